@@ -1,0 +1,54 @@
+/* netloom: entry point and subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "netloom/netloom.h"
+
+struct cli_cmd {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *help;
+};
+
+/* A new subcommand is one file in emu/cli/ plus one line here. */
+static const struct cli_cmd cli_cmds[] = {
+	{"version", cli_version_main, "print the netloom version"},
+};
+
+static void cli_print_usage(FILE *f)
+{
+	fprintf(f, "usage: netloom <command> [options]\n\n"
+		   "netloom is a trace-driven network emulator for HPC interconnects.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
+		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].help);
+	fprintf(f, "\n'netloom <command> --help' describes a command's options.\n");
+}
+
+int cli_version_main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("netloom %s\n", nl_version());
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		cli_print_usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		cli_print_usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cli_version_main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
+		if (!strcmp(argv[1], cli_cmds[i].name))
+			return cli_cmds[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "netloom: unknown command '%s' (see 'netloom --help')\n", argv[1]);
+	return CLI_USAGE;
+}

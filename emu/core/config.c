@@ -1,0 +1,371 @@
+/* Run configuration: INI (libinih) + overrides, validated at set time. */
+#include "core/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+void config_init(struct config *c, const struct config_table *const *tables, size_t n_tables)
+{
+	memset(c, 0, sizeof *c);
+	c->tables = tables;
+	c->n_tables = n_tables;
+}
+
+void config_release(struct config *c)
+{
+	for (size_t i = 0; i < c->n_entries; i++) {
+		free(c->entries[i].value);
+		free(c->entries[i].origin);
+	}
+	free(c->entries);
+	c->entries = NULL;
+	c->n_entries = c->cap_entries = 0;
+}
+
+const struct config_table *config_find_key(const struct config *c, const char *key,
+					   const struct param_def **def)
+{
+	for (size_t t = 0; t < c->n_tables; t++) {
+		const struct param_def *d = param_find(c->tables[t]->keys, key);
+		if (d) {
+			if (def)
+				*def = d;
+			return c->tables[t];
+		}
+	}
+	return NULL;
+}
+
+/* Edit distance, for "did you mean" on unknown keys. */
+static size_t config_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[64];
+	if (lb >= 64 || la >= 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			if (up + 1 < best)
+				best = up + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const char *config_suggest(const struct config *c, const char *key)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	for (size_t t = 0; t < c->n_tables; t++)
+		for (const struct param_def *d = c->tables[t]->keys; d->name; d++) {
+			size_t e = config_edit_distance(key, d->name);
+			if (e < best_d) {
+				best_d = e;
+				best = d->name;
+			}
+		}
+	return best;
+}
+
+static int config_put(struct config *c, const struct config_table *t, const struct param_def *d,
+		      const char *value, const char *origin)
+{
+	for (size_t i = 0; i < c->n_entries; i++)
+		if (c->entries[i].def == d) {
+			char *v = strdup(value), *o = strdup(origin);
+			if (!v || !o) {
+				free(v);
+				free(o);
+				return NL_ENOMEM;
+			}
+			free(c->entries[i].value);
+			free(c->entries[i].origin);
+			c->entries[i].value = v;
+			c->entries[i].origin = o;
+			return 0;
+		}
+	if (c->n_entries == c->cap_entries) {
+		size_t cap = c->cap_entries ? 2 * c->cap_entries : 32;
+		struct config_entry *e = realloc(c->entries, cap * sizeof *e);
+		if (!e)
+			return NL_ENOMEM;
+		c->entries = e;
+		c->cap_entries = cap;
+	}
+	struct config_entry *e = &c->entries[c->n_entries];
+	e->table = t;
+	e->def = d;
+	e->value = strdup(value);
+	e->origin = strdup(origin);
+	if (!e->value || !e->origin) {
+		free(e->value);
+		free(e->origin);
+		return NL_ENOMEM;
+	}
+	c->n_entries++;
+	return 0;
+}
+
+/* Validate key=value against the tables and record it. `where` prefixes
+ * messages ("file:12" or "-s"). `section` is the INI section or NULL. */
+static int config_set_checked(struct config *c, const char *section, const char *key,
+			      const char *value, const char *where, struct nl_err *err)
+{
+	const struct param_def *d = NULL;
+	const struct config_table *t = config_find_key(c, key, &d);
+
+	if (!t) {
+		const char *s = config_suggest(c, key);
+		if (s)
+			return nl_errf(err, NL_ECONFIG, "%s: unknown key '%s' (did you mean '%s'?)", where,
+				       key, s);
+		return nl_errf(err, NL_ECONFIG,
+			       "%s: unknown key '%s' (see 'netloom config --keys' for the list)", where, key);
+	}
+	if (section && section[0] && strcmp(section, t->section))
+		return nl_errf(err, NL_ECONFIG, "%s: key '%s' belongs in section [%s], not [%s]", where,
+			       key, t->section, section);
+	if (value[0] == '\0')
+		return nl_errf(err, NL_ECONFIG, "%s: key '%s' has an empty value", where, key);
+
+	void *scratch = calloc(1, t->struct_size);
+	if (!scratch)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
+	char what[300];
+	snprintf(what, sizeof what, "%s", where);
+	int rc = param_set(d, scratch, value, what, err);
+	free(scratch);
+	if (rc < 0) {
+		/* param_set says "parameter"; for config files "key" reads better. */
+		char *p = strstr(err->msg, ": parameter '");
+		if (p) {
+			char rest[NL_ERR_MSG_MAX];
+			snprintf(rest, sizeof rest, "%s", p + 13);
+			snprintf(p, sizeof err->msg - (size_t)(p - err->msg), ": key '%s", rest);
+		}
+		err->code = NL_ECONFIG;
+		return NL_ECONFIG;
+	}
+	if (config_put(c, t, d, value, where) < 0)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
+	return 0;
+}
+
+int config_set(struct config *c, const char *kv, const char *value, const char *origin,
+	       struct nl_err *err)
+{
+	char key[128];
+	const char *val = value;
+
+	if (!value) {
+		const char *eq = strchr(kv, '=');
+		if (!eq || eq == kv)
+			return nl_errf(err, NL_ECONFIG, "%s: expected key=value, got '%s'", origin, kv);
+		if ((size_t)(eq - kv) >= sizeof key)
+			return nl_errf(err, NL_ECONFIG, "%s: key too long in '%s'", origin, kv);
+		memcpy(key, kv, (size_t)(eq - kv));
+		key[eq - kv] = '\0';
+		val = eq + 1;
+	} else {
+		snprintf(key, sizeof key, "%s", kv);
+	}
+	return config_set_checked(c, NULL, key, val, origin, err);
+}
+
+struct config_ini_ctx {
+	struct config *c;
+	const char *path;
+	struct nl_err *err;
+	int rc;
+	FILE *f;
+	int lineno; /* lines read so far: the reader counts them for messages */
+};
+
+/* inih's handler gets no line number in Debian's build, so the reader
+ * counts the lines it hands over. */
+static char *config_ini_reader(char *buf, int size, void *stream)
+{
+	struct config_ini_ctx *x = stream;
+	char *r = fgets(buf, size, x->f);
+	if (r)
+		x->lineno++;
+	return r;
+}
+
+static int config_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct config_ini_ctx *x = user;
+	char where[300];
+	snprintf(where, sizeof where, "%s:%d", x->path, x->lineno);
+	if (section[0]) {
+		bool known = false;
+		for (size_t t = 0; t < x->c->n_tables; t++)
+			if (!strcmp(x->c->tables[t]->section, section))
+				known = true;
+		if (!known) {
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", where, section);
+			return 0;
+		}
+	}
+	x->rc = config_set_checked(x->c, section, name, value, where, x->err);
+	return x->rc == 0;
+}
+
+int config_load_file(struct config *c, const char *path, struct nl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return nl_errf(err, NL_EIO, "%s: cannot open config file: %s", path, strerror(errno));
+
+	/* Parse into a copy so a failing file leaves *c untouched. */
+	struct config tmp;
+	config_init(&tmp, c->tables, c->n_tables);
+	for (size_t i = 0; i < c->n_entries; i++)
+		if (config_put(&tmp, c->entries[i].table, c->entries[i].def, c->entries[i].value,
+			       c->entries[i].origin) < 0) {
+			fclose(f);
+			config_release(&tmp);
+			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		}
+	struct config_ini_ctx x = {.c = &tmp, .path = path, .err = err, .rc = 0, .f = f};
+	int line = ini_parse_stream(config_ini_reader, &x, config_ini_handler, &x);
+	fclose(f);
+	if (x.rc < 0) {
+		config_release(&tmp);
+		return x.rc;
+	}
+	if (line != 0) {
+		config_release(&tmp);
+		if (line < 0)
+			return nl_errf(err, NL_EIO, "%s: cannot read config file", path);
+		return nl_errf(err, NL_ECONFIG, "%s:%d: syntax error: expected 'key = value' or '[section]'",
+			       path, line);
+	}
+	config_release(c);
+	*c = tmp;
+	return 0;
+}
+
+const char *config_get(const struct config *c, const char *key)
+{
+	for (size_t i = 0; i < c->n_entries; i++)
+		if (!strcmp(c->entries[i].def->name, key))
+			return c->entries[i].value;
+	return NULL;
+}
+
+int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err)
+{
+	char what[300];
+	snprintf(what, sizeof what, "[%s] defaults", t->section);
+	NL_CHECK(param_defaults(t->keys, out, what, err));
+	for (size_t i = 0; i < c->n_entries; i++)
+		if (c->entries[i].table == t)
+			NL_CHECK(param_set(c->entries[i].def, out, c->entries[i].value, c->entries[i].origin, err));
+	return 0;
+}
+
+static int config_resolved(const struct config *c, const struct config_table *t, void **out,
+			   struct nl_err *err)
+{
+	*out = calloc(1, t->struct_size ? t->struct_size : 1);
+	if (!*out)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	int rc = config_bind(c, t, *out, err);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
+{
+	for (size_t t = 0; t < c->n_tables; t++) {
+		const struct config_table *tab = c->tables[t];
+		void *vals;
+		NL_CHECK(config_resolved(c, tab, &vals, err));
+		fprintf(f, "%s[%s]\n", t ? "\n" : "", tab->section);
+		for (const struct param_def *d = tab->keys; d->name; d++) {
+			char buf[PARAM_STR_MAX];
+			param_format(d, vals, buf, sizeof buf);
+			if (buf[0] == '\0') {
+				fprintf(f, "; %s =   (unset)\n", d->name);
+				continue;
+			}
+			const char *set = config_get(c, d->name);
+			if (set) {
+				const char *origin = "";
+				for (size_t i = 0; i < c->n_entries; i++)
+					if (c->entries[i].def == d)
+						origin = c->entries[i].origin;
+				fprintf(f, "%s = %s    ; from %s\n", d->name, buf, origin);
+			} else {
+				fprintf(f, "%s = %s\n", d->name, buf);
+			}
+		}
+		free(vals);
+	}
+	return 0;
+}
+
+static json_t *config_value_json(const struct param_def *d, const void *vals)
+{
+	void *base = (void *)vals;
+	char buf[PARAM_STR_MAX];
+	switch (d->type) {
+	case PARAM_INT:
+		return json_integer(*PARAM_FIELD(base, d, int64_t));
+	case PARAM_DOUBLE:
+		return json_real(*PARAM_FIELD(base, d, double));
+	case PARAM_BOOL:
+		return json_boolean(*PARAM_FIELD(base, d, bool));
+	default:
+		param_format(d, vals, buf, sizeof buf);
+		return json_string(buf);
+	}
+}
+
+json_t *config_to_json(const struct config *c)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	for (size_t t = 0; t < c->n_tables; t++) {
+		const struct config_table *tab = c->tables[t];
+		void *vals;
+		if (config_resolved(c, tab, &vals, NULL) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+		for (const struct param_def *d = tab->keys; d->name; d++)
+			json_object_set_new(o, d->name, config_value_json(d, vals));
+		free(vals);
+	}
+	return o;
+}
+
+void config_print_keys(const struct config *c, FILE *f)
+{
+	for (size_t t = 0; t < c->n_tables; t++) {
+		fprintf(f, "[%s]  %s\n", c->tables[t]->section, c->tables[t]->help);
+		param_print_help(f, c->tables[t]->keys, "  ");
+	}
+}

@@ -1,0 +1,80 @@
+/* Run configuration: INI files (libinih) plus "-s key=value" overrides.
+ *
+ * Keys are flat and named as in BookSim2 where the concept is the same, so
+ * users' configs port. Each module declares its keys in a struct
+ * config_table (a param_def table over the module's own config struct); the
+ * caller hands the list of tables to config_init. Every value is checked
+ * (type, range, choice) when it is set, so an error names the file, line,
+ * key and value; modules then bind their typed struct once with
+ * config_bind and never look a string up again.
+ */
+#ifndef NETLOOM_CORE_CONFIG_H
+#define NETLOOM_CORE_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/param.h"
+
+struct nl_err;
+struct json_t;
+
+/* One module's keys. The INI section [section] may hold them; keys are also
+ * accepted outside any section (BookSim style). */
+struct config_table {
+	const char *section;         /* "network", "router", "traffic", "simulation", ... */
+	const char *help;            /* one line, for --help */
+	const struct param_def *keys; /* NULL-terminated; offsets into the module struct */
+	size_t struct_size;          /* sizeof the module struct, for validation scratch */
+};
+
+/* One value that was set, with where it came from. */
+struct config_entry {
+	const struct config_table *table;
+	const struct param_def *def;
+	char *value;  /* text as given */
+	char *origin; /* "file.ini:12" or "-s" */
+};
+
+struct config {
+	const struct config_table *const *tables; /* not owned */
+	size_t n_tables;
+	struct config_entry *entries; /* owned; last value of a key wins */
+	size_t n_entries, cap_entries;
+};
+
+/* Start an empty configuration over `tables` (kept by pointer). */
+void config_init(struct config *c, const struct config_table *const *tables, size_t n_tables);
+void config_release(struct config *c);
+
+/* Read an INI file; every key is validated. On error nothing is kept from
+ * this file and *err names "path:line: ...". */
+int config_load_file(struct config *c, const char *path, struct nl_err *err);
+
+/* Set one key ("-s key=value" passes kv = "key=value", value = NULL; or
+ * key and value separately). `origin` is recorded for --dump. */
+int config_set(struct config *c, const char *kv, const char *value, const char *origin,
+	       struct nl_err *err);
+
+/* Find which table declares `key`; NULL if none. */
+const struct config_table *config_find_key(const struct config *c, const char *key,
+					   const struct param_def **def);
+
+/* Text of a key as set, or NULL when it was left at its default. */
+const char *config_get(const struct config *c, const char *key);
+
+/* Fill a module's typed struct: defaults, then the values set. */
+int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err);
+
+/* Print every key of every table with its resolved value, as an INI file
+ * that config_load_file reads back to the same configuration. */
+int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err);
+
+/* The resolved configuration as a flat JSON object {key: typed value}, in
+ * table order (new reference, or NULL on allocation failure). */
+struct json_t *config_to_json(const struct config *c);
+
+/* Print all tables' keys with help (for `netloom config --help-keys`). */
+void config_print_keys(const struct config *c, FILE *f);
+
+#endif

@@ -1,0 +1,90 @@
+/* Writing results: atomic replace and JSON serialisation. */
+#include "core/output.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err)
+{
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+			return nl_errf(err, NL_EIO, "stdout: write failed: %s", strerror(errno));
+		return 0;
+	}
+
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(e));
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0 && errno != EINVAL) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return nl_errf(err, NL_EIO, "%s: sync failed: %s", path, strerror(e));
+	}
+	/* mkstemp makes 0600; results are ordinary files. */
+	fchmod(fd, 0644);
+	close(fd);
+	if (rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot replace file: %s", path, strerror(e));
+	}
+	free(tmp);
+	return 0;
+}
+
+char *out_json_string(const struct json_t *doc)
+{
+	return json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+}
+
+int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err)
+{
+	char *s = out_json_string(doc);
+	if (!s)
+		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON", path);
+	size_t n = strlen(s);
+	char *t = realloc(s, n + 2);
+	if (!t) {
+		free(s);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	int rc = out_write_atomic(path, t, n + 1, err);
+	free(t);
+	return rc;
+}

@@ -1,0 +1,26 @@
+/* Writing results: atomic file replacement and JSON documents.
+ *
+ * A results file is either the complete new content or the old file: data
+ * goes to a temporary file in the same directory, is flushed and synced,
+ * then renamed over the target.
+ */
+#ifndef NETLOOM_CORE_OUTPUT_H
+#define NETLOOM_CORE_OUTPUT_H
+
+#include <stddef.h>
+
+struct nl_err;
+struct json_t;
+
+/* Replace `path` with `len` bytes of `data`, atomically. "-" writes stdout. */
+int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err);
+
+/* Serialise `doc` (indented, keys in insertion order, doubles to 17
+ * significant digits so a re-run compares byte for byte) and write it
+ * atomically to `path` ("-" = stdout), with a trailing newline. */
+int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err);
+
+/* The same serialisation into a malloc'd string (caller frees). */
+char *out_json_string(const struct json_t *doc);
+
+#endif

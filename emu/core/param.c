@@ -1,0 +1,356 @@
+/* Declared parameters: parsing, defaults, range checks, formatting. */
+#include "core/param.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+
+static const char *param_type_name(enum param_type t)
+{
+	switch (t) {
+	case PARAM_INT: return "integer";
+	case PARAM_DOUBLE: return "number";
+	case PARAM_BOOL: return "boolean";
+	case PARAM_STRING: return "string";
+	case PARAM_DIMS: return "dimensions like 8x8x4";
+	case PARAM_LIST: return "list like -1/1/3/9";
+	case PARAM_CHOICE: return "choice";
+	case PARAM_SPEC: return "spec";
+	}
+	return "?";
+}
+
+static bool param_has_bounds(const struct param_def *d)
+{
+	return d->min != 0 || d->max != 0;
+}
+
+static int param_range_error(const struct param_def *d, const char *value, const char *what,
+			     struct nl_err *err)
+{
+	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected %s %g..%g",
+		       what, d->name, value,
+		       d->type == PARAM_DIMS || d->type == PARAM_LIST ? "each element in" : "a value in",
+		       d->min, d->max);
+}
+
+static int param_parse_i64(const char *s, const char *end, int64_t *out)
+{
+	char buf[64];
+	size_t n = (size_t)(end - s);
+	char *e;
+
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	long long v = strtoll(buf, &e, 0);
+	if (errno || *e != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int param_parse_vec(const struct param_def *d, const char *value, char sep,
+			   struct param_vec *vec, const char *what, struct nl_err *err)
+{
+	const char *p = value;
+
+	vec->n = 0;
+	for (;;) {
+		const char *q = strchr(p, sep);
+		const char *end = q ? q : p + strlen(p);
+		int64_t x;
+
+		if (vec->n == PARAM_VEC_MAX)
+			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': at most %d elements",
+				       what, d->name, value, PARAM_VEC_MAX);
+		if (param_parse_i64(p, end, &x) < 0)
+			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected %s",
+				       what, d->name, value, param_type_name(d->type));
+		if (param_has_bounds(d) && ((double)x < d->min || (double)x > d->max))
+			return param_range_error(d, value, what, err);
+		vec->v[vec->n++] = x;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	return 0;
+}
+
+int param_set(const struct param_def *d, void *out, const char *value, const char *what,
+	      struct nl_err *err)
+{
+	switch (d->type) {
+	case PARAM_INT: {
+		int64_t x;
+		if (param_parse_i64(value, value + strlen(value), &x) < 0)
+			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected an integer",
+				       what, d->name, value);
+		if (param_has_bounds(d) && ((double)x < d->min || (double)x > d->max))
+			return param_range_error(d, value, what, err);
+		*PARAM_FIELD(out, d, int64_t) = x;
+		return 0;
+	}
+	case PARAM_DOUBLE: {
+		char *e;
+		errno = 0;
+		double x = strtod(value, &e);
+		if (errno || e == value || *e != '\0' || !isfinite(x))
+			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected a number",
+				       what, d->name, value);
+		if (param_has_bounds(d) && (x < d->min || x > d->max))
+			return param_range_error(d, value, what, err);
+		*PARAM_FIELD(out, d, double) = x;
+		return 0;
+	}
+	case PARAM_BOOL: {
+		static const char *const yes[] = {"1", "true", "yes", "on"};
+		static const char *const no[] = {"0", "false", "no", "off"};
+		for (size_t i = 0; i < 4; i++) {
+			if (!strcasecmp(value, yes[i])) {
+				*PARAM_FIELD(out, d, bool) = true;
+				return 0;
+			}
+			if (!strcasecmp(value, no[i])) {
+				*PARAM_FIELD(out, d, bool) = false;
+				return 0;
+			}
+		}
+		return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected 0/1, true/false, yes/no or on/off",
+			       what, d->name, value);
+	}
+	case PARAM_STRING:
+	case PARAM_SPEC: {
+		size_t n = strlen(value);
+		if (n >= PARAM_STR_MAX)
+			return nl_errf(err, NL_ERANGE, "%s: parameter '%s': value longer than %d characters",
+				       what, d->name, PARAM_STR_MAX - 1);
+		memcpy(PARAM_FIELD(out, d, char), value, n + 1);
+		return 0;
+	}
+	case PARAM_DIMS:
+		return param_parse_vec(d, value, 'x', PARAM_FIELD(out, d, struct param_vec), what, err);
+	case PARAM_LIST:
+		return param_parse_vec(d, value, '/', PARAM_FIELD(out, d, struct param_vec), what, err);
+	case PARAM_CHOICE: {
+		char list[PARAM_STR_MAX] = "";
+		size_t used = 0;
+		for (int i = 0; d->choices[i]; i++) {
+			if (!strcmp(value, d->choices[i])) {
+				*PARAM_FIELD(out, d, int) = i;
+				return 0;
+			}
+			used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0,
+						 "%s%s", i ? ", " : "", d->choices[i]);
+		}
+		return nl_errf(err, NL_EINVAL, "%s: parameter '%s' value '%s': expected one of %s",
+			       what, d->name, value, list);
+	}
+	}
+	NL_BUG("parameter type %d", (int)d->type);
+}
+
+const struct param_def *param_find(const struct param_def *defs, const char *name)
+{
+	for (const struct param_def *d = defs; d && d->name; d++)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
+
+int param_defaults(const struct param_def *defs, void *out, const char *what, struct nl_err *err)
+{
+	for (const struct param_def *d = defs; d && d->name; d++)
+		if (d->defval)
+			NL_CHECK(param_set(d, out, d->defval, what, err));
+	return 0;
+}
+
+const char *param_split_name(const char *spec, char *name, size_t namecap, struct nl_err *err)
+{
+	size_t n = strcspn(spec, ":(");
+
+	if (n == 0)
+		return nl_errf(err, NL_EINVAL, "empty name in spec '%s'", spec), NULL;
+	if (n >= namecap)
+		return nl_errf(err, NL_EINVAL, "name too long in spec '%s'", spec), NULL;
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	return spec + n;
+}
+
+static void param_names(const struct param_def *defs, char *buf, size_t cap)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (const struct param_def *d = defs; d && d->name; d++)
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s",
+					 d == defs ? "" : ", ", d->name);
+	if (!defs || !defs->name)
+		snprintf(buf, cap, "none");
+}
+
+int param_parse(const struct param_def *defs, void *out, const char *tail, const char *what,
+		struct nl_err *err)
+{
+	char seen[64] = {0};
+	size_t n_defs = 0;
+	const char *p = tail;
+
+	while (defs && defs[n_defs].name)
+		n_defs++;
+	if (n_defs > sizeof seen)
+		NL_BUG("too many parameters in table for %s", what);
+	NL_CHECK(param_defaults(defs, out, what, err));
+
+	if (*p == '(') {
+		int depth = 0;
+		const char *q = p;
+		for (; *q; q++) {
+			if (*q == '(')
+				depth++;
+			else if (*q == ')' && --depth == 0)
+				break;
+		}
+		if (*q != ')')
+			return nl_errf(err, NL_EFORMAT, "%s: unbalanced '(' in '%s'", what, tail);
+		const struct param_def *sd = NULL;
+		for (size_t i = 0; i < n_defs; i++)
+			if (defs[i].type == PARAM_SPEC)
+				sd = &defs[i];
+		if (!sd)
+			return nl_errf(err, NL_EFORMAT, "%s: takes no '(...)' argument", what);
+		char inner[PARAM_STR_MAX];
+		size_t len = (size_t)(q - p - 1);
+		if (len >= sizeof inner)
+			return nl_errf(err, NL_ERANGE, "%s: nested spec longer than %d characters", what,
+				       PARAM_STR_MAX - 1);
+		memcpy(inner, p + 1, len);
+		inner[len] = '\0';
+		NL_CHECK(param_set(sd, out, inner, what, err));
+		seen[sd - defs] = 1;
+		p = q + 1;
+	}
+	if (*p == ':')
+		p++;
+	else if (*p != '\0')
+		return nl_errf(err, NL_EFORMAT, "%s: expected ':' before parameters in '%s'", what, tail);
+
+	while (*p) {
+		char key[64], val[PARAM_STR_MAX];
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		char names[512];
+
+		if (!eq || eq == p)
+			return nl_errf(err, NL_EFORMAT, "%s: expected key=value, got '%.*s'", what,
+				       (int)(end - p), p);
+		if ((size_t)(eq - p) >= sizeof key || (size_t)(end - eq - 1) >= sizeof val)
+			return nl_errf(err, NL_ERANGE, "%s: parameter too long in '%.*s'", what,
+				       (int)(end - p), p);
+		memcpy(key, p, (size_t)(eq - p));
+		key[eq - p] = '\0';
+		memcpy(val, eq + 1, (size_t)(end - eq - 1));
+		val[end - eq - 1] = '\0';
+
+		const struct param_def *d = param_find(defs, key);
+		if (!d) {
+			param_names(defs, names, sizeof names);
+			return nl_errf(err, NL_EINVAL, "%s: unknown parameter '%s' (valid: %s)", what, key,
+				       names);
+		}
+		if (seen[d - defs])
+			return nl_errf(err, NL_EINVAL, "%s: parameter '%s' given twice", what, key);
+		if (val[0] == '\0')
+			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' has an empty value", what, key);
+		seen[d - defs] = 1;
+		NL_CHECK(param_set(d, out, val, what, err));
+		p = comma ? comma + 1 : end;
+		if (comma && !*p)
+			return nl_errf(err, NL_EFORMAT, "%s: trailing ',' in '%s'", what, tail);
+	}
+
+	for (size_t i = 0; i < n_defs; i++)
+		if (!defs[i].defval && !seen[i])
+			return nl_errf(err, NL_EINVAL, "%s: required parameter '%s' missing (%s)", what,
+				       defs[i].name, defs[i].help ? defs[i].help : param_type_name(defs[i].type));
+	return 0;
+}
+
+static void param_format_vec(const struct param_vec *v, char sep, char *buf, size_t cap)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < v->n; i++)
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%" PRId64,
+					 i ? (char[]){sep, '\0'} : "", v->v[i]);
+}
+
+void param_format(const struct param_def *d, const void *in, char *buf, size_t cap)
+{
+	void *base = (void *)in;
+	switch (d->type) {
+	case PARAM_INT:
+		snprintf(buf, cap, "%" PRId64, *PARAM_FIELD(base, d, int64_t));
+		return;
+	case PARAM_DOUBLE:
+		snprintf(buf, cap, "%.17g", *PARAM_FIELD(base, d, double));
+		return;
+	case PARAM_BOOL:
+		snprintf(buf, cap, "%d", *PARAM_FIELD(base, d, bool) ? 1 : 0);
+		return;
+	case PARAM_STRING:
+	case PARAM_SPEC:
+		snprintf(buf, cap, "%s", PARAM_FIELD(base, d, char));
+		return;
+	case PARAM_DIMS:
+		param_format_vec(PARAM_FIELD(base, d, struct param_vec), 'x', buf, cap);
+		return;
+	case PARAM_LIST:
+		param_format_vec(PARAM_FIELD(base, d, struct param_vec), '/', buf, cap);
+		return;
+	case PARAM_CHOICE:
+		snprintf(buf, cap, "%s", d->choices[*PARAM_FIELD(base, d, int)]);
+		return;
+	}
+}
+
+void param_format_all(const struct param_def *defs, const void *in, char *buf, size_t cap)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (const struct param_def *d = defs; d && d->name; d++) {
+		char v[PARAM_STR_MAX];
+		param_format(d, in, v, sizeof v);
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s=%s",
+					 d == defs ? "" : ",", d->name, v);
+	}
+}
+
+void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
+{
+	for (const struct param_def *d = defs; d && d->name; d++) {
+		fprintf(f, "%s%-14s %s", indent, d->name, d->help ? d->help : "");
+		if (d->type == PARAM_CHOICE) {
+			fprintf(f, " (");
+			for (int i = 0; d->choices[i]; i++)
+				fprintf(f, "%s%s", i ? "|" : "", d->choices[i]);
+			fprintf(f, ")");
+		}
+		if (d->defval)
+			fprintf(f, " [default %s]", d->defval);
+		else
+			fprintf(f, " [required]");
+		if (param_has_bounds(d))
+			fprintf(f, " [%g..%g]", d->min, d->max);
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,90 @@
+/* Declared parameters: "family:key=value,key=value" parsed once into a typed
+ * struct.
+ *
+ * Every pluggable family (topology, routing, traffic, allocator, placement,
+ * ...) declares its parameters as a table of struct param_def. The table
+ * gives --help text, defaults, range checks and exact error messages for
+ * free, and the hot path reads plain struct fields, never strings.
+ */
+#ifndef NETLOOM_CORE_PARAM_H
+#define NETLOOM_CORE_PARAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct nl_err;
+
+enum param_type {
+	PARAM_INT,    /* int64_t */
+	PARAM_DOUBLE, /* double */
+	PARAM_BOOL,   /* bool: 0/1/true/false/yes/no/on/off */
+	PARAM_STRING, /* char[PARAM_STR_MAX] */
+	PARAM_DIMS,   /* struct param_vec from "8x8x4" (also a lone "8") */
+	PARAM_LIST,   /* struct param_vec from "-1/1/3/9" (also a lone "3") */
+	PARAM_CHOICE, /* int index into def->choices, from one of the names */
+	PARAM_SPEC,   /* char[PARAM_STR_MAX]: a nested spec, "p2(torus:k=8x8)" */
+};
+
+#define PARAM_VEC_MAX 16
+#define PARAM_STR_MAX 256
+
+/* A vector parameter: "8x8x4" gives n = 3, v = {8, 8, 4}. */
+struct param_vec {
+	int n;
+	int64_t v[PARAM_VEC_MAX];
+};
+
+/* One declared parameter. min/max bound numbers and every vector element;
+ * set both to 0 for no bound. */
+struct param_def {
+	const char *name;
+	enum param_type type;
+	size_t offset;              /* of the field in the family's params struct */
+	const char *defval;         /* text of the default; NULL = required */
+	double min, max;            /* inclusive bounds (numbers, vector elements) */
+	const char *help;           /* one line */
+	const char *const *choices; /* PARAM_CHOICE: NULL-terminated names */
+};
+
+/* A parameter table is an array of param_def ended by an entry whose name is
+ * NULL. */
+
+/* Split "name:k=v,..." or "name(inner):k=v,..." at the family name. Writes
+ * the family name (up to namecap bytes) and returns a pointer to the rest:
+ * the "(inner)..." or ":k=v..." tail, or "" when there is none. Returns NULL
+ * with *err filled when the spec is empty or the name too long. */
+const char *param_split_name(const char *spec, char *name, size_t namecap, struct nl_err *err);
+
+/* Parse the tail of a spec (what param_split_name returned) into *out using
+ * table `defs`. Defaults are applied first, then each "k=v" in order; a
+ * leading "(inner)" fills the table's PARAM_SPEC parameter. `what` names the
+ * thing in messages ("topology 'torus'"). Unknown keys, repeated keys,
+ * missing required keys, unparsable and out-of-range values are errors. */
+int param_parse(const struct param_def *defs, void *out, const char *tail, const char *what,
+		struct nl_err *err);
+
+/* Set one parameter from text (used by param_parse and by config files). */
+int param_set(const struct param_def *d, void *out, const char *value, const char *what,
+	      struct nl_err *err);
+
+/* Apply all defaults (required parameters are left zeroed). */
+int param_defaults(const struct param_def *defs, void *out, const char *what, struct nl_err *err);
+
+/* Look a parameter up by name; NULL if absent. */
+const struct param_def *param_find(const struct param_def *defs, const char *name);
+
+/* Write the value of one parameter as text, in the syntax param_set reads. */
+void param_format(const struct param_def *d, const void *in, char *buf, size_t cap);
+
+/* Write the canonical "k=v,k=v" form of all parameters (defaults included). */
+void param_format_all(const struct param_def *defs, const void *in, char *buf, size_t cap);
+
+/* Print one line per parameter: name, type, default, range, help. */
+void param_print_help(FILE *f, const struct param_def *defs, const char *indent);
+
+/* Typed access to a field (defs and offsets are the caller's contract). */
+#define PARAM_FIELD(base, d, type) ((type *)((char *)(base) + (d)->offset))
+
+#endif

@@ -1,0 +1,141 @@
+/* Statistics: running moments and log-linear histograms. */
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define STATS_HIST_NBINS (STATS_HIST_EXACT + 52u * STATS_HIST_SUB)
+
+void stats_acc_init(struct stats_acc *a)
+{
+	a->n = 0;
+	a->sum = a->sum_sq = 0;
+	a->min = INFINITY;
+	a->max = -INFINITY;
+}
+
+double stats_acc_mean(const struct stats_acc *a)
+{
+	return a->n ? a->sum / (double)a->n : 0.0;
+}
+
+double stats_acc_stddev(const struct stats_acc *a)
+{
+	if (a->n < 2)
+		return 0.0;
+	double m = a->sum / (double)a->n;
+	double v = (a->sum_sq - (double)a->n * m * m) / (double)(a->n - 1);
+	return v > 0 ? sqrt(v) : 0.0;
+}
+
+void stats_acc_merge(struct stats_acc *into, const struct stats_acc *from)
+{
+	into->n += from->n;
+	into->sum += from->sum;
+	into->sum_sq += from->sum_sq;
+	if (from->min < into->min)
+		into->min = from->min;
+	if (from->max > into->max)
+		into->max = from->max;
+}
+
+/* Bucket index of v: exact below STATS_HIST_EXACT (= 2^12), then for each
+ * power of two 2^e (e >= 12) STATS_HIST_SUB equal slices. */
+static inline uint32_t stats_hist_index(uint64_t v)
+{
+	if (v < STATS_HIST_EXACT)
+		return (uint32_t)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* 12..63 */
+	uint64_t slice = (v >> (e - 8)) & (STATS_HIST_SUB - 1);
+	return STATS_HIST_EXACT + (e - 12u) * STATS_HIST_SUB + (uint32_t)slice;
+}
+
+static inline uint64_t stats_hist_lower(uint32_t i)
+{
+	if (i < STATS_HIST_EXACT)
+		return i;
+	uint32_t k = i - STATS_HIST_EXACT;
+	unsigned e = 12u + k / STATS_HIST_SUB;
+	uint64_t slice = k % STATS_HIST_SUB;
+	return (1ULL << e) + (slice << (e - 8));
+}
+
+int stats_hist_init(struct stats_hist *h)
+{
+	h->bins = calloc(STATS_HIST_NBINS, sizeof *h->bins);
+	if (!h->bins)
+		return NL_ENOMEM;
+	h->n = 0;
+	h->max = 0;
+	h->min = UINT64_MAX;
+	h->sum = 0;
+	return 0;
+}
+
+void stats_hist_release(struct stats_hist *h)
+{
+	free(h->bins);
+	h->bins = NULL;
+}
+
+void stats_hist_reset(struct stats_hist *h)
+{
+	memset(h->bins, 0, STATS_HIST_NBINS * sizeof *h->bins);
+	h->n = 0;
+	h->max = 0;
+	h->min = UINT64_MAX;
+	h->sum = 0;
+}
+
+void stats_hist_add(struct stats_hist *h, uint64_t v)
+{
+	h->bins[stats_hist_index(v)]++;
+	h->n++;
+	h->sum += (double)v;
+	if (v > h->max)
+		h->max = v;
+	if (v < h->min)
+		h->min = v;
+}
+
+void stats_hist_merge(struct stats_hist *into, const struct stats_hist *from)
+{
+	for (uint32_t i = 0; i < STATS_HIST_NBINS; i++)
+		into->bins[i] += from->bins[i];
+	into->n += from->n;
+	into->sum += from->sum;
+	if (from->max > into->max)
+		into->max = from->max;
+	if (from->min < into->min)
+		into->min = from->min;
+}
+
+double stats_hist_mean(const struct stats_hist *h)
+{
+	return h->n ? h->sum / (double)h->n : 0.0;
+}
+
+uint64_t stats_hist_percentile(const struct stats_hist *h, double q)
+{
+	if (!h->n)
+		return 0;
+	if (q >= 100.0)
+		return h->max;
+	uint64_t rank = (uint64_t)ceil(q / 100.0 * (double)h->n);
+	if (rank < 1)
+		rank = 1;
+	uint64_t seen = 0;
+	for (uint32_t i = 0; i < STATS_HIST_NBINS; i++) {
+		seen += h->bins[i];
+		if (seen >= rank) {
+			uint64_t v = stats_hist_lower(i);
+			if (v < h->min)
+				v = h->min;
+			return v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}

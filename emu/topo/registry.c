@@ -1,0 +1,17 @@
+/* The topology families, in the order `netloom topo list` shows them.
+ * A new family is one file, one line here and one line in meson.build. */
+#include "topo/topo.h"
+
+extern const struct topo_ops topo_torus_ops;
+extern const struct topo_ops topo_mesh_ops;
+
+static const struct topo_ops *const topo_registry[] = {
+	&topo_torus_ops,
+	&topo_mesh_ops,
+};
+
+const struct topo_ops *const *topo_list(size_t *n)
+{
+	*n = sizeof topo_registry / sizeof topo_registry[0];
+	return topo_registry;
+}

@@ -1,0 +1,358 @@
+/* Topologies: parsing, lifecycle, the shared graph builder and queries. */
+#include "topo/topo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+const struct topo_ops *topo_find(const char *name, struct nl_err *err)
+{
+	size_t n;
+	const struct topo_ops *const *all = topo_list(&n);
+	char names[1024];
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	names[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
+					 "%s%s", i ? ", " : "", all[i]->name);
+	nl_errf(err, NL_ENOTFOUND, "unknown topology '%s' (valid: %s)", name, names);
+	return NULL;
+}
+
+void topo_free(struct topo *t)
+{
+	if (!t)
+		return;
+	if (t->ops && t->ops->release && t->state)
+		t->ops->release(t);
+	free(t->params);
+	free(t->state);
+	free(t->spec);
+	free(t->port_base);
+	free(t->peer);
+	free(t->port_router);
+	free(t->ep_port);
+	free(t);
+}
+
+static int topo_set_spec(struct topo *t, struct nl_err *err)
+{
+	char buf[2048];
+	int n = snprintf(buf, sizeof buf, "%s:", t->ops->name);
+	param_format_all(t->ops->params, t->params, buf + n, sizeof buf - (size_t)n);
+	if (buf[n] == '\0')
+		buf[n - 1] = '\0';
+	t->spec = strdup(buf);
+	if (!t->spec)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int topo_new(const char *spec, struct topo **out, struct nl_err *err)
+{
+	char name[64], what[96];
+	struct topo *t;
+	const struct topo_ops *ops = NULL;
+	int rc;
+	size_t n;
+	const struct topo_ops *const *all = topo_list(&n);
+
+	*out = NULL;
+	t = calloc(1, sizeof *t);
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+
+	/* A family's own notation (e.g. Equality's N14K6[...](4)) first. */
+	for (size_t i = 0; i < n && !ops; i++) {
+		if (!all[i]->parse_alias)
+			continue;
+		void *params = calloc(1, all[i]->params_size ? all[i]->params_size : 1);
+		if (!params) {
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+			goto fail;
+		}
+		snprintf(what, sizeof what, "topology '%s'", all[i]->name);
+		rc = param_defaults(all[i]->params, params, what, err);
+		if (rc == 0)
+			rc = all[i]->parse_alias(spec, params, err);
+		if (rc == 1) {
+			ops = all[i];
+			t->params = params;
+		} else {
+			free(params);
+			if (rc < 0)
+				goto fail;
+		}
+	}
+	if (!ops) {
+		const char *tail = param_split_name(spec, name, sizeof name, err);
+		if (!tail) {
+			rc = NL_EINVAL;
+			goto fail;
+		}
+		ops = topo_find(name, err);
+		if (!ops) {
+			rc = NL_ENOTFOUND;
+			goto fail;
+		}
+		t->params = calloc(1, ops->params_size ? ops->params_size : 1);
+		if (!t->params) {
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+			goto fail;
+		}
+		snprintf(what, sizeof what, "topology '%s'", ops->name);
+		rc = param_parse(ops->params, t->params, tail, what, err);
+		if (rc < 0)
+			goto fail;
+	}
+	t->ops = ops;
+	if (ops->state_size) {
+		t->state = calloc(1, ops->state_size);
+		if (!t->state) {
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	rc = ops->build(t, err);
+	if (rc < 0)
+		goto fail;
+	rc = topo_set_spec(t, err);
+	if (rc < 0)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	topo_free(t);
+	return rc;
+}
+
+void topo_print_help(FILE *f)
+{
+	size_t n;
+	const struct topo_ops *const *all = topo_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "  %-12s %s\n", all[i]->name, all[i]->help);
+		param_print_help(f, all[i]->params, "      ");
+	}
+}
+
+int topo_alloc(struct topo *t, uint32_t n_routers, const uint32_t *n_ports, uint32_t uniform,
+	       uint32_t n_endpoints, struct nl_err *err)
+{
+	uint64_t total = 0;
+
+	if (n_routers == 0)
+		return nl_errf(err, NL_EINVAL, "topology '%s': no routers", t->ops->name);
+	for (uint32_t r = 0; r < n_routers; r++)
+		total += n_ports ? n_ports[r] : uniform;
+	if (total >= TOPO_EP_BIT || n_endpoints >= TOPO_EP_BIT)
+		return nl_errf(err, NL_ERANGE, "topology '%s': %llu ports / %u endpoints is more than supported (2^31)",
+			       t->ops->name, (unsigned long long)total, n_endpoints);
+	t->port_base = malloc(((size_t)n_routers + 1) * sizeof *t->port_base);
+	t->peer = malloc((size_t)total * sizeof *t->peer);
+	t->port_router = malloc((size_t)total * sizeof *t->port_router);
+	t->ep_port = malloc((size_t)(n_endpoints ? n_endpoints : 1) * sizeof *t->ep_port);
+	if (!t->port_base || !t->peer || !t->port_router || !t->ep_port)
+		return nl_errf(err, NL_ENOMEM, "topology '%s': out of memory for %llu ports", t->ops->name,
+			       (unsigned long long)total);
+	uint32_t g = 0;
+	for (uint32_t r = 0; r < n_routers; r++) {
+		t->port_base[r] = g;
+		uint32_t np = n_ports ? n_ports[r] : uniform;
+		for (uint32_t i = 0; i < np; i++)
+			t->port_router[g + i] = r;
+		g += np;
+	}
+	t->port_base[n_routers] = g;
+	memset(t->peer, 0xff, (size_t)total * sizeof *t->peer);
+	memset(t->ep_port, 0xff, (size_t)(n_endpoints ? n_endpoints : 1) * sizeof *t->ep_port);
+	t->n_routers = n_routers;
+	t->n_endpoints = n_endpoints;
+	t->n_ports = (uint32_t)total;
+	return 0;
+}
+
+void topo_connect(struct topo *t, uint32_t ra, uint32_t pa, uint32_t rb, uint32_t pb)
+{
+	uint32_t ga = t->port_base[ra] + pa, gb = t->port_base[rb] + pb;
+	NL_ASSERT(pa < topo_router_ports(t, ra) && pb < topo_router_ports(t, rb));
+	NL_ASSERT(t->peer[ga] == TOPO_NONE && t->peer[gb] == TOPO_NONE);
+	t->peer[ga] = gb;
+	t->peer[gb] = ga;
+}
+
+void topo_attach(struct topo *t, uint32_t ep, uint32_t r, uint32_t p)
+{
+	uint32_t g = t->port_base[r] + p;
+	NL_ASSERT(p < topo_router_ports(t, r) && ep < t->n_endpoints);
+	NL_ASSERT(t->peer[g] == TOPO_NONE);
+	t->peer[g] = TOPO_EP_BIT | ep;
+	t->ep_port[ep] = g;
+}
+
+uint32_t topo_max_radix(const struct topo *t)
+{
+	uint32_t m = 0;
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		if (topo_router_ports(t, r) > m)
+			m = topo_router_ports(t, r);
+	return m;
+}
+
+uint64_t topo_count_links(const struct topo *t)
+{
+	uint64_t n = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_network(t, g) && t->peer[g] > g)
+			n++;
+	return n;
+}
+
+void topo_bfs(const struct topo *t, uint32_t src, uint32_t *dist, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		dist[r] = UINT32_MAX;
+	dist[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		uint32_t r = queue[head++];
+		for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++) {
+			if (!topo_port_is_network(t, g))
+				continue;
+			uint32_t s = t->port_router[t->peer[g]];
+			if (dist[s] == UINT32_MAX) {
+				dist[s] = dist[r] + 1;
+				queue[tail++] = s;
+			}
+		}
+	}
+}
+
+uint32_t topo_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	if (t->ops->distance)
+		return t->ops->distance(t, a, b);
+	uint32_t *dist = malloc((size_t)t->n_routers * sizeof *dist);
+	uint32_t *queue = malloc((size_t)t->n_routers * sizeof *queue);
+	uint32_t d = UINT32_MAX;
+	if (dist && queue) {
+		topo_bfs(t, a, dist, queue);
+		d = dist[b];
+	}
+	free(dist);
+	free(queue);
+	return d;
+}
+
+int topo_check(const struct topo *t, struct nl_err *err)
+{
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		uint32_t p = t->peer[g];
+		if (p == TOPO_NONE)
+			continue;
+		if (p & TOPO_EP_BIT) {
+			uint32_t e = p & ~TOPO_EP_BIT;
+			if (e >= t->n_endpoints || t->ep_port[e] != g)
+				return nl_errf(err, NL_ECORRUPT, "%s: terminal port %u and endpoint %u disagree",
+					       t->spec, g, e);
+			continue;
+		}
+		if (p >= t->n_ports || t->peer[p] != g)
+			return nl_errf(err, NL_ECORRUPT, "%s: port %u -> %u is not paired", t->spec, g, p);
+	}
+	for (uint32_t e = 0; e < t->n_endpoints; e++)
+		if (t->ep_port[e] >= t->n_ports || t->peer[t->ep_port[e]] != (TOPO_EP_BIT | e))
+			return nl_errf(err, NL_ECORRUPT, "%s: endpoint %u is not attached", t->spec, e);
+	uint32_t *dist = malloc((size_t)t->n_routers * sizeof *dist);
+	uint32_t *queue = malloc((size_t)t->n_routers * sizeof *queue);
+	int rc = 0;
+	if (!dist || !queue) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	} else {
+		topo_bfs(t, 0, dist, queue);
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (dist[r] == UINT32_MAX) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: router %u unreachable from router 0", t->spec, r);
+				break;
+			}
+	}
+	free(dist);
+	free(queue);
+	return rc;
+}
+
+int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *wrap, uint32_t p,
+		    struct nl_err *err)
+{
+	struct topo_grid *gr = t->state;
+	uint64_t n = 1;
+
+	NL_ASSERT(gr && t->ops->state_size >= sizeof *gr);
+	if (n_dims < 1 || n_dims > TOPO_MAX_DIMS)
+		return nl_errf(err, NL_ERANGE, "topology '%s': parameter 'k': 1 to %d dimensions, got %d",
+			       t->ops->name, TOPO_MAX_DIMS, n_dims);
+	gr->n_dims = n_dims;
+	gr->p = p;
+	for (int d = 0; d < n_dims; d++) {
+		gr->k[d] = k[d];
+		gr->wrap[d] = wrap[d];
+		gr->stride[d] = (uint32_t)n;
+		n *= k[d];
+		if (n > (1u << 30))
+			return nl_errf(err, NL_ERANGE, "topology '%s': parameter 'k': more than 2^30 routers",
+				       t->ops->name);
+	}
+	if (n * p >= TOPO_EP_BIT)
+		return nl_errf(err, NL_ERANGE, "topology '%s': too many endpoints", t->ops->name);
+	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, 2u * (uint32_t)n_dims + p, (uint32_t)n * p, err));
+	gr->coord = malloc((size_t)n * (size_t)n_dims * sizeof *gr->coord);
+	if (!gr->coord)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < n; r++)
+		for (int d = 0; d < n_dims; d++)
+			gr->coord[(size_t)r * (size_t)n_dims + (size_t)d] = (uint16_t)((r / gr->stride[d]) % k[d]);
+	for (uint32_t r = 0; r < n; r++) {
+		for (int d = 0; d < n_dims; d++) {
+			uint32_t c = topo_grid_coord(gr, r, d);
+			if (c + 1 < k[d])
+				topo_connect(t, r, 2u * (uint32_t)d, r + gr->stride[d], 2u * (uint32_t)d + 1);
+			else if (wrap[d])
+				topo_connect(t, r, 2u * (uint32_t)d, r - c * gr->stride[d], 2u * (uint32_t)d + 1);
+		}
+		for (uint32_t i = 0; i < p; i++)
+			topo_attach(t, r * p + i, r, 2u * (uint32_t)n_dims + i);
+	}
+	t->grid = gr;
+	return 0;
+}
+
+void topo_grid_release(struct topo *t)
+{
+	struct topo_grid *gr = t->state;
+	free(gr->coord);
+	gr->coord = NULL;
+}
+
+int topo_grid_dims(const struct topo *t, const struct param_vec *kv, int64_t n, uint32_t *k,
+		   struct nl_err *err)
+{
+	int nd = kv->n;
+	if (n != 0 && kv->n != 1 && n != kv->n)
+		return nl_errf(err, NL_EINVAL,
+			       "topology '%s': parameter 'n' is %lld but 'k' has %d dimensions; give k=8x8 or k=8,n=2",
+			       t->ops->name, (long long)n, kv->n);
+	if (n != 0)
+		nd = (int)n;
+	if (nd > TOPO_MAX_DIMS)
+		return nl_errf(err, NL_ERANGE, "topology '%s': at most %d dimensions", t->ops->name,
+			       TOPO_MAX_DIMS);
+	for (int d = 0; d < nd; d++)
+		k[d] = (uint32_t)kv->v[kv->n == 1 ? 0 : d];
+	return nd;
+}

@@ -1,0 +1,189 @@
+/* Topologies: the router graph every other module works on.
+ *
+ * A topology family is a `const struct topo_ops` registered by name in
+ * registry.c. Parsing "family:key=value,..." yields the family's typed
+ * params; build() fills a struct topo with routers, ports and endpoints in
+ * one compact form (CSR port arrays): router r owns global ports
+ * port_base[r] .. port_base[r+1]-1, and peer[] says what is at the far end
+ * of each port. Structured families also publish a closed-form view (grid)
+ * so routing never needs tables for them.
+ *
+ * Invariants after topo_new(): peer[] is symmetric (peer[peer[g]] == g for
+ * network ports), every endpoint is attached to exactly one terminal port,
+ * and port_router[g] is the router that owns global port g.
+ */
+#ifndef NETLOOM_TOPO_TOPO_H
+#define NETLOOM_TOPO_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/param.h"
+
+struct nl_err;
+struct topo;
+
+#define TOPO_NONE UINT32_MAX     /* peer of an unconnected port */
+#define TOPO_EP_BIT 0x80000000u  /* peer of a terminal port: TOPO_EP_BIT | endpoint */
+#define TOPO_MAX_DIMS 16
+
+/* Family flags. */
+enum {
+	TOPO_F_VERTEX_TRANSITIVE = 1u << 0, /* every router looks the same: one BFS suffices */
+};
+
+/* A topology family. Optional callbacks may be NULL. */
+struct topo_ops {
+	const char *name;               /* "torus" */
+	const char *help;               /* one line: what it is and which paper */
+	const struct param_def *params; /* NULL-terminated */
+	size_t params_size;             /* sizeof the family's params struct */
+	size_t state_size;              /* bytes of zeroed family state, 0 for none */
+	unsigned flags;                 /* TOPO_F_* */
+
+	/* Build the graph into t (t->params is parsed). Cross-parameter rules
+	 * (divisibility, radix bounds, prime powers, ...) fail here with an
+	 * error naming the parameter and the rule. */
+	int (*build)(struct topo *t, struct nl_err *err);
+
+	/* Free what build() hung off t->state (the state block itself is freed
+	 * by topo_free). */
+	void (*release)(struct topo *t);
+
+	/* Closed-form minimal router-to-router distance in hops; NULL = BFS. */
+	uint32_t (*distance)(const struct topo *t, uint32_t a, uint32_t b);
+
+	/* Recognise a paper's own notation for the whole spec (e.g. Equality's
+	 * "N14K6[-1,1,3,9](4)"). Return 1 and fill params when it matches, 0
+	 * when it does not, or a negative error. */
+	int (*parse_alias)(const char *spec, void *params, struct nl_err *err);
+};
+
+/* Cartesian structure shared by torus, mesh and similar families: router id
+ * = sum coord[d] * stride[d]. Port convention: port 2d goes to coordinate
+ * +1 in dimension d, port 2d+1 to coordinate -1; terminal ports follow at
+ * 2*n_dims .. 2*n_dims+p-1. */
+struct topo_grid {
+	int n_dims;
+	uint32_t k[TOPO_MAX_DIMS];      /* radix per dimension */
+	uint32_t stride[TOPO_MAX_DIMS]; /* id step per dimension */
+	bool wrap[TOPO_MAX_DIMS];       /* ring (torus) or line (mesh) */
+	uint16_t *coord;                /* [router * n_dims + d], precomputed */
+	uint32_t p;                     /* endpoints per router */
+};
+
+struct topo {
+	const struct topo_ops *ops;
+	void *params;          /* family params struct (owned) */
+	void *state;           /* family state (owned), ops->state_size bytes */
+	char *spec;            /* canonical spec "family:k=v,..." (owned) */
+
+	uint32_t n_routers;
+	uint32_t n_endpoints;
+	uint32_t n_ports;      /* all ports of all routers, terminal ports included */
+	uint32_t *port_base;   /* [n_routers + 1] */
+	uint32_t *peer;        /* [n_ports]: global port, TOPO_EP_BIT|ep, or TOPO_NONE */
+	uint32_t *port_router; /* [n_ports]: owning router */
+	uint32_t *ep_port;     /* [n_endpoints]: global terminal port of each endpoint */
+
+	const struct topo_grid *grid; /* closed-form Cartesian view, or NULL */
+};
+
+/* --- registry and lifecycle --------------------------------------------- */
+
+/* All registered families, in registry order; *n gets the count. */
+const struct topo_ops *const *topo_list(size_t *n);
+
+/* Family by name, or NULL with *err listing the valid names. */
+const struct topo_ops *topo_find(const char *name, struct nl_err *err);
+
+/* Parse `spec` and build the topology. On failure nothing is allocated and
+ * *err says which parameter of which family was wrong. */
+int topo_new(const char *spec, struct topo **out, struct nl_err *err);
+
+/* Free a topology (NULL is a no-op). */
+void topo_free(struct topo *t);
+
+/* Print every family with its parameters (for --help). */
+void topo_print_help(FILE *f);
+
+/* --- queries ------------------------------------------------------------- */
+
+static inline uint32_t topo_router_ports(const struct topo *t, uint32_t r)
+{
+	return t->port_base[r + 1] - t->port_base[r];
+}
+
+/* Router owning endpoint e, and the local port index it uses there. */
+static inline uint32_t topo_ep_router(const struct topo *t, uint32_t e)
+{
+	return t->port_router[t->ep_port[e]];
+}
+static inline uint32_t topo_ep_local_port(const struct topo *t, uint32_t e)
+{
+	uint32_t g = t->ep_port[e];
+	return g - t->port_base[t->port_router[g]];
+}
+
+static inline bool topo_port_is_terminal(const struct topo *t, uint32_t g)
+{
+	return t->peer[g] != TOPO_NONE && (t->peer[g] & TOPO_EP_BIT);
+}
+static inline bool topo_port_is_network(const struct topo *t, uint32_t g)
+{
+	return t->peer[g] != TOPO_NONE && !(t->peer[g] & TOPO_EP_BIT);
+}
+
+/* Largest number of ports on any router (network + terminal). */
+uint32_t topo_max_radix(const struct topo *t);
+
+/* Router-to-router links, each counted once (parallel links counted each). */
+uint64_t topo_count_links(const struct topo *t);
+
+/* Minimal distance in router hops: the family's closed form or BFS. */
+uint32_t topo_distance(const struct topo *t, uint32_t a, uint32_t b);
+
+/* Hop distances from `src` to every router by BFS; dist[] has n_routers
+ * entries, UINT32_MAX for unreachable. queue[] is n_routers scratch. */
+void topo_bfs(const struct topo *t, uint32_t src, uint32_t *dist, uint32_t *queue);
+
+/* Structural check: ports paired, endpoints attached once, graph connected. */
+int topo_check(const struct topo *t, struct nl_err *err);
+
+/* --- for family implementations (build callbacks) ------------------------ */
+
+/* Allocate routers with n_ports[r] ports each (or `uniform` ports each when
+ * n_ports is NULL) and n_endpoints endpoints; all ports start unconnected. */
+int topo_alloc(struct topo *t, uint32_t n_routers, const uint32_t *n_ports, uint32_t uniform,
+	       uint32_t n_endpoints, struct nl_err *err);
+
+/* Join local port pa of router ra with local port pb of router rb. */
+void topo_connect(struct topo *t, uint32_t ra, uint32_t pa, uint32_t rb, uint32_t pb);
+
+/* Attach endpoint ep to local port p of router r. */
+void topo_attach(struct topo *t, uint32_t ep, uint32_t r, uint32_t p);
+
+/* Build a Cartesian grid (torus when wrap[d], mesh otherwise) with p
+ * endpoints per router, numbered router-major (ep = r * p + i), and publish
+ * it as t->grid. The grid is kept in t->state, which must be at least
+ * sizeof(struct topo_grid). */
+int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *wrap, uint32_t p,
+		    struct nl_err *err);
+
+/* Free what topo_grid_build allocated (a family's release callback). */
+void topo_grid_release(struct topo *t);
+
+/* Expand a "k" dimension vector and an optional "n" (BookSim's k=8,n=2 is
+ * k=8x8) into k[]; returns the dimension count or a negative error. */
+int topo_grid_dims(const struct topo *t, const struct param_vec *kv, int64_t n, uint32_t *k,
+		   struct nl_err *err);
+
+/* Coordinate d of router r in a grid. */
+static inline uint32_t topo_grid_coord(const struct topo_grid *g, uint32_t r, int d)
+{
+	return g->coord[(size_t)r * (size_t)g->n_dims + (size_t)d];
+}
+
+#endif

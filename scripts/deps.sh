@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the Debian packages netloom needs that are not installed yet.
+# Safe to run repeatedly: does nothing when everything is present.
+set -euo pipefail
+
+pkgs=(
+  gcc pkg-config meson ninja-build python3   # build
+  libzmq3-dev                                # live emulation adapter (ZeroMQ)
+  libzstd-dev                                # trace archives (zstd frames)
+  libinih-dev                                # INI configuration files
+  libjansson-dev                             # JSON results and configs
+  libmetis-dev                               # graph bisection (METIS)
+  openmpi-bin libopenmpi-dev                 # trace recorder (PMPI) and MPI tests
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "netloom: installing missing packages: ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "netloom: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

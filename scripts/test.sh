@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install what is missing, build (optimised and sanitizer builds) and run the
+# whole test suite. The last line is "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh || exit 1
+scripts/build.sh || exit 1
+scripts/build.sh --asan || exit 1
+
+export NETLOOM_PROGRESS=0
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+jobs=$(nproc 2>/dev/null || echo 2)
+
+meson test -C build --num-processes "$jobs" --print-errorlogs --no-rebuild
+meson test -C build-asan --suite unit --num-processes "$jobs" --print-errorlogs --no-rebuild
+
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        failed += 1
+        continue
+    for line in lines:
+        if not line.strip():
+            continue
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+tail = f", {skipped} skipped" if skipped else ""
+print(f"{passed} passed, {failed} failed{tail}")
+sys.exit(1 if failed else 0)
+PY

@@ -1,0 +1,107 @@
+/* Minimal unit-test harness: each test file is one executable listing its
+ * cases in main() with TEST_RUN; a failed check prints both operands with
+ * file:line and marks the case failed (libuv test/task.h style). Exit
+ * status is the number of failed cases (capped at 1 for meson). */
+#ifndef NETLOOM_TESTS_TEST_H
+#define NETLOOM_TESTS_TEST_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int test_failed_checks;
+static int test_cases_run, test_cases_failed;
+
+#define TEST_FAIL_(...)                                              \
+	do {                                                         \
+		fprintf(stderr, "  FAIL %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                        \
+		fputc('\n', stderr);                                 \
+		test_failed_checks++;                                \
+	} while (0)
+
+#define CHECK(c)                                           \
+	do {                                               \
+		if (!(c))                                  \
+			TEST_FAIL_("check failed: %s", #c); \
+	} while (0)
+
+#define CHECK_INT(a, op, b)                                                                  \
+	do {                                                                                 \
+		long long ta_ = (long long)(a), tb_ = (long long)(b);                        \
+		if (!(ta_ op tb_))                                                           \
+			TEST_FAIL_("%s %s %s: %lld vs %lld", #a, #op, #b, ta_, tb_);         \
+	} while (0)
+#define CHECK_EQ(a, b) CHECK_INT(a, ==, b)
+
+#define CHECK_UINT(a, op, b)                                                                 \
+	do {                                                                                 \
+		unsigned long long ta_ = (unsigned long long)(a), tb_ = (unsigned long long)(b); \
+		if (!(ta_ op tb_))                                                           \
+			TEST_FAIL_("%s %s %s: %llu vs %llu", #a, #op, #b, ta_, tb_);         \
+	} while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                               \
+	do {                                                                                \
+		double ta_ = (double)(a), tb_ = (double)(b), tt_ = (double)(tol);           \
+		if (!(fabs(ta_ - tb_) <= tt_))                                              \
+			TEST_FAIL_("%s ~ %s (tol %g): %.10g vs %.10g", #a, #b, tt_, ta_, tb_); \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *ta_ = (a), *tb_ = (b);                             \
+		if (!ta_ || !tb_ || strcmp(ta_, tb_))                          \
+			TEST_FAIL_("%s == %s: \"%s\" vs \"%s\"", #a, #b,       \
+				   ta_ ? ta_ : "(null)", tb_ ? tb_ : "(null)"); \
+	} while (0)
+
+/* The call returned 0; otherwise print its error message. */
+#define CHECK_OK(call, errp)                                                             \
+	do {                                                                             \
+		int tr_ = (call);                                                        \
+		if (tr_ != 0)                                                            \
+			TEST_FAIL_("%s returned %d: %s", #call, tr_, (errp)->msg);       \
+	} while (0)
+
+/* The call failed with `code` and its message contains `needle`. */
+#define CHECK_ERR(call, code, errp, needle)                                                   \
+	do {                                                                                  \
+		int tr_ = (call);                                                             \
+		if (tr_ != (code))                                                            \
+			TEST_FAIL_("%s returned %d, expected %d (%s)", #call, tr_, (int)(code), \
+				   (errp)->msg);                                              \
+		else if (!strstr((errp)->msg, (needle)))                                      \
+			TEST_FAIL_("%s: message \"%s\" lacks \"%s\"", #call, (errp)->msg,      \
+				   (needle));                                                 \
+	} while (0)
+
+static inline void test_run_(const char *name, void (*fn)(void))
+{
+	int before = test_failed_checks;
+	test_cases_run++;
+	fn();
+	if (test_failed_checks != before) {
+		test_cases_failed++;
+		fprintf(stderr, "not ok %d - %s\n", test_cases_run, name);
+	} else {
+		fprintf(stderr, "ok %d - %s\n", test_cases_run, name);
+	}
+}
+#define TEST_RUN(fn) test_run_(#fn, fn)
+
+static inline int test_done(void)
+{
+	fprintf(stderr, "%d cases, %d failed\n", test_cases_run, test_cases_failed);
+	return test_cases_failed ? 1 : 0;
+}
+
+/* Path of a file in the source tree (tests run from the build dir). */
+#ifndef NETLOOM_SOURCE_ROOT
+#define NETLOOM_SOURCE_ROOT "."
+#endif
+#define TEST_SRC(rel) NETLOOM_SOURCE_ROOT "/" rel
+
+#endif

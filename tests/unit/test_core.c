@@ -1,0 +1,283 @@
+/* Unit tests: core (errors, parameters, RNG, statistics, config, output). */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/param.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "test.h"
+
+struct demo {
+	int64_t n;
+	double x;
+	bool flag;
+	char name[PARAM_STR_MAX];
+	struct param_vec k;
+	struct param_vec s;
+	int mode;
+	char base[PARAM_STR_MAX];
+};
+
+static const char *const demo_modes[] = {"wormhole", "vct", NULL};
+static const struct param_def demo_defs[] = {
+	{"n", PARAM_INT, offsetof(struct demo, n), NULL, 1, 100, "a count", NULL},
+	{"x", PARAM_DOUBLE, offsetof(struct demo, x), "0.5", 0, 1, "a rate", NULL},
+	{"flag", PARAM_BOOL, offsetof(struct demo, flag), "no", 0, 0, "a switch", NULL},
+	{"name", PARAM_STRING, offsetof(struct demo, name), "abc", 0, 0, "a name", NULL},
+	{"k", PARAM_DIMS, offsetof(struct demo, k), "4x4", 2, 64, "dims", NULL},
+	{"s", PARAM_LIST, offsetof(struct demo, s), "1", -64, 64, "list", NULL},
+	{"mode", PARAM_CHOICE, offsetof(struct demo, mode), "vct", 0, 0, "flow control", demo_modes},
+	{"base", PARAM_SPEC, offsetof(struct demo, base), "", 0, 0, "nested", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static void test_error_table(void)
+{
+	struct nl_err e;
+	CHECK_STR(nl_err_name(NL_ECONFIG), "NL_ECONFIG");
+	CHECK_STR(nl_strerror(NL_ENOMEM), "out of memory");
+	CHECK_EQ(nl_errf(&e, NL_ERANGE, "field '%s' is %d", "k", 3), NL_ERANGE);
+	CHECK_STR(e.msg, "field 'k' is 3");
+	nl_err_prefix(&e, "file.ini:%d", 7);
+	CHECK_STR(e.msg, "file.ini:7: field 'k' is 3");
+}
+
+static void test_param_parse(void)
+{
+	struct demo d;
+	struct nl_err e = {0};
+	char name[32];
+	const char *tail = param_split_name("demo:n=3,x=0.25,flag=on,k=8x8x4,s=-1/1/3/9,mode=wormhole",
+					    name, sizeof name, &e);
+	CHECK(tail != NULL);
+	CHECK_STR(name, "demo");
+	CHECK_OK(param_parse(demo_defs, &d, tail, "demo", &e), &e);
+	CHECK_EQ(d.n, 3);
+	CHECK_NEAR(d.x, 0.25, 0);
+	CHECK(d.flag);
+	CHECK_STR(d.name, "abc");
+	CHECK_EQ(d.k.n, 3);
+	CHECK_EQ(d.k.v[2], 4);
+	CHECK_EQ(d.s.n, 4);
+	CHECK_EQ(d.s.v[0], -1);
+	CHECK_EQ(d.s.v[3], 9);
+	CHECK_EQ(d.mode, 0);
+
+	char buf[512];
+	param_format_all(demo_defs, &d, buf, sizeof buf);
+	CHECK_STR(buf, "n=3,x=0.25,flag=1,name=abc,k=8x8x4,s=-1/1/3/9,mode=wormhole,base=");
+}
+
+static void test_param_nested(void)
+{
+	struct demo d;
+	struct nl_err e = {0};
+	char name[32];
+	const char *tail = param_split_name("p2(torus:k=64x64,p=2):n=20", name, sizeof name, &e);
+	CHECK_STR(name, "p2");
+	CHECK_OK(param_parse(demo_defs, &d, tail, "p2", &e), &e);
+	CHECK_STR(d.base, "torus:k=64x64,p=2");
+	CHECK_EQ(d.n, 20);
+	CHECK_ERR(param_parse(demo_defs, &d, "(torus:k=4:n=2", "p2", &e), NL_EFORMAT, &e, "unbalanced");
+}
+
+static void test_param_errors(void)
+{
+	struct demo d;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(demo_defs, &d, ":x=0.1", "topology 'demo'", &e), NL_EINVAL, &e,
+		  "required parameter 'n' missing");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=101", "topology 'demo'", &e), NL_ERANGE, &e,
+		  "parameter 'n' value '101' out of range");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8x1", "t", &e), NL_ERANGE, &e, "each element");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,zz=3", "t", &e), NL_EINVAL, &e,
+		  "unknown parameter 'zz' (valid: n, x,");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,n=2", "t", &e), NL_EINVAL, &e, "given twice");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=abc", "t", &e), NL_EFORMAT, &e, "expected an integer");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=1e", "t", &e), NL_EFORMAT, &e, "expected a number");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mode=x", "t", &e), NL_EINVAL, &e,
+		  "expected one of wormhole, vct");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,", "t", &e), NL_EFORMAT, &e, "trailing ','");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n", "t", &e), NL_EFORMAT, &e, "expected key=value");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8xx8", "t", &e), NL_EFORMAT, &e, "dimensions");
+	CHECK_ERR(param_parse(demo_defs, &d, "n=1", "t", &e), NL_EFORMAT, &e, "expected ':'");
+}
+
+static void test_rng_determinism(void)
+{
+	struct rng a, b, c;
+	rng_init(&a, 42, RNG_CLASS_ROUTER, 7);
+	rng_init(&b, 42, RNG_CLASS_ROUTER, 7);
+	rng_init(&c, 42, RNG_CLASS_ROUTER, 8);
+	int same_c = 0;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t x = rng_u64(&a), y = rng_u64(&b), z = rng_u64(&c);
+		CHECK_UINT(x, ==, y);
+		same_c += x == z;
+	}
+	CHECK_EQ(same_c, 0);
+	/* Stateless access agrees with the stream. */
+	rng_init(&a, 42, RNG_CLASS_ROUTER, 7);
+	uint64_t first = rng_u64(&a);
+	CHECK_UINT(rng_at(a.key, 0), ==, first);
+}
+
+static void test_rng_distribution(void)
+{
+	struct rng r;
+	rng_init(&r, 1, RNG_CLASS_TRAFFIC, 0);
+	/* Uniform mean and a chi-square-like bucket balance. */
+	uint64_t buckets[10] = {0};
+	double sum = 0;
+	const int n = 200000;
+	for (int i = 0; i < n; i++) {
+		double u = rng_uniform(&r);
+		CHECK(u >= 0 && u < 1);
+		sum += u;
+		buckets[rng_below(&r, 10)]++;
+	}
+	CHECK_NEAR(sum / n, 0.5, 0.005);
+	for (int i = 0; i < 10; i++)
+		CHECK_NEAR((double)buckets[i], n / 10.0, n / 10.0 * 0.03);
+	/* Geometric gaps have mean (1-p)/p. */
+	double p = 0.05, g = 0;
+	for (int i = 0; i < n; i++)
+		g += (double)rng_geometric(&r, p);
+	CHECK_NEAR(g / n, (1 - p) / p, 0.3);
+	CHECK_UINT(rng_geometric(&r, 1.0), ==, 0);
+}
+
+static void test_stats_hist(void)
+{
+	struct stats_hist h;
+	CHECK_OK(stats_hist_init(&h), &(struct nl_err){0});
+	for (uint64_t v = 1; v <= 100; v++)
+		stats_hist_add(&h, v);
+	CHECK_UINT(stats_hist_percentile(&h, 50), ==, 50);
+	CHECK_UINT(stats_hist_percentile(&h, 99), ==, 99);
+	CHECK_UINT(stats_hist_percentile(&h, 100), ==, 100);
+	CHECK_NEAR(stats_hist_mean(&h), 50.5, 1e-12);
+	stats_hist_add(&h, 1000000);
+	CHECK_UINT(h.max, ==, 1000000);
+	uint64_t p100 = stats_hist_percentile(&h, 100);
+	CHECK_UINT(p100, ==, 1000000);
+	/* Large values land within 1/256 relative error. */
+	stats_hist_reset(&h);
+	stats_hist_add(&h, 123456789);
+	stats_hist_add(&h, 123456789);
+	uint64_t p50 = stats_hist_percentile(&h, 50);
+	CHECK_NEAR((double)p50, 123456789.0, 123456789.0 / 256);
+	stats_hist_release(&h);
+
+	struct stats_acc a;
+	stats_acc_init(&a);
+	stats_acc_add(&a, 2);
+	stats_acc_add(&a, 4);
+	CHECK_NEAR(stats_acc_mean(&a), 3, 0);
+	CHECK_NEAR(stats_acc_stddev(&a), 1.41421356, 1e-6);
+}
+
+struct demo_cfg {
+	int64_t num_vcs;
+	double injection_rate;
+	char topology[PARAM_STR_MAX];
+};
+static const struct param_def demo_cfg_keys[] = {
+	{"num_vcs", PARAM_INT, offsetof(struct demo_cfg, num_vcs), "2", 1, 64, "VCs per port", NULL},
+	{"injection_rate", PARAM_DOUBLE, offsetof(struct demo_cfg, injection_rate), "0.1", 0, 1, "rate", NULL},
+	{"topology", PARAM_STRING, offsetof(struct demo_cfg, topology), "torus:k=8x8", 0, 0, "topology", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+static const struct config_table demo_table = {"network", "demo", demo_cfg_keys, sizeof(struct demo_cfg)};
+static const struct config_table *const demo_tables[] = {&demo_table};
+
+static char *write_tmp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/nltest-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, text, strlen(text)) < 0)
+		path[0] = '\0';
+	close(fd);
+	return path;
+}
+
+static void test_config_file(void)
+{
+	struct config c;
+	struct demo_cfg v;
+	struct nl_err e = {0};
+	config_init(&c, demo_tables, 1);
+	char *p = write_tmp("; comment\nnum_vcs = 4\n[network]\ninjection_rate = 0.25\n");
+	CHECK_OK(config_load_file(&c, p, &e), &e);
+	CHECK_OK(config_set(&c, "num_vcs=8", NULL, "-s", &e), &e);
+	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
+	CHECK_EQ(v.num_vcs, 8);
+	CHECK_NEAR(v.injection_rate, 0.25, 0);
+	CHECK_STR(v.topology, "torus:k=8x8");
+	unlink(p);
+
+	p = write_tmp("num_vc = 4\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "unknown key 'num_vc' (did you mean 'num_vcs'?)");
+	CHECK(strstr(e.msg, ":1:") != NULL);
+	unlink(p);
+	p = write_tmp("num_vcs = 0\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs' value '0' out of range");
+	unlink(p);
+	p = write_tmp("[traffic]\nnum_vcs = 2\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "unknown section [traffic]");
+	unlink(p);
+	p = write_tmp("num_vcs 2\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "syntax error");
+	unlink(p);
+	CHECK_ERR(config_set(&c, "injection_rate=fast", NULL, "-s", &e), NL_ECONFIG, &e,
+		  "-s: key 'injection_rate' value 'fast': expected a number");
+	CHECK_ERR(config_load_file(&c, "/nonexistent/x.ini", &e), NL_EIO, &e, "cannot open");
+	/* Failed loads left the earlier values alone. */
+	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
+	CHECK_EQ(v.num_vcs, 8);
+
+	json_t *j = config_to_json(&c);
+	CHECK(j != NULL);
+	CHECK_EQ(json_integer_value(json_object_get(j, "num_vcs")), 8);
+	json_decref(j);
+	config_release(&c);
+}
+
+static void test_output_atomic(void)
+{
+	struct nl_err e = {0};
+	char path[] = "/tmp/nltest-out-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	CHECK_OK(out_write_atomic(path, "hello\n", 6, &e), &e);
+	FILE *f = fopen(path, "r");
+	char buf[16] = {0};
+	CHECK(f && fread(buf, 1, sizeof buf, f) == 6);
+	if (f)
+		fclose(f);
+	CHECK_STR(buf, "hello\n");
+	unlink(path);
+	CHECK_ERR(out_write_atomic("/nonexistent-dir/x.json", "x", 1, &e), NL_EIO, &e, "nonexistent-dir");
+}
+
+int main(void)
+{
+	TEST_RUN(test_error_table);
+	TEST_RUN(test_param_parse);
+	TEST_RUN(test_param_nested);
+	TEST_RUN(test_param_errors);
+	TEST_RUN(test_rng_determinism);
+	TEST_RUN(test_rng_distribution);
+	TEST_RUN(test_stats_hist);
+	TEST_RUN(test_config_file);
+	TEST_RUN(test_output_atomic);
+	return test_done();
+}

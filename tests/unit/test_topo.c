@@ -1,0 +1,128 @@
+/* Unit tests: topology registry conformance and the grid families. */
+#include <stdint.h>
+
+#include "core/error.h"
+#include "topo/topo.h"
+#include "test.h"
+
+/* Registry conformance: each family's example spec builds a connected graph
+ * with paired ports, and its closed-form distance agrees with BFS. Every
+ * family added to the registry must add its example here. */
+static const char *const conformance_specs[] = {
+	"torus:k=4x3x2",
+	"torus:k=5,n=2,p=2",
+	"mesh:k=4x3",
+	"mesh:k=3x3x3,p=2",
+};
+
+static void test_registry_conformance(void)
+{
+	size_t n;
+	const struct topo_ops *const *all = topo_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		int covered = 0;
+		for (size_t s = 0; s < sizeof conformance_specs / sizeof *conformance_specs; s++)
+			if (!strncmp(conformance_specs[s], all[i]->name, strlen(all[i]->name)) &&
+			    strchr(":(", conformance_specs[s][strlen(all[i]->name)]))
+				covered = 1;
+		if (!covered)
+			TEST_FAIL_("family '%s' has no conformance spec", all[i]->name);
+		CHECK(all[i]->build != NULL && all[i]->help != NULL);
+	}
+	for (size_t s = 0; s < sizeof conformance_specs / sizeof *conformance_specs; s++) {
+		struct topo *t;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(conformance_specs[s], &t, &e), &e);
+		if (!t)
+			continue;
+		CHECK_OK(topo_check(t, &e), &e);
+		uint32_t *dist = malloc(t->n_routers * sizeof *dist);
+		uint32_t *q = malloc(t->n_routers * sizeof *q);
+		for (uint32_t a = 0; a < t->n_routers; a++) {
+			topo_bfs(t, a, dist, q);
+			for (uint32_t b = 0; b < t->n_routers; b++)
+				if (topo_distance(t, a, b) != dist[b])
+					TEST_FAIL_("%s: distance(%u,%u) = %u, BFS %u", conformance_specs[s], a, b,
+						   topo_distance(t, a, b), dist[b]);
+		}
+		free(dist);
+		free(q);
+		topo_free(t);
+	}
+}
+
+static void test_torus_structure(void)
+{
+	struct topo *t;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("torus:k=8x8x4", &t, &e), &e);
+	CHECK_EQ(t->n_routers, 256);
+	CHECK_EQ(t->n_endpoints, 256);
+	CHECK_EQ(topo_max_radix(t), 7);
+	CHECK_EQ(topo_count_links(t), 256 * 3);
+	CHECK_STR(t->spec, "torus:k=8x8x4,n=0,p=1");
+	/* Port 0 of router 7 (x = 7) wraps to router 0's port 1. */
+	CHECK_EQ(t->peer[t->port_base[7] + 0], t->port_base[0] + 1);
+	topo_free(t);
+	/* BookSim's k=8,n=2. */
+	CHECK_OK(topo_new("torus:k=8,n=2", &t, &e), &e);
+	CHECK_EQ(t->n_routers, 64);
+	CHECK_EQ(t->grid->n_dims, 2);
+	topo_free(t);
+}
+
+static void test_mesh_structure(void)
+{
+	struct topo *t;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("mesh:k=4x4", &t, &e), &e);
+	CHECK_EQ(topo_count_links(t), 2 * 4 * 3);
+	CHECK_EQ(topo_distance(t, 0, 15), 6);
+	topo_free(t);
+}
+
+/* Torus diameter = sum floor(k_d / 2); average distance over all pairs of
+ * a ring of k is (k^2/4)/k for even k and (k^2-1)/(4k) for odd k, and the
+ * torus's is the sum over dimensions (Dally & Towles §5.2). */
+static void test_torus_closed_forms(void)
+{
+	struct topo *t;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("torus:k=8x5x4", &t, &e), &e);
+	uint64_t sum = 0;
+	uint32_t diam = 0;
+	for (uint32_t a = 0; a < t->n_routers; a++)
+		for (uint32_t b = 0; b < t->n_routers; b++) {
+			uint32_t d = topo_distance(t, a, b);
+			sum += d;
+			if (d > diam)
+				diam = d;
+		}
+	CHECK_EQ(diam, 4 + 2 + 2);
+	double avg = (double)sum / ((double)t->n_routers * t->n_routers);
+	CHECK_NEAR(avg, 64.0 / 4 / 8 + 24.0 / 20 + 16.0 / 4 / 4, 1e-12);
+	topo_free(t);
+}
+
+static void test_topo_errors(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("tarus:k=4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'tarus' (valid: torus");
+	CHECK(t == NULL);
+	CHECK_ERR(topo_new("torus:k=1x4", &t, &e), NL_ERANGE, &e, "parameter 'k' value '1x4' out of range");
+	CHECK_ERR(topo_new("torus", &t, &e), NL_EINVAL, &e, "required parameter 'k' missing");
+	CHECK_ERR(topo_new("torus:k=4x4,n=3", &t, &e), NL_EINVAL, &e, "parameter 'n' is 3");
+	CHECK_ERR(topo_new("mesh:k=4,q=2", &t, &e), NL_EINVAL, &e, "unknown parameter 'q'");
+	CHECK_ERR(topo_new("", &t, &e), NL_EINVAL, &e, "empty name");
+}
+
+int main(void)
+{
+	TEST_RUN(test_registry_conformance);
+	TEST_RUN(test_torus_structure);
+	TEST_RUN(test_mesh_structure);
+	TEST_RUN(test_torus_closed_forms);
+	TEST_RUN(test_topo_errors);
+	return test_done();
+}

@@ -1,0 +1,233 @@
+/* MPI traces: the operation model, the native archive (.nlt) and importers.
+ *
+ * A trace is, per rank, a stream of operations (struct trace_op): compute
+ * intervals and MPI calls with the fields replay needs (peers, tags,
+ * communicators, byte counts, request ids) and the recorded start time and
+ * duration of each call. The archive is one zstd-compressed file with a
+ * manifest and per-rank streams in independently decompressible frames, so
+ * a reader streams one rank at a time in bounded memory. Layout and
+ * encoding: docs/trace-format.md.
+ *
+ * Conventions shared by the recorder, the importers and replay:
+ * - ranks and peers are ranks *within the op's communicator*; communicator 0
+ *   is MPI_COMM_WORLD and 1 is MPI_COMM_SELF; others are listed in the
+ *   manifest with their members as world ranks;
+ * - TRACE_ANY_SOURCE / TRACE_ANY_TAG are the wildcards, TRACE_PROC_NULL the
+ *   null process;
+ * - sizes are bytes (count x datatype size, derived types sized as the
+ *   program defined them when the call was made);
+ * - request ids are per rank, assigned by the writer of the trace; a
+ *   request id may be reused after the request completes.
+ * This module depends on emu/core only.
+ */
+#ifndef NETLOOM_TRACES_TRACE_H
+#define NETLOOM_TRACES_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nl_err;
+
+#define TRACE_ANY_SOURCE (-1)
+#define TRACE_ANY_TAG (-1)
+#define TRACE_PROC_NULL (-2)
+#define TRACE_COMM_WORLD 0u
+#define TRACE_COMM_SELF 1u
+
+/* X(name, text): every operation kind, in a stable order (the numeric value
+ * is part of the archive format: append only). */
+#define TRACE_OP_MAP(X)                              \
+	X(TOP_COMPUTE, "compute")                    \
+	X(TOP_COMPUTE_FLOPS, "compute_flops")        \
+	X(TOP_INIT, "init")                          \
+	X(TOP_FINALIZE, "finalize")                  \
+	X(TOP_SEND, "send")                          \
+	X(TOP_SSEND, "ssend")                        \
+	X(TOP_BSEND, "bsend")                        \
+	X(TOP_RSEND, "rsend")                        \
+	X(TOP_ISEND, "isend")                        \
+	X(TOP_ISSEND, "issend")                      \
+	X(TOP_RECV, "recv")                          \
+	X(TOP_IRECV, "irecv")                        \
+	X(TOP_SENDRECV, "sendrecv")                  \
+	X(TOP_SEND_INIT, "send_init")                \
+	X(TOP_RECV_INIT, "recv_init")                \
+	X(TOP_START, "start")                        \
+	X(TOP_REQUEST_FREE, "request_free")          \
+	X(TOP_PROBE, "probe")                        \
+	X(TOP_IPROBE, "iprobe")                      \
+	X(TOP_WAIT, "wait")                          \
+	X(TOP_WAITALL, "waitall")                    \
+	X(TOP_WAITANY, "waitany")                    \
+	X(TOP_WAITSOME, "waitsome")                  \
+	X(TOP_TEST, "test")                          \
+	X(TOP_TESTALL, "testall")                    \
+	X(TOP_TESTANY, "testany")                    \
+	X(TOP_TESTSOME, "testsome")                  \
+	X(TOP_BARRIER, "barrier")                    \
+	X(TOP_BCAST, "bcast")                        \
+	X(TOP_REDUCE, "reduce")                      \
+	X(TOP_ALLREDUCE, "allreduce")                \
+	X(TOP_GATHER, "gather")                      \
+	X(TOP_GATHERV, "gatherv")                    \
+	X(TOP_SCATTER, "scatter")                    \
+	X(TOP_SCATTERV, "scatterv")                  \
+	X(TOP_ALLGATHER, "allgather")                \
+	X(TOP_ALLGATHERV, "allgatherv")              \
+	X(TOP_ALLTOALL, "alltoall")                  \
+	X(TOP_ALLTOALLV, "alltoallv")                \
+	X(TOP_ALLTOALLW, "alltoallw")                \
+	X(TOP_REDUCE_SCATTER, "reduce_scatter")      \
+	X(TOP_REDUCE_SCATTER_BLOCK, "reduce_scatter_block") \
+	X(TOP_SCAN, "scan")                          \
+	X(TOP_EXSCAN, "exscan")                      \
+	X(TOP_COMM_SPLIT, "comm_split")              \
+	X(TOP_COMM_DUP, "comm_dup")                  \
+	X(TOP_COMM_CREATE, "comm_create")            \
+	X(TOP_COMM_FREE, "comm_free")
+
+enum trace_op_kind {
+#define TRACE_OP_ENUM_(name, text) name,
+	TRACE_OP_MAP(TRACE_OP_ENUM_)
+#undef TRACE_OP_ENUM_
+	TOP__COUNT
+};
+
+/* Name of an operation kind ("allreduce"), or NULL when out of range. */
+const char *trace_op_name(unsigned kind);
+
+/* Op flags. */
+enum {
+	TRACE_F_NONBLOCKING = 1u << 0, /* a collective's I-variant (MPI_Ibcast...): has req */
+	TRACE_F_IN_PLACE = 1u << 1,    /* MPI_IN_PLACE was passed */
+};
+
+/* One operation, as the reader hands it out. Fields a kind does not use are
+ * zero. Pointers (counts, reqs) point into reader-owned storage valid until
+ * the next trace_rank_next() call on the same reader. */
+struct trace_op {
+	uint16_t kind;   /* enum trace_op_kind */
+	uint16_t flags;  /* TRACE_F_* */
+	uint64_t t_ps;   /* recorded start time, ps since the rank's MPI_Init */
+	uint64_t dur_ps; /* recorded duration (compute: the interval itself) */
+
+	uint32_t comm;   /* communicator id */
+	int32_t peer;    /* dest (send), source (recv, probe), root (rooted collectives) */
+	int32_t tag;
+	uint64_t bytes;  /* send bytes; recv bytes for recv/irecv/probe */
+	double flops;    /* TOP_COMPUTE_FLOPS, and the reduction work SimGrid traces give */
+
+	/* TOP_SENDRECV: the receive half. */
+	int32_t recv_peer;
+	int32_t recv_tag;
+	uint64_t recv_bytes;
+
+	/* Collectives: per-rank byte counts for the v/w variants, indexed by
+	 * rank in comm (n_counts = comm size); send_counts for what this rank
+	 * sends to each rank, recv_counts for what it receives. For the non-v
+	 * kinds, bytes is the per-rank send size and recv_bytes the per-rank
+	 * receive size. */
+	uint32_t n_counts;
+	const uint64_t *send_counts;
+	const uint64_t *recv_counts;
+
+	/* Requests: req is the request an op creates (isend, irecv,
+	 * send_init, nonblocking collectives) or completes (wait, test,
+	 * start, request_free). The *all/*any/*some kinds list theirs in
+	 * reqs[0..n_reqs); for waitany/waitsome/testany/testsome, the ones that
+	 * completed come first and n_done says how many. */
+	uint32_t req;
+	uint32_t n_reqs;
+	uint32_t n_done;
+	const uint32_t *reqs;
+
+	/* Communicator management: the new communicator's id (split, dup,
+	 * create; MPI_COMM_NULL is UINT32_MAX), color and key for split. */
+	uint32_t new_comm;
+	int32_t color;
+	int32_t key;
+};
+
+/* A communicator: members as world ranks, in rank order. */
+struct trace_comm {
+	uint32_t id;
+	uint32_t size;
+	uint32_t *world_ranks; /* [size] */
+};
+
+/* What the archive says about itself. Strings are NUL-terminated, owned by
+ * whoever filled the struct (the reader for one it returns). */
+struct trace_manifest {
+	uint32_t format_version;
+	uint32_t n_ranks;
+	char *application;     /* program name */
+	char *command_line;
+	char *machine;         /* hostname / system description of the recording */
+	char *recorder;        /* "netloom-record 0.1.0", "dumpi-import 0.1.0", ... */
+	char *mpi_library;     /* "Open MPI 4.1.4", or "" when unknown */
+	uint64_t start_unix;   /* wall-clock start of the recording, s */
+	double recorded_runtime_s; /* MPI_Init to MPI_Finalize, slowest rank */
+	uint32_t n_comms;
+	struct trace_comm *comms; /* world and self included */
+	/* Per rank: operations, encoded bytes, and a 64-bit hash of the
+	 * encoded stream (XXH64 via zstd's, or as docs/trace-format.md says). */
+	uint64_t *rank_ops;    /* [n_ranks] */
+	uint64_t *rank_bytes;  /* [n_ranks] */
+	uint64_t *rank_hash;   /* [n_ranks] */
+};
+
+/* --- writing ------------------------------------------------------------- */
+
+/* Writes one rank's stream to its own file, frame by frame, so a recorder
+ * rank needs no coordination and bounded memory. */
+struct trace_stream_writer;
+
+int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char *path,
+		      struct nl_err *err);
+int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op, struct nl_err *err);
+/* Flush and close; reports ops, encoded bytes and hash for the manifest. */
+int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t *n_bytes,
+		       uint64_t *hash, struct nl_err *err);
+/* Close and delete the partial file. */
+void trace_stream_abort(struct trace_stream_writer *w);
+
+/* Assemble an archive from the manifest and one stream file per rank
+ * (stream_paths[rank]); written atomically (temporary file + rename). */
+int trace_archive_write(const char *path, const struct trace_manifest *m,
+			const char *const *stream_paths, struct nl_err *err);
+
+/* --- reading ------------------------------------------------------------- */
+
+struct trace_archive;
+struct trace_rank_reader;
+
+/* Open an archive and read its manifest and frame index. Bad magic,
+ * unsupported version and truncation are reported with the offset. */
+int trace_archive_open(struct trace_archive **a, const char *path, struct nl_err *err);
+void trace_archive_close(struct trace_archive *a);
+const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a);
+
+/* Stream one rank's operations in order, decompressing a frame at a time. */
+int trace_rank_open(struct trace_archive *a, uint32_t rank, struct trace_rank_reader **r,
+		    struct nl_err *err);
+/* 1 with *op filled, 0 at the end of the stream, or a negative error naming
+ * the rank and byte offset (truncated frame, bad encoding, hash mismatch at
+ * the end). */
+int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_err *err);
+void trace_rank_close(struct trace_rank_reader *r);
+
+/* Check every rank's stream against the manifest (hashes, op counts). */
+int trace_archive_verify(struct trace_archive *a, struct nl_err *err);
+
+/* --- importers ------------------------------------------------------------ */
+
+/* Convert a foreign trace to an archive: a DUMPI .meta file (its rank .bin
+ * files beside it), or a SimGrid time-independent trace (index file or a
+ * single-rank file). Calls the importer cannot represent are counted and
+ * listed through `warn` (one line each), never silently dropped. */
+typedef void (*trace_warn_fn)(void *ctx, const char *line);
+int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
+		 struct nl_err *err);
+
+#endif
