@@ -9,6 +9,7 @@
 #define NETLOOM_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct nl_err;
 
@@ -21,6 +22,10 @@ int cli_report(const struct nl_err *err);
 
 /* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The configuration tables of every module (cli_tables.c). */
+struct config_table;
+const struct config_table *const *cli_config_tables(size_t *n);
 
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);

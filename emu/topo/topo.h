@@ -55,6 +55,14 @@ struct topo_ops {
 	/* Closed-form minimal router-to-router distance in hops; NULL = BFS. */
 	uint32_t (*distance)(const struct topo *t, uint32_t a, uint32_t b);
 
+	/* Vertex orbits under the family's automorphisms, for exact graph
+	 * analysis with one BFS per orbit: fill reps[] with one router per
+	 * orbit and weight[] with the orbit's size (weights sum to
+	 * n_routers) and return the orbit count (<= cap), or 0 when the
+	 * family cannot say (then every router is its own orbit).
+	 * TOPO_F_VERTEX_TRANSITIVE families need not provide it. */
+	uint32_t (*orbits)(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap);
+
 	/* Recognise a paper's own notation for the whole spec (e.g. Equality's
 	 * "N14K6[-1,1,3,9](4)"). Return 1 and fill params when it matches, 0
 	 * when it does not, or a negative error. */

@@ -1,0 +1,17 @@
+/* The configuration tables every command accepts, in the order
+ * `netloom config --dump` prints them. A module with run-time keys adds its
+ * table here (one line). */
+#include "cli/cli.h"
+#include "core/config.h"
+
+static const struct config_table *const cli_tables[] = {
+	NULL, /* placeholder until the first table lands; skipped below */
+};
+
+const struct config_table *const *cli_config_tables(size_t *n)
+{
+	*n = 0;
+	while (*n < sizeof cli_tables / sizeof *cli_tables && cli_tables[*n])
+		(*n)++;
+	return cli_tables;
+}
