@@ -1,0 +1,409 @@
+/* netloom-record at MPI_Finalize: gather what the manifest needs to rank 0,
+ * which assembles the archive.
+ *
+ * All traffic runs on the recorder's private communicator, after the
+ * program's last call, in a fixed order every rank follows whatever its
+ * own state: a summary (status, stream op count/bytes/hash, runtime,
+ * unsupported-call counts) from every rank, the stream paths, and the
+ * communicator tables (each communicator sent once, by its lowest world
+ * rank). Stream files rank 0 cannot open (ranks on other hosts without a
+ * shared file system) are shipped to it over MPI. Only then does rank 0
+ * write the archive; every rank removes its own stream file afterwards,
+ * whether or not the archive was written.
+ */
+#include "traces/record/record_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define REC_XFER_CHUNK (1 << 20) /* bytes per message when shipping a stream file */
+#define REC_TAG_XFER 7001
+
+struct rec_summary {
+	uint64_t is_ok;
+	uint64_t n_ops, n_bytes, hash;
+	double runtime_s;
+	uint64_t path_len;    /* bytes of the stream path, NUL included */
+	uint64_t n_comm_words; /* uint32 words of communicator records */
+	uint64_t unsup[REC_UNSUP__COUNT];
+};
+
+/* [id, size, world ranks...] for each communicator this rank is the
+ * lowest member of (world and self are implicit). */
+static uint32_t *rec_comm_records(size_t *n_words)
+{
+	size_t n = 0, k = 0;
+	uint32_t *v;
+
+	for (size_t i = 0; i < rec_comm_count(); i++) {
+		const struct rec_comm *e = rec_comm_at(i);
+		n += e->id > TRACE_COMM_SELF && e->id != REC_COMM_NONE ? 2 + e->size : 0;
+	}
+	v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < rec_comm_count(); i++) {
+		const struct rec_comm *e = rec_comm_at(i);
+		uint32_t lowest = UINT32_MAX;
+		if (e->id <= TRACE_COMM_SELF || e->id == REC_COMM_NONE)
+			continue;
+		for (uint32_t j = 0; j < e->size; j++)
+			lowest = e->world_ranks[j] < lowest ? e->world_ranks[j] : lowest;
+		if ((int)lowest != rec_world_rank())
+			continue;
+		v[k++] = e->id;
+		v[k++] = e->size;
+		memcpy(v + k, e->world_ranks, e->size * sizeof *v);
+		k += e->size;
+	}
+	*n_words = k;
+	return v;
+}
+
+static int rec_cmp_comm(const void *a, const void *b)
+{
+	const struct trace_comm *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Rank 0: the manifest's communicator table from the gathered records.
+ * Returns the count, or -1 on a collision (one line printed). */
+static int rec_build_comms(const uint32_t *words, size_t n_words, uint32_t n_ranks,
+			   struct trace_comm **out, uint32_t **storage)
+{
+	size_t n = 2, k = 0, m = 0;
+	struct trace_comm *v;
+	uint32_t *ranks;
+
+	for (size_t i = 0; i + 1 < n_words; i += 2 + words[i + 1])
+		n++;
+	v = calloc(n, sizeof *v);
+	ranks = malloc((n_words + n_ranks + 1) * sizeof *ranks);
+	if (!v || !ranks) {
+		free(v);
+		free(ranks);
+		fprintf(stderr, REC_NAME ": out of memory assembling the communicator table\n");
+		return -1;
+	}
+	for (uint32_t r = 0; r < n_ranks; r++)
+		ranks[r] = r;
+	/* Self is per rank; its entry names rank 0 as a placeholder member
+	 * (docs/recorder.md). */
+	ranks[n_ranks] = 0;
+	v[0] = (struct trace_comm){.id = TRACE_COMM_WORLD, .size = n_ranks, .world_ranks = ranks};
+	v[1] = (struct trace_comm){.id = TRACE_COMM_SELF, .size = 1, .world_ranks = ranks + n_ranks};
+	m = n_ranks + 1;
+	k = 2;
+	for (size_t i = 0; i + 1 < n_words; i += 2 + words[i + 1]) {
+		v[k].id = words[i];
+		v[k].size = words[i + 1];
+		v[k].world_ranks = ranks + m;
+		memcpy(ranks + m, words + i + 2, words[i + 1] * sizeof *ranks);
+		m += words[i + 1];
+		k++;
+	}
+	qsort(v + 2, k - 2, sizeof *v, rec_cmp_comm);
+	for (size_t i = 3; i < k; i++) {
+		if (v[i].id == v[i - 1].id) {
+			fprintf(stderr,
+				REC_NAME ": communicator id collision (%" PRIu32
+				"); no trace written\n",
+				v[i].id);
+			free(v);
+			free(ranks);
+			return -1;
+		}
+	}
+	*out = v;
+	*storage = ranks;
+	return (int)k;
+}
+
+/* Ship this rank's stream file to rank 0 (which cannot see it). */
+static void rec_xfer_send(const char *path, MPI_Comm priv)
+{
+	uint64_t size = 0;
+	char *buf = malloc(REC_XFER_CHUNK);
+	FILE *f = fopen(path, "rb");
+
+	if (f && fseek(f, 0, SEEK_END) == 0) {
+		long end = ftell(f);
+		size = end > 0 ? (uint64_t)end : 0;
+		rewind(f);
+	}
+	if (!f || !buf)
+		size = UINT64_MAX; /* tells rank 0 the file is unreadable */
+	PMPI_Send(&size, 1, MPI_UINT64_T, 0, REC_TAG_XFER, priv);
+	for (uint64_t done = 0; size != UINT64_MAX && done < size;) {
+		size_t n = size - done < REC_XFER_CHUNK ? (size_t)(size - done) : REC_XFER_CHUNK;
+		size_t got = fread(buf, 1, n, f);
+		if (got != n)
+			memset(buf + got, 0, n - got); /* the hash check will catch it */
+		PMPI_Send(buf, (int)n, MPI_BYTE, 0, REC_TAG_XFER, priv);
+		done += n;
+	}
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
+/* Rank 0: receive rank r's stream into `path`; 0 or -1. */
+static int rec_xfer_recv(int r, const char *path, MPI_Comm priv)
+{
+	uint64_t size = 0;
+	char *buf = malloc(REC_XFER_CHUNK);
+	FILE *f = fopen(path, "wb");
+	int rc = 0;
+
+	PMPI_Recv(&size, 1, MPI_UINT64_T, r, REC_TAG_XFER, priv, MPI_STATUS_IGNORE);
+	if (size == UINT64_MAX)
+		rc = -1;
+	for (uint64_t done = 0; size != UINT64_MAX && done < size;) {
+		int n = size - done < REC_XFER_CHUNK ? (int)(size - done) : REC_XFER_CHUNK;
+		if (buf) {
+			PMPI_Recv(buf, n, MPI_BYTE, r, REC_TAG_XFER, priv, MPI_STATUS_IGNORE);
+			if (f && fwrite(buf, 1, (size_t)n, f) != (size_t)n)
+				rc = -1;
+		} else {
+			char c;
+			PMPI_Recv(&c, 0, MPI_BYTE, r, REC_TAG_XFER, priv, MPI_STATUS_IGNORE);
+			rc = -1;
+		}
+		done += (uint64_t)n;
+	}
+	if (!f || fclose(f) != 0 || !buf)
+		rc = -1;
+	free(buf);
+	return rc;
+}
+
+static void rec_report_unsupported(const struct rec_summary *s, int n)
+{
+	char line[2048];
+	size_t len = 0;
+
+	for (int u = 0; u < REC_UNSUP__COUNT; u++) {
+		uint64_t total = 0;
+		int n_ranks = 0;
+		for (int r = 0; r < n; r++) {
+			total += s[r].unsup[u];
+			n_ranks += s[r].unsup[u] > 0;
+		}
+		if (total && len < sizeof line)
+			len += (size_t)snprintf(line + len, sizeof line - len,
+						"%s%s x%" PRIu64 " on %d rank%s", len ? "; " : "",
+						rec_unsupported_text((enum rec_unsup)u), total,
+						n_ranks, n_ranks == 1 ? "" : "s");
+	}
+	if (len)
+		fprintf(stderr, REC_NAME ": not recorded (their time counts as compute): %s\n",
+			line);
+}
+
+/* Rank 0's part once everything is gathered; returns 0 when the archive
+ * was written. */
+static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char **paths,
+			const uint32_t *words, size_t n_words, bool *is_xfer)
+{
+	struct trace_manifest m = {0};
+	struct trace_comm *comms = NULL;
+	uint32_t *comm_storage = NULL;
+	uint64_t *per_rank = NULL;
+	int n = run->size, n_comms, rc = -1;
+	uint64_t total_ops = 0;
+
+	for (int r = 0; r < n; r++) {
+		if (!s[r].is_ok) {
+			fprintf(stderr,
+				REC_NAME ": no trace written: rank %d stopped recording "
+				"(see its message above)\n",
+				r);
+			return -1;
+		}
+	}
+	for (int r = 0; r < n; r++) {
+		if (is_xfer[r] && !paths[r][0]) {
+			fprintf(stderr, REC_NAME ": no trace written: cannot fetch rank %d's stream\n",
+				r);
+			return -1;
+		}
+	}
+	n_comms = rec_build_comms(words, n_words, (uint32_t)n, &comms, &comm_storage);
+	if (n_comms < 0)
+		return -1;
+	per_rank = malloc(3 * (size_t)n * sizeof *per_rank);
+	if (!per_rank) {
+		fprintf(stderr, REC_NAME ": no trace written: out of memory\n");
+		goto out;
+	}
+	m.n_ranks = (uint32_t)n;
+	m.application = (char *)run->application;
+	m.command_line = (char *)run->command_line;
+	m.machine = (char *)run->machine;
+	m.recorder = (char *)rec_version();
+	m.mpi_library = (char *)run->mpi_library;
+	m.start_unix = run->start_unix;
+	m.n_comms = (uint32_t)n_comms;
+	m.comms = comms;
+	m.rank_ops = per_rank;
+	m.rank_bytes = per_rank + n;
+	m.rank_hash = per_rank + 2 * n;
+	for (int r = 0; r < n; r++) {
+		m.rank_ops[r] = s[r].n_ops;
+		m.rank_bytes[r] = s[r].n_bytes;
+		m.rank_hash[r] = s[r].hash;
+		total_ops += s[r].n_ops;
+		if (s[r].runtime_s > m.recorded_runtime_s)
+			m.recorded_runtime_s = s[r].runtime_s;
+	}
+	if (rec_sink_archive(run->out_path, &m, (const char *const *)paths) < 0) {
+		fprintf(stderr, REC_NAME ": no trace written: %s\n", rec_sink_error());
+		goto out;
+	}
+	if (!getenv("NETLOOM_TRACE_QUIET"))
+		fprintf(stderr,
+			REC_NAME ": wrote %s (%d ranks, %" PRIu64 " ops, %.3f s recorded)\n",
+			run->out_path, n, total_ops, m.recorded_runtime_s);
+	rc = 0;
+out:
+	free(per_rank);
+	free(comms);
+	free(comm_storage);
+	return rc;
+}
+
+void rec_finalize_assemble(struct rec_run *run)
+{
+	struct rec_summary mine = {0}, *all = NULL;
+	int n = run->size, me = run->rank;
+	int *lens = NULL, *displs = NULL, *wcounts = NULL, *wdispls = NULL;
+	char *pathbuf = NULL, **paths = NULL;
+	uint32_t *words = NULL, *allwords = NULL;
+	size_t n_words = 0, total_words = 0, total_path = 0;
+	uint8_t *missing = NULL;
+	bool *is_xfer = NULL;
+	int status = 0;
+
+	words = rec_comm_records(&n_words);
+	mine.is_ok = run->is_ok && words != NULL;
+	mine.n_ops = run->n_ops;
+	mine.n_bytes = run->n_bytes;
+	mine.hash = run->hash;
+	mine.runtime_s = run->runtime_s;
+	mine.path_len = strlen(run->stream_path) + 1;
+	mine.n_comm_words = words ? n_words : 0;
+	for (int u = 0; u < REC_UNSUP__COUNT; u++)
+		mine.unsup[u] = rec_unsupported_count((enum rec_unsup)u);
+
+	if (me == 0) {
+		all = calloc((size_t)n, sizeof *all);
+		lens = calloc((size_t)n, sizeof *lens);
+		displs = calloc((size_t)n, sizeof *displs);
+		wcounts = calloc((size_t)n, sizeof *wcounts);
+		wdispls = calloc((size_t)n, sizeof *wdispls);
+		missing = calloc((size_t)n, 1);
+		is_xfer = calloc((size_t)n, sizeof *is_xfer);
+		paths = calloc((size_t)n, sizeof *paths);
+	}
+	/* Every rank takes part in every step even when rank 0 is short of
+	 * memory: a NULL receive buffer at rank 0 is then replaced by a
+	 * single-element dummy, and the failure reported at the end. */
+	struct rec_summary dummy_s;
+	if (PMPI_Gather(&mine, sizeof mine, MPI_BYTE, all ? (void *)all : (void *)&dummy_s,
+			sizeof mine, MPI_BYTE, 0, run->priv) != MPI_SUCCESS)
+		status = -1;
+
+	bool is_mem_ok = !me ? all && lens && displs && wcounts && wdispls && missing && is_xfer && paths
+			     : true;
+	if (me == 0 && is_mem_ok) {
+		for (int r = 0; r < n; r++) {
+			lens[r] = (int)all[r].path_len;
+			displs[r] = (int)total_path;
+			total_path += all[r].path_len;
+			wcounts[r] = (int)all[r].n_comm_words;
+			wdispls[r] = (int)total_words;
+			total_words += all[r].n_comm_words;
+		}
+		pathbuf = malloc(total_path ? total_path : 1);
+		allwords = malloc((total_words ? total_words : 1) * sizeof *allwords);
+		if (!pathbuf || !allwords)
+			is_mem_ok = false;
+	}
+	/* Rank 0 out of memory: gather nothing (counts of zero everywhere). */
+	int go = is_mem_ok;
+	PMPI_Bcast(&go, 1, MPI_INT, 0, run->priv);
+	if (go) {
+		PMPI_Gatherv(run->stream_path, (int)mine.path_len, MPI_CHAR, pathbuf, lens, displs,
+			     MPI_CHAR, 0, run->priv);
+		PMPI_Gatherv(words, (int)mine.n_comm_words, MPI_UINT32_T, allwords, wcounts, wdispls,
+			     MPI_UINT32_T, 0, run->priv);
+		if (me == 0) {
+			for (int r = 0; r < n; r++) {
+				paths[r] = pathbuf + displs[r];
+				missing[r] = all[r].is_ok && access(paths[r], R_OK) != 0;
+				if (getenv("NETLOOM_TRACE_FORCE_TRANSFER") && r)
+					missing[r] = all[r].is_ok;
+			}
+		} else {
+			missing = calloc((size_t)n, 1);
+			if (!missing)
+				status = -1;
+		}
+		/* Non-root ranks short of memory still need the list: fall back
+		 * to a stack byte per rank (the transfer step is rare). */
+		uint8_t one = 0;
+		for (int r = 0; r < n; r++) {
+			uint8_t *slot = missing ? &missing[r] : &one;
+			PMPI_Bcast(slot, 1, MPI_UINT8_T, 0, run->priv);
+			if (!slot[0])
+				continue;
+			if (me == r)
+				rec_xfer_send(run->stream_path, run->priv);
+			if (me == 0) {
+				char *tmp = malloc(strlen(run->out_path) + 32);
+				is_xfer[r] = true;
+				if (tmp) {
+					sprintf(tmp, "%s.r%d.xfer", run->out_path, r);
+					if (rec_xfer_recv(r, tmp, run->priv) < 0) {
+						unlink(tmp);
+						tmp[0] = '\0';
+					}
+				} else {
+					rec_xfer_recv(r, "/dev/null", run->priv);
+				}
+				paths[r] = tmp ? tmp : (char *)"";
+			}
+		}
+		if (me == 0) {
+			rec_report_unsupported(all, n);
+			status = rec_assemble(run, all, paths, allwords, total_words, is_xfer);
+		}
+	} else if (me == 0) {
+		fprintf(stderr, REC_NAME ": no trace written: out of memory at MPI_Finalize\n");
+	}
+	PMPI_Bcast(&status, 1, MPI_INT, 0, run->priv);
+	unlink(run->stream_path);
+	if (me == 0 && paths && is_xfer) {
+		for (int r = 0; r < n; r++) {
+			if (is_xfer[r] && paths[r][0])
+				unlink(paths[r]);
+			if (is_xfer[r])
+				free(paths[r][0] ? paths[r] : NULL);
+		}
+	}
+	free(all);
+	free(lens);
+	free(displs);
+	free(wcounts);
+	free(wdispls);
+	free(pathbuf);
+	free(paths);
+	free(words);
+	free(allwords);
+	free(missing);
+	free(is_xfer);
+}
