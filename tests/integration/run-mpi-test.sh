@@ -26,7 +26,7 @@ if [ $# -lt 4 ]; then
   echo "usage: run-mpi-test.sh [--no-archive] [--stderr RE] [--env VAR=VALUE]... RECORDER_SO CHECKER PROGRAM NP [ARGS...]" >&2
   exit 2
 fi
-lib=$1 checker=$2 prog=$3 np=$4
+lib=$(realpath "$1") checker=$2 prog=$3 np=$4
 shift 4
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }

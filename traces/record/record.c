@@ -378,7 +378,6 @@ static void rec_start(int provided)
 	} agree = {0};
 	char run_tag[64];
 
-	rec.t0_ns = rec_clock_ns();
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &rec.rank) != MPI_SUCCESS ||
 	    PMPI_Comm_size(MPI_COMM_WORLD, &rec.size) != MPI_SUCCESS ||
 	    PMPI_Comm_dup(MPI_COMM_WORLD, &rec.priv) != MPI_SUCCESS ||
@@ -429,9 +428,11 @@ static void rec_start(int provided)
 	rec.is_sink_open = true;
 	atexit(rec_atexit);
 
+	/* Time zero: control returns to the program. */
+	rec.t0_ns = rec_clock_ns();
+	rec.last_end_ps = 0;
 	struct trace_op init = {.kind = TOP_INIT};
 	rec_append(&init);
-	rec.last_end_ps = 0;
 }
 
 int MPI_Init(int *argc, char ***argv)

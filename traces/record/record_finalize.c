@@ -70,56 +70,38 @@ static int rec_cmp_comm(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Rank 0: the manifest's communicator table from the gathered records.
- * Returns the count, or -1 on a collision (one line printed). */
-static int rec_build_comms(const uint32_t *words, size_t n_words, uint32_t n_ranks,
-			   struct trace_comm **out, uint32_t **storage)
+/* Rank 0: the manifest's communicator table from the gathered records
+ * (world and self are implicit in the archive). Returns the count, or -1
+ * on a collision or allocation failure (one line printed). */
+static int rec_build_comms(const uint32_t *words, size_t n_words, struct trace_comm **out)
 {
-	size_t n = 2, k = 0, m = 0;
+	size_t n = 0, k = 0;
 	struct trace_comm *v;
-	uint32_t *ranks;
 
 	for (size_t i = 0; i + 1 < n_words; i += 2 + words[i + 1])
 		n++;
-	v = calloc(n, sizeof *v);
-	ranks = malloc((n_words + n_ranks + 1) * sizeof *ranks);
-	if (!v || !ranks) {
-		free(v);
-		free(ranks);
-		fprintf(stderr, REC_NAME ": out of memory assembling the communicator table\n");
+	v = calloc(n ? n : 1, sizeof *v);
+	if (!v) {
+		fprintf(stderr, REC_NAME ": no trace written: out of memory\n");
 		return -1;
 	}
-	for (uint32_t r = 0; r < n_ranks; r++)
-		ranks[r] = r;
-	/* Self is per rank; its entry names rank 0 as a placeholder member
-	 * (docs/recorder.md). */
-	ranks[n_ranks] = 0;
-	v[0] = (struct trace_comm){.id = TRACE_COMM_WORLD, .size = n_ranks, .world_ranks = ranks};
-	v[1] = (struct trace_comm){.id = TRACE_COMM_SELF, .size = 1, .world_ranks = ranks + n_ranks};
-	m = n_ranks + 1;
-	k = 2;
 	for (size_t i = 0; i + 1 < n_words; i += 2 + words[i + 1]) {
 		v[k].id = words[i];
 		v[k].size = words[i + 1];
-		v[k].world_ranks = ranks + m;
-		memcpy(ranks + m, words + i + 2, words[i + 1] * sizeof *ranks);
-		m += words[i + 1];
+		v[k].world_ranks = (uint32_t *)(words + i + 2); /* the manifest only reads them */
 		k++;
 	}
-	qsort(v + 2, k - 2, sizeof *v, rec_cmp_comm);
-	for (size_t i = 3; i < k; i++) {
+	qsort(v, k, sizeof *v, rec_cmp_comm);
+	for (size_t i = 1; i < k; i++) {
 		if (v[i].id == v[i - 1].id) {
 			fprintf(stderr,
-				REC_NAME ": communicator id collision (%" PRIu32
-				"); no trace written\n",
+				REC_NAME ": no trace written: communicator id collision (%" PRIu32 ")\n",
 				v[i].id);
 			free(v);
-			free(ranks);
 			return -1;
 		}
 	}
 	*out = v;
-	*storage = ranks;
 	return (int)k;
 }
 
@@ -211,7 +193,6 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 {
 	struct trace_manifest m = {0};
 	struct trace_comm *comms = NULL;
-	uint32_t *comm_storage = NULL;
 	uint64_t *per_rank = NULL;
 	int n = run->size, n_comms, rc = -1;
 	uint64_t total_ops = 0;
@@ -232,7 +213,7 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 			return -1;
 		}
 	}
-	n_comms = rec_build_comms(words, n_words, (uint32_t)n, &comms, &comm_storage);
+	n_comms = rec_build_comms(words, n_words, &comms);
 	if (n_comms < 0)
 		return -1;
 	per_rank = malloc(3 * (size_t)n * sizeof *per_rank);
@@ -240,6 +221,7 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 		fprintf(stderr, REC_NAME ": no trace written: out of memory\n");
 		goto out;
 	}
+	m.format_version = TRACE_FORMAT_VERSION;
 	m.n_ranks = (uint32_t)n;
 	m.application = (char *)run->application;
 	m.command_line = (char *)run->command_line;
@@ -272,7 +254,6 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 out:
 	free(per_rank);
 	free(comms);
-	free(comm_storage);
 	return rc;
 }
 

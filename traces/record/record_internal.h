@@ -40,7 +40,7 @@ enum rec_unsup {
 
 /* --- communicators (record_comm.c) --------------------------------------- */
 
-#define REC_COMM_NONE UINT32_MAX /* MPI_COMM_NULL / not recorded */
+#define REC_COMM_NONE TRACE_COMM_NULL /* MPI_COMM_NULL / not recorded */
 
 /* One communicator this rank belongs (or belonged) to. */
 struct rec_comm {
