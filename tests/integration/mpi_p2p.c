@@ -192,6 +192,16 @@ int main(int argc, char **argv)
 		sum += jv[8];
 	}
 
+	/* Immediate operations on MPI_PROC_NULL: Open MPI hands out one shared
+	 * request object for all of them; each still gets its own id, and a
+	 * completion takes the newest id of a handle first. */
+	MPI_Isend(iv, 1, MPI_INT, MPI_PROC_NULL, 2, W, &rq[0]);
+	EXPECT("isend peer=-2 tag=2 bytes=4 req=1");
+	MPI_Irecv(jv, 1, MPI_INT, MPI_PROC_NULL, 2, W, &rq[1]);
+	EXPECT("irecv peer=-2 tag=2 bytes=4 req=0");
+	MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+	EXPECT("waitall reqs=0,1 done=2");
+
 	mt_report("p2p", sum);
 	return mt_finish();
 }

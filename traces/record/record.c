@@ -7,6 +7,10 @@
  * a rank's stream tiles [0, MPI_Finalize] with no gaps or overlaps. The hot
  * path makes no system call and no allocation: the writer buffers encoded
  * ops and compresses a frame at a time.
+ * With NETLOOM_TRACE_POLLS=fold, an unsuccessful poll (test*, iprobe) that
+ * repeats the previous op exactly, with only compute in between, is not
+ * written: its time joins the compute interval that follows the first one,
+ * so the timeline is unchanged and a polling loop costs two ops.
  */
 #include "traces/record/record_internal.h"
 
@@ -25,6 +29,7 @@
 #endif
 
 #define REC_STR_MAX 4096
+#define REC_POLL_REQS_MAX 64 /* longer request lists are never folded */
 
 /* The one process-wide recorder state (see record_internal.h for why). */
 static struct rec_state {
@@ -39,6 +44,11 @@ static struct rec_state {
 	uint64_t last_end_ps;   /* end of the previous recorded call */
 	uint64_t start_unix;    /* rank 0's wall clock at MPI_Init, s */
 	uint64_t unsup[REC_UNSUP__COUNT];
+	bool is_fold_polls;     /* NETLOOM_TRACE_POLLS=fold */
+	bool is_poll_armed;     /* the last op written was an unsuccessful poll */
+	struct trace_op poll;   /* that poll (reqs copied to poll_reqs) */
+	uint32_t poll_reqs[REC_POLL_REQS_MAX];
+	uint64_t n_folded;      /* polls not written */
 	char out_path[PATH_MAX];
 	char stream_path[PATH_MAX];
 	char application[256];
@@ -158,9 +168,51 @@ void rec_end(struct rec_call *c, struct trace_op *op)
 	rec_end_n(c, op, 1);
 }
 
+static bool rec_is_failed_poll(const struct trace_op *op)
+{
+	return op->n_done == 0 && (op->kind == TOP_TEST || op->kind == TOP_TESTANY ||
+				   op->kind == TOP_TESTSOME || op->kind == TOP_TESTALL ||
+				   op->kind == TOP_IPROBE);
+}
+
+/* For NETLOOM_TRACE_POLLS=fold: true when op repeats the armed poll. */
+static bool rec_poll_repeats(const struct trace_op *op)
+{
+	const struct trace_op *p = &rec.poll;
+
+	return rec.is_poll_armed && rec_is_failed_poll(op) && op->kind == p->kind &&
+	       op->comm == p->comm && op->peer == p->peer && op->tag == p->tag &&
+	       op->req == p->req && op->flags == p->flags && op->n_reqs == p->n_reqs &&
+	       (!op->n_reqs || !memcmp(op->reqs, rec.poll_reqs, op->n_reqs * sizeof *op->reqs));
+}
+
+static void rec_poll_arm(const struct trace_op *op)
+{
+	rec.is_poll_armed = rec.is_fold_polls && rec_is_failed_poll(op) &&
+			    op->n_reqs <= REC_POLL_REQS_MAX;
+	if (!rec.is_poll_armed)
+		return;
+	rec.poll = *op;
+	if (op->n_reqs)
+		memcpy(rec.poll_reqs, op->reqs, op->n_reqs * sizeof *op->reqs);
+}
+
+uint64_t rec_folded_count(void)
+{
+	return rec.n_folded;
+}
+
 void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
 {
 	uint64_t t_end = rec_now_ps();
+
+	if (n == 1 && rec_poll_repeats(ops)) {
+		/* last_end_ps stays: the next compute interval covers this poll. */
+		rec.n_folded++;
+		c->is_on = false;
+		rec.depth--;
+		return;
+	}
 
 	if (c->t_ps > rec.last_end_ps) {
 		struct trace_op gap = {
@@ -175,6 +227,7 @@ void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
 		ops[i].dur_ps = i ? 0 : t_end - c->t_ps;
 		rec_append(&ops[i]);
 	}
+	rec_poll_arm(&ops[n - 1]);
 	rec.last_end_ps = t_end;
 	c->is_on = false;
 	rec.depth--;
@@ -409,6 +462,18 @@ static void rec_start(int provided)
 	snprintf(run_tag, sizeof run_tag, "%llx-%llx", (unsigned long long)agree.tag_pid,
 		 (unsigned long long)agree.tag_ns);
 
+	{
+		const char *polls = getenv("NETLOOM_TRACE_POLLS");
+		if (polls && *polls && strcmp(polls, "all") && strcmp(polls, "fold")) {
+			if (rec.rank == 0)
+				fprintf(stderr,
+					REC_NAME ": NETLOOM_TRACE_POLLS='%s': expected 'all' or 'fold'; "
+						 "not recording\n",
+					polls);
+			return;
+		}
+		rec.is_fold_polls = polls && !strcmp(polls, "fold");
+	}
 	rec_read_cmdline();
 	rec_read_machine();
 	rec_read_mpi_library();

@@ -28,6 +28,7 @@ struct rec_summary {
 	double runtime_s;
 	uint64_t path_len;    /* bytes of the stream path, NUL included */
 	uint64_t n_comm_words; /* uint32 words of communicator records */
+	uint64_t n_folded;     /* polls folded into compute (NETLOOM_TRACE_POLLS=fold) */
 	uint64_t unsup[REC_UNSUP__COUNT];
 };
 
@@ -186,6 +187,19 @@ static void rec_report_unsupported(const struct rec_summary *s, int n)
 			line);
 }
 
+static void rec_report_folded(const struct rec_summary *s, int n)
+{
+	uint64_t total = 0;
+
+	for (int r = 0; r < n; r++)
+		total += s[r].n_folded;
+	if (total)
+		fprintf(stderr,
+			REC_NAME ": %" PRIu64 " repeated unsuccessful polls folded into compute time "
+				 "(NETLOOM_TRACE_POLLS=fold)\n",
+			total);
+}
+
 /* Rank 0's part once everything is gathered; returns 0 when the archive
  * was written. */
 static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char **paths,
@@ -277,6 +291,7 @@ void rec_finalize_assemble(struct rec_run *run)
 	mine.runtime_s = run->runtime_s;
 	mine.path_len = strlen(run->stream_path) + 1;
 	mine.n_comm_words = words ? n_words : 0;
+	mine.n_folded = rec_folded_count();
 	for (int u = 0; u < REC_UNSUP__COUNT; u++)
 		mine.unsup[u] = rec_unsupported_count((enum rec_unsup)u);
 
@@ -361,6 +376,7 @@ void rec_finalize_assemble(struct rec_run *run)
 		}
 		if (me == 0) {
 			rec_report_unsupported(all, n);
+			rec_report_folded(all, n);
 			status = rec_assemble(run, all, paths, allwords, total_words, is_xfer);
 		}
 	} else if (me == 0) {

@@ -103,6 +103,8 @@ void rec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool rec_is_active(void);
 void rec_unsupported(enum rec_unsup what);
 uint64_t rec_unsupported_count(enum rec_unsup what);
+/* Unsuccessful polls NETLOOM_TRACE_POLLS=fold did not write. */
+uint64_t rec_folded_count(void);
 const char *rec_unsupported_text(enum rec_unsup what);
 
 /* count x datatype size in bytes (0 for count <= 0 or MPI_DATATYPE_NULL). */

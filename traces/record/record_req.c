@@ -5,9 +5,14 @@
  * request is live: from the call that creates it to its completion (or
  * MPI_Request_free; a persistent request lives until freed). Ids are
  * recycled last-freed-first, so they stay as small as the number of
- * requests in flight. The index is linear probing with backward-shift
- * deletion: O(1) expected per operation, no tombstones, and no allocation
- * unless the number of live requests reaches a new maximum.
+ * requests in flight. One handle can stand for several live requests:
+ * Open MPI returns one shared, already complete request object for every
+ * operation on MPI_PROC_NULL. The index is therefore a multimap, and a
+ * lookup returns the newest entry for the handle (a stale entry, left by a
+ * completion the recorder did not see, never shadows a live one). Linear
+ * probing with backward-shift deletion: O(1) expected per operation, no
+ * tombstones, no allocation unless the number of live requests reaches a
+ * new maximum.
  */
 #include "traces/record/record_internal.h"
 
@@ -17,6 +22,7 @@
 
 struct rec_req_slot {
 	MPI_Request handle;  /* MPI_REQUEST_NULL = empty */
+	uint64_t seq;        /* creation order: the newest entry of a handle wins */
 	uint32_t id;
 	uint8_t is_persistent;
 	uint8_t is_cancelled; /* MPI_Cancel was called on it */
@@ -29,6 +35,7 @@ static struct {
 	uint32_t *free_ids; /* stack of released ids */
 	size_t n_free, cap_free;
 	uint32_t next_id;   /* ids never handed out start here */
+	uint64_t next_seq;
 	size_t n_cancelled; /* live requests with is_cancelled set */
 } reqs;
 
@@ -68,11 +75,24 @@ void rec_req_teardown(void)
 	memset(&reqs, 0, sizeof reqs);
 }
 
+/* The slot of the newest entry for r, or the empty slot ending its probe
+ * run when there is none. */
 static size_t rec_req_find_slot(MPI_Request r)
+{
+	size_t s = rec_req_hash(r, reqs.n_slots), best = SIZE_MAX;
+
+	for (; reqs.slots[s].handle != MPI_REQUEST_NULL; s = (s + 1) & (reqs.n_slots - 1))
+		if (reqs.slots[s].handle == r && (best == SIZE_MAX || reqs.slots[s].seq > reqs.slots[best].seq))
+			best = s;
+	return best == SIZE_MAX ? s : best;
+}
+
+/* An empty slot for a new entry of r. */
+static size_t rec_req_free_slot(MPI_Request r)
 {
 	size_t s = rec_req_hash(r, reqs.n_slots);
 
-	while (reqs.slots[s].handle != MPI_REQUEST_NULL && reqs.slots[s].handle != r)
+	while (reqs.slots[s].handle != MPI_REQUEST_NULL)
 		s = (s + 1) & (reqs.n_slots - 1);
 	return s;
 }
@@ -88,7 +108,7 @@ static int rec_req_grow(void)
 	}
 	for (size_t i = 0; i < n_old; i++)
 		if (old[i].handle != MPI_REQUEST_NULL)
-			reqs.slots[rec_req_find_slot(old[i].handle)] = old[i];
+			reqs.slots[rec_req_free_slot(old[i].handle)] = old[i];
 	free(old);
 	return 0;
 }
@@ -104,19 +124,11 @@ uint32_t rec_req_new(MPI_Request r, bool is_persistent)
 		rec_fail("out of memory (%zu live requests)", reqs.n_live);
 		return REC_REQ_NONE;
 	}
-	s = rec_req_find_slot(r);
-	if (reqs.slots[s].handle == r) {
-		/* MPI handed out a handle we still think is live: the program
-		 * completed it through a call we do not see (e.g. a file I/O
-		 * wait). Its old id is retired with it. */
-		id = reqs.slots[s].id;
-		reqs.n_cancelled -= reqs.slots[s].is_cancelled;
-	} else {
-		id = reqs.n_free ? reqs.free_ids[--reqs.n_free] : reqs.next_id++;
-		reqs.n_live++;
-	}
+	s = rec_req_free_slot(r);
+	id = reqs.n_free ? reqs.free_ids[--reqs.n_free] : reqs.next_id++;
+	reqs.n_live++;
 	reqs.slots[s] = (struct rec_req_slot){
-		.handle = r, .id = id, .is_persistent = is_persistent};
+		.handle = r, .seq = reqs.next_seq++, .id = id, .is_persistent = is_persistent};
 	return id;
 }
 
