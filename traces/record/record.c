@@ -11,6 +11,10 @@
  * repeats the previous op exactly, with only compute in between, is not
  * written: its time joins the compute interval that follows the first one,
  * so the timeline is unchanged and a polling loop costs two ops.
+ * With NETLOOM_TRACE_START_BARRIER=N, the trace starts when the program's
+ * N-th MPI_Barrier on MPI_COMM_WORLD returns (on every rank at the same
+ * point of the program): before it, communicators are tracked but nothing
+ * is written, and time zero moves to the window's start.
  */
 #include "traces/record/record_internal.h"
 
@@ -44,6 +48,9 @@ static struct rec_state {
 	uint64_t last_end_ps;   /* end of the previous recorded call */
 	uint64_t start_unix;    /* rank 0's wall clock at MPI_Init, s */
 	uint64_t unsup[REC_UNSUP__COUNT];
+	bool is_writing;        /* inside the recorded window (NETLOOM_TRACE_START_BARRIER) */
+	uint64_t start_barrier; /* world barriers to skip; 0 = record from MPI_Init */
+	uint64_t n_world_barriers; /* MPI_Barrier(MPI_COMM_WORLD) calls returned so far */
 	bool is_fold_polls;     /* NETLOOM_TRACE_POLLS=fold */
 	bool is_poll_armed;     /* the last op written was an unsuccessful poll */
 	struct trace_op poll;   /* that poll (reqs copied to poll_reqs) */
@@ -121,8 +128,36 @@ void rec_fail(const char *fmt, ...)
 
 void rec_unsupported(enum rec_unsup what)
 {
-	if (rec.is_active)
+	if (rec.is_active && rec.is_writing)
 		rec.unsup[what]++;
+}
+
+bool rec_is_writing(void)
+{
+	return rec.is_writing;
+}
+
+static void rec_append(const struct trace_op *op)
+{
+	if (rec.is_active && rec_sink_append(op) < 0)
+		rec_fail("%s", rec_sink_error());
+}
+
+/* Open the recorded window: time zero is now, the stream starts with init. */
+static void rec_window_open(void)
+{
+	struct trace_op init = {.kind = TOP_INIT};
+
+	rec.t0_ns = rec_clock_ns();
+	rec.last_end_ps = 0;
+	rec.is_writing = true;
+	rec_append(&init);
+}
+
+void rec_world_barrier_done(void)
+{
+	if (rec.is_active && !rec.is_writing && ++rec.n_world_barriers == rec.start_barrier)
+		rec_window_open();
 }
 
 uint64_t rec_unsupported_count(enum rec_unsup what)
@@ -155,12 +190,6 @@ void rec_skip(struct rec_call *c)
 {
 	c->is_on = false;
 	rec.depth--;
-}
-
-static void rec_append(const struct trace_op *op)
-{
-	if (rec.is_active && rec_sink_append(op) < 0)
-		rec_fail("%s", rec_sink_error());
 }
 
 void rec_end(struct rec_call *c, struct trace_op *op)
@@ -206,6 +235,11 @@ void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
 {
 	uint64_t t_end = rec_now_ps();
 
+	if (!rec.is_writing) {
+		c->is_on = false;
+		rec.depth--;
+		return;
+	}
 	if (n == 1 && rec_poll_repeats(ops)) {
 		/* last_end_ps stays: the next compute interval covers this poll. */
 		rec.n_folded++;
@@ -474,6 +508,25 @@ static void rec_start(int provided)
 		}
 		rec.is_fold_polls = polls && !strcmp(polls, "fold");
 	}
+	{
+		const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
+		char *end = NULL;
+		unsigned long long v = 0;
+		if (sb && *sb) {
+			errno = 0;
+			v = strtoull(sb, &end, 10);
+			if (errno || !end || *end || *sb == '-') {
+				if (rec.rank == 0)
+					fprintf(stderr,
+						REC_NAME ": NETLOOM_TRACE_START_BARRIER='%s': expected a "
+							 "count of MPI_Barrier calls on MPI_COMM_WORLD "
+							 "(0 or more); not recording\n",
+						sb);
+				return;
+			}
+		}
+		rec.start_barrier = v;
+	}
 	rec_read_cmdline();
 	rec_read_machine();
 	rec_read_mpi_library();
@@ -493,11 +546,9 @@ static void rec_start(int provided)
 	rec.is_sink_open = true;
 	atexit(rec_atexit);
 
-	/* Time zero: control returns to the program. */
-	rec.t0_ns = rec_clock_ns();
-	rec.last_end_ps = 0;
-	struct trace_op init = {.kind = TOP_INIT};
-	rec_append(&init);
+	/* Time zero: control returns to the program (or the window opens). */
+	if (rec.start_barrier == 0)
+		rec_window_open();
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -534,6 +585,11 @@ static void rec_stop(void)
 	};
 	struct rec_call c;
 
+	if (rec.is_active && !rec.is_writing)
+		rec_fail("the recorded window never opened: NETLOOM_TRACE_START_BARRIER=%llu, but "
+			 "the program called MPI_Barrier on MPI_COMM_WORLD %llu times",
+			 (unsigned long long)rec.start_barrier,
+			 (unsigned long long)rec.n_world_barriers);
 	rec_begin(&c);
 	if (c.is_on) {
 		struct trace_op op = {.kind = TOP_FINALIZE};

@@ -259,9 +259,18 @@ static bool rec_fill_reduce_scatter_block(struct trace_op *op, const struct rec_
 
 /* --- wrappers ---------------------------------------------------------------- */
 
-int MPI_Barrier(MPI_Comm comm)
+static int rec_barrier(MPI_Comm comm)
 {
 	REC_COLL(TOP_BARRIER, comm, PMPI_Barrier(comm), NULL, true);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+	int rc = rec_barrier(comm);
+
+	if (rc == MPI_SUCCESS && comm == MPI_COMM_WORLD)
+		rec_world_barrier_done();
+	return rc;
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)

@@ -101,6 +101,11 @@ void rec_skip(struct rec_call *c);
 /* Stop recording on this rank with one line on stderr. */
 void rec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool rec_is_active(void);
+/* Inside the recorded window (NETLOOM_TRACE_START_BARRIER): ops are
+ * written and requests get ids. Outside it only communicators are tracked. */
+bool rec_is_writing(void);
+/* MPI_Barrier(MPI_COMM_WORLD) returned in the program. */
+void rec_world_barrier_done(void);
 void rec_unsupported(enum rec_unsup what);
 uint64_t rec_unsupported_count(enum rec_unsup what);
 /* Unsuccessful polls NETLOOM_TRACE_POLLS=fold did not write. */

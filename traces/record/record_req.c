@@ -118,7 +118,9 @@ uint32_t rec_req_new(MPI_Request r, bool is_persistent)
 	size_t s;
 	uint32_t id;
 
-	if (!reqs.slots || r == MPI_REQUEST_NULL)
+	/* Before the recorded window, requests are not tracked: their
+	 * completions inside it are left out (and counted). */
+	if (!reqs.slots || r == MPI_REQUEST_NULL || !rec_is_writing())
 		return REC_REQ_NONE;
 	if (2 * (reqs.n_live + 1) > reqs.n_slots && rec_req_grow() < 0) {
 		rec_fail("out of memory (%zu live requests)", reqs.n_live);
