@@ -477,7 +477,7 @@ static void rec_start(int provided)
 
 	if (rec.rank == 0) {
 		agree.tag_pid = (uint64_t)getpid();
-		agree.tag_ns = rec.t0_ns;
+		agree.tag_ns = rec_clock_ns();
 		agree.start_unix = (uint64_t)time(NULL);
 	}
 	agree.is_multiple = provided == MPI_THREAD_MULTIPLE;

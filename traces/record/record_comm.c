@@ -50,6 +50,15 @@ static uint64_t rec_mix64(uint64_t x)
 	return x;
 }
 
+uint32_t rec_comm_lowest(const struct rec_comm *e)
+{
+	uint32_t lowest = UINT32_MAX;
+
+	for (uint32_t i = 0; i < e->size; i++)
+		lowest = e->world_ranks[i] < lowest ? e->world_ranks[i] : lowest;
+	return lowest;
+}
+
 static uint32_t rec_comm_derive_id(uint32_t parent, uint32_t seq, uint32_t lowest)
 {
 	uint64_t h = rec_mix64(0x6e65746c6f6f6d00ull ^ parent);
@@ -221,10 +230,7 @@ static uint32_t rec_comm_register(uint32_t parent, uint32_t seq, MPI_Comm c)
 		return REC_COMM_NONE;
 	}
 	e = &comms.v[comms.n - 1];
-	lowest = e->world_ranks[0];
-	for (uint32_t i = 1; i < e->size; i++)
-		if (e->world_ranks[i] < lowest)
-			lowest = e->world_ranks[i];
+	lowest = rec_comm_lowest(e);
 	id = rec_comm_derive_id(parent, seq, lowest);
 	for (size_t i = 0; i + 1 < comms.n; i++) {
 		if (comms.v[i].id == id) {
@@ -298,10 +304,7 @@ static void rec_ctor_end(struct rec_ctor *k, int rc, uint16_t kind, MPI_Comm *ne
 			op.key = *key;
 		} else if (op.new_comm != REC_COMM_NONE) {
 			rec_comm_lookup(*newcomm, &info);
-			op.color = (int32_t)info->world_ranks[0];
-			for (uint32_t i = 1; i < info->size; i++)
-				if ((int32_t)info->world_ranks[i] < op.color)
-					op.color = (int32_t)info->world_ranks[i];
+			op.color = (int32_t)rec_comm_lowest(info);
 			op.key = info->my_rank;
 		} else {
 			op.color = -1;

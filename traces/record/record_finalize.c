@@ -48,12 +48,8 @@ static uint32_t *rec_comm_records(size_t *n_words)
 		return NULL;
 	for (size_t i = 0; i < rec_comm_count(); i++) {
 		const struct rec_comm *e = rec_comm_at(i);
-		uint32_t lowest = UINT32_MAX;
-		if (e->id <= TRACE_COMM_SELF || e->id == REC_COMM_NONE)
-			continue;
-		for (uint32_t j = 0; j < e->size; j++)
-			lowest = e->world_ranks[j] < lowest ? e->world_ranks[j] : lowest;
-		if ((int)lowest != rec_world_rank())
+		if (e->id <= TRACE_COMM_SELF || e->id == REC_COMM_NONE ||
+		    (int)rec_comm_lowest(e) != rec_world_rank())
 			continue;
 		v[k++] = e->id;
 		v[k++] = e->size;
@@ -271,19 +267,63 @@ out:
 	return rc;
 }
 
+/* Rank 0's side of the gathers. */
+struct rec_gather {
+	struct rec_summary *all;           /* [n] */
+	int *lens, *displs, *wcounts, *wdispls; /* [n] Gatherv layouts */
+	char **paths;                      /* [n] stream path rank 0 reads */
+	char **xfer;                       /* [n] local copy of a shipped stream, or NULL */
+	bool *is_xfer;                     /* [n] */
+	char *pathbuf;                     /* gathered stream paths */
+	uint32_t *words;                   /* gathered communicator records */
+	size_t n_words;
+};
+
+static void rec_gather_release(struct rec_gather *g, int n)
+{
+	for (int r = 0; g->xfer && r < n; r++) {
+		if (g->xfer[r])
+			unlink(g->xfer[r]);
+		free(g->xfer[r]);
+	}
+	free(g->all);
+	free(g->lens);
+	free(g->displs);
+	free(g->wcounts);
+	free(g->wdispls);
+	free(g->paths);
+	free(g->xfer);
+	free(g->is_xfer);
+	free(g->pathbuf);
+	free(g->words);
+}
+
+/* Rank 0: a stream it cannot read is shipped to it and read from a copy
+ * beside the archive. */
+static void rec_fetch_stream(struct rec_run *run, struct rec_gather *g, int r)
+{
+	size_t len = strlen(run->out_path) + 32;
+
+	g->is_xfer[r] = true;
+	g->xfer[r] = malloc(len);
+	if (g->xfer[r])
+		snprintf(g->xfer[r], len, "%s.r%d.xfer", run->out_path, r);
+	if (rec_xfer_recv(r, g->xfer[r] ? g->xfer[r] : "/dev/null", run->priv) < 0 && g->xfer[r]) {
+		unlink(g->xfer[r]);
+		free(g->xfer[r]);
+		g->xfer[r] = NULL;
+	}
+	g->paths[r] = g->xfer[r] ? g->xfer[r] : (char *)"";
+}
+
 void rec_finalize_assemble(struct rec_run *run)
 {
-	struct rec_summary mine = {0}, *all = NULL;
-	int n = run->size, me = run->rank;
-	int *lens = NULL, *displs = NULL, *wcounts = NULL, *wdispls = NULL;
-	char *pathbuf = NULL, **paths = NULL;
-	uint32_t *words = NULL, *allwords = NULL;
-	size_t n_words = 0, total_words = 0, total_path = 0;
-	uint8_t *missing = NULL;
-	bool *is_xfer = NULL;
-	int status = 0;
+	struct rec_summary mine = {0};
+	struct rec_gather g = {0};
+	int n = run->size, me = run->rank, go = 1, status = -1;
+	size_t n_words = 0, total_path = 0;
+	uint32_t *words = rec_comm_records(&n_words);
 
-	words = rec_comm_records(&n_words);
 	mine.is_ok = run->is_ok && words != NULL;
 	mine.n_ops = run->n_ops;
 	mine.n_bytes = run->n_bytes;
@@ -295,112 +335,73 @@ void rec_finalize_assemble(struct rec_run *run)
 	for (int u = 0; u < REC_UNSUP__COUNT; u++)
 		mine.unsup[u] = rec_unsupported_count((enum rec_unsup)u);
 
+	/* Every rank follows the same sequence of collectives whatever its
+	 * own state; rank 0 says with `go` whether the next step happens. */
 	if (me == 0) {
-		all = calloc((size_t)n, sizeof *all);
-		lens = calloc((size_t)n, sizeof *lens);
-		displs = calloc((size_t)n, sizeof *displs);
-		wcounts = calloc((size_t)n, sizeof *wcounts);
-		wdispls = calloc((size_t)n, sizeof *wdispls);
-		missing = calloc((size_t)n, 1);
-		is_xfer = calloc((size_t)n, sizeof *is_xfer);
-		paths = calloc((size_t)n, sizeof *paths);
+		g.all = calloc((size_t)n, sizeof *g.all);
+		g.lens = calloc((size_t)n, sizeof *g.lens);
+		g.displs = calloc((size_t)n, sizeof *g.displs);
+		g.wcounts = calloc((size_t)n, sizeof *g.wcounts);
+		g.wdispls = calloc((size_t)n, sizeof *g.wdispls);
+		g.paths = calloc((size_t)n, sizeof *g.paths);
+		g.xfer = calloc((size_t)n, sizeof *g.xfer);
+		g.is_xfer = calloc((size_t)n, sizeof *g.is_xfer);
+		go = g.all && g.lens && g.displs && g.wcounts && g.wdispls && g.paths && g.xfer &&
+		     g.is_xfer;
 	}
-	/* Every rank takes part in every step even when rank 0 is short of
-	 * memory: a NULL receive buffer at rank 0 is then replaced by a
-	 * single-element dummy, and the failure reported at the end. */
-	struct rec_summary dummy_s;
-	if (PMPI_Gather(&mine, sizeof mine, MPI_BYTE, all ? (void *)all : (void *)&dummy_s,
-			sizeof mine, MPI_BYTE, 0, run->priv) != MPI_SUCCESS)
-		status = -1;
-
-	bool is_mem_ok = !me ? all && lens && displs && wcounts && wdispls && missing && is_xfer && paths
-			     : true;
-	if (me == 0 && is_mem_ok) {
-		for (int r = 0; r < n; r++) {
-			lens[r] = (int)all[r].path_len;
-			displs[r] = (int)total_path;
-			total_path += all[r].path_len;
-			wcounts[r] = (int)all[r].n_comm_words;
-			wdispls[r] = (int)total_words;
-			total_words += all[r].n_comm_words;
-		}
-		pathbuf = malloc(total_path ? total_path : 1);
-		allwords = malloc((total_words ? total_words : 1) * sizeof *allwords);
-		if (!pathbuf || !allwords)
-			is_mem_ok = false;
-	}
-	/* Rank 0 out of memory: gather nothing (counts of zero everywhere). */
-	int go = is_mem_ok;
 	PMPI_Bcast(&go, 1, MPI_INT, 0, run->priv);
-	if (go) {
-		PMPI_Gatherv(run->stream_path, (int)mine.path_len, MPI_CHAR, pathbuf, lens, displs,
-			     MPI_CHAR, 0, run->priv);
-		PMPI_Gatherv(words, (int)mine.n_comm_words, MPI_UINT32_T, allwords, wcounts, wdispls,
-			     MPI_UINT32_T, 0, run->priv);
-		if (me == 0) {
-			for (int r = 0; r < n; r++) {
-				paths[r] = pathbuf + displs[r];
-				missing[r] = all[r].is_ok && access(paths[r], R_OK) != 0;
-				if (getenv("NETLOOM_TRACE_FORCE_TRANSFER") && r)
-					missing[r] = all[r].is_ok;
-			}
-		} else {
-			missing = calloc((size_t)n, 1);
-			if (!missing)
-				status = -1;
-		}
-		/* Non-root ranks short of memory still need the list: fall back
-		 * to a stack byte per rank (the transfer step is rare). */
-		uint8_t one = 0;
+	if (!go)
+		goto out;
+	PMPI_Gather(&mine, sizeof mine, MPI_BYTE, g.all, sizeof mine, MPI_BYTE, 0, run->priv);
+	if (me == 0) {
 		for (int r = 0; r < n; r++) {
-			uint8_t *slot = missing ? &missing[r] : &one;
-			PMPI_Bcast(slot, 1, MPI_UINT8_T, 0, run->priv);
-			if (!slot[0])
-				continue;
-			if (me == r)
-				rec_xfer_send(run->stream_path, run->priv);
-			if (me == 0) {
-				char *tmp = malloc(strlen(run->out_path) + 32);
-				is_xfer[r] = true;
-				if (tmp) {
-					sprintf(tmp, "%s.r%d.xfer", run->out_path, r);
-					if (rec_xfer_recv(r, tmp, run->priv) < 0) {
-						unlink(tmp);
-						tmp[0] = '\0';
-					}
-				} else {
-					rec_xfer_recv(r, "/dev/null", run->priv);
-				}
-				paths[r] = tmp ? tmp : (char *)"";
-			}
+			g.lens[r] = (int)g.all[r].path_len;
+			g.displs[r] = (int)total_path;
+			total_path += g.all[r].path_len;
+			g.wcounts[r] = (int)g.all[r].n_comm_words;
+			g.wdispls[r] = (int)g.n_words;
+			g.n_words += g.all[r].n_comm_words;
 		}
-		if (me == 0) {
-			rec_report_unsupported(all, n);
-			rec_report_folded(all, n);
-			status = rec_assemble(run, all, paths, allwords, total_words, is_xfer);
-		}
-	} else if (me == 0) {
-		fprintf(stderr, REC_NAME ": no trace written: out of memory at MPI_Finalize\n");
+		g.pathbuf = malloc(total_path);
+		g.words = malloc((g.n_words ? g.n_words : 1) * sizeof *g.words);
+		go = g.pathbuf && g.words;
 	}
+	PMPI_Bcast(&go, 1, MPI_INT, 0, run->priv);
+	if (!go)
+		goto out;
+	PMPI_Gatherv(run->stream_path, (int)mine.path_len, MPI_CHAR, g.pathbuf, g.lens, g.displs,
+		     MPI_CHAR, 0, run->priv);
+	PMPI_Gatherv(words, (int)mine.n_comm_words, MPI_UINT32_T, g.words, g.wcounts, g.wdispls,
+		     MPI_UINT32_T, 0, run->priv);
+	/* One rank at a time: rank 0 says whether it needs the stream shipped. */
+	for (int r = 0; r < n; r++) {
+		int is_missing = 0;
+		if (me == 0) {
+			g.paths[r] = g.pathbuf + g.displs[r];
+			is_missing = g.all[r].is_ok && r > 0 &&
+				     (access(g.paths[r], R_OK) != 0 ||
+				      getenv("NETLOOM_TRACE_FORCE_TRANSFER"));
+		}
+		PMPI_Bcast(&is_missing, 1, MPI_INT, 0, run->priv);
+		if (!is_missing)
+			continue;
+		if (me == r)
+			rec_xfer_send(run->stream_path, run->priv);
+		else if (me == 0)
+			rec_fetch_stream(run, &g, r);
+	}
+	if (me == 0) {
+		rec_report_unsupported(g.all, n);
+		rec_report_folded(g.all, n);
+		status = rec_assemble(run, g.all, g.paths, g.words, g.n_words, g.is_xfer);
+	}
+out:
+	if (!go && me == 0)
+		fprintf(stderr, REC_NAME ": no trace written: out of memory at MPI_Finalize\n");
+	/* Stream files go whatever happened; rank 0 has read them by now. */
 	PMPI_Bcast(&status, 1, MPI_INT, 0, run->priv);
 	unlink(run->stream_path);
-	if (me == 0 && paths && is_xfer) {
-		for (int r = 0; r < n; r++) {
-			if (is_xfer[r] && paths[r][0])
-				unlink(paths[r]);
-			if (is_xfer[r])
-				free(paths[r][0] ? paths[r] : NULL);
-		}
-	}
-	free(all);
-	free(lens);
-	free(displs);
-	free(wcounts);
-	free(wdispls);
-	free(pathbuf);
-	free(paths);
+	if (me == 0)
+		rec_gather_release(&g, n);
 	free(words);
-	free(allwords);
-	free(missing);
-	free(is_xfer);
 }

@@ -59,6 +59,8 @@ void rec_comm_teardown(void);
 uint32_t rec_comm_lookup(MPI_Comm c, const struct rec_comm **info);
 /* All communicators ever registered on this rank (for the manifest). */
 size_t rec_comm_count(void);
+/* Lowest world rank among its members. */
+uint32_t rec_comm_lowest(const struct rec_comm *e);
 const struct rec_comm *rec_comm_at(size_t i);
 
 /* --- requests (record_req.c) --------------------------------------------- */
