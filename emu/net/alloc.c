@@ -134,6 +134,53 @@ static void fl_separable(struct flitnet *n, bool input_first, const struct fl_ar
 void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_areq *reqs, uint32_t n_req,
 		 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
 {
+	/* All requests from one input (a head flit asking for several VCs):
+	 * every output grants it and it accepts the best one; iSLIP by round
+	 * robin alone, separable arbiters by priority first. */
+	bool one_in = true, one_out = true;
+	for (uint32_t k = 1; k < n_req; k++) {
+		one_in &= reqs[k].in == reqs[0].in;
+		one_out &= reqs[k].out == reqs[0].out;
+	}
+	if (one_in || one_out) {
+		int32_t i = reqs[0].in;
+		uint32_t best = 0;
+		for (uint32_t k = 1; k < n_req; k++) {
+			const struct fl_areq *a = &reqs[k], *b = &reqs[best];
+			int32_t pa = one_in ? a->in_pri : a->out_pri, pb = one_in ? b->in_pri : b->out_pri;
+			uint32_t ka = one_in ? fl_rr_key(a->out, aptr[i], n_out) : fl_rr_key(a->in, gptr[a->out], n_in);
+			uint32_t kb = one_in ? fl_rr_key(b->out, aptr[i], n_out) : fl_rr_key(b->in, gptr[b->out], n_in);
+			if (kind == FL_ALLOC_ISLIP ? ka < kb : fl_better(pa, ka, pb, kb))
+				best = k;
+		}
+		int32_t bi = reqs[best].in, bo = reqs[best].out;
+		n->in_match[bi] = bo;
+		n->out_match[bo] = bi;
+		aptr[bi] = (uint16_t)(((uint32_t)bo + 1) % n_out);
+		gptr[bo] = (uint16_t)(((uint32_t)bi + 1) % n_in);
+		return;
+	}
+	/* No two requests share an input or an output: every allocator grants
+	 * them all, and moves every pointer past its match. */
+	if (n_req <= 8) {
+		bool disjoint = true;
+		for (uint32_t a = 0; a < n_req && disjoint; a++)
+			for (uint32_t b = a + 1; b < n_req; b++)
+				if (reqs[a].in == reqs[b].in || reqs[a].out == reqs[b].out) {
+					disjoint = false;
+					break;
+				}
+		if (disjoint) {
+			for (uint32_t k = 0; k < n_req; k++) {
+				int32_t i = reqs[k].in, o = reqs[k].out;
+				n->in_match[i] = o;
+				n->out_match[o] = i;
+				aptr[i] = (uint16_t)(((uint32_t)o + 1) % n_out);
+				gptr[o] = (uint16_t)(((uint32_t)i + 1) % n_in);
+			}
+			return;
+		}
+	}
 	switch (kind) {
 	case FL_ALLOC_ISLIP:
 		fl_islip(n, iters, reqs, n_req, n_in, n_out, aptr, gptr);

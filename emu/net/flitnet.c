@@ -158,7 +158,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->routers);
 	free(n->items);
 	free(n->xitems);
-	free(n->port_lat);
+	free(n->link);
 	free(n->iv_state);
 	free(n->iv_out_vc);
 	free(n->iv_out_port);
@@ -237,6 +237,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->V = (uint32_t)rc->num_vcs;
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
+	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
 	n->free_pkt = n->free_run = n->free_msg = FL_NONE;
 
 	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
@@ -254,7 +255,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->cand_cap = ROUTE_MAX_CANDS;
 
 	FL_CALLOC(n->routers, R);
-	FL_CALLOC(n->port_lat, P);
+	FL_CALLOC(n->link, P);
 	FL_CALLOC(n->iv_state, IV);
 	FL_CALLOC(n->iv_out_vc, IV);
 	FL_CALLOC(n->iv_out_port, IV);
@@ -305,17 +306,25 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		struct fl_router *ro = &n->routers[r];
 		ro->port_base = t->port_base[r];
 		ro->n_ports = (uint16_t)topo_router_ports(t, r);
-		ro->qcap = (uint16_t)((uint32_t)ro->n_ports * V > 65535 ? 65535 : ro->n_ports * V);
-		if ((uint32_t)ro->n_ports * V > 65535) {
+		uint32_t qcap = 1;
+		while (qcap < (uint32_t)ro->n_ports * V)
+			qcap <<= 1;
+		if (qcap > 32768) {
 			flitnet_free(n);
-			return nl_errf(err, NL_ERANGE, "router %u: %u ports x %u VCs exceeds 65535", r,
+			return nl_errf(err, NL_ERANGE, "router %u: %u ports x %u VCs exceeds 32768", r,
 				       ro->n_ports, V);
 		}
+		ro->qcap = (uint16_t)qcap;
 		ro->q_off = (uint32_t)q_total;
 		q_total += 3u * ro->qcap;
-		uint32_t xcap = ro->n_ports * (uint32_t)rc->input_speedup * steps * (n->Xd + 2);
-		if (xcap > 65535)
-			xcap = 65535;
+		uint32_t xneed = ro->n_ports * (uint32_t)rc->input_speedup * steps * (n->Xd + 2), xcap = 1;
+		while (xcap < xneed)
+			xcap <<= 1;
+		if (xcap > 32768) {
+			flitnet_free(n);
+			return nl_errf(err, NL_ERANGE, "router %u: crossbar pipeline of %u flits exceeds 32768", r,
+				       xneed);
+		}
 		ro->xq_cap = (uint16_t)xcap;
 		ro->xq_off = (uint32_t)xq_total;
 		xq_total += xcap;
@@ -327,7 +336,24 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->xitems, xq_total);
 
 	for (uint32_t g = 0; g < P; g++)
-		n->port_lat[g] = topo_port_is_network(t, g) ? (uint16_t)nc->channel_latency : 1;
+	{
+		struct fl_link *l = &n->link[g];
+		uint32_t peer = t->peer[g];
+		l->network = topo_port_is_network(t, g);
+		l->lat = l->network ? (uint16_t)nc->channel_latency : 1;
+		if (peer == TOPO_NONE) {
+			l->target = FL_NONE;
+		} else if (peer & TOPO_EP_BIT) {
+			l->target = peer & ~TOPO_EP_BIT;
+			l->flit_kind = EV_FLIT_NIC;
+			l->credit_kind = EV_CREDIT_NIC;
+		} else {
+			l->target = t->port_router[peer];
+			l->port = (uint16_t)(peer - t->port_base[l->target]);
+			l->flit_kind = EV_FLIT_ROUTER;
+			l->credit_kind = EV_CREDIT_ROUTER;
+		}
+	}
 	uint32_t max_delay = (uint32_t)nc->channel_latency + 2u + (uint32_t)rc->credit_delay;
 	uint32_t w = 1;
 	while (w <= max_delay + 1)
@@ -416,7 +442,8 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 		n->ov_occ[ov]--;
 		if (n->rc.wait_for_tail_credit && n->ov_occ[ov] == 0 && n->ov_tail_sent[ov])
 			n->ov_owner[ov] = FL_NONE;
-		fl_activate_router(n, ev->target, n->now);
+		/* No activation: a router with a VC waiting for this credit has
+		 * a switch-allocation item queued and is active already. */
 		break;
 	}
 	case EV_FLIT_NIC:
@@ -456,8 +483,11 @@ static void fl_cycle(struct flitnet *n)
 		uint32_t r = n->act_r[i];
 		for (uint32_t k = 0; k < steps; k++)
 			fl_router_step(n, r);
-		if (fl_router_busy(n, r))
-			fl_activate_router(n, r, t + 1);
+		const struct fl_router *ro = &n->routers[r];
+		if ((ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len) && ro->stamp != t + 2) {
+			n->routers[r].stamp = t + 2;
+			n->act_r_next[n->n_act_r_next++] = r;
+		}
 	}
 
 	uint32_t *tmp = n->act_r;

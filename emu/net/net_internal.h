@@ -68,6 +68,19 @@ struct fl_slot {
 	uint32_t n, cap;
 };
 
+/* The far end of a router port, precomputed so the hot path never looks
+ * at the topology: flits leaving the port and credits for flits that
+ * arrived on it go to the same place. */
+struct fl_link {
+	uint32_t target;     /* router or endpoint */
+	uint16_t port;       /* local port at the target router */
+	uint8_t flit_kind;   /* EV_FLIT_ROUTER or EV_FLIT_NIC */
+	uint8_t credit_kind; /* EV_CREDIT_ROUTER or EV_CREDIT_NIC */
+	uint16_t lat;        /* channel latency, cycles */
+	uint8_t network;     /* router-to-router */
+	uint8_t pad;
+};
+
 /* A packet in flight (pool entry). */
 struct fl_pkt {
 	uint64_t ctime;     /* creation cycle (source queue entry) */
@@ -85,9 +98,11 @@ struct fl_pkt {
 /* A run of consecutive flits of one packet in a VC buffer (pool entry). */
 struct fl_run {
 	uint32_t pkt;
-	uint16_t seq; /* first flit of the run */
-	uint16_t n;   /* flits in the run */
+	uint16_t seq;  /* first flit of the run */
+	uint16_t n;    /* flits in the run */
 	uint32_t next;
+	uint16_t size; /* flits in the packet, so body flits never touch it */
+	uint16_t pad;
 };
 
 /* A stage item: an input VC waiting in route, VC or switch allocation. */
@@ -117,10 +132,10 @@ struct fl_ring {
 struct fl_router {
 	uint32_t port_base;      /* global port of local port 0 */
 	uint16_t n_ports;
-	uint16_t qcap;           /* capacity of route/VA/SA rings (n_ports * V) */
+	uint16_t qcap;           /* capacity of route/VA/SA rings (power of two >= n_ports * V) */
 	uint32_t q_off;          /* offset of this router's rings in items[] (3 * qcap) */
 	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
-	uint16_t xq_cap;
+	uint16_t xq_cap;         /* power of two */
 	uint16_t pad;
 	struct fl_ring route_q, va_q, sa_q, xb_q;
 	uint64_t stamp;          /* cycle + 1 of its last active-list entry */
@@ -165,6 +180,7 @@ struct flitnet {
 	uint32_t V;                  /* VCs per port */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
+	bool unit_delays;            /* every stage takes one cycle: fused fast path */
 
 	uint64_t now;                /* current cycle */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
@@ -173,7 +189,7 @@ struct flitnet {
 	struct fl_router *routers;
 	struct fl_item *items;
 	struct fl_xitem *xitems;
-	uint16_t *port_lat;          /* [global port] channel latency leaving it */
+	struct fl_link *link;        /* [global port] where its flits and credits go */
 
 	/* Input VCs [global port * V + vc]. */
 	uint8_t *iv_state;
