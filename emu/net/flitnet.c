@@ -354,7 +354,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
 	}
+	/* An event is at most a channel, a credit delay and the backlog of an
+	 * output or credit queue ahead. Queues back up only when a router can
+	 * move more than one flit per port per cycle (speedups), and never by
+	 * more than the credits of a port. */
 	uint32_t max_delay = (uint32_t)nc->channel_latency + 2u + (uint32_t)rc->credit_delay;
+	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1 || rc->output_speedup > 1)
+		max_delay += V * n->buf;
 	uint32_t w = 1;
 	while (w <= max_delay + 1)
 		w <<= 1;
@@ -504,7 +510,7 @@ static void fl_cycle(struct flitnet *n)
 }
 
 /* Earliest cycle >= now at which anything happens, for idle jumps. */
-static uint64_t fl_next_work(const struct flitnet *n)
+uint64_t fl_next_work(const struct flitnet *n)
 {
 	if (n->n_act_r || n->n_act_e)
 		return n->now;
@@ -602,8 +608,15 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			bal[slot]--;
 		}
 	}
-	for (uint32_t r = 0; r < t->n_routers && rc == 0; r++)
-		flits += n->routers[r].xb_q.len;
+	/* Flits in a crossbar pipeline were already counted downstream. */
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		const struct fl_router *ro = &n->routers[r];
+		for (uint32_t i = 0; i < ro->xb_q.len; i++) {
+			const struct fl_xitem *x = &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
+			bal[(uint64_t)(ro->port_base + x->out) * V + x->vc]--;
+			flits++;
+		}
+	}
 	for (uint64_t i = 0; i < (P + E) * V && rc == 0; i++)
 		if (bal[i] != 0) {
 			uint64_t port = i / V;
@@ -653,7 +666,15 @@ static void fl_deadlock_report(struct flitnet *n, struct nl_err *err)
 						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u",
 						 r, p, v, fl_state_names[n->iv_state[iv]], n->iv_count[iv],
 						 pk->src_ep, pk->dst_ep);
-			if (n->iv_state[iv] == VC_ACTIVE) {
+			if (n->iv_state[iv] == VC_VCALLOC && n->iv_ncand[iv]) {
+				const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
+				uint32_t owner = n->ov_owner[(uint64_t)(t->port_base[r] + c->port) * V + c->vc_lo];
+				used += (size_t)snprintf(rep + used, cap - used, " waits for a VC %u..%u on out-port %u",
+							 c->vc_lo, c->vc_hi, c->port);
+				if (owner != FL_NONE)
+					used += (size_t)snprintf(rep + used, cap - used, " (VC %u held by in-port %u VC %u)",
+								 c->vc_lo, owner / V, owner % V);
+			} else if (n->iv_state[iv] == VC_ACTIVE) {
 				uint32_t op = n->iv_out_port[iv], ov = (t->port_base[r] + op) * V + n->iv_out_vc[iv];
 				used += (size_t)snprintf(rep + used, cap - used,
 							 " waits on out-port %u VC %u (%u/%u credits used)", op,

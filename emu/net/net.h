@@ -106,6 +106,7 @@ struct router_cfg {
 	int sw_allocator;
 	int64_t alloc_iters;      /* iSLIP iterations */
 	bool wait_for_tail_credit;
+	bool pipelined_stages;    /* multi-cycle stages take a new item every cycle */
 };
 
 /* [simulation]: how an experiment runs (BookSim2's key names). */

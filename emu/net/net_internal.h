@@ -294,6 +294,7 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, 
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
+uint64_t fl_next_work(const struct flitnet *n);
 uint32_t fl_run_alloc(struct flitnet *n);
 void fl_run_free(struct flitnet *n, uint32_t i);
 uint32_t fl_pkt_alloc(struct flitnet *n);

@@ -61,6 +61,9 @@ static const struct param_def net_router_keys[] = {
 	{"alloc_iters", PARAM_INT, K(router_cfg, alloc_iters), "1", 1, 16, "iSLIP iterations", NULL},
 	{"wait_for_tail_credit", PARAM_BOOL, K(router_cfg, wait_for_tail_credit), "0", 0, 0,
 	 "reuse an output VC only after its tail flit's credit returns", NULL},
+	{"pipelined_stages", PARAM_BOOL, K(router_cfg, pipelined_stages), "0", 0, 0,
+	 "let a multi-cycle stage take a new item every cycle (0: BookSim's stages, where an item in a "
+	 "multi-cycle stage blocks those behind it)", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

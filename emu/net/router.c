@@ -177,6 +177,8 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	uint32_t n_req = 0;
 	for (uint32_t i = 0; i < n_items; i++) {
 		struct fl_item *it = fl_q_at(n, ro, Q_VA, i);
+		if (it->time != FL_UNSET)
+			continue;
 		uint64_t iv = (uint64_t)(ro->port_base + it->in) * V + it->vc;
 		const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
 		bool elig = false;
@@ -210,6 +212,8 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_i
 			    n->va_aptr + (uint64_t)ro->port_base * V, n->va_gptr + (uint64_t)ro->port_base * V);
 	for (uint32_t i = 0; i < n_items; i++) {
 		struct fl_item *it = fl_q_at(n, ro, Q_VA, i);
+		if (it->time != FL_UNSET)
+			continue;
 		it->time = time;
 		if (it->result < -1)
 			continue;
@@ -260,6 +264,8 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	uint32_t n_req = 0;
 	for (uint32_t i = 0; i < n_items; i++) {
 		struct fl_item *it = fl_q_at(n, ro, Q_SA, i);
+		if (it->time != FL_UNSET)
+			continue;
 		uint64_t iv = (uint64_t)(ro->port_base + it->in) * V + it->vc;
 		NL_ASSERT(n->iv_state[iv] == VC_ACTIVE && n->iv_count[iv]);
 		uint32_t op = n->iv_out_port[iv];
@@ -307,6 +313,8 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_i
 	}
 	for (uint32_t i = 0; i < n_items; i++) {
 		struct fl_item *it = fl_q_at(n, ro, Q_SA, i);
+		if (it->time != FL_UNSET)
+			continue;
 		it->time = time;
 		if (it->result < -1)
 			continue;
@@ -425,21 +433,35 @@ static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
 	ro->xb_q.len--;
 }
 
+/* How many items from the front of a stage a step evaluates: BookSim
+ * evaluates the leading unevaluated ones and stops at the first item still
+ * in the stage (so a multi-cycle stage serves one item at a time);
+ * pipelined_stages evaluates every unevaluated item. */
+static uint32_t fl_eval_extent(struct flitnet *n, struct fl_router *ro, int which)
+{
+	const struct fl_ring *q = fl_q(ro, which);
+	if (n->rc.pipelined_stages)
+		return q->len;
+	uint32_t lead = 0;
+	while (lead < q->len && fl_q_at(n, ro, which, lead)->time == FL_UNSET)
+		lead++;
+	return lead;
+}
+
 /* General step, any delays: BookSim's _InternalStep order. */
 static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint32_t r)
 {
 	const uint64_t t = n->now;
 	uint32_t i, lead;
 
-	for (i = 0; i < ro->route_q.len; i++) {
+	lead = fl_eval_extent(n, ro, Q_ROUTE);
+	for (i = 0; i < lead; i++) {
 		struct fl_item *it = fl_q_at(n, ro, Q_ROUTE, i);
-		if (it->time != FL_UNSET)
-			break;
-		it->time = fl_done_at(t, n->rc.routing_delay);
+		if (it->time == FL_UNSET)
+			it->time = fl_done_at(t, n->rc.routing_delay);
 	}
 	if (ro->va_q.len) {
-		for (lead = 0; lead < ro->va_q.len && fl_q_at(n, ro, Q_VA, lead)->time == FL_UNSET; lead++)
-			;
+		lead = fl_eval_extent(n, ro, Q_VA);
 		uint32_t n_req = fl_va_gather(n, ro, lead);
 		fl_va_allocate(n, ro, lead, n_req, fl_done_at(t, n->rc.vc_alloc_delay));
 		if (n->rc.vc_alloc_delay > 1)
@@ -454,8 +476,7 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
 			}
 	}
 	if (ro->sa_q.len) {
-		for (lead = 0; lead < ro->sa_q.len && fl_q_at(n, ro, Q_SA, lead)->time == FL_UNSET; lead++)
-			;
+		lead = fl_eval_extent(n, ro, Q_SA);
 		uint32_t n_req = fl_sa_gather(n, ro, lead);
 		fl_sa_allocate(n, ro, lead, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
 		if (n->rc.sw_alloc_delay > 1)
@@ -473,8 +494,11 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
 	}
 	for (i = 0; i < ro->xb_q.len; i++) {
 		struct fl_xitem *x = fl_xq_at(n, ro, i);
-		if (x->time != FL_UNSET)
+		if (x->time != FL_UNSET) {
+			if (n->rc.pipelined_stages)
+				continue;
 			break;
+		}
 		x->time = fl_done_at(t, (int64_t)n->Xd);
 	}
 	while (ro->route_q.len) {

@@ -11,8 +11,12 @@
  * channel half a ring away from the dateline and neither class's channel
  * dependencies close a cycle; dimension order removes cycles across
  * dimensions. On a mesh every VC may be used (dimension order alone is
- * acyclic). The ejection hop may use every VC.
+ * acyclic). The ejection hop may use every VC. dateline=0 drops the
+ * classes on rings too, for studying deadlock: a torus can then deadlock,
+ * and the watchdog reports it.
  */
+#include <stddef.h>
+
 #include "route/route.h"
 #include "route/route_internal.h"
 
@@ -22,7 +26,13 @@
 
 static const char *const dor_families[] = {"torus", "mesh", NULL};
 
+struct dor_params {
+	bool dateline; /* split VCs into dateline classes on rings */
+};
+
 static const struct param_def dor_params[] = {
+	{"dateline", PARAM_BOOL, offsetof(struct dor_params, dateline), "1", 0, 0,
+	 "dateline VC classes on rings; 0 lets every hop use every VC, which can deadlock a torus", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -34,9 +44,10 @@ static int dor_init(struct route *r, struct nl_err *err)
 	if (!g)
 		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'dor': topology '%s' has no grid structure",
 			       r->topo->ops->name);
+	const struct dor_params *p = r->params;
 	for (int d = 0; d < g->n_dims; d++)
 		wraps |= g->wrap[d];
-	if (wraps && (r->n_vcs < 2 || r->n_vcs % 2))
+	if (wraps && p->dateline && (r->n_vcs < 2 || r->n_vcs % 2))
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got %u",
 			       r->n_vcs);
@@ -89,9 +100,10 @@ static int dor_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	int port = route_dor_next(g, router, p->dst_router, in_port, rng, &p->vc_class);
 	if (port < 0)
 		return route_eject(r, p, out);
+	const struct dor_params *pr = r->params;
 	out->port = (uint16_t)port;
 	out->prio = 0;
-	bool wraps = g->wrap[port / 2];
+	bool wraps = g->wrap[port / 2] && pr->dateline;
 	if (!wraps) {
 		out->vc_lo = 0;
 		out->vc_hi = (uint8_t)(r->n_vcs - 1);
@@ -107,7 +119,7 @@ const struct route_ops route_dor_ops = {
 	.name = "dor",
 	.help = "dimension-order routing; torus rings with BookSim-style dateline VC classes (Dally & Towles 14.2)",
 	.params = dor_params,
-	.params_size = 0,
+	.params_size = sizeof(struct dor_params),
 	.families = dor_families,
 	.is_deterministic = false, /* the k/2 tie is broken at random */
 	.init = dor_init,
