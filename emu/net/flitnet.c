@@ -156,7 +156,8 @@ void flitnet_free(struct flitnet *n)
 			free(n->wheel[i].ev);
 	free(n->wheel);
 	free(n->routers);
-	free(n->items);
+	free(n->nodes);
+	free(n->ev_li);
 	free(n->xitems);
 	free(n->link);
 	free(n->iv_state);
@@ -268,8 +269,12 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->ov_tail_sent, IV);
 	FL_CALLOC(n->out_free, P);
 	FL_CALLOC(n->cred_free, P);
-	FL_CALLOC(n->cred_step, P);
-	FL_CALLOC(n->cred_cycle, P);
+	/* Only speedups let two flits leave one input in a step: group credits. */
+	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1) {
+		FL_CALLOC(n->cred_step, P);
+		FL_CALLOC(n->cred_cycle, P);
+	}
+	FL_CALLOC(n->nodes, IV);
 	FL_CALLOC(n->va_gptr, IV);
 	FL_CALLOC(n->va_aptr, IV);
 	FL_CALLOC(n->sw_gptr, (uint64_t)P * (uint64_t)rc->output_speedup);
@@ -297,27 +302,27 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->cand_cap = 1;
 	FL_CALLOC(n->iv_cand, IV * n->cand_cap);
 
-	/* Stage rings: route, VA and SA hold each input VC at most once; the
-	 * crossbar holds what the switch can grant per step times its delay. */
-	uint64_t q_total = 0, xq_total = 0;
+	/* The crossbar ring holds what the switch can grant per step (one
+	 * flit per crossbar output) for as many steps as a flit stays in it. */
+	uint64_t xq_total = 0;
 	uint32_t max_ports = 0;
 	uint32_t steps = (uint32_t)ceil(rc->internal_speedup);
 	for (uint32_t r = 0; r < R; r++) {
 		struct fl_router *ro = &n->routers[r];
 		ro->port_base = t->port_base[r];
 		ro->n_ports = (uint16_t)topo_router_ports(t, r);
-		uint32_t qcap = 1;
-		while (qcap < (uint32_t)ro->n_ports * V)
-			qcap <<= 1;
-		if (qcap > 32768) {
+		if ((uint32_t)ro->n_ports * V > 32768) {
 			flitnet_free(n);
 			return nl_errf(err, NL_ERANGE, "router %u: %u ports x %u VCs exceeds 32768", r,
 				       ro->n_ports, V);
 		}
-		ro->qcap = (uint16_t)qcap;
-		ro->q_off = (uint32_t)q_total;
-		q_total += 3u * ro->qcap;
-		uint32_t xneed = ro->n_ports * (uint32_t)rc->input_speedup * steps * (n->Xd + 2), xcap = 1;
+		ro->route_q.head = ro->va_q.head = ro->sa_q.head = FL_NONE16;
+		uint32_t lanes = (uint32_t)(rc->input_speedup < rc->output_speedup ? rc->input_speedup : rc->output_speedup);
+		uint32_t xneed = ro->n_ports * lanes * steps * (n->Xd + 1), xcap = 1;
+		/* BookSim's multi-cycle crossbar serves one flit at a time, so
+		 * granted flits can pile up to the credits of the outputs. */
+		if (n->Xd > 1 && !rc->pipelined_stages)
+			xneed = ro->n_ports * V * n->buf + ro->n_ports;
 		while (xcap < xneed)
 			xcap <<= 1;
 		if (xcap > 32768) {
@@ -332,7 +337,6 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			max_ports = ro->n_ports;
 		rng_init(&ro->rng, (uint64_t)sc->seed, RNG_CLASS_ROUTER, r);
 	}
-	FL_CALLOC(n->items, q_total);
 	FL_CALLOC(n->xitems, xq_total);
 
 	for (uint32_t g = 0; g < P; g++)
@@ -392,6 +396,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->in_match, side);
 	FL_CALLOC(n->out_match, side);
 	FL_CALLOC(n->grant, side);
+	FL_CALLOC(n->ev_li, side);
 	for (uint32_t i = 0; i < side; i++)
 		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
 

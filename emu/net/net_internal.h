@@ -34,7 +34,8 @@ struct topo;
 struct traffic;
 
 #define FL_NONE UINT32_MAX
-#define FL_UNSET UINT64_MAX /* stage item not yet evaluated */
+#define FL_NONE16 UINT16_MAX
+#define FL_UNEVAL INT16_MIN /* stage item not yet evaluated */
 
 /* Stall codes of stage items (BookSim's STALL_*), all < -1. */
 enum {
@@ -105,26 +106,31 @@ struct fl_run {
 	uint16_t pad;
 };
 
-/* A stage item: an input VC waiting in route, VC or switch allocation. */
-struct fl_item {
-	uint64_t time;  /* FL_UNSET until evaluated, then the cycle it completes */
-	int32_t result; /* allocation result (local out port * V + vc, expanded port) or stall */
-	uint16_t in;    /* local input port */
-	uint8_t vc;
-	uint8_t pad;
+/* Stage-queue node of an input VC waiting in route, VC or switch
+ * allocation (a VC waits in at most one queue at a time). */
+struct fl_node {
+	uint32_t time;  /* cycle (mod 2^32) the stage completes, once evaluated */
+	int16_t result; /* FL_UNEVAL, -1 pending, a grant (local out VC / crossbar output) or a stall */
+	uint16_t next;  /* local index of the next VC in the same queue */
+};
+
+/* A FIFO of input VCs threaded through their nodes. */
+struct fl_fifo {
+	uint16_t head, tail, len;
 };
 
 /* A flit crossing the crossbar. */
 struct fl_xitem {
-	uint64_t time;
+	uint32_t time;  /* cycle (mod 2^32) it leaves the crossbar */
 	uint32_t pkt;
 	uint16_t seq;
 	uint16_t out;   /* local output port */
 	uint8_t vc;     /* output VC */
-	uint8_t pad[7];
+	uint8_t evaluated;
+	uint8_t pad[2];
 };
 
-/* FIFO ring over a router's slice of an item array. */
+/* A ring of crossbar items. */
 struct fl_ring {
 	uint16_t head, len;
 };
@@ -132,12 +138,10 @@ struct fl_ring {
 struct fl_router {
 	uint32_t port_base;      /* global port of local port 0 */
 	uint16_t n_ports;
-	uint16_t qcap;           /* capacity of route/VA/SA rings (power of two >= n_ports * V) */
-	uint32_t q_off;          /* offset of this router's rings in items[] (3 * qcap) */
+	uint16_t xq_cap;         /* crossbar ring capacity, a power of two */
 	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
-	uint16_t xq_cap;         /* power of two */
-	uint16_t pad;
-	struct fl_ring route_q, va_q, sa_q, xb_q;
+	struct fl_fifo route_q, va_q, sa_q;
+	struct fl_ring xb_q;
 	uint64_t stamp;          /* cycle + 1 of its last active-list entry */
 	struct rng rng;          /* routing decisions */
 };
@@ -187,7 +191,7 @@ struct flitnet {
 
 	/* Routers. */
 	struct fl_router *routers;
-	struct fl_item *items;
+	struct fl_node *nodes;       /* [input VC]: stage-queue nodes */
 	struct fl_xitem *xitems;
 	struct fl_link *link;        /* [global port] where its flits and credits go */
 
@@ -206,10 +210,10 @@ struct flitnet {
 	uint16_t *ov_occ;            /* flits sent, not yet credited */
 	uint32_t *ov_owner;          /* local input VC holding it, FL_NONE */
 	uint8_t *ov_tail_sent;       /* for wait_for_tail_credit */
-	uint64_t *out_free;          /* [global port] first cycle the output channel is free */
-	uint64_t *cred_free;         /* [global port] first cycle the credit channel is free */
-	uint64_t *cred_step;         /* [global port] step that made the last credit message */
-	uint64_t *cred_cycle;        /* [global port] cycle that message is sent */
+	uint32_t *out_free;          /* [global port] first cycle (mod 2^32) the output channel is free */
+	uint32_t *cred_free;         /* [global port] first cycle (mod 2^32) the credit channel is free */
+	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
+	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
 	uint64_t step_id;            /* router steps so far (credit grouping) */
 
 	/* Allocator state. */
@@ -252,6 +256,8 @@ struct flitnet {
 	int32_t *in_match, *out_match;
 	int32_t *grant;
 	uint32_t scratch_ports;
+	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
+	uint32_t n_ev;
 
 	/* Statistics. */
 	int phase;
@@ -266,7 +272,7 @@ struct flitnet {
 	uint64_t accepted_flits;       /* ejected at active endpoints, warm-up/running */
 	uint64_t sent_flits;           /* injected, warm-up/running */
 	struct stats_hist plat, nlat, hops;
-	uint64_t *chan_flits;          /* [global port]: flits sent in the window */
+	uint32_t *chan_flits;          /* [global port]: flits sent in the window */
 	bool count_channels;
 
 	/* Backend delivery. */

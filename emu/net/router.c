@@ -22,35 +22,50 @@
 
 enum { Q_ROUTE, Q_VA, Q_SA };
 
-static inline struct fl_ring *fl_q(struct fl_router *ro, int which)
+/* Stage queues are FIFOs threaded through the input VCs' nodes: an input
+ * VC waits in at most one of them at a time, so one node per VC serves all
+ * three, and a router's queues cost three (head, tail, length) triples.
+ * Nodes are addressed by the VC's local index li = port * V + vc. */
+static inline struct fl_fifo *fl_q(struct fl_router *ro, int which)
 {
 	return which == Q_ROUTE ? &ro->route_q : which == Q_VA ? &ro->va_q : &ro->sa_q;
 }
 
-/* Rings have power-of-two capacity, so wrapping is a mask. */
-static inline struct fl_item *fl_q_at(struct flitnet *n, struct fl_router *ro, int which, uint32_t i)
+static inline struct fl_node *fl_node(struct flitnet *n, const struct fl_router *ro, uint32_t li)
 {
-	const struct fl_ring *q = fl_q(ro, which);
-	return &n->items[ro->q_off + (uint32_t)which * ro->qcap + ((q->head + i) & (ro->qcap - 1u))];
+	return &n->nodes[(uint64_t)ro->port_base * n->V + li];
 }
 
-static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which, uint16_t in, uint8_t vc)
+static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
 {
-	struct fl_ring *q = fl_q(ro, which);
-	NL_ASSERT(q->len < ro->qcap);
-	struct fl_item *it = &n->items[ro->q_off + (uint32_t)which * ro->qcap + ((q->head + q->len) & (ro->qcap - 1u))];
+	struct fl_fifo *q = fl_q(ro, which);
+	struct fl_node *nd = fl_node(n, ro, li);
+	nd->time = 0;
+	nd->result = FL_UNEVAL;
+	nd->next = FL_NONE16;
+	if (q->len)
+		fl_node(n, ro, q->tail)->next = (uint16_t)li;
+	else
+		q->head = (uint16_t)li;
+	q->tail = (uint16_t)li;
 	q->len++;
-	it->time = FL_UNSET;
-	it->result = -1;
-	it->in = in;
-	it->vc = vc;
 }
 
-static inline void fl_q_pop(struct fl_router *ro, int which)
+/* Remove the front item; returns its local VC index. */
+static inline uint32_t fl_q_pop(struct flitnet *n, struct fl_router *ro, int which)
 {
-	struct fl_ring *q = fl_q(ro, which);
-	q->head = (uint16_t)((q->head + 1u) & (ro->qcap - 1u));
+	struct fl_fifo *q = fl_q(ro, which);
+	uint32_t li = q->head;
+	q->head = fl_node(n, ro, li)->next;
 	q->len--;
+	return li;
+}
+
+/* Has the item's time come? Times are cycles modulo 2^32, compared by
+ * wrapping difference (delays are far shorter than 2^31 cycles). */
+static inline bool fl_due(const struct fl_node *nd, uint64_t now)
+{
+	return nd->result != FL_UNEVAL && (int32_t)(nd->time - (uint32_t)now) <= 0;
 }
 
 static inline struct fl_xitem *fl_xq_at(struct flitnet *n, struct fl_router *ro, uint32_t i)
@@ -119,16 +134,17 @@ static inline void fl_buf_pop(struct flitnet *n, uint64_t iv)
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, uint32_t pkt, uint16_t seq)
 {
 	struct fl_router *ro = &n->routers[r];
-	uint64_t iv = (uint64_t)(ro->port_base + port) * n->V + vc;
+	uint32_t li = (uint32_t)port * n->V + vc;
+	uint64_t iv = (uint64_t)ro->port_base * n->V + li;
 	bool was_empty = n->iv_count[iv] == 0;
 
 	fl_buf_push(n, iv, pkt, seq);
 	if (n->iv_state[iv] == VC_IDLE) {
 		NL_ASSERT(was_empty && seq == 0);
 		n->iv_state[iv] = VC_ROUTING;
-		fl_q_push(n, ro, Q_ROUTE, port, vc);
+		fl_q_push(n, ro, Q_ROUTE, li);
 	} else if (n->iv_state[iv] == VC_ACTIVE && was_empty) {
-		fl_q_push(n, ro, Q_SA, port, vc);
+		fl_q_push(n, ro, Q_SA, li);
 	}
 }
 
@@ -144,42 +160,49 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, 
  * only reads state that the later passes change afterwards in BookSim's
  * order too (see the notes at fl_router_step_unit). */
 
-static inline uint64_t fl_done_at(uint64_t now, int64_t delay)
+static inline uint32_t fl_done_at(uint64_t now, int64_t delay)
 {
-	return now + (uint64_t)delay - 1;
+	return (uint32_t)(now + (uint64_t)delay - 1);
 }
 
 /* Route computation done: store the candidates, move to VC allocation. */
-static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint16_t in, uint8_t vc)
+static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
 {
-	uint64_t iv = (uint64_t)(ro->port_base + in) * n->V + vc;
+	const uint32_t V = n->V;
+	uint64_t iv = (uint64_t)ro->port_base * V + li;
 	const struct route_view view = {
-		.out_occ = n->ov_occ + (uint64_t)ro->port_base * n->V,
-		.n_vcs = n->V,
+		.out_occ = n->ov_occ + (uint64_t)ro->port_base * V,
+		.n_vcs = V,
 		.vc_buf_size = n->buf,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap == ROUTE_MAX_CANDS ? n->iv_cand + iv * n->cand_cap : cand;
 	uint32_t pkt = n->runs[n->iv_head[iv]].pkt;
-	int nc = n->route->ops->compute(n->route, r, in, vc, &n->pkts[pkt].rt, &ro->rng, &view, dst);
+	uint32_t in = li / V;
+	int nc = n->route->ops->compute(n->route, r, in, li - in * V, &n->pkts[pkt].rt, &ro->rng, &view, dst);
 	NL_ASSERT(nc >= 1);
 	if (dst == cand)
 		n->iv_cand[iv * n->cand_cap] = cand[0];
 	n->iv_ncand[iv] = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
 	n->iv_state[iv] = VC_VCALLOC;
-	fl_q_push(n, ro, Q_VA, in, vc);
+	fl_q_push(n, ro, Q_VA, li);
 }
 
-/* VC allocation, evaluation: requests of the first n_items items. */
+/* VC allocation, evaluation: requests of the unevaluated items among the
+ * first n_items (their local indices go to n->ev_li for the allocation
+ * step). VC allocator indices are local VC indices on both sides. */
 static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n_items)
 {
 	const uint32_t V = n->V;
 	uint32_t n_req = 0;
-	for (uint32_t i = 0; i < n_items; i++) {
-		struct fl_item *it = fl_q_at(n, ro, Q_VA, i);
-		if (it->time != FL_UNSET)
+	uint32_t li = ro->va_q.head;
+	n->n_ev = 0;
+	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (nd->result != FL_UNEVAL)
 			continue;
-		uint64_t iv = (uint64_t)(ro->port_base + it->in) * V + it->vc;
+		n->ev_li[n->n_ev++] = li;
+		uint64_t iv = (uint64_t)ro->port_base * V + li;
 		const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
 		bool elig = false;
 		for (uint32_t k = 0; k < n->iv_ncand[iv]; k++) {
@@ -189,59 +212,57 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 					continue;
 				elig = true;
 				struct fl_areq *rq = &n->areq[n_req++];
-				rq->in = (int32_t)(it->in * V + it->vc);
+				rq->in = (int32_t)li;
 				rq->out = (int32_t)(c[k].port * V + ovc);
 				rq->label = 0;
 				rq->in_pri = c[k].prio;
 				rq->out_pri = 0;
 			}
 		}
-		it->result = elig ? -1 : FL_STALL_BUFFER_BUSY;
+		nd->result = elig ? -1 : FL_STALL_BUFFER_BUSY;
 	}
 	return n_req;
 }
 
-/* VC allocation: allocate and record each item's result. */
-static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_items, uint32_t n_req,
-			   uint64_t time)
+/* VC allocation: allocate and record the evaluated items' results. */
+static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
 {
 	const uint32_t V = n->V;
 	if (n_req)
 		fl_allocate(n, n->rc.vc_allocator, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
 			    n->va_aptr + (uint64_t)ro->port_base * V, n->va_gptr + (uint64_t)ro->port_base * V);
-	for (uint32_t i = 0; i < n_items; i++) {
-		struct fl_item *it = fl_q_at(n, ro, Q_VA, i);
-		if (it->time != FL_UNSET)
+	for (uint32_t k = 0; k < n->n_ev; k++) {
+		uint32_t li = n->ev_li[k];
+		struct fl_node *nd = fl_node(n, ro, li);
+		nd->time = time;
+		if (nd->result < -1)
 			continue;
-		it->time = time;
-		if (it->result < -1)
-			continue;
-		int32_t m = n->in_match[it->in * V + it->vc];
-		it->result = m >= 0 ? m : FL_STALL_BUFFER_CONFLICT;
+		int32_t m = n_req ? n->in_match[li] : -1;
+		nd->result = (int16_t)(m >= 0 ? m : FL_STALL_BUFFER_CONFLICT);
 	}
 	for (uint32_t k = 0; k < n_req; k++)
 		n->in_match[n->areq[k].in] = n->out_match[n->areq[k].out] = -1;
 }
 
 /* VC allocation, update: take the output VC, or retry next step. */
-static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint16_t in, uint8_t vc, int32_t res)
+static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
 	const uint32_t V = n->V;
 	if (res < 0) {
-		fl_q_push(n, ro, Q_VA, in, vc);
+		fl_q_push(n, ro, Q_VA, li);
 		return;
 	}
-	uint64_t iv = (uint64_t)(ro->port_base + in) * V + vc;
-	uint32_t op = (uint32_t)res / V, ovc = (uint32_t)res % V;
-	uint64_t ov = (uint64_t)(ro->port_base + op) * V + ovc;
+	uint64_t iv = (uint64_t)ro->port_base * V + li;
+	uint32_t op = (uint32_t)res / V, ovc = (uint32_t)res - op * V;
+	uint64_t ov = (uint64_t)ro->port_base * V + (uint32_t)res;
 	NL_ASSERT(n->ov_owner[ov] == FL_NONE);
-	n->ov_owner[ov] = (uint32_t)in * V + vc;
+	n->ov_owner[ov] = li;
 	n->ov_tail_sent[ov] = 0;
 	n->iv_out_port[iv] = (uint16_t)op;
 	n->iv_out_vc[iv] = (uint8_t)ovc;
 	n->iv_state[iv] = VC_ACTIVE;
-	fl_q_push(n, ro, Q_SA, in, vc);
+	fl_q_push(n, ro, Q_SA, li);
 }
 
 /* Is the buffer across output VC ov too full for the front flit? Wormhole:
@@ -262,43 +283,46 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	const uint32_t V = n->V;
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
 	uint32_t n_req = 0;
-	for (uint32_t i = 0; i < n_items; i++) {
-		struct fl_item *it = fl_q_at(n, ro, Q_SA, i);
-		if (it->time != FL_UNSET)
+	uint32_t li = ro->sa_q.head;
+	n->n_ev = 0;
+	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (nd->result != FL_UNEVAL)
 			continue;
-		uint64_t iv = (uint64_t)(ro->port_base + it->in) * V + it->vc;
+		n->ev_li[n->n_ev++] = li;
+		uint64_t iv = (uint64_t)ro->port_base * V + li;
 		NL_ASSERT(n->iv_state[iv] == VC_ACTIVE && n->iv_count[iv]);
 		uint32_t op = n->iv_out_port[iv];
 		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
 		if (fl_out_full(n, ov, iv)) {
-			it->result = FL_STALL_BUFFER_FULL;
+			nd->result = FL_STALL_BUFFER_FULL;
 			continue;
 		}
-		it->result = -1;
-		int32_t ein = (int32_t)(it->in * isp + it->vc % isp);
-		int32_t eout = (int32_t)(op * osp + it->in % osp);
+		nd->result = -1;
+		uint32_t in = li / V, vc = li - in * V;
+		int32_t ein = (int32_t)(in * isp + vc % isp);
+		int32_t eout = (int32_t)(op * osp + in % osp);
 		uint32_t k;
 		for (k = 0; k < n_req; k++)
 			if (n->areq[k].in == ein && n->areq[k].out == eout)
 				break;
 		if (k < n_req) {
 			uint32_t rr = n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein];
-			uint32_t a = (it->vc + V - rr) % V, b = ((uint32_t)n->areq[k].label + V - rr) % V;
+			uint32_t a = (vc + V - rr) % V, b = ((uint32_t)n->areq[k].label + V - rr) % V;
 			if (a < b)
-				n->areq[k].label = it->vc;
+				n->areq[k].label = (int32_t)vc;
 			continue;
 		}
 		struct fl_areq *rq = &n->areq[n_req++];
 		rq->in = ein;
 		rq->out = eout;
-		rq->label = it->vc;
+		rq->label = (int32_t)vc;
 		rq->in_pri = rq->out_pri = 0;
 	}
 	return n_req;
 }
 
-static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_items, uint32_t n_req,
-			   uint64_t time)
+static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
 {
 	const uint32_t V = n->V;
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
@@ -311,19 +335,19 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_i
 			if (n->in_match[n->areq[k].in] == n->areq[k].out)
 				win[n->areq[k].in] = n->areq[k].label;
 	}
-	for (uint32_t i = 0; i < n_items; i++) {
-		struct fl_item *it = fl_q_at(n, ro, Q_SA, i);
-		if (it->time != FL_UNSET)
+	for (uint32_t k = 0; k < n->n_ev; k++) {
+		uint32_t li = n->ev_li[k];
+		struct fl_node *nd = fl_node(n, ro, li);
+		nd->time = time;
+		if (nd->result < -1)
 			continue;
-		it->time = time;
-		if (it->result < -1)
-			continue;
-		int32_t ein = (int32_t)(it->in * isp + it->vc % isp);
-		if (win[ein] == it->vc) {
-			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)((it->vc + isp) % V);
-			it->result = n->in_match[ein];
+		uint32_t in = li / V, vc = li - in * V;
+		int32_t ein = (int32_t)(in * isp + vc % isp);
+		if (n_req && win[ein] == (int32_t)vc) {
+			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)((vc + isp) % V);
+			nd->result = (int16_t)n->in_match[ein];
 		} else {
-			it->result = FL_STALL_CROSSBAR_CONFLICT;
+			nd->result = FL_STALL_CROSSBAR_CONFLICT;
 		}
 	}
 	for (uint32_t k = 0; k < n_req; k++) {
@@ -335,36 +359,36 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_i
 /* A credit for input VC (in, vc) leaves this router towards the upstream
  * router or endpoint. Credits freed at one input in the same step travel
  * together; one credit message per cycle per channel. */
-static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint16_t in, uint8_t vc)
+static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in, uint32_t vc)
 {
-
 	uint32_t g = ro->port_base + in;
 	uint64_t c = n->now;
-	if (n->cred_step[g] == n->step_id) {
-		c = n->cred_cycle[g];
+	if (n->cred_step && n->cred_step[g] == n->step_id) {
+		c = n->now + (uint32_t)(n->cred_cycle[g] - (uint32_t)n->now);
 	} else {
-		if (n->cred_free[g] > c)
-			c = n->cred_free[g];
-		n->cred_free[g] = c + 1;
-		n->cred_step[g] = n->step_id;
-		n->cred_cycle[g] = c;
+		if ((int32_t)(n->cred_free[g] - (uint32_t)c) > 0)
+			c += n->cred_free[g] - (uint32_t)c;
+		n->cred_free[g] = (uint32_t)(c + 1);
+		if (n->cred_step) {
+			n->cred_step[g] = n->step_id;
+			n->cred_cycle[g] = (uint32_t)c;
+		}
 	}
 	const struct fl_link *l = &n->link[g];
-	struct fl_event ev = {.vc = vc, .kind = l->credit_kind, .target = l->target, .port = l->port};
+	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .target = l->target, .port = l->port};
 	fl_schedule(n, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 }
 
 /* Switch allocation, update: the front flit leaves the input buffer for
  * the crossbar (BookSim's _SWAllocUpdate), or the VC retries. */
-static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint16_t in, uint8_t vc, int32_t res)
+static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
-
 	const uint32_t V = n->V;
 	if (res < 0) {
-		fl_q_push(n, ro, Q_SA, in, vc);
+		fl_q_push(n, ro, Q_SA, li);
 		return;
 	}
-	uint64_t iv = (uint64_t)(ro->port_base + in) * V + vc;
+	uint64_t iv = (uint64_t)ro->port_base * V + li;
 	uint32_t op = (uint32_t)res / (uint32_t)n->rc.output_speedup;
 	NL_ASSERT(op == n->iv_out_port[iv]);
 	uint8_t ovc = n->iv_out_vc[iv];
@@ -397,21 +421,22 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint16_t in, ui
 	NL_ASSERT(ro->xb_q.len < ro->xq_cap);
 	struct fl_xitem *x = fl_xq_at(n, ro, ro->xb_q.len);
 	ro->xb_q.len++;
-	x->time = FL_UNSET;
+	x->evaluated = 0;
 	x->pkt = pkt;
 	x->seq = seq;
 	x->out = (uint16_t)op;
 	x->vc = ovc;
-	fl_send_credit(n, ro, in, vc);
+	uint32_t in = li / V;
+	fl_send_credit(n, ro, in, li - in * V);
 	n->last_move = n->now;
 	if (n->iv_count[iv] == 0) {
 		if (tail)
 			n->iv_state[iv] = VC_IDLE;
 	} else if (tail) {
 		n->iv_state[iv] = VC_ROUTING;
-		fl_q_push(n, ro, Q_ROUTE, in, vc);
+		fl_q_push(n, ro, Q_ROUTE, li);
 	} else {
-		fl_q_push(n, ro, Q_SA, in, vc);
+		fl_q_push(n, ro, Q_SA, li);
 	}
 }
 
@@ -419,12 +444,13 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint16_t in, ui
  * cycle (out_free keeps the FIFO's timing without storing it). */
 static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
 {
-
 	const uint64_t now = n->now;
 	struct fl_xitem *x = fl_xq_at(n, ro, 0);
 	uint32_t g = ro->port_base + x->out;
-	uint64_t c = n->out_free[g] > now ? n->out_free[g] : now;
-	n->out_free[g] = c + 1;
+	uint64_t c = now;
+	if ((int32_t)(n->out_free[g] - (uint32_t)now) > 0)
+		c += n->out_free[g] - (uint32_t)now;
+	n->out_free[g] = (uint32_t)(c + 1);
 	const struct fl_link *l = &n->link[g];
 	struct fl_event ev = {
 		.pkt = x->pkt, .seq = x->seq, .vc = x->vc, .kind = l->flit_kind, .target = l->target, .port = l->port};
@@ -439,12 +465,14 @@ static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
  * pipelined_stages evaluates every unevaluated item. */
 static uint32_t fl_eval_extent(struct flitnet *n, struct fl_router *ro, int which)
 {
-	const struct fl_ring *q = fl_q(ro, which);
+	const struct fl_fifo *q = fl_q(ro, which);
 	if (n->rc.pipelined_stages)
 		return q->len;
-	uint32_t lead = 0;
-	while (lead < q->len && fl_q_at(n, ro, which, lead)->time == FL_UNSET)
+	uint32_t lead = 0, li = q->head;
+	while (lead < q->len && fl_node(n, ro, li)->result == FL_UNEVAL) {
 		lead++;
+		li = fl_node(n, ro, li)->next;
+	}
 	return lead;
 }
 
@@ -452,83 +480,70 @@ static uint32_t fl_eval_extent(struct flitnet *n, struct fl_router *ro, int whic
 static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint32_t r)
 {
 	const uint64_t t = n->now;
-	uint32_t i, lead;
+	uint32_t i, lead, li;
 
 	lead = fl_eval_extent(n, ro, Q_ROUTE);
-	for (i = 0; i < lead; i++) {
-		struct fl_item *it = fl_q_at(n, ro, Q_ROUTE, i);
-		if (it->time == FL_UNSET)
-			it->time = fl_done_at(t, n->rc.routing_delay);
+	li = ro->route_q.head;
+	for (i = 0; i < lead; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (nd->result == FL_UNEVAL) {
+			nd->time = fl_done_at(t, n->rc.routing_delay);
+			nd->result = -1;
+		}
 	}
 	if (ro->va_q.len) {
 		lead = fl_eval_extent(n, ro, Q_VA);
 		uint32_t n_req = fl_va_gather(n, ro, lead);
-		fl_va_allocate(n, ro, lead, n_req, fl_done_at(t, n->rc.vc_alloc_delay));
+		fl_va_allocate(n, ro, n_req, fl_done_at(t, n->rc.vc_alloc_delay));
 		if (n->rc.vc_alloc_delay > 1)
-			for (i = 0; i < ro->va_q.len; i++) {
-				struct fl_item *it = fl_q_at(n, ro, Q_VA, i);
-				if (it->time == FL_UNSET || it->time > t)
+			for (i = 0, li = ro->va_q.head; i < ro->va_q.len; i++, li = fl_node(n, ro, li)->next) {
+				struct fl_node *nd = fl_node(n, ro, li);
+				if (!fl_due(nd, t))
 					break;
-				if (it->result >= 0 &&
-				    n->ov_owner[(uint64_t)(ro->port_base + (uint32_t)it->result / n->V) * n->V +
-						(uint32_t)it->result % n->V] != FL_NONE)
-					it->result = FL_STALL_BUFFER_BUSY;
+				if (nd->result >= 0 && n->ov_owner[(uint64_t)ro->port_base * n->V + (uint32_t)nd->result] != FL_NONE)
+					nd->result = FL_STALL_BUFFER_BUSY;
 			}
 	}
 	if (ro->sa_q.len) {
 		lead = fl_eval_extent(n, ro, Q_SA);
 		uint32_t n_req = fl_sa_gather(n, ro, lead);
-		fl_sa_allocate(n, ro, lead, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
+		fl_sa_allocate(n, ro, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
 		if (n->rc.sw_alloc_delay > 1)
-			for (i = 0; i < ro->sa_q.len; i++) {
-				struct fl_item *it = fl_q_at(n, ro, Q_SA, i);
-				if (it->time == FL_UNSET || it->time > t)
+			for (i = 0, li = ro->sa_q.head; i < ro->sa_q.len; i++, li = fl_node(n, ro, li)->next) {
+				struct fl_node *nd = fl_node(n, ro, li);
+				if (!fl_due(nd, t))
 					break;
-				if (it->result < 0)
+				if (nd->result < 0)
 					continue;
-				uint64_t iv = (uint64_t)(ro->port_base + it->in) * n->V + it->vc;
+				uint64_t iv = (uint64_t)ro->port_base * n->V + li;
 				uint64_t ov = (uint64_t)(ro->port_base + n->iv_out_port[iv]) * n->V + n->iv_out_vc[iv];
 				if (fl_out_full(n, ov, iv))
-					it->result = FL_STALL_BUFFER_FULL;
+					nd->result = FL_STALL_BUFFER_FULL;
 			}
 	}
 	for (i = 0; i < ro->xb_q.len; i++) {
 		struct fl_xitem *x = fl_xq_at(n, ro, i);
-		if (x->time != FL_UNSET) {
+		if (x->evaluated) {
 			if (n->rc.pipelined_stages)
 				continue;
 			break;
 		}
 		x->time = fl_done_at(t, (int64_t)n->Xd);
+		x->evaluated = 1;
 	}
-	while (ro->route_q.len) {
-		struct fl_item *it = fl_q_at(n, ro, Q_ROUTE, 0);
-		if (it->time == FL_UNSET || it->time > t)
-			break;
-		uint16_t in = it->in;
-		uint8_t vc = it->vc;
-		fl_q_pop(ro, Q_ROUTE);
-		fl_route_apply(n, ro, r, in, vc);
+	while (ro->route_q.len && fl_due(fl_node(n, ro, ro->route_q.head), t))
+		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+	while (ro->va_q.len && fl_due(fl_node(n, ro, ro->va_q.head), t)) {
+		int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
 	}
-	while (ro->va_q.len) {
-		struct fl_item *it = fl_q_at(n, ro, Q_VA, 0);
-		if (it->time == FL_UNSET || it->time > t)
-			break;
-		struct fl_item c = *it;
-		fl_q_pop(ro, Q_VA);
-		fl_va_apply(n, ro, c.in, c.vc, c.result);
-	}
-	while (ro->sa_q.len) {
-		struct fl_item *it = fl_q_at(n, ro, Q_SA, 0);
-		if (it->time == FL_UNSET || it->time > t)
-			break;
-		struct fl_item c = *it;
-		fl_q_pop(ro, Q_SA);
-		fl_sa_apply(n, ro, c.in, c.vc, c.result);
+	while (ro->sa_q.len && fl_due(fl_node(n, ro, ro->sa_q.head), t)) {
+		int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
 	}
 	while (ro->xb_q.len) {
 		struct fl_xitem *x = fl_xq_at(n, ro, 0);
-		if (x->time == FL_UNSET || x->time > t)
+		if (!x->evaluated || (int32_t)(x->time - (uint32_t)t) > 0)
 			break;
 		fl_xb_apply(n, ro);
 	}
@@ -543,29 +558,24 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
  * occupancy before SA update changes it. */
 static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_t r)
 {
-	const uint64_t t = n->now;
+	const uint32_t V = n->V;
 	uint32_t n_route = ro->route_q.len, n_va = ro->va_q.len, n_sa = ro->sa_q.len, n_xb = ro->xb_q.len;
 
-	for (uint32_t i = 0; i < n_route; i++) {
-		struct fl_item *it = fl_q_at(n, ro, Q_ROUTE, 0);
-		uint16_t in = it->in;
-		uint8_t vc = it->vc;
-		fl_q_pop(ro, Q_ROUTE);
-		fl_route_apply(n, ro, r, in, vc);
-	}
+	for (uint32_t i = 0; i < n_route; i++)
+		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
 	if (n_va == 1) {
 		/* One waiting head: the allocators' single-input case. With one
 		 * candidate VC range the first free VC from the accept pointer
 		 * wins; that is the common case, done inline. */
-		struct fl_item c = *fl_q_at(n, ro, Q_VA, 0);
-		uint64_t iv = (uint64_t)(ro->port_base + c.in) * n->V + c.vc;
+		uint32_t li = ro->va_q.head;
+		uint64_t iv = (uint64_t)ro->port_base * V + li;
+		int32_t result = FL_STALL_BUFFER_BUSY;
 		uint32_t n_req = 0;
-		c.result = FL_STALL_BUFFER_BUSY;
 		if (n->iv_ncand[iv] == 1 && n->rc.vc_allocator == FL_ALLOC_ISLIP) {
 			const struct route_cand *cd = n->iv_cand + iv * n->cand_cap;
-			const uint32_t *owner = n->ov_owner + (uint64_t)(ro->port_base + cd->port) * n->V;
-			uint16_t *ap = n->va_aptr + (uint64_t)ro->port_base * n->V + c.in * n->V + c.vc;
-			uint32_t side = (uint32_t)ro->n_ports * n->V, base = cd->port * n->V;
+			const uint32_t *owner = n->ov_owner + (uint64_t)(ro->port_base + cd->port) * V;
+			uint16_t *ap = n->va_aptr + iv;
+			uint32_t side = (uint32_t)ro->n_ports * V, base = cd->port * V;
 			uint32_t best_key = UINT32_MAX, best = 0;
 			for (uint32_t ovc = cd->vc_lo; ovc <= cd->vc_hi; ovc++) {
 				if (owner[ovc] != FL_NONE)
@@ -577,18 +587,17 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 				}
 			}
 			if (best_key != UINT32_MAX) {
-				uint32_t i = c.in * n->V + c.vc;
 				*ap = (uint16_t)((best + 1) % side);
-				n->va_gptr[(uint64_t)ro->port_base * n->V + best] = (uint16_t)((i + 1) % side);
-				c.result = (int32_t)best;
+				n->va_gptr[(uint64_t)ro->port_base * V + best] = (uint16_t)((li + 1) % side);
+				result = (int32_t)best;
 			}
 		} else if ((n_req = fl_va_gather(n, ro, 1))) {
-			uint16_t *ap = n->va_aptr + (uint64_t)ro->port_base * n->V;
-			uint16_t *gp = n->va_gptr + (uint64_t)ro->port_base * n->V;
-			uint32_t side = (uint32_t)ro->n_ports * n->V, best = 0;
+			uint16_t *ap = n->va_aptr + (uint64_t)ro->port_base * V;
+			uint16_t *gp = n->va_gptr + (uint64_t)ro->port_base * V;
+			uint32_t side = (uint32_t)ro->n_ports * V, best = 0;
 			for (uint32_t k = 1; k < n_req; k++) {
-				uint32_t ka = ((uint32_t)n->areq[k].out + side - ap[c.in * n->V + c.vc]) % side;
-				uint32_t kb = ((uint32_t)n->areq[best].out + side - ap[c.in * n->V + c.vc]) % side;
+				uint32_t ka = ((uint32_t)n->areq[k].out + side - ap[li]) % side;
+				uint32_t kb = ((uint32_t)n->areq[best].out + side - ap[li]) % side;
 				bool better = n->rc.vc_allocator == FL_ALLOC_ISLIP
 						      ? ka < kb
 						      : n->areq[k].in_pri > n->areq[best].in_pri ||
@@ -596,46 +605,43 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 				if (better)
 					best = k;
 			}
-			int32_t o = n->areq[best].out, i = n->areq[best].in;
-			ap[i] = (uint16_t)(((uint32_t)o + 1) % side);
-			gp[o] = (uint16_t)(((uint32_t)i + 1) % side);
-			c.result = o;
+			int32_t o = n->areq[best].out;
+			ap[li] = (uint16_t)(((uint32_t)o + 1) % side);
+			gp[o] = (uint16_t)((li + 1) % side);
+			result = o;
 		}
-		fl_q_pop(ro, Q_VA);
-		fl_va_apply(n, ro, c.in, c.vc, c.result);
+		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), result);
 	} else if (n_va) {
 		uint32_t n_req = fl_va_gather(n, ro, n_va);
-		fl_va_allocate(n, ro, n_va, n_req, t);
+		fl_va_allocate(n, ro, n_req, (uint32_t)n->now);
 		for (uint32_t i = 0; i < n_va; i++) {
-			struct fl_item c = *fl_q_at(n, ro, Q_VA, 0);
-			fl_q_pop(ro, Q_VA);
-			fl_va_apply(n, ro, c.in, c.vc, c.result);
+			int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+			fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
 		}
 	}
 	if (n_sa == 1) {
 		/* One VC bidding for the switch: granted unless its output is full. */
-		struct fl_item c = *fl_q_at(n, ro, Q_SA, 0);
-		uint64_t iv = (uint64_t)(ro->port_base + c.in) * n->V + c.vc;
+		uint32_t li = ro->sa_q.head;
+		uint64_t iv = (uint64_t)ro->port_base * V + li;
 		uint32_t op = n->iv_out_port[iv];
-		uint64_t ov = (uint64_t)(ro->port_base + op) * n->V + n->iv_out_vc[iv];
-		c.result = FL_STALL_BUFFER_FULL;
+		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
+		int32_t result = FL_STALL_BUFFER_FULL;
 		if (!fl_out_full(n, ov, iv)) {
 			const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
-			uint32_t ein = c.in * isp + c.vc % isp, eout = op * osp + c.in % osp;
+			uint32_t in = li / V, vc = li - in * V;
+			uint32_t ein = in * isp + vc % isp, eout = op * osp + in % osp;
 			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((eout + 1) % (ro->n_ports * osp));
 			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)((ein + 1) % (ro->n_ports * isp));
-			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((c.vc + isp) % n->V);
-			c.result = (int32_t)eout;
+			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((vc + isp) % V);
+			result = (int32_t)eout;
 		}
-		fl_q_pop(ro, Q_SA);
-		fl_sa_apply(n, ro, c.in, c.vc, c.result);
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result);
 	} else if (n_sa) {
 		uint32_t n_req = fl_sa_gather(n, ro, n_sa);
-		fl_sa_allocate(n, ro, n_sa, n_req, t);
+		fl_sa_allocate(n, ro, n_req, (uint32_t)n->now);
 		for (uint32_t i = 0; i < n_sa; i++) {
-			struct fl_item c = *fl_q_at(n, ro, Q_SA, 0);
-			fl_q_pop(ro, Q_SA);
-			fl_sa_apply(n, ro, c.in, c.vc, c.result);
+			int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+			fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
 		}
 	}
 	for (uint32_t i = 0; i < n_xb; i++)
