@@ -29,5 +29,7 @@ const struct config_table *const *cli_config_tables(size_t *n);
 
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);
+int cli_topo_main(int argc, char **argv);
+int cli_design_main(int argc, char **argv);
 
 #endif

@@ -14,6 +14,8 @@ struct cli_cmd {
 /* A new subcommand is one file in emu/cli/ plus one line here. */
 static const struct cli_cmd cli_cmds[] = {
 	{"version", cli_version_main, "print the netloom version"},
+	{"topo", cli_topo_main, "describe, analyse and export topologies"},
+	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)"},
 };
 
 static void cli_print_usage(FILE *f)

@@ -1,0 +1,320 @@
+/* Bisection width by METIS, the papers' formulas, bisection ratios and the
+ * Moore bound.
+ *
+ * METIS (Karypis & Kumar; used for this purpose by FleX §III-B.3 and by
+ * Slim Fly) is a heuristic: its cut is an upper bound on the true
+ * bisection. We run it several times with different seeds, both recursive
+ * bisection and k-way, and keep the smallest cut, as FleX Table 3 did.
+ */
+#include "analyze/analyze.h"
+
+#include <metis.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/param.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+
+#define BISECT_RNG_SEEDS 0x4d455449ull /* stream id of the METIS seeds */
+#define BISECT_RUNS_DEFAULT 8
+
+int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
+			 struct analyze_bisect *out, struct nl_err *err)
+{
+	uint32_t n = g->n;
+	uint32_t m = g->off[n];
+	idx_t *xadj = NULL, *adjncy = NULL, *adjwgt = NULL, *vwgt = NULL, *part = NULL;
+	uint64_t ep_total = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (n < 2)
+		return nl_errf(err, NL_EINVAL, "bisection needs at least 2 routers, the topology has %u", n);
+	if (n > (uint32_t)INT32_MAX || m > (uint32_t)INT32_MAX)
+		return nl_errf(err, NL_ERANGE, "graph too large for METIS (%u routers, %u adjacency entries)", n, m);
+	xadj = malloc(((size_t)n + 1) * sizeof *xadj);
+	adjncy = malloc((size_t)(m ? m : 1) * sizeof *adjncy);
+	adjwgt = malloc((size_t)(m ? m : 1) * sizeof *adjwgt);
+	vwgt = malloc((size_t)n * sizeof *vwgt);
+	part = malloc((size_t)n * sizeof *part);
+	if (!xadj || !adjncy || !adjwgt || !vwgt || !part) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory for METIS");
+		goto done;
+	}
+	for (uint32_t v = 0; v < n; v++)
+		ep_total += g->n_endpoints[v];
+	for (uint32_t v = 0; v <= n; v++)
+		xadj[v] = (idx_t)g->off[v];
+	for (uint32_t i = 0; i < m; i++) {
+		adjncy[i] = (idx_t)g->adj[i];
+		adjwgt[i] = (idx_t)g->mult[i];
+	}
+	/* Terminal balance: a bisection splits the endpoints in half (routers
+	 * without endpoints are free); with no endpoints, split the routers. */
+	for (uint32_t v = 0; v < n; v++)
+		vwgt[v] = ep_total ? (idx_t)g->n_endpoints[v] : 1;
+
+	uint32_t runs = o && o->runs ? o->runs : BISECT_RUNS_DEFAULT;
+	struct rng r;
+	rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, BISECT_RNG_SEEDS);
+	uint64_t best = UINT64_MAX;
+	for (uint32_t run = 0; run < runs; run++) {
+		idx_t seed = (idx_t)(rng_u64(&r) & 0x3fffffff);
+		for (int kind = 0; kind < 2; kind++) {
+			idx_t nvtxs = (idx_t)n, ncon = 1, nparts = 2, objval = 0;
+			idx_t options[METIS_NOPTIONS];
+			METIS_SetDefaultOptions(options);
+			options[METIS_OPTION_SEED] = seed;
+			options[METIS_OPTION_NUMBERING] = 0;
+			options[METIS_OPTION_OBJTYPE] = METIS_OBJTYPE_CUT;
+			int mr = kind == 0 ? METIS_PartGraphRecursive(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, adjwgt,
+								      &nparts, NULL, NULL, options, &objval, part)
+					   : METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, adjwgt,
+								 &nparts, NULL, NULL, options, &objval, part);
+			if (mr != METIS_OK) {
+				rc = nl_errf(err, mr == METIS_ERROR_MEMORY ? NL_ENOMEM : NL_EINVAL,
+					     "METIS failed (%s, code %d) on a graph of %u routers",
+					     kind ? "k-way" : "recursive", mr, n);
+				goto done;
+			}
+			/* Recount rather than trust objval: cut = physical links
+			 * whose ends lie in different parts. */
+			uint64_t cut = 0, pw[2] = {0, 0};
+			uint32_t pr[2] = {0, 0};
+			for (uint32_t v = 0; v < n; v++) {
+				int side = part[v] != 0;
+				pw[side] += ep_total ? g->n_endpoints[v] : 1;
+				pr[side]++;
+				for (uint32_t i = g->off[v]; i < g->off[v + 1]; i++)
+					if (g->adj[i] > v && part[g->adj[i]] != part[v])
+						cut += g->mult[i];
+			}
+			if (pr[0] == 0 || pr[1] == 0)
+				continue; /* not a bisection */
+			if (cut < best) {
+				best = cut;
+				out->cut = cut;
+				out->part_weight[0] = pw[0];
+				out->part_weight[1] = pw[1];
+				out->part_routers[0] = pr[0];
+				out->part_routers[1] = pr[1];
+				out->method = kind ? "kway" : "recursive";
+			}
+		}
+	}
+	out->runs = runs;
+	if (best == UINT64_MAX)
+		rc = nl_errf(err, NL_EINVAL, "METIS found no 2-way partition of %u routers", n);
+done:
+	free(xadj);
+	free(adjncy);
+	free(adjwgt);
+	free(vwgt);
+	free(part);
+	return rc;
+}
+
+double analyze_ratio_b(const struct analyze_graph *g, double bisection)
+{
+	uint64_t ep = 0;
+	for (uint32_t v = 0; v < g->n; v++)
+		ep += g->n_endpoints[v];
+	double phi = (double)g->phys_links + (double)ep;
+	return phi > 0 ? bisection / phi : 0;
+}
+
+double analyze_ratio_B(const struct analyze_graph *g, double bisection)
+{
+	return g->phys_links ? bisection / (double)g->phys_links : 0;
+}
+
+double analyze_moore_bound(uint32_t degree, uint32_t diameter)
+{
+	/* 1 + d + d(d-1) + ... + d(d-1)^(D-1). */
+	double total = 1, layer = degree;
+	for (uint32_t i = 0; i < diameter; i++) {
+		total += layer;
+		layer *= (double)degree - 1;
+	}
+	return total;
+}
+
+/* --- formulas ------------------------------------------------------------------ */
+
+/* Integer parameter `name` of t's family, or -1 when the family has none. */
+static int64_t formula_int(const struct topo *t, const char *name)
+{
+	const struct param_def *d = param_find(t->ops->params, name);
+	if (!d || d->type != PARAM_INT)
+		return -1;
+	return *PARAM_FIELD(t->params, d, int64_t);
+}
+
+static const struct param_vec *formula_vec(const struct topo *t, const char *name)
+{
+	const struct param_def *d = param_find(t->ops->params, name);
+	if (!d || (d->type != PARAM_DIMS && d->type != PARAM_LIST))
+		return NULL;
+	return PARAM_FIELD(t->params, d, struct param_vec);
+}
+
+/* FleX eq. 8 (seed 000 §III-B.3): 3 Nx Ny min(Nx, Ny) / 2, derived for
+ * three layers (the cut along the shorter axis; exact when it is even,
+ * Table 3). */
+static bool formula_flex(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	(void)g;
+	int64_t nx = formula_int(t, "nx"), ny = formula_int(t, "ny"), nz = formula_int(t, "nz");
+	if (nx < 1 || ny < 1 || nz != 3)
+		return false;
+	*v = 3.0 * (double)nx * (double)ny * (double)(nx < ny ? nx : ny) / 2.0;
+	return true;
+}
+
+/* HyperX eq. 1 (seed 001 §3): C_m = (P/4) K_m S_m, minimised over the
+ * dimensions m; exact when that S_m is even. */
+static bool formula_hx(double P, int L, const int64_t *S, const int64_t *K, double *v)
+{
+	double best = -1;
+	for (int m = 0; m < L; m++) {
+		double c = P / 4.0 * (double)K[m] * (double)S[m];
+		if (best < 0 || c < best)
+			best = c;
+	}
+	if (best < 0)
+		return false;
+	*v = best;
+	return true;
+}
+
+static bool formula_hyperx(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	(void)g;
+	const struct param_vec *s = formula_vec(t, "s"), *k = formula_vec(t, "k");
+	int64_t K[PARAM_VEC_MAX];
+	if (!s || s->n < 1)
+		return false;
+	for (int m = 0; m < s->n; m++)
+		K[m] = !k || k->n == 0 ? 1 : k->v[k->n == 1 ? 0 : m];
+	if (k && k->n > 1 && k->n != s->n)
+		return false;
+	return formula_hx((double)t->n_routers, s->n, s->v, K, v);
+}
+
+/* The flattened butterfly m-ary n-fly is the regular HyperX (n-1, m, 1, m)
+ * (seed 001 §3); eq. 1 applies. */
+static bool formula_flatfly(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	(void)g;
+	int64_t m = formula_int(t, "m"), nn = formula_int(t, "n");
+	int64_t S[PARAM_VEC_MAX], K[PARAM_VEC_MAX];
+	if (m < 2 || nn < 2 || nn - 1 > PARAM_VEC_MAX)
+		return false;
+	for (int i = 0; i < nn - 1; i++) {
+		S[i] = m;
+		K[i] = 1;
+	}
+	return formula_hx((double)t->n_routers, (int)nn - 1, S, K, v);
+}
+
+/* The hypercube is the regular HyperX (n, 2, 1, T) (seed 001 §3): P/2. */
+static bool formula_hypercube(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	(void)g;
+	*v = (double)t->n_routers / 2.0;
+	return true;
+}
+
+/* Torus and mesh with the grid view: cutting dimension d across its
+ * largest even radix k crosses 2 P / k ring links (torus) or P / k (mesh)
+ * (Dally & Towles, "Principles and Practices of Interconnection Networks",
+ * §3.3); a 2-ary torus dimension has its two links doubled by the grid
+ * builder, so it also crosses 2 P / k. */
+static bool formula_grid(const struct topo *t, bool wrap, double *v)
+{
+	const struct topo_grid *gr = t->grid;
+	uint32_t kmax = 0;
+	if (!gr)
+		return false;
+	for (int d = 0; d < gr->n_dims; d++)
+		if (gr->k[d] > kmax)
+			kmax = gr->k[d];
+	if (kmax % 2)
+		return false;
+	*v = (wrap ? 2.0 : 1.0) * (double)t->n_routers / (double)kmax;
+	return true;
+}
+
+static bool formula_torus(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	(void)g;
+	return formula_grid(t, true, v);
+}
+
+static bool formula_mesh(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	(void)g;
+	return formula_grid(t, false, v);
+}
+
+/* Equality (seed 002 §4.3): the bisection of a symmetric chordal ring is
+ * the fewest links cut when splitting the ring of router ids into two
+ * semicircles. Rotation by 2 is an automorphism, so the split points 0
+ * and 1 cover every semicircle. */
+static bool formula_equality(const struct topo *t, const struct analyze_graph *g, double *v)
+{
+	uint32_t n = t->n_routers;
+	double best = -1;
+	if (!g || n < 4 || n % 2)
+		return false;
+	for (uint32_t s = 0; s < 2; s++) {
+		uint64_t cut = 0;
+		for (uint32_t a = 0; a < n; a++) {
+			bool ia = (a + n - s) % n < n / 2;
+			for (uint32_t i = g->off[a]; i < g->off[a + 1]; i++) {
+				uint32_t b = g->adj[i];
+				if (b > a && ia != ((b + n - s) % n < n / 2))
+					cut += g->mult[i];
+			}
+		}
+		if (best < 0 || (double)cut < best)
+			best = (double)cut;
+	}
+	*v = best;
+	return true;
+}
+
+struct formula_entry {
+	const char *family;
+	bool (*eval)(const struct topo *t, const struct analyze_graph *g, double *v);
+	const char *source;
+};
+
+/* The families whose paper gives a bisection in closed form. */
+static const struct formula_entry formula_table[] = {
+	{"flex", formula_flex, "FleX eq. 8 (seed 000 §III-B.3), three layers"},
+	{"hyperx", formula_hyperx, "HyperX eq. 1 (seed 001 §3)"},
+	{"flatfly", formula_flatfly, "HyperX eq. 1 (seed 001 §3), flattened butterfly as HyperX"},
+	{"hypercube", formula_hypercube, "HyperX eq. 1 (seed 001 §3), hypercube as HyperX"},
+	{"torus", formula_torus, "2P/k for the largest even radix k (Dally & Towles §3.3)"},
+	{"mesh", formula_mesh, "P/k for the largest even radix k (Dally & Towles §3.3)"},
+	{"equality", formula_equality, "Equality semicircle cut (seed 002 §4.3)"},
+};
+
+int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *g,
+			      struct analyze_formula *out, struct nl_err *err)
+{
+	(void)err;
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < sizeof formula_table / sizeof *formula_table; i++) {
+		if (strcmp(formula_table[i].family, t->ops->name))
+			continue;
+		out->has = formula_table[i].eval(t, g, &out->value);
+		if (out->has)
+			out->source = formula_table[i].source;
+		break;
+	}
+	return 0;
+}
