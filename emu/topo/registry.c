@@ -4,10 +4,16 @@
 
 extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_mesh_ops;
+extern const struct topo_ops topo_full_ops;
+extern const struct topo_ops topo_graph_ops;
+extern const struct topo_ops topo_hyperx_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
 	&topo_mesh_ops,
+	&topo_full_ops,
+	&topo_graph_ops,
+	&topo_hyperx_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)
