@@ -182,11 +182,131 @@ static void test_hyperx(void)
 	CHECK_ERR(topo_new("hyperx:s=4x4,k=0", &t, &e), NL_ERANGE, &e, "parameter 'k' value '0' out of range");
 }
 
+/* --- tori, hypercubes, flattened butterfly -------------------------------- */
+
+/* Per-source sum of ring distances min(j, k - j) over j = 0..k-1. */
+static uint64_t ring_sum(uint32_t k)
+{
+	uint64_t s = 0;
+	for (uint32_t j = 0; j < k; j++)
+		s += j < k - j ? j : k - j;
+	return s;
+}
+
+/* Torus closed forms (Dally & Towles §5.2.1): diameter sum floor(k_d / 2);
+ * a torus is a product of rings, so the per-source distance sum is
+ * sum_d ring_sum(k_d) * N / k_d. Seed 003's 2^9-switch 5DTORUS is 4x4x4x4x2
+ * and seed 004 Table I's 3-D tori are 8x8x4 / 8x8x8 / 16x8x8. */
+static void test_torus_shapes(void)
+{
+	static const char *const specs[] = {"torus:k=4x4x4x4x2", "torus:k=8x8x4", "torus:k=5x3x6"};
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		struct topo *t = tc_new(specs[i]);
+		if (!t)
+			continue;
+		const struct topo_grid *g = t->grid;
+		uint32_t want_diam = 0;
+		uint64_t per_src = 0;
+		for (int d = 0; d < g->n_dims; d++) {
+			want_diam += g->k[d] / 2;
+			per_src += ring_sum(g->k[d]) * (t->n_routers / g->k[d]);
+		}
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, want_diam);
+		CHECK_UINT(sum, ==, per_src * t->n_routers);
+		tc_orbits(t);
+		topo_free(t);
+	}
+}
+
+static uint64_t binom(uint32_t n, uint32_t k)
+{
+	uint64_t r = 1;
+	for (uint32_t i = 1; i <= k; i++)
+		r = r * (n - k + i) / i;
+	return r;
+}
+
+static void test_hypercubes(void)
+{
+	/* Hypercube: diameter n, per-source distance sum n 2^(n-1). */
+	struct topo *t = tc_new("hypercube:n=6,p=2");
+	if (t) {
+		CHECK_EQ(t->n_routers, 64);
+		CHECK_EQ(topo_max_radix(t), 8);
+		CHECK_EQ(topo_count_links(t), 6 * 32);
+		CHECK(t->hypercube && !t->hypercube->folded && t->hyperx && t->hyperx->L == 6);
+		CHECK_EQ(t->port_router[t->peer[t->port_base[5] + 3]], 5 ^ 8);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 6);
+		CHECK_UINT(sum, ==, 64ull * 6 * 32);
+		tc_distance_vs_bfs(t, 0);
+		topo_free(t);
+	}
+	/* Folded hypercube (seed 003 §4.1): degree n+1, diameter ceil(n/2),
+	 * per-source sum sum_h C(n,h) min(h, n+1-h). */
+	for (uint32_t n = 2; n <= 9; n++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "foldedhypercube:n=%u", n);
+		t = tc_new(spec);
+		if (!t)
+			continue;
+		uint64_t per_src = 0;
+		for (uint32_t h = 0; h <= n; h++)
+			per_src += binom(n, h) * (h < n + 1 - h ? h : n + 1 - h);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, (n + 1) / 2);
+		CHECK_UINT(sum, ==, per_src << n);
+		CHECK_EQ(topo_max_radix(t), n + 2);
+		CHECK_EQ(topo_count_links(t), (uint64_t)(n + 1) << (n - 1));
+		tc_distance_vs_bfs(t, 0);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("hypercube:n=0", &t, &e), NL_ERANGE, &e, "parameter 'n' value '0' out of range");
+	CHECK_ERR(topo_new("foldedhypercube:n=1", &t, &e), NL_ERANGE, &e, "parameter 'n' value '1' out of range");
+}
+
+static void test_flatfly(void)
+{
+	/* Seed 001 Fig. 2(c): the 4-ary 2-flat has 4 switches fully connected,
+	 * 4 terminals each; a 4-ary 3-fly flattens to a 4x4 array with 4 + 3 + 3
+	 * ports per switch. */
+	struct topo *t = tc_new("flatfly:m=4,n=2");
+	if (t) {
+		CHECK_EQ(t->n_routers, 4);
+		CHECK_EQ(t->n_endpoints, 16);
+		CHECK_EQ(topo_count_links(t), 6);
+		topo_free(t);
+	}
+	t = tc_new("flatfly:m=4,n=3,k=2");
+	if (t) {
+		CHECK_EQ(t->n_routers, 16);
+		CHECK_EQ(t->n_endpoints, 64);
+		CHECK_EQ(topo_max_radix(t), 4 + 2 * 3 + 2 * 3);
+		CHECK(t->hyperx && t->hyperx->L == 2 && t->hyperx->T == 4 && t->hyperx->K[1] == 2);
+		tc_distance_vs_bfs(t, 0);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("flatfly:m=4,n=1", &t, &e), NL_ERANGE, &e, "parameter 'n' value '1' out of range");
+	CHECK_ERR(topo_new("flatfly:n=3", &t, &e), NL_EINVAL, &e, "required parameter 'm' missing");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
 	TEST_RUN(test_graph_file);
 	TEST_RUN(test_graph_errors);
 	TEST_RUN(test_hyperx);
+	TEST_RUN(test_torus_shapes);
+	TEST_RUN(test_hypercubes);
+	TEST_RUN(test_flatfly);
 	return test_done();
 }
