@@ -4,10 +4,22 @@
 
 extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_mesh_ops;
+extern const struct topo_ops topo_full_ops;
+extern const struct topo_ops topo_graph_ops;
+extern const struct topo_ops topo_hyperx_ops;
+extern const struct topo_ops topo_hypercube_ops;
+extern const struct topo_ops topo_fhypercube_ops;
+extern const struct topo_ops topo_flatfly_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
 	&topo_mesh_ops,
+	&topo_full_ops,
+	&topo_graph_ops,
+	&topo_hypercube_ops,
+	&topo_fhypercube_ops,
+	&topo_hyperx_ops,
+	&topo_flatfly_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

@@ -13,6 +13,13 @@ static const char *const conformance_specs[] = {
 	"torus:k=5,n=2,p=2",
 	"mesh:k=4x3",
 	"mesh:k=3x3x3,p=2",
+	"full:n=16,p=4",
+	"full:n=5,p=1,k=2",
+	"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=2",
+	"hyperx:s=3x4x2,k=1x2x1,t=2",
+	"hypercube:n=5,p=2",
+	"foldedhypercube:n=5",
+	"flatfly:m=3,n=3",
 };
 
 static void test_registry_conformance(void)

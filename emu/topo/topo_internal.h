@@ -1,0 +1,56 @@
+/* Helpers shared by the topology family files (not part of the module's
+ * interface: other folders include only topo/topo.h). */
+#ifndef NETLOOM_TOPO_TOPO_INTERNAL_H
+#define NETLOOM_TOPO_TOPO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topo/topo.h"
+
+struct nl_err;
+
+/* Record an error prefixed with "topology '<family>': " and return code. */
+int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Build a HyperX (seed 001 §3) into t and publish hx (which must live in
+ * t->state) as t->hyperx: L dimensions of S[d] switches, K[d] trunked links
+ * per aligned pair, T terminals per switch, endpoints router-major. Fails
+ * with an error naming `sname` (the family's parameter for S) when the
+ * network is too large. */
+int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
+		      uint32_t T, const char *sname, struct nl_err *err);
+
+/* Free what topo_hyperx_setup allocated in hx. */
+void topo_hyperx_free_view(struct topo_hyperx *hx);
+
+/* HyperX distance: the number of coordinates in which a and b differ. */
+uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b);
+
+/* A multiset of unordered router pairs (links), open addressing keyed by
+ * the pair; used to reject duplicate links and to test adjacency in O(1). */
+struct topo_edgeset {
+	uint64_t *key;   /* (min << 32 | max) + 1, 0 = empty slot */
+	uint32_t *count; /* multiplicity (0 after removal; the key stays) */
+	size_t cap;      /* power of two */
+	size_t used;     /* slots with a key */
+};
+
+int topo_edgeset_init(struct topo_edgeset *s, size_t expected, struct nl_err *err);
+void topo_edgeset_release(struct topo_edgeset *s);
+uint32_t topo_edgeset_count(const struct topo_edgeset *s, uint32_t a, uint32_t b);
+int topo_edgeset_add(struct topo_edgeset *s, uint32_t a, uint32_t b, struct nl_err *err);
+void topo_edgeset_remove(struct topo_edgeset *s, uint32_t a, uint32_t b);
+
+/* Fill an edge set with every router-to-router link of t. */
+int topo_edgeset_from_topo(struct topo_edgeset *s, const struct topo *t, struct nl_err *err);
+
+/* Exact diameter and sum of distances over ordered router pairs by one BFS
+ * per router. Returns 0, or 1 when the graph is disconnected or its
+ * diameter exceeds `cutoff` (then the outputs are meaningless); the search
+ * stops as soon as that is known. */
+int topo_all_pairs(const struct topo *t, uint32_t cutoff, uint32_t *diameter, uint64_t *sum,
+		   struct nl_err *err);
+
+#endif

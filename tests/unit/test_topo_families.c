@@ -1,0 +1,312 @@
+/* Unit tests: the topology families against their papers' numbers and
+ * closed forms. */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "test.h"
+#include "topo/topo.h"
+#include "topo_check.h"
+
+/* --- full ------------------------------------------------------------------ */
+
+static void test_full(void)
+{
+	struct topo *t = tc_new("full:n=16,p=4");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 16);
+	CHECK_EQ(t->n_endpoints, 64);
+	CHECK_EQ(topo_max_radix(t), 15 + 4);
+	CHECK_EQ(topo_count_links(t), 16 * 15 / 2);
+	CHECK(t->hyperx && t->hyperx->L == 1 && t->hyperx->S[0] == 16);
+	/* Router 5's port to router 9 is 8 (9 > 5 skips itself); it lands on
+	 * router 9's port 5. */
+	CHECK_EQ(t->peer[t->port_base[5] + 8], t->port_base[9] + 5);
+	/* Endpoints router-major: endpoint 4*7+2 is on router 7, port 15+2. */
+	CHECK_EQ(topo_ep_router(t, 30), 7);
+	CHECK_EQ(topo_ep_local_port(t, 30), 17);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 1);
+	CHECK_NEAR(tc_aspl(t, sum), 1.0, 1e-12);
+	topo_free(t);
+
+	/* Trunking: k=2 gives two parallel links per pair. */
+	t = tc_new("full:n=4,p=1,k=2");
+	if (t) {
+		CHECK_EQ(topo_count_links(t), 12);
+		CHECK_EQ(topo_max_radix(t), 7);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("full:n=1", &t, &e), NL_ERANGE, &e, "parameter 'n' value '1' out of range");
+	CHECK_ERR(topo_new("full:p=2", &t, &e), NL_EINVAL, &e, "required parameter 'n' missing");
+}
+
+/* --- graph ----------------------------------------------------------------- */
+
+static void test_graph_file(void)
+{
+	/* The Petersen graph: 10 routers, 15 links, 3-regular, diameter 2, and
+	 * every router has 3 routers at distance 1 and 6 at distance 2. */
+	struct topo *t = tc_new("graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=2");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 10);
+	CHECK_EQ(t->n_endpoints, 20);
+	CHECK_EQ(topo_count_links(t), 15);
+	CHECK_EQ(topo_max_radix(t), 5);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 2);
+	CHECK_UINT(sum, ==, 10 * (3 * 1 + 6 * 2));
+	/* Ports in file order: router 0's links are 0-1 (line 2), 4-0 (line 6),
+	 * 0-5 (line 12), so its port 1 reaches router 4. */
+	CHECK_EQ(t->port_router[t->peer[t->port_base[0] + 1]], 4);
+	topo_free(t);
+
+	/* Labels in order of first appearance; a repeated pair is trunked. */
+	t = tc_new("graph:file=" TEST_SRC("tests/data/topo/labels.edges") ",p=1,labels=1");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 4);
+	CHECK_EQ(topo_count_links(t), 5);
+	CHECK_EQ(topo_router_degree(t, 0), 3); /* spine */
+	CHECK_EQ(topo_router_degree(t, 1), 3); /* leafA: spine + 2 trunked to leafB */
+	CHECK_EQ(topo_router_degree(t, 3), 1); /* leafC */
+	CHECK_EQ(t->port_router[t->peer[t->port_base[1] + 1]], 2);
+	CHECK_EQ(t->port_router[t->peer[t->port_base[1] + 2]], 2);
+	topo_free(t);
+}
+
+static void test_graph_errors(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	char spec[512];
+	const char *path;
+
+	CHECK_ERR(topo_new("graph:file=/nonexistent/x.edges", &t, &e), NL_EIO, &e,
+		  "topology 'graph': parameter 'file': cannot open '/nonexistent/x.edges'");
+
+	path = tc_tmpfile("0 1\n# comment\n1 1\n", "loop.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "loop.edges:3: self-loop on router '1'");
+	unlink(path);
+
+	path = tc_tmpfile("0 1\n1 2 3\n", "three.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "three.edges:2: expected two router ids 'a b', got 3 fields");
+	unlink(path);
+
+	path = tc_tmpfile("0 1\n1 x2\n", "word.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "word.edges:2: router id 'x2' is not an integer 0..n-1");
+	unlink(path);
+
+	path = tc_tmpfile("0 1\n2 3\n", "split.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e,
+		  "split.edges: graph is not connected: router 2 cannot be reached from router 0");
+	snprintf(spec, sizeof spec, "graph:file=%s,labels=1", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "router '2' cannot be reached from router '0'");
+	unlink(path);
+
+	path = tc_tmpfile("0 1\n1 3\n", "gap.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "gap.edges: router 2 has no links");
+	unlink(path);
+
+	path = tc_tmpfile("# nothing\n\n", "empty.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "empty.edges: no links");
+	unlink(path);
+	CHECK(t == NULL);
+}
+
+/* --- hyperx ---------------------------------------------------------------- */
+
+static void test_hyperx(void)
+{
+	/* FleX Table 6's HyperX: 10x10, T = 10: 100 routers, 1,000 terminals,
+	 * radix 28, 900 links. */
+	struct topo *t = tc_new("hyperx:s=10x10,t=10");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 100);
+	CHECK_EQ(t->n_endpoints, 1000);
+	CHECK_EQ(topo_max_radix(t), 28);
+	CHECK_EQ(topo_count_links(t), 900);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 2);
+	/* Distance 1 to 18 routers, 2 to the other 81. */
+	CHECK_UINT(sum, ==, 100ull * (18 + 2 * 81));
+	/* Packaging (seed 001 §5): the first dimension shares an enclosure. */
+	CHECK_EQ(topo_cabinet_count(t), 10);
+	CHECK_EQ(topo_router_cabinet(t, 37), 3);
+	topo_free(t);
+
+	/* Irregular shape and trunking (Fig. 3a-like): S = 2x4, K = 2x1. */
+	t = tc_new("hyperx:s=2x4,k=2x1,t=4");
+	if (!t)
+		return;
+	const struct topo_hyperx *hx = t->hyperx;
+	CHECK(hx != NULL);
+	CHECK_EQ(hx->term_base, 2 * 1 + 1 * 3);
+	CHECK_EQ(topo_count_links(t), 8 * (2 + 3) / 2);
+	/* Router 5 = (1, 2): dimension 1 port toward coordinate 0 is 2 + 0. */
+	uint32_t g = t->port_base[5] + topo_hyperx_port(hx, 1, 2, 0, 0);
+	CHECK_EQ(t->port_router[t->peer[g]], 1);
+	CHECK_EQ(t->peer[g] - t->port_base[1], topo_hyperx_port(hx, 1, 0, 2, 0));
+	topo_free(t);
+
+	/* Table 1-style 3-D regular HyperX checks with BFS. */
+	t = tc_new("hyperx:s=3x4x5,k=1x2x1,t=1");
+	if (t) {
+		tc_distance_vs_bfs(t, 0);
+		tc_orbits(t);
+		topo_free(t);
+	}
+
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("hyperx:s=4x4,k=1x1x1", &t, &e), NL_EINVAL, &e,
+		  "topology 'hyperx': parameter 'k' has 3 values but 's' has 2 dimensions");
+	CHECK_ERR(topo_new("hyperx:s=16x16,k=2,t=16,r=64", &t, &e), NL_ERANGE, &e,
+		  "parameter 'r': the switch needs T + sum K_d (S_d - 1) = 76 ports, more than r=64 (seed 001 eq. 2)");
+	CHECK_ERR(topo_new("hyperx:s=1x4", &t, &e), NL_ERANGE, &e, "parameter 's' value '1x4' out of range");
+	CHECK_ERR(topo_new("hyperx:s=4x4,k=0", &t, &e), NL_ERANGE, &e, "parameter 'k' value '0' out of range");
+}
+
+/* --- tori, hypercubes, flattened butterfly -------------------------------- */
+
+/* Per-source sum of ring distances min(j, k - j) over j = 0..k-1. */
+static uint64_t ring_sum(uint32_t k)
+{
+	uint64_t s = 0;
+	for (uint32_t j = 0; j < k; j++)
+		s += j < k - j ? j : k - j;
+	return s;
+}
+
+/* Torus closed forms (Dally & Towles §5.2.1): diameter sum floor(k_d / 2);
+ * a torus is a product of rings, so the per-source distance sum is
+ * sum_d ring_sum(k_d) * N / k_d. Seed 003's 2^9-switch 5DTORUS is 4x4x4x4x2
+ * and seed 004 Table I's 3-D tori are 8x8x4 / 8x8x8 / 16x8x8. */
+static void test_torus_shapes(void)
+{
+	static const char *const specs[] = {"torus:k=4x4x4x4x2", "torus:k=8x8x4", "torus:k=5x3x6"};
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		struct topo *t = tc_new(specs[i]);
+		if (!t)
+			continue;
+		const struct topo_grid *g = t->grid;
+		uint32_t want_diam = 0;
+		uint64_t per_src = 0;
+		for (int d = 0; d < g->n_dims; d++) {
+			want_diam += g->k[d] / 2;
+			per_src += ring_sum(g->k[d]) * (t->n_routers / g->k[d]);
+		}
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, want_diam);
+		CHECK_UINT(sum, ==, per_src * t->n_routers);
+		tc_orbits(t);
+		topo_free(t);
+	}
+}
+
+static uint64_t binom(uint32_t n, uint32_t k)
+{
+	uint64_t r = 1;
+	for (uint32_t i = 1; i <= k; i++)
+		r = r * (n - k + i) / i;
+	return r;
+}
+
+static void test_hypercubes(void)
+{
+	/* Hypercube: diameter n, per-source distance sum n 2^(n-1). */
+	struct topo *t = tc_new("hypercube:n=6,p=2");
+	if (t) {
+		CHECK_EQ(t->n_routers, 64);
+		CHECK_EQ(topo_max_radix(t), 8);
+		CHECK_EQ(topo_count_links(t), 6 * 32);
+		CHECK(t->hypercube && !t->hypercube->folded && t->hyperx && t->hyperx->L == 6);
+		CHECK_EQ(t->port_router[t->peer[t->port_base[5] + 3]], 5 ^ 8);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 6);
+		CHECK_UINT(sum, ==, 64ull * 6 * 32);
+		tc_distance_vs_bfs(t, 0);
+		topo_free(t);
+	}
+	/* Folded hypercube (seed 003 §4.1): degree n+1, diameter ceil(n/2),
+	 * per-source sum sum_h C(n,h) min(h, n+1-h). */
+	for (uint32_t n = 2; n <= 9; n++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "foldedhypercube:n=%u", n);
+		t = tc_new(spec);
+		if (!t)
+			continue;
+		uint64_t per_src = 0;
+		for (uint32_t h = 0; h <= n; h++)
+			per_src += binom(n, h) * (h < n + 1 - h ? h : n + 1 - h);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, (n + 1) / 2);
+		CHECK_UINT(sum, ==, per_src << n);
+		CHECK_EQ(topo_max_radix(t), n + 2);
+		CHECK_EQ(topo_count_links(t), (uint64_t)(n + 1) << (n - 1));
+		tc_distance_vs_bfs(t, 0);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("hypercube:n=0", &t, &e), NL_ERANGE, &e, "parameter 'n' value '0' out of range");
+	CHECK_ERR(topo_new("foldedhypercube:n=1", &t, &e), NL_ERANGE, &e, "parameter 'n' value '1' out of range");
+}
+
+static void test_flatfly(void)
+{
+	/* Seed 001 Fig. 2(c): the 4-ary 2-flat has 4 switches fully connected,
+	 * 4 terminals each; a 4-ary 3-fly flattens to a 4x4 array with 4 + 3 + 3
+	 * ports per switch. */
+	struct topo *t = tc_new("flatfly:m=4,n=2");
+	if (t) {
+		CHECK_EQ(t->n_routers, 4);
+		CHECK_EQ(t->n_endpoints, 16);
+		CHECK_EQ(topo_count_links(t), 6);
+		topo_free(t);
+	}
+	t = tc_new("flatfly:m=4,n=3,k=2");
+	if (t) {
+		CHECK_EQ(t->n_routers, 16);
+		CHECK_EQ(t->n_endpoints, 64);
+		CHECK_EQ(topo_max_radix(t), 4 + 2 * 3 + 2 * 3);
+		CHECK(t->hyperx && t->hyperx->L == 2 && t->hyperx->T == 4 && t->hyperx->K[1] == 2);
+		tc_distance_vs_bfs(t, 0);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("flatfly:m=4,n=1", &t, &e), NL_ERANGE, &e, "parameter 'n' value '1' out of range");
+	CHECK_ERR(topo_new("flatfly:n=3", &t, &e), NL_EINVAL, &e, "required parameter 'm' missing");
+}
+
+int main(void)
+{
+	TEST_RUN(test_full);
+	TEST_RUN(test_graph_file);
+	TEST_RUN(test_graph_errors);
+	TEST_RUN(test_hyperx);
+	TEST_RUN(test_torus_shapes);
+	TEST_RUN(test_hypercubes);
+	TEST_RUN(test_flatfly);
+	return test_done();
+}
