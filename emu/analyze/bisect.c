@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/param.h"
 #include "core/rng.h"
 #include "topo/topo.h"
 
@@ -143,22 +142,9 @@ double analyze_moore_bound(uint32_t degree, uint32_t diameter)
 
 /* --- formulas ------------------------------------------------------------------ */
 
-/* Integer parameter `name` of t's family, or -1 when the family has none. */
-static int64_t formula_int(const struct topo *t, const char *name)
-{
-	const struct param_def *d = param_find(t->ops->params, name);
-	if (!d || d->type != PARAM_INT)
-		return -1;
-	return *PARAM_FIELD(t->params, d, int64_t);
-}
-
-static const struct param_vec *formula_vec(const struct topo *t, const char *name)
-{
-	const struct param_def *d = param_find(t->ops->params, name);
-	if (!d || (d->type != PARAM_DIMS && d->type != PARAM_LIST))
-		return NULL;
-	return PARAM_FIELD(t->params, d, struct param_vec);
-}
+/* Each formula reads a family's closed-form view (topo.h), so every family
+ * that publishes the view gets it: the HyperX view is also published by
+ * full, flatfly and hypercube, the HyperX special cases of seed 001 §3. */
 
 /* FleX eq. 8 (seed 000 §III-B.3): 3 Nx Ny min(Nx, Ny) / 2, derived for
  * three layers (the cut along the shorter axis; exact when it is even,
@@ -166,20 +152,24 @@ static const struct param_vec *formula_vec(const struct topo *t, const char *nam
 static bool formula_flex(const struct topo *t, const struct analyze_graph *g, double *v)
 {
 	(void)g;
-	int64_t nx = formula_int(t, "nx"), ny = formula_int(t, "ny"), nz = formula_int(t, "nz");
-	if (nx < 1 || ny < 1 || nz != 3)
+	const struct topo_flex *f = t->flex;
+	if (!f || f->nz != 3)
 		return false;
-	*v = 3.0 * (double)nx * (double)ny * (double)(nx < ny ? nx : ny) / 2.0;
+	*v = 3.0 * (double)f->nx * (double)f->ny * (double)(f->nx < f->ny ? f->nx : f->ny) / 2.0;
 	return true;
 }
 
 /* HyperX eq. 1 (seed 001 §3): C_m = (P/4) K_m S_m, minimised over the
  * dimensions m; exact when that S_m is even. */
-static bool formula_hx(double P, int L, const int64_t *S, const int64_t *K, double *v)
+static bool formula_hyperx(const struct topo *t, const struct analyze_graph *g, double *v)
 {
+	(void)g;
+	const struct topo_hyperx *h = t->hyperx;
 	double best = -1;
-	for (int m = 0; m < L; m++) {
-		double c = P / 4.0 * (double)K[m] * (double)S[m];
+	if (!h)
+		return false;
+	for (int m = 0; m < h->L; m++) {
+		double c = (double)t->n_routers / 4.0 * (double)h->K[m] * (double)h->S[m];
 		if (best < 0 || c < best)
 			best = c;
 	}
@@ -189,74 +179,28 @@ static bool formula_hx(double P, int L, const int64_t *S, const int64_t *K, doub
 	return true;
 }
 
-static bool formula_hyperx(const struct topo *t, const struct analyze_graph *g, double *v)
+/* Torus and mesh (grid view): cutting the dimension of largest even radix
+ * k crosses 2 P / k ring links (torus) or P / k (mesh) (Dally & Towles,
+ * "Principles and Practices of Interconnection Networks", §3.3); a 2-ary
+ * torus dimension has its link doubled by the grid builder, so it also
+ * crosses 2 P / k. */
+static bool formula_grid(const struct topo *t, const struct analyze_graph *g, double *v)
 {
 	(void)g;
-	const struct param_vec *s = formula_vec(t, "s"), *k = formula_vec(t, "k");
-	int64_t K[PARAM_VEC_MAX];
-	if (!s || s->n < 1)
-		return false;
-	for (int m = 0; m < s->n; m++)
-		K[m] = !k || k->n == 0 ? 1 : k->v[k->n == 1 ? 0 : m];
-	if (k && k->n > 1 && k->n != s->n)
-		return false;
-	return formula_hx((double)t->n_routers, s->n, s->v, K, v);
-}
-
-/* The flattened butterfly m-ary n-fly is the regular HyperX (n-1, m, 1, m)
- * (seed 001 §3); eq. 1 applies. */
-static bool formula_flatfly(const struct topo *t, const struct analyze_graph *g, double *v)
-{
-	(void)g;
-	int64_t m = formula_int(t, "m"), nn = formula_int(t, "n");
-	int64_t S[PARAM_VEC_MAX], K[PARAM_VEC_MAX];
-	if (m < 2 || nn < 2 || nn - 1 > PARAM_VEC_MAX)
-		return false;
-	for (int i = 0; i < nn - 1; i++) {
-		S[i] = m;
-		K[i] = 1;
-	}
-	return formula_hx((double)t->n_routers, (int)nn - 1, S, K, v);
-}
-
-/* The hypercube is the regular HyperX (n, 2, 1, T) (seed 001 §3): P/2. */
-static bool formula_hypercube(const struct topo *t, const struct analyze_graph *g, double *v)
-{
-	(void)g;
-	*v = (double)t->n_routers / 2.0;
-	return true;
-}
-
-/* Torus and mesh with the grid view: cutting dimension d across its
- * largest even radix k crosses 2 P / k ring links (torus) or P / k (mesh)
- * (Dally & Towles, "Principles and Practices of Interconnection Networks",
- * §3.3); a 2-ary torus dimension has its two links doubled by the grid
- * builder, so it also crosses 2 P / k. */
-static bool formula_grid(const struct topo *t, bool wrap, double *v)
-{
 	const struct topo_grid *gr = t->grid;
 	uint32_t kmax = 0;
+	bool wrap = false;
 	if (!gr)
 		return false;
 	for (int d = 0; d < gr->n_dims; d++)
-		if (gr->k[d] > kmax)
+		if (gr->k[d] > kmax) {
 			kmax = gr->k[d];
+			wrap = gr->wrap[d];
+		}
 	if (kmax % 2)
 		return false;
 	*v = (wrap ? 2.0 : 1.0) * (double)t->n_routers / (double)kmax;
 	return true;
-}
-
-static bool formula_torus(const struct topo *t, const struct analyze_graph *g, double *v)
-{
-	(void)g;
-	return formula_grid(t, true, v);
-}
-
-static bool formula_mesh(const struct topo *t, const struct analyze_graph *g, double *v)
-{
-	(void)g;
-	return formula_grid(t, false, v);
 }
 
 /* Equality (seed 002 §4.3): the bisection of a symmetric chordal ring is
@@ -267,7 +211,7 @@ static bool formula_equality(const struct topo *t, const struct analyze_graph *g
 {
 	uint32_t n = t->n_routers;
 	double best = -1;
-	if (!g || n < 4 || n % 2)
+	if (!t->equality || !g || n < 4 || n % 2)
 		return false;
 	for (uint32_t s = 0; s < 2; s++) {
 		uint64_t cut = 0;
@@ -287,20 +231,16 @@ static bool formula_equality(const struct topo *t, const struct analyze_graph *g
 }
 
 struct formula_entry {
-	const char *family;
 	bool (*eval)(const struct topo *t, const struct analyze_graph *g, double *v);
 	const char *source;
 };
 
-/* The families whose paper gives a bisection in closed form. */
+/* The closed forms, first match wins. */
 static const struct formula_entry formula_table[] = {
-	{"flex", formula_flex, "FleX eq. 8 (seed 000 §III-B.3), three layers"},
-	{"hyperx", formula_hyperx, "HyperX eq. 1 (seed 001 §3)"},
-	{"flatfly", formula_flatfly, "HyperX eq. 1 (seed 001 §3), flattened butterfly as HyperX"},
-	{"hypercube", formula_hypercube, "HyperX eq. 1 (seed 001 §3), hypercube as HyperX"},
-	{"torus", formula_torus, "2P/k for the largest even radix k (Dally & Towles §3.3)"},
-	{"mesh", formula_mesh, "P/k for the largest even radix k (Dally & Towles §3.3)"},
-	{"equality", formula_equality, "Equality semicircle cut (seed 002 §4.3)"},
+	{formula_flex, "FleX eq. 8 (seed 000 §III-B.3), three layers"},
+	{formula_hyperx, "HyperX eq. 1 (seed 001 §3)"},
+	{formula_grid, "2P/k torus, P/k mesh, k the largest even radix (Dally & Towles §3.3)"},
+	{formula_equality, "Equality semicircle cut (seed 002 §4.3)"},
 };
 
 int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *g,
@@ -308,13 +248,10 @@ int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *
 {
 	(void)err;
 	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < sizeof formula_table / sizeof *formula_table; i++) {
-		if (strcmp(formula_table[i].family, t->ops->name))
-			continue;
+	for (size_t i = 0; i < sizeof formula_table / sizeof *formula_table && !out->has; i++) {
 		out->has = formula_table[i].eval(t, g, &out->value);
 		if (out->has)
 			out->source = formula_table[i].source;
-		break;
 	}
 	return 0;
 }

@@ -209,8 +209,8 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 		json_object_set_new(f, "trials", json_integer(fl->trials));
 		json_object_set_new(f, "step_pct", json_integer(fl->step_pct));
 		json_object_set_new(f, "links", json_integer((json_int_t)fl->links));
-		json_object_set_new(f, "tolerance",
-				    fl->tolerance_pct < 0 ? json_null() : json_real(fl->tolerance_pct / 100.0));
+		json_object_set_new(f, "tolerance_pct",
+				    fl->tolerance_pct < 0 ? json_null() : json_integer(fl->tolerance_pct));
 		for (uint32_t s = 0; s < fl->n_steps; s++) {
 			json_t *st = json_object();
 			json_object_set_new(st, "removed_pct", json_integer(s * fl->step_pct));
@@ -263,7 +263,7 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
 			analyze_ratio_B(&r->g, basis));
 	if (d->is_connected)
-		fprintf(f, "moore ratio     %.6f (%u routers / Moore bound %.10g for degree %u, diameter %u)\n",
+		fprintf(f, "moore ratio     %.6g (%u routers / Moore bound %.10g for degree %u, diameter %u)\n",
 			(double)t->n_routers / r->moore, t->n_routers, r->moore, r->g.max_degree, d->diameter);
 	if (o->faults) {
 		const struct analyze_faults *fl = &r->fl;
