@@ -10,6 +10,7 @@ extern const struct topo_ops topo_hyperx_ops;
 extern const struct topo_ops topo_hypercube_ops;
 extern const struct topo_ops topo_fhypercube_ops;
 extern const struct topo_ops topo_flatfly_ops;
+extern const struct topo_ops topo_flex_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -20,6 +21,7 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_fhypercube_ops,
 	&topo_hyperx_ops,
 	&topo_flatfly_ops,
+	&topo_flex_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

@@ -20,6 +20,8 @@ static const char *const conformance_specs[] = {
 	"hypercube:n=5,p=2",
 	"foldedhypercube:n=5",
 	"flatfly:m=3,n=3",
+	"flex:nx=3,ny=4,nz=3,p=2",
+	"flex:nx=3,ny=2,nz=2",
 };
 
 static void test_registry_conformance(void)

@@ -299,6 +299,100 @@ static void test_flatfly(void)
 	CHECK_ERR(topo_new("flatfly:n=3", &t, &e), NL_EINVAL, &e, "required parameter 'm' missing");
 }
 
+/* --- FleX ------------------------------------------------------------------ */
+
+static void test_flex_table6(void)
+{
+	/* Seed 000 Table 6: FleX 6x6x3, p = 10: 1,080 terminals, 108 routers,
+	 * radix 30, 1,080 links; §III-B-1: diameter 2; §III-B-2: each router
+	 * has k - p = 2Nx + 2Ny - 4 = 20 routers at distance 1 and the other
+	 * 3NxNy - 21 = 87 at distance 2. */
+	struct topo *t = tc_new("flex:nx=6,ny=6,nz=3,p=10");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 108);
+	CHECK_EQ(t->n_endpoints, 1080);
+	CHECK_EQ(topo_max_radix(t), 30);
+	CHECK_EQ(topo_count_links(t), 1080);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 2);
+	CHECK_UINT(sum, ==, 108ull * (20 + 2 * 87));
+	/* Eq. 6 numbering and the port map: router (2, 4, 1) is 36 + 24 + 2;
+	 * its next-layer x port toward x' = 5 is 0 + 4 and lands on (5, 4, 2)'s
+	 * previous-layer x port toward x = 2. */
+	const struct topo_flex *f = t->flex;
+	uint32_t r = 36 + 24 + 2, g = t->port_base[r] + f->next_x + 4;
+	CHECK_EQ(t->port_router[t->peer[g]], 72 + 24 + 5);
+	CHECK_EQ(t->peer[g] - t->port_base[72 + 24 + 5], f->prev_x + 2);
+	/* Fig. 7 packaging: each y line of a layer is a rack, cabinet Nx z + x. */
+	CHECK_EQ(topo_router_cabinet(t, r), 6 * 1 + 2);
+	CHECK_EQ(topo_cabinet_count(t), 18);
+	tc_distance_vs_bfs(t, 0);
+	topo_free(t);
+
+	/* §IV-C's larger FleX: 8x8x3, p = 5: 960 terminals, 192 routers, radix
+	 * 33, 2,688 links. The default p is the full-global-bandwidth Nx + Ny - 2. */
+	t = tc_new("flex:nx=8,ny=8,nz=3,p=5");
+	if (t) {
+		CHECK_EQ(t->n_routers, 192);
+		CHECK_EQ(t->n_endpoints, 960);
+		CHECK_EQ(topo_max_radix(t), 33);
+		CHECK_EQ(topo_count_links(t), 2688);
+		topo_free(t);
+	}
+	t = tc_new("flex:nx=6,ny=6");
+	if (t) {
+		CHECK_STR(t->spec, "flex:nx=6,ny=6,nz=3,p=10");
+		topo_free(t);
+	}
+}
+
+static void test_flex_layers(void)
+{
+	/* §III-B: the diameter grows past 2 with more than three layers; FleX
+	 * 6x6 with 4 to 7 layers has diameter 3. */
+	for (int nz = 4; nz <= 7; nz++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "flex:nx=6,ny=6,nz=%d,p=10", nz);
+		struct topo *t = tc_new(spec);
+		if (!t)
+			continue;
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 3);
+		CHECK_EQ(topo_max_radix(t), 30);
+		CHECK_EQ(topo_count_links(t), 36ull * nz * 10);
+		topo_free(t);
+	}
+	/* Two layers: radix Nx + Ny + p - 2 (§III-A), links Nx Ny Nz (k - p) / 2. */
+	struct topo *t = tc_new("flex:nx=4,ny=5,nz=2,p=3");
+	if (t) {
+		CHECK_EQ(topo_max_radix(t), 4 + 5 + 3 - 2);
+		CHECK_EQ(topo_count_links(t), 4 * 5 * 2 * 7 / 2);
+		topo_free(t);
+	}
+	/* Closed-form distance against BFS, including the K_2 parity cases. */
+	static const char *const specs[] = {"flex:nx=2,ny=3,nz=2,p=1", "flex:nx=2,ny=2,nz=3,p=1",
+					    "flex:nx=3,ny=5,nz=5,p=1", "flex:nx=2,ny=4,nz=8,p=1",
+					    "flex:nx=4,ny=3,nz=2,p=1"};
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		t = tc_new(specs[i]);
+		if (t) {
+			tc_distance_vs_bfs(t, 0);
+			tc_orbits(t);
+			topo_free(t);
+		}
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("flex:nx=6,ny=6,nz=1", &t, &e), NL_ERANGE, &e, "parameter 'nz' value '1' out of range");
+	CHECK_ERR(topo_new("flex:nx=2,ny=2,nz=4", &t, &e), NL_EINVAL, &e,
+		  "topology 'flex': parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = 4 gives two disconnected halves");
+	CHECK_ERR(topo_new("flex:nx=6,nz=3", &t, &e), NL_EINVAL, &e, "required parameter 'ny' missing");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -308,5 +402,7 @@ int main(void)
 	TEST_RUN(test_torus_shapes);
 	TEST_RUN(test_hypercubes);
 	TEST_RUN(test_flatfly);
+	TEST_RUN(test_flex_table6);
+	TEST_RUN(test_flex_layers);
 	return test_done();
 }
