@@ -11,6 +11,7 @@ extern const struct topo_ops topo_hypercube_ops;
 extern const struct topo_ops topo_fhypercube_ops;
 extern const struct topo_ops topo_flatfly_ops;
 extern const struct topo_ops topo_flex_ops;
+extern const struct topo_ops topo_dragonfly_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -22,6 +23,7 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_hyperx_ops,
 	&topo_flatfly_ops,
 	&topo_flex_ops,
+	&topo_dragonfly_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

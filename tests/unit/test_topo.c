@@ -22,6 +22,8 @@ static const char *const conformance_specs[] = {
 	"flatfly:m=3,n=3",
 	"flex:nx=3,ny=4,nz=3,p=2",
 	"flex:nx=3,ny=2,nz=2",
+	"dragonfly:a=4,p=2,h=2",
+	"dragonfly:a=4,p=1,h=3,g=6",
 };
 
 static void test_registry_conformance(void)

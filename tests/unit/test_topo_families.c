@@ -393,6 +393,103 @@ static void test_flex_layers(void)
 	CHECK_ERR(topo_new("flex:nx=6,nz=3", &t, &e), NL_EINVAL, &e, "required parameter 'ny' missing");
 }
 
+/* --- dragonfly ------------------------------------------------------------- */
+
+/* The view's closed-form global arrangement is the graph's, and symmetric. */
+static void check_dragonfly_view(const struct topo *t)
+{
+	const struct topo_dragonfly *df = t->dragonfly;
+	for (uint32_t G = 0; G < df->g; G++)
+		for (uint32_t gp = 0; gp < df->a * df->h; gp++) {
+			uint32_t tg, tgp, bg, bgp;
+			topo_dragonfly_global_peer(df, G, gp, &tg, &tgp);
+			topo_dragonfly_global_peer(df, tg, tgp, &bg, &bgp);
+			if (bg != G || bgp != gp || tg == G)
+				TEST_FAIL_("%s: global port %u of group %u -> %u:%u -> %u:%u", t->spec, gp, G, tg, tgp, bg,
+					   bgp);
+			uint32_t g = t->port_base[G * df->a + gp / df->h] + df->global_base + gp % df->h;
+			uint32_t want = t->port_base[tg * df->a + tgp / df->h] + df->global_base + tgp % df->h;
+			if (t->peer[g] != want)
+				TEST_FAIL_("%s: graph and view disagree on group %u port %u", t->spec, G, gp);
+		}
+	for (uint32_t G = 1; G < df->g; G++)
+		for (uint32_t k = 0; k < df->rounds; k++) {
+			uint32_t tg, tgp;
+			topo_dragonfly_global_peer(df, 0, topo_dragonfly_group_port(df, 0, G, k), &tg, &tgp);
+			CHECK_EQ(tg, G);
+			CHECK_EQ(tgp, topo_dragonfly_group_port(df, G, 0, k));
+		}
+}
+
+static void test_dragonfly(void)
+{
+	/* Seed 000 Table 6: a = 2p = 2h, p = 4: 264 routers, 1,056 terminals,
+	 * radix 15 (k = p + a + h - 1, §II-A), 1,452 links (33 x 28 local + 33 x
+	 * 32 / 2 global); the dragonfly's diameter is 3 (Table 2). */
+	struct topo *t = tc_new("dragonfly:a=8,p=4,h=4");
+	if (!t)
+		return;
+	CHECK_STR(t->spec, "dragonfly:a=8,p=4,h=4,g=33");
+	CHECK_EQ(t->n_routers, 264);
+	CHECK_EQ(t->n_endpoints, 1056);
+	CHECK_EQ(topo_max_radix(t), 15);
+	CHECK_EQ(topo_count_links(t), 1452);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 3);
+	tc_distance_vs_bfs(t, 0);
+	check_dragonfly_view(t);
+	topo_free(t);
+
+	/* Seed 003 §5.3 and §6.2: DRAGONFLY-32-4 (degree 35) on 4,096
+	 * switches, i.e. 128 groups of 32; DRAGONFLY-8-4 (degree 11) and
+	 * DRAGONFLY-16-8 (degree 23) on 256 switches. */
+	static const struct {
+		const char *spec;
+		uint32_t routers, degree;
+	} seed003[] = {
+		{"dragonfly:a=32,h=4,p=8,g=128", 4096, 35},
+		{"dragonfly:a=8,h=4,p=8,g=32", 256, 11},
+		{"dragonfly:a=16,h=8,p=8,g=16", 256, 23},
+	};
+	for (size_t i = 0; i < sizeof seed003 / sizeof *seed003; i++) {
+		t = tc_new(seed003[i].spec);
+		if (!t)
+			continue;
+		CHECK_EQ(t->n_routers, seed003[i].routers);
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_degree(t, r) != seed003[i].degree) {
+				TEST_FAIL_("%s: router %u degree %u", seed003[i].spec, r, topo_router_degree(t, r));
+				break;
+			}
+		tc_distance_vs_bfs(t, 12);
+		check_dragonfly_view(t);
+		topo_free(t);
+	}
+
+	/* Fewer groups than a*h+1: several links per pair, remainders paired
+	 * circulantly; closed-form distance against BFS. */
+	static const char *const small[] = {"dragonfly:a=4,h=2,p=1", "dragonfly:a=4,h=3,p=1,g=6",
+					    "dragonfly:a=3,h=3,p=1,g=4", "dragonfly:a=4,h=2,p=1,g=4",
+					    "dragonfly:a=2,h=3,p=2,g=6", "dragonfly:a=1,h=4,p=1,g=5"};
+	for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+		t = tc_new(small[i]);
+		if (!t)
+			continue;
+		tc_distance_vs_bfs(t, 0);
+		check_dragonfly_view(t);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("dragonfly:a=4,h=2,g=10", &t, &e), NL_ERANGE, &e,
+		  "topology 'dragonfly': parameter 'g': 10 groups, expected 2 .. a*h+1 = 9");
+	CHECK_ERR(topo_new("dragonfly:a=3,h=3,p=1,g=5", &t, &e), NL_EINVAL, &e,
+		  "parameter 'g': the a*h = 9 global ports of a group leave 1 over after the g-1 = 4 other groups; an odd remainder needs an even g");
+	CHECK_ERR(topo_new("dragonfly:a=5,h=2", &t, &e), NL_EINVAL, &e,
+		  "parameter 'p': the balanced default a/2 needs an even a (a = 5)");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -404,5 +501,6 @@ int main(void)
 	TEST_RUN(test_flatfly);
 	TEST_RUN(test_flex_table6);
 	TEST_RUN(test_flex_layers);
+	TEST_RUN(test_dragonfly);
 	return test_done();
 }
