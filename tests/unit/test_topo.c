@@ -24,6 +24,10 @@ static const char *const conformance_specs[] = {
 	"flex:nx=3,ny=2,nz=2",
 	"dragonfly:a=4,p=2,h=2",
 	"dragonfly:a=4,p=1,h=3,g=6",
+	"fattree:k=3,n=3",
+	"clos:l=3,r=8",
+	"clos:l=3,r=12,n=100,taper=2x1",
+	"myriclos:n=256",
 };
 
 static void test_registry_conformance(void)

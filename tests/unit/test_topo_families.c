@@ -490,6 +490,190 @@ static void test_dragonfly(void)
 		  "parameter 'p': the balanced default a/2 needs an even a (a = 5)");
 }
 
+/* --- fat tree, folded Clos, Myrinet Clos ----------------------------------- */
+
+/* Router-to-router links between levels l and l+1 of a tree. */
+static uint64_t tree_links_between(const struct topo *t, int l)
+{
+	const struct topo_tree *tr = t->tree;
+	uint64_t n = 0;
+	for (uint32_t r = tr->level_first[l]; r < tr->level_first[l + 1]; r++)
+		for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++)
+			if (topo_port_is_network(t, g)) {
+				uint32_t s = t->port_router[t->peer[g]];
+				if (s >= tr->level_first[l + 1] && s < tr->level_first[l + 2])
+					n++;
+			}
+	return n;
+}
+
+static void test_fattree(void)
+{
+	/* Seed 000 Table 6: the 3-level fat tree with k = 20, p = 10 is the
+	 * 10-ary 3-tree: 1,000 terminals, 300 routers, radix 20, 2,000 links. */
+	struct topo *t = tc_new("fattree:k=10,n=3");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_endpoints, 1000);
+	CHECK_EQ(t->n_routers, 300);
+	CHECK_EQ(topo_max_radix(t), 20);
+	CHECK_EQ(topo_count_links(t), 2000);
+	const struct topo_tree *tr = t->tree;
+	CHECK(tr && tr->xgft && tr->n_levels == 3);
+	CHECK_EQ(tr->level_first[1], 100);
+	CHECK_EQ(tr->level_first[2], 200);
+	/* XGFT wiring: leaf 37 (block 37) up port 10 + 4 reaches level-1 switch
+	 * (block 3, index 4) = 100 + 3*10 + 4 on its down port 7. */
+	uint32_t g = t->port_base[37] + 10 + 4;
+	CHECK_EQ(t->peer[g], t->port_base[100 + 34] + 7);
+	tc_orbits(t);
+	topo_free(t);
+	t = tc_new("fattree:k=3,n=4");
+	if (t) {
+		CHECK_EQ(t->n_routers, 4 * 27);
+		CHECK_EQ(t->n_endpoints, 81);
+		tc_orbits(t);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("fattree:k=1,n=3", &t, &e), NL_ERANGE, &e, "parameter 'k' value '1' out of range");
+	CHECK_ERR(topo_new("fattree:k=64,n=6", &t, &e), NL_ERANGE, &e,
+		  "topology 'fattree': parameters 'k', 'n': K^N = 64^6 terminals is more than supported");
+}
+
+static void test_clos_formulas(void)
+{
+	/* Seed 001 §2.1.1: an L-level folded Clos of radix-R switches has N = 2
+	 * (R/2)^L terminals, (R/2)^(L-1) core switches, P = (2L - 1) (R/2)^(L-1)
+	 * switches (P/N = (2L - 1)/R), 2 (R/2)^L links between adjacent levels,
+	 * paths of at most 2L - 1 switches (2(L-1) switch hops), and full
+	 * bisection: beta = core links / N = 1 (§4.1's definition). */
+	static const uint32_t cases[][2] = {{2, 8}, {3, 8}, {2, 16}, {4, 4}, {3, 6}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		uint32_t L = cases[i][0], R = cases[i][1], h = R / 2, hl = 1;
+		for (uint32_t j = 0; j + 1 < L; j++)
+			hl *= h; /* (R/2)^(L-1) */
+		char spec[64];
+		snprintf(spec, sizeof spec, "clos:l=%u,r=%u", L, R);
+		struct topo *t = tc_new(spec);
+		if (!t)
+			continue;
+		const struct topo_tree *tr = t->tree;
+		CHECK_EQ(t->n_endpoints, 2 * hl * h);
+		CHECK_EQ(t->n_routers, (2 * L - 1) * hl);
+		CHECK_EQ(tr->level_first[L] - tr->level_first[L - 1], hl);
+		CHECK_EQ(topo_max_radix(t), R);
+		for (uint32_t l = 0; l + 1 < L; l++)
+			CHECK_EQ(tree_links_between(t, (int)l), 2 * hl * h);
+		CHECK_EQ(tree_links_between(t, (int)L - 2), t->n_endpoints); /* beta = 1 */
+		CHECK_EQ(topo_tree_physical_switches(tr), t->n_routers);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 2 * (L - 1));
+		tc_orbits(t);
+		topo_free(t);
+	}
+
+	/* §4.1's tapered example (N = 4096, R = 32, beta = 0.5): 205 level-1
+	 * switches with 10 up and 20 down links, 130 level-2 switches with 16
+	 * up and 16 down, 80 level-3 switches with 13 down links packaged two
+	 * per physical switch (160 logical), P = 415. */
+	struct topo *t = tc_new("clos:l=3,r=32,n=4096,taper=2x1");
+	if (!t)
+		return;
+	const struct topo_tree *tr = t->tree;
+	CHECK_EQ(tr->level_first[1] - tr->level_first[0], 205);
+	CHECK_EQ(tr->level_first[2] - tr->level_first[1], 130);
+	CHECK_EQ(tr->level_first[3] - tr->level_first[2], 160);
+	CHECK_EQ(tr->down[0], 20);
+	CHECK_EQ(tr->up[0], 10);
+	CHECK_EQ(tr->down[1], 16);
+	CHECK_EQ(tr->up[1], 16);
+	CHECK_EQ(tr->down[2], 13);
+	CHECK_EQ(tr->per_package[2], 2);
+	CHECK_EQ(topo_tree_physical_switches(tr), 415);
+	CHECK_EQ(tree_links_between(t, 0), 205 * 10);
+	CHECK_EQ(tree_links_between(t, 1), 130 * 16); /* core links: beta = 2080/4096 */
+	topo_free(t);
+	/* The same with explicit port counts. */
+	t = tc_new("clos:l=3,r=32,n=4096,down=20x16,up=10x16");
+	if (t) {
+		CHECK_EQ(topo_tree_physical_switches(t->tree), 415);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("clos:l=2,r=8,n=40", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'n': 40 terminals need more than the 32 that 2 levels of radix-8 switches serve");
+	CHECK_ERR(topo_new("clos:l=3,r=8,taper=1x1x1", &t, &e), NL_EINVAL, &e,
+		  "parameter 'taper' has 3 values; give one or l-1 = 2");
+	CHECK_ERR(topo_new("clos:l=3,r=8,taper=8", &t, &e), NL_ERANGE, &e,
+		  "parameter 'taper': a 8:1 ratio leaves no up port on a radix-8 switch");
+	CHECK_ERR(topo_new("clos:l=3,r=16,down=10,up=8", &t, &e), NL_ERANGE, &e,
+		  "level 1 needs 10 down + 8 up ports, more than r=16");
+}
+
+static void test_myriclos_table1(void)
+{
+	/* Seed 003 Table 1: switches per tier (1st..4th), #switches,
+	 * #enclosures, #cabinets (switch-only + node-only), and the diameter in
+	 * switch hops of the Myrinet Clos. */
+	static const struct {
+		uint32_t n, tier[4], switches, enclosures, cabinets, switch_only, diam;
+	} table1[] = {
+		{32, {4, 2, 0, 0}, 6, 1, 2, 1, 2},
+		{64, {8, 4, 0, 0}, 12, 1, 2, 1, 2},
+		{128, {16, 8, 0, 0}, 24, 1, 2, 1, 2},
+		{256, {32, 32, 16, 0}, 80, 6, 4, 2, 4},
+		{512, {64, 64, 32, 0}, 160, 12, 7, 3, 4},
+		{1024, {128, 128, 64, 0}, 320, 24, 14, 6, 4},
+		{2048, {256, 256, 256, 128}, 896, 48, 28, 12, 6},
+		{4096, {512, 512, 512, 256}, 1792, 96, 56, 24, 6},
+	};
+	for (size_t i = 0; i < sizeof table1 / sizeof *table1; i++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "myriclos:n=%u", table1[i].n);
+		struct topo *t = tc_new(spec);
+		if (!t)
+			continue;
+		const struct topo_tree *tr = t->tree;
+		CHECK_EQ(t->n_routers, table1[i].switches);
+		CHECK_EQ(t->n_endpoints, table1[i].n);
+		for (int l = 0; l < 4; l++) {
+			uint32_t c = l < tr->n_levels ? tr->level_first[l + 1] - tr->level_first[l] : 0;
+			if (c != table1[i].tier[l])
+				TEST_FAIL_("%s: tier %d has %u switches, Table 1 says %u", spec, l + 1, c, table1[i].tier[l]);
+		}
+		/* 16-port switches, every port in use. */
+		CHECK_EQ(t->n_ports, 16 * table1[i].switches);
+		for (uint32_t g = 0; g < t->n_ports; g++)
+			if (t->peer[g] == TOPO_NONE) {
+				TEST_FAIL_("%s: port %u unconnected", spec, g);
+				break;
+			}
+		CHECK_EQ(topo_cabinet_count(t), table1[i].cabinets);
+		uint32_t max_cab = 0, node_cabs = table1[i].cabinets - table1[i].switch_only;
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_cabinet(t, r) > max_cab)
+				max_cab = topo_router_cabinet(t, r);
+		CHECK_EQ(max_cab + 1, table1[i].cabinets);
+		CHECK_EQ(topo_router_cabinet(t, 0), node_cabs);
+		/* 4 enclosures per switch-only cabinet: the enclosure count fixes the
+		 * number of switch-only cabinets in use. */
+		CHECK_EQ((table1[i].enclosures + 3) / 4, table1[i].switch_only);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, table1[i].diam);
+		topo_free(t);
+	}
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("myriclos:n=96", &t, &e), NL_EINVAL, &e,
+		  "topology 'myriclos': parameter 'n': 96 nodes; seed 003 Table 1 covers 32, 64, 128");
+	CHECK_ERR(topo_new("myriclos:n=8192", &t, &e), NL_ERANGE, &e, "parameter 'n' value '8192' out of range");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -502,5 +686,8 @@ int main(void)
 	TEST_RUN(test_flex_table6);
 	TEST_RUN(test_flex_layers);
 	TEST_RUN(test_dragonfly);
+	TEST_RUN(test_fattree);
+	TEST_RUN(test_clos_formulas);
+	TEST_RUN(test_myriclos_table1);
 	return test_done();
 }
