@@ -10,6 +10,11 @@ extern const struct topo_ops topo_hyperx_ops;
 extern const struct topo_ops topo_hypercube_ops;
 extern const struct topo_ops topo_fhypercube_ops;
 extern const struct topo_ops topo_flatfly_ops;
+extern const struct topo_ops topo_flex_ops;
+extern const struct topo_ops topo_dragonfly_ops;
+extern const struct topo_ops topo_fattree_ops;
+extern const struct topo_ops topo_clos_ops;
+extern const struct topo_ops topo_myriclos_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -20,6 +25,11 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_fhypercube_ops,
 	&topo_hyperx_ops,
 	&topo_flatfly_ops,
+	&topo_flex_ops,
+	&topo_dragonfly_ops,
+	&topo_fattree_ops,
+	&topo_clos_ops,
+	&topo_myriclos_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

@@ -28,6 +28,19 @@ void topo_hyperx_free_view(struct topo_hyperx *hx);
 /* HyperX distance: the number of coordinates in which a and b differ. */
 uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b);
 
+/* Build an extended generalized fat tree (folded Clos) into t and publish
+ * tr (which must live in t->state) as t->tree: L levels, level-l switches
+ * with down[l] children and up[l] parents (up[L-1] = 0), n_terminals
+ * terminals on the leaves (leaf b's down port c is endpoint b*down[0] + c),
+ * and only the leaves that carry terminals. Blocks fill in order; the
+ * parents' ports toward missing children stay unconnected. The top level
+ * must form a single block (the caller checks radix rules first). */
+int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
+		    uint64_t n_terminals, struct nl_err *err);
+
+/* Orbits of a complete XGFT (every block full): one per level. */
+uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap);
+
 /* A multiset of unordered router pairs (links), open addressing keyed by
  * the pair; used to reject duplicate links and to test adjacency in O(1). */
 struct topo_edgeset {

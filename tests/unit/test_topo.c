@@ -20,6 +20,14 @@ static const char *const conformance_specs[] = {
 	"hypercube:n=5,p=2",
 	"foldedhypercube:n=5",
 	"flatfly:m=3,n=3",
+	"flex:nx=3,ny=4,nz=3,p=2",
+	"flex:nx=3,ny=2,nz=2",
+	"dragonfly:a=4,p=2,h=2",
+	"dragonfly:a=4,p=1,h=3,g=6",
+	"fattree:k=3,n=3",
+	"clos:l=3,r=8",
+	"clos:l=3,r=12,n=100,taper=2x1",
+	"myriclos:n=256",
 };
 
 static void test_registry_conformance(void)

@@ -299,6 +299,381 @@ static void test_flatfly(void)
 	CHECK_ERR(topo_new("flatfly:n=3", &t, &e), NL_EINVAL, &e, "required parameter 'm' missing");
 }
 
+/* --- FleX ------------------------------------------------------------------ */
+
+static void test_flex_table6(void)
+{
+	/* Seed 000 Table 6: FleX 6x6x3, p = 10: 1,080 terminals, 108 routers,
+	 * radix 30, 1,080 links; §III-B-1: diameter 2; §III-B-2: each router
+	 * has k - p = 2Nx + 2Ny - 4 = 20 routers at distance 1 and the other
+	 * 3NxNy - 21 = 87 at distance 2. */
+	struct topo *t = tc_new("flex:nx=6,ny=6,nz=3,p=10");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 108);
+	CHECK_EQ(t->n_endpoints, 1080);
+	CHECK_EQ(topo_max_radix(t), 30);
+	CHECK_EQ(topo_count_links(t), 1080);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 2);
+	CHECK_UINT(sum, ==, 108ull * (20 + 2 * 87));
+	/* Eq. 6 numbering and the port map: router (2, 4, 1) is 36 + 24 + 2;
+	 * its next-layer x port toward x' = 5 is 0 + 4 and lands on (5, 4, 2)'s
+	 * previous-layer x port toward x = 2. */
+	const struct topo_flex *f = t->flex;
+	uint32_t r = 36 + 24 + 2, g = t->port_base[r] + f->next_x + 4;
+	CHECK_EQ(t->port_router[t->peer[g]], 72 + 24 + 5);
+	CHECK_EQ(t->peer[g] - t->port_base[72 + 24 + 5], f->prev_x + 2);
+	/* Fig. 7 packaging: each y line of a layer is a rack, cabinet Nx z + x. */
+	CHECK_EQ(topo_router_cabinet(t, r), 6 * 1 + 2);
+	CHECK_EQ(topo_cabinet_count(t), 18);
+	tc_distance_vs_bfs(t, 0);
+	topo_free(t);
+
+	/* §IV-C's larger FleX: 8x8x3, p = 5: 960 terminals, 192 routers, radix
+	 * 33, 2,688 links. The default p is the full-global-bandwidth Nx + Ny - 2. */
+	t = tc_new("flex:nx=8,ny=8,nz=3,p=5");
+	if (t) {
+		CHECK_EQ(t->n_routers, 192);
+		CHECK_EQ(t->n_endpoints, 960);
+		CHECK_EQ(topo_max_radix(t), 33);
+		CHECK_EQ(topo_count_links(t), 2688);
+		topo_free(t);
+	}
+	t = tc_new("flex:nx=6,ny=6");
+	if (t) {
+		CHECK_STR(t->spec, "flex:nx=6,ny=6,nz=3,p=10");
+		topo_free(t);
+	}
+}
+
+static void test_flex_layers(void)
+{
+	/* §III-B: the diameter grows past 2 with more than three layers; FleX
+	 * 6x6 with 4 to 7 layers has diameter 3. */
+	for (int nz = 4; nz <= 7; nz++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "flex:nx=6,ny=6,nz=%d,p=10", nz);
+		struct topo *t = tc_new(spec);
+		if (!t)
+			continue;
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 3);
+		CHECK_EQ(topo_max_radix(t), 30);
+		CHECK_EQ(topo_count_links(t), 36ull * nz * 10);
+		topo_free(t);
+	}
+	/* Two layers: radix Nx + Ny + p - 2 (§III-A), links Nx Ny Nz (k - p) / 2. */
+	struct topo *t = tc_new("flex:nx=4,ny=5,nz=2,p=3");
+	if (t) {
+		CHECK_EQ(topo_max_radix(t), 4 + 5 + 3 - 2);
+		CHECK_EQ(topo_count_links(t), 4 * 5 * 2 * 7 / 2);
+		topo_free(t);
+	}
+	/* Closed-form distance against BFS, including the K_2 parity cases. */
+	static const char *const specs[] = {"flex:nx=2,ny=3,nz=2,p=1", "flex:nx=2,ny=2,nz=3,p=1",
+					    "flex:nx=3,ny=5,nz=5,p=1", "flex:nx=2,ny=4,nz=8,p=1",
+					    "flex:nx=4,ny=3,nz=2,p=1"};
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		t = tc_new(specs[i]);
+		if (t) {
+			tc_distance_vs_bfs(t, 0);
+			tc_orbits(t);
+			topo_free(t);
+		}
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("flex:nx=6,ny=6,nz=1", &t, &e), NL_ERANGE, &e, "parameter 'nz' value '1' out of range");
+	CHECK_ERR(topo_new("flex:nx=2,ny=2,nz=4", &t, &e), NL_EINVAL, &e,
+		  "topology 'flex': parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = 4 gives two disconnected halves");
+	CHECK_ERR(topo_new("flex:nx=6,nz=3", &t, &e), NL_EINVAL, &e, "required parameter 'ny' missing");
+}
+
+/* --- dragonfly ------------------------------------------------------------- */
+
+/* The view's closed-form global arrangement is the graph's, and symmetric. */
+static void check_dragonfly_view(const struct topo *t)
+{
+	const struct topo_dragonfly *df = t->dragonfly;
+	for (uint32_t G = 0; G < df->g; G++)
+		for (uint32_t gp = 0; gp < df->a * df->h; gp++) {
+			uint32_t tg, tgp, bg, bgp;
+			topo_dragonfly_global_peer(df, G, gp, &tg, &tgp);
+			topo_dragonfly_global_peer(df, tg, tgp, &bg, &bgp);
+			if (bg != G || bgp != gp || tg == G)
+				TEST_FAIL_("%s: global port %u of group %u -> %u:%u -> %u:%u", t->spec, gp, G, tg, tgp, bg,
+					   bgp);
+			uint32_t g = t->port_base[G * df->a + gp / df->h] + df->global_base + gp % df->h;
+			uint32_t want = t->port_base[tg * df->a + tgp / df->h] + df->global_base + tgp % df->h;
+			if (t->peer[g] != want)
+				TEST_FAIL_("%s: graph and view disagree on group %u port %u", t->spec, G, gp);
+		}
+	for (uint32_t G = 1; G < df->g; G++)
+		for (uint32_t k = 0; k < df->rounds; k++) {
+			uint32_t tg, tgp;
+			topo_dragonfly_global_peer(df, 0, topo_dragonfly_group_port(df, 0, G, k), &tg, &tgp);
+			CHECK_EQ(tg, G);
+			CHECK_EQ(tgp, topo_dragonfly_group_port(df, G, 0, k));
+		}
+}
+
+static void test_dragonfly(void)
+{
+	/* Seed 000 Table 6: a = 2p = 2h, p = 4: 264 routers, 1,056 terminals,
+	 * radix 15 (k = p + a + h - 1, §II-A), 1,452 links (33 x 28 local + 33 x
+	 * 32 / 2 global); the dragonfly's diameter is 3 (Table 2). */
+	struct topo *t = tc_new("dragonfly:a=8,p=4,h=4");
+	if (!t)
+		return;
+	CHECK_STR(t->spec, "dragonfly:a=8,p=4,h=4,g=33");
+	CHECK_EQ(t->n_routers, 264);
+	CHECK_EQ(t->n_endpoints, 1056);
+	CHECK_EQ(topo_max_radix(t), 15);
+	CHECK_EQ(topo_count_links(t), 1452);
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 3);
+	tc_distance_vs_bfs(t, 0);
+	check_dragonfly_view(t);
+	topo_free(t);
+
+	/* Seed 003 §5.3 and §6.2: DRAGONFLY-32-4 (degree 35) on 4,096
+	 * switches, i.e. 128 groups of 32; DRAGONFLY-8-4 (degree 11) and
+	 * DRAGONFLY-16-8 (degree 23) on 256 switches. */
+	static const struct {
+		const char *spec;
+		uint32_t routers, degree;
+	} seed003[] = {
+		{"dragonfly:a=32,h=4,p=8,g=128", 4096, 35},
+		{"dragonfly:a=8,h=4,p=8,g=32", 256, 11},
+		{"dragonfly:a=16,h=8,p=8,g=16", 256, 23},
+	};
+	for (size_t i = 0; i < sizeof seed003 / sizeof *seed003; i++) {
+		t = tc_new(seed003[i].spec);
+		if (!t)
+			continue;
+		CHECK_EQ(t->n_routers, seed003[i].routers);
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_degree(t, r) != seed003[i].degree) {
+				TEST_FAIL_("%s: router %u degree %u", seed003[i].spec, r, topo_router_degree(t, r));
+				break;
+			}
+		tc_distance_vs_bfs(t, 12);
+		check_dragonfly_view(t);
+		topo_free(t);
+	}
+
+	/* Fewer groups than a*h+1: several links per pair, remainders paired
+	 * circulantly; closed-form distance against BFS. */
+	static const char *const small[] = {"dragonfly:a=4,h=2,p=1", "dragonfly:a=4,h=3,p=1,g=6",
+					    "dragonfly:a=3,h=3,p=1,g=4", "dragonfly:a=4,h=2,p=1,g=4",
+					    "dragonfly:a=2,h=3,p=2,g=6", "dragonfly:a=1,h=4,p=1,g=5"};
+	for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+		t = tc_new(small[i]);
+		if (!t)
+			continue;
+		tc_distance_vs_bfs(t, 0);
+		check_dragonfly_view(t);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("dragonfly:a=4,h=2,g=10", &t, &e), NL_ERANGE, &e,
+		  "topology 'dragonfly': parameter 'g': 10 groups, expected 2 .. a*h+1 = 9");
+	CHECK_ERR(topo_new("dragonfly:a=3,h=3,p=1,g=5", &t, &e), NL_EINVAL, &e,
+		  "parameter 'g': the a*h = 9 global ports of a group leave 1 over after the g-1 = 4 other groups; an odd remainder needs an even g");
+	CHECK_ERR(topo_new("dragonfly:a=5,h=2", &t, &e), NL_EINVAL, &e,
+		  "parameter 'p': the balanced default a/2 needs an even a (a = 5)");
+}
+
+/* --- fat tree, folded Clos, Myrinet Clos ----------------------------------- */
+
+/* Router-to-router links between levels l and l+1 of a tree. */
+static uint64_t tree_links_between(const struct topo *t, int l)
+{
+	const struct topo_tree *tr = t->tree;
+	uint64_t n = 0;
+	for (uint32_t r = tr->level_first[l]; r < tr->level_first[l + 1]; r++)
+		for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++)
+			if (topo_port_is_network(t, g)) {
+				uint32_t s = t->port_router[t->peer[g]];
+				if (s >= tr->level_first[l + 1] && s < tr->level_first[l + 2])
+					n++;
+			}
+	return n;
+}
+
+static void test_fattree(void)
+{
+	/* Seed 000 Table 6: the 3-level fat tree with k = 20, p = 10 is the
+	 * 10-ary 3-tree: 1,000 terminals, 300 routers, radix 20, 2,000 links. */
+	struct topo *t = tc_new("fattree:k=10,n=3");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_endpoints, 1000);
+	CHECK_EQ(t->n_routers, 300);
+	CHECK_EQ(topo_max_radix(t), 20);
+	CHECK_EQ(topo_count_links(t), 2000);
+	const struct topo_tree *tr = t->tree;
+	CHECK(tr && tr->xgft && tr->n_levels == 3);
+	CHECK_EQ(tr->level_first[1], 100);
+	CHECK_EQ(tr->level_first[2], 200);
+	/* XGFT wiring: leaf 37 (block 37) up port 10 + 4 reaches level-1 switch
+	 * (block 3, index 4) = 100 + 3*10 + 4 on its down port 7. */
+	uint32_t g = t->port_base[37] + 10 + 4;
+	CHECK_EQ(t->peer[g], t->port_base[100 + 34] + 7);
+	tc_orbits(t);
+	topo_free(t);
+	t = tc_new("fattree:k=3,n=4");
+	if (t) {
+		CHECK_EQ(t->n_routers, 4 * 27);
+		CHECK_EQ(t->n_endpoints, 81);
+		tc_orbits(t);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("fattree:k=1,n=3", &t, &e), NL_ERANGE, &e, "parameter 'k' value '1' out of range");
+	CHECK_ERR(topo_new("fattree:k=64,n=6", &t, &e), NL_ERANGE, &e,
+		  "topology 'fattree': parameters 'k', 'n': K^N = 64^6 terminals is more than supported");
+}
+
+static void test_clos_formulas(void)
+{
+	/* Seed 001 §2.1.1: an L-level folded Clos of radix-R switches has N = 2
+	 * (R/2)^L terminals, (R/2)^(L-1) core switches, P = (2L - 1) (R/2)^(L-1)
+	 * switches (P/N = (2L - 1)/R), 2 (R/2)^L links between adjacent levels,
+	 * paths of at most 2L - 1 switches (2(L-1) switch hops), and full
+	 * bisection: beta = core links / N = 1 (§4.1's definition). */
+	static const uint32_t cases[][2] = {{2, 8}, {3, 8}, {2, 16}, {4, 4}, {3, 6}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		uint32_t L = cases[i][0], R = cases[i][1], h = R / 2, hl = 1;
+		for (uint32_t j = 0; j + 1 < L; j++)
+			hl *= h; /* (R/2)^(L-1) */
+		char spec[64];
+		snprintf(spec, sizeof spec, "clos:l=%u,r=%u", L, R);
+		struct topo *t = tc_new(spec);
+		if (!t)
+			continue;
+		const struct topo_tree *tr = t->tree;
+		CHECK_EQ(t->n_endpoints, 2 * hl * h);
+		CHECK_EQ(t->n_routers, (2 * L - 1) * hl);
+		CHECK_EQ(tr->level_first[L] - tr->level_first[L - 1], hl);
+		CHECK_EQ(topo_max_radix(t), R);
+		for (uint32_t l = 0; l + 1 < L; l++)
+			CHECK_EQ(tree_links_between(t, (int)l), 2 * hl * h);
+		CHECK_EQ(tree_links_between(t, (int)L - 2), t->n_endpoints); /* beta = 1 */
+		CHECK_EQ(topo_tree_physical_switches(tr), t->n_routers);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 2 * (L - 1));
+		tc_orbits(t);
+		topo_free(t);
+	}
+
+	/* §4.1's tapered example (N = 4096, R = 32, beta = 0.5): 205 level-1
+	 * switches with 10 up and 20 down links, 130 level-2 switches with 16
+	 * up and 16 down, 80 level-3 switches with 13 down links packaged two
+	 * per physical switch (160 logical), P = 415. */
+	struct topo *t = tc_new("clos:l=3,r=32,n=4096,taper=2x1");
+	if (!t)
+		return;
+	const struct topo_tree *tr = t->tree;
+	CHECK_EQ(tr->level_first[1] - tr->level_first[0], 205);
+	CHECK_EQ(tr->level_first[2] - tr->level_first[1], 130);
+	CHECK_EQ(tr->level_first[3] - tr->level_first[2], 160);
+	CHECK_EQ(tr->down[0], 20);
+	CHECK_EQ(tr->up[0], 10);
+	CHECK_EQ(tr->down[1], 16);
+	CHECK_EQ(tr->up[1], 16);
+	CHECK_EQ(tr->down[2], 13);
+	CHECK_EQ(tr->per_package[2], 2);
+	CHECK_EQ(topo_tree_physical_switches(tr), 415);
+	CHECK_EQ(tree_links_between(t, 0), 205 * 10);
+	CHECK_EQ(tree_links_between(t, 1), 130 * 16); /* core links: beta = 2080/4096 */
+	topo_free(t);
+	/* The same with explicit port counts. */
+	t = tc_new("clos:l=3,r=32,n=4096,down=20x16,up=10x16");
+	if (t) {
+		CHECK_EQ(topo_tree_physical_switches(t->tree), 415);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("clos:l=2,r=8,n=40", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'n': 40 terminals need more than the 32 that 2 levels of radix-8 switches serve");
+	CHECK_ERR(topo_new("clos:l=3,r=8,taper=1x1x1", &t, &e), NL_EINVAL, &e,
+		  "parameter 'taper' has 3 values; give one or l-1 = 2");
+	CHECK_ERR(topo_new("clos:l=3,r=8,taper=8", &t, &e), NL_ERANGE, &e,
+		  "parameter 'taper': a 8:1 ratio leaves no up port on a radix-8 switch");
+	CHECK_ERR(topo_new("clos:l=3,r=16,down=10,up=8", &t, &e), NL_ERANGE, &e,
+		  "level 1 needs 10 down + 8 up ports, more than r=16");
+}
+
+static void test_myriclos_table1(void)
+{
+	/* Seed 003 Table 1: switches per tier (1st..4th), #switches,
+	 * #enclosures, #cabinets (switch-only + node-only), and the diameter in
+	 * switch hops of the Myrinet Clos. */
+	static const struct {
+		uint32_t n, tier[4], switches, enclosures, cabinets, switch_only, diam;
+	} table1[] = {
+		{32, {4, 2, 0, 0}, 6, 1, 2, 1, 2},
+		{64, {8, 4, 0, 0}, 12, 1, 2, 1, 2},
+		{128, {16, 8, 0, 0}, 24, 1, 2, 1, 2},
+		{256, {32, 32, 16, 0}, 80, 6, 4, 2, 4},
+		{512, {64, 64, 32, 0}, 160, 12, 7, 3, 4},
+		{1024, {128, 128, 64, 0}, 320, 24, 14, 6, 4},
+		{2048, {256, 256, 256, 128}, 896, 48, 28, 12, 6},
+		{4096, {512, 512, 512, 256}, 1792, 96, 56, 24, 6},
+	};
+	for (size_t i = 0; i < sizeof table1 / sizeof *table1; i++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "myriclos:n=%u", table1[i].n);
+		struct topo *t = tc_new(spec);
+		if (!t)
+			continue;
+		const struct topo_tree *tr = t->tree;
+		CHECK_EQ(t->n_routers, table1[i].switches);
+		CHECK_EQ(t->n_endpoints, table1[i].n);
+		for (int l = 0; l < 4; l++) {
+			uint32_t c = l < tr->n_levels ? tr->level_first[l + 1] - tr->level_first[l] : 0;
+			if (c != table1[i].tier[l])
+				TEST_FAIL_("%s: tier %d has %u switches, Table 1 says %u", spec, l + 1, c, table1[i].tier[l]);
+		}
+		/* 16-port switches, every port in use. */
+		CHECK_EQ(t->n_ports, 16 * table1[i].switches);
+		for (uint32_t g = 0; g < t->n_ports; g++)
+			if (t->peer[g] == TOPO_NONE) {
+				TEST_FAIL_("%s: port %u unconnected", spec, g);
+				break;
+			}
+		CHECK_EQ(topo_cabinet_count(t), table1[i].cabinets);
+		uint32_t max_cab = 0, node_cabs = table1[i].cabinets - table1[i].switch_only;
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_cabinet(t, r) > max_cab)
+				max_cab = topo_router_cabinet(t, r);
+		CHECK_EQ(max_cab + 1, table1[i].cabinets);
+		CHECK_EQ(topo_router_cabinet(t, 0), node_cabs);
+		/* 4 enclosures per switch-only cabinet: the enclosure count fixes the
+		 * number of switch-only cabinets in use. */
+		CHECK_EQ((table1[i].enclosures + 3) / 4, table1[i].switch_only);
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, table1[i].diam);
+		topo_free(t);
+	}
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("myriclos:n=96", &t, &e), NL_EINVAL, &e,
+		  "topology 'myriclos': parameter 'n': 96 nodes; seed 003 Table 1 covers 32, 64, 128");
+	CHECK_ERR(topo_new("myriclos:n=8192", &t, &e), NL_ERANGE, &e, "parameter 'n' value '8192' out of range");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -308,5 +683,11 @@ int main(void)
 	TEST_RUN(test_torus_shapes);
 	TEST_RUN(test_hypercubes);
 	TEST_RUN(test_flatfly);
+	TEST_RUN(test_flex_table6);
+	TEST_RUN(test_flex_layers);
+	TEST_RUN(test_dragonfly);
+	TEST_RUN(test_fattree);
+	TEST_RUN(test_clos_formulas);
+	TEST_RUN(test_myriclos_table1);
 	return test_done();
 }
