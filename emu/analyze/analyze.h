@@ -98,6 +98,7 @@ struct analyze_bisect {
 	uint64_t part_weight[2]; /* endpoints on each side (routers, when there are no endpoints) */
 	uint32_t part_routers[2];
 	uint32_t runs;
+	uint32_t unbalanced;     /* METIS results rejected: halves differing by more than one router */
 	const char *method;      /* "recursive" or "kway": which METIS call found the minimum */
 };
 
@@ -105,8 +106,11 @@ struct analyze_bisect {
  * physical links cut. Vertex weight = endpoints on the router, so both
  * halves hold the same number of terminals (routers without endpoints,
  * e.g. fat-tree spines, may go either way); with no endpoints at all every
- * router weighs 1. Edge weight = parallel links. runs seeds x {recursive,
- * k-way}, minimum cut kept; deterministic for a given seed. */
+ * router weighs 1. Balanced = the halves' weights differ by at most the
+ * largest router weight (one router when p is uniform); other results are
+ * rejected. Edge weight = parallel links. runs seeds x {recursive, k-way},
+ * minimum cut kept; deterministic for a given seed. NL_EINVAL if no run
+ * gave a balanced bisection. */
 int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
 			 struct analyze_bisect *out, struct nl_err *err);
 

@@ -55,6 +55,20 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 	for (uint32_t v = 0; v < n; v++)
 		vwgt[v] = ep_total ? (idx_t)g->n_endpoints[v] : 1;
 
+	/* Balanced: the halves differ by at most one router's weight (an
+	 * exact split may not exist). METIS's ufactor (1/1000ths over half
+	 * the total) is set just loose enough for that, and every result is
+	 * checked. */
+	idx_t max_w = 0;
+	uint64_t total_w = 0;
+	for (uint32_t v = 0; v < n; v++) {
+		if (vwgt[v] > max_w)
+			max_w = vwgt[v];
+		total_w += (uint64_t)vwgt[v];
+	}
+	idx_t ufactor = (idx_t)((1000 * (uint64_t)max_w + total_w - 1) / (total_w ? total_w : 1));
+	if (ufactor < 1)
+		ufactor = 1;
 	uint32_t runs = o && o->runs ? o->runs : BISECT_RUNS_DEFAULT;
 	struct rng r;
 	rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, BISECT_RNG_SEEDS);
@@ -68,6 +82,7 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 			options[METIS_OPTION_SEED] = seed;
 			options[METIS_OPTION_NUMBERING] = 0;
 			options[METIS_OPTION_OBJTYPE] = METIS_OBJTYPE_CUT;
+			options[METIS_OPTION_UFACTOR] = ufactor;
 			int mr = kind == 0 ? METIS_PartGraphRecursive(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, adjwgt,
 								      &nparts, NULL, NULL, options, &objval, part)
 					   : METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, adjwgt,
@@ -92,6 +107,10 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 			}
 			if (pr[0] == 0 || pr[1] == 0)
 				continue; /* not a bisection */
+			if ((pw[0] > pw[1] ? pw[0] - pw[1] : pw[1] - pw[0]) > (uint64_t)max_w) {
+				out->unbalanced++;
+				continue;
+			}
 			if (cut < best) {
 				best = cut;
 				out->cut = cut;
@@ -105,7 +124,7 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 	}
 	out->runs = runs;
 	if (best == UINT64_MAX)
-		rc = nl_errf(err, NL_EINVAL, "METIS found no 2-way partition of %u routers", n);
+		rc = nl_errf(err, NL_EINVAL, "METIS found no balanced bisection of %u routers in %u runs", n, runs);
 done:
 	free(xadj);
 	free(adjncy);

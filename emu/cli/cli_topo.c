@@ -174,6 +174,7 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	if (r->has_metis) {
 		json_object_set_new(b, "metis", json_integer((json_int_t)r->b.cut));
 		json_object_set_new(b, "metis_runs", json_integer(r->b.runs));
+		json_object_set_new(b, "metis_unbalanced_rejected", json_integer(r->b.unbalanced));
 		json_t *pw = json_array();
 		json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[0]));
 		json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[1]));

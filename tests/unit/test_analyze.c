@@ -412,6 +412,89 @@ static void test_metis_closed_form(void)
 	}
 }
 
+/* FleX Table 3 (seed 000 §III-B.3): three-layer FleX bisection by eq. 8,
+ * 3 Nx Ny min(Nx, Ny) / 2, and by METIS: 4x4 -> 96, 5x4 -> 120, 20x20 ->
+ * 12,000, 4x100 -> 2,400 (the table's rows with an even shorter axis; its
+ * p is irrelevant to the router cut and left at the default). The 15x20
+ * row's eq. 8 value is 6,750, which no balanced cut reaches (the shorter
+ * axis is odd): METIS must stay above it. */
+static void test_flex_table3(void)
+{
+	static const struct {
+		uint32_t nx, ny;
+		uint32_t routers;
+		double bisection;
+	} row[] = {
+		{4, 4, 48, 96}, {5, 4, 60, 120}, {20, 20, 1200, 12000}, {4, 100, 1200, 2400}, {15, 20, 900, 6750},
+	};
+	for (size_t i = 0; i < sizeof row / sizeof *row; i++) {
+		char spec[96];
+		snprintf(spec, sizeof spec, "flex:nx=%u,ny=%u,nz=3", row[i].nx, row[i].ny);
+		struct topo *t = new_topo(spec);
+		struct analyze_graph g;
+		struct analyze_formula f;
+		struct analyze_bisect b;
+		struct analyze_bisect_opts o = {.seed = 1};
+		struct nl_err e = {0};
+		if (!t)
+			continue;
+		CHECK_EQ(t->n_routers, row[i].routers);
+		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
+		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
+		CHECK(f.has && strstr(f.source, "eq. 8"));
+		CHECK_NEAR(f.value, row[i].bisection, 0);
+		CHECK_OK(analyze_bisect_metis(&g, &o, &b, &e), &e);
+		if ((row[i].nx < row[i].ny ? row[i].nx : row[i].ny) % 2 == 0) {
+			if (b.cut != (uint64_t)row[i].bisection)
+				TEST_FAIL_("%s: METIS %llu, Table 3 %g", spec, (unsigned long long)b.cut, row[i].bisection);
+		}
+		if (row[i].nx == 15)
+			CHECK((double)b.cut > row[i].bisection);
+		CHECK_UINT(b.part_weight[0], ==, b.part_weight[1]);
+		analyze_graph_release(&g);
+		topo_free(t);
+	}
+	/* Eq. 8 is stated for three layers only. */
+	struct topo *t = new_topo("flex:nx=4,ny=4,nz=5");
+	if (t) {
+		struct analyze_formula f;
+		struct nl_err e = {0};
+		CHECK_OK(analyze_bisection_formula(t, NULL, &f, &e), &e);
+		CHECK(!f.has);
+		topo_free(t);
+	}
+}
+
+/* FleX §III-A (Fig. 3): with network radix 100 (Nx = Ny = 26, three
+ * layers) FleX reaches 20.28% of the diameter-2 Moore bound; Table 6's
+ * 6x6x3 p=10: diameter 2, and the distance split of §III-B.2. */
+static void test_flex_metrics(void)
+{
+	struct topo *t = new_topo("flex:nx=26,ny=26,nz=3,p=1");
+	struct analyze_graph g;
+	struct analyze_dist d;
+	if (t && run_dist(t, &g, &d, ANALYZE_DIST_AUTO, 0, 1) == 0) {
+		CHECK_EQ(g.max_degree, 100);
+		CHECK_EQ(d.diameter, 2);
+		CHECK_NEAR(t->n_routers / analyze_moore_bound(g.max_degree, d.diameter), 0.2028, 5e-5);
+		analyze_dist_release(&d);
+		analyze_graph_release(&g);
+	}
+	topo_free(t);
+	t = new_topo("flex:nx=6,ny=6,nz=3,p=10");
+	if (t && run_dist(t, &g, &d, ANALYZE_DIST_AUTO, 0, 1) == 0) {
+		CHECK_EQ(t->n_routers, 108);
+		CHECK_EQ(g.links, 1080);
+		CHECK_EQ(d.diameter, 2);
+		/* 3NxNy(2Nx+2Ny-4)/2 pairs at distance 1, the rest at 2. */
+		CHECK_EQ(d.hist[1], 108 * 20 / 2);
+		CHECK_EQ(d.hist[2], 108 * 107 / 2 - 108 * 20 / 2);
+		analyze_dist_release(&d);
+		analyze_graph_release(&g);
+	}
+	topo_free(t);
+}
+
 /* Bisection ratios (seed 002 §4.3) of the 8x8 torus: B = 16, 128 router
  * links, 64 endpoint links: B_r = 1/8, b_r = 16/192. */
 static void test_ratios_and_moore(void)
@@ -622,6 +705,8 @@ int main(void)
 	TEST_RUN(test_sampled);
 	TEST_RUN(test_disconnected);
 	TEST_RUN(test_metis_closed_form);
+	TEST_RUN(test_flex_table3);
+	TEST_RUN(test_flex_metrics);
 	TEST_RUN(test_ratios_and_moore);
 	TEST_RUN(test_faults_ring);
 	TEST_RUN(test_faults_against_bfs);
