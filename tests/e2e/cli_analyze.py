@@ -207,19 +207,28 @@ def case_design_equality_builds():
 def case_design_fullbw():
     need_family("flex")
     need_family("dragonfly")
-    need_family("slimfly")
-    # FleX Table 6 configurations near 1,000 terminals.
+    # FleX Table 6 configurations near 1,000 terminals, FleX §III-B rules.
     fl = run_json("design", "flex", "--terminals", "1000", "--radix", "30", "--json")
-    m = [c for c in fl if c["radix"] == 30]
-    eq("flex radix-30 configs", len(m), 1)
-    eq("flex spec", m[0]["spec"], "flex:nx=6,ny=6,nz=3,p=10")
-    eq("flex routers/links/diameter", (m[0]["routers"], m[0]["links"], m[0]["diameter"]), (108, 1080, 2))
+    eq("flex specs", [c["spec"] for c in fl][:2], ["flex:nx=6,ny=6,nz=3,p=10", "flex:nx=5,ny=5,nz=5,p=8"])
+    eq("flex 6x6x3 routers/endpoints/radix/links/diameter",
+       [fl[0][k] for k in ("routers", "endpoints", "radix", "links", "diameter")], [108, 1080, 30, 1080, 2])
+    for c in fl:
+        if c["radix"] > 30 or c["endpoints"] < 1000 or 3 * c["p"] != c["radix"]:
+            raise Fail(f"flex config breaks the request or p = k/3: {c}")
+    # Dragonfly a = 2p = 2h = 8 has radix 15; 1,000 terminals need 32 of
+    # the up to 33 groups (Table 6 uses all 33: 264 routers, 1,452 links).
     df = run_json("design", "dragonfly", "--terminals", "1000", "--radix", "15", "--json")
-    m = [c for c in df if c["radix"] == 15]
-    eq("dragonfly radix-15", (m[0]["routers"], m[0]["endpoints"], m[0]["links"]), (264, 1056, 1452))
+    eq("dragonfly", [(c["spec"], c["routers"], c["endpoints"], c["links"], c["diameter"]) for c in df],
+       [("dragonfly:a=8,p=4,h=4,g=32", 256, 1024, 32 * 28 + 32 * 8 * 4 // 2, 3)])
+    t = run_json("topo", "describe", "dragonfly:a=8,p=4,h=4", "--json")
+    eq("Table 6 dragonfly", [t[k] for k in ("routers", "endpoints", "radix", "links")], [264, 1056, 15, 1452])
+    need_family("slimfly")
+    # Slim Fly q = 9: k' = 13, full bandwidth p = 7, radix 20, 162 routers,
+    # 1,053 links (Table 6 lowers p to 6 to stay near 1,000 terminals).
     sf = run_json("design", "slimfly", "--terminals", "1000", "--radix", "20", "--json")
     m = [c for c in sf if c["spec"].startswith("slimfly:q=9,")]
-    eq("slimfly q=9", (m[0]["routers"], m[0]["links"], m[0]["diameter"]), (162, 1053, 2))
+    eq("slimfly q=9", [m[0][k] for k in ("routers", "endpoints", "radix", "links", "diameter")],
+       [162, 1134, 20, 1053, 2])
 
 
 def case_errors():
