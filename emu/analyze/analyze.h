@@ -38,8 +38,8 @@ struct analyze_graph {
 	uint32_t min_degree;    /* fewest distinct neighbours of any router */
 };
 
-/* Build g from t. Returns 0 or NL_ENOMEM / NL_ERANGE (more than 2^32 - 1
- * adjacency entries). On failure g is left released. */
+/* Build g from t. Returns 0 or NL_ENOMEM; on failure g is left released.
+ * (topo.h keeps ports below 2^31, so the 32-bit offsets cannot overflow.) */
 int analyze_graph_init(struct analyze_graph *g, const struct topo *t, struct nl_err *err);
 void analyze_graph_release(struct analyze_graph *g);
 
@@ -58,8 +58,11 @@ struct analyze_dist_opts {
 	uint64_t seed;    /* picks the sampled sources */
 };
 
-/* Default AUTO budget: ceil(orbits / 64) * (routers + adjacency entries). */
-#define ANALYZE_DIST_BUDGET_DEFAULT 2000000000ull
+/* Default AUTO budget on the work estimate ceil(orbits / 64) * (routers +
+ * adjacency entries), i.e. word operations per BFS level: 1e10 is about 10
+ * s on one core for a low-diameter graph (a 131,136-router dragonfly,
+ * estimate 2.6e10, takes 28 s exact). */
+#define ANALYZE_DIST_BUDGET_DEFAULT 10000000000ull
 #define ANALYZE_DIST_SAMPLES_DEFAULT 1024u
 
 struct analyze_dist {
@@ -121,10 +124,11 @@ struct analyze_formula {
 	const char *source; /* "FleX eq. 8 (seed 000)" */
 };
 
-/* Look the family up in the formula table (FleX eq. 8 for 3 layers, HyperX
- * eq. 1 also for its flattened-butterfly and hypercube cases, torus and
- * mesh closed forms, Equality's semicircle cut). g is needed for the
- * graph-evaluated ones. */
+/* The first closed form that applies to t's closed-form view (topo.h):
+ * FleX eq. 8 (three layers), HyperX eq. 1 (also full, flatfly and
+ * hypercube, which publish the HyperX view), torus / mesh 2P/k and P/k,
+ * Equality's semicircle cut (evaluated on g; the others ignore g, which
+ * may be NULL). out->has = false when none applies. Returns 0. */
 int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *g,
 			      struct analyze_formula *out, struct nl_err *err);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "topo/topo.h"
 
@@ -44,71 +45,145 @@ static int dist_hist_grow(struct dist_acc *a, uint32_t level)
 	return 0;
 }
 
+/* Scratch for dist_bfs64, sized once per analysis. */
+struct dist_ws {
+	uint64_t *vis, *fr, *nx; /* [n] bit b: source b has reached / newly reached v */
+	uint32_t *cur, *next;    /* [n] frontier lists: vertices with fr (nx) != 0 */
+};
+
+/* Count the routers that `fresh` newly reaches, per source or in total. */
+static inline void dist_count(uint64_t fresh, bool per_source, uint64_t *lvcnt, uint64_t *plain)
+{
+	if (!per_source) {
+		*plain += (uint64_t)__builtin_popcountll(fresh);
+		return;
+	}
+	while (fresh) {
+		lvcnt[__builtin_ctzll(fresh)]++;
+		fresh &= fresh - 1;
+	}
+}
+
 /* BFS from src[0..ns-1] (ns <= 64) at once. Adds weight[b] * (routers at
  * distance h from src[b]) to a->hist[h]; fills sum[b] (sum of distances)
- * and ecc[b]. vis/fr/nx are n-word scratch. */
+ * and ecc[b] when per_source (otherwise all weights are equal and only the
+ * histogram is kept). Direction-optimising (Beamer et al., SC12): a level
+ * goes top-down (push the frontier's bits to its neighbours, cost = edges
+ * out of the frontier) or bottom-up (every router not yet reached by all
+ * sources ORs its neighbours' frontier bits, cost = edges of those
+ * routers), whichever touches fewer adjacency entries. */
 static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const uint64_t *weight,
-		      uint32_t ns, uint64_t *vis, uint64_t *fr, uint64_t *nx, struct dist_acc *a,
-		      uint64_t *sum, uint32_t *ecc)
+		      uint32_t ns, bool per_source, struct dist_ws *ws, struct dist_acc *a, uint64_t *sum,
+		      uint32_t *ecc)
 {
 	const uint64_t full = ns == 64 ? ~0ull : (1ull << ns) - 1;
 	uint32_t n = g->n;
+	uint64_t *vis = ws->vis, *fr = ws->fr, *nx = ws->nx;
+	uint32_t *cur = ws->cur, *next = ws->next, n_cur = 0;
 	uint64_t lvcnt[64];
+	uint64_t m_unfull = g->off[n]; /* adjacency entries of routers not yet full */
 
 	memset(vis, 0, (size_t)n * sizeof *vis);
 	memset(fr, 0, (size_t)n * sizeof *fr);
+	memset(nx, 0, (size_t)n * sizeof *nx);
 	for (uint32_t b = 0; b < ns; b++) {
+		if (!fr[src[b]])
+			cur[n_cur++] = src[b];
 		vis[src[b]] |= 1ull << b;
 		fr[src[b]] |= 1ull << b;
-		sum[b] = 0;
-		ecc[b] = 0;
+		if (sum) {
+			sum[b] = 0;
+			ecc[b] = 0;
+		}
 	}
-	uint32_t n_full = 0;
-	for (uint32_t v = 0; v < n; v++)
-		n_full += vis[v] == full;
-	for (uint32_t level = 1; n_full < n; level++) {
-		uint64_t any = 0;
-		memset(lvcnt, 0, sizeof lvcnt);
-		for (uint32_t v = 0; v < n; v++) {
-			uint64_t seen = vis[v];
-			if (seen == full) {
-				nx[v] = 0;
-				continue;
+	for (uint32_t i = 0; i < n_cur; i++)
+		if (vis[cur[i]] == full)
+			m_unfull -= g->off[cur[i] + 1] - g->off[cur[i]];
+	for (uint32_t level = 1; n_cur; level++) {
+		uint64_t m_front = 0, plain = 0;
+		uint32_t n_next = 0;
+		for (uint32_t i = 0; i < n_cur; i++)
+			m_front += g->off[cur[i] + 1] - g->off[cur[i]];
+		if (per_source)
+			memset(lvcnt, 0, sizeof lvcnt);
+		if (m_front <= m_unfull) {
+			for (uint32_t i = 0; i < n_cur; i++) {
+				uint32_t v = cur[i];
+				uint64_t bits = fr[v];
+				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
+					uint32_t u = g->adj[k];
+					uint64_t add = bits & ~vis[u] & ~nx[u];
+					if (!add)
+						continue;
+					if (!nx[u])
+						next[n_next++] = u;
+					nx[u] |= add;
+				}
 			}
-			uint64_t acc = 0;
-			for (uint32_t i = g->off[v]; i < g->off[v + 1]; i++)
-				acc |= fr[g->adj[i]];
-			uint64_t fresh = acc & ~seen;
-			nx[v] = fresh;
-			if (!fresh)
-				continue;
-			any |= fresh;
-			vis[v] = seen | fresh;
-			n_full += vis[v] == full;
-			while (fresh) {
-				lvcnt[__builtin_ctzll(fresh)]++;
-				fresh &= fresh - 1;
+		} else {
+			for (uint32_t v = 0; v < n; v++) {
+				uint64_t seen = vis[v];
+				if (seen == full)
+					continue;
+				uint64_t acc = 0;
+				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
+					acc |= fr[g->adj[k]];
+					if ((acc | seen) == full)
+						break;
+				}
+				uint64_t fresh = acc & ~seen;
+				if (fresh) {
+					nx[v] = fresh;
+					next[n_next++] = v;
+				}
 			}
 		}
-		if (!any) {
-			a->disconnected = true;
+		for (uint32_t i = 0; i < n_cur; i++)
+			fr[cur[i]] = 0;
+		for (uint32_t i = 0; i < n_next; i++) {
+			uint32_t v = next[i];
+			uint64_t fresh = nx[v];
+			vis[v] |= fresh;
+			if (vis[v] == full)
+				m_unfull -= g->off[v + 1] - g->off[v];
+			dist_count(fresh, per_source, lvcnt, &plain);
+		}
+		if (!n_next)
 			break;
-		}
 		if (dist_hist_grow(a, level) < 0)
 			return NL_ENOMEM;
-		for (uint32_t b = 0; b < ns; b++) {
-			if (!lvcnt[b])
-				continue;
-			a->hist[level] += weight[b] * lvcnt[b];
-			sum[b] += (uint64_t)level * lvcnt[b];
-			ecc[b] = level;
+		if (per_source) {
+			for (uint32_t b = 0; b < ns; b++) {
+				if (!lvcnt[b])
+					continue;
+				a->hist[level] += weight[b] * lvcnt[b];
+				sum[b] += (uint64_t)level * lvcnt[b];
+				ecc[b] = level;
+			}
+		} else {
+			a->hist[level] += weight[0] * plain;
 		}
 		if (level > a->max_level)
 			a->max_level = level;
+		/* The new frontier: nx becomes fr, and nx is zero again. */
 		uint64_t *t = fr;
 		fr = nx;
 		nx = t;
+		uint32_t *tl = cur;
+		cur = next;
+		next = tl;
+		n_cur = n_next;
 	}
+	for (uint32_t v = 0; v < n; v++)
+		if (vis[v] != full) {
+			a->disconnected = true;
+			break;
+		}
+	/* Leave the buffers where the next batch expects them. */
+	ws->fr = fr;
+	ws->nx = nx;
+	ws->cur = cur;
+	ws->next = next;
 	return 0;
 }
 
@@ -165,7 +240,8 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 {
 	uint32_t n = g->n;
 	uint32_t *src = NULL, *ecc = NULL;
-	uint64_t *w = NULL, *sum = NULL, *vis = NULL, *fr = NULL, *nx = NULL;
+	uint64_t *w = NULL, *sum = NULL;
+	struct dist_ws ws = {0};
 	struct dist_acc acc = {0};
 	int rc = 0;
 
@@ -180,10 +256,12 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 	}
 	src = malloc((size_t)n * sizeof *src);
 	w = malloc((size_t)n * sizeof *w);
-	vis = malloc((size_t)n * sizeof *vis);
-	fr = malloc((size_t)n * sizeof *fr);
-	nx = malloc((size_t)n * sizeof *nx);
-	if (!src || !w || !vis || !fr || !nx) {
+	ws.vis = malloc((size_t)n * sizeof *ws.vis);
+	ws.fr = malloc((size_t)n * sizeof *ws.fr);
+	ws.nx = malloc((size_t)n * sizeof *ws.nx);
+	ws.cur = malloc((size_t)n * sizeof *ws.cur);
+	ws.next = malloc((size_t)n * sizeof *ws.next);
+	if (!src || !w || !ws.vis || !ws.fr || !ws.nx || !ws.cur || !ws.next) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
 		goto done;
 	}
@@ -222,14 +300,26 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
 		goto done;
 	}
+	struct progress pg;
+	progress_init(&pg, "distances");
 	for (uint32_t b0 = 0; b0 < ns; b0 += 64) {
 		uint32_t m = ns - b0 < 64 ? ns - b0 : 64;
-		rc = dist_bfs64(g, src + b0, w + b0, m, vis, fr, nx, &acc, sum + b0, ecc + b0);
+		/* Per-source bookkeeping only when weights differ or the sampled
+		 * estimate needs each source's mean and eccentricity. */
+		bool per_source = sampled;
+		for (uint32_t b = 1; b < m && !per_source; b++)
+			per_source = w[b0 + b] != w[b0];
+		rc = dist_bfs64(g, src + b0, w + b0, m, per_source, &ws, &acc, sum + b0, ecc + b0);
 		if (rc < 0) {
 			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+			progress_done(&pg);
 			goto done;
 		}
+		char detail[64];
+		snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, ns);
+		progress_update(&pg, (double)(b0 + m) / ns, detail);
 	}
+	progress_done(&pg);
 
 	out->method = method;
 	out->n_sources = ns;
@@ -283,9 +373,11 @@ done:
 	free(w);
 	free(sum);
 	free(ecc);
-	free(vis);
-	free(fr);
-	free(nx);
+	free(ws.vis);
+	free(ws.fr);
+	free(ws.nx);
+	free(ws.cur);
+	free(ws.next);
 	if (rc < 0)
 		analyze_dist_release(out);
 	return rc;
