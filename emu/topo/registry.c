@@ -15,6 +15,7 @@ extern const struct topo_ops topo_dragonfly_ops;
 extern const struct topo_ops topo_fattree_ops;
 extern const struct topo_ops topo_clos_ops;
 extern const struct topo_ops topo_myriclos_ops;
+extern const struct topo_ops topo_slimfly_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -30,6 +31,7 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_fattree_ops,
 	&topo_clos_ops,
 	&topo_myriclos_ops,
+	&topo_slimfly_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

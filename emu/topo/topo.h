@@ -289,17 +289,18 @@ static inline uint32_t topo_equality_distance(const struct topo_equality *eq, ui
 }
 
 /* Slim Fly MMS graph (Besta & Hoefler SC14, seed 000 ref. [4]): q = 4w +
- * delta, routers (s, x, y) with s in {0, 1}, x, y in GF(q), id = s*q*q +
- * x*q + y. Network radix k' = (3q - delta)/2: ports 0 .. n_intra-1 go to the
- * same-column routers (s, x, y') with y - y' in X (s = 0) or X' (s = 1), in
- * the order of gen[s][]; ports n_intra .. k'-1 go to the other subgraph,
- * port n_intra + m' reaching column m' (router (0,x,y) links (1,m,c) iff y
- * = m x + c). Terminals follow at k'. */
+ * delta a prime power, routers (s, x, y) with s in {0, 1} and x, y in
+ * GF(q) (elements numbered 0..q-1 by their base-p digits), id = s*q*q +
+ * x*q + y. Network radix k' = (3q - delta)/2. Ports 0 .. n_intra-1 link
+ * routers of the same subgraph and column whose y differ by an element of
+ * X (s = 0) or X' (s = 1); port n_intra + j links router (0, x, y) to (1,
+ * j, y - j x) and router (1, m, c) to (0, j, m j + c). Terminals follow at
+ * k'. Diameter 2. */
 struct topo_slimfly {
 	uint32_t q, p;
 	int delta;
-	uint32_t kprime;     /* network radix */
-	uint32_t n_intra;    /* |X| = |X'| */
+	uint32_t kprime;  /* network radix (3q - delta) / 2 */
+	uint32_t n_intra; /* |X| = |X'| = (q - delta) / 2 */
 };
 
 /* Outcome of a link-endpoint permutation (seed 003 §3): the trial kept and

@@ -41,6 +41,25 @@ int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t 
 /* Orbits of a complete XGFT (every block full): one per level. */
 uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap);
 
+/* The finite field GF(q), q = p^m: elements are 0..q-1, read as the
+ * base-p digits of a polynomial of degree < m over GF(p) modulo a
+ * primitive polynomial (found by search), so that addition is digit-wise
+ * mod p and xi = the element "x" (or a primitive root when m = 1) generates
+ * the multiplicative group: exp[i] = xi^i, log[exp[i]] = i. */
+struct topo_gf {
+	uint32_t q, p, m;
+	uint32_t *exp; /* [2(q-1)]: xi^i, doubled so exp[log a + log b] needs no mod */
+	uint32_t *log; /* [q], log[0] unused */
+};
+
+/* Set up GF(q). Returns 0, NL_EINVAL when q is not a prime power (then
+ * *p_out is 0), or NL_ENOMEM. *p_out and *m_out get p and m. */
+int topo_gf_init(struct topo_gf *f, uint32_t q, uint32_t *p_out, uint32_t *m_out);
+void topo_gf_release(struct topo_gf *f);
+uint32_t topo_gf_add(const struct topo_gf *f, uint32_t a, uint32_t b);
+uint32_t topo_gf_neg(const struct topo_gf *f, uint32_t a);
+uint32_t topo_gf_mul(const struct topo_gf *f, uint32_t a, uint32_t b);
+
 /* A multiset of unordered router pairs (links), open addressing keyed by
  * the pair; used to reject duplicate links and to test adjacency in O(1). */
 struct topo_edgeset {

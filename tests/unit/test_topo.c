@@ -28,6 +28,8 @@ static const char *const conformance_specs[] = {
 	"clos:l=3,r=8",
 	"clos:l=3,r=12,n=100,taper=2x1",
 	"myriclos:n=256",
+	"slimfly:q=5,p=2",
+	"slimfly:q=8,p=1",
 };
 
 static void test_registry_conformance(void)

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "test.h"
 #include "topo/topo.h"
+#include "topo/topo_internal.h"
 #include "topo_check.h"
 
 /* --- full ------------------------------------------------------------------ */
@@ -674,6 +675,102 @@ static void test_myriclos_table1(void)
 	CHECK_ERR(topo_new("myriclos:n=8192", &t, &e), NL_ERANGE, &e, "parameter 'n' value '8192' out of range");
 }
 
+/* --- Slim Fly ---------------------------------------------------------------- */
+
+/* GF(q) is a field: distributive, every non-zero element invertible, and
+ * the primitive element's powers cover the multiplicative group. */
+static void test_gf(void)
+{
+	static const uint32_t qs[] = {2, 3, 4, 5, 7, 8, 9, 16, 25, 27, 32, 49, 81, 121, 125, 128};
+	for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+		struct topo_gf f;
+		uint32_t p, m, q = qs[i];
+		CHECK_EQ(topo_gf_init(&f, q, &p, &m), 0);
+		uint32_t pm = 1;
+		for (uint32_t j = 0; j < m; j++)
+			pm *= p;
+		CHECK_EQ(pm, q);
+		int bad = 0;
+		for (uint32_t a = 0; a < q && !bad; a++) {
+			uint32_t inv = 0;
+			CHECK_EQ(topo_gf_add(&f, a, topo_gf_neg(&f, a)), 0);
+			for (uint32_t b = 0; b < q; b++) {
+				if (topo_gf_mul(&f, a, b) == 1)
+					inv++;
+				for (uint32_t c = 0; c < q && q <= 27; c++)
+					if (topo_gf_mul(&f, a, topo_gf_add(&f, b, c)) !=
+					    topo_gf_add(&f, topo_gf_mul(&f, a, b), topo_gf_mul(&f, a, c)))
+						bad++;
+			}
+			if (inv != (a != 0))
+				bad++;
+		}
+		if (bad)
+			TEST_FAIL_("GF(%u): %d field-axiom failures", q, bad);
+		topo_gf_release(&f);
+	}
+	struct topo_gf f;
+	uint32_t p, m;
+	CHECK_EQ(topo_gf_init(&f, 12, &p, &m), NL_EINVAL);
+	CHECK_EQ(p, 0);
+}
+
+static void test_slimfly(void)
+{
+	/* Seed 000 Table 6: Slim Fly with q = 9 and p = 6 (one less than
+	 * floor(k/3) = 7, §IV-B): 162 routers, 972 terminals, 1,053 links,
+	 * network radix k' = (3q - delta)/2 = 13 (Table 6's radix 20 counts the
+	 * one port left idle by p = 6). GF(9) = GF(3^2) exercises the
+	 * polynomial arithmetic. */
+	struct topo *t = tc_new("slimfly:q=9,p=6");
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 162);
+	CHECK_EQ(t->n_endpoints, 972);
+	CHECK_EQ(topo_count_links(t), 1053);
+	CHECK_EQ(topo_max_radix(t), 13 + 6);
+	CHECK(t->slimfly && t->slimfly->delta == 1 && t->slimfly->kprime == 13);
+	topo_free(t);
+	t = tc_new("slimfly:q=9");
+	if (t) {
+		CHECK_STR(t->spec, "slimfly:q=9,p=7");
+		topo_free(t);
+	}
+	/* The MMS graph has diameter 2 and 2q^2 routers of degree (3q-delta)/2
+	 * for every admissible prime power; closed-form distance against BFS
+	 * and the two-orbit claim. */
+	static const uint32_t qs[] = {3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, 23, 25, 27};
+	for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "slimfly:q=%u,p=1", qs[i]);
+		t = tc_new(spec);
+		if (!t)
+			continue;
+		uint32_t q = qs[i];
+		int delta = q % 4 == 1 ? 1 : q % 4 == 3 ? -1 : 0;
+		uint32_t k = (uint32_t)((3 * (int)q - delta) / 2);
+		CHECK_EQ(t->n_routers, 2 * q * q);
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_degree(t, r) != k) {
+				TEST_FAIL_("%s: router %u degree %u, expected %u", spec, r, topo_router_degree(t, r), k);
+				break;
+			}
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		CHECK_EQ(diam, 2);
+		tc_distance_vs_bfs(t, q <= 11 ? 0 : 40);
+		tc_orbits(t);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("slimfly:q=6", &t, &e), NL_EINVAL, &e,
+		  "topology 'slimfly': parameter 'q': 6 is not a prime power (the MMS construction needs q = p^m = 4w + delta, delta in {-1, 0, 1})");
+	CHECK_ERR(topo_new("slimfly:q=2", &t, &e), NL_EINVAL, &e,
+		  "parameter 'q': 2 is not 4w + delta with delta in {-1, 0, 1}");
+	CHECK_ERR(topo_new("slimfly:q=1", &t, &e), NL_ERANGE, &e, "parameter 'q' value '1' out of range");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -689,5 +786,7 @@ int main(void)
 	TEST_RUN(test_fattree);
 	TEST_RUN(test_clos_formulas);
 	TEST_RUN(test_myriclos_table1);
+	TEST_RUN(test_gf);
+	TEST_RUN(test_slimfly);
 	return test_done();
 }
