@@ -106,6 +106,20 @@ def case_flex_table6():
     eq("histogram", d["histogram"], [0, 108 * 20 // 2, 108 * 107 // 2 - 108 * 20 // 2])
 
 
+def case_table4_ratios():
+    need_family("flex")
+    need_family("dragonfly")
+    need_family("fattree")
+    # FleX Table 4, N ~ 1,000: bisection ratio (bisection / inter-router
+    # links) of the Table 6 configurations, bisection by METIS as the paper
+    # did: fat tree 0.250, dragonfly 0.187, HyperX 0.278, FleX 0.300.
+    for spec, want in (("fattree:k=10,n=3", 0.250), ("dragonfly:a=8,p=4,h=4", 0.187),
+                       ("hyperx:s=10x10,k=1x1,t=10", 0.278), ("flex:nx=6,ny=6,nz=3,p=10", 0.300)):
+        d = run_json("topo", "describe", spec, "--json", "--bisection")
+        eq(f"{spec} ratios from", d["bisection"]["ratios_from"], "metis")
+        near(f"{spec} B_r", d["bisection"]["B_r"], want, 5e-4)
+
+
 def case_faults_reproducible():
     a = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "9", "--json").stdout
     b = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "9", "--json").stdout
