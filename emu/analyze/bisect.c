@@ -9,10 +9,12 @@
 #include "analyze/analyze.h"
 
 #include <metis.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "topo/topo.h"
 
@@ -73,7 +75,12 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 	struct rng r;
 	rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, BISECT_RNG_SEEDS);
 	uint64_t best = UINT64_MAX;
+	struct progress pg;
+	progress_init(&pg, "METIS");
 	for (uint32_t run = 0; run < runs; run++) {
+		char detail[48];
+		snprintf(detail, sizeof detail, "run %u of %u", run + 1, runs);
+		progress_update(&pg, (double)run / runs, detail);
 		idx_t seed = (idx_t)(rng_u64(&r) & 0x3fffffff);
 		for (int kind = 0; kind < 2; kind++) {
 			idx_t nvtxs = (idx_t)n, ncon = 1, nparts = 2, objval = 0;
@@ -91,6 +98,7 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 				rc = nl_errf(err, mr == METIS_ERROR_MEMORY ? NL_ENOMEM : NL_EINVAL,
 					     "METIS failed (%s, code %d) on a graph of %u routers",
 					     kind ? "k-way" : "recursive", mr, n);
+				progress_done(&pg);
 				goto done;
 			}
 			/* Recount rather than trust objval: cut = physical links
@@ -122,6 +130,7 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 			}
 		}
 	}
+	progress_done(&pg);
 	out->runs = runs;
 	if (best == UINT64_MAX)
 		rc = nl_errf(err, NL_EINVAL, "METIS found no balanced bisection of %u routers in %u runs", n, runs);

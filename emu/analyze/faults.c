@@ -9,10 +9,12 @@
  */
 #include "analyze/analyze.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "topo/topo.h"
 
@@ -73,7 +75,12 @@ int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o
 		/* round(m * s * step / 100), half up */
 		out->removed[s] = (m * s * out->step_pct * 2 + 100) / 200;
 
+	struct progress pg;
+	progress_init(&pg, "link faults");
 	for (uint32_t trial = 0; trial < out->trials; trial++) {
+		char detail[48];
+		snprintf(detail, sizeof detail, "trial %u of %u", trial + 1, out->trials);
+		progress_update(&pg, (double)trial / out->trials, detail);
 		struct rng r;
 		rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, FAULT_RNG_BASE | trial);
 		for (uint32_t i = 0; i < k; i++)
@@ -103,6 +110,7 @@ int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o
 			if ((int64_t)out->removed[s] <= threshold)
 				out->connected[s]++;
 	}
+	progress_done(&pg);
 	out->tolerance_pct = -1;
 	for (uint32_t s = 0; s < out->n_steps; s++)
 		if (2 * out->connected[s] > out->trials)

@@ -98,13 +98,8 @@ static int topo_list_main(int argc, char **argv)
 	}
 	if (argc > 1)
 		return cli_usage_error("topo list", "unexpected argument '%s'", argv[1]);
-	size_t n;
-	const struct topo_ops *const *all = topo_list(&n);
 	printf("topology families (SPEC = family:key=value,...):\n");
-	for (size_t i = 0; i < n; i++) {
-		printf("  %-12s %s\n", all[i]->name, all[i]->help);
-		param_print_help(stdout, all[i]->params, "      ");
-	}
+	topo_print_help(stdout);
 	return CLI_OK;
 }
 
