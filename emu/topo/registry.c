@@ -16,6 +16,7 @@ extern const struct topo_ops topo_fattree_ops;
 extern const struct topo_ops topo_clos_ops;
 extern const struct topo_ops topo_myriclos_ops;
 extern const struct topo_ops topo_slimfly_ops;
+extern const struct topo_ops topo_equality_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -32,6 +33,7 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_clos_ops,
 	&topo_myriclos_ops,
 	&topo_slimfly_ops,
+	&topo_equality_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)
