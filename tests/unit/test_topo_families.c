@@ -913,6 +913,88 @@ static void test_equality_64000(void)
 	topo_free(t);
 }
 
+/* --- nD twin torus ------------------------------------------------------------ */
+
+static void test_ndt(void)
+{
+	/* Seed 004 Table I: 3D tori and 5DT tori with the same PEs (256, 512,
+	 * 1,024); §IV: the 5DT reduces distances. PE-to-PE distances in
+	 * router hops: a 3D torus PE is its router, a 5DT PE is its card. */
+	static const struct {
+		const char *torus, *ndt;
+		uint32_t pes;
+	} table1[] = {
+		{"torus:k=8x8x4", "ndt:k=4x4x2x2x2", 256},
+		{"torus:k=8x8x8", "ndt:k=4x4x2x4x2", 512},
+		{"torus:k=16x8x8", "ndt:k=4x4x2x4x4", 1024},
+	};
+	for (size_t i = 0; i < sizeof table1 / sizeof *table1; i++) {
+		struct topo *a = tc_new(table1[i].torus), *b = tc_new(table1[i].ndt);
+		if (!a || !b) {
+			topo_free(a);
+			topo_free(b);
+			continue;
+		}
+		CHECK_EQ(a->n_endpoints, table1[i].pes);
+		CHECK_EQ(b->n_endpoints, table1[i].pes);
+		CHECK_EQ(b->n_routers, table1[i].pes);
+		/* Every card: n + 1 = 6 network ports (an EXTOLL card) and its PE. */
+		for (uint32_t r = 0; r < b->n_routers; r++)
+			if (topo_router_degree(b, r) != 6 || topo_router_ports(b, r) != 7) {
+				TEST_FAIL_("%s: card %u has %u network ports", table1[i].ndt, r, topo_router_degree(b, r));
+				break;
+			}
+		uint32_t da, db;
+		uint64_t sa, sb;
+		tc_all_pairs(a, &da, &sa);
+		tc_all_pairs(b, &db, &sb);
+		CHECK_UINT(db, <, da);
+		CHECK(tc_aspl(b, sb) < tc_aspl(a, sa));
+		tc_distance_vs_bfs(b, 0);
+		tc_orbits(b);
+		topo_free(a);
+		topo_free(b);
+	}
+
+	/* Definition 2.2 for 5DT (Fig. 2b): d0, d1 and d2- on card 0; d2+, d3
+	 * and d4 on card 1. */
+	struct topo *t = tc_new("ndt:k=4x4x3x4x2");
+	if (!t)
+		return;
+	const struct topo_ndt *v = t->ndt;
+	CHECK_EQ(v->split, 2);
+	static const uint8_t card[5][2] = {{0, 0}, {0, 0}, {1, 0}, {1, 1}, {1, 1}};
+	static const uint8_t port[5][2] = {{0, 1}, {2, 3}, {0, 4}, {1, 2}, {3, 4}};
+	for (int d = 0; d < 5; d++)
+		for (int dir = 0; dir < 2; dir++) {
+			CHECK_EQ(v->card_of[d][dir], card[d][dir]);
+			CHECK_EQ(v->card_port[d][dir], port[d][dir]);
+		}
+	/* Node 0's d2- port (card 0, port 4) reaches node (0,0,2,0,0)'s d2+
+	 * port on its card 1; the internal link joins the two cards. */
+	uint32_t w = 2 * v->stride[2];
+	CHECK_EQ(t->peer[t->port_base[0] + 4], t->port_base[2 * w + 1] + 0);
+	CHECK_EQ(t->peer[t->port_base[0] + 5], t->port_base[1] + 5);
+	CHECK_EQ(topo_ep_router(t, 7), 7);
+	tc_distance_vs_bfs(t, 0);
+	topo_free(t);
+
+	/* 3DT (Fig. 2a) and odd radices; even n splits evenly. */
+	static const char *const more[] = {"ndt:k=3x5x4", "ndt:k=5,n=3", "ndt:k=4x3x2x3", "ndt:k=3x3x3x3x3x3x3"};
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+		t = tc_new(more[i]);
+		if (t) {
+			tc_distance_vs_bfs(t, t->n_routers > 1000 ? 30 : 0);
+			tc_orbits(t);
+			topo_free(t);
+		}
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("ndt:k=4x4", &t, &e), NL_EINVAL, &e,
+		  "topology 'ndt': parameter 'k': 2 dimensions; an nD twin torus has n >= 3 (seed 004 Definition 2.1)");
+	CHECK_ERR(topo_new("ndt:k=4x1x4", &t, &e), NL_ERANGE, &e, "parameter 'k' value '4x1x4' out of range");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -933,5 +1015,6 @@ int main(void)
 	TEST_RUN(test_equality_notation);
 	TEST_RUN(test_equality_structure);
 	TEST_RUN(test_equality_64000);
+	TEST_RUN(test_ndt);
 	return test_done();
 }
