@@ -46,10 +46,17 @@ void topo_free(struct topo *t)
  * canonical text parses back to the same topology. */
 static int topo_set_spec(struct topo *t, struct nl_err *err)
 {
-	char buf[2048], v[PARAM_STR_MAX];
+	char buf[16384], v[PARAM_STR_MAX];
 	size_t used = (size_t)snprintf(buf, sizeof buf, "%s", t->ops->name);
 	int n_plain = 0;
 
+	if (t->ops->format_spec && t->ops->format_spec(t, buf, sizeof buf)) {
+		if (strlen(buf) + 1 >= sizeof buf)
+			return nl_errf(err, NL_ERANGE, "topology '%s': canonical spec longer than %zu characters",
+				       t->ops->name, sizeof buf - 2);
+		t->spec = strdup(buf);
+		return t->spec ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	}
 	for (const struct param_def *d = t->ops->params; d && d->name; d++)
 		if (d->type == PARAM_SPEC) {
 			param_format(d, t->params, v, sizeof v);

@@ -67,6 +67,12 @@ struct topo_ops {
 	 * "N14K6[-1,1,3,9](4)"). Return 1 and fill params when it matches, 0
 	 * when it does not, or a negative error. */
 	int (*parse_alias)(const char *spec, void *params, struct nl_err *err);
+
+	/* Write the canonical spec into buf (cap bytes, NUL-terminated) when the
+	 * generic "name:k=v,..." form cannot hold it (e.g. Equality offset
+	 * lists longer than a parameter list); return 1 when written, 0 to use
+	 * the generic form. The text must parse back to the same topology. */
+	int (*format_spec)(const struct topo *t, char *buf, size_t cap);
 };
 
 /* Cartesian structure shared by torus, mesh and similar families: router id
@@ -265,21 +271,20 @@ static inline uint32_t topo_tree_physical_switches(const struct topo_tree *tr)
 	return n;
 }
 
-/* Equality (seed 002 §3.1): N routers on a ring; local port i (< n_ports)
- * of router r goes to (r + offset[i]) mod N when r is even and (r -
- * offset[i]) mod N when r is odd. Each S_A value gives one port; each S_B
- * value s gives two (+s, then -s) except s = N/2, which gives one.
- * Terminals follow at n_ports .. n_ports + p - 1. dist0[j] is the hop
- * distance from router 0 to router j; by the even/odd symmetry (Remark 2)
- * d(a, b) = dist0[(b - a) mod N] for even a and dist0[(a - b) mod N] for odd
- * a. */
+/* Equality (seed 002 §3.1): N routers on a ring; local port i (< K) of
+ * router r goes to (r + offset[i]) mod N when r is even and (r -
+ * offset[i]) mod N when r is odd (offsets normalised to 0..N-1). Each S_A
+ * value gives one port; each S_B value s gives two (+s, then -s) except s
+ * = N/2, which gives one. Terminals follow at K .. K + p - 1. dist0[j] is
+ * the hop distance from router 0 to router j; by the even/odd symmetry
+ * (Remark 2: r -> r + 2t and r -> 1 - r are automorphisms) d(a, b) =
+ * dist0[(b - a) mod N] for even a and dist0[(a - b) mod N] for odd a. */
 struct topo_equality {
-	uint32_t N;           /* routers */
-	uint32_t K;           /* network radix (eq. 1) */
-	uint32_t p;           /* terminals per router */
-	uint32_t n_ports;     /* = K */
-	int64_t *offset;      /* [K] signed offsets, even-router view */
-	uint16_t *dist0;      /* [N] */
+	uint32_t N;       /* routers */
+	uint32_t K;       /* network radix (eq. 1) */
+	uint32_t p;       /* terminals per router */
+	uint32_t *offset; /* [K] offsets mod N, even-router view */
+	uint32_t *dist0;  /* [N] */
 };
 
 static inline uint32_t topo_equality_distance(const struct topo_equality *eq, uint32_t a, uint32_t b)

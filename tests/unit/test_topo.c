@@ -30,6 +30,10 @@ static const char *const conformance_specs[] = {
 	"myriclos:n=256",
 	"slimfly:q=5,p=2",
 	"slimfly:q=8,p=1",
+	"equality:n=14,sa=-1/1/3/9,sb=4,p=3",
+	"equality:n=20,sa=-1/1/7,sb=4/10,p=1",
+	"ndt:k=4x3x2x2x3",
+	"ndt:k=3x4x3",
 };
 
 static void test_registry_conformance(void)

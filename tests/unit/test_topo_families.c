@@ -771,6 +771,230 @@ static void test_slimfly(void)
 	CHECK_ERR(topo_new("slimfly:q=1", &t, &e), NL_ERANGE, &e, "parameter 'q' value '1' out of range");
 }
 
+/* --- Equality ----------------------------------------------------------------- */
+
+/* Network neighbours of router r, sorted. */
+static uint32_t sorted_nbrs(const struct topo *t, uint32_t r, uint32_t *out)
+{
+	uint32_t n = 0;
+	for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++)
+		if (topo_port_is_network(t, g)) {
+			uint32_t v = t->port_router[t->peer[g]], i = n++;
+			while (i > 0 && out[i - 1] > v) {
+				out[i] = out[i - 1];
+				i--;
+			}
+			out[i] = v;
+		}
+	return n;
+}
+
+static void test_equality_notation(void)
+{
+	/* Seed 002 §3.2 and Fig. 1: N14K6[-1,1,3,9](4) has 14 routers and
+	 * network radix 6 (K counts router-to-router ports only; Remark 1's
+	 * n14k6p3 adds 3 endpoints per router). */
+	struct topo *t = tc_new("N14K6[-1,1,3,9](4)");
+	if (!t)
+		return;
+	CHECK_STR(t->ops->name, "equality");
+	CHECK_EQ(t->n_routers, 14);
+	CHECK_EQ(t->n_endpoints, 0);
+	CHECK_EQ(topo_max_radix(t), 6);
+	CHECK_EQ(topo_count_links(t), 14 * 6 / 2);
+	CHECK_STR(t->spec, "N14K6[-1,1,3,9](4)");
+	CHECK(t->equality && t->equality->K == 6);
+	/* §3.1: even i links i + s, odd i links i - s. */
+	uint32_t nb[16];
+	static const uint32_t n0[] = {1, 3, 4, 9, 10, 13}, n1[] = {0, 2, 5, 6, 11, 12};
+	CHECK_EQ(sorted_nbrs(t, 0, nb), 6);
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ(nb[i], n0[i]);
+	CHECK_EQ(sorted_nbrs(t, 1, nb), 6);
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ(nb[i], n1[i]);
+	tc_distance_vs_bfs(t, 0);
+	tc_orbits(t);
+	topo_free(t);
+
+	/* The key=value form and the P part of the notation. */
+	t = tc_new("equality:n=14,sa=-1/1/3/9,sb=4,p=3");
+	if (t) {
+		CHECK_EQ(topo_max_radix(t), 9);
+		CHECK_EQ(t->n_endpoints, 42);
+		CHECK_STR(t->spec, "N14K6P3[-1,1,3,9](4)");
+		topo_free(t);
+	}
+	t = tc_new("n14k6p3[-1, 1, 3, 9](4)");
+	if (t) {
+		CHECK_EQ(t->n_endpoints, 42);
+		topo_free(t);
+	}
+
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("n14k6p3", &t, &e), NL_EINVAL, &e,
+		  "'n14k6p3' names a class of Equality networks (Remark 1); give the offsets");
+	CHECK_ERR(topo_new("N14K7[-1,1,3,9](4)", &t, &e), NL_EINVAL, &e,
+		  "topology 'equality': parameter 'k': the offsets give network radix K = 6 (eq. 1: |S_A| + 2|S_B| - [N/2 in S_B]), not 7");
+	CHECK_ERR(topo_new("N14K6[-1,1,3,9](4", &t, &e), NL_EFORMAT, &e, "cannot read 'N14K6[-1,1,3,9](4'");
+	CHECK_ERR(topo_new("N13K6[-1,1,3,9](4)", &t, &e), NL_EINVAL, &e, "parameter 'n': N = 13 must be even");
+	CHECK_ERR(topo_new("equality:n=14,sa=-1/1/4", &t, &e), NL_EINVAL, &e,
+		  "parameter 'sa': 4 is even; S_A holds odd offsets (seed 002 §3.1)");
+	CHECK_ERR(topo_new("equality:n=14,sa=-1/1,sb=3", &t, &e), NL_EINVAL, &e,
+		  "parameter 'sb': 3 is odd; S_B holds even offsets");
+	CHECK_ERR(topo_new("equality:n=14,sa=-1/1,sb=10", &t, &e), NL_ERANGE, &e,
+		  "parameter 'sb': 10 is not in 2..N/2 = 7 (an even offset s > N/2 makes the links of N - s, §3.1 footnote 1)");
+	CHECK_ERR(topo_new("equality:n=14,sa=-1/1/13", &t, &e), NL_EINVAL, &e,
+		  "parameter 'sa': offsets -1 and 13 are equal mod N = 14 and would make the same links");
+	CHECK_ERR(topo_new("equality:n=12,sa=3/9", &t, &e), NL_EINVAL, &e,
+		  "the offsets leave router 1 unreachable from router 0 (the network is not connected)");
+}
+
+static void test_equality_structure(void)
+{
+	/* N/2 as an even offset (one link) and as an odd offset; eq. 1 radix,
+	 * closed-form distance against BFS, vertex-transitivity. */
+	static const struct {
+		const char *spec;
+		uint32_t K;
+	} cases[] = {
+		{"equality:n=20,sa=-1/1/7,sb=4/10", 3 + 2 + 1},
+		{"equality:n=14,sa=-1/1/7,sb=2/6", 3 + 4},
+		{"equality:n=40,sa=-1/1/5/-11/17,sb=6/16/20,p=2", 5 + 4 + 1},
+		{"N38K5[-1,1,11](8)", 5},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = tc_new(cases[i].spec);
+		if (!t)
+			continue;
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_degree(t, r) != cases[i].K) {
+				TEST_FAIL_("%s: router %u degree %u", cases[i].spec, r, topo_router_degree(t, r));
+				break;
+			}
+		tc_distance_vs_bfs(t, 0);
+		tc_orbits(t);
+		/* The canonical spec builds the same graph. */
+		struct topo *u = tc_new(t->spec);
+		if (u) {
+			CHECK(u->n_ports == t->n_ports && !memcmp(u->peer, t->peer, t->n_ports * sizeof *t->peer));
+			topo_free(u);
+		}
+		topo_free(t);
+	}
+}
+
+/* Seed 002 §5.5: the n64000k64p16 system (E806), 64,000 routers with 80
+ * ports and 1,024,000 endpoints. The paper's offsets (its Table 3) are not
+ * in our copy, so this uses 48 odd and 8 even offsets spread
+ * geometrically; the test checks the construction scales (compact ports,
+ * one BFS for all distances) and that the closed form agrees with BFS. */
+static const char *const equality_64000 =
+	"N64000K64P16[-1,1,3,5,7,9,11,13,15,17,19,21,25,29,37,45,55,67,81,101,123,151,185,227,279,343,423,"
+	"519,637,783,963,1183,1455,1787,2195,2699,3315,4075,5007,6153,7561,9291,11419,14031,17243,21189,"
+	"26039,31999](4,14,52,188,680,2454,8862,31998)";
+
+static void test_equality_64000(void)
+{
+	struct topo *t = tc_new(equality_64000);
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 64000);
+	CHECK_EQ(t->n_endpoints, 1024000);
+	CHECK_EQ(topo_max_radix(t), 80);
+	CHECK_EQ(topo_count_links(t), 64000ull * 64 / 2);
+	CHECK_STR(t->spec, equality_64000);
+	uint32_t diam = 0;
+	for (uint32_t j = 0; j < t->n_routers; j++)
+		if (t->equality->dist0[j] > diam)
+			diam = t->equality->dist0[j];
+	CHECK(diam >= 3 && diam <= 5); /* Moore bound: diameter >= 3 for K = 64, N = 64,000 */
+	tc_distance_vs_bfs(t, 3);
+	topo_free(t);
+}
+
+/* --- nD twin torus ------------------------------------------------------------ */
+
+static void test_ndt(void)
+{
+	/* Seed 004 Table I: 3D tori and 5DT tori with the same PEs (256, 512,
+	 * 1,024); §IV: the 5DT reduces distances. PE-to-PE distances in
+	 * router hops: a 3D torus PE is its router, a 5DT PE is its card. */
+	static const struct {
+		const char *torus, *ndt;
+		uint32_t pes;
+	} table1[] = {
+		{"torus:k=8x8x4", "ndt:k=4x4x2x2x2", 256},
+		{"torus:k=8x8x8", "ndt:k=4x4x2x4x2", 512},
+		{"torus:k=16x8x8", "ndt:k=4x4x2x4x4", 1024},
+	};
+	for (size_t i = 0; i < sizeof table1 / sizeof *table1; i++) {
+		struct topo *a = tc_new(table1[i].torus), *b = tc_new(table1[i].ndt);
+		if (!a || !b) {
+			topo_free(a);
+			topo_free(b);
+			continue;
+		}
+		CHECK_EQ(a->n_endpoints, table1[i].pes);
+		CHECK_EQ(b->n_endpoints, table1[i].pes);
+		CHECK_EQ(b->n_routers, table1[i].pes);
+		/* Every card: n + 1 = 6 network ports (an EXTOLL card) and its PE. */
+		for (uint32_t r = 0; r < b->n_routers; r++)
+			if (topo_router_degree(b, r) != 6 || topo_router_ports(b, r) != 7) {
+				TEST_FAIL_("%s: card %u has %u network ports", table1[i].ndt, r, topo_router_degree(b, r));
+				break;
+			}
+		uint32_t da, db;
+		uint64_t sa, sb;
+		tc_all_pairs(a, &da, &sa);
+		tc_all_pairs(b, &db, &sb);
+		CHECK_UINT(db, <, da);
+		CHECK(tc_aspl(b, sb) < tc_aspl(a, sa));
+		tc_distance_vs_bfs(b, 0);
+		tc_orbits(b);
+		topo_free(a);
+		topo_free(b);
+	}
+
+	/* Definition 2.2 for 5DT (Fig. 2b): d0, d1 and d2- on card 0; d2+, d3
+	 * and d4 on card 1. */
+	struct topo *t = tc_new("ndt:k=4x4x3x4x2");
+	if (!t)
+		return;
+	const struct topo_ndt *v = t->ndt;
+	CHECK_EQ(v->split, 2);
+	static const uint8_t card[5][2] = {{0, 0}, {0, 0}, {1, 0}, {1, 1}, {1, 1}};
+	static const uint8_t port[5][2] = {{0, 1}, {2, 3}, {0, 4}, {1, 2}, {3, 4}};
+	for (int d = 0; d < 5; d++)
+		for (int dir = 0; dir < 2; dir++) {
+			CHECK_EQ(v->card_of[d][dir], card[d][dir]);
+			CHECK_EQ(v->card_port[d][dir], port[d][dir]);
+		}
+	/* Node 0's d2- port (card 0, port 4) reaches node (0,0,2,0,0)'s d2+
+	 * port on its card 1; the internal link joins the two cards. */
+	uint32_t w = 2 * v->stride[2];
+	CHECK_EQ(t->peer[t->port_base[0] + 4], t->port_base[2 * w + 1] + 0);
+	CHECK_EQ(t->peer[t->port_base[0] + 5], t->port_base[1] + 5);
+	CHECK_EQ(topo_ep_router(t, 7), 7);
+	tc_distance_vs_bfs(t, 0);
+	topo_free(t);
+
+	/* 3DT (Fig. 2a) and odd radices; even n splits evenly. */
+	static const char *const more[] = {"ndt:k=3x5x4", "ndt:k=5,n=3", "ndt:k=4x3x2x3", "ndt:k=3x3x3x3x3x3x3"};
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+		t = tc_new(more[i]);
+		if (t) {
+			tc_distance_vs_bfs(t, t->n_routers > 1000 ? 30 : 0);
+			tc_orbits(t);
+			topo_free(t);
+		}
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("ndt:k=4x4", &t, &e), NL_EINVAL, &e,
+		  "topology 'ndt': parameter 'k': 2 dimensions; an nD twin torus has n >= 3 (seed 004 Definition 2.1)");
+	CHECK_ERR(topo_new("ndt:k=4x1x4", &t, &e), NL_ERANGE, &e, "parameter 'k' value '4x1x4' out of range");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -788,5 +1012,9 @@ int main(void)
 	TEST_RUN(test_myriclos_table1);
 	TEST_RUN(test_gf);
 	TEST_RUN(test_slimfly);
+	TEST_RUN(test_equality_notation);
+	TEST_RUN(test_equality_structure);
+	TEST_RUN(test_equality_64000);
+	TEST_RUN(test_ndt);
 	return test_done();
 }
