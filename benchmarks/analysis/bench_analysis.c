@@ -1,11 +1,15 @@
 /* Wall time and peak memory of the exact graph analysis (diameter, ASPL,
  * distance histogram) of one topology.
  *
- *   bench_analysis LABEL SPEC
+ *   bench_analysis LABEL SPEC [nosym]
  *
  * Builds SPEC, then times analyze_graph_init + analyze_distances in exact
- * mode (one BFS per vertex orbit). Peak memory is the process's maximum
- * resident set size (getrusage), which includes the topology itself. The
+ * mode (one BFS per vertex orbit). "nosym" hides the family's symmetry
+ * (flags and orbits callback), so every router is a BFS source: the cost
+ * of exactness without symmetry. Peak memory is the process's maximum
+ * resident set size, topology included: VmHWM from /proc/self/status,
+ * because getrusage's ru_maxrss survives execve and so also counts the
+ * parent (meson's Python) before exec; ru_maxrss is printed too. The
  * last line is the figure. Exit 77 (skip) when SPEC's family is not
  * registered.
  */
@@ -26,8 +30,8 @@ int main(int argc, char **argv)
 	struct analyze_dist_opts o = {.mode = ANALYZE_DIST_EXACT};
 	struct nl_err e = {0};
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: bench_analysis LABEL SPEC\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "nosym"))) {
+		fprintf(stderr, "usage: bench_analysis LABEL SPEC [nosym]\n");
 		return 2;
 	}
 	double t0 = nl_wall_seconds();
@@ -40,6 +44,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_analysis: %s\n", e.msg);
 		return 1;
 	}
+	struct topo_ops plain;
+	if (argc == 4) {
+		plain = *t->ops;
+		plain.flags &= ~(unsigned)TOPO_F_VERTEX_TRANSITIVE;
+		plain.orbits = NULL;
+		t->ops = &plain; /* same build/release; only the symmetry hints go */
+	}
 	double t1 = nl_wall_seconds();
 	if (analyze_graph_init(&g, t, &e) < 0 || analyze_distances(t, &g, &o, &d, &e) < 0) {
 		fprintf(stderr, "bench_analysis: %s\n", e.msg);
@@ -49,6 +60,16 @@ int main(int argc, char **argv)
 	double t2 = nl_wall_seconds();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
+	double hwm_mb = (double)ru.ru_maxrss / 1024.0;
+	FILE *st = fopen("/proc/self/status", "r");
+	if (st) {
+		char line[256];
+		long kb;
+		while (fgets(line, sizeof line, st))
+			if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+				hwm_mb = (double)kb / 1024.0;
+		fclose(st);
+	}
 
 	printf("spec          %s\n", t->spec);
 	printf("routers       %u, endpoints %u, links %llu, network degree %u\n", t->n_routers, t->n_endpoints,
@@ -58,8 +79,9 @@ int main(int argc, char **argv)
 	printf("aspl          %.6f\n", d.aspl);
 	printf("build         %.3f s\n", t1 - t0);
 	printf("analysis      %.3f s\n", t2 - t1);
+	printf("getrusage     ru_maxrss %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
 	printf("%s: exact analysis %.3f s wall (topology build %.3f s), peak RSS %.1f MB\n", argv[1], t2 - t1,
-	       t1 - t0, (double)ru.ru_maxrss / 1024.0);
+	       t1 - t0, hwm_mb);
 	analyze_dist_release(&d);
 	analyze_graph_release(&g);
 	topo_free(t);

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/param.h"
 
 static const char design_usage[] =
 	"usage: netloom design <family> [options]\n"
@@ -343,11 +344,21 @@ static int design_equality_main(int argc, char **argv)
 		analyze_eq_release(&e);
 		return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
 	}
-	fprintf(fs, "equality:n=%u,sa=", e.N);
-	eq_list_text(fs, e.sa, e.n_sa, "/");
-	if (e.n_sb) {
-		fprintf(fs, ",sb=");
-		eq_list_text(fs, e.sb, e.n_sb, "/");
+	/* key=value lists hold PARAM_VEC_MAX values; longer sets use the
+	 * paper's notation, which the equality family also reads. */
+	if (e.n_sa <= PARAM_VEC_MAX && e.n_sb <= PARAM_VEC_MAX) {
+		fprintf(fs, "equality:n=%u,sa=", e.N);
+		eq_list_text(fs, e.sa, e.n_sa, "/");
+		if (e.n_sb) {
+			fprintf(fs, ",sb=");
+			eq_list_text(fs, e.sb, e.n_sb, "/");
+		}
+	} else {
+		fprintf(fs, "N%uK%u[", e.N, e.K);
+		eq_list_text(fs, e.sa, e.n_sa, ",");
+		fprintf(fs, "](");
+		eq_list_text(fs, e.sb, e.n_sb, ",");
+		fprintf(fs, ")");
 	}
 	fprintf(fn, "N%uK%u[", e.N, e.K);
 	eq_list_text(fn, e.sa, e.n_sa, ",");

@@ -216,6 +216,14 @@ def case_design_equality_builds():
     eq("network degree", t["network_degree"], 6)
     eq("diameter", t["diameter"], d["diameter"])
     near("aspl", t["aspl"], d["aspl"], 1e-12)
+    # More chords than a key=value list holds: the spec is the notation.
+    d = run_json("design", "equality", "--routers", "200", "--radix", "40", "--generations", "5", "--json")
+    eq("spec is the notation", d["spec"], d["notation"])
+    t = run_json("topo", "describe", d["spec"], "--json")
+    eq("routers", t["routers"], 200)
+    eq("network degree", t["network_degree"], 40)
+    eq("diameter", t["diameter"], d["diameter"])
+    near("aspl", t["aspl"], d["aspl"], 1e-12)
 
 
 def case_design_fullbw():
