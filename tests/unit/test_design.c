@@ -348,6 +348,64 @@ static void test_equality_ga_optimum(void)
 	analyze_eq_release(&r);
 }
 
+/* FleX §III-B full global bandwidth listings against Table 6 (N ~ 1,000):
+ * FleX 6x6x3 p=10 (108 routers, radix 30, 1,080 links, diameter 2), Slim
+ * Fly q=9 (162 routers, 1,053 links, k' = 13, p = 7, diameter 2), and the
+ * dragonfly a = 2p = 2h = 8 (radix 15; 1,000 terminals need 32 groups).
+ * Every entry meets the request and its family's bandwidth rule. */
+static void test_fullbw_table6(void)
+{
+	struct analyze_cfg *c = NULL;
+	size_t n = 0;
+	struct nl_err e = {0};
+
+	CHECK_OK(analyze_fullbw_configs("flex", 1000, 30, &c, &n, &e), &e);
+	CHECK_UINT(n, >=, 2);
+	if (n >= 1) {
+		CHECK_STR(c[0].spec, "flex:nx=6,ny=6,nz=3,p=10");
+		CHECK_EQ(c[0].routers, 108);
+		CHECK_EQ(c[0].endpoints, 1080);
+		CHECK_EQ(c[0].radix, 30);
+		CHECK_EQ(c[0].links, 1080);
+		CHECK_EQ(c[0].diameter, 2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		CHECK_UINT(c[i].radix, <=, 30);
+		CHECK_UINT(c[i].endpoints, >=, 1000);
+		CHECK_EQ(c[i].p, c[i].radix / 3); /* p = floor(k/3), exactly k/3 */
+		if (i)
+			CHECK_UINT(c[i - 1].routers, <=, c[i].routers);
+	}
+	free(c);
+
+	CHECK_OK(analyze_fullbw_configs("slimfly", 1000, 20, &c, &n, &e), &e);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK_STR(c[0].spec, "slimfly:q=9,p=7");
+		CHECK_EQ(c[0].routers, 162);
+		CHECK_EQ(c[0].links, 1053);
+		CHECK_EQ(c[0].radix, 20);
+		CHECK_EQ(c[0].diameter, 2);
+	}
+	free(c);
+
+	CHECK_OK(analyze_fullbw_configs("dragonfly", 1000, 15, &c, &n, &e), &e);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK_STR(c[0].spec, "dragonfly:a=8,p=4,h=4,g=32");
+		CHECK_EQ(c[0].endpoints, 1024);
+		CHECK_EQ(c[0].radix, 15);
+		CHECK_EQ(c[0].diameter, 3);
+	}
+	free(c);
+
+	CHECK_ERR(analyze_fullbw_configs("torus", 1000, 15, &c, &n, &e), NL_EINVAL, &e, "unknown family 'torus'");
+	/* Nothing reaches a million terminals with radix 8. */
+	CHECK_OK(analyze_fullbw_configs("slimfly", 1000000, 8, &c, &n, &e), &e);
+	CHECK_EQ(n, 0);
+	free(c);
+}
+
 int main(void)
 {
 	TEST_RUN(test_hyperx_table1);
@@ -356,5 +414,6 @@ int main(void)
 	TEST_RUN(test_equality_eval);
 	TEST_RUN(test_equality_ga);
 	TEST_RUN(test_equality_ga_optimum);
+	TEST_RUN(test_fullbw_table6);
 	return test_done();
 }
