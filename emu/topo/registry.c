@@ -18,6 +18,7 @@ extern const struct topo_ops topo_myriclos_ops;
 extern const struct topo_ops topo_slimfly_ops;
 extern const struct topo_ops topo_equality_ops;
 extern const struct topo_ops topo_ndt_ops;
+extern const struct topo_ops topo_dln_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -36,6 +37,7 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_slimfly_ops,
 	&topo_equality_ops,
 	&topo_ndt_ops,
+	&topo_dln_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

@@ -34,6 +34,7 @@ static const char *const conformance_specs[] = {
 	"equality:n=20,sa=-1/1/7,sb=4/10,p=1",
 	"ndt:k=4x3x2x2x3",
 	"ndt:k=3x4x3",
+	"dln:n=40,d=5,seed=3",
 };
 
 static void test_registry_conformance(void)
