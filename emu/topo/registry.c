@@ -18,6 +18,10 @@ extern const struct topo_ops topo_myriclos_ops;
 extern const struct topo_ops topo_slimfly_ops;
 extern const struct topo_ops topo_equality_ops;
 extern const struct topo_ops topo_ndt_ops;
+extern const struct topo_ops topo_dln_ops;
+extern const struct topo_ops topo_p1_ops;
+extern const struct topo_ops topo_p2_ops;
+extern const struct topo_ops topo_p3_ops;
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
@@ -36,6 +40,10 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_slimfly_ops,
 	&topo_equality_ops,
 	&topo_ndt_ops,
+	&topo_dln_ops,
+	&topo_p1_ops,
+	&topo_p2_ops,
+	&topo_p3_ops,
 };
 
 const struct topo_ops *const *topo_list(size_t *n)

@@ -60,6 +60,20 @@ uint32_t topo_gf_add(const struct topo_gf *f, uint32_t a, uint32_t b);
 uint32_t topo_gf_neg(const struct topo_gf *f, uint32_t a);
 uint32_t topo_gf_mul(const struct topo_gf *f, uint32_t a, uint32_t b);
 
+/* Parameters shared by the permuted families p1, p2 and p3 (seed 003 §3). */
+struct topo_perm_params {
+	char base[PARAM_STR_MAX]; /* the base topology's spec */
+	int64_t trials;           /* random trials; the best is kept */
+	int64_t cab;              /* routers per cabinet; 0 = the base's rule, else 16 */
+	double frac;              /* probability that a valid swap is made (§5.4) */
+	int64_t seed;             /* random seed */
+};
+extern const struct param_def topo_perm_params_def[];
+
+/* Build the `method`-permuted (1 = one-step, 2 = two-cab, 3 = three-cab)
+ * version of the base topology named in t->params into t. */
+int topo_perm_build(struct topo *t, int method, struct nl_err *err);
+
 /* A multiset of unordered router pairs (links), open addressing keyed by
  * the pair; used to reject duplicate links and to test adjacency in O(1). */
 struct topo_edgeset {

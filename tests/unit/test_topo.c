@@ -34,6 +34,10 @@ static const char *const conformance_specs[] = {
 	"equality:n=20,sa=-1/1/7,sb=4/10,p=1",
 	"ndt:k=4x3x2x2x3",
 	"ndt:k=3x4x3",
+	"dln:n=40,d=5,seed=3",
+	"p1(myriclos:n=64):trials=2",
+	"p2(torus:k=6x6):trials=2",
+	"p3(hypercube:n=5):trials=2,cab=4",
 };
 
 static void test_registry_conformance(void)

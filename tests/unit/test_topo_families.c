@@ -995,6 +995,53 @@ static void test_ndt(void)
 	CHECK_ERR(topo_new("ndt:k=4x1x4", &t, &e), NL_ERANGE, &e, "parameter 'k' value '4x1x4' out of range");
 }
 
+/* --- RING-n / DLN -------------------------------------------------------------- */
+
+static void test_dln(void)
+{
+	/* Seed 003 §4.1: RING-n is a ring plus n-2 random shortcuts at each
+	 * switch; every switch has degree n, the ring is kept, no self-loops or
+	 * repeated links, and the same seed gives the same graph. */
+	struct topo *t = tc_new("dln:n=1024,d=4,p=1,seed=7");
+	struct topo *u = tc_new("dln:n=1024,d=4,p=1,seed=7");
+	struct topo *w = tc_new("dln:n=1024,d=4,p=1,seed=8");
+	if (!t || !u || !w)
+		goto out;
+	CHECK(!memcmp(t->peer, u->peer, t->n_ports * sizeof *t->peer));
+	CHECK(memcmp(t->peer, w->peer, t->n_ports * sizeof *t->peer) != 0);
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		uint32_t nb[8];
+		CHECK_EQ(sorted_nbrs(t, r, nb), 4);
+		for (int i = 0; i < 4; i++)
+			if (nb[i] == r || (i && nb[i] == nb[i - 1]))
+				TEST_FAIL_("router %u: self-loop or repeated link", r);
+		CHECK_EQ(t->port_router[t->peer[t->port_base[r]]], (r + 1) % 1024);
+	}
+	/* Seed 003 Fig. 3: RING-4 has far lower diameter and average shortest
+	 * path length than the same-degree 2DTORUS (32x32 for 2^10 switches:
+	 * diameter 32, average 16.02). */
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_UINT(diam, <, 32);
+	CHECK(tc_aspl(t, sum) < 16.0 / 1.5);
+out:
+	topo_free(t);
+	topo_free(u);
+	topo_free(w);
+	t = tc_new("dln:n=64,d=10");
+	if (t) {
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			CHECK_EQ(topo_router_degree(t, r), 10);
+		topo_free(t);
+	}
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("dln:n=15,d=5", &t, &e), NL_EINVAL, &e,
+		  "topology 'dln': parameters 'n', 'd': n (d-2) = 45 shortcut ends cannot be paired (must be even)");
+	CHECK_ERR(topo_new("dln:n=8,d=8", &t, &e), NL_ERANGE, &e,
+		  "parameter 'd': degree 8 needs more than the 8 switches (d <= n-1)");
+}
+
 int main(void)
 {
 	TEST_RUN(test_full);
@@ -1016,5 +1063,6 @@ int main(void)
 	TEST_RUN(test_equality_structure);
 	TEST_RUN(test_equality_64000);
 	TEST_RUN(test_ndt);
+	TEST_RUN(test_dln);
 	return test_done();
 }
