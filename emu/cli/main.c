@@ -17,6 +17,8 @@ static const struct cli_cmd cli_cmds[] = {
 	{"sweep", cli_sweep_main, "load-latency curve over a range of injection rates"},
 	{"config", cli_config_main, "show the resolved configuration, list keys, convert BookSim configs"},
 	{"version", cli_version_main, "print the netloom version"},
+	{"topo", cli_topo_main, "describe, analyse and export topologies"},
+	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)"},
 };
 
 static void cli_print_usage(FILE *f)
