@@ -5,8 +5,9 @@
 # The figure is the median wall time of the whole mpirun (MPI_Init to exit,
 # archive assembly included) with the recorder over the median without it,
 # minus one, in percent: the last line, "recorder overhead: X.X%".
-# The medians of LAMMPS's own "Loop time" (the timestep loop only) are
-# printed above it. Target: below 5%.
+# The medians of LAMMPS's own "Loop time" (the timestep loop only) and the
+# cost of one recorded call (callcost.c: MPI_Iprobe on MPI_PROC_NULL, one
+# rank, with and without the recorder) are printed above it. Target: below 5%.
 # usage: benchmarks/recorder/overhead.sh [REPS] [NP]   (defaults 7, 8)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,12 +15,13 @@ root=$(pwd)
 reps=${1:-7}
 np=${2:-8}
 lib=$root/build/traces/record/libnetloom-record.so
+callcost=$root/build/benchmarks/recorder/callcost
 deck=$root/traces/samples/inputs/in.lj
 
 command -v mpirun >/dev/null || { echo "overhead: mpirun not found" >&2; exit 1; }
 command -v lmp >/dev/null || { echo "overhead: lmp not found (apt-get install lammps)" >&2; exit 1; }
-[ -f "$lib" ] || scripts/build.sh
-[ -f "$lib" ] || { echo "overhead: $lib was not built" >&2; exit 1; }
+[ -f "$lib" ] && [ -x "$callcost" ] || scripts/build.sh
+[ -f "$lib" ] && [ -x "$callcost" ] || { echo "overhead: $lib or $callcost was not built" >&2; exit 1; }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -52,10 +54,23 @@ for i in $(seq 1 "$reps"); do
   echo "with $(one with)" >>"$work/times"
 done
 
-python3 - "$work/times" "$np" "$reps" <<'PY'
+# Per-call cost: the best of 3 runs each way (a single process, little noise).
+for i in 1 2 3; do
+  mpirun -np 1 "$callcost" | awk '/ns per/ {print "without", $1}' >>"$work/calls"
+  NETLOOM_TRACE="$work/c.nlt" mpirun -np 1 env LD_PRELOAD="$lib" "$callcost" |
+    awk '/ns per/ {print "with", $1}' >>"$work/calls"
+  rm -f "$work/c.nlt"
+done
+
+python3 - "$work/times" "$np" "$reps" "$work/calls" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 np_, reps = sys.argv[2], sys.argv[3]
+calls = [l.split() for l in open(sys.argv[4])]
+c0 = min(float(v) for m, v in calls if m == "without")
+c1 = min(float(v) for m, v in calls if m == "with")
+print(f"one recorded call (MPI_Iprobe, 1 rank, best of 3): {c1:.0f} ns with the recorder, "
+      f"{c0:.0f} ns without: {c1 - c0:.0f} ns per call (2 ops: compute + iprobe)")
 def med(mode, col):
     return statistics.median(float(r[col]) for r in rows if r[0] == mode)
 w0, w1 = med("without", 1), med("with", 1)

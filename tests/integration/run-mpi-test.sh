@@ -5,18 +5,23 @@
 #   - the archive matches the program's expectations (check_record), unless
 #     --no-archive says the recorder must not write one;
 #   - with --stderr RE, the recorded run's stderr matches the extended
-#     regular expression RE (e.g. the "not recorded" summary).
-# usage: run-mpi-test.sh [--no-archive] [--stderr RE] [--env VAR=VALUE]...
+#     regular expression RE (e.g. the "not recorded" summary);
+#   - with --default-path, NETLOOM_TRACE is left unset and the archive must
+#     appear under its default name, <program>-<ranks>.nlt.
+# Both runs execute in a fresh temporary directory.
+# usage: run-mpi-test.sh [--no-archive] [--default-path] [--stderr RE] [--env VAR=VALUE]...
 #                        RECORDER_SO CHECKER PROGRAM NP [ARGS...]
 # Exit 77 (meson: skipped) only when mpirun is not installed.
 set -uo pipefail
 
 no_archive=0
+default_path=0
 stderr_re=""
 extra_env=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-archive) no_archive=1; shift ;;
+    --default-path) default_path=1; shift ;;
     --stderr) stderr_re="$2"; shift 2 ;;
     --env) extra_env+=("$2"); shift 2 ;;
     *) break ;;
@@ -26,7 +31,7 @@ if [ $# -lt 4 ]; then
   echo "usage: run-mpi-test.sh [--no-archive] [--stderr RE] [--env VAR=VALUE]... RECORDER_SO CHECKER PROGRAM NP [ARGS...]" >&2
   exit 2
 fi
-lib=$(realpath "$1") checker=$2 prog=$3 np=$4
+lib=$(realpath "$1") checker=$(realpath "$2") prog=$(realpath "$3") np=$4
 shift 4
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
@@ -43,6 +48,13 @@ unset NETLOOM_TRACE NETLOOM_TRACE_TMPDIR NETLOOM_TRACE_QUIET NETLOOM_TRACE_FORCE
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nl-record-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+archive=$tmp/trace.nlt
+trace_env=(NETLOOM_TRACE="$archive")
+if [ "$default_path" = 1 ]; then
+  archive=$tmp/$(basename "$prog")-$np.nlt
+  trace_env=()
+fi
 
 if ! mpirun -np "$np" "$prog" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err" </dev/null; then
   echo "FAIL: $prog without the recorder failed:" >&2
@@ -50,7 +62,7 @@ if ! mpirun -np "$np" "$prog" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err" </dev/nu
   exit 1
 fi
 
-if ! env NETLOOM_TRACE="$tmp/trace.nlt" NLTEST_EXPECT="$tmp/expect" "${extra_env[@]}" \
+if ! env "${trace_env[@]}" NLTEST_EXPECT="$tmp/expect" "${extra_env[@]}" \
      mpirun -np "$np" env LD_PRELOAD="$lib" "$prog" "$@" \
      >"$tmp/rec.out" 2>"$tmp/rec.err" </dev/null; then
   echo "FAIL: $prog under the recorder failed:" >&2
@@ -74,11 +86,11 @@ if ls -A "$tmp" | grep -q '\.stream$'; then
   exit 1
 fi
 if [ "$no_archive" = 1 ]; then
-  if [ -e "$tmp/trace.nlt" ]; then
+  if [ -e "$archive" ]; then
     echo "FAIL: an archive was written although recording was off" >&2
     exit 1
   fi
   exit 0
 fi
-[ -s "$tmp/trace.nlt" ] || { echo "FAIL: no archive written" >&2; exit 1; }
-"$checker" "$tmp/trace.nlt" "$tmp/expect" "$np" "$prog"
+[ -s "$archive" ] || { echo "FAIL: no archive written at $archive" >&2; exit 1; }
+"$checker" "$archive" "$tmp/expect" "$np" "$prog"
