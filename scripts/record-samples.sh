@@ -184,19 +184,24 @@ The recording machine's shared-memory transport, measured by
 N = 2, 8, 16): ranks pair up (r, r + N/2) and all pairs ping-pong at
 once, so the 8- and 16-rank runs measure the transport under the same
 oversubscription as the samples. Per size (0 B, then 1 B to 4 MiB by
-powers of two), 7 batches of 1000 round trips (fewer above 64 KiB), the
-median batch's mean one-way time. \`latency_s\` is the 0-byte one-way time,
-\`bandwidth_Bps\` the inverse least-squares slope of one-way time over
-sizes >= 64 KiB, for the analytical model
+powers of two), 7 batches of 1000 round trips per pair (fewer above
+64 KiB); a batch's one-way time is its mean round trip / 2. \`seconds\` is
+the fastest batch over all pairs (the transport itself; slower batches
+measure the machine's other load), \`median_seconds\` the median batch.
+\`latency_s\` is the fastest 0-byte one-way time, \`bandwidth_Bps\` the
+inverse least-squares slope of the fastest one-way times over sizes
+>= 64 KiB, for the analytical model
 \`one_way(bytes) = latency_s + bytes / bandwidth_Bps\`.
 
-| ranks | latency | bandwidth |
-|---|---|---|
+| ranks | latency | bandwidth | median 0 B | median 1 MiB |
+|---|---|---|---|---|
 EOF
   python3 - "$samples/calibration-shm.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["runs"]:
-    print(f"| {r['ranks']} | {r['latency_s'] * 1e6:.3f} us | {r['bandwidth_Bps'] / 1e9:.2f} GB/s |")
+    mib = next(x for x in r["one_way"] if x["bytes"] == 1 << 20)
+    print(f"| {r['ranks']} | {r['latency_s'] * 1e6:.3f} us | {r['bandwidth_Bps'] / 1e9:.2f} GB/s "
+          f"| {r['one_way'][0]['median_seconds'] * 1e6:.3f} us | {mib['median_seconds'] * 1e6:.1f} us |")
 PY
   cat <<EOF
 
