@@ -40,6 +40,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 unset NETLOOM_TRACE NETLOOM_TRACE_POLLS NETLOOM_TRACE_START_BARRIER NETLOOM_TRACE_TMPDIR
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d "${TMPDIR:-/tmp}/nl-samples.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out=$work/out
@@ -120,6 +121,7 @@ with open(dest, "w") as f:
     f.write("\n")
 PY
 
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 total=0
 for f in "$out"/*; do total=$((total + $(stat -c %s "$f"))); done
 ls -l "$out" >&2
@@ -144,9 +146,10 @@ Recorded with \`scripts/record-samples.sh\` (which writes this file) using
 netloom-record $(git describe --always --dirty 2>/dev/null || echo unknown) and Open MPI $(ver openmpi-bin),
 on $(date -u +%Y-%m-%d): $host_desc.
 All ranks ran on this one machine, more ranks than cores
-(\`--oversubscribe\`), as root. The machine was shared with other work, so
-the recorded times include interference. Re-recording gives different
-bytes (the traces hold measured times) but the same structure.
+(\`--oversubscribe\`), as root. The machine was shared with other work
+(load average $load_start when the recording started, $load_end when it
+ended), so the recorded times include interference. Re-recording gives
+different bytes (the traces hold measured times) but the same structure.
 
 | file | program (Debian package) | input | ranks | recorder settings |
 |---|---|---|---|---|
