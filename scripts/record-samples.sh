@@ -40,6 +40,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 unset NETLOOM_TRACE NETLOOM_TRACE_POLLS NETLOOM_TRACE_START_BARRIER NETLOOM_TRACE_TMPDIR
 
+# Name the code before anything is replaced (the new samples make the tree dirty).
+rev=$(git describe --always --dirty 2>/dev/null || echo unknown)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d "${TMPDIR:-/tmp}/nl-samples.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -143,7 +145,7 @@ ver() { dpkg-query -W -f='${Version}' "$1"; }
 # Recorded sample traces
 
 Recorded with \`scripts/record-samples.sh\` (which writes this file) using
-netloom-record $(git describe --always --dirty 2>/dev/null || echo unknown) and Open MPI $(ver openmpi-bin),
+netloom-record $rev and Open MPI $(ver openmpi-bin),
 on $(date -u +%Y-%m-%d): $host_desc.
 All ranks ran on this one machine, more ranks than cores
 (\`--oversubscribe\`), as root. The machine was shared with other work
