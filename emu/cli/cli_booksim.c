@@ -120,6 +120,15 @@ static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 			v++;
 		for (char *e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); *--e = '\0')
 			;
+		/* A second '=' in the value, or a key with blanks inside, means
+		 * two statements ran together: the first one's ';' is missing
+		 * (BookSim's own parser rejects these too). */
+		if (v[0] != '"' && strchr(v, '='))
+			return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;' (missing ';')", path,
+				       stmt_line);
+		for (char *q = k; *q; q++)
+			if (isspace((unsigned char)*q))
+				return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;'", path, stmt_line);
 		size_t vl = strlen(v);
 		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
 			v[vl - 1] = '\0';
