@@ -244,7 +244,6 @@ int cli_sweep_main(int argc, char **argv)
 	rc = run_setup(&env, &o, &err);
 	if (rc < 0)
 		goto done;
-	run_print_header(&env, o.csv);
 	doc = run_doc(&env, "sweep");
 	points = json_array();
 	double last_stable = -1, sat_accepted = 0, first_unstable = -1;
@@ -257,6 +256,11 @@ int cli_sweep_main(int argc, char **argv)
 			net_point_release(&pt);
 			break;
 		}
+		/* The header waits for the first point: routing, traffic and
+		 * flow-control checks happen when a point is built, and a bad
+		 * configuration must leave stdout empty. */
+		if (k == 0)
+			run_print_header(&env, o.csv);
 		run_print_point(&pt, o.csv);
 		fflush(stdout);
 		json_array_append_new(points, net_point_json(&pt, env.topo, o.reproducible));
