@@ -87,6 +87,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			o->rates = argv[++i];
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 			o->keep_going = true;
+		} else if (!strcmp(a, "--json") || (!strcmp(cmd, "sweep") && !strcmp(a, "--rates"))) {
+			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
 			return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", a, cmd);
 		}
