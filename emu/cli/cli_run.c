@@ -25,6 +25,7 @@ struct run_opts {
 	bool csv;
 	bool reproducible;
 	bool keep_going;       /* sweep: continue past the first unstable point */
+	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
 };
 
 struct run_env {
@@ -46,7 +47,7 @@ static void run_usage(FILE *f, const char *cmd)
 		"  -c, --config FILE   INI configuration (BookSim2 key names; see 'netloom config --keys')\n"
 		"  -s, --set KEY=VAL   override one key (repeatable, applied after the file)\n"
 		"%s"
-		"      --json FILE     write results as JSON ('-' for stdout), atomically\n"
+		"      --json FILE     write results as JSON, atomically ('-': stdout, instead of the table)\n"
 		"      --csv           print CSV instead of the table\n"
 		"      --reproducible  write wall_seconds as 0 so repeated runs compare byte for byte\n"
 		"  -h, --help          this text\n\n"
@@ -95,6 +96,10 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	}
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
+	/* With --json -, stdout carries the JSON document alone. */
+	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
+	if (o->csv && !o->table)
+		return cli_usage_error(cmd, "--csv and --json - both write to stdout");
 	return 0;
 }
 
@@ -190,19 +195,19 @@ int cli_run_main(int argc, char **argv)
 	rc = run_setup(&env, &o, &err);
 	if (rc == 0)
 		rc = run_point(&env, env.tc.injection_rate, &pt, &err);
-	if (rc == 0) {
+	if (rc == 0 && o.table) {
 		run_print_header(&env, o.csv);
 		run_print_point(&pt, o.csv);
 		if (!o.csv)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
-		if (o.json_path) {
-			json_t *doc = run_doc(&env, "run");
-			json_object_set_new(doc, "results", net_point_json(&pt, env.topo, o.reproducible));
-			rc = out_write_json(o.json_path, doc, &err);
-			json_decref(doc);
-		}
+	}
+	if (rc == 0 && o.json_path) {
+		json_t *doc = run_doc(&env, "run");
+		json_object_set_new(doc, "results", net_point_json(&pt, env.topo, o.reproducible));
+		rc = out_write_json(o.json_path, doc, &err);
+		json_decref(doc);
 	}
 	rc = run_finish(rc, &err);
 	net_point_release(&pt);
@@ -261,10 +266,12 @@ int cli_sweep_main(int argc, char **argv)
 		/* The header waits for the first point: routing, traffic and
 		 * flow-control checks happen when a point is built, and a bad
 		 * configuration must leave stdout empty. */
-		if (k == 0)
-			run_print_header(&env, o.csv);
-		run_print_point(&pt, o.csv);
-		fflush(stdout);
+		if (o.table) {
+			if (k == 0)
+				run_print_header(&env, o.csv);
+			run_print_point(&pt, o.csv);
+			fflush(stdout);
+		}
 		json_array_append_new(points, net_point_json(&pt, env.topo, o.reproducible));
 		if (pt.stable) {
 			last_stable = rate;
@@ -289,10 +296,10 @@ int cli_sweep_main(int argc, char **argv)
 		points = NULL;
 		json_object_set_new(res, "saturation", sat);
 		json_object_set_new(doc, "results", res);
-		if (!o.csv && first_unstable >= 0)
+		if (o.table && !o.csv && first_unstable >= 0)
 			printf("saturation: last stable rate %.4g, first unstable %.4g, max accepted %.4f\n",
 			       last_stable, first_unstable, sat_accepted);
-		else if (!o.csv)
+		else if (o.table && !o.csv)
 			printf("no saturation up to %.4g, max accepted %.4f\n", last_stable, sat_accepted);
 		if (o.json_path)
 			rc = out_write_json(o.json_path, doc, &err);
