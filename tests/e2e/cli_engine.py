@@ -287,6 +287,10 @@ def case_errors():
         bracket = ini("sb.ini", "; comment\n[router\nnum_vcs = 2\n")
         in_file = ini("rf.ini", "[router]\nvc_buf_size = 4\nnum_vcs = 0\n")
         missing = os.path.join(tmp, "missing.ini")
+        # The first bad line is reported, with its own message, whatever follows.
+        bad_then_good = ini("bg.ini", "[router]\nnum_vc = 4\nvc_buf_size = 4\n")
+        two_bad = ini("tb.ini", "[router]\nvc_buf_size = x\nvc_buf_size = 4\nalloc_iter = 2\n")
+        indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
         cases = [
             # key=value errors: -s and file
             (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
@@ -312,6 +316,10 @@ def case_errors():
             (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
             (("-c", bracket), f"{bracket}:2: syntax error: expected 'key = value' or '[section]'"),
             (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
+            (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
+            (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
+            # inih reads an indented line as the continuation of the previous value.
+            (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
             # topology, routing, traffic, flow control
             (("-s", "topology=hypertorus:k=4"), "unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
             (("-s", "topology=torus:k=1x4"),
@@ -359,7 +367,7 @@ def case_errors():
                 one_line_error(p, msg.replace("netloom run", f"netloom {cmd}"))
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         eq("nothing else written", sorted(os.listdir(tmp)),
-           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "keep.json"]))
+           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2"):
