@@ -136,14 +136,14 @@ static void run_print_header(const struct run_env *env, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-static void run_print_point(const struct net_point *pt, bool csv)
+static void run_print_point(const struct net_point *pt, bool csv, bool reproducible)
 {
 	if (csv) {
 		printf("%.6g,%.6g,%.6g,%.6g,%llu,%llu,%llu,%.6g,%.6g,%d,%llu,%llu,%.3f\n", pt->offered,
 		       pt->injected, pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50,
 		       (unsigned long long)pt->plat_p99, (unsigned long long)pt->plat_max, pt->nlat_mean,
 		       pt->hops_mean, pt->stable, (unsigned long long)pt->cycles,
-		       (unsigned long long)pt->flit_hops, pt->wall_seconds);
+		       (unsigned long long)pt->flit_hops, reproducible ? 0.0 : pt->wall_seconds);
 		return;
 	}
 	printf("%9.4f %9.4f %9.4f  %9.2f %6llu %6llu %7llu  %9.2f %6.2f  %s\n", pt->offered, pt->injected,
@@ -197,7 +197,7 @@ int cli_run_main(int argc, char **argv)
 		rc = run_point(&env, env.tc.injection_rate, &pt, &err);
 	if (rc == 0 && o.table) {
 		run_print_header(&env, o.csv);
-		run_print_point(&pt, o.csv);
+		run_print_point(&pt, o.csv, o.reproducible);
 		if (!o.csv)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
@@ -269,7 +269,7 @@ int cli_sweep_main(int argc, char **argv)
 		if (o.table) {
 			if (k == 0)
 				run_print_header(&env, o.csv);
-			run_print_point(&pt, o.csv);
+			run_print_point(&pt, o.csv, o.reproducible);
 			fflush(stdout);
 		}
 		json_array_append_new(points, net_point_json(&pt, env.topo, o.reproducible));
