@@ -442,6 +442,11 @@ def case_reproducible():
             d["results"]["wall_seconds"] = 0.0
             eq("all but wall_seconds", d, da)
         eq("no temporary files", sorted(os.listdir(tmp)), sorted(os.path.basename(x) for x in f))
+        # CSV too: --reproducible writes wall_seconds as 0.
+        c1 = run(*args, "--csv", "--reproducible").stdout
+        c2 = run(*args, "--csv", "--reproducible").stdout
+        eq("CSV: same seed, same bytes", c1, c2)
+        eq("CSV wall_seconds", c1.decode().splitlines()[1].split(",")[-1], "0.000")
         # The same holds for a sweep.
         s = ("sweep", *SMALL, "--rates", "0.1:0.3:0.1", "--reproducible", "--json")
         run(*s, f[0])
