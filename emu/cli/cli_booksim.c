@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 
 #define BS_MAX 256
@@ -184,6 +185,34 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 	(*n)++;
 }
 
+/* Write `key = val` if netloom accepts the value; otherwise name it as
+ * unmappable with netloom's reason (`what`, when given, says how val was
+ * derived from the file), so the INI written always loads. */
+static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const char *key, const char *val,
+		   const char *what, int *n)
+{
+	size_t n_tables;
+	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct config c;
+	struct nl_err e = {0};
+	config_init(&c, tables, n_tables);
+	int rc = config_set(&c, key, val, "BookSim", &e);
+	config_release(&c);
+	if (rc == 0) {
+		fprintf(out, "%s = %s\n", key, val);
+		return;
+	}
+	/* "BookSim: key 'K' value 'V': expected ..." -> "expected ..." */
+	char needle[320], why[NL_ERR_MSG_MAX + 128];
+	snprintf(needle, sizeof needle, "value '%s'", val);
+	const char *r = strstr(e.msg, needle);
+	r = r ? r + strlen(needle) : e.msg;
+	while (*r == ':' || *r == ' ')
+		r++;
+	snprintf(why, sizeof why, "%s%s%s", what ? what : "", what ? " is " : "", r);
+	bs_warn(warn, path, bf, key, why, n);
+}
+
 /* BookSim routing_function names (without the _topology suffix). */
 static const char *bs_routing(const char *rf)
 {
@@ -272,10 +301,12 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");
 	fprintf(out, "[network]\n");
 	if (topo[0])
-		fprintf(out, "topology = %s\n", topo);
+		bs_put(out, warn, path, &bf, "topology", topo, NULL, &unmapped);
 	if (route[0])
-		fprintf(out, "routing_function = %s\n", route);
-	fprintf(out, "channel_latency = %ld\n", chan);
+		bs_put(out, warn, path, &bf, "routing_function", route, NULL, &unmapped);
+	char num[64];
+	snprintf(num, sizeof num, "%ld", chan);
+	bs_put(out, warn, path, &bf, "channel_latency", num, NULL, &unmapped);
 
 	/* [router]: same names, same meaning. */
 	static const char *const router_keys[] = {
@@ -290,13 +321,13 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 				&unmapped);
 			v = "1";
 		}
-		fprintf(out, "%s = %s\n", router_keys[i], v);
+		bs_put(out, warn, path, &bf, router_keys[i], v, NULL, &unmapped);
 	}
 
 	/* [traffic]: injection rates are flits in netloom. */
 	fprintf(out, "\n[traffic]\n");
 	if (bs_traffic(bs_get(&bf, "traffic"), traffic, sizeof traffic))
-		fprintf(out, "traffic = %s\n", traffic);
+		bs_put(out, warn, path, &bf, "traffic", traffic, NULL, &unmapped);
 	else
 		bs_warn(warn, path, &bf, "traffic", "no netloom equivalent pattern", &unmapped);
 	double rate = strtod(bs_get(&bf, "injection_rate"), NULL);
@@ -305,10 +336,15 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		bs_warn(warn, path, &bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
 			&unmapped);
 	else
-		fprintf(out, "packet_size = %s\n", ps);
-	if (strtol(bs_get(&bf, "injection_rate_uses_flits"), NULL, 10) == 0)
-		rate *= strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
-	fprintf(out, "injection_rate = %.12g\n", rate);
+		bs_put(out, warn, path, &bf, "packet_size", ps, NULL, &unmapped);
+	char how[160] = "";
+	if (strtol(bs_get(&bf, "injection_rate_uses_flits"), NULL, 10) == 0) {
+		double size = strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
+		snprintf(how, sizeof how, "%.12g flits/cycle (%.12g packets of %.12g flits)", rate * size, rate, size);
+		rate *= size;
+	}
+	snprintf(num, sizeof num, "%.12g", rate);
+	bs_put(out, warn, path, &bf, "injection_rate", num, how[0] ? how : NULL, &unmapped);
 	if (strcmp(bs_get(&bf, "injection_process"), "bernoulli"))
 		bs_warn(warn, path, &bf, "injection_process", "only bernoulli is modelled", &unmapped);
 
@@ -317,12 +353,12 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 					       "latency_thres", "warmup_thres", "acc_warmup_thres", "stopping_thres",
 					       "acc_stopping_thres", NULL};
 	for (int i = 0; sim_keys[i]; i++)
-		fprintf(out, "%s = %s\n", sim_keys[i], bs_get(&bf, sim_keys[i]));
+		bs_put(out, warn, path, &bf, sim_keys[i], bs_get(&bf, sim_keys[i]), NULL, &unmapped);
 	const char *seed = bs_get(&bf, "seed");
 	if (!strcmp(seed, "time"))
 		bs_warn(warn, path, &bf, "seed", "'time' seeds are not reproducible; using 0", &unmapped);
 	else
-		fprintf(out, "seed = %s\n", seed);
+		bs_put(out, warn, path, &bf, "seed", seed, NULL, &unmapped);
 
 	/* Everything the file set that nothing above consumed. */
 	for (int i = 0; i < bf.n; i++) {
