@@ -174,6 +174,37 @@ def case_booksim_unmappable():
         check(f"names traffic with its line: {err!r}", f"{bs2}:2: cannot map 'traffic = diagonal'" in err)
 
 
+def case_booksim_invalid_values():
+    # Values netloom does not accept are named like unmappable keys and
+    # left out, so the INI written always loads.
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "vals.cfg")
+        write(bs, "topology = mesh;\n"             # 1
+                  "k = 4;\n"                       # 2
+                  "n = 2;\n"                       # 3
+                  "routing_function = dim_order;\n"  # 4
+                  "sw_allocator = max_size;\n"     # 5
+                  "num_vcs = 300;\n"               # 6
+                  "sim_type = batch;\n"            # 7
+                  "packet_size = 4;\n"             # 8
+                  "injection_rate = 0.5;\n")       # 9: packets/cycle -> 2 flits/cycle
+        p = run("config", "--from-booksim", bs, code=3)
+        err = p.stderr.decode().splitlines()
+        want = [f"netloom: {bs}:5: cannot map 'sw_allocator = max_size': expected one of islip, "
+                "separable_input_first, separable_output_first",
+                f"netloom: {bs}:6: cannot map 'num_vcs = 300': out of range: expected a value in 1..255",
+                f"netloom: {bs}:9: cannot map 'injection_rate = 0.5': 2 flits/cycle (0.5 packets of 4 flits) "
+                "is out of range: expected a value in 0..1",
+                f"netloom: {bs}:7: cannot map 'sim_type = batch': expected one of latency, throughput"]
+        eq("warnings", sorted(err), sorted(want))
+        conv = os.path.join(tmp, "vals.ini")
+        write(conv, p.stdout.decode())
+        j = run_json("config", "-c", conv, "--json")
+        eq("defaults stand for what was left out", (j["sw_allocator"], j["num_vcs"], j["sim_type"]),
+           ("islip", 16, "latency"))
+        eq("packet_size kept", j["packet_size"], "4")
+
+
 def case_booksim_syntax():
     with tempfile.TemporaryDirectory() as tmp:
         bs = os.path.join(tmp, "bad.cfg")
