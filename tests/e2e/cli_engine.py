@@ -560,8 +560,12 @@ def case_zero_load():
     eq("T0", t0, 19.5)
     # A long sample period, so ~10,000 packets make the sample mean of the
     # hop count tight (standard error ~0.3%).
-    d = run_json("run", "-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.001", "-s", "packet_size=1",
-                 "-s", "sample_period=200000", "--json", "-")["results"]
+    doc = run_json("run", "-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.001", "-s", "packet_size=1",
+                   "-s", "sample_period=200000", "--json", "-")
+    # The resolved configuration records keys left at their defaults.
+    eq("config.num_vcs (not set: default)", doc["config"]["num_vcs"], 16)
+    eq("config.routing_delay (not set: default)", doc["config"]["routing_delay"], 1)
+    d = doc["results"]
     check(f"enough packets: {d['packets']}", d["packets"] > 5000)
     near("packet latency vs T0 over uniform pairs", d["latency"]["packet"]["mean"], t0, 0.02 * t0)
     near("hops vs mean over uniform pairs", d["hops"]["mean"], mean_hops, 0.02 * mean_hops)
