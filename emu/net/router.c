@@ -51,6 +51,40 @@ static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which,
 	q->len++;
 }
 
+/* Queue an arriving flit's VC. BookSim queues a cycle's arrivals in input
+ * port order after what earlier steps queued; events reach a router in an
+ * order that depends on how other routers were visited, so each arrival is
+ * inserted in local-index (port) order among this cycle's arrivals, which
+ * keeps results independent of the visiting order. */
+static void fl_q_push_arrival(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
+{
+	struct fl_fifo *q = fl_q(ro, which);
+	if (ro->arr_cycle != (uint32_t)n->now) {
+		ro->arr_cycle = (uint32_t)n->now;
+		ro->arr_route = ro->route_q.len ? ro->route_q.tail : FL_NONE16;
+		ro->arr_sa = ro->sa_q.len ? ro->sa_q.tail : FL_NONE16;
+	}
+	uint16_t prev = which == Q_ROUTE ? ro->arr_route : ro->arr_sa;
+	uint32_t cur = prev == FL_NONE16 ? (q->len ? q->head : FL_NONE16) : fl_node(n, ro, prev)->next;
+	if (prev != FL_NONE16 && prev == q->tail)
+		cur = FL_NONE16;
+	while (cur != FL_NONE16 && cur < li) {
+		prev = (uint16_t)cur;
+		cur = cur == q->tail ? FL_NONE16 : fl_node(n, ro, cur)->next;
+	}
+	struct fl_node *nd = fl_node(n, ro, li);
+	nd->time = 0;
+	nd->result = FL_UNEVAL;
+	nd->next = (uint16_t)cur;
+	if (prev == FL_NONE16)
+		q->head = (uint16_t)li;
+	else
+		fl_node(n, ro, prev)->next = (uint16_t)li;
+	if (cur == FL_NONE16)
+		q->tail = (uint16_t)li;
+	q->len++;
+}
+
 /* Remove the front item; returns its local VC index. */
 static inline uint32_t fl_q_pop(struct flitnet *n, struct fl_router *ro, int which)
 {
@@ -142,9 +176,9 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, 
 	if (n->iv_state[iv] == VC_IDLE) {
 		NL_ASSERT(was_empty && seq == 0);
 		n->iv_state[iv] = VC_ROUTING;
-		fl_q_push(n, ro, Q_ROUTE, li);
+		fl_q_push_arrival(n, ro, Q_ROUTE, li);
 	} else if (n->iv_state[iv] == VC_ACTIVE && was_empty) {
-		fl_q_push(n, ro, Q_SA, li);
+		fl_q_push_arrival(n, ro, Q_SA, li);
 	}
 }
 
