@@ -315,6 +315,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	for (uint32_t r = 0; r < R; r++) {
 		struct fl_router *ro = &n->routers[r];
 		ro->port_base = t->port_base[r];
+		ro->vc_base = t->port_base[r] * V;
 		ro->n_ports = (uint16_t)topo_router_ports(t, r);
 		if ((uint32_t)ro->n_ports * V > 32768) {
 			flitnet_free(n);

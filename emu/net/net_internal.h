@@ -137,6 +137,7 @@ struct fl_ring {
 
 struct fl_router {
 	uint32_t port_base;      /* global port of local port 0 */
+	uint32_t vc_base;        /* port_base * V: global index of local VC 0 */
 	uint16_t n_ports;
 	uint16_t xq_cap;         /* crossbar ring capacity, a power of two */
 	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
