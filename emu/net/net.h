@@ -209,6 +209,11 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 		  struct nl_err *err);
 void net_point_release(struct net_point *pt);
 
+/* The same from a configuration holding the [network], [router],
+ * [traffic] and [simulation] tables: builds the topology, runs at the
+ * configured injection_rate. */
+int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_err *err);
+
 /* The point's "results" object (field names as docs/results.md lists).
  * reproducible: write wall_seconds as 0 so runs compare byte for byte. */
 struct json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool reproducible);
