@@ -229,6 +229,68 @@ extern const struct trace_importer_ops trace_import_simgrid_ops;
 int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
 int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
 
+/* --- DUMPI binary records (dumpi_format.c) ----------------------------------
+ *
+ * A rank file is parsed from memory (the importer maps it): index record at
+ * the end, header, datatype-size table, then the call stream, one record at
+ * a time. Arguments are decoded from a per-call descriptor; arrays stay in
+ * the file and are read with dumpi_arr(). */
+
+#define DUMPI_N_LABELS 294        /* sst-dumpi funclabels.h, DUMPI 1.x .. 13.x */
+#define DUMPI_END_OF_STREAM 293
+#define DUMPI_MAX_ARGS 16
+
+struct dumpi_arg {
+	char type;    /* descriptor letter: i h b l (scalars), I H B (arrays), s S T J A x */
+	bool present; /* false for a root-only field on a non-root rank */
+	int64_t v;    /* scalar value (i sign-extended, h and b unsigned) */
+	uint32_t n;   /* array elements / status entries */
+	size_t off;   /* file offset of element 0 */
+};
+
+struct dumpi_rec {
+	uint16_t label;
+	uint64_t off;          /* file offset of the record */
+	bool has_time;
+	int64_t start_ns, stop_ns; /* wall clock (else CPU clock), ns since the epoch */
+	uint32_t n_args;
+	struct dumpi_arg a[DUMPI_MAX_ARGS];
+};
+
+struct dumpi_stream {
+	const uint8_t *p;      /* the whole rank file */
+	size_t len;
+	const char *name;      /* for messages */
+	uint32_t rank;
+	uint8_t ver[3];
+	uint64_t starttime;
+	char *hostname;
+	int32_t *type_sizes;   /* the file's datatype size table (may be empty) */
+	uint32_t n_type_sizes;
+	uint64_t body, end;    /* call stream [body, end) */
+	size_t pos;
+	uint32_t cpu_bias, wall_bias;
+	int64_t sec_last[2];   /* unwrapping the 16-bit seconds: cpu, wall */
+	uint64_t footer_calls[DUMPI_N_LABELS]; /* footer call counts minus ignored (0 if absent) */
+	bool has_footer;
+};
+
+int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, const char *name, uint32_t rank,
+		      struct nl_err *err);
+/* 1 with *r filled, 0 at the end of the stream, or an error naming the
+ * file, rank and offset. */
+int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err *err);
+void dumpi_stream_release(struct dumpi_stream *s);
+/* Element i of an I/H/B array argument; status entry i of an x argument
+ * (bytes, source). */
+int64_t dumpi_arr(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i);
+void dumpi_status(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, int32_t *bytes,
+		  int32_t *source);
+/* String i of an A/S argument (not NUL-terminated: *len bytes at the result). */
+const char *dumpi_str(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, uint32_t *len);
+/* "MPI_Isend", or NULL for an unused label. */
+const char *dumpi_label_name(unsigned label);
+
 /* --- small shared utilities ------------------------------------------------ */
 
 /* malloc'd copy of s (NULL for NULL). */
