@@ -596,8 +596,9 @@ static int enc_line(struct enc *e, char *line)
 		if (!e->have_ranks)
 			return enc_err(e, "rank section before 'ranks'");
 		if (!parse_u32(line + 5, &r) || (int64_t)r != e->rank + 1 || r >= e->m.n_ranks)
-			return enc_err(e, "'%s': expected 'rank %lld' (rank sections in order, below %u)", line,
-				       (long long)(e->rank + 1), e->m.n_ranks);
+			return enc_err(e, "'%s': expected 'rank %lld' (every rank below %u, in order; a dump made "
+				       "with --rank cannot be encoded)",
+				       line, (long long)(e->rank + 1), e->m.n_ranks);
 		if (e->rank >= 0)
 			NL_CHECK(trace_builder_end_rank(e->b, (uint32_t)e->rank, e->err));
 		e->rank = r;

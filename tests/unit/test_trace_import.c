@@ -21,9 +21,9 @@ static char tmpdir[256];
 
 static const char *tpath(const char *name)
 {
-	static char buf[8][512];
+	static char buf[32][512];
 	static int i;
-	i = (i + 1) % 8;
+	i = (i + 1) % 32;
 	snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
 	return buf[i];
 }
