@@ -3,9 +3,14 @@
  * table here (one line). */
 #include "cli/cli.h"
 #include "core/config.h"
+#include "net/net.h"
+#include "traffic/traffic.h"
 
 static const struct config_table *const cli_tables[] = {
-	NULL, /* placeholder until the first table lands; skipped below */
+	&net_network_table,
+	&net_router_table,
+	&traffic_table,
+	&net_sim_table,
 };
 
 const struct config_table *const *cli_config_tables(size_t *n)
