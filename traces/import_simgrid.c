@@ -74,6 +74,8 @@ struct sg {
 	uint32_t *reqs;
 	size_t cap_reqs;
 	const char *hint;           /* appended to out-of-range rank errors */
+	trace_progress_fn progress;
+	void *progress_ctx;
 };
 
 static int sg_err(struct sg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -814,6 +816,8 @@ static int import_index(struct sg *s, FILE *idx, const char *in_path, const char
 		fclose(f);
 		if (!rc)
 			rc = trace_builder_end_rank(s->b, (uint32_t)r, s->err);
+		if (!rc && s->progress)
+			s->progress(s->progress_ctx, (double)(r + 1) / (double)n);
 	}
 	if (!rc)
 		rc = sg_finish(s, in_path);
@@ -850,9 +854,11 @@ static int import_actions(struct sg *s, FILE *f, const char *in_path, const char
 }
 
 static int sg_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
-		     struct trace_skips *skips, struct nl_err *err)
+		     struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
+		     struct nl_err *err)
 {
-	struct sg s = {.err = err, .skips = skips, .tagged = -1};
+	struct sg s = {.err = err, .skips = skips, .tagged = -1, .progress = progress,
+		       .progress_ctx = progress_ctx};
 	FILE *f = fopen(in_path, "r");
 	int rc;
 	if (!f)

@@ -30,6 +30,8 @@ struct trace_archive {
 	ZSTD_DCtx *dctx;          /* shared by the rank readers */
 	uint8_t *comp;            /* shared compressed-frame buffer */
 	size_t comp_cap;
+	trace_progress_fn progress;
+	void *progress_ctx;
 };
 
 struct trace_rank_reader {
@@ -371,6 +373,12 @@ const struct trace_manifest *trace_archive_manifest(const struct trace_archive *
 	return &a->m;
 }
 
+void trace_archive_set_progress(struct trace_archive *a, trace_progress_fn fn, void *ctx)
+{
+	a->progress = fn;
+	a->progress_ctx = ctx;
+}
+
 void trace_archive_write_opts(const struct trace_archive *a, struct trace_write_opts *o)
 {
 	*o = a->opts;
@@ -510,6 +518,8 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	r->frame_left = n_ops;
 	r->prev_end_ps = 0;
 	r->pos = off + TRACE_FRAME_HDR_SIZE + comp_len;
+	if (a->progress && a->file_len > a->sec_off[0])
+		a->progress(a->progress_ctx, (double)(r->pos - a->sec_off[0]) / (double)(a->file_len - a->sec_off[0]));
 	return 1;
 }
 

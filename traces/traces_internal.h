@@ -218,7 +218,8 @@ struct trace_importer_ops {
 	int (*probe)(const char *path, const uint8_t *head, size_t n);
 	/* Convert; ops go to b (created here once the rank count is known). */
 	int (*import)(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
-		      struct trace_skips *skips, struct nl_err *err);
+		      struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
+		      struct nl_err *err);
 };
 
 extern const struct trace_importer_ops trace_import_dumpi_ops;
@@ -394,6 +395,8 @@ struct dumpi_import {
 	struct trace_skips *skips;
 	struct nl_err *err;
 	struct trace_builder *b;
+	trace_progress_fn progress;
+	void *progress_ctx;
 	double runtime_s;
 	char app[256], cmd[1024];
 	uint8_t ver[3];
