@@ -645,17 +645,24 @@ static void test_corruption(void)
 	memcpy(b, g, n);
 	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
 	spit(bad, b, n);
-	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
-	snprintf(want, sizeof want, "%s: rank 1, offset %llu: ", bad, (unsigned long long)frame1);
-	CHECK(strstr(e.msg, want) == e.msg);
+	snprintf(want, sizeof want,
+		 "%s: rank 1, offset %llu: frame does not decompress: Restored data doesn't match checksum", bad,
+		 (unsigned long long)frame1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
-	/* A flipped op count in a frame header: the frame's ops don't fit. */
+	/* A flipped op count in a frame header: one op more than the frame
+	 * holds (decoding runs off its end) or one less (bytes left over). */
+	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
 	memcpy(b, g, n);
-	b[frame1 + 1] ^= 0x01;
+	trace_put_u32(b + frame1 + 1, ops1 + 1);
 	spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: rank 1, offset %llu: ", bad, (unsigned long long)frame1);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
+		 bad, (unsigned long long)frame1, ops1, raw1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	trace_put_u32(b + frame1 + 1, ops1 - 1);
+	spit(bad, b, n);
 	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
-	CHECK(strstr(e.msg, want) == e.msg);
+	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
 
 	/* The end chunk's hash flipped: hash mismatch at the end of the rank. */
 	uint64_t end2 = n - TRACE_END_SIZE;
