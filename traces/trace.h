@@ -112,7 +112,6 @@ enum {
 	/* test/iprobe and the test* family: the trace does not say whether the
 	 * call succeeded (SimGrid time-independent traces); replay decides. */
 	TRACE_F_NO_OUTCOME = 1u << 2,
-	TRACE_F_KNOWN_ = (1u << 3) - 1, /* all defined bits */
 };
 
 /* One operation, as the reader hands it out. Fields a kind does not use are
