@@ -110,10 +110,7 @@ static int run_setup(struct run_env *env, const struct run_opts *o, struct nl_er
 	NL_CHECK(config_bind(&env->cfg, &net_router_table, &env->rc, err));
 	NL_CHECK(config_bind(&env->cfg, &traffic_table, &env->tc, err));
 	NL_CHECK(config_bind(&env->cfg, &net_sim_table, &env->sc, err));
-	int rc = topo_new(env->nc.topology, &env->topo, err);
-	if (rc < 0)
-		return nl_err_prefix(err, "topology");
-	return 0;
+	return topo_new(env->nc.topology, &env->topo, err);
 }
 
 static void run_env_release(struct run_env *env)

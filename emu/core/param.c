@@ -379,3 +379,13 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 		fputc('\n', f);
 	}
 }
+
+char *param_spec_string(const char *family, const struct param_def *defs, const void *params)
+{
+	char buf[2048];
+	int n = snprintf(buf, sizeof buf, "%s:", family);
+	param_format_all(defs, params, buf + n, sizeof buf - (size_t)n);
+	if (buf[n] == '\0')
+		buf[n - 1] = '\0';
+	return strdup(buf);
+}

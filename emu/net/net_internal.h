@@ -137,12 +137,15 @@ struct fl_ring {
 
 struct fl_router {
 	uint32_t port_base;      /* global port of local port 0 */
+	uint32_t vc_base;        /* port_base * V: global index of local VC 0 */
 	uint16_t n_ports;
 	uint16_t xq_cap;         /* crossbar ring capacity, a power of two */
 	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
 	struct fl_fifo route_q, va_q, sa_q;
 	struct fl_ring xb_q;
-	uint64_t stamp;          /* cycle + 1 of its last active-list entry */
+	uint32_t arr_cycle;      /* cycle (mod 2^32) of the arrivals being queued */
+	uint16_t arr_route;      /* route_q tail before this cycle's arrivals, FL_NONE16 if empty */
+	uint16_t arr_sa;         /* sa_q tail likewise */
 	struct rng rng;          /* routing decisions */
 };
 
@@ -244,8 +247,10 @@ struct flitnet {
 	uint64_t n_events;           /* events pending on the wheel */
 
 	/* Active lists. */
-	uint32_t *act_r, *act_r_next;
-	uint32_t n_act_r, n_act_r_next;
+	uint64_t *act_r, *act_r_next;  /* bitmaps of routers to step this / next cycle */
+	bool reverse_visits;           /* tests: visit routers and endpoints backwards */
+	uint32_t n_act_r, n_act_r_next; /* bits set */
+	uint32_t act_words;
 	uint32_t *act_e, *act_e_next;
 	uint32_t n_act_e, n_act_e_next;
 

@@ -11,6 +11,7 @@ static const char *const flow_control_names[] = {"wormhole", "vct", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", "separable_output_first",
 					      NULL};
 static const char *const sim_type_names[] = {"latency", "throughput", NULL};
+static const char *const visit_order_names[] = {"forward", "reverse", NULL};
 
 #define K(st, f) offsetof(struct st, f)
 
@@ -93,6 +94,9 @@ static const struct param_def net_sim_keys[] = {
 	 "cycles between credit/flit conservation checks (0 = off)", NULL},
 	{"max_drain_cycles", PARAM_INT, K(sim_cfg, max_drain_cycles), "1000000", 1, 1e12,
 	 "drain cycles at most before the point is reported unstable", NULL},
+	{"visit_order", PARAM_CHOICE, K(sim_cfg, visit_order), "forward", 0, 0,
+	 "order routers and endpoints are visited within a cycle; results must not depend on it "
+	 "(a determinism check)", visit_order_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
