@@ -253,7 +253,10 @@ int cli_sweep_main(int argc, char **argv)
 	double last_stable = -1, sat_accepted = 0, first_unstable = -1;
 	long n_steps = lround(floor((b - a) / step + 1e-9));
 	for (long k = 0; k <= n_steps; k++) {
-		double rate = a + (double)k * step;
+		/* a + k*step to 12 significant digits, so 0.15 is 0.15. */
+		char rate_txt[32];
+		snprintf(rate_txt, sizeof rate_txt, "%.12g", a + (double)k * step);
+		double rate = strtod(rate_txt, NULL);
 		struct net_point pt = {0};
 		rc = run_point(&env, rate, &pt, &err);
 		if (rc < 0) {

@@ -248,7 +248,7 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	}
 	if (rc_ < 0)
 		goto out;
-	if (sc->check_interval)
+	if (sc->check_interval != 0)
 		rc_ = flitnet_check(n, err);
 	exp_collect(n, pt);
 out:

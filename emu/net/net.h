@@ -122,7 +122,7 @@ struct sim_cfg {
 	double stopping_thres;
 	double acc_stopping_thres;
 	int64_t watchdog_cycles;  /* stalled cycles before a deadlock report */
-	int64_t check_interval;   /* cycles between invariant checks, 0 = off */
+	int64_t check_interval;   /* cycles between invariant checks, 0 off, -1 debug builds only */
 	int64_t max_drain_cycles; /* drain limit before a point is called unstable */
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
 };

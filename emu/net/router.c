@@ -210,7 +210,7 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 		.vc_buf_size = n->buf,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
-	struct route_cand *dst = n->cand_cap == ROUTE_MAX_CANDS ? n->iv_cand + iv * n->cand_cap : cand;
+	struct route_cand *dst = n->cand_cap > 1 ? n->iv_cand + iv * n->cand_cap : cand;
 	struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
 	uint32_t in = li / V;
 	/* The head is routed once per router: count routers here, so the

@@ -87,6 +87,8 @@ static int min_init(struct route *r, struct nl_err *err)
 			       "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
 			       s->diameter, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
+	if (((const struct min_params *)r->params)->select != MIN_ADAPTIVE)
+		r->max_cands = 1;
 	return 0;
 }
 

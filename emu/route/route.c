@@ -76,9 +76,12 @@ int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct rou
 	rc = param_parse(ops->params, r->params, tail, what, err);
 	if (rc < 0)
 		goto fail;
+	r->max_cands = ROUTE_MAX_CANDS;
 	rc = ops->init(r, err);
 	if (rc < 0)
 		goto fail;
+	if (r->max_cands < 1 || r->max_cands > ROUTE_MAX_CANDS)
+		NL_BUG("routing function '%s' set max_cands %u", ops->name, r->max_cands);
 	r->spec = param_spec_string(ops->name, ops->params, r->params);
 	if (!r->spec) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");

@@ -373,7 +373,7 @@ def case_errors():
              "flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
              "unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, bitrot, "
-             "hotspot, randperm, asymmetric, neighbor, tornado, swap2)"),
+             "hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=16"),
              "traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
             (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
