@@ -53,7 +53,7 @@ static const char *const bs_inert[][2] = {
 	{"buffer_policy", "private"}, {"use_read_write", "0"}, {"include_queuing", "1"},
 	{"arb_type", "round_robin"}, {"sim_count", "1"}, {"measure_stats", "1"}, {"pair_stats", "0"},
 	{"vc_priority_donation", "0"}, {"spec_sw_allocator", "prio"}, {"fail_seed", "0"},
-	{"link_failures", "0"}, {"buf_size", "-1"}, {"perm_seed", "0"},
+	{"link_failures", "0"}, {"buf_size", "-1"}, {"perm_seed", "0"}, {"vct", "0"},
 };
 
 /* Keys that only affect BookSim's console output or warnings. */
@@ -284,11 +284,34 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 			bs_warn(warn, path, &bf, "c", "torus/mesh concentration is not modelled (use p=)", &unmapped);
 		long noc = strtol(bs_get(&bf, "use_noc_latency"), NULL, 10);
 		chan = (noc == 1 && !strcmp(tp, "torus")) ? 2 : 1;
+	} else if (!strcmp(tp, "fattree")) {
+		/* BookSim's k-ary n-tree (fattree.cpp): k^n nodes, n levels. */
+		snprintf(topo, sizeof topo, "fattree:k=%ld,n=%ld", k, nd);
+	} else if (!strcmp(tp, "dragonflynew")) {
+		/* dragonfly.cpp: k = p processors per router, n = 1, a = 2p
+		 * routers per group, h = p global ports, g = a*h + 1 groups. */
+		if (nd != 1)
+			bs_warn(warn, path, &bf, "n", "BookSim's dragonflynew supports n = 1 only", &unmapped);
+		snprintf(topo, sizeof topo, "dragonfly:a=%ld,p=%ld,h=%ld", 2 * k, k, k);
+	} else if (!strcmp(tp, "flatfly")) {
+		/* flatfly_onchip.cpp: k routers per dimension, n dimensions, c
+		 * terminals per router: a HyperX with S = k in every dimension.
+		 * Its on-chip channel lengths are not modelled. */
+		int used = snprintf(topo, sizeof topo, "hyperx:s=");
+		for (long d = 0; d < nd; d++)
+			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
+		snprintf(topo + used, sizeof topo - (size_t)used, ",t=%ld", c);
+		bs_warn(warn, path, &bf, "topology",
+			"flatfly's on-chip channel lengths are not modelled (every channel gets channel_latency)",
+			&unmapped);
 	} else {
 		bs_warn(warn, path, &bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
 	}
 	const char *rf = bs_get(&bf, "routing_function");
 	const char *r = bs_routing(rf);
+	/* Topology-specific minimal routing maps to table-based minimal. */
+	if (!r && ((!strcmp(tp, "dragonflynew") && !strcmp(rf, "min")) || (!strcmp(tp, "fattree") && !strcmp(rf, "nca"))))
+		r = "min";
 	if (r)
 		snprintf(route, sizeof route, "%s", r);
 	else
