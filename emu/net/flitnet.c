@@ -240,6 +240,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->rc = *rc;
 	n->sc = *sc;
 	n->V = (uint32_t)rc->num_vcs;
+	n->v_shift = -1;
+	for (int b = 0; b < 8; b++)
+		if (n->V == 1u << b)
+			n->v_shift = b;
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
