@@ -49,6 +49,7 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o);
 
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);
+int cli_trace_main(int argc, char **argv);
 int cli_topo_main(int argc, char **argv);
 int cli_design_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);

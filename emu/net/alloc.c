@@ -14,7 +14,12 @@
 
 static inline uint32_t fl_rr_key(int32_t idx, uint32_t ptr, uint32_t size)
 {
-	return ((uint32_t)idx + size - ptr) % size;
+	return (uint32_t)idx >= ptr ? (uint32_t)idx - ptr : (uint32_t)idx + size - ptr;
+}
+
+static inline uint16_t fl_rr_next(int32_t idx, uint32_t size)
+{
+	return (uint16_t)((uint32_t)idx + 1 == size ? 0 : (uint32_t)idx + 1);
 }
 
 /* iSLIP (McKeown, IEEE/ACM ToN 1999), BookSim's iSLIP_Sparse::Allocate. */
@@ -59,8 +64,8 @@ static void fl_islip(struct flitnet *n, uint32_t iters, const struct fl_areq *rq
 			out_m[o] = i;
 			any = true;
 			if (it == 0) {
-				gptr[o] = (uint16_t)(((uint32_t)i + 1) % n_in);
-				aptr[i] = (uint16_t)(((uint32_t)o + 1) % n_out);
+				gptr[o] = fl_rr_next(i, n_in);
+				aptr[i] = fl_rr_next(o, n_out);
 			}
 		}
 		for (uint32_t k = 0; k < n_req; k++)
@@ -122,8 +127,8 @@ static void fl_separable(struct flitnet *n, bool input_first, const struct fl_ar
 		int32_t i = rq[k].in, o = rq[k].out;
 		n->in_match[i] = o;
 		n->out_match[o] = i;
-		aptr[i] = (uint16_t)(((uint32_t)o + 1) % n_out);
-		gptr[o] = (uint16_t)(((uint32_t)i + 1) % n_in);
+		aptr[i] = fl_rr_next(o, n_out);
+		gptr[o] = fl_rr_next(i, n_in);
 	}
 	for (uint32_t k = 0; k < n_req; k++) {
 		n->best_in[rq[k].in] = -1;
@@ -156,8 +161,8 @@ void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_ar
 		int32_t bi = reqs[best].in, bo = reqs[best].out;
 		n->in_match[bi] = bo;
 		n->out_match[bo] = bi;
-		aptr[bi] = (uint16_t)(((uint32_t)bo + 1) % n_out);
-		gptr[bo] = (uint16_t)(((uint32_t)bi + 1) % n_in);
+		aptr[bi] = fl_rr_next(bo, n_out);
+		gptr[bo] = fl_rr_next(bi, n_in);
 		return;
 	}
 	/* No two requests share an input or an output: every allocator grants
@@ -175,8 +180,8 @@ void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_ar
 				int32_t i = reqs[k].in, o = reqs[k].out;
 				n->in_match[i] = o;
 				n->out_match[o] = i;
-				aptr[i] = (uint16_t)(((uint32_t)o + 1) % n_out);
-				gptr[o] = (uint16_t)(((uint32_t)i + 1) % n_in);
+				aptr[i] = fl_rr_next(o, n_out);
+				gptr[o] = fl_rr_next(i, n_in);
 			}
 			return;
 		}

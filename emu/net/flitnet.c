@@ -79,16 +79,20 @@ void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
 	n->n_events++;
 }
 
+/* Active routers are bitmaps, visited in index order: neighbouring
+ * routers' state is neighbouring memory, so a cycle sweeps the arrays
+ * instead of hopping across them. */
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle)
 {
-	struct fl_router *ro = &n->routers[r];
-	if (ro->stamp == cycle + 1)
+	uint64_t *bits = cycle == n->now ? n->act_r : n->act_r_next;
+	uint64_t m = 1ULL << (r & 63);
+	if (bits[r >> 6] & m)
 		return;
-	ro->stamp = cycle + 1;
+	bits[r >> 6] |= m;
 	if (cycle == n->now)
-		n->act_r[n->n_act_r++] = r;
+		n->n_act_r++;
 	else
-		n->act_r_next[n->n_act_r_next++] = r;
+		n->n_act_r_next++;
 }
 
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle)
@@ -236,6 +240,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->rc = *rc;
 	n->sc = *sc;
 	n->V = (uint32_t)rc->num_vcs;
+	n->v_shift = -1;
+	for (int b = 0; b < 8; b++)
+		if (n->V == 1u << b)
+			n->v_shift = b;
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
@@ -284,8 +292,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->nic_occ, (uint64_t)E * V);
 	FL_CALLOC(n->nic_busy, (uint64_t)E * V);
 	FL_CALLOC(n->gen_heap, E);
-	FL_CALLOC(n->act_r, R);
-	FL_CALLOC(n->act_r_next, R);
+	n->act_words = (R + 63) / 64;
+	FL_CALLOC(n->act_r, n->act_words);
+	FL_CALLOC(n->act_r_next, n->act_words);
 	FL_CALLOC(n->act_e, E);
 	FL_CALLOC(n->act_e_next, E);
 	FL_CALLOC(n->chan_flits, P);
@@ -294,12 +303,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->ov_owner[i] = FL_NONE;
 	}
 
-	/* Route candidates are kept per input VC while it waits for a VC:
-	 * one per VC for deterministic algorithms, up to ROUTE_MAX_CANDS
-	 * otherwise. Kept small because it scales with ports x VCs. */
-	n->cand_cap = n->route->ops->is_deterministic ? 1 : ROUTE_MAX_CANDS;
-	if (!strcmp(n->route->ops->name, "dor") || !strcmp(n->route->ops->name, "valiant"))
-		n->cand_cap = 1;
+	/* Route candidates are kept per input VC while it waits for a VC, as
+	 * many as the algorithm says it returns: scales with ports x VCs. */
+	n->cand_cap = n->route->max_cands;
 	FL_CALLOC(n->iv_cand, IV * n->cand_cap);
 
 	/* The crossbar ring holds what the switch can grant per step (one
@@ -310,6 +316,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	for (uint32_t r = 0; r < R; r++) {
 		struct fl_router *ro = &n->routers[r];
 		ro->port_base = t->port_base[r];
+		ro->vc_base = t->port_base[r] * V;
 		ro->n_ports = (uint16_t)topo_router_ports(t, r);
 		if ((uint32_t)ro->n_ports * V > 32768) {
 			flitnet_free(n);
@@ -317,6 +324,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 				       ro->n_ports, V);
 		}
 		ro->route_q.head = ro->va_q.head = ro->sa_q.head = FL_NONE16;
+		ro->arr_cycle = UINT32_MAX;
 		uint32_t lanes = (uint32_t)(rc->input_speedup < rc->output_speedup ? rc->input_speedup : rc->output_speedup);
 		uint32_t xneed = ro->n_ports * lanes * steps * (n->Xd + 1), xcap = 1;
 		/* BookSim's multi-cycle crossbar serves one flit at a time, so
@@ -402,6 +410,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 
 	if (stats_hist_init(&n->plat) < 0 || stats_hist_init(&n->nlat) < 0 || stats_hist_init(&n->hops) < 0)
 		goto nomem;
+	n->reverse_visits = sc->visit_order == 1;
 	n->phase = PH_WARMUP;
 	*out = n;
 	return 0;
@@ -477,12 +486,12 @@ static void fl_cycle(struct flitnet *n)
 	}
 	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
 	for (uint32_t i = 0; i < s->n; i++)
-		fl_dispatch(n, &s->ev[i]);
+		fl_dispatch(n, &s->ev[n->reverse_visits ? s->n - 1 - i : i]);
 	n->n_events -= s->n;
 	s->n = 0;
 
 	for (uint32_t i = 0; i < n->n_act_e; i++)
-		fl_nic_step(n, n->act_e[i]);
+		fl_nic_step(n, n->act_e[n->reverse_visits ? n->n_act_e - 1 - i : i]);
 
 	n->speedup_acc += n->rc.internal_speedup;
 	uint32_t steps = 0;
@@ -490,25 +499,37 @@ static void fl_cycle(struct flitnet *n)
 		steps++;
 		n->speedup_acc -= 1.0;
 	}
-	for (uint32_t i = 0; i < n->n_act_r; i++) {
-		uint32_t r = n->act_r[i];
-		for (uint32_t k = 0; k < steps; k++)
-			fl_router_step(n, r);
-		const struct fl_router *ro = &n->routers[r];
-		if ((ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len) && ro->stamp != t + 2) {
-			n->routers[r].stamp = t + 2;
-			n->act_r_next[n->n_act_r_next++] = r;
+	for (uint32_t wi = 0; n->n_act_r && wi < n->act_words; wi++) {
+		uint32_t w = n->reverse_visits ? n->act_words - 1 - wi : wi;
+		uint64_t bits = n->act_r[w];
+		if (!bits)
+			continue;
+		n->act_r[w] = 0;
+		while (bits) {
+			uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			n->n_act_r--;
+			for (uint32_t k = 0; k < steps; k++)
+				fl_router_step(n, r);
+			const struct fl_router *ro = &n->routers[r];
+			if (ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len) {
+				uint64_t m = 1ULL << (r & 63);
+				if (!(n->act_r_next[w] & m)) {
+					n->act_r_next[w] |= m;
+					n->n_act_r_next++;
+				}
+			}
 		}
 	}
 
-	uint32_t *tmp = n->act_r;
+	uint64_t *tmp = n->act_r;
 	n->act_r = n->act_r_next;
 	n->act_r_next = tmp;
 	n->n_act_r = n->n_act_r_next;
 	n->n_act_r_next = 0;
-	tmp = n->act_e;
+	uint32_t *etmp = n->act_e;
 	n->act_e = n->act_e_next;
-	n->act_e_next = tmp;
+	n->act_e_next = etmp;
 	n->n_act_e = n->n_act_e_next;
 	n->n_act_e_next = 0;
 	n->now = t + 1;
@@ -532,9 +553,21 @@ uint64_t fl_next_work(const struct flitnet *n)
 
 static void fl_deadlock_report(struct flitnet *n, struct nl_err *err);
 
+/* check_interval -1: conservation checks in debug builds (DESIGN §9). */
+static uint64_t fl_check_interval(const struct flitnet *n)
+{
+	if (n->sc.check_interval >= 0)
+		return (uint64_t)n->sc.check_interval;
+#ifdef NDEBUG
+	return 0;
+#else
+	return 1024;
+#endif
+}
+
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
-	const uint64_t interval = (uint64_t)n->sc.check_interval;
+	const uint64_t interval = fl_check_interval(n);
 	while (n->now < cycle) {
 		uint64_t next = fl_next_work(n);
 		if (next > n->now) {

@@ -137,12 +137,15 @@ struct fl_ring {
 
 struct fl_router {
 	uint32_t port_base;      /* global port of local port 0 */
+	uint32_t vc_base;        /* port_base * V: global index of local VC 0 */
 	uint16_t n_ports;
 	uint16_t xq_cap;         /* crossbar ring capacity, a power of two */
 	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
 	struct fl_fifo route_q, va_q, sa_q;
 	struct fl_ring xb_q;
-	uint64_t stamp;          /* cycle + 1 of its last active-list entry */
+	uint32_t arr_cycle;      /* cycle (mod 2^32) of the arrivals being queued */
+	uint16_t arr_route;      /* route_q tail before this cycle's arrivals, FL_NONE16 if empty */
+	uint16_t arr_sa;         /* sa_q tail likewise */
 	struct rng rng;          /* routing decisions */
 };
 
@@ -182,6 +185,7 @@ struct flitnet {
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
 	uint32_t V;                  /* VCs per port */
+	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
 	bool unit_delays;            /* every stage takes one cycle: fused fast path */
@@ -244,8 +248,10 @@ struct flitnet {
 	uint64_t n_events;           /* events pending on the wheel */
 
 	/* Active lists. */
-	uint32_t *act_r, *act_r_next;
-	uint32_t n_act_r, n_act_r_next;
+	uint64_t *act_r, *act_r_next;  /* bitmaps of routers to step this / next cycle */
+	bool reverse_visits;           /* tests: visit routers and endpoints backwards */
+	uint32_t n_act_r, n_act_r_next; /* bits set */
+	uint32_t act_words;
 	uint32_t *act_e, *act_e_next;
 	uint32_t n_act_e, n_act_e_next;
 
@@ -289,6 +295,24 @@ struct fl_areq {
 	int32_t label;    /* input VC or local VC */
 	int32_t in_pri, out_pri;
 };
+
+/* Local VC index li = port * V + vc split into (port, vc): a shift when V
+ * is a power of two (the usual case), a division otherwise. */
+static inline uint32_t fl_li_port(const struct flitnet *n, uint32_t li)
+{
+	return n->v_shift >= 0 ? li >> n->v_shift : li / n->V;
+}
+static inline uint32_t fl_li_vc(const struct flitnet *n, uint32_t li)
+{
+	return n->v_shift >= 0 ? li & (n->V - 1) : li % n->V;
+}
+
+/* (a + b) mod m for a, b < m, without a division. */
+static inline uint32_t fl_add_mod(uint32_t a, uint32_t b, uint32_t m)
+{
+	uint32_t s = a + b;
+	return s >= m ? s - m : s;
+}
 
 /* --- router.c --- */
 void fl_router_step(struct flitnet *n, uint32_t r);

@@ -11,6 +11,7 @@ static const char *const flow_control_names[] = {"wormhole", "vct", NULL};
 static const char *const allocator_names[] = {"islip", "separable_input_first", "separable_output_first",
 					      NULL};
 static const char *const sim_type_names[] = {"latency", "throughput", NULL};
+static const char *const visit_order_names[] = {"forward", "reverse", NULL};
 
 #define K(st, f) offsetof(struct st, f)
 
@@ -89,10 +90,14 @@ static const struct param_def net_sim_keys[] = {
 	 "relative accepted-rate change below which a sample counts as converged", NULL},
 	{"watchdog_cycles", PARAM_INT, K(sim_cfg, watchdog_cycles), "100000", 1, 1e12,
 	 "cycles with flits in the network and none moving before a deadlock report", NULL},
-	{"check_interval", PARAM_INT, K(sim_cfg, check_interval), "0", 0, 1e12,
-	 "cycles between credit/flit conservation checks (0 = off)", NULL},
+	{"check_interval", PARAM_INT, K(sim_cfg, check_interval), "-1", -1, 1e12,
+	 "cycles between credit/flit conservation checks: 0 off, -1 every 1024 cycles in debug builds and off in release builds",
+	 NULL},
 	{"max_drain_cycles", PARAM_INT, K(sim_cfg, max_drain_cycles), "1000000", 1, 1e12,
 	 "drain cycles at most before the point is reported unstable", NULL},
+	{"visit_order", PARAM_CHOICE, K(sim_cfg, visit_order), "forward", 0, 0,
+	 "order routers and endpoints are visited within a cycle; results must not depend on it "
+	 "(a determinism check)", visit_order_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

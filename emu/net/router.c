@@ -33,7 +33,7 @@ static inline struct fl_fifo *fl_q(struct fl_router *ro, int which)
 
 static inline struct fl_node *fl_node(struct flitnet *n, const struct fl_router *ro, uint32_t li)
 {
-	return &n->nodes[(uint64_t)ro->port_base * n->V + li];
+	return &n->nodes[ro->vc_base + li];
 }
 
 static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
@@ -48,6 +48,40 @@ static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which,
 	else
 		q->head = (uint16_t)li;
 	q->tail = (uint16_t)li;
+	q->len++;
+}
+
+/* Queue an arriving flit's VC. BookSim queues a cycle's arrivals in input
+ * port order after what earlier steps queued; events reach a router in an
+ * order that depends on how other routers were visited, so each arrival is
+ * inserted in local-index (port) order among this cycle's arrivals, which
+ * keeps results independent of the visiting order. */
+static void fl_q_push_arrival(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
+{
+	struct fl_fifo *q = fl_q(ro, which);
+	if (ro->arr_cycle != (uint32_t)n->now) {
+		ro->arr_cycle = (uint32_t)n->now;
+		ro->arr_route = ro->route_q.len ? ro->route_q.tail : FL_NONE16;
+		ro->arr_sa = ro->sa_q.len ? ro->sa_q.tail : FL_NONE16;
+	}
+	uint16_t prev = which == Q_ROUTE ? ro->arr_route : ro->arr_sa;
+	uint32_t cur = prev == FL_NONE16 ? (q->len ? q->head : FL_NONE16) : fl_node(n, ro, prev)->next;
+	if (prev != FL_NONE16 && prev == q->tail)
+		cur = FL_NONE16;
+	while (cur != FL_NONE16 && cur < li) {
+		prev = (uint16_t)cur;
+		cur = cur == q->tail ? FL_NONE16 : fl_node(n, ro, cur)->next;
+	}
+	struct fl_node *nd = fl_node(n, ro, li);
+	nd->time = 0;
+	nd->result = FL_UNEVAL;
+	nd->next = (uint16_t)cur;
+	if (prev == FL_NONE16)
+		q->head = (uint16_t)li;
+	else
+		fl_node(n, ro, prev)->next = (uint16_t)li;
+	if (cur == FL_NONE16)
+		q->tail = (uint16_t)li;
 	q->len++;
 }
 
@@ -135,16 +169,16 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, 
 {
 	struct fl_router *ro = &n->routers[r];
 	uint32_t li = (uint32_t)port * n->V + vc;
-	uint64_t iv = (uint64_t)ro->port_base * n->V + li;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
 	bool was_empty = n->iv_count[iv] == 0;
 
 	fl_buf_push(n, iv, pkt, seq);
 	if (n->iv_state[iv] == VC_IDLE) {
 		NL_ASSERT(was_empty && seq == 0);
 		n->iv_state[iv] = VC_ROUTING;
-		fl_q_push(n, ro, Q_ROUTE, li);
+		fl_q_push_arrival(n, ro, Q_ROUTE, li);
 	} else if (n->iv_state[iv] == VC_ACTIVE && was_empty) {
-		fl_q_push(n, ro, Q_SA, li);
+		fl_q_push_arrival(n, ro, Q_SA, li);
 	}
 }
 
@@ -169,17 +203,22 @@ static inline uint32_t fl_done_at(uint64_t now, int64_t delay)
 static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
 {
 	const uint32_t V = n->V;
-	uint64_t iv = (uint64_t)ro->port_base * V + li;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
 	const struct route_view view = {
-		.out_occ = n->ov_occ + (uint64_t)ro->port_base * V,
+		.out_occ = n->ov_occ + ro->vc_base,
 		.n_vcs = V,
 		.vc_buf_size = n->buf,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
-	struct route_cand *dst = n->cand_cap == ROUTE_MAX_CANDS ? n->iv_cand + iv * n->cand_cap : cand;
-	uint32_t pkt = n->runs[n->iv_head[iv]].pkt;
-	uint32_t in = li / V;
-	int nc = n->route->ops->compute(n->route, r, in, li - in * V, &n->pkts[pkt].rt, &ro->rng, &view, dst);
+	struct route_cand *dst = n->cand_cap > 1 ? n->iv_cand + iv * n->cand_cap : cand;
+	struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
+	uint32_t in = fl_li_port(n, li);
+	/* The head is routed once per router: count routers here, so the
+	 * switch stage never touches the packet. rt.hops = router-to-router
+	 * hops taken so far. */
+	pk->rt.hops = (uint8_t)pk->routers;
+	pk->routers++;
+	int nc = n->route->ops->compute(n->route, r, in, li - in * V, &pk->rt, &ro->rng, &view, dst);
 	NL_ASSERT(nc >= 1);
 	if (dst == cand)
 		n->iv_cand[iv * n->cand_cap] = cand[0];
@@ -202,7 +241,7 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		if (nd->result != FL_UNEVAL)
 			continue;
 		n->ev_li[n->n_ev++] = li;
-		uint64_t iv = (uint64_t)ro->port_base * V + li;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
 		const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
 		bool elig = false;
 		for (uint32_t k = 0; k < n->iv_ncand[iv]; k++) {
@@ -231,7 +270,7 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 	if (n_req)
 		fl_allocate(n, n->rc.vc_allocator, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
-			    n->va_aptr + (uint64_t)ro->port_base * V, n->va_gptr + (uint64_t)ro->port_base * V);
+			    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
 	for (uint32_t k = 0; k < n->n_ev; k++) {
 		uint32_t li = n->ev_li[k];
 		struct fl_node *nd = fl_node(n, ro, li);
@@ -248,14 +287,13 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 /* VC allocation, update: take the output VC, or retry next step. */
 static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
-	const uint32_t V = n->V;
 	if (res < 0) {
 		fl_q_push(n, ro, Q_VA, li);
 		return;
 	}
-	uint64_t iv = (uint64_t)ro->port_base * V + li;
-	uint32_t op = (uint32_t)res / V, ovc = (uint32_t)res - op * V;
-	uint64_t ov = (uint64_t)ro->port_base * V + (uint32_t)res;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	uint32_t op = fl_li_port(n, (uint32_t)res), ovc = fl_li_vc(n, (uint32_t)res);
+	uint64_t ov = (uint64_t)ro->vc_base + (uint32_t)res;
 	NL_ASSERT(n->ov_owner[ov] == FL_NONE);
 	n->ov_owner[ov] = li;
 	n->ov_tail_sent[ov] = 0;
@@ -290,7 +328,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		if (nd->result != FL_UNEVAL)
 			continue;
 		n->ev_li[n->n_ev++] = li;
-		uint64_t iv = (uint64_t)ro->port_base * V + li;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
 		NL_ASSERT(n->iv_state[iv] == VC_ACTIVE && n->iv_count[iv]);
 		uint32_t op = n->iv_out_port[iv];
 		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
@@ -299,16 +337,16 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			continue;
 		}
 		nd->result = -1;
-		uint32_t in = li / V, vc = li - in * V;
-		int32_t ein = (int32_t)(in * isp + vc % isp);
-		int32_t eout = (int32_t)(op * osp + in % osp);
+		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
+		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
 		uint32_t k;
 		for (k = 0; k < n_req; k++)
 			if (n->areq[k].in == ein && n->areq[k].out == eout)
 				break;
 		if (k < n_req) {
 			uint32_t rr = n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein];
-			uint32_t a = (vc + V - rr) % V, b = ((uint32_t)n->areq[k].label + V - rr) % V;
+			uint32_t a = fl_add_mod(vc, V - rr, V), b = fl_add_mod((uint32_t)n->areq[k].label, V - rr, V);
 			if (a < b)
 				n->areq[k].label = (int32_t)vc;
 			continue;
@@ -341,10 +379,10 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 		nd->time = time;
 		if (nd->result < -1)
 			continue;
-		uint32_t in = li / V, vc = li - in * V;
-		int32_t ein = (int32_t)(in * isp + vc % isp);
+		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
 		if (n_req && win[ein] == (int32_t)vc) {
-			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)((vc + isp) % V);
+			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)fl_add_mod(vc, isp, V);
 			nd->result = (int16_t)n->in_match[ein];
 		} else {
 			nd->result = FL_STALL_CROSSBAR_CONFLICT;
@@ -388,8 +426,8 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 		fl_q_push(n, ro, Q_SA, li);
 		return;
 	}
-	uint64_t iv = (uint64_t)ro->port_base * V + li;
-	uint32_t op = (uint32_t)res / (uint32_t)n->rc.output_speedup;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	uint32_t op = n->rc.output_speedup == 1 ? (uint32_t)res : (uint32_t)res / (uint32_t)n->rc.output_speedup;
 	NL_ASSERT(op == n->iv_out_port[iv]);
 	uint8_t ovc = n->iv_out_vc[iv];
 	uint64_t ov = (uint64_t)(ro->port_base + op) * V + ovc;
@@ -399,14 +437,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	bool tail = seq + 1u == fl_buf_front_size(n, iv);
 	fl_buf_pop(n, iv);
 	uint32_t gout = ro->port_base + op;
-	bool network = n->link[gout].network;
-	if (seq == 0) {
-		struct fl_pkt *pk = &n->pkts[pkt];
-		pk->routers++;
-		if (network)
-			pk->rt.hops++;
-	}
-	if (network) {
+	if (n->link[gout].network) {
 		n->flit_hops++;
 		if (n->count_channels)
 			n->chan_flits[gout]++;
@@ -426,8 +457,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	x->seq = seq;
 	x->out = (uint16_t)op;
 	x->vc = ovc;
-	uint32_t in = li / V;
-	fl_send_credit(n, ro, in, li - in * V);
+	fl_send_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
 	n->last_move = n->now;
 	if (n->iv_count[iv] == 0) {
 		if (tail)
@@ -500,7 +530,7 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
 				struct fl_node *nd = fl_node(n, ro, li);
 				if (!fl_due(nd, t))
 					break;
-				if (nd->result >= 0 && n->ov_owner[(uint64_t)ro->port_base * n->V + (uint32_t)nd->result] != FL_NONE)
+				if (nd->result >= 0 && n->ov_owner[(uint64_t)ro->vc_base + (uint32_t)nd->result] != FL_NONE)
 					nd->result = FL_STALL_BUFFER_BUSY;
 			}
 	}
@@ -515,7 +545,7 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
 					break;
 				if (nd->result < 0)
 					continue;
-				uint64_t iv = (uint64_t)ro->port_base * n->V + li;
+				uint64_t iv = (uint64_t)ro->vc_base + li;
 				uint64_t ov = (uint64_t)(ro->port_base + n->iv_out_port[iv]) * n->V + n->iv_out_vc[iv];
 				if (fl_out_full(n, ov, iv))
 					nd->result = FL_STALL_BUFFER_FULL;
@@ -568,7 +598,7 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 		 * candidate VC range the first free VC from the accept pointer
 		 * wins; that is the common case, done inline. */
 		uint32_t li = ro->va_q.head;
-		uint64_t iv = (uint64_t)ro->port_base * V + li;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
 		int32_t result = FL_STALL_BUFFER_BUSY;
 		uint32_t n_req = 0;
 		if (n->iv_ncand[iv] == 1 && n->rc.vc_allocator == FL_ALLOC_ISLIP) {
@@ -580,24 +610,24 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 			for (uint32_t ovc = cd->vc_lo; ovc <= cd->vc_hi; ovc++) {
 				if (owner[ovc] != FL_NONE)
 					continue;
-				uint32_t key = (base + ovc + side - *ap) % side;
+				uint32_t key = fl_add_mod(base + ovc, side - *ap, side);
 				if (key < best_key) {
 					best_key = key;
 					best = base + ovc;
 				}
 			}
 			if (best_key != UINT32_MAX) {
-				*ap = (uint16_t)((best + 1) % side);
-				n->va_gptr[(uint64_t)ro->port_base * V + best] = (uint16_t)((li + 1) % side);
+				*ap = (uint16_t)fl_add_mod(best, 1, side);
+				n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
 				result = (int32_t)best;
 			}
 		} else if ((n_req = fl_va_gather(n, ro, 1))) {
-			uint16_t *ap = n->va_aptr + (uint64_t)ro->port_base * V;
-			uint16_t *gp = n->va_gptr + (uint64_t)ro->port_base * V;
+			uint16_t *ap = n->va_aptr + ro->vc_base;
+			uint16_t *gp = n->va_gptr + ro->vc_base;
 			uint32_t side = (uint32_t)ro->n_ports * V, best = 0;
 			for (uint32_t k = 1; k < n_req; k++) {
-				uint32_t ka = ((uint32_t)n->areq[k].out + side - ap[li]) % side;
-				uint32_t kb = ((uint32_t)n->areq[best].out + side - ap[li]) % side;
+				uint32_t ka = fl_add_mod((uint32_t)n->areq[k].out, side - ap[li], side);
+				uint32_t kb = fl_add_mod((uint32_t)n->areq[best].out, side - ap[li], side);
 				bool better = n->rc.vc_allocator == FL_ALLOC_ISLIP
 						      ? ka < kb
 						      : n->areq[k].in_pri > n->areq[best].in_pri ||
@@ -606,8 +636,8 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 					best = k;
 			}
 			int32_t o = n->areq[best].out;
-			ap[li] = (uint16_t)(((uint32_t)o + 1) % side);
-			gp[o] = (uint16_t)((li + 1) % side);
+			ap[li] = (uint16_t)fl_add_mod((uint32_t)o, 1, side);
+			gp[o] = (uint16_t)fl_add_mod(li, 1, side);
 			result = o;
 		}
 		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), result);
@@ -622,17 +652,17 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 	if (n_sa == 1) {
 		/* One VC bidding for the switch: granted unless its output is full. */
 		uint32_t li = ro->sa_q.head;
-		uint64_t iv = (uint64_t)ro->port_base * V + li;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
 		uint32_t op = n->iv_out_port[iv];
 		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
 		int32_t result = FL_STALL_BUFFER_FULL;
 		if (!fl_out_full(n, ov, iv)) {
 			const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
-			uint32_t in = li / V, vc = li - in * V;
-			uint32_t ein = in * isp + vc % isp, eout = op * osp + in % osp;
-			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((eout + 1) % (ro->n_ports * osp));
-			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)((ein + 1) % (ro->n_ports * isp));
-			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((vc + isp) % V);
+			uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+			uint32_t ein = isp == 1 ? in : in * isp + vc % isp, eout = osp == 1 ? op : op * osp + in % osp;
+			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(eout, 1, ro->n_ports * osp);
+			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)fl_add_mod(ein, 1, ro->n_ports * isp);
+			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(vc, isp, V);
 			result = (int32_t)eout;
 		}
 		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result);

@@ -1,0 +1,442 @@
+/* Importer "simgrid": SimGrid time-independent (TI) traces, the text format
+ * SMPI's replay reads (simgrid/simgrid src/smpi/internals/smpi_replay.cpp,
+ * src/xbt/xbt_replay.cpp; docs/source/app_smpi.rst "Offline SMPI").
+ *
+ * Input: an actions file ("<rank> <action> args..." lines, one or several
+ * ranks) or an index file listing one actions file per rank (line i is
+ * rank i). Blank lines and lines starting with '#' are skipped, fields are
+ * separated by spaces or tabs, as in xbt_replay.
+ *
+ * Sizes in the trace are element counts of the datatype given as an
+ * optional trailing id (SimGrid's Datatype ids, sized as on x86-64, where
+ * SMPI runs) or, when absent, of the default type: MPI_BYTE, or MPI_DOUBLE
+ * once the rank's `init` carries an argument (InitAction). Traces have no
+ * times, so every op has t = dur = 0, and `compute F` becomes
+ * TOP_COMPUTE_FLOPS.
+ *
+ * Two generations of the format exist: before SimGrid 3.20 (March 2018,
+ * commit b55fc9b "Replay: Enable usage of tags") point-to-point actions had
+ * no tag ("send dst size [dt]") and wait/test took no arguments and applied
+ * to the last request; since then "send dst tag size [dt]" and "wait src dst
+ * tag". The generation is decided once per trace from the argument counts;
+ * a trace that shows both is refused.
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "core/error.h"
+
+/* Parse one non-comment line; rank_filter >= 0 keeps only that rank's
+ * lines (per-rank files), counting the others. */
+static int sg_line(struct simgrid_import *s, char *line, int64_t rank_filter)
+{
+	char *tok[SIMGRID_MAX_TOKENS];
+	char name[32];
+	long long rk;
+	int n = simgrid_tokenize(line, tok, SIMGRID_MAX_TOKENS);
+	if (n < 0)
+		return simgrid_err(s, "more than %d fields on one line", SIMGRID_MAX_TOKENS);
+	if (n == 0)
+		return 0;
+	if (n < 2 || !simgrid_parse_int(tok[0], 0, (long long)s->n_ranks - 1, &rk))
+		return simgrid_err(s, "expected '<rank> <action> ...' with a rank 0 .. %u", s->n_ranks - 1);
+	if (rank_filter >= 0 && rk != rank_filter)
+		return simgrid_skip(s, "line for another rank", "xbt_replay ignores lines not for the file's rank");
+	return simgrid_action(s, (uint32_t)rk, simgrid_canonical(tok[1], name, sizeof name), tok + 2, n - 2);
+}
+
+/* First pass over one file: max rank id and the generation evidence. */
+static int sg_prescan(struct simgrid_import *s, FILE *f, long long *max_rank, int *hint_tag, int *hint_untag)
+{
+	char *line = NULL, *tok[8];
+	size_t cap = 0;
+	char name[32];
+	s->line_no = 0;
+	while (getline(&line, &cap, f) >= 0) {
+		s->line_no++;
+		if (simgrid_blank(line))
+			continue;
+		/* Only the first few fields matter here; the count of fields is
+		 * taken from a second tokenisation limited to what is needed. */
+		int n = 0;
+		for (char *p = line; *p;) {
+			while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+				p++;
+			if (!*p)
+				break;
+			if (n < 8)
+				tok[n] = p;
+			n++;
+			while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+				p++;
+			if (*p)
+				*p++ = '\0';
+		}
+		long long rk;
+		if (n < 2 || !simgrid_parse_int(tok[0], 0, SIMGRID_MAX_RANKS - 1, &rk)) {
+			free(line);
+			return simgrid_err(s, "expected '<rank> <action> ...' with a rank 0 .. %u", SIMGRID_MAX_RANKS - 1);
+		}
+		if (rk > *max_rank)
+			*max_rank = rk;
+		int h = simgrid_generation_hint(simgrid_canonical(tok[1], name, sizeof name), n - 2);
+		if (h > 0 && !*hint_tag)
+			*hint_tag = (int)s->line_no;
+		if (h < 0 && !*hint_untag)
+			*hint_untag = (int)s->line_no;
+	}
+	free(line);
+	if (ferror(f))
+		return nl_errf(s->err, NL_EIO, "%s: read failed", s->file);
+	return 0;
+}
+
+static int sg_convert_file(struct simgrid_import *s, FILE *f, int64_t rank_filter)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	s->line_no = 0;
+	while (!rc && getline(&line, &cap, f) >= 0) {
+		s->line_no++;
+		if (!simgrid_blank(line))
+			rc = sg_line(s, line, rank_filter);
+	}
+	free(line);
+	if (!rc && ferror(f))
+		rc = nl_errf(s->err, NL_EIO, "%s: read failed", s->file);
+	return rc;
+}
+
+static void sg_release(struct simgrid_import *s)
+{
+	for (uint32_t r = 0; s->ranks && r < s->n_ranks; r++) {
+		free(s->ranks[r].pend);
+		free(s->ranks[r].free_ids);
+	}
+	free(s->ranks);
+	free(s->sc);
+	free(s->rc);
+	free(s->reqs);
+	trace_builder_free(s->b);
+}
+
+static int sg_setup(struct simgrid_import *s, uint32_t n_ranks, const char *out_path, const struct trace_write_opts *opts)
+{
+	s->n_ranks = n_ranks;
+	s->ranks = calloc(n_ranks, sizeof *s->ranks);
+	s->sc = calloc(n_ranks, sizeof *s->sc);
+	s->rc = calloc(n_ranks, sizeof *s->rc);
+	if (!s->ranks || !s->sc || !s->rc)
+		return nl_errf(s->err, NL_ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < n_ranks; r++)
+		s->ranks[r].dt_default = 1;
+	return trace_builder_new(&s->b, out_path, n_ranks, opts, s->err);
+}
+
+static int sg_decide(struct simgrid_import *s, const char *file, int hint_tag, int hint_untag)
+{
+	if (hint_tag && hint_untag)
+		return nl_errf(s->err, NL_EFORMAT,
+			       "%s: mixes the tagged form (line %d: 4 point-to-point arguments or wait/test with 3) "
+			       "and the older untagged form (line %d)",
+			       file, hint_tag, hint_untag);
+	s->tagged = hint_untag ? 0 : 1;
+	return 0;
+}
+
+static int sg_finish(struct simgrid_import *s, const char *in_path)
+{
+	const char *base = strrchr(in_path, '/');
+	base = base ? base + 1 : in_path;
+	char app[256];
+	snprintf(app, sizeof app, "%s", base);
+	char *dot = strrchr(app, '.');
+	if (dot && dot != app)
+		*dot = '\0';
+	char rec[128];
+	snprintf(rec, sizeof rec, "netloom-import-simgrid %s (SimGrid time-independent, %s form)", NETLOOM_VERSION,
+		 s->tagged ? "tagged" : "untagged");
+	struct trace_manifest m = {
+		.n_ranks = s->n_ranks,
+		.application = app,
+		.command_line = "",
+		.machine = "",
+		.recorder = rec,
+		.mpi_library = "",
+	};
+	return trace_builder_finish(s->b, &m, s->err);
+}
+
+/* Resolve a path listed in an index file: as given, beside the index, in
+ * the index's ancestors (SMPI resolves against its working directory,
+ * usually a parent), then by basename beside the index. */
+static char *resolve_listed(const char *index, const char *p)
+{
+	struct stat st;
+	size_t cap = strlen(index) + strlen(p) + 16;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	if (p[0] == '/') {
+		snprintf(buf, cap, "%s", p);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode))
+			return buf;
+	}
+	char *dir = trace_strdup(index);
+	if (!dir) {
+		free(buf);
+		return NULL;
+	}
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	for (int up = 0; up < 8; up++) {
+		snprintf(buf, cap, "%s/%s", dir, p);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode)) {
+			free(dir);
+			return buf;
+		}
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (!*dir)
+			break;
+	}
+	free(dir);
+	const char *bn = strrchr(p, '/');
+	bn = bn ? bn + 1 : p;
+	dir = trace_strdup(index);
+	if (!dir) {
+		free(buf);
+		return NULL;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	snprintf(buf, cap, "%s/%s", dir, bn);
+	free(dir);
+	if (!stat(buf, &st) && S_ISREG(st.st_mode))
+		return buf;
+	free(buf);
+	return NULL;
+}
+
+/* Is the first meaningful line a single field (an index file)? */
+static int first_line_fields(FILE *f)
+{
+	char *line = NULL, *tok[4];
+	size_t cap = 0;
+	int n = -1;
+	while (getline(&line, &cap, f) >= 0)
+		if (!simgrid_blank(line)) {
+			n = simgrid_tokenize(line, tok, 4);
+			if (n < 0)
+				n = 4;
+			break;
+		}
+	free(line);
+	rewind(f);
+	return n;
+}
+
+static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path, const char *out_path,
+			const struct trace_write_opts *opts)
+{
+	char **files = NULL, *line = NULL, *tok[2];
+	size_t n = 0, cap = 0, lcap = 0;
+	int rc = 0, hint_tag = 0, hint_untag = 0;
+	uint64_t ln = 0;
+
+	while (!rc && getline(&line, &lcap, idx) >= 0) {
+		ln++;
+		if (simgrid_blank(line))
+			continue;
+		if (simgrid_tokenize(line, tok, 2) != 1) {
+			rc = nl_errf(s->err, NL_EFORMAT, "%s:%llu: expected one trace file name per line", in_path,
+				     (unsigned long long)ln);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **t = realloc(files, cap * sizeof *t);
+			if (!t) {
+				rc = nl_errf(s->err, NL_ENOMEM, "out of memory");
+				break;
+			}
+			files = t;
+		}
+		files[n] = resolve_listed(in_path, tok[0]);
+		if (!files[n]) {
+			rc = nl_errf(s->err, NL_ENOTFOUND,
+				     "%s:%llu: rank %zu trace '%s' not found (looked beside the index, in its parent "
+				     "directories and by basename)",
+				     in_path, (unsigned long long)ln, n, tok[0]);
+			break;
+		}
+		n++;
+		if (n > SIMGRID_MAX_RANKS)
+			rc = nl_errf(s->err, NL_ERANGE, "%s: more than %u rank files", in_path, SIMGRID_MAX_RANKS);
+	}
+	free(line);
+	if (!rc && !n)
+		rc = nl_errf(s->err, NL_EFORMAT, "%s: the index lists no trace files", in_path);
+	/* Pass 1: the format generation, over every rank file. */
+	for (size_t r = 0; !rc && r < n; r++) {
+		long long maxr = -1;
+		FILE *f = fopen(files[r], "r");
+		if (!f) {
+			rc = nl_errf(s->err, NL_EIO, "%s: cannot open: %s", files[r], strerror(errno));
+			break;
+		}
+		s->file = files[r];
+		rc = sg_prescan(s, f, &maxr, &hint_tag, &hint_untag);
+		fclose(f);
+		if (!rc && (hint_tag && hint_untag))
+			rc = sg_decide(s, files[r], hint_tag, hint_untag);
+	}
+	if (!rc)
+		rc = sg_decide(s, in_path, hint_tag, hint_untag);
+	if (!rc)
+		rc = sg_setup(s, (uint32_t)n, out_path, opts);
+	/* Pass 2: convert rank by rank. */
+	for (size_t r = 0; !rc && r < n; r++) {
+		FILE *f = fopen(files[r], "r");
+		if (!f) {
+			rc = nl_errf(s->err, NL_EIO, "%s: cannot open: %s", files[r], strerror(errno));
+			break;
+		}
+		s->file = files[r];
+		rc = sg_convert_file(s, f, (int64_t)r);
+		fclose(f);
+		if (!rc)
+			rc = trace_builder_end_rank(s->b, (uint32_t)r, s->err);
+		if (!rc && s->progress)
+			s->progress(s->progress_ctx, (double)(r + 1) / (double)n);
+	}
+	if (!rc)
+		rc = sg_finish(s, in_path);
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	return rc;
+}
+
+static int import_actions(struct simgrid_import *s, FILE *f, const char *in_path, const char *out_path,
+			  const struct trace_write_opts *opts, uint32_t max_ranks)
+{
+	long long maxr = -1;
+	int hint_tag = 0, hint_untag = 0;
+	s->file = in_path;
+	NL_CHECK(sg_prescan(s, f, &maxr, &hint_tag, &hint_untag));
+	if (maxr < 0)
+		return nl_errf(s->err, NL_EFORMAT, "%s: no actions", in_path);
+	if (maxr >= max_ranks)
+		return nl_errf(s->err, NL_ERANGE, "%s: rank %lld: at most %u ranks in one actions file", in_path,
+			       maxr, max_ranks);
+	NL_CHECK(sg_decide(s, in_path, hint_tag, hint_untag));
+	NL_CHECK(sg_setup(s, (uint32_t)maxr + 1, out_path, opts));
+	s->hint = " (ranks are the ones this file has actions for; a per-rank file of a larger trace is "
+		  "converted through the index file that lists every rank's file)";
+	rewind(f);
+	NL_CHECK(sg_convert_file(s, f, -1));
+	uint64_t empty = 0;
+	for (uint32_t r = 0; r < s->n_ranks; r++)
+		empty += trace_builder_rank_ops(s->b, r) == 0;
+	if (empty && trace_skips_add(s->skips, "ranks without actions", "their streams are empty", empty))
+		return nl_errf(s->err, NL_ENOMEM, "out of memory");
+	return sg_finish(s, in_path);
+}
+
+static int sg_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
+		     struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
+		     struct nl_err *err)
+{
+	struct simgrid_import s = {.err = err, .skips = skips, .tagged = -1, .progress = progress,
+		       .progress_ctx = progress_ctx};
+	FILE *f = fopen(in_path, "r");
+	int rc;
+	if (!f)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path,
+			       strerror(errno));
+	if (first_line_fields(f) == 1)
+		rc = import_index(&s, f, in_path, out_path, opts);
+	else
+		rc = import_actions(&s, f, in_path, out_path, opts, SIMGRID_MAX_RANKS);
+	fclose(f);
+	sg_release(&s);
+	return rc;
+}
+
+int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err)
+{
+	struct trace_skips skips = {0};
+	struct simgrid_import s = {.err = err, .skips = &skips, .tagged = -1};
+	if (!len)
+		return nl_errf(err, NL_EFORMAT, "(memory): empty");
+	FILE *f = fmemopen((void *)data, len, "r");
+	if (!f)
+		return nl_errf(err, NL_ENOMEM, "fmemopen failed");
+	/* Bounded so a fuzzed rank id cannot demand a huge allocation. */
+	int rc = import_actions(&s, f, "(memory)", NULL, NULL, 4096);
+	fclose(f);
+	sg_release(&s);
+	trace_skips_release(&skips);
+	return rc;
+}
+
+/* An actions file starts "<int> <word>"; an index file lists one path per
+ * line. Neither contains '=' on its first line (DUMPI .meta does). */
+static int sg_probe(const char *path, const uint8_t *head, size_t n)
+{
+	char buf[512], *tok[3];
+	size_t i = 0, o = 0;
+	(void)path;
+	/* skip blank and comment lines */
+	while (i < n) {
+		size_t j = i;
+		while (j < n && (head[j] == ' ' || head[j] == '\t' || head[j] == '\r'))
+			j++;
+		if (j < n && head[j] != '\n' && head[j] != '#')
+			break;
+		while (j < n && head[j] != '\n')
+			j++;
+		i = j + 1;
+	}
+	for (; i < n && head[i] != '\n' && o + 1 < sizeof buf; i++) {
+		if (!head[i] || head[i] == '=')
+			return 0;
+		buf[o++] = (char)head[i];
+	}
+	buf[o] = '\0';
+	int t = simgrid_tokenize(buf, tok, 3);
+	long long rk;
+	if (t == 1)
+		return 1;
+	if (t >= 2 && simgrid_parse_int(tok[0], 0, LLONG_MAX, &rk)) {
+		for (const char *p = tok[1]; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_'))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+const struct trace_importer_ops trace_import_simgrid_ops = {
+	.name = "simgrid",
+	.help = "SimGrid time-independent trace (actions file or index of per-rank files)",
+	.probe = sg_probe,
+	.import = sg_import,
+};
