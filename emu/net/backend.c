@@ -7,8 +7,10 @@
 
 #include "core/error.h"
 
+extern const struct net_backend_ops net_analytic_ops; /* backend_analytic.c */
+
 static const struct net_backend_ops *const net_backends[] = {
-	NULL, /* placeholder until the first backend lands; skipped below */
+	&net_analytic_ops,
 };
 
 const struct net_backend_ops *const *net_backend_list(size_t *n)

@@ -1,0 +1,940 @@
+/* Replay engine: ranks as state machines, the event loop, and the ops.
+ *
+ * Time is a u64 count of picoseconds. Each iteration runs every ready rank
+ * at `now`, then advances the network to the next application event (a
+ * compute interval ending, a rank's message to itself) under net.h's
+ * contract: the backend stops at the first instant a message completes, so
+ * the app reacts at that instant. Events at one instant run in (time,
+ * sequence) order and ready ranks in FIFO order, so a replay is
+ * deterministic. A rank runs ops back to back until one takes time
+ * (compute) or blocks (a wait, a blocking call, a probe); the requests it
+ * waits on wake it.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app_internal.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "net/net.h"
+
+int app_bad_op(const struct app *a, uint32_t r, struct nl_err *err, const char *fmt, ...)
+{
+	char msg[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	const struct app_rank *rk = &a->ranks[r];
+	const char *name = trace_op_name(rk->op.kind);
+	return nl_errf(err, NL_EFORMAT, "trace rank %" PRIu32 " op %" PRIu64 " (%s): %s", r, rk->op_index,
+		       name ? name : "?", msg);
+}
+
+/* --- events and the ready ring -------------------------------------------- */
+
+static bool app_ev_less(const struct app_ev *x, const struct app_ev *y)
+{
+	return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
+}
+
+int app_push_event(struct app *a, uint64_t t_ps, uint32_t kind, uint32_t arg)
+{
+	if (a->n_heap == a->cap_heap) {
+		size_t cap = a->cap_heap ? 2 * a->cap_heap : 1024;
+		struct app_ev *h = realloc(a->heap, cap * sizeof *h);
+		if (!h)
+			return NL_ENOMEM;
+		a->heap = h;
+		a->cap_heap = cap;
+	}
+	struct app_ev ev = {t_ps, a->ev_seq++, kind, arg};
+	size_t i = a->n_heap++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!app_ev_less(&ev, &a->heap[up]))
+			break;
+		a->heap[i] = a->heap[up];
+		i = up;
+	}
+	a->heap[i] = ev;
+	return 0;
+}
+
+static struct app_ev app_pop_event(struct app *a)
+{
+	struct app_ev top = a->heap[0], last = a->heap[--a->n_heap];
+	size_t i = 0, n = a->n_heap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && app_ev_less(&a->heap[c + 1], &a->heap[c]))
+			c++;
+		if (!app_ev_less(&a->heap[c], &last))
+			break;
+		a->heap[i] = a->heap[c];
+		i = c;
+	}
+	if (n)
+		a->heap[i] = last;
+	return top;
+}
+
+void app_make_ready(struct app *a, uint32_t r)
+{
+	struct app_rank *rk = &a->ranks[r];
+	if (rk->in_ready)
+		return;
+	rk->in_ready = 1;
+	/* The ring holds each rank at most once, so n_ranks slots suffice. */
+	a->ready[(a->ready_head + a->ready_n++) % a->ready_cap] = r;
+}
+
+/* --- communicators and request ids -------------------------------------------------- */
+
+static int app_comm_resolve(struct app *a, uint32_t r, uint32_t id, uint32_t *idx, struct nl_err *err)
+{
+	uint32_t c = app_map_get(&a->comm_index, id);
+	if (c == APP_NONE)
+		return app_bad_op(a, r, err, "unknown communicator %" PRIu32 " (not in the manifest)", id);
+	const struct app_comm *cm = &a->comms[c];
+	if (cm->local_of && cm->local_of[r] < 0)
+		return app_bad_op(a, r, err, "rank %" PRIu32 " is not a member of communicator %" PRIu32, r,
+				  id);
+	*idx = c;
+	return 0;
+}
+
+static uint32_t app_comm_size(const struct app *a, uint32_t c)
+{
+	return a->comms[c].size;
+}
+
+static int app_peer_check(struct app *a, uint32_t r, uint32_t c, int32_t peer, bool any_ok,
+			  struct nl_err *err)
+{
+	if (peer == TRACE_PROC_NULL || (any_ok && peer == TRACE_ANY_SOURCE))
+		return 0;
+	if (peer < 0 || (uint32_t)peer >= app_comm_size(a, c))
+		return app_bad_op(a, r, err, "peer %" PRId32 " outside communicator %" PRIu32 " of %" PRIu32
+				  " ranks",
+				  peer, a->comms[c].id, app_comm_size(a, c));
+	return 0;
+}
+
+static uint32_t app_req_lookup(struct app *a, uint32_t r, uint32_t id)
+{
+	uint32_t q = app_map_get(&a->req_map, (uint64_t)r << 32 | id);
+	if (q == APP_NONE)
+		a->res.unknown_requests++;
+	return q;
+}
+
+/* Give request q the trace id `id`. A live request still holding that id
+ * (the trace reuses ids of requests it saw complete) is detached: it runs
+ * to completion and frees itself. */
+static int app_req_bind(struct app *a, uint32_t r, uint32_t q, uint32_t id)
+{
+	uint64_t key = (uint64_t)r << 32 | id;
+	uint32_t old = app_map_get(&a->req_map, key);
+	if (old != APP_NONE) {
+		struct app_req *o = app_req_at(a, old);
+		o->flags &= (uint16_t)~RF_USER;
+		if (o->state == RS_ACTIVE)
+			o->flags |= RF_DETACHED;
+		else
+			app_req_free(a, old);
+	}
+	struct app_req *rq = app_req_at(a, q);
+	rq->flags |= RF_USER;
+	rq->user_id = id;
+	return app_map_put(&a->req_map, key, q);
+}
+
+static bool app_req_done(const struct app_req *rq)
+{
+	return rq->state != RS_ACTIVE;
+}
+
+/* A wait or test returned request q to the program. */
+static void app_req_retire(struct app *a, uint32_t q)
+{
+	struct app_req *rq = app_req_at(a, q);
+	rq->flags &= (uint16_t)~RF_WAITED;
+	if (rq->flags & RF_PERSISTENT)
+		rq->state = RS_INACTIVE;
+	else
+		app_req_free(a, q);
+}
+
+/* --- MPI call accounting ---------------------------------------------------------- */
+
+static void app_call_begin(struct app *a, struct app_rank *rk)
+{
+	rk->t_call = rk->t_block = a->now;
+	rk->t_peer_max = 0;
+	rk->n_pending = 0;
+	rk->wait_any = 0;
+	rk->st.mpi_calls++;
+}
+
+/* The call returns now: the part of its time until the last awaited peer
+ * had posted is waiting, the rest communication. */
+static void app_call_end(struct app *a, struct app_rank *rk)
+{
+	uint64_t total = a->now - rk->t_call, wait = 0;
+	if (rk->t_peer_max > rk->t_block)
+		wait = (rk->t_peer_max < a->now ? rk->t_peer_max : a->now) - rk->t_block;
+	rk->st.wait_ps += wait;
+	rk->st.comm_ps += total - wait;
+}
+
+/* Block rank r on internal requests qs[0..n) (a blocking call); 1 when they
+ * are all complete already (the call returns), 0 when the rank waits. */
+static int app_block_on(struct app *a, uint32_t r, const uint32_t *qs, uint32_t n)
+{
+	struct app_rank *rk = &a->ranks[r];
+	rk->n_pending = 0;
+	for (uint32_t i = 0; i < 2; i++)
+		rk->block_req[i] = i < n ? qs[i] : APP_NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		struct app_req *rq = app_req_at(a, qs[i]);
+		if (rq->t_peer > rk->t_peer_max)
+			rk->t_peer_max = rq->t_peer;
+		if (!app_req_done(rq)) {
+			rq->flags |= RF_WAITED;
+			rk->n_pending++;
+		}
+	}
+	if (rk->n_pending) {
+		rk->state = RK_WAIT;
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		app_req_free(a, qs[i]);
+	rk->block_req[0] = rk->block_req[1] = APP_NONE;
+	app_call_end(a, rk);
+	return 1;
+}
+
+static void app_block_finish(struct app *a, uint32_t r)
+{
+	struct app_rank *rk = &a->ranks[r];
+	for (uint32_t i = 0; i < 2; i++)
+		if (rk->block_req[i] != APP_NONE) {
+			app_req_free(a, rk->block_req[i]);
+			rk->block_req[i] = APP_NONE;
+		}
+	app_call_end(a, rk);
+}
+
+/* --- wait and test families ---------------------------------------------------------- */
+
+/* The request ids an op lists, and whether any one of them completes it. */
+static const uint32_t *app_wait_ids(const struct trace_op *op, uint32_t *n, bool *any)
+{
+	*any = false;
+	switch (op->kind) {
+	case TOP_WAIT:
+	case TOP_TEST:
+		*n = 1;
+		return &op->req;
+	case TOP_WAITANY:
+	case TOP_WAITSOME:
+		/* The recording says which completed (listed first): wait for
+		 * exactly those, so the program's later calls find the
+		 * requests it expects. Without that, wait for any. */
+		if (op->n_done) {
+			*n = op->n_done < op->n_reqs ? op->n_done : op->n_reqs;
+			return op->reqs;
+		}
+		*any = true;
+		*n = op->n_reqs;
+		return op->reqs;
+	default:
+		*n = op->n_reqs;
+		return op->reqs;
+	}
+}
+
+static void app_wait_retire(struct app *a, uint32_t r)
+{
+	struct app_rank *rk = &a->ranks[r];
+	uint32_t n;
+	bool any;
+	const uint32_t *ids = app_wait_ids(&rk->op, &n, &any);
+	bool retired = false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t q = app_map_get(&a->req_map, (uint64_t)r << 32 | ids[i]);
+		if (q == APP_NONE)
+			continue;
+		struct app_req *rq = app_req_at(a, q);
+		rq->flags &= (uint16_t)~RF_WAITED;
+		if (!app_req_done(rq))
+			continue;
+		/* waitany retires one request; waitsome every complete one. */
+		if (any && retired && rk->op.kind == TOP_WAITANY)
+			continue;
+		app_req_retire(a, q);
+		retired = true;
+	}
+}
+
+static int app_wait_begin(struct app *a, uint32_t r)
+{
+	struct app_rank *rk = &a->ranks[r];
+	uint32_t n, known = 0, active = 0;
+	bool any;
+	const uint32_t *ids = app_wait_ids(&rk->op, &n, &any);
+	app_call_begin(a, rk);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t q = app_req_lookup(a, r, ids[i]);
+		if (q == APP_NONE)
+			continue;
+		struct app_req *rq = app_req_at(a, q);
+		known++;
+		if (rq->t_peer > rk->t_peer_max)
+			rk->t_peer_max = rq->t_peer;
+		if (!app_req_done(rq)) {
+			rq->flags |= RF_WAITED;
+			active++;
+		}
+	}
+	bool done = any ? (active < known || known == 0) : active == 0;
+	if (!done) {
+		rk->wait_any = any;
+		rk->n_pending = any ? 1 : active;
+		rk->block_req[0] = rk->block_req[1] = APP_NONE;
+		rk->state = RK_WAIT;
+		return 0;
+	}
+	app_wait_retire(a, r);
+	app_call_end(a, rk);
+	return 1;
+}
+
+static void app_test(struct app *a, uint32_t r)
+{
+	struct app_rank *rk = &a->ranks[r];
+	const struct trace_op *op = &rk->op;
+	const uint32_t *ids = op->kind == TOP_TEST ? &op->req : op->reqs;
+	uint32_t n = op->kind == TOP_TEST ? 1 : op->n_reqs;
+	app_call_begin(a, rk);
+	if (op->kind == TOP_TESTALL) { /* all or nothing */
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t q = app_map_get(&a->req_map, (uint64_t)r << 32 | ids[i]);
+			if (q != APP_NONE && !app_req_done(app_req_at(a, q))) {
+				app_call_end(a, rk);
+				return;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t q = app_req_lookup(a, r, ids[i]);
+		if (q == APP_NONE || !app_req_done(app_req_at(a, q)))
+			continue;
+		app_req_retire(a, q);
+		if (op->kind == TOP_TESTANY)
+			break;
+	}
+	app_call_end(a, rk);
+}
+
+/* --- executing one op --------------------------------------------------------------- */
+
+static uint64_t app_scale_compute(const struct app *a, uint64_t dur_ps)
+{
+	if (a->cpu_factor_is_one)
+		return dur_ps;
+	double x = (double)dur_ps * a->cfg.cpu_factor;
+	return x >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t)llround(x);
+}
+
+static int app_compute(struct app *a, uint32_t r, uint64_t d_ps, struct nl_err *err)
+{
+	struct app_rank *rk = &a->ranks[r];
+	rk->st.compute_ps += d_ps;
+	if (d_ps == 0)
+		return 1;
+	rk->state = RK_COMPUTE;
+	if (app_push_event(a, a->now + d_ps, EV_RESUME, r) < 0)
+		return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+	return 0;
+}
+
+static int app_exec_p2p(struct app *a, uint32_t r, uint32_t c, struct nl_err *err)
+{
+	struct app_rank *rk = &a->ranks[r];
+	const struct trace_op *op = &rk->op;
+	uint32_t q[2];
+	uint16_t mode = 0;
+	switch (op->kind) {
+	case TOP_SSEND:
+	case TOP_ISSEND:
+		mode = RF_SYNC;
+		break;
+	case TOP_BSEND:
+		mode = RF_BUFFERED;
+		break;
+	default:
+		break;
+	}
+	switch (op->kind) {
+	case TOP_SEND:
+	case TOP_SSEND:
+	case TOP_BSEND:
+	case TOP_RSEND:
+		NL_CHECK(app_peer_check(a, r, c, op->peer, false, err));
+		app_call_begin(a, rk);
+		NL_CHECK(app_p2p_send(a, r, c, op->peer, op->tag, op->bytes, mode, APP_NONE, &q[0], err));
+		return app_block_on(a, r, q, 1);
+	case TOP_ISEND:
+	case TOP_ISSEND:
+		NL_CHECK(app_peer_check(a, r, c, op->peer, false, err));
+		app_call_begin(a, rk);
+		NL_CHECK(app_p2p_send(a, r, c, op->peer, op->tag, op->bytes, mode, APP_NONE, &q[0], err));
+		if (app_req_bind(a, r, q[0], op->req) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		app_call_end(a, rk);
+		return 1;
+	case TOP_RECV:
+		NL_CHECK(app_peer_check(a, r, c, op->peer, true, err));
+		app_call_begin(a, rk);
+		NL_CHECK(app_p2p_recv(a, r, c, op->peer, op->tag, op->bytes, 0, APP_NONE, &q[0], err));
+		return app_block_on(a, r, q, 1);
+	case TOP_IRECV:
+		NL_CHECK(app_peer_check(a, r, c, op->peer, true, err));
+		app_call_begin(a, rk);
+		NL_CHECK(app_p2p_recv(a, r, c, op->peer, op->tag, op->bytes, 0, APP_NONE, &q[0], err));
+		if (app_req_bind(a, r, q[0], op->req) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		app_call_end(a, rk);
+		return 1;
+	case TOP_SENDRECV:
+		NL_CHECK(app_peer_check(a, r, c, op->peer, false, err));
+		NL_CHECK(app_peer_check(a, r, c, op->recv_peer, true, err));
+		app_call_begin(a, rk);
+		NL_CHECK(app_p2p_recv(a, r, c, op->recv_peer, op->recv_tag, op->recv_bytes, 0, APP_NONE, &q[1],
+				      err));
+		NL_CHECK(app_p2p_send(a, r, c, op->peer, op->tag, op->bytes, 0, APP_NONE, &q[0], err));
+		return app_block_on(a, r, q, 2);
+	case TOP_SEND_INIT:
+	case TOP_RECV_INIT: {
+		bool send = op->kind == TOP_SEND_INIT;
+		NL_CHECK(app_peer_check(a, r, c, op->peer, !send, err));
+		app_call_begin(a, rk);
+		NL_CHECK((send ? app_p2p_send : app_p2p_recv)(a, r, c, op->peer, op->tag, op->bytes,
+							     RF_PERSISTENT, APP_NONE, &q[0], err));
+		if (app_req_bind(a, r, q[0], op->req) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		app_call_end(a, rk);
+		return 1;
+	}
+	}
+	NL_BUG("replay: op kind %u is not point-to-point", op->kind);
+}
+
+static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
+{
+	struct app_rank *rk = &a->ranks[r];
+	const struct trace_op *op = &rk->op;
+	uint32_t c = 0, q;
+
+	switch (op->kind) {
+	case TOP_COMPUTE:
+		return app_compute(a, r, app_scale_compute(a, op->dur_ps), err);
+	case TOP_COMPUTE_FLOPS: {
+		double s = op->flops / a->cfg.cpu_flops;
+		if (!(s >= 0) || s > 1e6)
+			return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
+		return app_compute(a, r, (uint64_t)llround(s * 1e12), err);
+	}
+	case TOP_INIT:
+		app_call_begin(a, rk);
+		app_call_end(a, rk);
+		return 1;
+	case TOP_FINALIZE:
+		app_call_begin(a, rk);
+		app_call_end(a, rk);
+		rk->finalized = 1;
+		rk->st.finish_ps = a->now;
+		return 1;
+	case TOP_SEND:
+	case TOP_SSEND:
+	case TOP_BSEND:
+	case TOP_RSEND:
+	case TOP_ISEND:
+	case TOP_ISSEND:
+	case TOP_RECV:
+	case TOP_IRECV:
+	case TOP_SENDRECV:
+	case TOP_SEND_INIT:
+	case TOP_RECV_INIT:
+		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
+		return app_exec_p2p(a, r, c, err);
+	case TOP_START: {
+		app_call_begin(a, rk);
+		const uint32_t *ids = op->n_reqs ? op->reqs : &op->req;
+		uint32_t n = op->n_reqs ? op->n_reqs : 1;
+		for (uint32_t i = 0; i < n; i++) {
+			q = app_req_lookup(a, r, ids[i]);
+			if (q == APP_NONE)
+				continue;
+			struct app_req *rq = app_req_at(a, q);
+			if (!(rq->flags & RF_PERSISTENT))
+				return app_bad_op(a, r, err, "request %" PRIu32 " is not persistent", ids[i]);
+			if (rq->state == RS_ACTIVE)
+				return app_bad_op(a, r, err, "request %" PRIu32 " started while active", ids[i]);
+			rq->op_index = rk->op_index;
+			NL_CHECK(app_p2p_start(a, q, err));
+		}
+		app_call_end(a, rk);
+		return 1;
+	}
+	case TOP_REQUEST_FREE:
+		app_call_begin(a, rk);
+		q = app_req_lookup(a, r, op->req);
+		if (q != APP_NONE) {
+			struct app_req *rq = app_req_at(a, q);
+			app_map_del(&a->req_map, (uint64_t)r << 32 | op->req);
+			rq->flags &= (uint16_t)~RF_USER;
+			if (rq->state == RS_ACTIVE)
+				rq->flags |= RF_DETACHED;
+			else
+				app_req_free(a, q);
+		}
+		app_call_end(a, rk);
+		return 1;
+	case TOP_PROBE:
+	case TOP_IPROBE:
+		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
+		NL_CHECK(app_peer_check(a, r, c, op->peer, true, err));
+		app_call_begin(a, rk);
+		if (op->peer == TRACE_PROC_NULL || op->kind == TOP_IPROBE ||
+		    app_p2p_probe(a, r, c, op->peer, op->tag)) {
+			app_call_end(a, rk);
+			return 1;
+		}
+		rk->probe_comm = c;
+		rk->probe_src = op->peer;
+		rk->probe_tag = op->tag;
+		rk->state = RK_PROBE;
+		return 0;
+	case TOP_WAIT:
+	case TOP_WAITALL:
+	case TOP_WAITANY:
+	case TOP_WAITSOME:
+		return app_wait_begin(a, r);
+	case TOP_TEST:
+	case TOP_TESTALL:
+	case TOP_TESTANY:
+	case TOP_TESTSOME:
+		app_test(a, r);
+		return 1;
+	case TOP_COMM_SPLIT:
+	case TOP_COMM_DUP:
+	case TOP_COMM_CREATE: {
+		/* Open MPI agrees on the new context id with allreduces and,
+		 * for split, exchanges (color, key) with an allgather: one
+		 * 8-byte collective on the parent stands for the call. */
+		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
+		struct trace_op syn = {.kind = op->kind == TOP_COMM_SPLIT ? TOP_ALLGATHER : TOP_ALLREDUCE,
+				       .comm = op->comm,
+				       .bytes = 8};
+		app_call_begin(a, rk);
+		NL_CHECK(app_coll_start(a, r, &syn, c,
+					op->kind == TOP_COMM_SPLIT ? APP_COLL_ALLGATHER : APP_COLL_ALLREDUCE,
+					false, &q, err));
+		return app_block_on(a, r, &q, 1);
+	}
+	case TOP_COMM_FREE:
+		app_call_begin(a, rk);
+		app_call_end(a, rk);
+		return 1;
+	default:
+		break;
+	}
+	if (op->kind >= TOP_BARRIER && op->kind <= TOP_EXSCAN) {
+		bool nb = op->flags & TRACE_F_NONBLOCKING;
+		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
+		app_call_begin(a, rk);
+		NL_CHECK(app_coll_start(a, r, op, c, APP_COLL__COUNT, nb, &q, err));
+		if (!nb)
+			return app_block_on(a, r, &q, 1);
+		if (app_req_bind(a, r, q, op->req) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		app_call_end(a, rk);
+		return 1;
+	}
+	return app_bad_op(a, r, err, "unknown operation kind %u", op->kind);
+}
+
+/* Copy the op's arrays into the rank's buffers: the source may reuse its
+ * storage on the next call, and non-blocking collectives copy again. */
+static int app_own_op(struct app *a, struct app_rank *rk, struct nl_err *err)
+{
+	struct trace_op *op = &rk->op;
+	uint32_t nc = op->n_counts;
+	if ((op->send_counts || op->recv_counts) && nc) {
+		if (2 * nc > rk->counts_cap) {
+			uint64_t *b = realloc(rk->counts_buf, 2 * (size_t)nc * sizeof *b);
+			if (!b)
+				return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+			rk->counts_buf = b;
+			rk->counts_cap = 2 * nc;
+		}
+		if (op->send_counts) {
+			memcpy(rk->counts_buf, op->send_counts, nc * sizeof *rk->counts_buf);
+			op->send_counts = rk->counts_buf;
+		}
+		if (op->recv_counts) {
+			memcpy(rk->counts_buf + nc, op->recv_counts, nc * sizeof *rk->counts_buf);
+			op->recv_counts = rk->counts_buf + nc;
+		}
+	} else {
+		op->send_counts = op->recv_counts = NULL;
+	}
+	if (op->reqs && op->n_reqs) {
+		if (op->n_reqs > rk->reqs_cap) {
+			uint32_t *b = realloc(rk->reqs_buf, op->n_reqs * sizeof *b);
+			if (!b)
+				return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+			rk->reqs_buf = b;
+			rk->reqs_cap = op->n_reqs;
+		}
+		memcpy(rk->reqs_buf, op->reqs, op->n_reqs * sizeof *rk->reqs_buf);
+		op->reqs = rk->reqs_buf;
+	} else {
+		op->reqs = NULL;
+		op->n_reqs = 0;
+	}
+	return 0;
+}
+
+/* Resume rank r after what it waited for, then run its ops until one takes
+ * time or blocks. */
+static int app_rank_run(struct app *a, uint32_t r, struct nl_err *err)
+{
+	struct app_rank *rk = &a->ranks[r];
+	rk->in_ready = 0;
+	switch (rk->state) {
+	case RK_COMPUTE:
+		rk->state = RK_RUN;
+		break;
+	case RK_WAIT:
+		if (rk->n_pending)
+			return 0;
+		rk->state = RK_RUN;
+		if (rk->block_req[0] != APP_NONE) {
+			app_block_finish(a, r);
+		} else {
+			app_wait_retire(a, r);
+			app_call_end(a, rk);
+		}
+		break;
+	case RK_PROBE:
+		rk->state = RK_RUN;
+		app_call_end(a, rk);
+		break;
+	case RK_DONE:
+		return 0;
+	default:
+		break;
+	}
+	for (;;) {
+		int rc = a->src.next(a->src.ctx, r, &rk->op, err);
+		if (rc < 0)
+			return nl_err_prefix(err, "trace rank %" PRIu32 " op %" PRIu64, r, rk->st.ops);
+		if (rc == 0) {
+			rk->state = RK_DONE;
+			if (!rk->finalized)
+				rk->st.finish_ps = a->now;
+			return 0;
+		}
+		rk->op_index = rk->st.ops++;
+		a->ops_done++;
+		NL_CHECK(app_own_op(a, rk, err));
+		rc = app_exec(a, r, err);
+		if (rc <= 0)
+			return rc;
+	}
+}
+
+/* --- setup ------------------------------------------------------------------------ */
+
+static int app_add_comm(struct app *a, uint32_t id, uint32_t size, const uint32_t *world,
+			struct nl_err *err)
+{
+	if (app_map_get(&a->comm_index, id) != APP_NONE)
+		return nl_errf(err, NL_EFORMAT, "trace manifest: communicator %" PRIu32 " listed twice", id);
+	if (a->n_comms >= APP_MAX_COMMS)
+		return nl_errf(err, NL_EUNSUPPORTED, "trace manifest: more than %u communicators",
+			       APP_MAX_COMMS);
+	struct app_comm *cm = &a->comms[a->n_comms];
+	cm->id = id;
+	cm->size = size;
+	cm->world = malloc((size ? size : 1) * sizeof *cm->world);
+	cm->coll_seq = calloc(size ? size : 1, sizeof *cm->coll_seq);
+	if (!cm->world || !cm->coll_seq)
+		goto oom;
+	if (world) {
+		memcpy(cm->world, world, size * sizeof *cm->world);
+		cm->local_of = malloc(a->n_ranks * sizeof *cm->local_of);
+		if (!cm->local_of)
+			goto oom;
+		for (uint32_t i = 0; i < a->n_ranks; i++)
+			cm->local_of[i] = -1;
+		for (uint32_t i = 0; i < size; i++) {
+			if (world[i] >= a->n_ranks || cm->local_of[world[i]] >= 0)
+				return nl_errf(err, NL_EFORMAT,
+					       "trace manifest: communicator %" PRIu32 " member %" PRIu32
+					       " is world rank %" PRIu32 " (%s)",
+					       id, i, world[i],
+					       world[i] >= a->n_ranks ? "out of range" : "listed twice");
+			cm->local_of[world[i]] = (int32_t)i;
+		}
+	} else {
+		for (uint32_t i = 0; i < size; i++)
+			cm->world[i] = i;
+	}
+	if (app_map_put(&a->comm_index, id, a->n_comms) < 0)
+		goto oom;
+	a->n_comms++;
+	return 0;
+oom:
+	return nl_errf(err, NL_ENOMEM, "replay: out of memory for communicator %" PRIu32, id);
+}
+
+int app_new(struct app **out, const struct app_config *cfg, const struct app_source *src,
+	    struct net_backend *net, const uint32_t *rank_ep, struct nl_err *err)
+{
+	if (src->n_ranks == 0 || src->n_ranks > APP_MAX_RANKS)
+		return nl_errf(err, NL_ERANGE, "trace: %" PRIu32 " ranks (expected 1..%u)", src->n_ranks,
+			       APP_MAX_RANKS);
+	struct app *a = calloc(1, sizeof *a);
+	if (!a)
+		return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+	int rc = NL_ENOMEM;
+	a->cfg = *cfg;
+	a->src = *src;
+	a->net = net;
+	a->n_ranks = src->n_ranks;
+	a->cpu_factor_is_one = cfg->cpu_factor == 1.0;
+	app_pool_init(&a->reqs, sizeof(struct app_req));
+	app_pool_init(&a->msgs, sizeof(struct app_msg));
+	app_pool_init(&a->slots, sizeof(struct app_slot));
+	app_pool_init(&a->pairs, sizeof(struct app_pair));
+	app_pool_init(&a->colls, sizeof(struct app_coll_inst));
+	if (app_map_init(&a->req_map, 1024) < 0 || app_map_init(&a->slot_map, 1024) < 0 ||
+	    app_map_init(&a->pair_map, 1024) < 0 || app_map_init(&a->comm_index, 16) < 0)
+		goto oom;
+
+	a->ranks = calloc(a->n_ranks, sizeof *a->ranks);
+	a->rank_ep = malloc(a->n_ranks * sizeof *a->rank_ep);
+	a->ready_cap = a->n_ranks;
+	a->ready = malloc(a->ready_cap * sizeof *a->ready);
+	a->comms = calloc((size_t)src->n_comms + 2, sizeof *a->comms);
+	a->rank_stats = calloc(a->n_ranks, sizeof *a->rank_stats);
+	if (!a->ranks || !a->rank_ep || !a->ready || !a->comms || !a->rank_stats)
+		goto oom;
+	for (uint32_t r = 0; r < a->n_ranks; r++) {
+		struct app_rank *rk = &a->ranks[r];
+		rk->block_req[0] = rk->block_req[1] = APP_NONE;
+		rk->wild_head = rk->wild_tail = rk->unx_head = rk->unx_tail = APP_NONE;
+		a->rank_ep[r] = rank_ep ? rank_ep[r] : r;
+	}
+
+	/* World and self first (self is rank-relative: every rank is rank 0
+	 * of its own), then the manifest's others. */
+	uint32_t max_size = 1;
+	rc = app_add_comm(a, TRACE_COMM_WORLD, a->n_ranks, NULL, err);
+	if (rc == 0)
+		rc = app_add_comm(a, TRACE_COMM_SELF, 1, NULL, err);
+	if (rc == 0)
+		a->comms[1].is_self = true;
+	for (uint32_t i = 0; rc == 0 && i < src->n_comms; i++) {
+		const struct trace_comm *tc = &src->comms[i];
+		if (tc->id == TRACE_COMM_WORLD || tc->id == TRACE_COMM_SELF)
+			continue;
+		rc = app_add_comm(a, tc->id, tc->size, tc->world_ranks, err);
+		if (tc->size > max_size)
+			max_size = tc->size;
+	}
+	if (rc < 0)
+		goto fail;
+	if (a->n_ranks > max_size)
+		max_size = a->n_ranks;
+	a->xfer = malloc(2 * (size_t)max_size * sizeof *a->xfer);
+	if (!a->xfer)
+		goto oom;
+	if (stats_hist_init(&a->lat_all) < 0)
+		goto oom;
+	for (int i = 0; i < APP_SIZE_CLASSES; i++)
+		if (stats_hist_init(&a->lat_cls[i]) < 0)
+			goto oom;
+	*out = a;
+	return 0;
+oom:
+	rc = nl_errf(err, NL_ENOMEM, "replay: out of memory for %" PRIu32 " ranks", src->n_ranks);
+fail:
+	app_free(a);
+	return rc;
+}
+
+void app_free(struct app *a)
+{
+	if (!a)
+		return;
+	for (uint32_t i = 0; i < a->n_comms; i++) {
+		free(a->comms[i].world);
+		free(a->comms[i].local_of);
+		free(a->comms[i].coll_seq);
+	}
+	free(a->comms);
+	if (a->ranks)
+		for (uint32_t r = 0; r < a->n_ranks; r++) {
+			free(a->ranks[r].counts_buf);
+			free(a->ranks[r].reqs_buf);
+		}
+	/* Collective records own count copies. */
+	if (a->colls.chunks)
+		for (uint32_t i = 0; i < a->colls.top; i++) {
+			struct app_coll_inst *co = app_pool_at(&a->colls, i);
+			free(co->counts);
+			co->counts = NULL;
+		}
+	free(a->ranks);
+	free(a->rank_ep);
+	free(a->ready);
+	free(a->rank_stats);
+	free(a->heap);
+	free(a->deliv);
+	free(a->xfer);
+	app_pool_release(&a->reqs);
+	app_pool_release(&a->msgs);
+	app_pool_release(&a->slots);
+	app_pool_release(&a->pairs);
+	app_pool_release(&a->colls);
+	app_map_release(&a->req_map);
+	app_map_release(&a->slot_map);
+	app_map_release(&a->pair_map);
+	app_map_release(&a->comm_index);
+	stats_hist_release(&a->lat_all);
+	for (int i = 0; i < APP_SIZE_CLASSES; i++)
+		stats_hist_release(&a->lat_cls[i]);
+	free(a);
+}
+
+/* --- the loop ------------------------------------------------------------------- */
+
+static void app_on_deliver(void *ctx, uint64_t msg_id, uint64_t t_ps)
+{
+	struct app *a = ctx;
+	(void)t_ps;
+	if (a->n_deliv == a->cap_deliv) {
+		size_t cap = a->cap_deliv ? 2 * a->cap_deliv : 256;
+		uint64_t *d = realloc(a->deliv, cap * sizeof *d);
+		if (!d) {
+			a->deliv_err = NL_ENOMEM;
+			return;
+		}
+		a->deliv = d;
+		a->cap_deliv = cap;
+	}
+	a->deliv[a->n_deliv++] = msg_id;
+}
+
+static int app_drain_ready(struct app *a, struct nl_err *err)
+{
+	while (a->ready_n) {
+		uint32_t r = a->ready[a->ready_head];
+		a->ready_head = (a->ready_head + 1) % a->ready_cap;
+		a->ready_n--;
+		NL_CHECK(app_rank_run(a, r, err));
+	}
+	return 0;
+}
+
+static void app_finish_results(struct app *a)
+{
+	struct app_results *res = &a->res;
+	res->n_ranks = a->n_ranks;
+	res->runtime_ps = 0;
+	for (uint32_t r = 0; r < a->n_ranks; r++) {
+		a->rank_stats[r] = a->ranks[r].st;
+		if (a->ranks[r].state == RK_DONE && a->ranks[r].st.finish_ps > res->runtime_ps)
+			res->runtime_ps = a->ranks[r].st.finish_ps;
+	}
+	res->ranks = a->rank_stats;
+	res->unmatched_msgs = a->msgs.live;
+}
+
+int app_run(struct app *a, struct progress *prog, struct nl_err *err)
+{
+	for (uint32_t r = 0; r < a->n_ranks; r++)
+		app_make_ready(a, r);
+	uint64_t next_progress = 1u << 16;
+	for (;;) {
+		NL_CHECK(app_drain_ready(a, err));
+		if (prog && a->ops_done >= next_progress) {
+			char detail[64];
+			next_progress = a->ops_done + (1u << 16);
+			snprintf(detail, sizeof detail, "%" PRIu64 " ops, t=%.6f s", a->ops_done,
+				 (double)a->now * 1e-12);
+			progress_update(prog, a->src.total_ops ? (double)a->ops_done / (double)a->src.total_ops : -1,
+					detail);
+		}
+		uint64_t until = a->n_heap ? a->heap[0].t_ps : UINT64_MAX, reached, next;
+		a->n_deliv = 0;
+		NL_CHECK(a->net->ops->advance(a->net, until, app_on_deliver, a, &reached, &next, err));
+		if (a->deliv_err)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		if (a->n_deliv) {
+			a->now = reached;
+			for (size_t i = 0; i < a->n_deliv; i++) {
+				a->res.events++;
+				NL_CHECK(app_p2p_deliver(a, (uint32_t)a->deliv[i], err));
+			}
+			continue;
+		}
+		if (!a->n_heap)
+			break;
+		a->now = until;
+		while (a->n_heap && a->heap[0].t_ps == until) {
+			struct app_ev ev = app_pop_event(a);
+			a->res.events++;
+			if (ev.kind == EV_RESUME)
+				app_make_ready(a, ev.arg);
+			else
+				NL_CHECK(app_p2p_deliver(a, ev.arg, err));
+		}
+	}
+	app_finish_results(a);
+	uint32_t stuck = 0, first = APP_NONE;
+	for (uint32_t r = 0; r < a->n_ranks; r++)
+		if (a->ranks[r].state != RK_DONE) {
+			stuck++;
+			if (first == APP_NONE)
+				first = r;
+		}
+	if (!stuck)
+		return 0;
+	a->deadlocked = true;
+	a->t_deadlock = a->now;
+	const struct app_rank *rk = &a->ranks[first];
+	const char *name = trace_op_name(rk->op.kind);
+	return nl_errf(err, NL_EDEADLOCK,
+		       "replay deadlock at t=%.9f s: %" PRIu32 " of %" PRIu32
+		       " ranks wait forever (rank %" PRIu32 " in op %" PRIu64 " %s)",
+		       (double)a->now * 1e-12, stuck, a->n_ranks, first, rk->op_index, name ? name : "?");
+}
+
+const struct app_results *app_results(const struct app *a)
+{
+	return &a->res;
+}

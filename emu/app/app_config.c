@@ -1,0 +1,127 @@
+/* The [replay] configuration table and algorithm names.
+ *
+ * Defaults: eager_threshold = 4096 bytes is Open MPI 4.1's shared-memory
+ * (btl/vader) eager limit, the transport our samples were recorded on (its
+ * TCP limit, btl_tcp_eager_limit, is 65536); mtu = 4096 bytes is the
+ * InfiniBand MTU; coll_knomial_radix = 4 is Open MPI's
+ * coll_tuned_bcast_knomial_radix default.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/param.h"
+
+static const char *const app_alg_names[APP_ALG__COUNT] = {
+#define APP_ALG_NAME_(name, text) text,
+	APP_ALG_MAP(APP_ALG_NAME_)
+#undef APP_ALG_NAME_
+};
+
+static const char *const app_coll_names[APP_COLL__COUNT] = {
+#define APP_COLL_NAME_(name, text) text,
+	APP_COLL_MAP(APP_COLL_NAME_)
+#undef APP_COLL_NAME_
+};
+
+const char *app_alg_name(unsigned alg)
+{
+	return alg < APP_ALG__COUNT ? app_alg_names[alg] : NULL;
+}
+
+const char *app_coll_name(unsigned coll)
+{
+	return coll < APP_COLL__COUNT ? app_coll_names[coll] : NULL;
+}
+
+/* Which algorithms each collective accepts (app_coll_plan implements
+ * exactly these). */
+static const char *const alg_barrier[] = {"auto", "linear", "binomial", "recursive_doubling", "bruck",
+					  "ring", NULL};
+static const char *const alg_bcast[] = {"auto", "linear", "binomial", "knomial", "binary", "chain",
+					"scatter_allgather", "scatter_allgather_ring", NULL};
+static const char *const alg_reduce[] = {"auto", "linear", "binomial", "binary", "chain", "rabenseifner",
+					 NULL};
+static const char *const alg_allreduce[] = {"auto", "linear", "reduce_bcast", "recursive_doubling", "ring",
+					    "rabenseifner", NULL};
+static const char *const alg_gather[] = {"auto", "linear", "binomial", NULL};
+static const char *const alg_linear[] = {"auto", "linear", NULL};
+static const char *const alg_allgather[] = {"auto", "linear", "gather_bcast", "recursive_doubling", "ring",
+					    "bruck", "neighbor", NULL};
+static const char *const alg_allgatherv[] = {"auto", "linear", "gather_bcast", "ring", "bruck", "neighbor",
+					     NULL};
+static const char *const alg_alltoall[] = {"auto", "linear", "pairwise", "bruck", NULL};
+static const char *const alg_alltoallv[] = {"auto", "linear", "pairwise", NULL};
+static const char *const alg_reduce_scatter[] = {"auto", "linear", "recursive_halving", "ring", NULL};
+static const char *const alg_scan[] = {"auto", "linear", "recursive_doubling", NULL};
+
+#define APP_KEY_ALG(coll, text, list)                                                                  \
+	{"coll_" text "_algorithm", PARAM_CHOICE, offsetof(struct app_config, coll_alg) + (coll) * sizeof(int), \
+	 "auto", 0, 0, "algorithm of MPI_" text " (auto: Open MPI 4.1.4's fixed decision rules)", list}
+
+static const struct param_def app_keys[] = {
+	{"backend", PARAM_STRING, offsetof(struct app_config, backend), "analytic", 0, 0,
+	 "network model under the replay (see 'netloom replay --help')", NULL},
+	{"topology", PARAM_STRING, offsetof(struct app_config, topology), "", 0, 0,
+	 "network topology spec, e.g. torus:k=4x4 (empty: none; rank r on endpoint r)", NULL},
+	{"eager_threshold", PARAM_INT, offsetof(struct app_config, eager_threshold), "4096", 0, 1099511627776.0,
+	 "largest message sent eagerly, bytes; larger ones use rendezvous (RTS, CTS, data)", NULL},
+	{"mtu", PARAM_INT, offsetof(struct app_config, mtu), "4096", 1, 1073741824.0,
+	 "packet payload size, bytes, for backends that cut messages into packets", NULL},
+	{"cpu_factor", PARAM_DOUBLE, offsetof(struct app_config, cpu_factor), "1", 1e-6, 1e6,
+	 "multiplier of recorded compute intervals (0.5 = a CPU twice as fast)", NULL},
+	{"cpu_flops", PARAM_DOUBLE, offsetof(struct app_config, cpu_flops), "1e9", 1, 1e18,
+	 "flop/s of a rank, for traces that give compute as flop counts", NULL},
+	{"coll_knomial_radix", PARAM_INT, offsetof(struct app_config, knomial_radix), "4", 2, 64,
+	 "radix of the k-nomial bcast tree", NULL},
+	APP_KEY_ALG(APP_COLL_BARRIER, "barrier", alg_barrier),
+	APP_KEY_ALG(APP_COLL_BCAST, "bcast", alg_bcast),
+	APP_KEY_ALG(APP_COLL_REDUCE, "reduce", alg_reduce),
+	APP_KEY_ALG(APP_COLL_ALLREDUCE, "allreduce", alg_allreduce),
+	APP_KEY_ALG(APP_COLL_GATHER, "gather", alg_gather),
+	APP_KEY_ALG(APP_COLL_GATHERV, "gatherv", alg_linear),
+	APP_KEY_ALG(APP_COLL_SCATTER, "scatter", alg_gather),
+	APP_KEY_ALG(APP_COLL_SCATTERV, "scatterv", alg_linear),
+	APP_KEY_ALG(APP_COLL_ALLGATHER, "allgather", alg_allgather),
+	APP_KEY_ALG(APP_COLL_ALLGATHERV, "allgatherv", alg_allgatherv),
+	APP_KEY_ALG(APP_COLL_ALLTOALL, "alltoall", alg_alltoall),
+	APP_KEY_ALG(APP_COLL_ALLTOALLV, "alltoallv", alg_alltoallv),
+	APP_KEY_ALG(APP_COLL_ALLTOALLW, "alltoallw", alg_alltoallv),
+	APP_KEY_ALG(APP_COLL_REDUCE_SCATTER, "reduce_scatter", alg_reduce_scatter),
+	APP_KEY_ALG(APP_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatter_block", alg_reduce_scatter),
+	APP_KEY_ALG(APP_COLL_SCAN, "scan", alg_scan),
+	APP_KEY_ALG(APP_COLL_EXSCAN, "exscan", alg_scan),
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+const struct config_table app_config_table = {
+	.section = "replay",
+	.help = "MPI trace replay: protocols, CPU scaling, collective algorithms",
+	.keys = app_keys,
+	.struct_size = sizeof(struct app_config),
+};
+
+int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_err *err)
+{
+	memset(out, 0, sizeof *out);
+	NL_CHECK(cfg ? config_bind(cfg, &app_config_table, out, err)
+		     : param_defaults(app_keys, out, "[replay] defaults", err));
+	/* The choice index is into each key's own list; turn it into the
+	 * algorithm enum. */
+	for (const struct param_def *d = app_keys; d->name; d++) {
+		if (d->type != PARAM_CHOICE)
+			continue;
+		int *slot = (int *)(void *)((char *)out + d->offset);
+		const char *name = d->choices[*slot];
+		int alg = -1;
+		for (int i = 0; i < APP_ALG__COUNT; i++)
+			if (!strcmp(app_alg_names[i], name))
+				alg = i;
+		if (alg < 0)
+			NL_BUG("replay: algorithm '%s' of %s has no enum", name, d->name);
+		*slot = alg;
+	}
+	return 0;
+}
