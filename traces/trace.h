@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct nl_err;
 
@@ -34,6 +35,13 @@ struct nl_err;
 #define TRACE_PROC_NULL (-2)
 #define TRACE_COMM_WORLD 0u
 #define TRACE_COMM_SELF 1u
+#define TRACE_COMM_NULL UINT32_MAX /* new_comm of a rank that gets MPI_COMM_NULL */
+/* world_ranks[0] of TRACE_COMM_SELF: "the calling rank" (self differs per rank). */
+#define TRACE_SELF_RANK UINT32_MAX
+
+/* Version of the archive format this code writes and reads
+ * (docs/trace-format.md). */
+#define TRACE_FORMAT_VERSION 1u
 
 /* X(name, text): every operation kind, in a stable order (the numeric value
  * is part of the archive format: append only). */
@@ -101,6 +109,10 @@ const char *trace_op_name(unsigned kind);
 enum {
 	TRACE_F_NONBLOCKING = 1u << 0, /* a collective's I-variant (MPI_Ibcast...): has req */
 	TRACE_F_IN_PLACE = 1u << 1,    /* MPI_IN_PLACE was passed */
+	/* test/iprobe and the test* family: the trace does not say whether the
+	 * call succeeded (SimGrid time-independent traces); replay decides. */
+	TRACE_F_NO_OUTCOME = 1u << 2,
+	TRACE_F_KNOWN_ = (1u << 3) - 1, /* all defined bits */
 };
 
 /* One operation, as the reader hands it out. Fields a kind does not use are
@@ -134,9 +146,12 @@ struct trace_op {
 
 	/* Requests: req is the request an op creates (isend, irecv,
 	 * send_init, nonblocking collectives) or completes (wait, test,
-	 * start, request_free). The *all/*any/*some kinds list theirs in
+	 * start, request_free). The wait/test all, any and some kinds list theirs in
 	 * reqs[0..n_reqs); for waitany/waitsome/testany/testsome, the ones that
-	 * completed come first and n_done says how many. */
+	 * completed come first and n_done says how many. For test and
+	 * testall, n_done is the number of requests the call completed (test:
+	 * 0 or 1; testall: 0 or n_reqs); for iprobe, 1 when a message was
+	 * found. With TRACE_F_NO_OUTCOME n_done is 0 and means "unknown". */
 	uint32_t req;
 	uint32_t n_reqs;
 	uint32_t n_done;
@@ -149,7 +164,9 @@ struct trace_op {
 	int32_t key;
 };
 
-/* A communicator: members as world ranks, in rank order. */
+/* A communicator: members as world ranks, in rank order. In a manifest the
+ * reader returns, comms[0] is world (identity) and comms[1] is self
+ * (size 1, world_ranks[0] = TRACE_SELF_RANK); the rest follow by id. */
 struct trace_comm {
 	uint32_t id;
 	uint32_t size;
@@ -177,14 +194,33 @@ struct trace_manifest {
 	uint64_t *rank_hash;   /* [n_ranks] */
 };
 
+/* The communicator with this id, or NULL (binary search: a manifest the
+ * reader returns is sorted by id). */
+const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id);
+
+/* Free what a manifest owns (strings, comms, per-rank arrays) and zero it;
+ * for manifests built with malloc'd members (importers, text parser). */
+void trace_manifest_release(struct trace_manifest *m);
+
 /* --- writing ------------------------------------------------------------- */
 
 /* Writes one rank's stream to its own file, frame by frame, so a recorder
  * rank needs no coordination and bounded memory. */
 struct trace_stream_writer;
 
+/* Writer parameters. They decide the archive's bytes, so the archive header
+ * records them and `trace encode` reuses them; every rank of one archive
+ * must use the same values. Zero fields mean the defaults (64 KiB, 3). */
+struct trace_write_opts {
+	uint32_t frame_target; /* raw encoded bytes per frame, 256 B .. 16 MiB */
+	int zstd_level;        /* 1 .. ZSTD_maxCLevel() */
+};
+
 int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char *path,
 		      struct nl_err *err);
+/* The same with explicit parameters (opts NULL = defaults). */
+int trace_stream_open_opts(struct trace_stream_writer **w, uint32_t rank, const char *path,
+			   const struct trace_write_opts *opts, struct nl_err *err);
 int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op, struct nl_err *err);
 /* Flush and close; reports ops, encoded bytes and hash for the manifest. */
 int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t *n_bytes,
@@ -193,7 +229,12 @@ int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t 
 void trace_stream_abort(struct trace_stream_writer *w);
 
 /* Assemble an archive from the manifest and one stream file per rank
- * (stream_paths[rank]); written atomically (temporary file + rename). */
+ * (stream_paths[rank]); written atomically (temporary file + rename).
+ * m->rank_ops/rank_bytes/rank_hash may be NULL: they are then taken from
+ * the stream files; when given they must agree with them. Communicators
+ * with id 0 and 1 in m->comms are skipped (world and self are implicit);
+ * the others must have distinct ids >= 2 and world ranks < n_ranks. The
+ * archive's bytes depend only on the manifest and the ops. */
 int trace_archive_write(const char *path, const struct trace_manifest *m,
 			const char *const *stream_paths, struct nl_err *err);
 
@@ -207,8 +248,15 @@ struct trace_rank_reader;
 int trace_archive_open(struct trace_archive **a, const char *path, struct nl_err *err);
 void trace_archive_close(struct trace_archive *a);
 const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a);
+/* The writer parameters recorded in the archive header. */
+void trace_archive_write_opts(const struct trace_archive *a, struct trace_write_opts *o);
+/* Size of the archive file, bytes. */
+uint64_t trace_archive_file_bytes(const struct trace_archive *a);
 
-/* Stream one rank's operations in order, decompressing a frame at a time. */
+/* Stream one rank's operations in order, decompressing a frame at a time.
+ * Memory per reader is one decoded frame (about frame_target bytes) plus
+ * the largest op's arrays, whatever the stream's length. Readers of one
+ * archive share its decompression context: use them from one thread. */
 int trace_rank_open(struct trace_archive *a, uint32_t rank, struct trace_rank_reader **r,
 		    struct nl_err *err);
 /* 1 with *op filled, 0 at the end of the stream, or a negative error naming
@@ -217,8 +265,48 @@ int trace_rank_open(struct trace_archive *a, uint32_t rank, struct trace_rank_re
 int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_err *err);
 void trace_rank_close(struct trace_rank_reader *r);
 
-/* Check every rank's stream against the manifest (hashes, op counts). */
+/* Check every rank's stream against the manifest (hashes, op counts) and
+ * every op against it (communicator ids known, peers and roots within the
+ * communicator or wildcards, v-variant counts sized to the communicator). */
 int trace_archive_verify(struct trace_archive *a, struct nl_err *err);
+
+/* --- summaries ------------------------------------------------------------- */
+
+/* What `netloom trace info` reports, computed by streaming every rank. */
+struct trace_stats {
+	uint64_t ops;                    /* all operations */
+	uint64_t calls[TOP__COUNT];      /* per kind */
+	uint64_t p2p_messages;           /* sends, sendrecv once, persistent per start; not to PROC_NULL */
+	uint64_t p2p_bytes;              /* their payload bytes */
+	uint64_t compute_ps;             /* sum of TOP_COMPUTE durations */
+	double compute_flops;            /* sum of TOP_COMPUTE_FLOPS flops */
+	uint64_t encoded_bytes;          /* sum of rank_bytes */
+};
+int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct nl_err *err);
+
+/* --- text form (dump / encode) ---------------------------------------------- */
+
+/* Write the archive as text (docs/trace-format.md §8): manifest, then every
+ * rank's ops (only `rank` when rank >= 0). */
+int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *err);
+
+/* Read that text back and write the archive it describes; a dump of a
+ * whole archive encodes to the same bytes. Errors name the line. */
+int trace_encode_text(const char *text_path, const char *out_path, struct nl_err *err);
+
+/* --- reproducibility bundles ------------------------------------------------ */
+
+/* Pack traces (and an optional system config) into one file, each entry
+ * with its name (basename), size and XXH64 (docs/trace-format.md §9). */
+int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_traces,
+		      const char *config_path, struct nl_err *err);
+
+/* Restore a bundle's files into dir (created if missing), byte for byte;
+ * each file is checked against its hash and written atomically. On
+ * success *names (if not NULL) lists what was written (caller frees each
+ * and the array). */
+int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names, size_t *n_names,
+			struct nl_err *err);
 
 /* --- importers ------------------------------------------------------------ */
 
@@ -227,6 +315,8 @@ int trace_archive_verify(struct trace_archive *a, struct nl_err *err);
  * single-rank file). Calls the importer cannot represent are counted and
  * listed through `warn` (one line each), never silently dropped. */
 typedef void (*trace_warn_fn)(void *ctx, const char *line);
+/* Which importer handles in_path ("dumpi", "simgrid"), or NULL. */
+const char *trace_import_detect(const char *in_path);
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err);
 

@@ -1,0 +1,656 @@
+/* Unit tests: trace archive (hash, varints, op codec, writer/reader round
+ * trip, determinism, corruption detection with exact messages, bounded
+ * reader memory). */
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "test.h"
+#include "traces/trace.h"
+#include "traces/traces_internal.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/nl_test_trace_XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+static const char *tpath(const char *name)
+{
+	static char buf[8][512];
+	static int i;
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
+	return buf[i];
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *p = malloc(n ? (size_t)n : 1);
+	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+static void spit(const char *path, const uint8_t *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(p, 1, len, f);
+	fclose(f);
+}
+
+/* --- hash and varints --------------------------------------------------- */
+
+static void test_xxh64_vectors(void)
+{
+	/* Expected values from the reference implementation (libxxhash 0.8.1). */
+	uint8_t b100[100], b1000[1000];
+	for (int i = 0; i < 100; i++)
+		b100[i] = (uint8_t)i;
+	for (int i = 0; i < 1000; i++)
+		b1000[i] = (uint8_t)(i * 7 % 256);
+	CHECK_UINT(trace_xxh64("", 0, 0), ==, 0xef46db3751d8e999ull);
+	CHECK_UINT(trace_xxh64("a", 1, 0), ==, 0xd24ec4f1a98c6e5bull);
+	CHECK_UINT(trace_xxh64("abc", 3, 0), ==, 0x44bc2cf5ad770999ull);
+	CHECK_UINT(trace_xxh64("netloom", 7, 0), ==, 0xc0c03df0a180a8f7ull);
+	CHECK_UINT(trace_xxh64(b100, 100, 0), ==, 0x6ac1e58032166597ull);
+	CHECK_UINT(trace_xxh64(b1000, 1000, 0), ==, 0x25275608a9cfc168ull);
+	CHECK_UINT(trace_xxh64("abc", 3, 1234), ==, 0x2151859f42f363e2ull);
+
+	/* Streaming in uneven pieces gives the one-shot value. */
+	struct trace_xxh64 s;
+	trace_xxh64_init(&s, 0);
+	size_t cuts[] = {0, 1, 31, 33, 64, 65, 500, 999, 1000};
+	for (size_t i = 1; i < sizeof cuts / sizeof *cuts; i++)
+		trace_xxh64_update(&s, b1000 + cuts[i - 1], cuts[i] - cuts[i - 1]);
+	CHECK_UINT(trace_xxh64_digest(&s), ==, 0x25275608a9cfc168ull);
+}
+
+static void test_varint(void)
+{
+	uint8_t b[16];
+	uint64_t v = 0;
+	const uint64_t vals[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, (1ull << 63), UINT64_MAX};
+	const size_t lens[] = {1, 1, 1, 2, 2, 2, 3, 5, 10, 10};
+	for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+		size_t n = trace_varint_put(b, vals[i]);
+		CHECK_EQ(n, lens[i]);
+		CHECK_EQ(trace_varint_get(b, n, &v), n);
+		CHECK_UINT(v, ==, vals[i]);
+		/* One byte short: truncated. */
+		CHECK_EQ(trace_varint_get(b, n - 1, &v), 0);
+	}
+	/* 300 = 0xAC 0x02 (LEB128). */
+	CHECK_EQ(trace_varint_put(b, 300), 2);
+	CHECK_EQ(b[0], 0xac);
+	CHECK_EQ(b[1], 0x02);
+	/* Non-minimal (0x80 0x00 = 0 in two bytes) is rejected. */
+	uint8_t nm[] = {0x80, 0x00};
+	CHECK_EQ(trace_varint_get(nm, 2, &v), 0);
+	/* 11 bytes, and a 10th byte overflowing 64 bits, are rejected. */
+	uint8_t lng[11];
+	memset(lng, 0xff, sizeof lng);
+	lng[10] = 0x01;
+	CHECK_EQ(trace_varint_get(lng, 11, &v), 0);
+	uint8_t ovf[10];
+	memset(ovf, 0xff, 9);
+	ovf[9] = 0x02;
+	CHECK_EQ(trace_varint_get(ovf, 10, &v), 0);
+
+	CHECK_UINT(trace_zigzag(0), ==, 0);
+	CHECK_UINT(trace_zigzag(-1), ==, 1);
+	CHECK_UINT(trace_zigzag(1), ==, 2);
+	CHECK_UINT(trace_zigzag(-2), ==, 3);
+	CHECK_UINT(trace_zigzag(INT64_MIN), ==, UINT64_MAX);
+	for (int64_t x = -1000; x <= 1000; x += 7)
+		CHECK_EQ(trace_unzigzag(trace_zigzag(x)), x);
+	CHECK_EQ(trace_unzigzag(trace_zigzag(INT64_MAX)), INT64_MAX);
+}
+
+/* --- ops of every kind --------------------------------------------------- */
+
+static uint64_t sc[3] = {1, 200, 40000}, rc3[3] = {7, 0, 1u << 31};
+static uint32_t rq[5] = {3, 4, 5, 9, 2};
+
+/* A deterministic op of `kind`, varied by i, with the fields its kind uses. */
+static struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
+{
+	struct trace_op op;
+	memset(&op, 0, sizeof op);
+	op.kind = (uint16_t)kind;
+	op.t_ps = t;
+	op.dur_ps = 1000 + (i % 7) * 333;
+	switch (kind) {
+	case TOP_COMPUTE:
+		op.dur_ps = 1000000 + i;
+		break;
+	case TOP_COMPUTE_FLOPS:
+		op.flops = 1.5e9 + (double)i;
+		break;
+	case TOP_SEND: case TOP_SSEND: case TOP_BSEND: case TOP_RSEND:
+		op.peer = (int32_t)(i % 2);
+		op.tag = (int32_t)(i % 3) - 1;
+		op.bytes = 8 * i;
+		op.comm = (uint32_t)(i % 2) * 2;
+		break;
+	case TOP_ISEND: case TOP_ISSEND: case TOP_IRECV: case TOP_SEND_INIT: case TOP_RECV_INIT:
+		op.peer = kind == TOP_IRECV ? TRACE_ANY_SOURCE : (int32_t)(i % 3);
+		op.tag = 42;
+		op.bytes = 1ull << (i % 40);
+		op.req = (uint32_t)(i % 17) + 1;
+		break;
+	case TOP_RECV: case TOP_PROBE: case TOP_IPROBE:
+		op.peer = TRACE_PROC_NULL;
+		op.tag = TRACE_ANY_TAG;
+		op.bytes = i;
+		op.n_done = kind == TOP_IPROBE;
+		break;
+	case TOP_SENDRECV:
+		op.peer = 1;
+		op.tag = 5;
+		op.bytes = 100;
+		op.recv_peer = 2;
+		op.recv_tag = -1;
+		op.recv_bytes = 200;
+		break;
+	case TOP_START: case TOP_REQUEST_FREE: case TOP_WAIT: case TOP_TEST:
+		op.req = (uint32_t)i + 1;
+		op.n_done = kind == TOP_TEST ? 1 : 0;
+		break;
+	case TOP_WAITALL: case TOP_WAITANY: case TOP_WAITSOME:
+	case TOP_TESTALL: case TOP_TESTANY: case TOP_TESTSOME:
+		op.n_reqs = 1 + (uint32_t)(i % 5);
+		op.reqs = rq;
+		op.n_done = kind == TOP_WAITALL ? 0 : 1;
+		if (kind == TOP_TESTSOME)
+			op.flags = TRACE_F_NO_OUTCOME;
+		break;
+	case TOP_GATHERV: case TOP_SCATTERV: case TOP_ALLGATHERV: case TOP_ALLTOALLV:
+	case TOP_ALLTOALLW: case TOP_REDUCE_SCATTER:
+		op.n_counts = 3;
+		op.send_counts = kind == TOP_REDUCE_SCATTER ? NULL : sc;
+		op.recv_counts = rc3;
+		op.peer = kind == TOP_GATHERV || kind == TOP_SCATTERV ? 2 : 0;
+		break;
+	case TOP_COMM_SPLIT:
+		op.color = (int32_t)(i % 2);
+		op.key = -(int32_t)i;
+		op.new_comm = 2;
+		break;
+	case TOP_COMM_DUP: case TOP_COMM_CREATE:
+		op.new_comm = TRACE_COMM_NULL;
+		break;
+	case TOP_COMM_FREE:
+		op.comm = 2;
+		break;
+	default: /* the other collectives */
+		op.peer = kind == TOP_BCAST || kind == TOP_REDUCE ? 2 : 0;
+		op.bytes = 4096 + i;
+		op.recv_bytes = kind == TOP_ALLGATHER ? 4096 : 0;
+		op.flops = kind == TOP_ALLREDUCE ? 0.25 : 0;
+		op.flags = kind == TOP_BARRIER ? TRACE_F_NONBLOCKING : 0;
+		op.req = kind == TOP_BARRIER ? 77 : 0;
+		break;
+	}
+	return op;
+}
+
+static void test_codec_every_kind(void)
+{
+	uint8_t buf[4096];
+	struct trace_op_arrays arr = {0};
+	for (unsigned k = 0; k < TOP__COUNT; k++) {
+		for (uint64_t i = 0; i < 20; i++) {
+			struct trace_op in = sample_op(k, i, 1000 * i), out;
+			uint64_t base_w = 500, base_r = 500;
+			size_t n = trace_op_encode(buf, &in, &base_w);
+			CHECK(n <= trace_op_encoded_max(&in));
+			const char *what = NULL;
+			int got = trace_op_decode(buf, n, &out, &base_r, &arr, &what);
+			CHECK_EQ(got, (int)n);
+			CHECK(trace_op_equal(&in, &out));
+			CHECK_UINT(base_r, ==, base_w);
+			/* Every strict prefix fails to decode. */
+			for (size_t cut = 0; cut < n; cut++) {
+				uint64_t b = 500;
+				CHECK(trace_op_decode(buf, cut, &out, &b, &arr, &what) < 0);
+			}
+		}
+		CHECK_STR(trace_op_name(k) ? "ok" : NULL, "ok");
+	}
+	CHECK(trace_op_name(TOP__COUNT) == NULL);
+	CHECK_STR(trace_op_name(TOP_ALLREDUCE), "allreduce");
+
+	/* A compact isend: kind, mask, delta 0, dur, peer, tag, bytes, req. */
+	struct trace_op is = {.kind = TOP_ISEND, .t_ps = 10, .dur_ps = 5, .peer = 1, .tag = 7, .bytes = 1024, .req = 3};
+	uint64_t base = 10;
+	size_t n = trace_op_encode(buf, &is, &base);
+	const uint8_t want[] = {TOP_ISEND, 0x0f, 0x00, 0x05, 0x02, 0x0e, 0x80, 0x08, 0x03};
+	CHECK_EQ(n, sizeof want);
+	CHECK(!memcmp(buf, want, sizeof want));
+
+	/* Decoder rejects: unknown kind, unknown mask bits, zero-valued field. */
+	const char *what = NULL;
+	struct trace_op out;
+	uint8_t bad_kind[] = {TOP__COUNT, 0, 0, 0};
+	base = 0;
+	CHECK_EQ(trace_op_decode(bad_kind, sizeof bad_kind, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "unknown op kind");
+	uint8_t bad_mask[] = {0, 0x80, 0x80, 0x10, 0, 0};
+	CHECK_EQ(trace_op_decode(bad_mask, sizeof bad_mask, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "unknown field bits in op mask");
+	uint8_t zero_field[] = {TOP_SEND, 0x01, 0, 0, 0};
+	CHECK_EQ(trace_op_decode(zero_field, sizeof zero_field, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "field present in mask but zero");
+	trace_op_arrays_release(&arr);
+
+	struct nl_err e = {0};
+	struct trace_op nan_op = {.kind = TOP_COMPUTE_FLOPS, .flops = -1};
+	CHECK_ERR(trace_op_check(&nan_op, &e), NL_EINVAL, &e, "compute_flops: flops -1: expected a finite value >= 0");
+}
+
+/* --- archives ------------------------------------------------------------ */
+
+#define N_RANKS 3
+
+static uint32_t comm2_ranks[] = {0, 2};
+static uint32_t comm5_ranks[] = {2, 1, 0};
+
+/* Write a 3-rank archive: rank r has n_ops ops cycling through every kind
+ * (rank 1 is empty when empty_rank1). Returns 0 or the error code. */
+static int write_archive(const char *path, uint64_t n_ops, uint32_t frame_target, bool empty_rank1,
+			 struct nl_err *e)
+{
+	const char *sp[N_RANKS];
+	struct trace_write_opts o = {.frame_target = frame_target, .zstd_level = 3};
+	for (uint32_t r = 0; r < N_RANKS; r++) {
+		char name[64];
+		snprintf(name, sizeof name, "rank%u.nls", r);
+		sp[r] = tpath(name);
+		struct trace_stream_writer *w;
+		int rc = trace_stream_open_opts(&w, r, sp[r], &o, e);
+		if (rc)
+			return rc;
+		uint64_t t = 0;
+		uint64_t n = (empty_rank1 && r == 1) ? 0 : n_ops;
+		for (uint64_t i = 0; i < n; i++) {
+			struct trace_op op = sample_op((unsigned)((i + r) % TOP__COUNT), i, t);
+			t += op.dur_ps + (i % 3) * 10;
+			rc = trace_stream_append(w, &op, e);
+			if (rc) {
+				trace_stream_abort(w);
+				return rc;
+			}
+		}
+		rc = trace_stream_close(w, NULL, NULL, NULL, e);
+		if (rc)
+			return rc;
+	}
+	struct trace_comm comms[] = {
+		{5, 3, comm5_ranks},
+		{2, 2, comm2_ranks},
+		{0, N_RANKS, NULL}, /* world: skipped by the writer */
+	};
+	struct trace_manifest m = {
+		.n_ranks = N_RANKS,
+		.application = "unit \"test\"",
+		.command_line = "./unit --flag\tx",
+		.machine = "host-1",
+		.recorder = "test 0.1",
+		.mpi_library = "",
+		.start_unix = 1700000000,
+		.recorded_runtime_s = 12.5,
+		.n_comms = 3,
+		.comms = comms,
+	};
+	int rc = trace_archive_write(path, &m, sp, e);
+	for (uint32_t r = 0; r < N_RANKS; r++)
+		unlink(sp[r]);
+	return rc;
+}
+
+static void test_archive_round_trip(void)
+{
+	struct nl_err e = {0};
+	const char *p = tpath("rt.nlt");
+	CHECK_OK(write_archive(p, 500, 1024, true, &e), &e);
+
+	struct trace_archive *a = NULL;
+	CHECK_OK(trace_archive_open(&a, p, &e), &e);
+	if (!a)
+		return;
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	CHECK_EQ(m->format_version, TRACE_FORMAT_VERSION);
+	CHECK_EQ(m->n_ranks, N_RANKS);
+	CHECK_STR(m->application, "unit \"test\"");
+	CHECK_STR(m->command_line, "./unit --flag\tx");
+	CHECK_STR(m->machine, "host-1");
+	CHECK_STR(m->recorder, "test 0.1");
+	CHECK_STR(m->mpi_library, "");
+	CHECK_UINT(m->start_unix, ==, 1700000000);
+	CHECK_NEAR(m->recorded_runtime_s, 12.5, 0);
+	CHECK_EQ(m->n_comms, 4);
+	CHECK_EQ(m->comms[0].id, 0);
+	CHECK_EQ(m->comms[0].size, N_RANKS);
+	CHECK_EQ(m->comms[0].world_ranks[2], 2);
+	CHECK_EQ(m->comms[1].id, 1);
+	CHECK_EQ(m->comms[1].world_ranks[0], TRACE_SELF_RANK);
+	CHECK_EQ(m->comms[2].id, 2);
+	CHECK_EQ(m->comms[3].id, 5);
+	CHECK_EQ(m->comms[3].world_ranks[0], 2);
+	const struct trace_comm *c5 = trace_manifest_find_comm(m, 5);
+	CHECK(c5 && c5->size == 3);
+	CHECK(trace_manifest_find_comm(m, 3) == NULL);
+	CHECK_UINT(m->rank_ops[0], ==, 500);
+	CHECK_UINT(m->rank_ops[1], ==, 0);
+	struct trace_write_opts o;
+	trace_archive_write_opts(a, &o);
+	CHECK_EQ(o.frame_target, 1024);
+	CHECK_EQ(o.zstd_level, 3);
+
+	/* Every op comes back equal, in order. */
+	for (uint32_t r = 0; r < N_RANKS; r++) {
+		struct trace_rank_reader *rd;
+		CHECK_OK(trace_rank_open(a, r, &rd, &e), &e);
+		struct trace_op op;
+		uint64_t i = 0, t = 0, n = r == 1 ? 0 : 500;
+		int rc;
+		while ((rc = trace_rank_next(rd, &op, &e)) == 1) {
+			struct trace_op want = sample_op((unsigned)((i + r) % TOP__COUNT), i, t);
+			t += want.dur_ps + (i % 3) * 10;
+			if (!trace_op_equal(&op, &want)) {
+				TEST_FAIL_("rank %u op %llu differs (kind %u vs %u)", r, (unsigned long long)i,
+					   op.kind, want.kind);
+				break;
+			}
+			i++;
+		}
+		CHECK_EQ(rc, 0);
+		CHECK_UINT(i, ==, n);
+		/* After the end, next keeps returning 0. */
+		CHECK_EQ(trace_rank_next(rd, &op, &e), 0);
+		trace_rank_close(rd);
+	}
+	CHECK_ERR(trace_rank_open(a, 3, &(struct trace_rank_reader *){NULL}, &e), NL_ERANGE, &e,
+		  "rank 3: the archive has ranks 0 .. 2");
+	CHECK_OK(trace_archive_verify(a, &e), &e);
+	trace_archive_close(a);
+}
+
+static void test_archive_deterministic(void)
+{
+	struct nl_err e = {0};
+	size_t n1, n2;
+	CHECK_OK(write_archive(tpath("d1.nlt"), 3000, 0, false, &e), &e);
+	CHECK_OK(write_archive(tpath("d2.nlt"), 3000, 0, false, &e), &e);
+	uint8_t *a = slurp(tpath("d1.nlt"), &n1), *b = slurp(tpath("d2.nlt"), &n2);
+	CHECK(a && b);
+	CHECK_EQ(n1, n2);
+	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
+	free(a);
+	free(b);
+}
+
+static void test_writer_rejects(void)
+{
+	struct nl_err e = {0};
+	struct trace_stream_writer *w = NULL;
+	struct trace_write_opts bad = {.frame_target = 10};
+	CHECK_ERR(trace_stream_open_opts(&w, 0, tpath("x.nls"), &bad, &e), NL_ERANGE, &e,
+		  "frame_target 10: expected 256 .. 16777216 bytes");
+	CHECK_ERR(trace_stream_open(&w, 0, "/nonexistent-dir/x.nls", &e), NL_EIO, &e,
+		  "/nonexistent-dir/x.nls: cannot create");
+	CHECK_OK(trace_stream_open(&w, 0, tpath("x.nls"), &e), &e);
+	struct trace_op op = {.kind = 999};
+	CHECK_ERR(trace_stream_append(w, &op, &e), NL_EINVAL, &e, "op kind 999 is not a trace_op_kind");
+	struct trace_op ok = {.kind = TOP_INIT};
+	CHECK_OK(trace_stream_append(w, &ok, &e), &e);
+	uint64_t n = 0, b = 0, h = 0;
+	CHECK_OK(trace_stream_close(w, &n, &b, &h, &e), &e);
+	CHECK_UINT(n, ==, 1);
+	CHECK_UINT(b, ==, 4); /* kind, mask, dt, dur: one byte each */
+
+	/* Manifest disagreeing with the stream is refused. */
+	uint64_t wrong = 2;
+	const char *sp[] = {tpath("x.nls")};
+	struct trace_manifest m = {.n_ranks = 1, .rank_ops = &wrong};
+	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &m, sp, &e), NL_EINVAL, &e,
+		  "rank 0: manifest says 2 ops");
+	struct trace_comm dup[] = {{2, 1, comm2_ranks}, {2, 1, comm2_ranks}};
+	struct trace_manifest md = {.n_ranks = 1, .n_comms = 2, .comms = dup};
+	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &md, sp, &e), NL_EINVAL, &e,
+		  "communicator id 2 listed twice");
+	uint32_t far[] = {7};
+	struct trace_comm farc[] = {{3, 1, far}};
+	struct trace_manifest mf = {.n_ranks = 1, .n_comms = 1, .comms = farc};
+	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &mf, sp, &e), NL_EINVAL, &e,
+		  "communicator 3: member 0 is world rank 7, expected < 1");
+	/* A stream for another rank is refused. */
+	struct trace_manifest m2 = {.n_ranks = 2};
+	const char *sp2[] = {tpath("x.nls"), tpath("x.nls")};
+	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &m2, sp2, &e), NL_EFORMAT, &e,
+		  "offset 8: stream is for rank 0, expected rank 1");
+	CHECK(access(tpath("x.nlt"), F_OK) != 0); /* nothing half-written */
+	unlink(tpath("x.nls"));
+}
+
+/* --- corruption ------------------------------------------------------------- */
+
+static int open_and_verify(const char *path, struct nl_err *e)
+{
+	struct trace_archive *a;
+	int rc = trace_archive_open(&a, path, e);
+	if (rc)
+		return rc;
+	rc = trace_archive_verify(a, e);
+	trace_archive_close(a);
+	return rc;
+}
+
+static void test_corruption(void)
+{
+	struct nl_err e = {0};
+	const char *good = tpath("good.nlt"), *bad = tpath("bad.nlt");
+	CHECK_OK(write_archive(good, 400, 512, false, &e), &e);
+	size_t n;
+	uint8_t *g = slurp(good, &n);
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	uint8_t *b = malloc(n);
+	char want[600];
+
+	/* Bad magic. */
+	memcpy(b, g, n);
+	b[1] = 'X';
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
+
+	/* Unsupported version (checked before the header hash). */
+	memcpy(b, g, n);
+	trace_put_u32(b + 8, 2);
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 2 (this netloom reads version 1)", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
+
+	/* A flipped header byte. */
+	memcpy(b, g, n);
+	b[20] ^= 1;
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* Truncation at several offsets. */
+	size_t cuts[] = {0, 7, 40, 64, 100, n / 2, n - 1};
+	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+		spit(bad, g, cuts[i]);
+		if (cuts[i] < 8)
+			snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
+		else if (cuts[i] < 64)
+			snprintf(want, sizeof want, "%s: offset %zu: truncated: the 64-byte header is incomplete",
+				 bad, cuts[i]);
+		else
+			snprintf(want, sizeof want, "%s: offset %zu: truncated: header says %zu bytes, file has %zu",
+				 bad, cuts[i], n, cuts[i]);
+		CHECK(open_and_verify(bad, &e) < 0);
+		CHECK_STR(e.msg, want);
+	}
+
+	/* Trailing garbage. */
+	uint8_t *longer = malloc(n + 3);
+	memcpy(longer, g, n);
+	memset(longer + n, 0, 3);
+	spit(bad, longer, n + 3);
+	snprintf(want, sizeof want, "%s: offset %zu: trailing data: header says %zu bytes, file has %zu", bad, n,
+		 n, n + 3);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	free(longer);
+
+	/* Metadata block byte flipped. */
+	memcpy(b, g, n);
+	b[70] ^= 0x40;
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 64: metadata block hash mismatch", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* A byte flipped inside rank 1's first compressed frame: zstd's frame
+	 * checksum (or the decoder) catches it, named with rank and offset. */
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, good, &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	uint64_t meta_len = trace_get_u64(g + 32);
+	uint64_t sec1 = TRACE_HEADER_SIZE + meta_len;
+	/* Rank 0's section length: walk its chunks. */
+	uint64_t pos = sec1;
+	while (g[pos] == 'F')
+		pos += TRACE_FRAME_HDR_SIZE + trace_get_u32(g + pos + 9);
+	CHECK_EQ(g[pos], 'E');
+	pos += TRACE_END_SIZE; /* start of rank 1 */
+	uint64_t frame1 = pos;
+	uint32_t comp_len = trace_get_u32(g + frame1 + 9);
+	memcpy(b, g, n);
+	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
+	spit(bad, b, n);
+	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: ", bad, (unsigned long long)frame1);
+	CHECK(strstr(e.msg, want) == e.msg);
+
+	/* A flipped op count in a frame header: the frame's ops don't fit. */
+	memcpy(b, g, n);
+	b[frame1 + 1] ^= 0x01;
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: ", bad, (unsigned long long)frame1);
+	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
+	CHECK(strstr(e.msg, want) == e.msg);
+
+	/* The end chunk's hash flipped: hash mismatch at the end of the rank. */
+	uint64_t end2 = n - TRACE_END_SIZE;
+	CHECK_EQ(g[end2], 'E');
+	memcpy(b, g, n);
+	b[end2 + 20] ^= 0x01;
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: rank 2, offset %llu: hash mismatch: stream hashes to %016llx", bad,
+		 (unsigned long long)end2, (unsigned long long)m->rank_hash[2]);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* The end chunk's op count flipped. */
+	memcpy(b, g, n);
+	b[end2 + 1] ^= 0x01;
+	spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: rank 2, offset %llu: end chunk says %llu ops", bad,
+		 (unsigned long long)end2, (unsigned long long)(m->rank_ops[2] ^ 1));
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	trace_archive_close(a);
+
+	CHECK_ERR(open_and_verify(tpath("missing.nlt"), &e), NL_ENOTFOUND, &e, "missing.nlt: cannot open");
+	free(b);
+	free(g);
+}
+
+/* --- memory bound ------------------------------------------------------------ */
+
+/* Peak heap in use while streaming every rank of `path`, minus the heap in
+ * use before opening it (glibc mallinfo2). */
+__attribute__((unused)) static size_t stream_peak_heap(const char *path)
+{
+	struct nl_err e = {0};
+	size_t base = mallinfo2().uordblks, peak = 0;
+	struct trace_archive *a;
+	if (trace_archive_open(&a, path, &e))
+		return SIZE_MAX;
+	for (uint32_t r = 0; r < N_RANKS; r++) {
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		trace_rank_open(a, r, &rd, &e);
+		uint64_t i = 0;
+		while (trace_rank_next(rd, &op, &e) == 1)
+			if ((i++ & 1023) == 0) {
+				size_t now = mallinfo2().uordblks;
+				if (now > peak)
+					peak = now;
+			}
+		trace_rank_close(rd);
+	}
+	trace_archive_close(a);
+	return peak > base ? peak - base : 0;
+}
+
+static void test_reader_memory_bounded(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	fprintf(stderr, "  (skipped under ASan: mallinfo2 does not see its heap)\n");
+#else
+	struct nl_err e = {0};
+	CHECK_OK(write_archive(tpath("short.nlt"), 20000, 0, false, &e), &e);
+	CHECK_OK(write_archive(tpath("long.nlt"), 400000, 0, false, &e), &e);
+	size_t s = stream_peak_heap(tpath("short.nlt")), l = stream_peak_heap(tpath("long.nlt"));
+	struct stat st1, st2;
+	stat(tpath("short.nlt"), &st1);
+	stat(tpath("long.nlt"), &st2);
+	fprintf(stderr, "  peak reader heap: %zu bytes (%lld-byte archive), %zu bytes (%lld-byte archive)\n", s,
+		(long long)st1.st_size, l, (long long)st2.st_size);
+	CHECK(st2.st_size > 10 * st1.st_size);
+	/* 20x the ops, same memory (within a frame's worth of slack). */
+	CHECK_UINT(l, <=, s + 70000);
+	CHECK_UINT(l, <, 2u << 20);
+	unlink(tpath("short.nlt"));
+	unlink(tpath("long.nlt"));
+#endif
+}
+
+int main(void)
+{
+	make_tmpdir();
+	TEST_RUN(test_xxh64_vectors);
+	TEST_RUN(test_varint);
+	TEST_RUN(test_codec_every_kind);
+	TEST_RUN(test_archive_round_trip);
+	TEST_RUN(test_archive_deterministic);
+	TEST_RUN(test_writer_rejects);
+	TEST_RUN(test_corruption);
+	TEST_RUN(test_reader_memory_bounded);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	return test_done();
+}

@@ -1,0 +1,402 @@
+/* The op codec: one struct trace_op <-> its compact encoding
+ * (docs/trace-format.md §6). An op is kind, field mask, zigzag start-time
+ * delta from the previous op's end, duration, then only the fields the mask
+ * names, in mask-bit order. The mask is derived from which fields are
+ * non-zero, so equal ops always encode to equal bytes. */
+#include "traces/traces_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+
+static const char *const trace_op_names[] = {
+#define TRACE_OP_NAME_(name, text) text,
+	TRACE_OP_MAP(TRACE_OP_NAME_)
+#undef TRACE_OP_NAME_
+};
+
+const char *trace_op_name(unsigned kind)
+{
+	return kind < TOP__COUNT ? trace_op_names[kind] : NULL;
+}
+
+static uint64_t double_bits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u;
+}
+
+static uint32_t op_mask(const struct trace_op *op)
+{
+	uint32_t m = 0;
+	if (op->peer)
+		m |= TRACE_M_PEER;
+	if (op->tag)
+		m |= TRACE_M_TAG;
+	if (op->bytes)
+		m |= TRACE_M_BYTES;
+	if (op->req)
+		m |= TRACE_M_REQ;
+	if (op->comm)
+		m |= TRACE_M_COMM;
+	if (op->flags)
+		m |= TRACE_M_FLAGS;
+	if (op->n_reqs)
+		m |= TRACE_M_REQS;
+	if (op->n_done)
+		m |= TRACE_M_NDONE;
+	if (op->recv_peer)
+		m |= TRACE_M_RPEER;
+	if (op->recv_tag)
+		m |= TRACE_M_RTAG;
+	if (op->recv_bytes)
+		m |= TRACE_M_RBYTES;
+	if (double_bits(op->flops))
+		m |= TRACE_M_FLOPS;
+	if (op->n_counts) {
+		m |= TRACE_M_NCOUNTS;
+		if (op->send_counts)
+			m |= TRACE_M_SCOUNTS;
+		if (op->recv_counts)
+			m |= TRACE_M_RCOUNTS;
+	}
+	if (op->new_comm)
+		m |= TRACE_M_NEWCOMM;
+	if (op->color)
+		m |= TRACE_M_COLOR;
+	if (op->key)
+		m |= TRACE_M_KEY;
+	return m;
+}
+
+size_t trace_op_encoded_max(const struct trace_op *op)
+{
+	size_t n = 4 * TRACE_VARINT_MAX + 17 * TRACE_VARINT_MAX + 8;
+	if (op->n_counts) {
+		size_t arrays = (op->send_counts != NULL) + (op->recv_counts != NULL);
+		n += arrays * (size_t)op->n_counts * TRACE_VARINT_MAX;
+	}
+	n += (size_t)op->n_reqs * 5;
+	return n;
+}
+
+int trace_op_check(const struct trace_op *op, struct nl_err *err)
+{
+	if (op->kind >= TOP__COUNT)
+		return nl_errf(err, NL_EINVAL, "op kind %u is not a trace_op_kind (0..%u)", op->kind,
+			       TOP__COUNT - 1);
+	if (op->n_reqs && !op->reqs)
+		return nl_errf(err, NL_EINVAL, "%s: n_reqs is %u but reqs is NULL", trace_op_name(op->kind),
+			       op->n_reqs);
+	if (!isfinite(op->flops) || op->flops < 0)
+		return nl_errf(err, NL_EINVAL, "%s: flops %g: expected a finite value >= 0",
+			       trace_op_name(op->kind), op->flops);
+	return 0;
+}
+
+size_t trace_op_encode(uint8_t *p, const struct trace_op *op, uint64_t *prev_end_ps)
+{
+	uint8_t *q = p;
+	uint32_t m = op_mask(op);
+
+	q += trace_varint_put(q, op->kind);
+	q += trace_varint_put(q, m);
+	q += trace_varint_put(q, trace_zigzag((int64_t)(op->t_ps - *prev_end_ps)));
+	q += trace_varint_put(q, op->dur_ps);
+	*prev_end_ps = op->t_ps + op->dur_ps;
+
+	if (m & TRACE_M_PEER)
+		q += trace_varint_put(q, trace_zigzag(op->peer));
+	if (m & TRACE_M_TAG)
+		q += trace_varint_put(q, trace_zigzag(op->tag));
+	if (m & TRACE_M_BYTES)
+		q += trace_varint_put(q, op->bytes);
+	if (m & TRACE_M_REQ)
+		q += trace_varint_put(q, op->req);
+	if (m & TRACE_M_COMM)
+		q += trace_varint_put(q, op->comm);
+	if (m & TRACE_M_FLAGS)
+		q += trace_varint_put(q, op->flags);
+	if (m & TRACE_M_REQS) {
+		/* Request lists are mostly runs of consecutive ids: delta-code. */
+		uint32_t prev = 0;
+		q += trace_varint_put(q, op->n_reqs);
+		for (uint32_t i = 0; i < op->n_reqs; i++) {
+			q += trace_varint_put(q, trace_zigzag((int32_t)(op->reqs[i] - prev)));
+			prev = op->reqs[i];
+		}
+	}
+	if (m & TRACE_M_NDONE)
+		q += trace_varint_put(q, op->n_done);
+	if (m & TRACE_M_RPEER)
+		q += trace_varint_put(q, trace_zigzag(op->recv_peer));
+	if (m & TRACE_M_RTAG)
+		q += trace_varint_put(q, trace_zigzag(op->recv_tag));
+	if (m & TRACE_M_RBYTES)
+		q += trace_varint_put(q, op->recv_bytes);
+	if (m & TRACE_M_FLOPS) {
+		trace_put_u64(q, double_bits(op->flops));
+		q += 8;
+	}
+	if (m & TRACE_M_NCOUNTS)
+		q += trace_varint_put(q, op->n_counts);
+	if (m & TRACE_M_SCOUNTS)
+		for (uint32_t i = 0; i < op->n_counts; i++)
+			q += trace_varint_put(q, op->send_counts[i]);
+	if (m & TRACE_M_RCOUNTS)
+		for (uint32_t i = 0; i < op->n_counts; i++)
+			q += trace_varint_put(q, op->recv_counts[i]);
+	if (m & TRACE_M_NEWCOMM)
+		q += trace_varint_put(q, op->new_comm);
+	if (m & TRACE_M_COLOR)
+		q += trace_varint_put(q, trace_zigzag(op->color));
+	if (m & TRACE_M_KEY)
+		q += trace_varint_put(q, trace_zigzag(op->key));
+	return (size_t)(q - p);
+}
+
+void trace_op_arrays_release(struct trace_op_arrays *a)
+{
+	free(a->send_counts);
+	free(a->recv_counts);
+	free(a->reqs);
+	memset(a, 0, sizeof *a);
+}
+
+/* Decoding: a cursor over the frame, failing with a reason. */
+struct dec {
+	const uint8_t *p;
+	size_t len, pos;
+	const char *what;
+};
+
+static bool dec_u64(struct dec *d, uint64_t *v)
+{
+	size_t n = trace_varint_get(d->p + d->pos, d->len - d->pos, v);
+	if (!n) {
+		/* Running off the end with every byte continued is truncation;
+		 * anything else is a malformed varint. */
+		bool cont = d->len - d->pos < TRACE_VARINT_MAX;
+		for (size_t i = d->pos; cont && i < d->len; i++)
+			cont = d->p[i] & 0x80;
+		d->what = cont ? "op truncated inside a varint" : "bad varint";
+		return false;
+	}
+	d->pos += n;
+	return true;
+}
+
+static bool dec_u32(struct dec *d, uint32_t *v)
+{
+	uint64_t x;
+	if (!dec_u64(d, &x))
+		return false;
+	if (x > UINT32_MAX) {
+		d->what = "32-bit field out of range";
+		return false;
+	}
+	*v = (uint32_t)x;
+	return true;
+}
+
+static bool dec_i32(struct dec *d, int32_t *v)
+{
+	uint64_t x;
+	if (!dec_u64(d, &x))
+		return false;
+	int64_t s = trace_unzigzag(x);
+	if (s < INT32_MIN || s > INT32_MAX) {
+		d->what = "32-bit field out of range";
+		return false;
+	}
+	*v = (int32_t)s;
+	return true;
+}
+
+static bool grow_u64(uint64_t **a, uint32_t *cap, uint32_t n)
+{
+	if (n <= *cap)
+		return true;
+	uint64_t *t = realloc(*a, (size_t)n * sizeof **a);
+	if (!t)
+		return false;
+	*a = t;
+	*cap = n;
+	return true;
+}
+
+static bool grow_u32(uint32_t **a, uint32_t *cap, uint32_t n)
+{
+	if (n <= *cap)
+		return true;
+	uint32_t *t = realloc(*a, (size_t)n * sizeof **a);
+	if (!t)
+		return false;
+	*a = t;
+	*cap = n;
+	return true;
+}
+
+int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t *prev_end_ps,
+		    struct trace_op_arrays *arr, const char **what)
+{
+	struct dec d = {p, len, 0, NULL};
+	uint32_t m, kind;
+	uint64_t dt, v;
+
+	memset(op, 0, sizeof *op);
+	if (!dec_u32(&d, &kind) || !dec_u32(&d, &m) || !dec_u64(&d, &dt) || !dec_u64(&d, &op->dur_ps))
+		goto bad;
+	if (kind >= TOP__COUNT) {
+		d.what = "unknown op kind";
+		goto bad;
+	}
+	if (m & ~(uint32_t)TRACE_M_ALL) {
+		d.what = "unknown field bits in op mask";
+		goto bad;
+	}
+	if ((m & (TRACE_M_SCOUNTS | TRACE_M_RCOUNTS)) && !(m & TRACE_M_NCOUNTS)) {
+		d.what = "count arrays without n_counts";
+		goto bad;
+	}
+	op->kind = (uint16_t)kind;
+	op->t_ps = *prev_end_ps + (uint64_t)trace_unzigzag(dt);
+
+	if ((m & TRACE_M_PEER) && !dec_i32(&d, &op->peer))
+		goto bad;
+	if ((m & TRACE_M_TAG) && !dec_i32(&d, &op->tag))
+		goto bad;
+	if ((m & TRACE_M_BYTES) && !dec_u64(&d, &op->bytes))
+		goto bad;
+	if ((m & TRACE_M_REQ) && !dec_u32(&d, &op->req))
+		goto bad;
+	if ((m & TRACE_M_COMM) && !dec_u32(&d, &op->comm))
+		goto bad;
+	if (m & TRACE_M_FLAGS) {
+		uint32_t f;
+		if (!dec_u32(&d, &f))
+			goto bad;
+		if (f > UINT16_MAX) {
+			d.what = "flags out of range";
+			goto bad;
+		}
+		op->flags = (uint16_t)f;
+	}
+	if (m & TRACE_M_REQS) {
+		uint32_t n, prev = 0;
+		if (!dec_u32(&d, &n))
+			goto bad;
+		/* Each entry takes at least one byte: bounds the allocation. */
+		if (n > d.len - d.pos) {
+			d.what = "request list longer than the frame";
+			goto bad;
+		}
+		if (!grow_u32(&arr->reqs, &arr->cap_reqs, n)) {
+			*what = "out of memory";
+			return NL_ENOMEM;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t delta;
+			if (!dec_i32(&d, &delta))
+				goto bad;
+			prev += (uint32_t)delta;
+			arr->reqs[i] = prev;
+		}
+		op->n_reqs = n;
+		op->reqs = arr->reqs;
+	}
+	if ((m & TRACE_M_NDONE) && !dec_u32(&d, &op->n_done))
+		goto bad;
+	if ((m & TRACE_M_RPEER) && !dec_i32(&d, &op->recv_peer))
+		goto bad;
+	if ((m & TRACE_M_RTAG) && !dec_i32(&d, &op->recv_tag))
+		goto bad;
+	if ((m & TRACE_M_RBYTES) && !dec_u64(&d, &op->recv_bytes))
+		goto bad;
+	if (m & TRACE_M_FLOPS) {
+		if (d.len - d.pos < 8) {
+			d.what = "op truncated inside flops";
+			goto bad;
+		}
+		v = trace_get_u64(d.p + d.pos);
+		d.pos += 8;
+		memcpy(&op->flops, &v, sizeof v);
+		if (!isfinite(op->flops) || op->flops < 0 || v == 0) {
+			d.what = "flops not a finite non-negative number";
+			goto bad;
+		}
+	}
+	if (m & TRACE_M_NCOUNTS) {
+		uint32_t n;
+		if (!dec_u32(&d, &n))
+			goto bad;
+		if (n == 0) {
+			d.what = "n_counts present but zero";
+			goto bad;
+		}
+		op->n_counts = n;
+		for (int which = 0; which < 2; which++) {
+			uint32_t bit = which ? TRACE_M_RCOUNTS : TRACE_M_SCOUNTS;
+			if (!(m & bit))
+				continue;
+			if (n > d.len - d.pos) {
+				d.what = "count array longer than the frame";
+				goto bad;
+			}
+			uint64_t **a = which ? &arr->recv_counts : &arr->send_counts;
+			if (!grow_u64(a, which ? &arr->cap_recv : &arr->cap_send, n)) {
+				*what = "out of memory";
+				return NL_ENOMEM;
+			}
+			for (uint32_t i = 0; i < n; i++)
+				if (!dec_u64(&d, &(*a)[i]))
+					goto bad;
+			if (which)
+				op->recv_counts = *a;
+			else
+				op->send_counts = *a;
+		}
+	}
+	if ((m & TRACE_M_NEWCOMM) && !dec_u32(&d, &op->new_comm))
+		goto bad;
+	if ((m & TRACE_M_COLOR) && !dec_i32(&d, &op->color))
+		goto bad;
+	if ((m & TRACE_M_KEY) && !dec_i32(&d, &op->key))
+		goto bad;
+
+	/* A present field holding zero would make the encoding non-canonical
+	 * (the writer never emits it); reject so one op has one encoding. */
+	if (op_mask(op) != m) {
+		d.what = "field present in mask but zero";
+		goto bad;
+	}
+	*prev_end_ps = op->t_ps + op->dur_ps;
+	return (int)d.pos;
+bad:
+	*what = d.what ? d.what : "bad op";
+	return NL_ECORRUPT;
+}
+
+bool trace_op_equal(const struct trace_op *a, const struct trace_op *b)
+{
+	if (a->kind != b->kind || a->flags != b->flags || a->t_ps != b->t_ps || a->dur_ps != b->dur_ps ||
+	    a->comm != b->comm || a->peer != b->peer || a->tag != b->tag || a->bytes != b->bytes ||
+	    double_bits(a->flops) != double_bits(b->flops) || a->recv_peer != b->recv_peer ||
+	    a->recv_tag != b->recv_tag || a->recv_bytes != b->recv_bytes || a->n_counts != b->n_counts ||
+	    a->req != b->req || a->n_reqs != b->n_reqs || a->n_done != b->n_done ||
+	    a->new_comm != b->new_comm || a->color != b->color || a->key != b->key)
+		return false;
+	if (a->n_counts) {
+		if (!a->send_counts != !b->send_counts || !a->recv_counts != !b->recv_counts)
+			return false;
+		if (a->send_counts && memcmp(a->send_counts, b->send_counts, a->n_counts * sizeof(uint64_t)))
+			return false;
+		if (a->recv_counts && memcmp(a->recv_counts, b->recv_counts, a->n_counts * sizeof(uint64_t)))
+			return false;
+	}
+	if (a->n_reqs && memcmp(a->reqs, b->reqs, a->n_reqs * sizeof(uint32_t)))
+		return false;
+	return true;
+}

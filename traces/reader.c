@@ -1,0 +1,628 @@
+/* Reading: archive header and metadata at open, then each rank's stream a
+ * frame at a time (pread + one shared decompression context), so memory
+ * is one frame per open rank reader whatever the trace's length.
+ *
+ * Every inconsistency is reported as "FILE: rank R, offset O: what", where
+ * O is the absolute file offset of the chunk (or field) at fault.
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "core/error.h"
+
+struct trace_archive {
+	int fd;
+	char *path;
+	uint64_t file_len;
+	struct trace_write_opts opts;
+	struct trace_manifest m;  /* owned; comms sorted by id, world and self first */
+	uint64_t *sec_off;        /* [n_ranks] file offset of each rank's section */
+	uint64_t *sec_len;        /* [n_ranks] */
+	uint64_t *n_frames;       /* [n_ranks] */
+	ZSTD_DCtx *dctx;          /* shared by the rank readers */
+	uint8_t *comp;            /* shared compressed-frame buffer */
+	size_t comp_cap;
+};
+
+struct trace_rank_reader {
+	struct trace_archive *a;
+	uint32_t rank;
+	uint64_t pos, end;        /* next chunk's offset; section end */
+	uint64_t frame_off;       /* offset of the frame being decoded */
+	uint8_t *raw;
+	size_t raw_cap, raw_len, raw_pos;
+	uint32_t frame_left;      /* ops still to decode in this frame */
+	uint64_t prev_end_ps;
+	uint64_t ops, bytes, frames;
+	struct trace_xxh64 hash;
+	struct trace_op_arrays arr;
+	int state;                /* 0 reading, 1 done, < 0 failed (sticky) */
+};
+
+/* --- open ----------------------------------------------------------------- */
+
+struct mcur {
+	const uint8_t *p;
+	size_t len, pos;
+	bool bad;
+};
+
+static uint64_t mc_varint(struct mcur *c)
+{
+	uint64_t v = 0;
+	size_t n;
+	if (c->bad)
+		return 0;
+	n = trace_varint_get(c->p + c->pos, c->len - c->pos, &v);
+	if (!n) {
+		c->bad = true;
+		return 0;
+	}
+	c->pos += n;
+	return v;
+}
+
+static uint32_t mc_u32(struct mcur *c)
+{
+	uint64_t v = mc_varint(c);
+	if (v > UINT32_MAX)
+		c->bad = true;
+	return (uint32_t)v;
+}
+
+static uint64_t mc_fixed64(struct mcur *c)
+{
+	if (c->bad || c->len - c->pos < 8) {
+		c->bad = true;
+		return 0;
+	}
+	uint64_t v = trace_get_u64(c->p + c->pos);
+	c->pos += 8;
+	return v;
+}
+
+static char *mc_str(struct mcur *c)
+{
+	uint64_t n = mc_varint(c);
+	if (c->bad || n > TRACE_STR_MAX || n > c->len - c->pos) {
+		c->bad = true;
+		return NULL;
+	}
+	char *s = malloc(n + 1);
+	if (!s) {
+		c->bad = true;
+		return NULL;
+	}
+	memcpy(s, c->p + c->pos, n);
+	s[n] = '\0';
+	if (strlen(s) != n) { /* an embedded NUL cannot round-trip as a C string */
+		free(s);
+		c->bad = true;
+		return NULL;
+	}
+	c->pos += n;
+	return s;
+}
+
+static int arch_err(struct trace_archive *a, struct nl_err *err, int code, uint64_t off, const char *fmt,
+		    ...) __attribute__((format(printf, 5, 6)));
+static int arch_err(struct trace_archive *a, struct nl_err *err, int code, uint64_t off, const char *fmt,
+		    ...)
+{
+	char what[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return nl_errf(err, code, "%s: offset %llu: %s", a->path, (unsigned long long)off, what);
+}
+
+/* Parse the decompressed metadata block into a->m and the section index. */
+static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uint64_t meta_off,
+		      uint64_t meta_len, struct nl_err *err)
+{
+	struct mcur c = {p, len, 0, false};
+	struct trace_manifest *m = &a->m;
+	uint32_t n_user;
+
+	m->application = mc_str(&c);
+	m->command_line = mc_str(&c);
+	m->machine = mc_str(&c);
+	m->recorder = mc_str(&c);
+	m->mpi_library = mc_str(&c);
+	m->start_unix = mc_varint(&c);
+	uint64_t rt = mc_fixed64(&c);
+	memcpy(&m->recorded_runtime_s, &rt, 8);
+	n_user = mc_u32(&c);
+	if (c.bad || n_user > (len - c.pos) / 3)
+		goto bad;
+	m->n_comms = n_user + 2;
+	m->comms = calloc(m->n_comms, sizeof *m->comms);
+	m->rank_ops = calloc(m->n_ranks, sizeof *m->rank_ops);
+	m->rank_bytes = calloc(m->n_ranks, sizeof *m->rank_bytes);
+	m->rank_hash = calloc(m->n_ranks, sizeof *m->rank_hash);
+	a->sec_off = calloc(m->n_ranks, sizeof *a->sec_off);
+	a->sec_len = calloc(m->n_ranks, sizeof *a->sec_len);
+	a->n_frames = calloc(m->n_ranks, sizeof *a->n_frames);
+	if (!m->comms || !m->rank_ops || !m->rank_bytes || !m->rank_hash || !a->sec_off || !a->sec_len ||
+	    !a->n_frames)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+
+	/* World (identity) and self are implicit in the file. */
+	m->comms[0].id = TRACE_COMM_WORLD;
+	m->comms[0].size = m->n_ranks;
+	m->comms[0].world_ranks = malloc(m->n_ranks * sizeof(uint32_t));
+	m->comms[1].id = TRACE_COMM_SELF;
+	m->comms[1].size = 1;
+	m->comms[1].world_ranks = malloc(sizeof(uint32_t));
+	if (!m->comms[0].world_ranks || !m->comms[1].world_ranks)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+	for (uint32_t r = 0; r < m->n_ranks; r++)
+		m->comms[0].world_ranks[r] = r;
+	m->comms[1].world_ranks[0] = TRACE_SELF_RANK;
+
+	uint32_t prev_id = TRACE_COMM_SELF;
+	for (uint32_t i = 2; i < m->n_comms; i++) {
+		struct trace_comm *cm = &m->comms[i];
+		cm->id = mc_u32(&c);
+		cm->size = mc_u32(&c);
+		if (c.bad || cm->id <= prev_id || cm->id == TRACE_COMM_NULL || !cm->size ||
+		    cm->size > m->n_ranks || cm->size > len - c.pos)
+			goto bad;
+		prev_id = cm->id;
+		cm->world_ranks = malloc(cm->size * sizeof(uint32_t));
+		if (!cm->world_ranks)
+			return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+		for (uint32_t j = 0; j < cm->size; j++) {
+			cm->world_ranks[j] = mc_u32(&c);
+			if (cm->world_ranks[j] >= m->n_ranks)
+				c.bad = true;
+		}
+		if (c.bad)
+			goto bad;
+	}
+	uint64_t off = meta_off + meta_len;
+	for (uint32_t r = 0; r < m->n_ranks; r++) {
+		m->rank_ops[r] = mc_varint(&c);
+		m->rank_bytes[r] = mc_varint(&c);
+		m->rank_hash[r] = mc_fixed64(&c);
+		a->sec_len[r] = mc_varint(&c);
+		a->n_frames[r] = mc_varint(&c);
+		if (c.bad || a->sec_len[r] < TRACE_END_SIZE || a->sec_len[r] > a->file_len)
+			goto bad;
+		a->sec_off[r] = off;
+		off += a->sec_len[r];
+	}
+	if (c.bad || c.pos != len)
+		goto bad;
+	if (off != a->file_len)
+		return arch_err(a, err, NL_ECORRUPT, meta_off,
+				"metadata block lists sections ending at %llu, file length is %llu",
+				(unsigned long long)off, (unsigned long long)a->file_len);
+	return 0;
+bad:
+	return arch_err(a, err, NL_ECORRUPT, meta_off, "metadata block malformed at decoded byte %zu", c.pos);
+}
+
+int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_err *err)
+{
+	uint8_t hdr[TRACE_HEADER_SIZE];
+	uint8_t *meta = NULL, *raw = NULL;
+	struct trace_archive *a;
+	struct stat st;
+	int rc;
+
+	*ap = NULL;
+	a = calloc(1, sizeof *a);
+	if (!a)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	a->fd = -1;
+	a->path = trace_strdup(path);
+	if (!a->path) {
+		free(a);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	a->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (a->fd < 0) {
+		rc = nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
+			     strerror(errno));
+		goto fail;
+	}
+	if (fstat(a->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = nl_errf(err, NL_EIO, "%s: not a regular file", path);
+		goto fail;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	size_t got = size < sizeof hdr ? (size_t)size : sizeof hdr;
+	if (trace_pread_full(a->fd, hdr, got, 0)) {
+		rc = nl_errf(err, NL_EIO, "%s: read failed: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (got < 8 || memcmp(hdr, TRACE_MAGIC, 8)) {
+		rc = arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)");
+		goto fail;
+	}
+	if (got < sizeof hdr) {
+		rc = arch_err(a, err, NL_ECORRUPT, size, "truncated: the %u-byte header is incomplete",
+			      TRACE_HEADER_SIZE);
+		goto fail;
+	}
+	uint32_t version = trace_get_u32(hdr + 8);
+	if (version != TRACE_FORMAT_VERSION) {
+		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
+			      "unsupported format version %u (this netloom reads version %u)", version,
+			      TRACE_FORMAT_VERSION);
+		goto fail;
+	}
+	if (trace_get_u64(hdr + 56) != trace_xxh64(hdr, 56, 0)) {
+		rc = arch_err(a, err, NL_ECORRUPT, 56, "header hash mismatch (header damaged)");
+		goto fail;
+	}
+	if (trace_get_u32(hdr + 12) != 0 || trace_get_u32(hdr + 28) != 0) {
+		rc = arch_err(a, err, NL_EUNSUPPORTED, 12, "unknown header flags 0x%x",
+			      trace_get_u32(hdr + 12));
+		goto fail;
+	}
+	a->m.format_version = version;
+	a->m.n_ranks = trace_get_u32(hdr + 16);
+	a->opts.frame_target = trace_get_u32(hdr + 20);
+	a->opts.zstd_level = (int)trace_get_u32(hdr + 24);
+	uint64_t meta_len = trace_get_u64(hdr + 32);
+	uint64_t meta_hash = trace_get_u64(hdr + 40);
+	a->file_len = trace_get_u64(hdr + 48);
+	if (a->file_len != size) {
+		rc = arch_err(a, err, NL_ECORRUPT, size < a->file_len ? size : a->file_len,
+			      "%s: header says %llu bytes, file has %llu",
+			      size < a->file_len ? "truncated" : "trailing data", (unsigned long long)a->file_len,
+			      (unsigned long long)size);
+		goto fail;
+	}
+	if (!a->m.n_ranks || meta_len == 0 || meta_len > size - TRACE_HEADER_SIZE ||
+	    a->m.n_ranks > size / TRACE_END_SIZE) {
+		rc = arch_err(a, err, NL_ECORRUPT, 16, "header fields out of range (%u ranks, metadata %llu bytes)",
+			      a->m.n_ranks, (unsigned long long)meta_len);
+		goto fail;
+	}
+	meta = malloc(meta_len);
+	if (!meta) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	if (trace_pread_full(a->fd, meta, meta_len, TRACE_HEADER_SIZE)) {
+		rc = nl_errf(err, NL_EIO, "%s: read failed: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (trace_xxh64(meta, meta_len, 0) != meta_hash) {
+		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block hash mismatch");
+		goto fail;
+	}
+	unsigned long long raw_len = ZSTD_getFrameContentSize(meta, meta_len);
+	if (raw_len == ZSTD_CONTENTSIZE_ERROR || raw_len == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    raw_len > TRACE_META_RAW_MAX || ZSTD_findFrameCompressedSize(meta, meta_len) != meta_len) {
+		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block is not one zstd frame");
+		goto fail;
+	}
+	raw = malloc(raw_len ? raw_len : 1);
+	if (!raw) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	size_t d = ZSTD_decompress(raw, raw_len, meta, meta_len);
+	if (ZSTD_isError(d) || d != raw_len) {
+		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block does not decompress: %s",
+			      ZSTD_isError(d) ? ZSTD_getErrorName(d) : "wrong size");
+		goto fail;
+	}
+	rc = parse_meta(a, raw, raw_len, TRACE_HEADER_SIZE, meta_len, err);
+	if (rc)
+		goto fail;
+	a->dctx = ZSTD_createDCtx();
+	if (!a->dctx) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	free(meta);
+	free(raw);
+	*ap = a;
+	return 0;
+fail:
+	free(meta);
+	free(raw);
+	trace_archive_close(a);
+	return rc;
+}
+
+void trace_archive_close(struct trace_archive *a)
+{
+	if (!a)
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	trace_manifest_release(&a->m);
+	free(a->sec_off);
+	free(a->sec_len);
+	free(a->n_frames);
+	ZSTD_freeDCtx(a->dctx);
+	free(a->comp);
+	free(a->path);
+	free(a);
+}
+
+const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a)
+{
+	return &a->m;
+}
+
+void trace_archive_write_opts(const struct trace_archive *a, struct trace_write_opts *o)
+{
+	*o = a->opts;
+}
+
+uint64_t trace_archive_file_bytes(const struct trace_archive *a)
+{
+	return a->file_len;
+}
+
+/* --- rank streams ------------------------------------------------------------ */
+
+int trace_rank_open(struct trace_archive *a, uint32_t rank, struct trace_rank_reader **rp,
+		    struct nl_err *err)
+{
+	*rp = NULL;
+	if (rank >= a->m.n_ranks)
+		return nl_errf(err, NL_ERANGE, "%s: rank %u: the archive has ranks 0 .. %u", a->path, rank,
+			       a->m.n_ranks - 1);
+	struct trace_rank_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+	r->a = a;
+	r->rank = rank;
+	r->pos = a->sec_off[rank];
+	r->end = a->sec_off[rank] + a->sec_len[rank];
+	trace_xxh64_init(&r->hash, 0);
+	*rp = r;
+	return 0;
+}
+
+void trace_rank_close(struct trace_rank_reader *r)
+{
+	if (!r)
+		return;
+	free(r->raw);
+	trace_op_arrays_release(&r->arr);
+	free(r);
+}
+
+static int rr_err(struct trace_rank_reader *r, struct nl_err *err, int code, uint64_t off, const char *fmt,
+		  ...) __attribute__((format(printf, 5, 6)));
+static int rr_err(struct trace_rank_reader *r, struct nl_err *err, int code, uint64_t off, const char *fmt,
+		  ...)
+{
+	char what[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	r->state = code;
+	return nl_errf(err, code, "%s: rank %u, offset %llu: %s", r->a->path, r->rank,
+		       (unsigned long long)off, what);
+}
+
+/* Read and decompress the next frame, or validate the end chunk.
+ * Returns 1 (frame loaded), 0 (end reached) or an error. */
+static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
+{
+	struct trace_archive *a = r->a;
+	uint8_t ch[TRACE_END_SIZE];
+	uint64_t off = r->pos;
+
+	if (off + 1 > r->end || trace_pread_full(a->fd, ch, 1, off))
+		return rr_err(r, err, NL_ECORRUPT, off, "section ends without an end chunk");
+	if (ch[0] == TRACE_CHUNK_END) {
+		if (off + TRACE_END_SIZE != r->end || trace_pread_full(a->fd, ch, TRACE_END_SIZE, off))
+			return rr_err(r, err, NL_ECORRUPT, off, "end chunk truncated or not at the section end");
+		uint64_t n = trace_get_u64(ch + 1), b = trace_get_u64(ch + 9), h = trace_get_u64(ch + 17);
+		uint64_t got = trace_xxh64_digest(&r->hash);
+		if (n != r->ops || b != r->bytes)
+			return rr_err(r, err, NL_ECORRUPT, off,
+				      "end chunk says %llu ops / %llu bytes, the frames held %llu / %llu",
+				      (unsigned long long)n, (unsigned long long)b, (unsigned long long)r->ops,
+				      (unsigned long long)r->bytes);
+		if (n != a->m.rank_ops[r->rank] || b != a->m.rank_bytes[r->rank])
+			return rr_err(r, err, NL_ECORRUPT, off,
+				      "op count mismatch: manifest says %llu ops / %llu bytes, stream has %llu / %llu",
+				      (unsigned long long)a->m.rank_ops[r->rank],
+				      (unsigned long long)a->m.rank_bytes[r->rank], (unsigned long long)n,
+				      (unsigned long long)b);
+		if (got != h || got != a->m.rank_hash[r->rank])
+			return rr_err(r, err, NL_ECORRUPT, off,
+				      "hash mismatch: stream hashes to %016llx, end chunk says %016llx, manifest %016llx",
+				      (unsigned long long)got, (unsigned long long)h,
+				      (unsigned long long)a->m.rank_hash[r->rank]);
+		if (r->frames != a->n_frames[r->rank])
+			return rr_err(r, err, NL_ECORRUPT, off, "section has %llu frames, the index says %llu",
+				      (unsigned long long)r->frames, (unsigned long long)a->n_frames[r->rank]);
+		r->state = 1;
+		return 0;
+	}
+	if (ch[0] != TRACE_CHUNK_FRAME)
+		return rr_err(r, err, NL_ECORRUPT, off, "unknown chunk type 0x%02x (expected 'F' or 'E')", ch[0]);
+	if (off + TRACE_FRAME_HDR_SIZE > r->end || trace_pread_full(a->fd, ch, TRACE_FRAME_HDR_SIZE, off))
+		return rr_err(r, err, NL_ECORRUPT, off, "truncated frame header");
+	uint32_t n_ops = trace_get_u32(ch + 1), raw_len = trace_get_u32(ch + 5), comp_len = trace_get_u32(ch + 9);
+	if (!n_ops || !raw_len || !comp_len || raw_len > TRACE_FRAME_RAW_MAX)
+		return rr_err(r, err, NL_ECORRUPT, off, "bad frame header (%u ops, %u raw bytes, %u compressed)",
+			      n_ops, raw_len, comp_len);
+	if (off + TRACE_FRAME_HDR_SIZE + comp_len > r->end)
+		return rr_err(r, err, NL_ECORRUPT, off, "truncated frame: %u compressed bytes, section has %llu left",
+			      comp_len, (unsigned long long)(r->end - off - TRACE_FRAME_HDR_SIZE));
+	if (comp_len > a->comp_cap) {
+		uint8_t *t = realloc(a->comp, comp_len);
+		if (!t)
+			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
+		a->comp = t;
+		a->comp_cap = comp_len;
+	}
+	if (raw_len > r->raw_cap) {
+		uint8_t *t = realloc(r->raw, raw_len);
+		if (!t)
+			return rr_err(r, err, NL_ENOMEM, off, "out of memory");
+		r->raw = t;
+		r->raw_cap = raw_len;
+	}
+	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
+		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
+	unsigned long long csize = ZSTD_getFrameContentSize(a->comp, comp_len);
+	if (csize != raw_len)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame content size %lld, header says %u",
+			      csize > TRACE_FRAME_RAW_MAX ? -1LL : (long long)csize, raw_len);
+	size_t d = ZSTD_decompressDCtx(a->dctx, r->raw, raw_len, a->comp, comp_len);
+	if (ZSTD_isError(d) || d != raw_len)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame does not decompress: %s",
+			      ZSTD_isError(d) ? ZSTD_getErrorName(d) : "wrong size");
+	trace_xxh64_update(&r->hash, r->raw, raw_len);
+	r->bytes += raw_len;
+	r->frames++;
+	r->frame_off = off;
+	r->raw_len = raw_len;
+	r->raw_pos = 0;
+	r->frame_left = n_ops;
+	r->prev_end_ps = 0;
+	r->pos = off + TRACE_FRAME_HDR_SIZE + comp_len;
+	return 1;
+}
+
+int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_err *err)
+{
+	if (r->state == 1)
+		return 0;
+	if (r->state < 0)
+		return nl_errf(err, r->state, "%s: rank %u: stream failed earlier", r->a->path, r->rank);
+	while (!r->frame_left) {
+		if (r->raw_pos != r->raw_len)
+			return rr_err(r, err, NL_ECORRUPT, r->frame_off,
+				      "frame has %zu bytes after its last op", r->raw_len - r->raw_pos);
+		int rc = rr_next_chunk(r, err);
+		if (rc <= 0)
+			return rc;
+	}
+	const char *what = NULL;
+	int n = trace_op_decode(r->raw + r->raw_pos, r->raw_len - r->raw_pos, op, &r->prev_end_ps, &r->arr,
+				&what);
+	if (n < 0)
+		return rr_err(r, err, n, r->frame_off, "op %llu (decoded byte %zu of the frame): %s",
+			      (unsigned long long)r->ops, r->raw_pos, what);
+	r->raw_pos += (size_t)n;
+	r->frame_left--;
+	r->ops++;
+	return 1;
+}
+
+/* --- verification -------------------------------------------------------- */
+
+static bool peer_ok(int32_t p, uint32_t size, bool any_ok)
+{
+	if (p == TRACE_PROC_NULL || (any_ok && p == TRACE_ANY_SOURCE))
+		return true;
+	return p >= 0 && (uint32_t)p < size;
+}
+
+/* Check one op against the manifest; returns a static reason or NULL. */
+static const char *op_semantics(const struct trace_manifest *m, const struct trace_op *op, char *buf,
+				size_t cap)
+{
+	const struct trace_comm *c = trace_manifest_find_comm(m, op->comm);
+	if (!c) {
+		snprintf(buf, cap, "communicator %u is not in the manifest", op->comm);
+		return buf;
+	}
+	bool any = false, rooted = false, p2p = false;
+	switch (op->kind) {
+	case TOP_RECV:
+	case TOP_IRECV:
+	case TOP_RECV_INIT:
+	case TOP_PROBE:
+	case TOP_IPROBE:
+		any = true;
+		/* fall through */
+	case TOP_SEND:
+	case TOP_SSEND:
+	case TOP_BSEND:
+	case TOP_RSEND:
+	case TOP_ISEND:
+	case TOP_ISSEND:
+	case TOP_SEND_INIT:
+	case TOP_SENDRECV:
+		p2p = true;
+		break;
+	case TOP_BCAST:
+	case TOP_REDUCE:
+	case TOP_GATHER:
+	case TOP_GATHERV:
+	case TOP_SCATTER:
+	case TOP_SCATTERV:
+		rooted = true;
+		break;
+	case TOP_COMM_SPLIT:
+	case TOP_COMM_DUP:
+	case TOP_COMM_CREATE:
+		if (op->new_comm != TRACE_COMM_NULL && !trace_manifest_find_comm(m, op->new_comm)) {
+			snprintf(buf, cap, "new communicator %u is not in the manifest", op->new_comm);
+			return buf;
+		}
+		break;
+	default:
+		break;
+	}
+	if (p2p && !peer_ok(op->peer, c->size, any)) {
+		snprintf(buf, cap, "peer %d not in communicator %u (size %u)", op->peer, c->id, c->size);
+		return buf;
+	}
+	if (op->kind == TOP_SENDRECV && !peer_ok(op->recv_peer, c->size, true)) {
+		snprintf(buf, cap, "receive peer %d not in communicator %u (size %u)", op->recv_peer, c->id,
+			 c->size);
+		return buf;
+	}
+	if (rooted && (op->peer < 0 || (uint32_t)op->peer >= c->size)) {
+		snprintf(buf, cap, "root %d not in communicator %u (size %u)", op->peer, c->id, c->size);
+		return buf;
+	}
+	if (op->n_counts && op->n_counts != c->size) {
+		snprintf(buf, cap, "%u per-rank counts for communicator %u of size %u", op->n_counts, c->id,
+			 c->size);
+		return buf;
+	}
+	return NULL;
+}
+
+int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
+{
+	char why[160];
+	for (uint32_t rank = 0; rank < a->m.n_ranks; rank++) {
+		struct trace_rank_reader *r;
+		struct trace_op op;
+		int rc;
+		NL_CHECK(trace_rank_open(a, rank, &r, err));
+		while ((rc = trace_rank_next(r, &op, err)) == 1) {
+			const char *bad = op_semantics(&a->m, &op, why, sizeof why);
+			if (bad) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: op %llu (%s): %s", a->path,
+					     rank, (unsigned long long)r->frame_off,
+					     (unsigned long long)(r->ops - 1), trace_op_name(op.kind), bad);
+				break;
+			}
+		}
+		trace_rank_close(r);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,257 @@
+/* Helpers shared inside traces/: the archive's byte-level constants, LEB128
+ * varints, XXH64, the op codec, the stream builder used by importers and
+ * `trace encode`, and the importer plug-in interface.
+ *
+ * Everything here is the format of docs/trace-format.md; a change to a
+ * constant or to the codec is a format change (bump TRACE_FORMAT_VERSION).
+ */
+#ifndef NETLOOM_TRACES_TRACES_INTERNAL_H
+#define NETLOOM_TRACES_TRACES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "traces/trace.h"
+
+struct nl_err;
+
+/* --- format constants (docs/trace-format.md §2-§5) ------------------------ */
+
+#define TRACE_MAGIC "\x89NLT\r\n\x1a\n"        /* archive, 8 bytes (PNG-style: catches text-mode copies) */
+#define TRACE_STREAM_MAGIC "\x89NLS\r\n\x1a\n" /* per-rank stream file, 8 bytes */
+#define TRACE_HEADER_SIZE 64u
+#define TRACE_STREAM_HEADER_SIZE 24u
+#define TRACE_CHUNK_FRAME 'F'
+#define TRACE_CHUNK_END 'E'
+#define TRACE_FRAME_HDR_SIZE 13u /* 'F', u32 n_ops, u32 raw_len, u32 comp_len */
+#define TRACE_END_SIZE 25u       /* 'E', u64 n_ops, u64 raw_bytes, u64 hash */
+#define TRACE_FRAME_TARGET_DEFAULT 65536u
+#define TRACE_FRAME_TARGET_MIN 256u
+#define TRACE_FRAME_TARGET_MAX (16u << 20)
+#define TRACE_ZSTD_LEVEL_DEFAULT 3
+/* Reader limits: a frame (raw) and the metadata block may not exceed these,
+ * so a corrupt length cannot make the reader allocate without bound. */
+#define TRACE_FRAME_RAW_MAX (64u << 20)
+#define TRACE_META_RAW_MAX (256u << 20)
+#define TRACE_STR_MAX (1u << 20)
+
+/* Op field mask bits, in the order fields follow in an encoded op. */
+enum {
+	TRACE_M_PEER = 1u << 0,
+	TRACE_M_TAG = 1u << 1,
+	TRACE_M_BYTES = 1u << 2,
+	TRACE_M_REQ = 1u << 3,
+	TRACE_M_COMM = 1u << 4,
+	TRACE_M_FLAGS = 1u << 5,
+	TRACE_M_REQS = 1u << 6,
+	TRACE_M_NDONE = 1u << 7,
+	TRACE_M_RPEER = 1u << 8,
+	TRACE_M_RTAG = 1u << 9,
+	TRACE_M_RBYTES = 1u << 10,
+	TRACE_M_FLOPS = 1u << 11,
+	TRACE_M_NCOUNTS = 1u << 12,
+	TRACE_M_SCOUNTS = 1u << 13,
+	TRACE_M_RCOUNTS = 1u << 14,
+	TRACE_M_NEWCOMM = 1u << 15,
+	TRACE_M_COLOR = 1u << 16,
+	TRACE_M_KEY = 1u << 17,
+	TRACE_M_ALL = (1u << 18) - 1,
+};
+
+/* --- little-endian fixed-width ------------------------------------------- */
+
+static inline void trace_put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void trace_put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint32_t trace_get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t trace_get_u64(const uint8_t *p)
+{
+	return (uint64_t)trace_get_u32(p) | (uint64_t)trace_get_u32(p + 4) << 32;
+}
+
+/* --- varints: unsigned LEB128, at most 10 bytes, minimal form --------------- */
+
+#define TRACE_VARINT_MAX 10
+
+static inline size_t trace_varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Decode one varint from p[0..len). Returns the bytes used, or 0 when the
+ * input ends inside the varint, is longer than 10 bytes, overflows 64 bits
+ * or is not minimal (a multi-byte varint ending in a zero byte). */
+static inline size_t trace_varint_get(const uint8_t *p, size_t len, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (size_t i = 0; i < len && i < TRACE_VARINT_MAX; i++) {
+		uint8_t b = p[i];
+		if (i == 9 && b > 1)
+			return 0;
+		x |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			if (i > 0 && b == 0)
+				return 0;
+			*v = x;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+static inline uint64_t trace_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t trace_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* --- XXH64 (Collet's published algorithm, seed 0) -------------------------- */
+
+struct trace_xxh64 {
+	uint64_t v[4];
+	uint64_t total_len;
+	uint8_t buf[32];
+	uint32_t buf_len;
+};
+
+void trace_xxh64_init(struct trace_xxh64 *s, uint64_t seed);
+void trace_xxh64_update(struct trace_xxh64 *s, const void *data, size_t len);
+uint64_t trace_xxh64_digest(const struct trace_xxh64 *s);
+uint64_t trace_xxh64(const void *data, size_t len, uint64_t seed);
+
+/* --- op codec (docs/trace-format.md §6) ----------------------------------- */
+
+/* Bytes an op needs at most (its exact encoding is never longer). */
+size_t trace_op_encoded_max(const struct trace_op *op);
+
+/* Check an op the writer is given: kind in range, arrays present when
+ * counted, finite non-negative flops. */
+int trace_op_check(const struct trace_op *op, struct nl_err *err);
+
+/* Append op's encoding to p (room: trace_op_encoded_max); *prev_end_ps is
+ * the delta base, updated to op->t_ps + op->dur_ps. Returns bytes written. */
+size_t trace_op_encode(uint8_t *p, const struct trace_op *op, uint64_t *prev_end_ps);
+
+/* Scratch arrays an op decoder hands out (grown as needed, owned by the
+ * decoder's user). */
+struct trace_op_arrays {
+	uint64_t *send_counts, *recv_counts;
+	uint32_t *reqs;
+	uint32_t cap_send, cap_recv, cap_reqs;
+};
+void trace_op_arrays_release(struct trace_op_arrays *a);
+
+/* Decode one op from p[0..len) into *op (arrays point into *arr). Returns
+ * bytes used (> 0), or a negative NL_ECORRUPT with *what set to a short
+ * description ("bad varint", "unknown op kind 77", ...). */
+int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t *prev_end_ps,
+		    struct trace_op_arrays *arr, const char **what);
+
+/* Field-by-field equality (arrays by content). */
+bool trace_op_equal(const struct trace_op *a, const struct trace_op *b);
+
+/* --- building an archive from ops (importers, `trace encode`) ---------------
+ *
+ * A builder owns one stream writer per rank, writing to temporary files next
+ * to the output; finish() assembles the archive atomically and removes them.
+ * With out_path NULL it writes nothing and instead round-trips every op
+ * through the codec (the fuzz targets' oracle). */
+struct trace_builder;
+
+int trace_builder_new(struct trace_builder **b, const char *out_path, uint32_t n_ranks,
+		      const struct trace_write_opts *opts, struct nl_err *err);
+int trace_builder_op(struct trace_builder *b, uint32_t rank, const struct trace_op *op,
+		     struct nl_err *err);
+/* Close rank's stream now (it takes no more ops): keeps few files open. */
+int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err);
+/* Write the archive; m->n_ranks must match, per-rank stream fields are
+ * filled from the streams. */
+int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, struct nl_err *err);
+/* Ops written to a rank so far. */
+uint64_t trace_builder_rank_ops(const struct trace_builder *b, uint32_t rank);
+void trace_builder_free(struct trace_builder *b);
+
+/* --- importers (plug-ins, registry in import.c) ----------------------------- */
+
+/* Collects "skipped" calls by name for the one-line-per-name report. */
+struct trace_skips {
+	struct trace_skip {
+		char *name;
+		char *why;
+		uint64_t count;
+	} *v;
+	size_t n, cap;
+};
+int trace_skips_add(struct trace_skips *s, const char *name, const char *why, uint64_t count);
+void trace_skips_report(const struct trace_skips *s, trace_warn_fn warn, void *ctx);
+void trace_skips_release(struct trace_skips *s);
+
+struct trace_importer_ops {
+	const char *name; /* "dumpi", "simgrid" */
+	const char *help; /* one line */
+	/* 1 when the file at path (first bytes in head[0..n)) is this format. */
+	int (*probe)(const char *path, const uint8_t *head, size_t n);
+	/* Convert; ops go to b (created here once the rank count is known). */
+	int (*import)(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
+		      struct trace_skips *skips, struct nl_err *err);
+};
+
+extern const struct trace_importer_ops trace_import_dumpi_ops;
+extern const struct trace_importer_ops trace_import_simgrid_ops;
+
+/* In-memory entry points for the fuzz targets: parse one input and
+ * round-trip every op through the codec, writing nothing. */
+int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
+int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
+
+/* --- small shared utilities ------------------------------------------------ */
+
+/* malloc'd copy of s (NULL for NULL). */
+char *trace_strdup(const char *s);
+
+/* A file written in place of `path` atomically: data goes to a temporary
+ * file in the same directory, which commit() syncs and renames over path;
+ * abort() (also after a failed write) removes it. */
+struct trace_afile {
+	int fd;
+	char *tmp;
+	char *path;
+};
+int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err);
+int trace_afile_write(struct trace_afile *f, const void *data, size_t len, struct nl_err *err);
+int trace_afile_commit(struct trace_afile *f, struct nl_err *err);
+void trace_afile_abort(struct trace_afile *f);
+
+/* pread exactly len bytes at off; 0, or -1 with errno (0 = short file). */
+int trace_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
+/* Resolve the write options (zero fields = defaults) and check ranges. */
+int trace_write_opts_resolve(const struct trace_write_opts *in, struct trace_write_opts *out,
+			     struct nl_err *err);
+
+#endif

@@ -1,0 +1,210 @@
+/* Small helpers shared by traces/: atomic files, full preads, manifests,
+ * write options and the importers' list of skipped calls. */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "core/error.h"
+
+char *trace_strdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err)
+{
+	size_t plen = strlen(path);
+	f->fd = -1;
+	f->path = trace_strdup(path);
+	f->tmp = malloc(plen + 16);
+	if (!f->path || !f->tmp) {
+		free(f->path);
+		free(f->tmp);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	snprintf(f->tmp, plen + 16, "%s.tmpXXXXXX", path);
+	f->fd = mkstemp(f->tmp);
+	if (f->fd < 0) {
+		int e = errno;
+		free(f->path);
+		free(f->tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+int trace_afile_write(struct trace_afile *f, const void *data, size_t len, struct nl_err *err)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(f->fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return nl_errf(err, NL_EIO, "%s: write failed: %s", f->path, strerror(errno));
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int trace_afile_commit(struct trace_afile *f, struct nl_err *err)
+{
+	int rc = 0;
+	if (fsync(f->fd) != 0 && errno != EINVAL)
+		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", f->path, strerror(errno));
+	/* mkstemp makes 0600; archives are ordinary files. */
+	if (!rc)
+		fchmod(f->fd, 0644);
+	close(f->fd);
+	f->fd = -1;
+	if (!rc && rename(f->tmp, f->path) != 0)
+		rc = nl_errf(err, NL_EIO, "%s: cannot replace file: %s", f->path, strerror(errno));
+	if (rc)
+		unlink(f->tmp);
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+	return rc;
+}
+
+void trace_afile_abort(struct trace_afile *f)
+{
+	if (!f->tmp)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	unlink(f->tmp);
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+	f->fd = -1;
+}
+
+int trace_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+	while (len) {
+		ssize_t r = pread(fd, p, len, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = 0;
+			return -1;
+		}
+		p += r;
+		len -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+int trace_write_opts_resolve(const struct trace_write_opts *in, struct trace_write_opts *out,
+			     struct nl_err *err)
+{
+	out->frame_target = in && in->frame_target ? in->frame_target : TRACE_FRAME_TARGET_DEFAULT;
+	out->zstd_level = in && in->zstd_level ? in->zstd_level : TRACE_ZSTD_LEVEL_DEFAULT;
+	if (out->frame_target < TRACE_FRAME_TARGET_MIN || out->frame_target > TRACE_FRAME_TARGET_MAX)
+		return nl_errf(err, NL_ERANGE, "frame_target %u: expected %u .. %u bytes",
+			       out->frame_target, TRACE_FRAME_TARGET_MIN, TRACE_FRAME_TARGET_MAX);
+	if (out->zstd_level < 1 || out->zstd_level > ZSTD_maxCLevel())
+		return nl_errf(err, NL_ERANGE, "zstd_level %d: expected 1 .. %d", out->zstd_level,
+			       ZSTD_maxCLevel());
+	return 0;
+}
+
+const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id)
+{
+	size_t lo = 0, hi = m->n_comms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->comms[mid].id == id)
+			return &m->comms[mid];
+		if (m->comms[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void trace_manifest_release(struct trace_manifest *m)
+{
+	free(m->application);
+	free(m->command_line);
+	free(m->machine);
+	free(m->recorder);
+	free(m->mpi_library);
+	for (uint32_t i = 0; i < m->n_comms; i++)
+		free(m->comms[i].world_ranks);
+	free(m->comms);
+	free(m->rank_ops);
+	free(m->rank_bytes);
+	free(m->rank_hash);
+	memset(m, 0, sizeof *m);
+}
+
+int trace_skips_add(struct trace_skips *s, const char *name, const char *why, uint64_t count)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].name, name) && !strcmp(s->v[i].why, why)) {
+			s->v[i].count += count;
+			return 0;
+		}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct trace_skip *t = realloc(s->v, cap * sizeof *t);
+		if (!t)
+			return NL_ENOMEM;
+		s->v = t;
+		s->cap = cap;
+	}
+	s->v[s->n].name = trace_strdup(name);
+	s->v[s->n].why = trace_strdup(why);
+	if (!s->v[s->n].name || !s->v[s->n].why) {
+		free(s->v[s->n].name);
+		free(s->v[s->n].why);
+		return NL_ENOMEM;
+	}
+	s->v[s->n].count = count;
+	s->n++;
+	return 0;
+}
+
+void trace_skips_report(const struct trace_skips *s, trace_warn_fn warn, void *ctx)
+{
+	char line[512];
+	if (!warn)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		snprintf(line, sizeof line, "not converted: %s x%llu (%s)", s->v[i].name,
+			 (unsigned long long)s->v[i].count, s->v[i].why);
+		warn(ctx, line);
+	}
+}
+
+void trace_skips_release(struct trace_skips *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].why);
+	}
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}

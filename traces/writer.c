@@ -1,0 +1,594 @@
+/* Writing: per-rank stream files (frame by frame, bounded memory) and the
+ * archive that gathers them under one header and metadata block.
+ *
+ * Invariant: the bytes written depend only on the ops, the manifest and the
+ * write options (frame cut rule and zstd parameters are fixed), never on
+ * time, hostnames of the writer or the order ranks were written.
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "core/error.h"
+
+struct trace_stream_writer {
+	FILE *f;
+	char *path;
+	uint32_t rank;
+	struct trace_write_opts opts;
+	ZSTD_CCtx *cctx;
+	uint8_t *raw;          /* ops of the open frame */
+	size_t raw_len, raw_cap;
+	uint8_t *comp;         /* compressed frame scratch */
+	size_t comp_cap;
+	uint32_t frame_ops;    /* ops in the open frame */
+	uint64_t prev_end_ps;  /* delta base within the open frame */
+	uint64_t n_ops, n_bytes;
+	struct trace_xxh64 hash; /* over every frame's raw bytes, in order */
+	int failed;            /* sticky error code */
+};
+
+static int sw_fail(struct trace_stream_writer *w, struct nl_err *err, int code, const char *what)
+{
+	w->failed = code;
+	return nl_errf(err, code, "%s: rank %u: %s", w->path, w->rank, what);
+}
+
+static int sw_io(struct trace_stream_writer *w, struct nl_err *err)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, "write failed: %s", strerror(errno ? errno : EIO));
+	return sw_fail(w, err, NL_EIO, msg);
+}
+
+static int sw_reserve(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 4096;
+	while (c < need)
+		c *= 2;
+	uint8_t *t = realloc(*buf, c);
+	if (!t)
+		return NL_ENOMEM;
+	*buf = t;
+	*cap = c;
+	return 0;
+}
+
+int trace_stream_open_opts(struct trace_stream_writer **wp, uint32_t rank, const char *path,
+			   const struct trace_write_opts *opts, struct nl_err *err)
+{
+	struct trace_write_opts o;
+	uint8_t hdr[TRACE_STREAM_HEADER_SIZE];
+	struct trace_stream_writer *w;
+
+	*wp = NULL;
+	NL_CHECK(trace_write_opts_resolve(opts, &o, err));
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	w->rank = rank;
+	w->opts = o;
+	w->path = trace_strdup(path);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->path || !w->cctx || sw_reserve(&w->raw, &w->raw_cap, o.frame_target)) {
+		trace_stream_abort(w);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	/* Fixed parameters: single-threaded, content size and checksum in
+	 * every frame (the checksum catches a flipped compressed byte). */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, o.zstd_level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		trace_stream_abort(w);
+		return nl_errf(err, NL_EINVAL, "%s: zstd rejected level %d", path, o.zstd_level);
+	}
+	trace_xxh64_init(&w->hash, 0);
+	w->f = fopen(path, "wb");
+	if (!w->f) {
+		int e = errno;
+		free(w->path);
+		w->path = NULL;
+		trace_stream_abort(w);
+		return nl_errf(err, NL_EIO, "%s: cannot create: %s", path, strerror(e));
+	}
+	memcpy(hdr, TRACE_STREAM_MAGIC, 8);
+	trace_put_u32(hdr + 8, rank);
+	trace_put_u32(hdr + 12, o.frame_target);
+	trace_put_u32(hdr + 16, (uint32_t)o.zstd_level);
+	trace_put_u32(hdr + 20, TRACE_FORMAT_VERSION);
+	if (fwrite(hdr, 1, sizeof hdr, w->f) != sizeof hdr) {
+		int rc = sw_io(w, err);
+		trace_stream_abort(w);
+		return rc;
+	}
+	*wp = w;
+	return 0;
+}
+
+int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char *path,
+		      struct nl_err *err)
+{
+	return trace_stream_open_opts(w, rank, path, NULL, err);
+}
+
+/* Compress and write the open frame as one 'F' chunk. */
+static int sw_flush(struct trace_stream_writer *w, struct nl_err *err)
+{
+	uint8_t hdr[TRACE_FRAME_HDR_SIZE];
+	size_t bound = ZSTD_compressBound(w->raw_len);
+
+	if (!w->frame_ops)
+		return 0;
+	if (sw_reserve(&w->comp, &w->comp_cap, bound))
+		return sw_fail(w, err, NL_ENOMEM, "out of memory");
+	size_t c = ZSTD_compress2(w->cctx, w->comp, w->comp_cap, w->raw, w->raw_len);
+	if (ZSTD_isError(c))
+		return sw_fail(w, err, NL_EIO, ZSTD_getErrorName(c));
+	hdr[0] = TRACE_CHUNK_FRAME;
+	trace_put_u32(hdr + 1, w->frame_ops);
+	trace_put_u32(hdr + 5, (uint32_t)w->raw_len);
+	trace_put_u32(hdr + 9, (uint32_t)c);
+	if (fwrite(hdr, 1, sizeof hdr, w->f) != sizeof hdr || fwrite(w->comp, 1, c, w->f) != c)
+		return sw_io(w, err);
+	trace_xxh64_update(&w->hash, w->raw, w->raw_len);
+	w->n_bytes += w->raw_len;
+	w->raw_len = 0;
+	w->frame_ops = 0;
+	w->prev_end_ps = 0;
+	return 0;
+}
+
+int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op, struct nl_err *err)
+{
+	if (w->failed)
+		return nl_errf(err, w->failed, "%s: rank %u: writer failed earlier", w->path, w->rank);
+	NL_CHECK(trace_op_check(op, err));
+	size_t need = trace_op_encoded_max(op);
+	if (need > TRACE_FRAME_RAW_MAX)
+		return nl_errf(err, NL_ERANGE, "%s: rank %u: %s op too large (%zu bytes encoded, max %u)",
+			       w->path, w->rank, trace_op_name(op->kind), need, TRACE_FRAME_RAW_MAX);
+	if (sw_reserve(&w->raw, &w->raw_cap, w->raw_len + need))
+		return sw_fail(w, err, NL_ENOMEM, "out of memory");
+
+	uint64_t base = w->prev_end_ps;
+	size_t n = trace_op_encode(w->raw + w->raw_len, op, &w->prev_end_ps);
+	/* Cut rule (docs/trace-format.md §5): a frame that already holds ops
+	 * is closed before an op that would take it past frame_target; the op
+	 * is then re-encoded as the first of the next frame (delta base 0). */
+	if (w->frame_ops && w->raw_len + n > w->opts.frame_target) {
+		w->prev_end_ps = base;
+		NL_CHECK(sw_flush(w, err));
+		n = trace_op_encode(w->raw, op, &w->prev_end_ps);
+	}
+	w->raw_len += n;
+	w->frame_ops++;
+	w->n_ops++;
+	return 0;
+}
+
+int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t *n_bytes,
+		       uint64_t *hash, struct nl_err *err)
+{
+	uint8_t end[TRACE_END_SIZE];
+	int rc = 0;
+
+	if (w->failed) {
+		rc = nl_errf(err, w->failed, "%s: rank %u: writer failed earlier", w->path, w->rank);
+		trace_stream_abort(w);
+		return rc;
+	}
+	rc = sw_flush(w, err);
+	if (!rc) {
+		uint64_t h = trace_xxh64_digest(&w->hash);
+		end[0] = TRACE_CHUNK_END;
+		trace_put_u64(end + 1, w->n_ops);
+		trace_put_u64(end + 9, w->n_bytes);
+		trace_put_u64(end + 17, h);
+		if (fwrite(end, 1, sizeof end, w->f) != sizeof end || fflush(w->f) != 0)
+			rc = sw_io(w, err);
+		if (!rc) {
+			if (n_ops)
+				*n_ops = w->n_ops;
+			if (n_bytes)
+				*n_bytes = w->n_bytes;
+			if (hash)
+				*hash = h;
+		}
+	}
+	if (rc) {
+		trace_stream_abort(w);
+		return rc;
+	}
+	if (fclose(w->f) != 0) {
+		w->f = NULL;
+		rc = sw_io(w, err);
+		trace_stream_abort(w);
+		return rc;
+	}
+	w->f = NULL;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->comp);
+	free(w->path);
+	free(w);
+	return 0;
+}
+
+void trace_stream_abort(struct trace_stream_writer *w)
+{
+	if (!w)
+		return;
+	if (w->f) {
+		fclose(w->f);
+		if (w->path)
+			unlink(w->path);
+	}
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->comp);
+	free(w->path);
+	free(w);
+}
+
+/* --- archive ---------------------------------------------------------------- */
+
+/* What the scan of one stream file found. */
+struct stream_info {
+	uint64_t size;        /* file size */
+	uint64_t n_ops, raw_bytes, hash;
+	uint64_t n_frames;
+	uint32_t frame_target;
+	int32_t level;
+};
+
+/* Walk a stream file's chunk headers (payloads are skipped with pread
+ * offsets) and check its structure and totals. */
+static int scan_stream(const char *path, uint32_t rank, struct stream_info *si, struct nl_err *err)
+{
+	uint8_t hdr[TRACE_STREAM_HEADER_SIZE], ch[TRACE_END_SIZE];
+	struct stat st;
+	int rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot open rank %u stream: %s", path, rank, strerror(errno));
+	memset(si, 0, sizeof *si);
+	if (fstat(fd, &st) != 0) {
+		rc = nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	si->size = (uint64_t)st.st_size;
+	if (trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, TRACE_STREAM_MAGIC, 8)) {
+		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom rank stream (bad magic)", path);
+		goto out;
+	}
+	if (trace_get_u32(hdr + 20) != TRACE_FORMAT_VERSION) {
+		rc = nl_errf(err, NL_EUNSUPPORTED, "%s: offset 20: stream format version %u (expected %u)",
+			     path, trace_get_u32(hdr + 20), TRACE_FORMAT_VERSION);
+		goto out;
+	}
+	if (trace_get_u32(hdr + 8) != rank) {
+		rc = nl_errf(err, NL_EFORMAT, "%s: offset 8: stream is for rank %u, expected rank %u", path,
+			     trace_get_u32(hdr + 8), rank);
+		goto out;
+	}
+	si->frame_target = trace_get_u32(hdr + 12);
+	si->level = (int32_t)trace_get_u32(hdr + 16);
+
+	uint64_t pos = TRACE_STREAM_HEADER_SIZE, ops = 0, raw = 0;
+	for (;;) {
+		if (trace_pread_full(fd, ch, 1, pos)) {
+			rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: stream ends without an end chunk",
+				     path, rank, (unsigned long long)pos);
+			goto out;
+		}
+		if (ch[0] == TRACE_CHUNK_FRAME) {
+			if (trace_pread_full(fd, ch, TRACE_FRAME_HDR_SIZE, pos)) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: truncated frame header",
+					     path, rank, (unsigned long long)pos);
+				goto out;
+			}
+			uint32_t n = trace_get_u32(ch + 1), rl = trace_get_u32(ch + 5), cl = trace_get_u32(ch + 9);
+			if (!n || !rl || rl > TRACE_FRAME_RAW_MAX || !cl ||
+			    pos + TRACE_FRAME_HDR_SIZE + cl > si->size) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: bad or truncated frame",
+					     path, rank, (unsigned long long)pos);
+				goto out;
+			}
+			ops += n;
+			raw += rl;
+			si->n_frames++;
+			pos += TRACE_FRAME_HDR_SIZE + cl;
+		} else if (ch[0] == TRACE_CHUNK_END) {
+			if (trace_pread_full(fd, ch, TRACE_END_SIZE, pos) || pos + TRACE_END_SIZE != si->size) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: bad end chunk", path, rank,
+					     (unsigned long long)pos);
+				goto out;
+			}
+			si->n_ops = trace_get_u64(ch + 1);
+			si->raw_bytes = trace_get_u64(ch + 9);
+			si->hash = trace_get_u64(ch + 17);
+			if (si->n_ops != ops || si->raw_bytes != raw) {
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "%s: rank %u, offset %llu: end chunk says %llu ops / %llu bytes, frames hold %llu / %llu",
+					     path, rank, (unsigned long long)pos, (unsigned long long)si->n_ops,
+					     (unsigned long long)si->raw_bytes, (unsigned long long)ops,
+					     (unsigned long long)raw);
+				goto out;
+			}
+			break;
+		} else {
+			rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: unknown chunk type 0x%02x", path,
+				     rank, (unsigned long long)pos, ch[0]);
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Growable byte buffer for the metadata block. */
+struct mbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void mb_need(struct mbuf *b, size_t n)
+{
+	if (b->oom || b->len + n <= b->cap)
+		return;
+	size_t c = b->cap ? b->cap : 1024;
+	while (c < b->len + n)
+		c *= 2;
+	uint8_t *t = realloc(b->p, c);
+	if (!t) {
+		b->oom = true;
+		return;
+	}
+	b->p = t;
+	b->cap = c;
+}
+
+static void mb_varint(struct mbuf *b, uint64_t v)
+{
+	mb_need(b, TRACE_VARINT_MAX);
+	if (!b->oom)
+		b->len += trace_varint_put(b->p + b->len, v);
+}
+
+static void mb_u64(struct mbuf *b, uint64_t v)
+{
+	mb_need(b, 8);
+	if (!b->oom) {
+		trace_put_u64(b->p + b->len, v);
+		b->len += 8;
+	}
+}
+
+static void mb_str(struct mbuf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	mb_varint(b, n);
+	mb_need(b, n);
+	if (!b->oom && n) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	}
+}
+
+static int cmp_comm_ptr(const void *a, const void *b)
+{
+	const struct trace_comm *x = *(const struct trace_comm *const *)a;
+	const struct trace_comm *y = *(const struct trace_comm *const *)b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Check the user communicators and return them sorted by id. */
+static int sorted_comms(const struct trace_manifest *m, const struct trace_comm ***out, size_t *n_out,
+			const char *path, struct nl_err *err)
+{
+	const struct trace_comm **v = NULL;
+	size_t n = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (m->n_comms && !m->comms)
+		return nl_errf(err, NL_EINVAL, "%s: manifest has %u communicators but comms is NULL", path,
+			       m->n_comms);
+	if (m->n_comms) {
+		v = malloc(m->n_comms * sizeof *v);
+		if (!v)
+			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	for (uint32_t i = 0; i < m->n_comms; i++) {
+		const struct trace_comm *c = &m->comms[i];
+		if (c->id == TRACE_COMM_WORLD || c->id == TRACE_COMM_SELF)
+			continue;
+		if (c->id == TRACE_COMM_NULL || !c->size || !c->world_ranks || c->size > m->n_ranks) {
+			free(v);
+			return nl_errf(err, NL_EINVAL,
+				       "%s: communicator %u: expected an id < %u and 1 .. %u members", path, c->id,
+				       TRACE_COMM_NULL, m->n_ranks);
+		}
+		for (uint32_t j = 0; j < c->size; j++)
+			if (c->world_ranks[j] >= m->n_ranks) {
+				free(v);
+				return nl_errf(err, NL_EINVAL,
+					       "%s: communicator %u: member %u is world rank %u, expected < %u", path,
+					       c->id, j, c->world_ranks[j], m->n_ranks);
+			}
+		v[n++] = c;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_comm_ptr);
+	for (size_t i = 1; i < n; i++)
+		if (v[i]->id == v[i - 1]->id) {
+			uint32_t id = v[i]->id;
+			free(v);
+			return nl_errf(err, NL_EINVAL, "%s: communicator id %u listed twice", path, id);
+		}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+static int copy_section(struct trace_afile *af, const char *src, uint64_t from, uint64_t len,
+			uint8_t *buf, size_t cap, struct nl_err *err)
+{
+	int rc = 0;
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot open: %s", src, strerror(errno));
+	while (len && !rc) {
+		size_t n = len < cap ? (size_t)len : cap;
+		if (trace_pread_full(fd, buf, n, from))
+			rc = nl_errf(err, NL_EIO, "%s: read failed at offset %llu", src, (unsigned long long)from);
+		else
+			rc = trace_afile_write(af, buf, n, err);
+		from += n;
+		len -= n;
+	}
+	close(fd);
+	return rc;
+}
+
+int trace_archive_write(const char *path, const struct trace_manifest *m,
+			const char *const *stream_paths, struct nl_err *err)
+{
+	struct stream_info *si = NULL;
+	const struct trace_comm **comms = NULL;
+	size_t n_comms = 0;
+	struct mbuf mb = {0};
+	uint8_t *meta = NULL, *buf = NULL;
+	uint8_t hdr[TRACE_HEADER_SIZE];
+	struct trace_afile af = {.fd = -1};
+	int rc;
+
+	if (!m->n_ranks)
+		return nl_errf(err, NL_EINVAL, "%s: manifest has 0 ranks", path);
+	rc = sorted_comms(m, &comms, &n_comms, path, err);
+	if (rc)
+		return rc;
+	si = calloc(m->n_ranks, sizeof *si);
+	if (!si) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (uint32_t r = 0; r < m->n_ranks; r++) {
+		rc = scan_stream(stream_paths[r], r, &si[r], err);
+		if (rc)
+			goto out;
+		if (si[r].frame_target != si[0].frame_target || si[r].level != si[0].level) {
+			rc = nl_errf(err, NL_EINVAL,
+				     "%s: rank %u stream was written with frame_target %u / level %d, rank 0 with %u / %d",
+				     stream_paths[r], r, si[r].frame_target, si[r].level, si[0].frame_target,
+				     si[0].level);
+			goto out;
+		}
+		if ((m->rank_ops && m->rank_ops[r] != si[r].n_ops) ||
+		    (m->rank_bytes && m->rank_bytes[r] != si[r].raw_bytes) ||
+		    (m->rank_hash && m->rank_hash[r] != si[r].hash)) {
+			rc = nl_errf(err, NL_EINVAL,
+				     "%s: rank %u: manifest says %llu ops / %llu bytes / hash %016llx, the stream has %llu / %llu / %016llx",
+				     stream_paths[r], r,
+				     (unsigned long long)(m->rank_ops ? m->rank_ops[r] : si[r].n_ops),
+				     (unsigned long long)(m->rank_bytes ? m->rank_bytes[r] : si[r].raw_bytes),
+				     (unsigned long long)(m->rank_hash ? m->rank_hash[r] : si[r].hash),
+				     (unsigned long long)si[r].n_ops, (unsigned long long)si[r].raw_bytes,
+				     (unsigned long long)si[r].hash);
+			goto out;
+		}
+	}
+
+	/* Metadata block (docs/trace-format.md §4). */
+	uint64_t rt_bits;
+	memcpy(&rt_bits, &m->recorded_runtime_s, 8);
+	mb_str(&mb, m->application);
+	mb_str(&mb, m->command_line);
+	mb_str(&mb, m->machine);
+	mb_str(&mb, m->recorder);
+	mb_str(&mb, m->mpi_library);
+	mb_varint(&mb, m->start_unix);
+	mb_u64(&mb, rt_bits);
+	mb_varint(&mb, n_comms);
+	for (size_t i = 0; i < n_comms; i++) {
+		mb_varint(&mb, comms[i]->id);
+		mb_varint(&mb, comms[i]->size);
+		for (uint32_t j = 0; j < comms[i]->size; j++)
+			mb_varint(&mb, comms[i]->world_ranks[j]);
+	}
+	for (uint32_t r = 0; r < m->n_ranks; r++) {
+		mb_varint(&mb, si[r].n_ops);
+		mb_varint(&mb, si[r].raw_bytes);
+		mb_u64(&mb, si[r].hash);
+		mb_varint(&mb, si[r].size - TRACE_STREAM_HEADER_SIZE);
+		mb_varint(&mb, si[r].n_frames);
+	}
+	if (mb.oom) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	size_t bound = ZSTD_compressBound(mb.len);
+	meta = malloc(bound);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t meta_len = 0;
+	if (meta && cc && !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, si[0].level)) &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)))
+		meta_len = ZSTD_compress2(cc, meta, bound, mb.p, mb.len);
+	ZSTD_freeCCtx(cc);
+	if (!meta || !meta_len || ZSTD_isError(meta_len)) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: cannot compress the metadata block", path);
+		goto out;
+	}
+
+	uint64_t file_len = TRACE_HEADER_SIZE + meta_len;
+	for (uint32_t r = 0; r < m->n_ranks; r++)
+		file_len += si[r].size - TRACE_STREAM_HEADER_SIZE;
+	memset(hdr, 0, sizeof hdr);
+	memcpy(hdr, TRACE_MAGIC, 8);
+	trace_put_u32(hdr + 8, TRACE_FORMAT_VERSION);
+	trace_put_u32(hdr + 12, 0);
+	trace_put_u32(hdr + 16, m->n_ranks);
+	trace_put_u32(hdr + 20, si[0].frame_target);
+	trace_put_u32(hdr + 24, (uint32_t)si[0].level);
+	trace_put_u32(hdr + 28, 0);
+	trace_put_u64(hdr + 32, meta_len);
+	trace_put_u64(hdr + 40, trace_xxh64(meta, meta_len, 0));
+	trace_put_u64(hdr + 48, file_len);
+	trace_put_u64(hdr + 56, trace_xxh64(hdr, 56, 0));
+
+	enum { COPY_BUF = 1 << 20 };
+	buf = malloc(COPY_BUF);
+	if (!buf) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	rc = trace_afile_open(&af, path, err);
+	if (rc)
+		goto out;
+	rc = trace_afile_write(&af, hdr, sizeof hdr, err);
+	if (!rc)
+		rc = trace_afile_write(&af, meta, meta_len, err);
+	for (uint32_t r = 0; r < m->n_ranks && !rc; r++)
+		rc = copy_section(&af, stream_paths[r], TRACE_STREAM_HEADER_SIZE,
+				  si[r].size - TRACE_STREAM_HEADER_SIZE, buf, COPY_BUF, err);
+	if (rc)
+		trace_afile_abort(&af);
+	else
+		rc = trace_afile_commit(&af, err);
+out:
+	free(buf);
+	free(meta);
+	free(mb.p);
+	free(si);
+	free(comms);
+	return rc;
+}
