@@ -576,7 +576,7 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 
 /* Copy the op's arrays into the rank's buffers: the source may reuse its
  * storage on the next call, and non-blocking collectives copy again. */
-static int app_own_op(struct app *a, struct app_rank *rk, struct nl_err *err)
+static int app_own_op(struct app_rank *rk, struct nl_err *err)
 {
 	struct trace_op *op = &rk->op;
 	uint32_t nc = op->n_counts;
@@ -658,7 +658,7 @@ static int app_rank_run(struct app *a, uint32_t r, struct nl_err *err)
 		}
 		rk->op_index = rk->st.ops++;
 		a->ops_done++;
-		NL_CHECK(app_own_op(a, rk, err));
+		NL_CHECK(app_own_op(rk, err));
 		rc = app_exec(a, r, err);
 		if (rc <= 0)
 			return rc;

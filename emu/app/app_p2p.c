@@ -502,8 +502,11 @@ static int app_accept(struct app *a, uint32_t m, struct nl_err *err)
 	struct app_rank *rk = &a->ranks[ms->dst];
 	if (rk->state == RK_PROBE && rk->probe_comm == ms->comm &&
 	    (rk->probe_src == TRACE_ANY_SOURCE || rk->probe_src == ms->src_local) &&
-	    app_tag_match(rk->probe_tag, ms->tag))
+	    app_tag_match(rk->probe_tag, ms->tag)) {
+		if (ms->t_send_post > rk->t_peer_max)
+			rk->t_peer_max = ms->t_send_post;
 		app_make_ready(a, ms->dst);
+	}
 	return 0;
 }
 
