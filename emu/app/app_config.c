@@ -69,7 +69,7 @@ static const struct param_def app_keys[] = {
 	{"eager_threshold", PARAM_INT, offsetof(struct app_config, eager_threshold), "4096", 0, 1099511627776.0,
 	 "largest message sent eagerly, bytes; larger ones use rendezvous (RTS, CTS, data)", NULL},
 	{"mtu", PARAM_INT, offsetof(struct app_config, mtu), "4096", 1, 1073741824.0,
-	 "packet payload size, bytes, for backends that cut messages into packets", NULL},
+	 "packet payload size, bytes, for backends that cut messages into packets (flit; the analytic backend does not)", NULL},
 	{"cpu_factor", PARAM_DOUBLE, offsetof(struct app_config, cpu_factor), "1", 1e-6, 1e6,
 	 "multiplier of recorded compute intervals (0.5 = a CPU twice as fast)", NULL},
 	{"cpu_flops", PARAM_DOUBLE, offsetof(struct app_config, cpu_flops), "1e9", 1, 1e18,

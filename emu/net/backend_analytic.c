@@ -9,15 +9,17 @@
  * link_model = endpoint and links add contention as FIFO reservations:
  * every channel (an endpoint's injection and ejection channel; with links,
  * also every router-to-router channel of the message's minimal route) keeps
- * the time it becomes free. A message crosses its channels c_0..c_n
- * pipelined, entering c_i at t0 + i * (hop_latency + P / bandwidth), where
- * P = min(S, mtu) is its first packet (store-and-forward per packet, cut
- * through per message), and holds each for S / bandwidth. t0 is the
- * earliest start no earlier than t at which every channel is free when the
- * message reaches it; channels are reserved in send order, so a message
- * never overtakes an earlier one on a shared channel (no backfilling).
- * Completion is t0 + n * (hop_latency + P / bandwidth) + S / bandwidth +
- * latency. Deterministic: no draws, ties complete in send order.
+ * the time it becomes free. A message crosses its injection channel, its h
+ * router-to-router channels and its ejection channel cut through, entering
+ * the j-th router channel at t0 + j * hop_latency (the ejection channel
+ * with the last one) and holding each for S / bandwidth; t0 is the
+ * earliest start no earlier than t at which every
+ * channel is free when the message reaches it. Channels are reserved in
+ * send order, so a message never overtakes an earlier one on a shared
+ * channel (no backfilling), and without contention the time is the
+ * link_model = none time. The model does not cut messages into packets
+ * (mtu is for backends that do). Deterministic: no draws, ties complete in
+ * send order.
  *
  * ideal = yes: zero latency, infinite bandwidth (a message completes at
  * the instant it is sent), for checking the app layer's compute-only time.
@@ -98,7 +100,6 @@ struct analytic {
 	double ps_per_byte;   /* 8000 / Gbit/s */
 	uint64_t latency_ps;
 	uint64_t hop_ps;
-	uint64_t mtu_bytes;
 
 	struct analytic_ev *heap;
 	size_t n_heap, cap_heap;
@@ -119,23 +120,6 @@ struct analytic {
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
-
-/* Read a key that another module's table declares (mtu lives in the replay
- * table because every backend honours it): its set value or its default. */
-static uint64_t analytic_foreign_u64(const struct config *cfg, const char *key, uint64_t fallback)
-{
-	const char *v = cfg ? config_get(cfg, key) : NULL;
-	if (!v && cfg) {
-		const struct param_def *d = NULL;
-		if (config_find_key(cfg, key, &d) && d->defval)
-			v = d->defval;
-	}
-	if (!v)
-		return fallback;
-	char *end;
-	unsigned long long x = strtoull(v, &end, 0);
-	return *end == '\0' && x > 0 ? (uint64_t)x : fallback;
-}
 
 static void analytic_destroy(struct net_backend *b)
 {
@@ -188,7 +172,6 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 	if (rc < 0)
 		goto fail;
 	a->t = t;
-	a->mtu_bytes = analytic_foreign_u64(cfg, "mtu", 4096);
 	if (a->p.link_model == ANALYTIC_LINK_LINKS && !t) {
 		rc = nl_errf(err, NL_ECONFIG,
 			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
@@ -419,22 +402,23 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 		if (rc < 0)
 			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
 
-		uint64_t ser = analytic_ser_ps(a, bytes);
-		uint64_t step = a->hop_ps + analytic_ser_ps(a, bytes < a->mtu_bytes ? bytes : a->mtu_bytes);
+		/* Channel i of n enters at min(i, h) hop latencies, h = n - 2
+		 * router channels. */
+		uint64_t ser = analytic_ser_ps(a, bytes), h = n - 2;
 		uint64_t t0 = now_ps;
 		for (size_t i = 0; i < n; i++) {
-			uint64_t off = i * step, f = a->chan[a->route[i]].free_ps;
+			uint64_t off = (i < h ? i : h) * a->hop_ps, f = a->chan[a->route[i]].free_ps;
 			if (f > off && f - off > t0)
 				t0 = f - off;
 		}
 		for (size_t i = 0; i < n; i++) {
 			struct analytic_chan *c = &a->chan[a->route[i]];
-			c->free_ps = t0 + i * step + ser;
+			c->free_ps = t0 + (i < h ? i : h) * a->hop_ps + ser;
 			c->busy_ps += ser;
 			c->bytes += bytes;
 			c->msgs++;
 		}
-		done = t0 + (n - 1) * step + ser + a->latency_ps;
+		done = t0 + h * a->hop_ps + ser + a->latency_ps;
 	}
 	if (analytic_push(a, done, msg_id) < 0)
 		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
