@@ -675,7 +675,8 @@ static int app_add_comm(struct app *a, uint32_t id, uint32_t size, const uint32_
 	if (a->n_comms >= APP_MAX_COMMS)
 		return nl_errf(err, NL_EUNSUPPORTED, "trace manifest: more than %u communicators",
 			       APP_MAX_COMMS);
-	struct app_comm *cm = &a->comms[a->n_comms];
+	/* Counted at once, so app_free releases it whatever fails below. */
+	struct app_comm *cm = &a->comms[a->n_comms++];
 	cm->id = id;
 	cm->size = size;
 	cm->world = malloc((size ? size : 1) * sizeof *cm->world);
@@ -702,9 +703,8 @@ static int app_add_comm(struct app *a, uint32_t id, uint32_t size, const uint32_
 		for (uint32_t i = 0; i < size; i++)
 			cm->world[i] = i;
 	}
-	if (app_map_put(&a->comm_index, id, a->n_comms) < 0)
+	if (app_map_put(&a->comm_index, id, a->n_comms - 1) < 0)
 		goto oom;
-	a->n_comms++;
 	return 0;
 oom:
 	return nl_errf(err, NL_ENOMEM, "replay: out of memory for communicator %" PRIu32, id);
