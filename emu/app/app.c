@@ -267,11 +267,13 @@ static void app_wait_retire(struct app *a, uint32_t r)
 	struct app_rank *rk = &a->ranks[r];
 	uint32_t n;
 	bool any;
-	const uint32_t *ids = app_wait_ids(&rk->op, &n, &any);
+	app_wait_ids(&rk->op, &n, &any);
+	const uint32_t *qs = n <= 1 ? &rk->wait_q1 : rk->wait_q;
 	bool retired = false;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t q = app_map_get(&a->req_map, (uint64_t)r << 32 | ids[i]);
-		if (q == APP_NONE)
+		uint32_t q = qs[i];
+		/* kind 0: freed above (the list named it twice). */
+		if (q == APP_NONE || app_req_at(a, q)->kind == 0)
 			continue;
 		struct app_req *rq = app_req_at(a, q);
 		rq->flags &= (uint16_t)~RF_WAITED;
@@ -291,12 +293,17 @@ static int app_wait_begin(struct app *a, uint32_t r)
 	uint32_t n, known = 0, active = 0;
 	bool any;
 	const uint32_t *ids = app_wait_ids(&rk->op, &n, &any);
+	/* The requests stay put while the rank waits (only the rank itself
+	 * frees its requests), so resolve the ids once. */
+	uint32_t *qs = n <= 1 ? &rk->wait_q1 : rk->wait_q;
 	app_call_begin(a, rk);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t q = app_req_lookup(a, r, ids[i]);
+		uint32_t q = qs[i] = app_req_lookup(a, r, ids[i]);
 		if (q == APP_NONE)
 			continue;
 		struct app_req *rq = app_req_at(a, q);
+		if (rq->flags & RF_WAITED) /* listed twice */
+			continue;
 		known++;
 		if (rq->t_peer > rk->t_peer_max)
 			rk->t_peer_max = rq->t_peer;
@@ -605,6 +612,10 @@ static int app_own_op(struct app_rank *rk, struct nl_err *err)
 			if (!b)
 				return nl_errf(err, NL_ENOMEM, "replay: out of memory");
 			rk->reqs_buf = b;
+			b = realloc(rk->wait_q, op->n_reqs * sizeof *b);
+			if (!b)
+				return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+			rk->wait_q = b;
 			rk->reqs_cap = op->n_reqs;
 		}
 		memcpy(rk->reqs_buf, op->reqs, op->n_reqs * sizeof *rk->reqs_buf);
@@ -800,6 +811,7 @@ void app_free(struct app *a)
 		for (uint32_t r = 0; r < a->n_ranks; r++) {
 			free(a->ranks[r].counts_buf);
 			free(a->ranks[r].reqs_buf);
+			free(a->ranks[r].wait_q);
 		}
 	/* Collective records own count copies. */
 	if (a->colls.chunks)

@@ -41,6 +41,13 @@ void app_map_release(struct app_map *m);
 uint32_t app_map_get(const struct app_map *m, uint64_t key); /* APP_NONE when absent */
 int app_map_put(struct app_map *m, uint64_t key, uint32_t val); /* insert or replace */
 void app_map_del(struct app_map *m, uint64_t key);
+/* Delete key only while it maps to val (one probe). */
+void app_map_del_val(struct app_map *m, uint64_t key, uint32_t val);
+
+struct app_pool;
+/* Remove every entry whose record (pool p, indexed by the value) idle()
+ * accepts, freeing the record; O(capacity). Returns how many went. */
+uint32_t app_map_sweep(struct app_map *m, struct app_pool *p, bool (*idle)(const void *rec));
 
 /* --- chunked pool of fixed-size records ------------------------------------ */
 
@@ -124,7 +131,7 @@ struct app_slot {
 	uint32_t next_free;
 	uint32_t posted_head, posted_tail;
 	uint32_t unx_head, unx_tail;
-	uint32_t pad;
+	uint32_t idle;      /* both lists empty: kept for reuse until a sweep */
 	uint64_t key;
 };
 
@@ -136,7 +143,7 @@ struct app_pair {
 	uint32_t recv_seq;  /* next sequence number the receiver may match */
 	uint32_t in_flight; /* stamped but not yet accepted */
 	uint32_t held;      /* out-of-order arrivals, sorted by seq (via all_next) */
-	uint32_t pad;
+	uint32_t idle;      /* nothing in flight: kept for reuse until a sweep */
 	uint64_t key;
 };
 
@@ -254,6 +261,8 @@ struct app_rank {
 	uint32_t counts_cap;
 	uint32_t reqs_cap;
 	uint32_t *reqs_buf;
+	uint32_t *wait_q;      /* [reqs_cap]: a wait's requests, resolved once */
+	uint32_t wait_q1;      /* the same for a single request */
 	uint64_t t_call;       /* start of the current MPI call */
 	uint64_t t_block;      /* when the current call blocked */
 	uint64_t t_peer_max;   /* latest peer post time among awaited requests */
@@ -310,6 +319,10 @@ struct app {
 	struct app_map req_map;   /* rank << 32 | user id -> req */
 	struct app_map slot_map;  /* dst << 40 | comm << 24 | src_local -> slot */
 	struct app_map pair_map;  /* src << 32 | dst -> pair */
+	/* Idle slots and pairs stay mapped (most are reused at once); when
+	 * they outnumber the busy ones a sweep frees them, so memory follows
+	 * what is live, not the trace's length. */
+	uint32_t idle_slots, idle_pairs;
 
 	struct app_ev *heap;
 	size_t n_heap, cap_heap;

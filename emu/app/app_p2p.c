@@ -54,9 +54,7 @@ void app_req_free(struct app *a, uint32_t q)
 {
 	struct app_req *rq = app_req_at(a, q);
 	if (rq->flags & RF_USER) {
-		uint64_t key = (uint64_t)rq->rank << 32 | rq->user_id;
-		if (app_map_get(&a->req_map, key) == q)
-			app_map_del(&a->req_map, key);
+		app_map_del_val(&a->req_map, (uint64_t)rq->rank << 32 | rq->user_id, q);
 	}
 	if (rq->kind == REQ_COLL && rq->coll != APP_NONE)
 		app_coll_free(a, rq->coll);
@@ -112,8 +110,14 @@ static uint32_t app_slot_get(struct app *a, uint32_t dst, uint32_t comm, int32_t
 {
 	uint64_t key = app_slot_key(dst, comm, src_local);
 	uint32_t s = app_map_get(&a->slot_map, key);
-	if (s != APP_NONE)
+	if (s != APP_NONE) {
+		struct app_slot *sl = app_slot_at(a, s);
+		if (sl->idle) {
+			sl->idle = 0;
+			a->idle_slots--;
+		}
 		return s;
+	}
 	s = app_pool_alloc(&a->slots);
 	if (s == APP_NONE)
 		return APP_NONE;
@@ -127,13 +131,21 @@ static uint32_t app_slot_get(struct app *a, uint32_t dst, uint32_t comm, int32_t
 	return s;
 }
 
+static bool app_slot_idle(const void *rec)
+{
+	return ((const struct app_slot *)rec)->idle;
+}
+
+/* The slot's lists may have emptied: mark it idle, and sweep the idle ones
+ * when they outnumber the busy ones. */
 static void app_slot_maybe_drop(struct app *a, uint32_t s)
 {
 	struct app_slot *sl = app_slot_at(a, s);
-	if (sl->posted_head != APP_NONE || sl->unx_head != APP_NONE)
+	if (sl->idle || sl->posted_head != APP_NONE || sl->unx_head != APP_NONE)
 		return;
-	app_map_del(&a->slot_map, sl->key);
-	app_pool_free(&a->slots, s);
+	sl->idle = 1;
+	if (++a->idle_slots > 4096 && 2 * a->idle_slots > a->slot_map.n)
+		a->idle_slots -= app_map_sweep(&a->slot_map, &a->slots, app_slot_idle);
 }
 
 static inline bool app_tag_match(int32_t want, int32_t have)
@@ -324,6 +336,10 @@ static int app_pair_stamp(struct app *a, struct app_msg *ms)
 		pr->key = key;
 	}
 	struct app_pair *pr = app_pool_at(&a->pairs, p);
+	if (pr->idle) {
+		pr->idle = 0;
+		a->idle_pairs--;
+	}
 	ms->seq = pr->send_seq++;
 	pr->in_flight++;
 	return 0;
@@ -510,6 +526,11 @@ static int app_accept(struct app *a, uint32_t m, struct nl_err *err)
 	return 0;
 }
 
+static bool app_pair_idle(const void *rec)
+{
+	return ((const struct app_pair *)rec)->idle;
+}
+
 static int app_arrive(struct app *a, uint32_t m, struct nl_err *err)
 {
 	struct app_msg *ms = app_msg_at(a, m);
@@ -537,8 +558,9 @@ static int app_arrive(struct app *a, uint32_t m, struct nl_err *err)
 		app_msg_at(a, m)->all_next = APP_NONE;
 	}
 	if (pr->in_flight == 0 && pr->held == APP_NONE) {
-		app_map_del(&a->pair_map, key);
-		app_pool_free(&a->pairs, p);
+		pr->idle = 1;
+		if (++a->idle_pairs > 4096 && 2 * a->idle_pairs > a->pair_map.n)
+			a->idle_pairs -= app_map_sweep(&a->pair_map, &a->pairs, app_pair_idle);
 	}
 	return 0;
 }

@@ -91,6 +91,8 @@ int app_map_put(struct app_map *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
+static void app_map_del_at(struct app_map *m, uint32_t i);
+
 void app_map_del(struct app_map *m, uint64_t key)
 {
 	uint32_t i = app_map_slot(m, key);
@@ -99,6 +101,23 @@ void app_map_del(struct app_map *m, uint64_t key)
 			return;
 		i = (i + 1) & m->mask;
 	}
+	app_map_del_at(m, i);
+}
+
+void app_map_del_val(struct app_map *m, uint64_t key, uint32_t val)
+{
+	uint32_t i = app_map_slot(m, key);
+	while (m->keys[i] != key) {
+		if (m->keys[i] == APP_MAP_EMPTY)
+			return;
+		i = (i + 1) & m->mask;
+	}
+	if (m->vals[i] == val)
+		app_map_del_at(m, i);
+}
+
+static void app_map_del_at(struct app_map *m, uint32_t i)
+{
 	/* Backward shift: move later members of the probe run into the hole
 	 * when their home slot does not lie cyclically in (hole, j]. */
 	uint32_t hole = i;
@@ -113,6 +132,32 @@ void app_map_del(struct app_map *m, uint64_t key)
 	}
 	m->keys[hole] = APP_MAP_EMPTY;
 	m->n--;
+}
+
+uint32_t app_map_sweep(struct app_map *m, struct app_pool *p, bool (*idle)(const void *rec))
+{
+	struct app_map g;
+	if (app_map_init(&g, m->mask + 1) < 0)
+		return 0; /* keep everything: correct, only larger */
+	uint32_t gone = 0;
+	for (uint32_t i = 0; i <= m->mask; i++) {
+		if (m->keys[i] == APP_MAP_EMPTY)
+			continue;
+		if (idle(app_pool_at(p, m->vals[i]))) {
+			app_pool_free(p, m->vals[i]);
+			gone++;
+			continue;
+		}
+		uint32_t j = app_map_slot(&g, m->keys[i]);
+		while (g.keys[j] != APP_MAP_EMPTY)
+			j = (j + 1) & g.mask;
+		g.keys[j] = m->keys[i];
+		g.vals[j] = m->vals[i];
+		g.n++;
+	}
+	app_map_release(m);
+	*m = g;
+	return gone;
 }
 
 void app_pool_init(struct app_pool *p, uint32_t elem)
