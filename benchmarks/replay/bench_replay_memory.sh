@@ -7,7 +7,7 @@
 set -euo pipefail
 netloom=$1
 mk=$2
-iters=${3:-20000}
+iters=${3:-10000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0

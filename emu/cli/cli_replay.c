@@ -33,7 +33,7 @@ static void cli_replay_usage(FILE *f)
 		"\n"
 		"  -c, --config FILE   read settings from an INI file (repeatable; later wins)\n"
 		"  -s, --set KEY=VALUE set one key (repeatable; after the files)\n"
-		"      --json FILE     write results as JSON ('-' = stdout)\n"
+		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown as CSV instead of the report\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
@@ -282,6 +282,8 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 	if (optind + 1 < argc)
 		return nl_errf(err, NL_EINVAL, "replay: unexpected argument '%s' after TRACE", argv[optind + 1]);
 	o->trace = argv[optind];
+	if (o->csv && o->json && !strcmp(o->json, "-"))
+		return nl_errf(err, NL_EINVAL, "replay: --csv and --json - both want stdout; give --json a file");
 	return 0;
 }
 
@@ -366,7 +368,9 @@ int cli_replay_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
-	if (!deadlock) {
+	/* With the JSON on stdout, it is the only thing there. */
+	bool json_stdout = o.json && !strcmp(o.json, "-");
+	if (!deadlock && !json_stdout) {
 		if (o.csv)
 			cli_replay_csv(stdout, app_results(app));
 		else
