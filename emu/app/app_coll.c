@@ -699,6 +699,11 @@ static int app_coll_advance(struct app *a, uint32_t c, struct nl_err *err)
 		co->step++;
 		co->outstanding = n + 1; /* +1 guards against completion while posting */
 		co->posting = 1;
+		/* Posting completes only this collective's own steps synchronously
+		 * (deliveries go through the event loop), so the shared scratch
+		 * is never refilled while we read it. */
+		NL_ASSERT(!a->xfer_busy);
+		a->xfer_busy = true;
 		int32_t tag = co->tag_base - co->part;
 		for (int pass = 0; pass < 2; pass++)
 			for (uint32_t i = 0; i < n; i++) {
@@ -712,10 +717,17 @@ static int app_coll_advance(struct app *a, uint32_t c, struct nl_err *err)
 				if (rc < 0)
 					return rc;
 			}
+		a->xfer_busy = false;
 		co->posting = 0;
 		if (--co->outstanding > 0)
 			return 0;
 	}
+}
+
+uint64_t app_coll_tell(const struct app *a, uint32_t c)
+{
+	const struct app_coll_inst *co = app_coll_at(a, c);
+	return co->t_peer > co->t_entry ? co->t_peer : co->t_entry;
 }
 
 int app_coll_sub_done(struct app *a, uint32_t c, const struct app_req *sub, struct nl_err *err)
@@ -856,6 +868,7 @@ int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_
 	co->p = p;
 	co->me = me;
 	co->ckind = (uint8_t)coll;
+	co->t_entry = a->now;
 	/* Tags below -1 never meet user tags or ANY_TAG; 4 per instance, one
 	 * per part, so parts of one collective never cross-match. */
 	uint32_t seq = cm->coll_seq[me]++;

@@ -122,6 +122,8 @@ struct app_msg {
 	uint32_t seq;                /* matching order of (src, dst) */
 	uint32_t send_req, recv_req;
 	uint64_t bytes;
+	/* When the sender / receiver posted its side (for a collective's
+	 * messages: the latest member entry time it knew), for wait accounting. */
 	uint64_t t_send_post, t_recv_post;
 	uint64_t t_net;              /* when handed to the network */
 };
@@ -206,7 +208,8 @@ struct app_coll_inst {
 	uint32_t step;         /* next step within the part */
 	uint32_t outstanding;  /* sub-requests of the current step not complete */
 	uint8_t alg;           /* enum app_alg chosen */
-	uint64_t t_peer;       /* latest peer post time seen by its sub-requests */
+	uint64_t t_entry;      /* when the owner entered the collective */
+	uint64_t t_peer;       /* latest member entry time learnt from its messages */
 	struct app_coll_part parts[APP_COLL_MAX_PARTS];
 	uint64_t *counts;      /* owned copies for v variants: [2p] */
 };
@@ -335,6 +338,7 @@ struct app {
 	uint64_t now;             /* ps */
 
 	struct app_xfer *xfer;    /* step scratch, 2 * largest comm */
+	bool xfer_busy;           /* a step is being posted from xfer */
 	uint64_t cpu_factor_is_one;
 	uint64_t ops_done;
 	uint64_t t_deadlock;
@@ -369,6 +373,9 @@ static inline struct app_msg *app_msg_at(const struct app *a, uint32_t m)
 int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_t comm,
 		   enum app_coll coll, bool nonblocking, uint32_t *req_out, struct nl_err *err);
 int app_coll_sub_done(struct app *a, uint32_t c, const struct app_req *sub, struct nl_err *err);
+/* What a collective's messages tell their receivers about when its members
+ * entered it: the latest entry time this rank knows (its own included). */
+uint64_t app_coll_tell(const struct app *a, uint32_t c);
 void app_coll_free(struct app *a, uint32_t c);
 
 /* app.c */

@@ -361,13 +361,21 @@ static void app_latency_add(struct app *a, const struct app_msg *ms)
 	stats_hist_add(&a->lat_cls[c], lat);
 }
 
+/* The post time a request's peer learns: its own, or for a step of a
+ * collective the latest member entry time the collective knows, so waiting
+ * inside a collective counts until its last member arrived. */
+static uint64_t app_tell(const struct app *a, const struct app_req *rq)
+{
+	return rq->parent == APP_NONE ? rq->t_post : app_coll_tell(a, rq->parent);
+}
+
 /* Receive q meets message m (eager or RTS) at the receiver, now. */
 static int app_match(struct app *a, uint32_t q, uint32_t m, struct nl_err *err)
 {
 	struct app_req *rq = app_req_at(a, q);
 	struct app_msg *ms = app_msg_at(a, m);
 	rq->t_peer = ms->t_send_post;
-	ms->t_recv_post = rq->t_post;
+	ms->t_recv_post = app_tell(a, rq);
 	if (ms->kind == MSG_EAGER) {
 		app_pool_free(&a->msgs, m);
 		return app_req_complete(a, q, err);
@@ -401,7 +409,7 @@ static int app_post_send(struct app *a, uint32_t q, struct nl_err *err)
 	ms->bytes = rq->bytes;
 	ms->is_coll = rq->parent != APP_NONE;
 	ms->op_kind = rq->op_kind;
-	ms->t_send_post = a->now;
+	ms->t_send_post = app_tell(a, rq);
 	ms->recv_req = APP_NONE;
 	if (app_pair_stamp(a, ms) < 0)
 		return nl_errf(err, NL_ENOMEM, "replay: out of memory");

@@ -490,6 +490,35 @@ static void test_bcast_binomial_timing(void)
 	syn_free(&s);
 }
 
+static void test_collective_wait_accounting(void)
+{
+	/* Rank r enters a barrier after 10 r us: every rank waits until the
+	 * last member (rank 3, at 30 us) has entered, the rest is the
+	 * barrier's own messages; the last one does not wait. */
+	static const char *const algs[] = {"recursive_doubling", "bruck", "linear"};
+	for (int k = 0; k < 3; k++) {
+		struct syn s;
+		struct syn_run run;
+		char a[64];
+		snprintf(a, sizeof a, "coll_barrier_algorithm=%s", algs[k]);
+		const char *const set[] = {"latency_ns=1000", a, NULL};
+		syn_init(&s, 4);
+		for (uint32_t r = 0; r < 4; r++) {
+			syn_compute(&s, r, 10000000ull * r);
+			syn_coll(&s, r, TOP_BARRIER, 0, 0, 0, 0);
+		}
+		CHECK_OK(syn_replay(&s, set, &run), &run.err);
+		const struct app_results *res = app_results(run.app);
+		for (uint32_t r = 0; r < 4; r++) {
+			CHECK_UINT(res->ranks[r].wait_ps, ==, 10000000ull * (3 - r));
+			CHECK_UINT(res->ranks[r].compute_ps + res->ranks[r].comm_ps + res->ranks[r].wait_ps, ==,
+				   res->ranks[r].finish_ps);
+		}
+		syn_run_free(&run);
+		syn_free(&s);
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_algorithms_closed_forms);
@@ -500,5 +529,6 @@ int main(void)
 	TEST_RUN(test_open_mpi_decisions);
 	TEST_RUN(test_auto_every_collective);
 	TEST_RUN(test_bcast_binomial_timing);
+	TEST_RUN(test_collective_wait_accounting);
 	return test_done();
 }
