@@ -229,6 +229,199 @@ extern const struct trace_importer_ops trace_import_simgrid_ops;
 int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
 int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
 
+/* --- DUMPI binary records (dumpi_format.c) ----------------------------------
+ *
+ * A rank file is parsed from memory (the importer maps it): index record at
+ * the end, header, datatype-size table, then the call stream, one record at
+ * a time. Arguments are decoded from a per-call descriptor; arrays stay in
+ * the file and are read with dumpi_arr(). */
+
+#define DUMPI_N_LABELS 294        /* sst-dumpi funclabels.h, DUMPI 1.x .. 13.x */
+#define DUMPI_END_OF_STREAM 293
+#define DUMPI_MAX_ARGS 16
+
+struct dumpi_arg {
+	char type;    /* descriptor letter: i h b l (scalars), I H B (arrays), s S T J A x */
+	bool present; /* false for a root-only field on a non-root rank */
+	int64_t v;    /* scalar value (i sign-extended, h and b unsigned) */
+	uint32_t n;   /* array elements / status entries */
+	size_t off;   /* file offset of element 0 */
+};
+
+struct dumpi_rec {
+	uint16_t label;
+	uint64_t off;          /* file offset of the record */
+	bool has_time;
+	int64_t start_ns, stop_ns; /* wall clock (else CPU clock), ns since the epoch */
+	uint32_t n_args;
+	struct dumpi_arg a[DUMPI_MAX_ARGS];
+};
+
+struct dumpi_stream {
+	const uint8_t *p;      /* the whole rank file */
+	size_t len;
+	const char *name;      /* for messages */
+	uint32_t rank;
+	uint8_t ver[3];
+	uint64_t starttime;
+	char *hostname;
+	int32_t *type_sizes;   /* the file's datatype size table (may be empty) */
+	uint32_t n_type_sizes;
+	uint64_t body, end;    /* call stream [body, end) */
+	size_t pos;
+	uint32_t cpu_bias, wall_bias;
+	int64_t sec_last[2];   /* unwrapping the 16-bit seconds: cpu, wall */
+	uint64_t footer_calls[DUMPI_N_LABELS]; /* footer call counts minus ignored (0 if absent) */
+	bool has_footer;
+};
+
+int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, const char *name, uint32_t rank,
+		      struct nl_err *err);
+/* 1 with *r filled, 0 at the end of the stream, or an error naming the
+ * file, rank and offset. */
+int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err *err);
+void dumpi_stream_release(struct dumpi_stream *s);
+/* Element i of an I/H/B array argument; status entry i of an x argument
+ * (bytes, source). */
+int64_t dumpi_arr(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i);
+void dumpi_status(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, int32_t *bytes,
+		  int32_t *source);
+/* String i of an A/S argument (not NUL-terminated: *len bytes at the result). */
+const char *dumpi_str(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, uint32_t *len);
+/* "MPI_Isend", or NULL for an unused label. */
+const char *dumpi_label_name(unsigned label);
+
+/* --- DUMPI import, shared by its two passes (dumpi_comms.c, import_dumpi.c) */
+
+/* Labels used here (sst-dumpi funclabels.h order). */
+enum {
+	DL_Send = 0, DL_Recv = 1, DL_Bsend = 3, DL_Ssend = 4, DL_Rsend = 5, DL_Isend = 8, DL_Ibsend = 9,
+	DL_Issend = 10, DL_Irsend = 11, DL_Irecv = 12, DL_Wait = 13, DL_Test = 14, DL_Request_free = 15,
+	DL_Waitany = 16, DL_Testany = 17, DL_Waitall = 18, DL_Testall = 19, DL_Waitsome = 20,
+	DL_Testsome = 21, DL_Iprobe = 22, DL_Probe = 23, DL_Send_init = 26, DL_Bsend_init = 27,
+	DL_Ssend_init = 28, DL_Rsend_init = 29, DL_Recv_init = 30, DL_Start = 31, DL_Startall = 32,
+	DL_Sendrecv = 33, DL_Sendrecv_replace = 34, DL_Type_contiguous = 35, DL_Type_vector = 36,
+	DL_Type_hvector = 37, DL_Type_indexed = 38, DL_Type_hindexed = 39, DL_Type_struct = 40,
+	DL_Type_free = 47, DL_Barrier = 52, DL_Bcast = 53, DL_Gather = 54, DL_Gatherv = 55,
+	DL_Scatter = 56, DL_Scatterv = 57, DL_Allgather = 58, DL_Allgatherv = 59, DL_Alltoall = 60,
+	DL_Alltoallv = 61, DL_Reduce = 62, DL_Allreduce = 65, DL_Reduce_scatter = 66, DL_Scan = 67,
+	DL_Comm_group = 72, DL_Group_union = 73, DL_Group_intersection = 74, DL_Group_difference = 75,
+	DL_Group_incl = 76, DL_Group_excl = 77, DL_Group_range_incl = 78, DL_Group_range_excl = 79,
+	DL_Group_free = 80, DL_Comm_dup = 84, DL_Comm_create = 85, DL_Comm_split = 86,
+	DL_Comm_free = 87, DL_Cart_create = 99, DL_Graph_create = 101, DL_Cart_sub = 111,
+	DL_Init = 124, DL_Finalize = 125, DL_Alltoallw = 155, DL_Exscan = 156, DL_Init_thread = 171,
+	DL_Type_dup = 178, DL_Type_create_darray = 217, DL_Type_create_hindexed = 218,
+	DL_Type_create_hvector = 219, DL_Type_create_indexed_block = 220, DL_Type_create_resized = 221,
+	DL_Type_create_struct = 222, DL_Type_create_subarray = 223,
+};
+
+/* DUMPI constants (constants.h). */
+enum { DH_COMM_NULL = 1, DH_COMM_WORLD = 2, DH_COMM_SELF = 3 };
+enum { DH_GROUP_NULL = 1, DH_GROUP_EMPTY = 2 };
+enum { DH_REQUEST_NULL = 1 };
+#define DUMPI_DT_FIRST_USER 28
+
+
+#define DUMPI_GID_UNKNOWN (UINT32_MAX - 1)
+#define DUMPI_H_NONE (-1)
+
+/* A communicator of the whole job. */
+struct dumpi_gcomm {
+	uint32_t size;
+	uint32_t *members;  /* world ranks in rank order; NULL for self */
+	uint32_t ndims;     /* cartesian dims (cart_create / cart_sub), 0 otherwise */
+	int32_t *dims;
+};
+
+struct dumpi_group {
+	bool known;
+	uint32_t n;
+	uint32_t *wr;
+};
+
+/* What pass 1 decided for one creating call of a rank. */
+struct dumpi_cresult {
+	uint32_t gid;       /* new communicator, TRACE_COMM_NULL or DUMPI_GID_UNKNOWN */
+	int32_t color, key; /* for the op (cart_sub: computed) */
+};
+
+struct dumpi_p1_rank {
+	struct dumpi_stream st;
+	int64_t *comm;      /* handle -> gid, DUMPI_H_NONE */
+	uint32_t n_comm;
+	struct dumpi_group *grp;
+	uint32_t n_grp;
+	uint64_t *seq;      /* per parent gid: creating calls so far */
+	uint32_t n_seq;
+	struct dumpi_cresult *res;
+	size_t n_res, cap_res;
+	int64_t bucket;     /* waiting on this bucket, or -1 */
+	uint16_t new_handle;
+	bool done;
+};
+
+struct dumpi_part {
+	bool in;
+	uint32_t rank;
+	uint16_t label;
+	int32_t color, key;
+	struct dumpi_group g;     /* create: the group given */
+	uint32_t ndims;     /* cart_create dims / cart_sub remain_dims */
+	int32_t *dims;
+	int64_t nodes;      /* graph_create */
+};
+
+struct dumpi_bucket {
+	uint32_t parent;
+	uint64_t seq;
+	uint32_t n_in;
+	bool open;
+	struct dumpi_part *parts; /* [parent size], by rank in parent */
+};
+
+struct dumpi_import {
+	const char *in;      /* the .meta path (messages) */
+	uint32_t n_ranks;
+	uint32_t n_files;    /* ranks with a file; the others have no records */
+	char **paths;        /* rank files */
+	uint8_t **map;
+	size_t *len;
+	struct dumpi_gcomm *gc;
+	uint32_t n_gc, cap_gc;
+	struct dumpi_p1_rank *p1;
+	struct dumpi_bucket *bk;
+	size_t n_bk, cap_bk;
+	struct trace_skips *skips;
+	struct nl_err *err;
+	struct trace_builder *b;
+	double runtime_s;
+	char app[256], cmd[1024];
+	uint8_t ver[3];
+	/* pass-2 scratch */
+	uint64_t *c1, *c2;
+	uint32_t *reqs;
+	size_t cap_c, cap_reqs;
+};
+
+int dumpi_nomem(struct dumpi_import *d);
+int dumpi_rec_err(struct dumpi_import *d, uint32_t rank, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool dumpi_grow(void **p, uint32_t *n, uint32_t want, size_t elem, int fill);
+int64_t dumpi_comm_get(int64_t *m, uint32_t n, uint16_t h);
+bool dumpi_comm_set(int64_t **m, uint32_t *n, uint16_t h, int64_t gid);
+void dumpi_init_comm_map(int64_t **m, uint32_t *n);
+int dumpi_new_gcomm(struct dumpi_import *d, uint32_t size, const uint32_t *members, uint32_t *gid);
+uint32_t dumpi_gc_size(const struct dumpi_import *d, uint32_t gid);
+void dumpi_group_free(struct dumpi_group *g);
+void dumpi_part_free(struct dumpi_part *pt);
+/* Is r a communicator-creating call pass 1 resolves? Gives the parent and
+ * new handles. */
+bool dumpi_creation(const struct dumpi_rec *r, uint16_t *parent, uint16_t *newh);
+/* Pass 1 over every rank: fills each rank's creation results. */
+int dumpi_pass1(struct dumpi_import *d);
+/* Pass 2 for one rank: its ops to d->b, using pass 1's results. */
+int dumpi_pass2_rank(struct dumpi_import *d, uint32_t rank);
+
 /* --- small shared utilities ------------------------------------------------ */
 
 /* malloc'd copy of s (NULL for NULL). */

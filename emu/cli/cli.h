@@ -30,5 +30,6 @@ const struct config_table *const *cli_config_tables(size_t *n);
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
+int cli_trace_main(int argc, char **argv);
 
 #endif

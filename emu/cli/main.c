@@ -14,6 +14,7 @@ struct cli_cmd {
 /* A new subcommand is one file in emu/cli/ plus one line here. */
 static const struct cli_cmd cli_cmds[] = {
 	{"version", cli_version_main, "print the netloom version"},
+	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives"},
 	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime"},
 };
 

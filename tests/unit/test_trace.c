@@ -24,9 +24,9 @@ static void make_tmpdir(void)
 
 static const char *tpath(const char *name)
 {
-	static char buf[8][512];
+	static char buf[32][512];
 	static int i;
-	i = (i + 1) % 8;
+	i = (i + 1) % 32;
 	snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
 	return buf[i];
 }
@@ -452,6 +452,101 @@ static void test_writer_rejects(void)
 	unlink(tpath("x.nls"));
 }
 
+/* --- text form ----------------------------------------------------------------- */
+
+static void test_dump_encode_identity(void)
+{
+	/* Every op kind, odd values, flags, counts, strings with escapes and
+	 * a small frame target (many frames): dump -> encode gives the same
+	 * bytes. */
+	struct nl_err e = {0};
+	char p[512], txt[512], back[512];
+	snprintf(p, sizeof p, "%s", tpath("all.nlt"));
+	snprintf(txt, sizeof txt, "%s", tpath("all.txt"));
+	snprintf(back, sizeof back, "%s", tpath("all2.nlt"));
+	CHECK_OK(write_archive(p, 2000, 700, false, &e), &e);
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, p, &e), &e);
+	FILE *f = fopen(txt, "w");
+	CHECK_OK(trace_dump(a, -1, f, &e), &e);
+	fclose(f);
+	trace_archive_close(a);
+	CHECK_OK(trace_encode_text(txt, back, &e), &e);
+	size_t n1, n2;
+	uint8_t *x = slurp(p, &n1), *y = slurp(back, &n2);
+	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
+	free(x);
+	free(y);
+
+	/* The text itself: header lines and one op line. */
+	size_t tn;
+	char *t = (char *)slurp(txt, &tn);
+	CHECK(t != NULL);
+	if (t) {
+		t[tn - 1] = '\0';
+		CHECK(strstr(t, "\nnetloom-trace 1\nframe_target 700\nzstd_level 3\nranks 3\n"
+				"application \"unit \\\"test\\\"\"\ncommand_line \"./unit --flag\\tx\"\n") != NULL);
+		CHECK(strstr(t, "\ncomm 2 0 2\ncomm 5 2 1 0\n") != NULL);
+		CHECK(strstr(t, "\nsendrecv t=") != NULL);
+		CHECK(strstr(t, " peer=1 tag=5 bytes=100 recv_peer=2 recv_tag=any recv_bytes=200\n") != NULL);
+		CHECK(strstr(t, " n_counts=3 send_counts=1,200,40000 recv_counts=7,0,2147483648") != NULL);
+		CHECK(strstr(t, " flags=no_outcome reqs=") != NULL);
+		CHECK(strstr(t, " flags=nonblocking peer=") == NULL); /* barrier has no peer */
+		const char *bar = strstr(t, "\nbarrier t=");
+		CHECK(bar && strstr(bar, " flags=nonblocking bytes=") && strstr(bar, " req=77\n"));
+		free(t);
+	}
+}
+
+static void test_encode_errors(void)
+{
+	struct nl_err e = {0};
+	char txt[512], out[512];
+	snprintf(txt, sizeof txt, "%s", tpath("e.txt"));
+	snprintf(out, sizeof out, "%s", tpath("e.nlt"));
+	struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 1' as the first line"},
+		{"netloom-trace 2\n", "e.txt:1: unsupported text format version '2' (this netloom reads 1)"},
+		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
+		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
+		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
+		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 peer=x\n", "e.txt:4: peer 'x': bad value"},
+		{"netloom-trace 1\nranks 1\nrank 0\nfoo t=1\n", "e.txt:4: unknown op 'foo'"},
+		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 t=2\n", "e.txt:4: op field 't' given twice"},
+		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv n_counts=2 send_counts=1,2,3\n",
+		 "e.txt:4: n_counts, send_counts and recv_counts disagree on the number of ranks"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=-1\n", "e.txt:4: flops '-1': bad value"},
+		{"netloom-trace 1\nranks 2\nrank 0\n", "e.txt: 2 ranks declared, rank sections end after rank 0"},
+		{"netloom-trace 1\nranks 1\nframe_target 5\nrank 0\n", "frame_target 5: expected 256 .. 16777216 bytes"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		FILE *f = fopen(txt, "w");
+		fputs(cases[i].text, f);
+		fclose(f);
+		int rc = trace_encode_text(txt, out, &e);
+		CHECK(rc < 0);
+		if (rc < 0 && !strstr(e.msg, cases[i].msg))
+			TEST_FAIL_("case %zu: \"%s\" lacks \"%s\"", i, e.msg, cases[i].msg);
+		CHECK(access(out, F_OK) != 0);
+	}
+	/* A minimal text is a valid archive; absent fields take defaults. */
+	FILE *f = fopen(txt, "w");
+	fputs("# hand written\nnetloom-trace 1\nranks 2\nrank 0\ninit\nsend peer=1 bytes=8 tag=any\nrank 1\n"
+	      "recv peer=any bytes=8\n", f);
+	fclose(f);
+	CHECK_OK(trace_encode_text(txt, out, &e), &e);
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	struct trace_write_opts o;
+	trace_archive_write_opts(a, &o);
+	CHECK_EQ(o.frame_target, 65536);
+	CHECK_EQ(trace_archive_manifest(a)->rank_ops[0], 2);
+	CHECK_STR(trace_archive_manifest(a)->application, "");
+	trace_archive_close(a);
+}
+
 /* --- corruption ------------------------------------------------------------- */
 
 static int open_and_verify(const char *path, struct nl_err *e)
@@ -646,6 +741,8 @@ int main(void)
 	TEST_RUN(test_archive_round_trip);
 	TEST_RUN(test_archive_deterministic);
 	TEST_RUN(test_writer_rejects);
+	TEST_RUN(test_dump_encode_identity);
+	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_corruption);
 	TEST_RUN(test_reader_memory_bounded);
 	char cmd[300];

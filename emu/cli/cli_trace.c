@@ -1,0 +1,457 @@
+/* `netloom trace`: inspect, check, convert and bundle trace archives.
+ *
+ *   info FILE [--json]       manifest and summary (calls, p2p messages, runtime)
+ *   dump FILE [--rank R]     text form on stdout (docs/trace-format.md §8)
+ *   encode TEXT OUT.nlt      text form back to an archive (byte-identical)
+ *   verify FILE              hashes, op counts, communicator references
+ *   convert IN OUT.nlt       DUMPI .meta or SimGrid time-independent trace
+ *   pack OUT TRACE... [--config SYSTEM.ini]   reproducibility bundle
+ *   unpack BUNDLE DIR        restore a bundle's files byte for byte
+ *
+ * Exit status: 0 ok, 1 the work failed (verify found damage), 2 bad usage
+ * or bad input.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "traces/trace.h"
+
+static bool is_help(const char *s)
+{
+	return !strcmp(s, "-h") || !strcmp(s, "--help") || !strcmp(s, "help");
+}
+
+static const struct trace_sub {
+	const char *name;
+	const char *usage;
+	const char *help;
+} trace_subs[] = {
+	{"info", "info FILE [--json]",
+	 "Print the manifest and a summary: ranks, communicators, calls per MPI operation,\n"
+	 "point-to-point messages and bytes, recorded runtime, stream sizes and hashes.\n"
+	 "  --json   the same as a JSON document on stdout"},
+	{"dump", "dump FILE [--rank R]",
+	 "Print the archive as text (manifest, then one line per operation; format in\n"
+	 "docs/trace-format.md section 8) on stdout. 'netloom trace encode' reads it back.\n"
+	 "  --rank R   only rank R's operations (such a dump cannot be re-encoded)"},
+	{"encode", "encode TEXT OUT.nlt",
+	 "Write the archive a text dump describes. A dump of a whole archive encodes to\n"
+	 "the identical bytes (same writer parameters, same netloom and libzstd)."},
+	{"verify", "verify FILE",
+	 "Decode every rank's stream and check it against the manifest: hashes, op\n"
+	 "counts, frame index, communicator ids, peers and roots. Prints one line;\n"
+	 "exit 0 when intact, 1 when damaged."},
+	{"convert", "convert IN OUT.nlt",
+	 "Import a foreign trace: a DUMPI .meta file (its rank .bin files beside it, found\n"
+	 "by basename when the recorded fileprefix path does not exist) or a SimGrid\n"
+	 "time-independent trace (an index file listing per-rank files, or an actions file\n"
+	 "for one or several ranks). Calls that have no netloom operation are listed on\n"
+	 "stderr with their counts."},
+	{"pack", "pack OUT.bundle TRACE... [--config SYSTEM.ini]",
+	 "Bundle traces (each verified first) and an optional system configuration into one\n"
+	 "zstd-compressed file with a hash per entry, for reproducing a study elsewhere."},
+	{"unpack", "unpack BUNDLE DIR",
+	 "Restore a bundle's files into DIR (created if missing), byte for byte; each file is\n"
+	 "checked against its hash and written atomically."},
+};
+
+static void trace_usage(FILE *f)
+{
+	fprintf(f, "usage: netloom trace <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
+		fprintf(f, "  %s\n", trace_subs[i].usage);
+	fprintf(f, "\n'netloom trace <command> --help' describes a command.\n");
+}
+
+static int sub_help(const char *name)
+{
+	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
+		if (!strcmp(trace_subs[i].name, name)) {
+			printf("usage: netloom trace %s\n\n%s\n", trace_subs[i].usage, trace_subs[i].help);
+			return CLI_OK;
+		}
+	return CLI_USAGE;
+}
+
+static int sub_usage(const char *name, const char *fmt, const char *arg)
+{
+	char cmd[32];
+	snprintf(cmd, sizeof cmd, "trace %s", name);
+	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
+		if (!strcmp(trace_subs[i].name, name))
+			return cli_usage_error(cmd, fmt, arg ? arg : "", trace_subs[i].usage);
+	return CLI_USAGE;
+}
+
+/* Exit status for a failed library call on user input. */
+static int report(const struct nl_err *e)
+{
+	return cli_report(e);
+}
+
+/* --- info --------------------------------------------------------------------- */
+
+static json_t *info_json(const char *path, struct trace_archive *a, const struct trace_stats *s)
+{
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	json_t *o = json_object();
+	json_object_set_new(o, "file", json_string(path));
+	json_object_set_new(o, "format_version", json_integer(m->format_version));
+	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
+	json_object_set_new(o, "application", json_string(m->application));
+	json_object_set_new(o, "command_line", json_string(m->command_line));
+	json_object_set_new(o, "machine", json_string(m->machine));
+	json_object_set_new(o, "recorder", json_string(m->recorder));
+	json_object_set_new(o, "mpi_library", json_string(m->mpi_library));
+	json_object_set_new(o, "start_unix", json_integer((json_int_t)m->start_unix));
+	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
+
+	json_t *comms = json_array();
+	for (uint32_t i = 0; i < m->n_comms; i++) {
+		const struct trace_comm *c = &m->comms[i];
+		json_t *jc = json_object();
+		json_object_set_new(jc, "id", json_integer(c->id));
+		json_object_set_new(jc, "size", json_integer(c->size));
+		if (c->id >= 2) {
+			json_t *wr = json_array();
+			for (uint32_t j = 0; j < c->size; j++)
+				json_array_append_new(wr, json_integer(c->world_ranks[j]));
+			json_object_set_new(jc, "world_ranks", wr);
+		}
+		json_array_append_new(comms, jc);
+	}
+	json_object_set_new(o, "communicators", comms);
+	json_object_set_new(o, "ops", json_integer((json_int_t)s->ops));
+
+	json_t *calls = json_object();
+	for (unsigned k = 0; k < TOP__COUNT; k++)
+		if (s->calls[k] && k != TOP_COMPUTE && k != TOP_COMPUTE_FLOPS)
+			json_object_set_new(calls, trace_op_name(k), json_integer((json_int_t)s->calls[k]));
+	json_object_set_new(o, "calls", calls);
+
+	json_t *p2p = json_object();
+	json_object_set_new(p2p, "messages", json_integer((json_int_t)s->p2p_messages));
+	json_object_set_new(p2p, "bytes", json_integer((json_int_t)s->p2p_bytes));
+	json_object_set_new(o, "p2p", p2p);
+
+	json_t *comp = json_object();
+	json_object_set_new(comp, "intervals", json_integer((json_int_t)s->calls[TOP_COMPUTE]));
+	json_object_set_new(comp, "seconds", json_real((double)s->compute_ps * 1e-12));
+	json_object_set_new(comp, "flops_ops", json_integer((json_int_t)s->calls[TOP_COMPUTE_FLOPS]));
+	json_object_set_new(comp, "flops", json_real(s->compute_flops));
+	json_object_set_new(o, "compute", comp);
+
+	json_t *streams = json_array();
+	for (uint32_t r = 0; r < m->n_ranks; r++) {
+		char h[20];
+		snprintf(h, sizeof h, "%016" PRIx64, m->rank_hash[r]);
+		json_t *js = json_object();
+		json_object_set_new(js, "rank", json_integer(r));
+		json_object_set_new(js, "ops", json_integer((json_int_t)m->rank_ops[r]));
+		json_object_set_new(js, "encoded_bytes", json_integer((json_int_t)m->rank_bytes[r]));
+		json_object_set_new(js, "xxh64", json_string(h));
+		json_array_append_new(streams, js);
+	}
+	json_object_set_new(o, "streams", streams);
+
+	uint64_t fb = trace_archive_file_bytes(a);
+	json_t *sz = json_object();
+	json_object_set_new(sz, "file_bytes", json_integer((json_int_t)fb));
+	json_object_set_new(sz, "encoded_bytes", json_integer((json_int_t)s->encoded_bytes));
+	json_object_set_new(sz, "compression_ratio", json_real(fb ? (double)s->encoded_bytes / (double)fb : 0));
+	json_object_set_new(o, "size", sz);
+	return o;
+}
+
+static void info_text(const char *path, struct trace_archive *a, const struct trace_stats *s)
+{
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	uint64_t fb = trace_archive_file_bytes(a);
+	printf("file              %s (format %u, %" PRIu64 " bytes, %.2fx compression of %" PRIu64
+	       " encoded bytes)\n",
+	       path, m->format_version, fb, fb ? (double)s->encoded_bytes / (double)fb : 0.0, s->encoded_bytes);
+	printf("application       %s\n", m->application);
+	printf("command line      %s\n", m->command_line);
+	printf("machine           %s\n", m->machine);
+	printf("recorder          %s\n", m->recorder);
+	printf("MPI library       %s\n", m->mpi_library[0] ? m->mpi_library : "(unknown)");
+	printf("start (unix)      %" PRIu64 "\n", m->start_unix);
+	printf("ranks             %u\n", m->n_ranks);
+	printf("communicators     %u (world, self", m->n_comms);
+	for (uint32_t i = 2; i < m->n_comms; i++)
+		printf(", %u: %u ranks", m->comms[i].id, m->comms[i].size);
+	printf(")\n");
+	printf("recorded runtime  %.9g s\n", m->recorded_runtime_s);
+	printf("operations        %" PRIu64 "\n", s->ops);
+	printf("p2p messages      %" PRIu64 " (%" PRIu64 " bytes)\n", s->p2p_messages, s->p2p_bytes);
+	printf("compute           %.9g s in %" PRIu64 " intervals; %.9g flops in %" PRIu64 " ops\n",
+	       (double)s->compute_ps * 1e-12, s->calls[TOP_COMPUTE], s->compute_flops, s->calls[TOP_COMPUTE_FLOPS]);
+	printf("calls            ");
+	for (unsigned k = 0; k < TOP__COUNT; k++)
+		if (s->calls[k] && k != TOP_COMPUTE && k != TOP_COMPUTE_FLOPS)
+			printf(" %s %" PRIu64, trace_op_name(k), s->calls[k]);
+	printf("\n");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	const char *file = NULL;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return sub_usage("info", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		else if (!file)
+			file = argv[i];
+		else
+			return sub_usage("info", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+	}
+	if (!file)
+		return sub_usage("info", "missing FILE%s (usage: netloom trace %s)", NULL);
+	struct nl_err e = {0};
+	struct trace_archive *a;
+	struct trace_stats s;
+	if (trace_archive_open(&a, file, &e))
+		return report(&e);
+	if (trace_archive_stats(a, &s, &e)) {
+		trace_archive_close(a);
+		return report(&e);
+	}
+	int rc = CLI_OK;
+	if (json) {
+		json_t *o = info_json(file, a, &s);
+		if (out_write_json("-", o, &e))
+			rc = report(&e);
+		json_decref(o);
+	} else {
+		info_text(file, a, &s);
+	}
+	trace_archive_close(a);
+	return rc;
+}
+
+/* --- dump / encode / verify ------------------------------------------------------ */
+
+static int cmd_dump(int argc, char **argv)
+{
+	const char *file = NULL;
+	int64_t rank = -1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--rank")) {
+			char *end;
+			if (i + 1 >= argc)
+				return sub_usage("dump", "--rank needs a value%s (usage: netloom trace %s)", NULL);
+			long long r = strtoll(argv[++i], &end, 10);
+			if (*end || !*argv[i] || r < 0)
+				return sub_usage("dump", "--rank '%s': expected a rank number (usage: netloom trace %s)",
+						 argv[i]);
+			rank = r;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return sub_usage("dump", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			return sub_usage("dump", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+		}
+	}
+	if (!file)
+		return sub_usage("dump", "missing FILE%s (usage: netloom trace %s)", NULL);
+	struct nl_err e = {0};
+	struct trace_archive *a;
+	if (trace_archive_open(&a, file, &e))
+		return report(&e);
+	int rc = trace_dump(a, rank, stdout, &e);
+	trace_archive_close(a);
+	return rc ? report(&e) : CLI_OK;
+}
+
+static int two_args(const char *sub, int argc, char **argv, const char **x, const char **y)
+{
+	*x = *y = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			return sub_usage(sub, "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		if (!*x)
+			*x = argv[i];
+		else if (!*y)
+			*y = argv[i];
+		else
+			return sub_usage(sub, "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+	}
+	if (!*y)
+		return sub_usage(sub, "missing arguments%s (usage: netloom trace %s)", NULL);
+	return CLI_OK;
+}
+
+static int cmd_encode(int argc, char **argv)
+{
+	const char *in, *out;
+	int rc = two_args("encode", argc, argv, &in, &out);
+	if (rc)
+		return rc;
+	struct nl_err e = {0};
+	if (trace_encode_text(in, out, &e))
+		return report(&e);
+	return CLI_OK;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	const char *file = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			return sub_usage("verify", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		if (file)
+			return sub_usage("verify", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+		file = argv[i];
+	}
+	if (!file)
+		return sub_usage("verify", "missing FILE%s (usage: netloom trace %s)", NULL);
+	struct nl_err e = {0};
+	struct trace_archive *a;
+	int rc = trace_archive_open(&a, file, &e);
+	if (!rc) {
+		rc = trace_archive_verify(a, &e);
+		if (!rc) {
+			const struct trace_manifest *m = trace_archive_manifest(a);
+			uint64_t ops = 0;
+			for (uint32_t r = 0; r < m->n_ranks; r++)
+				ops += m->rank_ops[r];
+			printf("%s: OK: %u ranks, %" PRIu64 " ops, every stream matches its hash and op count\n", file,
+			       m->n_ranks, ops);
+		}
+		trace_archive_close(a);
+	}
+	if (!rc)
+		return CLI_OK;
+	if (rc == NL_ENOTFOUND || rc == NL_EIO || rc == NL_ENOMEM)
+		return report(&e);
+	fprintf(stderr, "netloom: verify FAILED: %s\n", e.msg);
+	return CLI_FAIL;
+}
+
+/* --- convert -------------------------------------------------------------------- */
+
+struct warn_ctx {
+	uint64_t lines;
+};
+
+static void convert_warn(void *ctx, const char *line)
+{
+	((struct warn_ctx *)ctx)->lines++;
+	fprintf(stderr, "netloom trace convert: %s\n", line);
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+	const char *in, *out;
+	int rc = two_args("convert", argc, argv, &in, &out);
+	if (rc)
+		return rc;
+	struct nl_err e = {0};
+	struct warn_ctx wc = {0};
+	if (trace_import(in, out, convert_warn, &wc, &e))
+		return report(&e);
+	struct trace_archive *a;
+	if (trace_archive_open(&a, out, &e))
+		return report(&e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	uint64_t ops = 0;
+	for (uint32_t r = 0; r < m->n_ranks; r++)
+		ops += m->rank_ops[r];
+	printf("%s: %u ranks, %" PRIu64 " ops (from %s, %s)\n", out, m->n_ranks, ops, in, m->recorder);
+	trace_archive_close(a);
+	return CLI_OK;
+}
+
+/* --- pack / unpack ----------------------------------------------------------------- */
+
+static int cmd_pack(int argc, char **argv)
+{
+	const char *out = NULL, *config = NULL;
+	const char **traces = calloc((size_t)argc, sizeof *traces);
+	size_t n = 0;
+	int rc = CLI_OK;
+	if (!traces)
+		return CLI_FAIL;
+	for (int i = 1; i < argc && !rc; i++) {
+		if (!strcmp(argv[i], "--config")) {
+			if (i + 1 >= argc)
+				rc = sub_usage("pack", "--config needs a file%s (usage: netloom trace %s)", NULL);
+			else
+				config = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			rc = sub_usage("pack", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		} else if (!out) {
+			out = argv[i];
+		} else {
+			traces[n++] = argv[i];
+		}
+	}
+	if (!rc && !n)
+		rc = sub_usage("pack", "missing OUT.bundle or TRACE%s (usage: netloom trace %s)", NULL);
+	if (!rc) {
+		struct nl_err e = {0};
+		if (trace_bundle_pack(out, traces, n, config, &e))
+			rc = report(&e);
+		else
+			printf("%s: %zu trace%s%s\n", out, n, n == 1 ? "" : "s", config ? " + config" : "");
+	}
+	free(traces);
+	return rc;
+}
+
+static int cmd_unpack(int argc, char **argv)
+{
+	const char *bundle, *dir;
+	int rc = two_args("unpack", argc, argv, &bundle, &dir);
+	if (rc)
+		return rc;
+	struct nl_err e = {0};
+	char **names;
+	size_t n;
+	if (trace_bundle_unpack(bundle, dir, &names, &n, &e))
+		return report(&e);
+	for (size_t i = 0; i < n; i++) {
+		printf("%s/%s\n", dir, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return CLI_OK;
+}
+
+int cli_trace_main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} subs[] = {
+		{"info", cmd_info},       {"dump", cmd_dump},       {"encode", cmd_encode}, {"verify", cmd_verify},
+		{"convert", cmd_convert}, {"pack", cmd_pack},       {"unpack", cmd_unpack},
+	};
+	if (argc < 2) {
+		trace_usage(stderr);
+		return CLI_USAGE;
+	}
+	if (is_help(argv[1])) {
+		trace_usage(stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+		if (strcmp(argv[1], subs[i].name))
+			continue;
+		for (int j = 2; j < argc; j++)
+			if (is_help(argv[j]) && strcmp(argv[j], "help"))
+				return sub_help(subs[i].name);
+		return subs[i].fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "netloom trace: unknown command '%s' (see 'netloom trace --help')\n", argv[1]);
+	return CLI_USAGE;
+}

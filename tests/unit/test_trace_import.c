@@ -1,0 +1,554 @@
+/* Unit tests: DUMPI and SimGrid importers against the public traces in
+ * /work/shared/data/public-traces (copied into tests/data/traces), text
+ * dump -> encode byte identity on converted archives, importer errors.
+ *
+ * Expected values were computed independently of this code: for DUMPI by
+ * a separate Python decoder of the record layout (sst-dumpi dumpiio.c) and
+ * cross-checked with each rank file's footer call counts; for SimGrid by
+ * summing the text traces with their datatype ids (smpi_datatype.cpp). */
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "test.h"
+#include "traces/trace.h"
+#include "traces/traces_internal.h"
+
+#define DATA TEST_SRC("tests/data/traces")
+
+static char tmpdir[256];
+
+static const char *tpath(const char *name)
+{
+	static char buf[32][512];
+	static int i;
+	i = (i + 1) % 32;
+	snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
+	return buf[i];
+}
+
+struct warns {
+	int n;
+	char lines[32][256];
+};
+
+static void collect(void *ctx, const char *line)
+{
+	struct warns *w = ctx;
+	if (w->n < 32)
+		snprintf(w->lines[w->n++], sizeof w->lines[0], "%s", line);
+}
+
+static bool has_warn(const struct warns *w, const char *line)
+{
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->lines[i], line))
+			return true;
+	return false;
+}
+
+/* Per-kind totals of bytes / recv_bytes / counts over a whole archive. */
+struct totals {
+	uint64_t bytes[TOP__COUNT], recv_bytes[TOP__COUNT], counts_sent[TOP__COUNT], counts_recv[TOP__COUNT];
+	double flops[TOP__COUNT];
+	uint64_t reqs_listed;
+};
+
+static int totals_of(struct trace_archive *a, struct totals *t, struct nl_err *e)
+{
+	memset(t, 0, sizeof *t);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	for (uint32_t r = 0; r < m->n_ranks; r++) {
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		int rc;
+		NL_CHECK(trace_rank_open(a, r, &rd, e));
+		while ((rc = trace_rank_next(rd, &op, e)) == 1) {
+			t->bytes[op.kind] += op.bytes;
+			t->recv_bytes[op.kind] += op.recv_bytes;
+			t->flops[op.kind] += op.flops;
+			t->reqs_listed += op.n_reqs;
+			for (uint32_t i = 0; i < op.n_counts; i++) {
+				t->counts_sent[op.kind] += op.send_counts ? op.send_counts[i] : 0;
+				t->counts_recv[op.kind] += op.recv_counts ? op.recv_counts[i] : 0;
+			}
+		}
+		trace_rank_close(rd);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	FILE *f = fopen(a, "rb"), *g = fopen(b, "rb");
+	bool same = f && g;
+	while (same) {
+		int x = fgetc(f), y = fgetc(g);
+		same = x == y;
+		if (x == EOF || y == EOF)
+			break;
+	}
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	return same;
+}
+
+/* dump the archive to text, encode it back, compare bytes. */
+static void check_dump_encode(const char *nlt)
+{
+	struct nl_err e = {0};
+	struct trace_archive *a;
+	const char *txt = tpath("rt.txt"), *back = tpath("rt.nlt");
+	CHECK_OK(trace_archive_open(&a, nlt, &e), &e);
+	FILE *f = fopen(txt, "w");
+	CHECK_OK(trace_dump(a, -1, f, &e), &e);
+	fclose(f);
+	trace_archive_close(a);
+	CHECK_OK(trace_encode_text(txt, back, &e), &e);
+	CHECK(same_file(nlt, back));
+}
+
+/* --- DUMPI -------------------------------------------------------------------- */
+
+static void test_dumpi_testtrace(void)
+{
+	struct nl_err e = {0};
+	struct warns w = {0};
+	const char *out = tpath("testtrace.nlt");
+	CHECK_OK(trace_import(DATA "/dumpi/testtrace.meta", out, collect, &w, &e), &e);
+	CHECK_EQ(w.n, 2);
+	CHECK(has_warn(&w, "not converted: MPI_Comm_rank x4 (no netloom operation; its time counts as compute)"));
+	CHECK(has_warn(&w, "not converted: MPI_Comm_size x4 (no netloom operation; its time counts as compute)"));
+
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	CHECK_EQ(m->n_ranks, 4);
+	CHECK_STR(m->application, "mpi");
+	CHECK_STR(m->command_line, "./mpi");
+	CHECK_STR(m->machine, "hadalst-mbp.ca.sandia.gov");
+	CHECK_STR(m->recorder, "netloom-import-dumpi " NETLOOM_VERSION " (DUMPI 1.0.0)");
+	CHECK_UINT(m->start_unix, ==, 1296777956);
+	/* Longest first-to-last record span (wall clock), 4.88 ms. */
+	CHECK_NEAR(m->recorded_runtime_s, 0.00488, 1e-12);
+	CHECK_EQ(m->n_comms, 2);
+
+	struct trace_stats s;
+	CHECK_OK(trace_archive_stats(a, &s, &e), &e);
+	CHECK_UINT(s.calls[TOP_INIT], ==, 4);
+	CHECK_UINT(s.calls[TOP_ISEND], ==, 4);
+	CHECK_UINT(s.calls[TOP_RECV], ==, 4);
+	CHECK_UINT(s.calls[TOP_WAIT], ==, 4);
+	CHECK_UINT(s.calls[TOP_BARRIER], ==, 4);
+	CHECK_UINT(s.calls[TOP_ALLREDUCE], ==, 4);
+	CHECK_UINT(s.calls[TOP_FINALIZE], ==, 4);
+	CHECK_UINT(s.p2p_messages, ==, 4);
+	CHECK_UINT(s.p2p_bytes, ==, 16); /* 1 MPI_INT each */
+
+	/* Rank 0: Isend(1 int -> 1, tag 1337, world, request 2), Recv(1 int <- 3). */
+	struct trace_rank_reader *rd;
+	struct trace_op op;
+	CHECK_OK(trace_rank_open(a, 0, &rd, &e), &e);
+	bool saw_isend = false, saw_recv = false;
+	uint64_t prev_end = 0;
+	while (trace_rank_next(rd, &op, &e) == 1) {
+		/* Gaps between calls are compute ops: the ops tile the timeline. */
+		CHECK_UINT(op.t_ps, ==, prev_end);
+		prev_end = op.t_ps + op.dur_ps;
+		if (op.kind == TOP_ISEND) {
+			saw_isend = true;
+			CHECK_EQ(op.peer, 1);
+			CHECK_EQ(op.tag, 1337);
+			CHECK_UINT(op.bytes, ==, 4);
+			CHECK_EQ(op.req, 2);
+			CHECK_EQ(op.comm, 0);
+		}
+		if (op.kind == TOP_RECV) {
+			saw_recv = true;
+			CHECK_EQ(op.peer, 3);
+			CHECK_UINT(op.bytes, ==, 4);
+		}
+		if (op.kind == TOP_WAIT)
+			CHECK_EQ(op.req, 2);
+	}
+	CHECK(saw_isend && saw_recv);
+	trace_rank_close(rd);
+	CHECK_OK(trace_archive_verify(a, &e), &e);
+	trace_archive_close(a);
+	check_dump_encode(out);
+}
+
+static void test_dumpi_testbgp(void)
+{
+	struct nl_err e = {0};
+	struct warns w = {0};
+	const char *out = tpath("testbgp.nlt");
+	CHECK_OK(trace_import(DATA "/dumpi/testbgp.meta", out, collect, &w, &e), &e);
+	CHECK(has_warn(&w, "not converted: MPI_Comm_rank x203 (no netloom operation; its time counts as compute)"));
+	CHECK(has_warn(&w, "not converted: MPI_Group_incl x7 (group bookkeeping: used for communicator members)"));
+	CHECK(has_warn(&w, "not converted: MPI_Comm_group x7 (group bookkeeping: used for communicator members)"));
+
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	CHECK_EQ(m->n_ranks, 7);
+	CHECK_STR(m->application, "randombenchmark");
+	CHECK_STR(m->command_line, "/home/jjwilke/caps/randombenchmark -s 100 -r 2 -p db");
+	CHECK_STR(m->machine, "R00-M1-N01-J01.challenger");
+	CHECK_NEAR(m->recorded_runtime_s, 0.012875546, 1e-12);
+	/* Comm_create from Group_incl(world group, 0..6): one 7-rank communicator. */
+	CHECK_EQ(m->n_comms, 3);
+	const struct trace_comm *c2 = trace_manifest_find_comm(m, 2);
+	CHECK(c2 != NULL);
+	if (c2) {
+		CHECK_EQ(c2->size, 7);
+		for (uint32_t i = 0; i < 7; i++)
+			CHECK_EQ(c2->world_ranks[i], i);
+	}
+
+	struct trace_stats s;
+	CHECK_OK(trace_archive_stats(a, &s, &e), &e);
+	/* Footer counts per rank: Isend 84, Irecv 84, Waitall 14, Barrier 3,
+	 * Alltoall 7, Comm_create 1 (x 7 ranks). */
+	CHECK_UINT(s.calls[TOP_ISEND], ==, 588);
+	CHECK_UINT(s.calls[TOP_IRECV], ==, 588);
+	CHECK_UINT(s.calls[TOP_WAITALL], ==, 98);
+	CHECK_UINT(s.calls[TOP_BARRIER], ==, 21);
+	CHECK_UINT(s.calls[TOP_ALLTOALL], ==, 49);
+	CHECK_UINT(s.calls[TOP_COMM_CREATE], ==, 7);
+	CHECK_UINT(s.p2p_messages, ==, 588);
+	CHECK_UINT(s.p2p_bytes, ==, 418656); /* 89 x MPI_DOUBLE_INT... sizes from the trace's table */
+
+	struct totals t;
+	CHECK_OK(totals_of(a, &t, &e), &e);
+	CHECK_UINT(t.bytes[TOP_IRECV], ==, 418656);
+	CHECK_UINT(t.bytes[TOP_ALLTOALL], ==, 34888);
+	CHECK_UINT(t.reqs_listed, ==, 1176); /* every isend and irecv waited on once */
+	CHECK_OK(trace_archive_verify(a, &e), &e);
+	trace_archive_close(a);
+	check_dump_encode(out);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *f = fopen(from, "rb"), *g = fopen(to, "wb");
+	int c;
+	if (!f || !g)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, g);
+	fclose(f);
+	fclose(g);
+	return 0;
+}
+
+static void test_dumpi_moved(void)
+{
+	/* The .meta names the recording machine's absolute prefix; the rank
+	 * files sit beside it: found by basename. */
+	struct nl_err e = {0};
+	char from[512], to[512];
+	mkdir(tpath("moved"), 0755);
+	for (int r = 0; r < 4; r++) {
+		snprintf(from, sizeof from, DATA "/dumpi/testtrace-%04d.bin", r);
+		snprintf(to, sizeof to, "%s/moved/testtrace-%04d.bin", tmpdir, r);
+		CHECK_EQ(copy_file(from, to), 0);
+	}
+	FILE *f = fopen(tpath("moved/run.meta"), "w");
+	fprintf(f, "hostname=h\nnumprocs=4\nusername=u\nstartime=1\nfileprefix=/scratch/gone/testtrace\n"
+		   "version=1\nsubversion=0\nsubsubversion=0\n");
+	fclose(f);
+	CHECK_OK(trace_import(tpath("moved/run.meta"), tpath("moved.nlt"), NULL, NULL, &e), &e);
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, tpath("moved.nlt"), &e), &e);
+	CHECK_EQ(trace_archive_manifest(a)->n_ranks, 4);
+	trace_archive_close(a);
+
+	/* A rank file missing: named in the error. */
+	unlink(tpath("moved/testtrace-0003.bin"));
+	char want[700];
+	snprintf(want, sizeof want,
+		 "%s/moved/run.meta: the 4 rank files of fileprefix '/scratch/gone/testtrace' were not found "
+		 "(tried the recorded path and '%s/moved/testtrace-0000.bin' beside the .meta)",
+		 tmpdir, tmpdir);
+	CHECK_ERR(trace_import(tpath("moved/run.meta"), tpath("moved2.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
+		  want);
+	CHECK(access(tpath("moved2.nlt"), F_OK) != 0);
+
+	/* A truncated rank file: the error names the file, rank and offset. */
+	snprintf(from, sizeof from, DATA "/dumpi/testtrace-0003.bin");
+	FILE *in = fopen(from, "rb");
+	FILE *o = fopen(tpath("moved/testtrace-0003.bin"), "wb");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf, in);
+	fwrite(buf, 1, 200, o); /* keep the stream start only */
+	fclose(o);
+	fclose(in);
+	(void)n;
+	CHECK_ERR(trace_import(tpath("moved/run.meta"), tpath("moved2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "testtrace-0003.bin: rank 3, offset 136: index record has no lead-in magic (file truncated?)");
+}
+
+static void test_dumpi_mem_errors(void)
+{
+	struct nl_err e = {0};
+	uint8_t junk[100] = {1, 2, 3};
+	CHECK_ERR(trace_dumpi_import_mem(junk, sizeof junk, &e), NL_EFORMAT, &e,
+		  "(memory): rank 0, offset 0: not a DUMPI trace file (bad magic)");
+	/* Rank 0 of testtrace in memory: check mode round-trips every op. */
+	FILE *f = fopen(DATA "/dumpi/testtrace-0000.bin", "rb");
+	static uint8_t buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	CHECK_OK(trace_dumpi_import_mem(buf, n, &e), &e);
+	/* A damaged record label (the first record is at 8 + 8): its offset. */
+	buf[16] = 0xff;
+	buf[17] = 0xfe;
+	CHECK_ERR(trace_dumpi_import_mem(buf, n, &e), NL_EFORMAT, &e,
+		  "(memory): rank 0, offset 16: unknown call label 65534");
+	/* The index moved: its offsets no longer fit the file. */
+	memcpy(buf + 150, buf + n - 64, 64);
+	CHECK_ERR(trace_dumpi_import_mem(buf, 214, &e), NL_EFORMAT, &e,
+		  "(memory): rank 0, offset 150: index record offsets out of range");
+}
+
+/* --- SimGrid -------------------------------------------------------------------- */
+
+static void test_simgrid_ti32(void)
+{
+	struct nl_err e = {0};
+	struct warns w = {0};
+	const char *out = tpath("ti32.nlt");
+	CHECK_OK(trace_import(DATA "/simgrid/replay_multiple/smpi_replay.txt", out, collect, &w, &e), &e);
+	CHECK_EQ(w.n, 1);
+	CHECK(has_warn(&w, "not converted: comm_size x480 (informational; SimGrid's replay ignores it)"));
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	CHECK_EQ(m->n_ranks, 32);
+	CHECK_STR(m->application, "smpi_replay");
+	CHECK_NEAR(m->recorded_runtime_s, 0, 0);
+
+	struct trace_stats s;
+	CHECK_OK(trace_archive_stats(a, &s, &e), &e);
+	CHECK_UINT(s.calls[TOP_INIT], ==, 32);
+	CHECK_UINT(s.calls[TOP_COMPUTE_FLOPS], ==, 1440);
+	CHECK_UINT(s.calls[TOP_BARRIER], ==, 512);
+	CHECK_UINT(s.calls[TOP_BCAST], ==, 288);
+	CHECK_UINT(s.calls[TOP_ALLREDUCE], ==, 192);
+	CHECK_UINT(s.calls[TOP_GATHER], ==, 32);
+	CHECK_UINT(s.calls[TOP_ALLTOALL], ==, 160);
+	CHECK_UINT(s.calls[TOP_ALLTOALLV], ==, 64);
+	CHECK_UINT(s.calls[TOP_FINALIZE], ==, 32);
+	CHECK_UINT(s.p2p_messages, ==, 0);
+	CHECK_NEAR(s.compute_flops, 2266760717150.0, 0.5);
+
+	/* "init 1": MPI_DOUBLE by default; explicit ids where given. */
+	struct totals t;
+	CHECK_OK(totals_of(a, &t, &e), &e);
+	CHECK_UINT(t.bytes[TOP_BCAST], ==, 2304);
+	CHECK_UINT(t.bytes[TOP_ALLREDUCE], ==, 212736);
+	CHECK_NEAR(t.flops[TOP_ALLREDUCE], 7704776422.0, 0.5);
+	CHECK_UINT(t.bytes[TOP_ALLTOALL], ==, 14602752);
+	CHECK_UINT(t.recv_bytes[TOP_ALLTOALL], ==, 14602752);
+	CHECK_UINT(t.bytes[TOP_GATHER], ==, 203520);
+	CHECK_UINT(t.counts_sent[TOP_ALLTOALLV], ==, 6691542352ull);
+	CHECK_UINT(t.counts_recv[TOP_ALLTOALLV], ==, 6691542352ull);
+	CHECK_OK(trace_archive_verify(a, &e), &e);
+	trace_archive_close(a);
+	check_dump_encode(out);
+}
+
+/* The ops of one rank, as "kind field..." strings for compact checks. */
+static int rank_ops(const char *nlt, uint32_t rank, char out[][96], int max)
+{
+	struct nl_err e = {0};
+	struct trace_archive *a;
+	struct trace_rank_reader *rd;
+	struct trace_op op;
+	int n = 0;
+	if (trace_archive_open(&a, nlt, &e) || trace_rank_open(a, rank, &rd, &e))
+		return -1;
+	while (trace_rank_next(rd, &op, &e) == 1 && n < max)
+		snprintf(out[n++], 96, "%s p=%d t=%d b=%llu r=%u n=%u f=%u fl=%g", trace_op_name(op.kind), op.peer,
+			 op.tag, (unsigned long long)op.bytes, op.n_reqs ? op.reqs[0] : op.req, op.n_reqs, op.flags,
+			 op.flops);
+	trace_rank_close(rd);
+	trace_archive_close(a);
+	return n;
+}
+
+static void test_simgrid_isend_test_wait(void)
+{
+	struct nl_err e = {0};
+	const char *out = tpath("isend.nlt");
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_with_isend.txt", out, NULL, NULL, &e), &e);
+	char ops[16][96];
+	int n = rank_ops(out, 1, ops, 16);
+	CHECK_EQ(n, 8);
+	if (n == 8) {
+		CHECK_STR(ops[0], "init p=0 t=0 b=0 r=0 n=0 f=0 fl=0");
+		CHECK_STR(ops[1], "irecv p=0 t=0 b=1000000 r=1 n=0 f=0 fl=0");
+		CHECK_STR(ops[2], "compute_flops p=0 t=0 b=0 r=0 n=0 f=0 fl=5e+08");
+		CHECK_STR(ops[3], "test p=0 t=0 b=0 r=1 n=0 f=4 fl=0"); /* no_outcome */
+		CHECK_STR(ops[4], "compute_flops p=0 t=0 b=0 r=0 n=0 f=0 fl=5e+08");
+		CHECK_STR(ops[5], "wait p=0 t=0 b=0 r=1 n=0 f=0 fl=0");
+		CHECK_STR(ops[6], "send p=2 t=1 b=1000000 r=0 n=0 f=0 fl=0");
+		CHECK_STR(ops[7], "finalize p=0 t=0 b=0 r=0 n=0 f=0 fl=0");
+	}
+	struct trace_archive *a;
+	struct trace_stats s;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	CHECK_OK(trace_archive_stats(a, &s, &e), &e);
+	CHECK_UINT(s.p2p_messages, ==, 3);
+	CHECK_UINT(s.p2p_bytes, ==, 3000000);
+	trace_archive_close(a);
+}
+
+static void test_simgrid_datatypes_and_v(void)
+{
+	struct nl_err e = {0};
+	char ops[16][96];
+	const char *out = tpath("dt.nlt");
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_bcast_reduce_datatypes.txt", out, NULL, NULL, &e), &e);
+	int n = rank_ops(out, 2, ops, 16);
+	/* init 1 (double default), bcast 5e4 root 1 type 0 (double), bcast 5e4
+	 * root 0 type 3 (short), reduce 5e4 flops 5e8 root 0 type 4 (long). */
+	CHECK_EQ(n, 7);
+	if (n == 7) {
+		CHECK_STR(ops[1], "bcast p=1 t=0 b=400000 r=0 n=0 f=0 fl=0");
+		CHECK_STR(ops[3], "bcast p=0 t=0 b=100000 r=0 n=0 f=0 fl=0");
+		CHECK_STR(ops[5], "reduce p=0 t=0 b=400000 r=0 n=0 f=0 fl=5e+08");
+	}
+
+	/* alltoallv: "0 alltoallv 100 1 40 30 1000 1 80 100" (bytes). */
+	struct trace_archive *a;
+	struct trace_rank_reader *rd;
+	struct trace_op op;
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_alltoallv.txt", tpath("a2av.nlt"), NULL, NULL, &e), &e);
+	CHECK_OK(trace_archive_open(&a, tpath("a2av.nlt"), &e), &e);
+	CHECK_OK(trace_rank_open(a, 0, &rd, &e), &e);
+	while (trace_rank_next(rd, &op, &e) == 1 && op.kind != TOP_ALLTOALLV)
+		;
+	CHECK_EQ(op.kind, TOP_ALLTOALLV);
+	CHECK_EQ(op.n_counts, 3);
+	if (op.n_counts == 3 && op.send_counts && op.recv_counts) {
+		CHECK_UINT(op.send_counts[0], ==, 1);
+		CHECK_UINT(op.send_counts[1], ==, 40);
+		CHECK_UINT(op.send_counts[2], ==, 30);
+		CHECK_UINT(op.recv_counts[0], ==, 1);
+		CHECK_UINT(op.recv_counts[1], ==, 80);
+		CHECK_UINT(op.recv_counts[2], ==, 100);
+	}
+	trace_rank_close(rd);
+	trace_archive_close(a);
+
+	/* reducescatter: recvcounts x the trailing datatype id 0 (double), flops. */
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_reducescatter.txt", tpath("rs.nlt"), NULL, NULL, &e), &e);
+	struct totals t;
+	CHECK_OK(trace_archive_open(&a, tpath("rs.nlt"), &e), &e);
+	CHECK_OK(totals_of(a, &t, &e), &e);
+	CHECK_UINT(t.counts_recv[TOP_REDUCE_SCATTER], ==, 8 * 4 * (275427ull * 3 + 204020));
+	CHECK_NEAR(t.flops[TOP_REDUCE_SCATTER], 11349173.0 + 12396024 + 12501522 + 12403123, 0);
+	trace_archive_close(a);
+	check_dump_encode(tpath("rs.nlt"));
+}
+
+static void write_text(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	fputs(s, f);
+	fclose(f);
+}
+
+static void test_simgrid_old_form_and_errors(void)
+{
+	struct nl_err e = {0};
+	char ops[16][96];
+	/* Pre-3.20 form: no tags, Isend/Irecv spelling, wait on the last request. */
+	write_text(tpath("old.txt"), "# old\n0 init\n1 init\n0 Isend 1 100\n0 Irecv 1 200 1\n0 wait\n0 waitAll\n"
+				      "1 recv 0 100\n1 send 0 50 5\n0 finalize\n1 finalize\n");
+	CHECK_OK(trace_import(tpath("old.txt"), tpath("old.nlt"), NULL, NULL, &e), &e);
+	int n = rank_ops(tpath("old.nlt"), 0, ops, 16);
+	CHECK_EQ(n, 6);
+	if (n == 6) {
+		CHECK_STR(ops[1], "isend p=1 t=0 b=100 r=1 n=0 f=0 fl=0");
+		CHECK_STR(ops[2], "irecv p=1 t=0 b=800 r=2 n=0 f=0 fl=0"); /* 200 x int (id 1) */
+		CHECK_STR(ops[3], "wait p=0 t=0 b=0 r=2 n=0 f=0 fl=0");   /* the last request */
+		CHECK_STR(ops[4], "waitall p=0 t=0 b=0 r=1 n=1 f=0 fl=0"); /* what is left */
+	}
+	n = rank_ops(tpath("old.nlt"), 1, ops, 16);
+	CHECK_EQ(n, 4);
+	if (n == 4)
+		CHECK_STR(ops[2], "send p=0 t=0 b=200 r=0 n=0 f=0 fl=0"); /* 50 x float (id 5) */
+
+	write_text(tpath("mixed.txt"), "0 init\n0 send 1 100\n0 wait 0 1 0\n1 init\n");
+	CHECK_ERR(trace_import(tpath("mixed.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "mixed.txt: mixes the tagged form (line 3: 4 point-to-point arguments or wait/test with 3) and the "
+		  "older untagged form (line 2)");
+	write_text(tpath("bad.txt"), "0 init\n0 bcast abc\n");
+	CHECK_ERR(trace_import(tpath("bad.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "bad.txt:2: bcast size 'abc': expected a number of elements");
+	write_text(tpath("bad2.txt"), "0 init\n0 frobnicate 1\n");
+	CHECK_ERR(trace_import(tpath("bad2.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)");
+	write_text(tpath("bad3.txt"), "0 init\n0 send 1 0 10 77\n1 init\n");
+	CHECK_ERR(trace_import(tpath("bad3.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "bad3.txt:2: datatype '77': expected a SimGrid datatype id (-1 .. 59)");
+	write_text(tpath("idx.txt"), "nothere_0.txt\n");
+	CHECK_ERR(trace_import(tpath("idx.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
+		  "idx.txt:1: rank 0 trace 'nothere_0.txt' not found");
+	CHECK(access(tpath("x.nlt"), F_OK) != 0);
+	write_text(tpath("neither.txt"), "a=b\nc=d\n");
+	CHECK_ERR(trace_import(tpath("neither.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "neither.txt: unknown trace format");
+	CHECK(trace_import_detect(DATA "/dumpi/testbgp.meta") && !strcmp(trace_import_detect(DATA "/dumpi/testbgp.meta"), "dumpi"));
+	CHECK(trace_import_detect(DATA "/simgrid/replay/split_traces") &&
+	      !strcmp(trace_import_detect(DATA "/simgrid/replay/split_traces"), "simgrid"));
+}
+
+static void test_simgrid_split_index(void)
+{
+	/* split_traces lists "replay/actions0.txt": resolved against the
+	 * index's parent directory, as SMPI's working directory would. */
+	struct nl_err e = {0};
+	struct warns w = {0};
+	CHECK_OK(trace_import(DATA "/simgrid/replay/split_traces", tpath("split.nlt"), collect, &w, &e), &e);
+	CHECK_EQ(w.n, 0);
+	char ops[16][96];
+	int n = rank_ops(tpath("split.nlt"), 1, ops, 16);
+	CHECK_EQ(n, 7);
+	if (n == 7) {
+		CHECK_STR(ops[1], "recv p=0 t=0 b=1000000 r=0 n=0 f=0 fl=0");
+		CHECK_STR(ops[2], "compute_flops p=0 t=0 b=0 r=0 n=0 f=0 fl=1e+09");
+		CHECK_STR(ops[3], "isend p=0 t=1 b=1000000 r=1 n=0 f=0 fl=0");
+		CHECK_STR(ops[4], "irecv p=0 t=2 b=1000000 r=2 n=0 f=0 fl=0");
+		CHECK_STR(ops[5], "wait p=0 t=0 b=0 r=2 n=0 f=0 fl=0"); /* wait 0 1 2 -> the irecv (0 -> 1, tag 2) */
+	}
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/nl_test_import_XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	TEST_RUN(test_dumpi_testtrace);
+	TEST_RUN(test_dumpi_testbgp);
+	TEST_RUN(test_dumpi_moved);
+	TEST_RUN(test_dumpi_mem_errors);
+	TEST_RUN(test_simgrid_ti32);
+	TEST_RUN(test_simgrid_isend_test_wait);
+	TEST_RUN(test_simgrid_datatypes_and_v);
+	TEST_RUN(test_simgrid_old_form_and_errors);
+	TEST_RUN(test_simgrid_split_index);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	return test_done();
+}

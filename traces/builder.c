@@ -1,0 +1,177 @@
+/* Building an archive from a sequence of ops per rank (importers and
+ * `trace encode`): one stream writer per rank, writing a temporary file
+ * next to the output, assembled by trace_archive_write at the end. In
+ * check mode (no output path) every op is instead encoded and decoded
+ * again and compared, which is the fuzz targets' oracle.
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+enum { RANK_NEW, RANK_OPEN, RANK_DONE };
+
+struct trace_builder {
+	char *out_path;               /* NULL: check mode */
+	uint32_t n_ranks;
+	struct trace_write_opts opts;
+	struct trace_stream_writer **w;
+	char **paths;                 /* temporary stream files */
+	uint8_t *state;
+	uint64_t *ops;
+	/* check mode */
+	uint8_t *scratch;
+	size_t scratch_cap;
+	struct trace_op_arrays arr;
+};
+
+int trace_builder_new(struct trace_builder **bp, const char *out_path, uint32_t n_ranks,
+		      const struct trace_write_opts *opts, struct nl_err *err)
+{
+	struct trace_builder *b;
+	*bp = NULL;
+	if (!n_ranks)
+		return nl_errf(err, NL_EINVAL, "%s: a trace needs at least one rank",
+			       out_path ? out_path : "(check)");
+	b = calloc(1, sizeof *b);
+	if (!b)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	int rc = trace_write_opts_resolve(opts, &b->opts, err);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	b->n_ranks = n_ranks;
+	b->state = calloc(n_ranks, 1);
+	b->ops = calloc(n_ranks, sizeof *b->ops);
+	if (out_path) {
+		b->out_path = trace_strdup(out_path);
+		b->w = calloc(n_ranks, sizeof *b->w);
+		b->paths = calloc(n_ranks, sizeof *b->paths);
+	}
+	if (!b->state || !b->ops || (out_path && (!b->out_path || !b->w || !b->paths))) {
+		trace_builder_free(b);
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	*bp = b;
+	return 0;
+}
+
+static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
+{
+	size_t n = strlen(b->out_path) + 40;
+	char *p = malloc(n);
+	if (!p)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(p, n, "%s.r%u.tmpXXXXXX", b->out_path, rank);
+	int fd = mkstemp(p);
+	if (fd < 0) {
+		int e = errno;
+		free(p);
+		return nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s", b->out_path,
+			       strerror(e));
+	}
+	close(fd);
+	b->paths[rank] = p;
+	int rc = trace_stream_open_opts(&b->w[rank], rank, p, &b->opts, err);
+	if (rc)
+		return rc;
+	b->state[rank] = RANK_OPEN;
+	return 0;
+}
+
+static int check_op(struct trace_builder *b, const struct trace_op *op, struct nl_err *err)
+{
+	size_t need = trace_op_encoded_max(op);
+	if (need > b->scratch_cap) {
+		uint8_t *t = realloc(b->scratch, need);
+		if (!t)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		b->scratch = t;
+		b->scratch_cap = need;
+	}
+	uint64_t base_w = 0, base_r = 0;
+	struct trace_op back;
+	const char *what = NULL;
+	size_t n = trace_op_encode(b->scratch, op, &base_w);
+	int got = trace_op_decode(b->scratch, n, &back, &base_r, &b->arr, &what);
+	if (got != (int)n || !trace_op_equal(op, &back))
+		NL_BUG("op codec round trip failed for %s (%s)", trace_op_name(op->kind), what ? what : "differs");
+	return 0;
+}
+
+int trace_builder_op(struct trace_builder *b, uint32_t rank, const struct trace_op *op,
+		     struct nl_err *err)
+{
+	if (rank >= b->n_ranks)
+		NL_BUG("builder: rank %u of %u", rank, b->n_ranks);
+	if (b->state[rank] == RANK_DONE)
+		NL_BUG("builder: op for rank %u after end_rank", rank);
+	NL_CHECK(trace_op_check(op, err));
+	b->ops[rank]++;
+	if (!b->out_path)
+		return check_op(b, op, err);
+	if (b->state[rank] == RANK_NEW)
+		NL_CHECK(open_rank(b, rank, err));
+	return trace_stream_append(b->w[rank], op, err);
+}
+
+int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
+{
+	if (!b->out_path) {
+		b->state[rank] = RANK_DONE;
+		return 0;
+	}
+	if (b->state[rank] == RANK_DONE)
+		return 0;
+	if (b->state[rank] == RANK_NEW)
+		NL_CHECK(open_rank(b, rank, err));
+	struct trace_stream_writer *w = b->w[rank];
+	b->w[rank] = NULL;
+	b->state[rank] = RANK_DONE;
+	return trace_stream_close(w, NULL, NULL, NULL, err);
+}
+
+uint64_t trace_builder_rank_ops(const struct trace_builder *b, uint32_t rank)
+{
+	return rank < b->n_ranks ? b->ops[rank] : 0;
+}
+
+int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, struct nl_err *err)
+{
+	if (m->n_ranks != b->n_ranks)
+		NL_BUG("builder: manifest has %u ranks, builder %u", m->n_ranks, b->n_ranks);
+	for (uint32_t r = 0; r < b->n_ranks; r++)
+		NL_CHECK(trace_builder_end_rank(b, r, err));
+	if (!b->out_path)
+		return 0;
+	struct trace_manifest mm = *m;
+	mm.rank_ops = mm.rank_bytes = mm.rank_hash = NULL;
+	return trace_archive_write(b->out_path, &mm, (const char *const *)b->paths, err);
+}
+
+void trace_builder_free(struct trace_builder *b)
+{
+	if (!b)
+		return;
+	for (uint32_t r = 0; b->paths && r < b->n_ranks; r++) {
+		if (b->w && b->w[r])
+			trace_stream_abort(b->w[r]);
+		if (b->paths[r]) {
+			unlink(b->paths[r]);
+			free(b->paths[r]);
+		}
+	}
+	free(b->w);
+	free(b->paths);
+	free(b->state);
+	free(b->ops);
+	free(b->out_path);
+	free(b->scratch);
+	trace_op_arrays_release(&b->arr);
+	free(b);
+}

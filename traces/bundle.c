@@ -1,0 +1,459 @@
+/* Reproducibility bundles (docs/trace-format.md §9): several files (traces
+ * and a system config) in one zstd-compressed file, each with its name,
+ * size and XXH64, so `unpack` restores them byte for byte or says which
+ * one is damaged. Entries are streamed through bounded buffers both ways.
+ *
+ * Layout: header (32 bytes) | entry data (zstd frames, one run per entry)
+ * | index (one zstd frame) | trailer (32 bytes).
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "core/error.h"
+
+#define BUNDLE_MAGIC "\x89NLB\r\n\x1a\n"
+#define BUNDLE_END_MAGIC "NLBUNEND"
+#define BUNDLE_VERSION 1u
+#define BUNDLE_HDR 32u
+#define BUNDLE_TRAILER 32u
+#define BUNDLE_LEVEL 3
+#define BUNDLE_CHUNK (1u << 20)
+#define BUNDLE_MAX_ENTRIES 100000u
+
+enum { BUNDLE_TRACE = 0, BUNDLE_CONFIG = 1 };
+
+struct bentry {
+	uint32_t kind;
+	char *name;
+	uint64_t size, hash, offset, comp_len;
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static bool name_ok(const char *n)
+{
+	return n[0] && strcmp(n, ".") && strcmp(n, "..") && !strchr(n, '/');
+}
+
+/* Compress one file into the bundle; fills size, hash, comp_len. */
+static int pack_file(struct trace_afile *af, ZSTD_CCtx *cc, const char *src, struct bentry *e,
+		     uint8_t *in, uint8_t *out, size_t out_cap, struct nl_err *err)
+{
+	struct stat st;
+	struct trace_xxh64 h;
+	int rc = 0;
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", src,
+			       strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return nl_errf(err, NL_EIO, "%s: not a regular file", src);
+	}
+	e->size = (uint64_t)st.st_size;
+	trace_xxh64_init(&h, 0);
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
+	ZSTD_CCtx_setPledgedSrcSize(cc, e->size);
+	uint64_t left = e->size, off = 0;
+	e->comp_len = 0;
+	do {
+		size_t n = left < BUNDLE_CHUNK ? (size_t)left : BUNDLE_CHUNK;
+		if (n && trace_pread_full(fd, in, n, off)) {
+			rc = nl_errf(err, NL_EIO, "%s: read failed at offset %llu", src, (unsigned long long)off);
+			break;
+		}
+		trace_xxh64_update(&h, in, n);
+		off += n;
+		left -= n;
+		ZSTD_inBuffer ib = {in, n, 0};
+		ZSTD_EndDirective mode = left ? ZSTD_e_continue : ZSTD_e_end;
+		size_t pending;
+		do {
+			ZSTD_outBuffer ob = {out, out_cap, 0};
+			pending = ZSTD_compressStream2(cc, &ob, &ib, mode);
+			if (ZSTD_isError(pending)) {
+				rc = nl_errf(err, NL_EIO, "%s: zstd: %s", src, ZSTD_getErrorName(pending));
+				break;
+			}
+			rc = trace_afile_write(af, out, ob.pos, err);
+			e->comp_len += ob.pos;
+		} while (!rc && (mode == ZSTD_e_end ? pending != 0 : ib.pos < ib.size));
+	} while (!rc && left);
+	close(fd);
+	e->hash = trace_xxh64_digest(&h);
+	return rc;
+}
+
+int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_traces,
+		      const char *config_path, struct nl_err *err)
+{
+	size_t n = n_traces + (config_path != NULL);
+	struct bentry *ents = calloc(n ? n : 1, sizeof *ents);
+	uint8_t *in = malloc(BUNDLE_CHUNK);
+	size_t out_cap = ZSTD_CStreamOutSize();
+	uint8_t *out = malloc(out_cap);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	uint8_t *idx = NULL, *cidx = NULL;
+	struct trace_afile af = {.fd = -1};
+	int rc = 0;
+
+	if (!ents || !in || !out || !cc) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!n_traces) {
+		rc = nl_errf(err, NL_EINVAL, "%s: a bundle needs at least one trace", out_path);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *src = i < n_traces ? traces[i] : config_path;
+		ents[i].kind = i < n_traces ? BUNDLE_TRACE : BUNDLE_CONFIG;
+		ents[i].name = (char *)base_name(src);
+		if (!name_ok(ents[i].name)) {
+			rc = nl_errf(err, NL_EINVAL, "%s: cannot bundle a file without a name", src);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(ents[j].name, ents[i].name)) {
+				rc = nl_errf(err, NL_EINVAL, "%s: two files named '%s' (bundle entries are flat)",
+					     src, ents[i].name);
+				goto out;
+			}
+		/* A trace must be a valid archive before it is bundled. */
+		if (ents[i].kind == BUNDLE_TRACE) {
+			struct trace_archive *a;
+			rc = trace_archive_open(&a, src, err);
+			if (!rc) {
+				rc = trace_archive_verify(a, err);
+				trace_archive_close(a);
+			}
+			if (rc)
+				goto out;
+		}
+	}
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, BUNDLE_LEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1))) {
+		rc = nl_errf(err, NL_EIO, "zstd rejected the bundle parameters");
+		goto out;
+	}
+
+	uint8_t hdr[BUNDLE_HDR] = {0};
+	memcpy(hdr, BUNDLE_MAGIC, 8);
+	trace_put_u32(hdr + 8, BUNDLE_VERSION);
+	trace_put_u32(hdr + 12, (uint32_t)n);
+	trace_put_u64(hdr + 24, trace_xxh64(hdr, 24, 0));
+	rc = trace_afile_open(&af, out_path, err);
+	if (rc)
+		goto out;
+	rc = trace_afile_write(&af, hdr, sizeof hdr, err);
+	uint64_t off = BUNDLE_HDR;
+	for (size_t i = 0; i < n && !rc; i++) {
+		ents[i].offset = off;
+		rc = pack_file(&af, cc, i < n_traces ? traces[i] : config_path, &ents[i], in, out, out_cap, err);
+		off += ents[i].comp_len;
+	}
+	if (rc)
+		goto out;
+
+	/* Index: kind, name, size, hash, offset, compressed length. */
+	size_t cap = 64;
+	for (size_t i = 0; i < n; i++)
+		cap += strlen(ents[i].name) + 6 * TRACE_VARINT_MAX + 8;
+	idx = malloc(cap);
+	if (!idx) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t nl = strlen(ents[i].name);
+		len += trace_varint_put(idx + len, ents[i].kind);
+		len += trace_varint_put(idx + len, nl);
+		memcpy(idx + len, ents[i].name, nl);
+		len += nl;
+		len += trace_varint_put(idx + len, ents[i].size);
+		trace_put_u64(idx + len, ents[i].hash);
+		len += 8;
+		len += trace_varint_put(idx + len, ents[i].offset);
+		len += trace_varint_put(idx + len, ents[i].comp_len);
+	}
+	size_t cb = ZSTD_compressBound(len);
+	cidx = malloc(cb);
+	if (!cidx) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
+	size_t clen = ZSTD_compress2(cc, cidx, cb, idx, len);
+	if (ZSTD_isError(clen)) {
+		rc = nl_errf(err, NL_EIO, "zstd: %s", ZSTD_getErrorName(clen));
+		goto out;
+	}
+	uint8_t tr[BUNDLE_TRAILER];
+	memcpy(tr, BUNDLE_END_MAGIC, 8);
+	trace_put_u64(tr + 8, off);
+	trace_put_u64(tr + 16, clen);
+	trace_put_u64(tr + 24, trace_xxh64(cidx, clen, 0));
+	rc = trace_afile_write(&af, cidx, clen, err);
+	if (!rc)
+		rc = trace_afile_write(&af, tr, sizeof tr, err);
+	if (!rc) {
+		rc = trace_afile_commit(&af, err);
+		af.tmp = NULL;
+	}
+out:
+	if (af.tmp)
+		trace_afile_abort(&af);
+	ZSTD_freeCCtx(cc);
+	free(ents);
+	free(in);
+	free(out);
+	free(idx);
+	free(cidx);
+	return rc;
+}
+
+/* Decompress one entry into dir/name, checking size and hash. */
+static int unpack_entry(int fd, const char *bundle, const char *dir, const struct bentry *e,
+			ZSTD_DCtx *dc, uint8_t *in, uint8_t *out, size_t out_cap, struct nl_err *err)
+{
+	struct trace_afile af = {.fd = -1};
+	struct trace_xxh64 h;
+	size_t plen = strlen(dir) + strlen(e->name) + 2;
+	char *path = malloc(plen);
+	int rc;
+	if (!path)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(path, plen, "%s/%s", dir, e->name);
+	rc = trace_afile_open(&af, path, err);
+	free(path);
+	if (rc)
+		return rc;
+	trace_xxh64_init(&h, 0);
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
+	uint64_t left = e->comp_len, off = e->offset, got = 0;
+	size_t last = 1;
+	while (!rc && left) {
+		size_t n = left < BUNDLE_CHUNK ? (size_t)left : BUNDLE_CHUNK;
+		if (trace_pread_full(fd, in, n, off)) {
+			rc = nl_errf(err, NL_ECORRUPT, "%s: entry '%s', offset %llu: truncated", bundle, e->name,
+				     (unsigned long long)off);
+			break;
+		}
+		ZSTD_inBuffer ib = {in, n, 0};
+		while (!rc && ib.pos < ib.size) {
+			ZSTD_outBuffer ob = {out, out_cap, 0};
+			last = ZSTD_decompressStream(dc, &ob, &ib);
+			if (ZSTD_isError(last)) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: entry '%s', offset %llu: %s", bundle, e->name,
+					     (unsigned long long)e->offset, ZSTD_getErrorName(last));
+				break;
+			}
+			got += ob.pos;
+			if (got > e->size) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: entry '%s': more than the %llu bytes the index says",
+					     bundle, e->name, (unsigned long long)e->size);
+				break;
+			}
+			trace_xxh64_update(&h, out, ob.pos);
+			rc = trace_afile_write(&af, out, ob.pos, err);
+		}
+		off += n;
+		left -= n;
+	}
+	if (!rc && (last != 0 || got != e->size))
+		rc = nl_errf(err, NL_ECORRUPT, "%s: entry '%s', offset %llu: %llu bytes, the index says %llu",
+			     bundle, e->name, (unsigned long long)e->offset, (unsigned long long)got,
+			     (unsigned long long)e->size);
+	if (!rc && trace_xxh64_digest(&h) != e->hash)
+		rc = nl_errf(err, NL_ECORRUPT, "%s: entry '%s', offset %llu: hash mismatch", bundle, e->name,
+			     (unsigned long long)e->offset);
+	if (rc)
+		trace_afile_abort(&af);
+	else
+		rc = trace_afile_commit(&af, err);
+	return rc;
+}
+
+int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_out, size_t *n_names,
+			struct nl_err *err)
+{
+	uint8_t hdr[BUNDLE_HDR], tr[BUNDLE_TRAILER];
+	struct bentry *ents = NULL;
+	uint8_t *cidx = NULL, *idx = NULL, *in = NULL, *out = NULL;
+	ZSTD_DCtx *dc = NULL;
+	struct stat st;
+	uint32_t n = 0;
+	int rc = 0;
+
+	if (names_out)
+		*names_out = NULL;
+	if (n_names)
+		*n_names = 0;
+	int fd = open(bundle_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", bundle_path,
+			       strerror(errno));
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
+	    trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
+		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
+			     bundle_path);
+		goto out;
+	}
+	if (trace_get_u32(hdr + 8) != BUNDLE_VERSION) {
+		rc = nl_errf(err, NL_EUNSUPPORTED, "%s: offset 8: unsupported bundle version %u (this netloom reads %u)",
+			     bundle_path, trace_get_u32(hdr + 8), BUNDLE_VERSION);
+		goto out;
+	}
+	if (trace_get_u64(hdr + 24) != trace_xxh64(hdr, 24, 0)) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset 24: header hash mismatch", bundle_path);
+		goto out;
+	}
+	n = trace_get_u32(hdr + 12);
+	uint64_t size = (uint64_t)st.st_size;
+	if (trace_pread_full(fd, tr, sizeof tr, size - BUNDLE_TRAILER) || memcmp(tr, BUNDLE_END_MAGIC, 8)) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: bad trailer (bundle truncated?)", bundle_path,
+			     (unsigned long long)(size - BUNDLE_TRAILER));
+		goto out;
+	}
+	uint64_t ioff = trace_get_u64(tr + 8), ilen = trace_get_u64(tr + 16);
+	if (!n || n > BUNDLE_MAX_ENTRIES || ioff < BUNDLE_HDR || ilen > size || ioff + ilen != size - BUNDLE_TRAILER) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: trailer fields out of range", bundle_path,
+			     (unsigned long long)(size - BUNDLE_TRAILER));
+		goto out;
+	}
+	cidx = malloc(ilen ? ilen : 1);
+	if (!cidx || trace_pread_full(fd, cidx, ilen, ioff)) {
+		rc = nl_errf(err, NL_EIO, "%s: cannot read the index", bundle_path);
+		goto out;
+	}
+	if (trace_xxh64(cidx, ilen, 0) != trace_get_u64(tr + 24)) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index hash mismatch", bundle_path,
+			     (unsigned long long)ioff);
+		goto out;
+	}
+	unsigned long long ilen_raw = ZSTD_getFrameContentSize(cidx, ilen);
+	if (ilen_raw == ZSTD_CONTENTSIZE_ERROR || ilen_raw == ZSTD_CONTENTSIZE_UNKNOWN || ilen_raw > (64u << 20)) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index is not a zstd frame", bundle_path,
+			     (unsigned long long)ioff);
+		goto out;
+	}
+	idx = malloc(ilen_raw ? ilen_raw : 1);
+	ents = calloc(n, sizeof *ents);
+	if (!idx || !ents) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t d = ZSTD_decompress(idx, ilen_raw, cidx, ilen);
+	if (ZSTD_isError(d) || d != ilen_raw) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index does not decompress", bundle_path,
+			     (unsigned long long)ioff);
+		goto out;
+	}
+	size_t pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v[6];
+		size_t k;
+		bool bad = false;
+		k = trace_varint_get(idx + pos, d - pos, &v[0]);
+		bad |= !k;
+		pos += k;
+		k = bad ? 0 : trace_varint_get(idx + pos, d - pos, &v[1]);
+		bad |= !k || v[1] > d - pos - k;
+		pos += k;
+		if (!bad) {
+			ents[i].name = malloc(v[1] + 1);
+			if (!ents[i].name) {
+				rc = nl_errf(err, NL_ENOMEM, "out of memory");
+				goto out;
+			}
+			memcpy(ents[i].name, idx + pos, v[1]);
+			ents[i].name[v[1]] = '\0';
+			pos += v[1];
+			bad |= strlen(ents[i].name) != v[1] || !name_ok(ents[i].name);
+		}
+		k = bad ? 0 : trace_varint_get(idx + pos, d - pos, &v[2]);
+		bad |= !k || d - pos - k < 8;
+		pos += k;
+		if (!bad) {
+			v[3] = trace_get_u64(idx + pos);
+			pos += 8;
+		}
+		k = bad ? 0 : trace_varint_get(idx + pos, d - pos, &v[4]);
+		bad |= !k;
+		pos += k;
+		k = bad ? 0 : trace_varint_get(idx + pos, d - pos, &v[5]);
+		bad |= !k;
+		pos += k;
+		if (bad || v[0] > BUNDLE_CONFIG || v[4] < BUNDLE_HDR || v[5] > ioff || v[4] > ioff - v[5]) {
+			rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index entry %u malformed", bundle_path,
+				     (unsigned long long)ioff, i);
+			goto out;
+		}
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(ents[j].name, ents[i].name)) {
+				rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", bundle_path, ents[i].name);
+				goto out;
+			}
+		ents[i].kind = (uint32_t)v[0];
+		ents[i].size = v[2];
+		ents[i].hash = v[3];
+		ents[i].offset = v[4];
+		ents[i].comp_len = v[5];
+	}
+	if (pos != d) {
+		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: index has trailing bytes", bundle_path,
+			     (unsigned long long)ioff);
+		goto out;
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		rc = nl_errf(err, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+		goto out;
+	}
+	in = malloc(BUNDLE_CHUNK);
+	size_t out_cap = ZSTD_DStreamOutSize();
+	out = malloc(out_cap);
+	dc = ZSTD_createDCtx();
+	if (!in || !out || !dc) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = unpack_entry(fd, bundle_path, dir, &ents[i], dc, in, out, out_cap, err);
+	if (!rc && names_out) {
+		char **names = calloc(n, sizeof *names);
+		if (!names) {
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			names[i] = ents[i].name;
+			ents[i].name = NULL;
+		}
+		*names_out = names;
+		if (n_names)
+			*n_names = n;
+	}
+out:
+	close(fd);
+	for (uint32_t i = 0; ents && i < n; i++)
+		free(ents[i].name);
+	free(ents);
+	free(cidx);
+	free(idx);
+	free(in);
+	free(out);
+	ZSTD_freeDCtx(dc);
+	return rc;
+}

@@ -1,0 +1,674 @@
+/* DUMPI import, pass 1: who belongs to every communicator the program
+ * created. DUMPI records each rank's view with local handles (split
+ * color/key, the group given to create, cartesian dims), so all ranks are
+ * walked in lock step and the k-th creating call on a communicator is
+ * matched across its members, then resolved as MPI defines it (MPI-3.1
+ * §6.4.2): split by color, ordered by key then old rank; create: the
+ * group's members in group order (groups are rebuilt from Comm_group and
+ * the Group_* calls, §6.3); cart_create: the first prod(dims) ranks (reorder
+ * ignored); cart_sub: row-major coordinates (§7.5.1); graph_create: the
+ * first nnodes ranks. Pass 2 (import_dumpi.c) replays the results. */
+#include "traces/traces_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+
+int dumpi_nomem(struct dumpi_import *d)
+{
+	return nl_errf(d->err, NL_ENOMEM, "out of memory");
+}
+
+int dumpi_rec_err(struct dumpi_import *d, uint32_t rank, uint64_t off, const char *fmt, ...)
+{
+	char what[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return nl_errf(d->err, NL_EFORMAT, "%s: rank %u, offset %llu: %s", d->paths[rank], rank,
+		       (unsigned long long)off, what);
+}
+
+/* --- small maps ------------------------------------------------------------- */
+
+bool dumpi_grow(void **p, uint32_t *n, uint32_t want, size_t elem, int fill)
+{
+	if (want <= *n)
+		return true;
+	uint32_t c = *n ? *n : 8;
+	while (c < want)
+		c *= 2;
+	void *t = realloc(*p, (size_t)c * elem);
+	if (!t)
+		return false;
+	memset((char *)t + (size_t)*n * elem, fill, (size_t)(c - *n) * elem);
+	*p = t;
+	*n = c;
+	return true;
+}
+
+int64_t  dumpi_comm_get(int64_t *m, uint32_t n, uint16_t h)
+{
+	return h < n ? m[h] : DUMPI_H_NONE;
+}
+
+bool  dumpi_comm_set(int64_t **m, uint32_t *n, uint16_t h, int64_t gid)
+{
+	if (!dumpi_grow((void **)m, n, (uint32_t)h + 1, sizeof **m, 0xff)) /* 0xff.. = -1 = DUMPI_H_NONE */
+		return false;
+	(*m)[h] = gid;
+	return true;
+}
+
+void  dumpi_init_comm_map(int64_t **m, uint32_t *n)
+{
+	dumpi_comm_set(m, n, DH_COMM_WORLD, TRACE_COMM_WORLD);
+	dumpi_comm_set(m, n, DH_COMM_SELF, TRACE_COMM_SELF);
+	dumpi_comm_set(m, n, DH_COMM_NULL, TRACE_COMM_NULL);
+}
+
+int  dumpi_new_gcomm(struct dumpi_import *d, uint32_t size, const uint32_t *members, uint32_t *gid)
+{
+	if (d->n_gc == d->cap_gc) {
+		uint32_t c = d->cap_gc ? 2 * d->cap_gc : 16;
+		struct dumpi_gcomm *t = realloc(d->gc, c * sizeof *t);
+		if (!t)
+			return dumpi_nomem(d);
+		d->gc = t;
+		d->cap_gc = c;
+	}
+	if (d->n_gc >= TRACE_COMM_NULL - 2)
+		return nl_errf(d->err, NL_ERANGE, "%s: too many communicators", d->in);
+	struct dumpi_gcomm *g = &d->gc[d->n_gc];
+	memset(g, 0, sizeof *g);
+	g->size = size;
+	if (members) {
+		g->members = malloc(size * sizeof *g->members);
+		if (!g->members)
+			return dumpi_nomem(d);
+		memcpy(g->members, members, size * sizeof *g->members);
+	}
+	*gid = d->n_gc++;
+	return 0;
+}
+
+uint32_t  dumpi_gc_size(const struct dumpi_import *d, uint32_t gid)
+{
+	return gid < d->n_gc ? d->gc[gid].size : 0;
+}
+
+/* --- pass 1: groups and communicator membership ------------------------------ */
+
+void  dumpi_group_free(struct dumpi_group *g)
+{
+	free(g->wr);
+	memset(g, 0, sizeof *g);
+}
+
+static struct dumpi_group *grp_at(struct dumpi_p1_rank *p, uint16_t h)
+{
+	if (!dumpi_grow((void **)&p->grp, &p->n_grp, (uint32_t)h + 1, sizeof *p->grp, 0))
+		return NULL;
+	return &p->grp[h];
+}
+
+/* The group handle h as a list (empty group and unknown handled). */
+static bool grp_get(struct dumpi_p1_rank *p, uint16_t h, struct dumpi_group *out)
+{
+	memset(out, 0, sizeof *out);
+	if (h == DH_GROUP_EMPTY) {
+		out->known = true;
+		return true;
+	}
+	if (h >= p->n_grp || !p->grp[h].known)
+		return false;
+	*out = p->grp[h];
+	return true;
+}
+
+static bool in_list(const uint32_t *v, uint32_t n, uint32_t x)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static uint32_t be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Group constructors: set p->grp[new] from the record, or mark it unknown. */
+static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p, const struct dumpi_rec *r)
+{
+	const struct dumpi_arg *a = r->a;
+	struct dumpi_group g = {0}, g1, g2;
+	uint16_t newh;
+	bool ok = true;
+
+	switch (r->label) {
+	case DL_Comm_group: {
+		int64_t gid = dumpi_comm_get(p->comm, p->n_comm, (uint16_t)a[0].v);
+		newh = (uint16_t)a[1].v;
+		if (gid == TRACE_COMM_SELF) {
+			g.n = 1;
+			g.wr = malloc(sizeof *g.wr);
+			if (!g.wr)
+				return dumpi_nomem(d);
+			g.wr[0] = rank;
+		} else if (gid >= 0 && gid < d->n_gc && gid != TRACE_COMM_NULL) {
+			g.n = d->gc[gid].size;
+			g.wr = malloc((g.n ? g.n : 1) * sizeof *g.wr);
+			if (!g.wr)
+				return dumpi_nomem(d);
+			memcpy(g.wr, d->gc[gid].members, g.n * sizeof *g.wr);
+		} else {
+			ok = false;
+		}
+		break;
+	}
+	case DL_Group_incl:
+	case DL_Group_excl:
+	case DL_Group_range_incl:
+	case DL_Group_range_excl: {
+		newh = (uint16_t)a[3].v;
+		if (!grp_get(p, (uint16_t)a[0].v, &g1)) {
+			ok = false;
+			break;
+		}
+		/* The selected ranks of the old group, in the order given. */
+		uint32_t *sel = NULL, ns = 0, cap = 0;
+		bool incl = r->label == DL_Group_incl || r->label == DL_Group_range_incl;
+		bool range = r->label == DL_Group_range_incl || r->label == DL_Group_range_excl;
+		uint32_t n = a[2].n;
+		size_t off = a[2].off;
+		for (uint32_t i = 0; i < n && ok; i++) {
+			int64_t first, last, stride;
+			if (range) {
+				uint32_t m = be32_at(p->st.p + off);
+				if (m != 3) {
+					ok = false;
+					break;
+				}
+				first = (int32_t)be32_at(p->st.p + off + 4);
+				last = (int32_t)be32_at(p->st.p + off + 8);
+				stride = (int32_t)be32_at(p->st.p + off + 12);
+				off += 16;
+			} else {
+				first = last = dumpi_arr(&p->st, &a[2], i);
+				stride = 1;
+			}
+			if (!stride || first < 0 || last < 0 || first >= g1.n || last >= g1.n) {
+				ok = false;
+				break;
+			}
+			for (int64_t x = first; stride > 0 ? x <= last : x >= last; x += stride) {
+				if (ns == cap) {
+					cap = cap ? 2 * cap : 16;
+					uint32_t *t = realloc(sel, cap * sizeof *t);
+					if (!t) {
+						free(sel);
+						return dumpi_nomem(d);
+					}
+					sel = t;
+				}
+				sel[ns++] = (uint32_t)x;
+			}
+		}
+		if (!ok) {
+			free(sel);
+			break;
+		}
+		g.wr = malloc((g1.n ? g1.n : 1) * sizeof *g.wr);
+		if (!g.wr) {
+			free(sel);
+			return dumpi_nomem(d);
+		}
+		if (incl) {
+			for (uint32_t i = 0; i < ns; i++)
+				g.wr[g.n++] = g1.wr[sel[i]];
+		} else {
+			for (uint32_t i = 0; i < g1.n; i++)
+				if (!in_list(sel, ns, i))
+					g.wr[g.n++] = g1.wr[i];
+		}
+		free(sel);
+		break;
+	}
+	case DL_Group_union:
+	case DL_Group_intersection:
+	case DL_Group_difference:
+		newh = (uint16_t)a[2].v;
+		if (!grp_get(p, (uint16_t)a[0].v, &g1) || !grp_get(p, (uint16_t)a[1].v, &g2)) {
+			ok = false;
+			break;
+		}
+		g.wr = malloc((g1.n + g2.n + 1) * sizeof *g.wr);
+		if (!g.wr)
+			return dumpi_nomem(d);
+		for (uint32_t i = 0; i < g1.n; i++) {
+			bool in2 = in_list(g2.wr, g2.n, g1.wr[i]);
+			if (r->label == DL_Group_union || (r->label == DL_Group_intersection) == in2)
+				g.wr[g.n++] = g1.wr[i];
+		}
+		if (r->label == DL_Group_union)
+			for (uint32_t i = 0; i < g2.n; i++)
+				if (!in_list(g1.wr, g1.n, g2.wr[i]))
+					g.wr[g.n++] = g2.wr[i];
+		break;
+	case DL_Group_free: {
+		struct dumpi_group *gg = grp_at(p, (uint16_t)a[0].v);
+		if (!gg)
+			return dumpi_nomem(d);
+		dumpi_group_free(gg);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+	struct dumpi_group *dst = grp_at(p, newh);
+	if (!dst) {
+		free(g.wr);
+		return dumpi_nomem(d);
+	}
+	dumpi_group_free(dst);
+	if (ok) {
+		g.known = true;
+		*dst = g;
+	} else {
+		free(g.wr);
+	}
+	return 0;
+}
+
+/* Is r a communicator-creating call netloom resolves? Gives the parent
+ * and new handles. */
+bool  dumpi_creation(const struct dumpi_rec *r, uint16_t *parent, uint16_t *newh)
+{
+	const struct dumpi_arg *a = r->a;
+	switch (r->label) {
+	case DL_Comm_dup: *parent = (uint16_t)a[0].v; *newh = (uint16_t)a[1].v; return true;
+	case DL_Comm_create: *parent = (uint16_t)a[0].v; *newh = (uint16_t)a[2].v; return true;
+	case DL_Comm_split: *parent = (uint16_t)a[0].v; *newh = (uint16_t)a[3].v; return true;
+	case DL_Cart_create: *parent = (uint16_t)a[0].v; *newh = (uint16_t)a[5].v; return true;
+	case DL_Graph_create: *parent = (uint16_t)a[1].v; *newh = (uint16_t)a[6].v; return true;
+	case DL_Cart_sub: *parent = (uint16_t)a[1].v; *newh = (uint16_t)a[3].v; return true;
+	default: return false;
+	}
+}
+
+static int push_result(struct dumpi_import *d, struct dumpi_p1_rank *p, uint32_t gid, int32_t color, int32_t key)
+{
+	if (p->n_res == p->cap_res) {
+		size_t c = p->cap_res ? 2 * p->cap_res : 8;
+		struct dumpi_cresult *t = realloc(p->res, c * sizeof *t);
+		if (!t)
+			return dumpi_nomem(d);
+		p->res = t;
+		p->cap_res = c;
+	}
+	p->res[p->n_res++] = (struct dumpi_cresult){gid, color, key};
+	if (gid != DUMPI_GID_UNKNOWN && !dumpi_comm_set(&p->comm, &p->n_comm, p->new_handle, gid))
+		return dumpi_nomem(d);
+	if (gid == DUMPI_GID_UNKNOWN && !dumpi_comm_set(&p->comm, &p->n_comm, p->new_handle, DUMPI_GID_UNKNOWN))
+		return dumpi_nomem(d);
+	return 0;
+}
+
+static int64_t dims_product(const int32_t *dims, uint32_t n)
+{
+	int64_t prod = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (dims[i] <= 0 || prod > (1ll << 31))
+			return -1;
+		prod *= dims[i];
+	}
+	return prod;
+}
+
+void  dumpi_part_free(struct dumpi_part *pt)
+{
+	dumpi_group_free(&pt->g);
+	free(pt->dims);
+	memset(pt, 0, sizeof *pt);
+}
+
+/* Resolve a complete bucket: create the new communicators and give each
+ * participant its result. */
+static int resolve(struct dumpi_import *d, struct dumpi_bucket *bk)
+{
+	uint32_t n = dumpi_gc_size(d, bk->parent);
+	struct dumpi_part *pt = bk->parts;
+	uint16_t label = pt[0].label;
+	int rc = 0;
+
+	for (uint32_t i = 1; i < n; i++)
+		if (pt[i].label != label)
+			return nl_errf(d->err, NL_EFORMAT,
+				       "%s: collective call #%llu on communicator %u: rank %u calls %s, rank %u calls %s",
+				       d->in, (unsigned long long)bk->seq, bk->parent, pt[0].rank,
+				       dumpi_label_name(label), pt[i].rank, dumpi_label_name(pt[i].label));
+	uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	uint32_t *gid_of = malloc((n ? n : 1) * sizeof *gid_of);
+	int32_t *color = calloc(n ? n : 1, sizeof *color), *key = calloc(n ? n : 1, sizeof *key);
+	if (!tmp || !gid_of || !color || !key) {
+		rc = dumpi_nomem(d);
+		goto out;
+	}
+	const struct dumpi_gcomm *par = &d->gc[bk->parent];
+	for (uint32_t i = 0; i < n; i++) {
+		gid_of[i] = TRACE_COMM_NULL;
+		color[i] = pt[i].color;
+		key[i] = pt[i].key;
+	}
+
+	if (label == DL_Comm_dup) {
+		uint32_t g;
+		rc = dumpi_new_gcomm(d, n, d->gc[bk->parent].members, &g);
+		for (uint32_t i = 0; i < n; i++)
+			gid_of[i] = g;
+	} else if (label == DL_Comm_split || label == DL_Cart_sub) {
+		if (label == DL_Cart_sub) {
+			/* color: the coordinates along dropped dims; key: along kept dims (row-major, as MPI). */
+			if (!par->ndims) {
+				for (uint32_t i = 0; i < n; i++)
+					gid_of[i] = DUMPI_GID_UNKNOWN;
+				goto give;
+			}
+			for (uint32_t i = 0; i < n; i++) {
+				if (pt[i].ndims != par->ndims) {
+					rc = nl_errf(d->err, NL_EFORMAT, "%s: MPI_Cart_sub on communicator %u: rank %u gives %u dims, the grid has %u",
+						     d->in, bk->parent, pt[i].rank, pt[i].ndims, par->ndims);
+					goto out;
+				}
+				int64_t c = 0, k = 0, pos = i, coord[32];
+				for (int64_t dd = (int64_t)par->ndims - 1; dd >= 0; dd--) {
+					coord[dd] = pos % par->dims[dd];
+					pos /= par->dims[dd];
+				}
+				for (uint32_t dd = 0; dd < par->ndims; dd++) {
+					if (pt[i].dims[dd])
+						k = k * par->dims[dd] + coord[dd];
+					else
+						c = c * par->dims[dd] + coord[dd];
+				}
+				color[i] = (int32_t)c;
+				key[i] = (int32_t)k;
+			}
+		}
+		/* New communicators by ascending color; members by (key, old rank). */
+		for (;;) {
+			int64_t best = INT64_MAX;
+			for (uint32_t i = 0; i < n; i++)
+				if (color[i] >= 0 && gid_of[i] == TRACE_COMM_NULL && color[i] < best)
+					best = color[i];
+			if (best == INT64_MAX)
+				break;
+			uint32_t m = 0;
+			for (uint32_t i = 0; i < n; i++)
+				if (color[i] == best)
+					tmp[m++] = i;
+			for (uint32_t x = 1; x < m; x++) /* insertion sort by key, stable on old rank */
+				for (uint32_t y = x; y > 0 && key[tmp[y]] < key[tmp[y - 1]]; y--) {
+					uint32_t t = tmp[y];
+					tmp[y] = tmp[y - 1];
+					tmp[y - 1] = t;
+				}
+			uint32_t g;
+			for (uint32_t x = 0; x < m; x++)
+				tmp[x] = par->members[tmp[x]];
+			rc = dumpi_new_gcomm(d, m, tmp, &g);
+			if (rc)
+				goto out;
+			for (uint32_t i = 0; i < n; i++)
+				if (color[i] == best)
+					gid_of[i] = g;
+			if (label == DL_Cart_sub) {
+				struct dumpi_gcomm *ng = &d->gc[g];
+				uint32_t nd = 0;
+				ng->dims = malloc(par->ndims * sizeof *ng->dims);
+				if (!ng->dims) {
+					rc = dumpi_nomem(d);
+					goto out;
+				}
+				for (uint32_t dd = 0; dd < par->ndims; dd++)
+					if (pt[0].dims[dd])
+						ng->dims[nd++] = par->dims[dd];
+				ng->ndims = nd;
+			}
+		}
+	} else if (label == DL_Comm_create) {
+		uint32_t first = d->n_gc;
+		for (uint32_t i = 0; i < n; i++) {
+			if (!pt[i].g.known) {
+				gid_of[i] = DUMPI_GID_UNKNOWN;
+				continue;
+			}
+			if (!in_list(pt[i].g.wr, pt[i].g.n, pt[i].rank))
+				continue;
+			for (uint32_t g = first; g < d->n_gc; g++)
+				if (d->gc[g].size == pt[i].g.n &&
+				    !memcmp(d->gc[g].members, pt[i].g.wr, pt[i].g.n * sizeof(uint32_t)))
+					gid_of[i] = g;
+			if (gid_of[i] == TRACE_COMM_NULL) {
+				rc = dumpi_new_gcomm(d, pt[i].g.n, pt[i].g.wr, &gid_of[i]);
+				if (rc)
+					goto out;
+			}
+		}
+	} else { /* cart_create, graph_create: the first prod(dims) / nnodes ranks */
+		int64_t m = label == DL_Cart_create ? dims_product(pt[0].dims, pt[0].ndims) : pt[0].nodes;
+		if (m < 0 || m > n) {
+			rc = nl_errf(d->err, NL_EFORMAT, "%s: %s on communicator %u of size %u asks for %lld ranks",
+				     d->in, dumpi_label_name(label), bk->parent, n, (long long)m);
+			goto out;
+		}
+		uint32_t g = TRACE_COMM_NULL;
+		if (m > 0) {
+			rc = dumpi_new_gcomm(d, (uint32_t)m, par->members, &g);
+			if (rc)
+				goto out;
+			if (label == DL_Cart_create) {
+				d->gc[g].ndims = pt[0].ndims;
+				d->gc[g].dims = malloc((pt[0].ndims ? pt[0].ndims : 1) * sizeof(int32_t));
+				if (!d->gc[g].dims) {
+					rc = dumpi_nomem(d);
+					goto out;
+				}
+				memcpy(d->gc[g].dims, pt[0].dims, pt[0].ndims * sizeof(int32_t));
+			}
+		}
+		for (uint32_t i = 0; i < n; i++)
+			gid_of[i] = i < m ? g : TRACE_COMM_NULL;
+	}
+give:
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		struct dumpi_p1_rank *p = &d->p1[pt[i].rank];
+		rc = push_result(d, p, gid_of[i], color[i], key[i]);
+		p->bucket = -1;
+	}
+out:
+	for (uint32_t i = 0; i < n; i++)
+		dumpi_part_free(&pt[i]);
+	free(bk->parts);
+	bk->parts = NULL;
+	bk->open = false;
+	free(tmp);
+	free(gid_of);
+	free(color);
+	free(key);
+	return rc;
+}
+
+/* Record rank's part of a creating call; returns the bucket index. */
+static int submit(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p, const struct dumpi_rec *r, uint32_t parent,
+		  int64_t *bucket)
+{
+	const struct dumpi_arg *a = r->a;
+	if (!dumpi_grow((void **)&p->seq, &p->n_seq, parent + 1, sizeof *p->seq, 0))
+		return dumpi_nomem(d);
+	uint64_t seq = p->seq[parent]++;
+	struct dumpi_gcomm *par = &d->gc[parent];
+	uint32_t pos = 0;
+	while (pos < par->size && par->members[pos] != rank)
+		pos++;
+	if (pos == par->size)
+		return dumpi_rec_err(d, rank, r->off, "%s on communicator %u, which this rank is not a member of",
+			       dumpi_label_name(r->label), parent);
+	size_t bi = 0;
+	while (bi < d->n_bk && !(d->bk[bi].open && d->bk[bi].parent == parent && d->bk[bi].seq == seq))
+		bi++;
+	if (bi == d->n_bk) {
+		if (d->n_bk == d->cap_bk) {
+			size_t c = d->cap_bk ? 2 * d->cap_bk : 8;
+			struct dumpi_bucket *t = realloc(d->bk, c * sizeof *t);
+			if (!t)
+				return dumpi_nomem(d);
+			d->bk = t;
+			d->cap_bk = c;
+		}
+		/* reuse a closed slot when there is one */
+		for (bi = 0; bi < d->n_bk && d->bk[bi].open; bi++)
+			;
+		if (bi == d->n_bk)
+			d->n_bk++;
+		struct dumpi_bucket *nb = &d->bk[bi];
+		memset(nb, 0, sizeof *nb);
+		nb->parent = parent;
+		nb->seq = seq;
+		nb->open = true;
+		nb->parts = calloc(par->size, sizeof *nb->parts);
+		if (!nb->parts)
+			return dumpi_nomem(d);
+	}
+	struct dumpi_bucket *bk = &d->bk[bi];
+	struct dumpi_part *pt = &bk->parts[pos];
+	pt->in = true;
+	pt->rank = rank;
+	pt->label = r->label;
+	switch (r->label) {
+	case DL_Comm_split:
+		pt->color = (int32_t)a[1].v;
+		pt->key = (int32_t)a[2].v;
+		break;
+	case DL_Comm_create: {
+		struct dumpi_group g;
+		if (grp_get(p, (uint16_t)a[1].v, &g)) {
+			pt->g.known = true;
+			pt->g.n = g.n;
+			pt->g.wr = malloc((g.n ? g.n : 1) * sizeof *g.wr);
+			if (!pt->g.wr)
+				return dumpi_nomem(d);
+			memcpy(pt->g.wr, g.wr, g.n * sizeof *g.wr);
+		}
+		break;
+	}
+	case DL_Cart_create:
+	case DL_Cart_sub: {
+		const struct dumpi_arg *dims = &a[2];
+		if (dims->n > 32)
+			return dumpi_rec_err(d, rank, r->off, "%s with %u dimensions (at most 32)", dumpi_label_name(r->label),
+				       dims->n);
+		pt->ndims = dims->n;
+		pt->dims = malloc((dims->n ? dims->n : 1) * sizeof *pt->dims);
+		if (!pt->dims)
+			return dumpi_nomem(d);
+		for (uint32_t i = 0; i < dims->n; i++)
+			pt->dims[i] = (int32_t)dumpi_arr(&p->st, dims, i);
+		break;
+	}
+	case DL_Graph_create:
+		pt->nodes = a[2].v;
+		break;
+	}
+	bk->n_in++;
+	*bucket = (int64_t)bi;
+	return 0;
+}
+
+/* Advance one rank until it blocks on a creating call or ends. */
+static int p1_advance(struct dumpi_import *d, uint32_t rank, bool *progress)
+{
+	struct dumpi_p1_rank *p = &d->p1[rank];
+	struct dumpi_rec r;
+	int rc;
+	while (!p->done && p->bucket < 0) {
+		rc = dumpi_stream_next(&p->st, &r, d->err);
+		if (rc < 0)
+			return rc;
+		*progress = true;
+		if (rc == 0) {
+			p->done = true;
+			break;
+		}
+		uint16_t parent_h, newh;
+		if (dumpi_creation(&r, &parent_h, &newh)) {
+			int64_t parent = dumpi_comm_get(p->comm, p->n_comm, parent_h);
+			p->new_handle = newh;
+			if (parent == TRACE_COMM_SELF) {
+				/* A rank's own MPI_COMM_SELF: resolved alone. */
+				uint32_t g = TRACE_COMM_NULL;
+				bool member = true;
+				if (r.label == DL_Comm_split)
+					member = r.a[1].v >= 0;
+				if (r.label == DL_Comm_create) {
+					struct dumpi_group gg;
+					member = grp_get(p, (uint16_t)r.a[1].v, &gg) && in_list(gg.wr, gg.n, rank);
+				}
+				if (member) {
+					NL_CHECK(dumpi_new_gcomm(d, 1, &rank, &g));
+				}
+				NL_CHECK(push_result(d, p, g, r.label == DL_Comm_split ? (int32_t)r.a[1].v : 0,
+						     r.label == DL_Comm_split ? (int32_t)r.a[2].v : 0));
+			} else if (parent < 0 || parent == TRACE_COMM_NULL || parent == DUMPI_GID_UNKNOWN) {
+				NL_CHECK(push_result(d, p, DUMPI_GID_UNKNOWN, 0, 0));
+			} else {
+				NL_CHECK(submit(d, rank, p, &r, (uint32_t)parent, &p->bucket));
+				struct dumpi_bucket *bk = &d->bk[p->bucket];
+				if (bk->n_in == dumpi_gc_size(d, bk->parent))
+					NL_CHECK(resolve(d, bk));
+			}
+			continue;
+		}
+		if (r.label == DL_Comm_free) {
+			if (!dumpi_comm_set(&p->comm, &p->n_comm, (uint16_t)r.a[0].v, DUMPI_H_NONE))
+				return dumpi_nomem(d);
+			continue;
+		}
+		NL_CHECK(p1_group(d, rank, p, &r));
+	}
+	return 0;
+}
+
+int dumpi_pass1(struct dumpi_import *d)
+{
+	for (;;) {
+		bool progress = false, all_done = true;
+		for (uint32_t r = 0; r < d->n_ranks; r++) {
+			NL_CHECK(p1_advance(d, r, &progress));
+			all_done &= d->p1[r].done;
+		}
+		if (all_done)
+			return 0;
+		if (!progress) {
+			/* Some ranks wait in a creating call others never make. */
+			for (uint32_t r = 0; r < d->n_ranks; r++) {
+				struct dumpi_p1_rank *p = &d->p1[r];
+				if (p->bucket >= 0) {
+					struct dumpi_bucket *bk = &d->bk[p->bucket];
+					return nl_errf(d->err, NL_EFORMAT,
+						       "%s: rank %u waits in collective call #%llu on communicator %u, which %u "
+						       "of its %u members never make",
+						       d->in, r, (unsigned long long)bk->seq, bk->parent,
+						       dumpi_gc_size(d, bk->parent) - bk->n_in, dumpi_gc_size(d, bk->parent));
+				}
+			}
+			NL_BUG("dumpi pass 1 stalled without a waiting rank");
+		}
+	}
+}
+

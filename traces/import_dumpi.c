@@ -1,0 +1,380 @@
+/* Importer "dumpi": DUMPI traces (sst-dumpi; SST, CODES and the DOE
+ * mini-app trace collections): a .meta text file plus one binary file per
+ * rank, <fileprefix>-NNNN.bin (dumpi_format.c reads the records).
+ *
+ * Two passes. Pass 1 walks all ranks in lock step to learn who belongs to
+ * every communicator the program created: DUMPI records each rank's view
+ * (split color/key, the group given to create, cartesian dims) with local
+ * handle numbers, so the k-th creating call on a communicator is matched
+ * across its members and resolved as MPI defines it (split: by color, then
+ * key, then old rank; create: the group's order; cart_create: the first
+ * prod(dims) ranks, reorder ignored; cart_sub: row-major coordinates).
+ * Pass 2 converts each rank's records to ops, one rank at a time.
+ *
+ * Times: wall clock when recorded (else CPU), relative to the rank's first
+ * record; the gap between two converted calls becomes TOP_COMPUTE, so the
+ * time of calls that have no op (MPI_Comm_rank, MPI_Wtime, ...) counts as
+ * computation.
+ *
+ * Message sizes are count x datatype size. A datatype's size is, in order:
+ * what its constructor in the trace gives (contiguous, vector, indexed,
+ * struct, dup, resized, subarray, ... from the sizes of the types it was
+ * built from, as defined at that point of the trace); else the trace's own
+ * size table (MPI_Type_size taken when libdumpi first saw the handle);
+ * else, for predefined types, their LP64 size. Peers: a negative
+ * destination is MPI_PROC_NULL; a source of -1 is MPI_ANY_SOURCE (DUMPI's
+ * mapping) and other negative sources are MPI_PROC_NULL. Ibsend and Irsend
+ * become isend, Bsend_init/Ssend_init/Rsend_init become send_init.
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+/* --- driver ------------------------------------------------------------------------ */
+
+static void dimp_release(struct dumpi_import *d)
+{
+	for (uint32_t r = 0; d->p1 && r < d->n_ranks; r++) {
+		struct dumpi_p1_rank *p = &d->p1[r];
+		dumpi_stream_release(&p->st);
+		free(p->comm);
+		for (uint32_t i = 0; i < p->n_grp; i++)
+			dumpi_group_free(&p->grp[i]);
+		free(p->grp);
+		free(p->seq);
+		free(p->res);
+	}
+	free(d->p1);
+	for (size_t i = 0; i < d->n_bk; i++) {
+		if (d->bk[i].parts) {
+			uint32_t n = dumpi_gc_size(d, d->bk[i].parent);
+			for (uint32_t j = 0; j < n; j++)
+				dumpi_part_free(&d->bk[i].parts[j]);
+			free(d->bk[i].parts);
+		}
+	}
+	free(d->bk);
+	for (uint32_t i = 0; i < d->n_gc; i++) {
+		free(d->gc[i].members);
+		free(d->gc[i].dims);
+	}
+	free(d->gc);
+	free(d->c1);
+	free(d->c2);
+	free(d->reqs);
+	trace_builder_free(d->b);
+}
+
+/* Run both passes over n_ranks mapped files; out_path NULL = check mode. */
+static int dimp_run(struct dumpi_import *d, const char *out_path, const struct trace_write_opts *opts,
+		    const char *machine, uint64_t start_unix, const char *default_app)
+{
+	uint32_t g;
+	uint32_t *world = malloc(d->n_ranks * sizeof *world);
+	if (!world)
+		return dumpi_nomem(d);
+	for (uint32_t r = 0; r < d->n_ranks; r++)
+		world[r] = r;
+	int rc = dumpi_new_gcomm(d, d->n_ranks, world, &g); /* 0: world */
+	free(world);
+	if (!rc)
+		rc = dumpi_new_gcomm(d, 1, NULL, &g); /* 1: self (per rank) */
+	if (rc)
+		return rc;
+	d->p1 = calloc(d->n_ranks, sizeof *d->p1);
+	if (!d->p1)
+		return dumpi_nomem(d);
+	for (uint32_t r = 0; r < d->n_ranks; r++) {
+		struct dumpi_p1_rank *p = &d->p1[r];
+		p->bucket = -1;
+		dumpi_init_comm_map(&p->comm, &p->n_comm);
+		if (!p->comm)
+			return dumpi_nomem(d);
+		if (r >= d->n_files) {
+			p->done = true;
+			continue;
+		}
+		NL_CHECK(dumpi_stream_open(&p->st, d->map[r], d->len[r], d->paths[r], r, d->err));
+		if (r == 0)
+			memcpy(d->ver, p->st.ver, 3);
+	}
+	NL_CHECK(dumpi_pass1(d));
+	NL_CHECK(trace_builder_new(&d->b, out_path, d->n_ranks, opts, d->err));
+	for (uint32_t r = 0; r < d->n_ranks; r++)
+		NL_CHECK(r < d->n_files ? dumpi_pass2_rank(d, r) : trace_builder_end_rank(d->b, r, d->err));
+
+	struct trace_comm *comms = calloc(d->n_gc, sizeof *comms);
+	if (!comms)
+		return dumpi_nomem(d);
+	uint32_t nc = 0;
+	for (uint32_t i = 2; i < d->n_gc; i++)
+		comms[nc++] = (struct trace_comm){i, d->gc[i].size, d->gc[i].members};
+	char rec[128];
+	snprintf(rec, sizeof rec, "netloom-import-dumpi %s (DUMPI %u.%u.%u)", NETLOOM_VERSION, d->ver[0], d->ver[1],
+		 d->ver[2]);
+	struct trace_manifest m = {
+		.n_ranks = d->n_ranks,
+		.application = d->app[0] ? d->app : (char *)default_app,
+		.command_line = d->cmd,
+		.machine = (char *)machine,
+		.recorder = rec,
+		.mpi_library = "",
+		.start_unix = start_unix,
+		.recorded_runtime_s = d->runtime_s,
+		.n_comms = nc,
+		.comms = comms,
+	};
+	rc = trace_builder_finish(d->b, &m, d->err);
+	free(comms);
+	return rc;
+}
+
+/* The .meta file's keys (dumpi/libdumpi/init.c create_meta_file). */
+struct meta {
+	char *hostname, *fileprefix;
+	long long numprocs;
+	uint64_t startime;
+};
+
+static int read_meta(const char *path, struct meta *m, struct nl_err *err)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t ln = 0;
+	int rc = 0;
+	FILE *f = fopen(path, "r");
+	memset(m, 0, sizeof *m);
+	m->numprocs = -1;
+	if (!f)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
+			       strerror(errno));
+	while (!rc && getline(&line, &cap, f) >= 0) {
+		ln++;
+		line[strcspn(line, "\r\n")] = '\0';
+		char *eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		const char *v = eq + 1;
+		char *end;
+		if (!strcmp(line, "numprocs")) {
+			errno = 0;
+			m->numprocs = strtoll(v, &end, 10);
+			if (errno || *end || m->numprocs <= 0 || m->numprocs > (1 << 24))
+				rc = nl_errf(err, NL_EFORMAT, "%s:%llu: numprocs '%s': expected 1 .. %d", path,
+					     (unsigned long long)ln, v, 1 << 24);
+		} else if (!strcmp(line, "fileprefix")) {
+			free(m->fileprefix);
+			m->fileprefix = trace_strdup(v);
+		} else if (!strcmp(line, "hostname")) {
+			free(m->hostname);
+			m->hostname = trace_strdup(v);
+		} else if (!strcmp(line, "startime")) {
+			m->startime = strtoull(v, &end, 10);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!rc && (m->numprocs <= 0 || !m->fileprefix || !m->fileprefix[0]))
+		rc = nl_errf(err, NL_EFORMAT, "%s: expected 'numprocs=' and 'fileprefix=' lines (a DUMPI .meta file)",
+			     path);
+	return rc;
+}
+
+/* Rank r's file for a prefix and zero-padding width (metadata.cc: widths 4
+ * .. 9 then none). */
+static char *rank_file(const char *prefix, int width, uint32_t r)
+{
+	size_t n = strlen(prefix) + 32;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s-%0*u.bin", prefix, width, r);
+	return p;
+}
+
+static bool all_exist(const char *prefix, int width, uint32_t n)
+{
+	struct stat st;
+	for (uint32_t r = 0; r < n; r++) {
+		char *p = rank_file(prefix, width, r);
+		bool ok = p && !stat(p, &st) && S_ISREG(st.st_mode);
+		free(p);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Find the rank files: the recorded prefix (absolute, or relative to the
+ * .meta's directory, as sst-dumpi's metadata.cc does), else the prefix's
+ * basename beside the .meta (archives moved from the recording machine). */
+static int find_rank_files(const char *meta_path, const struct meta *m, char ***paths, struct nl_err *err)
+{
+	char *dir = trace_strdup(meta_path);
+	if (!dir)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	const char *bn = strrchr(m->fileprefix, '/');
+	bn = bn ? bn + 1 : m->fileprefix;
+	size_t cap = strlen(dir) + strlen(m->fileprefix) + 2;
+	char *cand[3] = {NULL, NULL, NULL};
+	int nc = 0;
+	if (m->fileprefix[0] == '/')
+		cand[nc++] = trace_strdup(m->fileprefix);
+	cand[nc] = malloc(cap);
+	if (cand[nc])
+		snprintf(cand[nc], cap, "%s/%s", dir, m->fileprefix);
+	nc++;
+	cand[nc] = malloc(cap);
+	if (cand[nc])
+		snprintf(cand[nc], cap, "%s/%s", dir, bn);
+	nc++;
+	free(dir);
+	int rc = 0;
+	char *found = NULL;
+	int width = 4;
+	for (int i = 0; i < nc && !found; i++) {
+		if (!cand[i]) {
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+			break;
+		}
+		for (int k = 0; k < 10 && !found; k++) {
+			int w = (4 + k) % 10;
+			if (all_exist(cand[i], w, (uint32_t)m->numprocs)) {
+				found = cand[i];
+				width = w;
+			}
+		}
+	}
+	if (!rc && !found) {
+		char *p = rank_file(cand[nc - 1], 4, 0);
+		rc = nl_errf(err, NL_ENOTFOUND,
+			     "%s: the %lld rank files of fileprefix '%s' were not found (tried the recorded path and "
+			     "'%s' beside the .meta)",
+			     meta_path, m->numprocs, m->fileprefix, p ? p : bn);
+		free(p);
+	}
+	if (!rc) {
+		*paths = calloc((size_t)m->numprocs, sizeof **paths);
+		if (!*paths)
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		for (uint32_t r = 0; !rc && r < (uint32_t)m->numprocs; r++)
+			if (!((*paths)[r] = rank_file(found, width, r)))
+				rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < nc; i++)
+		free(cand[i]);
+	return rc;
+}
+
+static int map_file(const char *path, uint8_t **map, size_t *len, struct nl_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || st.st_size == 0) {
+		close(fd);
+		return nl_errf(err, NL_EFORMAT, "%s: empty or unreadable", path);
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return nl_errf(err, NL_EIO, "%s: cannot map: %s", path, strerror(errno));
+	*map = p;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+static int dumpi_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
+			struct trace_skips *skips, struct nl_err *err)
+{
+	struct meta m;
+	struct dumpi_import d = {.in = in_path, .skips = skips, .err = err};
+	int rc = read_meta(in_path, &m, err);
+	if (!rc)
+		rc = find_rank_files(in_path, &m, &d.paths, err);
+	if (!rc) {
+		d.n_ranks = d.n_files = (uint32_t)m.numprocs;
+		d.map = calloc(d.n_ranks, sizeof *d.map);
+		d.len = calloc(d.n_ranks, sizeof *d.len);
+		if (!d.map || !d.len)
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	for (uint32_t r = 0; !rc && r < d.n_ranks; r++)
+		rc = map_file(d.paths[r], &d.map[r], &d.len[r], err);
+	if (!rc) {
+		char app[256];
+		const char *bn = strrchr(in_path, '/');
+		snprintf(app, sizeof app, "%s", bn ? bn + 1 : in_path);
+		char *dot = strrchr(app, '.');
+		if (dot && dot != app)
+			*dot = '\0';
+		rc = dimp_run(&d, out_path, opts, m.hostname ? m.hostname : "", m.startime, app);
+	}
+	dimp_release(&d);
+	for (uint32_t r = 0; d.paths && r < d.n_ranks; r++) {
+		if (d.map && d.map[r])
+			munmap(d.map[r], d.len[r]);
+		free(d.paths[r]);
+	}
+	free(d.paths);
+	free(d.map);
+	free(d.len);
+	free(m.hostname);
+	free(m.fileprefix);
+	return rc;
+}
+
+int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err)
+{
+	struct trace_skips skips = {0};
+	char *path = "(memory)";
+	uint8_t *map = (uint8_t *)data;
+	/* One rank's file, as rank 0 of a 16-rank job (peers up to 15 are
+	 * valid; the other ranks have no records). */
+	struct dumpi_import d = {.in = "(memory)", .skips = &skips, .err = err, .n_ranks = 16, .n_files = 1,
+			 .paths = &path, .map = &map, .len = &len};
+	int rc = dimp_run(&d, NULL, NULL, "", 0, "memory");
+	dimp_release(&d);
+	trace_skips_release(&skips);
+	return rc;
+}
+
+/* A .meta file: text key=value lines naming numprocs and fileprefix. */
+static int dumpi_probe(const char *path, const uint8_t *head, size_t n)
+{
+	(void)path;
+	bool procs = false, prefix = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!head[i])
+			return 0;
+		if (i == 0 || head[i - 1] == '\n') {
+			if (n - i >= 9 && !memcmp(head + i, "numprocs=", 9))
+				procs = true;
+			if (n - i >= 11 && !memcmp(head + i, "fileprefix=", 11))
+				prefix = true;
+		}
+	}
+	return procs && prefix;
+}
+
+const struct trace_importer_ops trace_import_dumpi_ops = {
+	.name = "dumpi",
+	.help = "DUMPI trace: the .meta file, rank files <fileprefix>-NNNN.bin beside it",
+	.probe = dumpi_probe,
+	.import = dumpi_import,
+};

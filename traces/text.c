@@ -1,0 +1,659 @@
+/* The text form of an archive (docs/trace-format.md §8): `trace dump`
+ * writes it, `trace encode` reads it back. Every manifest field and every
+ * non-zero op field is printed, and the writer parameters are kept, so a
+ * dump of a whole archive encodes to the same bytes.
+ */
+#include "traces/traces_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+
+/* --- dump ------------------------------------------------------------------- */
+
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\x%02x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void put_peer(FILE *f, const char *key, int32_t v)
+{
+	if (v == TRACE_ANY_SOURCE)
+		fprintf(f, " %s=any", key);
+	else if (v == TRACE_PROC_NULL)
+		fprintf(f, " %s=null", key);
+	else
+		fprintf(f, " %s=%" PRId32, key, v);
+}
+
+static void put_tag(FILE *f, const char *key, int32_t v)
+{
+	if (v == TRACE_ANY_TAG)
+		fprintf(f, " %s=any", key);
+	else
+		fprintf(f, " %s=%" PRId32, key, v);
+}
+
+static const struct {
+	uint16_t bit;
+	const char *name;
+} flag_names[] = {
+	{TRACE_F_NONBLOCKING, "nonblocking"},
+	{TRACE_F_IN_PLACE, "in_place"},
+	{TRACE_F_NO_OUTCOME, "no_outcome"},
+};
+
+static void put_op(FILE *f, const struct trace_op *op)
+{
+	fprintf(f, "%s t=%" PRIu64 " dur=%" PRIu64, trace_op_name(op->kind), op->t_ps, op->dur_ps);
+	if (op->flags) {
+		const char *sep = " flags=";
+		uint16_t rest = op->flags;
+		for (size_t i = 0; i < sizeof flag_names / sizeof *flag_names; i++)
+			if (op->flags & flag_names[i].bit) {
+				fprintf(f, "%s%s", sep, flag_names[i].name);
+				sep = "|";
+				rest &= (uint16_t)~flag_names[i].bit;
+			}
+		if (rest)
+			fprintf(f, "%s0x%x", sep, rest);
+	}
+	if (op->comm)
+		fprintf(f, " comm=%" PRIu32, op->comm);
+	if (op->peer)
+		put_peer(f, "peer", op->peer);
+	if (op->tag)
+		put_tag(f, "tag", op->tag);
+	if (op->bytes)
+		fprintf(f, " bytes=%" PRIu64, op->bytes);
+	if (op->flops != 0 || signbit(op->flops))
+		fprintf(f, " flops=%.17g", op->flops);
+	if (op->recv_peer)
+		put_peer(f, "recv_peer", op->recv_peer);
+	if (op->recv_tag)
+		put_tag(f, "recv_tag", op->recv_tag);
+	if (op->recv_bytes)
+		fprintf(f, " recv_bytes=%" PRIu64, op->recv_bytes);
+	if (op->n_counts) {
+		fprintf(f, " n_counts=%" PRIu32, op->n_counts);
+		for (int which = 0; which < 2; which++) {
+			const uint64_t *c = which ? op->recv_counts : op->send_counts;
+			if (!c)
+				continue;
+			fprintf(f, which ? " recv_counts=" : " send_counts=");
+			for (uint32_t i = 0; i < op->n_counts; i++)
+				fprintf(f, i ? ",%" PRIu64 : "%" PRIu64, c[i]);
+		}
+	}
+	if (op->req)
+		fprintf(f, " req=%" PRIu32, op->req);
+	if (op->n_reqs) {
+		fprintf(f, " reqs=");
+		for (uint32_t i = 0; i < op->n_reqs; i++)
+			fprintf(f, i ? ",%" PRIu32 : "%" PRIu32, op->reqs[i]);
+	}
+	if (op->n_done)
+		fprintf(f, " n_done=%" PRIu32, op->n_done);
+	if (op->new_comm == TRACE_COMM_NULL)
+		fprintf(f, " new_comm=null");
+	else if (op->new_comm)
+		fprintf(f, " new_comm=%" PRIu32, op->new_comm);
+	if (op->color)
+		fprintf(f, " color=%" PRId32, op->color);
+	if (op->key)
+		fprintf(f, " key=%" PRId32, op->key);
+	fputc('\n', f);
+}
+
+int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *err)
+{
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	struct trace_write_opts o;
+	trace_archive_write_opts(a, &o);
+
+	if (rank >= (int64_t)m->n_ranks)
+		return nl_errf(err, NL_ERANGE, "rank %lld: the archive has ranks 0 .. %u", (long long)rank,
+			       m->n_ranks - 1);
+	fprintf(out, "# netloom trace dump (text form: docs/trace-format.md, section 8)\n");
+	fprintf(out, "netloom-trace %u\n", m->format_version);
+	fprintf(out, "frame_target %u\n", o.frame_target);
+	fprintf(out, "zstd_level %d\n", o.zstd_level);
+	fprintf(out, "ranks %u\n", m->n_ranks);
+	fprintf(out, "application ");
+	put_quoted(out, m->application);
+	fprintf(out, "\ncommand_line ");
+	put_quoted(out, m->command_line);
+	fprintf(out, "\nmachine ");
+	put_quoted(out, m->machine);
+	fprintf(out, "\nrecorder ");
+	put_quoted(out, m->recorder);
+	fprintf(out, "\nmpi_library ");
+	put_quoted(out, m->mpi_library);
+	fprintf(out, "\nstart_unix %" PRIu64 "\n", m->start_unix);
+	fprintf(out, "recorded_runtime_s %.17g\n", m->recorded_runtime_s);
+	for (uint32_t i = 0; i < m->n_comms; i++) {
+		const struct trace_comm *c = &m->comms[i];
+		if (c->id == TRACE_COMM_WORLD || c->id == TRACE_COMM_SELF)
+			continue;
+		fprintf(out, "comm %" PRIu32, c->id);
+		for (uint32_t j = 0; j < c->size; j++)
+			fprintf(out, " %" PRIu32, c->world_ranks[j]);
+		fputc('\n', out);
+	}
+	for (uint32_t r = 0; r < m->n_ranks; r++) {
+		if (rank >= 0 && (uint32_t)rank != r)
+			continue;
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		int rc;
+		fprintf(out, "# rank %u: %" PRIu64 " ops, %" PRIu64 " encoded bytes, xxh64 %016" PRIx64 "\n", r,
+			m->rank_ops[r], m->rank_bytes[r], m->rank_hash[r]);
+		fprintf(out, "rank %u\n", r);
+		NL_CHECK(trace_rank_open(a, r, &rd, err));
+		while ((rc = trace_rank_next(rd, &op, err)) == 1)
+			put_op(out, &op);
+		trace_rank_close(rd);
+		if (rc < 0)
+			return rc;
+		if (ferror(out))
+			break;
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return nl_errf(err, NL_EIO, "dump: write failed: %s", strerror(errno));
+	return 0;
+}
+
+/* --- encode ----------------------------------------------------------------- */
+
+struct enc {
+	const char *path;
+	uint64_t line_no;
+	struct nl_err *err;
+	/* manifest being read */
+	struct trace_manifest m;
+	uint32_t cap_comms;
+	struct trace_write_opts opts;
+	unsigned seen;          /* header keys seen (bit per key) */
+	bool have_version, have_ranks;
+	/* ops */
+	struct trace_builder *b;
+	int64_t rank;           /* current rank section, -1 before the first */
+	uint64_t *sc, *rc;
+	uint32_t *reqs;
+	size_t cap_sc, cap_rc, cap_reqs;
+};
+
+static int enc_err(struct enc *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int enc_err(struct enc *e, const char *fmt, ...)
+{
+	char what[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return nl_errf(e->err, NL_EFORMAT, "%s:%llu: %s", e->path, (unsigned long long)e->line_no, what);
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+static bool parse_u32(const char *s, uint32_t *v)
+{
+	uint64_t x;
+	if (!parse_u64(s, &x) || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static bool parse_i32(const char *s, int32_t *v)
+{
+	char *end;
+	if (!*s)
+		return false;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (errno || *end || x < INT32_MIN || x > INT32_MAX)
+		return false;
+	*v = (int32_t)x;
+	return true;
+}
+
+/* Parse a quoted string at s (the rest of the line); malloc'd result. */
+static char *parse_quoted(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 2 || s[0] != '"' || s[n - 1] != '"')
+		return NULL;
+	char *out = malloc(n);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 1; i < n - 1; i++) {
+		char c = s[i];
+		if (c == '"') {
+			free(out);
+			return NULL;
+		}
+		if (c != '\\') {
+			out[o++] = c;
+			continue;
+		}
+		if (++i >= n - 1) {
+			free(out);
+			return NULL;
+		}
+		switch (s[i]) {
+		case '"': out[o++] = '"'; break;
+		case '\\': out[o++] = '\\'; break;
+		case 'n': out[o++] = '\n'; break;
+		case 'r': out[o++] = '\r'; break;
+		case 't': out[o++] = '\t'; break;
+		case 'x': {
+			unsigned v;
+			char hex[3] = {0};
+			if (i + 2 >= n - 1) {
+				free(out);
+				return NULL;
+			}
+			hex[0] = s[i + 1];
+			hex[1] = s[i + 2];
+			char *end;
+			v = (unsigned)strtoul(hex, &end, 16);
+			if (*end || v == 0) {
+				free(out);
+				return NULL;
+			}
+			out[o++] = (char)v;
+			i += 2;
+			break;
+		}
+		default:
+			free(out);
+			return NULL;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+enum { H_FRAME = 1, H_LEVEL = 2, H_APP = 4, H_CMD = 8, H_MACH = 16, H_REC = 32, H_MPI = 64,
+       H_START = 128, H_RT = 256 };
+
+static int enc_header(struct enc *e, char *key, char *rest)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+		size_t off; /* of the string field, or (size_t)-1 */
+	} strs[] = {
+		{"application", H_APP, offsetof(struct trace_manifest, application)},
+		{"command_line", H_CMD, offsetof(struct trace_manifest, command_line)},
+		{"machine", H_MACH, offsetof(struct trace_manifest, machine)},
+		{"recorder", H_REC, offsetof(struct trace_manifest, recorder)},
+		{"mpi_library", H_MPI, offsetof(struct trace_manifest, mpi_library)},
+	};
+	for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
+		if (strcmp(key, strs[i].name))
+			continue;
+		if (e->seen & strs[i].bit)
+			return enc_err(e, "%s given twice", key);
+		char *v = parse_quoted(rest);
+		if (!v)
+			return enc_err(e, "%s: expected a double-quoted string with \\\" \\\\ \\n \\r \\t \\xHH escapes", key);
+		*(char **)((char *)&e->m + strs[i].off) = v;
+		e->seen |= strs[i].bit;
+		return 0;
+	}
+	if (!strcmp(key, "frame_target") || !strcmp(key, "zstd_level")) {
+		unsigned bit = key[0] == 'f' ? H_FRAME : H_LEVEL;
+		uint32_t v;
+		if (e->seen & bit)
+			return enc_err(e, "%s given twice", key);
+		if (!parse_u32(rest, &v))
+			return enc_err(e, "%s '%s': expected an unsigned integer", key, rest);
+		if (bit == H_FRAME)
+			e->opts.frame_target = v;
+		else if (v > 1000)
+			return enc_err(e, "zstd_level '%s': expected 1 .. 22", rest);
+		else
+			e->opts.zstd_level = (int)v;
+		e->seen |= bit;
+		return 0;
+	}
+	if (!strcmp(key, "ranks")) {
+		if (e->have_ranks)
+			return enc_err(e, "ranks given twice");
+		if (!parse_u32(rest, &e->m.n_ranks) || !e->m.n_ranks)
+			return enc_err(e, "ranks '%s': expected an integer >= 1", rest);
+		e->have_ranks = true;
+		return 0;
+	}
+	if (!strcmp(key, "start_unix")) {
+		if (e->seen & H_START)
+			return enc_err(e, "start_unix given twice");
+		if (!parse_u64(rest, &e->m.start_unix))
+			return enc_err(e, "start_unix '%s': expected an unsigned integer", rest);
+		e->seen |= H_START;
+		return 0;
+	}
+	if (!strcmp(key, "recorded_runtime_s")) {
+		char *end;
+		if (e->seen & H_RT)
+			return enc_err(e, "recorded_runtime_s given twice");
+		errno = 0;
+		e->m.recorded_runtime_s = strtod(rest, &end);
+		if (!*rest || *end || errno)
+			return enc_err(e, "recorded_runtime_s '%s': expected a number", rest);
+		e->seen |= H_RT;
+		return 0;
+	}
+	if (!strcmp(key, "comm")) {
+		if (!e->have_ranks)
+			return enc_err(e, "comm before ranks");
+		if (e->m.n_comms == e->cap_comms) {
+			uint32_t cap = e->cap_comms ? 2 * e->cap_comms : 8;
+			struct trace_comm *t = realloc(e->m.comms, cap * sizeof *t);
+			if (!t)
+				return nl_errf(e->err, NL_ENOMEM, "out of memory");
+			e->m.comms = t;
+			e->cap_comms = cap;
+		}
+		struct trace_comm *c = &e->m.comms[e->m.n_comms];
+		memset(c, 0, sizeof *c);
+		char *tok = strtok(rest, " ");
+		if (!tok || !parse_u32(tok, &c->id) || c->id < 2 || c->id == TRACE_COMM_NULL)
+			return enc_err(e, "comm: expected an id >= 2 then world ranks");
+		uint32_t cap = 0;
+		while ((tok = strtok(NULL, " "))) {
+			if (c->size == cap) {
+				cap = cap ? 2 * cap : 16;
+				uint32_t *t = realloc(c->world_ranks, cap * sizeof *t);
+				if (!t) {
+					free(c->world_ranks);
+					return nl_errf(e->err, NL_ENOMEM, "out of memory");
+				}
+				c->world_ranks = t;
+			}
+			if (!parse_u32(tok, &c->world_ranks[c->size]) || c->world_ranks[c->size] >= e->m.n_ranks) {
+				free(c->world_ranks);
+				return enc_err(e, "comm %u: member '%s': expected a world rank < %u", c->id, tok,
+					       e->m.n_ranks);
+			}
+			c->size++;
+		}
+		if (!c->size) {
+			free(c->world_ranks);
+			return enc_err(e, "comm %u: no members", c->id);
+		}
+		e->m.n_comms++;
+		return 0;
+	}
+	return enc_err(e, "unknown field '%s' (expected a manifest field, 'comm' or 'rank')", key);
+}
+
+static int parse_list64(struct enc *e, const char *key, char *v, uint64_t **a, size_t *cap, uint32_t *n)
+{
+	*n = 0;
+	for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 64;
+			uint64_t *t = realloc(*a, c * sizeof *t);
+			if (!t)
+				return nl_errf(e->err, NL_ENOMEM, "out of memory");
+			*a = t;
+			*cap = c;
+		}
+		if (!parse_u64(tok, &(*a)[*n]))
+			return enc_err(e, "%s: '%s' is not an unsigned integer", key, tok);
+		(*n)++;
+	}
+	if (!*n)
+		return enc_err(e, "%s: empty list", key);
+	return 0;
+}
+
+static int enc_op(struct enc *e, char *line)
+{
+	struct trace_op op;
+	char *save = NULL, *tok = strtok_r(line, " ", &save);
+	uint32_t seen = 0, n_sc = 0, n_rc = 0, n_c = 0;
+	memset(&op, 0, sizeof op);
+
+	unsigned kind = TOP__COUNT;
+	for (unsigned k = 0; k < TOP__COUNT; k++)
+		if (!strcmp(tok, trace_op_name(k)))
+			kind = k;
+	if (kind == TOP__COUNT)
+		return enc_err(e, "unknown op '%s'", tok);
+	op.kind = (uint16_t)kind;
+
+	static const char *const keys[] = {"t", "dur", "flags", "comm", "peer", "tag", "bytes", "flops",
+					   "recv_peer", "recv_tag", "recv_bytes", "n_counts", "send_counts",
+					   "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key"};
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			return enc_err(e, "'%s': expected key=value", tok);
+		*eq = '\0';
+		char *v = eq + 1;
+		unsigned k = 0;
+		while (k < sizeof keys / sizeof *keys && strcmp(tok, keys[k]))
+			k++;
+		if (k == sizeof keys / sizeof *keys)
+			return enc_err(e, "unknown op field '%s'", tok);
+		if (seen & (1u << k))
+			return enc_err(e, "op field '%s' given twice", tok);
+		seen |= 1u << k;
+		bool ok = true;
+		switch (k) {
+		case 0: ok = parse_u64(v, &op.t_ps); break;
+		case 1: ok = parse_u64(v, &op.dur_ps); break;
+		case 2: {
+			uint32_t f = 0;
+			for (char *s2 = NULL, *fl = strtok_r(v, "|", &s2); fl && ok; fl = strtok_r(NULL, "|", &s2)) {
+				size_t i = 0;
+				while (i < sizeof flag_names / sizeof *flag_names && strcmp(fl, flag_names[i].name))
+					i++;
+				if (i < sizeof flag_names / sizeof *flag_names) {
+					f |= flag_names[i].bit;
+				} else {
+					char *end;
+					unsigned long x = strtoul(fl, &end, 0);
+					ok = *fl && !*end && x <= UINT16_MAX;
+					f |= (uint32_t)x;
+				}
+			}
+			op.flags = (uint16_t)f;
+			ok = ok && f;
+			break;
+		}
+		case 3: ok = parse_u32(v, &op.comm); break;
+		case 4:
+		case 8: {
+			int32_t *p = k == 4 ? &op.peer : &op.recv_peer;
+			if (!strcmp(v, "any"))
+				*p = TRACE_ANY_SOURCE;
+			else if (!strcmp(v, "null"))
+				*p = TRACE_PROC_NULL;
+			else
+				ok = parse_i32(v, p);
+			break;
+		}
+		case 5:
+		case 9: {
+			int32_t *p = k == 5 ? &op.tag : &op.recv_tag;
+			if (!strcmp(v, "any"))
+				*p = TRACE_ANY_TAG;
+			else
+				ok = parse_i32(v, p);
+			break;
+		}
+		case 6: ok = parse_u64(v, &op.bytes); break;
+		case 7: {
+			char *end;
+			errno = 0;
+			op.flops = strtod(v, &end);
+			ok = *v && !*end && !errno && isfinite(op.flops) && op.flops >= 0;
+			break;
+		}
+		case 10: ok = parse_u64(v, &op.recv_bytes); break;
+		case 11: ok = parse_u32(v, &n_c) && n_c; break;
+		case 12: NL_CHECK(parse_list64(e, "send_counts", v, &e->sc, &e->cap_sc, &n_sc)); break;
+		case 13: NL_CHECK(parse_list64(e, "recv_counts", v, &e->rc, &e->cap_rc, &n_rc)); break;
+		case 14: ok = parse_u32(v, &op.req); break;
+		case 15: {
+			op.n_reqs = 0;
+			for (char *s2 = NULL, *r = strtok_r(v, ",", &s2); r && ok; r = strtok_r(NULL, ",", &s2)) {
+				if (op.n_reqs == e->cap_reqs) {
+					size_t c = e->cap_reqs ? 2 * e->cap_reqs : 64;
+					uint32_t *t = realloc(e->reqs, c * sizeof *t);
+					if (!t)
+						return nl_errf(e->err, NL_ENOMEM, "out of memory");
+					e->reqs = t;
+					e->cap_reqs = c;
+				}
+				ok = parse_u32(r, &e->reqs[op.n_reqs++]);
+			}
+			ok = ok && op.n_reqs;
+			op.reqs = e->reqs;
+			break;
+		}
+		case 16: ok = parse_u32(v, &op.n_done); break;
+		case 17:
+			if (!strcmp(v, "null"))
+				op.new_comm = TRACE_COMM_NULL;
+			else
+				ok = parse_u32(v, &op.new_comm);
+			break;
+		case 18: ok = parse_i32(v, &op.color); break;
+		case 19: ok = parse_i32(v, &op.key); break;
+		}
+		if (!ok)
+			return enc_err(e, "%s '%s': bad value", keys[k], v);
+	}
+	if ((n_sc && n_rc && n_sc != n_rc) || (n_c && ((n_sc && n_sc != n_c) || (n_rc && n_rc != n_c))))
+		return enc_err(e, "n_counts, send_counts and recv_counts disagree on the number of ranks");
+	op.n_counts = n_c ? n_c : n_sc ? n_sc : n_rc;
+	op.send_counts = n_sc ? e->sc : NULL;
+	op.recv_counts = n_rc ? e->rc : NULL;
+	int rc = trace_builder_op(e->b, (uint32_t)e->rank, &op, e->err);
+	if (rc)
+		return nl_err_prefix(e->err, "%s:%llu", e->path, (unsigned long long)e->line_no);
+	return 0;
+}
+
+static int enc_line(struct enc *e, char *line)
+{
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	if (!n || line[0] == '#')
+		return 0;
+	if (!e->have_version) {
+		if (strncmp(line, "netloom-trace ", 14))
+			return enc_err(e, "expected 'netloom-trace %u' as the first line", TRACE_FORMAT_VERSION);
+		uint32_t v;
+		if (!parse_u32(line + 14, &v) || v != TRACE_FORMAT_VERSION)
+			return enc_err(e, "unsupported text format version '%s' (this netloom reads %u)", line + 14,
+				       TRACE_FORMAT_VERSION);
+		e->have_version = true;
+		return 0;
+	}
+	if (!strncmp(line, "rank ", 5)) {
+		uint32_t r;
+		if (!e->have_ranks)
+			return enc_err(e, "rank section before 'ranks'");
+		if (!parse_u32(line + 5, &r) || (int64_t)r != e->rank + 1 || r >= e->m.n_ranks)
+			return enc_err(e, "'%s': expected 'rank %lld' (every rank below %u, in order; a dump made "
+				       "with --rank cannot be encoded)",
+				       line, (long long)(e->rank + 1), e->m.n_ranks);
+		if (e->rank >= 0)
+			NL_CHECK(trace_builder_end_rank(e->b, (uint32_t)e->rank, e->err));
+		e->rank = r;
+		return 0;
+	}
+	if (e->rank >= 0)
+		return enc_op(e, line);
+	char *sp = strchr(line, ' ');
+	if (!sp)
+		return enc_err(e, "'%s': expected 'field value'", line);
+	*sp = '\0';
+	return enc_header(e, line, sp + 1);
+}
+
+int trace_encode_text(const char *text_path, const char *out_path, struct nl_err *err)
+{
+	struct enc e = {.path = text_path, .err = err, .rank = -1};
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	FILE *f = fopen(text_path, "r");
+	if (!f)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", text_path,
+			       strerror(errno));
+	while (!rc && getline(&line, &cap, f) >= 0) {
+		e.line_no++;
+		/* The builder is created once the header is complete, so that it
+		 * gets the rank count and writer parameters. */
+		if (!e.b && e.have_ranks && !strncmp(line, "rank ", 5)) {
+			rc = trace_builder_new(&e.b, out_path, e.m.n_ranks, &e.opts, err);
+			if (rc)
+				break;
+		}
+		rc = enc_line(&e, line);
+	}
+	if (!rc && ferror(f))
+		rc = nl_errf(err, NL_EIO, "%s: read failed", text_path);
+	fclose(f);
+	free(line);
+	if (!rc && !e.have_version)
+		rc = nl_errf(err, NL_EFORMAT, "%s: empty: expected 'netloom-trace %u'", text_path,
+			     TRACE_FORMAT_VERSION);
+	if (!rc && !e.have_ranks)
+		rc = nl_errf(err, NL_EFORMAT, "%s: no 'ranks' line", text_path);
+	if (!rc && e.rank + 1 != (int64_t)e.m.n_ranks)
+		rc = nl_errf(err, NL_EFORMAT, "%s: %u ranks declared, rank sections end after rank %lld (a dump "
+				 "made with --rank cannot be encoded)", text_path, e.m.n_ranks, (long long)e.rank);
+	if (!rc && !e.b)
+		rc = trace_builder_new(&e.b, out_path, e.m.n_ranks, &e.opts, err);
+	if (!rc)
+		rc = trace_builder_finish(e.b, &e.m, err);
+	trace_builder_free(e.b);
+	trace_manifest_release(&e.m);
+	free(e.sc);
+	free(e.rc);
+	free(e.reqs);
+	return rc;
+}
