@@ -374,6 +374,20 @@ static int app_compute(struct app *a, uint32_t r, uint64_t d_ps, struct nl_err *
 	return 0;
 }
 
+/* The reduction work a collective op carries (SimGrid traces give it in
+ * flops; SimGrid's replay computes it on every rank once the collective is
+ * done): 1 when there is none, else the rank computes it now. */
+static int app_reduction_work(struct app *a, uint32_t r, struct nl_err *err)
+{
+	const struct trace_op *op = &a->ranks[r].op;
+	if (op->kind < TOP_BARRIER || op->kind > TOP_EXSCAN || !(op->flops > 0))
+		return 1;
+	double s = op->flops / a->cfg.cpu_flops;
+	if (s > 1e6)
+		return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
+	return app_compute(a, r, (uint64_t)llround(s * 1e12), err);
+}
+
 static int app_exec_p2p(struct app *a, uint32_t r, uint32_t c, struct nl_err *err)
 {
 	struct app_rank *rk = &a->ranks[r];
@@ -571,12 +585,14 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
 		app_call_begin(a, rk);
 		NL_CHECK(app_coll_start(a, r, op, c, APP_COLL__COUNT, nb, &q, err));
-		if (!nb)
-			return app_block_on(a, r, &q, 1);
+		if (!nb) {
+			int rc = app_block_on(a, r, &q, 1);
+			return rc == 1 ? app_reduction_work(a, r, err) : rc;
+		}
 		if (app_req_bind(a, r, q, op->req) < 0)
 			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
 		app_call_end(a, rk);
-		return 1;
+		return app_reduction_work(a, r, err);
 	}
 	return app_bad_op(a, r, err, "unknown operation kind %u", op->kind);
 }
@@ -643,6 +659,9 @@ static int app_rank_run(struct app *a, uint32_t r, struct nl_err *err)
 		rk->state = RK_RUN;
 		if (rk->block_req[0] != APP_NONE) {
 			app_block_finish(a, r);
+			int rc = app_reduction_work(a, r, err);
+			if (rc <= 0)
+				return rc;
 		} else {
 			app_wait_retire(a, r);
 			app_call_end(a, rk);
