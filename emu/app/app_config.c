@@ -1,8 +1,11 @@
 /* The [replay] configuration table and algorithm names.
  *
- * Defaults: eager_threshold = 4096 bytes is Open MPI 4.1's shared-memory
- * (btl/vader) eager limit, the transport our samples were recorded on (its
- * TCP limit, btl_tcp_eager_limit, is 65536); mtu = 4096 bytes is the
+ * Defaults: eager_threshold = 4040 bytes is the largest payload Open MPI
+ * 4.1 sends eagerly over shared memory, the transport our samples were
+ * recorded on: btl/vader's eager limit is 4096 bytes per fragment
+ * (btl_vader_component.c, without xpmem) and ob1 takes the largest PML
+ * header, 56 bytes (mca_pml_ob1_rdma_hdr_t), off it (pml_ob1_sendreq.h);
+ * its TCP limit, btl_tcp_eager_limit, is 65536. mtu = 4096 bytes is the
  * InfiniBand MTU; coll_knomial_radix = 4 is Open MPI's
  * coll_tuned_bcast_knomial_radix default.
  */
@@ -66,7 +69,7 @@ static const struct param_def app_keys[] = {
 	 "network model under the replay (see 'netloom replay --help')", NULL},
 	{"topology", PARAM_STRING, offsetof(struct app_config, topology), "", 0, 0,
 	 "network topology spec, e.g. torus:k=4x4 (empty: none; rank r on endpoint r)", NULL},
-	{"eager_threshold", PARAM_INT, offsetof(struct app_config, eager_threshold), "4096", 0, 1099511627776.0,
+	{"eager_threshold", PARAM_INT, offsetof(struct app_config, eager_threshold), "4040", 0, 1099511627776.0,
 	 "largest message sent eagerly, bytes; larger ones use rendezvous (RTS, CTS, data)", NULL},
 	{"mtu", PARAM_INT, offsetof(struct app_config, mtu), "4096", 1, 1073741824.0,
 	 "packet payload size, bytes, for backends that cut messages into packets (flit; the analytic backend does not)", NULL},
