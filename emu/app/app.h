@@ -96,11 +96,17 @@ const char *app_alg_name(unsigned alg);
 /* "allreduce" for APP_COLL_ALLREDUCE; NULL when out of range. */
 const char *app_coll_name(unsigned coll);
 
+/* Rendezvous protocols: RTS, CTS, then the data (the sender pushes), or RTS
+ * then the receiver pulls the data (RDMA read, or the single copy of Open
+ * MPI's shared-memory transport) and answers FIN. */
+enum { APP_RNDV_RTS_CTS, APP_RNDV_GET };
+
 /* The replay's resolved settings (bound from the [replay] table). */
 struct app_config {
 	char backend[256];        /* net_backend name */
 	char topology[256];       /* topology spec, "" = none */
 	int64_t eager_threshold;  /* bytes: messages up to this size go eagerly */
+	int rndv_protocol;        /* APP_RNDV_* */
 	int64_t mtu;              /* bytes per packet, for backends that model packets */
 	double cpu_factor;        /* compute intervals are multiplied by this */
 	double cpu_flops;         /* flop/s for TOP_COMPUTE_FLOPS */

@@ -64,6 +64,8 @@ static const char *const alg_scan[] = {"auto", "linear", "recursive_doubling", N
 	{"coll_" text "_algorithm", PARAM_CHOICE, offsetof(struct app_config, coll_alg) + (coll) * sizeof(int), \
 	 "auto", 0, 0, "algorithm of MPI_" text " (auto: Open MPI 4.1.4's fixed decision rules)", list}
 
+static const char *const app_rndv_names[] = {"rts_cts", "get", NULL};
+
 static const struct param_def app_keys[] = {
 	{"backend", PARAM_STRING, offsetof(struct app_config, backend), "analytic", 0, 0,
 	 "network model under the replay (see 'netloom replay --help')", NULL},
@@ -71,6 +73,10 @@ static const struct param_def app_keys[] = {
 	 "network topology spec, e.g. torus:k=4x4 (empty: none; rank r on endpoint r)", NULL},
 	{"eager_threshold", PARAM_INT, offsetof(struct app_config, eager_threshold), "4040", 0, 1099511627776.0,
 	 "largest message sent eagerly, bytes; larger ones use rendezvous (RTS, CTS, data)", NULL},
+	{"rndv_protocol", PARAM_CHOICE, offsetof(struct app_config, rndv_protocol), "rts_cts", 0, 0,
+	 "rendezvous: rts_cts (RTS, CTS, then the sender pushes the data) or get (RTS, the receiver "
+	 "pulls the data, then FIN; Open MPI's shared memory with CMA, RDMA-read transports)",
+	 app_rndv_names},
 	{"mtu", PARAM_INT, offsetof(struct app_config, mtu), "4096", 1, 1073741824.0,
 	 "packet payload size, bytes, for backends that cut messages into packets (flit; the analytic backend does not)", NULL},
 	{"cpu_factor", PARAM_DOUBLE, offsetof(struct app_config, cpu_factor), "1", 1e-6, 1e6,
@@ -114,7 +120,7 @@ int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_
 	/* The choice index is into each key's own list; turn it into the
 	 * algorithm enum. */
 	for (const struct param_def *d = app_keys; d->name; d++) {
-		if (d->type != PARAM_CHOICE)
+		if (d->type != PARAM_CHOICE || strncmp(d->name, "coll_", 5))
 			continue;
 		int *slot = (int *)(void *)((char *)out + d->offset);
 		const char *name = d->choices[*slot];

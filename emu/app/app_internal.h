@@ -106,7 +106,9 @@ struct app_req {
 	uint64_t op_index;     /* index of the creating op in its rank's stream */
 };
 
-enum { MSG_EAGER = 1, MSG_RTS, MSG_CTS, MSG_DATA };
+/* MSG_DATA travels sender to receiver in both protocols; MSG_FIN (get
+ * protocol) receiver to sender. */
+enum { MSG_EAGER = 1, MSG_RTS, MSG_CTS, MSG_DATA, MSG_FIN };
 
 /* One MPI message through its protocol: an eager message, or the RTS that
  * turns into the CTS and then the DATA of a rendezvous. */

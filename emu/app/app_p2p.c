@@ -307,8 +307,9 @@ bool app_p2p_probe(struct app *a, uint32_t r, uint32_t comm, int32_t src, int32_
 static int app_net_send(struct app *a, uint32_t m, uint64_t bytes, struct nl_err *err)
 {
 	struct app_msg *ms = app_msg_at(a, m);
-	uint32_t from = ms->kind == MSG_CTS ? ms->dst : ms->src;
-	uint32_t to = ms->kind == MSG_CTS ? ms->src : ms->dst;
+	bool back = ms->kind == MSG_CTS || ms->kind == MSG_FIN;
+	uint32_t from = back ? ms->dst : ms->src;
+	uint32_t to = back ? ms->src : ms->dst;
 	ms->t_net = a->now;
 	if (from == to)
 		return app_push_event(a, a->now, EV_LOCAL, m) < 0
@@ -381,6 +382,13 @@ static int app_match(struct app *a, uint32_t q, uint32_t m, struct nl_err *err)
 		return app_req_complete(a, q, err);
 	}
 	ms->recv_req = q;
+	if (a->cfg.rndv_protocol == APP_RNDV_GET) {
+		/* The receiver pulls the payload now. */
+		if (ms->send_req != APP_NONE)
+			app_req_at(a, ms->send_req)->t_peer = ms->t_recv_post;
+		ms->kind = MSG_DATA;
+		return app_net_send(a, m, ms->bytes, err);
+	}
 	ms->kind = MSG_CTS;
 	return app_net_send(a, m, 0, err);
 }
@@ -590,9 +598,20 @@ int app_p2p_deliver(struct app *a, uint32_t m, struct nl_err *err)
 	case MSG_DATA: {
 		app_latency_add(a, ms);
 		uint32_t rq = ms->recv_req, sq = ms->send_req;
+		if (a->cfg.rndv_protocol == APP_RNDV_GET && sq != APP_NONE) {
+			/* The sender learns with a FIN. */
+			ms->kind = MSG_FIN;
+			NL_CHECK(app_net_send(a, m, 0, err));
+			return app_req_complete(a, rq, err);
+		}
 		app_pool_free(&a->msgs, m);
 		NL_CHECK(app_req_complete(a, rq, err));
 		return sq != APP_NONE ? app_req_complete(a, sq, err) : 0;
+	}
+	case MSG_FIN: {
+		uint32_t sq = ms->send_req;
+		app_pool_free(&a->msgs, m);
+		return app_req_complete(a, sq, err);
 	}
 	default:
 		NL_BUG("replay: delivered message %" PRIu32 " has kind %d", m, ms->kind);

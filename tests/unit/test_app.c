@@ -79,6 +79,31 @@ static void test_rendezvous_timing(void)
 	syn_free(&s);
 }
 
+static void test_rendezvous_get(void)
+{
+	/* rndv_protocol=get: RTS, then the receiver pulls the data, then FIN.
+	 * Late receiver (posts at 50 us): data arrives at 50 + 1 + 10 = 61 us,
+	 * the sender learns at 62 us. Early receiver: 1 + 11 = 12 us, 13 us. */
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", "rndv_protocol=get", NULL};
+	for (int late = 0; late < 2; late++) {
+		struct syn s;
+		struct syn_run run;
+		syn_init(&s, 2);
+		syn_send(&s, 0, 1, 0, 10000);
+		if (late)
+			syn_compute(&s, 1, 50 * US);
+		syn_recv(&s, 1, 0, 0, 10000);
+		CHECK_OK(syn_replay(&s, set, &run), &run.err);
+		uint64_t t0 = late ? 50 * US : 1 * US;
+		CHECK_UINT(finish(&run, 1), ==, t0 + 11 * US);
+		CHECK_UINT(finish(&run, 0), ==, t0 + 12 * US);
+		CHECK_UINT(app_results(run.app)->net_msgs, ==, 3);
+		CHECK_UINT(app_results(run.app)->ranks[0].wait_ps, ==, late ? 50 * US : 0);
+		syn_run_free(&run);
+		syn_free(&s);
+	}
+}
+
 static void test_eager_threshold_boundary(void)
 {
 	/* Exactly eager_threshold bytes goes eagerly, one more uses RTS/CTS. */
@@ -600,6 +625,7 @@ int main(void)
 {
 	TEST_RUN(test_eager_pingpong);
 	TEST_RUN(test_rendezvous_timing);
+	TEST_RUN(test_rendezvous_get);
 	TEST_RUN(test_eager_threshold_boundary);
 	TEST_RUN(test_ssend_bsend);
 	TEST_RUN(test_non_overtaking);
