@@ -21,6 +21,10 @@
  * (mtu is for backends that do). Deterministic: no draws, ties complete in
  * send order.
  *
+ * link_model = bus: every message crosses one shared channel of the given
+ * bandwidth, FIFO in send order: a shared-memory node, where all copies
+ * share the memory system.
+ *
  * ideal = yes: zero latency, infinite bandwidth (a message completes at
  * the instant it is sent), for checking the app layer's compute-only time.
  */
@@ -38,7 +42,7 @@
 #include "net/net.h"
 #include "topo/topo.h"
 
-enum { ANALYTIC_LINK_NONE, ANALYTIC_LINK_ENDPOINT, ANALYTIC_LINK_LINKS };
+enum { ANALYTIC_LINK_NONE, ANALYTIC_LINK_ENDPOINT, ANALYTIC_LINK_LINKS, ANALYTIC_LINK_BUS };
 
 struct analytic_params {
 	double latency_ns;     /* fixed per-message latency */
@@ -49,7 +53,7 @@ struct analytic_params {
 	int64_t report_links;  /* busiest channels listed in the report */
 };
 
-static const char *const analytic_link_models[] = {"none", "endpoint", "links", NULL};
+static const char *const analytic_link_models[] = {"none", "endpoint", "links", "bus", NULL};
 
 static const struct param_def analytic_keys[] = {
 	{"latency_ns", PARAM_DOUBLE, offsetof(struct analytic_params, latency_ns), "1000", 0, 1e12,
@@ -62,7 +66,8 @@ static const struct param_def analytic_keys[] = {
 	 NULL},
 	{"link_model", PARAM_CHOICE, offsetof(struct analytic_params, link_model), "none", 0, 0,
 	 "analytic backend: none = contention-free; endpoint = messages share injection/ejection "
-	 "bandwidth; links = and every channel of the minimal route (needs topology)",
+	 "bandwidth; links = and every channel of the minimal route (needs topology); bus = all "
+	 "messages share one channel (one shared-memory node)",
 	 analytic_link_models},
 	{"ideal", PARAM_BOOL, offsetof(struct analytic_params, ideal), "no", 0, 0,
 	 "analytic backend: zero latency and infinite bandwidth (replay gives the compute-only time)",
@@ -116,6 +121,7 @@ struct analytic {
 	size_t cap_route;
 	uint16_t *dist;       /* all-pairs router distances, irregular topologies only */
 
+	struct analytic_chan bus; /* link_model = bus */
 	uint64_t n_msgs, n_bytes;
 };
 
@@ -384,6 +390,13 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 	uint64_t done;
 	if (a->p.ideal) {
 		done = now_ps;
+	} else if (a->p.link_model == ANALYTIC_LINK_BUS) {
+		uint64_t ser = analytic_ser_ps(a, bytes), t0 = now_ps > a->bus.free_ps ? now_ps : a->bus.free_ps;
+		a->bus.free_ps = t0 + ser;
+		a->bus.busy_ps += ser;
+		a->bus.bytes += bytes;
+		a->bus.msgs++;
+		done = t0 + ser + a->latency_ps;
 	} else if (a->p.link_model == ANALYTIC_LINK_NONE) {
 		uint32_t hops = 0;
 		if (t && a->hop_ps)
@@ -498,6 +511,21 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));
 	json_object_set_new(out, "messages", json_integer((json_int_t)a->n_msgs));
 	json_object_set_new(out, "bytes", json_integer((json_int_t)a->n_bytes));
+	if (a->p.link_model == ANALYTIC_LINK_BUS && !a->p.ideal) {
+		double horizon = (double)a->reached_ps * 1e-12;
+		json_t *l = json_object(), *arr = json_array();
+		json_object_set_new(l, "kind", json_string("bus"));
+		json_object_set_new(l, "from", json_string("all endpoints"));
+		json_object_set_new(l, "to", json_string("all endpoints"));
+		json_object_set_new(l, "busy_s", json_real((double)a->bus.busy_ps * 1e-12));
+		json_object_set_new(l, "utilisation",
+				    json_real(horizon > 0 ? (double)a->bus.busy_ps * 1e-12 / horizon : 0.0));
+		json_object_set_new(l, "messages", json_integer((json_int_t)a->bus.msgs));
+		json_object_set_new(l, "bytes", json_integer((json_int_t)a->bus.bytes));
+		json_array_append_new(arr, l);
+		json_object_set_new(out, "busiest_links", arr);
+		return 0;
+	}
 	if (a->p.link_model == ANALYTIC_LINK_NONE || a->p.ideal || !a->chan)
 		return 0;
 

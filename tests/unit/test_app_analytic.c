@@ -243,6 +243,34 @@ static void test_links_sharing(void)
 	topo_free(t);
 }
 
+static void test_bus_sharing(void)
+{
+	/* link_model=bus: messages between disjoint pairs still share one
+	 * channel: 1000 bytes each at 1 ns/byte complete at 2, 3 and 4 us. */
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", "link_model=bus", NULL};
+	CHECK_OK(bk_open(&k, NULL, set), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 1000, 1, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 2, 3, 1000, 2, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 4, 5, 1000, 3, &k.err), &k.err);
+	for (uint64_t i = 1; i <= 3; i++) {
+		CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+		CHECK_EQ(g.n, 1);
+		CHECK_UINT(g.id[0], ==, i);
+		CHECK_UINT(reached, ==, (i + 1) * US);
+	}
+	json_t *rep = json_object();
+	CHECK_OK(k.b.ops->report(&k.b, rep, &k.err), &k.err);
+	json_t *bus = json_array_get(json_object_get(rep, "busiest_links"), 0);
+	CHECK_STR(json_string_value(json_object_get(bus, "kind")), "bus");
+	CHECK_INT(json_integer_value(json_object_get(bus, "bytes")), ==, 3000);
+	CHECK_NEAR(json_real_value(json_object_get(bus, "utilisation")), 0.75, 1e-12);
+	json_decref(rep);
+	bk_close(&k);
+}
+
 static void test_bad_config(void)
 {
 	struct bk k;
@@ -250,7 +278,7 @@ static void test_bad_config(void)
 		  "link_model = links needs a topology");
 	bk_close(&k);
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"link_model=ring", NULL}), NL_ECONFIG, &k.err,
-		  "key 'link_model' value 'ring': expected one of none, endpoint, links");
+		  "key 'link_model' value 'ring': expected one of none, endpoint, links, bus");
 	bk_close(&k);
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"bandwidth_gbps=0", NULL}), NL_ECONFIG, &k.err,
 		  "key 'bandwidth_gbps' value '0' out of range");
@@ -267,6 +295,7 @@ int main(void)
 	TEST_RUN(test_bandwidth_rounding);
 	TEST_RUN(test_endpoint_sharing);
 	TEST_RUN(test_links_sharing);
+	TEST_RUN(test_bus_sharing);
 	TEST_RUN(test_bad_config);
 	return test_done();
 }
