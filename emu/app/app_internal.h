@@ -380,6 +380,9 @@ int app_coll_sub_done(struct app *a, uint32_t c, const struct app_req *sub, stru
 uint64_t app_coll_tell(const struct app *a, uint32_t c);
 void app_coll_free(struct app *a, uint32_t c);
 
+/* app_ops.c: resume rank r and run its ops until one takes time or blocks. */
+int app_rank_run(struct app *a, uint32_t r, struct nl_err *err);
+
 /* app.c */
 void app_make_ready(struct app *a, uint32_t r);
 int app_push_event(struct app *a, uint64_t t_ps, uint32_t kind, uint32_t arg);
