@@ -309,6 +309,7 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 {
 	for (uint32_t r = 0; r < a->n_ranks; r++)
 		app_make_ready(a, r);
+	a->net_next = UINT64_MAX;
 	uint64_t next_progress = 1u << 16;
 	for (;;) {
 		NL_CHECK(app_drain_ready(a, err));
@@ -320,9 +321,16 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 			progress_update(prog, a->src.total_ops ? (double)a->ops_done / (double)a->src.total_ops : -1,
 					detail);
 		}
+		/* Nothing left anywhere, or every rank done (what is still in
+		 * flight can only end unmatched): stop without running the
+		 * network on, so its reached time stays the last event's. */
+		if (!a->n_heap && ((!a->net_dirty && a->net_next == UINT64_MAX) || a->ranks_done == a->n_ranks))
+			break;
 		uint64_t until = a->n_heap ? a->heap[0].t_ps : UINT64_MAX, reached, next;
 		a->n_deliv = 0;
+		a->net_dirty = false;
 		NL_CHECK(a->net->ops->advance(a->net, until, app_on_deliver, a, &reached, &next, err));
+		a->net_next = next;
 		if (a->deliv_err)
 			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
 		if (a->n_deliv) {

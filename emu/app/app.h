@@ -104,19 +104,18 @@ enum { APP_RNDV_RTS_CTS, APP_RNDV_GET };
 /* The replay's resolved settings (bound from the [replay] table). */
 struct app_config {
 	char backend[256];        /* net_backend name */
-	char topology[256];       /* topology spec, "" = none */
 	int64_t eager_threshold;  /* bytes: messages up to this size go eagerly */
 	int rndv_protocol;        /* APP_RNDV_* */
-	int64_t mtu;              /* bytes per packet, for backends that model packets */
 	double cpu_factor;        /* compute intervals are multiplied by this */
 	double cpu_flops;         /* flop/s for TOP_COMPUTE_FLOPS */
 	int64_t knomial_radix;    /* k of the k-nomial bcast tree */
 	int coll_alg[APP_COLL__COUNT]; /* enum app_alg per collective */
 };
 
-/* The [replay] configuration table (keys: backend, topology,
- * eager_threshold, mtu, cpu_factor, cpu_flops, coll_knomial_radix,
- * coll_<name>_algorithm). */
+/* The [replay] configuration table (keys: backend, eager_threshold,
+ * rndv_protocol, cpu_factor, cpu_flops, coll_knomial_radix,
+ * coll_<name>_algorithm). The network's own keys (topology, packet_bytes,
+ * ...) are in net.h's tables. */
 extern const struct config_table app_config_table;
 
 /* Bind the [replay] keys of `cfg` (defaults when cfg is NULL). Translates

@@ -5,9 +5,9 @@
  * recorded on: btl/vader's eager limit is 4096 bytes per fragment
  * (btl_vader_component.c, without xpmem) and ob1 takes the largest PML
  * header, 56 bytes (mca_pml_ob1_rdma_hdr_t), off it (pml_ob1_sendreq.h);
- * its TCP limit, btl_tcp_eager_limit, is 65536. mtu = 4096 bytes is the
- * InfiniBand MTU; coll_knomial_radix = 4 is Open MPI's
- * coll_tuned_bcast_knomial_radix default.
+ * its TCP limit, btl_tcp_eager_limit, is 65536; coll_knomial_radix = 4 is
+ * Open MPI's coll_tuned_bcast_knomial_radix default. The network's keys
+ * (topology, packet_bytes, ...) are the [network] table's.
  */
 #include <stddef.h>
 #include <string.h>
@@ -69,16 +69,12 @@ static const char *const app_rndv_names[] = {"rts_cts", "get", NULL};
 static const struct param_def app_keys[] = {
 	{"backend", PARAM_STRING, offsetof(struct app_config, backend), "analytic", 0, 0,
 	 "network model under the replay (see 'netloom replay --help')", NULL},
-	{"topology", PARAM_STRING, offsetof(struct app_config, topology), "", 0, 0,
-	 "network topology spec, e.g. torus:k=4x4 (empty: none; rank r on endpoint r)", NULL},
 	{"eager_threshold", PARAM_INT, offsetof(struct app_config, eager_threshold), "4040", 0, 1099511627776.0,
 	 "largest message sent eagerly, bytes; larger ones use rendezvous (RTS, CTS, data)", NULL},
 	{"rndv_protocol", PARAM_CHOICE, offsetof(struct app_config, rndv_protocol), "rts_cts", 0, 0,
 	 "rendezvous: rts_cts (RTS, CTS, then the sender pushes the data) or get (RTS, the receiver "
 	 "pulls the data, then FIN; Open MPI's shared memory with CMA, RDMA-read transports)",
 	 app_rndv_names},
-	{"mtu", PARAM_INT, offsetof(struct app_config, mtu), "4096", 1, 1073741824.0,
-	 "packet payload size, bytes, for backends that cut messages into packets (flit; the analytic backend does not)", NULL},
 	{"cpu_factor", PARAM_DOUBLE, offsetof(struct app_config, cpu_factor), "1", 1e-6, 1e6,
 	 "multiplier of recorded compute intervals (0.5 = a CPU twice as fast)", NULL},
 	{"cpu_flops", PARAM_DOUBLE, offsetof(struct app_config, cpu_flops), "1e9", 1, 1e18,

@@ -337,12 +337,15 @@ struct app {
 	uint64_t *deliv;          /* message ids the backend delivered */
 	size_t n_deliv, cap_deliv;
 	int deliv_err;
+	bool net_dirty;           /* a message was sent since the last advance */
+	uint64_t net_next;        /* the backend's next event time after the last advance */
 	uint64_t now;             /* ps */
 
 	struct app_xfer *xfer;    /* step scratch, 2 * largest comm */
 	bool xfer_busy;           /* a step is being posted from xfer */
 	uint64_t cpu_factor_is_one;
 	uint64_t ops_done;
+	uint32_t ranks_done;      /* ranks at the end of their stream */
 	uint64_t t_deadlock;
 	bool deadlocked;
 

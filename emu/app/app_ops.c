@@ -599,6 +599,7 @@ int app_rank_run(struct app *a, uint32_t r, struct nl_err *err)
 			return nl_err_prefix(err, "trace rank %" PRIu32 " op %" PRIu64, r, rk->st.ops);
 		if (rc == 0) {
 			rk->state = RK_DONE;
+			a->ranks_done++;
 			if (!rk->finalized)
 				rk->st.finish_ps = a->now;
 			return 0;

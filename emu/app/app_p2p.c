@@ -316,6 +316,7 @@ static int app_net_send(struct app *a, uint32_t m, uint64_t bytes, struct nl_err
 			       ? nl_errf(err, NL_ENOMEM, "replay: out of memory")
 			       : 0;
 	a->res.net_msgs++;
+	a->net_dirty = true;
 	return a->net->ops->send(a->net, a->now, a->rank_ep[from], a->rank_ep[to], bytes, m, err);
 }
 

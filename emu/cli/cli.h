@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct nl_err;
 
@@ -27,9 +28,38 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 struct config_table;
 const struct config_table *const *cli_config_tables(size_t *n);
 
+/* Options shared by the commands that take a configuration:
+ * -c FILE (INI), -s key=value (repeatable, applied after the file). */
+struct cli_cfg_opts {
+	const char *config_path;
+	const char **sets;
+	int n_sets;
+};
+
+/* Recognise -c/--config and -s/--set at argv[*i] (advancing *i past the
+ * value). Returns 1 when consumed, 0 when not ours, CLI_USAGE (negated) on
+ * a missing value. */
+int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i);
+
+/* Build the configuration: file, then overrides, validated against every
+ * module's table. */
+struct config;
+int cli_cfg_load(struct config *cfg, const struct cli_cfg_opts *o, struct nl_err *err);
+void cli_cfg_opts_release(struct cli_cfg_opts *o);
+
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);
+int cli_topo_main(int argc, char **argv);
+int cli_design_main(int argc, char **argv);
+int cli_run_main(int argc, char **argv);
+int cli_sweep_main(int argc, char **argv);
+int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
 int cli_trace_main(int argc, char **argv);
+
+/* BookSim2 config file to netloom INI on `out`; what cannot be mapped is
+ * listed on `warn`, one line each. Returns the number of unmapped keys, or
+ * a negative error. */
+int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err);
 
 #endif

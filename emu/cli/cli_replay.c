@@ -318,8 +318,15 @@ int cli_replay_main(int argc, char **argv)
 		if (!net.ops)
 			rc = nl_err_prefix(&err, "key 'backend'");
 	}
-	if (rc == 0 && ac.topology[0]) {
-		rc = topo_new(ac.topology, &topo, &err);
+	/* The [network] table's topology: always for backends that model
+	 * the network's structure; for the analytic one (net.h: it accepts
+	 * none) only when set, so its default stays contention-free. */
+	struct net_cfg nc;
+	if (rc == 0)
+		rc = config_bind(&cfg, &net_network_table, &nc, &err);
+	bool want_topo = rc == 0 && (strcmp(net.ops->name, "analytic") || config_get(&cfg, "topology"));
+	if (want_topo) {
+		rc = topo_new(nc.topology, &topo, &err);
 		if (rc < 0)
 			nl_err_prefix(&err, "key 'topology'");
 	}
@@ -331,7 +338,7 @@ int cli_replay_main(int argc, char **argv)
 		rc = nl_errf(&err, NL_ECONFIG,
 			     "key 'topology': '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32
 			     " (one per rank)",
-			     ac.topology, topo->n_endpoints, m->n_ranks);
+			     nc.topology, topo->n_endpoints, m->n_ranks);
 	if (rc == 0) {
 		rc = net.ops->create(&net, &cfg, topo, &err);
 		if (rc < 0)

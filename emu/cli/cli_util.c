@@ -1,8 +1,12 @@
 /* Shared CLI helpers: error reporting and exit statuses. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 
 int cli_report(const struct nl_err *err)
@@ -27,4 +31,59 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_USAGE;
+}
+
+int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	bool is_c = !strcmp(a, "-c") || !strcmp(a, "--config");
+	bool is_s = !strcmp(a, "-s") || !strcmp(a, "--set");
+	const char *val = NULL;
+
+	if (!strncmp(a, "--config=", 9)) {
+		val = a + 9;
+		is_c = true;
+	} else if (!strncmp(a, "--set=", 6)) {
+		val = a + 6;
+		is_s = true;
+	} else if (is_c || is_s) {
+		if (*i + 1 >= argc)
+			return -cli_usage_error(cmd, "option '%s' needs a value", a);
+		val = argv[++*i];
+	}
+	if (is_c) {
+		if (o->config_path)
+			return -cli_usage_error(cmd, "only one -c FILE is allowed (got '%s' and '%s')",
+						o->config_path, val);
+		o->config_path = val;
+		return 1;
+	}
+	if (is_s) {
+		const char **s = realloc(o->sets, (size_t)(o->n_sets + 1) * sizeof *s);
+		if (!s)
+			return -cli_usage_error(cmd, "out of memory");
+		o->sets = s;
+		o->sets[o->n_sets++] = val;
+		return 1;
+	}
+	return 0;
+}
+
+void cli_cfg_opts_release(struct cli_cfg_opts *o)
+{
+	free(o->sets);
+	o->sets = NULL;
+	o->n_sets = 0;
+}
+
+int cli_cfg_load(struct config *cfg, const struct cli_cfg_opts *o, struct nl_err *err)
+{
+	size_t n;
+	const struct config_table *const *tables = cli_config_tables(&n);
+	config_init(cfg, tables, n);
+	if (o->config_path)
+		NL_CHECK(config_load_file(cfg, o->config_path, err));
+	for (int i = 0; i < o->n_sets; i++)
+		NL_CHECK(config_set(cfg, o->sets[i], NULL, "-s", err));
+	return 0;
 }

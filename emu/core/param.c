@@ -21,6 +21,7 @@ static const char *param_type_name(enum param_type t)
 	case PARAM_LIST: return "list like -1/1/3/9";
 	case PARAM_CHOICE: return "choice";
 	case PARAM_SPEC: return "spec";
+	case PARAM_RANGE: return "value or range like 1..32";
 	}
 	return "?";
 }
@@ -139,6 +140,22 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		return param_parse_vec(d, value, 'x', PARAM_FIELD(out, d, struct param_vec), what, err);
 	case PARAM_LIST:
 		return param_parse_vec(d, value, '/', PARAM_FIELD(out, d, struct param_vec), what, err);
+	case PARAM_RANGE: {
+		struct param_range *r = PARAM_FIELD(out, d, struct param_range);
+		const char *dots = strstr(value, "..");
+		const char *end = value + strlen(value);
+		if (param_parse_i64(value, dots ? dots : end, &r->lo) < 0 ||
+		    param_parse_i64(dots ? dots + 2 : value, end, &r->hi) < 0)
+			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected %s",
+				       what, d->name, value, param_type_name(d->type));
+		if (r->lo > r->hi)
+			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': range is empty (lo > hi)",
+				       what, d->name, value);
+		if (param_has_bounds(d) && ((double)r->lo < d->min || (double)r->hi > d->max))
+			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected values in %g..%g",
+				       what, d->name, value, d->min, d->max);
+		return 0;
+	}
 	case PARAM_CHOICE: {
 		char list[PARAM_STR_MAX] = "";
 		size_t used = 0;
@@ -320,6 +337,14 @@ void param_format(const struct param_def *d, const void *in, char *buf, size_t c
 	case PARAM_CHOICE:
 		snprintf(buf, cap, "%s", d->choices[*PARAM_FIELD(base, d, int)]);
 		return;
+	case PARAM_RANGE: {
+		const struct param_range *r = PARAM_FIELD(base, d, struct param_range);
+		if (r->lo == r->hi)
+			snprintf(buf, cap, "%" PRId64, r->lo);
+		else
+			snprintf(buf, cap, "%" PRId64 "..%" PRId64, r->lo, r->hi);
+		return;
+	}
 	}
 }
 

@@ -25,6 +25,7 @@ enum param_type {
 	PARAM_LIST,   /* struct param_vec from "-1/1/3/9" (also a lone "3") */
 	PARAM_CHOICE, /* int index into def->choices, from one of the names */
 	PARAM_SPEC,   /* char[PARAM_STR_MAX]: a nested spec, "p2(torus:k=8x8)" */
+	PARAM_RANGE,  /* struct param_range from "1..32" (also a lone "4" = 4..4) */
 };
 
 #define PARAM_VEC_MAX 16
@@ -34,6 +35,11 @@ enum param_type {
 struct param_vec {
 	int n;
 	int64_t v[PARAM_VEC_MAX];
+};
+
+/* A range parameter: "1..32" gives lo = 1, hi = 32. */
+struct param_range {
+	int64_t lo, hi;
 };
 
 /* One declared parameter. min/max bound numbers and every vector element;

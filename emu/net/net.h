@@ -17,9 +17,12 @@
 #ifndef NETLOOM_NET_NET_H
 #define NETLOOM_NET_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "core/param.h"
 
 struct config;
 struct config_table;
@@ -72,6 +75,143 @@ struct net_backend {
 	const struct net_backend_ops *ops;
 	void *state; /* the backend's own */
 };
+
+/* --- configuration ------------------------------------------------------- */
+
+/* [network]: what the network is. */
+struct net_cfg {
+	char topology[PARAM_STR_MAX];         /* topology spec, "torus:k=8x8" */
+	char routing_function[PARAM_STR_MAX]; /* routing spec, "dor" */
+	int64_t channel_latency;              /* cycles of a router-to-router channel */
+	int64_t cycle_ps;                     /* network cycle period, ps */
+	int flow_control;                     /* 0 wormhole, 1 virtual cut-through */
+	int64_t flit_bytes;                   /* bytes per flit (messages to flits) */
+	int64_t packet_bytes;                 /* largest packet payload (MTU), bytes */
+};
+
+/* [router]: the input-queued VC router (BookSim2's key names). */
+struct router_cfg {
+	int64_t num_vcs;
+	int64_t vc_buf_size;      /* flits per VC */
+	int64_t routing_delay;    /* cycles */
+	int64_t vc_alloc_delay;
+	int64_t sw_alloc_delay;
+	int64_t st_prepare_delay;
+	int64_t st_final_delay;
+	int64_t credit_delay;
+	double internal_speedup;  /* router steps per channel cycle */
+	int64_t input_speedup;    /* crossbar inputs per port */
+	int64_t output_speedup;   /* crossbar outputs per port */
+	int vc_allocator;         /* islip, separable_input_first, separable_output_first */
+	int sw_allocator;
+	int64_t alloc_iters;      /* iSLIP iterations */
+	bool wait_for_tail_credit;
+	bool pipelined_stages;    /* multi-cycle stages take a new item every cycle */
+};
+
+/* [simulation]: how an experiment runs (BookSim2's key names). */
+struct sim_cfg {
+	int sim_type;             /* 0 latency, 1 throughput */
+	int64_t seed;
+	int64_t warmup_periods;
+	int64_t sample_period;    /* cycles */
+	int64_t max_samples;
+	double latency_thres;     /* cycles: above it a point is unstable */
+	double warmup_thres;
+	double acc_warmup_thres;
+	double stopping_thres;
+	double acc_stopping_thres;
+	int64_t watchdog_cycles;  /* stalled cycles before a deadlock report */
+	int64_t check_interval;   /* cycles between invariant checks, 0 = off */
+	int64_t max_drain_cycles; /* drain limit before a point is called unstable */
+	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
+};
+
+extern const struct config_table net_network_table;
+extern const struct config_table net_router_table;
+extern const struct config_table net_sim_table;
+
+/* --- the flit-level network ---------------------------------------------- */
+
+struct flitnet;
+struct traffic;
+
+/* Build the flit model over topology t (kept by pointer): routing from
+ * nc->routing_function, router parameters from rc, seed and safety limits
+ * from sc. */
+int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
+		const struct topo *t, struct flitnet **out, struct nl_err *err);
+void flitnet_free(struct flitnet *n);
+
+/* Attach synthetic traffic: Bernoulli injection at `rate` flits/cycle per
+ * active endpoint, packet sizes uniform in [size_lo, size_hi] flits. */
+int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint32_t size_lo,
+			uint32_t size_hi, struct nl_err *err);
+
+/* Run cycles until `cycle` (exclusive) or until a stop condition; jumps
+ * over idle time. Fails with NL_EDEADLOCK (and a report in *err) when
+ * flits are in the network and none has moved for watchdog_cycles. */
+int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err);
+
+/* The deadlock report of the last NL_EDEADLOCK: one line per blocked input
+ * VC ("router R in-port P VC V: state, flits, packet src->dst, waits on
+ * ..."), or "". */
+const char *flitnet_report(const struct flitnet *n);
+
+/* Check credit and flit conservation; NL_ECORRUPT with the first
+ * violation. O(ports x VCs + flits in flight). */
+int flitnet_check(const struct flitnet *n, struct nl_err *err);
+
+/* --- synthetic-traffic experiments (experiment.c) -------------------------- */
+struct traffic_cfg;
+
+#define NET_MAX_HOPS 64
+#define NET_BUSIEST 10
+
+/* Use of one router-to-router channel over the measurement window. */
+struct net_channel_use {
+	uint32_t port;        /* global port it leaves from */
+	uint32_t router, local_port, peer_router;
+	uint64_t flits;
+	double util;          /* flits/cycle */
+};
+
+/* The result of one operating point. Latencies and hops are over packets
+ * created during the measurement window (BookSim's "record" packets). */
+struct net_point {
+	double offered;       /* configured injection rate, flits/cycle/endpoint */
+	double injected;      /* measured, flits/cycle/endpoint */
+	double accepted;      /* measured, flits/cycle/endpoint */
+	bool stable;          /* false: latency threshold exceeded or drain failed */
+	bool converged;       /* three converged samples before max_samples */
+	uint32_t samples;     /* sample periods run */
+	uint64_t cycles;      /* cycles simulated in all (warm-up and drain included) */
+	uint64_t window_cycles; /* measurement window */
+	uint64_t flit_hops;   /* router-to-router channel traversals, whole run */
+	uint64_t packets;     /* measured packets */
+	double plat_mean;     /* packet latency: creation to tail ejection, cycles */
+	uint64_t plat_p50, plat_p99, plat_max;
+	double nlat_mean;     /* network latency: head injection to tail ejection */
+	double hops_mean;     /* router-to-router hops */
+	uint64_t hops_hist[NET_MAX_HOPS];
+	uint32_t n_hops;
+	double chan_util_mean, chan_util_max;
+	struct net_channel_use busiest[NET_BUSIEST];
+	uint32_t n_busiest;
+	double wall_seconds;
+	char *report;         /* deadlock report (owned), or NULL */
+};
+
+/* Run one point at `rate` flits/cycle/endpoint. On NL_EDEADLOCK, pt->report
+ * holds the blocked VCs. Release pt with net_point_release. */
+int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
+		  const struct traffic_cfg *tc, const struct topo *t, double rate, struct net_point *pt,
+		  struct nl_err *err);
+void net_point_release(struct net_point *pt);
+
+/* The point's "results" object (field names as docs/results.md lists).
+ * reproducible: write wall_seconds as 0 so runs compare byte for byte. */
+struct json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool reproducible);
 
 /* All backends, in registry order. */
 const struct net_backend_ops *const *net_backend_list(size_t *n);

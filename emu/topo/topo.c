@@ -37,16 +37,41 @@ void topo_free(struct topo *t)
 	free(t->peer);
 	free(t->port_router);
 	free(t->ep_port);
+	free(t->cabinet);
 	free(t);
 }
 
+/* Canonical spec: "name:k=v,..." with every parameter (defaults included),
+ * or "name(inner):k=v,..." when the family wraps a nested spec, so the
+ * canonical text parses back to the same topology. */
 static int topo_set_spec(struct topo *t, struct nl_err *err)
 {
-	char buf[2048];
-	int n = snprintf(buf, sizeof buf, "%s:", t->ops->name);
-	param_format_all(t->ops->params, t->params, buf + n, sizeof buf - (size_t)n);
-	if (buf[n] == '\0')
-		buf[n - 1] = '\0';
+	char buf[16384], v[PARAM_STR_MAX];
+	size_t used = (size_t)snprintf(buf, sizeof buf, "%s", t->ops->name);
+	int n_plain = 0;
+
+	if (t->ops->format_spec && t->ops->format_spec(t, buf, sizeof buf)) {
+		if (strlen(buf) + 1 >= sizeof buf)
+			return nl_errf(err, NL_ERANGE, "topology '%s': canonical spec longer than %zu characters",
+				       t->ops->name, sizeof buf - 2);
+		t->spec = strdup(buf);
+		return t->spec ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	for (const struct param_def *d = t->ops->params; d && d->name; d++)
+		if (d->type == PARAM_SPEC) {
+			param_format(d, t->params, v, sizeof v);
+			used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0, "(%s)", v);
+		}
+	for (const struct param_def *d = t->ops->params; d && d->name; d++) {
+		if (d->type == PARAM_SPEC)
+			continue;
+		param_format(d, t->params, v, sizeof v);
+		used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0, "%s%s=%s",
+					 n_plain++ ? "," : ":", d->name, v);
+	}
+	if (used >= sizeof buf)
+		return nl_errf(err, NL_ERANGE, "topology '%s': canonical spec longer than %zu characters",
+			       t->ops->name, sizeof buf - 1);
 	t->spec = strdup(buf);
 	if (!t->spec)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
@@ -193,6 +218,15 @@ void topo_attach(struct topo *t, uint32_t ep, uint32_t r, uint32_t p)
 	NL_ASSERT(t->peer[g] == TOPO_NONE);
 	t->peer[g] = TOPO_EP_BIT | ep;
 	t->ep_port[ep] = g;
+}
+
+uint32_t topo_router_degree(const struct topo *t, uint32_t r)
+{
+	uint32_t n = 0;
+	for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++)
+		if (topo_port_is_network(t, g))
+			n++;
+	return n;
 }
 
 uint32_t topo_max_radix(const struct topo *t)

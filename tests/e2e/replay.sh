@@ -75,6 +75,15 @@ expect_eq "deadlock json" "$(json "$dir/dl.json" 'd["results"]["status"], len(d[
 "$netloom" replay "$dir/st.nlt" -s topology=torus:k=6 -s link_model=links -s report_links=40 --json "$dir/links.json" > "$dir/links.txt" || fail "links replay"
 expect_eq "links kinds" "$(json "$dir/links.json" 'sorted(set(l["kind"] for l in d["results"]["network"]["busiest_links"]))')" "['ejection', 'injection', 'link']"
 grep -q "busiest links:" "$dir/links.txt" || fail "text report lacks busiest links"
+# Utilisation is over the replay's span (the network is not run past the last event).
+expect_eq "links utilisation" "$(json "$dir/links.json" '0 < d["results"]["network"]["busiest_links"][0]["utilisation"] <= 1')" True
+
+# 5b. The flit-level backend under the same replay: the network's own
+#     keys (topology, packet_bytes, ...) come from the [network] table.
+"$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 --json "$dir/flit.json" > /dev/null || fail "flit replay"
+expect_eq "flit backend" "$(json "$dir/flit.json" 'd["results"]["network"]["backend"], d["results"]["messages"]["count"]')" "('flit', 20)"
+expect_eq "flit slower than compute" "$(json "$dir/flit.json" 'd["results"]["runtime"]["predicted_s"] > 1e-5')" True
+expect_eq "flit cycles" "$(json "$dir/flit.json" 'd["results"]["network"]["cycles"] * d["config"]["cycle_ps"] <= round(d["results"]["runtime"]["predicted_s"] * 1e12) + d["config"]["cycle_ps"]')" True
 
 # 6. CSV.
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --csv > "$dir/pp.csv" || fail "csv"

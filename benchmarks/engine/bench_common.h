@@ -1,0 +1,85 @@
+/* Shared helpers for the engine benchmarks and validation runs: build a
+ * configuration from key=value strings and run one operating point. */
+#ifndef NETLOOM_BENCH_COMMON_H
+#define NETLOOM_BENCH_COMMON_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "net/net.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+
+static const struct config_table *const bench_tables[] = {
+	&net_network_table,
+	&net_router_table,
+	&traffic_table,
+	&net_sim_table,
+};
+
+/* Run one point of the configuration kv[] (NULL-terminated) plus the
+ * extra overrides. Returns 0 or prints the error and returns its code. */
+static inline int bench_point(const char *const *kv, const char *const *extra, struct net_point *pt)
+{
+	struct config cfg;
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct traffic_cfg tc;
+	struct sim_cfg sc;
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	int r = 0;
+
+	config_init(&cfg, bench_tables, sizeof bench_tables / sizeof *bench_tables);
+	for (int i = 0; kv[i] && r == 0; i++)
+		r = config_set(&cfg, kv[i], NULL, "bench", &e);
+	for (int i = 0; extra && extra[i] && r == 0; i++)
+		r = config_set(&cfg, extra[i], NULL, "bench", &e);
+	if (r == 0)
+		r = config_bind(&cfg, &net_network_table, &nc, &e);
+	if (r == 0)
+		r = config_bind(&cfg, &net_router_table, &rc, &e);
+	if (r == 0)
+		r = config_bind(&cfg, &traffic_table, &tc, &e);
+	if (r == 0)
+		r = config_bind(&cfg, &net_sim_table, &sc, &e);
+	if (r == 0)
+		r = topo_new(nc.topology, &t, &e);
+	if (r == 0)
+		r = net_run_point(&nc, &rc, &sc, &tc, t, tc.injection_rate, pt, &e);
+	if (r < 0)
+		fprintf(stderr, "bench: %s\n", e.msg);
+	topo_free(t);
+	config_release(&cfg);
+	return r;
+}
+
+/* Peak resident memory of this process in bytes (VmHWM; getrusage's
+ * ru_maxrss survives exec and would count the launcher). */
+static inline unsigned long long bench_peak_rss(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long kb = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "VmHWM:", 6))
+			sscanf(line + 6, "%llu", &kb);
+	fclose(f);
+	return kb * 1024;
+}
+
+/* The BookSim2 reference configuration (booksim-reference/torus8x8.cfg
+ * converted with netloom config --from-booksim), radix and dimensions
+ * overridable. */
+#define BENCH_BOOKSIM_TORUS                                                                        \
+	"routing_function=dor", "channel_latency=2", "num_vcs=2", "vc_buf_size=8", "routing_delay=1", \
+		"vc_alloc_delay=1", "sw_alloc_delay=1", "st_prepare_delay=0", "st_final_delay=1",     \
+		"credit_delay=0", "vc_allocator=islip", "sw_allocator=islip", "alloc_iters=1",        \
+		"traffic=uniform", "warmup_periods=3", "sample_period=1000", "max_samples=10",        \
+		"latency_thres=500"
+
+#endif

@@ -1,0 +1,176 @@
+/* Full-global-bandwidth configurations of FleX, Dragonfly and Slim Fly
+ * for N terminals and radix R (FleX §III-B, seed 000).
+ *
+ * §III-B sets each family's concentration p for full global bandwidth:
+ *   FleX:      Nx = Ny = n, p = floor(k/3) = the 2(n-1) links each router
+ *              has to the next layer, so k = 6(n-1); layers Nz >= 3.
+ *   Dragonfly: a = 2p = 2h, so k = p + (a-1) + h = 4h - 1; g <= a h + 1.
+ *   Slim Fly:  MMS graph of prime power q = 4w + delta, network radix
+ *              k' = (3q - delta)/2, p = ceil(k'/2) (Besta & Hoefler, FleX
+ *              ref. [4]; FleX Table 6 uses q = 9, p = 7 - 1).
+ * For each shape (n, h or q) with k <= R the smallest configuration
+ * reaching N terminals is built and its diameter measured.
+ */
+#include "analyze/analyze.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "topo/topo.h"
+
+struct cfg_list {
+	struct analyze_cfg *v;
+	size_t n, cap;
+};
+
+static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, struct nl_err *err)
+{
+	struct topo *t;
+	struct analyze_graph g;
+	struct analyze_dist d;
+	struct analyze_dist_opts o = {.mode = ANALYZE_DIST_AUTO};
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct analyze_cfg *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	NL_CHECK(topo_new(spec, &t, err));
+	int rc = analyze_graph_init(&g, t, err);
+	if (rc < 0) {
+		topo_free(t);
+		return rc;
+	}
+	rc = analyze_distances(t, &g, &o, &d, err);
+	if (rc == 0) {
+		struct analyze_cfg *c = &l->v[l->n++];
+		memset(c, 0, sizeof *c);
+		snprintf(c->spec, sizeof c->spec, "%s", spec);
+		c->routers = t->n_routers;
+		c->endpoints = t->n_endpoints;
+		c->links = g.links;
+		c->radix = topo_max_radix(t);
+		c->p = p;
+		c->diameter = d.is_exact && d.is_connected ? d.diameter : UINT32_MAX;
+		analyze_dist_release(&d);
+	}
+	analyze_graph_release(&g);
+	topo_free(t);
+	return rc;
+}
+
+static int cfg_flex(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err)
+{
+	char spec[160];
+	for (uint64_t n = 2; 6 * (n - 1) <= R; n++) {
+		uint64_t p = 2 * (n - 1), per_layer = n * n * p;
+		uint64_t nz = (N + per_layer - 1) / per_layer;
+		if (nz < 3)
+			nz = 3;
+		if (n * n * nz > (1u << 24))
+			continue; /* beyond what a listing should build */
+		snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,
+			 (unsigned long long)n, (unsigned long long)nz, (unsigned long long)p);
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, err));
+	}
+	return 0;
+}
+
+static int cfg_dragonfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err)
+{
+	char spec[160];
+	for (uint64_t h = 1; 4 * h - 1 <= R; h++) {
+		uint64_t a = 2 * h, p = h, gmax = a * h + 1;
+		uint64_t g = (N + a * p - 1) / (a * p);
+		if (g < 2)
+			g = 2;
+		if (g > gmax)
+			continue; /* this h cannot reach N terminals */
+		snprintf(spec, sizeof spec, "dragonfly:a=%llu,p=%llu,h=%llu,g=%llu", (unsigned long long)a,
+			 (unsigned long long)p, (unsigned long long)h, (unsigned long long)g);
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, err));
+	}
+	return 0;
+}
+
+/* q = prime^m, m >= 1. */
+static bool cfg_prime_power(uint64_t q)
+{
+	if (q < 2)
+		return false;
+	uint64_t f = 0;
+	for (uint64_t d = 2; d * d <= q; d++)
+		if (q % d == 0) {
+			f = d;
+			break;
+		}
+	if (!f)
+		return true;
+	while (q % f == 0)
+		q /= f;
+	return q == 1;
+}
+
+static int cfg_slimfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err)
+{
+	char spec[160];
+	for (uint64_t q = 3;; q++) {
+		/* q = 4w + delta: q mod 4 is 1, 0 or 3 for delta = 1, 0, -1. */
+		int64_t delta = q % 4 == 1 ? 1 : q % 4 == 0 ? 0 : -1;
+		if (q % 4 == 2 || !cfg_prime_power(q))
+			continue;
+		uint64_t kn = (uint64_t)((3 * (int64_t)q - delta) / 2); /* k' = (3q - delta)/2 */
+		uint64_t p = (kn + 1) / 2;
+		if (kn + p > R)
+			break; /* k grows with q */
+		if (2 * q * q * p < N)
+			continue;
+		snprintf(spec, sizeof spec, "slimfly:q=%llu,p=%llu", (unsigned long long)q, (unsigned long long)p);
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, err));
+	}
+	return 0;
+}
+
+static int cfg_cmp(const void *a, const void *b)
+{
+	const struct analyze_cfg *x = a, *y = b;
+	if (x->routers != y->routers)
+		return x->routers < y->routers ? -1 : 1;
+	return strcmp(x->spec, y->spec);
+}
+
+int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct analyze_cfg **out,
+			   size_t *n, struct nl_err *err)
+{
+	struct cfg_list l = {0};
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (N < 1)
+		return nl_errf(err, NL_EINVAL, "%s design: --terminals must be at least 1", family);
+	if (R < 2)
+		return nl_errf(err, NL_EINVAL, "%s design: --radix %u: a router needs at least 2 ports", family, R);
+	if (!strcmp(family, "flex"))
+		rc = cfg_flex(&l, N, R, err);
+	else if (!strcmp(family, "dragonfly"))
+		rc = cfg_dragonfly(&l, N, R, err);
+	else if (!strcmp(family, "slimfly"))
+		rc = cfg_slimfly(&l, N, R, err);
+	else
+		rc = nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
+	if (rc < 0) {
+		free(l.v);
+		return rc;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof *l.v, cfg_cmp);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}

@@ -1,0 +1,384 @@
+/* Diameter, average shortest path length and distance histogram.
+ *
+ * Bit-parallel BFS: bit b of vis[v] says source b has reached v. One level
+ * is a bottom-up sweep, next[v] = OR of frontier[u] over neighbours u, minus
+ * vis[v], so 64 sources cost one pass over the CSR per level and the
+ * memory is three words per router. Exact results run one BFS per vertex
+ * orbit and weight it by the orbit's size: a vertex-transitive family
+ * (Equality, torus, FleX) needs a single source, so the 64,000-router
+ * Equality network of seed 002 is one sweep per level.
+ */
+#include "analyze/analyze.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+
+/* Stream ids within RNG_CLASS_ANALYSIS, so analyses never share draws. */
+#define DIST_RNG_SAMPLES 0x5a4d504cull
+
+struct dist_acc {
+	uint64_t *hist;     /* weighted ordered pairs per distance */
+	uint32_t hist_cap;
+	uint32_t max_level; /* largest distance seen */
+	bool disconnected;
+};
+
+static int dist_hist_grow(struct dist_acc *a, uint32_t level)
+{
+	if (level < a->hist_cap)
+		return 0;
+	uint32_t cap = a->hist_cap ? a->hist_cap * 2 : 16;
+	while (cap <= level)
+		cap *= 2;
+	uint64_t *h = realloc(a->hist, (size_t)cap * sizeof *h);
+	if (!h)
+		return NL_ENOMEM;
+	memset(h + a->hist_cap, 0, (size_t)(cap - a->hist_cap) * sizeof *h);
+	a->hist = h;
+	a->hist_cap = cap;
+	return 0;
+}
+
+/* Scratch for dist_bfs64, sized once per analysis. */
+struct dist_ws {
+	uint64_t *vis, *fr, *nx; /* [n] bit b: source b has reached / newly reached v */
+	uint32_t *cur, *next;    /* [n] frontier lists: vertices with fr (nx) != 0 */
+};
+
+/* Count the routers that `fresh` newly reaches, per source or in total. */
+static inline void dist_count(uint64_t fresh, bool per_source, uint64_t *lvcnt, uint64_t *plain)
+{
+	if (!per_source) {
+		*plain += (uint64_t)__builtin_popcountll(fresh);
+		return;
+	}
+	while (fresh) {
+		lvcnt[__builtin_ctzll(fresh)]++;
+		fresh &= fresh - 1;
+	}
+}
+
+/* BFS from src[0..ns-1] (ns <= 64) at once. Adds weight[b] * (routers at
+ * distance h from src[b]) to a->hist[h]; fills sum[b] (sum of distances)
+ * and ecc[b] when per_source (otherwise all weights are equal and only the
+ * histogram is kept). Direction-optimising (Beamer et al., SC12): a level
+ * goes top-down (push the frontier's bits to its neighbours, cost = edges
+ * out of the frontier) or bottom-up (every router not yet reached by all
+ * sources ORs its neighbours' frontier bits, cost = edges of those
+ * routers), whichever touches fewer adjacency entries. */
+static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const uint64_t *weight,
+		      uint32_t ns, bool per_source, struct dist_ws *ws, struct dist_acc *a, uint64_t *sum,
+		      uint32_t *ecc)
+{
+	const uint64_t full = ns == 64 ? ~0ull : (1ull << ns) - 1;
+	uint32_t n = g->n;
+	uint64_t *vis = ws->vis, *fr = ws->fr, *nx = ws->nx;
+	uint32_t *cur = ws->cur, *next = ws->next, n_cur = 0;
+	uint64_t lvcnt[64];
+	uint64_t m_unfull = g->off[n]; /* adjacency entries of routers not yet full */
+
+	memset(vis, 0, (size_t)n * sizeof *vis);
+	memset(fr, 0, (size_t)n * sizeof *fr);
+	memset(nx, 0, (size_t)n * sizeof *nx);
+	for (uint32_t b = 0; b < ns; b++) {
+		if (!fr[src[b]])
+			cur[n_cur++] = src[b];
+		vis[src[b]] |= 1ull << b;
+		fr[src[b]] |= 1ull << b;
+		if (sum) {
+			sum[b] = 0;
+			ecc[b] = 0;
+		}
+	}
+	for (uint32_t i = 0; i < n_cur; i++)
+		if (vis[cur[i]] == full)
+			m_unfull -= g->off[cur[i] + 1] - g->off[cur[i]];
+	for (uint32_t level = 1; n_cur; level++) {
+		uint64_t m_front = 0, plain = 0;
+		uint32_t n_next = 0;
+		for (uint32_t i = 0; i < n_cur; i++)
+			m_front += g->off[cur[i] + 1] - g->off[cur[i]];
+		if (per_source)
+			memset(lvcnt, 0, sizeof lvcnt);
+		if (m_front <= m_unfull) {
+			for (uint32_t i = 0; i < n_cur; i++) {
+				uint32_t v = cur[i];
+				uint64_t bits = fr[v];
+				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
+					uint32_t u = g->adj[k];
+					uint64_t add = bits & ~vis[u] & ~nx[u];
+					if (!add)
+						continue;
+					if (!nx[u])
+						next[n_next++] = u;
+					nx[u] |= add;
+				}
+			}
+		} else {
+			for (uint32_t v = 0; v < n; v++) {
+				uint64_t seen = vis[v];
+				if (seen == full)
+					continue;
+				uint64_t acc = 0;
+				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
+					acc |= fr[g->adj[k]];
+					if ((acc | seen) == full)
+						break;
+				}
+				uint64_t fresh = acc & ~seen;
+				if (fresh) {
+					nx[v] = fresh;
+					next[n_next++] = v;
+				}
+			}
+		}
+		for (uint32_t i = 0; i < n_cur; i++)
+			fr[cur[i]] = 0;
+		for (uint32_t i = 0; i < n_next; i++) {
+			uint32_t v = next[i];
+			uint64_t fresh = nx[v];
+			vis[v] |= fresh;
+			if (vis[v] == full)
+				m_unfull -= g->off[v + 1] - g->off[v];
+			dist_count(fresh, per_source, lvcnt, &plain);
+		}
+		if (!n_next)
+			break;
+		if (dist_hist_grow(a, level) < 0)
+			return NL_ENOMEM;
+		if (per_source) {
+			for (uint32_t b = 0; b < ns; b++) {
+				if (!lvcnt[b])
+					continue;
+				a->hist[level] += weight[b] * lvcnt[b];
+				sum[b] += (uint64_t)level * lvcnt[b];
+				ecc[b] = level;
+			}
+		} else {
+			a->hist[level] += weight[0] * plain;
+		}
+		if (level > a->max_level)
+			a->max_level = level;
+		/* The new frontier: nx becomes fr, and nx is zero again. */
+		uint64_t *t = fr;
+		fr = nx;
+		nx = t;
+		uint32_t *tl = cur;
+		cur = next;
+		next = tl;
+		n_cur = n_next;
+	}
+	for (uint32_t v = 0; v < n; v++)
+		if (vis[v] != full) {
+			a->disconnected = true;
+			break;
+		}
+	/* Leave the buffers where the next batch expects them. */
+	ws->fr = fr;
+	ws->nx = nx;
+	ws->cur = cur;
+	ws->next = next;
+	return 0;
+}
+
+void analyze_dist_release(struct analyze_dist *d)
+{
+	free(d->hist);
+	d->hist = NULL;
+	d->hist_len = 0;
+}
+
+/* Orbit representatives and weights: one per orbit, or every router. */
+static uint32_t dist_orbits(const struct topo *t, uint32_t *reps, uint64_t *w, const char **method,
+			    struct nl_err *err, int *rc)
+{
+	uint32_t n = t->n_routers;
+	*rc = 0;
+	if (t->ops->flags & TOPO_F_VERTEX_TRANSITIVE) {
+		reps[0] = 0;
+		w[0] = n;
+		*method = "vertex-transitive";
+		return 1;
+	}
+	if (t->ops->orbits) {
+		uint32_t k = t->ops->orbits(t, reps, w, n);
+		if (k > 0) {
+			uint64_t total = 0;
+			for (uint32_t i = 0; i < k; i++) {
+				if (reps[i] >= n) {
+					*rc = nl_errf(err, NL_ECORRUPT, "%s: orbit representative %u is not a router",
+						      t->spec, reps[i]);
+					return 0;
+				}
+				total += w[i];
+			}
+			if (total != n) {
+				*rc = nl_errf(err, NL_ECORRUPT, "%s: orbit sizes sum to %llu, expected %u routers",
+					      t->spec, (unsigned long long)total, n);
+				return 0;
+			}
+			*method = "orbits";
+			return k;
+		}
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		reps[r] = r;
+		w[r] = 1;
+	}
+	*method = "all-sources";
+	return n;
+}
+
+int analyze_distances(const struct topo *t, const struct analyze_graph *g,
+		      const struct analyze_dist_opts *o, struct analyze_dist *out, struct nl_err *err)
+{
+	uint32_t n = g->n;
+	uint32_t *src = NULL, *ecc = NULL;
+	uint64_t *w = NULL, *sum = NULL;
+	struct dist_ws ws = {0};
+	struct dist_acc acc = {0};
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (n < 2) {
+		out->is_exact = out->is_connected = true;
+		out->method = "all-sources";
+		out->n_sources = n;
+		out->hist = calloc(1, sizeof *out->hist);
+		out->hist_len = 1;
+		return out->hist ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	src = malloc((size_t)n * sizeof *src);
+	w = malloc((size_t)n * sizeof *w);
+	ws.vis = malloc((size_t)n * sizeof *ws.vis);
+	ws.fr = malloc((size_t)n * sizeof *ws.fr);
+	ws.nx = malloc((size_t)n * sizeof *ws.nx);
+	ws.cur = malloc((size_t)n * sizeof *ws.cur);
+	ws.next = malloc((size_t)n * sizeof *ws.next);
+	if (!src || !w || !ws.vis || !ws.fr || !ws.nx || !ws.cur || !ws.next) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+		goto done;
+	}
+
+	const char *method;
+	uint32_t ns = dist_orbits(t, src, w, &method, err, &rc);
+	if (rc < 0)
+		goto done;
+	uint64_t budget = o && o->budget ? o->budget : ANALYZE_DIST_BUDGET_DEFAULT;
+	uint64_t work = ((uint64_t)ns + 63) / 64 * ((uint64_t)n + g->off[n]);
+	enum analyze_dist_mode mode = o ? o->mode : ANALYZE_DIST_AUTO;
+	bool sampled = mode == ANALYZE_DIST_SAMPLED || (mode == ANALYZE_DIST_AUTO && work > budget);
+	uint32_t want = o && o->samples ? o->samples : ANALYZE_DIST_SAMPLES_DEFAULT;
+	if (sampled && want >= n)
+		sampled = false; /* as many samples as routers: run them all, exactly */
+	if (sampled) {
+		/* Uniform sources without replacement: a partial Fisher-Yates. */
+		struct rng r;
+		rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, DIST_RNG_SAMPLES);
+		for (uint32_t i = 0; i < n; i++)
+			src[i] = i;
+		for (uint32_t i = 0; i < want; i++) {
+			uint32_t j = i + (uint32_t)rng_below(&r, n - i);
+			uint32_t x = src[i];
+			src[i] = src[j];
+			src[j] = x;
+		}
+		ns = want;
+		for (uint32_t i = 0; i < ns; i++)
+			w[i] = 1;
+		method = "sampled";
+	}
+	sum = malloc((size_t)ns * sizeof *sum);
+	ecc = malloc((size_t)ns * sizeof *ecc);
+	if (!sum || !ecc || dist_hist_grow(&acc, 16) < 0) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+		goto done;
+	}
+	struct progress pg;
+	progress_init(&pg, "distances");
+	for (uint32_t b0 = 0; b0 < ns; b0 += 64) {
+		uint32_t m = ns - b0 < 64 ? ns - b0 : 64;
+		/* Per-source bookkeeping only when weights differ or the sampled
+		 * estimate needs each source's mean and eccentricity. */
+		bool per_source = sampled;
+		for (uint32_t b = 1; b < m && !per_source; b++)
+			per_source = w[b0 + b] != w[b0];
+		rc = dist_bfs64(g, src + b0, w + b0, m, per_source, &ws, &acc, sum + b0, ecc + b0);
+		if (rc < 0) {
+			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+			progress_done(&pg);
+			goto done;
+		}
+		char detail[64];
+		snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, ns);
+		progress_update(&pg, (double)(b0 + m) / ns, detail);
+	}
+	progress_done(&pg);
+
+	out->method = method;
+	out->n_sources = ns;
+	out->is_exact = !sampled;
+	out->is_connected = !acc.disconnected;
+	out->hist_len = acc.max_level + 1;
+	out->hist = calloc(out->hist_len, sizeof *out->hist);
+	if (!out->hist) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!sampled) {
+		/* Ordered pairs -> unordered pairs; the graph is symmetric. */
+		double tot = 0;
+		for (uint32_t h = 1; h < out->hist_len; h++) {
+			out->hist[h] = acc.hist[h] / 2;
+			tot += (double)h * (double)acc.hist[h];
+		}
+		out->diameter = out->diameter_hi = acc.max_level;
+		out->aspl = tot / ((double)n * (double)(n - 1));
+	} else {
+		double mean = 0, m2 = 0;
+		uint32_t hi = UINT32_MAX, maxecc = 0;
+		for (uint32_t b = 0; b < ns; b++) {
+			/* Welford's running mean and variance of per-source means. */
+			double x = (double)sum[b] / (double)(n - 1);
+			double d = x - mean;
+			mean += d / (double)(b + 1);
+			m2 += d * (x - mean);
+			if (ecc[b] > maxecc)
+				maxecc = ecc[b];
+			if (2 * ecc[b] < hi)
+				hi = 2 * ecc[b];
+		}
+		double var = ns > 1 ? m2 / (double)(ns - 1) : 0;
+		double fpc = sqrt((double)(n - ns) / (double)(n - 1)); /* finite population */
+		out->aspl = mean;
+		out->aspl_ci95 = 1.959963984540054 * sqrt(var / (double)ns) * fpc;
+		out->diameter = maxecc;
+		out->diameter_hi = hi;
+		for (uint32_t h = 1; h < out->hist_len; h++)
+			out->hist[h] = (uint64_t)llround((double)acc.hist[h] * (double)n / (2.0 * ns));
+	}
+	if (acc.disconnected) {
+		out->diameter = out->diameter_hi = UINT32_MAX;
+		out->aspl = INFINITY;
+	}
+done:
+	free(acc.hist);
+	free(src);
+	free(w);
+	free(sum);
+	free(ecc);
+	free(ws.vis);
+	free(ws.fr);
+	free(ws.nx);
+	free(ws.cur);
+	free(ws.next);
+	if (rc < 0)
+		analyze_dist_release(out);
+	return rc;
+}

@@ -1,0 +1,193 @@
+/* Export a topology as an edge list, a Graphviz DOT graph or JSON.
+ *
+ * Written as a stream (no document tree), so a million-endpoint topology
+ * costs no more memory than its text; the caller buffers it and replaces
+ * the target file atomically. Output depends only on the topology.
+ */
+#include "analyze/analyze.h"
+
+#include <string.h>
+
+#include "core/error.h"
+#include "topo/topo.h"
+
+int analyze_format_parse(const char *name)
+{
+	if (!strcmp(name, "edgelist"))
+		return ANALYZE_FMT_EDGELIST;
+	if (!strcmp(name, "dot"))
+		return ANALYZE_FMT_DOT;
+	if (!strcmp(name, "json"))
+		return ANALYZE_FMT_JSON;
+	return -1;
+}
+
+/* JSON string body: the spec holds only printable ASCII, but escape the
+ * two characters that could break the document anyway. */
+static void export_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Router r's coordinates in the family's closed-form view (topo.h), or 0
+ * when the family has none. c[] has room for TOPO_MAX_DIMS + 1 values. */
+static int export_coord(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	if (t->grid) {
+		for (int d = 0; d < t->grid->n_dims; d++)
+			c[d] = topo_grid_coord(t->grid, r, d);
+		return t->grid->n_dims;
+	}
+	if (t->hyperx) {
+		for (int d = 0; d < t->hyperx->L; d++)
+			c[d] = topo_hyperx_coord(t->hyperx, r, d);
+		return t->hyperx->L;
+	}
+	if (t->flex) {
+		topo_flex_xyz(t->flex, r, &c[0], &c[1], &c[2]);
+		return 3;
+	}
+	if (t->dragonfly) {
+		c[0] = r / t->dragonfly->a; /* group */
+		c[1] = r % t->dragonfly->a; /* router in group */
+		return 2;
+	}
+	if (t->slimfly) {
+		uint32_t q = t->slimfly->q;
+		c[0] = r / (q * q); /* subgraph s */
+		c[1] = r / q % q;   /* x */
+		c[2] = r % q;       /* y */
+		return 3;
+	}
+	if (t->ndt) {
+		for (int d = 0; d < t->ndt->n; d++)
+			c[d] = t->ndt->coord[(size_t)(r / 2) * (size_t)t->ndt->n + (size_t)d];
+		c[t->ndt->n] = r % 2; /* card */
+		return t->ndt->n + 1;
+	}
+	if (t->tree) {
+		int l = 0;
+		while (l + 1 < t->tree->n_levels && r >= t->tree->level_first[l + 1])
+			l++;
+		c[0] = (uint32_t)l;
+		c[1] = r - t->tree->level_first[l];
+		return 2;
+	}
+	return 0;
+}
+
+static void export_edgelist(const struct topo *t, const struct analyze_graph *g, FILE *f)
+{
+	fprintf(f, "# netloom edgelist %s\n", t->spec);
+	fprintf(f, "# routers %u endpoints %u links %llu physical_links %llu\n", t->n_routers, t->n_endpoints,
+		(unsigned long long)g->links, (unsigned long long)g->phys_links);
+	fprintf(f, "# router_a router_b parallel_links\n");
+	for (uint32_t a = 0; a < g->n; a++)
+		for (uint32_t i = g->off[a]; i < g->off[a + 1]; i++)
+			if (g->adj[i] > a)
+				fprintf(f, "%u %u %u\n", a, g->adj[i], g->mult[i]);
+}
+
+static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE *f)
+{
+	fprintf(f, "graph ");
+	export_json_str(f, t->spec); /* a DOT quoted ID escapes the same way */
+	fprintf(f, " {\n  node [shape=circle];\n");
+	for (uint32_t r = 0; r < g->n; r++) {
+		uint32_t c[TOPO_MAX_DIMS + 1];
+		int nc = export_coord(t, r, c);
+		fprintf(f, "  r%u [label=\"%u\", endpoints=%u, cabinet=%u", r, r, g->n_endpoints[r],
+			topo_router_cabinet(t, r));
+		if (nc > 0) {
+			fprintf(f, ", coord=\"");
+			for (int d = 0; d < nc; d++)
+				fprintf(f, "%s%u", d ? "," : "", c[d]);
+			fprintf(f, "\"");
+		}
+		if (t->grid)
+			fprintf(f, ", pos=\"%u,%u!\"", c[0], nc > 1 ? c[1] : 0);
+		fprintf(f, "];\n");
+	}
+	for (uint32_t a = 0; a < g->n; a++)
+		for (uint32_t i = g->off[a]; i < g->off[a + 1]; i++) {
+			if (g->adj[i] <= a)
+				continue;
+			if (g->mult[i] > 1)
+				fprintf(f, "  r%u -- r%u [links=%u, penwidth=%u];\n", a, g->adj[i], g->mult[i], g->mult[i]);
+			else
+				fprintf(f, "  r%u -- r%u;\n", a, g->adj[i]);
+		}
+	fprintf(f, "}\n");
+}
+
+static void export_json(const struct topo *t, const struct analyze_graph *g, FILE *f)
+{
+	fprintf(f, "{\n  \"spec\": ");
+	export_json_str(f, t->spec);
+	fprintf(f, ",\n  \"family\": ");
+	export_json_str(f, t->ops->name);
+	fprintf(f, ",\n  \"n_routers\": %u,\n  \"n_endpoints\": %u,\n  \"n_ports\": %u,\n", t->n_routers,
+		t->n_endpoints, t->n_ports);
+	fprintf(f, "  \"links\": %llu,\n  \"physical_links\": %llu,\n", (unsigned long long)g->links,
+		(unsigned long long)g->phys_links);
+	fprintf(f, "  \"cabinets\": %u,\n", topo_cabinet_count(t));
+	fprintf(f, "  \"routers\": [");
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		uint32_t c[TOPO_MAX_DIMS + 1];
+		int nc = export_coord(t, r, c);
+		fprintf(f, "%s\n    {\"id\": %u, \"endpoints\": %u, \"cabinet\": %u", r ? "," : "", r,
+			g->n_endpoints[r], topo_router_cabinet(t, r));
+		if (nc > 0) {
+			fprintf(f, ", \"coord\": [");
+			for (int d = 0; d < nc; d++)
+				fprintf(f, "%s%u", d ? ", " : "", c[d]);
+			fprintf(f, "]");
+		}
+		fprintf(f, ", \"ports\": [");
+		for (uint32_t p = t->port_base[r]; p < t->port_base[r + 1]; p++) {
+			uint32_t q = t->peer[p];
+			if (p > t->port_base[r])
+				fprintf(f, ", ");
+			if (q == TOPO_NONE)
+				fprintf(f, "null");
+			else if (q & TOPO_EP_BIT)
+				fprintf(f, "{\"endpoint\": %u}", q & ~TOPO_EP_BIT);
+			else
+				fprintf(f, "{\"router\": %u, \"port\": %u}", t->port_router[q],
+					q - t->port_base[t->port_router[q]]);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "\n  ],\n  \"endpoints\": [");
+	for (uint32_t e = 0; e < t->n_endpoints; e++)
+		fprintf(f, "%s\n    {\"id\": %u, \"router\": %u, \"port\": %u}", e ? "," : "", e, topo_ep_router(t, e),
+			topo_ep_local_port(t, e));
+	fprintf(f, "\n  ]\n}\n");
+}
+
+int analyze_export(const struct topo *t, enum analyze_format fmt, FILE *f, struct nl_err *err)
+{
+	struct analyze_graph g;
+	NL_CHECK(analyze_graph_init(&g, t, err));
+	switch (fmt) {
+	case ANALYZE_FMT_EDGELIST:
+		export_edgelist(t, &g, f);
+		break;
+	case ANALYZE_FMT_DOT:
+		export_dot(t, &g, f);
+		break;
+	case ANALYZE_FMT_JSON:
+		export_json(t, &g, f);
+		break;
+	}
+	analyze_graph_release(&g);
+	if (fflush(f) != 0 || ferror(f))
+		return nl_errf(err, NL_EIO, "%s: writing the export failed", t->spec);
+	return 0;
+}

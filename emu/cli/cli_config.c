@@ -1,0 +1,89 @@
+/* netloom config: show the resolved configuration, list the keys, and
+ * convert BookSim2 configuration files. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/output.h"
+
+static void config_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: netloom config [-c FILE] [-s key=value]... [--dump | --json]\n"
+		"       netloom config --keys\n"
+		"       netloom config --from-booksim BOOKSIM_CONFIG\n\n"
+		"  --dump               print the resolved configuration as INI (the default)\n"
+		"  --json               print the resolved configuration as JSON\n"
+		"  --keys               list every key with its default, range and meaning\n"
+		"  --from-booksim FILE  write the netloom INI equivalent of a BookSim2 config to stdout;\n"
+		"                       what cannot be mapped is named on stderr (exit status 3 if anything)\n"
+		"  -c, --config FILE    INI file to start from\n"
+		"  -s, --set KEY=VAL    override one key (repeatable)\n");
+}
+
+int cli_config_main(int argc, char **argv)
+{
+	struct cli_cfg_opts o = {0};
+	struct config cfg;
+	struct nl_err err = {0};
+	const char *booksim = NULL;
+	bool keys = false, json = false;
+	int rc = CLI_OK;
+
+	for (int i = 1; i < argc; i++) {
+		int c = cli_cfg_opt(&o, "config", argc, argv, &i);
+		if (c < 0) {
+			rc = -c;
+			goto out;
+		}
+		if (c > 0)
+			continue;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			config_usage(stdout);
+			goto out;
+		} else if (!strcmp(argv[i], "--dump")) {
+			json = false;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--keys")) {
+			keys = true;
+		} else if (!strcmp(argv[i], "--from-booksim") && i + 1 < argc) {
+			booksim = argv[++i];
+		} else {
+			rc = cli_usage_error("config", "unknown option '%s' (see 'netloom config --help')", argv[i]);
+			goto out;
+		}
+	}
+	if (booksim) {
+		int n = cli_booksim_convert(booksim, stdout, stderr, &err);
+		rc = n < 0 ? cli_report(&err) : n > 0 ? 3 : CLI_OK;
+		goto out;
+	}
+	if (cli_cfg_load(&cfg, &o, &err) < 0) {
+		rc = cli_report(&err);
+		config_release(&cfg);
+		goto out;
+	}
+	if (keys) {
+		config_print_keys(&cfg, stdout);
+	} else if (json) {
+		json_t *j = config_to_json(&cfg);
+		char *s = j ? out_json_string(j) : NULL;
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		json_decref(j);
+	} else if (config_dump_ini(&cfg, stdout, &err) < 0) {
+		rc = cli_report(&err);
+	}
+	config_release(&cfg);
+out:
+	cli_cfg_opts_release(&o);
+	return rc;
+}

@@ -1,0 +1,522 @@
+/* netloom design: design-space searches of the papers.
+ *
+ *   netloom design hyperx --terminals N --radix R --bisection B   (seed 001 §3.1.2)
+ *   netloom design equality --routers N --radix K [--seed S]      (seed 002 §3.3)
+ *   netloom design flex|dragonfly|slimfly --terminals N --radix R (seed 000 §III-B)
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/param.h"
+
+static const char design_usage[] =
+	"usage: netloom design <family> [options]\n"
+	"\n"
+	"  hyperx --terminals N --radix R --bisection B\n"
+	"        fewest-switch regular and general HyperX (seed 001 §3.1.2)\n"
+	"  equality --routers N --radix K [--seed S]\n"
+	"        Equality chords minimising average distance x diameter by a\n"
+	"        genetic algorithm (seed 002 §3.3)\n"
+	"  flex|dragonfly|slimfly --terminals N --radix R\n"
+	"        configurations with full global bandwidth (seed 000 §III-B)\n"
+	"\n"
+	"'netloom design <family> --help' describes its options.\n";
+
+static const char hyperx_usage[] =
+	"usage: netloom design hyperx --terminals N --radix R --bisection B [--json] [-o FILE]\n"
+	"\n"
+	"Exhaustive search with pruning (seed 001 §3.1.2, eqs. 2-9) for the HyperX\n"
+	"with the fewest switches that has at least N terminals, at most R ports per\n"
+	"switch and relative bisection beta = min(K S)/2T >= B. Prints the best\n"
+	"regular (all S and K equal) and general design: L, S, K, T (fewest\n"
+	"terminals per switch; T_max the most that still fit), switches.\n"
+	"\n"
+	"  --terminals N     network size N\n"
+	"  --radix R         switch radix R\n"
+	"  --bisection B     relative bisection bandwidth B (e.g. 0.5)\n"
+	"  --json            a JSON object on stdout\n"
+	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -h, --help        this text\n";
+
+static const char equality_usage[] =
+	"usage: netloom design equality --routers N --radix K [options]\n"
+	"\n"
+	"Genetic-algorithm search (seed 002 §3.3) for the chords S_A (odd) and S_B\n"
+	"(even) of an Equality network of N routers and network radix K minimising\n"
+	"a x d (average distance times diameter). Same seed, same result.\n"
+	"\n"
+	"  --routers N       routers (even, >= 6)\n"
+	"  --radix K         network radix (router-to-router ports)\n"
+	"  --seed S          random seed (default 1)\n"
+	"  --population P    individuals per generation (default 40)\n"
+	"  --generations G   generations (default 60)\n"
+	"  --mutation M      mutation probability per child (default 0.3)\n"
+	"  --json            a JSON object on stdout\n"
+	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -h, --help        this text\n";
+
+static const char fullbw_usage[] =
+	"usage: netloom design flex|dragonfly|slimfly --terminals N --radix R [--json] [-o FILE]\n"
+	"\n"
+	"Configurations with at least N terminals on routers of at most R ports and\n"
+	"full global bandwidth as FleX §III-B defines it (FleX: Nx = Ny, p = links\n"
+	"to the next layer = floor(k/3); Dragonfly: a = 2p = 2h; Slim Fly:\n"
+	"p = ceil(k'/2)). For each shape the smallest configuration reaching N is\n"
+	"listed with routers, endpoints, radix, links and measured diameter.\n"
+	"\n"
+	"  --terminals N     terminals N\n"
+	"  --radix R         router radix R (ports, endpoints included)\n"
+	"  --json            a JSON array on stdout\n"
+	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -h, --help        this text\n";
+
+static int design_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+			    uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		goto bad;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu, got '%s'", opt, (unsigned long long)lo,
+			(unsigned long long)hi, s ? s : "");
+	return -1;
+}
+
+static int design_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
+			       double *out)
+{
+	char *end;
+	errno = 0;
+	double v = s && *s ? strtod(s, &end) : NAN;
+	if (!s || !*s || errno || *end || !(v >= lo && v <= hi)) {
+		cli_usage_error(cmd, "%s: expected a number in %g..%g, got '%s'", opt, lo, hi, s ? s : "");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int design_bad_option(const char *cmd, char **argv, int c)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
+}
+
+/* Render to a buffer, then replace the output atomically. */
+static int design_emit_text(const char *path, char *buf, size_t len, struct nl_err *err)
+{
+	int rc = out_write_atomic(path, buf, len, err);
+	free(buf);
+	return rc;
+}
+
+/* --- hyperx ------------------------------------------------------------------------ */
+
+static void hx_vec_text(FILE *f, const uint32_t *v, uint32_t n, char sep)
+{
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? (sep == 'x' ? "x" : ",") : "", v[i]);
+}
+
+static json_t *hx_json(const struct analyze_hx *h)
+{
+	if (!h->found)
+		return json_null();
+	json_t *o = json_object(), *S = json_array(), *K = json_array();
+	char spec[512];
+	FILE *f = fmemopen(spec, sizeof spec, "w");
+	for (uint32_t i = 0; i < h->L; i++) {
+		json_array_append_new(S, json_integer(h->S[i]));
+		json_array_append_new(K, json_integer(h->K[i]));
+	}
+	if (f) {
+		fprintf(f, "hyperx:s=");
+		hx_vec_text(f, h->S, h->L, 'x');
+		fprintf(f, ",k=");
+		hx_vec_text(f, h->K, h->L, 'x');
+		fprintf(f, ",t=%u", h->T);
+		fputc('\0', f);
+		fclose(f);
+	} else {
+		spec[0] = '\0';
+	}
+	json_object_set_new(o, "L", json_integer(h->L));
+	json_object_set_new(o, "S", S);
+	json_object_set_new(o, "K", K);
+	json_object_set_new(o, "T", json_integer(h->T));
+	json_object_set_new(o, "T_max", json_integer(h->T_max));
+	json_object_set_new(o, "switches", json_integer((json_int_t)h->switches));
+	json_object_set_new(o, "terminals", json_integer((json_int_t)(h->switches * h->T)));
+	json_object_set_new(o, "ports", json_integer(h->ports));
+	json_object_set_new(o, "beta", json_real(h->beta));
+	json_object_set_new(o, "spec", json_string(spec));
+	json_object_set_new(o, "designs_examined", json_integer((json_int_t)h->visited));
+	return o;
+}
+
+static void hx_text(FILE *f, const char *what, const struct analyze_hx *h)
+{
+	if (!h->found) {
+		fprintf(f, "%-8s no HyperX meets the request\n", what);
+		return;
+	}
+	fprintf(f, "%-8s L=%u S=(", what, h->L);
+	hx_vec_text(f, h->S, h->L, ',');
+	fprintf(f, ") K=(");
+	hx_vec_text(f, h->K, h->L, ',');
+	fprintf(f, ") T=%u (fits up to %u)  switches %llu  terminals %llu  ports %u  beta %.4f\n", h->T, h->T_max,
+		(unsigned long long)h->switches, (unsigned long long)(h->switches * h->T), h->ports, h->beta);
+}
+
+static int design_hyperx_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"terminals", required_argument, NULL, 'N'}, {"radix", required_argument, NULL, 'R'},
+		{"bisection", required_argument, NULL, 'B'}, {"json", no_argument, NULL, 'j'},
+		{"output", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = "design hyperx", *output = "-";
+	uint64_t N = 0, R = 0;
+	double B = -1;
+	bool json = false;
+	struct nl_err err = {0};
+	int c, rc;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			if (design_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
+				return CLI_USAGE;
+			break;
+		case 'R':
+			if (design_parse_u64(cmd, "--radix", optarg, 2, 100000, &R) < 0)
+				return CLI_USAGE;
+			break;
+		case 'B':
+			if (design_parse_double(cmd, "--bisection", optarg, 1e-9, 1e9, &B) < 0)
+				return CLI_USAGE;
+			break;
+		case 'j': json = true; break;
+		case 'o': output = optarg; break;
+		case 'h': fputs(hyperx_usage, stdout); return CLI_OK;
+		default: return design_bad_option(cmd, argv, c);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!N || !R || B < 0)
+		return cli_usage_error(cmd, "--terminals, --radix and --bisection are required");
+
+	struct analyze_hx_req req = {.N = N, .R = (uint32_t)R, .B = B};
+	struct analyze_hx reg, gen;
+	rc = analyze_hyperx_design(&req, true, &reg, &err);
+	if (rc == 0)
+		rc = analyze_hyperx_design(&req, false, &gen, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "terminals", json_integer((json_int_t)N));
+		json_object_set_new(o, "radix", json_integer((json_int_t)R));
+		json_object_set_new(o, "bisection", json_real(B));
+		json_object_set_new(o, "regular", hx_json(&reg));
+		json_object_set_new(o, "general", hx_json(&gen));
+		rc = out_write_json(output, o, &err);
+		json_decref(o);
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
+		fprintf(f, "HyperX with >= %llu terminals, radix <= %llu, relative bisection >= %g (seed 001 §3.1.2)\n",
+			(unsigned long long)N, (unsigned long long)R, B);
+		hx_text(f, "regular", &reg);
+		hx_text(f, "general", &gen);
+		fclose(f);
+		rc = design_emit_text(output, buf, len, &err);
+	}
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}
+
+/* --- equality ---------------------------------------------------------------------- */
+
+static void eq_list_text(FILE *f, const int64_t *v, uint32_t n, const char *sep)
+{
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? sep : "", (long long)v[i]);
+}
+
+static int design_equality_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"routers", required_argument, NULL, 'N'},     {"radix", required_argument, NULL, 'K'},
+		{"seed", required_argument, NULL, 's'},        {"population", required_argument, NULL, 'P'},
+		{"generations", required_argument, NULL, 'G'}, {"mutation", required_argument, NULL, 'M'},
+		{"json", no_argument, NULL, 'j'},              {"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+	};
+	const char *cmd = "design equality", *output = "-";
+	uint64_t N = 0, K = 0, seed = 1, pop = 0, gens = 0;
+	double mut = -1;
+	bool json = false;
+	struct nl_err err = {0};
+	int c, rc;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			if (design_parse_u64(cmd, "--routers", optarg, 6, 1u << 30, &N) < 0)
+				return CLI_USAGE;
+			break;
+		case 'K':
+			if (design_parse_u64(cmd, "--radix", optarg, 3, 1u << 30, &K) < 0)
+				return CLI_USAGE;
+			break;
+		case 's':
+			if (design_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &seed) < 0)
+				return CLI_USAGE;
+			break;
+		case 'P':
+			if (design_parse_u64(cmd, "--population", optarg, 2, 100000, &pop) < 0)
+				return CLI_USAGE;
+			break;
+		case 'G':
+			if (design_parse_u64(cmd, "--generations", optarg, 1, 1000000, &gens) < 0)
+				return CLI_USAGE;
+			break;
+		case 'M':
+			if (design_parse_double(cmd, "--mutation", optarg, 0, 1, &mut) < 0)
+				return CLI_USAGE;
+			break;
+		case 'j': json = true; break;
+		case 'o': output = optarg; break;
+		case 'h': fputs(equality_usage, stdout); return CLI_OK;
+		default: return design_bad_option(cmd, argv, c);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!N || !K)
+		return cli_usage_error(cmd, "--routers and --radix are required");
+
+	struct analyze_eq_req req = {
+		.N = (uint32_t)N, .K = (uint32_t)K, .seed = seed, .population = (uint32_t)pop,
+		.generations = (uint32_t)gens, .mutation = mut,
+	};
+	struct analyze_eq e;
+	rc = analyze_equality_design(&req, &e, &err);
+	if (rc < 0)
+		return cli_report(&err);
+
+	/* The spec (topology family syntax) and the paper's notation. */
+	char *spec = NULL, *nota = NULL;
+	size_t sl = 0, nl = 0;
+	FILE *fs = open_memstream(&spec, &sl), *fn = open_memstream(&nota, &nl);
+	if (!fs || !fn) {
+		if (fs)
+			fclose(fs);
+		if (fn)
+			fclose(fn);
+		free(spec);
+		free(nota);
+		analyze_eq_release(&e);
+		return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
+	}
+	/* key=value lists hold PARAM_VEC_MAX values; longer sets use the
+	 * paper's notation, which the equality family also reads. */
+	if (e.n_sa <= PARAM_VEC_MAX && e.n_sb <= PARAM_VEC_MAX) {
+		fprintf(fs, "equality:n=%u,sa=", e.N);
+		eq_list_text(fs, e.sa, e.n_sa, "/");
+		if (e.n_sb) {
+			fprintf(fs, ",sb=");
+			eq_list_text(fs, e.sb, e.n_sb, "/");
+		}
+	} else {
+		fprintf(fs, "N%uK%u[", e.N, e.K);
+		eq_list_text(fs, e.sa, e.n_sa, ",");
+		fprintf(fs, "](");
+		eq_list_text(fs, e.sb, e.n_sb, ",");
+		fprintf(fs, ")");
+	}
+	fprintf(fn, "N%uK%u[", e.N, e.K);
+	eq_list_text(fn, e.sa, e.n_sa, ",");
+	fprintf(fn, "](");
+	eq_list_text(fn, e.sb, e.n_sb, ",");
+	fprintf(fn, ")");
+	fclose(fs);
+	fclose(fn);
+
+	if (json) {
+		json_t *o = json_object(), *sa = json_array(), *sb = json_array();
+		for (uint32_t i = 0; i < e.n_sa; i++)
+			json_array_append_new(sa, json_integer(e.sa[i]));
+		for (uint32_t i = 0; i < e.n_sb; i++)
+			json_array_append_new(sb, json_integer(e.sb[i]));
+		json_object_set_new(o, "routers", json_integer(e.N));
+		json_object_set_new(o, "radix", json_integer(e.K));
+		json_object_set_new(o, "seed", json_integer((json_int_t)seed));
+		json_object_set_new(o, "sa", sa);
+		json_object_set_new(o, "sb", sb);
+		json_object_set_new(o, "notation", json_string(nota));
+		json_object_set_new(o, "spec", json_string(spec));
+		json_object_set_new(o, "diameter", json_integer(e.diameter));
+		json_object_set_new(o, "aspl", json_real(e.aspl));
+		json_object_set_new(o, "score", json_real(e.score));
+		json_object_set_new(o, "generations", json_integer(e.generations));
+		json_object_set_new(o, "evaluations", json_integer(e.evaluations));
+		rc = out_write_json(output, o, &err);
+		json_decref(o);
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (f) {
+			fprintf(f, "Equality %s (seed 002 §3.3 GA, seed %llu)\n", nota, (unsigned long long)seed);
+			fprintf(f, "spec       %s\n", spec);
+			fprintf(f, "diameter   %u\n", e.diameter);
+			fprintf(f, "aspl       %.6f\n", e.aspl);
+			fprintf(f, "a x d      %.6f\n", e.score);
+			fprintf(f, "search     %u generations, %u evaluations\n", e.generations, e.evaluations);
+			fclose(f);
+			rc = design_emit_text(output, buf, len, &err);
+		} else {
+			rc = nl_errf(&err, NL_ENOMEM, "out of memory");
+		}
+	}
+	free(spec);
+	free(nota);
+	analyze_eq_release(&e);
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}
+
+/* --- flex, dragonfly, slimfly -------------------------------------------------------- */
+
+static int design_fullbw_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"terminals", required_argument, NULL, 'N'}, {"radix", required_argument, NULL, 'R'},
+		{"json", no_argument, NULL, 'j'},            {"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	};
+	char cmd[64];
+	const char *output = "-";
+	uint64_t N = 0, R = 0;
+	bool json = false;
+	struct nl_err err = {0};
+	int c, rc;
+
+	snprintf(cmd, sizeof cmd, "design %s", argv[0]);
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			if (design_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
+				return CLI_USAGE;
+			break;
+		case 'R':
+			if (design_parse_u64(cmd, "--radix", optarg, 2, 100000, &R) < 0)
+				return CLI_USAGE;
+			break;
+		case 'j': json = true; break;
+		case 'o': output = optarg; break;
+		case 'h': fputs(fullbw_usage, stdout); return CLI_OK;
+		default: return design_bad_option(cmd, argv, c);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!N || !R)
+		return cli_usage_error(cmd, "--terminals and --radix are required");
+
+	struct analyze_cfg *cfg = NULL;
+	size_t n = 0;
+	rc = analyze_fullbw_configs(argv[0], N, (uint32_t)R, &cfg, &n, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	if (json) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "spec", json_string(cfg[i].spec));
+			json_object_set_new(o, "routers", json_integer((json_int_t)cfg[i].routers));
+			json_object_set_new(o, "endpoints", json_integer((json_int_t)cfg[i].endpoints));
+			json_object_set_new(o, "p", json_integer(cfg[i].p));
+			json_object_set_new(o, "radix", json_integer(cfg[i].radix));
+			json_object_set_new(o, "links", json_integer((json_int_t)cfg[i].links));
+			json_object_set_new(o, "diameter",
+					    cfg[i].diameter == UINT32_MAX ? json_null() : json_integer(cfg[i].diameter));
+			json_array_append_new(a, o);
+		}
+		rc = out_write_json(output, a, &err);
+		json_decref(a);
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (f) {
+			fprintf(f, "%s with >= %llu terminals, radix <= %llu, full global bandwidth (seed 000 §III-B)\n",
+				argv[0], (unsigned long long)N, (unsigned long long)R);
+			if (!n)
+				fprintf(f, "no configuration meets the request\n");
+			else
+				fprintf(f, "%-40s %9s %10s %5s %10s %8s\n", "spec", "routers", "endpoints", "radix",
+					"links", "diameter");
+			for (size_t i = 0; i < n; i++) {
+				fprintf(f, "%-40s %9llu %10llu %5u %10llu ", cfg[i].spec,
+					(unsigned long long)cfg[i].routers, (unsigned long long)cfg[i].endpoints,
+					cfg[i].radix, (unsigned long long)cfg[i].links);
+				if (cfg[i].diameter == UINT32_MAX)
+					fprintf(f, "%8s\n", "-");
+				else
+					fprintf(f, "%8u\n", cfg[i].diameter);
+			}
+			fclose(f);
+			rc = design_emit_text(output, buf, len, &err);
+		} else {
+			rc = nl_errf(&err, NL_ENOMEM, "out of memory");
+		}
+	}
+	free(cfg);
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}
+
+int cli_design_main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error("design", "missing family (hyperx, equality, flex, dragonfly or slimfly; see --help)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(design_usage, stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "hyperx"))
+		return design_hyperx_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "equality"))
+		return design_equality_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "flex") || !strcmp(argv[1], "dragonfly") || !strcmp(argv[1], "slimfly"))
+		return design_fullbw_main(argc - 1, argv + 1);
+	return cli_usage_error("design", "unknown family '%s' (valid: hyperx, equality, flex, dragonfly, slimfly)",
+			       argv[1]);
+}

@@ -1,0 +1,458 @@
+/* netloom topo: list the topology families, describe a topology (structure,
+ * distances, bisection, Moore ratio, link-failure tolerance) and export it.
+ *
+ *   netloom topo list
+ *   netloom topo describe SPEC [--json] [--bisection] [--faults] [--seed N] ...
+ *   netloom topo export SPEC --format edgelist|dot|json [-o FILE]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "topo/topo.h"
+
+static const char topo_usage[] =
+	"usage: netloom topo <list|describe|export> [options]\n"
+	"\n"
+	"  list                       the topology families and their parameters\n"
+	"  describe SPEC [options]    structure and graph metrics of one topology\n"
+	"  export SPEC --format F     the topology as an edge list, DOT or JSON\n"
+	"\n"
+	"'netloom topo <subcommand> --help' describes its options.\n";
+
+static const char describe_usage[] =
+	"usage: netloom topo describe SPEC [options]\n"
+	"\n"
+	"Routers, endpoints, radix, links, diameter, average shortest path length,\n"
+	"distance histogram, bisection formula and Moore-bound ratio of SPEC\n"
+	"(e.g. flex:nx=6,ny=6,nz=3,p=10 or torus:k=8x8). Distances are exact (one\n"
+	"BFS per vertex orbit) unless the graph is too large without symmetry.\n"
+	"\n"
+	"  --json            one JSON object on stdout\n"
+	"  --bisection       also partition with METIS (several seeded runs)\n"
+	"  --faults          also run the link-failure tolerance trials (FleX Table 5)\n"
+	"  --seed N          seed of every random choice (default 1)\n"
+	"  --metis-runs N    seeded METIS runs, each recursive and k-way (default 8)\n"
+	"  --trials N        fault trials per 5% step (default 100)\n"
+	"  --exact           exact distances whatever the cost\n"
+	"  --sampled         sampled distances (see --samples)\n"
+	"  --samples N       BFS sources when sampling (default 1024)\n"
+	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -h, --help        this text\n";
+
+static const char export_usage[] =
+	"usage: netloom topo export SPEC --format edgelist|dot|json [-o FILE]\n"
+	"\n"
+	"  --format F        edgelist: '# ' header, then 'a b w' per router pair\n"
+	"                    (w parallel links); dot: Graphviz undirected graph;\n"
+	"                    json: routers with ports, endpoints and coordinates\n"
+	"  -o, --output FILE write there (atomically) instead of stdout\n"
+	"  -h, --help        this text\n";
+
+static const char list_usage[] =
+	"usage: netloom topo list\n"
+	"\n"
+	"Print every topology family with its parameters (name, type, default,\n"
+	"range, meaning). A SPEC is 'family:key=value,key=value'.\n";
+
+/* Strict unsigned parse: digits only, within [lo, hi]. */
+static int topo_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+			  uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		goto bad;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu, got '%s'", opt, (unsigned long long)lo,
+			(unsigned long long)hi, s ? s : "");
+	return -1;
+}
+
+/* getopt_long's own complaint, as one line of ours. */
+static int topo_bad_option(const char *cmd, char **argv, int c)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
+}
+
+static int topo_list_main(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(list_usage, stdout);
+		return CLI_OK;
+	}
+	if (argc > 1)
+		return cli_usage_error("topo list", "unexpected argument '%s'", argv[1]);
+	printf("topology families (SPEC = family:key=value,...):\n");
+	topo_print_help(stdout);
+	return CLI_OK;
+}
+
+/* A number that is integral prints as a JSON integer. */
+static json_t *topo_json_num(double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+struct describe_opts {
+	bool json, bisection, faults;
+	uint64_t seed, runs, trials, samples;
+	enum analyze_dist_mode mode;
+	const char *output;
+};
+
+struct describe_result {
+	struct topo *t;
+	struct analyze_graph g;
+	struct analyze_dist d;
+	struct analyze_formula f;
+	struct analyze_bisect b;
+	struct analyze_faults fl;
+	bool has_metis;
+	double moore;
+};
+
+static json_t *describe_json(const struct describe_opts *o, const struct describe_result *r)
+{
+	const struct topo *t = r->t;
+	const struct analyze_dist *d = &r->d;
+	json_t *j = json_object();
+
+	json_object_set_new(j, "spec", json_string(t->spec));
+	json_object_set_new(j, "family", json_string(t->ops->name));
+	json_object_set_new(j, "routers", json_integer(t->n_routers));
+	json_object_set_new(j, "endpoints", json_integer(t->n_endpoints));
+	json_object_set_new(j, "radix", json_integer(topo_max_radix(t)));
+	json_object_set_new(j, "network_degree", json_integer(r->g.max_degree));
+	json_object_set_new(j, "links", json_integer((json_int_t)r->g.links));
+	json_object_set_new(j, "physical_links", json_integer((json_int_t)r->g.phys_links));
+	json_object_set_new(j, "connected", json_boolean(d->is_connected));
+	json_object_set_new(j, "diameter", d->is_connected ? json_integer(d->diameter) : json_null());
+	json_object_set_new(j, "aspl", d->is_connected ? json_real(d->aspl) : json_null());
+	json_object_set_new(j, "exact", json_boolean(d->is_exact));
+	json_object_set_new(j, "distance_method", json_string(d->method));
+	json_object_set_new(j, "bfs_sources", json_integer(d->n_sources));
+	if (!d->is_exact) {
+		json_object_set_new(j, "samples", json_integer(d->n_sources));
+		json_object_set_new(j, "confidence", json_real(0.95));
+		json_object_set_new(j, "aspl_ci95", json_real(d->aspl_ci95));
+		json_t *bounds = json_array();
+		json_array_append_new(bounds, d->is_connected ? json_integer(d->diameter) : json_null());
+		json_array_append_new(bounds, d->is_connected ? json_integer(d->diameter_hi) : json_null());
+		json_object_set_new(j, "diameter_bounds", bounds);
+	}
+	json_t *h = json_array();
+	for (uint32_t i = 0; i < d->hist_len; i++)
+		json_array_append_new(h, json_integer((json_int_t)d->hist[i]));
+	json_object_set_new(j, "histogram", h);
+
+	json_t *b = json_object();
+	double basis = -1;
+	const char *basis_name = NULL;
+	if (r->has_metis) {
+		json_object_set_new(b, "metis", json_integer((json_int_t)r->b.cut));
+		json_object_set_new(b, "metis_runs", json_integer(r->b.runs));
+		json_object_set_new(b, "metis_unbalanced_rejected", json_integer(r->b.unbalanced));
+		json_t *pw = json_array();
+		json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[0]));
+		json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[1]));
+		json_object_set_new(b, "metis_part_endpoints", pw);
+		basis = (double)r->b.cut;
+		basis_name = "metis";
+	}
+	if (r->f.has) {
+		json_object_set_new(b, "formula", topo_json_num(r->f.value));
+		json_object_set_new(b, "formula_source", json_string(r->f.source));
+		if (!basis_name) {
+			basis = r->f.value;
+			basis_name = "formula";
+		}
+	}
+	if (basis_name) {
+		json_object_set_new(b, "b_r", json_real(analyze_ratio_b(&r->g, basis)));
+		json_object_set_new(b, "B_r", json_real(analyze_ratio_B(&r->g, basis)));
+		json_object_set_new(b, "ratios_from", json_string(basis_name));
+	}
+	json_object_set_new(j, "bisection", b);
+
+	if (d->is_connected) {
+		json_object_set_new(j, "moore_bound", topo_json_num(r->moore));
+		json_object_set_new(j, "moore_ratio", json_real((double)t->n_routers / r->moore));
+	} else {
+		json_object_set_new(j, "moore_bound", json_null());
+		json_object_set_new(j, "moore_ratio", json_null());
+	}
+	if (o->faults) {
+		const struct analyze_faults *fl = &r->fl;
+		json_t *f = json_object(), *steps = json_array();
+		json_object_set_new(f, "trials", json_integer(fl->trials));
+		json_object_set_new(f, "step_pct", json_integer(fl->step_pct));
+		json_object_set_new(f, "links", json_integer((json_int_t)fl->links));
+		json_object_set_new(f, "tolerance_pct",
+				    fl->tolerance_pct < 0 ? json_null() : json_integer(fl->tolerance_pct));
+		for (uint32_t s = 0; s < fl->n_steps; s++) {
+			json_t *st = json_object();
+			json_object_set_new(st, "removed_pct", json_integer(s * fl->step_pct));
+			json_object_set_new(st, "removed", json_integer((json_int_t)fl->removed[s]));
+			json_object_set_new(st, "connected", json_integer(fl->connected[s]));
+			json_array_append_new(steps, st);
+		}
+		json_object_set_new(f, "steps", steps);
+		json_object_set_new(j, "faults", f);
+	}
+	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
+	return j;
+}
+
+static void describe_text(FILE *f, const struct describe_opts *o, const struct describe_result *r)
+{
+	const struct topo *t = r->t;
+	const struct analyze_dist *d = &r->d;
+
+	fprintf(f, "topology        %s\n", t->spec);
+	fprintf(f, "routers         %u\n", t->n_routers);
+	fprintf(f, "endpoints       %u\n", t->n_endpoints);
+	fprintf(f, "radix           %u ports per router (endpoints included), %u router neighbours\n",
+		topo_max_radix(t), r->g.max_degree);
+	fprintf(f, "links           %llu router-router (%llu physical)\n", (unsigned long long)r->g.links,
+		(unsigned long long)r->g.phys_links);
+	if (!d->is_connected) {
+		fprintf(f, "diameter        disconnected\n");
+	} else if (d->is_exact) {
+		fprintf(f, "diameter        %u\n", d->diameter);
+		fprintf(f, "aspl            %.6f\n", d->aspl);
+	} else {
+		fprintf(f, "diameter        %u..%u (sampled, %u sources)\n", d->diameter, d->diameter_hi,
+			d->n_sources);
+		fprintf(f, "aspl            %.6f +- %.6f (95%% confidence)\n", d->aspl, d->aspl_ci95);
+	}
+	fprintf(f, "distances       %s, %u BFS source%s\n", d->method, d->n_sources, d->n_sources == 1 ? "" : "s");
+	fprintf(f, "histogram      ");
+	for (uint32_t i = 1; i < d->hist_len; i++)
+		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
+	fprintf(f, "%s\n", d->is_exact ? " (router pairs)" : " (estimated router pairs)");
+	if (r->has_metis)
+		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, endpoints %llu | %llu)\n",
+			(unsigned long long)r->b.cut, r->b.runs, (unsigned long long)r->b.part_weight[0],
+			(unsigned long long)r->b.part_weight[1]);
+	if (r->f.has)
+		fprintf(f, "bisection       %.10g links by %s\n", r->f.value, r->f.source);
+	double basis = r->has_metis ? (double)r->b.cut : r->f.has ? r->f.value : -1;
+	if (basis >= 0)
+		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
+			analyze_ratio_B(&r->g, basis));
+	if (d->is_connected)
+		fprintf(f, "moore ratio     %.6g (%u routers / Moore bound %.10g for degree %u, diameter %u)\n",
+			(double)t->n_routers / r->moore, t->n_routers, r->moore, r->g.max_degree, d->diameter);
+	if (o->faults) {
+		const struct analyze_faults *fl = &r->fl;
+		if (fl->tolerance_pct < 0)
+			fprintf(f, "link faults     not connected in most trials even with no failure\n");
+		else
+			fprintf(f, "link faults     tolerates %d%% of %llu links (more than half of %u trials connected)\n",
+				fl->tolerance_pct, (unsigned long long)fl->links, fl->trials);
+		fprintf(f, "connected      ");
+		for (uint32_t s = 0; s < fl->n_steps; s++)
+			fprintf(f, " %u%%:%u", s * fl->step_pct, fl->connected[s]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "seed            %llu\n", (unsigned long long)o->seed);
+}
+
+static int topo_describe_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},        {"bisection", no_argument, NULL, 'b'},
+		{"faults", no_argument, NULL, 'f'},      {"seed", required_argument, NULL, 's'},
+		{"metis-runs", required_argument, NULL, 'r'}, {"trials", required_argument, NULL, 't'},
+		{"exact", no_argument, NULL, 'E'},       {"sampled", no_argument, NULL, 'S'},
+		{"samples", required_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	const char *cmd = "topo describe";
+	struct describe_opts o = {.seed = 1, .mode = ANALYZE_DIST_AUTO, .output = "-"};
+	struct describe_result r;
+	struct nl_err err = {0};
+	int c, rc;
+	uint64_t v;
+
+	memset(&r, 0, sizeof r);
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o.json = true; break;
+		case 'b': o.bisection = true; break;
+		case 'f': o.faults = true; break;
+		case 'E': o.mode = ANALYZE_DIST_EXACT; break;
+		case 'S': o.mode = ANALYZE_DIST_SAMPLED; break;
+		case 'o': o.output = optarg; break;
+		case 'h': fputs(describe_usage, stdout); return CLI_OK;
+		case 's':
+			if (topo_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
+				return CLI_USAGE;
+			break;
+		case 'r':
+			if (topo_parse_u64(cmd, "--metis-runs", optarg, 1, 10000, &o.runs) < 0)
+				return CLI_USAGE;
+			break;
+		case 't':
+			if (topo_parse_u64(cmd, "--trials", optarg, 1, 1000000, &o.trials) < 0)
+				return CLI_USAGE;
+			break;
+		case 'n':
+			if (topo_parse_u64(cmd, "--samples", optarg, 1, UINT32_MAX, &v) < 0)
+				return CLI_USAGE;
+			o.samples = v;
+			break;
+		default: return topo_bad_option(cmd, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+
+	rc = topo_new(argv[optind], &r.t, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	rc = analyze_graph_init(&r.g, r.t, &err);
+	if (rc < 0)
+		goto fail;
+	struct analyze_dist_opts dopt = {.mode = o.mode, .samples = (uint32_t)o.samples, .seed = o.seed};
+	rc = analyze_distances(r.t, &r.g, &dopt, &r.d, &err);
+	if (rc < 0)
+		goto fail;
+	rc = analyze_bisection_formula(r.t, &r.g, &r.f, &err);
+	if (rc < 0)
+		goto fail;
+	if (o.bisection) {
+		struct analyze_bisect_opts bo = {.seed = o.seed, .runs = (uint32_t)o.runs};
+		rc = analyze_bisect_metis(&r.g, &bo, &r.b, &err);
+		if (rc < 0)
+			goto fail;
+		r.has_metis = true;
+	}
+	if (o.faults) {
+		struct analyze_fault_opts fo = {.seed = o.seed, .trials = (uint32_t)o.trials};
+		rc = analyze_link_faults(r.t, &fo, &r.fl, &err);
+		if (rc < 0)
+			goto fail;
+	}
+	r.moore = analyze_moore_bound(r.g.max_degree, r.d.diameter);
+
+	if (o.json) {
+		json_t *j = describe_json(&o, &r);
+		rc = j ? out_write_json(o.output, j, &err) : nl_errf(&err, NL_ENOMEM, "out of memory");
+		json_decref(j);
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mf = open_memstream(&buf, &len);
+		if (!mf) {
+			rc = nl_errf(&err, NL_ENOMEM, "out of memory");
+		} else {
+			describe_text(mf, &o, &r);
+			fclose(mf);
+			rc = out_write_atomic(o.output, buf, len, &err);
+		}
+		free(buf);
+	}
+	if (rc < 0)
+		goto fail;
+	analyze_dist_release(&r.d);
+	analyze_graph_release(&r.g);
+	topo_free(r.t);
+	return CLI_OK;
+fail:
+	analyze_dist_release(&r.d);
+	analyze_graph_release(&r.g);
+	topo_free(r.t);
+	return cli_report(&err);
+}
+
+static int topo_export_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = "topo export", *output = "-", *format = NULL;
+	struct nl_err err = {0};
+	struct topo *t = NULL;
+	int c, rc;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F': format = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h': fputs(export_usage, stdout); return CLI_OK;
+		default: return topo_bad_option(cmd, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (!format)
+		return cli_usage_error(cmd, "missing --format (edgelist, dot or json)");
+	int fmt = analyze_format_parse(format);
+	if (fmt < 0)
+		return cli_usage_error(cmd, "--format '%s': expected edgelist, dot or json", format);
+
+	rc = topo_new(argv[optind], &t, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	if (!mf) {
+		rc = nl_errf(&err, NL_ENOMEM, "out of memory");
+	} else {
+		rc = analyze_export(t, (enum analyze_format)fmt, mf, &err);
+		fclose(mf);
+		if (rc == 0)
+			rc = out_write_atomic(output, buf, len, &err);
+	}
+	free(buf);
+	topo_free(t);
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}
+
+int cli_topo_main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error("topo", "missing subcommand (list, describe or export; see --help)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(topo_usage, stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "list"))
+		return topo_list_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "describe"))
+		return topo_describe_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "export"))
+		return topo_export_main(argc - 1, argv + 1);
+	return cli_usage_error("topo", "unknown subcommand '%s' (valid: list, describe, export)", argv[1]);
+}

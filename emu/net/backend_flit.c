@@ -1,0 +1,204 @@
+/* flit: the flit-level network model as a message backend (net.h).
+ *
+ * A message of B bytes becomes ceil(B / packet_bytes) packets (at least
+ * one), each of ceil(payload / flit_bytes) flits (at least one), queued at
+ * the source endpoint in order; the message is delivered when its last
+ * packet's tail flit is ejected. Network cycle t is time t * cycle_ps. A
+ * message sent at time s enters the source queue at the first cycle not
+ * yet simulated at or after s (the cycle of s itself unless the network has
+ * already run it, as after an advance that stopped on a delivery in that
+ * cycle).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+
+struct flit_backend {
+	struct flitnet *net;
+	uint64_t cycle_ps;
+	uint64_t flit_bytes, packet_bytes;
+};
+
+static int flit_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
+		       struct nl_err *err)
+{
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc;
+
+	if (!t)
+		return nl_errf(err, NL_ECONFIG, "network backend 'flit' needs a topology");
+	NL_CHECK(config_bind(cfg, &net_network_table, &nc, err));
+	NL_CHECK(config_bind(cfg, &net_router_table, &rc, err));
+	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
+	if (rc.st_prepare_delay + rc.st_final_delay < 1)
+		return nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+	uint64_t max_flits = ((uint64_t)nc.packet_bytes + (uint64_t)nc.flit_bytes - 1) / (uint64_t)nc.flit_bytes;
+	if (max_flits > 65535)
+		return nl_errf(err, NL_ECONFIG, "packet_bytes %lld / flit_bytes %lld gives %llu flits per packet (at most 65535)",
+			       (long long)nc.packet_bytes, (long long)nc.flit_bytes, (unsigned long long)max_flits);
+	if (nc.flow_control == FL_VCT && max_flits > (uint64_t)rc.vc_buf_size)
+		return nl_errf(err, NL_ECONFIG,
+			       "flow_control = vct needs vc_buf_size (%lld) >= flits per full packet (%llu)",
+			       (long long)rc.vc_buf_size, (unsigned long long)max_flits);
+	struct flit_backend *fb = calloc(1, sizeof *fb);
+	if (!fb)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	int rc_ = flitnet_new(&nc, &rc, &sc, t, &fb->net, err);
+	if (rc_ < 0) {
+		free(fb);
+		return rc_;
+	}
+	fb->cycle_ps = (uint64_t)nc.cycle_ps;
+	fb->flit_bytes = (uint64_t)nc.flit_bytes;
+	fb->packet_bytes = (uint64_t)nc.packet_bytes;
+	fb->net->phase = PH_DONE; /* no synthetic-traffic statistics */
+	b->state = fb;
+	return 0;
+}
+
+static void flit_destroy(struct net_backend *b)
+{
+	struct flit_backend *fb = b->state;
+	if (!fb)
+		return;
+	flitnet_free(fb->net);
+	free(fb);
+	b->state = NULL;
+}
+
+static uint32_t flit_msg_alloc(struct flitnet *n)
+{
+	uint32_t i = n->free_msg;
+	if (i != FL_NONE) {
+		n->free_msg = n->msgs[i].next;
+		return i;
+	}
+	if (n->n_msgs == n->cap_msgs) {
+		uint32_t cap = n->cap_msgs ? 2 * n->cap_msgs : 1024;
+		struct fl_msg *m = realloc(n->msgs, (size_t)cap * sizeof *m);
+		if (!m)
+			return FL_NONE;
+		n->msgs = m;
+		n->cap_msgs = cap;
+	}
+	return n->n_msgs++;
+}
+
+static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep, uint64_t bytes,
+		     uint64_t msg_id, struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	struct flitnet *n = fb->net;
+	const struct topo *t = n->topo;
+
+	if (src_ep >= t->n_endpoints || dst_ep >= t->n_endpoints)
+		return nl_errf(err, NL_EINVAL, "message %llu: endpoint %u -> %u outside 0..%u",
+			       (unsigned long long)msg_id, src_ep, dst_ep, t->n_endpoints - 1);
+	uint64_t cycle = (now_ps + fb->cycle_ps - 1) / fb->cycle_ps;
+	if (cycle < n->now)
+		cycle = n->now;
+	if (cycle > n->now) {
+		/* Nothing can complete before `cycle` (the caller advanced to
+		 * now_ps first), so running up to it only moves flits along. */
+		n->deliver = NULL;
+		NL_CHECK(flitnet_run_until(n, cycle, err));
+	}
+	uint32_t mi = flit_msg_alloc(n);
+	if (mi == FL_NONE)
+		return nl_errf(err, NL_ENOMEM, "out of memory for messages");
+	uint64_t n_pkts = bytes ? (bytes + fb->packet_bytes - 1) / fb->packet_bytes : 1;
+	if (n_pkts > UINT32_MAX)
+		return nl_errf(err, NL_ERANGE, "message %llu: %llu bytes is too large", (unsigned long long)msg_id,
+			       (unsigned long long)bytes);
+	n->msgs[mi].id = msg_id;
+	n->msgs[mi].pkts_left = (uint32_t)n_pkts;
+	struct fl_nic *c = &n->nics[src_ep];
+	uint64_t left = bytes;
+	for (uint64_t k = 0; k < n_pkts; k++) {
+		uint64_t payload = left < fb->packet_bytes ? left : fb->packet_bytes;
+		left -= payload;
+		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
+		uint32_t pi = fl_pkt_alloc(n);
+		struct fl_pkt *pk = &n->pkts[pi];
+		memset(pk, 0, sizeof *pk);
+		pk->ctime = cycle;
+		pk->msg = (uint64_t)mi + 1;
+		pk->src_ep = src_ep;
+		pk->dst_ep = dst_ep;
+		pk->size = (uint16_t)flits;
+		pk->rt.src_router = topo_ep_router(t, src_ep);
+		pk->rt.dst_router = topo_ep_router(t, dst_ep);
+		pk->rt.dst_ep = dst_ep;
+		pk->next = FL_NONE;
+		if (c->q_tail == FL_NONE)
+			c->q_head = pi;
+		else
+			n->pkts[c->q_tail].next = pi;
+		c->q_tail = pi;
+		n->flits_alive += flits;
+		n->ctime_sum_alive += flits * cycle;
+	}
+	fl_activate_nic(n, src_ep, n->now);
+	return 0;
+}
+
+static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn deliver, void *ctx,
+			uint64_t *reached_ps, uint64_t *next_ps, struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	struct flitnet *n = fb->net;
+	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
+
+	n->deliver = deliver;
+	n->deliver_ctx = ctx;
+	n->delivered = 0;
+	*reached_ps = until_ps;
+	while (n->now <= last) {
+		uint64_t next = fl_next_work(n);
+		if (next > last) {
+			n->now = last + 1;
+			break;
+		}
+		int rc = flitnet_run_until(n, next + 1, err);
+		if (rc < 0) {
+			n->deliver = NULL;
+			return rc;
+		}
+		if (n->delivered) {
+			*reached_ps = (n->now - 1) * fb->cycle_ps;
+			break;
+		}
+	}
+	n->deliver = NULL;
+	uint64_t nw = fl_next_work(n);
+	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;
+	return 0;
+}
+
+static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	struct flitnet *n = fb->net;
+	(void)err;
+	json_object_set_new(out, "backend", json_string("flit"));
+	json_object_set_new(out, "cycles", json_integer((json_int_t)n->now));
+	json_object_set_new(out, "flit_hops", json_integer((json_int_t)n->flit_hops));
+	return 0;
+}
+
+const struct net_backend_ops net_backend_flit_ops = {
+	.name = "flit",
+	.help = "flit-level network model: BookSim2-compatible input-queued VC routers",
+	.config = &net_router_table,
+	.create = flit_create,
+	.destroy = flit_destroy,
+	.send = flit_send,
+	.advance = flit_advance,
+	.report = flit_report,
+};

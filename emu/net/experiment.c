@@ -1,0 +1,315 @@
+/* Synthetic-traffic experiments: one operating point, run the way BookSim2
+ * runs it (TrafficManager::_SingleSim), so its users' numbers carry over.
+ *
+ * Warm-up for warmup_periods sample periods (statistics cleared at every
+ * other one), then sample periods until three in a row change mean packet
+ * latency and accepted rate by no more than stopping_thres /
+ * acc_stopping_thres (or max_samples periods in all), then drain until
+ * every packet created during measurement has arrived. A point whose mean
+ * latency, counting packets still in flight, exceeds latency_thres is
+ * unstable (saturated) and stops at once. Throughput runs skip the latency
+ * checks and the drain.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+
+static void exp_clear_stats(struct flitnet *n)
+{
+	stats_hist_reset(&n->plat);
+	stats_hist_reset(&n->nlat);
+	stats_hist_reset(&n->hops);
+	n->accepted_flits = 0;
+	n->sent_flits = 0;
+	memset(n->chan_flits, 0, (size_t)n->topo->n_ports * sizeof *n->chan_flits);
+	n->reset_time = n->now;
+}
+
+/* Mean latency over retired packets and every flit still alive, as BookSim
+ * computes it for the stability check. */
+static double exp_latency_with_inflight(const struct flitnet *n)
+{
+	double sum = n->plat.sum + ((double)n->flits_alive * (double)n->now - (double)n->ctime_sum_alive);
+	double count = (double)n->plat.n + (double)n->flits_alive;
+	return count > 0 ? sum / count : 0.0;
+}
+
+static void exp_progress(struct progress *pg, const struct flitnet *n, const char *phase, double frac)
+{
+	char detail[96];
+	snprintf(detail, sizeof detail, "%s, cycle %" PRIu64, phase, n->now);
+	progress_update(pg, frac, detail);
+}
+
+static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_point *pt, struct progress *pg,
+		     struct nl_err *err)
+{
+	const bool measure_latency = sc->sim_type == 0;
+	const uint64_t period = (uint64_t)sc->sample_period;
+	const double n_active = (double)n->traffic->n_active;
+	double prev_lat = 0, prev_acc = 0;
+	int converged = 0;
+	int64_t total_phases = 0;
+	bool clear_last = false;
+
+	n->phase = PH_WARMUP;
+	exp_clear_stats(n);
+	while (total_phases < sc->max_samples && (n->phase != PH_RUNNING || converged < 3)) {
+		if (clear_last || (n->phase == PH_WARMUP && total_phases % 2 == 0)) {
+			clear_last = false;
+			exp_clear_stats(n);
+		}
+		n->count_channels = n->phase == PH_RUNNING;
+		NL_CHECK(flitnet_run_until(n, n->now + period, err));
+		exp_progress(pg, n, n->phase == PH_WARMUP ? "warm-up" : "measuring",
+			     (double)(total_phases + 1) / (double)(sc->warmup_periods + 3));
+
+		double cur_lat = stats_hist_mean(&n->plat);
+		double cur_acc = (double)n->accepted_flits / (double)(n->now - n->reset_time) / n_active;
+		double lat_change = fabs((cur_lat - prev_lat) / cur_lat);
+		double acc_change = fabs((cur_acc - prev_acc) / cur_acc);
+		prev_lat = cur_lat;
+		prev_acc = cur_acc;
+
+		if (measure_latency && exp_latency_with_inflight(n) > sc->latency_thres) {
+			pt->stable = false;
+			converged = 0;
+			n->phase = PH_DRAINING;
+			n->drain_time = n->now;
+			n->count_channels = false;
+			pt->samples = (uint32_t)total_phases + 1;
+			return 0;
+		}
+		if (n->phase == PH_WARMUP) {
+			bool done = sc->warmup_periods > 0
+					    ? total_phases + 1 >= sc->warmup_periods
+					    : (!measure_latency || !(lat_change > sc->warmup_thres)) &&
+						      !(acc_change > sc->acc_warmup_thres);
+			if (done) {
+				clear_last = true;
+				n->phase = PH_RUNNING;
+			}
+		} else {
+			if ((!measure_latency || !(lat_change > sc->stopping_thres)) &&
+			    !(acc_change > sc->acc_stopping_thres))
+				converged++;
+			else
+				converged = 0;
+		}
+		total_phases++;
+	}
+	pt->samples = (uint32_t)total_phases;
+	pt->converged = converged >= 3;
+	if (n->phase != PH_RUNNING) {
+		/* max_samples ran out during warm-up: nothing was measured. */
+		pt->stable = false;
+		n->drain_time = n->now;
+		return 0;
+	}
+	n->phase = PH_DRAINING;
+	n->drain_time = n->now;
+	n->count_channels = false;
+	n->n_undrained = 0;
+	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
+		struct fl_nic *c = &n->nics[e];
+		c->drained = c->next_gen >= n->drain_time;
+		n->n_undrained += !c->drained;
+	}
+	if (!measure_latency)
+		return 0;
+	uint64_t drain_start = n->now;
+	while (n->measured_alive > 0 || n->n_undrained > 0) {
+		NL_CHECK(flitnet_run_until(n, n->now + 1, err));
+		uint64_t steps = n->now - drain_start;
+		if (steps % 1000 == 0) {
+			exp_progress(pg, n, "draining", -1);
+			if (exp_latency_with_inflight(n) > sc->latency_thres) {
+				pt->stable = false;
+				return 0;
+			}
+		}
+		if (steps >= (uint64_t)sc->max_drain_cycles) {
+			pt->stable = false;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int exp_channel_cmp(const void *a, const void *b)
+{
+	const struct net_channel_use *x = a, *y = b;
+	if (x->flits != y->flits)
+		return x->flits < y->flits ? 1 : -1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+static void exp_collect(const struct flitnet *n, struct net_point *pt)
+{
+	const struct topo *t = n->topo;
+	uint64_t window = n->drain_time > n->reset_time ? n->drain_time - n->reset_time : 1;
+	double n_active = (double)n->traffic->n_active;
+
+	pt->cycles = n->now;
+	pt->flit_hops = n->flit_hops;
+	pt->window_cycles = window;
+	pt->injected = (double)n->sent_flits / (double)window / n_active;
+	pt->accepted = (double)n->accepted_flits / (double)window / n_active;
+	pt->packets = n->plat.n;
+	pt->plat_mean = stats_hist_mean(&n->plat);
+	pt->plat_p50 = stats_hist_percentile(&n->plat, 50);
+	pt->plat_p99 = stats_hist_percentile(&n->plat, 99);
+	pt->plat_max = n->plat.n ? n->plat.max : 0;
+	pt->nlat_mean = stats_hist_mean(&n->nlat);
+	pt->hops_mean = stats_hist_mean(&n->hops);
+	pt->n_hops = 0;
+	if (n->hops.n)
+		for (uint64_t h = 0; h <= n->hops.max && h < NET_MAX_HOPS; h++) {
+			pt->hops_hist[h] = n->hops.bins[h];
+			pt->n_hops = (uint32_t)h + 1;
+		}
+
+	/* Channel utilisation over the measurement window (network channels). */
+	uint64_t n_chan = 0, sum = 0;
+	pt->n_busiest = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		n_chan++;
+		sum += n->chan_flits[g];
+		struct net_channel_use u = {.port = g, .flits = n->chan_flits[g]};
+		if (pt->n_busiest < NET_BUSIEST) {
+			pt->busiest[pt->n_busiest++] = u;
+			qsort(pt->busiest, pt->n_busiest, sizeof u, exp_channel_cmp);
+		} else if (exp_channel_cmp(&u, &pt->busiest[NET_BUSIEST - 1]) < 0) {
+			pt->busiest[NET_BUSIEST - 1] = u;
+			qsort(pt->busiest, pt->n_busiest, sizeof u, exp_channel_cmp);
+		}
+	}
+	pt->chan_util_mean = n_chan ? (double)sum / (double)n_chan / (double)window : 0;
+	pt->chan_util_max = pt->n_busiest ? (double)pt->busiest[0].flits / (double)window : 0;
+	for (uint32_t i = 0; i < pt->n_busiest; i++) {
+		uint32_t g = pt->busiest[i].port;
+		pt->busiest[i].router = t->port_router[g];
+		pt->busiest[i].local_port = g - t->port_base[pt->busiest[i].router];
+		pt->busiest[i].peer_router = t->port_router[t->peer[g]];
+		pt->busiest[i].util = (double)pt->busiest[i].flits / (double)window;
+	}
+}
+
+int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
+		  const struct traffic_cfg *tc, const struct topo *t, double rate, struct net_point *pt,
+		  struct nl_err *err)
+{
+	struct flitnet *n = NULL;
+	struct traffic *tr = NULL;
+	struct progress pg;
+	char label[64];
+	int rc_;
+
+	memset(pt, 0, sizeof *pt);
+	pt->offered = rate;
+	pt->stable = true;
+	if (nc->flow_control == FL_VCT && tc->packet_size.hi > rc->vc_buf_size)
+		return nl_errf(err, NL_ECONFIG,
+			       "flow_control = vct needs vc_buf_size (%lld) >= the largest packet (%lld flits)",
+			       (long long)rc->vc_buf_size, (long long)tc->packet_size.hi);
+	if (rc->st_prepare_delay + rc->st_final_delay < 1)
+		return nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+	rc_ = flitnet_new(nc, rc, sc, t, &n, err);
+	if (rc_ < 0)
+		return rc_;
+	rc_ = traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err);
+	if (rc_ < 0)
+		goto out;
+	rc_ = flitnet_set_traffic(n, tr, rate, (uint32_t)tc->packet_size.lo, (uint32_t)tc->packet_size.hi,
+				  err);
+	if (rc_ < 0)
+		goto out;
+	snprintf(label, sizeof label, "rate %g", rate);
+	progress_init(&pg, label);
+	double t0 = nl_wall_seconds();
+	rc_ = exp_drive(n, sc, pt, &pg, err);
+	pt->wall_seconds = nl_wall_seconds() - t0;
+	progress_done(&pg);
+	if (rc_ == NL_EDEADLOCK) {
+		pt->report = strdup(flitnet_report(n));
+		goto out;
+	}
+	if (rc_ < 0)
+		goto out;
+	if (sc->check_interval)
+		rc_ = flitnet_check(n, err);
+	exp_collect(n, pt);
+out:
+	traffic_free(tr);
+	flitnet_free(n);
+	return rc_;
+}
+
+void net_point_release(struct net_point *pt)
+{
+	free(pt->report);
+	pt->report = NULL;
+}
+
+json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool reproducible)
+{
+	json_t *res = json_object();
+	json_t *lat = json_object(), *pk = json_object(), *nw = json_object();
+	json_t *thr = json_object(), *hops = json_object(), *hist = json_array();
+	json_t *ch = json_object(), *busy = json_array();
+
+	json_object_set_new(pk, "mean", json_real(pt->plat_mean));
+	json_object_set_new(pk, "p50", json_integer((json_int_t)pt->plat_p50));
+	json_object_set_new(pk, "p99", json_integer((json_int_t)pt->plat_p99));
+	json_object_set_new(pk, "max", json_integer((json_int_t)pt->plat_max));
+	json_object_set_new(nw, "mean", json_real(pt->nlat_mean));
+	json_object_set_new(lat, "packet", pk);
+	json_object_set_new(lat, "network", nw);
+	json_object_set_new(lat, "unit", json_string("cycles"));
+	json_object_set_new(res, "stable", json_boolean(pt->stable));
+	json_object_set_new(res, "converged", json_boolean(pt->converged));
+	json_object_set_new(res, "latency", lat);
+	json_object_set_new(thr, "offered", json_real(pt->offered));
+	json_object_set_new(thr, "injected", json_real(pt->injected));
+	json_object_set_new(thr, "accepted", json_real(pt->accepted));
+	json_object_set_new(thr, "unit", json_string("flits/cycle/endpoint"));
+	json_object_set_new(res, "throughput", thr);
+	json_object_set_new(hops, "mean", json_real(pt->hops_mean));
+	json_object_set_new(hops, "routers_mean", json_real(pt->packets ? pt->hops_mean + 1 : 0));
+	for (uint32_t h = 0; h < pt->n_hops; h++)
+		json_array_append_new(hist, json_integer((json_int_t)pt->hops_hist[h]));
+	json_object_set_new(hops, "histogram", hist);
+	json_object_set_new(res, "hops", hops);
+	json_object_set_new(res, "packets", json_integer((json_int_t)pt->packets));
+	json_object_set_new(res, "samples", json_integer(pt->samples));
+	json_object_set_new(res, "cycles", json_integer((json_int_t)pt->cycles));
+	json_object_set_new(res, "measured_cycles", json_integer((json_int_t)pt->window_cycles));
+	json_object_set_new(res, "flit_hops", json_integer((json_int_t)pt->flit_hops));
+	json_object_set_new(res, "wall_seconds", json_real(reproducible ? 0.0 : pt->wall_seconds));
+	json_object_set_new(ch, "mean", json_real(pt->chan_util_mean));
+	json_object_set_new(ch, "max", json_real(pt->chan_util_max));
+	for (uint32_t i = 0; i < pt->n_busiest; i++) {
+		json_t *c = json_object();
+		json_object_set_new(c, "router", json_integer(pt->busiest[i].router));
+		json_object_set_new(c, "port", json_integer(pt->busiest[i].local_port));
+		json_object_set_new(c, "to_router", json_integer(pt->busiest[i].peer_router));
+		json_object_set_new(c, "utilization", json_real(pt->busiest[i].util));
+		json_array_append_new(busy, c);
+	}
+	json_object_set_new(ch, "busiest", busy);
+	json_object_set_new(ch, "unit", json_string("flits/cycle"));
+	json_object_set_new(res, "channels", ch);
+	(void)t;
+	return res;
+}

@@ -1,0 +1,720 @@
+/* The flit-level network: build, pools, the timing wheel, active lists and
+ * the cycle loop. Router pipeline in router.c, endpoints in nic.c. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+
+/* --- pools ------------------------------------------------------------------ */
+
+/* Grow a pool array geometrically; the free list threads through `next`.
+ * Growth happens while the network fills up, never in steady state. */
+#define FL_POOL_GROW(arr, cap, type)                                          \
+	do {                                                                  \
+		uint32_t nc_ = (cap) ? (cap) * 2 : 1024;                      \
+		type *na_ = realloc((arr), (size_t)nc_ * sizeof *na_);        \
+		if (!na_)                                                     \
+			NL_BUG("out of memory growing a %s pool to %u", #type, nc_); \
+		(arr) = na_;                                                  \
+		(cap) = nc_;                                                  \
+	} while (0)
+
+uint32_t fl_pkt_alloc(struct flitnet *n)
+{
+	uint32_t i = n->free_pkt;
+	if (i != FL_NONE) {
+		n->free_pkt = n->pkts[i].next;
+		return i;
+	}
+	if (n->n_pkts == n->cap_pkts)
+		FL_POOL_GROW(n->pkts, n->cap_pkts, struct fl_pkt);
+	return n->n_pkts++;
+}
+
+void fl_pkt_free(struct flitnet *n, uint32_t i)
+{
+	n->pkts[i].next = n->free_pkt;
+	n->free_pkt = i;
+}
+
+uint32_t fl_run_alloc(struct flitnet *n)
+{
+	uint32_t i = n->free_run;
+	if (i != FL_NONE) {
+		n->free_run = n->runs[i].next;
+		return i;
+	}
+	if (n->n_runs == n->cap_runs)
+		FL_POOL_GROW(n->runs, n->cap_runs, struct fl_run);
+	return n->n_runs++;
+}
+
+void fl_run_free(struct flitnet *n, uint32_t i)
+{
+	n->runs[i].next = n->free_run;
+	n->free_run = i;
+}
+
+/* --- wheel and active lists ------------------------------------------------- */
+
+void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	struct fl_slot *s = &n->wheel[cycle & n->wheel_mask];
+	NL_ASSERT(cycle > n->now && cycle - n->now <= n->wheel_mask);
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 64;
+		struct fl_event *e = realloc(s->ev, (size_t)cap * sizeof *e);
+		if (!e)
+			NL_BUG("out of memory growing the event wheel");
+		s->ev = e;
+		s->cap = cap;
+	}
+	s->ev[s->n++] = *ev;
+	n->n_events++;
+}
+
+/* Active routers are bitmaps, visited in index order: neighbouring
+ * routers' state is neighbouring memory, so a cycle sweeps the arrays
+ * instead of hopping across them. */
+void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle)
+{
+	uint64_t *bits = cycle == n->now ? n->act_r : n->act_r_next;
+	uint64_t m = 1ULL << (r & 63);
+	if (bits[r >> 6] & m)
+		return;
+	bits[r >> 6] |= m;
+	if (cycle == n->now)
+		n->n_act_r++;
+	else
+		n->n_act_r_next++;
+}
+
+void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle)
+{
+	struct fl_nic *c = &n->nics[e];
+	if (c->stamp == cycle + 1)
+		return;
+	c->stamp = cycle + 1;
+	if (cycle == n->now)
+		n->act_e[n->n_act_e++] = e;
+	else
+		n->act_e_next[n->n_act_e_next++] = e;
+}
+
+/* Min-heap of (next_gen, endpoint) for sources waiting for their next
+ * packet, so idle sources cost nothing per cycle. */
+void fl_gen_push(struct flitnet *n, uint32_t e)
+{
+	uint64_t key = (n->nics[e].next_gen << 32) | e;
+	uint32_t i = n->gen_n++;
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+		if (n->gen_heap[parent] <= key)
+			break;
+		n->gen_heap[i] = n->gen_heap[parent];
+		i = parent;
+	}
+	n->gen_heap[i] = key;
+}
+
+static uint64_t fl_gen_pop(struct flitnet *n)
+{
+	uint64_t top = n->gen_heap[0], last = n->gen_heap[--n->gen_n];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n->gen_n)
+			break;
+		if (c + 1 < n->gen_n && n->gen_heap[c + 1] < n->gen_heap[c])
+			c++;
+		if (n->gen_heap[c] >= last)
+			break;
+		n->gen_heap[i] = n->gen_heap[c];
+		i = c;
+	}
+	if (n->gen_n)
+		n->gen_heap[i] = last;
+	return top;
+}
+
+static inline uint64_t fl_gen_top(const struct flitnet *n)
+{
+	return n->gen_n ? n->gen_heap[0] >> 32 : UINT64_MAX;
+}
+
+/* --- build ------------------------------------------------------------------ */
+
+void flitnet_free(struct flitnet *n)
+{
+	if (!n)
+		return;
+	route_free(n->route);
+	if (n->wheel)
+		for (uint32_t i = 0; i <= n->wheel_mask; i++)
+			free(n->wheel[i].ev);
+	free(n->wheel);
+	free(n->routers);
+	free(n->nodes);
+	free(n->ev_li);
+	free(n->xitems);
+	free(n->link);
+	free(n->iv_state);
+	free(n->iv_out_vc);
+	free(n->iv_out_port);
+	free(n->iv_count);
+	free(n->iv_head);
+	free(n->iv_tail);
+	free(n->iv_ncand);
+	free(n->iv_cand);
+	free(n->ov_occ);
+	free(n->ov_owner);
+	free(n->ov_tail_sent);
+	free(n->out_free);
+	free(n->cred_free);
+	free(n->cred_step);
+	free(n->cred_cycle);
+	free(n->va_gptr);
+	free(n->va_aptr);
+	free(n->sw_gptr);
+	free(n->sw_aptr);
+	free(n->sw_rr);
+	free(n->nics);
+	free(n->nic_occ);
+	free(n->nic_busy);
+	free(n->gen_heap);
+	free(n->pkts);
+	free(n->runs);
+	free(n->msgs);
+	free(n->act_r);
+	free(n->act_r_next);
+	free(n->act_e);
+	free(n->act_e_next);
+	free(n->areq);
+	free(n->best_out);
+	free(n->best_in);
+	free(n->in_match);
+	free(n->out_match);
+	free(n->grant);
+	free(n->chan_flits);
+	free(n->report);
+	stats_hist_release(&n->plat);
+	stats_hist_release(&n->nlat);
+	stats_hist_release(&n->hops);
+	free(n);
+}
+
+#define FL_CALLOC(ptr, count)                                         \
+	do {                                                          \
+		size_t cnt_ = (size_t)(count);                        \
+		(ptr) = calloc(cnt_ ? cnt_ : 1, sizeof *(ptr));       \
+		if (!(ptr))                                           \
+			goto nomem;                                   \
+	} while (0)
+
+int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
+		const struct topo *t, struct flitnet **out, struct nl_err *err)
+{
+	struct flitnet *n;
+	int rc_;
+
+	*out = NULL;
+	if (rc->num_vcs > 255)
+		return nl_errf(err, NL_ECONFIG, "num_vcs %lld: at most 255", (long long)rc->num_vcs);
+	if (topo_max_radix(t) > 65535)
+		return nl_errf(err, NL_EUNSUPPORTED, "routers with more than 65535 ports are not supported");
+	if (rc->input_speedup > rc->num_vcs)
+		return nl_errf(err, NL_ECONFIG,
+			       "input_speedup %lld exceeds num_vcs %lld (VCs are interleaved over crossbar inputs)",
+			       (long long)rc->input_speedup, (long long)rc->num_vcs);
+	n = calloc(1, sizeof *n);
+	if (!n)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	n->topo = t;
+	n->nc = *nc;
+	n->rc = *rc;
+	n->sc = *sc;
+	n->V = (uint32_t)rc->num_vcs;
+	n->buf = (uint32_t)rc->vc_buf_size;
+	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
+	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
+	n->free_pkt = n->free_run = n->free_msg = FL_NONE;
+
+	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
+	if (rc_ < 0) {
+		flitnet_free(n);
+		return rc_;
+	}
+
+	const uint32_t V = n->V, R = t->n_routers, P = t->n_ports, E = t->n_endpoints;
+	const uint64_t IV = (uint64_t)P * V;
+	if (IV > UINT32_MAX / 2) {
+		flitnet_free(n);
+		return nl_errf(err, NL_ERANGE, "%u ports x %u VCs is more than supported", P, V);
+	}
+	n->cand_cap = ROUTE_MAX_CANDS;
+
+	FL_CALLOC(n->routers, R);
+	FL_CALLOC(n->link, P);
+	FL_CALLOC(n->iv_state, IV);
+	FL_CALLOC(n->iv_out_vc, IV);
+	FL_CALLOC(n->iv_out_port, IV);
+	FL_CALLOC(n->iv_count, IV);
+	FL_CALLOC(n->iv_head, IV);
+	FL_CALLOC(n->iv_tail, IV);
+	FL_CALLOC(n->iv_ncand, IV);
+	FL_CALLOC(n->ov_occ, IV);
+	FL_CALLOC(n->ov_owner, IV);
+	FL_CALLOC(n->ov_tail_sent, IV);
+	FL_CALLOC(n->out_free, P);
+	FL_CALLOC(n->cred_free, P);
+	/* Only speedups let two flits leave one input in a step: group credits. */
+	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1) {
+		FL_CALLOC(n->cred_step, P);
+		FL_CALLOC(n->cred_cycle, P);
+	}
+	FL_CALLOC(n->nodes, IV);
+	FL_CALLOC(n->va_gptr, IV);
+	FL_CALLOC(n->va_aptr, IV);
+	FL_CALLOC(n->sw_gptr, (uint64_t)P * (uint64_t)rc->output_speedup);
+	FL_CALLOC(n->sw_aptr, (uint64_t)P * (uint64_t)rc->input_speedup);
+	FL_CALLOC(n->sw_rr, (uint64_t)P * (uint64_t)rc->input_speedup);
+	FL_CALLOC(n->nics, E);
+	FL_CALLOC(n->nic_occ, (uint64_t)E * V);
+	FL_CALLOC(n->nic_busy, (uint64_t)E * V);
+	FL_CALLOC(n->gen_heap, E);
+	n->act_words = (R + 63) / 64;
+	FL_CALLOC(n->act_r, n->act_words);
+	FL_CALLOC(n->act_r_next, n->act_words);
+	FL_CALLOC(n->act_e, E);
+	FL_CALLOC(n->act_e_next, E);
+	FL_CALLOC(n->chan_flits, P);
+	for (uint64_t i = 0; i < IV; i++) {
+		n->iv_head[i] = n->iv_tail[i] = FL_NONE;
+		n->ov_owner[i] = FL_NONE;
+	}
+
+	/* Route candidates are kept per input VC while it waits for a VC:
+	 * one per VC for deterministic algorithms, up to ROUTE_MAX_CANDS
+	 * otherwise. Kept small because it scales with ports x VCs. */
+	n->cand_cap = n->route->ops->is_deterministic ? 1 : ROUTE_MAX_CANDS;
+	if (!strcmp(n->route->ops->name, "dor") || !strcmp(n->route->ops->name, "valiant"))
+		n->cand_cap = 1;
+	FL_CALLOC(n->iv_cand, IV * n->cand_cap);
+
+	/* The crossbar ring holds what the switch can grant per step (one
+	 * flit per crossbar output) for as many steps as a flit stays in it. */
+	uint64_t xq_total = 0;
+	uint32_t max_ports = 0;
+	uint32_t steps = (uint32_t)ceil(rc->internal_speedup);
+	for (uint32_t r = 0; r < R; r++) {
+		struct fl_router *ro = &n->routers[r];
+		ro->port_base = t->port_base[r];
+		ro->vc_base = t->port_base[r] * V;
+		ro->n_ports = (uint16_t)topo_router_ports(t, r);
+		if ((uint32_t)ro->n_ports * V > 32768) {
+			flitnet_free(n);
+			return nl_errf(err, NL_ERANGE, "router %u: %u ports x %u VCs exceeds 32768", r,
+				       ro->n_ports, V);
+		}
+		ro->route_q.head = ro->va_q.head = ro->sa_q.head = FL_NONE16;
+		ro->arr_cycle = UINT32_MAX;
+		uint32_t lanes = (uint32_t)(rc->input_speedup < rc->output_speedup ? rc->input_speedup : rc->output_speedup);
+		uint32_t xneed = ro->n_ports * lanes * steps * (n->Xd + 1), xcap = 1;
+		/* BookSim's multi-cycle crossbar serves one flit at a time, so
+		 * granted flits can pile up to the credits of the outputs. */
+		if (n->Xd > 1 && !rc->pipelined_stages)
+			xneed = ro->n_ports * V * n->buf + ro->n_ports;
+		while (xcap < xneed)
+			xcap <<= 1;
+		if (xcap > 32768) {
+			flitnet_free(n);
+			return nl_errf(err, NL_ERANGE, "router %u: crossbar pipeline of %u flits exceeds 32768", r,
+				       xneed);
+		}
+		ro->xq_cap = (uint16_t)xcap;
+		ro->xq_off = (uint32_t)xq_total;
+		xq_total += xcap;
+		if (ro->n_ports > max_ports)
+			max_ports = ro->n_ports;
+		rng_init(&ro->rng, (uint64_t)sc->seed, RNG_CLASS_ROUTER, r);
+	}
+	FL_CALLOC(n->xitems, xq_total);
+
+	for (uint32_t g = 0; g < P; g++)
+	{
+		struct fl_link *l = &n->link[g];
+		uint32_t peer = t->peer[g];
+		l->network = topo_port_is_network(t, g);
+		l->lat = l->network ? (uint16_t)nc->channel_latency : 1;
+		if (peer == TOPO_NONE) {
+			l->target = FL_NONE;
+		} else if (peer & TOPO_EP_BIT) {
+			l->target = peer & ~TOPO_EP_BIT;
+			l->flit_kind = EV_FLIT_NIC;
+			l->credit_kind = EV_CREDIT_NIC;
+		} else {
+			l->target = t->port_router[peer];
+			l->port = (uint16_t)(peer - t->port_base[l->target]);
+			l->flit_kind = EV_FLIT_ROUTER;
+			l->credit_kind = EV_CREDIT_ROUTER;
+		}
+	}
+	/* An event is at most a channel, a credit delay and the backlog of an
+	 * output or credit queue ahead. Queues back up only when a router can
+	 * move more than one flit per port per cycle (speedups), and never by
+	 * more than the credits of a port. */
+	uint32_t max_delay = (uint32_t)nc->channel_latency + 2u + (uint32_t)rc->credit_delay;
+	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1 || rc->output_speedup > 1)
+		max_delay += V * n->buf;
+	uint32_t w = 1;
+	while (w <= max_delay + 1)
+		w <<= 1;
+	n->wheel_mask = w - 1;
+	FL_CALLOC(n->wheel, w);
+
+	for (uint32_t e = 0; e < E; e++) {
+		struct fl_nic *c = &n->nics[e];
+		c->next_gen = UINT64_MAX;
+		c->cur_pkt = FL_NONE;
+		c->q_head = c->q_tail = FL_NONE;
+		c->cur_vc = 0xff;
+		c->last_vc = 0;
+		rng_init(&c->rng, (uint64_t)sc->seed, RNG_CLASS_ENDPOINT, e);
+	}
+
+	/* Allocator scratch: the largest allocator is the VC allocator of the
+	 * largest router (ports x VCs on each side). */
+	uint32_t side = max_ports * V;
+	uint32_t sw_side = max_ports * (uint32_t)(rc->input_speedup > rc->output_speedup ? rc->input_speedup
+											  : rc->output_speedup);
+	if (sw_side > side)
+		side = sw_side;
+	n->scratch_ports = side;
+	n->areq_cap = side * ROUTE_MAX_CANDS * V + side;
+	FL_CALLOC(n->areq, n->areq_cap);
+	FL_CALLOC(n->best_out, side);
+	FL_CALLOC(n->best_in, side);
+	FL_CALLOC(n->in_match, side);
+	FL_CALLOC(n->out_match, side);
+	FL_CALLOC(n->grant, side);
+	FL_CALLOC(n->ev_li, side);
+	for (uint32_t i = 0; i < side; i++)
+		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
+
+	if (stats_hist_init(&n->plat) < 0 || stats_hist_init(&n->nlat) < 0 || stats_hist_init(&n->hops) < 0)
+		goto nomem;
+	n->reverse_visits = sc->visit_order == 1;
+	n->phase = PH_WARMUP;
+	*out = n;
+	return 0;
+nomem:
+	flitnet_free(n);
+	return nl_errf(err, NL_ENOMEM, "out of memory building the network model (%u routers, %u ports)",
+		       t->n_routers, t->n_ports);
+}
+
+int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint32_t size_lo,
+			uint32_t size_hi, struct nl_err *err)
+{
+	if (size_lo < 1 || size_hi < size_lo || size_hi > 65535)
+		return nl_errf(err, NL_ECONFIG, "packet_size %u..%u: expected 1 <= lo <= hi <= 65535", size_lo,
+			       size_hi);
+	n->traffic = tr;
+	n->size_lo = size_lo;
+	n->size_hi = size_hi;
+	double mean_size = (size_lo + size_hi) / 2.0;
+	n->pkt_rate = rate / mean_size;
+	if (n->pkt_rate > 1.0)
+		return nl_errf(err, NL_ECONFIG,
+			       "injection_rate %g flits/cycle with mean packet size %g is more than one packet per cycle",
+			       rate, mean_size);
+	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
+		struct fl_nic *c = &n->nics[e];
+		if (!traffic_is_active(tr, e) || n->pkt_rate <= 0) {
+			c->next_gen = UINT64_MAX;
+			continue;
+		}
+		c->next_gen = n->now + rng_geometric(&c->rng, n->pkt_rate);
+		fl_gen_push(n, e);
+	}
+	return 0;
+}
+
+/* --- the cycle loop --------------------------------------------------------- */
+
+static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
+{
+	switch (ev->kind) {
+	case EV_FLIT_ROUTER:
+		fl_router_arrive(n, ev->target, ev->port, ev->vc, ev->pkt, ev->seq);
+		fl_activate_router(n, ev->target, n->now);
+		break;
+	case EV_CREDIT_ROUTER: {
+		uint32_t ov = (n->routers[ev->target].port_base + ev->port) * n->V + ev->vc;
+		NL_ASSERT(n->ov_occ[ov] > 0);
+		n->ov_occ[ov]--;
+		if (n->rc.wait_for_tail_credit && n->ov_occ[ov] == 0 && n->ov_tail_sent[ov])
+			n->ov_owner[ov] = FL_NONE;
+		/* No activation: a router with a VC waiting for this credit has
+		 * a switch-allocation item queued and is active already. */
+		break;
+	}
+	case EV_FLIT_NIC:
+		fl_nic_eject(n, ev->target, ev->pkt, ev->seq, ev->vc);
+		break;
+	case EV_CREDIT_NIC:
+		fl_nic_credit(n, ev->target, ev->vc);
+		break;
+	}
+}
+
+/* One cycle: arrivals, endpoints, then routers (BookSim's _Step). */
+static void fl_cycle(struct flitnet *n)
+{
+	const uint64_t t = n->now;
+
+	while (n->gen_n && fl_gen_top(n) <= t) {
+		uint32_t e = (uint32_t)(fl_gen_pop(n) & 0xffffffffu);
+		fl_activate_nic(n, e, t);
+	}
+	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
+	for (uint32_t i = 0; i < s->n; i++)
+		fl_dispatch(n, &s->ev[n->reverse_visits ? s->n - 1 - i : i]);
+	n->n_events -= s->n;
+	s->n = 0;
+
+	for (uint32_t i = 0; i < n->n_act_e; i++)
+		fl_nic_step(n, n->act_e[n->reverse_visits ? n->n_act_e - 1 - i : i]);
+
+	n->speedup_acc += n->rc.internal_speedup;
+	uint32_t steps = 0;
+	while (n->speedup_acc >= 1.0) {
+		steps++;
+		n->speedup_acc -= 1.0;
+	}
+	for (uint32_t wi = 0; n->n_act_r && wi < n->act_words; wi++) {
+		uint32_t w = n->reverse_visits ? n->act_words - 1 - wi : wi;
+		uint64_t bits = n->act_r[w];
+		if (!bits)
+			continue;
+		n->act_r[w] = 0;
+		while (bits) {
+			uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			n->n_act_r--;
+			for (uint32_t k = 0; k < steps; k++)
+				fl_router_step(n, r);
+			const struct fl_router *ro = &n->routers[r];
+			if (ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len) {
+				uint64_t m = 1ULL << (r & 63);
+				if (!(n->act_r_next[w] & m)) {
+					n->act_r_next[w] |= m;
+					n->n_act_r_next++;
+				}
+			}
+		}
+	}
+
+	uint64_t *tmp = n->act_r;
+	n->act_r = n->act_r_next;
+	n->act_r_next = tmp;
+	n->n_act_r = n->n_act_r_next;
+	n->n_act_r_next = 0;
+	uint32_t *etmp = n->act_e;
+	n->act_e = n->act_e_next;
+	n->act_e_next = etmp;
+	n->n_act_e = n->n_act_e_next;
+	n->n_act_e_next = 0;
+	n->now = t + 1;
+}
+
+/* Earliest cycle >= now at which anything happens, for idle jumps. */
+uint64_t fl_next_work(const struct flitnet *n)
+{
+	if (n->n_act_r || n->n_act_e)
+		return n->now;
+	uint64_t next = fl_gen_top(n);
+	if (n->n_events)
+		for (uint64_t c = n->now; c <= n->now + n->wheel_mask; c++)
+			if (n->wheel[c & n->wheel_mask].n) {
+				if (c < next)
+					next = c;
+				break;
+			}
+	return next;
+}
+
+static void fl_deadlock_report(struct flitnet *n, struct nl_err *err);
+
+int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
+{
+	const uint64_t interval = (uint64_t)n->sc.check_interval;
+	while (n->now < cycle) {
+		uint64_t next = fl_next_work(n);
+		if (next > n->now) {
+			uint64_t to = next < cycle ? next : cycle;
+			double jumped = (double)(to - n->now);
+			n->speedup_acc += jumped * n->rc.internal_speedup;
+			n->speedup_acc -= floor(n->speedup_acc);
+			n->now = to;
+			if (n->now >= cycle)
+				break;
+		}
+		fl_cycle(n);
+		if (n->flits_in_net && n->now - n->last_move > (uint64_t)n->sc.watchdog_cycles) {
+			fl_deadlock_report(n, err);
+			return NL_EDEADLOCK;
+		}
+		if (interval && n->now % interval == 0)
+			NL_CHECK(flitnet_check(n, err));
+	}
+	return 0;
+}
+
+/* --- invariants and the deadlock report -------------------------------------- */
+
+int flitnet_check(const struct flitnet *n, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t V = n->V;
+	uint64_t P = t->n_ports, E = t->n_endpoints;
+	int64_t *bal = calloc((size_t)(P + E) * V, sizeof *bal); /* expected minus observed */
+	uint64_t flits = 0;
+	int rc = 0;
+
+	if (!bal)
+		return nl_errf(err, NL_ENOMEM, "out of memory checking the network");
+	/* Every output VC's occupancy must equal the flits in the downstream
+	 * buffer plus flits and credits in flight between the two. */
+	for (uint32_t g = 0; g < P; g++)
+		for (uint32_t v = 0; v < V; v++)
+			bal[(uint64_t)g * V + v] += n->ov_occ[(uint64_t)g * V + v];
+	for (uint32_t e = 0; e < E; e++)
+		for (uint32_t v = 0; v < V; v++)
+			bal[(P + e) * V + v] += n->nic_occ[(uint64_t)e * V + v];
+	for (uint32_t h = 0; h < P; h++) {
+		uint32_t peer = t->peer[h];
+		if (peer == TOPO_NONE)
+			continue;
+		for (uint32_t v = 0; v < V; v++) {
+			uint32_t c = n->iv_count[(uint64_t)h * V + v];
+			flits += c;
+			/* Input h is fed by output `peer` (a router port) or by a NIC. */
+			uint64_t slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + v
+							     : (uint64_t)peer * V + v;
+			bal[slot] -= c;
+		}
+	}
+	for (uint32_t i = 0; i <= n->wheel_mask; i++) {
+		const struct fl_slot *s = &n->wheel[i];
+		for (uint32_t k = 0; k < s->n; k++) {
+			const struct fl_event *ev = &s->ev[k];
+			uint64_t slot;
+			if (ev->kind == EV_FLIT_ROUTER) {
+				uint32_t h = n->routers[ev->target].port_base + ev->port;
+				uint32_t peer = t->peer[h];
+				slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
+							    : (uint64_t)peer * V + ev->vc;
+				flits++;
+			} else if (ev->kind == EV_CREDIT_ROUTER) {
+				slot = (uint64_t)(n->routers[ev->target].port_base + ev->port) * V + ev->vc;
+			} else if (ev->kind == EV_FLIT_NIC) {
+				slot = (uint64_t)t->ep_port[ev->target] * V + ev->vc;
+				flits++;
+			} else {
+				slot = (P + ev->target) * V + ev->vc;
+			}
+			bal[slot]--;
+		}
+	}
+	/* Flits in a crossbar pipeline were already counted downstream. */
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		const struct fl_router *ro = &n->routers[r];
+		for (uint32_t i = 0; i < ro->xb_q.len; i++) {
+			const struct fl_xitem *x = &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
+			bal[(uint64_t)(ro->port_base + x->out) * V + x->vc]--;
+			flits++;
+		}
+	}
+	for (uint64_t i = 0; i < (P + E) * V && rc == 0; i++)
+		if (bal[i] != 0) {
+			uint64_t port = i / V;
+			if (port < P)
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "credit invariant broken at cycle %" PRIu64 ": router %u port %u VC %u off by %lld",
+					     n->now, t->port_router[port], (uint32_t)(port - t->port_base[t->port_router[port]]),
+					     (uint32_t)(i % V), (long long)bal[i]);
+			else
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "credit invariant broken at cycle %" PRIu64 ": endpoint %u VC %u off by %lld",
+					     n->now, (uint32_t)(port - P), (uint32_t)(i % V), (long long)bal[i]);
+		}
+	if (rc == 0 && flits != n->flits_in_net)
+		rc = nl_errf(err, NL_ECORRUPT,
+			     "flit conservation broken at cycle %" PRIu64 ": %" PRIu64 " flits found, %" PRIu64 " in the network",
+			     n->now, flits, n->flits_in_net);
+	free(bal);
+	return rc;
+}
+
+static const char *const fl_state_names[] = {"idle", "routing", "vc_alloc", "active"};
+
+static void fl_deadlock_report(struct flitnet *n, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t V = n->V;
+	size_t cap = 1 << 16, used = 0;
+	char *rep = malloc(cap);
+	uint32_t n_blocked = 0, first_r = FL_NONE, first_p = 0, first_v = 0;
+
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		for (uint32_t v = 0; v < V; v++) {
+			uint64_t iv = (uint64_t)g * V + v;
+			if (!n->iv_count[iv])
+				continue;
+			uint32_t r = t->port_router[g], p = g - t->port_base[r];
+			if (n_blocked++ == 0) {
+				first_r = r;
+				first_p = p;
+				first_v = v;
+			}
+			if (!rep || used + 256 > cap)
+				continue;
+			const struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
+			used += (size_t)snprintf(rep + used, cap - used,
+						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u",
+						 r, p, v, fl_state_names[n->iv_state[iv]], n->iv_count[iv],
+						 pk->src_ep, pk->dst_ep);
+			if (n->iv_state[iv] == VC_VCALLOC && n->iv_ncand[iv]) {
+				const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
+				uint32_t owner = n->ov_owner[(uint64_t)(t->port_base[r] + c->port) * V + c->vc_lo];
+				used += (size_t)snprintf(rep + used, cap - used, " waits for a VC %u..%u on out-port %u",
+							 c->vc_lo, c->vc_hi, c->port);
+				if (owner != FL_NONE)
+					used += (size_t)snprintf(rep + used, cap - used, " (VC %u held by in-port %u VC %u)",
+								 c->vc_lo, owner / V, owner % V);
+			} else if (n->iv_state[iv] == VC_ACTIVE) {
+				uint32_t op = n->iv_out_port[iv], ov = (t->port_base[r] + op) * V + n->iv_out_vc[iv];
+				used += (size_t)snprintf(rep + used, cap - used,
+							 " waits on out-port %u VC %u (%u/%u credits used)", op,
+							 n->iv_out_vc[iv], n->ov_occ[ov], n->buf);
+			}
+			used += (size_t)snprintf(rep + used, cap - used, "\n");
+		}
+	free(n->report);
+	n->report = rep;
+	nl_errf(err, NL_EDEADLOCK,
+		"network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits stuck for %lld cycles in %u input VCs (first: router %u in-port %u VC %u)",
+		n->now, n->flits_in_net, (long long)n->sc.watchdog_cycles, n_blocked, first_r, first_p, first_v);
+}
+
+const char *flitnet_report(const struct flitnet *n)
+{
+	return n->report ? n->report : "";
+}

@@ -1,0 +1,328 @@
+/* Internals of the flit-level network model (emu/net only).
+ *
+ * The model is BookSim2's input-queued VC router, cycle by cycle, with the
+ * same stage semantics (route, VC allocation, switch allocation, crossbar,
+ * output; each stage a FIFO whose items are evaluated and then updated when
+ * their delay has passed) so that configurations give the same results,
+ * but organised for speed:
+ *  - all state is in flat arrays indexed by integers (routers, global
+ *    ports, input/output VCs = port * n_vcs + vc), allocated at build time;
+ *  - packets and VC-buffer runs come from pools with free lists: no
+ *    allocation per flit or packet in steady state;
+ *  - a VC buffer holds runs of consecutive flits of one packet;
+ *  - channels are a timing wheel of events: a flit or credit sent at cycle
+ *    t over a channel of latency d is processed at t + d + 1 (BookSim's
+ *    ReadInputs/WriteOutputs timing);
+ *  - only routers and endpoints with work are visited (active lists), and
+ *    an idle network jumps to its next event.
+ * Determinism: routers and endpoints interact only through events at least
+ * two cycles away, so the order in which a cycle visits them cannot change
+ * any result; statistics are integer sums.
+ */
+#ifndef NETLOOM_NET_NET_INTERNAL_H
+#define NETLOOM_NET_NET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/rng.h"
+#include "core/stats.h"
+#include "net/net.h"
+#include "route/route.h"
+
+struct topo;
+struct traffic;
+
+#define FL_NONE UINT32_MAX
+#define FL_NONE16 UINT16_MAX
+#define FL_UNEVAL INT16_MIN /* stage item not yet evaluated */
+
+/* Stall codes of stage items (BookSim's STALL_*), all < -1. */
+enum {
+	FL_STALL_BUFFER_BUSY = -2,
+	FL_STALL_BUFFER_CONFLICT = -3,
+	FL_STALL_BUFFER_FULL = -4,
+	FL_STALL_CROSSBAR_CONFLICT = -5,
+};
+
+/* Input VC states. */
+enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
+
+enum { FL_ALLOC_ISLIP, FL_ALLOC_SEP_IN, FL_ALLOC_SEP_OUT };
+enum { FL_WORMHOLE, FL_VCT };
+
+/* Event kinds on the wheel. */
+enum { EV_FLIT_ROUTER, EV_CREDIT_ROUTER, EV_FLIT_NIC, EV_CREDIT_NIC };
+
+/* One event: a flit or a credit arriving at a router port or an endpoint. */
+struct fl_event {
+	uint32_t target; /* router or endpoint */
+	uint32_t pkt;    /* flits: packet index */
+	uint16_t port;   /* router events: local port */
+	uint16_t seq;    /* flits: index within the packet */
+	uint8_t kind;    /* EV_* */
+	uint8_t vc;
+};
+
+struct fl_slot {
+	struct fl_event *ev;
+	uint32_t n, cap;
+};
+
+/* The far end of a router port, precomputed so the hot path never looks
+ * at the topology: flits leaving the port and credits for flits that
+ * arrived on it go to the same place. */
+struct fl_link {
+	uint32_t target;     /* router or endpoint */
+	uint16_t port;       /* local port at the target router */
+	uint8_t flit_kind;   /* EV_FLIT_ROUTER or EV_FLIT_NIC */
+	uint8_t credit_kind; /* EV_CREDIT_ROUTER or EV_CREDIT_NIC */
+	uint16_t lat;        /* channel latency, cycles */
+	uint8_t network;     /* router-to-router */
+	uint8_t pad;
+};
+
+/* A packet in flight (pool entry). */
+struct fl_pkt {
+	uint64_t ctime;     /* creation cycle (source queue entry) */
+	uint64_t itime;     /* cycle its head was injected */
+	uint64_t msg;       /* message id for the backend, or 0 */
+	uint32_t src_ep, dst_ep;
+	uint32_t next;      /* free list / NIC queue link */
+	uint16_t size;      /* flits */
+	uint16_t routers;   /* routers traversed by the head */
+	uint8_t measured;   /* counts in the measurement */
+	uint8_t pad[3];
+	struct route_pkt rt;
+};
+
+/* A run of consecutive flits of one packet in a VC buffer (pool entry). */
+struct fl_run {
+	uint32_t pkt;
+	uint16_t seq;  /* first flit of the run */
+	uint16_t n;    /* flits in the run */
+	uint32_t next;
+	uint16_t size; /* flits in the packet, so body flits never touch it */
+	uint16_t pad;
+};
+
+/* Stage-queue node of an input VC waiting in route, VC or switch
+ * allocation (a VC waits in at most one queue at a time). */
+struct fl_node {
+	uint32_t time;  /* cycle (mod 2^32) the stage completes, once evaluated */
+	int16_t result; /* FL_UNEVAL, -1 pending, a grant (local out VC / crossbar output) or a stall */
+	uint16_t next;  /* local index of the next VC in the same queue */
+};
+
+/* A FIFO of input VCs threaded through their nodes. */
+struct fl_fifo {
+	uint16_t head, tail, len;
+};
+
+/* A flit crossing the crossbar. */
+struct fl_xitem {
+	uint32_t time;  /* cycle (mod 2^32) it leaves the crossbar */
+	uint32_t pkt;
+	uint16_t seq;
+	uint16_t out;   /* local output port */
+	uint8_t vc;     /* output VC */
+	uint8_t evaluated;
+	uint8_t pad[2];
+};
+
+/* A ring of crossbar items. */
+struct fl_ring {
+	uint16_t head, len;
+};
+
+struct fl_router {
+	uint32_t port_base;      /* global port of local port 0 */
+	uint32_t vc_base;        /* port_base * V: global index of local VC 0 */
+	uint16_t n_ports;
+	uint16_t xq_cap;         /* crossbar ring capacity, a power of two */
+	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
+	struct fl_fifo route_q, va_q, sa_q;
+	struct fl_ring xb_q;
+	uint32_t arr_cycle;      /* cycle (mod 2^32) of the arrivals being queued */
+	uint16_t arr_route;      /* route_q tail before this cycle's arrivals, FL_NONE16 if empty */
+	uint16_t arr_sa;         /* sa_q tail likewise */
+	struct rng rng;          /* routing decisions */
+};
+
+/* An endpoint's network interface. */
+struct fl_nic {
+	uint64_t next_gen;   /* synthetic: cycle of the next packet arrival */
+	uint64_t inj_free;   /* first cycle the injection channel is free */
+	uint64_t stamp;      /* cycle + 1 of its last active-list entry */
+	uint32_t cur_pkt;    /* packet being injected, FL_NONE */
+	uint32_t q_head, q_tail; /* queued packets (backend messages) */
+	uint16_t cur_seq;
+	uint8_t cur_vc;      /* VC of the packet being injected, or 0xff */
+	uint8_t inj_lo, inj_hi; /* injection VC range of the current packet */
+	uint8_t last_vc;     /* round-robin VC choice, BookSim's _last_vc */
+	uint8_t drained;     /* draining: no arrival left before drain_time */
+	uint8_t pad[1];
+	struct rng rng;
+};
+
+/* Per-message delivery bookkeeping for the backend (pool entry). */
+struct fl_msg {
+	uint64_t id;
+	uint32_t pkts_left;
+	uint32_t next;
+};
+
+/* Simulation phases, as BookSim's _sim_state. */
+enum { PH_WARMUP, PH_RUNNING, PH_DRAINING, PH_DONE };
+
+struct flitnet {
+	const struct topo *topo;
+	struct route *route;
+	struct traffic *traffic;     /* synthetic traffic, or NULL */
+	double pkt_rate;             /* packets per cycle per active endpoint */
+	uint32_t size_lo, size_hi;   /* packet size range, flits */
+	struct net_cfg nc;           /* resolved [network] */
+	struct router_cfg rc;        /* resolved [router] */
+	struct sim_cfg sc;           /* resolved [simulation] */
+	uint32_t V;                  /* VCs per port */
+	uint32_t buf;                /* flits per VC buffer */
+	uint32_t Xd;                 /* crossbar delay */
+	bool unit_delays;            /* every stage takes one cycle: fused fast path */
+
+	uint64_t now;                /* current cycle */
+	double speedup_acc;          /* BookSim's _partial_internal_cycles */
+
+	/* Routers. */
+	struct fl_router *routers;
+	struct fl_node *nodes;       /* [input VC]: stage-queue nodes */
+	struct fl_xitem *xitems;
+	struct fl_link *link;        /* [global port] where its flits and credits go */
+
+	/* Input VCs [global port * V + vc]. */
+	uint8_t *iv_state;
+	uint8_t *iv_out_vc;
+	uint16_t *iv_out_port;
+	uint16_t *iv_count;          /* flits buffered */
+	uint32_t *iv_head, *iv_tail; /* run list */
+	uint8_t *iv_ncand;           /* route candidates, valid in VC_VCALLOC */
+	struct route_cand *iv_cand;  /* [iv * cand_cap] */
+	uint32_t cand_cap;
+
+	/* Output VCs [global port * V + vc]: the state of the buffer across
+	 * the channel (BookSim's BufferState). */
+	uint16_t *ov_occ;            /* flits sent, not yet credited */
+	uint32_t *ov_owner;          /* local input VC holding it, FL_NONE */
+	uint8_t *ov_tail_sent;       /* for wait_for_tail_credit */
+	uint32_t *out_free;          /* [global port] first cycle (mod 2^32) the output channel is free */
+	uint32_t *cred_free;         /* [global port] first cycle (mod 2^32) the credit channel is free */
+	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
+	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
+	uint64_t step_id;            /* router steps so far (credit grouping) */
+
+	/* Allocator state. */
+	uint16_t *va_gptr;           /* [ov] iSLIP grant pointers / output arbiters */
+	uint16_t *va_aptr;           /* [iv] iSLIP accept pointers / input arbiters */
+	uint16_t *sw_gptr;           /* [global port * out_speedup + k] */
+	uint16_t *sw_aptr;           /* [global port * in_speedup + k] */
+	uint16_t *sw_rr;             /* [global port * in_speedup + k]: VC round robin */
+
+	/* Endpoints. */
+	struct fl_nic *nics;
+	uint16_t *nic_occ;           /* [ep * V + vc] injection buffer occupancy */
+	uint8_t *nic_busy;           /* [ep * V + vc] injection VC held by a packet */
+	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of idle sources */
+	uint32_t gen_n;
+
+	/* Pools. */
+	struct fl_pkt *pkts;
+	uint32_t n_pkts, cap_pkts, free_pkt;
+	struct fl_run *runs;
+	uint32_t n_runs, cap_runs, free_run;
+	struct fl_msg *msgs;
+	uint32_t n_msgs, cap_msgs, free_msg;
+
+	/* Timing wheel. */
+	struct fl_slot *wheel;
+	uint32_t wheel_mask;
+	uint64_t n_events;           /* events pending on the wheel */
+
+	/* Active lists. */
+	uint64_t *act_r, *act_r_next;  /* bitmaps of routers to step this / next cycle */
+	bool reverse_visits;           /* tests: visit routers and endpoints backwards */
+	uint32_t n_act_r, n_act_r_next; /* bits set */
+	uint32_t act_words;
+	uint32_t *act_e, *act_e_next;
+	uint32_t n_act_e, n_act_e_next;
+
+	/* Allocation scratch, sized for the largest router. */
+	struct fl_areq *areq;
+	uint32_t areq_cap;
+	int32_t *best_out, *best_in;   /* per output / input of the allocator */
+	int32_t *in_match, *out_match;
+	int32_t *grant;
+	uint32_t scratch_ports;
+	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
+	uint32_t n_ev;
+
+	/* Statistics. */
+	int phase;
+	uint64_t reset_time, drain_time;
+	uint32_t n_undrained;
+	uint64_t flits_in_net;         /* injected into the network, not yet ejected */
+	uint64_t flits_alive;          /* generated, not yet ejected */
+	uint64_t ctime_sum_alive;      /* sum of ctime over alive flits */
+	uint64_t measured_alive;       /* measured flits not yet ejected */
+	uint64_t last_move;            /* last cycle a flit moved */
+	uint64_t flit_hops;            /* router-to-router traversals, whole run */
+	uint64_t accepted_flits;       /* ejected at active endpoints, warm-up/running */
+	uint64_t sent_flits;           /* injected, warm-up/running */
+	struct stats_hist plat, nlat, hops;
+	uint32_t *chan_flits;          /* [global port]: flits sent in the window */
+	bool count_channels;
+
+	/* Backend delivery. */
+	net_deliver_fn deliver;
+	void *deliver_ctx;
+	uint64_t delivered;            /* messages delivered this advance call */
+
+	char *report;                  /* deadlock report, or NULL */
+};
+
+/* One allocation request. */
+struct fl_areq {
+	int32_t in, out;  /* allocator input / output index */
+	int32_t label;    /* input VC or local VC */
+	int32_t in_pri, out_pri;
+};
+
+/* --- router.c --- */
+void fl_router_step(struct flitnet *n, uint32_t r);
+bool fl_router_busy(const struct flitnet *n, uint32_t r);
+void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, uint32_t pkt,
+		      uint16_t seq);
+
+/* --- flitnet.c --- */
+void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
+void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
+void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
+uint64_t fl_next_work(const struct flitnet *n);
+uint32_t fl_run_alloc(struct flitnet *n);
+void fl_run_free(struct flitnet *n, uint32_t i);
+uint32_t fl_pkt_alloc(struct flitnet *n);
+void fl_pkt_free(struct flitnet *n, uint32_t i);
+
+/* --- nic.c --- */
+void fl_nic_step(struct flitnet *n, uint32_t e);
+void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uint8_t vc);
+void fl_nic_credit(struct flitnet *n, uint32_t e, uint8_t vc);
+void fl_gen_push(struct flitnet *n, uint32_t e);
+
+/* --- alloc.c --- */
+/* Run the configured allocator over reqs[0..n): fills in_match[in] /
+ * out_match[out] (-1 unmatched) and updates the pointer arrays (inputs
+ * n_in with accept/input pointers aptr[], outputs n_out with grant/output
+ * pointers gptr[]). */
+void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_areq *reqs, uint32_t n_req,
+		 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
+
+#endif

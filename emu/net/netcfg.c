@@ -1,0 +1,108 @@
+/* Configuration keys of the network, the router and the simulation.
+ * Names and defaults are BookSim2's where the concept is the same, so a
+ * BookSim config converts key for key (see docs/configuration.md). */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/config.h"
+#include "net/net.h"
+
+static const char *const flow_control_names[] = {"wormhole", "vct", NULL};
+static const char *const allocator_names[] = {"islip", "separable_input_first", "separable_output_first",
+					      NULL};
+static const char *const sim_type_names[] = {"latency", "throughput", NULL};
+static const char *const visit_order_names[] = {"forward", "reverse", NULL};
+
+#define K(st, f) offsetof(struct st, f)
+
+static const struct param_def net_network_keys[] = {
+	{"topology", PARAM_SPEC, K(net_cfg, topology), "torus:k=8x8", 0, 0,
+	 "topology spec, e.g. torus:k=8x8x4 (see 'netloom topo list')", NULL},
+	{"routing_function", PARAM_SPEC, K(net_cfg, routing_function), "dor", 0, 0,
+	 "routing algorithm spec, e.g. dor, valiant, min:select=adaptive", NULL},
+	{"channel_latency", PARAM_INT, K(net_cfg, channel_latency), "1", 1, 65535,
+	 "cycles of a router-to-router channel (BookSim's folded torus: 2)", NULL},
+	{"cycle_ps", PARAM_INT, K(net_cfg, cycle_ps), "1000", 1, 1e9,
+	 "network cycle period in picoseconds (1000 = 1 GHz)", NULL},
+	{"flow_control", PARAM_CHOICE, K(net_cfg, flow_control), "wormhole", 0, 0,
+	 "wormhole, or virtual cut-through (a head advances only when the whole packet fits)",
+	 flow_control_names},
+	{"flit_bytes", PARAM_INT, K(net_cfg, flit_bytes), "16", 1, 65536,
+	 "bytes per flit, for messages cut into packets", NULL},
+	{"packet_bytes", PARAM_INT, K(net_cfg, packet_bytes), "256", 1, 1 << 24,
+	 "largest packet payload (MTU) in bytes, for messages cut into packets", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const struct param_def net_router_keys[] = {
+	{"num_vcs", PARAM_INT, K(router_cfg, num_vcs), "16", 1, 255, "virtual channels per port", NULL},
+	{"vc_buf_size", PARAM_INT, K(router_cfg, vc_buf_size), "8", 1, 65535, "flits per VC buffer", NULL},
+	{"routing_delay", PARAM_INT, K(router_cfg, routing_delay), "1", 1, 1000, "cycles of route computation",
+	 NULL},
+	{"vc_alloc_delay", PARAM_INT, K(router_cfg, vc_alloc_delay), "1", 1, 1000,
+	 "cycles of VC allocation", NULL},
+	{"sw_alloc_delay", PARAM_INT, K(router_cfg, sw_alloc_delay), "1", 1, 1000,
+	 "cycles of switch allocation", NULL},
+	{"st_prepare_delay", PARAM_INT, K(router_cfg, st_prepare_delay), "0", 0, 1000,
+	 "cycles of switch traversal set-up", NULL},
+	{"st_final_delay", PARAM_INT, K(router_cfg, st_final_delay), "1", 0, 1000,
+	 "cycles of switch traversal", NULL},
+	{"credit_delay", PARAM_INT, K(router_cfg, credit_delay), "0", 0, 1000,
+	 "extra cycles to process a returned credit", NULL},
+	{"internal_speedup", PARAM_DOUBLE, K(router_cfg, internal_speedup), "1.0", 1, 16,
+	 "router pipeline steps per channel cycle", NULL},
+	{"input_speedup", PARAM_INT, K(router_cfg, input_speedup), "1", 1, 16,
+	 "crossbar inputs per input port (VCs interleaved)", NULL},
+	{"output_speedup", PARAM_INT, K(router_cfg, output_speedup), "1", 1, 16,
+	 "crossbar outputs per output port", NULL},
+	{"vc_allocator", PARAM_CHOICE, K(router_cfg, vc_allocator), "islip", 0, 0, "VC allocator",
+	 allocator_names},
+	{"sw_allocator", PARAM_CHOICE, K(router_cfg, sw_allocator), "islip", 0, 0, "switch allocator",
+	 allocator_names},
+	{"alloc_iters", PARAM_INT, K(router_cfg, alloc_iters), "1", 1, 16, "iSLIP iterations", NULL},
+	{"wait_for_tail_credit", PARAM_BOOL, K(router_cfg, wait_for_tail_credit), "0", 0, 0,
+	 "reuse an output VC only after its tail flit's credit returns", NULL},
+	{"pipelined_stages", PARAM_BOOL, K(router_cfg, pipelined_stages), "0", 0, 0,
+	 "let a multi-cycle stage take a new item every cycle (0: BookSim's stages, where an item in a "
+	 "multi-cycle stage blocks those behind it)", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const struct param_def net_sim_keys[] = {
+	{"sim_type", PARAM_CHOICE, K(sim_cfg, sim_type), "latency", 0, 0,
+	 "latency: measure until converged and drain; throughput: accepted rate only", sim_type_names},
+	{"seed", PARAM_INT, K(sim_cfg, seed), "0", 0, 0, "random seed: same seed, same results", NULL},
+	{"warmup_periods", PARAM_INT, K(sim_cfg, warmup_periods), "3", 0, 1000,
+	 "sample periods of warm-up (0 = until latency and throughput settle)", NULL},
+	{"sample_period", PARAM_INT, K(sim_cfg, sample_period), "1000", 1, 1e9, "cycles per sample period",
+	 NULL},
+	{"max_samples", PARAM_INT, K(sim_cfg, max_samples), "10", 1, 1e6,
+	 "sample periods at most (warm-up included)", NULL},
+	{"latency_thres", PARAM_DOUBLE, K(sim_cfg, latency_thres), "500", 0, 1e12,
+	 "mean latency (cycles, in-flight packets included) above which the point is unstable", NULL},
+	{"warmup_thres", PARAM_DOUBLE, K(sim_cfg, warmup_thres), "0.05", 0, 1e6,
+	 "relative latency change that ends warm-up (warmup_periods = 0)", NULL},
+	{"acc_warmup_thres", PARAM_DOUBLE, K(sim_cfg, acc_warmup_thres), "0.05", 0, 1e6,
+	 "relative accepted-rate change that ends warm-up (warmup_periods = 0)", NULL},
+	{"stopping_thres", PARAM_DOUBLE, K(sim_cfg, stopping_thres), "0.05", 0, 1e6,
+	 "relative latency change below which a sample counts as converged", NULL},
+	{"acc_stopping_thres", PARAM_DOUBLE, K(sim_cfg, acc_stopping_thres), "0.05", 0, 1e6,
+	 "relative accepted-rate change below which a sample counts as converged", NULL},
+	{"watchdog_cycles", PARAM_INT, K(sim_cfg, watchdog_cycles), "100000", 1, 1e12,
+	 "cycles with flits in the network and none moving before a deadlock report", NULL},
+	{"check_interval", PARAM_INT, K(sim_cfg, check_interval), "0", 0, 1e12,
+	 "cycles between credit/flit conservation checks (0 = off)", NULL},
+	{"max_drain_cycles", PARAM_INT, K(sim_cfg, max_drain_cycles), "1000000", 1, 1e12,
+	 "drain cycles at most before the point is reported unstable", NULL},
+	{"visit_order", PARAM_CHOICE, K(sim_cfg, visit_order), "forward", 0, 0,
+	 "order routers and endpoints are visited within a cycle; results must not depend on it "
+	 "(a determinism check)", visit_order_names},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+const struct config_table net_network_table = {
+	"network", "the network: topology, routing, channels", net_network_keys, sizeof(struct net_cfg)};
+const struct config_table net_router_table = {
+	"router", "the input-queued VC router (BookSim2 names)", net_router_keys, sizeof(struct router_cfg)};
+const struct config_table net_sim_table = {
+	"simulation", "experiment phases, convergence, seed, safety", net_sim_keys, sizeof(struct sim_cfg)};

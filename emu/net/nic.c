@@ -1,0 +1,206 @@
+/* Endpoints: packet generation, injection and ejection (BookSim2's
+ * TrafficManager::_Step for one node).
+ *
+ * Synthetic sources are Bernoulli processes: instead of a coin toss per
+ * cycle, the gap to the next arrival is drawn from the geometric
+ * distribution once per packet, which is the same process at a cost per
+ * packet. As in BookSim, a packet is created (its creation time being its
+ * arrival cycle) only when the previous one has been fully injected, so an
+ * unbounded source queue costs no memory; latency counts from arrival.
+ * Injection sends at most one flit per cycle; a head picks its VC round
+ * robin from the routing function's injection range. Ejection is an
+ * infinite sink returning a credit at once.
+ */
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+
+/* Create the next synthetic packet of endpoint e, or return FL_NONE when
+ * the pattern gives e nothing to send. */
+static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
+{
+	struct fl_nic *c = &n->nics[e];
+	const struct topo *t = n->topo;
+	uint64_t ctime = c->next_gen;
+
+	c->next_gen = ctime + 1 + rng_geometric(&c->rng, n->pkt_rate);
+	if (n->phase == PH_DRAINING && !c->drained && c->next_gen >= n->drain_time) {
+		c->drained = 1;
+		n->n_undrained--;
+	}
+	uint32_t dst = n->traffic->ops->dest(n->traffic, e, &c->rng);
+	if (dst == TRAFFIC_NONE)
+		return FL_NONE;
+	uint32_t size = n->size_lo;
+	if (n->size_hi > n->size_lo)
+		size += (uint32_t)rng_below(&c->rng, n->size_hi - n->size_lo + 1);
+
+	uint32_t i = fl_pkt_alloc(n);
+	struct fl_pkt *pk = &n->pkts[i];
+	pk->ctime = ctime;
+	pk->itime = 0;
+	pk->msg = 0;
+	pk->src_ep = e;
+	pk->dst_ep = dst;
+	pk->size = (uint16_t)size;
+	pk->routers = 0;
+	pk->measured = n->phase == PH_RUNNING || (n->phase == PH_DRAINING && ctime < n->drain_time);
+	pk->rt = (struct route_pkt){
+		.src_router = topo_ep_router(t, e),
+		.dst_router = topo_ep_router(t, dst),
+		.dst_ep = dst,
+	};
+	n->route->ops->inject(n->route, &pk->rt, &c->rng, &c->inj_lo, &c->inj_hi);
+	n->flits_alive += size;
+	n->ctime_sum_alive += (uint64_t)size * ctime;
+	if (pk->measured)
+		n->measured_alive += size;
+	return i;
+}
+
+/* Pick the head's injection VC as BookSim does: round robin after the last
+ * VC used, the first one free and not full. */
+static int fl_nic_pick_vc(struct flitnet *n, uint32_t e, const struct fl_pkt *pk)
+{
+	struct fl_nic *c = &n->nics[e];
+	const uint32_t V = n->V;
+	uint32_t lo = c->inj_lo, hi = c->inj_hi, count = hi - lo + 1, lvc = c->last_vc;
+	uint32_t need = n->nc.flow_control == FL_VCT ? pk->size : 1;
+	for (uint32_t i = 1; i <= count; i++) {
+		uint32_t vc = (lvc < lo || lvc > hi) ? lo : lo + (lvc - lo + i) % count;
+		uint64_t s = (uint64_t)e * V + vc;
+		if (n->nic_busy[s])
+			continue;
+		if (n->nic_occ[s] + need > n->buf)
+			continue;
+		return (int)vc;
+	}
+	return -1;
+}
+
+void fl_nic_step(struct flitnet *n, uint32_t e)
+{
+	struct fl_nic *c = &n->nics[e];
+	const struct topo *t = n->topo;
+	const uint64_t now = n->now;
+	const uint32_t V = n->V;
+
+	if (c->cur_pkt == FL_NONE) {
+		if (c->q_head != FL_NONE) {
+			c->cur_pkt = c->q_head;
+			c->q_head = n->pkts[c->q_head].next;
+			if (c->q_head == FL_NONE)
+				c->q_tail = FL_NONE;
+			const struct fl_pkt *pk = &n->pkts[c->cur_pkt];
+			struct route_pkt rt = pk->rt;
+			n->route->ops->inject(n->route, &rt, &c->rng, &c->inj_lo, &c->inj_hi);
+			n->pkts[c->cur_pkt].rt = rt;
+		} else if (n->traffic && c->next_gen <= now) {
+			c->cur_pkt = fl_nic_generate(n, e);
+		}
+		c->cur_seq = 0;
+		c->cur_vc = 0xff;
+	}
+
+	if (c->cur_pkt != FL_NONE) {
+		struct fl_pkt *pk = &n->pkts[c->cur_pkt];
+		int vc = c->cur_vc;
+		if (c->cur_seq == 0) {
+			vc = fl_nic_pick_vc(n, e, pk);
+		} else if (n->nic_occ[(uint64_t)e * V + (uint32_t)vc] >= n->buf) {
+			vc = -1;
+		}
+		if (vc >= 0) {
+			uint64_t s = (uint64_t)e * V + (uint32_t)vc;
+			if (c->cur_seq == 0) {
+				n->nic_busy[s] = 1;
+				c->last_vc = (uint8_t)vc;
+				c->cur_vc = (uint8_t)vc;
+				pk->itime = now;
+			}
+			n->nic_occ[s]++;
+			bool tail = c->cur_seq + 1u == pk->size;
+			if (tail)
+				n->nic_busy[s] = n->rc.wait_for_tail_credit ? 2 : 0;
+			uint32_t g = t->ep_port[e];
+			uint32_t r = t->port_router[g];
+			struct fl_event ev = {
+				.kind = EV_FLIT_ROUTER,
+				.target = r,
+				.port = (uint16_t)(g - t->port_base[r]),
+				.vc = (uint8_t)vc,
+				.pkt = c->cur_pkt,
+				.seq = c->cur_seq,
+			};
+			fl_schedule(n, now + 2, &ev);
+			n->flits_in_net++;
+			if (n->phase == PH_WARMUP || n->phase == PH_RUNNING)
+				n->sent_flits++;
+			n->last_move = now;
+			c->cur_seq++;
+			if (tail) {
+				c->cur_pkt = FL_NONE;
+				c->cur_vc = 0xff;
+			}
+		}
+	}
+
+	if (c->cur_pkt != FL_NONE || c->q_head != FL_NONE || (n->traffic && c->next_gen <= now + 1))
+		fl_activate_nic(n, e, now + 1);
+	else if (n->traffic && c->next_gen != UINT64_MAX)
+		fl_gen_push(n, e);
+}
+
+void fl_nic_credit(struct flitnet *n, uint32_t e, uint8_t vc)
+{
+	uint64_t s = (uint64_t)e * n->V + vc;
+	NL_ASSERT(n->nic_occ[s] > 0);
+	n->nic_occ[s]--;
+	if (n->nic_busy[s] == 2 && n->nic_occ[s] == 0)
+		n->nic_busy[s] = 0;
+}
+
+void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uint8_t vc)
+{
+	const struct topo *t = n->topo;
+	const uint64_t now = n->now;
+	struct fl_pkt *pk = &n->pkts[pkt];
+
+	NL_ASSERT(pk->dst_ep == e);
+	uint32_t g = t->ep_port[e];
+	uint32_t r = t->port_router[g];
+	struct fl_event ev = {
+		.kind = EV_CREDIT_ROUTER,
+		.target = r,
+		.port = (uint16_t)(g - t->port_base[r]),
+		.vc = vc,
+	};
+	fl_schedule(n, now + 2 + (uint64_t)n->rc.credit_delay, &ev);
+	n->flits_in_net--;
+	n->flits_alive--;
+	n->ctime_sum_alive -= pk->ctime;
+	if (pk->measured)
+		n->measured_alive--;
+	if ((n->phase == PH_WARMUP || n->phase == PH_RUNNING) &&
+	    (!n->traffic || traffic_is_active(n->traffic, e)))
+		n->accepted_flits++;
+	n->last_move = now;
+	if (seq + 1u != pk->size)
+		return;
+	if (n->phase == PH_WARMUP || pk->measured) {
+		stats_hist_add(&n->plat, now - pk->ctime);
+		stats_hist_add(&n->nlat, now - pk->itime);
+		stats_hist_add(&n->hops, pk->routers ? pk->routers - 1u : 0);
+	}
+	if (pk->msg && n->deliver) {
+		struct fl_msg *m = &n->msgs[(uint32_t)(pk->msg - 1)];
+		if (--m->pkts_left == 0) {
+			n->deliver(n->deliver_ctx, m->id, now * (uint64_t)n->nc.cycle_ps);
+			n->delivered++;
+			m->next = n->free_msg;
+			n->free_msg = (uint32_t)(pk->msg - 1);
+		}
+	}
+	fl_pkt_free(n, pkt);
+}

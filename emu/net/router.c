@@ -1,0 +1,693 @@
+/* The input-queued virtual-channel router, one pipeline step at a time.
+ *
+ * Stages and their timing follow BookSim2's IQRouter so that the same
+ * configuration gives the same results (DESIGN §4): an input VC moves
+ * idle -> routing -> vc_alloc -> active; each of the route, VC-allocation
+ * and switch-allocation stages is a FIFO whose leading unevaluated items are
+ * evaluated in a step (their completion time set to now + delay - 1) and
+ * updated once that time has come; the crossbar is a FIFO of flits with the
+ * same rule. Update order within a step is route, VC, switch, crossbar, so
+ * a head flit queued at cycle c is routed at c, VC-allocated at c+1,
+ * switch-allocated at c+2, crosses at c+3 and is on the channel at the end
+ * of c+3: four cycles per router at the default delays. An input VC routes
+ * its next packet only after the previous tail has left (BookSim's rule,
+ * which bounds 1-flit-packet throughput). Output VCs are released when the
+ * tail is sent (or when its credit returns, with wait_for_tail_credit).
+ */
+#include <string.h>
+
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+
+enum { Q_ROUTE, Q_VA, Q_SA };
+
+/* Stage queues are FIFOs threaded through the input VCs' nodes: an input
+ * VC waits in at most one of them at a time, so one node per VC serves all
+ * three, and a router's queues cost three (head, tail, length) triples.
+ * Nodes are addressed by the VC's local index li = port * V + vc. */
+static inline struct fl_fifo *fl_q(struct fl_router *ro, int which)
+{
+	return which == Q_ROUTE ? &ro->route_q : which == Q_VA ? &ro->va_q : &ro->sa_q;
+}
+
+static inline struct fl_node *fl_node(struct flitnet *n, const struct fl_router *ro, uint32_t li)
+{
+	return &n->nodes[ro->vc_base + li];
+}
+
+static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
+{
+	struct fl_fifo *q = fl_q(ro, which);
+	struct fl_node *nd = fl_node(n, ro, li);
+	nd->time = 0;
+	nd->result = FL_UNEVAL;
+	nd->next = FL_NONE16;
+	if (q->len)
+		fl_node(n, ro, q->tail)->next = (uint16_t)li;
+	else
+		q->head = (uint16_t)li;
+	q->tail = (uint16_t)li;
+	q->len++;
+}
+
+/* Queue an arriving flit's VC. BookSim queues a cycle's arrivals in input
+ * port order after what earlier steps queued; events reach a router in an
+ * order that depends on how other routers were visited, so each arrival is
+ * inserted in local-index (port) order among this cycle's arrivals, which
+ * keeps results independent of the visiting order. */
+static void fl_q_push_arrival(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
+{
+	struct fl_fifo *q = fl_q(ro, which);
+	if (ro->arr_cycle != (uint32_t)n->now) {
+		ro->arr_cycle = (uint32_t)n->now;
+		ro->arr_route = ro->route_q.len ? ro->route_q.tail : FL_NONE16;
+		ro->arr_sa = ro->sa_q.len ? ro->sa_q.tail : FL_NONE16;
+	}
+	uint16_t prev = which == Q_ROUTE ? ro->arr_route : ro->arr_sa;
+	uint32_t cur = prev == FL_NONE16 ? (q->len ? q->head : FL_NONE16) : fl_node(n, ro, prev)->next;
+	if (prev != FL_NONE16 && prev == q->tail)
+		cur = FL_NONE16;
+	while (cur != FL_NONE16 && cur < li) {
+		prev = (uint16_t)cur;
+		cur = cur == q->tail ? FL_NONE16 : fl_node(n, ro, cur)->next;
+	}
+	struct fl_node *nd = fl_node(n, ro, li);
+	nd->time = 0;
+	nd->result = FL_UNEVAL;
+	nd->next = (uint16_t)cur;
+	if (prev == FL_NONE16)
+		q->head = (uint16_t)li;
+	else
+		fl_node(n, ro, prev)->next = (uint16_t)li;
+	if (cur == FL_NONE16)
+		q->tail = (uint16_t)li;
+	q->len++;
+}
+
+/* Remove the front item; returns its local VC index. */
+static inline uint32_t fl_q_pop(struct flitnet *n, struct fl_router *ro, int which)
+{
+	struct fl_fifo *q = fl_q(ro, which);
+	uint32_t li = q->head;
+	q->head = fl_node(n, ro, li)->next;
+	q->len--;
+	return li;
+}
+
+/* Has the item's time come? Times are cycles modulo 2^32, compared by
+ * wrapping difference (delays are far shorter than 2^31 cycles). */
+static inline bool fl_due(const struct fl_node *nd, uint64_t now)
+{
+	return nd->result != FL_UNEVAL && (int32_t)(nd->time - (uint32_t)now) <= 0;
+}
+
+static inline struct fl_xitem *fl_xq_at(struct flitnet *n, struct fl_router *ro, uint32_t i)
+{
+	return &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
+}
+
+bool fl_router_busy(const struct flitnet *n, uint32_t r)
+{
+	const struct fl_router *ro = &n->routers[r];
+	return ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len;
+}
+
+/* --- VC buffers: runs of flits of one packet ---------------------------------- */
+
+static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uint16_t seq)
+{
+	uint32_t tl = n->iv_tail[iv];
+	if (tl != FL_NONE && n->runs[tl].pkt == pkt) {
+		NL_ASSERT(n->runs[tl].seq + n->runs[tl].n == seq);
+		n->runs[tl].n++;
+	} else {
+		uint32_t ru = fl_run_alloc(n);
+		n->runs[ru].pkt = pkt;
+		n->runs[ru].seq = seq;
+		n->runs[ru].n = 1;
+		n->runs[ru].next = FL_NONE;
+		n->runs[ru].size = n->pkts[pkt].size;
+		if (tl == FL_NONE)
+			n->iv_head[iv] = ru;
+		else
+			n->runs[tl].next = ru;
+		n->iv_tail[iv] = ru;
+	}
+	n->iv_count[iv]++;
+}
+
+/* Front flit of a VC buffer: packet, index, and the packet's size. */
+static inline void fl_buf_front(const struct flitnet *n, uint64_t iv, uint32_t *pkt, uint16_t *seq)
+{
+	const struct fl_run *ru = &n->runs[n->iv_head[iv]];
+	*pkt = ru->pkt;
+	*seq = ru->seq;
+}
+
+static inline uint16_t fl_buf_front_size(const struct flitnet *n, uint64_t iv)
+{
+	return n->runs[n->iv_head[iv]].size;
+}
+
+static inline void fl_buf_pop(struct flitnet *n, uint64_t iv)
+{
+	uint32_t h = n->iv_head[iv];
+	struct fl_run *ru = &n->runs[h];
+	ru->seq++;
+	if (--ru->n == 0) {
+		n->iv_head[iv] = ru->next;
+		if (ru->next == FL_NONE)
+			n->iv_tail[iv] = FL_NONE;
+		fl_run_free(n, h);
+	}
+	n->iv_count[iv]--;
+}
+
+/* BookSim's _InputQueuing for one arriving flit. */
+void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, uint32_t pkt, uint16_t seq)
+{
+	struct fl_router *ro = &n->routers[r];
+	uint32_t li = (uint32_t)port * n->V + vc;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	bool was_empty = n->iv_count[iv] == 0;
+
+	fl_buf_push(n, iv, pkt, seq);
+	if (n->iv_state[iv] == VC_IDLE) {
+		NL_ASSERT(was_empty && seq == 0);
+		n->iv_state[iv] = VC_ROUTING;
+		fl_q_push_arrival(n, ro, Q_ROUTE, li);
+	} else if (n->iv_state[iv] == VC_ACTIVE && was_empty) {
+		fl_q_push_arrival(n, ro, Q_SA, li);
+	}
+}
+
+/* --- stages ---------------------------------------------------------------------
+ *
+ * Each stage is split into what BookSim does in Evaluate (gather requests,
+ * allocate, record results) and in Update (apply a result). The general
+ * step runs BookSim's order: every stage's evaluation, then every stage's
+ * update, items completing when now >= their time. With every delay equal
+ * to one cycle (the default) an item evaluated in a step also completes in
+ * it, so the fast step handles each stage's items present at the start of
+ * the step in one pass, stages in route, VA, SA, crossbar order: each pass
+ * only reads state that the later passes change afterwards in BookSim's
+ * order too (see the notes at fl_router_step_unit). */
+
+static inline uint32_t fl_done_at(uint64_t now, int64_t delay)
+{
+	return (uint32_t)(now + (uint64_t)delay - 1);
+}
+
+/* Route computation done: store the candidates, move to VC allocation. */
+static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
+{
+	const uint32_t V = n->V;
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	const struct route_view view = {
+		.out_occ = n->ov_occ + ro->vc_base,
+		.n_vcs = V,
+		.vc_buf_size = n->buf,
+	};
+	struct route_cand cand[ROUTE_MAX_CANDS];
+	struct route_cand *dst = n->cand_cap == ROUTE_MAX_CANDS ? n->iv_cand + iv * n->cand_cap : cand;
+	struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
+	uint32_t in = li / V;
+	/* The head is routed once per router: count routers here, so the
+	 * switch stage never touches the packet. rt.hops = router-to-router
+	 * hops taken so far. */
+	pk->rt.hops = (uint8_t)pk->routers;
+	pk->routers++;
+	int nc = n->route->ops->compute(n->route, r, in, li - in * V, &pk->rt, &ro->rng, &view, dst);
+	NL_ASSERT(nc >= 1);
+	if (dst == cand)
+		n->iv_cand[iv * n->cand_cap] = cand[0];
+	n->iv_ncand[iv] = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
+	n->iv_state[iv] = VC_VCALLOC;
+	fl_q_push(n, ro, Q_VA, li);
+}
+
+/* VC allocation, evaluation: requests of the unevaluated items among the
+ * first n_items (their local indices go to n->ev_li for the allocation
+ * step). VC allocator indices are local VC indices on both sides. */
+static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n_items)
+{
+	const uint32_t V = n->V;
+	uint32_t n_req = 0;
+	uint32_t li = ro->va_q.head;
+	n->n_ev = 0;
+	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (nd->result != FL_UNEVAL)
+			continue;
+		n->ev_li[n->n_ev++] = li;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
+		const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
+		bool elig = false;
+		for (uint32_t k = 0; k < n->iv_ncand[iv]; k++) {
+			const uint32_t *owner = n->ov_owner + (uint64_t)(ro->port_base + c[k].port) * V;
+			for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
+				if (owner[ovc] != FL_NONE)
+					continue;
+				elig = true;
+				struct fl_areq *rq = &n->areq[n_req++];
+				rq->in = (int32_t)li;
+				rq->out = (int32_t)(c[k].port * V + ovc);
+				rq->label = 0;
+				rq->in_pri = c[k].prio;
+				rq->out_pri = 0;
+			}
+		}
+		nd->result = elig ? -1 : FL_STALL_BUFFER_BUSY;
+	}
+	return n_req;
+}
+
+/* VC allocation: allocate and record the evaluated items' results. */
+static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
+{
+	const uint32_t V = n->V;
+	if (n_req)
+		fl_allocate(n, n->rc.vc_allocator, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
+			    (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
+			    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
+	for (uint32_t k = 0; k < n->n_ev; k++) {
+		uint32_t li = n->ev_li[k];
+		struct fl_node *nd = fl_node(n, ro, li);
+		nd->time = time;
+		if (nd->result < -1)
+			continue;
+		int32_t m = n_req ? n->in_match[li] : -1;
+		nd->result = (int16_t)(m >= 0 ? m : FL_STALL_BUFFER_CONFLICT);
+	}
+	for (uint32_t k = 0; k < n_req; k++)
+		n->in_match[n->areq[k].in] = n->out_match[n->areq[k].out] = -1;
+}
+
+/* VC allocation, update: take the output VC, or retry next step. */
+static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
+{
+	const uint32_t V = n->V;
+	if (res < 0) {
+		fl_q_push(n, ro, Q_VA, li);
+		return;
+	}
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	uint32_t op = (uint32_t)res / V, ovc = (uint32_t)res - op * V;
+	uint64_t ov = (uint64_t)ro->vc_base + (uint32_t)res;
+	NL_ASSERT(n->ov_owner[ov] == FL_NONE);
+	n->ov_owner[ov] = li;
+	n->ov_tail_sent[ov] = 0;
+	n->iv_out_port[iv] = (uint16_t)op;
+	n->iv_out_vc[iv] = (uint8_t)ovc;
+	n->iv_state[iv] = VC_ACTIVE;
+	fl_q_push(n, ro, Q_SA, li);
+}
+
+/* Is the buffer across output VC ov too full for the front flit? Wormhole:
+ * one free slot; cut-through: a head needs room for its whole packet. */
+static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv)
+{
+	uint32_t need = 1;
+	if (n->nc.flow_control == FL_VCT && n->runs[n->iv_head[iv]].seq == 0)
+		need = n->runs[n->iv_head[iv]].size;
+	return n->ov_occ[ov] + need > n->buf;
+}
+
+/* Switch allocation, evaluation: one request per (crossbar input, output)
+ * pair; among VCs of one input the next in round-robin order from sw_rr
+ * wins (BookSim's RoundRobinArbiter::Supersedes). */
+static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n_items)
+{
+	const uint32_t V = n->V;
+	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
+	uint32_t n_req = 0;
+	uint32_t li = ro->sa_q.head;
+	n->n_ev = 0;
+	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (nd->result != FL_UNEVAL)
+			continue;
+		n->ev_li[n->n_ev++] = li;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
+		NL_ASSERT(n->iv_state[iv] == VC_ACTIVE && n->iv_count[iv]);
+		uint32_t op = n->iv_out_port[iv];
+		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
+		if (fl_out_full(n, ov, iv)) {
+			nd->result = FL_STALL_BUFFER_FULL;
+			continue;
+		}
+		nd->result = -1;
+		uint32_t in = li / V, vc = li - in * V;
+		int32_t ein = (int32_t)(in * isp + vc % isp);
+		int32_t eout = (int32_t)(op * osp + in % osp);
+		uint32_t k;
+		for (k = 0; k < n_req; k++)
+			if (n->areq[k].in == ein && n->areq[k].out == eout)
+				break;
+		if (k < n_req) {
+			uint32_t rr = n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein];
+			uint32_t a = (vc + V - rr) % V, b = ((uint32_t)n->areq[k].label + V - rr) % V;
+			if (a < b)
+				n->areq[k].label = (int32_t)vc;
+			continue;
+		}
+		struct fl_areq *rq = &n->areq[n_req++];
+		rq->in = ein;
+		rq->out = eout;
+		rq->label = (int32_t)vc;
+		rq->in_pri = rq->out_pri = 0;
+	}
+	return n_req;
+}
+
+static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
+{
+	const uint32_t V = n->V;
+	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
+	int32_t *win = n->grant; /* per crossbar input: label of its granted request */
+	if (n_req) {
+		fl_allocate(n, n->rc.sw_allocator, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
+			    (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
+			    n->sw_aptr + (uint64_t)ro->port_base * isp, n->sw_gptr + (uint64_t)ro->port_base * osp);
+		for (uint32_t k = 0; k < n_req; k++)
+			if (n->in_match[n->areq[k].in] == n->areq[k].out)
+				win[n->areq[k].in] = n->areq[k].label;
+	}
+	for (uint32_t k = 0; k < n->n_ev; k++) {
+		uint32_t li = n->ev_li[k];
+		struct fl_node *nd = fl_node(n, ro, li);
+		nd->time = time;
+		if (nd->result < -1)
+			continue;
+		uint32_t in = li / V, vc = li - in * V;
+		int32_t ein = (int32_t)(in * isp + vc % isp);
+		if (n_req && win[ein] == (int32_t)vc) {
+			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)((vc + isp) % V);
+			nd->result = (int16_t)n->in_match[ein];
+		} else {
+			nd->result = FL_STALL_CROSSBAR_CONFLICT;
+		}
+	}
+	for (uint32_t k = 0; k < n_req; k++) {
+		win[n->areq[k].in] = -1;
+		n->in_match[n->areq[k].in] = n->out_match[n->areq[k].out] = -1;
+	}
+}
+
+/* A credit for input VC (in, vc) leaves this router towards the upstream
+ * router or endpoint. Credits freed at one input in the same step travel
+ * together; one credit message per cycle per channel. */
+static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in, uint32_t vc)
+{
+	uint32_t g = ro->port_base + in;
+	uint64_t c = n->now;
+	if (n->cred_step && n->cred_step[g] == n->step_id) {
+		c = n->now + (uint32_t)(n->cred_cycle[g] - (uint32_t)n->now);
+	} else {
+		if ((int32_t)(n->cred_free[g] - (uint32_t)c) > 0)
+			c += n->cred_free[g] - (uint32_t)c;
+		n->cred_free[g] = (uint32_t)(c + 1);
+		if (n->cred_step) {
+			n->cred_step[g] = n->step_id;
+			n->cred_cycle[g] = (uint32_t)c;
+		}
+	}
+	const struct fl_link *l = &n->link[g];
+	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .target = l->target, .port = l->port};
+	fl_schedule(n, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
+}
+
+/* Switch allocation, update: the front flit leaves the input buffer for
+ * the crossbar (BookSim's _SWAllocUpdate), or the VC retries. */
+static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
+{
+	const uint32_t V = n->V;
+	if (res < 0) {
+		fl_q_push(n, ro, Q_SA, li);
+		return;
+	}
+	uint64_t iv = (uint64_t)ro->vc_base + li;
+	uint32_t op = (uint32_t)res / (uint32_t)n->rc.output_speedup;
+	NL_ASSERT(op == n->iv_out_port[iv]);
+	uint8_t ovc = n->iv_out_vc[iv];
+	uint64_t ov = (uint64_t)(ro->port_base + op) * V + ovc;
+	uint32_t pkt;
+	uint16_t seq;
+	fl_buf_front(n, iv, &pkt, &seq);
+	bool tail = seq + 1u == fl_buf_front_size(n, iv);
+	fl_buf_pop(n, iv);
+	uint32_t gout = ro->port_base + op;
+	if (n->link[gout].network) {
+		n->flit_hops++;
+		if (n->count_channels)
+			n->chan_flits[gout]++;
+	}
+	n->ov_occ[ov]++;
+	NL_ASSERT(n->ov_occ[ov] <= n->buf);
+	if (tail) {
+		n->ov_tail_sent[ov] = 1;
+		if (!n->rc.wait_for_tail_credit)
+			n->ov_owner[ov] = FL_NONE;
+	}
+	NL_ASSERT(ro->xb_q.len < ro->xq_cap);
+	struct fl_xitem *x = fl_xq_at(n, ro, ro->xb_q.len);
+	ro->xb_q.len++;
+	x->evaluated = 0;
+	x->pkt = pkt;
+	x->seq = seq;
+	x->out = (uint16_t)op;
+	x->vc = ovc;
+	uint32_t in = li / V;
+	fl_send_credit(n, ro, in, li - in * V);
+	n->last_move = n->now;
+	if (n->iv_count[iv] == 0) {
+		if (tail)
+			n->iv_state[iv] = VC_IDLE;
+	} else if (tail) {
+		n->iv_state[iv] = VC_ROUTING;
+		fl_q_push(n, ro, Q_ROUTE, li);
+	} else {
+		fl_q_push(n, ro, Q_SA, li);
+	}
+}
+
+/* Crossbar done: the flit joins the output queue, which sends one flit per
+ * cycle (out_free keeps the FIFO's timing without storing it). */
+static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
+{
+	const uint64_t now = n->now;
+	struct fl_xitem *x = fl_xq_at(n, ro, 0);
+	uint32_t g = ro->port_base + x->out;
+	uint64_t c = now;
+	if ((int32_t)(n->out_free[g] - (uint32_t)now) > 0)
+		c += n->out_free[g] - (uint32_t)now;
+	n->out_free[g] = (uint32_t)(c + 1);
+	const struct fl_link *l = &n->link[g];
+	struct fl_event ev = {
+		.pkt = x->pkt, .seq = x->seq, .vc = x->vc, .kind = l->flit_kind, .target = l->target, .port = l->port};
+	fl_schedule(n, c + l->lat + 1, &ev);
+	ro->xb_q.head = (uint16_t)((ro->xb_q.head + 1u) & (ro->xq_cap - 1u));
+	ro->xb_q.len--;
+}
+
+/* How many items from the front of a stage a step evaluates: BookSim
+ * evaluates the leading unevaluated ones and stops at the first item still
+ * in the stage (so a multi-cycle stage serves one item at a time);
+ * pipelined_stages evaluates every unevaluated item. */
+static uint32_t fl_eval_extent(struct flitnet *n, struct fl_router *ro, int which)
+{
+	const struct fl_fifo *q = fl_q(ro, which);
+	if (n->rc.pipelined_stages)
+		return q->len;
+	uint32_t lead = 0, li = q->head;
+	while (lead < q->len && fl_node(n, ro, li)->result == FL_UNEVAL) {
+		lead++;
+		li = fl_node(n, ro, li)->next;
+	}
+	return lead;
+}
+
+/* General step, any delays: BookSim's _InternalStep order. */
+static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	const uint64_t t = n->now;
+	uint32_t i, lead, li;
+
+	lead = fl_eval_extent(n, ro, Q_ROUTE);
+	li = ro->route_q.head;
+	for (i = 0; i < lead; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (nd->result == FL_UNEVAL) {
+			nd->time = fl_done_at(t, n->rc.routing_delay);
+			nd->result = -1;
+		}
+	}
+	if (ro->va_q.len) {
+		lead = fl_eval_extent(n, ro, Q_VA);
+		uint32_t n_req = fl_va_gather(n, ro, lead);
+		fl_va_allocate(n, ro, n_req, fl_done_at(t, n->rc.vc_alloc_delay));
+		if (n->rc.vc_alloc_delay > 1)
+			for (i = 0, li = ro->va_q.head; i < ro->va_q.len; i++, li = fl_node(n, ro, li)->next) {
+				struct fl_node *nd = fl_node(n, ro, li);
+				if (!fl_due(nd, t))
+					break;
+				if (nd->result >= 0 && n->ov_owner[(uint64_t)ro->vc_base + (uint32_t)nd->result] != FL_NONE)
+					nd->result = FL_STALL_BUFFER_BUSY;
+			}
+	}
+	if (ro->sa_q.len) {
+		lead = fl_eval_extent(n, ro, Q_SA);
+		uint32_t n_req = fl_sa_gather(n, ro, lead);
+		fl_sa_allocate(n, ro, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
+		if (n->rc.sw_alloc_delay > 1)
+			for (i = 0, li = ro->sa_q.head; i < ro->sa_q.len; i++, li = fl_node(n, ro, li)->next) {
+				struct fl_node *nd = fl_node(n, ro, li);
+				if (!fl_due(nd, t))
+					break;
+				if (nd->result < 0)
+					continue;
+				uint64_t iv = (uint64_t)ro->vc_base + li;
+				uint64_t ov = (uint64_t)(ro->port_base + n->iv_out_port[iv]) * n->V + n->iv_out_vc[iv];
+				if (fl_out_full(n, ov, iv))
+					nd->result = FL_STALL_BUFFER_FULL;
+			}
+	}
+	for (i = 0; i < ro->xb_q.len; i++) {
+		struct fl_xitem *x = fl_xq_at(n, ro, i);
+		if (x->evaluated) {
+			if (n->rc.pipelined_stages)
+				continue;
+			break;
+		}
+		x->time = fl_done_at(t, (int64_t)n->Xd);
+		x->evaluated = 1;
+	}
+	while (ro->route_q.len && fl_due(fl_node(n, ro, ro->route_q.head), t))
+		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+	while (ro->va_q.len && fl_due(fl_node(n, ro, ro->va_q.head), t)) {
+		int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
+	}
+	while (ro->sa_q.len && fl_due(fl_node(n, ro, ro->sa_q.head), t)) {
+		int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
+	}
+	while (ro->xb_q.len) {
+		struct fl_xitem *x = fl_xq_at(n, ro, 0);
+		if (!x->evaluated || (int32_t)(x->time - (uint32_t)t) > 0)
+			break;
+		fl_xb_apply(n, ro);
+	}
+}
+
+/* Fast step when every stage takes one cycle. Each stage handles exactly
+ * the items it held at the start of the step (items pushed during the step
+ * are BookSim's unevaluated items of the next step). Pass order route, VA,
+ * SA, crossbar keeps BookSim's order of effects: VA evaluation reads
+ * output-VC owners before SA update releases them; SA evaluation reads
+ * credits, which VA update does not touch; route computation reads
+ * occupancy before SA update changes it. */
+static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	const uint32_t V = n->V;
+	uint32_t n_route = ro->route_q.len, n_va = ro->va_q.len, n_sa = ro->sa_q.len, n_xb = ro->xb_q.len;
+
+	for (uint32_t i = 0; i < n_route; i++)
+		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+	if (n_va == 1) {
+		/* One waiting head: the allocators' single-input case. With one
+		 * candidate VC range the first free VC from the accept pointer
+		 * wins; that is the common case, done inline. */
+		uint32_t li = ro->va_q.head;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
+		int32_t result = FL_STALL_BUFFER_BUSY;
+		uint32_t n_req = 0;
+		if (n->iv_ncand[iv] == 1 && n->rc.vc_allocator == FL_ALLOC_ISLIP) {
+			const struct route_cand *cd = n->iv_cand + iv * n->cand_cap;
+			const uint32_t *owner = n->ov_owner + (uint64_t)(ro->port_base + cd->port) * V;
+			uint16_t *ap = n->va_aptr + iv;
+			uint32_t side = (uint32_t)ro->n_ports * V, base = cd->port * V;
+			uint32_t best_key = UINT32_MAX, best = 0;
+			for (uint32_t ovc = cd->vc_lo; ovc <= cd->vc_hi; ovc++) {
+				if (owner[ovc] != FL_NONE)
+					continue;
+				uint32_t key = (base + ovc + side - *ap) % side;
+				if (key < best_key) {
+					best_key = key;
+					best = base + ovc;
+				}
+			}
+			if (best_key != UINT32_MAX) {
+				*ap = (uint16_t)((best + 1) % side);
+				n->va_gptr[ro->vc_base + best] = (uint16_t)((li + 1) % side);
+				result = (int32_t)best;
+			}
+		} else if ((n_req = fl_va_gather(n, ro, 1))) {
+			uint16_t *ap = n->va_aptr + ro->vc_base;
+			uint16_t *gp = n->va_gptr + ro->vc_base;
+			uint32_t side = (uint32_t)ro->n_ports * V, best = 0;
+			for (uint32_t k = 1; k < n_req; k++) {
+				uint32_t ka = ((uint32_t)n->areq[k].out + side - ap[li]) % side;
+				uint32_t kb = ((uint32_t)n->areq[best].out + side - ap[li]) % side;
+				bool better = n->rc.vc_allocator == FL_ALLOC_ISLIP
+						      ? ka < kb
+						      : n->areq[k].in_pri > n->areq[best].in_pri ||
+								(n->areq[k].in_pri == n->areq[best].in_pri && ka < kb);
+				if (better)
+					best = k;
+			}
+			int32_t o = n->areq[best].out;
+			ap[li] = (uint16_t)(((uint32_t)o + 1) % side);
+			gp[o] = (uint16_t)((li + 1) % side);
+			result = o;
+		}
+		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), result);
+	} else if (n_va) {
+		uint32_t n_req = fl_va_gather(n, ro, n_va);
+		fl_va_allocate(n, ro, n_req, (uint32_t)n->now);
+		for (uint32_t i = 0; i < n_va; i++) {
+			int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+			fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
+		}
+	}
+	if (n_sa == 1) {
+		/* One VC bidding for the switch: granted unless its output is full. */
+		uint32_t li = ro->sa_q.head;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
+		uint32_t op = n->iv_out_port[iv];
+		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
+		int32_t result = FL_STALL_BUFFER_FULL;
+		if (!fl_out_full(n, ov, iv)) {
+			const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
+			uint32_t in = li / V, vc = li - in * V;
+			uint32_t ein = in * isp + vc % isp, eout = op * osp + in % osp;
+			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((eout + 1) % (ro->n_ports * osp));
+			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)((ein + 1) % (ro->n_ports * isp));
+			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((vc + isp) % V);
+			result = (int32_t)eout;
+		}
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result);
+	} else if (n_sa) {
+		uint32_t n_req = fl_sa_gather(n, ro, n_sa);
+		fl_sa_allocate(n, ro, n_req, (uint32_t)n->now);
+		for (uint32_t i = 0; i < n_sa; i++) {
+			int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+			fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
+		}
+	}
+	for (uint32_t i = 0; i < n_xb; i++)
+		fl_xb_apply(n, ro);
+}
+
+/* One internal step of router r at cycle n->now (BookSim's _InternalStep;
+ * arrivals were queued by fl_router_arrive). */
+void fl_router_step(struct flitnet *n, uint32_t r)
+{
+	struct fl_router *ro = &n->routers[r];
+	n->step_id++;
+	if (n->unit_delays)
+		fl_router_step_unit(n, ro, r);
+	else
+		fl_router_step_general(n, ro, r);
+}

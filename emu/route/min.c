@@ -1,0 +1,176 @@
+/* min: minimal table-based routing on any topology, "min:select=hash".
+ *
+ * For irregular graphs (graph:file=..., and any family without closed-form
+ * routing). init runs one BFS per router and keeps an n x n table of hop
+ * distances (one byte each); a candidate port at router r towards d is
+ * minimal when dist[neighbour][d] == dist[r][d] - 1. `select` chooses
+ * among minimal ports: `first` (lowest port number), `hash` (one fixed port
+ * per source-destination pair, spreading flows like ECMP), or `adaptive`
+ * (every minimal port is a candidate and the VC allocator takes whichever
+ * has a free VC).
+ *
+ * Deadlock freedom: VC per hop. A packet that has taken h router-to-router
+ * hops uses VC class h, so every channel dependency goes from class h to
+ * class h+1 and the dependency graph is acyclic. With diameter D this needs
+ * num_vcs >= D; each class gets num_vcs / D VCs. The ejection hop may use
+ * every VC.
+ */
+#include "route/route.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+
+enum { MIN_FIRST, MIN_HASH, MIN_ADAPTIVE };
+static const char *const min_select_names[] = {"first", "hash", "adaptive", NULL};
+
+struct min_params {
+	int select;
+};
+
+static const struct param_def min_params_def[] = {
+	{"select", PARAM_CHOICE, offsetof(struct min_params, select), "hash", 0, 0,
+	 "choice among minimal ports", min_select_names},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+#define MIN_MAX_ROUTERS 32768u
+
+struct min_state {
+	uint8_t *dist;     /* [a * n + b] hops, 255 = unreachable */
+	uint32_t n;
+	uint32_t diameter;
+	uint32_t class_w;  /* VCs per hop class */
+};
+
+static int min_init(struct route *r, struct nl_err *err)
+{
+	const struct topo *t = r->topo;
+	struct min_state *s = r->state;
+	uint32_t n = t->n_routers;
+
+	if (n > MIN_MAX_ROUTERS)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "routing function 'min': %u routers is more than its %u-router table allows (n^2 bytes); use an algorithm with closed-form routing for this topology",
+			       n, MIN_MAX_ROUTERS);
+	s->n = n;
+	s->dist = malloc((size_t)n * n);
+	uint32_t *d = malloc((size_t)n * sizeof *d), *q = malloc((size_t)n * sizeof *q);
+	if (!s->dist || !d || !q) {
+		free(d);
+		free(q);
+		return nl_errf(err, NL_ENOMEM, "routing function 'min': out of memory for %u x %u table", n, n);
+	}
+	s->diameter = 0;
+	for (uint32_t a = 0; a < n; a++) {
+		topo_bfs(t, a, d, q);
+		for (uint32_t b = 0; b < n; b++) {
+			if (d[b] == UINT32_MAX || d[b] > 254) {
+				free(d);
+				free(q);
+				return nl_errf(err, NL_EINVAL,
+					       "routing function 'min': router %u cannot reach router %u within 254 hops", a, b);
+			}
+			s->dist[(size_t)a * n + b] = (uint8_t)d[b];
+			if (d[b] > s->diameter)
+				s->diameter = d[b];
+		}
+	}
+	free(d);
+	free(q);
+	uint32_t classes = s->diameter ? s->diameter : 1;
+	if (r->n_vcs < classes)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
+			       s->diameter, r->n_vcs);
+	s->class_w = r->n_vcs / classes;
+	return 0;
+}
+
+static void min_release(struct route *r)
+{
+	struct min_state *s = r->state;
+	free(s->dist);
+	s->dist = NULL;
+}
+
+static void min_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
+		       uint8_t *vc_hi)
+{
+	(void)p;
+	(void)rng;
+	*vc_lo = 0;
+	*vc_hi = (uint8_t)(r->n_vcs - 1);
+}
+
+static int min_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+		       struct route_pkt *p, struct rng *rng, const struct route_view *v,
+		       struct route_cand *out)
+{
+	const struct topo *t = r->topo;
+	const struct min_state *s = r->state;
+	const struct min_params *pr = r->params;
+	(void)in_port;
+	(void)in_vc;
+	(void)rng;
+	(void)v;
+
+	if (router == p->dst_router)
+		return route_eject(r, p, out);
+	const uint8_t *to_dst = s->dist + p->dst_router; /* stride n */
+	uint32_t want = (uint32_t)to_dst[(size_t)router * s->n] - 1;
+	uint32_t lo = (uint32_t)p->hops * s->class_w;
+	int n_out = 0;
+	uint32_t base = t->port_base[router];
+	uint32_t n_min = 0;
+
+	for (uint32_t g = base; g < t->port_base[router + 1]; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		uint32_t nb = t->port_router[t->peer[g]];
+		if (to_dst[(size_t)nb * s->n] != want)
+			continue;
+		n_min++;
+		if (pr->select == MIN_ADAPTIVE || n_out == 0) {
+			if (n_out < ROUTE_MAX_CANDS) {
+				out[n_out].port = (uint16_t)(g - base);
+				out[n_out].vc_lo = (uint8_t)lo;
+				out[n_out].vc_hi = (uint8_t)(lo + s->class_w - 1);
+				out[n_out].prio = 0;
+				n_out++;
+			}
+		}
+	}
+	if (pr->select == MIN_HASH && n_min > 1) {
+		uint32_t pick = (uint32_t)(rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router) % n_min);
+		for (uint32_t g = base; g < t->port_base[router + 1]; g++) {
+			if (!topo_port_is_network(t, g))
+				continue;
+			uint32_t nb = t->port_router[t->peer[g]];
+			if (to_dst[(size_t)nb * s->n] != want)
+				continue;
+			if (pick-- == 0) {
+				out[0].port = (uint16_t)(g - base);
+				break;
+			}
+		}
+	}
+	return n_out;
+}
+
+const struct route_ops route_min_ops = {
+	.name = "min",
+	.help = "minimal table-based routing on any topology, VC class per hop (Dally & Towles 14.3)",
+	.params = min_params_def,
+	.params_size = sizeof(struct min_params),
+	.state_size = sizeof(struct min_state),
+	.families = NULL,
+	.is_deterministic = true,
+	.init = min_init,
+	.release = min_release,
+	.inject = min_inject,
+	.compute = min_compute,
+};

@@ -1,0 +1,19 @@
+/* The routing algorithms, in the order `netloom run --help` lists them.
+ * A new algorithm is one file, one line here and one line in meson.build. */
+#include "route/route.h"
+
+extern const struct route_ops route_dor_ops;
+extern const struct route_ops route_valiant_ops;
+extern const struct route_ops route_min_ops;
+
+static const struct route_ops *const route_registry[] = {
+	&route_dor_ops,
+	&route_valiant_ops,
+	&route_min_ops,
+};
+
+const struct route_ops *const *route_list(size_t *n)
+{
+	*n = sizeof route_registry / sizeof route_registry[0];
+	return route_registry;
+}

@@ -1,0 +1,132 @@
+/* Routing: parsing, lifecycle and shared helpers. */
+#include "route/route.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "topo/topo.h"
+
+const struct route_ops *route_find(const char *name, struct nl_err *err)
+{
+	size_t n;
+	const struct route_ops *const *all = route_list(&n);
+	char names[512] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
+					 "%s%s", i ? ", " : "", all[i]->name);
+	nl_errf(err, NL_ENOTFOUND, "unknown routing function '%s' (valid: %s)", name, names);
+	return NULL;
+}
+
+void route_free(struct route *r)
+{
+	if (!r)
+		return;
+	if (r->ops && r->ops->release && r->state)
+		r->ops->release(r);
+	free(r->params);
+	free(r->state);
+	free(r->spec);
+	free(r);
+}
+
+static int route_check_family(const struct route_ops *ops, const struct topo *t, struct nl_err *err)
+{
+	char names[256] = "";
+	size_t used = 0;
+
+	if (!ops->families)
+		return 0;
+	for (size_t i = 0; ops->families[i]; i++) {
+		if (!strcmp(ops->families[i], t->ops->name))
+			return 0;
+		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
+					 "%s%s", i ? ", " : "", ops->families[i]);
+	}
+	return nl_errf(err, NL_EUNSUPPORTED, "routing function '%s' does not run on topology '%s' (it supports: %s)",
+		       ops->name, t->ops->name, names);
+}
+
+int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
+	      struct nl_err *err)
+{
+	char name[64], what[96], buf[1024];
+	struct route *r;
+	int rc;
+
+	*out = NULL;
+	const char *tail = param_split_name(spec, name, sizeof name, err);
+	if (!tail)
+		return NL_EINVAL;
+	const struct route_ops *ops = route_find(name, err);
+	if (!ops)
+		return NL_ENOTFOUND;
+	NL_CHECK(route_check_family(ops, t, err));
+	r = calloc(1, sizeof *r);
+	if (!r)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	r->ops = ops;
+	r->topo = t;
+	r->n_vcs = n_vcs;
+	r->params = calloc(1, ops->params_size ? ops->params_size : 1);
+	r->state = ops->state_size ? calloc(1, ops->state_size) : NULL;
+	if (!r->params || (ops->state_size && !r->state)) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	snprintf(what, sizeof what, "routing function '%s'", ops->name);
+	rc = param_parse(ops->params, r->params, tail, what, err);
+	if (rc < 0)
+		goto fail;
+	rc = ops->init(r, err);
+	if (rc < 0)
+		goto fail;
+	int n = snprintf(buf, sizeof buf, "%s:", ops->name);
+	param_format_all(ops->params, r->params, buf + n, sizeof buf - (size_t)n);
+	if (buf[n] == '\0')
+		buf[n - 1] = '\0';
+	r->spec = strdup(buf);
+	if (!r->spec) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	route_free(r);
+	return rc;
+}
+
+void route_print_help(FILE *f)
+{
+	size_t n;
+	const struct route_ops *const *all = route_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "  %-12s %s\n", all[i]->name, all[i]->help);
+		if (all[i]->families) {
+			fprintf(f, "      topologies:");
+			for (size_t j = 0; all[i]->families[j]; j++)
+				fprintf(f, " %s", all[i]->families[j]);
+			fputc('\n', f);
+		} else {
+			fprintf(f, "      topologies: any\n");
+		}
+		param_print_help(f, all[i]->params, "      ");
+	}
+}
+
+int route_eject(const struct route *r, const struct route_pkt *p, struct route_cand *out)
+{
+	out->port = (uint16_t)topo_ep_local_port(r->topo, p->dst_ep);
+	out->vc_lo = 0;
+	out->vc_hi = (uint8_t)(r->n_vcs - 1);
+	out->prio = 0;
+	return 1;
+}

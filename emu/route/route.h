@@ -1,0 +1,118 @@
+/* Routing algorithms.
+ *
+ * An algorithm is a `const struct route_ops` registered by name in
+ * registry.c. It is instantiated once per run over a topology and a VC
+ * count (init precomputes whatever it needs: closed-form views, tables for
+ * irregular graphs) and then called once per packet per router, at the head
+ * flit, to write candidate (output port, VC range) sets into a buffer the
+ * caller owns. Adaptive algorithms read congestion through a read-only view
+ * the router provides. Deadlock freedom is each algorithm's own argument
+ * (VC classes, datelines, escape channels), stated in its file header.
+ */
+#ifndef NETLOOM_ROUTE_ROUTE_H
+#define NETLOOM_ROUTE_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/param.h"
+
+struct nl_err;
+struct rng;
+struct topo;
+
+#define ROUTE_MAX_CANDS 16
+
+/* One candidate: an output port of the current router and an inclusive VC
+ * range on it; higher prio is preferred by the VC allocator. */
+struct route_cand {
+	uint16_t port;
+	uint8_t vc_lo, vc_hi;
+	int16_t prio;
+};
+
+/* Per-packet routing state, carried in the packet from injection to
+ * ejection. The meaning of inter/phase/vc_class is the algorithm's. */
+struct route_pkt {
+	uint32_t src_router;
+	uint32_t dst_router;
+	uint32_t dst_ep;   /* destination endpoint (for the ejection port) */
+	uint32_t inter;    /* e.g. Valiant's intermediate router */
+	uint8_t phase;     /* e.g. Valiant phase */
+	uint8_t vc_class;  /* e.g. dateline partition of the current ring */
+	uint8_t hops;      /* router-to-router hops taken so far */
+	uint8_t flags;
+};
+
+/* Read-only congestion view of the router computing a route. */
+struct route_view {
+	const uint16_t *out_occ; /* [port * n_vcs + vc]: flits sent downstream not yet credited */
+	uint32_t n_vcs;
+	uint32_t vc_buf_size;    /* flits per VC buffer */
+};
+
+/* An instantiated algorithm. */
+struct route {
+	const struct route_ops *ops;
+	const struct topo *topo; /* not owned */
+	void *params;            /* parsed parameters (owned) */
+	void *state;             /* ops->state_size bytes (owned) */
+	char *spec;              /* canonical spec (owned) */
+	uint32_t n_vcs;          /* VCs per port */
+};
+
+struct route_ops {
+	const char *name; /* "dor" */
+	const char *help; /* one line with the paper */
+	const struct param_def *params;
+	size_t params_size;
+	size_t state_size;
+	/* Topology families it runs on (NULL-terminated), NULL for any graph. */
+	const char *const *families;
+	/* Deterministic algorithms get the acyclic channel-dependency check
+	 * in the registry conformance test. */
+	bool is_deterministic;
+
+	/* Check the topology and the VC count, precompute. Errors name the
+	 * rule ("dor on torus needs an even number of VCs >= 2 (dateline
+	 * classes)"). */
+	int (*init)(struct route *r, struct nl_err *err);
+	void (*release)(struct route *r);
+
+	/* At the source NIC: set per-packet state (p's src/dst fields are set)
+	 * and the VC range to inject into. rng is the endpoint's stream. */
+	void (*inject)(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
+		       uint8_t *vc_hi);
+
+	/* At `router`, for a head flit that arrived on local port in_port, VC
+	 * in_vc: write candidates (at least one) and return their count. At
+	 * the destination router the candidate is the destination endpoint's
+	 * terminal port. rng is the router's stream; v may be NULL for
+	 * deterministic algorithms. Never fails. */
+	int (*compute)(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+		       struct route_pkt *p, struct rng *rng, const struct route_view *v,
+		       struct route_cand *out);
+};
+
+/* All registered algorithms, in registry order. */
+const struct route_ops *const *route_list(size_t *n);
+
+/* Algorithm by name, or NULL with *err listing the valid names. */
+const struct route_ops *route_find(const char *name, struct nl_err *err);
+
+/* Parse "name:k=v,...", check it supports t's family, and init it for
+ * n_vcs VCs. */
+int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
+	      struct nl_err *err);
+void route_free(struct route *r);
+
+/* Print every algorithm with its parameters and families (for --help). */
+void route_print_help(FILE *f);
+
+/* Helpers for algorithms: the terminal port of endpoint e at its router,
+ * and the full VC range as one candidate. */
+int route_eject(const struct route *r, const struct route_pkt *p, struct route_cand *out);
+
+#endif

@@ -1,0 +1,17 @@
+/* Helpers shared by routing algorithms inside emu/route. */
+#ifndef NETLOOM_ROUTE_ROUTE_INTERNAL_H
+#define NETLOOM_ROUTE_ROUTE_INTERNAL_H
+
+#include <stdint.h>
+
+struct rng;
+struct topo_grid;
+
+/* Dimension-order next hop on a grid (dor.c): the local output port from
+ * `cur` towards `dst`, or -1 when cur == dst. When the packet enters a new
+ * ring (in_port is not a port of the dimension being corrected) *vc_class
+ * is set to the ring's dateline partition; otherwise it is left alone. */
+int route_dor_next(const struct topo_grid *g, uint32_t cur, uint32_t dst, uint32_t in_port,
+		   struct rng *rng, uint8_t *vc_class);
+
+#endif

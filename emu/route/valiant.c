@@ -1,0 +1,102 @@
+/* valiant: Valiant's randomised routing on meshes and tori, "valiant".
+ *
+ * Valiant & Brebner (1981); Dally & Towles §14.1. Each packet goes by
+ * dimension order to an intermediate router chosen uniformly at random
+ * (all routers, as BookSim2's valiant_torus), then by dimension order to
+ * its destination. VC classes follow BookSim2: on a torus the VCs are split
+ * in half by dateline partition and each half in two by phase (num_vcs a
+ * multiple of 4); on a mesh in two by phase. Deadlock freedom: each phase
+ * is dimension-order routing on its own VC classes (see dor.c), and phase
+ * 0 only ever waits on phase 0 or phase 1 channels, never the reverse.
+ */
+#include "route/route.h"
+#include "route/route_internal.h"
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+
+static const char *const valiant_families[] = {"torus", "mesh", NULL};
+
+static const struct param_def valiant_params[] = {
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+struct valiant_state {
+	bool wraps; /* some dimension is a ring */
+};
+
+static int valiant_init(struct route *r, struct nl_err *err)
+{
+	const struct topo_grid *g = r->topo->grid;
+	struct valiant_state *s = r->state;
+
+	if (!g)
+		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'valiant': topology '%s' has no grid structure",
+			       r->topo->ops->name);
+	for (int d = 0; d < g->n_dims; d++)
+		s->wraps |= g->wrap[d];
+	if (s->wraps && (r->n_vcs < 4 || r->n_vcs % 4))
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 dateline classes), got %u",
+			       r->n_vcs);
+	if (!s->wraps && (r->n_vcs < 2 || r->n_vcs % 2))
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'valiant' on a mesh needs an even num_vcs >= 2 (one class per phase), got %u",
+			       r->n_vcs);
+	return 0;
+}
+
+static void valiant_inject(const struct route *r, struct route_pkt *p, struct rng *rng,
+			   uint8_t *vc_lo, uint8_t *vc_hi)
+{
+	p->inter = (uint32_t)rng_below(rng, r->topo->n_routers);
+	p->phase = 0;
+	*vc_lo = 0;
+	*vc_hi = (uint8_t)(r->n_vcs - 1);
+}
+
+static int valiant_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+			   struct route_pkt *p, struct rng *rng, const struct route_view *v,
+			   struct route_cand *out)
+{
+	const struct topo_grid *g = r->topo->grid;
+	const struct valiant_state *s = r->state;
+	(void)in_vc;
+	(void)v;
+
+	if (p->phase == 0 && router == p->inter) {
+		/* Phase 1 starts as if freshly injected: a new ring class. */
+		p->phase = 1;
+		in_port = UINT32_MAX;
+	}
+	uint32_t target = p->phase == 0 ? p->inter : p->dst_router;
+	int port = route_dor_next(g, router, target, in_port, rng, &p->vc_class);
+	if (port < 0)
+		return route_eject(r, p, out);
+	out->port = (uint16_t)port;
+	out->prio = 0;
+	uint32_t lo = 0, width = r->n_vcs;
+	if (s->wraps) {
+		width /= 2;
+		lo += g->wrap[port / 2] && p->vc_class ? width : 0;
+	}
+	width /= 2;
+	lo += p->phase ? width : 0;
+	out->vc_lo = (uint8_t)lo;
+	out->vc_hi = (uint8_t)(lo + width - 1);
+	return 1;
+}
+
+const struct route_ops route_valiant_ops = {
+	.name = "valiant",
+	.help = "Valiant randomised routing: DOR to a random intermediate router, then DOR (Valiant & Brebner 1981)",
+	.params = valiant_params,
+	.params_size = 0,
+	.state_size = sizeof(struct valiant_state),
+	.families = valiant_families,
+	.is_deterministic = false,
+	.init = valiant_init,
+	.inject = valiant_inject,
+	.compute = valiant_compute,
+};

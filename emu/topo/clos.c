@@ -1,0 +1,138 @@
+/* clos: "clos:l=L,r=R[,n=N][,taper=T1xT2..|down=D1xD2..,up=U1xU2..][,pack=1]",
+ * the folded Clos of L levels built from radix-R switches, optionally
+ * tapered (seed 001 §2.1.1 and §4.1).
+ *
+ * Untapered (taper=1, the default), §2.1.1: levels below the core have R/2
+ * down and R/2 up ports, the core (R/2)^(L-1) switches use all R ports
+ * downward, N = 2 (R/2)^L terminals, P = (2L - 1)(R/2)^(L-1) switches, 2
+ * (R/2)^L links between adjacent levels, maximum path 2L - 1 switches.
+ *
+ * Tapered: taper=T gives level l (below the core) a T_l:1 ratio of down to
+ * up links, u_l = floor(R / (T_l + 1)) up and d_l = T_l u_l down ports
+ * (one value applies to every level); down=/up= give the counts directly.
+ * The tree has as many leaves as N terminals need; each level-l block
+ * groups d_l blocks of level l-1 under prod u switches; the core has one
+ * down port per level-(L-2) block. With pack=1 a core switch using at most
+ * R/2 ports shares a physical radix-R switch with others (floor(R / down)
+ * per package), as in §4.1's example: l=3,r=32,n=4096,taper=2x1 gives 205
+ * leaves (20 down, 10 up), 130 level-2 switches (16/16) and 160 core
+ * switches with 13 down links, two per package, P = 415; its beta = core
+ * links / N = 2080 / 4096.
+ *
+ * Numbering, ports and closed-form wiring: struct topo_tree (XGFT) in
+ * topo.h; endpoints on the leaves in order. One orbit per level when every
+ * block is full.
+ */
+#include "topo/topo_internal.h"
+
+#include "core/error.h"
+
+struct clos_params {
+	int64_t l;              /* levels */
+	int64_t r;              /* switch radix */
+	int64_t n;              /* terminals, 0 = the most the core allows */
+	struct param_vec taper; /* down:up ratio per level below the core */
+	struct param_vec down;  /* explicit down ports per level below the core (0 = unset) */
+	struct param_vec up;    /* explicit up ports per level below the core */
+	bool pack;              /* package small core switches together */
+};
+
+static const struct param_def clos_params_def[] = {
+	{"l", PARAM_INT, offsetof(struct clos_params, l), NULL, 1, TOPO_MAX_LEVELS, "levels L", NULL},
+	{"r", PARAM_INT, offsetof(struct clos_params, r), NULL, 2, 65535, "switch radix R", NULL},
+	{"n", PARAM_INT, offsetof(struct clos_params, n), "0", 0, (double)(TOPO_EP_BIT - 1),
+	 "terminals N; 0 = the most the core can serve (2 (R/2)^L untapered)", NULL},
+	{"taper", PARAM_DIMS, offsetof(struct clos_params, taper), "1", 1, 65535,
+	 "down:up link ratio T of each level below the core, e.g. 2x1 (one value for all)", NULL},
+	{"down", PARAM_DIMS, offsetof(struct clos_params, down), "0", 0, 65535,
+	 "explicit down ports per level below the core, e.g. 20x16 (overrides taper)", NULL},
+	{"up", PARAM_DIMS, offsetof(struct clos_params, up), "0", 0, 65535,
+	 "explicit up ports per level below the core, e.g. 10x16 (with down=)", NULL},
+	{"pack", PARAM_BOOL, offsetof(struct clos_params, pack), "1", 0, 0,
+	 "count core switches using <= R/2 ports several per physical switch (seed 001 §4.1)", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+/* Element l of a per-level vector given once or per level. */
+static int64_t clos_vec(const struct param_vec *v, int l)
+{
+	return v->v[v->n == 1 ? 0 : l];
+}
+
+static int clos_build(struct topo *t, struct nl_err *err)
+{
+	struct clos_params *pr = t->params;
+	struct topo_tree *tr = t->state;
+	uint32_t down[TOPO_MAX_LEVELS], up[TOPO_MAX_LEVELS];
+	int L = (int)pr->l;
+	uint32_t R = (uint32_t)pr->r;
+	bool explicit_ports = pr->down.v[0] != 0 || pr->up.v[0] != 0;
+
+	if (explicit_ports) {
+		for (int i = 0; i < 2; i++) {
+			const struct param_vec *v = i ? &pr->up : &pr->down;
+			if (v->n != 1 && v->n != L - 1)
+				return topo_errf(t, err, NL_EINVAL,
+						 "parameter '%s' has %d values; give one or l-1 = %d (the levels below the core)",
+						 i ? "up" : "down", v->n, L - 1);
+			for (int l = 0; l + 1 < L; l++)
+				if (clos_vec(v, l) < 1)
+					return topo_errf(t, err, NL_ERANGE,
+							 "parameter '%s': every level below the core needs at least one %s port",
+							 i ? "up" : "down", i ? "up" : "down");
+		}
+	} else if (pr->taper.n != 1 && pr->taper.n != L - 1) {
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter 'taper' has %d values; give one or l-1 = %d (the levels below the core)",
+				 pr->taper.n, L - 1);
+	}
+	for (int l = 0; l + 1 < L; l++) {
+		if (explicit_ports) {
+			down[l] = (uint32_t)clos_vec(&pr->down, l);
+			up[l] = (uint32_t)clos_vec(&pr->up, l);
+		} else {
+			uint32_t T = (uint32_t)clos_vec(&pr->taper, l);
+			up[l] = R / (T + 1);
+			down[l] = T * up[l];
+			if (up[l] == 0)
+				return topo_errf(t, err, NL_ERANGE,
+						 "parameter 'taper': a %u:1 ratio leaves no up port on a radix-%u switch", T, R);
+		}
+		if (down[l] + up[l] > R)
+			return topo_errf(t, err, NL_ERANGE, "level %d needs %u down + %u up ports, more than r=%u", l + 1,
+					 down[l], up[l], R);
+	}
+	/* Capacity: the core serves at most R blocks of level L-2. */
+	uint64_t cap = R;
+	for (int l = 0; l + 1 < L; l++)
+		cap *= down[l];
+	if (pr->n == 0) {
+		if (cap >= TOPO_EP_BIT)
+			return topo_errf(t, err, NL_ERANGE, "parameter 'n': the full tree has %llu terminals, more than supported (2^31)",
+					 (unsigned long long)cap);
+		pr->n = (int64_t)cap;
+	}
+	uint64_t n = (uint64_t)pr->n, blocks = n;
+	if (n > cap)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter 'n': %llu terminals need more than the %llu that %d levels of radix-%u switches serve; add a level or raise r",
+				 (unsigned long long)n, (unsigned long long)cap, L, R);
+	for (int l = 0; l + 1 < L; l++)
+		blocks = (blocks + down[l] - 1) / down[l];
+	down[L - 1] = (uint32_t)blocks; /* the core: one link per level-(L-2) block */
+	up[L - 1] = 0;
+	NL_CHECK(topo_xgft_setup(t, tr, L, down, up, n, err));
+	if (pr->pack && down[L - 1] <= R / 2)
+		tr->per_package[L - 1] = R / down[L - 1];
+	return 0;
+}
+
+const struct topo_ops topo_clos_ops = {
+	.name = "clos",
+	.help = "folded Clos of L levels of radix-R switches, optionally tapered (seed 001 §2.1.1, §4.1)",
+	.params = clos_params_def,
+	.params_size = sizeof(struct clos_params),
+	.state_size = sizeof(struct topo_tree),
+	.build = clos_build,
+	.orbits = topo_xgft_orbits,
+};

@@ -1,0 +1,139 @@
+/* dragonfly: "dragonfly:a=A[,p=P][,h=H][,g=G]" (Kim, Dally, Scott and Abts,
+ * ISCA 2008; seed 000 §II-A, seed 003 §4.1).
+ *
+ * g groups of a routers; the routers of a group are fully connected by
+ * local links; every router has h global links to other groups and p
+ * terminals, so its radix is k = p + a + h - 1 (seed 000 §II-A). Defaults
+ * follow the balanced rule a = 2p = 2h (p = h = a/2) and the largest
+ * system, g = a*h + 1, in which every pair of groups has one global link.
+ * Fewer groups are allowed: every pair then has floor(a*h / (g-1)) links
+ * in the consecutive arrangement and the remaining ports pair up
+ * circulantly (this is how seed 003's 4,096-switch DRAGONFLY-32-4, with 128
+ * groups of 32, is wired). Port numbering and the global-link arrangement:
+ * struct topo_dragonfly in topo.h. Endpoints router-major.
+ *
+ * Distance (closed form, diameter 3): 0, 1 within a group or over a direct
+ * global link, 2 when a one-router detour exists (a local hop to the
+ * router holding a global link to b, a global link into b's group, or a
+ * global link to a router with a global link to b), else 3 (local, global,
+ * local). No orbits: the consecutive arrangement is not vertex-transitive.
+ */
+#include "topo/topo_internal.h"
+
+#include "core/error.h"
+
+struct dragonfly_params {
+	int64_t a; /* routers per group */
+	int64_t p; /* terminals per router, 0 = a/2 */
+	int64_t h; /* global links per router, 0 = a/2 */
+	int64_t g; /* groups, 0 = a*h + 1 */
+};
+
+static const struct param_def dragonfly_params_def[] = {
+	{"a", PARAM_INT, offsetof(struct dragonfly_params, a), NULL, 1, 65535, "routers per group", NULL},
+	{"p", PARAM_INT, offsetof(struct dragonfly_params, p), "0", 0, 65536,
+	 "terminals per router; 0 = a/2 (balanced a = 2p = 2h)", NULL},
+	{"h", PARAM_INT, offsetof(struct dragonfly_params, h), "0", 0, 65535,
+	 "global links per router; 0 = a/2 (balanced a = 2p = 2h)", NULL},
+	{"g", PARAM_INT, offsetof(struct dragonfly_params, g), "0", 0, 1 << 24,
+	 "groups, 2 .. a*h+1; 0 = a*h + 1 (one link between every pair of groups)", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static int dragonfly_build(struct topo *t, struct nl_err *err)
+{
+	struct dragonfly_params *pr = t->params;
+	struct topo_dragonfly *df = t->state;
+
+	if ((pr->p == 0 || pr->h == 0) && pr->a % 2)
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter '%s': the balanced default a/2 needs an even a (a = %lld); give %s= explicitly",
+				 pr->p == 0 ? "p" : "h", (long long)pr->a, pr->p == 0 ? "p" : "h");
+	if (pr->p == 0)
+		pr->p = pr->a / 2;
+	if (pr->h == 0)
+		pr->h = pr->a / 2;
+	uint64_t a = (uint64_t)pr->a, h = (uint64_t)pr->h, p = (uint64_t)pr->p;
+	if (pr->g == 0)
+		pr->g = (int64_t)(a * h + 1);
+	uint64_t g = (uint64_t)pr->g;
+	if (g < 2 || g > a * h + 1)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter 'g': %llu groups, expected 2 .. a*h+1 = %llu so that every pair of groups has a global link",
+				 (unsigned long long)g, (unsigned long long)(a * h + 1));
+	uint64_t m = g - 1, extra = (a * h) % m;
+	if ((extra & 1) && (g & 1))
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter 'g': the a*h = %llu global ports of a group leave %llu over after the g-1 = %llu other groups; an odd remainder needs an even g",
+				 (unsigned long long)(a * h), (unsigned long long)extra, (unsigned long long)m);
+	uint64_t n = g * a;
+	if (n > (1u << 30) || n * p >= TOPO_EP_BIT || a + h + p > (1u << 20))
+		return topo_errf(t, err, NL_ERANGE, "%llu routers with radix %llu is more than supported",
+				 (unsigned long long)n, (unsigned long long)(a - 1 + h + p));
+	df->a = (uint32_t)a;
+	df->p = (uint32_t)p;
+	df->h = (uint32_t)h;
+	df->g = (uint32_t)g;
+	df->rounds = (uint32_t)(a * h / m);
+	df->extra = (uint32_t)extra;
+	df->global_base = (uint32_t)(a - 1);
+	df->term_base = (uint32_t)(a - 1 + h);
+	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, df->term_base + df->p, (uint32_t)(n * p), err));
+	for (uint32_t G = 0; G < df->g; G++) {
+		uint32_t r0 = G * df->a;
+		for (uint32_t i = 0; i < df->a; i++)
+			for (uint32_t j = i + 1; j < df->a; j++)
+				topo_connect(t, r0 + i, j - 1, r0 + j, i);
+		for (uint32_t gp = 0; gp < df->a * df->h; gp++) {
+			uint32_t tg, tgp;
+			topo_dragonfly_global_peer(df, G, gp, &tg, &tgp);
+			if (tg > G || (tg == G && tgp > gp))
+				topo_connect(t, r0 + gp / df->h, df->global_base + gp % df->h, tg * df->a + tgp / df->h,
+					     df->global_base + tgp % df->h);
+		}
+	}
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t i = 0; i < df->p; i++)
+			topo_attach(t, r * df->p + i, r, df->term_base + i);
+	t->dragonfly = df;
+	return 0;
+}
+
+/* Router at the far end of global port j of router r. */
+static uint32_t dragonfly_global_nbr(const struct topo *t, uint32_t r, uint32_t j)
+{
+	return t->port_router[t->peer[t->port_base[r] + t->dragonfly->global_base + j]];
+}
+
+static uint32_t dragonfly_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	const struct topo_dragonfly *df = t->dragonfly;
+	uint32_t ga = a / df->a, gb = b / df->a;
+
+	if (a == b)
+		return 0;
+	if (ga == gb)
+		return 1;
+	for (uint32_t j = 0; j < df->h; j++)
+		if (dragonfly_global_nbr(t, a, j) == b)
+			return 1;
+	for (uint32_t j = 0; j < df->h; j++) {
+		uint32_t x = dragonfly_global_nbr(t, a, j), y = dragonfly_global_nbr(t, b, j);
+		if (x / df->a == gb || y / df->a == ga)
+			return 2; /* global then local, or local then global */
+		for (uint32_t i = 0; i < df->h; i++)
+			if (dragonfly_global_nbr(t, b, i) == x)
+				return 2; /* two global hops through a third group */
+	}
+	return 3;
+}
+
+const struct topo_ops topo_dragonfly_ops = {
+	.name = "dragonfly",
+	.help = "dragonfly: g groups of a fully connected routers, h global links and p terminals per router (seeds 000, 003)",
+	.params = dragonfly_params_def,
+	.params_size = sizeof(struct dragonfly_params),
+	.state_size = sizeof(struct topo_dragonfly),
+	.build = dragonfly_build,
+	.distance = dragonfly_distance,
+};

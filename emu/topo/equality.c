@@ -1,0 +1,341 @@
+/* equality: "equality:n=N,sa=A1/A2/..,sb=B1/B2/..[,p=P][,k=K]", also written
+ * in the paper's notation "N14K6[-1,1,3,9](4)" or "N14K6P3[-1,1,3,9](4)"
+ * (Liang et al., J. Supercomputing 2023, seed 002 §3.1-3.2).
+ *
+ * N routers (N even) numbered 0..N-1 on a ring. For every offset s in S_A
+ * (odd values; -1 and 1 together make the ring) and S_B (even values, 2 ..
+ * N/2; sb=0 means none), router i links to i + s (mod N) when i is even and
+ * to i - s when i is odd. An odd offset joins an even and an odd router,
+ * so it adds one link per router; an even offset adds two (i + s and i -
+ * s), except s = N/2, which adds one. Hence eq. 1, the network radix:
+ *   K = |S_A| + 2 |S_B| - [N/2 in S_B].
+ * In the notation NnKk[S_A](S_B), n is N, k is K (terminals not counted:
+ * "n14k6p3" has 14 switches, network radix 6 and 3 endpoints per switch,
+ * Remark 1), so a router has K + p ports; p defaults to 0 ("not yet
+ * specified", §3.2) and k= (0 = unchecked) is checked against eq. 1. Even
+ * offsets above N/2 repeat N - s (footnote 1) and are rejected, as are
+ * odd offsets equal mod N.
+ *
+ * Ports and the closed-form distance: struct topo_equality in topo.h; one
+ * BFS from router 0 at build time fills dist0. Vertex-transitive: r -> r +
+ * 2t keeps parity and the rule, and r -> 1 - r swaps even and odd routers
+ * and maps every link to a link (Remark 2), so one BFS gives the diameter
+ * and average distance of any size, 64,000 routers included.
+ */
+#include "topo/topo_internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* Offsets per set; the paper's networks have a few dozen (K = 64 for its
+ * 64,000-router n64000k64p16). */
+#define EQUALITY_MAX_OFFSETS 1024
+
+struct equality_params {
+	int64_t n;           /* routers, even */
+	struct param_vec sa; /* odd offsets (key=value form, up to PARAM_VEC_MAX) */
+	struct param_vec sb; /* even offsets, "0" = none */
+	int64_t p;           /* endpoints per router */
+	int64_t k;           /* expected network radix, 0 = unchecked */
+	/* Not parameters: the offset lists in full, filled by the notation
+	 * parser (any length) or copied from sa/sb by build. */
+	int n_a, n_b;
+	int64_t a[EQUALITY_MAX_OFFSETS], b[EQUALITY_MAX_OFFSETS];
+};
+
+static const struct param_def equality_params_def[] = {
+	{"n", PARAM_INT, offsetof(struct equality_params, n), NULL, 4, 1 << 24, "routers N (even)", NULL},
+	{"sa", PARAM_LIST, offsetof(struct equality_params, sa), NULL, -(1 << 24), 1 << 24,
+	 "odd offsets S_A, e.g. -1/1/3/9", NULL},
+	{"sb", PARAM_LIST, offsetof(struct equality_params, sb), "0", 0, 1 << 24,
+	 "even offsets S_B (2..N/2), e.g. 4; 0 = none", NULL},
+	{"p", PARAM_INT, offsetof(struct equality_params, p), "0", 0, 65536,
+	 "endpoints per router (0 = not specified, as in the N..K..[..](..) notation)", NULL},
+	{"k", PARAM_INT, offsetof(struct equality_params, k), "0", 0, 1 << 20,
+	 "network radix K to check against eq. 1; 0 = no check", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+struct equality_state {
+	struct topo_equality eq;
+};
+
+/* Parse "[-]digits" at *s; advances *s. */
+static bool equality_int(const char **s, int64_t *v)
+{
+	const char *p = *s;
+	bool neg = false;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (!isdigit((unsigned char)*p))
+		return false;
+	int64_t x = 0;
+	while (isdigit((unsigned char)*p)) {
+		x = x * 10 + (*p++ - '0');
+		if (x > (1 << 24))
+			return false;
+	}
+	*v = neg ? -x : x;
+	*s = p;
+	return true;
+}
+
+/* Parse a comma-separated list up to `close` into v[0..*n); an empty list
+ * is allowed. */
+static bool equality_list(const char **s, char close, int64_t *v, int *n)
+{
+	const char *p = *s;
+	*n = 0;
+	while (*p == ' ')
+		p++;
+	if (*p == close) {
+		*s = p + 1;
+		return true;
+	}
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (*n == EQUALITY_MAX_OFFSETS || !equality_int(&p, &v[*n]))
+			return false;
+		(*n)++;
+		while (*p == ' ')
+			p++;
+		if (*p == close) {
+			*s = p + 1;
+			return true;
+		}
+		if (*p++ != ',')
+			return false;
+	}
+}
+
+/* The paper's notation: N<n>K<k>[P<p>][S_A](S_B), letters in either case. */
+static int equality_parse_alias(const char *spec, void *params, struct nl_err *err)
+{
+	struct equality_params *pr = params;
+	const char *s = spec;
+	int64_t n, k, p = 0;
+
+	if ((*s != 'N' && *s != 'n') || !isdigit((unsigned char)s[1]))
+		return 0;
+	s++;
+	if (!equality_int(&s, &n) || (*s != 'K' && *s != 'k'))
+		return 0;
+	s++;
+	if (!equality_int(&s, &k))
+		return 0;
+	if (*s == 'P' || *s == 'p') {
+		s++;
+		if (!equality_int(&s, &p))
+			return 0;
+	}
+	if (*s == '\0')
+		return nl_errf(err, NL_EINVAL,
+			       "topology 'equality': '%s' names a class of Equality networks (Remark 1); give the offsets as in N14K6[-1,1,3,9](4) or equality:n=,sa=,sb=",
+			       spec);
+	if (*s != '[')
+		return 0;
+	s++;
+	if (!equality_list(&s, ']', pr->a, &pr->n_a) || *s != '(' || (s++, !equality_list(&s, ')', pr->b, &pr->n_b)) ||
+	    *s != '\0')
+		return nl_errf(err, NL_EFORMAT,
+			       "topology 'equality': cannot read '%s': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)",
+			       spec);
+	if (pr->n_a == 0)
+		return nl_errf(err, NL_EINVAL, "topology 'equality': '%s': S_A (in [...]) is empty", spec);
+	pr->n = n;
+	pr->k = k;
+	pr->p = p;
+	return 1;
+}
+
+static int equality_build(struct topo *t, struct nl_err *err)
+{
+	struct equality_params *pr = t->params;
+	struct equality_state *st = t->state;
+	struct topo_equality *eq = &st->eq;
+	uint32_t N = (uint32_t)pr->n, K = 0, *queue = NULL, *off = NULL;
+	uint8_t *kind = NULL; /* per port: 0 odd offset, 1 +s, 2 -s, 3 s = N/2 */
+	uint64_t p = (uint64_t)pr->p;
+	int rc;
+
+	if (pr->n_a == 0) { /* key=value form: take the parameter lists */
+		pr->n_a = pr->sa.n;
+		for (int i = 0; i < pr->sa.n; i++)
+			pr->a[i] = pr->sa.v[i];
+		pr->n_b = pr->sb.n == 1 && pr->sb.v[0] == 0 ? 0 : pr->sb.n;
+		for (int i = 0; i < pr->n_b; i++)
+			pr->b[i] = pr->sb.v[i];
+	}
+	if (N % 2)
+		return topo_errf(t, err, NL_EINVAL, "parameter 'n': N = %u must be even (seed 002 §3.1)", N);
+	off = malloc((size_t)(pr->n_a + 2 * pr->n_b) * sizeof *off);
+	kind = malloc((size_t)(pr->n_a + 2 * pr->n_b) * sizeof *kind);
+	if (!off || !kind) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Offsets, checked and normalised mod N. */
+	for (int i = 0; i < pr->n_a; i++) {
+		int64_t s = pr->a[i];
+		if (s % 2 == 0) {
+			rc = topo_errf(t, err, NL_EINVAL, "parameter 'sa': %lld is even; S_A holds odd offsets (seed 002 §3.1)",
+				       (long long)s);
+			goto out;
+		}
+		if (s <= -(int64_t)N || s >= (int64_t)N) {
+			rc = topo_errf(t, err, NL_ERANGE, "parameter 'sa': %lld is not between -N and N (N = %u)",
+				       (long long)s, N);
+			goto out;
+		}
+		off[K] = (uint32_t)((s + N) % N);
+		kind[K] = 0;
+		for (uint32_t j = 0; j < K; j++)
+			if (off[j] == off[K]) {
+				rc = topo_errf(t, err, NL_EINVAL,
+					       "parameter 'sa': offsets %lld and %lld are equal mod N = %u and would make the same links",
+					       (long long)pr->a[j], (long long)s, N);
+				goto out;
+			}
+		K++;
+	}
+	for (int i = 0; i < pr->n_b; i++) {
+		int64_t s = pr->b[i];
+		if (s % 2) {
+			rc = topo_errf(t, err, NL_EINVAL, "parameter 'sb': %lld is odd; S_B holds even offsets (seed 002 §3.1)",
+				       (long long)s);
+			goto out;
+		}
+		if (s < 2 || s > N / 2) {
+			rc = topo_errf(t, err, NL_ERANGE,
+				       "parameter 'sb': %lld is not in 2..N/2 = %u (an even offset s > N/2 makes the links of N - s, §3.1 footnote 1)",
+				       (long long)s, N / 2);
+			goto out;
+		}
+		for (int j = 0; j < i; j++)
+			if (pr->b[j] == s) {
+				rc = topo_errf(t, err, NL_EINVAL, "parameter 'sb': offset %lld is given twice", (long long)s);
+				goto out;
+			}
+		if ((uint32_t)s == N / 2) {
+			off[K] = (uint32_t)s;
+			kind[K++] = 3;
+		} else {
+			off[K] = (uint32_t)s;
+			kind[K++] = 1;
+			off[K] = N - (uint32_t)s;
+			kind[K++] = 2;
+		}
+	}
+	if (pr->k && (uint64_t)pr->k != K) {
+		rc = topo_errf(t, err, NL_EINVAL,
+			       "parameter 'k': the offsets give network radix K = %u (eq. 1: |S_A| + 2|S_B| - [N/2 in S_B]), not %lld",
+			       K, (long long)pr->k);
+		goto out;
+	}
+	pr->k = K;
+	if ((uint64_t)N * (K + p) >= TOPO_EP_BIT || (uint64_t)N * p >= TOPO_EP_BIT) {
+		rc = topo_errf(t, err, NL_ERANGE, "%u routers of radix %llu is more than supported", N,
+			       (unsigned long long)(K + p));
+		goto out;
+	}
+	eq->N = N;
+	eq->K = K;
+	eq->p = (uint32_t)p;
+	eq->offset = off;
+	off = NULL;
+	eq->dist0 = malloc((size_t)N * sizeof *eq->dist0);
+	queue = malloc((size_t)N * sizeof *queue);
+	if (!eq->dist0 || !queue) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = topo_alloc(t, N, NULL, K + (uint32_t)p, N * (uint32_t)p, err)) < 0)
+		goto out;
+	for (uint32_t i = 0; i < N; i++) {
+		for (uint32_t j = 0; j < K; j++) {
+			uint32_t s = eq->offset[j], nb = i % 2 == 0 ? (i + s) % N : (i + N - s) % N;
+			switch (kind[j]) {
+			case 0: /* the even router makes the link; same port index at both ends */
+				if (i % 2 == 0)
+					topo_connect(t, i, j, nb, j);
+				break;
+			case 1: /* +s meets the neighbour's -s port */
+				topo_connect(t, i, j, nb, j + 1);
+				break;
+			case 3: /* s = N/2: one port, joined once */
+				if (nb > i)
+					topo_connect(t, i, j, nb, j);
+				break;
+			default:
+				break;
+			}
+		}
+		for (uint32_t e = 0; e < p; e++)
+			topo_attach(t, i * (uint32_t)p + e, i, K + e);
+	}
+	topo_bfs(t, 0, eq->dist0, queue);
+	for (uint32_t r = 0; r < N; r++)
+		if (eq->dist0[r] == UINT32_MAX) {
+			rc = topo_errf(t, err, NL_EINVAL,
+				       "parameters 'sa', 'sb': the offsets leave router %u unreachable from router 0 (the network is not connected)",
+				       r);
+			goto out;
+		}
+	t->equality = eq;
+	rc = 0;
+out:
+	free(queue);
+	free(off);
+	free(kind);
+	return rc;
+}
+
+/* Canonical spec in the paper's notation, which holds lists of any length:
+ * N<N>K<K>[P<p>][S_A](S_B). */
+static int equality_format_spec(const struct topo *t, char *buf, size_t cap)
+{
+	const struct equality_params *pr = t->params;
+	size_t used = (size_t)snprintf(buf, cap, "N%lldK%lld", (long long)pr->n, (long long)pr->k);
+	if (pr->p)
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "P%lld", (long long)pr->p);
+	for (int set = 0; set < 2; set++) {
+		const int64_t *v = set ? pr->b : pr->a;
+		int n = set ? pr->n_b : pr->n_a;
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%c", set ? '(' : '[');
+		for (int i = 0; i < n; i++)
+			used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%lld", i ? "," : "",
+						 (long long)v[i]);
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%c", set ? ')' : ']');
+	}
+	return 1;
+}
+
+static void equality_release(struct topo *t)
+{
+	struct equality_state *st = t->state;
+	free(st->eq.offset);
+	free(st->eq.dist0);
+}
+
+static uint32_t equality_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	return topo_equality_distance(t->equality, a, b);
+}
+
+const struct topo_ops topo_equality_ops = {
+	.name = "equality",
+	.help = "Equality chordal ring: N even, odd offsets S_A, even offsets S_B; also N14K6[-1,1,3,9](4) (seed 002)",
+	.params = equality_params_def,
+	.params_size = sizeof(struct equality_params),
+	.state_size = sizeof(struct equality_state),
+	.flags = TOPO_F_VERTEX_TRANSITIVE,
+	.build = equality_build,
+	.release = equality_release,
+	.distance = equality_distance,
+	.parse_alias = equality_parse_alias,
+	.format_spec = equality_format_spec,
+};

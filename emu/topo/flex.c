@@ -1,0 +1,174 @@
+/* flex: "flex:nx=NX,ny=NY,nz=NZ[,p=P]" (Jeon et al., IEEE Access 2022, seed
+ * 000 §III-A).
+ *
+ * NZ layers of NX x NY routers; router (x, y, z) has id NX*NY*z + NX*y + x
+ * (eq. 6) and links to every router of layer (z+1) mod NZ that shares
+ * exactly its y (eq. 4) or exactly its x (eq. 5); there are no links
+ * within a layer. Radix: NX + NY + p - 2 for NZ = 2 (the layers above and
+ * below coincide) and 2NX + 2NY + p - 4 otherwise (§III-A); links:
+ * NX NY NZ (k - p) / 2. Default p = NX + NY - 2, the links to the next
+ * layer, which §III-B uses for full global bandwidth (p = floor(k/3) with
+ * NX = NY and NZ = 3).
+ *
+ * Ports (struct topo_flex): next_x + (x' < x ? x' : x'-1) reaches (x', y,
+ * z+1), next_y + (y' < y ? y' : y'-1) reaches (x, y', z+1), prev_x / prev_y
+ * likewise reach layer z-1 (the same ports as next_* when NZ = 2), then p
+ * terminals; endpoints router-major.
+ *
+ * Distance (closed form): a hop moves one layer up or down the ring of
+ * layers and replaces x or y by a different value, so d is the least h for
+ * which an h-step walk on the layer ring reaches z' and the h coordinate
+ * changes split as a + b = h with an a-step walk on K_NX reaching x' and a
+ * b-step walk on K_NY reaching y'. Vertex-transitive: layer rotation and
+ * per-axis permutations are automorphisms. Packaging (Fig. 7): each y-axis
+ * line of a layer is one rack, racks in rows by layer, so router (x, y, z)
+ * is in cabinet NX*z + x.
+ */
+#include "topo/topo_internal.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+struct flex_params {
+	int64_t nx, ny, nz; /* routers per x / y axis, layers */
+	int64_t p;          /* endpoints per router; 0 = NX + NY - 2 */
+};
+
+static const struct param_def flex_params_def[] = {
+	{"nx", PARAM_INT, offsetof(struct flex_params, nx), NULL, 2, 65535, "routers along x in each layer, Nx",
+	 NULL},
+	{"ny", PARAM_INT, offsetof(struct flex_params, ny), NULL, 2, 65535, "routers along y in each layer, Ny",
+	 NULL},
+	{"nz", PARAM_INT, offsetof(struct flex_params, nz), "3", 2, 65535, "layers, Nz (3 gives diameter 2)", NULL},
+	{"p", PARAM_INT, offsetof(struct flex_params, p), "0", 0, 65536,
+	 "endpoints per router; 0 = Nx + Ny - 2, full global bandwidth (§III-B)", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static inline uint32_t flex_idx(uint32_t to, uint32_t own)
+{
+	return to < own ? to : to - 1;
+}
+
+static int flex_build(struct topo *t, struct nl_err *err)
+{
+	struct flex_params *pr = t->params;
+	struct topo_flex *f = t->state;
+	uint32_t nx = (uint32_t)pr->nx, ny = (uint32_t)pr->ny, nz = (uint32_t)pr->nz;
+	uint64_t n = (uint64_t)nx * ny * nz;
+
+	if (pr->p == 0)
+		pr->p = (int64_t)(nx + ny - 2);
+	uint32_t p = (uint32_t)pr->p;
+	if (n > (1u << 30) || n * p >= TOPO_EP_BIT || (uint64_t)2 * (nx + ny) > (1u << 20))
+		return topo_errf(t, err, NL_ERANGE, "%llu routers with p=%u is more than supported",
+				 (unsigned long long)n, p);
+	/* A hop changes z by one and x + y by one: with Nx = Ny = 2 and an even
+	 * ring of layers x + y + z keeps its parity, so the graph splits. */
+	if (nx == 2 && ny == 2 && nz % 2 == 0)
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameters 'nx', 'ny', 'nz': Nx = Ny = 2 with an even Nz = %u gives two disconnected halves",
+				 nz);
+	f->nx = nx;
+	f->ny = ny;
+	f->nz = nz;
+	f->p = p;
+	f->next_x = 0;
+	f->next_y = nx - 1;
+	if (nz == 2) {
+		f->prev_x = f->next_x;
+		f->prev_y = f->next_y;
+		f->term_base = nx + ny - 2;
+	} else {
+		f->prev_x = nx + ny - 2;
+		f->prev_y = f->prev_x + nx - 1;
+		f->term_base = 2 * (nx + ny - 2);
+	}
+	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, f->term_base + p, (uint32_t)n * p, err));
+	/* With Nz = 2 layer 1's eqs. 4-5 give layer 0's links again. */
+	uint32_t z_links = nz == 2 ? 1 : nz;
+	for (uint32_t z = 0; z < z_links; z++) {
+		uint32_t z2 = (z + 1) % nz;
+		for (uint32_t y = 0; y < ny; y++)
+			for (uint32_t x = 0; x < nx; x++) {
+				uint32_t r = nx * ny * z + nx * y + x;
+				for (uint32_t x2 = 0; x2 < nx; x2++)
+					if (x2 != x)
+						topo_connect(t, r, f->next_x + flex_idx(x2, x), nx * ny * z2 + nx * y + x2,
+							     f->prev_x + flex_idx(x, x2));
+				for (uint32_t y2 = 0; y2 < ny; y2++)
+					if (y2 != y)
+						topo_connect(t, r, f->next_y + flex_idx(y2, y), nx * ny * z2 + nx * y2 + x,
+							     f->prev_y + flex_idx(y, y2));
+			}
+	}
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t i = 0; i < p; i++)
+			topo_attach(t, r * p + i, r, f->term_base + i);
+	t->cabinet = malloc((size_t)n * sizeof *t->cabinet);
+	if (!t->cabinet)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t x, y, z;
+		topo_flex_xyz(f, r, &x, &y, &z);
+		t->cabinet[r] = nx * z + x;
+	}
+	t->n_cabinets = nx * nz;
+	t->flex = f;
+	return 0;
+}
+
+/* Is there an a-step walk from one coordinate to another (`same` when
+ * equal) in the complete graph K_n, where a step changes the coordinate? */
+static bool flex_walk(uint32_t a, uint32_t n, bool same)
+{
+	if (a == 0)
+		return same;
+	if (a == 1)
+		return !same;
+	if (n >= 3)
+		return true;
+	return (a % 2 == 0) == same; /* K_2 alternates */
+}
+
+/* Is there an h-step walk on the ring of nz layers (steps +-1) from layer 0
+ * to layer dz? */
+static bool flex_ring_walk(uint32_t h, uint32_t nz, uint32_t dz)
+{
+	if (nz == 2)
+		return h % 2 == dz;
+	/* u up-steps and h-u down-steps: 2u - h = dz (mod nz) for some u. */
+	for (uint32_t u = 0; u <= h; u++)
+		if (((uint64_t)2 * u + (uint64_t)nz * (h + 1) - h) % nz == dz)
+			return true;
+	return false;
+}
+
+static uint32_t flex_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	const struct topo_flex *f = t->flex;
+	uint32_t xa, ya, za, xb, yb, zb;
+	topo_flex_xyz(f, a, &xa, &ya, &za);
+	topo_flex_xyz(f, b, &xb, &yb, &zb);
+	uint32_t dz = (zb + f->nz - za) % f->nz;
+	for (uint32_t h = 0; h <= 2 * f->nz + 8; h++) {
+		if (!flex_ring_walk(h, f->nz, dz))
+			continue;
+		for (uint32_t s = 0; s <= h; s++)
+			if (flex_walk(s, f->nx, xa == xb) && flex_walk(h - s, f->ny, ya == yb))
+				return h;
+	}
+	return UINT32_MAX;
+}
+
+const struct topo_ops topo_flex_ops = {
+	.name = "flex",
+	.help = "FleX: Nz layers of Nx x Ny routers, cross-like links between adjacent layers (seed 000 §III)",
+	.params = flex_params_def,
+	.params_size = sizeof(struct flex_params),
+	.state_size = sizeof(struct topo_flex),
+	.flags = TOPO_F_VERTEX_TRANSITIVE,
+	.build = flex_build,
+	.distance = flex_distance,
+};

@@ -1,0 +1,277 @@
+/* graph: "graph:file=PATH[,p=1][,labels=0]", an arbitrary router graph read
+ * from an edge-list file.
+ *
+ * Format: one link per line, "a b" (two router ids separated by blanks);
+ * '#' starts a comment to the end of the line; blank lines are ignored.
+ * With labels=0 (the default) ids are the integers 0..n-1, every one of
+ * which must appear; with labels=1 ids are arbitrary words, numbered 0, 1,
+ * ... in order of first appearance. A repeated pair is a parallel (trunked)
+ * link; a self-loop is an error; the graph must be connected. Errors name
+ * PATH:LINE.
+ *
+ * Ports: router r's network ports are numbered in the order its links
+ * appear in the file, then its p terminal ports; endpoints router-major.
+ * No closed-form distance (BFS) and no known symmetry.
+ */
+#include "topo/topo_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+struct graph_params {
+	char file[PARAM_STR_MAX]; /* edge-list path */
+	int64_t p;                /* endpoints per router */
+	bool labels;              /* ids are words numbered by first appearance */
+};
+
+static const struct param_def graph_params_def[] = {
+	{"file", PARAM_STRING, offsetof(struct graph_params, file), NULL, 0, 0,
+	 "edge-list file: one 'a b' router pair per line, '#' comments", NULL},
+	{"p", PARAM_INT, offsetof(struct graph_params, p), "1", 0, 65536, "endpoints per router", NULL},
+	{"labels", PARAM_BOOL, offsetof(struct graph_params, labels), "0", 0, 0,
+	 "router ids are arbitrary words numbered in order of first appearance (default: integers 0..n-1)", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+#define GRAPH_MAX_ROUTERS (1u << 30)
+
+/* Word -> id map (open addressing); ids in order of first insertion. */
+struct graph_names {
+	char **word;  /* [cap] owned, NULL = empty */
+	uint32_t *id; /* [cap] */
+	size_t cap, n;
+};
+
+static uint64_t graph_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void graph_names_release(struct graph_names *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->word[i]);
+	free(m->word);
+	free(m->id);
+}
+
+static int graph_names_resize(struct graph_names *m, size_t cap)
+{
+	char **word = calloc(cap, sizeof *word);
+	uint32_t *id = calloc(cap, sizeof *id);
+	if (!word || !id) {
+		free(word);
+		free(id);
+		return NL_ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->word[i])
+			continue;
+		size_t j = (size_t)graph_hash(m->word[i]) & (cap - 1);
+		while (word[j])
+			j = (j + 1) & (cap - 1);
+		word[j] = m->word[i];
+		id[j] = m->id[i];
+	}
+	free(m->word);
+	free(m->id);
+	m->word = word;
+	m->id = id;
+	m->cap = cap;
+	return 0;
+}
+
+/* Id of `w`, inserting it with the next id when new; negative on OOM. */
+static int64_t graph_names_get(struct graph_names *m, const char *w)
+{
+	if ((m->n + 1) * 2 > m->cap && graph_names_resize(m, m->cap ? m->cap * 2 : 64) < 0)
+		return NL_ENOMEM;
+	size_t j = (size_t)graph_hash(w) & (m->cap - 1);
+	while (m->word[j] && strcmp(m->word[j], w))
+		j = (j + 1) & (m->cap - 1);
+	if (m->word[j])
+		return m->id[j];
+	m->word[j] = strdup(w);
+	if (!m->word[j])
+		return NL_ENOMEM;
+	m->id[j] = (uint32_t)m->n++;
+	return m->id[j];
+}
+
+/* The word numbered `id` (for messages). */
+static const char *graph_names_word(const struct graph_names *m, uint32_t id)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->word[i] && m->id[i] == id)
+			return m->word[i];
+	return "?";
+}
+
+static int graph_parse_id(const struct topo *t, const char *path, unsigned line, const char *tok, bool labels,
+			  struct graph_names *names, uint32_t *out, struct nl_err *err)
+{
+	if (labels) {
+		int64_t id = graph_names_get(names, tok);
+		if (id < 0)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		if (id >= GRAPH_MAX_ROUTERS)
+			return topo_errf(t, err, NL_ERANGE, "%s:%u: more than 2^30 routers", path, line);
+		*out = (uint32_t)id;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(tok, &end, 10);
+	if (tok[0] == '-' || tok[0] == '+' || *end || errno || end == tok)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s:%u: router id '%s' is not an integer 0..n-1 (labels=1 reads arbitrary names)", path,
+				 line, tok);
+	if (v >= GRAPH_MAX_ROUTERS)
+		return topo_errf(t, err, NL_ERANGE, "%s:%u: router id %s is over 2^30", path, line, tok);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int graph_build(struct topo *t, struct nl_err *err)
+{
+	const struct graph_params *pr = t->params;
+	const char *path = pr->file;
+	struct graph_names names = {0};
+	uint32_t *ends = NULL, *deg = NULL, *next = NULL, *dist = NULL, *queue = NULL;
+	size_t n_links = 0, cap_links = 0;
+	uint32_t n = 0;
+	char *buf = NULL;
+	size_t bufcap = 0;
+	unsigned line = 0;
+	int rc = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s", path, strerror(errno));
+	while (getline(&buf, &bufcap, f) >= 0) {
+		char *tok[3], *save = NULL;
+		int nt = 0;
+		line++;
+		char *hash = strchr(buf, '#');
+		if (hash)
+			*hash = '\0';
+		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
+			if (nt < 3)
+				tok[nt++] = w;
+			else
+				nt++;
+		if (nt == 0)
+			continue;
+		if (nt != 2) {
+			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: expected two router ids 'a b', got %d field%s", path,
+				       line, nt, nt == 1 ? "" : "s");
+			goto out;
+		}
+		uint32_t a, b;
+		if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &names, &a, err)) < 0 ||
+		    (rc = graph_parse_id(t, path, line, tok[1], pr->labels, &names, &b, err)) < 0)
+			goto out;
+		if (a == b) {
+			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: self-loop on router '%s' (a link joins two different routers)",
+				       path, line, tok[0]);
+			goto out;
+		}
+		if (n_links == cap_links) {
+			cap_links = cap_links ? cap_links * 2 : 1024;
+			uint32_t *e2 = realloc(ends, cap_links * 2 * sizeof *ends);
+			if (!e2) {
+				rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
+				goto out;
+			}
+			ends = e2;
+		}
+		ends[2 * n_links] = a;
+		ends[2 * n_links + 1] = b;
+		n_links++;
+		if (a + 1 > n)
+			n = a + 1;
+		if (b + 1 > n)
+			n = b + 1;
+	}
+	if (ferror(f)) {
+		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", path, strerror(errno));
+		goto out;
+	}
+	if (n_links == 0) {
+		rc = topo_errf(t, err, NL_EFORMAT, "%s: no links (expected lines 'a b')", path);
+		goto out;
+	}
+	deg = calloc(n, sizeof *deg);
+	next = calloc(n, sizeof *next);
+	if (!deg || !next) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < 2 * n_links; i++)
+		deg[ends[i]]++;
+	for (uint32_t r = 0; r < n; r++)
+		if (deg[r] == 0) {
+			rc = topo_errf(t, err, NL_EFORMAT, "%s: router %u has no links (ids must run 0..n-1 without gaps; largest is %u)",
+				       path, r, n - 1);
+			goto out;
+		}
+	if ((uint64_t)n * (uint64_t)pr->p >= TOPO_EP_BIT) {
+		rc = topo_errf(t, err, NL_ERANGE, "%s: %u routers x p=%lld endpoints is more than supported", path, n,
+			       (long long)pr->p);
+		goto out;
+	}
+	for (uint32_t r = 0; r < n; r++)
+		deg[r] += (uint32_t)pr->p;
+	if ((rc = topo_alloc(t, n, deg, 0, n * (uint32_t)pr->p, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n_links; i++) {
+		uint32_t a = ends[2 * i], b = ends[2 * i + 1];
+		topo_connect(t, a, next[a]++, b, next[b]++);
+	}
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t i = 0; i < (uint32_t)pr->p; i++)
+			topo_attach(t, r * (uint32_t)pr->p + i, r, next[r]++);
+	dist = malloc((size_t)n * sizeof *dist);
+	queue = malloc((size_t)n * sizeof *queue);
+	if (!dist || !queue) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	topo_bfs(t, 0, dist, queue);
+	for (uint32_t r = 0; r < n; r++)
+		if (dist[r] == UINT32_MAX) {
+			if (pr->labels)
+				rc = topo_errf(t, err, NL_EFORMAT,
+					       "%s: graph is not connected: router '%s' cannot be reached from router '%s'", path,
+					       graph_names_word(&names, r), graph_names_word(&names, 0));
+			else
+				rc = topo_errf(t, err, NL_EFORMAT,
+					       "%s: graph is not connected: router %u cannot be reached from router 0", path, r);
+			goto out;
+		}
+out:
+	fclose(f);
+	free(buf);
+	free(ends);
+	free(deg);
+	free(next);
+	free(dist);
+	free(queue);
+	graph_names_release(&names);
+	return rc;
+}
+
+const struct topo_ops topo_graph_ops = {
+	.name = "graph",
+	.help = "arbitrary router graph from an edge-list file ('a b' per line, '#' comments)",
+	.params = graph_params_def,
+	.params_size = sizeof(struct graph_params),
+	.build = graph_build,
+};

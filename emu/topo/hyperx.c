@@ -1,0 +1,154 @@
+/* hyperx: "hyperx:s=S1xS2x..,k=K1xK2x..,t=T[,r=R]" (Ahn et al., SC09, seed 001 §3).
+ *
+ * Switches are the points of an L-dimensional lattice, S[d] per dimension,
+ * fully connected within each dimension, with K[d] parallel (trunked) links
+ * between two switches aligned in dimension d and T terminals per switch.
+ * Ports (struct topo_hyperx): dimension 0 first, within a dimension grouped
+ * by the target coordinate v != own in increasing order, K[d] trunk ports
+ * per target, then the T terminal ports; endpoints router-major. Router id =
+ * I1 + S1 * (I2 + S2 * (...)). Distance: the number of differing
+ * coordinates. Vertex-transitive (a product of complete graphs).
+ *
+ * r= optionally checks the switch-port bound of eq. 2, T + sum K_d (S_d - 1)
+ * <= R. Packaging (§5): the S1 switches of the first dimension share an
+ * enclosure, so router r is in cabinet r / S1. The shared builder here also
+ * serves full, flatfly and hypercube, which are HyperX special cases (§3).
+ */
+#include "topo/topo_internal.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
+		      uint32_t T, const char *sname, struct nl_err *err)
+{
+	uint64_t n = 1, deg = 0;
+
+	if (L < 1 || L > TOPO_MAX_DIMS)
+		return topo_errf(t, err, NL_ERANGE, "parameter '%s': 1 to %d dimensions, got %d", sname,
+				 TOPO_MAX_DIMS, L);
+	hx->L = L;
+	hx->T = T;
+	for (int d = 0; d < L; d++) {
+		hx->S[d] = S[d];
+		hx->K[d] = K[d];
+		hx->stride[d] = (uint32_t)n;
+		hx->port_base[d] = (uint32_t)deg;
+		n *= S[d];
+		deg += (uint64_t)K[d] * (S[d] - 1);
+		if (n > (1u << 30) || deg > (1u << 20))
+			return topo_errf(t, err, NL_ERANGE, "parameter '%s': more than 2^30 switches or 2^20 ports per switch",
+					 sname);
+	}
+	hx->term_base = (uint32_t)deg;
+	if (n * T >= TOPO_EP_BIT)
+		return topo_errf(t, err, NL_ERANGE, "%llu endpoints is more than supported (2^31)",
+				 (unsigned long long)(n * T));
+	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, (uint32_t)deg + T, (uint32_t)n * T, err));
+	hx->coord = malloc((size_t)n * (size_t)L * sizeof *hx->coord);
+	if (!hx->coord)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < n; r++)
+		for (int d = 0; d < L; d++)
+			hx->coord[(size_t)r * (size_t)L + (size_t)d] = (uint16_t)((r / hx->stride[d]) % S[d]);
+	for (uint32_t r = 0; r < n; r++) {
+		for (int d = 0; d < L; d++) {
+			uint32_t c = topo_hyperx_coord(hx, r, d);
+			for (uint32_t v = c + 1; v < S[d]; v++) {
+				uint32_t s = r + (v - c) * hx->stride[d];
+				for (uint32_t k = 0; k < K[d]; k++)
+					topo_connect(t, r, topo_hyperx_port(hx, d, c, v, k), s,
+						     topo_hyperx_port(hx, d, v, c, k));
+			}
+		}
+		for (uint32_t i = 0; i < T; i++)
+			topo_attach(t, r * T + i, r, hx->term_base + i);
+	}
+	t->hyperx = hx;
+	return 0;
+}
+
+void topo_hyperx_free_view(struct topo_hyperx *hx)
+{
+	free(hx->coord);
+	hx->coord = NULL;
+}
+
+uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	const struct topo_hyperx *hx = t->hyperx;
+	uint32_t h = 0;
+	for (int d = 0; d < hx->L; d++)
+		h += topo_hyperx_coord(hx, a, d) != topo_hyperx_coord(hx, b, d);
+	return h;
+}
+
+/* --- the hyperx family ---------------------------------------------------- */
+
+struct hyperx_params {
+	struct param_vec s; /* switches per dimension, S */
+	struct param_vec k; /* trunking per dimension, K (one value = all) */
+	int64_t t;          /* terminals per switch, T */
+	int64_t r;          /* switch radix bound of eq. 2, 0 = unchecked */
+};
+
+static const struct param_def hyperx_params_def[] = {
+	{"s", PARAM_DIMS, offsetof(struct hyperx_params, s), NULL, 2, 65535,
+	 "switches per dimension S1xS2x.. (seed 001 §3)", NULL},
+	{"k", PARAM_DIMS, offsetof(struct hyperx_params, k), "1", 1, 1024,
+	 "trunking K1xK2x..: parallel links per aligned switch pair (one value for all dimensions)", NULL},
+	{"t", PARAM_INT, offsetof(struct hyperx_params, t), "1", 0, 65536, "terminals per switch, T", NULL},
+	{"r", PARAM_INT, offsetof(struct hyperx_params, r), "0", 0, 1 << 20,
+	 "switch radix R to check T + sum K_d (S_d - 1) <= R against (eq. 2); 0 = no check", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static int hyperx_build(struct topo *t, struct nl_err *err)
+{
+	const struct hyperx_params *pr = t->params;
+	struct topo_hyperx *hx = t->state;
+	uint32_t S[TOPO_MAX_DIMS], K[TOPO_MAX_DIMS];
+	uint64_t radix = (uint64_t)pr->t;
+	int L = pr->s.n;
+
+	if (pr->k.n != 1 && pr->k.n != L)
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter 'k' has %d values but 's' has %d dimensions; give one K for all or one per dimension",
+				 pr->k.n, L);
+	for (int d = 0; d < L; d++) {
+		S[d] = (uint32_t)pr->s.v[d];
+		K[d] = (uint32_t)pr->k.v[pr->k.n == 1 ? 0 : d];
+		radix += (uint64_t)K[d] * (S[d] - 1);
+	}
+	if (pr->r && radix > (uint64_t)pr->r)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter 'r': the switch needs T + sum K_d (S_d - 1) = %llu ports, more than r=%lld (seed 001 eq. 2)",
+				 (unsigned long long)radix, (long long)pr->r);
+	NL_CHECK(topo_hyperx_setup(t, hx, L, S, K, (uint32_t)pr->t, "s", err));
+	/* §5: the first dimension is routed within an enclosure. */
+	t->cabinet = malloc((size_t)t->n_routers * sizeof *t->cabinet);
+	if (!t->cabinet)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		t->cabinet[r] = r / S[0];
+	t->n_cabinets = t->n_routers / S[0];
+	return 0;
+}
+
+static void hyperx_release(struct topo *t)
+{
+	topo_hyperx_free_view(t->state);
+}
+
+const struct topo_ops topo_hyperx_ops = {
+	.name = "hyperx",
+	.help = "HyperX: L-dimensional lattice fully connected per dimension, trunking K, T terminals (seed 001 §3)",
+	.params = hyperx_params_def,
+	.params_size = sizeof(struct hyperx_params),
+	.state_size = sizeof(struct topo_hyperx),
+	.flags = TOPO_F_VERTEX_TRANSITIVE,
+	.build = hyperx_build,
+	.release = hyperx_release,
+	.distance = topo_hyperx_distance,
+};

@@ -1,0 +1,21 @@
+/* p1: "p1(BASE)[:trials=20,cab=0,frac=1,seed=1]", the one-step permutation (§3.2, for indirect topologies such as myriclos) of
+ * any base topology (Fujiwara et al., seed 003); e.g. p1(torus:k=64x64).
+ * The engine, parameters and invariants are in permute.c; the result has
+ * the base's routers, ports, endpoints and cabinets, permuted links, no
+ * closed-form view but t->permuted. Distance by BFS.
+ */
+#include "topo/topo_internal.h"
+
+static int p1_build(struct topo *t, struct nl_err *err)
+{
+	return topo_perm_build(t, 1, err);
+}
+
+const struct topo_ops topo_p1_ops = {
+	.name = "p1",
+	.help = "one-step link-endpoint permutation of a base topology, cable lengths kept (seed 003 §3)",
+	.params = topo_perm_params_def,
+	.params_size = sizeof(struct topo_perm_params),
+	.state_size = sizeof(struct topo_permuted),
+	.build = p1_build,
+};

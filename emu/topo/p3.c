@@ -1,0 +1,21 @@
+/* p3: "p3(BASE)[:trials=20,cab=0,frac=1,seed=1]", the three-cab permutation (§3.1) of
+ * any base topology (Fujiwara et al., seed 003); e.g. p3(torus:k=64x64).
+ * The engine, parameters and invariants are in permute.c; the result has
+ * the base's routers, ports, endpoints and cabinets, permuted links, no
+ * closed-form view but t->permuted. Distance by BFS.
+ */
+#include "topo/topo_internal.h"
+
+static int p3_build(struct topo *t, struct nl_err *err)
+{
+	return topo_perm_build(t, 3, err);
+}
+
+const struct topo_ops topo_p3_ops = {
+	.name = "p3",
+	.help = "three-cab link-endpoint permutation of a base topology, cable lengths kept (seed 003 §3)",
+	.params = topo_perm_params_def,
+	.params_size = sizeof(struct topo_perm_params),
+	.state_size = sizeof(struct topo_permuted),
+	.build = p3_build,
+};

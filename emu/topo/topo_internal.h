@@ -1,0 +1,102 @@
+/* Helpers shared by the topology family files (not part of the module's
+ * interface: other folders include only topo/topo.h). */
+#ifndef NETLOOM_TOPO_TOPO_INTERNAL_H
+#define NETLOOM_TOPO_TOPO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topo/topo.h"
+
+struct nl_err;
+
+/* Record an error prefixed with "topology '<family>': " and return code. */
+int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Build a HyperX (seed 001 §3) into t and publish hx (which must live in
+ * t->state) as t->hyperx: L dimensions of S[d] switches, K[d] trunked links
+ * per aligned pair, T terminals per switch, endpoints router-major. Fails
+ * with an error naming `sname` (the family's parameter for S) when the
+ * network is too large. */
+int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
+		      uint32_t T, const char *sname, struct nl_err *err);
+
+/* Free what topo_hyperx_setup allocated in hx. */
+void topo_hyperx_free_view(struct topo_hyperx *hx);
+
+/* HyperX distance: the number of coordinates in which a and b differ. */
+uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b);
+
+/* Build an extended generalized fat tree (folded Clos) into t and publish
+ * tr (which must live in t->state) as t->tree: L levels, level-l switches
+ * with down[l] children and up[l] parents (up[L-1] = 0), n_terminals
+ * terminals on the leaves (leaf b's down port c is endpoint b*down[0] + c),
+ * and only the leaves that carry terminals. Blocks fill in order; the
+ * parents' ports toward missing children stay unconnected. The top level
+ * must form a single block (the caller checks radix rules first). */
+int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
+		    uint64_t n_terminals, struct nl_err *err);
+
+/* Orbits of a complete XGFT (every block full): one per level. */
+uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap);
+
+/* The finite field GF(q), q = p^m: elements are 0..q-1, read as the
+ * base-p digits of a polynomial of degree < m over GF(p) modulo a
+ * primitive polynomial (found by search), so that addition is digit-wise
+ * mod p and xi = the element "x" (or a primitive root when m = 1) generates
+ * the multiplicative group: exp[i] = xi^i, log[exp[i]] = i. */
+struct topo_gf {
+	uint32_t q, p, m;
+	uint32_t *exp; /* [2(q-1)]: xi^i, doubled so exp[log a + log b] needs no mod */
+	uint32_t *log; /* [q], log[0] unused */
+};
+
+/* Set up GF(q). Returns 0, NL_EINVAL when q is not a prime power (then
+ * *p_out is 0), or NL_ENOMEM. *p_out and *m_out get p and m. */
+int topo_gf_init(struct topo_gf *f, uint32_t q, uint32_t *p_out, uint32_t *m_out);
+void topo_gf_release(struct topo_gf *f);
+uint32_t topo_gf_add(const struct topo_gf *f, uint32_t a, uint32_t b);
+uint32_t topo_gf_neg(const struct topo_gf *f, uint32_t a);
+uint32_t topo_gf_mul(const struct topo_gf *f, uint32_t a, uint32_t b);
+
+/* Parameters shared by the permuted families p1, p2 and p3 (seed 003 §3). */
+struct topo_perm_params {
+	char base[PARAM_STR_MAX]; /* the base topology's spec */
+	int64_t trials;           /* random trials; the best is kept */
+	int64_t cab;              /* routers per cabinet; 0 = the base's rule, else 16 */
+	double frac;              /* probability that a valid swap is made (§5.4) */
+	int64_t seed;             /* random seed */
+};
+extern const struct param_def topo_perm_params_def[];
+
+/* Build the `method`-permuted (1 = one-step, 2 = two-cab, 3 = three-cab)
+ * version of the base topology named in t->params into t. */
+int topo_perm_build(struct topo *t, int method, struct nl_err *err);
+
+/* A multiset of unordered router pairs (links), open addressing keyed by
+ * the pair; used to reject duplicate links and to test adjacency in O(1). */
+struct topo_edgeset {
+	uint64_t *key;   /* (min << 32 | max) + 1, 0 = empty slot */
+	uint32_t *count; /* multiplicity (0 after removal; the key stays) */
+	size_t cap;      /* power of two */
+	size_t used;     /* slots with a key */
+};
+
+int topo_edgeset_init(struct topo_edgeset *s, size_t expected, struct nl_err *err);
+void topo_edgeset_release(struct topo_edgeset *s);
+uint32_t topo_edgeset_count(const struct topo_edgeset *s, uint32_t a, uint32_t b);
+int topo_edgeset_add(struct topo_edgeset *s, uint32_t a, uint32_t b, struct nl_err *err);
+void topo_edgeset_remove(struct topo_edgeset *s, uint32_t a, uint32_t b);
+
+/* Fill an edge set with every router-to-router link of t. */
+int topo_edgeset_from_topo(struct topo_edgeset *s, const struct topo *t, struct nl_err *err);
+
+/* Exact diameter and sum of distances over ordered router pairs by one BFS
+ * per router. Returns 0, or 1 when the graph is disconnected or its
+ * diameter exceeds `cutoff` (then the outputs are meaningless); the search
+ * stops as soon as that is known. */
+int topo_all_pairs(const struct topo *t, uint32_t cutoff, uint32_t *diameter, uint64_t *sum,
+		   struct nl_err *err);
+
+#endif

@@ -1,0 +1,79 @@
+/* The extended generalized fat tree (XGFT) builder shared by fattree and
+ * clos: level-by-level numbering, closed-form wiring (struct topo_tree in
+ * topo.h) and per-level orbits of complete trees. */
+#include "topo/topo_internal.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
+		    uint64_t n_terminals, struct nl_err *err)
+{
+	uint64_t first = 0;
+	uint32_t *n_ports = NULL;
+	int rc;
+
+	if (L < 1 || L > TOPO_MAX_LEVELS)
+		return topo_errf(t, err, NL_ERANGE, "1 to %d levels, got %d", TOPO_MAX_LEVELS, L);
+	if (n_terminals >= TOPO_EP_BIT)
+		return topo_errf(t, err, NL_ERANGE, "%llu terminals is more than supported (2^31)",
+				 (unsigned long long)n_terminals);
+	tr->n_levels = L;
+	tr->xgft = true;
+	for (int l = 0; l < L; l++) {
+		tr->down[l] = down[l];
+		tr->up[l] = l + 1 < L ? up[l] : 0;
+		tr->per_package[l] = 1;
+		tr->W[l] = l == 0 ? 1 : tr->W[l - 1] * up[l - 1];
+		if (l == 0)
+			tr->blocks[l] = (uint32_t)((n_terminals + down[0] - 1) / down[0]);
+		else
+			tr->blocks[l] = (tr->blocks[l - 1] + down[l] - 1) / down[l];
+		tr->level_first[l] = (uint32_t)first;
+		first += (uint64_t)tr->blocks[l] * tr->W[l];
+		if (first > (1u << 30))
+			return topo_errf(t, err, NL_ERANGE, "more than 2^30 switches");
+	}
+	tr->level_first[L] = (uint32_t)first;
+	NL_ASSERT(tr->blocks[L - 1] == 1);
+	n_ports = malloc((size_t)first * sizeof *n_ports);
+	if (!n_ports)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (int l = 0; l < L; l++)
+		for (uint32_t r = tr->level_first[l]; r < tr->level_first[l + 1]; r++)
+			n_ports[r] = tr->down[l] + tr->up[l];
+	rc = topo_alloc(t, (uint32_t)first, n_ports, 0, (uint32_t)n_terminals, err);
+	free(n_ports);
+	NL_CHECK(rc);
+	for (int l = 0; l + 1 < L; l++)
+		for (uint32_t b = 0; b < tr->blocks[l]; b++)
+			for (uint32_t w = 0; w < tr->W[l]; w++) {
+				uint32_t r = tr->level_first[l] + b * tr->W[l] + w;
+				for (uint32_t j = 0; j < tr->up[l]; j++) {
+					uint32_t pb = b / tr->down[l + 1], pw = w * tr->up[l] + j;
+					uint32_t parent = tr->level_first[l + 1] + pb * tr->W[l + 1] + pw;
+					topo_connect(t, r, tr->down[l] + j, parent, b % tr->down[l + 1]);
+				}
+			}
+	for (uint64_t e = 0; e < n_terminals; e++)
+		topo_attach(t, (uint32_t)e, (uint32_t)(e / down[0]), (uint32_t)(e % down[0]));
+	t->tree = tr;
+	return 0;
+}
+
+uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap)
+{
+	const struct topo_tree *tr = t->tree;
+	uint64_t full = tr->down[0];
+	for (int l = 1; l < tr->n_levels; l++)
+		full *= tr->down[l];
+	/* A partly filled block breaks the symmetry between switches of a level. */
+	if (!tr->xgft || full != t->n_endpoints || cap < (uint32_t)tr->n_levels)
+		return 0;
+	for (int l = 0; l < tr->n_levels; l++) {
+		reps[l] = tr->level_first[l];
+		weight[l] = tr->level_first[l + 1] - tr->level_first[l];
+	}
+	return (uint32_t)tr->n_levels;
+}

@@ -1,0 +1,43 @@
+/* swap2: the HyperX paper's Swap2 permutation (seed 001 §4, Fig. 6d):
+ * even-numbered endpoints exchange with the peer across the bisection of
+ * one dimension (coordinate + k/2 in dimension 0), odd-numbered ones across
+ * the bisection of another (dimension 1), keeping the terminal index. Needs
+ * a topology with grid coordinates in at least two dimensions. */
+#include "traffic/traffic.h"
+
+#include "core/error.h"
+#include "topo/topo.h"
+
+static const struct param_def swap2_params[] = {
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static int swap2_init(struct traffic *tr, struct nl_err *err)
+{
+	const struct topo_grid *g = tr->topo->grid;
+	if (!g || g->n_dims < 2)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "traffic 'swap2' needs a topology with coordinates in at least 2 dimensions ('%s' has %s)",
+			       tr->topo->ops->name, g ? "1" : "none");
+	return 0;
+}
+
+static uint32_t swap2_dest(const struct traffic *tr, uint32_t s, struct rng *rng)
+{
+	const struct topo_grid *g = tr->topo->grid;
+	(void)rng;
+	uint32_t r = s / g->p, i = s % g->p;
+	int dim = (int)(s & 1);
+	uint32_t c = topo_grid_coord(g, r, dim);
+	uint32_t nc = (c + g->k[dim] / 2) % g->k[dim];
+	uint32_t d = r + (nc - c) * g->stride[dim];
+	return d * g->p + i;
+}
+
+const struct traffic_ops traffic_swap2_ops = {
+	.name = "swap2",
+	.help = "even endpoints swap across dimension 0's bisection, odd across dimension 1's (seed 001)",
+	.params = swap2_params,
+	.init = swap2_init,
+	.dest = swap2_dest,
+};

@@ -1,0 +1,131 @@
+/* Traffic patterns: registry lookup, lifecycle, power-of-two trimming. */
+#include "traffic/traffic.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "topo/topo.h"
+
+const struct traffic_ops *traffic_find(const char *name, struct nl_err *err)
+{
+	size_t n;
+	const struct traffic_ops *const *all = traffic_list(&n);
+	char names[512] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
+					 "%s%s", i ? ", " : "", all[i]->name);
+	nl_errf(err, NL_ENOTFOUND, "unknown traffic pattern '%s' (valid: %s)", name, names);
+	return NULL;
+}
+
+void traffic_free(struct traffic *tr)
+{
+	if (!tr)
+		return;
+	if (tr->ops && tr->ops->release && tr->state)
+		tr->ops->release(tr);
+	free(tr->params);
+	free(tr->state);
+	free(tr->spec);
+	free(tr);
+}
+
+int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
+		struct nl_err *err)
+{
+	char name[64], what[96], buf[1024];
+	int rc;
+
+	*out = NULL;
+	const char *tail = param_split_name(spec, name, sizeof name, err);
+	if (!tail)
+		return NL_EINVAL;
+	const struct traffic_ops *ops = traffic_find(name, err);
+	if (!ops)
+		return NL_ENOTFOUND;
+	struct traffic *tr = calloc(1, sizeof *tr);
+	if (!tr)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	tr->ops = ops;
+	tr->topo = t;
+	tr->seed = seed;
+	tr->n_active = t->n_endpoints;
+	tr->params = calloc(1, ops->params_size ? ops->params_size : 1);
+	tr->state = ops->state_size ? calloc(1, ops->state_size) : NULL;
+	if (!tr->params || (ops->state_size && !tr->state)) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	snprintf(what, sizeof what, "traffic '%s'", ops->name);
+	rc = param_parse(ops->params, tr->params, tail, what, err);
+	if (rc < 0)
+		goto fail;
+	if (ops->flags & (TRAFFIC_F_POW2 | TRAFFIC_F_POW4)) {
+		uint32_t bits = 0;
+		while ((2ull << bits) <= t->n_endpoints)
+			bits++;
+		if ((ops->flags & TRAFFIC_F_POW4) && (bits & 1))
+			bits--;
+		if (bits == 0) {
+			rc = nl_errf(err, NL_ECONFIG, "traffic '%s' needs at least %d endpoints", ops->name,
+				     (ops->flags & TRAFFIC_F_POW4) ? 4 : 2);
+			goto fail;
+		}
+		tr->bits = bits;
+		tr->n_active = 1u << bits;
+	}
+	if (ops->init) {
+		rc = ops->init(tr, err);
+		if (rc < 0)
+			goto fail;
+	}
+	int n = snprintf(buf, sizeof buf, "%s:", ops->name);
+	param_format_all(ops->params, tr->params, buf + n, sizeof buf - (size_t)n);
+	if (buf[n] == '\0')
+		buf[n - 1] = '\0';
+	tr->spec = strdup(buf);
+	if (!tr->spec) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	*out = tr;
+	return 0;
+fail:
+	traffic_free(tr);
+	return rc;
+}
+
+void traffic_print_help(FILE *f)
+{
+	size_t n;
+	const struct traffic_ops *const *all = traffic_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "  %-12s %s\n", all[i]->name, all[i]->help);
+		param_print_help(f, all[i]->params, "      ");
+	}
+}
+
+static const char *const traffic_process_names[] = {"bernoulli", NULL};
+
+static const struct param_def traffic_keys[] = {
+	{"traffic", PARAM_SPEC, offsetof(struct traffic_cfg, traffic), "uniform", 0, 0,
+	 "traffic pattern spec (see 'netloom run --help')", NULL},
+	{"injection_rate", PARAM_DOUBLE, offsetof(struct traffic_cfg, injection_rate), "0.1", 0, 1,
+	 "offered load, flits/cycle per endpoint", NULL},
+	{"injection_process", PARAM_CHOICE, offsetof(struct traffic_cfg, injection_process), "bernoulli", 0,
+	 0, "arrival process of packets", traffic_process_names},
+	{"packet_size", PARAM_RANGE, offsetof(struct traffic_cfg, packet_size), "1", 1, 65535,
+	 "flits per packet: a number, or lo..hi for uniformly distributed sizes", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+const struct config_table traffic_table = {
+	"traffic", "synthetic traffic (BookSim2 names; rates in flits)", traffic_keys,
+	sizeof(struct traffic_cfg)};

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `netloom topo` and `netloom design`.
+
+Usage: cli_analyze.py NETLOOM CASE. Each case runs the built binary with
+arguments and checks values in its output (paper numbers cite their
+table). Exit 0 pass, 1 fail, 77 skip (a topology family that has not
+landed yet).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+NETLOOM = sys.argv[1]
+ENV = dict(os.environ, NETLOOM_PROGRESS="0")
+
+
+class Fail(Exception):
+    pass
+
+
+def run(*args, code=0):
+    p = subprocess.run([NETLOOM, *args], capture_output=True, env=ENV)
+    if p.returncode != code:
+        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}\n"
+                   f"stderr: {p.stderr.decode()}")
+    return p
+
+
+def run_json(*args):
+    return json.loads(run(*args).stdout)
+
+
+def eq(what, got, want):
+    if got != want:
+        raise Fail(f"{what}: got {got!r}, expected {want!r}")
+
+
+def near(what, got, want, tol):
+    if abs(got - want) > tol:
+        raise Fail(f"{what}: got {got!r}, expected {want!r} +- {tol}")
+
+
+def one_line_error(p, needle):
+    err = p.stderr.decode()
+    if err.count("\n") != 1 or not err.startswith("netloom"):
+        raise Fail(f"error is not one line starting 'netloom': {err!r}")
+    if needle not in err:
+        raise Fail(f"error {err!r} lacks {needle!r}")
+    if p.stdout:
+        raise Fail(f"stdout not empty on error: {p.stdout!r}")
+
+
+def need_family(name):
+    if f"  {name} " not in run("topo", "list").stdout.decode():
+        print(f"skip: topology family '{name}' is not registered yet")
+        sys.exit(77)
+
+
+def case_describe_torus():
+    # 8x8 torus: diameter 8, ASPL 64/63 * 4, bisection 2 * 64 / 8 = 16.
+    d = run_json("topo", "describe", "torus:k=8x8", "--json", "--bisection")
+    eq("routers", d["routers"], 64)
+    eq("endpoints", d["endpoints"], 64)
+    eq("radix", d["radix"], 5)
+    eq("links", d["links"], 128)
+    eq("diameter", d["diameter"], 8)
+    near("aspl", d["aspl"], 64 / 63 * 4, 1e-12)
+    eq("exact", d["exact"], True)
+    eq("histogram", d["histogram"], [0, 128, 256, 384, 448, 384, 256, 128, 32])
+    eq("bisection.metis", d["bisection"]["metis"], 16)
+    eq("bisection.formula", d["bisection"]["formula"], 16)
+    near("B_r", d["bisection"]["B_r"], 0.125, 1e-15)
+    near("moore_ratio", d["moore_ratio"], 64 / 13121, 1e-15)
+    # Without --bisection, only the formula.
+    d = run_json("topo", "describe", "torus:k=8x8", "--json")
+    eq("metis absent", "metis" in d["bisection"], False)
+
+
+def case_describe_trunks():
+    # HyperX with trunking K = 2 in dimension 1: links count each trunk once.
+    d = run_json("topo", "describe", "hyperx:s=4x3,k=1x2,t=2", "--json", "--bisection")
+    eq("links", d["links"], 12 * (3 + 2) // 2)
+    eq("physical_links", d["physical_links"], 12 * (3 + 4) // 2)
+    eq("radix", d["radix"], 3 + 4 + 2)
+    # eq. 1: min(P/4 * 1 * 4, P/4 * 2 * 3) = 12
+    eq("formula", d["bisection"]["formula"], 12)
+    eq("metis", d["bisection"]["metis"], 12)
+
+
+def case_flex_table6():
+    need_family("flex")
+    # FleX Table 6: 6x6x3, p = 10: 108 routers, 1,080 endpoints, radix 30,
+    # 1,080 links, diameter 2; Table 4: bisection ratio 0.300 (eq. 8: 324).
+    d = run_json("topo", "describe", "flex:nx=6,ny=6,nz=3,p=10", "--json")
+    eq("routers", d["routers"], 108)
+    eq("endpoints", d["endpoints"], 1080)
+    eq("radix", d["radix"], 30)
+    eq("links", d["links"], 1080)
+    eq("diameter", d["diameter"], 2)
+    eq("exact", d["exact"], True)
+    eq("formula", d["bisection"]["formula"], 324)
+    near("B_r", d["bisection"]["B_r"], 0.300, 5e-4)
+    # §III-B.2: 3NxNy(2Nx+2Ny-4)/2 pairs at distance 1, the rest at 2.
+    eq("histogram", d["histogram"], [0, 108 * 20 // 2, 108 * 107 // 2 - 108 * 20 // 2])
+
+
+def case_table4_ratios():
+    need_family("flex")
+    need_family("dragonfly")
+    need_family("fattree")
+    # FleX Table 4, N ~ 1,000: bisection ratio (bisection / inter-router
+    # links) of the Table 6 configurations, bisection by METIS as the paper
+    # did: fat tree 0.250, dragonfly 0.187, HyperX 0.278, FleX 0.300.
+    for spec, want in (("fattree:k=10,n=3", 0.250), ("dragonfly:a=8,p=4,h=4", 0.187),
+                       ("hyperx:s=10x10,k=1x1,t=10", 0.278), ("flex:nx=6,ny=6,nz=3,p=10", 0.300)):
+        d = run_json("topo", "describe", spec, "--json", "--bisection")
+        eq(f"{spec} ratios from", d["bisection"]["ratios_from"], "metis")
+        near(f"{spec} B_r", d["bisection"]["B_r"], want, 5e-4)
+
+
+def case_faults_reproducible():
+    a = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "9", "--json").stdout
+    b = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "9", "--json").stdout
+    eq("same seed, same bytes", a, b)
+    d = json.loads(a)
+    f = d["faults"]
+    eq("trials", f["trials"], 100)
+    eq("steps", len(f["steps"]), 20)
+    eq("links", f["links"], 192)
+    ok = [s["removed_pct"] for s in f["steps"] if s["connected"] > 50]
+    eq("tolerance is the largest step with > 50 connected", f["tolerance_pct"], max(ok))
+    c = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "10", "--json").stdout
+    if c == a:
+        raise Fail("a different seed gave the same fault trials")
+
+
+def case_faults_flex():
+    need_family("flex")
+    args = ("topo", "describe", "flex:nx=6,ny=6,nz=3,p=10", "--faults", "--seed", "3", "--json")
+    a, b = run(*args).stdout, run(*args).stdout
+    eq("same seed, same bytes", a, b)
+    # FleX Table 5: FleX at N ~ 1,000 (Table 6's 6x6x3, p = 10) tolerates
+    # 75% link failures. At 75% our trials stay connected ~70 times in 100,
+    # at 80% ~30, so the step is robust to the seed.
+    f = json.loads(a)["faults"]
+    eq("FleX 6x6x3 tolerance (Table 5)", f["tolerance_pct"], 75)
+    eq("links", f["links"], 1080)
+
+
+def case_export():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.edges")
+        run("topo", "export", "torus:k=4x3", "--format", "edgelist", "-o", out)
+        lines = [l for l in open(out).read().splitlines() if not l.startswith("#")]
+        eq("edge lines", len(lines), 24)
+        eq("first edge", lines[0], "0 1 1")
+        out = os.path.join(tmp, "t.json")
+        run("topo", "export", "torus:k=4x3", "--format", "json", "-o", out)
+        d = json.load(open(out))
+        eq("n_routers", d["n_routers"], 12)
+        eq("coord of router 5", d["routers"][5]["coord"], [1, 1])
+        dot = run("topo", "export", "torus:k=4x3", "--format", "dot").stdout.decode()
+        eq("dot edges", dot.count(" -- "), 24)
+        # A failed write leaves nothing behind and says so in one line.
+        bad = os.path.join(tmp, "missing", "t.dot")
+        p = run("topo", "export", "torus:k=4x3", "--format", "dot", "-o", bad, code=2)
+        one_line_error(p, bad)
+        eq("no file", os.path.exists(bad), False)
+        eq("no temp files", sorted(os.listdir(tmp)), ["t.edges", "t.json"])
+        p = run("topo", "export", "torus:k=4x3", "--format", "png", code=2)
+        one_line_error(p, "--format 'png'")
+
+
+def case_design_hyperx():
+    # HyperX Table 1 (seed 001): N = 2^17, R = 128.
+    want = {0.125: (2401, 1805), 0.25: (2744, 2430), 0.5: (4096, 3780), 1: (10000, 7220)}
+    for b, (reg, gen) in want.items():
+        d = run_json("design", "hyperx", "--terminals", "131072", "--radix", "128",
+                     "--bisection", str(b), "--json")
+        eq(f"B={b} regular switches", d["regular"]["switches"], reg)
+        eq(f"B={b} general switches", d["general"]["switches"], gen)
+        for k in ("L", "S", "K", "T"):
+            if k not in d["regular"] or k not in d["general"]:
+                raise Fail(f"B={b}: missing {k}")
+    d = run_json("design", "hyperx", "--terminals", "131072", "--radix", "128", "--bisection", "0.5",
+                 "--json")
+    eq("general S", d["general"]["S"], [3, 35, 36])
+    eq("general K", d["general"]["K"], [12, 1, 1])
+    eq("general spec", d["general"]["spec"], "hyperx:s=3x35x36,k=12x1x1,t=35")
+    # The spec it prints builds that network.
+    t = run_json("topo", "describe", d["regular"]["spec"], "--json", "--sampled", "--samples", "8")
+    eq("regular built routers", t["routers"], 4096)
+    eq("regular built radix", t["radix"], d["regular"]["ports"])
+
+
+def case_design_equality():
+    args = ("design", "equality", "--routers", "40", "--radix", "6", "--seed", "5", "--json")
+    a, b = run(*args).stdout, run(*args).stdout
+    eq("same seed, same bytes", a, b)
+    d = json.loads(a)
+    eq("routers", d["routers"], 40)
+    k = len(d["sa"]) + sum(1 if 2 * s == 40 else 2 for s in d["sb"])
+    eq("radix by eq. 1", k, 6)
+    near("score", d["score"], d["aspl"] * d["diameter"], 1e-12)
+    if not d["notation"].startswith("N40K6[-1,1,"):
+        raise Fail(f"notation {d['notation']}")
+
+
+def case_design_equality_builds():
+    need_family("equality")
+    d = run_json("design", "equality", "--routers", "40", "--radix", "6", "--seed", "5", "--json")
+    t = run_json("topo", "describe", d["spec"], "--json")
+    eq("routers", t["routers"], 40)
+    eq("network degree", t["network_degree"], 6)
+    eq("diameter", t["diameter"], d["diameter"])
+    near("aspl", t["aspl"], d["aspl"], 1e-12)
+    # More chords than a key=value list holds: the spec is the notation.
+    d = run_json("design", "equality", "--routers", "200", "--radix", "40", "--generations", "5", "--json")
+    eq("spec is the notation", d["spec"], d["notation"])
+    t = run_json("topo", "describe", d["spec"], "--json")
+    eq("routers", t["routers"], 200)
+    eq("network degree", t["network_degree"], 40)
+    eq("diameter", t["diameter"], d["diameter"])
+    near("aspl", t["aspl"], d["aspl"], 1e-12)
+
+
+def case_design_fullbw():
+    need_family("flex")
+    need_family("dragonfly")
+    # FleX Table 6 configurations near 1,000 terminals, FleX §III-B rules.
+    fl = run_json("design", "flex", "--terminals", "1000", "--radix", "30", "--json")
+    eq("flex specs", [c["spec"] for c in fl][:2], ["flex:nx=6,ny=6,nz=3,p=10", "flex:nx=5,ny=5,nz=5,p=8"])
+    eq("flex 6x6x3 routers/endpoints/radix/links/diameter",
+       [fl[0][k] for k in ("routers", "endpoints", "radix", "links", "diameter")], [108, 1080, 30, 1080, 2])
+    for c in fl:
+        if c["radix"] > 30 or c["endpoints"] < 1000 or 3 * c["p"] != c["radix"]:
+            raise Fail(f"flex config breaks the request or p = k/3: {c}")
+    # Dragonfly a = 2p = 2h = 8 has radix 15; 1,000 terminals need 32 of
+    # the up to 33 groups (Table 6 uses all 33: 264 routers, 1,452 links).
+    df = run_json("design", "dragonfly", "--terminals", "1000", "--radix", "15", "--json")
+    eq("dragonfly", [(c["spec"], c["routers"], c["endpoints"], c["links"], c["diameter"]) for c in df],
+       [("dragonfly:a=8,p=4,h=4,g=32", 256, 1024, 32 * 28 + 32 * 8 * 4 // 2, 3)])
+    t = run_json("topo", "describe", "dragonfly:a=8,p=4,h=4", "--json")
+    eq("Table 6 dragonfly", [t[k] for k in ("routers", "endpoints", "radix", "links")], [264, 1056, 15, 1452])
+    need_family("slimfly")
+    # Slim Fly q = 9: k' = 13, full bandwidth p = 7, radix 20, 162 routers,
+    # 1,053 links (Table 6 lowers p to 6 to stay near 1,000 terminals).
+    sf = run_json("design", "slimfly", "--terminals", "1000", "--radix", "20", "--json")
+    m = [c for c in sf if c["spec"].startswith("slimfly:q=9,")]
+    eq("slimfly q=9", [m[0][k] for k in ("routers", "endpoints", "radix", "links", "diameter")],
+       [162, 1134, 20, 1053, 2])
+
+
+def case_errors():
+    p = run("topo", "describe", code=2)
+    one_line_error(p, "missing SPEC")
+    p = run("topo", "describe", "nosuch:k=1", code=2)
+    one_line_error(p, "unknown topology 'nosuch'")
+    p = run("topo", "describe", "torus:k=8x8", "--seed", "abc", code=2)
+    one_line_error(p, "--seed")
+    p = run("topo", "describe", "torus:k=8x8", "--frobnicate", code=2)
+    one_line_error(p, "--frobnicate")
+    p = run("topo", "frob", code=2)
+    one_line_error(p, "unknown subcommand 'frob'")
+    p = run("design", "hyperx", "--radix", "128", code=2)
+    one_line_error(p, "required")
+    p = run("design", "hyperx", "--terminals", "100", "--radix", "1", "--bisection", "0.5", code=2)
+    one_line_error(p, "--radix")
+    p = run("design", "equality", "--routers", "15", "--radix", "4", code=2)
+    one_line_error(p, "even number")
+    p = run("design", "mesh", code=2)
+    one_line_error(p, "unknown family 'mesh'")
+
+
+def case_help():
+    for args in (("topo", "--help"), ("topo", "list", "--help"), ("topo", "describe", "--help"),
+                 ("topo", "export", "--help"), ("design", "--help"), ("design", "hyperx", "--help"),
+                 ("design", "equality", "--help"), ("design", "flex", "--help"),
+                 ("design", "dragonfly", "--help"), ("design", "slimfly", "--help")):
+        out = run(*args).stdout.decode()
+        if not out.startswith("usage: netloom"):
+            raise Fail(f"{' '.join(args)}: no usage text")
+    lst = run("topo", "list").stdout.decode()
+    for fam in ("torus", "mesh", "hyperx"):
+        if f"  {fam} " not in lst:
+            raise Fail(f"topo list lacks {fam}")
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+
+if __name__ == "__main__":
+    try:
+        CASES[sys.argv[2]]()
+    except Fail as e:
+        print(f"FAIL {sys.argv[2]}: {e}")
+        sys.exit(1)
+    print(f"ok {sys.argv[2]}")

@@ -1,0 +1,419 @@
+/* Unit tests: design-space searches (emu/analyze): the HyperX search of
+ * seed 001 §3.1.2 against Table 1 and against a brute force without
+ * pruning, the Equality GA of seed 002 §3.3 (reproducible, meets its
+ * constraints, finds the optimum of a small case), and the full-bandwidth
+ * listings of FleX §III-B against Table 6. */
+#include <stdint.h>
+
+#include "analyze/analyze.h"
+#include "core/error.h"
+#include "test.h"
+#include "topo/topo.h"
+
+/* The design meets eqs. 2-5 of seed 001 §3.1. */
+static void check_hx_valid(const struct analyze_hx *h, const struct analyze_hx_req *q)
+{
+	uint64_t P = 1, ports = h->T, minks = UINT64_MAX;
+	for (uint32_t k = 0; k < h->L; k++) {
+		CHECK_UINT(h->S[k], >=, 2);                     /* (5) */
+		if (k)
+			CHECK_UINT(h->S[k - 1], <=, h->S[k]);   /* (6) */
+		if (k)
+			CHECK_UINT(h->K[k - 1], >=, h->K[k]);   /* (7) */
+		P *= h->S[k];
+		ports += (uint64_t)h->K[k] * (h->S[k] - 1);
+		if ((uint64_t)h->K[k] * h->S[k] < minks)
+			minks = (uint64_t)h->K[k] * h->S[k];
+	}
+	CHECK_UINT(P, ==, h->switches);
+	CHECK_UINT(ports, <=, q->R);                            /* (2) */
+	CHECK_UINT(ports, ==, h->ports);
+	CHECK_UINT(h->T * P, >=, q->N);                          /* (3) */
+	CHECK((double)minks / (2.0 * h->T) >= q->B - 1e-12);     /* (4) */
+	CHECK_UINT(h->T, <=, h->T_max);
+}
+
+/* Seed 001 Table 1: best regular and general HyperX for N = 2^17 and
+ * R = 128 at B = 0.125 / 0.25 / 0.5 / 1. Switch counts 2,401 / 2,744 /
+ * 4,096 / 10,000 (regular) and 1,805 / 2,430 / 3,780 / 7,220 (general),
+ * with the table's L, S, K and T. The table's T for the general B = 0.125
+ * design, 76, is the largest T that fits (T_max); the fewest is 73. */
+static void test_hyperx_table1(void)
+{
+	static const struct {
+		double B;
+		uint32_t rL, rS, rK, rT;
+		uint64_t rP;
+		uint32_t gS[3], gK[3], gT;
+		uint64_t gP;
+	} row[] = {
+		{0.125, 4, 7, 2, 55, 2401, {5, 19, 19}, {4, 1, 1}, 76, 1805},
+		{0.25, 3, 14, 2, 48, 2744, {3, 27, 30}, {9, 1, 1}, 54, 2430},
+		{0.5, 3, 16, 2, 32, 4096, {3, 35, 36}, {12, 1, 1}, 35, 3780},
+		{1.0, 4, 10, 3, 14, 10000, {5, 38, 38}, {8, 1, 1}, 19, 7220},
+	};
+	for (size_t i = 0; i < sizeof row / sizeof *row; i++) {
+		struct analyze_hx_req q = {.N = 1u << 17, .R = 128, .B = row[i].B};
+		struct analyze_hx reg, gen;
+		struct nl_err e = {0};
+		CHECK_OK(analyze_hyperx_design(&q, true, &reg, &e), &e);
+		CHECK_OK(analyze_hyperx_design(&q, false, &gen, &e), &e);
+		CHECK(reg.found && gen.found);
+		CHECK_UINT(reg.switches, ==, row[i].rP);
+		CHECK_UINT(gen.switches, ==, row[i].gP);
+		CHECK_EQ(reg.L, row[i].rL);
+		for (uint32_t k = 0; k < reg.L; k++) {
+			CHECK_EQ(reg.S[k], row[i].rS);
+			CHECK_EQ(reg.K[k], row[i].rK);
+		}
+		CHECK_EQ(reg.T, row[i].rT);
+		CHECK_EQ(gen.L, 3);
+		for (uint32_t k = 0; k < 3; k++) {
+			CHECK_EQ(gen.S[k], row[i].gS[k]);
+			CHECK_EQ(gen.K[k], row[i].gK[k]);
+		}
+		if (i == 0) {
+			CHECK_EQ(gen.T, 73);
+			CHECK_EQ(gen.T_max, row[i].gT);
+		} else {
+			CHECK_EQ(gen.T, row[i].gT);
+		}
+		check_hx_valid(&reg, &q);
+		check_hx_valid(&gen, &q);
+	}
+}
+
+/* Brute force without the paper's pruning or the least-T/least-K
+ * shortcuts: every S (nondecreasing), T and K vector that fits R. */
+struct brute {
+	uint64_t N;
+	uint32_t R;
+	double B;
+	bool regular;
+	uint32_t L, S[16], K[16];
+	uint64_t best;
+};
+
+static void brute_k(struct brute *b, uint32_t j, uint64_t P, uint32_t T, uint32_t ports)
+{
+	if (j == b->L) {
+		uint64_t minks = UINT64_MAX;
+		for (uint32_t k = 0; k < b->L; k++)
+			if ((uint64_t)b->K[k] * b->S[k] < minks)
+				minks = (uint64_t)b->K[k] * b->S[k];
+		if ((double)minks / (2.0 * T) >= b->B && P < b->best)
+			b->best = P;
+		return;
+	}
+	for (uint32_t K = 1; ports + K * (b->S[j] - 1) <= b->R; K++) {
+		if (b->regular && j > 0 && K != b->K[0])
+			continue;
+		b->K[j] = K;
+		brute_k(b, j + 1, P, T, ports + K * (b->S[j] - 1));
+	}
+}
+
+static void brute_s(struct brute *b, uint32_t j, uint32_t lo, uint64_t P, uint32_t ports)
+{
+	if (j == b->L) {
+		for (uint32_t T = 1; T + ports <= b->R; T++)
+			if ((uint64_t)T * P >= b->N)
+				brute_k(b, 0, P, T, T);
+		return;
+	}
+	for (uint32_t s = lo; ports + (s - 1) + 1 <= b->R; s++) {
+		if (b->regular && j > 0 && s != b->S[0])
+			continue;
+		b->S[j] = s;
+		brute_s(b, j + 1, s, P * s, ports + (s - 1));
+	}
+}
+
+static void test_hyperx_brute_force(void)
+{
+	static const uint64_t Ns[] = {10, 40, 100, 250, 700};
+	static const double Bs[] = {0.1, 0.25, 0.5, 1.0, 2.0};
+	uint32_t feasible = 0, cases = 0;
+	for (size_t a = 0; a < sizeof Ns / sizeof *Ns; a++)
+		for (size_t c = 0; c < sizeof Bs / sizeof *Bs; c++)
+			for (int regular = 0; regular < 2; regular++) {
+				struct brute b = {.N = Ns[a], .R = 11, .B = Bs[c], .regular = regular, .best = UINT64_MAX};
+				for (b.L = 1; b.L < b.R; b.L++)
+					brute_s(&b, 0, 2, 1, 0);
+				struct analyze_hx_req q = {.N = b.N, .R = b.R, .B = b.B};
+				struct analyze_hx h;
+				struct nl_err e = {0};
+				CHECK_OK(analyze_hyperx_design(&q, regular, &h, &e), &e);
+				cases++;
+				feasible += b.best != UINT64_MAX;
+				if (b.best == UINT64_MAX) {
+					if (h.found)
+						TEST_FAIL_("N=%llu B=%g regular=%d: search found %llu, brute force none",
+							   (unsigned long long)b.N, b.B, regular,
+							   (unsigned long long)h.switches);
+				} else if (!h.found || h.switches != b.best) {
+					TEST_FAIL_("N=%llu B=%g regular=%d: search %llu (found %d), brute force %llu",
+						   (unsigned long long)b.N, b.B, regular, (unsigned long long)h.switches,
+						   h.found, (unsigned long long)b.best);
+				} else {
+					check_hx_valid(&h, &q);
+				}
+			}
+	/* Both outcomes occur, so the comparison means something. */
+	CHECK_UINT(feasible, >, cases / 3);
+	CHECK_UINT(feasible, <, cases);
+}
+
+static void test_hyperx_errors(void)
+{
+	struct analyze_hx h;
+	struct nl_err e = {0};
+	struct analyze_hx_req q = {.N = 100, .R = 1, .B = 0.5};
+	CHECK_ERR(analyze_hyperx_design(&q, false, &h, &e), NL_EINVAL, &e, "--radix 1");
+	q.R = 16;
+	q.B = 0;
+	CHECK_ERR(analyze_hyperx_design(&q, false, &h, &e), NL_EINVAL, &e, "--bisection");
+	/* No HyperX of radix 4 reaches 10^6 terminals. */
+	q.N = 1000000;
+	q.R = 4;
+	q.B = 0.5;
+	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
+	CHECK(!h.found);
+}
+
+/* Explicit Equality graph from the §3.1 rule, all-sources BFS: the
+ * independent check of analyze_equality_eval (and of vertex transitivity). */
+static void eq_explicit(uint32_t N, const int64_t *sa, uint32_t na, const int64_t *sb, uint32_t nb,
+			uint32_t *diam, double *aspl, uint32_t *degree)
+{
+	uint8_t *adj = calloc((size_t)N * N, 1);
+	const int64_t *sets[2] = {sa, sb};
+	uint32_t ns[2] = {na, nb};
+	for (int w = 0; w < 2; w++)
+		for (uint32_t j = 0; j < ns[w]; j++)
+			for (uint32_t i = 0; i < N; i++) {
+				int64_t s = sets[w][j];
+				uint32_t o = (uint32_t)(((i % 2 ? -s : s) % (int64_t)N + N) % N);
+				uint32_t k = (i + o) % N;
+				adj[(size_t)i * N + k] = adj[(size_t)k * N + i] = 1;
+			}
+	*degree = 0;
+	for (uint32_t k = 0; k < N; k++)
+		*degree += adj[k];
+	uint32_t *dist = malloc(N * sizeof *dist), *q = malloc(N * sizeof *q);
+	uint64_t sum = 0;
+	*diam = 0;
+	for (uint32_t src = 0; src < N; src++) {
+		uint32_t h = 0, t = 0, deg = 0;
+		for (uint32_t k = 0; k < N; k++) {
+			dist[k] = UINT32_MAX;
+			deg += adj[(size_t)src * N + k];
+		}
+		CHECK_EQ(deg, *degree); /* regular */
+		dist[src] = 0;
+		q[t++] = src;
+		while (h < t) {
+			uint32_t v = q[h++];
+			for (uint32_t u = 0; u < N; u++)
+				if (adj[(size_t)v * N + u] && dist[u] == UINT32_MAX) {
+					dist[u] = dist[v] + 1;
+					sum += dist[u];
+					if (dist[u] > *diam)
+						*diam = dist[u];
+					q[t++] = u;
+				}
+		}
+		CHECK_EQ(t, N);
+	}
+	*aspl = (double)sum / ((double)N * (N - 1));
+	free(adj);
+	free(dist);
+	free(q);
+}
+
+/* N14K6[-1,1,3,9](4), seed 002 Fig. 1: 14 routers, radix 6. */
+static void test_equality_eval(void)
+{
+	const int64_t sa[] = {-1, 1, 3, 9}, sb[] = {4};
+	uint32_t d, d2, deg;
+	double a, a2;
+	struct nl_err e = {0};
+	CHECK_OK(analyze_equality_eval(14, sa, 4, sb, 1, &d, &a, &e), &e);
+	eq_explicit(14, sa, 4, sb, 1, &d2, &a2, &deg);
+	CHECK_EQ(deg, 6);
+	CHECK_EQ(d, d2);
+	CHECK_NEAR(a, a2, 1e-12);
+	/* N/2 as an even chord gives one link (eq. 1): N=16, S_B = {8}. */
+	const int64_t sa2[] = {-1, 1, 5}, sb2[] = {8, 2};
+	CHECK_OK(analyze_equality_eval(16, sa2, 3, sb2, 2, &d, &a, &e), &e);
+	eq_explicit(16, sa2, 3, sb2, 2, &d2, &a2, &deg);
+	CHECK_EQ(deg, 3 + 1 + 2);
+	CHECK_EQ(d, d2);
+	CHECK_NEAR(a, a2, 1e-12);
+	const int64_t bad[] = {2};
+	CHECK_ERR(analyze_equality_eval(14, bad, 1, sb, 1, &d, &a, &e), NL_EINVAL, &e, "not odd");
+	CHECK_ERR(analyze_equality_eval(15, sa, 4, sb, 1, &d, &a, &e), NL_EINVAL, &e, "even number");
+}
+
+/* Radix of a design by eq. 1: odd chords 1 each, even 2 each, N/2 one. */
+static uint32_t eq_radix(const struct analyze_eq *r)
+{
+	uint32_t k = r->n_sa;
+	for (uint32_t i = 0; i < r->n_sb; i++)
+		k += (uint64_t)r->sb[i] * 2 == r->N ? 1 : 2;
+	return k;
+}
+
+static void test_equality_ga(void)
+{
+	struct analyze_eq_req q = {.N = 64, .K = 7, .seed = 42, .population = 24, .generations = 30, .mutation = -1};
+	struct analyze_eq r1, r2, r3;
+	struct nl_err e = {0};
+	CHECK_OK(analyze_equality_design(&q, &r1, &e), &e);
+	CHECK_OK(analyze_equality_design(&q, &r2, &e), &e);
+	/* Same seed, same result. */
+	CHECK_EQ(r1.n_sa, r2.n_sa);
+	CHECK_EQ(r1.n_sb, r2.n_sb);
+	CHECK(!memcmp(r1.sa, r2.sa, r1.n_sa * sizeof *r1.sa));
+	CHECK(!memcmp(r1.sb, r2.sb, r1.n_sb * sizeof *r1.sb));
+	CHECK(r1.score == r2.score);
+	/* Constraints: radix K, the ring, odd S_A, even S_B <= N/2, distinct. */
+	CHECK_EQ(eq_radix(&r1), 7);
+	CHECK(r1.n_sa >= 2 && r1.sa[0] == -1 && r1.sa[1] == 1);
+	for (uint32_t i = 2; i < r1.n_sa; i++) {
+		CHECK(r1.sa[i] % 2 != 0 && r1.sa[i] >= 3 && r1.sa[i] <= 61);
+		if (i > 2)
+			CHECK(r1.sa[i] > r1.sa[i - 1]);
+	}
+	for (uint32_t i = 0; i < r1.n_sb; i++) {
+		CHECK(r1.sb[i] % 2 == 0 && r1.sb[i] >= 2 && r1.sb[i] <= 32);
+		if (i)
+			CHECK(r1.sb[i] > r1.sb[i - 1]);
+	}
+	/* The reported metrics are the network's. */
+	uint32_t d, deg;
+	double a;
+	eq_explicit(64, r1.sa, r1.n_sa, r1.sb, r1.n_sb, &d, &a, &deg);
+	CHECK_EQ(deg, 7);
+	CHECK_EQ(r1.diameter, d);
+	CHECK_NEAR(r1.aspl, a, 1e-12);
+	CHECK_NEAR(r1.score, a * d, 1e-12);
+	CHECK_EQ(r1.evaluations, 24 + 30 * 22);
+	/* Another seed is still a valid design. */
+	q.seed = 43;
+	CHECK_OK(analyze_equality_design(&q, &r3, &e), &e);
+	CHECK_EQ(eq_radix(&r3), 7);
+	analyze_eq_release(&r1);
+	analyze_eq_release(&r2);
+	analyze_eq_release(&r3);
+
+	CHECK_ERR(analyze_equality_design(&(struct analyze_eq_req){.N = 15, .K = 6}, &r1, &e), NL_EINVAL, &e,
+		  "even number");
+	CHECK_ERR(analyze_equality_design(&(struct analyze_eq_req){.N = 14, .K = 14}, &r1, &e), NL_EINVAL, &e,
+		  "--radix 14");
+}
+
+/* N = 14, K = 6: every chord set (4 ports beyond the ring from the one-port
+ * chords 3,5,7,9,11 and two-port chords 2,4,6) by brute force; the GA
+ * must reach the minimum a x d. */
+static void test_equality_ga_optimum(void)
+{
+	const int64_t one[] = {3, 5, 7, 9, 11}, two[] = {2, 4, 6};
+	double best = 1e300;
+	for (uint32_t m1 = 0; m1 < 32; m1++)
+		for (uint32_t m2 = 0; m2 < 8; m2++) {
+			int64_t sa[8] = {-1, 1}, sb[4];
+			uint32_t na = 2, nb = 0;
+			for (int i = 0; i < 5; i++)
+				if (m1 >> i & 1)
+					sa[na++] = one[i];
+			for (int i = 0; i < 3; i++)
+				if (m2 >> i & 1)
+					sb[nb++] = two[i];
+			if (na - 2 + 2 * nb != 4)
+				continue;
+			uint32_t d;
+			double a;
+			struct nl_err e = {0};
+			CHECK_OK(analyze_equality_eval(14, sa, na, sb, nb, &d, &a, &e), &e);
+			if (a * d < best)
+				best = a * d;
+		}
+	struct analyze_eq r;
+	struct nl_err e = {0};
+	struct analyze_eq_req q = {.N = 14, .K = 6, .seed = 1, .mutation = -1};
+	CHECK_OK(analyze_equality_design(&q, &r, &e), &e);
+	CHECK_NEAR(r.score, best, 1e-12);
+	CHECK_EQ(eq_radix(&r), 6);
+	analyze_eq_release(&r);
+}
+
+/* FleX §III-B full global bandwidth listings against Table 6 (N ~ 1,000):
+ * FleX 6x6x3 p=10 (108 routers, radix 30, 1,080 links, diameter 2), Slim
+ * Fly q=9 (162 routers, 1,053 links, k' = 13, p = 7, diameter 2), and the
+ * dragonfly a = 2p = 2h = 8 (radix 15; 1,000 terminals need 32 groups).
+ * Every entry meets the request and its family's bandwidth rule. */
+static void test_fullbw_table6(void)
+{
+	struct analyze_cfg *c = NULL;
+	size_t n = 0;
+	struct nl_err e = {0};
+
+	CHECK_OK(analyze_fullbw_configs("flex", 1000, 30, &c, &n, &e), &e);
+	CHECK_UINT(n, >=, 2);
+	if (n >= 1) {
+		CHECK_STR(c[0].spec, "flex:nx=6,ny=6,nz=3,p=10");
+		CHECK_EQ(c[0].routers, 108);
+		CHECK_EQ(c[0].endpoints, 1080);
+		CHECK_EQ(c[0].radix, 30);
+		CHECK_EQ(c[0].links, 1080);
+		CHECK_EQ(c[0].diameter, 2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		CHECK_UINT(c[i].radix, <=, 30);
+		CHECK_UINT(c[i].endpoints, >=, 1000);
+		CHECK_EQ(c[i].p, c[i].radix / 3); /* p = floor(k/3), exactly k/3 */
+		if (i)
+			CHECK_UINT(c[i - 1].routers, <=, c[i].routers);
+	}
+	free(c);
+
+	CHECK_OK(analyze_fullbw_configs("slimfly", 1000, 20, &c, &n, &e), &e);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK_STR(c[0].spec, "slimfly:q=9,p=7");
+		CHECK_EQ(c[0].routers, 162);
+		CHECK_EQ(c[0].links, 1053);
+		CHECK_EQ(c[0].radix, 20);
+		CHECK_EQ(c[0].diameter, 2);
+	}
+	free(c);
+
+	CHECK_OK(analyze_fullbw_configs("dragonfly", 1000, 15, &c, &n, &e), &e);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK_STR(c[0].spec, "dragonfly:a=8,p=4,h=4,g=32");
+		CHECK_EQ(c[0].endpoints, 1024);
+		CHECK_EQ(c[0].radix, 15);
+		CHECK_EQ(c[0].diameter, 3);
+	}
+	free(c);
+
+	CHECK_ERR(analyze_fullbw_configs("torus", 1000, 15, &c, &n, &e), NL_EINVAL, &e, "unknown family 'torus'");
+	/* Nothing reaches a million terminals with radix 8. */
+	CHECK_OK(analyze_fullbw_configs("slimfly", 1000000, 8, &c, &n, &e), &e);
+	CHECK_EQ(n, 0);
+	free(c);
+}
+
+int main(void)
+{
+	TEST_RUN(test_hyperx_table1);
+	TEST_RUN(test_hyperx_brute_force);
+	TEST_RUN(test_hyperx_errors);
+	TEST_RUN(test_equality_eval);
+	TEST_RUN(test_equality_ga);
+	TEST_RUN(test_equality_ga_optimum);
+	TEST_RUN(test_fullbw_table6);
+	return test_done();
+}
