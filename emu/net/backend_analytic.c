@@ -18,7 +18,7 @@
  * send order, so a message never overtakes an earlier one on a shared
  * channel (no backfilling), and without contention the time is the
  * link_model = none time. The model does not cut messages into packets
- * (mtu is for backends that do). Deterministic: no draws, ties complete in
+ * (the flit backend does). Deterministic: no draws, ties complete in
  * send order.
  *
  * link_model = bus: every message crosses one shared channel of the given
