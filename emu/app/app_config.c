@@ -62,7 +62,7 @@ static const char *const alg_scan[] = {"auto", "linear", "recursive_doubling", N
 
 #define APP_KEY_ALG(coll, text, list)                                                                  \
 	{"coll_" text "_algorithm", PARAM_CHOICE, offsetof(struct app_config, coll_alg) + (coll) * sizeof(int), \
-	 "auto", 0, 0, "algorithm of MPI_" text " (auto: Open MPI 4.1.4's fixed decision rules)", list}
+	 "auto", 0, 0, "algorithm of the " text " collective and its non-blocking form (auto: as Open MPI 4.1.4 chooses)", list}
 
 static const char *const app_rndv_names[] = {"rts_cts", "get", NULL};
 
