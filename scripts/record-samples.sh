@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Re-record traces/samples/ with the recorder (docs/recorder.md): LAMMPS
+# in.lj at 8 and 16 ranks, an HPCC subset at 8 and 16 ranks, a recorded
+# ping-pong, and the shared-memory calibration (calibration-shm.json). It
+# installs the Debian packages it needs (lammps, hpcc) when missing, builds
+# netloom, records into a temporary directory, then replaces the samples
+# and regenerates traces/samples/README.md with exactly what was run.
+# Traces hold measured times, so a new recording differs in its bytes.
+# usage: scripts/record-samples.sh [--check-only]
+#   --check-only: record into a temporary directory and report sizes, but
+#                 leave traces/samples/ untouched.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+samples=$root/traces/samples
+inputs=$samples/inputs
+max_total=$((5 * 1024 * 1024)) # the samples' budget, bytes
+
+check_only=0
+[ "${1:-}" = "--check-only" ] && check_only=1
+
+scripts/deps.sh
+missing=()
+for p in lammps hpcc; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "record-samples: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+scripts/build.sh
+lib=$root/build/traces/record/libnetloom-record.so
+pingpong=$root/build/traces/record/netloom-pingpong
+[ -f "$lib" ] || { echo "record-samples: $lib was not built (is libopenmpi-dev installed?)" >&2; exit 1; }
+
+# Root (containers, CI) and more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+unset NETLOOM_TRACE NETLOOM_TRACE_POLLS NETLOOM_TRACE_START_BARRIER NETLOOM_TRACE_TMPDIR
+
+# Name the code before anything is replaced (the new samples make the tree dirty).
+rev=$(git describe --always --dirty 2>/dev/null || echo unknown)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+work=$(mktemp -d "${TMPDIR:-/tmp}/nl-samples.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+out=$work/out
+mkdir -p "$out"
+log=$work/commands.txt
+: >"$log"
+
+# run NAME DIR ENV... -- MPIRUN-ARGS...: one recorded run, command logged.
+run() {
+  local name=$1 dir=$2
+  shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  echo "record-samples: $name" >&2
+  (cd "$dir" && env NETLOOM_TRACE="$out/$name.nlt" "${envs[@]}" nice mpirun "$@" \
+     >"$work/$name.stdout" 2>"$work/$name.stderr") || {
+    echo "record-samples: $name failed:" >&2; cat "$work/$name.stderr" >&2; exit 1; }
+  grep '^netloom-record' "$work/$name.stderr" >&2 || true
+  if grep -q 'no trace written\|recording stopped' "$work/$name.stderr"; then
+    echo "record-samples: $name: the recorder failed" >&2; exit 1
+  fi
+  printf '%s\t%s\t%s\n' "$name" "${envs[*]:-}" "mpirun $*" >>"$log"
+}
+
+# --- calibration: the transport alone, no recorder --------------------------
+echo "record-samples: calibration ping-pong (2, 8, 16 ranks)" >&2
+for np in 2 8 16; do
+  nice mpirun -np "$np" "$pingpong" >"$work/pingpong-$np.json" 2>"$work/pingpong-$np.err" || {
+    cat "$work/pingpong-$np.err" >&2; exit 1; }
+done
+
+# --- the recorded ping-pong ---------------------------------------------------
+mkdir -p "$work/pp"
+run pingpong-2 "$work/pp" -- -np 2 env LD_PRELOAD="$lib" "$pingpong" --iters 20 --reps 3
+
+# --- LAMMPS in.lj (100 steps, 32000 atoms) -------------------------------------
+for np in 8 16; do
+  mkdir -p "$work/lj$np"
+  cp "$inputs/in.lj" "$work/lj$np/"
+  run "lammps-lj-$np" "$work/lj$np" -- -np "$np" env LD_PRELOAD="$lib" lmp -in in.lj -log none
+done
+
+# --- HPCC, from the PTRANS section on -------------------------------------------
+# Debian's hpcc 1.5.0 runs every test and has no switch to pick some, so the
+# subset is a recording window: it opens when the MPI_Barrier on
+# MPI_COMM_WORLD that starts the PTRANS section returns (the 29th such
+# barrier at 8 ranks, the 21st at 16, counted from a full recording: the
+# last one before PTRANS creates its process grid). That leaves out the
+# MPI RandomAccess sections, which end with MPI_Cancel (not representable,
+# docs/recorder.md); polling loops are folded.
+declare -A hpcc_start=([8]=29 [16]=21)
+for np in 8 16; do
+  mkdir -p "$work/hpcc$np"
+  cp "$inputs/hpccinf-${np}ranks.txt" "$work/hpcc$np/hpccinf.txt"
+  chmod u+w "$work/hpcc$np/hpccinf.txt"
+  run "hpcc-$np" "$work/hpcc$np" NETLOOM_TRACE_POLLS=fold \
+    NETLOOM_TRACE_START_BARRIER="${hpcc_start[$np]}" -- -np "$np" env LD_PRELOAD="$lib" hpcc
+  if grep -q 'MPI_Cancel' "$work/hpcc-$np.stderr"; then
+    echo "record-samples: hpcc-$np: the window includes MPI_Cancel; the barrier count is stale" >&2
+    exit 1
+  fi
+  grep -q 'Begin of PTRANS section' "$work/hpcc$np/hpccoutf.txt"
+done
+
+python3 - "$work" "$out/calibration-shm.json" <<'PY'
+import json, sys
+work, dest = sys.argv[1], sys.argv[2]
+runs = [json.load(open(f"{work}/pingpong-{np}.json")) for np in (2, 8, 16)]
+doc = {
+    "what": "one-way time of MPI_Send/MPI_Recv ping-pongs between ranks of one machine "
+            "(Open MPI shared memory, vader), without the recorder; docs/recorder.md",
+    "model": "one_way(bytes) = latency_s + bytes / bandwidth_Bps",
+    "runs": runs,
+}
+with open(dest, "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+PY
+
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+total=0
+for f in "$out"/*; do total=$((total + $(stat -c %s "$f"))); done
+ls -l "$out" >&2
+echo "record-samples: total $total bytes (budget $max_total)" >&2
+if [ "$total" -gt "$max_total" ]; then
+  echo "record-samples: the samples exceed the budget; not replacing them" >&2
+  exit 1
+fi
+[ "$check_only" = 1 ] && exit 0
+
+# --- replace the samples and write the README -----------------------------------
+rm -f "$samples"/*.nlt "$samples"/calibration-shm.json
+cp "$out"/* "$samples/"
+
+host_desc="$(uname -s) $(uname -r) $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
+ver() { dpkg-query -W -f='${Version}' "$1"; }
+{
+  cat <<EOF
+# Recorded sample traces
+
+Recorded with \`scripts/record-samples.sh\` (which writes this file) using
+netloom-record $rev and Open MPI $(ver openmpi-bin),
+on $(date -u +%Y-%m-%d): $host_desc.
+All ranks ran on this one machine, more ranks than cores
+(\`--oversubscribe\`), as root. The machine was shared with other work
+(load average $load_start when the recording started, $load_end when it
+ended), so the recorded times include interference. Re-recording gives
+different bytes (the traces hold measured times) but the same structure.
+
+| file | program (Debian package) | input | ranks | recorder settings |
+|---|---|---|---|---|
+| lammps-lj-8.nlt | \`lmp\` (lammps $(ver lammps)) | \`inputs/in.lj\`: 3-d Lennard-Jones melt, 32000 atoms, 100 steps | 8 | defaults |
+| lammps-lj-16.nlt | \`lmp\` (lammps $(ver lammps)) | same | 16 | defaults |
+| hpcc-8.nlt | \`hpcc\` (hpcc $(ver hpcc)) | \`inputs/hpccinf-8ranks.txt\` as \`hpccinf.txt\` (HPL N=320, NB=40, 2x4 grid) | 8 | PTRANS section onwards (\`NETLOOM_TRACE_START_BARRIER=29\`), \`NETLOOM_TRACE_POLLS=fold\` |
+| hpcc-16.nlt | \`hpcc\` (hpcc $(ver hpcc)) | \`inputs/hpccinf-16ranks.txt\` as \`hpccinf.txt\` | 16 | PTRANS section onwards (\`NETLOOM_TRACE_START_BARRIER=21\`), \`NETLOOM_TRACE_POLLS=fold\` |
+| pingpong-2.nlt | \`netloom-pingpong\` (this repository, traces/record/pingpong.c) | \`--iters 20 --reps 3\` | 2 | defaults |
+
+The HPCC subset: Debian's hpcc runs all of its tests and has no option to
+select some, so the trace is a window that opens when the MPI_Barrier on
+MPI_COMM_WORLD starting the PTRANS section returns. It holds PTRANS,
+DGEMM, STREAM, FFT, the latency/bandwidth tests and HPL, and leaves out
+the MPI RandomAccess sections, which end with MPI_Cancel on wildcard
+receives (the trace model has no cancel; docs/recorder.md). Time zero and
+\`recorded_runtime_s\` are measured from the window's start.
+
+Command lines, run in a scratch directory holding the input (the
+environment of each run also had \`NETLOOM_TRACE=<file>\`,
+\`OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\` and
+\`OMPI_MCA_rmaps_base_oversubscribe=1\`; \`\$LIB\` is
+\`build/traces/record/libnetloom-record.so\`):
+
+\`\`\`
+EOF
+  sed "s|$lib|\$LIB|g; s|$pingpong|build/traces/record/netloom-pingpong|g" "$log" |
+    awk -F'\t' '{ printf "%-16s %s%s%s\n", $1 ":", $2, ($2 == "" ? "" : " "), $3 }'
+  cat <<EOF
+\`\`\`
+
+## calibration-shm.json
+
+The recording machine's shared-memory transport, measured by
+\`netloom-pingpong\` without the recorder (\`mpirun -np N build/traces/record/netloom-pingpong\`,
+N = 2, 8, 16): ranks pair up (r, r + N/2) and all pairs ping-pong at
+once, so the 8- and 16-rank runs measure the transport under the same
+oversubscription as the samples. Per size (0 B, then 1 B to 4 MiB by
+powers of two), 7 batches of 1000 round trips per pair (fewer above
+64 KiB); a batch's one-way time is its mean round trip / 2. \`seconds\` is
+the fastest batch over all pairs (the transport itself; slower batches
+measure the machine's other load), \`median_seconds\` the median batch.
+\`latency_s\` is the fastest 0-byte one-way time, \`bandwidth_Bps\` the
+inverse least-squares slope of the fastest one-way times over sizes
+>= 64 KiB, for the analytical model
+\`one_way(bytes) = latency_s + bytes / bandwidth_Bps\`.
+
+| ranks | latency | bandwidth | median 0 B | median 1 MiB |
+|---|---|---|---|---|
+EOF
+  python3 - "$samples/calibration-shm.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    mib = next(x for x in r["one_way"] if x["bytes"] == 1 << 20)
+    print(f"| {r['ranks']} | {r['latency_s'] * 1e6:.3f} us | {r['bandwidth_Bps'] / 1e9:.2f} GB/s "
+          f"| {r['one_way'][0]['median_seconds'] * 1e6:.3f} us | {mib['median_seconds'] * 1e6:.1f} us |")
+PY
+  cat <<EOF
+
+## inputs/
+
+\`in.lj\` is LAMMPS's Lennard-Jones benchmark deck (LAMMPS \`bench/in.lj\`);
+\`hpccinf-8ranks.txt\` and \`hpccinf-16ranks.txt\` are HPCC input files
+sized for 8 and 16 ranks. They are copies of the project's MPI input decks
+(shared data, \`mpi-inputs/\`), kept here so the recording is reproducible.
+
+## Sizes
+
+\`\`\`
+EOF
+  (cd "$samples" && ls -l ./*.nlt calibration-shm.json | awk '{printf "%10d  %s\n", $5, $9}' | sed 's|\./||')
+  echo "total: $total bytes (budget: $max_total)"
+  echo '```'
+} >"$samples/README.md"
+echo "record-samples: wrote $samples" >&2

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Run one MPI test program twice, without and with the recorder, and check:
+#   - both runs succeed and print the same stdout (the recorder changes
+#     nothing the program computes);
+#   - the archive matches the program's expectations (check_record), unless
+#     --no-archive says the recorder must not write one;
+#   - with --stderr RE, the recorded run's stderr matches the extended
+#     regular expression RE (e.g. the "not recorded" summary);
+#   - with --default-path, NETLOOM_TRACE is left unset and the archive must
+#     appear under its default name, <program>-<ranks>.nlt.
+# Both runs execute in a fresh temporary directory.
+# usage: run-mpi-test.sh [--no-archive] [--default-path] [--stderr RE] [--env VAR=VALUE]...
+#                        RECORDER_SO CHECKER PROGRAM NP [ARGS...]
+# Exit 77 (meson: skipped) only when mpirun is not installed.
+set -uo pipefail
+
+no_archive=0
+default_path=0
+stderr_re=""
+extra_env=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-archive) no_archive=1; shift ;;
+    --default-path) default_path=1; shift ;;
+    --stderr) stderr_re="$2"; shift 2 ;;
+    --env) extra_env+=("$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
+if [ $# -lt 4 ]; then
+  echo "usage: run-mpi-test.sh [--no-archive] [--stderr RE] [--env VAR=VALUE]... RECORDER_SO CHECKER PROGRAM NP [ARGS...]" >&2
+  exit 2
+fi
+lib=$(realpath "$1") checker=$(realpath "$2") prog=$(realpath "$3") np=$4
+shift 4
+
+command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
+
+# Root in CI, more ranks than cores, no terminal, containers without
+# ptrace-based single copy: say all of it through the environment so the
+# same command works everywhere.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_orte_base_help_aggregate=0
+export OMPI_MCA_mpi_yield_when_idle=1
+unset NETLOOM_TRACE NETLOOM_TRACE_TMPDIR NETLOOM_TRACE_QUIET NETLOOM_TRACE_FORCE_TRANSFER NLTEST_EXPECT
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nl-record-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+archive=$tmp/trace.nlt
+trace_env=(NETLOOM_TRACE="$archive")
+if [ "$default_path" = 1 ]; then
+  archive=$tmp/$(basename "$prog")-$np.nlt
+  trace_env=()
+fi
+
+if ! mpirun -np "$np" "$prog" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err" </dev/null; then
+  echo "FAIL: $prog without the recorder failed:" >&2
+  cat "$tmp/plain.err" >&2
+  exit 1
+fi
+
+if ! env "${trace_env[@]}" NLTEST_EXPECT="$tmp/expect" "${extra_env[@]}" \
+     mpirun -np "$np" env LD_PRELOAD="$lib" "$prog" "$@" \
+     >"$tmp/rec.out" 2>"$tmp/rec.err" </dev/null; then
+  echo "FAIL: $prog under the recorder failed:" >&2
+  cat "$tmp/rec.err" >&2
+  exit 1
+fi
+cat "$tmp/rec.err" >&2
+
+if ! cmp -s "$tmp/plain.out" "$tmp/rec.out"; then
+  echo "FAIL: output differs with the recorder:" >&2
+  diff "$tmp/plain.out" "$tmp/rec.out" >&2
+  exit 1
+fi
+if [ -n "$stderr_re" ] && ! grep -Eq -- "$stderr_re" "$tmp/rec.err"; then
+  echo "FAIL: recorder stderr does not match /$stderr_re/" >&2
+  exit 1
+fi
+# No stream file may be left behind, whatever happened.
+if ls -A "$tmp" | grep -q '\.stream$'; then
+  echo "FAIL: stream files left behind: $(ls -A "$tmp" | grep '\.stream$')" >&2
+  exit 1
+fi
+if [ "$no_archive" = 1 ]; then
+  if [ -e "$archive" ]; then
+    echo "FAIL: an archive was written although recording was off" >&2
+    exit 1
+  fi
+  exit 0
+fi
+[ -s "$archive" ] || { echo "FAIL: no archive written at $archive" >&2; exit 1; }
+"$checker" "$archive" "$tmp/expect" "$np" "$prog"

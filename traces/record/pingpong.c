@@ -1,0 +1,198 @@
+/* netloom-pingpong: latency and bandwidth of the MPI transport between the
+ * ranks of one machine (Open MPI's shared-memory BTL, vader), printed as
+ * JSON on rank 0's stdout, to configure replay as "the recording machine's
+ * network" (docs/recorder.md, "Calibration").
+ *
+ * Ranks pair up (r, r + n/2) and all pairs ping-pong at once, so a run with
+ * as many ranks as a recorded sample measures the transport under the same
+ * load (oversubscription included). For each size, `reps` batches of
+ * `iters` round trips are timed; a batch's one-way time is its mean round
+ * trip / 2. The figure reported is the fastest batch over all pairs (the
+ * transport itself: on a shared machine, slower batches measure the other
+ * programs' load), with the median beside it. The model fitted to the
+ * fastest batches is the analytical backend's: one_way(s) = L + s / B,
+ * with L the one-way time of a 0-byte message and B the inverse
+ * least-squares slope over the sizes from --fit-min up (beyond the
+ * eager/rendezvous switch, where the line is straight).
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PP_TAG 17
+
+struct pp_opts {
+	long min_bytes, max_bytes; /* sizes: 0, then min_bytes .. max_bytes by x2 */
+	int iters;                 /* round trips per batch (scaled down for big sizes) */
+	int reps;                  /* batches per size */
+	long fit_min;              /* smallest size in the bandwidth fit */
+};
+
+static int pp_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int pp_usage(int rank)
+{
+	if (rank == 0)
+		fprintf(stderr, "usage: netloom-pingpong [--max-bytes N] [--iters N] [--reps N] "
+				"[--fit-min N]\n"
+				"  run with an even number of ranks >= 2 (mpirun -np 2 ...)\n");
+	return 2;
+}
+
+static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
+{
+	*o = (struct pp_opts){.min_bytes = 1, .max_bytes = 4L << 20, .iters = 1000, .reps = 7,
+			      .fit_min = 64L << 10};
+	for (int i = 1; i < argc; i++) {
+		char *end = NULL;
+		long v;
+		if (i + 1 >= argc)
+			return pp_usage(rank);
+		v = strtol(argv[i + 1], &end, 10);
+		if (!end || *end || v < 1) {
+			if (rank == 0)
+				fprintf(stderr, "netloom-pingpong: %s: value '%s': expected an integer >= 1\n",
+					argv[i], argv[i + 1]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--max-bytes") && v <= (1L << 30))
+			o->max_bytes = v;
+		else if (!strcmp(argv[i], "--iters") && v <= 10000000)
+			o->iters = (int)v;
+		else if (!strcmp(argv[i], "--reps") && v <= 1000)
+			o->reps = (int)v;
+		else if (!strcmp(argv[i], "--fit-min"))
+			o->fit_min = v;
+		else
+			return pp_usage(rank);
+		i++;
+	}
+	return 0;
+}
+
+/* One batch of round trips; returns the one-way time in s. */
+static double pp_batch(char *buf, long bytes, int iters, int peer, int is_pinger)
+{
+	double t0;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (int i = 0; i < iters; i++) {
+		if (is_pinger) {
+			MPI_Send(buf, (int)bytes, MPI_BYTE, peer, PP_TAG, MPI_COMM_WORLD);
+			MPI_Recv(buf, (int)bytes, MPI_BYTE, peer, PP_TAG, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(buf, (int)bytes, MPI_BYTE, peer, PP_TAG, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			MPI_Send(buf, (int)bytes, MPI_BYTE, peer, PP_TAG, MPI_COMM_WORLD);
+		}
+	}
+	return (MPI_Wtime() - t0) / (2.0 * iters);
+}
+
+int main(int argc, char **argv)
+{
+	struct pp_opts o;
+	int rank, n, rc, n_sizes = 1;
+	long sizes[64];
+	double *mine, *all = NULL, *one_way, *median;
+	char *buf;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	rc = pp_parse(argc, argv, &o, rank);
+	if (!rc && (n < 2 || n % 2)) {
+		rc = pp_usage(rank);
+	}
+	if (rc) {
+		MPI_Finalize();
+		return rc;
+	}
+	sizes[0] = 0;
+	for (long s = o.min_bytes; s <= o.max_bytes && n_sizes < 64; s *= 2)
+		sizes[n_sizes++] = s;
+
+	buf = calloc((size_t)o.max_bytes, 1);
+	mine = calloc((size_t)n_sizes * o.reps, sizeof *mine);
+	one_way = calloc((size_t)n_sizes, sizeof *one_way);
+	median = calloc((size_t)n_sizes, sizeof *median);
+	if (rank == 0)
+		all = calloc((size_t)n_sizes * o.reps * n, sizeof *all);
+	if (!buf || !mine || !one_way || !median || (rank == 0 && !all)) {
+		fprintf(stderr, "netloom-pingpong: out of memory\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+
+	int half = n / 2, peer = rank < half ? rank + half : rank - half;
+	for (int k = 0; k < n_sizes; k++) {
+		/* Keep each batch's volume near iters x 64 KiB for large sizes. */
+		long iters = o.iters;
+		if (sizes[k] > (64L << 10))
+			iters = o.iters * (64L << 10) / sizes[k];
+		if (iters < 10)
+			iters = 10;
+		pp_batch(buf, sizes[k], (int)(iters / 10 + 1), peer, rank < half); /* warm-up */
+		for (int r = 0; r < o.reps; r++)
+			mine[k * o.reps + r] = pp_batch(buf, sizes[k], (int)iters, peer, rank < half);
+	}
+	/* Only the pingers' timings count (the pongers' are the same round trips). */
+	MPI_Gather(mine, n_sizes * o.reps, MPI_DOUBLE, all, n_sizes * o.reps, MPI_DOUBLE, 0,
+		   MPI_COMM_WORLD);
+	if (rank == 0) {
+		int m = half * o.reps;
+		double *v = malloc((size_t)m * sizeof *v);
+		double sx = 0, sy = 0, sxx = 0, sxy = 0, bw = 0;
+		int nf = 0;
+		char host[256] = "unknown";
+
+		for (int k = 0; k < n_sizes && v; k++) {
+			for (int p = 0; p < half; p++)
+				memcpy(v + p * o.reps, all + (size_t)p * n_sizes * o.reps + k * o.reps,
+				       (size_t)o.reps * sizeof *v);
+			qsort(v, (size_t)m, sizeof *v, pp_cmp_double);
+			one_way[k] = v[0];
+			median[k] = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+			if (sizes[k] >= o.fit_min) {
+				sx += (double)sizes[k];
+				sy += one_way[k];
+				sxx += (double)sizes[k] * (double)sizes[k];
+				sxy += (double)sizes[k] * one_way[k];
+				nf++;
+			}
+		}
+		free(v);
+		if (nf >= 2 && nf * sxx - sx * sx > 0) {
+			double slope = (nf * sxy - sx * sy) / (nf * sxx - sx * sx);
+			bw = slope > 0 ? 1.0 / slope : 0;
+		}
+		MPI_Get_processor_name(host, &(int){0});
+		printf("{\n  \"ranks\": %d,\n  \"pairs\": %d,\n  \"host\": \"%s\",\n", n, half, host);
+		printf("  \"iters\": %d,\n  \"reps\": %d,\n  \"fit_min_bytes\": %ld,\n", o.iters, o.reps,
+		       o.fit_min);
+		printf("  \"latency_s\": %.6e,\n  \"bandwidth_Bps\": %.6e,\n", one_way[0], bw);
+		printf("  \"one_way\": [\n");
+		for (int k = 0; k < n_sizes; k++)
+			printf("    {\"bytes\": %ld, \"seconds\": %.6e, \"median_seconds\": %.6e, "
+			       "\"Bps\": %.6e}%s\n",
+			       sizes[k], one_way[k], median[k],
+			       sizes[k] ? (double)sizes[k] / one_way[k] : 0.0,
+			       k + 1 < n_sizes ? "," : "");
+		printf("  ]\n}\n");
+	}
+	free(all);
+	free(mine);
+	free(one_way);
+	free(median);
+	free(buf);
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,643 @@
+/* netloom-record core: MPI_Init/MPI_Finalize, the clock, compute gaps, the
+ * failure policy and per-call scratch storage.
+ *
+ * Time is CLOCK_MONOTONIC (vDSO, no system call) in ps since this rank's
+ * PMPI_Init returned. Each recorded call appends the compute interval since
+ * the previous recorded call ended (when non-empty) and then the call, so
+ * a rank's stream tiles [0, MPI_Finalize] with no gaps or overlaps. The hot
+ * path makes no system call and no allocation: the writer buffers encoded
+ * ops and compresses a frame at a time.
+ * With NETLOOM_TRACE_POLLS=fold, an unsuccessful poll (test*, iprobe) that
+ * repeats the previous op exactly, with only compute in between, is not
+ * written: its time joins the compute interval that follows the first one,
+ * so the timeline is unchanged and a polling loop costs two ops.
+ * With NETLOOM_TRACE_START_BARRIER=N, the trace starts when the program's
+ * N-th MPI_Barrier on MPI_COMM_WORLD returns (on every rank at the same
+ * point of the program): before it, communicators are tracked but nothing
+ * is written, and time zero moves to the window's start.
+ */
+#include "traces/record/record_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef NETLOOM_VERSION
+#define NETLOOM_VERSION "0.0.0"
+#endif
+
+#define REC_STR_MAX 4096
+#define REC_POLL_REQS_MAX 64 /* longer request lists are never folded */
+
+/* The one process-wide recorder state (see record_internal.h for why). */
+static struct rec_state {
+	bool is_enabled;        /* MPI_Init set us up; MPI_Finalize must assemble */
+	bool is_active;         /* recording; false for good after a failure */
+	bool is_sink_open;      /* the stream file exists and is ours */
+	int depth;              /* >0 inside a recorded call: nested MPI calls pass through */
+	int rank, size;         /* in MPI_COMM_WORLD */
+	MPI_Comm priv;          /* private dup of world: finalize traffic only */
+	MPI_Group world_group;
+	uint64_t t0_ns;         /* CLOCK_MONOTONIC when PMPI_Init returned */
+	uint64_t last_end_ps;   /* end of the previous recorded call */
+	uint64_t start_unix;    /* rank 0's wall clock at MPI_Init, s */
+	uint64_t unsup[REC_UNSUP__COUNT];
+	bool is_writing;        /* inside the recorded window (NETLOOM_TRACE_START_BARRIER) */
+	uint64_t start_barrier; /* world barriers to skip; 0 = record from MPI_Init */
+	uint64_t n_world_barriers; /* MPI_Barrier(MPI_COMM_WORLD) calls returned so far */
+	bool is_fold_polls;     /* NETLOOM_TRACE_POLLS=fold */
+	bool is_poll_armed;     /* the last op written was an unsuccessful poll */
+	struct trace_op poll;   /* that poll (reqs copied to poll_reqs) */
+	uint32_t poll_reqs[REC_POLL_REQS_MAX];
+	uint64_t n_folded;      /* polls not written */
+	char out_path[PATH_MAX];
+	char stream_path[PATH_MAX];
+	char application[256];
+	char command_line[REC_STR_MAX];
+	char machine[512];
+	char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
+	/* scratch, grown on demand */
+	uint64_t *counts[2];
+	size_t n_counts[2];
+	uint32_t *reqs;
+	size_t n_reqs;
+	MPI_Request *handles;
+	size_t n_handles;
+	int *ints;
+	size_t n_ints;
+	struct trace_op *ops;
+	size_t n_ops;
+} rec = {.priv = MPI_COMM_NULL, .world_group = MPI_GROUP_NULL};
+
+static uint64_t rec_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t rec_now_ps(void)
+{
+	return (rec_clock_ns() - rec.t0_ns) * 1000u;
+}
+
+int rec_world_rank(void)
+{
+	return rec.rank;
+}
+
+int rec_world_size(void)
+{
+	return rec.size;
+}
+
+MPI_Group rec_world_group(void)
+{
+	return rec.world_group;
+}
+
+bool rec_is_active(void)
+{
+	return rec.is_active;
+}
+
+void rec_fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!rec.is_active)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, REC_NAME ": rank %d: %s; recording stopped\n", rec.rank, msg);
+	rec.is_active = false;
+	if (rec.is_sink_open) {
+		rec_sink_abort();
+		rec.is_sink_open = false;
+	}
+}
+
+void rec_unsupported(enum rec_unsup what)
+{
+	if (rec.is_active && rec.is_writing)
+		rec.unsup[what]++;
+}
+
+bool rec_is_writing(void)
+{
+	return rec.is_writing;
+}
+
+static void rec_append(const struct trace_op *op)
+{
+	if (rec.is_active && rec_sink_append(op) < 0)
+		rec_fail("%s", rec_sink_error());
+}
+
+/* Open the recorded window: time zero is now, the stream starts with init. */
+static void rec_window_open(void)
+{
+	struct trace_op init = {.kind = TOP_INIT};
+
+	rec.t0_ns = rec_clock_ns();
+	rec.last_end_ps = 0;
+	rec.is_writing = true;
+	rec_append(&init);
+}
+
+void rec_world_barrier_done(void)
+{
+	if (rec.is_active && !rec.is_writing && ++rec.n_world_barriers == rec.start_barrier)
+		rec_window_open();
+}
+
+uint64_t rec_unsupported_count(enum rec_unsup what)
+{
+	return rec.unsup[what];
+}
+
+const char *rec_unsupported_text(enum rec_unsup what)
+{
+	static const char *const text[] = {
+#define REC_UNSUP_TEXT_(name, t) t,
+		REC_UNSUP_MAP(REC_UNSUP_TEXT_)
+#undef REC_UNSUP_TEXT_
+	};
+	return (unsigned)what < REC_UNSUP__COUNT ? text[what] : "?";
+}
+
+void rec_begin(struct rec_call *c)
+{
+	if (!rec.is_active || rec.depth) {
+		c->is_on = false;
+		return;
+	}
+	rec.depth++;
+	c->is_on = true;
+	c->t_ps = rec_now_ps();
+}
+
+void rec_skip(struct rec_call *c)
+{
+	c->is_on = false;
+	rec.depth--;
+}
+
+void rec_end(struct rec_call *c, struct trace_op *op)
+{
+	rec_end_n(c, op, 1);
+}
+
+static bool rec_is_failed_poll(const struct trace_op *op)
+{
+	return op->n_done == 0 && (op->kind == TOP_TEST || op->kind == TOP_TESTANY ||
+				   op->kind == TOP_TESTSOME || op->kind == TOP_TESTALL ||
+				   op->kind == TOP_IPROBE);
+}
+
+/* For NETLOOM_TRACE_POLLS=fold: true when op repeats the armed poll. */
+static bool rec_poll_repeats(const struct trace_op *op)
+{
+	const struct trace_op *p = &rec.poll;
+
+	return rec.is_poll_armed && rec_is_failed_poll(op) && op->kind == p->kind &&
+	       op->comm == p->comm && op->peer == p->peer && op->tag == p->tag &&
+	       op->req == p->req && op->flags == p->flags && op->n_reqs == p->n_reqs &&
+	       (!op->n_reqs || !memcmp(op->reqs, rec.poll_reqs, op->n_reqs * sizeof *op->reqs));
+}
+
+static void rec_poll_arm(const struct trace_op *op)
+{
+	rec.is_poll_armed = rec.is_fold_polls && rec_is_failed_poll(op) &&
+			    op->n_reqs <= REC_POLL_REQS_MAX;
+	if (!rec.is_poll_armed)
+		return;
+	rec.poll = *op;
+	if (op->n_reqs)
+		memcpy(rec.poll_reqs, op->reqs, op->n_reqs * sizeof *op->reqs);
+}
+
+uint64_t rec_folded_count(void)
+{
+	return rec.n_folded;
+}
+
+void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
+{
+	uint64_t t_end = rec_now_ps();
+
+	if (!rec.is_writing) {
+		c->is_on = false;
+		rec.depth--;
+		return;
+	}
+	if (n == 1 && rec_poll_repeats(ops)) {
+		/* last_end_ps stays: the next compute interval covers this poll. */
+		rec.n_folded++;
+		c->is_on = false;
+		rec.depth--;
+		return;
+	}
+
+	if (c->t_ps > rec.last_end_ps) {
+		struct trace_op gap = {
+			.kind = TOP_COMPUTE,
+			.t_ps = rec.last_end_ps,
+			.dur_ps = c->t_ps - rec.last_end_ps,
+		};
+		rec_append(&gap);
+	}
+	for (size_t i = 0; i < n; i++) {
+		ops[i].t_ps = i ? t_end : c->t_ps;
+		ops[i].dur_ps = i ? 0 : t_end - c->t_ps;
+		rec_append(&ops[i]);
+	}
+	rec_poll_arm(&ops[n - 1]);
+	rec.last_end_ps = t_end;
+	c->is_on = false;
+	rec.depth--;
+}
+
+uint64_t rec_bytes(int count, MPI_Datatype dt)
+{
+	MPI_Count sz = 0;
+
+	if (count <= 0 || dt == MPI_DATATYPE_NULL)
+		return 0;
+	if (PMPI_Type_size_x(dt, &sz) != MPI_SUCCESS || sz < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)sz;
+}
+
+/* Grow *buf to hold n items of `each` bytes; keeps the old contents. */
+static void *rec_grow(void **buf, size_t *cap, size_t n, size_t each)
+{
+	size_t want;
+	void *p;
+
+	if (n <= *cap)
+		return *buf;
+	want = *cap ? *cap : 64;
+	while (want < n)
+		want *= 2;
+	p = realloc(*buf, want * each);
+	if (!p) {
+		rec_fail("out of memory (%zu scratch entries)", want);
+		return NULL;
+	}
+	*buf = p;
+	*cap = want;
+	return p;
+}
+
+uint64_t *rec_scratch_counts(int which, size_t n)
+{
+	return rec_grow((void **)&rec.counts[which], &rec.n_counts[which], n, sizeof(uint64_t));
+}
+
+uint32_t *rec_scratch_reqs(size_t n)
+{
+	return rec_grow((void **)&rec.reqs, &rec.n_reqs, n, sizeof(uint32_t));
+}
+
+MPI_Request *rec_scratch_handles(size_t n)
+{
+	return rec_grow((void **)&rec.handles, &rec.n_handles, n, sizeof(MPI_Request));
+}
+
+int *rec_scratch_ints(size_t n)
+{
+	return rec_grow((void **)&rec.ints, &rec.n_ints, n, sizeof(int));
+}
+
+struct trace_op *rec_scratch_ops(size_t n)
+{
+	return rec_grow((void **)&rec.ops, &rec.n_ops, n, sizeof(struct trace_op));
+}
+
+/* --- what the manifest says about the run ---------------------------------- */
+
+/* Append s to out, single-quoted when it holds shell metacharacters, so the
+ * recorded command line can be pasted back into a shell. */
+static void rec_cmdline_append(char *out, size_t cap, const char *s)
+{
+	size_t len = strlen(out);
+	bool needs_quote = !*s || strpbrk(s, " \t\n'\"\\$`*?[]{}()<>|&;~#!") != NULL;
+
+	if (len && len + 1 < cap)
+		out[len++] = ' ';
+	if (needs_quote && len + 1 < cap)
+		out[len++] = '\'';
+	for (; *s && len + 5 < cap; s++) {
+		if (*s == '\'' && needs_quote) {
+			memcpy(out + len, "'\\''", 4);
+			len += 4;
+		} else {
+			out[len++] = *s;
+		}
+	}
+	if (needs_quote && len + 1 < cap)
+		out[len++] = '\'';
+	out[len] = '\0';
+}
+
+static void rec_read_cmdline(void)
+{
+	char buf[REC_STR_MAX];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/cmdline", "rb");
+
+	snprintf(rec.application, sizeof rec.application, "unknown");
+	rec.command_line[0] = '\0';
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (n) {
+		const char *slash = strrchr(buf, '/');
+		snprintf(rec.application, sizeof rec.application, "%s", slash ? slash + 1 : buf);
+	}
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		rec_cmdline_append(rec.command_line, sizeof rec.command_line, buf + i);
+}
+
+static void rec_read_machine(void)
+{
+	char host[256] = "unknown", model[256] = "";
+	struct utsname u;
+	char line[512];
+	FILE *f;
+
+	gethostname(host, sizeof host - 1);
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) == 0 && colon) {
+			colon += 1 + (colon[1] == ' ');
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(model, sizeof model, ", %s", colon);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof u);
+	snprintf(rec.machine, sizeof rec.machine, "%s (%s %s %s, %ld CPUs%s)", host, u.sysname,
+		 u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN), model);
+}
+
+/* "Open MPI v4.1.4, package: ..." -> "Open MPI 4.1.4". */
+static void rec_read_mpi_library(void)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+	int len = 0;
+	char *p;
+
+	if (PMPI_Get_library_version(v, &len) != MPI_SUCCESS)
+		v[0] = '\0';
+	v[strcspn(v, ",\n")] = '\0';
+	p = strstr(v, " v");
+	if (p && p[2] >= '0' && p[2] <= '9')
+		memmove(p + 1, p + 2, strlen(p + 2) + 1);
+	snprintf(rec.mpi_library, sizeof rec.mpi_library, "%s", v);
+}
+
+/* NETLOOM_TRACE, or "<app>-<np>.nlt" in the working directory. The stream
+ * files go beside the archive (NETLOOM_TRACE_TMPDIR overrides), named with
+ * a run tag all ranks share so concurrent runs do not collide. */
+static int rec_paths(const char *run_tag)
+{
+	const char *env = getenv("NETLOOM_TRACE");
+	const char *tmp = getenv("NETLOOM_TRACE_TMPDIR");
+	char dir[PATH_MAX];
+	const char *base;
+	int n;
+
+	if (env && *env)
+		n = snprintf(rec.out_path, sizeof rec.out_path, "%s", env);
+	else
+		n = snprintf(rec.out_path, sizeof rec.out_path, "%s-%d.nlt", rec.application, rec.size);
+	if (n < 0 || (size_t)n >= sizeof rec.out_path)
+		return -1;
+	base = strrchr(rec.out_path, '/');
+	if (tmp && *tmp)
+		snprintf(dir, sizeof dir, "%s", tmp);
+	else if (base)
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - rec.out_path), rec.out_path);
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (!*dir)
+		snprintf(dir, sizeof dir, "/");
+	base = base ? base + 1 : rec.out_path;
+	n = snprintf(rec.stream_path, sizeof rec.stream_path, "%s/.%s.%s.r%d.stream", dir, base,
+		     run_tag, rec.rank);
+	return n < 0 || (size_t)n >= sizeof rec.stream_path ? -1 : 0;
+}
+
+/* Drop a stream file left behind when the program exits without
+ * MPI_Finalize (MPI_Abort kills us before this runs; nothing to do then). */
+static void rec_atexit(void)
+{
+	if (rec.is_sink_open) {
+		rec_sink_abort();
+		rec.is_sink_open = false;
+	}
+}
+
+/* Collective over world, inside MPI_Init: agree on a run tag and the start
+ * time, and on whether recording is possible at all. */
+static void rec_start(int provided)
+{
+	struct {
+		uint64_t tag_pid, tag_ns, start_unix;
+		int32_t is_multiple;
+	} agree = {0};
+	char run_tag[64];
+
+	if (PMPI_Comm_rank(MPI_COMM_WORLD, &rec.rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(MPI_COMM_WORLD, &rec.size) != MPI_SUCCESS ||
+	    PMPI_Comm_dup(MPI_COMM_WORLD, &rec.priv) != MPI_SUCCESS ||
+	    PMPI_Comm_group(MPI_COMM_WORLD, &rec.world_group) != MPI_SUCCESS) {
+		fprintf(stderr, REC_NAME ": cannot set up (MPI_Comm_dup failed); not recording\n");
+		return;
+	}
+	PMPI_Comm_set_errhandler(rec.priv, MPI_ERRORS_RETURN);
+	rec.is_enabled = true;
+
+	if (rec.rank == 0) {
+		agree.tag_pid = (uint64_t)getpid();
+		agree.tag_ns = rec_clock_ns();
+		agree.start_unix = (uint64_t)time(NULL);
+	}
+	agree.is_multiple = provided == MPI_THREAD_MULTIPLE;
+	if (PMPI_Bcast(&agree, 3, MPI_UINT64_T, 0, rec.priv) != MPI_SUCCESS ||
+	    PMPI_Allreduce(MPI_IN_PLACE, &agree.is_multiple, 1, MPI_INT32_T, MPI_MAX, rec.priv) !=
+		    MPI_SUCCESS) {
+		fprintf(stderr, REC_NAME ": rank %d: cannot agree on a run tag; not recording\n", rec.rank);
+		return;
+	}
+	if (agree.is_multiple) {
+		if (rec.rank == 0)
+			fprintf(stderr, REC_NAME ": MPI_THREAD_MULTIPLE is not supported; not recording\n");
+		return;
+	}
+	rec.start_unix = agree.start_unix;
+	snprintf(run_tag, sizeof run_tag, "%llx-%llx", (unsigned long long)agree.tag_pid,
+		 (unsigned long long)agree.tag_ns);
+
+	{
+		const char *polls = getenv("NETLOOM_TRACE_POLLS");
+		if (polls && *polls && strcmp(polls, "all") && strcmp(polls, "fold")) {
+			if (rec.rank == 0)
+				fprintf(stderr,
+					REC_NAME ": NETLOOM_TRACE_POLLS='%s': expected 'all' or 'fold'; "
+						 "not recording\n",
+					polls);
+			return;
+		}
+		rec.is_fold_polls = polls && !strcmp(polls, "fold");
+	}
+	{
+		const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
+		char *end = NULL;
+		unsigned long long v = 0;
+		if (sb && *sb) {
+			errno = 0;
+			v = strtoull(sb, &end, 10);
+			if (errno || !end || *end || *sb == '-') {
+				if (rec.rank == 0)
+					fprintf(stderr,
+						REC_NAME ": NETLOOM_TRACE_START_BARRIER='%s': expected a "
+							 "count of MPI_Barrier calls on MPI_COMM_WORLD "
+							 "(0 or more); not recording\n",
+						sb);
+				return;
+			}
+		}
+		rec.start_barrier = v;
+	}
+	rec_read_cmdline();
+	rec_read_machine();
+	rec_read_mpi_library();
+	rec.is_active = true; /* from here on, failures go through rec_fail */
+	if (rec_paths(run_tag) < 0) {
+		rec_fail("output path too long (NETLOOM_TRACE)");
+		return;
+	}
+	if (rec_comm_setup() < 0 || rec_req_setup() < 0) {
+		rec_fail("out of memory at MPI_Init");
+		return;
+	}
+	if (rec_sink_open((uint32_t)rec.rank, rec.stream_path) < 0) {
+		rec_fail("%s", rec_sink_error());
+		return;
+	}
+	rec.is_sink_open = true;
+	atexit(rec_atexit);
+
+	/* Time zero: control returns to the program (or the window opens). */
+	if (rec.start_barrier == 0)
+		rec_window_open();
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+
+	if (rc == MPI_SUCCESS)
+		rec_start(MPI_THREAD_SINGLE);
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		rec_start(*provided);
+	return rc;
+}
+
+static void rec_stop(void)
+{
+	struct rec_run run = {
+		.priv = rec.priv,
+		.rank = rec.rank,
+		.size = rec.size,
+		.out_path = rec.out_path,
+		.stream_path = rec.stream_path,
+		.start_unix = rec.start_unix,
+		.application = rec.application,
+		.command_line = rec.command_line,
+		.machine = rec.machine,
+		.mpi_library = rec.mpi_library,
+	};
+	struct rec_call c;
+
+	if (rec.is_active && !rec.is_writing)
+		rec_fail("the recorded window never opened: NETLOOM_TRACE_START_BARRIER=%llu, but "
+			 "the program called MPI_Barrier on MPI_COMM_WORLD %llu times",
+			 (unsigned long long)rec.start_barrier,
+			 (unsigned long long)rec.n_world_barriers);
+	rec_begin(&c);
+	if (c.is_on) {
+		struct trace_op op = {.kind = TOP_FINALIZE};
+		run.runtime_s = (double)c.t_ps * 1e-12;
+		rec_end(&c, &op);
+	}
+	if (rec.is_active) {
+		if (rec_sink_close(&run.n_ops, &run.n_bytes, &run.hash) < 0)
+			rec_fail("%s", rec_sink_error());
+		else
+			rec.is_sink_open = false;
+	}
+	run.is_ok = rec.is_active;
+	rec.is_active = false;
+	rec_finalize_assemble(&run);
+}
+
+int MPI_Finalize(void)
+{
+	if (rec.is_enabled) {
+		rec_stop();
+		rec.is_enabled = false;
+	}
+	if (rec.priv != MPI_COMM_NULL)
+		PMPI_Comm_free(&rec.priv);
+	if (rec.world_group != MPI_GROUP_NULL)
+		PMPI_Group_free(&rec.world_group);
+	rec_comm_teardown();
+	rec_req_teardown();
+	for (int i = 0; i < 2; i++) {
+		free(rec.counts[i]);
+		rec.counts[i] = NULL;
+		rec.n_counts[i] = 0;
+	}
+	free(rec.reqs);
+	free(rec.handles);
+	free(rec.ints);
+	free(rec.ops);
+	rec.ops = NULL;
+	rec.n_ops = 0;
+	rec.reqs = NULL;
+	rec.handles = NULL;
+	rec.ints = NULL;
+	rec.n_reqs = rec.n_handles = rec.n_ints = 0;
+	return PMPI_Finalize();
+}
+
+const char *rec_version(void)
+{
+	return REC_NAME " " NETLOOM_VERSION;
+}

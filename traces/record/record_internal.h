@@ -1,0 +1,175 @@
+/* netloom-record internals: the PMPI interposition library's shared state.
+ *
+ * The recorder is a preloaded library whose entry points are the MPI_*
+ * functions themselves, so its state is necessarily one process-wide
+ * object (struct rec_state, in record.c); every other file reaches it
+ * through the functions below. Invariant: while rec.is_active, every
+ * recorded call appends (compute gap, call) to this rank's stream, and the
+ * first failure turns recording off for good (one line on stderr), never
+ * the application.
+ * Thread model: MPI_THREAD_MULTIPLE disables recording (docs/recorder.md).
+ */
+#ifndef NETLOOM_TRACES_RECORD_INTERNAL_H
+#define NETLOOM_TRACES_RECORD_INTERNAL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traces/trace.h"
+
+#define REC_NAME "netloom-record"
+
+/* Things the trace model cannot represent; counted and reported once at
+ * MPI_Finalize instead of being dropped silently. X(name, text). */
+#define REC_UNSUP_MAP(X)                                                    \
+	X(REC_UNSUP_COMM, "calls on unrecorded communicators (intercommunicators, MPI_Comm_create_group, ...)") \
+	X(REC_UNSUP_CANCEL, "MPI_Cancel")                                   \
+	X(REC_UNSUP_MPROBE, "matched probes (MPI_Mprobe/Improbe/Mrecv/Imrecv)") \
+	X(REC_UNSUP_NEIGHBOR, "neighborhood collectives")                   \
+	X(REC_UNSUP_RMA, "one-sided communication (MPI_Put/Get/Accumulate/Win_*)") \
+	X(REC_UNSUP_REQ, "completions of requests the recorder did not create")
+
+enum rec_unsup {
+#define REC_UNSUP_ENUM_(name, text) name,
+	REC_UNSUP_MAP(REC_UNSUP_ENUM_)
+#undef REC_UNSUP_ENUM_
+	REC_UNSUP__COUNT
+};
+
+/* --- communicators (record_comm.c) --------------------------------------- */
+
+#define REC_COMM_NONE TRACE_COMM_NULL /* MPI_COMM_NULL / not recorded */
+
+/* One communicator this rank belongs (or belonged) to. */
+struct rec_comm {
+	MPI_Comm handle;        /* MPI_COMM_NULL once freed */
+	uint32_t id;            /* trace id, equal on every member */
+	uint32_t size;          /* members */
+	int my_rank;            /* this process's rank in it */
+	uint32_t n_created;     /* communicators created from it so far (id derivation) */
+	uint32_t *world_ranks;  /* [size], in comm rank order */
+};
+
+int rec_comm_setup(void);
+void rec_comm_teardown(void);
+/* Trace id of a handle, or REC_COMM_NONE for one the recorder does not
+ * know (intercommunicators, constructors it does not wrap). O(1). */
+uint32_t rec_comm_lookup(MPI_Comm c, const struct rec_comm **info);
+/* All communicators ever registered on this rank (for the manifest). */
+size_t rec_comm_count(void);
+/* Lowest world rank among its members. */
+uint32_t rec_comm_lowest(const struct rec_comm *e);
+const struct rec_comm *rec_comm_at(size_t i);
+
+/* --- requests (record_req.c) --------------------------------------------- */
+
+#define REC_REQ_NONE UINT32_MAX
+
+int rec_req_setup(void);
+void rec_req_teardown(void);
+/* A new live request: returns its small per-rank id (the most recently
+ * freed id is reused first, ids start at 0), or REC_REQ_NONE after a
+ * recorder failure. */
+uint32_t rec_req_new(MPI_Request r, bool is_persistent);
+/* Id of a live request, or REC_REQ_NONE when unknown. */
+uint32_t rec_req_find(MPI_Request r, bool *is_persistent, bool *is_cancelled);
+/* The request completed (non-persistent) or was freed: forget it. */
+void rec_req_release(MPI_Request r);
+void rec_req_mark_cancelled(MPI_Request r);
+/* Live requests marked cancelled: while 0, completions need no status. */
+size_t rec_req_n_cancelled(void);
+
+/* --- core (record.c) ------------------------------------------------------ */
+
+/* Timestamp of a call's start, in ps since this rank's MPI_Init, and
+ * whether the call is to be recorded at all (recording on, not nested in
+ * another recorded call). rec_end() must follow a true rec_begin(). */
+struct rec_call {
+	uint64_t t_ps;
+	bool is_on;
+};
+void rec_begin(struct rec_call *c);
+/* Append the compute gap before the call and the call itself, ending now.
+ * op->t_ps and op->dur_ps are filled here. */
+void rec_end(struct rec_call *c, struct trace_op *op);
+/* The same for a call that makes several ops (MPI_Startall): the first
+ * takes the call's duration, the others are instants at its end. */
+void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n);
+/* Leave the call without recording it (e.g. it touched nothing known). */
+void rec_skip(struct rec_call *c);
+
+/* Stop recording on this rank with one line on stderr. */
+void rec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool rec_is_active(void);
+/* Inside the recorded window (NETLOOM_TRACE_START_BARRIER): ops are
+ * written and requests get ids. Outside it only communicators are tracked. */
+bool rec_is_writing(void);
+/* MPI_Barrier(MPI_COMM_WORLD) returned in the program. */
+void rec_world_barrier_done(void);
+void rec_unsupported(enum rec_unsup what);
+uint64_t rec_unsupported_count(enum rec_unsup what);
+/* Unsuccessful polls NETLOOM_TRACE_POLLS=fold did not write. */
+uint64_t rec_folded_count(void);
+const char *rec_unsupported_text(enum rec_unsup what);
+
+/* count x datatype size in bytes (0 for count <= 0 or MPI_DATATYPE_NULL). */
+uint64_t rec_bytes(int count, MPI_Datatype dt);
+
+/* Per-call scratch arrays, grown on demand and reused (no allocation in
+ * steady state). Return NULL after a failure (recording then stops). */
+uint64_t *rec_scratch_counts(int which, size_t n); /* which: 0 send, 1 recv */
+uint32_t *rec_scratch_reqs(size_t n);
+MPI_Request *rec_scratch_handles(size_t n);
+int *rec_scratch_ints(size_t n);
+struct trace_op *rec_scratch_ops(size_t n);
+
+static inline int32_t rec_peer(int p)
+{
+	return p == MPI_ANY_SOURCE ? TRACE_ANY_SOURCE : p == MPI_PROC_NULL ? TRACE_PROC_NULL : p;
+}
+
+static inline int32_t rec_tag(int t)
+{
+	return t == MPI_ANY_TAG ? TRACE_ANY_TAG : t;
+}
+
+/* "netloom-record 0.1.0" */
+const char *rec_version(void);
+
+int rec_world_rank(void);
+int rec_world_size(void);
+MPI_Group rec_world_group(void);
+uint64_t rec_now_ps(void);
+
+/* --- finalize (record_finalize.c) ----------------------------------------- */
+
+/* What rank 0 needs from the core to assemble the archive. */
+struct rec_run {
+	MPI_Comm priv;              /* private dup of MPI_COMM_WORLD */
+	int rank, size;
+	const char *out_path;       /* archive path (rank 0's view matters) */
+	const char *stream_path;    /* this rank's stream file */
+	bool is_ok;                 /* this rank recorded everything */
+	uint64_t n_ops, n_bytes, hash; /* from trace_stream_close */
+	double runtime_s;           /* MPI_Init return to MPI_Finalize entry */
+	uint64_t start_unix;
+	const char *application, *command_line, *machine, *mpi_library;
+};
+/* Collective over run->priv. Rank 0 writes the archive and removes the
+ * stream files; any failure is one line on stderr from rank 0. */
+void rec_finalize_assemble(struct rec_run *run);
+
+/* --- the writer (record_sink.c): the only file calling traces/trace.h ---- */
+
+int rec_sink_open(uint32_t rank, const char *path);
+int rec_sink_append(const struct trace_op *op);
+int rec_sink_close(uint64_t *n_ops, uint64_t *n_bytes, uint64_t *hash);
+void rec_sink_abort(void);
+int rec_sink_archive(const char *path, const struct trace_manifest *m,
+		     const char *const *stream_paths);
+/* The last failure's one-line message. */
+const char *rec_sink_error(void);
+
+#endif

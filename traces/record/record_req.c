@@ -1,0 +1,208 @@
+/* netloom-record requests: MPI_Request handle -> small per-rank id.
+ *
+ * Open MPI's handles are pointers into its request free lists, reused as
+ * soon as a request completes, so a handle maps to an id only while the
+ * request is live: from the call that creates it to its completion (or
+ * MPI_Request_free; a persistent request lives until freed). Ids are
+ * recycled last-freed-first, so they stay as small as the number of
+ * requests in flight. One handle can stand for several live requests:
+ * Open MPI returns one shared, already complete request object for every
+ * operation on MPI_PROC_NULL. The index is therefore a multimap, and a
+ * lookup returns the newest entry for the handle (a stale entry, left by a
+ * completion the recorder did not see, never shadows a live one). Linear
+ * probing with backward-shift deletion: O(1) expected per operation, no
+ * tombstones, no allocation unless the number of live requests reaches a
+ * new maximum.
+ */
+#include "traces/record/record_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rec_req_slot {
+	MPI_Request handle;  /* MPI_REQUEST_NULL = empty */
+	uint64_t seq;        /* creation order: the newest entry of a handle wins */
+	uint32_t id;
+	uint8_t is_persistent;
+	uint8_t is_cancelled; /* MPI_Cancel was called on it */
+};
+
+static struct {
+	struct rec_req_slot *slots;
+	size_t n_slots;   /* power of two */
+	size_t n_live;
+	uint32_t *free_ids; /* stack of released ids */
+	size_t n_free, cap_free;
+	uint32_t next_id;   /* ids never handed out start here */
+	uint64_t next_seq;
+	size_t n_cancelled; /* live requests with is_cancelled set */
+} reqs;
+
+static size_t rec_req_hash(MPI_Request r, size_t n_slots)
+{
+	uint64_t x = (uint64_t)(uintptr_t)r;
+
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return (size_t)x & (n_slots - 1);
+}
+
+static int rec_req_alloc_slots(size_t n)
+{
+	struct rec_req_slot *s = malloc(n * sizeof *s);
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct rec_req_slot){.handle = MPI_REQUEST_NULL};
+	reqs.slots = s;
+	reqs.n_slots = n;
+	return 0;
+}
+
+int rec_req_setup(void)
+{
+	memset(&reqs, 0, sizeof reqs);
+	return rec_req_alloc_slots(256);
+}
+
+void rec_req_teardown(void)
+{
+	free(reqs.slots);
+	free(reqs.free_ids);
+	memset(&reqs, 0, sizeof reqs);
+}
+
+/* The slot of the newest entry for r, or the empty slot ending its probe
+ * run when there is none. */
+static size_t rec_req_find_slot(MPI_Request r)
+{
+	size_t s = rec_req_hash(r, reqs.n_slots), best = SIZE_MAX;
+
+	for (; reqs.slots[s].handle != MPI_REQUEST_NULL; s = (s + 1) & (reqs.n_slots - 1))
+		if (reqs.slots[s].handle == r && (best == SIZE_MAX || reqs.slots[s].seq > reqs.slots[best].seq))
+			best = s;
+	return best == SIZE_MAX ? s : best;
+}
+
+/* An empty slot for a new entry of r. */
+static size_t rec_req_free_slot(MPI_Request r)
+{
+	size_t s = rec_req_hash(r, reqs.n_slots);
+
+	while (reqs.slots[s].handle != MPI_REQUEST_NULL)
+		s = (s + 1) & (reqs.n_slots - 1);
+	return s;
+}
+
+static int rec_req_grow(void)
+{
+	struct rec_req_slot *old = reqs.slots;
+	size_t n_old = reqs.n_slots;
+
+	if (rec_req_alloc_slots(n_old * 2) < 0) {
+		reqs.slots = old;
+		return -1;
+	}
+	for (size_t i = 0; i < n_old; i++)
+		if (old[i].handle != MPI_REQUEST_NULL)
+			reqs.slots[rec_req_free_slot(old[i].handle)] = old[i];
+	free(old);
+	return 0;
+}
+
+uint32_t rec_req_new(MPI_Request r, bool is_persistent)
+{
+	size_t s;
+	uint32_t id;
+
+	/* Before the recorded window, requests are not tracked: their
+	 * completions inside it are left out (and counted). */
+	if (!reqs.slots || r == MPI_REQUEST_NULL || !rec_is_writing())
+		return REC_REQ_NONE;
+	if (2 * (reqs.n_live + 1) > reqs.n_slots && rec_req_grow() < 0) {
+		rec_fail("out of memory (%zu live requests)", reqs.n_live);
+		return REC_REQ_NONE;
+	}
+	s = rec_req_free_slot(r);
+	id = reqs.n_free ? reqs.free_ids[--reqs.n_free] : reqs.next_id++;
+	reqs.n_live++;
+	reqs.slots[s] = (struct rec_req_slot){
+		.handle = r, .seq = reqs.next_seq++, .id = id, .is_persistent = is_persistent};
+	return id;
+}
+
+uint32_t rec_req_find(MPI_Request r, bool *is_persistent, bool *is_cancelled)
+{
+	size_t s;
+
+	if (!reqs.slots || r == MPI_REQUEST_NULL)
+		return REC_REQ_NONE;
+	s = rec_req_find_slot(r);
+	if (reqs.slots[s].handle != r)
+		return REC_REQ_NONE;
+	if (is_persistent)
+		*is_persistent = reqs.slots[s].is_persistent;
+	if (is_cancelled)
+		*is_cancelled = reqs.slots[s].is_cancelled;
+	return reqs.slots[s].id;
+}
+
+void rec_req_mark_cancelled(MPI_Request r)
+{
+	size_t s;
+
+	if (!reqs.slots || r == MPI_REQUEST_NULL)
+		return;
+	s = rec_req_find_slot(r);
+	if (reqs.slots[s].handle == r && !reqs.slots[s].is_cancelled) {
+		reqs.slots[s].is_cancelled = 1;
+		reqs.n_cancelled++;
+	}
+}
+
+size_t rec_req_n_cancelled(void)
+{
+	return reqs.n_cancelled;
+}
+
+void rec_req_release(MPI_Request r)
+{
+	size_t hole, s;
+
+	if (!reqs.slots || r == MPI_REQUEST_NULL)
+		return;
+	hole = rec_req_find_slot(r);
+	if (reqs.slots[hole].handle != r)
+		return;
+	if (reqs.n_free == reqs.cap_free) {
+		size_t cap = reqs.cap_free ? reqs.cap_free * 2 : 64;
+		uint32_t *v = realloc(reqs.free_ids, cap * sizeof *v);
+		if (!v) {
+			rec_fail("out of memory (%zu free request ids)", cap);
+			return;
+		}
+		reqs.free_ids = v;
+		reqs.cap_free = cap;
+	}
+	reqs.free_ids[reqs.n_free++] = reqs.slots[hole].id;
+	reqs.n_live--;
+	reqs.n_cancelled -= reqs.slots[hole].is_cancelled;
+	/* Backward-shift deletion: pull later members of the probe run into
+	 * the hole when their home slot does not lie in (hole, s]. */
+	s = hole;
+	for (;;) {
+		size_t home;
+		s = (s + 1) & (reqs.n_slots - 1);
+		if (reqs.slots[s].handle == MPI_REQUEST_NULL)
+			break;
+		home = rec_req_hash(reqs.slots[s].handle, reqs.n_slots);
+		if (((s - home) & (reqs.n_slots - 1)) >= ((s - hole) & (reqs.n_slots - 1))) {
+			reqs.slots[hole] = reqs.slots[s];
+			hole = s;
+		}
+	}
+	reqs.slots[hole] = (struct rec_req_slot){.handle = MPI_REQUEST_NULL};
+}
