@@ -11,6 +11,7 @@ pkgs=(
   libjansson-dev                             # JSON results and configs
   libmetis-dev                               # graph bisection (METIS)
   openmpi-bin libopenmpi-dev                 # trace recorder (PMPI) and MPI tests
+  clang libclang-rt-14-dev                   # libFuzzer builds of the trace fuzz targets (tests/fuzz/build-libfuzzer.sh)
 )
 
 missing=()

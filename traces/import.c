@@ -43,6 +43,12 @@ const char *trace_import_detect(const char *in_path)
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err)
 {
+	return trace_import_ex(in_path, out_path, warn, warn_ctx, NULL, NULL, err);
+}
+
+int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
+		    trace_progress_fn progress, void *progress_ctx, struct nl_err *err)
+{
 	int e;
 	const struct trace_importer_ops *ops = detect(in_path, &e);
 	if (!ops) {
@@ -56,7 +62,7 @@ int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, 
 			       in_path);
 	}
 	struct trace_skips skips = {0};
-	int rc = ops->import(in_path, out_path, NULL, &skips, err);
+	int rc = ops->import(in_path, out_path, NULL, &skips, progress, progress_ctx, err);
 	if (!rc)
 		trace_skips_report(&skips, warn, warn_ctx);
 	trace_skips_release(&skips);

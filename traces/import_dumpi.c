@@ -109,8 +109,11 @@ static int dimp_run(struct dumpi_import *d, const char *out_path, const struct t
 	}
 	NL_CHECK(dumpi_pass1(d));
 	NL_CHECK(trace_builder_new(&d->b, out_path, d->n_ranks, opts, d->err));
-	for (uint32_t r = 0; r < d->n_ranks; r++)
+	for (uint32_t r = 0; r < d->n_ranks; r++) {
 		NL_CHECK(r < d->n_files ? dumpi_pass2_rank(d, r) : trace_builder_end_rank(d->b, r, d->err));
+		if (d->progress)
+			d->progress(d->progress_ctx, (double)(r + 1) / d->n_ranks);
+	}
 
 	struct trace_comm *comms = calloc(d->n_gc, sizeof *comms);
 	if (!comms)
@@ -300,10 +303,12 @@ static int map_file(const char *path, uint8_t **map, size_t *len, struct nl_err 
 }
 
 static int dumpi_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
-			struct trace_skips *skips, struct nl_err *err)
+			struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
+			struct nl_err *err)
 {
 	struct meta m;
-	struct dumpi_import d = {.in = in_path, .skips = skips, .err = err};
+	struct dumpi_import d = {.in = in_path, .skips = skips, .err = err, .progress = progress,
+				 .progress_ctx = progress_ctx};
 	int rc = read_meta(in_path, &m, err);
 	if (!rc)
 		rc = find_rank_files(in_path, &m, &d.paths, err);

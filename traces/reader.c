@@ -30,6 +30,8 @@ struct trace_archive {
 	ZSTD_DCtx *dctx;          /* shared by the rank readers */
 	uint8_t *comp;            /* shared compressed-frame buffer */
 	size_t comp_cap;
+	trace_progress_fn progress;
+	void *progress_ctx;
 };
 
 struct trace_rank_reader {
@@ -48,6 +50,15 @@ struct trace_rank_reader {
 };
 
 /* --- open ----------------------------------------------------------------- */
+
+/* The most a zstd frame of n bytes can decompress to: every block needs a
+ * 3-byte header and yields at most 128 KiB (RFC 8878 §3.1.1.2), so a
+ * damaged size field cannot make the reader allocate more than the data
+ * could fill. */
+static uint64_t zstd_max_output(uint64_t n)
+{
+	return (n / 3 + 1) * (128u << 10);
+}
 
 struct mcur {
 	const uint8_t *p;
@@ -306,7 +317,8 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	}
 	unsigned long long raw_len = ZSTD_getFrameContentSize(meta, meta_len);
 	if (raw_len == ZSTD_CONTENTSIZE_ERROR || raw_len == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    raw_len > TRACE_META_RAW_MAX || ZSTD_findFrameCompressedSize(meta, meta_len) != meta_len) {
+	    raw_len > TRACE_META_RAW_MAX || raw_len > zstd_max_output(meta_len) ||
+	    ZSTD_findFrameCompressedSize(meta, meta_len) != meta_len) {
 		rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE, "metadata block is not one zstd frame");
 		goto fail;
 	}
@@ -359,6 +371,12 @@ void trace_archive_close(struct trace_archive *a)
 const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a)
 {
 	return &a->m;
+}
+
+void trace_archive_set_progress(struct trace_archive *a, trace_progress_fn fn, void *ctx)
+{
+	a->progress = fn;
+	a->progress_ctx = ctx;
 }
 
 void trace_archive_write_opts(const struct trace_archive *a, struct trace_write_opts *o)
@@ -464,6 +482,9 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	if (off + TRACE_FRAME_HDR_SIZE + comp_len > r->end)
 		return rr_err(r, err, NL_ECORRUPT, off, "truncated frame: %u compressed bytes, section has %llu left",
 			      comp_len, (unsigned long long)(r->end - off - TRACE_FRAME_HDR_SIZE));
+	if (raw_len > zstd_max_output(comp_len))
+		return rr_err(r, err, NL_ECORRUPT, off, "frame claims %u raw bytes from %u compressed", raw_len,
+			      comp_len);
 	if (comp_len > a->comp_cap) {
 		uint8_t *t = realloc(a->comp, comp_len);
 		if (!t)
@@ -471,6 +492,12 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 		a->comp = t;
 		a->comp_cap = comp_len;
 	}
+	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
+		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
+	unsigned long long csize = ZSTD_getFrameContentSize(a->comp, comp_len);
+	if (csize != raw_len)
+		return rr_err(r, err, NL_ECORRUPT, off, "frame content size %lld, header says %u",
+			      csize > TRACE_FRAME_RAW_MAX ? -1LL : (long long)csize, raw_len);
 	if (raw_len > r->raw_cap) {
 		uint8_t *t = realloc(r->raw, raw_len);
 		if (!t)
@@ -478,12 +505,6 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 		r->raw = t;
 		r->raw_cap = raw_len;
 	}
-	if (trace_pread_full(a->fd, a->comp, comp_len, off + TRACE_FRAME_HDR_SIZE))
-		return rr_err(r, err, NL_EIO, off, "read failed: %s", strerror(errno));
-	unsigned long long csize = ZSTD_getFrameContentSize(a->comp, comp_len);
-	if (csize != raw_len)
-		return rr_err(r, err, NL_ECORRUPT, off, "frame content size %lld, header says %u",
-			      csize > TRACE_FRAME_RAW_MAX ? -1LL : (long long)csize, raw_len);
 	size_t d = ZSTD_decompressDCtx(a->dctx, r->raw, raw_len, a->comp, comp_len);
 	if (ZSTD_isError(d) || d != raw_len)
 		return rr_err(r, err, NL_ECORRUPT, off, "frame does not decompress: %s",
@@ -497,6 +518,8 @@ static int rr_next_chunk(struct trace_rank_reader *r, struct nl_err *err)
 	r->frame_left = n_ops;
 	r->prev_end_ps = 0;
 	r->pos = off + TRACE_FRAME_HDR_SIZE + comp_len;
+	if (a->progress && a->file_len > a->sec_off[0])
+		a->progress(a->progress_ctx, (double)(r->pos - a->sec_off[0]) / (double)(a->file_len - a->sec_off[0]));
 	return 1;
 }
 

@@ -112,7 +112,6 @@ enum {
 	/* test/iprobe and the test* family: the trace does not say whether the
 	 * call succeeded (SimGrid time-independent traces); replay decides. */
 	TRACE_F_NO_OUTCOME = 1u << 2,
-	TRACE_F_KNOWN_ = (1u << 3) - 1, /* all defined bits */
 };
 
 /* One operation, as the reader hands it out. Fields a kind does not use are
@@ -248,6 +247,12 @@ struct trace_rank_reader;
 int trace_archive_open(struct trace_archive **a, const char *path, struct nl_err *err);
 void trace_archive_close(struct trace_archive *a);
 const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a);
+/* Progress of long work over an archive (verify, stats, dump): fn gets
+ * the fraction of the rank sections read so far, after each frame. For
+ * readers that go through the ranks in order; NULL turns it off. */
+typedef void (*trace_progress_fn)(void *ctx, double fraction);
+void trace_archive_set_progress(struct trace_archive *a, trace_progress_fn fn, void *ctx);
+
 /* The writer parameters recorded in the archive header. */
 void trace_archive_write_opts(const struct trace_archive *a, struct trace_write_opts *o);
 /* Size of the archive file, bytes. */
@@ -319,5 +324,8 @@ typedef void (*trace_warn_fn)(void *ctx, const char *line);
 const char *trace_import_detect(const char *in_path);
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err);
+/* The same, reporting progress (fraction of ranks converted) to `progress`. */
+int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
+		    trace_progress_fn progress, void *progress_ctx, struct nl_err *err);
 
 #endif

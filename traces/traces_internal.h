@@ -218,7 +218,8 @@ struct trace_importer_ops {
 	int (*probe)(const char *path, const uint8_t *head, size_t n);
 	/* Convert; ops go to b (created here once the rank count is known). */
 	int (*import)(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
-		      struct trace_skips *skips, struct nl_err *err);
+		      struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
+		      struct nl_err *err);
 };
 
 extern const struct trace_importer_ops trace_import_dumpi_ops;
@@ -394,6 +395,8 @@ struct dumpi_import {
 	struct trace_skips *skips;
 	struct nl_err *err;
 	struct trace_builder *b;
+	trace_progress_fn progress;
+	void *progress_ctx;
 	double runtime_s;
 	char app[256], cmd[1024];
 	uint8_t ver[3];
@@ -421,6 +424,56 @@ bool dumpi_creation(const struct dumpi_rec *r, uint16_t *parent, uint16_t *newh)
 int dumpi_pass1(struct dumpi_import *d);
 /* Pass 2 for one rank: its ops to d->b, using pass 1's results. */
 int dumpi_pass2_rank(struct dumpi_import *d, uint32_t rank);
+
+/* --- SimGrid import, shared by import_simgrid.c and simgrid_actions.c -- */
+
+#define SIMGRID_MAX_RANKS (1u << 20)
+#define SIMGRID_MAX_TOKENS 4096
+
+struct simgrid_pending {
+	uint32_t req;
+	int32_t src, dst, tag;
+};
+
+struct simgrid_rank {
+	uint32_t dt_default;        /* bytes of the default datatype */
+	struct simgrid_pending *pend;    /* outstanding isend/irecv, oldest first */
+	size_t n_pend, cap_pend;
+	uint32_t *free_ids;         /* request ids to reuse */
+	size_t n_free, cap_free;
+	uint32_t next_req;
+};
+
+struct simgrid_import {
+	const char *file;           /* current input, for messages */
+	uint64_t line_no;
+	struct nl_err *err;
+	uint32_t n_ranks;
+	int tagged;                 /* 1 tagged (>= 3.20), 0 untagged, -1 undecided */
+	struct trace_builder *b;
+	struct trace_skips *skips;
+	struct simgrid_rank *ranks;
+	uint64_t *sc, *rc;          /* count scratch [n_ranks] */
+	uint32_t *reqs;
+	size_t cap_reqs;
+	const char *hint;           /* appended to out-of-range rank errors */
+	trace_progress_fn progress;
+	void *progress_ctx;
+};
+
+int simgrid_err(struct simgrid_import *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Split a line in place on spaces and tabs; -1 past max fields. */
+int simgrid_tokenize(char *line, char **tok, int max);
+bool simgrid_parse_int(const char *t, long long lo, long long hi, long long *v);
+/* Blank or '#' comment line (xbt_replay skips them). */
+bool simgrid_blank(const char *line);
+/* Lower-cased action name (older traces spell "Isend", "waitAll", ...). */
+const char *simgrid_canonical(const char *raw, char *buf, size_t cap);
+/* Evidence of the format generation from one line: +1 tagged, -1 untagged. */
+int simgrid_generation_hint(const char *act, int n_args);
+int simgrid_skip(struct simgrid_import *s, const char *name, const char *why);
+/* One action of `rank`; a[0..n) are its arguments (after rank and name). */
+int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, char **a, int n);
 
 /* --- small shared utilities ------------------------------------------------ */
 

@@ -24,34 +24,19 @@ static const struct config_table *const bench_tables[] = {
 static inline int bench_point(const char *const *kv, const char *const *extra, struct net_point *pt)
 {
 	struct config cfg;
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct traffic_cfg tc;
-	struct sim_cfg sc;
-	struct topo *t = NULL;
 	struct nl_err e = {0};
 	int r = 0;
 
+	memset(pt, 0, sizeof *pt);
 	config_init(&cfg, bench_tables, sizeof bench_tables / sizeof *bench_tables);
 	for (int i = 0; kv[i] && r == 0; i++)
 		r = config_set(&cfg, kv[i], NULL, "bench", &e);
 	for (int i = 0; extra && extra[i] && r == 0; i++)
 		r = config_set(&cfg, extra[i], NULL, "bench", &e);
 	if (r == 0)
-		r = config_bind(&cfg, &net_network_table, &nc, &e);
-	if (r == 0)
-		r = config_bind(&cfg, &net_router_table, &rc, &e);
-	if (r == 0)
-		r = config_bind(&cfg, &traffic_table, &tc, &e);
-	if (r == 0)
-		r = config_bind(&cfg, &net_sim_table, &sc, &e);
-	if (r == 0)
-		r = topo_new(nc.topology, &t, &e);
-	if (r == 0)
-		r = net_run_point(&nc, &rc, &sc, &tc, t, tc.injection_rate, pt, &e);
+		r = net_run_point_cfg(&cfg, pt, &e);
 	if (r < 0)
 		fprintf(stderr, "bench: %s\n", e.msg);
-	topo_free(t);
 	config_release(&cfg);
 	return r;
 }

@@ -49,13 +49,13 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o);
 
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);
+int cli_trace_main(int argc, char **argv);
 int cli_topo_main(int argc, char **argv);
 int cli_design_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);
 int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
-int cli_trace_main(int argc, char **argv);
 
 /* BookSim2 config file to netloom INI on `out`; what cannot be mapped is
  * listed on `warn`, one line each. Returns the number of unmapped keys, or

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 
 #define BS_MAX 256
@@ -52,7 +53,7 @@ static const char *const bs_inert[][2] = {
 	{"buffer_policy", "private"}, {"use_read_write", "0"}, {"include_queuing", "1"},
 	{"arb_type", "round_robin"}, {"sim_count", "1"}, {"measure_stats", "1"}, {"pair_stats", "0"},
 	{"vc_priority_donation", "0"}, {"spec_sw_allocator", "prio"}, {"fail_seed", "0"},
-	{"link_failures", "0"}, {"buf_size", "-1"}, {"perm_seed", "0"},
+	{"link_failures", "0"}, {"buf_size", "-1"}, {"perm_seed", "0"}, {"vct", "0"},
 };
 
 /* Keys that only affect BookSim's console output or warnings. */
@@ -120,6 +121,15 @@ static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 			v++;
 		for (char *e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); *--e = '\0')
 			;
+		/* A second '=' in the value, or a key with blanks inside, means
+		 * two statements ran together: the first one's ';' is missing
+		 * (BookSim's own parser rejects these too). */
+		if (v[0] != '"' && strchr(v, '='))
+			return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;' (missing ';')", path,
+				       stmt_line);
+		for (char *q = k; *q; q++)
+			if (isspace((unsigned char)*q))
+				return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;'", path, stmt_line);
 		size_t vl = strlen(v);
 		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
 			v[vl - 1] = '\0';
@@ -173,6 +183,34 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 	else
 		fprintf(warn, "netloom: %s: cannot map '%s': %s\n", path, key, why);
 	(*n)++;
+}
+
+/* Write `key = val` if netloom accepts the value; otherwise name it as
+ * unmappable with netloom's reason (`what`, when given, says how val was
+ * derived from the file), so the INI written always loads. */
+static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const char *key, const char *val,
+		   const char *what, int *n)
+{
+	size_t n_tables;
+	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct config c;
+	struct nl_err e = {0};
+	config_init(&c, tables, n_tables);
+	int rc = config_set(&c, key, val, "BookSim", &e);
+	config_release(&c);
+	if (rc == 0) {
+		fprintf(out, "%s = %s\n", key, val);
+		return;
+	}
+	/* "BookSim: key 'K' value 'V': expected ..." -> "expected ..." */
+	char needle[320], why[NL_ERR_MSG_MAX + 128];
+	snprintf(needle, sizeof needle, "value '%s'", val);
+	const char *r = strstr(e.msg, needle);
+	r = r ? r + strlen(needle) : e.msg;
+	while (*r == ':' || *r == ' ')
+		r++;
+	snprintf(why, sizeof why, "%s%s%s", what ? what : "", what ? " is " : "", r);
+	bs_warn(warn, path, bf, key, why, n);
 }
 
 /* BookSim routing_function names (without the _topology suffix). */
@@ -246,11 +284,34 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 			bs_warn(warn, path, &bf, "c", "torus/mesh concentration is not modelled (use p=)", &unmapped);
 		long noc = strtol(bs_get(&bf, "use_noc_latency"), NULL, 10);
 		chan = (noc == 1 && !strcmp(tp, "torus")) ? 2 : 1;
+	} else if (!strcmp(tp, "fattree")) {
+		/* BookSim's k-ary n-tree (fattree.cpp): k^n nodes, n levels. */
+		snprintf(topo, sizeof topo, "fattree:k=%ld,n=%ld", k, nd);
+	} else if (!strcmp(tp, "dragonflynew")) {
+		/* dragonfly.cpp: k = p processors per router, n = 1, a = 2p
+		 * routers per group, h = p global ports, g = a*h + 1 groups. */
+		if (nd != 1)
+			bs_warn(warn, path, &bf, "n", "BookSim's dragonflynew supports n = 1 only", &unmapped);
+		snprintf(topo, sizeof topo, "dragonfly:a=%ld,p=%ld,h=%ld", 2 * k, k, k);
+	} else if (!strcmp(tp, "flatfly")) {
+		/* flatfly_onchip.cpp: k routers per dimension, n dimensions, c
+		 * terminals per router: a HyperX with S = k in every dimension.
+		 * Its on-chip channel lengths are not modelled. */
+		int used = snprintf(topo, sizeof topo, "hyperx:s=");
+		for (long d = 0; d < nd; d++)
+			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
+		snprintf(topo + used, sizeof topo - (size_t)used, ",t=%ld", c);
+		bs_warn(warn, path, &bf, "topology",
+			"flatfly's on-chip channel lengths are not modelled (every channel gets channel_latency)",
+			&unmapped);
 	} else {
 		bs_warn(warn, path, &bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
 	}
 	const char *rf = bs_get(&bf, "routing_function");
 	const char *r = bs_routing(rf);
+	/* Topology-specific minimal routing maps to table-based minimal. */
+	if (!r && ((!strcmp(tp, "dragonflynew") && !strcmp(rf, "min")) || (!strcmp(tp, "fattree") && !strcmp(rf, "nca"))))
+		r = "min";
 	if (r)
 		snprintf(route, sizeof route, "%s", r);
 	else
@@ -263,10 +324,12 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");
 	fprintf(out, "[network]\n");
 	if (topo[0])
-		fprintf(out, "topology = %s\n", topo);
+		bs_put(out, warn, path, &bf, "topology", topo, NULL, &unmapped);
 	if (route[0])
-		fprintf(out, "routing_function = %s\n", route);
-	fprintf(out, "channel_latency = %ld\n", chan);
+		bs_put(out, warn, path, &bf, "routing_function", route, NULL, &unmapped);
+	char num[64];
+	snprintf(num, sizeof num, "%ld", chan);
+	bs_put(out, warn, path, &bf, "channel_latency", num, NULL, &unmapped);
 
 	/* [router]: same names, same meaning. */
 	static const char *const router_keys[] = {
@@ -281,13 +344,13 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 				&unmapped);
 			v = "1";
 		}
-		fprintf(out, "%s = %s\n", router_keys[i], v);
+		bs_put(out, warn, path, &bf, router_keys[i], v, NULL, &unmapped);
 	}
 
 	/* [traffic]: injection rates are flits in netloom. */
 	fprintf(out, "\n[traffic]\n");
 	if (bs_traffic(bs_get(&bf, "traffic"), traffic, sizeof traffic))
-		fprintf(out, "traffic = %s\n", traffic);
+		bs_put(out, warn, path, &bf, "traffic", traffic, NULL, &unmapped);
 	else
 		bs_warn(warn, path, &bf, "traffic", "no netloom equivalent pattern", &unmapped);
 	double rate = strtod(bs_get(&bf, "injection_rate"), NULL);
@@ -296,10 +359,15 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		bs_warn(warn, path, &bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
 			&unmapped);
 	else
-		fprintf(out, "packet_size = %s\n", ps);
-	if (strtol(bs_get(&bf, "injection_rate_uses_flits"), NULL, 10) == 0)
-		rate *= strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
-	fprintf(out, "injection_rate = %.12g\n", rate);
+		bs_put(out, warn, path, &bf, "packet_size", ps, NULL, &unmapped);
+	char how[160] = "";
+	if (strtol(bs_get(&bf, "injection_rate_uses_flits"), NULL, 10) == 0) {
+		double size = strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
+		snprintf(how, sizeof how, "%.12g flits/cycle (%.12g packets of %.12g flits)", rate * size, rate, size);
+		rate *= size;
+	}
+	snprintf(num, sizeof num, "%.12g", rate);
+	bs_put(out, warn, path, &bf, "injection_rate", num, how[0] ? how : NULL, &unmapped);
 	if (strcmp(bs_get(&bf, "injection_process"), "bernoulli"))
 		bs_warn(warn, path, &bf, "injection_process", "only bernoulli is modelled", &unmapped);
 
@@ -308,12 +376,12 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 					       "latency_thres", "warmup_thres", "acc_warmup_thres", "stopping_thres",
 					       "acc_stopping_thres", NULL};
 	for (int i = 0; sim_keys[i]; i++)
-		fprintf(out, "%s = %s\n", sim_keys[i], bs_get(&bf, sim_keys[i]));
+		bs_put(out, warn, path, &bf, sim_keys[i], bs_get(&bf, sim_keys[i]), NULL, &unmapped);
 	const char *seed = bs_get(&bf, "seed");
 	if (!strcmp(seed, "time"))
 		bs_warn(warn, path, &bf, "seed", "'time' seeds are not reproducible; using 0", &unmapped);
 	else
-		fprintf(out, "seed = %s\n", seed);
+		bs_put(out, warn, path, &bf, "seed", seed, NULL, &unmapped);
 
 	/* Everything the file set that nothing above consumed. */
 	for (int i = 0; i < bf.n; i++) {

@@ -55,6 +55,9 @@ int cli_config_main(int argc, char **argv)
 			keys = true;
 		} else if (!strcmp(argv[i], "--from-booksim") && i + 1 < argc) {
 			booksim = argv[++i];
+		} else if (!strcmp(argv[i], "--from-booksim")) {
+			rc = cli_usage_error("config", "option '--from-booksim' needs a value");
+			goto out;
 		} else {
 			rc = cli_usage_error("config", "unknown option '%s' (see 'netloom config --help')", argv[i]);
 			goto out;

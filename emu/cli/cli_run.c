@@ -25,6 +25,7 @@ struct run_opts {
 	bool csv;
 	bool reproducible;
 	bool keep_going;       /* sweep: continue past the first unstable point */
+	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
 };
 
 struct run_env {
@@ -46,7 +47,7 @@ static void run_usage(FILE *f, const char *cmd)
 		"  -c, --config FILE   INI configuration (BookSim2 key names; see 'netloom config --keys')\n"
 		"  -s, --set KEY=VAL   override one key (repeatable, applied after the file)\n"
 		"%s"
-		"      --json FILE     write results as JSON ('-' for stdout), atomically\n"
+		"      --json FILE     write results as JSON, atomically ('-': stdout, instead of the table)\n"
 		"      --csv           print CSV instead of the table\n"
 		"      --reproducible  write wall_seconds as 0 so repeated runs compare byte for byte\n"
 		"  -h, --help          this text\n\n"
@@ -87,12 +88,18 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			o->rates = argv[++i];
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 			o->keep_going = true;
+		} else if (!strcmp(a, "--json") || (!strcmp(cmd, "sweep") && !strcmp(a, "--rates"))) {
+			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
 			return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", a, cmd);
 		}
 	}
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
+	/* With --json -, stdout carries the JSON document alone. */
+	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
+	if (o->csv && !o->table)
+		return cli_usage_error(cmd, "--csv and --json - both write to stdout");
 	return 0;
 }
 
@@ -103,10 +110,7 @@ static int run_setup(struct run_env *env, const struct run_opts *o, struct nl_er
 	NL_CHECK(config_bind(&env->cfg, &net_router_table, &env->rc, err));
 	NL_CHECK(config_bind(&env->cfg, &traffic_table, &env->tc, err));
 	NL_CHECK(config_bind(&env->cfg, &net_sim_table, &env->sc, err));
-	int rc = topo_new(env->nc.topology, &env->topo, err);
-	if (rc < 0)
-		return nl_err_prefix(err, "topology");
-	return 0;
+	return topo_new(env->nc.topology, &env->topo, err);
 }
 
 static void run_env_release(struct run_env *env)
@@ -129,14 +133,14 @@ static void run_print_header(const struct run_env *env, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-static void run_print_point(const struct net_point *pt, bool csv)
+static void run_print_point(const struct net_point *pt, bool csv, bool reproducible)
 {
 	if (csv) {
 		printf("%.6g,%.6g,%.6g,%.6g,%llu,%llu,%llu,%.6g,%.6g,%d,%llu,%llu,%.3f\n", pt->offered,
 		       pt->injected, pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50,
 		       (unsigned long long)pt->plat_p99, (unsigned long long)pt->plat_max, pt->nlat_mean,
 		       pt->hops_mean, pt->stable, (unsigned long long)pt->cycles,
-		       (unsigned long long)pt->flit_hops, pt->wall_seconds);
+		       (unsigned long long)pt->flit_hops, reproducible ? 0.0 : pt->wall_seconds);
 		return;
 	}
 	printf("%9.4f %9.4f %9.4f  %9.2f %6llu %6llu %7llu  %9.2f %6.2f  %s\n", pt->offered, pt->injected,
@@ -188,19 +192,19 @@ int cli_run_main(int argc, char **argv)
 	rc = run_setup(&env, &o, &err);
 	if (rc == 0)
 		rc = run_point(&env, env.tc.injection_rate, &pt, &err);
-	if (rc == 0) {
+	if (rc == 0 && o.table) {
 		run_print_header(&env, o.csv);
-		run_print_point(&pt, o.csv);
+		run_print_point(&pt, o.csv, o.reproducible);
 		if (!o.csv)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
-		if (o.json_path) {
-			json_t *doc = run_doc(&env, "run");
-			json_object_set_new(doc, "results", net_point_json(&pt, env.topo, o.reproducible));
-			rc = out_write_json(o.json_path, doc, &err);
-			json_decref(doc);
-		}
+	}
+	if (rc == 0 && o.json_path) {
+		json_t *doc = run_doc(&env, "run");
+		json_object_set_new(doc, "results", net_point_json(&pt, env.topo, o.reproducible));
+		rc = out_write_json(o.json_path, doc, &err);
+		json_decref(doc);
 	}
 	rc = run_finish(rc, &err);
 	net_point_release(&pt);
@@ -244,21 +248,30 @@ int cli_sweep_main(int argc, char **argv)
 	rc = run_setup(&env, &o, &err);
 	if (rc < 0)
 		goto done;
-	run_print_header(&env, o.csv);
 	doc = run_doc(&env, "sweep");
 	points = json_array();
 	double last_stable = -1, sat_accepted = 0, first_unstable = -1;
 	long n_steps = lround(floor((b - a) / step + 1e-9));
 	for (long k = 0; k <= n_steps; k++) {
-		double rate = a + (double)k * step;
+		/* a + k*step to 12 significant digits, so 0.15 is 0.15. */
+		char rate_txt[32];
+		snprintf(rate_txt, sizeof rate_txt, "%.12g", a + (double)k * step);
+		double rate = strtod(rate_txt, NULL);
 		struct net_point pt = {0};
 		rc = run_point(&env, rate, &pt, &err);
 		if (rc < 0) {
 			net_point_release(&pt);
 			break;
 		}
-		run_print_point(&pt, o.csv);
-		fflush(stdout);
+		/* The header waits for the first point: routing, traffic and
+		 * flow-control checks happen when a point is built, and a bad
+		 * configuration must leave stdout empty. */
+		if (o.table) {
+			if (k == 0)
+				run_print_header(&env, o.csv);
+			run_print_point(&pt, o.csv, o.reproducible);
+			fflush(stdout);
+		}
 		json_array_append_new(points, net_point_json(&pt, env.topo, o.reproducible));
 		if (pt.stable) {
 			last_stable = rate;
@@ -283,10 +296,10 @@ int cli_sweep_main(int argc, char **argv)
 		points = NULL;
 		json_object_set_new(res, "saturation", sat);
 		json_object_set_new(doc, "results", res);
-		if (!o.csv && first_unstable >= 0)
+		if (o.table && !o.csv && first_unstable >= 0)
 			printf("saturation: last stable rate %.4g, first unstable %.4g, max accepted %.4f\n",
 			       last_stable, first_unstable, sat_accepted);
-		else if (!o.csv)
+		else if (o.table && !o.csv)
 			printf("no saturation up to %.4g, max accepted %.4f\n", last_stable, sat_accepted);
 		if (o.json_path)
 			rc = out_write_json(o.json_path, doc, &err);

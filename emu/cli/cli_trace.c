@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/progress.h"
 #include "traces/trace.h"
 
 static bool is_help(const char *s)
@@ -87,6 +88,12 @@ static int sub_usage(const char *name, const char *fmt, const char *arg)
 		if (!strcmp(trace_subs[i].name, name))
 			return cli_usage_error(cmd, fmt, arg ? arg : "", trace_subs[i].usage);
 	return CLI_USAGE;
+}
+
+/* Progress on stderr when it is a terminal (core/progress.h). */
+static void show_progress(void *ctx, double fraction)
+{
+	progress_update(ctx, fraction, NULL);
 }
 
 /* Exit status for a failed library call on user input. */
@@ -218,9 +225,14 @@ static int cmd_info(int argc, char **argv)
 	struct nl_err e = {0};
 	struct trace_archive *a;
 	struct trace_stats s;
+	struct progress pr;
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
-	if (trace_archive_stats(a, &s, &e)) {
+	progress_init(&pr, "reading");
+	trace_archive_set_progress(a, show_progress, &pr);
+	int src = trace_archive_stats(a, &s, &e);
+	progress_done(&pr);
+	if (src) {
 		trace_archive_close(a);
 		return report(&e);
 	}
@@ -265,9 +277,13 @@ static int cmd_dump(int argc, char **argv)
 		return sub_usage("dump", "missing FILE%s (usage: netloom trace %s)", NULL);
 	struct nl_err e = {0};
 	struct trace_archive *a;
+	struct progress pr;
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
+	progress_init(&pr, "dumping");
+	trace_archive_set_progress(a, show_progress, &pr);
 	int rc = trace_dump(a, rank, stdout, &e);
+	progress_done(&pr);
 	trace_archive_close(a);
 	return rc ? report(&e) : CLI_OK;
 }
@@ -316,9 +332,13 @@ static int cmd_verify(int argc, char **argv)
 		return sub_usage("verify", "missing FILE%s (usage: netloom trace %s)", NULL);
 	struct nl_err e = {0};
 	struct trace_archive *a;
+	struct progress pr;
 	int rc = trace_archive_open(&a, file, &e);
 	if (!rc) {
+		progress_init(&pr, "verifying");
+		trace_archive_set_progress(a, show_progress, &pr);
 		rc = trace_archive_verify(a, &e);
+		progress_done(&pr);
 		if (!rc) {
 			const struct trace_manifest *m = trace_archive_manifest(a);
 			uint64_t ops = 0;
@@ -341,11 +361,14 @@ static int cmd_verify(int argc, char **argv)
 
 struct warn_ctx {
 	uint64_t lines;
+	struct progress *pr;
 };
 
 static void convert_warn(void *ctx, const char *line)
 {
-	((struct warn_ctx *)ctx)->lines++;
+	struct warn_ctx *w = ctx;
+	w->lines++;
+	progress_done(w->pr); /* the conversion is over: clear the progress line */
 	fprintf(stderr, "netloom trace convert: %s\n", line);
 }
 
@@ -356,8 +379,12 @@ static int cmd_convert(int argc, char **argv)
 	if (rc)
 		return rc;
 	struct nl_err e = {0};
-	struct warn_ctx wc = {0};
-	if (trace_import(in, out, convert_warn, &wc, &e))
+	struct progress pr;
+	struct warn_ctx wc = {0, &pr};
+	progress_init(&pr, "converting");
+	rc = trace_import_ex(in, out, convert_warn, &wc, show_progress, &pr, &e);
+	progress_done(&pr);
+	if (rc)
 		return report(&e);
 	struct trace_archive *a;
 	if (trace_archive_open(&a, out, &e))

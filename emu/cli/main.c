@@ -17,9 +17,9 @@ static const struct cli_cmd cli_cmds[] = {
 	{"sweep", cli_sweep_main, "load-latency curve over a range of injection rates"},
 	{"config", cli_config_main, "show the resolved configuration, list keys, convert BookSim configs"},
 	{"version", cli_version_main, "print the netloom version"},
+	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives"},
 	{"topo", cli_topo_main, "describe, analyse and export topologies"},
 	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)"},
-	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives"},
 	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime"},
 };
 

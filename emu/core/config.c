@@ -213,6 +213,10 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 {
 	struct config_ini_ctx *x = user;
 	char where[300];
+	/* inih keeps parsing after a handler fails: keep the first error,
+	 * not the last handler's result. */
+	if (x->rc < 0)
+		return 0;
 	snprintf(where, sizeof where, "%s:%d", x->path, x->lineno);
 	if (section[0]) {
 		bool known = false;

@@ -50,8 +50,11 @@ static int param_parse_i64(const char *s, const char *end, int64_t *out)
 		return -1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	/* Decimal, or hexadecimal with 0x: a leading zero is not octal. */
+	const char *digits = buf + (buf[0] == '-' || buf[0] == '+');
+	int base = (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) ? 16 : 10;
 	errno = 0;
-	long long v = strtoll(buf, &e, 0);
+	long long v = strtoll(buf, &e, base);
 	if (errno || *e != '\0')
 		return -1;
 	*out = v;
@@ -318,9 +321,16 @@ void param_format(const struct param_def *d, const void *in, char *buf, size_t c
 	case PARAM_INT:
 		snprintf(buf, cap, "%" PRId64, *PARAM_FIELD(base, d, int64_t));
 		return;
-	case PARAM_DOUBLE:
-		snprintf(buf, cap, "%.17g", *PARAM_FIELD(base, d, double));
+	case PARAM_DOUBLE: {
+		/* Shortest text that reads back to the same double. */
+		double x = *PARAM_FIELD(base, d, double);
+		for (int prec = 6; prec <= 17; prec++) {
+			snprintf(buf, cap, "%.*g", prec, x);
+			if (strtod(buf, NULL) == x)
+				break;
+		}
 		return;
+	}
 	case PARAM_BOOL:
 		snprintf(buf, cap, "%d", *PARAM_FIELD(base, d, bool) ? 1 : 0);
 		return;
@@ -378,4 +388,14 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 			fprintf(f, " [%g..%g]", d->min, d->max);
 		fputc('\n', f);
 	}
+}
+
+char *param_spec_string(const char *family, const struct param_def *defs, const void *params)
+{
+	char buf[2048];
+	int n = snprintf(buf, sizeof buf, "%s:", family);
+	param_format_all(defs, params, buf + n, sizeof buf - (size_t)n);
+	if (buf[n] == '\0')
+		buf[n - 1] = '\0';
+	return strdup(buf);
 }

@@ -87,6 +87,10 @@ void param_format(const struct param_def *d, const void *in, char *buf, size_t c
 /* Write the canonical "k=v,k=v" form of all parameters (defaults included). */
 void param_format_all(const struct param_def *defs, const void *in, char *buf, size_t cap);
 
+/* The canonical spec "family:k=v,k=v" (just "family" when the table is
+ * empty), malloc'd; NULL when out of memory. */
+char *param_spec_string(const char *family, const struct param_def *defs, const void *params);
+
 /* Print one line per parameter: name, type, default, range, help. */
 void param_print_help(FILE *f, const struct param_def *defs, const char *indent);
 

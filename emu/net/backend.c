@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/registry.h"
 
 extern const struct net_backend_ops net_backend_flit_ops;
 extern const struct net_backend_ops net_analytic_ops; /* backend_analytic.c */
@@ -27,14 +28,5 @@ const struct net_backend_ops *net_backend_find(const char *name, struct nl_err *
 {
 	size_t n;
 	const struct net_backend_ops *const *all = net_backend_list(&n);
-	char names[256] = "";
-	size_t used = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i]->name, name))
-			return all[i];
-	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
-					 "%s%s", i ? ", " : "", all[i]->name);
-	nl_errf(err, NL_ENOTFOUND, "unknown network backend '%s' (valid: %s)", name, names);
-	return NULL;
+	return registry_find((const void *const *)all, n, name, "network backend", err);
 }

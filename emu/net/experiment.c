@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "net/net_internal.h"
@@ -247,13 +248,32 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	}
 	if (rc_ < 0)
 		goto out;
-	if (sc->check_interval)
+	if (sc->check_interval != 0)
 		rc_ = flitnet_check(n, err);
 	exp_collect(n, pt);
 out:
 	traffic_free(tr);
 	flitnet_free(n);
 	return rc_;
+}
+
+int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_err *err)
+{
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct traffic_cfg tc;
+	struct sim_cfg sc;
+	struct topo *t = NULL;
+
+	memset(pt, 0, sizeof *pt);
+	NL_CHECK(config_bind(cfg, &net_network_table, &nc, err));
+	NL_CHECK(config_bind(cfg, &net_router_table, &rc, err));
+	NL_CHECK(config_bind(cfg, &traffic_table, &tc, err));
+	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
+	NL_CHECK(topo_new(nc.topology, &t, err));
+	int r = net_run_point(&nc, &rc, &sc, &tc, t, tc.injection_rate, pt, err);
+	topo_free(t);
+	return r;
 }
 
 void net_point_release(struct net_point *pt)

@@ -240,6 +240,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->rc = *rc;
 	n->sc = *sc;
 	n->V = (uint32_t)rc->num_vcs;
+	n->v_shift = -1;
+	for (int b = 0; b < 8; b++)
+		if (n->V == 1u << b)
+			n->v_shift = b;
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
@@ -299,12 +303,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->ov_owner[i] = FL_NONE;
 	}
 
-	/* Route candidates are kept per input VC while it waits for a VC:
-	 * one per VC for deterministic algorithms, up to ROUTE_MAX_CANDS
-	 * otherwise. Kept small because it scales with ports x VCs. */
-	n->cand_cap = n->route->ops->is_deterministic ? 1 : ROUTE_MAX_CANDS;
-	if (!strcmp(n->route->ops->name, "dor") || !strcmp(n->route->ops->name, "valiant"))
-		n->cand_cap = 1;
+	/* Route candidates are kept per input VC while it waits for a VC, as
+	 * many as the algorithm says it returns: scales with ports x VCs. */
+	n->cand_cap = n->route->max_cands;
 	FL_CALLOC(n->iv_cand, IV * n->cand_cap);
 
 	/* The crossbar ring holds what the switch can grant per step (one
@@ -552,9 +553,21 @@ uint64_t fl_next_work(const struct flitnet *n)
 
 static void fl_deadlock_report(struct flitnet *n, struct nl_err *err);
 
+/* check_interval -1: conservation checks in debug builds (DESIGN §9). */
+static uint64_t fl_check_interval(const struct flitnet *n)
+{
+	if (n->sc.check_interval >= 0)
+		return (uint64_t)n->sc.check_interval;
+#ifdef NDEBUG
+	return 0;
+#else
+	return 1024;
+#endif
+}
+
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
-	const uint64_t interval = (uint64_t)n->sc.check_interval;
+	const uint64_t interval = fl_check_interval(n);
 	while (n->now < cycle) {
 		uint64_t next = fl_next_work(n);
 		if (next > n->now) {

@@ -122,7 +122,7 @@ struct sim_cfg {
 	double stopping_thres;
 	double acc_stopping_thres;
 	int64_t watchdog_cycles;  /* stalled cycles before a deadlock report */
-	int64_t check_interval;   /* cycles between invariant checks, 0 = off */
+	int64_t check_interval;   /* cycles between invariant checks, 0 off, -1 debug builds only */
 	int64_t max_drain_cycles; /* drain limit before a point is called unstable */
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
 };
@@ -208,6 +208,11 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 		  const struct traffic_cfg *tc, const struct topo *t, double rate, struct net_point *pt,
 		  struct nl_err *err);
 void net_point_release(struct net_point *pt);
+
+/* The same from a configuration holding the [network], [router],
+ * [traffic] and [simulation] tables: builds the topology, runs at the
+ * configured injection_rate. */
+int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_err *err);
 
 /* The point's "results" object (field names as docs/results.md lists).
  * reproducible: write wall_seconds as 0 so runs compare byte for byte. */

@@ -185,6 +185,7 @@ struct flitnet {
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
 	uint32_t V;                  /* VCs per port */
+	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
 	bool unit_delays;            /* every stage takes one cycle: fused fast path */
@@ -294,6 +295,24 @@ struct fl_areq {
 	int32_t label;    /* input VC or local VC */
 	int32_t in_pri, out_pri;
 };
+
+/* Local VC index li = port * V + vc split into (port, vc): a shift when V
+ * is a power of two (the usual case), a division otherwise. */
+static inline uint32_t fl_li_port(const struct flitnet *n, uint32_t li)
+{
+	return n->v_shift >= 0 ? li >> n->v_shift : li / n->V;
+}
+static inline uint32_t fl_li_vc(const struct flitnet *n, uint32_t li)
+{
+	return n->v_shift >= 0 ? li & (n->V - 1) : li % n->V;
+}
+
+/* (a + b) mod m for a, b < m, without a division. */
+static inline uint32_t fl_add_mod(uint32_t a, uint32_t b, uint32_t m)
+{
+	uint32_t s = a + b;
+	return s >= m ? s - m : s;
+}
 
 /* --- router.c --- */
 void fl_router_step(struct flitnet *n, uint32_t r);

@@ -210,9 +210,9 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 		.vc_buf_size = n->buf,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
-	struct route_cand *dst = n->cand_cap == ROUTE_MAX_CANDS ? n->iv_cand + iv * n->cand_cap : cand;
+	struct route_cand *dst = n->cand_cap > 1 ? n->iv_cand + iv * n->cand_cap : cand;
 	struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
-	uint32_t in = li / V;
+	uint32_t in = fl_li_port(n, li);
 	/* The head is routed once per router: count routers here, so the
 	 * switch stage never touches the packet. rt.hops = router-to-router
 	 * hops taken so far. */
@@ -287,13 +287,12 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 /* VC allocation, update: take the output VC, or retry next step. */
 static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
-	const uint32_t V = n->V;
 	if (res < 0) {
 		fl_q_push(n, ro, Q_VA, li);
 		return;
 	}
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	uint32_t op = (uint32_t)res / V, ovc = (uint32_t)res - op * V;
+	uint32_t op = fl_li_port(n, (uint32_t)res), ovc = fl_li_vc(n, (uint32_t)res);
 	uint64_t ov = (uint64_t)ro->vc_base + (uint32_t)res;
 	NL_ASSERT(n->ov_owner[ov] == FL_NONE);
 	n->ov_owner[ov] = li;
@@ -338,16 +337,16 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			continue;
 		}
 		nd->result = -1;
-		uint32_t in = li / V, vc = li - in * V;
-		int32_t ein = (int32_t)(in * isp + vc % isp);
-		int32_t eout = (int32_t)(op * osp + in % osp);
+		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
+		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
 		uint32_t k;
 		for (k = 0; k < n_req; k++)
 			if (n->areq[k].in == ein && n->areq[k].out == eout)
 				break;
 		if (k < n_req) {
 			uint32_t rr = n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein];
-			uint32_t a = (vc + V - rr) % V, b = ((uint32_t)n->areq[k].label + V - rr) % V;
+			uint32_t a = fl_add_mod(vc, V - rr, V), b = fl_add_mod((uint32_t)n->areq[k].label, V - rr, V);
 			if (a < b)
 				n->areq[k].label = (int32_t)vc;
 			continue;
@@ -380,10 +379,10 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 		nd->time = time;
 		if (nd->result < -1)
 			continue;
-		uint32_t in = li / V, vc = li - in * V;
-		int32_t ein = (int32_t)(in * isp + vc % isp);
+		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
 		if (n_req && win[ein] == (int32_t)vc) {
-			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)((vc + isp) % V);
+			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)fl_add_mod(vc, isp, V);
 			nd->result = (int16_t)n->in_match[ein];
 		} else {
 			nd->result = FL_STALL_CROSSBAR_CONFLICT;
@@ -428,7 +427,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 		return;
 	}
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	uint32_t op = (uint32_t)res / (uint32_t)n->rc.output_speedup;
+	uint32_t op = n->rc.output_speedup == 1 ? (uint32_t)res : (uint32_t)res / (uint32_t)n->rc.output_speedup;
 	NL_ASSERT(op == n->iv_out_port[iv]);
 	uint8_t ovc = n->iv_out_vc[iv];
 	uint64_t ov = (uint64_t)(ro->port_base + op) * V + ovc;
@@ -458,8 +457,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	x->seq = seq;
 	x->out = (uint16_t)op;
 	x->vc = ovc;
-	uint32_t in = li / V;
-	fl_send_credit(n, ro, in, li - in * V);
+	fl_send_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
 	n->last_move = n->now;
 	if (n->iv_count[iv] == 0) {
 		if (tail)
@@ -612,15 +610,15 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 			for (uint32_t ovc = cd->vc_lo; ovc <= cd->vc_hi; ovc++) {
 				if (owner[ovc] != FL_NONE)
 					continue;
-				uint32_t key = (base + ovc + side - *ap) % side;
+				uint32_t key = fl_add_mod(base + ovc, side - *ap, side);
 				if (key < best_key) {
 					best_key = key;
 					best = base + ovc;
 				}
 			}
 			if (best_key != UINT32_MAX) {
-				*ap = (uint16_t)((best + 1) % side);
-				n->va_gptr[ro->vc_base + best] = (uint16_t)((li + 1) % side);
+				*ap = (uint16_t)fl_add_mod(best, 1, side);
+				n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
 				result = (int32_t)best;
 			}
 		} else if ((n_req = fl_va_gather(n, ro, 1))) {
@@ -628,8 +626,8 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 			uint16_t *gp = n->va_gptr + ro->vc_base;
 			uint32_t side = (uint32_t)ro->n_ports * V, best = 0;
 			for (uint32_t k = 1; k < n_req; k++) {
-				uint32_t ka = ((uint32_t)n->areq[k].out + side - ap[li]) % side;
-				uint32_t kb = ((uint32_t)n->areq[best].out + side - ap[li]) % side;
+				uint32_t ka = fl_add_mod((uint32_t)n->areq[k].out, side - ap[li], side);
+				uint32_t kb = fl_add_mod((uint32_t)n->areq[best].out, side - ap[li], side);
 				bool better = n->rc.vc_allocator == FL_ALLOC_ISLIP
 						      ? ka < kb
 						      : n->areq[k].in_pri > n->areq[best].in_pri ||
@@ -638,8 +636,8 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 					best = k;
 			}
 			int32_t o = n->areq[best].out;
-			ap[li] = (uint16_t)(((uint32_t)o + 1) % side);
-			gp[o] = (uint16_t)((li + 1) % side);
+			ap[li] = (uint16_t)fl_add_mod((uint32_t)o, 1, side);
+			gp[o] = (uint16_t)fl_add_mod(li, 1, side);
 			result = o;
 		}
 		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), result);
@@ -660,11 +658,11 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 		int32_t result = FL_STALL_BUFFER_FULL;
 		if (!fl_out_full(n, ov, iv)) {
 			const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
-			uint32_t in = li / V, vc = li - in * V;
-			uint32_t ein = in * isp + vc % isp, eout = op * osp + in % osp;
-			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((eout + 1) % (ro->n_ports * osp));
-			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)((ein + 1) % (ro->n_ports * isp));
-			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)((vc + isp) % V);
+			uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+			uint32_t ein = isp == 1 ? in : in * isp + vc % isp, eout = osp == 1 ? op : op * osp + in % osp;
+			n->sw_aptr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(eout, 1, ro->n_ports * osp);
+			n->sw_gptr[(uint64_t)ro->port_base * osp + eout] = (uint16_t)fl_add_mod(ein, 1, ro->n_ports * isp);
+			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(vc, isp, V);
 			result = (int32_t)eout;
 		}
 		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result);

@@ -51,6 +51,7 @@ static int dor_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got %u",
 			       r->n_vcs);
+	r->max_cands = 1;
 	return 0;
 }
 

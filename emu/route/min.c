@@ -5,7 +5,7 @@
  * distances (one byte each); a candidate port at router r towards d is
  * minimal when dist[neighbour][d] == dist[r][d] - 1. `select` chooses
  * among minimal ports: `first` (lowest port number), `hash` (one fixed port
- * per source-destination pair, spreading flows like ECMP), or `adaptive`
+ * per source-destination pair and router, spreading flows like ECMP), or `adaptive`
  * (every minimal port is a candidate and the VC allocator takes whichever
  * has a free VC).
  *
@@ -13,7 +13,11 @@
  * hops uses VC class h, so every channel dependency goes from class h to
  * class h+1 and the dependency graph is acyclic. With diameter D this needs
  * num_vcs >= D; each class gets num_vcs / D VCs. The ejection hop may use
- * every VC.
+ * every VC. On trees (fat tree, folded Clos) a minimal path climbs to a
+ * common ancestor and descends, i.e. up-then-down (up*-down*) routing, whose channel
+ * dependencies are acyclic without classes (Dally & Towles §14.7); there
+ * `classes=auto` (the default) lets every hop use every VC. `classes=none`
+ * forces that anywhere (it can deadlock on cyclic graphs).
  */
 #include "route/route.h"
 
@@ -27,13 +31,20 @@
 enum { MIN_FIRST, MIN_HASH, MIN_ADAPTIVE };
 static const char *const min_select_names[] = {"first", "hash", "adaptive", NULL};
 
+enum { MIN_CLASSES_AUTO, MIN_CLASSES_HOP, MIN_CLASSES_NONE };
+static const char *const min_classes_names[] = {"auto", "hop", "none", NULL};
+
 struct min_params {
 	int select;
+	int classes;
 };
 
 static const struct param_def min_params_def[] = {
 	{"select", PARAM_CHOICE, offsetof(struct min_params, select), "hash", 0, 0,
 	 "choice among minimal ports", min_select_names},
+	{"classes", PARAM_CHOICE, offsetof(struct min_params, classes), "auto", 0, 0,
+	 "VC classes: hop (one per hop), none (every VC on every hop), auto (none on trees, else hop)",
+	 min_classes_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -43,7 +54,7 @@ struct min_state {
 	uint8_t *dist;     /* [a * n + b] hops, 255 = unreachable */
 	uint32_t n;
 	uint32_t diameter;
-	uint32_t class_w;  /* VCs per hop class */
+	uint32_t class_w;  /* VCs per hop class, 0 = no classes */
 };
 
 static int min_init(struct route *r, struct nl_err *err)
@@ -81,12 +92,22 @@ static int min_init(struct route *r, struct nl_err *err)
 	}
 	free(d);
 	free(q);
+	const struct min_params *pr = r->params;
+	bool per_hop = pr->classes == MIN_CLASSES_HOP || (pr->classes == MIN_CLASSES_AUTO && !t->tree);
+	if (!per_hop) {
+		s->class_w = 0;
+		if (pr->select != MIN_ADAPTIVE)
+			r->max_cands = 1;
+		return 0;
+	}
 	uint32_t classes = s->diameter ? s->diameter : 1;
 	if (r->n_vcs < classes)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
 			       s->diameter, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
+	if (((const struct min_params *)r->params)->select != MIN_ADAPTIVE)
+		r->max_cands = 1;
 	return 0;
 }
 
@@ -123,6 +144,7 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	const uint8_t *to_dst = s->dist + p->dst_router; /* stride n */
 	uint32_t want = (uint32_t)to_dst[(size_t)router * s->n] - 1;
 	uint32_t lo = (uint32_t)p->hops * s->class_w;
+	uint32_t hi = s->class_w ? lo + s->class_w - 1 : r->n_vcs - 1;
 	int n_out = 0;
 	uint32_t base = t->port_base[router];
 	uint32_t n_min = 0;
@@ -138,14 +160,19 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 			if (n_out < ROUTE_MAX_CANDS) {
 				out[n_out].port = (uint16_t)(g - base);
 				out[n_out].vc_lo = (uint8_t)lo;
-				out[n_out].vc_hi = (uint8_t)(lo + s->class_w - 1);
+				out[n_out].vc_hi = (uint8_t)hi;
 				out[n_out].prio = 0;
 				n_out++;
 			}
 		}
 	}
 	if (pr->select == MIN_HASH && n_min > 1) {
-		uint32_t pick = (uint32_t)(rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router) % n_min);
+		/* Hash the flow and the current router, so the choices at
+		 * successive routers are independent (the same index at every
+		 * level of a tree would use a fraction of the top switches). */
+		uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | p->dst_router) ^
+				       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
+		uint32_t pick = (uint32_t)(h % n_min);
 		for (uint32_t g = base; g < t->port_base[router + 1]; g++) {
 			if (!topo_port_is_network(t, g))
 				continue;

@@ -6,23 +6,14 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/registry.h"
 #include "topo/topo.h"
 
 const struct route_ops *route_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);
-	char names[512] = "";
-	size_t used = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i]->name, name))
-			return all[i];
-	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
-					 "%s%s", i ? ", " : "", all[i]->name);
-	nl_errf(err, NL_ENOTFOUND, "unknown routing function '%s' (valid: %s)", name, names);
-	return NULL;
+	return registry_find((const void *const *)all, n, name, "routing function", err);
 }
 
 void route_free(struct route *r)
@@ -57,7 +48,7 @@ static int route_check_family(const struct route_ops *ops, const struct topo *t,
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
 	      struct nl_err *err)
 {
-	char name[64], what[96], buf[1024];
+	char name[64], what[96];
 	struct route *r;
 	int rc;
 
@@ -85,14 +76,13 @@ int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct rou
 	rc = param_parse(ops->params, r->params, tail, what, err);
 	if (rc < 0)
 		goto fail;
+	r->max_cands = ROUTE_MAX_CANDS;
 	rc = ops->init(r, err);
 	if (rc < 0)
 		goto fail;
-	int n = snprintf(buf, sizeof buf, "%s:", ops->name);
-	param_format_all(ops->params, r->params, buf + n, sizeof buf - (size_t)n);
-	if (buf[n] == '\0')
-		buf[n - 1] = '\0';
-	r->spec = strdup(buf);
+	if (r->max_cands < 1 || r->max_cands > ROUTE_MAX_CANDS)
+		NL_BUG("routing function '%s' set max_cands %u", ops->name, r->max_cands);
+	r->spec = param_spec_string(ops->name, ops->params, r->params);
 	if (!r->spec) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto fail;

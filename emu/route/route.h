@@ -61,6 +61,7 @@ struct route {
 	void *state;             /* ops->state_size bytes (owned) */
 	char *spec;              /* canonical spec (owned) */
 	uint32_t n_vcs;          /* VCs per port */
+	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
 };
 
 struct route_ops {

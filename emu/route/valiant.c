@@ -44,6 +44,7 @@ static int valiant_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'valiant' on a mesh needs an even num_vcs >= 2 (one class per phase), got %u",
 			       r->n_vcs);
+	r->max_cands = 1;
 	return 0;
 }
 

@@ -1,27 +1,19 @@
 /* Topologies: parsing, lifecycle, the shared graph builder and queries. */
 #include "topo/topo.h"
+#include "topo/topo_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/registry.h"
 
 const struct topo_ops *topo_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct topo_ops *const *all = topo_list(&n);
-	char names[1024];
-	size_t used = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i]->name, name))
-			return all[i];
-	names[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
-					 "%s%s", i ? ", " : "", all[i]->name);
-	nl_errf(err, NL_ENOTFOUND, "unknown topology '%s' (valid: %s)", name, names);
-	return NULL;
+	return registry_find((const void *const *)all, n, name, "topology", err);
 }
 
 void topo_free(struct topo *t)
@@ -389,4 +381,27 @@ int topo_grid_dims(const struct topo *t, const struct param_vec *kv, int64_t n, 
 	for (int d = 0; d < nd; d++)
 		k[d] = (uint32_t)kv->v[kv->n == 1 ? 0 : d];
 	return nd;
+}
+
+const struct param_def topo_grid_params_def[] = {
+	{"k", PARAM_DIMS, offsetof(struct topo_grid_params, k), NULL, 2, 65535,
+	 "radix per dimension, e.g. 8x8x4 (or one radix with n=)", NULL},
+	{"n", PARAM_INT, offsetof(struct topo_grid_params, n), "0", 0, TOPO_MAX_DIMS,
+	 "number of dimensions when k is a single radix (BookSim style)", NULL},
+	{"p", PARAM_INT, offsetof(struct topo_grid_params, p), "1", 1, 4096, "endpoints per router", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+int topo_grid_build_params(struct topo *t, bool wrap_all, struct nl_err *err)
+{
+	const struct topo_grid_params *pr = t->params;
+	uint32_t k[TOPO_MAX_DIMS];
+	bool wrap[TOPO_MAX_DIMS];
+	int nd = topo_grid_dims(t, &pr->k, pr->n, k, err);
+
+	if (nd < 0)
+		return nd;
+	for (int d = 0; d < nd; d++)
+		wrap[d] = wrap_all;
+	return topo_grid_build(t, nd, k, wrap, (uint32_t)pr->p, err);
 }

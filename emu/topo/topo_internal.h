@@ -3,6 +3,7 @@
 #ifndef NETLOOM_TOPO_TOPO_INTERNAL_H
 #define NETLOOM_TOPO_TOPO_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,18 @@ void topo_gf_release(struct topo_gf *f);
 uint32_t topo_gf_add(const struct topo_gf *f, uint32_t a, uint32_t b);
 uint32_t topo_gf_neg(const struct topo_gf *f, uint32_t a);
 uint32_t topo_gf_mul(const struct topo_gf *f, uint32_t a, uint32_t b);
+
+/* Parameters shared by the grid families torus and mesh: k (radix per
+ * dimension), n (BookSim's dimension count for a single radix), p. */
+struct topo_grid_params {
+	struct param_vec k;
+	int64_t n;
+	int64_t p;
+};
+extern const struct param_def topo_grid_params_def[];
+
+/* Build a torus (wrap) or mesh from struct topo_grid_params. */
+int topo_grid_build_params(struct topo *t, bool wrap, struct nl_err *err);
 
 /* Parameters shared by the permuted families p1, p2 and p3 (seed 003 §3). */
 struct topo_perm_params {

@@ -13,6 +13,7 @@ extern const struct traffic_ops traffic_asymmetric_ops;
 extern const struct traffic_ops traffic_neighbor_ops;
 extern const struct traffic_ops traffic_tornado_ops;
 extern const struct traffic_ops traffic_swap2_ops;
+extern const struct traffic_ops traffic_nextgroup_ops;
 
 static const struct traffic_ops *const traffic_registry[] = {
 	&traffic_uniform_ops,
@@ -27,6 +28,7 @@ static const struct traffic_ops *const traffic_registry[] = {
 	&traffic_neighbor_ops,
 	&traffic_tornado_ops,
 	&traffic_swap2_ops,
+	&traffic_nextgroup_ops,
 };
 
 const struct traffic_ops *const *traffic_list(size_t *n)

@@ -6,23 +6,14 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/registry.h"
 #include "topo/topo.h"
 
 const struct traffic_ops *traffic_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct traffic_ops *const *all = traffic_list(&n);
-	char names[512] = "";
-	size_t used = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i]->name, name))
-			return all[i];
-	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
-					 "%s%s", i ? ", " : "", all[i]->name);
-	nl_errf(err, NL_ENOTFOUND, "unknown traffic pattern '%s' (valid: %s)", name, names);
-	return NULL;
+	return registry_find((const void *const *)all, n, name, "traffic pattern", err);
 }
 
 void traffic_free(struct traffic *tr)
@@ -40,7 +31,7 @@ void traffic_free(struct traffic *tr)
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err)
 {
-	char name[64], what[96], buf[1024];
+	char name[64], what[96];
 	int rc;
 
 	*out = NULL;
@@ -86,11 +77,7 @@ int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct tr
 		if (rc < 0)
 			goto fail;
 	}
-	int n = snprintf(buf, sizeof buf, "%s:", ops->name);
-	param_format_all(ops->params, tr->params, buf + n, sizeof buf - (size_t)n);
-	if (buf[n] == '\0')
-		buf[n - 1] = '\0';
-	tr->spec = strdup(buf);
+	tr->spec = param_spec_string(ops->name, ops->params, tr->params);
 	if (!tr->spec) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto fail;

@@ -82,6 +82,22 @@ line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
 same "netloom: $T/bad.txt:$line: unknown op field 'frob'" "$T/err" "encode error names file and line"
 if [ ! -e "$T/x.nlt" ]; then ok "nothing half-written after a failed encode"; else fail "x.nlt left behind"; fi
 
+# Recorded samples (traces/samples/, written by the recorder): every one
+# verifies and re-encodes from its dump to the same bytes.
+shopt -s nullglob
+samples=("$2"/traces/samples/*.nlt)
+for s in "${samples[@]}"; do
+	b=$(basename "$s" .nlt)
+	if "$NL" trace verify "$s" >/dev/null && "$NL" trace dump "$s" >"$T/$b.txt" &&
+		"$NL" trace encode "$T/$b.txt" "$T/$b.re.nlt" && cmp -s "$s" "$T/$b.re.nlt"; then
+		ok "recorded sample $b: verify, dump -> encode byte-identical"
+	else
+		fail "recorded sample $b"
+	fi
+	rm -f "$T/$b.txt" "$T/$b.re.nlt"
+done
+[ ${#samples[@]} -gt 0 ] || echo "# no recorded samples in traces/samples yet"
+
 # --- verify -------------------------------------------------------------------------
 expect 0 "verify an intact archive" "$NL" trace verify "$T/bgp.nlt"
 same "$T/bgp.nlt: OK: 7 ranks, 2723 ops, every stream matches its hash and op count" "$T/out" "verify OK line"

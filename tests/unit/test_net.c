@@ -135,27 +135,12 @@ static void test_zero_load_torus(void)
 static int run_point_kv(const char *const *kv, struct net_point *pt, struct nl_err *e)
 {
 	struct config cfg;
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct traffic_cfg tc;
-	struct sim_cfg sc;
-	struct topo *t = NULL;
-	int rc_ = make_config(&cfg, kv, e);
-	if (rc_ == 0)
-		rc_ = config_bind(&cfg, &net_network_table, &nc, e);
-	if (rc_ == 0)
-		rc_ = config_bind(&cfg, &net_router_table, &rc, e);
-	if (rc_ == 0)
-		rc_ = config_bind(&cfg, &traffic_table, &tc, e);
-	if (rc_ == 0)
-		rc_ = config_bind(&cfg, &net_sim_table, &sc, e);
-	if (rc_ == 0)
-		rc_ = topo_new(nc.topology, &t, e);
-	if (rc_ == 0)
-		rc_ = net_run_point(&nc, &rc, &sc, &tc, t, tc.injection_rate, pt, e);
-	topo_free(t);
+	memset(pt, 0, sizeof *pt);
+	int rc = make_config(&cfg, kv, e);
+	if (rc == 0)
+		rc = net_run_point_cfg(&cfg, pt, e);
 	config_release(&cfg);
-	return rc_;
+	return rc;
 }
 
 static void test_determinism(void)

@@ -547,6 +547,48 @@ static void test_encode_errors(void)
 	trace_archive_close(a);
 }
 
+static void test_stats_p2p_rules(void)
+{
+	/* p2p.messages: the send family, one per sendrecv, one per start of a
+	 * persistent send; nothing to MPI_PROC_NULL; receives never. */
+	struct nl_err e = {0};
+	char txt[512], out[512];
+	snprintf(txt, sizeof txt, "%s", tpath("p2p.txt"));
+	snprintf(out, sizeof out, "%s", tpath("p2p.nlt"));
+	FILE *f = fopen(txt, "w");
+	fputs("netloom-trace 1\nranks 2\nrank 0\n"
+	      "send peer=1 bytes=10\n"              /* 1: 10 */
+	      "ssend peer=1 bytes=20\n"             /* 2: 30 */
+	      "bsend peer=null bytes=1000\n"        /* PROC_NULL: no */
+	      "rsend peer=1 bytes=30\n"             /* 3: 60 */
+	      "isend peer=1 bytes=40 req=1\n"       /* 4: 100 */
+	      "issend peer=null bytes=1000 req=2\n" /* no */
+	      "waitall reqs=1,2\n"
+	      "sendrecv peer=1 bytes=50 recv_peer=1 recv_bytes=999\n" /* 5: 150 */
+	      "sendrecv peer=null bytes=1000 recv_peer=1 recv_bytes=7\n" /* no */
+	      "send_init peer=1 bytes=100 req=3\n"
+	      "send_init peer=null bytes=1000 req=4\n"
+	      "recv_init peer=1 bytes=1000 req=5\n"
+	      "start req=3\nwait req=3\nstart req=3\nwait req=3\nstart req=3\nwait req=3\n" /* 6..8: 450 */
+	      "start req=4\nstart req=5\n"          /* PROC_NULL and a receive: no */
+	      "request_free req=3\n"
+	      "isend peer=1 bytes=1 req=3\n"        /* 9: 451 (id 3 reused by an isend) */
+	      "start req=3\n"                       /* not persistent any more: no */
+	      "bcast bytes=5000\nrecv peer=1 bytes=5\n"
+	      "rank 1\nrecv peer=0 bytes=10\n", f);
+	fclose(f);
+	CHECK_OK(trace_encode_text(txt, out, &e), &e);
+	struct trace_archive *a;
+	struct trace_stats st;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	CHECK_OK(trace_archive_stats(a, &st, &e), &e);
+	CHECK_UINT(st.p2p_messages, ==, 9);
+	CHECK_UINT(st.p2p_bytes, ==, 451);
+	CHECK_UINT(st.calls[TOP_START], ==, 6);
+	CHECK_UINT(st.ops, ==, 26); /* 25 on rank 0, 1 on rank 1 */
+	trace_archive_close(a);
+}
+
 /* --- corruption ------------------------------------------------------------- */
 
 static int open_and_verify(const char *path, struct nl_err *e)
@@ -645,17 +687,24 @@ static void test_corruption(void)
 	memcpy(b, g, n);
 	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
 	spit(bad, b, n);
-	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
-	snprintf(want, sizeof want, "%s: rank 1, offset %llu: ", bad, (unsigned long long)frame1);
-	CHECK(strstr(e.msg, want) == e.msg);
+	snprintf(want, sizeof want,
+		 "%s: rank 1, offset %llu: frame does not decompress: Restored data doesn't match checksum", bad,
+		 (unsigned long long)frame1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
-	/* A flipped op count in a frame header: the frame's ops don't fit. */
+	/* A flipped op count in a frame header: one op more than the frame
+	 * holds (decoding runs off its end) or one less (bytes left over). */
+	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
 	memcpy(b, g, n);
-	b[frame1 + 1] ^= 0x01;
+	trace_put_u32(b + frame1 + 1, ops1 + 1);
 	spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: rank 1, offset %llu: ", bad, (unsigned long long)frame1);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
+		 bad, (unsigned long long)frame1, ops1, raw1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	trace_put_u32(b + frame1 + 1, ops1 - 1);
+	spit(bad, b, n);
 	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
-	CHECK(strstr(e.msg, want) == e.msg);
+	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
 
 	/* The end chunk's hash flipped: hash mismatch at the end of the rank. */
 	uint64_t end2 = n - TRACE_END_SIZE;
@@ -743,6 +792,7 @@ int main(void)
 	TEST_RUN(test_writer_rejects);
 	TEST_RUN(test_dump_encode_identity);
 	TEST_RUN(test_encode_errors);
+	TEST_RUN(test_stats_p2p_rules);
 	TEST_RUN(test_corruption);
 	TEST_RUN(test_reader_memory_bounded);
 	char cmd[300];

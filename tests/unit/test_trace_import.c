@@ -317,6 +317,204 @@ static void test_dumpi_mem_errors(void)
 		  "(memory): rank 0, offset 150: index record offsets out of range");
 }
 
+/* A minimal DUMPI rank-file writer (big-endian, layout of sst-dumpi's
+ * io.c/iodefs.h), to exercise calls the public traces lack. */
+struct dw {
+	uint8_t p[8192];
+	size_t n;
+};
+
+static void put8(struct dw *w, uint8_t v) { w->p[w->n++] = v; }
+static void put16(struct dw *w, uint16_t v) { put8(w, (uint8_t)(v >> 8)); put8(w, (uint8_t)v); }
+static void put32(struct dw *w, uint32_t v) { put16(w, (uint16_t)(v >> 16)); put16(w, (uint16_t)v); }
+static void put64(struct dw *w, uint64_t v) { put32(w, (uint32_t)(v >> 32)); put32(w, (uint32_t)v); }
+
+/* Record header: label, mask (wall time only), start/stop (s + ns). */
+static void rec(struct dw *w, uint16_t label, uint32_t t_us)
+{
+	put16(w, label);
+	put8(w, 0x08);
+	put16(w, 0);
+	put32(w, t_us * 1000);
+	put16(w, 0);
+	put32(w, t_us * 1000 + 500);
+}
+
+static void put_iarr(struct dw *w, const int32_t *v, uint32_t n)
+{
+	put32(w, n);
+	for (uint32_t i = 0; i < n; i++)
+		put32(w, (uint32_t)v[i]);
+}
+
+static void write_dumpi_rank(const char *path, uint32_t rank)
+{
+	struct dw w = {.n = 0};
+	int32_t dims[] = {2, 2}, periods[] = {0, 0}, remain[] = {1, 0};
+	put64(&w, 0xffaadd44554d5049ull);
+	uint64_t body = w.n;
+	put32(&w, 0);          /* cpu bias */
+	put32(&w, 1000000000); /* wall bias, s */
+	rec(&w, DL_Init, 0);
+	put32(&w, 0); /* argc */
+	rec(&w, DL_Comm_split, 10); /* world, color rank%2, key -rank -> handle 4 */
+	put16(&w, 2);
+	put32(&w, rank % 2);
+	put32(&w, (uint32_t)-(int32_t)rank);
+	put16(&w, 4);
+	rec(&w, DL_Comm_dup, 20); /* 4 -> 5 */
+	put16(&w, 4);
+	put16(&w, 5);
+	rec(&w, DL_Cart_create, 30); /* world, 2 x 2 -> 6 */
+	put16(&w, 2);
+	put32(&w, 2);
+	put_iarr(&w, dims, 2);
+	put_iarr(&w, periods, 2);
+	put32(&w, 0);
+	put16(&w, 6);
+	rec(&w, DL_Cart_sub, 40); /* keep dim 0 -> 7 */
+	put32(&w, 2);
+	put16(&w, 6);
+	put_iarr(&w, remain, 2);
+	put16(&w, 7);
+	rec(&w, DL_Type_contiguous, 50); /* 3 x MPI_INT -> type 28 */
+	put32(&w, 3);
+	put16(&w, 9);
+	put16(&w, 28);
+	rec(&w, DL_Send, 60); /* 2 x type 28 to rank 0 of the split communicator */
+	put32(&w, 2);
+	put16(&w, 28);
+	put32(&w, 0);
+	put32(&w, 7);
+	put16(&w, 4);
+	rec(&w, DL_Comm_free, 70);
+	put16(&w, 5);
+	rec(&w, DL_Finalize, 80);
+	put16(&w, DUMPI_END_OF_STREAM);
+	uint64_t header = w.n;
+	put8(&w, 1); put8(&w, 1); put8(&w, 0);
+	put64(&w, 1234);
+	put16(&w, 4);
+	memcpy(w.p + w.n, "host", 4);
+	w.n += 4;
+	put16(&w, 0); /* username */
+	put32(&w, 0); /* mesh dims */
+	put32(&w, 0);
+	/* index: magic, size table, addresses, perf labels, header, body, footer, keyval */
+	put64(&w, 0xffaadd44554d5049ull);
+	put64(&w, 0);
+	put64(&w, 0);
+	put64(&w, 0);
+	put64(&w, header);
+	put64(&w, body);
+	put64(&w, header);
+	put64(&w, 0);
+	FILE *f = fopen(path, "wb");
+	fwrite(w.p, 1, w.n, f);
+	fclose(f);
+}
+
+static const struct trace_comm *comm_of_op(const struct trace_manifest *m, uint32_t id)
+{
+	const struct trace_comm *c = trace_manifest_find_comm(m, id);
+	if (!c)
+		TEST_FAIL_("communicator %u not in the manifest", id);
+	return c;
+}
+
+static void test_dumpi_communicators(void)
+{
+	struct nl_err e = {0};
+	char path[600];
+	mkdir(tpath("syn"), 0755);
+	for (uint32_t r = 0; r < 4; r++) {
+		snprintf(path, sizeof path, "%s/syn/syn-%04u.bin", tmpdir, r);
+		write_dumpi_rank(path, r);
+	}
+	FILE *f = fopen(tpath("syn/syn.meta"), "w");
+	fprintf(f, "hostname=host\nnumprocs=4\nstartime=1234\nfileprefix=syn\n");
+	fclose(f);
+	struct warns w = {0};
+	CHECK_OK(trace_import(tpath("syn/syn.meta"), tpath("syn.nlt"), collect, &w, &e), &e);
+	CHECK(has_warn(&w, "not converted: MPI_Type_contiguous x4 (datatype definition: sizes used for later calls)"));
+
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, tpath("syn.nlt"), &e), &e);
+	CHECK_OK(trace_archive_verify(a, &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	/* split x2, dup x2, cart_create x1, cart_sub x2 */
+	CHECK_EQ(m->n_comms, 2 + 7);
+	for (uint32_t r = 0; r < 4; r++) {
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		CHECK_OK(trace_rank_open(a, r, &rd, &e), &e);
+		uint32_t split = 0;
+		while (trace_rank_next(rd, &op, &e) == 1) {
+			const struct trace_comm *c;
+			switch (op.kind) {
+			case TOP_COMM_SPLIT:
+				c = comm_of_op(m, op.new_comm);
+				if (!c || c->size != 2)
+					break;
+				if (op.comm == 0) {
+					/* color r%2, ordered by key -rank: [2, 0] and [3, 1] */
+					split = op.new_comm;
+					CHECK_EQ(c->world_ranks[0], 2 + r % 2);
+					CHECK_EQ(c->world_ranks[1], r % 2);
+					CHECK_EQ(op.color, (int32_t)(r % 2));
+				} else {
+					/* cart_sub of the 2 x 2 grid keeping dim 0: column r%2, rows in order */
+					CHECK_EQ(c->world_ranks[0], r % 2);
+					CHECK_EQ(c->world_ranks[1], 2 + r % 2);
+					CHECK_EQ(op.color, (int32_t)(r % 2));
+					CHECK_EQ(op.key, (int32_t)(r / 2));
+				}
+				break;
+			case TOP_COMM_DUP:
+				c = comm_of_op(m, op.new_comm);
+				CHECK_EQ(op.comm, split);
+				if (c)
+					CHECK_EQ(c->world_ranks[0], 2 + r % 2);
+				break;
+			case TOP_COMM_CREATE: /* cart_create: all four, in order */
+				c = comm_of_op(m, op.new_comm);
+				if (c && c->size == 4)
+					CHECK(c->world_ranks[0] == 0 && c->world_ranks[3] == 3);
+				else
+					TEST_FAIL_("cart_create communicator");
+				break;
+			case TOP_SEND:
+				CHECK_EQ(op.comm, split);
+				CHECK_EQ(op.peer, 0);
+				CHECK_EQ(op.tag, 7);
+				CHECK_UINT(op.bytes, ==, 24); /* 2 x contiguous(3 x int) */
+				break;
+			case TOP_COMM_FREE:
+				CHECK(op.comm != split && op.comm >= 2);
+				break;
+			}
+		}
+		trace_rank_close(rd);
+	}
+	trace_archive_close(a);
+
+	/* A rank that never makes the split: named in the error. */
+	struct dw w1 = {.n = 0};
+	(void)w1;
+	snprintf(path, sizeof path, "%s/syn/syn-0003.bin", tmpdir);
+	write_dumpi_rank(path, 3);
+	/* Replace rank 3 by rank 0 of testtrace: it calls no MPI_Comm_split. */
+	FILE *in = fopen(DATA "/dumpi/testtrace-0000.bin", "rb");
+	static uint8_t buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf, in);
+	fclose(in);
+	f = fopen(path, "wb");
+	fwrite(buf, 1, n, f);
+	fclose(f);
+	CHECK_ERR(trace_import(tpath("syn/syn.meta"), tpath("syn2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "syn.meta: rank 0 waits in collective call #0 on communicator 0, which 1 of its 4 members never make");
+}
+
 /* --- SimGrid -------------------------------------------------------------------- */
 
 static void test_simgrid_ti32(void)
@@ -541,6 +739,7 @@ int main(void)
 	TEST_RUN(test_dumpi_testbgp);
 	TEST_RUN(test_dumpi_moved);
 	TEST_RUN(test_dumpi_mem_errors);
+	TEST_RUN(test_dumpi_communicators);
 	TEST_RUN(test_simgrid_ti32);
 	TEST_RUN(test_simgrid_isend_test_wait);
 	TEST_RUN(test_simgrid_datatypes_and_v);

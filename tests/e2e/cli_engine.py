@@ -1,0 +1,753 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `netloom run`, `netloom sweep` and `netloom config`.
+
+Usage: cli_engine.py NETLOOM CASE [BOOKSIM_CFG]. Each case runs the built
+binary and checks values (closed forms, BookSim2's reference figures,
+round trips) or exact messages. BOOKSIM_CFG is BookSim2's torus8x8.cfg
+from the shared booksim-reference folder; cases that need it exit 77
+(skip) when it is absent. Exit 0 pass, 1 fail, 77 skip.
+"""
+import configparser
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import tempfile
+
+NETLOOM = sys.argv[1]
+BOOKSIM_CFG = sys.argv[3] if len(sys.argv) > 3 else ""
+ENV = dict(os.environ, NETLOOM_PROGRESS="0")
+
+# A small, quick network for the cases that only need some run.
+SMALL = ("-s", "topology=mesh:k=4x4", "-s", "num_vcs=2", "-s", "sample_period=300")
+
+
+class Fail(Exception):
+    pass
+
+
+def run(*args, code=0, env=None):
+    p = subprocess.run([NETLOOM, *args], capture_output=True, env=env or ENV)
+    if p.returncode != code:
+        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}\n"
+                   f"stdout: {p.stdout.decode()[:2000]}\nstderr: {p.stderr.decode()[:2000]}")
+    return p
+
+
+def run_json(*args):
+    return json.loads(run(*args).stdout)
+
+
+def eq(what, got, want):
+    if got != want:
+        raise Fail(f"{what}: got {got!r}, expected {want!r}")
+
+
+def near(what, got, want, tol):
+    if abs(got - want) > tol:
+        raise Fail(f"{what}: got {got!r}, expected {want!r} +- {tol}")
+
+
+def check(what, cond):
+    if not cond:
+        raise Fail(what)
+
+
+def one_line_error(p, needle):
+    err = p.stderr.decode()
+    if err.count("\n") != 1 or not err.startswith("netloom"):
+        raise Fail(f"error is not one line starting 'netloom': {err!r}")
+    if needle not in err:
+        raise Fail(f"error {err!r} lacks {needle!r}")
+    if p.stdout:
+        raise Fail(f"stdout not empty on error: {p.stdout!r}")
+
+
+def need_booksim():
+    if not BOOKSIM_CFG or not os.path.isfile(BOOKSIM_CFG):
+        print(f"skip: BookSim reference config not found at '{BOOKSIM_CFG}'")
+        sys.exit(77)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read_ini(text):
+    cp = configparser.ConfigParser(comment_prefixes=(";", "#"), inline_comment_prefixes=(";",))
+    cp.read_string(text)
+    return cp
+
+
+def strip_origin(dump):
+    """A dump without the '; from FILE:LINE' notes that record where values came from."""
+    return re.sub(r" +; from .*$", "", dump, flags=re.M)
+
+
+# --- netloom config --from-booksim ---------------------------------------------
+
+def case_booksim_convert():
+    need_booksim()
+    p = run("config", "--from-booksim", BOOKSIM_CFG)
+    eq("stderr (nothing unmappable in the reference config)", p.stderr, b"")
+    ini = read_ini(p.stdout.decode())
+    eq("sections", ini.sections(), ["network", "router", "traffic", "simulation"])
+    eq("topology", ini["network"]["topology"], "torus:k=8x8")
+    eq("routing_function (dim_order)", ini["network"]["routing_function"], "dor")
+    # use_noc_latency = 1 on a torus: BookSim's folded torus, 2-cycle channels.
+    eq("channel_latency", ini["network"]["channel_latency"], "2")
+    eq("num_vcs", ini["router"]["num_vcs"], "2")
+    eq("vc_buf_size", ini["router"]["vc_buf_size"], "8")
+    eq("sw_allocator", ini["router"]["sw_allocator"], "islip")
+    eq("traffic", ini["traffic"]["traffic"], "uniform")
+    eq("packet_size", ini["traffic"]["packet_size"], "1")
+    # injection_rate_uses_flits = 1: the rate is already flits/cycle.
+    eq("injection_rate", float(ini["traffic"]["injection_rate"]), 0.1)
+    eq("seed", ini["simulation"]["seed"], "0")
+    with tempfile.TemporaryDirectory() as tmp:
+        conv = os.path.join(tmp, "torus8x8.ini")
+        write(conv, p.stdout.decode())
+        c = run_json("config", "-c", conv, "--json")
+        eq("loaded channel_latency", c["channel_latency"], 2)
+        eq("loaded num_vcs", c["num_vcs"], 2)
+        eq("loaded injection_rate", c["injection_rate"], 0.1)
+        eq("loaded routing_function", c["routing_function"], "dor")
+
+        # Rates in packets (BookSim's default) become flits; a mesh or
+        # use_noc_latency = 0 gives 1-cycle channels; BookSim's defaults
+        # are written out for what the file leaves unset.
+        bs = os.path.join(tmp, "mesh.cfg")
+        write(bs, "// a mesh\ntopology = mesh;\nk = 4;\nn = 3;\nrouting_function = dor;\n"
+                  "packet_size = 4;\ninjection_rate = 0.05;\n/* block\n comment */ traffic = transpose;\n")
+        ini = read_ini(run("config", "--from-booksim", bs).stdout.decode())
+        eq("mesh topology", ini["network"]["topology"], "mesh:k=4x4x4")
+        eq("mesh channel_latency", ini["network"]["channel_latency"], "1")
+        eq("packets to flits", float(ini["traffic"]["injection_rate"]), 0.2)
+        eq("traffic after a block comment", ini["traffic"]["traffic"], "transpose")
+        eq("BookSim's default num_vcs", ini["router"]["num_vcs"], "16")
+        bs = os.path.join(tmp, "flat.cfg")
+        write(bs, "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nuse_noc_latency = 0;\n"
+                  "traffic = hotspot({0,5},{2,1});\n")
+        ini = read_ini(run("config", "--from-booksim", bs).stdout.decode())
+        eq("use_noc_latency = 0", ini["network"]["channel_latency"], "1")
+        eq("hotspot", ini["traffic"]["traffic"], "hotspot:nodes=0/5,rates=2/1")
+
+
+def case_booksim_unmappable():
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "odd.cfg")
+        write(bs, "topology = torus;\n"          # 1
+                  "k = 4;\n"                     # 2
+                  "n = 2;\n"                     # 3
+                  "routing_function = dim_order;\n"  # 4
+                  "num_vcs = 2;\n"               # 5
+                  "router = event;\n"            # 6
+                  "speculative = 1;\n"           # 7
+                  "seed = time;\n"               # 8
+                  "noq = 0;\n")                  # 9: BookSim's default, fine
+        p = run("config", "--from-booksim", bs, code=3)
+        err = sorted(p.stderr.decode().splitlines())
+        eq("warnings", err, sorted([
+            f"netloom: {bs}:6: cannot map 'router = event': netloom models BookSim's iq router only",
+            f"netloom: {bs}:7: cannot map 'speculative = 1': not modelled by netloom",
+            f"netloom: {bs}:8: cannot map 'seed = time': 'time' seeds are not reproducible; using 0",
+        ]))
+        # What can be mapped is still written, and it loads.
+        ini = read_ini(p.stdout.decode())
+        eq("topology", ini["network"]["topology"], "torus:k=4x4")
+        eq("num_vcs", ini["router"]["num_vcs"], "2")
+        check("no seed line for seed = time", "seed" not in ini["simulation"])
+        conv = os.path.join(tmp, "odd.ini")
+        write(conv, p.stdout.decode())
+        eq("loads", run_json("config", "-c", conv, "--json")["num_vcs"], 2)
+        # An unknown routing function and traffic pattern are named too.
+        bs2 = os.path.join(tmp, "odd2.cfg")
+        write(bs2, "routing_function = romm;\ntraffic = diagonal;\n")
+        p = run("config", "--from-booksim", bs2, code=3)
+        err = p.stderr.decode()
+        check(f"names routing_function with its line: {err!r}",
+              f"{bs2}:1: cannot map 'routing_function = romm'" in err)
+        check(f"names traffic with its line: {err!r}", f"{bs2}:2: cannot map 'traffic = diagonal'" in err)
+
+
+def case_booksim_invalid_values():
+    # Values netloom does not accept are named like unmappable keys and
+    # left out, so the INI written always loads.
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "vals.cfg")
+        write(bs, "topology = mesh;\n"             # 1
+                  "k = 4;\n"                       # 2
+                  "n = 2;\n"                       # 3
+                  "routing_function = dim_order;\n"  # 4
+                  "sw_allocator = max_size;\n"     # 5
+                  "num_vcs = 300;\n"               # 6
+                  "sim_type = batch;\n"            # 7
+                  "packet_size = 4;\n"             # 8
+                  "injection_rate = 0.5;\n")       # 9: packets/cycle -> 2 flits/cycle
+        p = run("config", "--from-booksim", bs, code=3)
+        err = p.stderr.decode().splitlines()
+        want = [f"netloom: {bs}:5: cannot map 'sw_allocator = max_size': expected one of islip, "
+                "separable_input_first, separable_output_first",
+                f"netloom: {bs}:6: cannot map 'num_vcs = 300': out of range: expected a value in 1..255",
+                f"netloom: {bs}:9: cannot map 'injection_rate = 0.5': 2 flits/cycle (0.5 packets of 4 flits) "
+                "is out of range: expected a value in 0..1",
+                f"netloom: {bs}:7: cannot map 'sim_type = batch': expected one of latency, throughput"]
+        eq("warnings", sorted(err), sorted(want))
+        conv = os.path.join(tmp, "vals.ini")
+        write(conv, p.stdout.decode())
+        j = run_json("config", "-c", conv, "--json")
+        eq("defaults stand for what was left out", (j["sw_allocator"], j["num_vcs"], j["sim_type"]),
+           ("islip", 16, "latency"))
+        eq("packet_size kept", j["packet_size"], "4")
+
+
+def case_booksim_syntax():
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "bad.cfg")
+        write(bs, "topology = torus;\nk = 4;\nn = 2\n")
+        p = run("config", "--from-booksim", bs, code=2)
+        one_line_error(p, f"{bs}:3: expected 'key = value;' (missing ';')")
+        write(bs, "topology = torus;\nk 4;\n")
+        p = run("config", "--from-booksim", bs, code=2)
+        one_line_error(p, f"{bs}:2: expected 'key = value;'")
+        p = run("config", "--from-booksim", os.path.join(tmp, "none.cfg"), code=2)
+        one_line_error(p, f"{tmp}/none.cfg: cannot open BookSim config: No such file or directory")
+
+
+def case_booksim_missing_semicolon():
+    # A ';' missing in the middle of a file joins two settings into one
+    # value ("4\nn = 2"): that is a syntax error in BookSim too, not a
+    # setting of k = 4 with n left at its default.
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "bad.cfg")
+        write(bs, "topology = torus;\nk = 4\nn = 3;\nrouting_function = dim_order;\n")
+        p = run("config", "--from-booksim", bs, code=2)
+        one_line_error(p, f"{bs}:2: expected 'key = value;' (missing ';')")
+
+
+# --- netloom config --dump / --json / --keys ------------------------------------
+
+def case_config_dump():
+    with tempfile.TemporaryDirectory() as tmp:
+        # Defaults only: the dump loads back to the same dump.
+        a = run("config", "--dump").stdout.decode()
+        eq("--dump is the default", run("config").stdout.decode(), a)
+        fa = os.path.join(tmp, "a.ini")
+        write(fa, a)
+        b = run("config", "-c", fa, "--dump").stdout.decode()
+        # Loaded values carry a note of where they came from.
+        check("origin notes", f"num_vcs = 16    ; from {fa}:11\n" in b)
+        eq("dump -> load -> dump", strip_origin(b), a)
+        # With overrides, file values and -s values after them.
+        fo = os.path.join(tmp, "o.ini")
+        write(fo, "[router]\nnum_vcs = 4\n[traffic]\npacket_size = 2..6\ninjection_rate = 0.3\n")
+        c = run("config", "-c", fo, "-s", "num_vcs=6", "-s", "routing_function=min:select=first",
+                "-s", "internal_speedup=1.5").stdout.decode()
+        check("-s note", "num_vcs = 6    ; from -s\n" in c)
+        check("file note", f"packet_size = 2..6    ; from {fo}:4\n" in c)
+        fc = os.path.join(tmp, "c.ini")
+        write(fc, c)
+        d = run("config", "-c", fc, "--dump").stdout.decode()
+        eq("dump -> load -> dump (overrides)", strip_origin(d), strip_origin(c))
+        fd = os.path.join(tmp, "d.ini")
+        write(fd, d)
+        eq("dump -> load -> dump -> load -> dump", strip_origin(run("config", "-c", fd).stdout.decode()),
+           strip_origin(c))
+        eq("same configuration as JSON", run_json("config", "-c", fc, "--json"),
+           run_json("config", "-c", fo, "-s", "num_vcs=6", "-s", "routing_function=min:select=first",
+                    "-s", "internal_speedup=1.5", "--json"))
+        # BookSim style: keys before any section header are accepted.
+        fb = os.path.join(tmp, "flat.ini")
+        write(fb, "num_vcs = 4\nchannel_latency = 3\n")
+        j = run_json("config", "-c", fb, "--json")
+        eq("flat num_vcs", j["num_vcs"], 4)
+        eq("flat channel_latency", j["channel_latency"], 3)
+
+
+def case_config_json():
+    j = run_json("config", "--json", "-s", "packet_size=1..4", "-s", "wait_for_tail_credit=yes")
+    want_types = {
+        "topology": str, "routing_function": str, "channel_latency": int, "cycle_ps": int,
+        "flow_control": str, "num_vcs": int, "vc_buf_size": int, "internal_speedup": float,
+        "vc_allocator": str, "wait_for_tail_credit": bool, "pipelined_stages": bool,
+        "traffic": str, "injection_rate": float, "packet_size": str, "sim_type": str, "seed": int,
+        "latency_thres": float, "watchdog_cycles": int,
+    }
+    for k, t in want_types.items():
+        check(f"config --json: {k} is {type(j.get(k)).__name__}, expected {t.__name__}",
+              type(j.get(k)) is t)
+    eq("defaults", [j[k] for k in ("topology", "routing_function", "num_vcs", "vc_buf_size", "channel_latency",
+                                   "injection_rate", "sim_type", "sample_period", "latency_thres")],
+       ["torus:k=8x8", "dor", 16, 8, 1, 0.1, "latency", 1000, 500.0])
+    eq("range kept as text", j["packet_size"], "1..4")
+    eq("bool parsed", j["wait_for_tail_credit"], True)
+
+
+def case_config_keys():
+    keys_text = run("config", "--keys").stdout.decode()
+    sections = re.findall(r"^\[(\w+)\]", keys_text, flags=re.M)
+    eq("sections", sections, ["network", "router", "traffic", "simulation"])
+    listed = re.findall(r"^  (\w+) ", keys_text, flags=re.M)
+    every = list(run_json("config", "--json").keys())
+    eq("--keys lists every key, in order", listed, every)
+    eq("key count", len(every), 41)
+    # Each key line carries its default; bounded numbers their range.
+    check("num_vcs line", re.search(r"^  num_vcs +virtual channels per port \[default 16\] \[1\.\.255\]$",
+                                    keys_text, flags=re.M))
+    check("flow_control choices", "(wormhole|vct) [default wormhole]" in keys_text)
+
+
+# --- bad configurations -----------------------------------------------------------
+
+def case_errors():
+    """Every class of bad input: one line naming the key/value and what is
+    expected, exit status 2, nothing on stdout, the --json target untouched."""
+    with tempfile.TemporaryDirectory() as tmp:
+        def ini(name, text):
+            path = os.path.join(tmp, name)
+            write(path, text)
+            return path
+
+        unknown_section = ini("us.ini", "[network]\ntopology = mesh:k=4x4\n\n[bogus]\nnum_vcs = 2\n")
+        wrong_section = ini("ws.ini", "[network]\ntopology = mesh:k=4x4\nnum_vcs = 2\n")
+        syntax = ini("se.ini", "[router]\nnum_vcs = 2\nthis is not a setting\n")
+        bracket = ini("sb.ini", "; comment\n[router\nnum_vcs = 2\n")
+        in_file = ini("rf.ini", "[router]\nvc_buf_size = 4\nnum_vcs = 0\n")
+        missing = os.path.join(tmp, "missing.ini")
+        # The first bad line is reported, with its own message, whatever follows.
+        bad_then_good = ini("bg.ini", "[router]\nnum_vc = 4\nvc_buf_size = 4\n")
+        two_bad = ini("tb.ini", "[router]\nvc_buf_size = x\nvc_buf_size = 4\nalloc_iter = 2\n")
+        indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
+        cases = [
+            # key=value errors: -s and file
+            (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
+            (("-s", "frobnicate=4"), "-s: unknown key 'frobnicate' (see 'netloom config --keys' for the list)"),
+            (("-s", "num_vcs=abc"), "-s: key 'num_vcs' value 'abc': expected an integer"),
+            (("-s", "injection_rate=fast"), "-s: key 'injection_rate' value 'fast': expected a number"),
+            (("-s", "wait_for_tail_credit=maybe"),
+             "-s: key 'wait_for_tail_credit' value 'maybe': expected 0/1, true/false, yes/no or on/off"),
+            (("-s", "num_vcs=0"), "-s: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
+            (("-s", "injection_rate=1.5"),
+             "-s: key 'injection_rate' value '1.5' out of range: expected a value in 0..1"),
+            (("-s", "packet_size=8..2"), "-s: key 'packet_size' value '8..2': range is empty (lo > hi)"),
+            (("-s", "sw_allocator=wavefront"),
+             "-s: key 'sw_allocator' value 'wavefront': expected one of islip, separable_input_first, "
+             "separable_output_first"),
+            (("-s", "flow_control=store_forward"),
+             "-s: key 'flow_control' value 'store_forward': expected one of wormhole, vct"),
+            (("-s", "novalue"), "-s: expected key=value, got 'novalue'"),
+            (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value"),
+            (("-c", in_file), f"{in_file}:3: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
+            (("-c", unknown_section), f"{unknown_section}:5: unknown section [bogus]"),
+            (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
+            (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
+            (("-c", bracket), f"{bracket}:2: syntax error: expected 'key = value' or '[section]'"),
+            (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
+            (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
+            (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
+            # inih reads an indented line as the continuation of the previous value.
+            (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
+            # topology, routing, traffic, flow control
+            (("-s", "topology=hypertorus:k=4"), "unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
+            (("-s", "topology=torus:k=1x4"),
+             "topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
+            (("-s", "topology=torus:q=4"), "topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
+            (("-s", "topology=mesh:k=4x4", "-s", "routing_function=zigzag"),
+             "unknown routing function 'zigzag' (valid: dor, valiant, min)"),
+            (("-s", "topology=full:n=8", "-s", "routing_function=dor"),
+             "routing function 'dor' does not run on topology 'full' (it supports: torus, mesh)"),
+            (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=2"),
+             "routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
+            (("-s", "topology=torus:k=4x4", "-s", "num_vcs=3"),
+             "routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 3"),
+            (("-s", "topology=torus:k=4x4", "-s", "routing_function=valiant", "-s", "num_vcs=2"),
+             "routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 dateline "
+             "classes), got 2"),
+            (("-s", "topology=mesh:k=4x4", "-s", "routing_function=min", "-s", "num_vcs=4"),
+             "routing function 'min' needs num_vcs >= the diameter 6 (one VC class per hop), got 4"),
+            (("-s", "topology=mesh:k=4x4", "-s", "flow_control=vct", "-s", "packet_size=16"),
+             "flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)"),
+            (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
+             "unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, bitrot, "
+             "hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
+            (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=16"),
+             "traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
+            (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
+             "traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
+            (("-s", "topology=mesh:k=4x4", "-s", "st_final_delay=0"),
+             "st_prepare_delay + st_final_delay must be at least 1 cycle"),
+            (("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.9", "-s", "packet_size=1",
+              "-s", "internal_speedup=17"),
+             "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
+            # command line
+            (("--frobnicate",), "netloom run: unknown option '--frobnicate' (see 'netloom run --help')"),
+            (("-c",), "netloom run: option '-c' needs a value"),
+            (("-c", "a.ini", "-c", "b.ini"), "netloom run: only one -c FILE is allowed (got 'a.ini' and 'b.ini')"),
+        ]
+        target = os.path.join(tmp, "keep.json")
+        for args, msg in cases:
+            write(target, "sentinel\n")
+            for cmd in ("run", "sweep"):
+                extra = ("--rates", "0.1:0.2:0.1") if cmd == "sweep" else ()
+                a = (cmd, *args, *extra, "--json", target) if args != ("-c",) else (cmd, *extra, *args)
+                p = run(*a, code=2)
+                one_line_error(p, msg.replace("netloom run", f"netloom {cmd}"))
+                eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
+        eq("nothing else written", sorted(os.listdir(tmp)),
+           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "keep.json"]))
+
+        # sweep's own options
+        for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2"):
+            p = run("sweep", *SMALL, "--rates", rates, "--json", target, code=2)
+            one_line_error(p, f"netloom sweep: --rates '{rates}': expected A:B:STEP with 0 <= A <= B <= 1 "
+                              "and STEP > 0")
+        p = run("sweep", *SMALL, code=2)
+        one_line_error(p, "netloom sweep: --rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)")
+        p = run("config", "--frob", code=2)
+        one_line_error(p, "netloom config: unknown option '--frob' (see 'netloom config --help')")
+        p = run("config", "-s", "num_vcs=300", code=2)
+        one_line_error(p, "-s: key 'num_vcs' value '300' out of range: expected a value in 1..255")
+        eq("--json target after sweep errors", open(target).read(), "sentinel\n")
+
+
+def case_option_values():
+    # An option that takes a value, given last without one, says so.
+    for args, opt in ((("run", "--json"), "--json"), (("sweep", "--rates"), "--rates"),
+                      (("sweep", "--rates", "0.1:0.1:0.1", "--json"), "--json"),
+                      (("config", "--from-booksim"), "--from-booksim")):
+        p = run(*args, code=2)
+        one_line_error(p, f"netloom {args[0]}: option '{opt}' needs a value")
+
+
+def case_sweep_error_no_output():
+    # Routing, traffic and flow-control checks fail before anything is
+    # printed, for sweep as for run: stdout stays empty (a CSV consumer
+    # never sees a header without rows).
+    for extra in (("-s", "topology=torus:k=4x4", "-s", "num_vcs=3"), ("-s", "traffic=diagonal"),
+                  ("-s", "flow_control=vct", "-s", "packet_size=16")):
+        for fmt in ((), ("--csv",)):
+            p = run("sweep", *SMALL, *extra, "--rates", "0.1:0.2:0.1", *fmt, code=2)
+            check(f"sweep {' '.join(extra + fmt)}: one-line error, got {p.stderr!r}",
+                  p.stderr.decode().count("\n") == 1)
+            eq(f"sweep {' '.join(extra + fmt)}: stdout", p.stdout, b"")
+
+
+def case_json_stdout():
+    # --json - writes only the JSON document on stdout.
+    d = json.loads(run("run", *SMALL, "--json", "-", "--reproducible").stdout)
+    check("run --json -: results", "results" in d and "config" in d)
+    d = json.loads(run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--json", "-").stdout)
+    eq("sweep --json -: points", len(d["results"]["points"]), 2)
+    p = run("run", *SMALL, "--json", "-", "--csv", code=2)
+    one_line_error(p, "netloom run: --csv and --json - both write to stdout")
+
+
+# --- results ----------------------------------------------------------------------
+
+def case_reproducible():
+    args = ("run", *SMALL, "-s", "injection_rate=0.25", "-s", "packet_size=1..4", "-s", "traffic=randperm")
+    with tempfile.TemporaryDirectory() as tmp:
+        f = [os.path.join(tmp, f"{i}.json") for i in range(5)]
+        run(*args, "--json", f[0], "--reproducible")
+        run(*args, "--json", f[1], "--reproducible")
+        a, b = open(f[0], "rb").read(), open(f[1], "rb").read()
+        eq("same seed, same bytes", a, b)
+        run(*args, "-s", "seed=1", "--json", f[2], "--reproducible")
+        c = open(f[2], "rb").read()
+        check("a different seed gives different results", c != a)
+        da, dc = json.loads(a), json.loads(c)
+        check("a different seed changes the latency",
+              da["results"]["latency"]["packet"]["mean"] != dc["results"]["latency"]["packet"]["mean"])
+        eq("seed recorded", (da["config"]["seed"], dc["config"]["seed"]), (0, 1))
+        # Without --reproducible only the wall-clock time may differ.
+        run(*args, "--json", f[3])
+        run(*args, "--json", f[4])
+        eq("reproducible wall_seconds", da["results"]["wall_seconds"], 0.0)
+        for path in f[3:]:
+            d = json.loads(open(path).read())
+            check("measured wall_seconds > 0", d["results"]["wall_seconds"] > 0)
+            d["results"]["wall_seconds"] = 0.0
+            eq("all but wall_seconds", d, da)
+        eq("no temporary files", sorted(os.listdir(tmp)), sorted(os.path.basename(x) for x in f))
+        # Visiting routers and endpoints backwards within a cycle changes nothing.
+        run(*args, "-s", "visit_order=reverse", "--json", f[2], "--reproducible")
+        dr = json.loads(open(f[2], "rb").read())
+        eq("visit_order recorded", dr["config"]["visit_order"], "reverse")
+        eq("visit_order=reverse: same results", dr["results"], da["results"])
+        # CSV too: --reproducible writes wall_seconds as 0.
+        c1 = run(*args, "--csv", "--reproducible").stdout
+        c2 = run(*args, "--csv", "--reproducible").stdout
+        eq("CSV: same seed, same bytes", c1, c2)
+        eq("CSV wall_seconds", c1.decode().splitlines()[1].split(",")[-1], "0.000")
+        # The same holds for a sweep.
+        s = ("sweep", *SMALL, "--rates", "0.1:0.3:0.1", "--reproducible", "--json")
+        run(*s, f[0])
+        run(*s, f[1])
+        eq("sweep: same seed, same bytes", open(f[0], "rb").read(), open(f[1], "rb").read())
+
+
+def case_json_fields():
+    # Neighbor traffic on a 4x4 torus with dimension order: every packet
+    # takes exactly one +x and one +y channel hop (3 routers).
+    d = run_json("run", "-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic=neighbor",
+                 "-s", "injection_rate=0.1", "-s", "sample_period=2000", "--json", "-")
+    eq("top-level keys", sorted(d), ["config", "netloom", "results", "topology"])
+    eq("command", d["netloom"]["command"], "run")
+    eq("topology", [d["topology"][k] for k in ("routers", "endpoints")], [16, 16])
+    c = d["config"]
+    eq("config records what was set", (c["topology"], c["traffic"], c["num_vcs"]), ("torus:k=4x4", "neighbor", 2))
+    eq("config records defaults too", (c["vc_buf_size"], c["sw_allocator"], c["seed"], c["channel_latency"]),
+       (8, "islip", 0, 1))
+    r = d["results"]
+    for key in ("stable", "converged", "latency", "throughput", "hops", "packets", "samples", "cycles",
+                "measured_cycles", "flit_hops", "wall_seconds", "channels"):
+        check(f"results.{key} present", key in r)
+    pk = r["latency"]["packet"]
+    eq("latency.packet keys", sorted(pk), ["max", "mean", "p50", "p99"])
+    eq("latency unit", r["latency"]["unit"], "cycles")
+    check("p50 <= p99 <= max", pk["p50"] <= pk["p99"] <= pk["max"])
+    check("network latency <= packet latency", r["latency"]["network"]["mean"] <= pk["mean"])
+    for k in ("cycles", "flit_hops", "packets", "p50", "p99", "max"):
+        v = r[k] if k in r else pk[k]
+        check(f"{k} is an integer", isinstance(v, int))
+    eq("stable", (r["stable"], r["converged"]), (True, True))
+    h = r["hops"]
+    eq("hops histogram (all 2 channel hops)", h["histogram"], [0, 0, r["packets"]])
+    eq("hops mean", h["mean"], 2.0)
+    eq("routers_mean (BookSim's Hops average)", h["routers_mean"], 3.0)
+    t = r["throughput"]
+    eq("throughput unit", t["unit"], "flits/cycle/endpoint")
+    eq("offered", t["offered"], 0.1)
+    near("injected", t["injected"], 0.1, 0.01)
+    near("accepted", t["accepted"], 0.1, 0.01)
+    # T0 = 3 routers x 4 + 2 channels x 1 + 3 = 17 cycles; at 0.1 a little
+    # more where packets follow each other closely on one input VC.
+    eq("median packet latency = T0", pk["p50"], 17)
+    check(f"T0 <= mean packet latency < T0 + 1: {pk['mean']}", 17.0 <= pk["mean"] < 18.0)
+    # flit_hops counts router-to-router traversals over the whole run
+    # (warm-up and drain included): 2 per flit.
+    near("flit_hops", r["flit_hops"] / (2 * 0.1 * 16 * r["cycles"]), 1.0, 0.05)
+    # Channel use over the measurement window: of the 64 channels, the 16
+    # +x and 16 +y ones carry one endpoint's flits each.
+    ch = r["channels"]
+    eq("channels unit", ch["unit"], "flits/cycle")
+    near("channels mean", ch["mean"], t["accepted"] * 2 * 16 / 64, 0.002)
+    near("channels max", ch["max"], 0.1, 0.02)
+    eq("busiest channels listed", len(ch["busiest"]), 10)
+    for b in ch["busiest"]:
+        check("busiest entry", sorted(b) == ["port", "router", "to_router", "utilization"])
+        check("busiest on a +x or +y port", b["port"] in (0, 2))
+    # Uniform traffic includes self-traffic (0 hops), as BookSim's does.
+    d = run_json("run", *SMALL, "--json", "-")
+    hist = d["results"]["hops"]["histogram"]
+    eq("histogram sums to packets", sum(hist), d["results"]["packets"])
+    check("self-traffic at 0 hops", hist[0] > 0)
+    eq("histogram length (diameter 6)", len(hist), 7)
+    near("hops mean from the histogram", d["results"]["hops"]["mean"],
+         sum(i * n for i, n in enumerate(hist)) / sum(hist), 1e-9)
+
+
+def case_zero_load():
+    # mesh:k=4x4, 1-flit packets at 0.001: packet latency = T0 averaged over
+    # uniform pairs, T0 = H R + (H - 1) L + 3 + (P - 1) with H routers
+    # traversed, R = 4 (routing, VC, switch allocation, crossbar), L = 1,
+    # P = 1. Uniform destinations include the source itself.
+    k, R, L, P = 4, 4, 1, 1
+    coords = [(x, y) for x in range(k) for y in range(k)]
+    pairs = [(abs(a[0] - b[0]) + abs(a[1] - b[1])) for a in coords for b in coords]
+    mean_hops = sum(pairs) / len(pairs)
+    eq("mean hops of a 4x4 mesh with self-traffic", mean_hops, 2.5)
+    t0 = sum((h + 1) * R + h * L + 3 + (P - 1) for h in pairs) / len(pairs)
+    eq("T0", t0, 19.5)
+    # A long sample period, so ~10,000 packets make the sample mean of the
+    # hop count tight (standard error ~0.3%).
+    doc = run_json("run", "-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.001", "-s", "packet_size=1",
+                   "-s", "sample_period=200000", "--json", "-")
+    # The resolved configuration records keys left at their defaults.
+    eq("config.num_vcs (not set: default)", doc["config"]["num_vcs"], 16)
+    eq("config.routing_delay (not set: default)", doc["config"]["routing_delay"], 1)
+    d = doc["results"]
+    check(f"enough packets: {d['packets']}", d["packets"] > 5000)
+    near("packet latency vs T0 over uniform pairs", d["latency"]["packet"]["mean"], t0, 0.02 * t0)
+    near("hops vs mean over uniform pairs", d["hops"]["mean"], mean_hops, 0.02 * mean_hops)
+    # Per packet, the formula is exact but for rare contention: averaged
+    # over the measured hop histogram it agrees to 0.1%.
+    hist = d["hops"]["histogram"]
+    formula = sum(n * ((h + 1) * R + h * L + 3 + (P - 1)) for h, n in enumerate(hist)) / sum(hist)
+    near("packet latency vs T0 over the measured hops", d["latency"]["packet"]["mean"], formula, 0.001 * formula)
+    eq("zero-load network latency = packet latency", d["latency"]["network"]["mean"], d["latency"]["packet"]["mean"])
+    eq("max latency = T0 of the diameter (6 hops)", d["latency"]["packet"]["max"], 7 * R + 6 * L + 3)
+
+
+def case_sweep_booksim():
+    need_booksim()
+    # BookSim2's reference: 8x8 torus, dateline DOR, 2 VCs, 1-flit packets,
+    # uniform; last stable point 0.26 (booksim-reference/README.md).
+    with tempfile.TemporaryDirectory() as tmp:
+        conv = os.path.join(tmp, "torus8x8.ini")
+        write(conv, run("config", "--from-booksim", BOOKSIM_CFG).stdout.decode())
+        out = os.path.join(tmp, "sweep.json")
+        p = run("sweep", "-c", conv, "--rates", "0.05:0.40:0.05", "--csv", "--json", out)
+        d = json.load(open(out))
+    eq("command", d["netloom"]["command"], "sweep")
+    pts = d["results"]["points"]
+    rates = [pt["throughput"]["offered"] for pt in pts]
+    stable = [pt["stable"] for pt in pts]
+    n = stable.index(False) + 1 if False in stable else len(pts)
+    eq("stops after the first unstable point", len(pts), n)
+    eq("only the last point is unstable", stable, [True] * (n - 1) + [False])
+    for i, r in enumerate(rates):
+        near(f"rate {i}", r, 0.05 * (i + 1), 1e-12)
+    lat = [pt["latency"]["packet"]["mean"] for pt in pts]
+    check(f"latency increases with load: {lat}", all(a < b for a, b in zip(lat, lat[1:])))
+    sat = d["results"]["saturation"]
+    # The band BookSim reports, 0.26, give or take one step of the sweep.
+    check(f"last stable rate {sat['last_stable_rate']} within 0.26 +- 0.05",
+          0.21 <= sat["last_stable_rate"] <= 0.31)
+    near("last_stable_rate is the last stable point", sat["last_stable_rate"], rates[-2], 1e-12)
+    near("first_unstable_rate", sat["first_unstable_rate"], rates[-1], 1e-12)
+    near("max_accepted", sat["max_accepted"], max(pt["throughput"]["accepted"] for pt in pts if pt["stable"]),
+         1e-12)
+    # BookSim2's figures at the stable points it shares with the sweep
+    # (packet latency within 5%; accepted = offered).
+    booksim = {0.05: 31.51, 0.10: 32.35, 0.20: 36.16}
+    for pt in pts:
+        want = booksim.get(round(pt["throughput"]["offered"], 2))
+        if want:
+            near(f"latency at {pt['throughput']['offered']}", pt["latency"]["packet"]["mean"], want, 0.05 * want)
+            near(f"accepted at {pt['throughput']['offered']}", pt["throughput"]["accepted"],
+                 pt["throughput"]["offered"], 0.005)
+    # CSV: the header and one row per point, matching the JSON.
+    rows = p.stdout.decode().splitlines()
+    eq("CSV header", rows[0], "offered,injected,accepted,latency_mean,latency_p50,latency_p99,latency_max,"
+                              "network_latency_mean,hops_mean,stable,cycles,flit_hops,wall_seconds")
+    eq("CSV rows", len(rows), 1 + len(pts))
+    for row, pt in zip(rows[1:], pts):
+        f = row.split(",")
+        eq("CSV columns", len(f), 13)
+        near("CSV offered", float(f[0]), pt["throughput"]["offered"], 1e-9)
+        near("CSV latency_mean", float(f[3]), pt["latency"]["packet"]["mean"], 1e-4 * pt["latency"]["packet"]["mean"])
+        eq("CSV latency_p99", int(f[5]), pt["latency"]["packet"]["p99"])
+        eq("CSV stable", f[9], "1" if pt["stable"] else "0")
+        eq("CSV cycles", int(f[10]), pt["cycles"])
+        eq("CSV flit_hops", int(f[11]), pt["flit_hops"])
+
+
+def case_sweep_table():
+    p = run("sweep", *SMALL, "--rates", "0.1:0.3:0.1")
+    lines = p.stdout.decode().splitlines()
+    check(f"header line: {lines[0]}", lines[0].startswith("netloom ") and "mesh:k=4x4" in lines[0]
+          and "routing dor, traffic uniform, 16 routers, 16 endpoints, seed 0" in lines[0])
+    eq("column heads", lines[1].split(), ["offered", "injected", "accepted", "lat.mean", "p50", "p99", "max",
+                                          "net.mean", "hops", "stable"])
+    eq("rows", [l.split()[0] for l in lines[2:5]], ["0.1000", "0.2000", "0.3000"])
+    check(f"no saturation line: {lines[-1]}", lines[-1].startswith("no saturation up to 0.3, max accepted 0."))
+    eq("stderr", p.stderr, b"")
+
+
+def case_deadlock():
+    # A ring without dateline classes deadlocks under tornado traffic
+    # (each packet holds its VC while waiting for the next one around).
+    args = ("run", "-s", "topology=torus:k=8", "-s", "routing_function=dor:dateline=0", "-s", "num_vcs=1",
+            "-s", "vc_buf_size=2", "-s", "packet_size=8", "-s", "traffic=tornado", "-s", "injection_rate=0.9",
+            "-s", "watchdog_cycles=500", "-s", "sim_type=throughput")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        p = run(*args, "--json", out, code=1)
+        eq("stdout", p.stdout, b"")
+        eq("no JSON written", os.listdir(tmp), [])
+        write(out, "sentinel\n")
+        run(*args, "--json", out, code=1)
+        eq("existing JSON untouched", open(out).read(), "sentinel\n")
+    lines = p.stderr.decode().splitlines()
+    m = re.fullmatch(r"netloom: network deadlock at cycle (\d+): (\d+) flits stuck for 500 cycles in (\d+) input "
+                     r"VCs \(first: router (\d+) in-port (\d+) VC 0\)", lines[0])
+    check(f"first line: {lines[0]!r}", m)
+    cycle, flits, n_vcs = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    check("after the watchdog period", cycle > 500)
+    eq("second line", lines[1], "blocked input VCs:")
+    report = lines[2:]
+    eq("one line per blocked VC", len(report), n_vcs)
+    vc_re = re.compile(r"  router (\d) in-port ([12]) VC 0: (vc_alloc|active), (\d+) flits, packet (\d)->(\d)"
+                       r"( waits for a VC 0\.\.0 on out-port 0 \(VC 0 held by in-port [12] VC 0\)"
+                       r"| waits on out-port 0 VC 0 \(2/2 credits used\))")
+    total = 0
+    for line in report:
+        mm = vc_re.fullmatch(line)
+        check(f"report line: {line!r}", mm)
+        total += int(mm.group(4))
+        # Tornado on an 8-ring: 3 hops on.
+        eq(f"tornado destination in {line!r}", (int(mm.group(5)) + 3) % 8, int(mm.group(6)))
+    eq("flits in the report", total, flits)
+    check("every router is in the cycle", sorted({int(l.split()[1]) for l in report}) == list(range(8)))
+
+
+def _pty_run(args, env):
+    """Run netloom with stderr on a pseudo-terminal; returns (stdout, what the terminal got)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([NETLOOM, *args], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    got = b""
+    while True:
+        r, _, _ = select.select([master], [], [], 30)
+        if not r:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    out = p.stdout.read()
+    p.wait()
+    os.close(master)
+    if p.returncode != 0:
+        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}")
+    return out, got
+
+
+def case_progress():
+    env = {k: v for k, v in os.environ.items() if k != "NETLOOM_PROGRESS"}
+    # Long enough (about a second here; progress redraws at most every
+    # 0.2 s, at the end of sample periods) that a terminal sees progress.
+    args = ("run", "-s", "topology=torus:k=16x16", "-s", "num_vcs=2", "-s", "injection_rate=0.1",
+            "-s", "warmup_periods=1", "-s", "max_samples=3", "-s", "sample_period=5000", "--csv")
+    p = run(*args, env=env)
+    eq("stderr when not a terminal", p.stderr, b"")
+    p = run("sweep", *SMALL, "--rates", "0.1:0.3:0.1", env=env)
+    eq("sweep stderr when not a terminal", p.stderr, b"")
+    # On a terminal, progress is drawn and cleared; stdout is unchanged.
+    out, tty = _pty_run(args, env)
+    check(f"progress on a terminal: {tty[:200]!r}", b"rate 0.1: " in tty and b"cycle " in tty)
+    check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
+    eq("stdout is the CSV", out.decode().splitlines()[0].split(",")[0], "offered")
+    # NETLOOM_PROGRESS=0 silences it even on a terminal.
+    _, tty = _pty_run(args, dict(env, NETLOOM_PROGRESS="0"))
+    eq("NETLOOM_PROGRESS=0 on a terminal", tty, b"")
+
+
+def case_help():
+    for args in (("run", "--help"), ("sweep", "--help"), ("config", "--help")):
+        p = run(*args)
+        check(f"{' '.join(args)}: usage", p.stdout.decode().startswith(f"usage: netloom {args[0]}"))
+        eq(f"{' '.join(args)}: stderr", p.stderr, b"")
+    text = run("run", "--help").stdout.decode()
+    for name in ("dor", "valiant", "min", "uniform", "bitcomp", "bitrev", "shuffle", "transpose", "bitrot",
+                 "hotspot", "randperm", "asymmetric", "neighbor", "tornado", "swap2"):
+        check(f"run --help lists {name}", re.search(rf"^  {name} ", text, flags=re.M))
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+
+if __name__ == "__main__":
+    try:
+        CASES[sys.argv[2]]()
+    except Fail as e:
+        print(f"FAIL {sys.argv[2]}: {e}")
+        sys.exit(1)
+    print(f"ok {sys.argv[2]}")
