@@ -55,6 +55,7 @@ int cli_design_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);
 int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
+int cli_replay_main(int argc, char **argv);
 
 /* BookSim2 config file to netloom INI on `out`; what cannot be mapped is
  * listed on `warn`, one line each. Returns the number of unmapped keys, or

@@ -20,6 +20,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives"},
 	{"topo", cli_topo_main, "describe, analyse and export topologies"},
 	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)"},
+	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime"},
 };
 
 static void cli_print_usage(FILE *f)

@@ -9,8 +9,10 @@
 #include "core/registry.h"
 
 extern const struct net_backend_ops net_backend_flit_ops;
+extern const struct net_backend_ops net_analytic_ops; /* backend_analytic.c */
 
 static const struct net_backend_ops *const net_backends[] = {
+	&net_analytic_ops,
 	&net_backend_flit_ops,
 };
 

@@ -1,0 +1,238 @@
+/* The application layer: MPI-semantics replay of per-rank operation streams.
+ *
+ * Each rank is a state machine over its stream of trace operations
+ * (traces/trace.h): compute intervals advance its clock; point-to-point
+ * calls become messages handed to a net_backend (eager below a threshold,
+ * rendezvous RTS/CTS/DATA above it); receives match on (source, tag,
+ * communicator) with wildcards and the non-overtaking rule; collectives
+ * are decomposed into point-to-point by named algorithms, chosen per
+ * collective by configuration or, by default, by Open MPI's fixed decision
+ * rules. A discrete-event core in picoseconds orders everything by (time,
+ * sequence), so a replay is deterministic. A replay whose ranks wait
+ * forever stops with a deadlock report instead of hanging.
+ *
+ * Operations come from an app_source: one next() callback per rank, so
+ * tests feed synthetic lists and the archive reader streams a .nlt file.
+ * Replay keeps one operation per rank (plus what in-flight requests need),
+ * so its memory does not grow with the trace's length.
+ */
+#ifndef NETLOOM_APP_APP_H
+#define NETLOOM_APP_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traces/trace.h"
+
+struct config;
+struct config_table;
+struct json_t;
+struct net_backend;
+struct nl_err;
+struct progress;
+struct trace_archive;
+
+/* --- configuration ([replay] section) -------------------------------------- */
+
+/* Collectives with their own algorithm key (coll_<name>_algorithm). The
+ * non-blocking variant of a collective uses its blocking key. */
+#define APP_COLL_MAP(X)                          \
+	X(APP_COLL_BARRIER, "barrier")           \
+	X(APP_COLL_BCAST, "bcast")               \
+	X(APP_COLL_REDUCE, "reduce")             \
+	X(APP_COLL_ALLREDUCE, "allreduce")       \
+	X(APP_COLL_GATHER, "gather")             \
+	X(APP_COLL_GATHERV, "gatherv")           \
+	X(APP_COLL_SCATTER, "scatter")           \
+	X(APP_COLL_SCATTERV, "scatterv")         \
+	X(APP_COLL_ALLGATHER, "allgather")       \
+	X(APP_COLL_ALLGATHERV, "allgatherv")     \
+	X(APP_COLL_ALLTOALL, "alltoall")         \
+	X(APP_COLL_ALLTOALLV, "alltoallv")       \
+	X(APP_COLL_ALLTOALLW, "alltoallw")       \
+	X(APP_COLL_REDUCE_SCATTER, "reduce_scatter") \
+	X(APP_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatter_block") \
+	X(APP_COLL_SCAN, "scan")                 \
+	X(APP_COLL_EXSCAN, "exscan")
+
+enum app_coll {
+#define APP_COLL_ENUM_(name, text) name,
+	APP_COLL_MAP(APP_COLL_ENUM_)
+#undef APP_COLL_ENUM_
+	APP_COLL__COUNT
+};
+
+/* Algorithm names (the values of coll_<name>_algorithm). Which ones a
+ * collective accepts is in its key's choice list; docs/replay.md. */
+#define APP_ALG_MAP(X)                                        \
+	X(APP_ALG_AUTO, "auto")                               \
+	X(APP_ALG_LINEAR, "linear")                           \
+	X(APP_ALG_BINOMIAL, "binomial")                       \
+	X(APP_ALG_KNOMIAL, "knomial")                         \
+	X(APP_ALG_BINARY, "binary")                           \
+	X(APP_ALG_CHAIN, "chain")                             \
+	X(APP_ALG_RECURSIVE_DOUBLING, "recursive_doubling")   \
+	X(APP_ALG_RECURSIVE_HALVING, "recursive_halving")     \
+	X(APP_ALG_RING, "ring")                               \
+	X(APP_ALG_BRUCK, "bruck")                             \
+	X(APP_ALG_PAIRWISE, "pairwise")                       \
+	X(APP_ALG_NEIGHBOR, "neighbor")                       \
+	X(APP_ALG_SCATTER_ALLGATHER, "scatter_allgather")     \
+	X(APP_ALG_SCATTER_ALLGATHER_RING, "scatter_allgather_ring") \
+	X(APP_ALG_RABENSEIFNER, "rabenseifner")               \
+	X(APP_ALG_REDUCE_BCAST, "reduce_bcast")               \
+	X(APP_ALG_GATHER_BCAST, "gather_bcast")
+
+enum app_alg {
+#define APP_ALG_ENUM_(name, text) name,
+	APP_ALG_MAP(APP_ALG_ENUM_)
+#undef APP_ALG_ENUM_
+	APP_ALG__COUNT
+};
+
+/* "binomial" for APP_ALG_BINOMIAL; NULL when out of range. */
+const char *app_alg_name(unsigned alg);
+/* "allreduce" for APP_COLL_ALLREDUCE; NULL when out of range. */
+const char *app_coll_name(unsigned coll);
+
+/* Rendezvous protocols: RTS, CTS, then the data (the sender pushes), or RTS
+ * then the receiver pulls the data (RDMA read, or the single copy of Open
+ * MPI's shared-memory transport) and answers FIN. */
+enum { APP_RNDV_RTS_CTS, APP_RNDV_GET };
+
+/* The replay's resolved settings (bound from the [replay] table). */
+struct app_config {
+	char backend[256];        /* net_backend name */
+	int64_t eager_threshold;  /* bytes: messages up to this size go eagerly */
+	int rndv_protocol;        /* APP_RNDV_* */
+	double cpu_factor;        /* compute intervals are multiplied by this */
+	double cpu_flops;         /* flop/s for TOP_COMPUTE_FLOPS */
+	int64_t knomial_radix;    /* k of the k-nomial bcast tree */
+	int coll_alg[APP_COLL__COUNT]; /* enum app_alg per collective */
+};
+
+/* The [replay] configuration table (keys: backend, eager_threshold,
+ * rndv_protocol, cpu_factor, cpu_flops, coll_knomial_radix,
+ * coll_<name>_algorithm). The network's own keys (topology, packet_bytes,
+ * ...) are in net.h's tables. */
+extern const struct config_table app_config_table;
+
+/* Bind the [replay] keys of `cfg` (defaults when cfg is NULL). Translates
+ * each coll_<name>_algorithm choice to enum app_alg. */
+int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_err *err);
+
+/* --- operation sources ---------------------------------------------------- */
+
+/* Next operation of `rank`: 1 with *op filled, 0 at the end of the rank's
+ * stream, or a negative error (filling *err). Pointers inside *op must stay
+ * valid until the next call for the same rank. Ranks are pulled in any
+ * order; each rank's operations are pulled in stream order, at most one
+ * ahead of the one being replayed. */
+typedef int (*app_next_op_fn)(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err);
+
+/* What replay reads: ranks, communicators and one stream per rank. */
+struct app_source {
+	uint32_t n_ranks;
+	uint32_t n_comms;
+	const struct trace_comm *comms; /* world (id 0) and self (id 1) may be omitted */
+	app_next_op_fn next;
+	void *ctx;
+	uint64_t total_ops;             /* for progress; 0 = unknown */
+};
+
+/* A source streaming from an open archive: one trace_rank_reader per rank,
+ * opened on first use. The archive must outlive the source. */
+struct app_archive_source;
+int app_archive_source_new(struct app_archive_source **s, struct trace_archive *a,
+			   struct app_source *out, struct nl_err *err);
+void app_archive_source_free(struct app_archive_source *s);
+
+/* --- replay ------------------------------------------------------------- */
+
+struct app;
+
+/* Set up a replay of `src` over the backend `net` (created by the caller,
+ * kept by pointer; the caller destroys it after app_free). rank_ep[r] is
+ * the network endpoint of world rank r; NULL places rank r on endpoint r.
+ * Fails on a source that names unknown communicators or peers. */
+int app_new(struct app **out, const struct app_config *cfg, const struct app_source *src,
+	    struct net_backend *net, const uint32_t *rank_ep, struct nl_err *err);
+
+/* Run to the end. 0 when every rank finished; NL_EDEADLOCK when some ranks
+ * wait forever (app_deadlock_* describe them; *err has a one-line summary);
+ * another negative error for bad trace content (naming rank and op index)
+ * or a backend failure. `prog` may be NULL. */
+int app_run(struct app *a, struct progress *prog, struct nl_err *err);
+
+void app_free(struct app *a);
+
+/* --- results -------------------------------------------------------------- */
+
+/* Per rank. compute + comm + wait = finish time: compute is the (scaled)
+ * compute intervals; wait is the time blocked in MPI calls until the last
+ * peer it depended on had posted its matching operation (late sender, late
+ * receiver, late collective member); comm is the rest of the time spent in
+ * MPI calls (transfers, protocol round trips). */
+struct app_rank_stats {
+	uint64_t compute_ps;
+	uint64_t comm_ps;
+	uint64_t wait_ps;
+	uint64_t finish_ps;   /* when the rank reached MPI_Finalize / its stream's end */
+	uint64_t ops;         /* operations replayed */
+	uint64_t mpi_calls;   /* of which MPI calls */
+	uint64_t msgs_sent;   /* MPI messages (user and collective-internal) */
+	uint64_t bytes_sent;
+};
+
+/* Message size classes for latency statistics: [lower, next lower). */
+#define APP_SIZE_CLASSES 6
+
+struct app_results {
+	uint64_t runtime_ps;          /* the last rank's finish time */
+	uint32_t n_ranks;
+	const struct app_rank_stats *ranks; /* [n_ranks] */
+	uint64_t msgs, bytes;         /* MPI messages and payload bytes (p2p + collective) */
+	uint64_t p2p_msgs, p2p_bytes; /* of which user point-to-point */
+	uint64_t coll_msgs, coll_bytes; /* of which inside collectives */
+	uint64_t eager_msgs, rndv_msgs; /* by protocol */
+	uint64_t net_msgs;            /* network messages incl. RTS/CTS control */
+	uint64_t unmatched_msgs;      /* sent but never received */
+	uint64_t unknown_requests;    /* waits/tests on ids never created (ignored) */
+	uint64_t events;              /* engine events processed */
+	uint64_t coll_calls[APP_COLL__COUNT];
+	uint32_t coll_alg_used[APP_COLL__COUNT][APP_ALG__COUNT]; /* instances by algorithm */
+};
+
+const struct app_results *app_results(const struct app *a);
+
+/* Latency (network hand-over of the payload to its arrival) statistics of
+ * the data-carrying messages, overall (cls = -1) or by size class. */
+struct app_latency {
+	uint64_t lower_bytes, upper_bytes; /* class bounds; upper = UINT64_MAX for the last */
+	uint64_t n;
+	double mean_ps;
+	uint64_t p50_ps, p90_ps, p99_ps, max_ps;
+};
+void app_latency(const struct app *a, int cls, struct app_latency *out);
+
+/* The results as JSON: {"runtime": {"predicted_s"}, "ranks": [...],
+ * "messages": {...}, "collectives": {...}} (new reference, NULL on
+ * allocation failure). */
+struct json_t *app_results_json(const struct app *a);
+
+/* --- deadlock report ---------------------------------------------------------- */
+
+/* After app_run returned NL_EDEADLOCK: one line per stuck rank (and one per
+ * request it waits on), e.g.
+ *   "rank 1: op 3 send to 0 tag 7 comm 0 (1048576 bytes, rendezvous): no
+ *    matching receive posted at rank 0"
+ * Returns the number of stuck ranks. */
+typedef void (*app_line_fn)(void *ctx, const char *line);
+uint32_t app_deadlock_report(const struct app *a, app_line_fn line, void *ctx);
+
+/* The same as JSON: {"time_s", "stuck": [{"rank", "op_index", "op", "peer",
+ * "tag", "comm", "waits_for": [...]}]}. */
+struct json_t *app_deadlock_json(const struct app *a);
+
+#endif

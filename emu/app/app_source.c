@@ -1,0 +1,70 @@
+/* The archive as an op source: one streaming trace_rank_reader per rank,
+ * opened when the rank first asks and closed at its end, so replay holds
+ * one decoded frame per active rank whatever the trace's length. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "app/app.h"
+#include "core/error.h"
+#include "traces/trace.h"
+
+struct app_archive_source {
+	struct trace_archive *a;
+	uint32_t n_ranks;
+	struct trace_rank_reader **readers; /* [n_ranks], NULL until opened / after the end */
+	uint8_t *ended;                      /* [n_ranks] */
+};
+
+static int app_archive_next(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err)
+{
+	struct app_archive_source *s = ctx;
+	if (rank >= s->n_ranks || s->ended[rank])
+		return 0;
+	if (!s->readers[rank])
+		NL_CHECK(trace_rank_open(s->a, rank, &s->readers[rank], err));
+	int rc = trace_rank_next(s->readers[rank], op, err);
+	if (rc <= 0) {
+		trace_rank_close(s->readers[rank]);
+		s->readers[rank] = NULL;
+		s->ended[rank] = 1;
+	}
+	return rc;
+}
+
+int app_archive_source_new(struct app_archive_source **out, struct trace_archive *a,
+			   struct app_source *src, struct nl_err *err)
+{
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	struct app_archive_source *s = calloc(1, sizeof *s);
+	if (!s)
+		return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+	s->a = a;
+	s->n_ranks = m->n_ranks;
+	s->readers = calloc(m->n_ranks ? m->n_ranks : 1, sizeof *s->readers);
+	s->ended = calloc(m->n_ranks ? m->n_ranks : 1, 1);
+	if (!s->readers || !s->ended) {
+		app_archive_source_free(s);
+		return nl_errf(err, NL_ENOMEM, "replay: out of memory for %" PRIu32 " rank readers", m->n_ranks);
+	}
+	src->n_ranks = m->n_ranks;
+	src->n_comms = m->n_comms;
+	src->comms = m->comms;
+	src->next = app_archive_next;
+	src->ctx = s;
+	src->total_ops = 0;
+	for (uint32_t r = 0; m->rank_ops && r < m->n_ranks; r++)
+		src->total_ops += m->rank_ops[r];
+	*out = s;
+	return 0;
+}
+
+void app_archive_source_free(struct app_archive_source *s)
+{
+	if (!s)
+		return;
+	for (uint32_t r = 0; s->readers && r < s->n_ranks; r++)
+		trace_rank_close(s->readers[r]);
+	free(s->readers);
+	free(s->ended);
+	free(s);
+}

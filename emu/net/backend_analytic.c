@@ -1,0 +1,572 @@
+/* analytic: the latency/bandwidth message model (net_backend "analytic").
+ *
+ * A message of S bytes handed over at t completes at
+ *   t + latency + h * hop_latency + S / bandwidth            (link_model = none)
+ * where h is the router hop count of the minimal route when a topology is
+ * given (0 otherwise): the LogGP-style alpha + beta*S cost (Alexandrov et
+ * al., SPAA 1995) with no interaction between messages.
+ *
+ * link_model = endpoint and links add contention as FIFO reservations:
+ * every channel (an endpoint's injection and ejection channel; with links,
+ * also every router-to-router channel of the message's minimal route) keeps
+ * the time it becomes free. A message crosses its injection channel, its h
+ * router-to-router channels and its ejection channel cut through, entering
+ * the j-th router channel at t0 + j * hop_latency (the ejection channel
+ * with the last one) and holding each for S / bandwidth; t0 is the
+ * earliest start no earlier than t at which every
+ * channel is free when the message reaches it. Channels are reserved in
+ * send order, so a message never overtakes an earlier one on a shared
+ * channel (no backfilling), and without contention the time is the
+ * link_model = none time. The model does not cut messages into packets
+ * (the flit backend does). Deterministic: no draws, ties complete in
+ * send order.
+ *
+ * link_model = bus: every message crosses one shared channel of the given
+ * bandwidth, FIFO in send order: a shared-memory node, where all copies
+ * share the memory system.
+ *
+ * ideal = yes: zero latency, infinite bandwidth (a message completes at
+ * the instant it is sent), for checking the app layer's compute-only time.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/param.h"
+#include "net/net.h"
+#include "topo/topo.h"
+
+enum { ANALYTIC_LINK_NONE, ANALYTIC_LINK_ENDPOINT, ANALYTIC_LINK_LINKS, ANALYTIC_LINK_BUS };
+
+struct analytic_params {
+	double latency_ns;     /* fixed per-message latency */
+	double bandwidth_gbps; /* per message (none) or per channel */
+	double hop_latency_ns; /* per router hop of the route */
+	int link_model;        /* ANALYTIC_LINK_* */
+	bool ideal;            /* zero latency, infinite bandwidth */
+	int64_t report_links;  /* busiest channels listed in the report */
+};
+
+static const char *const analytic_link_models[] = {"none", "endpoint", "links", "bus", NULL};
+
+static const struct param_def analytic_keys[] = {
+	{"latency_ns", PARAM_DOUBLE, offsetof(struct analytic_params, latency_ns), "1000", 0, 1e12,
+	 "analytic backend: fixed latency of every message, ns", NULL},
+	{"bandwidth_gbps", PARAM_DOUBLE, offsetof(struct analytic_params, bandwidth_gbps), "100", 1e-6,
+	 1e9, "analytic backend: bandwidth of a message (link_model=none) or of each channel, Gbit/s",
+	 NULL},
+	{"hop_latency_ns", PARAM_DOUBLE, offsetof(struct analytic_params, hop_latency_ns), "0", 0, 1e9,
+	 "analytic backend: extra latency per router hop of the minimal route (needs topology), ns",
+	 NULL},
+	{"link_model", PARAM_CHOICE, offsetof(struct analytic_params, link_model), "none", 0, 0,
+	 "analytic backend: none = contention-free; endpoint = messages share injection/ejection "
+	 "bandwidth; links = and every channel of the minimal route (needs topology); bus = all "
+	 "messages share one channel (one shared-memory node)",
+	 analytic_link_models},
+	{"ideal", PARAM_BOOL, offsetof(struct analytic_params, ideal), "no", 0, 0,
+	 "analytic backend: zero latency and infinite bandwidth (replay gives the compute-only time)",
+	 NULL},
+	{"report_links", PARAM_INT, offsetof(struct analytic_params, report_links), "10", 0, 100000,
+	 "analytic backend: number of busiest channels listed in results", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+const struct config_table net_analytic_config = {
+	.section = "analytic",
+	.help = "analytical latency/bandwidth network model (backend = analytic)",
+	.keys = analytic_keys,
+	.struct_size = sizeof(struct analytic_params),
+};
+
+/* A pending completion; the heap orders by (t_ps, seq). */
+struct analytic_ev {
+	uint64_t t_ps;
+	uint64_t seq;
+	uint64_t msg_id;
+};
+
+/* Channel accounting for the report. */
+struct analytic_chan {
+	uint64_t free_ps; /* when the channel can take the next message */
+	uint64_t busy_ps; /* total time reserved */
+	uint64_t bytes;   /* payload carried */
+	uint64_t msgs;
+};
+
+struct analytic {
+	struct analytic_params p;
+	const struct topo *t;
+	double ps_per_byte;   /* 8000 / Gbit/s */
+	uint64_t latency_ps;
+	uint64_t hop_ps;
+
+	struct analytic_ev *heap;
+	size_t n_heap, cap_heap;
+	uint64_t seq;
+	uint64_t reached_ps;
+
+	/* Channels: [0, n_inj) injection of endpoint e, [n_inj, 2 n_inj)
+	 * ejection, then (links) one per global router port. Without a
+	 * topology the endpoint arrays grow with the largest endpoint seen. */
+	struct analytic_chan *chan;
+	size_t n_ep;          /* endpoints covered by the injection/ejection arrays */
+	size_t n_chan;
+	uint32_t *route;      /* scratch: channel ids of one route */
+	size_t cap_route;
+	uint16_t *dist;       /* all-pairs router distances, irregular topologies only */
+
+	struct analytic_chan bus; /* link_model = bus */
+	uint64_t n_msgs, n_bytes;
+};
+
+#define ANALYTIC_DIST_MAX_ROUTERS 4096u
+
+static void analytic_destroy(struct net_backend *b)
+{
+	struct analytic *a = b->state;
+	if (!a)
+		return;
+	free(a->heap);
+	free(a->chan);
+	free(a->route);
+	free(a->dist);
+	free(a);
+	b->state = NULL;
+}
+
+static int analytic_build_dist(struct analytic *a, struct nl_err *err)
+{
+	const struct topo *t = a->t;
+	uint32_t n = t->n_routers;
+	if (n > ANALYTIC_DIST_MAX_ROUTERS)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "analytic backend: topology '%s' has %" PRIu32
+			       " routers and no closed-form distance; at most %u are supported",
+			       t->spec, n, ANALYTIC_DIST_MAX_ROUTERS);
+	a->dist = malloc((size_t)n * n * sizeof *a->dist);
+	uint32_t *d = malloc((size_t)n * sizeof *d), *q = malloc((size_t)n * sizeof *q);
+	if (!a->dist || !d || !q) {
+		free(d);
+		free(q);
+		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory for %" PRIu32 " routers", n);
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		topo_bfs(t, s, d, q);
+		for (uint32_t r = 0; r < n; r++)
+			a->dist[(size_t)s * n + r] = d[r] > UINT16_MAX ? UINT16_MAX : (uint16_t)d[r];
+	}
+	free(d);
+	free(q);
+	return 0;
+}
+
+static int analytic_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
+			   struct nl_err *err)
+{
+	struct analytic *a = calloc(1, sizeof *a);
+	if (!a)
+		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	b->state = a;
+	int rc = cfg ? config_bind(cfg, &net_analytic_config, &a->p, err)
+		     : param_defaults(analytic_keys, &a->p, "analytic", err);
+	if (rc < 0)
+		goto fail;
+	a->t = t;
+	if (a->p.link_model == ANALYTIC_LINK_LINKS && !t) {
+		rc = nl_errf(err, NL_ECONFIG,
+			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
+		goto fail;
+	}
+	if (a->p.ideal) {
+		a->ps_per_byte = 0;
+		a->latency_ps = 0;
+		a->hop_ps = 0;
+	} else {
+		a->ps_per_byte = 8000.0 / a->p.bandwidth_gbps;
+		a->latency_ps = (uint64_t)llround(a->p.latency_ns * 1000.0);
+		a->hop_ps = (uint64_t)llround(a->p.hop_latency_ns * 1000.0);
+	}
+	if (t) {
+		a->n_ep = t->n_endpoints;
+		a->n_chan = 2 * a->n_ep + (a->p.link_model == ANALYTIC_LINK_LINKS ? t->n_ports : 0);
+		if (a->n_chan) {
+			a->chan = calloc(a->n_chan, sizeof *a->chan);
+			if (!a->chan) {
+				rc = nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+				goto fail;
+			}
+		}
+		/* Irregular graphs get a distance table, so routes and hop counts
+		 * never run a BFS per message. */
+		bool need_dist = a->p.link_model == ANALYTIC_LINK_LINKS || a->hop_ps > 0;
+		if (need_dist && !t->grid && !t->ops->distance) {
+			rc = analytic_build_dist(a, err);
+			if (rc < 0)
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	analytic_destroy(b);
+	return rc;
+}
+
+/* --- completion heap: (t_ps, seq) order ---------------------------------- */
+
+static bool analytic_ev_less(const struct analytic_ev *x, const struct analytic_ev *y)
+{
+	return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
+}
+
+static int analytic_push(struct analytic *a, uint64_t t_ps, uint64_t msg_id)
+{
+	if (a->n_heap == a->cap_heap) {
+		size_t cap = a->cap_heap ? 2 * a->cap_heap : 256;
+		struct analytic_ev *h = realloc(a->heap, cap * sizeof *h);
+		if (!h)
+			return NL_ENOMEM;
+		a->heap = h;
+		a->cap_heap = cap;
+	}
+	struct analytic_ev ev = {t_ps, a->seq++, msg_id};
+	size_t i = a->n_heap++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!analytic_ev_less(&ev, &a->heap[up]))
+			break;
+		a->heap[i] = a->heap[up];
+		i = up;
+	}
+	a->heap[i] = ev;
+	return 0;
+}
+
+static struct analytic_ev analytic_pop(struct analytic *a)
+{
+	struct analytic_ev top = a->heap[0];
+	struct analytic_ev last = a->heap[--a->n_heap];
+	size_t i = 0, n = a->n_heap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && analytic_ev_less(&a->heap[c + 1], &a->heap[c]))
+			c++;
+		if (!analytic_ev_less(&a->heap[c], &last))
+			break;
+		a->heap[i] = a->heap[c];
+		i = c;
+	}
+	if (n)
+		a->heap[i] = last;
+	return top;
+}
+
+/* --- routes ---------------------------------------------------------------- */
+
+static uint32_t analytic_router_distance(const struct analytic *a, uint32_t x, uint32_t y)
+{
+	const struct topo *t = a->t;
+	if (a->dist)
+		return a->dist[(size_t)x * t->n_routers + y];
+	return topo_distance(t, x, y);
+}
+
+static int analytic_route_push(struct analytic *a, size_t *n, uint32_t chan)
+{
+	if (*n == a->cap_route) {
+		size_t cap = a->cap_route ? 2 * a->cap_route : 64;
+		uint32_t *r = realloc(a->route, cap * sizeof *r);
+		if (!r)
+			return NL_ENOMEM;
+		a->route = r;
+		a->cap_route = cap;
+	}
+	a->route[(*n)++] = chan;
+	return 0;
+}
+
+/* Router-to-router channels (global port ids) of the minimal route from
+ * router `r` to router `dst`: dimension order on grids (shorter way round a
+ * ring, + on a tie), otherwise the lowest-numbered port that brings the
+ * message one hop closer. Appends channel ids offset by `base`. */
+static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, size_t *n, size_t base)
+{
+	const struct topo *t = a->t;
+	const struct topo_grid *g = t->grid;
+	if (g) {
+		for (int d = 0; d < g->n_dims; d++) {
+			uint32_t k = g->k[d];
+			for (;;) {
+				uint32_t c = topo_grid_coord(g, r, d), want = topo_grid_coord(g, dst, d);
+				if (c == want)
+					break;
+				uint32_t fwd = (want + k - c) % k; /* steps in + direction on a ring */
+				bool plus = g->wrap[d] ? fwd <= k - fwd : want > c;
+				uint32_t gp = t->port_base[r] + (uint32_t)(2 * d + (plus ? 0 : 1));
+				NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + gp)));
+				r = t->port_router[t->peer[gp]];
+			}
+		}
+		return 0;
+	}
+	uint32_t left = analytic_router_distance(a, r, dst);
+	while (left > 0) {
+		uint32_t next = UINT32_MAX, via = 0;
+		for (uint32_t gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
+			if (!topo_port_is_network(t, gp))
+				continue;
+			uint32_t nb = t->port_router[t->peer[gp]];
+			if (analytic_router_distance(a, nb, dst) + 1 == left) {
+				next = nb;
+				via = gp;
+				break;
+			}
+		}
+		if (next == UINT32_MAX)
+			NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
+		NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + via)));
+		r = next;
+		left--;
+	}
+	return 0;
+}
+
+static int analytic_grow_endpoints(struct analytic *a, uint32_t ep)
+{
+	if (ep < a->n_ep)
+		return 0;
+	/* Without a topology: injection then ejection, both indexed by
+	 * endpoint; regrow both halves. */
+	size_t n = a->n_ep ? a->n_ep : 16;
+	while (n <= ep)
+		n *= 2;
+	struct analytic_chan *c = calloc(2 * n, sizeof *c);
+	if (!c)
+		return NL_ENOMEM;
+	if (a->chan) {
+		memcpy(c, a->chan, a->n_ep * sizeof *c);
+		memcpy(c + n, a->chan + a->n_ep, a->n_ep * sizeof *c);
+	}
+	free(a->chan);
+	a->chan = c;
+	a->n_ep = n;
+	a->n_chan = 2 * n;
+	return 0;
+}
+
+/* --- the backend ----------------------------------------------------------- */
+
+static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes)
+{
+	return (uint64_t)llround((double)bytes * a->ps_per_byte);
+}
+
+static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep,
+			 uint64_t bytes, uint64_t msg_id, struct nl_err *err)
+{
+	struct analytic *a = b->state;
+	const struct topo *t = a->t;
+
+	if (now_ps < a->reached_ps)
+		return nl_errf(err, NL_ESTATE,
+			       "analytic backend: send at %" PRIu64 " ps, before the reached time %" PRIu64
+			       " ps",
+			       now_ps, a->reached_ps);
+	if (t && (src_ep >= t->n_endpoints || dst_ep >= t->n_endpoints))
+		return nl_errf(err, NL_ERANGE,
+			       "analytic backend: endpoint %" PRIu32 " out of range (topology has %" PRIu32
+			       " endpoints)",
+			       src_ep >= t->n_endpoints ? src_ep : dst_ep, t->n_endpoints);
+	a->n_msgs++;
+	a->n_bytes += bytes;
+
+	uint64_t done;
+	if (a->p.ideal) {
+		done = now_ps;
+	} else if (a->p.link_model == ANALYTIC_LINK_BUS) {
+		uint64_t ser = analytic_ser_ps(a, bytes), t0 = now_ps > a->bus.free_ps ? now_ps : a->bus.free_ps;
+		a->bus.free_ps = t0 + ser;
+		a->bus.busy_ps += ser;
+		a->bus.bytes += bytes;
+		a->bus.msgs++;
+		done = t0 + ser + a->latency_ps;
+	} else if (a->p.link_model == ANALYTIC_LINK_NONE) {
+		uint32_t hops = 0;
+		if (t && a->hop_ps)
+			hops = analytic_router_distance(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep));
+		done = now_ps + a->latency_ps + hops * a->hop_ps + analytic_ser_ps(a, bytes);
+	} else {
+		if (!t && (analytic_grow_endpoints(a, src_ep) < 0 || analytic_grow_endpoints(a, dst_ep) < 0))
+			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+		size_t n = 0;
+		int rc = analytic_route_push(a, &n, src_ep);
+		if (rc == 0 && a->p.link_model == ANALYTIC_LINK_LINKS)
+			rc = analytic_route_routers(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep), &n,
+						    2 * a->n_ep);
+		if (rc == 0)
+			rc = analytic_route_push(a, &n, (uint32_t)(a->n_ep + dst_ep));
+		if (rc < 0)
+			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+
+		/* Channel i of n enters at min(i, h) hop latencies, h = n - 2
+		 * router channels. */
+		uint64_t ser = analytic_ser_ps(a, bytes), h = n - 2;
+		uint64_t t0 = now_ps;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t off = (i < h ? i : h) * a->hop_ps, f = a->chan[a->route[i]].free_ps;
+			if (f > off && f - off > t0)
+				t0 = f - off;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct analytic_chan *c = &a->chan[a->route[i]];
+			c->free_ps = t0 + (i < h ? i : h) * a->hop_ps + ser;
+			c->busy_ps += ser;
+			c->bytes += bytes;
+			c->msgs++;
+		}
+		done = t0 + h * a->hop_ps + ser + a->latency_ps;
+	}
+	if (analytic_push(a, done, msg_id) < 0)
+		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	return 0;
+}
+
+static int analytic_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn deliver, void *ctx,
+			    uint64_t *reached_ps, uint64_t *next_ps, struct nl_err *err)
+{
+	struct analytic *a = b->state;
+	if (until_ps < a->reached_ps)
+		return nl_errf(err, NL_ESTATE,
+			       "analytic backend: advance to %" PRIu64 " ps, before the reached time %" PRIu64
+			       " ps",
+			       until_ps, a->reached_ps);
+	if (a->n_heap == 0 || a->heap[0].t_ps > until_ps) {
+		a->reached_ps = until_ps;
+		*reached_ps = until_ps;
+		*next_ps = a->n_heap ? a->heap[0].t_ps : UINT64_MAX;
+		return 0;
+	}
+	uint64_t t = a->heap[0].t_ps;
+	a->reached_ps = t;
+	while (a->n_heap && a->heap[0].t_ps == t) {
+		struct analytic_ev ev = analytic_pop(a);
+		deliver(ctx, ev.msg_id, t);
+	}
+	*reached_ps = t;
+	*next_ps = a->n_heap ? a->heap[0].t_ps : UINT64_MAX;
+	return 0;
+}
+
+/* Describe channel c for the report: "ep 3 -> router 1", "router 1 -> router 2". */
+static json_t *analytic_chan_json(const struct analytic *a, size_t c, double horizon_s)
+{
+	const struct analytic_chan *ch = &a->chan[c];
+	const struct topo *t = a->t;
+	json_t *o = json_object();
+	char from[48], to[48];
+	if (c < a->n_ep) {
+		snprintf(from, sizeof from, "endpoint %zu", c);
+		if (t)
+			snprintf(to, sizeof to, "router %" PRIu32, topo_ep_router(t, (uint32_t)c));
+		else
+			snprintf(to, sizeof to, "network");
+		json_object_set_new(o, "kind", json_string("injection"));
+	} else if (c < 2 * a->n_ep) {
+		size_t e = c - a->n_ep;
+		if (t)
+			snprintf(from, sizeof from, "router %" PRIu32, topo_ep_router(t, (uint32_t)e));
+		else
+			snprintf(from, sizeof from, "network");
+		snprintf(to, sizeof to, "endpoint %zu", e);
+		json_object_set_new(o, "kind", json_string("ejection"));
+	} else {
+		uint32_t gp = (uint32_t)(c - 2 * a->n_ep);
+		snprintf(from, sizeof from, "router %" PRIu32, t->port_router[gp]);
+		snprintf(to, sizeof to, "router %" PRIu32, t->port_router[t->peer[gp]]);
+		json_object_set_new(o, "kind", json_string("link"));
+		json_object_set_new(o, "port", json_integer(gp - t->port_base[t->port_router[gp]]));
+	}
+	json_object_set_new(o, "from", json_string(from));
+	json_object_set_new(o, "to", json_string(to));
+	json_object_set_new(o, "busy_s", json_real((double)ch->busy_ps * 1e-12));
+	json_object_set_new(o, "utilisation",
+			    json_real(horizon_s > 0 ? (double)ch->busy_ps * 1e-12 / horizon_s : 0.0));
+	json_object_set_new(o, "messages", json_integer((json_int_t)ch->msgs));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)ch->bytes));
+	return o;
+}
+
+static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *err)
+{
+	struct analytic *a = b->state;
+	json_object_set_new(out, "backend", json_string("analytic"));
+	json_object_set_new(out, "link_model", json_string(analytic_link_models[a->p.link_model]));
+	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));
+	json_object_set_new(out, "messages", json_integer((json_int_t)a->n_msgs));
+	json_object_set_new(out, "bytes", json_integer((json_int_t)a->n_bytes));
+	if (a->p.link_model == ANALYTIC_LINK_BUS && !a->p.ideal) {
+		double horizon = (double)a->reached_ps * 1e-12;
+		json_t *l = json_object(), *arr = json_array();
+		json_object_set_new(l, "kind", json_string("bus"));
+		json_object_set_new(l, "from", json_string("all endpoints"));
+		json_object_set_new(l, "to", json_string("all endpoints"));
+		json_object_set_new(l, "busy_s", json_real((double)a->bus.busy_ps * 1e-12));
+		json_object_set_new(l, "utilisation",
+				    json_real(horizon > 0 ? (double)a->bus.busy_ps * 1e-12 / horizon : 0.0));
+		json_object_set_new(l, "messages", json_integer((json_int_t)a->bus.msgs));
+		json_object_set_new(l, "bytes", json_integer((json_int_t)a->bus.bytes));
+		json_array_append_new(arr, l);
+		json_object_set_new(out, "busiest_links", arr);
+		return 0;
+	}
+	if (a->p.link_model == ANALYTIC_LINK_NONE || a->p.ideal || !a->chan)
+		return 0;
+
+	/* Busiest channels: a partial selection by busy time, ties by id. */
+	size_t k = (size_t)a->p.report_links;
+	if (k > a->n_chan)
+		k = a->n_chan;
+	size_t *top = malloc((k ? k : 1) * sizeof *top);
+	if (!top)
+		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	size_t n_top = 0;
+	for (size_t c = 0; c < a->n_chan && k; c++) {
+		if (!a->chan[c].msgs)
+			continue;
+		size_t pos = n_top;
+		while (pos > 0 && a->chan[top[pos - 1]].busy_ps < a->chan[c].busy_ps)
+			pos--;
+		if (pos >= k)
+			continue;
+		size_t end = n_top < k ? n_top : k - 1;
+		memmove(top + pos + 1, top + pos, (end - pos) * sizeof *top);
+		top[pos] = c;
+		if (n_top < k)
+			n_top++;
+	}
+	double horizon_s = (double)a->reached_ps * 1e-12;
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n_top; i++)
+		json_array_append_new(arr, analytic_chan_json(a, top[i], horizon_s));
+	json_object_set_new(out, "busiest_links", arr);
+	free(top);
+	return 0;
+}
+
+const struct net_backend_ops net_analytic_ops = {
+	.name = "analytic",
+	.help = "latency + size/bandwidth per message; optional endpoint or per-link FIFO sharing",
+	.config = &net_analytic_config,
+	.create = analytic_create,
+	.destroy = analytic_destroy,
+	.send = analytic_send,
+	.advance = analytic_advance,
+	.report = analytic_report,
+};

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# End-to-end tests of `netloom replay` on synthetic archives.
+# usage: replay.sh NETLOOM REPLAY_MKTRACE
+# Every check compares values (closed forms, exact messages, exit codes).
+set -uo pipefail
+netloom=$1
+mk=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export NETLOOM_PROGRESS=0
+fails=0
+
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# json FILE EXPR: evaluate a Python expression over the document `d`.
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+expect_eq() { # what got want
+  if [ "$2" != "$3" ]; then fail "$1: got '$2', expected '$3'"; fi
+}
+
+net=(-s latency_ns=1000 -s bandwidth_gbps=8)
+
+# 1. Ping-pong: 10 x (1 us compute + 2 x (1 us + 100 ns)) = 32 us.
+"$mk" "$dir/pp.nlt" pingpong 10 100 || fail "mktrace pingpong"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" --json "$dir/pp.json" > "$dir/pp.txt" || fail "replay pingpong exit $?"
+expect_eq "pingpong predicted" "$(json "$dir/pp.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" 32000000
+expect_eq "pingpong recorded" "$(json "$dir/pp.json" 'round(d["results"]["runtime"]["recorded_s"]*1e12)')" 10000000
+expect_eq "pingpong ratio" "$(json "$dir/pp.json" 'round(d["results"]["runtime"]["ratio"],6)')" 3.2
+expect_eq "pingpong messages" "$(json "$dir/pp.json" 'd["results"]["messages"]["count"]')" 20
+expect_eq "pingpong bytes" "$(json "$dir/pp.json" 'd["results"]["messages"]["bytes"]')" 2000
+expect_eq "pingpong rank0 compute" "$(json "$dir/pp.json" 'round(d["results"]["ranks"][0]["compute_s"]*1e12)')" 10000000
+expect_eq "pingpong latency p50" "$(json "$dir/pp.json" 'round(d["results"]["messages"]["latency"]["p50_s"]*1e12)')" 1100000
+expect_eq "pingpong config" "$(json "$dir/pp.json" 'd["config"]["latency_ns"], d["config"]["backend"]')" "(1000.0, 'analytic')"
+expect_eq "pingpong version" "$(json "$dir/pp.json" 'd["netloom_version"]')" "$("$netloom" version | cut -d' ' -f2)"
+expect_eq "pingpong identity" "$(json "$dir/pp.json" 'len(d["trace"]["rank_hashes"]), d["trace"]["ranks"]')" "(2, 2)"
+grep -q "predicted runtime  0.000032000 s" "$dir/pp.txt" || fail "text report lacks the predicted runtime"
+grep -q "ratio              3.2000 (predicted / recorded)" "$dir/pp.txt" || fail "text report lacks the ratio"
+
+# 2. Determinism: identical JSON except wall_seconds.
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" --json "$dir/pp2.json" > /dev/null || fail "second run"
+python3 - "$dir/pp.json" "$dir/pp2.json" <<'PY' || fail "two runs differ beyond wall_seconds"
+import re, sys
+a, b = (re.sub(r'"wall_seconds": [^\n]*', '', open(p).read()) for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+"$mk" "$dir/st.nlt" stencil 6 20 2000 50000 || fail "mktrace stencil"
+for k in 1 2; do
+  "$netloom" replay "$dir/st.nlt" -s link_model=endpoint --json "$dir/st$k.json" > /dev/null || fail "stencil run $k"
+done
+python3 - "$dir/st1.json" "$dir/st2.json" <<'PY' || fail "stencil runs differ beyond wall_seconds"
+import re, sys
+a, b = (re.sub(r'"wall_seconds": [^\n]*', '', open(p).read()) for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+
+# 3. Ideal network: the runtime is the compute critical path, 20 x 1.2 x 50 us.
+"$netloom" replay "$dir/st.nlt" -s ideal=yes --json "$dir/ideal.json" > /dev/null || fail "ideal replay"
+expect_eq "ideal runtime" "$(json "$dir/ideal.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" 1200000000
+expect_eq "ideal comm" "$(json "$dir/ideal.json" 'sum(r["comm_s"] for r in d["results"]["ranks"])')" 0.0
+
+# 4. Deadlock: both ranks Send 1 MiB first (rendezvous) -> report, exit 1;
+#    the same below the eager threshold completes.
+"$mk" "$dir/dl.nlt" deadlock 1048576 || fail "mktrace deadlock"
+"$netloom" replay "$dir/dl.nlt" --json "$dir/dl.json" > "$dir/dl.out" 2> "$dir/dl.err"
+expect_eq "deadlock exit" $? 1
+grep -q "replay deadlock at t=0.000002000 s: 2 of 2 ranks wait forever" "$dir/dl.err" || fail "deadlock summary: $(cat "$dir/dl.err")"
+grep -q "rank 0: blocked in op 2 send to 1 tag 7 comm 0 (1048576 bytes)" "$dir/dl.err" || fail "deadlock rank 0 line"
+grep -q "waits for: send to 0 tag 7 comm 0, 1048576 bytes, rendezvous: no matching receive posted at world rank 0" "$dir/dl.err" || fail "deadlock rank 1 detail"
+expect_eq "deadlock json" "$(json "$dir/dl.json" 'd["results"]["status"], len(d["results"]["deadlock"]["stuck"])')" "('deadlock', 2)"
+"$mk" "$dir/ok.nlt" deadlock 1024 || fail "mktrace small"
+"$netloom" replay "$dir/ok.nlt" > /dev/null 2>&1 || fail "eager exchange should complete (exit $?)"
+
+# 5. Links on a topology: busiest links reported.
+"$netloom" replay "$dir/st.nlt" -s topology=torus:k=6 -s link_model=links -s report_links=40 --json "$dir/links.json" > "$dir/links.txt" || fail "links replay"
+expect_eq "links kinds" "$(json "$dir/links.json" 'sorted(set(l["kind"] for l in d["results"]["network"]["busiest_links"]))')" "['ejection', 'injection', 'link']"
+grep -q "busiest links:" "$dir/links.txt" || fail "text report lacks busiest links"
+# Utilisation is over the replay's span (the network is not run past the last event).
+expect_eq "links utilisation" "$(json "$dir/links.json" '0 < d["results"]["network"]["busiest_links"][0]["utilisation"] <= 1')" True
+
+# 5b. The flit-level backend under the same replay: the network's own
+#     keys (topology, packet_bytes, ...) come from the [network] table.
+"$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 --json "$dir/flit.json" > /dev/null || fail "flit replay"
+expect_eq "flit backend" "$(json "$dir/flit.json" 'd["results"]["network"]["backend"], d["results"]["messages"]["count"]')" "('flit', 20)"
+expect_eq "flit slower than compute" "$(json "$dir/flit.json" 'd["results"]["runtime"]["predicted_s"] > 1e-5')" True
+expect_eq "flit cycles" "$(json "$dir/flit.json" 'd["results"]["network"]["cycles"] * d["config"]["cycle_ps"] <= round(d["results"]["runtime"]["predicted_s"] * 1e12) + d["config"]["cycle_ps"]')" True
+
+# 6. CSV.
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" --csv > "$dir/pp.csv" || fail "csv"
+expect_eq "csv header" "$(head -1 "$dir/pp.csv")" "rank,compute_s,comm_s,wait_s,finish_s,ops,mpi_calls,messages_sent,bytes_sent"
+expect_eq "csv rows" "$(wc -l < "$dir/pp.csv")" 3
+
+# 7. Bad input: one line naming the problem, exit 2, nothing written.
+out=$("$netloom" replay "$dir/missing.nlt" --json "$dir/bad.json" 2>&1); rc=$?
+expect_eq "missing trace exit" $rc 2
+case "$out" in *"$dir/missing.nlt"*) ;; *) fail "missing trace message: $out" ;; esac
+[ -e "$dir/bad.json" ] && fail "a failed run wrote JSON"
+out=$("$netloom" replay "$dir/pp.nlt" -s eager_treshold=5 2>&1); rc=$?
+expect_eq "bad key exit" $rc 2
+expect_eq "bad key message" "$out" "netloom: -s: unknown key 'eager_treshold' (did you mean 'eager_threshold'?)"
+out=$("$netloom" replay "$dir/pp.nlt" -s backend=flitz 2>&1); rc=$?
+expect_eq "bad backend exit" $rc 2
+case "$out" in *"key 'backend': unknown network backend 'flitz' (valid: analytic"*) ;; *) fail "bad backend message: $out" ;; esac
+out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
+expect_eq "bad topology exit" $rc 2
+out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 2>&1); rc=$?
+expect_eq "small topology exit" $rc 0
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
+expect_eq "topology too small exit" $rc 2
+expect_eq "topology too small message" "$out" "netloom: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
+printf 'not a trace' > "$dir/junk.nlt"
+"$netloom" replay "$dir/junk.nlt" > /dev/null 2>&1; expect_eq "junk exit" $? 2
+"$netloom" replay > /dev/null 2>&1; expect_eq "no args exit" $? 2
+
+if [ $fails -ne 0 ]; then
+  echo "$fails e2e replay checks failed" >&2
+  exit 1
+fi
+echo "all e2e replay checks passed"

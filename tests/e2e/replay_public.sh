@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Replay of the shared public traces (tests/data/traces: DUMPI from
+# sst-macro, SimGrid time-independent examples) after `netloom trace
+# convert`. Every converted trace replays without error; the ideal-network
+# runtimes of SimGrid examples match the compute-only times derived by hand
+# from the files (SimGrid's flop counts at cpu_flops = 1e9 flop/s), and the
+# one single-rank file, whose peer has no actions, is reported as a
+# deadlock naming the receive.
+# usage: replay_public.sh NETLOOM SOURCE_ROOT
+set -uo pipefail
+netloom=$1
+data=$2/tests/data/traces
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export NETLOOM_PROGRESS=0
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+convert() { # IN OUT
+  "$netloom" trace convert "$1" "$2" > /dev/null 2>&1 || fail "convert $1"
+}
+
+convert "$data/dumpi/testtrace.meta" "$dir/testtrace.nlt"
+convert "$data/dumpi/testbgp.meta" "$dir/testbgp.nlt"
+convert "$data/simgrid/replay_multiple/smpi_replay.txt" "$dir/smpi32.nlt"
+for f in "$data"/simgrid/replay/actions_*.txt; do
+  convert "$f" "$dir/$(basename "$f" .txt).nlt"
+done
+
+# Every converted trace replays on the default and the ideal network, with
+# no message left unmatched.
+for t in "$dir"/*.nlt; do
+  for net in "" "-s ideal=yes"; do
+    # shellcheck disable=SC2086
+    "$netloom" replay "$t" $net --json "$t.json" > /dev/null 2> "$t.err" || { fail "replay $(basename "$t") $net: $(head -1 "$t.err")"; continue; }
+    [ "$(json "$t.json" 'd["results"]["messages"]["unmatched"]')" = 0 ] || fail "$(basename "$t") $net: unmatched messages"
+  done
+done
+
+# Ideal network: compute-only times derived from the files.
+ideal() { # NAME EXPECTED_S
+  "$netloom" replay "$dir/$1.nlt" -s ideal=yes --json "$dir/$1.ideal.json" > /dev/null || { fail "$1 ideal"; return; }
+  got=$(json "$dir/$1.ideal.json" 'round(d["results"]["runtime"]["predicted_s"], 12)')
+  [ "$got" = "$2" ] || fail "$1 ideal runtime: got $got s, expected $2 s"
+}
+ideal actions_allreduce 1.0          # allreduce (+5e8 flops reduction) then compute 5e8
+ideal actions_barrier 0.098095       # rank 0's compute after the barrier: 98095000 flops
+ideal actions_bcast 1.5              # two bcasts gate on the root's 0.5 s steps, then 0.5 s of reduction work
+ideal actions_with_isend 3.0         # rank 2: 2e9 + 2.5e8 + 2.5e8 + 5e8 flops
+ideal actions_waitall 0.0            # no compute at all
+
+# DUMPI: the 7-rank Blue Gene/P trace keeps its communicator and collectives.
+expect() { [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"; }
+expect "testbgp ranks" "$(json "$dir/testbgp.nlt.json" 'len(d["results"]["ranks"])')" 7
+expect "testbgp alltoall" "$(json "$dir/testbgp.nlt.json" '"alltoall" in d["results"]["collectives"]')" True
+expect "smpi32 ranks" "$(json "$dir/smpi32.nlt.json" 'len(d["results"]["ranks"])')" 32
+
+# A single-rank file of a 2-rank trace: rank 0 has no actions, so rank 1's
+# receive waits forever.
+"$netloom" trace convert "$data/simgrid/replay/actions1.txt" "$dir/single.nlt" > /dev/null 2>&1 || fail "convert actions1"
+"$netloom" replay "$dir/single.nlt" > /dev/null 2> "$dir/single.err"
+expect "single-rank exit" $? 1
+grep -q "rank 1: blocked in op 1 recv from 0 tag 0 comm 0" "$dir/single.err" || fail "single-rank report: $(cat "$dir/single.err")"
+
+if [ $fails -ne 0 ]; then
+  echo "$fails public-trace replay checks failed" >&2
+  exit 1
+fi
+echo "all public-trace replay checks passed"

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Acceptance on the recorded samples (traces/samples/*.nlt).
+#
+#   replay_samples.sh ideal    NETLOOM SAMPLES_DIR
+#   replay_samples.sh accuracy NETLOOM SAMPLES_DIR [TOLERANCE]   (default 0.15)
+#
+# ideal: on the ideal network (zero latency, infinite bandwidth) each
+#   rank's replayed compute time equals the sum of its recorded compute
+#   intervals, to the picosecond (summed here from `netloom trace dump`,
+#   independently of replay), communication costs nothing, and the
+#   predicted runtime, the trace's compute-only time, lies between the
+#   busiest rank's compute time and the recorded runtime.
+# accuracy: on the analytical backend calibrated to the recording machine's
+#   shared-memory transport (calibration-shm.json: the ping-pong run with
+#   the sample's rank count, latency_s and bandwidth_Bps of
+#   one_way = latency + bytes / bandwidth), the predicted runtime is within
+#   TOLERANCE of the recorded one, for every sample. Prints one line per
+#   sample, then the worst relative error.
+# Exit 77 (skipped) when there are no samples.
+set -uo pipefail
+mode=$1
+netloom=$2
+samples=$3
+tol=${4:-0.15}
+shopt -s nullglob
+files=("$samples"/*.nlt)
+if [ ${#files[@]} -eq 0 ]; then
+  echo "no samples in $samples" >&2
+  exit 77
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export NETLOOM_PROGRESS=0
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+if [ "$mode" = ideal ]; then
+  for f in "${files[@]}"; do
+    name=$(basename "$f" .nlt)
+    "$netloom" replay "$f" -s ideal=yes --json "$dir/$name.json" > /dev/null 2> "$dir/$name.err" || { fail "$name: $(head -1 "$dir/$name.err")"; continue; }
+    "$netloom" trace dump "$f" > "$dir/$name.txt" || { fail "$name: dump"; continue; }
+    python3 - "$name" "$dir/$name.txt" "$dir/$name.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+name, dump, res = sys.argv[1:]
+compute = {}
+rank = None
+for line in open(dump):
+    if line.startswith("rank "):
+        rank = int(line.split()[1])
+        compute[rank] = 0
+    elif rank is not None and line.startswith("compute "):
+        f = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+        compute[rank] += int(f["dur"])
+d = json.load(open(res))
+ranks = d["results"]["ranks"]
+bad = []
+for r in ranks:
+    got = round(r["compute_s"] * 1e12)
+    if got != compute[r["rank"]]:
+        bad.append(f"rank {r['rank']} compute {got} ps, recorded {compute[r['rank']]} ps")
+    if r["comm_s"] != 0:
+        bad.append(f"rank {r['rank']} comm_s {r['comm_s']} on the ideal network")
+pred = d["results"]["runtime"]["predicted_s"]
+rec = d["results"]["runtime"]["recorded_s"]
+busiest = max(compute.values()) * 1e-12
+if not (busiest - 1e-12 <= pred <= rec + 1e-12):
+    bad.append(f"compute-only time {pred} s outside [{busiest}, {rec}] s")
+for b in bad:
+    print(f"FAIL: {name}: {b}", file=sys.stderr)
+print(f"{name}: {len(ranks)} ranks, compute-only time {pred:.6f} s (busiest rank computes {busiest:.6f} s, recorded {rec:.6f} s)")
+sys.exit(1 if bad else 0)
+PY
+  done
+elif [ "$mode" = accuracy ]; then
+  cal=$samples/calibration-shm.json
+  [ -f "$cal" ] || { echo "no $cal" >&2; exit 77; }
+  worst=0
+  for f in "${files[@]}"; do
+    name=$(basename "$f" .nlt)
+    ranks=$(python3 -c 'import json,sys,subprocess; print(json.loads(subprocess.run([sys.argv[1],"trace","info",sys.argv[2],"--json"],capture_output=True,text=True).stdout)["ranks"])' "$netloom" "$f")
+    set=$(python3 - "$cal" "$ranks" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+n = int(sys.argv[2])
+run = min(runs, key=lambda r: (abs(r["ranks"] - n), -r["ranks"]))
+print(f"latency_ns={run['latency_s'] * 1e9:.6f} bandwidth_gbps={run['bandwidth_Bps'] * 8e-9:.9f} {run['ranks']}")
+PY
+)
+    read -r lat bw calranks <<< "$set"
+    "$netloom" replay "$f" -s "$lat" -s "$bw" --json "$dir/$name.json" > /dev/null 2> "$dir/$name.err" || { fail "$name: $(head -1 "$dir/$name.err")"; continue; }
+    line=$(python3 - "$dir/$name.json" "$name" "$tol" "$calranks" "$lat" "$bw" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+name, tol, calranks, lat, bw = sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+rt = d["results"]["runtime"]
+err = rt["predicted_s"] / rt["recorded_s"] - 1
+ok = "ok" if abs(err) <= tol else "OUTSIDE"
+print(f"{abs(err):.6f} {name}: predicted {rt['predicted_s']:.6f} s, recorded {rt['recorded_s']:.6f} s, ratio {rt['ratio']:.4f} ({err:+.1%}, {ok}; calibration of {calranks} ranks: {lat}, {bw})")
+PY
+)
+    e=${line%% *}
+    echo "${line#* }"
+    worst=$(python3 -c "print(max($worst, $e))")
+    python3 -c "import sys; sys.exit(0 if $e <= $tol else 1)" || fail "$name outside ${tol}"
+  done
+  echo "worst relative error of the calibrated prediction over the samples: $worst (tolerance $tol)"
+else
+  echo "usage: replay_samples.sh ideal|accuracy NETLOOM SAMPLES_DIR [TOLERANCE]" >&2
+  exit 2
+fi
+[ $fails -eq 0 ] || { echo "$fails sample checks failed" >&2; exit 1; }

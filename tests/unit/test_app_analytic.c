@@ -1,0 +1,301 @@
+/* Unit tests: the analytic network backend (emu/net/backend_analytic.c):
+ * net.h's time contract, the closed-form message time, FIFO sharing of
+ * endpoint and link channels, the ideal mode and the report. */
+#include <jansson.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "net/net.h"
+#include "test.h"
+#include "topo/topo.h"
+
+#define US 1000000ull
+#define NS 1000ull
+
+struct got {
+	uint64_t id[16], t[16];
+	int n;
+};
+
+static void on_deliver(void *ctx, uint64_t id, uint64_t t)
+{
+	struct got *g = ctx;
+	if (g->n < 16) {
+		g->id[g->n] = id;
+		g->t[g->n] = t;
+	}
+	g->n++;
+}
+
+struct bk {
+	struct config cfg;
+	struct net_backend b;
+	struct nl_err err;
+};
+
+static int bk_open(struct bk *k, const struct topo *t, const char *const *set)
+{
+	static const struct config_table *tables[1];
+	memset(k, 0, sizeof *k);
+	k->b.ops = net_backend_find("analytic", &k->err);
+	if (!k->b.ops)
+		return k->err.code;
+	tables[0] = k->b.ops->config;
+	config_init(&k->cfg, tables, 1);
+	for (size_t i = 0; set && set[i]; i++) {
+		int rc = config_set(&k->cfg, set[i], NULL, "-s", &k->err);
+		if (rc < 0)
+			return rc;
+	}
+	return k->b.ops->create(&k->b, &k->cfg, t, &k->err);
+}
+
+static void bk_close(struct bk *k)
+{
+	if (k->b.state)
+		k->b.ops->destroy(&k->b);
+	config_release(&k->cfg);
+}
+
+static int adv(struct bk *k, uint64_t until, struct got *g, uint64_t *reached, uint64_t *next)
+{
+	g->n = 0;
+	return k->b.ops->advance(&k->b, until, on_deliver, g, reached, next, &k->err);
+}
+
+static const char *const net_1us[] = {"latency_ns=1000", "bandwidth_gbps=8", NULL};
+
+static void test_time_contract(void)
+{
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	CHECK_OK(bk_open(&k, NULL, net_1us), &k.err);
+	/* 100 bytes: 1 us + 100 ns; 0 bytes: 1 us. */
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 100, 11, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 2, 1, 100, 12, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 1, 0, 0, 13, &k.err), &k.err);
+
+	/* Nothing completes by 0.5 us: reached = until, next = 1 us. */
+	CHECK_OK(adv(&k, US / 2, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 0);
+	CHECK_UINT(reached, ==, US / 2);
+	CHECK_UINT(next, ==, 1 * US);
+
+	/* Asked to go to 10 us, it stops at the first completion instant. */
+	CHECK_OK(adv(&k, 10 * US, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 1);
+	CHECK_UINT(g.id[0], ==, 13);
+	CHECK_UINT(g.t[0], ==, 1 * US);
+	CHECK_UINT(reached, ==, 1 * US);
+	CHECK_UINT(next, ==, 1 * US + 100 * NS);
+
+	/* A message sent at the reached instant is fine; all completions of
+	 * one instant come together, in send order. */
+	CHECK_OK(k.b.ops->send(&k.b, 1 * US, 3, 0, 0, 14, &k.err), &k.err);
+	CHECK_OK(adv(&k, 10 * US, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 2);
+	CHECK_UINT(g.id[0], ==, 11);
+	CHECK_UINT(g.id[1], ==, 12);
+	CHECK_UINT(reached, ==, 1 * US + 100 * NS);
+	CHECK_UINT(next, ==, 2 * US);
+	CHECK_OK(adv(&k, 10 * US, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 1);
+	CHECK_UINT(g.id[0], ==, 14);
+	CHECK_UINT(next, ==, UINT64_MAX);
+
+	/* Idle: runs to until. Then sending in the past is refused. */
+	CHECK_OK(adv(&k, 10 * US, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 0);
+	CHECK_UINT(reached, ==, 10 * US);
+	CHECK_ERR(k.b.ops->send(&k.b, 9 * US, 0, 1, 1, 15, &k.err), NL_ESTATE, &k.err,
+		  "send at 9000000 ps, before the reached time 10000000 ps");
+	CHECK_ERR(adv(&k, 5 * US, &g, &reached, &next), NL_ESTATE, &k.err, "advance to 5000000 ps");
+	bk_close(&k);
+}
+
+static void test_ideal(void)
+{
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	const char *const set[] = {"ideal=yes", NULL};
+	CHECK_OK(bk_open(&k, NULL, set), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 5, 0, 1, 1 << 30, 1, &k.err), &k.err);
+	CHECK_OK(adv(&k, 5, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 1);
+	CHECK_UINT(g.t[0], ==, 5);
+	CHECK_UINT(next, ==, UINT64_MAX);
+	bk_close(&k);
+}
+
+static void test_bandwidth_rounding(void)
+{
+	/* 100 Gbit/s: 80 ps per byte; 1 MiB takes 83886080 ps + 1 us. */
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	CHECK_OK(bk_open(&k, NULL, (const char *const[]){"bandwidth_gbps=100", NULL}), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 1 << 20, 1, &k.err), &k.err);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	CHECK_UINT(g.t[0], ==, 83886080ull + 1 * US);
+	bk_close(&k);
+}
+
+static void test_endpoint_sharing(void)
+{
+	/* Two 1000-byte messages from endpoint 0 at t = 0 share its injection
+	 * channel: the second starts when the first has left (1 us), so they
+	 * complete at 2 us and 3 us. A message 2 -> 3 is unaffected (2 us).
+	 * Then two messages into endpoint 5 from different sources share its
+	 * ejection channel. */
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", "link_model=endpoint", NULL};
+	CHECK_OK(bk_open(&k, NULL, set), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 1000, 1, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 4, 1000, 2, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 2, 3, 1000, 3, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 6, 5, 500, 4, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 7, 5, 500, 5, &k.err), &k.err);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	/* At 1.5 us: message 4 (first into endpoint 5). */
+	CHECK_EQ(g.n, 1);
+	CHECK_UINT(g.id[0], ==, 4);
+	CHECK_UINT(reached, ==, 1 * US + 500 * NS);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	/* At 2 us: 1, 3, and 5 (waited 0.5 us for endpoint 5's ejection). */
+	CHECK_EQ(g.n, 3);
+	CHECK_UINT(g.id[0], ==, 1);
+	CHECK_UINT(g.id[1], ==, 3);
+	CHECK_UINT(g.id[2], ==, 5);
+	CHECK_UINT(reached, ==, 2 * US);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 1);
+	CHECK_UINT(g.id[0], ==, 2);
+	CHECK_UINT(reached, ==, 3 * US);
+
+	json_t *rep = json_object();
+	CHECK_OK(k.b.ops->report(&k.b, rep, &k.err), &k.err);
+	json_t *busiest = json_object_get(rep, "busiest_links");
+	CHECK(json_array_size(busiest) >= 1);
+	/* Endpoint 0's injection channel carried 2000 bytes for 2 us. */
+	json_t *top = json_array_get(busiest, 0);
+	CHECK_STR(json_string_value(json_object_get(top, "kind")), "injection");
+	CHECK_STR(json_string_value(json_object_get(top, "from")), "endpoint 0");
+	CHECK_INT(json_integer_value(json_object_get(top, "bytes")), ==, 2000);
+	CHECK_NEAR(json_real_value(json_object_get(top, "busy_s")), 2e-6, 1e-15);
+	CHECK_INT(json_integer_value(json_object_get(rep, "messages")), ==, 5);
+	json_decref(rep);
+	bk_close(&k);
+}
+
+static void test_links_sharing(void)
+{
+	/* mesh:k=4 (a line of 4 routers, one endpoint each), hop latency
+	 * 100 ns, 1 us + 1 ns/byte. Message 0 -> 3 (1000 bytes) crosses 3
+	 * router links: 1 + 3 x 0.1 + 1 = 2.3 us, holding link 1->2 from
+	 * 0.2 us to 1.2 us. Message 1 -> 2, sent at the same time, enters that
+	 * link one hop after its start, so it starts at 1.1 us and completes
+	 * at 1.1 + 0.1 + 1 + 1 = 3.2 us. Message 3 -> 0 uses the opposite
+	 * channels: 2.3 us. */
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("mesh:k=4", &t, &e), &e);
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", "link_model=links", "hop_latency_ns=100",
+				   NULL};
+	CHECK_OK(bk_open(&k, t, set), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 3, 1000, 1, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 1, 2, 1000, 2, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 3, 0, 1000, 3, &k.err), &k.err);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 2);
+	CHECK_UINT(g.id[0], ==, 1);
+	CHECK_UINT(g.id[1], ==, 3);
+	CHECK_UINT(reached, ==, 1 * US + 3 * 100 * NS + 1 * US);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	CHECK_EQ(g.n, 1);
+	CHECK_UINT(g.id[0], ==, 2);
+	CHECK_UINT(reached, ==, 1100 * NS + 100 * NS + 1 * US + 1 * US);
+
+	json_t *rep = json_object();
+	CHECK_OK(k.b.ops->report(&k.b, rep, &k.err), &k.err);
+	json_t *top = json_array_get(json_object_get(rep, "busiest_links"), 0);
+	/* The busiest channel carried two messages: the link 1 -> 2. */
+	CHECK_STR(json_string_value(json_object_get(top, "kind")), "link");
+	CHECK_STR(json_string_value(json_object_get(top, "from")), "router 1");
+	CHECK_STR(json_string_value(json_object_get(top, "to")), "router 2");
+	CHECK_INT(json_integer_value(json_object_get(top, "messages")), ==, 2);
+	json_decref(rep);
+	bk_close(&k);
+
+	/* The same without contention equals link_model=none with hops. */
+	const char *const none[] = {"latency_ns=1000", "bandwidth_gbps=8", "hop_latency_ns=100", NULL};
+	CHECK_OK(bk_open(&k, t, none), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 3, 1000, 1, &k.err), &k.err);
+	CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+	CHECK_UINT(reached, ==, 1 * US + 3 * 100 * NS + 1 * US);
+	bk_close(&k);
+	topo_free(t);
+}
+
+static void test_bus_sharing(void)
+{
+	/* link_model=bus: messages between disjoint pairs still share one
+	 * channel: 1000 bytes each at 1 ns/byte complete at 2, 3 and 4 us. */
+	struct bk k;
+	struct got g;
+	uint64_t reached, next;
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", "link_model=bus", NULL};
+	CHECK_OK(bk_open(&k, NULL, set), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 1000, 1, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 2, 3, 1000, 2, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 4, 5, 1000, 3, &k.err), &k.err);
+	for (uint64_t i = 1; i <= 3; i++) {
+		CHECK_OK(adv(&k, UINT64_MAX, &g, &reached, &next), &k.err);
+		CHECK_EQ(g.n, 1);
+		CHECK_UINT(g.id[0], ==, i);
+		CHECK_UINT(reached, ==, (i + 1) * US);
+	}
+	json_t *rep = json_object();
+	CHECK_OK(k.b.ops->report(&k.b, rep, &k.err), &k.err);
+	json_t *bus = json_array_get(json_object_get(rep, "busiest_links"), 0);
+	CHECK_STR(json_string_value(json_object_get(bus, "kind")), "bus");
+	CHECK_INT(json_integer_value(json_object_get(bus, "bytes")), ==, 3000);
+	CHECK_NEAR(json_real_value(json_object_get(bus, "utilisation")), 0.75, 1e-12);
+	json_decref(rep);
+	bk_close(&k);
+}
+
+static void test_bad_config(void)
+{
+	struct bk k;
+	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"link_model=links", NULL}), NL_ECONFIG, &k.err,
+		  "link_model = links needs a topology");
+	bk_close(&k);
+	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"link_model=ring", NULL}), NL_ECONFIG, &k.err,
+		  "key 'link_model' value 'ring': expected one of none, endpoint, links, bus");
+	bk_close(&k);
+	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"bandwidth_gbps=0", NULL}), NL_ECONFIG, &k.err,
+		  "key 'bandwidth_gbps' value '0' out of range");
+	bk_close(&k);
+	struct nl_err e = {0};
+	CHECK(net_backend_find("nope", &e) == NULL);
+	CHECK(strstr(e.msg, "unknown network backend 'nope' (valid: analytic") != NULL);
+}
+
+int main(void)
+{
+	TEST_RUN(test_time_contract);
+	TEST_RUN(test_ideal);
+	TEST_RUN(test_bandwidth_rounding);
+	TEST_RUN(test_endpoint_sharing);
+	TEST_RUN(test_links_sharing);
+	TEST_RUN(test_bus_sharing);
+	TEST_RUN(test_bad_config);
+	return test_done();
+}
