@@ -31,7 +31,8 @@ static void exp_clear_stats(struct flitnet *n)
 	stats_hist_reset(&n->hops);
 	n->accepted_flits = 0;
 	n->sent_flits = 0;
-	memset(n->chan_flits, 0, (size_t)n->topo->n_ports * sizeof *n->chan_flits);
+	for (uint32_t g = 0; g < n->topo->n_ports; g++)
+		n->ports[g].chan_flits = 0;
 	n->reset_time = n->now;
 }
 
@@ -186,8 +187,8 @@ static void exp_collect(const struct flitnet *n, struct net_point *pt)
 		if (!topo_port_is_network(t, g))
 			continue;
 		n_chan++;
-		sum += n->chan_flits[g];
-		struct net_channel_use u = {.port = g, .flits = n->chan_flits[g]};
+		sum += n->ports[g].chan_flits;
+		struct net_channel_use u = {.port = g, .flits = n->ports[g].chan_flits};
 		if (pt->n_busiest < NET_BUSIEST) {
 			pt->busiest[pt->n_busiest++] = u;
 			qsort(pt->busiest, pt->n_busiest, sizeof u, exp_channel_cmp);

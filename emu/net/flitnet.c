@@ -160,23 +160,12 @@ void flitnet_free(struct flitnet *n)
 			free(n->wheel[i].ev);
 	free(n->wheel);
 	free(n->routers);
-	free(n->nodes);
 	free(n->ev_li);
 	free(n->xitems);
-	free(n->link);
-	free(n->iv_state);
-	free(n->iv_out_vc);
-	free(n->iv_out_port);
-	free(n->iv_count);
-	free(n->iv_head);
-	free(n->iv_tail);
-	free(n->iv_ncand);
 	free(n->iv_cand);
-	free(n->ov_occ);
-	free(n->ov_owner);
-	free(n->ov_tail_sent);
-	free(n->out_free);
-	free(n->cred_free);
+	free(n->ivc);
+	free(n->ovc);
+	free(n->ports);
 	free(n->cred_step);
 	free(n->cred_cycle);
 	free(n->va_gptr);
@@ -201,7 +190,6 @@ void flitnet_free(struct flitnet *n)
 	free(n->in_match);
 	free(n->out_match);
 	free(n->grant);
-	free(n->chan_flits);
 	free(n->report);
 	stats_hist_release(&n->plat);
 	stats_hist_release(&n->nlat);
@@ -264,25 +252,14 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->cand_cap = ROUTE_MAX_CANDS;
 
 	FL_CALLOC(n->routers, R);
-	FL_CALLOC(n->link, P);
-	FL_CALLOC(n->iv_state, IV);
-	FL_CALLOC(n->iv_out_vc, IV);
-	FL_CALLOC(n->iv_out_port, IV);
-	FL_CALLOC(n->iv_count, IV);
-	FL_CALLOC(n->iv_head, IV);
-	FL_CALLOC(n->iv_tail, IV);
-	FL_CALLOC(n->iv_ncand, IV);
-	FL_CALLOC(n->ov_occ, IV);
-	FL_CALLOC(n->ov_owner, IV);
-	FL_CALLOC(n->ov_tail_sent, IV);
-	FL_CALLOC(n->out_free, P);
-	FL_CALLOC(n->cred_free, P);
+	FL_CALLOC(n->ports, P);
+	FL_CALLOC(n->ivc, IV);
+	FL_CALLOC(n->ovc, IV);
 	/* Only speedups let two flits leave one input in a step: group credits. */
 	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1) {
 		FL_CALLOC(n->cred_step, P);
 		FL_CALLOC(n->cred_cycle, P);
 	}
-	FL_CALLOC(n->nodes, IV);
 	FL_CALLOC(n->va_gptr, IV);
 	FL_CALLOC(n->va_aptr, IV);
 	FL_CALLOC(n->sw_gptr, (uint64_t)P * (uint64_t)rc->output_speedup);
@@ -297,16 +274,16 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->act_r_next, n->act_words);
 	FL_CALLOC(n->act_e, E);
 	FL_CALLOC(n->act_e_next, E);
-	FL_CALLOC(n->chan_flits, P);
 	for (uint64_t i = 0; i < IV; i++) {
-		n->iv_head[i] = n->iv_tail[i] = FL_NONE;
-		n->ov_owner[i] = FL_NONE;
+		n->ivc[i].head = n->ivc[i].tail = FL_NONE;
+		n->ovc[i].owner = FL_NONE;
 	}
 
 	/* Route candidates are kept per input VC while it waits for a VC, as
 	 * many as the algorithm says it returns: scales with ports x VCs. */
 	n->cand_cap = n->route->max_cands;
-	FL_CALLOC(n->iv_cand, IV * n->cand_cap);
+	if (n->cand_cap > 1)
+		FL_CALLOC(n->iv_cand, IV * n->cand_cap);
 
 	/* The crossbar ring holds what the switch can grant per step (one
 	 * flit per crossbar output) for as many steps as a flit stays in it. */
@@ -349,7 +326,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 
 	for (uint32_t g = 0; g < P; g++)
 	{
-		struct fl_link *l = &n->link[g];
+		struct fl_link *l = &n->ports[g].link;
 		uint32_t peer = t->peer[g];
 		l->network = topo_port_is_network(t, g);
 		l->lat = l->network ? (uint16_t)nc->channel_latency : 1;
@@ -458,10 +435,10 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 		break;
 	case EV_CREDIT_ROUTER: {
 		uint32_t ov = (n->routers[ev->target].port_base + ev->port) * n->V + ev->vc;
-		NL_ASSERT(n->ov_occ[ov] > 0);
-		n->ov_occ[ov]--;
-		if (n->rc.wait_for_tail_credit && n->ov_occ[ov] == 0 && n->ov_tail_sent[ov])
-			n->ov_owner[ov] = FL_NONE;
+		NL_ASSERT(n->ovc[ov].occ > 0);
+		n->ovc[ov].occ--;
+		if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent)
+			n->ovc[ov].owner = FL_NONE;
 		/* No activation: a router with a VC waiting for this credit has
 		 * a switch-allocation item queued and is active already. */
 		break;
@@ -607,7 +584,7 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	 * buffer plus flits and credits in flight between the two. */
 	for (uint32_t g = 0; g < P; g++)
 		for (uint32_t v = 0; v < V; v++)
-			bal[(uint64_t)g * V + v] += n->ov_occ[(uint64_t)g * V + v];
+			bal[(uint64_t)g * V + v] += n->ovc[(uint64_t)g * V + v].occ;
 	for (uint32_t e = 0; e < E; e++)
 		for (uint32_t v = 0; v < V; v++)
 			bal[(P + e) * V + v] += n->nic_occ[(uint64_t)e * V + v];
@@ -616,7 +593,7 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 		if (peer == TOPO_NONE)
 			continue;
 		for (uint32_t v = 0; v < V; v++) {
-			uint32_t c = n->iv_count[(uint64_t)h * V + v];
+			uint32_t c = n->ivc[(uint64_t)h * V + v].count;
 			flits += c;
 			/* Input h is fed by output `peer` (a router port) or by a NIC. */
 			uint64_t slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + v
@@ -689,7 +666,7 @@ static void fl_deadlock_report(struct flitnet *n, struct nl_err *err)
 	for (uint32_t g = 0; g < t->n_ports; g++)
 		for (uint32_t v = 0; v < V; v++) {
 			uint64_t iv = (uint64_t)g * V + v;
-			if (!n->iv_count[iv])
+			if (!n->ivc[iv].count)
 				continue;
 			uint32_t r = t->port_router[g], p = g - t->port_base[r];
 			if (n_blocked++ == 0) {
@@ -699,24 +676,24 @@ static void fl_deadlock_report(struct flitnet *n, struct nl_err *err)
 			}
 			if (!rep || used + 256 > cap)
 				continue;
-			const struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
+			const struct fl_pkt *pk = &n->pkts[n->runs[n->ivc[iv].head].pkt];
 			used += (size_t)snprintf(rep + used, cap - used,
 						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u",
-						 r, p, v, fl_state_names[n->iv_state[iv]], n->iv_count[iv],
+						 r, p, v, fl_state_names[n->ivc[iv].state], n->ivc[iv].count,
 						 pk->src_ep, pk->dst_ep);
-			if (n->iv_state[iv] == VC_VCALLOC && n->iv_ncand[iv]) {
-				const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
-				uint32_t owner = n->ov_owner[(uint64_t)(t->port_base[r] + c->port) * V + c->vc_lo];
+			if (n->ivc[iv].state == VC_VCALLOC && n->ivc[iv].ncand) {
+				const struct route_cand *c = fl_cands(n, iv);
+				uint32_t owner = n->ovc[(uint64_t)(t->port_base[r] + c->port) * V + c->vc_lo].owner;
 				used += (size_t)snprintf(rep + used, cap - used, " waits for a VC %u..%u on out-port %u",
 							 c->vc_lo, c->vc_hi, c->port);
 				if (owner != FL_NONE)
 					used += (size_t)snprintf(rep + used, cap - used, " (VC %u held by in-port %u VC %u)",
 								 c->vc_lo, owner / V, owner % V);
-			} else if (n->iv_state[iv] == VC_ACTIVE) {
-				uint32_t op = n->iv_out_port[iv], ov = (t->port_base[r] + op) * V + n->iv_out_vc[iv];
+			} else if (n->ivc[iv].state == VC_ACTIVE) {
+				uint32_t op = n->ivc[iv].out_port, ov = (t->port_base[r] + op) * V + n->ivc[iv].out_vc;
 				used += (size_t)snprintf(rep + used, cap - used,
 							 " waits on out-port %u VC %u (%u/%u credits used)", op,
-							 n->iv_out_vc[iv], n->ov_occ[ov], n->buf);
+							 n->ivc[iv].out_vc, n->ovc[ov].occ, n->buf);
 			}
 			used += (size_t)snprintf(rep + used, cap - used, "\n");
 		}

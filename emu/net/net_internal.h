@@ -82,6 +82,15 @@ struct fl_link {
 	uint8_t pad;
 };
 
+/* Per global port: its link and the timing of its output and credit
+ * channels. */
+struct fl_port {
+	struct fl_link link;    /* where its flits and credits go */
+	uint32_t out_free;      /* first cycle (mod 2^32) the output channel is free */
+	uint32_t cred_free;     /* first cycle (mod 2^32) the credit channel is free */
+	uint32_t chan_flits;    /* flits sent in the measurement window */
+};
+
 /* A packet in flight (pool entry). */
 struct fl_pkt {
 	uint64_t ctime;     /* creation cycle (source queue entry) */
@@ -112,6 +121,29 @@ struct fl_node {
 	uint32_t time;  /* cycle (mod 2^32) the stage completes, once evaluated */
 	int16_t result; /* FL_UNEVAL, -1 pending, a grant (local out VC / crossbar output) or a stall */
 	uint16_t next;  /* local index of the next VC in the same queue */
+};
+
+/* An input VC, with what a flit's passage through it touches together. */
+struct fl_ivc {
+	uint32_t head, tail;    /* VC buffer: runs of flits */
+	struct fl_node node;    /* stage-queue node */
+	uint16_t count;         /* flits buffered */
+	uint16_t out_port;      /* allocated output port (VC_ACTIVE) */
+	uint8_t state;          /* VC_IDLE .. VC_ACTIVE */
+	uint8_t out_vc;         /* allocated output VC */
+	uint8_t ncand;          /* route candidates (VC_VCALLOC) */
+	uint8_t pad;
+	struct route_cand cand; /* the candidate when the algorithm gives one */
+	uint16_t pad2;
+};
+
+/* An output VC: the state of the buffer across the channel (BookSim's
+ * BufferState). */
+struct fl_ovc {
+	uint32_t owner;         /* local input VC holding it, FL_NONE */
+	uint16_t occ;           /* flits sent, not yet credited */
+	uint8_t tail_sent;      /* for wait_for_tail_credit */
+	uint8_t pad;
 };
 
 /* A FIFO of input VCs threaded through their nodes. */
@@ -195,27 +227,17 @@ struct flitnet {
 
 	/* Routers. */
 	struct fl_router *routers;
-	struct fl_node *nodes;       /* [input VC]: stage-queue nodes */
 	struct fl_xitem *xitems;
-	struct fl_link *link;        /* [global port] where its flits and credits go */
+	struct fl_port *ports;       /* [global port] */
 
 	/* Input VCs [global port * V + vc]. */
-	uint8_t *iv_state;
-	uint8_t *iv_out_vc;
-	uint16_t *iv_out_port;
-	uint16_t *iv_count;          /* flits buffered */
-	uint32_t *iv_head, *iv_tail; /* run list */
-	uint8_t *iv_ncand;           /* route candidates, valid in VC_VCALLOC */
-	struct route_cand *iv_cand;  /* [iv * cand_cap] */
+	struct fl_ivc *ivc;
+	struct route_cand *iv_cand;  /* [iv * cand_cap] when cand_cap > 1 */
 	uint32_t cand_cap;
 
 	/* Output VCs [global port * V + vc]: the state of the buffer across
 	 * the channel (BookSim's BufferState). */
-	uint16_t *ov_occ;            /* flits sent, not yet credited */
-	uint32_t *ov_owner;          /* local input VC holding it, FL_NONE */
-	uint8_t *ov_tail_sent;       /* for wait_for_tail_credit */
-	uint32_t *out_free;          /* [global port] first cycle (mod 2^32) the output channel is free */
-	uint32_t *cred_free;         /* [global port] first cycle (mod 2^32) the credit channel is free */
+	struct fl_ovc *ovc;
 	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
 	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
 	uint64_t step_id;            /* router steps so far (credit grouping) */
@@ -278,7 +300,6 @@ struct flitnet {
 	uint64_t accepted_flits;       /* ejected at active endpoints, warm-up/running */
 	uint64_t sent_flits;           /* injected, warm-up/running */
 	struct stats_hist plat, nlat, hops;
-	uint32_t *chan_flits;          /* [global port]: flits sent in the window */
 	bool count_channels;
 
 	/* Backend delivery. */
@@ -312,6 +333,12 @@ static inline uint32_t fl_add_mod(uint32_t a, uint32_t b, uint32_t m)
 {
 	uint32_t s = a + b;
 	return s >= m ? s - m : s;
+}
+
+/* Route candidates of input VC iv. */
+static inline struct route_cand *fl_cands(const struct flitnet *n, uint64_t iv)
+{
+	return n->cand_cap > 1 ? n->iv_cand + iv * n->cand_cap : &n->ivc[iv].cand;
 }
 
 /* --- router.c --- */

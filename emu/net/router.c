@@ -33,7 +33,7 @@ static inline struct fl_fifo *fl_q(struct fl_router *ro, int which)
 
 static inline struct fl_node *fl_node(struct flitnet *n, const struct fl_router *ro, uint32_t li)
 {
-	return &n->nodes[ro->vc_base + li];
+	return &n->ivc[ro->vc_base + li].node;
 }
 
 static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
@@ -117,7 +117,7 @@ bool fl_router_busy(const struct flitnet *n, uint32_t r)
 
 static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uint16_t seq)
 {
-	uint32_t tl = n->iv_tail[iv];
+	uint32_t tl = n->ivc[iv].tail;
 	if (tl != FL_NONE && n->runs[tl].pkt == pkt) {
 		NL_ASSERT(n->runs[tl].seq + n->runs[tl].n == seq);
 		n->runs[tl].n++;
@@ -129,39 +129,39 @@ static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uin
 		n->runs[ru].next = FL_NONE;
 		n->runs[ru].size = n->pkts[pkt].size;
 		if (tl == FL_NONE)
-			n->iv_head[iv] = ru;
+			n->ivc[iv].head = ru;
 		else
 			n->runs[tl].next = ru;
-		n->iv_tail[iv] = ru;
+		n->ivc[iv].tail = ru;
 	}
-	n->iv_count[iv]++;
+	n->ivc[iv].count++;
 }
 
 /* Front flit of a VC buffer: packet, index, and the packet's size. */
 static inline void fl_buf_front(const struct flitnet *n, uint64_t iv, uint32_t *pkt, uint16_t *seq)
 {
-	const struct fl_run *ru = &n->runs[n->iv_head[iv]];
+	const struct fl_run *ru = &n->runs[n->ivc[iv].head];
 	*pkt = ru->pkt;
 	*seq = ru->seq;
 }
 
 static inline uint16_t fl_buf_front_size(const struct flitnet *n, uint64_t iv)
 {
-	return n->runs[n->iv_head[iv]].size;
+	return n->runs[n->ivc[iv].head].size;
 }
 
 static inline void fl_buf_pop(struct flitnet *n, uint64_t iv)
 {
-	uint32_t h = n->iv_head[iv];
+	uint32_t h = n->ivc[iv].head;
 	struct fl_run *ru = &n->runs[h];
 	ru->seq++;
 	if (--ru->n == 0) {
-		n->iv_head[iv] = ru->next;
+		n->ivc[iv].head = ru->next;
 		if (ru->next == FL_NONE)
-			n->iv_tail[iv] = FL_NONE;
+			n->ivc[iv].tail = FL_NONE;
 		fl_run_free(n, h);
 	}
-	n->iv_count[iv]--;
+	n->ivc[iv].count--;
 }
 
 /* BookSim's _InputQueuing for one arriving flit. */
@@ -170,14 +170,14 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, 
 	struct fl_router *ro = &n->routers[r];
 	uint32_t li = (uint32_t)port * n->V + vc;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	bool was_empty = n->iv_count[iv] == 0;
+	bool was_empty = n->ivc[iv].count == 0;
 
 	fl_buf_push(n, iv, pkt, seq);
-	if (n->iv_state[iv] == VC_IDLE) {
+	if (n->ivc[iv].state == VC_IDLE) {
 		NL_ASSERT(was_empty && seq == 0);
-		n->iv_state[iv] = VC_ROUTING;
+		n->ivc[iv].state = VC_ROUTING;
 		fl_q_push_arrival(n, ro, Q_ROUTE, li);
-	} else if (n->iv_state[iv] == VC_ACTIVE && was_empty) {
+	} else if (n->ivc[iv].state == VC_ACTIVE && was_empty) {
 		fl_q_push_arrival(n, ro, Q_SA, li);
 	}
 }
@@ -205,13 +205,14 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	const uint32_t V = n->V;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
 	const struct route_view view = {
-		.out_occ = n->ov_occ + ro->vc_base,
+		.occ_base = &n->ovc[ro->vc_base].occ,
+		.occ_stride = sizeof(struct fl_ovc),
 		.n_vcs = V,
 		.vc_buf_size = n->buf,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
-	struct route_cand *dst = n->cand_cap > 1 ? n->iv_cand + iv * n->cand_cap : cand;
-	struct fl_pkt *pk = &n->pkts[n->runs[n->iv_head[iv]].pkt];
+	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
+	struct fl_pkt *pk = &n->pkts[n->runs[n->ivc[iv].head].pkt];
 	uint32_t in = fl_li_port(n, li);
 	/* The head is routed once per router: count routers here, so the
 	 * switch stage never touches the packet. rt.hops = router-to-router
@@ -221,9 +222,9 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	int nc = n->route->ops->compute(n->route, r, in, li - in * V, &pk->rt, &ro->rng, &view, dst);
 	NL_ASSERT(nc >= 1);
 	if (dst == cand)
-		n->iv_cand[iv * n->cand_cap] = cand[0];
-	n->iv_ncand[iv] = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
-	n->iv_state[iv] = VC_VCALLOC;
+		n->ivc[iv].cand = cand[0];
+	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
+	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
 }
 
@@ -242,12 +243,12 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			continue;
 		n->ev_li[n->n_ev++] = li;
 		uint64_t iv = (uint64_t)ro->vc_base + li;
-		const struct route_cand *c = n->iv_cand + iv * n->cand_cap;
+		const struct route_cand *c = fl_cands(n, iv);
 		bool elig = false;
-		for (uint32_t k = 0; k < n->iv_ncand[iv]; k++) {
-			const uint32_t *owner = n->ov_owner + (uint64_t)(ro->port_base + c[k].port) * V;
+		for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
+			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + c[k].port) * V;
 			for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
-				if (owner[ovc] != FL_NONE)
+				if (ovs[ovc].owner != FL_NONE)
 					continue;
 				elig = true;
 				struct fl_areq *rq = &n->areq[n_req++];
@@ -294,12 +295,12 @@ static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	uint64_t iv = (uint64_t)ro->vc_base + li;
 	uint32_t op = fl_li_port(n, (uint32_t)res), ovc = fl_li_vc(n, (uint32_t)res);
 	uint64_t ov = (uint64_t)ro->vc_base + (uint32_t)res;
-	NL_ASSERT(n->ov_owner[ov] == FL_NONE);
-	n->ov_owner[ov] = li;
-	n->ov_tail_sent[ov] = 0;
-	n->iv_out_port[iv] = (uint16_t)op;
-	n->iv_out_vc[iv] = (uint8_t)ovc;
-	n->iv_state[iv] = VC_ACTIVE;
+	NL_ASSERT(n->ovc[ov].owner == FL_NONE);
+	n->ovc[ov].owner = li;
+	n->ovc[ov].tail_sent = 0;
+	n->ivc[iv].out_port = (uint16_t)op;
+	n->ivc[iv].out_vc = (uint8_t)ovc;
+	n->ivc[iv].state = VC_ACTIVE;
 	fl_q_push(n, ro, Q_SA, li);
 }
 
@@ -308,9 +309,9 @@ static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv)
 {
 	uint32_t need = 1;
-	if (n->nc.flow_control == FL_VCT && n->runs[n->iv_head[iv]].seq == 0)
-		need = n->runs[n->iv_head[iv]].size;
-	return n->ov_occ[ov] + need > n->buf;
+	if (n->nc.flow_control == FL_VCT && n->runs[n->ivc[iv].head].seq == 0)
+		need = n->runs[n->ivc[iv].head].size;
+	return n->ovc[ov].occ + need > n->buf;
 }
 
 /* Switch allocation, evaluation: one request per (crossbar input, output)
@@ -329,9 +330,9 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			continue;
 		n->ev_li[n->n_ev++] = li;
 		uint64_t iv = (uint64_t)ro->vc_base + li;
-		NL_ASSERT(n->iv_state[iv] == VC_ACTIVE && n->iv_count[iv]);
-		uint32_t op = n->iv_out_port[iv];
-		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
+		NL_ASSERT(n->ivc[iv].state == VC_ACTIVE && n->ivc[iv].count);
+		uint32_t op = n->ivc[iv].out_port;
+		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->ivc[iv].out_vc;
 		if (fl_out_full(n, ov, iv)) {
 			nd->result = FL_STALL_BUFFER_FULL;
 			continue;
@@ -404,15 +405,15 @@ static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in,
 	if (n->cred_step && n->cred_step[g] == n->step_id) {
 		c = n->now + (uint32_t)(n->cred_cycle[g] - (uint32_t)n->now);
 	} else {
-		if ((int32_t)(n->cred_free[g] - (uint32_t)c) > 0)
-			c += n->cred_free[g] - (uint32_t)c;
-		n->cred_free[g] = (uint32_t)(c + 1);
+		if ((int32_t)(n->ports[g].cred_free - (uint32_t)c) > 0)
+			c += n->ports[g].cred_free - (uint32_t)c;
+		n->ports[g].cred_free = (uint32_t)(c + 1);
 		if (n->cred_step) {
 			n->cred_step[g] = n->step_id;
 			n->cred_cycle[g] = (uint32_t)c;
 		}
 	}
-	const struct fl_link *l = &n->link[g];
+	const struct fl_link *l = &n->ports[g].link;
 	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .target = l->target, .port = l->port};
 	fl_schedule(n, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 }
@@ -428,8 +429,8 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	}
 	uint64_t iv = (uint64_t)ro->vc_base + li;
 	uint32_t op = n->rc.output_speedup == 1 ? (uint32_t)res : (uint32_t)res / (uint32_t)n->rc.output_speedup;
-	NL_ASSERT(op == n->iv_out_port[iv]);
-	uint8_t ovc = n->iv_out_vc[iv];
+	NL_ASSERT(op == n->ivc[iv].out_port);
+	uint8_t ovc = n->ivc[iv].out_vc;
 	uint64_t ov = (uint64_t)(ro->port_base + op) * V + ovc;
 	uint32_t pkt;
 	uint16_t seq;
@@ -437,17 +438,17 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	bool tail = seq + 1u == fl_buf_front_size(n, iv);
 	fl_buf_pop(n, iv);
 	uint32_t gout = ro->port_base + op;
-	if (n->link[gout].network) {
+	if (n->ports[gout].link.network) {
 		n->flit_hops++;
 		if (n->count_channels)
-			n->chan_flits[gout]++;
+			n->ports[gout].chan_flits++;
 	}
-	n->ov_occ[ov]++;
-	NL_ASSERT(n->ov_occ[ov] <= n->buf);
+	n->ovc[ov].occ++;
+	NL_ASSERT(n->ovc[ov].occ <= n->buf);
 	if (tail) {
-		n->ov_tail_sent[ov] = 1;
+		n->ovc[ov].tail_sent = 1;
 		if (!n->rc.wait_for_tail_credit)
-			n->ov_owner[ov] = FL_NONE;
+			n->ovc[ov].owner = FL_NONE;
 	}
 	NL_ASSERT(ro->xb_q.len < ro->xq_cap);
 	struct fl_xitem *x = fl_xq_at(n, ro, ro->xb_q.len);
@@ -459,11 +460,11 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	x->vc = ovc;
 	fl_send_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
 	n->last_move = n->now;
-	if (n->iv_count[iv] == 0) {
+	if (n->ivc[iv].count == 0) {
 		if (tail)
-			n->iv_state[iv] = VC_IDLE;
+			n->ivc[iv].state = VC_IDLE;
 	} else if (tail) {
-		n->iv_state[iv] = VC_ROUTING;
+		n->ivc[iv].state = VC_ROUTING;
 		fl_q_push(n, ro, Q_ROUTE, li);
 	} else {
 		fl_q_push(n, ro, Q_SA, li);
@@ -478,10 +479,10 @@ static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
 	struct fl_xitem *x = fl_xq_at(n, ro, 0);
 	uint32_t g = ro->port_base + x->out;
 	uint64_t c = now;
-	if ((int32_t)(n->out_free[g] - (uint32_t)now) > 0)
-		c += n->out_free[g] - (uint32_t)now;
-	n->out_free[g] = (uint32_t)(c + 1);
-	const struct fl_link *l = &n->link[g];
+	if ((int32_t)(n->ports[g].out_free - (uint32_t)now) > 0)
+		c += n->ports[g].out_free - (uint32_t)now;
+	n->ports[g].out_free = (uint32_t)(c + 1);
+	const struct fl_link *l = &n->ports[g].link;
 	struct fl_event ev = {
 		.pkt = x->pkt, .seq = x->seq, .vc = x->vc, .kind = l->flit_kind, .target = l->target, .port = l->port};
 	fl_schedule(n, c + l->lat + 1, &ev);
@@ -530,7 +531,7 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
 				struct fl_node *nd = fl_node(n, ro, li);
 				if (!fl_due(nd, t))
 					break;
-				if (nd->result >= 0 && n->ov_owner[(uint64_t)ro->vc_base + (uint32_t)nd->result] != FL_NONE)
+				if (nd->result >= 0 && n->ovc[(uint64_t)ro->vc_base + (uint32_t)nd->result].owner != FL_NONE)
 					nd->result = FL_STALL_BUFFER_BUSY;
 			}
 	}
@@ -546,7 +547,7 @@ static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint
 				if (nd->result < 0)
 					continue;
 				uint64_t iv = (uint64_t)ro->vc_base + li;
-				uint64_t ov = (uint64_t)(ro->port_base + n->iv_out_port[iv]) * n->V + n->iv_out_vc[iv];
+				uint64_t ov = (uint64_t)(ro->port_base + n->ivc[iv].out_port) * n->V + n->ivc[iv].out_vc;
 				if (fl_out_full(n, ov, iv))
 					nd->result = FL_STALL_BUFFER_FULL;
 			}
@@ -601,14 +602,14 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 		uint64_t iv = (uint64_t)ro->vc_base + li;
 		int32_t result = FL_STALL_BUFFER_BUSY;
 		uint32_t n_req = 0;
-		if (n->iv_ncand[iv] == 1 && n->rc.vc_allocator == FL_ALLOC_ISLIP) {
-			const struct route_cand *cd = n->iv_cand + iv * n->cand_cap;
-			const uint32_t *owner = n->ov_owner + (uint64_t)(ro->port_base + cd->port) * V;
+		if (n->ivc[iv].ncand == 1 && n->rc.vc_allocator == FL_ALLOC_ISLIP) {
+			const struct route_cand *cd = fl_cands(n, iv);
+			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + cd->port) * V;
 			uint16_t *ap = n->va_aptr + iv;
 			uint32_t side = (uint32_t)ro->n_ports * V, base = cd->port * V;
 			uint32_t best_key = UINT32_MAX, best = 0;
 			for (uint32_t ovc = cd->vc_lo; ovc <= cd->vc_hi; ovc++) {
-				if (owner[ovc] != FL_NONE)
+				if (ovs[ovc].owner != FL_NONE)
 					continue;
 				uint32_t key = fl_add_mod(base + ovc, side - *ap, side);
 				if (key < best_key) {
@@ -653,8 +654,8 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 		/* One VC bidding for the switch: granted unless its output is full. */
 		uint32_t li = ro->sa_q.head;
 		uint64_t iv = (uint64_t)ro->vc_base + li;
-		uint32_t op = n->iv_out_port[iv];
-		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->iv_out_vc[iv];
+		uint32_t op = n->ivc[iv].out_port;
+		uint64_t ov = (uint64_t)(ro->port_base + op) * V + n->ivc[iv].out_vc;
 		int32_t result = FL_STALL_BUFFER_FULL;
 		if (!fl_out_full(n, ov, iv)) {
 			const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;

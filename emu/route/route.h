@@ -46,12 +46,20 @@ struct route_pkt {
 	uint8_t flags;
 };
 
-/* Read-only congestion view of the router computing a route. */
+/* Read-only congestion view of the router computing a route: the
+ * occupancy of each output VC's downstream buffer (flits sent, not yet
+ * credited), read with route_view_occ. */
 struct route_view {
-	const uint16_t *out_occ; /* [port * n_vcs + vc]: flits sent downstream not yet credited */
+	const void *occ_base;    /* occupancy of (port 0, VC 0) */
+	uint32_t occ_stride;     /* bytes between consecutive (port, VC) entries */
 	uint32_t n_vcs;
 	uint32_t vc_buf_size;    /* flits per VC buffer */
 };
+
+static inline uint32_t route_view_occ(const struct route_view *v, uint32_t port, uint32_t vc)
+{
+	return *(const uint16_t *)((const char *)v->occ_base + (size_t)(port * v->n_vcs + vc) * v->occ_stride);
+}
 
 /* An instantiated algorithm. */
 struct route {
