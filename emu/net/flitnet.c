@@ -235,6 +235,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
+	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
 	n->free_pkt = n->free_run = n->free_msg = FL_NONE;
 
 	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
@@ -338,7 +339,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_NIC;
 		} else {
 			l->target = t->port_router[peer];
-			l->port = (uint16_t)(peer - t->port_base[l->target]);
+			l->gport = peer;
 			l->flit_kind = EV_FLIT_ROUTER;
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
@@ -430,11 +431,11 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 {
 	switch (ev->kind) {
 	case EV_FLIT_ROUTER:
-		fl_router_arrive(n, ev->target, ev->port, ev->vc, ev->pkt, ev->seq);
+		fl_router_arrive(n, ev->target, ev->gport, ev->vc, ev->pkt, ev->seq);
 		fl_activate_router(n, ev->target, n->now);
 		break;
 	case EV_CREDIT_ROUTER: {
-		uint32_t ov = (n->routers[ev->target].port_base + ev->port) * n->V + ev->vc;
+		uint64_t ov = (uint64_t)ev->gport * n->V + ev->vc;
 		NL_ASSERT(n->ovc[ov].occ > 0);
 		n->ovc[ov].occ--;
 		if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent)
@@ -452,6 +453,26 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 	}
 }
 
+#define FL_PREFETCH 6
+
+static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_event *ev)
+{
+	switch (ev->kind) {
+	case EV_FLIT_ROUTER:
+		__builtin_prefetch(&n->ivc[(uint64_t)ev->gport * n->V + ev->vc], 1);
+		__builtin_prefetch(&n->routers[ev->target], 1);
+		if (ev->seq == 0)
+			__builtin_prefetch(&n->pkts[ev->pkt], 1);
+		break;
+	case EV_CREDIT_ROUTER:
+		__builtin_prefetch(&n->ovc[(uint64_t)ev->gport * n->V + ev->vc], 1);
+		break;
+	default:
+		__builtin_prefetch(&n->nics[ev->target], 1);
+		break;
+	}
+}
+
 /* One cycle: arrivals, endpoints, then routers (BookSim's _Step). */
 static void fl_cycle(struct flitnet *n)
 {
@@ -461,9 +482,14 @@ static void fl_cycle(struct flitnet *n)
 		uint32_t e = (uint32_t)(fl_gen_pop(n) & 0xffffffffu);
 		fl_activate_nic(n, e, t);
 	}
+	/* Each event touches a cold record; their addresses are known, so
+	 * fetch a few events ahead. */
 	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
-	for (uint32_t i = 0; i < s->n; i++)
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (i + FL_PREFETCH < s->n)
+			fl_prefetch_event(n, &s->ev[n->reverse_visits ? s->n - 1 - i - FL_PREFETCH : i + FL_PREFETCH]);
 		fl_dispatch(n, &s->ev[n->reverse_visits ? s->n - 1 - i : i]);
+	}
 	n->n_events -= s->n;
 	s->n = 0;
 
@@ -607,13 +633,13 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			const struct fl_event *ev = &s->ev[k];
 			uint64_t slot;
 			if (ev->kind == EV_FLIT_ROUTER) {
-				uint32_t h = n->routers[ev->target].port_base + ev->port;
+				uint32_t h = ev->gport;
 				uint32_t peer = t->peer[h];
 				slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
 							    : (uint64_t)peer * V + ev->vc;
 				flits++;
 			} else if (ev->kind == EV_CREDIT_ROUTER) {
-				slot = (uint64_t)(n->routers[ev->target].port_base + ev->port) * V + ev->vc;
+				slot = (uint64_t)ev->gport * V + ev->vc;
 			} else if (ev->kind == EV_FLIT_NIC) {
 				slot = (uint64_t)t->ep_port[ev->target] * V + ev->vc;
 				flits++;

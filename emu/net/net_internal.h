@@ -58,7 +58,7 @@ enum { EV_FLIT_ROUTER, EV_CREDIT_ROUTER, EV_FLIT_NIC, EV_CREDIT_NIC };
 struct fl_event {
 	uint32_t target; /* router or endpoint */
 	uint32_t pkt;    /* flits: packet index */
-	uint16_t port;   /* router events: local port */
+	uint32_t gport;  /* router events: global port at the target */
 	uint16_t seq;    /* flits: index within the packet */
 	uint8_t kind;    /* EV_* */
 	uint8_t vc;
@@ -74,12 +74,12 @@ struct fl_slot {
  * arrived on it go to the same place. */
 struct fl_link {
 	uint32_t target;     /* router or endpoint */
-	uint16_t port;       /* local port at the target router */
+	uint32_t gport;      /* global port at the target router */
 	uint8_t flit_kind;   /* EV_FLIT_ROUTER or EV_FLIT_NIC */
 	uint8_t credit_kind; /* EV_CREDIT_ROUTER or EV_CREDIT_NIC */
 	uint16_t lat;        /* channel latency, cycles */
 	uint8_t network;     /* router-to-router */
-	uint8_t pad;
+	uint8_t pad[3];
 };
 
 /* Per global port: its link and the timing of its output and credit
@@ -221,6 +221,8 @@ struct flitnet {
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
 	bool unit_delays;            /* every stage takes one cycle: fused fast path */
+	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
+					one-cycle delay, so switch allocation schedules the channel */
 
 	uint64_t now;                /* current cycle */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
@@ -344,7 +346,7 @@ static inline struct route_cand *fl_cands(const struct flitnet *n, uint64_t iv)
 /* --- router.c --- */
 void fl_router_step(struct flitnet *n, uint32_t r);
 bool fl_router_busy(const struct flitnet *n, uint32_t r);
-void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, uint32_t pkt,
+void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
 
 /* --- flitnet.c --- */

@@ -128,7 +128,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			struct fl_event ev = {
 				.kind = EV_FLIT_ROUTER,
 				.target = r,
-				.port = (uint16_t)(g - t->port_base[r]),
+				.gport = g,
 				.vc = (uint8_t)vc,
 				.pkt = c->cur_pkt,
 				.seq = c->cur_seq,
@@ -173,7 +173,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	struct fl_event ev = {
 		.kind = EV_CREDIT_ROUTER,
 		.target = r,
-		.port = (uint16_t)(g - t->port_base[r]),
+		.gport = g,
 		.vc = vc,
 	};
 	fl_schedule(n, now + 2 + (uint64_t)n->rc.credit_delay, &ev);

@@ -165,10 +165,10 @@ static inline void fl_buf_pop(struct flitnet *n, uint64_t iv)
 }
 
 /* BookSim's _InputQueuing for one arriving flit. */
-void fl_router_arrive(struct flitnet *n, uint32_t r, uint16_t port, uint8_t vc, uint32_t pkt, uint16_t seq)
+void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt, uint16_t seq)
 {
 	struct fl_router *ro = &n->routers[r];
-	uint32_t li = (uint32_t)port * n->V + vc;
+	uint32_t li = (gport - ro->port_base) * n->V + vc;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
 	bool was_empty = n->ivc[iv].count == 0;
 
@@ -395,6 +395,21 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 	}
 }
 
+/* A flit leaves the crossbar at cycle `at` into the output queue of global
+ * port g, which sends one flit per cycle (out_free keeps the FIFO's timing
+ * without storing it); it reaches the far end lat + 1 cycles after. */
+static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_t pkt, uint16_t seq, uint8_t vc)
+{
+	struct fl_port *pt = &n->ports[g];
+	uint64_t c = at;
+	if ((int32_t)(pt->out_free - (uint32_t)at) > 0)
+		c += pt->out_free - (uint32_t)at;
+	pt->out_free = (uint32_t)(c + 1);
+	const struct fl_link *l = &pt->link;
+	struct fl_event ev = {.pkt = pkt, .seq = seq, .vc = vc, .kind = l->flit_kind, .target = l->target, .gport = l->gport};
+	fl_schedule(n, c + l->lat + 1, &ev);
+}
+
 /* A credit for input VC (in, vc) leaves this router towards the upstream
  * router or endpoint. Credits freed at one input in the same step travel
  * together; one credit message per cycle per channel. */
@@ -414,7 +429,7 @@ static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in,
 		}
 	}
 	const struct fl_link *l = &n->ports[g].link;
-	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .target = l->target, .port = l->port};
+	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .target = l->target, .gport = l->gport};
 	fl_schedule(n, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 }
 
@@ -450,14 +465,20 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 		if (!n->rc.wait_for_tail_credit)
 			n->ovc[ov].owner = FL_NONE;
 	}
-	NL_ASSERT(ro->xb_q.len < ro->xq_cap);
-	struct fl_xitem *x = fl_xq_at(n, ro, ro->xb_q.len);
-	ro->xb_q.len++;
-	x->evaluated = 0;
-	x->pkt = pkt;
-	x->seq = seq;
-	x->out = (uint16_t)op;
-	x->vc = ovc;
+	if (n->direct_xbar) {
+		/* One step per cycle and a one-cycle crossbar: the flit leaves it
+		 * at the next cycle whatever else happens. */
+		fl_output(n, gout, n->now + 1, pkt, seq, ovc);
+	} else {
+		NL_ASSERT(ro->xb_q.len < ro->xq_cap);
+		struct fl_xitem *x = fl_xq_at(n, ro, ro->xb_q.len);
+		ro->xb_q.len++;
+		x->evaluated = 0;
+		x->pkt = pkt;
+		x->seq = seq;
+		x->out = (uint16_t)op;
+		x->vc = ovc;
+	}
 	fl_send_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
 	n->last_move = n->now;
 	if (n->ivc[iv].count == 0) {
@@ -471,21 +492,11 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	}
 }
 
-/* Crossbar done: the flit joins the output queue, which sends one flit per
- * cycle (out_free keeps the FIFO's timing without storing it). */
+/* Crossbar done: the flit joins its output queue. */
 static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
 {
-	const uint64_t now = n->now;
 	struct fl_xitem *x = fl_xq_at(n, ro, 0);
-	uint32_t g = ro->port_base + x->out;
-	uint64_t c = now;
-	if ((int32_t)(n->ports[g].out_free - (uint32_t)now) > 0)
-		c += n->ports[g].out_free - (uint32_t)now;
-	n->ports[g].out_free = (uint32_t)(c + 1);
-	const struct fl_link *l = &n->ports[g].link;
-	struct fl_event ev = {
-		.pkt = x->pkt, .seq = x->seq, .vc = x->vc, .kind = l->flit_kind, .target = l->target, .port = l->port};
-	fl_schedule(n, c + l->lat + 1, &ev);
+	fl_output(n, ro->port_base + x->out, n->now, x->pkt, x->seq, x->vc);
 	ro->xb_q.head = (uint16_t)((ro->xb_q.head + 1u) & (ro->xq_cap - 1u));
 	ro->xb_q.len--;
 }

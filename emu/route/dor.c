@@ -68,6 +68,13 @@ int route_dor_next(const struct topo_grid *g, uint32_t cur, uint32_t dst, uint32
 		   struct rng *rng, uint8_t *vc_class)
 {
 	int d;
+	/* Most hops continue along the ring they are on: lower dimensions are
+	 * already corrected, so one compare decides. */
+	if (in_port < 2u * (uint32_t)g->n_dims) {
+		int d0 = (int)(in_port / 2);
+		if (topo_grid_coord(g, cur, d0) != topo_grid_coord(g, dst, d0))
+			return (int)(in_port ^ 1u);
+	}
 	for (d = 0; d < g->n_dims; d++)
 		if (topo_grid_coord(g, cur, d) != topo_grid_coord(g, dst, d))
 			break;
