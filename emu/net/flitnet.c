@@ -453,7 +453,7 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 	}
 }
 
-#define FL_PREFETCH 6
+#define FL_PREFETCH 16
 
 static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_event *ev)
 {
