@@ -91,8 +91,10 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 {
 	const struct app_results *res = app_results(app);
 	double pred = (double)res->runtime_ps * 1e-12;
-	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on backend %s\n", trace_path,
-		m->application && m->application[0] ? m->application : "?", m->n_ranks, backend);
+	const char *topo = json_string_value(json_object_get(net_report, "topology"));
+	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on backend %s%s%s\n", trace_path,
+		m->application && m->application[0] ? m->application : "?", m->n_ranks, backend,
+		topo ? ", topology " : "", topo ? topo : "");
 	fprintf(f, "  predicted runtime  %.9f s\n", pred);
 	if (m->recorded_runtime_s > 0) {
 		fprintf(f, "  recorded runtime   %.9f s\n", m->recorded_runtime_s);
@@ -172,14 +174,19 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		json_t *l;
 		json_array_foreach(links, i, l)
 		{
-			fprintf(f, "    %-12s %-12s -> %-12s busy %.6f s (%5.1f%%), %" PRId64 " messages, %" PRId64
-				   " bytes\n",
+			fprintf(f, "    %-12s %-12s -> %-12s busy %.6f s (%5.1f%%), ",
 				json_string_value(json_object_get(l, "kind")),
 				json_string_value(json_object_get(l, "from")), json_string_value(json_object_get(l, "to")),
 				json_real_value(json_object_get(l, "busy_s")),
-				100.0 * json_real_value(json_object_get(l, "utilisation")),
-				(int64_t)json_integer_value(json_object_get(l, "messages")),
-				(int64_t)json_integer_value(json_object_get(l, "bytes")));
+				100.0 * json_real_value(json_object_get(l, "utilisation")));
+			/* The flit model counts flits per channel, the analytic one
+			 * messages and bytes. */
+			if (json_object_get(l, "flits"))
+				fprintf(f, "%" PRId64 " flits\n", (int64_t)json_integer_value(json_object_get(l, "flits")));
+			else
+				fprintf(f, "%" PRId64 " messages, %" PRId64 " bytes\n",
+					(int64_t)json_integer_value(json_object_get(l, "messages")),
+					(int64_t)json_integer_value(json_object_get(l, "bytes")));
 		}
 	} else if (!json_object_get(net_report, "busiest_links")) {
 		fprintf(f, "\n  busiest links: not modelled (backend %s, %s)\n", backend,

@@ -21,12 +21,34 @@
  * (the flit backend does). Deterministic: no draws, ties complete in
  * send order.
  *
+ * Empty messages (the app layer's rendezvous control messages) take no
+ * channel time and are not queued behind others in any sharing model.
+ *
  * link_model = bus: every message crosses one shared channel of the given
  * bandwidth, FIFO in send order: a shared-memory node, where all copies
  * share the memory system.
  *
  * ideal = yes: zero latency, infinite bandwidth (a message completes at
  * the instant it is sent), for checking the app layer's compute-only time.
+ *
+ * calibration = FILE: instead of latency + S / bandwidth, the one-way
+ * time T(S) measured for S bytes by netloom-pingpong
+ * (traces/samples/calibration-shm.json, docs/replay.md): the median of
+ * the run with calibration_ranks ranks, interpolated linearly between
+ * measured sizes and extended with the last segment's slope. T(0) is the
+ * latency and T(S) - T(0) the time a message holds a channel, so the
+ * sharing models apply unchanged. A measured table keeps what a
+ * two-parameter fit loses, e.g. the step at Open MPI's shared-memory eager
+ * limit. When the run also has an "exchange" table (both ranks of a pair
+ * sending at once), a message that starts while its source's ejection or
+ * its destination's injection channel is busy (traffic the other way)
+ * holds its channels for X(S) - T(0) instead, X the exchange time: on
+ * shared memory, opposite copies compete for the memory system. The
+ * message reserved first keeps the ping-pong time, so of a simultaneous
+ * pair only the later one pays; an exchange still completes at X(S).
+ * Sizes above the eager threshold were measured with the real rendezvous,
+ * so replay's own RTS/CTS control messages add about two small-message
+ * latencies on top.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -51,6 +73,8 @@ struct analytic_params {
 	int link_model;        /* ANALYTIC_LINK_* */
 	bool ideal;            /* zero latency, infinite bandwidth */
 	int64_t report_links;  /* busiest channels listed in the report */
+	char calibration[PARAM_STR_MAX]; /* measured one-way times (JSON), "" = none */
+	int64_t calibration_ranks;       /* which ping-pong run of the file */
 };
 
 static const char *const analytic_link_models[] = {"none", "endpoint", "links", "bus", NULL};
@@ -74,6 +98,11 @@ static const struct param_def analytic_keys[] = {
 	 NULL},
 	{"report_links", PARAM_INT, offsetof(struct analytic_params, report_links), "10", 0, 100000,
 	 "analytic backend: number of busiest channels listed in results", NULL},
+	{"calibration", PARAM_STRING, offsetof(struct analytic_params, calibration), "", 0, 0,
+	 "analytic backend: JSON of measured one-way times per size (the recorder's ping-pong); "
+	 "replaces latency_ns and bandwidth_gbps", NULL},
+	{"calibration_ranks", PARAM_INT, offsetof(struct analytic_params, calibration_ranks), "2", 1, 1 << 24,
+	 "analytic backend: the calibration file's run with this many ranks", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -123,6 +152,14 @@ struct analytic {
 
 	struct analytic_chan bus; /* link_model = bus */
 	uint64_t n_msgs, n_bytes;
+
+	/* calibration: one-way time (ps) measured at sizes, increasing; the
+	 * ping-pong's and (optional, n = 0 when absent) the exchange's */
+	struct analytic_cal {
+		uint64_t *bytes;
+		double *ps;
+		size_t n;
+	} cal, cal_x;
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
@@ -136,8 +173,92 @@ static void analytic_destroy(struct net_backend *b)
 	free(a->chan);
 	free(a->route);
 	free(a->dist);
+	free(a->cal.bytes);
+	free(a->cal.ps);
+	free(a->cal_x.bytes);
+	free(a->cal_x.ps);
 	free(a);
 	b->state = NULL;
+}
+
+/* One table of a calibration run: [{"bytes", "median_seconds"}...], at
+ * least 2 sizes, increasing. */
+static int analytic_load_cal_table(struct analytic_cal *c, json_t *tab, const char *path,
+				   const char *name, long long ranks, struct nl_err *err)
+{
+	if (!json_is_array(tab) || json_array_size(tab) < 2)
+		return nl_errf(err, NL_EFORMAT,
+			       "calibration %s: run of %lld ranks: expected a '%s' array of at least 2 sizes", path,
+			       ranks, name);
+	size_t n = json_array_size(tab);
+	c->bytes = malloc(n * sizeof *c->bytes);
+	c->ps = malloc(n * sizeof *c->ps);
+	if (!c->bytes || !c->ps)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(tab, i);
+		json_t *b = json_object_get(e, "bytes"), *sec = json_object_get(e, "median_seconds");
+		if (!json_is_integer(b) || json_integer_value(b) < 0 || !json_is_number(sec) ||
+		    json_number_value(sec) < 0 || (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1]))
+			return nl_errf(err, NL_EFORMAT,
+				       "calibration %s: %s[%zu]: expected increasing 'bytes' and a 'median_seconds' >= 0",
+				       path, name, i);
+		c->bytes[i] = (uint64_t)json_integer_value(b);
+		c->ps[i] = json_number_value(sec) * 1e12;
+	}
+	c->n = n;
+	return 0;
+}
+
+/* Read the calibration: {"runs": [{"ranks": N, "one_way": TABLE,
+ * "exchange": TABLE (optional)}...]} or one such run object, as
+ * netloom-pingpong prints it. */
+static int analytic_load_calibration(struct analytic *a, struct nl_err *err)
+{
+	const char *path = a->p.calibration;
+	long long ranks = (long long)a->p.calibration_ranks;
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc)
+		return nl_errf(err, NL_EFORMAT, "calibration %s:%d: %s", path, je.line, je.text);
+	json_t *run = NULL, *runs = json_object_get(doc, "runs");
+	if (json_is_array(runs)) {
+		size_t i;
+		json_t *r;
+		json_array_foreach(runs, i, r)
+			if (json_integer_value(json_object_get(r, "ranks")) == ranks)
+				run = r;
+	} else if (json_integer_value(json_object_get(doc, "ranks")) == ranks) {
+		run = doc;
+	}
+	int rc;
+	if (!run) {
+		rc = nl_errf(err, NL_ECONFIG, "calibration %s: no run with %lld ranks (calibration_ranks)", path,
+			     ranks);
+	} else {
+		rc = analytic_load_cal_table(&a->cal, json_object_get(run, "one_way"), path, "one_way", ranks,
+					     err);
+		json_t *x = json_object_get(run, "exchange");
+		if (rc == 0 && x)
+			rc = analytic_load_cal_table(&a->cal_x, x, path, "exchange", ranks, err);
+	}
+	json_decref(doc);
+	return rc;
+}
+
+/* Measured time of a message of `bytes` in table `c`, ps: linear between
+ * measured sizes, the last segment's slope beyond them. */
+static uint64_t analytic_cal_ps(const struct analytic_cal *c, uint64_t bytes)
+{
+	size_t hi = 1;
+	while (hi + 1 < c->n && c->bytes[hi] < bytes)
+		hi++;
+	size_t lo = hi - 1;
+	double x0 = (double)c->bytes[lo], x1 = (double)c->bytes[hi];
+	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * ((double)bytes - x0) / (x1 - x0);
+	if (bytes <= c->bytes[0])
+		y = c->ps[0];
+	return y > 0 ? (uint64_t)llround(y) : 0;
 }
 
 static int analytic_build_dist(struct analytic *a, struct nl_err *err)
@@ -183,6 +304,11 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
 		goto fail;
 	}
+	if (a->p.calibration[0] && !a->p.ideal) {
+		rc = analytic_load_calibration(a, err);
+		if (rc < 0)
+			goto fail;
+	}
 	if (a->p.ideal) {
 		a->ps_per_byte = 0;
 		a->latency_ps = 0;
@@ -191,6 +317,8 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 		a->ps_per_byte = 8000.0 / a->p.bandwidth_gbps;
 		a->latency_ps = (uint64_t)llround(a->p.latency_ns * 1000.0);
 		a->hop_ps = (uint64_t)llround(a->p.hop_latency_ns * 1000.0);
+		if (a->cal.n)
+			a->latency_ps = analytic_cal_ps(&a->cal, 0);
 	}
 	if (t) {
 		a->n_ep = t->n_endpoints;
@@ -363,8 +491,21 @@ static int analytic_grow_endpoints(struct analytic *a, uint32_t ep)
 
 /* --- the backend ----------------------------------------------------------- */
 
-static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes)
+/* Time a message of `bytes` occupies a channel. With a calibration: the
+ * measured one-way time less the latency (that of an empty ping-pong
+ * message); `exchange` picks the time measured with a message going the
+ * other way at once, when the calibration has one, and never less than
+ * the ping-pong's. */
+static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes, bool exchange)
 {
+	if (a->cal.n) {
+		uint64_t t = analytic_cal_ps(&a->cal, bytes);
+		if (exchange && a->cal_x.n) {
+			uint64_t tx = analytic_cal_ps(&a->cal_x, bytes);
+			t = tx > t ? tx : t;
+		}
+		return t > a->latency_ps ? t - a->latency_ps : 0;
+	}
 	return (uint64_t)llround((double)bytes * a->ps_per_byte);
 }
 
@@ -391,7 +532,7 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 	if (a->p.ideal) {
 		done = now_ps;
 	} else if (a->p.link_model == ANALYTIC_LINK_BUS) {
-		uint64_t ser = analytic_ser_ps(a, bytes), t0 = now_ps > a->bus.free_ps ? now_ps : a->bus.free_ps;
+		uint64_t ser = analytic_ser_ps(a, bytes, false), t0 = now_ps > a->bus.free_ps ? now_ps : a->bus.free_ps;
 		a->bus.free_ps = t0 + ser;
 		a->bus.busy_ps += ser;
 		a->bus.bytes += bytes;
@@ -401,7 +542,14 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 		uint32_t hops = 0;
 		if (t && a->hop_ps)
 			hops = analytic_router_distance(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep));
-		done = now_ps + a->latency_ps + hops * a->hop_ps + analytic_ser_ps(a, bytes);
+		done = now_ps + a->latency_ps + hops * a->hop_ps + analytic_ser_ps(a, bytes, false);
+	} else if (bytes == 0) {
+		/* An empty (control) message holds no channel and waits for none:
+		 * an unpacketised model would otherwise queue it behind whole
+		 * messages, where packets would let it pass (Open MPI's shared
+		 * memory moves large data outside the queue the control
+		 * fragments use). */
+		done = now_ps + a->latency_ps;
 	} else {
 		if (!t && (analytic_grow_endpoints(a, src_ep) < 0 || analytic_grow_endpoints(a, dst_ep) < 0))
 			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
@@ -417,13 +565,18 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 
 		/* Channel i of n enters at min(i, h) hop latencies, h = n - 2
 		 * router channels. */
-		uint64_t ser = analytic_ser_ps(a, bytes), h = n - 2;
+		uint64_t h = n - 2;
 		uint64_t t0 = now_ps;
 		for (size_t i = 0; i < n; i++) {
 			uint64_t off = (i < h ? i : h) * a->hop_ps, f = a->chan[a->route[i]].free_ps;
 			if (f > off && f - off > t0)
 				t0 = f - off;
 		}
+		/* A message that starts while its endpoints carry traffic the
+		 * other way (the source receiving, the destination sending) moves
+		 * at the calibration's exchange rate. */
+		bool against = a->chan[a->n_ep + src_ep].free_ps > t0 || a->chan[dst_ep].free_ps > t0;
+		uint64_t ser = analytic_ser_ps(a, bytes, against);
 		for (size_t i = 0; i < n; i++) {
 			struct analytic_chan *c = &a->chan[a->route[i]];
 			c->free_ps = t0 + (i < h ? i : h) * a->hop_ps + ser;
@@ -507,6 +660,8 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 {
 	struct analytic *a = b->state;
 	json_object_set_new(out, "backend", json_string("analytic"));
+	if (a->t)
+		json_object_set_new(out, "topology", json_string(a->t->spec));
 	json_object_set_new(out, "link_model", json_string(analytic_link_models[a->p.link_model]));
 	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));
 	json_object_set_new(out, "messages", json_integer((json_int_t)a->n_msgs));

@@ -88,7 +88,7 @@ struct fl_port {
 	struct fl_link link;    /* where its flits and credits go */
 	uint32_t out_free;      /* first cycle (mod 2^32) the output channel is free */
 	uint32_t cred_free;     /* first cycle (mod 2^32) the credit channel is free */
-	uint32_t chan_flits;    /* flits sent in the measurement window */
+	uint64_t chan_flits;    /* flits sent while count_channels is set */
 };
 
 /* A packet in flight (pool entry). */

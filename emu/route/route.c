@@ -1,6 +1,7 @@
 /* Routing: parsing, lifecycle and shared helpers. */
 #include "route/route.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +29,40 @@ void route_free(struct route *r)
 	free(r);
 }
 
+static bool route_runs_on(const struct route_ops *ops, const struct topo *t)
+{
+	if (!ops->families)
+		return true;
+	for (size_t i = 0; ops->families[i]; i++)
+		if (!strcmp(ops->families[i], t->ops->name))
+			return true;
+	return false;
+}
+
+/* Append `name` to a ", "-separated list in buf[cap]. */
+static void route_list_append(char *buf, size_t cap, size_t *used, const char *name)
+{
+	if (*used < cap)
+		*used += (size_t)snprintf(buf + *used, cap - *used, "%s%s", *used ? ", " : "", name);
+}
+
 static int route_check_family(const struct route_ops *ops, const struct topo *t, struct nl_err *err)
 {
-	char names[256] = "";
-	size_t used = 0;
+	char names[256] = "", others[256] = "";
+	size_t used = 0, used_o = 0, n;
 
-	if (!ops->families)
+	if (route_runs_on(ops, t))
 		return 0;
-	for (size_t i = 0; ops->families[i]; i++) {
-		if (!strcmp(ops->families[i], t->ops->name))
-			return 0;
-		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0,
-					 "%s%s", i ? ", " : "", ops->families[i]);
-	}
-	return nl_errf(err, NL_EUNSUPPORTED, "routing function '%s' does not run on topology '%s' (it supports: %s)",
-		       ops->name, t->ops->name, names);
+	for (size_t i = 0; ops->families[i]; i++)
+		route_list_append(names, sizeof names, &used, ops->families[i]);
+	const struct route_ops *const *all = route_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if (route_runs_on(all[i], t))
+			route_list_append(others, sizeof others, &used_o, all[i]->name);
+	return nl_errf(err, NL_EUNSUPPORTED,
+		       "routing function '%s' does not run on topology '%s' (it supports: %s); set "
+		       "routing_function to one that does: %s",
+		       ops->name, t->ops->name, names, others);
 }
 
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,

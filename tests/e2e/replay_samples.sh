@@ -11,11 +11,15 @@
 #   predicted runtime, the trace's compute-only time, lies between the
 #   busiest rank's compute time and the recorded runtime.
 # accuracy: on the analytical backend calibrated to the recording machine's
-#   shared-memory transport (calibration-shm.json: the ping-pong run with
-#   the sample's rank count, latency_s and bandwidth_Bps of
-#   one_way = latency + bytes / bandwidth), the predicted runtime is within
-#   TOLERANCE of the recorded one, for every sample. Prints one line per
-#   sample, then the worst relative error.
+#   shared-memory transport (calibration=calibration-shm.json: the measured
+#   one-way time per size of the ping-pong run with the sample's rank
+#   count; link_model=endpoint: a rank's copies share its channels), the
+#   predicted runtime is within TOLERANCE of the recorded one, for every
+#   sample recorded with at most one rank per CPU (from the manifest's
+#   machine description). Samples recorded with more ranks than CPUs are
+#   reported but not judged: their recorded time is mostly the operating
+#   system sharing the cores. Prints one line per sample, then the worst
+#   relative error.
 # Exit 77 (skipped) when there are no samples.
 set -uo pipefail
 mode=$1
@@ -75,35 +79,48 @@ elif [ "$mode" = accuracy ]; then
   cal=$samples/calibration-shm.json
   [ -f "$cal" ] || { echo "no $cal" >&2; exit 77; }
   worst=0
+  judged=0
   for f in "${files[@]}"; do
     name=$(basename "$f" .nlt)
-    ranks=$(python3 -c 'import json,sys,subprocess; print(json.loads(subprocess.run([sys.argv[1],"trace","info",sys.argv[2],"--json"],capture_output=True,text=True).stdout)["ranks"])' "$netloom" "$f")
-    set=$(python3 - "$cal" "$ranks" <<'PY'
+    # Ranks, and the recording machine's CPU count from the manifest.
+    read -r ranks cpus < <(python3 -c '
+import json, re, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "trace", "info", sys.argv[2], "--json"], capture_output=True, text=True).stdout)
+m = re.search(r"(\d+) CPUs", d.get("machine", ""))
+print(d["ranks"], m.group(1) if m else 0)' "$netloom" "$f")
+    calranks=$(python3 -c '
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
 n = int(sys.argv[2])
-run = min(runs, key=lambda r: (abs(r["ranks"] - n), -r["ranks"]))
-print(f"latency_ns={run['latency_s'] * 1e9:.6f} bandwidth_gbps={run['bandwidth_Bps'] * 8e-9:.9f} {run['ranks']}")
-PY
-)
-    read -r lat bw calranks <<< "$set"
-    "$netloom" replay "$f" -s "$lat" -s "$bw" --json "$dir/$name.json" > /dev/null 2> "$dir/$name.err" || { fail "$name: $(head -1 "$dir/$name.err")"; continue; }
-    line=$(python3 - "$dir/$name.json" "$name" "$tol" "$calranks" "$lat" "$bw" <<'PY'
+print(min(runs, key=lambda r: (abs(r["ranks"] - n), -r["ranks"]))["ranks"])' "$cal" "$ranks")
+    # One configuration for every sample: the measured one-way times of
+    # the calibration run with the same rank count, endpoint sharing.
+    "$netloom" replay "$f" -s calibration="$cal" -s calibration_ranks="$calranks" -s link_model=endpoint \
+      --json "$dir/$name.json" > /dev/null 2> "$dir/$name.err" || { fail "$name: $(head -1 "$dir/$name.err")"; continue; }
+    line=$(python3 - "$dir/$name.json" "$name" "$tol" "$calranks" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-name, tol, calranks, lat, bw = sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+name, tol, calranks = sys.argv[2], float(sys.argv[3]), sys.argv[4]
 rt = d["results"]["runtime"]
 err = rt["predicted_s"] / rt["recorded_s"] - 1
 ok = "ok" if abs(err) <= tol else "OUTSIDE"
-print(f"{abs(err):.6f} {name}: predicted {rt['predicted_s']:.6f} s, recorded {rt['recorded_s']:.6f} s, ratio {rt['ratio']:.4f} ({err:+.1%}, {ok}; calibration of {calranks} ranks: {lat}, {bw})")
+print(f"{abs(err):.6f} {name}: predicted {rt['predicted_s']:.6f} s, recorded {rt['recorded_s']:.6f} s, ratio {rt['ratio']:.4f} ({err:+.1%}, {ok}; calibration of {calranks} ranks, link_model endpoint)")
 PY
 )
     e=${line%% *}
-    echo "${line#* }"
-    worst=$(python3 -c "print(max($worst, $e))")
-    python3 -c "import sys; sys.exit(0 if $e <= $tol else 1)" || fail "$name outside ${tol}"
+    if [ "$cpus" -gt 0 ] && [ "$ranks" -le "$cpus" ]; then
+      echo "${line#* }"
+      judged=$((judged + 1))
+      worst=$(python3 -c "print(max($worst, $e))")
+      python3 -c "import sys; sys.exit(0 if $e <= $tol else 1)" || fail "$name outside ${tol}"
+    else
+      # More ranks than CPUs: the recorded runtime is mostly the OS
+      # sharing the cores, not the transport; reported, not judged.
+      echo "${line#* } [not judged: $ranks ranks on $cpus CPUs]"
+    fi
   done
-  echo "worst relative error of the calibrated prediction over the samples: $worst (tolerance $tol)"
+  [ $judged -gt 0 ] || { echo "no sample was recorded with at most one rank per CPU" >&2; exit 77; }
+  echo "worst relative error of the calibrated prediction over the $judged samples with one rank per CPU: $worst (tolerance $tol)"
 else
   echo "usage: replay_samples.sh ideal|accuracy NETLOOM SAMPLES_DIR [TOLERANCE]" >&2
   exit 2

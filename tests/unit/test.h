@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int test_failed_checks;
 static int test_cases_run, test_cases_failed;
@@ -96,6 +97,28 @@ static inline int test_done(void)
 {
 	fprintf(stderr, "%d cases, %d failed\n", test_cases_run, test_cases_failed);
 	return test_cases_failed ? 1 : 0;
+}
+
+/* Write `text` to a fresh temporary file; returns its path (a static
+ * buffer, overwritten by the next call), "" when the write failed. The
+ * caller unlinks it. */
+static inline const char *test_write_tmp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/nltest-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return "";
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return "";
+	}
+	if (fputs(text, f) < 0)
+		path[0] = '\0';
+	if (fclose(f) != 0)
+		path[0] = '\0';
+	return path;
 }
 
 /* Path of a file in the source tree (tests run from the build dir). */

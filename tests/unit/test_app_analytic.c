@@ -1,6 +1,7 @@
 /* Unit tests: the analytic network backend (emu/net/backend_analytic.c):
  * net.h's time contract, the closed-form message time, FIFO sharing of
- * endpoint and link channels, the ideal mode and the report. */
+ * endpoint and link channels, the ideal mode, the measured calibration
+ * (with its exchange table and the control-message rule) and the report. */
 #include <jansson.h>
 
 #include "core/config.h"
@@ -271,6 +272,116 @@ static void test_bus_sharing(void)
 	bk_close(&k);
 }
 
+/* Completion time of every message id < 16 up to `until`. */
+static void drain(struct bk *k, uint64_t until, uint64_t t_of[16])
+{
+	struct got g;
+	uint64_t reached, next;
+	for (int round = 0; round < 32; round++) {
+		CHECK_OK(adv(k, until, &g, &reached, &next), &k->err);
+		if (g.n == 0)
+			break;
+		for (int i = 0; i < g.n && i < 16; i++)
+			if (g.id[i] < 16)
+				t_of[g.id[i]] = g.t[i];
+	}
+}
+
+/* One-way times 1 us at 0 B, 2 us at 1000 B, 3.5 us at 2000 B; exchanges
+ * 2.5 us at 1000 B, 4.5 us at 2000 B. The run of 4 ranks is a decoy. */
+static const char cal_json[] =
+	"{\"runs\": [{\"ranks\": 4, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 9e-6},"
+	" {\"bytes\": 10, \"median_seconds\": 9e-6}]},"
+	" {\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+	" {\"bytes\": 1000, \"median_seconds\": 2e-6}, {\"bytes\": 2000, \"median_seconds\": 3.5e-6}],"
+	" \"exchange\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+	" {\"bytes\": 1000, \"median_seconds\": 2.5e-6}, {\"bytes\": 2000, \"median_seconds\": 4.5e-6}]}]}";
+
+static void test_calibration(void)
+{
+	const char *path = test_write_tmp(cal_json);
+	CHECK(path[0] != '\0');
+	char key[128];
+	snprintf(key, sizeof key, "calibration=%s", path);
+	const char *const set[] = {key, "link_model=endpoint", "latency_ns=77", NULL};
+	struct bk k;
+	uint64_t t[16] = {0};
+	CHECK_OK(bk_open(&k, NULL, set), &k.err);
+	/* 0 -> 1, 500 B: between the measured sizes, 1.5 us; it holds
+	 * endpoint 0's injection channel for 0.5 us (the time less the 0-byte
+	 * latency, which replaces latency_ns). */
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 500, 1, &k.err), &k.err);
+	/* An empty message behind it on the same channel takes the latency
+	 * alone: control messages wait for no channel. */
+	CHECK_OK(k.b.ops->send(&k.b, 0, 0, 1, 0, 2, &k.err), &k.err);
+	/* 2 -> 3, 3000 B: beyond the table, the last slope: 3.5 + 1.5 us. */
+	CHECK_OK(k.b.ops->send(&k.b, 0, 2, 3, 3000, 3, &k.err), &k.err);
+	/* 4 -> 5 then 5 -> 4 at once, 1000 B: the first takes the ping-pong
+	 * time (2 us); the second starts while endpoint 5 receives, so it
+	 * takes the exchange time (2.5 us). */
+	CHECK_OK(k.b.ops->send(&k.b, 0, 4, 5, 1000, 4, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 5, 4, 1000, 5, &k.err), &k.err);
+	/* 6 -> 7 at 0 and 7 -> 6 after the first has left (1 us): no
+	 * opposite traffic, ping-pong time. */
+	CHECK_OK(k.b.ops->send(&k.b, 0, 6, 7, 1000, 6, &k.err), &k.err);
+	drain(&k, 3 * US, t);
+	CHECK_OK(k.b.ops->send(&k.b, 3 * US, 7, 6, 1000, 7, &k.err), &k.err);
+	drain(&k, UINT64_MAX, t);
+	CHECK_UINT(t[1], ==, 1500 * NS);
+	CHECK_UINT(t[2], ==, 1 * US);
+	CHECK_UINT(t[3], ==, 5 * US);
+	CHECK_UINT(t[4], ==, 2 * US);
+	CHECK_UINT(t[5], ==, 2500 * NS);
+	CHECK_UINT(t[6], ==, 2 * US);
+	CHECK_UINT(t[7], ==, 5 * US);
+	bk_close(&k);
+
+	/* Without link sharing there is no opposite traffic to see. */
+	const char *const none[] = {key, "link_model=none", NULL};
+	memset(t, 0, sizeof t);
+	CHECK_OK(bk_open(&k, NULL, none), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 4, 5, 1000, 4, &k.err), &k.err);
+	CHECK_OK(k.b.ops->send(&k.b, 0, 5, 4, 1000, 5, &k.err), &k.err);
+	drain(&k, UINT64_MAX, t);
+	CHECK_UINT(t[4], ==, 2 * US);
+	CHECK_UINT(t[5], ==, 2 * US);
+	bk_close(&k);
+
+	const char *const other[] = {key, "calibration_ranks=3", NULL};
+	CHECK_ERR(bk_open(&k, NULL, other), NL_ECONFIG, &k.err, "no run with 3 ranks (calibration_ranks)");
+	bk_close(&k);
+	unlink(path);
+
+	struct {
+		const char *json, *needle;
+	} bad[] = {
+		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6}]}",
+		 "expected a 'one_way' array of at least 2 sizes"},
+		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 8, \"median_seconds\": 1e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": 2e-6}]}",
+		 "one_way[1]: expected increasing 'bytes'"},
+		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": -2e-6}]}",
+		 "one_way[1]: expected increasing 'bytes' and a 'median_seconds' >= 0"},
+		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": 2e-6}], \"exchange\": 3}",
+		 "expected a 'exchange' array"},
+		{"{\"ranks\": 2, \"one_way\": [", "calibration "},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		path = test_write_tmp(bad[i].json);
+		snprintf(key, sizeof key, "calibration=%s", path);
+		const char *const b[] = {key, NULL};
+		CHECK_ERR(bk_open(&k, NULL, b), NL_EFORMAT, &k.err, bad[i].needle);
+		CHECK(strstr(k.err.msg, path) != NULL);
+		bk_close(&k);
+		unlink(path);
+	}
+	const char *const missing[] = {"calibration=/nonexistent/cal.json", NULL};
+	CHECK_ERR(bk_open(&k, NULL, missing), NL_EFORMAT, &k.err, "calibration /nonexistent/cal.json");
+	bk_close(&k);
+}
+
 static void test_bad_config(void)
 {
 	struct bk k;
@@ -296,6 +407,7 @@ int main(void)
 	TEST_RUN(test_endpoint_sharing);
 	TEST_RUN(test_links_sharing);
 	TEST_RUN(test_bus_sharing);
+	TEST_RUN(test_calibration);
 	TEST_RUN(test_bad_config);
 	return test_done();
 }

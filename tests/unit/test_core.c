@@ -196,26 +196,13 @@ static const struct param_def demo_cfg_keys[] = {
 static const struct config_table demo_table = {"network", "demo", demo_cfg_keys, sizeof(struct demo_cfg)};
 static const struct config_table *const demo_tables[] = {&demo_table};
 
-static char *write_tmp(const char *text)
-{
-	static char path[64];
-	snprintf(path, sizeof path, "/tmp/nltest-XXXXXX");
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return NULL;
-	if (write(fd, text, strlen(text)) < 0)
-		path[0] = '\0';
-	close(fd);
-	return path;
-}
-
 static void test_config_file(void)
 {
 	struct config c;
 	struct demo_cfg v;
 	struct nl_err e = {0};
 	config_init(&c, demo_tables, 1);
-	char *p = write_tmp("; comment\nnum_vcs = 4\n[network]\ninjection_rate = 0.25\n");
+	const char *p = test_write_tmp("; comment\nnum_vcs = 4\n[network]\ninjection_rate = 0.25\n");
 	CHECK_OK(config_load_file(&c, p, &e), &e);
 	CHECK_OK(config_set(&c, "num_vcs=8", NULL, "-s", &e), &e);
 	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
@@ -224,17 +211,17 @@ static void test_config_file(void)
 	CHECK_STR(v.topology, "torus:k=8x8");
 	unlink(p);
 
-	p = write_tmp("num_vc = 4\n");
+	p = test_write_tmp("num_vc = 4\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "unknown key 'num_vc' (did you mean 'num_vcs'?)");
 	CHECK(strstr(e.msg, ":1:") != NULL);
 	unlink(p);
-	p = write_tmp("num_vcs = 0\n");
+	p = test_write_tmp("num_vcs = 0\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs' value '0' out of range");
 	unlink(p);
-	p = write_tmp("[traffic]\nnum_vcs = 2\n");
+	p = test_write_tmp("[traffic]\nnum_vcs = 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "unknown section [traffic]");
 	unlink(p);
-	p = write_tmp("num_vcs 2\n");
+	p = test_write_tmp("num_vcs 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "syntax error");
 	unlink(p);
 	CHECK_ERR(config_set(&c, "injection_rate=fast", NULL, "-s", &e), NL_ECONFIG, &e,

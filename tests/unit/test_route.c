@@ -249,7 +249,8 @@ static void test_route_errors(void)
 	struct route *r = NULL;
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("hypercube:n=3", &t, &e), &e);
-	CHECK_ERR(route_new("dor", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'hypercube'");
+	CHECK_ERR(route_new("dor", t, 2, &r, &e), NL_EUNSUPPORTED, &e,
+		  "does not run on topology 'hypercube' (it supports: torus, mesh); set routing_function to one that does: min");
 	CHECK_ERR(route_new("min", t, 2, &r, &e), NL_ECONFIG, &e, "needs num_vcs >= the diameter 3");
 	CHECK_ERR(route_new("min:select=best", t, 4, &r, &e), NL_EINVAL, &e, "expected one of first, hash, adaptive");
 	CHECK(r == NULL);

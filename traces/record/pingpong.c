@@ -14,6 +14,14 @@
  * with L the one-way time of a 0-byte message and B the inverse
  * least-squares slope over the sizes from --fit-min up (beyond the
  * eager/rendezvous switch, where the line is straight).
+ *
+ * Then the same sizes are exchanged: both ranks of a pair MPI_Sendrecv at
+ * once, and a batch's time per exchange is the one-way time of a message
+ * that meets one going the other way ("exchange" in the JSON). On shared
+ * memory the two copies compete for the memory system, so this is slower
+ * than the ping-pong's one-way time for large messages; the analytical
+ * backend uses it for messages sent while their endpoints carry traffic
+ * the other way (docs/replay.md).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -77,6 +85,19 @@ static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
 	return 0;
 }
 
+/* One batch of simultaneous exchanges; returns the time per exchange in s. */
+static double pp_exchange_batch(char *buf, char *rbuf, long bytes, int iters, int peer)
+{
+	double t0;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (int i = 0; i < iters; i++)
+		MPI_Sendrecv(buf, (int)bytes, MPI_BYTE, peer, PP_TAG, rbuf, (int)bytes, MPI_BYTE, peer,
+			     PP_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return (MPI_Wtime() - t0) / iters;
+}
+
 /* One batch of round trips; returns the one-way time in s. */
 static double pp_batch(char *buf, long bytes, int iters, int peer, int is_pinger)
 {
@@ -98,13 +119,27 @@ static double pp_batch(char *buf, long bytes, int iters, int peer, int is_pinger
 	return (MPI_Wtime() - t0) / (2.0 * iters);
 }
 
+/* Fastest and median of size k's batches over all pairs; `all` holds each
+ * rank's `per_rank` doubles, size k's batches of a table at `off + k * reps`. */
+static void pp_summarize(const double *all, double *v, int half, int per_rank, int off, int k,
+			 int reps, double *fastest, double *median)
+{
+	int m = half * reps;
+
+	for (int p = 0; p < half; p++)
+		memcpy(v + p * reps, all + (size_t)p * per_rank + off + k * reps, (size_t)reps * sizeof *v);
+	qsort(v, (size_t)m, sizeof *v, pp_cmp_double);
+	*fastest = v[0];
+	*median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
+
 int main(int argc, char **argv)
 {
 	struct pp_opts o;
 	int rank, n, rc, n_sizes = 1;
 	long sizes[64];
-	double *mine, *all = NULL, *one_way, *median;
-	char *buf;
+	double *mine, *all = NULL, *v = NULL;
+	char *buf, *rbuf;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -121,55 +156,61 @@ int main(int argc, char **argv)
 	for (long s = o.min_bytes; s <= o.max_bytes && n_sizes < 64; s *= 2)
 		sizes[n_sizes++] = s;
 
+	/* Per rank: the ping-pong table, then the exchange table. */
+	int per_rank = 2 * n_sizes * o.reps, half = n / 2;
 	buf = calloc((size_t)o.max_bytes, 1);
-	mine = calloc((size_t)n_sizes * o.reps, sizeof *mine);
-	one_way = calloc((size_t)n_sizes, sizeof *one_way);
-	median = calloc((size_t)n_sizes, sizeof *median);
-	if (rank == 0)
-		all = calloc((size_t)n_sizes * o.reps * n, sizeof *all);
-	if (!buf || !mine || !one_way || !median || (rank == 0 && !all)) {
+	rbuf = calloc((size_t)o.max_bytes, 1);
+	mine = calloc((size_t)per_rank, sizeof *mine);
+	if (rank == 0) {
+		all = calloc((size_t)per_rank * n, sizeof *all);
+		v = calloc((size_t)half * o.reps, sizeof *v);
+	}
+	if (!buf || !rbuf || !mine || (rank == 0 && (!all || !v))) {
 		fprintf(stderr, "netloom-pingpong: out of memory\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 
-	int half = n / 2, peer = rank < half ? rank + half : rank - half;
-	for (int k = 0; k < n_sizes; k++) {
-		/* Keep each batch's volume near iters x 64 KiB for large sizes. */
-		long iters = o.iters;
-		if (sizes[k] > (64L << 10))
-			iters = o.iters * (64L << 10) / sizes[k];
-		if (iters < 10)
-			iters = 10;
-		pp_batch(buf, sizes[k], (int)(iters / 10 + 1), peer, rank < half); /* warm-up */
-		for (int r = 0; r < o.reps; r++)
-			mine[k * o.reps + r] = pp_batch(buf, sizes[k], (int)iters, peer, rank < half);
+	int peer = rank < half ? rank + half : rank - half;
+	for (int x = 0; x < 2; x++) {
+		for (int k = 0; k < n_sizes; k++) {
+			/* Keep each batch's volume near iters x 64 KiB for large sizes. */
+			long iters = o.iters;
+			if (sizes[k] > (64L << 10))
+				iters = o.iters * (64L << 10) / sizes[k];
+			if (iters < 10)
+				iters = 10;
+			double *out = mine + x * n_sizes * o.reps + k * o.reps;
+			if (x == 0) {
+				pp_batch(buf, sizes[k], (int)(iters / 10 + 1), peer, rank < half); /* warm-up */
+				for (int r = 0; r < o.reps; r++)
+					out[r] = pp_batch(buf, sizes[k], (int)iters, peer, rank < half);
+			} else {
+				pp_exchange_batch(buf, rbuf, sizes[k], (int)(iters / 10 + 1), peer);
+				for (int r = 0; r < o.reps; r++)
+					out[r] = pp_exchange_batch(buf, rbuf, sizes[k], (int)iters, peer);
+			}
+		}
 	}
-	/* Only the pingers' timings count (the pongers' are the same round trips). */
-	MPI_Gather(mine, n_sizes * o.reps, MPI_DOUBLE, all, n_sizes * o.reps, MPI_DOUBLE, 0,
-		   MPI_COMM_WORLD);
+	/* Only the pingers' timings count (the pongers' are the same round trips
+	 * and exchanges). */
+	MPI_Gather(mine, per_rank, MPI_DOUBLE, all, per_rank, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	if (rank == 0) {
-		int m = half * o.reps;
-		double *v = malloc((size_t)m * sizeof *v);
-		double sx = 0, sy = 0, sxx = 0, sxy = 0, bw = 0;
+		double sx = 0, sy = 0, sxx = 0, sxy = 0, bw = 0, lat = 0, fast, med;
 		int nf = 0;
 		char host[256] = "unknown";
 
-		for (int k = 0; k < n_sizes && v; k++) {
-			for (int p = 0; p < half; p++)
-				memcpy(v + p * o.reps, all + (size_t)p * n_sizes * o.reps + k * o.reps,
-				       (size_t)o.reps * sizeof *v);
-			qsort(v, (size_t)m, sizeof *v, pp_cmp_double);
-			one_way[k] = v[0];
-			median[k] = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+		for (int k = 0; k < n_sizes; k++) {
+			pp_summarize(all, v, half, per_rank, 0, k, o.reps, &fast, &med);
+			if (k == 0)
+				lat = fast;
 			if (sizes[k] >= o.fit_min) {
 				sx += (double)sizes[k];
-				sy += one_way[k];
+				sy += fast;
 				sxx += (double)sizes[k] * (double)sizes[k];
-				sxy += (double)sizes[k] * one_way[k];
+				sxy += (double)sizes[k] * fast;
 				nf++;
 			}
 		}
-		free(v);
 		if (nf >= 2 && nf * sxx - sx * sx > 0) {
 			double slope = (nf * sxy - sx * sy) / (nf * sxx - sx * sx);
 			bw = slope > 0 ? 1.0 / slope : 0;
@@ -178,21 +219,26 @@ int main(int argc, char **argv)
 		printf("{\n  \"ranks\": %d,\n  \"pairs\": %d,\n  \"host\": \"%s\",\n", n, half, host);
 		printf("  \"iters\": %d,\n  \"reps\": %d,\n  \"fit_min_bytes\": %ld,\n", o.iters, o.reps,
 		       o.fit_min);
-		printf("  \"latency_s\": %.6e,\n  \"bandwidth_Bps\": %.6e,\n", one_way[0], bw);
-		printf("  \"one_way\": [\n");
-		for (int k = 0; k < n_sizes; k++)
-			printf("    {\"bytes\": %ld, \"seconds\": %.6e, \"median_seconds\": %.6e, "
-			       "\"Bps\": %.6e}%s\n",
-			       sizes[k], one_way[k], median[k],
-			       sizes[k] ? (double)sizes[k] / one_way[k] : 0.0,
-			       k + 1 < n_sizes ? "," : "");
-		printf("  ]\n}\n");
+		printf("  \"latency_s\": %.6e,\n  \"bandwidth_Bps\": %.6e,\n", lat, bw);
+		for (int x = 0; x < 2; x++) {
+			printf("  \"%s\": [\n", x ? "exchange" : "one_way");
+			for (int k = 0; k < n_sizes; k++) {
+				pp_summarize(all, v, half, per_rank, x * n_sizes * o.reps, k, o.reps, &fast,
+					     &med);
+				printf("    {\"bytes\": %ld, \"seconds\": %.6e, \"median_seconds\": %.6e, "
+				       "\"Bps\": %.6e}%s\n",
+				       sizes[k], fast, med, sizes[k] ? (double)sizes[k] / fast : 0.0,
+				       k + 1 < n_sizes ? "," : "");
+			}
+			printf("  ]%s\n", x ? "" : ",");
+		}
+		printf("}\n");
 	}
 	free(all);
+	free(v);
 	free(mine);
-	free(one_way);
-	free(median);
 	free(buf);
+	free(rbuf);
 	MPI_Finalize();
 	return 0;
 }
