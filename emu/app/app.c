@@ -37,52 +37,10 @@ int app_bad_op(const struct app *a, uint32_t r, struct nl_err *err, const char *
 
 /* --- events and the ready ring -------------------------------------------- */
 
-static bool app_ev_less(const struct app_ev *x, const struct app_ev *y)
-{
-	return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
-}
-
+/* Replay's own events: kind in the high half of the heap's data word. */
 int app_push_event(struct app *a, uint64_t t_ps, uint32_t kind, uint32_t arg)
 {
-	if (a->n_heap == a->cap_heap) {
-		size_t cap = a->cap_heap ? 2 * a->cap_heap : 1024;
-		struct app_ev *h = realloc(a->heap, cap * sizeof *h);
-		if (!h)
-			return NL_ENOMEM;
-		a->heap = h;
-		a->cap_heap = cap;
-	}
-	struct app_ev ev = {t_ps, a->ev_seq++, kind, arg};
-	size_t i = a->n_heap++;
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (!app_ev_less(&ev, &a->heap[up]))
-			break;
-		a->heap[i] = a->heap[up];
-		i = up;
-	}
-	a->heap[i] = ev;
-	return 0;
-}
-
-static struct app_ev app_pop_event(struct app *a)
-{
-	struct app_ev top = a->heap[0], last = a->heap[--a->n_heap];
-	size_t i = 0, n = a->n_heap;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && app_ev_less(&a->heap[c + 1], &a->heap[c]))
-			c++;
-		if (!app_ev_less(&a->heap[c], &last))
-			break;
-		a->heap[i] = a->heap[c];
-		i = c;
-	}
-	if (n)
-		a->heap[i] = last;
-	return top;
+	return evheap_push(&a->events, t_ps, (uint64_t)kind << 32 | arg);
 }
 
 void app_make_ready(struct app *a, uint32_t r)
@@ -243,7 +201,7 @@ void app_free(struct app *a)
 	free(a->rank_ep);
 	free(a->ready);
 	free(a->rank_stats);
-	free(a->heap);
+	evheap_free(&a->events);
 	free(a->deliv);
 	free(a->xfer);
 	app_pool_release(&a->reqs);
@@ -324,9 +282,9 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 		/* Nothing left anywhere, or every rank done (what is still in
 		 * flight can only end unmatched): stop without running the
 		 * network on, so its reached time stays the last event's. */
-		if (!a->n_heap && ((!a->net_dirty && a->net_next == UINT64_MAX) || a->ranks_done == a->n_ranks))
+		if (!a->events.n && ((!a->net_dirty && a->net_next == UINT64_MAX) || a->ranks_done == a->n_ranks))
 			break;
-		uint64_t until = a->n_heap ? a->heap[0].t_ps : UINT64_MAX, reached, next;
+		uint64_t until = evheap_next(&a->events), reached, next;
 		a->n_deliv = 0;
 		a->net_dirty = false;
 		NL_CHECK(a->net->ops->advance(a->net, until, app_on_deliver, a, &reached, &next, err));
@@ -341,16 +299,17 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 			}
 			continue;
 		}
-		if (!a->n_heap)
+		if (!a->events.n)
 			break;
 		a->now = until;
-		while (a->n_heap && a->heap[0].t_ps == until) {
-			struct app_ev ev = app_pop_event(a);
+		while (a->events.n && evheap_next(&a->events) == until) {
+			struct evheap_ev ev = evheap_pop(&a->events);
+			uint32_t kind = (uint32_t)(ev.data >> 32), arg = (uint32_t)ev.data;
 			a->res.events++;
-			if (ev.kind == EV_RESUME)
-				app_make_ready(a, ev.arg);
+			if (kind == EV_RESUME)
+				app_make_ready(a, arg);
 			else
-				NL_CHECK(app_p2p_deliver(a, ev.arg, err));
+				NL_CHECK(app_p2p_deliver(a, arg, err));
 		}
 	}
 	app_finish_results(a);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "app/app.h"
+#include "core/evheap.h"
 #include "core/stats.h"
 
 struct net_backend;
@@ -302,13 +303,6 @@ static inline uint32_t app_comm_world(const struct app_comm *cm, uint32_t r, uin
 
 enum { EV_RESUME = 1, EV_LOCAL };
 
-struct app_ev {
-	uint64_t t_ps;
-	uint64_t seq;
-	uint32_t kind;
-	uint32_t arg;
-};
-
 struct app {
 	struct app_config cfg;
 	struct app_source src;
@@ -329,9 +323,7 @@ struct app {
 	 * what is live, not the trace's length. */
 	uint32_t idle_slots, idle_pairs;
 
-	struct app_ev *heap;
-	size_t n_heap, cap_heap;
-	uint64_t ev_seq;
+	struct evheap events; /* EV_* at their times */
 	uint32_t *ready;          /* ring of ranks to run at `now` */
 	uint32_t ready_head, ready_n, ready_cap;
 	uint64_t *deliv;          /* message ids the backend delivered */

@@ -60,6 +60,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/evheap.h"
 #include "core/param.h"
 #include "net/net.h"
 #include "topo/topo.h"
@@ -113,13 +114,6 @@ const struct config_table net_analytic_config = {
 	.struct_size = sizeof(struct analytic_params),
 };
 
-/* A pending completion; the heap orders by (t_ps, seq). */
-struct analytic_ev {
-	uint64_t t_ps;
-	uint64_t seq;
-	uint64_t msg_id;
-};
-
 /* Channel accounting for the report. */
 struct analytic_chan {
 	uint64_t free_ps; /* when the channel can take the next message */
@@ -135,9 +129,7 @@ struct analytic {
 	uint64_t latency_ps;
 	uint64_t hop_ps;
 
-	struct analytic_ev *heap;
-	size_t n_heap, cap_heap;
-	uint64_t seq;
+	struct evheap done;   /* message completions, data = message id */
 	uint64_t reached_ps;
 
 	/* Channels: [0, n_inj) injection of endpoint e, [n_inj, 2 n_inj)
@@ -169,7 +161,7 @@ static void analytic_destroy(struct net_backend *b)
 	struct analytic *a = b->state;
 	if (!a)
 		return;
-	free(a->heap);
+	evheap_free(&a->done);
 	free(a->chan);
 	free(a->route);
 	free(a->dist);
@@ -343,57 +335,6 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 fail:
 	analytic_destroy(b);
 	return rc;
-}
-
-/* --- completion heap: (t_ps, seq) order ---------------------------------- */
-
-static bool analytic_ev_less(const struct analytic_ev *x, const struct analytic_ev *y)
-{
-	return x->t_ps < y->t_ps || (x->t_ps == y->t_ps && x->seq < y->seq);
-}
-
-static int analytic_push(struct analytic *a, uint64_t t_ps, uint64_t msg_id)
-{
-	if (a->n_heap == a->cap_heap) {
-		size_t cap = a->cap_heap ? 2 * a->cap_heap : 256;
-		struct analytic_ev *h = realloc(a->heap, cap * sizeof *h);
-		if (!h)
-			return NL_ENOMEM;
-		a->heap = h;
-		a->cap_heap = cap;
-	}
-	struct analytic_ev ev = {t_ps, a->seq++, msg_id};
-	size_t i = a->n_heap++;
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (!analytic_ev_less(&ev, &a->heap[up]))
-			break;
-		a->heap[i] = a->heap[up];
-		i = up;
-	}
-	a->heap[i] = ev;
-	return 0;
-}
-
-static struct analytic_ev analytic_pop(struct analytic *a)
-{
-	struct analytic_ev top = a->heap[0];
-	struct analytic_ev last = a->heap[--a->n_heap];
-	size_t i = 0, n = a->n_heap;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && analytic_ev_less(&a->heap[c + 1], &a->heap[c]))
-			c++;
-		if (!analytic_ev_less(&a->heap[c], &last))
-			break;
-		a->heap[i] = a->heap[c];
-		i = c;
-	}
-	if (n)
-		a->heap[i] = last;
-	return top;
 }
 
 /* --- routes ---------------------------------------------------------------- */
@@ -586,7 +527,7 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 		}
 		done = t0 + h * a->hop_ps + ser + a->latency_ps;
 	}
-	if (analytic_push(a, done, msg_id) < 0)
+	if (evheap_push(&a->done, done, msg_id) < 0)
 		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
 	return 0;
 }
@@ -600,20 +541,18 @@ static int analytic_advance(struct net_backend *b, uint64_t until_ps, net_delive
 			       "analytic backend: advance to %" PRIu64 " ps, before the reached time %" PRIu64
 			       " ps",
 			       until_ps, a->reached_ps);
-	if (a->n_heap == 0 || a->heap[0].t_ps > until_ps) {
+	uint64_t t = evheap_next(&a->done);
+	if (!a->done.n || t > until_ps) {
 		a->reached_ps = until_ps;
 		*reached_ps = until_ps;
-		*next_ps = a->n_heap ? a->heap[0].t_ps : UINT64_MAX;
+		*next_ps = t;
 		return 0;
 	}
-	uint64_t t = a->heap[0].t_ps;
 	a->reached_ps = t;
-	while (a->n_heap && a->heap[0].t_ps == t) {
-		struct analytic_ev ev = analytic_pop(a);
-		deliver(ctx, ev.msg_id, t);
-	}
+	while (a->done.n && evheap_next(&a->done) == t)
+		deliver(ctx, evheap_pop(&a->done).data, t);
 	*reached_ps = t;
-	*next_ps = a->n_heap ? a->heap[0].t_ps : UINT64_MAX;
+	*next_ps = evheap_next(&a->done);
 	return 0;
 }
 
