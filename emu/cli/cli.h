@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct nl_err;
@@ -23,6 +24,17 @@ int cli_report(const struct nl_err *err);
 
 /* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Option values, strictly: an unsigned decimal integer in [lo, hi] (no
+ * sign, nothing after the digits) or a number in [lo, hi]. 0, or -1 after
+ * printing "netloom <cmd>: <opt>: expected ..., got '<s>'". */
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
+
+/* getopt_long's complaint (c = ':' for a missing value, else an unknown
+ * option at argv[optind - 1]) as one line of ours; returns CLI_USAGE. Use
+ * with opterr = 0 and an optstring starting with ':'. */
+int cli_getopt_error(const char *cmd, char **argv, int c);
 
 /* The configuration tables of every module (cli_tables.c). */
 struct config_table;

@@ -4,10 +4,8 @@
  *   netloom design equality --routers N --radix K [--seed S]      (seed 002 §3.3)
  *   netloom design flex|dragonfly|slimfly --terminals N --radix R (seed 000 §III-B)
  */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,45 +76,6 @@ static const char fullbw_usage[] =
 	"  --json            a JSON array on stdout\n"
 	"  -o, --output FILE write there (atomically) instead of stdout\n"
 	"  -h, --help        this text\n";
-
-static int design_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi,
-			    uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!s || !*s || *s == '-' || *s == '+')
-		goto bad;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu, got '%s'", opt, (unsigned long long)lo,
-			(unsigned long long)hi, s ? s : "");
-	return -1;
-}
-
-static int design_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
-			       double *out)
-{
-	char *end;
-	errno = 0;
-	double v = s && *s ? strtod(s, &end) : NAN;
-	if (!s || !*s || errno || *end || !(v >= lo && v <= hi)) {
-		cli_usage_error(cmd, "%s: expected a number in %g..%g, got '%s'", opt, lo, hi, s ? s : "");
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int design_bad_option(const char *cmd, char **argv, int c)
-{
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-	return cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
-}
 
 /* Render to a buffer, then replace the output atomically. */
 static int design_emit_text(const char *path, char *buf, size_t len, struct nl_err *err)
@@ -204,21 +163,21 @@ static int design_hyperx_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
-			if (design_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
+			if (cli_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
 				return CLI_USAGE;
 			break;
 		case 'R':
-			if (design_parse_u64(cmd, "--radix", optarg, 2, 100000, &R) < 0)
+			if (cli_parse_u64(cmd, "--radix", optarg, 2, 100000, &R) < 0)
 				return CLI_USAGE;
 			break;
 		case 'B':
-			if (design_parse_double(cmd, "--bisection", optarg, 1e-9, 1e9, &B) < 0)
+			if (cli_parse_double(cmd, "--bisection", optarg, 1e-9, 1e9, &B) < 0)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(hyperx_usage, stdout); return CLI_OK;
-		default: return design_bad_option(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, c);
 		}
 	}
 	if (optind < argc)
@@ -287,33 +246,33 @@ static int design_equality_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
-			if (design_parse_u64(cmd, "--routers", optarg, 6, 1u << 30, &N) < 0)
+			if (cli_parse_u64(cmd, "--routers", optarg, 6, 1u << 30, &N) < 0)
 				return CLI_USAGE;
 			break;
 		case 'K':
-			if (design_parse_u64(cmd, "--radix", optarg, 3, 1u << 30, &K) < 0)
+			if (cli_parse_u64(cmd, "--radix", optarg, 3, 1u << 30, &K) < 0)
 				return CLI_USAGE;
 			break;
 		case 's':
-			if (design_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &seed) < 0)
+			if (cli_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &seed) < 0)
 				return CLI_USAGE;
 			break;
 		case 'P':
-			if (design_parse_u64(cmd, "--population", optarg, 2, 100000, &pop) < 0)
+			if (cli_parse_u64(cmd, "--population", optarg, 2, 100000, &pop) < 0)
 				return CLI_USAGE;
 			break;
 		case 'G':
-			if (design_parse_u64(cmd, "--generations", optarg, 1, 1000000, &gens) < 0)
+			if (cli_parse_u64(cmd, "--generations", optarg, 1, 1000000, &gens) < 0)
 				return CLI_USAGE;
 			break;
 		case 'M':
-			if (design_parse_double(cmd, "--mutation", optarg, 0, 1, &mut) < 0)
+			if (cli_parse_double(cmd, "--mutation", optarg, 0, 1, &mut) < 0)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(equality_usage, stdout); return CLI_OK;
-		default: return design_bad_option(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, c);
 		}
 	}
 	if (optind < argc)
@@ -433,17 +392,17 @@ static int design_fullbw_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
-			if (design_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
+			if (cli_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
 				return CLI_USAGE;
 			break;
 		case 'R':
-			if (design_parse_u64(cmd, "--radix", optarg, 2, 100000, &R) < 0)
+			if (cli_parse_u64(cmd, "--radix", optarg, 2, 100000, &R) < 0)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(fullbw_usage, stdout); return CLI_OK;
-		default: return design_bad_option(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, c);
 		}
 	}
 	if (optind < argc)

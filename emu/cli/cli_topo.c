@@ -5,7 +5,6 @@
  *   netloom topo describe SPEC [--json] [--bisection] [--faults] [--seed N] ...
  *   netloom topo export SPEC --format edgelist|dot|json [-o FILE]
  */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -62,33 +61,6 @@ static const char list_usage[] =
 	"\n"
 	"Print every topology family with its parameters (name, type, default,\n"
 	"range, meaning). A SPEC is 'family:key=value,key=value'.\n";
-
-/* Strict unsigned parse: digits only, within [lo, hi]. */
-static int topo_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi,
-			  uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!s || !*s || *s == '-' || *s == '+')
-		goto bad;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu, got '%s'", opt, (unsigned long long)lo,
-			(unsigned long long)hi, s ? s : "");
-	return -1;
-}
-
-/* getopt_long's own complaint, as one line of ours. */
-static int topo_bad_option(const char *cmd, char **argv, int c)
-{
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-	return cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
-}
 
 static int topo_list_main(int argc, char **argv)
 {
@@ -306,23 +278,23 @@ static int topo_describe_main(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case 'h': fputs(describe_usage, stdout); return CLI_OK;
 		case 's':
-			if (topo_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
+			if (cli_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
 				return CLI_USAGE;
 			break;
 		case 'r':
-			if (topo_parse_u64(cmd, "--metis-runs", optarg, 1, 10000, &o.runs) < 0)
+			if (cli_parse_u64(cmd, "--metis-runs", optarg, 1, 10000, &o.runs) < 0)
 				return CLI_USAGE;
 			break;
 		case 't':
-			if (topo_parse_u64(cmd, "--trials", optarg, 1, 1000000, &o.trials) < 0)
+			if (cli_parse_u64(cmd, "--trials", optarg, 1, 1000000, &o.trials) < 0)
 				return CLI_USAGE;
 			break;
 		case 'n':
-			if (topo_parse_u64(cmd, "--samples", optarg, 1, UINT32_MAX, &v) < 0)
+			if (cli_parse_u64(cmd, "--samples", optarg, 1, UINT32_MAX, &v) < 0)
 				return CLI_USAGE;
 			o.samples = v;
 			break;
-		default: return topo_bad_option(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, c);
 		}
 	}
 	if (optind >= argc)
@@ -408,7 +380,7 @@ static int topo_export_main(int argc, char **argv)
 		case 'F': format = optarg; break;
 		case 'o': output = optarg; break;
 		case 'h': fputs(export_usage, stdout); return CLI_OK;
-		default: return topo_bad_option(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, c);
 		}
 	}
 	if (optind >= argc)

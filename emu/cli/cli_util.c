@@ -1,6 +1,10 @@
 /* Shared CLI helpers: error reporting and exit statuses. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,43 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_USAGE;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		goto bad;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu, got '%s'", opt, (unsigned long long)lo,
+			(unsigned long long)hi, s ? s : "");
+	return -1;
+}
+
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = s && *s ? strtod(s, &end) : NAN;
+	if (!s || !*s || errno || *end || !(v >= lo && v <= hi)) {
+		cli_usage_error(cmd, "%s: expected a number in %g..%g, got '%s'", opt, lo, hi, s ? s : "");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_getopt_error(const char *cmd, char **argv, int c)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
 }
 
 int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i)
