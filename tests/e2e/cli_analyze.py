@@ -8,49 +8,10 @@ landed yet).
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-NETLOOM = sys.argv[1]
-ENV = dict(os.environ, NETLOOM_PROGRESS="0")
-
-
-class Fail(Exception):
-    pass
-
-
-def run(*args, code=0):
-    p = subprocess.run([NETLOOM, *args], capture_output=True, env=ENV)
-    if p.returncode != code:
-        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}\n"
-                   f"stderr: {p.stderr.decode()}")
-    return p
-
-
-def run_json(*args):
-    return json.loads(run(*args).stdout)
-
-
-def eq(what, got, want):
-    if got != want:
-        raise Fail(f"{what}: got {got!r}, expected {want!r}")
-
-
-def near(what, got, want, tol):
-    if abs(got - want) > tol:
-        raise Fail(f"{what}: got {got!r}, expected {want!r} +- {tol}")
-
-
-def one_line_error(p, needle):
-    err = p.stderr.decode()
-    if err.count("\n") != 1 or not err.startswith("netloom"):
-        raise Fail(f"error is not one line starting 'netloom': {err!r}")
-    if needle not in err:
-        raise Fail(f"error {err!r} lacks {needle!r}")
-    if p.stdout:
-        raise Fail(f"stdout not empty on error: {p.stdout!r}")
-
+from clitest import ENV, Fail, check, eq, main, near, one_line_error, run, run_json  # noqa: F401
 
 def need_family(name):
     if f"  {name} " not in run("topo", "list").stdout.decode():
@@ -288,12 +249,5 @@ def case_help():
             raise Fail(f"topo list lacks {fam}")
 
 
-CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
-
 if __name__ == "__main__":
-    try:
-        CASES[sys.argv[2]]()
-    except Fail as e:
-        print(f"FAIL {sys.argv[2]}: {e}")
-        sys.exit(1)
-    print(f"ok {sys.argv[2]}")
+    main(globals())

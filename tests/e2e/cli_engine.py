@@ -17,53 +17,12 @@ import subprocess
 import sys
 import tempfile
 
-NETLOOM = sys.argv[1]
+from clitest import ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json  # noqa: F401
+
 BOOKSIM_CFG = sys.argv[3] if len(sys.argv) > 3 else ""
-ENV = dict(os.environ, NETLOOM_PROGRESS="0")
 
 # A small, quick network for the cases that only need some run.
 SMALL = ("-s", "topology=mesh:k=4x4", "-s", "num_vcs=2", "-s", "sample_period=300")
-
-
-class Fail(Exception):
-    pass
-
-
-def run(*args, code=0, env=None):
-    p = subprocess.run([NETLOOM, *args], capture_output=True, env=env or ENV)
-    if p.returncode != code:
-        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}\n"
-                   f"stdout: {p.stdout.decode()[:2000]}\nstderr: {p.stderr.decode()[:2000]}")
-    return p
-
-
-def run_json(*args):
-    return json.loads(run(*args).stdout)
-
-
-def eq(what, got, want):
-    if got != want:
-        raise Fail(f"{what}: got {got!r}, expected {want!r}")
-
-
-def near(what, got, want, tol):
-    if abs(got - want) > tol:
-        raise Fail(f"{what}: got {got!r}, expected {want!r} +- {tol}")
-
-
-def check(what, cond):
-    if not cond:
-        raise Fail(what)
-
-
-def one_line_error(p, needle):
-    err = p.stderr.decode()
-    if err.count("\n") != 1 or not err.startswith("netloom"):
-        raise Fail(f"error is not one line starting 'netloom': {err!r}")
-    if needle not in err:
-        raise Fail(f"error {err!r} lacks {needle!r}")
-    if p.stdout:
-        raise Fail(f"stdout not empty on error: {p.stdout!r}")
 
 
 def need_booksim():
@@ -742,12 +701,5 @@ def case_help():
         check(f"run --help lists {name}", re.search(rf"^  {name} ", text, flags=re.M))
 
 
-CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
-
 if __name__ == "__main__":
-    try:
-        CASES[sys.argv[2]]()
-    except Fail as e:
-        print(f"FAIL {sys.argv[2]}: {e}")
-        sys.exit(1)
-    print(f"ok {sys.argv[2]}")
+    main(globals())

@@ -1,0 +1,72 @@
+"""Shared helpers of the end-to-end CLI checks (cli_engine.py, cli_analyze.py).
+
+A check script is `SCRIPT NETLOOM CASE [...]`: it defines `case_<name>()`
+functions that raise Fail, and ends with `clitest.main(globals())`. Exit 0
+pass, 1 fail, 77 skip (the case calls sys.exit(77) itself).
+"""
+import json
+import os
+import subprocess
+import sys
+
+NETLOOM = sys.argv[1]
+ENV = dict(os.environ, NETLOOM_PROGRESS="0")
+
+
+class Fail(Exception):
+    pass
+
+
+def run(*args, code=0, env=None):
+    """Run netloom with args; its exit status must be `code`."""
+    p = subprocess.run([NETLOOM, *args], capture_output=True, env=env or ENV)
+    if p.returncode != code:
+        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}\n"
+                   f"stdout: {p.stdout.decode()[:2000]}\nstderr: {p.stderr.decode()[:2000]}")
+    return p
+
+
+def run_json(*args):
+    return json.loads(run(*args).stdout)
+
+
+def eq(what, got, want):
+    if got != want:
+        raise Fail(f"{what}: got {got!r}, expected {want!r}")
+
+
+def near(what, got, want, tol):
+    if abs(got - want) > tol:
+        raise Fail(f"{what}: got {got!r}, expected {want!r} +- {tol}")
+
+
+def check(what, cond):
+    if not cond:
+        raise Fail(what)
+
+
+def one_line_error(p, needle):
+    """A failed run's error: one line on stderr starting 'netloom', holding
+    `needle`, and nothing on stdout."""
+    err = p.stderr.decode()
+    if err.count("\n") != 1 or not err.startswith("netloom"):
+        raise Fail(f"error is not one line starting 'netloom': {err!r}")
+    if needle not in err:
+        raise Fail(f"error {err!r} lacks {needle!r}")
+    if p.stdout:
+        raise Fail(f"stdout not empty on error: {p.stdout!r}")
+
+
+def main(namespace):
+    """Run the case named by argv[2] among namespace's case_* functions."""
+    cases = {k[5:]: v for k, v in namespace.items() if k.startswith("case_")}
+    name = sys.argv[2]
+    if name not in cases:
+        print(f"FAIL {name}: no such case (have: {', '.join(sorted(cases))})")
+        sys.exit(1)
+    try:
+        cases[name]()
+    except Fail as e:
+        print(f"FAIL {name}: {e}")
+        sys.exit(1)
+    print(f"ok {name}")
