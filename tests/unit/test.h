@@ -121,6 +121,47 @@ static inline const char *test_write_tmp(const char *text)
 	return path;
 }
 
+/* A scratch directory for one test program: test_tmpdir_make("trace")
+ * creates /tmp/nl_test_trace_XXXXXX (exits on failure), test_tmppath(name)
+ * gives a path inside it (32 rotating buffers), test_tmpdir_remove()
+ * deletes it with everything in it. */
+static char test_tmpdir[256];
+
+static inline void test_tmpdir_make(const char *tag)
+{
+	snprintf(test_tmpdir, sizeof test_tmpdir, "/tmp/nl_test_%s_XXXXXX", tag);
+	if (!mkdtemp(test_tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+static inline const char *test_tmppath(const char *name)
+{
+	static char buf[32][512];
+	static int i;
+	i = (i + 1) % 32;
+	snprintf(buf[i], sizeof buf[i], "%s/%s", test_tmpdir, name);
+	return buf[i];
+}
+
+static inline void test_tmpdir_remove(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", test_tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", test_tmpdir);
+}
+
+/* C(n, k), exact while it fits. */
+static inline uint64_t test_binom(uint32_t n, uint32_t k)
+{
+	uint64_t r = 1;
+	for (uint32_t i = 1; i <= k; i++)
+		r = r * (n - k + i) / i;
+	return r;
+}
+
 /* Path of a file in the source tree (tests run from the build dir). */
 #ifndef NETLOOM_SOURCE_ROOT
 #define NETLOOM_SOURCE_ROOT "."

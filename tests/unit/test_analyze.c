@@ -143,14 +143,6 @@ static void test_mesh_closed_form(void)
 	topo_free(t);
 }
 
-static uint64_t binom(uint32_t n, uint32_t k)
-{
-	uint64_t r = 1;
-	for (uint32_t i = 1; i <= k; i++)
-		r = r * (n - k + i) / i;
-	return r;
-}
-
 /* Hypercube n: C(n, h) routers at distance h; ASPL n 2^(n-1) / (2^n - 1).
  * The 2-ary torus is the same graph with every link doubled: the distance
  * metrics must not see the parallel links. Folded hypercube: distance
@@ -168,7 +160,7 @@ static void test_hypercube_closed_form(void)
 		}
 		CHECK_EQ(d.diameter, 7);
 		for (uint32_t h = 1; h <= 7; h++)
-			CHECK_UINT(d.hist[h], ==, 128 * binom(7, h) / 2);
+			CHECK_UINT(d.hist[h], ==, 128 * test_binom(7, h) / 2);
 		CHECK_NEAR(d.aspl, 7.0 * 64.0 / 127.0, 1e-12);
 		CHECK_EQ(g.links, 7 * 64);
 		CHECK_EQ(g.phys_links, s == 0 ? 7 * 64 : 2 * 7 * 64);
@@ -184,7 +176,7 @@ static void test_hypercube_closed_form(void)
 		uint64_t cnt[8] = {0};
 		double sum = 0;
 		for (uint32_t w = 0; w <= 7; w++)
-			cnt[w < 8 - w ? w : 8 - w] += binom(7, w);
+			cnt[w < 8 - w ? w : 8 - w] += test_binom(7, w);
 		CHECK_EQ(d.diameter, 4);
 		for (uint32_t h = 1; h <= 4; h++) {
 			CHECK_UINT(d.hist[h], ==, 128 * cnt[h] / 2);

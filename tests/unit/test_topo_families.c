@@ -222,14 +222,6 @@ static void test_torus_shapes(void)
 	}
 }
 
-static uint64_t binom(uint32_t n, uint32_t k)
-{
-	uint64_t r = 1;
-	for (uint32_t i = 1; i <= k; i++)
-		r = r * (n - k + i) / i;
-	return r;
-}
-
 static void test_hypercubes(void)
 {
 	/* Hypercube: diameter n, per-source distance sum n 2^(n-1). */
@@ -258,7 +250,7 @@ static void test_hypercubes(void)
 			continue;
 		uint64_t per_src = 0;
 		for (uint32_t h = 0; h <= n; h++)
-			per_src += binom(n, h) * (h < n + 1 - h ? h : n + 1 - h);
+			per_src += test_binom(n, h) * (h < n + 1 - h ? h : n + 1 - h);
 		uint32_t diam;
 		uint64_t sum;
 		tc_all_pairs(t, &diam, &sum);

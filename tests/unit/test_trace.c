@@ -11,26 +11,6 @@
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/nl_test_trace_XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		exit(1);
-	}
-}
-
-static const char *tpath(const char *name)
-{
-	static char buf[32][512];
-	static int i;
-	i = (i + 1) % 32;
-	snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
-	return buf[i];
-}
-
 static uint8_t *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -284,7 +264,7 @@ static int write_archive(const char *path, uint64_t n_ops, uint32_t frame_target
 	for (uint32_t r = 0; r < N_RANKS; r++) {
 		char name[64];
 		snprintf(name, sizeof name, "rank%u.nls", r);
-		sp[r] = tpath(name);
+		sp[r] = test_tmppath(name);
 		struct trace_stream_writer *w;
 		int rc = trace_stream_open_opts(&w, r, sp[r], &o, e);
 		if (rc)
@@ -330,7 +310,7 @@ static int write_archive(const char *path, uint64_t n_ops, uint32_t frame_target
 static void test_archive_round_trip(void)
 {
 	struct nl_err e = {0};
-	const char *p = tpath("rt.nlt");
+	const char *p = test_tmppath("rt.nlt");
 	CHECK_OK(write_archive(p, 500, 1024, true, &e), &e);
 
 	struct trace_archive *a = NULL;
@@ -399,9 +379,9 @@ static void test_archive_deterministic(void)
 {
 	struct nl_err e = {0};
 	size_t n1, n2;
-	CHECK_OK(write_archive(tpath("d1.nlt"), 3000, 0, false, &e), &e);
-	CHECK_OK(write_archive(tpath("d2.nlt"), 3000, 0, false, &e), &e);
-	uint8_t *a = slurp(tpath("d1.nlt"), &n1), *b = slurp(tpath("d2.nlt"), &n2);
+	CHECK_OK(write_archive(test_tmppath("d1.nlt"), 3000, 0, false, &e), &e);
+	CHECK_OK(write_archive(test_tmppath("d2.nlt"), 3000, 0, false, &e), &e);
+	uint8_t *a = slurp(test_tmppath("d1.nlt"), &n1), *b = slurp(test_tmppath("d2.nlt"), &n2);
 	CHECK(a && b);
 	CHECK_EQ(n1, n2);
 	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
@@ -414,11 +394,11 @@ static void test_writer_rejects(void)
 	struct nl_err e = {0};
 	struct trace_stream_writer *w = NULL;
 	struct trace_write_opts bad = {.frame_target = 10};
-	CHECK_ERR(trace_stream_open_opts(&w, 0, tpath("x.nls"), &bad, &e), NL_ERANGE, &e,
+	CHECK_ERR(trace_stream_open_opts(&w, 0, test_tmppath("x.nls"), &bad, &e), NL_ERANGE, &e,
 		  "frame_target 10: expected 256 .. 16777216 bytes");
 	CHECK_ERR(trace_stream_open(&w, 0, "/nonexistent-dir/x.nls", &e), NL_EIO, &e,
 		  "/nonexistent-dir/x.nls: cannot create");
-	CHECK_OK(trace_stream_open(&w, 0, tpath("x.nls"), &e), &e);
+	CHECK_OK(trace_stream_open(&w, 0, test_tmppath("x.nls"), &e), &e);
 	struct trace_op op = {.kind = 999};
 	CHECK_ERR(trace_stream_append(w, &op, &e), NL_EINVAL, &e, "op kind 999 is not a trace_op_kind");
 	struct trace_op ok = {.kind = TOP_INIT};
@@ -430,26 +410,26 @@ static void test_writer_rejects(void)
 
 	/* Manifest disagreeing with the stream is refused. */
 	uint64_t wrong = 2;
-	const char *sp[] = {tpath("x.nls")};
+	const char *sp[] = {test_tmppath("x.nls")};
 	struct trace_manifest m = {.n_ranks = 1, .rank_ops = &wrong};
-	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &m, sp, &e), NL_EINVAL, &e,
+	CHECK_ERR(trace_archive_write(test_tmppath("x.nlt"), &m, sp, &e), NL_EINVAL, &e,
 		  "rank 0: manifest says 2 ops");
 	struct trace_comm dup[] = {{2, 1, comm2_ranks}, {2, 1, comm2_ranks}};
 	struct trace_manifest md = {.n_ranks = 1, .n_comms = 2, .comms = dup};
-	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &md, sp, &e), NL_EINVAL, &e,
+	CHECK_ERR(trace_archive_write(test_tmppath("x.nlt"), &md, sp, &e), NL_EINVAL, &e,
 		  "communicator id 2 listed twice");
 	uint32_t far[] = {7};
 	struct trace_comm farc[] = {{3, 1, far}};
 	struct trace_manifest mf = {.n_ranks = 1, .n_comms = 1, .comms = farc};
-	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &mf, sp, &e), NL_EINVAL, &e,
+	CHECK_ERR(trace_archive_write(test_tmppath("x.nlt"), &mf, sp, &e), NL_EINVAL, &e,
 		  "communicator 3: member 0 is world rank 7, expected < 1");
 	/* A stream for another rank is refused. */
 	struct trace_manifest m2 = {.n_ranks = 2};
-	const char *sp2[] = {tpath("x.nls"), tpath("x.nls")};
-	CHECK_ERR(trace_archive_write(tpath("x.nlt"), &m2, sp2, &e), NL_EFORMAT, &e,
+	const char *sp2[] = {test_tmppath("x.nls"), test_tmppath("x.nls")};
+	CHECK_ERR(trace_archive_write(test_tmppath("x.nlt"), &m2, sp2, &e), NL_EFORMAT, &e,
 		  "offset 8: stream is for rank 0, expected rank 1");
-	CHECK(access(tpath("x.nlt"), F_OK) != 0); /* nothing half-written */
-	unlink(tpath("x.nls"));
+	CHECK(access(test_tmppath("x.nlt"), F_OK) != 0); /* nothing half-written */
+	unlink(test_tmppath("x.nls"));
 }
 
 /* --- text form ----------------------------------------------------------------- */
@@ -461,9 +441,9 @@ static void test_dump_encode_identity(void)
 	 * bytes. */
 	struct nl_err e = {0};
 	char p[512], txt[512], back[512];
-	snprintf(p, sizeof p, "%s", tpath("all.nlt"));
-	snprintf(txt, sizeof txt, "%s", tpath("all.txt"));
-	snprintf(back, sizeof back, "%s", tpath("all2.nlt"));
+	snprintf(p, sizeof p, "%s", test_tmppath("all.nlt"));
+	snprintf(txt, sizeof txt, "%s", test_tmppath("all.txt"));
+	snprintf(back, sizeof back, "%s", test_tmppath("all2.nlt"));
 	CHECK_OK(write_archive(p, 2000, 700, false, &e), &e);
 	struct trace_archive *a;
 	CHECK_OK(trace_archive_open(&a, p, &e), &e);
@@ -502,8 +482,8 @@ static void test_encode_errors(void)
 {
 	struct nl_err e = {0};
 	char txt[512], out[512];
-	snprintf(txt, sizeof txt, "%s", tpath("e.txt"));
-	snprintf(out, sizeof out, "%s", tpath("e.nlt"));
+	snprintf(txt, sizeof txt, "%s", test_tmppath("e.txt"));
+	snprintf(out, sizeof out, "%s", test_tmppath("e.nlt"));
 	struct {
 		const char *text, *msg;
 	} cases[] = {
@@ -553,8 +533,8 @@ static void test_stats_p2p_rules(void)
 	 * persistent send; nothing to MPI_PROC_NULL; receives never. */
 	struct nl_err e = {0};
 	char txt[512], out[512];
-	snprintf(txt, sizeof txt, "%s", tpath("p2p.txt"));
-	snprintf(out, sizeof out, "%s", tpath("p2p.nlt"));
+	snprintf(txt, sizeof txt, "%s", test_tmppath("p2p.txt"));
+	snprintf(out, sizeof out, "%s", test_tmppath("p2p.nlt"));
 	FILE *f = fopen(txt, "w");
 	fputs("netloom-trace 1\nranks 2\nrank 0\n"
 	      "send peer=1 bytes=10\n"              /* 1: 10 */
@@ -605,7 +585,7 @@ static int open_and_verify(const char *path, struct nl_err *e)
 static void test_corruption(void)
 {
 	struct nl_err e = {0};
-	const char *good = tpath("good.nlt"), *bad = tpath("bad.nlt");
+	const char *good = test_tmppath("good.nlt"), *bad = test_tmppath("bad.nlt");
 	CHECK_OK(write_archive(good, 400, 512, false, &e), &e);
 	size_t n;
 	uint8_t *g = slurp(good, &n);
@@ -725,7 +705,7 @@ static void test_corruption(void)
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 	trace_archive_close(a);
 
-	CHECK_ERR(open_and_verify(tpath("missing.nlt"), &e), NL_ENOTFOUND, &e, "missing.nlt: cannot open");
+	CHECK_ERR(open_and_verify(test_tmppath("missing.nlt"), &e), NL_ENOTFOUND, &e, "missing.nlt: cannot open");
 	free(b);
 	free(g);
 }
@@ -764,26 +744,26 @@ static void test_reader_memory_bounded(void)
 	fprintf(stderr, "  (skipped under ASan: mallinfo2 does not see its heap)\n");
 #else
 	struct nl_err e = {0};
-	CHECK_OK(write_archive(tpath("short.nlt"), 20000, 0, false, &e), &e);
-	CHECK_OK(write_archive(tpath("long.nlt"), 400000, 0, false, &e), &e);
-	size_t s = stream_peak_heap(tpath("short.nlt")), l = stream_peak_heap(tpath("long.nlt"));
+	CHECK_OK(write_archive(test_tmppath("short.nlt"), 20000, 0, false, &e), &e);
+	CHECK_OK(write_archive(test_tmppath("long.nlt"), 400000, 0, false, &e), &e);
+	size_t s = stream_peak_heap(test_tmppath("short.nlt")), l = stream_peak_heap(test_tmppath("long.nlt"));
 	struct stat st1, st2;
-	stat(tpath("short.nlt"), &st1);
-	stat(tpath("long.nlt"), &st2);
+	stat(test_tmppath("short.nlt"), &st1);
+	stat(test_tmppath("long.nlt"), &st2);
 	fprintf(stderr, "  peak reader heap: %zu bytes (%lld-byte archive), %zu bytes (%lld-byte archive)\n", s,
 		(long long)st1.st_size, l, (long long)st2.st_size);
 	CHECK(st2.st_size > 10 * st1.st_size);
 	/* 20x the ops, same memory (within a frame's worth of slack). */
 	CHECK_UINT(l, <=, s + 70000);
 	CHECK_UINT(l, <, 2u << 20);
-	unlink(tpath("short.nlt"));
-	unlink(tpath("long.nlt"));
+	unlink(test_tmppath("short.nlt"));
+	unlink(test_tmppath("long.nlt"));
 #endif
 }
 
 int main(void)
 {
-	make_tmpdir();
+	test_tmpdir_make("trace");
 	TEST_RUN(test_xxh64_vectors);
 	TEST_RUN(test_varint);
 	TEST_RUN(test_codec_every_kind);
@@ -795,9 +775,6 @@ int main(void)
 	TEST_RUN(test_stats_p2p_rules);
 	TEST_RUN(test_corruption);
 	TEST_RUN(test_reader_memory_bounded);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	test_tmpdir_remove();
 	return test_done();
 }

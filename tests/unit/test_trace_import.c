@@ -17,17 +17,6 @@
 
 #define DATA TEST_SRC("tests/data/traces")
 
-static char tmpdir[256];
-
-static const char *tpath(const char *name)
-{
-	static char buf[32][512];
-	static int i;
-	i = (i + 1) % 32;
-	snprintf(buf[i], sizeof buf[i], "%s/%s", tmpdir, name);
-	return buf[i];
-}
-
 struct warns {
 	int n;
 	char lines[32][256];
@@ -103,7 +92,7 @@ static void check_dump_encode(const char *nlt)
 {
 	struct nl_err e = {0};
 	struct trace_archive *a;
-	const char *txt = tpath("rt.txt"), *back = tpath("rt.nlt");
+	const char *txt = test_tmppath("rt.txt"), *back = test_tmppath("rt.nlt");
 	CHECK_OK(trace_archive_open(&a, nlt, &e), &e);
 	FILE *f = fopen(txt, "w");
 	CHECK_OK(trace_dump(a, -1, f, &e), &e);
@@ -119,7 +108,7 @@ static void test_dumpi_testtrace(void)
 {
 	struct nl_err e = {0};
 	struct warns w = {0};
-	const char *out = tpath("testtrace.nlt");
+	const char *out = test_tmppath("testtrace.nlt");
 	CHECK_OK(trace_import(DATA "/dumpi/testtrace.meta", out, collect, &w, &e), &e);
 	CHECK_EQ(w.n, 2);
 	CHECK(has_warn(&w, "not converted: MPI_Comm_rank x4 (no netloom operation; its time counts as compute)"));
@@ -187,7 +176,7 @@ static void test_dumpi_testbgp(void)
 {
 	struct nl_err e = {0};
 	struct warns w = {0};
-	const char *out = tpath("testbgp.nlt");
+	const char *out = test_tmppath("testbgp.nlt");
 	CHECK_OK(trace_import(DATA "/dumpi/testbgp.meta", out, collect, &w, &e), &e);
 	CHECK(has_warn(&w, "not converted: MPI_Comm_rank x203 (no netloom operation; its time counts as compute)"));
 	CHECK(has_warn(&w, "not converted: MPI_Group_incl x7 (group bookkeeping: used for communicator members)"));
@@ -253,44 +242,44 @@ static void test_dumpi_moved(void)
 	 * files sit beside it: found by basename. */
 	struct nl_err e = {0};
 	char from[512], to[512];
-	mkdir(tpath("moved"), 0755);
+	mkdir(test_tmppath("moved"), 0755);
 	for (int r = 0; r < 4; r++) {
 		snprintf(from, sizeof from, DATA "/dumpi/testtrace-%04d.bin", r);
-		snprintf(to, sizeof to, "%s/moved/testtrace-%04d.bin", tmpdir, r);
+		snprintf(to, sizeof to, "%s/moved/testtrace-%04d.bin", test_tmpdir, r);
 		CHECK_EQ(copy_file(from, to), 0);
 	}
-	FILE *f = fopen(tpath("moved/run.meta"), "w");
+	FILE *f = fopen(test_tmppath("moved/run.meta"), "w");
 	fprintf(f, "hostname=h\nnumprocs=4\nusername=u\nstartime=1\nfileprefix=/scratch/gone/testtrace\n"
 		   "version=1\nsubversion=0\nsubsubversion=0\n");
 	fclose(f);
-	CHECK_OK(trace_import(tpath("moved/run.meta"), tpath("moved.nlt"), NULL, NULL, &e), &e);
+	CHECK_OK(trace_import(test_tmppath("moved/run.meta"), test_tmppath("moved.nlt"), NULL, NULL, &e), &e);
 	struct trace_archive *a;
-	CHECK_OK(trace_archive_open(&a, tpath("moved.nlt"), &e), &e);
+	CHECK_OK(trace_archive_open(&a, test_tmppath("moved.nlt"), &e), &e);
 	CHECK_EQ(trace_archive_manifest(a)->n_ranks, 4);
 	trace_archive_close(a);
 
 	/* A rank file missing: named in the error. */
-	unlink(tpath("moved/testtrace-0003.bin"));
+	unlink(test_tmppath("moved/testtrace-0003.bin"));
 	char want[700];
 	snprintf(want, sizeof want,
 		 "%s/moved/run.meta: the 4 rank files of fileprefix '/scratch/gone/testtrace' were not found "
 		 "(tried the recorded path and '%s/moved/testtrace-0000.bin' beside the .meta)",
-		 tmpdir, tmpdir);
-	CHECK_ERR(trace_import(tpath("moved/run.meta"), tpath("moved2.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
+		 test_tmpdir, test_tmpdir);
+	CHECK_ERR(trace_import(test_tmppath("moved/run.meta"), test_tmppath("moved2.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
 		  want);
-	CHECK(access(tpath("moved2.nlt"), F_OK) != 0);
+	CHECK(access(test_tmppath("moved2.nlt"), F_OK) != 0);
 
 	/* A truncated rank file: the error names the file, rank and offset. */
 	snprintf(from, sizeof from, DATA "/dumpi/testtrace-0003.bin");
 	FILE *in = fopen(from, "rb");
-	FILE *o = fopen(tpath("moved/testtrace-0003.bin"), "wb");
+	FILE *o = fopen(test_tmppath("moved/testtrace-0003.bin"), "wb");
 	char buf[4096];
 	size_t n = fread(buf, 1, sizeof buf, in);
 	fwrite(buf, 1, 200, o); /* keep the stream start only */
 	fclose(o);
 	fclose(in);
 	(void)n;
-	CHECK_ERR(trace_import(tpath("moved/run.meta"), tpath("moved2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	CHECK_ERR(trace_import(test_tmppath("moved/run.meta"), test_tmppath("moved2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "testtrace-0003.bin: rank 3, offset 136: index record has no lead-in magic (file truncated?)");
 }
 
@@ -426,20 +415,20 @@ static void test_dumpi_communicators(void)
 {
 	struct nl_err e = {0};
 	char path[600];
-	mkdir(tpath("syn"), 0755);
+	mkdir(test_tmppath("syn"), 0755);
 	for (uint32_t r = 0; r < 4; r++) {
-		snprintf(path, sizeof path, "%s/syn/syn-%04u.bin", tmpdir, r);
+		snprintf(path, sizeof path, "%s/syn/syn-%04u.bin", test_tmpdir, r);
 		write_dumpi_rank(path, r);
 	}
-	FILE *f = fopen(tpath("syn/syn.meta"), "w");
+	FILE *f = fopen(test_tmppath("syn/syn.meta"), "w");
 	fprintf(f, "hostname=host\nnumprocs=4\nstartime=1234\nfileprefix=syn\n");
 	fclose(f);
 	struct warns w = {0};
-	CHECK_OK(trace_import(tpath("syn/syn.meta"), tpath("syn.nlt"), collect, &w, &e), &e);
+	CHECK_OK(trace_import(test_tmppath("syn/syn.meta"), test_tmppath("syn.nlt"), collect, &w, &e), &e);
 	CHECK(has_warn(&w, "not converted: MPI_Type_contiguous x4 (datatype definition: sizes used for later calls)"));
 
 	struct trace_archive *a;
-	CHECK_OK(trace_archive_open(&a, tpath("syn.nlt"), &e), &e);
+	CHECK_OK(trace_archive_open(&a, test_tmppath("syn.nlt"), &e), &e);
 	CHECK_OK(trace_archive_verify(a, &e), &e);
 	const struct trace_manifest *m = trace_archive_manifest(a);
 	/* split x2, dup x2, cart_create x1, cart_sub x2 */
@@ -501,7 +490,7 @@ static void test_dumpi_communicators(void)
 	/* A rank that never makes the split: named in the error. */
 	struct dw w1 = {.n = 0};
 	(void)w1;
-	snprintf(path, sizeof path, "%s/syn/syn-0003.bin", tmpdir);
+	snprintf(path, sizeof path, "%s/syn/syn-0003.bin", test_tmpdir);
 	write_dumpi_rank(path, 3);
 	/* Replace rank 3 by rank 0 of testtrace: it calls no MPI_Comm_split. */
 	FILE *in = fopen(DATA "/dumpi/testtrace-0000.bin", "rb");
@@ -511,7 +500,7 @@ static void test_dumpi_communicators(void)
 	f = fopen(path, "wb");
 	fwrite(buf, 1, n, f);
 	fclose(f);
-	CHECK_ERR(trace_import(tpath("syn/syn.meta"), tpath("syn2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	CHECK_ERR(trace_import(test_tmppath("syn/syn.meta"), test_tmppath("syn2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "syn.meta: rank 0 waits in collective call #0 on communicator 0, which 1 of its 4 members never make");
 }
 
@@ -521,7 +510,7 @@ static void test_simgrid_ti32(void)
 {
 	struct nl_err e = {0};
 	struct warns w = {0};
-	const char *out = tpath("ti32.nlt");
+	const char *out = test_tmppath("ti32.nlt");
 	CHECK_OK(trace_import(DATA "/simgrid/replay_multiple/smpi_replay.txt", out, collect, &w, &e), &e);
 	CHECK_EQ(w.n, 1);
 	CHECK(has_warn(&w, "not converted: comm_size x480 (informational; SimGrid's replay ignores it)"));
@@ -584,7 +573,7 @@ static int rank_ops(const char *nlt, uint32_t rank, char out[][96], int max)
 static void test_simgrid_isend_test_wait(void)
 {
 	struct nl_err e = {0};
-	const char *out = tpath("isend.nlt");
+	const char *out = test_tmppath("isend.nlt");
 	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_with_isend.txt", out, NULL, NULL, &e), &e);
 	char ops[16][96];
 	int n = rank_ops(out, 1, ops, 16);
@@ -612,7 +601,7 @@ static void test_simgrid_datatypes_and_v(void)
 {
 	struct nl_err e = {0};
 	char ops[16][96];
-	const char *out = tpath("dt.nlt");
+	const char *out = test_tmppath("dt.nlt");
 	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_bcast_reduce_datatypes.txt", out, NULL, NULL, &e), &e);
 	int n = rank_ops(out, 2, ops, 16);
 	/* init 1 (double default), bcast 5e4 root 1 type 0 (double), bcast 5e4
@@ -628,8 +617,8 @@ static void test_simgrid_datatypes_and_v(void)
 	struct trace_archive *a;
 	struct trace_rank_reader *rd;
 	struct trace_op op;
-	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_alltoallv.txt", tpath("a2av.nlt"), NULL, NULL, &e), &e);
-	CHECK_OK(trace_archive_open(&a, tpath("a2av.nlt"), &e), &e);
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_alltoallv.txt", test_tmppath("a2av.nlt"), NULL, NULL, &e), &e);
+	CHECK_OK(trace_archive_open(&a, test_tmppath("a2av.nlt"), &e), &e);
 	CHECK_OK(trace_rank_open(a, 0, &rd, &e), &e);
 	while (trace_rank_next(rd, &op, &e) == 1 && op.kind != TOP_ALLTOALLV)
 		;
@@ -647,14 +636,14 @@ static void test_simgrid_datatypes_and_v(void)
 	trace_archive_close(a);
 
 	/* reducescatter: recvcounts x the trailing datatype id 0 (double), flops. */
-	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_reducescatter.txt", tpath("rs.nlt"), NULL, NULL, &e), &e);
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_reducescatter.txt", test_tmppath("rs.nlt"), NULL, NULL, &e), &e);
 	struct totals t;
-	CHECK_OK(trace_archive_open(&a, tpath("rs.nlt"), &e), &e);
+	CHECK_OK(trace_archive_open(&a, test_tmppath("rs.nlt"), &e), &e);
 	CHECK_OK(totals_of(a, &t, &e), &e);
 	CHECK_UINT(t.counts_recv[TOP_REDUCE_SCATTER], ==, 8 * 4 * (275427ull * 3 + 204020));
 	CHECK_NEAR(t.flops[TOP_REDUCE_SCATTER], 11349173.0 + 12396024 + 12501522 + 12403123, 0);
 	trace_archive_close(a);
-	check_dump_encode(tpath("rs.nlt"));
+	check_dump_encode(test_tmppath("rs.nlt"));
 }
 
 static void write_text(const char *path, const char *s)
@@ -669,10 +658,10 @@ static void test_simgrid_old_form_and_errors(void)
 	struct nl_err e = {0};
 	char ops[16][96];
 	/* Pre-3.20 form: no tags, Isend/Irecv spelling, wait on the last request. */
-	write_text(tpath("old.txt"), "# old\n0 init\n1 init\n0 Isend 1 100\n0 Irecv 1 200 1\n0 wait\n0 waitAll\n"
+	write_text(test_tmppath("old.txt"), "# old\n0 init\n1 init\n0 Isend 1 100\n0 Irecv 1 200 1\n0 wait\n0 waitAll\n"
 				      "1 recv 0 100\n1 send 0 50 5\n0 finalize\n1 finalize\n");
-	CHECK_OK(trace_import(tpath("old.txt"), tpath("old.nlt"), NULL, NULL, &e), &e);
-	int n = rank_ops(tpath("old.nlt"), 0, ops, 16);
+	CHECK_OK(trace_import(test_tmppath("old.txt"), test_tmppath("old.nlt"), NULL, NULL, &e), &e);
+	int n = rank_ops(test_tmppath("old.nlt"), 0, ops, 16);
 	CHECK_EQ(n, 6);
 	if (n == 6) {
 		CHECK_STR(ops[1], "isend p=1 t=0 b=100 r=1 n=0 f=0 fl=0");
@@ -680,30 +669,30 @@ static void test_simgrid_old_form_and_errors(void)
 		CHECK_STR(ops[3], "wait p=0 t=0 b=0 r=2 n=0 f=0 fl=0");   /* the last request */
 		CHECK_STR(ops[4], "waitall p=0 t=0 b=0 r=1 n=1 f=0 fl=0"); /* what is left */
 	}
-	n = rank_ops(tpath("old.nlt"), 1, ops, 16);
+	n = rank_ops(test_tmppath("old.nlt"), 1, ops, 16);
 	CHECK_EQ(n, 4);
 	if (n == 4)
 		CHECK_STR(ops[2], "send p=0 t=0 b=200 r=0 n=0 f=0 fl=0"); /* 50 x float (id 5) */
 
-	write_text(tpath("mixed.txt"), "0 init\n0 send 1 100\n0 wait 0 1 0\n1 init\n");
-	CHECK_ERR(trace_import(tpath("mixed.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	write_text(test_tmppath("mixed.txt"), "0 init\n0 send 1 100\n0 wait 0 1 0\n1 init\n");
+	CHECK_ERR(trace_import(test_tmppath("mixed.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "mixed.txt: mixes the tagged form (line 3: 4 point-to-point arguments or wait/test with 3) and the "
 		  "older untagged form (line 2)");
-	write_text(tpath("bad.txt"), "0 init\n0 bcast abc\n");
-	CHECK_ERR(trace_import(tpath("bad.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	write_text(test_tmppath("bad.txt"), "0 init\n0 bcast abc\n");
+	CHECK_ERR(trace_import(test_tmppath("bad.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "bad.txt:2: bcast size 'abc': expected a number of elements");
-	write_text(tpath("bad2.txt"), "0 init\n0 frobnicate 1\n");
-	CHECK_ERR(trace_import(tpath("bad2.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	write_text(test_tmppath("bad2.txt"), "0 init\n0 frobnicate 1\n");
+	CHECK_ERR(trace_import(test_tmppath("bad2.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)");
-	write_text(tpath("bad3.txt"), "0 init\n0 send 1 0 10 77\n1 init\n");
-	CHECK_ERR(trace_import(tpath("bad3.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	write_text(test_tmppath("bad3.txt"), "0 init\n0 send 1 0 10 77\n1 init\n");
+	CHECK_ERR(trace_import(test_tmppath("bad3.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "bad3.txt:2: datatype '77': expected a SimGrid datatype id (-1 .. 59)");
-	write_text(tpath("idx.txt"), "nothere_0.txt\n");
-	CHECK_ERR(trace_import(tpath("idx.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
+	write_text(test_tmppath("idx.txt"), "nothere_0.txt\n");
+	CHECK_ERR(trace_import(test_tmppath("idx.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
 		  "idx.txt:1: rank 0 trace 'nothere_0.txt' not found");
-	CHECK(access(tpath("x.nlt"), F_OK) != 0);
-	write_text(tpath("neither.txt"), "a=b\nc=d\n");
-	CHECK_ERR(trace_import(tpath("neither.txt"), tpath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+	CHECK(access(test_tmppath("x.nlt"), F_OK) != 0);
+	write_text(test_tmppath("neither.txt"), "a=b\nc=d\n");
+	CHECK_ERR(trace_import(test_tmppath("neither.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "neither.txt: unknown trace format");
 	CHECK(trace_import_detect(DATA "/dumpi/testbgp.meta") && !strcmp(trace_import_detect(DATA "/dumpi/testbgp.meta"), "dumpi"));
 	CHECK(trace_import_detect(DATA "/simgrid/replay/split_traces") &&
@@ -716,10 +705,10 @@ static void test_simgrid_split_index(void)
 	 * index's parent directory, as SMPI's working directory would. */
 	struct nl_err e = {0};
 	struct warns w = {0};
-	CHECK_OK(trace_import(DATA "/simgrid/replay/split_traces", tpath("split.nlt"), collect, &w, &e), &e);
+	CHECK_OK(trace_import(DATA "/simgrid/replay/split_traces", test_tmppath("split.nlt"), collect, &w, &e), &e);
 	CHECK_EQ(w.n, 0);
 	char ops[16][96];
-	int n = rank_ops(tpath("split.nlt"), 1, ops, 16);
+	int n = rank_ops(test_tmppath("split.nlt"), 1, ops, 16);
 	CHECK_EQ(n, 7);
 	if (n == 7) {
 		CHECK_STR(ops[1], "recv p=0 t=0 b=1000000 r=0 n=0 f=0 fl=0");
@@ -732,9 +721,7 @@ static void test_simgrid_split_index(void)
 
 int main(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/nl_test_import_XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return 1;
+	test_tmpdir_make("import");
 	TEST_RUN(test_dumpi_testtrace);
 	TEST_RUN(test_dumpi_testbgp);
 	TEST_RUN(test_dumpi_moved);
@@ -745,9 +732,6 @@ int main(void)
 	TEST_RUN(test_simgrid_datatypes_and_v);
 	TEST_RUN(test_simgrid_old_form_and_errors);
 	TEST_RUN(test_simgrid_split_index);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	test_tmpdir_remove();
 	return test_done();
 }
