@@ -187,14 +187,6 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	return 0;
 }
 
-static int flit_channel_cmp(const void *a, const void *b)
-{
-	const struct net_channel_use *x = a, *y = b;
-	if (x->flits != y->flits)
-		return x->flits < y->flits ? 1 : -1;
-	return x->port < y->port ? -1 : x->port > y->port;
-}
-
 static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 {
 	struct flit_backend *fb = b->state;
@@ -206,32 +198,21 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 	json_object_set_new(out, "cycles", json_integer((json_int_t)n->now));
 	json_object_set_new(out, "flit_hops", json_integer((json_int_t)n->flit_hops));
 
-	/* The NET_BUSIEST busiest channels, ties by port id. */
 	struct net_channel_use top[NET_BUSIEST];
-	uint32_t n_top = 0;
-	for (uint32_t g = 0; g < t->n_ports; g++) {
-		if (!topo_port_is_network(t, g) || !n->ports[g].chan_flits)
-			continue;
-		struct net_channel_use u = {.port = g, .flits = n->ports[g].chan_flits};
-		if (n_top < NET_BUSIEST)
-			top[n_top++] = u;
-		else if (flit_channel_cmp(&u, &top[NET_BUSIEST - 1]) < 0)
-			top[NET_BUSIEST - 1] = u;
-		else
-			continue;
-		qsort(top, n_top, sizeof *top, flit_channel_cmp);
-	}
+	uint64_t sum, n_chan;
+	uint32_t n_top = fl_busiest_channels(n, top, &sum, &n_chan);
 	json_t *arr = json_array();
 	for (uint32_t i = 0; i < n_top; i++) {
-		uint32_t g = top[i].port, r = t->port_router[g];
+		if (!top[i].flits)
+			break;
 		char from[32], to[32];
-		snprintf(from, sizeof from, "router %u", r);
-		snprintf(to, sizeof to, "router %u", t->port_router[t->peer[g]]);
+		snprintf(from, sizeof from, "router %u", top[i].router);
+		snprintf(to, sizeof to, "router %u", top[i].peer_router);
 		json_t *o = json_object();
 		json_object_set_new(o, "kind", json_string("link"));
 		json_object_set_new(o, "from", json_string(from));
 		json_object_set_new(o, "to", json_string(to));
-		json_object_set_new(o, "port", json_integer(g - t->port_base[r]));
+		json_object_set_new(o, "port", json_integer(top[i].local_port));
 		json_object_set_new(o, "busy_s", json_real((double)top[i].flits * (double)fb->cycle_ps * 1e-12));
 		json_object_set_new(o, "utilisation", json_real(n->now ? (double)top[i].flits / (double)n->now : 0.0));
 		json_object_set_new(o, "flits", json_integer((json_int_t)top[i].flits));

@@ -147,17 +147,8 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	return 0;
 }
 
-static int exp_channel_cmp(const void *a, const void *b)
-{
-	const struct net_channel_use *x = a, *y = b;
-	if (x->flits != y->flits)
-		return x->flits < y->flits ? 1 : -1;
-	return x->port < y->port ? -1 : x->port > y->port;
-}
-
 static void exp_collect(const struct flitnet *n, struct net_point *pt)
 {
-	const struct topo *t = n->topo;
 	uint64_t window = n->drain_time > n->reset_time ? n->drain_time - n->reset_time : 1;
 	double n_active = (double)n->traffic->n_active;
 
@@ -182,30 +173,11 @@ static void exp_collect(const struct flitnet *n, struct net_point *pt)
 
 	/* Channel utilisation over the measurement window (network channels). */
 	uint64_t n_chan = 0, sum = 0;
-	pt->n_busiest = 0;
-	for (uint32_t g = 0; g < t->n_ports; g++) {
-		if (!topo_port_is_network(t, g))
-			continue;
-		n_chan++;
-		sum += n->ports[g].chan_flits;
-		struct net_channel_use u = {.port = g, .flits = n->ports[g].chan_flits};
-		if (pt->n_busiest < NET_BUSIEST) {
-			pt->busiest[pt->n_busiest++] = u;
-			qsort(pt->busiest, pt->n_busiest, sizeof u, exp_channel_cmp);
-		} else if (exp_channel_cmp(&u, &pt->busiest[NET_BUSIEST - 1]) < 0) {
-			pt->busiest[NET_BUSIEST - 1] = u;
-			qsort(pt->busiest, pt->n_busiest, sizeof u, exp_channel_cmp);
-		}
-	}
+	pt->n_busiest = fl_busiest_channels(n, pt->busiest, &sum, &n_chan);
 	pt->chan_util_mean = n_chan ? (double)sum / (double)n_chan / (double)window : 0;
 	pt->chan_util_max = pt->n_busiest ? (double)pt->busiest[0].flits / (double)window : 0;
-	for (uint32_t i = 0; i < pt->n_busiest; i++) {
-		uint32_t g = pt->busiest[i].port;
-		pt->busiest[i].router = t->port_router[g];
-		pt->busiest[i].local_port = g - t->port_base[pt->busiest[i].router];
-		pt->busiest[i].peer_router = t->port_router[t->peer[g]];
+	for (uint32_t i = 0; i < pt->n_busiest; i++)
 		pt->busiest[i].util = (double)pt->busiest[i].flits / (double)window;
-	}
 }
 
 int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,

@@ -734,3 +734,41 @@ const char *flitnet_report(const struct flitnet *n)
 {
 	return n->report ? n->report : "";
 }
+
+static int fl_channel_cmp(const void *a, const void *b)
+{
+	const struct net_channel_use *x = a, *y = b;
+	if (x->flits != y->flits)
+		return x->flits < y->flits ? 1 : -1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+uint32_t fl_busiest_channels(const struct flitnet *n, struct net_channel_use out[NET_BUSIEST], uint64_t *sum,
+			     uint64_t *n_chan)
+{
+	const struct topo *t = n->topo;
+	uint32_t k = 0;
+	*sum = 0;
+	*n_chan = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		++*n_chan;
+		*sum += n->ports[g].chan_flits;
+		struct net_channel_use u = {.port = g, .flits = n->ports[g].chan_flits};
+		if (k < NET_BUSIEST)
+			out[k++] = u;
+		else if (fl_channel_cmp(&u, &out[NET_BUSIEST - 1]) < 0)
+			out[NET_BUSIEST - 1] = u;
+		else
+			continue;
+		qsort(out, k, sizeof u, fl_channel_cmp);
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t g = out[i].port;
+		out[i].router = t->port_router[g];
+		out[i].local_port = g - t->port_base[out[i].router];
+		out[i].peer_router = t->port_router[t->peer[g]];
+	}
+	return k;
+}

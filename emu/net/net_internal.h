@@ -354,6 +354,11 @@ void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 uint64_t fl_next_work(const struct flitnet *n);
+/* The (up to) NET_BUSIEST network channels with the most chan_flits,
+ * busiest first, ties by global port; *sum and *n_chan get the flits of
+ * all network channels and their number. Returns how many are in out. */
+uint32_t fl_busiest_channels(const struct flitnet *n, struct net_channel_use out[NET_BUSIEST], uint64_t *sum,
+			     uint64_t *n_chan);
 uint32_t fl_run_alloc(struct flitnet *n);
 void fl_run_free(struct flitnet *n, uint32_t i);
 uint32_t fl_pkt_alloc(struct flitnet *n);

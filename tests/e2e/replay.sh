@@ -84,6 +84,11 @@ expect_eq "links utilisation" "$(json "$dir/links.json" '0 < d["results"]["netwo
 expect_eq "flit backend" "$(json "$dir/flit.json" 'd["results"]["network"]["backend"], d["results"]["messages"]["count"]')" "('flit', 20)"
 expect_eq "flit slower than compute" "$(json "$dir/flit.json" 'd["results"]["runtime"]["predicted_s"] > 1e-5')" True
 expect_eq "flit cycles" "$(json "$dir/flit.json" 'd["results"]["network"]["cycles"] * d["config"]["cycle_ps"] <= round(d["results"]["runtime"]["predicted_s"] * 1e12) + d["config"]["cycle_ps"]')" True
+# Its busiest links: ranks 0 and 1 sit on neighbouring routers of the
+# ring, so each direction's one channel carries 10 messages of 100 bytes,
+# 7 flits of 16 bytes each, and no other channel carries anything.
+expect_eq "flit busiest links" "$(json "$dir/flit.json" '[(l["from"], l["to"], l["flits"]) for l in d["results"]["network"]["busiest_links"]]')" "[('router 0', 'router 1', 70), ('router 1', 'router 0', 70)]"
+expect_eq "flit links add up to flit_hops" "$(json "$dir/flit.json" 'sum(l["flits"] for l in d["results"]["network"]["busiest_links"]) == d["results"]["network"]["flit_hops"]')" True
 
 # 6. CSV.
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --csv > "$dir/pp.csv" || fail "csv"
