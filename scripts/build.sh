@@ -5,12 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Warnings are errors in our own builds and CI, never a default for users
+# (a plain `meson setup --buildtype=release` must build with any gcc).
 dir=build
-opts=(-Dbuildtype=debugoptimized)
-if [ "${1:-}" = "--asan" ]; then
-  dir=build-asan
-  opts=(-Dbuildtype=debug -Db_sanitize=address,undefined -Dc_args=-fno-sanitize-recover=all)
-fi
+opts=(-Dbuildtype=debugoptimized -Dwerror=true)
+case "${1:-}" in
+  --asan)
+    dir=build-asan
+    opts=(-Dbuildtype=debug -Dwerror=true -Db_sanitize=address,undefined -Dc_args=-fno-sanitize-recover=all) ;;
+  --release)
+    dir=build-release
+    opts=(-Dbuildtype=release -Dwerror=true) ;;
+esac
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if [ ! -f "$dir/build.ninja" ]; then

@@ -49,6 +49,7 @@ struct expect {
 static int run_one(uint32_t p, uint16_t kind, const char *key, const char *alg, uint64_t bytes,
 		   uint64_t recv_bytes, struct expect *got, struct nl_err *err)
 {
+	*got = (struct expect){0};
 	struct syn s;
 	struct syn_run run;
 	char setting[96];
