@@ -196,15 +196,17 @@ static bool layout_is_copper(const struct layout_model *m, double len, bool intr
 	return len <= m->copper_max_m;
 }
 
-static double layout_cable_cost(const struct layout_model *m, double len, bool copper)
-{
-	return copper ? (m->copper_a * len + m->copper_b) * m->gbps : (m->fibre_a * len + m->fibre_b) * m->gbps;
-}
+/* Lengths are summed in whole micrometres (every preset's dimensions are
+ * exact there), so a total does not depend on the order cables are visited:
+ * a permuted topology's total equals its base's to the bit. Cable cost is
+ * linear in length, so each medium's cost is computed from its totals. */
+#define LAYOUT_UM 1e6
 
 int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
 		     struct layout_summary *s, struct nl_err *err)
 {
 	const struct topo *t = lo->t;
+	int64_t len_um = 0, cu_um = 0, fi_um = 0, max_um = 0;
 	if (!lo->cell)
 		return nl_errf(err, NL_ESTATE, "layout: cabinets not placed on the floor yet");
 	*s = (struct layout_summary){0};
@@ -215,20 +217,15 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->cols = lo->cols;
 	s->radix = radix ? radix : topo_max_radix(t);
 
-	/* Every cable once: at its lower-numbered port (a terminal cable at its
-	 * router port). Summing in port order keeps the doubles reproducible. */
+	/* Every cable once: at its lower-numbered port. */
 	for (uint32_t g = 0; g < t->n_ports; g++) {
 		uint32_t p = t->peer[g];
 		if (p == TOPO_NONE)
 			continue;
 		s->ports_used++;
 		if (p & TOPO_EP_BIT) {
-			if (!m->count_terminals)
-				continue;
-			bool cu = layout_is_copper(m, m->terminal_m, true);
-			s->terminal_cables++;
-			s->terminal_length_m += m->terminal_m;
-			s->cost_terminals += layout_cable_cost(m, m->terminal_m, cu);
+			if (m->count_terminals)
+				s->terminal_cables++;
 			continue;
 		}
 		if (p < g)
@@ -236,7 +233,7 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 		uint32_t a = t->port_router[g], b = t->port_router[p];
 		bool intra = lo->cabinet[a] == lo->cabinet[b];
 		double len = layout_link_length(lo, m, a, b);
-		bool cu = layout_is_copper(m, len, intra);
+		int64_t um = llround(len * LAYOUT_UM);
 		uint32_t c = 0;
 		while (c < LAYOUT_N_CLASSES - 1 && len > layout_class_max_m[c])
 			c++;
@@ -246,20 +243,29 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 			s->intra_links++;
 		else
 			s->inter_links++;
-		s->length_m += len;
-		if (len > s->max_m)
-			s->max_m = len;
-		if (cu) {
+		len_um += um;
+		if (um > max_um)
+			max_um = um;
+		if (layout_is_copper(m, len, intra)) {
 			s->copper++;
-			s->copper_m += len;
-			s->cost_copper += layout_cable_cost(m, len, true);
+			cu_um += um;
 		} else {
 			s->fibre++;
-			s->fibre_m += len;
-			s->cost_fibre += layout_cable_cost(m, len, false);
+			fi_um += um;
 		}
 	}
+	s->length_m = (double)len_um / LAYOUT_UM;
+	s->copper_m = (double)cu_um / LAYOUT_UM;
+	s->fibre_m = (double)fi_um / LAYOUT_UM;
+	s->max_m = (double)max_um / LAYOUT_UM;
 	s->mean_m = s->links ? s->length_m / (double)s->links : 0;
+	s->cost_copper = (m->copper_a * s->copper_m + m->copper_b * (double)s->copper) * m->gbps;
+	s->cost_fibre = (m->fibre_a * s->fibre_m + m->fibre_b * (double)s->fibre) * m->gbps;
+	s->terminal_length_m = m->terminal_m * (double)s->terminal_cables;
+	if (layout_is_copper(m, m->terminal_m, true))
+		s->cost_terminals = (m->copper_a * s->terminal_length_m + m->copper_b * (double)s->terminal_cables) * m->gbps;
+	else
+		s->cost_terminals = (m->fibre_a * s->terminal_length_m + m->fibre_b * (double)s->terminal_cables) * m->gbps;
 	s->ports_part = (uint64_t)s->radix * t->n_routers;
 	s->cost_routers = (m->router_a * s->radix + m->router_b) * t->n_routers;
 	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;
