@@ -87,7 +87,7 @@ static int lay_svg(const char *path, const struct layout *lo, const struct layou
 	double h = 2 * LAY_MARGIN + 30 + lo->rows * m->cab_depth_m * LAY_PX;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-		w < 400 ? 400 : w, h, w < 400 ? 400 : w, h);
+		w < 640 ? 640 : w, h, w < 640 ? 640 : w, h);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">%s: %u cabinets (%s, %s), "
 		   "%u longest cables of %u</text>\n",
