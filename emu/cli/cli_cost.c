@@ -198,7 +198,7 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	fprintf(f, "cost         routers $%.0f + copper $%.0f + fibre $%.0f + terminal cables $%.0f = $%.0f\n",
 		s->cost_routers, s->cost_copper, s->cost_fibre, s->cost_terminals, s->cost_total);
 	fprintf(f, "power        %.1f W (%llu ports used x %u lanes x %g W); all ports of the parts: %.1f W\n",
-		s->power_w, (unsigned long long)s->ports_used, m->lanes, m->w_per_lane, s->power_part_w);
+		s->power_w, (unsigned long long)s->ports_used, m->lanes, m->mw_per_lane / 1000.0, s->power_part_w);
 }
 
 static void cost_list_presets(void)

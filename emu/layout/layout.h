@@ -71,7 +71,7 @@ struct layout_model {
 
 	/* Power: ports x lanes x W per lane. */
 	uint32_t lanes;
-	double w_per_lane;
+	uint32_t mw_per_lane; /* milliwatts per lane (integer: power sums exactly) */
 };
 
 /* All presets in registry order; *n gets the count. */

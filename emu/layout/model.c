@@ -39,7 +39,7 @@ static const struct layout_model layout_model_flex = {
 	.router_a = 128.0, .router_b = 15029.0,
 	.gbps = 100.0,
 	.lanes = 4,
-	.w_per_lane = 0.7,
+	.mw_per_lane = 700,
 };
 
 /* Slim Fly cost model (Besta and Hoefler SC14, FleX ref. [4]; the lines
@@ -67,7 +67,7 @@ static const struct layout_model layout_model_besta = {
 	.router_a = 350.4, .router_b = -892.3,
 	.gbps = 40.0,
 	.lanes = 4,
-	.w_per_lane = 0.7,
+	.mw_per_lane = 700,
 };
 
 /* Equality §4 (seed 002): 1 m x 1 m cabinets without aisle, 1U modules,
@@ -97,7 +97,7 @@ static const struct layout_model layout_model_equality = {
 	.router_a = 350.4, .router_b = -892.3,
 	.gbps = 40.0,
 	.lanes = 4,
-	.w_per_lane = 0.7,
+	.mw_per_lane = 700,
 };
 
 /* Swap-and-randomize §7.1 (seed 003): lengths only; the paper gives no
@@ -124,7 +124,7 @@ static const struct layout_model layout_model_fujiwara = {
 	.router_a = 350.4, .router_b = -892.3,
 	.gbps = 40.0,
 	.lanes = 4,
-	.w_per_lane = 0.7,
+	.mw_per_lane = 700,
 };
 
 static const struct layout_model *const layout_models[] = {
@@ -269,8 +269,8 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->ports_part = (uint64_t)s->radix * t->n_routers;
 	s->cost_routers = (m->router_a * s->radix + m->router_b) * t->n_routers;
 	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;
-	s->power_w = (double)s->ports_used * m->lanes * m->w_per_lane;
-	s->power_part_w = (double)s->ports_part * m->lanes * m->w_per_lane;
+	s->power_w = (double)(s->ports_used * m->lanes * m->mw_per_lane) / 1000.0;
+	s->power_part_w = (double)(s->ports_part * m->lanes * m->mw_per_lane) / 1000.0;
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
 		if (lo->units[c] > s->max_units)
 			s->max_units = lo->units[c];
