@@ -56,13 +56,38 @@ static bool pack_hint_applies(const struct topo *t)
 	return t->permuted != NULL;
 }
 
+static const struct layout_rule layout_rule_hint;
+static const struct layout_rule *pack_choose(const struct topo *t);
+
 static int pack_hint(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
-	(void)err;
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		lo->cabinet[r] = topo_router_cabinet(t, r);
 	lo->n_cabinets = topo_cabinet_count(t);
-	return 0;
+	if (!t->permuted->base_spec)
+		return 0;
+	/* The base's own floor order too, when its rule packs the same
+	 * cabinets (so `--layout rule` lays out P2-X as X). */
+	struct topo *base = NULL;
+	struct layout bl;
+	int rc = topo_new(t->permuted->base_spec, &base, err);
+	if (rc < 0)
+		return nl_err_prefix(err, "layout: base topology");
+	const struct layout_rule *rule = pack_choose(base);
+	rc = rule == &layout_rule_hint ? 1 : layout_pack(&bl, base, rule->name, 0, err);
+	if (rc == 0) {
+		bool same = bl.n_cabinets == lo->n_cabinets && bl.rule_cell && base->n_routers == t->n_routers;
+		for (uint32_t r = 0; same && r < t->n_routers; r++)
+			same = bl.cabinet[r] == lo->cabinet[r];
+		if (same) {
+			rc = pack_alloc_rule_cells(lo, bl.rule_rows, bl.rule_cols, err);
+			if (rc == 0)
+				memcpy(lo->rule_cell, bl.rule_cell, (size_t)lo->n_cabinets * sizeof *lo->rule_cell);
+		}
+		layout_release(&bl);
+	}
+	topo_free(base);
+	return rc < 0 ? rc : 0;
 }
 
 /* --- HyperX (seed 001 §5): the first dimension inside an enclosure, the
@@ -71,7 +96,7 @@ static int pack_hint(const struct topo *t, struct layout *lo, struct nl_err *err
  * with stride[0] = 1, so enclosure = id / S[0]. */
 static bool pack_hyperx_applies(const struct topo *t)
 {
-	return t->hyperx != NULL && t->hyperx->L >= 1;
+	return t->hyperx != NULL && t->hypercube == NULL; /* hypercubes: canonical, seed 003 §4.1 */
 }
 
 static int pack_hyperx(const struct topo *t, struct layout *lo, struct nl_err *err)
@@ -178,6 +203,83 @@ static int pack_equality(const struct topo *t, struct layout *lo, struct nl_err 
 	return 0;
 }
 
+/* --- Tori and meshes, folded (Dally & Towles §5.3; seed 003 §4.1 packs
+ * 16 switches per cabinet in canonical order, 8 for 64 switches). When
+ * those per-cabinet switches are exactly the first j dimensions, a cabinet
+ * is a point of the remaining dimensions; these are dealt to the floor's
+ * columns and rows (each dimension to the side with fewer cells so far,
+ * the first one least significant), and every wrapped dimension is
+ * folded (coordinate i at 2i below k/2, 2(k-1-i)+1 above), so no cable,
+ * wrap-around included, spans more than two cabinets of its dimension. */
+static uint32_t pack_grid_per(const struct topo *t)
+{
+	return t->n_routers == 64 ? 8 : TOPO_CABINET_DEFAULT;
+}
+
+/* Leading dimensions filling a cabinet exactly, or 0. */
+static int pack_grid_lead(const struct topo *t, uint32_t per)
+{
+	const struct topo_grid *g = t->grid;
+	uint32_t prod = 1;
+	for (int d = 0; d < g->n_dims - 1; d++) {
+		if (g->stride[d] != prod)
+			return 0;
+		prod *= g->k[d];
+		if (prod == per)
+			return d + 1;
+		if (prod > per)
+			return 0;
+	}
+	return 0;
+}
+
+static bool pack_grid_applies(const struct topo *t)
+{
+	return t->grid != NULL && t->n_routers > pack_grid_per(t) && pack_grid_lead(t, pack_grid_per(t)) > 0;
+}
+
+static uint32_t pack_fold(uint32_t i, uint32_t k, bool wrap)
+{
+	if (!wrap)
+		return i;
+	return 2 * i < k ? 2 * i : 2 * (k - 1 - i) + 1;
+}
+
+static int pack_grid(const struct topo *t, struct layout *lo, struct nl_err *err)
+{
+	const struct topo_grid *g = t->grid;
+	uint32_t per = pack_grid_per(t), cols = 1, rows = 1;
+	int j = pack_grid_lead(t, per);
+	bool on_row[TOPO_MAX_DIMS] = {0};
+	uint32_t place[TOPO_MAX_DIMS];
+
+	lo->per_cabinet = per;
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		lo->cabinet[r] = r / per;
+	lo->n_cabinets = t->n_routers / per;
+	for (int d = j; d < g->n_dims; d++) {
+		on_row[d] = rows < cols;
+		place[d] = on_row[d] ? rows : cols;
+		if (on_row[d])
+			rows *= g->k[d];
+		else
+			cols *= g->k[d];
+	}
+	NL_CHECK(pack_alloc_rule_cells(lo, rows, cols, err));
+	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
+		uint32_t r0 = c * per, row = 0, col = 0;
+		for (int d = j; d < g->n_dims; d++) {
+			uint32_t v = pack_fold(topo_grid_coord(g, r0, d), g->k[d], g->wrap[d]) * place[d];
+			if (on_row[d])
+				row += v;
+			else
+				col += v;
+		}
+		lo->rule_cell[c] = row * cols + col;
+	}
+	return 0;
+}
+
 /* --- Canonical order (seed 003 §4.1): switches in id order, 16 per
  * cabinet, or 8 for the 64-switch networks of §6. Tori, meshes,
  * hypercubes and every other family. */
@@ -209,13 +311,23 @@ PACK_RULE(dragonfly, "dragonfly-group", "dragonfly: one group per cabinet");
 PACK_RULE(slimfly, "slimfly-pair", "Slim Fly: subgraph groups (0,x,.) and (1,x,.) share cabinet x");
 PACK_RULE(tree, "tree-pods", "fat tree: a pod (level L-2 block and below) per cabinet, top level by up-arity");
 PACK_RULE(equality, "equality-42u", "Equality §4: routers and endpoints fill 42U cabinets, 1U each");
+PACK_RULE(grid, "grid-folded", "tori/meshes: canonical cabinets as points of the outer dimensions, folded on the floor");
 PACK_RULE(canonical, "canonical", "canonical order, 16 routers per cabinet (8 for 64 routers), seed 003 §4.1");
 
 /* Tried in this order; the first that applies packs. */
 static const struct layout_rule *const layout_rules[] = {
 	&layout_rule_hint,     &layout_rule_flex,     &layout_rule_hyperx,   &layout_rule_dragonfly,
-	&layout_rule_slimfly,  &layout_rule_tree,     &layout_rule_equality, &layout_rule_canonical,
+	&layout_rule_slimfly,  &layout_rule_tree,     &layout_rule_equality, &layout_rule_grid,
+	&layout_rule_canonical,
 };
+
+static const struct layout_rule *pack_choose(const struct topo *t)
+{
+	for (size_t i = 0; i < sizeof layout_rules / sizeof *layout_rules; i++)
+		if (layout_rules[i]->applies(t))
+			return layout_rules[i];
+	return &layout_rule_canonical;
+}
 
 const struct layout_rule *const *layout_rule_list(size_t *n)
 {
@@ -249,7 +361,7 @@ int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, 
 	}
 	if (!rule)
 		return nl_errf(err, NL_ECONFIG, "--pack: unknown packaging rule '%s' (valid: flex-fig7, base-cabinets, "
-				"hyperx-enclosure, dragonfly-group, slimfly-pair, tree-pods, equality-42u, canonical)",
+				"hyperx-enclosure, dragonfly-group, slimfly-pair, tree-pods, equality-42u, grid-folded, canonical)",
 				rule_name);
 	if (!rule->applies(t))
 		return nl_errf(err, NL_ECONFIG, "--pack: rule '%s' does not apply to %s (it needs that family's structure)",
