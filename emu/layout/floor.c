@@ -125,35 +125,46 @@ struct floor_sa {
 	uint32_t *occ;   /* [cells] cabinet or LAYOUT_NONE */
 };
 
-static double floor_dist(const struct floor_sa *sa, uint32_t u, uint32_t v)
+/* The objective in exact integers: link-weighted column steps and row
+ * steps; metres = wx * cols + wy * rows. */
+struct floor_cost {
+	int64_t cols, rows;
+};
+
+static double floor_metres(const struct floor_sa *sa, struct floor_cost c)
 {
-	uint32_t ru = u / sa->cols, cu = u % sa->cols, rv = v / sa->cols, cv = v % sa->cols;
-	return (cu > cv ? cu - cv : cv - cu) * sa->wx + (ru > rv ? ru - rv : rv - ru) * sa->wy;
+	return sa->wx * (double)c.cols + sa->wy * (double)c.rows;
+}
+
+static uint32_t floor_absdiff(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
 }
 
 /* Change of the objective when cabinet a moves to cell `to`, ignoring its
  * links to cabinet `skip` (which swaps with it and keeps that distance). */
-static double floor_move_delta(const struct floor_sa *sa, uint32_t a, uint32_t to, uint32_t skip)
+static void floor_move_delta(const struct floor_sa *sa, uint32_t a, uint32_t to, uint32_t skip, struct floor_cost *d)
 {
-	double d = 0;
-	uint32_t from = sa->pos[a];
+	uint32_t from = sa->pos[a], n = sa->cols;
 	for (uint32_t i = sa->fg->off[a]; i < sa->fg->off[a + 1]; i++) {
 		uint32_t b = sa->fg->nb[i];
 		if (b == skip)
 			continue;
-		d += (double)sa->fg->w[i] * (floor_dist(sa, to, sa->pos[b]) - floor_dist(sa, from, sa->pos[b]));
+		uint32_t pb = sa->pos[b];
+		int64_t w = (int64_t)sa->fg->w[i];
+		d->cols += w * ((int64_t)floor_absdiff(to % n, pb % n) - (int64_t)floor_absdiff(from % n, pb % n));
+		d->rows += w * ((int64_t)floor_absdiff(to / n, pb / n) - (int64_t)floor_absdiff(from / n, pb / n));
 	}
-	return d;
 }
 
-static double floor_swap_delta(const struct floor_sa *sa, uint32_t u, uint32_t v)
+static struct floor_cost floor_swap_delta(const struct floor_sa *sa, uint32_t u, uint32_t v)
 {
 	uint32_t a = sa->occ[u], b = sa->occ[v];
-	double d = 0;
+	struct floor_cost d = {0, 0};
 	if (a != LAYOUT_NONE)
-		d += floor_move_delta(sa, a, v, b);
+		floor_move_delta(sa, a, v, b, &d);
 	if (b != LAYOUT_NONE)
-		d += floor_move_delta(sa, b, u, a);
+		floor_move_delta(sa, b, u, a, &d);
 	return d;
 }
 
@@ -168,20 +179,28 @@ static void floor_swap(struct floor_sa *sa, uint32_t u, uint32_t v)
 		sa->pos[b] = u;
 }
 
-static double floor_objective(const struct floor_sa *sa, uint32_t C)
+static struct floor_cost floor_objective(const struct floor_sa *sa, uint32_t C)
 {
-	double s = 0;
+	struct floor_cost s = {0, 0};
+	uint32_t n = sa->cols;
 	for (uint32_t a = 0; a < C; a++)
-		for (uint32_t i = sa->fg->off[a]; i < sa->fg->off[a + 1]; i++)
-			s += (double)sa->fg->w[i] * floor_dist(sa, sa->pos[a], sa->pos[sa->fg->nb[i]]);
-	return s / 2;
+		for (uint32_t i = sa->fg->off[a]; i < sa->fg->off[a + 1]; i++) {
+			uint32_t pa = sa->pos[a], pb = sa->pos[sa->fg->nb[i]];
+			s.cols += (int64_t)sa->fg->w[i] * floor_absdiff(pa % n, pb % n);
+			s.rows += (int64_t)sa->fg->w[i] * floor_absdiff(pa / n, pb / n);
+		}
+	s.cols /= 2;
+	s.rows /= 2;
+	return s;
 }
 
 /* One annealing run from the row-major start; leaves the best placement
- * seen in best[] and returns its objective. Temperature falls
- * geometrically from t0 (the mean uphill move of a random sample) to
- * t0 / 10^4 (the classic schedule of Connolly's QAP annealing, seed 003
- * ref. [33], in a simple form). */
+ * seen in best[] and returns its length in metres (exact: integer step
+ * counts). Temperature falls geometrically from t0 (the mean uphill move
+ * of a random sample) to t0 / 10^4 (the classic schedule of Connolly's QAP
+ * annealing, seed 003 ref. [33], in a simple form). The best placement is
+ * copied only when the run leaves a new best for an uphill move (or ends),
+ * so a descent costs one copy, not one per step. */
 static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, uint64_t iters, struct rng *rng,
 			       uint32_t *best)
 {
@@ -189,16 +208,18 @@ static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, 
 		sa->occ[u] = u < C ? u : LAYOUT_NONE;
 	for (uint32_t a = 0; a < C; a++)
 		sa->pos[a] = a;
-	double cur = floor_objective(sa, C), best_obj = cur;
+	struct floor_cost cur = floor_objective(sa, C);
+	double cur_m = floor_metres(sa, cur), best_m = cur_m;
+	bool at_best = true; /* the current state is the best seen, not yet copied */
 	memcpy(best, sa->pos, (size_t)C * sizeof *best);
 	if (cells < 2 || iters == 0)
-		return best_obj;
+		return best_m;
 
 	double up = 0;
 	uint32_t n_up = 0;
 	for (uint32_t i = 0; i < 200; i++) {
 		uint32_t u = (uint32_t)rng_below(rng, cells), v = (uint32_t)rng_below(rng, cells);
-		double d = u == v ? 0 : floor_swap_delta(sa, u, v);
+		double d = u == v ? 0 : floor_metres(sa, floor_swap_delta(sa, u, v));
 		if (d > 0) {
 			up += d;
 			n_up++;
@@ -210,21 +231,26 @@ static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, 
 		uint32_t u = (uint32_t)rng_below(rng, cells), v = (uint32_t)rng_below(rng, cells);
 		if (u == v || (sa->occ[u] == LAYOUT_NONE && sa->occ[v] == LAYOUT_NONE))
 			continue;
-		double d = floor_swap_delta(sa, u, v);
+		struct floor_cost dc = floor_swap_delta(sa, u, v);
+		double d = floor_metres(sa, dc);
 		if (d <= 0 || rng_uniform(rng) < exp(-d / temp)) {
+			if (d > 0 && at_best) {
+				memcpy(best, sa->pos, (size_t)C * sizeof *best);
+				at_best = false;
+			}
 			floor_swap(sa, u, v);
-			cur += d;
-			if (cur < best_obj - 1e-9) {
-				/* Recompute exactly to keep rounding drift out of the comparison. */
-				cur = floor_objective(sa, C);
-				if (cur < best_obj - 1e-9) {
-					best_obj = cur;
-					memcpy(best, sa->pos, (size_t)C * sizeof *best);
-				}
+			cur.cols += dc.cols;
+			cur.rows += dc.rows;
+			cur_m = floor_metres(sa, cur);
+			if (cur_m < best_m) {
+				best_m = cur_m;
+				at_best = true;
 			}
 		}
 	}
-	return best_obj;
+	if (at_best)
+		memcpy(best, sa->pos, (size_t)C * sizeof *best);
+	return best_m;
 }
 
 int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,
@@ -258,7 +284,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 		struct rng rng;
 		rng_init(&rng, seed, RNG_CLASS_PLACEMENT, tr);
 		double obj = floor_anneal_one(&sa, C, cells, iterations, &rng, best);
-		if (obj < best_obj - 1e-9) {
+		if (obj < best_obj) {
 			best_obj = obj;
 			best_trial = tr;
 			memcpy(pos_best, best, (size_t)C * sizeof *pos_best);
