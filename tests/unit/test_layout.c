@@ -399,8 +399,70 @@ static void test_anneal_is_permutation(void)
 	topo_free(t);
 }
 
+/* Registry conformance: every packaging rule applies to at least one of
+ * these topologies, and on each its layout is well formed: every router
+ * in a cabinet, cabinet fill = routers + endpoints, a rule's own floor
+ * order one-to-one into its grid, every preset's lengths positive and
+ * symmetric. */
+static void test_rules_conform(void)
+{
+	static const char *specs[] = {
+		"p2(torus:k=4x4x4)", "flex:nx=4,ny=3,nz=3,p=2", "hyperx:s=4x3x2,k=1x2x1,t=2", "dragonfly:a=4,p=2,h=2",
+		"slimfly:q=5,p=3", "fattree:k=4,n=3", "equality:n=14,sa=-1/1/3/9,sb=4,p=3", "torus:k=16x4x4",
+		"mesh:k=16x4", "hypercube:n=7", "full:n=5,p=2",
+	};
+	size_t n_rules, n_models;
+	const struct layout_rule *const *rules = layout_rule_list(&n_rules);
+	const struct layout_model *const *models = layout_model_list(&n_models);
+	bool used[16] = {0};
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		struct topo *t = NULL;
+		struct layout lo;
+		struct nl_err err = {0};
+		CHECK_OK(topo_new(specs[i], &t, &err), &err);
+		if (!t)
+			continue;
+		CHECK_OK(layout_pack(&lo, t, NULL, 0, &err), &err);
+		for (size_t r = 0; r < n_rules; r++)
+			if (lo.rule == rules[r])
+				used[r] = true;
+		uint64_t fill = 0;
+		for (uint32_t c = 0; c < lo.n_cabinets; c++)
+			fill += lo.units[c];
+		CHECK_EQ(fill, (uint64_t)t->n_routers + t->n_endpoints);
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			CHECK(lo.cabinet[r] < lo.n_cabinets);
+		if (lo.rule_cell) {
+			uint8_t *seen = calloc((size_t)lo.rule_rows * lo.rule_cols, 1);
+			for (uint32_t c = 0; c < lo.n_cabinets; c++) {
+				CHECK(lo.rule_cell[c] < lo.rule_rows * lo.rule_cols);
+				if (lo.rule_cell[c] < lo.rule_rows * lo.rule_cols)
+					CHECK_EQ(seen[lo.rule_cell[c]]++, 0);
+			}
+			free(seen);
+		}
+		CHECK_OK(layout_place_rule(&lo, &err), &err);
+		double *len = malloc(t->n_ports * sizeof *len);
+		for (size_t m = 0; m < n_models; m++) {
+			layout_port_lengths(&lo, models[m], len);
+			for (uint32_t g = 0; g < t->n_ports; g++)
+				if (topo_port_is_network(t, g)) {
+					CHECK(len[g] > 0);
+					CHECK(len[g] == len[t->peer[g]]);
+				}
+		}
+		free(len);
+		layout_release(&lo);
+		topo_free(t);
+	}
+	for (size_t r = 0; r < n_rules; r++)
+		if (!used[r])
+			TEST_FAIL_("rule %s applied to none of the test topologies", rules[r]->name);
+}
+
 int main(void)
 {
+	TEST_RUN(test_rules_conform);
 	TEST_RUN(test_table6_structure);
 	TEST_RUN(test_table6_power);
 	TEST_RUN(test_table6_cost);
