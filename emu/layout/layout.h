@@ -188,7 +188,8 @@ struct layout_summary {
 
 /* Summarise the placed layout under model m. radix 0 = the topology's
  * largest router radix (every router the same part); otherwise the part's
- * port count (e.g. FleX Table 6's Slim Fly radix 20). */
+ * port count (e.g. FleX Table 6's Slim Fly radix 20), at least the largest
+ * router's (NL_ECONFIG otherwise). */
 int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
 		     struct layout_summary *s, struct nl_err *err);
 

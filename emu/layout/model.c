@@ -209,6 +209,9 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	int64_t len_um = 0, cu_um = 0, fi_um = 0, max_um = 0;
 	if (!lo->cell)
 		return nl_errf(err, NL_ESTATE, "layout: cabinets not placed on the floor yet");
+	if (radix && radix < topo_max_radix(t))
+		return nl_errf(err, NL_ECONFIG, "--radix: value %u: expected at least %u (the ports of %s's largest router)",
+			       radix, topo_max_radix(t), t->spec);
 	*s = (struct layout_summary){0};
 	s->routers = t->n_routers;
 	s->endpoints = t->n_endpoints;

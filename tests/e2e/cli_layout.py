@@ -60,6 +60,7 @@ def case_errors():
     one_line_error(run("cost", "torus:k=4x4", "--layout", "foo", code=2), "--layout")
     one_line_error(run("cost", "torus:k=4x4", "--trials", "0", code=2), "--trials")
     one_line_error(run("cost", "nosuch:k=1", code=2), "unknown topology 'nosuch'")
+    one_line_error(run("cost", "slimfly:q=9,p=6", "--radix", "18", code=2), "--radix: value 18: expected at least 19")
     one_line_error(run("layout", "torus:k=4x4", code=2), "--svg")
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "no", "such", "dir", "x.svg")
