@@ -89,9 +89,11 @@ static int lay_svg(const char *path, const struct layout *lo, const struct layou
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
 		w < 640 ? 640 : w, h, w < 640 ? 640 : w, h);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">%s: %u cabinets (%s, %s), "
-		   "%u longest cables of %u</text>\n",
-		LAY_MARGIN, LAY_MARGIN, t->spec, lo->n_cabinets, lo->rule->name, lo->is_annealed ? "annealed" : "rule order",
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">%s</text>\n", LAY_MARGIN,
+		LAY_MARGIN - 16, t->spec);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (%s, %s), "
+		   "red: the %u longest of %u cables</text>\n",
+		LAY_MARGIN, LAY_MARGIN, lo->n_cabinets, lo->rule->name, lo->is_annealed ? "annealed" : "rule order",
 		longest < n ? longest : n, n);
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
 		double x, y;
