@@ -194,7 +194,7 @@ static void test_partial_deadlock(void)
 		rc = advance_to(&b, now, &c, &e);
 	}
 	CHECK_ERR(rc, NL_EDEADLOCK, &e, "(local check: a front flit waited ");
-	printf("# partial deadlock: %s; %llu background messages delivered before\n", e.msg,
+	fprintf(stderr, "# partial deadlock: %s; %llu background messages delivered before\n", e.msg,
 	       (unsigned long long)before);
 	/* Background messages were still arriving when it was found. */
 	CHECK_UINT(before, >, 500);
