@@ -265,16 +265,9 @@ void net_point_release(struct net_point *pt)
 	pt->report = NULL;
 }
 
-/* A deadlocked point: what is stuck, where, and how it was found. */
-static json_t *exp_deadlock_json(const struct net_point *pt, bool reproducible)
+json_t *net_deadlock_json(const struct net_deadlock *d)
 {
-	const struct net_deadlock *d = &pt->dl;
-	json_t *res = json_object(), *dl = json_object(), *waits = json_array(), *thr = json_object();
-	json_object_set_new(res, "deadlock", json_true());
-	json_object_set_new(res, "stable", json_false());
-	json_object_set_new(thr, "offered", json_real(pt->offered));
-	json_object_set_new(thr, "unit", json_string("flits/cycle/endpoint"));
-	json_object_set_new(res, "throughput", thr);
+	json_t *dl = json_object(), *waits = json_array();
 	json_object_set_new(dl, "cycle", json_integer((json_int_t)d->cycle));
 	json_object_set_new(dl, "flits", json_integer((json_int_t)d->flits));
 	json_object_set_new(dl, "input_vcs", json_integer(d->vcs));
@@ -302,7 +295,19 @@ static json_t *exp_deadlock_json(const struct net_point *pt, bool reproducible)
 		json_array_append_new(waits, o);
 	}
 	json_object_set_new(dl, "waiting", waits);
-	json_object_set_new(res, "stuck", dl);
+	return dl;
+}
+
+/* A deadlocked point: what is stuck, where, and how it was found. */
+static json_t *exp_deadlock_json(const struct net_point *pt, bool reproducible)
+{
+	json_t *res = json_object(), *thr = json_object();
+	json_object_set_new(res, "deadlock", json_true());
+	json_object_set_new(res, "stable", json_false());
+	json_object_set_new(thr, "offered", json_real(pt->offered));
+	json_object_set_new(thr, "unit", json_string("flits/cycle/endpoint"));
+	json_object_set_new(res, "throughput", thr);
+	json_object_set_new(res, "stuck", net_deadlock_json(&pt->dl));
 	json_object_set_new(res, "cycles", json_integer((json_int_t)pt->cycles));
 	json_object_set_new(res, "flit_hops", json_integer((json_int_t)pt->flit_hops));
 	json_object_set_new(res, "wall_seconds", json_real(reproducible ? 0.0 : pt->wall_seconds));

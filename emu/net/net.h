@@ -254,6 +254,10 @@ int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_
  * reproducible: write wall_seconds as 0 so runs compare byte for byte. */
 struct json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool reproducible);
 
+/* The "stuck" object of a deadlock (docs/results.md): cycle, flits,
+ * input_vcs, check, waited/bound (local check) and the waiting VCs. */
+struct json_t *net_deadlock_json(const struct net_deadlock *d);
+
 /* All backends, in registry order. */
 const struct net_backend_ops *const *net_backend_list(size_t *n);
 
