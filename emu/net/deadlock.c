@@ -65,7 +65,9 @@ void fl_dl_setup(struct flitnet *n, uint32_t max_packet_flits)
 	n->dl_bound = P * V * (R + hold) + rt;
 	if (n->sc.watchdog_cycles > 0)
 		n->dl_bound = (uint64_t)n->sc.watchdog_cycles;
-	n->dl_period = dl_max(1, (n->dl_bound + 3) / 4);
+	/* Scans every L/2 cycles: a stuck front is seen within 1.5 L, and a
+	 * scan (one read per input VC) costs at most 2/L reads per VC-cycle. */
+	n->dl_period = dl_max(1, (n->dl_bound + 1) / 2);
 	/* Quiet cycles before the global check: with unit delays every queued
 	 * item is evaluated every step, so one quiet cycle shows the state is
 	 * fixed; a multi-cycle stage re-evaluates a stalled item within two
@@ -364,7 +366,7 @@ static uint16_t dl_fingerprint(uint32_t pkt, uint16_t seq, uint64_t itime)
 int fl_dl_scan(struct flitnet *n, struct nl_err *err)
 {
 	const uint64_t IV = (uint64_t)n->topo->n_ports * n->V;
-	const uint64_t need = (n->dl_bound + n->dl_period - 1) / n->dl_period; /* scans, at most 4 */
+	const uint64_t need = (n->dl_bound + n->dl_period - 1) / n->dl_period; /* scans, at most 2 */
 	uint64_t waited = 0;
 
 	n->dl_next_scan = n->now + n->dl_period;

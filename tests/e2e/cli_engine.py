@@ -660,7 +660,8 @@ def case_deadlock_flatfly():
     # VC classes deadlocks; it used to print "stable: yes" with 0 accepted
     # (throughput) or "no (saturated)" (latency), exit 0.
     for sim in ("throughput", "latency"):
-        p = run("run", *FLATFLY, "-s", "injection_rate=1.0", "-s", f"sim_type={sim}", "--json", "-", code=1)
+        p = run("run", *FLATFLY, "-s", "injection_rate=1.0", "-s", f"sim_type={sim}", "--json", "-",
+                "--reproducible", code=1)
         d = json.loads(p.stdout)
         eq(f"{sim}: deadlock", d["results"]["deadlock"], True)
         check(f"{sim}: no latency figures", "latency" not in d["results"])
@@ -672,6 +673,11 @@ def case_deadlock_flatfly():
         check(f"{sim}: found within a few bounds", int(m.group(1)) < 2000)
         eq(f"{sim}: JSON agrees", (d["results"]["stuck"]["cycle"], d["results"]["stuck"]["flits"]),
            (int(m.group(1)), int(m.group(2))))
+        eq(f"{sim}: reproducible wall_seconds", d["results"]["wall_seconds"], 0.0)
+        # Same configuration, same report, byte for byte.
+        q = run("run", *FLATFLY, "-s", "injection_rate=1.0", "-s", f"sim_type={sim}", "--json", "-",
+                "--reproducible", code=1)
+        eq(f"{sim}: deterministic", (q.stdout, q.stderr), (p.stdout, p.stderr))
     # Hop classes (the default) make it deadlock-free.
     d = run_json("run", *FLATFLY[:-2], "-s", "routing_function=min:select=hash", "-s", "injection_rate=1.0",
                  "-s", "sim_type=throughput", "--json", "-")
