@@ -4,7 +4,7 @@
  * 200,000 cycles, with 1- and 2-flit VC buffers and four seeds. Every run
  * must end without a deadlock report and with the accepted rate of a
  * saturated, moving network. tests/unit/test_deadlock.c runs the same
- * for 50,000 cycles (it also runs under the sanitizers).
+ * for 25,000 cycles (it also runs under the sanitizers).
  * Exit status 1 on any report; the summary is the last line. */
 #include <stdio.h>
 
