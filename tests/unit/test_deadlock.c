@@ -344,8 +344,55 @@ static void test_reports_are_real(void)
 	CHECK_INT(found, >=, 3);
 }
 
+/* The local bound L = P*V*(R + hold) + rt of docs/engine.md, on the
+ * examples the documentation gives, and watchdog_cycles replacing it. */
+static void test_bound(void)
+{
+	static const struct {
+		const char *kv[8];
+		uint32_t size;
+		uint64_t bound;
+	} cases[] = {
+		{{"topology=torus:k=8x8", "num_vcs=2", "vc_buf_size=8", "channel_latency=2", NULL}, 1, 70},
+		{{"topology=torus:k=8x8", "num_vcs=2", "vc_buf_size=1", "channel_latency=2", NULL}, 1, 150},
+		{{"topology=hyperx:s=4x4x4,t=4", "routing_function=min:classes=none", "num_vcs=4", "vc_buf_size=8", NULL},
+		 1,
+		 268},
+		{{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", NULL}, 8, 188},
+		/* Tail credits add a round trip (rt = 8) per packet: 5*(4+32+8)+8. */
+		{{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", "wait_for_tail_credit=1", NULL}, 8, 228},
+		/* One-at-a-time 3-cycle VC allocation: R = 6, rt = 10, per flit 3. */
+		{{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=8", "vc_alloc_delay=3", NULL}, 1, 55},
+		{{"topology=torus:k=8x8", "watchdog_cycles=5000", NULL}, 1, 5000},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct config cfg;
+		struct net_cfg nc;
+		struct router_cfg rc;
+		struct sim_cfg sc;
+		struct topo *t = NULL;
+		struct flitnet *n = NULL;
+		struct traffic *tr = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(make_config(&cfg, cases[i].kv, &e), &e);
+		CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
+		CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
+		CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
+		CHECK_OK(topo_new(nc.topology, &t, &e), &e);
+		CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
+		CHECK_OK(traffic_new("uniform", t, 0, &tr, &e), &e);
+		CHECK_OK(flitnet_set_traffic(n, tr, 0.1, cases[i].size, cases[i].size, &e), &e);
+		CHECK_UINT(flitnet_deadlock_bound(n), ==, cases[i].bound);
+		traffic_free(tr);
+		flitnet_free(n);
+		topo_free(t);
+		config_release(&cfg);
+	}
+}
+
 int main(void)
 {
+	TEST_RUN(test_bound);
 	TEST_RUN(test_flatfly_min_no_classes);
 	TEST_RUN(test_ring_by_hand);
 	TEST_RUN(test_partial_deadlock);
