@@ -698,6 +698,13 @@ def case_deadlock_sweep():
     check(f"last line: {lines[-1]!r}", re.fullmatch(r"deadlock at rate [0-9.]+: the sweep stops \(last stable rate "
                                                    r"[0-9.]+\)", lines[-1]))
     check("deadlock row", lines[-2].endswith(f"deadlock at cycle {pts[-1]['stuck']['cycle']}"))
+    # CSV: the deadlocked row keeps its columns, the measurements empty.
+    p = run("sweep", *FLATFLY, "--rates", "0.2:1:0.2", "--csv", "--reproducible", code=1)
+    rows = p.stdout.decode().splitlines()
+    eq("CSV rows", len(rows), 1 + len(pts))
+    f = rows[-1].split(",")
+    eq("CSV deadlocked row", (len(f), f[1:9], f[9], f[10], f[12]),
+       (13, [""] * 8, "0", str(pts[-1]["cycles"]), "0.000"))
 
 
 def _pty_run(args, env):
