@@ -135,6 +135,16 @@ static void run_print_header(const struct run_env *env, bool csv)
 
 static void run_print_point(const struct net_point *pt, bool csv, bool reproducible)
 {
+	if (pt->deadlock) {
+		/* A deadlock is not a measurement: no figures, only where it stopped. */
+		if (csv)
+			printf("%.6g,,,,,,,,,0,%llu,%llu,%.3f\n", pt->offered, (unsigned long long)pt->cycles,
+			       (unsigned long long)pt->flit_hops, reproducible ? 0.0 : pt->wall_seconds);
+		else
+			printf("%9.4f %9s %9s  %9s %6s %6s %7s  %9s %6s  deadlock at cycle %llu\n", pt->offered, "-", "-",
+			       "-", "-", "-", "-", "-", "-", (unsigned long long)pt->dl.cycle);
+		return;
+	}
 	if (csv) {
 		printf("%.6g,%.6g,%.6g,%.6g,%llu,%llu,%llu,%.6g,%.6g,%d,%llu,%llu,%.3f\n", pt->offered,
 		       pt->injected, pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50,
@@ -165,19 +175,26 @@ static json_t *run_doc(const struct run_env *env, const char *cmd)
 	return doc;
 }
 
-static int run_point(struct run_env *env, double rate, struct net_point *pt, struct nl_err *err)
+/* Run one point. A deadlock is returned as a point (pt->deadlock) with
+ * *deadlocked set and rc 0, its one-line report and the deadlocked VCs on
+ * stderr, so the caller writes it as a result and then fails. */
+static int run_point(struct run_env *env, double rate, struct net_point *pt, bool *deadlocked,
+		     struct nl_err *err)
 {
 	int rc = net_run_point(&env->nc, &env->rc, &env->sc, &env->tc, env->topo, rate, pt, err);
-	if (rc == NL_EDEADLOCK && pt->report)
-		fprintf(stderr, "netloom: %s\nblocked input VCs:\n%s", err->msg, pt->report);
+	if (rc == NL_EDEADLOCK && pt->deadlock) {
+		fprintf(stderr, "netloom: %s\ndeadlocked input VCs:\n%s", err->msg, pt->report ? pt->report : "");
+		*deadlocked = true;
+		return 0;
+	}
 	return rc;
 }
 
-static int run_finish(int rc, const struct nl_err *err)
+static int run_finish(int rc, bool deadlocked, const struct nl_err *err)
 {
-	if (rc == NL_EDEADLOCK)
-		return CLI_FAIL;
-	return rc < 0 ? cli_report(err) : CLI_OK;
+	if (rc < 0)
+		return cli_report(err);
+	return deadlocked ? CLI_FAIL : CLI_OK;
 }
 
 int cli_run_main(int argc, char **argv)
@@ -189,13 +206,14 @@ int cli_run_main(int argc, char **argv)
 	int rc = run_parse(argc, argv, &o);
 	if (rc)
 		goto done_opts;
+	bool deadlocked = false;
 	rc = run_setup(&env, &o, &err);
 	if (rc == 0)
-		rc = run_point(&env, env.tc.injection_rate, &pt, &err);
+		rc = run_point(&env, env.tc.injection_rate, &pt, &deadlocked, &err);
 	if (rc == 0 && o.table) {
 		run_print_header(&env, o.csv);
 		run_print_point(&pt, o.csv, o.reproducible);
-		if (!o.csv)
+		if (!o.csv && !deadlocked)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
@@ -206,7 +224,7 @@ int cli_run_main(int argc, char **argv)
 		rc = out_write_json(o.json_path, doc, &err);
 		json_decref(doc);
 	}
-	rc = run_finish(rc, &err);
+	rc = run_finish(rc, deadlocked, &err);
 	net_point_release(&pt);
 	run_env_release(&env);
 done_opts:
@@ -237,6 +255,7 @@ int cli_sweep_main(int argc, char **argv)
 	struct nl_err err = {0};
 	double a, b, step;
 	json_t *doc = NULL, *points = NULL;
+	bool deadlocked = false;
 	int rc = run_parse(argc, argv, &o);
 	if (rc)
 		goto done_opts;
@@ -250,7 +269,7 @@ int cli_sweep_main(int argc, char **argv)
 		goto done;
 	doc = run_doc(&env, "sweep");
 	points = json_array();
-	double last_stable = -1, sat_accepted = 0, first_unstable = -1;
+	double last_stable = -1, sat_accepted = 0, first_unstable = -1, deadlock_rate = -1;
 	long n_steps = lround(floor((b - a) / step + 1e-9));
 	for (long k = 0; k <= n_steps; k++) {
 		/* a + k*step to 12 significant digits, so 0.15 is 0.15. */
@@ -258,7 +277,7 @@ int cli_sweep_main(int argc, char **argv)
 		snprintf(rate_txt, sizeof rate_txt, "%.12g", a + (double)k * step);
 		double rate = strtod(rate_txt, NULL);
 		struct net_point pt = {0};
-		rc = run_point(&env, rate, &pt, &err);
+		rc = run_point(&env, rate, &pt, &deadlocked, &err);
 		if (rc < 0) {
 			net_point_release(&pt);
 			break;
@@ -277,10 +296,14 @@ int cli_sweep_main(int argc, char **argv)
 			last_stable = rate;
 			if (pt.accepted > sat_accepted)
 				sat_accepted = pt.accepted;
-		} else if (first_unstable < 0) {
+		} else if (first_unstable < 0 && !pt.deadlock) {
 			first_unstable = rate;
 		}
-		bool stop = !pt.stable && !o.keep_going;
+		/* A deadlock ends the sweep even with --continue: the points
+		 * past it would only deadlock too, or mislead. */
+		if (pt.deadlock)
+			deadlock_rate = rate;
+		bool stop = pt.deadlock || (!pt.stable && !o.keep_going);
 		net_point_release(&pt);
 		if (stop)
 			break;
@@ -291,12 +314,19 @@ int cli_sweep_main(int argc, char **argv)
 		json_object_set_new(sat, "first_unstable_rate",
 				    first_unstable >= 0 ? json_real(first_unstable) : json_null());
 		json_object_set_new(sat, "max_accepted", json_real(sat_accepted));
+		json_object_set_new(sat, "deadlock_rate", deadlock_rate >= 0 ? json_real(deadlock_rate) : json_null());
 		json_t *res = json_object();
 		json_object_set_new(res, "points", points);
 		points = NULL;
 		json_object_set_new(res, "saturation", sat);
 		json_object_set_new(doc, "results", res);
-		if (o.table && !o.csv && first_unstable >= 0)
+		char last_txt[32] = "none";
+		if (last_stable >= 0)
+			snprintf(last_txt, sizeof last_txt, "%.4g", last_stable);
+		if (o.table && !o.csv && deadlock_rate >= 0)
+			printf("deadlock at rate %.4g: the sweep stops (last stable rate %s)\n", deadlock_rate,
+			       last_txt);
+		else if (o.table && !o.csv && first_unstable >= 0)
 			printf("saturation: last stable rate %.4g, first unstable %.4g, max accepted %.4f\n",
 			       last_stable, first_unstable, sat_accepted);
 		else if (o.table && !o.csv)
@@ -305,7 +335,7 @@ int cli_sweep_main(int argc, char **argv)
 			rc = out_write_json(o.json_path, doc, &err);
 	}
 done:
-	rc = run_finish(rc, &err);
+	rc = run_finish(rc, deadlocked, &err);
 	json_decref(points);
 	json_decref(doc);
 	run_env_release(&env);

@@ -219,6 +219,9 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(out, "busiest_links", arr);
+	const struct net_deadlock *dl = flitnet_deadlock(n);
+	if (dl)
+		json_object_set_new(out, "deadlock", net_deadlock_json(dl));
 	return 0;
 }
 

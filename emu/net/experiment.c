@@ -216,6 +216,16 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	pt->wall_seconds = nl_wall_seconds() - t0;
 	progress_done(&pg);
 	if (rc_ == NL_EDEADLOCK) {
+		/* A deadlock is the point's result, not a measurement: no
+		 * latency or throughput figures. */
+		const struct net_deadlock *dl = flitnet_deadlock(n);
+		pt->deadlock = true;
+		pt->stable = false;
+		pt->converged = false;
+		pt->cycles = n->now;
+		pt->flit_hops = n->flit_hops;
+		if (dl)
+			pt->dl = *dl;
 		pt->report = strdup(flitnet_report(n));
 		goto out;
 	}
@@ -255,8 +265,60 @@ void net_point_release(struct net_point *pt)
 	pt->report = NULL;
 }
 
+json_t *net_deadlock_json(const struct net_deadlock *d)
+{
+	json_t *dl = json_object(), *waits = json_array();
+	json_object_set_new(dl, "cycle", json_integer((json_int_t)d->cycle));
+	json_object_set_new(dl, "flits", json_integer((json_int_t)d->flits));
+	json_object_set_new(dl, "input_vcs", json_integer(d->vcs));
+	json_object_set_new(dl, "check", json_string(d->global ? "global" : "local"));
+	if (!d->global) {
+		json_object_set_new(dl, "waited_cycles", json_integer((json_int_t)d->waited));
+		json_object_set_new(dl, "bound_cycles", json_integer((json_int_t)d->bound));
+	}
+	for (uint32_t i = 0; i < d->n_waits; i++) {
+		const struct net_dl_wait *w = &d->waits[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "router", json_integer(w->router));
+		json_object_set_new(o, "in_port", json_integer(w->in_port));
+		json_object_set_new(o, "vc", json_integer(w->vc));
+		json_object_set_new(o, "flits", json_integer(w->flits));
+		json_object_set_new(o, "out_port", json_integer(w->out_port));
+		if (w->has_vc) {
+			json_object_set_new(o, "out_vc", json_integer(w->out_vc_lo));
+		} else {
+			json_t *range = json_array();
+			json_array_append_new(range, json_integer(w->out_vc_lo));
+			json_array_append_new(range, json_integer(w->out_vc_hi));
+			json_object_set_new(o, "free_vc_in", range);
+		}
+		json_array_append_new(waits, o);
+	}
+	json_object_set_new(dl, "waiting", waits);
+	return dl;
+}
+
+/* A deadlocked point: what is stuck, where, and how it was found. */
+static json_t *exp_deadlock_json(const struct net_point *pt, bool reproducible)
+{
+	json_t *res = json_object(), *thr = json_object();
+	json_object_set_new(res, "deadlock", json_true());
+	json_object_set_new(res, "stable", json_false());
+	json_object_set_new(thr, "offered", json_real(pt->offered));
+	json_object_set_new(thr, "unit", json_string("flits/cycle/endpoint"));
+	json_object_set_new(res, "throughput", thr);
+	json_object_set_new(res, "stuck", net_deadlock_json(&pt->dl));
+	json_object_set_new(res, "cycles", json_integer((json_int_t)pt->cycles));
+	json_object_set_new(res, "flit_hops", json_integer((json_int_t)pt->flit_hops));
+	json_object_set_new(res, "wall_seconds", json_real(reproducible ? 0.0 : pt->wall_seconds));
+	return res;
+}
+
 json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool reproducible)
 {
+	if (pt->deadlock)
+		return exp_deadlock_json(pt, reproducible);
+
 	json_t *res = json_object();
 	json_t *lat = json_object(), *pk = json_object(), *nw = json_object();
 	json_t *thr = json_object(), *hops = json_object(), *hist = json_array();
@@ -270,6 +332,7 @@ json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool re
 	json_object_set_new(lat, "packet", pk);
 	json_object_set_new(lat, "network", nw);
 	json_object_set_new(lat, "unit", json_string("cycles"));
+	json_object_set_new(res, "deadlock", json_false());
 	json_object_set_new(res, "stable", json_boolean(pt->stable));
 	json_object_set_new(res, "converged", json_boolean(pt->converged));
 	json_object_set_new(res, "latency", lat);

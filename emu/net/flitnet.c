@@ -191,6 +191,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->out_match);
 	free(n->grant);
 	free(n->report);
+	fl_dl_release(n);
 	stats_hist_release(&n->plat);
 	stats_hist_release(&n->nlat);
 	stats_hist_release(&n->hops);
@@ -390,6 +391,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		goto nomem;
 	n->reverse_visits = sc->visit_order == 1;
 	n->phase = PH_WARMUP;
+	rc_ = fl_dl_init(n, err);
+	if (rc_ < 0) {
+		flitnet_free(n);
+		return rc_;
+	}
 	*out = n;
 	return 0;
 nomem:
@@ -409,6 +415,7 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 	n->size_hi = size_hi;
 	double mean_size = (size_lo + size_hi) / 2.0;
 	n->pkt_rate = rate / mean_size;
+	fl_dl_setup(n, size_hi);
 	if (n->pkt_rate > 1.0)
 		return nl_errf(err, NL_ECONFIG,
 			       "injection_rate %g flits/cycle with mean packet size %g is more than one packet per cycle",
@@ -490,6 +497,8 @@ static void fl_cycle(struct flitnet *n)
 			fl_prefetch_event(n, &s->ev[n->reverse_visits ? s->n - 1 - i - FL_PREFETCH : i + FL_PREFETCH]);
 		fl_dispatch(n, &s->ev[n->reverse_visits ? s->n - 1 - i : i]);
 	}
+	if (s->n)
+		n->last_move = t;
 	n->n_events -= s->n;
 	s->n = 0;
 
@@ -554,8 +563,6 @@ uint64_t fl_next_work(const struct flitnet *n)
 	return next;
 }
 
-static void fl_deadlock_report(struct flitnet *n, struct nl_err *err);
-
 /* check_interval -1: conservation checks in debug builds (DESIGN §9). */
 static uint64_t fl_check_interval(const struct flitnet *n)
 {
@@ -583,17 +590,14 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 				break;
 		}
 		fl_cycle(n);
-		if (n->flits_in_net && n->now - n->last_move > (uint64_t)n->sc.watchdog_cycles) {
-			fl_deadlock_report(n, err);
-			return NL_EDEADLOCK;
-		}
+		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));
 	}
 	return 0;
 }
 
-/* --- invariants and the deadlock report -------------------------------------- */
+/* --- invariants ---------------------------------------------------------------- */
 
 int flitnet_check(const struct flitnet *n, struct nl_err *err)
 {
@@ -677,62 +681,6 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			     n->now, flits, n->flits_in_net);
 	free(bal);
 	return rc;
-}
-
-static const char *const fl_state_names[] = {"idle", "routing", "vc_alloc", "active"};
-
-static void fl_deadlock_report(struct flitnet *n, struct nl_err *err)
-{
-	const struct topo *t = n->topo;
-	const uint32_t V = n->V;
-	size_t cap = 1 << 16, used = 0;
-	char *rep = malloc(cap);
-	uint32_t n_blocked = 0, first_r = FL_NONE, first_p = 0, first_v = 0;
-
-	for (uint32_t g = 0; g < t->n_ports; g++)
-		for (uint32_t v = 0; v < V; v++) {
-			uint64_t iv = (uint64_t)g * V + v;
-			if (!n->ivc[iv].count)
-				continue;
-			uint32_t r = t->port_router[g], p = g - t->port_base[r];
-			if (n_blocked++ == 0) {
-				first_r = r;
-				first_p = p;
-				first_v = v;
-			}
-			if (!rep || used + 256 > cap)
-				continue;
-			const struct fl_pkt *pk = &n->pkts[n->runs[n->ivc[iv].head].pkt];
-			used += (size_t)snprintf(rep + used, cap - used,
-						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u",
-						 r, p, v, fl_state_names[n->ivc[iv].state], n->ivc[iv].count,
-						 pk->src_ep, pk->dst_ep);
-			if (n->ivc[iv].state == VC_VCALLOC && n->ivc[iv].ncand) {
-				const struct route_cand *c = fl_cands(n, iv);
-				uint32_t owner = n->ovc[(uint64_t)(t->port_base[r] + c->port) * V + c->vc_lo].owner;
-				used += (size_t)snprintf(rep + used, cap - used, " waits for a VC %u..%u on out-port %u",
-							 c->vc_lo, c->vc_hi, c->port);
-				if (owner != FL_NONE)
-					used += (size_t)snprintf(rep + used, cap - used, " (VC %u held by in-port %u VC %u)",
-								 c->vc_lo, owner / V, owner % V);
-			} else if (n->ivc[iv].state == VC_ACTIVE) {
-				uint32_t op = n->ivc[iv].out_port, ov = (t->port_base[r] + op) * V + n->ivc[iv].out_vc;
-				used += (size_t)snprintf(rep + used, cap - used,
-							 " waits on out-port %u VC %u (%u/%u credits used)", op,
-							 n->ivc[iv].out_vc, n->ovc[ov].occ, n->buf);
-			}
-			used += (size_t)snprintf(rep + used, cap - used, "\n");
-		}
-	free(n->report);
-	n->report = rep;
-	nl_errf(err, NL_EDEADLOCK,
-		"network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits stuck for %lld cycles in %u input VCs (first: router %u in-port %u VC %u)",
-		n->now, n->flits_in_net, (long long)n->sc.watchdog_cycles, n_blocked, first_r, first_p, first_v);
-}
-
-const char *flitnet_report(const struct flitnet *n)
-{
-	return n->report ? n->report : "";
 }
 
 static int fl_channel_cmp(const void *a, const void *b)

@@ -121,7 +121,7 @@ struct sim_cfg {
 	double acc_warmup_thres;
 	double stopping_thres;
 	double acc_stopping_thres;
-	int64_t watchdog_cycles;  /* stalled cycles before a deadlock report */
+	int64_t watchdog_cycles;  /* local deadlock check's bound, cycles; 0 = derived */
 	int64_t check_interval;   /* cycles between invariant checks, 0 off, -1 debug builds only */
 	int64_t max_drain_cycles; /* drain limit before a point is called unstable */
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
@@ -132,6 +132,29 @@ extern const struct config_table net_router_table;
 extern const struct config_table net_sim_table;
 
 /* --- the flit-level network ---------------------------------------------- */
+
+#define NET_DL_WAITS 8
+
+/* One deadlocked input VC and what it waits for. */
+struct net_dl_wait {
+	uint32_t router, in_port, vc; /* the input VC */
+	uint32_t out_port;            /* the output port it waits on */
+	uint32_t out_vc_lo, out_vc_hi; /* an output VC (active: credits) or a range (waiting for a VC) */
+	uint32_t flits;               /* flits buffered in it */
+	bool has_vc;                  /* holds out_vc_lo and waits for credits; else waits for a free VC */
+};
+
+/* A deadlock found by the flit model (docs/engine.md, deadlock checks). */
+struct net_deadlock {
+	uint64_t cycle;      /* cycle it was found at */
+	uint64_t flits;      /* flits in the deadlocked input VCs */
+	uint32_t vcs;        /* deadlocked input VCs */
+	bool global;         /* the global check: nothing in the network could change */
+	uint64_t waited;     /* local check: cycles a front flit had waited (at least) */
+	uint64_t bound;      /* local check: the bound it exceeded */
+	uint32_t n_waits;    /* entries in waits[] */
+	struct net_dl_wait waits[NET_DL_WAITS]; /* the first deadlocked VCs by router, port, VC */
+};
 
 struct flitnet;
 struct traffic;
@@ -149,14 +172,23 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 			uint32_t size_hi, struct nl_err *err);
 
 /* Run cycles until `cycle` (exclusive) or until a stop condition; jumps
- * over idle time. Fails with NL_EDEADLOCK (and a report in *err) when
- * flits are in the network and none has moved for watchdog_cycles. */
+ * over idle time. Fails with NL_EDEADLOCK (a one-line report in *err) when
+ * a set of input VCs is proven to wait on each other forever: at once when
+ * nothing in the network can change any more (global check), or within
+ * the local check's bound when only part of the network is stuck. */
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err);
 
-/* The deadlock report of the last NL_EDEADLOCK: one line per blocked input
- * VC ("router R in-port P VC V: state, flits, packet src->dst, waits on
- * ..."), or "". */
+/* The deadlock report of the last NL_EDEADLOCK: one line per deadlocked
+ * input VC ("router R in-port P VC V: state, flits, packet src->dst, waits
+ * on ..."), or "". */
 const char *flitnet_report(const struct flitnet *n);
+
+/* The last deadlock found, or NULL. Owned by n. */
+const struct net_deadlock *flitnet_deadlock(const struct flitnet *n);
+
+/* The local check's bound in cycles (derived from the configuration, or
+ * watchdog_cycles when set; docs/engine.md). */
+uint64_t flitnet_deadlock_bound(const struct flitnet *n);
 
 /* Check credit and flit conservation; NL_ECORRUPT with the first
  * violation. O(ports x VCs + flits in flight). */
@@ -199,11 +231,15 @@ struct net_point {
 	struct net_channel_use busiest[NET_BUSIEST];
 	uint32_t n_busiest;
 	double wall_seconds;
+	bool deadlock;        /* the point ended in a deadlock: dl holds it, no latency figures */
+	struct net_deadlock dl;
 	char *report;         /* deadlock report (owned), or NULL */
 };
 
-/* Run one point at `rate` flits/cycle/endpoint. On NL_EDEADLOCK, pt->report
- * holds the blocked VCs. Release pt with net_point_release. */
+/* Run one point at `rate` flits/cycle/endpoint. On NL_EDEADLOCK,
+ * pt->deadlock is set, pt->dl describes it, pt->report lists the
+ * deadlocked VCs and pt->offered / pt->cycles are filled in (so the point
+ * can be written as a deadlocked result). Release pt with net_point_release. */
 int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
 		  const struct traffic_cfg *tc, const struct topo *t, double rate, struct net_point *pt,
 		  struct nl_err *err);
@@ -217,6 +253,10 @@ int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_
 /* The point's "results" object (field names as docs/results.md lists).
  * reproducible: write wall_seconds as 0 so runs compare byte for byte. */
 struct json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool reproducible);
+
+/* The "stuck" object of a deadlock (docs/results.md): cycle, flits,
+ * input_vcs, check, waited/bound (local check) and the waiting VCs. */
+struct json_t *net_deadlock_json(const struct net_deadlock *d);
 
 /* All backends, in registry order. */
 const struct net_backend_ops *const *net_backend_list(size_t *n);

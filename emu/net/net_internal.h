@@ -30,6 +30,7 @@
 #include "net/net.h"
 #include "route/route.h"
 
+struct nl_err;
 struct topo;
 struct traffic;
 
@@ -132,9 +133,9 @@ struct fl_ivc {
 	uint8_t state;          /* VC_IDLE .. VC_ACTIVE */
 	uint8_t out_vc;         /* allocated output VC */
 	uint8_t ncand;          /* route candidates (VC_VCALLOC) */
-	uint8_t pad;
+	uint8_t dl_scans;       /* deadlock scans that saw the same front flit (deadlock.c) */
 	struct route_cand cand; /* the candidate when the algorithm gives one */
-	uint16_t pad2;
+	uint16_t dl_front;      /* fingerprint of the front flit at the last scan */
 };
 
 /* An output VC: the state of the buffer across the channel (BookSim's
@@ -297,7 +298,8 @@ struct flitnet {
 	uint64_t flits_alive;          /* generated, not yet ejected */
 	uint64_t ctime_sum_alive;      /* sum of ctime over alive flits */
 	uint64_t measured_alive;       /* measured flits not yet ejected */
-	uint64_t last_move;            /* last cycle a flit moved */
+	uint64_t last_move;            /* last cycle anything progressed: a flit moved, a head was
+					  routed or got a VC, an event was delivered */
 	uint64_t flit_hops;            /* router-to-router traversals, whole run */
 	uint64_t accepted_flits;       /* ejected at active endpoints, warm-up/running */
 	uint64_t sent_flits;           /* injected, warm-up/running */
@@ -308,6 +310,18 @@ struct flitnet {
 	net_deliver_fn deliver;
 	void *deliver_ctx;
 	uint64_t delivered;            /* messages delivered this advance call */
+
+	/* Deadlock checks (deadlock.c). */
+	uint64_t dl_quiet;             /* global check: cycles without progress or events */
+	uint64_t dl_bound;             /* local check: cycles a front flit may wait before the exact check */
+	uint64_t dl_period;            /* cycles between local scans */
+	uint64_t dl_next_scan;         /* cycle of the next local scan */
+	uint64_t dl_gchecked;          /* last_move at the last global check that found nothing */
+	uint8_t *dl_dead;              /* [iv] exact check: 1 = in the deadlocked set */
+	uint32_t *dl_rq;               /* [router] exact check's work queue */
+	uint8_t *dl_rqueued;           /* [router] queued in dl_rq */
+	bool has_dl;                   /* dl holds the last deadlock found */
+	struct net_deadlock dl;
 
 	char *report;                  /* deadlock report, or NULL */
 };
@@ -363,6 +377,29 @@ uint32_t fl_run_alloc(struct flitnet *n);
 void fl_run_free(struct flitnet *n, uint32_t i);
 uint32_t fl_pkt_alloc(struct flitnet *n);
 void fl_pkt_free(struct flitnet *n, uint32_t i);
+
+/* --- deadlock.c --- */
+/* Derive the checks' parameters and allocate their arrays (build time). */
+int fl_dl_init(struct flitnet *n, struct nl_err *err);
+/* Derive the local bound for packets of up to max_packet_flits. */
+void fl_dl_setup(struct flitnet *n, uint32_t max_packet_flits);
+void fl_dl_release(struct flitnet *n);
+/* After each cycle: the global check (nothing can move) and, every
+ * dl_period cycles, the local one. NL_EDEADLOCK with the one-line report in
+ * *err and the details in n->report and n->dl. */
+int fl_dl_global(struct flitnet *n, struct nl_err *err);
+int fl_dl_scan(struct flitnet *n, struct nl_err *err);
+
+static inline int fl_dl_after_cycle(struct flitnet *n, struct nl_err *err)
+{
+	if (!n->flits_in_net)
+		return 0;
+	if (!n->n_events && n->now - n->last_move > n->dl_quiet)
+		return fl_dl_global(n, err);
+	if (n->now >= n->dl_next_scan)
+		return fl_dl_scan(n, err);
+	return 0;
+}
 
 /* --- nic.c --- */
 void fl_nic_step(struct flitnet *n, uint32_t e);

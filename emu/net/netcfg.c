@@ -88,8 +88,10 @@ static const struct param_def net_sim_keys[] = {
 	 "relative latency change below which a sample counts as converged", NULL},
 	{"acc_stopping_thres", PARAM_DOUBLE, K(sim_cfg, acc_stopping_thres), "0.05", 0, 1e6,
 	 "relative accepted-rate change below which a sample counts as converged", NULL},
-	{"watchdog_cycles", PARAM_INT, K(sim_cfg, watchdog_cycles), "100000", 1, 1e12,
-	 "cycles with flits in the network and none moving before a deadlock report", NULL},
+	{"watchdog_cycles", PARAM_INT, K(sim_cfg, watchdog_cycles), "0", 0, 1e12,
+	 "local deadlock check: cycles a front flit may wait before the network is checked for a set of VCs "
+	 "waiting on each other (0 = derived from the configuration; a deadlock is reported only when proven)",
+	 NULL},
 	{"check_interval", PARAM_INT, K(sim_cfg, check_interval), "-1", -1, 1e12,
 	 "cycles between credit/flit conservation checks: 0 off, -1 every 1024 cycles in debug builds and off in release builds",
 	 NULL},

@@ -226,6 +226,7 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
 	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
+	n->last_move = n->now; /* progress, for the global deadlock check */
 }
 
 /* VC allocation, evaluation: requests of the unevaluated items among the
@@ -302,6 +303,7 @@ static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	n->ivc[iv].out_vc = (uint8_t)ovc;
 	n->ivc[iv].state = VC_ACTIVE;
 	fl_q_push(n, ro, Q_SA, li);
+	n->last_move = n->now;
 }
 
 /* Is the buffer across output VC ov too full for the front flit? Wormhole:
@@ -499,6 +501,7 @@ static void fl_xb_apply(struct flitnet *n, struct fl_router *ro)
 	fl_output(n, ro->port_base + x->out, n->now, x->pkt, x->seq, x->vc);
 	ro->xb_q.head = (uint16_t)((ro->xb_q.head + 1u) & (ro->xq_cap - 1u));
 	ro->xb_q.len--;
+	n->last_move = n->now;
 }
 
 /* How many items from the front of a stage a step evaluates: BookSim

@@ -611,26 +611,26 @@ def case_sweep_table():
 def case_deadlock():
     # A ring without dateline classes deadlocks under tornado traffic
     # (each packet holds its VC while waiting for the next one around).
+    # Nothing else runs: the global check finds it as the ring freezes.
     args = ("run", "-s", "topology=torus:k=8", "-s", "routing_function=dor:dateline=0", "-s", "num_vcs=1",
             "-s", "vc_buf_size=2", "-s", "packet_size=8", "-s", "traffic=tornado", "-s", "injection_rate=0.9",
-            "-s", "watchdog_cycles=500", "-s", "sim_type=throughput")
+            "-s", "sim_type=throughput")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
-        p = run(*args, "--json", out, code=1)
-        eq("stdout", p.stdout, b"")
-        eq("no JSON written", os.listdir(tmp), [])
-        write(out, "sentinel\n")
-        run(*args, "--json", out, code=1)
-        eq("existing JSON untouched", open(out).read(), "sentinel\n")
+        p = run(*args, "--json", out, "--reproducible", code=1)
+        d = json.load(open(out))
+    rows = p.stdout.decode().splitlines()
+    check(f"table row: {rows[-1]!r}", re.fullmatch(r" +0\.9000( +-){8}  deadlock at cycle \d+", rows[-1]))
     lines = p.stderr.decode().splitlines()
-    m = re.fullmatch(r"netloom: network deadlock at cycle (\d+): (\d+) flits stuck for 500 cycles in (\d+) input "
-                     r"VCs \(first: router (\d+) in-port (\d+) VC 0\)", lines[0])
+    m = re.fullmatch(r"netloom: network deadlock at cycle (\d+): (\d+) flits stuck in (\d+) input VCs that wait on "
+                     r"each other: router 0 in-port \d VC 0 waits for (a VC 0 on out-port 0|out-port 0 VC 0), "
+                     r".*, \.\.\. \(\d+ more\) \(global check: nothing in the network can move\)", lines[0])
     check(f"first line: {lines[0]!r}", m)
     cycle, flits, n_vcs = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    check("after the watchdog period", cycle > 500)
-    eq("second line", lines[1], "blocked input VCs:")
+    check(f"found at once (cycle {cycle}), not after a timeout", cycle < 200)
+    eq("second line", lines[1], "deadlocked input VCs:")
     report = lines[2:]
-    eq("one line per blocked VC", len(report), n_vcs)
+    eq("one line per deadlocked VC", len(report), n_vcs)
     vc_re = re.compile(r"  router (\d) in-port ([12]) VC 0: (vc_alloc|active), (\d+) flits, packet (\d)->(\d)"
                        r"( waits for a VC 0\.\.0 on out-port 0 \(VC 0 held by in-port [12] VC 0\)"
                        r"| waits on out-port 0 VC 0 \(2/2 credits used\))")
@@ -643,6 +643,68 @@ def case_deadlock():
         eq(f"tornado destination in {line!r}", (int(mm.group(5)) + 3) % 8, int(mm.group(6)))
     eq("flits in the report", total, flits)
     check("every router is in the cycle", sorted({int(l.split()[1]) for l in report}) == list(range(8)))
+    r = d["results"]
+    eq("JSON deadlock", r["deadlock"], True)
+    eq("JSON stuck", (r["stuck"]["cycle"], r["stuck"]["flits"], r["stuck"]["input_vcs"], r["stuck"]["check"]),
+       (cycle, flits, n_vcs, "global"))
+    check("no latency figures", "latency" not in r and "hops" not in r and "accepted" not in r["throughput"])
+    eq("first waiting VC", (r["stuck"]["waiting"][0]["router"], r["stuck"]["waiting"][0]["out_port"]), (0, 0))
+
+
+FLATFLY = ("-s", "topology=hyperx:s=4x4x4,t=4", "-s", "num_vcs=4", "-s", "vc_buf_size=8",
+           "-s", "routing_function=min:select=hash,classes=none")
+
+
+def case_deadlock_flatfly():
+    # Issue 9: BookSim's flatfly k=4 n=3 c=4 with minimal routing and no
+    # VC classes deadlocks; it used to print "stable: yes" with 0 accepted
+    # (throughput) or "no (saturated)" (latency), exit 0.
+    for sim in ("throughput", "latency"):
+        p = run("run", *FLATFLY, "-s", "injection_rate=1.0", "-s", f"sim_type={sim}", "--json", "-",
+                "--reproducible", code=1)
+        d = json.loads(p.stdout)
+        eq(f"{sim}: deadlock", d["results"]["deadlock"], True)
+        check(f"{sim}: no latency figures", "latency" not in d["results"])
+        first = p.stderr.decode().splitlines()[0]
+        m = re.fullmatch(r"netloom: network deadlock at cycle (\d+): (\d+) flits stuck in (\d+) input VCs that wait "
+                         r"on each other: (router \d+ in-port \d+ VC \d+ waits for [^,]+, ){3}\.\.\. \(\d+ more\) "
+                         r"\(local check: a front flit waited (\d+) cycles, bound 268\)", first)
+        check(f"{sim}: one-line report: {first!r}", m)
+        check(f"{sim}: found within a few bounds", int(m.group(1)) < 2000)
+        eq(f"{sim}: JSON agrees", (d["results"]["stuck"]["cycle"], d["results"]["stuck"]["flits"]),
+           (int(m.group(1)), int(m.group(2))))
+        eq(f"{sim}: reproducible wall_seconds", d["results"]["wall_seconds"], 0.0)
+        # Same configuration, same report, byte for byte.
+        q = run("run", *FLATFLY, "-s", "injection_rate=1.0", "-s", f"sim_type={sim}", "--json", "-",
+                "--reproducible", code=1)
+        eq(f"{sim}: deterministic", (q.stdout, q.stderr), (p.stdout, p.stderr))
+    # Hop classes (the default) make it deadlock-free.
+    d = run_json("run", *FLATFLY[:-2], "-s", "routing_function=min:select=hash", "-s", "injection_rate=1.0",
+                 "-s", "sim_type=throughput", "--json", "-")
+    eq("with hop classes: no deadlock", d["results"]["deadlock"], False)
+
+
+def case_deadlock_sweep():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "s.json")
+        p = run("sweep", *FLATFLY, "--rates", "0.2:1:0.2", "--continue", "--json", out, "--reproducible", code=1)
+        d = json.load(open(out))
+    pts = d["results"]["points"]
+    eq("deadlock flags", [pt["deadlock"] for pt in pts], [False] * (len(pts) - 1) + [True])
+    check("stops at the deadlocked point despite --continue", len(pts) < 5)
+    sat = d["results"]["saturation"]
+    eq("deadlock_rate", sat["deadlock_rate"], pts[-1]["throughput"]["offered"])
+    lines = p.stdout.decode().splitlines()
+    check(f"last line: {lines[-1]!r}", re.fullmatch(r"deadlock at rate [0-9.]+: the sweep stops \(last stable rate "
+                                                   r"[0-9.]+\)", lines[-1]))
+    check("deadlock row", lines[-2].endswith(f"deadlock at cycle {pts[-1]['stuck']['cycle']}"))
+    # CSV: the deadlocked row keeps its columns, the measurements empty.
+    p = run("sweep", *FLATFLY, "--rates", "0.2:1:0.2", "--csv", "--reproducible", code=1)
+    rows = p.stdout.decode().splitlines()
+    eq("CSV rows", len(rows), 1 + len(pts))
+    f = rows[-1].split(",")
+    eq("CSV deadlocked row", (len(f), f[1:9], f[9], f[10], f[12]),
+       (13, [""] * 8, "0", str(pts[-1]["cycles"]), "0.000"))
 
 
 def _pty_run(args, env):

@@ -71,6 +71,18 @@ expect_eq "deadlock json" "$(json "$dir/dl.json" 'd["results"]["status"], len(d[
 "$mk" "$dir/ok.nlt" deadlock 1024 || fail "mktrace small"
 "$netloom" replay "$dir/ok.nlt" > /dev/null 2>&1 || fail "eager exchange should complete (exit $?)"
 
+# 4b. A network deadlock on the flit backend: 8 ranks on a ring without VC
+#     classes each send to the rank 3 on. The replay fails with the
+#     network's one-line report (exit 1) instead of waiting; the JSON names
+#     the stuck channels. With dateline classes the same trace completes.
+"$mk" "$dir/sh.nlt" shift 8 3 65536 || fail "mktrace shift"
+ring=(-s backend=flit -s topology=torus:k=8 -s num_vcs=1 -s vc_buf_size=2 -s packet_bytes=128 -s flit_bytes=16)
+"$netloom" replay "$dir/sh.nlt" "${ring[@]}" -s routing_function=dor:dateline=0 --json "$dir/sh.json" > "$dir/sh.out" 2> "$dir/sh.err"
+expect_eq "network deadlock exit" $? 1
+head -1 "$dir/sh.err" | grep -Eq "^netloom: network deadlock at cycle [0-9]+: 32 flits stuck in 16 input VCs that wait on each other: router 0 in-port 1 VC 0 waits for a VC 0 on out-port 0, .* \(global check: nothing in the network can move\)$" || fail "network deadlock line: $(head -1 "$dir/sh.err")"
+expect_eq "network deadlock json" "$(json "$dir/sh.json" 'd["results"]["status"], d["results"]["network"]["deadlock"]["input_vcs"], d["results"]["network"]["deadlock"]["check"]')" "('deadlock', 16, 'global')"
+"$netloom" replay "$dir/sh.nlt" "${ring[@]}" -s num_vcs=2 -s routing_function=dor > /dev/null || fail "shift with datelines should complete (exit $?)"
+
 # 5. Links on a topology: busiest links reported.
 "$netloom" replay "$dir/st.nlt" -s topology=torus:k=6 -s link_model=links -s report_links=40 --json "$dir/links.json" > "$dir/links.txt" || fail "links replay"
 expect_eq "links kinds" "$(json "$dir/links.json" 'sorted(set(l["kind"] for l in d["results"]["network"]["busiest_links"]))')" "['ejection', 'injection', 'link']"

@@ -5,6 +5,7 @@
  *   replay_mktrace OUT.nlt deadlock BYTES
  *   replay_mktrace OUT.nlt stencil RANKS ITERS BYTES COMPUTE_NS
  *   replay_mktrace OUT.nlt msgrate RANKS ITERS WINDOW BYTES
+ *   replay_mktrace OUT.nlt shift RANKS DIST BYTES
  *
  * pingpong: 2 ranks, rank 0 computes 1 us then sends, rank 1 answers.
  * deadlock: 2 ranks that both Send BYTES to each other before receiving.
@@ -15,6 +16,9 @@
  *   messages of BYTES, waits, then receives a 0-byte ack; the odd rank
  *   irecvs them, waits and sends the ack. In-flight messages stay bounded
  *   by WINDOW, so replay memory must not grow with ITERS.
+ * shift: every rank irecvs BYTES from rank - DIST and isends BYTES to
+ *   rank + DIST (mod RANKS), then waits: on a ring without VC classes
+ *   the messages deadlock the network.
  * The manifest's recorded runtime is the sum of rank 0's compute times.
  */
 #include <inttypes.h>
@@ -78,14 +82,14 @@ static uint64_t arg(int argc, char **argv, int i)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: replay_mktrace OUT.nlt pingpong|deadlock|stencil|msgrate ARGS...\n");
+		fprintf(stderr, "usage: replay_mktrace OUT.nlt pingpong|deadlock|stencil|msgrate|shift ARGS...\n");
 		return 2;
 	}
 	const char *out = argv[1], *kind = argv[2];
 	struct gen g = {0};
 	if (!strcmp(kind, "pingpong") || !strcmp(kind, "deadlock"))
 		g.n = 2;
-	else if (!strcmp(kind, "stencil") || !strcmp(kind, "msgrate"))
+	else if (!strcmp(kind, "stencil") || !strcmp(kind, "msgrate") || !strcmp(kind, "shift"))
 		g.n = (uint32_t)arg(argc, argv, 3);
 	else {
 		fprintf(stderr, "replay_mktrace: unknown kind '%s'\n", kind);
@@ -137,6 +141,14 @@ int main(int argc, char **argv)
 				waitall(&g, r, reqs, 4);
 				put(&g, r, (struct trace_op){.kind = TOP_ALLREDUCE, .bytes = 8, .recv_bytes = 8});
 			}
+	} else if (!strcmp(kind, "shift")) {
+		uint64_t dist = arg(argc, argv, 4) % g.n, bytes = arg(argc, argv, 5);
+		static const uint32_t reqs[] = {0, 1};
+		for (uint32_t r = 0; r < g.n; r++) {
+			p2p(&g, r, TOP_IRECV, (int32_t)((r + g.n - dist) % g.n), 3, bytes, 0);
+			p2p(&g, r, TOP_ISEND, (int32_t)((r + dist) % g.n), 3, bytes, 1);
+			waitall(&g, r, reqs, 2);
+		}
 	} else {
 		uint64_t iters = arg(argc, argv, 4), win = arg(argc, argv, 5), bytes = arg(argc, argv, 6);
 		if (win == 0 || win > 4096) {

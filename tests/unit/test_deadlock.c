@@ -1,0 +1,403 @@
+/* Unit tests: deadlocks in the flit model end as reports (emu/net/deadlock.c).
+ *
+ * Deadlocks that must be found: the issue's flattened butterfly with
+ * minimal routing and no VC classes; a ring without classes, built by
+ * hand from messages; a deadlocked row of a torus while the other rows and
+ * the columns through it keep delivering. Saturation that must not be
+ * called one: the 8x8 torus with dateline DOR at injection 1.0 (here
+ * 25,000 cycles per seed, also under the sanitizers; 200,000 cycles in
+ * benchmarks/validation/deadlock_torus.c, suite validation)
+ * and configurations with legitimately long waits. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "net/net.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+#include "test.h"
+
+static const struct config_table *const all_tables[] = {
+	&net_network_table,
+	&net_router_table,
+	&traffic_table,
+	&net_sim_table,
+};
+
+static int make_config(struct config *c, const char *const *kv, struct nl_err *e)
+{
+	config_init(c, all_tables, sizeof all_tables / sizeof *all_tables);
+	for (int i = 0; kv[i]; i++)
+		NL_CHECK(config_set(c, kv[i], NULL, "test", e));
+	return 0;
+}
+
+static int run_point_kv(const char *const *kv, struct net_point *pt, struct nl_err *e)
+{
+	struct config cfg;
+	memset(pt, 0, sizeof *pt);
+	int rc = make_config(&cfg, kv, e);
+	if (rc == 0)
+		rc = net_run_point_cfg(&cfg, pt, e);
+	config_release(&cfg);
+	return rc;
+}
+
+/* The issue's case: BookSim's flatfly k=4 n=3 c=4 converted, minimal
+ * routing without VC classes, which is not deadlock-free. */
+static void test_flatfly_min_no_classes(void)
+{
+	for (int latency = 0; latency < 2; latency++) {
+		const char *kv[] = {"topology=hyperx:s=4x4x4,t=4", "num_vcs=4", "vc_buf_size=8",
+				    "routing_function=min:select=hash,classes=none", "injection_rate=1.0",
+				    latency ? "sim_type=latency" : "sim_type=throughput", NULL};
+		struct net_point pt;
+		struct nl_err e = {0};
+		CHECK_ERR(run_point_kv(kv, &pt, &e), NL_EDEADLOCK, &e, "network deadlock at cycle");
+		CHECK(strstr(e.msg, "flits stuck in") && strstr(e.msg, "input VCs that wait on each other: router "));
+		CHECK(pt.deadlock);
+		CHECK(!pt.stable);
+		/* Found long before the run would end (12 sample periods). */
+		CHECK_UINT(pt.dl.cycle, <, 3000);
+		CHECK_UINT(pt.dl.flits, >, 0);
+		CHECK_UINT(pt.dl.n_waits, ==, NET_DL_WAITS);
+		CHECK(pt.report && strstr(pt.report, "router 0 in-port"));
+		/* The result says deadlock and has no latency figures. */
+		json_t *j = net_point_json(&pt, NULL, true);
+		CHECK(json_is_true(json_object_get(j, "deadlock")));
+		CHECK(!json_object_get(j, "latency"));
+		CHECK_UINT(json_integer_value(json_object_get(json_object_get(j, "stuck"), "flits")), ==, pt.dl.flits);
+		json_decref(j);
+		net_point_release(&pt);
+	}
+	/* Hop classes make the same network deadlock-free: no report. */
+	const char *ok[] = {"topology=hyperx:s=4x4x4,t=4", "num_vcs=4", "vc_buf_size=8",
+			    "routing_function=min:select=hash", "injection_rate=1.0", "sim_type=throughput", NULL};
+	struct net_point pt;
+	struct nl_err e = {0};
+	CHECK_OK(run_point_kv(ok, &pt, &e), &e);
+	CHECK(!pt.deadlock);
+	CHECK(pt.accepted > 0.3);
+	net_point_release(&pt);
+}
+
+struct count {
+	uint64_t n;
+};
+
+static void count_deliver(void *ctx, uint64_t id, uint64_t t_ps)
+{
+	(void)id;
+	(void)t_ps;
+	((struct count *)ctx)->n++;
+}
+
+static int make_backend(struct net_backend *b, struct config *cfg, struct topo **t, const char *const *kv,
+			struct nl_err *e)
+{
+	NL_CHECK(make_config(cfg, kv, e));
+	struct net_cfg nc;
+	NL_CHECK(config_bind(cfg, &net_network_table, &nc, e));
+	NL_CHECK(topo_new(nc.topology, t, e));
+	b->ops = net_backend_find("flit", e);
+	if (!b->ops)
+		return NL_ENOTFOUND;
+	return b->ops->create(b, cfg, *t, e);
+}
+
+/* Advance to until_ps through every delivery; the first error. */
+static int advance_to(struct net_backend *b, uint64_t until_ps, struct count *c, struct nl_err *e)
+{
+	uint64_t reached = 0, next = 0;
+	do
+		NL_CHECK(b->ops->advance(b, until_ps, count_deliver, c, &reached, &next, e));
+	while (reached < until_ps);
+	return 0;
+}
+
+/* A ring of 8 routers without VC classes (one VC, 2-flit buffers,
+ * 8-flit packets): every endpoint sends to the one 3 hops on at once.
+ * Each packet holds the VC behind it while it waits for the one ahead:
+ * a cycle of waits round the ring. Nothing else runs, so the global check
+ * finds it in the cycle the network freezes, as the message backend's
+ * error (a replay gets it instead of hanging). */
+static void test_ring_by_hand(void)
+{
+	const char *kv[] = {"topology=torus:k=8", "routing_function=min:select=first,classes=none", "num_vcs=1",
+			    "vc_buf_size=2", "flit_bytes=16", "packet_bytes=128", NULL};
+	struct config cfg;
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	struct nl_err e = {0};
+	struct count c = {0};
+	CHECK_OK(make_backend(&b, &cfg, &t, kv, &e), &e);
+	for (uint32_t s = 0; s < 8; s++)
+		CHECK_OK(b.ops->send(&b, 0, s, (s + 3) % 8, 4096, s, &e), &e);
+	int rc = advance_to(&b, 1000000000, &c, &e); /* 1 ms = 10^6 cycles at most */
+	CHECK_ERR(rc, NL_EDEADLOCK, &e, "network deadlock at cycle ");
+	CHECK(strstr(e.msg, "(global check: nothing in the network can move)"));
+	CHECK(strstr(e.msg, "16 input VCs"));
+	CHECK_UINT(c.n, ==, 0);
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+
+	/* The same through run: tornado traffic on the ring. */
+	const char *run[] = {"topology=torus:k=8", "routing_function=min:select=first,classes=none", "num_vcs=1",
+			     "vc_buf_size=2", "packet_size=8", "traffic=tornado", "injection_rate=0.9",
+			     "sim_type=throughput", NULL};
+	struct net_point pt;
+	CHECK_ERR(run_point_kv(run, &pt, &e), NL_EDEADLOCK, &e, "global check");
+	CHECK(pt.dl.global);
+	CHECK_UINT(pt.dl.cycle, <, 1000);
+	/* Every router of the ring is in the cycle. */
+	uint32_t seen = 0;
+	for (const char *p = pt.report; (p = strstr(p, "  router ")); p++)
+		seen |= 1u << atoi(p + 9);
+	CHECK_UINT(seen, ==, 0xff);
+	net_point_release(&pt);
+}
+
+/* Row 0 of an 8x8 torus (routers 0..7) deadlocks as the ring above, while
+ * the other rows carry 1-hop messages and the columns carry messages that
+ * cross row 0's routers (2 hops, through their dimension-1 ports):
+ * deliveries go on, so the global check never fires and a watchdog on
+ * "nothing moves" never would; the local check must. */
+static void test_partial_deadlock(void)
+{
+	const char *kv[] = {"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1",
+			    "vc_buf_size=2", "flit_bytes=16", "packet_bytes=128", NULL};
+	struct config cfg;
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	struct nl_err e = {0};
+	struct count c = {0};
+	CHECK_OK(make_backend(&b, &cfg, &t, kv, &e), &e);
+	const uint64_t step_ps = 20000; /* 20 cycles: background load 0.05 flits/cycle/endpoint */
+	uint64_t id = 100, now = 0, before = 0;
+	int rc = 0;
+	for (int k = 0; k < 1000 && rc == 0; k++) {
+		if (k == 5)
+			for (uint32_t x = 0; x < 8; x++)
+				CHECK_OK(b.ops->send(&b, now, x, (x + 3) % 8, 8192, x, &e), &e);
+		for (uint32_t y = 1; y < 8; y++)
+			for (uint32_t x = 0; x < 8; x++)
+				CHECK_OK(b.ops->send(&b, now, y * 8 + x, y * 8 + (x + 1) % 8, 16, id++, &e), &e);
+		/* Columns: (x, 1) -> (x, 7) goes down through router (x, 0). */
+		for (uint32_t x = 0; x < 8; x++)
+			CHECK_OK(b.ops->send(&b, now, 8 + x, 56 + x, 16, id++, &e), &e);
+		before = c.n;
+		now += step_ps;
+		rc = advance_to(&b, now, &c, &e);
+	}
+	CHECK_ERR(rc, NL_EDEADLOCK, &e, "(local check: a front flit waited ");
+	fprintf(stderr, "# partial deadlock: %s; %llu background messages delivered before\n", e.msg,
+	       (unsigned long long)before);
+	/* Background messages were still arriving when it was found. */
+	CHECK_UINT(before, >, 500);
+	const char *at = strstr(e.msg, "deadlock at cycle ");
+	CHECK(at && strtoull(at + 18, NULL, 10) < 5000);
+	/* Only row 0's routers are in the deadlocked set. */
+	const char *p = strstr(e.msg, "wait on each other: ");
+	CHECK(p);
+	for (p = strstr(e.msg, "router "); p; p = strstr(p + 1, "router "))
+		CHECK_INT(atoi(p + 7), <, 8);
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+}
+
+/* No false alarm past saturation: dateline DOR is deadlock-free, so at
+ * injection 1.0, with 1- and 2-flit VC buffers and several seeds, no run
+ * may report one. watchdog_cycles = 1 runs the exact check at every scan,
+ * every cycle, in the most congested state: it must find nothing. */
+static void test_no_false_alarm_torus(void)
+{
+	static const char *const bufs[] = {"vc_buf_size=1", "vc_buf_size=2"};
+	static const char *const seeds[] = {"seed=1", "seed=2", "seed=3"};
+	for (int bi = 0; bi < 2; bi++)
+		for (int si = 0; si < 3; si++) {
+			const char *kv[] = {"topology=torus:k=8x8", "routing_function=dor", "num_vcs=2", bufs[bi],
+					    "channel_latency=2", "injection_rate=1.0", "sim_type=throughput",
+					    "sample_period=2500", "max_samples=10", "acc_stopping_thres=0", seeds[si],
+					    NULL};
+			struct net_point pt;
+			struct nl_err e = {0};
+			CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+			CHECK(!pt.deadlock);
+			CHECK_UINT(pt.cycles, ==, 25000);
+			CHECK(pt.accepted > 0.03);
+			net_point_release(&pt);
+		}
+	const char *kv[] = {"topology=torus:k=8x8", "routing_function=dor", "num_vcs=2", "vc_buf_size=1",
+			    "channel_latency=2", "injection_rate=1.0", "sim_type=throughput", "sample_period=2000",
+			    "max_samples=5", "acc_stopping_thres=0", "watchdog_cycles=1", NULL};
+	struct net_point pt;
+	struct nl_err e = {0};
+	CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+	CHECK(!pt.deadlock);
+	net_point_release(&pt);
+}
+
+/* Legitimately long waits: deep buffers, long channels, many VCs,
+ * speedup, multi-cycle stages, large packets, tail credits. Saturated,
+ * deadlock-free, and checked at every cycle (watchdog_cycles = 1) or with
+ * the derived bound: no report. */
+static void test_no_false_alarm_long_waits(void)
+{
+	static const char *const variants[][6] = {
+		{"vc_buf_size=64", "packet_size=16", "num_vcs=2", NULL},
+		{"channel_latency=20", "packet_size=4", "num_vcs=2", NULL},
+		{"num_vcs=16", "packet_size=1..8", "vc_buf_size=4", NULL},
+		{"internal_speedup=1.5", "input_speedup=2", "output_speedup=2", "num_vcs=4", NULL},
+		{"vc_alloc_delay=3", "sw_alloc_delay=2", "routing_delay=2", "num_vcs=2", "packet_size=4", NULL},
+		{"wait_for_tail_credit=1", "flow_control=vct", "packet_size=8", "num_vcs=2", NULL},
+	};
+	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++)
+		for (int every = 0; every < 2; every++) {
+			const char *kv[16];
+			int k = 0;
+			kv[k++] = "topology=torus:k=6x6";
+			kv[k++] = "routing_function=dor";
+			kv[k++] = "injection_rate=1.0";
+			kv[k++] = "sim_type=throughput";
+			kv[k++] = "sample_period=1000";
+			kv[k++] = "max_samples=6";
+			kv[k++] = "acc_stopping_thres=0";
+			kv[k++] = every ? "watchdog_cycles=1" : "watchdog_cycles=0";
+			for (int i = 0; variants[v][i]; i++)
+				kv[k++] = variants[v][i];
+			kv[k] = NULL;
+			struct net_point pt;
+			struct nl_err e = {0};
+			CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+			CHECK(!pt.deadlock);
+			CHECK(pt.accepted > 0);
+			net_point_release(&pt);
+		}
+}
+
+/* Every report is real: after a deadlock is reported, the simulation goes
+ * on cycle by cycle and the reported set must stay stuck (each later
+ * check finds it again, never fewer VCs or flits). Rings without VC
+ * classes at loads where they stall and recover many times before they
+ * deadlock, with the exact check run at every cycle (watchdog_cycles =
+ * 1), so that near-deadlocks (full rings with a credit or a flit in
+ * flight) are checked too. */
+static void test_reports_are_real(void)
+{
+	static const char *const rates[] = {"injection_rate=0.3", "injection_rate=0.6"};
+	static const char *const seeds[] = {"seed=1", "seed=2", "seed=3"};
+	int found = 0;
+	for (int ri = 0; ri < 2; ri++)
+		for (int si = 0; si < 3; si++) {
+			const char *kv[] = {"topology=torus:k=8", "routing_function=min:select=first,classes=none",
+					    "num_vcs=2", "vc_buf_size=2", "packet_size=1..8", "traffic=tornado",
+					    rates[ri], seeds[si], "watchdog_cycles=1", NULL};
+			struct config cfg;
+			struct net_cfg nc;
+			struct router_cfg rc;
+			struct sim_cfg sc;
+			struct traffic_cfg tc;
+			struct topo *t = NULL;
+			struct flitnet *n = NULL;
+			struct traffic *tr = NULL;
+			struct nl_err e = {0};
+			CHECK_OK(make_config(&cfg, kv, &e), &e);
+			CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
+			CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
+			CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
+			CHECK_OK(config_bind(&cfg, &traffic_table, &tc, &e), &e);
+			CHECK_OK(topo_new(nc.topology, &t, &e), &e);
+			CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
+			CHECK_OK(traffic_new(tc.traffic, t, (uint64_t)sc.seed, &tr, &e), &e);
+			CHECK_OK(flitnet_set_traffic(n, tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
+						     (uint32_t)tc.packet_size.hi, &e), &e);
+			int r = flitnet_run_until(n, 100000, &e);
+			if (r == NL_EDEADLOCK) {
+				found++;
+				struct net_deadlock d0 = *flitnet_deadlock(n);
+				for (uint64_t c = d0.cycle + 1; c <= d0.cycle + 2000; c++) {
+					struct nl_err e2 = {0};
+					CHECK_ERR(flitnet_run_until(n, c, &e2), NL_EDEADLOCK, &e2, "network deadlock");
+					const struct net_deadlock *d = flitnet_deadlock(n);
+					CHECK_UINT(d->vcs, >=, d0.vcs);
+					CHECK_UINT(d->flits, >=, d0.flits);
+					CHECK_INT(memcmp(&d->waits[0], &d0.waits[0], sizeof d0.waits[0]), ==, 0);
+					if (d->vcs < d0.vcs)
+						break;
+				}
+			} else {
+				CHECK_OK(r, &e);
+			}
+			CHECK_OK(flitnet_check(n, &e), &e);
+			traffic_free(tr);
+			flitnet_free(n);
+			topo_free(t);
+			config_release(&cfg);
+		}
+	fprintf(stderr, "# reports checked for 2000 cycles after: %d of 6 runs deadlocked\n", found);
+	CHECK_INT(found, >=, 3);
+}
+
+/* The local bound L = P*V*(R + hold) + rt of docs/engine.md, on the
+ * examples the documentation gives, and watchdog_cycles replacing it. */
+static void test_bound(void)
+{
+	static const struct {
+		const char *kv[8];
+		uint32_t size;
+		uint64_t bound;
+	} cases[] = {
+		{{"topology=torus:k=8x8", "num_vcs=2", "vc_buf_size=8", "channel_latency=2", NULL}, 1, 70},
+		{{"topology=torus:k=8x8", "num_vcs=2", "vc_buf_size=1", "channel_latency=2", NULL}, 1, 150},
+		{{"topology=hyperx:s=4x4x4,t=4", "routing_function=min:classes=none", "num_vcs=4", "vc_buf_size=8", NULL},
+		 1,
+		 268},
+		{{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", NULL}, 8, 188},
+		/* Tail credits add a round trip (rt = 8) per packet: 5*(4+32+8)+8. */
+		{{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", "wait_for_tail_credit=1", NULL}, 8, 228},
+		/* One-at-a-time 3-cycle VC allocation: R = 6, rt = 10, per flit 3. */
+		{{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=8", "vc_alloc_delay=3", NULL}, 1, 55},
+		{{"topology=torus:k=8x8", "watchdog_cycles=5000", NULL}, 1, 5000},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct config cfg;
+		struct net_cfg nc;
+		struct router_cfg rc;
+		struct sim_cfg sc;
+		struct topo *t = NULL;
+		struct flitnet *n = NULL;
+		struct traffic *tr = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(make_config(&cfg, cases[i].kv, &e), &e);
+		CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
+		CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
+		CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
+		CHECK_OK(topo_new(nc.topology, &t, &e), &e);
+		CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
+		CHECK_OK(traffic_new("uniform", t, 0, &tr, &e), &e);
+		CHECK_OK(flitnet_set_traffic(n, tr, 0.1, cases[i].size, cases[i].size, &e), &e);
+		CHECK_UINT(flitnet_deadlock_bound(n), ==, cases[i].bound);
+		traffic_free(tr);
+		flitnet_free(n);
+		topo_free(t);
+		config_release(&cfg);
+	}
+}
+
+int main(void)
+{
+	TEST_RUN(test_bound);
+	TEST_RUN(test_flatfly_min_no_classes);
+	TEST_RUN(test_ring_by_hand);
+	TEST_RUN(test_partial_deadlock);
+	TEST_RUN(test_no_false_alarm_torus);
+	TEST_RUN(test_no_false_alarm_long_waits);
+	TEST_RUN(test_reports_are_real);
+	return test_done();
+}
