@@ -368,7 +368,9 @@ const struct topo_ops *const *topo_list(size_t *n);
 const struct topo_ops *topo_find(const char *name, struct nl_err *err);
 
 /* Parse `spec` and build the topology. On failure nothing is allocated and
- * *err says which parameter of which family was wrong. */
+ * *err says which parameter of which family was wrong. "@path" reads the
+ * spec from a file (any length; lines joined without separators, '#'
+ * lines skipped); the canonical t->spec is then the spec itself. */
 int topo_new(const char *spec, struct topo **out, struct nl_err *err);
 
 /* Free a topology (NULL is a no-op). */
