@@ -199,7 +199,8 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
  * must still load, so the reader below hands inih one physical line at a
  * time and cuts a longer one into a key line plus indented continuation
  * chunks; the handler joins a key's continuation lines without a
- * separator (specs have no spaces) and validates the joined value once.
+ * separator (specs have no spaces) and validates the joined value once
+ * (an indented line that reads "name = value" stays a mis-indented key).
  * Chunks are cut only between two non-blank characters, never before a
  * comment or section character, and a trailing " ; comment" is dropped
  * first, so inih sees exactly the value the long line held. */
@@ -214,7 +215,8 @@ struct config_ini_ctx {
 	size_t line_cap;
 	size_t line_len;  /* its length without the newline */
 	size_t pos;       /* next byte of `line` to hand over; == line_len when done */
-	bool is_cont;     /* the chunk handed over last continues the previous value */
+	bool is_cont;     /* the line handed over last continues the previous value */
+	bool is_chunk;    /* ... and is a piece of a long line cut by the reader */
 	/* The key being read: validated when the next key starts or at the end. */
 	char *pend_section, *pend_name, *pend_value; /* owned, NULL when none */
 	size_t pend_len;
@@ -263,7 +265,7 @@ static char *config_ini_reader(char *buf, int size, void *stream)
 		memcpy(buf + 1, x->line + x->pos, e - x->pos);
 		memcpy(buf + 1 + (e - x->pos), "\n", 2);
 		x->pos = e;
-		x->is_cont = true;
+		x->is_cont = x->is_chunk = true;
 		return buf;
 	}
 	ssize_t n = getline(&x->line, &x->line_cap, x->f);
@@ -279,6 +281,7 @@ static char *config_ini_reader(char *buf, int size, void *stream)
 		start++;
 	/* inih's rule: an indented non-blank line after a key continues it. */
 	x->is_cont = start > x->line && *start && !strchr(";#", *start);
+	x->is_chunk = false;
 	if (x->line_len > max) {
 		if (strchr(";#", *start)) {
 			x->line_len = x->pos = 0; /* a comment: hand over nothing of it */
@@ -356,6 +359,22 @@ static int config_ini_flush(struct config_ini_ctx *x)
 	return x->rc;
 }
 
+/* An indented "name = value" (a blank next to the '=') is a mis-indented
+ * key, not the rest of a value: it is checked on its own line as the
+ * previous key's value, as inih reports it, so the message names it. */
+static bool config_ini_looks_like_key(const char *v)
+{
+	const char *s = v;
+	while (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))
+		s++;
+	if (s == v)
+		return false;
+	bool blank = config_ini_blank(*s);
+	while (config_ini_blank(*s))
+		s++;
+	return *s == '=' && (blank || config_ini_blank(s[1]));
+}
+
 static int config_ini_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct config_ini_ctx *x = user;
@@ -364,7 +383,8 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 	if (x->rc < 0)
 		return 0;
 	size_t n = strlen(value);
-	if (x->is_cont && x->pend_name && !strcmp(x->pend_name, name)) {
+	bool join = x->is_cont && (x->is_chunk || !config_ini_looks_like_key(value));
+	if (join && x->pend_name && !strcmp(x->pend_name, name)) {
 		char *v = realloc(x->pend_value, x->pend_len + n + 1);
 		if (!v) {
 			x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);

@@ -12,15 +12,22 @@
  * groups of 32, is wired). Port numbering and the global-link arrangement:
  * struct topo_dragonfly in topo.h. Endpoints router-major.
  *
- * Distance (closed form, diameter 3): 0, 1 within a group or over a direct
- * global link, 2 when a one-router detour exists (a local hop to the
- * router holding a global link to b, a global link into b's group, or a
- * global link to a router with a global link to b), else 3 (local, global,
- * local). No orbits: the consecutive arrangement is not vertex-transitive.
+ * Distance (closed form, diameter at most 3): 0, 1 within a group or over
+ * a direct global link, 2 when a one-router detour exists (a local hop to
+ * the router holding a global link to b, a global link into b's group, or
+ * a global link to a router with a global link to b), else 3 (local,
+ * global, local). It costs O(h * rounds), so `min` routes any dragonfly
+ * without a table by asking it of each neighbour (topo_min_ports). No
+ * orbits: the consecutive arrangement is not vertex-transitive; the exact
+ * diameter is found at build without BFS. Capabilities: coordinates
+ * (group, index), groups, Valiant intermediates (a random other group).
  */
 #include "topo/topo_internal.h"
 
+#include <stdlib.h>
+
 #include "core/error.h"
+#include "core/rng.h"
 
 struct dragonfly_params {
 	int64_t a; /* routers per group */
@@ -39,6 +46,8 @@ static const struct param_def dragonfly_params_def[] = {
 	 "groups, 2 .. a*h+1; 0 = a*h + 1 (one link between every pair of groups)", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
+
+static int dragonfly_find_diameter(struct topo *t, struct nl_err *err);
 
 static int dragonfly_build(struct topo *t, struct nl_err *err)
 {
@@ -95,37 +104,156 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < df->p; i++)
 			topo_attach(t, r * df->p + i, r, df->term_base + i);
-	t->dragonfly = df;
-	return 0;
+	return dragonfly_find_diameter(t, err);
 }
 
 /* Router at the far end of global port j of router r. */
 static uint32_t dragonfly_global_nbr(const struct topo *t, uint32_t r, uint32_t j)
 {
-	return t->port_router[t->peer[t->port_base[r] + t->dragonfly->global_base + j]];
+	return t->port_router[t->peer[t->port_base[r] + ((const struct topo_dragonfly *)t->state)->global_base + j]];
 }
 
+/* Whether routers x and y share a link. Across groups X != T only the
+ * group ports of X toward T can: the `rounds` consecutive ones
+ * (topo_dragonfly_group_port) and at most three circulant extras (T = X +
+ * j is extra port 2(j-1), T = X - j is 2(j-1)+1, X + g/2 the last odd
+ * one), so the test is O(rounds), not O(h). */
+static bool dragonfly_adjacent(const struct topo *t, uint32_t x, uint32_t y)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t X = x / df->a, T = y / df->a, xi = x % df->a;
+
+	if (X == T)
+		return x != y;
+	for (uint32_t k = 0; k < df->rounds; k++) {
+		uint32_t gp = topo_dragonfly_group_port(df, X, T, k);
+		if (gp / df->h == xi && dragonfly_global_nbr(t, x, gp % df->h) == y)
+			return true;
+	}
+	if (!df->extra)
+		return false;
+	uint32_t e[3], n_e = 0, fwd = (T + df->g - X) % df->g, back = (X + df->g - T) % df->g;
+	bool odd = df->extra & 1;
+	if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
+		e[n_e++] = 2 * (fwd - 1);
+	if (2 * (back - 1) + 1 < df->extra)
+		e[n_e++] = 2 * (back - 1) + 1;
+	if (odd && T == (X + df->g / 2) % df->g)
+		e[n_e++] = df->extra - 1;
+	for (uint32_t i = 0; i < n_e; i++) {
+		uint32_t gp = df->rounds * (df->g - 1) + e[i];
+		if (gp / df->h == xi && dragonfly_global_nbr(t, x, gp % df->h) == y)
+			return true;
+	}
+	return false;
+}
+
+/* Distance in O(h * rounds): 1 within a group or over a direct global
+ * link; 2 by global-then-local, local-then-global, or two global hops
+ * through a third group (a global neighbour of b that is adjacent to a);
+ * else 3. Fast enough to serve `min` routing per hop (topo_min_ports). */
 static uint32_t dragonfly_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	const struct topo_dragonfly *df = t->dragonfly;
+	const struct topo_dragonfly *df = t->state;
 	uint32_t ga = a / df->a, gb = b / df->a;
 
 	if (a == b)
 		return 0;
-	if (ga == gb)
+	if (ga == gb || dragonfly_adjacent(t, a, b))
 		return 1;
 	for (uint32_t j = 0; j < df->h; j++)
-		if (dragonfly_global_nbr(t, a, j) == b)
-			return 1;
+		if (dragonfly_global_nbr(t, a, j) / df->a == gb)
+			return 2; /* global then local */
 	for (uint32_t j = 0; j < df->h; j++) {
-		uint32_t x = dragonfly_global_nbr(t, a, j), y = dragonfly_global_nbr(t, b, j);
-		if (x / df->a == gb || y / df->a == ga)
-			return 2; /* global then local, or local then global */
-		for (uint32_t i = 0; i < df->h; i++)
-			if (dragonfly_global_nbr(t, b, i) == x)
-				return 2; /* two global hops through a third group */
+		uint32_t y = dragonfly_global_nbr(t, b, j);
+		if (y / df->a == ga || dragonfly_adjacent(t, a, y))
+			return 2; /* local then global, or two global hops */
 	}
 	return 3;
+}
+
+/* Exact diameter, computed once at build: every pair of groups has a link
+ * (rounds >= 1), so it is at most 3 (local, global, local). Router x has
+ * eccentricity 3 exactly when fewer than n routers are within two hops of
+ * it: its group, its global neighbours' groups, and the global neighbours
+ * of its global and local neighbours. Stops at the first such x (at once
+ * on the balanced dragonflies, where a > h + 1). */
+static int dragonfly_find_diameter(struct topo *t, struct nl_err *err)
+{
+	struct topo_dragonfly *df = t->state;
+	uint32_t n = t->n_routers, diam = 1;
+
+	if (df->a == 1) {
+		df->diameter = 1; /* one router per group, a link between every pair */
+		return 0;
+	}
+	uint32_t *mark = calloc(n, sizeof *mark);
+	if (!mark)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t x = 0; x < n && diam < 3; x++) {
+		uint32_t X = x / df->a, seen = 0, stamp = x + 1;
+#define DF_MARK(r)                                 \
+	do {                                       \
+		if (mark[(r)] != stamp) {          \
+			mark[(r)] = stamp;         \
+			seen++;                    \
+		}                                  \
+	} while (0)
+		for (uint32_t i = 0; i < df->a; i++)
+			DF_MARK(X * df->a + i);
+		for (uint32_t j = 0; j < df->h; j++)
+			DF_MARK(dragonfly_global_nbr(t, x, j));
+		if (seen < n && diam < 2)
+			diam = 2;
+		for (uint32_t j = 0; j < df->h; j++) {
+			uint32_t w = dragonfly_global_nbr(t, x, j), W = w / df->a;
+			for (uint32_t i = 0; i < df->a; i++)
+				DF_MARK(W * df->a + i);
+			for (uint32_t k = 0; k < df->h; k++)
+				DF_MARK(dragonfly_global_nbr(t, w, k));
+		}
+		for (uint32_t i = 0; i < df->a; i++)
+			for (uint32_t k = 0; k < df->h; k++)
+				DF_MARK(dragonfly_global_nbr(t, X * df->a + i, k));
+#undef DF_MARK
+		if (seen < n)
+			diam = 3;
+	}
+	free(mark);
+	df->diameter = diam;
+	return 0;
+}
+
+static uint32_t dragonfly_diameter(const struct topo *t)
+{
+	return ((const struct topo_dragonfly *)t->state)->diameter;
+}
+
+static int dragonfly_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_dragonfly *df = t->state;
+	c[0] = r / df->a; /* group */
+	c[1] = r % df->a; /* router in group */
+	return 2;
+}
+
+static void dragonfly_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers)
+{
+	const struct topo_dragonfly *df = t->state;
+	*n_groups = df->g;
+	*group_routers = df->a;
+}
+
+/* Valiant on a dragonfly (Kim et al. ISCA 2008 §4.2): a random router of
+ * a random group other than the source's. */
+static uint32_t dragonfly_valiant(const struct topo *t, uint32_t src, uint32_t dst, struct rng *rng)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t G = (uint32_t)rng_below(rng, df->g - 1);
+	(void)dst;
+	if (G >= src / df->a)
+		G++;
+	return G * df->a + (uint32_t)rng_below(rng, df->a);
 }
 
 const struct topo_ops topo_dragonfly_ops = {
@@ -136,4 +264,8 @@ const struct topo_ops topo_dragonfly_ops = {
 	.state_size = sizeof(struct topo_dragonfly),
 	.build = dragonfly_build,
 	.distance = dragonfly_distance,
+	.coords = dragonfly_coords,
+	.groups = dragonfly_groups,
+	.diameter = dragonfly_diameter,
+	.valiant = dragonfly_valiant,
 };

@@ -36,4 +36,5 @@ const struct topo_ops topo_mesh_ops = {
 	.build = mesh_build,
 	.release = topo_grid_release,
 	.distance = mesh_distance,
+	.coords = topo_grid_coords,
 };

@@ -139,7 +139,6 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < sf->p; i++)
 			topo_attach(t, r * sf->p + i, r, sf->kprime + i);
-	t->slimfly = sf;
 	rc = 0;
 out:
 	free(gen[0]);
@@ -179,13 +178,23 @@ static uint32_t slimfly_distance(const struct topo *t, uint32_t a, uint32_t b)
 
 static uint32_t slimfly_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap)
 {
-	uint32_t qq = t->slimfly->q * t->slimfly->q;
+	uint32_t qq = ((const struct topo_slimfly *)t->state)->q * ((const struct topo_slimfly *)t->state)->q;
 	if (cap < 2)
 		return 0;
 	reps[0] = 0;
 	reps[1] = qq;
 	weight[0] = weight[1] = qq;
 	return 2;
+}
+
+/* (s, x, y) from id = s*q*q + x*q + y. */
+static int slimfly_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	uint32_t q = ((const struct topo_slimfly *)t->state)->q;
+	c[0] = r / (q * q);
+	c[1] = r / q % q;
+	c[2] = r % q;
+	return 3;
 }
 
 const struct topo_ops topo_slimfly_ops = {
@@ -198,4 +207,5 @@ const struct topo_ops topo_slimfly_ops = {
 	.release = slimfly_release,
 	.distance = slimfly_distance,
 	.orbits = slimfly_orbits,
+	.coords = slimfly_coords,
 };

@@ -458,6 +458,14 @@ const struct param_def topo_grid_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+int topo_grid_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_grid *g = t->grid;
+	for (int d = 0; d < g->n_dims; d++)
+		c[d] = topo_grid_coord(g, r, d);
+	return g->n_dims;
+}
+
 int topo_grid_build_params(struct topo *t, bool wrap_all, struct nl_err *err)
 {
 	const struct topo_grid_params *pr = t->params;

@@ -289,6 +289,11 @@ static void test_config_long_values(void)
 	CHECK_EQ(v.num_vcs, 5);
 	unlink(p);
 
+	/* An indented "key = value" is a mis-indented key, named on its line. */
+	p = test_write_tmp("num_vcs = 4\n  injection_rate = 0.5\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":2: key 'num_vcs' value 'injection_rate = 0.5'");
+	unlink(p);
+
 	/* A long comment line is a comment. */
 	memset(text, 0, sizeof text);
 	memcpy(text, "; ", 2);

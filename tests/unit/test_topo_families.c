@@ -6,6 +6,14 @@
 #include "core/error.h"
 #include "test.h"
 #include "topo/topo.h"
+#include "topo/topo_dragonfly.h"
+#include "topo/topo_equality.h"
+#include "topo/topo_flex.h"
+#include "topo/topo_hypercube.h"
+#include "topo/topo_hyperx.h"
+#include "topo/topo_ndt.h"
+#include "topo/topo_slimfly.h"
+#include "topo/topo_tree.h"
 #include "topo/topo_internal.h"
 #include "topo_check.h"
 
@@ -20,7 +28,7 @@ static void test_full(void)
 	CHECK_EQ(t->n_endpoints, 64);
 	CHECK_EQ(topo_max_radix(t), 15 + 4);
 	CHECK_EQ(topo_count_links(t), 16 * 15 / 2);
-	CHECK(t->hyperx && t->hyperx->L == 1 && t->hyperx->S[0] == 16);
+	CHECK(topo_hyperx_of(t) && topo_hyperx_of(t)->L == 1 && topo_hyperx_of(t)->S[0] == 16);
 	/* Router 5's port to router 9 is 8 (9 > 5 skips itself); it lands on
 	 * router 9's port 5. */
 	CHECK_EQ(t->peer[t->port_base[5] + 8], t->port_base[9] + 5);
@@ -156,7 +164,7 @@ static void test_hyperx(void)
 	t = tc_new("hyperx:s=2x4,k=2x1,t=4");
 	if (!t)
 		return;
-	const struct topo_hyperx *hx = t->hyperx;
+	const struct topo_hyperx *hx = topo_hyperx_of(t);
 	CHECK(hx != NULL);
 	CHECK_EQ(hx->term_base, 2 * 1 + 1 * 3);
 	CHECK_EQ(topo_count_links(t), 8 * (2 + 3) / 2);
@@ -230,7 +238,7 @@ static void test_hypercubes(void)
 		CHECK_EQ(t->n_routers, 64);
 		CHECK_EQ(topo_max_radix(t), 8);
 		CHECK_EQ(topo_count_links(t), 6 * 32);
-		CHECK(t->hypercube && !t->hypercube->folded && t->hyperx && t->hyperx->L == 6);
+		CHECK(topo_hypercube_of(t) && !topo_hypercube_of(t)->folded && topo_hyperx_of(t) && topo_hyperx_of(t)->L == 6);
 		CHECK_EQ(t->port_router[t->peer[t->port_base[5] + 3]], 5 ^ 8);
 		uint32_t diam;
 		uint64_t sum;
@@ -283,7 +291,7 @@ static void test_flatfly(void)
 		CHECK_EQ(t->n_routers, 16);
 		CHECK_EQ(t->n_endpoints, 64);
 		CHECK_EQ(topo_max_radix(t), 4 + 2 * 3 + 2 * 3);
-		CHECK(t->hyperx && t->hyperx->L == 2 && t->hyperx->T == 4 && t->hyperx->K[1] == 2);
+		CHECK(topo_hyperx_of(t) && topo_hyperx_of(t)->L == 2 && topo_hyperx_of(t)->T == 4 && topo_hyperx_of(t)->K[1] == 2);
 		tc_distance_vs_bfs(t, 0);
 		topo_free(t);
 	}
@@ -315,7 +323,7 @@ static void test_flex_table6(void)
 	/* Eq. 6 numbering and the port map: router (2, 4, 1) is 36 + 24 + 2;
 	 * its next-layer x port toward x' = 5 is 0 + 4 and lands on (5, 4, 2)'s
 	 * previous-layer x port toward x = 2. */
-	const struct topo_flex *f = t->flex;
+	const struct topo_flex *f = topo_flex_of(t);
 	uint32_t r = 36 + 24 + 2, g = t->port_base[r] + f->next_x + 4;
 	CHECK_EQ(t->port_router[t->peer[g]], 72 + 24 + 5);
 	CHECK_EQ(t->peer[g] - t->port_base[72 + 24 + 5], f->prev_x + 2);
@@ -391,7 +399,7 @@ static void test_flex_layers(void)
 /* The view's closed-form global arrangement is the graph's, and symmetric. */
 static void check_dragonfly_view(const struct topo *t)
 {
-	const struct topo_dragonfly *df = t->dragonfly;
+	const struct topo_dragonfly *df = topo_dragonfly_of(t);
 	for (uint32_t G = 0; G < df->g; G++)
 		for (uint32_t gp = 0; gp < df->a * df->h; gp++) {
 			uint32_t tg, tgp, bg, bgp;
@@ -488,7 +496,7 @@ static void test_dragonfly(void)
 /* Router-to-router links between levels l and l+1 of a tree. */
 static uint64_t tree_links_between(const struct topo *t, int l)
 {
-	const struct topo_tree *tr = t->tree;
+	const struct topo_tree *tr = topo_tree_of(t);
 	uint64_t n = 0;
 	for (uint32_t r = tr->level_first[l]; r < tr->level_first[l + 1]; r++)
 		for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++)
@@ -511,7 +519,7 @@ static void test_fattree(void)
 	CHECK_EQ(t->n_routers, 300);
 	CHECK_EQ(topo_max_radix(t), 20);
 	CHECK_EQ(topo_count_links(t), 2000);
-	const struct topo_tree *tr = t->tree;
+	const struct topo_tree *tr = topo_tree_of(t);
 	CHECK(tr && tr->xgft && tr->n_levels == 3);
 	CHECK_EQ(tr->level_first[1], 100);
 	CHECK_EQ(tr->level_first[2], 200);
@@ -551,7 +559,7 @@ static void test_clos_formulas(void)
 		struct topo *t = tc_new(spec);
 		if (!t)
 			continue;
-		const struct topo_tree *tr = t->tree;
+		const struct topo_tree *tr = topo_tree_of(t);
 		CHECK_EQ(t->n_endpoints, 2 * hl * h);
 		CHECK_EQ(t->n_routers, (2 * L - 1) * hl);
 		CHECK_EQ(tr->level_first[L] - tr->level_first[L - 1], hl);
@@ -575,7 +583,7 @@ static void test_clos_formulas(void)
 	struct topo *t = tc_new("clos:l=3,r=32,n=4096,taper=2x1");
 	if (!t)
 		return;
-	const struct topo_tree *tr = t->tree;
+	const struct topo_tree *tr = topo_tree_of(t);
 	CHECK_EQ(tr->level_first[1] - tr->level_first[0], 205);
 	CHECK_EQ(tr->level_first[2] - tr->level_first[1], 130);
 	CHECK_EQ(tr->level_first[3] - tr->level_first[2], 160);
@@ -592,7 +600,7 @@ static void test_clos_formulas(void)
 	/* The same with explicit port counts. */
 	t = tc_new("clos:l=3,r=32,n=4096,down=20x16,up=10x16");
 	if (t) {
-		CHECK_EQ(topo_tree_physical_switches(t->tree), 415);
+		CHECK_EQ(topo_tree_physical_switches(topo_tree_of(t)), 415);
 		topo_free(t);
 	}
 	struct nl_err e = {0};
@@ -629,7 +637,7 @@ static void test_myriclos_table1(void)
 		struct topo *t = tc_new(spec);
 		if (!t)
 			continue;
-		const struct topo_tree *tr = t->tree;
+		const struct topo_tree *tr = topo_tree_of(t);
 		CHECK_EQ(t->n_routers, table1[i].switches);
 		CHECK_EQ(t->n_endpoints, table1[i].n);
 		for (int l = 0; l < 4; l++) {
@@ -721,7 +729,7 @@ static void test_slimfly(void)
 	CHECK_EQ(t->n_endpoints, 972);
 	CHECK_EQ(topo_count_links(t), 1053);
 	CHECK_EQ(topo_max_radix(t), 13 + 6);
-	CHECK(t->slimfly && t->slimfly->delta == 1 && t->slimfly->kprime == 13);
+	CHECK(topo_slimfly_of(t) && topo_slimfly_of(t)->delta == 1 && topo_slimfly_of(t)->kprime == 13);
 	topo_free(t);
 	t = tc_new("slimfly:q=9");
 	if (t) {
@@ -800,7 +808,7 @@ static void test_equality_notation(void)
 	CHECK_EQ(topo_max_radix(t), 6);
 	CHECK_EQ(topo_count_links(t), 14 * 6 / 2);
 	CHECK_STR(t->spec, "N14K6[-1,1,3,9](4)");
-	CHECK(t->equality && t->equality->K == 6);
+	CHECK(topo_equality_of(t) && topo_equality_of(t)->K == 6);
 	/* §3.1: even i links i + s, odd i links i - s. */
 	uint32_t nb[16];
 	static const uint32_t n0[] = {1, 3, 4, 9, 10, 13}, n1[] = {0, 2, 5, 6, 11, 12};
@@ -903,8 +911,8 @@ static void test_equality_64000(void)
 	CHECK_STR(t->spec, equality_64000);
 	uint32_t diam = 0;
 	for (uint32_t j = 0; j < t->n_routers; j++)
-		if (t->equality->dist0[j] > diam)
-			diam = t->equality->dist0[j];
+		if (topo_equality_of(t)->dist0[j] > diam)
+			diam = topo_equality_of(t)->dist0[j];
 	CHECK(diam >= 3 && diam <= 5); /* Moore bound: diameter >= 3 for K = 64, N = 64,000 */
 	tc_distance_vs_bfs(t, 2);
 	topo_free(t);
@@ -960,7 +968,7 @@ static void test_ndt(void)
 	struct topo *t = tc_new("ndt:k=4x4x3x4x2");
 	if (!t)
 		return;
-	const struct topo_ndt *v = t->ndt;
+	const struct topo_ndt *v = topo_ndt_of(t);
 	CHECK_EQ(v->split, 2);
 	static const uint8_t card[5][2] = {{0, 0}, {0, 0}, {1, 0}, {1, 1}, {1, 1}};
 	static const uint8_t port[5][2] = {{0, 1}, {2, 3}, {0, 4}, {1, 2}, {3, 4}};
