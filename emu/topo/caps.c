@@ -87,6 +87,10 @@ int topo_diameter(const struct topo *t, uint32_t *diameter, struct nl_err *err)
 		if (!reps || !weight)
 			goto oom;
 		n_reps = t->ops->orbits(t, reps, weight, n);
+		if (n_reps == 0) { /* the family cannot say: every router */
+			free(reps);
+			reps = NULL;
+		}
 	}
 	*diameter = 0;
 	for (uint32_t i = 0; i < (n_reps ? n_reps : n); i++) {
