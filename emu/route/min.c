@@ -64,6 +64,10 @@ static const struct param_def min_params_def[] = {
 
 #define MIN_MAX_ROUTERS 32768u
 
+/* Minimal ports listed per computation: one pass serves every selection
+ * unless `hash` picks beyond them (a router with more minimal ports). */
+#define MIN_PORTS_BUF 64u
+
 struct min_state {
 	uint8_t *dist;     /* [a * n + b] hops, 255 = unreachable; NULL = closed form */
 	uint32_t n;
@@ -183,7 +187,7 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	const struct topo *t = r->topo;
 	const struct min_state *s = r->state;
 	const struct min_params *pr = r->params;
-	uint32_t ports[ROUTE_MAX_CANDS];
+	uint32_t ports[MIN_PORTS_BUF];
 	(void)in_port;
 	(void)in_vc;
 	(void)rng;
@@ -192,8 +196,8 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
 	uint32_t cap = pr->select == MIN_ADAPTIVE ? ROUTE_MAX_CANDS : 1;
-	uint32_t n_min = s->dist ? min_table_ports(t, s, router, p->dst_router, 0, ports, cap)
-				 : topo_min_ports(t, router, p->dst_router, 0, ports, cap);
+	uint32_t n_min = s->dist ? min_table_ports(t, s, router, p->dst_router, 0, ports, MIN_PORTS_BUF)
+				 : topo_min_ports(t, router, p->dst_router, 0, ports, MIN_PORTS_BUF);
 	if (pr->select == MIN_HASH && n_min > 1) {
 		/* Hash the flow and the current router, so the choices at
 		 * successive routers are independent (the same index at every
@@ -201,7 +205,9 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | p->dst_router) ^
 				       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
 		uint32_t pick = (uint32_t)(h % n_min);
-		if (s->dist)
+		if (pick < MIN_PORTS_BUF)
+			ports[0] = ports[pick];
+		else if (s->dist)
 			min_table_ports(t, s, router, p->dst_router, pick, ports, 1);
 		else
 			topo_min_ports(t, router, p->dst_router, pick, ports, 1);

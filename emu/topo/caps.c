@@ -49,6 +49,12 @@ uint32_t topo_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t
 {
 	if (t->ops->min_ports)
 		return t->ops->min_ports(t, r, dst, skip, ports, cap);
+	return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
+}
+
+uint32_t topo_min_ports_by_distance(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap)
+{
 	NL_ASSERT(t->ops->distance && r != dst);
 	/* A port is minimal when its far end is one hop closer: exactly the
 	 * test an all-pairs BFS table makes, so the list is the table's. */

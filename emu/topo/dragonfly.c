@@ -107,10 +107,15 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 	return dragonfly_find_diameter(t, err);
 }
 
-/* Router at the far end of global port j of router r. */
+/* Router at the far end of global port j of router r, from the closed-form
+ * arrangement build() wires (no port-array reads: routing asks this for
+ * routers all over the network, and arithmetic beats cache misses). */
 static uint32_t dragonfly_global_nbr(const struct topo *t, uint32_t r, uint32_t j)
 {
-	return t->port_router[t->peer[t->port_base[r] + ((const struct topo_dragonfly *)t->state)->global_base + j]];
+	const struct topo_dragonfly *df = t->state;
+	uint32_t tg, tgp;
+	topo_dragonfly_global_peer(df, r / df->a, (r % df->a) * df->h + j, &tg, &tgp);
+	return tg * df->a + tgp / df->h;
 }
 
 /* Whether routers x and y share a link. Across groups X != T only the
@@ -170,6 +175,162 @@ static uint32_t dragonfly_distance(const struct topo *t, uint32_t a, uint32_t b)
 			return 2; /* local then global, or two global hops */
 	}
 	return 3;
+}
+
+/* The group ports of group X that can lead to group T != X: the `rounds`
+ * consecutive ones and up to three circulant candidates (see
+ * dragonfly_adjacent); callers check the far end. gp[] holds rounds + 3. */
+static inline uint32_t dragonfly_toward(const struct topo_dragonfly *df, uint32_t X, uint32_t T, uint32_t *gp)
+{
+	uint32_t n = 0, base = df->rounds * (df->g - 1);
+	for (uint32_t k = 0; k < df->rounds; k++)
+		gp[n++] = topo_dragonfly_group_port(df, X, T, k);
+	if (!df->extra)
+		return n;
+	uint32_t fwd = (T + df->g - X) % df->g, back = (X + df->g - T) % df->g;
+	bool odd = df->extra & 1;
+	if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
+		gp[n++] = base + 2 * (fwd - 1);
+	if (2 * (back - 1) + 1 < df->extra)
+		gp[n++] = base + 2 * (back - 1) + 1;
+	if (odd && T == (X + df->g / 2) % df->g)
+		gp[n++] = base + df->extra - 1;
+	return n;
+}
+
+static int dragonfly_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
+#define DF_MAX_H 256u   /* global ports handled in closed form */
+#define DF_MAX_SET 1024u /* candidate group ports / routers per query */
+
+/* Minimal next hops from r toward dst in closed form, in increasing port
+ * order (local ports 0 .. a-2 first, then global ports). With Y the global
+ * neighbours of dst and X the global neighbours of r, the distance is 1
+ * when dst is in X, 2 when a one-router detour exists (X meets dst's
+ * group or Y, or Y meets r's group), else 3 (diameter <= 3). A neighbour
+ * is minimal when it is one hop closer: at distance 2 the local routers in
+ * Y and the global neighbours in dst's group or in Y; at distance 3 the
+ * local routers owning a link into dst's group or adjacent to a router of
+ * Y, and the global neighbours x with a link into dst's group, in a group
+ * Y reaches, or adjacent to a router of Y. O(h^2 (rounds + 3)) arithmetic,
+ * no port-array reads; beyond DF_MAX_H global ports it asks
+ * the distance of every neighbour instead. */
+static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0, n_z = 0;
+	uint32_t y[DF_MAX_H], ys[DF_MAX_H], x[DF_MAX_H], z[DF_MAX_SET], gp[DF_MAX_SET];
+#define DF_EMIT(port)                                    \
+	do {                                             \
+		if (n >= skip && n - skip < cap)         \
+			ports[n - skip] = (port);        \
+		n++;                                     \
+	} while (0)
+
+	if (G == T) {
+		uint32_t j = dst % a;
+		DF_EMIT(j < i ? j : j - 1);
+		return n;
+	}
+	if (h > DF_MAX_H || df->rounds + 3 > DF_MAX_SET / 2)
+		return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
+	bool direct = false, two = false;
+	for (uint32_t k = 0; k < h; k++) {
+		ys[k] = y[k] = dragonfly_global_nbr(t, dst, k);
+		x[k] = dragonfly_global_nbr(t, r, k);
+		direct |= x[k] == dst;
+	}
+	if (direct) {
+		for (uint32_t k = 0; k < h; k++)
+			if (x[k] == dst)
+				DF_EMIT(df->global_base + k);
+		return n;
+	}
+	qsort(ys, h, sizeof *ys, dragonfly_cmp_u32);
+	for (uint32_t k = 0; k < h && !two; k++)
+		two = x[k] / a == T || y[k] / a == G || dragonfly_sorted_has(ys, h, x[k]);
+	if (two) {
+		for (uint32_t k = 0; k < h; k++)
+			if (y[k] / a == G)
+				z[n_z++] = y[k] % a;
+	} else {
+		uint32_t m = dragonfly_toward(df, G, T, gp), tg, tgp;
+		for (uint32_t e = 0; e < m; e++) {
+			topo_dragonfly_global_peer(df, G, gp[e], &tg, &tgp);
+			if (tg == T)
+				z[n_z++] = gp[e] / h;
+		}
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t W = y[k] / a;
+			m = dragonfly_toward(df, W, G, gp);
+			for (uint32_t e = 0; e < m; e++) {
+				if (gp[e] / h != y[k] % a)
+					continue;
+				topo_dragonfly_global_peer(df, W, gp[e], &tg, &tgp);
+				if (tg != G)
+					continue;
+				if (n_z == DF_MAX_SET)
+					return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
+				z[n_z++] = tgp / h;
+			}
+		}
+	}
+	qsort(z, n_z, sizeof *z, dragonfly_cmp_u32);
+	for (uint32_t e = 0; e < n_z; e++)
+		if ((e == 0 || z[e] != z[e - 1]) && z[e] != i)
+			DF_EMIT(z[e] < i ? z[e] : z[e] - 1);
+	for (uint32_t k = 0; k < h; k++) {
+		uint32_t X = x[k] / a;
+		bool ok;
+		if (two) {
+			ok = X == T || dragonfly_sorted_has(ys, h, x[k]);
+		} else {
+			ok = false;
+			uint32_t m = dragonfly_toward(df, X, T, gp), tg, tgp;
+			for (uint32_t e = 0; e < m && !ok; e++)
+				if (gp[e] / h == x[k] % a) {
+					topo_dragonfly_global_peer(df, X, gp[e], &tg, &tgp);
+					ok = tg == T;
+				}
+			/* dst has a link into X, or x one to a router of Y: only
+			 * the group ports of X toward that router's group can. */
+			for (uint32_t e = 0; e < h && !ok; e++) {
+				uint32_t W = y[e] / a;
+				if (W == X) {
+					ok = true;
+					break;
+				}
+				m = dragonfly_toward(df, X, W, gp);
+				for (uint32_t q = 0; q < m && !ok; q++)
+					if (gp[q] / h == x[k] % a) {
+						topo_dragonfly_global_peer(df, X, gp[q], &tg, &tgp);
+						ok = tg * a + tgp / h == y[e];
+					}
+			}
+		}
+		if (ok)
+			DF_EMIT(df->global_base + k);
+	}
+	return n;
+#undef DF_EMIT
 }
 
 /* Exact diameter, computed once at build: every pair of groups has a link
@@ -266,6 +427,7 @@ const struct topo_ops topo_dragonfly_ops = {
 	.distance = dragonfly_distance,
 	.coords = dragonfly_coords,
 	.groups = dragonfly_groups,
+	.min_ports = dragonfly_min_ports,
 	.diameter = dragonfly_diameter,
 	.valiant = dragonfly_valiant,
 };

@@ -63,6 +63,12 @@ uint32_t topo_hyperx_min_ports(const struct topo *t, uint32_t r, uint32_t dst, u
 int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
 		    uint64_t n_terminals, struct nl_err *err);
 
+/* Minimal next hops by the closed-form distance: the network ports whose
+ * far end is one hop closer (what topo_min_ports does when the family has
+ * no min_ports of its own). */
+uint32_t topo_min_ports_by_distance(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap);
+
 /* Capabilities shared by the tree families (t->state is a topo_tree):
  * level (0 at the leaves), coordinates (level, index in level), and for an
  * XGFT the closed-form minimal next hops toward a leaf. */
