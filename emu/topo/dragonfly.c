@@ -198,10 +198,16 @@ static inline uint32_t dragonfly_toward(const struct topo_dragonfly *df, uint32_
 	return n;
 }
 
-static int dragonfly_cmp_u32(const void *a, const void *b)
+/* Insertion sort: the lists are a few dozen entries (h, or the routers
+ * of one group a query touches), where qsort's calls cost more. */
+static void dragonfly_sort(uint32_t *v, uint32_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
@@ -237,7 +243,7 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 {
 	const struct topo_dragonfly *df = t->state;
 	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0, n_z = 0;
-	uint32_t y[DF_MAX_H], ys[DF_MAX_H], x[DF_MAX_H], z[DF_MAX_SET], gp[DF_MAX_SET];
+	uint32_t y[DF_MAX_H], yg[DF_MAX_H], ys[DF_MAX_H], x[DF_MAX_H], z[DF_MAX_SET], gp[DF_MAX_SET];
 #define DF_EMIT(port)                                    \
 	do {                                             \
 		if (n >= skip && n - skip < cap)         \
@@ -255,6 +261,7 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 	bool direct = false, two = false;
 	for (uint32_t k = 0; k < h; k++) {
 		ys[k] = y[k] = dragonfly_global_nbr(t, dst, k);
+		yg[k] = y[k] / a;
 		x[k] = dragonfly_global_nbr(t, r, k);
 		direct |= x[k] == dst;
 	}
@@ -264,12 +271,12 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 				DF_EMIT(df->global_base + k);
 		return n;
 	}
-	qsort(ys, h, sizeof *ys, dragonfly_cmp_u32);
+	dragonfly_sort(ys, h);
 	for (uint32_t k = 0; k < h && !two; k++)
-		two = x[k] / a == T || y[k] / a == G || dragonfly_sorted_has(ys, h, x[k]);
+		two = x[k] / a == T || yg[k] == G || dragonfly_sorted_has(ys, h, x[k]);
 	if (two) {
 		for (uint32_t k = 0; k < h; k++)
-			if (y[k] / a == G)
+			if (yg[k] == G)
 				z[n_z++] = y[k] % a;
 	} else {
 		uint32_t m = dragonfly_toward(df, G, T, gp), tg, tgp;
@@ -279,10 +286,10 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 				z[n_z++] = gp[e] / h;
 		}
 		for (uint32_t k = 0; k < h; k++) {
-			uint32_t W = y[k] / a;
+			uint32_t W = yg[k], lo = (y[k] - W * a) * h; /* y's group ports: lo .. lo+h-1 */
 			m = dragonfly_toward(df, W, G, gp);
 			for (uint32_t e = 0; e < m; e++) {
-				if (gp[e] / h != y[k] % a)
+				if (gp[e] - lo >= h)
 					continue;
 				topo_dragonfly_global_peer(df, W, gp[e], &tg, &tgp);
 				if (tg != G)
@@ -293,12 +300,12 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 			}
 		}
 	}
-	qsort(z, n_z, sizeof *z, dragonfly_cmp_u32);
+	dragonfly_sort(z, n_z);
 	for (uint32_t e = 0; e < n_z; e++)
 		if ((e == 0 || z[e] != z[e - 1]) && z[e] != i)
 			DF_EMIT(z[e] < i ? z[e] : z[e] - 1);
 	for (uint32_t k = 0; k < h; k++) {
-		uint32_t X = x[k] / a;
+		uint32_t X = x[k] / a, lo = (x[k] - X * a) * h; /* x's group ports: lo .. lo+h-1 */
 		bool ok;
 		if (two) {
 			ok = X == T || dragonfly_sorted_has(ys, h, x[k]);
@@ -306,21 +313,21 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 			ok = false;
 			uint32_t m = dragonfly_toward(df, X, T, gp), tg, tgp;
 			for (uint32_t e = 0; e < m && !ok; e++)
-				if (gp[e] / h == x[k] % a) {
+				if (gp[e] - lo < h) {
 					topo_dragonfly_global_peer(df, X, gp[e], &tg, &tgp);
 					ok = tg == T;
 				}
 			/* dst has a link into X, or x one to a router of Y: only
 			 * the group ports of X toward that router's group can. */
 			for (uint32_t e = 0; e < h && !ok; e++) {
-				uint32_t W = y[e] / a;
+				uint32_t W = yg[e];
 				if (W == X) {
 					ok = true;
 					break;
 				}
 				m = dragonfly_toward(df, X, W, gp);
 				for (uint32_t q = 0; q < m && !ok; q++)
-					if (gp[q] / h == x[k] % a) {
+					if (gp[q] - lo < h) {
 						topo_dragonfly_global_peer(df, X, gp[q], &tg, &tgp);
 						ok = tg * a + tgp / h == y[e];
 					}
