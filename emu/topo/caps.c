@@ -129,23 +129,6 @@ uint32_t topo_valiant_router(const struct topo *t, uint32_t src, uint32_t dst, s
 /* --- checked downcasts (git's files_downcast): the ops identity says which
  * view t->state starts with. ------------------------------------------- */
 
-extern const struct topo_ops topo_full_ops;
-extern const struct topo_ops topo_hyperx_ops;
-extern const struct topo_ops topo_hypercube_ops;
-extern const struct topo_ops topo_fhypercube_ops;
-extern const struct topo_ops topo_flatfly_ops;
-extern const struct topo_ops topo_flex_ops;
-extern const struct topo_ops topo_dragonfly_ops;
-extern const struct topo_ops topo_fattree_ops;
-extern const struct topo_ops topo_clos_ops;
-extern const struct topo_ops topo_myriclos_ops;
-extern const struct topo_ops topo_slimfly_ops;
-extern const struct topo_ops topo_equality_ops;
-extern const struct topo_ops topo_ndt_ops;
-extern const struct topo_ops topo_p1_ops;
-extern const struct topo_ops topo_p2_ops;
-extern const struct topo_ops topo_p3_ops;
-
 const struct topo_hyperx *topo_hyperx_of(const struct topo *t)
 {
 	const struct topo_ops *o = t->ops;

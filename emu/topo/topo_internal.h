@@ -20,6 +20,28 @@
 
 struct nl_err;
 
+/* Every family's ops object, for the registry and the checked downcasts. */
+extern const struct topo_ops topo_torus_ops;
+extern const struct topo_ops topo_mesh_ops;
+extern const struct topo_ops topo_full_ops;
+extern const struct topo_ops topo_graph_ops;
+extern const struct topo_ops topo_hyperx_ops;
+extern const struct topo_ops topo_hypercube_ops;
+extern const struct topo_ops topo_fhypercube_ops;
+extern const struct topo_ops topo_flatfly_ops;
+extern const struct topo_ops topo_flex_ops;
+extern const struct topo_ops topo_dragonfly_ops;
+extern const struct topo_ops topo_fattree_ops;
+extern const struct topo_ops topo_clos_ops;
+extern const struct topo_ops topo_myriclos_ops;
+extern const struct topo_ops topo_slimfly_ops;
+extern const struct topo_ops topo_equality_ops;
+extern const struct topo_ops topo_ndt_ops;
+extern const struct topo_ops topo_dln_ops;
+extern const struct topo_ops topo_p1_ops;
+extern const struct topo_ops topo_p2_ops;
+extern const struct topo_ops topo_p3_ops;
+
 /* Record an error prefixed with "topology '<family>': " and return code. */
 int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
