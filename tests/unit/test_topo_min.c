@@ -242,10 +242,65 @@ static void test_min_large(void)
 	}
 }
 
+/* The other capabilities, as their clients read them. */
+static void test_capabilities(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	uint32_t c[TOPO_MAX_COORDS], ng = 0, gr = 0;
+
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &e), &e);
+	if (t) {
+		CHECK_EQ(topo_coords(t, 13, c), 2);
+		CHECK(c[0] == 3 && c[1] == 1); /* group 3, router 1 */
+		CHECK(topo_groups(t, &ng, &gr) && ng == 9 && gr == 4);
+		CHECK(!topo_has_levels(t));
+		/* Valiant: a router of another group, every other group drawn. */
+		struct rng rng;
+		rng_init(&rng, 7, 1, 0);
+		uint32_t seen = 0;
+		for (int k = 0; k < 400; k++) {
+			uint32_t v = topo_valiant_router(t, 5, 30, &rng);
+			CHECK(v < t->n_routers && v / 4 != 5 / 4);
+			seen |= 1u << (v / 4);
+		}
+		CHECK_EQ(seen, 0x1ffu & ~(1u << 1));
+	}
+	topo_free(t);
+	CHECK_OK(topo_new("fattree:k=2,n=3", &t, &e), &e);
+	if (t) {
+		CHECK(topo_has_levels(t));
+		CHECK_EQ(topo_level(t, 0), 0);
+		CHECK_EQ(topo_level(t, 11), 2);
+		CHECK_EQ(topo_coords(t, 11, c), 2);
+		CHECK(c[0] == 2 && c[1] == 3);
+		CHECK(!topo_groups(t, &ng, &gr));
+	}
+	topo_free(t);
+	CHECK_OK(topo_new("flex:nx=3,ny=4,nz=3,p=2", &t, &e), &e);
+	if (t) {
+		CHECK(topo_groups(t, &ng, &gr) && ng == 3 && gr == 12);
+		CHECK_EQ(topo_coords(t, 12 + 3 + 1, c), 3);
+		CHECK(c[0] == 1 && c[1] == 1 && c[2] == 1); /* id = nx*ny*z + nx*y + x, eq. 6 */
+	}
+	topo_free(t);
+	CHECK_OK(topo_new("equality:n=14,sa=-1/1/3/9,sb=4,p=3", &t, &e), &e);
+	if (t) {
+		CHECK_EQ(topo_coords(t, 3, c), 0);
+		CHECK(!topo_groups(t, &ng, &gr));
+		struct rng rng;
+		rng_init(&rng, 7, 1, 0);
+		struct rng same = rng;
+		CHECK_EQ(topo_valiant_router(t, 0, 1, &rng), (uint32_t)rng_below(&same, t->n_routers));
+	}
+	topo_free(t);
+}
+
 int main(void)
 {
 	TEST_RUN(test_min_ports_equal_table);
 	TEST_RUN(test_min_route_equal_table);
 	TEST_RUN(test_min_large);
+	TEST_RUN(test_capabilities);
 	return test_done();
 }
