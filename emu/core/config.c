@@ -384,7 +384,7 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 		return 0;
 	size_t n = strlen(value);
 	bool join = x->is_cont && (x->is_chunk || !config_ini_looks_like_key(value));
-	if (join && x->pend_name && !strcmp(x->pend_name, name)) {
+	if (join && x->pend_name && !strcmp(x->pend_name, name) && !strcmp(x->pend_section, section)) {
 		char *v = realloc(x->pend_value, x->pend_len + n + 1);
 		if (!v) {
 			x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);
