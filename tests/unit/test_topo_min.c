@@ -32,6 +32,7 @@ static const char *const structured_specs[] = {
 	"torus:k=4x3x2",
 	"torus:k=5,n=2,p=2",
 	"mesh:k=4x3",
+	"mesh:k=3x3x3,p=2",
 	"full:n=6,p=2,k=2",
 	"hyperx:s=3x4x2,k=1x2x1,t=2",
 	"hyperx:s=4x4,k=2,t=1",
