@@ -236,8 +236,8 @@ static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
  * local routers owning a link into dst's group or adjacent to a router of
  * Y, and the global neighbours x with a link into dst's group, in a group
  * Y reaches, or adjacent to a router of Y. O(h^2 (rounds + 3)) arithmetic,
- * no port-array reads; beyond DF_MAX_H global ports it asks
- * the distance of every neighbour instead. */
+ * reading only r's own ports (in cache while r routes); beyond DF_MAX_H
+ * global ports it asks the distance of every neighbour instead. */
 static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
 				    uint32_t *ports, uint32_t cap)
 {
@@ -262,7 +262,7 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 	for (uint32_t k = 0; k < h; k++) {
 		ys[k] = y[k] = dragonfly_global_nbr(t, dst, k);
 		yg[k] = y[k] / a;
-		x[k] = dragonfly_global_nbr(t, r, k);
+		x[k] = t->port_router[t->peer[t->port_base[r] + df->global_base + k]]; /* r's own ports: in cache */
 		direct |= x[k] == dst;
 	}
 	if (direct) {
