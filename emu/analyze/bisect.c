@@ -17,6 +17,9 @@
 #include "core/progress.h"
 #include "core/rng.h"
 #include "topo/topo.h"
+#include "topo/topo_equality.h"
+#include "topo/topo_flex.h"
+#include "topo/topo_hyperx.h"
 
 #define BISECT_RNG_SEEDS 0x4d455449ull /* stream id of the METIS seeds */
 #define BISECT_RUNS_DEFAULT 8
@@ -170,9 +173,10 @@ double analyze_moore_bound(uint32_t degree, uint32_t diameter)
 
 /* --- formulas ------------------------------------------------------------------ */
 
-/* Each formula reads a family's closed-form view (topo.h), so every family
- * that publishes the view gets it: the HyperX view is also published by
- * full, flatfly and hypercube, the HyperX special cases of seed 001 §3. */
+/* Each formula reads a family view through its checked downcast
+ * (topo/topo_<family>.h), so every family that publishes the view gets
+ * it: the HyperX view is also published by full, flatfly and hypercube,
+ * the HyperX special cases of seed 001 §3. */
 
 /* FleX eq. 8 (seed 000 §III-B.3): 3 Nx Ny min(Nx, Ny) / 2, derived for
  * three layers (the cut along the shorter axis; exact when it is even,
@@ -180,7 +184,7 @@ double analyze_moore_bound(uint32_t degree, uint32_t diameter)
 static bool formula_flex(const struct topo *t, const struct analyze_graph *g, double *v)
 {
 	(void)g;
-	const struct topo_flex *f = t->flex;
+	const struct topo_flex *f = topo_flex_of(t);
 	if (!f || f->nz != 3)
 		return false;
 	*v = 3.0 * (double)f->nx * (double)f->ny * (double)(f->nx < f->ny ? f->nx : f->ny) / 2.0;
@@ -192,7 +196,7 @@ static bool formula_flex(const struct topo *t, const struct analyze_graph *g, do
 static bool formula_hyperx(const struct topo *t, const struct analyze_graph *g, double *v)
 {
 	(void)g;
-	const struct topo_hyperx *h = t->hyperx;
+	const struct topo_hyperx *h = topo_hyperx_of(t);
 	double best = -1;
 	if (!h)
 		return false;
@@ -239,7 +243,7 @@ static bool formula_equality(const struct topo *t, const struct analyze_graph *g
 {
 	uint32_t n = t->n_routers;
 	double best = -1;
-	if (!t->equality || !g || n < 4 || n % 2)
+	if (!topo_equality_of(t) || !g || n < 4 || n % 2)
 		return false;
 	for (uint32_t s = 0; s < 2; s++) {
 		uint64_t cut = 0;

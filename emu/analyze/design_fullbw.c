@@ -136,6 +136,16 @@ static int cfg_slimfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err
 	return 0;
 }
 
+/* The §III-B rule of each family, by the name `netloom design` takes. */
+static const struct {
+	const char *name;
+	int (*gen)(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err);
+} fullbw_generators[] = {
+	{"flex", cfg_flex},
+	{"dragonfly", cfg_dragonfly},
+	{"slimfly", cfg_slimfly},
+};
+
 static int cfg_cmp(const void *a, const void *b)
 {
 	const struct analyze_cfg *x = a, *y = b;
@@ -156,14 +166,12 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
 		return nl_errf(err, NL_EINVAL, "%s design: --terminals must be at least 1", family);
 	if (R < 2)
 		return nl_errf(err, NL_EINVAL, "%s design: --radix %u: a router needs at least 2 ports", family, R);
-	if (!strcmp(family, "flex"))
-		rc = cfg_flex(&l, N, R, err);
-	else if (!strcmp(family, "dragonfly"))
-		rc = cfg_dragonfly(&l, N, R, err);
-	else if (!strcmp(family, "slimfly"))
-		rc = cfg_slimfly(&l, N, R, err);
-	else
-		rc = nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
+	size_t g = 0, n_gen = sizeof fullbw_generators / sizeof fullbw_generators[0];
+	while (g < n_gen && strcmp(family, fullbw_generators[g].name))
+		g++;
+	if (g == n_gen)
+		return nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
+	rc = fullbw_generators[g].gen(&l, N, R, err);
 	if (rc < 0) {
 		free(l.v);
 		return rc;

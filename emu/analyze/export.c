@@ -35,53 +35,6 @@ static void export_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Router r's coordinates in the family's closed-form view (topo.h), or 0
- * when the family has none. c[] has room for TOPO_MAX_DIMS + 1 values. */
-static int export_coord(const struct topo *t, uint32_t r, uint32_t *c)
-{
-	if (t->grid) {
-		for (int d = 0; d < t->grid->n_dims; d++)
-			c[d] = topo_grid_coord(t->grid, r, d);
-		return t->grid->n_dims;
-	}
-	if (t->hyperx) {
-		for (int d = 0; d < t->hyperx->L; d++)
-			c[d] = topo_hyperx_coord(t->hyperx, r, d);
-		return t->hyperx->L;
-	}
-	if (t->flex) {
-		topo_flex_xyz(t->flex, r, &c[0], &c[1], &c[2]);
-		return 3;
-	}
-	if (t->dragonfly) {
-		c[0] = r / t->dragonfly->a; /* group */
-		c[1] = r % t->dragonfly->a; /* router in group */
-		return 2;
-	}
-	if (t->slimfly) {
-		uint32_t q = t->slimfly->q;
-		c[0] = r / (q * q); /* subgraph s */
-		c[1] = r / q % q;   /* x */
-		c[2] = r % q;       /* y */
-		return 3;
-	}
-	if (t->ndt) {
-		for (int d = 0; d < t->ndt->n; d++)
-			c[d] = t->ndt->coord[(size_t)(r / 2) * (size_t)t->ndt->n + (size_t)d];
-		c[t->ndt->n] = r % 2; /* card */
-		return t->ndt->n + 1;
-	}
-	if (t->tree) {
-		int l = 0;
-		while (l + 1 < t->tree->n_levels && r >= t->tree->level_first[l + 1])
-			l++;
-		c[0] = (uint32_t)l;
-		c[1] = r - t->tree->level_first[l];
-		return 2;
-	}
-	return 0;
-}
-
 static void export_edgelist(const struct topo *t, const struct analyze_graph *g, FILE *f)
 {
 	fprintf(f, "# netloom edgelist %s\n", t->spec);
@@ -100,8 +53,8 @@ static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE
 	export_json_str(f, t->spec); /* a DOT quoted ID escapes the same way */
 	fprintf(f, " {\n  node [shape=circle];\n");
 	for (uint32_t r = 0; r < g->n; r++) {
-		uint32_t c[TOPO_MAX_DIMS + 1];
-		int nc = export_coord(t, r, c);
+		uint32_t c[TOPO_MAX_COORDS];
+		int nc = topo_coords(t, r, c);
 		fprintf(f, "  r%u [label=\"%u\", endpoints=%u, cabinet=%u", r, r, g->n_endpoints[r],
 			topo_router_cabinet(t, r));
 		if (nc > 0) {
@@ -139,8 +92,8 @@ static void export_json(const struct topo *t, const struct analyze_graph *g, FIL
 	fprintf(f, "  \"cabinets\": %u,\n", topo_cabinet_count(t));
 	fprintf(f, "  \"routers\": [");
 	for (uint32_t r = 0; r < t->n_routers; r++) {
-		uint32_t c[TOPO_MAX_DIMS + 1];
-		int nc = export_coord(t, r, c);
+		uint32_t c[TOPO_MAX_COORDS];
+		int nc = topo_coords(t, r, c);
 		fprintf(f, "%s\n    {\"id\": %u, \"endpoints\": %u, \"cabinet\": %u", r ? "," : "", r,
 			g->n_endpoints[r], topo_router_cabinet(t, r));
 		if (nc > 0) {

@@ -462,20 +462,32 @@ static int design_fullbw_main(int argc, char **argv)
 	return rc < 0 ? cli_report(&err) : CLI_OK;
 }
 
+/* The design searches, by the family they design (`netloom design NAME`). */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+} design_searches[] = {
+	{"hyperx", design_hyperx_main},  {"equality", design_equality_main}, {"flex", design_fullbw_main},
+	{"dragonfly", design_fullbw_main}, {"slimfly", design_fullbw_main},
+};
+
 int cli_design_main(int argc, char **argv)
 {
+	const size_t n = sizeof design_searches / sizeof design_searches[0];
+	char names[128] = "";
+	size_t used = 0;
+
 	if (argc < 2)
 		return cli_usage_error("design", "missing family (hyperx, equality, flex, dragonfly or slimfly; see --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(design_usage, stdout);
 		return CLI_OK;
 	}
-	if (!strcmp(argv[1], "hyperx"))
-		return design_hyperx_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "equality"))
-		return design_equality_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "flex") || !strcmp(argv[1], "dragonfly") || !strcmp(argv[1], "slimfly"))
-		return design_fullbw_main(argc - 1, argv + 1);
-	return cli_usage_error("design", "unknown family '%s' (valid: hyperx, equality, flex, dragonfly, slimfly)",
-			       argv[1]);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(argv[1], design_searches[i].name))
+			return design_searches[i].main(argc - 1, argv + 1);
+		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0, "%s%s",
+					 i ? ", " : "", design_searches[i].name);
+	}
+	return cli_usage_error("design", "unknown family '%s' (valid: %s)", argv[1], names);
 }

@@ -2,6 +2,7 @@
 #include "core/config.h"
 
 #include <errno.h>
+#include <sys/types.h>
 #include <ini.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -189,47 +190,224 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
 	return config_set_checked(c, NULL, key, val, origin, err);
 }
 
+/* Reading INI files through libinih.
+ *
+ * Debian builds libinih with a fixed 200-byte line buffer (INI_MAX_LINE,
+ * the terminating newline and NUL included) and with multi-line values
+ * (INI_ALLOW_MULTILINE: an indented line continues the previous key). A
+ * long topology spec (Equality n64000k64 is ~400 characters, seed 002)
+ * must still load, so the reader below hands inih one physical line at a
+ * time and cuts a longer one into a key line plus indented continuation
+ * chunks; the handler joins a key's continuation lines without a
+ * separator (specs have no spaces) and validates the joined value once
+ * (an indented line that reads "name = value" stays a mis-indented key).
+ * Chunks are cut only between two non-blank characters, never before a
+ * comment or section character, and a trailing " ; comment" is dropped
+ * first, so inih sees exactly the value the long line held. */
 struct config_ini_ctx {
 	struct config *c;
 	const char *path;
 	struct nl_err *err;
 	int rc;
 	FILE *f;
-	int lineno; /* lines read so far: the reader counts them for messages */
+	int lineno;       /* lines read so far: the reader counts them for messages */
+	char *line;       /* the current physical line (getline buffer, owned) */
+	size_t line_cap;
+	size_t line_len;  /* its length without the newline */
+	size_t pos;       /* next byte of `line` to hand over; == line_len when done */
+	bool is_cont;     /* the line handed over last continues the previous value */
+	bool is_chunk;    /* ... and is a piece of a long line cut by the reader */
+	/* The key being read: validated when the next key starts or at the end. */
+	char *pend_section, *pend_name, *pend_value; /* owned, NULL when none */
+	size_t pend_len;
+	char pend_where[300];
 };
 
-/* inih's handler gets no line number in Debian's build, so the reader
- * counts the lines it hands over. */
+static bool config_ini_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
+}
+
+/* Where a chunk of at most `max` bytes starting at x->pos ends: the whole
+ * rest when it fits, else the last cut after `lo` between two non-blank
+ * characters whose right side does not start a comment or a section; 0
+ * when there is none. */
+static size_t config_ini_cut(const struct config_ini_ctx *x, size_t max, size_t lo)
+{
+	const char *l = x->line;
+	if (x->line_len - x->pos <= max)
+		return x->line_len;
+	if (lo < x->pos + 1)
+		lo = x->pos + 1;
+	for (size_t e = x->pos + max; e > lo; e--)
+		if (!config_ini_blank(l[e - 1]) && !config_ini_blank(l[e]) && !strchr(";#[", l[e]))
+			return e;
+	return 0;
+}
+
 static char *config_ini_reader(char *buf, int size, void *stream)
 {
 	struct config_ini_ctx *x = stream;
-	char *r = fgets(buf, size, x->f);
-	if (r)
-		x->lineno++;
-	return r;
+	size_t max = (size_t)size - 2; /* room for the newline and the NUL */
+
+	if (x->rc < 0)
+		return NULL;
+	if (x->pos < x->line_len) {
+		/* The next chunk of a long line, as an indented continuation. */
+		size_t e = config_ini_cut(x, max - 1, 0);
+		if (!e) {
+			x->rc = nl_errf(x->err, NL_ECONFIG,
+					"%s:%d: line of %zu characters cannot be split into libinih's %d-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'",
+					x->path, x->lineno, x->line_len, size - 2);
+			return NULL;
+		}
+		buf[0] = ' ';
+		memcpy(buf + 1, x->line + x->pos, e - x->pos);
+		memcpy(buf + 1 + (e - x->pos), "\n", 2);
+		x->pos = e;
+		x->is_cont = x->is_chunk = true;
+		return buf;
+	}
+	ssize_t n = getline(&x->line, &x->line_cap, x->f);
+	if (n < 0)
+		return NULL;
+	x->lineno++;
+	while (n > 0 && (x->line[n - 1] == '\n' || x->line[n - 1] == '\r'))
+		x->line[--n] = '\0';
+	x->line_len = (size_t)n;
+	x->pos = 0;
+	const char *start = x->line;
+	while (config_ini_blank(*start))
+		start++;
+	/* inih's rule: an indented non-blank line after a key continues it. */
+	x->is_cont = start > x->line && *start && !strchr(";#", *start);
+	x->is_chunk = false;
+	if (x->line_len > max) {
+		if (strchr(";#", *start)) {
+			x->line_len = x->pos = 0; /* a comment: hand over nothing of it */
+			buf[0] = '\n';
+			buf[1] = '\0';
+			return buf;
+		}
+		if (*start == '[') {
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section header longer than libinih's %d characters",
+					x->path, x->lineno, size - 2);
+			return NULL;
+		}
+		/* Drop an inline comment (" ;" as inih has it) and trailing blanks. */
+		for (size_t i = 1; i < x->line_len; i++)
+			if (x->line[i] == ';' && config_ini_blank(x->line[i - 1])) {
+				x->line_len = i;
+				break;
+			}
+		while (x->line_len > 0 && config_ini_blank(x->line[x->line_len - 1]))
+			x->line_len--;
+		x->line[x->line_len] = '\0';
+		const char *eq = strchr(x->line, '=');
+		if (!x->is_cont && (!eq || (size_t)(eq - x->line) + 1 >= max)) {
+			x->rc = nl_errf(x->err, NL_ECONFIG,
+					"%s:%d: line of %zu characters without 'key =' in its first %d; libinih reads at most %d characters a line",
+					x->path, x->lineno, x->line_len, size - 2, size - 2);
+			return NULL;
+		}
+		size_t e = config_ini_cut(x, max, x->is_cont ? 0 : (size_t)(eq - x->line) + 1);
+		if (!e) {
+			x->rc = nl_errf(x->err, NL_ECONFIG,
+					"%s:%d: line of %zu characters cannot be split into libinih's %d-character lines; shorten it, continue it on indented lines, or use 'topology = @file'",
+					x->path, x->lineno, x->line_len, size - 2);
+			return NULL;
+		}
+		memcpy(buf, x->line, e);
+		memcpy(buf + e, "\n", 2);
+		x->pos = e;
+		return buf;
+	}
+	memcpy(buf, x->line, x->line_len);
+	memcpy(buf + x->line_len, "\n", 2);
+	x->pos = x->line_len;
+	return buf;
 }
 
-static int config_ini_handler(void *user, const char *section, const char *name, const char *value)
+static void config_ini_drop_pending(struct config_ini_ctx *x)
 {
-	struct config_ini_ctx *x = user;
-	char where[300];
-	/* inih keeps parsing after a handler fails: keep the first error,
-	 * not the last handler's result. */
-	if (x->rc < 0)
-		return 0;
-	snprintf(where, sizeof where, "%s:%d", x->path, x->lineno);
+	free(x->pend_section);
+	free(x->pend_name);
+	free(x->pend_value);
+	x->pend_section = x->pend_name = x->pend_value = NULL;
+	x->pend_len = 0;
+}
+
+/* Validate and record the key read so far, if any. */
+static int config_ini_flush(struct config_ini_ctx *x)
+{
+	if (!x->pend_name || x->rc < 0) {
+		config_ini_drop_pending(x);
+		return x->rc;
+	}
+	const char *section = x->pend_section;
 	if (section[0]) {
 		bool known = false;
 		for (size_t t = 0; t < x->c->n_tables; t++)
 			if (!strcmp(x->c->tables[t]->section, section))
 				known = true;
-		if (!known) {
-			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", where, section);
+		if (!known)
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", x->pend_where, section);
+	}
+	if (x->rc == 0)
+		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->err);
+	config_ini_drop_pending(x);
+	return x->rc;
+}
+
+/* An indented "name = value" (a blank next to the '=') is a mis-indented
+ * key, not the rest of a value: it is checked on its own line as the
+ * previous key's value, as inih reports it, so the message names it. */
+static bool config_ini_looks_like_key(const char *v)
+{
+	const char *s = v;
+	while (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))
+		s++;
+	if (s == v)
+		return false;
+	bool blank = config_ini_blank(*s);
+	while (config_ini_blank(*s))
+		s++;
+	return *s == '=' && (blank || config_ini_blank(s[1]));
+}
+
+static int config_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct config_ini_ctx *x = user;
+	/* inih keeps parsing after a handler fails: keep the first error,
+	 * not the last handler's result. */
+	if (x->rc < 0)
+		return 0;
+	size_t n = strlen(value);
+	bool join = x->is_cont && (x->is_chunk || !config_ini_looks_like_key(value));
+	if (join && x->pend_name && !strcmp(x->pend_name, name) && !strcmp(x->pend_section, section)) {
+		char *v = realloc(x->pend_value, x->pend_len + n + 1);
+		if (!v) {
+			x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);
 			return 0;
 		}
+		memcpy(v + x->pend_len, value, n + 1);
+		x->pend_value = v;
+		x->pend_len += n;
+		return 1;
 	}
-	x->rc = config_set_checked(x->c, section, name, value, where, x->err);
-	return x->rc == 0;
+	if (config_ini_flush(x) < 0)
+		return 0;
+	x->pend_section = strdup(section);
+	x->pend_name = strdup(name);
+	x->pend_value = strdup(value);
+	x->pend_len = n;
+	snprintf(x->pend_where, sizeof x->pend_where, "%s:%d", x->path, x->lineno);
+	if (!x->pend_section || !x->pend_name || !x->pend_value) {
+		config_ini_drop_pending(x);
+		x->rc = nl_errf(x->err, NL_ENOMEM, "%s:%d: out of memory", x->path, x->lineno);
+		return 0;
+	}
+	return 1;
 }
 
 int config_load_file(struct config *c, const char *path, struct nl_err *err)
@@ -250,14 +428,19 @@ int config_load_file(struct config *c, const char *path, struct nl_err *err)
 		}
 	struct config_ini_ctx x = {.c = &tmp, .path = path, .err = err, .rc = 0, .f = f};
 	int line = ini_parse_stream(config_ini_reader, &x, config_ini_handler, &x);
+	/* Key errors win over inih's syntax errors, as when each key was
+	 * checked on its own line. */
+	config_ini_flush(&x);
+	bool read_error = ferror(f);
+	free(x.line);
 	fclose(f);
 	if (x.rc < 0) {
 		config_release(&tmp);
 		return x.rc;
 	}
-	if (line != 0) {
+	if (line != 0 || read_error) {
 		config_release(&tmp);
-		if (line < 0)
+		if (line < 0 || read_error)
 			return nl_errf(err, NL_EIO, "%s: cannot read config file", path);
 		return nl_errf(err, NL_ECONFIG, "%s:%d: syntax error: expected 'key = value' or '[section]'",
 			       path, line);

@@ -29,7 +29,10 @@ enum param_type {
 };
 
 #define PARAM_VEC_MAX 16
-#define PARAM_STR_MAX 256
+/* Strings and nested specs: a topology spec in a paper's notation can be
+ * long (Equality n64000k64, seed 002, is ~400 characters); longer ones go
+ * through a spec file ("@file", topo_new). */
+#define PARAM_STR_MAX 4096
 
 /* A vector parameter: "8x8x4" gives n = 3, v = {8, 8, 4}. */
 struct param_vec {

@@ -2,8 +2,8 @@
  * "Packaging rules").
  *
  * The table below is the one place that knows topology structure; a rule
- * is chosen by the closed-form view the topology publishes (t->flex,
- * t->hyperx, ...), never by its family name. Endpoints sit in their
+ * is chosen by the closed-form view the topology publishes (topo_flex_of(t),
+ * topo_hyperx_of(t), ...), never by its family name. Endpoints sit in their
  * router's cabinet. Inside a cabinet routers take slots from the top in
  * id order (seed 002 §4: routers at the top), 1U each.
  */
@@ -14,13 +14,21 @@
 
 #include "core/error.h"
 #include "topo/topo.h"
+#include "topo/topo_dragonfly.h"
+#include "topo/topo_equality.h"
+#include "topo/topo_flex.h"
+#include "topo/topo_hypercube.h"
+#include "topo/topo_hyperx.h"
+#include "topo/topo_permuted.h"
+#include "topo/topo_slimfly.h"
+#include "topo/topo_tree.h"
 
 /* --- FleX Fig. 7 (seed 000 §IV-A): each y-axis of each layer is one rack
  * (cabinet nx*z + x, the hint topo/flex.c publishes), the racks of a layer
  * in one row in x order: row z, column x. */
 static bool pack_flex_applies(const struct topo *t)
 {
-	return t->flex != NULL;
+	return topo_flex_of(t) != NULL;
 }
 
 static int pack_alloc_rule_cells(struct layout *lo, uint32_t rows, uint32_t cols, struct nl_err *err)
@@ -35,7 +43,7 @@ static int pack_alloc_rule_cells(struct layout *lo, uint32_t rows, uint32_t cols
 
 static int pack_flex(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
-	const struct topo_flex *f = t->flex;
+	const struct topo_flex *f = topo_flex_of(t);
 	for (uint32_t r = 0; r < t->n_routers; r++) {
 		uint32_t x, y, z;
 		topo_flex_xyz(f, r, &x, &y, &z);
@@ -53,7 +61,7 @@ static int pack_flex(const struct topo *t, struct layout *lo, struct nl_err *err
  * cabinet pair. */
 static bool pack_hint_applies(const struct topo *t)
 {
-	return t->permuted != NULL;
+	return topo_permuted_of(t) != NULL;
 }
 
 static const struct layout_rule layout_rule_hint;
@@ -64,13 +72,13 @@ static int pack_hint(const struct topo *t, struct layout *lo, struct nl_err *err
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		lo->cabinet[r] = topo_router_cabinet(t, r);
 	lo->n_cabinets = topo_cabinet_count(t);
-	if (!t->permuted->base_spec)
+	if (!topo_permuted_of(t)->base_spec)
 		return 0;
 	/* The base's own floor order too, when its rule packs the same
 	 * cabinets (so `--layout rule` lays out P2-X as X). */
 	struct topo *base = NULL;
 	struct layout bl;
-	int rc = topo_new(t->permuted->base_spec, &base, err);
+	int rc = topo_new(topo_permuted_of(t)->base_spec, &base, err);
 	if (rc < 0)
 		return nl_err_prefix(err, "layout: base topology");
 	const struct layout_rule *rule = pack_choose(base);
@@ -96,12 +104,12 @@ static int pack_hint(const struct topo *t, struct layout *lo, struct nl_err *err
  * with stride[0] = 1, so enclosure = id / S[0]. */
 static bool pack_hyperx_applies(const struct topo *t)
 {
-	return t->hyperx != NULL && t->hypercube == NULL; /* hypercubes: canonical, seed 003 §4.1 */
+	return topo_hyperx_of(t) != NULL && topo_hypercube_of(t) == NULL; /* hypercubes: canonical, seed 003 §4.1 */
 }
 
 static int pack_hyperx(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
-	const struct topo_hyperx *h = t->hyperx;
+	const struct topo_hyperx *h = topo_hyperx_of(t);
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		lo->cabinet[r] = r / h->S[0];
 	lo->n_cabinets = t->n_routers / h->S[0];
@@ -116,13 +124,13 @@ static int pack_hyperx(const struct topo *t, struct layout *lo, struct nl_err *e
  * one group per cabinet, groups in order on the square grid. */
 static bool pack_dragonfly_applies(const struct topo *t)
 {
-	return t->dragonfly != NULL;
+	return topo_dragonfly_of(t) != NULL;
 }
 
 static int pack_dragonfly(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
 	(void)err;
-	const struct topo_dragonfly *df = t->dragonfly;
+	const struct topo_dragonfly *df = topo_dragonfly_of(t);
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		lo->cabinet[r] = r / df->a;
 	lo->n_cabinets = df->g;
@@ -135,13 +143,13 @@ static int pack_dragonfly(const struct topo *t, struct layout *lo, struct nl_err
  * routers. Router id = s q^2 + x q + y, so cabinet = (id / q) mod q. */
 static bool pack_slimfly_applies(const struct topo *t)
 {
-	return t->slimfly != NULL;
+	return topo_slimfly_of(t) != NULL;
 }
 
 static int pack_slimfly(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
 	(void)err;
-	uint32_t q = t->slimfly->q;
+	uint32_t q = topo_slimfly_of(t)->q;
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		lo->cabinet[r] = (r / q) % q;
 	lo->n_cabinets = q;
@@ -156,13 +164,13 @@ static int pack_slimfly(const struct topo *t, struct layout *lo, struct nl_err *
  * the switches linked to middle switch i of every pod. */
 static bool pack_tree_applies(const struct topo *t)
 {
-	return t->tree != NULL && t->tree->xgft && t->tree->n_levels >= 2;
+	return topo_tree_of(t) != NULL && topo_tree_of(t)->xgft && topo_tree_of(t)->n_levels >= 2;
 }
 
 static int pack_tree(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
 	(void)err;
-	const struct topo_tree *tr = t->tree;
+	const struct topo_tree *tr = topo_tree_of(t);
 	int L = tr->n_levels, top = L - 1;
 	uint32_t pods = tr->blocks[L - 2];
 	uint32_t per_top = tr->up[L - 2];
@@ -188,13 +196,13 @@ static int pack_tree(const struct topo *t, struct layout *lo, struct nl_err *err
  * cabinets sequentially, 1U each: floor(42 / (1 + p)) routers a cabinet. */
 static bool pack_equality_applies(const struct topo *t)
 {
-	return t->equality != NULL;
+	return topo_equality_of(t) != NULL;
 }
 
 static int pack_equality(const struct topo *t, struct layout *lo, struct nl_err *err)
 {
 	(void)err;
-	uint32_t per = 42 / (1 + t->equality->p);
+	uint32_t per = 42 / (1 + topo_equality_of(t)->p);
 	if (per == 0)
 		per = 1;
 	for (uint32_t r = 0; r < t->n_routers; r++)

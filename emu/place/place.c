@@ -15,8 +15,9 @@
 
 uint32_t place_router_group(const struct topo *t, uint32_t r)
 {
-	if (t->dragonfly)
-		return r / t->dragonfly->a;
+	uint32_t n_groups, group_routers;
+	if (topo_groups(t, &n_groups, &group_routers))
+		return r / group_routers;
 	return topo_router_cabinet(t, r);
 }
 

@@ -1,23 +1,30 @@
-/* min: minimal table-based routing on any topology, "min:select=hash".
+/* min: minimal routing on any topology, "min:select=hash".
  *
- * For irregular graphs (graph:file=..., and any family without closed-form
- * routing). init runs one BFS per router and keeps an n x n table of hop
- * distances (one byte each); a candidate port at router r towards d is
- * minimal when dist[neighbour][d] == dist[r][d] - 1. `select` chooses
- * among minimal ports: `first` (lowest port number), `hash` (one fixed port
- * per source-destination pair and router, spreading flows like ECMP), or `adaptive`
- * (every minimal port is a candidate and the VC allocator takes whichever
- * has a free VC).
+ * A candidate port at router r towards d is minimal when its far end is
+ * one hop closer to d. Structured families answer that in closed form
+ * (topo_min_ports: the family's minimal next hops, or its closed-form
+ * distance; issue 10 part 3), so `min` keeps no table for them and runs
+ * on a 131,136-router dragonfly:a=64,h=32,p=1 or a 100,000-router HyperX.
+ * Irregular graphs (graph:file=..., dln, the permuted p1/p2/p3, myriclos)
+ * and `table=always` use an n x n table of hop distances (one byte each,
+ * one BFS per router, at most 32,768 routers); both give the same ordered
+ * list (a unit test checks it element by element on every structured
+ * family). `select` chooses among the minimal ports, in increasing port
+ * order: `first` (the lowest), `hash` (one fixed port per
+ * source-destination pair and router, spreading flows like ECMP), or
+ * `adaptive` (every minimal port is a candidate and the VC allocator takes
+ * whichever has a free VC).
  *
  * Deadlock freedom: VC per hop. A packet that has taken h router-to-router
  * hops uses VC class h, so every channel dependency goes from class h to
  * class h+1 and the dependency graph is acyclic. With diameter D this needs
  * num_vcs >= D; each class gets num_vcs / D VCs. The ejection hop may use
- * every VC. On trees (fat tree, folded Clos) a minimal path climbs to a
- * common ancestor and descends, i.e. up-then-down (up*-down*) routing, whose channel
- * dependencies are acyclic without classes (Dally & Towles §14.7); there
- * `classes=auto` (the default) lets every hop use every VC. `classes=none`
- * forces that anywhere (it can deadlock on cyclic graphs).
+ * every VC. On families with an up*-down* orientation (fat tree, folded
+ * Clos: topo_has_levels) a minimal path climbs to a common ancestor and
+ * descends, whose channel dependencies are acyclic without classes (Dally
+ * & Towles §14.7); there `classes=auto` (the default) lets every hop use
+ * every VC. `classes=none` forces that anywhere (it can deadlock on cyclic
+ * graphs).
  */
 #include "route/route.h"
 
@@ -34,9 +41,13 @@ static const char *const min_select_names[] = {"first", "hash", "adaptive", NULL
 enum { MIN_CLASSES_AUTO, MIN_CLASSES_HOP, MIN_CLASSES_NONE };
 static const char *const min_classes_names[] = {"auto", "hop", "none", NULL};
 
+enum { MIN_TABLE_AUTO, MIN_TABLE_ALWAYS };
+static const char *const min_table_names[] = {"auto", "always", NULL};
+
 struct min_params {
 	int select;
 	int classes;
+	int table;
 };
 
 static const struct param_def min_params_def[] = {
@@ -45,22 +56,28 @@ static const struct param_def min_params_def[] = {
 	{"classes", PARAM_CHOICE, offsetof(struct min_params, classes), "auto", 0, 0,
 	 "VC classes: hop (one per hop), none (every VC on every hop), auto (none on trees, else hop)",
 	 min_classes_names},
+	{"table", PARAM_CHOICE, offsetof(struct min_params, table), "auto", 0, 0,
+	 "auto (closed-form next hops when the topology has them, else a BFS table), always (the table; same routes)",
+	 min_table_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 #define MIN_MAX_ROUTERS 32768u
 
+/* Minimal ports listed per computation: one pass serves every selection
+ * unless `hash` picks beyond them (a router with more minimal ports). */
+#define MIN_PORTS_BUF 64u
+
 struct min_state {
-	uint8_t *dist;     /* [a * n + b] hops, 255 = unreachable */
+	uint8_t *dist;     /* [a * n + b] hops, 255 = unreachable; NULL = closed form */
 	uint32_t n;
 	uint32_t diameter;
 	uint32_t class_w;  /* VCs per hop class, 0 = no classes */
 };
 
-static int min_init(struct route *r, struct nl_err *err)
+/* The n x n distance table for graphs without closed-form next hops. */
+static int min_build_table(const struct topo *t, struct min_state *s, struct nl_err *err)
 {
-	const struct topo *t = r->topo;
-	struct min_state *s = r->state;
 	uint32_t n = t->n_routers;
 
 	if (n > MIN_MAX_ROUTERS)
@@ -92,8 +109,25 @@ static int min_init(struct route *r, struct nl_err *err)
 	}
 	free(d);
 	free(q);
+	return 0;
+}
+
+static int min_init(struct route *r, struct nl_err *err)
+{
+	const struct topo *t = r->topo;
+	struct min_state *s = r->state;
 	const struct min_params *pr = r->params;
-	bool per_hop = pr->classes == MIN_CLASSES_HOP || (pr->classes == MIN_CLASSES_AUTO && !t->tree);
+
+	if (pr->table == MIN_TABLE_AUTO && topo_has_min_ports(t)) {
+		NL_CHECK(topo_diameter(t, &s->diameter, err));
+		if (s->diameter > 254)
+			return nl_errf(err, NL_EINVAL, "routing function 'min': %s",
+				       s->diameter == UINT32_MAX ? "the topology is disconnected"
+								 : "the diameter exceeds 254 hops");
+	} else {
+		NL_CHECK(min_build_table(t, s, err));
+	}
+	bool per_hop = pr->classes == MIN_CLASSES_HOP || (pr->classes == MIN_CLASSES_AUTO && !topo_has_levels(t));
 	if (!per_hop) {
 		s->class_w = 0;
 		if (pr->select != MIN_ADAPTIVE)
@@ -106,7 +140,7 @@ static int min_init(struct route *r, struct nl_err *err)
 			       "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
 			       s->diameter, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
-	if (((const struct min_params *)r->params)->select != MIN_ADAPTIVE)
+	if (pr->select != MIN_ADAPTIVE)
 		r->max_cands = 1;
 	return 0;
 }
@@ -127,6 +161,25 @@ static void min_inject(const struct route *r, struct route_pkt *p, struct rng *r
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
 
+/* Minimal ports of `router` toward dst from the table, in increasing port
+ * order, as topo_min_ports gives them in closed form. */
+static uint32_t min_table_ports(const struct topo *t, const struct min_state *s, uint32_t router, uint32_t dst,
+				uint32_t skip, uint32_t *ports, uint32_t cap)
+{
+	const uint8_t *to_dst = s->dist + dst; /* stride n */
+	uint32_t want = (uint32_t)to_dst[(size_t)router * s->n] - 1, n = 0, base = t->port_base[router];
+	for (uint32_t g = base; g < t->port_base[router + 1]; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		if (to_dst[(size_t)t->port_router[t->peer[g]] * s->n] != want)
+			continue;
+		if (n >= skip && n - skip < cap)
+			ports[n - skip] = g - base;
+		n++;
+	}
+	return n;
+}
+
 static int min_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
 		       struct route_pkt *p, struct rng *rng, const struct route_view *v,
 		       struct route_cand *out)
@@ -134,6 +187,7 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	const struct topo *t = r->topo;
 	const struct min_state *s = r->state;
 	const struct min_params *pr = r->params;
+	uint32_t ports[MIN_PORTS_BUF];
 	(void)in_port;
 	(void)in_vc;
 	(void)rng;
@@ -141,31 +195,9 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
-	const uint8_t *to_dst = s->dist + p->dst_router; /* stride n */
-	uint32_t want = (uint32_t)to_dst[(size_t)router * s->n] - 1;
-	uint32_t lo = (uint32_t)p->hops * s->class_w;
-	uint32_t hi = s->class_w ? lo + s->class_w - 1 : r->n_vcs - 1;
-	int n_out = 0;
-	uint32_t base = t->port_base[router];
-	uint32_t n_min = 0;
-
-	for (uint32_t g = base; g < t->port_base[router + 1]; g++) {
-		if (!topo_port_is_network(t, g))
-			continue;
-		uint32_t nb = t->port_router[t->peer[g]];
-		if (to_dst[(size_t)nb * s->n] != want)
-			continue;
-		n_min++;
-		if (pr->select == MIN_ADAPTIVE || n_out == 0) {
-			if (n_out < ROUTE_MAX_CANDS) {
-				out[n_out].port = (uint16_t)(g - base);
-				out[n_out].vc_lo = (uint8_t)lo;
-				out[n_out].vc_hi = (uint8_t)hi;
-				out[n_out].prio = 0;
-				n_out++;
-			}
-		}
-	}
+	uint32_t cap = pr->select == MIN_ADAPTIVE ? ROUTE_MAX_CANDS : 1;
+	uint32_t n_min = s->dist ? min_table_ports(t, s, router, p->dst_router, 0, ports, MIN_PORTS_BUF)
+				 : topo_min_ports(t, router, p->dst_router, 0, ports, MIN_PORTS_BUF);
 	if (pr->select == MIN_HASH && n_min > 1) {
 		/* Hash the flow and the current router, so the choices at
 		 * successive routers are independent (the same index at every
@@ -173,24 +205,28 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | p->dst_router) ^
 				       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
 		uint32_t pick = (uint32_t)(h % n_min);
-		for (uint32_t g = base; g < t->port_base[router + 1]; g++) {
-			if (!topo_port_is_network(t, g))
-				continue;
-			uint32_t nb = t->port_router[t->peer[g]];
-			if (to_dst[(size_t)nb * s->n] != want)
-				continue;
-			if (pick-- == 0) {
-				out[0].port = (uint16_t)(g - base);
-				break;
-			}
-		}
+		if (pick < MIN_PORTS_BUF)
+			ports[0] = ports[pick];
+		else if (s->dist)
+			min_table_ports(t, s, router, p->dst_router, pick, ports, 1);
+		else
+			topo_min_ports(t, router, p->dst_router, pick, ports, 1);
+	}
+	uint32_t lo = (uint32_t)p->hops * s->class_w;
+	uint32_t hi = s->class_w ? lo + s->class_w - 1 : r->n_vcs - 1;
+	int n_out = (int)(n_min < cap ? n_min : cap);
+	for (int i = 0; i < n_out; i++) {
+		out[i].port = (uint16_t)ports[i];
+		out[i].vc_lo = (uint8_t)lo;
+		out[i].vc_hi = (uint8_t)hi;
+		out[i].prio = 0;
 	}
 	return n_out;
 }
 
 const struct route_ops route_min_ops = {
 	.name = "min",
-	.help = "minimal table-based routing on any topology, VC class per hop (Dally & Towles 14.3)",
+	.help = "minimal routing on any topology (closed form on structured families, else a BFS table), VC class per hop (Dally & Towles 14.3)",
 	.params = min_params_def,
 	.params_size = sizeof(struct min_params),
 	.state_size = sizeof(struct min_state),

@@ -2,8 +2,8 @@
  *
  * Valiant & Brebner (1981); Dally & Towles §14.1. Each packet goes by
  * dimension order to an intermediate router chosen uniformly at random
- * (all routers, as BookSim2's valiant_torus), then by dimension order to
- * its destination. VC classes follow BookSim2: on a torus the VCs are split
+ * (topo_valiant_router: all routers, as BookSim2's valiant_torus), then
+ * by dimension order to its destination. VC classes follow BookSim2: on a torus the VCs are split
  * in half by dateline partition and each half in two by phase (num_vcs a
  * multiple of 4); on a mesh in two by phase. Deadlock freedom: each phase
  * is dimension-order routing on its own VC classes (see dor.c), and phase
@@ -51,7 +51,7 @@ static int valiant_init(struct route *r, struct nl_err *err)
 static void valiant_inject(const struct route *r, struct route_pkt *p, struct rng *rng,
 			   uint8_t *vc_lo, uint8_t *vc_hi)
 {
-	p->inter = (uint32_t)rng_below(rng, r->topo->n_routers);
+	p->inter = topo_valiant_router(r->topo, p->src_router, p->dst_router, rng);
 	p->phase = 0;
 	*vc_lo = 0;
 	*vc_hi = (uint8_t)(r->n_vcs - 1);

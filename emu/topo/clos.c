@@ -135,4 +135,7 @@ const struct topo_ops topo_clos_ops = {
 	.state_size = sizeof(struct topo_tree),
 	.build = clos_build,
 	.orbits = topo_xgft_orbits,
+	.coords = topo_tree_coords,
+	.level = topo_tree_level,
+	.min_ports = topo_xgft_min_ports,
 };

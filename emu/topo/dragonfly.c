@@ -12,15 +12,22 @@
  * groups of 32, is wired). Port numbering and the global-link arrangement:
  * struct topo_dragonfly in topo.h. Endpoints router-major.
  *
- * Distance (closed form, diameter 3): 0, 1 within a group or over a direct
- * global link, 2 when a one-router detour exists (a local hop to the
- * router holding a global link to b, a global link into b's group, or a
- * global link to a router with a global link to b), else 3 (local, global,
- * local). No orbits: the consecutive arrangement is not vertex-transitive.
+ * Distance (closed form, diameter at most 3): 0, 1 within a group or over
+ * a direct global link, 2 when a one-router detour exists (a local hop to
+ * the router holding a global link to b, a global link into b's group, or
+ * a global link to a router with a global link to b), else 3 (local,
+ * global, local). It costs O(h * rounds), so `min` routes any dragonfly
+ * without a table by asking it of each neighbour (topo_min_ports). No
+ * orbits: the consecutive arrangement is not vertex-transitive; the exact
+ * diameter is found at build without BFS. Capabilities: coordinates
+ * (group, index), groups, Valiant intermediates (a random other group).
  */
 #include "topo/topo_internal.h"
 
+#include <stdlib.h>
+
 #include "core/error.h"
+#include "core/rng.h"
 
 struct dragonfly_params {
 	int64_t a; /* routers per group */
@@ -39,6 +46,8 @@ static const struct param_def dragonfly_params_def[] = {
 	 "groups, 2 .. a*h+1; 0 = a*h + 1 (one link between every pair of groups)", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
+
+static int dragonfly_find_diameter(struct topo *t, struct nl_err *err);
 
 static int dragonfly_build(struct topo *t, struct nl_err *err)
 {
@@ -95,37 +104,324 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < df->p; i++)
 			topo_attach(t, r * df->p + i, r, df->term_base + i);
-	t->dragonfly = df;
-	return 0;
+	return dragonfly_find_diameter(t, err);
 }
 
-/* Router at the far end of global port j of router r. */
+/* Router at the far end of global port j of router r, from the closed-form
+ * arrangement build() wires (no port-array reads: routing asks this for
+ * routers all over the network, and arithmetic beats cache misses). */
 static uint32_t dragonfly_global_nbr(const struct topo *t, uint32_t r, uint32_t j)
 {
-	return t->port_router[t->peer[t->port_base[r] + t->dragonfly->global_base + j]];
+	const struct topo_dragonfly *df = t->state;
+	uint32_t tg, tgp;
+	topo_dragonfly_global_peer(df, r / df->a, (r % df->a) * df->h + j, &tg, &tgp);
+	return tg * df->a + tgp / df->h;
 }
 
+/* Whether routers x and y share a link. Across groups X != T only the
+ * group ports of X toward T can: the `rounds` consecutive ones
+ * (topo_dragonfly_group_port) and at most three circulant extras (T = X +
+ * j is extra port 2(j-1), T = X - j is 2(j-1)+1, X + g/2 the last odd
+ * one), so the test is O(rounds), not O(h). */
+static bool dragonfly_adjacent(const struct topo *t, uint32_t x, uint32_t y)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t X = x / df->a, T = y / df->a, xi = x % df->a;
+
+	if (X == T)
+		return x != y;
+	for (uint32_t k = 0; k < df->rounds; k++) {
+		uint32_t gp = topo_dragonfly_group_port(df, X, T, k);
+		if (gp / df->h == xi && dragonfly_global_nbr(t, x, gp % df->h) == y)
+			return true;
+	}
+	if (!df->extra)
+		return false;
+	uint32_t e[3], n_e = 0, fwd = (T + df->g - X) % df->g, back = (X + df->g - T) % df->g;
+	bool odd = df->extra & 1;
+	if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
+		e[n_e++] = 2 * (fwd - 1);
+	if (2 * (back - 1) + 1 < df->extra)
+		e[n_e++] = 2 * (back - 1) + 1;
+	if (odd && T == (X + df->g / 2) % df->g)
+		e[n_e++] = df->extra - 1;
+	for (uint32_t i = 0; i < n_e; i++) {
+		uint32_t gp = df->rounds * (df->g - 1) + e[i];
+		if (gp / df->h == xi && dragonfly_global_nbr(t, x, gp % df->h) == y)
+			return true;
+	}
+	return false;
+}
+
+/* Distance in O(h * rounds): 1 within a group or over a direct global
+ * link; 2 by global-then-local, local-then-global, or two global hops
+ * through a third group (a global neighbour of b that is adjacent to a);
+ * else 3. Fast enough to serve `min` routing per hop (topo_min_ports). */
 static uint32_t dragonfly_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	const struct topo_dragonfly *df = t->dragonfly;
+	const struct topo_dragonfly *df = t->state;
 	uint32_t ga = a / df->a, gb = b / df->a;
 
 	if (a == b)
 		return 0;
-	if (ga == gb)
+	if (ga == gb || dragonfly_adjacent(t, a, b))
 		return 1;
 	for (uint32_t j = 0; j < df->h; j++)
-		if (dragonfly_global_nbr(t, a, j) == b)
-			return 1;
+		if (dragonfly_global_nbr(t, a, j) / df->a == gb)
+			return 2; /* global then local */
 	for (uint32_t j = 0; j < df->h; j++) {
-		uint32_t x = dragonfly_global_nbr(t, a, j), y = dragonfly_global_nbr(t, b, j);
-		if (x / df->a == gb || y / df->a == ga)
-			return 2; /* global then local, or local then global */
-		for (uint32_t i = 0; i < df->h; i++)
-			if (dragonfly_global_nbr(t, b, i) == x)
-				return 2; /* two global hops through a third group */
+		uint32_t y = dragonfly_global_nbr(t, b, j);
+		if (y / df->a == ga || dragonfly_adjacent(t, a, y))
+			return 2; /* local then global, or two global hops */
 	}
 	return 3;
+}
+
+/* The group ports of group X that can lead to group T != X: the `rounds`
+ * consecutive ones and up to three circulant candidates (see
+ * dragonfly_adjacent); callers check the far end. gp[] holds rounds + 3. */
+static inline uint32_t dragonfly_toward(const struct topo_dragonfly *df, uint32_t X, uint32_t T, uint32_t *gp)
+{
+	uint32_t n = 0, base = df->rounds * (df->g - 1);
+	for (uint32_t k = 0; k < df->rounds; k++)
+		gp[n++] = topo_dragonfly_group_port(df, X, T, k);
+	if (!df->extra)
+		return n;
+	uint32_t fwd = (T + df->g - X) % df->g, back = (X + df->g - T) % df->g;
+	bool odd = df->extra & 1;
+	if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
+		gp[n++] = base + 2 * (fwd - 1);
+	if (2 * (back - 1) + 1 < df->extra)
+		gp[n++] = base + 2 * (back - 1) + 1;
+	if (odd && T == (X + df->g / 2) % df->g)
+		gp[n++] = base + df->extra - 1;
+	return n;
+}
+
+/* Insertion sort: the lists are a few dozen entries (h, or the routers
+ * of one group a query touches), where qsort's calls cost more. */
+static void dragonfly_sort(uint32_t *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
+#define DF_MAX_H 256u   /* global ports handled in closed form */
+#define DF_MAX_SET 1024u /* candidate group ports / routers per query */
+
+/* Minimal next hops from r toward dst in closed form, in increasing port
+ * order (local ports 0 .. a-2 first, then global ports). With Y the global
+ * neighbours of dst and X the global neighbours of r, the distance is 1
+ * when dst is in X, 2 when a one-router detour exists (X meets dst's
+ * group or Y, or Y meets r's group), else 3 (diameter <= 3). A neighbour
+ * is minimal when it is one hop closer: at distance 2 the local routers in
+ * Y and the global neighbours in dst's group or in Y; at distance 3 the
+ * local routers owning a link into dst's group or adjacent to a router of
+ * Y, and the global neighbours x with a link into dst's group, in a group
+ * Y reaches, or adjacent to a router of Y. O(h^2 (rounds + 3)) arithmetic,
+ * reading only r's own ports (in cache while r routes); beyond DF_MAX_H
+ * global ports it asks the distance of every neighbour instead. */
+static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0, n_z = 0;
+	uint32_t y[DF_MAX_H], yg[DF_MAX_H], ys[DF_MAX_H], x[DF_MAX_H], z[DF_MAX_SET], gp[DF_MAX_SET];
+#define DF_EMIT(port)                                    \
+	do {                                             \
+		if (n >= skip && n - skip < cap)         \
+			ports[n - skip] = (port);        \
+		n++;                                     \
+	} while (0)
+
+	if (G == T) {
+		uint32_t j = dst % a;
+		DF_EMIT(j < i ? j : j - 1);
+		return n;
+	}
+	if (h > DF_MAX_H || df->rounds + 3 > DF_MAX_SET / 2)
+		return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
+	bool direct = false, two = false;
+	for (uint32_t k = 0; k < h; k++) {
+		ys[k] = y[k] = dragonfly_global_nbr(t, dst, k);
+		yg[k] = y[k] / a;
+		x[k] = t->port_router[t->peer[t->port_base[r] + df->global_base + k]]; /* r's own ports: in cache */
+		direct |= x[k] == dst;
+	}
+	if (direct) {
+		for (uint32_t k = 0; k < h; k++)
+			if (x[k] == dst)
+				DF_EMIT(df->global_base + k);
+		return n;
+	}
+	dragonfly_sort(ys, h);
+	for (uint32_t k = 0; k < h && !two; k++)
+		two = x[k] / a == T || yg[k] == G || dragonfly_sorted_has(ys, h, x[k]);
+	if (two) {
+		for (uint32_t k = 0; k < h; k++)
+			if (yg[k] == G)
+				z[n_z++] = y[k] % a;
+	} else {
+		uint32_t m = dragonfly_toward(df, G, T, gp), tg, tgp;
+		for (uint32_t e = 0; e < m; e++) {
+			topo_dragonfly_global_peer(df, G, gp[e], &tg, &tgp);
+			if (tg == T)
+				z[n_z++] = gp[e] / h;
+		}
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t W = yg[k], lo = (y[k] - W * a) * h; /* y's group ports: lo .. lo+h-1 */
+			m = dragonfly_toward(df, W, G, gp);
+			for (uint32_t e = 0; e < m; e++) {
+				if (gp[e] - lo >= h)
+					continue;
+				topo_dragonfly_global_peer(df, W, gp[e], &tg, &tgp);
+				if (tg != G)
+					continue;
+				if (n_z == DF_MAX_SET)
+					return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
+				z[n_z++] = tgp / h;
+			}
+		}
+	}
+	dragonfly_sort(z, n_z);
+	for (uint32_t e = 0; e < n_z; e++)
+		if ((e == 0 || z[e] != z[e - 1]) && z[e] != i)
+			DF_EMIT(z[e] < i ? z[e] : z[e] - 1);
+	for (uint32_t k = 0; k < h; k++) {
+		uint32_t X = x[k] / a, lo = (x[k] - X * a) * h; /* x's group ports: lo .. lo+h-1 */
+		bool ok;
+		if (two) {
+			ok = X == T || dragonfly_sorted_has(ys, h, x[k]);
+		} else {
+			ok = false;
+			uint32_t m = dragonfly_toward(df, X, T, gp), tg, tgp;
+			for (uint32_t e = 0; e < m && !ok; e++)
+				if (gp[e] - lo < h) {
+					topo_dragonfly_global_peer(df, X, gp[e], &tg, &tgp);
+					ok = tg == T;
+				}
+			/* dst has a link into X, or x one to a router of Y: only
+			 * the group ports of X toward that router's group can. */
+			for (uint32_t e = 0; e < h && !ok; e++) {
+				uint32_t W = yg[e];
+				if (W == X) {
+					ok = true;
+					break;
+				}
+				m = dragonfly_toward(df, X, W, gp);
+				for (uint32_t q = 0; q < m && !ok; q++)
+					if (gp[q] - lo < h) {
+						topo_dragonfly_global_peer(df, X, gp[q], &tg, &tgp);
+						ok = tg * a + tgp / h == y[e];
+					}
+			}
+		}
+		if (ok)
+			DF_EMIT(df->global_base + k);
+	}
+	return n;
+#undef DF_EMIT
+}
+
+/* Exact diameter, computed once at build: every pair of groups has a link
+ * (rounds >= 1), so it is at most 3 (local, global, local). Router x has
+ * eccentricity 3 exactly when fewer than n routers are within two hops of
+ * it: its group, its global neighbours' groups, and the global neighbours
+ * of its global and local neighbours. Stops at the first such x (at once
+ * on the balanced dragonflies, where a > h + 1). */
+static int dragonfly_find_diameter(struct topo *t, struct nl_err *err)
+{
+	struct topo_dragonfly *df = t->state;
+	uint32_t n = t->n_routers, diam = 1;
+
+	if (df->a == 1) {
+		df->diameter = 1; /* one router per group, a link between every pair */
+		return 0;
+	}
+	uint32_t *mark = calloc(n, sizeof *mark);
+	if (!mark)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (uint32_t x = 0; x < n && diam < 3; x++) {
+		uint32_t X = x / df->a, seen = 0, stamp = x + 1;
+#define DF_MARK(r)                                 \
+	do {                                       \
+		if (mark[(r)] != stamp) {          \
+			mark[(r)] = stamp;         \
+			seen++;                    \
+		}                                  \
+	} while (0)
+		for (uint32_t i = 0; i < df->a; i++)
+			DF_MARK(X * df->a + i);
+		for (uint32_t j = 0; j < df->h; j++)
+			DF_MARK(dragonfly_global_nbr(t, x, j));
+		if (seen < n && diam < 2)
+			diam = 2;
+		for (uint32_t j = 0; j < df->h; j++) {
+			uint32_t w = dragonfly_global_nbr(t, x, j), W = w / df->a;
+			for (uint32_t i = 0; i < df->a; i++)
+				DF_MARK(W * df->a + i);
+			for (uint32_t k = 0; k < df->h; k++)
+				DF_MARK(dragonfly_global_nbr(t, w, k));
+		}
+		for (uint32_t i = 0; i < df->a; i++)
+			for (uint32_t k = 0; k < df->h; k++)
+				DF_MARK(dragonfly_global_nbr(t, X * df->a + i, k));
+#undef DF_MARK
+		if (seen < n)
+			diam = 3;
+	}
+	free(mark);
+	df->diameter = diam;
+	return 0;
+}
+
+static uint32_t dragonfly_diameter(const struct topo *t)
+{
+	return ((const struct topo_dragonfly *)t->state)->diameter;
+}
+
+static int dragonfly_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_dragonfly *df = t->state;
+	c[0] = r / df->a; /* group */
+	c[1] = r % df->a; /* router in group */
+	return 2;
+}
+
+static void dragonfly_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers)
+{
+	const struct topo_dragonfly *df = t->state;
+	*n_groups = df->g;
+	*group_routers = df->a;
+}
+
+/* Valiant on a dragonfly (Kim et al. ISCA 2008 §4.2): a random router of
+ * a random group other than the source's. */
+static uint32_t dragonfly_valiant(const struct topo *t, uint32_t src, uint32_t dst, struct rng *rng)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t G = (uint32_t)rng_below(rng, df->g - 1);
+	(void)dst;
+	if (G >= src / df->a)
+		G++;
+	return G * df->a + (uint32_t)rng_below(rng, df->a);
 }
 
 const struct topo_ops topo_dragonfly_ops = {
@@ -136,4 +432,9 @@ const struct topo_ops topo_dragonfly_ops = {
 	.state_size = sizeof(struct topo_dragonfly),
 	.build = dragonfly_build,
 	.distance = dragonfly_distance,
+	.coords = dragonfly_coords,
+	.groups = dragonfly_groups,
+	.min_ports = dragonfly_min_ports,
+	.diameter = dragonfly_diameter,
+	.valiant = dragonfly_valiant,
 };

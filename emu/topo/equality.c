@@ -285,7 +285,6 @@ static int equality_build(struct topo *t, struct nl_err *err)
 				       r);
 			goto out;
 		}
-	t->equality = eq;
 	rc = 0;
 out:
 	free(queue);
@@ -323,7 +322,7 @@ static void equality_release(struct topo *t)
 
 static uint32_t equality_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	return topo_equality_distance(t->equality, a, b);
+	return topo_equality_distance(t->state, a, b);
 }
 
 const struct topo_ops topo_equality_ops = {

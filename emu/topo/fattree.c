@@ -52,4 +52,7 @@ const struct topo_ops topo_fattree_ops = {
 	.state_size = sizeof(struct topo_tree),
 	.build = fattree_build,
 	.orbits = topo_xgft_orbits,
+	.coords = topo_tree_coords,
+	.level = topo_tree_level,
+	.min_ports = topo_xgft_min_ports,
 };

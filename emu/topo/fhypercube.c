@@ -47,13 +47,12 @@ static int fhypercube_build(struct topo *t, struct nl_err *err)
 	hc->folded = true;
 	hc->p = p;
 	hc->term_base = n + 1;
-	t->hypercube = hc;
 	return 0;
 }
 
 static uint32_t fhypercube_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	uint32_t h = (uint32_t)__builtin_popcount(a ^ b), n = (uint32_t)t->hypercube->n;
+	uint32_t h = (uint32_t)__builtin_popcount(a ^ b), n = (uint32_t)((const struct topo_hypercube *)t->state)->n;
 	return h < n + 1 - h ? h : n + 1 - h;
 }
 

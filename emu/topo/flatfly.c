@@ -54,5 +54,6 @@ const struct topo_ops topo_flatfly_ops = {
 	.flags = TOPO_F_VERTEX_TRANSITIVE,
 	.build = flatfly_build,
 	.release = flatfly_release,
-	.distance = topo_hyperx_distance,
+	.distance = topo_hyperx_distance,	.coords = topo_hyperx_coords,
+	.min_ports = topo_hyperx_min_ports,
 };

@@ -115,7 +115,6 @@ static int flex_build(struct topo *t, struct nl_err *err)
 		t->cabinet[r] = nx * z + x;
 	}
 	t->n_cabinets = nx * nz;
-	t->flex = f;
 	return 0;
 }
 
@@ -147,7 +146,7 @@ static bool flex_ring_walk(uint32_t h, uint32_t nz, uint32_t dz)
 
 static uint32_t flex_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	const struct topo_flex *f = t->flex;
+	const struct topo_flex *f = t->state;
 	uint32_t xa, ya, za, xb, yb, zb;
 	topo_flex_xyz(f, a, &xa, &ya, &za);
 	topo_flex_xyz(f, b, &xb, &yb, &zb);
@@ -162,6 +161,20 @@ static uint32_t flex_distance(const struct topo *t, uint32_t a, uint32_t b)
 	return UINT32_MAX;
 }
 
+static int flex_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	topo_flex_xyz(t->state, r, &c[0], &c[1], &c[2]);
+	return 3;
+}
+
+/* A layer is a group (seed 000 §IV-B, Fig. 12). */
+static void flex_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers)
+{
+	const struct topo_flex *f = t->state;
+	*n_groups = f->nz;
+	*group_routers = f->nx * f->ny;
+}
+
 const struct topo_ops topo_flex_ops = {
 	.name = "flex",
 	.help = "FleX: Nz layers of Nx x Ny routers, cross-like links between adjacent layers (seed 000 §III)",
@@ -171,4 +184,6 @@ const struct topo_ops topo_flex_ops = {
 	.flags = TOPO_F_VERTEX_TRANSITIVE,
 	.build = flex_build,
 	.distance = flex_distance,
+	.coords = flex_coords,
+	.groups = flex_groups,
 };

@@ -45,5 +45,6 @@ const struct topo_ops topo_full_ops = {
 	.flags = TOPO_F_VERTEX_TRANSITIVE,
 	.build = full_build,
 	.release = full_release,
-	.distance = topo_hyperx_distance,
+	.distance = topo_hyperx_distance,	.coords = topo_hyperx_coords,
+	.min_ports = topo_hyperx_min_ports,
 };

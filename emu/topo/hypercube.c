@@ -22,15 +22,10 @@ static const struct param_def hypercube_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
-struct hypercube_state {
-	struct topo_hyperx hx;
-	struct topo_hypercube hc;
-};
-
 static int hypercube_build(struct topo *t, struct nl_err *err)
 {
 	const struct hypercube_params *pr = t->params;
-	struct hypercube_state *st = t->state;
+	struct topo_hypercube_state *st = t->state;
 	uint32_t S[TOPO_MAX_DIMS], K[TOPO_MAX_DIMS];
 	int n = (int)pr->n;
 
@@ -43,13 +38,12 @@ static int hypercube_build(struct topo *t, struct nl_err *err)
 	st->hc.folded = false;
 	st->hc.p = (uint32_t)pr->p;
 	st->hc.term_base = (uint32_t)n;
-	t->hypercube = &st->hc;
 	return 0;
 }
 
 static void hypercube_release(struct topo *t)
 {
-	struct hypercube_state *st = t->state;
+	struct topo_hypercube_state *st = t->state;
 	topo_hyperx_free_view(&st->hx);
 }
 
@@ -64,9 +58,10 @@ const struct topo_ops topo_hypercube_ops = {
 	.help = "binary n-cube, 2^n routers of degree n (seed 003 §4.1; the HyperX with S=2, seed 001 §3)",
 	.params = hypercube_params_def,
 	.params_size = sizeof(struct hypercube_params),
-	.state_size = sizeof(struct hypercube_state),
+	.state_size = sizeof(struct topo_hypercube_state),
 	.flags = TOPO_F_VERTEX_TRANSITIVE,
 	.build = hypercube_build,
 	.release = hypercube_release,
-	.distance = hypercube_distance,
+	.distance = hypercube_distance,	.coords = topo_hyperx_coords,
+	.min_ports = topo_hyperx_min_ports,
 };

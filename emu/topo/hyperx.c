@@ -7,7 +7,9 @@
  * by the target coordinate v != own in increasing order, K[d] trunk ports
  * per target, then the T terminal ports; endpoints router-major. Router id =
  * I1 + S1 * (I2 + S2 * (...)). Distance: the number of differing
- * coordinates. Vertex-transitive (a product of complete graphs).
+ * coordinates; minimal next hops: the K[d] trunk ports toward the
+ * destination's coordinate in every differing dimension d (no table at
+ * any size). Vertex-transitive (a product of complete graphs).
  *
  * r= optionally checks the switch-port bound of eq. 2, T + sum K_d (S_d - 1)
  * <= R. Packaging (§5): the S1 switches of the first dimension share an
@@ -65,7 +67,6 @@ int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint3
 		for (uint32_t i = 0; i < T; i++)
 			topo_attach(t, r * T + i, r, hx->term_base + i);
 	}
-	t->hyperx = hx;
 	return 0;
 }
 
@@ -77,11 +78,36 @@ void topo_hyperx_free_view(struct topo_hyperx *hx)
 
 uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	const struct topo_hyperx *hx = t->hyperx;
+	const struct topo_hyperx *hx = t->state;
 	uint32_t h = 0;
 	for (int d = 0; d < hx->L; d++)
 		h += topo_hyperx_coord(hx, a, d) != topo_hyperx_coord(hx, b, d);
 	return h;
+}
+
+int topo_hyperx_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_hyperx *hx = t->state;
+	for (int d = 0; d < hx->L; d++)
+		c[d] = topo_hyperx_coord(hx, r, d);
+	return hx->L;
+}
+
+uint32_t topo_hyperx_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip, uint32_t *ports,
+			       uint32_t cap)
+{
+	const struct topo_hyperx *hx = t->state;
+	uint32_t n = 0;
+	for (int d = 0; d < hx->L; d++) {
+		uint32_t c = topo_hyperx_coord(hx, r, d), v = topo_hyperx_coord(hx, dst, d);
+		if (c == v)
+			continue;
+		uint32_t first = topo_hyperx_port(hx, d, c, v, 0);
+		for (uint32_t k = 0; k < hx->K[d]; k++, n++)
+			if (n >= skip && n - skip < cap)
+				ports[n - skip] = first + k;
+	}
+	return n;
 }
 
 /* --- the hyperx family ---------------------------------------------------- */
@@ -151,4 +177,6 @@ const struct topo_ops topo_hyperx_ops = {
 	.build = hyperx_build,
 	.release = hyperx_release,
 	.distance = topo_hyperx_distance,
+	.coords = topo_hyperx_coords,
+	.min_ports = topo_hyperx_min_ports,
 };

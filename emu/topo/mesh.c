@@ -2,7 +2,7 @@
  *
  * Same port convention as the torus (port 2d to +1, 2d+1 to -1, terminal
  * ports after), with the boundary ports left unconnected. Closed-form
- * distance: sum over dimensions of |dx|.
+ * distance: sum over dimensions of |dx|; diameter sum of k - 1.
  */
 #include "topo/topo.h"
 #include "topo/topo_internal.h"
@@ -27,6 +27,16 @@ static uint32_t mesh_distance(const struct topo *t, uint32_t a, uint32_t b)
 	return h;
 }
 
+/* Corner to corner: sum over dimensions of k - 1. */
+static uint32_t mesh_diameter(const struct topo *t)
+{
+	const struct topo_grid *g = t->grid;
+	uint32_t h = 0;
+	for (int d = 0; d < g->n_dims; d++)
+		h += g->k[d] - 1;
+	return h;
+}
+
 const struct topo_ops topo_mesh_ops = {
 	.name = "mesh",
 	.help = "k-ary n-dimensional mesh with per-dimension radix (Dally & Towles ch. 5)",
@@ -36,4 +46,6 @@ const struct topo_ops topo_mesh_ops = {
 	.build = mesh_build,
 	.release = topo_grid_release,
 	.distance = mesh_distance,
+	.coords = topo_grid_coords,
+	.diameter = mesh_diameter,
 };

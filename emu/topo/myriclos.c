@@ -133,7 +133,6 @@ static int myriclos_build(struct topo *t, struct nl_err *err)
 		t->cabinet[r] = node_cabs + enc / 4;
 	}
 	t->n_cabinets = node_cabs + switch_cabs;
-	t->tree = tr;
 	return 0;
 }
 
@@ -144,4 +143,6 @@ const struct topo_ops topo_myriclos_ops = {
 	.params_size = sizeof(struct myriclos_params),
 	.state_size = sizeof(struct topo_tree),
 	.build = myriclos_build,
+	.coords = topo_tree_coords,
+	.level = topo_tree_level,
 };

@@ -106,7 +106,6 @@ static int ndt_build(struct topo *t, struct nl_err *err)
 		topo_attach(t, 2 * u, 2 * u, v->pe_port);
 		topo_attach(t, 2 * u + 1, 2 * u + 1, v->pe_port);
 	}
-	t->ndt = v;
 	return 0;
 }
 
@@ -119,7 +118,7 @@ static void ndt_release(struct topo *t)
 
 static uint32_t ndt_distance(const struct topo *t, uint32_t a, uint32_t b)
 {
-	const struct topo_ndt *v = t->ndt;
+	const struct topo_ndt *v = t->state;
 	uint32_t u = a / 2, w = b / 2, ca = a % 2, cb = b % 2, hops = 0, delta = 0;
 	bool need[2] = {false, false};
 
@@ -157,6 +156,16 @@ static uint32_t ndt_orbits(const struct topo *t, uint32_t *reps, uint64_t *weigh
 	return 2;
 }
 
+/* The node's torus coordinates, then the card. */
+static int ndt_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_ndt *v = t->state;
+	for (int d = 0; d < v->n; d++)
+		c[d] = v->coord[(size_t)(r / 2) * (size_t)v->n + (size_t)d];
+	c[v->n] = r % 2;
+	return v->n + 1;
+}
+
 const struct topo_ops topo_ndt_ops = {
 	.name = "ndt",
 	.help = "nD twin torus: n-D torus of nodes made of two (n+1)-port cards, Definition 2.2 ports (seed 004)",
@@ -167,4 +176,5 @@ const struct topo_ops topo_ndt_ops = {
 	.release = ndt_release,
 	.distance = ndt_distance,
 	.orbits = ndt_orbits,
+	.coords = ndt_coords,
 };

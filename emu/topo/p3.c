@@ -2,7 +2,7 @@
  * any base topology (Fujiwara et al., seed 003); e.g. p3(torus:k=64x64).
  * The engine, parameters and invariants are in permute.c; the result has
  * the base's routers, ports, endpoints and cabinets, permuted links, no
- * closed-form view but t->permuted. Distance by BFS.
+ * closed-form view but the topo_permuted outcome (topo_permuted_of). Distance by BFS.
  */
 #include "topo/topo_internal.h"
 

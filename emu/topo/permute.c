@@ -404,7 +404,6 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 		goto out;
 	}
 	memcpy(t->peer, best, (size_t)t->n_ports * sizeof *t->peer);
-	t->permuted = view;
 	rc = 0;
 out:
 	progress_done(&prog);

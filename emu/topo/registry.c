@@ -1,27 +1,7 @@
 /* The topology families, in the order `netloom topo list` shows them.
  * A new family is one file, one line here and one line in meson.build. */
 #include "topo/topo.h"
-
-extern const struct topo_ops topo_torus_ops;
-extern const struct topo_ops topo_mesh_ops;
-extern const struct topo_ops topo_full_ops;
-extern const struct topo_ops topo_graph_ops;
-extern const struct topo_ops topo_hyperx_ops;
-extern const struct topo_ops topo_hypercube_ops;
-extern const struct topo_ops topo_fhypercube_ops;
-extern const struct topo_ops topo_flatfly_ops;
-extern const struct topo_ops topo_flex_ops;
-extern const struct topo_ops topo_dragonfly_ops;
-extern const struct topo_ops topo_fattree_ops;
-extern const struct topo_ops topo_clos_ops;
-extern const struct topo_ops topo_myriclos_ops;
-extern const struct topo_ops topo_slimfly_ops;
-extern const struct topo_ops topo_equality_ops;
-extern const struct topo_ops topo_ndt_ops;
-extern const struct topo_ops topo_dln_ops;
-extern const struct topo_ops topo_p1_ops;
-extern const struct topo_ops topo_p2_ops;
-extern const struct topo_ops topo_p3_ops;
+#include "topo/topo_internal.h"
 
 static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,

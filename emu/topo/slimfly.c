@@ -42,6 +42,8 @@ struct slimfly_state {
 	struct topo_slimfly sf;
 	struct topo_gf gf;
 	uint8_t *in_set[2]; /* [q]: element in X (s = 0) / X' (s = 1) */
+	uint32_t *gen[2];   /* [n_intra]: X / X' in port order (intra port i adds gen[s][i] to y) */
+	uint32_t *pos[2];   /* [q]: the intra port of each element of X / X', UINT32_MAX elsewhere */
 };
 
 static int slimfly_build(struct topo *t, struct nl_err *err)
@@ -49,7 +51,7 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 	struct slimfly_params *pr = t->params;
 	struct slimfly_state *st = t->state;
 	struct topo_slimfly *sf = &st->sf;
-	uint32_t q = (uint32_t)pr->q, pp, mm, *gen[2] = {NULL, NULL}, *idx = NULL;
+	uint32_t q = (uint32_t)pr->q, pp, mm, **gen = st->gen;
 	int rc = topo_gf_init(&st->gf, q, &pp, &mm);
 
 	if (rc == NL_EINVAL)
@@ -79,10 +81,11 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 	/* Generator sets as exponents of xi (Besta and Hoefler §III-A). */
 	gen[0] = malloc(sf->n_intra * sizeof *gen[0]);
 	gen[1] = malloc(sf->n_intra * sizeof *gen[1]);
-	idx = malloc((size_t)q * sizeof *idx);
+	st->pos[0] = malloc((size_t)q * sizeof *st->pos[0]);
+	st->pos[1] = malloc((size_t)q * sizeof *st->pos[1]);
 	st->in_set[0] = calloc(q, 1);
 	st->in_set[1] = calloc(q, 1);
-	if (!gen[0] || !gen[1] || !idx || !st->in_set[0] || !st->in_set[1]) {
+	if (!gen[0] || !gen[1] || !st->pos[0] || !st->pos[1] || !st->in_set[0] || !st->in_set[1]) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -115,6 +118,7 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 	if ((rc = topo_alloc(t, (uint32_t)n, NULL, sf->kprime + sf->p, (uint32_t)n * sf->p, err)) < 0)
 		goto out;
 	for (int s = 0; s < 2; s++) {
+		uint32_t *idx = st->pos[s];
 		for (uint32_t v = 0; v < q; v++)
 			idx[v] = UINT32_MAX;
 		for (uint32_t i = 0; i < sf->n_intra; i++)
@@ -139,21 +143,20 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < sf->p; i++)
 			topo_attach(t, r * sf->p + i, r, sf->kprime + i);
-	t->slimfly = sf;
 	rc = 0;
 out:
-	free(gen[0]);
-	free(gen[1]);
-	free(idx);
-	return rc;
+	return rc; /* on failure slimfly_release frees what was allocated */
 }
 
 static void slimfly_release(struct topo *t)
 {
 	struct slimfly_state *st = t->state;
 	topo_gf_release(&st->gf);
-	free(st->in_set[0]);
-	free(st->in_set[1]);
+	for (int s = 0; s < 2; s++) {
+		free(st->in_set[s]);
+		free(st->gen[s]);
+		free(st->pos[s]);
+	}
 }
 
 static uint32_t slimfly_distance(const struct topo *t, uint32_t a, uint32_t b)
@@ -177,15 +180,87 @@ static uint32_t slimfly_distance(const struct topo *t, uint32_t a, uint32_t b)
 	return ya == topo_gf_add(f, topo_gf_mul(f, xb, xa), yb) ? 1 : 2;
 }
 
+static uint32_t slimfly_sub(const struct topo_gf *f, uint32_t a, uint32_t b)
+{
+	return topo_gf_add(f, a, topo_gf_neg(f, b));
+}
+
+/* a / b in GF(q), b != 0, by logarithms. */
+static uint32_t slimfly_div(const struct topo_gf *f, uint32_t a, uint32_t b)
+{
+	uint32_t q1 = f->q - 1;
+	return a ? f->exp[(f->log[a] + q1 - f->log[b]) % q1] : 0;
+}
+
+/* Minimal next hops in closed form (diameter 2, no parallel links), in
+ * increasing port order (intra ports 0 .. n_intra-1, then cross ports).
+ * At distance 1 the one port to dst. At distance 2 the neighbours adjacent
+ * to dst: in one subgraph, the same column gives the intra neighbours y +
+ * g with dst's y - (y + g) in the set, another column the one cross
+ * neighbour whose line meets both (m = (y' - y) / (x' - x) from (0, x, y);
+ * j = (c' - c) / (m - m') from (1, m, c)); across subgraphs, at most the
+ * intra neighbour on dst's line and the cross neighbour in dst's column. */
+static uint32_t slimfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				  uint32_t *ports, uint32_t cap)
+{
+	const struct slimfly_state *st = t->state;
+	const struct topo_gf *f = &st->gf;
+	uint32_t q = st->sf.q, qq = q * q, ni = st->sf.n_intra, n = 0;
+	uint32_t s = r / qq, x = r / q % q, y = r % q, s2 = dst / qq, x2 = dst / q % q, y2 = dst % q;
+#define SF_EMIT(port)                            \
+	do {                                     \
+		if (n >= skip && n - skip < cap) \
+			ports[n - skip] = (port); \
+		n++;                             \
+	} while (0)
+
+	if (slimfly_distance(t, r, dst) == 1) {
+		SF_EMIT(s == s2 ? st->pos[s][slimfly_sub(f, y2, y)] : ni + x2);
+		return n;
+	}
+	if (s == s2) {
+		if (x == x2) {
+			for (uint32_t i = 0; i < ni; i++)
+				if (st->in_set[s][slimfly_sub(f, y2, topo_gf_add(f, y, st->gen[s][i]))])
+					SF_EMIT(i);
+		} else {
+			SF_EMIT(ni + (s == 0 ? slimfly_div(f, slimfly_sub(f, y2, y), slimfly_sub(f, x2, x))
+					     : slimfly_div(f, slimfly_sub(f, y2, y), slimfly_sub(f, x, x2))));
+		}
+		return n;
+	}
+	/* (0, x, y) toward (1, m, c) = (1, x2, y2), or (1, m, c) = (1, x, y)
+	 * toward (0, x2, y2): the same offset decides the intra neighbour (in
+	 * r's set) and the cross neighbour (in dst's set). */
+	uint32_t g = s == 0 ? slimfly_sub(f, topo_gf_add(f, topo_gf_mul(f, x2, x), y2), y)
+			    : slimfly_sub(f, y2, topo_gf_add(f, topo_gf_mul(f, x, x2), y));
+	if (st->in_set[s][g])
+		SF_EMIT(st->pos[s][g]);
+	if (st->in_set[s2][g])
+		SF_EMIT(ni + x2);
+	return n;
+#undef SF_EMIT
+}
+
 static uint32_t slimfly_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap)
 {
-	uint32_t qq = t->slimfly->q * t->slimfly->q;
+	uint32_t qq = ((const struct topo_slimfly *)t->state)->q * ((const struct topo_slimfly *)t->state)->q;
 	if (cap < 2)
 		return 0;
 	reps[0] = 0;
 	reps[1] = qq;
 	weight[0] = weight[1] = qq;
 	return 2;
+}
+
+/* (s, x, y) from id = s*q*q + x*q + y. */
+static int slimfly_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	uint32_t q = ((const struct topo_slimfly *)t->state)->q;
+	c[0] = r / (q * q);
+	c[1] = r / q % q;
+	c[2] = r % q;
+	return 3;
 }
 
 const struct topo_ops topo_slimfly_ops = {
@@ -197,5 +272,7 @@ const struct topo_ops topo_slimfly_ops = {
 	.build = slimfly_build,
 	.release = slimfly_release,
 	.distance = slimfly_distance,
+	.min_ports = slimfly_min_ports,
 	.orbits = slimfly_orbits,
+	.coords = slimfly_coords,
 };

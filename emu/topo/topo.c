@@ -2,7 +2,10 @@
 #include "topo/topo.h"
 #include "topo/topo_internal.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,8 +73,71 @@ static int topo_set_spec(struct topo *t, struct nl_err *err)
 	return 0;
 }
 
+/* Read the spec file of "@path": lines are joined without separators,
+ * blanks at either end of a line and lines starting with '#' dropped, so a
+ * spec of any length can be wrapped over several lines. */
+static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *buf = NULL;
+	size_t cap = 0, len = 0, buf_cap = 0;
+	ssize_t n;
+
+	*out = NULL;
+	if (!f)
+		return nl_errf(err, NL_EIO, "topology '@%s': cannot open spec file: %s", path, strerror(errno));
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		const char *s = line;
+		while (*s && isspace((unsigned char)*s))
+			s++;
+		size_t k = strlen(s);
+		while (k > 0 && isspace((unsigned char)s[k - 1]))
+			k--;
+		if (k == 0 || s[0] == '#')
+			continue;
+		if (len + k + 1 > buf_cap) {
+			size_t nc = 2 * (len + k + 1);
+			char *b = realloc(buf, nc);
+			if (!b) {
+				free(buf);
+				free(line);
+				fclose(f);
+				return nl_errf(err, NL_ENOMEM, "topology '@%s': out of memory", path);
+			}
+			buf = b;
+			buf_cap = nc;
+		}
+		memcpy(buf + len, s, k);
+		len += k;
+		buf[len] = '\0';
+	}
+	bool bad = ferror(f);
+	free(line);
+	fclose(f);
+	if (bad || len == 0) {
+		free(buf);
+		return nl_errf(err, bad ? NL_EIO : NL_EINVAL, "topology '@%s': %s", path,
+			       bad ? "cannot read spec file" : "spec file holds no spec (only blank and '#' lines)");
+	}
+	*out = buf;
+	return 0;
+}
+
 int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 {
+	if (spec[0] == '@') {
+		char *text;
+		*out = NULL;
+		NL_CHECK(topo_read_spec_file(spec + 1, &text, err));
+		if (text[0] == '@') {
+			free(text);
+			return nl_errf(err, NL_EINVAL, "topology '%s': a spec file cannot name another spec file", spec);
+		}
+		int rc = topo_new(text, out, err);
+		free(text);
+		return rc;
+	}
+
 	char name[64], what[96];
 	struct topo *t;
 	const struct topo_ops *ops = NULL;
@@ -391,6 +457,14 @@ const struct param_def topo_grid_params_def[] = {
 	{"p", PARAM_INT, offsetof(struct topo_grid_params, p), "1", 1, 4096, "endpoints per router", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
+
+int topo_grid_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_grid *g = t->grid;
+	for (int d = 0; d < g->n_dims; d++)
+		c[d] = topo_grid_coord(g, r, d);
+	return g->n_dims;
+}
 
 int topo_grid_build_params(struct topo *t, bool wrap_all, struct nl_err *err)
 {

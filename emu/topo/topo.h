@@ -5,8 +5,9 @@
  * params; build() fills a struct topo with routers, ports and endpoints in
  * one compact form (CSR port arrays): router r owns global ports
  * port_base[r] .. port_base[r+1]-1, and peer[] says what is at the far end
- * of each port. Structured families also publish a closed-form view (grid)
- * so routing never needs tables for them.
+ * of each port. Structured families also declare capabilities (coordinates,
+ * groups, levels, minimal next hops, distance, ...) as topo_ops callbacks,
+ * so routing and analysis never need tables or family names for them.
  *
  * Invariants after topo_new(): peer[] is symmetric (peer[peer[g]] == g for
  * network ports), every endpoint is attached to exactly one terminal port,
@@ -23,6 +24,7 @@
 #include "core/param.h"
 
 struct nl_err;
+struct rng;
 struct topo;
 
 #define TOPO_NONE UINT32_MAX     /* peer of an unconnected port */
@@ -73,7 +75,50 @@ struct topo_ops {
 	 * lists longer than a parameter list); return 1 when written, 0 to use
 	 * the generic form. The text must parse back to the same topology. */
 	int (*format_spec)(const struct topo *t, char *buf, size_t cap);
+
+	/* --- capabilities: what routing, traffic and analysis may ask any
+	 * family without knowing which one it is (issue 10 part 3). Each is
+	 * NULL when the family does not have that structure; read them
+	 * through the topo_* queries below, which say what NULL means. */
+
+	/* Coordinates of router r in the family's own terms (torus/mesh and
+	 * HyperX: lattice coordinates; FleX: x, y, z; dragonfly: group, index;
+	 * Slim Fly: s, x, y; nD twin torus: node coordinates, card; trees:
+	 * level, index in level). Write at most TOPO_MAX_COORDS values to c[]
+	 * and return how many. */
+	int (*coords)(const struct topo *t, uint32_t r, uint32_t *c);
+
+	/* Groups of consecutive router ids (dragonfly groups, FleX layers):
+	 * router r is in group r / *group_routers of *n_groups. */
+	void (*groups)(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers);
+
+	/* Up*-down* orientation: the level of router r, 0 at the leaves. A
+	 * family that has it guarantees every minimal path between routers
+	 * holding endpoints climbs, then descends (Dally & Towles §14.7: such
+	 * paths have acyclic channel dependencies without VC classes). */
+	uint32_t (*level)(const struct topo *t, uint32_t r);
+
+	/* Minimal next hops from router r toward router dst (r != dst, dst
+	 * holds endpoints): the local ports p of r whose far end is one hop
+	 * closer to dst, in increasing p. Write those with index skip ..
+	 * skip+cap-1 of that list to ports[] and return the list's full
+	 * length. NULL when `distance` gives them (topo_min_ports). */
+	uint32_t (*min_ports)(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip, uint32_t *ports,
+			      uint32_t cap);
+
+	/* Exact diameter in router hops when the family knows it faster than
+	 * BFS; NULL = BFS from the orbit representatives (topo_diameter). */
+	uint32_t (*diameter)(const struct topo *t);
+
+	/* Valiant intermediate (Valiant & Brebner 1981; Kim et al. ISCA 2008
+	 * §4.2 for dragonflies): the router a packet from src to dst detours
+	 * through, drawn from rng. NULL = any router uniformly
+	 * (topo_valiant_router). */
+	uint32_t (*valiant)(const struct topo *t, uint32_t src, uint32_t dst, struct rng *rng);
 };
+
+/* Most coordinates a family's coords callback writes. */
+#define TOPO_MAX_COORDS (TOPO_MAX_DIMS + 1)
 
 /* Cartesian structure shared by torus, mesh and similar families: router id
  * = sum coord[d] * stride[d]. Port convention: port 2d goes to coordinate
@@ -88,238 +133,16 @@ struct topo_grid {
 	uint32_t p;                     /* endpoints per router */
 };
 
-/* --- closed-form views ----------------------------------------------------
+/* --- family views -------------------------------------------------------
  *
- * A structured family publishes one of these (a const pointer in struct
- * topo, NULL when the family does not have that structure), so routing and
- * layout compute neighbours, ports and coordinates in closed form and never
- * need tables. Each view documents its router numbering and port map; the
+ * A family's own closed-form structure (HyperX lattice, dragonfly groups,
+ * tree levels, ...) lives in its header, topo/topo_<family>.h, reached
+ * through a checked downcast (topo_hyperx_of(t), ...) that returns NULL for
+ * any other family. Code that only needs what several families share asks
+ * the generic capabilities of struct topo_ops instead (topo_coords,
+ * topo_groups, topo_level, topo_min_ports, topo_distance, ...). The
  * endpoints of every family are numbered router-major (endpoint e is on
- * terminal port e % T of router e / T) unless the view says otherwise. */
-
-/* HyperX (seed 001 §3): L dimensions, S[d] switches per dimension, K[d]
- * parallel (trunked) links between two switches aligned in dimension d,
- * T terminals per switch. Router id = sum I[d] * stride[d] with stride[0] =
- * 1. Ports: dimension d occupies port_base[d] .. port_base[d] + K[d]*(S[d]-1)
- * - 1, grouped by target coordinate v != own coordinate c in increasing
- * order (see topo_hyperx_port); terminals are ports term_base .. term_base
- * + T - 1. Also published by full, flatfly and hypercube, which are HyperX
- * special cases. */
-struct topo_hyperx {
-	int L;                             /* dimensions */
-	uint32_t S[TOPO_MAX_DIMS];         /* switches per dimension */
-	uint32_t K[TOPO_MAX_DIMS];         /* trunking: parallel links per aligned pair */
-	uint32_t T;                        /* terminals per switch */
-	uint32_t stride[TOPO_MAX_DIMS];    /* router id step per dimension */
-	uint32_t port_base[TOPO_MAX_DIMS]; /* first local port of dimension d */
-	uint32_t term_base;                /* first terminal port: sum K[d] * (S[d] - 1) */
-	uint16_t *coord;                   /* [router * L + d], precomputed */
-};
-
-static inline uint32_t topo_hyperx_coord(const struct topo_hyperx *h, uint32_t r, int d)
-{
-	return h->coord[(size_t)r * (size_t)h->L + (size_t)d];
-}
-
-/* Local port of trunk `trunk` (0..K[d]-1) from a switch at coordinate `own`
- * to the switch at coordinate `v` (!= own) of dimension d. */
-static inline uint32_t topo_hyperx_port(const struct topo_hyperx *h, int d, uint32_t own, uint32_t v,
-					uint32_t trunk)
-{
-	return h->port_base[d] + (v < own ? v : v - 1) * h->K[d] + trunk;
-}
-
-/* Hypercube and folded hypercube (seed 003 §4.1): 2^n routers, port d (0 <=
- * d < n) goes to router r ^ (1 << d); the folded hypercube adds port n to
- * the complement r ^ (2^n - 1) [seed 003 ref. 15]; terminal ports follow. */
-struct topo_hypercube {
-	int n;         /* dimensions */
-	bool folded;   /* port n is the complement link */
-	uint32_t p;    /* terminals per router */
-	uint32_t term_base; /* n or n + 1 */
-};
-
-/* FleX (seed 000 §III-A): router (x, y, z) has id nx*ny*z + nx*y + x (eq.
- * 6). Ports: to layer (z+1) mod nz with the same y and x' != x at next_x +
- * (x' < x ? x' : x' - 1) (eq. 4), with the same x and y' != y at next_y +
- * (y' < y ? y' : y' - 1) (eq. 5); the links that eqs. 4-5 give the layer
- * below arrive at prev_x / prev_y with the same indexing. When nz == 2 the
- * layer above and below are the same and prev_x == next_x, prev_y ==
- * next_y. Terminals at term_base .. term_base + p - 1. */
-struct topo_flex {
-	uint32_t nx, ny, nz, p;
-	uint32_t next_x, next_y; /* first port of the x / y links to layer z+1 */
-	uint32_t prev_x, prev_y; /* first port of the x / y links to layer z-1 */
-	uint32_t term_base;      /* first terminal port */
-};
-
-static inline void topo_flex_xyz(const struct topo_flex *f, uint32_t r, uint32_t *x, uint32_t *y, uint32_t *z)
-{
-	*x = r % f->nx;
-	*y = (r / f->nx) % f->ny;
-	*z = r / (f->nx * f->ny);
-}
-
-/* Dragonfly (Kim et al. ISCA 2008; seeds 000 §II-A, 003 §4.1): g groups of a
- * routers, router id = group * a + index. Ports of router i: local ports 0
- * .. a-2 to router i' != i of its group at (i' < i ? i' : i' - 1); global
- * ports a-1 .. a-2+h; terminal ports a-1+h .. a-2+h+p. A group's global
- * ports are numbered gp = i*h + j (router i, global port j). The first
- * rounds*(g-1) of them use the consecutive ("absolute") arrangement: gp
- * goes to group index (gp mod (g-1)), counting the other groups in
- * increasing order without the group itself, and the k-th such link
- * between groups G and T (k = gp / (g-1)) lands on T's port of the same k
- * toward G. When g-1 does not divide a*h, the `extra` remaining ports e =
- * gp - rounds*(g-1) pair circulantly: even e goes to group G + (e/2 + 1),
- * odd e to G - (e/2 + 1) (mod g), and with an odd `extra` the last one to
- * G + g/2. With the default g = a*h + 1 every pair of groups has exactly
- * one link. */
-struct topo_dragonfly {
-	uint32_t a, p, h, g;
-	uint32_t rounds;      /* floor(a*h / (g-1)): links every group pair has */
-	uint32_t extra;       /* a*h mod (g-1): circulant ports per group */
-	uint32_t global_base; /* a - 1 */
-	uint32_t term_base;   /* a - 1 + h */
-};
-
-/* Group port of group G used by the k-th (k < rounds) link toward group T
- * (T != G). */
-static inline uint32_t topo_dragonfly_group_port(const struct topo_dragonfly *df, uint32_t G, uint32_t T,
-						 uint32_t k)
-{
-	return (T < G ? T : T - 1) + k * (df->g - 1);
-}
-
-/* Far end of group port gp of group G: group *tg, group port *tgp. */
-static inline void topo_dragonfly_global_peer(const struct topo_dragonfly *df, uint32_t G, uint32_t gp,
-					      uint32_t *tg, uint32_t *tgp)
-{
-	uint32_t m = df->g - 1, base = df->rounds * m;
-	if (gp < base) {
-		uint32_t idx = gp % m, k = gp / m;
-		*tg = idx < G ? idx : idx + 1;
-		*tgp = (G < *tg ? G : G - 1) + k * m;
-		return;
-	}
-	uint32_t e = gp - base, j = e / 2 + 1;
-	if ((df->extra & 1) && e == df->extra - 1) {
-		*tg = (G + df->g / 2) % df->g;
-		*tgp = gp;
-	} else if (e % 2 == 0) {
-		*tg = (G + j) % df->g;
-		*tgp = gp + 1;
-	} else {
-		*tg = (G + df->g - j) % df->g;
-		*tgp = gp - 1;
-	}
-}
-
-/* nD twin torus (seed 004 §II-B): a k[0] x .. x k[n-1] torus of nodes, each
- * node two (n+1)-port cards joined by an internal link; each card is a
- * router: router id = 2 * node + card, node id = sum c[d] * stride[d], and
- * the card's PE is endpoint (router id). Definition 2.2 (odd n): dimensions
- * 0 .. split-1 on card 0, split+1 .. n-1 on card 1, and dimension split =
- * (n-1)/2 has its - port on card 0 and its + port on card 1. Even n (not in
- * the seed) splits evenly: dimensions 0 .. n/2-1 on card 0, the rest on
- * card 1, split = -1. Local ports: card_port[d][dir] on card card_of[d][dir]
- * (dir 0 = +, 1 = -); internal link at local port n, PE at n + 1. The +
- * port of node u in dimension d links to the - port of node u + e_d. */
-struct topo_ndt {
-	int n;                             /* torus dimensions */
-	int split;                         /* the dimension spread over both cards, or -1 */
-	uint32_t k[TOPO_MAX_DIMS];         /* nodes per dimension */
-	uint32_t stride[TOPO_MAX_DIMS];    /* node id step per dimension */
-	uint8_t card_of[TOPO_MAX_DIMS][2]; /* card holding port (d, dir) */
-	uint8_t card_port[TOPO_MAX_DIMS][2]; /* its local port there */
-	uint32_t internal_port;            /* n */
-	uint32_t pe_port;                  /* n + 1 */
-	uint16_t *coord;                   /* [node * n + d], precomputed */
-};
-
-/* Folded Clos / fat tree / Myrinet Clos: switches numbered level by level
- * from the leaves (level 0) up; level l holds routers level_first[l] ..
- * level_first[l+1]-1. A level-l switch has down[l] down ports (local ports
- * 0 .. down[l]-1; terminals at level 0) and up[l] up ports (down[l] ..
- * down[l]+up[l]-1); ports of a partly filled last block may be unconnected.
- * When `xgft` is set the wiring is the extended generalized fat tree below
- * and routing is closed form: a level-l switch is (block b, index w) with
- * id level_first[l] + b * W[l] + w, W[l] = up[0]*..*up[l-1]; its up port j
- * goes to the level-(l+1) switch (b / down[l+1], w * up[l] + j), arriving
- * on down port b % down[l+1]; leaf b's down port c is endpoint b*down[0]+c.
- * per_package[l] logical switches share one physical switch (seed 001 §4.1
- * packages two 13-port core switches per 32-port chip). */
-#define TOPO_MAX_LEVELS 8
-struct topo_tree {
-	int n_levels;
-	uint32_t level_first[TOPO_MAX_LEVELS + 1];
-	uint32_t down[TOPO_MAX_LEVELS];
-	uint32_t up[TOPO_MAX_LEVELS];
-	uint32_t per_package[TOPO_MAX_LEVELS];
-	bool xgft;                    /* the closed form above holds */
-	uint32_t W[TOPO_MAX_LEVELS];  /* switches per block at level l (xgft) */
-	uint32_t blocks[TOPO_MAX_LEVELS]; /* blocks at level l (xgft) */
-};
-
-/* Physical switch count: sum over levels of ceil(count / per_package). */
-static inline uint32_t topo_tree_physical_switches(const struct topo_tree *tr)
-{
-	uint32_t n = 0;
-	for (int l = 0; l < tr->n_levels; l++) {
-		uint32_t c = tr->level_first[l + 1] - tr->level_first[l];
-		n += (c + tr->per_package[l] - 1) / tr->per_package[l];
-	}
-	return n;
-}
-
-/* Equality (seed 002 §3.1): N routers on a ring; local port i (< K) of
- * router r goes to (r + offset[i]) mod N when r is even and (r -
- * offset[i]) mod N when r is odd (offsets normalised to 0..N-1). Each S_A
- * value gives one port; each S_B value s gives two (+s, then -s) except s
- * = N/2, which gives one. Terminals follow at K .. K + p - 1. dist0[j] is
- * the hop distance from router 0 to router j; by the even/odd symmetry
- * (Remark 2: r -> r + 2t and r -> 1 - r are automorphisms) d(a, b) =
- * dist0[(b - a) mod N] for even a and dist0[(a - b) mod N] for odd a. */
-struct topo_equality {
-	uint32_t N;       /* routers */
-	uint32_t K;       /* network radix (eq. 1) */
-	uint32_t p;       /* terminals per router */
-	uint32_t *offset; /* [K] offsets mod N, even-router view */
-	uint32_t *dist0;  /* [N] */
-};
-
-static inline uint32_t topo_equality_distance(const struct topo_equality *eq, uint32_t a, uint32_t b)
-{
-	uint32_t j = (a & 1) ? (a + eq->N - b) % eq->N : (b + eq->N - a) % eq->N;
-	return eq->dist0[j];
-}
-
-/* Slim Fly MMS graph (Besta & Hoefler SC14, seed 000 ref. [4]): q = 4w +
- * delta a prime power, routers (s, x, y) with s in {0, 1} and x, y in
- * GF(q) (elements numbered 0..q-1 by their base-p digits), id = s*q*q +
- * x*q + y. Network radix k' = (3q - delta)/2. Ports 0 .. n_intra-1 link
- * routers of the same subgraph and column whose y differ by an element of
- * X (s = 0) or X' (s = 1); port n_intra + j links router (0, x, y) to (1,
- * j, y - j x) and router (1, m, c) to (0, j, m j + c). Terminals follow at
- * k'. Diameter 2. */
-struct topo_slimfly {
-	uint32_t q, p;
-	int delta;
-	uint32_t kprime;  /* network radix (3q - delta) / 2 */
-	uint32_t n_intra; /* |X| = |X'| = (q - delta) / 2 */
-};
-
-/* Outcome of a link-endpoint permutation (seed 003 §3): the trial kept and
- * its diameter and total of all ordered router-pair distances. */
-struct topo_permuted {
-	int method;              /* 1, 2 or 3 */
-	uint32_t trial;          /* index of the kept trial */
-	uint32_t diameter;
-	uint64_t distance_sum;   /* over ordered router pairs; ASPL = sum / (n (n-1)) */
-	uint32_t base_diameter;
-	uint64_t base_distance_sum;
-	uint64_t swaps;          /* link swaps done in the kept trial */
-	const char *base_spec;   /* the base topology's canonical spec (owned by the params) */
-};
+ * terminal port e % T of router e / T) unless its view says otherwise. */
 
 /* Routers per cabinet when a family gives no packaging rule (seed 003 §4.1:
  * "each cabinet stores 16 switches", in canonical order). */
@@ -339,18 +162,9 @@ struct topo {
 	uint32_t *port_router; /* [n_ports]: owning router */
 	uint32_t *ep_port;     /* [n_endpoints]: global terminal port of each endpoint */
 
-	const struct topo_grid *grid; /* closed-form Cartesian view, or NULL */
-
-	/* Closed-form views (see above); each NULL unless the family has it. */
-	const struct topo_hyperx *hyperx;
-	const struct topo_hypercube *hypercube;
-	const struct topo_flex *flex;
-	const struct topo_dragonfly *dragonfly;
-	const struct topo_ndt *ndt;
-	const struct topo_tree *tree;
-	const struct topo_equality *equality;
-	const struct topo_slimfly *slimfly;
-	const struct topo_permuted *permuted;
+	/* Cartesian structure shared by torus and mesh (dimension-order and
+	 * Valiant routing, grid traffic patterns), or NULL. */
+	const struct topo_grid *grid;
 
 	/* Packaging hint: cabinet[r] is the cabinet of router r, 0 ..
 	 * n_cabinets-1, when the family has a natural rule (owned); NULL means
@@ -369,7 +183,9 @@ const struct topo_ops *const *topo_list(size_t *n);
 const struct topo_ops *topo_find(const char *name, struct nl_err *err);
 
 /* Parse `spec` and build the topology. On failure nothing is allocated and
- * *err says which parameter of which family was wrong. */
+ * *err says which parameter of which family was wrong. "@path" reads the
+ * spec from a file (any length; lines joined without separators, '#'
+ * lines skipped); the canonical t->spec is then the spec itself. */
 int topo_new(const char *spec, struct topo **out, struct nl_err *err);
 
 /* Free a topology (NULL is a no-op). */
@@ -430,6 +246,45 @@ uint64_t topo_count_links(const struct topo *t);
 
 /* Minimal distance in router hops: the family's closed form or BFS. */
 uint32_t topo_distance(const struct topo *t, uint32_t a, uint32_t b);
+
+/* Coordinates of router r (see topo_ops.coords): their count, 0 when the
+ * family has none. c[] holds TOPO_MAX_COORDS values. */
+int topo_coords(const struct topo *t, uint32_t r, uint32_t *c);
+
+/* Groups of consecutive routers (see topo_ops.groups): true and the shape
+ * when the family has them. */
+bool topo_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers);
+
+/* True when the family has an up*-down* orientation (topo_ops.level). */
+static inline bool topo_has_levels(const struct topo *t)
+{
+	return t->ops->level != NULL;
+}
+
+/* Level of router r (topo_ops.level), 0 when the family has none. */
+uint32_t topo_level(const struct topo *t, uint32_t r);
+
+/* True when topo_min_ports works without tables: the family has minimal
+ * next hops or a closed-form distance. */
+bool topo_has_min_ports(const struct topo *t);
+
+/* Minimal next hops from r toward dst (r != dst, dst holds endpoints), as
+ * topo_ops.min_ports says: the family's own, else the network ports whose
+ * far end is one hop closer by the closed-form distance. The list is the
+ * one an all-pairs BFS table gives, element by element. Requires
+ * topo_has_min_ports(t). O(ports of r) distance calls; no allocation. */
+uint32_t topo_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip, uint32_t *ports,
+			uint32_t cap);
+
+/* Exact diameter in router hops, UINT32_MAX when disconnected: the
+ * family's closed form, else BFS from every orbit representative (one for
+ * vertex-transitive families, every router when the family has no
+ * orbits). O(routers) memory. */
+int topo_diameter(const struct topo *t, uint32_t *diameter, struct nl_err *err);
+
+/* Valiant intermediate router for a packet from src to dst, drawn from
+ * rng (topo_ops.valiant; default: rng_below(rng, n_routers), any router). */
+uint32_t topo_valiant_router(const struct topo *t, uint32_t src, uint32_t dst, struct rng *rng);
 
 /* Hop distances from `src` to every router by BFS; dist[] has n_routers
  * entries, UINT32_MAX for unreachable. queue[] is n_routers scratch. */

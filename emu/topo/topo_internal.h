@@ -8,20 +8,58 @@
 #include <stdint.h>
 
 #include "topo/topo.h"
+#include "topo/topo_dragonfly.h"
+#include "topo/topo_equality.h"
+#include "topo/topo_flex.h"
+#include "topo/topo_hypercube.h"
+#include "topo/topo_hyperx.h"
+#include "topo/topo_ndt.h"
+#include "topo/topo_permuted.h"
+#include "topo/topo_slimfly.h"
+#include "topo/topo_tree.h"
 
 struct nl_err;
+
+/* Every family's ops object, for the registry and the checked downcasts. */
+extern const struct topo_ops topo_torus_ops;
+extern const struct topo_ops topo_mesh_ops;
+extern const struct topo_ops topo_full_ops;
+extern const struct topo_ops topo_graph_ops;
+extern const struct topo_ops topo_hyperx_ops;
+extern const struct topo_ops topo_hypercube_ops;
+extern const struct topo_ops topo_fhypercube_ops;
+extern const struct topo_ops topo_flatfly_ops;
+extern const struct topo_ops topo_flex_ops;
+extern const struct topo_ops topo_dragonfly_ops;
+extern const struct topo_ops topo_fattree_ops;
+extern const struct topo_ops topo_clos_ops;
+extern const struct topo_ops topo_myriclos_ops;
+extern const struct topo_ops topo_slimfly_ops;
+extern const struct topo_ops topo_equality_ops;
+extern const struct topo_ops topo_ndt_ops;
+extern const struct topo_ops topo_dln_ops;
+extern const struct topo_ops topo_p1_ops;
+extern const struct topo_ops topo_p2_ops;
+extern const struct topo_ops topo_p3_ops;
 
 /* Record an error prefixed with "topology '<family>': " and return code. */
 int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Build a HyperX (seed 001 §3) into t and publish hx (which must live in
- * t->state) as t->hyperx: L dimensions of S[d] switches, K[d] trunked links
+ * t->state; topo_hyperx_of returns it): L dimensions of S[d] switches, K[d] trunked links
  * per aligned pair, T terminals per switch, endpoints router-major. Fails
  * with an error naming `sname` (the family's parameter for S) when the
  * network is too large. */
 int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
 		      uint32_t T, const char *sname, struct nl_err *err);
+
+/* hypercube's state: its HyperX view first, so t->state is that view for
+ * topo_hyperx_of, then its hypercube view. */
+struct topo_hypercube_state {
+	struct topo_hyperx hx;
+	struct topo_hypercube hc;
+};
 
 /* Free what topo_hyperx_setup allocated in hx. */
 void topo_hyperx_free_view(struct topo_hyperx *hx);
@@ -29,8 +67,16 @@ void topo_hyperx_free_view(struct topo_hyperx *hx);
 /* HyperX distance: the number of coordinates in which a and b differ. */
 uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b);
 
+/* HyperX coordinates (topo_ops.coords) and minimal next hops
+ * (topo_ops.min_ports): in every differing dimension d, the K[d] trunk
+ * ports toward the destination's coordinate; the families that share the
+ * HyperX view share these. */
+int topo_hyperx_coords(const struct topo *t, uint32_t r, uint32_t *c);
+uint32_t topo_hyperx_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip, uint32_t *ports,
+			       uint32_t cap);
+
 /* Build an extended generalized fat tree (folded Clos) into t and publish
- * tr (which must live in t->state) as t->tree: L levels, level-l switches
+ * tr (which must live in t->state; topo_tree_of returns it): L levels, level-l switches
  * with down[l] children and up[l] parents (up[L-1] = 0), n_terminals
  * terminals on the leaves (leaf b's down port c is endpoint b*down[0] + c),
  * and only the leaves that carry terminals. Blocks fill in order; the
@@ -38,6 +84,20 @@ uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b);
  * must form a single block (the caller checks radix rules first). */
 int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
 		    uint64_t n_terminals, struct nl_err *err);
+
+/* Minimal next hops by the closed-form distance: the network ports whose
+ * far end is one hop closer (what topo_min_ports does when the family has
+ * no min_ports of its own). */
+uint32_t topo_min_ports_by_distance(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap);
+
+/* Capabilities shared by the tree families (t->state is a topo_tree):
+ * level (0 at the leaves), coordinates (level, index in level), and for an
+ * XGFT the closed-form minimal next hops toward a leaf. */
+uint32_t topo_tree_level(const struct topo *t, uint32_t r);
+int topo_tree_coords(const struct topo *t, uint32_t r, uint32_t *c);
+uint32_t topo_xgft_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip, uint32_t *ports,
+			     uint32_t cap);
 
 /* Orbits of a complete XGFT (every block full): one per level. */
 uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap);
@@ -72,6 +132,9 @@ extern const struct param_def topo_grid_params_def[];
 
 /* Build a torus (wrap) or mesh from struct topo_grid_params. */
 int topo_grid_build_params(struct topo *t, bool wrap, struct nl_err *err);
+
+/* Grid coordinates (topo_ops.coords of torus and mesh). */
+int topo_grid_coords(const struct topo *t, uint32_t r, uint32_t *c);
 
 /* Parameters shared by the permuted families p1, p2 and p3 (seed 003 §3). */
 struct topo_perm_params {

@@ -40,4 +40,5 @@ const struct topo_ops topo_torus_ops = {
 	.build = torus_build,
 	.release = topo_grid_release,
 	.distance = torus_distance,
+	.coords = topo_grid_coords,
 };

@@ -58,13 +58,12 @@ int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t 
 			}
 	for (uint64_t e = 0; e < n_terminals; e++)
 		topo_attach(t, (uint32_t)e, (uint32_t)(e / down[0]), (uint32_t)(e % down[0]));
-	t->tree = tr;
 	return 0;
 }
 
 uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap)
 {
-	const struct topo_tree *tr = t->tree;
+	const struct topo_tree *tr = t->state;
 	uint64_t full = tr->down[0];
 	for (int l = 1; l < tr->n_levels; l++)
 		full *= tr->down[l];
@@ -76,4 +75,50 @@ uint32_t topo_xgft_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight
 		weight[l] = tr->level_first[l + 1] - tr->level_first[l];
 	}
 	return (uint32_t)tr->n_levels;
+}
+
+uint32_t topo_tree_level(const struct topo *t, uint32_t r)
+{
+	const struct topo_tree *tr = t->state;
+	uint32_t l = 0;
+	while (l + 1 < (uint32_t)tr->n_levels && r >= tr->level_first[l + 1])
+		l++;
+	return l;
+}
+
+int topo_tree_coords(const struct topo *t, uint32_t r, uint32_t *c)
+{
+	const struct topo_tree *tr = t->state;
+	c[0] = topo_tree_level(t, r);
+	c[1] = r - tr->level_first[c[0]];
+	return 2;
+}
+
+/* Minimal next hops toward a leaf (the routers holding endpoints). A
+ * level-l switch in block b is an ancestor of leaf d exactly when d's
+ * level-l ancestor block, d / (down[1] * .. * down[l]), is b: then the one
+ * down port toward d's level-(l-1) block is minimal (the child's block is
+ * b * down[l] + port); otherwise every parent is one hop closer (all
+ * parents share the block b / down[l+1], and the distance to d depends
+ * only on level and block), so every up port is minimal. */
+uint32_t topo_xgft_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip, uint32_t *ports,
+			     uint32_t cap)
+{
+	const struct topo_tree *tr = t->state;
+	uint32_t l = topo_tree_level(t, r), b = (r - tr->level_first[l]) / tr->W[l];
+	uint32_t child = dst, anc = dst; /* dst's ancestor blocks at levels l-1 and l */
+
+	NL_ASSERT(tr->xgft && dst < tr->level_first[1] && r != dst);
+	for (uint32_t m = 1; m <= l; m++) {
+		child = anc;
+		anc /= tr->down[m];
+	}
+	if (l > 0 && anc == b) {
+		if (skip == 0 && cap > 0)
+			ports[0] = child % tr->down[l];
+		return 1;
+	}
+	for (uint32_t i = skip; i < tr->up[l] && i - skip < cap; i++)
+		ports[i - skip] = tr->down[l] + i;
+	return tr->up[l];
 }

@@ -5,9 +5,9 @@
  * crosses the single global channel to the next group), and its analogue
  * on FleX, where a layer plays the group (seed 000 §IV-B, Fig. 12: "each
  * router sends packets only to the routers in the next group"). Groups are
- * the dragonfly's groups and FleX's layers, each a contiguous block of
- * routers with endpoints numbered router-major; the last group sends to the
- * first.
+ * the topology's (topo_groups: the dragonfly's groups, FleX's layers), each
+ * a contiguous block of routers with endpoints numbered router-major; the
+ * last group sends to the first.
  */
 #include "traffic/traffic.h"
 
@@ -30,19 +30,11 @@ static int nextgroup_init(struct traffic *tr, struct nl_err *err)
 	const struct topo *t = tr->topo;
 	struct nextgroup_state *s = tr->state;
 
-	if (t->dragonfly) {
-		s->group_routers = t->dragonfly->a;
-		s->n_groups = t->dragonfly->g;
-		s->p = t->dragonfly->p;
-	} else if (t->flex) {
-		s->group_routers = t->flex->nx * t->flex->ny;
-		s->n_groups = t->flex->nz;
-		s->p = t->flex->p;
-	} else {
+	if (!topo_groups(t, &s->n_groups, &s->group_routers))
 		return nl_errf(err, NL_EUNSUPPORTED,
 			       "traffic 'nextgroup' needs a topology with groups (dragonfly, flex), not '%s'",
 			       t->ops->name);
-	}
+	s->p = t->n_endpoints / t->n_routers;
 	if (s->p == 0 || (uint64_t)s->group_routers * s->n_groups * s->p != t->n_endpoints)
 		return nl_errf(err, NL_EUNSUPPORTED, "traffic 'nextgroup': topology '%s' has no endpoints on every router",
 			       t->ops->name);

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "test.h"
 #include "topo/topo.h"
+#include "topo/topo_flex.h"
 
 /* Build, pack and place SPEC; anneal when the rule has no order of its own. */
 static void lay_make(const char *spec, const struct layout_model *m, struct topo **t, struct layout *lo,
@@ -159,7 +160,7 @@ static void test_flex_fig7(void)
 	CHECK_EQ(lo.rows, 3);
 	CHECK_EQ(lo.cols, 6);
 	uint32_t x, y, z;
-	topo_flex_xyz(t->flex, 100, &x, &y, &z);
+	topo_flex_xyz(topo_flex_of(t), 100, &x, &y, &z);
 	CHECK_EQ(lo.cabinet[100], 6 * z + x);
 	CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
 	CHECK_EQ(s.intra_links, 0);

@@ -1,5 +1,7 @@
 /* Unit tests: topology registry conformance and the grid families. */
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "topo/topo.h"
@@ -142,6 +144,32 @@ static void test_topo_errors(void)
 	CHECK_ERR(topo_new("", &t, &e), NL_EINVAL, &e, "empty name");
 }
 
+/* "@file": a spec of any length read from a file, wrapped over lines. */
+static void test_topo_spec_file(void)
+{
+	struct topo *t = NULL, *u = NULL;
+	struct nl_err e = {0};
+	const char *path = test_write_tmp("# Equality, seed 002 §3.2 notation\n  N14K6P3[-1,1,\n3,9]\n\n(4)  \n");
+	char at[80];
+	snprintf(at, sizeof at, "@%s", path);
+	CHECK_OK(topo_new(at, &t, &e), &e);
+	CHECK_OK(topo_new("N14K6P3[-1,1,3,9](4)", &u, &e), &e);
+	if (t && u) {
+		CHECK_STR(t->spec, u->spec);
+		CHECK_EQ(t->n_endpoints, 42);
+	}
+	topo_free(t);
+	topo_free(u);
+	unlink(path);
+	path = test_write_tmp("# nothing\n\n");
+	snprintf(at, sizeof at, "@%s", path);
+	CHECK_ERR(topo_new(at, &t, &e), NL_EINVAL, &e, "spec file holds no spec");
+	unlink(path);
+	CHECK_ERR(topo_new("@/nonexistent/x.topo", &t, &e), NL_EIO, &e,
+		  "topology '@/nonexistent/x.topo': cannot open spec file");
+	CHECK(t == NULL);
+}
+
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
@@ -149,5 +177,6 @@ int main(void)
 	TEST_RUN(test_mesh_structure);
 	TEST_RUN(test_torus_closed_forms);
 	TEST_RUN(test_topo_errors);
+	TEST_RUN(test_topo_spec_file);
 	return test_done();
 }

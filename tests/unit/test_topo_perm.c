@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "test.h"
 #include "topo/topo.h"
+#include "topo/topo_permuted.h"
 #include "topo_check.h"
 
 /* Sorted list of (cabinet pair, link count): the cable-length signature. */
@@ -74,21 +75,21 @@ static void check_permuted(const char *bspec, const char *pspec, struct topo **o
 	for (uint32_t g = 0; g < p->n_ports; g++)
 		moved += p->peer[g] != b->peer[g];
 	CHECK_UINT(moved, >, 0);
-	CHECK(p->permuted != NULL);
+	CHECK(topo_permuted_of(p) != NULL);
 	/* The reported figures against an independent queue BFS (small
 	 * networks; the large ones rely on the same code checked here). */
-	if (p->permuted && p->n_routers <= 1024) {
+	if (topo_permuted_of(p) && p->n_routers <= 1024) {
 		uint32_t diam;
 		uint64_t sum;
 		tc_all_pairs(p, &diam, &sum);
-		CHECK_EQ(p->permuted->diameter, diam);
-		CHECK_UINT(p->permuted->distance_sum, ==, sum);
+		CHECK_EQ(topo_permuted_of(p)->diameter, diam);
+		CHECK_UINT(topo_permuted_of(p)->distance_sum, ==, sum);
 		tc_all_pairs(b, &diam, &sum);
-		CHECK_EQ(p->permuted->base_diameter, diam);
-		CHECK_UINT(p->permuted->base_distance_sum, ==, sum);
+		CHECK_EQ(topo_permuted_of(p)->base_diameter, diam);
+		CHECK_UINT(topo_permuted_of(p)->base_distance_sum, ==, sum);
 	}
-	if (p->permuted)
-		CHECK_UINT(p->permuted->swaps, >, 0);
+	if (topo_permuted_of(p))
+		CHECK_UINT(topo_permuted_of(p)->swaps, >, 0);
 }
 
 static void test_p2_torus_64x64(void)
@@ -99,8 +100,8 @@ static void test_p2_torus_64x64(void)
 	 * of the paper's 20 (§3.3 reports at most 1% variation across trials). */
 	struct topo *b, *p;
 	check_permuted("torus:k=64x64", "p2(torus:k=64x64):trials=2", &b, &p);
-	if (b && p && p->permuted) {
-		const struct topo_permuted *v = p->permuted;
+	if (b && p && topo_permuted_of(p)) {
+		const struct topo_permuted *v = topo_permuted_of(p);
 		CHECK_EQ(v->method, 2);
 		CHECK_EQ(v->base_diameter, 64);
 		double base_aspl = tc_aspl(b, v->base_distance_sum), aspl = tc_aspl(p, v->distance_sum);
@@ -125,8 +126,8 @@ static void test_p2_5dtorus_4096(void)
 	 * switches of a cabinet are a 4x4 slab, which reproduces the paper. */
 	struct topo *b, *p;
 	check_permuted("torus:k=4x4x4x8x8", "p2(torus:k=4x4x4x8x8):trials=2", &b, &p);
-	if (b && p && p->permuted) {
-		const struct topo_permuted *v = p->permuted;
+	if (b && p && topo_permuted_of(p)) {
+		const struct topo_permuted *v = topo_permuted_of(p);
 		CHECK_EQ(v->base_diameter, 14);
 		CHECK_EQ(v->diameter, 14 - 4);
 		CHECK_NEAR(tc_aspl(p, v->distance_sum), tc_aspl(b, v->base_distance_sum) - 1.61, 0.05);
@@ -143,10 +144,10 @@ static void test_permute_methods(void)
 	check_permuted("torus:k=16x16", "p2(torus:k=16x16):trials=4", &b, &p);
 	topo_free(b);
 	check_permuted("torus:k=16x16", "p3(torus:k=16x16):trials=4", &b, &p3);
-	if (p && p3 && p->permuted && p3->permuted) {
-		CHECK_UINT(p->permuted->diameter, <, 16);
-		CHECK_UINT(p3->permuted->diameter, <, 16);
-		CHECK_UINT(p->permuted->distance_sum, <=, p3->permuted->distance_sum);
+	if (p && p3 && topo_permuted_of(p) && topo_permuted_of(p3)) {
+		CHECK_UINT(topo_permuted_of(p)->diameter, <, 16);
+		CHECK_UINT(topo_permuted_of(p3)->diameter, <, 16);
+		CHECK_UINT(topo_permuted_of(p)->distance_sum, <=, topo_permuted_of(p3)->distance_sum);
 	}
 	topo_free(b);
 	topo_free(p);
@@ -155,10 +156,10 @@ static void test_permute_methods(void)
 	/* P1-MYRICLOS (§3.2, Fig. 2, §5.2: up to one hop less diameter) with the
 	 * Table 1 cabinets of the base. */
 	check_permuted("myriclos:n=256", "p1(myriclos:n=256):trials=4", &b, &p);
-	if (p && p->permuted) {
-		CHECK_EQ(p->permuted->base_diameter, 4);
-		CHECK_UINT(p->permuted->diameter, <=, 4);
-		CHECK_UINT(p->permuted->distance_sum, <, p->permuted->base_distance_sum);
+	if (p && topo_permuted_of(p)) {
+		CHECK_EQ(topo_permuted_of(p)->base_diameter, 4);
+		CHECK_UINT(topo_permuted_of(p)->diameter, <=, 4);
+		CHECK_UINT(topo_permuted_of(p)->distance_sum, <, topo_permuted_of(p)->base_distance_sum);
 		CHECK_EQ(topo_cabinet_count(p), 4);
 	}
 	topo_free(b);
@@ -206,9 +207,9 @@ static void test_permute_determinism_and_fraction(void)
 	struct topo *all = tc_new("p2(torus:k=12x12):trials=1");
 	if (base && none && some && all) {
 		CHECK(!memcmp(base->peer, none->peer, base->n_ports * sizeof *base->peer));
-		CHECK_UINT(none->permuted->swaps, ==, 0);
-		CHECK_UINT(some->permuted->swaps, >, 0);
-		CHECK_UINT(some->permuted->swaps, <, all->permuted->swaps);
+		CHECK_UINT(topo_permuted_of(none)->swaps, ==, 0);
+		CHECK_UINT(topo_permuted_of(some)->swaps, >, 0);
+		CHECK_UINT(topo_permuted_of(some)->swaps, <, topo_permuted_of(all)->swaps);
 	}
 	topo_free(base);
 	topo_free(none);

@@ -1,0 +1,75 @@
+/* Dragonfly view (Kim et al. ISCA 2008): published by dragonfly.
+ *
+ * A family-specific view for code that needs more than the generic
+ * capabilities of struct topo_ops (coordinates, groups, levels, minimal
+ * next hops, distance): reach it only through the checked downcast
+ * topo_dragonfly_of(), which returns NULL for any other family.
+ */
+#ifndef NETLOOM_TOPO_TOPO_DRAGONFLY_H
+#define NETLOOM_TOPO_TOPO_DRAGONFLY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "topo/topo.h"
+
+/* Dragonfly (Kim et al. ISCA 2008; seeds 000 §II-A, 003 §4.1): g groups of a
+ * routers, router id = group * a + index. Ports of router i: local ports 0
+ * .. a-2 to router i' != i of its group at (i' < i ? i' : i' - 1); global
+ * ports a-1 .. a-2+h; terminal ports a-1+h .. a-2+h+p. A group's global
+ * ports are numbered gp = i*h + j (router i, global port j). The first
+ * rounds*(g-1) of them use the consecutive ("absolute") arrangement: gp
+ * goes to group index (gp mod (g-1)), counting the other groups in
+ * increasing order without the group itself, and the k-th such link
+ * between groups G and T (k = gp / (g-1)) lands on T's port of the same k
+ * toward G. When g-1 does not divide a*h, the `extra` remaining ports e =
+ * gp - rounds*(g-1) pair circulantly: even e goes to group G + (e/2 + 1),
+ * odd e to G - (e/2 + 1) (mod g), and with an odd `extra` the last one to
+ * G + g/2. With the default g = a*h + 1 every pair of groups has exactly
+ * one link. */
+struct topo_dragonfly {
+	uint32_t a, p, h, g;
+	uint32_t rounds;      /* floor(a*h / (g-1)): links every group pair has */
+	uint32_t extra;       /* a*h mod (g-1): circulant ports per group */
+	uint32_t global_base; /* a - 1 */
+	uint32_t term_base;   /* a - 1 + h */
+	uint32_t diameter;    /* exact, 1 .. 3, found at build */
+};
+
+/* Group port of group G used by the k-th (k < rounds) link toward group T
+ * (T != G). */
+static inline uint32_t topo_dragonfly_group_port(const struct topo_dragonfly *df, uint32_t G, uint32_t T,
+						 uint32_t k)
+{
+	return (T < G ? T : T - 1) + k * (df->g - 1);
+}
+
+/* Far end of group port gp of group G: group *tg, group port *tgp. */
+static inline void topo_dragonfly_global_peer(const struct topo_dragonfly *df, uint32_t G, uint32_t gp,
+					      uint32_t *tg, uint32_t *tgp)
+{
+	uint32_t m = df->g - 1, base = df->rounds * m;
+	if (gp < base) {
+		uint32_t idx = gp % m, k = gp / m;
+		*tg = idx < G ? idx : idx + 1;
+		*tgp = (G < *tg ? G : G - 1) + k * m;
+		return;
+	}
+	uint32_t e = gp - base, j = e / 2 + 1;
+	if ((df->extra & 1) && e == df->extra - 1) {
+		*tg = (G + df->g / 2) % df->g;
+		*tgp = gp;
+	} else if (e % 2 == 0) {
+		*tg = (G + j) % df->g;
+		*tgp = gp + 1;
+	} else {
+		*tg = (G + df->g - j) % df->g;
+		*tgp = gp - 1;
+	}
+}
+
+/* The view of t when its family is dragonfly; NULL otherwise. Valid while t
+ * lives. */
+const struct topo_dragonfly *topo_dragonfly_of(const struct topo *t);
+
+#endif

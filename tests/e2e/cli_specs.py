@@ -1,0 +1,55 @@
+"""End-to-end checks: topology specs of any length (issue 10 part 4b).
+
+A ~400-character Equality spec in the paper's notation goes through `-s`,
+through one long INI line, through indented continuation lines and through
+`topology = @FILE`, and every route gives the same topology; a line libinih
+cannot take says why instead of "syntax error".
+"""
+import os
+import tempfile
+
+import clitest
+from clitest import Fail, eq, run
+
+# 48 odd and 8 even offsets (the shape of seed 002's n64000k64), with
+# enough digits to pass 255 characters, the old `-s` limit.
+SA = [-1, 1] + [2 * int(1.06 ** i) + 1 for i in range(1, 400)]
+SA = sorted(set(x for x in SA if x < 32000), key=lambda x: (x > 0, abs(x)))
+SPEC = "N64000P16[%s](4,14,52,188,680,2454,8862,31998)" % ",".join(str(x) for x in SA)
+SPEC = SPEC.replace("N64000P16", "N64000K%dP16" % (len(SA) + 16))
+
+
+def topology_of(*args):
+    for line in run("config", *args).stdout.decode().splitlines():
+        if line.startswith("topology = "):
+            return line[len("topology = "):].split("    ;")[0]
+    raise Fail("no topology line in 'netloom config'")
+
+
+def case_long_specs():
+    if len(SPEC) < 350:
+        raise Fail(f"test spec is only {len(SPEC)} characters")
+    with tempfile.TemporaryDirectory() as tmp:
+        def write(name, text):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+        eq("-s", topology_of("-s", "topology=" + SPEC), SPEC)
+        one_line = write("one.ini", "[network]\ntopology = %s   ; one long line\n" % SPEC)
+        eq("one long INI line", topology_of("-c", one_line), SPEC)
+        wrapped = "\n    ".join(SPEC[i:i + 70] for i in range(0, len(SPEC), 70))
+        cont = write("cont.ini", "[network]\ntopology = %s\nchannel_latency = 2\n" % wrapped)
+        eq("continuation lines", topology_of("-c", cont), SPEC)
+        spec_file = write("n64000.topo", "# seed 002 notation\n" + wrapped + "\n")
+        ref = write("ref.ini", "[network]\ntopology = @%s\n" % spec_file)
+        eq("topology = @FILE (as written)", topology_of("-c", ref), "@" + spec_file)
+        described = run("topo", "describe", "@" + spec_file).stdout.decode().splitlines()[0].split()
+        eq("topo describe @FILE", described[1], SPEC)
+        bad = write("bad.ini", "[network]\ntopology = a" + " b" * 150 + "\n")
+        err = run("config", "-c", bad, code=2).stderr.decode()
+        if "cannot be split" not in err or "syntax error" in err:
+            raise Fail(f"unsplittable line: {err!r}")
+
+
+clitest.main(globals())
