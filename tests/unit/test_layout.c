@@ -7,6 +7,7 @@
 #include "test.h"
 #include "topo/topo.h"
 #include "topo/topo_flex.h"
+#include "topo/topo_tree.h"
 
 /* Build, pack and place SPEC; anneal when the rule has no order of its own. */
 static void lay_make(const char *spec, const struct layout_model *m, struct topo **t, struct layout *lo,
@@ -184,7 +185,7 @@ static void test_pack_rules(void)
 	CHECK_EQ(lo.n_cabinets, 20);
 	for (uint32_t c = 0; c < 20; c++)
 		CHECK_EQ(lo.units[c], c < 10 ? 20 + 100 : 10);
-	const struct topo_tree *tr = t->tree;
+	const struct topo_tree *tr = topo_tree_of(t);
 	for (uint32_t r = tr->level_first[2]; r < tr->level_first[3]; r++) {
 		for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++) {
 			uint32_t mid = t->port_router[t->peer[g]] - tr->level_first[1];
