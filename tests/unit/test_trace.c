@@ -181,6 +181,11 @@ static struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
 	case TOP_COMM_FREE:
 		op.comm = 2;
 		break;
+	case TOP_CANCEL: /* cancelled, not cancelled, or unknown */
+		op.req = (uint32_t)(i % 17) + 1;
+		op.n_done = i % 3 == 1;
+		op.flags = i % 3 == 2 ? TRACE_F_NO_OUTCOME : 0;
+		break;
 	default: /* the other collectives */
 		op.peer = kind == TOP_BCAST || kind == TOP_REDUCE ? 2 : 0;
 		op.bytes = 4096 + i;
@@ -464,7 +469,7 @@ static void test_dump_encode_identity(void)
 	CHECK(t != NULL);
 	if (t) {
 		t[tn - 1] = '\0';
-		CHECK(strstr(t, "\nnetloom-trace 1\nframe_target 700\nzstd_level 3\nranks 3\n"
+		CHECK(strstr(t, "\nnetloom-trace 2\nframe_target 700\nzstd_level 3\nranks 3\n"
 				"application \"unit \\\"test\\\"\"\ncommand_line \"./unit --flag\\tx\"\n") != NULL);
 		CHECK(strstr(t, "\ncomm 2 0 2\ncomm 5 2 1 0\n") != NULL);
 		CHECK(strstr(t, "\nsendrecv t=") != NULL);
@@ -487,8 +492,10 @@ static void test_encode_errors(void)
 	struct {
 		const char *text, *msg;
 	} cases[] = {
-		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 1' as the first line"},
-		{"netloom-trace 2\n", "e.txt:1: unsupported text format version '2' (this netloom reads 1)"},
+		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 2' as the first line"},
+		{"netloom-trace 3\n", "e.txt:1: unsupported text format version '3' (this netloom reads 1 .. 2)"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncancel t=1 req=4 n_done=1\n",
+		 "a cancel op needs format version 2 or later (this stream writes version 1)"},
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
@@ -569,6 +576,61 @@ static void test_stats_p2p_rules(void)
 	trace_archive_close(a);
 }
 
+/* --- format versions --------------------------------------------------------- */
+
+/* Version 2 added the cancel op. A version-1 archive written by the
+ * version-1 code (tests/data/traces/nlt/testbgp-v1.nlt: `netloom trace
+ * convert` of dumpi/testbgp.meta at commit 69cd943) still opens, verifies
+ * and dumps; its dump encodes back to the same version-1 bytes; a
+ * version-1 header over a stream holding a cancel op is refused. */
+static void test_format_versions(void)
+{
+	struct nl_err e = {0};
+	const char *v1 = TEST_SRC("tests/data/traces/nlt/testbgp-v1.nlt");
+	char txt[512], back[512];
+	snprintf(txt, sizeof txt, "%s", test_tmppath("v1.txt"));
+	snprintf(back, sizeof back, "%s", test_tmppath("v1back.nlt"));
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, v1, &e), &e);
+	if (!a)
+		return;
+	CHECK_UINT(trace_archive_manifest(a)->format_version, ==, 1);
+	CHECK_OK(trace_archive_verify(a, &e), &e);
+	struct trace_stats st;
+	CHECK_OK(trace_archive_stats(a, &st, &e), &e);
+	CHECK_UINT(st.ops, ==, 2723);
+	CHECK_UINT(st.calls[TOP_CANCEL], ==, 0);
+	FILE *f = fopen(txt, "w");
+	CHECK_OK(trace_dump(a, -1, f, &e), &e);
+	fclose(f);
+	trace_archive_close(a);
+	CHECK_OK(trace_encode_text(txt, back, &e), &e);
+	size_t n1, n2;
+	uint8_t *x = slurp(v1, &n1), *y = slurp(back, &n2);
+	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
+	free(y);
+
+	/* A version-2 archive of every kind relabelled version 1 (header hash
+	 * fixed): the reader names the op it cannot accept. */
+	const char *p2 = test_tmppath("v2.nlt"), *bad = test_tmppath("v2as1.nlt");
+	CHECK_OK(write_archive(p2, 200, 4096, false, &e), &e);
+	y = slurp(p2, &n2);
+	CHECK(y != NULL);
+	if (y) {
+		trace_put_u32(y + 8, 1);
+		trace_put_u64(y + 56, trace_xxh64(y, 56, 0));
+		spit(bad, y, n2);
+		CHECK_OK(trace_archive_open(&a, bad, &e), &e);
+		if (a) {
+			CHECK_ERR(trace_archive_verify(a, &e), NL_ECORRUPT, &e,
+				  "op kind cancel is not in format version 1");
+			trace_archive_close(a);
+		}
+	}
+	free(x);
+	free(y);
+}
+
 /* --- corruption ------------------------------------------------------------- */
 
 static int open_and_verify(const char *path, struct nl_err *e)
@@ -604,9 +666,10 @@ static void test_corruption(void)
 
 	/* Unsupported version (checked before the header hash). */
 	memcpy(b, g, n);
-	trace_put_u32(b + 8, 2);
+	trace_put_u32(b + 8, 3);
 	spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 2 (this netloom reads version 1)", bad);
+	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)",
+		 bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
 
 	/* A flipped header byte. */
@@ -773,6 +836,7 @@ int main(void)
 	TEST_RUN(test_dump_encode_identity);
 	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_stats_p2p_rules);
+	TEST_RUN(test_format_versions);
 	TEST_RUN(test_corruption);
 	TEST_RUN(test_reader_memory_bounded);
 	test_tmpdir_remove();
