@@ -143,6 +143,12 @@ static void rec_append(const struct trace_op *op)
 		rec_fail("%s", rec_sink_error());
 }
 
+void rec_cancel_outcome(uint32_t req, int outcome)
+{
+	if (rec.is_active && rec_sink_cancel_outcome(req, outcome) < 0)
+		rec_fail("%s", rec_sink_error());
+}
+
 /* Open the recorded window: time zero is now, the stream starts with init. */
 static void rec_window_open(void)
 {
