@@ -509,11 +509,19 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 		struct trace_op syn = {.kind = op->kind == TOP_COMM_SPLIT ? TOP_ALLGATHER : TOP_ALLREDUCE,
 				       .comm = op->comm,
 				       .bytes = 8};
+		/* MPI_Comm_idup (flag nonblocking): the same collective,
+		 * completing with the op's request. */
+		bool nb = op->flags & TRACE_F_NONBLOCKING;
 		app_call_begin(a, rk);
 		NL_CHECK(app_coll_start(a, r, &syn, c,
 					op->kind == TOP_COMM_SPLIT ? APP_COLL_ALLGATHER : APP_COLL_ALLREDUCE,
-					false, &q, err));
-		return app_block_on(a, r, &q, 1);
+					nb, &q, err));
+		if (!nb)
+			return app_block_on(a, r, &q, 1);
+		if (app_req_bind(a, r, q, op->req) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		app_call_end(a, rk);
+		return 1;
 	}
 	case TOP_COMM_FREE:
 		app_call_begin(a, rk);

@@ -4,6 +4,8 @@
  * a send is never cancelled; the recorded outcome is followed where MPI
  * leaves the choice, and every disagreement is counted with the first one
  * named (rank, op index, request kind), in the results and the JSON.
+ * Also the other calls that change what completes when: a nonblocking
+ * comm_dup (MPI_Comm_idup) does not block its rank.
  *
  * The network is the analytic backend with latency 1 us and 8 Gbit/s: an
  * 8-byte message takes 1008 ns.
@@ -188,6 +190,42 @@ static void test_cancel_persistent_and_counts(void)
 	syn_free(&s);
 }
 
+static void test_comm_idup_nonblocking(void)
+{
+	/* Rank 0: idup, send, wait; rank 1: recv, idup, wait. A blocking dup
+	 * on rank 0 would wait for rank 1, which waits in its recv for rank
+	 * 0's send: a deadlock. The nonblocking one completes. */
+	for (int nb = 1; nb >= 0; nb--) {
+		struct syn s;
+		struct syn_run run;
+		syn_init(&s, 2);
+		for (uint32_t r = 0; r < 2; r++) {
+			if (r == 1)
+				syn_recv(&s, 1, 0, 0, 8);
+			struct trace_op *op = syn_add(&s, r, TOP_COMM_DUP);
+			op->new_comm = 2;
+			op->flags = nb ? TRACE_F_NONBLOCKING : 0;
+			op->req = nb ? 5 : 0;
+			if (r == 0)
+				syn_send(&s, 0, 1, 0, 8);
+			if (nb)
+				syn_wait(&s, r, 5);
+		}
+		static const uint32_t world2[] = {0, 1};
+		syn_comm(&s, 2, 2, world2);
+		int rc = syn_replay(&s, net_1us, &run);
+		if (nb) {
+			CHECK_OK(rc, &run.err);
+			if (run.app)
+				CHECK_UINT(app_results(run.app)->unknown_requests, ==, 0);
+		} else {
+			CHECK_INT(rc, ==, NL_EDEADLOCK);
+		}
+		syn_run_free(&run);
+		syn_free(&s);
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_cancel_before_match);
@@ -195,5 +233,6 @@ int main(void)
 	TEST_RUN(test_cancel_follows_recorded_failure);
 	TEST_RUN(test_cancel_send);
 	TEST_RUN(test_cancel_persistent_and_counts);
+	TEST_RUN(test_comm_idup_nonblocking);
 	return test_done();
 }

@@ -625,6 +625,7 @@ int MPI_Finalize(void)
 		PMPI_Group_free(&rec.world_group);
 	rec_comm_teardown();
 	rec_req_teardown();
+	rec_mprobe_teardown();
 	for (int i = 0; i < 2; i++) {
 		free(rec.counts[i]);
 		rec.counts[i] = NULL;

@@ -25,7 +25,7 @@
  * MPI_Finalize instead of being dropped silently. X(name, text). */
 #define REC_UNSUP_MAP(X)                                                    \
 	X(REC_UNSUP_COMM, "calls on unrecorded communicators (intercommunicators, MPI_Comm_create_group, ...)") \
-	X(REC_UNSUP_MPROBE, "matched probes (MPI_Mprobe/Improbe/Mrecv/Imrecv)") \
+	X(REC_UNSUP_MPROBE, "matched receives of messages probed before the recorded window") \
 	X(REC_UNSUP_NEIGHBOR, "neighborhood collectives")                   \
 	X(REC_UNSUP_RMA, "one-sided communication (MPI_Put/Get/Accumulate/Win_*)") \
 	X(REC_UNSUP_REQ, "completions of requests the recorder did not create")
@@ -82,6 +82,10 @@ void rec_req_mark_cancelled(MPI_Request r);
 void rec_req_unmark_cancelled(MPI_Request r);
 /* Live requests marked cancelled: while 0, completions need no status. */
 size_t rec_req_n_cancelled(void);
+
+/* --- matched probes (record_mprobe.c) -------------------------------------- */
+
+void rec_mprobe_teardown(void);
 
 /* --- core (record.c) ------------------------------------------------------ */
 
