@@ -11,32 +11,6 @@
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *p = malloc(n ? (size_t)n : 1);
-	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-		free(p);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return p;
-}
-
-static void spit(const char *path, const uint8_t *p, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	fwrite(p, 1, len, f);
-	fclose(f);
-}
-
 /* --- hash and varints --------------------------------------------------- */
 
 static void test_xxh64_vectors(void)
@@ -386,7 +360,7 @@ static void test_archive_deterministic(void)
 	size_t n1, n2;
 	CHECK_OK(write_archive(test_tmppath("d1.nlt"), 3000, 0, false, &e), &e);
 	CHECK_OK(write_archive(test_tmppath("d2.nlt"), 3000, 0, false, &e), &e);
-	uint8_t *a = slurp(test_tmppath("d1.nlt"), &n1), *b = slurp(test_tmppath("d2.nlt"), &n2);
+	uint8_t *a = test_slurp(test_tmppath("d1.nlt"), &n1), *b = test_slurp(test_tmppath("d2.nlt"), &n2);
 	CHECK(a && b);
 	CHECK_EQ(n1, n2);
 	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
@@ -458,14 +432,14 @@ static void test_dump_encode_identity(void)
 	trace_archive_close(a);
 	CHECK_OK(trace_encode_text(txt, back, &e), &e);
 	size_t n1, n2;
-	uint8_t *x = slurp(p, &n1), *y = slurp(back, &n2);
+	uint8_t *x = test_slurp(p, &n1), *y = test_slurp(back, &n2);
 	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
 	free(x);
 	free(y);
 
 	/* The text itself: header lines and one op line. */
 	size_t tn;
-	char *t = (char *)slurp(txt, &tn);
+	char *t = (char *)test_slurp(txt, &tn);
 	CHECK(t != NULL);
 	if (t) {
 		t[tn - 1] = '\0';
@@ -576,61 +550,6 @@ static void test_stats_p2p_rules(void)
 	trace_archive_close(a);
 }
 
-/* --- format versions --------------------------------------------------------- */
-
-/* Version 2 added the cancel op. A version-1 archive written by the
- * version-1 code (tests/data/traces/nlt/testbgp-v1.nlt: `netloom trace
- * convert` of dumpi/testbgp.meta at commit 69cd943) still opens, verifies
- * and dumps; its dump encodes back to the same version-1 bytes; a
- * version-1 header over a stream holding a cancel op is refused. */
-static void test_format_versions(void)
-{
-	struct nl_err e = {0};
-	const char *v1 = TEST_SRC("tests/data/traces/nlt/testbgp-v1.nlt");
-	char txt[512], back[512];
-	snprintf(txt, sizeof txt, "%s", test_tmppath("v1.txt"));
-	snprintf(back, sizeof back, "%s", test_tmppath("v1back.nlt"));
-	struct trace_archive *a;
-	CHECK_OK(trace_archive_open(&a, v1, &e), &e);
-	if (!a)
-		return;
-	CHECK_UINT(trace_archive_manifest(a)->format_version, ==, 1);
-	CHECK_OK(trace_archive_verify(a, &e), &e);
-	struct trace_stats st;
-	CHECK_OK(trace_archive_stats(a, &st, &e), &e);
-	CHECK_UINT(st.ops, ==, 2723);
-	CHECK_UINT(st.calls[TOP_CANCEL], ==, 0);
-	FILE *f = fopen(txt, "w");
-	CHECK_OK(trace_dump(a, -1, f, &e), &e);
-	fclose(f);
-	trace_archive_close(a);
-	CHECK_OK(trace_encode_text(txt, back, &e), &e);
-	size_t n1, n2;
-	uint8_t *x = slurp(v1, &n1), *y = slurp(back, &n2);
-	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
-	free(y);
-
-	/* A version-2 archive of every kind relabelled version 1 (header hash
-	 * fixed): the reader names the op it cannot accept. */
-	const char *p2 = test_tmppath("v2.nlt"), *bad = test_tmppath("v2as1.nlt");
-	CHECK_OK(write_archive(p2, 200, 4096, false, &e), &e);
-	y = slurp(p2, &n2);
-	CHECK(y != NULL);
-	if (y) {
-		trace_put_u32(y + 8, 1);
-		trace_put_u64(y + 56, trace_xxh64(y, 56, 0));
-		spit(bad, y, n2);
-		CHECK_OK(trace_archive_open(&a, bad, &e), &e);
-		if (a) {
-			CHECK_ERR(trace_archive_verify(a, &e), NL_ECORRUPT, &e,
-				  "op kind cancel is not in format version 1");
-			trace_archive_close(a);
-		}
-	}
-	free(x);
-	free(y);
-}
-
 /* --- corruption ------------------------------------------------------------- */
 
 static int open_and_verify(const char *path, struct nl_err *e)
@@ -650,7 +569,7 @@ static void test_corruption(void)
 	const char *good = test_tmppath("good.nlt"), *bad = test_tmppath("bad.nlt");
 	CHECK_OK(write_archive(good, 400, 512, false, &e), &e);
 	size_t n;
-	uint8_t *g = slurp(good, &n);
+	uint8_t *g = test_slurp(good, &n);
 	CHECK(g != NULL);
 	if (!g)
 		return;
@@ -660,14 +579,14 @@ static void test_corruption(void)
 	/* Bad magic. */
 	memcpy(b, g, n);
 	b[1] = 'X';
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
 
 	/* Unsupported version (checked before the header hash). */
 	memcpy(b, g, n);
 	trace_put_u32(b + 8, 3);
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)",
 		 bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
@@ -675,14 +594,14 @@ static void test_corruption(void)
 	/* A flipped header byte. */
 	memcpy(b, g, n);
 	b[20] ^= 1;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
 	/* Truncation at several offsets. */
 	size_t cuts[] = {0, 7, 40, 64, 100, n / 2, n - 1};
 	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
-		spit(bad, g, cuts[i]);
+		test_spit(bad, g, cuts[i]);
 		if (cuts[i] < 8)
 			snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
 		else if (cuts[i] < 64)
@@ -699,7 +618,7 @@ static void test_corruption(void)
 	uint8_t *longer = malloc(n + 3);
 	memcpy(longer, g, n);
 	memset(longer + n, 0, 3);
-	spit(bad, longer, n + 3);
+	test_spit(bad, longer, n + 3);
 	snprintf(want, sizeof want, "%s: offset %zu: trailing data: header says %zu bytes, file has %zu", bad, n,
 		 n, n + 3);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
@@ -708,7 +627,7 @@ static void test_corruption(void)
 	/* Metadata block byte flipped. */
 	memcpy(b, g, n);
 	b[70] ^= 0x40;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 64: metadata block hash mismatch", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
@@ -729,7 +648,7 @@ static void test_corruption(void)
 	uint32_t comp_len = trace_get_u32(g + frame1 + 9);
 	memcpy(b, g, n);
 	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want,
 		 "%s: rank 1, offset %llu: frame does not decompress: Restored data doesn't match checksum", bad,
 		 (unsigned long long)frame1);
@@ -740,12 +659,12 @@ static void test_corruption(void)
 	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
 	memcpy(b, g, n);
 	trace_put_u32(b + frame1 + 1, ops1 + 1);
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
 		 bad, (unsigned long long)frame1, ops1, raw1);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 	trace_put_u32(b + frame1 + 1, ops1 - 1);
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
 	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
 
@@ -754,7 +673,7 @@ static void test_corruption(void)
 	CHECK_EQ(g[end2], 'E');
 	memcpy(b, g, n);
 	b[end2 + 20] ^= 0x01;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: rank 2, offset %llu: hash mismatch: stream hashes to %016llx", bad,
 		 (unsigned long long)end2, (unsigned long long)m->rank_hash[2]);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
@@ -762,7 +681,7 @@ static void test_corruption(void)
 	/* The end chunk's op count flipped. */
 	memcpy(b, g, n);
 	b[end2 + 1] ^= 0x01;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: rank 2, offset %llu: end chunk says %llu ops", bad,
 		 (unsigned long long)end2, (unsigned long long)(m->rank_ops[2] ^ 1));
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
@@ -836,7 +755,6 @@ int main(void)
 	TEST_RUN(test_dump_encode_identity);
 	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_stats_p2p_rules);
-	TEST_RUN(test_format_versions);
 	TEST_RUN(test_corruption);
 	TEST_RUN(test_reader_memory_bounded);
 	test_tmpdir_remove();

@@ -10,33 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app_synth.h"
 #include "core/error.h"
+#include "import_helpers.h"
 #include "test.h"
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
 
 #define DATA TEST_SRC("tests/data/traces")
-
-struct warns {
-	int n;
-	char lines[32][256];
-};
-
-static void collect(void *ctx, const char *line)
-{
-	struct warns *w = ctx;
-	if (w->n < 32)
-		snprintf(w->lines[w->n++], sizeof w->lines[0], "%s", line);
-}
-
-static bool has_warn(const struct warns *w, const char *line)
-{
-	for (int i = 0; i < w->n; i++)
-		if (!strcmp(w->lines[i], line))
-			return true;
-	return false;
-}
 
 /* Per-kind totals of bytes / recv_bytes / counts over a whole archive. */
 struct totals {
@@ -307,36 +287,6 @@ static void test_dumpi_mem_errors(void)
 		  "(memory): rank 0, offset 150: index record offsets out of range");
 }
 
-/* A minimal DUMPI rank-file writer (big-endian, layout of sst-dumpi's
- * io.c/iodefs.h), to exercise calls the public traces lack. */
-struct dw {
-	uint8_t p[8192];
-	size_t n;
-};
-
-static void put8(struct dw *w, uint8_t v) { w->p[w->n++] = v; }
-static void put16(struct dw *w, uint16_t v) { put8(w, (uint8_t)(v >> 8)); put8(w, (uint8_t)v); }
-static void put32(struct dw *w, uint32_t v) { put16(w, (uint16_t)(v >> 16)); put16(w, (uint16_t)v); }
-static void put64(struct dw *w, uint64_t v) { put32(w, (uint32_t)(v >> 32)); put32(w, (uint32_t)v); }
-
-/* Record header: label, mask (wall time only), start/stop (s + ns). */
-static void rec(struct dw *w, uint16_t label, uint32_t t_us)
-{
-	put16(w, label);
-	put8(w, 0x08);
-	put16(w, 0);
-	put32(w, t_us * 1000);
-	put16(w, 0);
-	put32(w, t_us * 1000 + 500);
-}
-
-static void put_iarr(struct dw *w, const int32_t *v, uint32_t n)
-{
-	put32(w, n);
-	for (uint32_t i = 0; i < n; i++)
-		put32(w, (uint32_t)v[i]);
-}
-
 static void write_dumpi_rank(const char *path, uint32_t rank)
 {
 	struct dw w = {.n = 0};
@@ -503,162 +453,6 @@ static void test_dumpi_communicators(void)
 	fclose(f);
 	CHECK_ERR(trace_import(test_tmppath("syn/syn.meta"), test_tmppath("syn2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "syn.meta: rank 0 waits in collective call #0 on communicator 0, which 1 of its 4 members never make");
-}
-
-/* HPCC's MPIRandomAccess in miniature, per rank r of 2: a wildcard irecv
- * matched by the peer's message, then wildcard irecvs cancelled (status
- * with cancelled = 1; one completed without status and asked with
- * MPI_Test_cancelled), a barrier, and an exchange on tag 9 that a
- * receive left posted would steal: without the cancels the replay
- * deadlocks. */
-static void write_dumpi_cancel_rank(const char *path, uint32_t rank)
-{
-	struct dw w = {.n = 0};
-	int32_t peer = 1 - (int32_t)rank;
-	put64(&w, 0xffaadd44554d5049ull);
-	uint64_t body = w.n;
-	put32(&w, 0);
-	put32(&w, 1000000000);
-	rec(&w, DL_Init, 0);
-	put32(&w, 0);
-	for (int k = 0; k < 3; k++) { /* irecv any/any (req 1), any/any (req 2), any/tag 3 (req 3) */
-		rec(&w, DL_Irecv, 10 + 10 * (uint32_t)k);
-		put32(&w, 1);
-		put16(&w, 9);
-		put32(&w, (uint32_t)-1);
-		put32(&w, k == 2 ? 3 : (uint32_t)-1);
-		put16(&w, DH_COMM_WORLD);
-		put32(&w, 1 + (uint32_t)k);
-		if (k == 0) {
-			rec(&w, DL_Send, 15);
-			put32(&w, 1);
-			put16(&w, 9);
-			put32(&w, (uint32_t)peer);
-			put32(&w, 5);
-			put16(&w, DH_COMM_WORLD);
-			rec(&w, DL_Wait, 18); /* with status: not cancelled */
-			w.p[w.n - 13] |= 1;   /* mask: statuses recorded */
-			put32(&w, 1);
-			put32(&w, 1);
-			put32(&w, 4);
-			put32(&w, (uint32_t)peer);
-			put8(&w, 0);
-			put8(&w, 0);
-			put32(&w, 5);
-			continue;
-		}
-		rec(&w, DL_Cancel, 12 + 10 * (uint32_t)k);
-		put32(&w, 1 + (uint32_t)k);
-		rec(&w, DL_Wait, 14 + 10 * (uint32_t)k);
-		put32(&w, 1 + (uint32_t)k);
-		if (k == 1) { /* status says cancelled */
-			w.p[w.n - 4 - 13] |= 1;
-			put32(&w, 1);
-			put32(&w, 0);
-			put32(&w, (uint32_t)-1);
-			put8(&w, 1);
-			put8(&w, 0);
-			put32(&w, (uint32_t)-1);
-		} else { /* no status; MPI_Test_cancelled says cancelled */
-			rec(&w, DL_Test_cancelled, 16 + 10 * (uint32_t)k);
-			w.p[w.n - 13] |= 1;
-			put32(&w, 1);
-			put32(&w, 0);
-			put32(&w, (uint32_t)-1);
-			put8(&w, 1);
-			put8(&w, 0);
-			put32(&w, 3);
-			put32(&w, 1);
-		}
-	}
-	rec(&w, DL_Barrier, 50);
-	put16(&w, DH_COMM_WORLD);
-	rec(&w, DL_Send, 60);
-	put32(&w, 1);
-	put16(&w, 9);
-	put32(&w, (uint32_t)peer);
-	put32(&w, 9);
-	put16(&w, DH_COMM_WORLD);
-	rec(&w, DL_Recv, 70);
-	put32(&w, 1);
-	put16(&w, 9);
-	put32(&w, (uint32_t)peer);
-	put32(&w, 9);
-	put16(&w, DH_COMM_WORLD);
-	rec(&w, DL_Finalize, 80);
-	put16(&w, DUMPI_END_OF_STREAM);
-	uint64_t header = w.n;
-	put8(&w, 1); put8(&w, 1); put8(&w, 0);
-	put64(&w, 1234);
-	put16(&w, 4);
-	memcpy(w.p + w.n, "host", 4);
-	w.n += 4;
-	put16(&w, 0);
-	put32(&w, 0);
-	put32(&w, 0);
-	put64(&w, 0xffaadd44554d5049ull);
-	put64(&w, 0);
-	put64(&w, 0);
-	put64(&w, 0);
-	put64(&w, header);
-	put64(&w, body);
-	put64(&w, header);
-	put64(&w, 0);
-	FILE *f = fopen(path, "wb");
-	fwrite(w.p, 1, w.n, f);
-	fclose(f);
-}
-
-static void test_dumpi_cancel(void)
-{
-	struct nl_err e = {0};
-	char path[600];
-	mkdir(test_tmppath("cx"), 0755);
-	for (uint32_t r = 0; r < 2; r++) {
-		snprintf(path, sizeof path, "%s/cx/cx-%04u.bin", test_tmpdir, r);
-		write_dumpi_cancel_rank(path, r);
-	}
-	FILE *f = fopen(test_tmppath("cx/cx.meta"), "w");
-	fprintf(f, "hostname=host\nnumprocs=2\nstartime=1234\nfileprefix=cx\n");
-	fclose(f);
-	struct warns w = {0};
-	const char *nlt = test_tmppath("cx.nlt");
-	CHECK_OK(trace_import(test_tmppath("cx/cx.meta"), nlt, collect, &w, &e), &e);
-	CHECK(!has_warn(&w, "not converted: MPI_Cancel x2 (no netloom operation; its time counts as compute)"));
-	CHECK(has_warn(&w, "not converted: MPI_Test_cancelled x2 (a local query: its answer is the outcome of the "
-			   "cancel op)"));
-	/* Each rank: cancel of req 2 (from its status) and of req 3 (from
-	 * MPI_Test_cancelled), both cancelled. */
-	struct trace_archive *a;
-	CHECK_OK(trace_archive_open(&a, nlt, &e), &e);
-	CHECK_UINT(trace_archive_manifest(a)->format_version, ==, 2);
-	for (uint32_t r = 0; r < 2; r++) {
-		struct trace_rank_reader *rd;
-		struct trace_op op;
-		char got[128] = "";
-		size_t len = 0;
-		CHECK_OK(trace_rank_open(a, r, &rd, &e), &e);
-		while (trace_rank_next(rd, &op, &e) == 1)
-			if (op.kind == TOP_CANCEL)
-				len += (size_t)snprintf(got + len, sizeof got - len, "[req %u done %u flags %u]", op.req,
-							op.n_done, op.flags);
-		trace_rank_close(rd);
-		CHECK_STR(got, "[req 2 done 1 flags 0][req 3 done 1 flags 0]");
-	}
-	trace_archive_close(a);
-
-	/* Replay: the cancelled wildcard receives leave the tag-9 messages to
-	 * the receives meant for them. */
-	struct syn_run run;
-	CHECK_OK(syn_replay_archive(nlt, NULL, &run), &run.err);
-	if (run.app) {
-		const struct app_results *res = app_results(run.app);
-		CHECK_UINT(res->cancels, ==, 4);
-		CHECK_UINT(res->cancelled, ==, 4);
-		CHECK_UINT(res->cancel_diverged, ==, 0);
-		CHECK_UINT(res->unmatched_msgs, ==, 0);
-	}
-	syn_run_free(&run);
 }
 
 /* --- SimGrid -------------------------------------------------------------------- */
@@ -884,7 +678,6 @@ int main(void)
 	TEST_RUN(test_dumpi_moved);
 	TEST_RUN(test_dumpi_mem_errors);
 	TEST_RUN(test_dumpi_communicators);
-	TEST_RUN(test_dumpi_cancel);
 	TEST_RUN(test_simgrid_ti32);
 	TEST_RUN(test_simgrid_isend_test_wait);
 	TEST_RUN(test_simgrid_datatypes_and_v);
