@@ -137,7 +137,7 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		const char *k = trace_op_name(res->cancel_div_req_kind);
 		fprintf(f,
 			"  warning: %" PRIu64 " cancels ended otherwise than in the recorded run; first: rank %" PRIu32
-			", op %" PRIu64 " (cancel of the request of a %s), recorded %s, replayed %s\n",
+			", op %" PRIu64 " (cancel of a request from %s), recorded %s, replayed %s\n",
 			res->cancel_diverged, res->cancel_div_rank, res->cancel_div_op,
 			k ? k : "call the trace does not hold", res->cancel_div_recorded ? "cancelled" : "not cancelled",
 			res->cancel_div_recorded ? "not cancelled" : "cancelled");
