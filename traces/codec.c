@@ -21,6 +21,19 @@ const char *trace_op_name(unsigned kind)
 	return kind < TOP__COUNT ? trace_op_names[kind] : NULL;
 }
 
+unsigned trace_op_kinds_in_version(uint32_t version)
+{
+	/* Version 2 appended cancel; nothing was renumbered. */
+	switch (version) {
+	case 1:
+		return TOP_CANCEL;
+	case 2:
+		return TOP__COUNT;
+	default:
+		return 0;
+	}
+}
+
 static uint64_t double_bits(double d)
 {
 	uint64_t u;

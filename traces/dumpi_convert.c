@@ -295,6 +295,79 @@ static int counts(struct p2 *c, const struct dumpi_arg *cnt, const struct dumpi_
 	return 0;
 }
 
+/* How far cancel_outcome() looks for the cancelled request's completion. */
+#define CANCEL_LOOKAHEAD (1u << 20)
+
+/* The recorded outcome of MPI_Cancel on request `req`: 1 cancelled, 0
+ * completed normally, -1 unknown. DUMPI records MPI_Cancel before anyone
+ * knows; the outcome is the cancelled field of the status the request's
+ * completion returned (or the flag of an MPI_Test_cancelled right after a
+ * completion without status), found by reading ahead in the rank's
+ * records. A request freed first, or not completed within
+ * CANCEL_LOOKAHEAD records, has no outcome. */
+static int cancel_outcome(const struct p2 *c, int64_t req)
+{
+	struct dumpi_stream look = *c->st; /* a cursor of our own: next() allocates nothing */
+	struct dumpi_rec r;
+	struct nl_err e = {0};
+	for (uint32_t k = 0; k < CANCEL_LOOKAHEAD && dumpi_stream_next(&look, &r, &e) == 1; k++) {
+		const struct dumpi_arg *a = r.a, *st = NULL;
+		uint32_t si = 0;
+		bool hit = false;
+		switch (r.label) {
+		case DL_Request_free:
+			if (a[0].v == req)
+				return -1;
+			break;
+		case DL_Wait: /* request status */
+		case DL_Test: /* request flag status */
+			hit = a[0].v == req && (r.label == DL_Wait || a[1].v);
+			st = &a[r.label == DL_Wait ? 1 : 2];
+			break;
+		case DL_Waitany: /* count requests[] index status */
+		case DL_Testany: { /* count requests[] index flag status */
+			int64_t i = a[2].v;
+			hit = (r.label == DL_Waitany || a[3].v) && i >= 0 && i < a[1].n &&
+			      dumpi_arr(&look, &a[1], (uint32_t)i) == req;
+			st = &a[r.label == DL_Waitany ? 3 : 4];
+			break;
+		}
+		case DL_Waitall: /* count requests[] statuses */
+		case DL_Testall: /* count requests[] flag statuses */
+			if (r.label == DL_Testall && !a[2].v)
+				break;
+			for (uint32_t i = 0; i < a[1].n && !hit; i++)
+				if (dumpi_arr(&look, &a[1], i) == req) {
+					hit = true;
+					si = i;
+				}
+			st = &a[r.label == DL_Waitall ? 2 : 3];
+			break;
+		case DL_Waitsome: /* count requests[] outcount indices[] statuses */
+		case DL_Testsome:
+			for (uint32_t j = 0; j < a[3].n && (int64_t)j < a[2].v && !hit; j++) {
+				int64_t i = dumpi_arr(&look, &a[3], j);
+				if (i >= 0 && i < a[1].n && dumpi_arr(&look, &a[1], (uint32_t)i) == req) {
+					hit = true;
+					si = j;
+				}
+			}
+			st = &a[4];
+			break;
+		default:
+			break;
+		}
+		if (!hit)
+			continue;
+		if (st->present && si < st->n)
+			return dumpi_status_cancelled(&look, st, si);
+		if (dumpi_stream_next(&look, &r, &e) == 1 && r.label == DL_Test_cancelled)
+			return r.a[1].v != 0;
+		return -1;
+	}
+	return -1;
+}
+
 static int p2_record(struct p2 *c, const struct dumpi_rec *r)
 {
 	const struct dumpi_arg *a = r->a;
@@ -343,6 +416,18 @@ static int p2_record(struct p2 *c, const struct dumpi_rec *r)
 		if (r->label == DL_Test)
 			op.n_done = a[1].v != 0;
 		return emit(c, &op, true);
+	case DL_Cancel: { /* request */
+		if (req_null(a[0].v))
+			return di_skip(c->d, r->label, "on MPI_REQUEST_NULL (no effect)");
+		int outcome = cancel_outcome(c, a[0].v);
+		op.kind = TOP_CANCEL;
+		op.req = (uint32_t)a[0].v;
+		op.n_done = outcome > 0;
+		op.flags = outcome < 0 ? TRACE_F_NO_OUTCOME : 0;
+		return emit(c, &op, true);
+	}
+	case DL_Test_cancelled:
+		return di_skip(c->d, r->label, "a local query: its answer is the outcome of the cancel op");
 	case DL_Startall: {
 		bool first = true;
 		for (uint32_t i = 0; i < a[1].n; i++) {

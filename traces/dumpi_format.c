@@ -385,6 +385,12 @@ void dumpi_status(const struct dumpi_stream *s, const struct dumpi_arg *a, uint3
 	*source = (int32_t)be32(p + 4);
 }
 
+int dumpi_status_cancelled(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i)
+{
+	/* i32 bytes, i32 source, i8 cancelled, ... in every DUMPI version. */
+	return s->p[a->off + status_size(s) * i + 8] != 0;
+}
+
 const char *dumpi_str(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, uint32_t *len)
 {
 	size_t off = a->off;

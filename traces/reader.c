@@ -267,10 +267,10 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		goto fail;
 	}
 	uint32_t version = trace_get_u32(hdr + 8);
-	if (version != TRACE_FORMAT_VERSION) {
+	if (version < TRACE_FORMAT_VERSION_MIN || version > TRACE_FORMAT_VERSION) {
 		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
-			      "unsupported format version %u (this netloom reads version %u)", version,
-			      TRACE_FORMAT_VERSION);
+			      "unsupported format version %u (this netloom reads versions %u .. %u)", version,
+			      TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
 		goto fail;
 	}
 	if (trace_get_u64(hdr + 56) != trace_xxh64(hdr, 56, 0)) {
@@ -286,6 +286,7 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	a->m.n_ranks = trace_get_u32(hdr + 16);
 	a->opts.frame_target = trace_get_u32(hdr + 20);
 	a->opts.zstd_level = (int)trace_get_u32(hdr + 24);
+	a->opts.format_version = version;
 	uint64_t meta_len = trace_get_u64(hdr + 32);
 	uint64_t meta_hash = trace_get_u64(hdr + 40);
 	a->file_len = trace_get_u64(hdr + 48);
@@ -543,6 +544,11 @@ int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_
 	if (n < 0)
 		return rr_err(r, err, n, r->frame_off, "op %llu (decoded byte %zu of the frame): %s",
 			      (unsigned long long)r->ops, r->raw_pos, what);
+	if (op->kind >= trace_op_kinds_in_version(r->a->m.format_version))
+		return rr_err(r, err, NL_ECORRUPT, r->frame_off,
+			      "op %llu (decoded byte %zu of the frame): op kind %s is not in format version %u",
+			      (unsigned long long)r->ops, r->raw_pos, trace_op_name(op->kind),
+			      r->a->m.format_version);
 	r->raw_pos += (size_t)n;
 	r->frame_left--;
 	r->ops++;
@@ -599,6 +605,13 @@ static const char *op_semantics(const struct trace_manifest *m, const struct tra
 	case TOP_COMM_CREATE:
 		if (op->new_comm != TRACE_COMM_NULL && !trace_manifest_find_comm(m, op->new_comm)) {
 			snprintf(buf, cap, "new communicator %u is not in the manifest", op->new_comm);
+			return buf;
+		}
+		break;
+	case TOP_CANCEL:
+		if (op->n_done > 1 || (op->n_done && (op->flags & TRACE_F_NO_OUTCOME))) {
+			snprintf(buf, cap, "cancel outcome n_done=%u%s: expected 0 or 1, or no_outcome alone",
+				 op->n_done, op->flags & TRACE_F_NO_OUTCOME ? " with no_outcome" : "");
 			return buf;
 		}
 		break;

@@ -585,9 +585,12 @@ static int enc_line(struct enc *e, char *line)
 		if (strncmp(line, "netloom-trace ", 14))
 			return enc_err(e, "expected 'netloom-trace %u' as the first line", TRACE_FORMAT_VERSION);
 		uint32_t v;
-		if (!parse_u32(line + 14, &v) || v != TRACE_FORMAT_VERSION)
-			return enc_err(e, "unsupported text format version '%s' (this netloom reads %u)", line + 14,
-				       TRACE_FORMAT_VERSION);
+		if (!parse_u32(line + 14, &v) || v < TRACE_FORMAT_VERSION_MIN || v > TRACE_FORMAT_VERSION)
+			return enc_err(e, "unsupported text format version '%s' (this netloom reads %u .. %u)",
+				       line + 14, TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
+		/* The archive keeps the dump's version: a dump encodes to the
+		 * same bytes, whichever version it came from. */
+		e->opts.format_version = v;
 		e->have_version = true;
 		return 0;
 	}

@@ -39,9 +39,10 @@ struct nl_err;
 /* world_ranks[0] of TRACE_COMM_SELF: "the calling rank" (self differs per rank). */
 #define TRACE_SELF_RANK UINT32_MAX
 
-/* Version of the archive format this code writes and reads
- * (docs/trace-format.md). */
-#define TRACE_FORMAT_VERSION 1u
+/* Version of the archive format this code writes (docs/trace-format.md).
+ * It reads every version from TRACE_FORMAT_VERSION_MIN on. */
+#define TRACE_FORMAT_VERSION 2u
+#define TRACE_FORMAT_VERSION_MIN 1u
 
 /* X(name, text): every operation kind, in a stable order (the numeric value
  * is part of the archive format: append only). */
@@ -93,7 +94,8 @@ struct nl_err;
 	X(TOP_COMM_SPLIT, "comm_split")              \
 	X(TOP_COMM_DUP, "comm_dup")                  \
 	X(TOP_COMM_CREATE, "comm_create")            \
-	X(TOP_COMM_FREE, "comm_free")
+	X(TOP_COMM_FREE, "comm_free")                \
+	X(TOP_CANCEL, "cancel") /* version 2 */
 
 enum trace_op_kind {
 #define TRACE_OP_ENUM_(name, text) name,
@@ -104,13 +106,18 @@ enum trace_op_kind {
 
 /* Name of an operation kind ("allreduce"), or NULL when out of range. */
 const char *trace_op_name(unsigned kind);
+/* Number of op kinds format version `version` defines (kinds 0 .. n-1),
+ * or 0 for a version this code does not know. */
+unsigned trace_op_kinds_in_version(uint32_t version);
 
 /* Op flags. */
 enum {
 	TRACE_F_NONBLOCKING = 1u << 0, /* a collective's I-variant (MPI_Ibcast...): has req */
 	TRACE_F_IN_PLACE = 1u << 1,    /* MPI_IN_PLACE was passed */
 	/* test/iprobe and the test* family: the trace does not say whether the
-	 * call succeeded (SimGrid time-independent traces); replay decides. */
+	 * call succeeded (SimGrid time-independent traces); cancel: the
+	 * recorded outcome is unknown (the request was freed, not completed).
+	 * Replay decides. */
 	TRACE_F_NO_OUTCOME = 1u << 2,
 };
 
@@ -145,12 +152,14 @@ struct trace_op {
 
 	/* Requests: req is the request an op creates (isend, irecv,
 	 * send_init, nonblocking collectives) or completes (wait, test,
-	 * start, request_free). The wait/test all, any and some kinds list theirs in
+	 * start, request_free, cancel). The wait/test all, any and some kinds list theirs in
 	 * reqs[0..n_reqs); for waitany/waitsome/testany/testsome, the ones that
 	 * completed come first and n_done says how many. For test and
 	 * testall, n_done is the number of requests the call completed (test:
 	 * 0 or 1; testall: 0 or n_reqs); for iprobe, 1 when a message was
-	 * found. With TRACE_F_NO_OUTCOME n_done is 0 and means "unknown". */
+	 * found; for cancel, 1 when the recorded run's cancel succeeded
+	 * (MPI_Test_cancelled on the request's completion status). With
+	 * TRACE_F_NO_OUTCOME n_done is 0 and means "unknown". */
 	uint32_t req;
 	uint32_t n_reqs;
 	uint32_t n_done;
@@ -213,6 +222,10 @@ struct trace_stream_writer;
 struct trace_write_opts {
 	uint32_t frame_target; /* raw encoded bytes per frame, 256 B .. 16 MiB */
 	int zstd_level;        /* 1 .. ZSTD_maxCLevel() */
+	/* Format version to write, TRACE_FORMAT_VERSION_MIN ..
+	 * TRACE_FORMAT_VERSION (0: the newest). An older version refuses
+	 * ops it cannot hold; `trace encode` of a dump keeps the version. */
+	uint32_t format_version;
 };
 
 int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char *path,

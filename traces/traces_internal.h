@@ -287,6 +287,8 @@ void dumpi_stream_release(struct dumpi_stream *s);
 int64_t dumpi_arr(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i);
 void dumpi_status(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, int32_t *bytes,
 		  int32_t *source);
+/* The cancelled field (0 or 1) of status entry i < a->n of an x argument. */
+int dumpi_status_cancelled(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i);
 /* String i of an A/S argument (not NUL-terminated: *len bytes at the result). */
 const char *dumpi_str(const struct dumpi_stream *s, const struct dumpi_arg *a, uint32_t i, uint32_t *len);
 /* "MPI_Isend", or NULL for an unused label. */
@@ -299,7 +301,7 @@ enum {
 	DL_Send = 0, DL_Recv = 1, DL_Bsend = 3, DL_Ssend = 4, DL_Rsend = 5, DL_Isend = 8, DL_Ibsend = 9,
 	DL_Issend = 10, DL_Irsend = 11, DL_Irecv = 12, DL_Wait = 13, DL_Test = 14, DL_Request_free = 15,
 	DL_Waitany = 16, DL_Testany = 17, DL_Waitall = 18, DL_Testall = 19, DL_Waitsome = 20,
-	DL_Testsome = 21, DL_Iprobe = 22, DL_Probe = 23, DL_Send_init = 26, DL_Bsend_init = 27,
+	DL_Testsome = 21, DL_Iprobe = 22, DL_Probe = 23, DL_Cancel = 24, DL_Test_cancelled = 25, DL_Send_init = 26, DL_Bsend_init = 27,
 	DL_Ssend_init = 28, DL_Rsend_init = 29, DL_Recv_init = 30, DL_Start = 31, DL_Startall = 32,
 	DL_Sendrecv = 33, DL_Sendrecv_replace = 34, DL_Type_contiguous = 35, DL_Type_vector = 36,
 	DL_Type_hvector = 37, DL_Type_indexed = 38, DL_Type_hindexed = 39, DL_Type_struct = 40,

@@ -200,6 +200,16 @@ struct app_results {
 	uint64_t unmatched_msgs;      /* sent but never received */
 	uint64_t unknown_requests;    /* waits/tests on ids never created (ignored) */
 	uint64_t events;              /* engine events processed */
+	/* MPI_Cancel (docs/replay.md "Cancelled requests"): cancel ops, how
+	 * many cancelled their request in replay, and the divergences between
+	 * the outcome the trace recorded and the simulated one, with the
+	 * first divergence's rank, op index and kinds. */
+	uint64_t cancels, cancelled;
+	uint64_t cancel_diverged;
+	uint32_t cancel_div_rank;     /* world rank */
+	uint64_t cancel_div_op;       /* index of the cancel op in its rank's stream */
+	uint16_t cancel_div_req_kind; /* trace op kind that created the request */
+	uint8_t cancel_div_recorded;  /* recorded outcome: 1 cancelled, 0 not */
 	uint64_t coll_calls[APP_COLL__COUNT];
 	uint32_t coll_alg_used[APP_COLL__COUNT][APP_ALG__COUNT]; /* instances by algorithm */
 };

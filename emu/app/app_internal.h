@@ -87,6 +87,7 @@ enum {
 	RF_BUFFERED = 1u << 4,   /* bsend: completes when posted */
 	RF_POSTED = 1u << 5,     /* recv sitting in a posted queue */
 	RF_USER = 1u << 6,       /* mapped from a trace request id */
+	RF_CANCELLED = 1u << 7,  /* MPI_Cancel succeeded: completed without a match */
 };
 
 struct app_req {
@@ -354,6 +355,9 @@ int app_p2p_recv(struct app *a, uint32_t r, uint32_t comm, int32_t peer, int32_t
 int app_p2p_start(struct app *a, uint32_t q, struct nl_err *err);
 int app_p2p_deliver(struct app *a, uint32_t m, struct nl_err *err);
 bool app_p2p_probe(struct app *a, uint32_t r, uint32_t comm, int32_t src, int32_t tag);
+/* MPI_Cancel of request q: want is the recorded outcome (1 cancelled, 0
+ * not, -1 unknown). Sets *cancelled to the simulated outcome. */
+int app_p2p_cancel(struct app *a, uint32_t q, int want, bool *cancelled, struct nl_err *err);
 uint32_t app_req_new(struct app *a, uint32_t r, uint8_t kind, uint16_t flags);
 void app_req_free(struct app *a, uint32_t q);
 int app_req_complete(struct app *a, uint32_t q, struct nl_err *err);

@@ -448,6 +448,31 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 		}
 		app_call_end(a, rk);
 		return 1;
+	case TOP_CANCEL: {
+		int want = op->flags & TRACE_F_NO_OUTCOME ? -1 : op->n_done != 0;
+		bool done = false;
+		app_call_begin(a, rk);
+		a->res.cancels++;
+		q = app_req_lookup(a, r, op->req);
+		uint16_t req_kind = TOP__COUNT;
+		if (q != APP_NONE) {
+			req_kind = app_req_at(a, q)->op_kind;
+			NL_CHECK(app_p2p_cancel(a, q, want, &done, err));
+		}
+		a->res.cancelled += done;
+		if (want >= 0 && want != (int)done) {
+			/* Recorded and simulated outcomes differ: count it and
+			 * keep the first for the report (replay goes on). */
+			if (!a->res.cancel_diverged++) {
+				a->res.cancel_div_rank = r;
+				a->res.cancel_div_op = rk->op_index;
+				a->res.cancel_div_req_kind = req_kind;
+				a->res.cancel_div_recorded = (uint8_t)want;
+			}
+		}
+		app_call_end(a, rk);
+		return 1;
+	}
 	case TOP_PROBE:
 	case TOP_IPROBE:
 		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
@@ -484,11 +509,19 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 		struct trace_op syn = {.kind = op->kind == TOP_COMM_SPLIT ? TOP_ALLGATHER : TOP_ALLREDUCE,
 				       .comm = op->comm,
 				       .bytes = 8};
+		/* MPI_Comm_idup (flag nonblocking): the same collective,
+		 * completing with the op's request. */
+		bool nb = op->flags & TRACE_F_NONBLOCKING;
 		app_call_begin(a, rk);
 		NL_CHECK(app_coll_start(a, r, &syn, c,
 					op->kind == TOP_COMM_SPLIT ? APP_COLL_ALLGATHER : APP_COLL_ALLREDUCE,
-					false, &q, err));
-		return app_block_on(a, r, &q, 1);
+					nb, &q, err));
+		if (!nb)
+			return app_block_on(a, r, &q, 1);
+		if (app_req_bind(a, r, q, op->req) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+		app_call_end(a, rk);
+		return 1;
 	}
 	case TOP_COMM_FREE:
 		app_call_begin(a, rk);

@@ -520,6 +520,34 @@ int app_p2p_recv(struct app *a, uint32_t r, uint32_t comm, int32_t peer, int32_t
 	return app_p2p_new(a, REQ_RECV, r, comm, peer, tag, bytes, flags, parent, req_out, err);
 }
 
+/* MPI 4.0 §3.8.4: a cancel either succeeds (the request completes and
+ * matches nothing) or fails (the request completes normally), never both,
+ * and which one is the implementation's choice while the operation has not
+ * matched. Replay takes the recorded outcome where that choice exists:
+ * - a receive still posted (unmatched) is cancelled unless the trace says
+ *   the recorded cancel failed; then it stays posted and matches later, as
+ *   it did in the recorded run (-1, unknown, cancels: what Open MPI and
+ *   MPICH do with an unmatched receive);
+ * - a receive that has matched (or completed, or is an inactive persistent
+ *   one) is not cancelled;
+ * - a send is never cancelled. Cancelling sends is deprecated since MPI
+ *   4.0 (§3.8.4) and Open MPI's ob1, which recorded our samples, never
+ *   cancels one (its MPI_Test_cancelled is false); a send the trace
+ *   records as cancelled (MPICH can cancel one still unmatched) completes
+ *   normally and counts as a divergence;
+ * - a collective's request cannot be cancelled (erroneous in MPI). */
+int app_p2p_cancel(struct app *a, uint32_t q, int want, bool *cancelled, struct nl_err *err)
+{
+	struct app_req *rq = app_req_at(a, q);
+	*cancelled = false;
+	if (rq->kind != REQ_RECV || !(rq->flags & RF_POSTED) || want == 0)
+		return 0;
+	app_posted_remove(a, q);
+	rq->flags |= RF_CANCELLED;
+	*cancelled = true;
+	return app_req_complete(a, q, err);
+}
+
 /* An eager message or RTS is matchable now (all earlier ones of its pair
  * have been). */
 static int app_accept(struct app *a, uint32_t m, struct nl_err *err)

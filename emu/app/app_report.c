@@ -100,6 +100,22 @@ json_t *app_results_json(const struct app *a)
 	json_object_set_new(m, "latency_by_size", by);
 	json_object_set_new(o, "messages", m);
 
+	json_t *cx = json_object();
+	json_object_set_new(cx, "calls", json_integer((json_int_t)res->cancels));
+	json_object_set_new(cx, "cancelled", json_integer((json_int_t)res->cancelled));
+	json_object_set_new(cx, "divergences", json_integer((json_int_t)res->cancel_diverged));
+	if (res->cancel_diverged) {
+		json_t *d = json_object();
+		const char *k = trace_op_name(res->cancel_div_req_kind);
+		json_object_set_new(d, "rank", json_integer(res->cancel_div_rank));
+		json_object_set_new(d, "op_index", json_integer((json_int_t)res->cancel_div_op));
+		json_object_set_new(d, "request_op", k ? json_string(k) : json_null());
+		json_object_set_new(d, "recorded", json_string(res->cancel_div_recorded ? "cancelled" : "not cancelled"));
+		json_object_set_new(d, "replayed", json_string(res->cancel_div_recorded ? "not cancelled" : "cancelled"));
+		json_object_set_new(cx, "first_divergence", d);
+	}
+	json_object_set_new(o, "cancel", cx);
+
 	json_t *coll = json_object();
 	for (unsigned c = 0; c < APP_COLL__COUNT; c++) {
 		if (!res->coll_calls[c])

@@ -130,6 +130,18 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	if (res->unknown_requests)
 		fprintf(f, "  note: %" PRIu64 " waits/tests named requests the trace never created\n",
 			res->unknown_requests);
+	if (res->cancels)
+		fprintf(f, "  cancels: %" PRIu64 " (%" PRIu64 " cancelled their request in replay)\n", res->cancels,
+			res->cancelled);
+	if (res->cancel_diverged) {
+		const char *k = trace_op_name(res->cancel_div_req_kind);
+		fprintf(f,
+			"  warning: %" PRIu64 " cancels ended otherwise than in the recorded run; first: rank %" PRIu32
+			", op %" PRIu64 " (cancel of a request from %s), recorded %s, replayed %s\n",
+			res->cancel_diverged, res->cancel_div_rank, res->cancel_div_op,
+			k ? k : "call the trace does not hold", res->cancel_div_recorded ? "cancelled" : "not cancelled",
+			res->cancel_div_recorded ? "not cancelled" : "cancelled");
+	}
 
 	fprintf(f, "\n  %-22s %10s %12s %12s %12s %12s\n", "latency by size", "messages", "mean", "p50", "p99",
 		"max");

@@ -129,6 +129,35 @@ printf 'not a trace' > "$dir/junk.nlt"
 "$netloom" replay "$dir/junk.nlt" > /dev/null 2>&1; expect_eq "junk exit" $? 2
 "$netloom" replay > /dev/null 2>&1; expect_eq "no args exit" $? 2
 
+# Cancel (format version 2): rank 0 cancels a wildcard receive nothing
+# matches (cancelled, as recorded), then receives tag 9; rank 1's isend is
+# recorded as cancelled, but replay never cancels a send: one divergence,
+# named in the report and the JSON; the replay completes.
+cat > "$dir/cx.txt" <<'TXT'
+netloom-trace 2
+ranks 2
+rank 0
+init t=0 dur=0
+irecv t=10 dur=0 peer=any tag=any bytes=8 req=1
+cancel t=10 dur=0 req=1 n_done=1
+wait t=10 dur=0 req=1
+recv t=10 dur=0 peer=1 tag=9 bytes=8
+recv t=10 dur=0 peer=1 tag=5 bytes=8
+finalize t=10 dur=0
+rank 1
+init t=0 dur=0
+send t=0 dur=0 peer=0 tag=9 bytes=8
+isend t=0 dur=0 peer=0 tag=5 bytes=8 req=3
+cancel t=0 dur=0 req=3 n_done=1
+wait t=0 dur=0 req=3
+finalize t=0 dur=0
+TXT
+"$netloom" trace encode "$dir/cx.txt" "$dir/cx.nlt" || fail "encode cancel trace"
+"$netloom" replay "$dir/cx.nlt" "${net[@]}" --json "$dir/cx.json" > "$dir/cx.out" 2>&1 || fail "replay cancel exit $?"
+grep -q "^  cancels: 2 (1 cancelled their request in replay)$" "$dir/cx.out" || fail "cancel count line: $(cat "$dir/cx.out")"
+grep -q "^  warning: 1 cancels ended otherwise than in the recorded run; first: rank 1, op 3 (cancel of a request from isend), recorded cancelled, replayed not cancelled$" "$dir/cx.out" || fail "cancel divergence line"
+expect_eq "cancel json" "$(json "$dir/cx.json" '(lambda c: (c["calls"], c["cancelled"], c["divergences"], c["first_divergence"]["rank"], c["first_divergence"]["op_index"], c["first_divergence"]["request_op"]))(d["results"]["cancel"])')" "(2, 1, 1, 1, 3, 'isend')"
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1

@@ -48,7 +48,7 @@ print(d["ranks"], d["calls"]["isend"], d["calls"]["irecv"], d["calls"]["waitall"
       d["application"], d["machine"], d["start_unix"], d["format_version"], len(d["communicators"]),
       d["communicators"][2]["world_ranks"], d["ops"], "compute" not in d["calls"])
 PY
-same "7 588 588 98 49 7 588 418656 0.012875546000000002 randombenchmark R00-M1-N01-J01.challenger 1385157238 1 3 [0, 1, 2, 3, 4, 5, 6] 2723 True" \
+same "7 588 588 98 49 7 588 418656 0.012875546000000002 randombenchmark R00-M1-N01-J01.challenger 1385157238 2 3 [0, 1, 2, 3, 4, 5, 6] 2723 True" \
 	"$T/json" "info --json field values (testbgp)"
 
 expect 0 "convert SimGrid index of 32 ranks" "$NL" trace convert \

@@ -3,7 +3,7 @@
  *
  * EXPECT_BASE.r<rank> holds one line per recorded op (compute intervals
  * excluded): "<kind> key=value ...". Keys: comm peer tag bytes rpeer rtag
- * rbytes flags(nb|inplace) req reqs(a,b,..) done new color key
+ * rbytes flags(nb|inplace|noout) req reqs(a,b,..) done new color key
  * scounts(..) rcounts(..). A key left out must be zero (or absent) in the
  * op, so every field is checked. A value "$name" binds on first use and
  * must be equal at every later use on any rank (communicator ids are
@@ -116,9 +116,11 @@ static void format_op(const struct trace_op *op, char *out, size_t cap)
 	if (op->recv_bytes)
 		PUT(" rbytes=%" PRIu64, op->recv_bytes);
 	if (op->flags)
-		PUT(" flags=%s%s%s", op->flags & TRACE_F_NONBLOCKING ? "nb" : "",
+		PUT(" flags=%s%s%s%s%s", op->flags & TRACE_F_NONBLOCKING ? "nb" : "",
 		    (op->flags & TRACE_F_NONBLOCKING) && (op->flags & TRACE_F_IN_PLACE) ? "|" : "",
-		    op->flags & TRACE_F_IN_PLACE ? "inplace" : "");
+		    op->flags & TRACE_F_IN_PLACE ? "inplace" : "",
+		    (op->flags & TRACE_F_NO_OUTCOME) && (op->flags & ~TRACE_F_NO_OUTCOME) ? "|" : "",
+		    op->flags & TRACE_F_NO_OUTCOME ? "noout" : "");
 	if (op->req)
 		PUT(" req=%" PRIu32, op->req);
 	if (op->n_reqs) {
@@ -153,6 +155,8 @@ static uint32_t parse_flags(const char *s)
 		f |= TRACE_F_NONBLOCKING;
 	if (strstr(s, "inplace"))
 		f |= TRACE_F_IN_PLACE;
+	if (strstr(s, "noout"))
+		f |= TRACE_F_NO_OUTCOME;
 	return f;
 }
 

@@ -47,6 +47,18 @@ int main(int argc, char **argv)
 		EXPECT("recv comm=$wdup tag=5 bytes=8");
 	}
 
+	/* Comm_idup: a nonblocking comm_dup completing with its request. */
+	{
+		MPI_Comm idup;
+		MPI_Request rq;
+		MPI_Comm_idup(W, &idup, &rq);
+		EXPECT("comm_dup flags=nb req=0 new=$idup");
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		EXPECT("wait done=1");
+		MPI_Comm_free(&idup);
+		EXPECT("comm_free comm=$idup");
+	}
+
 	/* Comm_create from the group {3, 1, 0}: rank 2 gets MPI_COMM_NULL. */
 	MPI_Comm_group(W, &wg);
 	MPI_Group_incl(wg, 3, (int[]){3, 1, 0}, &g3);

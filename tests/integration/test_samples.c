@@ -2,7 +2,9 @@
  * archive opens, verifies (stream hashes, op counts, every op against the
  * manifest), has the expected ranks and program, a stream per rank that
  * tiles its run from init to finalize, the runtime of its slowest rank,
- * and non-trivial point-to-point and collective traffic; the calibration
+ * and non-trivial point-to-point and collective traffic; the full HPCC
+ * runs hold the MPI_Cancel calls ending their MPI RandomAccess sections
+ * (16 per rank: every rank cancels its wildcard receives); the calibration
  * file has a well-formed table for 2, 8 and 16 ranks.
  */
 #include <jansson.h>
@@ -19,18 +21,19 @@ struct sample {
 	const char *application;
 	uint64_t min_p2p;  /* point-to-point messages (sendrecv once, not to PROC_NULL) */
 	uint64_t min_coll; /* collective calls, all ranks */
+	uint64_t cancels;  /* cancel ops, all ranks (exact) */
 };
 
 /* Minimums well below what the recordings hold (they vary a little from
  * one recording to the next), well above "trivially small". */
 static const struct sample samples[] = {
-	{"lammps-lj-2.nlt", 2, "lmp", 400, 20},
-	{"lammps-lj-8.nlt", 8, "lmp", 5000, 500},
-	{"lammps-lj-16.nlt", 16, "lmp", 10000, 1000},
-	{"hpcc-2.nlt", 2, "hpcc", 20000, 1000},
-	{"hpcc-8.nlt", 8, "hpcc", 20000, 3000},
-	{"hpcc-16.nlt", 16, "hpcc", 40000, 6000},
-	{"pingpong-2.nlt", 2, "netloom-pingpong", 1000, 50},
+	{"lammps-lj-2.nlt", 2, "lmp", 400, 20, 0},
+	{"lammps-lj-8.nlt", 8, "lmp", 5000, 500, 0},
+	{"lammps-lj-16.nlt", 16, "lmp", 10000, 1000, 0},
+	{"hpcc-2.nlt", 2, "hpcc", 20000, 1000, 0}, /* a window without RandomAccess */
+	{"hpcc-8.nlt", 8, "hpcc", 40000, 5000, 8 * 16},
+	{"hpcc-16.nlt", 16, "hpcc", 80000, 10000, 16 * 16},
+	{"pingpong-2.nlt", 2, "netloom-pingpong", 1000, 50, 0},
 };
 
 static bool is_send(unsigned k)
@@ -49,7 +52,7 @@ static void check_sample(const struct sample *s)
 	struct trace_archive *a = NULL;
 	struct nl_err err = {0};
 	const struct trace_manifest *m;
-	uint64_t p2p = 0, coll = 0, slowest_ps = 0;
+	uint64_t p2p = 0, coll = 0, cancels = 0, slowest_ps = 0;
 	char path[4096];
 
 	snprintf(path, sizeof path, SAMPLES "%s", s->file);
@@ -93,6 +96,7 @@ static void check_sample(const struct sample *s)
 				p2p++;
 			if (is_collective(op.kind))
 				coll++;
+			cancels += op.kind == TOP_CANCEL;
 		}
 		CHECK_INT(rc, ==, 0);
 		CHECK_INT(last, ==, TOP_FINALIZE);
@@ -103,6 +107,7 @@ static void check_sample(const struct sample *s)
 	CHECK_NEAR(m->recorded_runtime_s, (double)slowest_ps * 1e-12, 1e-9);
 	CHECK_UINT(p2p, >=, s->min_p2p);
 	CHECK_UINT(coll, >=, s->min_coll);
+	CHECK_UINT(cancels, ==, s->cancels);
 	trace_archive_close(a);
 }
 

@@ -138,14 +138,16 @@ struct syn_run {
 	struct app *app;
 	int rc;
 	struct nl_err err;
+	struct trace_archive *arch;         /* syn_replay_archive only */
+	struct app_archive_source *arch_src;
 };
 
 /* Replay s on the analytic backend with settings ("key=value", NULL-ended);
  * fills run (release with syn_run_free). Returns app_run's result. */
-static inline int syn_replay(struct syn *s, const char *const *settings, struct syn_run *run)
+static inline int syn_replay_src(const struct app_source *src, const char *const *settings,
+				 struct syn_run *run)
 {
 	static const struct config_table *tables[2];
-	memset(run, 0, sizeof *run);
 	tables[0] = &app_config_table;
 	tables[1] = net_backend_find("analytic", NULL)->config;
 	config_init(&run->cfg, tables, 2);
@@ -155,19 +157,36 @@ static inline int syn_replay(struct syn *s, const char *const *settings, struct 
 	struct app_config ac;
 	if ((run->rc = app_config_bind(&run->cfg, &ac, &run->err)) < 0)
 		return run->rc;
-	for (uint32_t r = 0; r < SYN_MAX_RANKS; r++)
-		s->pos[r] = 0;
 	run->net.ops = net_backend_find("analytic", &run->err);
 	if ((run->rc = run->net.ops->create(&run->net, &run->cfg, NULL, &run->err)) < 0) {
 		run->net.ops = NULL;
 		return run->rc;
 	}
-	struct app_source src = {.n_ranks = s->n_ranks, .n_comms = s->n_comms, .comms = s->comms,
-				 .next = syn_next, .ctx = s};
-	if ((run->rc = app_new(&run->app, &ac, &src, &run->net, NULL, &run->err)) < 0)
+	if ((run->rc = app_new(&run->app, &ac, src, &run->net, NULL, &run->err)) < 0)
 		return run->rc;
 	run->rc = app_run(run->app, NULL, &run->err);
 	return run->rc;
+}
+
+static inline int syn_replay(struct syn *s, const char *const *settings, struct syn_run *run)
+{
+	memset(run, 0, sizeof *run);
+	for (uint32_t r = 0; r < SYN_MAX_RANKS; r++)
+		s->pos[r] = 0;
+	struct app_source src = {.n_ranks = s->n_ranks, .n_comms = s->n_comms, .comms = s->comms,
+				 .next = syn_next, .ctx = s};
+	return syn_replay_src(&src, settings, run);
+}
+
+/* The same for an archive file. */
+static inline int syn_replay_archive(const char *nlt, const char *const *settings, struct syn_run *run)
+{
+	struct app_source src;
+	memset(run, 0, sizeof *run);
+	if ((run->rc = trace_archive_open(&run->arch, nlt, &run->err)) < 0 ||
+	    (run->rc = app_archive_source_new(&run->arch_src, run->arch, &src, &run->err)) < 0)
+		return run->rc;
+	return syn_replay_src(&src, settings, run);
 }
 
 static inline void syn_run_free(struct syn_run *run)
@@ -176,6 +195,8 @@ static inline void syn_run_free(struct syn_run *run)
 	if (run->net.ops)
 		run->net.ops->destroy(&run->net);
 	config_release(&run->cfg);
+	app_archive_source_free(run->arch_src);
+	trace_archive_close(run->arch);
 	memset(run, 0, sizeof *run);
 }
 

@@ -153,6 +153,36 @@ static inline void test_tmpdir_remove(void)
 		fprintf(stderr, "cannot remove %s\n", test_tmpdir);
 }
 
+/* A whole file in a malloc'd buffer (NULL when unreadable); and back. */
+static inline uint8_t *test_slurp(const char *path, size_t *len)
+{
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
+	if (!p || n < 0 || fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+static inline void test_spit(const char *path, const uint8_t *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return;
+	fwrite(p, 1, len, f);
+	fclose(f);
+}
+
 /* C(n, k), exact while it fits. */
 static inline uint64_t test_binom(uint32_t n, uint32_t k)
 {

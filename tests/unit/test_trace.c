@@ -11,32 +11,6 @@
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *p = malloc(n ? (size_t)n : 1);
-	if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-		free(p);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return p;
-}
-
-static void spit(const char *path, const uint8_t *p, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	fwrite(p, 1, len, f);
-	fclose(f);
-}
-
 /* --- hash and varints --------------------------------------------------- */
 
 static void test_xxh64_vectors(void)
@@ -180,6 +154,11 @@ static struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
 		break;
 	case TOP_COMM_FREE:
 		op.comm = 2;
+		break;
+	case TOP_CANCEL: /* cancelled, not cancelled, or unknown */
+		op.req = (uint32_t)(i % 17) + 1;
+		op.n_done = i % 3 == 1;
+		op.flags = i % 3 == 2 ? TRACE_F_NO_OUTCOME : 0;
 		break;
 	default: /* the other collectives */
 		op.peer = kind == TOP_BCAST || kind == TOP_REDUCE ? 2 : 0;
@@ -381,7 +360,7 @@ static void test_archive_deterministic(void)
 	size_t n1, n2;
 	CHECK_OK(write_archive(test_tmppath("d1.nlt"), 3000, 0, false, &e), &e);
 	CHECK_OK(write_archive(test_tmppath("d2.nlt"), 3000, 0, false, &e), &e);
-	uint8_t *a = slurp(test_tmppath("d1.nlt"), &n1), *b = slurp(test_tmppath("d2.nlt"), &n2);
+	uint8_t *a = test_slurp(test_tmppath("d1.nlt"), &n1), *b = test_slurp(test_tmppath("d2.nlt"), &n2);
 	CHECK(a && b);
 	CHECK_EQ(n1, n2);
 	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
@@ -453,18 +432,18 @@ static void test_dump_encode_identity(void)
 	trace_archive_close(a);
 	CHECK_OK(trace_encode_text(txt, back, &e), &e);
 	size_t n1, n2;
-	uint8_t *x = slurp(p, &n1), *y = slurp(back, &n2);
+	uint8_t *x = test_slurp(p, &n1), *y = test_slurp(back, &n2);
 	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
 	free(x);
 	free(y);
 
 	/* The text itself: header lines and one op line. */
 	size_t tn;
-	char *t = (char *)slurp(txt, &tn);
+	char *t = (char *)test_slurp(txt, &tn);
 	CHECK(t != NULL);
 	if (t) {
 		t[tn - 1] = '\0';
-		CHECK(strstr(t, "\nnetloom-trace 1\nframe_target 700\nzstd_level 3\nranks 3\n"
+		CHECK(strstr(t, "\nnetloom-trace 2\nframe_target 700\nzstd_level 3\nranks 3\n"
 				"application \"unit \\\"test\\\"\"\ncommand_line \"./unit --flag\\tx\"\n") != NULL);
 		CHECK(strstr(t, "\ncomm 2 0 2\ncomm 5 2 1 0\n") != NULL);
 		CHECK(strstr(t, "\nsendrecv t=") != NULL);
@@ -487,8 +466,10 @@ static void test_encode_errors(void)
 	struct {
 		const char *text, *msg;
 	} cases[] = {
-		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 1' as the first line"},
-		{"netloom-trace 2\n", "e.txt:1: unsupported text format version '2' (this netloom reads 1)"},
+		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 2' as the first line"},
+		{"netloom-trace 3\n", "e.txt:1: unsupported text format version '3' (this netloom reads 1 .. 2)"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncancel t=1 req=4 n_done=1\n",
+		 "a cancel op needs format version 2 or later (this stream writes version 1)"},
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
@@ -588,7 +569,7 @@ static void test_corruption(void)
 	const char *good = test_tmppath("good.nlt"), *bad = test_tmppath("bad.nlt");
 	CHECK_OK(write_archive(good, 400, 512, false, &e), &e);
 	size_t n;
-	uint8_t *g = slurp(good, &n);
+	uint8_t *g = test_slurp(good, &n);
 	CHECK(g != NULL);
 	if (!g)
 		return;
@@ -598,28 +579,29 @@ static void test_corruption(void)
 	/* Bad magic. */
 	memcpy(b, g, n);
 	b[1] = 'X';
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
 
 	/* Unsupported version (checked before the header hash). */
 	memcpy(b, g, n);
-	trace_put_u32(b + 8, 2);
-	spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 2 (this netloom reads version 1)", bad);
+	trace_put_u32(b + 8, 3);
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)",
+		 bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
 
 	/* A flipped header byte. */
 	memcpy(b, g, n);
 	b[20] ^= 1;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
 	/* Truncation at several offsets. */
 	size_t cuts[] = {0, 7, 40, 64, 100, n / 2, n - 1};
 	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
-		spit(bad, g, cuts[i]);
+		test_spit(bad, g, cuts[i]);
 		if (cuts[i] < 8)
 			snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
 		else if (cuts[i] < 64)
@@ -636,7 +618,7 @@ static void test_corruption(void)
 	uint8_t *longer = malloc(n + 3);
 	memcpy(longer, g, n);
 	memset(longer + n, 0, 3);
-	spit(bad, longer, n + 3);
+	test_spit(bad, longer, n + 3);
 	snprintf(want, sizeof want, "%s: offset %zu: trailing data: header says %zu bytes, file has %zu", bad, n,
 		 n, n + 3);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
@@ -645,7 +627,7 @@ static void test_corruption(void)
 	/* Metadata block byte flipped. */
 	memcpy(b, g, n);
 	b[70] ^= 0x40;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 64: metadata block hash mismatch", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
@@ -666,7 +648,7 @@ static void test_corruption(void)
 	uint32_t comp_len = trace_get_u32(g + frame1 + 9);
 	memcpy(b, g, n);
 	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want,
 		 "%s: rank 1, offset %llu: frame does not decompress: Restored data doesn't match checksum", bad,
 		 (unsigned long long)frame1);
@@ -677,12 +659,12 @@ static void test_corruption(void)
 	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
 	memcpy(b, g, n);
 	trace_put_u32(b + frame1 + 1, ops1 + 1);
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
 		 bad, (unsigned long long)frame1, ops1, raw1);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 	trace_put_u32(b + frame1 + 1, ops1 - 1);
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
 	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
 
@@ -691,7 +673,7 @@ static void test_corruption(void)
 	CHECK_EQ(g[end2], 'E');
 	memcpy(b, g, n);
 	b[end2 + 20] ^= 0x01;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: rank 2, offset %llu: hash mismatch: stream hashes to %016llx", bad,
 		 (unsigned long long)end2, (unsigned long long)m->rank_hash[2]);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
@@ -699,7 +681,7 @@ static void test_corruption(void)
 	/* The end chunk's op count flipped. */
 	memcpy(b, g, n);
 	b[end2 + 1] ^= 0x01;
-	spit(bad, b, n);
+	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: rank 2, offset %llu: end chunk says %llu ops", bad,
 		 (unsigned long long)end2, (unsigned long long)(m->rank_ops[2] ^ 1));
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);

@@ -11,31 +11,12 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "import_helpers.h"
 #include "test.h"
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
 
 #define DATA TEST_SRC("tests/data/traces")
-
-struct warns {
-	int n;
-	char lines[32][256];
-};
-
-static void collect(void *ctx, const char *line)
-{
-	struct warns *w = ctx;
-	if (w->n < 32)
-		snprintf(w->lines[w->n++], sizeof w->lines[0], "%s", line);
-}
-
-static bool has_warn(const struct warns *w, const char *line)
-{
-	for (int i = 0; i < w->n; i++)
-		if (!strcmp(w->lines[i], line))
-			return true;
-	return false;
-}
 
 /* Per-kind totals of bytes / recv_bytes / counts over a whole archive. */
 struct totals {
@@ -304,36 +285,6 @@ static void test_dumpi_mem_errors(void)
 	memcpy(buf + 150, buf + n - 64, 64);
 	CHECK_ERR(trace_dumpi_import_mem(buf, 214, &e), NL_EFORMAT, &e,
 		  "(memory): rank 0, offset 150: index record offsets out of range");
-}
-
-/* A minimal DUMPI rank-file writer (big-endian, layout of sst-dumpi's
- * io.c/iodefs.h), to exercise calls the public traces lack. */
-struct dw {
-	uint8_t p[8192];
-	size_t n;
-};
-
-static void put8(struct dw *w, uint8_t v) { w->p[w->n++] = v; }
-static void put16(struct dw *w, uint16_t v) { put8(w, (uint8_t)(v >> 8)); put8(w, (uint8_t)v); }
-static void put32(struct dw *w, uint32_t v) { put16(w, (uint16_t)(v >> 16)); put16(w, (uint16_t)v); }
-static void put64(struct dw *w, uint64_t v) { put32(w, (uint32_t)(v >> 32)); put32(w, (uint32_t)v); }
-
-/* Record header: label, mask (wall time only), start/stop (s + ns). */
-static void rec(struct dw *w, uint16_t label, uint32_t t_us)
-{
-	put16(w, label);
-	put8(w, 0x08);
-	put16(w, 0);
-	put32(w, t_us * 1000);
-	put16(w, 0);
-	put32(w, t_us * 1000 + 500);
-}
-
-static void put_iarr(struct dw *w, const int32_t *v, uint32_t n)
-{
-	put32(w, n);
-	for (uint32_t i = 0; i < n; i++)
-		put32(w, (uint32_t)v[i]);
 }
 
 static void write_dumpi_rank(const char *path, uint32_t rank)

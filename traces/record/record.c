@@ -143,6 +143,12 @@ static void rec_append(const struct trace_op *op)
 		rec_fail("%s", rec_sink_error());
 }
 
+void rec_cancel_outcome(uint32_t req, int outcome)
+{
+	if (rec.is_active && rec_sink_cancel_outcome(req, outcome) < 0)
+		rec_fail("%s", rec_sink_error());
+}
+
 /* Open the recorded window: time zero is now, the stream starts with init. */
 static void rec_window_open(void)
 {
@@ -619,6 +625,7 @@ int MPI_Finalize(void)
 		PMPI_Group_free(&rec.world_group);
 	rec_comm_teardown();
 	rec_req_teardown();
+	rec_mprobe_teardown();
 	for (int i = 0; i < 2; i++) {
 		free(rec.counts[i]);
 		rec.counts[i] = NULL;

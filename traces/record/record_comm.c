@@ -280,8 +280,8 @@ static void rec_ctor_begin(struct rec_ctor *k, MPI_Comm parent)
 
 /* Finish a constructor; `kind` one of the TOP_COMM_* kinds. When color is
  * NULL the canonical (lowest world rank, new rank) split is recorded. */
-static void rec_ctor_end(struct rec_ctor *k, int rc, uint16_t kind, MPI_Comm *newcomm,
-			 const int *color, const int *key)
+static void rec_ctor_end_req(struct rec_ctor *k, int rc, uint16_t kind, MPI_Comm *newcomm,
+			     const int *color, const int *key, const MPI_Request *req)
 {
 	struct trace_op op = {.kind = kind};
 	const struct rec_comm *info = NULL;
@@ -310,7 +310,21 @@ static void rec_ctor_end(struct rec_ctor *k, int rc, uint16_t kind, MPI_Comm *ne
 			op.color = -1;
 		}
 	}
+	if (req) { /* MPI_Comm_idup: nonblocking, completes with its request */
+		op.flags = TRACE_F_NONBLOCKING;
+		op.req = rec_req_new(*req, false);
+		if (op.req == REC_REQ_NONE) {
+			rec_skip(&k->c);
+			return;
+		}
+	}
 	rec_end(&k->c, &op);
+}
+
+static void rec_ctor_end(struct rec_ctor *k, int rc, uint16_t kind, MPI_Comm *newcomm,
+			 const int *color, const int *key)
+{
+	rec_ctor_end_req(k, rc, kind, newcomm, color, key, NULL);
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -342,11 +356,12 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 
 	/* Open MPI returns the new handle at once; it is usable after the
 	 * request completes, which is all the program may assume too. The
-	 * request itself is not recorded: its completion shows as a wait on
-	 * an unknown request, counted, not drawn. */
+	 * op is a nonblocking comm_dup with that request: replay completes
+	 * it like a nonblocking collective, so the ranks do not block where
+	 * the program did not. */
 	rec_ctor_begin(&k, comm);
 	rc = PMPI_Comm_idup(comm, newcomm, request);
-	rec_ctor_end(&k, rc, TOP_COMM_DUP, newcomm, NULL, NULL);
+	rec_ctor_end_req(&k, rc, TOP_COMM_DUP, newcomm, NULL, NULL, request);
 	return rc;
 }
 

@@ -25,8 +25,7 @@
  * MPI_Finalize instead of being dropped silently. X(name, text). */
 #define REC_UNSUP_MAP(X)                                                    \
 	X(REC_UNSUP_COMM, "calls on unrecorded communicators (intercommunicators, MPI_Comm_create_group, ...)") \
-	X(REC_UNSUP_CANCEL, "MPI_Cancel")                                   \
-	X(REC_UNSUP_MPROBE, "matched probes (MPI_Mprobe/Improbe/Mrecv/Imrecv)") \
+	X(REC_UNSUP_MPROBE, "matched receives of messages probed before the recorded window") \
 	X(REC_UNSUP_NEIGHBOR, "neighborhood collectives")                   \
 	X(REC_UNSUP_RMA, "one-sided communication (MPI_Put/Get/Accumulate/Win_*)") \
 	X(REC_UNSUP_REQ, "completions of requests the recorder did not create")
@@ -78,8 +77,15 @@ uint32_t rec_req_find(MPI_Request r, bool *is_persistent, bool *is_cancelled);
 /* The request completed (non-persistent) or was freed: forget it. */
 void rec_req_release(MPI_Request r);
 void rec_req_mark_cancelled(MPI_Request r);
+/* A persistent request's cancelled operation completed: a restart is not
+ * cancelled. */
+void rec_req_unmark_cancelled(MPI_Request r);
 /* Live requests marked cancelled: while 0, completions need no status. */
 size_t rec_req_n_cancelled(void);
+
+/* --- matched probes (record_mprobe.c) -------------------------------------- */
+
+void rec_mprobe_teardown(void);
 
 /* --- core (record.c) ------------------------------------------------------ */
 
@@ -99,6 +105,9 @@ void rec_end(struct rec_call *c, struct trace_op *op);
 void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n);
 /* Leave the call without recording it (e.g. it touched nothing known). */
 void rec_skip(struct rec_call *c);
+/* The outcome of the cancel op recorded for request id `req` is known
+ * now: 1 cancelled, 0 completed normally, -1 never known (freed). */
+void rec_cancel_outcome(uint32_t req, int outcome);
 
 /* Stop recording on this rank with one line on stderr. */
 void rec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -164,7 +173,10 @@ void rec_finalize_assemble(struct rec_run *run);
 /* --- the writer (record_sink.c): the only file calling traces/trace.h ---- */
 
 int rec_sink_open(uint32_t rank, const char *path);
+/* A cancel op with TRACE_F_NO_OUTCOME is held, with every op after it,
+ * until rec_sink_cancel_outcome() gives its outcome (record_sink.c). */
 int rec_sink_append(const struct trace_op *op);
+int rec_sink_cancel_outcome(uint32_t req, int outcome);
 int rec_sink_close(uint64_t *n_ops, uint64_t *n_bytes, uint64_t *hash);
 void rec_sink_abort(void);
 int rec_sink_archive(const char *path, const struct trace_manifest *m,

@@ -6,9 +6,10 @@
  * buffer the program posted. A completion op lists the requests it
  * covered, completed ones first (trace.h); requests the recorder did not
  * create (file I/O, generalized requests, operations on unrecorded
- * communicators) are left out and counted. A request that MPI_Cancel
- * really cancelled is left out of its completion too: the trace model has
- * no cancel operation (docs/recorder.md).
+ * communicators) are left out and counted. MPI_Cancel is a cancel op;
+ * its outcome (MPI_Test_cancelled on the status of the request's
+ * completion, which the recorder asks for even when the program ignores
+ * statuses) is filled in when the request completes (record_sink.c).
  */
 #include "traces/record/record_internal.h"
 
@@ -297,6 +298,12 @@ int MPI_Request_free(MPI_Request *request)
 		rec_skip(&c);
 		return rc;
 	}
+	{
+		bool is_cancelled = false;
+		rec_req_find(h, NULL, &is_cancelled);
+		if (is_cancelled) /* freed before it completed: never known */
+			rec_cancel_outcome(id, -1);
+	}
 	rec_req_release(h);
 	struct trace_op op = {.kind = TOP_REQUEST_FREE, .req = id};
 	rec_end(&c, &op);
@@ -305,10 +312,25 @@ int MPI_Request_free(MPI_Request *request)
 
 int MPI_Cancel(MPI_Request *request)
 {
-	int rc = PMPI_Cancel(request);
+	struct rec_call c;
+	uint32_t id;
+	int rc;
 
-	if (rc == MPI_SUCCESS && rec_is_active())
-		rec_req_mark_cancelled(*request);
+	rec_begin(&c);
+	rc = PMPI_Cancel(request);
+	if (!c.is_on)
+		return rc;
+	id = rec_req_find(*request, NULL, NULL);
+	if (rc != MPI_SUCCESS || id == REC_REQ_NONE) {
+		if (rc == MPI_SUCCESS)
+			rec_unsupported(REC_UNSUP_REQ);
+		rec_skip(&c);
+		return rc;
+	}
+	rec_req_mark_cancelled(*request);
+	/* The outcome comes with the completion: held until then. */
+	struct trace_op op = {.kind = TOP_CANCEL, .req = id, .flags = TRACE_F_NO_OUTCOME};
+	rec_end(&c, &op);
 	return rc;
 }
 
@@ -330,15 +352,13 @@ static uint32_t rec_completed(MPI_Request h, bool is_done, const MPI_Status *st)
 			rec_unsupported(REC_UNSUP_REQ);
 		return REC_REQ_NONE;
 	}
-	if (is_done && is_cancelled && st != MPI_STATUS_IGNORE) {
+	if (is_done && is_cancelled) {
 		int was_cancelled = 0;
-		PMPI_Test_cancelled(st, &was_cancelled);
-		if (was_cancelled) {
-			rec_unsupported(REC_UNSUP_CANCEL);
-			if (!is_persistent)
-				rec_req_release(h);
-			return REC_REQ_NONE;
-		}
+		if (st != MPI_STATUS_IGNORE)
+			PMPI_Test_cancelled(st, &was_cancelled);
+		rec_cancel_outcome(id, st != MPI_STATUS_IGNORE ? was_cancelled != 0 : -1);
+		if (is_persistent)
+			rec_req_unmark_cancelled(h);
 	}
 	if (is_done && !is_persistent)
 		rec_req_release(h);

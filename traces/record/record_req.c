@@ -163,6 +163,19 @@ void rec_req_mark_cancelled(MPI_Request r)
 	}
 }
 
+void rec_req_unmark_cancelled(MPI_Request r)
+{
+	size_t s;
+
+	if (!reqs.slots || r == MPI_REQUEST_NULL)
+		return;
+	s = rec_req_find_slot(r);
+	if (reqs.slots[s].handle == r && reqs.slots[s].is_cancelled) {
+		reqs.slots[s].is_cancelled = 0;
+		reqs.n_cancelled--;
+	}
+}
+
 size_t rec_req_n_cancelled(void)
 {
 	return reqs.n_cancelled;

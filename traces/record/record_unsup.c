@@ -13,29 +13,6 @@
 		return rc_;                  \
 	} while (0)
 
-/* --- matched probes --- */
-
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
-{
-	REC_COUNTED(REC_UNSUP_MPROBE, PMPI_Mprobe(source, tag, comm, message, status));
-}
-
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-		MPI_Status *status)
-{
-	REC_COUNTED(REC_UNSUP_MPROBE, PMPI_Improbe(source, tag, comm, flag, message, status));
-}
-
-int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
-{
-	REC_COUNTED(REC_UNSUP_MPROBE, PMPI_Mrecv(buf, count, dt, message, status));
-}
-
-int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *request)
-{
-	REC_COUNTED(REC_UNSUP_MPROBE, PMPI_Imrecv(buf, count, dt, message, request));
-}
-
 /* --- neighborhood collectives --- */
 
 int MPI_Neighbor_allgather(const void *sendbuf, int scount, MPI_Datatype stype, void *recvbuf,
