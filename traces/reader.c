@@ -212,6 +212,18 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 		a->sec_off[r] = off;
 		off += a->sec_len[r];
 	}
+	if (m->format_version >= 2) {
+		/* Version 2's host fields close the block (docs/trace-format.md §3.3). */
+		m->hosts = mc_u32(&c);
+		m->ranks_per_host = mc_u32(&c);
+		m->cores_per_host = mc_u32(&c);
+		uint32_t mflags = mc_u32(&c);
+		if (mflags & ~(uint32_t)TRACE_MF_COMPUTE_CPU)
+			c.bad = true;
+		m->has_compute_cpu = mflags & TRACE_MF_COMPUTE_CPU;
+		if (m->ranks_per_host > m->n_ranks)
+			c.bad = true;
+	}
 	if (c.bad || c.pos != len)
 		goto bad;
 	if (off != a->file_len)
@@ -267,10 +279,10 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		goto fail;
 	}
 	uint32_t version = trace_get_u32(hdr + 8);
-	if (version != TRACE_FORMAT_VERSION) {
+	if (version < TRACE_FORMAT_VERSION_MIN || version > TRACE_FORMAT_VERSION) {
 		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
-			      "unsupported format version %u (this netloom reads version %u)", version,
-			      TRACE_FORMAT_VERSION);
+			      "unsupported format version %u (this netloom reads versions %u .. %u)", version,
+			      TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
 		goto fail;
 	}
 	if (trace_get_u64(hdr + 56) != trace_xxh64(hdr, 56, 0)) {
@@ -286,6 +298,7 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	a->m.n_ranks = trace_get_u32(hdr + 16);
 	a->opts.frame_target = trace_get_u32(hdr + 20);
 	a->opts.zstd_level = (int)trace_get_u32(hdr + 24);
+	a->opts.format_version = version;
 	uint64_t meta_len = trace_get_u64(hdr + 32);
 	uint64_t meta_hash = trace_get_u64(hdr + 40);
 	a->file_len = trace_get_u64(hdr + 48);
@@ -543,6 +556,10 @@ int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_
 	if (n < 0)
 		return rr_err(r, err, n, r->frame_off, "op %llu (decoded byte %zu of the frame): %s",
 			      (unsigned long long)r->ops, r->raw_pos, what);
+	if (op->cpu_ps && r->a->m.format_version < 2)
+		return rr_err(r, err, NL_ECORRUPT, r->frame_off,
+			      "op %llu (decoded byte %zu of the frame): cpu time is not in format version %u",
+			      (unsigned long long)r->ops, r->raw_pos, r->a->m.format_version);
 	r->raw_pos += (size_t)n;
 	r->frame_left--;
 	r->ops++;

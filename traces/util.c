@@ -120,6 +120,10 @@ int trace_write_opts_resolve(const struct trace_write_opts *in, struct trace_wri
 {
 	out->frame_target = in && in->frame_target ? in->frame_target : TRACE_FRAME_TARGET_DEFAULT;
 	out->zstd_level = in && in->zstd_level ? in->zstd_level : TRACE_ZSTD_LEVEL_DEFAULT;
+	out->format_version = in && in->format_version ? in->format_version : TRACE_FORMAT_VERSION;
+	if (out->format_version < TRACE_FORMAT_VERSION_MIN || out->format_version > TRACE_FORMAT_VERSION)
+		return nl_errf(err, NL_ERANGE, "format_version %u: expected %u .. %u", out->format_version,
+			       TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
 	if (out->frame_target < TRACE_FRAME_TARGET_MIN || out->frame_target > TRACE_FRAME_TARGET_MAX)
 		return nl_errf(err, NL_ERANGE, "frame_target %u: expected %u .. %u bytes",
 			       out->frame_target, TRACE_FRAME_TARGET_MIN, TRACE_FRAME_TARGET_MAX);
@@ -127,6 +131,13 @@ int trace_write_opts_resolve(const struct trace_write_opts *in, struct trace_wri
 		return nl_errf(err, NL_ERANGE, "zstd_level %d: expected 1 .. %d", out->zstd_level,
 			       ZSTD_maxCLevel());
 	return 0;
+}
+
+double trace_manifest_ranks_per_core(const struct trace_manifest *m)
+{
+	if (!m->ranks_per_host || !m->cores_per_host)
+		return 0;
+	return (double)m->ranks_per_host / m->cores_per_host;
 }
 
 const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id)

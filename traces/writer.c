@@ -103,7 +103,7 @@ int trace_stream_open_opts(struct trace_stream_writer **wp, uint32_t rank, const
 	trace_put_u32(hdr + 8, rank);
 	trace_put_u32(hdr + 12, o.frame_target);
 	trace_put_u32(hdr + 16, (uint32_t)o.zstd_level);
-	trace_put_u32(hdr + 20, TRACE_FORMAT_VERSION);
+	trace_put_u32(hdr + 20, o.format_version);
 	if (fwrite(hdr, 1, sizeof hdr, w->f) != sizeof hdr) {
 		int rc = sw_io(w, err);
 		trace_stream_abort(w);
@@ -151,6 +151,9 @@ int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op
 	if (w->failed)
 		return nl_errf(err, w->failed, "%s: rank %u: writer failed earlier", w->path, w->rank);
 	NL_CHECK(trace_op_check(op, err));
+	if (op->cpu_ps && w->opts.format_version < 2)
+		return nl_errf(err, NL_EUNSUPPORTED, "%s: rank %u: compute op with cpu time needs format version 2 "
+			       "(this stream writes version %u)", w->path, w->rank, w->opts.format_version);
 	size_t need = trace_op_encoded_max(op);
 	if (need > TRACE_FRAME_RAW_MAX)
 		return nl_errf(err, NL_ERANGE, "%s: rank %u: %s op too large (%zu bytes encoded, max %u)",
@@ -247,6 +250,7 @@ struct stream_info {
 	uint64_t n_frames;
 	uint32_t frame_target;
 	int32_t level;
+	uint32_t version;     /* format version (header offset 20) */
 };
 
 /* Walk a stream file's chunk headers (payloads are skipped with pread
@@ -269,9 +273,10 @@ static int scan_stream(const char *path, uint32_t rank, struct stream_info *si, 
 		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom rank stream (bad magic)", path);
 		goto out;
 	}
-	if (trace_get_u32(hdr + 20) != TRACE_FORMAT_VERSION) {
-		rc = nl_errf(err, NL_EUNSUPPORTED, "%s: offset 20: stream format version %u (expected %u)",
-			     path, trace_get_u32(hdr + 20), TRACE_FORMAT_VERSION);
+	si->version = trace_get_u32(hdr + 20);
+	if (si->version < TRACE_FORMAT_VERSION_MIN || si->version > TRACE_FORMAT_VERSION) {
+		rc = nl_errf(err, NL_EUNSUPPORTED, "%s: offset 20: stream format version %u (expected %u .. %u)",
+			     path, si->version, TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
 		goto out;
 	}
 	if (trace_get_u32(hdr + 8) != rank) {
@@ -486,6 +491,11 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		rc = scan_stream(stream_paths[r], r, &si[r], err);
 		if (rc)
 			goto out;
+		if (si[r].version != si[0].version) {
+			rc = nl_errf(err, NL_EINVAL, "%s: rank %u stream is format version %u, rank 0's is %u",
+				     stream_paths[r], r, si[r].version, si[0].version);
+			goto out;
+		}
 		if (si[r].frame_target != si[0].frame_target || si[r].level != si[0].level) {
 			rc = nl_errf(err, NL_EINVAL,
 				     "%s: rank %u stream was written with frame_target %u / level %d, rank 0 with %u / %d",
@@ -506,6 +516,18 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 				     (unsigned long long)si[r].hash);
 			goto out;
 		}
+	}
+
+	if (si[0].version < 2 && (m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu)) {
+		rc = nl_errf(err, NL_EUNSUPPORTED,
+			     "%s: the manifest's hosts/ranks_per_host/cores_per_host/compute cpu fields need format "
+			     "version 2 (the streams are version %u)", path, si[0].version);
+		goto out;
+	}
+	if (m->ranks_per_host > m->n_ranks) {
+		rc = nl_errf(err, NL_EINVAL, "%s: manifest ranks_per_host %u: expected at most n_ranks (%u)", path,
+			     m->ranks_per_host, m->n_ranks);
+		goto out;
 	}
 
 	/* Metadata block (docs/trace-format.md §4). */
@@ -532,6 +554,12 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		mb_varint(&mb, si[r].size - TRACE_STREAM_HEADER_SIZE);
 		mb_varint(&mb, si[r].n_frames);
 	}
+	if (si[0].version >= 2) {
+		mb_varint(&mb, m->hosts);
+		mb_varint(&mb, m->ranks_per_host);
+		mb_varint(&mb, m->cores_per_host);
+		mb_varint(&mb, m->has_compute_cpu ? TRACE_MF_COMPUTE_CPU : 0);
+	}
 	if (mb.oom) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		goto out;
@@ -554,7 +582,7 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		file_len += si[r].size - TRACE_STREAM_HEADER_SIZE;
 	memset(hdr, 0, sizeof hdr);
 	memcpy(hdr, TRACE_MAGIC, 8);
-	trace_put_u32(hdr + 8, TRACE_FORMAT_VERSION);
+	trace_put_u32(hdr + 8, si[0].version);
 	trace_put_u32(hdr + 12, 0);
 	trace_put_u32(hdr + 16, m->n_ranks);
 	trace_put_u32(hdr + 20, si[0].frame_target);

@@ -234,7 +234,7 @@ static void test_codec_every_kind(void)
 	base = 0;
 	CHECK_EQ(trace_op_decode(bad_kind, sizeof bad_kind, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "unknown op kind");
-	uint8_t bad_mask[] = {0, 0x80, 0x80, 0x10, 0, 0};
+	uint8_t bad_mask[] = {0, 0x80, 0x80, 0x20, 0, 0};
 	CHECK_EQ(trace_op_decode(bad_mask, sizeof bad_mask, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "unknown field bits in op mask");
 	uint8_t zero_field[] = {TOP_SEND, 0x01, 0, 0, 0};
@@ -464,7 +464,7 @@ static void test_dump_encode_identity(void)
 	CHECK(t != NULL);
 	if (t) {
 		t[tn - 1] = '\0';
-		CHECK(strstr(t, "\nnetloom-trace 1\nframe_target 700\nzstd_level 3\nranks 3\n"
+		CHECK(strstr(t, "\nnetloom-trace 2\nframe_target 700\nzstd_level 3\nranks 3\n"
 				"application \"unit \\\"test\\\"\"\ncommand_line \"./unit --flag\\tx\"\n") != NULL);
 		CHECK(strstr(t, "\ncomm 2 0 2\ncomm 5 2 1 0\n") != NULL);
 		CHECK(strstr(t, "\nsendrecv t=") != NULL);
@@ -487,8 +487,13 @@ static void test_encode_errors(void)
 	struct {
 		const char *text, *msg;
 	} cases[] = {
-		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 1' as the first line"},
-		{"netloom-trace 2\n", "e.txt:1: unsupported text format version '2' (this netloom reads 1)"},
+		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 2' as the first line"},
+		{"netloom-trace 3\n", "e.txt:1: unsupported text format version '3' (this netloom reads 1 .. 2)"},
+		{"netloom-trace 1\nranks 1\nhosts 1\n", "e.txt:3: hosts: not in format version 1 (it needs 'netloom-trace 2')"},
+		{"netloom-trace 2\nranks 1\ncompute_cpu_time 2\n", "e.txt:3: compute_cpu_time '2': expected 0 or 1"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute t=0 dur=5 cpu=3\n",
+		 "compute op with cpu time needs format version 2 (this stream writes version 1)"},
+		{"netloom-trace 2\nranks 1\nrank 0\nsend t=0 dur=5 cpu=3\n", "send: cpu_ps 3: only compute ops carry CPU time"},
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
@@ -604,9 +609,9 @@ static void test_corruption(void)
 
 	/* Unsupported version (checked before the header hash). */
 	memcpy(b, g, n);
-	trace_put_u32(b + 8, 2);
+	trace_put_u32(b + 8, 3);
 	spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 2 (this netloom reads version 1)", bad);
+	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
 
 	/* A flipped header byte. */
