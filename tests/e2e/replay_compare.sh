@@ -154,5 +154,30 @@ expect_eq "compare: --topology with -s topology message" "$(cat "$dir/e.err")" "
 grep -q "NOT COMPARABLE" "$dir/l.txt" || fail "lammps-lj-16: not called not comparable"
 grep -q "^  compute time       cpu: " "$dir/l.txt" || fail "lammps-lj-16: compute time is not cpu"
 
+# 5. CPU-time compute against reality: LAMMPS at 2 ranks pinned to ONE core
+#    (tests/data/traces/nlt/lammps-lj-2-one-core.nlt, recorded runtime 8.3 s
+#    of time-sharing) predicts, with the calibrated analytical model and
+#    compute_time auto (= cpu), the runtime the same program had at one
+#    rank per core (traces/samples/lammps-lj-2.nlt's recorded runtime)
+#    within 15%; with wall-clock compute it is off by more than 50%.
+one=$root/tests/data/traces/nlt/lammps-lj-2-one-core.nlt
+ref=$("$netloom" trace info --json "$root/traces/samples/lammps-lj-2.nlt" | python3 -c 'import json,sys; print(json.load(sys.stdin)["recorded_runtime_s"])')
+cal=(-s calibration="$root/traces/samples/calibration-shm.json" -s calibration_ranks=2 -s link_model=endpoint)
+for ct in auto wall; do
+  "$netloom" replay "$one" "${cal[@]}" -s compute_time=$ct --json "$dir/one-$ct.json" > /dev/null || fail "one-core $ct exit $?"
+done
+python3 - "$dir/one-auto.json" "$dir/one-wall.json" "$ref" <<'PY' || fail "one-core: CPU-time compute does not recover the one-rank-per-core runtime"
+import json, sys
+a, w = (json.load(open(p))["results"] for p in sys.argv[1:3])
+ref = float(sys.argv[3])
+ea = a["runtime"]["predicted_s"] / ref - 1
+ew = w["runtime"]["predicted_s"] / ref - 1
+print(f"lammps-lj-2 on one core: cpu compute predicts {a['runtime']['predicted_s']:.4f} s ({ea:+.1%}), "
+      f"wall compute {w['runtime']['predicted_s']:.4f} s ({ew:+.1%}), one rank per core recorded {ref:.4f} s; "
+      f"time-shared recording {a['runtime']['recorded_s']:.4f} s")
+ok = a["compute_time"] == "cpu" and abs(ea) <= 0.15 and ew > 0.5 and a["runtime"]["recorded_comparable"] is False
+sys.exit(0 if ok else 1)
+PY
+
 [ $fails -eq 0 ] || { echo "$fails replay_compare checks failed" >&2; exit 1; }
 echo "replay_compare: all checks passed"
