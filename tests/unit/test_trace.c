@@ -121,6 +121,7 @@ static struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
 	switch (kind) {
 	case TOP_COMPUTE:
 		op.dur_ps = 1000000 + i;
+		op.cpu_ps = i % 3 ? 900000 + i : 0; /* format 2; absent on some */
 		break;
 	case TOP_COMPUTE_FLOPS:
 		op.flops = 1.5e9 + (double)i;
@@ -240,6 +241,25 @@ static void test_codec_every_kind(void)
 	uint8_t zero_field[] = {TOP_SEND, 0x01, 0, 0, 0};
 	CHECK_EQ(trace_op_decode(zero_field, sizeof zero_field, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "field present in mask but zero");
+
+	/* Format 2: compute's CPU time is mask bit 18, a varint after the
+	 * other fields; on any other kind it is rejected both ways. */
+	struct trace_op cp = {.kind = TOP_COMPUTE, .t_ps = 0, .dur_ps = 300, .cpu_ps = 200};
+	base = 0;
+	n = trace_op_encode(buf, &cp, &base);
+	const uint8_t want_cp[] = {TOP_COMPUTE, 0x80, 0x80, 0x10, 0x00, 0xac, 0x02, 0xc8, 0x01};
+	CHECK_EQ(n, sizeof want_cp);
+	CHECK(!memcmp(buf, want_cp, sizeof want_cp));
+	base = 0;
+	CHECK_EQ(trace_op_decode(buf, n, &out, &base, &arr, &what), (int)n);
+	CHECK_UINT(out.cpu_ps, ==, 200);
+	uint8_t cpu_on_send[] = {TOP_SEND, 0x80, 0x80, 0x10, 0x00, 0x00, 0x05};
+	base = 0;
+	CHECK_EQ(trace_op_decode(cpu_on_send, sizeof cpu_on_send, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "cpu time on an op other than compute");
+	struct nl_err ce = {0};
+	struct trace_op bad_cpu = {.kind = TOP_BARRIER, .cpu_ps = 1};
+	CHECK_EQ(trace_op_check(&bad_cpu, &ce), NL_EINVAL);
 	trace_op_arrays_release(&arr);
 
 	struct nl_err e = {0};
