@@ -309,6 +309,7 @@ struct trace_stats {
 	uint64_t p2p_messages;           /* sends, sendrecv once, persistent per start; not to PROC_NULL */
 	uint64_t p2p_bytes;              /* their payload bytes */
 	uint64_t compute_ps;             /* sum of TOP_COMPUTE durations */
+	uint64_t compute_cpu_ps;         /* sum of their CPU times (format 2) */
 	double compute_flops;            /* sum of TOP_COMPUTE_FLOPS flops */
 	uint64_t encoded_bytes;          /* sum of rank_bytes */
 };
