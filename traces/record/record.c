@@ -9,8 +9,11 @@
  * thread's CPU time over it (CLOCK_THREAD_CPUTIME_ID): when ranks share a
  * core, the wall-clock gap also holds the time the rank was descheduled
  * (issue 9). That clock is a system call on Linux (no vDSO), two per
- * recorded call; the hot path makes no allocation: the writer buffers
- * encoded ops and compresses a frame at a time.
+ * recorded call (about 1 us each on the VM that records our samples), so
+ * by default (NETLOOM_TRACE_CPU=auto) it is read only when the ranks of a
+ * host outnumber its cores, the one case where wall and CPU time differ.
+ * The hot path makes no allocation: the writer buffers encoded ops and
+ * compresses a frame at a time.
  * With NETLOOM_TRACE_POLLS=fold, an unsuccessful poll (test*, iprobe) that
  * repeats the previous op exactly, with only compute in between, is not
  * written: its time joins the compute interval that follows the first one,
@@ -53,6 +56,7 @@ static struct rec_state {
 	uint64_t last_end_ps;   /* end of the previous recorded call */
 	uint64_t last_end_cpu_ns; /* thread CPU time at that end */
 	uint32_t hosts, ranks_per_host, cores_per_host; /* where the ranks run (MPI_Init) */
+	bool is_cpu_time;       /* compute ops carry CPU time (NETLOOM_TRACE_CPU) */
 	uint64_t start_unix;    /* rank 0's wall clock at MPI_Init, s */
 	uint64_t unsup[REC_UNSUP__COUNT];
 	bool is_writing;        /* inside the recorded window (NETLOOM_TRACE_START_BARRIER) */
@@ -94,6 +98,8 @@ static uint64_t rec_cpu_ns(void)
 {
 	struct timespec ts;
 
+	if (!rec.is_cpu_time)
+		return 0;
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -274,7 +280,7 @@ void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
 		};
 		/* One thread cannot use more CPU than wall time; the two clocks
 		 * are read a few ns apart, so clamp the jitter. */
-		if (c->cpu_ns > rec.last_end_cpu_ns)
+		if (rec.is_cpu_time && c->cpu_ns > rec.last_end_cpu_ns)
 			gap.cpu_ps = (c->cpu_ns - rec.last_end_cpu_ns) * 1000u;
 		if (gap.cpu_ps > gap.dur_ps)
 			gap.cpu_ps = gap.dur_ps;
@@ -558,6 +564,22 @@ static void rec_start(int provided)
 	}
 	rec.start_unix = agree.start_unix;
 	rec_read_hosts();
+	{
+		const char *cpu = getenv("NETLOOM_TRACE_CPU");
+		if (cpu && *cpu && strcmp(cpu, "auto") && strcmp(cpu, "on") && strcmp(cpu, "off")) {
+			if (rec.rank == 0)
+				fprintf(stderr,
+					REC_NAME ": NETLOOM_TRACE_CPU='%s': expected 'auto', 'on' or 'off'; "
+						 "not recording\n",
+					cpu);
+			return;
+		}
+		/* auto: only when ranks share cores (unknown counts as shared). */
+		bool is_shared = !rec.cores_per_host || rec.ranks_per_host > rec.cores_per_host;
+		rec.is_cpu_time = cpu && !strcmp(cpu, "on") ? true
+				  : cpu && !strcmp(cpu, "off") ? false
+								: is_shared;
+	}
 	snprintf(run_tag, sizeof run_tag, "%llx-%llx", (unsigned long long)agree.tag_pid,
 		 (unsigned long long)agree.tag_ns);
 
@@ -650,6 +672,7 @@ static void rec_stop(void)
 		.hosts = rec.hosts,
 		.ranks_per_host = rec.ranks_per_host,
 		.cores_per_host = rec.cores_per_host,
+		.has_compute_cpu = rec.is_cpu_time,
 	};
 	struct rec_call c;
 

@@ -157,6 +157,7 @@ struct rec_run {
 	double runtime_s;           /* MPI_Init return to MPI_Finalize entry */
 	/* Where the ranks ran (agreed at MPI_Init; the same on every rank). */
 	uint32_t hosts, ranks_per_host, cores_per_host;
+	bool has_compute_cpu;       /* compute ops carry CPU time (NETLOOM_TRACE_CPU) */
 	uint64_t start_unix;
 	const char *application, *command_line, *machine, *mpi_library;
 };
