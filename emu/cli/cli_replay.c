@@ -639,7 +639,15 @@ int cli_replay_main(int argc, char **argv)
 		json_object_set_new(doc, "netloom_version", json_string(nl_version()));
 		json_object_set_new(doc, "command", json_string("replay"));
 		json_object_set_new(doc, "trace", cli_trace_json(o.trace, m, trace_archive_file_bytes(arch)));
-		json_object_set_new(doc, "config", config_to_json(&cfg));
+		json_t *cj = config_to_json(&cfg);
+		if (n_runs > 1) {
+			/* Each run names its own network (and the routing chosen
+			 * for it); the table's values are those of the last run. */
+			json_object_del(cj, "topology");
+			if (pick_routing)
+				json_object_del(cj, "routing_function");
+		}
+		json_object_set_new(doc, "config", cj);
 		if (n_runs == 1) {
 			json_t *results = cli_replay_results_json(&runs[0], m, &ac, &info);
 			/* The only field that differs between identical runs. */

@@ -129,6 +129,13 @@ expect_eq "compare: table rows" "$(grep -cE '^  (torus|dragonfly|fattree):' "$di
 expect_eq "compare: routing per network" "$(grep -E '^  (torus|dragonfly|fattree):' "$dir/m.txt" | awk '{print $2}' | tr '\n' ' ')" "dor min min "
 grep -q "^detail for the first network:$" "$dir/m.txt" || fail "compare: no detail section"
 expect_eq "compare: JSON runs" "$(json "$dir/m.json" '[r["topology"].split(":")[0] for r in d["runs"]]')" "['torus', 'dragonfly', 'fattree']"
+expect_eq "compare: JSON config leaves the network to each run" "$(json "$dir/m.json" '("topology" in d["config"], "routing_function" in d["config"], [r["routing"] for r in d["runs"]])')" "(False, False, ['dor', 'min', 'min'])"
+"$netloom" replay "$dir/own.nlt" -s backend=flit "${topos[@]}" --json "$dir/m2.json" > /dev/null || fail "compare second run"
+python3 - "$dir/m.json" "$dir/m2.json" <<'PY' || fail "compare: two runs differ beyond wall_seconds"
+import re, sys
+a, b = (re.sub(r'"wall_seconds": [^\n]*', '', open(p).read()) for p in sys.argv[1:])
+sys.exit(a != b)
+PY
 # Each row is the replay on that network alone (same routing).
 for t in "torus:k=2 dor" "dragonfly:a=2,p=1,h=1,g=2 min" "fattree:k=2,n=1 min"; do
   set -- $t
