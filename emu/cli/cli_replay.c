@@ -39,9 +39,9 @@ static void cli_replay_usage(FILE *f)
 		"  -c, --config FILE   read settings from an INI file (repeatable; later wins)\n"
 		"  -s, --set KEY=VALUE set one key (repeatable; after the files)\n"
 		"  -t, --topology SPEC replay on this network (repeatable, up to 16; 'netloom topo list'\n"
-		"                      shows the families); with several and routing_function unset,\n"
-		"                      each gets the first routing function that runs on it (dor on\n"
-		"                      tori and meshes, min elsewhere). Ranks sit on endpoints 0..n-1.\n"
+		"                      shows the families); with routing_function unset, each gets\n"
+		"                      the first routing function that runs on it (dor on tori and\n"
+		"                      meshes, min elsewhere). Ranks sit on endpoints 0..n-1.\n"
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown (several networks: the comparison)\n"
 		"                      as CSV instead of the report\n"
@@ -374,9 +374,9 @@ static void cli_replay_run_release(struct cli_replay_run *run)
 	memset(run, 0, sizeof *run);
 }
 
-/* With several networks and routing_function left unset, each network gets
- * the first routing function in the registry that runs on its family (dor
- * on tori and meshes, min elsewhere), so one command compares families. */
+/* With --topology and routing_function left unset, each network gets the
+ * first routing function in the registry that runs on its family (dor on
+ * tori and meshes, min elsewhere), so one command compares families. */
 static const char *cli_replay_pick_routing(const struct topo *t)
 {
 	size_t n;
@@ -597,7 +597,7 @@ int cli_replay_main(int argc, char **argv)
 		rc = app_compute_time_resolve(&ac, m, info.compute_why, sizeof info.compute_why, &err);
 	if (rc == 0)
 		info.comparable = app_recorded_comparable(m, info.comparable_why, sizeof info.comparable_why);
-	bool pick_routing = o.n_topos > 1 && !config_get(&cfg, "routing_function");
+	bool pick_routing = o.n_topos > 0 && !config_get(&cfg, "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
 	for (size_t i = 0; rc == 0 && i < want; i++) {
 		runs[i].topology = o.n_topos ? o.topos[i] : NULL;
@@ -647,6 +647,7 @@ int cli_replay_main(int argc, char **argv)
 			if (pick_routing)
 				json_object_del(cj, "routing_function");
 		}
+		/* One network: the config holds it, and the routing chosen. */
 		json_object_set_new(doc, "config", cj);
 		if (n_runs == 1) {
 			json_t *results = cli_replay_results_json(&runs[0], m, &ac, &info);

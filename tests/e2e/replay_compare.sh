@@ -148,6 +148,10 @@ done
 "$netloom" replay "$dir/own.nlt" -s backend=flit "${topos[@]}" --csv > "$dir/m.csv" || fail "compare csv exit $?"
 expect_eq "compare: CSV header" "$(head -1 "$dir/m.csv")" "network,routing,routers,endpoints,placement,predicted_s,comm_share,busiest_link,busiest_load,compute_time,recorded_s,recorded_comparable"
 expect_eq "compare: CSV rows" "$(python3 -c 'import csv,sys; print(" ".join(",".join((r["routing"], r["placement"], r["compute_time"], r["recorded_comparable"])) for r in csv.DictReader(open(sys.argv[1]))))' "$dir/m.csv")" "dor,linear,wall,yes min,linear,wall,yes min,linear,wall,yes"
+# One --topology: the same routing choice, named in the report and the config.
+"$netloom" replay "$dir/own.nlt" -s backend=flit --topology fattree:k=2,n=1 --json "$dir/f.json" > "$dir/f.txt" || fail "single --topology exit $?"
+grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology fattree:k=2,n=1, routing min$" "$dir/f.txt" || fail "single --topology: title"
+expect_eq "single --topology: config" "$(json "$dir/f.json" '(d["config"]["topology"], d["config"]["routing_function"])')" "('fattree:k=2,n=1', 'min')"
 # Bad input: a network too small, and two ways of naming the network.
 "$netloom" replay "$dir/own.nlt" --topology torus:k=2 --topology mesh:k=1x1 2> "$dir/e.err" > "$dir/e.txt"
 expect_eq "compare: bad topology exit" "$?" 2
