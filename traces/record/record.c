@@ -9,7 +9,7 @@
  * thread's CPU time over it (CLOCK_THREAD_CPUTIME_ID): when ranks share a
  * core, the wall-clock gap also holds the time the rank was descheduled
  * (issue 9). That clock is a system call on Linux (no vDSO), two per
- * recorded call (about 1 us each on the VM that records our samples), so
+ * recorded call (1.1 us per call together on the VM that records our samples), so
  * by default (NETLOOM_TRACE_CPU=auto) it is read only when the ranks of a
  * host outnumber its cores, the one case where wall and CPU time differ.
  * The hot path makes no allocation: the writer buffers encoded ops and
