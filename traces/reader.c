@@ -212,8 +212,10 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 		a->sec_off[r] = off;
 		off += a->sec_len[r];
 	}
-	if (m->format_version >= 2) {
-		/* Version 2's host fields close the block (docs/trace-format.md §3.3). */
+	if (m->format_version >= 2 && !c.bad && c.pos < len) {
+		/* Version 2's optional host fields close the block
+		 * (docs/trace-format.md §3.3). */
+		m->has_host_info = true;
 		m->hosts = mc_u32(&c);
 		m->ranks_per_host = mc_u32(&c);
 		m->cores_per_host = mc_u32(&c);

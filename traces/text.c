@@ -154,7 +154,7 @@ int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *
 	put_quoted(out, m->mpi_library);
 	fprintf(out, "\nstart_unix %" PRIu64 "\n", m->start_unix);
 	fprintf(out, "recorded_runtime_s %.17g\n", m->recorded_runtime_s);
-	if (m->format_version >= 2) {
+	if (m->has_host_info) {
 		fprintf(out, "hosts %" PRIu32 "\n", m->hosts);
 		fprintf(out, "ranks_per_host %" PRIu32 "\n", m->ranks_per_host);
 		fprintf(out, "cores_per_host %" PRIu32 "\n", m->cores_per_host);
@@ -410,6 +410,7 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		else
 			e->m.has_compute_cpu = v;
 		e->seen_host |= 1u << i;
+		e->m.has_host_info = true;
 		return 0;
 	}
 	if (!strcmp(key, "comm")) {

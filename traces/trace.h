@@ -196,10 +196,11 @@ struct trace_manifest {
 	 * fewest CPUs the ranks of one host could run on (the union of their
 	 * affinity masks). ranks_per_host > cores_per_host means ranks shared
 	 * cores, so the recorded times include CPU time-sharing. */
+	bool has_host_info;    /* the archive has these fields (version 2, optional) */
 	uint32_t hosts;
 	uint32_t ranks_per_host;
 	uint32_t cores_per_host;
-	bool has_compute_cpu;  /* compute ops carry cpu_ps (version 2) */
+	bool has_compute_cpu;  /* compute ops carry cpu_ps (version 2, with the host fields) */
 	uint32_t n_comms;
 	struct trace_comm *comms; /* world and self included */
 	/* Per rank: operations, encoded bytes, and a 64-bit hash of the

@@ -518,7 +518,8 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		}
 	}
 
-	if (si[0].version < 2 && (m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu)) {
+	if (si[0].version < 2 && (m->has_host_info || m->hosts || m->ranks_per_host || m->cores_per_host ||
+				  m->has_compute_cpu)) {
 		rc = nl_errf(err, NL_EUNSUPPORTED,
 			     "%s: the manifest's hosts/ranks_per_host/cores_per_host/compute cpu fields need format "
 			     "version 2 (the streams are version %u)", path, si[0].version);
@@ -554,7 +555,11 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		mb_varint(&mb, si[r].size - TRACE_STREAM_HEADER_SIZE);
 		mb_varint(&mb, si[r].n_frames);
 	}
-	if (si[0].version >= 2) {
+	if (!m->has_host_info && (m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu)) {
+		rc = nl_errf(err, NL_EINVAL, "%s: manifest host fields set without has_host_info", path);
+		goto out;
+	}
+	if (m->has_host_info) {
 		mb_varint(&mb, m->hosts);
 		mb_varint(&mb, m->ranks_per_host);
 		mb_varint(&mb, m->cores_per_host);

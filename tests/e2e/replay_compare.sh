@@ -120,6 +120,17 @@ expect_eq "v1 + hosts: exit" "$?" 2
 grep -q "v1bad.txt:[0-9]*: hosts: not in format version 1 (it needs 'netloom-trace 2')" "$dir/v1bad.err" || fail "v1 + hosts: message: $(cat "$dir/v1bad.err")"
 [ -e "$dir/v1bad.nlt" ] && fail "v1 + hosts: wrote an archive"
 
+# A version-2 archive without the optional host fields (importers, or a
+# writer that does not know where the ranks ran) is "unknown" too, and
+# its dump has no host lines, so it encodes back to the same bytes.
+grep -v '^hosts \|^ranks_per_host \|^cores_per_host \|^compute_cpu_time ' "$dir/t.txt" | sed 's/ cpu=[0-9]*//' > "$dir/nohost.txt"
+"$netloom" trace encode "$dir/nohost.txt" "$dir/nohost.nlt" || fail "encode v2 without host fields"
+"$netloom" trace dump "$dir/nohost.nlt" > "$dir/nohost2.txt" || fail "dump v2 without host fields"
+grep -q '^hosts ' "$dir/nohost2.txt" && fail "v2 without host fields: dump prints host lines"
+"$netloom" trace encode "$dir/nohost2.txt" "$dir/nohost2.nlt" && cmp -s "$dir/nohost.nlt" "$dir/nohost2.nlt" || fail "v2 without host fields: dump -> encode not identical"
+"$netloom" replay "$dir/nohost.nlt" --json "$dir/nh.json" > /dev/null || fail "v2 without host fields: replay"
+expect_eq "v2 without host fields: JSON" "$(json "$dir/nh.json" '(d["trace"]["format_version"], d["results"]["runtime"]["recorded_comparable"], d["results"]["compute_time"])')" "(2, None, 'wall')"
+
 # 4. Comparison of networks, on the flit model.
 topos=(--topology torus:k=2 --topology dragonfly:a=2,p=1,h=1,g=2 --topology fattree:k=2,n=1)
 "$netloom" replay "$dir/own.nlt" -s backend=flit "${topos[@]}" --json "$dir/m.json" > "$dir/m.txt" || fail "compare exit $?"

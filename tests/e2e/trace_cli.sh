@@ -74,7 +74,7 @@ expect 0 "dump --rank 3" "$NL" trace dump "$T/bgp.nlt" --rank 3
 if grep -q '^rank 3$' "$T/out" && ! grep -q '^rank 0$' "$T/out"; then ok "dump --rank prints only that rank"; else fail "dump --rank"; fi
 cp "$T/out" "$T/r3.txt"
 expect 2 "encode of a one-rank dump is refused" "$NL" trace encode "$T/r3.txt" "$T/x.nlt"
-same "netloom: $T/r3.txt:19: 'rank 3': expected 'rank 0' (every rank below 7, in order; a dump made with --rank cannot be encoded)" \
+same "netloom: $T/r3.txt:15: 'rank 3': expected 'rank 0' (every rank below 7, in order; a dump made with --rank cannot be encoded)" \
 	"$T/err" "encode names why"
 sed 's/^alltoall \(.*\)$/alltoall \1 frob=1/' "$T/bgp.txt" >"$T/bad.txt"
 expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x.nlt"
