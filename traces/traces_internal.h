@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH64_state_t by value: see struct trace_xxh64 */
+#include <xxhash.h>
+
 #include "traces/trace.h"
 
 struct nl_err;
@@ -130,13 +133,13 @@ static inline int64_t trace_unzigzag(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-/* --- XXH64 (Collet's published algorithm, seed 0) -------------------------- */
+/* --- XXH64 (libxxhash, seed 0) -------------------------------------------- */
 
+/* A streaming state the caller owns (in a struct or on the stack). Its
+ * layout is libxxhash's, which the library allows only when linked
+ * statically: meson.build links libxxhash.a, never libxxhash.so. */
 struct trace_xxh64 {
-	uint64_t v[4];
-	uint64_t total_len;
-	uint8_t buf[32];
-	uint32_t buf_len;
+	XXH64_state_t state;
 };
 
 void trace_xxh64_init(struct trace_xxh64 *s, uint64_t seed);
