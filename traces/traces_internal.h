@@ -231,6 +231,9 @@ extern const struct trace_importer_ops trace_import_simgrid_ops;
 /* In-memory entry points for the fuzz targets: parse one input and
  * round-trip every op through the codec, writing nothing. */
 int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
+/* The same as rank 0 of an n_ranks job (1 .. 16; the other ranks have no
+ * records): with 1, MPI_COMM_WORLD's communicator creation completes. */
+int trace_dumpi_import_mem_ranks(const uint8_t *data, size_t len, uint32_t n_ranks, struct nl_err *err);
 int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
 
 /* --- DUMPI binary records (dumpi_format.c) ----------------------------------

@@ -9,6 +9,8 @@
 #
 # (the first corpus directory receives new inputs; the repo's is read-only
 # seed material). Crashes are written as crash-* files in the current dir.
+# scripts/fuzz.sh runs every target this builds (it reads the paths printed
+# below): add a new target to the list here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-clang}
