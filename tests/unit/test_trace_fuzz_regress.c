@@ -58,6 +58,30 @@ static void test_crash_inputs(void)
 	}
 }
 
+/* Found by reading dumpi_comms.c for the same pattern, not by the fuzzer
+ * (whose 16-rank job never resolved a communicator): MPI_Group_incl with
+ * ranks {0, 0} of a 1-member group filled a list sized for one member, a
+ * heap-buffer-overflow WRITE that ASan reports (build-asan). Now the group
+ * is unknown (MPI requires distinct ranks), so the MPI_Comm_create on it is
+ * skipped and the import succeeds. */
+static void test_group_incl_repeated_rank(void)
+{
+	FILE *f = fopen(CORPUS "/crash-group-incl-repeated-rank.bin", "rb");
+	static uint8_t buf[4096];
+	size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(n > 0);
+	uint8_t *p = malloc(n);
+	memcpy(p, buf, n);
+	struct nl_err e = {0};
+	CHECK_OK(trace_dumpi_import_mem_ranks(p, n, 1, &e), &e);
+	/* As rank 0 of 16 it waits on world's other members (the fuzz target
+	 * then reads it as a 1-rank job). */
+	CHECK_ERR(trace_dumpi_import_mem(p, n, &e), NL_EFORMAT, &e, "15 of its 16 members never make");
+	free(p);
+}
+
 /* A bundle of n empty entries named names[i] (docs/trace-format.md §9;
  * all share one empty zstd frame), whose trailer gives the index offset +
  * ioff_delta and the index length + ilen_delta. Returns its path. */
@@ -131,6 +155,7 @@ int main(void)
 {
 	test_tmpdir_make("fuzz_regress");
 	TEST_RUN(test_crash_inputs);
+	TEST_RUN(test_group_incl_repeated_rank);
 	TEST_RUN(test_bundle_index);
 	TEST_RUN(test_simgrid_sizes);
 	test_tmpdir_remove();
