@@ -65,8 +65,9 @@ static int set_type(struct p2 *c, int64_t h, int64_t size)
 	return 0;
 }
 
-/* count x size(type), reporting a type whose size nothing gives. Sizes
- * are at most INT64_MAX (define_type), counts int32: the product fits. */
+/* count x size(type), reporting a type whose size nothing gives. A
+ * derived type's size may reach INT64_MAX (define_type), so the product is
+ * checked: more than 2^64 bytes is an error, not a wrapped size. */
 static int bytes_of(struct p2 *c, int64_t count, int64_t type, uint64_t *out)
 {
 	int64_t s = type_size(c, type);
