@@ -87,7 +87,7 @@ static uint32_t flit_msg_alloc(struct flitnet *n)
 	}
 	if (n->n_msgs == n->cap_msgs) {
 		uint32_t cap = n->cap_msgs ? 2 * n->cap_msgs : 1024;
-		struct fl_msg *m = realloc(n->msgs, (size_t)cap * sizeof *m);
+		struct fl_msg *m = fl_grow(n, n->msgs, (size_t)cap * sizeof *m);
 		if (!m)
 			return FL_NONE;
 		n->msgs = m;
@@ -131,6 +131,9 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		left -= payload;
 		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
 		uint32_t pi = fl_pkt_alloc(n);
+		if (pi == FL_NONE)
+			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
+				       (unsigned long long)msg_id);
 		struct fl_pkt *pk = &n->pkts[pi];
 		memset(pk, 0, sizeof *pk);
 		pk->ctime = cycle;
@@ -168,7 +171,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	while (n->now <= last) {
 		uint64_t next = fl_next_work(n);
 		if (next > last) {
-			n->now = last + 1;
+			fl_set_now(n, last + 1);
 			break;
 		}
 		int rc = flitnet_run_until(n, next + 1, err);

@@ -13,17 +13,45 @@
 
 /* --- pools ------------------------------------------------------------------ */
 
-/* Grow a pool array geometrically; the free list threads through `next`.
- * Growth happens while the network fills up, never in steady state. */
-#define FL_POOL_GROW(arr, cap, type)                                          \
+void *fl_grow(struct flitnet *n, void *p, size_t size)
+{
+	if (n->fail_nth && --n->fail_nth == 0) {
+		n->oom = true;
+		return NULL;
+	}
+	void *q = realloc(p, size);
+	if (!q)
+		n->oom = true;
+	return q;
+}
+
+/* Grow a pool array geometrically to at least `need` entries; the free
+ * list threads through `next`. Growth happens between cycles
+ * (fl_reserve) while the network fills up, never in steady state, so the
+ * hot path's allocations cannot fail. */
+#define FL_POOL_GROW(n, arr, cap, need)                                       \
 	do {                                                                  \
-		uint32_t nc_ = (cap) ? (cap) * 2 : 1024;                      \
-		type *na_ = realloc((arr), (size_t)nc_ * sizeof *na_);        \
+		uint64_t nc_ = (cap) ? 2 * (uint64_t)(cap) : 1024;            \
+		if (nc_ < (need))                                             \
+			nc_ = (need);                                         \
+		void *na_ = nc_ > UINT32_MAX / 2 ? NULL : fl_grow((n), (arr), (size_t)nc_ * sizeof *(arr)); \
 		if (!na_)                                                     \
-			NL_BUG("out of memory growing a %s pool to %u", #type, nc_); \
+			return -1;                                            \
 		(arr) = na_;                                                  \
-		(cap) = nc_;                                                  \
+		(cap) = (uint32_t)nc_;                                        \
 	} while (0)
+
+static int fl_grow_pkts(struct flitnet *n, uint64_t need)
+{
+	FL_POOL_GROW(n, n->pkts, n->cap_pkts, need);
+	return 0;
+}
+
+static int fl_grow_runs(struct flitnet *n, uint64_t need)
+{
+	FL_POOL_GROW(n, n->runs, n->cap_runs, need);
+	return 0;
+}
 
 uint32_t fl_pkt_alloc(struct flitnet *n)
 {
@@ -32,8 +60,8 @@ uint32_t fl_pkt_alloc(struct flitnet *n)
 		n->free_pkt = n->pkts[i].next;
 		return i;
 	}
-	if (n->n_pkts == n->cap_pkts)
-		FL_POOL_GROW(n->pkts, n->cap_pkts, struct fl_pkt);
+	if (n->n_pkts == n->cap_pkts && fl_grow_pkts(n, (uint64_t)n->n_pkts + 1) < 0)
+		return FL_NONE;
 	return n->n_pkts++;
 }
 
@@ -51,7 +79,7 @@ uint32_t fl_run_alloc(struct flitnet *n)
 		return i;
 	}
 	if (n->n_runs == n->cap_runs)
-		FL_POOL_GROW(n->runs, n->cap_runs, struct fl_run);
+		NL_BUG("run pool exhausted within a cycle (%u runs)", n->cap_runs);
 	return n->n_runs++;
 }
 
@@ -61,19 +89,111 @@ void fl_run_free(struct flitnet *n, uint32_t i)
 	n->free_run = i;
 }
 
+/* Before a cycle: room for what one cycle can take from the pools (a new
+ * packet per endpoint, a new run per arriving flit: one per input port
+ * and pipeline step), and the error of any allocation that failed. */
+static int fl_reserve(struct flitnet *n, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	uint64_t pkt_need = (uint64_t)n->n_pkts + t->n_endpoints;
+	uint64_t run_need = (uint64_t)n->n_runs + (uint64_t)t->n_ports * n->steps_max;
+	if (n->cap_pkts < pkt_need && fl_grow_pkts(n, pkt_need) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": packet pool of %" PRIu64 " entries",
+			       n->now, pkt_need);
+	if (n->cap_runs < run_need && fl_grow_runs(n, run_need) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": VC buffer pool of %" PRIu64 " runs",
+			       n->now, run_need);
+	if (n->oom)
+		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": %" PRIu64 " events in flight",
+			       n->now, n->n_events);
+	return 0;
+}
+
 /* --- wheel and active lists ------------------------------------------------- */
+
+static void fl_far_push(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	if (n->n_far == n->cap_far) {
+		uint32_t cap = n->cap_far ? 2 * n->cap_far : 256;
+		struct fl_far_event *f = fl_grow(n, n->far, (size_t)cap * sizeof *f);
+		if (!f)
+			return;
+		n->far = f;
+		n->cap_far = cap;
+	}
+	struct fl_far_event x = {.cycle = cycle, .seq = n->far_seq++, .ev = *ev};
+	uint32_t i = n->n_far++;
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+		const struct fl_far_event *p = &n->far[parent];
+		if (p->cycle < x.cycle || (p->cycle == x.cycle && p->seq < x.seq))
+			break;
+		n->far[i] = *p;
+		i = parent;
+	}
+	n->far[i] = x;
+	n->n_events++;
+}
+
+static void fl_far_pop(struct flitnet *n)
+{
+	struct fl_far_event last = n->far[--n->n_far];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n->n_far)
+			break;
+		const struct fl_far_event *a = &n->far[c], *b = &n->far[c + 1];
+		if (c + 1 < n->n_far && (b->cycle < a->cycle || (b->cycle == a->cycle && b->seq < a->seq)))
+			c++;
+		const struct fl_far_event *m = &n->far[c];
+		if (last.cycle < m->cycle || (last.cycle == m->cycle && last.seq < m->seq))
+			break;
+		n->far[i] = *m;
+		i = c;
+	}
+	if (n->n_far)
+		n->far[i] = last;
+}
+
+static bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 64;
+		struct fl_event *e = fl_grow(n, s->ev, (size_t)cap * sizeof *e);
+		if (!e)
+			return false;
+		s->ev = e;
+		s->cap = cap;
+	}
+	s->ev[s->n++] = *ev;
+	return true;
+}
+
+/* Far events scheduled before any direct event of their cycle (they were
+ * out of reach then) go first, in scheduling order: the slot ends up in
+ * the order a wheel as deep as the longest backlog would have. */
+void fl_far_refill(struct flitnet *n)
+{
+	while (n->n_far && n->far[0].cycle < n->now + n->wheel_mask) {
+		const struct fl_far_event *f = &n->far[0];
+		NL_ASSERT(f->cycle >= n->now);
+		fl_slot_push(n, &n->wheel[f->cycle & n->wheel_mask], &f->ev);
+		fl_far_pop(n);
+	}
+}
 
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
 {
+	NL_ASSERT(cycle > n->now);
+	if (cycle - n->now >= n->wheel_mask) {
+		fl_far_push(n, cycle, ev);
+		return;
+	}
 	struct fl_slot *s = &n->wheel[cycle & n->wheel_mask];
-	NL_ASSERT(cycle > n->now && cycle - n->now <= n->wheel_mask);
 	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? 2 * s->cap : 64;
-		struct fl_event *e = realloc(s->ev, (size_t)cap * sizeof *e);
-		if (!e)
-			NL_BUG("out of memory growing the event wheel");
-		s->ev = e;
-		s->cap = cap;
+		n->n_events += fl_slot_push(n, s, ev);
+		return;
 	}
 	s->ev[s->n++] = *ev;
 	n->n_events++;
@@ -159,6 +279,7 @@ void flitnet_free(struct flitnet *n)
 		for (uint32_t i = 0; i <= n->wheel_mask; i++)
 			free(n->wheel[i].ev);
 	free(n->wheel);
+	free(n->far);
 	free(n->routers);
 	free(n->ev_li);
 	free(n->xitems);
@@ -237,6 +358,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
 	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
+	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->free_pkt = n->free_run = n->free_msg = FL_NONE;
 
 	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
@@ -345,13 +467,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
 	}
-	/* An event is at most a channel, a credit delay and the backlog of an
-	 * output or credit queue ahead. Queues back up only when a router can
-	 * move more than one flit per port per cycle (speedups), and never by
-	 * more than the credits of a port. */
+	/* An event is at most a channel and a credit delay ahead, or further
+	 * when an output or credit queue backs up (speedups: never by more
+	 * than the credits of a port); those wait in far[]. */
 	uint32_t max_delay = (uint32_t)nc->channel_latency + 2u + (uint32_t)rc->credit_delay;
-	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1 || rc->output_speedup > 1)
-		max_delay += V * n->buf;
 	uint32_t w = 1;
 	while (w <= max_delay + 1)
 		w <<= 1;
@@ -544,7 +663,7 @@ static void fl_cycle(struct flitnet *n)
 	n->act_e_next = etmp;
 	n->n_act_e = n->n_act_e_next;
 	n->n_act_e_next = 0;
-	n->now = t + 1;
+	fl_set_now(n, t + 1);
 }
 
 /* Earliest cycle >= now at which anything happens, for idle jumps. */
@@ -553,13 +672,16 @@ uint64_t fl_next_work(const struct flitnet *n)
 	if (n->n_act_r || n->n_act_e)
 		return n->now;
 	uint64_t next = fl_gen_top(n);
-	if (n->n_events)
+	if (n->n_events) {
 		for (uint64_t c = n->now; c <= n->now + n->wheel_mask; c++)
 			if (n->wheel[c & n->wheel_mask].n) {
 				if (c < next)
 					next = c;
 				break;
 			}
+		if (n->n_far && n->far[0].cycle < next)
+			next = n->far[0].cycle;
+	}
 	return next;
 }
 
@@ -585,16 +707,17 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 			double jumped = (double)(to - n->now);
 			n->speedup_acc += jumped * n->rc.internal_speedup;
 			n->speedup_acc -= floor(n->speedup_acc);
-			n->now = to;
+			fl_set_now(n, to);
 			if (n->now >= cycle)
 				break;
 		}
+		NL_CHECK(fl_reserve(n, err));
 		fl_cycle(n);
 		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));
 	}
-	return 0;
+	return n->oom ? fl_reserve(n, err) : 0;
 }
 
 /* --- invariants ---------------------------------------------------------------- */
@@ -631,8 +754,9 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			bal[slot] -= c;
 		}
 	}
-	for (uint32_t i = 0; i <= n->wheel_mask; i++) {
-		const struct fl_slot *s = &n->wheel[i];
+	for (uint64_t i = 0; i <= (uint64_t)n->wheel_mask + n->n_far; i++) {
+		const struct fl_slot far_slot = {.ev = i > n->wheel_mask ? &n->far[i - n->wheel_mask - 1].ev : NULL, .n = 1};
+		const struct fl_slot *s = i <= n->wheel_mask ? &n->wheel[i] : &far_slot;
 		for (uint32_t k = 0; k < s->n; k++) {
 			const struct fl_event *ev = &s->ev[k];
 			uint64_t slot;

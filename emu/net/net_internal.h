@@ -70,6 +70,14 @@ struct fl_slot {
 	uint32_t n, cap;
 };
 
+/* An event too far ahead for the wheel, with its scheduling sequence so
+ * that it joins its slot in the order it was scheduled. */
+struct fl_far_event {
+	uint64_t cycle;
+	uint64_t seq;
+	struct fl_event ev;
+};
+
 /* The far end of a router port, precomputed so the hot path never looks
  * at the topology: flits leaving the port and credits for flits that
  * arrived on it go to the same place. */
@@ -221,6 +229,7 @@ struct flitnet {
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
+	uint32_t steps_max;          /* router steps in a cycle at most: ceil(internal_speedup) */
 	bool unit_delays;            /* every stage takes one cycle: fused fast path */
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
@@ -267,10 +276,18 @@ struct flitnet {
 	struct fl_msg *msgs;
 	uint32_t n_msgs, cap_msgs, free_msg;
 
-	/* Timing wheel. */
+	/* Timing wheel: one slot per cycle of the usual channel and credit
+	 * delays. Events further ahead (output queues backed up by speedups)
+	 * wait in a min-heap and join their slot when it comes within reach,
+	 * so memory follows the events in flight, not the longest backlog. */
 	struct fl_slot *wheel;
 	uint32_t wheel_mask;
-	uint64_t n_events;           /* events pending on the wheel */
+	uint64_t n_events;           /* events pending on the wheel and in far[] */
+	struct fl_far_event *far;    /* min-heap by (cycle, seq) of events >= now + wheel_mask ahead */
+	uint32_t n_far, cap_far;
+	uint64_t far_seq;            /* events sent to far[] so far */
+	bool oom;                    /* a run-time allocation failed: the run ends with NL_ENOMEM */
+	uint32_t fail_nth;           /* tests: the fail_nth-th run-time allocation from now fails (0 = off) */
 
 	/* Active lists. */
 	uint64_t *act_r, *act_r_next;  /* bitmaps of routers to step this / next cycle */
@@ -359,12 +376,23 @@ static inline struct route_cand *fl_cands(const struct flitnet *n, uint64_t iv)
 
 /* --- router.c --- */
 void fl_router_step(struct flitnet *n, uint32_t r);
-bool fl_router_busy(const struct flitnet *n, uint32_t r);
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
 
 /* --- flitnet.c --- */
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
+void fl_far_refill(struct flitnet *n);
+/* Move the clock to cycle t (>= now): far events whose slot is now within
+ * reach join the wheel before anything else is scheduled. */
+static inline void fl_set_now(struct flitnet *n, uint64_t t)
+{
+	n->now = t;
+	if (n->n_far && n->far[0].cycle < t + n->wheel_mask)
+		fl_far_refill(n);
+}
+/* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
+ * test's fail_after count runs out. */
+void *fl_grow(struct flitnet *n, void *p, size_t size);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 uint64_t fl_next_work(const struct flitnet *n);

@@ -107,12 +107,6 @@ static inline struct fl_xitem *fl_xq_at(struct flitnet *n, struct fl_router *ro,
 	return &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
 }
 
-bool fl_router_busy(const struct flitnet *n, uint32_t r)
-{
-	const struct fl_router *ro = &n->routers[r];
-	return ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len;
-}
-
 /* --- VC buffers: runs of flits of one packet ---------------------------------- */
 
 static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uint16_t seq)
