@@ -342,9 +342,18 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		return nl_errf(err, NL_ECONFIG,
 			       "input_speedup %lld exceeds num_vcs %lld (VCs are interleaved over crossbar inputs)",
 			       (long long)rc->input_speedup, (long long)rc->num_vcs);
+	uint32_t n_alloc = 0;
+	while (alloc_registry[n_alloc])
+		n_alloc++;
+	if (rc->vc_allocator < 0 || (uint32_t)rc->vc_allocator >= n_alloc || rc->sw_allocator < 0 ||
+	    (uint32_t)rc->sw_allocator >= n_alloc)
+		return nl_errf(err, NL_ECONFIG, "vc_allocator %d / sw_allocator %d: expected 0..%u", rc->vc_allocator,
+			       rc->sw_allocator, n_alloc - 1);
 	n = calloc(1, sizeof *n);
 	if (!n)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
+	n->va_ops = alloc_registry[rc->vc_allocator];
+	n->sa_ops = alloc_registry[rc->sw_allocator];
 	n->topo = t;
 	n->nc = *nc;
 	n->rc = *rc;

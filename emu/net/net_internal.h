@@ -49,7 +49,24 @@ enum {
 /* Input VC states. */
 enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
 
-enum { FL_ALLOC_ISLIP, FL_ALLOC_SEP_IN, FL_ALLOC_SEP_OUT };
+struct fl_areq;
+
+/* An allocator (VC or switch): a plug-in of alloc.c's registry, picked
+ * once at build time from the vc_allocator / sw_allocator choice. */
+struct alloc_ops {
+	const char *name; /* the configuration choice */
+	const char *help;
+	/* Match requests rq[0..n_req) (no two sharing both input and output
+	 * go unmatched if they could be): fills n->in_match[in] /
+	 * n->out_match[out], moves the arbiters' pointers aptr[] (inputs,
+	 * n_in) and gptr[] (outputs, n_out). iters: iSLIP iterations. */
+	void (*run)(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req, uint32_t n_in,
+		    uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
+	bool by_priority; /* arbiters prefer higher priority before round robin (separable) */
+};
+
+/* NULL-terminated, in the order of the configuration choices. */
+extern const struct alloc_ops *const alloc_registry[];
 enum { FL_WORMHOLE, FL_VCT };
 
 /* Event kinds on the wheel. */
@@ -230,6 +247,8 @@ struct flitnet {
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
 	uint32_t steps_max;          /* router steps in a cycle at most: ceil(internal_speedup) */
+	const struct alloc_ops *va_ops; /* VC allocator */
+	const struct alloc_ops *sa_ops; /* switch allocator */
 	bool unit_delays;            /* every stage takes one cycle: fused fast path */
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
@@ -436,11 +455,12 @@ void fl_nic_credit(struct flitnet *n, uint32_t e, uint8_t vc);
 void fl_gen_push(struct flitnet *n, uint32_t e);
 
 /* --- alloc.c --- */
-/* Run the configured allocator over reqs[0..n): fills in_match[in] /
- * out_match[out] (-1 unmatched) and updates the pointer arrays (inputs
- * n_in with accept/input pointers aptr[], outputs n_out with grant/output
- * pointers gptr[]). */
-void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_areq *reqs, uint32_t n_req,
-		 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
+/* Run allocator ops over reqs[0..n): fills in_match[in] / out_match[out]
+ * (-1 unmatched) and updates the pointer arrays (inputs n_in with
+ * accept/input pointers aptr[], outputs n_out with grant/output pointers
+ * gptr[]). Requests from one input, or to one output, or pairwise
+ * disjoint, take a shortcut that every allocator agrees on. */
+void fl_allocate(struct flitnet *n, const struct alloc_ops *ops, uint32_t iters, const struct fl_areq *reqs,
+		 uint32_t n_req, uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
 
 #endif

@@ -264,7 +264,7 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 {
 	const uint32_t V = n->V;
 	if (n_req)
-		fl_allocate(n, n->rc.vc_allocator, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
+		fl_allocate(n, n->va_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
 			    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
 	for (uint32_t k = 0; k < n->n_ev; k++) {
@@ -363,7 +363,7 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
 	int32_t *win = n->grant; /* per crossbar input: label of its granted request */
 	if (n_req) {
-		fl_allocate(n, n->rc.sw_allocator, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
+		fl_allocate(n, n->sa_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
 			    n->sw_aptr + (uint64_t)ro->port_base * isp, n->sw_gptr + (uint64_t)ro->port_base * osp);
 		for (uint32_t k = 0; k < n_req; k++)
@@ -610,7 +610,7 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 		uint64_t iv = (uint64_t)ro->vc_base + li;
 		int32_t result = FL_STALL_BUFFER_BUSY;
 		uint32_t n_req = 0;
-		if (n->ivc[iv].ncand == 1 && n->rc.vc_allocator == FL_ALLOC_ISLIP) {
+		if (n->ivc[iv].ncand == 1 && !n->va_ops->by_priority) {
 			const struct route_cand *cd = fl_cands(n, iv);
 			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + cd->port) * V;
 			uint16_t *ap = n->va_aptr + iv;
@@ -637,7 +637,7 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 			for (uint32_t k = 1; k < n_req; k++) {
 				uint32_t ka = fl_add_mod((uint32_t)n->areq[k].out, side - ap[li], side);
 				uint32_t kb = fl_add_mod((uint32_t)n->areq[best].out, side - ap[li], side);
-				bool better = n->rc.vc_allocator == FL_ALLOC_ISLIP
+				bool better = !n->va_ops->by_priority
 						      ? ka < kb
 						      : n->areq[k].in_pri > n->areq[best].in_pri ||
 								(n->areq[k].in_pri == n->areq[best].in_pri && ka < kb);
