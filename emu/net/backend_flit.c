@@ -68,6 +68,14 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	return 0;
 }
 
+extern const struct net_backend_ops net_backend_flit_ops;
+
+struct flitnet *fl_backend_net(const struct net_backend *b)
+{
+	NL_ASSERT(b->ops == &net_backend_flit_ops);
+	return ((const struct flit_backend *)b->state)->net;
+}
+
 static void flit_destroy(struct net_backend *b)
 {
 	struct flit_backend *fb = b->state;

@@ -67,6 +67,7 @@ struct alloc_ops {
 
 /* NULL-terminated, in the order of the configuration choices. */
 extern const struct alloc_ops *const alloc_registry[];
+extern const struct alloc_ops alloc_islip_ops, alloc_sep_in_ops, alloc_sep_out_ops;
 enum { FL_WORMHOLE, FL_VCT };
 
 /* Event kinds on the wheel. */
@@ -447,6 +448,10 @@ static inline int fl_dl_after_cycle(struct flitnet *n, struct nl_err *err)
 		return fl_dl_scan(n, err);
 	return 0;
 }
+
+/* --- backend_flit.c --- */
+/* The model behind a backend created by net_backend_flit_ops (tests). */
+struct flitnet *fl_backend_net(const struct net_backend *b);
 
 /* --- nic.c --- */
 void fl_nic_step(struct flitnet *n, uint32_t e);
