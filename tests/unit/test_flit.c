@@ -258,7 +258,8 @@ static void test_alloc_priority(void)
 	}
 
 	/* General case: inputs 0 and 1 both want output 0, input 1 also
-	 * output 1. Round robin gives output 0 to input 0; priority to 1. */
+	 * output 1. Round robin (input 1's pointer at output 1) matches 0-0
+	 * and 1-1; priority gives output 0 to input 1. */
 	const struct fl_areq gen[] = {
 		{.in = 0, .out = 0, .label = 0, .in_pri = 0, .out_pri = 0},
 		{.in = 1, .out = 0, .label = 1, .in_pri = 9, .out_pri = 9},
@@ -268,6 +269,7 @@ static void test_alloc_priority(void)
 		clear_match(n, 4);
 		memset(aptr, 0, sizeof aptr);
 		memset(gptr, 0, sizeof gptr);
+		aptr[1] = 1;
 		fl_allocate(n, alloc_registry[a], 1, gen, 3, 4, 4, aptr, gptr);
 		if (alloc_registry[a]->by_priority) {
 			CHECK_EQ(n->out_match[0], 1);
@@ -276,6 +278,7 @@ static void test_alloc_priority(void)
 		} else {
 			CHECK_EQ(n->out_match[0], 0);
 			CHECK_EQ(n->in_match[1], 1);
+			CHECK_EQ(n->in_match[0], 0);
 		}
 		/* Pointers move one past each match. */
 		for (uint32_t i = 0; i < 2; i++)
