@@ -62,8 +62,8 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	fb->cycle_ps = (uint64_t)nc.cycle_ps;
 	fb->flit_bytes = (uint64_t)nc.flit_bytes;
 	fb->packet_bytes = (uint64_t)nc.packet_bytes;
-	fb->net->phase = PH_DONE; /* no synthetic-traffic statistics */
-	fb->net->count_channels = true;
+	fl_obs_phase(&fb->net->obs, PH_DONE); /* no synthetic-traffic statistics */
+	fb->net->obs.count_channels = true;
 	b->state = fb;
 	return 0;
 }
@@ -158,8 +158,8 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		else
 			n->pkts[c->q_tail].next = pi;
 		c->q_tail = pi;
-		n->flits_alive += flits;
-		n->ctime_sum_alive += flits * cycle;
+		n->obs.flits_alive += flits;
+		n->obs.ctime_sum_alive += flits * cycle;
 	}
 	fl_activate_nic(n, src_ep, n->now);
 	return 0;

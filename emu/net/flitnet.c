@@ -313,9 +313,9 @@ void flitnet_free(struct flitnet *n)
 	free(n->grant);
 	free(n->report);
 	fl_dl_release(n);
-	stats_hist_release(&n->plat);
-	stats_hist_release(&n->nlat);
-	stats_hist_release(&n->hops);
+	stats_hist_release(&n->obs.plat);
+	stats_hist_release(&n->obs.nlat);
+	stats_hist_release(&n->obs.hops);
 	free(n);
 }
 
@@ -515,10 +515,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	for (uint32_t i = 0; i < side; i++)
 		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
 
-	if (stats_hist_init(&n->plat) < 0 || stats_hist_init(&n->nlat) < 0 || stats_hist_init(&n->hops) < 0)
+	if (stats_hist_init(&n->obs.plat) < 0 || stats_hist_init(&n->obs.nlat) < 0 || stats_hist_init(&n->obs.hops) < 0)
 		goto nomem;
 	n->reverse_visits = sc->visit_order == 1;
-	n->phase = PH_WARMUP;
+	fl_obs_phase(&n->obs, PH_WARMUP);
 	rc_ = fl_dl_init(n, err);
 	if (rc_ < 0) {
 		flitnet_free(n);

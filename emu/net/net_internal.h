@@ -231,8 +231,40 @@ struct fl_msg {
 	uint32_t next;
 };
 
-/* Simulation phases, as BookSim's _sim_state. */
+/* Simulation phases, as BookSim's _sim_state (the experiment driver's). */
 enum { PH_WARMUP, PH_RUNNING, PH_DRAINING, PH_DONE };
+
+/* The measurement observer: what the driver's experiment phase asks
+ * endpoints to record, as flags and a cut-off the driver sets at each
+ * phase change (fl_obs_phase), so the NIC's hot path never tests a
+ * phase. Statistics are integer sums (the latency sums are exact in a
+ * double below 2^53). */
+struct fl_obs {
+	bool count_traffic;      /* warm-up, running: count sent and accepted flits */
+	bool record_all;         /* warm-up: record every packet's latency, measured or not */
+	bool watch_drain;        /* draining: note each source's first arrival at or after drain_time */
+	bool count_channels;     /* count flits per channel (chan_flits) */
+	uint64_t measure_before; /* packets created before this cycle are measured (0: none) */
+	uint64_t reset_time;     /* cycle the statistics were last cleared */
+	uint64_t drain_time;     /* cycle draining started */
+	uint32_t n_undrained;    /* draining: sources with no arrival at or after drain_time yet */
+	uint64_t flits_alive;    /* generated, not yet ejected */
+	uint64_t ctime_sum_alive; /* sum of ctime over alive flits */
+	uint64_t measured_alive; /* measured flits not yet ejected */
+	uint64_t accepted_flits; /* ejected at active endpoints, warm-up/running */
+	uint64_t sent_flits;     /* injected, warm-up/running */
+	struct stats_hist plat, nlat, hops;
+};
+
+/* Set the observer's flags for phase PH_* (drain_time already set for
+ * PH_DRAINING). */
+static inline void fl_obs_phase(struct fl_obs *o, int phase)
+{
+	o->count_traffic = phase == PH_WARMUP || phase == PH_RUNNING;
+	o->record_all = phase == PH_WARMUP;
+	o->watch_drain = phase == PH_DRAINING;
+	o->measure_before = phase == PH_RUNNING ? UINT64_MAX : phase == PH_DRAINING ? o->drain_time : 0;
+}
 
 struct flitnet {
 	const struct topo *topo;
@@ -327,21 +359,11 @@ struct flitnet {
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	uint32_t n_ev;
 
-	/* Statistics. */
-	int phase;
-	uint64_t reset_time, drain_time;
-	uint32_t n_undrained;
 	uint64_t flits_in_net;         /* injected into the network, not yet ejected */
-	uint64_t flits_alive;          /* generated, not yet ejected */
-	uint64_t ctime_sum_alive;      /* sum of ctime over alive flits */
-	uint64_t measured_alive;       /* measured flits not yet ejected */
 	uint64_t last_move;            /* last cycle anything progressed: a flit moved, a head was
 					  routed or got a VC, an event was delivered */
 	uint64_t flit_hops;            /* router-to-router traversals, whole run */
-	uint64_t accepted_flits;       /* ejected at active endpoints, warm-up/running */
-	uint64_t sent_flits;           /* injected, warm-up/running */
-	struct stats_hist plat, nlat, hops;
-	bool count_channels;
+	struct fl_obs obs;             /* measurement: what the driver's phase asks to record */
 
 	/* Backend delivery. */
 	net_deliver_fn deliver;

@@ -25,9 +25,9 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	uint64_t ctime = c->next_gen;
 
 	c->next_gen = ctime + 1 + rng_geometric(&c->rng, n->pkt_rate);
-	if (n->phase == PH_DRAINING && !c->drained && c->next_gen >= n->drain_time) {
+	if (n->obs.watch_drain && !c->drained && c->next_gen >= n->obs.drain_time) {
 		c->drained = 1;
-		n->n_undrained--;
+		n->obs.n_undrained--;
 	}
 	uint32_t dst = n->traffic->ops->dest(n->traffic, e, &c->rng);
 	if (dst == TRAFFIC_NONE)
@@ -45,17 +45,17 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	pk->dst_ep = dst;
 	pk->size = (uint16_t)size;
 	pk->routers = 0;
-	pk->measured = n->phase == PH_RUNNING || (n->phase == PH_DRAINING && ctime < n->drain_time);
+	pk->measured = ctime < n->obs.measure_before;
 	pk->rt = (struct route_pkt){
 		.src_router = topo_ep_router(t, e),
 		.dst_router = topo_ep_router(t, dst),
 		.dst_ep = dst,
 	};
 	n->route->ops->inject(n->route, &pk->rt, &c->rng, &c->inj_lo, &c->inj_hi);
-	n->flits_alive += size;
-	n->ctime_sum_alive += (uint64_t)size * ctime;
+	n->obs.flits_alive += size;
+	n->obs.ctime_sum_alive += (uint64_t)size * ctime;
 	if (pk->measured)
-		n->measured_alive += size;
+		n->obs.measured_alive += size;
 	return i;
 }
 
@@ -135,8 +135,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			};
 			fl_schedule(n, now + 2, &ev);
 			n->flits_in_net++;
-			if (n->phase == PH_WARMUP || n->phase == PH_RUNNING)
-				n->sent_flits++;
+			n->obs.sent_flits += n->obs.count_traffic;
 			n->last_move = now;
 			c->cur_seq++;
 			if (tail) {
@@ -178,20 +177,19 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	};
 	fl_schedule(n, now + 2 + (uint64_t)n->rc.credit_delay, &ev);
 	n->flits_in_net--;
-	n->flits_alive--;
-	n->ctime_sum_alive -= pk->ctime;
+	n->obs.flits_alive--;
+	n->obs.ctime_sum_alive -= pk->ctime;
 	if (pk->measured)
-		n->measured_alive--;
-	if ((n->phase == PH_WARMUP || n->phase == PH_RUNNING) &&
-	    (!n->traffic || traffic_is_active(n->traffic, e)))
-		n->accepted_flits++;
+		n->obs.measured_alive--;
+	if (n->obs.count_traffic && (!n->traffic || traffic_is_active(n->traffic, e)))
+		n->obs.accepted_flits++;
 	n->last_move = now;
 	if (seq + 1u != pk->size)
 		return;
-	if (n->phase == PH_WARMUP || pk->measured) {
-		stats_hist_add(&n->plat, now - pk->ctime);
-		stats_hist_add(&n->nlat, now - pk->itime);
-		stats_hist_add(&n->hops, pk->routers ? pk->routers - 1u : 0);
+	if (n->obs.record_all || pk->measured) {
+		stats_hist_add(&n->obs.plat, now - pk->ctime);
+		stats_hist_add(&n->obs.nlat, now - pk->itime);
+		stats_hist_add(&n->obs.hops, pk->routers ? pk->routers - 1u : 0);
 	}
 	if (pk->msg && n->deliver) {
 		struct fl_msg *m = &n->msgs[(uint32_t)(pk->msg - 1)];

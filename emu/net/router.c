@@ -451,7 +451,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	uint32_t gout = ro->port_base + op;
 	if (n->ports[gout].link.network) {
 		n->flit_hops++;
-		if (n->count_channels)
+		if (n->obs.count_channels)
 			n->ports[gout].chan_flits++;
 	}
 	n->ovc[ov].occ++;

@@ -47,7 +47,7 @@ static int fx_open(struct fx *f, const char *const *kv, struct nl_err *e)
 	NL_CHECK(topo_new(nc.topology, &f->t, e));
 	NL_CHECK(flitnet_new(&nc, &rc, &sc, f->t, &f->n, e));
 	NL_CHECK(traffic_new(tc.traffic, f->t, (uint64_t)sc.seed, &f->tr, e));
-	f->n->count_channels = true;
+	f->n->obs.count_channels = true;
 	return flitnet_set_traffic(f->n, f->tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
 				   (uint32_t)tc.packet_size.hi, e);
 }
@@ -68,13 +68,13 @@ static uint64_t fx_digest(const struct flitnet *n)
 #define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ULL)
 	MIX(n->now);
 	MIX(n->flit_hops);
-	MIX(n->sent_flits);
-	MIX(n->accepted_flits);
-	MIX(n->plat.n);
-	MIX((uint64_t)n->plat.sum);
-	MIX(n->plat.max);
-	MIX((uint64_t)n->nlat.sum);
-	MIX((uint64_t)n->hops.sum);
+	MIX(n->obs.sent_flits);
+	MIX(n->obs.accepted_flits);
+	MIX(n->obs.plat.n);
+	MIX((uint64_t)n->obs.plat.sum);
+	MIX(n->obs.plat.max);
+	MIX((uint64_t)n->obs.nlat.sum);
+	MIX((uint64_t)n->obs.hops.sum);
 	for (uint32_t g = 0; g < n->topo->n_ports; g++)
 		MIX(n->ports[g].chan_flits);
 #undef MIX
@@ -133,13 +133,13 @@ static void test_tail_credit_releases(void)
 	struct nl_err e = {0};
 	CHECK_OK(fx_open(&f, kv, &e), &e);
 	CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
-	CHECK(f.n->plat.n > 1000);
+	CHECK(f.n->obs.plat.n > 1000);
 	/* Stop the sources and drain. */
 	for (uint32_t ep = 0; ep < f.t->n_endpoints; ep++)
 		f.n->nics[ep].next_gen = UINT64_MAX;
 	f.n->gen_n = 0;
 	CHECK_OK(flitnet_run_until(f.n, 6000, &e), &e);
-	CHECK_UINT(f.n->flits_alive, ==, 0);
+	CHECK_UINT(f.n->obs.flits_alive, ==, 0);
 	const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
 	uint64_t held = 0;
 	for (uint64_t ov = 0; ov < IV; ov++)
