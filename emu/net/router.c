@@ -516,92 +516,74 @@ static uint32_t fl_eval_extent(struct flitnet *n, struct fl_router *ro, int whic
 }
 
 /* General step, any delays: BookSim's _InternalStep order. */
-static void fl_router_step_general(struct flitnet *n, struct fl_router *ro, uint32_t r)
+/* --- the stage list ----------------------------------------------------------
+ *
+ * Route, VC allocation, switch allocation and crossbar, in BookSim's update
+ * order. Both step paths walk this one list: the general path evaluates
+ * every stage, then updates every stage whose items are due; the unit-delay
+ * path runs each stage once over exactly the items it held when the step
+ * began (items pushed during the step are BookSim's unevaluated items of the
+ * next step). tests/unit/test_flit.c requires both to give the same run. */
+
+static void fl_route_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
 {
 	const uint64_t t = n->now;
-	uint32_t i, lead, li;
-
-	lead = fl_eval_extent(n, ro, Q_ROUTE);
-	li = ro->route_q.head;
-	for (i = 0; i < lead; i++, li = fl_node(n, ro, li)->next) {
+	uint32_t lead = fl_eval_extent(n, ro, Q_ROUTE), li = ro->route_q.head;
+	(void)r;
+	for (uint32_t i = 0; i < lead; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
 		if (nd->result == FL_UNEVAL) {
 			nd->time = fl_done_at(t, n->rc.routing_delay);
 			nd->result = -1;
 		}
 	}
-	if (ro->va_q.len) {
-		lead = fl_eval_extent(n, ro, Q_VA);
-		uint32_t n_req = fl_va_gather(n, ro, lead);
-		fl_va_allocate(n, ro, n_req, fl_done_at(t, n->rc.vc_alloc_delay));
-		if (n->rc.vc_alloc_delay > 1)
-			for (i = 0, li = ro->va_q.head; i < ro->va_q.len; i++, li = fl_node(n, ro, li)->next) {
-				struct fl_node *nd = fl_node(n, ro, li);
-				if (!fl_due(nd, t))
-					break;
-				if (nd->result >= 0 && n->ovc[(uint64_t)ro->vc_base + (uint32_t)nd->result].owner != FL_NONE)
-					nd->result = FL_STALL_BUFFER_BUSY;
-			}
-	}
-	if (ro->sa_q.len) {
-		lead = fl_eval_extent(n, ro, Q_SA);
-		uint32_t n_req = fl_sa_gather(n, ro, lead);
-		fl_sa_allocate(n, ro, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
-		if (n->rc.sw_alloc_delay > 1)
-			for (i = 0, li = ro->sa_q.head; i < ro->sa_q.len; i++, li = fl_node(n, ro, li)->next) {
-				struct fl_node *nd = fl_node(n, ro, li);
-				if (!fl_due(nd, t))
-					break;
-				if (nd->result < 0)
-					continue;
-				uint64_t iv = (uint64_t)ro->vc_base + li;
-				uint64_t ov = (uint64_t)(ro->port_base + n->ivc[iv].out_port) * n->V + n->ivc[iv].out_vc;
-				if (fl_out_full(n, ov, iv))
-					nd->result = FL_STALL_BUFFER_FULL;
-			}
-	}
-	for (i = 0; i < ro->xb_q.len; i++) {
-		struct fl_xitem *x = fl_xq_at(n, ro, i);
-		if (x->evaluated) {
-			if (n->rc.pipelined_stages)
-				continue;
-			break;
-		}
-		x->time = fl_done_at(t, (int64_t)n->Xd);
-		x->evaluated = 1;
-	}
-	while (ro->route_q.len && fl_due(fl_node(n, ro, ro->route_q.head), t))
+}
+
+static void fl_route_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	while (ro->route_q.len && fl_due(fl_node(n, ro, ro->route_q.head), n->now))
 		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
-	while (ro->va_q.len && fl_due(fl_node(n, ro, ro->va_q.head), t)) {
+}
+
+static void fl_route_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_route)
+{
+	for (uint32_t i = 0; i < n_route; i++)
+		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+}
+
+static void fl_va_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	const uint64_t t = n->now;
+	uint32_t i, lead, li;
+	(void)r;
+	if (!ro->va_q.len)
+		return;
+	lead = fl_eval_extent(n, ro, Q_VA);
+	uint32_t n_req = fl_va_gather(n, ro, lead);
+	fl_va_allocate(n, ro, n_req, fl_done_at(t, n->rc.vc_alloc_delay));
+	if (n->rc.vc_alloc_delay > 1)
+		for (i = 0, li = ro->va_q.head; i < ro->va_q.len; i++, li = fl_node(n, ro, li)->next) {
+			struct fl_node *nd = fl_node(n, ro, li);
+			if (!fl_due(nd, t))
+				break;
+			if (nd->result >= 0 && n->ovc[(uint64_t)ro->vc_base + (uint32_t)nd->result].owner != FL_NONE)
+				nd->result = FL_STALL_BUFFER_BUSY;
+		}
+}
+
+static void fl_va_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	(void)r;
+	while (ro->va_q.len && fl_due(fl_node(n, ro, ro->va_q.head), n->now)) {
 		int32_t res = fl_node(n, ro, ro->va_q.head)->result;
 		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
 	}
-	while (ro->sa_q.len && fl_due(fl_node(n, ro, ro->sa_q.head), t)) {
-		int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
-		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
-	}
-	while (ro->xb_q.len) {
-		struct fl_xitem *x = fl_xq_at(n, ro, 0);
-		if (!x->evaluated || (int32_t)(x->time - (uint32_t)t) > 0)
-			break;
-		fl_xb_apply(n, ro);
-	}
 }
 
-/* Fast step when every stage takes one cycle. Each stage handles exactly
- * the items it held at the start of the step (items pushed during the step
- * are BookSim's unevaluated items of the next step). Pass order route, VA,
- * SA, crossbar keeps BookSim's order of effects: VA evaluation reads
- * output-VC owners before SA update releases them; SA evaluation reads
- * credits, which VA update does not touch; route computation reads
- * occupancy before SA update changes it. */
-static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_t r)
+static void fl_va_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_va)
 {
 	const uint32_t V = n->V;
-	uint32_t n_route = ro->route_q.len, n_va = ro->va_q.len, n_sa = ro->sa_q.len, n_xb = ro->xb_q.len;
-
-	for (uint32_t i = 0; i < n_route; i++)
-		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+	(void)r;
 	if (n_va == 1) {
 		/* One waiting head: the allocators' single-input case. With one
 		 * candidate VC range the first free VC from the accept pointer
@@ -658,6 +640,45 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 			fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
 		}
 	}
+}
+
+static void fl_sa_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	const uint64_t t = n->now;
+	uint32_t i, lead, li;
+	(void)r;
+	if (!ro->sa_q.len)
+		return;
+	lead = fl_eval_extent(n, ro, Q_SA);
+	uint32_t n_req = fl_sa_gather(n, ro, lead);
+	fl_sa_allocate(n, ro, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
+	if (n->rc.sw_alloc_delay > 1)
+		for (i = 0, li = ro->sa_q.head; i < ro->sa_q.len; i++, li = fl_node(n, ro, li)->next) {
+			struct fl_node *nd = fl_node(n, ro, li);
+			if (!fl_due(nd, t))
+				break;
+			if (nd->result < 0)
+				continue;
+			uint64_t iv = (uint64_t)ro->vc_base + li;
+			uint64_t ov = (uint64_t)(ro->port_base + n->ivc[iv].out_port) * n->V + n->ivc[iv].out_vc;
+			if (fl_out_full(n, ov, iv))
+				nd->result = FL_STALL_BUFFER_FULL;
+		}
+}
+
+static void fl_sa_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	(void)r;
+	while (ro->sa_q.len && fl_due(fl_node(n, ro, ro->sa_q.head), n->now)) {
+		int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
+	}
+}
+
+static void fl_sa_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_sa)
+{
+	const uint32_t V = n->V;
+	(void)r;
 	if (n_sa == 1) {
 		/* One VC bidding for the switch: granted unless its output is full. */
 		uint32_t li = ro->sa_q.head;
@@ -683,18 +704,88 @@ static void fl_router_step_unit(struct flitnet *n, struct fl_router *ro, uint32_
 			fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
 		}
 	}
+}
+
+static void fl_xb_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	const uint64_t t = n->now;
+	uint32_t i;
+	(void)r;
+	for (i = 0; i < ro->xb_q.len; i++) {
+		struct fl_xitem *x = fl_xq_at(n, ro, i);
+		if (x->evaluated) {
+			if (n->rc.pipelined_stages)
+				continue;
+			break;
+		}
+		x->time = fl_done_at(t, (int64_t)n->Xd);
+		x->evaluated = 1;
+	}
+}
+
+static void fl_xb_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	(void)r;
+	while (ro->xb_q.len) {
+		struct fl_xitem *x = fl_xq_at(n, ro, 0);
+		if (!x->evaluated || (int32_t)(x->time - (uint32_t)n->now) > 0)
+			break;
+		fl_xb_apply(n, ro);
+	}
+}
+
+static void fl_xb_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_xb)
+{
+	(void)r;
 	for (uint32_t i = 0; i < n_xb; i++)
 		fl_xb_apply(n, ro);
 }
 
+/* One pipeline stage: its evaluate and update halves (general path) and
+ * its one-pass form for unit delays, which handles n_items items. */
+struct fl_stage {
+	const char *name;
+	void (*eval)(struct flitnet *n, struct fl_router *ro, uint32_t r);
+	void (*update)(struct flitnet *n, struct fl_router *ro, uint32_t r);
+	void (*unit)(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_items);
+};
+
+enum { FL_N_STAGES = 4 };
+
+static const struct fl_stage fl_stages[FL_N_STAGES] = {
+	{"route", fl_route_eval, fl_route_update, fl_route_unit},
+	{"vc_alloc", fl_va_eval, fl_va_update, fl_va_unit},
+	{"sw_alloc", fl_sa_eval, fl_sa_update, fl_sa_unit},
+	{"crossbar", fl_xb_eval, fl_xb_update, fl_xb_unit},
+};
+
+/* Items waiting in stage s of a router, in fl_stages order. */
+static inline uint32_t fl_stage_len(const struct fl_router *ro, uint32_t s)
+{
+	return s == 0 ? ro->route_q.len : s == 1 ? ro->va_q.len : s == 2 ? ro->sa_q.len : ro->xb_q.len;
+}
+
 /* One internal step of router r at cycle n->now (BookSim's _InternalStep;
- * arrivals were queued by fl_router_arrive). */
+ * arrivals were queued by fl_router_arrive). With unit delays, pass order
+ * route, VA, SA, crossbar keeps BookSim's order of effects: VA evaluation
+ * reads output-VC owners before SA update releases them; SA evaluation
+ * reads credits, which VA update does not touch; route computation reads
+ * occupancy before SA update changes it. */
 void fl_router_step(struct flitnet *n, uint32_t r)
 {
 	struct fl_router *ro = &n->routers[r];
 	n->step_id++;
-	if (n->unit_delays)
-		fl_router_step_unit(n, ro, r);
-	else
-		fl_router_step_general(n, ro, r);
+	if (n->unit_delays) {
+		uint32_t len[FL_N_STAGES];
+		for (uint32_t s = 0; s < FL_N_STAGES; s++)
+			len[s] = fl_stage_len(ro, s);
+		for (uint32_t s = 0; s < FL_N_STAGES; s++)
+			if (len[s])
+				fl_stages[s].unit(n, ro, r, len[s]);
+		return;
+	}
+	for (uint32_t s = 0; s < FL_N_STAGES; s++)
+		fl_stages[s].eval(n, ro, r);
+	for (uint32_t s = 0; s < FL_N_STAGES; s++)
+		fl_stages[s].update(n, ro, r);
 }
