@@ -741,29 +741,12 @@ static void fl_xb_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint
 		fl_xb_apply(n, ro);
 }
 
-/* One pipeline stage: its evaluate and update halves (general path) and
- * its one-pass form for unit delays, which handles n_items items. */
-struct fl_stage {
-	const char *name;
-	void (*eval)(struct flitnet *n, struct fl_router *ro, uint32_t r);
-	void (*update)(struct flitnet *n, struct fl_router *ro, uint32_t r);
-	void (*unit)(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_items);
-};
-
-enum { FL_N_STAGES = 4 };
-
-static const struct fl_stage fl_stages[FL_N_STAGES] = {
-	{"route", fl_route_eval, fl_route_update, fl_route_unit},
-	{"vc_alloc", fl_va_eval, fl_va_update, fl_va_unit},
-	{"sw_alloc", fl_sa_eval, fl_sa_update, fl_sa_unit},
-	{"crossbar", fl_xb_eval, fl_xb_update, fl_xb_unit},
-};
-
-/* Items waiting in stage s of a router, in fl_stages order. */
-static inline uint32_t fl_stage_len(const struct fl_router *ro, uint32_t s)
-{
-	return s == 0 ? ro->route_q.len : s == 1 ? ro->va_q.len : s == 2 ? ro->sa_q.len : ro->xb_q.len;
-}
+/* The stage list, in update order: each entry names a stage whose
+ * fl_<stage>_eval / _update halves form the general path and whose
+ * fl_<stage>_unit is its one-pass form for unit delays. An X-macro rather
+ * than a table of pointers so the calls stay direct and inline (a table
+ * cost 5% more instructions on bench_engine speed). */
+#define FL_STAGE_LIST(X) X(route, route_q) X(va, va_q) X(sa, sa_q) X(xb, xb_q)
 
 /* One internal step of router r at cycle n->now (BookSim's _InternalStep;
  * arrivals were queued by fl_router_arrive). With unit delays, pass order
@@ -776,16 +759,20 @@ void fl_router_step(struct flitnet *n, uint32_t r)
 	struct fl_router *ro = &n->routers[r];
 	n->step_id++;
 	if (n->unit_delays) {
-		uint32_t len[FL_N_STAGES];
-		for (uint32_t s = 0; s < FL_N_STAGES; s++)
-			len[s] = fl_stage_len(ro, s);
-		for (uint32_t s = 0; s < FL_N_STAGES; s++)
-			if (len[s])
-				fl_stages[s].unit(n, ro, r, len[s]);
+#define FL_STAGE_LEN(st, q) const uint32_t len_##st = ro->q.len;
+#define FL_STAGE_UNIT(st, q)                          \
+	if (len_##st)                                 \
+		fl_##st##_unit(n, ro, r, len_##st);
+		FL_STAGE_LIST(FL_STAGE_LEN)
+		FL_STAGE_LIST(FL_STAGE_UNIT)
 		return;
 	}
-	for (uint32_t s = 0; s < FL_N_STAGES; s++)
-		fl_stages[s].eval(n, ro, r);
-	for (uint32_t s = 0; s < FL_N_STAGES; s++)
-		fl_stages[s].update(n, ro, r);
+#define FL_STAGE_EVAL(st, q) fl_##st##_eval(n, ro, r);
+#define FL_STAGE_UPDATE(st, q) fl_##st##_update(n, ro, r);
+	FL_STAGE_LIST(FL_STAGE_EVAL)
+	FL_STAGE_LIST(FL_STAGE_UPDATE)
+#undef FL_STAGE_LEN
+#undef FL_STAGE_UNIT
+#undef FL_STAGE_EVAL
+#undef FL_STAGE_UPDATE
 }
