@@ -88,20 +88,20 @@ static void flit_destroy(struct net_backend *b)
 
 static uint32_t flit_msg_alloc(struct flitnet *n)
 {
-	uint32_t i = n->free_msg;
+	uint32_t i = n->msg.free_msg;
 	if (i != FL_NONE) {
-		n->free_msg = n->msgs[i].next;
+		n->msg.free_msg = n->msg.msgs[i].next;
 		return i;
 	}
-	if (n->n_msgs == n->cap_msgs) {
-		uint32_t cap = n->cap_msgs ? 2 * n->cap_msgs : 1024;
-		struct fl_msg *m = fl_grow(n, n->msgs, (size_t)cap * sizeof *m);
+	if (n->msg.n_msgs == n->msg.cap_msgs) {
+		uint32_t cap = n->msg.cap_msgs ? 2 * n->msg.cap_msgs : 1024;
+		struct fl_msg *m = fl_grow(n, n->msg.msgs, (size_t)cap * sizeof *m);
 		if (!m)
 			return FL_NONE;
-		n->msgs = m;
-		n->cap_msgs = cap;
+		n->msg.msgs = m;
+		n->msg.cap_msgs = cap;
 	}
-	return n->n_msgs++;
+	return n->msg.n_msgs++;
 }
 
 static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep, uint64_t bytes,
@@ -120,7 +120,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	if (cycle > n->now) {
 		/* Nothing can complete before `cycle` (the caller advanced to
 		 * now_ps first), so running up to it only moves flits along. */
-		n->deliver = NULL;
+		n->msg.deliver = NULL;
 		NL_CHECK(flitnet_run_until(n, cycle, err));
 	}
 	uint32_t mi = flit_msg_alloc(n);
@@ -130,8 +130,8 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	if (n_pkts > UINT32_MAX)
 		return nl_errf(err, NL_ERANGE, "message %llu: %llu bytes is too large", (unsigned long long)msg_id,
 			       (unsigned long long)bytes);
-	n->msgs[mi].id = msg_id;
-	n->msgs[mi].pkts_left = (uint32_t)n_pkts;
+	n->msg.msgs[mi].id = msg_id;
+	n->msg.msgs[mi].pkts_left = (uint32_t)n_pkts;
 	struct fl_nic *c = &n->nics[src_ep];
 	uint64_t left = bytes;
 	for (uint64_t k = 0; k < n_pkts; k++) {
@@ -142,7 +142,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		if (pi == FL_NONE)
 			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
 				       (unsigned long long)msg_id);
-		struct fl_pkt *pk = &n->pkts[pi];
+		struct fl_pkt *pk = &n->pool.pkts[pi];
 		memset(pk, 0, sizeof *pk);
 		pk->ctime = cycle;
 		pk->msg = (uint64_t)mi + 1;
@@ -156,7 +156,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		if (c->q_tail == FL_NONE)
 			c->q_head = pi;
 		else
-			n->pkts[c->q_tail].next = pi;
+			n->pool.pkts[c->q_tail].next = pi;
 		c->q_tail = pi;
 		n->obs.flits_alive += flits;
 		n->obs.ctime_sum_alive += flits * cycle;
@@ -172,9 +172,9 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	struct flitnet *n = fb->net;
 	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
 
-	n->deliver = deliver;
-	n->deliver_ctx = ctx;
-	n->delivered = 0;
+	n->msg.deliver = deliver;
+	n->msg.deliver_ctx = ctx;
+	n->msg.delivered = 0;
 	*reached_ps = until_ps;
 	while (n->now <= last) {
 		uint64_t next = fl_next_work(n);
@@ -184,15 +184,15 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 		}
 		int rc = flitnet_run_until(n, next + 1, err);
 		if (rc < 0) {
-			n->deliver = NULL;
+			n->msg.deliver = NULL;
 			return rc;
 		}
-		if (n->delivered) {
+		if (n->msg.delivered) {
 			*reached_ps = (n->now - 1) * fb->cycle_ps;
 			break;
 		}
 	}
-	n->deliver = NULL;
+	n->msg.deliver = NULL;
 	uint64_t nw = fl_next_work(n);
 	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;
 	return 0;

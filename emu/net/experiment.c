@@ -57,7 +57,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 {
 	const bool measure_latency = sc->sim_type == 0;
 	const uint64_t period = (uint64_t)sc->sample_period;
-	const double n_active = (double)n->traffic->n_active;
+	const double n_active = (double)n->synth.traffic->n_active;
 	double prev_lat = 0, prev_acc = 0;
 	int converged = 0;
 	int64_t total_phases = 0;
@@ -154,7 +154,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 static void exp_collect(const struct flitnet *n, struct net_point *pt)
 {
 	uint64_t window = n->obs.drain_time > n->obs.reset_time ? n->obs.drain_time - n->obs.reset_time : 1;
-	double n_active = (double)n->traffic->n_active;
+	double n_active = (double)n->synth.traffic->n_active;
 
 	pt->cycles = n->now;
 	pt->flit_hops = n->flit_hops;

@@ -43,50 +43,50 @@ void *fl_grow(struct flitnet *n, void *p, size_t size)
 
 static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 {
-	FL_POOL_GROW(n, n->pkts, n->cap_pkts, need);
+	FL_POOL_GROW(n, n->pool.pkts, n->pool.cap_pkts, need);
 	return 0;
 }
 
 static int fl_grow_runs(struct flitnet *n, uint64_t need)
 {
-	FL_POOL_GROW(n, n->runs, n->cap_runs, need);
+	FL_POOL_GROW(n, n->pool.runs, n->pool.cap_runs, need);
 	return 0;
 }
 
 uint32_t fl_pkt_alloc(struct flitnet *n)
 {
-	uint32_t i = n->free_pkt;
+	uint32_t i = n->pool.free_pkt;
 	if (i != FL_NONE) {
-		n->free_pkt = n->pkts[i].next;
+		n->pool.free_pkt = n->pool.pkts[i].next;
 		return i;
 	}
-	if (n->n_pkts == n->cap_pkts && fl_grow_pkts(n, (uint64_t)n->n_pkts + 1) < 0)
+	if (n->pool.n_pkts == n->pool.cap_pkts && fl_grow_pkts(n, (uint64_t)n->pool.n_pkts + 1) < 0)
 		return FL_NONE;
-	return n->n_pkts++;
+	return n->pool.n_pkts++;
 }
 
 void fl_pkt_free(struct flitnet *n, uint32_t i)
 {
-	n->pkts[i].next = n->free_pkt;
-	n->free_pkt = i;
+	n->pool.pkts[i].next = n->pool.free_pkt;
+	n->pool.free_pkt = i;
 }
 
 uint32_t fl_run_alloc(struct flitnet *n)
 {
-	uint32_t i = n->free_run;
+	uint32_t i = n->pool.free_run;
 	if (i != FL_NONE) {
-		n->free_run = n->runs[i].next;
+		n->pool.free_run = n->pool.runs[i].next;
 		return i;
 	}
-	if (n->n_runs == n->cap_runs)
-		NL_BUG("run pool exhausted within a cycle (%u runs)", n->cap_runs);
-	return n->n_runs++;
+	if (n->pool.n_runs == n->pool.cap_runs)
+		NL_BUG("run pool exhausted within a cycle (%u runs)", n->pool.cap_runs);
+	return n->pool.n_runs++;
 }
 
 void fl_run_free(struct flitnet *n, uint32_t i)
 {
-	n->runs[i].next = n->free_run;
-	n->free_run = i;
+	n->pool.runs[i].next = n->pool.free_run;
+	n->pool.free_run = i;
 }
 
 /* Before a cycle: room for what one cycle can take from the pools (a new
@@ -95,12 +95,12 @@ void fl_run_free(struct flitnet *n, uint32_t i)
 static int fl_reserve(struct flitnet *n, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
-	uint64_t pkt_need = (uint64_t)n->n_pkts + t->n_endpoints;
-	uint64_t run_need = (uint64_t)n->n_runs + (uint64_t)t->n_ports * n->steps_max;
-	if (n->cap_pkts < pkt_need && fl_grow_pkts(n, pkt_need) < 0)
+	uint64_t pkt_need = (uint64_t)n->pool.n_pkts + t->n_endpoints;
+	uint64_t run_need = (uint64_t)n->pool.n_runs + (uint64_t)t->n_ports * n->steps_max;
+	if (n->pool.cap_pkts < pkt_need && fl_grow_pkts(n, pkt_need) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": packet pool of %" PRIu64 " entries",
 			       n->now, pkt_need);
-	if (n->cap_runs < run_need && fl_grow_runs(n, run_need) < 0)
+	if (n->pool.cap_runs < run_need && fl_grow_runs(n, run_need) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": VC buffer pool of %" PRIu64 " runs",
 			       n->now, run_need);
 	if (n->oom)
@@ -298,9 +298,9 @@ void flitnet_free(struct flitnet *n)
 	free(n->nic_occ);
 	free(n->nic_busy);
 	free(n->gen_heap);
-	free(n->pkts);
-	free(n->runs);
-	free(n->msgs);
+	free(n->pool.pkts);
+	free(n->pool.runs);
+	free(n->msg.msgs);
 	free(n->act_r);
 	free(n->act_r_next);
 	free(n->act_e);
@@ -368,7 +368,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
 	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
-	n->free_pkt = n->free_run = n->free_msg = FL_NONE;
+	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
 
 	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
 	if (rc_ < 0) {
@@ -538,23 +538,23 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 	if (size_lo < 1 || size_hi < size_lo || size_hi > 65535)
 		return nl_errf(err, NL_ECONFIG, "packet_size %u..%u: expected 1 <= lo <= hi <= 65535", size_lo,
 			       size_hi);
-	n->traffic = tr;
-	n->size_lo = size_lo;
-	n->size_hi = size_hi;
+	n->synth.traffic = tr;
+	n->synth.size_lo = size_lo;
+	n->synth.size_hi = size_hi;
 	double mean_size = (size_lo + size_hi) / 2.0;
-	n->pkt_rate = rate / mean_size;
+	n->synth.pkt_rate = rate / mean_size;
 	fl_dl_setup(n, size_hi);
-	if (n->pkt_rate > 1.0)
+	if (n->synth.pkt_rate > 1.0)
 		return nl_errf(err, NL_ECONFIG,
 			       "injection_rate %g flits/cycle with mean packet size %g is more than one packet per cycle",
 			       rate, mean_size);
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
 		struct fl_nic *c = &n->nics[e];
-		if (!traffic_is_active(tr, e) || n->pkt_rate <= 0) {
+		if (!traffic_is_active(tr, e) || n->synth.pkt_rate <= 0) {
 			c->next_gen = UINT64_MAX;
 			continue;
 		}
-		c->next_gen = n->now + rng_geometric(&c->rng, n->pkt_rate);
+		c->next_gen = n->now + rng_geometric(&c->rng, n->synth.pkt_rate);
 		fl_gen_push(n, e);
 	}
 	return 0;
@@ -597,7 +597,7 @@ static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_ev
 		__builtin_prefetch(&n->ivc[(uint64_t)ev->gport * n->V + ev->vc], 1);
 		__builtin_prefetch(&n->routers[ev->target], 1);
 		if (ev->seq == 0)
-			__builtin_prefetch(&n->pkts[ev->pkt], 1);
+			__builtin_prefetch(&n->pool.pkts[ev->pkt], 1);
 		break;
 	case EV_CREDIT_ROUTER:
 		__builtin_prefetch(&n->ovc[(uint64_t)ev->gport * n->V + ev->vc], 1);

@@ -266,12 +266,38 @@ static inline void fl_obs_phase(struct fl_obs *o, int phase)
 	o->measure_before = phase == PH_RUNNING ? UINT64_MAX : phase == PH_DRAINING ? o->drain_time : 0;
 }
 
-struct flitnet {
-	const struct topo *topo;
-	struct route *route;
+/* Packet and VC-buffer-run pools: 32-bit indices recycled through free
+ * lists threaded through `next`; they grow between cycles (fl_reserve). */
+struct fl_pools {
+	struct fl_pkt *pkts;
+	uint32_t n_pkts, cap_pkts, free_pkt;
+	struct fl_run *runs;
+	uint32_t n_runs, cap_runs, free_run;
+};
+
+/* Driver: synthetic sources (the BookSim experiment, experiment.c). */
+struct fl_synth {
 	struct traffic *traffic;     /* synthetic traffic, or NULL */
 	double pkt_rate;             /* packets per cycle per active endpoint */
 	uint32_t size_lo, size_hi;   /* packet size range, flits */
+};
+
+/* Driver: the message backend (backend_flit.c): messages cut into
+ * packets, delivered when their last packet is ejected. */
+struct fl_msgdrv {
+	net_deliver_fn deliver;        /* NULL outside an advance call */
+	void *deliver_ctx;
+	uint64_t delivered;            /* messages delivered this advance call */
+	struct fl_msg *msgs;           /* pool, free list through next */
+	uint32_t n_msgs, cap_msgs, free_msg;
+};
+
+/* The flit network: model state (routers, ports, VCs, NICs, wheel, pools),
+ * then the drivers' and the observer's parts. */
+struct flitnet {
+	const struct topo *topo;
+	struct route *route;
+	struct fl_synth synth;       /* driver: synthetic traffic */
 	struct net_cfg nc;           /* resolved [network] */
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
@@ -320,13 +346,7 @@ struct flitnet {
 	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of idle sources */
 	uint32_t gen_n;
 
-	/* Pools. */
-	struct fl_pkt *pkts;
-	uint32_t n_pkts, cap_pkts, free_pkt;
-	struct fl_run *runs;
-	uint32_t n_runs, cap_runs, free_run;
-	struct fl_msg *msgs;
-	uint32_t n_msgs, cap_msgs, free_msg;
+	struct fl_pools pool;
 
 	/* Timing wheel: one slot per cycle of the usual channel and credit
 	 * delays. Events further ahead (output queues backed up by speedups)
@@ -365,10 +385,7 @@ struct flitnet {
 	uint64_t flit_hops;            /* router-to-router traversals, whole run */
 	struct fl_obs obs;             /* measurement: what the driver's phase asks to record */
 
-	/* Backend delivery. */
-	net_deliver_fn deliver;
-	void *deliver_ctx;
-	uint64_t delivered;            /* messages delivered this advance call */
+	struct fl_msgdrv msg;          /* driver: the message backend */
 
 	/* Deadlock checks (deadlock.c). */
 	uint64_t dl_quiet;             /* global check: cycles without progress or events */

@@ -112,20 +112,20 @@ static inline struct fl_xitem *fl_xq_at(struct flitnet *n, struct fl_router *ro,
 static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uint16_t seq)
 {
 	uint32_t tl = n->ivc[iv].tail;
-	if (tl != FL_NONE && n->runs[tl].pkt == pkt) {
-		NL_ASSERT(n->runs[tl].seq + n->runs[tl].n == seq);
-		n->runs[tl].n++;
+	if (tl != FL_NONE && n->pool.runs[tl].pkt == pkt) {
+		NL_ASSERT(n->pool.runs[tl].seq + n->pool.runs[tl].n == seq);
+		n->pool.runs[tl].n++;
 	} else {
 		uint32_t ru = fl_run_alloc(n);
-		n->runs[ru].pkt = pkt;
-		n->runs[ru].seq = seq;
-		n->runs[ru].n = 1;
-		n->runs[ru].next = FL_NONE;
-		n->runs[ru].size = n->pkts[pkt].size;
+		n->pool.runs[ru].pkt = pkt;
+		n->pool.runs[ru].seq = seq;
+		n->pool.runs[ru].n = 1;
+		n->pool.runs[ru].next = FL_NONE;
+		n->pool.runs[ru].size = n->pool.pkts[pkt].size;
 		if (tl == FL_NONE)
 			n->ivc[iv].head = ru;
 		else
-			n->runs[tl].next = ru;
+			n->pool.runs[tl].next = ru;
 		n->ivc[iv].tail = ru;
 	}
 	n->ivc[iv].count++;
@@ -134,20 +134,20 @@ static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uin
 /* Front flit of a VC buffer: packet, index, and the packet's size. */
 static inline void fl_buf_front(const struct flitnet *n, uint64_t iv, uint32_t *pkt, uint16_t *seq)
 {
-	const struct fl_run *ru = &n->runs[n->ivc[iv].head];
+	const struct fl_run *ru = &n->pool.runs[n->ivc[iv].head];
 	*pkt = ru->pkt;
 	*seq = ru->seq;
 }
 
 static inline uint16_t fl_buf_front_size(const struct flitnet *n, uint64_t iv)
 {
-	return n->runs[n->ivc[iv].head].size;
+	return n->pool.runs[n->ivc[iv].head].size;
 }
 
 static inline void fl_buf_pop(struct flitnet *n, uint64_t iv)
 {
 	uint32_t h = n->ivc[iv].head;
-	struct fl_run *ru = &n->runs[h];
+	struct fl_run *ru = &n->pool.runs[h];
 	ru->seq++;
 	if (--ru->n == 0) {
 		n->ivc[iv].head = ru->next;
@@ -206,7 +206,7 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
-	struct fl_pkt *pk = &n->pkts[n->runs[n->ivc[iv].head].pkt];
+	struct fl_pkt *pk = &n->pool.pkts[n->pool.runs[n->ivc[iv].head].pkt];
 	uint32_t in = fl_li_port(n, li);
 	/* The head is routed once per router: count routers here, so the
 	 * switch stage never touches the packet. rt.hops = router-to-router
@@ -305,8 +305,8 @@ static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv)
 {
 	uint32_t need = 1;
-	if (n->nc.flow_control == FL_VCT && n->runs[n->ivc[iv].head].seq == 0)
-		need = n->runs[n->ivc[iv].head].size;
+	if (n->nc.flow_control == FL_VCT && n->pool.runs[n->ivc[iv].head].seq == 0)
+		need = n->pool.runs[n->ivc[iv].head].size;
 	return n->ovc[ov].occ + need > n->buf;
 }
 

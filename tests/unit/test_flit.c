@@ -85,9 +85,9 @@ static uint64_t fx_digest(const struct flitnet *n)
 static uint32_t ivc_packets(const struct flitnet *n, uint64_t iv)
 {
 	uint32_t k = 0, last = FL_NONE;
-	for (uint32_t ru = n->ivc[iv].head; ru != FL_NONE; ru = n->runs[ru].next)
-		if (n->runs[ru].pkt != last) {
-			last = n->runs[ru].pkt;
+	for (uint32_t ru = n->ivc[iv].head; ru != FL_NONE; ru = n->pool.runs[ru].next)
+		if (n->pool.runs[ru].pkt != last) {
+			last = n->pool.runs[ru].pkt;
 			k++;
 		}
 	return k;
