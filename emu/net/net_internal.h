@@ -449,9 +449,13 @@ static inline void fl_set_now(struct flitnet *n, uint64_t t)
 	if (n->n_far && n->far[0].cycle < t + n->wheel_mask)
 		fl_far_refill(n);
 }
+/* --- wheel.c --- */
 /* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
- * test's fail_after count runs out. */
+ * test's fail_nth count runs out. */
 void *fl_grow(struct flitnet *n, void *p, size_t size);
+/* Before a cycle: room in the pools for what one cycle can take; NL_ENOMEM
+ * (one line in *err) if that or any earlier run-time allocation failed. */
+int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 uint64_t fl_next_work(const struct flitnet *n);
