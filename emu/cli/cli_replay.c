@@ -44,7 +44,8 @@ static void cli_replay_usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", all[i]->name, all[i]->help);
 	fprintf(f, "\nKeys (see docs/replay.md):\n");
 	size_t nt;
-	const struct config_table *const *tables = cli_config_tables(&nt);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &nt);
 	struct config c;
 	config_init(&c, tables, nt);
 	config_print_keys(&c, f);
@@ -311,7 +312,8 @@ int cli_replay_main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct config cfg;
 	size_t n_tables;
-	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
 	struct cli_replay_opts o = {0};
 	struct app_config ac;
 	struct trace_archive *arch = NULL;
