@@ -204,6 +204,10 @@ accuracy). The 8- and 16-rank recordings run 4 and 8 ranks per core
 studies, but their recorded times are dominated by the operating system
 sharing the cores (a rank waits in MPI for a peer that is not scheduled),
 which no network model reproduces, so their runtimes are not judged.
+Each manifest says how many ranks shared a core (format 2), so replay calls
+those runtimes not comparable, and the compute intervals of the
+oversubscribed recordings carry the ranks' thread CPU time, which replay
+uses for them (docs/replay.md, "Recorded runtime").
 Re-recording gives different bytes (the traces hold measured times) but the
 same structure.
 

@@ -81,12 +81,14 @@ static uint32_t op_mask(const struct trace_op *op)
 		m |= TRACE_M_COLOR;
 	if (op->key)
 		m |= TRACE_M_KEY;
+	if (op->cpu_ps)
+		m |= TRACE_M_CPU;
 	return m;
 }
 
 size_t trace_op_encoded_max(const struct trace_op *op)
 {
-	size_t n = 4 * TRACE_VARINT_MAX + 17 * TRACE_VARINT_MAX + 8;
+	size_t n = 4 * TRACE_VARINT_MAX + 18 * TRACE_VARINT_MAX + 8;
 	if (op->n_counts) {
 		size_t arrays = (op->send_counts != NULL) + (op->recv_counts != NULL);
 		n += arrays * (size_t)op->n_counts * TRACE_VARINT_MAX;
@@ -106,6 +108,9 @@ int trace_op_check(const struct trace_op *op, struct nl_err *err)
 	if (!isfinite(op->flops) || op->flops < 0)
 		return nl_errf(err, NL_EINVAL, "%s: flops %g: expected a finite value >= 0",
 			       trace_op_name(op->kind), op->flops);
+	if (op->cpu_ps && op->kind != TOP_COMPUTE)
+		return nl_errf(err, NL_EINVAL, "%s: cpu_ps %llu: only compute ops carry CPU time",
+			       trace_op_name(op->kind), (unsigned long long)op->cpu_ps);
 	return 0;
 }
 
@@ -167,6 +172,8 @@ size_t trace_op_encode(uint8_t *p, const struct trace_op *op, uint64_t *prev_end
 		q += trace_varint_put(q, trace_zigzag(op->color));
 	if (m & TRACE_M_KEY)
 		q += trace_varint_put(q, trace_zigzag(op->key));
+	if (m & TRACE_M_CPU)
+		q += trace_varint_put(q, op->cpu_ps);
 	return (size_t)(q - p);
 }
 
@@ -378,6 +385,12 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 		goto bad;
 	if ((m & TRACE_M_KEY) && !dec_i32(&d, &op->key))
 		goto bad;
+	if ((m & TRACE_M_CPU) && !dec_u64(&d, &op->cpu_ps))
+		goto bad;
+	if ((m & TRACE_M_CPU) && kind != TOP_COMPUTE) {
+		d.what = "cpu time on an op other than compute";
+		goto bad;
+	}
 
 	/* A present field holding zero would make the encoding non-canonical
 	 * (the writer never emits it); reject so one op has one encoding. */
@@ -399,7 +412,7 @@ bool trace_op_equal(const struct trace_op *a, const struct trace_op *b)
 	    double_bits(a->flops) != double_bits(b->flops) || a->recv_peer != b->recv_peer ||
 	    a->recv_tag != b->recv_tag || a->recv_bytes != b->recv_bytes || a->n_counts != b->n_counts ||
 	    a->req != b->req || a->n_reqs != b->n_reqs || a->n_done != b->n_done ||
-	    a->new_comm != b->new_comm || a->color != b->color || a->key != b->key)
+	    a->new_comm != b->new_comm || a->color != b->color || a->key != b->key || a->cpu_ps != b->cpu_ps)
 		return false;
 	if (a->n_counts) {
 		if (!a->send_counts != !b->send_counts || !a->recv_counts != !b->recv_counts)

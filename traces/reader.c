@@ -212,6 +212,20 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 		a->sec_off[r] = off;
 		off += a->sec_len[r];
 	}
+	if (m->format_version >= 2 && !c.bad && c.pos < len) {
+		/* Version 2's optional host fields close the block
+		 * (docs/trace-format.md §3.3). */
+		m->has_host_info = true;
+		m->hosts = mc_u32(&c);
+		m->ranks_per_host = mc_u32(&c);
+		m->cores_per_host = mc_u32(&c);
+		uint32_t mflags = mc_u32(&c);
+		if (mflags & ~(uint32_t)TRACE_MF_COMPUTE_CPU)
+			c.bad = true;
+		m->has_compute_cpu = mflags & TRACE_MF_COMPUTE_CPU;
+		if (m->ranks_per_host > m->n_ranks)
+			c.bad = true;
+	}
 	if (c.bad || c.pos != len)
 		goto bad;
 	if (off != a->file_len)
@@ -549,6 +563,10 @@ int trace_rank_next(struct trace_rank_reader *r, struct trace_op *op, struct nl_
 			      "op %llu (decoded byte %zu of the frame): op kind %s is not in format version %u",
 			      (unsigned long long)r->ops, r->raw_pos, trace_op_name(op->kind),
 			      r->a->m.format_version);
+	if (op->cpu_ps && r->a->m.format_version < 2)
+		return rr_err(r, err, NL_ECORRUPT, r->frame_off,
+			      "op %llu (decoded byte %zu of the frame): cpu time is not in format version %u",
+			      (unsigned long long)r->ops, r->raw_pos, r->a->m.format_version);
 	r->raw_pos += (size_t)n;
 	r->frame_left--;
 	r->ops++;

@@ -141,6 +141,7 @@ int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct n
 				break;
 			case TOP_COMPUTE:
 				s->compute_ps += op.dur_ps;
+				s->compute_cpu_ps += op.cpu_ps;
 				break;
 			case TOP_COMPUTE_FLOPS:
 				s->compute_flops += op.flops;

@@ -123,6 +123,8 @@ static void put_op(FILE *f, const struct trace_op *op)
 		fprintf(f, " color=%" PRId32, op->color);
 	if (op->key)
 		fprintf(f, " key=%" PRId32, op->key);
+	if (op->cpu_ps)
+		fprintf(f, " cpu=%" PRIu64, op->cpu_ps);
 	fputc('\n', f);
 }
 
@@ -152,6 +154,12 @@ int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *
 	put_quoted(out, m->mpi_library);
 	fprintf(out, "\nstart_unix %" PRIu64 "\n", m->start_unix);
 	fprintf(out, "recorded_runtime_s %.17g\n", m->recorded_runtime_s);
+	if (m->has_host_info) {
+		fprintf(out, "hosts %" PRIu32 "\n", m->hosts);
+		fprintf(out, "ranks_per_host %" PRIu32 "\n", m->ranks_per_host);
+		fprintf(out, "cores_per_host %" PRIu32 "\n", m->cores_per_host);
+		fprintf(out, "compute_cpu_time %d\n", m->has_compute_cpu ? 1 : 0);
+	}
 	for (uint32_t i = 0; i < m->n_comms; i++) {
 		const struct trace_comm *c = &m->comms[i];
 		if (c->id == TRACE_COMM_WORLD || c->id == TRACE_COMM_SELF)
@@ -195,6 +203,7 @@ struct enc {
 	uint32_t cap_comms;
 	struct trace_write_opts opts;
 	unsigned seen;          /* header keys seen (bit per key) */
+	unsigned seen_host;     /* version 2 host keys seen (bit per key) */
 	bool have_version, have_ranks;
 	/* ops */
 	struct trace_builder *b;
@@ -379,6 +388,31 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		e->seen |= H_RT;
 		return 0;
 	}
+	static const char *const host_keys[] = {"hosts", "ranks_per_host", "cores_per_host", "compute_cpu_time"};
+	for (unsigned i = 0; i < sizeof host_keys / sizeof *host_keys; i++) {
+		if (strcmp(key, host_keys[i]))
+			continue;
+		uint32_t v;
+		if (e->seen_host & (1u << i))
+			return enc_err(e, "%s given twice", key);
+		if (e->opts.format_version < 2)
+			return enc_err(e, "%s: not in format version %u (it needs 'netloom-trace 2')", key,
+				       e->opts.format_version);
+		if (!parse_u32(rest, &v) || (i == 3 && v > 1))
+			return enc_err(e, "%s '%s': expected %s", key, rest,
+				       i == 3 ? "0 or 1" : "an unsigned integer");
+		if (i == 0)
+			e->m.hosts = v;
+		else if (i == 1)
+			e->m.ranks_per_host = v;
+		else if (i == 2)
+			e->m.cores_per_host = v;
+		else
+			e->m.has_compute_cpu = v;
+		e->seen_host |= 1u << i;
+		e->m.has_host_info = true;
+		return 0;
+	}
 	if (!strcmp(key, "comm")) {
 		if (!e->have_ranks)
 			return enc_err(e, "comm before ranks");
@@ -462,7 +496,7 @@ static int enc_op(struct enc *e, char *line)
 
 	static const char *const keys[] = {"t", "dur", "flags", "comm", "peer", "tag", "bytes", "flops",
 					   "recv_peer", "recv_tag", "recv_bytes", "n_counts", "send_counts",
-					   "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key"};
+					   "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key", "cpu"};
 	while ((tok = strtok_r(NULL, " ", &save))) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
@@ -560,6 +594,7 @@ static int enc_op(struct enc *e, char *line)
 			break;
 		case 18: ok = parse_i32(v, &op.color); break;
 		case 19: ok = parse_i32(v, &op.key); break;
+		case 20: ok = parse_u64(v, &op.cpu_ps) && op.cpu_ps; break;
 		}
 		if (!ok)
 			return enc_err(e, "%s '%s': bad value", keys[k], v);

@@ -170,6 +170,12 @@ struct trace_op {
 	uint32_t new_comm;
 	int32_t color;
 	int32_t key;
+
+	/* TOP_COMPUTE (format version 2): the thread CPU time the rank used
+	 * during the interval (CLOCK_THREAD_CPUTIME_ID), ps; 0 when not
+	 * recorded. dur_ps minus this is time the rank was descheduled (or
+	 * asleep). Meaningful only when the manifest's has_compute_cpu is set. */
+	uint64_t cpu_ps;
 };
 
 /* A communicator: members as world ranks, in rank order. In a manifest the
@@ -193,6 +199,16 @@ struct trace_manifest {
 	char *mpi_library;     /* "Open MPI 4.1.4", or "" when unknown */
 	uint64_t start_unix;   /* wall-clock start of the recording, s */
 	double recorded_runtime_s; /* MPI_Init to MPI_Finalize, slowest rank */
+	/* Where the ranks ran (format version 2; 0 = unknown, as in every
+	 * version-1 archive): hosts used, the most ranks on one host, and the
+	 * fewest CPUs the ranks of one host could run on (the union of their
+	 * affinity masks). ranks_per_host > cores_per_host means ranks shared
+	 * cores, so the recorded times include CPU time-sharing. */
+	bool has_host_info;    /* the archive has these fields (version 2, optional) */
+	uint32_t hosts;
+	uint32_t ranks_per_host;
+	uint32_t cores_per_host;
+	bool has_compute_cpu;  /* compute ops carry cpu_ps (version 2, with the host fields) */
 	uint32_t n_comms;
 	struct trace_comm *comms; /* world and self included */
 	/* Per rank: operations, encoded bytes, and a 64-bit hash of the
@@ -205,6 +221,10 @@ struct trace_manifest {
 /* The communicator with this id, or NULL (binary search: a manifest the
  * reader returns is sorted by id). */
 const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id);
+
+/* The most ranks that shared one core when the trace was recorded
+ * (ranks_per_host / cores_per_host), or 0 when the archive does not say. */
+double trace_manifest_ranks_per_core(const struct trace_manifest *m);
 
 /* Free what a manifest owns (strings, comms, per-rank arrays) and zero it;
  * for manifests built with malloc'd members (importers, text parser). */
@@ -224,7 +244,8 @@ struct trace_write_opts {
 	int zstd_level;        /* 1 .. ZSTD_maxCLevel() */
 	/* Format version to write, TRACE_FORMAT_VERSION_MIN ..
 	 * TRACE_FORMAT_VERSION (0: the newest). An older version refuses
-	 * ops it cannot hold; `trace encode` of a dump keeps the version. */
+	 * what it cannot hold (the cancel op, cpu_ps, the manifest's host
+	 * fields); `trace encode` of a dump keeps the dump's version. */
 	uint32_t format_version;
 };
 
@@ -297,6 +318,7 @@ struct trace_stats {
 	uint64_t p2p_messages;           /* sends, sendrecv once, persistent per start; not to PROC_NULL */
 	uint64_t p2p_bytes;              /* their payload bytes */
 	uint64_t compute_ps;             /* sum of TOP_COMPUTE durations */
+	uint64_t compute_cpu_ps;         /* sum of their CPU times (format 2) */
 	double compute_flops;            /* sum of TOP_COMPUTE_FLOPS flops */
 	uint64_t encoded_bytes;          /* sum of rank_bytes */
 };

@@ -57,7 +57,13 @@ enum {
 	TRACE_M_NEWCOMM = 1u << 15,
 	TRACE_M_COLOR = 1u << 16,
 	TRACE_M_KEY = 1u << 17,
-	TRACE_M_ALL = (1u << 18) - 1,
+	TRACE_M_CPU = 1u << 18, /* format version 2: compute's cpu_ps */
+	TRACE_M_ALL = (1u << 19) - 1,
+};
+
+/* Version 2 metadata flags (after the host fields). */
+enum {
+	TRACE_MF_COMPUTE_CPU = 1u << 0, /* compute ops carry cpu_ps */
 };
 
 /* --- little-endian fixed-width ------------------------------------------- */

@@ -133,6 +133,13 @@ int trace_write_opts_resolve(const struct trace_write_opts *in, struct trace_wri
 	return 0;
 }
 
+double trace_manifest_ranks_per_core(const struct trace_manifest *m)
+{
+	if (!m->ranks_per_host || !m->cores_per_host)
+		return 0;
+	return (double)m->ranks_per_host / m->cores_per_host;
+}
+
 const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id)
 {
 	size_t lo = 0, hi = m->n_comms;

@@ -155,6 +155,9 @@ int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op
 		return nl_errf(err, NL_EUNSUPPORTED, "%s: rank %u: a %s op needs format version %u or later "
 			       "(this stream writes version %u)", w->path, w->rank, trace_op_name(op->kind),
 			       TRACE_FORMAT_VERSION, w->opts.format_version);
+	if (op->cpu_ps && w->opts.format_version < 2)
+		return nl_errf(err, NL_EUNSUPPORTED, "%s: rank %u: compute op with cpu time needs format version 2 "
+			       "(this stream writes version %u)", w->path, w->rank, w->opts.format_version);
 	size_t need = trace_op_encoded_max(op);
 	if (need > TRACE_FRAME_RAW_MAX)
 		return nl_errf(err, NL_ERANGE, "%s: rank %u: %s op too large (%zu bytes encoded, max %u)",
@@ -519,6 +522,19 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		}
 	}
 
+	if (si[0].version < 2 && (m->has_host_info || m->hosts || m->ranks_per_host || m->cores_per_host ||
+				  m->has_compute_cpu)) {
+		rc = nl_errf(err, NL_EUNSUPPORTED,
+			     "%s: the manifest's hosts/ranks_per_host/cores_per_host/compute cpu fields need format "
+			     "version 2 (the streams are version %u)", path, si[0].version);
+		goto out;
+	}
+	if (m->ranks_per_host > m->n_ranks) {
+		rc = nl_errf(err, NL_EINVAL, "%s: manifest ranks_per_host %u: expected at most n_ranks (%u)", path,
+			     m->ranks_per_host, m->n_ranks);
+		goto out;
+	}
+
 	/* Metadata block (docs/trace-format.md §4). */
 	uint64_t rt_bits;
 	memcpy(&rt_bits, &m->recorded_runtime_s, 8);
@@ -542,6 +558,16 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		mb_u64(&mb, si[r].hash);
 		mb_varint(&mb, si[r].size - TRACE_STREAM_HEADER_SIZE);
 		mb_varint(&mb, si[r].n_frames);
+	}
+	if (!m->has_host_info && (m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu)) {
+		rc = nl_errf(err, NL_EINVAL, "%s: manifest host fields set without has_host_info", path);
+		goto out;
+	}
+	if (m->has_host_info) {
+		mb_varint(&mb, m->hosts);
+		mb_varint(&mb, m->ranks_per_host);
+		mb_varint(&mb, m->cores_per_host);
+		mb_varint(&mb, m->has_compute_cpu ? TRACE_MF_COMPUTE_CPU : 0);
 	}
 	if (mb.oom) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);

@@ -101,12 +101,19 @@ const char *app_coll_name(unsigned coll);
  * MPI's shared-memory transport) and answers FIN. */
 enum { APP_RNDV_RTS_CTS, APP_RNDV_GET };
 
+/* What a recorded compute interval stands for (key compute_time): the
+ * wall-clock gap between MPI calls, or the thread CPU time the rank used
+ * in it (format version 2 recordings). auto is resolved against the trace
+ * by app_compute_time_resolve. */
+enum { APP_COMPUTE_AUTO, APP_COMPUTE_WALL, APP_COMPUTE_CPU };
+
 /* The replay's resolved settings (bound from the [replay] table). */
 struct app_config {
 	char backend[256];        /* net_backend name */
 	int64_t eager_threshold;  /* bytes: messages up to this size go eagerly */
 	int rndv_protocol;        /* APP_RNDV_* */
 	double cpu_factor;        /* compute intervals are multiplied by this */
+	int compute_time;         /* APP_COMPUTE_*: which recorded time compute ops replay */
 	double cpu_flops;         /* flop/s for TOP_COMPUTE_FLOPS */
 	int64_t knomial_radix;    /* k of the k-nomial bcast tree */
 	int coll_alg[APP_COLL__COUNT]; /* enum app_alg per collective */
@@ -121,6 +128,24 @@ extern const struct config_table app_config_table;
 /* Bind the [replay] keys of `cfg` (defaults when cfg is NULL). Translates
  * each coll_<name>_algorithm choice to enum app_alg. */
 int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_err *err);
+
+/* "auto", "wall", "cpu". */
+const char *app_compute_time_name(int v);
+
+/* Resolve ac->compute_time against the trace's manifest: auto becomes cpu
+ * when the recording ran more ranks than cores on a host and its compute
+ * ops carry CPU time, else wall. cpu on a trace without CPU time fails
+ * (key, value, what was expected). `why` gets one line saying which time
+ * was chosen and why. */
+int app_compute_time_resolve(struct app_config *ac, const struct trace_manifest *m, char *why, size_t cap,
+			     struct nl_err *err);
+
+/* Whether the trace's recorded runtime can be compared with a prediction:
+ * 1 yes (at most one rank per core when recorded), 0 no (ranks shared
+ * cores, so the recorded time includes CPU time-sharing, which replay does
+ * not model), -1 unknown (the archive does not say: format version 1,
+ * importers). `why` gets one line for the report. */
+int app_recorded_comparable(const struct trace_manifest *m, char *why, size_t cap);
 
 /* --- operation sources ---------------------------------------------------- */
 

@@ -10,6 +10,7 @@
  * (topology, packet_bytes, ...) are the [network] table's.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "app/app.h"
@@ -65,6 +66,7 @@ static const char *const alg_scan[] = {"auto", "linear", "recursive_doubling", N
 	 "auto", 0, 0, "algorithm of the " text " collective and its non-blocking form (auto: as Open MPI 4.1.4 chooses)", list}
 
 static const char *const app_rndv_names[] = {"rts_cts", "get", NULL};
+static const char *const app_compute_time_names[] = {"auto", "wall", "cpu", NULL};
 
 static const struct param_def app_keys[] = {
 	{"backend", PARAM_STRING, offsetof(struct app_config, backend), "analytic", 0, 0,
@@ -77,6 +79,11 @@ static const struct param_def app_keys[] = {
 	 app_rndv_names},
 	{"cpu_factor", PARAM_DOUBLE, offsetof(struct app_config, cpu_factor), "1", 1e-6, 1e6,
 	 "multiplier of recorded compute intervals (0.5 = a CPU twice as fast)", NULL},
+	{"compute_time", PARAM_CHOICE, offsetof(struct app_config, compute_time), "auto", 0, 0,
+	 "what a recorded compute interval replays as: wall (the wall-clock gap between MPI calls), cpu "
+	 "(the rank's thread CPU time in it, format 2 recordings) or auto (cpu when ranks shared cores "
+	 "while recording and the trace has CPU time, else wall)",
+	 app_compute_time_names},
 	{"cpu_flops", PARAM_DOUBLE, offsetof(struct app_config, cpu_flops), "1e9", 1, 1e18,
 	 "flop/s of a rank, for traces that give compute as flop counts", NULL},
 	{"coll_knomial_radix", PARAM_INT, offsetof(struct app_config, knomial_radix), "4", 2, 64,
@@ -127,6 +134,83 @@ int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_
 		if (alg < 0)
 			NL_BUG("replay: algorithm '%s' of %s has no enum", name, d->name);
 		*slot = alg;
+	}
+	return 0;
+}
+
+const char *app_compute_time_name(int v)
+{
+	return v >= 0 && v <= APP_COMPUTE_CPU ? app_compute_time_names[v] : NULL;
+}
+
+/* "16 ranks on 1 host of 2 cores (8 per core)" */
+static void app_describe_hosts(const struct trace_manifest *m, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u ranks on %u host%s of %u core%s (%.3g per core)", m->n_ranks, m->hosts,
+		 m->hosts == 1 ? "" : "s", m->cores_per_host, m->cores_per_host == 1 ? "" : "s",
+		 trace_manifest_ranks_per_core(m));
+}
+
+int app_recorded_comparable(const struct trace_manifest *m, char *why, size_t cap)
+{
+	char hosts[160];
+	double rpc = trace_manifest_ranks_per_core(m);
+
+	if (m->recorded_runtime_s <= 0) {
+		snprintf(why, cap, "the trace has no recorded runtime");
+		return -1;
+	}
+	if (rpc == 0) {
+		snprintf(why, cap, "the archive (format %u, recorder '%s') does not say how many ranks shared a core",
+			 m->format_version, m->recorder ? m->recorder : "");
+		return -1;
+	}
+	app_describe_hosts(m, hosts, sizeof hosts);
+	if (rpc > 1) {
+		snprintf(why, cap, "recorded with %s, so it includes CPU time-sharing, which replay does not model",
+			 hosts);
+		return 0;
+	}
+	snprintf(why, cap, "recorded with %s", hosts);
+	return 1;
+}
+
+int app_compute_time_resolve(struct app_config *ac, const struct trace_manifest *m, char *why, size_t cap,
+			     struct nl_err *err)
+{
+	double rpc = trace_manifest_ranks_per_core(m);
+
+	switch (ac->compute_time) {
+	case APP_COMPUTE_CPU:
+		if (!m->has_compute_cpu)
+			return nl_errf(err, NL_ECONFIG,
+				       "key 'compute_time': value 'cpu': the trace has no CPU time (format %u, recorder "
+				       "'%s'); expected wall or auto",
+				       m->format_version, m->recorder ? m->recorder : "");
+		snprintf(why, cap, "cpu: the ranks' thread CPU time (compute_time = cpu)");
+		return 0;
+	case APP_COMPUTE_WALL:
+		snprintf(why, cap, "wall: the wall-clock gaps between MPI calls (compute_time = wall)");
+		return 0;
+	default:
+		break;
+	}
+	if (rpc > 1 && m->has_compute_cpu) {
+		ac->compute_time = APP_COMPUTE_CPU;
+		snprintf(why, cap, "cpu: the ranks' thread CPU time (auto: ranks shared cores when recorded, so the "
+			 "wall-clock gaps include time they were descheduled)");
+	} else if (rpc > 1) {
+		ac->compute_time = APP_COMPUTE_WALL;
+		snprintf(why, cap, "wall: the wall-clock gaps between MPI calls (auto: the trace has no CPU time; "
+			 "ranks shared cores when recorded, so compute includes time-sharing)");
+	} else if (rpc > 0) {
+		ac->compute_time = APP_COMPUTE_WALL;
+		snprintf(why, cap, "wall: the wall-clock gaps between MPI calls (auto: at most one rank per core when "
+			 "recorded)");
+	} else {
+		ac->compute_time = APP_COMPUTE_WALL;
+		snprintf(why, cap, "wall: the wall-clock gaps between MPI calls (auto: the archive does not say "
+			 "whether ranks shared cores)");
 	}
 	return 0;
 }

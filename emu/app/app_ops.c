@@ -385,7 +385,9 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 
 	switch (op->kind) {
 	case TOP_COMPUTE:
-		return app_compute(a, r, app_scale_compute(a, op->dur_ps), err);
+		return app_compute(a, r,
+				   app_scale_compute(a, a->cfg.compute_time == APP_COMPUTE_CPU ? op->cpu_ps : op->dur_ps),
+				   err);
 	case TOP_COMPUTE_FLOPS: {
 		double s = op->flops / a->cfg.cpu_flops;
 		if (!(s >= 0) || s > 1e6)

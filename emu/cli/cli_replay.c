@@ -21,20 +21,30 @@
 #include "core/progress.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
+#include "route/route.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
 
 static void cli_replay_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: netloom replay TRACE.nlt [-c SYSTEM.ini]... [-s key=value]... [--json OUT] [--csv]\n"
+		"usage: netloom replay TRACE.nlt [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]...\n"
+		"                      [--json OUT] [--csv]\n"
 		"\n"
-		"Replay an MPI trace on a network model and predict its runtime.\n"
+		"Replay an MPI trace on a network model and predict its runtime. With several\n"
+		"--topology options the trace is replayed on each network and one table compares\n"
+		"them (predicted runtime, communication share, busiest link), then the first\n"
+		"network's full report follows.\n"
 		"\n"
 		"  -c, --config FILE   read settings from an INI file (repeatable; later wins)\n"
 		"  -s, --set KEY=VALUE set one key (repeatable; after the files)\n"
+		"  -t, --topology SPEC replay on this network (repeatable, up to 16; 'netloom topo list'\n"
+		"                      shows the families); with routing_function unset, each gets\n"
+		"                      the first routing function that runs on it (dor on tori and\n"
+		"                      meshes, min elsewhere). Ranks sit on endpoints 0..n-1.\n"
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
-		"      --csv           print the per-rank breakdown as CSV instead of the report\n"
+		"      --csv           print the per-rank breakdown (several networks: the comparison)\n"
+		"                      as CSV instead of the report\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
 		"Network backends:\n");
@@ -87,22 +97,53 @@ static void cli_fmt_time(char *buf, size_t cap, double s)
 		snprintf(buf, cap, "%.4f s", s);
 }
 
+/* What the report says about the trace whatever the network: which
+ * recorded time compute replays, and whether the recorded runtime can be
+ * compared with a prediction (issue 9). */
+struct cli_replay_info {
+	char compute_why[320];
+	int comparable; /* app_recorded_comparable: 1, 0, -1 unknown */
+	char comparable_why[320];
+};
+
+/* The recorded runtime and whether a prediction can be held against it. */
+static void cli_replay_recorded_line(FILE *f, const struct trace_manifest *m, const struct cli_replay_info *info)
+{
+	if (m->recorded_runtime_s <= 0)
+		fprintf(f, "  recorded runtime   unknown\n");
+	else if (info->comparable == 0)
+		fprintf(f, "  recorded runtime   %.9f s: NOT COMPARABLE with a prediction, no ratio given\n"
+			   "                     (%s)\n",
+			m->recorded_runtime_s, info->comparable_why);
+	else
+		fprintf(f, "  recorded runtime   %.9f s (%s: %s)\n", m->recorded_runtime_s,
+			info->comparable > 0 ? "comparable" : "comparability unknown", info->comparable_why);
+}
+
+/* The recorded runtime and, only when it means something, the ratio. */
+static void cli_replay_recorded(FILE *f, const struct trace_manifest *m, const struct cli_replay_info *info,
+				double pred)
+{
+	cli_replay_recorded_line(f, m, info);
+	if (m->recorded_runtime_s > 0 && info->comparable != 0)
+		fprintf(f, "  ratio              %.4f (predicted / recorded%s)\n", pred / m->recorded_runtime_s,
+			info->comparable < 0 ? "; comparability unknown" : "");
+	fprintf(f, "  compute time       %s\n", info->compute_why);
+}
+
 static void cli_replay_report(FILE *f, const struct app *app, const struct trace_manifest *m,
-			      const char *trace_path, const char *backend, json_t *net_report)
+			      const char *trace_path, const char *backend, json_t *net_report,
+			      const struct cli_replay_info *info)
 {
 	const struct app_results *res = app_results(app);
 	double pred = (double)res->runtime_ps * 1e-12;
 	const char *topo = json_string_value(json_object_get(net_report, "topology"));
-	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on backend %s%s%s\n", trace_path,
+	const char *routing = json_string_value(json_object_get(net_report, "routing"));
+	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on backend %s%s%s%s%s\n", trace_path,
 		m->application && m->application[0] ? m->application : "?", m->n_ranks, backend,
-		topo ? ", topology " : "", topo ? topo : "");
+		topo ? ", topology " : "", topo ? topo : "", routing ? ", routing " : "", routing ? routing : "");
 	fprintf(f, "  predicted runtime  %.9f s\n", pred);
-	if (m->recorded_runtime_s > 0) {
-		fprintf(f, "  recorded runtime   %.9f s\n", m->recorded_runtime_s);
-		fprintf(f, "  ratio              %.4f (predicted / recorded)\n", pred / m->recorded_runtime_s);
-	} else {
-		fprintf(f, "  recorded runtime   unknown\n");
-	}
+	cli_replay_recorded(f, m, info, pred);
 
 	fprintf(f, "\n  %6s %14s %14s %14s %14s %10s\n", "rank", "compute_s", "comm_s", "wait_s", "finish_s",
 		"messages");
@@ -245,10 +286,15 @@ static json_t *cli_trace_json(const char *path, const struct trace_manifest *m, 
 	return o;
 }
 
+
+#define CLI_REPLAY_MAX_TOPOS 16
+
 struct cli_replay_opts {
 	const char *trace;
 	const char *json;
 	bool csv;
+	const char *topos[CLI_REPLAY_MAX_TOPOS]; /* --topology, in order */
+	size_t n_topos;
 };
 
 static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli_replay_opts *o,
@@ -257,7 +303,8 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"topology", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	/* Files first, then -s, whatever their order on the line. */
 	const char **sets = calloc((size_t)argc, sizeof *sets);
@@ -267,13 +314,20 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	optind = 1;
 	opterr = 0;
-	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
+	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:t:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			rc = config_load_file(cfg, optarg, err);
 			break;
 		case 's':
 			sets[n_sets++] = optarg;
+			break;
+		case 't':
+			if (o->n_topos == CLI_REPLAY_MAX_TOPOS)
+				rc = nl_errf(err, NL_EINVAL, "replay: --topology '%s': at most %d networks per run",
+					     optarg, CLI_REPLAY_MAX_TOPOS);
+			else
+				o->topos[o->n_topos++] = optarg;
 			break;
 		case 'J':
 			o->json = optarg;
@@ -304,7 +358,223 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 	o->trace = argv[optind];
 	if (o->csv && o->json && !strcmp(o->json, "-"))
 		return nl_errf(err, NL_EINVAL, "replay: --csv and --json - both want stdout; give --json a file");
+	if (o->n_topos && config_get(cfg, "topology"))
+		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
+			       "give one of them");
 	return 0;
+}
+
+/* One replay of the trace on one network. */
+struct cli_replay_run {
+	const char *topology;   /* --topology SPEC, or NULL: the configured network */
+	char routing[128];      /* routing function chosen for it ("" when not ours to choose) */
+	struct topo *topo;
+	struct net_backend net;
+	struct app_archive_source *asrc;
+	struct app *app;
+	json_t *net_report;
+	bool deadlock;
+};
+
+static void cli_replay_run_release(struct cli_replay_run *run)
+{
+	json_decref(run->net_report);
+	app_free(run->app);
+	app_archive_source_free(run->asrc);
+	if (run->net.ops)
+		run->net.ops->destroy(&run->net);
+	topo_free(run->topo);
+	memset(run, 0, sizeof *run);
+}
+
+/* With --topology and routing_function left unset, each network gets the
+ * first routing function in the registry that runs on its family (dor on
+ * tori and meshes, min elsewhere), so one command compares families. */
+static const char *cli_replay_pick_routing(const struct topo *t)
+{
+	size_t n;
+	const struct route_ops *const *all = route_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i]->families)
+			return all[i]->name;
+		for (size_t j = 0; all[i]->families[j]; j++)
+			if (!strcmp(all[i]->families[j], t->ops->name))
+				return all[i]->name;
+	}
+	return NULL;
+}
+
+/* Build the network, replay, and keep the results in *run. A deadlock is
+ * a result (run->deadlock, report on stderr); other failures fill *err. */
+static int cli_replay_run_one(struct config *cfg, const struct app_config *ac, struct trace_archive *arch,
+			      struct cli_replay_run *run, bool pick_routing, struct nl_err *err)
+{
+	const struct trace_manifest *m = trace_archive_manifest(arch);
+	struct net_cfg nc;
+	int rc;
+
+	const struct net_backend_ops *ops = net_backend_find(ac->backend, err);
+	if (!ops)
+		return nl_err_prefix(err, "key 'backend'");
+	if (run->topology)
+		NL_CHECK(config_set(cfg, "topology", run->topology, "--topology", err));
+	NL_CHECK(config_bind(cfg, &net_network_table, &nc, err));
+	/* The [network] table's topology: always for backends that model
+	 * the network's structure; for the analytic one (net.h: it accepts
+	 * none) only when set, so its default stays contention-free. */
+	bool want_topo = strcmp(ops->name, "analytic") || config_get(cfg, "topology");
+	if (want_topo) {
+		rc = topo_new(nc.topology, &run->topo, err);
+		if (rc < 0)
+			return nl_err_prefix(err, "%s", run->topology ? "--topology" : "key 'topology'");
+		if (run->topo->n_endpoints < m->n_ranks) {
+			return nl_errf(err, NL_ECONFIG,
+				       "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
+				       run->topology ? "--topology" : "key 'topology'", nc.topology,
+				       run->topo->n_endpoints, m->n_ranks);
+		}
+		if (pick_routing) {
+			const char *r = cli_replay_pick_routing(run->topo);
+			if (r) {
+				snprintf(run->routing, sizeof run->routing, "%s", r);
+				NL_CHECK(config_set(cfg, "routing_function", r, "--topology", err));
+			}
+		}
+	}
+	run->net.ops = ops;
+	rc = ops->create(&run->net, cfg, run->topo, err);
+	if (rc < 0) {
+		run->net.ops = NULL;
+		return rc;
+	}
+	struct app_source src;
+	NL_CHECK(app_archive_source_new(&run->asrc, arch, &src, err));
+	NL_CHECK(app_new(&run->app, ac, &src, &run->net, NULL, err));
+
+	struct progress prog;
+	progress_init(&prog, "replay");
+	rc = app_run(run->app, prog.enabled ? &prog : NULL, err);
+	progress_done(&prog);
+	run->deadlock = rc == NL_EDEADLOCK;
+	if (rc < 0 && !run->deadlock)
+		return rc;
+	if (run->deadlock) {
+		struct cli_replay_ctx lc = {stderr};
+		fprintf(stderr, "netloom: %s%s%s\n", run->topology ? run->topology : "", run->topology ? ": " : "",
+			err->msg);
+		app_deadlock_report(run->app, cli_replay_line, &lc);
+	}
+	run->net_report = json_object();
+	if (run->net.ops->report && run->net.ops->report(&run->net, run->net_report, err) < 0)
+		return NL_EINVAL;
+	if (run->routing[0])
+		json_object_set_new(run->net_report, "routing", json_string(run->routing));
+	return 0;
+}
+
+/* Share of the ranks' time spent in MPI (communication and waiting). */
+static double cli_replay_comm_share(const struct app_results *res)
+{
+	double busy = 0, fin = 0;
+	for (uint32_t r = 0; r < res->n_ranks; r++) {
+		busy += (double)(res->ranks[r].comm_ps + res->ranks[r].wait_ps);
+		fin += (double)res->ranks[r].finish_ps;
+	}
+	return fin > 0 ? busy / fin : 0;
+}
+
+/* The busiest link of a run's network report, or NULL. */
+static json_t *cli_replay_busiest(const struct cli_replay_run *run)
+{
+	return json_array_get(json_object_get(run->net_report, "busiest_links"), 0);
+}
+
+/* One row per network: what a procurement comparison reads first. */
+static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t n, const struct trace_manifest *m,
+			     const char *trace_path, const char *backend, const struct cli_replay_info *info)
+{
+	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on %zu networks, backend %s\n", trace_path,
+		m->application && m->application[0] ? m->application : "?", m->n_ranks, n, backend);
+	fprintf(f, "  placement          rank r on endpoint r (linear) on every network\n");
+	cli_replay_recorded_line(f, m, info);
+	fprintf(f, "  compute time       %s\n\n", info->compute_why);
+	fprintf(f, "  %-28s %-8s %8s %9s %14s %10s  %-26s %6s\n", "network", "routing", "routers", "endpoints",
+		"predicted_s", "comm_share", "busiest link", "load");
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_replay_run *r = &runs[i];
+		const struct app_results *res = app_results(r->app);
+		json_t *b = cli_replay_busiest(r);
+		char link[64] = "-", load[16] = "-", pred[32];
+		if (b) {
+			snprintf(link, sizeof link, "%s -> %s", json_string_value(json_object_get(b, "from")),
+				 json_string_value(json_object_get(b, "to")));
+			snprintf(load, sizeof load, "%.1f%%", 100.0 * json_real_value(json_object_get(b, "utilisation")));
+		}
+		if (r->deadlock)
+			snprintf(pred, sizeof pred, "deadlock");
+		else
+			snprintf(pred, sizeof pred, "%.9f", (double)res->runtime_ps * 1e-12);
+		fprintf(f, "  %-28s %-8s %8" PRIu32 " %9" PRIu32 " %14s %9.1f%%  %-26s %6s\n",
+			r->topo ? r->topo->spec : r->topology, r->routing[0] ? r->routing : "-",
+			r->topo ? r->topo->n_routers : 0, r->topo ? r->topo->n_endpoints : 0, pred,
+			100.0 * cli_replay_comm_share(res), link, load);
+	}
+	fprintf(f, "\n  comm_share: the ranks' time in MPI calls (communication and waiting) over their run time;\n"
+		   "  load: the busiest link's flits per cycle over the run\n");
+}
+
+static void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, size_t n,
+				 const struct trace_manifest *m, const struct cli_replay_info *info)
+{
+	fprintf(f, "network,routing,routers,endpoints,placement,predicted_s,comm_share,busiest_link,busiest_load,"
+		   "compute_time,recorded_s,recorded_comparable\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_replay_run *r = &runs[i];
+		const struct app_results *res = app_results(r->app);
+		json_t *b = cli_replay_busiest(r);
+		char pred[32];
+		if (r->deadlock)
+			snprintf(pred, sizeof pred, "deadlock");
+		else
+			snprintf(pred, sizeof pred, "%.12g", (double)res->runtime_ps * 1e-12);
+		fprintf(f, "\"%s\",%s,%" PRIu32 ",%" PRIu32 ",linear,%s,%.6f,", r->topo ? r->topo->spec : r->topology,
+			r->routing, r->topo ? r->topo->n_routers : 0, r->topo ? r->topo->n_endpoints : 0, pred,
+			cli_replay_comm_share(res));
+		if (b)
+			fprintf(f, "%s -> %s,%.6f,", json_string_value(json_object_get(b, "from")),
+				json_string_value(json_object_get(b, "to")),
+				json_real_value(json_object_get(b, "utilisation")));
+		else
+			fprintf(f, ",,");
+		fprintf(f, "%s,%.12g,%s\n", strncmp(info->compute_why, "cpu", 3) ? "wall" : "cpu",
+			m->recorded_runtime_s, info->comparable == 1 ? "yes" : info->comparable == 0 ? "no" : "unknown");
+	}
+}
+
+/* results of one run, as JSON. */
+static json_t *cli_replay_results_json(const struct cli_replay_run *run, const struct trace_manifest *m,
+				       const struct app_config *ac, const struct cli_replay_info *info)
+{
+	const struct app_results *res = app_results(run->app);
+	json_t *results = app_results_json(run->app);
+	json_object_set_new(results, "status", json_string(run->deadlock ? "deadlock" : "ok"));
+	json_t *rt = json_object_get(results, "runtime");
+	double pred = (double)res->runtime_ps * 1e-12;
+	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
+	json_object_set_new(rt, "recorded_comparable", info->comparable < 0 ? json_null()
+									 : json_boolean(info->comparable));
+	json_object_set_new(rt, "recorded_note", json_string(info->comparable_why));
+	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && info->comparable != 0
+						 ? json_real(pred / m->recorded_runtime_s)
+						 : json_null());
+	json_object_set_new(results, "compute_time", json_string(app_compute_time_name(ac->compute_time)));
+	json_object_set_new(results, "compute_time_note", json_string(info->compute_why));
+	json_object_set_new(results, "comm_share", json_real(cli_replay_comm_share(res)));
+	json_object_set_new(results, "placement", json_string("linear"));
+	json_object_set(results, "network", run->net_report);
+	if (run->deadlock)
+		json_object_set_new(results, "deadlock", app_deadlock_json(run->app));
+	return results;
 }
 
 int cli_replay_main(int argc, char **argv)
@@ -317,15 +587,15 @@ int cli_replay_main(int argc, char **argv)
 	struct cli_replay_opts o = {0};
 	struct app_config ac;
 	struct trace_archive *arch = NULL;
-	struct topo *topo = NULL;
-	struct net_backend net = {0};
-	struct app_archive_source *asrc = NULL;
-	struct app *app = NULL;
-	json_t *doc = NULL, *net_report = NULL;
-	bool help = false;
+	struct cli_replay_run runs[CLI_REPLAY_MAX_TOPOS];
+	struct cli_replay_info info = {0};
+	size_t n_runs = 0;
+	json_t *doc = NULL;
+	bool help = false, any_deadlock = false;
 	int status = CLI_OK, rc;
 	double t0 = nl_wall_seconds();
 
+	memset(runs, 0, sizeof runs);
 	config_init(&cfg, tables, n_tables);
 	rc = cli_replay_args(argc, argv, &cfg, &o, &err, &help);
 	if (rc == 0 && help) {
@@ -334,107 +604,88 @@ int cli_replay_main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = app_config_bind(&cfg, &ac, &err);
-	if (rc == 0) {
-		net.ops = net_backend_find(ac.backend, &err);
-		if (!net.ops)
-			rc = nl_err_prefix(&err, "key 'backend'");
-	}
-	/* The [network] table's topology: always for backends that model
-	 * the network's structure; for the analytic one (net.h: it accepts
-	 * none) only when set, so its default stays contention-free. */
-	struct net_cfg nc;
 	if (rc == 0)
-		rc = config_bind(&cfg, &net_network_table, &nc, &err);
-	bool want_topo = rc == 0 && (strcmp(net.ops->name, "analytic") || config_get(&cfg, "topology"));
-	if (want_topo) {
-		rc = topo_new(nc.topology, &topo, &err);
-		if (rc < 0)
-			nl_err_prefix(&err, "key 'topology'");
-	}
-	if (rc == 0) {
 		rc = trace_archive_open(&arch, o.trace, &err);
-	}
 	const struct trace_manifest *m = arch ? trace_archive_manifest(arch) : NULL;
-	if (rc == 0 && topo && topo->n_endpoints < m->n_ranks)
-		rc = nl_errf(&err, NL_ECONFIG,
-			     "key 'topology': '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32
-			     " (one per rank)",
-			     nc.topology, topo->n_endpoints, m->n_ranks);
-	if (rc == 0) {
-		rc = net.ops->create(&net, &cfg, topo, &err);
-		if (rc < 0)
-			net.ops = NULL;
+	if (rc == 0)
+		rc = app_compute_time_resolve(&ac, m, info.compute_why, sizeof info.compute_why, &err);
+	if (rc == 0)
+		info.comparable = app_recorded_comparable(m, info.comparable_why, sizeof info.comparable_why);
+	bool pick_routing = o.n_topos > 0 && !config_get(&cfg, "routing_function");
+	size_t want = o.n_topos ? o.n_topos : 1;
+	for (size_t i = 0; rc == 0 && i < want; i++) {
+		runs[i].topology = o.n_topos ? o.topos[i] : NULL;
+		n_runs++;
+		rc = cli_replay_run_one(&cfg, &ac, arch, &runs[i], pick_routing, &err);
+		any_deadlock |= runs[i].deadlock;
 	}
-	struct app_source src;
-	if (rc == 0)
-		rc = app_archive_source_new(&asrc, arch, &src, &err);
-	if (rc == 0)
-		rc = app_new(&app, &ac, &src, &net, NULL, &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;
 	}
-
-	struct progress prog;
-	progress_init(&prog, "replay");
-	rc = app_run(app, prog.enabled ? &prog : NULL, &err);
-	progress_done(&prog);
-	bool deadlock = rc == NL_EDEADLOCK;
-	if (rc < 0 && !deadlock) {
-		status = cli_report(&err);
-		goto out;
-	}
-	if (deadlock) {
-		struct cli_replay_ctx lc = {stderr};
-		fprintf(stderr, "netloom: %s\n", err.msg);
-		app_deadlock_report(app, cli_replay_line, &lc);
+	if (any_deadlock)
 		status = CLI_FAIL;
-	}
 
-	net_report = json_object();
-	if (net.ops->report && net.ops->report(&net, net_report, &err) < 0) {
-		status = cli_report(&err);
-		goto out;
-	}
 	/* With the JSON on stdout, it is the only thing there. */
 	bool json_stdout = o.json && !strcmp(o.json, "-");
-	if (!deadlock && !json_stdout) {
-		if (o.csv)
-			cli_replay_csv(stdout, app_results(app));
-		else
-			cli_replay_report(stdout, app, m, o.trace, net.ops->name, net_report);
+	const char *backend = runs[0].net.ops->name;
+	if (!json_stdout) {
+		if (o.csv && n_runs > 1) {
+			cli_replay_table_csv(stdout, runs, n_runs, m, &info);
+		} else if (o.csv) {
+			if (!any_deadlock)
+				cli_replay_csv(stdout, app_results(runs[0].app));
+			if (info.comparable == 0)
+				fprintf(stderr, "netloom replay: the recorded runtime is not comparable with a prediction (%s)\n",
+					info.comparable_why);
+		} else {
+			if (n_runs > 1) {
+				cli_replay_table(stdout, runs, n_runs, m, o.trace, backend, &info);
+				if (!runs[0].deadlock)
+					fprintf(stdout, "\ndetail for the first network:\n\n");
+			}
+			if (!runs[0].deadlock)
+				cli_replay_report(stdout, runs[0].app, m, o.trace, backend, runs[0].net_report, &info);
+		}
 	}
 	if (o.json) {
-		const struct app_results *res = app_results(app);
 		doc = json_object();
 		json_object_set_new(doc, "netloom_version", json_string(nl_version()));
 		json_object_set_new(doc, "command", json_string("replay"));
 		json_object_set_new(doc, "trace", cli_trace_json(o.trace, m, trace_archive_file_bytes(arch)));
-		json_object_set_new(doc, "config", config_to_json(&cfg));
-		json_t *results = app_results_json(app);
-		json_object_set_new(results, "status", json_string(deadlock ? "deadlock" : "ok"));
-		json_t *rt = json_object_get(results, "runtime");
-		double pred = (double)res->runtime_ps * 1e-12;
-		json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
-		json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 ? json_real(pred / m->recorded_runtime_s)
-									   : json_null());
-		json_object_set(results, "network", net_report);
-		if (deadlock)
-			json_object_set_new(results, "deadlock", app_deadlock_json(app));
-		/* The only field that differs between identical runs. */
-		json_object_set_new(results, "wall_seconds", json_real(nl_wall_seconds() - t0));
-		json_object_set_new(doc, "results", results);
+		json_t *cj = config_to_json(&cfg);
+		if (n_runs > 1) {
+			/* Each run names its own network (and the routing chosen
+			 * for it); the table's values are those of the last run. */
+			json_object_del(cj, "topology");
+			if (pick_routing)
+				json_object_del(cj, "routing_function");
+		}
+		/* One network: the config holds it, and the routing chosen. */
+		json_object_set_new(doc, "config", cj);
+		if (n_runs == 1) {
+			json_t *results = cli_replay_results_json(&runs[0], m, &ac, &info);
+			/* The only field that differs between identical runs. */
+			json_object_set_new(results, "wall_seconds", json_real(nl_wall_seconds() - t0));
+			json_object_set_new(doc, "results", results);
+		} else {
+			json_t *arr = json_array();
+			for (size_t i = 0; i < n_runs; i++) {
+				json_t *results = cli_replay_results_json(&runs[i], m, &ac, &info);
+				json_object_set_new(results, "topology", json_string(runs[i].topo->spec));
+				json_object_set_new(results, "routing", json_string(runs[i].routing));
+				json_array_append_new(arr, results);
+			}
+			json_object_set_new(doc, "runs", arr);
+			json_object_set_new(doc, "wall_seconds", json_real(nl_wall_seconds() - t0));
+		}
 		if (out_write_json(o.json, doc, &err) < 0)
 			status = cli_report(&err);
 	}
 out:
 	json_decref(doc);
-	json_decref(net_report);
-	app_free(app);
-	app_archive_source_free(asrc);
-	if (net.ops)
-		net.ops->destroy(&net);
-	topo_free(topo);
+	for (size_t i = 0; i < n_runs; i++)
+		cli_replay_run_release(&runs[i]);
 	trace_archive_close(arch);
 	config_release(&cfg);
 	return status;

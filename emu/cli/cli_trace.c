@@ -118,6 +118,11 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 	json_object_set_new(o, "mpi_library", json_string(m->mpi_library));
 	json_object_set_new(o, "start_unix", json_integer((json_int_t)m->start_unix));
 	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
+	/* Format 2: where the ranks ran (0 = unknown). */
+	json_object_set_new(o, "hosts", json_integer(m->hosts));
+	json_object_set_new(o, "ranks_per_host", json_integer(m->ranks_per_host));
+	json_object_set_new(o, "cores_per_host", json_integer(m->cores_per_host));
+	json_object_set_new(o, "ranks_per_core", json_real(trace_manifest_ranks_per_core(m)));
 
 	json_t *comms = json_array();
 	for (uint32_t i = 0; i < m->n_comms; i++) {
@@ -150,6 +155,8 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 	json_t *comp = json_object();
 	json_object_set_new(comp, "intervals", json_integer((json_int_t)s->calls[TOP_COMPUTE]));
 	json_object_set_new(comp, "seconds", json_real((double)s->compute_ps * 1e-12));
+	json_object_set_new(comp, "cpu_seconds", m->has_compute_cpu ? json_real((double)s->compute_cpu_ps * 1e-12)
+								   : json_null());
 	json_object_set_new(comp, "flops_ops", json_integer((json_int_t)s->calls[TOP_COMPUTE_FLOPS]));
 	json_object_set_new(comp, "flops", json_real(s->compute_flops));
 	json_object_set_new(o, "compute", comp);
@@ -195,10 +202,18 @@ static void info_text(const char *path, struct trace_archive *a, const struct tr
 		printf(", %u: %u ranks", m->comms[i].id, m->comms[i].size);
 	printf(")\n");
 	printf("recorded runtime  %.9g s\n", m->recorded_runtime_s);
+	if (trace_manifest_ranks_per_core(m) > 0)
+		printf("recorded on       %u host%s, at most %u ranks on a host of %u cores (%.3g ranks per core)\n",
+		       m->hosts, m->hosts == 1 ? "" : "s", m->ranks_per_host, m->cores_per_host,
+		       trace_manifest_ranks_per_core(m));
+	else
+		printf("recorded on       (ranks per core unknown)\n");
 	printf("operations        %" PRIu64 "\n", s->ops);
 	printf("p2p messages      %" PRIu64 " (%" PRIu64 " bytes)\n", s->p2p_messages, s->p2p_bytes);
 	printf("compute           %.9g s in %" PRIu64 " intervals; %.9g flops in %" PRIu64 " ops\n",
 	       (double)s->compute_ps * 1e-12, s->calls[TOP_COMPUTE], s->compute_flops, s->calls[TOP_COMPUTE_FLOPS]);
+	if (m->has_compute_cpu)
+		printf("compute CPU time  %.9g s (thread CPU time in those intervals)\n", (double)s->compute_cpu_ps * 1e-12);
 	printf("calls            ");
 	for (unsigned k = 0; k < TOP__COUNT; k++)
 		if (s->calls[k] && k != TOP_COMPUTE && k != TOP_COMPUTE_FLOPS)

@@ -95,6 +95,7 @@ static struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
 	switch (kind) {
 	case TOP_COMPUTE:
 		op.dur_ps = 1000000 + i;
+		op.cpu_ps = i % 3 ? 900000 + i : 0; /* format 2; absent on some */
 		break;
 	case TOP_COMPUTE_FLOPS:
 		op.flops = 1.5e9 + (double)i;
@@ -213,12 +214,31 @@ static void test_codec_every_kind(void)
 	base = 0;
 	CHECK_EQ(trace_op_decode(bad_kind, sizeof bad_kind, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "unknown op kind");
-	uint8_t bad_mask[] = {0, 0x80, 0x80, 0x10, 0, 0};
+	uint8_t bad_mask[] = {0, 0x80, 0x80, 0x20, 0, 0};
 	CHECK_EQ(trace_op_decode(bad_mask, sizeof bad_mask, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "unknown field bits in op mask");
 	uint8_t zero_field[] = {TOP_SEND, 0x01, 0, 0, 0};
 	CHECK_EQ(trace_op_decode(zero_field, sizeof zero_field, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "field present in mask but zero");
+
+	/* Format 2: compute's CPU time is mask bit 18, a varint after the
+	 * other fields; on any other kind it is rejected both ways. */
+	struct trace_op cp = {.kind = TOP_COMPUTE, .t_ps = 0, .dur_ps = 300, .cpu_ps = 200};
+	base = 0;
+	n = trace_op_encode(buf, &cp, &base);
+	const uint8_t want_cp[] = {TOP_COMPUTE, 0x80, 0x80, 0x10, 0x00, 0xac, 0x02, 0xc8, 0x01};
+	CHECK_EQ(n, sizeof want_cp);
+	CHECK(!memcmp(buf, want_cp, sizeof want_cp));
+	base = 0;
+	CHECK_EQ(trace_op_decode(buf, n, &out, &base, &arr, &what), (int)n);
+	CHECK_UINT(out.cpu_ps, ==, 200);
+	uint8_t cpu_on_send[] = {TOP_SEND, 0x80, 0x80, 0x10, 0x00, 0x00, 0x05};
+	base = 0;
+	CHECK_EQ(trace_op_decode(cpu_on_send, sizeof cpu_on_send, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "cpu time on an op other than compute");
+	struct nl_err ce = {0};
+	struct trace_op bad_cpu = {.kind = TOP_BARRIER, .cpu_ps = 1};
+	CHECK_EQ(trace_op_check(&bad_cpu, &ce), NL_EINVAL);
 	trace_op_arrays_release(&arr);
 
 	struct nl_err e = {0};
@@ -470,6 +490,11 @@ static void test_encode_errors(void)
 		{"netloom-trace 3\n", "e.txt:1: unsupported text format version '3' (this netloom reads 1 .. 2)"},
 		{"netloom-trace 1\nranks 1\nrank 0\ncancel t=1 req=4 n_done=1\n",
 		 "a cancel op needs format version 2 or later (this stream writes version 1)"},
+		{"netloom-trace 1\nranks 1\nhosts 1\n", "e.txt:3: hosts: not in format version 1 (it needs 'netloom-trace 2')"},
+		{"netloom-trace 2\nranks 1\ncompute_cpu_time 2\n", "e.txt:3: compute_cpu_time '2': expected 0 or 1"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute t=0 dur=5 cpu=3\n",
+		 "compute op with cpu time needs format version 2 (this stream writes version 1)"},
+		{"netloom-trace 2\nranks 1\nrank 0\nsend t=0 dur=5 cpu=3\n", "send: cpu_ps 3: only compute ops carry CPU time"},
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},

@@ -4,9 +4,16 @@
  * Time is CLOCK_MONOTONIC (vDSO, no system call) in ps since this rank's
  * PMPI_Init returned. Each recorded call appends the compute interval since
  * the previous recorded call ended (when non-empty) and then the call, so
- * a rank's stream tiles [0, MPI_Finalize] with no gaps or overlaps. The hot
- * path makes no system call and no allocation: the writer buffers encoded
- * ops and compresses a frame at a time.
+ * a rank's stream tiles [0, MPI_Finalize] with no gaps or overlaps. Beside
+ * each compute interval's wall-clock length the recorder keeps the calling
+ * thread's CPU time over it (CLOCK_THREAD_CPUTIME_ID): when ranks share a
+ * core, the wall-clock gap also holds the time the rank was descheduled
+ * (issue 9). That clock is a system call on Linux (no vDSO), two per
+ * recorded call (1.1 us per call together on the VM that records our samples), so
+ * by default (NETLOOM_TRACE_CPU=auto) it is read only when the ranks of a
+ * host outnumber its cores, the one case where wall and CPU time differ.
+ * The hot path makes no allocation: the writer buffers encoded ops and
+ * compresses a frame at a time.
  * With NETLOOM_TRACE_POLLS=fold, an unsuccessful poll (test*, iprobe) that
  * repeats the previous op exactly, with only compute in between, is not
  * written: its time joins the compute interval that follows the first one,
@@ -24,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +54,9 @@ static struct rec_state {
 	MPI_Group world_group;
 	uint64_t t0_ns;         /* CLOCK_MONOTONIC when PMPI_Init returned */
 	uint64_t last_end_ps;   /* end of the previous recorded call */
+	uint64_t last_end_cpu_ns; /* thread CPU time at that end */
+	uint32_t hosts, ranks_per_host, cores_per_host; /* where the ranks run (MPI_Init) */
+	bool is_cpu_time;       /* compute ops carry CPU time (NETLOOM_TRACE_CPU) */
 	uint64_t start_unix;    /* rank 0's wall clock at MPI_Init, s */
 	uint64_t unsup[REC_UNSUP__COUNT];
 	bool is_writing;        /* inside the recorded window (NETLOOM_TRACE_START_BARRIER) */
@@ -80,6 +91,17 @@ static uint64_t rec_clock_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rec_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (!rec.is_cpu_time)
+		return 0;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -156,6 +178,7 @@ static void rec_window_open(void)
 
 	rec.t0_ns = rec_clock_ns();
 	rec.last_end_ps = 0;
+	rec.last_end_cpu_ns = rec_cpu_ns();
 	rec.is_writing = true;
 	rec_append(&init);
 }
@@ -190,6 +213,7 @@ void rec_begin(struct rec_call *c)
 	rec.depth++;
 	c->is_on = true;
 	c->t_ps = rec_now_ps();
+	c->cpu_ns = rec_cpu_ns();
 }
 
 void rec_skip(struct rec_call *c)
@@ -260,6 +284,12 @@ void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
 			.t_ps = rec.last_end_ps,
 			.dur_ps = c->t_ps - rec.last_end_ps,
 		};
+		/* One thread cannot use more CPU than wall time; the two clocks
+		 * are read a few ns apart, so clamp the jitter. */
+		if (rec.is_cpu_time && c->cpu_ns > rec.last_end_cpu_ns)
+			gap.cpu_ps = (c->cpu_ns - rec.last_end_cpu_ns) * 1000u;
+		if (gap.cpu_ps > gap.dur_ps)
+			gap.cpu_ps = gap.dur_ps;
 		rec_append(&gap);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -269,6 +299,7 @@ void rec_end_n(struct rec_call *c, struct trace_op *ops, size_t n)
 	}
 	rec_poll_arm(&ops[n - 1]);
 	rec.last_end_ps = t_end;
+	rec.last_end_cpu_ns = rec_cpu_ns();
 	c->is_on = false;
 	rec.depth--;
 }
@@ -461,6 +492,45 @@ static void rec_atexit(void)
 	}
 }
 
+/* Collective over rec.priv, inside MPI_Init: how many hosts the ranks run
+ * on, the most ranks on one host, and the fewest CPUs the ranks of one
+ * host may run on (the union of their affinity masks: with one rank bound
+ * per core each mask has one CPU, oversubscribed ranks are not bound).
+ * Replay uses ranks per core to say whether recorded times are CPU
+ * time-sharing (issue 9). Leaves zeros (unknown) when a call fails. */
+static void rec_read_hosts(void)
+{
+	MPI_Comm node = MPI_COMM_NULL;
+	cpu_set_t set;
+	int node_size = 0, node_rank = 0;
+	int v[3];
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) == 0) {
+		CPU_ZERO(&set);
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+			CPU_SET((int)i, &set);
+	}
+	if (PMPI_Comm_split_type(rec.priv, MPI_COMM_TYPE_SHARED, rec.rank, MPI_INFO_NULL, &node) !=
+		    MPI_SUCCESS ||
+	    PMPI_Comm_size(node, &node_size) != MPI_SUCCESS || PMPI_Comm_rank(node, &node_rank) != MPI_SUCCESS ||
+	    PMPI_Allreduce(MPI_IN_PLACE, &set, (int)sizeof set, MPI_BYTE, MPI_BOR, node) != MPI_SUCCESS)
+		goto out;
+	/* hosts (sum of node leaders), -(most ranks on a host), fewest CPUs. */
+	int leaders = node_rank == 0, most = node_size, cores = CPU_COUNT(&set);
+	if (PMPI_Allreduce(&leaders, &v[0], 1, MPI_INT, MPI_SUM, rec.priv) != MPI_SUCCESS ||
+	    PMPI_Allreduce(&most, &v[1], 1, MPI_INT, MPI_MAX, rec.priv) != MPI_SUCCESS ||
+	    PMPI_Allreduce(&cores, &v[2], 1, MPI_INT, MPI_MIN, rec.priv) != MPI_SUCCESS)
+		goto out;
+	rec.hosts = (uint32_t)v[0];
+	rec.ranks_per_host = (uint32_t)v[1];
+	rec.cores_per_host = (uint32_t)v[2];
+out:
+	if (node != MPI_COMM_NULL)
+		PMPI_Comm_free(&node);
+}
+
 /* Collective over world, inside MPI_Init: agree on a run tag and the start
  * time, and on whether recording is possible at all. */
 static void rec_start(int provided)
@@ -499,6 +569,23 @@ static void rec_start(int provided)
 		return;
 	}
 	rec.start_unix = agree.start_unix;
+	rec_read_hosts();
+	{
+		const char *cpu = getenv("NETLOOM_TRACE_CPU");
+		if (cpu && *cpu && strcmp(cpu, "auto") && strcmp(cpu, "on") && strcmp(cpu, "off")) {
+			if (rec.rank == 0)
+				fprintf(stderr,
+					REC_NAME ": NETLOOM_TRACE_CPU='%s': expected 'auto', 'on' or 'off'; "
+						 "not recording\n",
+					cpu);
+			return;
+		}
+		/* auto: only when ranks share cores (unknown counts as shared). */
+		bool is_shared = !rec.cores_per_host || rec.ranks_per_host > rec.cores_per_host;
+		rec.is_cpu_time = cpu && !strcmp(cpu, "on") ? true
+				  : cpu && !strcmp(cpu, "off") ? false
+								: is_shared;
+	}
 	snprintf(run_tag, sizeof run_tag, "%llx-%llx", (unsigned long long)agree.tag_pid,
 		 (unsigned long long)agree.tag_ns);
 
@@ -588,6 +675,10 @@ static void rec_stop(void)
 		.command_line = rec.command_line,
 		.machine = rec.machine,
 		.mpi_library = rec.mpi_library,
+		.hosts = rec.hosts,
+		.ranks_per_host = rec.ranks_per_host,
+		.cores_per_host = rec.cores_per_host,
+		.has_compute_cpu = rec.is_cpu_time,
 	};
 	struct rec_call c;
 

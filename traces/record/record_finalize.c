@@ -239,6 +239,11 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 	m.recorder = (char *)rec_version();
 	m.mpi_library = (char *)run->mpi_library;
 	m.start_unix = run->start_unix;
+	m.has_host_info = true;
+	m.hosts = run->hosts;
+	m.ranks_per_host = run->ranks_per_host;
+	m.cores_per_host = run->cores_per_host;
+	m.has_compute_cpu = run->has_compute_cpu;
 	m.n_comms = (uint32_t)n_comms;
 	m.comms = comms;
 	m.rank_ops = per_rank;

@@ -94,6 +94,7 @@ void rec_mprobe_teardown(void);
  * another recorded call). rec_end() must follow a true rec_begin(). */
 struct rec_call {
 	uint64_t t_ps;
+	uint64_t cpu_ns;  /* this thread's CPU time at the call's start */
 	bool is_on;
 };
 void rec_begin(struct rec_call *c);
@@ -163,6 +164,9 @@ struct rec_run {
 	bool is_ok;                 /* this rank recorded everything */
 	uint64_t n_ops, n_bytes, hash; /* from trace_stream_close */
 	double runtime_s;           /* MPI_Init return to MPI_Finalize entry */
+	/* Where the ranks ran (agreed at MPI_Init; the same on every rank). */
+	uint32_t hosts, ranks_per_host, cores_per_host;
+	bool has_compute_cpu;       /* compute ops carry CPU time (NETLOOM_TRACE_CPU) */
 	uint64_t start_unix;
 	const char *application, *command_line, *machine, *mpi_library;
 };
