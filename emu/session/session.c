@@ -79,6 +79,8 @@ void session_results_clear(nl_sim *s)
 	s->replay_net = NULL;
 	trace_archive_close(s->arch);
 	s->arch = NULL;
+	s->replay_topo = NULL;
+	s->routing[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
 	s->kind = SESSION_NONE;
 }
 

@@ -11,15 +11,18 @@
 #ifndef NETLOOM_SESSION_SESSION_H
 #define NETLOOM_SESSION_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "netloom/netloom.h"
 
 struct app;
+struct app_config;
 struct config;
 struct config_table;
 struct json_t;
 struct progress;
+struct topo;
 struct trace_manifest;
 
 /* Every module's configuration tables, in the order `netloom config
@@ -38,16 +41,41 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 
-/* Replay with progress reporting (pg may be NULL); nl_sim_replay is this
- * with NULL. */
-int session_replay(nl_sim *s, const char *path, struct progress *pg, struct nl_replay *out, struct nl_err *err);
+/* How the CLI replays: on another network than the configured one
+ * (`--topology`, errors then name that option), picking the first routing
+ * function of the registry that runs on its family when routing_function
+ * is unset. */
+struct session_replay_opts {
+	const char *topology;  /* NULL: the configured network */
+	bool pick_routing;
+	struct progress *pg;   /* progress reporting, or NULL */
+};
 
-/* After a replay (also one that deadlocked): the app, the trace's
- * manifest, the backend's name and its report object. Owned by s; NULL
- * when the last run was no replay. */
-const struct app *session_app(const nl_sim *s);
-const struct trace_manifest *session_manifest(const nl_sim *s);
-const char *session_backend_name(const nl_sim *s);
-struct json_t *session_net_report(const nl_sim *s);
+/* nl_sim_replay with options (ro may be NULL). */
+int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+		   struct nl_err *err);
+
+/* What a replay left, for the CLI's reports; valid until the session
+ * changes. NULL when the last run was no replay. */
+struct session_replay_view {
+	const struct app *app;
+	const struct app_config *ac;
+	const struct trace_manifest *m;
+	const struct topo *topo;     /* NULL: the backend ran without one */
+	const char *backend;         /* backend name */
+	const char *routing;         /* routing function picked, "" when none was */
+	struct json_t *net_report;   /* the backend's report object */
+	struct json_t *doc;          /* the single-network JSON document */
+	bool deadlock;
+	const char *compute_why;     /* which recorded time compute replays, and why */
+	int comparable;              /* app_recorded_comparable: 1, 0, -1 unknown */
+	const char *comparable_why;
+};
+const struct session_replay_view *session_replay_view(const nl_sim *s);
+
+/* Share of the ranks' time spent in MPI calls (communication and waiting)
+ * over their run time. */
+struct app_results;
+double session_comm_share(const struct app_results *res);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "app/app.h"
 #include "core/config.h"
 #include "net/net.h"
 #include "session/session.h"
@@ -35,12 +36,19 @@ struct nl_sim {
 	struct nl_sweep sweep;
 	struct json_t *replay_doc;    /* replay: the whole document */
 
-	/* Replay state, kept for the CLI's report (session.h accessors). */
+	/* Replay state, kept for the CLI's report (session_replay_view). */
 	struct trace_archive *arch;
 	struct app_archive_source *asrc;
 	struct app *app;
 	struct net_backend *replay_net;
 	struct json_t *net_report;
+	struct app_config ac;
+	const struct topo *replay_topo; /* the replay's network, NULL: none */
+	char routing[128];            /* picked routing function, "" none */
+	int comparable;               /* app_recorded_comparable */
+	char compute_why[320];
+	char comparable_why[320];
+	struct session_replay_view view;
 
 	/* Message-level network (nl_sim_net_open). */
 	struct net_backend *net;

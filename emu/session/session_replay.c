@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "net/net.h"
+#include "route/route.h"
 #include "session/session_internal.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
@@ -61,10 +62,45 @@ static json_t *session_trace_json(const char *path, const struct trace_manifest 
 	return o;
 }
 
-static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double t0, struct nl_err *err)
+double session_comm_share(const struct app_results *res)
+{
+	double busy = 0, fin = 0;
+	for (uint32_t r = 0; r < res->n_ranks; r++) {
+		busy += (double)(res->ranks[r].comm_ps + res->ranks[r].wait_ps);
+		fin += (double)res->ranks[r].finish_ps;
+	}
+	return fin > 0 ? busy / fin : 0;
+}
+
+/* The replay's "results" object (docs/results.md). */
+static json_t *session_replay_results(const nl_sim *s, bool deadlock)
 {
 	const struct trace_manifest *m = trace_archive_manifest(s->arch);
 	const struct app_results *res = app_results(s->app);
+	int comparable = s->comparable;
+	json_t *results = app_results_json(s->app);
+	json_object_set_new(results, "status", json_string(deadlock ? "deadlock" : "ok"));
+	json_t *rt = json_object_get(results, "runtime");
+	double pred = (double)res->runtime_ps * 1e-12;
+	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
+	json_object_set_new(rt, "recorded_comparable", comparable < 0 ? json_null() : json_boolean(comparable));
+	json_object_set_new(rt, "recorded_note", json_string(s->comparable_why));
+	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && comparable != 0
+						 ? json_real(pred / m->recorded_runtime_s)
+						 : json_null());
+	json_object_set_new(results, "compute_time", json_string(app_compute_time_name(s->ac.compute_time)));
+	json_object_set_new(results, "compute_time_note", json_string(s->compute_why));
+	json_object_set_new(results, "comm_share", json_real(session_comm_share(res)));
+	json_object_set_new(results, "placement", json_string("linear"));
+	json_object_set(results, "network", s->net_report);
+	if (deadlock)
+		json_object_set_new(results, "deadlock", app_deadlock_json(s->app));
+	return results;
+}
+
+static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double t0, struct nl_err *err)
+{
+	const struct trace_manifest *m = trace_archive_manifest(s->arch);
 	json_t *doc = json_object();
 	if (!doc)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
@@ -72,16 +108,7 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 	json_object_set_new(doc, "command", json_string("replay"));
 	json_object_set_new(doc, "trace", session_trace_json(path, m, trace_archive_file_bytes(s->arch)));
 	json_object_set_new(doc, "config", config_to_json(&s->cfg));
-	json_t *results = app_results_json(s->app);
-	json_object_set_new(results, "status", json_string(deadlock ? "deadlock" : "ok"));
-	json_t *rt = json_object_get(results, "runtime");
-	double pred = (double)res->runtime_ps * 1e-12;
-	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
-	json_object_set_new(rt, "ratio",
-			    m->recorded_runtime_s > 0 ? json_real(pred / m->recorded_runtime_s) : json_null());
-	json_object_set(results, "network", s->net_report);
-	if (deadlock)
-		json_object_set_new(results, "deadlock", app_deadlock_json(s->app));
+	json_t *results = session_replay_results(s, deadlock);
 	/* The only field that differs between identical runs. */
 	json_object_set_new(results, "wall_seconds", json_real(nl_wall_seconds() - t0));
 	json_object_set_new(doc, "results", results);
@@ -89,36 +116,83 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 	return 0;
 }
 
-int session_replay(nl_sim *s, const char *path, struct progress *pg, struct nl_replay *out, struct nl_err *err)
+/* The first routing function in the registry that runs on t's family (dor
+ * on tori and meshes, min elsewhere), so one command compares families. */
+static const char *session_pick_routing(const struct topo *t)
 {
+	size_t n;
+	const struct route_ops *const *all = route_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i]->families)
+			return all[i]->name;
+		for (size_t j = 0; all[i]->families[j]; j++)
+			if (!strcmp(all[i]->families[j], t->ops->name))
+				return all[i]->name;
+	}
+	return NULL;
+}
+
+/* Everything up to a run: trace, compute time, backend, topology, routing,
+ * the app. Errors in this order: [replay] keys, the trace, compute time,
+ * backend, topology. */
+static int session_replay_build(nl_sim *s, const char *path, const struct session_replay_opts *ro,
+				struct nl_err *err)
+{
+	const char *label = ro->topology ? "--topology" : "key 'topology'";
+	NL_CHECK(app_config_bind(&s->cfg, &s->ac, err));
+	NL_CHECK(trace_archive_open(&s->arch, path, err));
+	const struct trace_manifest *m = trace_archive_manifest(s->arch);
+	NL_CHECK(app_compute_time_resolve(&s->ac, m, s->compute_why, sizeof s->compute_why, err));
+	s->comparable = app_recorded_comparable(m, s->comparable_why, sizeof s->comparable_why);
+	const struct net_backend_ops *ops = net_backend_find(s->ac.backend, err);
+	if (!ops)
+		return nl_err_prefix(err, "key 'backend'");
+	if (ro->topology) {
+		NL_CHECK(config_set(&s->cfg, "topology", ro->topology, "--topology", err));
+		topo_free(s->topo);
+		s->topo = NULL;
+		s->is_bound = false;
+		session_net_close(s);
+	}
+	NL_CHECK(config_bind(&s->cfg, &net_network_table, &s->nc, err));
+	/* The [network] table's topology: always for backends that model the
+	 * network's structure; for one that accepts none (the analytic one)
+	 * only when set, so its default stays contention-free. */
+	bool want_topo = !ops->topology_optional || config_get(&s->cfg, "topology");
+	if (want_topo) {
+		if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0)
+			return nl_err_prefix(err, "%s", label);
+		if (s->topo->n_endpoints < m->n_ranks)
+			return nl_errf(err, NL_ECONFIG,
+				       "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
+				       label, s->nc.topology, s->topo->n_endpoints, m->n_ranks);
+		const char *r = ro->pick_routing ? session_pick_routing(s->topo) : NULL;
+		if (r) {
+			snprintf(s->routing, sizeof s->routing, "%s", r);
+			NL_CHECK(config_set(&s->cfg, "routing_function", r, "--topology", err));
+			s->is_bound = false;
+		}
+	}
+	s->replay_topo = want_topo ? s->topo : NULL;
+	NL_CHECK(net_backend_new(ops, &s->cfg, s->replay_topo, &s->replay_net, err));
+	struct app_source src;
+	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));
+	return app_new(&s->app, &s->ac, &src, s->replay_net, NULL, err);
+}
+
+int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+		   struct nl_err *err)
+{
+	static const struct session_replay_opts no_opts;
 	double t0 = nl_wall_seconds();
 	if (out && out->size < sizeof *out)
 		return nl_errf(err, NL_EINVAL, "nl_sim_replay: out->size must be sizeof(struct nl_replay)");
+	if (!ro)
+		ro = &no_opts;
 	session_results_clear(s);
-	const struct net_backend_ops *ops;
-	bool want_topo;
-	struct app_config ac;
-	struct app_source src;
-	int rc = session_backend(s, &ops, &want_topo, err);
+	int rc = session_replay_build(s, path, ro, err);
 	if (rc == 0)
-		rc = app_config_bind(&s->cfg, &ac, err);
-	if (rc == 0)
-		rc = trace_archive_open(&s->arch, path, err);
-	const struct trace_manifest *m = s->arch ? trace_archive_manifest(s->arch) : NULL;
-	const struct topo *t = want_topo ? s->topo : NULL;
-	if (rc == 0 && t && t->n_endpoints < m->n_ranks)
-		rc = nl_errf(err, NL_ECONFIG,
-			     "key 'topology': '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32
-			     " (one per rank)",
-			     s->nc.topology, t->n_endpoints, m->n_ranks);
-	if (rc == 0)
-		rc = net_backend_new(ops, &s->cfg, t, &s->replay_net, err);
-	if (rc == 0)
-		rc = app_archive_source_new(&s->asrc, s->arch, &src, err);
-	if (rc == 0)
-		rc = app_new(&s->app, &ac, &src, s->replay_net, NULL, err);
-	if (rc == 0)
-		rc = app_run(s->app, pg, err);
+		rc = app_run(s->app, ro->pg, err);
 	bool deadlock = rc == NL_EDEADLOCK;
 	if (rc < 0 && !deadlock)
 		goto fail;
@@ -127,6 +201,8 @@ int session_replay(nl_sim *s, const char *path, struct progress *pg, struct nl_r
 	int rrc = s->net_report ? 0 : nl_errf(&rerr, NL_ENOMEM, "out of memory");
 	if (rrc == 0 && s->replay_net->ops->report)
 		rrc = s->replay_net->ops->report(s->replay_net, s->net_report, &rerr);
+	if (rrc == 0 && s->routing[0])
+		json_object_set_new(s->net_report, "routing", json_string(s->routing));
 	if (rrc == 0)
 		rrc = session_replay_doc(s, path, deadlock, t0, &rerr);
 	if (rrc < 0) {
@@ -137,12 +213,26 @@ int session_replay(nl_sim *s, const char *path, struct progress *pg, struct nl_r
 		goto fail;
 	}
 	s->kind = SESSION_REPLAY;
+	s->view = (struct session_replay_view){
+		.app = s->app,
+		.ac = &s->ac,
+		.m = trace_archive_manifest(s->arch),
+		.topo = s->replay_topo,
+		.backend = s->replay_net->ops->name,
+		.routing = s->routing,
+		.net_report = s->net_report,
+		.doc = s->replay_doc,
+		.deadlock = deadlock,
+		.compute_why = s->compute_why,
+		.comparable = s->comparable,
+		.comparable_why = s->comparable_why,
+	};
 	if (out) {
 		const struct app_results *res = app_results(s->app);
 		out->n_ranks = res->n_ranks;
 		out->deadlock = deadlock;
 		out->predicted_s = (double)res->runtime_ps * 1e-12;
-		out->recorded_s = m->recorded_runtime_s;
+		out->recorded_s = s->view.m->recorded_runtime_s;
 		out->messages = res->msgs;
 		out->bytes = res->bytes;
 	}
@@ -157,24 +247,9 @@ int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_
 	return session_replay(s, path, NULL, out, err);
 }
 
-const struct app *session_app(const nl_sim *s)
+const struct session_replay_view *session_replay_view(const nl_sim *s)
 {
-	return s->kind == SESSION_REPLAY ? s->app : NULL;
-}
-
-const struct trace_manifest *session_manifest(const nl_sim *s)
-{
-	return s->kind == SESSION_REPLAY ? trace_archive_manifest(s->arch) : NULL;
-}
-
-const char *session_backend_name(const nl_sim *s)
-{
-	return s->kind == SESSION_REPLAY ? s->replay_net->ops->name : NULL;
-}
-
-struct json_t *session_net_report(const nl_sim *s)
-{
-	return s->kind == SESSION_REPLAY ? s->net_report : NULL;
+	return s->kind == SESSION_REPLAY ? &s->view : NULL;
 }
 
 /* --- message by message ---------------------------------------------------- */
