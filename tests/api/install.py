@@ -32,6 +32,12 @@ def sh(args, **kw):
     return p
 
 
+# docs/api.md shows the example as it is.
+example = open(os.path.join(src, "tests", "api", "example_run.c")).read()
+body = example[example.index("#include <netloom/netloom.h>"):]
+if body not in open(os.path.join(src, "docs", "api.md")).read():
+    fail("docs/api.md's example differs from tests/api/example_run.c")
+
 with tempfile.TemporaryDirectory() as dest:
     sh(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
     pcs = glob.glob(os.path.join(dest, "**", "pkgconfig", "netloom.pc"), recursive=True)
