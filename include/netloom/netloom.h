@@ -24,10 +24,10 @@
  * call that changes it, or nl_sim_free.
  *
  * ABI policy: libnetloom.so.MAJOR. Within a major version, functions are
- * only added, never changed or removed; public structs are only extended
- * at their end, and callers pass sizeof (the `size` field) so an older
- * caller's smaller struct is filled up to its size. Error codes keep their
- * values. Until 1.0 (major 0) the minor version is the ABI version: the
+ * only added, never changed or removed; structs with a `size` field (the
+ * caller sets it to sizeof) grow only at their end, so an older caller's
+ * smaller struct stays valid; the other public structs (nl_err, nl_point,
+ * nl_sweep) do not change. Error codes keep their values. Until 1.0 (major 0) the minor version is the ABI version: the
  * SONAME is libnetloom.so.0 and a 0.x release may change the ABI, which
  * the NEWS entry then says. Only symbols marked NL_API are exported.
  */
