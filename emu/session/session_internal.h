@@ -52,6 +52,7 @@ struct nl_sim {
 
 	/* Message-level network (nl_sim_net_open). */
 	struct net_backend *net;
+	const struct topo *net_topo;  /* its topology, NULL: none */
 };
 
 /* Bind the typed configs (once per configuration). */

@@ -263,6 +263,7 @@ int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 	NL_CHECK(net_backend_new(ops, &s->cfg, want_topo ? s->topo : NULL, &b, err));
 	session_net_close(s);
 	s->net = b;
+	s->net_topo = want_topo ? s->topo : NULL;
 	return 0;
 }
 
@@ -272,9 +273,10 @@ int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t
 	if (!s->net)
 		NL_CHECK(nl_sim_net_open(s, err));
 	/* The backends index endpoints unchecked (hot path): check here. */
-	if (s->topo && (src >= s->topo->n_endpoints || dst >= s->topo->n_endpoints))
+	const struct topo *t = s->net_topo;
+	if (t && (src >= t->n_endpoints || dst >= t->n_endpoints))
 		return nl_errf(err, NL_ERANGE, "send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
-			       dst, s->topo->n_endpoints);
+			       dst, t->n_endpoints);
 	return s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err);
 }
 
