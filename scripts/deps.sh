@@ -7,6 +7,7 @@ pkgs=(
   gcc pkg-config meson ninja-build python3   # build
   libzmq3-dev                                # live emulation adapter (ZeroMQ)
   libzstd-dev                                # trace archives (zstd frames)
+  libxxhash-dev                              # XXH64 digests of trace archives (the reference implementation, linked statically)
   libinih-dev                                # INI configuration files
   libjansson-dev                             # JSON results and configs
   libmetis-dev                               # graph bisection (METIS)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Build the fuzz targets with clang's libFuzzer (+ ASan/UBSan) into
 # build-fuzz/, for open-ended fuzzing beyond the bounded runs of the test
-# suite. Needs Debian's clang and libclang-rt-14-dev (scripts/deps.sh).
+# suite. Needs Debian's clang and libclang-rt-14-dev (scripts/deps.sh);
+# libxxhash is linked statically, as in meson.build.
 #
 #   tests/fuzz/build-libfuzzer.sh
 #   build-fuzz/fuzz_trace_reader -max_total_time=300 build-fuzz/corpus/trace_reader tests/fuzz/corpus/trace_reader
 #
 # (the first corpus directory receives new inputs; the repo's is read-only
 # seed material). Crashes are written as crash-* files in the current dir.
+# scripts/fuzz.sh runs every target this builds (it reads the paths printed
+# below): add a new target to the list here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-clang}
@@ -17,7 +20,7 @@ flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DNETLOOM_VERSION=\"fuzz\" -fsanitize=fuzze
        -fno-sanitize-recover=undefined -Iemu -I. -Iinclude)
 srcs=(traces/*.c emu/core/error.c)
 for t in trace_reader import_dumpi import_simgrid; do
-	"$CC" "${flags[@]}" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${srcs[@]}" -lzstd -lm
+	"$CC" "${flags[@]}" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${srcs[@]}" -lzstd -l:libxxhash.a -lm
 	mkdir -p "$out/corpus/$t"
 	echo "$out/fuzz_$t"
 done
