@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "session/session.h"
+
 struct nl_err;
 
 /* Exit statuses. */
@@ -36,16 +38,13 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
  * with opterr = 0 and an optstring starting with ':'. */
 int cli_getopt_error(const char *cmd, char **argv, int c);
 
-/* The configuration tables of every module (cli_tables.c). */
-struct config_table;
-const struct config_table *const *cli_config_tables(size_t *n);
-
 /* Options shared by the commands that take a configuration:
  * -c FILE (INI), -s key=value (repeatable, applied after the file). */
 struct cli_cfg_opts {
 	const char *config_path;
 	const char **sets;
 	int n_sets;
+	struct session_tables tables; /* what the loaded config's tables point into */
 };
 
 /* Recognise -c/--config and -s/--set at argv[*i] (advancing *i past the
@@ -56,7 +55,7 @@ int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, 
 /* Build the configuration: file, then overrides, validated against every
  * module's table. */
 struct config;
-int cli_cfg_load(struct config *cfg, const struct cli_cfg_opts *o, struct nl_err *err);
+int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err);
 void cli_cfg_opts_release(struct cli_cfg_opts *o);
 
 /* Options shared by `netloom cost` and `netloom layout` (cli_cost.c). */
