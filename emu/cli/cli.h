@@ -59,6 +59,49 @@ struct config;
 int cli_cfg_load(struct config *cfg, const struct cli_cfg_opts *o, struct nl_err *err);
 void cli_cfg_opts_release(struct cli_cfg_opts *o);
 
+/* Options shared by `netloom cost` and `netloom layout` (cli_cost.c). */
+struct cli_layout_opts {
+	const char *preset;    /* cost preset name */
+	const char *placement; /* "auto", "rule" or "anneal" */
+	uint64_t iterations;   /* annealing moves per trial */
+	uint32_t trials;       /* annealing trials */
+	uint64_t seed;
+	const char *pack;      /* packaging rule name, NULL = the family's */
+	uint32_t per_cabinet;  /* canonical rule, 0 = default */
+	uint32_t radix;        /* router part radix, 0 = largest */
+};
+
+/* getopt_long codes of the shared options, and their table entries. */
+enum { CLI_LO_PRESET = 1000, CLI_LO_LAYOUT, CLI_LO_ITER, CLI_LO_TRIALS, CLI_LO_SEED, CLI_LO_PACK, CLI_LO_PERCAB,
+       CLI_LO_RADIX };
+#define CLI_LAYOUT_LONGOPTS                                                                                   \
+	{"preset", required_argument, NULL, CLI_LO_PRESET}, {"layout", required_argument, NULL, CLI_LO_LAYOUT}, \
+		{"iterations", required_argument, NULL, CLI_LO_ITER},                                         \
+		{"trials", required_argument, NULL, CLI_LO_TRIALS}, {"seed", required_argument, NULL, CLI_LO_SEED}, \
+		{"pack", required_argument, NULL, CLI_LO_PACK},                                               \
+		{"per-cabinet", required_argument, NULL, CLI_LO_PERCAB},                                      \
+		{"radix", required_argument, NULL, CLI_LO_RADIX}
+
+void cli_layout_opts_init(struct cli_layout_opts *o);
+
+/* Handle shared option code c: 1 consumed, 0 not ours, negative exit
+ * status (after printing the error) on a bad value. */
+int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char *arg);
+
+/* Build SPEC, pack and place it as the options say. On failure nothing is
+ * left allocated. */
+struct topo;
+struct layout;
+struct layout_model;
+struct layout_summary;
+int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t, struct layout *lo,
+		     const struct layout_model **m, struct nl_err *err);
+
+/* The summary as a JSON object (caller owns). */
+struct json_t;
+struct json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m,
+			       const struct layout_summary *s);
+
 /* Subcommands. */
 int cli_version_main(int argc, char **argv);
 int cli_trace_main(int argc, char **argv);
@@ -68,6 +111,8 @@ int cli_run_main(int argc, char **argv);
 int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
+int cli_cost_main(int argc, char **argv);
+int cli_layout_main(int argc, char **argv);
 
 /* BookSim2 config file to netloom INI on `out`; what cannot be mapped is
  * listed on `warn`, one line each. Returns the number of unmapped keys, or

@@ -339,6 +339,7 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 		goto out;
 	}
 	view->method = method;
+	view->base_spec = pr->base;
 	view->base_diameter = diam;
 	view->base_distance_sum = sum;
 	view->diameter = UINT32_MAX;

@@ -318,6 +318,7 @@ struct topo_permuted {
 	uint32_t base_diameter;
 	uint64_t base_distance_sum;
 	uint64_t swaps;          /* link swaps done in the kept trial */
+	const char *base_spec;   /* the base topology's canonical spec (owned by the params) */
 };
 
 /* Routers per cabinet when a family gives no packaging rule (seed 003 §4.1:

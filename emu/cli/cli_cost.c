@@ -1,0 +1,272 @@
+/* netloom cost: routers, links, cables by class, length, cost by part and
+ * power of a topology laid out in cabinets (emu/layout, docs/layout.md).
+ *
+ *   netloom cost SPEC [--preset P] [--layout auto|rule|anneal] [--json OUT]
+ *
+ * Also the options and set-up shared with `netloom layout` (cli_layout.c).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "layout/layout.h"
+#include "topo/topo.h"
+
+static const char cost_usage[] =
+	"usage: netloom cost SPEC [options]\n"
+	"\n"
+	"Packs SPEC's routers into cabinets by its family's packaging rule, places\n"
+	"the cabinets on a floor grid, and prints routers, links, cables by medium\n"
+	"and length class, total and mean cable length, cost by part and power\n"
+	"under a cost preset (docs/layout.md).\n"
+	"\n"
+	"  --preset P        cost and cable model: flex (default), besta, equality,\n"
+	"                    fujiwara; --list-presets shows what each states/assumes\n"
+	"  --layout L        auto (default: the rule's own floor order if it has one,\n"
+	"                    else annealing), rule, or anneal\n"
+	"  --iterations N    annealing moves per trial (default 1000000; seed 003: 10^8)\n"
+	"  --trials N        annealing trials, shortest kept (default 5, as seed 003)\n"
+	"  --seed N          annealing seed (default 1)\n"
+	"  --pack R          packaging rule by name (default: the family's own);\n"
+	"                    canonical = routers in id order, --per-cabinet per cabinet\n"
+	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64)\n"
+	"  --radix K         ports of the router part priced (default: largest radix)\n"
+	"  --json OUT        also write a JSON document to OUT ('-' = stdout only)\n"
+	"  --list-presets    print the presets and exit\n"
+	"  -h, --help        this text\n";
+
+void cli_layout_opts_init(struct cli_layout_opts *o)
+{
+	*o = (struct cli_layout_opts){.preset = "flex", .placement = "auto", .iterations = 1000000, .trials = 5,
+				      .seed = 1};
+}
+
+int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char *arg)
+{
+	uint64_t v;
+	switch (c) {
+	case CLI_LO_PRESET:
+		o->preset = arg;
+		return 1;
+	case CLI_LO_LAYOUT:
+		if (strcmp(arg, "auto") && strcmp(arg, "rule") && strcmp(arg, "anneal"))
+			return -cli_usage_error(cmd, "--layout: expected auto, rule or anneal, got '%s'", arg);
+		o->placement = arg;
+		return 1;
+	case CLI_LO_ITER:
+		if (cli_parse_u64(cmd, "--iterations", arg, 0, UINT64_C(1) << 40, &o->iterations))
+			return -CLI_USAGE;
+		return 1;
+	case CLI_LO_TRIALS:
+		if (cli_parse_u64(cmd, "--trials", arg, 1, 1000, &v))
+			return -CLI_USAGE;
+		o->trials = (uint32_t)v;
+		return 1;
+	case CLI_LO_SEED:
+		if (cli_parse_u64(cmd, "--seed", arg, 0, UINT64_MAX, &o->seed))
+			return -CLI_USAGE;
+		return 1;
+	case CLI_LO_PACK:
+		o->pack = arg;
+		return 1;
+	case CLI_LO_PERCAB:
+		if (cli_parse_u64(cmd, "--per-cabinet", arg, 1, 1u << 24, &v))
+			return -CLI_USAGE;
+		o->per_cabinet = (uint32_t)v;
+		return 1;
+	case CLI_LO_RADIX:
+		if (cli_parse_u64(cmd, "--radix", arg, 1, 1u << 20, &v))
+			return -CLI_USAGE;
+		o->radix = (uint32_t)v;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t, struct layout *lo,
+		     const struct layout_model **m, struct nl_err *err)
+{
+	int rc;
+	*t = NULL;
+	*m = layout_model_find(o->preset, err);
+	if (!*m)
+		return nl_err_prefix(err, "--preset");
+	NL_CHECK(topo_new(spec, t, err));
+	rc = layout_pack(lo, *t, o->pack, o->per_cabinet, err);
+	if (rc < 0)
+		goto fail_topo;
+	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && !lo->rule_cell);
+	rc = anneal ? layout_place_anneal(lo, *m, o->iterations, o->trials, o->seed, err) : layout_place_rule(lo, err);
+	if (rc < 0)
+		goto fail_layout;
+	return 0;
+fail_layout:
+	layout_release(lo);
+fail_topo:
+	topo_free(*t);
+	*t = NULL;
+	return rc;
+}
+
+json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
+{
+	json_t *o = json_object(), *cls = json_array(), *cost = json_object(), *cab = json_object();
+	json_object_set_new(o, "spec", json_string(lo->t->spec));
+	json_object_set_new(o, "preset", json_string(m->name));
+	json_object_set_new(o, "rule", json_string(lo->rule->name));
+	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));
+	if (lo->is_annealed) {
+		json_object_set_new(o, "iterations", json_integer((json_int_t)lo->iterations));
+		json_object_set_new(o, "trials", json_integer(lo->trials));
+		json_object_set_new(o, "best_trial", json_integer(lo->best_trial));
+	}
+	json_object_set_new(o, "routers", json_integer(s->routers));
+	json_object_set_new(o, "endpoints", json_integer(s->endpoints));
+	json_object_set_new(o, "radix", json_integer(s->radix));
+	json_object_set_new(o, "links", json_integer((json_int_t)s->links));
+	json_object_set_new(o, "intra_cabinet_links", json_integer((json_int_t)s->intra_links));
+	json_object_set_new(o, "inter_cabinet_links", json_integer((json_int_t)s->inter_links));
+	json_object_set_new(cab, "count", json_integer(s->cabinets));
+	json_object_set_new(cab, "rows", json_integer(s->rows));
+	json_object_set_new(cab, "cols", json_integer(s->cols));
+	json_object_set_new(cab, "max_units", json_integer(s->max_units));
+	json_object_set_new(cab, "over_units", json_integer(s->over_units));
+	json_object_set_new(o, "cabinets", cab);
+	json_object_set_new(o, "copper_cables", json_integer((json_int_t)s->copper));
+	json_object_set_new(o, "fibre_cables", json_integer((json_int_t)s->fibre));
+	json_object_set_new(o, "terminal_cables", json_integer((json_int_t)s->terminal_cables));
+	for (int c = 0; c < LAYOUT_N_CLASSES; c++) {
+		json_t *e = json_object();
+		if (c < LAYOUT_N_CLASSES - 1)
+			json_object_set_new(e, "max_m", json_real(layout_class_max_m[c]));
+		else
+			json_object_set_new(e, "max_m", json_null());
+		json_object_set_new(e, "cables", json_integer((json_int_t)s->by_class[c]));
+		json_array_append_new(cls, e);
+	}
+	json_object_set_new(o, "length_classes", cls);
+	json_object_set_new(o, "length_m", json_real(s->length_m));
+	json_object_set_new(o, "mean_length_m", json_real(s->mean_m));
+	json_object_set_new(o, "max_length_m", json_real(s->max_m));
+	json_object_set_new(o, "copper_length_m", json_real(s->copper_m));
+	json_object_set_new(o, "fibre_length_m", json_real(s->fibre_m));
+	json_object_set_new(o, "terminal_length_m", json_real(s->terminal_length_m));
+	json_object_set_new(cost, "routers", json_real(s->cost_routers));
+	json_object_set_new(cost, "copper", json_real(s->cost_copper));
+	json_object_set_new(cost, "fibre", json_real(s->cost_fibre));
+	json_object_set_new(cost, "terminal_cables", json_real(s->cost_terminals));
+	json_object_set_new(cost, "total", json_real(s->cost_total));
+	json_object_set_new(o, "cost_usd", cost);
+	json_object_set_new(o, "ports_used", json_integer((json_int_t)s->ports_used));
+	json_object_set_new(o, "ports_part", json_integer((json_int_t)s->ports_part));
+	json_object_set_new(o, "power_w", json_real(s->power_w));
+	json_object_set_new(o, "power_part_w", json_real(s->power_part_w));
+	return o;
+}
+
+static void cost_text(FILE *f, const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
+{
+	fprintf(f, "topology     %s\n", lo->t->spec);
+	fprintf(f, "preset       %s (%s)\n", m->name, m->help);
+	fprintf(f, "packaging    %s: %u cabinets, floor %u x %u, ", lo->rule->name, s->cabinets, s->rows, s->cols);
+	if (lo->is_annealed)
+		fprintf(f, "annealed (%llu moves x %u trials, best trial %u)\n", (unsigned long long)lo->iterations,
+			lo->trials, lo->best_trial);
+	else
+		fprintf(f, "rule order\n");
+	fprintf(f, "cabinet fill largest %uU of %uU (%u cabinets over)\n", s->max_units, m->cab_units, s->over_units);
+	fprintf(f, "routers      %u (priced at radix %u)\n", s->routers, s->radix);
+	fprintf(f, "endpoints    %u\n", s->endpoints);
+	fprintf(f, "links        %llu (%llu intra-cabinet, %llu inter-cabinet)\n", (unsigned long long)s->links,
+		(unsigned long long)s->intra_links, (unsigned long long)s->inter_links);
+	fprintf(f, "cables       %llu copper, %llu fibre; %llu terminal cables\n", (unsigned long long)s->copper,
+		(unsigned long long)s->fibre, (unsigned long long)s->terminal_cables);
+	fprintf(f, "length class");
+	for (int c = 0; c < LAYOUT_N_CLASSES; c++) {
+		if (c < LAYOUT_N_CLASSES - 1)
+			fprintf(f, "  <=%gm:%llu", layout_class_max_m[c], (unsigned long long)s->by_class[c]);
+		else
+			fprintf(f, "  >%gm:%llu", layout_class_max_m[c - 1], (unsigned long long)s->by_class[c]);
+	}
+	fprintf(f, "\nlength       total %.2f m, mean %.3f m, longest %.2f m\n", s->length_m, s->mean_m, s->max_m);
+	fprintf(f, "cost         routers $%.0f + copper $%.0f + fibre $%.0f + terminal cables $%.0f = $%.0f\n",
+		s->cost_routers, s->cost_copper, s->cost_fibre, s->cost_terminals, s->cost_total);
+	fprintf(f, "power        %.1f W (%llu ports used x %u lanes x %g W); all ports of the parts: %.1f W\n",
+		s->power_w, (unsigned long long)s->ports_used, m->lanes, m->mw_per_lane / 1000.0, s->power_part_w);
+}
+
+static void cost_list_presets(void)
+{
+	size_t n;
+	const struct layout_model *const *ms = layout_model_list(&n);
+	for (size_t i = 0; i < n; i++)
+		printf("%-10s %s\n           %s\n", ms[i]->name, ms[i]->help, ms[i]->notes);
+}
+
+int cli_cost_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_LAYOUT_LONGOPTS,
+		{"json", required_argument, NULL, 'j'},
+		{"list-presets", no_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = "cost", *json_path = NULL;
+	struct cli_layout_opts o;
+	int c;
+
+	cli_layout_opts_init(&o);
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		int r = cli_layout_opt(&o, cmd, c, optarg);
+		if (r < 0)
+			return -r;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'j':
+			json_path = optarg;
+			break;
+		case 'L':
+			cost_list_presets();
+			return CLI_OK;
+		case 'h':
+			fputs(cost_usage, stdout);
+			return CLI_OK;
+		default:
+			return cli_getopt_error(cmd, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing topology SPEC (e.g. flex:nx=6,ny=6,nz=3,p=10; see --help)");
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+
+	struct nl_err err = {0};
+	struct topo *t;
+	struct layout lo;
+	const struct layout_model *m;
+	struct layout_summary s;
+	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	rc = layout_summarise(&lo, m, o.radix, &s, &err);
+	if (rc == 0 && json_path) {
+		json_t *doc = cli_layout_json(&lo, m, &s);
+		rc = doc ? out_write_json(json_path, doc, &err) : nl_errf(&err, NL_ENOMEM, "out of memory");
+		json_decref(doc);
+	}
+	if (rc == 0 && !(json_path && !strcmp(json_path, "-")))
+		cost_text(stdout, &lo, m, &s);
+	layout_release(&lo);
+	topo_free(t);
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}

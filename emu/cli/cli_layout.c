@@ -1,0 +1,226 @@
+/* netloom layout: draw a topology's floor plan (cabinets on the grid and
+ * its longest cables) as SVG, and optionally its per-link cable lengths.
+ *
+ *   netloom layout SPEC --svg OUT [--longest N] [--lengths OUT] [layout options]
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "layout/layout.h"
+#include "topo/topo.h"
+
+static const char layout_usage[] =
+	"usage: netloom layout SPEC --svg OUT [options]\n"
+	"\n"
+	"Packs SPEC into cabinets, places them on the floor and draws the plan:\n"
+	"each cabinet with its index and routers, and the longest cables as\n"
+	"Manhattan routes between cabinets (docs/layout.md).\n"
+	"\n"
+	"  --svg OUT         write the floor plan there (atomically)\n"
+	"  --longest N       cables drawn, longest first (default 20)\n"
+	"  --lengths OUT     also write one line per link: 'router port router port metres'\n"
+	"  --preset P        cost and cable model (default flex; see netloom cost --help)\n"
+	"  --layout L        auto (default), rule or anneal\n"
+	"  --iterations N    annealing moves per trial (default 1000000)\n"
+	"  --trials N        annealing trials (default 5)\n"
+	"  --seed N          annealing seed (default 1)\n"
+	"  --pack R          packaging rule by name (default: the family's own)\n"
+	"  --per-cabinet N   routers per cabinet for the canonical rule\n"
+	"  -h, --help        this text\n";
+
+struct lay_cable {
+	uint32_t g;  /* lower global port of the link */
+	double len;
+};
+
+static int lay_cable_cmp(const void *a, const void *b)
+{
+	const struct lay_cable *x = a, *y = b;
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* Pixels per metre, margin. */
+#define LAY_PX 60.0
+#define LAY_MARGIN 40.0
+
+static void lay_cell_xy(const struct layout *lo, const struct layout_model *m, uint32_t cab, double *x, double *y)
+{
+	uint32_t cell = lo->cell[cab];
+	*x = LAY_MARGIN + ((cell % lo->cols) + 0.5) * m->cab_width_m * LAY_PX;
+	*y = LAY_MARGIN + 30 + (cell / lo->cols) * m->cab_depth_m * LAY_PX + 0.3 * LAY_PX;
+}
+
+static int lay_svg(const char *path, const struct layout *lo, const struct layout_model *m, uint32_t longest,
+		   struct nl_err *err)
+{
+	const struct topo *t = lo->t;
+	double *len = malloc((size_t)t->n_ports * sizeof *len);
+	struct lay_cable *cab = malloc((size_t)t->n_ports * sizeof *cab);
+	uint32_t *count = calloc(lo->n_cabinets ? lo->n_cabinets : 1, sizeof *count);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = NULL;
+	int rc;
+
+	if (!len || !cab || !count || !(f = open_memstream(&buf, &size))) {
+		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
+		goto out;
+	}
+	layout_port_lengths(lo, m, len);
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_network(t, g) && t->peer[g] > g)
+			cab[n++] = (struct lay_cable){g, len[g]};
+	qsort(cab, n, sizeof *cab, lay_cable_cmp);
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		count[lo->cabinet[r]]++;
+
+	double w = 2 * LAY_MARGIN + lo->cols * m->cab_width_m * LAY_PX;
+	double h = 2 * LAY_MARGIN + 30 + lo->rows * m->cab_depth_m * LAY_PX;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
+		w < 640 ? 640 : w, h, w < 640 ? 640 : w, h);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">%s</text>\n", LAY_MARGIN,
+		LAY_MARGIN - 16, t->spec);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (%s, %s), "
+		   "red: the %u longest of %u cables</text>\n",
+		LAY_MARGIN, LAY_MARGIN, lo->n_cabinets, lo->rule->name, lo->is_annealed ? "annealed" : "rule order",
+		longest < n ? longest : n, n);
+	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
+		double x, y;
+		lay_cell_xy(lo, m, c, &x, &y);
+		double cw = 0.9 * m->cab_width_m * LAY_PX, ch = 0.6 * LAY_PX;
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#dde6f0\" stroke=\"#345\"/>\n",
+			x - cw / 2, y - ch / 2, cw, ch);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"sans-serif\" font-size=\"9\" text-anchor=\"middle\">"
+			   "%u<tspan x=\"%.1f\" dy=\"10\">%ur</tspan></text>\n",
+			x, y - 2, c, x, count[c]);
+	}
+	for (uint32_t i = 0; i < n && i < longest; i++) {
+		uint32_t g = cab[i].g, a = lo->cabinet[t->port_router[g]], b = lo->cabinet[t->port_router[t->peer[g]]];
+		double xa, ya, xb, yb, off = (double)(i % 7) - 3;
+		lay_cell_xy(lo, m, a, &xa, &ya);
+		lay_cell_xy(lo, m, b, &xb, &yb);
+		fprintf(f, "<polyline points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"#c33\" "
+			   "stroke-opacity=\"0.7\"><title>routers %u-%u: %.2f m</title></polyline>\n",
+			xa + off, ya + off, xb + off, ya + off, xb + off, yb + off, t->port_router[g],
+			t->port_router[t->peer[g]], cab[i].len);
+	}
+	fprintf(f, "</svg>\n");
+	if (fclose(f)) {
+		f = NULL;
+		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
+		goto out;
+	}
+	f = NULL;
+	rc = out_write_atomic(path, buf, size, err);
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	free(len);
+	free(cab);
+	free(count);
+	return rc;
+}
+
+/* One line per router-router link: the form a later session layer reads
+ * for cable latencies. */
+static int lay_lengths(const char *path, const struct layout *lo, const struct layout_model *m, struct nl_err *err)
+{
+	const struct topo *t = lo->t;
+	double *len = malloc((size_t)t->n_ports * sizeof *len);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = len ? open_memstream(&buf, &size) : NULL;
+	if (!f) {
+		free(len);
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+	}
+	layout_port_lengths(lo, m, len);
+	fprintf(f, "# %s preset=%s rule=%s: router port router port metres\n", t->spec, m->name, lo->rule->name);
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g) || t->peer[g] < g)
+			continue;
+		uint32_t p = t->peer[g], a = t->port_router[g], b = t->port_router[p];
+		fprintf(f, "%u %u %u %u %.5f\n", a, g - t->port_base[a], b, p - t->port_base[b], len[g]);
+	}
+	int rc = fclose(f) ? nl_errf(err, NL_ENOMEM, "layout: out of memory") : out_write_atomic(path, buf, size, err);
+	free(buf);
+	free(len);
+	return rc;
+}
+
+int cli_layout_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_LAYOUT_LONGOPTS,
+		{"svg", required_argument, NULL, 's'},
+		{"longest", required_argument, NULL, 'n'},
+		{"lengths", required_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = "layout", *svg = NULL, *lengths = NULL;
+	uint64_t longest = 20;
+	struct cli_layout_opts o;
+	int c;
+
+	cli_layout_opts_init(&o);
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		int r = cli_layout_opt(&o, cmd, c, optarg);
+		if (r < 0)
+			return -r;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 's':
+			svg = optarg;
+			break;
+		case 'n':
+			if (cli_parse_u64(cmd, "--longest", optarg, 0, UINT32_MAX, &longest))
+				return CLI_USAGE;
+			break;
+		case 'l':
+			lengths = optarg;
+			break;
+		case 'h':
+			fputs(layout_usage, stdout);
+			return CLI_OK;
+		default:
+			return cli_getopt_error(cmd, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing topology SPEC (e.g. torus:k=8x8; see --help)");
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (!svg && !lengths)
+		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
+
+	struct nl_err err = {0};
+	struct topo *t;
+	struct layout lo;
+	const struct layout_model *m;
+	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
+	if (rc < 0)
+		return cli_report(&err);
+	if (svg)
+		rc = lay_svg(svg, &lo, m, (uint32_t)longest, &err);
+	if (rc == 0 && lengths)
+		rc = lay_lengths(lengths, &lo, m, &err);
+	layout_release(&lo);
+	topo_free(t);
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}

@@ -1,0 +1,310 @@
+/* Cabinets on the floor: the packaging rule's own order, or simulated
+ * annealing of the total inter-cabinet cable length (seed 003 §7.1).
+ *
+ * The floor is a grid of q = ceil(sqrt(c)) rows of r = ceil(c / q) cells
+ * (seed 003 §7); a placement is a one-to-one map cabinet -> cell. The
+ * annealing objective is sum over cabinet pairs of links(a, b) x
+ * Manhattan(cell a, cell b): overheads and intra-cabinet cables do not
+ * depend on the placement. It is read from a sparse cabinet graph built
+ * in sorted order, so it depends only on the cabinet-pair link counts.
+ */
+#include "layout/layout.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+
+static void floor_grid(uint32_t c, uint32_t *rows, uint32_t *cols)
+{
+	uint32_t q = (uint32_t)ceil(sqrt((double)c));
+	while ((uint64_t)q * q < c)
+		q++;
+	while (q > 1 && (uint64_t)(q - 1) * (q - 1) >= c)
+		q--;
+	*rows = q ? q : 1;
+	*cols = (c + *rows - 1) / *rows;
+	if (*cols == 0)
+		*cols = 1;
+}
+
+int layout_place_rule(struct layout *lo, struct nl_err *err)
+{
+	free(lo->cell);
+	lo->cell = malloc((size_t)(lo->n_cabinets ? lo->n_cabinets : 1) * sizeof *lo->cell);
+	if (!lo->cell)
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+	lo->is_annealed = false;
+	if (lo->rule_cell) {
+		lo->rows = lo->rule_rows;
+		lo->cols = lo->rule_cols;
+		memcpy(lo->cell, lo->rule_cell, (size_t)lo->n_cabinets * sizeof *lo->cell);
+		return 0;
+	}
+	floor_grid(lo->n_cabinets, &lo->rows, &lo->cols);
+	for (uint32_t c = 0; c < lo->n_cabinets; c++)
+		lo->cell[c] = c;
+	return 0;
+}
+
+/* Sparse symmetric cabinet graph: nb[off[c] .. off[c+1]-1] with weights w. */
+struct floor_graph {
+	uint32_t *off, *nb;
+	uint64_t *w;
+};
+
+static int floor_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, struct nl_err *err)
+{
+	const struct topo *t = lo->t;
+	uint64_t n = 0, *keys;
+	uint32_t C = lo->n_cabinets;
+
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_network(t, g) && lo->cabinet[t->port_router[g]] != lo->cabinet[t->port_router[t->peer[g]]])
+			n++;
+	keys = malloc((size_t)(n ? n : 1) * sizeof *keys);
+	fg->off = calloc((size_t)C + 1, sizeof *fg->off);
+	fg->nb = malloc((size_t)(n ? n : 1) * sizeof *fg->nb);
+	fg->w = malloc((size_t)(n ? n : 1) * sizeof *fg->w);
+	if (!keys || !fg->off || !fg->nb || !fg->w) {
+		free(keys);
+		free(fg->off);
+		free(fg->nb);
+		free(fg->w);
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+	}
+	/* Each link appears once from each end: directed keys (a, b). */
+	n = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		uint32_t a = lo->cabinet[t->port_router[g]], b = lo->cabinet[t->port_router[t->peer[g]]];
+		if (a != b)
+			keys[n++] = ((uint64_t)a << 32) | b;
+	}
+	qsort(keys, n, sizeof *keys, floor_u64_cmp);
+	uint32_t m = 0;
+	for (uint64_t i = 0; i < n;) {
+		uint64_t j = i;
+		while (j < n && keys[j] == keys[i])
+			j++;
+		uint32_t a = (uint32_t)(keys[i] >> 32);
+		fg->nb[m] = (uint32_t)keys[i];
+		fg->w[m] = j - i;
+		fg->off[a + 1]++;
+		m++;
+		i = j;
+	}
+	for (uint32_t c = 0; c < C; c++)
+		fg->off[c + 1] += fg->off[c];
+	free(keys);
+	return 0;
+}
+
+static void floor_graph_release(struct floor_graph *fg)
+{
+	free(fg->off);
+	free(fg->nb);
+	free(fg->w);
+}
+
+struct floor_sa {
+	const struct floor_graph *fg;
+	uint32_t cols;
+	double wx, wy;   /* metres per column / row */
+	uint32_t *pos;   /* [C] cell of each cabinet */
+	uint32_t *occ;   /* [cells] cabinet or LAYOUT_NONE */
+};
+
+/* The objective in exact integers: link-weighted column steps and row
+ * steps; metres = wx * cols + wy * rows. */
+struct floor_cost {
+	int64_t cols, rows;
+};
+
+static double floor_metres(const struct floor_sa *sa, struct floor_cost c)
+{
+	return sa->wx * (double)c.cols + sa->wy * (double)c.rows;
+}
+
+static uint32_t floor_absdiff(uint32_t a, uint32_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Change of the objective when cabinet a moves to cell `to`, ignoring its
+ * links to cabinet `skip` (which swaps with it and keeps that distance). */
+static void floor_move_delta(const struct floor_sa *sa, uint32_t a, uint32_t to, uint32_t skip, struct floor_cost *d)
+{
+	uint32_t from = sa->pos[a], n = sa->cols;
+	for (uint32_t i = sa->fg->off[a]; i < sa->fg->off[a + 1]; i++) {
+		uint32_t b = sa->fg->nb[i];
+		if (b == skip)
+			continue;
+		uint32_t pb = sa->pos[b];
+		int64_t w = (int64_t)sa->fg->w[i];
+		d->cols += w * ((int64_t)floor_absdiff(to % n, pb % n) - (int64_t)floor_absdiff(from % n, pb % n));
+		d->rows += w * ((int64_t)floor_absdiff(to / n, pb / n) - (int64_t)floor_absdiff(from / n, pb / n));
+	}
+}
+
+static struct floor_cost floor_swap_delta(const struct floor_sa *sa, uint32_t u, uint32_t v)
+{
+	uint32_t a = sa->occ[u], b = sa->occ[v];
+	struct floor_cost d = {0, 0};
+	if (a != LAYOUT_NONE)
+		floor_move_delta(sa, a, v, b, &d);
+	if (b != LAYOUT_NONE)
+		floor_move_delta(sa, b, u, a, &d);
+	return d;
+}
+
+static void floor_swap(struct floor_sa *sa, uint32_t u, uint32_t v)
+{
+	uint32_t a = sa->occ[u], b = sa->occ[v];
+	sa->occ[u] = b;
+	sa->occ[v] = a;
+	if (a != LAYOUT_NONE)
+		sa->pos[a] = v;
+	if (b != LAYOUT_NONE)
+		sa->pos[b] = u;
+}
+
+static struct floor_cost floor_objective(const struct floor_sa *sa, uint32_t C)
+{
+	struct floor_cost s = {0, 0};
+	uint32_t n = sa->cols;
+	for (uint32_t a = 0; a < C; a++)
+		for (uint32_t i = sa->fg->off[a]; i < sa->fg->off[a + 1]; i++) {
+			uint32_t pa = sa->pos[a], pb = sa->pos[sa->fg->nb[i]];
+			s.cols += (int64_t)sa->fg->w[i] * floor_absdiff(pa % n, pb % n);
+			s.rows += (int64_t)sa->fg->w[i] * floor_absdiff(pa / n, pb / n);
+		}
+	s.cols /= 2;
+	s.rows /= 2;
+	return s;
+}
+
+/* One annealing run from the row-major start; leaves the best placement
+ * seen in best[] and returns its length in metres (exact: integer step
+ * counts). Temperature falls geometrically from t0 (the mean uphill move
+ * of a random sample) to t0 / 10^4 (the classic schedule of Connolly's QAP
+ * annealing, seed 003 ref. [33], in a simple form). The best placement is
+ * copied only when the run leaves a new best for an uphill move (or ends),
+ * so a descent costs one copy, not one per step. */
+static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, uint64_t iters, struct rng *rng,
+			       uint32_t *best)
+{
+	for (uint32_t u = 0; u < cells; u++)
+		sa->occ[u] = u < C ? u : LAYOUT_NONE;
+	for (uint32_t a = 0; a < C; a++)
+		sa->pos[a] = a;
+	struct floor_cost cur = floor_objective(sa, C);
+	double cur_m = floor_metres(sa, cur), best_m = cur_m;
+	bool at_best = true; /* the current state is the best seen, not yet copied */
+	memcpy(best, sa->pos, (size_t)C * sizeof *best);
+	if (cells < 2 || iters == 0)
+		return best_m;
+
+	double up = 0;
+	uint32_t n_up = 0;
+	for (uint32_t i = 0; i < 200; i++) {
+		uint32_t u = (uint32_t)rng_below(rng, cells), v = (uint32_t)rng_below(rng, cells);
+		double d = u == v ? 0 : floor_metres(sa, floor_swap_delta(sa, u, v));
+		if (d > 0) {
+			up += d;
+			n_up++;
+		}
+	}
+	double t0 = n_up ? up / n_up : 1.0, temp = t0;
+	double cool = pow(1e-4, 1.0 / (double)iters);
+	for (uint64_t it = 0; it < iters; it++, temp *= cool) {
+		uint32_t u = (uint32_t)rng_below(rng, cells), v = (uint32_t)rng_below(rng, cells);
+		if (u == v || (sa->occ[u] == LAYOUT_NONE && sa->occ[v] == LAYOUT_NONE))
+			continue;
+		struct floor_cost dc = floor_swap_delta(sa, u, v);
+		double d = floor_metres(sa, dc);
+		if (d <= 0 || rng_uniform(rng) < exp(-d / temp)) {
+			if (d > 0 && at_best) {
+				memcpy(best, sa->pos, (size_t)C * sizeof *best);
+				at_best = false;
+			}
+			floor_swap(sa, u, v);
+			cur.cols += dc.cols;
+			cur.rows += dc.rows;
+			cur_m = floor_metres(sa, cur);
+			if (cur_m < best_m) {
+				best_m = cur_m;
+				at_best = true;
+			}
+		}
+	}
+	if (at_best)
+		memcpy(best, sa->pos, (size_t)C * sizeof *best);
+	return best_m;
+}
+
+int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,
+			uint64_t seed, struct nl_err *err)
+{
+	struct floor_graph fg = {0};
+	struct floor_sa sa = {0};
+	uint32_t C = lo->n_cabinets, rows, cols, *best = NULL, *pos_best = NULL;
+	int rc;
+
+	if (trials == 0)
+		return nl_errf(err, NL_ECONFIG, "--trials: value 0: expected at least 1 annealing trial");
+	NL_CHECK(floor_graph_build(lo, &fg, err));
+	floor_grid(C, &rows, &cols);
+	uint32_t cells = rows * cols;
+	sa.fg = &fg;
+	sa.cols = cols;
+	sa.wx = m->cab_width_m;
+	sa.wy = m->cab_depth_m;
+	sa.pos = malloc((size_t)(C ? C : 1) * sizeof *sa.pos);
+	sa.occ = malloc((size_t)cells * sizeof *sa.occ);
+	best = malloc((size_t)(C ? C : 1) * sizeof *best);
+	pos_best = malloc((size_t)(C ? C : 1) * sizeof *pos_best);
+	if (!sa.pos || !sa.occ || !best || !pos_best) {
+		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
+		goto out;
+	}
+	double best_obj = INFINITY;
+	uint32_t best_trial = 0;
+	for (uint32_t tr = 0; tr < trials; tr++) {
+		struct rng rng;
+		rng_init(&rng, seed, RNG_CLASS_PLACEMENT, tr);
+		double obj = floor_anneal_one(&sa, C, cells, iterations, &rng, best);
+		if (obj < best_obj) {
+			best_obj = obj;
+			best_trial = tr;
+			memcpy(pos_best, best, (size_t)C * sizeof *pos_best);
+		}
+	}
+	free(lo->cell);
+	lo->cell = pos_best;
+	pos_best = NULL;
+	lo->rows = rows;
+	lo->cols = cols;
+	lo->is_annealed = true;
+	lo->iterations = iterations;
+	lo->trials = trials;
+	lo->best_trial = best_trial;
+	rc = 0;
+out:
+	free(sa.pos);
+	free(sa.occ);
+	free(best);
+	free(pos_best);
+	floor_graph_release(&fg);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/* Layout: routers in cabinets, cabinets on a machine-room floor, cables
+ * with lengths, and the cost and power of the whole (docs/layout.md).
+ *
+ * Three steps, each a pure function of its inputs:
+ *   1. layout_pack(): a packaging rule assigns every router to a cabinet
+ *      (and a slot inside it). Rules are one table in pack.c, chosen by the
+ *      closed-form view a topology publishes (never by family name).
+ *   2. layout_place_rule() or layout_place_anneal(): cabinets go to cells
+ *      of a rows x cols floor grid, in the rule's own order or by seeded
+ *      simulated annealing on the total cable length (seed 003 §7.1).
+ *   3. layout_port_lengths() / layout_report(): every cable's length under
+ *      a cable/cost model (a preset, `struct layout_model`), then cables by
+ *      class, total and mean length, cost by part and power.
+ * A struct layout never changes after step 2; it borrows the topology.
+ */
+#ifndef NETLOOM_LAYOUT_LAYOUT_H
+#define NETLOOM_LAYOUT_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nl_err;
+struct topo;
+
+/* --- models (presets) ------------------------------------------------------
+ *
+ * One preset fixes the cabinet, the cable-length rule, the cable medium
+ * rule, the cost lines and the power rule. `notes` says, per value, which
+ * the paper states and which netloom assumes (printed by `netloom cost
+ * --list-presets`, repeated in docs/layout.md). Cost of a cable of length
+ * x metres = (a * x + b) $/Gbps * gbps; cost of a router with k ports =
+ * router_a * k + router_b $. */
+struct layout_model {
+	const char *name;       /* "flex" */
+	const char *help;       /* one line: source */
+	const char *notes;      /* stated vs assumed, one paragraph */
+
+	/* Cabinet and floor. */
+	double cab_width_m;     /* floor pitch along a row (x) */
+	double cab_depth_m;     /* floor pitch between rows (y), aisle included */
+	uint32_t cab_units;     /* rack units per cabinet (42) */
+	double unit_m;          /* height of one U: 0.04445 m */
+
+	/* Cable length: intra-cabinet router-router cables are intra_m + 2
+	 * side_m + vertical (|slot difference| U when `vertical`); inter-cabinet
+	 * cables are the Manhattan distance between the cabinets plus overhead_m
+	 * (once, or at each end when overhead_per_end) plus 2 side_m plus, when
+	 * `vertical`, each end's run from its slot up to a tray tray_m above the
+	 * cabinet top. Router-endpoint cables are terminal_m. */
+	double intra_m;
+	double overhead_m;
+	bool overhead_per_end;
+	double side_m;
+	bool vertical;
+	double tray_m;
+	double terminal_m;
+	bool count_terminals;   /* cost and count router-endpoint cables */
+
+	/* Medium: copper when length <= copper_max_m (and, with
+	 * copper_intra_only, only inside a cabinet); fibre otherwise.
+	 * copper_max_m < 0: every cable is fibre. */
+	double copper_max_m;
+	bool copper_intra_only;
+
+	/* Cost lines. */
+	double copper_a, copper_b; /* $/Gbps per metre, $/Gbps */
+	double fibre_a, fibre_b;   /* $/Gbps per metre, $/Gbps */
+	double router_a, router_b; /* $ per port, $ */
+	double gbps;               /* link bandwidth */
+
+	/* Power: ports x lanes x W per lane. */
+	uint32_t lanes;
+	uint32_t mw_per_lane; /* milliwatts per lane (integer: power sums exactly) */
+};
+
+/* All presets in registry order; *n gets the count. */
+const struct layout_model *const *layout_model_list(size_t *n);
+
+/* Preset by name, or NULL with *err listing the valid names. */
+const struct layout_model *layout_model_find(const char *name, struct nl_err *err);
+
+/* --- packaging rules ------------------------------------------------------- */
+
+struct layout;
+
+/* A packaging rule. `applies` says whether the topology has the structure
+ * the rule needs (a closed-form view); `pack` fills lo->cabinet[],
+ * lo->n_cabinets and, when the rule has its own floor order, lo->rule_cell[]
+ * with lo->rule_rows x lo->rule_cols. */
+struct layout_rule {
+	const char *name;  /* "flex-fig7" */
+	const char *help;  /* one line: the rule and its source */
+	bool (*applies)(const struct topo *t);
+	int (*pack)(const struct topo *t, struct layout *lo, struct nl_err *err);
+};
+
+/* All rules in the order they are tried; *n gets the count. The last one
+ * ("canonical") applies to every topology. */
+const struct layout_rule *const *layout_rule_list(size_t *n);
+
+/* --- the layout ------------------------------------------------------------ */
+
+#define LAYOUT_NONE UINT32_MAX
+
+struct layout {
+	const struct topo *t;           /* borrowed; must outlive the layout */
+	const struct layout_rule *rule; /* the rule that packed it */
+	uint32_t per_cabinet;           /* canonical rule: routers per cabinet */
+
+	uint32_t n_cabinets;
+	uint32_t *cabinet;      /* [n_routers] cabinet of each router */
+	uint32_t *slot;         /* [n_routers] U position of the router from its cabinet's top */
+	uint32_t *units;        /* [n_cabinets] U used: routers + endpoints (1U each) */
+
+	/* The rule's own floor order (rule_cell NULL when it has none). */
+	uint32_t rule_rows, rule_cols;
+	uint32_t *rule_cell;    /* [n_cabinets] row * rule_cols + col */
+
+	/* Floor placement (after layout_place_*). */
+	uint32_t rows, cols;
+	uint32_t *cell;         /* [n_cabinets] row * cols + col */
+	bool is_annealed;
+	uint64_t iterations;    /* annealing: per trial */
+	uint32_t trials;        /* annealing: independent trials, best kept */
+	uint32_t best_trial;
+};
+
+/* Pack the routers of t into cabinets. rule_name NULL: the first rule in
+ * layout_rule_list() that applies; "canonical" forces canonical order with
+ * per_cabinet routers per cabinet (0 = seed 003 §4.1/§6: 16, or 8 for
+ * 64-router networks). On failure nothing is allocated. */
+int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, uint32_t per_cabinet,
+		struct nl_err *err);
+
+/* Free a layout's arrays (the struct is the caller's). */
+void layout_release(struct layout *lo);
+
+/* Place cabinets in the rule's own order (when it has one), else row-major
+ * on a grid of q = ceil(sqrt(c)) rows of ceil(c / q) cabinets (seed 003
+ * §7). */
+int layout_place_rule(struct layout *lo, struct nl_err *err);
+
+/* Place cabinets on the q x r grid by simulated annealing minimising the
+ * total Manhattan distance of the inter-cabinet cables (seed 003 §7.1):
+ * `trials` independent runs of `iterations` swap moves each, random stream
+ * (seed, RNG_CLASS_PLACEMENT, trial), the shortest kept (earliest on ties).
+ * The objective depends only on the number of links between each pair of
+ * cabinets, so two topologies with the same cabinet-pair link counts (a
+ * topology and its P1/P2/P3 permutation) get the same placement. The model
+ * gives the cabinet pitch. */
+int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_t iterations, uint32_t trials,
+			uint64_t seed, struct nl_err *err);
+
+/* --- cables, cost, power ------------------------------------------------- */
+
+/* Length in metres of the cable at every global port of the topology
+ * (len[] has t->n_ports entries; both ends of a link get the same value;
+ * terminal ports get m->terminal_m; unconnected ports 0). This is the form
+ * a later session layer turns into per-link latencies (cable_latency). */
+void layout_port_lengths(const struct layout *lo, const struct layout_model *m, double *len);
+
+/* Length class upper bounds in metres for the histogram; the last class
+ * is everything longer. */
+#define LAYOUT_N_CLASSES 7
+extern const double layout_class_max_m[LAYOUT_N_CLASSES - 1];
+
+struct layout_summary {
+	uint32_t routers, endpoints, cabinets, rows, cols;
+	uint32_t radix;            /* ports per router used for router cost */
+	uint64_t links;            /* router-router links */
+	uint64_t intra_links, inter_links;
+	uint64_t ports_used;       /* connected ports (network + terminal) */
+	uint64_t ports_part;       /* routers x radix */
+	uint64_t copper, fibre;    /* router-router cables by medium */
+	uint64_t by_class[LAYOUT_N_CLASSES]; /* router-router cables by length class */
+	double length_m;           /* total router-router cable length */
+	double copper_m, fibre_m;
+	double mean_m, max_m;
+	double terminal_length_m;  /* router-endpoint cables (when counted) */
+	uint64_t terminal_cables;
+	double cost_routers, cost_copper, cost_fibre, cost_terminals, cost_total; /* $ */
+	double power_w;            /* ports_used x lanes x W per lane */
+	double power_part_w;       /* ports_part x lanes x W per lane */
+	uint32_t max_units;        /* fullest cabinet, U */
+	uint32_t over_units;       /* cabinets above cab_units */
+};
+
+/* Summarise the placed layout under model m. radix 0 = the topology's
+ * largest router radix (every router the same part); otherwise the part's
+ * port count (e.g. FleX Table 6's Slim Fly radix 20), at least the largest
+ * router's (NL_ECONFIG otherwise). */
+int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
+		     struct layout_summary *s, struct nl_err *err);
+
+/* Manhattan distance in metres between the cells of cabinets a and b. */
+double layout_cabinet_distance(const struct layout *lo, const struct layout_model *m, uint32_t a, uint32_t b);
+
+#endif

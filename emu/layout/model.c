@@ -1,0 +1,284 @@
+/* Cable, cost and power models (presets) and the layout summary.
+ *
+ * A preset is data: the cabinet, the cable-length rule, the medium rule,
+ * the cost lines and the power rule of one paper, with `notes` saying
+ * which values the paper states and which are netloom's assumption
+ * (docs/layout.md repeats them with the arithmetic against FleX Table 6).
+ */
+#include "layout/layout.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "core/registry.h"
+#include "topo/topo.h"
+
+/* FleX §IV-A (seed 000): EDR 100 Gb/s AOC f(x) = 0.1167x + 4.3410 $/Gbps,
+ * EDR switch f(k) = 128k + 15029 $, router-terminal cables 1 m,
+ * inter-rack = Manhattan + 2 m [its ref. 3], 4 lanes x 0.7 W per port. */
+static const struct layout_model layout_model_flex = {
+	.name = "flex",
+	.help = "FleX §IV-A (seed 000): EDR 100 Gb/s AOC cables, EDR switches, 4 x 0.7 W per port",
+	.notes = "stated: cable 0.1167x+4.3410 $/Gbps (AOC, every cable), router 128k+15029 $, 100 Gbps, "
+		 "router-terminal cables 1 m and counted, inter-rack Manhattan + 2 m once per cable, "
+		 "4 lanes x 0.7 W per port; assumed: cabinet pitch 0.6 m x 2.1 m (seed 003 §7.1), "
+		 "intra-rack router-router cable 1 m (as the terminal cables in the same rack)",
+	.cab_width_m = 0.6,
+	.cab_depth_m = 2.1,
+	.cab_units = 42,
+	.unit_m = 0.04445,
+	.intra_m = 1.0,
+	.overhead_m = 2.0,
+	.overhead_per_end = false,
+	.terminal_m = 1.0,
+	.count_terminals = true,
+	.copper_max_m = -1.0,
+	.copper_a = 0.1167, .copper_b = 4.3410,
+	.fibre_a = 0.1167, .fibre_b = 4.3410,
+	.router_a = 128.0, .router_b = 15029.0,
+	.gbps = 100.0,
+	.lanes = 4,
+	.mw_per_lane = 700,
+};
+
+/* Slim Fly cost model (Besta and Hoefler SC14, FleX ref. [4]; the lines
+ * are quoted in seed 002 §4 and the router slope in seed 000 §IV-A). */
+static const struct layout_model layout_model_besta = {
+	.name = "besta",
+	.help = "Slim Fly paper's cost model (FleX ref. [4], lines quoted by seed 002 §4): FDR10 copper and fibre",
+	.notes = "stated (seed 002 §4, seed 000 §IV-A): copper 0.4079x+0.5771, fibre 0.0919x+7.2745 $/Gbps, "
+		 "router 350.4k-892.3 $ (FDR10 switch: 40 Gbps); assumed: copper inside a cabinet, fibre "
+		 "between cabinets, cabinet pitch 0.6 m x 2.1 m and 2 m intra-cabinet cables with a 2 m "
+		 "overhead per inter-cabinet cable, terminal cables 1 m counted, 4 lanes x 0.7 W per port",
+	.cab_width_m = 0.6,
+	.cab_depth_m = 2.1,
+	.cab_units = 42,
+	.unit_m = 0.04445,
+	.intra_m = 2.0,
+	.overhead_m = 2.0,
+	.overhead_per_end = false,
+	.terminal_m = 1.0,
+	.count_terminals = true,
+	.copper_max_m = 1e9,
+	.copper_intra_only = true,
+	.copper_a = 0.4079, .copper_b = 0.5771,
+	.fibre_a = 0.0919, .fibre_b = 7.2745,
+	.router_a = 350.4, .router_b = -892.3,
+	.gbps = 40.0,
+	.lanes = 4,
+	.mw_per_lane = 700,
+};
+
+/* Equality §4 (seed 002): 1 m x 1 m cabinets without aisle, 1U modules,
+ * routers at the top, a tray 1 m above the cabinets, 0.5 m from the
+ * cabinet side to the port, copper up to 8 m, the Besta cost lines. */
+static const struct layout_model layout_model_equality = {
+	.name = "equality",
+	.help = "Equality §4 (seed 002): 1 m x 1 m 42U cabinets, overhead tray, copper <= 8 m else fibre",
+	.notes = "stated: cabinet 1 m x 1 m without aisle, 42U, 1U per router and endpoint, routers at the "
+		 "top, tray 1 m above the cabinet, 0.5 m side distance per end (adjacent modules: 1.04445 m), "
+		 "copper <= 8 m else fibre, Besta's cost lines; assumed: 40 Gbps (FDR10, as besta), "
+		 "terminal cables at the adjacent-module length 1.04445 m and counted, 4 lanes x 0.7 W",
+	.cab_width_m = 1.0,
+	.cab_depth_m = 1.0,
+	.cab_units = 42,
+	.unit_m = 0.04445,
+	.intra_m = 0.0,
+	.overhead_m = 0.0,
+	.side_m = 0.5,
+	.vertical = true,
+	.tray_m = 1.0,
+	.terminal_m = 1.04445,
+	.count_terminals = true,
+	.copper_max_m = 8.0,
+	.copper_a = 0.4079, .copper_b = 0.5771,
+	.fibre_a = 0.0919, .fibre_b = 7.2745,
+	.router_a = 350.4, .router_b = -892.3,
+	.gbps = 40.0,
+	.lanes = 4,
+	.mw_per_lane = 700,
+};
+
+/* Swap-and-randomize §7.1 (seed 003): lengths only; the paper gives no
+ * prices, so the Besta lines stand in. */
+static const struct layout_model layout_model_fujiwara = {
+	.name = "fujiwara",
+	.help = "swap-and-randomize §7.1 (seed 003): 0.6 m x 2.1 m cabinets, 2 m intra, 2 m overhead per end",
+	.notes = "stated: cabinet 0.6 m wide x 2.1 m deep with aisle, 2 m intra-cabinet cables, 2 m overhead "
+		 "at each cabinet of an inter-cabinet cable, terminal cables ignored; assumed (the paper has "
+		 "no prices or power): Besta's cost lines with copper inside a cabinet, 40 Gbps, 4 x 0.7 W",
+	.cab_width_m = 0.6,
+	.cab_depth_m = 2.1,
+	.cab_units = 42,
+	.unit_m = 0.04445,
+	.intra_m = 2.0,
+	.overhead_m = 2.0,
+	.overhead_per_end = true,
+	.terminal_m = 0.0,
+	.count_terminals = false,
+	.copper_max_m = 1e9,
+	.copper_intra_only = true,
+	.copper_a = 0.4079, .copper_b = 0.5771,
+	.fibre_a = 0.0919, .fibre_b = 7.2745,
+	.router_a = 350.4, .router_b = -892.3,
+	.gbps = 40.0,
+	.lanes = 4,
+	.mw_per_lane = 700,
+};
+
+static const struct layout_model *const layout_models[] = {
+	&layout_model_flex,
+	&layout_model_besta,
+	&layout_model_equality,
+	&layout_model_fujiwara,
+};
+
+const struct layout_model *const *layout_model_list(size_t *n)
+{
+	*n = sizeof layout_models / sizeof *layout_models;
+	return layout_models;
+}
+
+const struct layout_model *layout_model_find(const char *name, struct nl_err *err)
+{
+	return registry_find((const void *const *)layout_models, sizeof layout_models / sizeof *layout_models, name,
+			     "cost preset", err);
+}
+
+const double layout_class_max_m[LAYOUT_N_CLASSES - 1] = {1, 2, 5, 10, 20, 50};
+
+double layout_cabinet_distance(const struct layout *lo, const struct layout_model *m, uint32_t a, uint32_t b)
+{
+	uint32_t ca = lo->cell[a], cb = lo->cell[b];
+	uint32_t ra = ca / lo->cols, xa = ca % lo->cols, rb = cb / lo->cols, xb = cb % lo->cols;
+	uint32_t dx = xa > xb ? xa - xb : xb - xa, dy = ra > rb ? ra - rb : rb - ra;
+	return dx * m->cab_width_m + dy * m->cab_depth_m;
+}
+
+/* Length of the cable joining routers a and b (docs/layout.md, "Cables"). */
+static double layout_link_length(const struct layout *lo, const struct layout_model *m, uint32_t a, uint32_t b)
+{
+	uint32_t ca = lo->cabinet[a], cb = lo->cabinet[b];
+	if (ca == cb) {
+		double v = 0;
+		if (m->vertical)
+			v = (lo->slot[a] > lo->slot[b] ? lo->slot[a] - lo->slot[b] : lo->slot[b] - lo->slot[a]) * m->unit_m;
+		return m->intra_m + 2 * m->side_m + v;
+	}
+	double len = layout_cabinet_distance(lo, m, ca, cb) + 2 * m->side_m;
+	len += m->overhead_per_end ? 2 * m->overhead_m : m->overhead_m;
+	if (m->vertical)
+		len += 2 * m->tray_m + (lo->slot[a] + lo->slot[b]) * m->unit_m;
+	return len;
+}
+
+void layout_port_lengths(const struct layout *lo, const struct layout_model *m, double *len)
+{
+	const struct topo *t = lo->t;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		uint32_t p = t->peer[g];
+		if (p == TOPO_NONE)
+			len[g] = 0;
+		else if (p & TOPO_EP_BIT)
+			len[g] = m->terminal_m;
+		else
+			len[g] = layout_link_length(lo, m, t->port_router[g], t->port_router[p]);
+	}
+}
+
+static bool layout_is_copper(const struct layout_model *m, double len, bool intra)
+{
+	if (m->copper_max_m < 0)
+		return false;
+	if (m->copper_intra_only && !intra)
+		return false;
+	return len <= m->copper_max_m;
+}
+
+/* Lengths are summed in whole micrometres (every preset's dimensions are
+ * exact there), so a total does not depend on the order cables are visited:
+ * a permuted topology's total equals its base's to the bit. Cable cost is
+ * linear in length, so each medium's cost is computed from its totals. */
+#define LAYOUT_UM 1e6
+
+int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
+		     struct layout_summary *s, struct nl_err *err)
+{
+	const struct topo *t = lo->t;
+	int64_t len_um = 0, cu_um = 0, fi_um = 0, max_um = 0;
+	if (!lo->cell)
+		return nl_errf(err, NL_ESTATE, "layout: cabinets not placed on the floor yet");
+	if (radix && radix < topo_max_radix(t))
+		return nl_errf(err, NL_ECONFIG, "--radix: value %u: expected at least %u (the ports of %s's largest router)",
+			       radix, topo_max_radix(t), t->spec);
+	*s = (struct layout_summary){0};
+	s->routers = t->n_routers;
+	s->endpoints = t->n_endpoints;
+	s->cabinets = lo->n_cabinets;
+	s->rows = lo->rows;
+	s->cols = lo->cols;
+	s->radix = radix ? radix : topo_max_radix(t);
+
+	/* Every cable once: at its lower-numbered port. */
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		uint32_t p = t->peer[g];
+		if (p == TOPO_NONE)
+			continue;
+		s->ports_used++;
+		if (p & TOPO_EP_BIT) {
+			if (m->count_terminals)
+				s->terminal_cables++;
+			continue;
+		}
+		if (p < g)
+			continue;
+		uint32_t a = t->port_router[g], b = t->port_router[p];
+		bool intra = lo->cabinet[a] == lo->cabinet[b];
+		double len = layout_link_length(lo, m, a, b);
+		int64_t um = llround(len * LAYOUT_UM);
+		uint32_t c = 0;
+		while (c < LAYOUT_N_CLASSES - 1 && len > layout_class_max_m[c])
+			c++;
+		s->links++;
+		s->by_class[c]++;
+		if (intra)
+			s->intra_links++;
+		else
+			s->inter_links++;
+		len_um += um;
+		if (um > max_um)
+			max_um = um;
+		if (layout_is_copper(m, len, intra)) {
+			s->copper++;
+			cu_um += um;
+		} else {
+			s->fibre++;
+			fi_um += um;
+		}
+	}
+	s->length_m = (double)len_um / LAYOUT_UM;
+	s->copper_m = (double)cu_um / LAYOUT_UM;
+	s->fibre_m = (double)fi_um / LAYOUT_UM;
+	s->max_m = (double)max_um / LAYOUT_UM;
+	s->mean_m = s->links ? s->length_m / (double)s->links : 0;
+	s->cost_copper = (m->copper_a * s->copper_m + m->copper_b * (double)s->copper) * m->gbps;
+	s->cost_fibre = (m->fibre_a * s->fibre_m + m->fibre_b * (double)s->fibre) * m->gbps;
+	s->terminal_length_m = m->terminal_m * (double)s->terminal_cables;
+	if (layout_is_copper(m, m->terminal_m, true))
+		s->cost_terminals = (m->copper_a * s->terminal_length_m + m->copper_b * (double)s->terminal_cables) * m->gbps;
+	else
+		s->cost_terminals = (m->fibre_a * s->terminal_length_m + m->fibre_b * (double)s->terminal_cables) * m->gbps;
+	s->ports_part = (uint64_t)s->radix * t->n_routers;
+	s->cost_routers = (m->router_a * s->radix + m->router_b) * t->n_routers;
+	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;
+	s->power_w = (double)(s->ports_used * m->lanes * m->mw_per_lane) / 1000.0;
+	s->power_part_w = (double)(s->ports_part * m->lanes * m->mw_per_lane) / 1000.0;
+	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
+		if (lo->units[c] > s->max_units)
+			s->max_units = lo->units[c];
+		if (lo->units[c] > m->cab_units)
+			s->over_units++;
+	}
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* map: the ranks' endpoints from a file, "rank endpoint" per line (blank
+ * lines and '#' comments allowed). Every rank 0..n-1 appears once;
+ * several ranks may share an endpoint (ranks per node); every endpoint
+ * must exist and be free. */
+#include "place/place_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "topo/topo.h"
+
+static int map_number(const char **s, unsigned long long *v)
+{
+	char *end;
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	if (**s < '0' || **s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(*s, &end, 10);
+	if (errno)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uint32_t *endpoint,
+		   struct nl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	uint32_t lineno = 0, seen = 0;
+	int rc = 0;
+	if (!f)
+		return nl_errf(err, NL_EIO, "%s: cannot open map file: %s", path, strerror(errno));
+	for (uint32_t i = 0; i < n_ranks; i++)
+		endpoint[i] = UINT32_MAX;
+	while (fgets(line, sizeof line, f)) {
+		const char *s = line;
+		unsigned long long rank, ep;
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			rc = nl_errf(err, NL_EFORMAT, "%s:%u: line longer than %zu characters", path, lineno, sizeof line - 2);
+			goto out;
+		}
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '#' || *s == '\n' || *s == '\r' || !*s)
+			continue;
+		if (map_number(&s, &rank) || map_number(&s, &ep)) {
+			line[strcspn(line, "\r\n")] = 0;
+			rc = nl_errf(err, NL_EFORMAT, "%s:%u: '%s': expected 'rank endpoint' (two unsigned integers)", path,
+				     lineno, line);
+			goto out;
+		}
+		while (*s == ' ' || *s == '\t' || *s == '\r')
+			s++;
+		if (*s && *s != '\n' && *s != '#') {
+			rc = nl_errf(err, NL_EFORMAT, "%s:%u: unexpected text after 'rank endpoint': '%.40s'", path, lineno, s);
+			goto out;
+		}
+		if (rank >= n_ranks) {
+			rc = nl_errf(err, NL_ERANGE, "%s:%u: rank %llu: expected a rank below %u (the job's ranks)", path,
+				     lineno, rank, n_ranks);
+			goto out;
+		}
+		if (ep >= n_endpoints) {
+			rc = nl_errf(err, NL_ERANGE, "%s:%u: endpoint %llu: expected an endpoint below %u", path, lineno, ep,
+				     n_endpoints);
+			goto out;
+		}
+		if (endpoint[rank] != UINT32_MAX) {
+			rc = nl_errf(err, NL_ECONFIG, "%s:%u: rank %llu: mapped twice (first to endpoint %u)", path, lineno,
+				     rank, endpoint[rank]);
+			goto out;
+		}
+		endpoint[rank] = (uint32_t)ep;
+		seen++;
+	}
+	if (ferror(f)) {
+		rc = nl_errf(err, NL_EIO, "%s: read error", path);
+		goto out;
+	}
+	if (seen < n_ranks) {
+		uint32_t missing = 0;
+		while (endpoint[missing] != UINT32_MAX)
+			missing++;
+		rc = nl_errf(err, NL_ECONFIG, "%s: rank %u: not mapped (the file maps %u of %u ranks)", path, missing, seen,
+			     n_ranks);
+	}
+out:
+	fclose(f);
+	return rc;
+}
+
+static int place_map(const struct place_req *req, uint32_t n_nodes, uint32_t *nodes, struct nl_err *err)
+{
+	if (!req->map_path)
+		return nl_errf(err, NL_ECONFIG, "placement 'map': no map file given");
+	NL_CHECK(place_read_map(req->map_path, n_nodes, req->t->n_endpoints, nodes, err));
+	for (uint32_t i = 0; i < n_nodes; i++)
+		if (!place_is_free(req, nodes[i]))
+			return nl_errf(err, NL_ECONFIG, "%s: rank %u: endpoint %u is taken by another job", req->map_path, i,
+				       nodes[i]);
+	return 0;
+}
+
+const struct place_ops place_map_ops = {
+	.name = "map",
+	.help = "ranks to endpoints from a file: 'rank endpoint' per line",
+	.place = place_map,
+};

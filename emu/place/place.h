@@ -1,0 +1,75 @@
+/* Job placement: which endpoints a job's ranks run on (issue 13).
+ *
+ * A placement policy is a `const struct place_ops` registered by name in
+ * registry.c. place_job() asks the policy for the job's nodes (distinct
+ * free endpoints), then maps ranks onto them (`ranks_per_node` ranks per
+ * node, linearly or round-robin). Policies are pure functions of the
+ * topology, the request and the seed: the same request gives the same
+ * endpoints, whatever else runs. Nothing here simulates; the interference
+ * study (`netloom interfere`) builds on it later.
+ */
+#ifndef NETLOOM_PLACE_PLACE_H
+#define NETLOOM_PLACE_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nl_err;
+struct topo;
+
+/* How ranks go onto the job's nodes. */
+enum place_inner {
+	PLACE_INNER_LINEAR = 0,   /* ranks 0..r-1 on node 0, r..2r-1 on node 1, ... */
+	PLACE_INNER_ROUND_ROBIN,  /* rank i on node i mod n_nodes */
+};
+
+/* One job's request. The caller owns every array. */
+struct place_req {
+	const struct topo *t;
+	uint32_t n_ranks;
+	uint32_t ranks_per_node;  /* ranks sharing one endpoint; 0 = 1 */
+	enum place_inner inner;
+	uint64_t seed;            /* random policies: stream (seed, RNG_CLASS_PLACEMENT, PLACE_STREAM + job) */
+	uint32_t job;             /* job index: independent streams per job */
+	const uint8_t *busy;      /* [n_endpoints] nonzero = taken by another job; NULL = all free */
+	const uint32_t *group;    /* [n_routers] group (cabinet) of each router; NULL = place_router_group() */
+	const char *map_path;     /* the `map` policy's file */
+};
+
+/* Random streams of job placement start here, clear of the floor
+ * annealing's trial streams (emu/layout) in the same class. */
+#define PLACE_STREAM (UINT64_C(1) << 40)
+
+/* A policy: fill nodes[0 .. n_nodes-1] with distinct free endpoints in the
+ * order the job's nodes are numbered. */
+struct place_ops {
+	const char *name;   /* "contiguous" */
+	const char *help;   /* one line */
+	int (*place)(const struct place_req *req, uint32_t n_nodes, uint32_t *nodes, struct nl_err *err);
+};
+
+/* All policies in registry order; *n gets the count. */
+const struct place_ops *const *place_list(size_t *n);
+
+/* Policy by name, or NULL with *err listing the valid names. */
+const struct place_ops *place_find(const char *name, struct nl_err *err);
+
+/* Place one job: endpoint[rank] for every rank (n_ranks entries, caller's
+ * array). Fails, writing nothing the caller can use, when fewer than
+ * ceil(n_ranks / ranks_per_node) endpoints are free, or when the policy's
+ * input (map file) is wrong; *err names the file, line, field and value. */
+int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t *endpoint, struct nl_err *err);
+
+/* The group a router belongs to when the request gives none: its
+ * dragonfly group, else the topology's cabinet hint (topo_router_cabinet:
+ * FleX rack, HyperX enclosure, else 16 routers in id order). */
+uint32_t place_router_group(const struct topo *t, uint32_t r);
+
+/* Parse a map file ("rank endpoint" per line, '#' comments, every rank
+ * 0..n_ranks-1 exactly once, distinct endpoints below n_endpoints) into
+ * endpoint[n_ranks]. */
+int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uint32_t *endpoint,
+		   struct nl_err *err);
+
+#endif

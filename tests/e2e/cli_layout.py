@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `netloom cost` and `netloom layout` (docs/layout.md).
+
+Usage: cli_layout.py NETLOOM CASE. Exit 0 pass, 1 fail.
+"""
+import os
+import tempfile
+
+from clitest import Fail, check, eq, main, near, one_line_error, run, run_json
+
+
+def case_table6():
+    # FleX Table 6 (seed 000 §IV-A) with the flex preset and each family's
+    # packaging rule: structure and power exact, cost within 10%.
+    rows = (("fattree:k=10,n=3", 300, 20, 2000, 6.88e6, None),
+            ("dragonfly:a=8,p=4,h=4", 264, 15, 1452, 5.16e6, 11088),
+            ("hyperx:s=10x10,k=1x1,t=10", 100, 28, 900, 2.75e6, 7840),
+            ("slimfly:q=9,p=6", 162, 19, 1053, 3.48e6, 8618.4),
+            ("flex:nx=6,ny=6,nz=3,p=10", 108, 30, 1080, 3.05e6, 9072))
+    for spec, routers, radix, links, cost, power in rows:
+        d = run_json("cost", spec, "--json", "-", "--iterations", "100000")
+        eq(f"{spec} routers", d["routers"], routers)
+        eq(f"{spec} radix", d["radix"], radix)
+        eq(f"{spec} links", d["links"], links)
+        if power is not None:
+            near(f"{spec} power", d["power_w"], power, 1e-6)
+        rel = d["cost_usd"]["total"] / cost - 1
+        check(f"{spec}: cost {d['cost_usd']['total']:.0f} vs {cost:.0f} ({100 * rel:+.1f}%)", abs(rel) <= 0.10)
+        eq(f"{spec} classes sum", sum(c["cables"] for c in d["length_classes"]), links)
+
+
+def case_reproducible():
+    a = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
+    b = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
+    eq("same seed, same bytes", a, b)
+
+
+def case_outputs():
+    with tempfile.TemporaryDirectory() as d:
+        svg, lens, js = (os.path.join(d, n) for n in ("f.svg", "f.len", "f.json"))
+        run("layout", "flex:nx=6,ny=6,nz=3,p=10", "--svg", svg, "--longest", "5", "--lengths", lens)
+        text = open(svg).read()
+        check("svg document", text.startswith("<?xml") and text.rstrip().endswith("</svg>"))
+        eq("cabinets drawn", text.count("<rect ") - 1, 18)
+        eq("cables drawn", text.count("<polyline "), 5)
+        lines = open(lens).read().splitlines()
+        eq("one line per link", len(lines), 1 + 1080)
+        near("mean length (Fig. 7: 7/6 0.6 + 4/3 2.1 + 2)", sum(float(x.split()[4]) for x in lines[1:]) / 1080,
+             5.5, 1e-9)
+        out = run("cost", "dragonfly:a=4,p=2,h=2", "--json", js).stdout.decode()
+        check("text report alongside --json FILE", "cost " in out and "power " in out)
+        eq("json written", run_json("cost", "dragonfly:a=4,p=2,h=2", "--json", "-")["routers"], 36)
+        eq("file has it", __import__("json").load(open(js))["routers"], 36)
+
+
+def case_errors():
+    one_line_error(run("cost", code=2), "missing topology SPEC")
+    one_line_error(run("cost", "torus:k=4x4", "--preset", "nosuch", code=2), "unknown cost preset 'nosuch'")
+    one_line_error(run("cost", "torus:k=4x4", "--pack", "flex-fig7", code=2), "does not apply")
+    one_line_error(run("cost", "torus:k=4x4", "--layout", "foo", code=2), "--layout")
+    one_line_error(run("cost", "torus:k=4x4", "--trials", "0", code=2), "--trials")
+    one_line_error(run("cost", "nosuch:k=1", code=2), "unknown topology 'nosuch'")
+    one_line_error(run("cost", "slimfly:q=9,p=6", "--radix", "18", code=2), "--radix: value 18: expected at least 19")
+    one_line_error(run("layout", "torus:k=4x4", code=2), "--svg")
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "no", "such", "dir", "x.svg")
+        p = run("layout", "torus:k=4x4", "--svg", bad, code=2)
+        check("error names the file", bad in p.stderr.decode() or "no/such" in p.stderr.decode())
+        check("nothing written", not os.path.exists(bad))
+
+
+def case_help():
+    for args in (("cost", "--help"), ("layout", "--help")):
+        check(f"{args}: usage", run(*args).stdout.decode().startswith("usage: netloom"))
+    out = run("cost", "--list-presets").stdout.decode()
+    for p in ("flex", "besta", "equality", "fujiwara"):
+        check(f"preset {p} listed", f"\n{p} " in "\n" + out)
+
+
+if __name__ == "__main__":
+    main(globals())

@@ -1,0 +1,236 @@
+/* emu/place: placement policies map a job's ranks to free endpoints,
+ * deterministically per seed; map files fail with file:line messages. */
+#include "place/place.h"
+
+#include "core/error.h"
+#include "test.h"
+#include "topo/topo.h"
+
+static const struct place_ops *pol(const char *name)
+{
+	struct nl_err err = {0};
+	const struct place_ops *p = place_find(name, &err);
+	if (!p) {
+		fprintf(stderr, "%s\n", err.msg);
+		abort();
+	}
+	return p;
+}
+
+static struct place_req req_of(const struct topo *t, uint32_t n)
+{
+	return (struct place_req){.t = t, .n_ranks = n, .seed = 1};
+}
+
+/* Every policy on every request: endpoints valid, free, and distinct per
+ * node (ranks_per_node 1). */
+static void check_valid(const struct place_req *rq, const uint32_t *ep)
+{
+	uint8_t *used = calloc(rq->t->n_endpoints, 1);
+	for (uint32_t i = 0; i < rq->n_ranks; i++) {
+		CHECK(ep[i] < rq->t->n_endpoints);
+		if (ep[i] >= rq->t->n_endpoints)
+			continue;
+		CHECK(!rq->busy || !rq->busy[ep[i]]);
+		CHECK_EQ(used[ep[i]], 0);
+		used[ep[i]] = 1;
+	}
+	free(used);
+}
+
+static void test_registry_and_validity(void)
+{
+	struct nl_err err = {0};
+	struct topo *t = NULL;
+	size_t n;
+	const struct place_ops *const *all = place_list(&n);
+	CHECK_EQ(n, 7);
+	CHECK(place_find("nosuch", &err) == NULL);
+	CHECK(strstr(err.msg, "unknown placement policy 'nosuch'") && strstr(err.msg, "round-robin"));
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &err), &err); /* 9 groups x 4 routers x 2 */
+	uint8_t busy[72] = {0};
+	for (uint32_t e = 0; e < 72; e += 3)
+		busy[e] = 1; /* 24 busy, 48 free */
+	for (size_t i = 0; i < n; i++) {
+		if (all[i] == pol("map"))
+			continue;
+		struct place_req rq = req_of(t, 48);
+		rq.busy = busy;
+		uint32_t ep[48];
+		CHECK_OK(place_job(all[i], &rq, ep, &err), &err);
+		check_valid(&rq, ep);
+		rq.n_ranks = 49;
+		uint32_t ep2[49];
+		CHECK_ERR(place_job(all[i], &rq, ep2, &err), NL_ECONFIG, &err, "needs 49 endpoints");
+	}
+	topo_free(t);
+}
+
+static void test_contiguous_and_round_robin(void)
+{
+	struct nl_err err = {0};
+	struct topo *t = NULL;
+	CHECK_OK(topo_new("torus:k=4x4,p=2", &t, &err), &err); /* 16 routers x 2 */
+	uint8_t busy[32] = {0};
+	busy[1] = busy[2] = 1;
+	struct place_req rq = req_of(t, 4);
+	rq.busy = busy;
+	uint32_t ep[20];
+	CHECK_OK(place_job(pol("contiguous"), &rq, ep, &err), &err);
+	CHECK_EQ(ep[0], 0);
+	CHECK_EQ(ep[1], 3);
+	CHECK_EQ(ep[2], 4);
+	CHECK_EQ(ep[3], 5);
+	/* Round-robin: first 16 nodes on 16 distinct routers, then second ports. */
+	rq.busy = NULL;
+	rq.n_ranks = 20;
+	CHECK_OK(place_job(pol("round-robin"), &rq, ep, &err), &err);
+	for (uint32_t i = 0; i < 16; i++)
+		CHECK_EQ(topo_ep_router(t, ep[i]), i);
+	CHECK_EQ(ep[16], 1);
+	CHECK_EQ(ep[17], 3);
+	/* Ranks per node: linear puts ranks 0,1 on node 0; round-robin rank i
+	 * on node i mod 5. */
+	rq.n_ranks = 10;
+	rq.ranks_per_node = 2;
+	CHECK_OK(place_job(pol("contiguous"), &rq, ep, &err), &err);
+	CHECK_EQ(ep[0], 0);
+	CHECK_EQ(ep[1], 0);
+	CHECK_EQ(ep[2], 1);
+	CHECK_EQ(ep[9], 4);
+	rq.inner = PLACE_INNER_ROUND_ROBIN;
+	CHECK_OK(place_job(pol("contiguous"), &rq, ep, &err), &err);
+	CHECK_EQ(ep[0], 0);
+	CHECK_EQ(ep[1], 1);
+	CHECK_EQ(ep[5], 0);
+	CHECK_EQ(ep[9], 4);
+	topo_free(t);
+}
+
+static void test_random_policies(void)
+{
+	struct nl_err err = {0};
+	struct topo *t = NULL;
+	CHECK_OK(topo_new("torus:k=8x8,p=4", &t, &err), &err); /* 64 routers x 4 */
+	struct place_req rq = req_of(t, 32);
+	uint32_t a[32], b[32], c[32];
+	CHECK_OK(place_job(pol("random-node"), &rq, a, &err), &err);
+	CHECK_OK(place_job(pol("random-node"), &rq, b, &err), &err);
+	CHECK(memcmp(a, b, sizeof a) == 0); /* same seed, same job: same nodes */
+	rq.seed = 2;
+	CHECK_OK(place_job(pol("random-node"), &rq, c, &err), &err);
+	CHECK(memcmp(a, c, sizeof a) != 0);
+	rq.seed = 1;
+	rq.job = 1; /* another job, another stream */
+	CHECK_OK(place_job(pol("random-node"), &rq, c, &err), &err);
+	CHECK(memcmp(a, c, sizeof a) != 0);
+	check_valid(&rq, a);
+	/* Random-router: whole routers, 8 of them, in random order. */
+	rq.job = 0;
+	CHECK_OK(place_job(pol("random-router"), &rq, a, &err), &err);
+	check_valid(&rq, a);
+	for (uint32_t i = 0; i < 32; i++)
+		CHECK_EQ(topo_ep_router(t, a[i]), topo_ep_router(t, a[i - i % 4]));
+	bool in_order = true;
+	for (uint32_t i = 4; i < 32; i += 4)
+		in_order = in_order && topo_ep_router(t, a[i]) == topo_ep_router(t, a[i - 4]) + 1;
+	CHECK(!in_order);
+	topo_free(t);
+}
+
+static void test_groups(void)
+{
+	struct nl_err err = {0};
+	struct topo *t = NULL;
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &err), &err); /* groups of 8 endpoints */
+	uint8_t busy[72] = {0};
+	for (uint32_t e = 0; e < 24; e++)
+		busy[e] = e % 8 != 0; /* groups 0-2 keep one free endpoint each */
+	busy[40] = 1;             /* group 5 has 7 free */
+	struct place_req rq = req_of(t, 20);
+	rq.busy = busy;
+	uint32_t ep[20];
+	/* Packed: full groups 3, 4, 6 (8 free each, lowest ids first), 4 of 7. */
+	CHECK_OK(place_job(pol("packed"), &rq, ep, &err), &err);
+	for (uint32_t i = 0; i < 8; i++)
+		CHECK_EQ(ep[i] / 8, 3);
+	for (uint32_t i = 8; i < 16; i++)
+		CHECK_EQ(ep[i] / 8, 4);
+	for (uint32_t i = 16; i < 20; i++)
+		CHECK_EQ(ep[i] / 8, 6);
+	/* Spread: consecutive nodes in consecutive groups (9 groups). */
+	rq.busy = NULL;
+	rq.n_ranks = 18;
+	CHECK_OK(place_job(pol("spread"), &rq, ep, &err), &err);
+	for (uint32_t i = 0; i < 18; i++)
+		CHECK_EQ(place_router_group(t, topo_ep_router(t, ep[i])), i % 9);
+	/* Within a group, its routers take turns: group 0's two picks are on
+	 * routers 0 and 1. */
+	CHECK_EQ(topo_ep_router(t, ep[0]), 0);
+	CHECK_EQ(topo_ep_router(t, ep[9]), 1);
+	/* A caller's own groups (e.g. the layout's cabinets). */
+	uint32_t grp[36];
+	for (uint32_t r = 0; r < 36; r++)
+		grp[r] = r % 2;
+	rq.group = grp;
+	rq.n_ranks = 4;
+	CHECK_OK(place_job(pol("spread"), &rq, ep, &err), &err);
+	CHECK_EQ(topo_ep_router(t, ep[0]) % 2, 0);
+	CHECK_EQ(topo_ep_router(t, ep[1]) % 2, 1);
+	topo_free(t);
+}
+
+/* Write a map file, replacing (and unlinking) the previous one. */
+static const char *map_file(const char *text)
+{
+	static char path[64];
+	if (path[0])
+		unlink(path);
+	snprintf(path, sizeof path, "%s", text ? test_write_tmp(text) : "");
+	return path;
+}
+
+static void test_map_file(void)
+{
+	struct nl_err err = {0};
+	struct topo *t = NULL;
+	CHECK_OK(topo_new("torus:k=4x4", &t, &err), &err);
+	struct place_req rq = req_of(t, 3);
+	uint32_t ep[3];
+	rq.map_path = map_file("# rank endpoint\n2 7\n0 5 # comment\n\n1 5\n");
+	CHECK_OK(place_job(pol("map"), &rq, ep, &err), &err);
+	CHECK_EQ(ep[0], 5);
+	CHECK_EQ(ep[1], 5);
+	CHECK_EQ(ep[2], 7);
+	rq.map_path = map_file("0 1\n1 2\n0 3\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ECONFIG, &err, ":3: rank 0: mapped twice");
+	rq.map_path = map_file("0 1\n1 2\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ECONFIG, &err, "rank 2: not mapped");
+	rq.map_path = map_file("0 1\n1 16\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ERANGE, &err, ":2: endpoint 16: expected an endpoint below 16");
+	rq.map_path = map_file("0 1\n3 2\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ERANGE, &err, ":2: rank 3");
+	rq.map_path = map_file("0 x\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err, ":1: '0 x': expected 'rank endpoint'");
+	rq.map_path = map_file("0 1 2\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err, "unexpected text");
+	uint8_t busy[16] = {0};
+	busy[7] = 1;
+	rq.busy = busy;
+	rq.map_path = map_file("0 1\n1 2\n2 7\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_ECONFIG, &err, "endpoint 7 is taken");
+	map_file(NULL);
+	rq.map_path = "/nonexistent/map";
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EIO, &err, "/nonexistent/map: cannot open");
+	topo_free(t);
+}
+
+int main(void)
+{
+	TEST_RUN(test_registry_and_validity);
+	TEST_RUN(test_contiguous_and_round_robin);
+	TEST_RUN(test_random_policies);
+	TEST_RUN(test_groups);
+	TEST_RUN(test_map_file);
+	return test_done();
+}
