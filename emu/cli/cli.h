@@ -111,6 +111,12 @@ int cli_run_main(int argc, char **argv);
 int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
+
+struct trace_archive;
+/* Open a trace archive, or convert a foreign trace (DUMPI, SimGrid, OTF2)
+ * into an unlinked temporary archive first, naming dropped calls on
+ * stderr as "netloom CMD: not converted: ...". */
+int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err);
 int cli_cost_main(int argc, char **argv);
 int cli_layout_main(int argc, char **argv);
 

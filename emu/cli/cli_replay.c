@@ -350,7 +350,7 @@ int cli_replay_main(int argc, char **argv)
 			nl_err_prefix(&err, "key 'topology'");
 	}
 	if (rc == 0) {
-		rc = trace_archive_open(&arch, o.trace, &err);
+		rc = cli_open_trace("replay", o.trace, &arch, &err);
 	}
 	const struct trace_manifest *m = arch ? trace_archive_manifest(arch) : NULL;
 	if (rc == 0 && topo && topo->n_endpoints < m->n_ranks)
