@@ -25,9 +25,31 @@
 
 #include "core/error.h"
 
+static int cmp_string(const void *a, const void *b)
+{
+	uint32_t x = ((const struct otf2_string *)a)->ref, y = ((const struct otf2_string *)b)->ref;
+	return (x > y) - (x < y);
+}
+
+static int cmp_region(const void *a, const void *b)
+{
+	uint32_t x = ((const struct otf2_region *)a)->ref, y = ((const struct otf2_region *)b)->ref;
+	return (x > y) - (x < y);
+}
+
 const char *otf2_str(const struct otf2_defs *d, uint64_t ref)
 {
-	return ref < d->n_strings && d->strings[ref] ? d->strings[ref] : "";
+	if (ref > UINT32_MAX)
+		return "";
+	struct otf2_string key = {.ref = (uint32_t)ref};
+	const struct otf2_string *s = d->n_strings ? bsearch(&key, d->strings, d->n_strings, sizeof key, cmp_string) : NULL;
+	return s ? s->s : "";
+}
+
+const struct otf2_region *otf2_region_find(const struct otf2_defs *d, uint32_t ref)
+{
+	struct otf2_region key = {.ref = ref};
+	return d->n_regions ? bsearch(&key, d->regions, d->n_regions, sizeof key, cmp_region) : NULL;
 }
 
 const struct otf2_comm *otf2_comm_find(const struct otf2_defs *d, uint64_t ref)
@@ -78,11 +100,14 @@ static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s
 {
 	struct defs_ctx *c = ud;
 	struct otf2_defs *d = c->d;
-	if (!grow_to((void **)&d->strings, &d->n_strings, (uint64_t)self + 1, sizeof *d->strings) ||
-	    !(d->strings[self] = trace_strdup(s))) {
+	uint32_t cap = d->n_strings;
+	char *copy = trace_strdup(s);
+	if (!copy || !grow_to((void **)&d->strings, &cap, (uint64_t)d->n_strings + 1, sizeof *d->strings)) {
+		free(copy);
 		c->nomem = true;
 		return OTF2_CALLBACK_INTERRUPT;
 	}
+	d->strings[d->n_strings++] = (struct otf2_string){.ref = self, .s = copy};
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -93,11 +118,12 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 	(void)cn, (void)desc, (void)role, (void)flags, (void)file, (void)l0, (void)l1;
 	struct defs_ctx *c = ud;
 	struct otf2_defs *d = c->d;
-	if (!grow_to((void **)&d->regions, &d->n_regions, (uint64_t)self + 1, sizeof *d->regions)) {
+	uint32_t cap = d->n_regions;
+	if (!grow_to((void **)&d->regions, &cap, (uint64_t)d->n_regions + 1, sizeof *d->regions)) {
 		c->nomem = true;
 		return OTF2_CALLBACK_INTERRUPT;
 	}
-	d->regions[self] = (struct otf2_region){.name = name, .paradigm = paradigm, .is_set = true};
+	d->regions[d->n_regions++] = (struct otf2_region){.ref = self, .name = name, .paradigm = paradigm};
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -157,7 +183,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
 static void defs_release(struct otf2_defs *d)
 {
 	for (uint32_t i = 0; i < d->n_strings; i++)
-		free(d->strings[i]);
+		free(d->strings[i].s);
 	free(d->strings);
 	free(d->regions);
 	free(d->locs);
@@ -172,12 +198,19 @@ static void defs_release(struct otf2_defs *d)
 	memset(d, 0, sizeof *d);
 }
 
+/* A communicator's group. EZTrace defines group 0 twice, as the
+ * COMM_LOCATIONS group and as MPI_COMM_WORLD's COMM_GROUP: prefer the
+ * communicator kinds. */
 static const struct otf2_group *group_find(const struct otf2_defs *d, uint64_t ref)
 {
+	const struct otf2_group *any = NULL;
 	for (uint32_t i = 0; i < d->n_groups; i++)
-		if (d->groups[i].ref == ref)
-			return &d->groups[i];
-	return NULL;
+		if (d->groups[i].ref == ref) {
+			if (d->groups[i].type == OTF2_GROUP_TYPE_COMM_GROUP || d->groups[i].type == OTF2_GROUP_TYPE_COMM_SELF)
+				return &d->groups[i];
+			any = &d->groups[i];
+		}
+	return any;
 }
 
 static struct otf2_loc *loc_find(struct otf2_defs *d, uint64_t ref)
@@ -345,6 +378,17 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 	if (e != OTF2_SUCCESS)
 		return nl_errf(im->err, NL_ECORRUPT, "%s: corrupt or truncated global definitions: %s", def_path,
 			       OTF2_Error_GetDescription(e));
+	struct otf2_defs *d = &im->defs;
+	qsort(d->strings, d->n_strings, sizeof *d->strings, cmp_string);
+	qsort(d->regions, d->n_regions, sizeof *d->regions, cmp_region);
+	for (uint32_t i = 0; i < d->n_regions; i++) {
+		struct otf2_region *r = &d->regions[i];
+		r->name_s = otf2_str(d, r->name);
+		r->is_mpi = r->paradigm == OTF2_PARADIGM_MPI || !strncmp(r->name_s, "MPI_", 4);
+		/* EZTrace 2 writes no creator; its regions give it away. */
+		if (!strcmp(r->name_s, "EZTrace finalize"))
+			d->is_eztrace = true;
+	}
 	if (!im->defs.ticks_per_s)
 		return nl_errf(im->err, NL_EFORMAT,
 			       "%s: no clock properties (expected a ClockProperties definition with a timer resolution)",
@@ -352,7 +396,7 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 	return 0;
 }
 
-static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, uint32_t rank)
+static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, uint32_t rank, struct o2_rank *s)
 {
 	uint64_t loc = im->defs.rank_loc[rank];
 	char path[4096];
@@ -377,7 +421,9 @@ static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, u
 		return nl_errf(im->err, NL_ECORRUPT, "%s: cannot open the event file", path);
 	const char *saved = im->path;
 	im->path = path;
-	int rc = otf2_convert_rank(im, (struct OTF2_Reader_struct *)rd, (struct OTF2_EvtReader_struct *)er, rank);
+	int rc = otf2_read_rank(im, (struct OTF2_Reader_struct *)rd, (struct OTF2_EvtReader_struct *)er, rank, s);
+	if (!rc && !im->defs.is_eztrace)
+		rc = otf2_flush_rank(im, s);
 	im->path = saved;
 	OTF2_Reader_CloseEvtReader(rd, er);
 	return rc;
@@ -422,11 +468,29 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 	}
 	if (!rc)
 		rc = trace_builder_new(&im->b, out_path, im->defs.n_ranks, opts, im->err);
+	/* Score-P: one rank at a time. EZTrace: every rank first, since an
+	 * irecv's sender is inferred from the other ranks' sends. */
+	uint32_t n_keep = im->defs.is_eztrace ? im->defs.n_ranks : 1;
+	struct o2_rank *ranks = rc ? NULL : calloc(n_keep, sizeof *ranks);
+	if (!rc && !ranks)
+		rc = nl_errf(im->err, NL_ENOMEM, "out of memory");
 	for (uint32_t r = 0; !rc && r < im->defs.n_ranks; r++) {
-		rc = read_rank(im, rd, base, r);
+		struct o2_rank *s = &ranks[im->defs.is_eztrace ? r : 0];
+		rc = read_rank(im, rd, base, r, s);
+		if (!im->defs.is_eztrace) {
+			otf2_rank_release(s);
+			memset(s, 0, sizeof *s);
+		}
 		if (!rc && progress)
 			progress(progress_ctx, (double)(r + 1) / im->defs.n_ranks);
 	}
+	if (!rc && im->defs.is_eztrace)
+		rc = otf2_infer_irecvs(im, ranks, im->defs.n_ranks);
+	for (uint32_t r = 0; !rc && im->defs.is_eztrace && r < im->defs.n_ranks; r++)
+		rc = otf2_flush_rank(im, &ranks[r]);
+	for (uint32_t r = 0; ranks && r < n_keep; r++)
+		otf2_rank_release(&ranks[r]);
+	free(ranks);
 	if (!rc && im->fatal)
 		rc = nl_errf(im->err, NL_EUNSUPPORTED,
 			     "%s: %llu calls cannot be converted and dropping them changes what matches or "

@@ -24,53 +24,6 @@
 
 #include "core/error.h"
 
-enum { NO_REGION = UINT32_MAX };
-
-struct o2_op {
-	struct trace_op op;
-	size_t reqs_off;      /* into o2_rank.reqv, when op.n_reqs > 0 */
-	bool unresolved;      /* irecv still waiting for its MpiIrecv record */
-};
-
-struct o2_req {
-	uint64_t id;          /* OTF2 request id */
-	uint32_t nl;          /* netloom request id */
-	size_t op_ix;         /* the creating op (irecv: to fill in) */
-	bool is_irecv;
-};
-
-struct o2_rank {
-	struct otf2_import *im;
-	uint32_t rank;
-	bool failed;
-	int rc;
-
-	bool have_origin;
-	uint64_t origin;      /* ticks: enter of the first MPI call */
-	uint64_t last_ticks;
-	uint64_t prev_end_ps;
-	bool any_op;
-
-	uint32_t depth;       /* MPI regions entered and not left */
-	uint32_t call_region; /* outermost MPI region, NO_REGION outside a call */
-	uint64_t call_t0;     /* its enter time, ticks */
-	size_t call_first;    /* index of its first op in ops */
-	uint32_t new_comm;    /* CommCreate inside this call */
-
-	struct o2_op *ops;
-	size_t n_ops, cap_ops;
-	uint32_t *reqv;
-	size_t n_reqv, cap_reqv;
-	uint32_t *done, *tested;
-	size_t n_done, n_tested, cap_done, cap_tested;
-
-	struct o2_req *reqs;
-	size_t n_reqs, cap_reqs;
-	uint32_t *free_ids;
-	size_t n_free, cap_free;
-	uint32_t next_id;
-};
-
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -109,29 +62,24 @@ static uint64_t to_ps(const struct o2_rank *s, uint64_t ticks)
 
 static const char *region_name(const struct o2_rank *s, uint32_t region)
 {
-	const struct otf2_defs *d = &s->im->defs;
-	if (region >= d->n_regions || !d->regions[region].is_set)
-		return "(unknown region)";
-	return otf2_str(d, d->regions[region].name);
+	const struct otf2_region *r = otf2_region_find(&s->im->defs, region);
+	return r ? r->name_s : "(unknown region)";
 }
 
 static bool is_mpi_region(const struct o2_rank *s, uint32_t region)
 {
-	const struct otf2_defs *d = &s->im->defs;
-	if (region >= d->n_regions || !d->regions[region].is_set)
-		return false;
-	return d->regions[region].paradigm == OTF2_PARADIGM_MPI ||
-	       !strncmp(otf2_str(d, d->regions[region].name), "MPI_", 4);
+	const struct otf2_region *r = otf2_region_find(&s->im->defs, region);
+	return r && r->is_mpi;
 }
 
 static bool call_is(const struct o2_rank *s, const char *name)
 {
-	return s->call_region != NO_REGION && !strcmp(region_name(s, s->call_region), name);
+	return s->call_region != OTF2_NO_REGION && !strcmp(region_name(s, s->call_region), name);
 }
 
 static bool call_prefix(const struct o2_rank *s, const char *prefix)
 {
-	return s->call_region != NO_REGION && !strncmp(region_name(s, s->call_region), prefix, strlen(prefix));
+	return s->call_region != OTF2_NO_REGION && !strncmp(region_name(s, s->call_region), prefix, strlen(prefix));
 }
 
 /* Append an op of the current call; the first one is preceded by the
@@ -144,14 +92,15 @@ static struct o2_op *push_op(struct o2_rank *s, uint16_t kind)
 			if (!GROW(s, ops, n_ops, cap_ops))
 				return NULL;
 			s->ops[s->n_ops++] = (struct o2_op){
-				.op = {.kind = TOP_COMPUTE, .t_ps = s->prev_end_ps, .dur_ps = t - s->prev_end_ps}};
+				.op = {.kind = TOP_COMPUTE, .t_ps = s->prev_end_ps, .dur_ps = t - s->prev_end_ps},
+				.wait_ix = SIZE_MAX};
 			s->call_first = s->n_ops;
 		}
 	}
 	if (!GROW(s, ops, n_ops, cap_ops))
 		return NULL;
 	struct o2_op *o = &s->ops[s->n_ops++];
-	*o = (struct o2_op){.op = {.kind = kind}};
+	*o = (struct o2_op){.op = {.kind = kind}, .wait_ix = SIZE_MAX};
 	return o;
 }
 
@@ -180,7 +129,13 @@ static int32_t peer_of(uint32_t p)
 static int req_new(struct o2_rank *s, uint64_t id, size_t op_ix, bool is_irecv, uint32_t *nl)
 {
 	for (size_t i = 0; i < s->n_reqs; i++)
-		if (s->reqs[i].id == id)
+		if (s->reqs[i].id == id && s->im->defs.is_eztrace) {
+			/* EZTrace ids are the address of the program's request
+			 * variable: reused, the old request completed in a test
+			 * whose outcome is not recorded. */
+			s->reqs[i] = s->reqs[--s->n_reqs];
+			break;
+		} else if (s->reqs[i].id == id)
 			return nl_errf(s->im->err, NL_EFORMAT,
 				       "%s: rank %u: request %llu created again before it completed "
 				       "(expected each request id to be completed before reuse)",
@@ -188,7 +143,8 @@ static int req_new(struct o2_rank *s, uint64_t id, size_t op_ix, bool is_irecv, 
 	if (!GROW(s, reqs, n_reqs, cap_reqs))
 		return nl_errf(s->im->err, NL_ENOMEM, "out of memory");
 	*nl = s->n_free ? s->free_ids[--s->n_free] : s->next_id++;
-	s->reqs[s->n_reqs++] = (struct o2_req){.id = id, .nl = *nl, .op_ix = op_ix, .is_irecv = is_irecv};
+	s->reqs[s->n_reqs++] =
+		(struct o2_req){.id = id, .nl = *nl, .op_ix = op_ix, .is_irecv = is_irecv, .seq = s->next_seq++};
 	return 0;
 }
 
@@ -222,14 +178,66 @@ static void call_start(struct o2_rank *s, uint32_t region, uint64_t t)
 	s->call_region = region;
 	s->call_t0 = t;
 	s->call_first = s->n_ops;
-	s->n_done = s->n_tested = 0;
+	s->n_done = s->n_tested = s->n_pend = 0;
 	s->new_comm = TRACE_COMM_NULL;
+}
+
+static struct o2_req *req_oldest(struct o2_rank *s)
+{
+	struct o2_req *q = NULL;
+	for (size_t i = 0; i < s->n_reqs; i++)
+		if (!q || s->reqs[i].seq < q->seq)
+			q = &s->reqs[i];
+	return q;
+}
+
+/* EZTrace records nothing inside waits and tests: a wait for all or some
+ * completes every outstanding request, a wait for one the oldest (named
+ * when several are outstanding: which one is a guess); tests keep their
+ * requests and leave the outcome to replay. */
+static int infer_completion(struct o2_rank *s, bool *no_outcome)
+{
+	bool all = call_is(s, "MPI_Waitall") || call_is(s, "MPI_Waitsome") || call_is(s, "MPI_Testall") ||
+		   call_is(s, "MPI_Testsome");
+	bool test = call_prefix(s, "MPI_Test");
+	if (!s->n_reqs)
+		return 0;
+	if (!all && s->n_reqs > 1)
+		NL_CHECK(otf2_skip(s->im, region_name(s, s->call_region),
+				   "EZTrace: which of several outstanding requests completed is not recorded; the oldest "
+				   "assumed",
+				   false));
+	if (test) {
+		*no_outcome = true;
+		size_t n = all ? s->n_reqs : 1;
+		if (!grow((void **)&s->tested, &s->cap_tested, n, sizeof *s->tested))
+			return nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+		if (all)
+			for (size_t i = 0; i < n; i++)
+				s->tested[i] = s->reqs[i].nl;
+		else
+			s->tested[0] = req_oldest(s)->nl;
+		s->n_tested = n;
+		return 0;
+	}
+	do {
+		struct o2_req *q = req_oldest(s);
+		if (q->is_irecv) {
+			if (!GROW(s, pend, n_pend, cap_pend))
+				return nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+			s->pend[s->n_pend++] = q->op_ix;
+		}
+		NL_CHECK(req_done(s, q));
+	} while (all && s->n_reqs);
+	return 0;
 }
 
 /* The wait or test a call's completion records stand for. */
 static int emit_completion(struct o2_rank *s)
 {
-	bool test = call_prefix(s, "MPI_Test");
+	bool test = call_prefix(s, "MPI_Test"), no_outcome = false;
+	if (s->im->defs.is_eztrace && !s->n_done && !s->n_tested && (test || call_prefix(s, "MPI_Wait")))
+		NL_CHECK(infer_completion(s, &no_outcome));
 	size_t n = s->n_done + (test ? s->n_tested : 0);
 	if (!n)
 		return 0;
@@ -264,6 +272,13 @@ static int emit_completion(struct o2_rank *s)
 	}
 	if (kind == TOP_TESTALL && s->n_done != n)
 		o->op.n_done = 0; /* testall completes all or none */
+	for (size_t i = 0; i < s->n_pend; i++)
+		s->ops[s->pend[i]].wait_ix = (size_t)(o - s->ops);
+	s->n_pend = 0;
+	if (no_outcome) {
+		o->op.flags |= TRACE_F_NO_OUTCOME;
+		o->op.n_done = 0;
+	}
 	return 0;
 }
 
@@ -296,6 +311,8 @@ static int call_without_ops(struct o2_rank *s)
 	else if (!strncmp(name, "MPI_Win_", 8) || !strcmp(name, "MPI_Put") || !strcmp(name, "MPI_Get") ||
 		 !strcmp(name, "MPI_Accumulate") || !strncmp(name, "MPI_Rput", 8) || !strncmp(name, "MPI_Rget", 8))
 		why = "one-sided (RMA) communication is not replayed";
+	else if (!strncmp(name, "MPI_Sendrecv", 12) && s->im->defs.is_eztrace)
+		why = "EZTrace 2.0 writes no record for it: both halves are lost on both sides";
 	else if (!strcmp(name, "MPI_Cancel"))
 		why = "cancel without a MpiRequestCancelled record";
 	return otf2_skip(s->im, name, why, fatal);
@@ -307,7 +324,7 @@ static int call_end(struct o2_rank *s, uint64_t t)
 	if (s->n_ops == s->call_first)
 		NL_CHECK(call_without_ops(s));
 	if (s->n_ops == s->call_first) {
-		s->call_region = NO_REGION;
+		s->call_region = OTF2_NO_REGION;
 		return 0;
 	}
 	uint64_t t0 = to_ps(s, s->call_t0), t1 = to_ps(s, t);
@@ -320,7 +337,7 @@ static int call_end(struct o2_rank *s, uint64_t t)
 	}
 	s->any_op = true;
 	s->prev_end_ps = t1 > t0 ? t1 : t0;
-	s->call_region = NO_REGION;
+	s->call_region = OTF2_NO_REGION;
 	return 0;
 }
 
@@ -329,9 +346,9 @@ static int call_end(struct o2_rank *s, uint64_t t)
 static bool begin_record(struct o2_rank *s, uint64_t t, bool *implicit)
 {
 	s->last_ticks = t;
-	*implicit = s->call_region == NO_REGION;
+	*implicit = s->call_region == OTF2_NO_REGION;
 	if (*implicit)
-		call_start(s, NO_REGION, t);
+		call_start(s, OTF2_NO_REGION, t);
 	return true;
 }
 
@@ -529,7 +546,7 @@ static OTF2_CallbackCode on_request_test(OTF2_LocationRef loc, OTF2_TimeStamp t,
 	struct o2_rank *s = ud;
 	s->last_ticks = t;
 	struct o2_req *q = req_find(s, req);
-	if (!q || s->call_region == NO_REGION)
+	if (!q || s->call_region == OTF2_NO_REGION)
 		return OTF2_CALLBACK_SUCCESS;
 	if (!grow((void **)&s->tested, &s->cap_tested, s->n_tested + 1, sizeof *s->tested))
 		return nomem(s);
@@ -579,6 +596,8 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
 		return end_record(s, implicit, t, rc);
 	if (!n)
 		n = 1;
+	if (s->im->defs.is_eztrace) /* EZTrace writes per-rank sizes (count x type size) */
+		n = 1;
 	uint16_t kind;
 	uint64_t bytes = 0, rbytes = 0;
 	bool approx = false;
@@ -604,7 +623,7 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
 	case OTF2_COLLECTIVE_OP_REDUCE_SCATTER: kind = TOP_REDUCE_SCATTER_BLOCK; bytes = sent / n; approx = true; break;
 	case OTF2_COLLECTIVE_OP_CREATE_HANDLE:
 	case OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE:
-		if (call_prefix(s, "MPI_Init") || s->call_region == NO_REGION)
+		if (call_prefix(s, "MPI_Init") || s->call_region == OTF2_NO_REGION)
 			return end_record(s, implicit, t, 0);
 		kind = call_is(s, "MPI_Comm_split") ? TOP_COMM_SPLIT : call_is(s, "MPI_Comm_dup") ? TOP_COMM_DUP
 			: call_is(s, "MPI_Comm_create") ? TOP_COMM_CREATE : UINT16_MAX;
@@ -643,9 +662,8 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
 
 /* --- driver ------------------------------------------------------------------------ */
 
-static int flush_rank(struct o2_rank *s)
+int otf2_flush_rank(struct otf2_import *im, struct o2_rank *s)
 {
-	struct otf2_import *im = s->im;
 	size_t unresolved = 0;
 	for (size_t i = 0; i < s->n_ops; i++)
 		unresolved += s->ops[i].unresolved;
@@ -668,7 +686,7 @@ static int flush_rank(struct o2_rank *s)
 	return trace_builder_end_rank(im->b, s->rank, im->err);
 }
 
-static void rank_release(struct o2_rank *s)
+void otf2_rank_release(struct o2_rank *s)
 {
 	free(s->ops);
 	free(s->reqv);
@@ -676,12 +694,13 @@ static void rank_release(struct o2_rank *s)
 	free(s->tested);
 	free(s->reqs);
 	free(s->free_ids);
+	free(s->pend);
 }
 
-int otf2_convert_rank(struct otf2_import *im, struct OTF2_Reader_struct *reader,
-		      struct OTF2_EvtReader_struct *evt, uint32_t rank)
+int otf2_read_rank(struct otf2_import *im, struct OTF2_Reader_struct *reader, struct OTF2_EvtReader_struct *evt,
+		   uint32_t rank, struct o2_rank *sp)
 {
-	struct o2_rank s = {.im = im, .rank = rank, .call_region = NO_REGION};
+	struct o2_rank s = {.im = im, .rank = rank, .call_region = OTF2_NO_REGION};
 	OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
 	if (!cb)
 		return nl_errf(im->err, NL_ENOMEM, "out of memory");
@@ -711,8 +730,6 @@ int otf2_convert_rank(struct otf2_import *im, struct OTF2_Reader_struct *reader,
 	else if (s.depth)
 		rc = nl_errf(im->err, NL_ECORRUPT, "%s: rank %u: events end inside %s (truncated .evt file?)",
 			     im->path, rank, region_name(&s, s.call_region));
-	if (!rc)
-		rc = flush_rank(&s);
-	rank_release(&s);
+	*sp = s;
 	return rc;
 }
