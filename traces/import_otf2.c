@@ -432,7 +432,12 @@ static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, u
 static int import_run(struct otf2_import *im, const char *in_path, const char *out_path,
 		      const struct trace_write_opts *opts, trace_progress_fn progress, void *progress_ctx)
 {
-	char base[4096], path[4096];
+	char base[4096], path[4096], dir_anchor[4096];
+	struct stat st;
+	if (!stat(in_path, &st) && S_ISDIR(st.st_mode)) { /* DIR holding traces.otf2 */
+		snprintf(dir_anchor, sizeof dir_anchor, "%s/traces.otf2", in_path);
+		in_path = dir_anchor;
+	}
 	size_t len = strlen(in_path);
 	if (len < 5 || strcmp(in_path + len - 5, ".otf2") || len >= sizeof base)
 		return nl_errf(im->err, NL_EFORMAT, "%s: expected the anchor file of an OTF2 archive (NAME.otf2)", in_path);

@@ -367,6 +367,10 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 	(void)loc, (void)pos, (void)al;
 	struct o2_rank *s = ud;
 	s->last_ticks = t;
+	if (!s->have_origin) {
+		s->have_origin = true;
+		s->origin = t;
+	}
 	if (!is_mpi_region(s, region))
 		return OTF2_CALLBACK_SUCCESS;
 	if (s->depth++ == 0)
@@ -564,6 +568,28 @@ static OTF2_CallbackCode on_request_cancelled(OTF2_LocationRef loc, OTF2_TimeSta
 	return rc ? fail(s, rc) : OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_program_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+					  OTF2_AttributeList *al, OTF2_StringRef name, uint32_t n_args,
+					  const OTF2_StringRef *args)
+{
+	(void)loc, (void)pos, (void)al, (void)name, (void)n_args, (void)args;
+	struct o2_rank *s = ud;
+	s->last_ticks = t;
+	if (!s->have_origin) {
+		s->have_origin = true;
+		s->origin = t;
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_program_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+					OTF2_AttributeList *al, int64_t status)
+{
+	(void)loc, (void)pos, (void)al, (void)status;
+	((struct o2_rank *)ud)->last_ticks = t;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_comm_create(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 					OTF2_AttributeList *al, OTF2_CommRef comm)
 {
@@ -716,6 +742,8 @@ int otf2_read_rank(struct otf2_import *im, struct OTF2_Reader_struct *reader, st
 	OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_request_cancelled);
 	OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
 	OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_comm_create);
+	OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_program_begin);
+	OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_program_end);
 	OTF2_ErrorCode e = OTF2_Reader_RegisterEvtCallbacks(reader, evt, cb, &s);
 	OTF2_EvtReaderCallbacks_Delete(cb);
 	int rc = 0;

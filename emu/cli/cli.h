@@ -117,6 +117,17 @@ struct trace_archive;
  * into an unlinked temporary archive first, naming dropped calls on
  * stderr as "netloom CMD: not converted: ...". */
 int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err);
+
+/* `replay --otf2 DIR`: the predicted run written as an OTF2 archive, fed
+ * by the app's call observer; finish writes it (after a complete run),
+ * free without finish leaves nothing behind. */
+struct app;
+struct trace_manifest;
+struct cli_timeline;
+int cli_timeline_start(struct cli_timeline **t, struct app *app, const struct trace_manifest *m, const char *dir,
+		       struct nl_err *err);
+int cli_timeline_finish(struct cli_timeline *t, struct nl_err *err);
+void cli_timeline_free(struct cli_timeline *t);
 int cli_cost_main(int argc, char **argv);
 int cli_layout_main(int argc, char **argv);
 

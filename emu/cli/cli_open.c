@@ -1,11 +1,13 @@
-/* Opening a trace for replay: a netloom archive as is, or a foreign trace
- * (DUMPI, SimGrid, OTF2) converted first into an unlinked temporary
- * archive, its dropped calls named on stderr as `trace convert` does. */
+/* Traces in and out of replay: opening a netloom archive as is, or a
+ * foreign trace (DUMPI, SimGrid, OTF2) converted first into an unlinked
+ * temporary archive, its dropped calls named on stderr as `trace convert`
+ * does; and `replay --otf2`, the predicted timeline as OTF2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "app/app.h"
 #include "cli/cli.h"
 #include "core/error.h"
 #include "traces/trace.h"
@@ -36,4 +38,57 @@ int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, 
 		rc = trace_archive_open(a, tmp, err);
 	unlink(tmp); /* the open archive keeps its descriptor */
 	return rc;
+}
+
+struct cli_timeline {
+	struct trace_otf2_writer *w;
+	struct nl_err err; /* the first write error, reported by finish */
+	int rc;
+};
+
+static void cli_timeline_call(void *ctx, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
+			      uint64_t end_ps)
+{
+	struct cli_timeline *t = ctx;
+	if (!t->rc)
+		t->rc = trace_otf2_writer_op(t->w, rank, op, start_ps, end_ps, &t->err);
+}
+
+int cli_timeline_start(struct cli_timeline **tp, struct app *app, const struct trace_manifest *m, const char *dir,
+		       struct nl_err *err)
+{
+	struct cli_timeline *t = calloc(1, sizeof *t);
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	int rc = trace_otf2_writer_new(&t->w, dir, m, err);
+	if (rc) {
+		free(t);
+		return nl_err_prefix(err, "--otf2");
+	}
+	app_set_call_observer(app, cli_timeline_call, t);
+	*tp = t;
+	return 0;
+}
+
+static void cli_timeline_warn(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "netloom replay: %s\n", line);
+}
+
+int cli_timeline_finish(struct cli_timeline *t, struct nl_err *err)
+{
+	if (t->rc) {
+		*err = t->err;
+		return t->rc;
+	}
+	return trace_otf2_writer_finish(t->w, cli_timeline_warn, NULL, err);
+}
+
+void cli_timeline_free(struct cli_timeline *t)
+{
+	if (!t)
+		return;
+	trace_otf2_writer_free(t->w);
+	free(t);
 }

@@ -35,6 +35,7 @@ static void cli_replay_usage(FILE *f)
 		"  -s, --set KEY=VALUE set one key (repeatable; after the files)\n"
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown as CSV instead of the report\n"
+		"      --otf2 DIR      also write the predicted run as an OTF2 archive in DIR (new)\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
 		"Network backends:\n");
@@ -247,6 +248,7 @@ static json_t *cli_trace_json(const char *path, const struct trace_manifest *m, 
 struct cli_replay_opts {
 	const char *trace;
 	const char *json;
+	const char *otf2; /* --otf2 DIR */
 	bool csv;
 };
 
@@ -256,7 +258,8 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},         {"otf2", required_argument, NULL, 'O'},
+		{NULL, 0, NULL, 0},
 	};
 	/* Files first, then -s, whatever their order on the line. */
 	const char **sets = calloc((size_t)argc, sizeof *sets);
@@ -279,6 +282,9 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 			break;
 		case 'C':
 			o->csv = true;
+			break;
+		case 'O':
+			o->otf2 = optarg;
 			break;
 		case 'h':
 			*help = true;
@@ -319,6 +325,7 @@ int cli_replay_main(int argc, char **argv)
 	struct net_backend net = {0};
 	struct app_archive_source *asrc = NULL;
 	struct app *app = NULL;
+	struct cli_timeline *tl = NULL;
 	json_t *doc = NULL, *net_report = NULL;
 	bool help = false;
 	int status = CLI_OK, rc;
@@ -368,6 +375,8 @@ int cli_replay_main(int argc, char **argv)
 		rc = app_archive_source_new(&asrc, arch, &src, &err);
 	if (rc == 0)
 		rc = app_new(&app, &ac, &src, &net, NULL, &err);
+	if (rc == 0 && o.otf2)
+		rc = cli_timeline_start(&tl, app, m, o.otf2, &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;
@@ -379,6 +388,10 @@ int cli_replay_main(int argc, char **argv)
 	progress_done(&prog);
 	bool deadlock = rc == NL_EDEADLOCK;
 	if (rc < 0 && !deadlock) {
+		status = cli_report(&err);
+		goto out;
+	}
+	if (tl && !deadlock && cli_timeline_finish(tl, &err) < 0) {
 		status = cli_report(&err);
 		goto out;
 	}
@@ -428,6 +441,7 @@ int cli_replay_main(int argc, char **argv)
 out:
 	json_decref(doc);
 	json_decref(net_report);
+	cli_timeline_free(tl);
 	app_free(app);
 	app_archive_source_free(asrc);
 	if (net.ops)

@@ -73,5 +73,52 @@ fresh; rm "$dir/bad/traces.def"; bad "missing .def" "traces.def"
 fresh; head -c 2000 "$data/sst-macro/traces/5.evt" > "$dir/bad/traces/5.evt"; bad "cut .evt" "traces/5.evt"
 fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "cut anchor" "traces.otf2"
 
+# Export (issue 17, part 3). Round trip: .nlt -> OTF2 -> .nlt replays to
+# the same JSON apart from the input's name, size, hashes, recorder and
+# the wall clock; otf2-print reads the archive without a warning.
+strip='import json,sys
+d=json.load(open(sys.argv[1]))
+for k in ("path","file_bytes","rank_hashes","recorder"): d["trace"].pop(k,None)
+d["results"].pop("wall_seconds",None)
+print(json.dumps(d,sort_keys=True))'
+for name in sstmacro ember; do
+  "$netloom" trace export "$dir/$name.nlt" --otf2 "$dir/$name.x" > /dev/null 2> "$dir/$name.xerr" || { fail "export $name: $(head -1 "$dir/$name.xerr")"; continue; }
+  if command -v otf2-print > /dev/null; then
+    otf2-print "$dir/$name.x/traces.otf2" > /dev/null 2> "$dir/$name.xprint" || fail "otf2-print $name export failed"
+    [ ! -s "$dir/$name.xprint" ] || fail "otf2-print warns on $name export: $(head -2 "$dir/$name.xprint")"
+  fi
+  "$netloom" trace import "$dir/$name.x" -o "$dir/$name.rt.nlt" > /dev/null 2>&1 || { fail "re-import $name"; continue; }
+  "$netloom" replay "$dir/$name.rt.nlt" --json "$dir/$name.rt.json" > /dev/null 2>&1 || fail "replay round trip $name"
+  expect "$name round trip JSON" "$(python3 -c "$strip" "$dir/$name.rt.json")" "$(python3 -c "$strip" "$dir/$name.analytic.json")"
+done
+# The recorded trace must not be written over.
+out=$("$netloom" trace export "$dir/ember.nlt" --otf2 "$dir/ember.x" 2>&1 >/dev/null) && fail "export into an existing directory: exit 0"
+case $out in *"already exists"*) ;; *) fail "export into an existing directory: $out" ;; esac
+
+# replay --otf2: every rank's last event is its predicted finish time
+# (timer resolution 10^12: ticks are ps), the archive is deterministic and
+# otf2-print reads it without a warning.
+for b in analytic flit; do
+  "$netloom" replay "$dir/sstmacro.nlt" -s backend=$b --otf2 "$dir/pred.$b" --json "$dir/pred.$b.json" > /dev/null 2> "$dir/pred.err" || { fail "replay --otf2 on $b: $(head -1 "$dir/pred.err")"; continue; }
+  command -v otf2-print > /dev/null || continue
+  otf2-print "$dir/pred.$b/traces.otf2" > "$dir/pred.$b.print" 2> "$dir/pred.$b.warn" || fail "otf2-print of the prediction ($b)"
+  [ ! -s "$dir/pred.$b.warn" ] || fail "otf2-print warns on the prediction ($b): $(head -2 "$dir/pred.$b.warn")"
+  python3 - "$dir/pred.$b.json" "$dir/pred.$b.print" <<'PY' || fail "last event times differ from the predicted finish times ($b)"
+import collections, json, sys
+fin = [round(r["finish_s"] * 1e12) for r in json.load(open(sys.argv[1]))["results"]["ranks"]]
+last = collections.defaultdict(int)
+for line in open(sys.argv[2]):
+    p = line.split()
+    if len(p) >= 3 and p[1].isdigit() and p[2].isdigit():
+        last[int(p[1])] = max(last[int(p[1])], int(p[2]))
+bad = [(r, last[r], f) for r, f in enumerate(fin) if last[r] != f]
+if bad or len(last) != len(fin):
+    print("rank, last event ps, finish ps:", bad[:5], file=sys.stderr)
+    sys.exit(1)
+PY
+done
+"$netloom" replay "$dir/sstmacro.nlt" --otf2 "$dir/pred.again" > /dev/null 2>&1 || fail "replay --otf2 again"
+diff -r "$dir/pred.analytic" "$dir/pred.again" > /dev/null || fail "replay --otf2 is not deterministic"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "otf2: ok"
