@@ -452,7 +452,15 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 		return nl_errf(im->err, NL_ECORRUPT, "%s: cannot open the OTF2 anchor file (corrupt or truncated?)",
 			       in_path);
 	int rc = 0;
-	if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
+	/* OTF2 allocates buffers of the anchor's chunk sizes: refuse absurd
+	 * ones (Score-P writes 1 MiB and 4 MiB; OTF2 allows up to 16 MiB). */
+	uint64_t ch_evt = 0, ch_def = 0;
+	if (OTF2_Reader_GetChunkSize(rd, &ch_evt, &ch_def) != OTF2_SUCCESS || ch_evt < 256 || ch_def < 256 ||
+	    ch_evt > (64u << 20) || ch_def > (64u << 20))
+		rc = nl_errf(im->err, NL_ECORRUPT,
+			     "%s: chunk sizes %llu and %llu bytes (expected 256 B .. 64 MiB: corrupt anchor file?)", in_path,
+			     (unsigned long long)ch_evt, (unsigned long long)ch_def);
+	if (!rc && OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
 		rc = nl_errf(im->err, NL_ECORRUPT, "%s: cannot set up the OTF2 reader", in_path);
 	if (!rc)
 		rc = read_defs(im, rd, path);
