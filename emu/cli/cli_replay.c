@@ -27,7 +27,7 @@
 static void cli_replay_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: netloom replay TRACE.nlt [-c SYSTEM.ini]... [-s key=value]... [--json OUT] [--csv]\n"
+		"usage: netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--json OUT] [--csv] [--otf2 DIR]\n"
 		"\n"
 		"Replay an MPI trace on a network model and predict its runtime.\n"
 		"\n"
