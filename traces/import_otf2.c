@@ -379,8 +379,10 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 		return nl_errf(im->err, NL_ECORRUPT, "%s: corrupt or truncated global definitions: %s", def_path,
 			       OTF2_Error_GetDescription(e));
 	struct otf2_defs *d = &im->defs;
-	qsort(d->strings, d->n_strings, sizeof *d->strings, cmp_string);
-	qsort(d->regions, d->n_regions, sizeof *d->regions, cmp_region);
+	if (d->n_strings)
+		qsort(d->strings, d->n_strings, sizeof *d->strings, cmp_string);
+	if (d->n_regions)
+		qsort(d->regions, d->n_regions, sizeof *d->regions, cmp_region);
 	for (uint32_t i = 0; i < d->n_regions; i++) {
 		struct otf2_region *r = &d->regions[i];
 		r->name_s = otf2_str(d, r->name);
