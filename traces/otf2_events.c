@@ -410,7 +410,7 @@ static OTF2_CallbackCode on_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	struct o2_rank *s = ud;
 	bool implicit;
 	begin_record(s, t, &implicit);
-	uint32_t c;
+	uint32_t c = 0;
 	int rc = comm_of(s, comm, &c, NULL);
 	struct o2_op *o = rc ? NULL : push_op(s, send_kind(s, false));
 	if (!rc && !o)
@@ -432,7 +432,7 @@ static OTF2_CallbackCode on_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 	struct o2_rank *s = ud;
 	bool implicit;
 	begin_record(s, t, &implicit);
-	uint32_t c, nl = 0;
+	uint32_t c = 0, nl = 0;
 	int rc = comm_of(s, comm, &c, NULL);
 	if (!rc)
 		rc = req_new(s, req, 0, false, &nl);
@@ -492,7 +492,7 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 	struct o2_rank *s = ud;
 	bool implicit;
 	begin_record(s, t, &implicit);
-	uint32_t c;
+	uint32_t c = 0;
 	int rc = comm_of(s, comm, &c, NULL);
 	struct o2_req *q = rc ? NULL : req_find(s, req);
 	if (!rc && (!q || !q->is_irecv))
@@ -519,7 +519,7 @@ static OTF2_CallbackCode on_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	struct o2_rank *s = ud;
 	bool implicit;
 	begin_record(s, t, &implicit);
-	uint32_t c;
+	uint32_t c = 0;
 	int rc = comm_of(s, comm, &c, NULL);
 	if (rc)
 		return end_record(s, implicit, t, rc);
@@ -616,7 +616,7 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
 	struct o2_rank *s = ud;
 	bool implicit;
 	begin_record(s, t, &implicit);
-	uint32_t c, n;
+	uint32_t c = 0, n = 0;
 	int rc = comm_of(s, comm, &c, &n);
 	if (rc)
 		return end_record(s, implicit, t, rc);
