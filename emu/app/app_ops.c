@@ -110,7 +110,7 @@ static void app_call_end(struct app *a, struct app_rank *rk)
 	rk->st.wait_ps += wait;
 	rk->st.comm_ps += total - wait;
 	if (a->on_call)
-		a->on_call(a->on_call_ctx, (uint32_t)(rk - a->ranks), &rk->op, rk->t_call, a->now);
+		a->on_call(a->on_call_ctx, (uint32_t)(rk - a->ranks), &rk->op, rk->t_call, a->now, wait);
 }
 
 /* Block rank r on internal requests qs[0..n) (a blocking call); 1 when they
@@ -389,7 +389,7 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 	case TOP_COMPUTE: {
 		uint64_t d = app_scale_compute(a, op->dur_ps);
 		if (a->on_call)
-			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d);
+			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
 		return app_compute(a, r, d, err);
 	}
 	case TOP_COMPUTE_FLOPS: {
@@ -398,7 +398,7 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 			return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
 		uint64_t d = (uint64_t)llround(s * 1e12);
 		if (a->on_call)
-			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d);
+			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
 		return app_compute(a, r, d, err);
 	}
 	case TOP_INIT:

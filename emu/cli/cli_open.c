@@ -41,29 +41,36 @@ int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, 
 }
 
 struct cli_timeline {
-	struct trace_otf2_writer *w;
-	struct nl_err err; /* the first write error, reported by finish */
+	struct trace_otf2_writer *w; /* --otf2, or NULL */
+	struct cli_svg *svg;         /* --svg, or NULL */
+	struct nl_err err;           /* the first write error, reported by finish */
 	int rc;
 };
 
 static void cli_timeline_call(void *ctx, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
-			      uint64_t end_ps)
+			      uint64_t end_ps, uint64_t wait_ps)
 {
 	struct cli_timeline *t = ctx;
-	if (!t->rc)
+	if (t->w && !t->rc)
 		t->rc = trace_otf2_writer_op(t->w, rank, op, start_ps, end_ps, &t->err);
+	if (t->svg)
+		cli_svg_call(t->svg, rank, op->kind == TOP_COMPUTE || op->kind == TOP_COMPUTE_FLOPS, start_ps, end_ps,
+			     wait_ps);
 }
 
-int cli_timeline_start(struct cli_timeline **tp, struct app *app, const struct trace_manifest *m, const char *dir,
-		       struct nl_err *err)
+int cli_timeline_start(struct cli_timeline **tp, struct app *app, const struct trace_manifest *m, const char *otf2_dir,
+		       const char *svg_path, struct nl_err *err)
 {
 	struct cli_timeline *t = calloc(1, sizeof *t);
 	if (!t)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	int rc = trace_otf2_writer_new(&t->w, dir, m, err);
+	int rc = svg_path ? cli_svg_new(&t->svg, svg_path, m->n_ranks, err) : 0;
+	if (!rc && otf2_dir && (rc = trace_otf2_writer_new(&t->w, otf2_dir, m, err)))
+		nl_err_prefix(err, "--otf2");
 	if (rc) {
+		cli_svg_free(t->svg);
 		free(t);
-		return nl_err_prefix(err, "--otf2");
+		return rc;
 	}
 	app_set_call_observer(app, cli_timeline_call, t);
 	*tp = t;
@@ -82,7 +89,9 @@ int cli_timeline_finish(struct cli_timeline *t, struct nl_err *err)
 		*err = t->err;
 		return t->rc;
 	}
-	return trace_otf2_writer_finish(t->w, cli_timeline_warn, NULL, err);
+	if (t->w)
+		NL_CHECK(trace_otf2_writer_finish(t->w, cli_timeline_warn, NULL, err));
+	return t->svg ? cli_svg_finish(t->svg, err) : 0;
 }
 
 void cli_timeline_free(struct cli_timeline *t)
@@ -90,5 +99,6 @@ void cli_timeline_free(struct cli_timeline *t)
 	if (!t)
 		return;
 	trace_otf2_writer_free(t->w);
+	cli_svg_free(t->svg);
 	free(t);
 }

@@ -27,7 +27,7 @@
 static void cli_replay_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--json OUT] [--csv] [--otf2 DIR]\n"
+		"usage: netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--json OUT] [--csv] [--otf2 DIR] [--svg FILE]\n"
 		"\n"
 		"Replay an MPI trace on a network model and predict its runtime.\n"
 		"\n"
@@ -36,6 +36,7 @@ static void cli_replay_usage(FILE *f)
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown as CSV instead of the report\n"
 		"      --otf2 DIR      also write the predicted run as an OTF2 archive in DIR (new)\n"
+		"      --svg FILE      also draw the predicted timeline (ranks x time; at most 64 ranks)\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
 		"Network backends:\n");
@@ -249,6 +250,7 @@ struct cli_replay_opts {
 	const char *trace;
 	const char *json;
 	const char *otf2; /* --otf2 DIR */
+	const char *svg;  /* --svg FILE */
 	bool csv;
 };
 
@@ -259,7 +261,7 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},         {"otf2", required_argument, NULL, 'O'},
-		{NULL, 0, NULL, 0},
+		{"svg", required_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
 	};
 	/* Files first, then -s, whatever their order on the line. */
 	const char **sets = calloc((size_t)argc, sizeof *sets);
@@ -285,6 +287,9 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 			break;
 		case 'O':
 			o->otf2 = optarg;
+			break;
+		case 'V':
+			o->svg = optarg;
 			break;
 		case 'h':
 			*help = true;
@@ -375,8 +380,8 @@ int cli_replay_main(int argc, char **argv)
 		rc = app_archive_source_new(&asrc, arch, &src, &err);
 	if (rc == 0)
 		rc = app_new(&app, &ac, &src, &net, NULL, &err);
-	if (rc == 0 && o.otf2)
-		rc = cli_timeline_start(&tl, app, m, o.otf2, &err);
+	if (rc == 0 && (o.otf2 || o.svg))
+		rc = cli_timeline_start(&tl, app, m, o.otf2, o.svg, &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;

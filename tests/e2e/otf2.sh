@@ -119,5 +119,25 @@ done
 "$netloom" replay "$dir/sstmacro.nlt" --otf2 "$dir/pred.again" > /dev/null 2>&1 || fail "replay --otf2 again"
 diff -r "$dir/pred.analytic" "$dir/pred.again" > /dev/null || fail "replay --otf2 is not deterministic"
 
+# replay --svg (issue 17, part 4): one row per rank, the three categories
+# present, well-formed XML; more than 64 ranks refused in one line.
+"$netloom" replay "$dir/sstmacro.nlt" -s backend=flit --svg "$dir/t.svg" > /dev/null 2> "$dir/svg.err" || fail "replay --svg: $(head -1 "$dir/svg.err")"
+python3 - "$dir/t.svg" <<'PY' || fail "replay --svg picture"
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+rows = [t.text for t in root.iter(ns + "text") if (t.text or "").startswith("rank ")]
+fills = {r.get("fill") for g in root.iter(ns + "g") for r in g.iter(ns + "rect")}
+if rows != [f"rank {i}" for i in range(10)] or len(fills) != 3:
+    print("rows", rows, "fills", fills, file=sys.stderr)
+    sys.exit(1)
+PY
+"$netloom" trace dump "$dir/ember.nlt" | sed 's/^ranks 4$/ranks 65/' > "$dir/r65.txt"
+for r in $(seq 4 64); do printf 'rank %d\ncompute t=0 dur=1000\n' "$r"; done >> "$dir/r65.txt"
+"$netloom" trace encode "$dir/r65.txt" "$dir/r65.nlt" || fail "65-rank trace"
+out=$("$netloom" replay "$dir/r65.nlt" --svg "$dir/r65.svg" 2>&1 >/dev/null) && fail "--svg with 65 ranks: exit 0"
+expect "--svg with 65 ranks" "$out" "netloom: --svg: the trace has 65 ranks (expected at most 64)"
+[ ! -e "$dir/r65.svg" ] || fail "--svg with 65 ranks wrote a file"
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "otf2: ok"
