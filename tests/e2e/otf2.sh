@@ -119,6 +119,32 @@ done
 "$netloom" replay "$dir/sstmacro.nlt" --otf2 "$dir/pred.again" > /dev/null 2>&1 || fail "replay --otf2 again"
 diff -r "$dir/pred.analytic" "$dir/pred.again" > /dev/null || fail "replay --otf2 is not deterministic"
 
+# A receive that never completes has no MpiIrecv record naming its sender:
+# dropping it would change what matches, so the import fails in one line
+# naming the rank's event file, and writes nothing.
+cat > "$dir/unwaited.txt" <<'TXT'
+netloom-trace 2
+frame_target 65536
+zstd_level 3
+ranks 2
+application "unwaited"
+command_line ""
+machine ""
+recorder "test"
+mpi_library ""
+start_unix 0
+recorded_runtime_s 0.001
+rank 0
+isend t=1000 dur=1000 peer=1 tag=3 bytes=64 req=0
+wait t=3000 dur=1000 req=0 n_done=1
+rank 1
+irecv t=1000 dur=1000 peer=0 tag=3 bytes=64 req=0
+TXT
+"$netloom" trace encode "$dir/unwaited.txt" "$dir/unwaited.nlt" && "$netloom" trace export "$dir/unwaited.nlt" --otf2 "$dir/uw" > /dev/null 2>&1 || fail "unwaited trace"
+out=$("$netloom" trace import "$dir/uw" -o "$dir/uw.nlt" 2>&1 >/dev/null) && fail "irecv without its sender: exit 0"
+expect "irecv without its sender" "$out" "netloom: $dir/uw/traces/1.evt: rank 1: 1 MPI_Irecv calls have no MpiIrecv record naming their sender (expected Score-P's MpiIrecv completion records; a receive that never completes cannot be replayed)"
+[ ! -e "$dir/uw.nlt" ] || fail "irecv without its sender: output written"
+
 # replay --svg (issue 17, part 4): one row per rank, the three categories
 # present, well-formed XML; more than 64 ranks refused in one line.
 "$netloom" replay "$dir/sstmacro.nlt" -s backend=flit --svg "$dir/t.svg" > /dev/null 2> "$dir/svg.err" || fail "replay --svg: $(head -1 "$dir/svg.err")"
