@@ -3,7 +3,8 @@
  * A "call" is the outermost region of paradigm MPI (or named MPI_*): the
  * records between its Enter and Leave become its ops, timed from Enter to
  * Leave; everything between two calls (user code, nested non-MPI regions,
- * MPI calls that produce no op) becomes TOP_COMPUTE. The rank's ops are
+ * MPI calls that produce no op) becomes TOP_COMPUTE. Times are ps since
+ * the rank's first event (ProgramBegin or the first Enter). The rank's ops are
  * buffered until its last event, because Score-P names the sender and
  * tag of a non-blocking receive only in the MpiIrecv completion record,
  * which comes after the MpiIrecvRequest where the irecv op belongs.
@@ -296,8 +297,7 @@ static int call_without_ops(struct o2_rank *s)
 		if (!strcmp(name, plain[i].name))
 			return push_op(s, plain[i].kind) ? 0 : nl_errf(s->im->err, NL_ENOMEM, "out of memory");
 	const char *why = "no communication record: its time counts as compute";
-	bool fatal = false;
-	if (!strncmp(name, "MPI_I", 2 + 0) && (strstr(name, "gather") || strstr(name, "reduce") ||
+	if (!strncmp(name, "MPI_I", 5) && (strstr(name, "gather") || strstr(name, "reduce") ||
 					       strstr(name, "alltoall") || strstr(name, "bcast") ||
 					       strstr(name, "barrier") || strstr(name, "scatter") ||
 					       strstr(name, "scan")))
@@ -315,7 +315,7 @@ static int call_without_ops(struct o2_rank *s)
 		why = "EZTrace 2.0 writes no record for it: both halves are lost on both sides";
 	else if (!strcmp(name, "MPI_Cancel"))
 		why = "cancel without a MpiRequestCancelled record";
-	return otf2_skip(s->im, name, why, fatal);
+	return otf2_skip(s->im, name, why, false);
 }
 
 static int call_end(struct o2_rank *s, uint64_t t)
