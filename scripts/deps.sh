@@ -13,6 +13,8 @@ pkgs=(
   libmetis-dev                               # graph bisection (METIS)
   openmpi-bin libopenmpi-dev                 # trace recorder (PMPI) and MPI tests
   clang libclang-rt-14-dev                   # libFuzzer builds of the trace fuzz targets (tests/fuzz/build-libfuzzer.sh)
+  libotf2-trace-dev otf2-tools               # OTF2 import (Score-P/EZTrace archives); optional at build time; otf2-print checks counts in tests
+  eztrace                                    # records the EZTrace-dialect OTF2 test archive (tests/integration/eztrace-compare.sh)
 )
 
 missing=()

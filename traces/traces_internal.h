@@ -233,6 +233,9 @@ struct trace_importer_ops {
 
 extern const struct trace_importer_ops trace_import_dumpi_ops;
 extern const struct trace_importer_ops trace_import_simgrid_ops;
+extern const struct trace_importer_ops trace_import_otf2_ops;
+/* An OTF2 anchor file (otf2_probe.c; built with or without the library). */
+int trace_otf2_probe(const char *path, const uint8_t *head, size_t n);
 
 /* In-memory entry points for the fuzz targets: parse one input and
  * round-trip every op through the codec, writing nothing. */

@@ -110,6 +110,36 @@ int cli_run_main(int argc, char **argv);
 int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
+
+struct trace_archive;
+/* Open a trace archive, or convert a foreign trace (DUMPI, SimGrid, OTF2)
+ * into an unlinked temporary archive first, naming dropped calls on
+ * stderr as "netloom CMD: not converted: ..." (not at all when cmd is
+ * NULL: a second conversion of the same trace). */
+int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err);
+
+/* `replay --otf2 DIR` / `--svg FILE`: the predicted run written as an
+ * OTF2 archive and/or drawn as an SVG timeline (either may be NULL), fed
+ * by the app's call observer; finish writes them (after a complete run),
+ * free without finish leaves nothing behind. */
+struct app;
+struct trace_manifest;
+struct cli_timeline;
+int cli_timeline_start(struct cli_timeline **t, struct app *app, const struct trace_manifest *m, const char *otf2_dir,
+		       const char *svg_path, struct nl_err *err);
+int cli_timeline_finish(struct cli_timeline *t, struct nl_err *err);
+void cli_timeline_free(struct cli_timeline *t);
+
+/* The SVG timeline (cli_svg.c): ranks x time, each column coloured by
+ * compute, communication or wait; at most CLI_SVG_MAX_RANKS ranks. */
+#define CLI_SVG_MAX_RANKS 64
+struct cli_svg;
+int cli_svg_new(struct cli_svg **s, const char *path, uint32_t n_ranks, struct nl_err *err);
+void cli_svg_call(struct cli_svg *s, uint32_t rank, bool compute, uint64_t start_ps, uint64_t end_ps,
+		  uint64_t wait_ps);
+/* Draw and write the file atomically. */
+int cli_svg_finish(struct cli_svg *s, struct nl_err *err);
+void cli_svg_free(struct cli_svg *s);
 int cli_cost_main(int argc, char **argv);
 int cli_layout_main(int argc, char **argv);
 

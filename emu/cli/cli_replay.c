@@ -28,10 +28,11 @@
 static void cli_replay_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: netloom replay TRACE.nlt [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]...\n"
-		"                      [--json OUT] [--csv]\n"
+		"usage: netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]...\n"
+		"                      [--json OUT] [--csv] [--otf2 DIR] [--svg FILE]\n"
 		"\n"
-		"Replay an MPI trace on a network model and predict its runtime. With several\n"
+		"Replay an MPI trace (netloom .nlt, or DUMPI, SimGrid or OTF2, converted first) on a\n"
+		"network model and predict its runtime. With several\n"
 		"--topology options the trace is replayed on each network and one table compares\n"
 		"them (predicted runtime, communication share, busiest link), then the first\n"
 		"network's full report follows.\n"
@@ -45,6 +46,8 @@ static void cli_replay_usage(FILE *f)
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown (several networks: the comparison)\n"
 		"                      as CSV instead of the report\n"
+		"      --otf2 DIR      also write the predicted run (the first network's) as an OTF2 archive in DIR (new)\n"
+		"      --svg FILE      also draw the predicted timeline (ranks x time; at most 64 ranks)\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
 		"Network backends:\n");
@@ -266,6 +269,8 @@ static void cli_replay_csv(FILE *f, const struct app_results *res)
 struct cli_replay_opts {
 	const char *trace;
 	const char *json;
+	const char *otf2; /* --otf2 DIR */
+	const char *svg;  /* --svg FILE */
 	bool csv;
 	const char *topos[CLI_REPLAY_MAX_TOPOS]; /* --topology, in order */
 	size_t n_topos;
@@ -302,6 +307,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
 		{"topology", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{"otf2", required_argument, NULL, 'O'},     {"svg", required_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	/* Files first, then -s, whatever their order on the line. */
@@ -335,6 +341,12 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		case 'C':
 			o->csv = true;
 			break;
+		case 'O':
+			o->otf2 = optarg;
+			break;
+		case 'V':
+			o->svg = optarg;
+			break;
 		case 'h':
 			*help = true;
 			break;
@@ -351,7 +363,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	if (rc < 0 || *help)
 		return rc;
 	if (optind >= argc)
-		return nl_errf(err, NL_EINVAL, "replay: missing TRACE (an .nlt archive; see 'netloom replay --help')");
+		return nl_errf(err, NL_EINVAL, "replay: missing TRACE (see 'netloom replay --help')");
 	if (optind + 1 < argc)
 		return nl_errf(err, NL_EINVAL, "replay: unexpected argument '%s' after TRACE", argv[optind + 1]);
 	o->trace = argv[optind];
@@ -370,15 +382,43 @@ struct cli_replay_run {
 	const struct session_replay_view *v; /* after the replay */
 };
 
+/* How each run opens the trace and what watches it: a foreign trace
+ * (DUMPI, SimGrid, OTF2) is converted for each run, its dropped calls
+ * named on stderr once; the first run carries the --otf2 / --svg
+ * timeline. */
+struct cli_replay_hooks {
+	const struct cli_replay_opts *o;
+	struct cli_timeline *tl; /* the first run's timeline, or NULL */
+	size_t n_opened;
+};
+
+static int cli_replay_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)
+{
+	struct cli_replay_hooks *h = ctx;
+	return cli_open_trace(h->n_opened++ ? NULL : "replay", path, a, err);
+}
+
+static int cli_replay_on_app(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err)
+{
+	struct cli_replay_hooks *h = ctx;
+	if (h->n_opened > 1 || !(h->o->otf2 || h->o->svg))
+		return 0;
+	return cli_timeline_start(&h->tl, app, m, h->o->otf2, h->o->svg, err);
+}
+
 /* Replay on one network. A deadlock is a result (report on stderr);
  * other failures fill *err. */
 static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, bool pick_routing,
-			      struct nl_err *err)
+			      struct cli_replay_hooks *hooks, struct nl_err *err)
 {
 	struct progress prog;
 	progress_init(&prog, "replay");
-	struct session_replay_opts ro = {
-		.topology = run->topology, .pick_routing = pick_routing, .pg = prog.enabled ? &prog : NULL};
+	struct session_replay_opts ro = {.topology = run->topology,
+					 .pick_routing = pick_routing,
+					 .pg = prog.enabled ? &prog : NULL,
+					 .open_trace = cli_replay_open,
+					 .on_app = cli_replay_on_app,
+					 .ctx = hooks};
 	int rc = session_replay(run->sim, trace, &ro, NULL, err);
 	progress_done(&prog);
 	if (rc < 0 && rc != NL_EDEADLOCK)
@@ -491,6 +531,7 @@ int cli_replay_main(int argc, char **argv)
 {
 	struct nl_err err = {0};
 	struct cli_replay_opts o = {0};
+	struct cli_replay_hooks hooks = {.o = &o};
 	struct cli_replay_run runs[CLI_REPLAY_MAX_TOPOS];
 	nl_sim *sim0 = NULL;
 	size_t n_runs = 0;
@@ -518,9 +559,12 @@ int cli_replay_main(int argc, char **argv)
 				break;
 		}
 		n_runs++;
-		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &err);
+		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
 		if (rc == 0)
 			any_deadlock |= runs[i].v->deadlock;
+		/* The timeline is the first network's: written unless it deadlocked. */
+		if (rc == 0 && i == 0 && hooks.tl && !runs[0].v->deadlock)
+			rc = cli_timeline_finish(hooks.tl, &err);
 	}
 	if (rc < 0) {
 		status = cli_report(&err);
@@ -567,6 +611,7 @@ int cli_replay_main(int argc, char **argv)
 	}
 out:
 	json_decref(doc);
+	cli_timeline_free(hooks.tl);
 	for (size_t i = 0; i < n_runs; i++)
 		nl_sim_free(runs[i].sim);
 	nl_sim_free(sim0);

@@ -17,6 +17,7 @@
 #include "netloom/netloom.h"
 
 struct app;
+struct trace_archive;
 struct app_config;
 struct config;
 struct config_table;
@@ -49,6 +50,13 @@ struct session_replay_opts {
 	const char *topology;  /* NULL: the configured network */
 	bool pick_routing;
 	struct progress *pg;   /* progress reporting, or NULL */
+	/* Opens the trace instead of trace_archive_open (the CLI converts a
+	 * foreign trace first), or NULL. */
+	int (*open_trace)(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err);
+	/* Called once the app exists, before it runs (the CLI's timeline
+	 * observers), or NULL. */
+	int (*on_app)(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err);
+	void *ctx;             /* passed to open_trace and on_app */
 };
 
 /* nl_sim_replay with options (ro may be NULL). */

@@ -140,7 +140,7 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 {
 	const char *label = ro->topology ? "--topology" : "key 'topology'";
 	NL_CHECK(app_config_bind(&s->cfg, &s->ac, err));
-	NL_CHECK(trace_archive_open(&s->arch, path, err));
+	NL_CHECK(ro->open_trace ? ro->open_trace(ro->ctx, path, &s->arch, err) : trace_archive_open(&s->arch, path, err));
 	const struct trace_manifest *m = trace_archive_manifest(s->arch);
 	NL_CHECK(app_compute_time_resolve(&s->ac, m, s->compute_why, sizeof s->compute_why, err));
 	s->comparable = app_recorded_comparable(m, s->comparable_why, sizeof s->comparable_why);
@@ -177,7 +177,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	NL_CHECK(net_backend_new(ops, &s->cfg, s->replay_topo, &s->replay_net, err));
 	struct app_source src;
 	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));
-	return app_new(&s->app, &s->ac, &src, s->replay_net, NULL, err);
+	NL_CHECK(app_new(&s->app, &s->ac, &src, s->replay_net, NULL, err));
+	return ro->on_app ? ro->on_app(ro->ctx, s->app, m, err) : 0;
 }
 
 int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,

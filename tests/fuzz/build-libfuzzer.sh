@@ -19,8 +19,18 @@ mkdir -p "$out"
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DNETLOOM_VERSION=\"fuzz\" -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iemu -I. -Iinclude)
 srcs=(traces/*.c emu/core/error.c)
-for t in trace_reader import_dumpi import_simgrid; do
-	"$CC" "${flags[@]}" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${srcs[@]}" -lzstd -l:libxxhash.a -lm
+targets=(trace_reader import_dumpi import_simgrid)
+libs=(-lzstd -l:libxxhash.a -lm)
+# The OTF2 importer, when the OTF2 library is installed (its files need it).
+if pkg-config --exists otf2; then
+	flags+=(-DNETLOOM_HAVE_OTF2 $(pkg-config --cflags otf2))
+	libs+=($(pkg-config --libs otf2))
+	targets+=(import_otf2)
+else
+	srcs=($(printf '%s\n' "${srcs[@]}" | grep -vE 'traces/(import_otf2|otf2_events|otf2_infer|export_otf2)\.c$'))
+fi
+for t in "${targets[@]}"; do
+	"$CC" "${flags[@]}" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${srcs[@]}" "${libs[@]}"
 	mkdir -p "$out/corpus/$t"
 	echo "$out/fuzz_$t"
 done
