@@ -308,6 +308,12 @@ static void test_cable_rules(void)
 	CHECK_OK(layout_summarise(&lo, lay_preset("besta"), 0, &s, &err), &err);
 	CHECK_EQ(s.copper, s.intra_links);
 	CHECK_EQ(s.fibre, s.inter_links);
+	/* Each medium priced on its own Besta line (seed 002 §4), 40 Gbps;
+	 * 1 m terminal cables are inside the cabinet: copper. */
+	CHECK(s.copper > 0 && s.fibre > 0);
+	CHECK_NEAR(s.cost_copper, (0.4079 * s.copper_m + 0.5771 * (double)s.copper) * 40, 1e-6);
+	CHECK_NEAR(s.cost_fibre, (0.0919 * s.fibre_m + 7.2745 * (double)s.fibre) * 40, 1e-6);
+	CHECK_NEAR(s.cost_terminals, (0.4079 + 0.5771) * (double)s.terminal_cables * 40, 1e-6);
 	free(len);
 	lay_drop(t, &lo);
 }
