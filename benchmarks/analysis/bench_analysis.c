@@ -22,6 +22,8 @@
 #include "core/progress.h"
 #include "topo/topo.h"
 
+#include "../bench_mem.h"
+
 int main(int argc, char **argv)
 {
 	struct topo *t = NULL;
@@ -60,16 +62,8 @@ int main(int argc, char **argv)
 	double t2 = nl_wall_seconds();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	double hwm_mb = (double)ru.ru_maxrss / 1024.0;
-	FILE *st = fopen("/proc/self/status", "r");
-	if (st) {
-		char line[256];
-		long kb;
-		while (fgets(line, sizeof line, st))
-			if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-				hwm_mb = (double)kb / 1024.0;
-		fclose(st);
-	}
+	long hwm_kb = bench_vmhwm_kb();
+	double hwm_mb = (double)(hwm_kb < 0 ? ru.ru_maxrss : hwm_kb) / 1024.0;
 
 	printf("spec          %s\n", t->spec);
 	printf("routers       %u, endpoints %u, links %llu, network degree %u\n", t->n_routers, t->n_endpoints,

@@ -12,6 +12,8 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 
+#include "../bench_mem.h"
+
 static const struct config_table *const bench_tables[] = {
 	&net_network_table,
 	&net_router_table,
@@ -45,16 +47,8 @@ static inline int bench_point(const char *const *kv, const char *const *extra, s
  * ru_maxrss survives exec and would count the launcher). */
 static inline unsigned long long bench_peak_rss(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long long kb = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "VmHWM:", 6))
-			sscanf(line + 6, "%llu", &kb);
-	fclose(f);
-	return kb * 1024;
+	long kb = bench_vmhwm_kb();
+	return kb < 0 ? 0 : (unsigned long long)kb * 1024;
 }
 
 /* The BookSim2 reference configuration (booksim-reference/torus8x8.cfg

@@ -17,18 +17,7 @@
 #include "layout/layout.h"
 #include "topo/topo.h"
 
-static long bench_vmhwm_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "VmHWM:", 6))
-			kb = strtol(line + 6, NULL, 10);
-	if (f)
-		fclose(f);
-	return kb;
-}
+#include "../bench_mem.h"
 
 int main(int argc, char **argv)
 {

@@ -20,19 +20,13 @@
 #include "route/route.h"
 #include "topo/topo.h"
 
+#include "../bench_mem.h"
+
+/* VmHWM in MiB (0 when unreadable). */
 static double bench_hwm_mb(void)
 {
-	double mb = 0;
-	FILE *st = fopen("/proc/self/status", "r");
-	if (st) {
-		char line[256];
-		long kb;
-		while (fgets(line, sizeof line, st))
-			if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-				mb = (double)kb / 1024.0;
-		fclose(st);
-	}
-	return mb;
+	long kb = bench_vmhwm_kb();
+	return kb < 0 ? 0 : (double)kb / 1024.0;
 }
 
 int main(int argc, char **argv)

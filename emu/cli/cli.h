@@ -81,11 +81,20 @@ enum { CLI_LO_PRESET = 1000, CLI_LO_LAYOUT, CLI_LO_ITER, CLI_LO_TRIALS, CLI_LO_S
 		{"per-cabinet", required_argument, NULL, CLI_LO_PERCAB},                                      \
 		{"radix", required_argument, NULL, CLI_LO_RADIX}
 
+/* The defaults, and getopt reset for a fresh scan of argv. */
 void cli_layout_opts_init(struct cli_layout_opts *o);
 
 /* Handle shared option code c: 1 consumed, 0 not ours, negative exit
  * status (after printing the error) on a bad value. */
 int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char *arg);
+
+/* getopt_long over argv with short options ":h", the shared options stored
+ * in o: the code of the next option that is not a shared one, or -1 at the
+ * end (*status 0) or on a bad shared value (*status the exit status, after
+ * printing the error). */
+struct option;
+int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char **argv,
+		      const struct option *longopts, int *status);
 
 /* Build SPEC, pack and place it as the options say. On failure nothing is
  * left allocated. */
@@ -95,6 +104,15 @@ struct layout_model;
 struct layout_summary;
 int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t, struct layout *lo,
 		     const struct layout_model **m, struct nl_err *err);
+
+/* The one positional SPEC after the options (argv[optind]): 0 when it is
+ * there alone, else the usage exit status after printing the error, whose
+ * hint names `example`. */
+int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *example);
+
+/* Release what cli_layout_setup() built and turn rc (0 or negative, with
+ * err set) into the command's exit status. */
+int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err);
 
 /* The summary as a JSON object (caller owns). */
 struct json_t;

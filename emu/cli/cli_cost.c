@@ -44,6 +44,8 @@ void cli_layout_opts_init(struct cli_layout_opts *o)
 {
 	*o = (struct cli_layout_opts){.preset = "flex", .placement = "auto", .iterations = 1000000, .trials = 5,
 				      .seed = 1};
+	opterr = 0;
+	optind = 0;
 }
 
 int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char *arg)
@@ -89,6 +91,23 @@ int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char
 	}
 }
 
+int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char **argv,
+		      const struct option *longopts, int *status)
+{
+	int c;
+	*status = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		int r = cli_layout_opt(o, cmd, c, optarg);
+		if (r < 0) {
+			*status = -r;
+			return -1;
+		}
+		if (r == 0)
+			return c;
+	}
+	return -1;
+}
+
 int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t, struct layout *lo,
 		     const struct layout_model **m, struct nl_err *err)
 {
@@ -112,6 +131,22 @@ fail_topo:
 	topo_free(*t);
 	*t = NULL;
 	return rc;
+}
+
+int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *example)
+{
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing topology SPEC (e.g. %s; see --help)", example);
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	return 0;
+}
+
+int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err)
+{
+	layout_release(lo);
+	topo_free(t);
+	return rc < 0 ? cli_report(err) : CLI_OK;
 }
 
 json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
@@ -220,17 +255,10 @@ int cli_cost_main(int argc, char **argv)
 	};
 	const char *cmd = "cost", *json_path = NULL;
 	struct cli_layout_opts o;
-	int c;
+	int c, bad;
 
 	cli_layout_opts_init(&o);
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		int r = cli_layout_opt(&o, cmd, c, optarg);
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
+	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {
 		switch (c) {
 		case 'j':
 			json_path = optarg;
@@ -245,10 +273,11 @@ int cli_cost_main(int argc, char **argv)
 			return cli_getopt_error(cmd, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error(cmd, "missing topology SPEC (e.g. flex:nx=6,ny=6,nz=3,p=10; see --help)");
-	if (optind + 1 < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (bad)
+		return bad;
+	bad = cli_layout_spec_arg(cmd, argc, argv, "flex:nx=6,ny=6,nz=3,p=10");
+	if (bad)
+		return bad;
 
 	struct nl_err err = {0};
 	struct topo *t;
@@ -266,7 +295,5 @@ int cli_cost_main(int argc, char **argv)
 	}
 	if (rc == 0 && !(json_path && !strcmp(json_path, "-")))
 		cost_text(stdout, &lo, m, &s);
-	layout_release(&lo);
-	topo_free(t);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	return cli_layout_finish(t, &lo, rc, &err);
 }

@@ -173,17 +173,10 @@ int cli_layout_main(int argc, char **argv)
 	const char *cmd = "layout", *svg = NULL, *lengths = NULL;
 	uint64_t longest = 20;
 	struct cli_layout_opts o;
-	int c;
+	int c, bad;
 
 	cli_layout_opts_init(&o);
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		int r = cli_layout_opt(&o, cmd, c, optarg);
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
+	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {
 		switch (c) {
 		case 's':
 			svg = optarg;
@@ -202,10 +195,11 @@ int cli_layout_main(int argc, char **argv)
 			return cli_getopt_error(cmd, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error(cmd, "missing topology SPEC (e.g. torus:k=8x8; see --help)");
-	if (optind + 1 < argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (bad)
+		return bad;
+	bad = cli_layout_spec_arg(cmd, argc, argv, "torus:k=8x8");
+	if (bad)
+		return bad;
 	if (!svg && !lengths)
 		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
 
@@ -220,7 +214,5 @@ int cli_layout_main(int argc, char **argv)
 		rc = lay_svg(svg, &lo, m, (uint32_t)longest, &err);
 	if (rc == 0 && lengths)
 		rc = lay_lengths(lengths, &lo, m, &err);
-	layout_release(&lo);
-	topo_free(t);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	return cli_layout_finish(t, &lo, rc, &err);
 }

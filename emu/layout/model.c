@@ -14,6 +14,21 @@
 #include "core/registry.h"
 #include "topo/topo.h"
 
+/* Shared preset fragments: several papers reuse the same cabinet and the
+ * same Besta price lines, so each is written once. */
+
+/* 0.6 m x 2.1 m cabinet pitch with aisle, 42U of 1.75 in (seed 003 §7.1). */
+#define LAYOUT_CABINET_06X21 .cab_width_m = 0.6, .cab_depth_m = 2.1, .cab_units = 42, .unit_m = 0.04445
+
+/* Besta and Hoefler SC14 (FleX ref. [4], seed 002 §4, seed 000 §IV-A):
+ * FDR10 copper and fibre $/Gbps lines, router $ line, 40 Gbps. */
+#define LAYOUT_BESTA_COST                                                                                              \
+	.copper_a = 0.4079, .copper_b = 0.5771, .fibre_a = 0.0919, .fibre_b = 7.2745, .router_a = 350.4,               \
+	.router_b = -892.3, .gbps = 40.0
+
+/* FleX §IV-A (seed 000): 4 lanes x 0.7 W per used port. */
+#define LAYOUT_PORT_POWER .lanes = 4, .mw_per_lane = 700
+
 /* FleX §IV-A (seed 000): EDR 100 Gb/s AOC f(x) = 0.1167x + 4.3410 $/Gbps,
  * EDR switch f(k) = 128k + 15029 $, router-terminal cables 1 m,
  * inter-rack = Manhattan + 2 m [its ref. 3], 4 lanes x 0.7 W per port. */
@@ -24,10 +39,7 @@ static const struct layout_model layout_model_flex = {
 		 "router-terminal cables 1 m and counted, inter-rack Manhattan + 2 m once per cable, "
 		 "4 lanes x 0.7 W per port; assumed: cabinet pitch 0.6 m x 2.1 m (seed 003 §7.1), "
 		 "intra-rack router-router cable 1 m (as the terminal cables in the same rack)",
-	.cab_width_m = 0.6,
-	.cab_depth_m = 2.1,
-	.cab_units = 42,
-	.unit_m = 0.04445,
+	LAYOUT_CABINET_06X21,
 	.intra_m = 1.0,
 	.overhead_m = 2.0,
 	.overhead_per_end = false,
@@ -38,8 +50,7 @@ static const struct layout_model layout_model_flex = {
 	.fibre_a = 0.1167, .fibre_b = 4.3410,
 	.router_a = 128.0, .router_b = 15029.0,
 	.gbps = 100.0,
-	.lanes = 4,
-	.mw_per_lane = 700,
+	LAYOUT_PORT_POWER,
 };
 
 /* Slim Fly cost model (Besta and Hoefler SC14, FleX ref. [4]; the lines
@@ -51,10 +62,7 @@ static const struct layout_model layout_model_besta = {
 		 "router 350.4k-892.3 $ (FDR10 switch: 40 Gbps); assumed: copper inside a cabinet, fibre "
 		 "between cabinets, cabinet pitch 0.6 m x 2.1 m and 2 m intra-cabinet cables with a 2 m "
 		 "overhead per inter-cabinet cable, terminal cables 1 m counted, 4 lanes x 0.7 W per port",
-	.cab_width_m = 0.6,
-	.cab_depth_m = 2.1,
-	.cab_units = 42,
-	.unit_m = 0.04445,
+	LAYOUT_CABINET_06X21,
 	.intra_m = 2.0,
 	.overhead_m = 2.0,
 	.overhead_per_end = false,
@@ -62,12 +70,8 @@ static const struct layout_model layout_model_besta = {
 	.count_terminals = true,
 	.copper_max_m = 1e9,
 	.copper_intra_only = true,
-	.copper_a = 0.4079, .copper_b = 0.5771,
-	.fibre_a = 0.0919, .fibre_b = 7.2745,
-	.router_a = 350.4, .router_b = -892.3,
-	.gbps = 40.0,
-	.lanes = 4,
-	.mw_per_lane = 700,
+	LAYOUT_BESTA_COST,
+	LAYOUT_PORT_POWER,
 };
 
 /* Equality §4 (seed 002): 1 m x 1 m cabinets without aisle, 1U modules,
@@ -92,12 +96,8 @@ static const struct layout_model layout_model_equality = {
 	.terminal_m = 1.04445,
 	.count_terminals = true,
 	.copper_max_m = 8.0,
-	.copper_a = 0.4079, .copper_b = 0.5771,
-	.fibre_a = 0.0919, .fibre_b = 7.2745,
-	.router_a = 350.4, .router_b = -892.3,
-	.gbps = 40.0,
-	.lanes = 4,
-	.mw_per_lane = 700,
+	LAYOUT_BESTA_COST,
+	LAYOUT_PORT_POWER,
 };
 
 /* Swap-and-randomize §7.1 (seed 003): lengths only; the paper gives no
@@ -108,10 +108,7 @@ static const struct layout_model layout_model_fujiwara = {
 	.notes = "stated: cabinet 0.6 m wide x 2.1 m deep with aisle, 2 m intra-cabinet cables, 2 m overhead "
 		 "at each cabinet of an inter-cabinet cable, terminal cables ignored; assumed (the paper has "
 		 "no prices or power): Besta's cost lines with copper inside a cabinet, 40 Gbps, 4 x 0.7 W",
-	.cab_width_m = 0.6,
-	.cab_depth_m = 2.1,
-	.cab_units = 42,
-	.unit_m = 0.04445,
+	LAYOUT_CABINET_06X21,
 	.intra_m = 2.0,
 	.overhead_m = 2.0,
 	.overhead_per_end = true,
@@ -119,12 +116,8 @@ static const struct layout_model layout_model_fujiwara = {
 	.count_terminals = false,
 	.copper_max_m = 1e9,
 	.copper_intra_only = true,
-	.copper_a = 0.4079, .copper_b = 0.5771,
-	.fibre_a = 0.0919, .fibre_b = 7.2745,
-	.router_a = 350.4, .router_b = -892.3,
-	.gbps = 40.0,
-	.lanes = 4,
-	.mw_per_lane = 700,
+	LAYOUT_BESTA_COST,
+	LAYOUT_PORT_POWER,
 };
 
 static const struct layout_model *const layout_models[] = {
@@ -196,6 +189,13 @@ static bool layout_is_copper(const struct layout_model *m, double len, bool intr
 	return len <= m->copper_max_m;
 }
 
+/* Cost of `n` cables of one medium totalling `len_m` metres: the preset's
+ * $/Gbps line (a per metre + b per cable) times the link rate. */
+static double layout_cable_cost(const struct layout_model *m, bool copper, double len_m, double n)
+{
+	return copper ? (m->copper_a * len_m + m->copper_b * n) * m->gbps : (m->fibre_a * len_m + m->fibre_b * n) * m->gbps;
+}
+
 /* Lengths are summed in whole micrometres (every preset's dimensions are
  * exact there), so a total does not depend on the order cables are visited:
  * a permuted topology's total equals its base's to the bit. Cable cost is
@@ -262,13 +262,11 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->fibre_m = (double)fi_um / LAYOUT_UM;
 	s->max_m = (double)max_um / LAYOUT_UM;
 	s->mean_m = s->links ? s->length_m / (double)s->links : 0;
-	s->cost_copper = (m->copper_a * s->copper_m + m->copper_b * (double)s->copper) * m->gbps;
-	s->cost_fibre = (m->fibre_a * s->fibre_m + m->fibre_b * (double)s->fibre) * m->gbps;
+	s->cost_copper = layout_cable_cost(m, true, s->copper_m, (double)s->copper);
+	s->cost_fibre = layout_cable_cost(m, false, s->fibre_m, (double)s->fibre);
 	s->terminal_length_m = m->terminal_m * (double)s->terminal_cables;
-	if (layout_is_copper(m, m->terminal_m, true))
-		s->cost_terminals = (m->copper_a * s->terminal_length_m + m->copper_b * (double)s->terminal_cables) * m->gbps;
-	else
-		s->cost_terminals = (m->fibre_a * s->terminal_length_m + m->fibre_b * (double)s->terminal_cables) * m->gbps;
+	s->cost_terminals = layout_cable_cost(m, layout_is_copper(m, m->terminal_m, true), s->terminal_length_m,
+					      (double)s->terminal_cables);
 	s->ports_part = (uint64_t)s->radix * t->n_routers;
 	s->cost_routers = (m->router_a * s->radix + m->router_b) * t->n_routers;
 	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;

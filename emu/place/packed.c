@@ -23,25 +23,19 @@ static int packed_cmp(const void *a, const void *b)
 
 static int place_packed(const struct place_req *req, uint32_t n_nodes, uint32_t *nodes, struct nl_err *err)
 {
-	uint32_t *off, *ep, *goff, *grt, G, k = 0;
-	int64_t rc = place_free_by_router(req, &off, &ep, err);
+	struct place_groups pg;
+	uint32_t k = 0;
+	int rc = place_groups_build(req, &pg, err);
 	if (rc < 0)
-		return (int)rc;
-	if ((rc = place_routers_by_group(req, &G, &goff, &grt, err)) < 0) {
-		free(off);
-		free(ep);
-		return (int)rc;
-	}
+		return rc;
+	const uint32_t *off = pg.off, *ep = pg.ep, *goff = pg.goff, *grt = pg.grt, G = pg.n_groups;
 	struct packed_key *key = malloc((size_t)G * sizeof *key + 1);
 	if (!key) {
 		rc = nl_errf(err, NL_ENOMEM, "placement: out of memory");
 		goto out;
 	}
-	for (uint32_t g = 0; g < G; g++) {
-		key[g] = (struct packed_key){0, g};
-		for (uint32_t i = goff[g]; i < goff[g + 1]; i++)
-			key[g].free += off[grt[i] + 1] - off[grt[i]];
-	}
+	for (uint32_t g = 0; g < G; g++)
+		key[g] = (struct packed_key){place_groups_free(&pg, g), g};
 	qsort(key, G, sizeof *key, packed_cmp);
 	for (uint32_t i = 0; i < G && k < n_nodes; i++) {
 		uint32_t g = key[i].group;
@@ -52,11 +46,8 @@ static int place_packed(const struct place_req *req, uint32_t n_nodes, uint32_t 
 	rc = 0;
 out:
 	free(key);
-	free(off);
-	free(ep);
-	free(goff);
-	free(grt);
-	return (int)rc;
+	place_groups_release(&pg);
+	return rc;
 }
 
 const struct place_ops place_packed_ops = {

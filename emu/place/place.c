@@ -88,6 +88,38 @@ int place_routers_by_group(const struct place_req *req, uint32_t *n_groups, uint
 	return 0;
 }
 
+int place_groups_build(const struct place_req *req, struct place_groups *pg, struct nl_err *err)
+{
+	*pg = (struct place_groups){0};
+	int64_t rc = place_free_by_router(req, &pg->off, &pg->ep, err);
+	if (rc < 0)
+		return (int)rc;
+	if ((rc = place_routers_by_group(req, &pg->n_groups, &pg->goff, &pg->grt, err)) < 0) {
+		free(pg->off);
+		free(pg->ep);
+		*pg = (struct place_groups){0};
+		return (int)rc;
+	}
+	return 0;
+}
+
+void place_groups_release(struct place_groups *pg)
+{
+	free(pg->off);
+	free(pg->ep);
+	free(pg->goff);
+	free(pg->grt);
+	*pg = (struct place_groups){0};
+}
+
+uint32_t place_groups_free(const struct place_groups *pg, uint32_t g)
+{
+	uint32_t n = 0;
+	for (uint32_t i = pg->goff[g]; i < pg->goff[g + 1]; i++)
+		n += pg->off[pg->grt[i] + 1] - pg->off[pg->grt[i]];
+	return n;
+}
+
 static const struct place_ops *const place_policies[] = {
 	&place_contiguous_ops, &place_random_node_ops, &place_random_router_ops, &place_round_robin_ops,
 	&place_packed_ops,     &place_spread_ops,      &place_map_ops,

@@ -31,6 +31,19 @@ int64_t place_free_by_router(const struct place_req *req, uint32_t **off, uint32
 int place_routers_by_group(const struct place_req *req, uint32_t *n_groups, uint32_t **goff, uint32_t **grt,
 			   struct nl_err *err);
 
+/* The two CSRs the group-aware policies (packed, spread) walk: free
+ * endpoints by router and routers by group. */
+struct place_groups {
+	uint32_t *off, *ep;   /* place_free_by_router() */
+	uint32_t *goff, *grt; /* place_routers_by_group() */
+	uint32_t n_groups;
+};
+/* Build both; on failure nothing is left allocated. */
+int place_groups_build(const struct place_req *req, struct place_groups *pg, struct nl_err *err);
+void place_groups_release(struct place_groups *pg);
+/* Free endpoints on the routers of group g. */
+uint32_t place_groups_free(const struct place_groups *pg, uint32_t g);
+
 extern const struct place_ops place_contiguous_ops;
 extern const struct place_ops place_random_node_ops;
 extern const struct place_ops place_random_router_ops;

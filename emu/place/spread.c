@@ -11,15 +11,12 @@
 
 static int place_spread(const struct place_req *req, uint32_t n_nodes, uint32_t *nodes, struct nl_err *err)
 {
-	uint32_t *off, *ep, *goff, *grt, G, k = 0;
-	int64_t rc = place_free_by_router(req, &off, &ep, err);
+	struct place_groups pg;
+	uint32_t k = 0;
+	int rc = place_groups_build(req, &pg, err);
 	if (rc < 0)
-		return (int)rc;
-	if ((rc = place_routers_by_group(req, &G, &goff, &grt, err)) < 0) {
-		free(off);
-		free(ep);
-		return (int)rc;
-	}
+		return rc;
+	const uint32_t *off = pg.off, *ep = pg.ep, *goff = pg.goff, *grt = pg.grt, G = pg.n_groups;
 	/* Per group: a cursor over (round, router) of its round-robin order. */
 	uint32_t *round = calloc((size_t)G + 1, sizeof *round), *next = calloc((size_t)G + 1, sizeof *next);
 	uint32_t *left = calloc((size_t)G + 1, sizeof *left);
@@ -28,8 +25,7 @@ static int place_spread(const struct place_req *req, uint32_t n_nodes, uint32_t 
 		goto out;
 	}
 	for (uint32_t g = 0; g < G; g++)
-		for (uint32_t i = goff[g]; i < goff[g + 1]; i++)
-			left[g] += off[grt[i] + 1] - off[grt[i]];
+		left[g] = place_groups_free(&pg, g);
 	while (k < n_nodes) {
 		for (uint32_t g = 0; g < G && k < n_nodes; g++) {
 			if (!left[g])
@@ -55,11 +51,8 @@ out:
 	free(round);
 	free(next);
 	free(left);
-	free(off);
-	free(ep);
-	free(goff);
-	free(grt);
-	return (int)rc;
+	place_groups_release(&pg);
+	return rc;
 }
 
 const struct place_ops place_spread_ops = {

@@ -5,19 +5,7 @@
 set -uo pipefail
 netloom=$1
 mk=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-export NETLOOM_PROGRESS=0
-fails=0
-
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-# json FILE EXPR: evaluate a Python expression over the document `d`.
-json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-
-expect_eq() { # what got want
-  if [ "$2" != "$3" ]; then fail "$1: got '$2', expected '$3'"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 net=(-s latency_ns=1000 -s bandwidth_gbps=8)
 

@@ -16,15 +16,7 @@
 set -uo pipefail
 netloom=$1
 root=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-export NETLOOM_PROGRESS=0
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-expect_eq() { # what got want
-  if [ "$2" != "$3" ]; then fail "$1: got '$2', expected '$3'"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # A 2-rank trace: rank 0 computes 10 us of wall clock of which 4 us on
 # the CPU, then sends 8 bytes; rank 1 computes 2 us (1 us CPU) and

@@ -10,12 +10,7 @@
 set -uo pipefail
 netloom=$1
 data=$2/tests/data/traces
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-export NETLOOM_PROGRESS=0
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+. "$(dirname "$0")/lib.sh"
 
 convert() { # IN OUT
   "$netloom" trace convert "$1" "$2" > /dev/null 2>&1 || fail "convert $1"

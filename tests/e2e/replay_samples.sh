@@ -38,11 +38,7 @@ if [ ${#files[@]} -eq 0 ]; then
   echo "no samples in $samples" >&2
   exit 77
 fi
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-export NETLOOM_PROGRESS=0
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 if [ "$mode" = ideal ]; then
   for f in "${files[@]}"; do

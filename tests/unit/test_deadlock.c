@@ -109,6 +109,59 @@ static int make_backend(struct net_backend *b, struct config *cfg, struct topo *
 	return b->ops->create(b, cfg, *t, e);
 }
 
+/* A flit backend on the configuration kv, counting deliveries. */
+struct harness {
+	struct config cfg;
+	struct topo *t;
+	struct net_backend b;
+	struct count c;
+};
+
+static int harness_open(struct harness *h, const char *const *kv, struct nl_err *e)
+{
+	*h = (struct harness){0};
+	return make_backend(&h->b, &h->cfg, &h->t, kv, e);
+}
+
+static void harness_close(struct harness *h)
+{
+	h->b.ops->destroy(&h->b);
+	topo_free(h->t);
+	config_release(&h->cfg);
+}
+
+/* A flit network built directly from kv (no traffic yet): what the tests
+ * of the detector's state and bound drive cycle by cycle. */
+struct direct {
+	struct config cfg;
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc;
+	struct topo *t;
+	struct flitnet *n;
+	struct traffic *tr;
+};
+
+static void direct_open(struct direct *d, const char *const *kv)
+{
+	struct nl_err e = {0};
+	*d = (struct direct){0};
+	CHECK_OK(make_config(&d->cfg, kv, &e), &e);
+	CHECK_OK(config_bind(&d->cfg, &net_network_table, &d->nc, &e), &e);
+	CHECK_OK(config_bind(&d->cfg, &net_router_table, &d->rc, &e), &e);
+	CHECK_OK(config_bind(&d->cfg, &net_sim_table, &d->sc, &e), &e);
+	CHECK_OK(topo_new(d->nc.topology, &d->t, &e), &e);
+	CHECK_OK(flitnet_new(&d->nc, &d->rc, &d->sc, d->t, &d->n, &e), &e);
+}
+
+static void direct_close(struct direct *d)
+{
+	traffic_free(d->tr);
+	flitnet_free(d->n);
+	topo_free(d->t);
+	config_release(&d->cfg);
+}
+
 /* Advance to until_ps through every delivery; the first error. */
 static int advance_to(struct net_backend *b, uint64_t until_ps, struct count *c, struct nl_err *e)
 {
@@ -129,22 +182,17 @@ static void test_ring_by_hand(void)
 {
 	const char *kv[] = {"topology=torus:k=8", "routing_function=min:select=first,classes=none", "num_vcs=1",
 			    "vc_buf_size=2", "flit_bytes=16", "packet_bytes=128", NULL};
-	struct config cfg;
-	struct topo *t = NULL;
-	struct net_backend b = {0};
+	struct harness h;
 	struct nl_err e = {0};
-	struct count c = {0};
-	CHECK_OK(make_backend(&b, &cfg, &t, kv, &e), &e);
+	CHECK_OK(harness_open(&h, kv, &e), &e);
 	for (uint32_t s = 0; s < 8; s++)
-		CHECK_OK(b.ops->send(&b, 0, s, (s + 3) % 8, 4096, s, &e), &e);
-	int rc = advance_to(&b, 1000000000, &c, &e); /* 1 ms = 10^6 cycles at most */
+		CHECK_OK(h.b.ops->send(&h.b, 0, s, (s + 3) % 8, 4096, s, &e), &e);
+	int rc = advance_to(&h.b, 1000000000, &h.c, &e); /* 1 ms = 10^6 cycles at most */
 	CHECK_ERR(rc, NL_EDEADLOCK, &e, "network deadlock at cycle ");
 	CHECK(strstr(e.msg, "(global check: nothing in the network can move)"));
 	CHECK(strstr(e.msg, "16 input VCs"));
-	CHECK_UINT(c.n, ==, 0);
-	b.ops->destroy(&b);
-	topo_free(t);
-	config_release(&cfg);
+	CHECK_UINT(h.c.n, ==, 0);
+	harness_close(&h);
 
 	/* The same through run: tornado traffic on the ring. */
 	const char *run[] = {"topology=torus:k=8", "routing_function=min:select=first,classes=none", "num_vcs=1",
@@ -171,28 +219,25 @@ static void test_partial_deadlock(void)
 {
 	const char *kv[] = {"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1",
 			    "vc_buf_size=2", "flit_bytes=16", "packet_bytes=128", NULL};
-	struct config cfg;
-	struct topo *t = NULL;
-	struct net_backend b = {0};
+	struct harness h;
 	struct nl_err e = {0};
-	struct count c = {0};
-	CHECK_OK(make_backend(&b, &cfg, &t, kv, &e), &e);
+	CHECK_OK(harness_open(&h, kv, &e), &e);
 	const uint64_t step_ps = 20000; /* 20 cycles: background load 0.05 flits/cycle/endpoint */
 	uint64_t id = 100, now = 0, before = 0;
 	int rc = 0;
 	for (int k = 0; k < 1000 && rc == 0; k++) {
 		if (k == 5)
 			for (uint32_t x = 0; x < 8; x++)
-				CHECK_OK(b.ops->send(&b, now, x, (x + 3) % 8, 8192, x, &e), &e);
+				CHECK_OK(h.b.ops->send(&h.b, now, x, (x + 3) % 8, 8192, x, &e), &e);
 		for (uint32_t y = 1; y < 8; y++)
 			for (uint32_t x = 0; x < 8; x++)
-				CHECK_OK(b.ops->send(&b, now, y * 8 + x, y * 8 + (x + 1) % 8, 16, id++, &e), &e);
+				CHECK_OK(h.b.ops->send(&h.b, now, y * 8 + x, y * 8 + (x + 1) % 8, 16, id++, &e), &e);
 		/* Columns: (x, 1) -> (x, 7) goes down through router (x, 0). */
 		for (uint32_t x = 0; x < 8; x++)
-			CHECK_OK(b.ops->send(&b, now, 8 + x, 56 + x, 16, id++, &e), &e);
-		before = c.n;
+			CHECK_OK(h.b.ops->send(&h.b, now, 8 + x, 56 + x, 16, id++, &e), &e);
+		before = h.c.n;
 		now += step_ps;
-		rc = advance_to(&b, now, &c, &e);
+		rc = advance_to(&h.b, now, &h.c, &e);
 	}
 	CHECK_ERR(rc, NL_EDEADLOCK, &e, "(local check: a front flit waited ");
 	fprintf(stderr, "# partial deadlock: %s; %llu background messages delivered before\n", e.msg,
@@ -206,9 +251,7 @@ static void test_partial_deadlock(void)
 	CHECK(p);
 	for (p = strstr(e.msg, "router "); p; p = strstr(p + 1, "router "))
 		CHECK_INT(atoi(p + 7), <, 8);
-	b.ops->destroy(&b);
-	topo_free(t);
-	config_release(&cfg);
+	harness_close(&h);
 }
 
 /* No false alarm past saturation: dateline DOR is deadlock-free, so at
@@ -298,24 +341,14 @@ static void test_reports_are_real(void)
 			const char *kv[] = {"topology=torus:k=8", "routing_function=min:select=first,classes=none",
 					    "num_vcs=2", "vc_buf_size=2", "packet_size=1..8", "traffic=tornado",
 					    rates[ri], seeds[si], "watchdog_cycles=1", NULL};
-			struct config cfg;
-			struct net_cfg nc;
-			struct router_cfg rc;
-			struct sim_cfg sc;
+			struct direct d;
 			struct traffic_cfg tc;
-			struct topo *t = NULL;
-			struct flitnet *n = NULL;
-			struct traffic *tr = NULL;
 			struct nl_err e = {0};
-			CHECK_OK(make_config(&cfg, kv, &e), &e);
-			CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
-			CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
-			CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
-			CHECK_OK(config_bind(&cfg, &traffic_table, &tc, &e), &e);
-			CHECK_OK(topo_new(nc.topology, &t, &e), &e);
-			CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
-			CHECK_OK(traffic_new(tc.traffic, t, (uint64_t)sc.seed, &tr, &e), &e);
-			CHECK_OK(flitnet_set_traffic(n, tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
+			direct_open(&d, kv);
+			struct flitnet *n = d.n;
+			CHECK_OK(config_bind(&d.cfg, &traffic_table, &tc, &e), &e);
+			CHECK_OK(traffic_new(tc.traffic, d.t, (uint64_t)d.sc.seed, &d.tr, &e), &e);
+			CHECK_OK(flitnet_set_traffic(n, d.tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
 						     (uint32_t)tc.packet_size.hi, &e), &e);
 			int r = flitnet_run_until(n, 100000, &e);
 			if (r == NL_EDEADLOCK) {
@@ -335,10 +368,7 @@ static void test_reports_are_real(void)
 				CHECK_OK(r, &e);
 			}
 			CHECK_OK(flitnet_check(n, &e), &e);
-			traffic_free(tr);
-			flitnet_free(n);
-			topo_free(t);
-			config_release(&cfg);
+			direct_close(&d);
 		}
 	fprintf(stderr, "# reports checked for 2000 cycles after: %d of 6 runs deadlocked\n", found);
 	CHECK_INT(found, >=, 3);
@@ -366,27 +396,13 @@ static void test_bound(void)
 		{{"topology=torus:k=8x8", "watchdog_cycles=5000", NULL}, 1, 5000},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct config cfg;
-		struct net_cfg nc;
-		struct router_cfg rc;
-		struct sim_cfg sc;
-		struct topo *t = NULL;
-		struct flitnet *n = NULL;
-		struct traffic *tr = NULL;
+		struct direct d;
 		struct nl_err e = {0};
-		CHECK_OK(make_config(&cfg, cases[i].kv, &e), &e);
-		CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
-		CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
-		CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
-		CHECK_OK(topo_new(nc.topology, &t, &e), &e);
-		CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
-		CHECK_OK(traffic_new("uniform", t, 0, &tr, &e), &e);
-		CHECK_OK(flitnet_set_traffic(n, tr, 0.1, cases[i].size, cases[i].size, &e), &e);
-		CHECK_UINT(flitnet_deadlock_bound(n), ==, cases[i].bound);
-		traffic_free(tr);
-		flitnet_free(n);
-		topo_free(t);
-		config_release(&cfg);
+		direct_open(&d, cases[i].kv);
+		CHECK_OK(traffic_new("uniform", d.t, 0, &d.tr, &e), &e);
+		CHECK_OK(flitnet_set_traffic(d.n, d.tr, 0.1, cases[i].size, cases[i].size, &e), &e);
+		CHECK_UINT(flitnet_deadlock_bound(d.n), ==, cases[i].bound);
+		direct_close(&d);
 	}
 }
 

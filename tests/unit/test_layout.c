@@ -22,6 +22,22 @@ static void lay_make(const char *spec, const struct layout_model *m, struct topo
 		CHECK_OK(layout_place_anneal(lo, m, iters, 3, 1, &err), &err);
 }
 
+/* lay_make, then the summary at the topology's own radix. */
+static void lay_make_summary(const char *spec, const struct layout_model *m, uint64_t iters, struct topo **t,
+			     struct layout *lo, struct layout_summary *s)
+{
+	struct nl_err err = {0};
+	lay_make(spec, m, t, lo, iters);
+	CHECK_OK(layout_summarise(lo, m, 0, s, &err), &err);
+}
+
+/* Release what lay_make built. */
+static void lay_drop(struct topo *t, struct layout *lo)
+{
+	layout_release(lo);
+	topo_free(t);
+}
+
 static const struct layout_model *lay_preset(const char *name)
 {
 	struct nl_err err = {0};
@@ -59,15 +75,12 @@ static void test_table6_structure(void)
 		struct topo *t = NULL;
 		struct layout lo;
 		struct layout_summary s;
-		struct nl_err err = {0};
-		lay_make(table6[i].spec, m, &t, &lo, 20000);
-		CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
+		lay_make_summary(table6[i].spec, m, 20000, &t, &lo, &s);
 		CHECK_EQ(s.routers, table6[i].routers);
 		CHECK_EQ(s.radix, table6[i].radix);
 		CHECK_EQ(s.links, table6[i].links);
 		CHECK_EQ(s.endpoints, table6[i].terminals);
-		layout_release(&lo);
-		topo_free(t);
+		lay_drop(t, &lo);
 	}
 }
 
@@ -84,9 +97,7 @@ static void test_table6_power(void)
 		struct topo *t = NULL;
 		struct layout lo;
 		struct layout_summary s;
-		struct nl_err err = {0};
-		lay_make(table6[i].spec, m, &t, &lo, 1000);
-		CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
+		lay_make_summary(table6[i].spec, m, 1000, &t, &lo, &s);
 		if (i == 0) {
 			CHECK_EQ(s.ports_used, 5000);
 			CHECK_NEAR(s.power_w, 14000.0, 1e-9);
@@ -97,8 +108,7 @@ static void test_table6_power(void)
 			CHECK(s.power_w == (double)(s.ports_used * 2800) / 1000.0);
 			CHECK_EQ(s.ports_used, (uint64_t)table6[i].routers * table6[i].radix);
 		}
-		layout_release(&lo);
-		topo_free(t);
+		lay_drop(t, &lo);
 	}
 	CHECK_NEAR(3078 * 2.8, 8618.4, 1e-9);
 }
@@ -114,8 +124,7 @@ static void test_table6_cost(void)
 		struct layout lo;
 		struct layout_summary s;
 		struct nl_err err = {0};
-		lay_make(table6[i].spec, m, &t, &lo, 200000);
-		CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
+		lay_make_summary(table6[i].spec, m, 200000, &t, &lo, &s);
 		double rel = s.cost_total / table6[i].cost - 1;
 		if (fabs(rel) > 0.10)
 			TEST_FAIL_("%s: cost %.0f vs table %.0f (%+.1f%%)", table6[i].spec, s.cost_total, table6[i].cost,
@@ -127,8 +136,7 @@ static void test_table6_cost(void)
 				   table6[i].part_radix, s.cost_total, table6[i].cost, 100 * rel);
 		/* The parts add up. */
 		CHECK_NEAR(s.cost_total, s.cost_routers + s.cost_copper + s.cost_fibre + s.cost_terminals, 1e-6);
-		layout_release(&lo);
-		topo_free(t);
+		lay_drop(t, &lo);
 	}
 }
 
@@ -166,8 +174,7 @@ static void test_flex_fig7(void)
 	CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
 	CHECK_EQ(s.intra_links, 0);
 	CHECK_NEAR(s.mean_m, 5.5, 1e-9);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 }
 
 /* Packaging rules read the closed-form views. */
@@ -192,44 +199,38 @@ static void test_pack_rules(void)
 			CHECK_EQ(mid % 10, lo.cabinet[r] - 10);
 		}
 	}
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 
 	/* Dragonfly: one group per cabinet; Slim Fly: 2q routers per cabinet. */
 	lay_make("dragonfly:a=8,p=4,h=4", m, &t, &lo, 1000);
 	CHECK_EQ(lo.n_cabinets, 33);
 	CHECK_EQ(lo.cabinet[8 * 7 + 3], 7);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 	lay_make("slimfly:q=9,p=6", m, &t, &lo, 1000);
 	CHECK_EQ(lo.n_cabinets, 9);
 	for (uint32_t c = 0; c < 9; c++)
 		CHECK_EQ(lo.units[c], 18 * 7);
 	CHECK_EQ(lo.cabinet[81 + 9 * 4 + 2], 4); /* router (1, 4, 2) */
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 
 	/* HyperX §5: a row of S2 enclosures of S1 switches. */
 	lay_make("hyperx:s=10x10,k=1x1,t=10", m, &t, &lo, 0);
 	CHECK_STR(lo.rule->name, "hyperx-enclosure");
 	CHECK_EQ(lo.rows, 1);
 	CHECK_EQ(lo.cols, 10);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 
 	/* Canonical: 16 per cabinet, 8 for 64 routers (seed 003 §4.1, §6). */
 	lay_make("hypercube:n=6", m, &t, &lo, 1000);
 	CHECK_STR(lo.rule->name, "canonical");
 	CHECK_EQ(lo.n_cabinets, 8);
 	CHECK_EQ(lo.cabinet[17], 2);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 	lay_make("torus:k=8x8", m, &t, &lo, 1000);
 	CHECK_STR(lo.rule->name, "grid-folded");
 	CHECK_EQ(lo.n_cabinets, 8);
 	CHECK_EQ(lo.cabinet[17], 2);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 
 	/* Folded torus: 16x16x16 packs a dimension-0 ring per cabinet, the
 	 * other two folded on a 16 x 16 floor, so the longest cable spans two
@@ -246,8 +247,7 @@ static void test_pack_rules(void)
 	CHECK_OK(layout_place_rule(&lo, &err), &err);
 	CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
 	CHECK_NEAR(s.max_m, 15 * 2.1 + 2, 1e-9);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 
 	/* A named rule that needs another family's structure. */
 	CHECK_OK(topo_new("torus:k=4x4", &t, &err), &err);
@@ -255,8 +255,7 @@ static void test_pack_rules(void)
 	CHECK_ERR(layout_pack(&lo, t, "nosuch", 0, &err), NL_ECONFIG, &err, "unknown packaging rule 'nosuch'");
 	CHECK_OK(layout_pack(&lo, t, "canonical", 5, &err), &err);
 	CHECK_EQ(lo.n_cabinets, 4);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 	CHECK(layout_model_find("nosuch", &err) == NULL);
 	CHECK(strstr(err.msg, "flex") != NULL);
 }
@@ -309,9 +308,14 @@ static void test_cable_rules(void)
 	CHECK_OK(layout_summarise(&lo, lay_preset("besta"), 0, &s, &err), &err);
 	CHECK_EQ(s.copper, s.intra_links);
 	CHECK_EQ(s.fibre, s.inter_links);
+	/* Each medium priced on its own Besta line (seed 002 §4), 40 Gbps;
+	 * 1 m terminal cables are inside the cabinet: copper. */
+	CHECK(s.copper > 0 && s.fibre > 0);
+	CHECK_NEAR(s.cost_copper, (0.4079 * s.copper_m + 0.5771 * (double)s.copper) * 40, 1e-6);
+	CHECK_NEAR(s.cost_fibre, (0.0919 * s.fibre_m + 7.2745 * (double)s.fibre) * 40, 1e-6);
+	CHECK_NEAR(s.cost_terminals, (0.4079 + 0.5771) * (double)s.terminal_cables * 40, 1e-6);
 	free(len);
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 }
 
 static double lay_total(const char *spec, const char *preset, bool anneal, uint32_t **cells, uint32_t *n_cab,
@@ -334,8 +338,7 @@ static double lay_total(const char *spec, const char *preset, bool anneal, uint3
 		*cells = malloc(lo.n_cabinets * sizeof **cells);
 		memcpy(*cells, lo.cell, lo.n_cabinets * sizeof **cells);
 	}
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 	return s.length_m;
 }
 
@@ -397,8 +400,7 @@ static void test_anneal_is_permutation(void)
 	for (uint32_t c = 0; c < 9; c++)
 		CHECK_EQ(seen[c], 1);
 	CHECK_ERR(layout_place_anneal(&lo, m, 10, 0, 3, &err), NL_ECONFIG, &err, "--trials");
-	layout_release(&lo);
-	topo_free(t);
+	lay_drop(t, &lo);
 }
 
 /* Registry conformance: every packaging rule applies to at least one of
@@ -454,8 +456,7 @@ static void test_rules_conform(void)
 				}
 		}
 		free(len);
-		layout_release(&lo);
-		topo_free(t);
+		lay_drop(t, &lo);
 	}
 	for (size_t r = 0; r < n_rules; r++)
 		if (!used[r])

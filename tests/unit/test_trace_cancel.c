@@ -160,10 +160,7 @@ static void write_dumpi_cancel_rank(const char *path, uint32_t rank)
 {
 	struct dw w = {.n = 0};
 	int32_t peer = 1 - (int32_t)rank;
-	put64(&w, 0xffaadd44554d5049ull);
-	uint64_t body = w.n;
-	put32(&w, 0);
-	put32(&w, 1000000000);
+	uint64_t body = dw_begin(&w);
 	rec(&w, DL_Init, 0);
 	put32(&w, 0);
 	for (int k = 0; k < 3; k++) { /* irecv any/any (req 1), any/any (req 2), any/tag 3 (req 3) */
@@ -231,44 +228,16 @@ static void write_dumpi_cancel_rank(const char *path, uint32_t rank)
 	put32(&w, 9);
 	put16(&w, DH_COMM_WORLD);
 	rec(&w, DL_Finalize, 80);
-	put16(&w, DUMPI_END_OF_STREAM);
-	uint64_t header = w.n;
-	put8(&w, 1); put8(&w, 1); put8(&w, 0);
-	put64(&w, 1234);
-	put16(&w, 4);
-	memcpy(w.p + w.n, "host", 4);
-	w.n += 4;
-	put16(&w, 0);
-	put32(&w, 0);
-	put32(&w, 0);
-	put64(&w, 0xffaadd44554d5049ull);
-	put64(&w, 0);
-	put64(&w, 0);
-	put64(&w, 0);
-	put64(&w, header);
-	put64(&w, body);
-	put64(&w, header);
-	put64(&w, 0);
-	FILE *f = fopen(path, "wb");
-	fwrite(w.p, 1, w.n, f);
-	fclose(f);
+	dw_finish(&w, body, path);
 }
 
 static void test_dumpi_cancel(void)
 {
 	struct nl_err e = {0};
-	char path[600];
-	mkdir(test_tmppath("cx"), 0755);
-	for (uint32_t r = 0; r < 2; r++) {
-		snprintf(path, sizeof path, "%s/cx/cx-%04u.bin", test_tmpdir, r);
-		write_dumpi_cancel_rank(path, r);
-	}
-	FILE *f = fopen(test_tmppath("cx/cx.meta"), "w");
-	fprintf(f, "hostname=host\nnumprocs=2\nstartime=1234\nfileprefix=cx\n");
-	fclose(f);
+	const char *meta = dw_write_trace("cx", 2, write_dumpi_cancel_rank);
 	struct warns w = {0};
 	const char *nlt = test_tmppath("cx.nlt");
-	CHECK_OK(trace_import(test_tmppath("cx/cx.meta"), nlt, collect, &w, &e), &e);
+	CHECK_OK(trace_import(meta, nlt, collect, &w, &e), &e);
 	CHECK(!has_warn(&w, "not converted: MPI_Cancel x2 (no netloom operation; its time counts as compute)"));
 	CHECK(has_warn(&w, "not converted: MPI_Test_cancelled x2 (a local query: its answer is the outcome of the "
 			   "cancel op)"));

@@ -291,10 +291,7 @@ static void write_dumpi_rank(const char *path, uint32_t rank)
 {
 	struct dw w = {.n = 0};
 	int32_t dims[] = {2, 2}, periods[] = {0, 0}, remain[] = {1, 0};
-	put64(&w, 0xffaadd44554d5049ull);
-	uint64_t body = w.n;
-	put32(&w, 0);          /* cpu bias */
-	put32(&w, 1000000000); /* wall bias, s */
+	uint64_t body = dw_begin(&w);
 	rec(&w, DL_Init, 0);
 	put32(&w, 0); /* argc */
 	rec(&w, DL_Comm_split, 10); /* world, color rank%2, key -rank -> handle 4 */
@@ -330,28 +327,7 @@ static void write_dumpi_rank(const char *path, uint32_t rank)
 	rec(&w, DL_Comm_free, 70);
 	put16(&w, 5);
 	rec(&w, DL_Finalize, 80);
-	put16(&w, DUMPI_END_OF_STREAM);
-	uint64_t header = w.n;
-	put8(&w, 1); put8(&w, 1); put8(&w, 0);
-	put64(&w, 1234);
-	put16(&w, 4);
-	memcpy(w.p + w.n, "host", 4);
-	w.n += 4;
-	put16(&w, 0); /* username */
-	put32(&w, 0); /* mesh dims */
-	put32(&w, 0);
-	/* index: magic, size table, addresses, perf labels, header, body, footer, keyval */
-	put64(&w, 0xffaadd44554d5049ull);
-	put64(&w, 0);
-	put64(&w, 0);
-	put64(&w, 0);
-	put64(&w, header);
-	put64(&w, body);
-	put64(&w, header);
-	put64(&w, 0);
-	FILE *f = fopen(path, "wb");
-	fwrite(w.p, 1, w.n, f);
-	fclose(f);
+	dw_finish(&w, body, path);
 }
 
 static const struct trace_comm *comm_of_op(const struct trace_manifest *m, uint32_t id)
@@ -365,17 +341,9 @@ static const struct trace_comm *comm_of_op(const struct trace_manifest *m, uint3
 static void test_dumpi_communicators(void)
 {
 	struct nl_err e = {0};
-	char path[600];
-	mkdir(test_tmppath("syn"), 0755);
-	for (uint32_t r = 0; r < 4; r++) {
-		snprintf(path, sizeof path, "%s/syn/syn-%04u.bin", test_tmpdir, r);
-		write_dumpi_rank(path, r);
-	}
-	FILE *f = fopen(test_tmppath("syn/syn.meta"), "w");
-	fprintf(f, "hostname=host\nnumprocs=4\nstartime=1234\nfileprefix=syn\n");
-	fclose(f);
+	const char *meta = dw_write_trace("syn", 4, write_dumpi_rank);
 	struct warns w = {0};
-	CHECK_OK(trace_import(test_tmppath("syn/syn.meta"), test_tmppath("syn.nlt"), collect, &w, &e), &e);
+	CHECK_OK(trace_import(meta, test_tmppath("syn.nlt"), collect, &w, &e), &e);
 	CHECK(has_warn(&w, "not converted: MPI_Type_contiguous x4 (datatype definition: sizes used for later calls)"));
 
 	struct trace_archive *a;
@@ -441,6 +409,7 @@ static void test_dumpi_communicators(void)
 	/* A rank that never makes the split: named in the error. */
 	struct dw w1 = {.n = 0};
 	(void)w1;
+	char path[600];
 	snprintf(path, sizeof path, "%s/syn/syn-0003.bin", test_tmpdir);
 	write_dumpi_rank(path, 3);
 	/* Replace rank 3 by rank 0 of testtrace: it calls no MPI_Comm_split. */
@@ -448,7 +417,7 @@ static void test_dumpi_communicators(void)
 	static uint8_t buf[1 << 16];
 	size_t n = fread(buf, 1, sizeof buf, in);
 	fclose(in);
-	f = fopen(path, "wb");
+	FILE *f = fopen(path, "wb");
 	fwrite(buf, 1, n, f);
 	fclose(f);
 	CHECK_ERR(trace_import(test_tmppath("syn/syn.meta"), test_tmppath("syn2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,

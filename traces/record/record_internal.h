@@ -83,7 +83,13 @@ void rec_req_unmark_cancelled(MPI_Request r);
 /* Live requests marked cancelled: while 0, completions need no status. */
 size_t rec_req_n_cancelled(void);
 
-/* --- matched probes (record_mprobe.c) -------------------------------------- */
+/* --- probes (record_p2p.c, record_mprobe.c) -------------------------------- */
+
+struct rec_call;
+/* Record a probe (kind TOP_PROBE or TOP_IPROBE) that returned rc; flag says
+ * it found a message, whose size st gives (record_p2p.c). */
+void rec_probe_end(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, int source, int tag, int flag,
+		   const MPI_Status *st);
 
 void rec_mprobe_teardown(void);
 

@@ -61,28 +61,6 @@ static bool rec_msg_take(MPI_Message m, struct rec_msg *out)
 	return false;
 }
 
-/* The probe op: source and tag asked for, size of the message found. */
-static void rec_mprobe_end(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, int source, int tag,
-			   int flag, const MPI_Status *st)
-{
-	struct trace_op op = {.kind = kind};
-	int n = 0;
-
-	op.comm = rec_comm_lookup(comm, NULL);
-	if (rc != MPI_SUCCESS || op.comm == REC_COMM_NONE) {
-		if (rc == MPI_SUCCESS)
-			rec_unsupported(REC_UNSUP_COMM);
-		rec_skip(c);
-		return;
-	}
-	op.peer = rec_peer(source);
-	op.tag = rec_tag(tag);
-	op.n_done = flag ? 1 : 0;
-	if (flag && source != MPI_PROC_NULL && PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0)
-		op.bytes = (uint64_t)n;
-	rec_end(c, &op);
-}
-
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
 	struct rec_call c;
@@ -97,7 +75,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 		return rc;
 	if (rc == MPI_SUCCESS)
 		rec_msg_put(*message, comm, status);
-	rec_mprobe_end(&c, rc, TOP_PROBE, comm, source, tag, 1, status);
+	rec_probe_end(&c, rc, TOP_PROBE, comm, source, tag, 1, status);
 	return rc;
 }
 
@@ -116,7 +94,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 		return rc;
 	if (rc == MPI_SUCCESS && *flag)
 		rec_msg_put(*message, comm, status);
-	rec_mprobe_end(&c, rc, TOP_IPROBE, comm, source, tag, rc == MPI_SUCCESS && *flag, status);
+	rec_probe_end(&c, rc, TOP_IPROBE, comm, source, tag, rc == MPI_SUCCESS && *flag, status);
 	return rc;
 }
 

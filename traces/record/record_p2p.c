@@ -175,9 +175,12 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int se
 }
 
 /* Probes record the source and tag asked for and the size of the message
- * found (0 when Iprobe found none); n_done is 1 when a message was found. */
-static void rec_probe(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, int source,
-		      int tag, int flag, const MPI_Status *st)
+ * found (0 when Iprobe found none); n_done is 1 when a message was found.
+ * Matched probes (record_mprobe.c) are recorded the same way. A probe of
+ * MPI_PROC_NULL finds an empty message (MPI 4.0 §3.8.1), so its size is
+ * not asked for. */
+void rec_probe_end(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, int source, int tag, int flag,
+		   const MPI_Status *st)
 {
 	struct trace_op op = {.kind = kind};
 	int n = 0;
@@ -194,7 +197,7 @@ static void rec_probe(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, 
 	op.peer = rec_peer(source);
 	op.tag = rec_tag(tag);
 	op.n_done = flag ? 1 : 0;
-	if (flag && PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0)
+	if (flag && source != MPI_PROC_NULL && PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0)
 		op.bytes = (uint64_t)n;
 	rec_end(c, &op);
 }
@@ -209,7 +212,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	if (c.is_on && status == MPI_STATUS_IGNORE)
 		status = &own;
 	rc = PMPI_Probe(source, tag, comm, status);
-	rec_probe(&c, rc, TOP_PROBE, comm, source, tag, 1, status);
+	rec_probe_end(&c, rc, TOP_PROBE, comm, source, tag, 1, status);
 	return rc;
 }
 
@@ -223,11 +226,27 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	if (c.is_on && status == MPI_STATUS_IGNORE)
 		status = &own;
 	rc = PMPI_Iprobe(source, tag, comm, flag, status);
-	rec_probe(&c, rc, TOP_IPROBE, comm, source, tag, rc == MPI_SUCCESS && *flag, status);
+	rec_probe_end(&c, rc, TOP_IPROBE, comm, source, tag, rc == MPI_SUCCESS && *flag, status);
 	return rc;
 }
 
 /* --- persistent requests, free, cancel ------------------------------------ */
+
+/* The id of request h, which a call on it (start, free, cancel) returned
+ * rc for; REC_REQ_NONE, with the call skipped, when it failed or the
+ * recorder does not know h (counted). */
+static uint32_t rec_req_known(struct rec_call *c, int rc, MPI_Request h, bool *is_cancelled)
+{
+	uint32_t id = rec_req_find(h, NULL, is_cancelled);
+
+	if (rc != MPI_SUCCESS || id == REC_REQ_NONE) {
+		if (rc == MPI_SUCCESS)
+			rec_unsupported(REC_UNSUP_REQ);
+		rec_skip(c);
+		return REC_REQ_NONE;
+	}
+	return id;
+}
 
 int MPI_Start(MPI_Request *request)
 {
@@ -239,13 +258,9 @@ int MPI_Start(MPI_Request *request)
 	rc = PMPI_Start(request);
 	if (!c.is_on)
 		return rc;
-	id = rec_req_find(*request, NULL, NULL);
-	if (rc != MPI_SUCCESS || id == REC_REQ_NONE) {
-		if (rc == MPI_SUCCESS)
-			rec_unsupported(REC_UNSUP_REQ);
-		rec_skip(&c);
+	id = rec_req_known(&c, rc, *request, NULL);
+	if (id == REC_REQ_NONE)
 		return rc;
-	}
 	struct trace_op op = {.kind = TOP_START, .req = id};
 	rec_end(&c, &op);
 	return rc;
@@ -284,6 +299,7 @@ int MPI_Request_free(MPI_Request *request)
 {
 	struct rec_call c;
 	MPI_Request h = *request;
+	bool is_cancelled = false;
 	uint32_t id;
 	int rc;
 
@@ -291,19 +307,11 @@ int MPI_Request_free(MPI_Request *request)
 	rc = PMPI_Request_free(request);
 	if (!c.is_on)
 		return rc;
-	id = rec_req_find(h, NULL, NULL);
-	if (rc != MPI_SUCCESS || id == REC_REQ_NONE) {
-		if (rc == MPI_SUCCESS)
-			rec_unsupported(REC_UNSUP_REQ);
-		rec_skip(&c);
+	id = rec_req_known(&c, rc, h, &is_cancelled);
+	if (id == REC_REQ_NONE)
 		return rc;
-	}
-	{
-		bool is_cancelled = false;
-		rec_req_find(h, NULL, &is_cancelled);
-		if (is_cancelled) /* freed before it completed: never known */
-			rec_cancel_outcome(id, -1);
-	}
+	if (is_cancelled) /* freed before it completed: never known */
+		rec_cancel_outcome(id, -1);
 	rec_req_release(h);
 	struct trace_op op = {.kind = TOP_REQUEST_FREE, .req = id};
 	rec_end(&c, &op);
@@ -320,13 +328,9 @@ int MPI_Cancel(MPI_Request *request)
 	rc = PMPI_Cancel(request);
 	if (!c.is_on)
 		return rc;
-	id = rec_req_find(*request, NULL, NULL);
-	if (rc != MPI_SUCCESS || id == REC_REQ_NONE) {
-		if (rc == MPI_SUCCESS)
-			rec_unsupported(REC_UNSUP_REQ);
-		rec_skip(&c);
+	id = rec_req_known(&c, rc, *request, NULL);
+	if (id == REC_REQ_NONE)
 		return rc;
-	}
 	rec_req_mark_cancelled(*request);
 	/* The outcome comes with the completion: held until then. */
 	struct trace_op op = {.kind = TOP_CANCEL, .req = id, .flags = TRACE_F_NO_OUTCOME};
