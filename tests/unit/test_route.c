@@ -424,7 +424,10 @@ static void test_registry_conformance(void)
 	for (size_t i = 0; i < n; i++) {
 		CHECK(all[i]->compute && all[i]->inject && all[i]->init && all[i]->help);
 		int reacts;
-		if (!conform_one(all[i]->name, all[i], &reacts))
+		int walked = conform_one(all[i]->name, all[i], &reacts);
+		fprintf(stderr, "  %s: walked on %d families%s\n", all[i]->name, walked,
+			reacts ? ", candidates follow the view" : ", candidates independent of the view");
+		if (!walked)
 			TEST_FAIL_("routing function '%s' runs on no registered topology family", all[i]->name);
 	}
 	/* min's adaptive selection: its candidate list must be valid under a
