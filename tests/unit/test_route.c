@@ -4,7 +4,9 @@
  * paths it can produce is acyclic: the deadlock-freedom argument of each
  * file header, checked (Dally & Towles §14.1, Duato's theorem for the
  * deterministic case). Negative controls make sure the checker finds
- * cycles where deadlock is possible. */
+ * cycles where deadlock is possible. The registry test walks every
+ * registered algorithm on one instance of every family it declares, with a
+ * synthetic congestion view; min's hash selection is checked to spread. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +95,87 @@ struct walk {
 	uint32_t max_hops;
 	int bad;
 	const char *spec;
+	/* Synthetic congestion (NULL: no view, as deterministic callers may
+	 * pass): occupancy per (global port, VC), as a router's output VCs
+	 * hold it, handed to compute through the per-router view. */
+	const uint16_t *occ;
+	uint32_t vc_buf_size;
+	int reacts; /* some head's candidates changed with the view */
 };
+
+/* The view router `router` gives routing over w->occ. */
+static struct route_view walk_view(const struct walk *w, uint32_t router)
+{
+	return (struct route_view){
+		.occ_base = w->occ + (size_t)w->t->port_base[router] * w->r->n_vcs,
+		.occ_stride = sizeof *w->occ,
+		.n_vcs = w->r->n_vcs,
+		.vc_buf_size = w->vc_buf_size,
+	};
+}
+
+static int cands_equal(const struct route_cand *a, int na, const struct route_cand *b, int nb)
+{
+	if (na != nb)
+		return 0;
+	for (int i = 0; i < na; i++)
+		if (a[i].port != b[i].port || a[i].vc_lo != b[i].vc_lo || a[i].vc_hi != b[i].vc_hi ||
+		    a[i].prio != b[i].prio)
+			return 0;
+	return 1;
+}
+
+/* The preferred port of a candidate list: the highest prio, lowest index. */
+static uint32_t cands_best(const struct route_cand *c, int n)
+{
+	int b = 0;
+	for (int i = 1; i < n; i++)
+		if (c[i].prio > c[b].prio)
+			b = i;
+	return c[b].port;
+}
+
+/* Adaptivity against the view: compute with every VC of every port empty,
+ * then once per offered port with that port saturated and the rest empty.
+ * An algorithm whose answer never depends on the view passes; one whose
+ * answer does must not prefer the saturated port whenever it offers
+ * another (UGAL / Merlin's credit-based choice, Dally & Towles §9.4). */
+static void walk_react(struct walk *w, uint32_t router, uint32_t in_port, uint32_t in_vc,
+		       const struct route_pkt *pk, const struct rng *rng)
+{
+	const struct topo *t = w->t;
+	uint32_t n_ports = topo_router_ports(t, router), V = w->r->n_vcs;
+	uint16_t *occ = calloc((size_t)n_ports * V, sizeof *occ);
+	struct route_view v = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = V, .vc_buf_size = w->vc_buf_size};
+	struct route_cand ce[ROUTE_MAX_CANDS], cs[ROUTE_MAX_CANDS];
+	struct route_pkt pe = *pk;
+	struct rng re = *rng; /* the same draws for every view */
+	int ne = w->r->ops->compute(w->r, router, in_port, in_vc, &pe, &re, &v, ce);
+	int changed = 0, wrong = -1;
+	for (int k = 0; k < ne; k++) {
+		uint32_t hot = ce[k].port;
+		for (uint32_t vc = 0; vc < V; vc++)
+			occ[(size_t)hot * V + vc] = (uint16_t)w->vc_buf_size;
+		struct route_pkt ps = *pk;
+		struct rng rs = *rng;
+		int ns = w->r->ops->compute(w->r, router, in_port, in_vc, &ps, &rs, &v, cs);
+		for (uint32_t vc = 0; vc < V; vc++)
+			occ[(size_t)hot * V + vc] = 0;
+		changed |= !cands_equal(ce, ne, cs, ns);
+		int other = 0;
+		for (int i = 0; i < ns; i++)
+			other |= cs[i].port != hot;
+		if (other && cands_best(cs, ns) == hot && wrong < 0)
+			wrong = (int)hot;
+	}
+	free(occ);
+	if (!changed)
+		return;
+	w->reacts = 1;
+	if (wrong >= 0 && !w->bad++)
+		TEST_FAIL_("%s: at router %u the candidates follow the view but saturated port %d stays preferred",
+			   w->spec, router, wrong);
+}
 
 static void walk_from(struct walk *w, uint32_t router, uint32_t in_port, uint32_t in_vc, uint32_t prev_chan,
 		      struct route_pkt pk, uint32_t hops, struct rng *rng)
@@ -106,7 +188,12 @@ static void walk_from(struct walk *w, uint32_t router, uint32_t in_port, uint32_
 		return;
 	}
 	pk.hops = (uint8_t)hops;
-	int n = w->r->ops->compute(w->r, router, in_port, in_vc, &pk, rng, NULL, c);
+	struct route_view view;
+	if (w->occ) {
+		view = walk_view(w, router);
+		walk_react(w, router, in_port, in_vc, &pk, rng);
+	}
+	int n = w->r->ops->compute(w->r, router, in_port, in_vc, &pk, rng, w->occ ? &view : NULL, c);
 	if (n < 1 || n > (int)w->r->max_cands) {
 		if (!w->bad++)
 			TEST_FAIL_("%s: %d candidates (max %u)", w->spec, n, w->r->max_cands);
@@ -143,40 +230,53 @@ static void walk_from(struct walk *w, uint32_t router, uint32_t in_port, uint32_
 	}
 }
 
-/* Check `route_spec` on `topo_spec`: reachability, VC ranges, path length
- * (minimal algorithms), and CDG acyclicity. Returns 1 when the CDG is
- * acyclic. Random choices (DOR's k/2 tie, Valiant's intermediate) are
- * enumerated: several tie seeds, every intermediate router. */
-static int check_routing(const char *topo_spec, const char *route_spec, uint32_t vcs, int minimal)
-{
-	struct topo *t = NULL;
-	struct route *r = NULL;
-	struct nl_err e = {0};
-	char what[256];
-	int acyclic = 0;
+/* How check_route walks: the random choices are enumerated by `seeds`
+ * tie seeds (DOR's k/2 tie, Valiant's intermediate drawn at inject) and,
+ * with every_inter, by forcing every intermediate router; with_view feeds
+ * compute a synthetic congestion view and checks its reaction. */
+struct walk_opts {
+	int minimal;
+	int every_inter;
+	int with_view;
+	uint32_t seeds;
+	int *reacts; /* out, may be NULL */
+};
 
-	snprintf(what, sizeof what, "%s on %s", route_spec, topo_spec);
-	if (topo_new(topo_spec, &t, &e) < 0 || route_new(route_spec, t, vcs, &r, &e) < 0) {
-		TEST_FAIL_("%s: %s", what, e.msg);
-		topo_free(t);
-		return 0;
-	}
+/* Check route r on t: reachability, VC ranges, path length (minimal
+ * algorithms), and CDG acyclicity. Returns 1 when the CDG is acyclic. */
+static int check_route(const struct topo *t, const struct route *r, const char *what, const struct walk_opts *o)
+{
+	uint32_t vcs = r->n_vcs;
 	struct cdg g;
 	cdg_init(&g, t->n_ports * vcs);
-	struct walk w = {.r = r, .t = t, .g = &g, .spec = what};
-	int valiant = !strncmp(route_spec, "valiant", 7);
+	struct walk w = {.r = r, .t = t, .g = &g, .spec = what, .vc_buf_size = 8};
+	uint16_t *occ = NULL;
+	if (o->with_view) {
+		/* Occupancies in [0, vc_buf_size], fixed by the seed. */
+		struct rng vr;
+		rng_init(&vr, 42, RNG_CLASS_ROUTER, 0);
+		occ = malloc((size_t)t->n_ports * vcs * sizeof *occ);
+		for (size_t i = 0; i < (size_t)t->n_ports * vcs; i++)
+			occ[i] = (uint16_t)rng_below(&vr, w.vc_buf_size + 1);
+		w.occ = occ;
+	}
 	for (uint32_t s = 0; s < t->n_routers && !w.bad; s++)
 		for (uint32_t d = 0; d < t->n_endpoints && !w.bad; d++) {
-			uint32_t n_inter = valiant ? t->n_routers : 1;
+			uint32_t n_inter = o->every_inter ? t->n_routers : 1;
 			for (uint32_t inter = 0; inter < n_inter; inter++)
-				for (uint64_t seed = 0; seed < 4; seed++) {
+				for (uint64_t seed = 0; seed < o->seeds; seed++) {
 					struct route_pkt pk = {
 						.src_router = s, .dst_router = topo_ep_router(t, d), .dst_ep = d};
 					struct rng rng;
 					uint8_t lo, hi;
 					rng_init(&rng, seed, RNG_CLASS_ROUTER, s * 7919u + d);
 					r->ops->inject(r, &pk, &rng, &lo, &hi);
-					if (valiant)
+					if (lo > hi || hi >= vcs) {
+						if (!w.bad++)
+							TEST_FAIL_("%s: injects into VCs %u..%u of %u", what, lo, hi, vcs);
+						break;
+					}
+					if (o->every_inter)
 						pk.inter = inter;
 					w.max_hops = 0;
 					/* The packet arrives on a terminal port: any local port that
@@ -186,32 +286,201 @@ static int check_routing(const char *topo_spec, const char *route_spec, uint32_t
 					       !topo_port_is_terminal(t, t->port_base[s] + in_port))
 						in_port++;
 					walk_from(&w, s, in_port, lo, UINT32_MAX, pk, 0, &rng);
-					if (minimal && w.max_hops != topo_distance(t, s, pk.dst_router) && !w.bad++)
+					if (o->minimal && w.max_hops != topo_distance(t, s, pk.dst_router) && !w.bad++)
 						TEST_FAIL_("%s: %u -> endpoint %u in %u hops, distance %u", what, s, d,
 							   w.max_hops, topo_distance(t, s, pk.dst_router));
 				}
 		}
-	acyclic = cdg_acyclic(&g);
+	if (o->reacts)
+		*o->reacts = w.reacts;
+	int acyclic = cdg_acyclic(&g);
 	cdg_free(&g);
+	free(occ);
+	return acyclic;
+}
+
+/* check_route for `route_spec` on `topo_spec` with `vcs` VCs. */
+static int check_routing(const char *topo_spec, const char *route_spec, uint32_t vcs, int minimal)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	char what[256];
+
+	snprintf(what, sizeof what, "%s on %s", route_spec, topo_spec);
+	if (topo_new(topo_spec, &t, &e) < 0 || route_new(route_spec, t, vcs, &r, &e) < 0) {
+		TEST_FAIL_("%s: %s", what, e.msg);
+		topo_free(t);
+		return 0;
+	}
+	struct walk_opts o = {.minimal = minimal, .every_inter = !strncmp(route_spec, "valiant", 7), .seeds = 4};
+	int acyclic = check_route(t, r, what, &o);
 	route_free(r);
 	topo_free(t);
 	return acyclic;
 }
 
-static void test_registry_covered(void)
+/* One small instance of every topology family (the registry test checks
+ * none is missing), so each algorithm is walked on every family it
+ * declares. */
+static const char *const family_specs[] = {
+	"torus:k=4x3",
+	"mesh:k=3x3",
+	"full:n=5,p=1",
+	"hyperx:s=3x3,t=1",
+	"hypercube:n=3",
+	"foldedhypercube:n=4",
+	"flatfly:m=3,n=3",
+	"flex:nx=3,ny=2,nz=2",
+	"dragonfly:a=2,p=1,h=1",
+	"fattree:k=2,n=3",
+	"clos:l=3,r=8",
+	"slimfly:q=5,p=1",
+	"equality:n=14,sa=-1/1/3/9,sb=4,p=1",
+	"ndt:k=3x4x3",
+	"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=1",
+	"dln:n=16,d=4,seed=3",
+	"myriclos:n=64",
+	"p1(torus:k=4x4):trials=2",
+	"p2(torus:k=4x4):trials=2",
+	"p3(torus:k=4x4):trials=2",
+};
+#define N_FAMILY_SPECS (sizeof family_specs / sizeof *family_specs)
+
+static int route_supports(const struct route_ops *ops, const char *family)
 {
-	/* Every registered algorithm has a conformance case below. */
-	static const char *const covered[] = {"dor", "valiant", "min"};
-	size_t n;
-	const struct route_ops *const *all = route_list(&n);
-	for (size_t i = 0; i < n; i++) {
-		int ok = 0;
-		for (size_t k = 0; k < sizeof covered / sizeof *covered; k++)
-			ok |= !strcmp(all[i]->name, covered[k]);
-		if (!ok)
-			TEST_FAIL_("routing function '%s' has no conformance case", all[i]->name);
-		CHECK(all[i]->compute && all[i]->inject && all[i]->init && all[i]->help);
+	if (!ops->families)
+		return 1;
+	for (size_t i = 0; ops->families[i]; i++)
+		if (!strcmp(ops->families[i], family))
+			return 1;
+	return 0;
+}
+
+/* Walk one algorithm (by its registry spec) on every family it declares,
+ * with the fewest VCs it accepts and a synthetic congestion view. Returns
+ * the number of families walked; *reacts says whether any head's
+ * candidates changed with the view. */
+static int conform_one(const char *spec, const struct route_ops *ops, int *reacts)
+{
+	int walked = 0;
+	*reacts = 0;
+	for (size_t f = 0; f < N_FAMILY_SPECS; f++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		if (topo_new(family_specs[f], &t, &e) < 0) {
+			TEST_FAIL_("%s: %s", family_specs[f], e.msg);
+			continue;
+		}
+		int rc = NL_ECONFIG;
+		uint32_t vcs = 1;
+		for (; vcs <= 16 && rc == NL_ECONFIG; vcs++)
+			rc = route_new(spec, t, vcs, &r, &e) < 0 ? e.code : 0;
+		vcs--;
+		if (!route_supports(ops, t->ops->name)) {
+			if (rc != NL_EUNSUPPORTED)
+				TEST_FAIL_("%s on %s: undeclared family accepted (%d)", spec, family_specs[f], rc);
+			route_free(r);
+			topo_free(t);
+			continue;
+		}
+		if (rc) {
+			TEST_FAIL_("%s on %s: no VC count up to 16 accepted: %s", spec, family_specs[f], e.msg);
+			topo_free(t);
+			continue;
+		}
+		char what[512];
+		snprintf(what, sizeof what, "%s on %s with %u VCs", spec, family_specs[f], vcs);
+		int rx = 0;
+		struct walk_opts o = {.with_view = 1, .seeds = 8, .reacts = &rx};
+		int acyclic = check_route(t, r, what, &o);
+		if (ops->is_deterministic && !acyclic)
+			TEST_FAIL_("%s: cyclic channel dependencies (deterministic algorithm)", what);
+		*reacts |= rx;
+		walked++;
+		route_free(r);
+		topo_free(t);
 	}
+	return walked;
+}
+
+static void test_registry_conformance(void)
+{
+	size_t n, n_topo;
+	const struct route_ops *const *all = route_list(&n);
+	const struct topo_ops *const *topos = topo_list(&n_topo);
+	/* family_specs covers the topology registry. */
+	for (size_t i = 0; i < n_topo; i++) {
+		int ok = 0;
+		for (size_t f = 0; f < N_FAMILY_SPECS; f++) {
+			size_t len = strlen(topos[i]->name);
+			ok |= !strncmp(family_specs[f], topos[i]->name, len) &&
+			      (family_specs[f][len] == ':' || family_specs[f][len] == '(');
+		}
+		if (!ok)
+			TEST_FAIL_("topology family '%s' has no instance in family_specs", topos[i]->name);
+	}
+	for (size_t i = 0; i < n; i++) {
+		CHECK(all[i]->compute && all[i]->inject && all[i]->init && all[i]->help);
+		int reacts;
+		int walked = conform_one(all[i]->name, all[i], &reacts);
+		fprintf(stderr, "  %s: walked on %d families%s\n", all[i]->name, walked,
+			reacts ? ", candidates follow the view" : ", candidates independent of the view");
+		if (!walked)
+			TEST_FAIL_("routing function '%s' runs on no registered topology family", all[i]->name);
+	}
+	/* min's adaptive selection: its candidate list must be valid under a
+	 * view too (the VC allocator makes the choice, so it need not move). */
+	int reacts;
+	struct nl_err e = {0};
+	CHECK(conform_one("min:select=adaptive", route_find("min", &e), &reacts) > 0);
+}
+
+/* Negative controls for the view check: an algorithm that, offered a
+ * saturated port and an empty one, keeps preferring the saturated one. */
+static int anti_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+			struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
+{
+	struct nl_err e = {0};
+	int n = route_find("min", &e)->compute(r, router, in_port, in_vc, p, rng, v, out);
+	if (!v || n < 2)
+		return n;
+	/* Prefer the fullest port: the opposite of adaptive routing. */
+	int b = 0;
+	for (int i = 1; i < n; i++)
+		if (route_view_occ(v, out[i].port, out[i].vc_lo) > route_view_occ(v, out[b].port, out[b].vc_lo))
+			b = i;
+	for (int i = 0; i < n; i++)
+		out[i].prio = (int16_t)(i == b);
+	return n;
+}
+
+static void test_view_negative(void)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	const struct route_ops *min = route_find("min", &e);
+	struct route_ops anti = *min;
+	anti.compute = anti_compute;
+	CHECK_OK(topo_new("hypercube:n=3", &t, &e), &e);
+	CHECK_OK(route_new("min:select=adaptive", t, 3, &r, &e), &e);
+	r->ops = &anti;
+	int before = test_failed_checks, reacts = 0;
+	fprintf(stderr, "  (negative control: one FAIL line about a saturated port is expected)\n");
+	struct walk_opts o = {.with_view = 1, .seeds = 1, .reacts = &reacts};
+	check_route(t, r, "anti-adaptive on hypercube:n=3", &o);
+	/* It must have been caught: take back the failure it recorded (the
+	 * FAIL line above is expected). */
+	int caught = test_failed_checks > before;
+	test_failed_checks = before;
+	CHECK(reacts);
+	if (!caught)
+		TEST_FAIL_("an algorithm preferring a saturated port passed the view check");
+	r->ops = min;
+	route_free(r);
+	topo_free(t);
 }
 
 static void test_dor(void)
@@ -243,6 +512,82 @@ static void test_min(void)
 	CHECK(!check_routing("torus:k=6", "min:classes=none,select=first", 1, 1));
 }
 
+/* `min`'s selection among the minimal ports (the ordered list that
+ * select=adaptive returns whole): `first` takes element 0 everywhere;
+ * `hash` must take a fixed element per (source, destination, router) and
+ * spread over the list, each element of an m-port list taken about 1/m of
+ * the time over many flows (ECMP-like). Forcing hash to "first" fails. */
+static void check_min_select(const char *topo_spec, uint32_t vcs)
+{
+	struct topo *t = NULL;
+	struct route *ra = NULL, *rf = NULL, *rh = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new(topo_spec, &t, &e), &e);
+	CHECK_OK(route_new("min:select=adaptive", t, vcs, &ra, &e), &e);
+	CHECK_OK(route_new("min:select=first", t, vcs, &rf, &e), &e);
+	CHECK_OK(route_new("min:select=hash", t, vcs, &rh, &e), &e);
+	/* hist[m][i]: element i picked from an m-port list. */
+	uint64_t hist[ROUTE_MAX_CANDS + 1][ROUTE_MAX_CANDS] = {{0}};
+	uint64_t multi = 0, bad = 0;
+	struct rng rng;
+	rng_init(&rng, 1, RNG_CLASS_ROUTER, 0);
+	/* Flows between endpoints' routers, seen at every router. */
+	for (uint32_t se = 0; se < t->n_endpoints; se++)
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			for (uint32_t de = 0; de < t->n_endpoints; de++) {
+				uint32_t s = topo_ep_router(t, se), d = topo_ep_router(t, de);
+				if (r == d)
+					continue;
+				struct route_pkt p = {.src_router = s, .dst_router = d, .dst_ep = de};
+				struct route_cand ca[ROUTE_MAX_CANDS], cf[ROUTE_MAX_CANDS], ch[ROUTE_MAX_CANDS];
+				struct route_pkt p2 = p, p3 = p;
+				int na = ra->ops->compute(ra, r, 0, 0, &p, &rng, NULL, ca);
+				int nf = rf->ops->compute(rf, r, 0, 0, &p2, &rng, NULL, cf);
+				int nh = rh->ops->compute(rh, r, 0, 0, &p3, &rng, NULL, ch);
+				if (nf != 1 || nh != 1 || cf[0].port != ca[0].port) {
+					bad++;
+					continue;
+				}
+				int pick = -1;
+				for (int i = 0; i < na; i++)
+					if (ca[i].port == ch[0].port)
+						pick = i;
+				if (pick < 0) {
+					bad++;
+					continue;
+				}
+				if (na > 1)
+					multi++;
+				hist[na][pick]++;
+			}
+	CHECK_UINT(bad, ==, 0);
+	CHECK_UINT(multi, >=, 1000); /* enough flows with a choice */
+	for (int m = 2; m <= ROUTE_MAX_CANDS; m++) {
+		uint64_t tot = 0;
+		for (int i = 0; i < m; i++)
+			tot += hist[m][i];
+		if (tot < 200)
+			continue;
+		for (int i = 0; i < m; i++)
+			if (hist[m][i] * m * 2 < tot || hist[m][i] * m > tot * 2)
+				TEST_FAIL_("%s: select=hash picked element %d of %d-port lists %llu times of %llu "
+					   "(expected about 1/%d)", topo_spec, i, m, (unsigned long long)hist[m][i],
+					   (unsigned long long)tot, m);
+	}
+	route_free(ra);
+	route_free(rf);
+	route_free(rh);
+	topo_free(t);
+}
+
+static void test_min_select(void)
+{
+	check_min_select("hypercube:n=5", 5);
+	check_min_select("torus:k=6x6", 6);
+	check_min_select("fattree:k=4,n=3", 1);
+	check_min_select("hyperx:s=4x4x3,t=1", 3);
+}
+
 static void test_route_errors(void)
 {
 	struct topo *t = NULL;
@@ -262,10 +607,12 @@ static void test_route_errors(void)
 
 int main(void)
 {
-	TEST_RUN(test_registry_covered);
+	TEST_RUN(test_registry_conformance);
+	TEST_RUN(test_view_negative);
 	TEST_RUN(test_dor);
 	TEST_RUN(test_valiant);
 	TEST_RUN(test_min);
+	TEST_RUN(test_min_select);
 	TEST_RUN(test_route_errors);
 	return test_done();
 }

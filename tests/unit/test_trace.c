@@ -1,15 +1,14 @@
 /* Unit tests: trace archive (hash, varints, op codec, writer/reader round
- * trip, determinism, corruption detection with exact messages, bounded
- * reader memory). */
-#include <malloc.h>
+ * trip, determinism, writer and encoder errors). Corruption detection and
+ * bounded reader memory: test_trace_corrupt.c. */
 #include <stdint.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "test.h"
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
+#include "trace_sample.h"
 
 /* --- hash and varints --------------------------------------------------- */
 
@@ -94,99 +93,6 @@ static void test_varint(void)
 	CHECK_EQ(trace_unzigzag(trace_zigzag(INT64_MAX)), INT64_MAX);
 }
 
-/* --- ops of every kind --------------------------------------------------- */
-
-static uint64_t sc[3] = {1, 200, 40000}, rc3[3] = {7, 0, 1u << 31};
-static uint32_t rq[5] = {3, 4, 5, 9, 2};
-
-/* A deterministic op of `kind`, varied by i, with the fields its kind uses. */
-static struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
-{
-	struct trace_op op;
-	memset(&op, 0, sizeof op);
-	op.kind = (uint16_t)kind;
-	op.t_ps = t;
-	op.dur_ps = 1000 + (i % 7) * 333;
-	switch (kind) {
-	case TOP_COMPUTE:
-		op.dur_ps = 1000000 + i;
-		op.cpu_ps = i % 3 ? 900000 + i : 0; /* format 2; absent on some */
-		break;
-	case TOP_COMPUTE_FLOPS:
-		op.flops = 1.5e9 + (double)i;
-		break;
-	case TOP_SEND: case TOP_SSEND: case TOP_BSEND: case TOP_RSEND:
-		op.peer = (int32_t)(i % 2);
-		op.tag = (int32_t)(i % 3) - 1;
-		op.bytes = 8 * i;
-		op.comm = (uint32_t)(i % 2) * 2;
-		break;
-	case TOP_ISEND: case TOP_ISSEND: case TOP_IRECV: case TOP_SEND_INIT: case TOP_RECV_INIT:
-		op.peer = kind == TOP_IRECV ? TRACE_ANY_SOURCE : (int32_t)(i % 3);
-		op.tag = 42;
-		op.bytes = 1ull << (i % 40);
-		op.req = (uint32_t)(i % 17) + 1;
-		break;
-	case TOP_RECV: case TOP_PROBE: case TOP_IPROBE:
-		op.peer = TRACE_PROC_NULL;
-		op.tag = TRACE_ANY_TAG;
-		op.bytes = i;
-		op.n_done = kind == TOP_IPROBE;
-		break;
-	case TOP_SENDRECV:
-		op.peer = 1;
-		op.tag = 5;
-		op.bytes = 100;
-		op.recv_peer = 2;
-		op.recv_tag = -1;
-		op.recv_bytes = 200;
-		break;
-	case TOP_START: case TOP_REQUEST_FREE: case TOP_WAIT: case TOP_TEST:
-		op.req = (uint32_t)i + 1;
-		op.n_done = kind == TOP_TEST ? 1 : 0;
-		break;
-	case TOP_WAITALL: case TOP_WAITANY: case TOP_WAITSOME:
-	case TOP_TESTALL: case TOP_TESTANY: case TOP_TESTSOME:
-		op.n_reqs = 1 + (uint32_t)(i % 5);
-		op.reqs = rq;
-		op.n_done = kind == TOP_WAITALL ? 0 : 1;
-		if (kind == TOP_TESTSOME)
-			op.flags = TRACE_F_NO_OUTCOME;
-		break;
-	case TOP_GATHERV: case TOP_SCATTERV: case TOP_ALLGATHERV: case TOP_ALLTOALLV:
-	case TOP_ALLTOALLW: case TOP_REDUCE_SCATTER:
-		op.n_counts = 3;
-		op.send_counts = kind == TOP_REDUCE_SCATTER ? NULL : sc;
-		op.recv_counts = rc3;
-		op.peer = kind == TOP_GATHERV || kind == TOP_SCATTERV ? 2 : 0;
-		break;
-	case TOP_COMM_SPLIT:
-		op.color = (int32_t)(i % 2);
-		op.key = -(int32_t)i;
-		op.new_comm = 2;
-		break;
-	case TOP_COMM_DUP: case TOP_COMM_CREATE:
-		op.new_comm = TRACE_COMM_NULL;
-		break;
-	case TOP_COMM_FREE:
-		op.comm = 2;
-		break;
-	case TOP_CANCEL: /* cancelled, not cancelled, or unknown */
-		op.req = (uint32_t)(i % 17) + 1;
-		op.n_done = i % 3 == 1;
-		op.flags = i % 3 == 2 ? TRACE_F_NO_OUTCOME : 0;
-		break;
-	default: /* the other collectives */
-		op.peer = kind == TOP_BCAST || kind == TOP_REDUCE ? 2 : 0;
-		op.bytes = 4096 + i;
-		op.recv_bytes = kind == TOP_ALLGATHER ? 4096 : 0;
-		op.flops = kind == TOP_ALLREDUCE ? 0.25 : 0;
-		op.flags = kind == TOP_BARRIER ? TRACE_F_NONBLOCKING : 0;
-		op.req = kind == TOP_BARRIER ? 77 : 0;
-		break;
-	}
-	return op;
-}
 
 static void test_codec_every_kind(void)
 {
@@ -259,66 +165,6 @@ static void test_codec_every_kind(void)
 	struct nl_err e = {0};
 	struct trace_op nan_op = {.kind = TOP_COMPUTE_FLOPS, .flops = -1};
 	CHECK_ERR(trace_op_check(&nan_op, &e), NL_EINVAL, &e, "compute_flops: flops -1: expected a finite value >= 0");
-}
-
-/* --- archives ------------------------------------------------------------ */
-
-#define N_RANKS 3
-
-static uint32_t comm2_ranks[] = {0, 2};
-static uint32_t comm5_ranks[] = {2, 1, 0};
-
-/* Write a 3-rank archive: rank r has n_ops ops cycling through every kind
- * (rank 1 is empty when empty_rank1). Returns 0 or the error code. */
-static int write_archive(const char *path, uint64_t n_ops, uint32_t frame_target, bool empty_rank1,
-			 struct nl_err *e)
-{
-	const char *sp[N_RANKS];
-	struct trace_write_opts o = {.frame_target = frame_target, .zstd_level = 3};
-	for (uint32_t r = 0; r < N_RANKS; r++) {
-		char name[64];
-		snprintf(name, sizeof name, "rank%u.nls", r);
-		sp[r] = test_tmppath(name);
-		struct trace_stream_writer *w;
-		int rc = trace_stream_open_opts(&w, r, sp[r], &o, e);
-		if (rc)
-			return rc;
-		uint64_t t = 0;
-		uint64_t n = (empty_rank1 && r == 1) ? 0 : n_ops;
-		for (uint64_t i = 0; i < n; i++) {
-			struct trace_op op = sample_op((unsigned)((i + r) % TOP__COUNT), i, t);
-			t += op.dur_ps + (i % 3) * 10;
-			rc = trace_stream_append(w, &op, e);
-			if (rc) {
-				trace_stream_abort(w);
-				return rc;
-			}
-		}
-		rc = trace_stream_close(w, NULL, NULL, NULL, e);
-		if (rc)
-			return rc;
-	}
-	struct trace_comm comms[] = {
-		{5, 3, comm5_ranks},
-		{2, 2, comm2_ranks},
-		{0, N_RANKS, NULL}, /* world: skipped by the writer */
-	};
-	struct trace_manifest m = {
-		.n_ranks = N_RANKS,
-		.application = "unit \"test\"",
-		.command_line = "./unit --flag\tx",
-		.machine = "host-1",
-		.recorder = "test 0.1",
-		.mpi_library = "",
-		.start_unix = 1700000000,
-		.recorded_runtime_s = 12.5,
-		.n_comms = 3,
-		.comms = comms,
-	};
-	int rc = trace_archive_write(path, &m, sp, e);
-	for (uint32_t r = 0; r < N_RANKS; r++)
-		unlink(sp[r]);
-	return rc;
 }
 
 static void test_archive_round_trip(void)
@@ -590,199 +436,6 @@ static void test_stats_p2p_rules(void)
 	trace_archive_close(a);
 }
 
-/* --- corruption ------------------------------------------------------------- */
-
-static int open_and_verify(const char *path, struct nl_err *e)
-{
-	struct trace_archive *a;
-	int rc = trace_archive_open(&a, path, e);
-	if (rc)
-		return rc;
-	rc = trace_archive_verify(a, e);
-	trace_archive_close(a);
-	return rc;
-}
-
-static void test_corruption(void)
-{
-	struct nl_err e = {0};
-	const char *good = test_tmppath("good.nlt"), *bad = test_tmppath("bad.nlt");
-	CHECK_OK(write_archive(good, 400, 512, false, &e), &e);
-	size_t n;
-	uint8_t *g = test_slurp(good, &n);
-	CHECK(g != NULL);
-	if (!g)
-		return;
-	uint8_t *b = malloc(n);
-	char want[600];
-
-	/* Bad magic. */
-	memcpy(b, g, n);
-	b[1] = 'X';
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
-	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
-
-	/* Unsupported version (checked before the header hash). */
-	memcpy(b, g, n);
-	trace_put_u32(b + 8, 3);
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)",
-		 bad);
-	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
-
-	/* A flipped header byte. */
-	memcpy(b, g, n);
-	b[20] ^= 1;
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-
-	/* Truncation at several offsets. */
-	size_t cuts[] = {0, 7, 40, 64, 100, n / 2, n - 1};
-	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
-		test_spit(bad, g, cuts[i]);
-		if (cuts[i] < 8)
-			snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
-		else if (cuts[i] < 64)
-			snprintf(want, sizeof want, "%s: offset %zu: truncated: the 64-byte header is incomplete",
-				 bad, cuts[i]);
-		else
-			snprintf(want, sizeof want, "%s: offset %zu: truncated: header says %zu bytes, file has %zu",
-				 bad, cuts[i], n, cuts[i]);
-		CHECK(open_and_verify(bad, &e) < 0);
-		CHECK_STR(e.msg, want);
-	}
-
-	/* Trailing garbage. */
-	uint8_t *longer = malloc(n + 3);
-	memcpy(longer, g, n);
-	memset(longer + n, 0, 3);
-	test_spit(bad, longer, n + 3);
-	snprintf(want, sizeof want, "%s: offset %zu: trailing data: header says %zu bytes, file has %zu", bad, n,
-		 n, n + 3);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-	free(longer);
-
-	/* Metadata block byte flipped. */
-	memcpy(b, g, n);
-	b[70] ^= 0x40;
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 64: metadata block hash mismatch", bad);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-
-	/* A byte flipped inside rank 1's first compressed frame: zstd's frame
-	 * checksum (or the decoder) catches it, named with rank and offset. */
-	struct trace_archive *a;
-	CHECK_OK(trace_archive_open(&a, good, &e), &e);
-	const struct trace_manifest *m = trace_archive_manifest(a);
-	uint64_t meta_len = trace_get_u64(g + 32);
-	uint64_t sec1 = TRACE_HEADER_SIZE + meta_len;
-	/* Rank 0's section length: walk its chunks. */
-	uint64_t pos = sec1;
-	while (g[pos] == 'F')
-		pos += TRACE_FRAME_HDR_SIZE + trace_get_u32(g + pos + 9);
-	CHECK_EQ(g[pos], 'E');
-	pos += TRACE_END_SIZE; /* start of rank 1 */
-	uint64_t frame1 = pos;
-	uint32_t comp_len = trace_get_u32(g + frame1 + 9);
-	memcpy(b, g, n);
-	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want,
-		 "%s: rank 1, offset %llu: frame does not decompress: Restored data doesn't match checksum", bad,
-		 (unsigned long long)frame1);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-
-	/* A flipped op count in a frame header: one op more than the frame
-	 * holds (decoding runs off its end) or one less (bytes left over). */
-	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
-	memcpy(b, g, n);
-	trace_put_u32(b + frame1 + 1, ops1 + 1);
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
-		 bad, (unsigned long long)frame1, ops1, raw1);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-	trace_put_u32(b + frame1 + 1, ops1 - 1);
-	test_spit(bad, b, n);
-	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
-	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
-
-	/* The end chunk's hash flipped: hash mismatch at the end of the rank. */
-	uint64_t end2 = n - TRACE_END_SIZE;
-	CHECK_EQ(g[end2], 'E');
-	memcpy(b, g, n);
-	b[end2 + 20] ^= 0x01;
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: rank 2, offset %llu: hash mismatch: stream hashes to %016llx", bad,
-		 (unsigned long long)end2, (unsigned long long)m->rank_hash[2]);
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-
-	/* The end chunk's op count flipped. */
-	memcpy(b, g, n);
-	b[end2 + 1] ^= 0x01;
-	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: rank 2, offset %llu: end chunk says %llu ops", bad,
-		 (unsigned long long)end2, (unsigned long long)(m->rank_ops[2] ^ 1));
-	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
-	trace_archive_close(a);
-
-	CHECK_ERR(open_and_verify(test_tmppath("missing.nlt"), &e), NL_ENOTFOUND, &e, "missing.nlt: cannot open");
-	free(b);
-	free(g);
-}
-
-/* --- memory bound ------------------------------------------------------------ */
-
-/* Peak heap in use while streaming every rank of `path`, minus the heap in
- * use before opening it (glibc mallinfo2). */
-__attribute__((unused)) static size_t stream_peak_heap(const char *path)
-{
-	struct nl_err e = {0};
-	size_t base = mallinfo2().uordblks, peak = 0;
-	struct trace_archive *a;
-	if (trace_archive_open(&a, path, &e))
-		return SIZE_MAX;
-	for (uint32_t r = 0; r < N_RANKS; r++) {
-		struct trace_rank_reader *rd;
-		struct trace_op op;
-		trace_rank_open(a, r, &rd, &e);
-		uint64_t i = 0;
-		while (trace_rank_next(rd, &op, &e) == 1)
-			if ((i++ & 1023) == 0) {
-				size_t now = mallinfo2().uordblks;
-				if (now > peak)
-					peak = now;
-			}
-		trace_rank_close(rd);
-	}
-	trace_archive_close(a);
-	return peak > base ? peak - base : 0;
-}
-
-static void test_reader_memory_bounded(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-	fprintf(stderr, "  (skipped under ASan: mallinfo2 does not see its heap)\n");
-#else
-	struct nl_err e = {0};
-	CHECK_OK(write_archive(test_tmppath("short.nlt"), 20000, 0, false, &e), &e);
-	CHECK_OK(write_archive(test_tmppath("long.nlt"), 400000, 0, false, &e), &e);
-	size_t s = stream_peak_heap(test_tmppath("short.nlt")), l = stream_peak_heap(test_tmppath("long.nlt"));
-	struct stat st1, st2;
-	stat(test_tmppath("short.nlt"), &st1);
-	stat(test_tmppath("long.nlt"), &st2);
-	fprintf(stderr, "  peak reader heap: %zu bytes (%lld-byte archive), %zu bytes (%lld-byte archive)\n", s,
-		(long long)st1.st_size, l, (long long)st2.st_size);
-	CHECK(st2.st_size > 10 * st1.st_size);
-	/* 20x the ops, same memory (within a frame's worth of slack). */
-	CHECK_UINT(l, <=, s + 70000);
-	CHECK_UINT(l, <, 2u << 20);
-	unlink(test_tmppath("short.nlt"));
-	unlink(test_tmppath("long.nlt"));
-#endif
-}
-
 int main(void)
 {
 	test_tmpdir_make("trace");
@@ -795,8 +448,6 @@ int main(void)
 	TEST_RUN(test_dump_encode_identity);
 	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_stats_p2p_rules);
-	TEST_RUN(test_corruption);
-	TEST_RUN(test_reader_memory_bounded);
 	test_tmpdir_remove();
 	return test_done();
 }

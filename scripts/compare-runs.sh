@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Byte-identity check for flit-model refactors (issue 10 part 2): run the
+# same configurations with an old and a new netloom binary and compare the
+# JSON byte for byte. Covers seeds, allocators, speedups, wormhole/VCT,
+# multi-cycle stages, wait_for_tail_credit, dragonfly/HyperX/torus/fat tree
+# and two flit-backend replays.
+#   scripts/compare-runs.sh OLD_NETLOOM NEW_NETLOOM
+# Prints one line per configuration and "N identical, N differ"; exits 1
+# when any differs or fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+old=${1:?usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM}
+new=${2:?usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+short="-s sample_period=300 -s max_samples=6 -s warmup_periods=2"
+runs=(
+  "-s seed=0"
+  "-s seed=7 -s injection_rate=0.3"
+  "-s seed=3 -s packet_size=1..8 -s injection_rate=0.25"
+  "-s vc_allocator=separable_input_first -s sw_allocator=separable_output_first -s injection_rate=0.3"
+  "-s vc_allocator=separable_output_first -s sw_allocator=separable_input_first -s alloc_iters=2"
+  "-s alloc_iters=3 -s injection_rate=0.35"
+  "-s internal_speedup=2 -s injection_rate=0.4"
+  "-s input_speedup=2 -s output_speedup=2 -s injection_rate=0.4"
+  "-s flow_control=vct -s packet_size=4 -s injection_rate=0.3"
+  "-s wait_for_tail_credit=1 -s packet_size=4 -s injection_rate=0.2"
+  "-s routing_delay=2 -s vc_alloc_delay=2 -s sw_alloc_delay=3 -s st_final_delay=2"
+  "-s routing_delay=3 -s pipelined_stages=1 -s credit_delay=2 -s channel_latency=2"
+  "-s visit_order=reverse -s injection_rate=0.3"
+  "-s topology=torus:k=4x4x4 -s num_vcs=4 -s injection_rate=0.3"
+  "-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.3"
+  "-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min -s num_vcs=3 -s packet_size=4 -s flow_control=vct"
+  "-s topology=hyperx:s=4x4,t=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.4"
+  "-s topology=fattree:k=4,n=3 -s routing_function=min -s num_vcs=2 -s traffic=bitcomp"
+  "-s topology=torus:k=8x8 -s routing_function=valiant -s num_vcs=4 -s traffic=transpose"
+)
+same=0
+diff=0
+i=0
+for args in "${runs[@]}"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$old" run $short $args --reproducible --json "$tmp/old$i.json" >/dev/null 2>"$tmp/old$i.err"
+  ro=$?
+  # shellcheck disable=SC2086
+  "$new" run $short $args --reproducible --json "$tmp/new$i.json" >/dev/null 2>"$tmp/new$i.err"
+  rn=$?
+  if [ $ro -eq $rn ] && cmp -s "$tmp/old$i.json" "$tmp/new$i.json" && cmp -s "$tmp/old$i.err" "$tmp/new$i.err"; then
+    same=$((same + 1)); echo "identical  run $args (exit $ro)"
+  else
+    diff=$((diff + 1)); echo "DIFFERENT  run $args (exit $ro vs $rn)"
+  fi
+done
+replays=(
+  "traces/samples/hpcc-8.nlt -s backend=flit -t torus:k=4x2"
+  "traces/samples/lammps-lj-8.nlt -s backend=flit -t dragonfly:a=2,p=2,h=1"
+)
+for args in "${replays[@]}"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$old" replay $args --json "$tmp/old$i.json" >/dev/null 2>"$tmp/old$i.err"
+  ro=$?
+  # shellcheck disable=SC2086
+  "$new" replay $args --json "$tmp/new$i.json" >/dev/null 2>"$tmp/new$i.err"
+  rn=$?
+  # wall-clock fields differ between any two runs; drop them.
+  for f in "$tmp/old$i.json" "$tmp/new$i.json"; do
+    [ -f "$f" ] && sed -i -E 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' "$f"
+  done
+  if [ $ro -eq $rn ] && cmp -s "$tmp/old$i.json" "$tmp/new$i.json"; then
+    same=$((same + 1)); echo "identical  replay $args (exit $ro)"
+  else
+    diff=$((diff + 1)); echo "DIFFERENT  replay $args (exit $ro vs $rn)"
+  fi
+done
+echo "$same identical, $diff differ"
+[ "$diff" -eq 0 ]

@@ -1,0 +1,215 @@
+/* Unit tests: trace archive corruption detection with exact messages and
+ * bounded reader memory (split from test_trace.c). */
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "test.h"
+#include "trace_sample.h"
+#include "traces/trace.h"
+#include "traces/traces_internal.h"
+
+
+/* --- corruption ------------------------------------------------------------- */
+
+static int open_and_verify(const char *path, struct nl_err *e)
+{
+	struct trace_archive *a;
+	int rc = trace_archive_open(&a, path, e);
+	if (rc)
+		return rc;
+	rc = trace_archive_verify(a, e);
+	trace_archive_close(a);
+	return rc;
+}
+
+static void test_corruption(void)
+{
+	struct nl_err e = {0};
+	const char *good = test_tmppath("good.nlt"), *bad = test_tmppath("bad.nlt");
+	CHECK_OK(write_archive(good, 400, 512, false, &e), &e);
+	size_t n;
+	uint8_t *g = test_slurp(good, &n);
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	uint8_t *b = malloc(n);
+	char want[600];
+
+	/* Bad magic. */
+	memcpy(b, g, n);
+	b[1] = 'X';
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
+
+	/* Unsupported version (checked before the header hash). */
+	memcpy(b, g, n);
+	trace_put_u32(b + 8, 3);
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)",
+		 bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
+
+	/* A flipped header byte. */
+	memcpy(b, g, n);
+	b[20] ^= 1;
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* Truncation at several offsets. */
+	size_t cuts[] = {0, 7, 40, 64, 100, n / 2, n - 1};
+	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+		test_spit(bad, g, cuts[i]);
+		if (cuts[i] < 8)
+			snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
+		else if (cuts[i] < 64)
+			snprintf(want, sizeof want, "%s: offset %zu: truncated: the 64-byte header is incomplete",
+				 bad, cuts[i]);
+		else
+			snprintf(want, sizeof want, "%s: offset %zu: truncated: header says %zu bytes, file has %zu",
+				 bad, cuts[i], n, cuts[i]);
+		CHECK(open_and_verify(bad, &e) < 0);
+		CHECK_STR(e.msg, want);
+	}
+
+	/* Trailing garbage. */
+	uint8_t *longer = malloc(n + 3);
+	memcpy(longer, g, n);
+	memset(longer + n, 0, 3);
+	test_spit(bad, longer, n + 3);
+	snprintf(want, sizeof want, "%s: offset %zu: trailing data: header says %zu bytes, file has %zu", bad, n,
+		 n, n + 3);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	free(longer);
+
+	/* Metadata block byte flipped. */
+	memcpy(b, g, n);
+	b[70] ^= 0x40;
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 64: metadata block hash mismatch", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* A byte flipped inside rank 1's first compressed frame: zstd's frame
+	 * checksum (or the decoder) catches it, named with rank and offset. */
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, good, &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	uint64_t meta_len = trace_get_u64(g + 32);
+	uint64_t sec1 = TRACE_HEADER_SIZE + meta_len;
+	/* Rank 0's section length: walk its chunks. */
+	uint64_t pos = sec1;
+	while (g[pos] == 'F')
+		pos += TRACE_FRAME_HDR_SIZE + trace_get_u32(g + pos + 9);
+	CHECK_EQ(g[pos], 'E');
+	pos += TRACE_END_SIZE; /* start of rank 1 */
+	uint64_t frame1 = pos;
+	uint32_t comp_len = trace_get_u32(g + frame1 + 9);
+	memcpy(b, g, n);
+	b[frame1 + TRACE_FRAME_HDR_SIZE + comp_len / 2] ^= 0x10;
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want,
+		 "%s: rank 1, offset %llu: frame does not decompress: Restored data doesn't match checksum", bad,
+		 (unsigned long long)frame1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* A flipped op count in a frame header: one op more than the frame
+	 * holds (decoding runs off its end) or one less (bytes left over). */
+	uint32_t ops1 = trace_get_u32(g + frame1 + 1), raw1 = trace_get_u32(g + frame1 + 5);
+	memcpy(b, g, n);
+	trace_put_u32(b + frame1 + 1, ops1 + 1);
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: op %u (decoded byte %u of the frame): op truncated inside a varint",
+		 bad, (unsigned long long)frame1, ops1, raw1);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	trace_put_u32(b + frame1 + 1, ops1 - 1);
+	test_spit(bad, b, n);
+	CHECK(open_and_verify(bad, &e) == NL_ECORRUPT);
+	CHECK(strstr(e.msg, "rank 1, offset ") && strstr(e.msg, " bytes after its last op"));
+
+	/* The end chunk's hash flipped: hash mismatch at the end of the rank. */
+	uint64_t end2 = n - TRACE_END_SIZE;
+	CHECK_EQ(g[end2], 'E');
+	memcpy(b, g, n);
+	b[end2 + 20] ^= 0x01;
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: rank 2, offset %llu: hash mismatch: stream hashes to %016llx", bad,
+		 (unsigned long long)end2, (unsigned long long)m->rank_hash[2]);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+
+	/* The end chunk's op count flipped. */
+	memcpy(b, g, n);
+	b[end2 + 1] ^= 0x01;
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: rank 2, offset %llu: end chunk says %llu ops", bad,
+		 (unsigned long long)end2, (unsigned long long)(m->rank_ops[2] ^ 1));
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	trace_archive_close(a);
+
+	CHECK_ERR(open_and_verify(test_tmppath("missing.nlt"), &e), NL_ENOTFOUND, &e, "missing.nlt: cannot open");
+	free(b);
+	free(g);
+}
+
+/* --- memory bound ------------------------------------------------------------ */
+
+/* Peak heap in use while streaming every rank of `path`, minus the heap in
+ * use before opening it (glibc mallinfo2). */
+__attribute__((unused)) static size_t stream_peak_heap(const char *path)
+{
+	struct nl_err e = {0};
+	size_t base = mallinfo2().uordblks, peak = 0;
+	struct trace_archive *a;
+	if (trace_archive_open(&a, path, &e))
+		return SIZE_MAX;
+	for (uint32_t r = 0; r < N_RANKS; r++) {
+		struct trace_rank_reader *rd;
+		struct trace_op op;
+		trace_rank_open(a, r, &rd, &e);
+		uint64_t i = 0;
+		while (trace_rank_next(rd, &op, &e) == 1)
+			if ((i++ & 1023) == 0) {
+				size_t now = mallinfo2().uordblks;
+				if (now > peak)
+					peak = now;
+			}
+		trace_rank_close(rd);
+	}
+	trace_archive_close(a);
+	return peak > base ? peak - base : 0;
+}
+
+static void test_reader_memory_bounded(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	fprintf(stderr, "  (skipped under ASan: mallinfo2 does not see its heap)\n");
+#else
+	struct nl_err e = {0};
+	CHECK_OK(write_archive(test_tmppath("short.nlt"), 20000, 0, false, &e), &e);
+	CHECK_OK(write_archive(test_tmppath("long.nlt"), 400000, 0, false, &e), &e);
+	size_t s = stream_peak_heap(test_tmppath("short.nlt")), l = stream_peak_heap(test_tmppath("long.nlt"));
+	struct stat st1, st2;
+	stat(test_tmppath("short.nlt"), &st1);
+	stat(test_tmppath("long.nlt"), &st2);
+	fprintf(stderr, "  peak reader heap: %zu bytes (%lld-byte archive), %zu bytes (%lld-byte archive)\n", s,
+		(long long)st1.st_size, l, (long long)st2.st_size);
+	CHECK(st2.st_size > 10 * st1.st_size);
+	/* 20x the ops, same memory (within a frame's worth of slack). */
+	CHECK_UINT(l, <=, s + 70000);
+	CHECK_UINT(l, <, 2u << 20);
+	unlink(test_tmppath("short.nlt"));
+	unlink(test_tmppath("long.nlt"));
+#endif
+}
+
+int main(void)
+{
+	test_tmpdir_make("trace_corrupt");
+	TEST_RUN(test_corruption);
+	TEST_RUN(test_reader_memory_bounded);
+	test_tmpdir_remove();
+	return test_done();
+}
