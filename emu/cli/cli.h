@@ -111,6 +111,7 @@ int cli_run_main(int argc, char **argv);
 int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
+int cli_serve_main(int argc, char **argv);
 int cli_cost_main(int argc, char **argv);
 int cli_layout_main(int argc, char **argv);
 

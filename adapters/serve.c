@@ -1,0 +1,778 @@
+/* `netloom serve`: the ZeroMQ side of live emulation. One ROUTER socket;
+ * each rank is bound to the ROUTER identity that said HELLO for it, and
+ * frames from any other identity claiming that rank are refused. Ops are
+ * queued per rank as they arrive and handed to the engine only when it
+ * asks for that rank's next op (live_next), which is where lock-step
+ * happens: the engine asks in virtual-time order, and waits for a rank
+ * that has not declared its next op yet, while serving every other
+ * socket event (queueing, heartbeats, evictions).
+ *
+ * Invariants: a rank's ops reach the engine in its seq order (gaps are
+ * refused), the engine decides every time, and the socket arrival order
+ * never does; one malformed or hostile client never stops the others.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "adapters/adapters.h"
+#include "adapters/proto.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/stats.h"
+#include "traces/trace.h"
+
+enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
+static const char *const live_state_name[] = {"never connected", "connected", "finished", "evicted"};
+
+struct live_qop {
+	struct zp_hdr h;
+	zmq_msg_t pay;      /* SEND: the payload (initialised only then) */
+	uint64_t t_in_ns;   /* wall clock when received (residence time) */
+};
+
+struct live_pay {
+	uint64_t op;        /* index of the send op in its rank's stream */
+	uint64_t t_in_ns;
+	zmq_msg_t msg;
+};
+
+struct live_rank {
+	uint8_t state;            /* LR_* */
+	uint8_t id_len;
+	unsigned char id[255];    /* the ROUTER identity bound at HELLO */
+	uint64_t last_ms;         /* wall clock of the last valid frame */
+	uint32_t next_seq;        /* seq the next op must carry */
+	struct live_qop *q;       /* ring of declared ops not yet pulled */
+	uint32_t q_head, q_n, q_cap;
+	struct live_pay *pay;     /* payloads of sends not yet received (unordered) */
+	uint32_t n_pay, cap_pay;
+	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
+	uint32_t reply_seq;
+	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
+	uint64_t offences;        /* frames refused on this rank's behalf */
+	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
+	char why[200];            /* what happened, for the report */
+	struct trace_stream_writer *w;
+	char *w_path;
+};
+
+struct live_server {
+	const struct live_opts *o;
+	void *zctx, *sock;
+	uint32_t n;
+	struct live_rank *ranks;
+	struct live_engine *eng;
+	uint64_t start_ms;
+	FILE *msgs;               /* --messages */
+	uint64_t frames_in, frames_bad, delivered, evictions;
+	struct stats_hist residence_ns;
+	struct nl_err *err;
+	int fatal;                /* an error that must stop the session (output, memory) */
+};
+
+static uint64_t live_clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t live_clock_ms(void)
+{
+	return live_clock_ns() / 1000000u;
+}
+
+void live_opts_init(struct live_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->listen = "tcp://127.0.0.1:5555";
+	o->max_payload = 1u << 20;
+	o->heartbeat_ms = 500;
+	o->timeout_ms = 5000;
+	o->connect_ms = 30000;
+	o->log = stderr;
+}
+
+void live_match_line(FILE *f, const struct app_match_info *mi)
+{
+	fprintf(f, "%" PRIu32 " %" PRIu32 " %" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		   " %" PRIu64 "\n",
+		mi->src, mi->dst, mi->tag, mi->bytes, mi->send_op, mi->recv_op, mi->t_sent_ps, mi->t_arrived_ps,
+		mi->t_done_ps);
+}
+
+/* --- sending ------------------------------------------------------------------ */
+
+/* Frames to a client: identity, header, optional payload. Never blocks
+ * (a client that stopped reading loses frames, not the server's time). */
+static void live_send(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
+		      zmq_msg_t *pay, const void *text, size_t text_len)
+{
+	uint8_t buf[ZP_HDR_BYTES];
+	struct zp_hdr hh = *h;
+	hh.version = ZP_VERSION;
+	zp_encode(&hh, buf);
+	bool more = pay || text;
+	if (zmq_send(s->sock, id, id_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+		goto drop;
+	if (zmq_send(s->sock, buf, sizeof buf, (more ? ZMQ_SNDMORE : 0) | ZMQ_DONTWAIT) < 0)
+		goto drop;
+	if (pay) {
+		if (zmq_msg_send(pay, s->sock, ZMQ_DONTWAIT) < 0)
+			zmq_msg_close(pay);
+	} else if (text) {
+		zmq_send(s->sock, text, text_len, ZMQ_DONTWAIT);
+	}
+	return;
+drop:
+	if (pay)
+		zmq_msg_close(pay);
+}
+
+static void live_send_error(struct live_server *s, const unsigned char *id, size_t id_len, uint32_t rank,
+			    int code, const char *line)
+{
+	struct zp_hdr h = {.type = ZP_ERROR, .rank = rank, .tag = code};
+	live_send(s, id, id_len, &h, NULL, line, strlen(line));
+}
+
+static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
+{
+	struct live_rank *rk = &s->ranks[r];
+	struct zp_hdr h = {.type = ZP_DONE, .rank = r, .seq = seq, .a = live_engine_now(s->eng)};
+	live_send(s, rk->id, rk->id_len, &h, NULL, NULL, 0);
+}
+
+/* --- ranks --------------------------------------------------------------------- */
+
+static void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void live_log(struct live_server *s, const char *fmt, ...)
+{
+	if (!s->o->log)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("netloom serve: ", s->o->log);
+	vfprintf(s->o->log, fmt, ap);
+	fputc('\n', s->o->log);
+	va_end(ap);
+}
+
+static void live_queue_clear(struct live_rank *rk)
+{
+	for (uint32_t i = 0; i < rk->q_n; i++) {
+		struct live_qop *q = &rk->q[(rk->q_head + i) % rk->q_cap];
+		if (q->h.type == ZP_SEND)
+			zmq_msg_close(&q->pay);
+	}
+	rk->q_n = 0;
+}
+
+/* Evict rank r: drop what it declared, tell everyone else, note why. */
+static void live_evict(struct live_server *s, uint32_t r, const char *why)
+{
+	struct live_rank *rk = &s->ranks[r];
+	if (rk->state == LR_EVICTED || rk->state == LR_DONE)
+		return;
+	bool was_connected = rk->state == LR_READY;
+	rk->state = LR_EVICTED;
+	s->evictions++;
+	snprintf(rk->why, sizeof rk->why, "%s", why);
+	live_log(s, "rank %" PRIu32 " evicted: %s", r, why);
+	live_queue_clear(rk);
+	char line[256];
+	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
+	if (was_connected)
+		live_send_error(s, rk->id, rk->id_len, r, ZP_EEVICTED, line);
+	for (uint32_t p = 0; p < s->n; p++)
+		if (p != r && s->ranks[p].state == LR_READY)
+			live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+}
+
+static void live_check_timeouts(struct live_server *s)
+{
+	uint64_t now = live_clock_ms();
+	for (uint32_t r = 0; r < s->n; r++) {
+		struct live_rank *rk = &s->ranks[r];
+		if (rk->state == LR_READY && now - rk->last_ms > s->o->timeout_ms) {
+			char why[128];
+			snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
+				 s->o->timeout_ms);
+			live_evict(s, r, why);
+		} else if (rk->state == LR_ABSENT && now - s->start_ms > s->o->connect_ms) {
+			char why[128];
+			snprintf(why, sizeof why, "never connected within %" PRIu32 " ms", s->o->connect_ms);
+			live_evict(s, r, why);
+		}
+	}
+}
+
+static int live_queue_push(struct live_rank *rk, const struct live_qop *op)
+{
+	if (rk->q_n == rk->q_cap) {
+		uint32_t cap = rk->q_cap ? 2 * rk->q_cap : 16;
+		struct live_qop *q = malloc(cap * sizeof *q);
+		if (!q)
+			return NL_ENOMEM;
+		for (uint32_t i = 0; i < rk->q_n; i++)
+			q[i] = rk->q[(rk->q_head + i) % rk->q_cap];
+		free(rk->q);
+		rk->q = q;
+		rk->q_cap = cap;
+		rk->q_head = 0;
+	}
+	rk->q[(rk->q_head + rk->q_n) % rk->q_cap] = *op;
+	rk->q_n++;
+	return 0;
+}
+
+/* --- receiving ---------------------------------------------------------------- */
+
+static void live_offence(struct live_server *s, const unsigned char *id, size_t id_len, int32_t rank_hint,
+			 int code, const char *msg)
+{
+	s->frames_bad++;
+	char line[300];
+	int bound = -1;
+	/* Count it against the rank only when the sender really is that rank. */
+	if (rank_hint >= 0 && (uint32_t)rank_hint < s->n) {
+		struct live_rank *rk = &s->ranks[rank_hint];
+		if (rk->state != LR_ABSENT && rk->id_len == id_len && !memcmp(rk->id, id, id_len)) {
+			bound = rank_hint;
+			rk->offences++;
+			if (!rk->why[0] || rk->state == LR_READY)
+				snprintf(rk->why, sizeof rk->why, "sent a refused frame (%s)", msg);
+		}
+	}
+	if (bound >= 0)
+		snprintf(line, sizeof line, "rank %d: %s", bound, msg);
+	else
+		snprintf(line, sizeof line, "unbound peer%s%d: %s", rank_hint >= 0 ? " claiming rank " : "",
+			 rank_hint >= 0 ? rank_hint : 0, msg);
+	live_log(s, "%s", line);
+	live_send_error(s, id, id_len, rank_hint >= 0 ? (uint32_t)rank_hint : UINT32_MAX, code, line);
+}
+
+static void live_on_hello(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h)
+{
+	char msg[160];
+	if (h->rank >= s->n) {
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 ", expected 0..%" PRIu32, h->rank, s->n - 1);
+		live_offence(s, id, id_len, -1, ZP_ERANK, msg);
+		return;
+	}
+	struct live_rank *rk = &s->ranks[h->rank];
+	bool same = rk->id_len == id_len && !memcmp(rk->id, id, id_len);
+	if (rk->state != LR_ABSENT && !same) {
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s)", h->rank,
+			 live_state_name[rk->state]);
+		live_offence(s, id, id_len, -1, ZP_ETAKEN, msg);
+		rk->offences++;
+		char note[200];
+		snprintf(note, sizeof note, "another connection tried to take this rank (refused, %" PRIu64 " time%s)",
+			 rk->offences, rk->offences == 1 ? "" : "s");
+		if (rk->state == LR_READY)
+			snprintf(rk->why, sizeof rk->why, "%s", note);
+		return;
+	}
+	if (rk->state != LR_ABSENT && rk->state != LR_READY) {
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is %s", h->rank, live_state_name[rk->state]);
+		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
+		return;
+	}
+	if (id_len > sizeof rk->id) {
+		live_offence(s, id, id_len, -1, ZP_EMALFORMED, "HELLO: identity longer than 255 bytes");
+		return;
+	}
+	if (rk->state == LR_ABSENT) {
+		memcpy(rk->id, id, id_len);
+		rk->id_len = (uint8_t)id_len;
+		rk->state = LR_READY;
+	}
+	rk->last_ms = live_clock_ms();
+	struct zp_hdr w = {.type = ZP_WELCOME, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
+			   .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
+	live_send(s, id, id_len, &w, NULL, NULL, 0);
+}
+
+/* One multipart message from the socket: identity, header, [payload]. */
+static void live_on_message(struct live_server *s)
+{
+	zmq_msg_t parts[3];
+	int n = 0;
+	bool more = true;
+	bool extra = false;
+	while (more) {
+		zmq_msg_t m;
+		zmq_msg_init(&m);
+		if (zmq_msg_recv(&m, s->sock, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&m);
+			break;
+		}
+		more = zmq_msg_more(&m);
+		if (n < 3)
+			parts[n++] = m;
+		else {
+			extra = true;
+			zmq_msg_close(&m);
+		}
+	}
+	if (n == 0)
+		return;
+	s->frames_in++;
+	const unsigned char *id = zmq_msg_data(&parts[0]);
+	size_t id_len = zmq_msg_size(&parts[0]);
+	int32_t hint = -1;
+	if (n >= 2 && zmq_msg_size(&parts[1]) >= 12) {
+		const uint8_t *p = zmq_msg_data(&parts[1]);
+		uint32_t r = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
+		if (r < s->n)
+			hint = (int32_t)r;
+	}
+	struct zp_hdr h;
+	struct nl_err e = {0};
+	if (n < 2 || extra) {
+		live_offence(s, id, id_len, hint, ZP_EMALFORMED,
+			     n < 2 ? "message without a header frame" : "more than header + payload frames");
+		goto out;
+	}
+	if (zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3, n == 3 ? zmq_msg_size(&parts[2]) : 0,
+		      s->o->max_payload, &h, &e) < 0) {
+		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload;
+		live_offence(s, id, id_len, hint, big ? ZP_ETOOBIG : ZP_EMALFORMED, e.msg);
+		goto out;
+	}
+	if (h.type == ZP_HELLO) {
+		live_on_hello(s, id, id_len, &h);
+		goto out;
+	}
+	struct live_rank *rk = h.rank < s->n ? &s->ranks[h.rank] : NULL;
+	if (!rk || rk->state == LR_ABSENT || rk->id_len != id_len || memcmp(rk->id, id, id_len)) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
+			 zp_type_name(h.type), h.rank);
+		live_offence(s, id, id_len, -1, rk ? ZP_ENOHELLO : ZP_ERANK, msg);
+		goto out;
+	}
+	if (rk->state != LR_READY) {
+		live_send_error(s, id, id_len, h.rank, ZP_EEVICTED, rk->state == LR_EVICTED ? rk->why : "rank finished");
+		goto out;
+	}
+	if (h.type == ZP_HEARTBEAT) {
+		rk->last_ms = live_clock_ms();
+		goto out;
+	}
+	if (h.type >= ZP_WELCOME) {
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, "server-to-client message type from a client");
+		goto out;
+	}
+	char msg[160];
+	if (h.seq != rk->next_seq) {
+		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h.type), h.seq,
+			 rk->next_seq);
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		goto out;
+	}
+	if ((h.type == ZP_SEND && (uint32_t)h.peer >= s->n) ||
+	    (h.type == ZP_RECV && h.peer != ZP_ANY && (uint32_t)h.peer >= s->n)) {
+		snprintf(msg, sizeof msg, "%s: peer %" PRId32 ", expected 0..%" PRIu32 "%s", zp_type_name(h.type), h.peer,
+			 s->n - 1, h.type == ZP_RECV ? " or -1 (any)" : "");
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		goto out;
+	}
+	if (h.type == ZP_WAIT && h.aux >= h.seq) {
+		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an earlier op", h.aux);
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		goto out;
+	}
+	rk->last_ms = live_clock_ms();
+	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
+	if (h.type == ZP_SEND) {
+		zmq_msg_init(&op.pay);
+		zmq_msg_move(&op.pay, &parts[2]);
+	}
+	if (live_queue_push(rk, &op) < 0) {
+		if (h.type == ZP_SEND)
+			zmq_msg_close(&op.pay);
+		s->fatal = nl_errf(s->err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
+		goto out;
+	}
+	rk->next_seq++;
+out:
+	for (int i = 0; i < n; i++)
+		zmq_msg_close(&parts[i]);
+}
+
+/* Serve the socket for up to wait_ms (0: only what is there now). */
+static void live_pump(struct live_server *s, long wait_ms)
+{
+	zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
+	if (zmq_poll(&it, 1, wait_ms) > 0)
+		for (int i = 0; i < 4096 && (it.revents & ZMQ_POLLIN); i++) {
+			live_on_message(s);
+			if (zmq_poll(&it, 1, 0) <= 0)
+				break;
+		}
+}
+
+/* --- the op source --------------------------------------------------------- */
+
+static int live_record(struct live_server *s, uint32_t r, const struct trace_op *op, struct nl_err *err)
+{
+	if (!s->ranks[r].w)
+		return 0;
+	return trace_stream_append(s->ranks[r].w, op, err);
+}
+
+static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
+{
+	struct live_server *s = ctx;
+	struct live_rank *rk = &s->ranks[r];
+	if (rk->reply_due && rk->state == LR_READY) {
+		live_reply_done(s, r, rk->reply_seq);
+		rk->reply_due = false;
+	}
+	if (rk->bye) {
+		rk->state = LR_DONE;
+		return 0;
+	}
+	live_pump(s, 0);
+	while (rk->state == LR_READY || rk->state == LR_ABSENT) {
+		if (s->fatal)
+			return s->fatal;
+		if (rk->q_n)
+			break;
+		live_pump(s, s->o->heartbeat_ms);
+		live_check_timeouts(s);
+	}
+	if (rk->state != LR_READY)
+		return 0; /* evicted: its stream ends here */
+	struct live_qop q = rk->q[rk->q_head];
+	rk->q_head = (rk->q_head + 1) % rk->q_cap;
+	rk->q_n--;
+	memset(op, 0, sizeof *op);
+	op->comm = TRACE_COMM_WORLD;
+	op->t_ps = live_engine_now(s->eng);
+	switch (q.h.type) {
+	case ZP_SEND: {
+		bool nb = q.h.flags & ZP_F_NONBLOCKING;
+		op->kind = nb ? TOP_ISEND : TOP_SEND;
+		op->peer = q.h.peer;
+		op->tag = q.h.tag;
+		op->bytes = zmq_msg_size(&q.pay);
+		op->req = q.h.seq;
+		if (rk->n_pay == rk->cap_pay) {
+			uint32_t cap = rk->cap_pay ? 2 * rk->cap_pay : 16;
+			struct live_pay *p = realloc(rk->pay, cap * sizeof *p);
+			if (!p) {
+				zmq_msg_close(&q.pay);
+				return nl_errf(err, NL_ENOMEM, "live: out of memory");
+			}
+			rk->pay = p;
+			rk->cap_pay = cap;
+		}
+		struct live_pay *p = &rk->pay[rk->n_pay++];
+		p->op = q.h.seq;
+		p->t_in_ns = q.t_in_ns;
+		zmq_msg_init(&p->msg);
+		zmq_msg_move(&p->msg, &q.pay);
+		zmq_msg_close(&q.pay);
+		break;
+	}
+	case ZP_RECV:
+		op->kind = (q.h.flags & ZP_F_NONBLOCKING) ? TOP_IRECV : TOP_RECV;
+		op->peer = q.h.peer == ZP_ANY ? TRACE_ANY_SOURCE : q.h.peer;
+		op->tag = q.h.tag == ZP_ANY ? TRACE_ANY_TAG : q.h.tag;
+		op->bytes = q.h.a;
+		op->req = q.h.seq;
+		break;
+	case ZP_WAIT:
+		op->kind = TOP_WAIT;
+		op->req = q.h.aux;
+		break;
+	case ZP_COMPUTE:
+		op->kind = TOP_COMPUTE;
+		op->dur_ps = q.h.a;
+		break;
+	case ZP_BARRIER:
+		op->kind = TOP_BARRIER;
+		break;
+	case ZP_BYE:
+		op->kind = TOP_FINALIZE;
+		rk->bye = true;
+		break;
+	default:
+		NL_BUG("live: queued op of type %u", q.h.type);
+	}
+	rk->reply_due = true;
+	rk->reply_seq = q.h.seq;
+	NL_CHECK(live_record(s, r, op, err));
+	return 1;
+}
+
+/* A user receive completed: hand the send's payload to the receiver. */
+static void live_on_match(void *ctx, const struct app_match_info *mi)
+{
+	struct live_server *s = ctx;
+	struct live_rank *src = &s->ranks[mi->src], *dst = &s->ranks[mi->dst];
+	if (s->msgs)
+		live_match_line(s->msgs, mi);
+	uint32_t i = 0;
+	while (i < src->n_pay && src->pay[i].op != mi->send_op)
+		i++;
+	if (i == src->n_pay)
+		return; /* the sender was evicted: its payloads went with it */
+	struct live_pay p = src->pay[i];
+	src->pay[i] = src->pay[--src->n_pay];
+	if (dst->state != LR_READY) {
+		zmq_msg_close(&p.msg);
+		src->lost_from++;
+		dst->lost_to++;
+		return;
+	}
+	struct zp_hdr h = {.type = ZP_DELIVER, .rank = mi->dst, .seq = (uint32_t)mi->recv_op, .peer = (int32_t)mi->src,
+			   .tag = mi->tag, .a = mi->t_sent_ps, .b = mi->t_arrived_ps, .c = mi->t_done_ps};
+	stats_hist_add(&s->residence_ns, live_clock_ns() - p.t_in_ns);
+	live_send(s, dst->id, dst->id_len, &h, &p.msg, NULL, 0);
+	s->delivered++;
+}
+
+/* --- session ------------------------------------------------------------------- */
+
+static int live_bind(struct live_server *s, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	bool loop = !strncmp(o->listen, "tcp://127.0.0.1:", 16) || !strncmp(o->listen, "tcp://localhost:", 16) ||
+		    !strncmp(o->listen, "tcp://[::1]:", 12);
+	bool ipc = !strncmp(o->listen, "ipc://", 6);
+	if (!loop && !ipc && !(o->allow_remote && !strncmp(o->listen, "tcp://", 6)))
+		return nl_errf(err, NL_ECONFIG,
+			       "--listen: '%s', expected tcp://127.0.0.1:PORT or ipc://PATH (other tcp:// addresses "
+			       "need --allow-remote)",
+			       o->listen);
+	s->zctx = zmq_ctx_new();
+	if (!s->zctx)
+		return nl_errf(err, NL_EIO, "live: zmq_ctx_new: %s", zmq_strerror(errno));
+	s->sock = zmq_socket(s->zctx, ZMQ_ROUTER);
+	if (!s->sock)
+		return nl_errf(err, NL_EIO, "live: zmq_socket: %s", zmq_strerror(errno));
+	/* A hard cap above the protocol's limit: libzmq drops a peer over it
+	 * without a word, so the server's own check (ERROR frame) comes first. */
+	int64_t cap = (int64_t)(o->max_payload + (o->max_payload >> 2) + 4096);
+	int linger = 0, hwm = 0;
+	zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &cap, sizeof cap);
+	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
+	zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+	zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+	if (zmq_bind(s->sock, o->listen) < 0)
+		return nl_errf(err, NL_EIO, "--listen: '%s': %s", o->listen, zmq_strerror(errno));
+	return 0;
+}
+
+static int live_record_open(struct live_server *s, struct nl_err *err)
+{
+	if (!s->o->record_path)
+		return 0;
+	for (uint32_t r = 0; r < s->n; r++) {
+		struct live_rank *rk = &s->ranks[r];
+		size_t len = strlen(s->o->record_path) + 32;
+		rk->w_path = malloc(len);
+		if (!rk->w_path)
+			return nl_errf(err, NL_ENOMEM, "live: out of memory");
+		snprintf(rk->w_path, len, "%s.rank%" PRIu32 ".tmp", s->o->record_path, r);
+		NL_CHECK(trace_stream_open(&rk->w, r, rk->w_path, err));
+	}
+	return 0;
+}
+
+static int live_record_close(struct live_server *s, struct nl_err *err)
+{
+	if (!s->o->record_path)
+		return 0;
+	struct trace_manifest m = {0};
+	m.n_ranks = s->n;
+	m.application = "netloom-serve";
+	m.command_line = "netloom serve";
+	m.machine = "live";
+	m.recorder = "netloom-serve " NETLOOM_VERSION;
+	m.mpi_library = "";
+	m.rank_ops = calloc(s->n, sizeof *m.rank_ops);
+	m.rank_bytes = calloc(s->n, sizeof *m.rank_bytes);
+	m.rank_hash = calloc(s->n, sizeof *m.rank_hash);
+	const char **paths = calloc(s->n, sizeof *paths);
+	int rc = 0;
+	if (!m.rank_ops || !m.rank_bytes || !m.rank_hash || !paths) {
+		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
+		goto out;
+	}
+	for (uint32_t r = 0; r < s->n && rc == 0; r++) {
+		rc = trace_stream_close(s->ranks[r].w, &m.rank_ops[r], &m.rank_bytes[r], &m.rank_hash[r], err);
+		s->ranks[r].w = NULL;
+		paths[r] = s->ranks[r].w_path;
+	}
+	if (rc == 0)
+		rc = trace_archive_write(s->o->record_path, &m, paths, err);
+out:
+	for (uint32_t r = 0; r < s->n; r++)
+		if (s->ranks[r].w_path)
+			unlink(s->ranks[r].w_path);
+	free(paths);
+	free(m.rank_ops);
+	free(m.rank_bytes);
+	free(m.rank_hash);
+	return rc;
+}
+
+static void live_line(void *ctx, const char *l)
+{
+	fprintf(ctx, "  %s\n", l);
+}
+
+static int live_report(struct live_server *s, int run_rc, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	json_t *doc = live_engine_json(s->eng, err);
+	if (!doc)
+		return NL_ENOMEM;
+	json_t *live = json_object(), *ranks = json_array();
+	for (uint32_t r = 0; r < s->n; r++) {
+		const struct live_rank *rk = &s->ranks[r];
+		json_array_append_new(ranks, json_pack("{s:i, s:s, s:I, s:I, s:I, s:s}", "rank", (json_int_t)r, "state",
+						       live_state_name[rk->state], "refused_frames",
+						       (json_int_t)rk->offences, "payloads_lost_to",
+						       (json_int_t)rk->lost_to, "payloads_lost_from",
+						       (json_int_t)rk->lost_from, "what_happened", rk->why));
+	}
+	json_object_set_new(live, "ranks", ranks);
+	json_object_set_new(live, "listen", json_string(o->listen));
+	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
+	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
+	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));
+	json_object_set_new(live, "delivered", json_integer((json_int_t)s->delivered));
+	/* Wall-clock residence (SEND received to DELIVER queued): not reproducible. */
+	json_object_set_new(live, "residence_ns_p50",
+			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 50)));
+	json_object_set_new(live, "residence_ns_p99",
+			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 99)));
+	json_object_set_new(doc, "live", live);
+	int rc = 0;
+	if (o->json_path)
+		rc = out_write_json(o->json_path, doc, err);
+	if (o->report) {
+		FILE *f = o->report;
+		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
+			   " messages delivered\n",
+			s->n, json_string_value(json_object_get(doc, "backend")),
+			(double)live_engine_runtime(s->eng) * 1e-12, s->delivered);
+		for (uint32_t r = 0; r < s->n; r++) {
+			const struct live_rank *rk = &s->ranks[r];
+			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
+				continue;
+			fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frames; payloads lost to it %" PRIu64
+				   ", from it %" PRIu64 "%s%s\n",
+				r, live_state_name[rk->state], rk->offences, rk->lost_to, rk->lost_from,
+				rk->why[0] ? "; " : "", rk->why);
+		}
+		if (run_rc == NL_EDEADLOCK) {
+			fprintf(f, "  ranks that waited forever:\n");
+			live_engine_deadlock_report(s->eng, live_line, f);
+		}
+	}
+	json_decref(doc);
+	return rc;
+}
+
+int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err)
+{
+	struct live_server s = {.o = o, .n = o->n_ranks, .err = err};
+	int rc;
+	if (o->n_ranks == 0)
+		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
+	if (stats_hist_init(&s.residence_ns) < 0)
+		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	s.ranks = calloc(o->n_ranks, sizeof *s.ranks);
+	if (!s.ranks) {
+		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
+		goto out;
+	}
+	struct app_source src = {.n_ranks = o->n_ranks, .next = live_next, .ctx = &s};
+	if ((rc = live_engine_new(&s.eng, cfg, &src, err)) < 0)
+		goto out;
+	live_engine_on_match(s.eng, live_on_match, &s);
+	if ((rc = live_bind(&s, err)) < 0)
+		goto out;
+	if ((rc = live_record_open(&s, err)) < 0)
+		goto out;
+	if (o->messages_path && !(s.msgs = fopen(o->messages_path, "w"))) {
+		rc = nl_errf(err, NL_EIO, "--messages: '%s': %s", o->messages_path, strerror(errno));
+		goto out;
+	}
+	s.start_ms = live_clock_ms();
+	live_log(&s, "listening on %s for %" PRIu32 " ranks", o->listen, o->n_ranks);
+	int run_rc = live_engine_run(s.eng, err);
+	if (run_rc < 0 && run_rc != NL_EDEADLOCK) {
+		rc = run_rc;
+		goto out;
+	}
+	for (uint32_t r = 0; r < s.n; r++) {
+		struct live_rank *rk = &s.ranks[r];
+		if (rk->state == LR_READY) {
+			if (run_rc == NL_EDEADLOCK)
+				live_send_error(&s, rk->id, rk->id_len, r, ZP_EDEADLOCK, err->msg);
+			rk->state = rk->bye ? LR_DONE : rk->state;
+		}
+	}
+	if (run_rc == NL_EDEADLOCK)
+		live_log(&s, "%s", err->msg);
+	if (s.msgs) {
+		int bad = ferror(s.msgs);
+		bad |= fclose(s.msgs);
+		s.msgs = NULL;
+		if (bad) {
+			rc = nl_errf(err, NL_EIO, "--messages: '%s': write failed", o->messages_path);
+			goto out;
+		}
+	}
+	if (run_rc == 0 && (rc = live_record_close(&s, err)) < 0)
+		goto out;
+	struct nl_err rerr = {0};
+	if ((rc = live_report(&s, run_rc, &rerr)) < 0) {
+		*err = rerr;
+		goto out;
+	}
+	/* Let the last frames (DONE of BYE, ERRORs) leave before the socket closes. */
+	zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
+	zmq_poll(&it, 1, 50);
+	rc = run_rc;
+out:
+	if (s.msgs)
+		fclose(s.msgs);
+	for (uint32_t r = 0; s.ranks && r < s.n; r++) {
+		struct live_rank *rk = &s.ranks[r];
+		live_queue_clear(rk);
+		for (uint32_t i = 0; i < rk->n_pay; i++)
+			zmq_msg_close(&rk->pay[i].msg);
+		if (rk->w)
+			trace_stream_abort(rk->w);
+		if (rk->w_path)
+			unlink(rk->w_path);
+		free(rk->w_path);
+		free(rk->q);
+		free(rk->pay);
+	}
+	free(s.ranks);
+	live_engine_free(s.eng);
+	if (s.sock)
+		zmq_close(s.sock);
+	if (s.zctx)
+		zmq_ctx_term(s.zctx);
+	stats_hist_release(&s.residence_ns);
+	return rc;
+}
