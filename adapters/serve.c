@@ -268,6 +268,15 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		live_offence(s, id, id_len, -1, ZP_ERANK, msg);
 		return;
 	}
+	if (s->o->tokens && h->a != s->o->tokens[h->rank]) {
+		snprintf(msg, sizeof msg, "HELLO: wrong token for rank %" PRIu32 " (impersonation refused)", h->rank);
+		live_offence(s, id, id_len, -1, ZP_ETOKEN, msg);
+		struct live_rank *tr = &s->ranks[h->rank];
+		tr->offences++;
+		snprintf(tr->why, sizeof tr->why, "another connection claimed this rank with a wrong token (refused, %" PRIu64
+			 " time%s)", tr->offences, tr->offences == 1 ? "" : "s");
+		return;
+	}
 	struct live_rank *rk = &s->ranks[h->rank];
 	bool same = rk->id_len == id_len && !memcmp(rk->id, id, id_len);
 	if (rk->state != LR_ABSENT && !same) {

@@ -1,5 +1,7 @@
 /* live_ring: one rank of a ring over `netloom serve`.
- *   live_ring ENDPOINT RANK ITERS BYTES
+ *   live_ring ENDPOINT RANK ITERS BYTES [RING]
+ * With RING (< the session's ranks), only ranks 0..RING-1 form the ring
+ * and the allreduce and barrier (which need every rank) are skipped.
  * Each iteration: compute (1 + rank mod 3) us of virtual time, send BYTES
  * to the right neighbour, receive from the left one, check the payload
  * (it names the iteration and the sender), then one allreduce of the
@@ -22,8 +24,8 @@ static int fail(nl_client *c, const char *what)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: live_ring ENDPOINT RANK ITERS BYTES\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: live_ring ENDPOINT RANK ITERS BYTES [RING]\n");
 		return 2;
 	}
 	uint32_t rank = (uint32_t)strtoul(argv[2], NULL, 10);
@@ -37,7 +39,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "live_ring: connect: %s\n", err);
 		return 1;
 	}
-	uint32_t n = nl_client_size(c);
+	uint32_t size = nl_client_size(c), n = size;
+	if (argc == 6 && strtoul(argv[5], NULL, 10) > 0 && strtoul(argv[5], NULL, 10) < size)
+		n = (uint32_t)strtoul(argv[5], NULL, 10);
 	uint32_t right = (rank + 1) % n, left = (rank + n - 1) % n;
 	unsigned char *out = calloc(1, bytes), *in = calloc(1, bytes);
 	if (!out || !in)
@@ -71,6 +75,8 @@ int main(int argc, char **argv)
 			return fail(c, "wait");
 	}
 	double v = rank;
+	if (n < size)
+		goto bye;
 	if (nl_client_allreduce_sum(c, &v, 1) < 0)
 		return fail(c, "allreduce");
 	if (v != (double)n * (n - 1) / 2) {
@@ -80,6 +86,7 @@ int main(int argc, char **argv)
 	}
 	if (nl_client_barrier(c) < 0)
 		return fail(c, "barrier");
+bye:
 	printf("rank %" PRIu32 " done t=%" PRIu64 " ps\n", rank, nl_client_now_ps(c));
 	free(out);
 	free(in);

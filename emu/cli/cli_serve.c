@@ -1,5 +1,8 @@
 /* `netloom serve`: live emulation over ZeroMQ (adapters/, docs/live.md). */
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +22,7 @@ static void cli_serve_usage(FILE *f)
 	      "  -n, --ranks N            number of ranks (required)\n"
 	      "  -l, --listen ENDPOINT    tcp://127.0.0.1:PORT (default port 5555) or ipc://PATH\n"
 	      "      --allow-remote       accept a tcp:// address other than loopback\n"
+	      "      --tokens FILE        one decimal token per line, rank order; HELLO must carry its rank's\n"
 	      "      --record FILE.nlt    write the session as a trace archive (replays to the same times)\n"
 	      "      --messages FILE      write each delivered message's virtual times, one line each\n"
 	      "      --json FILE          write the report as JSON\n"
@@ -30,14 +34,53 @@ static void cli_serve_usage(FILE *f)
 	      f);
 }
 
-enum { LO_ALLOW = 1100, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
+/* Read n decimal tokens, one a line. */
+static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct nl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return nl_errf(err, NL_EIO, "--tokens: '%s': %s", path, strerror(errno));
+	uint64_t *t = calloc(n, sizeof *t);
+	char line[128];
+	uint32_t i = 0;
+	int rc = 0;
+	while (rc == 0 && t && fgets(line, sizeof line, f)) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(line, &end, 10);
+		while (*end == ' ' || *end == '\n' || *end == '\r')
+			end++;
+		if (errno || end == line || *end || line[0] == '-')
+			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": '%.40s', expected a decimal token",
+				     path, i + 1, line);
+		else if (i == n)
+			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': more than %" PRIu32 " lines, expected one per rank",
+				     path, n);
+		else
+			t[i++] = v;
+	}
+	fclose(f);
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	if (rc == 0 && i != n)
+		rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': %" PRIu32 " lines, expected %" PRIu32 " (one per rank)",
+			     path, i, n);
+	if (rc < 0) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+enum { LO_ALLOW = 1100, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
 
 int cli_serve_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
 		{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
-		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"record", required_argument, NULL, LO_RECORD},
+		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS}, {"record", required_argument, NULL, LO_RECORD},
 		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
 		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
 		{"timeout-ms", required_argument, NULL, LO_TO}, {"connect-timeout-ms", required_argument, NULL, LO_CTO},
@@ -54,6 +97,8 @@ int cli_serve_main(int argc, char **argv)
 	uint64_t v;
 	int ch, rc = 0, status = CLI_OK;
 	bool have_ranks = false;
+	const char *tokens_path = NULL;
+	uint64_t *tokens = NULL;
 
 	live_opts_init(&o);
 	o.report = stdout;
@@ -85,6 +130,9 @@ int cli_serve_main(int argc, char **argv)
 			break;
 		case LO_ALLOW:
 			o.allow_remote = true;
+			break;
+		case LO_TOKENS:
+			tokens_path = optarg;
 			break;
 		case LO_RECORD:
 			o.record_path = optarg;
@@ -140,12 +188,20 @@ int cli_serve_main(int argc, char **argv)
 					 o.timeout_ms);
 		goto out;
 	}
+	if (tokens_path) {
+		if (cli_serve_tokens(tokens_path, o.n_ranks, &tokens, &err) < 0) {
+			status = cli_report(&err);
+			goto out;
+		}
+		o.tokens = tokens;
+	}
 	rc = live_serve(&o, &cfg, &err);
 	if (rc == NL_EDEADLOCK)
 		status = CLI_FAIL;
 	else if (rc < 0)
 		status = cli_report(&err);
 out:
+	free(tokens);
 	free(sets);
 	config_release(&cfg);
 	return status;
