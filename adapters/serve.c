@@ -57,6 +57,8 @@ struct live_rank {
 	uint32_t reply_seq;
 	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
 	uint64_t offences;        /* frames refused on this rank's behalf */
+	uint64_t bad_streak;      /* of which since its last valid frame */
+	char last_bad[160];       /* the last refusal, for the eviction note */
 	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
 	char why[200];            /* what happened, for the report */
 	struct trace_stream_writer *w;
@@ -202,9 +204,15 @@ static void live_check_timeouts(struct live_server *s)
 	for (uint32_t r = 0; r < s->n; r++) {
 		struct live_rank *rk = &s->ranks[r];
 		if (rk->state == LR_READY && now - rk->last_ms > s->o->timeout_ms) {
-			char why[128];
-			snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
-				 s->o->timeout_ms);
+			char why[256];
+			if (rk->bad_streak)
+				snprintf(why, sizeof why,
+					 "no valid frame for more than %" PRIu32 " ms, %" PRIu64
+					 " refused (heartbeat timeout; last: %.120s)",
+					 s->o->timeout_ms, rk->bad_streak, rk->last_bad);
+			else
+				snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
+					 s->o->timeout_ms);
 			live_evict(s, r, why);
 		} else if (rk->state == LR_ABSENT && now - s->start_ms > s->o->connect_ms) {
 			char why[128];
@@ -241,22 +249,31 @@ static void live_offence(struct live_server *s, const unsigned char *id, size_t 
 	s->frames_bad++;
 	char line[300];
 	int bound = -1;
+	bool quiet = false;
 	/* Count it against the rank only when the sender really is that rank. */
 	if (rank_hint >= 0 && (uint32_t)rank_hint < s->n) {
 		struct live_rank *rk = &s->ranks[rank_hint];
 		if (rk->state != LR_ABSENT && rk->id_len == id_len && !memcmp(rk->id, id, id_len)) {
 			bound = rank_hint;
 			rk->offences++;
+			rk->bad_streak++;
+			snprintf(rk->last_bad, sizeof rk->last_bad, "%s", msg);
+			/* A flood is logged once, then summed up in the report. */
+			quiet = rk->offences > 3;
+			if (rk->offences == 4)
+				live_log(s, "rank %d: further refused frames are counted, not logged", bound);
 			if (!rk->why[0] || rk->state == LR_READY)
 				snprintf(rk->why, sizeof rk->why, "sent a refused frame (%s)", msg);
 		}
 	}
 	if (bound >= 0)
 		snprintf(line, sizeof line, "rank %d: %s", bound, msg);
+	else if (rank_hint >= 0)
+		snprintf(line, sizeof line, "connection claiming rank %d: %s", rank_hint, msg);
 	else
-		snprintf(line, sizeof line, "unbound peer%s%d: %s", rank_hint >= 0 ? " claiming rank " : "",
-			 rank_hint >= 0 ? rank_hint : 0, msg);
-	live_log(s, "%s", line);
+		snprintf(line, sizeof line, "connection without a rank: %s", msg);
+	if (!quiet)
+		live_log(s, "%s", line);
 	live_send_error(s, id, id_len, rank_hint >= 0 ? (uint32_t)rank_hint : UINT32_MAX, code, line);
 }
 
@@ -376,6 +393,7 @@ static void live_on_message(struct live_server *s)
 	}
 	if (h.type == ZP_HEARTBEAT) {
 		rk->last_ms = live_clock_ms();
+		rk->bad_streak = 0;
 		goto out;
 	}
 	if (h.type >= ZP_WELCOME) {
@@ -402,6 +420,7 @@ static void live_on_message(struct live_server *s)
 		goto out;
 	}
 	rk->last_ms = live_clock_ms();
+	rk->bad_streak = 0;
 	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
 	if (h.type == ZP_SEND) {
 		zmq_msg_init(&op.pay);

@@ -274,12 +274,14 @@ def case_faults(d):
     ranks = rep['live']['ranks']
     for r in range(4):
         expect(ranks[r]['state'] == 'finished', 'rank %d: %s' % (r, ranks[r]))
-    expect(ranks[4]['state'] == 'evicted' and ranks[4]['refused_frames'] > 0, 'garbage: %s' % ranks[4])
+    expect(ranks[4]['state'] == 'evicted' and ranks[4]['refused_frames'] > 0 and
+           'magic' in ranks[4]['what_happened'], 'garbage: %s' % ranks[4])
     expect(ranks[5]['state'] == 'finished' and 'payload of 9000' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
     expect('wrong token' in ranks[0]['what_happened'], 'impersonated rank 0: %s' % ranks[0])
     expect(ranks[7]['state'] == 'evicted' and 'heartbeat' in ranks[7]['what_happened'], 'kill: %s' % ranks[7])
     expect(ranks[8]['state'] == 'evicted' and 'heartbeat' in ranks[8]['what_happened'], 'stop: %s' % ranks[8])
     text = open(s.out).read()
+    print(text + open(s.err).read())
     for r in (4, 7, 8):
         expect('rank %d: evicted' % r in text, 'report lacks rank %d: %s' % (r, text))
 
