@@ -97,6 +97,7 @@ static unsigned zp_fields(unsigned type)
 	case ZP_SEND: return F_FLAGS | F_SEQ | F_PEER | F_TAG;
 	case ZP_RECV: return F_FLAGS | F_SEQ | F_PEER | F_TAG | F_A; /* a: max bytes */
 	case ZP_WAIT: return F_SEQ | F_AUX;
+	case ZP_WAITALL: return F_SEQ;
 	case ZP_COMPUTE: return F_SEQ | F_A;                         /* a: duration ps */
 	case ZP_BARRIER: return F_SEQ;
 	case ZP_BYE: return F_SEQ;
@@ -150,12 +151,15 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 	if (h->flags & ~ZP_F_NONBLOCKING)
 		return nl_errf(err, NL_EPROTO, "%s: flags 0x%x, expected 0 or 0x%x", name, h->flags, ZP_F_NONBLOCKING);
 
-	int wants_payload = h->type == ZP_SEND || h->type == ZP_DELIVER || h->type == ZP_ERROR;
+	int wants_payload = h->type == ZP_SEND || h->type == ZP_DELIVER || h->type == ZP_ERROR || h->type == ZP_WAITALL;
 	if (has_payload && !wants_payload)
 		return nl_errf(err, NL_EPROTO, "%s: a payload frame follows, expected none", name);
+	if (h->type == ZP_WAITALL && (!has_payload || !payload_len || payload_len % 4 || payload_len > 4 * ZP_WAITALL_MAX))
+		return nl_errf(err, NL_EPROTO, "WAITALL: request list of %zu bytes, expected 1..%u requests of 4 bytes",
+			       has_payload ? payload_len : 0, ZP_WAITALL_MAX);
 	if (!has_payload && (h->type == ZP_SEND || h->type == ZP_DELIVER))
 		return nl_errf(err, NL_EPROTO, "%s: no payload frame, expected one (possibly empty)", name);
-	if (has_payload && payload_len > max_payload)
+	if (has_payload && h->type != ZP_WAITALL && payload_len > max_payload)
 		return nl_errf(err, NL_EPROTO, "%s: payload of %zu bytes, expected at most %" PRIu64, name, payload_len,
 			       max_payload);
 

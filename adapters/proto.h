@@ -18,6 +18,7 @@ struct nl_err;
 #define ZP_VERSION 1u
 #define ZP_HDR_BYTES 56u
 #define ZP_ANY (-1)       /* RECV: any source / any tag */
+#define ZP_WAITALL_MAX 4096u /* requests in one WAITALL (its payload: u32 LE each) */
 
 /* Message types: client to server, then server to client. */
 #define ZP_TYPE_MAP(X)                 \
@@ -29,6 +30,7 @@ struct nl_err;
 	X(ZP_BARRIER, 6, "BARRIER")    \
 	X(ZP_BYE, 7, "BYE")            \
 	X(ZP_HEARTBEAT, 8, "HEARTBEAT") \
+	X(ZP_WAITALL, 9, "WAITALL")    \
 	X(ZP_WELCOME, 16, "WELCOME")   \
 	X(ZP_DONE, 17, "DONE")         \
 	X(ZP_DELIVER, 18, "DELIVER")   \
@@ -88,7 +90,7 @@ void zp_encode(const struct zp_hdr *h, uint8_t out[ZP_HDR_BYTES]);
 /* Decode and validate one message's frames: hdr (hdr_len bytes) and
  * whether a payload frame follows (has_payload) of payload_len bytes.
  * Checks: size, magic, version, type, flags, that the payload frame is
- * present exactly for SEND and DELIVER, that it fits max_payload, and the
+ * present exactly for SEND, DELIVER and WAITALL (ERROR: optional), that it fits max_payload, and the
  * per-type field ranges. 0, or NL_EPROTO with *err naming the field. */
 int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_len, uint64_t max_payload,
 	      struct zp_hdr *h, struct nl_err *err);

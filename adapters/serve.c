@@ -33,7 +33,7 @@ static const char *const live_state_name[] = {"never connected", "connected", "f
 
 struct live_qop {
 	struct zp_hdr h;
-	zmq_msg_t pay;      /* SEND: the payload (initialised only then) */
+	zmq_msg_t pay;      /* SEND: the payload; WAITALL: the requests (initialised only then) */
 	uint64_t t_in_ns;   /* wall clock when received (residence time) */
 };
 
@@ -61,6 +61,8 @@ struct live_rank {
 	char last_bad[160];       /* the last refusal, for the eviction note */
 	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
 	char why[200];            /* what happened, for the report */
+	uint32_t *reqs;           /* the current WAITALL's requests (the engine reads them until the next pull) */
+	uint32_t reqs_cap;
 	struct trace_stream_writer *w;
 	char *w_path;
 };
@@ -171,7 +173,7 @@ static void live_queue_clear(struct live_rank *rk)
 {
 	for (uint32_t i = 0; i < rk->q_n; i++) {
 		struct live_qop *q = &rk->q[(rk->q_head + i) % rk->q_cap];
-		if (q->h.type == ZP_SEND)
+		if (q->h.type == ZP_SEND || q->h.type == ZP_WAITALL)
 			zmq_msg_close(&q->pay);
 	}
 	rk->q_n = 0;
@@ -421,13 +423,26 @@ static void live_on_message(struct live_server *s)
 	}
 	rk->last_ms = live_clock_ms();
 	rk->bad_streak = 0;
+	if (h.type == ZP_WAITALL) {
+		const uint8_t *p = zmq_msg_data(&parts[2]);
+		for (size_t i = 0; i + 4 <= zmq_msg_size(&parts[2]); i += 4) {
+			uint32_t q = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+				     (uint32_t)p[i + 3] << 24;
+			if (q >= h.seq) {
+				snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 ", expected the seq of an earlier op",
+					 q);
+				live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+				goto out;
+			}
+		}
+	}
 	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
-	if (h.type == ZP_SEND) {
+	if (h.type == ZP_SEND || h.type == ZP_WAITALL) {
 		zmq_msg_init(&op.pay);
 		zmq_msg_move(&op.pay, &parts[2]);
 	}
 	if (live_queue_push(rk, &op) < 0) {
-		if (h.type == ZP_SEND)
+		if (h.type == ZP_SEND || h.type == ZP_WAITALL)
 			zmq_msg_close(&op.pay);
 		s->fatal = nl_errf(s->err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
 		goto out;
@@ -525,6 +540,27 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 		op->kind = TOP_WAIT;
 		op->req = q.h.aux;
 		break;
+	case ZP_WAITALL: {
+		size_t n = zmq_msg_size(&q.pay) / 4;
+		if (n > rk->reqs_cap) {
+			uint32_t *b = realloc(rk->reqs, n * sizeof *b);
+			if (!b) {
+				zmq_msg_close(&q.pay);
+				return nl_errf(err, NL_ENOMEM, "live: out of memory");
+			}
+			rk->reqs = b;
+			rk->reqs_cap = (uint32_t)n;
+		}
+		const uint8_t *p = zmq_msg_data(&q.pay);
+		for (size_t i = 0; i < n; i++)
+			rk->reqs[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+				      (uint32_t)p[4 * i + 3] << 24;
+		zmq_msg_close(&q.pay);
+		op->kind = TOP_WAITALL;
+		op->reqs = rk->reqs;
+		op->n_reqs = (uint32_t)n;
+		break;
+	}
 	case ZP_COMPUTE:
 		op->kind = TOP_COMPUTE;
 		op->dur_ps = q.h.a;
@@ -794,6 +830,7 @@ out:
 		free(rk->w_path);
 		free(rk->q);
 		free(rk->pay);
+		free(rk->reqs);
 	}
 	free(s.ranks);
 	live_engine_free(s.eng);

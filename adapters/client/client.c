@@ -393,6 +393,33 @@ int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st)
 	return cl_take(c, req, st);
 }
 
+int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st)
+{
+	if (c->broken)
+		return -1;
+	if (n == 0 || n > ZP_WAITALL_MAX) {
+		snprintf(c->err, sizeof c->err, "waitall: %zu requests, expected 1..%u", n, ZP_WAITALL_MAX);
+		return -1;
+	}
+	uint8_t buf[4 * ZP_WAITALL_MAX];
+	for (size_t i = 0; i < n; i++) {
+		if (reqs[i] >= c->seq) {
+			snprintf(c->err, sizeof c->err, "waitall: request %u was never started", reqs[i]);
+			return -1;
+		}
+		for (int b = 0; b < 4; b++)
+			buf[4 * i + (size_t)b] = (uint8_t)(reqs[i] >> (8 * b));
+	}
+	struct zp_hdr h = {.type = ZP_WAITALL, .seq = c->seq};
+	if (cl_send(c, &h, buf, 4 * n, true) < 0 || cl_await(c, c->seq++) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cl_take(c, reqs[i], st ? &st[i] : NULL) < 0)
+			rc = -1;
+	return rc;
+}
+
 int nl_client_compute(nl_client *c, uint64_t duration_ps)
 {
 	if (c->broken)

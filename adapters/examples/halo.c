@@ -1,7 +1,7 @@
 /* live_halo: one rank of a periodic 2-D halo exchange over `netloom serve`.
  *   live_halo ENDPOINT RANK PX ITERS BYTES
  * The ranks form a PX x (size / PX) torus; each iteration posts receives
- * from the four neighbours, sends to them, waits for all, checks every
+ * from the four neighbours, sends to them, waits for all eight requests (one waitall), checks every
  * payload and computes 2 us of virtual time. Prints each receive as
  * live_ring does. Exit 0 on success, 1 on any error or wrong payload. */
 #include <inttypes.h>
@@ -56,12 +56,11 @@ int main(int argc, char **argv)
 			if (nl_client_isend(c, nb[d], 4 * it + d, p, bytes, &req[4 + d]) < 0)
 				goto done;
 		}
-		for (int d = 0; d < 8; d++) {
-			struct nl_client_status st;
-			if (nl_client_wait(c, req[d], &st) < 0)
-				goto done;
-			if (d >= 4)
-				continue;
+		struct nl_client_status sts[8];
+		if (nl_client_waitall(c, req, 8, sts) < 0)
+			goto done;
+		for (int d = 0; d < 4; d++) {
+			const struct nl_client_status *stp = &sts[d];
 			int got_it;
 			uint32_t from;
 			memcpy(&got_it, in + d * bytes, sizeof got_it);
@@ -70,8 +69,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "live_halo: rank %" PRIu32 " it %d dir %d: wrong payload\n", rank, it, d);
 				goto done;
 			}
-			printf("recv %" PRIu32 " %d %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st.source, st.tag, st.bytes,
-			       st.t_sent_ps, st.t_arrived_ps, st.t_done_ps);
+			printf("recv %" PRIu32 " %d %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", stp->source, stp->tag,
+			       stp->bytes, stp->t_sent_ps, stp->t_arrived_ps, stp->t_done_ps);
 		}
 		if (nl_client_compute(c, 2000000) < 0)
 			goto done;

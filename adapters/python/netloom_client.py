@@ -17,7 +17,7 @@ ANY = -1
 TAG_MAX = 0x3FFFFFFF
 NONBLOCKING = 1
 
-HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, BYE, HEARTBEAT = 1, 2, 3, 4, 5, 6, 7, 8
+HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, BYE, HEARTBEAT, WAITALL = 1, 2, 3, 4, 5, 6, 7, 8, 9
 WELCOME, DONE, DELIVER, ERROR = 16, 17, 18, 19
 EEVICTED = 9
 
@@ -139,6 +139,11 @@ class Client:
     def wait(self, req):
         self._await(self._op(WAIT, aux=req))
         return self._take(req) if req in self._pending else None
+
+    def waitall(self, reqs):
+        """Wait for several requests in one round trip; statuses (None for sends)."""
+        self._await(self._op(WAITALL, payload=struct.pack('<%dI' % len(reqs), *reqs)))
+        return [self._take(r) if r in self._pending else None for r in reqs]
 
     def compute(self, duration_ps):
         self._op(COMPUTE, a=duration_ps)

@@ -73,6 +73,9 @@ NL_CLIENT_API int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *b
 NL_CLIENT_API int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint32_t *req);
 /* Wait for a request of isend/irecv; st (receives only) may be NULL. */
 NL_CLIENT_API int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st);
+/* Wait for n requests at once (MPI_Waitall; n <= 4096), one round trip to
+ * the server; st[n] (may be NULL) gets each receive's status in order. */
+NL_CLIENT_API int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st);
 /* Spend duration_ps of virtual time computing. Does not wait for the server. */
 NL_CLIENT_API int nl_client_compute(nl_client *c, uint64_t duration_ps);
 NL_CLIENT_API int nl_client_barrier(nl_client *c);

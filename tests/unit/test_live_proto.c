@@ -13,6 +13,7 @@ static void test_roundtrip(void)
 		{.type = ZP_RECV, .rank = 1, .seq = 10, .peer = ZP_ANY, .tag = ZP_ANY, .a = 4096},
 		{.type = ZP_WAIT, .rank = 1, .seq = 11, .aux = 9},
 		{.type = ZP_COMPUTE, .rank = 0, .seq = 1, .a = 1000000},
+		{.type = ZP_WAITALL, .rank = 1, .seq = 12},
 		{.type = ZP_BARRIER, .rank = 0, .seq = 2},
 		{.type = ZP_BYE, .rank = 0, .seq = 3},
 		{.type = ZP_HEARTBEAT, .rank = 4},
@@ -27,8 +28,8 @@ static void test_roundtrip(void)
 		uint8_t buf[ZP_HDR_BYTES];
 		in.version = ZP_VERSION;
 		zp_encode(&in, buf);
-		int pay = in.type == ZP_SEND || in.type == ZP_DELIVER;
-		CHECK_OK(zp_decode(buf, sizeof buf, pay, 5, 100, &out, &err), &err);
+		int pay = in.type == ZP_SEND || in.type == ZP_DELIVER || in.type == ZP_WAITALL;
+		CHECK_OK(zp_decode(buf, sizeof buf, pay, in.type == ZP_WAITALL ? 8 : 5, 100, &out, &err), &err);
 		CHECK_EQ(memcmp(&in, &out, sizeof in), 0);
 		CHECK_STR(zp_type_name(in.type), zp_type_name(out.type));
 	}
@@ -89,6 +90,11 @@ static void test_errors(void)
 	struct zp_hdr bar = {.version = ZP_VERSION, .type = ZP_BARRIER, .seq = 3};
 	zp_encode(&bar, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "expected none");
+	struct zp_hdr wa = {.version = ZP_VERSION, .type = ZP_WAITALL, .seq = 3};
+	zp_encode(&wa, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 6, 100, &out, &err), NL_EPROTO, &err, "request list of 6 bytes");
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err, "request list of 0 bytes");
+	CHECK_OK(zp_decode(x, sizeof x, 1, 4 * ZP_WAITALL_MAX, 100, &out, &err), &err);
 	struct zp_hdr del = {.version = ZP_VERSION, .type = ZP_DELIVER, .a = 5, .b = 4, .c = 6};
 	zp_encode(&del, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "non-decreasing");
