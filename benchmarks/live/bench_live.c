@@ -43,8 +43,8 @@ static void *rank_main(void *p)
 	char err[256];
 	nl_client *c;
 	a->rc = 1;
-	for (int tries = 0; nl_client_connect(&c, a->ep, a->rank, 1, 0, 30000, err, sizeof err) < 0; tries++) {
-		if (tries > 100) {
+	for (int tries = 0; nl_client_connect(&c, a->ep, a->rank, 1, 0, 5000, err, sizeof err) < 0; tries++) {
+		if (tries > 3) {
 			fprintf(stderr, "bench_live: rank %u: %s\n", a->rank, err);
 			return NULL;
 		}
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	config_init(&cfg, tables, n_tables);
 	snprintf(kv, sizeof kv, "backend=%s", backend);
 	if (config_set(&cfg, kv, NULL, "bench", &err) < 0 ||
-	    (!strcmp(backend, "flit") && config_set(&cfg, "topology=torus:k=4", NULL, "bench", &err) < 0)) {
+	    (!strcmp(backend, "flit") && config_set(&cfg, "topology=torus:k=8", NULL, "bench", &err) < 0)) {
 		fprintf(stderr, "bench_live: %s\n", err.msg);
 		return 1;
 	}
@@ -137,6 +137,10 @@ int main(int argc, char **argv)
 	}
 	int rc = live_serve(&o, &cfg, &err);
 	double t1 = wall();
+	if (rc < 0) { /* the clients cannot finish without a server */
+		fprintf(stderr, "bench_live: %s\n", err.msg);
+		return 1;
+	}
 	for (uint32_t r = 0; r < n; r++) {
 		pthread_join(th[r], NULL);
 		if (args[r].rc)
