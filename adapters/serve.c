@@ -22,73 +22,21 @@
 #include <zmq.h>
 
 #include "adapters/adapters.h"
+#include "adapters/adapters_internal.h"
 #include "adapters/proto.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/stats.h"
 #include "traces/trace.h"
 
-enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
-static const char *const live_state_name[] = {"never connected", "connected", "finished", "evicted"};
-
-struct live_qop {
-	struct zp_hdr h;
-	zmq_msg_t pay;      /* SEND: the payload; WAITALL: the requests (initialised only then) */
-	uint64_t t_in_ns;   /* wall clock when received (residence time) */
-};
-
-struct live_pay {
-	uint64_t op;        /* index of the send op in its rank's stream */
-	uint64_t t_in_ns;
-	zmq_msg_t msg;
-};
-
-struct live_rank {
-	uint8_t state;            /* LR_* */
-	uint8_t id_len;
-	unsigned char id[255];    /* the ROUTER identity bound at HELLO */
-	uint64_t last_ms;         /* wall clock of the last valid frame */
-	uint32_t next_seq;        /* seq the next op must carry */
-	struct live_qop *q;       /* ring of declared ops not yet pulled */
-	uint32_t q_head, q_n, q_cap;
-	struct live_pay *pay;     /* payloads of sends not yet received (unordered) */
-	uint32_t n_pay, cap_pay;
-	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
-	uint32_t reply_seq;
-	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
-	uint64_t offences;        /* frames refused on this rank's behalf */
-	uint64_t bad_streak;      /* of which since its last valid frame */
-	char last_bad[160];       /* the last refusal, for the eviction note */
-	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
-	char why[200];            /* what happened, for the report */
-	uint32_t *reqs;           /* the current WAITALL's requests (the engine reads them until the next pull) */
-	uint32_t reqs_cap;
-	struct trace_stream_writer *w;
-	char *w_path;
-};
-
-struct live_server {
-	const struct live_opts *o;
-	void *zctx, *sock;
-	uint32_t n;
-	struct live_rank *ranks;
-	struct live_engine *eng;
-	uint64_t start_ms;
-	FILE *msgs;               /* --messages */
-	uint64_t frames_in, frames_bad, delivered, evictions;
-	struct stats_hist residence_ns;
-	struct nl_err *err;
-	int fatal;                /* an error that must stop the session (output, memory) */
-};
-
-static uint64_t live_clock_ns(void)
+uint64_t live_clock_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t live_clock_ms(void)
+uint64_t live_clock_ms(void)
 {
 	return live_clock_ns() / 1000000u;
 }
@@ -102,14 +50,6 @@ void live_opts_init(struct live_opts *o)
 	o->timeout_ms = 5000;
 	o->connect_ms = 30000;
 	o->log = stderr;
-}
-
-void live_match_line(FILE *f, const struct app_match_info *mi)
-{
-	fprintf(f, "%" PRIu32 " %" PRIu32 " %" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-		   " %" PRIu64 "\n",
-		mi->src, mi->dst, mi->tag, mi->bytes, mi->send_op, mi->recv_op, mi->t_sent_ps, mi->t_arrived_ps,
-		mi->t_done_ps);
 }
 
 /* --- sending ------------------------------------------------------------------ */
@@ -300,7 +240,7 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 	bool same = rk->id_len == id_len && !memcmp(rk->id, id, id_len);
 	if (rk->state != LR_ABSENT && !same) {
 		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s)", h->rank,
-			 live_state_name[rk->state]);
+			 live_state_name(rk->state));
 		live_offence(s, id, id_len, -1, ZP_ETAKEN, msg);
 		rk->offences++;
 		char note[200];
@@ -311,7 +251,7 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		return;
 	}
 	if (rk->state != LR_ABSENT && rk->state != LR_READY) {
-		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is %s", h->rank, live_state_name[rk->state]);
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is %s", h->rank, live_state_name(rk->state));
 		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
 		return;
 	}
@@ -638,119 +578,6 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	if (zmq_bind(s->sock, o->listen) < 0)
 		return nl_errf(err, NL_EIO, "--listen: '%s': %s", o->listen, zmq_strerror(errno));
 	return 0;
-}
-
-static int live_record_open(struct live_server *s, struct nl_err *err)
-{
-	if (!s->o->record_path)
-		return 0;
-	for (uint32_t r = 0; r < s->n; r++) {
-		struct live_rank *rk = &s->ranks[r];
-		size_t len = strlen(s->o->record_path) + 32;
-		rk->w_path = malloc(len);
-		if (!rk->w_path)
-			return nl_errf(err, NL_ENOMEM, "live: out of memory");
-		snprintf(rk->w_path, len, "%s.rank%" PRIu32 ".tmp", s->o->record_path, r);
-		NL_CHECK(trace_stream_open(&rk->w, r, rk->w_path, err));
-	}
-	return 0;
-}
-
-static int live_record_close(struct live_server *s, struct nl_err *err)
-{
-	if (!s->o->record_path)
-		return 0;
-	struct trace_manifest m = {0};
-	m.n_ranks = s->n;
-	m.application = "netloom-serve";
-	m.command_line = "netloom serve";
-	m.machine = "live";
-	m.recorder = "netloom-serve " NETLOOM_VERSION;
-	m.mpi_library = "";
-	m.rank_ops = calloc(s->n, sizeof *m.rank_ops);
-	m.rank_bytes = calloc(s->n, sizeof *m.rank_bytes);
-	m.rank_hash = calloc(s->n, sizeof *m.rank_hash);
-	const char **paths = calloc(s->n, sizeof *paths);
-	int rc = 0;
-	if (!m.rank_ops || !m.rank_bytes || !m.rank_hash || !paths) {
-		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
-		goto out;
-	}
-	for (uint32_t r = 0; r < s->n && rc == 0; r++) {
-		rc = trace_stream_close(s->ranks[r].w, &m.rank_ops[r], &m.rank_bytes[r], &m.rank_hash[r], err);
-		s->ranks[r].w = NULL;
-		paths[r] = s->ranks[r].w_path;
-	}
-	if (rc == 0)
-		rc = trace_archive_write(s->o->record_path, &m, paths, err);
-out:
-	for (uint32_t r = 0; r < s->n; r++)
-		if (s->ranks[r].w_path)
-			unlink(s->ranks[r].w_path);
-	free(paths);
-	free(m.rank_ops);
-	free(m.rank_bytes);
-	free(m.rank_hash);
-	return rc;
-}
-
-static void live_line(void *ctx, const char *l)
-{
-	fprintf(ctx, "  %s\n", l);
-}
-
-static int live_report(struct live_server *s, int run_rc, struct nl_err *err)
-{
-	const struct live_opts *o = s->o;
-	json_t *doc = live_engine_json(s->eng, err);
-	if (!doc)
-		return NL_ENOMEM;
-	json_t *live = json_object(), *ranks = json_array();
-	for (uint32_t r = 0; r < s->n; r++) {
-		const struct live_rank *rk = &s->ranks[r];
-		json_array_append_new(ranks, json_pack("{s:i, s:s, s:I, s:I, s:I, s:s}", "rank", (json_int_t)r, "state",
-						       live_state_name[rk->state], "refused_frames",
-						       (json_int_t)rk->offences, "payloads_lost_to",
-						       (json_int_t)rk->lost_to, "payloads_lost_from",
-						       (json_int_t)rk->lost_from, "what_happened", rk->why));
-	}
-	json_object_set_new(live, "ranks", ranks);
-	json_object_set_new(live, "listen", json_string(o->listen));
-	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
-	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
-	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));
-	json_object_set_new(live, "delivered", json_integer((json_int_t)s->delivered));
-	/* Wall-clock residence (SEND received to DELIVER queued): not reproducible. */
-	json_object_set_new(live, "residence_ns_p50",
-			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 50)));
-	json_object_set_new(live, "residence_ns_p99",
-			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 99)));
-	json_object_set_new(doc, "live", live);
-	int rc = 0;
-	if (o->json_path)
-		rc = out_write_json(o->json_path, doc, err);
-	if (o->report) {
-		FILE *f = o->report;
-		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
-			   " messages delivered\n",
-			s->n, json_string_value(json_object_get(doc, "backend")),
-			(double)live_engine_runtime(s->eng) * 1e-12, s->delivered);
-		for (uint32_t r = 0; r < s->n; r++) {
-			const struct live_rank *rk = &s->ranks[r];
-			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
-				continue;
-			fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frames; payloads lost to it %" PRIu64
-				   ", from it %" PRIu64 "%s%s\n",
-				r, live_state_name[rk->state], rk->offences, rk->lost_to, rk->lost_from,
-				rk->why[0] ? "; " : "", rk->why);
-		}
-		if (run_rc == NL_EDEADLOCK) {
-			fprintf(f, "  ranks that waited forever:\n");
-			live_engine_deadlock_report(s->eng, live_line, f);
-		}
-	}
-	json_decref(doc);
-	return rc;
 }
 
 int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err)
