@@ -300,7 +300,7 @@ static int cl_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, si
 
 int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
 {
-	uint32_t seq;
+	uint32_t seq = 0;
 	if (cl_check(c, tag, false) < 0 || cl_isend(c, dst, tag, buf, len, 0, &seq) < 0)
 		return -1;
 	return cl_await(c, seq);
@@ -356,7 +356,7 @@ static int cl_take(nl_client *c, uint32_t seq, struct nl_client_status *st)
 
 static int cl_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, struct nl_client_status *st)
 {
-	uint32_t seq;
+	uint32_t seq = 0;
 	if (cl_irecv(c, src, tag, buf, cap, 0, &seq) < 0 || cl_await(c, seq) < 0)
 		return -1;
 	return cl_take(c, seq, st);
@@ -364,7 +364,7 @@ static int cl_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap
 
 int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, struct nl_client_status *st)
 {
-	uint32_t seq;
+	uint32_t seq = 0;
 	if (cl_check(c, tag, true) < 0)
 		return -1;
 	if (cl_irecv(c, src, tag, buf, cap, 0, &seq) < 0 || cl_await(c, seq) < 0)
@@ -460,13 +460,13 @@ int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 		}
 		free(tmp);
 		for (uint32_t r = 1; r < c->size; r++) {
-			uint32_t seq;
+			uint32_t seq = 0;
 			if (cl_isend(c, r, CL_TAG_ALLREDUCE, vals, bytes, 0, &seq) < 0 || cl_await(c, seq) < 0)
 				return -1;
 		}
 		return 0;
 	}
-	uint32_t seq;
+	uint32_t seq = 0;
 	if (cl_isend(c, 0, CL_TAG_ALLREDUCE, vals, bytes, 0, &seq) < 0 || cl_await(c, seq) < 0)
 		return -1;
 	return cl_recv(c, 0, CL_TAG_ALLREDUCE, vals, bytes, NULL);
