@@ -14,6 +14,10 @@
 struct nl_err;
 struct trace_stream_writer;
 
+/* Ops one rank may declare ahead of the engine: a client flooding ops it
+ * never waits for is evicted, instead of growing the server's memory. */
+#define LIVE_QUEUE_MAX 65536u
+
 enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
 
 struct live_qop {

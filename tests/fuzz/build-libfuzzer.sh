@@ -15,7 +15,7 @@ out=build-fuzz
 mkdir -p "$out"
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DNETLOOM_VERSION=\"fuzz\" -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iemu -I. -Iinclude)
-srcs=(traces/*.c emu/core/error.c)
+srcs=(traces/*.c emu/core/error.c adapters/proto.c)
 for t in trace_reader import_dumpi import_simgrid zmq_frame; do
 	"$CC" "${flags[@]}" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${srcs[@]}" -lzstd -lm
 	mkdir -p "$out/corpus/$t"
