@@ -361,6 +361,12 @@ static void live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
 		goto out;
 	}
+	if (rk->q_n >= LIVE_QUEUE_MAX) {
+		snprintf(msg, sizeof msg, "declared %" PRIu32 " ops ahead of virtual time, the most the server queues",
+			 rk->q_n);
+		live_evict(s, h.rank, msg);
+		goto out;
+	}
 	rk->last_ms = live_clock_ms();
 	rk->bad_streak = 0;
 	if (h.type == ZP_WAITALL) {
