@@ -374,6 +374,42 @@ def case_errors(d):
     expect(not os.path.exists(s.rec), 'a deadlocked session left an archive')
 
 
+FLOOD = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, role = sys.argv[2], sys.argv[3]
+if role == 'idle':      # rank 0: alive but slow to declare its first op
+    c = nl.Client(ep, 0)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 3:
+        c._send(nl.HEARTBEAT); time.sleep(0.1)
+    c.close()
+else:                   # rank 1: declares far ahead without ever waiting
+    c = nl.Client(ep, 1)
+    for i in range(70000):
+        c._send(nl.COMPUTE, seq=i, a=1000)
+    time.sleep(1)
+'''
+
+
+def case_flood(d):
+    """A rank that queues more ops than the server holds is evicted; the
+    other finishes."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'flood.py')
+    open(script, 'w').write(FLOOD)
+    s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '20000')
+    res = clients([[PY, script, PYDIR, s.ep, 'idle'], [PY, script, PYDIR, s.ep, 'flood']], d, 'f')
+    expect(res[0][0] == 0, 'idle rank: %s' % res[0][1])
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    ranks = json.load(open(s.json))['live']['ranks']
+    expect(ranks[0]['state'] == 'finished', 'rank 0: %s' % ranks[0])
+    expect(ranks[1]['state'] == 'evicted' and 'ops ahead' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':
