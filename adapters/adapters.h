@@ -34,6 +34,9 @@ void live_engine_on_match(struct live_engine *e, app_match_fn fn, void *ctx);
 int live_engine_run(struct live_engine *e, struct nl_err *err);
 uint64_t live_engine_now(const struct live_engine *e);
 uint64_t live_engine_runtime(const struct live_engine *e);
+/* The replay results and overall message latency (after live_engine_run). */
+const struct app_results *live_engine_results(const struct live_engine *e);
+void live_engine_latency(const struct live_engine *e, struct app_latency *out);
 /* {"results": replay results, "network": backend report, "backend"}; caller owns. */
 struct json_t *live_engine_json(struct live_engine *e, struct nl_err *err);
 void live_engine_deadlock_report(const struct live_engine *e, void (*line)(void *ctx, const char *l), void *ctx);

@@ -112,6 +112,16 @@ uint64_t live_engine_runtime(const struct live_engine *e)
 	return app_results(e->app)->runtime_ps;
 }
 
+const struct app_results *live_engine_results(const struct live_engine *e)
+{
+	return app_results(e->app);
+}
+
+void live_engine_latency(const struct live_engine *e, struct app_latency *out)
+{
+	app_latency(e->app, -1, out);
+}
+
 struct json_t *live_engine_json(struct live_engine *e, struct nl_err *err)
 {
 	json_t *doc = json_object();

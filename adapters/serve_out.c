@@ -126,6 +126,21 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 			   " messages delivered\n",
 			s->n, json_string_value(json_object_get(doc, "backend")),
 			(double)live_engine_runtime(s->eng) * 1e-12, s->delivered);
+		/* The replay report's per-rank breakdown, in virtual seconds. */
+		const struct app_results *res = live_engine_results(s->eng);
+		fprintf(f, "    rank      compute_s         comm_s         wait_s       finish_s   messages\n");
+		for (uint32_t r = 0; r < res->n_ranks; r++) {
+			const struct app_rank_stats *st = &res->ranks[r];
+			fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64 "\n", r,
+				(double)st->compute_ps * 1e-12, (double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
+				(double)st->finish_ps * 1e-12, st->msgs_sent);
+		}
+		struct app_latency lat;
+		live_engine_latency(s->eng, &lat);
+		if (lat.n)
+			fprintf(f, "  message latency: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+				lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
+				(double)lat.max_ps * 1e-6);
 		for (uint32_t r = 0; r < s->n; r++) {
 			const struct live_rank *rk = &s->ranks[r];
 			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
