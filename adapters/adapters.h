@@ -52,6 +52,8 @@ struct live_opts {
 	uint32_t heartbeat_ms;     /* clients send a HEARTBEAT at least this often */
 	uint32_t timeout_ms;       /* a connected rank silent this long is evicted */
 	uint32_t connect_ms;       /* a rank not connected this long after start is evicted */
+	double pace;               /* 0: lock-step; > 0: paced, virtual ps per wall ps (1 = real time) */
+	uint32_t max_lag_ms;       /* paced: stop once a release lags the wall clock by more; 0 = best effort */
 	const uint64_t *tokens;    /* [n_ranks]: HELLO must carry rank r's token; NULL = any */
 	const char *record_path;   /* write the session as an .nlt archive, or NULL */
 	const char *messages_path; /* write every matched message's virtual times, or NULL */

@@ -27,7 +27,7 @@ struct live_qop {
 };
 
 struct live_pay {
-	uint64_t op;        /* index of the send op in its rank's stream */
+	uint64_t op;        /* the engine's index of the send op in its rank's stream */
 	uint64_t t_in_ns;
 	zmq_msg_t msg;
 };
@@ -42,6 +42,12 @@ struct live_rank {
 	uint32_t q_head, q_n, q_cap;
 	struct live_pay *pay;     /* payloads of sends not yet received (unordered) */
 	uint32_t n_pay, cap_pay;
+	uint64_t n_pulled;        /* ops handed to the engine (its op index of the next one) */
+	struct live_recvmap {     /* receives in the engine: op index -> the client's seq */
+		uint64_t op;
+		uint32_t seq;
+	} *recvs;
+	uint32_t n_recvs, cap_recvs;
 	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
 	uint32_t reply_seq;
 	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
@@ -65,6 +71,9 @@ struct live_server {
 	uint64_t start_ms;
 	FILE *msgs;               /* --messages */
 	uint64_t frames_in, frames_bad, delivered, evictions;
+	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 */
+	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
+	uint64_t late;            /* paced: releases later than 1 ms */
 	struct stats_hist residence_ns;
 	struct nl_err *err;
 	int fatal;                /* an error that must stop the session (output, memory) */

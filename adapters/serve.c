@@ -87,11 +87,48 @@ static void live_send_error(struct live_server *s, const unsigned char *id, size
 	live_send(s, id, id_len, &h, NULL, line, strlen(line));
 }
 
+/* --- paced mode ------------------------------------------------------------ */
+
+/* Virtual time the wall clock has reached (paced mode), ps. */
+static uint64_t live_pace_now(const struct live_server *s)
+{
+	return (uint64_t)((double)(live_clock_ns() - s->w0_ns) * 1000.0 * s->o->pace);
+}
+
+/* Hold a release (DONE, DELIVER) until the wall clock reaches virtual time
+ * t_ps; when it is already past, that is lag: counted, and with a hard
+ * limit, fatal. Lock-step: nothing to do. */
+static void live_pace_release(struct live_server *s, uint64_t t_ps)
+{
+	if (s->o->pace <= 0)
+		return;
+	uint64_t target = s->w0_ns + (uint64_t)((double)t_ps / (1000.0 * s->o->pace));
+	uint64_t now = live_clock_ns();
+	if (now < target) {
+		struct timespec ts = {(time_t)((target - now) / 1000000000u), (long)((target - now) % 1000000000u)};
+		nanosleep(&ts, NULL);
+		stats_hist_add(&s->lag_ns, 0);
+		return;
+	}
+	uint64_t lag = now - target;
+	stats_hist_add(&s->lag_ns, lag);
+	if (lag > 1000000u)
+		s->late++;
+	if (s->o->max_lag_ms && lag > (uint64_t)s->o->max_lag_ms * 1000000u && !s->fatal)
+		s->fatal = nl_errf(s->err, NL_ETIMEOUT,
+				   "paced: a release at virtual %.6f s came %.3f ms behind the wall clock, "
+				   "over --max-lag-ms %" PRIu32,
+				   (double)t_ps * 1e-12, (double)lag * 1e-6, s->o->max_lag_ms);
+}
+
 static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
 {
+	live_pace_release(s, live_engine_now(s->eng));
+	{
 	struct live_rank *rk = &s->ranks[r];
 	struct zp_hdr h = {.type = ZP_DONE, .rank = r, .seq = seq, .a = live_engine_now(s->eng)};
 	live_send(s, rk->id, rk->id_len, &h, NULL, NULL, 0);
+	}
 }
 
 /* --- ranks --------------------------------------------------------------------- */
@@ -420,6 +457,21 @@ static int live_record(struct live_server *s, uint32_t r, const struct trace_op 
 	return trace_stream_append(s->ranks[r].w, op, err);
 }
 
+/* Paced mode's measured compute: a COMPUTE op no client sent, recorded
+ * like any other so the session replays to the same times. */
+static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op *op, uint64_t dur_ps,
+			     struct nl_err *err)
+{
+	memset(op, 0, sizeof *op);
+	op->kind = TOP_COMPUTE;
+	op->comm = TRACE_COMM_WORLD;
+	op->t_ps = live_engine_now(s->eng);
+	op->dur_ps = dur_ps;
+	NL_CHECK(live_record(s, r, op, err));
+	s->ranks[r].n_pulled++;
+	return 1;
+}
+
 static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 {
 	struct live_server *s = ctx;
@@ -433,16 +485,32 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 		return 0;
 	}
 	live_pump(s, 0);
+	bool paced = s->o->pace > 0;
+	uint64_t t_engine = live_engine_now(s->eng), t_op = 0;
 	while (rk->state == LR_READY || rk->state == LR_ABSENT) {
 		if (s->fatal)
 			return s->fatal;
-		if (rk->q_n)
+		if (rk->q_n) {
+			t_op = rk->q[rk->q_head].t_in_ns;
 			break;
-		live_pump(s, s->o->heartbeat_ms);
+		}
+		/* Paced: a connected rank that has not spoken is computing; let
+		 * its time run with the wall clock, 1 ms at a time, so the
+		 * others' events go on. */
+		if (paced && rk->state == LR_READY && live_pace_now(s) > t_engine + (uint64_t)(1e9 * s->o->pace))
+			return live_pace_compute(s, r, op, live_pace_now(s) - t_engine, err);
+		live_pump(s, paced ? 1 : s->o->heartbeat_ms);
 		live_check_timeouts(s);
 	}
 	if (rk->state != LR_READY)
 		return 0; /* evicted: its stream ends here */
+	if (paced) {
+		/* The op was declared at wall time t_op: the gap since the
+		 * engine's time is measured compute, handed over first. */
+		uint64_t t_v = (uint64_t)((double)(t_op - s->w0_ns) * 1000.0 * s->o->pace);
+		if (t_op > s->w0_ns && t_v > t_engine)
+			return live_pace_compute(s, r, op, t_v - t_engine, err);
+	}
 	struct live_qop q = rk->q[rk->q_head];
 	rk->q_head = (rk->q_head + 1) % rk->q_cap;
 	rk->q_n--;
@@ -468,7 +536,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 			rk->cap_pay = cap;
 		}
 		struct live_pay *p = &rk->pay[rk->n_pay++];
-		p->op = q.h.seq;
+		p->op = rk->n_pulled;
 		p->t_in_ns = q.t_in_ns;
 		zmq_msg_init(&p->msg);
 		zmq_msg_move(&p->msg, &q.pay);
@@ -476,6 +544,15 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 		break;
 	}
 	case ZP_RECV:
+		if (rk->n_recvs == rk->cap_recvs) {
+			uint32_t cap = rk->cap_recvs ? 2 * rk->cap_recvs : 16;
+			struct live_recvmap *m = realloc(rk->recvs, cap * sizeof *m);
+			if (!m)
+				return nl_errf(err, NL_ENOMEM, "live: out of memory");
+			rk->recvs = m;
+			rk->cap_recvs = cap;
+		}
+		rk->recvs[rk->n_recvs++] = (struct live_recvmap){.op = rk->n_pulled, .seq = q.h.seq};
 		op->kind = (q.h.flags & ZP_F_NONBLOCKING) ? TOP_IRECV : TOP_RECV;
 		op->peer = q.h.peer == ZP_ANY ? TRACE_ANY_SOURCE : q.h.peer;
 		op->tag = q.h.tag == ZP_ANY ? TRACE_ANY_TAG : q.h.tag;
@@ -523,6 +600,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 	}
 	rk->reply_due = true;
 	rk->reply_seq = q.h.seq;
+	rk->n_pulled++;
 	NL_CHECK(live_record(s, r, op, err));
 	return 1;
 }
@@ -541,14 +619,22 @@ static void live_on_match(void *ctx, const struct app_match_info *mi)
 		return; /* the sender was evicted: its payloads went with it */
 	struct live_pay p = src->pay[i];
 	src->pay[i] = src->pay[--src->n_pay];
+	uint32_t j = 0;
+	while (j < dst->n_recvs && dst->recvs[j].op != mi->recv_op)
+		j++;
+	NL_ASSERT(j < dst->n_recvs);
+	uint32_t recv_seq = j < dst->n_recvs ? dst->recvs[j].seq : (uint32_t)mi->recv_op;
+	if (j < dst->n_recvs)
+		dst->recvs[j] = dst->recvs[--dst->n_recvs];
 	if (dst->state != LR_READY) {
 		zmq_msg_close(&p.msg);
 		src->lost_from++;
 		dst->lost_to++;
 		return;
 	}
-	struct zp_hdr h = {.type = ZP_DELIVER, .rank = mi->dst, .seq = (uint32_t)mi->recv_op, .peer = (int32_t)mi->src,
+	struct zp_hdr h = {.type = ZP_DELIVER, .rank = mi->dst, .seq = recv_seq, .peer = (int32_t)mi->src,
 			   .tag = mi->tag, .a = mi->t_sent_ps, .b = mi->t_arrived_ps, .c = mi->t_done_ps};
+	live_pace_release(s, mi->t_done_ps);
 	stats_hist_add(&s->residence_ns, live_clock_ns() - p.t_in_ns);
 	live_send(s, dst->id, dst->id_len, &h, &p.msg, NULL, 0);
 	s->delivered++;
@@ -594,6 +680,10 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
 	if (stats_hist_init(&s.residence_ns) < 0)
 		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	if (stats_hist_init(&s.lag_ns) < 0) {
+		stats_hist_release(&s.residence_ns);
+		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	}
 	s.ranks = calloc(o->n_ranks, sizeof *s.ranks);
 	if (!s.ranks) {
 		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
@@ -612,6 +702,7 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 		goto out;
 	}
 	s.start_ms = live_clock_ms();
+	s.w0_ns = live_clock_ns();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", o->listen, o->n_ranks);
 	int run_rc = live_engine_run(s.eng, err);
 	if (run_rc < 0 && run_rc != NL_EDEADLOCK) {
@@ -664,6 +755,7 @@ out:
 		free(rk->q);
 		free(rk->pay);
 		free(rk->reqs);
+		free(rk->recvs);
 	}
 	free(s.ranks);
 	live_engine_free(s.eng);
@@ -672,5 +764,6 @@ out:
 	if (s.zctx)
 		zmq_ctx_term(s.zctx);
 	stats_hist_release(&s.residence_ns);
+	stats_hist_release(&s.lag_ns);
 	return rc;
 }

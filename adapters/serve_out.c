@@ -116,6 +116,13 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 50)));
 	json_object_set_new(live, "residence_ns_p99",
 			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 99)));
+	if (o->pace > 0) {
+		/* Paced: how far releases fell behind the wall clock (not reproducible). */
+		json_object_set_new(live, "pace", json_real(o->pace));
+		json_object_set_new(live, "lag_ns_max", json_integer((json_int_t)stats_hist_percentile(&s->lag_ns, 100)));
+		json_object_set_new(live, "lag_ns_p99", json_integer((json_int_t)stats_hist_percentile(&s->lag_ns, 99)));
+		json_object_set_new(live, "releases_late_over_1ms", json_integer((json_int_t)s->late));
+	}
 	json_object_set_new(doc, "live", live);
 	int rc = 0;
 	if (o->json_path)
@@ -141,6 +148,11 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 			fprintf(f, "  message latency: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
 				lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
 				(double)lat.max_ps * 1e-6);
+		if (o->pace > 0)
+			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
+				   " releases over 1 ms late\n",
+				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
+				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late);
 		for (uint32_t r = 0; r < s->n; r++) {
 			const struct live_rank *rk = &s->ranks[r];
 			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)

@@ -30,6 +30,9 @@ static void cli_serve_usage(FILE *f)
 	      "      --heartbeat-ms MS    heartbeat interval told to clients (default 500)\n"
 	      "      --timeout-ms MS      evict a connected rank silent this long (default 5000)\n"
 	      "      --connect-timeout-ms MS  evict a rank not connected this long after start (default 30000)\n"
+	      "      --pace SCALE         paced mode: virtual time follows the wall clock x SCALE, compute is\n"
+	      "                           measured, releases wait for the wall clock (default: lock-step)\n"
+	      "      --max-lag-ms MS      paced: stop with an error once a release lags the wall clock by more\n"
 	      "  -q, --quiet              no log lines on stderr\n",
 	      f);
 }
@@ -73,14 +76,15 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	return 0;
 }
 
-enum { LO_ALLOW = 1100, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
+enum { LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
 
 int cli_serve_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
 		{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
-		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS}, {"record", required_argument, NULL, LO_RECORD},
+		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS},
+		{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
 		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
 		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
 		{"timeout-ms", required_argument, NULL, LO_TO}, {"connect-timeout-ms", required_argument, NULL, LO_CTO},
@@ -130,6 +134,19 @@ int cli_serve_main(int argc, char **argv)
 			break;
 		case LO_ALLOW:
 			o.allow_remote = true;
+			break;
+		case LO_PACE:
+			if (cli_parse_double("serve", "--pace", optarg, 1e-6, 1e6, &o.pace) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case LO_MAXLAG:
+			if (cli_parse_u64("serve", "--max-lag-ms", optarg, 1, 3600000, &v) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			o.max_lag_ms = (uint32_t)v;
 			break;
 		case LO_TOKENS:
 			tokens_path = optarg;

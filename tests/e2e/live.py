@@ -410,6 +410,50 @@ def case_flood(d):
     expect(ranks[1]['state'] == 'evicted' and 'ops ahead' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
 
 
+PACED = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, r = sys.argv[2], int(sys.argv[3])
+c = nl.Client(ep, r, timeout_ms=20000)
+n = c.size
+for it in range(5):
+    time.sleep(0.02 * (1 + r))          # real work: measured, not declared
+    q = c.isend((r + 1) % n, it, b'p' * 32)
+    st = c.recv((r + n - 1) % n, it)
+    c.wait(q)
+print('t', c.now_ps)
+c.close()
+'''
+
+
+def case_paced(d):
+    """Paced mode: virtual time follows the wall clock (compute measured),
+    the recording replays to the same times, and the lag is reported."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'paced.py')
+    open(script, 'w').write(PACED)
+    t0 = time.time()
+    s = Server(d, 3, '-s', 'backend=analytic', '--pace', '1')
+    res = clients([[PY, script, PYDIR, s.ep, str(r)] for r in range(3)], d, 'p')
+    for rc, out in res:
+        expect(rc == 0, 'paced client: %s' % out)
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    wall = time.time() - t0
+    rep = json.load(open(s.json))
+    runtime = rep['results']['runtime']['predicted_s']
+    # Rank 2 sleeps 5 x 60 ms: the ring cannot finish before 0.3 s of
+    # virtual time, nor after the session's wall time.
+    expect(0.3 <= runtime <= wall, 'virtual runtime %.3f s, wall %.3f s' % (runtime, wall))
+    expect('lag_ns_max' in rep['live'] and rep['live']['pace'] == 1.0, 'no lag report: %s' % rep['live'])
+    replay_matches(s, d, ('backend=analytic',))
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--pace', '0', '--listen', 'ipc://%s/q' % d],
+                       capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and '--pace' in r.stderr, 'pace 0: %s' % r.stderr)
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':
