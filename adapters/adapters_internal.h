@@ -71,7 +71,8 @@ struct live_server {
 	uint64_t start_ms;
 	FILE *msgs;               /* --messages */
 	uint64_t frames_in, frames_bad, delivered, evictions;
-	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 */
+	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 (every rank connected); 0 before */
+	uint32_t n_connected;     /* ranks that have said HELLO */
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
 	uint64_t late;            /* paced: releases later than 1 ms */
 	struct stats_hist residence_ns;

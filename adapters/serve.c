@@ -92,6 +92,8 @@ static void live_send_error(struct live_server *s, const unsigned char *id, size
 /* Virtual time the wall clock has reached (paced mode), ps. */
 static uint64_t live_pace_now(const struct live_server *s)
 {
+	if (!s->w0_ns)
+		return 0;
 	return (uint64_t)((double)(live_clock_ns() - s->w0_ns) * 1000.0 * s->o->pace);
 }
 
@@ -100,7 +102,7 @@ static uint64_t live_pace_now(const struct live_server *s)
  * limit, fatal. Lock-step: nothing to do. */
 static void live_pace_release(struct live_server *s, uint64_t t_ps)
 {
-	if (s->o->pace <= 0)
+	if (s->o->pace <= 0 || !s->w0_ns)
 		return;
 	uint64_t target = s->w0_ns + (uint64_t)((double)t_ps / (1000.0 * s->o->pace));
 	uint64_t now = live_clock_ns();
@@ -300,6 +302,10 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		memcpy(rk->id, id, id_len);
 		rk->id_len = (uint8_t)id_len;
 		rk->state = LR_READY;
+		/* Paced: virtual time 0 is when the last rank has connected, so
+		 * start-up skew is not counted as lag or compute. */
+		if (++s->n_connected == s->n && s->o->pace > 0)
+			s->w0_ns = live_clock_ns();
 	}
 	rk->last_ms = live_clock_ms();
 	struct zp_hdr w = {.type = ZP_WELCOME, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
@@ -702,7 +708,6 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 		goto out;
 	}
 	s.start_ms = live_clock_ms();
-	s.w0_ns = live_clock_ns();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", o->listen, o->n_ranks);
 	int run_rc = live_engine_run(s.eng, err);
 	if (run_rc < 0 && run_rc != NL_EDEADLOCK) {
