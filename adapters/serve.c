@@ -514,7 +514,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 		/* The op was declared at wall time t_op: the gap since the
 		 * engine's time is measured compute, handed over first. */
 		uint64_t t_v = (uint64_t)((double)(t_op - s->w0_ns) * 1000.0 * s->o->pace);
-		if (t_op > s->w0_ns && t_v > t_engine)
+		if (s->w0_ns && t_op > s->w0_ns && t_v > t_engine)
 			return live_pace_compute(s, r, op, t_v - t_engine, err);
 	}
 	struct live_qop q = rk->q[rk->q_head];
