@@ -8,11 +8,14 @@ pkgs=(
   libzmq3-dev                                # live emulation adapter (ZeroMQ)
   python3-zmq                                # Python live client (adapters/python) and its e2e tests
   libzstd-dev                                # trace archives (zstd frames)
+  libxxhash-dev                              # XXH64 digests of trace archives (the reference implementation, linked statically)
   libinih-dev                                # INI configuration files
   libjansson-dev                             # JSON results and configs
   libmetis-dev                               # graph bisection (METIS)
   openmpi-bin libopenmpi-dev                 # trace recorder (PMPI) and MPI tests
   clang libclang-rt-14-dev                   # libFuzzer builds of the trace fuzz targets (tests/fuzz/build-libfuzzer.sh)
+  libotf2-trace-dev otf2-tools               # OTF2 import (Score-P/EZTrace archives); optional at build time; otf2-print checks counts in tests
+  eztrace                                    # records the EZTrace-dialect OTF2 test archive (tests/integration/eztrace-compare.sh)
 )
 
 missing=()

@@ -224,6 +224,11 @@ out:
 	return rc;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Decompress one entry into dir/name, checking size and hash. */
 static int unpack_entry(int fd, const char *bundle, const char *dir, const struct bentry *e,
 			ZSTD_DCtx *dc, uint8_t *in, uint8_t *out, size_t out_cap, struct nl_err *err)
@@ -292,6 +297,7 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 	uint8_t hdr[BUNDLE_HDR], tr[BUNDLE_TRAILER];
 	struct bentry *ents = NULL;
 	uint8_t *cidx = NULL, *idx = NULL, *in = NULL, *out = NULL;
+	const char **sorted = NULL;
 	ZSTD_DCtx *dc = NULL;
 	struct stat st;
 	uint32_t n = 0;
@@ -328,7 +334,10 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		goto out;
 	}
 	uint64_t ioff = trace_get_u64(tr + 8), ilen = trace_get_u64(tr + 16);
-	if (!n || n > BUNDLE_MAX_ENTRIES || ioff < BUNDLE_HDR || ilen > size || ioff + ilen != size - BUNDLE_TRAILER) {
+	/* ioff and ilen come from the file: compared without adding them, so a
+	 * value near 2^64 cannot wrap to the expected sum. */
+	if (!n || n > BUNDLE_MAX_ENTRIES || ioff < BUNDLE_HDR || ioff > size - BUNDLE_TRAILER ||
+	    ilen != size - BUNDLE_TRAILER - ioff) {
 		rc = nl_errf(err, NL_ECORRUPT, "%s: offset %llu: trailer fields out of range", bundle_path,
 			     (unsigned long long)(size - BUNDLE_TRAILER));
 		goto out;
@@ -401,11 +410,6 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 				     (unsigned long long)ioff, i);
 			goto out;
 		}
-		for (uint32_t j = 0; j < i; j++)
-			if (!strcmp(ents[j].name, ents[i].name)) {
-				rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", bundle_path, ents[i].name);
-				goto out;
-			}
 		ents[i].kind = (uint32_t)v[0];
 		ents[i].size = v[2];
 		ents[i].hash = v[3];
@@ -417,6 +421,21 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 			     (unsigned long long)ioff);
 		goto out;
 	}
+	/* Names are unique: sorted, so n up to BUNDLE_MAX_ENTRIES costs
+	 * O(n log n), not the O(n^2) of comparing every pair. */
+	sorted = malloc(n * sizeof *sorted);
+	if (!sorted) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		sorted[i] = ents[i].name;
+	qsort(sorted, n, sizeof *sorted, cmp_name);
+	for (uint32_t i = 1; i < n; i++)
+		if (!strcmp(sorted[i - 1], sorted[i])) {
+			rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", bundle_path, sorted[i]);
+			goto out;
+		}
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		rc = nl_errf(err, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
 		goto out;
@@ -450,6 +469,7 @@ out:
 	for (uint32_t i = 0; ents && i < n; i++)
 		free(ents[i].name);
 	free(ents);
+	free(sorted);
 	free(cidx);
 	free(idx);
 	free(in);

@@ -86,10 +86,11 @@ int  dumpi_new_gcomm(struct dumpi_import *d, uint32_t size, const uint32_t *memb
 	memset(g, 0, sizeof *g);
 	g->size = size;
 	if (members) {
-		g->members = malloc(size * sizeof *g->members);
+		g->members = malloc((size ? size : 1) * sizeof *g->members);
 		if (!g->members)
 			return dumpi_nomem(d);
-		memcpy(g->members, members, size * sizeof *g->members);
+		if (size)
+			memcpy(g->members, members, size * sizeof *g->members);
 	}
 	*gid = d->n_gc++;
 	return 0;
@@ -165,7 +166,8 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 			g.wr = malloc((g.n ? g.n : 1) * sizeof *g.wr);
 			if (!g.wr)
 				return dumpi_nomem(d);
-			memcpy(g.wr, d->gc[gid].members, g.n * sizeof *g.wr);
+			if (g.n) /* an empty list may be NULL, which memcpy must not get */
+				memcpy(g.wr, d->gc[gid].members, g.n * sizeof *g.wr);
 		} else {
 			ok = false;
 		}
@@ -180,12 +182,18 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 			ok = false;
 			break;
 		}
-		/* The selected ranks of the old group, in the order given. */
+		/* The selected ranks of the old group, in the order given. MPI
+		 * requires them distinct (MPI-3.1 §6.3.2): a repeat makes the group
+		 * unknown, which also bounds the list by g1.n, the size the new
+		 * group is allocated for. */
 		uint32_t *sel = NULL, ns = 0, cap = 0;
 		bool incl = r->label == DL_Group_incl || r->label == DL_Group_range_incl;
 		bool range = r->label == DL_Group_range_incl || r->label == DL_Group_range_excl;
 		uint32_t n = a[2].n;
 		size_t off = a[2].off;
+		bool *seen = calloc(g1.n ? g1.n : 1, sizeof *seen);
+		if (!seen)
+			return dumpi_nomem(d);
 		for (uint32_t i = 0; i < n && ok; i++) {
 			int64_t first, last, stride;
 			if (range) {
@@ -207,11 +215,17 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 				break;
 			}
 			for (int64_t x = first; stride > 0 ? x <= last : x >= last; x += stride) {
+				if (seen[x]) {
+					ok = false;
+					break;
+				}
+				seen[x] = true;
 				if (ns == cap) {
 					cap = cap ? 2 * cap : 16;
 					uint32_t *t = realloc(sel, cap * sizeof *t);
 					if (!t) {
 						free(sel);
+						free(seen);
 						return dumpi_nomem(d);
 					}
 					sel = t;
@@ -219,6 +233,7 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 				sel[ns++] = (uint32_t)x;
 			}
 		}
+		free(seen);
 		if (!ok) {
 			free(sel);
 			break;
@@ -247,7 +262,7 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 			ok = false;
 			break;
 		}
-		g.wr = malloc((g1.n + g2.n + 1) * sizeof *g.wr);
+		g.wr = malloc(((size_t)g1.n + g2.n + 1) * sizeof *g.wr);
 		if (!g.wr)
 			return dumpi_nomem(d);
 		for (uint32_t i = 0; i < g1.n; i++) {
@@ -563,7 +578,8 @@ static int submit(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p
 			pt->g.wr = malloc((g.n ? g.n : 1) * sizeof *g.wr);
 			if (!pt->g.wr)
 				return dumpi_nomem(d);
-			memcpy(pt->g.wr, g.wr, g.n * sizeof *g.wr);
+			if (g.n) /* the empty group's list is NULL, which memcpy must not get */
+				memcpy(pt->g.wr, g.wr, g.n * sizeof *g.wr);
 		}
 		break;
 	}

@@ -65,7 +65,9 @@ static int set_type(struct p2 *c, int64_t h, int64_t size)
 	return 0;
 }
 
-/* count x size(type), reporting a type whose size nothing gives. */
+/* count x size(type), reporting a type whose size nothing gives. A
+ * derived type's size may reach INT64_MAX (define_type), so the product is
+ * checked: more than 2^64 bytes is an error, not a wrapped size. */
 static int bytes_of(struct p2 *c, int64_t count, int64_t type, uint64_t *out)
 {
 	int64_t s = type_size(c, type);
@@ -73,8 +75,25 @@ static int bytes_of(struct p2 *c, int64_t count, int64_t type, uint64_t *out)
 		NL_CHECK(di_skip(c->d, c->r->label, "datatype of unknown size: converted with 0 bytes"));
 		s = 0;
 	}
-	*out = count > 0 ? (uint64_t)count * (uint64_t)s : 0;
+	if (count > 0 && __builtin_mul_overflow((uint64_t)count, (uint64_t)s, out))
+		return dumpi_rec_err(c->d, c->rank, c->r->off, "%s: %lld elements of %lld bytes overflow 64 bits",
+				     dumpi_label_name(c->r->label), (long long)count, (long long)s);
+	if (count <= 0)
+		*out = 0;
 	return 0;
+}
+
+/* Type sizes from counts in the file, in checked arithmetic: *acc =
+ * *acc * f (mul_size) or *acc + f (add_size); once a step overflows int64,
+ * *ovf is set and the result is not used. */
+static void mul_size(int64_t *acc, int64_t f, bool *ovf)
+{
+	*ovf |= __builtin_mul_overflow(*acc, f, acc);
+}
+
+static void add_size(int64_t *acc, int64_t f, bool *ovf)
+{
+	*ovf |= __builtin_add_overflow(*acc, f, acc);
 }
 
 /* Derived datatype constructors: remember the new type's size. */
@@ -83,11 +102,14 @@ static int define_type(struct p2 *c, const struct dumpi_rec *r)
 	const struct dumpi_arg *a = r->a;
 	const struct dumpi_stream *st = c->st;
 	int64_t size = -1, newt = -1;
+	bool ovf = false;
 	switch (r->label) {
 	case DL_Type_contiguous: { /* count old new */
 		int64_t s = type_size(c, a[1].v);
-		if (s >= 0 && a[0].v >= 0)
-			size = a[0].v * s;
+		if (s >= 0 && a[0].v >= 0) {
+			size = a[0].v;
+			mul_size(&size, s, &ovf);
+		}
 		newt = a[2].v;
 		break;
 	}
@@ -95,8 +117,11 @@ static int define_type(struct p2 *c, const struct dumpi_rec *r)
 	case DL_Type_hvector:
 	case DL_Type_create_hvector: { /* count blocklen stride old new */
 		int64_t s = type_size(c, a[3].v);
-		if (s >= 0 && a[0].v >= 0 && a[1].v >= 0)
-			size = a[0].v * a[1].v * s;
+		if (s >= 0 && a[0].v >= 0 && a[1].v >= 0) {
+			size = a[0].v;
+			mul_size(&size, a[1].v, &ovf);
+			mul_size(&size, s, &ovf);
+		}
 		newt = a[4].v;
 		break;
 	}
@@ -105,16 +130,21 @@ static int define_type(struct p2 *c, const struct dumpi_rec *r)
 	case DL_Type_create_hindexed: { /* count lengths[] displs[] old new */
 		int64_t s = type_size(c, a[3].v), sum = 0;
 		for (uint32_t i = 0; i < a[1].n; i++)
-			sum += dumpi_arr(st, &a[1], i) > 0 ? dumpi_arr(st, &a[1], i) : 0;
-		if (s >= 0)
-			size = sum * s;
+			add_size(&sum, dumpi_arr(st, &a[1], i) > 0 ? dumpi_arr(st, &a[1], i) : 0, &ovf);
+		if (s >= 0) {
+			size = sum;
+			mul_size(&size, s, &ovf);
+		}
 		newt = a[4].v;
 		break;
 	}
 	case DL_Type_create_indexed_block: { /* count blocklen displs[] old new */
 		int64_t s = type_size(c, a[3].v);
-		if (s >= 0 && a[0].v >= 0 && a[1].v >= 0)
-			size = a[0].v * a[1].v * s;
+		if (s >= 0 && a[0].v >= 0 && a[1].v >= 0) {
+			size = a[0].v;
+			mul_size(&size, a[1].v, &ovf);
+			mul_size(&size, s, &ovf);
+		}
 		newt = a[4].v;
 		break;
 	}
@@ -126,7 +156,10 @@ static int define_type(struct p2 *c, const struct dumpi_rec *r)
 		for (uint32_t i = 0; ok && i < types->n; i++) {
 			int64_t s = type_size(c, dumpi_arr(st, types, i)), l = dumpi_arr(st, &a[1], i);
 			ok = s >= 0;
-			sum += l > 0 ? l * s : 0;
+			if (ok && l > 0) {
+				mul_size(&l, s, &ovf);
+				add_size(&sum, l, &ovf);
+			}
 		}
 		if (ok)
 			size = sum;
@@ -145,10 +178,15 @@ static int define_type(struct p2 *c, const struct dumpi_rec *r)
 		int64_t s = type_size(c, a[5].v), prod = 1;
 		for (uint32_t i = 0; i < a[2].n && prod >= 0; i++) {
 			int64_t v = dumpi_arr(st, &a[2], i);
-			prod = v >= 0 && prod < (1ll << 40) ? prod * v : -1;
+			if (v < 0)
+				prod = -1;
+			else
+				mul_size(&prod, v, &ovf);
 		}
-		if (s >= 0 && prod >= 0)
-			size = prod * s;
+		if (s >= 0 && prod >= 0) {
+			size = prod;
+			mul_size(&size, s, &ovf);
+		}
 		newt = a[6].v;
 		break;
 	}
@@ -160,6 +198,9 @@ static int define_type(struct p2 *c, const struct dumpi_rec *r)
 	default:
 		return 0;
 	}
+	if (ovf)
+		return dumpi_rec_err(c->d, c->rank, r->off, "%s: the new datatype's size overflows 64 bits",
+				     dumpi_label_name(r->label));
 	return set_type(c, newt, size);
 }
 
@@ -256,24 +297,34 @@ static int need_scratch(struct p2 *c, uint32_t n)
 	return 0;
 }
 
-/* Requests of a wait/test family record, completed ones first. */
+/* Requests of a wait/test family record, completed ones first. Each of
+ * the reqs->n slots is listed at most once, so the list fits d->reqs, which
+ * need_scratch sized for reqs->n: an index the record gives twice is an
+ * error, not a second entry. d->c1 (sized alike) marks the completed slots.
+ * Indices outside the array (MPI_UNDEFINED) name no request. */
 static int req_list(struct p2 *c, const struct dumpi_arg *reqs, const int64_t *done_idx, uint32_t n_done_idx,
 		    struct trace_op *op)
 {
 	NL_CHECK(need_scratch(c, reqs->n));
+	uint64_t *is_done = c->d->c1;
 	uint32_t n = 0, done = 0;
+	if (reqs->n)
+		memset(is_done, 0, reqs->n * sizeof *is_done);
 	for (uint32_t k = 0; k < n_done_idx; k++) {
 		int64_t i = done_idx[k];
-		if (i >= 0 && i < reqs->n && !req_null(dumpi_arr(c->st, reqs, (uint32_t)i)))
+		if (i < 0 || i >= reqs->n)
+			continue;
+		if (is_done[i])
+			return dumpi_rec_err(c->d, c->rank, c->r->off, "%s lists request index %lld twice",
+					     dumpi_label_name(c->r->label), (long long)i);
+		is_done[i] = 1;
+		if (!req_null(dumpi_arr(c->st, reqs, (uint32_t)i)))
 			c->d->reqs[n++] = (uint32_t)dumpi_arr(c->st, reqs, (uint32_t)i);
 	}
 	done = n;
 	for (uint32_t i = 0; i < reqs->n; i++) {
 		int64_t v = dumpi_arr(c->st, reqs, i);
-		bool was_done = false;
-		for (uint32_t k = 0; k < n_done_idx; k++)
-			was_done |= done_idx[k] == i;
-		if (!req_null(v) && !was_done)
+		if (!req_null(v) && !is_done[i])
 			c->d->reqs[n++] = (uint32_t)v;
 	}
 	op->n_reqs = n;

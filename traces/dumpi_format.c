@@ -328,6 +328,7 @@ static const struct dumpi_call {
 #define DUMPI_HEAD_MAGIC 0xffaadd44554d5049ull /* {0xff,0xaa,0xdd,'D','U','M','P','I'} */
 #define DUMPI_FOOT_MAGIC 0xf007fee7ull
 #define DUMPI_ALL_FUNCTIONS 290
+#define DUMPI_MAX_SEC (1ll << 33) /* record times: 272 years after the epoch; x 1e9 fits int64 */
 
 const char *dumpi_label_name(unsigned label)
 {
@@ -451,7 +452,9 @@ int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, cons
 	header = v[4];
 	s->body = v[5];
 	footer = v[6];
-	if (header < 8 || header >= len || s->body < 8 || s->body + 8 > header || footer >= len)
+	/* Offsets come from the file: compared without adding to them, so a
+	 * value near 2^64 cannot wrap past the bound. */
+	if (header < 8 || header >= len || s->body < 8 || s->body > header - 8 || footer >= len)
 		return ds_err(s, err, len - 64, "index record offsets out of range");
 	s->end = header;
 
@@ -482,7 +485,7 @@ int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, cons
 
 	/* Datatype sizes (since 0.6.6): u32 n, n x i32, indexed by type id. */
 	if (sizelbl) {
-		if (sizelbl + 4 > len)
+		if (sizelbl >= len || len - sizelbl < 4)
 			return ds_err(s, err, sizelbl, "truncated datatype size table");
 		uint32_t n = be32(p + sizelbl);
 		if (n > (len - sizelbl - 4) / 4)
@@ -572,7 +575,12 @@ int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err
 			pos += 6;
 			if (ns >= 1000000000u)
 				return ds_err(s, err, r->off, "%s record: %u nanoseconds", call->name, ns);
-			t[c][e] = unwrap_sec(s, c, sec, bias) * 1000000000 + ns;
+			int64_t sec64 = unwrap_sec(s, c, sec, bias);
+			/* Unwrapping can add 2^16 s a record: bounded so the ns stay in int64. */
+			if (sec64 > DUMPI_MAX_SEC)
+				return ds_err(s, err, r->off, "%s record: time %lld s after the epoch (at most %lld)",
+					      call->name, (long long)sec64, (long long)DUMPI_MAX_SEC);
+			t[c][e] = sec64 * 1000000000 + ns;
 		}
 		have[c] = true;
 	}

@@ -12,6 +12,7 @@
 static const struct trace_importer_ops *const trace_importers[] = {
 	&trace_import_dumpi_ops,
 	&trace_import_simgrid_ops,
+	&trace_import_otf2_ops,
 };
 
 enum { PROBE_BYTES = 4096 };
@@ -58,7 +59,7 @@ int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn war
 		return nl_errf(err, NL_EFORMAT,
 			       "%s: unknown trace format: expected a DUMPI .meta file ('numprocs=' and "
 			       "'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' "
-			       "lines, or a list of such files)",
+			       "lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)",
 			       in_path);
 	}
 	struct trace_skips skips = {0};

@@ -346,12 +346,19 @@ static int dumpi_import(const char *in_path, const char *out_path, const struct 
 
 int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err)
 {
+	/* One rank's file, as rank 0 of a 16-rank job (peers up to 15 are
+	 * valid; the other ranks have no records). */
+	return trace_dumpi_import_mem_ranks(data, len, 16, err);
+}
+
+int trace_dumpi_import_mem_ranks(const uint8_t *data, size_t len, uint32_t n_ranks, struct nl_err *err)
+{
 	struct trace_skips skips = {0};
 	char *path = "(memory)";
 	uint8_t *map = (uint8_t *)data;
-	/* One rank's file, as rank 0 of a 16-rank job (peers up to 15 are
-	 * valid; the other ranks have no records). */
-	struct dumpi_import d = {.in = "(memory)", .skips = &skips, .err = err, .n_ranks = 16, .n_files = 1,
+	if (n_ranks < 1 || n_ranks > 16)
+		NL_BUG("trace_dumpi_import_mem_ranks: %u ranks", n_ranks);
+	struct dumpi_import d = {.in = "(memory)", .skips = &skips, .err = err, .n_ranks = n_ranks, .n_files = 1,
 			 .paths = &path, .map = &map, .len = &len};
 	int rc = dimp_run(&d, NULL, NULL, "", 0, "memory");
 	dimp_release(&d);

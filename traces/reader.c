@@ -207,7 +207,10 @@ static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uin
 		m->rank_hash[r] = mc_fixed64(&c);
 		a->sec_len[r] = mc_varint(&c);
 		a->n_frames[r] = mc_varint(&c);
-		if (c.bad || a->sec_len[r] < TRACE_END_SIZE || a->sec_len[r] > a->file_len)
+		/* Each section fits in what is left of the file, compared without
+		 * adding to off: a sum of lengths could wrap past 2^64 to equal
+		 * the file length. */
+		if (c.bad || a->sec_len[r] < TRACE_END_SIZE || off > a->file_len || a->sec_len[r] > a->file_len - off)
 			goto bad;
 		a->sec_off[r] = off;
 		off += a->sec_len[r];

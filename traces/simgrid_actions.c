@@ -190,6 +190,16 @@ int simgrid_skip(struct simgrid_import *s, const char *name, const char *why)
 			return simgrid_err(s, "%s: expected at least %d arguments, got %d", act, (min), n); \
 	} while (0)
 
+/* *out = v elements of elem bytes (v from parse_size: 0 .. 9.2e18), or
+ * an error when the product overflows 64 bits. */
+static int sg_bytes(struct simgrid_import *s, const char *what, double v, uint64_t elem, uint64_t *out)
+{
+	if (__builtin_mul_overflow((uint64_t)v, elem, out))
+		return simgrid_err(s, "%s: %.0f elements of %llu bytes overflow 64 bits", what, v,
+				   (unsigned long long)elem);
+	return 0;
+}
+
 /* Read `cnt` counts starting at a[i] into dst (scaled by elem bytes). */
 static int sg_counts(struct simgrid_import *s, char **a, int i, uint64_t *dst, uint64_t elem)
 {
@@ -197,7 +207,7 @@ static int sg_counts(struct simgrid_import *s, char **a, int i, uint64_t *dst, u
 		double v;
 		if (!parse_size(a[i + (int)k], &v) || v < 0)
 			return simgrid_err(s, "count '%s': expected a non-negative number", a[i + (int)k]);
-		dst[k] = (uint64_t)v * elem;
+		NL_CHECK(sg_bytes(s, a[i + (int)k], v, elem, &dst[k]));
 	}
 	return 0;
 }
@@ -257,7 +267,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 			NL_CHECK(simgrid_skip(s, "recv size -1", "receive size unknown in the trace; converted with 0 bytes"));
 			v = 0;
 		}
-		op.bytes = (uint64_t)v * e1;
+		NL_CHECK(sg_bytes(s, act, v, e1, &op.bytes));
 		if (act[0] == 'i') {
 			int32_t src = is_send ? (int32_t)rank : op.peer, dst = is_send ? op.peer : (int32_t)rank;
 			NL_CHECK(sg_new_req(s, r, src, dst, op.tag, &op.req));
@@ -327,7 +337,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 			NL_CHECK(sg_rank_arg(s, a[1], "root", &op.peer));
 		NL_CHECK(sg_dtype(s, rank, a, n, 2, &e1));
 		op.kind = TOP_BCAST;
-		op.bytes = (uint64_t)v * e1;
+		NL_CHECK(sg_bytes(s, act, v, e1, &op.bytes));
 		return sg_emit(s, rank, &op);
 	}
 	if (!strcmp(act, "reduce") || !strcmp(act, "allreduce") || !strcmp(act, "scan") ||
@@ -342,7 +352,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 			NL_CHECK(sg_rank_arg(s, a[2], "root", &op.peer));
 		NL_CHECK(sg_dtype(s, rank, a, n, rooted ? 3 : 2, &e1));
 		op.kind = rooted ? TOP_REDUCE : act[0] == 'a' ? TOP_ALLREDUCE : act[0] == 's' ? TOP_SCAN : TOP_EXSCAN;
-		op.bytes = (uint64_t)v * e1;
+		NL_CHECK(sg_bytes(s, act, v, e1, &op.bytes));
 		return sg_emit(s, rank, &op);
 	}
 	if (!strcmp(act, "alltoall") || !strcmp(act, "allgather") || !strcmp(act, "gather") ||
@@ -362,8 +372,8 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		NL_CHECK(sg_dtype(s, rank, a, n, i + 1, &e2));
 		op.kind = !strcmp(act, "alltoall") ? TOP_ALLTOALL : !strcmp(act, "allgather") ? TOP_ALLGATHER
 			: !strcmp(act, "gather") ? TOP_GATHER : TOP_SCATTER;
-		op.bytes = (uint64_t)v * e1;
-		op.recv_bytes = (uint64_t)v2 * e2;
+		NL_CHECK(sg_bytes(s, act, v, e1, &op.bytes));
+		NL_CHECK(sg_bytes(s, act, v2, e2, &op.recv_bytes));
 		return sg_emit(s, rank, &op);
 	}
 	if (!strcmp(act, "gatherv") || !strcmp(act, "allgatherv")) {
@@ -389,7 +399,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		NL_CHECK(sg_dtype(s, rank, a, n, ti + 1, &e2));
 		NL_CHECK(sg_counts(s, a, 1, s->rc, e2));
 		op.kind = rooted ? TOP_GATHERV : TOP_ALLGATHERV;
-		op.bytes = (uint64_t)v * e1;
+		NL_CHECK(sg_bytes(s, act, v, e1, &op.bytes));
 		op.n_counts = s->n_ranks;
 		op.recv_counts = s->rc;
 		return sg_emit(s, rank, &op);
@@ -406,7 +416,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		NL_CHECK(sg_dtype(s, rank, a, n, cs + 3, &e2));
 		NL_CHECK(sg_counts(s, a, 0, s->sc, e1));
 		op.kind = TOP_SCATTERV;
-		op.recv_bytes = (uint64_t)v * e2;
+		NL_CHECK(sg_bytes(s, act, v, e2, &op.recv_bytes));
 		op.n_counts = s->n_ranks;
 		op.send_counts = s->sc;
 		return sg_emit(s, rank, &op);
@@ -449,8 +459,8 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		NL_CHECK(sg_dtype(s, rank, a, n, 4, &e1));
 		NL_CHECK(sg_dtype(s, rank, a, n, 5, &e2));
 		op.kind = TOP_SENDRECV;
-		op.bytes = (uint64_t)v * e1;
-		op.recv_bytes = (uint64_t)v2 * e2;
+		NL_CHECK(sg_bytes(s, act, v, e1, &op.bytes));
+		NL_CHECK(sg_bytes(s, act, v2, e2, &op.recv_bytes));
 		return sg_emit(s, rank, &op);
 	}
 	if (!strcmp(act, "comm_size"))

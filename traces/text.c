@@ -426,11 +426,12 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		}
 		struct trace_comm *c = &e->m.comms[e->m.n_comms];
 		memset(c, 0, sizeof *c);
-		char *tok = strtok(rest, " ");
+		char *save = NULL;
+		char *tok = strtok_r(rest, " ", &save);
 		if (!tok || !parse_u32(tok, &c->id) || c->id < 2 || c->id == TRACE_COMM_NULL)
 			return enc_err(e, "comm: expected an id >= 2 then world ranks");
 		uint32_t cap = 0;
-		while ((tok = strtok(NULL, " "))) {
+		while ((tok = strtok_r(NULL, " ", &save))) {
 			if (c->size == cap) {
 				cap = cap ? 2 * cap : 16;
 				uint32_t *t = realloc(c->world_ranks, cap * sizeof *t);

@@ -363,4 +363,26 @@ int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, 
 int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		    trace_progress_fn progress, void *progress_ctx, struct nl_err *err);
 
+/* --- OTF2 export (docs/trace-format.md, OTF2) ------------------------------------
+ *
+ * Without the OTF2 library every call fails with NL_EUNSUPPORTED. */
+
+/* An OTF2 archive being written to `dir` (which must not exist): ranks and
+ * communicators from m; written under a temporary name, renamed by
+ * finish, removed by free when unfinished. */
+struct trace_otf2_writer;
+int trace_otf2_writer_new(struct trace_otf2_writer **w, const char *dir, const struct trace_manifest *m,
+			  struct nl_err *err);
+/* One op of `rank` (its region and records) from start_ps to end_ps;
+ * per rank in order. */
+int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
+			 uint64_t end_ps, struct nl_err *err);
+/* Write the definitions and move the archive into place; ops that have no
+ * OTF2 record are counted through `warn` (one line per kind). */
+int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err);
+void trace_otf2_writer_free(struct trace_otf2_writer *w);
+/* An archive with its recorded times (`netloom trace export --otf2`). */
+int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn warn, void *warn_ctx,
+		      struct nl_err *err);
+
 #endif

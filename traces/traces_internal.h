@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH64_state_t by value: see struct trace_xxh64 */
+#include <xxhash.h>
+
 #include "traces/trace.h"
 
 struct nl_err;
@@ -136,13 +139,13 @@ static inline int64_t trace_unzigzag(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-/* --- XXH64 (Collet's published algorithm, seed 0) -------------------------- */
+/* --- XXH64 (libxxhash, seed 0) -------------------------------------------- */
 
+/* A streaming state the caller owns (in a struct or on the stack). Its
+ * layout is libxxhash's, which the library allows only when linked
+ * statically: meson.build links libxxhash.a, never libxxhash.so. */
 struct trace_xxh64 {
-	uint64_t v[4];
-	uint64_t total_len;
-	uint8_t buf[32];
-	uint32_t buf_len;
+	XXH64_state_t state;
 };
 
 void trace_xxh64_init(struct trace_xxh64 *s, uint64_t seed);
@@ -230,10 +233,16 @@ struct trace_importer_ops {
 
 extern const struct trace_importer_ops trace_import_dumpi_ops;
 extern const struct trace_importer_ops trace_import_simgrid_ops;
+extern const struct trace_importer_ops trace_import_otf2_ops;
+/* An OTF2 anchor file (otf2_probe.c; built with or without the library). */
+int trace_otf2_probe(const char *path, const uint8_t *head, size_t n);
 
 /* In-memory entry points for the fuzz targets: parse one input and
  * round-trip every op through the codec, writing nothing. */
 int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
+/* The same as rank 0 of an n_ranks job (1 .. 16; the other ranks have no
+ * records): with 1, MPI_COMM_WORLD's communicator creation completes. */
+int trace_dumpi_import_mem_ranks(const uint8_t *data, size_t len, uint32_t n_ranks, struct nl_err *err);
 int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err);
 
 /* --- DUMPI binary records (dumpi_format.c) ----------------------------------

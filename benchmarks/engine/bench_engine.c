@@ -5,7 +5,10 @@
  *                        (router-to-router channel traversals) per wall
  *                        second; BookSim: ~141,000, packet latency 109.85;
  *   bench_engine memory  32x32x32 torus at 0.02 with a 200-cycle sample:
- *                        peak resident bytes per endpoint; BookSim ~59 KB.
+ *                        peak resident bytes per endpoint; BookSim ~59 KB;
+ *   bench_engine wheel [injection_rate=R]  BookSim2's dragonfly with the
+ *                        FleX router settings (speedup 2, 256-flit VCs):
+ *                        peak resident MB (issue 10 part 4).
  * The figure is the last line. */
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +48,25 @@ int main(int argc, char **argv)
 		net_point_release(&pt);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench_engine speed|memory\n");
+	if (!strcmp(mode, "wheel")) {
+		/* Issue 10 part 4: BookSim2's dragonfly with the FleX router
+		 * settings (internal_speedup 2, 256-flit VCs), where output
+		 * backlogs put events far ahead of the wheel. */
+		const char *rate = argc > 2 ? argv[2] : "injection_rate=0.3";
+		const char *kv[] = {"topology=dragonfly:a=8,p=4,h=4", "routing_function=min", "internal_speedup=2.0",
+				    "num_vcs=4", "vc_buf_size=256", rate, "seed=0", NULL};
+		const char *sample[] = {"max_samples=4", NULL};
+		if (bench_point(kv, sample, &pt) < 0)
+			return 1;
+		unsigned long long peak = bench_peak_rss();
+		printf("dragonfly a=8,p=4,h=4 (1056 endpoints), min routing, speedup 2, 4 x 256-flit VCs, %s\n", rate);
+		printf("packet latency %.2f cycles, accepted %.4f, %llu cycles, %llu flit-hops in %.2f s\n",
+		       pt.plat_mean, pt.accepted, (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops,
+		       pt.wall_seconds);
+		printf("peak RSS MB: %.1f\n", peak / 1e6);
+		net_point_release(&pt);
+		return 0;
+	}
+	fprintf(stderr, "usage: bench_engine speed|memory|wheel [injection_rate=R]\n");
 	return 2;
 }

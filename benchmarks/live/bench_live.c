@@ -23,6 +23,7 @@
 
 #include "adapters/adapters.h"
 #include "cli/cli.h"
+#include "session/session.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "netloom/client.h"
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct config cfg;
 	size_t n_tables;
-	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
 	config_init(&cfg, tables, n_tables);
 	snprintf(kv, sizeof kv, "backend=%s", backend);
 	if (config_set(&cfg, kv, NULL, "bench", &err) < 0 ||

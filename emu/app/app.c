@@ -174,6 +174,12 @@ fail:
 	return rc;
 }
 
+void app_set_call_observer(struct app *a, app_call_fn fn, void *ctx)
+{
+	a->on_call = fn;
+	a->on_call_ctx = fn ? ctx : NULL;
+}
+
 void app_free(struct app *a)
 {
 	if (!a)

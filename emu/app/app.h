@@ -214,6 +214,16 @@ uint64_t app_now(const struct app *a);
 
 /* Install (or, with fn NULL, remove) the match observer; before app_run. */
 void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx);
+/* Called for every replayed compute interval and MPI call, in simulated
+ * time order per rank: the op (valid during the call only), its
+ * predicted start and end, and how much of it was waiting for a peer
+ * (app_rank_stats.wait_ps's share; 0 for compute), ps. The last call of a
+ * rank ends at its finish_ps. For the predicted timeline (`replay --otf2`,
+ * `--svg`). */
+typedef void (*app_call_fn)(void *ctx, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
+			    uint64_t end_ps, uint64_t wait_ps);
+/* Set (or with fn NULL clear) the call observer; before app_run. */
+void app_set_call_observer(struct app *a, app_call_fn fn, void *ctx);
 
 /* --- results -------------------------------------------------------------- */
 

@@ -349,6 +349,8 @@ struct app {
 
 	struct app_results res;
 	struct app_rank_stats *rank_stats; /* [n_ranks], filled at the end */
+	app_call_fn on_call;      /* app_set_call_observer, or NULL */
+	void *on_call_ctx;
 	struct stats_hist lat_all, lat_cls[APP_SIZE_CLASSES];
 };
 

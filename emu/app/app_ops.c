@@ -109,6 +109,8 @@ static void app_call_end(struct app *a, struct app_rank *rk)
 		wait = (rk->t_peer_max < a->now ? rk->t_peer_max : a->now) - rk->t_block;
 	rk->st.wait_ps += wait;
 	rk->st.comm_ps += total - wait;
+	if (a->on_call)
+		a->on_call(a->on_call_ctx, (uint32_t)(rk - a->ranks), &rk->op, rk->t_call, a->now, wait);
 }
 
 /* Block rank r on internal requests qs[0..n) (a blocking call); 1 when they
@@ -384,15 +386,20 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 	uint32_t c = 0, q;
 
 	switch (op->kind) {
-	case TOP_COMPUTE:
-		return app_compute(a, r,
-				   app_scale_compute(a, a->cfg.compute_time == APP_COMPUTE_CPU ? op->cpu_ps : op->dur_ps),
-				   err);
+	case TOP_COMPUTE: {
+		uint64_t d = app_scale_compute(a, a->cfg.compute_time == APP_COMPUTE_CPU ? op->cpu_ps : op->dur_ps);
+		if (a->on_call)
+			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
+		return app_compute(a, r, d, err);
+	}
 	case TOP_COMPUTE_FLOPS: {
 		double s = op->flops / a->cfg.cpu_flops;
 		if (!(s >= 0) || s > 1e6)
 			return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
-		return app_compute(a, r, (uint64_t)llround(s * 1e12), err);
+		uint64_t d = (uint64_t)llround(s * 1e12);
+		if (a->on_call)
+			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
+		return app_compute(a, r, d, err);
 	}
 	case TOP_INIT:
 		app_call_begin(a, rk);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "session/session.h"
+
 struct nl_err;
 
 /* Exit statuses. */
@@ -36,16 +38,13 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
  * with opterr = 0 and an optstring starting with ':'. */
 int cli_getopt_error(const char *cmd, char **argv, int c);
 
-/* The configuration tables of every module (cli_tables.c). */
-struct config_table;
-const struct config_table *const *cli_config_tables(size_t *n);
-
 /* Options shared by the commands that take a configuration:
  * -c FILE (INI), -s key=value (repeatable, applied after the file). */
 struct cli_cfg_opts {
 	const char *config_path;
 	const char **sets;
 	int n_sets;
+	struct session_tables tables; /* what the loaded config's tables point into */
 };
 
 /* Recognise -c/--config and -s/--set at argv[*i] (advancing *i past the
@@ -56,7 +55,7 @@ int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, 
 /* Build the configuration: file, then overrides, validated against every
  * module's table. */
 struct config;
-int cli_cfg_load(struct config *cfg, const struct cli_cfg_opts *o, struct nl_err *err);
+int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err);
 void cli_cfg_opts_release(struct cli_cfg_opts *o);
 
 /* Options shared by `netloom cost` and `netloom layout` (cli_cost.c). */
@@ -112,6 +111,36 @@ int cli_sweep_main(int argc, char **argv);
 int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
+
+struct trace_archive;
+/* Open a trace archive, or convert a foreign trace (DUMPI, SimGrid, OTF2)
+ * into an unlinked temporary archive first, naming dropped calls on
+ * stderr as "netloom CMD: not converted: ..." (not at all when cmd is
+ * NULL: a second conversion of the same trace). */
+int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err);
+
+/* `replay --otf2 DIR` / `--svg FILE`: the predicted run written as an
+ * OTF2 archive and/or drawn as an SVG timeline (either may be NULL), fed
+ * by the app's call observer; finish writes them (after a complete run),
+ * free without finish leaves nothing behind. */
+struct app;
+struct trace_manifest;
+struct cli_timeline;
+int cli_timeline_start(struct cli_timeline **t, struct app *app, const struct trace_manifest *m, const char *otf2_dir,
+		       const char *svg_path, struct nl_err *err);
+int cli_timeline_finish(struct cli_timeline *t, struct nl_err *err);
+void cli_timeline_free(struct cli_timeline *t);
+
+/* The SVG timeline (cli_svg.c): ranks x time, each column coloured by
+ * compute, communication or wait; at most CLI_SVG_MAX_RANKS ranks. */
+#define CLI_SVG_MAX_RANKS 64
+struct cli_svg;
+int cli_svg_new(struct cli_svg **s, const char *path, uint32_t n_ranks, struct nl_err *err);
+void cli_svg_call(struct cli_svg *s, uint32_t rank, bool compute, uint64_t start_ps, uint64_t end_ps,
+		  uint64_t wait_ps);
+/* Draw and write the file atomically. */
+int cli_svg_finish(struct cli_svg *s, struct nl_err *err);
+void cli_svg_free(struct cli_svg *s);
 int cli_cost_main(int argc, char **argv);
 int cli_layout_main(int argc, char **argv);
 

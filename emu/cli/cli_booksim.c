@@ -192,7 +192,8 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 		   const char *what, int *n)
 {
 	size_t n_tables;
-	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
 	struct config c;
 	struct nl_err e = {0};
 	config_init(&c, tables, n_tables);
@@ -259,18 +260,19 @@ static bool bs_traffic(const char *tr, char *out, size_t cap)
 	return false;
 }
 
-int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err)
+/* The conversion over a caller-provided bs_file (85 KB: on the heap, not
+ * the stack, and not static: the API is reentrant, no mutable globals). */
+static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *bf, struct nl_err *err)
 {
-	static struct bs_file bf;
 	int unmapped = 0;
 	char topo[512] = "", route[64] = "", traffic[256] = "";
 
-	NL_CHECK(bs_read(path, &bf, err));
+	NL_CHECK(bs_read(path, bf, err));
 
 	/* [network] */
-	const char *tp = bs_get(&bf, "topology");
-	long k = strtol(bs_get(&bf, "k"), NULL, 10), nd = strtol(bs_get(&bf, "n"), NULL, 10);
-	long c = strtol(bs_get(&bf, "c"), NULL, 10);
+	const char *tp = bs_get(bf, "topology");
+	long k = strtol(bs_get(bf, "k"), NULL, 10), nd = strtol(bs_get(bf, "n"), NULL, 10);
+	long c = strtol(bs_get(bf, "c"), NULL, 10);
 	long chan = 1;
 	if (!strcmp(tp, "torus") || !strcmp(tp, "mesh")) {
 		if (k < 2 || nd < 1 || nd > 16) {
@@ -281,8 +283,8 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		for (long d = 0; d < nd; d++)
 			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
 		if (c != 1)
-			bs_warn(warn, path, &bf, "c", "torus/mesh concentration is not modelled (use p=)", &unmapped);
-		long noc = strtol(bs_get(&bf, "use_noc_latency"), NULL, 10);
+			bs_warn(warn, path, bf, "c", "torus/mesh concentration is not modelled (use p=)", &unmapped);
+		long noc = strtol(bs_get(bf, "use_noc_latency"), NULL, 10);
 		chan = (noc == 1 && !strcmp(tp, "torus")) ? 2 : 1;
 	} else if (!strcmp(tp, "fattree")) {
 		/* BookSim's k-ary n-tree (fattree.cpp): k^n nodes, n levels. */
@@ -291,7 +293,7 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		/* dragonfly.cpp: k = p processors per router, n = 1, a = 2p
 		 * routers per group, h = p global ports, g = a*h + 1 groups. */
 		if (nd != 1)
-			bs_warn(warn, path, &bf, "n", "BookSim's dragonflynew supports n = 1 only", &unmapped);
+			bs_warn(warn, path, bf, "n", "BookSim's dragonflynew supports n = 1 only", &unmapped);
 		snprintf(topo, sizeof topo, "dragonfly:a=%ld,p=%ld,h=%ld", 2 * k, k, k);
 	} else if (!strcmp(tp, "flatfly")) {
 		/* flatfly_onchip.cpp: k routers per dimension, n dimensions, c
@@ -301,13 +303,13 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		for (long d = 0; d < nd; d++)
 			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
 		snprintf(topo + used, sizeof topo - (size_t)used, ",t=%ld", c);
-		bs_warn(warn, path, &bf, "topology",
+		bs_warn(warn, path, bf, "topology",
 			"flatfly's on-chip channel lengths are not modelled (every channel gets channel_latency)",
 			&unmapped);
 	} else {
-		bs_warn(warn, path, &bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
+		bs_warn(warn, path, bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
 	}
-	const char *rf = bs_get(&bf, "routing_function");
+	const char *rf = bs_get(bf, "routing_function");
 	const char *r = bs_routing(rf);
 	/* Topology-specific minimal routing maps to table-based minimal. */
 	if (!r && ((!strcmp(tp, "dragonflynew") && !strcmp(rf, "min")) || (!strcmp(tp, "fattree") && !strcmp(rf, "nca"))))
@@ -315,21 +317,21 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 	if (r)
 		snprintf(route, sizeof route, "%s", r);
 	else
-		bs_warn(warn, path, &bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",
+		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",
 			&unmapped);
-	if (strcmp(bs_get(&bf, "router"), "iq"))
-		bs_warn(warn, path, &bf, "router", "netloom models BookSim's iq router only", &unmapped);
+	if (strcmp(bs_get(bf, "router"), "iq"))
+		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 
 	fprintf(out, "; netloom configuration converted from the BookSim2 config %s\n", path);
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");
 	fprintf(out, "[network]\n");
 	if (topo[0])
-		bs_put(out, warn, path, &bf, "topology", topo, NULL, &unmapped);
+		bs_put(out, warn, path, bf, "topology", topo, NULL, &unmapped);
 	if (route[0])
-		bs_put(out, warn, path, &bf, "routing_function", route, NULL, &unmapped);
+		bs_put(out, warn, path, bf, "routing_function", route, NULL, &unmapped);
 	char num[64];
 	snprintf(num, sizeof num, "%ld", chan);
-	bs_put(out, warn, path, &bf, "channel_latency", num, NULL, &unmapped);
+	bs_put(out, warn, path, bf, "channel_latency", num, NULL, &unmapped);
 
 	/* [router]: same names, same meaning. */
 	static const char *const router_keys[] = {
@@ -338,54 +340,54 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		"vc_allocator", "sw_allocator", "alloc_iters", "wait_for_tail_credit", NULL};
 	fprintf(out, "\n[router]\n");
 	for (int i = 0; router_keys[i]; i++) {
-		const char *v = bs_get(&bf, router_keys[i]);
+		const char *v = bs_get(bf, router_keys[i]);
 		if (!strcmp(router_keys[i], "routing_delay") && !strcmp(v, "0")) {
-			bs_warn(warn, path, &bf, "routing_delay", "lookahead routing (0) is not modelled; using 1",
+			bs_warn(warn, path, bf, "routing_delay", "lookahead routing (0) is not modelled; using 1",
 				&unmapped);
 			v = "1";
 		}
-		bs_put(out, warn, path, &bf, router_keys[i], v, NULL, &unmapped);
+		bs_put(out, warn, path, bf, router_keys[i], v, NULL, &unmapped);
 	}
 
 	/* [traffic]: injection rates are flits in netloom. */
 	fprintf(out, "\n[traffic]\n");
-	if (bs_traffic(bs_get(&bf, "traffic"), traffic, sizeof traffic))
-		bs_put(out, warn, path, &bf, "traffic", traffic, NULL, &unmapped);
+	if (bs_traffic(bs_get(bf, "traffic"), traffic, sizeof traffic))
+		bs_put(out, warn, path, bf, "traffic", traffic, NULL, &unmapped);
 	else
-		bs_warn(warn, path, &bf, "traffic", "no netloom equivalent pattern", &unmapped);
-	double rate = strtod(bs_get(&bf, "injection_rate"), NULL);
-	const char *ps = bs_get(&bf, "packet_size");
+		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", &unmapped);
+	double rate = strtod(bs_get(bf, "injection_rate"), NULL);
+	const char *ps = bs_get(bf, "packet_size");
 	if (ps[0] == '{')
-		bs_warn(warn, path, &bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
+		bs_warn(warn, path, bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
 			&unmapped);
 	else
-		bs_put(out, warn, path, &bf, "packet_size", ps, NULL, &unmapped);
+		bs_put(out, warn, path, bf, "packet_size", ps, NULL, &unmapped);
 	char how[160] = "";
-	if (strtol(bs_get(&bf, "injection_rate_uses_flits"), NULL, 10) == 0) {
+	if (strtol(bs_get(bf, "injection_rate_uses_flits"), NULL, 10) == 0) {
 		double size = strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
 		snprintf(how, sizeof how, "%.12g flits/cycle (%.12g packets of %.12g flits)", rate * size, rate, size);
 		rate *= size;
 	}
 	snprintf(num, sizeof num, "%.12g", rate);
-	bs_put(out, warn, path, &bf, "injection_rate", num, how[0] ? how : NULL, &unmapped);
-	if (strcmp(bs_get(&bf, "injection_process"), "bernoulli"))
-		bs_warn(warn, path, &bf, "injection_process", "only bernoulli is modelled", &unmapped);
+	bs_put(out, warn, path, bf, "injection_rate", num, how[0] ? how : NULL, &unmapped);
+	if (strcmp(bs_get(bf, "injection_process"), "bernoulli"))
+		bs_warn(warn, path, bf, "injection_process", "only bernoulli is modelled", &unmapped);
 
 	fprintf(out, "\n[simulation]\n");
 	static const char *const sim_keys[] = {"sim_type", "warmup_periods", "sample_period", "max_samples",
 					       "latency_thres", "warmup_thres", "acc_warmup_thres", "stopping_thres",
 					       "acc_stopping_thres", NULL};
 	for (int i = 0; sim_keys[i]; i++)
-		bs_put(out, warn, path, &bf, sim_keys[i], bs_get(&bf, sim_keys[i]), NULL, &unmapped);
-	const char *seed = bs_get(&bf, "seed");
+		bs_put(out, warn, path, bf, sim_keys[i], bs_get(bf, sim_keys[i]), NULL, &unmapped);
+	const char *seed = bs_get(bf, "seed");
 	if (!strcmp(seed, "time"))
-		bs_warn(warn, path, &bf, "seed", "'time' seeds are not reproducible; using 0", &unmapped);
+		bs_warn(warn, path, bf, "seed", "'time' seeds are not reproducible; using 0", &unmapped);
 	else
-		bs_put(out, warn, path, &bf, "seed", seed, NULL, &unmapped);
+		bs_put(out, warn, path, bf, "seed", seed, NULL, &unmapped);
 
 	/* Everything the file set that nothing above consumed. */
-	for (int i = 0; i < bf.n; i++) {
-		struct bs_kv *kv = &bf.kv[i];
+	for (int i = 0; i < bf->n; i++) {
+		struct bs_kv *kv = &bf->kv[i];
 		if (kv->used)
 			continue;
 		bool fine = false;
@@ -406,4 +408,14 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 		}
 	}
 	return unmapped;
+}
+
+int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err)
+{
+	struct bs_file *bf = calloc(1, sizeof *bf);
+	if (!bf)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	int rc = bs_convert(path, out, warn, bf, err);
+	free(bf);
+	return rc;
 }

@@ -21,17 +21,18 @@
 #include "core/progress.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
-#include "route/route.h"
+#include "session/session.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
 
 static void cli_replay_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: netloom replay TRACE.nlt [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]...\n"
-		"                      [--json OUT] [--csv]\n"
+		"usage: netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]...\n"
+		"                      [--json OUT] [--csv] [--otf2 DIR] [--svg FILE]\n"
 		"\n"
-		"Replay an MPI trace on a network model and predict its runtime. With several\n"
+		"Replay an MPI trace (netloom .nlt, or DUMPI, SimGrid or OTF2, converted first) on a\n"
+		"network model and predict its runtime. With several\n"
 		"--topology options the trace is replayed on each network and one table compares\n"
 		"them (predicted runtime, communication share, busiest link), then the first\n"
 		"network's full report follows.\n"
@@ -45,6 +46,8 @@ static void cli_replay_usage(FILE *f)
 		"      --json FILE     write results as JSON ('-' = stdout, instead of the report)\n"
 		"      --csv           print the per-rank breakdown (several networks: the comparison)\n"
 		"                      as CSV instead of the report\n"
+		"      --otf2 DIR      also write the predicted run (the first network's) as an OTF2 archive in DIR (new)\n"
+		"      --svg FILE      also draw the predicted timeline (ranks x time; at most 64 ranks)\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
 		"Network backends:\n");
@@ -54,7 +57,8 @@ static void cli_replay_usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", all[i]->name, all[i]->help);
 	fprintf(f, "\nKeys (see docs/replay.md):\n");
 	size_t nt;
-	const struct config_table *const *tables = cli_config_tables(&nt);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &nt);
 	struct config c;
 	config_init(&c, tables, nt);
 	config_print_keys(&c, f);
@@ -100,9 +104,9 @@ static void cli_fmt_time(char *buf, size_t cap, double s)
  * recorded time compute replays, and whether the recorded runtime can be
  * compared with a prediction (issue 9). */
 struct cli_replay_info {
-	char compute_why[320];
+	const char *compute_why;
 	int comparable; /* app_recorded_comparable: 1, 0, -1 unknown */
-	char comparable_why[320];
+	const char *comparable_why;
 };
 
 /* The recorded runtime and whether a prediction can be held against it. */
@@ -260,66 +264,69 @@ static void cli_replay_csv(FILE *f, const struct app_results *res)
 	}
 }
 
-/* What identifies the trace, so a result can be re-run to the same bits. */
-static json_t *cli_trace_json(const char *path, const struct trace_manifest *m, uint64_t file_bytes)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "path", json_string(path));
-	json_object_set_new(o, "file_bytes", json_integer((json_int_t)file_bytes));
-	json_object_set_new(o, "format_version", json_integer(m->format_version));
-	json_object_set_new(o, "application", json_string(m->application ? m->application : ""));
-	json_object_set_new(o, "command_line", json_string(m->command_line ? m->command_line : ""));
-	json_object_set_new(o, "machine", json_string(m->machine ? m->machine : ""));
-	json_object_set_new(o, "recorder", json_string(m->recorder ? m->recorder : ""));
-	json_object_set_new(o, "mpi_library", json_string(m->mpi_library ? m->mpi_library : ""));
-	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
-	json_object_set_new(o, "communicators", json_integer(m->n_comms));
-	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
-	json_t *h = json_array();
-	for (uint32_t r = 0; m->rank_hash && r < m->n_ranks; r++) {
-		char hex[20];
-		snprintf(hex, sizeof hex, "%016" PRIx64, m->rank_hash[r]);
-		json_array_append_new(h, json_string(hex));
-	}
-	json_object_set_new(o, "rank_hashes", h);
-	return o;
-}
-
-
 #define CLI_REPLAY_MAX_TOPOS 16
 
 struct cli_replay_opts {
 	const char *trace;
 	const char *json;
+	const char *otf2; /* --otf2 DIR */
+	const char *svg;  /* --svg FILE */
 	bool csv;
 	const char *topos[CLI_REPLAY_MAX_TOPOS]; /* --topology, in order */
 	size_t n_topos;
+	const char **files;                     /* -c, in order */
+	size_t n_files;
+	const char **sets;                      /* -s, in order */
+	size_t n_sets;
 };
 
-static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli_replay_opts *o,
-			   struct nl_err *err, bool *help)
+/* A session with the command line's configuration: files, then -s. */
+static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, struct nl_err *err)
+{
+	nl_sim *s;
+	NL_CHECK(nl_sim_new(&s, err));
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < o->n_files; i++)
+		rc = nl_sim_load_file(s, o->files[i], err);
+	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
+		rc = nl_sim_set(s, o->sets[i], NULL, err);
+	if (rc < 0) {
+		nl_sim_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Parse the line into *o; the configuration is loaded into a first
+ * session *sim as the options come, so a bad file is reported first. */
+static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err,
+			   bool *help)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
 		{"topology", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{"otf2", required_argument, NULL, 'O'},     {"svg", required_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	/* Files first, then -s, whatever their order on the line. */
-	const char **sets = calloc((size_t)argc, sizeof *sets);
-	size_t n_sets = 0;
+	o->sets = calloc((size_t)argc, sizeof *o->sets);
+	o->files = calloc((size_t)argc, sizeof *o->files);
 	int ch, rc = 0;
-	if (!sets)
+	if (!o->sets || !o->files)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
+	NL_CHECK(nl_sim_new(sim, err));
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:t:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			rc = config_load_file(cfg, optarg, err);
+			o->files[o->n_files++] = optarg;
+			rc = nl_sim_load_file(*sim, optarg, err);
 			break;
 		case 's':
-			sets[n_sets++] = optarg;
+			o->sets[o->n_sets++] = optarg;
 			break;
 		case 't':
 			if (o->n_topos == CLI_REPLAY_MAX_TOPOS)
@@ -334,6 +341,12 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 		case 'C':
 			o->csv = true;
 			break;
+		case 'O':
+			o->otf2 = optarg;
+			break;
+		case 'V':
+			o->svg = optarg;
+			break;
 		case 'h':
 			*help = true;
 			break;
@@ -345,147 +358,85 @@ static int cli_replay_args(int argc, char **argv, struct config *cfg, struct cli
 				     argv[optind - 1]);
 		}
 	}
-	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = config_set(cfg, sets[i], NULL, "-s", err);
-	free(sets);
+	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
+		rc = nl_sim_set(*sim, o->sets[i], NULL, err);
 	if (rc < 0 || *help)
 		return rc;
 	if (optind >= argc)
-		return nl_errf(err, NL_EINVAL, "replay: missing TRACE (an .nlt archive; see 'netloom replay --help')");
+		return nl_errf(err, NL_EINVAL, "replay: missing TRACE (see 'netloom replay --help')");
 	if (optind + 1 < argc)
 		return nl_errf(err, NL_EINVAL, "replay: unexpected argument '%s' after TRACE", argv[optind + 1]);
 	o->trace = argv[optind];
 	if (o->csv && o->json && !strcmp(o->json, "-"))
 		return nl_errf(err, NL_EINVAL, "replay: --csv and --json - both want stdout; give --json a file");
-	if (o->n_topos && config_get(cfg, "topology"))
+	if (o->n_topos && config_get(session_config(*sim), "topology"))
 		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
 			       "give one of them");
 	return 0;
 }
 
-/* One replay of the trace on one network. */
+/* One replay of the trace on one network: a session each. */
 struct cli_replay_run {
 	const char *topology;   /* --topology SPEC, or NULL: the configured network */
-	char routing[128];      /* routing function chosen for it ("" when not ours to choose) */
-	struct topo *topo;
-	struct net_backend net;
-	struct app_archive_source *asrc;
-	struct app *app;
-	json_t *net_report;
-	bool deadlock;
+	nl_sim *sim;
+	const struct session_replay_view *v; /* after the replay */
 };
 
-static void cli_replay_run_release(struct cli_replay_run *run)
+/* How each run opens the trace and what watches it: a foreign trace
+ * (DUMPI, SimGrid, OTF2) is converted for each run, its dropped calls
+ * named on stderr once; the first run carries the --otf2 / --svg
+ * timeline. */
+struct cli_replay_hooks {
+	const struct cli_replay_opts *o;
+	struct cli_timeline *tl; /* the first run's timeline, or NULL */
+	size_t n_opened;
+};
+
+static int cli_replay_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)
 {
-	json_decref(run->net_report);
-	app_free(run->app);
-	app_archive_source_free(run->asrc);
-	if (run->net.ops)
-		run->net.ops->destroy(&run->net);
-	topo_free(run->topo);
-	memset(run, 0, sizeof *run);
+	struct cli_replay_hooks *h = ctx;
+	return cli_open_trace(h->n_opened++ ? NULL : "replay", path, a, err);
 }
 
-/* With --topology and routing_function left unset, each network gets the
- * first routing function in the registry that runs on its family (dor on
- * tori and meshes, min elsewhere), so one command compares families. */
-static const char *cli_replay_pick_routing(const struct topo *t)
+static int cli_replay_on_app(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err)
 {
-	size_t n;
-	const struct route_ops *const *all = route_list(&n);
-	for (size_t i = 0; i < n; i++) {
-		if (!all[i]->families)
-			return all[i]->name;
-		for (size_t j = 0; all[i]->families[j]; j++)
-			if (!strcmp(all[i]->families[j], t->ops->name))
-				return all[i]->name;
-	}
-	return NULL;
+	struct cli_replay_hooks *h = ctx;
+	if (h->n_opened > 1 || !(h->o->otf2 || h->o->svg))
+		return 0;
+	return cli_timeline_start(&h->tl, app, m, h->o->otf2, h->o->svg, err);
 }
 
-/* Build the network, replay, and keep the results in *run. A deadlock is
- * a result (run->deadlock, report on stderr); other failures fill *err. */
-static int cli_replay_run_one(struct config *cfg, const struct app_config *ac, struct trace_archive *arch,
-			      struct cli_replay_run *run, bool pick_routing, struct nl_err *err)
+/* Replay on one network. A deadlock is a result (report on stderr);
+ * other failures fill *err. */
+static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, bool pick_routing,
+			      struct cli_replay_hooks *hooks, struct nl_err *err)
 {
-	const struct trace_manifest *m = trace_archive_manifest(arch);
-	struct net_cfg nc;
-	int rc;
-
-	const struct net_backend_ops *ops = net_backend_find(ac->backend, err);
-	if (!ops)
-		return nl_err_prefix(err, "key 'backend'");
-	if (run->topology)
-		NL_CHECK(config_set(cfg, "topology", run->topology, "--topology", err));
-	NL_CHECK(config_bind(cfg, &net_network_table, &nc, err));
-	/* The [network] table's topology: always for backends that model
-	 * the network's structure; for the analytic one (net.h: it accepts
-	 * none) only when set, so its default stays contention-free. */
-	bool want_topo = strcmp(ops->name, "analytic") || config_get(cfg, "topology");
-	if (want_topo) {
-		rc = topo_new(nc.topology, &run->topo, err);
-		if (rc < 0)
-			return nl_err_prefix(err, "%s", run->topology ? "--topology" : "key 'topology'");
-		if (run->topo->n_endpoints < m->n_ranks) {
-			return nl_errf(err, NL_ECONFIG,
-				       "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
-				       run->topology ? "--topology" : "key 'topology'", nc.topology,
-				       run->topo->n_endpoints, m->n_ranks);
-		}
-		if (pick_routing) {
-			const char *r = cli_replay_pick_routing(run->topo);
-			if (r) {
-				snprintf(run->routing, sizeof run->routing, "%s", r);
-				NL_CHECK(config_set(cfg, "routing_function", r, "--topology", err));
-			}
-		}
-	}
-	run->net.ops = ops;
-	rc = ops->create(&run->net, cfg, run->topo, err);
-	if (rc < 0) {
-		run->net.ops = NULL;
-		return rc;
-	}
-	struct app_source src;
-	NL_CHECK(app_archive_source_new(&run->asrc, arch, &src, err));
-	NL_CHECK(app_new(&run->app, ac, &src, &run->net, NULL, err));
-
 	struct progress prog;
 	progress_init(&prog, "replay");
-	rc = app_run(run->app, prog.enabled ? &prog : NULL, err);
+	struct session_replay_opts ro = {.topology = run->topology,
+					 .pick_routing = pick_routing,
+					 .pg = prog.enabled ? &prog : NULL,
+					 .open_trace = cli_replay_open,
+					 .on_app = cli_replay_on_app,
+					 .ctx = hooks};
+	int rc = session_replay(run->sim, trace, &ro, NULL, err);
 	progress_done(&prog);
-	run->deadlock = rc == NL_EDEADLOCK;
-	if (rc < 0 && !run->deadlock)
+	if (rc < 0 && rc != NL_EDEADLOCK)
 		return rc;
-	if (run->deadlock) {
+	run->v = session_replay_view(run->sim);
+	if (run->v->deadlock) {
 		struct cli_replay_ctx lc = {stderr};
 		fprintf(stderr, "netloom: %s%s%s\n", run->topology ? run->topology : "", run->topology ? ": " : "",
 			err->msg);
-		app_deadlock_report(run->app, cli_replay_line, &lc);
+		app_deadlock_report(run->v->app, cli_replay_line, &lc);
 	}
-	run->net_report = json_object();
-	if (run->net.ops->report && run->net.ops->report(&run->net, run->net_report, err) < 0)
-		return NL_EINVAL;
-	if (run->routing[0])
-		json_object_set_new(run->net_report, "routing", json_string(run->routing));
 	return 0;
-}
-
-/* Share of the ranks' time spent in MPI (communication and waiting). */
-static double cli_replay_comm_share(const struct app_results *res)
-{
-	double busy = 0, fin = 0;
-	for (uint32_t r = 0; r < res->n_ranks; r++) {
-		busy += (double)(res->ranks[r].comm_ps + res->ranks[r].wait_ps);
-		fin += (double)res->ranks[r].finish_ps;
-	}
-	return fin > 0 ? busy / fin : 0;
 }
 
 /* The busiest link of a run's network report, or NULL. */
 static json_t *cli_replay_busiest(const struct cli_replay_run *run)
 {
-	return json_array_get(json_object_get(run->net_report, "busiest_links"), 0);
+	return json_array_get(json_object_get(run->v->net_report, "busiest_links"), 0);
 }
 
 /* One row per network: what a procurement comparison reads first. */
@@ -501,7 +452,7 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 		"predicted_s", "comm_share", "busiest link", "load");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_replay_run *r = &runs[i];
-		const struct app_results *res = app_results(r->app);
+		const struct app_results *res = app_results(r->v->app);
 		json_t *b = cli_replay_busiest(r);
 		char link[64] = "-", load[16] = "-", pred[32];
 		if (b) {
@@ -509,14 +460,14 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 				 json_string_value(json_object_get(b, "to")));
 			snprintf(load, sizeof load, "%.1f%%", 100.0 * json_real_value(json_object_get(b, "utilisation")));
 		}
-		if (r->deadlock)
+		if (r->v->deadlock)
 			snprintf(pred, sizeof pred, "deadlock");
 		else
 			snprintf(pred, sizeof pred, "%.9f", (double)res->runtime_ps * 1e-12);
 		fprintf(f, "  %-28s %-8s %8" PRIu32 " %9" PRIu32 " %14s %9.1f%%  %-26s %6s\n",
-			r->topo ? r->topo->spec : r->topology, r->routing[0] ? r->routing : "-",
-			r->topo ? r->topo->n_routers : 0, r->topo ? r->topo->n_endpoints : 0, pred,
-			100.0 * cli_replay_comm_share(res), link, load);
+			r->v->topo ? r->v->topo->spec : r->topology, r->v->routing[0] ? r->v->routing : "-",
+			r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0, pred,
+			100.0 * session_comm_share(res), link, load);
 	}
 	fprintf(f, "\n  comm_share: the ranks' time in MPI calls (communication and waiting) over their run time;\n"
 		   "  load: the busiest link's flits per cycle over the run\n");
@@ -529,16 +480,16 @@ static void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, siz
 		   "compute_time,recorded_s,recorded_comparable\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_replay_run *r = &runs[i];
-		const struct app_results *res = app_results(r->app);
+		const struct app_results *res = app_results(r->v->app);
 		json_t *b = cli_replay_busiest(r);
 		char pred[32];
-		if (r->deadlock)
+		if (r->v->deadlock)
 			snprintf(pred, sizeof pred, "deadlock");
 		else
 			snprintf(pred, sizeof pred, "%.12g", (double)res->runtime_ps * 1e-12);
-		fprintf(f, "\"%s\",%s,%" PRIu32 ",%" PRIu32 ",linear,%s,%.6f,", r->topo ? r->topo->spec : r->topology,
-			r->routing, r->topo ? r->topo->n_routers : 0, r->topo ? r->topo->n_endpoints : 0, pred,
-			cli_replay_comm_share(res));
+		fprintf(f, "\"%s\",%s,%" PRIu32 ",%" PRIu32 ",linear,%s,%.6f,", r->v->topo ? r->v->topo->spec : r->topology,
+			r->v->routing, r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0, pred,
+			session_comm_share(res));
 		if (b)
 			fprintf(f, "%s -> %s,%.6f,", json_string_value(json_object_get(b, "from")),
 				json_string_value(json_object_get(b, "to")),
@@ -550,43 +501,39 @@ static void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, siz
 	}
 }
 
-/* results of one run, as JSON. */
-static json_t *cli_replay_results_json(const struct cli_replay_run *run, const struct trace_manifest *m,
-				       const struct app_config *ac, const struct cli_replay_info *info)
+/* The document for several networks: the last run's head and
+ * configuration (each run names its own network, and the routing chosen
+ * for it), then one "results" object per network. */
+static json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n, bool pick_routing, double t0)
 {
-	const struct app_results *res = app_results(run->app);
-	json_t *results = app_results_json(run->app);
-	json_object_set_new(results, "status", json_string(run->deadlock ? "deadlock" : "ok"));
-	json_t *rt = json_object_get(results, "runtime");
-	double pred = (double)res->runtime_ps * 1e-12;
-	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
-	json_object_set_new(rt, "recorded_comparable", info->comparable < 0 ? json_null()
-									 : json_boolean(info->comparable));
-	json_object_set_new(rt, "recorded_note", json_string(info->comparable_why));
-	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && info->comparable != 0
-						 ? json_real(pred / m->recorded_runtime_s)
-						 : json_null());
-	json_object_set_new(results, "compute_time", json_string(app_compute_time_name(ac->compute_time)));
-	json_object_set_new(results, "compute_time_note", json_string(info->compute_why));
-	json_object_set_new(results, "comm_share", json_real(cli_replay_comm_share(res)));
-	json_object_set_new(results, "placement", json_string("linear"));
-	json_object_set(results, "network", run->net_report);
-	if (run->deadlock)
-		json_object_set_new(results, "deadlock", app_deadlock_json(run->app));
-	return results;
+	json_t *doc = json_deep_copy(runs[n - 1].v->doc);
+	if (!doc)
+		return NULL;
+	json_object_del(doc, "results");
+	json_t *cj = json_object_get(doc, "config");
+	json_object_del(cj, "topology");
+	if (pick_routing)
+		json_object_del(cj, "routing_function");
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *results = json_deep_copy(json_object_get(runs[i].v->doc, "results"));
+		json_object_del(results, "wall_seconds");
+		json_object_set_new(results, "topology", json_string(runs[i].v->topo->spec));
+		json_object_set_new(results, "routing", json_string(runs[i].v->routing));
+		json_array_append_new(arr, results);
+	}
+	json_object_set_new(doc, "runs", arr);
+	json_object_set_new(doc, "wall_seconds", json_real(nl_wall_seconds() - t0));
+	return doc;
 }
 
 int cli_replay_main(int argc, char **argv)
 {
 	struct nl_err err = {0};
-	struct config cfg;
-	size_t n_tables;
-	const struct config_table *const *tables = cli_config_tables(&n_tables);
 	struct cli_replay_opts o = {0};
-	struct app_config ac;
-	struct trace_archive *arch = NULL;
+	struct cli_replay_hooks hooks = {.o = &o};
 	struct cli_replay_run runs[CLI_REPLAY_MAX_TOPOS];
-	struct cli_replay_info info = {0};
+	nl_sim *sim0 = NULL;
 	size_t n_runs = 0;
 	json_t *doc = NULL;
 	bool help = false, any_deadlock = false;
@@ -594,28 +541,30 @@ int cli_replay_main(int argc, char **argv)
 	double t0 = nl_wall_seconds();
 
 	memset(runs, 0, sizeof runs);
-	config_init(&cfg, tables, n_tables);
-	rc = cli_replay_args(argc, argv, &cfg, &o, &err, &help);
+	rc = cli_replay_args(argc, argv, &sim0, &o, &err, &help);
 	if (rc == 0 && help) {
 		cli_replay_usage(stdout);
 		goto out;
 	}
-	if (rc == 0)
-		rc = app_config_bind(&cfg, &ac, &err);
-	if (rc == 0)
-		rc = trace_archive_open(&arch, o.trace, &err);
-	const struct trace_manifest *m = arch ? trace_archive_manifest(arch) : NULL;
-	if (rc == 0)
-		rc = app_compute_time_resolve(&ac, m, info.compute_why, sizeof info.compute_why, &err);
-	if (rc == 0)
-		info.comparable = app_recorded_comparable(m, info.comparable_why, sizeof info.comparable_why);
-	bool pick_routing = o.n_topos > 0 && !config_get(&cfg, "routing_function");
+	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
 	for (size_t i = 0; rc == 0 && i < want; i++) {
 		runs[i].topology = o.n_topos ? o.topos[i] : NULL;
+		if (i == 0) {
+			runs[i].sim = sim0;
+			sim0 = NULL;
+		} else {
+			rc = cli_replay_session(&o, &runs[i].sim, &err);
+			if (rc < 0)
+				break;
+		}
 		n_runs++;
-		rc = cli_replay_run_one(&cfg, &ac, arch, &runs[i], pick_routing, &err);
-		any_deadlock |= runs[i].deadlock;
+		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
+		if (rc == 0)
+			any_deadlock |= runs[i].v->deadlock;
+		/* The timeline is the first network's: written unless it deadlocked. */
+		if (rc == 0 && i == 0 && hooks.tl && !runs[0].v->deadlock)
+			rc = cli_timeline_finish(hooks.tl, &err);
 	}
 	if (rc < 0) {
 		status = cli_report(&err);
@@ -624,67 +573,49 @@ int cli_replay_main(int argc, char **argv)
 	if (any_deadlock)
 		status = CLI_FAIL;
 
+	const struct session_replay_view *v0 = runs[0].v;
+	const struct trace_manifest *m = v0->m;
+	struct cli_replay_info info = {
+		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why};
 	/* With the JSON on stdout, it is the only thing there. */
 	bool json_stdout = o.json && !strcmp(o.json, "-");
-	const char *backend = runs[0].net.ops->name;
+	const char *backend = v0->backend;
 	if (!json_stdout) {
 		if (o.csv && n_runs > 1) {
 			cli_replay_table_csv(stdout, runs, n_runs, m, &info);
 		} else if (o.csv) {
 			if (!any_deadlock)
-				cli_replay_csv(stdout, app_results(runs[0].app));
+				cli_replay_csv(stdout, app_results(v0->app));
 			if (info.comparable == 0)
 				fprintf(stderr, "netloom replay: the recorded runtime is not comparable with a prediction (%s)\n",
 					info.comparable_why);
 		} else {
 			if (n_runs > 1) {
 				cli_replay_table(stdout, runs, n_runs, m, o.trace, backend, &info);
-				if (!runs[0].deadlock)
+				if (!v0->deadlock)
 					fprintf(stdout, "\ndetail for the first network:\n\n");
 			}
-			if (!runs[0].deadlock)
-				cli_replay_report(stdout, runs[0].app, m, o.trace, backend, runs[0].net_report, &info);
+			if (!v0->deadlock)
+				cli_replay_report(stdout, v0->app, m, o.trace, backend, v0->net_report, &info);
 		}
 	}
 	if (o.json) {
-		doc = json_object();
-		json_object_set_new(doc, "netloom_version", json_string(nl_version()));
-		json_object_set_new(doc, "command", json_string("replay"));
-		json_object_set_new(doc, "trace", cli_trace_json(o.trace, m, trace_archive_file_bytes(arch)));
-		json_t *cj = config_to_json(&cfg);
-		if (n_runs > 1) {
-			/* Each run names its own network (and the routing chosen
-			 * for it); the table's values are those of the last run. */
-			json_object_del(cj, "topology");
-			if (pick_routing)
-				json_object_del(cj, "routing_function");
-		}
-		/* One network: the config holds it, and the routing chosen. */
-		json_object_set_new(doc, "config", cj);
-		if (n_runs == 1) {
-			json_t *results = cli_replay_results_json(&runs[0], m, &ac, &info);
-			/* The only field that differs between identical runs. */
-			json_object_set_new(results, "wall_seconds", json_real(nl_wall_seconds() - t0));
-			json_object_set_new(doc, "results", results);
-		} else {
-			json_t *arr = json_array();
-			for (size_t i = 0; i < n_runs; i++) {
-				json_t *results = cli_replay_results_json(&runs[i], m, &ac, &info);
-				json_object_set_new(results, "topology", json_string(runs[i].topo->spec));
-				json_object_set_new(results, "routing", json_string(runs[i].routing));
-				json_array_append_new(arr, results);
-			}
-			json_object_set_new(doc, "runs", arr);
-			json_object_set_new(doc, "wall_seconds", json_real(nl_wall_seconds() - t0));
-		}
-		if (out_write_json(o.json, doc, &err) < 0)
+		if (n_runs == 1)
+			rc = nl_sim_write_json(runs[0].sim, 0, o.json, &err);
+		else if ((doc = cli_replay_doc_multi(runs, n_runs, pick_routing, t0)))
+			rc = out_write_json(o.json, doc, &err);
+		else
+			rc = nl_errf(&err, NL_ENOMEM, "%s: out of memory", o.json);
+		if (rc < 0)
 			status = cli_report(&err);
 	}
 out:
 	json_decref(doc);
+	cli_timeline_free(hooks.tl);
 	for (size_t i = 0; i < n_runs; i++)
-		cli_replay_run_release(&runs[i]);
-	trace_archive_close(arch);
-	config_release(&cfg);
+		nl_sim_free(runs[i].sim);
+	nl_sim_free(sim0);
+	free(o.files);
+	free(o.sets);
 	return status;
 }

@@ -1,21 +1,15 @@
 /* netloom run / netloom sweep: synthetic-traffic experiments on the flit
  * model, as a table on stdout, CSV, and JSON. */
 #include <errno.h>
-#include <jansson.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/config.h"
 #include "core/error.h"
-#include "core/output.h"
-#include "net/net.h"
 #include "netloom/netloom.h"
 #include "route/route.h"
-#include "topo/topo.h"
 #include "traffic/traffic.h"
 
 struct run_opts {
@@ -26,15 +20,6 @@ struct run_opts {
 	bool reproducible;
 	bool keep_going;       /* sweep: continue past the first unstable point */
 	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
-};
-
-struct run_env {
-	struct config cfg;
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct traffic_cfg tc;
-	struct sim_cfg sc;
-	struct topo *topo;
 };
 
 static void run_usage(FILE *f, const char *cmd)
@@ -103,23 +88,27 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-static int run_setup(struct run_env *env, const struct run_opts *o, struct nl_err *err)
+/* The session from -c FILE and -s key=value, in that order (the file
+ * first, whatever the order on the line). */
+static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info *info, struct nl_err *err)
 {
-	NL_CHECK(cli_cfg_load(&env->cfg, &o->cfg, err));
-	NL_CHECK(config_bind(&env->cfg, &net_network_table, &env->nc, err));
-	NL_CHECK(config_bind(&env->cfg, &net_router_table, &env->rc, err));
-	NL_CHECK(config_bind(&env->cfg, &traffic_table, &env->tc, err));
-	NL_CHECK(config_bind(&env->cfg, &net_sim_table, &env->sc, err));
-	return topo_new(env->nc.topology, &env->topo, err);
+	nl_sim *s;
+	NL_CHECK(nl_sim_new(&s, err));
+	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
+	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
+		rc = nl_sim_set(s, o->cfg.sets[i], NULL, err);
+	*info = (struct nl_sim_info){.size = sizeof *info};
+	if (rc == 0)
+		rc = nl_sim_info(s, info, err);
+	if (rc < 0) {
+		nl_sim_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
 }
 
-static void run_env_release(struct run_env *env)
-{
-	topo_free(env->topo);
-	config_release(&env->cfg);
-}
-
-static void run_print_header(const struct run_env *env, bool csv)
+static void run_print_header(const struct nl_sim_info *info, bool csv)
 {
 	if (csv) {
 		printf("offered,injected,accepted,latency_mean,latency_p50,latency_p99,latency_max,"
@@ -127,13 +116,13 @@ static void run_print_header(const struct run_env *env, bool csv)
 		return;
 	}
 	printf("netloom %s: %s, routing %s, traffic %s, %u routers, %u endpoints, seed %lld\n", nl_version(),
-	       env->topo->spec, env->nc.routing_function, env->tc.traffic, env->topo->n_routers,
-	       env->topo->n_endpoints, (long long)env->sc.seed);
+	       info->topology, info->routing, info->traffic, info->n_routers, info->n_endpoints,
+	       (long long)info->seed);
 	printf("%9s %9s %9s  %9s %6s %6s %7s  %9s %6s  %s\n", "offered", "injected", "accepted", "lat.mean",
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-static void run_print_point(const struct net_point *pt, bool csv, bool reproducible)
+static void run_print_point(const struct nl_point *pt, bool csv, bool reproducible)
 {
 	if (pt->deadlock) {
 		/* A deadlock is not a measurement: no figures, only where it stopped. */
@@ -142,7 +131,7 @@ static void run_print_point(const struct net_point *pt, bool csv, bool reproduci
 			       (unsigned long long)pt->flit_hops, reproducible ? 0.0 : pt->wall_seconds);
 		else
 			printf("%9.4f %9s %9s  %9s %6s %6s %7s  %9s %6s  deadlock at cycle %llu\n", pt->offered, "-", "-",
-			       "-", "-", "-", "-", "-", "-", (unsigned long long)pt->dl.cycle);
+			       "-", "-", "-", "-", "-", "-", (unsigned long long)pt->deadlock_cycle);
 		return;
 	}
 	if (csv) {
@@ -159,35 +148,12 @@ static void run_print_point(const struct net_point *pt, bool csv, bool reproduci
 	       pt->stable ? "yes" : "no (saturated)");
 }
 
-static json_t *run_doc(const struct run_env *env, const char *cmd)
+/* A deadlock is a result, not a failure of the call: its one-line report
+ * and the deadlocked VCs go to stderr, the caller writes the result and
+ * then fails (exit 1). */
+static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 {
-	json_t *doc = json_object();
-	json_t *meta = json_object();
-	json_object_set_new(meta, "version", json_string(nl_version()));
-	json_object_set_new(meta, "command", json_string(cmd));
-	json_object_set_new(doc, "netloom", meta);
-	json_t *topo = json_object();
-	json_object_set_new(topo, "spec", json_string(env->topo->spec));
-	json_object_set_new(topo, "routers", json_integer(env->topo->n_routers));
-	json_object_set_new(topo, "endpoints", json_integer(env->topo->n_endpoints));
-	json_object_set_new(doc, "topology", topo);
-	json_object_set_new(doc, "config", config_to_json(&env->cfg));
-	return doc;
-}
-
-/* Run one point. A deadlock is returned as a point (pt->deadlock) with
- * *deadlocked set and rc 0, its one-line report and the deadlocked VCs on
- * stderr, so the caller writes it as a result and then fails. */
-static int run_point(struct run_env *env, double rate, struct net_point *pt, bool *deadlocked,
-		     struct nl_err *err)
-{
-	int rc = net_run_point(&env->nc, &env->rc, &env->sc, &env->tc, env->topo, rate, pt, err);
-	if (rc == NL_EDEADLOCK && pt->deadlock) {
-		fprintf(stderr, "netloom: %s\ndeadlocked input VCs:\n%s", err->msg, pt->report ? pt->report : "");
-		*deadlocked = true;
-		return 0;
-	}
-	return rc;
+	fprintf(stderr, "netloom: %s\ndeadlocked input VCs:\n%s", err->msg, nl_sim_deadlock_report(s));
 }
 
 static int run_finish(int rc, bool deadlocked, const struct nl_err *err)
@@ -200,33 +166,35 @@ static int run_finish(int rc, bool deadlocked, const struct nl_err *err)
 int cli_run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
-	struct run_env env = {0};
-	struct net_point pt = {0};
+	struct nl_sim_info info;
+	struct nl_point pt = {0};
 	struct nl_err err = {0};
+	nl_sim *sim = NULL;
 	int rc = run_parse(argc, argv, &o);
 	if (rc)
 		goto done_opts;
 	bool deadlocked = false;
-	rc = run_setup(&env, &o, &err);
-	if (rc == 0)
-		rc = run_point(&env, env.tc.injection_rate, &pt, &deadlocked, &err);
+	rc = run_setup(&sim, &o, &info, &err);
+	if (rc == 0) {
+		rc = nl_sim_run(sim, &pt, &err);
+		if (rc == NL_EDEADLOCK && pt.deadlock) {
+			run_report_deadlock(sim, &err);
+			deadlocked = true;
+			rc = 0;
+		}
+	}
 	if (rc == 0 && o.table) {
-		run_print_header(&env, o.csv);
+		run_print_header(&info, o.csv);
 		run_print_point(&pt, o.csv, o.reproducible);
 		if (!o.csv && !deadlocked)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
 	}
-	if (rc == 0 && o.json_path) {
-		json_t *doc = run_doc(&env, "run");
-		json_object_set_new(doc, "results", net_point_json(&pt, env.topo, o.reproducible));
-		rc = out_write_json(o.json_path, doc, &err);
-		json_decref(doc);
-	}
+	if (rc == 0 && o.json_path)
+		rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
 	rc = run_finish(rc, deadlocked, &err);
-	net_point_release(&pt);
-	run_env_release(&env);
+	nl_sim_free(sim);
 done_opts:
 	cli_cfg_opts_release(&o.cfg);
 	return rc < 0 ? 0 : rc;
@@ -248,13 +216,40 @@ static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
 	return 0;
 }
 
+struct sweep_print {
+	const nl_sim *sim;
+	const struct run_opts *o;
+	const struct nl_sim_info *info;
+	const struct nl_err *err;
+	uint32_t n;
+};
+
+/* One sweep point, as it comes. The header waits for the first point:
+ * routing, traffic and flow-control checks happen when a point is built,
+ * and a bad configuration must leave stdout empty. */
+static int sweep_on_point(void *ctx, const struct nl_point *pt)
+{
+	struct sweep_print *sp = ctx;
+	if (pt->deadlock)
+		run_report_deadlock(sp->sim, sp->err);
+	if (sp->o->table) {
+		if (sp->n == 0)
+			run_print_header(sp->info, sp->o->csv);
+		run_print_point(pt, sp->o->csv, sp->o->reproducible);
+		fflush(stdout);
+	}
+	sp->n++;
+	return 0;
+}
+
 int cli_sweep_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
-	struct run_env env = {0};
+	struct nl_sim_info info;
 	struct nl_err err = {0};
+	struct nl_sweep sw;
+	nl_sim *sim = NULL;
 	double a, b, step;
-	json_t *doc = NULL, *points = NULL;
 	bool deadlocked = false;
 	int rc = run_parse(argc, argv, &o);
 	if (rc)
@@ -264,81 +259,33 @@ int cli_sweep_main(int argc, char **argv)
 				     o.rates);
 		goto done_opts;
 	}
-	rc = run_setup(&env, &o, &err);
+	rc = run_setup(&sim, &o, &info, &err);
 	if (rc < 0)
 		goto done;
-	doc = run_doc(&env, "sweep");
-	points = json_array();
-	double last_stable = -1, sat_accepted = 0, first_unstable = -1, deadlock_rate = -1;
-	long n_steps = lround(floor((b - a) / step + 1e-9));
-	for (long k = 0; k <= n_steps; k++) {
-		/* a + k*step to 12 significant digits, so 0.15 is 0.15. */
-		char rate_txt[32];
-		snprintf(rate_txt, sizeof rate_txt, "%.12g", a + (double)k * step);
-		double rate = strtod(rate_txt, NULL);
-		struct net_point pt = {0};
-		rc = run_point(&env, rate, &pt, &deadlocked, &err);
-		if (rc < 0) {
-			net_point_release(&pt);
-			break;
-		}
-		/* The header waits for the first point: routing, traffic and
-		 * flow-control checks happen when a point is built, and a bad
-		 * configuration must leave stdout empty. */
-		if (o.table) {
-			if (k == 0)
-				run_print_header(&env, o.csv);
-			run_print_point(&pt, o.csv, o.reproducible);
-			fflush(stdout);
-		}
-		json_array_append_new(points, net_point_json(&pt, env.topo, o.reproducible));
-		if (pt.stable) {
-			last_stable = rate;
-			if (pt.accepted > sat_accepted)
-				sat_accepted = pt.accepted;
-		} else if (first_unstable < 0 && !pt.deadlock) {
-			first_unstable = rate;
-		}
-		/* A deadlock ends the sweep even with --continue: the points
-		 * past it would only deadlock too, or mislead. */
-		if (pt.deadlock)
-			deadlock_rate = rate;
-		bool stop = pt.deadlock || (!pt.stable && !o.keep_going);
-		net_point_release(&pt);
-		if (stop)
-			break;
+	struct sweep_print sp = {.sim = sim, .o = &o, .info = &info, .err = &err};
+	rc = nl_sim_sweep(sim, a, b, step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
+	if (rc == NL_EDEADLOCK) {
+		deadlocked = true;
+		rc = 0;
 	}
 	if (rc == 0) {
-		json_t *sat = json_object();
-		json_object_set_new(sat, "last_stable_rate", last_stable >= 0 ? json_real(last_stable) : json_null());
-		json_object_set_new(sat, "first_unstable_rate",
-				    first_unstable >= 0 ? json_real(first_unstable) : json_null());
-		json_object_set_new(sat, "max_accepted", json_real(sat_accepted));
-		json_object_set_new(sat, "deadlock_rate", deadlock_rate >= 0 ? json_real(deadlock_rate) : json_null());
-		json_t *res = json_object();
-		json_object_set_new(res, "points", points);
-		points = NULL;
-		json_object_set_new(res, "saturation", sat);
-		json_object_set_new(doc, "results", res);
 		char last_txt[32] = "none";
-		if (last_stable >= 0)
-			snprintf(last_txt, sizeof last_txt, "%.4g", last_stable);
-		if (o.table && !o.csv && deadlock_rate >= 0)
-			printf("deadlock at rate %.4g: the sweep stops (last stable rate %s)\n", deadlock_rate,
+		if (sw.last_stable_rate >= 0)
+			snprintf(last_txt, sizeof last_txt, "%.4g", sw.last_stable_rate);
+		if (o.table && !o.csv && sw.deadlock_rate >= 0)
+			printf("deadlock at rate %.4g: the sweep stops (last stable rate %s)\n", sw.deadlock_rate,
 			       last_txt);
-		else if (o.table && !o.csv && first_unstable >= 0)
+		else if (o.table && !o.csv && sw.first_unstable_rate >= 0)
 			printf("saturation: last stable rate %.4g, first unstable %.4g, max accepted %.4f\n",
-			       last_stable, first_unstable, sat_accepted);
+			       sw.last_stable_rate, sw.first_unstable_rate, sw.max_accepted);
 		else if (o.table && !o.csv)
-			printf("no saturation up to %.4g, max accepted %.4f\n", last_stable, sat_accepted);
+			printf("no saturation up to %.4g, max accepted %.4f\n", sw.last_stable_rate, sw.max_accepted);
 		if (o.json_path)
-			rc = out_write_json(o.json_path, doc, &err);
+			rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
 	}
 done:
 	rc = run_finish(rc, deadlocked, &err);
-	json_decref(points);
-	json_decref(doc);
-	run_env_release(&env);
+	nl_sim_free(sim);
 done_opts:
 	cli_cfg_opts_release(&o.cfg);
 	return rc < 0 ? 0 : rc;

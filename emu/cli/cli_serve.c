@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "session/session.h"
 
 static void cli_serve_usage(FILE *f)
 {
@@ -94,7 +95,8 @@ int cli_serve_main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct config cfg;
 	size_t n_tables;
-	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
 	struct live_opts o;
 	const char **sets = calloc((size_t)argc + 1, sizeof *sets);
 	size_t n_sets = 0;

@@ -54,6 +54,14 @@ static const struct trace_sub {
 	 "time-independent trace (an index file listing per-rank files, or an actions file\n"
 	 "for one or several ranks). Calls that have no netloom operation are listed on\n"
 	 "stderr with their counts."},
+	{"import", "import IN -o OUT.nlt",
+	 "The same as 'convert IN OUT.nlt'; IN may also be an OTF2 archive (Score-P or\n"
+	 "EZTrace: its anchor file NAME.otf2, or a directory holding traces.otf2)."},
+	{"export", "export FILE --otf2 DIR",
+	 "Write the archive as an OTF2 archive in DIR (which must not exist): per rank its\n"
+	 "MPI calls as regions at their recorded times with their point-to-point and\n"
+	 "collective records, compute as the region 'compute'; timer resolution 10^12/s.\n"
+	 "otf2-print and Vampir read it; 'netloom replay DIR' reads it back."},
 	{"pack", "pack OUT.bundle TRACE... [--config SYSTEM.ini]",
 	 "Bundle traces (each verified first) and an optional system configuration into one\n"
 	 "zstd-compressed file with a hash per entry, for reproducing a study elsewhere."},
@@ -387,12 +395,76 @@ static void convert_warn(void *ctx, const char *line)
 	fprintf(stderr, "netloom trace convert: %s\n", line);
 }
 
+static int convert_run(const char *in, const char *out);
+
 static int cmd_convert(int argc, char **argv)
 {
 	const char *in, *out;
 	int rc = two_args("convert", argc, argv, &in, &out);
+	return rc ? rc : convert_run(in, out);
+}
+
+/* `import IN -o OUT`: convert's arguments in the order other tools use. */
+static int cmd_import(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (++i == argc)
+				return sub_usage("import", "option '%s' needs a value (usage: netloom trace %s)", argv[i - 1]);
+			out = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return sub_usage("import", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		} else if (!in) {
+			in = argv[i];
+		} else {
+			return sub_usage("import", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+		}
+	}
+	if (!in || !out)
+		return sub_usage("import", "missing arguments%s (usage: netloom trace %s)", NULL);
+	return convert_run(in, out);
+}
+
+static void export_warn(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "netloom trace export: %s\n", line);
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	const char *file = NULL, *dir = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--otf2")) {
+			if (++i == argc)
+				return sub_usage("export", "option '%s' needs a value (usage: netloom trace %s)", argv[i - 1]);
+			dir = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return sub_usage("export", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			return sub_usage("export", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
+		}
+	}
+	if (!file || !dir)
+		return sub_usage("export", "missing arguments%s (usage: netloom trace %s)", NULL);
+	struct nl_err e = {0};
+	struct trace_archive *a;
+	if (trace_archive_open(&a, file, &e))
+		return report(&e);
+	int rc = trace_export_otf2(a, dir, export_warn, NULL, &e);
+	trace_archive_close(a);
 	if (rc)
-		return rc;
+		return report(&e);
+	printf("%s: OTF2 archive of %s (open %s/traces.otf2)\n", dir, file, dir);
+	return CLI_OK;
+}
+
+static int convert_run(const char *in, const char *out)
+{
+	int rc;
 	struct nl_err e = {0};
 	struct progress pr;
 	struct warn_ctx wc = {0, &pr};
@@ -476,7 +548,8 @@ int cli_trace_main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} subs[] = {
 		{"info", cmd_info},       {"dump", cmd_dump},       {"encode", cmd_encode}, {"verify", cmd_verify},
-		{"convert", cmd_convert}, {"pack", cmd_pack},       {"unpack", cmd_unpack},
+		{"convert", cmd_convert}, {"pack", cmd_pack},       {"unpack", cmd_unpack}, {"import", cmd_import},
+		{"export", cmd_export},
 	};
 	if (argc < 2) {
 		trace_usage(stderr);

@@ -117,10 +117,10 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o)
 	o->n_sets = 0;
 }
 
-int cli_cfg_load(struct config *cfg, const struct cli_cfg_opts *o, struct nl_err *err)
+int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 {
 	size_t n;
-	const struct config_table *const *tables = cli_config_tables(&n);
+	const struct config_table *const *tables = session_config_tables(&o->tables, &n);
 	config_init(cfg, tables, n);
 	if (o->config_path)
 		NL_CHECK(config_load_file(cfg, o->config_path, err));

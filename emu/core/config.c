@@ -415,14 +415,33 @@ int config_load_file(struct config *c, const char *path, struct nl_err *err)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return nl_errf(err, NL_EIO, "%s: cannot open config file: %s", path, strerror(errno));
+	int rc = config_load_stream(c, f, path, err);
+	fclose(f);
+	return rc;
+}
 
+int config_load_string(struct config *c, const char *text, const char *name, struct nl_err *err)
+{
+	size_t len = strlen(text);
+	/* fmemopen of an empty buffer fails on some libcs: nothing to read. */
+	if (len == 0)
+		return 0;
+	FILE *f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return nl_errf(err, NL_ENOMEM, "%s: cannot read config text: %s", name, strerror(errno));
+	int rc = config_load_stream(c, f, name, err);
+	fclose(f);
+	return rc;
+}
+
+int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_err *err)
+{
 	/* Parse into a copy so a failing file leaves *c untouched. */
 	struct config tmp;
 	config_init(&tmp, c->tables, c->n_tables);
 	for (size_t i = 0; i < c->n_entries; i++)
 		if (config_put(&tmp, c->entries[i].table, c->entries[i].def, c->entries[i].value,
 			       c->entries[i].origin) < 0) {
-			fclose(f);
 			config_release(&tmp);
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		}
@@ -433,7 +452,6 @@ int config_load_file(struct config *c, const char *path, struct nl_err *err)
 	config_ini_flush(&x);
 	bool read_error = ferror(f);
 	free(x.line);
-	fclose(f);
 	if (x.rc < 0) {
 		config_release(&tmp);
 		return x.rc;

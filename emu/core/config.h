@@ -51,6 +51,11 @@ void config_release(struct config *c);
  * this file and *err names "path:line: ...". */
 int config_load_file(struct config *c, const char *path, struct nl_err *err);
 
+/* The same from an open stream (not closed) or from INI text; path/name
+ * is what error messages call the input. */
+int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_err *err);
+int config_load_string(struct config *c, const char *text, const char *name, struct nl_err *err);
+
 /* Set one key ("-s key=value" passes kv = "key=value", value = NULL; or
  * key and value separately). `origin` is recorded for --dump. */
 int config_set(struct config *c, const char *kv, const char *value, const char *origin,

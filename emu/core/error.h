@@ -10,41 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* X(name, value, message): the one list every error table is made from. */
-#define NL_ERRNO_MAP(X)                                                   \
-	X(NL_EINVAL, -1, "invalid argument")                              \
-	X(NL_ENOMEM, -2, "out of memory")                                 \
-	X(NL_EIO, -3, "input/output error")                               \
-	X(NL_ECONFIG, -4, "bad configuration")                            \
-	X(NL_ERANGE, -5, "value out of range")                            \
-	X(NL_ENOTFOUND, -6, "not found")                                  \
-	X(NL_EFORMAT, -7, "malformed input")                              \
-	X(NL_ECORRUPT, -8, "corrupt data")                                \
-	X(NL_EUNSUPPORTED, -9, "not supported")                           \
-	X(NL_EDEADLOCK, -10, "network or application deadlock")          \
-	X(NL_ESTATE, -11, "operation not valid in this state")            \
-	X(NL_EPROTO, -12, "protocol error")                               \
-	X(NL_ETIMEOUT, -13, "timed out")
+#include "netloom/netloom.h"
 
-enum nl_errno {
-#define NL_ERR_ENUM_(name, val, msg) name = val,
-	NL_ERRNO_MAP(NL_ERR_ENUM_)
-#undef NL_ERR_ENUM_
-};
-
-#define NL_ERR_MSG_MAX 512
-
-/* One error, as a code and a single line of text (no trailing newline). */
-struct nl_err {
-	int code;                 /* 0 or a negative NL_E* value */
-	char msg[NL_ERR_MSG_MAX]; /* "file:field: value 'x': expected ..." */
-};
-
-/* "NL_EINVAL" for a code; "NL_E?" for an unknown one. */
-const char *nl_err_name(int code);
-
-/* Generic text for a code ("invalid argument"). */
-const char *nl_strerror(int code);
+/* The codes (NL_ERRNO_MAP, enum nl_errno), struct nl_err, nl_err_name()
+ * and nl_strerror() are public: include/netloom/netloom.h. */
 
 /* Record code and a printf-style message in *err (err may be NULL) and
  * return code, so a failure is one statement: return nl_errf(err, ...). */

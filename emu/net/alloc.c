@@ -23,7 +23,7 @@ static inline uint16_t fl_rr_next(int32_t idx, uint32_t size)
 }
 
 /* iSLIP (McKeown, IEEE/ACM ToN 1999), BookSim's iSLIP_Sparse::Allocate. */
-static void fl_islip(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req,
+static void alloc_islip_run(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req,
 		     uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
 {
 	int32_t *in_m = n->in_match, *out_m = n->out_match;
@@ -83,7 +83,7 @@ static inline bool fl_better(int32_t pri, uint32_t key, int32_t bpri, uint32_t b
 
 /* Separable allocation: first-stage arbiters on one side pick one request
  * each, second-stage arbiters on the other side pick among those. */
-static void fl_separable(struct flitnet *n, bool input_first, const struct fl_areq *rq, uint32_t n_req,
+static void alloc_separable(struct flitnet *n, bool input_first, const struct fl_areq *rq, uint32_t n_req,
 			 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
 {
 	int32_t *first = input_first ? n->best_in : n->best_out;   /* winning request per first-stage arbiter */
@@ -136,8 +136,54 @@ static void fl_separable(struct flitnet *n, bool input_first, const struct fl_ar
 	}
 }
 
-void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_areq *reqs, uint32_t n_req,
-		 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
+/* Separable arbiters, first stage on the inputs (BookSim's
+ * SeparableInputFirstAllocator). */
+static void alloc_sep_in_run(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req,
+			     uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
+{
+	(void)iters;
+	alloc_separable(n, true, rq, n_req, n_in, n_out, aptr, gptr);
+}
+
+/* First stage on the outputs (BookSim's SeparableOutputFirstAllocator). */
+static void alloc_sep_out_run(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req,
+			      uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
+{
+	(void)iters;
+	alloc_separable(n, false, rq, n_req, n_in, n_out, aptr, gptr);
+}
+
+const struct alloc_ops alloc_islip_ops = {
+	.name = "islip",
+	.help = "iSLIP: round-robin grant and accept pointers moved only in the first iteration (McKeown 1999)",
+	.run = alloc_islip_run,
+	.by_priority = false,
+};
+
+const struct alloc_ops alloc_sep_in_ops = {
+	.name = "separable_input_first",
+	.help = "separable allocator, input arbiters first, priority then round robin (Dally & Towles 19.3)",
+	.run = alloc_sep_in_run,
+	.by_priority = true,
+};
+
+const struct alloc_ops alloc_sep_out_ops = {
+	.name = "separable_output_first",
+	.help = "separable allocator, output arbiters first, priority then round robin (Dally & Towles 19.3)",
+	.run = alloc_sep_out_run,
+	.by_priority = true,
+};
+
+/* In the order of the vc_allocator / sw_allocator choices (netcfg.c). */
+const struct alloc_ops *const alloc_registry[] = {
+	&alloc_islip_ops,
+	&alloc_sep_in_ops,
+	&alloc_sep_out_ops,
+	NULL,
+};
+
+void fl_allocate(struct flitnet *n, const struct alloc_ops *ops, uint32_t iters, const struct fl_areq *reqs,
+		 uint32_t n_req, uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
 {
 	/* All requests from one input (a head flit asking for several VCs):
 	 * every output grants it and it accepts the best one; iSLIP by round
@@ -155,7 +201,7 @@ void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_ar
 			int32_t pa = one_in ? a->in_pri : a->out_pri, pb = one_in ? b->in_pri : b->out_pri;
 			uint32_t ka = one_in ? fl_rr_key(a->out, aptr[i], n_out) : fl_rr_key(a->in, gptr[a->out], n_in);
 			uint32_t kb = one_in ? fl_rr_key(b->out, aptr[i], n_out) : fl_rr_key(b->in, gptr[b->out], n_in);
-			if (kind == FL_ALLOC_ISLIP ? ka < kb : fl_better(pa, ka, pb, kb))
+			if (ops->by_priority ? fl_better(pa, ka, pb, kb) : ka < kb)
 				best = k;
 		}
 		int32_t bi = reqs[best].in, bo = reqs[best].out;
@@ -186,17 +232,5 @@ void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_ar
 			return;
 		}
 	}
-	switch (kind) {
-	case FL_ALLOC_ISLIP:
-		fl_islip(n, iters, reqs, n_req, n_in, n_out, aptr, gptr);
-		break;
-	case FL_ALLOC_SEP_IN:
-		fl_separable(n, true, reqs, n_req, n_in, n_out, aptr, gptr);
-		break;
-	case FL_ALLOC_SEP_OUT:
-		fl_separable(n, false, reqs, n_req, n_in, n_out, aptr, gptr);
-		break;
-	default:
-		NL_BUG("allocator kind %d", kind);
-	}
+	ops->run(n, iters, reqs, n_req, n_in, n_out, aptr, gptr);
 }

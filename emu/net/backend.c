@@ -3,6 +3,7 @@
 #include "net/net.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -29,4 +30,30 @@ const struct net_backend_ops *net_backend_find(const char *name, struct nl_err *
 	size_t n;
 	const struct net_backend_ops *const *all = net_backend_list(&n);
 	return registry_find((const void *const *)all, n, name, "network backend", err);
+}
+
+int net_backend_new(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
+		    struct net_backend **out, struct nl_err *err)
+{
+	if (!t && !ops->topology_optional)
+		return nl_errf(err, NL_EINVAL, "network backend '%s' needs a topology", ops->name);
+	struct net_backend *b = calloc(1, sizeof *b);
+	if (!b)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	b->ops = ops;
+	int rc = ops->create(b, cfg, t, err);
+	if (rc < 0) {
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+void net_backend_free(struct net_backend *b)
+{
+	if (!b)
+		return;
+	b->ops->destroy(b);
+	free(b);
 }

@@ -656,6 +656,7 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 
 const struct net_backend_ops net_analytic_ops = {
 	.name = "analytic",
+	.topology_optional = true,
 	.help = "latency + size/bandwidth per message; optional endpoint or per-link FIFO sharing",
 	.config = &net_analytic_config,
 	.create = analytic_create,

@@ -62,10 +62,18 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	fb->cycle_ps = (uint64_t)nc.cycle_ps;
 	fb->flit_bytes = (uint64_t)nc.flit_bytes;
 	fb->packet_bytes = (uint64_t)nc.packet_bytes;
-	fb->net->phase = PH_DONE; /* no synthetic-traffic statistics */
-	fb->net->count_channels = true;
+	fl_obs_phase(&fb->net->obs, PH_DONE); /* no synthetic-traffic statistics */
+	fb->net->obs.count_channels = true;
 	b->state = fb;
 	return 0;
+}
+
+extern const struct net_backend_ops net_backend_flit_ops;
+
+struct flitnet *fl_backend_net(const struct net_backend *b)
+{
+	NL_ASSERT(b->ops == &net_backend_flit_ops);
+	return ((const struct flit_backend *)b->state)->net;
 }
 
 static void flit_destroy(struct net_backend *b)
@@ -80,20 +88,20 @@ static void flit_destroy(struct net_backend *b)
 
 static uint32_t flit_msg_alloc(struct flitnet *n)
 {
-	uint32_t i = n->free_msg;
+	uint32_t i = n->msg.free_msg;
 	if (i != FL_NONE) {
-		n->free_msg = n->msgs[i].next;
+		n->msg.free_msg = n->msg.msgs[i].next;
 		return i;
 	}
-	if (n->n_msgs == n->cap_msgs) {
-		uint32_t cap = n->cap_msgs ? 2 * n->cap_msgs : 1024;
-		struct fl_msg *m = realloc(n->msgs, (size_t)cap * sizeof *m);
+	if (n->msg.n_msgs == n->msg.cap_msgs) {
+		uint32_t cap = n->msg.cap_msgs ? 2 * n->msg.cap_msgs : 1024;
+		struct fl_msg *m = fl_grow(n, n->msg.msgs, (size_t)cap * sizeof *m);
 		if (!m)
 			return FL_NONE;
-		n->msgs = m;
-		n->cap_msgs = cap;
+		n->msg.msgs = m;
+		n->msg.cap_msgs = cap;
 	}
-	return n->n_msgs++;
+	return n->msg.n_msgs++;
 }
 
 static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep, uint64_t bytes,
@@ -112,7 +120,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	if (cycle > n->now) {
 		/* Nothing can complete before `cycle` (the caller advanced to
 		 * now_ps first), so running up to it only moves flits along. */
-		n->deliver = NULL;
+		n->msg.deliver = NULL;
 		NL_CHECK(flitnet_run_until(n, cycle, err));
 	}
 	uint32_t mi = flit_msg_alloc(n);
@@ -122,8 +130,8 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	if (n_pkts > UINT32_MAX)
 		return nl_errf(err, NL_ERANGE, "message %llu: %llu bytes is too large", (unsigned long long)msg_id,
 			       (unsigned long long)bytes);
-	n->msgs[mi].id = msg_id;
-	n->msgs[mi].pkts_left = (uint32_t)n_pkts;
+	n->msg.msgs[mi].id = msg_id;
+	n->msg.msgs[mi].pkts_left = (uint32_t)n_pkts;
 	struct fl_nic *c = &n->nics[src_ep];
 	uint64_t left = bytes;
 	for (uint64_t k = 0; k < n_pkts; k++) {
@@ -131,7 +139,10 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		left -= payload;
 		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
 		uint32_t pi = fl_pkt_alloc(n);
-		struct fl_pkt *pk = &n->pkts[pi];
+		if (pi == FL_NONE)
+			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
+				       (unsigned long long)msg_id);
+		struct fl_pkt *pk = &n->pool.pkts[pi];
 		memset(pk, 0, sizeof *pk);
 		pk->ctime = cycle;
 		pk->msg = (uint64_t)mi + 1;
@@ -145,10 +156,10 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		if (c->q_tail == FL_NONE)
 			c->q_head = pi;
 		else
-			n->pkts[c->q_tail].next = pi;
+			n->pool.pkts[c->q_tail].next = pi;
 		c->q_tail = pi;
-		n->flits_alive += flits;
-		n->ctime_sum_alive += flits * cycle;
+		n->obs.flits_alive += flits;
+		n->obs.ctime_sum_alive += flits * cycle;
 	}
 	fl_activate_nic(n, src_ep, n->now);
 	return 0;
@@ -161,27 +172,27 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	struct flitnet *n = fb->net;
 	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
 
-	n->deliver = deliver;
-	n->deliver_ctx = ctx;
-	n->delivered = 0;
+	n->msg.deliver = deliver;
+	n->msg.deliver_ctx = ctx;
+	n->msg.delivered = 0;
 	*reached_ps = until_ps;
 	while (n->now <= last) {
 		uint64_t next = fl_next_work(n);
 		if (next > last) {
-			n->now = last + 1;
+			fl_set_now(n, last + 1);
 			break;
 		}
 		int rc = flitnet_run_until(n, next + 1, err);
 		if (rc < 0) {
-			n->deliver = NULL;
+			n->msg.deliver = NULL;
 			return rc;
 		}
-		if (n->delivered) {
+		if (n->msg.delivered) {
 			*reached_ps = (n->now - 1) * fb->cycle_ps;
 			break;
 		}
 	}
-	n->deliver = NULL;
+	n->msg.deliver = NULL;
 	uint64_t nw = fl_next_work(n);
 	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;
 	return 0;

@@ -142,7 +142,7 @@ static bool dl_stuck(const struct flitnet *n, const struct fl_router *ro, uint64
 	}
 	if (c->state == VC_ACTIVE) {
 		uint32_t g = ro->port_base + c->out_port;
-		const struct fl_run *ru = &n->runs[c->head];
+		const struct fl_run *ru = &n->pool.runs[c->head];
 		uint32_t need = n->nc.flow_control == FL_VCT && ru->seq == 0 ? ru->size : 1;
 		if (n->ovc[(uint64_t)g * n->V + c->out_vc].occ + need <= n->buf)
 			return false;
@@ -273,7 +273,7 @@ static char *dl_detail(const struct flitnet *n)
 				continue;
 			const struct fl_ivc *c = &n->ivc[iv];
 			uint32_t r = t->port_router[g], p = g - t->port_base[r];
-			const struct fl_pkt *pk = &n->pkts[n->runs[c->head].pkt];
+			const struct fl_pkt *pk = &n->pool.pkts[n->pool.runs[c->head].pkt];
 			used += (size_t)snprintf(rep + used, cap - used,
 						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u", r, p, v,
 						 dl_state_names[c->state], c->count, pk->src_ep, pk->dst_ep);
@@ -379,8 +379,8 @@ int fl_dl_scan(struct flitnet *n, struct nl_err *err)
 			}
 			continue;
 		}
-		const struct fl_run *ru = &n->runs[c->head];
-		uint16_t fp = dl_fingerprint(ru->pkt, ru->seq, n->pkts[ru->pkt].itime);
+		const struct fl_run *ru = &n->pool.runs[c->head];
+		uint16_t fp = dl_fingerprint(ru->pkt, ru->seq, n->pool.pkts[ru->pkt].itime);
 		if (fp != c->dl_front) {
 			c->dl_front = fp;
 			c->dl_scans = 0;

@@ -26,22 +26,22 @@
 
 static void exp_clear_stats(struct flitnet *n)
 {
-	stats_hist_reset(&n->plat);
-	stats_hist_reset(&n->nlat);
-	stats_hist_reset(&n->hops);
-	n->accepted_flits = 0;
-	n->sent_flits = 0;
+	stats_hist_reset(&n->obs.plat);
+	stats_hist_reset(&n->obs.nlat);
+	stats_hist_reset(&n->obs.hops);
+	n->obs.accepted_flits = 0;
+	n->obs.sent_flits = 0;
 	for (uint32_t g = 0; g < n->topo->n_ports; g++)
 		n->ports[g].chan_flits = 0;
-	n->reset_time = n->now;
+	n->obs.reset_time = n->now;
 }
 
 /* Mean latency over retired packets and every flit still alive, as BookSim
  * computes it for the stability check. */
 static double exp_latency_with_inflight(const struct flitnet *n)
 {
-	double sum = n->plat.sum + ((double)n->flits_alive * (double)n->now - (double)n->ctime_sum_alive);
-	double count = (double)n->plat.n + (double)n->flits_alive;
+	double sum = n->obs.plat.sum + ((double)n->obs.flits_alive * (double)n->now - (double)n->obs.ctime_sum_alive);
+	double count = (double)n->obs.plat.n + (double)n->obs.flits_alive;
 	return count > 0 ? sum / count : 0.0;
 }
 
@@ -57,26 +57,27 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 {
 	const bool measure_latency = sc->sim_type == 0;
 	const uint64_t period = (uint64_t)sc->sample_period;
-	const double n_active = (double)n->traffic->n_active;
+	const double n_active = (double)n->synth.traffic->n_active;
 	double prev_lat = 0, prev_acc = 0;
 	int converged = 0;
 	int64_t total_phases = 0;
 	bool clear_last = false;
+	int phase = PH_WARMUP;
 
-	n->phase = PH_WARMUP;
+	fl_obs_phase(&n->obs, phase);
 	exp_clear_stats(n);
-	while (total_phases < sc->max_samples && (n->phase != PH_RUNNING || converged < 3)) {
-		if (clear_last || (n->phase == PH_WARMUP && total_phases % 2 == 0)) {
+	while (total_phases < sc->max_samples && (phase != PH_RUNNING || converged < 3)) {
+		if (clear_last || (phase == PH_WARMUP && total_phases % 2 == 0)) {
 			clear_last = false;
 			exp_clear_stats(n);
 		}
-		n->count_channels = n->phase == PH_RUNNING;
+		n->obs.count_channels = phase == PH_RUNNING;
 		NL_CHECK(flitnet_run_until(n, n->now + period, err));
-		exp_progress(pg, n, n->phase == PH_WARMUP ? "warm-up" : "measuring",
+		exp_progress(pg, n, phase == PH_WARMUP ? "warm-up" : "measuring",
 			     (double)(total_phases + 1) / (double)(sc->warmup_periods + 3));
 
-		double cur_lat = stats_hist_mean(&n->plat);
-		double cur_acc = (double)n->accepted_flits / (double)(n->now - n->reset_time) / n_active;
+		double cur_lat = stats_hist_mean(&n->obs.plat);
+		double cur_acc = (double)n->obs.accepted_flits / (double)(n->now - n->obs.reset_time) / n_active;
 		double lat_change = fabs((cur_lat - prev_lat) / cur_lat);
 		double acc_change = fabs((cur_acc - prev_acc) / cur_acc);
 		prev_lat = cur_lat;
@@ -85,20 +86,22 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 		if (measure_latency && exp_latency_with_inflight(n) > sc->latency_thres) {
 			pt->stable = false;
 			converged = 0;
-			n->phase = PH_DRAINING;
-			n->drain_time = n->now;
-			n->count_channels = false;
+			phase = PH_DRAINING;
+			n->obs.drain_time = n->now;
+			n->obs.count_channels = false;
+			fl_obs_phase(&n->obs, phase);
 			pt->samples = (uint32_t)total_phases + 1;
 			return 0;
 		}
-		if (n->phase == PH_WARMUP) {
+		if (phase == PH_WARMUP) {
 			bool done = sc->warmup_periods > 0
 					    ? total_phases + 1 >= sc->warmup_periods
 					    : (!measure_latency || !(lat_change > sc->warmup_thres)) &&
 						      !(acc_change > sc->acc_warmup_thres);
 			if (done) {
 				clear_last = true;
-				n->phase = PH_RUNNING;
+				phase = PH_RUNNING;
+				fl_obs_phase(&n->obs, phase);
 			}
 		} else {
 			if ((!measure_latency || !(lat_change > sc->stopping_thres)) &&
@@ -111,25 +114,26 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	}
 	pt->samples = (uint32_t)total_phases;
 	pt->converged = converged >= 3;
-	if (n->phase != PH_RUNNING) {
+	if (phase != PH_RUNNING) {
 		/* max_samples ran out during warm-up: nothing was measured. */
 		pt->stable = false;
-		n->drain_time = n->now;
+		n->obs.drain_time = n->now;
 		return 0;
 	}
-	n->phase = PH_DRAINING;
-	n->drain_time = n->now;
-	n->count_channels = false;
-	n->n_undrained = 0;
+	phase = PH_DRAINING;
+	n->obs.drain_time = n->now;
+	n->obs.count_channels = false;
+	fl_obs_phase(&n->obs, phase);
+	n->obs.n_undrained = 0;
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
 		struct fl_nic *c = &n->nics[e];
-		c->drained = c->next_gen >= n->drain_time;
-		n->n_undrained += !c->drained;
+		c->drained = c->next_gen >= n->obs.drain_time;
+		n->obs.n_undrained += !c->drained;
 	}
 	if (!measure_latency)
 		return 0;
 	uint64_t drain_start = n->now;
-	while (n->measured_alive > 0 || n->n_undrained > 0) {
+	while (n->obs.measured_alive > 0 || n->obs.n_undrained > 0) {
 		NL_CHECK(flitnet_run_until(n, n->now + 1, err));
 		uint64_t steps = n->now - drain_start;
 		if (steps % 1000 == 0) {
@@ -149,25 +153,25 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 
 static void exp_collect(const struct flitnet *n, struct net_point *pt)
 {
-	uint64_t window = n->drain_time > n->reset_time ? n->drain_time - n->reset_time : 1;
-	double n_active = (double)n->traffic->n_active;
+	uint64_t window = n->obs.drain_time > n->obs.reset_time ? n->obs.drain_time - n->obs.reset_time : 1;
+	double n_active = (double)n->synth.traffic->n_active;
 
 	pt->cycles = n->now;
 	pt->flit_hops = n->flit_hops;
 	pt->window_cycles = window;
-	pt->injected = (double)n->sent_flits / (double)window / n_active;
-	pt->accepted = (double)n->accepted_flits / (double)window / n_active;
-	pt->packets = n->plat.n;
-	pt->plat_mean = stats_hist_mean(&n->plat);
-	pt->plat_p50 = stats_hist_percentile(&n->plat, 50);
-	pt->plat_p99 = stats_hist_percentile(&n->plat, 99);
-	pt->plat_max = n->plat.n ? n->plat.max : 0;
-	pt->nlat_mean = stats_hist_mean(&n->nlat);
-	pt->hops_mean = stats_hist_mean(&n->hops);
+	pt->injected = (double)n->obs.sent_flits / (double)window / n_active;
+	pt->accepted = (double)n->obs.accepted_flits / (double)window / n_active;
+	pt->packets = n->obs.plat.n;
+	pt->plat_mean = stats_hist_mean(&n->obs.plat);
+	pt->plat_p50 = stats_hist_percentile(&n->obs.plat, 50);
+	pt->plat_p99 = stats_hist_percentile(&n->obs.plat, 99);
+	pt->plat_max = n->obs.plat.n ? n->obs.plat.max : 0;
+	pt->nlat_mean = stats_hist_mean(&n->obs.nlat);
+	pt->hops_mean = stats_hist_mean(&n->obs.hops);
 	pt->n_hops = 0;
-	if (n->hops.n)
-		for (uint64_t h = 0; h <= n->hops.max && h < NET_MAX_HOPS; h++) {
-			pt->hops_hist[h] = n->hops.bins[h];
+	if (n->obs.hops.n)
+		for (uint64_t h = 0; h <= n->obs.hops.max && h < NET_MAX_HOPS; h++) {
+			pt->hops_hist[h] = n->obs.hops.bins[h];
 			pt->n_hops = (uint32_t)h + 1;
 		}
 

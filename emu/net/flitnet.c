@@ -1,5 +1,6 @@
-/* The flit-level network: build, pools, the timing wheel, active lists and
- * the cycle loop. Router pipeline in router.c, endpoints in nic.c. */
+/* The flit-level network: build, active lists and the cycle loop. Pools
+ * and the timing wheel in wheel.c, router pipeline in router.c, endpoints
+ * in nic.c. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,73 +12,7 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 
-/* --- pools ------------------------------------------------------------------ */
-
-/* Grow a pool array geometrically; the free list threads through `next`.
- * Growth happens while the network fills up, never in steady state. */
-#define FL_POOL_GROW(arr, cap, type)                                          \
-	do {                                                                  \
-		uint32_t nc_ = (cap) ? (cap) * 2 : 1024;                      \
-		type *na_ = realloc((arr), (size_t)nc_ * sizeof *na_);        \
-		if (!na_)                                                     \
-			NL_BUG("out of memory growing a %s pool to %u", #type, nc_); \
-		(arr) = na_;                                                  \
-		(cap) = nc_;                                                  \
-	} while (0)
-
-uint32_t fl_pkt_alloc(struct flitnet *n)
-{
-	uint32_t i = n->free_pkt;
-	if (i != FL_NONE) {
-		n->free_pkt = n->pkts[i].next;
-		return i;
-	}
-	if (n->n_pkts == n->cap_pkts)
-		FL_POOL_GROW(n->pkts, n->cap_pkts, struct fl_pkt);
-	return n->n_pkts++;
-}
-
-void fl_pkt_free(struct flitnet *n, uint32_t i)
-{
-	n->pkts[i].next = n->free_pkt;
-	n->free_pkt = i;
-}
-
-uint32_t fl_run_alloc(struct flitnet *n)
-{
-	uint32_t i = n->free_run;
-	if (i != FL_NONE) {
-		n->free_run = n->runs[i].next;
-		return i;
-	}
-	if (n->n_runs == n->cap_runs)
-		FL_POOL_GROW(n->runs, n->cap_runs, struct fl_run);
-	return n->n_runs++;
-}
-
-void fl_run_free(struct flitnet *n, uint32_t i)
-{
-	n->runs[i].next = n->free_run;
-	n->free_run = i;
-}
-
-/* --- wheel and active lists ------------------------------------------------- */
-
-void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
-{
-	struct fl_slot *s = &n->wheel[cycle & n->wheel_mask];
-	NL_ASSERT(cycle > n->now && cycle - n->now <= n->wheel_mask);
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? 2 * s->cap : 64;
-		struct fl_event *e = realloc(s->ev, (size_t)cap * sizeof *e);
-		if (!e)
-			NL_BUG("out of memory growing the event wheel");
-		s->ev = e;
-		s->cap = cap;
-	}
-	s->ev[s->n++] = *ev;
-	n->n_events++;
-}
+/* --- active lists ------------------------------------------------------------ */
 
 /* Active routers are bitmaps, visited in index order: neighbouring
  * routers' state is neighbouring memory, so a cycle sweeps the arrays
@@ -159,6 +94,7 @@ void flitnet_free(struct flitnet *n)
 		for (uint32_t i = 0; i <= n->wheel_mask; i++)
 			free(n->wheel[i].ev);
 	free(n->wheel);
+	free(n->far);
 	free(n->routers);
 	free(n->ev_li);
 	free(n->xitems);
@@ -177,9 +113,9 @@ void flitnet_free(struct flitnet *n)
 	free(n->nic_occ);
 	free(n->nic_busy);
 	free(n->gen_heap);
-	free(n->pkts);
-	free(n->runs);
-	free(n->msgs);
+	free(n->pool.pkts);
+	free(n->pool.runs);
+	free(n->msg.msgs);
 	free(n->act_r);
 	free(n->act_r_next);
 	free(n->act_e);
@@ -192,9 +128,9 @@ void flitnet_free(struct flitnet *n)
 	free(n->grant);
 	free(n->report);
 	fl_dl_release(n);
-	stats_hist_release(&n->plat);
-	stats_hist_release(&n->nlat);
-	stats_hist_release(&n->hops);
+	stats_hist_release(&n->obs.plat);
+	stats_hist_release(&n->obs.nlat);
+	stats_hist_release(&n->obs.hops);
 	free(n);
 }
 
@@ -221,9 +157,18 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		return nl_errf(err, NL_ECONFIG,
 			       "input_speedup %lld exceeds num_vcs %lld (VCs are interleaved over crossbar inputs)",
 			       (long long)rc->input_speedup, (long long)rc->num_vcs);
+	uint32_t n_alloc = 0;
+	while (alloc_registry[n_alloc])
+		n_alloc++;
+	if (rc->vc_allocator < 0 || (uint32_t)rc->vc_allocator >= n_alloc || rc->sw_allocator < 0 ||
+	    (uint32_t)rc->sw_allocator >= n_alloc)
+		return nl_errf(err, NL_ECONFIG, "vc_allocator %d / sw_allocator %d: expected 0..%u", rc->vc_allocator,
+			       rc->sw_allocator, n_alloc - 1);
 	n = calloc(1, sizeof *n);
 	if (!n)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
+	n->va_ops = alloc_registry[rc->vc_allocator];
+	n->sa_ops = alloc_registry[rc->sw_allocator];
 	n->topo = t;
 	n->nc = *nc;
 	n->rc = *rc;
@@ -237,7 +182,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
 	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
-	n->free_pkt = n->free_run = n->free_msg = FL_NONE;
+	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
+	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
 
 	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
 	if (rc_ < 0) {
@@ -345,13 +291,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
 	}
-	/* An event is at most a channel, a credit delay and the backlog of an
-	 * output or credit queue ahead. Queues back up only when a router can
-	 * move more than one flit per port per cycle (speedups), and never by
-	 * more than the credits of a port. */
+	/* An event is at most a channel and a credit delay ahead, or further
+	 * when an output or credit queue backs up (speedups: never by more
+	 * than the credits of a port); those wait in far[]. */
 	uint32_t max_delay = (uint32_t)nc->channel_latency + 2u + (uint32_t)rc->credit_delay;
-	if (rc->internal_speedup > 1.0 || rc->input_speedup > 1 || rc->output_speedup > 1)
-		max_delay += V * n->buf;
 	uint32_t w = 1;
 	while (w <= max_delay + 1)
 		w <<= 1;
@@ -387,10 +330,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	for (uint32_t i = 0; i < side; i++)
 		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
 
-	if (stats_hist_init(&n->plat) < 0 || stats_hist_init(&n->nlat) < 0 || stats_hist_init(&n->hops) < 0)
+	if (stats_hist_init(&n->obs.plat) < 0 || stats_hist_init(&n->obs.nlat) < 0 || stats_hist_init(&n->obs.hops) < 0)
 		goto nomem;
 	n->reverse_visits = sc->visit_order == 1;
-	n->phase = PH_WARMUP;
+	fl_obs_phase(&n->obs, PH_WARMUP);
 	rc_ = fl_dl_init(n, err);
 	if (rc_ < 0) {
 		flitnet_free(n);
@@ -410,23 +353,23 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 	if (size_lo < 1 || size_hi < size_lo || size_hi > 65535)
 		return nl_errf(err, NL_ECONFIG, "packet_size %u..%u: expected 1 <= lo <= hi <= 65535", size_lo,
 			       size_hi);
-	n->traffic = tr;
-	n->size_lo = size_lo;
-	n->size_hi = size_hi;
+	n->synth.traffic = tr;
+	n->synth.size_lo = size_lo;
+	n->synth.size_hi = size_hi;
 	double mean_size = (size_lo + size_hi) / 2.0;
-	n->pkt_rate = rate / mean_size;
+	n->synth.pkt_rate = rate / mean_size;
 	fl_dl_setup(n, size_hi);
-	if (n->pkt_rate > 1.0)
+	if (n->synth.pkt_rate > 1.0)
 		return nl_errf(err, NL_ECONFIG,
 			       "injection_rate %g flits/cycle with mean packet size %g is more than one packet per cycle",
 			       rate, mean_size);
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
 		struct fl_nic *c = &n->nics[e];
-		if (!traffic_is_active(tr, e) || n->pkt_rate <= 0) {
+		if (!traffic_is_active(tr, e) || n->synth.pkt_rate <= 0) {
 			c->next_gen = UINT64_MAX;
 			continue;
 		}
-		c->next_gen = n->now + rng_geometric(&c->rng, n->pkt_rate);
+		c->next_gen = n->now + rng_geometric(&c->rng, n->synth.pkt_rate);
 		fl_gen_push(n, e);
 	}
 	return 0;
@@ -469,7 +412,7 @@ static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_ev
 		__builtin_prefetch(&n->ivc[(uint64_t)ev->gport * n->V + ev->vc], 1);
 		__builtin_prefetch(&n->routers[ev->target], 1);
 		if (ev->seq == 0)
-			__builtin_prefetch(&n->pkts[ev->pkt], 1);
+			__builtin_prefetch(&n->pool.pkts[ev->pkt], 1);
 		break;
 	case EV_CREDIT_ROUTER:
 		__builtin_prefetch(&n->ovc[(uint64_t)ev->gport * n->V + ev->vc], 1);
@@ -544,7 +487,7 @@ static void fl_cycle(struct flitnet *n)
 	n->act_e_next = etmp;
 	n->n_act_e = n->n_act_e_next;
 	n->n_act_e_next = 0;
-	n->now = t + 1;
+	fl_set_now(n, t + 1);
 }
 
 /* Earliest cycle >= now at which anything happens, for idle jumps. */
@@ -553,13 +496,16 @@ uint64_t fl_next_work(const struct flitnet *n)
 	if (n->n_act_r || n->n_act_e)
 		return n->now;
 	uint64_t next = fl_gen_top(n);
-	if (n->n_events)
+	if (n->n_events) {
 		for (uint64_t c = n->now; c <= n->now + n->wheel_mask; c++)
 			if (n->wheel[c & n->wheel_mask].n) {
 				if (c < next)
 					next = c;
 				break;
 			}
+		if (n->n_far && n->far[0].cycle < next)
+			next = n->far[0].cycle;
+	}
 	return next;
 }
 
@@ -585,16 +531,17 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 			double jumped = (double)(to - n->now);
 			n->speedup_acc += jumped * n->rc.internal_speedup;
 			n->speedup_acc -= floor(n->speedup_acc);
-			n->now = to;
+			fl_set_now(n, to);
 			if (n->now >= cycle)
 				break;
 		}
+		NL_CHECK(fl_reserve(n, err));
 		fl_cycle(n);
 		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));
 	}
-	return 0;
+	return n->oom ? fl_reserve(n, err) : 0;
 }
 
 /* --- invariants ---------------------------------------------------------------- */
@@ -631,8 +578,9 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			bal[slot] -= c;
 		}
 	}
-	for (uint32_t i = 0; i <= n->wheel_mask; i++) {
-		const struct fl_slot *s = &n->wheel[i];
+	for (uint64_t i = 0; i <= (uint64_t)n->wheel_mask + n->n_far; i++) {
+		const struct fl_slot far_slot = {.ev = i > n->wheel_mask ? &n->far[i - n->wheel_mask - 1].ev : NULL, .n = 1};
+		const struct fl_slot *s = i <= n->wheel_mask ? &n->wheel[i] : &far_slot;
 		for (uint32_t k = 0; k < s->n; k++) {
 			const struct fl_event *ev = &s->ev[k];
 			uint64_t slot;

@@ -39,6 +39,10 @@ struct net_backend_ops {
 	const char *name; /* "flit", "analytic" */
 	const char *help; /* one line */
 
+	/* The backend can run without a topology (create() accepts NULL):
+	 * the session then builds one only when the user set it. */
+	bool topology_optional;
+
 	/* Configuration keys this backend reads (shown by config --keys and
 	 * recorded in results); NULL for none. */
 	const struct config_table *config;
@@ -263,5 +267,12 @@ const struct net_backend_ops *const *net_backend_list(size_t *n);
 
 /* Backend by name, or NULL with *err listing the valid names. */
 const struct net_backend_ops *net_backend_find(const char *name, struct nl_err *err);
+
+/* A backend of `ops` over topology t (kept by pointer, caller owns it; NULL
+ * only when ops->topology_optional) with its keys from cfg. Free with
+ * net_backend_free (NULL is a no-op). On failure *out is untouched. */
+int net_backend_new(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
+		    struct net_backend **out, struct nl_err *err);
+void net_backend_free(struct net_backend *b);
 
 #endif

@@ -49,7 +49,25 @@ enum {
 /* Input VC states. */
 enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
 
-enum { FL_ALLOC_ISLIP, FL_ALLOC_SEP_IN, FL_ALLOC_SEP_OUT };
+struct fl_areq;
+
+/* An allocator (VC or switch): a plug-in of alloc.c's registry, picked
+ * once at build time from the vc_allocator / sw_allocator choice. */
+struct alloc_ops {
+	const char *name; /* the configuration choice */
+	const char *help;
+	/* Match requests rq[0..n_req) (no two sharing both input and output
+	 * go unmatched if they could be): fills n->in_match[in] /
+	 * n->out_match[out], moves the arbiters' pointers aptr[] (inputs,
+	 * n_in) and gptr[] (outputs, n_out). iters: iSLIP iterations. */
+	void (*run)(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req, uint32_t n_in,
+		    uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
+	bool by_priority; /* arbiters prefer higher priority before round robin (separable) */
+};
+
+/* NULL-terminated, in the order of the configuration choices. */
+extern const struct alloc_ops *const alloc_registry[];
+extern const struct alloc_ops alloc_islip_ops, alloc_sep_in_ops, alloc_sep_out_ops;
 enum { FL_WORMHOLE, FL_VCT };
 
 /* Event kinds on the wheel. */
@@ -68,6 +86,14 @@ struct fl_event {
 struct fl_slot {
 	struct fl_event *ev;
 	uint32_t n, cap;
+};
+
+/* An event too far ahead for the wheel, with its scheduling sequence so
+ * that it joins its slot in the order it was scheduled. */
+struct fl_far_event {
+	uint64_t cycle;
+	uint64_t seq;
+	struct fl_event ev;
 };
 
 /* The far end of a router port, precomputed so the hot path never looks
@@ -205,15 +231,73 @@ struct fl_msg {
 	uint32_t next;
 };
 
-/* Simulation phases, as BookSim's _sim_state. */
+/* Simulation phases, as BookSim's _sim_state (the experiment driver's). */
 enum { PH_WARMUP, PH_RUNNING, PH_DRAINING, PH_DONE };
 
-struct flitnet {
-	const struct topo *topo;
-	struct route *route;
+/* The measurement observer: what the driver's experiment phase asks
+ * endpoints to record, as flags and a cut-off the driver sets at each
+ * phase change (fl_obs_phase), so the NIC's hot path never tests a
+ * phase. Statistics are integer sums (the latency sums are exact in a
+ * double below 2^53). */
+struct fl_obs {
+	bool count_traffic;      /* warm-up, running: count sent and accepted flits */
+	bool record_all;         /* warm-up: record every packet's latency, measured or not */
+	bool watch_drain;        /* draining: note each source's first arrival at or after drain_time */
+	bool count_channels;     /* count flits per channel (chan_flits) */
+	uint64_t measure_before; /* packets created before this cycle are measured (0: none) */
+	uint64_t reset_time;     /* cycle the statistics were last cleared */
+	uint64_t drain_time;     /* cycle draining started */
+	uint32_t n_undrained;    /* draining: sources with no arrival at or after drain_time yet */
+	uint64_t flits_alive;    /* generated, not yet ejected */
+	uint64_t ctime_sum_alive; /* sum of ctime over alive flits */
+	uint64_t measured_alive; /* measured flits not yet ejected */
+	uint64_t accepted_flits; /* ejected at active endpoints, warm-up/running */
+	uint64_t sent_flits;     /* injected, warm-up/running */
+	struct stats_hist plat, nlat, hops;
+};
+
+/* Set the observer's flags for phase PH_* (drain_time already set for
+ * PH_DRAINING). */
+static inline void fl_obs_phase(struct fl_obs *o, int phase)
+{
+	o->count_traffic = phase == PH_WARMUP || phase == PH_RUNNING;
+	o->record_all = phase == PH_WARMUP;
+	o->watch_drain = phase == PH_DRAINING;
+	o->measure_before = phase == PH_RUNNING ? UINT64_MAX : phase == PH_DRAINING ? o->drain_time : 0;
+}
+
+/* Packet and VC-buffer-run pools: 32-bit indices recycled through free
+ * lists threaded through `next`; they grow between cycles (fl_reserve). */
+struct fl_pools {
+	struct fl_pkt *pkts;
+	uint32_t n_pkts, cap_pkts, free_pkt;
+	struct fl_run *runs;
+	uint32_t n_runs, cap_runs, free_run;
+};
+
+/* Driver: synthetic sources (the BookSim experiment, experiment.c). */
+struct fl_synth {
 	struct traffic *traffic;     /* synthetic traffic, or NULL */
 	double pkt_rate;             /* packets per cycle per active endpoint */
 	uint32_t size_lo, size_hi;   /* packet size range, flits */
+};
+
+/* Driver: the message backend (backend_flit.c): messages cut into
+ * packets, delivered when their last packet is ejected. */
+struct fl_msgdrv {
+	net_deliver_fn deliver;        /* NULL outside an advance call */
+	void *deliver_ctx;
+	uint64_t delivered;            /* messages delivered this advance call */
+	struct fl_msg *msgs;           /* pool, free list through next */
+	uint32_t n_msgs, cap_msgs, free_msg;
+};
+
+/* The flit network: model state (routers, ports, VCs, NICs, wheel, pools),
+ * then the drivers' and the observer's parts. */
+struct flitnet {
+	const struct topo *topo;
+	struct route *route;
+	struct fl_synth synth;       /* driver: synthetic traffic */
 	struct net_cfg nc;           /* resolved [network] */
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
@@ -221,6 +305,9 @@ struct flitnet {
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
+	uint32_t steps_max;          /* router steps in a cycle at most: ceil(internal_speedup) */
+	const struct alloc_ops *va_ops; /* VC allocator */
+	const struct alloc_ops *sa_ops; /* switch allocator */
 	bool unit_delays;            /* every stage takes one cycle: fused fast path */
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
@@ -259,18 +346,20 @@ struct flitnet {
 	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of idle sources */
 	uint32_t gen_n;
 
-	/* Pools. */
-	struct fl_pkt *pkts;
-	uint32_t n_pkts, cap_pkts, free_pkt;
-	struct fl_run *runs;
-	uint32_t n_runs, cap_runs, free_run;
-	struct fl_msg *msgs;
-	uint32_t n_msgs, cap_msgs, free_msg;
+	struct fl_pools pool;
 
-	/* Timing wheel. */
+	/* Timing wheel: one slot per cycle of the usual channel and credit
+	 * delays. Events further ahead (output queues backed up by speedups)
+	 * wait in a min-heap and join their slot when it comes within reach,
+	 * so memory follows the events in flight, not the longest backlog. */
 	struct fl_slot *wheel;
 	uint32_t wheel_mask;
-	uint64_t n_events;           /* events pending on the wheel */
+	uint64_t n_events;           /* events pending on the wheel and in far[] */
+	struct fl_far_event *far;    /* min-heap by (cycle, seq) of events >= now + wheel_mask ahead */
+	uint32_t n_far, cap_far;
+	uint64_t far_seq;            /* events sent to far[] so far */
+	bool oom;                    /* a run-time allocation failed: the run ends with NL_ENOMEM */
+	uint32_t fail_nth;           /* tests: the fail_nth-th run-time allocation from now fails (0 = off) */
 
 	/* Active lists. */
 	uint64_t *act_r, *act_r_next;  /* bitmaps of routers to step this / next cycle */
@@ -290,26 +379,13 @@ struct flitnet {
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	uint32_t n_ev;
 
-	/* Statistics. */
-	int phase;
-	uint64_t reset_time, drain_time;
-	uint32_t n_undrained;
 	uint64_t flits_in_net;         /* injected into the network, not yet ejected */
-	uint64_t flits_alive;          /* generated, not yet ejected */
-	uint64_t ctime_sum_alive;      /* sum of ctime over alive flits */
-	uint64_t measured_alive;       /* measured flits not yet ejected */
 	uint64_t last_move;            /* last cycle anything progressed: a flit moved, a head was
 					  routed or got a VC, an event was delivered */
 	uint64_t flit_hops;            /* router-to-router traversals, whole run */
-	uint64_t accepted_flits;       /* ejected at active endpoints, warm-up/running */
-	uint64_t sent_flits;           /* injected, warm-up/running */
-	struct stats_hist plat, nlat, hops;
-	bool count_channels;
+	struct fl_obs obs;             /* measurement: what the driver's phase asks to record */
 
-	/* Backend delivery. */
-	net_deliver_fn deliver;
-	void *deliver_ctx;
-	uint64_t delivered;            /* messages delivered this advance call */
+	struct fl_msgdrv msg;          /* driver: the message backend */
 
 	/* Deadlock checks (deadlock.c). */
 	uint64_t dl_quiet;             /* global check: cycles without progress or events */
@@ -359,12 +435,27 @@ static inline struct route_cand *fl_cands(const struct flitnet *n, uint64_t iv)
 
 /* --- router.c --- */
 void fl_router_step(struct flitnet *n, uint32_t r);
-bool fl_router_busy(const struct flitnet *n, uint32_t r);
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
 
 /* --- flitnet.c --- */
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
+void fl_far_refill(struct flitnet *n);
+/* Move the clock to cycle t (>= now): far events whose slot is now within
+ * reach join the wheel before anything else is scheduled. */
+static inline void fl_set_now(struct flitnet *n, uint64_t t)
+{
+	n->now = t;
+	if (n->n_far && n->far[0].cycle < t + n->wheel_mask)
+		fl_far_refill(n);
+}
+/* --- wheel.c --- */
+/* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
+ * test's fail_nth count runs out. */
+void *fl_grow(struct flitnet *n, void *p, size_t size);
+/* Before a cycle: room in the pools for what one cycle can take; NL_ENOMEM
+ * (one line in *err) if that or any earlier run-time allocation failed. */
+int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 uint64_t fl_next_work(const struct flitnet *n);
@@ -401,6 +492,10 @@ static inline int fl_dl_after_cycle(struct flitnet *n, struct nl_err *err)
 	return 0;
 }
 
+/* --- backend_flit.c --- */
+/* The model behind a backend created by net_backend_flit_ops (tests). */
+struct flitnet *fl_backend_net(const struct net_backend *b);
+
 /* --- nic.c --- */
 void fl_nic_step(struct flitnet *n, uint32_t e);
 void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uint8_t vc);
@@ -408,11 +503,12 @@ void fl_nic_credit(struct flitnet *n, uint32_t e, uint8_t vc);
 void fl_gen_push(struct flitnet *n, uint32_t e);
 
 /* --- alloc.c --- */
-/* Run the configured allocator over reqs[0..n): fills in_match[in] /
- * out_match[out] (-1 unmatched) and updates the pointer arrays (inputs
- * n_in with accept/input pointers aptr[], outputs n_out with grant/output
- * pointers gptr[]). */
-void fl_allocate(struct flitnet *n, int kind, uint32_t iters, const struct fl_areq *reqs, uint32_t n_req,
-		 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
+/* Run allocator ops over reqs[0..n): fills in_match[in] / out_match[out]
+ * (-1 unmatched) and updates the pointer arrays (inputs n_in with
+ * accept/input pointers aptr[], outputs n_out with grant/output pointers
+ * gptr[]). Requests from one input, or to one output, or pairwise
+ * disjoint, take a shortcut that every allocator agrees on. */
+void fl_allocate(struct flitnet *n, const struct alloc_ops *ops, uint32_t iters, const struct fl_areq *reqs,
+		 uint32_t n_req, uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
 
 #endif

@@ -24,20 +24,20 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	const struct topo *t = n->topo;
 	uint64_t ctime = c->next_gen;
 
-	c->next_gen = ctime + 1 + rng_geometric(&c->rng, n->pkt_rate);
-	if (n->phase == PH_DRAINING && !c->drained && c->next_gen >= n->drain_time) {
+	c->next_gen = ctime + 1 + rng_geometric(&c->rng, n->synth.pkt_rate);
+	if (n->obs.watch_drain && !c->drained && c->next_gen >= n->obs.drain_time) {
 		c->drained = 1;
-		n->n_undrained--;
+		n->obs.n_undrained--;
 	}
-	uint32_t dst = n->traffic->ops->dest(n->traffic, e, &c->rng);
+	uint32_t dst = n->synth.traffic->ops->dest(n->synth.traffic, e, &c->rng);
 	if (dst == TRAFFIC_NONE)
 		return FL_NONE;
-	uint32_t size = n->size_lo;
-	if (n->size_hi > n->size_lo)
-		size += (uint32_t)rng_below(&c->rng, n->size_hi - n->size_lo + 1);
+	uint32_t size = n->synth.size_lo;
+	if (n->synth.size_hi > n->synth.size_lo)
+		size += (uint32_t)rng_below(&c->rng, n->synth.size_hi - n->synth.size_lo + 1);
 
 	uint32_t i = fl_pkt_alloc(n);
-	struct fl_pkt *pk = &n->pkts[i];
+	struct fl_pkt *pk = &n->pool.pkts[i];
 	pk->ctime = ctime;
 	pk->itime = 0;
 	pk->msg = 0;
@@ -45,17 +45,17 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	pk->dst_ep = dst;
 	pk->size = (uint16_t)size;
 	pk->routers = 0;
-	pk->measured = n->phase == PH_RUNNING || (n->phase == PH_DRAINING && ctime < n->drain_time);
+	pk->measured = ctime < n->obs.measure_before;
 	pk->rt = (struct route_pkt){
 		.src_router = topo_ep_router(t, e),
 		.dst_router = topo_ep_router(t, dst),
 		.dst_ep = dst,
 	};
 	n->route->ops->inject(n->route, &pk->rt, &c->rng, &c->inj_lo, &c->inj_hi);
-	n->flits_alive += size;
-	n->ctime_sum_alive += (uint64_t)size * ctime;
+	n->obs.flits_alive += size;
+	n->obs.ctime_sum_alive += (uint64_t)size * ctime;
 	if (pk->measured)
-		n->measured_alive += size;
+		n->obs.measured_alive += size;
 	return i;
 }
 
@@ -89,14 +89,14 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 	if (c->cur_pkt == FL_NONE) {
 		if (c->q_head != FL_NONE) {
 			c->cur_pkt = c->q_head;
-			c->q_head = n->pkts[c->q_head].next;
+			c->q_head = n->pool.pkts[c->q_head].next;
 			if (c->q_head == FL_NONE)
 				c->q_tail = FL_NONE;
-			const struct fl_pkt *pk = &n->pkts[c->cur_pkt];
+			const struct fl_pkt *pk = &n->pool.pkts[c->cur_pkt];
 			struct route_pkt rt = pk->rt;
 			n->route->ops->inject(n->route, &rt, &c->rng, &c->inj_lo, &c->inj_hi);
-			n->pkts[c->cur_pkt].rt = rt;
-		} else if (n->traffic && c->next_gen <= now) {
+			n->pool.pkts[c->cur_pkt].rt = rt;
+		} else if (n->synth.traffic && c->next_gen <= now) {
 			c->cur_pkt = fl_nic_generate(n, e);
 		}
 		c->cur_seq = 0;
@@ -104,7 +104,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 	}
 
 	if (c->cur_pkt != FL_NONE) {
-		struct fl_pkt *pk = &n->pkts[c->cur_pkt];
+		struct fl_pkt *pk = &n->pool.pkts[c->cur_pkt];
 		int vc = c->cur_vc;
 		if (c->cur_seq == 0) {
 			vc = fl_nic_pick_vc(n, e, pk);
@@ -135,8 +135,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			};
 			fl_schedule(n, now + 2, &ev);
 			n->flits_in_net++;
-			if (n->phase == PH_WARMUP || n->phase == PH_RUNNING)
-				n->sent_flits++;
+			n->obs.sent_flits += n->obs.count_traffic;
 			n->last_move = now;
 			c->cur_seq++;
 			if (tail) {
@@ -146,9 +145,9 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 		}
 	}
 
-	if (c->cur_pkt != FL_NONE || c->q_head != FL_NONE || (n->traffic && c->next_gen <= now + 1))
+	if (c->cur_pkt != FL_NONE || c->q_head != FL_NONE || (n->synth.traffic && c->next_gen <= now + 1))
 		fl_activate_nic(n, e, now + 1);
-	else if (n->traffic && c->next_gen != UINT64_MAX)
+	else if (n->synth.traffic && c->next_gen != UINT64_MAX)
 		fl_gen_push(n, e);
 }
 
@@ -165,7 +164,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 {
 	const struct topo *t = n->topo;
 	const uint64_t now = n->now;
-	struct fl_pkt *pk = &n->pkts[pkt];
+	struct fl_pkt *pk = &n->pool.pkts[pkt];
 
 	NL_ASSERT(pk->dst_ep == e);
 	uint32_t g = t->ep_port[e];
@@ -178,28 +177,27 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	};
 	fl_schedule(n, now + 2 + (uint64_t)n->rc.credit_delay, &ev);
 	n->flits_in_net--;
-	n->flits_alive--;
-	n->ctime_sum_alive -= pk->ctime;
+	n->obs.flits_alive--;
+	n->obs.ctime_sum_alive -= pk->ctime;
 	if (pk->measured)
-		n->measured_alive--;
-	if ((n->phase == PH_WARMUP || n->phase == PH_RUNNING) &&
-	    (!n->traffic || traffic_is_active(n->traffic, e)))
-		n->accepted_flits++;
+		n->obs.measured_alive--;
+	if (n->obs.count_traffic && (!n->synth.traffic || traffic_is_active(n->synth.traffic, e)))
+		n->obs.accepted_flits++;
 	n->last_move = now;
 	if (seq + 1u != pk->size)
 		return;
-	if (n->phase == PH_WARMUP || pk->measured) {
-		stats_hist_add(&n->plat, now - pk->ctime);
-		stats_hist_add(&n->nlat, now - pk->itime);
-		stats_hist_add(&n->hops, pk->routers ? pk->routers - 1u : 0);
+	if (n->obs.record_all || pk->measured) {
+		stats_hist_add(&n->obs.plat, now - pk->ctime);
+		stats_hist_add(&n->obs.nlat, now - pk->itime);
+		stats_hist_add(&n->obs.hops, pk->routers ? pk->routers - 1u : 0);
 	}
-	if (pk->msg && n->deliver) {
-		struct fl_msg *m = &n->msgs[(uint32_t)(pk->msg - 1)];
+	if (pk->msg && n->msg.deliver) {
+		struct fl_msg *m = &n->msg.msgs[(uint32_t)(pk->msg - 1)];
 		if (--m->pkts_left == 0) {
-			n->deliver(n->deliver_ctx, m->id, now * (uint64_t)n->nc.cycle_ps);
-			n->delivered++;
-			m->next = n->free_msg;
-			n->free_msg = (uint32_t)(pk->msg - 1);
+			n->msg.deliver(n->msg.deliver_ctx, m->id, now * (uint64_t)n->nc.cycle_ps);
+			n->msg.delivered++;
+			m->next = n->msg.free_msg;
+			n->msg.free_msg = (uint32_t)(pk->msg - 1);
 		}
 	}
 	fl_pkt_free(n, pkt);

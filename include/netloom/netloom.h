@@ -1,8 +1,41 @@
 /* netloom: trace-driven, application-level network emulator for HPC
- * interconnects. This is the embeddable public API; everything else in the
- * library is internal (built with hidden visibility). */
+ * interconnects. This is the embeddable public API (docs/api.md); everything
+ * else in the library is internal (built with hidden visibility).
+ *
+ * One handle, nl_sim, is a simulation session: a configuration (INI file,
+ * INI string or key/value calls, with the keys `netloom config --keys`
+ * lists) and what was built from it. A session runs a synthetic operating
+ * point or a sweep on the flit model, replays a trace archive, or is driven
+ * message by message (nl_sim_send / nl_sim_advance with a deliver callback).
+ *
+ * Reentrancy: the library keeps no mutable process-global state (registries
+ * are const; RNG, scratch and pools live in the session). Different
+ * sessions may be used from different threads at the same time; one
+ * session must not be used from two threads at once.
+ *
+ * Errors: every function that can fail returns 0 or a negative NL_E* code
+ * and, when `err` is not NULL, fills it with one line naming the file,
+ * key or value at fault and what was expected. A failed call leaves the
+ * session as it was, except that a failed run discards the last results.
+ *
+ * Ownership: the caller owns what it passes in (strings are copied);
+ * pointers the library returns (nl_sim_info strings, nl_sim_json text's
+ * buffer excepted) belong to the session and stay valid until the next
+ * call that changes it, or nl_sim_free.
+ *
+ * ABI policy: libnetloom.so.MAJOR. Within a major version, functions are
+ * only added, never changed or removed; structs with a `size` field (the
+ * caller sets it to sizeof) grow only at their end, so an older caller's
+ * smaller struct stays valid; the other public structs (nl_err, nl_point,
+ * nl_sweep) do not change. Error codes keep their values. Until 1.0 (major 0) the minor version is the ABI version: the
+ * SONAME is libnetloom.so.0 and a 0.x release may change the ABI, which
+ * the NEWS entry then says. Only symbols marked NL_API are exported.
+ */
 #ifndef NETLOOM_NETLOOM_H
 #define NETLOOM_NETLOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +49,203 @@ extern "C" {
 
 /* Library version, "MAJOR.MINOR.PATCH". */
 NL_API const char *nl_version(void);
+
+/* --- errors ---------------------------------------------------------------- */
+
+/* X(name, value, message): the one list every error table is made from.
+ * Values are stable (ABI). */
+#define NL_ERRNO_MAP(X)                                                   \
+	X(NL_EINVAL, -1, "invalid argument")                              \
+	X(NL_ENOMEM, -2, "out of memory")                                 \
+	X(NL_EIO, -3, "input/output error")                               \
+	X(NL_ECONFIG, -4, "bad configuration")                            \
+	X(NL_ERANGE, -5, "value out of range")                            \
+	X(NL_ENOTFOUND, -6, "not found")                                  \
+	X(NL_EFORMAT, -7, "malformed input")                              \
+	X(NL_ECORRUPT, -8, "corrupt data")                                \
+	X(NL_EUNSUPPORTED, -9, "not supported")                           \
+	X(NL_EDEADLOCK, -10, "network or application deadlock")          \
+	X(NL_ESTATE, -11, "operation not valid in this state")            \
+	X(NL_EPROTO, -12, "protocol error")                               \
+	X(NL_ETIMEOUT, -13, "timed out")
+
+enum nl_errno {
+#define NL_ERR_ENUM_(name, val, msg) name = val,
+	NL_ERRNO_MAP(NL_ERR_ENUM_)
+#undef NL_ERR_ENUM_
+};
+
+#define NL_ERR_MSG_MAX 512
+
+/* One error, as a code and a single line of text (no trailing newline).
+ * Caller-owned; zero-initialise it or leave it to the callee. */
+struct nl_err {
+	int code;                 /* 0 or a negative NL_E* value */
+	char msg[NL_ERR_MSG_MAX]; /* "file:field: value 'x': expected ..." */
+};
+
+/* "NL_EINVAL" for a code; "NL_E?" for an unknown one. Static strings. */
+NL_API const char *nl_err_name(int code);
+
+/* Generic text for a code ("invalid argument"). Static strings. */
+NL_API const char *nl_strerror(int code);
+
+/* --- sessions -------------------------------------------------------------- */
+
+typedef struct nl_sim nl_sim;
+
+/* A new session with the default configuration (torus:k=8x8, dor, uniform
+ * traffic at 0.1 flits/cycle/endpoint, seed 0). Free with nl_sim_free. */
+NL_API int nl_sim_new(nl_sim **out, struct nl_err *err);
+
+/* Free the session and everything it built. NULL is a no-op. */
+NL_API void nl_sim_free(nl_sim *s);
+
+/* Configuration. Each call validates what it sets against the key tables
+ * (unknown key, bad value: NL_ECONFIG naming it) and on failure changes
+ * nothing. Later calls override earlier ones. Changing the configuration
+ * discards the last results and any message-level network. */
+
+/* Read an INI file (BookSim2 key names, sections optional). */
+NL_API int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err);
+
+/* Read INI text; `name` is what errors call it (NULL: "<string>"). */
+NL_API int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err);
+
+/* Set one key: nl_sim_set(s, "topology", "torus:k=4x4", err), or with
+ * value NULL a "key=value" string as `netloom -s` takes. */
+NL_API int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err);
+
+/* What the configuration resolved to. Strings belong to the session. */
+struct nl_sim_info {
+	size_t size;            /* in: sizeof(struct nl_sim_info) (ABI) */
+	const char *topology;   /* the topology's canonical spec, every parameter given */
+	const char *routing;    /* routing_function */
+	const char *traffic;    /* traffic pattern spec */
+	uint32_t n_routers;
+	uint32_t n_endpoints;
+	int64_t seed;
+	double injection_rate;  /* flits/cycle/endpoint */
+};
+
+/* Build the topology if needed and describe the session. */
+NL_API int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err);
+
+/* --- synthetic traffic on the flit model ----------------------------------- */
+
+/* One operating point (BookSim2's method: warm-up, measurement until
+ * convergence, drain). Latencies are in cycles over the measured packets;
+ * rates in flits/cycle/endpoint. */
+struct nl_point {
+	double offered;        /* configured injection rate */
+	double injected;       /* measured */
+	double accepted;       /* measured */
+	int stable;            /* 0: latency threshold exceeded or drain failed */
+	int converged;         /* three converged samples before max_samples */
+	int deadlock;          /* ended in a deadlock: no latency figures */
+	uint32_t samples;      /* sample periods run */
+	uint64_t cycles;       /* simulated in all */
+	uint64_t window_cycles; /* measurement window */
+	uint64_t flit_hops;    /* router-to-router channel traversals */
+	uint64_t packets;      /* measured packets */
+	double plat_mean;      /* packet latency: creation to tail ejection */
+	uint64_t plat_p50, plat_p99, plat_max;
+	double nlat_mean;      /* network latency: head injection to tail ejection */
+	double hops_mean;
+	double chan_util_mean, chan_util_max; /* flits/cycle per channel */
+	double wall_seconds;
+	uint64_t deadlock_cycle; /* cycle the deadlock was found at */
+};
+
+/* JSON flags. */
+#define NL_JSON_REPRODUCIBLE 1u /* write wall-clock figures as 0: runs compare byte for byte */
+
+/* Run one point at the configured injection_rate. Returns 0, or
+ * NL_EDEADLOCK when the network deadlocked: *pt then has deadlock set and
+ * the result is kept (nl_sim_json writes it, nl_sim_deadlock_report lists
+ * the stuck VCs). Other errors keep no result. pt may be NULL. */
+NL_API int nl_sim_run(nl_sim *s, struct nl_point *pt, struct nl_err *err);
+
+/* The same at `rate` flits/cycle/endpoint. */
+NL_API int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *pt, struct nl_err *err);
+
+/* Called after each point of a sweep; a non-zero return stops the sweep
+ * (nl_sim_sweep then returns that value). */
+typedef int (*nl_point_fn)(void *ctx, const struct nl_point *pt);
+
+#define NL_SWEEP_CONTINUE 1u /* keep going after an unstable point */
+
+/* The saturation summary of a sweep; rates are -1 when absent. */
+struct nl_sweep {
+	uint32_t n_points;
+	double last_stable_rate;
+	double first_unstable_rate;
+	double max_accepted;
+	double deadlock_rate;
+};
+
+/* A load-latency curve: rates lo, lo+step, ... up to hi (each rounded to
+ * 12 significant digits), stopping after the first unstable point unless
+ * NL_SWEEP_CONTINUE, and always after a deadlock (then NL_EDEADLOCK, with
+ * the results kept). 0 <= lo <= hi <= 1, step > 0. on_point may be NULL. */
+NL_API int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point,
+			void *ctx, struct nl_sweep *out, struct nl_err *err);
+
+/* The deadlock report of the last run that deadlocked: one line per stuck
+ * input VC, or "". Owned by the session. */
+NL_API const char *nl_sim_deadlock_report(const nl_sim *s);
+
+/* --- trace replay ---------------------------------------------------------- */
+
+struct nl_replay {
+	size_t size;              /* in: sizeof(struct nl_replay) (ABI) */
+	uint32_t n_ranks;
+	int deadlock;             /* the replay deadlocked (NL_EDEADLOCK) */
+	double predicted_s;       /* predicted runtime */
+	double recorded_s;        /* runtime recorded in the trace, 0 unknown */
+	uint64_t messages, bytes; /* messages the replay sent */
+};
+
+/* Replay the MPI trace archive at `path` (.nlt) on the configured backend
+ * (key `backend`: analytic or flit). Returns 0, or NL_EDEADLOCK with the
+ * partial results kept. out may be NULL. */
+NL_API int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err);
+
+/* --- message by message ---------------------------------------------------- */
+
+/* Called for each delivered message: its id and the time (ps) its last
+ * byte arrived. */
+typedef void (*nl_deliver_fn)(void *ctx, uint64_t msg_id, uint64_t t_ps);
+
+/* Build the configured backend (key `backend`) over the configured
+ * topology for message-level use; replaces an earlier one. */
+NL_API int nl_sim_net_open(nl_sim *s, struct nl_err *err);
+
+/* Hand a message of `bytes` from endpoint src to endpoint dst to the
+ * network at now_ps (never earlier than the time the network reached).
+ * msg_id is the caller's, returned on delivery. Opens the network first
+ * if needed. */
+NL_API int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes,
+		       uint64_t msg_id, struct nl_err *err);
+
+/* Run the network towards until_ps, stopping at the first instant some
+ * messages complete and calling deliver for each (deterministic order).
+ * *reached_ps: the time reached; *next_ps: the earliest time anything can
+ * happen next (UINT64_MAX when idle). Either may be NULL. NL_EDEADLOCK
+ * when the network stalls. */
+NL_API int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
+			  uint64_t *next_ps, struct nl_err *err);
+
+/* --- results as JSON ------------------------------------------------------- */
+
+/* The last run's, sweep's or replay's results as the JSON document
+ * `netloom run/sweep/replay --json` writes (docs/results.md), with a final
+ * newline. *out is malloc'd: the caller frees it. NL_ESTATE when there are
+ * no results. */
+NL_API int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err);
+
+/* The same written atomically to `path` ("-": stdout). */
+NL_API int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include "adapters/adapters.h"
 #include "app/app.h"
 #include "cli/cli.h"
+#include "session/session.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "traces/trace.h"
@@ -28,7 +29,8 @@ int main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct config cfg;
 	size_t n_tables;
-	const struct config_table *const *tables = cli_config_tables(&n_tables);
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
 	struct trace_archive *a = NULL;
 	struct app_archive_source *as = NULL;
 	struct live_engine *e = NULL;

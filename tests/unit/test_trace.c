@@ -28,6 +28,21 @@ static void test_xxh64_vectors(void)
 	CHECK_UINT(trace_xxh64(b100, 100, 0), ==, 0x6ac1e58032166597ull);
 	CHECK_UINT(trace_xxh64(b1000, 1000, 0), ==, 0x25275608a9cfc168ull);
 	CHECK_UINT(trace_xxh64("abc", 3, 1234), ==, 0x2151859f42f363e2ull);
+	/* Either side of the 32-byte stripe and of two stripes, seed 0 and a
+	 * seed with the top bit set (the hand-written XXH64 netloom used before
+	 * libxxhash gave the same values, so archives written by it verify). */
+	const struct {
+		size_t len;
+		uint64_t h0, h_seed;
+	} edge[] = {
+		{31, 0xc346d2b59b4d8ee1ull, 0xf3da6d05709c035dull}, {32, 0xcbf59c5116ff32b4ull, 0xa1c89217e9d50750ull},
+		{33, 0x0c535d1acafb8eadull, 0xe6a3c00cd6e74075ull}, {63, 0xe26aa9e2a95f8e4full, 0x26a0acd772de057eull},
+		{64, 0xf7c67301db6713f0ull, 0x2589245e62a1969bull},
+	};
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+		CHECK_UINT(trace_xxh64(b100, edge[i].len, 0), ==, edge[i].h0);
+		CHECK_UINT(trace_xxh64(b100, edge[i].len, 0x9E3779B97F4A7C15ull), ==, edge[i].h_seed);
+	}
 
 	/* Streaming in uneven pieces gives the one-shot value. */
 	struct trace_xxh64 s;

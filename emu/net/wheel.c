@@ -1,0 +1,199 @@
+/* Run-time memory of the flit model: the packet and run pools, the timing
+ * wheel and the heap of events too far ahead for it. Everything here grows
+ * only between cycles (fl_reserve) or reports a failure through n->oom, so
+ * a run that cannot get memory ends with NL_ENOMEM instead of aborting. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+
+/* --- pools ------------------------------------------------------------------ */
+
+void *fl_grow(struct flitnet *n, void *p, size_t size)
+{
+	if (n->fail_nth && --n->fail_nth == 0) {
+		n->oom = true;
+		return NULL;
+	}
+	void *q = realloc(p, size);
+	if (!q)
+		n->oom = true;
+	return q;
+}
+
+/* Grow a pool array geometrically to at least `need` entries; the free
+ * list threads through `next`. Growth happens between cycles
+ * (fl_reserve) while the network fills up, never in steady state, so the
+ * hot path's allocations cannot fail. */
+#define FL_POOL_GROW(n, arr, cap, need)                                       \
+	do {                                                                  \
+		uint64_t nc_ = (cap) ? 2 * (uint64_t)(cap) : 1024;            \
+		if (nc_ < (need))                                             \
+			nc_ = (need);                                         \
+		void *na_ = nc_ > UINT32_MAX / 2 ? NULL : fl_grow((n), (arr), (size_t)nc_ * sizeof *(arr)); \
+		if (!na_)                                                     \
+			return -1;                                            \
+		(arr) = na_;                                                  \
+		(cap) = (uint32_t)nc_;                                        \
+	} while (0)
+
+static int fl_grow_pkts(struct flitnet *n, uint64_t need)
+{
+	FL_POOL_GROW(n, n->pool.pkts, n->pool.cap_pkts, need);
+	return 0;
+}
+
+static int fl_grow_runs(struct flitnet *n, uint64_t need)
+{
+	FL_POOL_GROW(n, n->pool.runs, n->pool.cap_runs, need);
+	return 0;
+}
+
+uint32_t fl_pkt_alloc(struct flitnet *n)
+{
+	uint32_t i = n->pool.free_pkt;
+	if (i != FL_NONE) {
+		n->pool.free_pkt = n->pool.pkts[i].next;
+		return i;
+	}
+	if (n->pool.n_pkts == n->pool.cap_pkts && fl_grow_pkts(n, (uint64_t)n->pool.n_pkts + 1) < 0)
+		return FL_NONE;
+	return n->pool.n_pkts++;
+}
+
+void fl_pkt_free(struct flitnet *n, uint32_t i)
+{
+	n->pool.pkts[i].next = n->pool.free_pkt;
+	n->pool.free_pkt = i;
+}
+
+uint32_t fl_run_alloc(struct flitnet *n)
+{
+	uint32_t i = n->pool.free_run;
+	if (i != FL_NONE) {
+		n->pool.free_run = n->pool.runs[i].next;
+		return i;
+	}
+	if (n->pool.n_runs == n->pool.cap_runs)
+		NL_BUG("run pool exhausted within a cycle (%u runs)", n->pool.cap_runs);
+	return n->pool.n_runs++;
+}
+
+void fl_run_free(struct flitnet *n, uint32_t i)
+{
+	n->pool.runs[i].next = n->pool.free_run;
+	n->pool.free_run = i;
+}
+
+/* Before a cycle: room for what one cycle can take from the pools (a new
+ * packet per endpoint, a new run per arriving flit: one per input port
+ * and pipeline step), and the error of any allocation that failed. */
+int fl_reserve(struct flitnet *n, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	uint64_t pkt_need = (uint64_t)n->pool.n_pkts + t->n_endpoints;
+	uint64_t run_need = (uint64_t)n->pool.n_runs + (uint64_t)t->n_ports * n->steps_max;
+	if (n->pool.cap_pkts < pkt_need && fl_grow_pkts(n, pkt_need) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": packet pool of %" PRIu64 " entries",
+			       n->now, pkt_need);
+	if (n->pool.cap_runs < run_need && fl_grow_runs(n, run_need) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": VC buffer pool of %" PRIu64 " runs",
+			       n->now, run_need);
+	if (n->oom)
+		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": %" PRIu64 " events in flight",
+			       n->now, n->n_events);
+	return 0;
+}
+
+/* --- the timing wheel and its far events ------------------------------------ */
+
+static void fl_far_push(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	if (n->n_far == n->cap_far) {
+		uint32_t cap = n->cap_far ? 2 * n->cap_far : 256;
+		struct fl_far_event *f = fl_grow(n, n->far, (size_t)cap * sizeof *f);
+		if (!f)
+			return;
+		n->far = f;
+		n->cap_far = cap;
+	}
+	struct fl_far_event x = {.cycle = cycle, .seq = n->far_seq++, .ev = *ev};
+	uint32_t i = n->n_far++;
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+		const struct fl_far_event *p = &n->far[parent];
+		if (p->cycle < x.cycle || (p->cycle == x.cycle && p->seq < x.seq))
+			break;
+		n->far[i] = *p;
+		i = parent;
+	}
+	n->far[i] = x;
+	n->n_events++;
+}
+
+static void fl_far_pop(struct flitnet *n)
+{
+	struct fl_far_event last = n->far[--n->n_far];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n->n_far)
+			break;
+		const struct fl_far_event *a = &n->far[c], *b = &n->far[c + 1];
+		if (c + 1 < n->n_far && (b->cycle < a->cycle || (b->cycle == a->cycle && b->seq < a->seq)))
+			c++;
+		const struct fl_far_event *m = &n->far[c];
+		if (last.cycle < m->cycle || (last.cycle == m->cycle && last.seq < m->seq))
+			break;
+		n->far[i] = *m;
+		i = c;
+	}
+	if (n->n_far)
+		n->far[i] = last;
+}
+
+static bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 64;
+		struct fl_event *e = fl_grow(n, s->ev, (size_t)cap * sizeof *e);
+		if (!e)
+			return false;
+		s->ev = e;
+		s->cap = cap;
+	}
+	s->ev[s->n++] = *ev;
+	return true;
+}
+
+/* Far events scheduled before any direct event of their cycle (they were
+ * out of reach then) go first, in scheduling order: the slot ends up in
+ * the order a wheel as deep as the longest backlog would have. */
+void fl_far_refill(struct flitnet *n)
+{
+	while (n->n_far && n->far[0].cycle < n->now + n->wheel_mask) {
+		const struct fl_far_event *f = &n->far[0];
+		NL_ASSERT(f->cycle >= n->now);
+		fl_slot_push(n, &n->wheel[f->cycle & n->wheel_mask], &f->ev);
+		fl_far_pop(n);
+	}
+}
+
+void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	NL_ASSERT(cycle > n->now);
+	if (cycle - n->now >= n->wheel_mask) {
+		fl_far_push(n, cycle, ev);
+		return;
+	}
+	struct fl_slot *s = &n->wheel[cycle & n->wheel_mask];
+	if (s->n == s->cap) {
+		n->n_events += fl_slot_push(n, s, ev);
+		return;
+	}
+	s->ev[s->n++] = *ev;
+	n->n_events++;
+}
+

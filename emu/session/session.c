@@ -1,0 +1,393 @@
+/* nl_sim: configuration, synthetic-traffic runs and sweeps, results as
+ * JSON. The documents are those `netloom run/sweep --json` has always
+ * written (docs/results.md); the CLI writes them through this file. */
+#include "session/session.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "net/net.h"
+#include "session/session_internal.h"
+#include "topo/topo.h"
+#include "traces/trace.h"
+#include "traffic/traffic.h"
+
+const struct config_table *const *session_config_tables(struct session_tables *st, size_t *n)
+{
+	static const struct config_table *const fixed[] = {
+		&net_network_table, &net_router_table, &traffic_table, &net_sim_table, &app_config_table,
+	};
+	st->n = 0;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		st->t[st->n++] = fixed[i];
+	/* Each backend declares its own keys (net.h); the session lists them,
+	 * so no module reaches into a backend's table by name. */
+	size_t nb;
+	const struct net_backend_ops *const *all = net_backend_list(&nb);
+	for (size_t i = 0; i < nb; i++) {
+		const struct config_table *t = all[i]->config;
+		bool seen = !t;
+		for (size_t k = 0; k < st->n && !seen; k++)
+			seen = st->t[k] == t;
+		if (!seen && st->n < SESSION_MAX_TABLES)
+			st->t[st->n++] = t;
+	}
+	*n = st->n;
+	return st->t;
+}
+
+int nl_sim_new(nl_sim **out, struct nl_err *err)
+{
+	nl_sim *s = calloc(1, sizeof *s);
+	if (!s)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	size_t n;
+	const struct config_table *const *t = session_config_tables(&s->tables, &n);
+	config_init(&s->cfg, t, n);
+	*out = s;
+	return 0;
+}
+
+void session_net_close(nl_sim *s)
+{
+	net_backend_free(s->net);
+	s->net = NULL;
+	s->net_topo = NULL;
+}
+
+void session_results_clear(nl_sim *s)
+{
+	for (uint32_t i = 0; i < s->n_points; i++)
+		net_point_release(&s->points[i]);
+	s->n_points = 0;
+	json_decref(s->replay_doc);
+	s->replay_doc = NULL;
+	json_decref(s->net_report);
+	s->net_report = NULL;
+	app_free(s->app);
+	s->app = NULL;
+	app_archive_source_free(s->asrc);
+	s->asrc = NULL;
+	net_backend_free(s->replay_net);
+	s->replay_net = NULL;
+	trace_archive_close(s->arch);
+	s->arch = NULL;
+	s->replay_topo = NULL;
+	s->routing[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
+	s->kind = SESSION_NONE;
+}
+
+/* The configuration changed: everything built from it goes. */
+static void session_reconfigured(nl_sim *s)
+{
+	session_results_clear(s);
+	session_net_close(s);
+	topo_free(s->topo);
+	s->topo = NULL;
+	s->is_bound = false;
+}
+
+void nl_sim_free(nl_sim *s)
+{
+	if (!s)
+		return;
+	session_reconfigured(s);
+	free(s->points);
+	config_release(&s->cfg);
+	free(s);
+}
+
+const struct config *session_config(const nl_sim *s)
+{
+	return &s->cfg;
+}
+
+int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
+{
+	NL_CHECK(config_load_file(&s->cfg, path, err));
+	session_reconfigured(s);
+	return 0;
+}
+
+int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
+{
+	NL_CHECK(config_load_string(&s->cfg, ini, name ? name : "<string>", err));
+	session_reconfigured(s);
+	return 0;
+}
+
+int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
+{
+	NL_CHECK(config_set(&s->cfg, key, value, "-s", err));
+	session_reconfigured(s);
+	return 0;
+}
+
+int session_bind(nl_sim *s, struct nl_err *err)
+{
+	if (s->is_bound)
+		return 0;
+	NL_CHECK(config_bind(&s->cfg, &net_network_table, &s->nc, err));
+	NL_CHECK(config_bind(&s->cfg, &net_router_table, &s->rc, err));
+	NL_CHECK(config_bind(&s->cfg, &traffic_table, &s->tc, err));
+	NL_CHECK(config_bind(&s->cfg, &net_sim_table, &s->sc, err));
+	s->is_bound = true;
+	return 0;
+}
+
+int session_topo(nl_sim *s, struct nl_err *err)
+{
+	NL_CHECK(session_bind(s, err));
+	if (!s->topo)
+		NL_CHECK(topo_new(s->nc.topology, &s->topo, err));
+	return 0;
+}
+
+int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
+{
+	if (!info || info->size < sizeof *info)
+		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
+	NL_CHECK(session_topo(s, err));
+	info->topology = s->topo->spec;
+	info->routing = s->nc.routing_function;
+	info->traffic = s->tc.traffic;
+	info->n_routers = s->topo->n_routers;
+	info->n_endpoints = s->topo->n_endpoints;
+	info->seed = s->sc.seed;
+	info->injection_rate = s->tc.injection_rate;
+	return 0;
+}
+
+static void session_point_public(const struct net_point *p, struct nl_point *o)
+{
+	*o = (struct nl_point){
+		.offered = p->offered,
+		.injected = p->injected,
+		.accepted = p->accepted,
+		.stable = p->stable,
+		.converged = p->converged,
+		.deadlock = p->deadlock,
+		.samples = p->samples,
+		.cycles = p->cycles,
+		.window_cycles = p->window_cycles,
+		.flit_hops = p->flit_hops,
+		.packets = p->packets,
+		.plat_mean = p->plat_mean,
+		.plat_p50 = p->plat_p50,
+		.plat_p99 = p->plat_p99,
+		.plat_max = p->plat_max,
+		.nlat_mean = p->nlat_mean,
+		.hops_mean = p->hops_mean,
+		.chan_util_mean = p->chan_util_mean,
+		.chan_util_max = p->chan_util_max,
+		.wall_seconds = p->wall_seconds,
+		.deadlock_cycle = p->deadlock ? p->dl.cycle : 0,
+	};
+}
+
+/* Room for one more point in s->points. */
+static int session_point_slot(nl_sim *s, struct net_point **out, struct nl_err *err)
+{
+	if (s->n_points == s->cap_points) {
+		uint32_t cap = s->cap_points ? 2 * s->cap_points : 4;
+		struct net_point *p = realloc(s->points, cap * sizeof *p);
+		if (!p)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		s->points = p;
+		s->cap_points = cap;
+	}
+	*out = &s->points[s->n_points];
+	memset(*out, 0, sizeof **out);
+	return 0;
+}
+
+/* One point appended to s->points. A deadlock is a result (kept, rc
+ * NL_EDEADLOCK); any other failure keeps nothing. */
+static int session_point(nl_sim *s, double rate, struct nl_err *err)
+{
+	struct net_point *pt = NULL;
+	NL_CHECK(session_point_slot(s, &pt, err));
+	int rc = net_run_point(&s->nc, &s->rc, &s->sc, &s->tc, s->topo, rate, pt, err);
+	if (rc < 0 && !(rc == NL_EDEADLOCK && pt->deadlock)) {
+		net_point_release(pt);
+		return rc;
+	}
+	s->n_points++;
+	return rc;
+}
+
+int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
+{
+	session_results_clear(s);
+	NL_CHECK(session_topo(s, err));
+	int rc = session_point(s, rate, err);
+	if (s->n_points) {
+		s->kind = SESSION_RUN;
+		if (out)
+			session_point_public(&s->points[0], out);
+	}
+	return rc;
+}
+
+int nl_sim_run(nl_sim *s, struct nl_point *out, struct nl_err *err)
+{
+	NL_CHECK(session_bind(s, err));
+	return nl_sim_run_rate(s, s->tc.injection_rate, out, err);
+}
+
+const char *nl_sim_deadlock_report(const nl_sim *s)
+{
+	for (uint32_t i = 0; i < s->n_points; i++)
+		if (s->points[i].deadlock && s->points[i].report)
+			return s->points[i].report;
+	return "";
+}
+
+int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
+		 struct nl_sweep *out, struct nl_err *err)
+{
+	session_results_clear(s);
+	if (!(lo >= 0 && hi >= lo && hi <= 1 && step > 0))
+		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and STEP > 0", lo,
+			       hi, step);
+	NL_CHECK(session_topo(s, err));
+	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
+	int rc = 0;
+	long n_steps = lround(floor((hi - lo) / step + 1e-9));
+	for (long k = 0; k <= n_steps; k++) {
+		/* lo + k*step to 12 significant digits, so 0.15 is 0.15. */
+		char rate_txt[32];
+		snprintf(rate_txt, sizeof rate_txt, "%.12g", lo + (double)k * step);
+		double rate = strtod(rate_txt, NULL);
+		rc = session_point(s, rate, err);
+		if (rc < 0 && rc != NL_EDEADLOCK)
+			break;
+		const struct net_point *pt = &s->points[s->n_points - 1];
+		if (pt->stable) {
+			sw.last_stable_rate = rate;
+			if (pt->accepted > sw.max_accepted)
+				sw.max_accepted = pt->accepted;
+		} else if (sw.first_unstable_rate < 0 && !pt->deadlock) {
+			sw.first_unstable_rate = rate;
+		}
+		/* A deadlock ends the sweep even with NL_SWEEP_CONTINUE: the
+		 * points past it would only deadlock too, or mislead. */
+		if (pt->deadlock)
+			sw.deadlock_rate = rate;
+		if (on_point) {
+			struct nl_point p;
+			session_point_public(pt, &p);
+			int stop = on_point(ctx, &p);
+			if (stop) {
+				rc = stop;
+				break;
+			}
+		}
+		if (pt->deadlock || (!pt->stable && !(flags & NL_SWEEP_CONTINUE)))
+			break;
+	}
+	if (rc < 0 && rc != NL_EDEADLOCK) {
+		session_results_clear(s);
+		return rc;
+	}
+	sw.n_points = s->n_points;
+	s->sweep = sw;
+	s->kind = SESSION_SWEEP;
+	if (out)
+		*out = sw;
+	return rc;
+}
+
+/* The document's head: version, command, topology, configuration. */
+static json_t *session_doc(const nl_sim *s, const char *cmd)
+{
+	json_t *doc = json_object();
+	json_t *meta = json_object();
+	json_object_set_new(meta, "version", json_string(nl_version()));
+	json_object_set_new(meta, "command", json_string(cmd));
+	json_object_set_new(doc, "netloom", meta);
+	json_t *topo = json_object();
+	json_object_set_new(topo, "spec", json_string(s->topo->spec));
+	json_object_set_new(topo, "routers", json_integer(s->topo->n_routers));
+	json_object_set_new(topo, "endpoints", json_integer(s->topo->n_endpoints));
+	json_object_set_new(doc, "topology", topo);
+	json_object_set_new(doc, "config", config_to_json(&s->cfg));
+	return doc;
+}
+
+static json_t *session_rate_json(double r)
+{
+	return r >= 0 ? json_real(r) : json_null();
+}
+
+static json_t *session_json_doc(const nl_sim *s, unsigned flags)
+{
+	bool repro = flags & NL_JSON_REPRODUCIBLE;
+	json_t *doc;
+	if (s->kind == SESSION_RUN) {
+		doc = session_doc(s, "run");
+		json_object_set_new(doc, "results", net_point_json(&s->points[0], s->topo, repro));
+	} else if (s->kind == SESSION_SWEEP) {
+		doc = session_doc(s, "sweep");
+		json_t *points = json_array();
+		for (uint32_t i = 0; i < s->n_points; i++)
+			json_array_append_new(points, net_point_json(&s->points[i], s->topo, repro));
+		json_t *sat = json_object();
+		json_object_set_new(sat, "last_stable_rate", session_rate_json(s->sweep.last_stable_rate));
+		json_object_set_new(sat, "first_unstable_rate", session_rate_json(s->sweep.first_unstable_rate));
+		json_object_set_new(sat, "max_accepted", json_real(s->sweep.max_accepted));
+		json_object_set_new(sat, "deadlock_rate", session_rate_json(s->sweep.deadlock_rate));
+		json_t *res = json_object();
+		json_object_set_new(res, "points", points);
+		json_object_set_new(res, "saturation", sat);
+		json_object_set_new(doc, "results", res);
+	} else {
+		doc = json_deep_copy(s->replay_doc);
+		if (doc && repro)
+			json_object_set_new(json_object_get(doc, "results"), "wall_seconds", json_real(0));
+	}
+	return doc;
+}
+
+int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err)
+{
+	if (s->kind == SESSION_NONE)
+		return nl_errf(err, NL_ESTATE, "no results yet: run, sweep or replay first");
+	json_t *doc = session_json_doc(s, flags);
+	char *txt = doc ? out_json_string(doc) : NULL;
+	json_decref(doc);
+	if (!txt)
+		return nl_errf(err, NL_ENOMEM, "cannot serialise JSON: out of memory");
+	size_t n = strlen(txt);
+	char *t = realloc(txt, n + 2);
+	if (!t) {
+		free(txt);
+		return nl_errf(err, NL_ENOMEM, "cannot serialise JSON: out of memory");
+	}
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	*out = t;
+	if (len)
+		*len = n + 1;
+	return 0;
+}
+
+int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
+{
+	if (s->kind == SESSION_NONE)
+		return nl_errf(err, NL_ESTATE, "%s: no results yet: run, sweep or replay first", path);
+	json_t *doc = session_json_doc(s, flags);
+	if (!doc)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	int rc = out_write_json(path, doc, err);
+	json_decref(doc);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/* The session layer: the one place that wires configuration → topology →
+ * network backend → application, behind the public nl_sim API
+ * (include/netloom/netloom.h). It sits above app, net, layout and traces
+ * and below cli, so outputs of one module become settings of another here
+ * (never by one of them including the other). A session owns everything it
+ * builds; nothing is process-global, so sessions run in parallel threads.
+ *
+ * This header is for the CLI: what it needs beyond the public API to print
+ * its human-readable reports (the app's results, the trace manifest).
+ */
+#ifndef NETLOOM_SESSION_SESSION_H
+#define NETLOOM_SESSION_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "netloom/netloom.h"
+
+struct app;
+struct trace_archive;
+struct app_config;
+struct config;
+struct config_table;
+struct json_t;
+struct progress;
+struct topo;
+struct trace_manifest;
+
+/* Every module's configuration tables, in the order `netloom config
+ * --dump` prints them: [network], [router], [traffic], [simulation],
+ * [replay], then each network backend's own table (registry order) not
+ * already listed. Caller-provided storage, so no list is process-global. */
+#define SESSION_MAX_TABLES 16
+struct session_tables {
+	const struct config_table *t[SESSION_MAX_TABLES];
+	size_t n;
+};
+
+/* Fill st and return its array (*n entries). */
+const struct config_table *const *session_config_tables(struct session_tables *st, size_t *n);
+
+/* The session's configuration (owned by s). */
+const struct config *session_config(const nl_sim *s);
+
+/* How the CLI replays: on another network than the configured one
+ * (`--topology`, errors then name that option), picking the first routing
+ * function of the registry that runs on its family when routing_function
+ * is unset. */
+struct session_replay_opts {
+	const char *topology;  /* NULL: the configured network */
+	bool pick_routing;
+	struct progress *pg;   /* progress reporting, or NULL */
+	/* Opens the trace instead of trace_archive_open (the CLI converts a
+	 * foreign trace first), or NULL. */
+	int (*open_trace)(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err);
+	/* Called once the app exists, before it runs (the CLI's timeline
+	 * observers), or NULL. */
+	int (*on_app)(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err);
+	void *ctx;             /* passed to open_trace and on_app */
+};
+
+/* nl_sim_replay with options (ro may be NULL). */
+int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+		   struct nl_err *err);
+
+/* What a replay left, for the CLI's reports; valid until the session
+ * changes. NULL when the last run was no replay. */
+struct session_replay_view {
+	const struct app *app;
+	const struct app_config *ac;
+	const struct trace_manifest *m;
+	const struct topo *topo;     /* NULL: the backend ran without one */
+	const char *backend;         /* backend name */
+	const char *routing;         /* routing function picked, "" when none was */
+	struct json_t *net_report;   /* the backend's report object */
+	struct json_t *doc;          /* the single-network JSON document */
+	bool deadlock;
+	const char *compute_why;     /* which recorded time compute replays, and why */
+	int comparable;              /* app_recorded_comparable: 1, 0, -1 unknown */
+	const char *comparable_why;
+};
+const struct session_replay_view *session_replay_view(const nl_sim *s);
+
+/* Share of the ranks' time spent in MPI calls (communication and waiting)
+ * over their run time. */
+struct app_results;
+double session_comm_share(const struct app_results *res);
+
+#endif

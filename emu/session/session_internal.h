@@ -1,0 +1,70 @@
+/* Inside the session layer: struct nl_sim, shared by session.c (config,
+ * synthetic runs, JSON) and session_replay.c (replay, message level). */
+#ifndef NETLOOM_SESSION_SESSION_INTERNAL_H
+#define NETLOOM_SESSION_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "app/app.h"
+#include "core/config.h"
+#include "net/net.h"
+#include "session/session.h"
+#include "traffic/traffic.h"
+
+struct app;
+struct app_archive_source;
+struct json_t;
+struct topo;
+struct trace_archive;
+
+enum session_result { SESSION_NONE, SESSION_RUN, SESSION_SWEEP, SESSION_REPLAY };
+
+struct nl_sim {
+	struct session_tables tables; /* storage cfg.tables points into */
+	struct config cfg;
+	bool is_bound;                /* nc, rc, tc, sc hold cfg's values */
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct traffic_cfg tc;
+	struct sim_cfg sc;
+	struct topo *topo;            /* built from nc.topology on first need */
+
+	/* The last results (kind says which). */
+	enum session_result kind;
+	struct net_point *points;     /* run: 1; sweep: n_points */
+	uint32_t n_points, cap_points;
+	struct nl_sweep sweep;
+	struct json_t *replay_doc;    /* replay: the whole document */
+
+	/* Replay state, kept for the CLI's report (session_replay_view). */
+	struct trace_archive *arch;
+	struct app_archive_source *asrc;
+	struct app *app;
+	struct net_backend *replay_net;
+	struct json_t *net_report;
+	struct app_config ac;
+	const struct topo *replay_topo; /* the replay's network, NULL: none */
+	char routing[128];            /* picked routing function, "" none */
+	int comparable;               /* app_recorded_comparable */
+	char compute_why[320];
+	char comparable_why[320];
+	struct session_replay_view view;
+
+	/* Message-level network (nl_sim_net_open). */
+	struct net_backend *net;
+	const struct topo *net_topo;  /* its topology, NULL: none */
+};
+
+/* Bind the typed configs (once per configuration). */
+int session_bind(nl_sim *s, struct nl_err *err);
+
+/* Build the topology from [network] topology if not built yet. */
+int session_topo(nl_sim *s, struct nl_err *err);
+
+/* Drop the last results and everything built for them. */
+void session_results_clear(nl_sim *s);
+
+/* Drop the message-level network. */
+void session_net_close(nl_sim *s);
+
+#endif

@@ -1,0 +1,296 @@
+/* nl_sim: trace replay and the message-level network. The wiring
+ * config → topology → net_backend → app that `netloom replay` and the live
+ * server both need (docs/replay.md, docs/api.md). */
+#include "session/session.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "net/net.h"
+#include "route/route.h"
+#include "session/session_internal.h"
+#include "topo/topo.h"
+#include "traces/trace.h"
+
+/* The backend named by key `backend` and, when it models the network's
+ * structure or the user set one, the [network] topology. */
+static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *want_topo, struct nl_err *err)
+{
+	struct app_config ac;
+	NL_CHECK(app_config_bind(&s->cfg, &ac, err));
+	*ops = net_backend_find(ac.backend, err);
+	if (!*ops)
+		return nl_err_prefix(err, "key 'backend'");
+	NL_CHECK(session_bind(s, err));
+	/* A backend that accepts no topology (the analytic one) keeps its
+	 * contention-free default unless the user set one. */
+	*want_topo = !(*ops)->topology_optional || config_get(&s->cfg, "topology");
+	if (*want_topo && session_topo(s, err) < 0)
+		return nl_err_prefix(err, "key 'topology'");
+	return 0;
+}
+
+/* What identifies the trace, so a result can be re-run to the same bits. */
+static json_t *session_trace_json(const char *path, const struct trace_manifest *m, uint64_t file_bytes)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "path", json_string(path));
+	json_object_set_new(o, "file_bytes", json_integer((json_int_t)file_bytes));
+	json_object_set_new(o, "format_version", json_integer(m->format_version));
+	json_object_set_new(o, "application", json_string(m->application ? m->application : ""));
+	json_object_set_new(o, "command_line", json_string(m->command_line ? m->command_line : ""));
+	json_object_set_new(o, "machine", json_string(m->machine ? m->machine : ""));
+	json_object_set_new(o, "recorder", json_string(m->recorder ? m->recorder : ""));
+	json_object_set_new(o, "mpi_library", json_string(m->mpi_library ? m->mpi_library : ""));
+	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
+	json_object_set_new(o, "communicators", json_integer(m->n_comms));
+	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
+	json_t *h = json_array();
+	for (uint32_t r = 0; m->rank_hash && r < m->n_ranks; r++) {
+		char hex[20];
+		snprintf(hex, sizeof hex, "%016" PRIx64, m->rank_hash[r]);
+		json_array_append_new(h, json_string(hex));
+	}
+	json_object_set_new(o, "rank_hashes", h);
+	return o;
+}
+
+double session_comm_share(const struct app_results *res)
+{
+	double busy = 0, fin = 0;
+	for (uint32_t r = 0; r < res->n_ranks; r++) {
+		busy += (double)(res->ranks[r].comm_ps + res->ranks[r].wait_ps);
+		fin += (double)res->ranks[r].finish_ps;
+	}
+	return fin > 0 ? busy / fin : 0;
+}
+
+/* The replay's "results" object (docs/results.md). */
+static json_t *session_replay_results(const nl_sim *s, bool deadlock)
+{
+	const struct trace_manifest *m = trace_archive_manifest(s->arch);
+	const struct app_results *res = app_results(s->app);
+	int comparable = s->comparable;
+	json_t *results = app_results_json(s->app);
+	json_object_set_new(results, "status", json_string(deadlock ? "deadlock" : "ok"));
+	json_t *rt = json_object_get(results, "runtime");
+	double pred = (double)res->runtime_ps * 1e-12;
+	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
+	json_object_set_new(rt, "recorded_comparable", comparable < 0 ? json_null() : json_boolean(comparable));
+	json_object_set_new(rt, "recorded_note", json_string(s->comparable_why));
+	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && comparable != 0
+						 ? json_real(pred / m->recorded_runtime_s)
+						 : json_null());
+	json_object_set_new(results, "compute_time", json_string(app_compute_time_name(s->ac.compute_time)));
+	json_object_set_new(results, "compute_time_note", json_string(s->compute_why));
+	json_object_set_new(results, "comm_share", json_real(session_comm_share(res)));
+	json_object_set_new(results, "placement", json_string("linear"));
+	json_object_set(results, "network", s->net_report);
+	if (deadlock)
+		json_object_set_new(results, "deadlock", app_deadlock_json(s->app));
+	return results;
+}
+
+static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double t0, struct nl_err *err)
+{
+	const struct trace_manifest *m = trace_archive_manifest(s->arch);
+	json_t *doc = json_object();
+	if (!doc)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "command", json_string("replay"));
+	json_object_set_new(doc, "trace", session_trace_json(path, m, trace_archive_file_bytes(s->arch)));
+	json_object_set_new(doc, "config", config_to_json(&s->cfg));
+	json_t *results = session_replay_results(s, deadlock);
+	/* The only field that differs between identical runs. */
+	json_object_set_new(results, "wall_seconds", json_real(nl_wall_seconds() - t0));
+	json_object_set_new(doc, "results", results);
+	s->replay_doc = doc;
+	return 0;
+}
+
+/* The first routing function in the registry that runs on t's family (dor
+ * on tori and meshes, min elsewhere), so one command compares families. */
+static const char *session_pick_routing(const struct topo *t)
+{
+	size_t n;
+	const struct route_ops *const *all = route_list(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i]->families)
+			return all[i]->name;
+		for (size_t j = 0; all[i]->families[j]; j++)
+			if (!strcmp(all[i]->families[j], t->ops->name))
+				return all[i]->name;
+	}
+	return NULL;
+}
+
+/* Everything up to a run: trace, compute time, backend, topology, routing,
+ * the app. Errors in this order: [replay] keys, the trace, compute time,
+ * backend, topology. */
+static int session_replay_build(nl_sim *s, const char *path, const struct session_replay_opts *ro,
+				struct nl_err *err)
+{
+	const char *label = ro->topology ? "--topology" : "key 'topology'";
+	NL_CHECK(app_config_bind(&s->cfg, &s->ac, err));
+	NL_CHECK(ro->open_trace ? ro->open_trace(ro->ctx, path, &s->arch, err) : trace_archive_open(&s->arch, path, err));
+	const struct trace_manifest *m = trace_archive_manifest(s->arch);
+	NL_CHECK(app_compute_time_resolve(&s->ac, m, s->compute_why, sizeof s->compute_why, err));
+	s->comparable = app_recorded_comparable(m, s->comparable_why, sizeof s->comparable_why);
+	const struct net_backend_ops *ops = net_backend_find(s->ac.backend, err);
+	if (!ops)
+		return nl_err_prefix(err, "key 'backend'");
+	if (ro->topology) {
+		NL_CHECK(config_set(&s->cfg, "topology", ro->topology, "--topology", err));
+		topo_free(s->topo);
+		s->topo = NULL;
+		s->is_bound = false;
+		session_net_close(s);
+	}
+	NL_CHECK(config_bind(&s->cfg, &net_network_table, &s->nc, err));
+	/* The [network] table's topology: always for backends that model the
+	 * network's structure; for one that accepts none (the analytic one)
+	 * only when set, so its default stays contention-free. */
+	bool want_topo = !ops->topology_optional || config_get(&s->cfg, "topology");
+	if (want_topo) {
+		if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0)
+			return nl_err_prefix(err, "%s", label);
+		if (s->topo->n_endpoints < m->n_ranks)
+			return nl_errf(err, NL_ECONFIG,
+				       "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
+				       label, s->nc.topology, s->topo->n_endpoints, m->n_ranks);
+		const char *r = ro->pick_routing ? session_pick_routing(s->topo) : NULL;
+		if (r) {
+			snprintf(s->routing, sizeof s->routing, "%s", r);
+			NL_CHECK(config_set(&s->cfg, "routing_function", r, "--topology", err));
+			s->is_bound = false;
+		}
+	}
+	s->replay_topo = want_topo ? s->topo : NULL;
+	NL_CHECK(net_backend_new(ops, &s->cfg, s->replay_topo, &s->replay_net, err));
+	struct app_source src;
+	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));
+	NL_CHECK(app_new(&s->app, &s->ac, &src, s->replay_net, NULL, err));
+	return ro->on_app ? ro->on_app(ro->ctx, s->app, m, err) : 0;
+}
+
+int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+		   struct nl_err *err)
+{
+	static const struct session_replay_opts no_opts;
+	double t0 = nl_wall_seconds();
+	if (out && out->size < sizeof *out)
+		return nl_errf(err, NL_EINVAL, "nl_sim_replay: out->size must be sizeof(struct nl_replay)");
+	if (!ro)
+		ro = &no_opts;
+	session_results_clear(s);
+	int rc = session_replay_build(s, path, ro, err);
+	if (rc == 0)
+		rc = app_run(s->app, ro->pg, err);
+	bool deadlock = rc == NL_EDEADLOCK;
+	if (rc < 0 && !deadlock)
+		goto fail;
+	struct nl_err rerr = {0};
+	s->net_report = json_object();
+	int rrc = s->net_report ? 0 : nl_errf(&rerr, NL_ENOMEM, "out of memory");
+	if (rrc == 0 && s->replay_net->ops->report)
+		rrc = s->replay_net->ops->report(s->replay_net, s->net_report, &rerr);
+	if (rrc == 0 && s->routing[0])
+		json_object_set_new(s->net_report, "routing", json_string(s->routing));
+	if (rrc == 0)
+		rrc = session_replay_doc(s, path, deadlock, t0, &rerr);
+	if (rrc < 0) {
+		/* A failed report outranks the deadlock: nothing is kept. */
+		if (err)
+			*err = rerr;
+		rc = rrc;
+		goto fail;
+	}
+	s->kind = SESSION_REPLAY;
+	s->view = (struct session_replay_view){
+		.app = s->app,
+		.ac = &s->ac,
+		.m = trace_archive_manifest(s->arch),
+		.topo = s->replay_topo,
+		.backend = s->replay_net->ops->name,
+		.routing = s->routing,
+		.net_report = s->net_report,
+		.doc = s->replay_doc,
+		.deadlock = deadlock,
+		.compute_why = s->compute_why,
+		.comparable = s->comparable,
+		.comparable_why = s->comparable_why,
+	};
+	if (out) {
+		const struct app_results *res = app_results(s->app);
+		out->n_ranks = res->n_ranks;
+		out->deadlock = deadlock;
+		out->predicted_s = (double)res->runtime_ps * 1e-12;
+		out->recorded_s = s->view.m->recorded_runtime_s;
+		out->messages = res->msgs;
+		out->bytes = res->bytes;
+	}
+	return rc;
+fail:
+	session_results_clear(s);
+	return rc;
+}
+
+int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
+{
+	return session_replay(s, path, NULL, out, err);
+}
+
+const struct session_replay_view *session_replay_view(const nl_sim *s)
+{
+	return s->kind == SESSION_REPLAY ? &s->view : NULL;
+}
+
+/* --- message by message ---------------------------------------------------- */
+
+int nl_sim_net_open(nl_sim *s, struct nl_err *err)
+{
+	const struct net_backend_ops *ops;
+	bool want_topo;
+	struct net_backend *b;
+	NL_CHECK(session_backend(s, &ops, &want_topo, err));
+	NL_CHECK(net_backend_new(ops, &s->cfg, want_topo ? s->topo : NULL, &b, err));
+	session_net_close(s);
+	s->net = b;
+	s->net_topo = want_topo ? s->topo : NULL;
+	return 0;
+}
+
+int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
+		struct nl_err *err)
+{
+	if (!s->net)
+		NL_CHECK(nl_sim_net_open(s, err));
+	/* The backends index endpoints unchecked (hot path): check here. */
+	const struct topo *t = s->net_topo;
+	if (t && (src >= t->n_endpoints || dst >= t->n_endpoints))
+		return nl_errf(err, NL_ERANGE, "send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
+			       dst, t->n_endpoints);
+	return s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err);
+}
+
+int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
+		   uint64_t *next_ps, struct nl_err *err)
+{
+	if (!s->net)
+		return nl_errf(err, NL_ESTATE, "advance: no network yet (nl_sim_net_open or nl_sim_send first)");
+	uint64_t reached, next;
+	NL_CHECK(s->net->ops->advance(s->net, until_ps, deliver, ctx, &reached, &next, err));
+	if (reached_ps)
+		*reached_ps = reached;
+	if (next_ps)
+		*next_ps = next;
+	return 0;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Open-ended fuzzing campaign (tests/fuzz/README.md): build every fuzz
+# target with clang's libFuzzer + ASan/UBSan (tests/fuzz/build-libfuzzer.sh),
+# run each for MINUTES (default 10), one target after another as a single
+# low-priority fuzzing process, then print executions, crashes, timeouts and
+# out-of-memory inputs per target. Exits 1 if any target found one; the
+# inputs are kept in build-fuzz/runs/<time>/<target>/ for replay with
+# `build-fuzz/fuzz_<target> FILE`.
+#
+#   scripts/fuzz.sh [--execs N] [MINUTES [TARGET...]]
+#
+# --execs N: run each target in rounds of MINUTES until it has passed N
+# executions in all (or found a failure), e.g. `scripts/fuzz.sh --execs
+# 10000000 5`. Each target's corpus grows in build-fuzz/corpus/<target>/
+# (a later round or run starts from it), seeded from tests/fuzz/corpus/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_execs=0
+if [ "${1:-}" = --execs ]; then
+  want_execs=${2:-}
+  case "$want_execs" in
+    '' | *[!0-9]*) echo "scripts/fuzz.sh: --execs: '$want_execs' is not a whole number of executions" >&2; exit 2 ;;
+  esac
+  shift 2
+fi
+minutes=${1:-10}
+case "$minutes" in
+  '' | *[!0-9]*) echo "scripts/fuzz.sh: MINUTES: '$minutes' is not a whole number of minutes" >&2; exit 2 ;;
+esac
+[ "$minutes" -gt 0 ] || { echo "scripts/fuzz.sh: MINUTES: must be at least 1" >&2; exit 2; }
+shift || true
+
+# The targets are what build-libfuzzer.sh builds (it prints their paths).
+built=()
+while read -r path; do
+  built+=("${path#build-fuzz/fuzz_}")
+done < <(tests/fuzz/build-libfuzzer.sh)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${built[@]}")
+for t in "${targets[@]}"; do
+  [[ " ${built[*]} " == *" $t "* ]] ||
+    { echo "scripts/fuzz.sh: TARGET: no fuzz target '$t' (built: ${built[*]})" >&2; exit 2; }
+done
+
+run=build-fuzz/runs/$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$run"
+failed=0
+rows=()
+for t in "${targets[@]}"; do
+  dir="$run/$t"
+  mkdir -p "$dir" "build-fuzz/corpus/$t"
+  execs=0 crashes=0 timeouts=0 ooms=0 rounds=0 bad=0
+  while :; do
+    rounds=$((rounds + 1))
+    log="$dir/log-$rounds.txt"
+    echo "fuzz: $t, round $rounds, $minutes min ($execs executions so far; log $log)" >&2
+    # -fork=1: one fuzzing child at a time, restarted after a crash,
+    # timeout or OOM, so a round counts them all instead of stopping at the
+    # first. -timeout: one input taking 10 s is a hang on untrusted input.
+    rc=0
+    nice -n 10 "build-fuzz/fuzz_$t" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+      -timeout=10 -rss_limit_mb=2048 -max_total_time=$((minutes * 60)) -print_final_stats=1 \
+      -artifact_prefix="$dir/" "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+    # The parent's last status line: "#EXECS: cov: ... oom/timeout/crash: O/T/C time: ..."
+    last=$(grep -E '^#[0-9]+: .*oom/timeout/crash: [0-9]+/[0-9]+/[0-9]+' "$log" | tail -n 1 || true)
+    if [ -z "$last" ] || [ "$rc" -ne 0 ]; then
+      echo "fuzz: $t: libFuzzer exited with status $rc without a final status line; see $log" >&2
+      bad=1
+    fi
+    if [ -n "$last" ]; then
+      read -r e o tm c < <(sed -E 's#^\#([0-9]+):.*oom/timeout/crash: ([0-9]+)/([0-9]+)/([0-9]+).*#\1 \2 \3 \4#' <<<"$last")
+      execs=$((execs + e)) ooms=$((ooms + o)) timeouts=$((timeouts + tm)) crashes=$((crashes + c))
+    fi
+    inputs=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
+    [ "$crashes" -eq 0 ] && [ "$timeouts" -eq 0 ] && [ "$ooms" -eq 0 ] && [ "$inputs" -eq 0 ] || bad=1
+    [ "$bad" -eq 0 ] && [ "$execs" -lt "$want_execs" ] || break
+  done
+  [ "$bad" -eq 0 ] || failed=1
+  rows+=("$(printf '%-16s %14s %8s %9s %5s %7s %7s' "$t" "$execs" "$crashes" "$timeouts" "$ooms" "$inputs" "$((rounds * minutes))")")
+done
+
+printf '%-16s %14s %8s %9s %5s %7s %7s\n' target executions crashes timeouts ooms inputs minutes
+printf '%s\n' "${rows[@]}"
+echo "(crashes/timeouts/ooms: fuzzing jobs that ended so; inputs: the inputs kept in $run/<target>/)"
+exit $failed

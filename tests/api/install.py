@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Install netloom into a temporary DESTDIR, build tests/api/example_run.c
+against the installed tree with `pkg-config --cflags --libs netloom`, run
+it, and check it prints what `netloom run --json - --reproducible` prints
+for the same configuration and seed (docs/api.md).
+
+usage: install.py BUILD_DIR SOURCE_DIR NETLOOM_EXE"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+build, src, netloom = sys.argv[1:4]
+
+CONFIGS = [
+    [],
+    ["topology=mesh:k=4x4", "injection_rate=0.3", "seed=7"],
+    ["topology=dragonfly:a=4,p=2,h=2", "routing_function=min", "injection_rate=0.2", "seed=3"],
+]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def sh(args, **kw):
+    p = subprocess.run(args, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        fail(f"{' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+# docs/api.md shows the example as it is.
+example = open(os.path.join(src, "tests", "api", "example_run.c")).read()
+body = example[example.index("#include <netloom/netloom.h>"):]
+if body not in open(os.path.join(src, "docs", "api.md")).read():
+    fail("docs/api.md's example differs from tests/api/example_run.c")
+
+with tempfile.TemporaryDirectory() as dest:
+    sh(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
+    pcs = glob.glob(os.path.join(dest, "**", "pkgconfig", "netloom.pc"), recursive=True)
+    if len(pcs) != 1:
+        fail(f"expected one installed netloom.pc, found {pcs}")
+    libs = glob.glob(os.path.join(dest, "**", "libnetloom.so.0"), recursive=True)
+    if len(libs) != 1:
+        fail(f"expected the installed SONAME libnetloom.so.0, found {libs}")
+    hdr = glob.glob(os.path.join(dest, "**", "include", "netloom", "netloom.h"), recursive=True)
+    if len(hdr) != 1:
+        fail(f"expected the installed header netloom/netloom.h, found {hdr}")
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]), PKG_CONFIG_SYSROOT_DIR=dest)
+    flags = sh(["pkg-config", "--cflags", "--libs", "netloom"], env=env).stdout.split()
+    if not any(f.startswith("-I" + dest) for f in flags) or "-lnetloom" not in flags:
+        fail(f"pkg-config flags do not point into the installed tree: {flags}")
+    exe = os.path.join(dest, "example_run")
+    cc = os.environ.get("CC", "cc")
+    sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", os.path.join(src, "tests", "api", "example_run.c"),
+        *flags, "-o", exe])
+    # Only the public symbols are exported: the example links with them.
+    nm = sh(["nm", "-D", "--defined-only", libs[0]]).stdout.split("\n")
+    exported = sorted(l.split()[-1] for l in nm if " T " in l)
+    bad = [s for s in exported if not s.startswith("nl_")]
+    if bad:
+        fail(f"libnetloom.so exports non-API symbols: {bad[:10]}")
+    run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(libs[0]))
+    for cfg in CONFIGS:
+        ex = subprocess.run([exe, *cfg], capture_output=True, text=True, env=run_env)
+        sets = [a for kv in cfg for a in ("-s", kv)]
+        cli = subprocess.run([netloom, "run", *sets, "--json", "-", "--reproducible"], capture_output=True,
+                             text=True)
+        if ex.returncode != cli.returncode:
+            fail(f"{cfg}: exit {ex.returncode} (example) vs {cli.returncode} (netloom run)\n{ex.stderr}")
+        if ex.stdout != cli.stdout or not ex.stdout.startswith("{"):
+            fail(f"{cfg}: the example's JSON differs from netloom run's ({len(ex.stdout)} vs "
+                 f"{len(cli.stdout)} bytes)")
+        print(f"ok {cfg or ['defaults']}: {len(ex.stdout)} bytes identical")
+    print(f"ok: {len(exported)} exported symbols, all nl_*")

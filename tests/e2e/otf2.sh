@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# OTF2 import (issue 17): the two public Score-P archives in
+# tests/data/traces/otf2 (sst-macro's otf2_test_traces, 10 ranks; SST
+# Ember's test_emberotf2, 4 ranks) convert with the message, byte and
+# collective counts otf2-print lists (hard-coded here and, when otf2-tools
+# is installed, recounted from otf2-print), name their dropped calls with
+# counts, replay to completion on both backends (directly from the .otf2
+# too), and damaged archives (missing .evt, cut .def, cut .evt) fail with
+# one line naming the file. Exit 77 (skip) when built without OTF2.
+# usage: otf2.sh NETLOOM SOURCE_ROOT
+set -uo pipefail
+netloom=$1
+data=$2/tests/data/traces/otf2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export NETLOOM_PROGRESS=0
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+expect() { [ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+probe=$("$netloom" trace convert "$data/ember/traces.otf2" "$dir/probe.nlt" 2>&1)
+case $probe in *"built without the OTF2 library"*) echo "netloom built without OTF2: skipped"; exit 77 ;; esac
+
+COLL='sum(v for k,v in d["calls"].items() if k in ("barrier","bcast","reduce","allreduce","gather","scatter","allgather","alltoall","scan","exscan","reduce_scatter_block"))'
+check() { # NAME ARCHIVE MESSAGES BYTES COLLECTIVES
+  local name=$1 a=$2
+  "$netloom" trace convert "$a" "$dir/$name.nlt" > /dev/null 2> "$dir/$name.err" || { fail "convert $name: $(head -1 "$dir/$name.err")"; return; }
+  "$netloom" trace info "$dir/$name.nlt" --json > "$dir/$name.info" || fail "info $name"
+  expect "$name messages" "$(json "$dir/$name.info" 'd["p2p"]["messages"]')" "$3"
+  expect "$name bytes" "$(json "$dir/$name.info" 'd["p2p"]["bytes"]')" "$4"
+  expect "$name collectives" "$(json "$dir/$name.info" "$COLL")" "$5"
+  if command -v otf2-print > /dev/null; then
+    otf2-print "$a" > "$dir/$name.print"
+    expect "$name messages (otf2-print)" "$3" "$(grep -cE '^MPI_(I?SEND) ' "$dir/$name.print")"
+    expect "$name bytes (otf2-print)" "$4" "$(grep -E '^MPI_(I?SEND) ' "$dir/$name.print" | sed 's/.*Length: \([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')"
+    expect "$name collectives (otf2-print)" "$5" "$(grep '^MPI_COLLECTIVE_END' "$dir/$name.print" | grep -cv '_HANDLE')"
+  fi
+  for b in analytic flit; do
+    "$netloom" replay "$dir/$name.nlt" -s backend=$b --json "$dir/$name.$b.json" > /dev/null 2> "$dir/$name.rerr" || { fail "replay $name on $b: $(head -1 "$dir/$name.rerr")"; continue; }
+    expect "$name $b status" "$(json "$dir/$name.$b.json" 'd["results"]["status"]')" ok
+    expect "$name $b unmatched" "$(json "$dir/$name.$b.json" 'd["results"]["messages"]["unmatched"]')" 0
+    expect "$name $b p2p" "$(json "$dir/$name.$b.json" 'd["results"]["messages"]["p2p"]["count"]')" "$3"
+  done
+}
+check sstmacro "$data/sst-macro/traces.otf2" 1440 23592600 1200
+check ember "$data/ember/traces.otf2" 0 0 4
+
+# Dropped calls are named with their counts (Score-P 2.0.2 wrote no records
+# for non-blocking collectives).
+grep -q "not converted: MPI_Iallgather x360 " "$dir/sstmacro.err" || fail "MPI_Iallgather drop not named: $(cat "$dir/sstmacro.err")"
+grep -q "not converted: MPI_Wait x1080 " "$dir/sstmacro.err" || fail "MPI_Wait drop not named"
+
+# Replay straight from the anchor file gives the same prediction.
+"$netloom" replay "$data/sst-macro/traces.otf2" --json "$dir/direct.json" > /dev/null 2> "$dir/direct.err" || fail "direct replay: $(head -1 "$dir/direct.err")"
+expect "direct replay" "$(json "$dir/direct.json" 'd["results"]["runtime"]["predicted_s"]')" \
+  "$(json "$dir/sstmacro.analytic.json" 'd["results"]["runtime"]["predicted_s"]')"
+grep -q "netloom replay: not converted: MPI_Iallgather x360" "$dir/direct.err" || fail "direct replay does not name dropped calls"
+
+# Damaged archives: one line naming the file, non-zero exit, no output.
+bad() { # WHAT FILE_NAMED  (archive copy in $dir/bad)
+  out=$("$netloom" trace convert "$dir/bad/traces.otf2" "$dir/bad.nlt" 2>&1 >/dev/null); rc=$?
+  [ $rc -ne 0 ] || fail "$1: exit 0"
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "$1: not one line: $out"
+  case $out in *"$2"*) ;; *) fail "$1: message does not name $2: $out" ;; esac
+  [ ! -e "$dir/bad.nlt" ] || fail "$1: output written"
+}
+fresh() { rm -rf "$dir/bad"; cp -r "$data/sst-macro" "$dir/bad"; chmod -R u+w "$dir/bad"; }
+fresh; rm "$dir/bad/traces/3.evt"; bad "missing .evt" "traces/3.evt"
+fresh; head -c 3000 "$data/sst-macro/traces.def" > "$dir/bad/traces.def"; bad "cut .def" "traces.def"
+fresh; rm "$dir/bad/traces.def"; bad "missing .def" "traces.def"
+fresh; head -c 2000 "$data/sst-macro/traces/5.evt" > "$dir/bad/traces/5.evt"; bad "cut .evt" "traces/5.evt"
+fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "cut anchor" "traces.otf2"
+
+# Export (issue 17, part 3). Round trip: .nlt -> OTF2 -> .nlt replays to
+# the same JSON apart from the input's name, size, hashes, recorder and
+# the wall clock; otf2-print reads the archive without a warning.
+strip='import json,sys
+d=json.load(open(sys.argv[1]))
+for k in ("path","file_bytes","rank_hashes","recorder"): d["trace"].pop(k,None)
+d["results"].pop("wall_seconds",None)
+# The comparability note names the recorder (dropped above).
+d["results"]["runtime"].pop("recorded_note",None)
+print(json.dumps(d,sort_keys=True))'
+for name in sstmacro ember; do
+  "$netloom" trace export "$dir/$name.nlt" --otf2 "$dir/$name.x" > /dev/null 2> "$dir/$name.xerr" || { fail "export $name: $(head -1 "$dir/$name.xerr")"; continue; }
+  if command -v otf2-print > /dev/null; then
+    otf2-print "$dir/$name.x/traces.otf2" > /dev/null 2> "$dir/$name.xprint" || fail "otf2-print $name export failed"
+    [ ! -s "$dir/$name.xprint" ] || fail "otf2-print warns on $name export: $(head -2 "$dir/$name.xprint")"
+  fi
+  "$netloom" trace import "$dir/$name.x" -o "$dir/$name.rt.nlt" > /dev/null 2>&1 || { fail "re-import $name"; continue; }
+  "$netloom" replay "$dir/$name.rt.nlt" --json "$dir/$name.rt.json" > /dev/null 2>&1 || fail "replay round trip $name"
+  expect "$name round trip JSON" "$(python3 -c "$strip" "$dir/$name.rt.json")" "$(python3 -c "$strip" "$dir/$name.analytic.json")"
+done
+# The recorded trace must not be written over.
+out=$("$netloom" trace export "$dir/ember.nlt" --otf2 "$dir/ember.x" 2>&1 >/dev/null) && fail "export into an existing directory: exit 0"
+case $out in *"already exists"*) ;; *) fail "export into an existing directory: $out" ;; esac
+
+# replay --otf2: every rank's last event is its predicted finish time
+# (timer resolution 10^12: ticks are ps), the archive is deterministic and
+# otf2-print reads it without a warning.
+for b in analytic flit; do
+  "$netloom" replay "$dir/sstmacro.nlt" -s backend=$b --otf2 "$dir/pred.$b" --json "$dir/pred.$b.json" > /dev/null 2> "$dir/pred.err" || { fail "replay --otf2 on $b: $(head -1 "$dir/pred.err")"; continue; }
+  command -v otf2-print > /dev/null || continue
+  otf2-print "$dir/pred.$b/traces.otf2" > "$dir/pred.$b.print" 2> "$dir/pred.$b.warn" || fail "otf2-print of the prediction ($b)"
+  [ ! -s "$dir/pred.$b.warn" ] || fail "otf2-print warns on the prediction ($b): $(head -2 "$dir/pred.$b.warn")"
+  python3 - "$dir/pred.$b.json" "$dir/pred.$b.print" <<'PY' || fail "last event times differ from the predicted finish times ($b)"
+import collections, json, sys
+fin = [round(r["finish_s"] * 1e12) for r in json.load(open(sys.argv[1]))["results"]["ranks"]]
+last = collections.defaultdict(int)
+for line in open(sys.argv[2]):
+    p = line.split()
+    if len(p) >= 3 and p[1].isdigit() and p[2].isdigit():
+        last[int(p[1])] = max(last[int(p[1])], int(p[2]))
+bad = [(r, last[r], f) for r, f in enumerate(fin) if last[r] != f]
+if bad or len(last) != len(fin):
+    print("rank, last event ps, finish ps:", bad[:5], file=sys.stderr)
+    sys.exit(1)
+PY
+done
+"$netloom" replay "$dir/sstmacro.nlt" --otf2 "$dir/pred.again" > /dev/null 2>&1 || fail "replay --otf2 again"
+diff -r "$dir/pred.analytic" "$dir/pred.again" > /dev/null || fail "replay --otf2 is not deterministic"
+
+# A receive that never completes has no MpiIrecv record naming its sender:
+# dropping it would change what matches, so the import fails in one line
+# naming the rank's event file, and writes nothing.
+cat > "$dir/unwaited.txt" <<'TXT'
+netloom-trace 2
+frame_target 65536
+zstd_level 3
+ranks 2
+application "unwaited"
+command_line ""
+machine ""
+recorder "test"
+mpi_library ""
+start_unix 0
+recorded_runtime_s 0.001
+rank 0
+isend t=1000 dur=1000 peer=1 tag=3 bytes=64 req=0
+wait t=3000 dur=1000 req=0 n_done=1
+rank 1
+irecv t=1000 dur=1000 peer=0 tag=3 bytes=64 req=0
+TXT
+"$netloom" trace encode "$dir/unwaited.txt" "$dir/unwaited.nlt" && "$netloom" trace export "$dir/unwaited.nlt" --otf2 "$dir/uw" > /dev/null 2>&1 || fail "unwaited trace"
+out=$("$netloom" trace import "$dir/uw" -o "$dir/uw.nlt" 2>&1 >/dev/null) && fail "irecv without its sender: exit 0"
+expect "irecv without its sender" "$out" "netloom: $dir/uw/traces/1.evt: rank 1: 1 MPI_Irecv calls have no MpiIrecv record naming their sender (expected Score-P's MpiIrecv completion records; a receive that never completes cannot be replayed)"
+[ ! -e "$dir/uw.nlt" ] || fail "irecv without its sender: output written"
+
+# replay --svg (issue 17, part 4): one row per rank, the three categories
+# present, well-formed XML; more than 64 ranks refused in one line.
+"$netloom" replay "$dir/sstmacro.nlt" -s backend=flit --svg "$dir/t.svg" > /dev/null 2> "$dir/svg.err" || fail "replay --svg: $(head -1 "$dir/svg.err")"
+python3 - "$dir/t.svg" <<'PY' || fail "replay --svg picture"
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+rows = [t.text for t in root.iter(ns + "text") if (t.text or "").startswith("rank ")]
+fills = {r.get("fill") for g in root.iter(ns + "g") for r in g.iter(ns + "rect")}
+if rows != [f"rank {i}" for i in range(10)] or len(fills) != 3:
+    print("rows", rows, "fills", fills, file=sys.stderr)
+    sys.exit(1)
+PY
+"$netloom" trace dump "$dir/ember.nlt" | sed 's/^ranks 4$/ranks 65/' > "$dir/r65.txt"
+for r in $(seq 4 64); do printf 'rank %d\ncompute t=0 dur=1000\n' "$r"; done >> "$dir/r65.txt"
+"$netloom" trace encode "$dir/r65.txt" "$dir/r65.nlt" || fail "65-rank trace"
+out=$("$netloom" replay "$dir/r65.nlt" --svg "$dir/r65.svg" 2>&1 >/dev/null) && fail "--svg with 65 ranks: exit 0"
+expect "--svg with 65 ranks" "$out" "netloom: --svg: the trace has 65 ranks (expected at most 64)"
+[ ! -e "$dir/r65.svg" ] || fail "--svg with 65 ranks wrote a file"
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "otf2: ok"

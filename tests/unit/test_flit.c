@@ -1,0 +1,409 @@
+/* Unit tests: the flit model's internals (emu/net, net_internal.h) — flow
+ * control, output-VC release, the router's two step paths, the allocators
+ * and run-time allocation failures. Each test is aimed at one class of bug
+ * a review planted and no figure-level test caught (issue 10, part 6). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+#include "test.h"
+
+static const struct config_table *const all_tables[] = {
+	&net_network_table,
+	&net_router_table,
+	&traffic_table,
+	&net_sim_table,
+};
+
+/* A flit network under synthetic traffic, built from key=value strings. */
+struct fx {
+	struct config cfg;
+	struct topo *t;
+	struct traffic *tr;
+	struct flitnet *n;
+};
+
+static int fx_open(struct fx *f, const char *const *kv, struct nl_err *e)
+{
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc;
+	struct traffic_cfg tc;
+
+	memset(f, 0, sizeof *f);
+	config_init(&f->cfg, all_tables, sizeof all_tables / sizeof *all_tables);
+	for (int i = 0; kv[i]; i++)
+		NL_CHECK(config_set(&f->cfg, kv[i], NULL, "test", e));
+	NL_CHECK(config_bind(&f->cfg, &net_network_table, &nc, e));
+	NL_CHECK(config_bind(&f->cfg, &net_router_table, &rc, e));
+	NL_CHECK(config_bind(&f->cfg, &net_sim_table, &sc, e));
+	NL_CHECK(config_bind(&f->cfg, &traffic_table, &tc, e));
+	NL_CHECK(topo_new(nc.topology, &f->t, e));
+	NL_CHECK(flitnet_new(&nc, &rc, &sc, f->t, &f->n, e));
+	NL_CHECK(traffic_new(tc.traffic, f->t, (uint64_t)sc.seed, &f->tr, e));
+	f->n->obs.count_channels = true;
+	return flitnet_set_traffic(f->n, f->tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
+				   (uint32_t)tc.packet_size.hi, e);
+}
+
+static void fx_close(struct fx *f)
+{
+	flitnet_free(f->n);
+	traffic_free(f->tr);
+	topo_free(f->t);
+	config_release(&f->cfg);
+}
+
+/* A fingerprint of everything a run measured: latencies, hops, the flits
+ * of every channel. */
+static uint64_t fx_digest(const struct flitnet *n)
+{
+	uint64_t h = 1469598103934665603ULL;
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ULL)
+	MIX(n->now);
+	MIX(n->flit_hops);
+	MIX(n->obs.sent_flits);
+	MIX(n->obs.accepted_flits);
+	MIX(n->obs.plat.n);
+	MIX((uint64_t)n->obs.plat.sum);
+	MIX(n->obs.plat.max);
+	MIX((uint64_t)n->obs.nlat.sum);
+	MIX((uint64_t)n->obs.hops.sum);
+	for (uint32_t g = 0; g < n->topo->n_ports; g++)
+		MIX(n->ports[g].chan_flits);
+#undef MIX
+	return h;
+}
+
+/* Distinct packets whose flits sit in input VC iv's buffer. */
+static uint32_t ivc_packets(const struct flitnet *n, uint64_t iv)
+{
+	uint32_t k = 0, last = FL_NONE;
+	for (uint32_t ru = n->ivc[iv].head; ru != FL_NONE; ru = n->pool.runs[ru].next)
+		if (n->pool.runs[ru].pkt != last) {
+			last = n->pool.runs[ru].pkt;
+			k++;
+		}
+	return k;
+}
+
+/* Virtual cut-through: a head advances only when its whole packet fits
+ * downstream, so a VC buffer of exactly one packet never holds flits of two
+ * packets. Wormhole lets the next head in behind a tail (the same run must
+ * show it, or the check proves nothing). */
+static void test_vct_is_not_wormhole(void)
+{
+	static const char *const fcs[] = {"flow_control=vct", "flow_control=wormhole"};
+	for (int w = 0; w < 2; w++) {
+		const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", "vc_buf_size=4", "packet_size=4",
+				    "injection_rate=0.5", "seed=3", fcs[w], NULL};
+		struct fx f;
+		struct nl_err e = {0};
+		CHECK_OK(fx_open(&f, kv, &e), &e);
+		uint32_t shared = 0;
+		const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
+		for (uint64_t c = 1; c <= 3000; c++) {
+			CHECK_OK(flitnet_run_until(f.n, c, &e), &e);
+			for (uint64_t iv = 0; iv < IV; iv++)
+				shared += ivc_packets(f.n, iv) > 1;
+		}
+		CHECK(f.n->flit_hops > 10000);
+		if (w == 0)
+			CHECK_UINT(shared, ==, 0);
+		else
+			CHECK_UINT(shared, >, 0);
+		fx_close(&f);
+	}
+}
+
+/* wait_for_tail_credit: an output VC is released when its tail's credit
+ * returns. Under load every packet still arrives, and once the network
+ * is empty every output VC is free again. */
+static void test_tail_credit_releases(void)
+{
+	const char *kv[] = {"topology=mesh:k=4x4", "num_vcs=2", "vc_buf_size=4", "packet_size=3",
+			    "injection_rate=0.3", "wait_for_tail_credit=1", "seed=5", NULL};
+	struct fx f;
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(&f, kv, &e), &e);
+	CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
+	CHECK(f.n->obs.plat.n > 1000);
+	/* Stop the sources and drain. */
+	for (uint32_t ep = 0; ep < f.t->n_endpoints; ep++)
+		f.n->nics[ep].next_gen = UINT64_MAX;
+	f.n->gen_n = 0;
+	CHECK_OK(flitnet_run_until(f.n, 6000, &e), &e);
+	CHECK_UINT(f.n->obs.flits_alive, ==, 0);
+	const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
+	uint64_t held = 0;
+	for (uint64_t ov = 0; ov < IV; ov++)
+		held += f.n->ovc[ov].owner != FL_NONE;
+	CHECK_UINT(held, ==, 0);
+	for (uint64_t s = 0; s < (uint64_t)f.t->n_endpoints * f.n->V; s++)
+		CHECK_UINT(f.n->nic_busy[s], ==, 0);
+	fx_close(&f);
+}
+
+/* The unit-delay fast path must do what the general stage path does with
+ * the same delays (round-robin pointers included): run both, compare every
+ * measured figure and every arbiter pointer. */
+static void test_fast_path_equals_general(void)
+{
+	static const char *const cases[][5] = {
+		{"vc_allocator=islip", "sw_allocator=islip", "routing_function=dor", NULL},
+		{"vc_allocator=separable_input_first", "sw_allocator=separable_output_first",
+		 "routing_function=valiant", NULL},
+		{"vc_allocator=separable_output_first", "sw_allocator=separable_input_first",
+		 "routing_function=min:select=adaptive", NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint64_t digest[2];
+		uint64_t ptrs[2];
+		for (int general = 0; general < 2; general++) {
+			const char *kv[12];
+			int k = 0;
+			kv[k++] = "topology=torus:k=4x4";
+			kv[k++] = "num_vcs=4";
+			kv[k++] = "packet_size=1..5";
+			kv[k++] = "injection_rate=0.4";
+			kv[k++] = "seed=11";
+			for (int j = 0; cases[c][j]; j++)
+				kv[k++] = cases[c][j];
+			kv[k] = NULL;
+			struct fx f;
+			struct nl_err e = {0};
+			CHECK_OK(fx_open(&f, kv, &e), &e);
+			CHECK(f.n->unit_delays);
+			if (general) {
+				f.n->unit_delays = false;
+				f.n->direct_xbar = false;
+			}
+			CHECK_OK(flitnet_run_until(f.n, 4000, &e), &e);
+			digest[general] = fx_digest(f.n);
+			uint64_t h = 0;
+			const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
+			for (uint64_t i = 0; i < IV; i++)
+				h = h * 31 + f.n->va_aptr[i] * 7u + f.n->va_gptr[i];
+			for (uint32_t g = 0; g < f.t->n_ports; g++)
+				h = h * 31 + f.n->sw_aptr[g] * 7u + f.n->sw_gptr[g] + f.n->sw_rr[g] * 3u;
+			ptrs[general] = h;
+			CHECK(f.n->flit_hops > 20000);
+			fx_close(&f);
+		}
+		if (digest[0] != digest[1] || ptrs[0] != ptrs[1])
+			TEST_FAIL_("case %zu: fast path %016llx/%016llx, general path %016llx/%016llx", c,
+				   (unsigned long long)digest[0], (unsigned long long)ptrs[0],
+				   (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+	}
+}
+
+/* A network whose allocator scratch the allocator tests use. */
+static struct flitnet *small_net(struct fx *f)
+{
+	const char *kv[] = {"topology=mesh:k=2x2", "num_vcs=4", NULL};
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(f, kv, &e), &e);
+	return f->n;
+}
+
+static void clear_match(struct flitnet *n, uint32_t k)
+{
+	for (uint32_t i = 0; i < k; i++)
+		n->in_match[i] = n->out_match[i] = -1;
+}
+
+/* The registry lists the configuration's choices, in order. */
+static void test_alloc_registry(void)
+{
+	const struct param_def *d = net_router_table.keys;
+	while (d->name && strcmp(d->name, "vc_allocator"))
+		d++;
+	CHECK(d->name != NULL);
+	uint32_t k = 0;
+	for (; alloc_registry[k]; k++) {
+		CHECK(d->choices[k] != NULL);
+		CHECK_STR(alloc_registry[k]->name, d->choices[k]);
+		CHECK(alloc_registry[k]->run != NULL);
+		CHECK(alloc_registry[k]->help && *alloc_registry[k]->help);
+	}
+	CHECK(d->choices[k] == NULL);
+}
+
+/* Separable allocators grant by priority before round robin, in the
+ * single-input shortcut and in the general case; iSLIP ignores priority. */
+static void test_alloc_priority(void)
+{
+	struct fx f;
+	struct flitnet *n = small_net(&f);
+	uint16_t aptr[4] = {0}, gptr[4] = {0};
+
+	/* One input asking for outputs 0 and 1; the pointer favours 0, the
+	 * priority 1. */
+	const struct fl_areq one_in[] = {
+		{.in = 0, .out = 0, .label = 0, .in_pri = 0, .out_pri = 0},
+		{.in = 0, .out = 1, .label = 1, .in_pri = 5, .out_pri = 5},
+	};
+	for (uint32_t a = 0; alloc_registry[a]; a++) {
+		clear_match(n, 4);
+		memset(aptr, 0, sizeof aptr);
+		memset(gptr, 0, sizeof gptr);
+		fl_allocate(n, alloc_registry[a], 1, one_in, 2, 4, 4, aptr, gptr);
+		CHECK_EQ(n->in_match[0], alloc_registry[a]->by_priority ? 1 : 0);
+	}
+
+	/* General case: inputs 0 and 1 both want output 0, input 1 also
+	 * output 1. Round robin (input 1's pointer at output 1) matches 0-0
+	 * and 1-1; priority gives output 0 to input 1. */
+	const struct fl_areq gen[] = {
+		{.in = 0, .out = 0, .label = 0, .in_pri = 0, .out_pri = 0},
+		{.in = 1, .out = 0, .label = 1, .in_pri = 9, .out_pri = 9},
+		{.in = 1, .out = 1, .label = 2, .in_pri = 0, .out_pri = 0},
+	};
+	for (uint32_t a = 0; alloc_registry[a]; a++) {
+		clear_match(n, 4);
+		memset(aptr, 0, sizeof aptr);
+		memset(gptr, 0, sizeof gptr);
+		aptr[1] = 1;
+		fl_allocate(n, alloc_registry[a], 1, gen, 3, 4, 4, aptr, gptr);
+		if (alloc_registry[a]->by_priority) {
+			CHECK_EQ(n->out_match[0], 1);
+			CHECK_EQ(n->in_match[1], 0);
+			CHECK_EQ(n->in_match[0], -1);
+		} else {
+			CHECK_EQ(n->out_match[0], 0);
+			CHECK_EQ(n->in_match[1], 1);
+			CHECK_EQ(n->in_match[0], 0);
+		}
+		/* Pointers move one past each match. */
+		for (uint32_t i = 0; i < 2; i++)
+			if (n->in_match[i] >= 0) {
+				CHECK_UINT(aptr[i], ==, (uint32_t)n->in_match[i] + 1);
+				CHECK_UINT(gptr[n->in_match[i]], ==, i + 1);
+			}
+	}
+	fx_close(&f);
+}
+
+/* iSLIP: a second iteration matches what the first left unmatched, and
+ * pointers move only for first-iteration matches (McKeown 1999 §III). */
+static void test_islip_iterations(void)
+{
+	struct fx f;
+	struct flitnet *n = small_net(&f);
+	const struct fl_areq rq[] = {
+		{.in = 0, .out = 0}, {.in = 0, .out = 1}, {.in = 1, .out = 0}, {.in = 1, .out = 1},
+	};
+	for (uint32_t iters = 1; iters <= 3; iters++) {
+		uint16_t aptr[4] = {0}, gptr[4] = {0};
+		clear_match(n, 4);
+		fl_allocate(n, &alloc_islip_ops, iters, rq, 4, 4, 4, aptr, gptr);
+		/* Iteration 1: both outputs grant input 0, which accepts output 0. */
+		CHECK_EQ(n->in_match[0], 0);
+		CHECK_UINT(aptr[0], ==, 1);
+		CHECK_UINT(gptr[0], ==, 1);
+		if (iters == 1) {
+			CHECK_EQ(n->in_match[1], -1);
+			CHECK_EQ(n->out_match[1], -1);
+		} else {
+			CHECK_EQ(n->in_match[1], 1);
+			CHECK_EQ(n->out_match[1], 1);
+		}
+		/* The second-iteration match leaves its pointers alone. */
+		CHECK_UINT(aptr[1], ==, 0);
+		CHECK_UINT(gptr[1], ==, 0);
+	}
+	/* Through the model: alloc_iters changes the run. */
+	uint64_t d[2];
+	for (int it = 0; it < 2; it++) {
+		const char *kv[] = {"topology=torus:k=4x4", "num_vcs=4", "injection_rate=0.6", "seed=2",
+				    it ? "alloc_iters=3" : "alloc_iters=1", NULL};
+		struct fx g;
+		struct nl_err e = {0};
+		CHECK_OK(fx_open(&g, kv, &e), &e);
+		CHECK_OK(flitnet_run_until(g.n, 3000, &e), &e);
+		d[it] = fx_digest(g.n);
+		fx_close(&g);
+	}
+	CHECK(d[0] != d[1]);
+	fx_close(&f);
+}
+
+/* Run-time allocations that fail end the run with NL_ENOMEM and a one-line
+ * message, never an abort, whichever allocation it is. */
+static void test_run_oom(void)
+{
+	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", "vc_buf_size=16", "packet_size=1..8",
+			    "internal_speedup=2.0", "input_speedup=2", "output_speedup=2", "injection_rate=0.9",
+			    "seed=1", NULL};
+	uint32_t failed = 0, nth;
+	for (nth = 1; nth < 200; nth++) {
+		struct fx f;
+		struct nl_err e = {0};
+		CHECK_OK(fx_open(&f, kv, &e), &e);
+		f.n->fail_nth = nth;
+		int rc = flitnet_run_until(f.n, 3000, &e);
+		if (rc == 0) {
+			fx_close(&f);
+			break;
+		}
+		CHECK_ERR(rc, NL_ENOMEM, &e, "out of memory at cycle");
+		failed++;
+		fx_close(&f);
+	}
+	/* Every run-time allocation of this run was made to fail once: the
+	 * pools, the wheel's slots and the far-event heap. */
+	CHECK_UINT(failed, >=, 5);
+	CHECK_UINT(nth, <, 200);
+
+	/* A message the backend cannot allocate is an error for the caller. */
+	struct config cfg;
+	struct nl_err e = {0};
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	config_init(&cfg, all_tables, sizeof all_tables / sizeof *all_tables);
+	CHECK_OK(config_set(&cfg, "topology=mesh:k=2x2", NULL, "test", &e), &e);
+	CHECK_OK(topo_new("mesh:k=2x2", &t, &e), &e);
+	b.ops = net_backend_find("flit", &e);
+	CHECK_OK(b.ops->create(&b, &cfg, t, &e), &e);
+	fl_backend_net(&b)->fail_nth = 1;
+	CHECK_ERR(b.ops->send(&b, 0, 0, 3, 64, 1, &e), NL_ENOMEM, &e, "out of memory");
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+}
+
+/* The far-event heap keeps memory to events in flight: with speedup 2
+ * and 256-flit VCs the wheel has a handful of slots, not VCs x depth. */
+static void test_wheel_is_small(void)
+{
+	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=4", "vc_buf_size=256", "internal_speedup=2.0",
+			    "injection_rate=0.7", "packet_size=4", NULL};
+	struct fx f;
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(&f, kv, &e), &e);
+	CHECK_UINT(f.n->wheel_mask + 1u, <=, 8);
+	f.n->sc.check_interval = 101;
+	CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
+	CHECK_OK(flitnet_check(f.n, &e), &e);
+	CHECK(f.n->far_seq > 0); /* the far path was taken */
+	fx_close(&f);
+}
+
+int main(void)
+{
+	TEST_RUN(test_vct_is_not_wormhole);
+	TEST_RUN(test_tail_credit_releases);
+	TEST_RUN(test_fast_path_equals_general);
+	TEST_RUN(test_alloc_registry);
+	TEST_RUN(test_alloc_priority);
+	TEST_RUN(test_islip_iterations);
+	TEST_RUN(test_run_oom);
+	TEST_RUN(test_wheel_is_small);
+	return test_done();
+}
