@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   gcc pkg-config meson ninja-build python3   # build
   libzmq3-dev                                # live emulation adapter (ZeroMQ)
+  python3-zmq                                # Python live client (adapters/python) and its e2e tests
   libzstd-dev                                # trace archives (zstd frames)
   libxxhash-dev                              # XXH64 digests of trace archives (the reference implementation, linked statically)
   libinih-dev                                # INI configuration files

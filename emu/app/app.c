@@ -338,6 +338,17 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 		       (double)a->now * 1e-12, stuck, a->n_ranks, first, rk->op_index, name ? name : "?");
 }
 
+uint64_t app_now(const struct app *a)
+{
+	return a->now;
+}
+
+void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx)
+{
+	a->on_match = fn;
+	a->match_ctx = ctx;
+}
+
 const struct app_results *app_results(const struct app *a)
 {
 	return &a->res;

@@ -192,6 +192,28 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err);
 
 void app_free(struct app *a);
 
+/* A user point-to-point receive completed with the message of a send: the
+ * live server (adapters/) hands that send's payload over. Ops are named by
+ * their index in their rank's stream; times in ps. Not called for the
+ * messages inside collectives. */
+struct app_match_info {
+	uint32_t src, dst;      /* world ranks */
+	int32_t tag;
+	uint64_t bytes;
+	uint64_t send_op;       /* index of the send (isend, ...) op in src's stream */
+	uint64_t recv_op;       /* index of the recv (irecv, ...) op in dst's stream */
+	uint64_t t_sent_ps;     /* when the send was posted */
+	uint64_t t_arrived_ps;  /* when the payload arrived at dst */
+	uint64_t t_done_ps;     /* when the receive completed (>= arrival) */
+};
+typedef void (*app_match_fn)(void *ctx, const struct app_match_info *mi);
+
+/* The engine's virtual time, ps: during an op source's next() call, the
+ * time at which the rank asking for its next op resumed. */
+uint64_t app_now(const struct app *a);
+
+/* Install (or, with fn NULL, remove) the match observer; before app_run. */
+void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx);
 /* Called for every replayed compute interval and MPI call, in simulated
  * time order per rank: the op (valid during the call only), its
  * predicted start and end, and how much of it was waiting for a peer

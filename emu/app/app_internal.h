@@ -130,6 +130,8 @@ struct app_msg {
 	 * messages: the latest member entry time it knew), for wait accounting. */
 	uint64_t t_send_post, t_recv_post;
 	uint64_t t_net;              /* when handed to the network */
+	uint64_t send_op;            /* index of the sending op in its rank's stream */
+	uint64_t t_sent, t_arrived;  /* ps: send posted; payload (eager or DATA) arrived */
 };
 
 /* Match lists of one (receiver, communicator, source). */
@@ -341,6 +343,9 @@ struct app {
 	uint32_t ranks_done;      /* ranks at the end of their stream */
 	uint64_t t_deadlock;
 	bool deadlocked;
+
+	app_match_fn on_match;    /* observer of user receives completing, or NULL */
+	void *match_ctx;
 
 	struct app_results res;
 	struct app_rank_stats *rank_stats; /* [n_ranks], filled at the end */

@@ -371,6 +371,20 @@ static uint64_t app_tell(const struct app *a, const struct app_req *rq)
 	return rq->parent == APP_NONE ? rq->t_post : app_coll_tell(a, rq->parent);
 }
 
+/* Tell the match observer that receive q completes now with message m. */
+static void app_match_tell(const struct app *a, uint32_t q, const struct app_msg *ms)
+{
+	if (!a->on_match || ms->is_coll)
+		return;
+	const struct app_req *rq = app_req_at(a, q);
+	struct app_match_info mi = {
+		.src = ms->src, .dst = ms->dst, .tag = ms->tag, .bytes = ms->bytes,
+		.send_op = ms->send_op, .recv_op = rq->op_index,
+		.t_sent_ps = ms->t_sent, .t_arrived_ps = ms->t_arrived, .t_done_ps = a->now,
+	};
+	a->on_match(a->match_ctx, &mi);
+}
+
 /* Receive q meets message m (eager or RTS) at the receiver, now. */
 static int app_match(struct app *a, uint32_t q, uint32_t m, struct nl_err *err)
 {
@@ -379,6 +393,7 @@ static int app_match(struct app *a, uint32_t q, uint32_t m, struct nl_err *err)
 	rq->t_peer = ms->t_send_post;
 	ms->t_recv_post = app_tell(a, rq);
 	if (ms->kind == MSG_EAGER) {
+		app_match_tell(a, q, ms);
 		app_pool_free(&a->msgs, m);
 		return app_req_complete(a, q, err);
 	}
@@ -420,6 +435,8 @@ static int app_post_send(struct app *a, uint32_t q, struct nl_err *err)
 	ms->op_kind = rq->op_kind;
 	ms->t_send_post = app_tell(a, rq);
 	ms->recv_req = APP_NONE;
+	ms->send_op = rq->op_index;
+	ms->t_sent = a->now;
 	if (app_pair_stamp(a, ms) < 0)
 		return nl_errf(err, NL_ENOMEM, "replay: out of memory");
 
@@ -616,6 +633,7 @@ int app_p2p_deliver(struct app *a, uint32_t m, struct nl_err *err)
 	switch (ms->kind) {
 	case MSG_EAGER:
 		app_latency_add(a, ms);
+		ms->t_arrived = a->now;
 		return app_arrive(a, m, err);
 	case MSG_RTS:
 		return app_arrive(a, m, err);
@@ -626,7 +644,9 @@ int app_p2p_deliver(struct app *a, uint32_t m, struct nl_err *err)
 		return app_net_send(a, m, ms->bytes, err);
 	case MSG_DATA: {
 		app_latency_add(a, ms);
+		ms->t_arrived = a->now;
 		uint32_t rq = ms->recv_req, sq = ms->send_req;
+		app_match_tell(a, rq, ms);
 		if (a->cfg.rndv_protocol == APP_RNDV_GET && sq != APP_NONE) {
 			/* The sender learns with a FIN. */
 			ms->kind = MSG_FIN;

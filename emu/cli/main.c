@@ -21,6 +21,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{"topo", cli_topo_main, "describe, analyse and export topologies"},
 	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)"},
 	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime"},
+	{"serve", cli_serve_main, "live emulation: client processes exchange real messages over ZeroMQ"},
 	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)"},
 	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG"},
 };

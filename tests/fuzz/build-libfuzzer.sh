@@ -18,8 +18,8 @@ out=build-fuzz
 mkdir -p "$out"
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DNETLOOM_VERSION=\"fuzz\" -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iemu -I. -Iinclude)
-srcs=(traces/*.c emu/core/error.c)
-targets=(trace_reader import_dumpi import_simgrid)
+srcs=(traces/*.c emu/core/error.c adapters/proto.c)
+targets=(trace_reader import_dumpi import_simgrid zmq_frame)
 libs=(-lzstd -l:libxxhash.a -lm)
 # The OTF2 importer, when the OTF2 library is installed (its files need it).
 if pkg-config --exists otf2; then

@@ -1,0 +1,77 @@
+/* adapters/: live emulation over ZeroMQ (DESIGN.md §7, docs/live.md).
+ *
+ * `netloom serve` binds a ROUTER socket; each client process is one rank
+ * (a DEALER socket) speaking protocol v1 (proto.h, docs/zmq-protocol.md).
+ * Every rank is an op source for the MPI replay engine: when the engine
+ * needs rank r's next operation at virtual time t, the server waits until r
+ * has declared it (conservative lock-step), so virtual time never passes a
+ * rank that has not spoken, and the order of events depends only on the
+ * ranks' op streams, never on the order frames reach the socket.
+ */
+#ifndef NETLOOM_ADAPTERS_ADAPTERS_H
+#define NETLOOM_ADAPTERS_ADAPTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "app/app.h"
+
+struct config;
+struct json_t;
+struct nl_err;
+
+/* --- the engine behind the server (live_engine.c) -------------------------- */
+
+struct live_engine;
+
+/* Network backend + replay engine from the configuration ([replay] and
+ * [network] keys, as `netloom replay`) over `src`, kept by pointer. */
+int live_engine_new(struct live_engine **e, struct config *cfg, const struct app_source *src,
+		    struct nl_err *err);
+void live_engine_on_match(struct live_engine *e, app_match_fn fn, void *ctx);
+/* Run to the end: 0, NL_EDEADLOCK (ranks wait forever), or an error. */
+int live_engine_run(struct live_engine *e, struct nl_err *err);
+uint64_t live_engine_now(const struct live_engine *e);
+uint64_t live_engine_runtime(const struct live_engine *e);
+/* The replay results and overall message latency (after live_engine_run). */
+const struct app_results *live_engine_results(const struct live_engine *e);
+void live_engine_latency(const struct live_engine *e, struct app_latency *out);
+/* {"results": replay results, "network": backend report, "backend"}; caller owns. */
+struct json_t *live_engine_json(struct live_engine *e, struct nl_err *err);
+void live_engine_deadlock_report(const struct live_engine *e, void (*line)(void *ctx, const char *l), void *ctx);
+void live_engine_free(struct live_engine *e);
+
+/* --- the server (serve.c) --------------------------------------------------- */
+
+struct live_opts {
+	const char *listen;        /* ZeroMQ endpoint: tcp://127.0.0.1:PORT or ipc://PATH */
+	bool allow_remote;         /* accept a tcp:// address other than loopback */
+	uint32_t n_ranks;
+	uint64_t max_payload;      /* bytes; larger SENDs get ERROR ZP_ETOOBIG */
+	uint32_t heartbeat_ms;     /* clients send a HEARTBEAT at least this often */
+	uint32_t timeout_ms;       /* a connected rank silent this long is evicted */
+	uint32_t connect_ms;       /* a rank not connected this long after start is evicted */
+	double pace;               /* 0: lock-step; > 0: paced, virtual ps per wall ps (1 = real time) */
+	uint32_t max_lag_ms;       /* paced: stop once a release lags the wall clock by more; 0 = best effort */
+	const uint64_t *tokens;    /* [n_ranks]: HELLO must carry rank r's token; NULL = any */
+	const char *record_path;   /* write the session as an .nlt archive, or NULL */
+	const char *messages_path; /* write every matched message's virtual times, or NULL */
+	const char *json_path;     /* write the report as JSON, or NULL */
+	FILE *log;                 /* one line per event worth a human's attention */
+	FILE *report;              /* the text report at the end, or NULL */
+};
+
+void live_opts_init(struct live_opts *o);
+
+/* Serve one session: bind, run the engine with the ranks as op sources
+ * until every rank has said BYE or been evicted, then report. 0 when every
+ * rank finished; NL_EDEADLOCK when some waited forever (after evictions,
+ * typically); another error for a bad endpoint, configuration or output. */
+int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err);
+
+/* The message log line (both --messages and the replay check use it):
+ * "src dst tag bytes send_op recv_op t_sent t_arrived t_done\n". */
+void live_match_line(FILE *f, const struct app_match_info *mi);
+
+#endif

@@ -1,0 +1,95 @@
+/* adapters/ internals shared by the server's files (serve.c: sockets,
+ * ranks, the op source; serve_out.c: recording and report). */
+#ifndef NETLOOM_ADAPTERS_ADAPTERS_INTERNAL_H
+#define NETLOOM_ADAPTERS_ADAPTERS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <zmq.h>
+
+#include "adapters/adapters.h"
+#include "adapters/proto.h"
+#include "core/stats.h"
+
+struct nl_err;
+struct trace_stream_writer;
+
+/* Ops one rank may declare ahead of the engine: a client flooding ops it
+ * never waits for is evicted, instead of growing the server's memory. */
+#define LIVE_QUEUE_MAX 65536u
+
+enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
+
+struct live_qop {
+	struct zp_hdr h;
+	zmq_msg_t pay;      /* SEND: the payload; WAITALL: the requests (initialised only then) */
+	uint64_t t_in_ns;   /* wall clock when received (residence time) */
+};
+
+struct live_pay {
+	uint64_t op;        /* the engine's index of the send op in its rank's stream */
+	uint64_t t_in_ns;
+	zmq_msg_t msg;
+};
+
+struct live_rank {
+	uint8_t state;            /* LR_* */
+	uint8_t id_len;
+	unsigned char id[255];    /* the ROUTER identity bound at HELLO */
+	uint64_t last_ms;         /* wall clock of the last valid frame */
+	uint32_t next_seq;        /* seq the next op must carry */
+	struct live_qop *q;       /* ring of declared ops not yet pulled */
+	uint32_t q_head, q_n, q_cap;
+	struct live_pay *pay;     /* payloads of sends not yet received (unordered) */
+	uint32_t n_pay, cap_pay;
+	uint64_t n_pulled;        /* ops handed to the engine (its op index of the next one) */
+	struct live_recvmap {     /* receives in the engine: op index -> the client's seq */
+		uint64_t op;
+		uint32_t seq;
+	} *recvs;
+	uint32_t n_recvs, cap_recvs;
+	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
+	uint32_t reply_seq;
+	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
+	uint64_t offences;        /* frames refused on this rank's behalf */
+	uint64_t bad_streak;      /* of which since its last valid frame */
+	char last_bad[160];       /* the last refusal, for the eviction note */
+	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
+	char why[200];            /* what happened, for the report */
+	uint32_t *reqs;           /* the current WAITALL's requests (the engine reads them until the next pull) */
+	uint32_t reqs_cap;
+	struct trace_stream_writer *w;
+	char *w_path;
+};
+
+struct live_server {
+	const struct live_opts *o;
+	void *zctx, *sock;
+	uint32_t n;
+	struct live_rank *ranks;
+	struct live_engine *eng;
+	uint64_t start_ms;
+	FILE *msgs;               /* --messages */
+	uint64_t frames_in, frames_bad, delivered, evictions;
+	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 (every rank connected); 0 before */
+	uint32_t n_connected;     /* ranks that have said HELLO */
+	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
+	uint64_t late;            /* paced: releases later than 1 ms */
+	struct stats_hist residence_ns;
+	struct nl_err *err;
+	int fatal;                /* an error that must stop the session (output, memory) */
+};
+
+/* "never connected", "connected", "finished", "evicted". */
+const char *live_state_name(unsigned state);
+uint64_t live_clock_ns(void); /* monotonic wall clock */
+uint64_t live_clock_ms(void);
+
+/* serve_out.c */
+int live_record_open(struct live_server *s, struct nl_err *err);
+/* Close the streams and write the archive (atomically); partial files go. */
+int live_record_close(struct live_server *s, struct nl_err *err);
+/* Text report on o->report, JSON to o->json_path. */
+int live_report(struct live_server *s, int run_rc, struct nl_err *err);
+
+#endif

@@ -1,0 +1,487 @@
+/* libnetloom-client (include/netloom/client.h): one DEALER socket per rank.
+ * Every call is one op frame with the next seq; blocking calls wait for the
+ * DONE answering that seq, while DELIVER frames (payloads of completed
+ * receives, named by the receive's seq) are copied into the buffers the
+ * receives gave. A wait with no frame sends a HEARTBEAT every interval the
+ * server asked for, so a rank blocked in a call is never evicted. */
+#include "netloom/client.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "adapters/proto.h"
+#include "core/error.h"
+
+struct nl_client_pending {
+	uint32_t seq;          /* the irecv/recv op */
+	void *buf;
+	size_t cap;
+	bool done;
+	bool truncated;
+	struct nl_client_status st;
+};
+
+struct nl_client {
+	void *zctx, *sock;
+	uint32_t rank, size;
+	uint32_t seq;              /* seq of the next op */
+	uint64_t max_payload;
+	int hb_ms, timeout_ms;
+	uint64_t now_ps;
+	uint64_t last_tx_ms;
+	uint32_t done_seq;         /* highest DONE seen + 1 (0 none) */
+	struct nl_client_pending *pend;
+	size_t n_pend, cap_pend;
+	bool broken;
+	char err[256];
+};
+
+static uint64_t cl_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int cl_fail(nl_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int cl_fail(nl_client *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof c->err, fmt, ap);
+	va_end(ap);
+	c->broken = true;
+	return -1;
+}
+
+static int cl_send(nl_client *c, struct zp_hdr *h, const void *pay, size_t len, bool has_pay)
+{
+	uint8_t buf[ZP_HDR_BYTES];
+	h->version = ZP_VERSION;
+	h->rank = c->rank;
+	zp_encode(h, buf);
+	if (zmq_send(c->sock, buf, sizeof buf, has_pay ? ZMQ_SNDMORE : 0) < 0 ||
+	    (has_pay && zmq_send(c->sock, pay, len, 0) < 0))
+		return cl_fail(c, "send: %s", zmq_strerror(zmq_errno()));
+	c->last_tx_ms = cl_ms();
+	return 0;
+}
+
+static struct nl_client_pending *cl_pending(nl_client *c, uint32_t seq, size_t *idx)
+{
+	for (size_t i = 0; i < c->n_pend; i++)
+		if (c->pend[i].seq == seq) {
+			if (idx)
+				*idx = i;
+			return &c->pend[i];
+		}
+	return NULL;
+}
+
+/* Handle one frame set from the server. Returns -1 on a fatal error. */
+static int cl_handle(nl_client *c)
+{
+	zmq_msg_t hdr, pay;
+	zmq_msg_init(&hdr);
+	zmq_msg_init(&pay);
+	int rc = 0;
+	if (zmq_msg_recv(&hdr, c->sock, 0) < 0) {
+		rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
+		goto out;
+	}
+	bool has_pay = zmq_msg_more(&hdr);
+	if (has_pay && zmq_msg_recv(&pay, c->sock, 0) < 0) {
+		rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
+		goto out;
+	}
+	while (zmq_msg_more(&pay)) { /* never from a v1 server: drain */
+		zmq_msg_t x;
+		zmq_msg_init(&x);
+		zmq_msg_recv(&x, c->sock, 0);
+		zmq_msg_close(&x);
+		has_pay = false;
+	}
+	struct zp_hdr h;
+	struct nl_err e = {0};
+	if (zp_decode(zmq_msg_data(&hdr), zmq_msg_size(&hdr), has_pay, zmq_msg_size(&pay), UINT64_MAX, &h, &e) < 0) {
+		rc = cl_fail(c, "bad frame from the server: %s", e.msg);
+		goto out;
+	}
+	switch (h.type) {
+	case ZP_DONE:
+		c->now_ps = h.a;
+		c->done_seq = h.seq + 1;
+		break;
+	case ZP_DELIVER: {
+		struct nl_client_pending *p = cl_pending(c, h.seq, NULL);
+		if (!p) {
+			rc = cl_fail(c, "DELIVER for seq %u, which is no receive of ours", h.seq);
+			break;
+		}
+		size_t len = zmq_msg_size(&pay);
+		p->done = true;
+		p->st = (struct nl_client_status){.source = (uint32_t)h.peer, .tag = h.tag, .bytes = len,
+						  .t_sent_ps = h.a, .t_arrived_ps = h.b, .t_done_ps = h.c};
+		if (len > p->cap)
+			p->truncated = true;
+		else if (len)
+			memcpy(p->buf, zmq_msg_data(&pay), len);
+		break;
+	}
+	case ZP_ERROR: {
+		size_t n = has_pay ? zmq_msg_size(&pay) : 0;
+		if (n > 200)
+			n = 200;
+		if (h.tag == ZP_EEVICTED && h.rank != c->rank)
+			break; /* a peer left; operations that need it will deadlock and say so */
+		rc = cl_fail(c, "server: %s: %.*s", zp_err_text((unsigned)h.tag), (int)n,
+			     has_pay ? (const char *)zmq_msg_data(&pay) : "");
+		break;
+	}
+	case ZP_WELCOME:
+		break;
+	default:
+		rc = cl_fail(c, "unexpected %s from the server", zp_type_name(h.type));
+	}
+out:
+	zmq_msg_close(&hdr);
+	zmq_msg_close(&pay);
+	return rc;
+}
+
+/* Wait until DONE for `seq` has come (done_seq > seq). */
+static int cl_await(nl_client *c, uint32_t seq)
+{
+	uint64_t quiet_since = cl_ms();
+	while (c->done_seq <= seq) {
+		if (c->broken)
+			return -1;
+		zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
+		int n = zmq_poll(&it, 1, c->hb_ms);
+		if (n < 0)
+			return cl_fail(c, "poll: %s", zmq_strerror(zmq_errno()));
+		uint64_t now = cl_ms();
+		if (n > 0) {
+			quiet_since = now;
+			if (cl_handle(c) < 0)
+				return -1;
+		} else if (now - quiet_since > (uint64_t)c->timeout_ms) {
+			return cl_fail(c, "no answer from the server for %d ms (op seq %u)", c->timeout_ms, seq);
+		}
+		if (now - c->last_tx_ms >= (uint64_t)c->hb_ms) {
+			struct zp_hdr hb = {.type = ZP_HEARTBEAT};
+			if (cl_send(c, &hb, NULL, 0, false) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void cl_free(nl_client *c)
+{
+	if (c->sock)
+		zmq_close(c->sock);
+	if (c->zctx)
+		zmq_ctx_term(c->zctx);
+	free(c->pend);
+	free(c);
+}
+
+int nl_client_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
+		      int timeout_ms, char *errbuf, size_t errcap)
+{
+	*out = NULL;
+	nl_client *c = calloc(1, sizeof *c);
+	if (!c) {
+		if (errbuf && errcap)
+			snprintf(errbuf, errcap, "out of memory");
+		return -1;
+	}
+	c->rank = rank;
+	c->hb_ms = 200;
+	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
+	int linger = 1000;
+	c->zctx = zmq_ctx_new();
+	c->sock = c->zctx ? zmq_socket(c->zctx, ZMQ_DEALER) : NULL;
+	if (!c->sock) {
+		cl_fail(c, "zmq socket: %s", zmq_strerror(zmq_errno()));
+		goto fail;
+	}
+	zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
+	if (zmq_connect(c->sock, endpoint) < 0) {
+		cl_fail(c, "connect '%s': %s", endpoint, zmq_strerror(zmq_errno()));
+		goto fail;
+	}
+	struct zp_hdr h = {.type = ZP_HELLO, .aux = (uint32_t)job, .a = token};
+	if (cl_send(c, &h, NULL, 0, false) < 0)
+		goto fail;
+	zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
+	uint64_t t0 = cl_ms();
+	while (!c->size) {
+		long left = (long)c->timeout_ms - (long)(cl_ms() - t0);
+		if (left <= 0) {
+			cl_fail(c, "no WELCOME from '%s' within %d ms", endpoint, c->timeout_ms);
+			goto fail;
+		}
+		if (zmq_poll(&it, 1, left) <= 0)
+			continue;
+		zmq_msg_t m;
+		zmq_msg_init(&m);
+		zmq_msg_recv(&m, c->sock, 0);
+		bool more = zmq_msg_more(&m);
+		zmq_msg_t p;
+		zmq_msg_init(&p);
+		if (more)
+			zmq_msg_recv(&p, c->sock, 0);
+		struct zp_hdr w;
+		struct nl_err e = {0};
+		int rc = zp_decode(zmq_msg_data(&m), zmq_msg_size(&m), more, zmq_msg_size(&p), UINT64_MAX, &w, &e);
+		if (rc == 0 && w.type == ZP_WELCOME) {
+			c->size = w.aux;
+			c->max_payload = w.a;
+			if (w.b > 0 && w.b < 60000)
+				c->hb_ms = (int)w.b;
+		} else if (rc == 0 && w.type == ZP_ERROR) {
+			cl_fail(c, "server refused HELLO: %s: %.*s", zp_err_text((unsigned)w.tag), (int)zmq_msg_size(&p),
+				(const char *)zmq_msg_data(&p));
+		} else {
+			cl_fail(c, "bad answer to HELLO: %s", rc < 0 ? e.msg : zp_type_name(w.type));
+		}
+		zmq_msg_close(&m);
+		zmq_msg_close(&p);
+		if (c->broken)
+			goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	if (errbuf && errcap)
+		snprintf(errbuf, errcap, "%s", c->err);
+	cl_free(c);
+	return -1;
+}
+
+uint32_t nl_client_rank(const nl_client *c) { return c->rank; }
+uint32_t nl_client_size(const nl_client *c) { return c->size; }
+uint64_t nl_client_now_ps(const nl_client *c) { return c->now_ps; }
+const char *nl_client_error(const nl_client *c) { return c->err; }
+
+static int cl_check(nl_client *c, int32_t tag, bool wild_ok)
+{
+	if (c->broken)
+		return -1;
+	if (tag > NL_CLIENT_TAG_MAX || tag < (wild_ok ? NL_CLIENT_ANY : 0)) {
+		snprintf(c->err, sizeof c->err, "tag %d, expected 0..%d%s", tag, NL_CLIENT_TAG_MAX,
+			 wild_ok ? " or NL_CLIENT_ANY" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int cl_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len, uint16_t flags,
+		    uint32_t *seq)
+{
+	if (len > c->max_payload) {
+		snprintf(c->err, sizeof c->err, "payload of %zu bytes, the server takes at most %llu", len,
+			 (unsigned long long)c->max_payload);
+		return -1;
+	}
+	struct zp_hdr h = {.type = ZP_SEND, .flags = flags, .seq = c->seq, .peer = (int32_t)dst, .tag = tag};
+	if (cl_send(c, &h, buf, len, true) < 0)
+		return -1;
+	*seq = c->seq++;
+	return 0;
+}
+
+int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
+{
+	uint32_t seq = 0;
+	if (cl_check(c, tag, false) < 0 || cl_isend(c, dst, tag, buf, len, 0, &seq) < 0)
+		return -1;
+	return cl_await(c, seq);
+}
+
+int nl_client_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len, uint32_t *req)
+{
+	if (cl_check(c, tag, false) < 0)
+		return -1;
+	return cl_isend(c, dst, tag, buf, len, ZP_F_NONBLOCKING, req);
+}
+
+static int cl_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint16_t flags, uint32_t *seq)
+{
+	if (c->broken)
+		return -1;
+	if (c->n_pend == c->cap_pend) {
+		size_t n = c->cap_pend ? 2 * c->cap_pend : 8;
+		struct nl_client_pending *p = realloc(c->pend, n * sizeof *p);
+		if (!p)
+			return cl_fail(c, "out of memory");
+		c->pend = p;
+		c->cap_pend = n;
+	}
+	struct zp_hdr h = {.type = ZP_RECV, .flags = flags, .seq = c->seq, .peer = src, .tag = tag, .a = cap};
+	if (cl_send(c, &h, NULL, 0, false) < 0)
+		return -1;
+	c->pend[c->n_pend++] = (struct nl_client_pending){.seq = c->seq, .buf = buf, .cap = cap};
+	*seq = c->seq++;
+	return 0;
+}
+
+/* Collect a completed receive's status and forget it. */
+static int cl_take(nl_client *c, uint32_t seq, struct nl_client_status *st)
+{
+	size_t i;
+	struct nl_client_pending *p = cl_pending(c, seq, &i);
+	if (!p)
+		return 0; /* a send */
+	if (!p->done)
+		return cl_fail(c, "receive %u completed without its payload", seq);
+	bool trunc = p->truncated;
+	if (st)
+		*st = p->st;
+	size_t len = p->st.bytes, cap = p->cap;
+	c->pend[i] = c->pend[--c->n_pend];
+	if (trunc) {
+		snprintf(c->err, sizeof c->err, "message of %zu bytes truncated: the receive had room for %zu", len, cap);
+		return -1;
+	}
+	return 0;
+}
+
+static int cl_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, struct nl_client_status *st)
+{
+	uint32_t seq = 0;
+	if (cl_irecv(c, src, tag, buf, cap, 0, &seq) < 0 || cl_await(c, seq) < 0)
+		return -1;
+	return cl_take(c, seq, st);
+}
+
+int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, struct nl_client_status *st)
+{
+	uint32_t seq = 0;
+	if (cl_check(c, tag, true) < 0)
+		return -1;
+	if (cl_irecv(c, src, tag, buf, cap, 0, &seq) < 0 || cl_await(c, seq) < 0)
+		return -1;
+	return cl_take(c, seq, st);
+}
+
+int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint32_t *req)
+{
+	if (cl_check(c, tag, true) < 0)
+		return -1;
+	return cl_irecv(c, src, tag, buf, cap, ZP_F_NONBLOCKING, req);
+}
+
+int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st)
+{
+	if (c->broken)
+		return -1;
+	if (req >= c->seq) {
+		snprintf(c->err, sizeof c->err, "wait: request %u was never started", req);
+		return -1;
+	}
+	struct zp_hdr h = {.type = ZP_WAIT, .seq = c->seq, .aux = req};
+	if (cl_send(c, &h, NULL, 0, false) < 0 || cl_await(c, c->seq++) < 0)
+		return -1;
+	return cl_take(c, req, st);
+}
+
+int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st)
+{
+	if (c->broken)
+		return -1;
+	if (n == 0 || n > ZP_WAITALL_MAX) {
+		snprintf(c->err, sizeof c->err, "waitall: %zu requests, expected 1..%u", n, ZP_WAITALL_MAX);
+		return -1;
+	}
+	uint8_t buf[4 * ZP_WAITALL_MAX];
+	for (size_t i = 0; i < n; i++) {
+		if (reqs[i] >= c->seq) {
+			snprintf(c->err, sizeof c->err, "waitall: request %u was never started", reqs[i]);
+			return -1;
+		}
+		for (int b = 0; b < 4; b++)
+			buf[4 * i + (size_t)b] = (uint8_t)(reqs[i] >> (8 * b));
+	}
+	struct zp_hdr h = {.type = ZP_WAITALL, .seq = c->seq};
+	if (cl_send(c, &h, buf, 4 * n, true) < 0 || cl_await(c, c->seq++) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cl_take(c, reqs[i], st ? &st[i] : NULL) < 0)
+			rc = -1;
+	return rc;
+}
+
+int nl_client_compute(nl_client *c, uint64_t duration_ps)
+{
+	if (c->broken)
+		return -1;
+	struct zp_hdr h = {.type = ZP_COMPUTE, .seq = c->seq, .a = duration_ps};
+	if (cl_send(c, &h, NULL, 0, false) < 0)
+		return -1;
+	c->seq++;
+	return 0;
+}
+
+int nl_client_barrier(nl_client *c)
+{
+	if (c->broken)
+		return -1;
+	struct zp_hdr h = {.type = ZP_BARRIER, .seq = c->seq};
+	if (cl_send(c, &h, NULL, 0, false) < 0)
+		return -1;
+	return cl_await(c, c->seq++);
+}
+
+#define CL_TAG_ALLREDUCE (NL_CLIENT_TAG_MAX + 1)
+
+int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
+{
+	size_t bytes = n * sizeof *vals;
+	if (c->rank == 0) {
+		double *tmp = malloc(bytes ? bytes : 1);
+		if (!tmp)
+			return cl_fail(c, "out of memory");
+		for (uint32_t r = 1; r < c->size; r++) {
+			if (cl_recv(c, (int32_t)r, CL_TAG_ALLREDUCE, tmp, bytes, NULL) < 0) {
+				free(tmp);
+				return -1;
+			}
+			for (size_t i = 0; i < n; i++)
+				vals[i] += tmp[i];
+		}
+		free(tmp);
+		for (uint32_t r = 1; r < c->size; r++) {
+			uint32_t seq = 0;
+			if (cl_isend(c, r, CL_TAG_ALLREDUCE, vals, bytes, 0, &seq) < 0 || cl_await(c, seq) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	uint32_t seq = 0;
+	if (cl_isend(c, 0, CL_TAG_ALLREDUCE, vals, bytes, 0, &seq) < 0 || cl_await(c, seq) < 0)
+		return -1;
+	return cl_recv(c, 0, CL_TAG_ALLREDUCE, vals, bytes, NULL);
+}
+
+int nl_client_close(nl_client *c)
+{
+	if (!c)
+		return 0;
+	int rc = -1;
+	if (!c->broken) {
+		struct zp_hdr h = {.type = ZP_BYE, .seq = c->seq};
+		if (cl_send(c, &h, NULL, 0, false) == 0)
+			rc = cl_await(c, c->seq++);
+	}
+	cl_free(c);
+	return rc;
+}

@@ -1,0 +1,98 @@
+/* live_ring: one rank of a ring over `netloom serve`.
+ *   live_ring ENDPOINT RANK ITERS BYTES [RING]
+ * With RING (< the session's ranks), only ranks 0..RING-1 form the ring
+ * and the allreduce and barrier (which need every rank) are skipped.
+ * Each iteration: compute (1 + rank mod 3) us of virtual time, send BYTES
+ * to the right neighbour, receive from the left one, check the payload
+ * (it names the iteration and the sender), then one allreduce of the
+ * ranks' numbers checks the sum. Prints each receive's virtual times:
+ *   recv SRC TAG BYTES T_SENT T_ARRIVED T_DONE
+ * Exit 0 on success, 1 on any error or wrong payload. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netloom/client.h"
+
+static int fail(nl_client *c, const char *what)
+{
+	fprintf(stderr, "live_ring: %s: %s\n", what, c ? nl_client_error(c) : "");
+	nl_client_close(c);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: live_ring ENDPOINT RANK ITERS BYTES [RING]\n");
+		return 2;
+	}
+	uint32_t rank = (uint32_t)strtoul(argv[2], NULL, 10);
+	int iters = atoi(argv[3]);
+	size_t bytes = strtoul(argv[4], NULL, 10);
+	if (bytes < 8)
+		bytes = 8;
+	char err[256];
+	nl_client *c;
+	if (nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err) < 0) {
+		fprintf(stderr, "live_ring: connect: %s\n", err);
+		return 1;
+	}
+	uint32_t size = nl_client_size(c), n = size;
+	if (argc == 6 && strtoul(argv[5], NULL, 10) > 0 && strtoul(argv[5], NULL, 10) < size)
+		n = (uint32_t)strtoul(argv[5], NULL, 10);
+	uint32_t right = (rank + 1) % n, left = (rank + n - 1) % n;
+	unsigned char *out = calloc(1, bytes), *in = calloc(1, bytes);
+	if (!out || !in)
+		return fail(c, "out of memory");
+	for (int it = 0; it < iters; it++) {
+		if (nl_client_compute(c, 1000000ull * (1 + rank % 3)) < 0)
+			return fail(c, "compute");
+		memset(out, (int)(rank + it) & 0xff, bytes);
+		memcpy(out, &it, sizeof it);
+		memcpy(out + 4, &rank, sizeof rank);
+		uint32_t req;
+		struct nl_client_status st;
+		if (nl_client_isend(c, right, it, out, bytes, &req) < 0)
+			return fail(c, "isend");
+		if (nl_client_recv(c, (int32_t)left, it, in, bytes, &st) < 0)
+			return fail(c, "recv");
+		int got_it;
+		uint32_t got_from;
+		memcpy(&got_it, in, sizeof got_it);
+		memcpy(&got_from, in + 4, sizeof got_from);
+		if (got_it != it || got_from != left || st.source != left || st.bytes != bytes ||
+		    in[bytes - 1] != (unsigned char)((left + (uint32_t)it) & 0xff)) {
+			fprintf(stderr, "live_ring: rank %" PRIu32 " iteration %d: wrong payload (it %d from %" PRIu32 ")\n",
+				rank, it, got_it, got_from);
+			nl_client_close(c);
+			return 1;
+		}
+		printf("recv %" PRIu32 " %d %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st.source, st.tag, st.bytes,
+		       st.t_sent_ps, st.t_arrived_ps, st.t_done_ps);
+		if (nl_client_wait(c, req, NULL) < 0)
+			return fail(c, "wait");
+	}
+	double v = rank;
+	if (n < size)
+		goto bye;
+	if (nl_client_allreduce_sum(c, &v, 1) < 0)
+		return fail(c, "allreduce");
+	if (v != (double)n * (n - 1) / 2) {
+		fprintf(stderr, "live_ring: allreduce gave %g, expected %g\n", v, (double)n * (n - 1) / 2);
+		nl_client_close(c);
+		return 1;
+	}
+	if (nl_client_barrier(c) < 0)
+		return fail(c, "barrier");
+bye:
+	printf("rank %" PRIu32 " done t=%" PRIu64 " ps\n", rank, nl_client_now_ps(c));
+	free(out);
+	free(in);
+	if (nl_client_close(c) < 0) {
+		fprintf(stderr, "live_ring: close failed\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* The live-emulation wire protocol, version 1 (docs/zmq-protocol.md): one
+ * fixed 48-byte little-endian header per message, optionally followed by
+ * one payload frame. Encoding and decoding are pure functions over bytes,
+ * shared by the server (libnetloom) and the client library
+ * (libnetloom-client), so both sides agree by construction. Decoding never
+ * trusts the input: every field is range-checked and a bad frame is a
+ * one-line error naming the field, the value and what was expected.
+ */
+#ifndef NETLOOM_ADAPTERS_PROTO_H
+#define NETLOOM_ADAPTERS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nl_err;
+
+#define ZP_MAGIC 0x4c4eu  /* "NL" little-endian */
+#define ZP_VERSION 1u
+#define ZP_HDR_BYTES 56u
+#define ZP_ANY (-1)       /* RECV: any source / any tag */
+#define ZP_WAITALL_MAX 4096u /* requests in one WAITALL (its payload: u32 LE each) */
+
+/* Message types: client to server, then server to client. */
+#define ZP_TYPE_MAP(X)                 \
+	X(ZP_HELLO, 1, "HELLO")        \
+	X(ZP_SEND, 2, "SEND")          \
+	X(ZP_RECV, 3, "RECV")          \
+	X(ZP_WAIT, 4, "WAIT")          \
+	X(ZP_COMPUTE, 5, "COMPUTE")    \
+	X(ZP_BARRIER, 6, "BARRIER")    \
+	X(ZP_BYE, 7, "BYE")            \
+	X(ZP_HEARTBEAT, 8, "HEARTBEAT") \
+	X(ZP_WAITALL, 9, "WAITALL")    \
+	X(ZP_WELCOME, 16, "WELCOME")   \
+	X(ZP_DONE, 17, "DONE")         \
+	X(ZP_DELIVER, 18, "DELIVER")   \
+	X(ZP_ERROR, 19, "ERROR")
+
+enum zp_type {
+#define ZP_ENUM_(name, val, text) name = val,
+	ZP_TYPE_MAP(ZP_ENUM_)
+#undef ZP_ENUM_
+};
+
+/* SEND / RECV flags. */
+#define ZP_F_NONBLOCKING 1u /* isend / irecv: DONE at once, completion by WAIT */
+
+/* ERROR codes (the header's tag field); the payload frame is one line of text. */
+#define ZP_ERR_MAP(X)                              \
+	X(ZP_EMALFORMED, 1, "malformed frame")     \
+	X(ZP_EVERSION, 2, "unsupported version")   \
+	X(ZP_ERANK, 3, "unknown rank")             \
+	X(ZP_ETAKEN, 4, "rank taken")              \
+	X(ZP_ETOKEN, 5, "bad token")               \
+	X(ZP_ETOOBIG, 6, "payload over the limit") \
+	X(ZP_ENOHELLO, 7, "no HELLO yet")          \
+	X(ZP_EPEER, 8, "bad peer or tag")          \
+	X(ZP_EEVICTED, 9, "rank evicted")          \
+	X(ZP_ESTATE, 10, "out of order")           \
+	X(ZP_EDEADLOCK, 11, "session deadlocked")
+
+enum zp_errcode {
+#define ZP_ENUM_(name, val, text) name = val,
+	ZP_ERR_MAP(ZP_ENUM_)
+#undef ZP_ENUM_
+};
+
+/* The decoded header. Which fields a type uses is in docs/zmq-protocol.md;
+ * unused ones are zero on the wire (checked). */
+struct zp_hdr {
+	uint8_t type;     /* enum zp_type */
+	uint8_t version;  /* ZP_VERSION */
+	uint16_t flags;   /* ZP_F_* */
+	uint32_t rank;    /* HELLO/WELCOME: the rank; DELIVER: source; others: sender's rank */
+	uint32_t seq;     /* op sequence number within the rank's stream (requests, replies) */
+	int32_t peer;     /* SEND: destination; RECV: source or ZP_ANY */
+	int32_t tag;      /* SEND/RECV/DELIVER: tag (RECV: or ZP_ANY); ERROR: code */
+	uint32_t aux;     /* WAIT: request (the seq of the isend/irecv); HELLO: job */
+	uint64_t a, b, c; /* type-specific: times (ps), sizes, token */
+};
+
+/* Name of a type ("SEND"), NULL when unknown. */
+const char *zp_type_name(unsigned type);
+/* Text of an error code, "unknown error" when unknown. */
+const char *zp_err_text(unsigned code);
+
+/* Write h into out[ZP_HDR_BYTES], little-endian whatever the host. */
+void zp_encode(const struct zp_hdr *h, uint8_t out[ZP_HDR_BYTES]);
+
+/* Decode and validate one message's frames: hdr (hdr_len bytes) and
+ * whether a payload frame follows (has_payload) of payload_len bytes.
+ * Checks: size, magic, version, type, flags, that the payload frame is
+ * present exactly for SEND, DELIVER and WAITALL (ERROR: optional), that it fits max_payload, and the
+ * per-type field ranges. 0, or NL_EPROTO with *err naming the field. */
+int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_len, uint64_t max_payload,
+	      struct zp_hdr *h, struct nl_err *err);
+
+#endif

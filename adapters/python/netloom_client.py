@@ -1,0 +1,177 @@
+"""Python client for `netloom serve` (protocol v1, docs/zmq-protocol.md).
+
+The same calls as include/netloom/client.h: connect as one rank, then
+send/isend, recv/irecv, wait, compute, barrier, allreduce_sum, close. Needs
+pyzmq (Debian: python3-zmq). Errors raise NetloomError with one line.
+"""
+import struct
+import time
+
+import zmq
+
+VERSION = 1
+MAGIC = 0x4C4E
+HDR = struct.Struct('<HBBHHIIiiIIQQQ')  # 56 bytes, little-endian
+assert HDR.size == 56
+ANY = -1
+TAG_MAX = 0x3FFFFFFF
+NONBLOCKING = 1
+
+HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, BYE, HEARTBEAT, WAITALL = 1, 2, 3, 4, 5, 6, 7, 8, 9
+WELCOME, DONE, DELIVER, ERROR = 16, 17, 18, 19
+EEVICTED = 9
+
+
+class NetloomError(Exception):
+    pass
+
+
+class Status:
+    """What a completed receive got (virtual times in ps)."""
+
+    def __init__(self, source, tag, data, t_sent, t_arrived, t_done):
+        self.source, self.tag, self.data = source, tag, data
+        self.t_sent_ps, self.t_arrived_ps, self.t_done_ps = t_sent, t_arrived, t_done
+
+
+class Client:
+    def __init__(self, endpoint, rank, job=1, token=0, timeout_ms=10000):
+        self.rank = rank
+        self.seq = 0
+        self.now_ps = 0
+        self.done_seq = 0
+        self.timeout_ms = timeout_ms
+        self.hb_ms = 200
+        self._pending = {}  # recv seq -> Status or None
+        self._ctx = zmq.Context()
+        self._sock = self._ctx.socket(zmq.DEALER)
+        self._sock.setsockopt(zmq.LINGER, 1000)
+        self._sock.connect(endpoint)
+        self._last_tx = 0.0
+        self._send(HELLO, aux=job & 0xFFFFFFFF, a=token)
+        if not self._sock.poll(timeout_ms):
+            raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
+        h, pay = self._recv_frames()
+        if h[2] == ERROR:
+            raise NetloomError('server refused HELLO: %s' % pay.decode(errors='replace'))
+        if h[2] != WELCOME:
+            raise NetloomError('bad answer to HELLO: type %d' % h[2])
+        self.size, self.max_payload, self.hb_ms = h[9], h[11], max(1, min(h[12], 60000))
+
+    # --- frames
+    def _send(self, typ, flags=0, seq=0, peer=0, tag=0, aux=0, a=0, b=0, c=0, payload=None):
+        hdr = HDR.pack(MAGIC, VERSION, typ, flags, 0, self.rank, seq, peer, tag, aux, 0, a, b, c)
+        if payload is None:
+            self._sock.send(hdr)
+        else:
+            self._sock.send_multipart([hdr, payload])
+        self._last_tx = time.monotonic()
+
+    def _recv_frames(self):
+        parts = self._sock.recv_multipart()
+        if len(parts[0]) != HDR.size:
+            raise NetloomError('bad frame from the server: header of %d bytes' % len(parts[0]))
+        h = HDR.unpack(parts[0])
+        if h[0] != MAGIC or h[1] != VERSION:
+            raise NetloomError('bad frame from the server: magic/version')
+        return h, (parts[1] if len(parts) > 1 else b'')
+
+    def _handle(self):
+        h, pay = self._recv_frames()
+        typ = h[2]
+        if typ == DONE:
+            self.now_ps = h[11]
+            self.done_seq = h[6] + 1
+        elif typ == DELIVER:
+            if h[6] not in self._pending:
+                raise NetloomError('DELIVER for seq %d, which is no receive of ours' % h[6])
+            self._pending[h[6]] = Status(h[7], h[8], bytes(pay), h[11], h[12], h[13])
+        elif typ == ERROR:
+            if h[8] == EEVICTED and h[5] != self.rank:
+                return  # a peer left
+            raise NetloomError('server: %s' % pay.decode(errors='replace'))
+
+    def _await(self, seq):
+        quiet = time.monotonic()
+        while self.done_seq <= seq:
+            if self._sock.poll(self.hb_ms):
+                quiet = time.monotonic()
+                self._handle()
+            elif (time.monotonic() - quiet) * 1000 > self.timeout_ms:
+                raise NetloomError('no answer from the server for %d ms (op seq %d)' % (self.timeout_ms, seq))
+            if (time.monotonic() - self._last_tx) * 1000 >= self.hb_ms:
+                self._send(HEARTBEAT)
+
+    def _op(self, typ, **kw):
+        seq = self.seq
+        self.seq += 1
+        self._send(typ, seq=seq, **kw)
+        return seq
+
+    # --- calls
+    def isend(self, dst, tag, data, _internal=False):
+        if not _internal and not 0 <= tag <= TAG_MAX:
+            raise NetloomError('tag %d, expected 0..%d' % (tag, TAG_MAX))
+        return self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=bytes(data))
+
+    def send(self, dst, tag, data, _internal=False):
+        if not _internal and not 0 <= tag <= TAG_MAX:
+            raise NetloomError('tag %d, expected 0..%d' % (tag, TAG_MAX))
+        self._await(self._op(SEND, peer=dst, tag=tag, payload=bytes(data)))
+
+    def irecv(self, src=ANY, tag=ANY, cap=1 << 20):
+        seq = self._op(RECV, flags=NONBLOCKING, peer=src, tag=tag, a=cap)
+        self._pending[seq] = None
+        return seq
+
+    def recv(self, src=ANY, tag=ANY, cap=1 << 20):
+        seq = self._op(RECV, peer=src, tag=tag, a=cap)
+        self._pending[seq] = None
+        self._await(seq)
+        return self._take(seq)
+
+    def _take(self, seq):
+        st = self._pending.pop(seq, None)
+        if st is None:
+            raise NetloomError('receive %d completed without its payload' % seq)
+        return st
+
+    def wait(self, req):
+        self._await(self._op(WAIT, aux=req))
+        return self._take(req) if req in self._pending else None
+
+    def waitall(self, reqs):
+        """Wait for several requests in one round trip; statuses (None for sends)."""
+        self._await(self._op(WAITALL, payload=struct.pack('<%dI' % len(reqs), *reqs)))
+        return [self._take(r) if r in self._pending else None for r in reqs]
+
+    def compute(self, duration_ps):
+        self._op(COMPUTE, a=duration_ps)
+
+    def barrier(self):
+        self._await(self._op(BARRIER))
+
+    def allreduce_sum(self, values):
+        """Sum of float lists over all ranks (rank 0 reduces in rank order)."""
+        fmt = '<%dd' % len(values)
+        tag = TAG_MAX + 1
+        if self.rank == 0:
+            acc = list(values)
+            for r in range(1, self.size):
+                got = struct.unpack(fmt, self._recv_internal(r, tag))
+                acc = [x + y for x, y in zip(acc, got)]
+            for r in range(1, self.size):
+                self.send(r, tag, struct.pack(fmt, *acc), _internal=True)
+            return acc
+        self.send(0, tag, struct.pack(fmt, *values), _internal=True)
+        return list(struct.unpack(fmt, self._recv_internal(0, tag)))
+
+    def _recv_internal(self, src, tag):
+        return self.recv(src, tag).data
+
+    def close(self):
+        try:
+            self._await(self._op(BYE))
+        finally:
+            self._sock.close()
+            self._ctx.term()

@@ -1,0 +1,172 @@
+/* The server's outputs: the session recording (one trace stream per rank,
+ * assembled into an .nlt archive only when the session ended cleanly), the
+ * message log line, and the report (text and JSON) saying what happened to
+ * every rank. */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "adapters/adapters.h"
+#include "adapters/adapters_internal.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/stats.h"
+#include "traces/trace.h"
+
+const char *live_state_name(unsigned state)
+{
+	static const char *const names[] = {"never connected", "connected", "finished", "evicted"};
+	return state < sizeof names / sizeof names[0] ? names[state] : "?";
+}
+
+void live_match_line(FILE *f, const struct app_match_info *mi)
+{
+	fprintf(f, "%" PRIu32 " %" PRIu32 " %" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		   " %" PRIu64 "\n",
+		mi->src, mi->dst, mi->tag, mi->bytes, mi->send_op, mi->recv_op, mi->t_sent_ps, mi->t_arrived_ps,
+		mi->t_done_ps);
+}
+
+int live_record_open(struct live_server *s, struct nl_err *err)
+{
+	if (!s->o->record_path)
+		return 0;
+	for (uint32_t r = 0; r < s->n; r++) {
+		struct live_rank *rk = &s->ranks[r];
+		size_t len = strlen(s->o->record_path) + 32;
+		rk->w_path = malloc(len);
+		if (!rk->w_path)
+			return nl_errf(err, NL_ENOMEM, "live: out of memory");
+		snprintf(rk->w_path, len, "%s.rank%" PRIu32 ".tmp", s->o->record_path, r);
+		NL_CHECK(trace_stream_open(&rk->w, r, rk->w_path, err));
+	}
+	return 0;
+}
+
+int live_record_close(struct live_server *s, struct nl_err *err)
+{
+	if (!s->o->record_path)
+		return 0;
+	struct trace_manifest m = {0};
+	m.n_ranks = s->n;
+	m.application = "netloom-serve";
+	m.command_line = "netloom serve";
+	m.machine = "live";
+	m.recorder = "netloom-serve " NETLOOM_VERSION;
+	m.mpi_library = "";
+	m.rank_ops = calloc(s->n, sizeof *m.rank_ops);
+	m.rank_bytes = calloc(s->n, sizeof *m.rank_bytes);
+	m.rank_hash = calloc(s->n, sizeof *m.rank_hash);
+	const char **paths = calloc(s->n, sizeof *paths);
+	int rc = 0;
+	if (!m.rank_ops || !m.rank_bytes || !m.rank_hash || !paths) {
+		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
+		goto out;
+	}
+	for (uint32_t r = 0; r < s->n && rc == 0; r++) {
+		rc = trace_stream_close(s->ranks[r].w, &m.rank_ops[r], &m.rank_bytes[r], &m.rank_hash[r], err);
+		s->ranks[r].w = NULL;
+		paths[r] = s->ranks[r].w_path;
+	}
+	if (rc == 0)
+		rc = trace_archive_write(s->o->record_path, &m, paths, err);
+out:
+	for (uint32_t r = 0; r < s->n; r++)
+		if (s->ranks[r].w_path)
+			unlink(s->ranks[r].w_path);
+	free(paths);
+	free(m.rank_ops);
+	free(m.rank_bytes);
+	free(m.rank_hash);
+	return rc;
+}
+
+static void live_line(void *ctx, const char *l)
+{
+	fprintf(ctx, "  %s\n", l);
+}
+
+int live_report(struct live_server *s, int run_rc, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	json_t *doc = live_engine_json(s->eng, err);
+	if (!doc)
+		return NL_ENOMEM;
+	json_t *live = json_object(), *ranks = json_array();
+	for (uint32_t r = 0; r < s->n; r++) {
+		const struct live_rank *rk = &s->ranks[r];
+		json_array_append_new(ranks, json_pack("{s:i, s:s, s:I, s:I, s:I, s:s}", "rank", (json_int_t)r, "state",
+						       live_state_name(rk->state), "refused_frames",
+						       (json_int_t)rk->offences, "payloads_lost_to",
+						       (json_int_t)rk->lost_to, "payloads_lost_from",
+						       (json_int_t)rk->lost_from, "what_happened", rk->why));
+	}
+	json_object_set_new(live, "ranks", ranks);
+	json_object_set_new(live, "listen", json_string(o->listen));
+	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
+	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
+	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));
+	json_object_set_new(live, "delivered", json_integer((json_int_t)s->delivered));
+	/* Wall-clock residence (SEND received to DELIVER queued): not reproducible. */
+	json_object_set_new(live, "residence_ns_p50",
+			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 50)));
+	json_object_set_new(live, "residence_ns_p99",
+			    json_integer((json_int_t)stats_hist_percentile(&s->residence_ns, 99)));
+	if (o->pace > 0) {
+		/* Paced: how far releases fell behind the wall clock (not reproducible). */
+		json_object_set_new(live, "pace", json_real(o->pace));
+		json_object_set_new(live, "lag_ns_max", json_integer((json_int_t)stats_hist_percentile(&s->lag_ns, 100)));
+		json_object_set_new(live, "lag_ns_p99", json_integer((json_int_t)stats_hist_percentile(&s->lag_ns, 99)));
+		json_object_set_new(live, "releases_late_over_1ms", json_integer((json_int_t)s->late));
+	}
+	json_object_set_new(doc, "live", live);
+	int rc = 0;
+	if (o->json_path)
+		rc = out_write_json(o->json_path, doc, err);
+	if (o->report) {
+		FILE *f = o->report;
+		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
+			   " messages delivered\n",
+			s->n, json_string_value(json_object_get(doc, "backend")),
+			(double)live_engine_runtime(s->eng) * 1e-12, s->delivered);
+		/* The replay report's per-rank breakdown, in virtual seconds. */
+		const struct app_results *res = live_engine_results(s->eng);
+		fprintf(f, "    rank      compute_s         comm_s         wait_s       finish_s   messages\n");
+		for (uint32_t r = 0; r < res->n_ranks; r++) {
+			const struct app_rank_stats *st = &res->ranks[r];
+			fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64 "\n", r,
+				(double)st->compute_ps * 1e-12, (double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
+				(double)st->finish_ps * 1e-12, st->msgs_sent);
+		}
+		struct app_latency lat;
+		live_engine_latency(s->eng, &lat);
+		if (lat.n)
+			fprintf(f, "  message latency: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+				lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
+				(double)lat.max_ps * 1e-6);
+		if (o->pace > 0)
+			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
+				   " releases over 1 ms late\n",
+				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
+				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late);
+		for (uint32_t r = 0; r < s->n; r++) {
+			const struct live_rank *rk = &s->ranks[r];
+			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
+				continue;
+			fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frames; payloads lost to it %" PRIu64
+				   ", from it %" PRIu64 "%s%s\n",
+				r, live_state_name(rk->state), rk->offences, rk->lost_to, rk->lost_from,
+				rk->why[0] ? "; " : "", rk->why);
+		}
+		if (run_rc == NL_EDEADLOCK) {
+			fprintf(f, "  ranks that waited forever:\n");
+			live_engine_deadlock_report(s->eng, live_line, f);
+		}
+	}
+	json_decref(doc);
+	return rc;
+}

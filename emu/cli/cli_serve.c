@@ -1,0 +1,227 @@
+/* `netloom serve`: live emulation over ZeroMQ (adapters/, docs/live.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "adapters/adapters.h"
+#include "cli/cli.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "session/session.h"
+
+static void cli_serve_usage(FILE *f)
+{
+	fputs("usage: netloom serve -c SYSTEM.ini --ranks N [options]\n"
+	      "Serve a ZeroMQ endpoint; N client processes connect as ranks, exchange real payloads\n"
+	      "and receive them after the emulated network's delay, in lock-step virtual time\n"
+	      "(docs/live.md, docs/zmq-protocol.md).\n"
+	      "  -c, --config FILE        network and replay configuration (INI)\n"
+	      "  -s, --set KEY=VALUE      override a key (repeatable)\n"
+	      "  -n, --ranks N            number of ranks (required)\n"
+	      "  -l, --listen ENDPOINT    tcp://127.0.0.1:PORT (default port 5555) or ipc://PATH\n"
+	      "      --allow-remote       accept a tcp:// address other than loopback\n"
+	      "      --tokens FILE        one decimal token per line, rank order; HELLO must carry its rank's\n"
+	      "      --record FILE.nlt    write the session as a trace archive (replays to the same times)\n"
+	      "      --messages FILE      write each delivered message's virtual times, one line each\n"
+	      "      --json FILE          write the report as JSON\n"
+	      "      --max-payload BYTES  largest SEND payload (default 1048576); larger ones get an ERROR\n"
+	      "      --heartbeat-ms MS    heartbeat interval told to clients (default 500)\n"
+	      "      --timeout-ms MS      evict a connected rank silent this long (default 5000)\n"
+	      "      --connect-timeout-ms MS  evict a rank not connected this long after start (default 30000)\n"
+	      "      --pace SCALE         paced mode: virtual time follows the wall clock x SCALE, compute is\n"
+	      "                           measured, releases wait for the wall clock (default: lock-step)\n"
+	      "      --max-lag-ms MS      paced: stop with an error once a release lags the wall clock by more\n"
+	      "  -q, --quiet              no log lines on stderr\n",
+	      f);
+}
+
+/* Read n decimal tokens, one a line. */
+static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct nl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return nl_errf(err, NL_EIO, "--tokens: '%s': %s", path, strerror(errno));
+	uint64_t *t = calloc(n, sizeof *t);
+	char line[128];
+	uint32_t i = 0;
+	int rc = 0;
+	while (rc == 0 && t && fgets(line, sizeof line, f)) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(line, &end, 10);
+		while (*end == ' ' || *end == '\n' || *end == '\r')
+			end++;
+		if (errno || end == line || *end || line[0] == '-')
+			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": '%.40s', expected a decimal token",
+				     path, i + 1, line);
+		else if (i == n)
+			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': more than %" PRIu32 " lines, expected one per rank",
+				     path, n);
+		else
+			t[i++] = v;
+	}
+	fclose(f);
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	if (rc == 0 && i != n)
+		rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': %" PRIu32 " lines, expected %" PRIu32 " (one per rank)",
+			     path, i, n);
+	if (rc < 0) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+enum { LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
+
+int cli_serve_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
+		{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
+		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS},
+		{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
+		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
+		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
+		{"timeout-ms", required_argument, NULL, LO_TO}, {"connect-timeout-ms", required_argument, NULL, LO_CTO},
+		{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct nl_err err = {0};
+	struct config cfg;
+	size_t n_tables;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	struct live_opts o;
+	const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+	size_t n_sets = 0;
+	uint64_t v;
+	int ch, rc = 0, status = CLI_OK;
+	bool have_ranks = false;
+	const char *tokens_path = NULL;
+	uint64_t *tokens = NULL;
+
+	live_opts_init(&o);
+	o.report = stdout;
+	config_init(&cfg, tables, n_tables);
+	if (!sets) {
+		status = cli_report(&(struct nl_err){.code = NL_ENOMEM, .msg = "out of memory"});
+		goto out;
+	}
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			rc = config_load_file(&cfg, optarg, &err);
+			break;
+		case 's':
+			sets[n_sets++] = optarg;
+			break;
+		case 'n':
+			if (cli_parse_u64("serve", "--ranks", optarg, 1, 1u << 20, &v) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			o.n_ranks = (uint32_t)v;
+			have_ranks = true;
+			break;
+		case 'l':
+			o.listen = optarg;
+			break;
+		case LO_ALLOW:
+			o.allow_remote = true;
+			break;
+		case LO_PACE:
+			if (cli_parse_double("serve", "--pace", optarg, 1e-6, 1e6, &o.pace) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case LO_MAXLAG:
+			if (cli_parse_u64("serve", "--max-lag-ms", optarg, 1, 3600000, &v) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			o.max_lag_ms = (uint32_t)v;
+			break;
+		case LO_TOKENS:
+			tokens_path = optarg;
+			break;
+		case LO_RECORD:
+			o.record_path = optarg;
+			break;
+		case LO_MSGS:
+			o.messages_path = optarg;
+			break;
+		case LO_JSON:
+			o.json_path = optarg;
+			break;
+		case LO_MAXPAY:
+			if (cli_parse_u64("serve", "--max-payload", optarg, 0, 1u << 30, &o.max_payload) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case LO_HB:
+		case LO_TO:
+		case LO_CTO:
+			if (cli_parse_u64("serve", ch == LO_HB ? "--heartbeat-ms" : ch == LO_TO ? "--timeout-ms" : "--connect-timeout-ms", optarg, 1, 3600000, &v) < 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			*(ch == LO_HB ? &o.heartbeat_ms : ch == LO_TO ? &o.timeout_ms : &o.connect_ms) = (uint32_t)v;
+			break;
+		case 'q':
+			o.log = NULL;
+			break;
+		case 'h':
+			cli_serve_usage(stdout);
+			goto out;
+		default:
+			status = cli_getopt_error("serve", argv, ch);
+			goto out;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < n_sets; i++)
+		rc = config_set(&cfg, sets[i], NULL, "-s", &err);
+	if (rc < 0) {
+		status = cli_report(&err);
+		goto out;
+	}
+	if (optind < argc) {
+		status = cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (!have_ranks) {
+		status = cli_usage_error("serve", "--ranks N is required (see 'netloom serve --help')");
+		goto out;
+	}
+	if (o.heartbeat_ms >= o.timeout_ms) {
+		status = cli_usage_error("serve", "--heartbeat-ms %u must be below --timeout-ms %u", o.heartbeat_ms,
+					 o.timeout_ms);
+		goto out;
+	}
+	if (tokens_path) {
+		if (cli_serve_tokens(tokens_path, o.n_ranks, &tokens, &err) < 0) {
+			status = cli_report(&err);
+			goto out;
+		}
+		o.tokens = tokens;
+	}
+	rc = live_serve(&o, &cfg, &err);
+	if (rc == NL_EDEADLOCK)
+		status = CLI_FAIL;
+	else if (rc < 0)
+		status = cli_report(&err);
+out:
+	free(tokens);
+	free(sets);
+	config_release(&cfg);
+	return status;
+}

@@ -1,0 +1,93 @@
+/* libnetloom-client: connect a process to `netloom serve` as one rank
+ * (docs/live.md, protocol in docs/zmq-protocol.md).
+ *
+ * Semantics are MPI's as replayed by netloom: point-to-point messages on
+ * one communicator (all ranks), matched on (source, tag) with wildcards and
+ * the non-overtaking rule; sends up to the server's eager threshold
+ * complete at once, larger ones when the receiver has matched them
+ * (rendezvous). Every call is one operation in the rank's stream, and the
+ * server advances virtual time in lock-step, so the virtual times a program
+ * sees depend only on what it does, never on the wall clock.
+ *
+ * Errors: calls return 0 or -1; nl_client_error() gives one line. After an
+ * error other than a truncated receive the connection is unusable (close it).
+ * Not thread-safe: one rank, one thread.
+ */
+#ifndef NETLOOM_CLIENT_H
+#define NETLOOM_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NL_CLIENT_API __attribute__((visibility("default")))
+#else
+#define NL_CLIENT_API
+#endif
+
+typedef struct nl_client nl_client;
+
+#define NL_CLIENT_ANY (-1) /* source or tag wildcard for receives */
+#define NL_CLIENT_TAG_MAX 0x3fffffff /* user tags 0..this; above is the library's */
+
+/* What a completed receive got. Times are virtual, in picoseconds. */
+struct nl_client_status {
+	uint32_t source;
+	int32_t tag;
+	size_t bytes;          /* payload length */
+	uint64_t t_sent_ps;    /* the send was posted */
+	uint64_t t_arrived_ps; /* the payload arrived at this rank */
+	uint64_t t_done_ps;    /* the receive completed */
+};
+
+/* Connect to `endpoint` (tcp://127.0.0.1:PORT, ipc://PATH) as `rank` of
+ * job `job` with the rank's `token` (0 when the server sets none). Waits up
+ * to timeout_ms for WELCOME; the same bound later applies to any wait with
+ * no frame from the server. On failure *c is NULL and -1 is returned; the
+ * reason is printed to no one: pass errbuf (may be NULL) to get it. */
+NL_CLIENT_API int nl_client_connect(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
+				    uint64_t token, int timeout_ms, char *errbuf, size_t errcap);
+
+NL_CLIENT_API uint32_t nl_client_rank(const nl_client *c);
+NL_CLIENT_API uint32_t nl_client_size(const nl_client *c);
+/* Virtual time of the last completed blocking call, ps. */
+NL_CLIENT_API uint64_t nl_client_now_ps(const nl_client *c);
+NL_CLIENT_API const char *nl_client_error(const nl_client *c);
+
+/* Blocking send (MPI_Send): returns when the send completed in virtual time.
+ * The buffer is copied before the call returns. tag in 0..NL_CLIENT_TAG_MAX. */
+NL_CLIENT_API int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len);
+/* Non-blocking send (MPI_Isend): *req names it for nl_client_wait. The
+ * buffer is copied at once and may be reused. */
+NL_CLIENT_API int nl_client_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len,
+				  uint32_t *req);
+/* Blocking receive into buf[cap] (src and tag may be NL_CLIENT_ANY); st may be NULL.
+ * A message longer than cap is an error (MPI's truncation). */
+NL_CLIENT_API int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap,
+				 struct nl_client_status *st);
+/* Non-blocking receive: buf must stay valid until nl_client_wait(*req). */
+NL_CLIENT_API int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint32_t *req);
+/* Wait for a request of isend/irecv; st (receives only) may be NULL. */
+NL_CLIENT_API int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st);
+/* Wait for n requests at once (MPI_Waitall; n <= 4096), one round trip to
+ * the server; st[n] (may be NULL) gets each receive's status in order. */
+NL_CLIENT_API int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st);
+/* Spend duration_ps of virtual time computing. Does not wait for the server. */
+NL_CLIENT_API int nl_client_compute(nl_client *c, uint64_t duration_ps);
+NL_CLIENT_API int nl_client_barrier(nl_client *c);
+/* In-place sum of vals[n] over all ranks (reduce to rank 0 in rank order,
+ * then broadcast, on point-to-point messages; bit-identical everywhere). */
+NL_CLIENT_API int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n);
+/* Say BYE, wait for the server's answer, free. NULL is a no-op; returns -1
+ * when the BYE could not complete (the client is freed anyway). */
+NL_CLIENT_API int nl_client_close(nl_client *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""Live emulation end to end: `netloom serve` with real client processes.
+
+usage: live.py CASE NETLOOM REPLAY_MSGS LIVE_RING LIVE_HALO PYDIR LIBCLIENT
+
+Servers listen on ipc:// sockets in a temporary directory only. Every
+process gets a timeout, so a case can fail but never hang.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+CASE, NETLOOM, REPLAY, RING, HALO, PYDIR, LIBCLIENT = sys.argv[1:8]
+PY = '/usr/bin/python3'  # Debian's interpreter, where python3-zmq lives
+TMO = 60
+
+
+def fail(msg):
+    print('FAIL %s: %s' % (CASE, msg))
+    sys.exit(1)
+
+
+def expect(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+class Server:
+    def __init__(self, d, n, *extra, name='s'):
+        self.ep = 'ipc://%s/%s.sock' % (d, name)
+        self.msgs = os.path.join(d, name + '.msgs')
+        self.json = os.path.join(d, name + '.json')
+        self.rec = os.path.join(d, name + '.nlt')
+        self.out = os.path.join(d, name + '.out')
+        self.err = os.path.join(d, name + '.err')
+        args = [NETLOOM, 'serve', '--ranks', str(n), '--listen', self.ep, '--messages', self.msgs,
+                '--json', self.json, '--record', self.rec] + list(extra)
+        self.p = subprocess.Popen(args, stdout=open(self.out, 'w'), stderr=open(self.err, 'w'))
+        # Wait for the socket so clients do not race the bind.
+        path = self.ep[len('ipc://'):]
+        t0 = time.time()
+        while not os.path.exists(path):
+            if self.p.poll() is not None or time.time() - t0 > 10:
+                fail('server did not start: %s' % open(self.err).read())
+            time.sleep(0.02)
+
+    def wait(self):
+        try:
+            rc = self.p.wait(TMO)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            fail('server hung')
+        return rc
+
+
+def clients(cmds, d, tag):
+    procs = []
+    for i, c in enumerate(cmds):
+        out = os.path.join(d, '%s%d.out' % (tag, i))
+        procs.append((subprocess.Popen(c, stdout=open(out, 'w'), stderr=subprocess.STDOUT), out))
+    res = []
+    for p, out in procs:
+        try:
+            rc = p.wait(TMO)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail('client hung: %s' % out)
+        res.append((rc, open(out).read()))
+    return res
+
+
+def run_ring(d, n, iters=6, nbytes=64, extra=(), name='s', python=False):
+    s = Server(d, n, *extra, name=name)
+    if python:
+        cmds = [[PY, os.path.join(PYDIR, 'ring.py'), s.ep, str(r), str(iters), str(nbytes)] for r in range(n)]
+    else:
+        cmds = [[RING, s.ep, str(r), str(iters), str(nbytes)] for r in range(n)]
+    res = clients(cmds, d, name + 'c')
+    for r, (rc, out) in enumerate(res):
+        expect(rc == 0, 'client %d exited %d: %s' % (r, rc, out))
+    rc = s.wait()
+    expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
+    return s, res
+
+
+def replay_matches(s, d, extra=()):
+    """The recorded session replays to the same message log, byte for byte."""
+    out = os.path.join(d, 'replay.msgs')
+    r = subprocess.run([REPLAY, s.rec, out] + list(extra), capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 0, 'replay failed: %s' % r.stderr)
+    live, rep = open(s.msgs).read(), open(out).read()
+    expect(live.count('\n') > 0, 'no messages logged')
+    expect(live == rep, 'replayed message times differ from the live session')
+
+
+def client_times_match(s, res):
+    """What each client saw in DELIVER equals the server's log line."""
+    log = {}
+    for line in open(s.msgs):
+        src, dst, tag, nbytes, _so, _ro, ts, ta, td = line.split()
+        log[(src, dst, tag)] = (nbytes, ts, ta, td)
+    seen = 0
+    for rank, (_rc, out) in enumerate(res):
+        for line in out.splitlines():
+            if line.startswith('recv '):
+                _, src, tag, nbytes, ts, ta, td = line.split()
+                expect(log.get((src, str(rank), tag)) == (nbytes, ts, ta, td),
+                       'rank %d saw %s, server logged %s' % (rank, line, log.get((src, str(rank), tag))))
+                seen += 1
+    expect(seen > 0, 'clients printed no receives')
+
+
+def case_ring_record_replay(d):
+    s, res = run_ring(d, 4, extra=('-s', 'backend=analytic'))
+    replay_matches(s, d, ('backend=analytic',))
+    client_times_match(s, res)
+    rep = json.load(open(s.json))
+    expect(rep['live']['delivered'] == 4 * 6 + 6, 'delivered %d' % rep['live']['delivered'])
+
+
+def case_rendezvous(d):
+    """Messages above eager_threshold go by rendezvous (RTS/CTS/DATA); the
+    payload still arrives intact and the recording replays to the same times."""
+    net = ('-s', 'backend=analytic', '-s', 'eager_threshold=4096')
+    s, res = run_ring(d, 4, iters=3, nbytes=100000, extra=net + ('--max-payload', '200000'))
+    replay_matches(s, d, ('backend=analytic', 'eager_threshold=4096'))
+    client_times_match(s, res)
+    rep = json.load(open(s.json))['results']
+    expect(rep['messages']['rendezvous'] >= 12, 'rendezvous messages: %s' % rep['messages'])
+
+
+WILD = r'''
+import sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, r = sys.argv[2], int(sys.argv[3])
+c = nl.Client(ep, r, timeout_ms=20000)
+if r == 0:
+    got = [c.recv(nl.ANY, nl.ANY) for _ in range(6)]
+    for st in got:
+        print('recv', st.source, st.tag, len(st.data), st.t_sent_ps, st.t_arrived_ps, st.t_done_ps)
+    # Non-overtaking: from one source, matched in the order sent.
+    for src in (1, 2, 3):
+        tags = [st.tag for st in got if st.source == src]
+        assert tags == sorted(tags), tags
+    arrivals = [st.t_arrived_ps for st in got]
+    assert arrivals == sorted(arrivals), arrivals
+else:
+    c.compute(1000000 * (4 - r))   # rank 3 speaks first in virtual time
+    c.send(0, 10 * r, b'x' * r)
+    c.compute(500000)
+    c.send(0, 10 * r + 1, b'y' * r)
+c.close()
+'''
+
+
+def case_wildcard(d):
+    """ANY_SOURCE/ANY_TAG receives match in virtual arrival order, whatever
+    order the processes start in, and replay the same."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'wild.py')
+    open(script, 'w').write(WILD)
+    outs = []
+    for run, order in enumerate(((0, 1, 2, 3), (3, 2, 1, 0))):
+        s = Server(d, 4, '-s', 'backend=analytic', name='w%d' % run)
+        res = clients([[PY, script, PYDIR, s.ep, str(r)] for r in order], d, 'w%d' % run)
+        for rc, out in res:
+            expect(rc == 0, 'wildcard client: %s' % out)
+        expect(s.wait() == 0, 'server failed: %s' % open(s.err).read())
+        replay_matches(s, d, ('backend=analytic',))
+        outs.append((open(s.msgs).read(), [o for _, o in sorted(zip(order, [o for _, o in res]))]))
+    expect(outs[0] == outs[1], 'start order changed the virtual times')
+    first = [l.split() for l in outs[0][1][0].splitlines() if l.startswith('recv')]
+    expect([x[1] for x in first] == ['3', '3', '2', '2', '1', '1'], 'match order: %s' % first)
+
+
+def case_halo_record_replay(d):
+    n, px = 6, 3
+    s = Server(d, n, '-s', 'backend=analytic')
+    res = clients([[HALO, s.ep, str(r), str(px), '4', '256'] for r in range(n)], d, 'h')
+    for r, (rc, out) in enumerate(res):
+        expect(rc == 0, 'halo client %d exited %d: %s' % (r, rc, out))
+    expect(s.wait() == 0, 'server failed: %s' % open(s.err).read())
+    replay_matches(s, d, ('backend=analytic',))
+    lines = open(s.msgs).read().splitlines()
+    expect(len(lines) == n * 4 * 4, '%d messages logged, expected %d' % (len(lines), n * 16))
+
+
+def case_flit_ring(d):
+    net = ('-s', 'backend=flit', '-s', 'topology=torus:k=4')
+    s, res = run_ring(d, 4, extra=net)
+    replay_matches(s, d, ('backend=flit', 'topology=torus:k=4'))
+    client_times_match(s, res)
+
+
+def case_python_ring(d):
+    subprocess.run([PY, '-c', 'import zmq'], check=False)
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    s, res = run_ring(d, 4, python=True, extra=('-s', 'backend=analytic'), name='py')
+    replay_matches(s, d, ('backend=analytic',))
+    client_times_match(s, res)
+    # The same program in C gives the same virtual times.
+    c, _ = run_ring(d, 4, extra=('-s', 'backend=analytic'), name='c')
+    expect(open(s.msgs).read() == open(c.msgs).read(), 'Python and C rings differ in virtual time')
+
+
+def case_lockstep_identical(d):
+    runs = []
+    for i in range(3):
+        s, res = run_ring(d, 6, iters=5, extra=('-s', 'backend=analytic'), name='run%d' % i)
+        doc = json.load(open(s.json))
+        runs.append((open(s.msgs).read(), [o for _, o in res], json.dumps(doc['results'], sort_keys=True),
+                     open(s.rec, 'rb').read()))
+    for i in (1, 2):
+        expect(runs[i][0] == runs[0][0], 'run %d: message log differs' % i)
+        expect(runs[i][1] == runs[0][1], 'run %d: client outputs differ' % i)
+        expect(runs[i][2] == runs[0][2], 'run %d: results differ' % i)
+        expect(runs[i][3] == runs[0][3], 'run %d: recorded archive differs' % i)
+
+
+FAULTY = r'''
+import os, socket, struct, sys, time
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ep, role, token = sys.argv[2], sys.argv[3], int(sys.argv[4])
+ctx = zmq.Context()
+def raw():
+    s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 0); s.connect(ep); return s
+def hdr(t, rank, seq=0, peer=0, tag=0, aux=0, a=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, peer, tag, aux, 0, a, 0, 0)
+if role == 'garbage':
+    c = nl.Client(ep, 4, token=token)
+    for i in range(200):  # bad magic, but claims rank 4; never a valid frame again
+        c._sock.send(b'\xde\xad' + bytes(6) + struct.pack('<I', 4) + os.urandom(44))
+        time.sleep(0.05)
+elif role == 'oversized':
+    c = nl.Client(ep, 5, token=token)
+    c._sock.send_multipart([hdr(nl.SEND, 5, 0, 0, 1), bytes(9000)])
+    while True:
+        h, pay = c._recv_frames()
+        if h[2] == nl.ERROR:
+            print('refused:', pay.decode()); break
+    c.close()  # the session goes on for this rank: seq 0 is still free
+elif role == 'impersonate':
+    s = raw()
+    s.send(hdr(nl.HELLO, 0, a=token + 1))           # rank 0 with a wrong token
+    print('hello as 0:', s.recv_multipart()[1].decode())
+    s.send(hdr(nl.COMPUTE, 1, 0, a=5))                # an op for rank 1 it never said HELLO for
+    print('op as 1:', s.recv_multipart()[1].decode())
+    c = nl.Client(ep, 6, token=token)
+    c.close()
+elif role in ('kill', 'stop'):
+    c = nl.Client(ep, 7 if role == 'kill' else 8, token=token)
+    c.compute(1000)
+    print('ready', flush=True)
+    while True:  # heartbeats until the test signals this process
+        c._send(nl.HEARTBEAT); time.sleep(0.1)
+'''
+
+
+def case_faults(d):
+    n = 9  # ranks 0-3: a ring that must finish; 4-8: offenders
+    tokens = [1000 + 7 * r for r in range(n)]
+    tok = os.path.join(d, 'tokens')
+    open(tok, 'w').write(''.join('%d\n' % t for t in tokens))
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    fscript = os.path.join(d, 'faulty.py')
+    open(fscript, 'w').write(FAULTY)
+    s = Server(d, n, '-s', 'backend=analytic', '--tokens', tok, '--max-payload', '4096', '--heartbeat-ms', '100',
+               '--timeout-ms', '1500', '--connect-timeout-ms', '8000')
+    # The good job: ranks 0-3 in a ring; its clients use a pure-C program
+    # that takes no token, so they connect through Python with theirs.
+    good_py = os.path.join(d, 'good.py')
+    open(good_py, 'w').write(
+        'import sys, struct\nsys.path.insert(0, sys.argv[1])\nimport netloom_client as nl\n'
+        'ep, r, tok = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])\n'
+        'c = nl.Client(ep, r, token=tok, timeout_ms=30000)\n'
+        'for it in range(20):\n'
+        '    q = c.isend((r + 1) % 4, it, struct.pack("<ii", it, r))\n'
+        '    st = c.recv((r + 3) % 4, it)\n'
+        '    got = struct.unpack("<ii", st.data)\n'
+        '    assert got == (it, (r + 3) % 4), got\n'
+        '    print("got", it, st.t_done_ps, flush=True)\n'
+        '    c.wait(q)\n'
+        '    c.compute(1000000)\n'
+        'c.close()\nprint("ok")\n')
+    procs = {}
+    for r in range(4):
+        procs['good%d' % r] = subprocess.Popen([PY, good_py, PYDIR, s.ep, str(r), str(tokens[r])],
+                                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for role, r in (('garbage', 4), ('oversized', 5), ('impersonate', 6), ('kill', 7), ('stop', 8)):
+        procs[role] = subprocess.Popen([PY, fscript, PYDIR, s.ep, role, str(tokens[r])],
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for role in ('kill', 'stop'):
+        line = procs[role].stdout.readline()
+        expect(line.strip() == 'ready', '%s client did not start: %s' % (role, line))
+    procs['kill'].send_signal(signal.SIGKILL)
+    procs['stop'].send_signal(signal.SIGSTOP)
+    outs = {}
+    for name in ['good0', 'good1', 'good2', 'good3', 'oversized', 'impersonate']:
+        try:
+            outs[name] = procs[name].communicate(timeout=TMO)[0]
+        except subprocess.TimeoutExpired:
+            for p in procs.values():
+                p.kill()
+            fail('%s hung' % name)
+        expect(procs[name].returncode == 0, '%s exited %d: %s' % (name, procs[name].returncode, outs[name]))
+    rc = s.wait()
+    procs['stop'].send_signal(signal.SIGCONT)
+    for name in ('garbage', 'kill', 'stop'):
+        procs[name].kill()
+        procs[name].wait()
+    expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
+    for r in range(4):
+        got = [int(l.split()[1]) for l in outs['good%d' % r].splitlines() if l.startswith('got')]
+        expect(got == list(range(20)), 'rank %d got %s' % (r, got))
+    expect('payload of 9000 bytes' in outs['oversized'], 'oversized: %s' % outs['oversized'])
+    expect('wrong token' in outs['impersonate'] and 'did not HELLO' in outs['impersonate'],
+           'impersonate: %s' % outs['impersonate'])
+    rep = json.load(open(s.json))
+    ranks = rep['live']['ranks']
+    for r in range(4):
+        expect(ranks[r]['state'] == 'finished', 'rank %d: %s' % (r, ranks[r]))
+    expect(ranks[4]['state'] == 'evicted' and ranks[4]['refused_frames'] > 0 and
+           'magic' in ranks[4]['what_happened'], 'garbage: %s' % ranks[4])
+    expect(ranks[5]['state'] == 'finished' and 'payload of 9000' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
+    expect('wrong token' in ranks[0]['what_happened'], 'impersonated rank 0: %s' % ranks[0])
+    expect(ranks[7]['state'] == 'evicted' and 'heartbeat' in ranks[7]['what_happened'], 'kill: %s' % ranks[7])
+    expect(ranks[8]['state'] == 'evicted' and 'heartbeat' in ranks[8]['what_happened'], 'stop: %s' % ranks[8])
+    text = open(s.out).read()
+    print(text + open(s.err).read())
+    for r in (4, 7, 8):
+        expect('rank %d: evicted' % r in text, 'report lacks rank %d: %s' % (r, text))
+
+
+def case_errors(d):
+    def serve(*args):
+        return subprocess.run([NETLOOM, 'serve'] + list(args), capture_output=True, text=True, timeout=TMO)
+    r = serve('--ranks', '2', '--listen', 'tcp://0.0.0.0:5999')
+    expect(r.returncode == 2 and "--listen: 'tcp://0.0.0.0:5999'" in r.stderr and '--allow-remote' in r.stderr,
+           'remote address: %d %s' % (r.returncode, r.stderr))
+    expect(r.stderr.count('\n') == 1, 'not one line: %s' % r.stderr)
+    r = serve('--listen', 'ipc://%s/x' % d)
+    expect(r.returncode == 2 and '--ranks' in r.stderr, 'no ranks: %s' % r.stderr)
+    r = serve('--ranks', 'x')
+    expect(r.returncode == 2 and '--ranks' in r.stderr, 'bad ranks: %s' % r.stderr)
+    tok = os.path.join(d, 'tok')
+    open(tok, 'w').write('1\n')
+    r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/y' % d)
+    expect(r.returncode == 2 and '1 lines, expected 2' in r.stderr, 'tokens: %s' % r.stderr)
+    r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
+    expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
+    # A rank that never connects is evicted and the others are told; the
+    # session ends in a deadlock report, not a hang.
+    s = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '500', '--heartbeat-ms', '100',
+               '--timeout-ms', '1000', name='absent')
+    res = clients([[RING, s.ep, '0', '2', '16']], d, 'absent')
+    expect(res[0][0] == 1, 'client of a deadlocked session exited %d' % res[0][0])
+    rc = s.wait()
+    expect(rc == 1, 'server exited %d' % rc)
+    out = open(s.out).read()
+    expect('rank 1: evicted' in out and 'never connected' in out, 'report: %s' % out)
+    expect(not os.path.exists(s.rec), 'a deadlocked session left an archive')
+
+
+FLOOD = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, role = sys.argv[2], sys.argv[3]
+if role == 'idle':      # rank 0: alive but slow to declare its first op
+    c = nl.Client(ep, 0)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 3:
+        c._send(nl.HEARTBEAT); time.sleep(0.1)
+    c.close()
+else:                   # rank 1: declares far ahead without ever waiting
+    c = nl.Client(ep, 1)
+    for i in range(70000):
+        c._send(nl.COMPUTE, seq=i, a=1000)
+    time.sleep(1)
+'''
+
+
+def case_flood(d):
+    """A rank that queues more ops than the server holds is evicted; the
+    other finishes."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'flood.py')
+    open(script, 'w').write(FLOOD)
+    s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '20000')
+    res = clients([[PY, script, PYDIR, s.ep, 'idle'], [PY, script, PYDIR, s.ep, 'flood']], d, 'f')
+    expect(res[0][0] == 0, 'idle rank: %s' % res[0][1])
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    ranks = json.load(open(s.json))['live']['ranks']
+    expect(ranks[0]['state'] == 'finished', 'rank 0: %s' % ranks[0])
+    expect(ranks[1]['state'] == 'evicted' and 'ops ahead' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
+
+
+PACED = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, r = sys.argv[2], int(sys.argv[3])
+c = nl.Client(ep, r, timeout_ms=20000)
+n = c.size
+for it in range(5):
+    time.sleep(0.02 * (1 + r))          # real work: measured, not declared
+    q = c.isend((r + 1) % n, it, b'p' * 32)
+    st = c.recv((r + n - 1) % n, it)
+    c.wait(q)
+print('t', c.now_ps)
+c.close()
+'''
+
+
+def case_paced(d):
+    """Paced mode: virtual time follows the wall clock (compute measured),
+    the recording replays to the same times, and the lag is reported."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'paced.py')
+    open(script, 'w').write(PACED)
+    t0 = time.time()
+    s = Server(d, 3, '-s', 'backend=analytic', '--pace', '1')
+    res = clients([[PY, script, PYDIR, s.ep, str(r)] for r in range(3)], d, 'p')
+    for rc, out in res:
+        expect(rc == 0, 'paced client: %s' % out)
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    wall = time.time() - t0
+    rep = json.load(open(s.json))
+    runtime = rep['results']['runtime']['predicted_s']
+    # Rank 2 sleeps 5 x 60 ms, at least 4 of them after virtual time 0
+    # (when the last rank connected): the ring cannot finish before 0.24 s
+    # of virtual time, nor after the session's wall time.
+    expect(0.24 <= runtime <= wall, 'virtual runtime %.3f s, wall %.3f s' % (runtime, wall))
+    expect('lag_ns_max' in rep['live'] and rep['live']['pace'] == 1.0, 'no lag report: %s' % rep['live'])
+    replay_matches(s, d, ('backend=analytic',))
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--pace', '0', '--listen', 'ipc://%s/q' % d],
+                       capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and '--pace' in r.stderr, 'pace 0: %s' % r.stderr)
+
+
+CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
+
+if __name__ == '__main__':
+    if CASE not in CASES:
+        fail('unknown case (valid: %s)' % ', '.join(sorted(CASES)))
+    with tempfile.TemporaryDirectory(prefix='nl-live-') as tmp:
+        CASES[CASE](tmp)
+    print('ok %s' % CASE)

@@ -1,0 +1,64 @@
+/* live_replay_msgs: replay an archive (a `netloom serve --record` session)
+ * through the same engine the server uses, and write every matched
+ * message's virtual times in the server's --messages format, so a test can
+ * compare the live session with its replay byte for byte.
+ *   live_replay_msgs TRACE.nlt OUT.txt [key=value ...]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "adapters/adapters.h"
+#include "app/app.h"
+#include "cli/cli.h"
+#include "session/session.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "traces/trace.h"
+
+static void on_match(void *ctx, const struct app_match_info *mi)
+{
+	live_match_line(ctx, mi);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: live_replay_msgs TRACE.nlt OUT.txt [key=value ...]\n");
+		return 2;
+	}
+	struct nl_err err = {0};
+	struct config cfg;
+	size_t n_tables;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	struct trace_archive *a = NULL;
+	struct app_archive_source *as = NULL;
+	struct live_engine *e = NULL;
+	struct app_source src;
+	FILE *out = NULL;
+	int rc;
+	config_init(&cfg, tables, n_tables);
+	for (int i = 3; i < argc; i++)
+		if ((rc = config_set(&cfg, argv[i], NULL, "argv", &err)) < 0)
+			goto fail;
+	if ((rc = trace_archive_open(&a, argv[1], &err)) < 0 || (rc = app_archive_source_new(&as, a, &src, &err)) < 0 ||
+	    (rc = live_engine_new(&e, &cfg, &src, &err)) < 0)
+		goto fail;
+	if (!(out = fopen(argv[2], "w"))) {
+		fprintf(stderr, "live_replay_msgs: cannot write %s\n", argv[2]);
+		return 1;
+	}
+	live_engine_on_match(e, on_match, out);
+	if ((rc = live_engine_run(e, &err)) < 0)
+		goto fail;
+	fprintf(stdout, "runtime_ps %llu\n", (unsigned long long)live_engine_runtime(e));
+	fclose(out);
+	live_engine_free(e);
+	app_archive_source_free(as);
+	trace_archive_close(a);
+	config_release(&cfg);
+	return 0;
+fail:
+	fprintf(stderr, "live_replay_msgs: %s\n", err.msg);
+	return 1;
+}

@@ -1,0 +1,109 @@
+/* Protocol v1 codec (adapters/proto.h): every type round-trips, the
+ * header bytes are the documented little-endian layout, and each class of
+ * bad frame is refused with a message naming the field. */
+#include "adapters/proto.h"
+#include "core/error.h"
+#include "test.h"
+
+static void test_roundtrip(void)
+{
+	static const struct zp_hdr cases[] = {
+		{.type = ZP_HELLO, .rank = 3, .aux = 7, .a = 0x1122334455667788ull},
+		{.type = ZP_SEND, .flags = ZP_F_NONBLOCKING, .rank = 1, .seq = 9, .peer = 2, .tag = 5},
+		{.type = ZP_RECV, .rank = 1, .seq = 10, .peer = ZP_ANY, .tag = ZP_ANY, .a = 4096},
+		{.type = ZP_WAIT, .rank = 1, .seq = 11, .aux = 9},
+		{.type = ZP_COMPUTE, .rank = 0, .seq = 1, .a = 1000000},
+		{.type = ZP_WAITALL, .rank = 1, .seq = 12},
+		{.type = ZP_BARRIER, .rank = 0, .seq = 2},
+		{.type = ZP_BYE, .rank = 0, .seq = 3},
+		{.type = ZP_HEARTBEAT, .rank = 4},
+		{.type = ZP_WELCOME, .rank = 4, .aux = 8, .a = 1 << 20, .b = 500, .c = 5000},
+		{.type = ZP_DONE, .rank = 4, .seq = 6, .a = 123456789},
+		{.type = ZP_DELIVER, .rank = 2, .seq = 4, .peer = 1, .tag = 3, .a = 10, .b = 20, .c = 30},
+		{.type = ZP_ERROR, .rank = 2, .tag = ZP_ETOOBIG},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct zp_hdr in = cases[i], out;
+		struct nl_err err = {0};
+		uint8_t buf[ZP_HDR_BYTES];
+		in.version = ZP_VERSION;
+		zp_encode(&in, buf);
+		int pay = in.type == ZP_SEND || in.type == ZP_DELIVER || in.type == ZP_WAITALL;
+		CHECK_OK(zp_decode(buf, sizeof buf, pay, in.type == ZP_WAITALL ? 8 : 5, 100, &out, &err), &err);
+		CHECK_EQ(memcmp(&in, &out, sizeof in), 0);
+		CHECK_STR(zp_type_name(in.type), zp_type_name(out.type));
+	}
+}
+
+static void test_layout(void)
+{
+	struct zp_hdr h = {.version = ZP_VERSION, .type = ZP_DELIVER, .rank = 0x01020304, .seq = 5, .peer = 6,
+			   .tag = 7, .a = 0x0807060504030201ull, .b = 0x0807060504030201ull, .c = UINT64_MAX};
+	uint8_t b[ZP_HDR_BYTES];
+	zp_encode(&h, b);
+	CHECK_EQ(b[0], 0x4e);
+	CHECK_EQ(b[1], 0x4c);
+	CHECK_EQ(b[2], 1);
+	CHECK_EQ(b[3], ZP_DELIVER);
+	CHECK_EQ(b[8], 4);
+	CHECK_EQ(b[11], 1);
+	CHECK_EQ(b[12], 5);
+	CHECK_EQ(b[16], 6);
+	CHECK_EQ(b[20], 7);
+	CHECK_EQ(b[32], 1);
+	CHECK_EQ(b[39], 8);
+	CHECK_EQ(b[55], 0xff);
+}
+
+static void test_errors(void)
+{
+	struct zp_hdr h = {.version = ZP_VERSION, .type = ZP_SEND, .seq = 1, .peer = 1, .tag = 2}, out;
+	struct nl_err err = {0};
+	uint8_t b[ZP_HDR_BYTES], x[ZP_HDR_BYTES];
+	zp_encode(&h, b);
+	CHECK_ERR(zp_decode(b, sizeof b - 1, 1, 0, 100, &out, &err), NL_EPROTO, &err, "length 55, expected 56");
+	memcpy(x, b, sizeof b);
+	x[0] = 0;
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "magic");
+	memcpy(x, b, sizeof b);
+	x[2] = 2;
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "version 2, expected 1");
+	memcpy(x, b, sizeof b);
+	x[3] = 99;
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "type 99");
+	memcpy(x, b, sizeof b);
+	x[29] = 1;
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "reserved");
+	memcpy(x, b, sizeof b);
+	x[4] = 4;
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "flags 0x4");
+	memcpy(x, b, sizeof b);
+	x[40] = 1; /* b is unused by SEND */
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "field 'b' is 1");
+	CHECK_ERR(zp_decode(b, sizeof b, 0, 0, 100, &out, &err), NL_EPROTO, &err, "no payload frame");
+	CHECK_ERR(zp_decode(b, sizeof b, 1, 101, 100, &out, &err), NL_EPROTO, &err, "payload of 101 bytes");
+	CHECK_OK(zp_decode(b, sizeof b, 1, 100, 100, &out, &err), &err);
+	struct zp_hdr neg = h;
+	neg.tag = -1;
+	zp_encode(&neg, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "tag -1");
+	struct zp_hdr bar = {.version = ZP_VERSION, .type = ZP_BARRIER, .seq = 3};
+	zp_encode(&bar, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "expected none");
+	struct zp_hdr wa = {.version = ZP_VERSION, .type = ZP_WAITALL, .seq = 3};
+	zp_encode(&wa, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 6, 100, &out, &err), NL_EPROTO, &err, "request list of 6 bytes");
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err, "request list of 0 bytes");
+	CHECK_OK(zp_decode(x, sizeof x, 1, 4 * ZP_WAITALL_MAX, 100, &out, &err), &err);
+	struct zp_hdr del = {.version = ZP_VERSION, .type = ZP_DELIVER, .a = 5, .b = 4, .c = 6};
+	zp_encode(&del, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "non-decreasing");
+}
+
+int main(void)
+{
+	TEST_RUN(test_roundtrip);
+	TEST_RUN(test_layout);
+	TEST_RUN(test_errors);
+	return test_done();
+}
