@@ -71,6 +71,13 @@ fresh; head -c 3000 "$data/sst-macro/traces.def" > "$dir/bad/traces.def"; bad "c
 fresh; rm "$dir/bad/traces.def"; bad "missing .def" "traces.def"
 fresh; head -c 2000 "$data/sst-macro/traces/5.evt" > "$dir/bad/traces/5.evt"; bad "cut .evt" "traces/5.evt"
 fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "cut anchor" "traces.otf2"
+# Inputs on which libFuzzer found the OTF2 library asking for 64 GB
+# (OTF2_IdMap_Create, sized from the file) and 16 GB: outside the
+# sanitizer the allocation fails inside the library and the import ends
+# in one line (tests/data/traces/otf2/crafted/, from fuzz_import_otf2).
+fresh2() { rm -rf "$dir/bad"; cp -r "$data/ember" "$dir/bad"; chmod -R u+w "$dir/bad"; }
+fresh2; cp "$data/crafted/idmap-64g-0.def" "$dir/bad/traces/0.def"; bad "crafted id map size" "traces/0.def"
+fresh2; cp "$data/crafted/alloc-16g-0.evt" "$dir/bad/traces/0.evt"; bad "crafted event sizes" "traces/0.evt"
 
 # Export (issue 17, part 3). Round trip: .nlt -> OTF2 -> .nlt replays to
 # the same JSON apart from the input's name, size, hashes, recorder and
