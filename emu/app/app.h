@@ -117,6 +117,14 @@ struct app_config {
 	double cpu_flops;         /* flop/s for TOP_COMPUTE_FLOPS */
 	int64_t knomial_radix;    /* k of the k-nomial bcast tree */
 	int coll_alg[APP_COLL__COUNT]; /* enum app_alg per collective */
+	/* Rank -> endpoint (issue 13): "linear" (rank r on endpoint r) or an
+	 * emu/place policy; resolved by the session layer, which owns the
+	 * topology. Sized as the config layer writes strings (PARAM_STR_MAX). */
+	char placement[4096];
+	char placement_map[4096]; /* the map policy's file */
+	int64_t placement_seed;
+	int64_t ranks_per_node;
+	int placement_inner;      /* enum place_inner: 0 linear, 1 round-robin */
 };
 
 /* The [replay] configuration table (keys: backend, eager_threshold,
