@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/param.h"
 #include "traces/trace.h"
 
 struct config;
@@ -109,7 +110,7 @@ enum { APP_COMPUTE_AUTO, APP_COMPUTE_WALL, APP_COMPUTE_CPU };
 
 /* The replay's resolved settings (bound from the [replay] table). */
 struct app_config {
-	char backend[256];        /* net_backend name */
+	char backend[PARAM_STR_MAX]; /* net_backend name; config strings are up to PARAM_STR_MAX */
 	int64_t eager_threshold;  /* bytes: messages up to this size go eagerly */
 	int rndv_protocol;        /* APP_RNDV_* */
 	double cpu_factor;        /* compute intervals are multiplied by this */
@@ -119,9 +120,9 @@ struct app_config {
 	int coll_alg[APP_COLL__COUNT]; /* enum app_alg per collective */
 	/* Rank -> endpoint (issue 13): "linear" (rank r on endpoint r) or an
 	 * emu/place policy; resolved by the session layer, which owns the
-	 * topology. Sized as the config layer writes strings (PARAM_STR_MAX). */
-	char placement[4096];
-	char placement_map[4096]; /* the map policy's file */
+	 * topology. */
+	char placement[PARAM_STR_MAX];
+	char placement_map[PARAM_STR_MAX]; /* the map policy's file */
 	int64_t placement_seed;
 	int64_t ranks_per_node;
 	int placement_inner;      /* enum place_inner: 0 linear, 1 round-robin */

@@ -177,6 +177,11 @@ expect_eq "placement without topology" "$out" "netloom: key 'placement': value '
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
 
+# A backend name longer than the old 256-byte field (overflowed it before).
+out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
+expect_eq "long backend exit" $rc 2
+expect_eq "long backend message" "${out:0:53}" "netloom: key 'backend': unknown network backend 'xxxx"
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1
