@@ -182,6 +182,17 @@ int app_archive_source_new(struct app_archive_source **s, struct trace_archive *
 			   struct app_source *out, struct nl_err *err);
 void app_archive_source_free(struct app_archive_source *s);
 
+/* Several jobs as one source (issue 13): job j's rank r is world rank
+ * app_jobs_rank_base(j) + r; each job keeps its own communicators (its
+ * world becomes a communicator of its ranks), so jobs meet only in the
+ * network. The jobs' sources must outlive the combined one. */
+#define APP_JOBS_MAX_RANKS ((1u << 24) - 1)
+struct app_jobs_source;
+int app_jobs_source_new(struct app_jobs_source **out, const struct app_source *jobs, uint32_t n_jobs,
+			struct app_source *combined, struct nl_err *err);
+uint32_t app_jobs_rank_base(const struct app_jobs_source *js, uint32_t job);
+void app_jobs_source_free(struct app_jobs_source *js);
+
 /* --- replay ------------------------------------------------------------- */
 
 struct app;
