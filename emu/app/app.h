@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/param.h"
 #include "traces/trace.h"
 
 struct config;
@@ -109,7 +110,7 @@ enum { APP_COMPUTE_AUTO, APP_COMPUTE_WALL, APP_COMPUTE_CPU };
 
 /* The replay's resolved settings (bound from the [replay] table). */
 struct app_config {
-	char backend[256];        /* net_backend name */
+	char backend[PARAM_STR_MAX]; /* net_backend name; config strings are up to PARAM_STR_MAX */
 	int64_t eager_threshold;  /* bytes: messages up to this size go eagerly */
 	int rndv_protocol;        /* APP_RNDV_* */
 	double cpu_factor;        /* compute intervals are multiplied by this */
@@ -117,6 +118,14 @@ struct app_config {
 	double cpu_flops;         /* flop/s for TOP_COMPUTE_FLOPS */
 	int64_t knomial_radix;    /* k of the k-nomial bcast tree */
 	int coll_alg[APP_COLL__COUNT]; /* enum app_alg per collective */
+	/* Rank -> endpoint (issue 13): "linear" (rank r on endpoint r) or an
+	 * emu/place policy; resolved by the session layer, which owns the
+	 * topology. */
+	char placement[PARAM_STR_MAX];
+	char placement_map[PARAM_STR_MAX]; /* the map policy's file */
+	int64_t placement_seed;
+	int64_t ranks_per_node;
+	int placement_inner;      /* enum place_inner: 0 linear, 1 round-robin */
 };
 
 /* The [replay] configuration table (keys: backend, eager_threshold,
@@ -172,6 +181,17 @@ struct app_archive_source;
 int app_archive_source_new(struct app_archive_source **s, struct trace_archive *a,
 			   struct app_source *out, struct nl_err *err);
 void app_archive_source_free(struct app_archive_source *s);
+
+/* Several jobs as one source (issue 13): job j's rank r is world rank
+ * app_jobs_rank_base(j) + r; each job keeps its own communicators (its
+ * world becomes a communicator of its ranks), so jobs meet only in the
+ * network. The jobs' sources must outlive the combined one. */
+#define APP_JOBS_MAX_RANKS ((1u << 24) - 1)
+struct app_jobs_source;
+int app_jobs_source_new(struct app_jobs_source **out, const struct app_source *jobs, uint32_t n_jobs,
+			struct app_source *combined, struct nl_err *err);
+uint32_t app_jobs_rank_base(const struct app_jobs_source *js, uint32_t job);
+void app_jobs_source_free(struct app_jobs_source *js);
 
 /* --- replay ------------------------------------------------------------- */
 

@@ -67,6 +67,7 @@ static const char *const alg_scan[] = {"auto", "linear", "recursive_doubling", N
 
 static const char *const app_rndv_names[] = {"rts_cts", "get", NULL};
 static const char *const app_compute_time_names[] = {"auto", "wall", "cpu", NULL};
+static const char *const app_inner_names[] = {"linear", "round_robin", NULL};
 
 static const struct param_def app_keys[] = {
 	{"backend", PARAM_STRING, offsetof(struct app_config, backend), "analytic", 0, 0,
@@ -88,6 +89,18 @@ static const struct param_def app_keys[] = {
 	 "flop/s of a rank, for traces that give compute as flop counts", NULL},
 	{"coll_knomial_radix", PARAM_INT, offsetof(struct app_config, knomial_radix), "4", 2, 64,
 	 "radix of the k-nomial bcast tree", NULL},
+	{"placement", PARAM_STRING, offsetof(struct app_config, placement), "linear", 0, 0,
+	 "rank -> endpoint: linear (rank r on endpoint r) or a placement policy of emu/place (contiguous, "
+	 "random-node, random-router, round-robin, packed, spread, map; docs/placement.md)", NULL},
+	{"placement_seed", PARAM_INT, offsetof(struct app_config, placement_seed), "1", 0, 9007199254740992.0,
+	 "seed of the random placement policies", NULL},
+	{"ranks_per_node", PARAM_INT, offsetof(struct app_config, ranks_per_node), "1", 1, 1048576,
+	 "ranks sharing one endpoint under a placement policy", NULL},
+	{"placement_inner", PARAM_CHOICE, offsetof(struct app_config, placement_inner), "linear", 0, 0,
+	 "ranks onto the job's nodes: linear (ranks_per_node consecutive ranks per node) or round_robin",
+	 app_inner_names},
+	{"placement_map", PARAM_STRING, offsetof(struct app_config, placement_map), "", 0, 0,
+	 "file of 'rank endpoint' lines for placement = map", NULL},
 	APP_KEY_ALG(APP_COLL_BARRIER, "barrier", alg_barrier),
 	APP_KEY_ALG(APP_COLL_BCAST, "bcast", alg_bcast),
 	APP_KEY_ALG(APP_COLL_REDUCE, "reduce", alg_reduce),

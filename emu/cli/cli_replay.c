@@ -107,6 +107,8 @@ struct cli_replay_info {
 	const char *compute_why;
 	int comparable; /* app_recorded_comparable: 1, 0, -1 unknown */
 	const char *comparable_why;
+	const char *placement; /* "linear" or the emu/place policy */
+	int64_t placement_seed, ranks_per_node;
 };
 
 /* The recorded runtime and whether a prediction can be held against it. */
@@ -146,6 +148,9 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		m->application && m->application[0] ? m->application : "?", m->n_ranks, backend,
 		topo ? ", topology " : "", topo ? topo : "", routing ? ", routing " : "", routing ? routing : "");
 	fprintf(f, "  predicted runtime  %.9f s\n", pred);
+	if (info->placement && strcmp(info->placement, "linear"))
+		fprintf(f, "  placement          %s (seed %" PRId64 ", %" PRId64 " rank%s per node)\n", info->placement,
+			info->placement_seed, info->ranks_per_node, info->ranks_per_node == 1 ? "" : "s");
 	cli_replay_recorded(f, m, info, pred);
 
 	fprintf(f, "\n  %6s %14s %14s %14s %14s %10s\n", "rank", "compute_s", "comm_s", "wait_s", "finish_s",
@@ -445,7 +450,11 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 {
 	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on %zu networks, backend %s\n", trace_path,
 		m->application && m->application[0] ? m->application : "?", m->n_ranks, n, backend);
-	fprintf(f, "  placement          rank r on endpoint r (linear) on every network\n");
+	if (!info->placement || !strcmp(info->placement, "linear"))
+		fprintf(f, "  placement          rank r on endpoint r (linear) on every network\n");
+	else
+		fprintf(f, "  placement          %s (seed %" PRId64 ", %" PRId64 " rank%s per node) on every network\n",
+			info->placement, info->placement_seed, info->ranks_per_node, info->ranks_per_node == 1 ? "" : "s");
 	cli_replay_recorded_line(f, m, info);
 	fprintf(f, "  compute time       %s\n\n", info->compute_why);
 	fprintf(f, "  %-28s %-8s %8s %9s %14s %10s  %-26s %6s\n", "network", "routing", "routers", "endpoints",
@@ -487,8 +496,9 @@ static void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, siz
 			snprintf(pred, sizeof pred, "deadlock");
 		else
 			snprintf(pred, sizeof pred, "%.12g", (double)res->runtime_ps * 1e-12);
-		fprintf(f, "\"%s\",%s,%" PRIu32 ",%" PRIu32 ",linear,%s,%.6f,", r->v->topo ? r->v->topo->spec : r->topology,
-			r->v->routing, r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0, pred,
+		fprintf(f, "\"%s\",%s,%" PRIu32 ",%" PRIu32 ",%s,%s,%.6f,", r->v->topo ? r->v->topo->spec : r->topology,
+			r->v->routing, r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0,
+			r->v->placement, pred,
 			session_comm_share(res));
 		if (b)
 			fprintf(f, "%s -> %s,%.6f,", json_string_value(json_object_get(b, "from")),
@@ -576,7 +586,8 @@ int cli_replay_main(int argc, char **argv)
 	const struct session_replay_view *v0 = runs[0].v;
 	const struct trace_manifest *m = v0->m;
 	struct cli_replay_info info = {
-		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why};
+		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why,
+		.placement = v0->placement, .placement_seed = v0->ac->placement_seed, .ranks_per_node = v0->ac->ranks_per_node};
 	/* With the JSON on stdout, it is the only thing there. */
 	bool json_stdout = o.json && !strcmp(o.json, "-");
 	const char *backend = v0->backend;

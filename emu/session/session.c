@@ -81,7 +81,9 @@ void session_results_clear(nl_sim *s)
 	trace_archive_close(s->arch);
 	s->arch = NULL;
 	s->replay_topo = NULL;
-	s->routing[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
+	free(s->rank_ep);
+	s->rank_ep = NULL;
+	s->placement[0] = s->routing[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
 	s->kind = SESSION_NONE;
 }
 

@@ -45,6 +45,8 @@ struct nl_sim {
 	struct app_config ac;
 	const struct topo *replay_topo; /* the replay's network, NULL: none */
 	char routing[128];            /* picked routing function, "" none */
+	char placement[64];           /* "linear" or the emu/place policy that mapped ranks */
+	uint32_t *rank_ep;            /* [trace ranks] endpoints under a policy; NULL for linear */
 	int comparable;               /* app_recorded_comparable */
 	char compute_why[320];
 	char comparable_why[320];

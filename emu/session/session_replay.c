@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "net/net.h"
+#include "place/place.h"
 #include "route/route.h"
 #include "session/session_internal.h"
 #include "topo/topo.h"
@@ -91,7 +92,14 @@ static json_t *session_replay_results(const nl_sim *s, bool deadlock)
 	json_object_set_new(results, "compute_time", json_string(app_compute_time_name(s->ac.compute_time)));
 	json_object_set_new(results, "compute_time_note", json_string(s->compute_why));
 	json_object_set_new(results, "comm_share", json_real(session_comm_share(res)));
-	json_object_set_new(results, "placement", json_string("linear"));
+	json_object_set_new(results, "placement", json_string(s->placement));
+	if (s->rank_ep) {
+		/* Which endpoint each rank ran on: the placement to re-run or compare. */
+		json_t *eps = json_array();
+		for (uint32_t r = 0; r < m->n_ranks; r++)
+			json_array_append_new(eps, json_integer(s->rank_ep[r]));
+		json_object_set_new(results, "rank_endpoints", eps);
+	}
 	json_object_set(results, "network", s->net_report);
 	if (deadlock)
 		json_object_set_new(results, "deadlock", app_deadlock_json(s->app));
@@ -130,6 +138,52 @@ static const char *session_pick_routing(const struct topo *t)
 				return all[i]->name;
 	}
 	return NULL;
+}
+
+/* Key `placement`: s->rank_ep stays NULL for linear (rank r on endpoint
+ * r), else gets endpoint[rank] from the emu/place policy. The replay is
+ * one job on an empty machine, job index 0 (issue 13). */
+static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_err *err)
+{
+	free(s->rank_ep);
+	s->rank_ep = NULL;
+	snprintf(s->placement, sizeof s->placement, "linear");
+	if (!strcmp(s->ac.placement, "linear"))
+		return 0;
+	const struct place_ops *ops = place_find(s->ac.placement, NULL);
+	if (!ops) {
+		size_t n;
+		const struct place_ops *const *all = place_list(&n);
+		char names[512] = "linear";
+		for (size_t i = 0; i < n; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", all[i]->name);
+		return nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", s->ac.placement,
+			       names);
+	}
+	if (!s->replay_topo)
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'placement': value '%s': this backend runs without a topology; expected linear, or "
+			       "set key 'topology'",
+			       s->ac.placement);
+	uint32_t *ep = malloc((size_t)(m->n_ranks ? m->n_ranks : 1) * sizeof *ep);
+	if (!ep)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	struct place_req req = {
+		.t = s->replay_topo,
+		.n_ranks = m->n_ranks,
+		.ranks_per_node = (uint32_t)s->ac.ranks_per_node,
+		.inner = s->ac.placement_inner ? PLACE_INNER_ROUND_ROBIN : PLACE_INNER_LINEAR,
+		.seed = (uint64_t)s->ac.placement_seed,
+		.map_path = s->ac.placement_map,
+	};
+	int rc = place_job(ops, &req, ep, err);
+	if (rc < 0) {
+		free(ep);
+		return nl_err_prefix(err, "key 'placement'");
+	}
+	snprintf(s->placement, sizeof s->placement, "%s", ops->name);
+	s->rank_ep = ep;
+	return 0;
 }
 
 /* Everything up to a run: trace, compute time, backend, topology, routing,
@@ -177,7 +231,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	NL_CHECK(net_backend_new(ops, &s->cfg, s->replay_topo, &s->replay_net, err));
 	struct app_source src;
 	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));
-	NL_CHECK(app_new(&s->app, &s->ac, &src, s->replay_net, NULL, err));
+	NL_CHECK(session_place(s, m, err));
+	NL_CHECK(app_new(&s->app, &s->ac, &src, s->replay_net, s->rank_ep, err));
 	return ro->on_app ? ro->on_app(ro->ctx, s->app, m, err) : 0;
 }
 
@@ -221,6 +276,7 @@ int session_replay(nl_sim *s, const char *path, const struct session_replay_opts
 		.topo = s->replay_topo,
 		.backend = s->replay_net->ops->name,
 		.routing = s->routing,
+		.placement = s->placement,
 		.net_report = s->net_report,
 		.doc = s->replay_doc,
 		.deadlock = deadlock,

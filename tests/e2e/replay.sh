@@ -146,6 +146,42 @@ grep -q "^  cancels: 2 (1 cancelled their request in replay)$" "$dir/cx.out" || 
 grep -q "^  warning: 1 cancels ended otherwise than in the recorded run; first: rank 1, op 3 (cancel of a request from isend), recorded cancelled, replayed not cancelled$" "$dir/cx.out" || fail "cancel divergence line"
 expect_eq "cancel json" "$(json "$dir/cx.json" '(lambda c: (c["calls"], c["cancelled"], c["divergences"], c["first_divergence"]["rank"], c["first_divergence"]["op_index"], c["first_divergence"]["request_op"]))(d["results"]["cancel"])')" "(2, 1, 1, 1, 3, 'isend')"
 
+# Placement (issue 13): key placement maps ranks with an emu/place policy.
+pl=(-s backend=flit -s topology=torus:k=8x8)
+"$netloom" replay "$dir/st.nlt" "${pl[@]}" --json "$dir/pl_lin.json" > /dev/null || fail "placement linear"
+"$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=random-node --json "$dir/pl_r1.json" > "$dir/pl_r1.txt" || fail "placement random"
+"$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=random-node --json "$dir/pl_r1b.json" > /dev/null || fail "placement random again"
+"$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=random-node -s placement_seed=2 --json "$dir/pl_r2.json" > /dev/null || fail "placement seed 2"
+expect_eq "placement names" "$(json "$dir/pl_lin.json" 'd["results"]["placement"], "rank_endpoints" in d["results"]')" "('linear', False)"
+expect_eq "placement random name" "$(json "$dir/pl_r1.json" 'd["results"]["placement"], len(set(d["results"]["rank_endpoints"]))')" "('random-node', 6)"
+grep -q "^  placement          random-node (seed 1, 1 rank per node)$" "$dir/pl_r1.txt" || fail "placement text line"
+runtime='round(d["results"]["runtime"]["predicted_s"]*1e12)'
+[ "$(json "$dir/pl_lin.json" "$runtime")" != "$(json "$dir/pl_r1.json" "$runtime")" ] || fail "random placement should change the runtime"
+[ "$(json "$dir/pl_r1.json" 'd["results"]["rank_endpoints"]')" != "$(json "$dir/pl_lin.json" 'list(range(6))')" ] || fail "random placement is linear"
+[ "$(json "$dir/pl_r1.json" 'd["results"]["rank_endpoints"]')" != "$(json "$dir/pl_r2.json" 'd["results"]["rank_endpoints"]')" ] || fail "seeds 1 and 2 place alike"
+python3 - "$dir/pl_r1.json" "$dir/pl_r1b.json" <<'PY' || fail "same seed, different placement runs"
+import re, sys
+a, b = (re.sub(r'"wall_seconds": [^\n]*', '', open(p).read()) for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+"$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=contiguous --json "$dir/pl_c.json" > /dev/null || fail "placement contiguous"
+expect_eq "contiguous is linear on an empty machine" "$(json "$dir/pl_c.json" "$runtime, d['results']['rank_endpoints']")" "($(json "$dir/pl_lin.json" "$runtime"), [0, 1, 2, 3, 4, 5])"
+"$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=random-node -s ranks_per_node=2 --json "$dir/pl_rpn.json" > /dev/null || fail "ranks_per_node 2"
+expect_eq "ranks_per_node 2 nodes" "$(json "$dir/pl_rpn.json" 'len(set(d["results"]["rank_endpoints"]))')" 3
+out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=bogus 2>&1); rc=$?
+expect_eq "placement bad exit" $rc 2
+expect_eq "placement bad message" "$out" "netloom: key 'placement': value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+out=$("$netloom" replay "$dir/st.nlt" -s placement=spread 2>&1); rc=$?
+expect_eq "placement without topology exit" $rc 2
+expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
+expect_eq "placement too small exit" $rc 2
+
+# A backend name longer than the old 256-byte field (overflowed it before).
+out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
+expect_eq "long backend exit" $rc 2
+expect_eq "long backend message" "${out:0:53}" "netloom: key 'backend': unknown network backend 'xxxx"
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1

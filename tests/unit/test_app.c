@@ -466,6 +466,74 @@ static void test_sub_communicator(void)
 	syn_free(&s);
 }
 
+/* Two jobs in one replay (app_jobs_source): job A is the sub-communicator
+ * case above (4 ranks, comm 5, a split over its world), job B 2 ranks with
+ * a barrier over its world and a ping-pong. Each job's world is its own
+ * ranks: were A's split or B's barrier over all 6 ranks, the collective
+ * would wait forever or count other messages. On the contention-free
+ * network (analytic, link_model none) every rank finishes as alone. */
+static void jobs_a(struct syn *s)
+{
+	static const uint32_t members[] = {3, 1};
+	syn_init(s, 4);
+	syn_comm(s, 5, 2, members);
+	syn_p2p(s, 3, TOP_SEND, 1, 0, 8)->comm = 5;
+	syn_p2p(s, 1, TOP_RECV, 0, 0, 8)->comm = 5;
+	syn_coll(s, 3, TOP_BARRIER, 5, 0, 0, 0);
+	syn_coll(s, 1, TOP_BARRIER, 5, 0, 0, 0);
+	for (uint32_t r = 0; r < 4; r++)
+		syn_add(s, r, TOP_COMM_SPLIT)->new_comm = r % 2 ? UINT32_MAX : 6;
+}
+
+static void jobs_b(struct syn *s)
+{
+	syn_init(s, 2);
+	syn_coll(s, 0, TOP_BARRIER, 0, 0, 0, 0);
+	syn_coll(s, 1, TOP_BARRIER, 0, 0, 0, 0);
+	syn_compute(s, 0, 3 * US);
+	syn_send(s, 0, 1, 4, 100);
+	syn_recv(s, 1, 0, 4, 100);
+	syn_send(s, 1, 0, 4, 100);
+	syn_recv(s, 0, 1, 4, 100);
+}
+
+static void test_two_jobs(void)
+{
+	struct syn a, b;
+	struct syn_run ra, rb, rab;
+	jobs_a(&a);
+	jobs_b(&b);
+	CHECK_OK(syn_replay(&a, net_1us, &ra), &ra.err);
+	CHECK_OK(syn_replay(&b, net_1us, &rb), &rb.err);
+	a.pos[0] = a.pos[1] = a.pos[2] = a.pos[3] = b.pos[0] = b.pos[1] = 0;
+	struct app_source src[2] = {
+		{.n_ranks = 4, .n_comms = a.n_comms, .comms = a.comms, .next = syn_next, .ctx = &a},
+		{.n_ranks = 2, .n_comms = b.n_comms, .comms = b.comms, .next = syn_next, .ctx = &b},
+	};
+	struct app_jobs_source *js;
+	struct app_source all;
+	struct nl_err err = {0};
+	CHECK_OK(app_jobs_source_new(&js, src, 2, &all, &err), &err);
+	CHECK_UINT(all.n_ranks, ==, 6);
+	CHECK_UINT(app_jobs_rank_base(js, 1), ==, 4);
+	memset(&rab, 0, sizeof rab);
+	CHECK_OK(syn_replay_src(&all, net_1us, &rab), &rab.err);
+	const struct app_results *x = app_results(rab.app);
+	CHECK_UINT(x->p2p_msgs, ==, 1 + 2);
+	CHECK_UINT(x->coll_msgs, ==, 2 + 8 + 2);
+	for (uint32_t r = 0; r < 4; r++)
+		CHECK_UINT(finish(&rab, r), ==, finish(&ra, r));
+	for (uint32_t r = 0; r < 2; r++)
+		CHECK_UINT(finish(&rab, 4 + r), ==, finish(&rb, r));
+	CHECK_UINT(finish(&rb, 0), >, 3 * US);
+	syn_run_free(&ra);
+	syn_run_free(&rb);
+	syn_run_free(&rab);
+	app_jobs_source_free(js);
+	syn_free(&a);
+	syn_free(&b);
+}
+
 static void test_bad_input(void)
 {
 	struct syn s;
@@ -639,6 +707,7 @@ int main(void)
 	TEST_RUN(test_test_family);
 	TEST_RUN(test_waitany_recorded);
 	TEST_RUN(test_sub_communicator);
+	TEST_RUN(test_two_jobs);
 	TEST_RUN(test_bad_input);
 	TEST_RUN(test_cpu_factor_and_flops);
 	TEST_RUN(test_ideal_equals_compute_critical_path);

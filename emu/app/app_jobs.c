@@ -1,0 +1,162 @@
+/* Several jobs in one replay (issue 13, `netloom interfere`): one
+ * app_source whose ranks are the jobs' ranks one after another.
+ *
+ * Job j's rank r is world rank base[j] + r. Each job keeps its own
+ * communicators: its world becomes a communicator of its ranks only, its
+ * other communicators get ids of their own, and self stays self (it is
+ * per rank anyway). Peers in ops are ranks within the op's communicator,
+ * so only communicator ids need translating; the jobs' MPI semantics are
+ * untouched, and two jobs interact only through the network they share.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "core/error.h"
+
+struct app_jobs_source {
+	uint32_t n_jobs;
+	struct app_source *jobs;   /* [n_jobs] copies of the callers' sources */
+	uint32_t *rank_base;       /* [n_jobs + 1] */
+	uint32_t *comm_base;       /* [n_jobs]: global id of local comm c is comm_base[j] + c */
+	uint32_t *job_of;          /* [total ranks] */
+	struct trace_comm *comms;
+	uint32_t n_comms;
+};
+
+static uint32_t app_jobs_comm(const struct app_jobs_source *js, uint32_t j, uint32_t c)
+{
+	if (c == TRACE_COMM_SELF || c == UINT32_MAX)
+		return c;
+	return js->comm_base[j] + c;
+}
+
+static int app_jobs_next(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err)
+{
+	struct app_jobs_source *js = ctx;
+	uint32_t j = js->job_of[rank];
+	const struct app_source *s = &js->jobs[j];
+	int rc = s->next(s->ctx, rank - js->rank_base[j], op, err);
+	if (rc <= 0)
+		return rc;
+	op->comm = app_jobs_comm(js, j, op->comm);
+	op->new_comm = app_jobs_comm(js, j, op->new_comm);
+	return rc;
+}
+
+void app_jobs_source_free(struct app_jobs_source *js)
+{
+	if (!js)
+		return;
+	for (uint32_t i = 0; i < js->n_comms; i++)
+		free(js->comms[i].world_ranks);
+	free(js->comms);
+	free(js->jobs);
+	free(js->rank_base);
+	free(js->comm_base);
+	free(js->job_of);
+	free(js);
+}
+
+/* Append a communicator of `size` members, world rank base + w[i] (or
+ * base + i when w is NULL). */
+static int app_jobs_add_comm(struct app_jobs_source *js, uint32_t id, uint32_t size, const uint32_t *w,
+			     uint32_t base)
+{
+	struct trace_comm *c = &js->comms[js->n_comms];
+	c->world_ranks = malloc((size_t)(size ? size : 1) * sizeof *c->world_ranks);
+	if (!c->world_ranks)
+		return -1;
+	c->id = id;
+	c->size = size;
+	for (uint32_t i = 0; i < size; i++)
+		c->world_ranks[i] = base + (w ? w[i] : i);
+	js->n_comms++;
+	return 0;
+}
+
+int app_jobs_source_new(struct app_jobs_source **out, const struct app_source *jobs, uint32_t n_jobs,
+			struct app_source *combined, struct nl_err *err)
+{
+	*out = NULL;
+	if (n_jobs == 0)
+		return nl_errf(err, NL_EINVAL, "jobs: no jobs");
+	struct app_jobs_source *js = calloc(1, sizeof *js);
+	size_t n_comms = 0;
+	uint64_t total = 0, ops = 0;
+	for (uint32_t j = 0; j < n_jobs; j++) {
+		total += jobs[j].n_ranks;
+		n_comms += (size_t)jobs[j].n_comms + 1;
+		ops = ops == UINT64_MAX || !jobs[j].total_ops ? UINT64_MAX : ops + jobs[j].total_ops;
+	}
+	if (total > APP_JOBS_MAX_RANKS) {
+		free(js);
+		return nl_errf(err, NL_EUNSUPPORTED, "jobs: %" PRIu64 " ranks in all; expected at most %u", total,
+			       APP_JOBS_MAX_RANKS);
+	}
+	if (js) {
+		js->jobs = malloc(n_jobs * sizeof *js->jobs);
+		js->rank_base = malloc(((size_t)n_jobs + 1) * sizeof *js->rank_base);
+		js->comm_base = malloc(n_jobs * sizeof *js->comm_base);
+		js->job_of = malloc((size_t)(total ? total : 1) * sizeof *js->job_of);
+		js->comms = calloc(n_comms, sizeof *js->comms);
+	}
+	if (!js || !js->jobs || !js->rank_base || !js->comm_base || !js->job_of || !js->comms)
+		goto oom;
+	js->n_jobs = n_jobs;
+	uint64_t next_id = TRACE_COMM_SELF + 1;
+	js->rank_base[0] = 0;
+	for (uint32_t j = 0; j < n_jobs; j++) {
+		const struct app_source *s = &jobs[j];
+		js->jobs[j] = *s;
+		js->rank_base[j + 1] = js->rank_base[j] + s->n_ranks;
+		for (uint32_t r = 0; r < s->n_ranks; r++)
+			js->job_of[js->rank_base[j] + r] = j;
+		/* Ids 0 and 1 are the combined world and self; job j's local ids
+		 * 0 (its world) and 2.. map to comm_base + id, 1 stays self. */
+		uint64_t max_id = TRACE_COMM_WORLD;
+		bool has_world = false;
+		for (uint32_t i = 0; i < s->n_comms; i++) {
+			if (s->comms[i].id != UINT32_MAX && s->comms[i].id > max_id)
+				max_id = s->comms[i].id;
+			has_world |= s->comms[i].id == TRACE_COMM_WORLD;
+		}
+		if (next_id + max_id >= UINT32_MAX - 1)
+			goto too_many;
+		js->comm_base[j] = (uint32_t)next_id;
+		if (!has_world && app_jobs_add_comm(js, js->comm_base[j], s->n_ranks, NULL, js->rank_base[j]) < 0)
+			goto oom;
+		for (uint32_t i = 0; i < s->n_comms; i++) {
+			const struct trace_comm *c = &s->comms[i];
+			if (c->id == TRACE_COMM_SELF)
+				continue;
+			if (app_jobs_add_comm(js, app_jobs_comm(js, j, c->id), c->size, c->world_ranks,
+					      js->rank_base[j]) < 0)
+				goto oom;
+		}
+		next_id += max_id + 1;
+	}
+	*combined = (struct app_source){
+		.n_ranks = js->rank_base[n_jobs],
+		.n_comms = js->n_comms,
+		.comms = js->comms,
+		.next = app_jobs_next,
+		.ctx = js,
+		.total_ops = ops == UINT64_MAX ? 0 : ops,
+	};
+	*out = js;
+	return 0;
+too_many:
+	app_jobs_source_free(js);
+	return nl_errf(err, NL_EUNSUPPORTED, "jobs: too many communicators in all");
+oom:
+	app_jobs_source_free(js);
+	return nl_errf(err, NL_ENOMEM, "jobs: out of memory");
+}
+
+uint32_t app_jobs_rank_base(const struct app_jobs_source *js, uint32_t job)
+{
+	return js->rank_base[job];
+}
