@@ -55,6 +55,8 @@ struct live_opts {
 	double pace;               /* 0: lock-step; > 0: paced, virtual ps per wall ps (1 = real time) */
 	uint32_t max_lag_ms;       /* paced: stop once a release lags the wall clock by more; 0 = best effort */
 	const uint64_t *tokens;    /* [n_ranks]: HELLO must carry rank r's token; NULL = any */
+	uint32_t n_jobs;           /* jobs 1..n_jobs of job_sizes[] consecutive ranks; 0 = one job of all */
+	const uint32_t *job_sizes; /* [n_jobs], summing to n_ranks */
 	const char *record_path;   /* write the session as an .nlt archive, or NULL */
 	const char *messages_path; /* write every matched message's virtual times, or NULL */
 	const char *json_path;     /* write the report as JSON, or NULL */

@@ -275,6 +275,12 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 			 " time%s)", tr->offences, tr->offences == 1 ? "" : "s");
 		return;
 	}
+	if (h->aux != s->job_of[h->rank] + 1) {
+		snprintf(msg, sizeof msg, "HELLO: job %" PRIu32 " for rank %" PRIu32 ", expected %" PRIu32, h->aux,
+			 h->rank, s->job_of[h->rank] + 1);
+		live_offence(s, id, id_len, -1, ZP_EJOB, msg);
+		return;
+	}
 	struct live_rank *rk = &s->ranks[h->rank];
 	bool same = rk->id_len == id_len && !memcmp(rk->id, id, id_len);
 	if (rk->state != LR_ABSENT && !same) {
@@ -396,6 +402,11 @@ static void live_on_message(struct live_server *s)
 	    (h.type == ZP_RECV && h.peer != ZP_ANY && (uint32_t)h.peer >= s->n)) {
 		snprintf(msg, sizeof msg, "%s: peer %" PRId32 ", expected 0..%" PRIu32 "%s", zp_type_name(h.type), h.peer,
 			 s->n - 1, h.type == ZP_RECV ? " or -1 (any)" : "");
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		goto out;
+	}
+	if ((h.type == ZP_SEND || (h.type == ZP_RECV && h.peer != ZP_ANY)) &&
+	    live_job_peer_check(s, h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
 		goto out;
 	}
@@ -596,6 +607,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 		break;
 	case ZP_BARRIER:
 		op->kind = TOP_BARRIER;
+		op->comm = live_job_comm(s, r);
 		break;
 	case ZP_BYE:
 		op->kind = TOP_FINALIZE;
@@ -644,6 +656,7 @@ static void live_on_match(void *ctx, const struct app_match_info *mi)
 	stats_hist_add(&s->residence_ns, live_clock_ns() - p.t_in_ns);
 	live_send(s, dst->id, dst->id_len, &h, &p.msg, NULL, 0);
 	s->delivered++;
+	s->job_delivered[s->job_of[mi->dst]]++;
 }
 
 /* --- session ------------------------------------------------------------------- */
@@ -695,7 +708,10 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
 		goto out;
 	}
-	struct app_source src = {.n_ranks = o->n_ranks, .next = live_next, .ctx = &s};
+	if ((rc = live_jobs_init(&s, err)) < 0)
+		goto out;
+	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s.comms ? s.n_jobs : 0, .comms = s.comms,
+				 .next = live_next, .ctx = &s};
 	if ((rc = live_engine_new(&s.eng, cfg, &src, err)) < 0)
 		goto out;
 	live_engine_on_match(s.eng, live_on_match, &s);
@@ -764,6 +780,7 @@ out:
 	}
 	free(s.ranks);
 	live_engine_free(s.eng);
+	live_jobs_free(&s);
 	if (s.sock)
 		zmq_close(s.sock);
 	if (s.zctx)

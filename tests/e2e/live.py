@@ -238,17 +238,19 @@ def raw():
 def hdr(t, rank, seq=0, peer=0, tag=0, aux=0, a=0):
     return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, peer, tag, aux, 0, a, 0, 0)
 if role == 'garbage':
-    c = nl.Client(ep, 4, token=token)
+    c = nl.Client(ep, 4, job=2, token=token)
     for i in range(200):  # bad magic, but claims rank 4; never a valid frame again
         c._sock.send(b'\xde\xad' + bytes(6) + struct.pack('<I', 4) + os.urandom(44))
         time.sleep(0.05)
 elif role == 'oversized':
-    c = nl.Client(ep, 5, token=token)
+    c = nl.Client(ep, 5, job=2, token=token)
     c._sock.send_multipart([hdr(nl.SEND, 5, 0, 0, 1), bytes(9000)])
-    while True:
-        h, pay = c._recv_frames()
-        if h[2] == nl.ERROR:
-            print('refused:', pay.decode()); break
+    c._sock.send_multipart([hdr(nl.SEND, 5, 0, 0, 1), b'x'])  # to rank 0, in the other job
+    for i in range(2):
+        while True:
+            h, pay = c._recv_frames()
+            if h[2] == nl.ERROR:
+                print('refused:', pay.decode()); break
     c.close()  # the session goes on for this rank: seq 0 is still free
 elif role == 'impersonate':
     s = raw()
@@ -256,10 +258,10 @@ elif role == 'impersonate':
     print('hello as 0:', s.recv_multipart()[1].decode())
     s.send(hdr(nl.COMPUTE, 1, 0, a=5))                # an op for rank 1 it never said HELLO for
     print('op as 1:', s.recv_multipart()[1].decode())
-    c = nl.Client(ep, 6, token=token)
-    c.close()
+    s.send(hdr(nl.HELLO, 5, aux=1, a=token))         # rank 5 of job 2, claiming job 1
+    print('hello as 5:', s.recv_multipart()[1].decode())
 elif role in ('kill', 'stop'):
-    c = nl.Client(ep, 7 if role == 'kill' else 8, token=token)
+    c = nl.Client(ep, 6 if role == 'kill' else 7, job=2, token=token)
     c.compute(1000)
     print('ready', flush=True)
     while True:  # heartbeats until the test signals this process
@@ -268,7 +270,11 @@ elif role in ('kill', 'stop'):
 
 
 def case_faults(d):
-    n = 9  # ranks 0-3: a ring that must finish; 4-8: offenders
+    # Two jobs of 4 (the issue's form): job 1, ranks 0-3, a ring with a
+    # barrier per step that must finish with every message once and in
+    # order; job 2, ranks 4-7, offenders, plus a ninth process that holds
+    # no rank and tries to impersonate ranks of both jobs.
+    n = 8
     tokens = [1000 + 7 * r for r in range(n)]
     tok = os.path.join(d, 'tokens')
     open(tok, 'w').write(''.join('%d\n' % t for t in tokens))
@@ -278,14 +284,14 @@ def case_faults(d):
     fscript = os.path.join(d, 'faulty.py')
     open(fscript, 'w').write(FAULTY)
     s = Server(d, n, '-s', 'backend=analytic', '--tokens', tok, '--max-payload', '4096', '--heartbeat-ms', '100',
-               '--timeout-ms', '1500', '--connect-timeout-ms', '8000')
+               '--timeout-ms', '1500', '--connect-timeout-ms', '8000', '--jobs', '4,4')
     # The good job: ranks 0-3 in a ring; its clients use a pure-C program
     # that takes no token, so they connect through Python with theirs.
     good_py = os.path.join(d, 'good.py')
     open(good_py, 'w').write(
         'import sys, struct\nsys.path.insert(0, sys.argv[1])\nimport netloom_client as nl\n'
         'ep, r, tok = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])\n'
-        'c = nl.Client(ep, r, token=tok, timeout_ms=30000)\n'
+        'c = nl.Client(ep, r, job=1, token=tok, timeout_ms=30000)\n'
         'for it in range(20):\n'
         '    q = c.isend((r + 1) % 4, it, struct.pack("<ii", it, r))\n'
         '    st = c.recv((r + 3) % 4, it)\n'
@@ -294,12 +300,13 @@ def case_faults(d):
         '    print("got", it, st.t_done_ps, flush=True)\n'
         '    c.wait(q)\n'
         '    c.compute(1000000)\n'
+        '    c.barrier()\n'
         'c.close()\nprint("ok")\n')
     procs = {}
     for r in range(4):
         procs['good%d' % r] = subprocess.Popen([PY, good_py, PYDIR, s.ep, str(r), str(tokens[r])],
                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for role, r in (('garbage', 4), ('oversized', 5), ('impersonate', 6), ('kill', 7), ('stop', 8)):
+    for role, r in (('garbage', 4), ('oversized', 5), ('impersonate', 5), ('kill', 6), ('stop', 7)):
         procs[role] = subprocess.Popen([PY, fscript, PYDIR, s.ep, role, str(tokens[r])],
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for role in ('kill', 'stop'):
@@ -325,23 +332,38 @@ def case_faults(d):
     for r in range(4):
         got = [int(l.split()[1]) for l in outs['good%d' % r].splitlines() if l.startswith('got')]
         expect(got == list(range(20)), 'rank %d got %s' % (r, got))
-    expect('payload of 9000 bytes' in outs['oversized'], 'oversized: %s' % outs['oversized'])
-    expect('wrong token' in outs['impersonate'] and 'did not HELLO' in outs['impersonate'],
-           'impersonate: %s' % outs['impersonate'])
+    expect('payload of 9000 bytes' in outs['oversized'] and 'peer 0 is in job 1' in outs['oversized'],
+           'oversized: %s' % outs['oversized'])
+    expect('wrong token' in outs['impersonate'] and 'did not HELLO' in outs['impersonate'] and
+           'job 1 for rank 5, expected 2' in outs['impersonate'], 'impersonate: %s' % outs['impersonate'])
     rep = json.load(open(s.json))
     ranks = rep['live']['ranks']
     for r in range(4):
         expect(ranks[r]['state'] == 'finished', 'rank %d: %s' % (r, ranks[r]))
     expect(ranks[4]['state'] == 'evicted' and ranks[4]['refused_frames'] > 0 and
            'magic' in ranks[4]['what_happened'], 'garbage: %s' % ranks[4])
-    expect(ranks[5]['state'] == 'finished' and 'payload of 9000' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
+    expect(ranks[5]['state'] == 'finished' and ranks[5]['refused_frames'] == 2 and
+           'peer 0 is in job 1' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
     expect('wrong token' in ranks[0]['what_happened'], 'impersonated rank 0: %s' % ranks[0])
-    expect(ranks[7]['state'] == 'evicted' and 'heartbeat' in ranks[7]['what_happened'], 'kill: %s' % ranks[7])
-    expect(ranks[8]['state'] == 'evicted' and 'heartbeat' in ranks[8]['what_happened'], 'stop: %s' % ranks[8])
+    expect(ranks[6]['state'] == 'evicted' and 'heartbeat' in ranks[6]['what_happened'], 'kill: %s' % ranks[6])
+    expect(ranks[7]['state'] == 'evicted' and 'heartbeat' in ranks[7]['what_happened'], 'stop: %s' % ranks[7])
+    # Every message of job 1 delivered exactly once (the clients checked order and content).
+    job1 = [l.split() for l in open(s.msgs)]
+    expect(sorted((int(f[0]), int(f[2])) for f in job1) == sorted((r, it) for r in range(4) for it in range(20)),
+           'job 1 message log: %s' % job1)
+    jobs = rep['live']['jobs']
+    expect([(j['job'], j['first_rank'], j['ranks']) for j in jobs] == [(1, 0, 4), (2, 4, 4)], 'jobs: %s' % jobs)
+    # Job 1's one refused frame is the impersonator's HELLO as rank 0, counted for the victim.
+    expect(jobs[0]['finished'] == 4 and jobs[0]['delivered'] == 80 and jobs[0]['refused_frames'] == 1,
+           'job 1: %s' % jobs[0])
+    expect(jobs[1]['evicted'] == 3 and jobs[1]['finished'] == 1 and jobs[1]['delivered'] == 0, 'job 2: %s' % jobs[1])
     text = open(s.out).read()
     print(text + open(s.err).read())
-    for r in (4, 7, 8):
+    for r in (4, 6, 7):
         expect('rank %d: evicted' % r in text, 'report lacks rank %d: %s' % (r, text))
+    expect('job 1 (ranks 0-3): 4 finished, 0 evicted' in text, 'report lacks job 1: %s' % text)
+    # The recording keeps each job's communicator: it replays to the same times.
+    replay_matches(s, d, ('backend=analytic',))
 
 
 def case_errors(d):
