@@ -381,6 +381,12 @@ def case_errors(d):
     open(tok, 'w').write('1\n')
     r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/y' % d)
     expect(r.returncode == 2 and '1 lines, expected 2' in r.stderr, 'tokens: %s' % r.stderr)
+    r = serve('--ranks', '8', '--jobs', '4,x', '--listen', 'ipc://%s/j1' % d)
+    expect(r.returncode == 2 and "--jobs: '4,x': job 2 size 'x'" in r.stderr and r.stderr.count('\n') == 1,
+           'jobs syntax: %s' % r.stderr)
+    r = serve('--ranks', '8', '--jobs', '3,3', '-s', 'backend=analytic', '--listen', 'ipc://%s/j2' % d)
+    expect(r.returncode == 2 and 'sum to 6 ranks, expected --ranks 8' in r.stderr, 'jobs sum: %s' % r.stderr)
+    expect(not os.path.exists('%s/j2' % d), 'bad --jobs left a socket')
     r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
     expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
     # A rank that never connects is evicted and the others are told; the
