@@ -80,6 +80,10 @@ struct live_server {
 	uint32_t *job_of;         /* [n]: the job of each rank, 0-based (job number - 1) */
 	uint64_t *job_delivered;  /* [n_jobs]: messages delivered within each job */
 	struct trace_comm *comms; /* [n_jobs] when n_jobs > 1: each job's communicator (barriers) */
+	void *zap;                /* CURVE: the ZAP handler's socket, or NULL (serve_curve.c) */
+	uint8_t (*curve_allowed)[32]; /* CURVE: client public keys allowed in */
+	uint32_t n_allowed;
+	uint64_t curve_ok, curve_refused; /* CURVE handshakes accepted / refused */
 	struct nl_err *err;
 	int fatal;                /* an error that must stop the session (output, memory) */
 };
@@ -99,6 +103,13 @@ const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_
 /* The report's per-job part: JSON array, and text lines on f. */
 struct json_t *live_jobs_json(const struct live_server *s);
 void live_jobs_text(const struct live_server *s, FILE *f);
+
+/* serve_curve.c: CURVE server + ZAP handler, when --curve-key is given. */
+int live_curve_setup(struct live_server *s, struct nl_err *err); /* after the ROUTER exists, before bind */
+void live_curve_serve(struct live_server *s);                     /* answer pending ZAP requests */
+void live_curve_free(struct live_server *s);
+/* live_log is serve.c's; the ZAP handler logs refusals through it. */
+void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* serve_out.c */
 int live_record_open(struct live_server *s, struct nl_err *err);

@@ -135,8 +135,7 @@ static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
 
 /* --- ranks --------------------------------------------------------------------- */
 
-static void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void live_log(struct live_server *s, const char *fmt, ...)
+void live_log(struct live_server *s, const char *fmt, ...)
 {
 	if (!s->o->log)
 		return;
@@ -456,13 +455,17 @@ out:
 /* Serve the socket for up to wait_ms (0: only what is there now). */
 static void live_pump(struct live_server *s, long wait_ms)
 {
-	zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
-	if (zmq_poll(&it, 1, wait_ms) > 0)
-		for (int i = 0; i < 4096 && (it.revents & ZMQ_POLLIN); i++) {
+	/* With CURVE, handshakes wait for the ZAP handler: poll it too. */
+	zmq_pollitem_t it[2] = {{.socket = s->sock, .events = ZMQ_POLLIN}, {.socket = s->zap, .events = ZMQ_POLLIN}};
+	if (zmq_poll(it, s->zap ? 2 : 1, wait_ms) > 0) {
+		if (s->zap && (it[1].revents & ZMQ_POLLIN))
+			live_curve_serve(s);
+		for (int i = 0; i < 4096 && (it[0].revents & ZMQ_POLLIN); i++) {
 			live_on_message(s);
-			if (zmq_poll(&it, 1, 0) <= 0)
+			if (zmq_poll(it, 1, 0) <= 0)
 				break;
 		}
+	}
 }
 
 /* --- the op source --------------------------------------------------------- */
@@ -686,6 +689,7 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
 	zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
 	zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+	NL_CHECK(live_curve_setup(s, err));
 	if (zmq_bind(s->sock, o->listen) < 0)
 		return nl_errf(err, NL_EIO, "--listen: '%s': %s", o->listen, zmq_strerror(errno));
 	return 0;
@@ -781,6 +785,7 @@ out:
 	free(s.ranks);
 	live_engine_free(s.eng);
 	live_jobs_free(&s);
+	live_curve_free(&s);
 	if (s.sock)
 		zmq_close(s.sock);
 	if (s.zctx)

@@ -109,6 +109,10 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	}
 	json_object_set_new(live, "ranks", ranks);
 	json_object_set_new(live, "jobs", live_jobs_json(s));
+	if (s->zap)
+		json_object_set_new(live, "curve", json_pack("{s:I, s:I, s:I}", "allowed_keys", (json_int_t)s->n_allowed,
+							     "handshakes_accepted", (json_int_t)s->curve_ok,
+							     "handshakes_refused", (json_int_t)s->curve_refused));
 	json_object_set_new(live, "listen", json_string(o->listen));
 	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
 	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
@@ -157,6 +161,9 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
 				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late);
 		live_jobs_text(s, f);
+		if (s->zap)
+			fprintf(f, "  CURVE: %" PRIu64 " handshakes accepted, %" PRIu64 " refused (key not allowed)\n",
+				s->curve_ok, s->curve_refused);
 		for (uint32_t r = 0; r < s->n; r++) {
 			const struct live_rank *rk = &s->ranks[r];
 			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)

@@ -25,6 +25,9 @@ static void cli_serve_usage(FILE *f)
 	      "      --allow-remote       accept a tcp:// address other than loopback\n"
 	      "      --jobs N1,N2,...     jobs 1, 2, ... of N1, N2, ... consecutive ranks (sum = --ranks);\n"
 	      "                           a job's ranks only talk within the job (default: one job)\n"
+	      "      --curve-key FILE     encrypt with CURVE: the server's key file (see --curve-keygen)\n"
+	      "      --curve-allow FILE   client public keys allowed in (one a line); others are refused\n"
+	      "      --curve-keygen FILE  write a new key pair to FILE (0600) and FILE.pub, then exit\n"
 	      "      --tokens FILE        one decimal token per line, rank order; HELLO must carry its rank's\n"
 	      "      --record FILE.nlt    write the session as a trace archive (replays to the same times)\n"
 	      "      --messages FILE      write each delivered message's virtual times, one line each\n"
@@ -106,7 +109,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	return 0;
 }
 
-enum { LO_JOBS = 1099, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
+enum { LO_CKEY = 1096, LO_CALLOW, LO_CGEN, LO_JOBS, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
 
 int cli_serve_main(int argc, char **argv)
 {
@@ -114,7 +117,8 @@ int cli_serve_main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
 		{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
 		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS},
-		{"jobs", required_argument, NULL, LO_JOBS},
+		{"jobs", required_argument, NULL, LO_JOBS}, {"curve-key", required_argument, NULL, LO_CKEY},
+		{"curve-allow", required_argument, NULL, LO_CALLOW}, {"curve-keygen", required_argument, NULL, LO_CGEN},
 		{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
 		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
 		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
@@ -135,7 +139,7 @@ int cli_serve_main(int argc, char **argv)
 	bool have_ranks = false;
 	const char *tokens_path = NULL;
 	uint64_t *tokens = NULL;
-	const char *jobs_arg = NULL;
+	const char *jobs_arg = NULL, *keygen = NULL;
 	uint32_t *jobs = NULL;
 
 	live_opts_init(&o);
@@ -185,6 +189,15 @@ int cli_serve_main(int argc, char **argv)
 		case LO_TOKENS:
 			tokens_path = optarg;
 			break;
+		case LO_CKEY:
+			o.curve_key = optarg;
+			break;
+		case LO_CALLOW:
+			o.curve_allow = optarg;
+			break;
+		case LO_CGEN:
+			keygen = optarg;
+			break;
 		case LO_JOBS:
 			jobs_arg = optarg;
 			break;
@@ -231,6 +244,11 @@ int cli_serve_main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		status = cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (keygen) {
+		if (live_curve_keygen(keygen, &err) < 0)
+			status = cli_report(&err);
 		goto out;
 	}
 	if (!have_ranks) {

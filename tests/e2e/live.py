@@ -402,6 +402,68 @@ def case_errors(d):
     expect(not os.path.exists(s.rec), 'a deadlocked session left an archive')
 
 
+CURVE_CLIENT = r'''
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, rank, srv, key = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+try:
+    if key == 'plain':
+        c = nl.Client(ep, rank, timeout_ms=1500)
+    else:
+        c = nl.Client(ep, rank, timeout_ms=int(sys.argv[6]), curve_server=srv, curve_key=key)
+except nl.NetloomError as e:
+    print('refused:', e); sys.exit(3)
+for it in range(5):
+    if rank == 0:
+        c.send(1, it, struct.pack('<i', it)); st = c.recv(1, it)
+    else:
+        st = c.recv(0, it); c.send(0, it, st.data)
+    assert struct.unpack('<i', st.data) == (it,), st.data
+    print('got', it, flush=True)
+c.close()
+'''
+
+
+def case_curve(d):
+    if subprocess.run([PY, '-c', 'import zmq; assert zmq.has("curve")'], capture_output=True).returncode != 0:
+        print('SKIP: no pyzmq with CURVE for %s' % PY)
+        sys.exit(77)
+    keys = {}
+    for name in ('server', 'alice', 'carol', 'mallory'):
+        keys[name] = os.path.join(d, name + '.key')
+        r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys[name]], capture_output=True, text=True)
+        expect(r.returncode == 0, 'keygen: %s' % r.stderr)
+    expect(os.stat(keys['server']).st_mode & 0o777 == 0o600, 'secret key file is not 0600')
+    expect('secret' not in open(keys['server'] + '.pub').read(), '.pub holds the secret')
+    r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys['server']], capture_output=True, text=True)
+    expect(r.returncode != 0 and 'exists' in r.stderr, 'keygen over a key: %s' % r.stderr)
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--curve-key', keys['server'], '--listen',
+                        'ipc://%s/c0' % d], capture_output=True, text=True)
+    expect(r.returncode == 2 and 'expected both --curve-key and --curve-allow' in r.stderr, 'alone: %s' % r.stderr)
+    allow = os.path.join(d, 'allow')
+    open(allow, 'w').write(open(keys['alice'] + '.pub').read() + open(keys['carol'] + '.pub').read())
+    script = os.path.join(d, 'curve.py')
+    open(script, 'w').write(CURVE_CLIENT)
+    s = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curve')
+    srv = keys['server'] + '.pub'
+    # Refused first: a key not in the list, then a client without CURVE.
+    res = clients([[PY, script, PYDIR, s.ep, '0', srv, keys['mallory'], '1500'],
+                   [PY, script, PYDIR, s.ep, '1', srv, 'plain']], d, 'bad')
+    for rc, out in res:
+        expect(rc == 3 and 'no WELCOME' in out, 'a refused client got in: %d %s' % (rc, out))
+    res = clients([[PY, script, PYDIR, s.ep, str(r), srv, keys[k], '20000'] for r, k in ((0, 'alice'), (1, 'carol'))],
+                  d, 'good')
+    for rc, out in res:
+        expect(rc == 0 and out.count('got') == 5, 'allowed client: %d %s' % (rc, out))
+    rc = s.wait()
+    expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
+    cur = json.load(open(s.json))['live']['curve']
+    expect(cur == {'allowed_keys': 2, 'handshakes_accepted': 2, 'handshakes_refused': 1}, 'curve: %s' % cur)
+    mal = open(keys['mallory'] + '.pub').read().split('=')[1].strip()
+    expect('client key %s is not in --curve-allow' % mal in open(s.err).read(), 'log: %s' % open(s.err).read())
+
+
 FLOOD = r'''
 import sys, time
 sys.path.insert(0, sys.argv[1])
