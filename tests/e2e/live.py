@@ -460,6 +460,18 @@ def case_curve(d):
     expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
     cur = json.load(open(s.json))['live']['curve']
     expect(cur == {'allowed_keys': 2, 'handshakes_accepted': 2, 'handshakes_refused': 1}, 'curve: %s' % cur)
+    # The C client (live_ring with NETLOOM_CURVE_*): same keys, same ring as without CURVE.
+    s2 = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curvec')
+    procs = []
+    for r, k in ((0, 'alice'), (1, 'carol')):
+        env = dict(os.environ, NETLOOM_CURVE_SERVER=srv, NETLOOM_CURVE_KEY=keys[k])
+        procs.append(subprocess.Popen([RING, s2.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    for p in procs:
+        out = p.communicate(timeout=TMO)[0]
+        expect(p.returncode == 0 and 'recv ' in out, 'C client over CURVE: %d %s' % (p.returncode, out))
+    expect(s2.wait() == 0, 'C session: %s' % open(s2.err).read())
+    expect(json.load(open(s2.json))['live']['curve']['handshakes_accepted'] == 2, 'C session: no CURVE')
     mal = open(keys['mallory'] + '.pub').read().split('=')[1].strip()
     expect('client key %s is not in --curve-allow' % mal in open(s.err).read(), 'log: %s' % open(s.err).read())
 
