@@ -157,7 +157,7 @@ static void live_queue_clear(struct live_rank *rk)
 	rk->q_n = 0;
 }
 
-/* Evict rank r: drop what it declared, tell everyone else, note why. */
+/* Evict rank r: drop what it declared, tell the rest of its job, note why. */
 static void live_evict(struct live_server *s, uint32_t r, const char *why)
 {
 	struct live_rank *rk = &s->ranks[r];
@@ -173,8 +173,8 @@ static void live_evict(struct live_server *s, uint32_t r, const char *why)
 	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
 	if (was_connected)
 		live_send_error(s, rk->id, rk->id_len, r, ZP_EEVICTED, line);
-	for (uint32_t p = 0; p < s->n; p++)
-		if (p != r && s->ranks[p].state == LR_READY)
+	for (uint32_t p = 0; p < s->n; p++) /* its job's ranks: no other job can reach it */
+		if (p != r && s->ranks[p].state == LR_READY && s->job_of[p] == s->job_of[r])
 			live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
 }
 

@@ -42,7 +42,7 @@ static int live_curve_allow(struct live_server *s, const char *path, struct nl_e
 		end = p + strlen(p);
 		while (end > p && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
 			*--end = '\0';
-		if (!*p || *p == '#')
+		if (!*p || (*p == '#' && !zp_curve_valid(p))) /* '#' is also a Z85 character */
 			continue;
 		if (!zp_curve_valid(p)) {
 			rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s' line %u: '%.48s', expected a %d-character Z85 "
