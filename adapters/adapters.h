@@ -55,6 +55,10 @@ struct live_opts {
 	double pace;               /* 0: lock-step; > 0: paced, virtual ps per wall ps (1 = real time) */
 	uint32_t max_lag_ms;       /* paced: stop once a release lags the wall clock by more; 0 = best effort */
 	const uint64_t *tokens;    /* [n_ranks]: HELLO must carry rank r's token; NULL = any */
+	uint32_t n_jobs;           /* jobs 1..n_jobs of job_sizes[] consecutive ranks; 0 = one job of all */
+	const uint32_t *job_sizes; /* [n_jobs], summing to n_ranks */
+	const char *curve_key;     /* CURVE: the server's key file (public + secret), or NULL */
+	const char *curve_allow;   /* CURVE: client public keys allowed in, one a line */
 	const char *record_path;   /* write the session as an .nlt archive, or NULL */
 	const char *messages_path; /* write every matched message's virtual times, or NULL */
 	const char *json_path;     /* write the report as JSON, or NULL */
@@ -63,6 +67,10 @@ struct live_opts {
 };
 
 void live_opts_init(struct live_opts *o);
+
+/* Write a new CURVE key pair: path (public + secret, mode 0600, must not
+ * exist) and path.pub (public only). serve_curve.c. */
+int live_curve_keygen(const char *path, struct nl_err *err);
 
 /* Serve one session: bind, run the engine with the ranks as op sources
  * until every rank has said BYE or been evicted, then report. 0 when every

@@ -76,6 +76,14 @@ struct live_server {
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
 	uint64_t late;            /* paced: releases later than 1 ms */
 	struct stats_hist residence_ns;
+	uint32_t n_jobs;          /* jobs 1..n_jobs (one when --jobs is not given) */
+	uint32_t *job_of;         /* [n]: the job of each rank, 0-based (job number - 1) */
+	uint64_t *job_delivered;  /* [n_jobs]: messages delivered within each job */
+	struct trace_comm *comms; /* [n_jobs] when n_jobs > 1: each job's communicator (barriers) */
+	void *zap;                /* CURVE: the ZAP handler's socket, or NULL (serve_curve.c) */
+	uint8_t (*curve_allowed)[32]; /* CURVE: client public keys allowed in */
+	uint32_t n_allowed;
+	uint64_t curve_ok, curve_refused; /* CURVE handshakes accepted / refused */
 	struct nl_err *err;
 	int fatal;                /* an error that must stop the session (output, memory) */
 };
@@ -84,6 +92,24 @@ struct live_server {
 const char *live_state_name(unsigned state);
 uint64_t live_clock_ns(void); /* monotonic wall clock */
 uint64_t live_clock_ms(void);
+
+/* serve_jobs.c: ranks belong to jobs; a job's ranks only talk within it. */
+int live_jobs_init(struct live_server *s, struct nl_err *err);
+void live_jobs_free(struct live_server *s);
+/* The communicator a rank's barrier runs on: its job's, or world. */
+uint32_t live_job_comm(const struct live_server *s, uint32_t r);
+/* Refusal text when rank r may not name peer p (another job), else NULL. */
+const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_t p, char *buf, size_t cap);
+/* The report's per-job part: JSON array, and text lines on f. */
+struct json_t *live_jobs_json(const struct live_server *s);
+void live_jobs_text(const struct live_server *s, FILE *f);
+
+/* serve_curve.c: CURVE server + ZAP handler, when --curve-key is given. */
+int live_curve_setup(struct live_server *s, struct nl_err *err); /* after the ROUTER exists, before bind */
+void live_curve_serve(struct live_server *s);                     /* answer pending ZAP requests */
+void live_curve_free(struct live_server *s);
+/* live_log is serve.c's; the ZAP handler logs refusals through it. */
+void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* serve_out.c */
 int live_record_open(struct live_server *s, struct nl_err *err);

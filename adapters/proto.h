@@ -57,7 +57,8 @@ enum zp_type {
 	X(ZP_EPEER, 8, "bad peer or tag")          \
 	X(ZP_EEVICTED, 9, "rank evicted")          \
 	X(ZP_ESTATE, 10, "out of order")           \
-	X(ZP_EDEADLOCK, 11, "session deadlocked")
+	X(ZP_EDEADLOCK, 11, "session deadlocked") \
+	X(ZP_EJOB, 12, "wrong job")
 
 enum zp_errcode {
 #define ZP_ENUM_(name, val, text) name = val,

@@ -135,8 +135,7 @@ static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
 
 /* --- ranks --------------------------------------------------------------------- */
 
-static void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void live_log(struct live_server *s, const char *fmt, ...)
+void live_log(struct live_server *s, const char *fmt, ...)
 {
 	if (!s->o->log)
 		return;
@@ -158,7 +157,7 @@ static void live_queue_clear(struct live_rank *rk)
 	rk->q_n = 0;
 }
 
-/* Evict rank r: drop what it declared, tell everyone else, note why. */
+/* Evict rank r: drop what it declared, tell the rest of its job, note why. */
 static void live_evict(struct live_server *s, uint32_t r, const char *why)
 {
 	struct live_rank *rk = &s->ranks[r];
@@ -174,8 +173,8 @@ static void live_evict(struct live_server *s, uint32_t r, const char *why)
 	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
 	if (was_connected)
 		live_send_error(s, rk->id, rk->id_len, r, ZP_EEVICTED, line);
-	for (uint32_t p = 0; p < s->n; p++)
-		if (p != r && s->ranks[p].state == LR_READY)
+	for (uint32_t p = 0; p < s->n; p++) /* its job's ranks: no other job can reach it */
+		if (p != r && s->ranks[p].state == LR_READY && s->job_of[p] == s->job_of[r])
 			live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
 }
 
@@ -273,6 +272,12 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		tr->offences++;
 		snprintf(tr->why, sizeof tr->why, "another connection claimed this rank with a wrong token (refused, %" PRIu64
 			 " time%s)", tr->offences, tr->offences == 1 ? "" : "s");
+		return;
+	}
+	if (h->aux != s->job_of[h->rank] + 1) {
+		snprintf(msg, sizeof msg, "HELLO: job %" PRIu32 " for rank %" PRIu32 ", expected %" PRIu32, h->aux,
+			 h->rank, s->job_of[h->rank] + 1);
+		live_offence(s, id, id_len, -1, ZP_EJOB, msg);
 		return;
 	}
 	struct live_rank *rk = &s->ranks[h->rank];
@@ -399,6 +404,11 @@ static void live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
 		goto out;
 	}
+	if ((h.type == ZP_SEND || (h.type == ZP_RECV && h.peer != ZP_ANY)) &&
+	    live_job_peer_check(s, h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		goto out;
+	}
 	if (h.type == ZP_WAIT && h.aux >= h.seq) {
 		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an earlier op", h.aux);
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
@@ -445,13 +455,17 @@ out:
 /* Serve the socket for up to wait_ms (0: only what is there now). */
 static void live_pump(struct live_server *s, long wait_ms)
 {
-	zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
-	if (zmq_poll(&it, 1, wait_ms) > 0)
-		for (int i = 0; i < 4096 && (it.revents & ZMQ_POLLIN); i++) {
+	/* With CURVE, handshakes wait for the ZAP handler: poll it too. */
+	zmq_pollitem_t it[2] = {{.socket = s->sock, .events = ZMQ_POLLIN}, {.socket = s->zap, .events = ZMQ_POLLIN}};
+	if (zmq_poll(it, s->zap ? 2 : 1, wait_ms) > 0) {
+		if (s->zap && (it[1].revents & ZMQ_POLLIN))
+			live_curve_serve(s);
+		for (int i = 0; i < 4096 && (it[0].revents & ZMQ_POLLIN); i++) {
 			live_on_message(s);
-			if (zmq_poll(&it, 1, 0) <= 0)
+			if (zmq_poll(it, 1, 0) <= 0)
 				break;
 		}
+	}
 }
 
 /* --- the op source --------------------------------------------------------- */
@@ -596,6 +610,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 		break;
 	case ZP_BARRIER:
 		op->kind = TOP_BARRIER;
+		op->comm = live_job_comm(s, r);
 		break;
 	case ZP_BYE:
 		op->kind = TOP_FINALIZE;
@@ -644,6 +659,7 @@ static void live_on_match(void *ctx, const struct app_match_info *mi)
 	stats_hist_add(&s->residence_ns, live_clock_ns() - p.t_in_ns);
 	live_send(s, dst->id, dst->id_len, &h, &p.msg, NULL, 0);
 	s->delivered++;
+	s->job_delivered[s->job_of[mi->dst]]++;
 }
 
 /* --- session ------------------------------------------------------------------- */
@@ -673,6 +689,7 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
 	zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
 	zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+	NL_CHECK(live_curve_setup(s, err));
 	if (zmq_bind(s->sock, o->listen) < 0)
 		return nl_errf(err, NL_EIO, "--listen: '%s': %s", o->listen, zmq_strerror(errno));
 	return 0;
@@ -695,7 +712,10 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 		rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
 		goto out;
 	}
-	struct app_source src = {.n_ranks = o->n_ranks, .next = live_next, .ctx = &s};
+	if ((rc = live_jobs_init(&s, err)) < 0)
+		goto out;
+	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s.comms ? s.n_jobs : 0, .comms = s.comms,
+				 .next = live_next, .ctx = &s};
 	if ((rc = live_engine_new(&s.eng, cfg, &src, err)) < 0)
 		goto out;
 	live_engine_on_match(s.eng, live_on_match, &s);
@@ -764,6 +784,8 @@ out:
 	}
 	free(s.ranks);
 	live_engine_free(s.eng);
+	live_jobs_free(&s);
+	live_curve_free(&s);
 	if (s.sock)
 		zmq_close(s.sock);
 	if (s.zctx)

@@ -53,6 +53,8 @@ int live_record_close(struct live_server *s, struct nl_err *err)
 		return 0;
 	struct trace_manifest m = {0};
 	m.n_ranks = s->n;
+	m.n_comms = s->comms ? s->n_jobs : 0; /* each job's communicator, for its barriers */
+	m.comms = s->comms;
 	m.application = "netloom-serve";
 	m.command_line = "netloom serve";
 	m.machine = "live";
@@ -106,6 +108,11 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 						       (json_int_t)rk->lost_from, "what_happened", rk->why));
 	}
 	json_object_set_new(live, "ranks", ranks);
+	json_object_set_new(live, "jobs", live_jobs_json(s));
+	if (s->zap)
+		json_object_set_new(live, "curve", json_pack("{s:I, s:I, s:I}", "allowed_keys", (json_int_t)s->n_allowed,
+							     "handshakes_accepted", (json_int_t)s->curve_ok,
+							     "handshakes_refused", (json_int_t)s->curve_refused));
 	json_object_set_new(live, "listen", json_string(o->listen));
 	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
 	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
@@ -153,6 +160,10 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				   " releases over 1 ms late\n",
 				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
 				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late);
+		live_jobs_text(s, f);
+		if (s->zap)
+			fprintf(f, "  CURVE: %" PRIu64 " handshakes accepted, %" PRIu64 " refused (key not allowed)\n",
+				s->curve_ok, s->curve_refused);
 		for (uint32_t r = 0; r < s->n; r++) {
 			const struct live_rank *rk = &s->ranks[r];
 			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)

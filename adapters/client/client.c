@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "adapters/curve_keys.h"
 #include "adapters/proto.h"
 #include "core/error.h"
 
@@ -192,8 +193,8 @@ static void cl_free(nl_client *c)
 	free(c);
 }
 
-int nl_client_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
-		      int timeout_ms, char *errbuf, size_t errcap)
+static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
+		      int timeout_ms, const char *server_pub, const char *key_file, char *errbuf, size_t errcap)
 {
 	*out = NULL;
 	nl_client *c = calloc(1, sizeof *c);
@@ -213,6 +214,26 @@ int nl_client_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		goto fail;
 	}
 	zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
+	if (server_pub || key_file) {
+		char spub[ZP_Z85_KEY + 1], pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
+		struct nl_err e = {0};
+		if (!server_pub || !key_file) {
+			cl_fail(c, "CURVE: expected both the server's public key file and this client's key file");
+			goto fail;
+		}
+		if (zp_curve_read(server_pub, spub, NULL, &e) < 0 || zp_curve_read(key_file, pub, sec, &e) < 0) {
+			cl_fail(c, "%s", e.msg);
+			goto fail;
+		}
+		int ok = zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, spub, ZP_Z85_KEY + 1) == 0 &&
+			 zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, pub, ZP_Z85_KEY + 1) == 0 &&
+			 zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, sec, ZP_Z85_KEY + 1) == 0;
+		memset(sec, 0, sizeof sec);
+		if (!ok) {
+			cl_fail(c, "CURVE: %s", zmq_strerror(zmq_errno()));
+			goto fail;
+		}
+	}
 	if (zmq_connect(c->sock, endpoint) < 0) {
 		cl_fail(c, "connect '%s': %s", endpoint, zmq_strerror(zmq_errno()));
 		goto fail;
@@ -264,6 +285,18 @@ fail:
 		snprintf(errbuf, errcap, "%s", c->err);
 	cl_free(c);
 	return -1;
+}
+
+int nl_client_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
+		      int timeout_ms, char *errbuf, size_t errcap)
+{
+	return cl_connect(out, endpoint, rank, job, token, timeout_ms, NULL, NULL, errbuf, errcap);
+}
+
+int nl_client_connect_curve(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
+			    int timeout_ms, const char *server_pub, const char *key_file, char *errbuf, size_t errcap)
+{
+	return cl_connect(out, endpoint, rank, job, token, timeout_ms, server_pub, key_file, errbuf, errcap);
 }
 
 uint32_t nl_client_rank(const nl_client *c) { return c->rank; }

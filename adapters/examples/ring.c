@@ -35,7 +35,10 @@ int main(int argc, char **argv)
 		bytes = 8;
 	char err[256];
 	nl_client *c;
-	if (nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err) < 0) {
+	/* Over CURVE when both key files are named (docs/live.md "Encryption"). */
+	const char *srv = getenv("NETLOOM_CURVE_SERVER"), *key = getenv("NETLOOM_CURVE_KEY");
+	if ((srv && key ? nl_client_connect_curve(&c, argv[1], rank, 1, 0, 20000, srv, key, err, sizeof err)
+			: nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err)) < 0) {
 		fprintf(stderr, "live_ring: connect: %s\n", err);
 		return 1;
 	}

@@ -34,8 +34,22 @@ class Status:
         self.t_sent_ps, self.t_arrived_ps, self.t_done_ps = t_sent, t_arrived, t_done
 
 
+def read_curve_key(path):
+    """(public, secret or None) from a netloom CURVE key file, Z85 bytes."""
+    keys = {}
+    for line in open(path):
+        name, eq, val = line.partition('=')
+        if eq and name.strip() in ('public', 'secret'):
+            keys[name.strip()] = val.strip().encode()
+    if 'public' not in keys:
+        raise NetloomError("CURVE key file '%s': no 'public = KEY' line" % path)
+    return keys['public'], keys.get('secret')
+
+
 class Client:
-    def __init__(self, endpoint, rank, job=1, token=0, timeout_ms=10000):
+    def __init__(self, endpoint, rank, job=1, token=0, timeout_ms=10000, curve_server=None, curve_key=None):
+        """curve_server: the server's .pub file, curve_key: this client's key
+        file (public + secret); both or neither (docs/live.md "Encryption")."""
         self.rank = rank
         self.seq = 0
         self.now_ps = 0
@@ -46,6 +60,12 @@ class Client:
         self._ctx = zmq.Context()
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 1000)
+        if curve_server or curve_key:
+            pub, sec = read_curve_key(curve_key)
+            if sec is None:
+                raise NetloomError("CURVE key file '%s': no 'secret = KEY' line" % curve_key)
+            self._sock.curve_serverkey = read_curve_key(curve_server)[0]
+            self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
         self._sock.connect(endpoint)
         self._last_tx = 0.0
         self._send(HELLO, aux=job & 0xFFFFFFFF, a=token)

@@ -23,6 +23,11 @@ static void cli_serve_usage(FILE *f)
 	      "  -n, --ranks N            number of ranks (required)\n"
 	      "  -l, --listen ENDPOINT    tcp://127.0.0.1:PORT (default port 5555) or ipc://PATH\n"
 	      "      --allow-remote       accept a tcp:// address other than loopback\n"
+	      "      --jobs N1,N2,...     jobs 1, 2, ... of N1, N2, ... consecutive ranks (sum = --ranks);\n"
+	      "                           a job's ranks only talk within the job (default: one job)\n"
+	      "      --curve-key FILE     encrypt with CURVE: the server's key file (see --curve-keygen)\n"
+	      "      --curve-allow FILE   client public keys allowed in (one a line); others are refused\n"
+	      "      --curve-keygen FILE  write a new key pair to FILE (0600) and FILE.pub, then exit\n"
 	      "      --tokens FILE        one decimal token per line, rank order; HELLO must carry its rank's\n"
 	      "      --record FILE.nlt    write the session as a trace archive (replays to the same times)\n"
 	      "      --messages FILE      write each delivered message's virtual times, one line each\n"
@@ -36,6 +41,33 @@ static void cli_serve_usage(FILE *f)
 	      "      --max-lag-ms MS      paced: stop with an error once a release lags the wall clock by more\n"
 	      "  -q, --quiet              no log lines on stderr\n",
 	      f);
+}
+
+/* "4,4" -> job sizes {4, 4}. */
+static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, struct nl_err *err)
+{
+	uint32_t n = 1;
+	for (const char *p = arg; *p; p++)
+		n += *p == ',';
+	uint32_t *v = calloc(n, sizeof *v);
+	if (!v)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	const char *p = arg;
+	for (uint32_t j = 0; j < n; j++) {
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(p, &end, 10);
+		if (end == p || *p == '-' || errno || x == 0 || x > (1u << 20) || (*end != ',' && *end != '\0')) {
+			free(v);
+			return nl_errf(err, NL_ECONFIG, "--jobs: '%s': job %" PRIu32 " size '%.20s', expected a list of "
+				       "rank counts 1..1048576 like 4,4", arg, j + 1, p);
+		}
+		v[j] = (uint32_t)x;
+		p = end + (*end == ',');
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
 }
 
 /* Read n decimal tokens, one a line. */
@@ -77,7 +109,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	return 0;
 }
 
-enum { LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
+enum { LO_CKEY = 1096, LO_CALLOW, LO_CGEN, LO_JOBS, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
 
 int cli_serve_main(int argc, char **argv)
 {
@@ -85,6 +117,8 @@ int cli_serve_main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},  {"set", required_argument, NULL, 's'},
 		{"ranks", required_argument, NULL, 'n'},   {"listen", required_argument, NULL, 'l'},
 		{"allow-remote", no_argument, NULL, LO_ALLOW}, {"tokens", required_argument, NULL, LO_TOKENS},
+		{"jobs", required_argument, NULL, LO_JOBS}, {"curve-key", required_argument, NULL, LO_CKEY},
+		{"curve-allow", required_argument, NULL, LO_CALLOW}, {"curve-keygen", required_argument, NULL, LO_CGEN},
 		{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
 		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
 		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
@@ -105,6 +139,8 @@ int cli_serve_main(int argc, char **argv)
 	bool have_ranks = false;
 	const char *tokens_path = NULL;
 	uint64_t *tokens = NULL;
+	const char *jobs_arg = NULL, *keygen = NULL;
+	uint32_t *jobs = NULL;
 
 	live_opts_init(&o);
 	o.report = stdout;
@@ -153,6 +189,18 @@ int cli_serve_main(int argc, char **argv)
 		case LO_TOKENS:
 			tokens_path = optarg;
 			break;
+		case LO_CKEY:
+			o.curve_key = optarg;
+			break;
+		case LO_CALLOW:
+			o.curve_allow = optarg;
+			break;
+		case LO_CGEN:
+			keygen = optarg;
+			break;
+		case LO_JOBS:
+			jobs_arg = optarg;
+			break;
 		case LO_RECORD:
 			o.record_path = optarg;
 			break;
@@ -198,6 +246,11 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
+	if (keygen) {
+		if (live_curve_keygen(keygen, &err) < 0)
+			status = cli_report(&err);
+		goto out;
+	}
 	if (!have_ranks) {
 		status = cli_usage_error("serve", "--ranks N is required (see 'netloom serve --help')");
 		goto out;
@@ -206,6 +259,13 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_usage_error("serve", "--heartbeat-ms %u must be below --timeout-ms %u", o.heartbeat_ms,
 					 o.timeout_ms);
 		goto out;
+	}
+	if (jobs_arg) {
+		if (cli_serve_jobs(jobs_arg, &jobs, &o.n_jobs, &err) < 0) {
+			status = cli_report(&err);
+			goto out;
+		}
+		o.job_sizes = jobs;
 	}
 	if (tokens_path) {
 		if (cli_serve_tokens(tokens_path, o.n_ranks, &tokens, &err) < 0) {
@@ -221,6 +281,7 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_report(&err);
 out:
 	free(tokens);
+	free(jobs);
 	free(sets);
 	config_release(&cfg);
 	return status;

@@ -52,6 +52,15 @@ struct nl_client_status {
 NL_CLIENT_API int nl_client_connect(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
 				    uint64_t token, int timeout_ms, char *errbuf, size_t errcap);
 
+/* The same over CURVE (a server started with --curve-key): server_pub is
+ * the server's .pub file, key_file this client's key pair (both written by
+ * `netloom serve --curve-keygen`, docs/live.md "Encryption"). A server
+ * that does not allow the client's key never answers: the call fails
+ * with "no WELCOME" after timeout_ms. */
+NL_CLIENT_API int nl_client_connect_curve(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
+					  uint64_t token, int timeout_ms, const char *server_pub,
+					  const char *key_file, char *errbuf, size_t errcap);
+
 NL_CLIENT_API uint32_t nl_client_rank(const nl_client *c);
 NL_CLIENT_API uint32_t nl_client_size(const nl_client *c);
 /* Virtual time of the last completed blocking call, ps. */

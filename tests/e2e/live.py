@@ -238,17 +238,19 @@ def raw():
 def hdr(t, rank, seq=0, peer=0, tag=0, aux=0, a=0):
     return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, peer, tag, aux, 0, a, 0, 0)
 if role == 'garbage':
-    c = nl.Client(ep, 4, token=token)
+    c = nl.Client(ep, 4, job=2, token=token)
     for i in range(200):  # bad magic, but claims rank 4; never a valid frame again
         c._sock.send(b'\xde\xad' + bytes(6) + struct.pack('<I', 4) + os.urandom(44))
         time.sleep(0.05)
 elif role == 'oversized':
-    c = nl.Client(ep, 5, token=token)
+    c = nl.Client(ep, 5, job=2, token=token)
     c._sock.send_multipart([hdr(nl.SEND, 5, 0, 0, 1), bytes(9000)])
-    while True:
-        h, pay = c._recv_frames()
-        if h[2] == nl.ERROR:
-            print('refused:', pay.decode()); break
+    c._sock.send_multipart([hdr(nl.SEND, 5, 0, 0, 1), b'x'])  # to rank 0, in the other job
+    for i in range(2):
+        while True:
+            h, pay = c._recv_frames()
+            if h[2] == nl.ERROR:
+                print('refused:', pay.decode()); break
     c.close()  # the session goes on for this rank: seq 0 is still free
 elif role == 'impersonate':
     s = raw()
@@ -256,10 +258,10 @@ elif role == 'impersonate':
     print('hello as 0:', s.recv_multipart()[1].decode())
     s.send(hdr(nl.COMPUTE, 1, 0, a=5))                # an op for rank 1 it never said HELLO for
     print('op as 1:', s.recv_multipart()[1].decode())
-    c = nl.Client(ep, 6, token=token)
-    c.close()
+    s.send(hdr(nl.HELLO, 5, aux=1, a=token))         # rank 5 of job 2, claiming job 1
+    print('hello as 5:', s.recv_multipart()[1].decode())
 elif role in ('kill', 'stop'):
-    c = nl.Client(ep, 7 if role == 'kill' else 8, token=token)
+    c = nl.Client(ep, 6 if role == 'kill' else 7, job=2, token=token)
     c.compute(1000)
     print('ready', flush=True)
     while True:  # heartbeats until the test signals this process
@@ -268,7 +270,11 @@ elif role in ('kill', 'stop'):
 
 
 def case_faults(d):
-    n = 9  # ranks 0-3: a ring that must finish; 4-8: offenders
+    # Two jobs of 4 (the issue's form): job 1, ranks 0-3, a ring with a
+    # barrier per step that must finish with every message once and in
+    # order; job 2, ranks 4-7, offenders, plus a ninth process that holds
+    # no rank and tries to impersonate ranks of both jobs.
+    n = 8
     tokens = [1000 + 7 * r for r in range(n)]
     tok = os.path.join(d, 'tokens')
     open(tok, 'w').write(''.join('%d\n' % t for t in tokens))
@@ -278,14 +284,14 @@ def case_faults(d):
     fscript = os.path.join(d, 'faulty.py')
     open(fscript, 'w').write(FAULTY)
     s = Server(d, n, '-s', 'backend=analytic', '--tokens', tok, '--max-payload', '4096', '--heartbeat-ms', '100',
-               '--timeout-ms', '1500', '--connect-timeout-ms', '8000')
+               '--timeout-ms', '1500', '--connect-timeout-ms', '8000', '--jobs', '4,4')
     # The good job: ranks 0-3 in a ring; its clients use a pure-C program
     # that takes no token, so they connect through Python with theirs.
     good_py = os.path.join(d, 'good.py')
     open(good_py, 'w').write(
         'import sys, struct\nsys.path.insert(0, sys.argv[1])\nimport netloom_client as nl\n'
         'ep, r, tok = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])\n'
-        'c = nl.Client(ep, r, token=tok, timeout_ms=30000)\n'
+        'c = nl.Client(ep, r, job=1, token=tok, timeout_ms=30000)\n'
         'for it in range(20):\n'
         '    q = c.isend((r + 1) % 4, it, struct.pack("<ii", it, r))\n'
         '    st = c.recv((r + 3) % 4, it)\n'
@@ -294,12 +300,13 @@ def case_faults(d):
         '    print("got", it, st.t_done_ps, flush=True)\n'
         '    c.wait(q)\n'
         '    c.compute(1000000)\n'
+        '    c.barrier()\n'
         'c.close()\nprint("ok")\n')
     procs = {}
     for r in range(4):
         procs['good%d' % r] = subprocess.Popen([PY, good_py, PYDIR, s.ep, str(r), str(tokens[r])],
                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for role, r in (('garbage', 4), ('oversized', 5), ('impersonate', 6), ('kill', 7), ('stop', 8)):
+    for role, r in (('garbage', 4), ('oversized', 5), ('impersonate', 5), ('kill', 6), ('stop', 7)):
         procs[role] = subprocess.Popen([PY, fscript, PYDIR, s.ep, role, str(tokens[r])],
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for role in ('kill', 'stop'):
@@ -325,23 +332,38 @@ def case_faults(d):
     for r in range(4):
         got = [int(l.split()[1]) for l in outs['good%d' % r].splitlines() if l.startswith('got')]
         expect(got == list(range(20)), 'rank %d got %s' % (r, got))
-    expect('payload of 9000 bytes' in outs['oversized'], 'oversized: %s' % outs['oversized'])
-    expect('wrong token' in outs['impersonate'] and 'did not HELLO' in outs['impersonate'],
-           'impersonate: %s' % outs['impersonate'])
+    expect('payload of 9000 bytes' in outs['oversized'] and 'peer 0 is in job 1' in outs['oversized'],
+           'oversized: %s' % outs['oversized'])
+    expect('wrong token' in outs['impersonate'] and 'did not HELLO' in outs['impersonate'] and
+           'job 1 for rank 5, expected 2' in outs['impersonate'], 'impersonate: %s' % outs['impersonate'])
     rep = json.load(open(s.json))
     ranks = rep['live']['ranks']
     for r in range(4):
         expect(ranks[r]['state'] == 'finished', 'rank %d: %s' % (r, ranks[r]))
     expect(ranks[4]['state'] == 'evicted' and ranks[4]['refused_frames'] > 0 and
            'magic' in ranks[4]['what_happened'], 'garbage: %s' % ranks[4])
-    expect(ranks[5]['state'] == 'finished' and 'payload of 9000' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
+    expect(ranks[5]['state'] == 'finished' and ranks[5]['refused_frames'] == 2 and
+           'peer 0 is in job 1' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
     expect('wrong token' in ranks[0]['what_happened'], 'impersonated rank 0: %s' % ranks[0])
-    expect(ranks[7]['state'] == 'evicted' and 'heartbeat' in ranks[7]['what_happened'], 'kill: %s' % ranks[7])
-    expect(ranks[8]['state'] == 'evicted' and 'heartbeat' in ranks[8]['what_happened'], 'stop: %s' % ranks[8])
+    expect(ranks[6]['state'] == 'evicted' and 'heartbeat' in ranks[6]['what_happened'], 'kill: %s' % ranks[6])
+    expect(ranks[7]['state'] == 'evicted' and 'heartbeat' in ranks[7]['what_happened'], 'stop: %s' % ranks[7])
+    # Every message of job 1 delivered exactly once (the clients checked order and content).
+    job1 = [l.split() for l in open(s.msgs)]
+    expect(sorted((int(f[0]), int(f[2])) for f in job1) == sorted((r, it) for r in range(4) for it in range(20)),
+           'job 1 message log: %s' % job1)
+    jobs = rep['live']['jobs']
+    expect([(j['job'], j['first_rank'], j['ranks']) for j in jobs] == [(1, 0, 4), (2, 4, 4)], 'jobs: %s' % jobs)
+    # Job 1's one refused frame is the impersonator's HELLO as rank 0, counted for the victim.
+    expect(jobs[0]['finished'] == 4 and jobs[0]['delivered'] == 80 and jobs[0]['refused_frames'] == 1,
+           'job 1: %s' % jobs[0])
+    expect(jobs[1]['evicted'] == 3 and jobs[1]['finished'] == 1 and jobs[1]['delivered'] == 0, 'job 2: %s' % jobs[1])
     text = open(s.out).read()
     print(text + open(s.err).read())
-    for r in (4, 7, 8):
+    for r in (4, 6, 7):
         expect('rank %d: evicted' % r in text, 'report lacks rank %d: %s' % (r, text))
+    expect('job 1 (ranks 0-3): 4 finished, 0 evicted' in text, 'report lacks job 1: %s' % text)
+    # The recording keeps each job's communicator: it replays to the same times.
+    replay_matches(s, d, ('backend=analytic',))
 
 
 def case_errors(d):
@@ -359,6 +381,12 @@ def case_errors(d):
     open(tok, 'w').write('1\n')
     r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/y' % d)
     expect(r.returncode == 2 and '1 lines, expected 2' in r.stderr, 'tokens: %s' % r.stderr)
+    r = serve('--ranks', '8', '--jobs', '4,x', '--listen', 'ipc://%s/j1' % d)
+    expect(r.returncode == 2 and "--jobs: '4,x': job 2 size 'x'" in r.stderr and r.stderr.count('\n') == 1,
+           'jobs syntax: %s' % r.stderr)
+    r = serve('--ranks', '8', '--jobs', '3,3', '-s', 'backend=analytic', '--listen', 'ipc://%s/j2' % d)
+    expect(r.returncode == 2 and 'sum to 6 ranks, expected --ranks 8' in r.stderr, 'jobs sum: %s' % r.stderr)
+    expect(not os.path.exists('%s/j2' % d), 'bad --jobs left a socket')
     r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
     expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
     # A rank that never connects is evicted and the others are told; the
@@ -372,6 +400,81 @@ def case_errors(d):
     out = open(s.out).read()
     expect('rank 1: evicted' in out and 'never connected' in out, 'report: %s' % out)
     expect(not os.path.exists(s.rec), 'a deadlocked session left an archive')
+
+
+CURVE_CLIENT = r'''
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, rank, srv, key = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+try:
+    if key == 'plain':
+        c = nl.Client(ep, rank, timeout_ms=1500)
+    else:
+        c = nl.Client(ep, rank, timeout_ms=int(sys.argv[6]), curve_server=srv, curve_key=key)
+except nl.NetloomError as e:
+    print('refused:', e); sys.exit(3)
+for it in range(5):
+    if rank == 0:
+        c.send(1, it, struct.pack('<i', it)); st = c.recv(1, it)
+    else:
+        st = c.recv(0, it); c.send(0, it, st.data)
+    assert struct.unpack('<i', st.data) == (it,), st.data
+    print('got', it, flush=True)
+c.close()
+'''
+
+
+def case_curve(d):
+    if subprocess.run([PY, '-c', 'import zmq; assert zmq.has("curve")'], capture_output=True).returncode != 0:
+        print('SKIP: no pyzmq with CURVE for %s' % PY)
+        sys.exit(77)
+    keys = {}
+    for name in ('server', 'alice', 'carol', 'mallory'):
+        keys[name] = os.path.join(d, name + '.key')
+        r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys[name]], capture_output=True, text=True)
+        expect(r.returncode == 0, 'keygen: %s' % r.stderr)
+    expect(os.stat(keys['server']).st_mode & 0o777 == 0o600, 'secret key file is not 0600')
+    expect('secret' not in open(keys['server'] + '.pub').read(), '.pub holds the secret')
+    r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', keys['server']], capture_output=True, text=True)
+    expect(r.returncode != 0 and 'exists' in r.stderr, 'keygen over a key: %s' % r.stderr)
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--curve-key', keys['server'], '--listen',
+                        'ipc://%s/c0' % d], capture_output=True, text=True)
+    expect(r.returncode == 2 and 'expected both --curve-key and --curve-allow' in r.stderr, 'alone: %s' % r.stderr)
+    allow = os.path.join(d, 'allow')
+    open(allow, 'w').write(open(keys['alice'] + '.pub').read() + open(keys['carol'] + '.pub').read())
+    script = os.path.join(d, 'curve.py')
+    open(script, 'w').write(CURVE_CLIENT)
+    s = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curve')
+    srv = keys['server'] + '.pub'
+    # Refused first: a key not in the list, then a client without CURVE.
+    res = clients([[PY, script, PYDIR, s.ep, '0', srv, keys['mallory'], '1500'],
+                   [PY, script, PYDIR, s.ep, '1', srv, 'plain']], d, 'bad')
+    for rc, out in res:
+        expect(rc == 3 and 'no WELCOME' in out, 'a refused client got in: %d %s' % (rc, out))
+    res = clients([[PY, script, PYDIR, s.ep, str(r), srv, keys[k], '20000'] for r, k in ((0, 'alice'), (1, 'carol'))],
+                  d, 'good')
+    for rc, out in res:
+        expect(rc == 0 and out.count('got') == 5, 'allowed client: %d %s' % (rc, out))
+    rc = s.wait()
+    expect(rc == 0, 'server exited %d: %s' % (rc, open(s.err).read()))
+    cur = json.load(open(s.json))['live']['curve']
+    expect(cur == {'allowed_keys': 2, 'handshakes_accepted': 2, 'handshakes_refused': 1}, 'curve: %s' % cur)
+    # The C client (live_ring with NETLOOM_CURVE_*): same keys, same ring as without CURVE.
+    s2 = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curvec')
+    procs = []
+    for r, k in ((0, 'alice'), (1, 'carol')):
+        env = dict(os.environ, NETLOOM_CURVE_SERVER=srv, NETLOOM_CURVE_KEY=keys[k])
+        procs.append(subprocess.Popen([RING, s2.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    for p in procs:
+        out = p.communicate(timeout=TMO)[0]
+        expect(p.returncode == 0 and 'recv ' in out, 'C client over CURVE: %d %s' % (p.returncode, out))
+    expect(s2.wait() == 0, 'C session: %s' % open(s2.err).read())
+    expect(json.load(open(s2.json))['live']['curve']['handshakes_accepted'] == 2, 'C session: no CURVE')
+    # Z85 keys may hold '=' and '#': take what follows the first '='.
+    mal = [l.partition('=')[2].strip() for l in open(keys['mallory'] + '.pub') if l.startswith('public')][0]
+    expect('client key %s is not in --curve-allow' % mal in open(s.err).read(), 'log: %s' % open(s.err).read())
 
 
 FLOOD = r'''

@@ -1,0 +1,194 @@
+/* Optional CURVE encryption and authentication (issue 12, part 5;
+ * docs/live.md "Encryption"). With --curve-key the ROUTER is a CURVE
+ * server: every connection is encrypted, and a client must know the
+ * server's public key. libzmq authenticates nothing by itself: it asks a
+ * ZAP handler (RFC 27/ZAP) at inproc://zeromq.zap.01 in the same context,
+ * and accepts everyone when none is bound. So the server binds one and
+ * answers from its own loop (live_pump polls it): 200 for a client public
+ * key in the --curve-allow list, 400 for any other. A refused client never
+ * completes the handshake, so it cannot send a single protocol frame. */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "adapters/adapters_internal.h"
+#include "adapters/curve_keys.h"
+#include "core/error.h"
+#include "core/output.h"
+
+/* One allowed key a line: bare Z85, or 'public = KEY' (so .pub files can
+ * be concatenated); blank lines and # comments are skipped. */
+static int live_curve_allow(struct live_server *s, const char *path, struct nl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return nl_errf(err, NL_EIO, "--curve-allow: '%s': %s", path, strerror(errno));
+	char line[256];
+	unsigned lineno = 0;
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		lineno++;
+		char *p = line, *end;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, "public", 6) && (end = strchr(p, '=')))
+			for (p = end + 1; *p == ' ' || *p == '\t';)
+				p++;
+		end = p + strlen(p);
+		while (end > p && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (!*p || (*p == '#' && !zp_curve_valid(p))) /* '#' is also a Z85 character */
+			continue;
+		if (!zp_curve_valid(p)) {
+			rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s' line %u: '%.48s', expected a %d-character Z85 "
+				     "public key", path, lineno, p, ZP_Z85_KEY);
+			break;
+		}
+		uint8_t (*a)[32] = realloc(s->curve_allowed, (s->n_allowed + 1) * sizeof *a);
+		if (!a) {
+			rc = nl_errf(err, NL_ENOMEM, "live: out of memory");
+			break;
+		}
+		s->curve_allowed = a;
+		zmq_z85_decode(a[s->n_allowed++], p);
+	}
+	fclose(f);
+	if (rc == 0 && s->n_allowed == 0)
+		rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s': no key, expected one Z85 public key a line", path);
+	return rc;
+}
+
+int live_curve_setup(struct live_server *s, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	if (!o->curve_key && !o->curve_allow)
+		return 0;
+	if (!o->curve_key || !o->curve_allow)
+		return nl_errf(err, NL_ECONFIG, "%s given alone, expected both --curve-key and --curve-allow",
+			       o->curve_key ? "--curve-key" : "--curve-allow");
+	if (!zmq_has("curve"))
+		return nl_errf(err, NL_ECONFIG, "--curve-key: this libzmq has no CURVE support (zmq_has(\"curve\") is 0)");
+	char pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
+	NL_CHECK(zp_curve_read(o->curve_key, pub, sec, err));
+	NL_CHECK(live_curve_allow(s, o->curve_allow, err));
+	/* The handler must be bound before the first connection handshakes. */
+	s->zap = zmq_socket(s->zctx, ZMQ_REP);
+	if (!s->zap || zmq_bind(s->zap, "inproc://zeromq.zap.01") < 0)
+		return nl_errf(err, NL_EIO, "live: ZAP handler: %s", zmq_strerror(errno));
+	int one = 1, linger = 0;
+	zmq_setsockopt(s->zap, ZMQ_LINGER, &linger, sizeof linger);
+	if (zmq_setsockopt(s->sock, ZMQ_CURVE_SERVER, &one, sizeof one) < 0 ||
+	    zmq_setsockopt(s->sock, ZMQ_CURVE_SECRETKEY, sec, ZP_Z85_KEY + 1) < 0)
+		return nl_errf(err, NL_EIO, "--curve-key: '%s': %s", o->curve_key, zmq_strerror(errno));
+	memset(sec, 0, sizeof sec);
+	return 0;
+}
+
+/* Answer one ZAP request: version, request id, domain, address, identity,
+ * mechanism, credentials (CURVE: the client's 32-byte public key). */
+static void live_curve_one(struct live_server *s)
+{
+	zmq_msg_t f[7];
+	int n = 0;
+	bool more = true;
+	while (more) {
+		zmq_msg_t m;
+		zmq_msg_init(&m);
+		if (zmq_msg_recv(&m, s->zap, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&m);
+			break;
+		}
+		more = zmq_msg_more(&m);
+		if (n < 7)
+			f[n++] = m;
+		else
+			zmq_msg_close(&m);
+	}
+	if (n == 0)
+		return;
+	bool ok = false;
+	char key[ZP_Z85_KEY + 1] = "?";
+	if (n == 7 && zmq_msg_size(&f[5]) == 5 && !memcmp(zmq_msg_data(&f[5]), "CURVE", 5) &&
+	    zmq_msg_size(&f[6]) == 32) {
+		zmq_z85_encode(key, zmq_msg_data(&f[6]), 32);
+		for (uint32_t i = 0; i < s->n_allowed && !ok; i++)
+			ok = !memcmp(s->curve_allowed[i], zmq_msg_data(&f[6]), 32);
+	}
+	if (ok)
+		s->curve_ok++;
+	else {
+		s->curve_refused++;
+		live_log(s, "CURVE: client key %s is not in --curve-allow, connection refused", key);
+	}
+	/* Reply: version, request id, status code, status text, user id, metadata. */
+	const char *code = ok ? "200" : "400", *text = ok ? "OK" : "key not allowed";
+	zmq_send(s->zap, "1.0", 3, ZMQ_SNDMORE);
+	if (n >= 2)
+		zmq_send(s->zap, zmq_msg_data(&f[1]), zmq_msg_size(&f[1]), ZMQ_SNDMORE);
+	else
+		zmq_send(s->zap, "", 0, ZMQ_SNDMORE);
+	zmq_send(s->zap, code, 3, ZMQ_SNDMORE);
+	zmq_send(s->zap, text, strlen(text), ZMQ_SNDMORE);
+	zmq_send(s->zap, ok ? key : "", ok ? ZP_Z85_KEY : 0, ZMQ_SNDMORE);
+	zmq_send(s->zap, "", 0, 0);
+	for (int i = 0; i < n; i++)
+		zmq_msg_close(&f[i]);
+}
+
+void live_curve_serve(struct live_server *s)
+{
+	zmq_pollitem_t it = {.socket = s->zap, .events = ZMQ_POLLIN};
+	for (int i = 0; i < 64 && s->zap && zmq_poll(&it, 1, 0) > 0 && (it.revents & ZMQ_POLLIN); i++)
+		live_curve_one(s);
+}
+
+void live_curve_free(struct live_server *s)
+{
+	if (s->zap)
+		zmq_close(s->zap);
+	s->zap = NULL;
+	free(s->curve_allowed);
+	s->curve_allowed = NULL;
+}
+
+int live_curve_keygen(const char *path, struct nl_err *err)
+{
+	if (!zmq_has("curve"))
+		return nl_errf(err, NL_ECONFIG, "--curve-keygen: this libzmq has no CURVE support");
+	char pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
+	if (zmq_curve_keypair(pub, sec) < 0)
+		return nl_errf(err, NL_EIO, "--curve-keygen: zmq_curve_keypair: %s", zmq_strerror(errno));
+	char text[256], pubpath[4096];
+	int n = snprintf(text, sizeof text, "# netloom CURVE key pair (Z85); keep this file secret\npublic = %s\nsecret = %s\n",
+			 pub, sec);
+	if (snprintf(pubpath, sizeof pubpath, "%s.pub", path) >= (int)sizeof pubpath)
+		return nl_errf(err, NL_ECONFIG, "--curve-keygen: '%.64s...': path too long", path);
+	/* Not out_write_atomic: that makes results 0644, and this one is a
+	 * secret. A new 0600 temporary file, renamed into place. */
+	if (access(path, F_OK) == 0)
+		return nl_errf(err, NL_EIO, "--curve-keygen: '%s' exists, expected a new file", path);
+	char tmp[4096 + 8];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "--curve-keygen: '%s': %s", tmp, strerror(errno));
+	bool bad = write(fd, text, (size_t)n) != n;
+	bad |= fsync(fd) != 0;
+	bad |= close(fd) != 0;
+	if (bad || rename(tmp, path) < 0) {
+		unlink(tmp);
+		return nl_errf(err, NL_EIO, "--curve-keygen: '%s': write failed", path);
+	}
+	n = snprintf(text, sizeof text, "# netloom CURVE public key (Z85)\npublic = %s\n", pub);
+	int rc = out_write_atomic(pubpath, text, (size_t)n, err);
+	if (rc < 0)
+		unlink(path);
+	memset(sec, 0, sizeof sec);
+	memset(text, 0, sizeof text);
+	return rc;
+}

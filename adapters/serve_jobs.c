@@ -1,0 +1,136 @@
+/* Jobs in a live session (issue 12, docs/live.md "Jobs"): `--jobs 4,4`
+ * splits the ranks into jobs 1..J of consecutive world ranks. A HELLO must
+ * name its rank's job, a SEND or RECV may only name a peer of the same job
+ * (so one job's offenders can never reach the other's ranks), and a
+ * BARRIER runs on the job's communicator, not on all ranks: jobs share
+ * the network, never their synchronisation. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "adapters/adapters_internal.h"
+#include "core/error.h"
+#include "traces/trace.h"
+
+int live_jobs_init(struct live_server *s, struct nl_err *err)
+{
+	const struct live_opts *o = s->o;
+	s->n_jobs = o->n_jobs ? o->n_jobs : 1;
+	s->job_of = calloc(s->n, sizeof *s->job_of);
+	s->job_delivered = calloc(s->n_jobs, sizeof *s->job_delivered);
+	if (!s->job_of || !s->job_delivered)
+		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	if (!o->n_jobs)
+		return 0;
+	uint64_t sum = 0;
+	for (uint32_t j = 0; j < o->n_jobs; j++) {
+		if (o->job_sizes[j] == 0)
+			return nl_errf(err, NL_ECONFIG, "--jobs: job %" PRIu32 " has 0 ranks, expected at least 1", j + 1);
+		sum += o->job_sizes[j];
+	}
+	if (sum != s->n)
+		return nl_errf(err, NL_ECONFIG, "--jobs: sizes sum to %" PRIu64 " ranks, expected --ranks %" PRIu32, sum,
+			       s->n);
+	if (o->n_jobs == 1)
+		return 0;
+	s->comms = calloc(o->n_jobs, sizeof *s->comms);
+	if (!s->comms)
+		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	uint32_t r = 0;
+	for (uint32_t j = 0; j < o->n_jobs; j++) {
+		struct trace_comm *c = &s->comms[j];
+		c->id = 2 + j; /* after world (0) and self (1) */
+		c->size = o->job_sizes[j];
+		if (!(c->world_ranks = malloc(c->size * sizeof *c->world_ranks)))
+			return nl_errf(err, NL_ENOMEM, "live: out of memory");
+		for (uint32_t i = 0; i < c->size; i++, r++) {
+			c->world_ranks[i] = r;
+			s->job_of[r] = j;
+		}
+	}
+	return 0;
+}
+
+void live_jobs_free(struct live_server *s)
+{
+	for (uint32_t j = 0; s->comms && j < s->n_jobs; j++)
+		free(s->comms[j].world_ranks);
+	free(s->comms);
+	free(s->job_of);
+	free(s->job_delivered);
+}
+
+uint32_t live_job_comm(const struct live_server *s, uint32_t r)
+{
+	return s->comms ? s->comms[s->job_of[r]].id : TRACE_COMM_WORLD;
+}
+
+const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_t p, char *buf, size_t cap)
+{
+	if (s->job_of[p] == s->job_of[r])
+		return NULL;
+	snprintf(buf, cap, "peer %" PRIu32 " is in job %" PRIu32 ", rank %" PRIu32 " in job %" PRIu32
+			   " (ranks only talk within their job)",
+		 p, s->job_of[p] + 1, r, s->job_of[r] + 1);
+	return buf;
+}
+
+/* Counts over one job's ranks. */
+struct live_job_sum {
+	uint32_t lo, n, finished, evicted, absent;
+	uint64_t refused, lost_to, lost_from, finish_ps;
+};
+
+static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
+{
+	struct live_job_sum t = {.lo = UINT32_MAX};
+	const struct app_results *res = live_engine_results(s->eng);
+	for (uint32_t r = 0; r < s->n; r++) {
+		if (s->job_of[r] != j)
+			continue;
+		const struct live_rank *rk = &s->ranks[r];
+		if (t.lo == UINT32_MAX)
+			t.lo = r;
+		t.n++;
+		t.finished += rk->state == LR_DONE;
+		t.evicted += rk->state == LR_EVICTED;
+		t.absent += rk->state == LR_ABSENT;
+		t.refused += rk->offences;
+		t.lost_to += rk->lost_to;
+		t.lost_from += rk->lost_from;
+		if (res && r < res->n_ranks && res->ranks[r].finish_ps > t.finish_ps)
+			t.finish_ps = res->ranks[r].finish_ps;
+	}
+	return t;
+}
+
+json_t *live_jobs_json(const struct live_server *s)
+{
+	json_t *a = json_array();
+	for (uint32_t j = 0; a && j < s->n_jobs; j++) {
+		struct live_job_sum t = live_job_sum(s, j);
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I}", "job",
+						   (json_int_t)j + 1, "first_rank", (json_int_t)t.lo, "ranks",
+						   (json_int_t)t.n, "finished", (json_int_t)t.finished, "evicted",
+						   (json_int_t)t.evicted, "delivered", (json_int_t)s->job_delivered[j],
+						   "refused_frames", (json_int_t)t.refused, "payloads_lost_to",
+						   (json_int_t)t.lost_to, "payloads_lost_from", (json_int_t)t.lost_from,
+						   "finish_ps", (json_int_t)t.finish_ps));
+	}
+	return a;
+}
+
+void live_jobs_text(const struct live_server *s, FILE *f)
+{
+	if (s->n_jobs < 2)
+		return;
+	for (uint32_t j = 0; j < s->n_jobs; j++) {
+		struct live_job_sum t = live_job_sum(s, j);
+		fprintf(f, "  job %" PRIu32 " (ranks %" PRIu32 "-%" PRIu32 "): %" PRIu32 " finished, %" PRIu32
+			   " evicted, %" PRIu32 " never connected; %" PRIu64 " messages delivered, %" PRIu64
+			   " refused frames, finish %.9f s\n",
+			j + 1, t.lo, t.lo + t.n - 1, t.finished, t.evicted, t.absent, s->job_delivered[j], t.refused,
+			(double)t.finish_ps * 1e-12);
+	}
+}
