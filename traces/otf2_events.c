@@ -105,6 +105,17 @@ static struct o2_op *push_op(struct o2_rank *s, uint16_t kind)
 	return o;
 }
 
+/* push_op for a record handler that carries its status in *rc: nothing
+ * when *rc already holds an error, NL_ENOMEM in *rc when the op cannot be
+ * allocated. */
+static struct o2_op *push_op_rc(struct o2_rank *s, uint16_t kind, int *rc)
+{
+	struct o2_op *o = *rc ? NULL : push_op(s, kind);
+	if (!*rc && !o)
+		*rc = nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+	return o;
+}
+
 /* Netloom communicator of a record's OTF2 communicator. */
 static int comm_of(struct o2_rank *s, uint64_t ref, uint32_t *id, uint32_t *size)
 {
@@ -123,6 +134,15 @@ static int comm_of(struct o2_rank *s, uint64_t ref, uint32_t *id, uint32_t *size
 static int32_t peer_of(uint32_t p)
 {
 	return p == OTF2_UNDEFINED_UINT32 ? TRACE_PROC_NULL : (int32_t)p;
+}
+
+/* The fields every point-to-point record gives. */
+static void set_p2p(struct o2_op *o, uint32_t comm, uint32_t peer, uint32_t tag, uint64_t len)
+{
+	o->op.comm = comm;
+	o->op.peer = peer_of(peer);
+	o->op.tag = (int32_t)tag;
+	o->op.bytes = len;
 }
 
 /* --- requests ------------------------------------------------------------------ */
@@ -412,15 +432,9 @@ static OTF2_CallbackCode on_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	begin_record(s, t, &implicit);
 	uint32_t c = 0;
 	int rc = comm_of(s, comm, &c, NULL);
-	struct o2_op *o = rc ? NULL : push_op(s, send_kind(s, false));
-	if (!rc && !o)
-		rc = nl_errf(s->im->err, NL_ENOMEM, "out of memory");
-	if (o) {
-		o->op.comm = c;
-		o->op.peer = peer_of(receiver);
-		o->op.tag = (int32_t)tag;
-		o->op.bytes = len;
-	}
+	struct o2_op *o = push_op_rc(s, send_kind(s, false), &rc);
+	if (o)
+		set_p2p(o, c, receiver, tag, len);
 	return end_record(s, implicit, t, rc);
 }
 
@@ -436,14 +450,9 @@ static OTF2_CallbackCode on_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 	int rc = comm_of(s, comm, &c, NULL);
 	if (!rc)
 		rc = req_new(s, req, 0, false, &nl);
-	struct o2_op *o = rc ? NULL : push_op(s, send_kind(s, true));
-	if (!rc && !o)
-		rc = nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+	struct o2_op *o = push_op_rc(s, send_kind(s, true), &rc);
 	if (o) {
-		o->op.comm = c;
-		o->op.peer = peer_of(receiver);
-		o->op.tag = (int32_t)tag;
-		o->op.bytes = len;
+		set_p2p(o, c, receiver, tag, len);
 		o->op.req = nl;
 	}
 	return end_record(s, implicit, t, rc);
@@ -473,9 +482,7 @@ static OTF2_CallbackCode on_irecv_request(OTF2_LocationRef loc, OTF2_TimeStamp t
 	begin_record(s, t, &implicit);
 	uint32_t nl = 0;
 	int rc = req_new(s, req, 0, true, &nl);
-	struct o2_op *o = rc ? NULL : push_op(s, TOP_IRECV);
-	if (!rc && !o)
-		rc = nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+	struct o2_op *o = push_op_rc(s, TOP_IRECV, &rc);
 	if (o) {
 		o->op.req = nl;
 		o->unresolved = true;
@@ -501,10 +508,7 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 			     s->im->path, s->rank, (unsigned long long)req);
 	if (!rc) {
 		struct o2_op *o = &s->ops[q->op_ix];
-		o->op.comm = c;
-		o->op.peer = peer_of(sender);
-		o->op.tag = (int32_t)tag;
-		o->op.bytes = len;
+		set_p2p(o, c, sender, tag, len);
 		o->unresolved = false;
 		rc = req_done(s, q);
 	}
@@ -533,14 +537,10 @@ static OTF2_CallbackCode on_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 		op->recv_bytes = len;
 		return end_record(s, implicit, t, 0);
 	}
-	struct o2_op *o = push_op(s, TOP_RECV);
-	if (!o)
-		return end_record(s, implicit, t, nl_errf(s->im->err, NL_ENOMEM, "out of memory"));
-	o->op.comm = c;
-	o->op.peer = peer_of(sender);
-	o->op.tag = (int32_t)tag;
-	o->op.bytes = len;
-	return end_record(s, implicit, t, 0);
+	struct o2_op *o = push_op_rc(s, TOP_RECV, &rc);
+	if (o)
+		set_p2p(o, c, sender, tag, len);
+	return end_record(s, implicit, t, rc);
 }
 
 static OTF2_CallbackCode on_request_test(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
@@ -669,9 +669,7 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
 	if (approx)
 		rc = otf2_skip(s->im, region_name(s, s->call_region),
 			       "v-variant converted with equal per-rank sizes (totals kept)", false);
-	struct o2_op *o = rc ? NULL : push_op(s, kind);
-	if (!rc && !o)
-		rc = nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+	struct o2_op *o = push_op_rc(s, kind, &rc);
 	if (o) {
 		o->op.comm = c;
 		o->op.bytes = bytes;
