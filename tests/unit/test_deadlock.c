@@ -19,33 +19,8 @@
 #include "net/net.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
+#include "net_config.h"
 #include "test.h"
-
-static const struct config_table *const all_tables[] = {
-	&net_network_table,
-	&net_router_table,
-	&traffic_table,
-	&net_sim_table,
-};
-
-static int make_config(struct config *c, const char *const *kv, struct nl_err *e)
-{
-	config_init(c, all_tables, sizeof all_tables / sizeof *all_tables);
-	for (int i = 0; kv[i]; i++)
-		NL_CHECK(config_set(c, kv[i], NULL, "test", e));
-	return 0;
-}
-
-static int run_point_kv(const char *const *kv, struct net_point *pt, struct nl_err *e)
-{
-	struct config cfg;
-	memset(pt, 0, sizeof *pt);
-	int rc = make_config(&cfg, kv, e);
-	if (rc == 0)
-		rc = net_run_point_cfg(&cfg, pt, e);
-	config_release(&cfg);
-	return rc;
-}
 
 /* The issue's case: BookSim's flatfly k=4 n=3 c=4 converted, minimal
  * routing without VC classes, which is not deadlock-free. */

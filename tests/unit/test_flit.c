@@ -12,14 +12,8 @@
 #include "net/net_internal.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
+#include "net_config.h"
 #include "test.h"
-
-static const struct config_table *const all_tables[] = {
-	&net_network_table,
-	&net_router_table,
-	&traffic_table,
-	&net_sim_table,
-};
 
 /* A flit network under synthetic traffic, built from key=value strings. */
 struct fx {

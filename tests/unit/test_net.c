@@ -9,23 +9,8 @@
 #include "net/net.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
+#include "net_config.h"
 #include "test.h"
-
-static const struct config_table *const all_tables[] = {
-	&net_network_table,
-	&net_router_table,
-	&traffic_table,
-	&net_sim_table,
-};
-
-/* A configuration from "key=value" strings (NULL-terminated). */
-static int make_config(struct config *c, const char *const *kv, struct nl_err *e)
-{
-	config_init(c, all_tables, sizeof all_tables / sizeof *all_tables);
-	for (int i = 0; kv[i]; i++)
-		NL_CHECK(config_set(c, kv[i], NULL, "test", e));
-	return 0;
-}
 
 struct deliveries {
 	uint64_t id[64];
@@ -130,17 +115,6 @@ static void test_zero_load_torus(void)
 	/* Cut-through gives the same zero-load latency. */
 	const char *vct[] = {"flow_control=vct", "vc_buf_size=8", NULL};
 	check_zero_load("torus:k=4x3", vct, 4, 1, 4);
-}
-
-static int run_point_kv(const char *const *kv, struct net_point *pt, struct nl_err *e)
-{
-	struct config cfg;
-	memset(pt, 0, sizeof *pt);
-	int rc = make_config(&cfg, kv, e);
-	if (rc == 0)
-		rc = net_run_point_cfg(&cfg, pt, e);
-	config_release(&cfg);
-	return rc;
 }
 
 static void test_determinism(void)
