@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/param.h"
+
 struct nl_err;
 struct topo;
 
@@ -195,5 +197,33 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 
 /* Manhattan distance in metres between the cells of cabinets a and b. */
 double layout_cabinet_distance(const struct layout *lo, const struct layout_model *m, uint32_t a, uint32_t b);
+
+/* --- configuration keys (layout_cfg.c) ------------------------------------ */
+
+struct config_table;
+
+enum { LAYOUT_PLACE_AUTO, LAYOUT_PLACE_RULE, LAYOUT_PLACE_ANNEAL };
+
+/* [layout]: how the session lays a topology out for cable_latency (issue
+ * 13, docs/layout.md). The same choices as `netloom cost`'s options. */
+struct layout_cfg {
+	bool cable_latency;          /* router-router links get their cable's latency */
+	double propagation_ns_per_m; /* signal propagation, ns per metre of cable */
+	char preset[PARAM_STR_MAX];  /* cable/cost model, "flex" */
+	int placement;               /* LAYOUT_PLACE_*: auto = the rule's order if it has one, else anneal */
+	char pack[PARAM_STR_MAX];    /* packaging rule, "" = the first that applies */
+	int64_t per_cabinet;         /* canonical rule: routers per cabinet, 0 = seed 003's */
+	int64_t iterations;          /* annealing moves per trial */
+	int64_t trials;              /* annealing trials, shortest kept */
+	int64_t seed;                /* annealing seed */
+};
+
+extern const struct config_table layout_config_table;
+
+/* Pack and place t as lc says (keys named in errors), and resolve its
+ * preset into *m. On failure nothing is allocated. Release lo with
+ * layout_release. */
+int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
+		     const struct layout_model **m, struct nl_err *err);
 
 #endif

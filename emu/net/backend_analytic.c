@@ -12,7 +12,8 @@
  * the time it becomes free. A message crosses its injection channel, its h
  * router-to-router channels and its ejection channel cut through, entering
  * the j-th router channel at t0 + j * hop_latency (the ejection channel
- * with the last one) and holding each for S / bandwidth; t0 is the
+ * at t0 + h * hop_latency, also with endpoint) and holding each for
+ * S / bandwidth; t0 is the
  * earliest start no earlier than t at which every
  * channel is free when the message reaches it. Channels are reserved in
  * send order, so a message never overtakes an earlier one on a shared
@@ -27,6 +28,14 @@
  * link_model = bus: every message crosses one shared channel of the given
  * bandwidth, FIFO in send order: a shared-memory node, where all copies
  * share the memory system.
+ *
+ * Per-link latency (set_link_latency; the session's cable_latency, issue
+ * 13): every router-to-router channel c of the minimal route adds its own
+ * d_c, in every model but bus, so a message completes at
+ *   t + latency + h * hop_latency + sum over its channels of d_c + S / bandwidth
+ * without contention, and in the sharing models enters its j-th router
+ * channel after j hop latencies and the d_c of the channels before it.
+ * Empty messages pay the d_c too (a control message crosses the cables).
  *
  * ideal = yes: zero latency, infinite bandwidth (a message completes at
  * the instant it is sent), for checking the app layer's compute-only time.
@@ -138,8 +147,11 @@ struct analytic {
 	struct analytic_chan *chan;
 	size_t n_ep;          /* endpoints covered by the injection/ejection arrays */
 	size_t n_chan;
-	uint32_t *route;      /* scratch: channel ids of one route */
+	uint32_t *route;      /* scratch: global ports of one route's router channels */
+	uint64_t *off;        /* scratch: when the message enters each, ps after leaving its source router */
 	size_t cap_route;
+	uint64_t *link_ps;    /* [n_ports] per-channel latency (cable_latency), NULL: none */
+	uint64_t cable_ps;    /* per-channel latency summed over every message's route */
 	uint16_t *dist;       /* all-pairs router distances, irregular topologies only */
 
 	struct analytic_chan bus; /* link_model = bus */
@@ -164,6 +176,8 @@ static void analytic_destroy(struct net_backend *b)
 	evheap_free(&a->done);
 	free(a->chan);
 	free(a->route);
+	free(a->off);
+	free(a->link_ps);
 	free(a->dist);
 	free(a->cal.bytes);
 	free(a->cal.ps);
@@ -355,6 +369,10 @@ static int analytic_route_push(struct analytic *a, size_t *n, uint32_t chan)
 		if (!r)
 			return NL_ENOMEM;
 		a->route = r;
+		uint64_t *o = realloc(a->off, cap * sizeof *o);
+		if (!o)
+			return NL_ENOMEM;
+		a->off = o;
 		a->cap_route = cap;
 	}
 	a->route[(*n)++] = chan;
@@ -450,6 +468,45 @@ static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes, bool e
 	return (uint64_t)llround((double)bytes * a->ps_per_byte);
 }
 
+/* The minimal route's router-to-router channels from src_ep to dst_ep:
+ * their global ports in a->route[0, *h), the time from leaving the
+ * source's router to entering each in a->off[] (one hop latency per
+ * router plus the cables crossed before it), and *path_ps, the time to
+ * the destination's router (h hop latencies plus every cable). */
+static int analytic_path(struct analytic *a, uint32_t src_ep, uint32_t dst_ep, size_t *h, uint64_t *path_ps)
+{
+	const struct topo *t = a->t;
+	*h = 0;
+	NL_CHECK(analytic_route_routers(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep), h, 0));
+	uint64_t at = 0;
+	for (size_t j = 0; j < *h; j++) {
+		at += a->hop_ps;
+		a->off[j] = at;
+		if (a->link_ps)
+			at += a->link_ps[a->route[j]];
+	}
+	*path_ps = at;
+	return 0;
+}
+
+/* Reservation i of n: the injection channel, the router channels (links
+ * model), the ejection channel; its channel id and when the message
+ * enters it after its start. */
+static void analytic_res(const struct analytic *a, size_t i, size_t n, uint32_t src_ep, uint32_t dst_ep,
+			 uint64_t path_ps, size_t *chan, uint64_t *off)
+{
+	if (i == 0) {
+		*chan = src_ep;
+		*off = 0;
+	} else if (i + 1 == n) {
+		*chan = a->n_ep + dst_ep;
+		*off = path_ps;
+	} else {
+		*chan = 2 * a->n_ep + a->route[i - 1];
+		*off = a->off[i - 1];
+	}
+}
+
 static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep,
 			 uint64_t bytes, uint64_t msg_id, struct nl_err *err)
 {
@@ -469,6 +526,20 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 	a->n_msgs++;
 	a->n_bytes += bytes;
 
+	/* The route, when its channels are reserved or add latency. */
+	size_t h = 0;
+	uint64_t path = 0;
+	bool links = a->p.link_model == ANALYTIC_LINK_LINKS;
+	if (t && !a->p.ideal && a->p.link_model != ANALYTIC_LINK_BUS && (links || a->link_ps)) {
+		if (analytic_path(a, src_ep, dst_ep, &h, &path) < 0)
+			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	} else if (t && !a->p.ideal && a->hop_ps && a->p.link_model != ANALYTIC_LINK_BUS) {
+		/* Hop latency alone needs only the hop count. */
+		h = analytic_router_distance(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep));
+		path = h * a->hop_ps;
+	}
+	a->cable_ps += path - h * a->hop_ps;
+
 	uint64_t done;
 	if (a->p.ideal) {
 		done = now_ps;
@@ -480,36 +551,24 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 		a->bus.msgs++;
 		done = t0 + ser + a->latency_ps;
 	} else if (a->p.link_model == ANALYTIC_LINK_NONE) {
-		uint32_t hops = 0;
-		if (t && a->hop_ps)
-			hops = analytic_router_distance(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep));
-		done = now_ps + a->latency_ps + hops * a->hop_ps + analytic_ser_ps(a, bytes, false);
+		done = now_ps + a->latency_ps + path + analytic_ser_ps(a, bytes, false);
 	} else if (bytes == 0) {
 		/* An empty (control) message holds no channel and waits for none:
 		 * an unpacketised model would otherwise queue it behind whole
 		 * messages, where packets would let it pass (Open MPI's shared
 		 * memory moves large data outside the queue the control
-		 * fragments use). */
-		done = now_ps + a->latency_ps;
+		 * fragments use). It still crosses the cables. */
+		done = now_ps + a->latency_ps + (path - h * a->hop_ps);
 	} else {
 		if (!t && (analytic_grow_endpoints(a, src_ep) < 0 || analytic_grow_endpoints(a, dst_ep) < 0))
 			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
-		size_t n = 0;
-		int rc = analytic_route_push(a, &n, src_ep);
-		if (rc == 0 && a->p.link_model == ANALYTIC_LINK_LINKS)
-			rc = analytic_route_routers(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep), &n,
-						    2 * a->n_ep);
-		if (rc == 0)
-			rc = analytic_route_push(a, &n, (uint32_t)(a->n_ep + dst_ep));
-		if (rc < 0)
-			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
-
-		/* Channel i of n enters at min(i, h) hop latencies, h = n - 2
-		 * router channels. */
-		uint64_t h = n - 2;
-		uint64_t t0 = now_ps;
+		/* Injection, the router channels (links), ejection: the message
+		 * enters each at its offset from the start t0. */
+		size_t n = 2 + (links ? h : 0), c;
+		uint64_t t0 = now_ps, off;
 		for (size_t i = 0; i < n; i++) {
-			uint64_t off = (i < h ? i : h) * a->hop_ps, f = a->chan[a->route[i]].free_ps;
+			analytic_res(a, i, n, src_ep, dst_ep, path, &c, &off);
+			uint64_t f = a->chan[c].free_ps;
 			if (f > off && f - off > t0)
 				t0 = f - off;
 		}
@@ -519,16 +578,44 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 		bool against = a->chan[a->n_ep + src_ep].free_ps > t0 || a->chan[dst_ep].free_ps > t0;
 		uint64_t ser = analytic_ser_ps(a, bytes, against);
 		for (size_t i = 0; i < n; i++) {
-			struct analytic_chan *c = &a->chan[a->route[i]];
-			c->free_ps = t0 + (i < h ? i : h) * a->hop_ps + ser;
-			c->busy_ps += ser;
-			c->bytes += bytes;
-			c->msgs++;
+			analytic_res(a, i, n, src_ep, dst_ep, path, &c, &off);
+			struct analytic_chan *ch = &a->chan[c];
+			ch->free_ps = t0 + off + ser;
+			ch->busy_ps += ser;
+			ch->bytes += bytes;
+			ch->msgs++;
 		}
-		done = t0 + h * a->hop_ps + ser + a->latency_ps;
+		done = t0 + path + ser + a->latency_ps;
 	}
 	if (evheap_push(&a->done, done, msg_id) < 0)
 		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	return 0;
+}
+
+/* cable_latency (issue 13): the session's per-channel latencies from cable
+ * lengths, added to each router-to-router channel a message crosses. */
+static int analytic_set_link_latency(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err)
+{
+	struct analytic *a = b->state;
+	const struct topo *t = a->t;
+	if (!t)
+		return nl_errf(err, NL_ECONFIG, "per-link latency needs a topology (set key 'topology')");
+	if (a->p.ideal)
+		return nl_errf(err, NL_ECONFIG, "per-link latency: key 'ideal': value 'yes': expected no (the ideal "
+						"network has no latency)");
+	if (a->p.link_model == ANALYTIC_LINK_BUS)
+		return nl_errf(err, NL_ECONFIG, "per-link latency: key 'link_model': value 'bus': expected none, endpoint "
+						"or links (a bus has no links)");
+	/* Irregular graphs route through the distance table. */
+	if (!t->grid && !t->ops->distance && !a->dist)
+		NL_CHECK(analytic_build_dist(a, err));
+	uint64_t *l = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *l);
+	if (!l)
+		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		l[g] = topo_port_is_network(t, g) ? lat_ps[g] : 0;
+	free(a->link_ps);
+	a->link_ps = l;
 	return 0;
 }
 
@@ -605,6 +692,26 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));
 	json_object_set_new(out, "messages", json_integer((json_int_t)a->n_msgs));
 	json_object_set_new(out, "bytes", json_integer((json_int_t)a->n_bytes));
+	if (a->link_ps) {
+		/* Per-channel latencies (cable_latency): over the router-to-router
+		 * channels, and per message over the channels it crossed. */
+		const struct topo *t = a->t;
+		uint64_t sum = 0, max = 0, n = 0;
+		for (uint32_t g = 0; g < t->n_ports; g++) {
+			if (!topo_port_is_network(t, g))
+				continue;
+			sum += a->link_ps[g];
+			max = a->link_ps[g] > max ? a->link_ps[g] : max;
+			n++;
+		}
+		json_t *l = json_object();
+		json_object_set_new(l, "channels", json_integer((json_int_t)n));
+		json_object_set_new(l, "mean_ns", json_real(n ? (double)sum / (double)n * 1e-3 : 0.0));
+		json_object_set_new(l, "max_ns", json_real((double)max * 1e-3));
+		json_object_set_new(l, "per_message_ns",
+				    json_real(a->n_msgs ? (double)a->cable_ps / (double)a->n_msgs * 1e-3 : 0.0));
+		json_object_set_new(out, "link_latency", l);
+	}
 	if (a->p.link_model == ANALYTIC_LINK_BUS && !a->p.ideal) {
 		double horizon = (double)a->reached_ps * 1e-12;
 		json_t *l = json_object(), *arr = json_array();
@@ -664,4 +771,5 @@ const struct net_backend_ops net_analytic_ops = {
 	.send = analytic_send,
 	.advance = analytic_advance,
 	.report = analytic_report,
+	.set_link_latency = analytic_set_link_latency,
 };

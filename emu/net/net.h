@@ -73,6 +73,16 @@ struct net_backend_ops {
 	/* Add the backend's own results (link utilisation, busiest links, ...)
 	 * to the JSON object `out`. May be NULL. */
 	int (*report)(struct net_backend *b, struct json_t *out, struct nl_err *err);
+
+	/* Give every router-to-router channel its own latency: lat_ps[g] for
+	 * the channel leaving global port g of the backend's topology
+	 * (t->n_ports entries; terminal and unconnected ports are ignored),
+	 * added to what the channel costs today. The session calls it once,
+	 * after create and before the first send (cable_latency, issue 13);
+	 * the array is copied. Fails with NL_ECONFIG when the backend's own
+	 * settings leave no place for it. NULL: the backend has no per-link
+	 * latency (the session refuses cable_latency). */
+	int (*set_link_latency)(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err);
 };
 
 struct net_backend {

@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "layout/layout.h"
 #include "net/net.h"
 #include "session/session_internal.h"
 #include "topo/topo.h"
@@ -24,6 +25,7 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 {
 	static const struct config_table *const fixed[] = {
 		&net_network_table, &net_router_table, &traffic_table, &net_sim_table, &app_config_table,
+		&layout_config_table,
 	};
 	st->n = 0;
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
@@ -72,6 +74,8 @@ void session_results_clear(nl_sim *s)
 	s->replay_doc = NULL;
 	json_decref(s->net_report);
 	s->net_report = NULL;
+	json_decref(s->cables);
+	s->cables = NULL;
 	app_free(s->app);
 	s->app = NULL;
 	app_archive_source_free(s->asrc);
@@ -230,6 +234,7 @@ int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err 
 {
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	int rc = session_point(s, rate, err);
 	if (s->n_points) {
 		s->kind = SESSION_RUN;
@@ -261,6 +266,7 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and STEP > 0", lo,
 			       hi, step);
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
 	int rc = 0;
 	long n_steps = lround(floor((hi - lo) / step + 1e-9));

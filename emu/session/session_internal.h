@@ -42,6 +42,7 @@ struct nl_sim {
 	struct app *app;
 	struct net_backend *replay_net;
 	struct json_t *net_report;
+	struct json_t *cables;        /* cable_latency's layout (session_cable.c), NULL: off */
 	struct app_config ac;
 	const struct topo *replay_topo; /* the replay's network, NULL: none */
 	char routing[128];            /* picked routing function, "" none */
@@ -68,5 +69,17 @@ void session_results_clear(nl_sim *s);
 
 /* Drop the message-level network. */
 void session_net_close(nl_sim *s);
+
+/* cable_latency (session_cable.c). With key cable_latency = 1, lay t out
+ * by the [layout] keys and give backend b every router-router link's
+ * cable propagation delay (one-line errors name the key: a backend without
+ * per-link latency, no topology, bad layout keys); *info gets a new JSON
+ * object describing the layout, NULL when the key is 0. */
+int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, struct json_t **info,
+			struct nl_err *err);
+
+/* Synthetic runs use the flit model directly: NL_EUNSUPPORTED when
+ * cable_latency = 1. */
+int session_cable_refuse_synthetic(nl_sim *s, struct nl_err *err);
 
 #endif

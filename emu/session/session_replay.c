@@ -229,6 +229,7 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	}
 	s->replay_topo = want_topo ? s->topo : NULL;
 	NL_CHECK(net_backend_new(ops, &s->cfg, s->replay_topo, &s->replay_net, err));
+	NL_CHECK(session_cable_apply(s, s->replay_net, s->replay_topo, &s->cables, err));
 	struct app_source src;
 	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));
 	NL_CHECK(session_place(s, m, err));
@@ -259,6 +260,8 @@ int session_replay(nl_sim *s, const char *path, const struct session_replay_opts
 		rrc = s->replay_net->ops->report(s->replay_net, s->net_report, &rerr);
 	if (rrc == 0 && s->routing[0])
 		json_object_set_new(s->net_report, "routing", json_string(s->routing));
+	if (rrc == 0 && s->cables)
+		json_object_set(s->net_report, "cables", s->cables);
 	if (rrc == 0)
 		rrc = session_replay_doc(s, path, deadlock, t0, &rerr);
 	if (rrc < 0) {
@@ -318,6 +321,13 @@ int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 	struct net_backend *b;
 	NL_CHECK(session_backend(s, &ops, &want_topo, err));
 	NL_CHECK(net_backend_new(ops, &s->cfg, want_topo ? s->topo : NULL, &b, err));
+	json_t *cables = NULL;
+	int rc = session_cable_apply(s, b, want_topo ? s->topo : NULL, &cables, err);
+	json_decref(cables);
+	if (rc < 0) {
+		net_backend_free(b);
+		return rc;
+	}
 	session_net_close(s);
 	s->net = b;
 	s->net_topo = want_topo ? s->topo : NULL;

@@ -1,0 +1,92 @@
+/* [layout]: the configuration keys with which the session lays a topology
+ * out for cable_latency (issue 13), and the pack-and-place step they
+ * choose. The choices and defaults are those of `netloom cost` (docs/
+ * layout.md), so a replay's cables are the ones `netloom layout --lengths`
+ * prints for the same options.
+ */
+#include "layout/layout.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "topo/topo.h"
+
+static const char *const layout_placements[] = {"auto", "rule", "anneal", NULL};
+
+#define K(f) offsetof(struct layout_cfg, f)
+static const struct param_def layout_keys[] = {
+	{"cable_latency", PARAM_BOOL, K(cable_latency), "0", 0, 0,
+	 "1: lay the topology out and give every router-router link the latency of its cable "
+	 "(length x propagation_ns_per_m; analytic backend, the flit model needs per-link latency, issue 11)",
+	 NULL},
+	/* Signals travel at about 2/3 of c in copper and in fibre (velocity
+	 * factor ~0.66-0.7): 1 / (0.667 x 0.2998 m/ns) = 5.0 ns/m. */
+	{"propagation_ns_per_m", PARAM_DOUBLE, K(propagation_ns_per_m), "5.0", 1e-3, 1e3,
+	 "cable_latency: signal propagation delay, ns per metre (5.0 = about 2/3 c, copper or fibre)", NULL},
+	{"layout_preset", PARAM_STRING, K(preset), "flex", 0, 0,
+	 "cable_latency: cabinet and cable-length model (netloom cost --list-presets)", NULL},
+	{"layout_placement", PARAM_CHOICE, K(placement), "auto", 0, 0,
+	 "cable_latency: cabinets on the floor: auto = the packaging rule's order when it has one, else "
+	 "anneal; rule; anneal (seeded simulated annealing of the total cable length)",
+	 layout_placements},
+	{"layout_pack", PARAM_STRING, K(pack), "", 0, 0,
+	 "cable_latency: packaging rule by name (default: the first that applies to the topology)", NULL},
+	{"layout_per_cabinet", PARAM_INT, K(per_cabinet), "0", 0, 1 << 24,
+	 "cable_latency: routers per cabinet for the canonical rule (0 = 16, or 8 for 64 routers)", NULL},
+	{"layout_iterations", PARAM_INT, K(iterations), "1000000", 0, 1099511627776.0,
+	 "cable_latency: annealing moves per trial (seed 003: 10^8)", NULL},
+	{"layout_trials", PARAM_INT, K(trials), "5", 1, 1000,
+	 "cable_latency: annealing trials, the shortest kept (seed 003: 5)", NULL},
+	{"layout_seed", PARAM_INT, K(seed), "1", 0, 9.2e18,
+	 "cable_latency: annealing seed", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+#undef K
+
+const struct config_table layout_config_table = {
+	.section = "layout",
+	.help = "cabinet layout and cable lengths as link latencies (cable_latency)",
+	.keys = layout_keys,
+	.struct_size = sizeof(struct layout_cfg),
+};
+
+/* The rule named by key layout_pack, checked here so the error names the
+ * key and the valid names. */
+static int layout_cfg_rule(const struct layout_cfg *lc, const struct topo *t, struct nl_err *err)
+{
+	size_t n;
+	const struct layout_rule *const *all = layout_rule_list(&n);
+	char names[512] = "";
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(all[i]->name, lc->pack)) {
+			if (all[i]->applies(t))
+				return 0;
+			return nl_errf(err, NL_ECONFIG,
+				       "key 'layout_pack': value '%s': the rule does not apply to %s; expected a rule "
+				       "for its family, or unset",
+				       lc->pack, t->spec);
+		}
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", all[i]->name);
+	}
+	return nl_errf(err, NL_ECONFIG, "key 'layout_pack': value '%s': expected one of %s", lc->pack, names);
+}
+
+int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
+		     const struct layout_model **m, struct nl_err *err)
+{
+	*m = layout_model_find(lc->preset, err);
+	if (!*m)
+		return nl_err_prefix(err, "key 'layout_preset'");
+	if (lc->pack[0])
+		NL_CHECK(layout_cfg_rule(lc, t, err));
+	NL_CHECK(layout_pack(lo, t, lc->pack[0] ? lc->pack : NULL, (uint32_t)lc->per_cabinet, err));
+	bool anneal = lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && !lo->rule_cell);
+	int rc = anneal ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
+					      (uint64_t)lc->seed, err)
+			: layout_place_rule(lo, err);
+	if (rc < 0)
+		layout_release(lo);
+	return rc;
+}

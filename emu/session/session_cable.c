@@ -1,0 +1,108 @@
+/* cable_latency (issue 13): cable lengths become link latencies. The
+ * session lays the topology out (emu/layout), turns every router-router
+ * cable's length into a propagation delay and hands the per-port array to
+ * the network backend (net.h set_link_latency), so net never sees layout.
+ * The flit model has one channel latency for every link until issue 11
+ * gives it per-link latency; it refuses the key meanwhile.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "layout/layout.h"
+#include "net/net.h"
+#include "session/session_internal.h"
+#include "topo/topo.h"
+
+/* Propagation of a cable of len_m metres at ns_per_m, to the nearest
+ * picosecond: the latency a channel gets from its cable. */
+static uint64_t session_cable_ps(double len_m, double ns_per_m)
+{
+	double ps = len_m * ns_per_m * 1000.0;
+	return ps > 0 ? (uint64_t)llround(ps) : 0;
+}
+
+int session_cable_refuse_synthetic(nl_sim *s, struct nl_err *err)
+{
+	struct layout_cfg lc;
+	NL_CHECK(config_bind(&s->cfg, &layout_config_table, &lc, err));
+	if (lc.cable_latency)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "key 'cable_latency': value '1': synthetic runs use the flit model, which has one "
+			       "channel_latency for every link until per-link latency lands (issue 11); expected 0");
+	return 0;
+}
+
+/* What the replay's report says about the layout behind the latencies. */
+static json_t *session_cable_json(const struct layout *lo, const struct layout_model *m, const struct layout_cfg *lc,
+				  const double *len)
+{
+	const struct topo *t = lo->t;
+	uint64_t links = 0;
+	double total = 0, max = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g) || t->peer[g] < g)
+			continue;
+		links++;
+		total += len[g];
+		max = len[g] > max ? len[g] : max;
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, "preset", json_string(m->name));
+	json_object_set_new(o, "rule", json_string(lo->rule->name));
+	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));
+	json_object_set_new(o, "cabinets", json_integer(lo->n_cabinets));
+	json_object_set_new(o, "links", json_integer((json_int_t)links));
+	json_object_set_new(o, "length_m", json_real(total));
+	json_object_set_new(o, "mean_length_m", json_real(links ? total / (double)links : 0.0));
+	json_object_set_new(o, "max_length_m", json_real(max));
+	json_object_set_new(o, "propagation_ns_per_m", json_real(lc->propagation_ns_per_m));
+	return o;
+}
+
+int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, json_t **info, struct nl_err *err)
+{
+	struct layout_cfg lc;
+	*info = NULL;
+	NL_CHECK(config_bind(&s->cfg, &layout_config_table, &lc, err));
+	if (!lc.cable_latency)
+		return 0;
+	if (!b->ops->set_link_latency)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "key 'cable_latency': value '1': network backend '%s' has no per-link latency yet "
+			       "(it needs issue 11's per-link channel latency); expected 0, or backend = analytic",
+			       b->ops->name);
+	if (!t)
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'cable_latency': value '1': needs a topology to lay out; set key 'topology'");
+
+	struct layout lo;
+	const struct layout_model *m;
+	NL_CHECK(layout_cfg_build(&lo, t, &lc, &m, err));
+	int rc = 0;
+	double *len = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *len);
+	uint64_t *lat = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *lat);
+	if (!len || !lat) {
+		rc = nl_errf(err, NL_ENOMEM, "cable_latency: out of memory for %" PRIu32 " ports", t->n_ports);
+		goto out;
+	}
+	layout_port_lengths(&lo, m, len);
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		lat[g] = topo_port_is_network(t, g) ? session_cable_ps(len[g], lc.propagation_ns_per_m) : 0;
+	rc = b->ops->set_link_latency(b, lat, err);
+	if (rc < 0) {
+		nl_err_prefix(err, "key 'cable_latency'");
+		goto out;
+	}
+	*info = session_cable_json(&lo, m, &lc, len);
+	if (!*info)
+		rc = nl_errf(err, NL_ENOMEM, "cable_latency: out of memory");
+out:
+	free(lat);
+	free(len);
+	layout_release(&lo);
+	return rc;
+}
