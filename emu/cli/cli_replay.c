@@ -256,6 +256,23 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 				? "link_model = none"
 				: "no link report");
 	}
+
+	/* cable_latency (docs/layout.md): the layout behind the latencies. */
+	json_t *cab = json_object_get(net_report, "cables"), *ll = json_object_get(net_report, "link_latency");
+	if (cab && ll) {
+		fprintf(f, "\n  cables: %" PRId64 " links laid out by %s (%s preset, %" PRId64 " cabinets, %s): mean %.2f m, "
+			   "longest %.2f m\n",
+			(int64_t)json_integer_value(json_object_get(cab, "links")),
+			json_string_value(json_object_get(cab, "rule")), json_string_value(json_object_get(cab, "preset")),
+			(int64_t)json_integer_value(json_object_get(cab, "cabinets")),
+			!strcmp(json_string_value(json_object_get(cab, "placement")), "anneal") ? "annealed" : "rule order",
+			json_real_value(json_object_get(cab, "mean_length_m")),
+			json_real_value(json_object_get(cab, "max_length_m")));
+		fprintf(f, "          at %g ns/m: channel latency mean %.2f ns, max %.2f ns; %.2f ns per message\n",
+			json_real_value(json_object_get(cab, "propagation_ns_per_m")),
+			json_real_value(json_object_get(ll, "mean_ns")), json_real_value(json_object_get(ll, "max_ns")),
+			json_real_value(json_object_get(ll, "per_message_ns")));
+	}
 }
 
 static void cli_replay_csv(FILE *f, const struct app_results *res)

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end tests of cable_latency (docs/layout.md): `netloom replay`
+# with cable lengths as link latencies, checked against the lengths
+# `netloom layout --lengths` prints for the same layout options.
+# usage: cable.sh NETLOOM REPLAY_MKTRACE SOURCE_ROOT
+set -uo pipefail
+netloom=$1
+mk=$2
+root=$3
+. "$(dirname "$0")/lib.sh"
+
+net=(-s latency_ns=1000 -s bandwidth_gbps=8 -s topology=torus:k=8x8)
+lay=(-s layout_pack=canonical -s layout_per_cabinet=1 -s layout_placement=rule)
+
+# 1. Ping-pong between routers 0 and 1, each in its own cabinet: 10 x (1 us
+#    compute + 2 x (1 us + 100 ns + the cable's 5 ns/m)).
+"$mk" "$dir/pp.nlt" pingpong 10 100 || fail "mktrace pingpong"
+"$netloom" layout torus:k=8x8 --pack canonical --per-cabinet 1 --layout rule --lengths "$dir/len.txt" \
+  || fail "layout --lengths exit $?"
+len=$(awk '$1 == 0 && $3 == 1 { print $5 }' "$dir/len.txt")
+[ -n "$len" ] || fail "no cable between routers 0 and 1 in $(head -3 "$dir/len.txt")"
+want=$(python3 -c "print(32000000 + 20 * round($len * 5.0 * 1000))")
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" "${lay[@]}" -s cable_latency=1 --json "$dir/on.json" > "$dir/on.txt" \
+  || fail "replay cable_latency=1 exit $?"
+expect_eq "pingpong with cables" "$(json "$dir/on.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" "$want"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" "${lay[@]}" --json "$dir/off.json" > /dev/null || fail "replay cable_latency=0"
+expect_eq "pingpong without cables" "$(json "$dir/off.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" 32000000
+expect_eq "report" "$(json "$dir/on.json" 'd["results"]["network"]["cables"]["rule"], d["results"]["network"]["cables"]["cabinets"]')" "('canonical', 64)"
+grep -q "^  cables: 128 links laid out by canonical (flex preset, 64 cabinets, rule order)" "$dir/on.txt" \
+  || fail "text report lacks the cables line: $(grep cables "$dir/on.txt")"
+# 10 ns/m doubles the cables' share.
+want10=$(python3 -c "print(32000000 + 20 * round($len * 10.0 * 1000))")
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" "${lay[@]}" -s cable_latency=1 -s propagation_ns_per_m=10 --json "$dir/on10.json" \
+  > /dev/null || fail "replay 10 ns/m"
+expect_eq "pingpong at 10 ns/m" "$(json "$dir/on10.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" "$want10"
+
+# 2. A recorded trace on an annealed dragonfly: slower with cables, and the
+#    same document twice (but wall_seconds).
+t16="$root/traces/samples/lammps-lj-16.nlt"
+df=(-s topology=dragonfly:a=4,p=2,h=2 -s link_model=links -s layout_iterations=100000)
+for k in 1 2; do
+  "$netloom" replay "$t16" "${df[@]}" -s cable_latency=1 --json "$dir/df$k.json" > /dev/null || fail "dragonfly run $k"
+done
+python3 - "$dir/df1.json" "$dir/df2.json" <<'PY' || fail "two cable_latency runs differ beyond wall_seconds"
+import re, sys
+a, b = (re.sub(r'"wall_seconds": [^\n]*', '', open(p).read()) for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+"$netloom" replay "$t16" "${df[@]}" --json "$dir/df0.json" > /dev/null || fail "dragonfly without cables"
+expect_eq "cables slow it down" "$(python3 -c "
+import json
+a, b = (json.load(open('$dir/df%s.json' % k))['results']['runtime']['predicted_s'] for k in (1, 0))
+print(a > b)")" True
+
+# 3. Bad values: one line on stderr naming the key, exit 2, nothing written.
+bad() { # expected-substring args...
+  local want=$1
+  shift
+  "$netloom" replay "$dir/pp.nlt" "$@" --json "$dir/bad.json" > /dev/null 2> "$dir/bad.err"
+  local rc=$?
+  expect_eq "exit for $*" "$rc" 2
+  expect_eq "stderr lines for $*" "$(wc -l < "$dir/bad.err")" 1
+  grep -qF "$want" "$dir/bad.err" || fail "error for $*: got '$(cat "$dir/bad.err")', expected '$want'"
+  [ ! -e "$dir/bad.json" ] || fail "$* wrote a result"
+}
+bad "key 'cable_latency' value 'maybe'" -s cable_latency=maybe
+bad "key 'propagation_ns_per_m' value '-5' out of range" -s propagation_ns_per_m=-5
+bad "key 'cable_latency': value '1': needs a topology" -s cable_latency=1
+bad "network backend 'flit' has no per-link latency" -s cable_latency=1 -s backend=flit -s topology=torus:k=4x4
+bad "key 'layout_preset': unknown cost preset 'cheap'" -s cable_latency=1 -s topology=torus:k=4x4 -s layout_preset=cheap
+"$netloom" run -s cable_latency=1 > /dev/null 2> "$dir/run.err"
+expect_eq "run exit" $? 2
+grep -qF "key 'cable_latency': value '1': synthetic runs use the flit model" "$dir/run.err" || fail "run error: $(cat "$dir/run.err")"
+
+[ "$fails" -eq 0 ] && echo "cable: all checks passed"
+exit $((fails > 0))
