@@ -249,11 +249,11 @@ def case_config_json():
 def case_config_keys():
     keys_text = run("config", "--keys").stdout.decode()
     sections = re.findall(r"^\[(\w+)\]", keys_text, flags=re.M)
-    eq("sections", sections, ["network", "router", "traffic", "simulation", "replay", "analytic"])
+    eq("sections", sections, ["network", "router", "traffic", "simulation", "replay", "layout", "analytic"])
     listed = re.findall(r"^  (\w+) ", keys_text, flags=re.M)
     every = list(run_json("config", "--json").keys())
     eq("--keys lists every key, in order", listed, every)
-    eq("key count", len(every), 41 + 29 + 8)  # engine, [replay] (5 placement keys), [analytic]
+    eq("key count", len(every), 41 + 29 + 9 + 8)  # engine, [replay] (5 placement keys), [layout], [analytic]
     # Each key line carries its default; bounded numbers their range.
     check("num_vcs line", re.search(r"^  num_vcs +virtual channels per port \[default 16\] \[1\.\.255\]$",
                                     keys_text, flags=re.M))
