@@ -10,8 +10,10 @@
 #include "adapters/adapters.h"
 #include "adapters/proto.h"
 #include "core/stats.h"
+#include "session/session.h"
 
 struct nl_err;
+struct session_src;
 struct trace_stream_writer;
 
 /* Ops one rank may declare ahead of the engine: a client flooding ops it
@@ -67,7 +69,7 @@ struct live_server {
 	void *zctx, *sock;
 	uint32_t n;
 	struct live_rank *ranks;
-	struct live_engine *eng;
+	struct session_src *eng;   /* the replay engine over the ranks (emu/session) */
 	uint64_t start_ms;
 	FILE *msgs;               /* --messages */
 	uint64_t frames_in, frames_bad, delivered, evictions;

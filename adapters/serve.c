@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/stats.h"
+#include "session/session.h"
 #include "traces/trace.h"
 
 uint64_t live_clock_ns(void)
@@ -125,10 +126,10 @@ static void live_pace_release(struct live_server *s, uint64_t t_ps)
 
 static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
 {
-	live_pace_release(s, live_engine_now(s->eng));
+	live_pace_release(s, session_src_now(s->eng));
 	{
 	struct live_rank *rk = &s->ranks[r];
-	struct zp_hdr h = {.type = ZP_DONE, .rank = r, .seq = seq, .a = live_engine_now(s->eng)};
+	struct zp_hdr h = {.type = ZP_DONE, .rank = r, .seq = seq, .a = session_src_now(s->eng)};
 	live_send(s, rk->id, rk->id_len, &h, NULL, NULL, 0);
 	}
 }
@@ -485,7 +486,7 @@ static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op 
 	memset(op, 0, sizeof *op);
 	op->kind = TOP_COMPUTE;
 	op->comm = TRACE_COMM_WORLD;
-	op->t_ps = live_engine_now(s->eng);
+	op->t_ps = session_src_now(s->eng);
 	op->dur_ps = dur_ps;
 	NL_CHECK(live_record(s, r, op, err));
 	s->ranks[r].n_pulled++;
@@ -506,7 +507,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 	}
 	live_pump(s, 0);
 	bool paced = s->o->pace > 0;
-	uint64_t t_engine = live_engine_now(s->eng), t_op = 0;
+	uint64_t t_engine = session_src_now(s->eng), t_op = 0;
 	while (rk->state == LR_READY || rk->state == LR_ABSENT) {
 		if (s->fatal)
 			return s->fatal;
@@ -536,7 +537,7 @@ static int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *
 	rk->q_n--;
 	memset(op, 0, sizeof *op);
 	op->comm = TRACE_COMM_WORLD;
-	op->t_ps = live_engine_now(s->eng);
+	op->t_ps = session_src_now(s->eng);
 	switch (q.h.type) {
 	case ZP_SEND: {
 		bool nb = q.h.flags & ZP_F_NONBLOCKING;
@@ -695,7 +696,7 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	return 0;
 }
 
-int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err)
+int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err};
 	int rc;
@@ -716,9 +717,10 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 		goto out;
 	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s.comms ? s.n_jobs : 0, .comms = s.comms,
 				 .next = live_next, .ctx = &s};
-	if ((rc = live_engine_new(&s.eng, cfg, &src, err)) < 0)
+	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .wall_compute = true,
+				      .on_match = live_on_match, .match_ctx = &s};
+	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)
 		goto out;
-	live_engine_on_match(s.eng, live_on_match, &s);
 	if ((rc = live_bind(&s, err)) < 0)
 		goto out;
 	if ((rc = live_record_open(&s, err)) < 0)
@@ -729,7 +731,7 @@ int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err
 	}
 	s.start_ms = live_clock_ms();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", o->listen, o->n_ranks);
-	int run_rc = live_engine_run(s.eng, err);
+	int run_rc = session_src_run(s.eng, err);
 	if (run_rc < 0 && run_rc != NL_EDEADLOCK) {
 		rc = run_rc;
 		goto out;
@@ -783,7 +785,7 @@ out:
 		free(rk->recvs);
 	}
 	free(s.ranks);
-	live_engine_free(s.eng);
+	session_src_free(s.eng);
 	live_jobs_free(&s);
 	live_curve_free(&s);
 	if (s.sock)

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/stats.h"
+#include "session/session.h"
 #include "traces/trace.h"
 
 const char *live_state_name(unsigned state)
@@ -95,7 +96,7 @@ static void live_line(void *ctx, const char *l)
 int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
-	json_t *doc = live_engine_json(s->eng, err);
+	json_t *doc = session_src_json(s->eng, err);
 	if (!doc)
 		return NL_ENOMEM;
 	json_t *live = json_object(), *ranks = json_array();
@@ -139,9 +140,9 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
 			   " messages delivered\n",
 			s->n, json_string_value(json_object_get(doc, "backend")),
-			(double)live_engine_runtime(s->eng) * 1e-12, s->delivered);
+			(double)app_results(session_src_app(s->eng))->runtime_ps * 1e-12, s->delivered);
 		/* The replay report's per-rank breakdown, in virtual seconds. */
-		const struct app_results *res = live_engine_results(s->eng);
+		const struct app_results *res = app_results(session_src_app(s->eng));
 		fprintf(f, "    rank      compute_s         comm_s         wait_s       finish_s   messages\n");
 		for (uint32_t r = 0; r < res->n_ranks; r++) {
 			const struct app_rank_stats *st = &res->ranks[r];
@@ -150,7 +151,7 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				(double)st->finish_ps * 1e-12, st->msgs_sent);
 		}
 		struct app_latency lat;
-		live_engine_latency(s->eng, &lat);
+		app_latency(session_src_app(s->eng), -1, &lat);
 		if (lat.n)
 			fprintf(f, "  message latency: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
 				lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
@@ -175,7 +176,7 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		}
 		if (run_rc == NL_EDEADLOCK) {
 			fprintf(f, "  ranks that waited forever:\n");
-			live_engine_deadlock_report(s->eng, live_line, f);
+			app_deadlock_report(session_src_app(s->eng), live_line, f);
 		}
 	}
 	json_decref(doc);
