@@ -93,6 +93,24 @@ static void live_line(void *ctx, const char *l)
 	fprintf(ctx, "  %s\n", l);
 }
 
+/* With --trace: the live ranks' figures apart from the trace's. */
+static void live_beside_text(struct live_server *s, json_t *doc, FILE *f)
+{
+	json_t *b = json_object_get(doc, "beside_trace");
+	fprintf(f, "  beside trace %s (%s), placement %s:\n", json_string_value(json_object_get(b, "path")),
+		json_string_value(json_object_get(b, "application")),
+		json_string_value(json_object_get(b, "placement")));
+	for (int side = 0; side < 2; side++) {
+		struct session_src_figures fg;
+		session_src_side(s->eng, side, &fg);
+		fprintf(f, "    %-5s ranks %" PRIu32 "..%" PRIu32 ": finish %.9f s, %" PRIu64
+			   " messages, latency mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+			side ? "trace" : "live", fg.first_rank, fg.first_rank + fg.ranks - 1, (double)fg.finish_ps * 1e-12,
+			fg.messages, fg.lat_mean_ps * 1e-6, (double)fg.lat_p50_ps * 1e-6, (double)fg.lat_p99_ps * 1e-6,
+			(double)fg.lat_max_ps * 1e-6);
+	}
+}
+
 int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
@@ -152,9 +170,11 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		}
 		struct app_latency lat;
 		app_latency(session_src_app(s->eng), -1, &lat);
+		if (session_src_trace_ranks(s->eng))
+			live_beside_text(s, doc, f);
 		if (lat.n)
-			fprintf(f, "  message latency: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
-				lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
+			fprintf(f, "  message latency%s: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+				session_src_trace_ranks(s->eng) ? " (all ranks)" : "", lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
 				(double)lat.max_ps * 1e-6);
 		if (o->pace > 0)
 			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64

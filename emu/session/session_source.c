@@ -300,7 +300,7 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 	if (r->arch) {
 		const struct trace_manifest *m = trace_archive_manifest(r->arch);
 		json_t *b = json_pack("{s:s, s:s, s:s, s:o, s:o}", "path", r->trace_path, "application",
-				      m->application ? m->application : "", "placement", r->placement, "caller",
+				      m->application ? m->application : "", "placement", r->placement, "live",
 				      src_side_json(r, 0), "trace", src_side_json(r, 1));
 		if (!b)
 			goto oom;

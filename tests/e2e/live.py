@@ -558,6 +558,83 @@ def case_paced(d):
     expect(r.returncode == 2 and '--pace' in r.stderr, 'pace 0: %s' % r.stderr)
 
 
+def bulk_trace(d, k=200, nbytes=65536):
+    """A 2-rank trace: rank 0 sends k messages of nbytes to rank 1 from
+    virtual time 0 (encoded from its text form)."""
+    lines = ['netloom-trace 1', 'ranks 2', 'application "bulk"', 'rank 0', 'init t=0 dur=0']
+    lines += ['send t=0 dur=0 peer=1 tag=1 bytes=%d' % nbytes] * k
+    lines += ['finalize t=0 dur=0', 'rank 1', 'init t=0 dur=0']
+    lines += ['recv t=0 dur=0 peer=0 tag=1 bytes=%d' % nbytes] * k
+    lines += ['finalize t=0 dur=0']
+    txt, nlt = os.path.join(d, 'bulk.txt'), os.path.join(d, 'bulk.nlt')
+    open(txt, 'w').write('\n'.join(lines) + '\n')
+    r = subprocess.run([NETLOOM, 'trace', 'encode', txt, nlt], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 0, 'trace encode: %s' % r.stderr)
+    return nlt
+
+
+def latencies(s):
+    """(src, dst) -> arrival - send of each logged message, ps."""
+    out = {}
+    for line in open(s.msgs):
+        f = line.split()
+        out.setdefault((int(f[0]), int(f[1])), []).append(int(f[7]) - int(f[6]))
+    return out
+
+
+def mean(v):
+    return sum(v) / len(v)
+
+
+def case_beside_trace(d):
+    """A live ring of 6 ranks beside a replayed trace on the same flit
+    network (torus:k=8, the trace on endpoints 6 and 7 by default): the
+    ring's 5 -> 0 messages take the +x channels of routers 5, 6 and 7,
+    and the trace's 6 -> 7 stream shares router 6's, so the ring's
+    latencies rise; two runs with the trace give the same bytes, and the
+    report keeps the live ranks' figures apart from the trace's."""
+    nlt = bulk_trace(d)
+    net = ('-s', 'backend=flit', '-s', 'topology=torus:k=8')
+    alone, _ = run_ring(d, 6, iters=30, nbytes=16384, extra=net, name='alone')
+    runs = [run_ring(d, 6, iters=30, nbytes=16384, extra=net + ('--trace', nlt), name='with%d' % i)
+            for i in range(2)]
+    (w, res) = runs[0]
+    client_times_match(w, res)
+    la, lw = latencies(alone), latencies(w)
+    expect(sorted(la) == sorted(lw) and len(la[(5, 0)]) == 31, 'message pairs differ: %s %s' % (la, lw))
+    all_a = mean([x for v in la.values() for x in v])
+    all_w = mean([x for v in lw.values() for x in v])
+    expect(all_w > 1.1 * all_a, 'ring latency mean %.0f ps beside the trace, %.0f ps alone' % (all_w, all_a))
+    expect(mean(lw[(5, 0)]) > 1.5 * mean(la[(5, 0)]),
+           '5 -> 0 latency %.0f ps beside the trace, %.0f ps alone' % (mean(lw[(5, 0)]), mean(la[(5, 0)])))
+    # Deterministic across two runs: message log, results and client outputs.
+    w2, res2 = runs[1]
+    expect(open(w.msgs).read() == open(w2.msgs).read(), 'message logs of two runs beside the trace differ')
+    d1, d2 = json.load(open(w.json)), json.load(open(w2.json))
+    expect(json.dumps(d1['results'], sort_keys=True) == json.dumps(d2['results'], sort_keys=True),
+           'results of two runs beside the trace differ')
+    expect([o for _, o in res] == [o for _, o in res2], 'client outputs of two runs differ')
+    # The report: live and trace figures apart.
+    b = d1.get('beside_trace')
+    expect(b and b['live']['ranks'] == 6 and b['trace']['first_rank'] == 6 and b['trace']['ranks'] == 2,
+           'beside_trace: %s' % b)
+    expect(b['trace']['messages'] == 200 and b['live']['messages'] == sum(len(v) for v in lw.values()),
+           'messages per side: %s' % b)
+    expect(abs(b['live']['latency_ps']['mean'] - all_w) < 1, 'live mean %s, log %.0f' % (b['live'], all_w))
+    out = open(w.out).read()
+    expect('beside trace' in out and 'live  ranks 0..5' in out and 'trace ranks 6..7' in out, 'text: %s' % out)
+    expect('beside_trace' not in json.load(open(alone.json)), 'beside_trace without --trace')
+    # Too few endpoints for ranks + trace: a one-line error naming the key.
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '7', '--listen', 'ipc://%s/few' % d, '--trace', nlt] +
+                       list(net), capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and "key 'topology'" in r.stderr and 'needs 9' in r.stderr and
+           r.stderr.count('\n') == 1, 'too few endpoints: %d %s' % (r.returncode, r.stderr))
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/nt' % d, '--trace',
+                        os.path.join(d, 'missing.nlt')], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and 'missing.nlt' in r.stderr and r.stderr.count('\n') == 1,
+           'missing trace: %d %s' % (r.returncode, r.stderr))
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':
