@@ -13,6 +13,8 @@
 #include "session/session.h"
 
 struct nl_err;
+struct trace_op;
+struct app_match_info;
 struct session_src;
 struct trace_stream_writer;
 
@@ -94,6 +96,22 @@ struct live_server {
 const char *live_state_name(unsigned state);
 uint64_t live_clock_ns(void); /* monotonic wall clock */
 uint64_t live_clock_ms(void);
+
+/* serve.c: frames to a client (never blocking), and ERROR frames. */
+void live_send(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
+	       zmq_msg_t *pay, const void *text, size_t text_len);
+void live_send_error(struct live_server *s, const unsigned char *id, size_t id_len, uint32_t rank, int code,
+		     const char *line);
+void live_queue_clear(struct live_rank *rk); /* drop a rank's declared ops */
+
+/* serve_recv.c: serve the socket for up to wait_ms (0: what is there now);
+ * evict ranks silent past the timeout. */
+void live_pump(struct live_server *s, long wait_ms);
+void live_check_timeouts(struct live_server *s);
+
+/* serve_source.c: the ranks as the engine's op source, and its match hook. */
+int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err);
+void live_on_match(void *ctx, const struct app_match_info *mi);
 
 /* serve_jobs.c: ranks belong to jobs; a job's ranks only talk within it. */
 int live_jobs_init(struct live_server *s, struct nl_err *err);
