@@ -22,6 +22,11 @@ struct trace_stream_writer;
  * never waits for is evicted, instead of growing the server's memory. */
 #define LIVE_QUEUE_MAX 65536u
 
+/* Paced mode: a release later than this behind the wall clock is "late",
+ * and counts toward the time spent behind (1 ms: above the jitter of a
+ * nanosleep and a socket round trip on a loaded machine). */
+#define LIVE_LATE_NS 1000000u
+
 enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
 
 struct live_qop {
@@ -78,7 +83,10 @@ struct live_server {
 	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 (every rank connected); 0 before */
 	uint32_t n_connected;     /* ranks that have said HELLO */
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
-	uint64_t late;            /* paced: releases later than 1 ms */
+	uint64_t late;            /* paced: releases later than LIVE_LATE_NS */
+	uint64_t behind_ns;       /* paced: wall time with a release overdue by more than LIVE_LATE_NS */
+	uint64_t behind_until_ns; /* paced: end of the last such interval */
+	uint64_t end_ns;          /* paced: wall clock when the engine finished (0: still running) */
 	struct stats_hist residence_ns;
 	uint32_t n_jobs;          /* jobs 1..n_jobs (one when --jobs is not given) */
 	uint32_t *job_of;         /* [n]: the job of each rank, 0-based (job number - 1) */
@@ -89,7 +97,8 @@ struct live_server {
 	uint32_t n_allowed;
 	uint64_t curve_ok, curve_refused; /* CURVE handshakes accepted / refused */
 	struct nl_err *err;
-	int fatal;                /* an error that must stop the session (output, memory) */
+	int fatal;                /* an error that must stop the session (output, memory, lag) */
+	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
 };
 
 /* "never connected", "connected", "finished", "evicted". */

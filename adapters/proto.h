@@ -58,7 +58,8 @@ enum zp_type {
 	X(ZP_EEVICTED, 9, "rank evicted")          \
 	X(ZP_ESTATE, 10, "out of order")           \
 	X(ZP_EDEADLOCK, 11, "session deadlocked") \
-	X(ZP_EJOB, 12, "wrong job")
+	X(ZP_EJOB, 12, "wrong job")                \
+	X(ZP_EABORT, 13, "session stopped")
 
 enum zp_errcode {
 #define ZP_ENUM_(name, val, text) name = val,

@@ -187,7 +187,18 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	s.start_ms = live_clock_ms();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", o->listen, o->n_ranks);
 	int run_rc = session_src_run(s.eng, err);
+	s.end_ns = live_clock_ns();
+	if (s.fatal) { /* the server's own line, without the engine's "rank, op" prefix */
+		*err = s.fatal_err;
+		run_rc = s.fatal;
+	}
 	if (run_rc < 0 && run_rc != NL_EDEADLOCK) {
+		/* Tell the connected ranks why, rather than leave them to time out. */
+		for (uint32_t r = 0; r < s.n; r++)
+			if (s.ranks[r].state == LR_READY)
+				live_send_error(&s, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
+		zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
+		zmq_poll(&it, 1, 50);
 		rc = run_rc;
 		goto out;
 	}

@@ -301,7 +301,7 @@ static void live_on_message(struct live_server *s)
 	if (live_queue_push(rk, &op) < 0) {
 		if (h.type == ZP_SEND || h.type == ZP_WAITALL)
 			zmq_msg_close(&op.pay);
-		s->fatal = nl_errf(s->err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
+		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
 		goto out;
 	}
 	rk->next_seq++;

@@ -635,6 +635,35 @@ def case_beside_trace(d):
            'missing trace: %d %s' % (r.returncode, r.stderr))
 
 
+def case_paced_behind(d):
+    """Paced mode with a server that cannot keep up: the flit model of a
+    network loaded by a replayed trace runs far slower than real time, so
+    releases come late, and the report says how far (max, p99) and for how
+    long (time behind); with --max-lag-ms the session stops with a one-line
+    error that the clients get too."""
+    nlt = bulk_trace(d)
+    slow = ('-s', 'backend=flit', '-s', 'topology=torus:k=8', '--trace', nlt, '--pace', '1')
+    s, _ = run_ring(d, 6, iters=30, nbytes=16384, extra=slow, name='slow')
+    live = json.load(open(s.json))['live']
+    expect(live['behind_threshold_ns'] == 1000000, 'threshold: %s' % live)
+    expect(live['lag_ns_max'] > 1000000 and live['releases_late_over_1ms'] > 0, 'no lag: %s' % live)
+    expect(0 < live['behind_ns'] <= live['paced_wall_ns'], 'time behind: %s' % live)
+    expect(live['lag_ns_p99'] <= live['lag_ns_max'], 'p99 over max: %s' % live)
+    out = open(s.out).read()
+    expect('time behind (a release over 1 ms late)' in out, 'text: %s' % out)
+    # The hard limit: a clear error, the clients told, no archive.
+    t0 = time.time()
+    h = Server(d, 6, *(slow + ('--max-lag-ms', '5')), name='hard')
+    res = clients([[RING, h.ep, str(r), '30', '16384'] for r in range(6)], d, 'hard')
+    rc = h.wait()
+    err = open(h.err).read().strip().splitlines()
+    expect(rc != 0 and len(err) >= 1 and 'over --max-lag-ms 5' in err[-1] and 'behind the wall clock' in err[-1],
+           'hard limit: rc %d, %s' % (rc, err))
+    expect(all(c != 0 and 'session stopped' in o for c, o in res), 'clients: %s' % res)
+    expect(time.time() - t0 < 15, 'clients were not told (they waited for their timeout)')
+    expect(not os.path.exists(h.rec), 'a stopped session left an archive')
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':
