@@ -45,10 +45,22 @@ static void live_pace_release(struct live_server *s, uint64_t t_ps)
 	}
 	uint64_t lag = now - target;
 	stats_hist_add(&s->lag_ns, lag);
-	if (lag > 1000000u)
+	if (lag > LIVE_LATE_NS) {
+		/* Time behind: the wall time during which some release was
+		 * overdue by more than the threshold, i.e. the union of the
+		 * intervals [target + threshold, now]; `now` never decreases,
+		 * so each interval adds only what lies past the last one. */
+		uint64_t from = target + LIVE_LATE_NS;
+		if (from < s->behind_until_ns)
+			from = s->behind_until_ns;
+		if (now > from)
+			s->behind_ns += now - from;
+		if (now > s->behind_until_ns)
+			s->behind_until_ns = now;
 		s->late++;
+	}
 	if (s->o->max_lag_ms && lag > (uint64_t)s->o->max_lag_ms * 1000000u && !s->fatal)
-		s->fatal = nl_errf(s->err, NL_ETIMEOUT,
+		s->fatal = nl_errf(&s->fatal_err, NL_ETIMEOUT,
 				   "paced: a release at virtual %.6f s came %.3f ms behind the wall clock, "
 				   "over --max-lag-ms %" PRIu32,
 				   (double)t_ps * 1e-12, (double)lag * 1e-6, s->o->max_lag_ms);
@@ -104,8 +116,11 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 	bool paced = s->o->pace > 0;
 	uint64_t t_engine = session_src_now(s->eng), t_op = 0;
 	while (rk->state == LR_READY || rk->state == LR_ABSENT) {
-		if (s->fatal)
+		if (s->fatal) {
+			if (err)
+				*err = s->fatal_err;
 			return s->fatal;
+		}
 		if (rk->q_n) {
 			t_op = rk->q[rk->q_head].t_in_ns;
 			break;
