@@ -44,6 +44,11 @@ enum zp_type {
 
 /* SEND / RECV flags. */
 #define ZP_F_NONBLOCKING 1u /* isend / irecv: DONE at once, completion by WAIT */
+/* HELLO: no DONE for the ops a client does not wait for (non-blocking SEND
+ * and RECV, COMPUTE): the DONE of its next blocking op covers them (DONEs
+ * are in seq order), so a window of non-blocking calls costs the server no
+ * reply frames and the client none to read. */
+#define ZP_F_LEAN 2u
 
 /* ERROR codes (the header's tag field); the payload frame is one line of text. */
 #define ZP_ERR_MAP(X)                              \

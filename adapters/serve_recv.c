@@ -170,14 +170,16 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		if (++s->n_connected == s->n && s->o->pace > 0)
 			s->w0_ns = live_clock_ns();
 	}
+	rk->lean = h->flags & ZP_F_LEAN;
 	rk->last_ms = live_clock_ms();
 	struct zp_hdr w = {.type = ZP_WELCOME, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
 			   .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
 	live_send(s, id, id_len, &w, NULL, NULL, 0);
 }
 
-/* One multipart message from the socket: identity, header, [payload]. */
-static void live_on_message(struct live_server *s)
+/* One multipart message from the socket: identity, header, [payload].
+ * False when none was waiting. */
+static bool live_on_message(struct live_server *s)
 {
 	zmq_msg_t parts[3];
 	int n = 0;
@@ -199,7 +201,7 @@ static void live_on_message(struct live_server *s)
 		}
 	}
 	if (n == 0)
-		return;
+		return false;
 	s->frames_in++;
 	const unsigned char *id = zmq_msg_data(&parts[0]);
 	size_t id_len = zmq_msg_size(&parts[0]);
@@ -308,21 +310,37 @@ static void live_on_message(struct live_server *s)
 out:
 	for (int i = 0; i < n; i++)
 		zmq_msg_close(&parts[i]);
+	return true;
 }
 
-/* Serve the socket for up to wait_ms (0: only what is there now). */
+/* Read what is waiting, up to a bound so timeouts are still checked. */
+static int live_drain(struct live_server *s)
+{
+	int got = 0;
+	while (got < 4096 && live_on_message(s))
+		got++;
+	return got;
+}
+
+/* Serve the socket for up to wait_ms (0: only what is there now). The
+ * socket is drained with non-blocking receives first: the engine calls this
+ * once per op it pulls, and a zmq_poll is a poll(2) each time, while a
+ * receive that finds nothing costs no system call (libzmq checks its
+ * command mailbox at most every few hundred microseconds then). Only an
+ * empty socket is polled, to sleep until a frame comes. */
 void live_pump(struct live_server *s, long wait_ms)
 {
 	/* With CURVE, handshakes wait for the ZAP handler: poll it too. */
 	zmq_pollitem_t it[2] = {{.socket = s->sock, .events = ZMQ_POLLIN}, {.socket = s->zap, .events = ZMQ_POLLIN}};
+	if (s->zap && zmq_poll(&it[1], 1, 0) > 0)
+		live_curve_serve(s);
+	if (live_drain(s) > 0 || wait_ms == 0)
+		return;
 	if (zmq_poll(it, s->zap ? 2 : 1, wait_ms) > 0) {
 		if (s->zap && (it[1].revents & ZMQ_POLLIN))
 			live_curve_serve(s);
-		for (int i = 0; i < 4096 && (it[0].revents & ZMQ_POLLIN); i++) {
-			live_on_message(s);
-			if (zmq_poll(it, 1, 0) <= 0)
-				break;
-		}
+		if (it[0].revents & ZMQ_POLLIN)
+			live_drain(s);
 	}
 }
 

@@ -230,7 +230,9 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 	default:
 		NL_BUG("live: queued op of type %u", q.h.type);
 	}
-	rk->reply_due = true;
+	/* A lean client waits for no DONE of a non-blocking post or a COMPUTE
+	 * (the next blocking op's DONE covers them). */
+	rk->reply_due = !(rk->lean && ((q.h.flags & ZP_F_NONBLOCKING) || q.h.type == ZP_COMPUTE));
 	rk->reply_seq = q.h.seq;
 	rk->n_pulled++;
 	NL_CHECK(live_record(s, r, op, err));

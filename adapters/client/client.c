@@ -238,7 +238,8 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		cl_fail(c, "connect '%s': %s", endpoint, zmq_strerror(zmq_errno()));
 		goto fail;
 	}
-	struct zp_hdr h = {.type = ZP_HELLO, .aux = (uint32_t)job, .a = token};
+	/* Lean: no DONE for non-blocking posts and COMPUTE, which it never awaits. */
+	struct zp_hdr h = {.type = ZP_HELLO, .flags = ZP_F_LEAN, .aux = (uint32_t)job, .a = token};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		goto fail;
 	zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};

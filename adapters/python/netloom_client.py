@@ -18,6 +18,7 @@ TAG_MAX = 0x3FFFFFFF
 NONBLOCKING = 1
 
 HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, BYE, HEARTBEAT, WAITALL = 1, 2, 3, 4, 5, 6, 7, 8, 9
+LEAN = 2  # HELLO flag
 WELCOME, DONE, DELIVER, ERROR = 16, 17, 18, 19
 EEVICTED = 9
 
@@ -68,7 +69,8 @@ class Client:
             self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
         self._sock.connect(endpoint)
         self._last_tx = 0.0
-        self._send(HELLO, aux=job & 0xFFFFFFFF, a=token)
+        # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited.
+        self._send(HELLO, flags=LEAN, aux=job & 0xFFFFFFFF, a=token)
         if not self._sock.poll(timeout_ms):
             raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
         h, pay = self._recv_frames()

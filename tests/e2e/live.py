@@ -664,6 +664,61 @@ def case_paced_behind(d):
     expect(not os.path.exists(h.rec), 'a stopped session left an archive')
 
 
+LEAN = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ep, rank, flags = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if rank == 1:
+    c = nl.Client(ep, 1)
+    for it in range(3):
+        st = c.recv(0, it)
+    c.close()
+    sys.exit(0)
+s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(ep)
+def hdr(t, seq=0, peer=0, tag=0, aux=0, a=0, fl=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, fl, 0, 0, seq, peer, tag, aux, 0, a, 0, 0)
+s.send(hdr(nl.HELLO, aux=1, fl=flags)); s.recv_multipart()
+# compute, three isends, a waitall, bye: the server's answers in order
+s.send(hdr(nl.COMPUTE, seq=0, a=1000000))
+for it in range(3):
+    s.send_multipart([hdr(nl.SEND, seq=1 + it, peer=1, tag=it, fl=1), b'x' * 8])
+s.send_multipart([hdr(nl.WAITALL, seq=4), bytes([1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0])])
+s.send(hdr(nl.BYE, seq=5))
+done = []
+while not done or done[-1] != 5:
+    if not s.poll(10000):
+        print('timeout, DONE so far', done); sys.exit(1)
+    h = nl.HDR.unpack(s.recv_multipart()[0])
+    if h[2] == nl.DONE:
+        done.append(h[6])
+print('done', ' '.join(map(str, done)))
+'''
+
+
+def case_lean(d):
+    """HELLO's LEAN flag: the server sends no DONE for non-blocking posts
+    and COMPUTE (the next blocking op's DONE covers them); without it,
+    every op gets its DONE. Same virtual times either way."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'lean.py')
+    open(script, 'w').write(LEAN)
+    outs = {}
+    for flags in (0, 2):
+        s = Server(d, 2, '-s', 'backend=analytic', name='lean%d' % flags)
+        res = clients([[PY, script, PYDIR, s.ep, str(r), str(flags)] for r in range(2)], d, 'l%d' % flags)
+        for rc, out in res:
+            expect(rc == 0, 'lean client (flags %d): %s' % (flags, out))
+        expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+        outs[flags] = (res[0][1].strip(), open(s.msgs).read())
+    expect(outs[0][0] == 'done 0 1 2 3 4 5', 'without LEAN: %s' % outs[0][0])
+    expect(outs[2][0] == 'done 4 5', 'with LEAN: %s' % outs[2][0])
+    expect(outs[0][1] == outs[2][1] and outs[0][1].count('\n') == 3, 'virtual times differ: %s' % (outs,))
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':

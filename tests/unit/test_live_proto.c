@@ -9,6 +9,7 @@ static void test_roundtrip(void)
 {
 	static const struct zp_hdr cases[] = {
 		{.type = ZP_HELLO, .rank = 3, .aux = 7, .a = 0x1122334455667788ull},
+		{.type = ZP_HELLO, .flags = ZP_F_LEAN, .rank = 3, .aux = 1},
 		{.type = ZP_SEND, .flags = ZP_F_NONBLOCKING, .rank = 1, .seq = 9, .peer = 2, .tag = 5},
 		{.type = ZP_RECV, .rank = 1, .seq = 10, .peer = ZP_ANY, .tag = ZP_ANY, .a = 4096},
 		{.type = ZP_WAIT, .rank = 1, .seq = 11, .aux = 9},
