@@ -6,6 +6,7 @@
  * server asked for, so a rank blocked in a call is never evicted. */
 #include "netloom/client.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -84,15 +85,19 @@ static struct nl_client_pending *cl_pending(nl_client *c, uint32_t seq, size_t *
 	return NULL;
 }
 
-/* Handle one frame set from the server. Returns -1 on a fatal error. */
-static int cl_handle(nl_client *c)
+/* Handle one frame set from the server: 1, 0 when none was waiting (with
+ * ZMQ_DONTWAIT), -1 on a fatal error. */
+static int cl_handle(nl_client *c, int flags)
 {
 	zmq_msg_t hdr, pay;
 	zmq_msg_init(&hdr);
 	zmq_msg_init(&pay);
-	int rc = 0;
-	if (zmq_msg_recv(&hdr, c->sock, 0) < 0) {
-		rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
+	int rc = 1;
+	if (zmq_msg_recv(&hdr, c->sock, flags) < 0) {
+		if (zmq_errno() == EAGAIN)
+			rc = 0;
+		else
+			rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
 		goto out;
 	}
 	bool has_pay = zmq_msg_more(&hdr);
@@ -162,15 +167,22 @@ static int cl_await(nl_client *c, uint32_t seq)
 	while (c->done_seq <= seq) {
 		if (c->broken)
 			return -1;
-		zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
-		int n = zmq_poll(&it, 1, c->hb_ms);
+		/* What is there already first: a receive that finds nothing
+		 * costs no system call, a zmq_poll always a poll(2). */
+		int n = cl_handle(c, ZMQ_DONTWAIT);
 		if (n < 0)
-			return cl_fail(c, "poll: %s", zmq_strerror(zmq_errno()));
+			return -1;
+		if (n == 0) {
+			zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
+			n = zmq_poll(&it, 1, c->hb_ms);
+			if (n < 0)
+				return cl_fail(c, "poll: %s", zmq_strerror(zmq_errno()));
+			if (n > 0 && cl_handle(c, 0) < 0)
+				return -1;
+		}
 		uint64_t now = cl_ms();
 		if (n > 0) {
 			quiet_since = now;
-			if (cl_handle(c) < 0)
-				return -1;
 		} else if (now - quiet_since > (uint64_t)c->timeout_ms) {
 			return cl_fail(c, "no answer from the server for %d ms (op seq %u)", c->timeout_ms, seq);
 		}
