@@ -58,6 +58,7 @@ struct live_rank {
 	} *recvs;
 	uint32_t n_recvs, cap_recvs;
 	bool lean;                /* HELLO's ZP_F_LEAN: no DONE for ops the client does not wait for */
+	bool send_nowait;         /* WELCOME's ZP_F_SEND_NOWAIT (lean, lock-step): no DONE for a blocking SEND */
 	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
 	uint32_t reply_seq;
 	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */

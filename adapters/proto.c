@@ -102,7 +102,7 @@ static unsigned zp_fields(unsigned type)
 	case ZP_BARRIER: return F_SEQ;
 	case ZP_BYE: return F_SEQ;
 	case ZP_HEARTBEAT: return 0;
-	case ZP_WELCOME: return F_AUX | F_A | F_B | F_C;             /* ranks, max payload, heartbeat ms, */
+	case ZP_WELCOME: return F_FLAGS | F_AUX | F_A | F_B | F_C;   /* SEND_NOWAIT, ranks, max payload, heartbeat ms, */
 	case ZP_DONE: return F_SEQ | F_A;                            /* a: virtual time ps */
 	case ZP_DELIVER: return F_SEQ | F_PEER | F_TAG | F_AUX | F_A | F_B | F_C;
 	case ZP_ERROR: return F_SEQ | F_TAG | F_A;
@@ -148,7 +148,7 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 		if (!(f & unused[i].bit) && val[i])
 			return nl_errf(err, NL_EPROTO, "%s: field '%s' is %" PRIu64 ", expected 0 (unused by this type)",
 				       name, unused[i].field, val[i]);
-	unsigned known = h->type == ZP_HELLO ? ZP_F_LEAN : ZP_F_NONBLOCKING;
+	unsigned known = h->type == ZP_HELLO ? ZP_F_LEAN : h->type == ZP_WELCOME ? ZP_F_SEND_NOWAIT : ZP_F_NONBLOCKING;
 	if (h->flags & ~known)
 		return nl_errf(err, NL_EPROTO, "%s: flags 0x%x, expected 0 or 0x%x", name, h->flags, known);
 

@@ -49,6 +49,12 @@ enum zp_type {
  * are in seq order), so a window of non-blocking calls costs the server no
  * reply frames and the client none to read. */
 #define ZP_F_LEAN 2u
+/* WELCOME to a LEAN client in lock-step mode: a blocking SEND gets no DONE
+ * either, so the client returns from it at once. The engine still replays
+ * it as a blocking send (same virtual times): the payload was copied when
+ * it was sent, and lock-step time does not depend on when frames arrive.
+ * Never in paced mode, where the wall time between calls is compute. */
+#define ZP_F_SEND_NOWAIT 4u
 
 /* ERROR codes (the header's tag field); the payload frame is one line of text. */
 #define ZP_ERR_MAP(X)                              \

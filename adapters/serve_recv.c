@@ -171,8 +171,9 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 			s->w0_ns = live_clock_ns();
 	}
 	rk->lean = h->flags & ZP_F_LEAN;
+	rk->send_nowait = rk->lean && s->o->pace <= 0;
 	rk->last_ms = live_clock_ms();
-	struct zp_hdr w = {.type = ZP_WELCOME, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
+	struct zp_hdr w = {.type = ZP_WELCOME, .flags = rk->send_nowait ? ZP_F_SEND_NOWAIT : 0, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
 			   .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
 	live_send(s, id, id_len, &w, NULL, NULL, 0);
 }

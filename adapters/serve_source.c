@@ -232,7 +232,8 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 	}
 	/* A lean client waits for no DONE of a non-blocking post or a COMPUTE
 	 * (the next blocking op's DONE covers them). */
-	rk->reply_due = !(rk->lean && ((q.h.flags & ZP_F_NONBLOCKING) || q.h.type == ZP_COMPUTE));
+	rk->reply_due = !(rk->lean && ((q.h.flags & ZP_F_NONBLOCKING) || q.h.type == ZP_COMPUTE)) &&
+			!(rk->send_nowait && q.h.type == ZP_SEND);
 	rk->reply_seq = q.h.seq;
 	rk->n_pulled++;
 	NL_CHECK(live_record(s, r, op, err));

@@ -672,22 +672,24 @@ import netloom_client as nl
 ep, rank, flags = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 if rank == 1:
     c = nl.Client(ep, 1)
-    for it in range(3):
+    for it in range(4):
         st = c.recv(0, it)
     c.close()
     sys.exit(0)
 s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(ep)
 def hdr(t, seq=0, peer=0, tag=0, aux=0, a=0, fl=0):
     return nl.HDR.pack(nl.MAGIC, 1, t, fl, 0, 0, seq, peer, tag, aux, 0, a, 0, 0)
-s.send(hdr(nl.HELLO, aux=1, fl=flags)); s.recv_multipart()
-# compute, three isends, a waitall, bye: the server's answers in order
+s.send(hdr(nl.HELLO, aux=1, fl=flags))
+print('welcome flags', nl.HDR.unpack(s.recv_multipart()[0])[3])
+# compute, three isends, a blocking send, a waitall, bye: the DONEs in order
 s.send(hdr(nl.COMPUTE, seq=0, a=1000000))
 for it in range(3):
     s.send_multipart([hdr(nl.SEND, seq=1 + it, peer=1, tag=it, fl=1), b'x' * 8])
-s.send_multipart([hdr(nl.WAITALL, seq=4), bytes([1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0])])
-s.send(hdr(nl.BYE, seq=5))
+s.send_multipart([hdr(nl.SEND, seq=4, peer=1, tag=3), b'y' * 8])
+s.send_multipart([hdr(nl.WAITALL, seq=5), bytes([1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0])])
+s.send(hdr(nl.BYE, seq=6))
 done = []
-while not done or done[-1] != 5:
+while not done or done[-1] != 6:
     if not s.poll(10000):
         print('timeout, DONE so far', done); sys.exit(1)
     h = nl.HDR.unpack(s.recv_multipart()[0])
@@ -699,24 +701,29 @@ print('done', ' '.join(map(str, done)))
 
 def case_lean(d):
     """HELLO's LEAN flag: the server sends no DONE for non-blocking posts
-    and COMPUTE (the next blocking op's DONE covers them); without it,
-    every op gets its DONE. Same virtual times either way."""
+    and COMPUTE (the next blocking op's DONE covers them), and in lock-step
+    mode none for a blocking SEND either (WELCOME says so with SEND_NOWAIT);
+    without it, every op gets its DONE. Same virtual times either way; in
+    paced mode a blocking SEND keeps its DONE."""
     if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
         print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
         sys.exit(77)
     script = os.path.join(d, 'lean.py')
     open(script, 'w').write(LEAN)
     outs = {}
-    for flags in (0, 2):
-        s = Server(d, 2, '-s', 'backend=analytic', name='lean%d' % flags)
-        res = clients([[PY, script, PYDIR, s.ep, str(r), str(flags)] for r in range(2)], d, 'l%d' % flags)
+    for flags, paced in ((0, ()), (2, ()), (2, ('--pace', '1'))):
+        name = 'lean%d%s' % (flags, 'p' if paced else '')
+        s = Server(d, 2, '-s', 'backend=analytic', *paced, name=name)
+        res = clients([[PY, script, PYDIR, s.ep, str(r), str(flags)] for r in range(2)], d, name)
         for rc, out in res:
-            expect(rc == 0, 'lean client (flags %d): %s' % (flags, out))
+            expect(rc == 0, 'lean client (%s): %s' % (name, out))
         expect(s.wait() == 0, 'server: %s' % open(s.err).read())
-        outs[flags] = (res[0][1].strip(), open(s.msgs).read())
-    expect(outs[0][0] == 'done 0 1 2 3 4 5', 'without LEAN: %s' % outs[0][0])
-    expect(outs[2][0] == 'done 4 5', 'with LEAN: %s' % outs[2][0])
-    expect(outs[0][1] == outs[2][1] and outs[0][1].count('\n') == 3, 'virtual times differ: %s' % (outs,))
+        outs[name] = (res[0][1].strip().splitlines(), open(s.msgs).read())
+    expect(outs['lean0'][0] == ['welcome flags 0', 'done 0 1 2 3 4 5 6'], 'without LEAN: %s' % outs['lean0'][0])
+    expect(outs['lean2'][0] == ['welcome flags 4', 'done 5 6'], 'with LEAN: %s' % outs['lean2'][0])
+    expect(outs['lean2p'][0] == ['welcome flags 0', 'done 4 5 6'], 'with LEAN, paced: %s' % outs['lean2p'][0])
+    expect(outs['lean0'][1] == outs['lean2'][1] and outs['lean0'][1].count('\n') == 4,
+           'virtual times differ: %s' % (outs,))
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}

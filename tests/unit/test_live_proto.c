@@ -19,6 +19,7 @@ static void test_roundtrip(void)
 		{.type = ZP_BYE, .rank = 0, .seq = 3},
 		{.type = ZP_HEARTBEAT, .rank = 4},
 		{.type = ZP_WELCOME, .rank = 4, .aux = 8, .a = 1 << 20, .b = 500, .c = 5000},
+		{.type = ZP_WELCOME, .flags = ZP_F_SEND_NOWAIT, .rank = 4, .aux = 8},
 		{.type = ZP_DONE, .rank = 4, .seq = 6, .a = 123456789},
 		{.type = ZP_DELIVER, .rank = 2, .seq = 4, .peer = 1, .tag = 3, .a = 10, .b = 20, .c = 30},
 		{.type = ZP_ERROR, .rank = 2, .tag = ZP_ETOOBIG},
