@@ -124,7 +124,8 @@ struct session_src_figures {
 };
 void session_src_side(const struct session_src *r, int trace, struct session_src_figures *f);
 /* {"results", "network", "backend"[, "beside_trace": {path, application,
- * placement, live: figures, trace: figures}]}; caller owns. */
+ * placement, endpoints: [the trace ranks'], live: figures, trace:
+ * figures}]}; caller owns. */
 struct json_t *session_src_json(struct session_src *r, struct nl_err *err);
 void session_src_free(struct session_src *r);
 

@@ -304,6 +304,11 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 				      src_side_json(r, 0), "trace", src_side_json(r, 1));
 		if (!b)
 			goto oom;
+		/* Where the trace's ranks ran: the placement to re-run or compare. */
+		json_t *eps = json_array();
+		for (uint32_t i = 0; eps && i < r->n_trace; i++)
+			json_array_append_new(eps, json_integer(r->rank_ep ? r->rank_ep[r->n_src + i] : r->n_src + i));
+		json_object_set_new(b, "endpoints", eps);
 		json_object_set_new(doc, "beside_trace", b);
 	}
 	return doc;

@@ -624,6 +624,22 @@ def case_beside_trace(d):
     out = open(w.out).read()
     expect('beside trace' in out and 'live  ranks 0..5' in out and 'trace ranks 6..7' in out, 'text: %s' % out)
     expect('beside_trace' not in json.load(open(alone.json)), 'beside_trace without --trace')
+    expect(b['endpoints'] == [6, 7] and b['placement'] == 'linear', 'default placement: %s' % b)
+    # Placed by the usual keys, on the endpoints the live ranks leave free.
+    placed = ('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=random-node',
+              '-s', 'placement_seed=3', '--trace', nlt)
+    eps = []
+    for i in range(2):
+        p, _ = run_ring(d, 6, iters=2, nbytes=64, extra=placed, name='placed%d' % i)
+        pb = json.load(open(p.json))['beside_trace']
+        expect(pb['placement'] == 'random-node' and len(set(pb['endpoints'])) == 2 and
+               all(6 <= e < 16 for e in pb['endpoints']), 'random-node placement: %s' % pb)
+        eps.append(pb['endpoints'])
+    expect(eps[0] == eps[1], 'placement differs between runs: %s' % eps)
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--trace', nlt,
+                        '-s', 'placement=nope'] + list(net), capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and "key 'placement': value 'nope'" in r.stderr and r.stderr.count('\n') == 1,
+           'bad placement: %d %s' % (r.returncode, r.stderr))
     # Too few endpoints for ranks + trace: a one-line error naming the key.
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '7', '--listen', 'ipc://%s/few' % d, '--trace', nlt] +
                        list(net), capture_output=True, text=True, timeout=TMO)
