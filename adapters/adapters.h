@@ -2,7 +2,8 @@
  *
  * `netloom serve` binds a ROUTER socket; each client process is one rank
  * (a DEALER socket) speaking protocol v1 (proto.h, docs/zmq-protocol.md).
- * Every rank is an op source for the MPI replay engine: when the engine
+ * The server is a client of the session layer (session_src_*, emu/session):
+ * every rank is an op source for the MPI replay engine: when the engine
  * needs rank r's next operation at virtual time t, the server waits until r
  * has declared it (conservative lock-step), so virtual time never passes a
  * rank that has not spoken, and the order of events depends only on the
@@ -18,29 +19,9 @@
 #include "app/app.h"
 
 struct config;
+struct nl_sim;
 struct json_t;
 struct nl_err;
-
-/* --- the engine behind the server (live_engine.c) -------------------------- */
-
-struct live_engine;
-
-/* Network backend + replay engine from the configuration ([replay] and
- * [network] keys, as `netloom replay`) over `src`, kept by pointer. */
-int live_engine_new(struct live_engine **e, struct config *cfg, const struct app_source *src,
-		    struct nl_err *err);
-void live_engine_on_match(struct live_engine *e, app_match_fn fn, void *ctx);
-/* Run to the end: 0, NL_EDEADLOCK (ranks wait forever), or an error. */
-int live_engine_run(struct live_engine *e, struct nl_err *err);
-uint64_t live_engine_now(const struct live_engine *e);
-uint64_t live_engine_runtime(const struct live_engine *e);
-/* The replay results and overall message latency (after live_engine_run). */
-const struct app_results *live_engine_results(const struct live_engine *e);
-void live_engine_latency(const struct live_engine *e, struct app_latency *out);
-/* {"results": replay results, "network": backend report, "backend"}; caller owns. */
-struct json_t *live_engine_json(struct live_engine *e, struct nl_err *err);
-void live_engine_deadlock_report(const struct live_engine *e, void (*line)(void *ctx, const char *l), void *ctx);
-void live_engine_free(struct live_engine *e);
 
 /* --- the server (serve.c) --------------------------------------------------- */
 
@@ -59,6 +40,7 @@ struct live_opts {
 	const uint32_t *job_sizes; /* [n_jobs], summing to n_ranks */
 	const char *curve_key;     /* CURVE: the server's key file (public + secret), or NULL */
 	const char *curve_allow;   /* CURVE: client public keys allowed in, one a line */
+	const char *trace_path;    /* an .nlt trace replayed beside the ranks on its own endpoints, or NULL */
 	const char *record_path;   /* write the session as an .nlt archive, or NULL */
 	const char *messages_path; /* write every matched message's virtual times, or NULL */
 	const char *json_path;     /* write the report as JSON, or NULL */
@@ -76,7 +58,7 @@ int live_curve_keygen(const char *path, struct nl_err *err);
  * until every rank has said BYE or been evicted, then report. 0 when every
  * rank finished; NL_EDEADLOCK when some waited forever (after evictions,
  * typically); another error for a bad endpoint, configuration or output. */
-int live_serve(const struct live_opts *o, struct config *cfg, struct nl_err *err);
+int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err);
 
 /* The message log line (both --messages and the replay check use it):
  * "src dst tag bytes send_op recv_op t_sent t_arrived t_done\n". */

@@ -10,13 +10,22 @@
 #include "adapters/adapters.h"
 #include "adapters/proto.h"
 #include "core/stats.h"
+#include "session/session.h"
 
 struct nl_err;
+struct trace_op;
+struct app_match_info;
+struct session_src;
 struct trace_stream_writer;
 
 /* Ops one rank may declare ahead of the engine: a client flooding ops it
  * never waits for is evicted, instead of growing the server's memory. */
 #define LIVE_QUEUE_MAX 65536u
+
+/* Paced mode: a release later than this behind the wall clock is "late",
+ * and counts toward the time spent behind (1 ms: above the jitter of a
+ * nanosleep and a socket round trip on a loaded machine). */
+#define LIVE_LATE_NS 1000000u
 
 enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
 
@@ -48,6 +57,8 @@ struct live_rank {
 		uint32_t seq;
 	} *recvs;
 	uint32_t n_recvs, cap_recvs;
+	bool lean;                /* HELLO's ZP_F_LEAN: no DONE for ops the client does not wait for */
+	bool send_nowait;         /* WELCOME's ZP_F_SEND_NOWAIT (lean, lock-step): no DONE for a blocking SEND */
 	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
 	uint32_t reply_seq;
 	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
@@ -67,14 +78,17 @@ struct live_server {
 	void *zctx, *sock;
 	uint32_t n;
 	struct live_rank *ranks;
-	struct live_engine *eng;
+	struct session_src *eng;   /* the replay engine over the ranks (emu/session) */
 	uint64_t start_ms;
 	FILE *msgs;               /* --messages */
 	uint64_t frames_in, frames_bad, delivered, evictions;
 	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 (every rank connected); 0 before */
 	uint32_t n_connected;     /* ranks that have said HELLO */
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
-	uint64_t late;            /* paced: releases later than 1 ms */
+	uint64_t late;            /* paced: releases later than LIVE_LATE_NS */
+	uint64_t behind_ns;       /* paced: wall time with a release overdue by more than LIVE_LATE_NS */
+	uint64_t behind_until_ns; /* paced: end of the last such interval */
+	uint64_t end_ns;          /* paced: wall clock when the engine finished (0: still running) */
 	struct stats_hist residence_ns;
 	uint32_t n_jobs;          /* jobs 1..n_jobs (one when --jobs is not given) */
 	uint32_t *job_of;         /* [n]: the job of each rank, 0-based (job number - 1) */
@@ -85,13 +99,30 @@ struct live_server {
 	uint32_t n_allowed;
 	uint64_t curve_ok, curve_refused; /* CURVE handshakes accepted / refused */
 	struct nl_err *err;
-	int fatal;                /* an error that must stop the session (output, memory) */
+	int fatal;                /* an error that must stop the session (output, memory, lag) */
+	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
 };
 
 /* "never connected", "connected", "finished", "evicted". */
 const char *live_state_name(unsigned state);
 uint64_t live_clock_ns(void); /* monotonic wall clock */
 uint64_t live_clock_ms(void);
+
+/* serve.c: frames to a client (never blocking), and ERROR frames. */
+void live_send(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
+	       zmq_msg_t *pay, const void *text, size_t text_len);
+void live_send_error(struct live_server *s, const unsigned char *id, size_t id_len, uint32_t rank, int code,
+		     const char *line);
+void live_queue_clear(struct live_rank *rk); /* drop a rank's declared ops */
+
+/* serve_recv.c: serve the socket for up to wait_ms (0: what is there now);
+ * evict ranks silent past the timeout. */
+void live_pump(struct live_server *s, long wait_ms);
+void live_check_timeouts(struct live_server *s);
+
+/* serve_source.c: the ranks as the engine's op source, and its match hook. */
+int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err);
+void live_on_match(void *ctx, const struct app_match_info *mi);
 
 /* serve_jobs.c: ranks belong to jobs; a job's ranks only talk within it. */
 int live_jobs_init(struct live_server *s, struct nl_err *err);

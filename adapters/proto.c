@@ -93,7 +93,7 @@ enum { F_FLAGS = 1, F_SEQ = 2, F_PEER = 4, F_TAG = 8, F_AUX = 16, F_A = 32, F_B 
 static unsigned zp_fields(unsigned type)
 {
 	switch (type) {
-	case ZP_HELLO: return F_AUX | F_A;                          /* job, token */
+	case ZP_HELLO: return F_FLAGS | F_AUX | F_A;                /* LEAN, job, token */
 	case ZP_SEND: return F_FLAGS | F_SEQ | F_PEER | F_TAG;
 	case ZP_RECV: return F_FLAGS | F_SEQ | F_PEER | F_TAG | F_A; /* a: max bytes */
 	case ZP_WAIT: return F_SEQ | F_AUX;
@@ -102,7 +102,7 @@ static unsigned zp_fields(unsigned type)
 	case ZP_BARRIER: return F_SEQ;
 	case ZP_BYE: return F_SEQ;
 	case ZP_HEARTBEAT: return 0;
-	case ZP_WELCOME: return F_AUX | F_A | F_B | F_C;             /* ranks, max payload, heartbeat ms, */
+	case ZP_WELCOME: return F_FLAGS | F_AUX | F_A | F_B | F_C;   /* SEND_NOWAIT, ranks, max payload, heartbeat ms, */
 	case ZP_DONE: return F_SEQ | F_A;                            /* a: virtual time ps */
 	case ZP_DELIVER: return F_SEQ | F_PEER | F_TAG | F_AUX | F_A | F_B | F_C;
 	case ZP_ERROR: return F_SEQ | F_TAG | F_A;
@@ -148,8 +148,9 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 		if (!(f & unused[i].bit) && val[i])
 			return nl_errf(err, NL_EPROTO, "%s: field '%s' is %" PRIu64 ", expected 0 (unused by this type)",
 				       name, unused[i].field, val[i]);
-	if (h->flags & ~ZP_F_NONBLOCKING)
-		return nl_errf(err, NL_EPROTO, "%s: flags 0x%x, expected 0 or 0x%x", name, h->flags, ZP_F_NONBLOCKING);
+	unsigned known = h->type == ZP_HELLO ? ZP_F_LEAN : h->type == ZP_WELCOME ? ZP_F_SEND_NOWAIT : ZP_F_NONBLOCKING;
+	if (h->flags & ~known)
+		return nl_errf(err, NL_EPROTO, "%s: flags 0x%x, expected 0 or 0x%x", name, h->flags, known);
 
 	int wants_payload = h->type == ZP_SEND || h->type == ZP_DELIVER || h->type == ZP_ERROR || h->type == ZP_WAITALL;
 	if (has_payload && !wants_payload)

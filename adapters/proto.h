@@ -44,6 +44,17 @@ enum zp_type {
 
 /* SEND / RECV flags. */
 #define ZP_F_NONBLOCKING 1u /* isend / irecv: DONE at once, completion by WAIT */
+/* HELLO: no DONE for the ops a client does not wait for (non-blocking SEND
+ * and RECV, COMPUTE): the DONE of its next blocking op covers them (DONEs
+ * are in seq order), so a window of non-blocking calls costs the server no
+ * reply frames and the client none to read. */
+#define ZP_F_LEAN 2u
+/* WELCOME to a LEAN client in lock-step mode: a blocking SEND gets no DONE
+ * either, so the client returns from it at once. The engine still replays
+ * it as a blocking send (same virtual times): the payload was copied when
+ * it was sent, and lock-step time does not depend on when frames arrive.
+ * Never in paced mode, where the wall time between calls is compute. */
+#define ZP_F_SEND_NOWAIT 4u
 
 /* ERROR codes (the header's tag field); the payload frame is one line of text. */
 #define ZP_ERR_MAP(X)                              \
@@ -58,7 +69,8 @@ enum zp_type {
 	X(ZP_EEVICTED, 9, "rank evicted")          \
 	X(ZP_ESTATE, 10, "out of order")           \
 	X(ZP_EDEADLOCK, 11, "session deadlocked") \
-	X(ZP_EJOB, 12, "wrong job")
+	X(ZP_EJOB, 12, "wrong job")                \
+	X(ZP_EABORT, 13, "session stopped")
 
 enum zp_errcode {
 #define ZP_ENUM_(name, val, text) name = val,

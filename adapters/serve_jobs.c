@@ -85,7 +85,7 @@ struct live_job_sum {
 static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
 {
 	struct live_job_sum t = {.lo = UINT32_MAX};
-	const struct app_results *res = live_engine_results(s->eng);
+	const struct app_results *res = app_results(session_src_app(s->eng));
 	for (uint32_t r = 0; r < s->n; r++) {
 		if (s->job_of[r] != j)
 			continue;

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/stats.h"
+#include "session/session.h"
 #include "traces/trace.h"
 
 const char *live_state_name(unsigned state)
@@ -87,15 +88,39 @@ out:
 	return rc;
 }
 
+/* Paced: wall time from virtual time 0 (every rank connected) to the end. */
+static uint64_t live_paced_wall(const struct live_server *s)
+{
+	return s->w0_ns && s->end_ns > s->w0_ns ? s->end_ns - s->w0_ns : 0;
+}
+
 static void live_line(void *ctx, const char *l)
 {
 	fprintf(ctx, "  %s\n", l);
 }
 
+/* With --trace: the live ranks' figures apart from the trace's. */
+static void live_beside_text(struct live_server *s, json_t *doc, FILE *f)
+{
+	json_t *b = json_object_get(doc, "beside_trace");
+	fprintf(f, "  beside trace %s (%s), placement %s:\n", json_string_value(json_object_get(b, "path")),
+		json_string_value(json_object_get(b, "application")),
+		json_string_value(json_object_get(b, "placement")));
+	for (int side = 0; side < 2; side++) {
+		struct session_src_figures fg;
+		session_src_side(s->eng, side, &fg);
+		fprintf(f, "    %-5s ranks %" PRIu32 "..%" PRIu32 ": finish %.9f s, %" PRIu64
+			   " messages, latency mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+			side ? "trace" : "live", fg.first_rank, fg.first_rank + fg.ranks - 1, (double)fg.finish_ps * 1e-12,
+			fg.messages, fg.lat_mean_ps * 1e-6, (double)fg.lat_p50_ps * 1e-6, (double)fg.lat_p99_ps * 1e-6,
+			(double)fg.lat_max_ps * 1e-6);
+	}
+}
+
 int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
-	json_t *doc = live_engine_json(s->eng, err);
+	json_t *doc = session_src_json(s->eng, err);
 	if (!doc)
 		return NL_ENOMEM;
 	json_t *live = json_object(), *ranks = json_array();
@@ -129,6 +154,11 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		json_object_set_new(live, "lag_ns_max", json_integer((json_int_t)stats_hist_percentile(&s->lag_ns, 100)));
 		json_object_set_new(live, "lag_ns_p99", json_integer((json_int_t)stats_hist_percentile(&s->lag_ns, 99)));
 		json_object_set_new(live, "releases_late_over_1ms", json_integer((json_int_t)s->late));
+		/* Time behind: wall time with a release overdue by more than
+		 * the threshold, out of the paced wall time (virtual 0 to the end). */
+		json_object_set_new(live, "behind_threshold_ns", json_integer(LIVE_LATE_NS));
+		json_object_set_new(live, "behind_ns", json_integer((json_int_t)s->behind_ns));
+		json_object_set_new(live, "paced_wall_ns", json_integer((json_int_t)live_paced_wall(s)));
 	}
 	json_object_set_new(doc, "live", live);
 	int rc = 0;
@@ -139,9 +169,9 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
 			   " messages delivered\n",
 			s->n, json_string_value(json_object_get(doc, "backend")),
-			(double)live_engine_runtime(s->eng) * 1e-12, s->delivered);
+			(double)app_results(session_src_app(s->eng))->runtime_ps * 1e-12, s->delivered);
 		/* The replay report's per-rank breakdown, in virtual seconds. */
-		const struct app_results *res = live_engine_results(s->eng);
+		const struct app_results *res = app_results(session_src_app(s->eng));
 		fprintf(f, "    rank      compute_s         comm_s         wait_s       finish_s   messages\n");
 		for (uint32_t r = 0; r < res->n_ranks; r++) {
 			const struct app_rank_stats *st = &res->ranks[r];
@@ -150,16 +180,19 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				(double)st->finish_ps * 1e-12, st->msgs_sent);
 		}
 		struct app_latency lat;
-		live_engine_latency(s->eng, &lat);
+		app_latency(session_src_app(s->eng), -1, &lat);
+		if (session_src_trace_ranks(s->eng))
+			live_beside_text(s, doc, f);
 		if (lat.n)
-			fprintf(f, "  message latency: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
-				lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
+			fprintf(f, "  message latency%s: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+				session_src_trace_ranks(s->eng) ? " (all ranks)" : "", lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
 				(double)lat.max_ps * 1e-6);
 		if (o->pace > 0)
 			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
-				   " releases over 1 ms late\n",
+				   " releases over 1 ms late; time behind (a release over 1 ms late) %.3f ms of %.3f ms\n",
 				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
-				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late);
+				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late, (double)s->behind_ns * 1e-6,
+				(double)live_paced_wall(s) * 1e-6);
 		live_jobs_text(s, f);
 		if (s->zap)
 			fprintf(f, "  CURVE: %" PRIu64 " handshakes accepted, %" PRIu64 " refused (key not allowed)\n",
@@ -175,7 +208,7 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		}
 		if (run_rc == NL_EDEADLOCK) {
 			fprintf(f, "  ranks that waited forever:\n");
-			live_engine_deadlock_report(s->eng, live_line, f);
+			app_deadlock_report(session_src_app(s->eng), live_line, f);
 		}
 	}
 	json_decref(doc);

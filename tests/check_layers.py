@@ -29,10 +29,10 @@ for m in ("analyze", "place", "layout"):
     LOWER[m] = LOWER["app"] | {"app"}
 LOWER["session"] = LOWER["analyze"] | {"analyze", "place", "layout"}
 LOWER["cli"] = LOWER["session"] | {"session", "adapters"}
-# adapters/live_engine.c builds topology, backend and replay engine as the
-# session's replay does, over an op source (the live ranks), which the
-# session API does not take yet; serve*.c write the ranks' ops as traces.
-LOWER["adapters"] = {"session", "app", "net", "route", "topo", "traces", "core"}
+# adapters/ is a client of the session layer (session_src_*: the replay
+# wiring over its ranks as an op source), reads the app's op source and
+# results types, and writes the ranks' ops as traces.
+LOWER["adapters"] = {"session", "app", "traces", "core"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -6,6 +6,7 @@
  * server asked for, so a rank blocked in a call is never evicted. */
 #include "netloom/client.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ struct nl_client {
 	struct nl_client_pending *pend;
 	size_t n_pend, cap_pend;
 	bool broken;
+	bool send_nowait;     /* WELCOME's ZP_F_SEND_NOWAIT: a blocking send gets no DONE */
 	char err[256];
 };
 
@@ -84,15 +86,19 @@ static struct nl_client_pending *cl_pending(nl_client *c, uint32_t seq, size_t *
 	return NULL;
 }
 
-/* Handle one frame set from the server. Returns -1 on a fatal error. */
-static int cl_handle(nl_client *c)
+/* Handle one frame set from the server: 1, 0 when none was waiting (with
+ * ZMQ_DONTWAIT), -1 on a fatal error. */
+static int cl_handle(nl_client *c, int flags)
 {
 	zmq_msg_t hdr, pay;
 	zmq_msg_init(&hdr);
 	zmq_msg_init(&pay);
-	int rc = 0;
-	if (zmq_msg_recv(&hdr, c->sock, 0) < 0) {
-		rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
+	int rc = 1;
+	if (zmq_msg_recv(&hdr, c->sock, flags) < 0) {
+		if (zmq_errno() == EAGAIN)
+			rc = 0;
+		else
+			rc = cl_fail(c, "receive: %s", zmq_strerror(zmq_errno()));
 		goto out;
 	}
 	bool has_pay = zmq_msg_more(&hdr);
@@ -162,15 +168,22 @@ static int cl_await(nl_client *c, uint32_t seq)
 	while (c->done_seq <= seq) {
 		if (c->broken)
 			return -1;
-		zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
-		int n = zmq_poll(&it, 1, c->hb_ms);
+		/* What is there already first: a receive that finds nothing
+		 * costs no system call, a zmq_poll always a poll(2). */
+		int n = cl_handle(c, ZMQ_DONTWAIT);
 		if (n < 0)
-			return cl_fail(c, "poll: %s", zmq_strerror(zmq_errno()));
+			return -1;
+		if (n == 0) {
+			zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
+			n = zmq_poll(&it, 1, c->hb_ms);
+			if (n < 0)
+				return cl_fail(c, "poll: %s", zmq_strerror(zmq_errno()));
+			if (n > 0 && cl_handle(c, 0) < 0)
+				return -1;
+		}
 		uint64_t now = cl_ms();
 		if (n > 0) {
 			quiet_since = now;
-			if (cl_handle(c) < 0)
-				return -1;
 		} else if (now - quiet_since > (uint64_t)c->timeout_ms) {
 			return cl_fail(c, "no answer from the server for %d ms (op seq %u)", c->timeout_ms, seq);
 		}
@@ -238,7 +251,8 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		cl_fail(c, "connect '%s': %s", endpoint, zmq_strerror(zmq_errno()));
 		goto fail;
 	}
-	struct zp_hdr h = {.type = ZP_HELLO, .aux = (uint32_t)job, .a = token};
+	/* Lean: no DONE for non-blocking posts and COMPUTE, which it never awaits. */
+	struct zp_hdr h = {.type = ZP_HELLO, .flags = ZP_F_LEAN, .aux = (uint32_t)job, .a = token};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		goto fail;
 	zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
@@ -265,6 +279,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		if (rc == 0 && w.type == ZP_WELCOME) {
 			c->size = w.aux;
 			c->max_payload = w.a;
+			c->send_nowait = w.flags & ZP_F_SEND_NOWAIT;
 			if (w.b > 0 && w.b < 60000)
 				c->hb_ms = (int)w.b;
 		} else if (rc == 0 && w.type == ZP_ERROR) {
@@ -331,12 +346,28 @@ static int cl_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, si
 	return 0;
 }
 
-int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
+/* A blocking send: its DONE, unless the server said it sends none. */
+static int cl_send_blocking(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
 {
 	uint32_t seq = 0;
-	if (cl_check(c, tag, false) < 0 || cl_isend(c, dst, tag, buf, len, 0, &seq) < 0)
+	if (cl_isend(c, dst, tag, buf, len, 0, &seq) < 0)
 		return -1;
+	if (c->send_nowait) {
+		/* Lock-step: the emulator replays it as a blocking send all the
+		 * same; only take what is already there (an ERROR shows at once). */
+		int n;
+		while ((n = cl_handle(c, ZMQ_DONTWAIT)) > 0)
+			;
+		return n < 0 || c->broken ? -1 : 0;
+	}
 	return cl_await(c, seq);
+}
+
+int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
+{
+	if (cl_check(c, tag, false) < 0)
+		return -1;
+	return cl_send_blocking(c, dst, tag, buf, len);
 }
 
 int nl_client_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len, uint32_t *req)
@@ -492,15 +523,12 @@ int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 				vals[i] += tmp[i];
 		}
 		free(tmp);
-		for (uint32_t r = 1; r < c->size; r++) {
-			uint32_t seq = 0;
-			if (cl_isend(c, r, CL_TAG_ALLREDUCE, vals, bytes, 0, &seq) < 0 || cl_await(c, seq) < 0)
+		for (uint32_t r = 1; r < c->size; r++)
+			if (cl_send_blocking(c, r, CL_TAG_ALLREDUCE, vals, bytes) < 0)
 				return -1;
-		}
 		return 0;
 	}
-	uint32_t seq = 0;
-	if (cl_isend(c, 0, CL_TAG_ALLREDUCE, vals, bytes, 0, &seq) < 0 || cl_await(c, seq) < 0)
+	if (cl_send_blocking(c, 0, CL_TAG_ALLREDUCE, vals, bytes) < 0)
 		return -1;
 	return cl_recv(c, 0, CL_TAG_ALLREDUCE, vals, bytes, NULL);
 }

@@ -15,10 +15,13 @@
 
 #include "netloom/client.h"
 
-static int fail(nl_client *c, const char *what)
+/* Report, close and free the buffers (out, in: NULL before they exist). */
+static int fail(nl_client *c, const char *what, void *out, void *in)
 {
 	fprintf(stderr, "live_ring: %s: %s\n", what, c ? nl_client_error(c) : "");
 	nl_client_close(c);
+	free(out);
+	free(in);
 	return 1;
 }
 
@@ -48,19 +51,19 @@ int main(int argc, char **argv)
 	uint32_t right = (rank + 1) % n, left = (rank + n - 1) % n;
 	unsigned char *out = calloc(1, bytes), *in = calloc(1, bytes);
 	if (!out || !in)
-		return fail(c, "out of memory");
+		return fail(c, "out of memory", out, in);
 	for (int it = 0; it < iters; it++) {
 		if (nl_client_compute(c, 1000000ull * (1 + rank % 3)) < 0)
-			return fail(c, "compute");
+			return fail(c, "compute", out, in);
 		memset(out, (int)(rank + it) & 0xff, bytes);
 		memcpy(out, &it, sizeof it);
 		memcpy(out + 4, &rank, sizeof rank);
 		uint32_t req;
 		struct nl_client_status st;
 		if (nl_client_isend(c, right, it, out, bytes, &req) < 0)
-			return fail(c, "isend");
+			return fail(c, "isend", out, in);
 		if (nl_client_recv(c, (int32_t)left, it, in, bytes, &st) < 0)
-			return fail(c, "recv");
+			return fail(c, "recv", out, in);
 		int got_it;
 		uint32_t got_from;
 		memcpy(&got_it, in, sizeof got_it);
@@ -69,26 +72,24 @@ int main(int argc, char **argv)
 		    in[bytes - 1] != (unsigned char)((left + (uint32_t)it) & 0xff)) {
 			fprintf(stderr, "live_ring: rank %" PRIu32 " iteration %d: wrong payload (it %d from %" PRIu32 ")\n",
 				rank, it, got_it, got_from);
-			nl_client_close(c);
-			return 1;
+			return fail(c, "payload", out, in);
 		}
 		printf("recv %" PRIu32 " %d %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st.source, st.tag, st.bytes,
 		       st.t_sent_ps, st.t_arrived_ps, st.t_done_ps);
 		if (nl_client_wait(c, req, NULL) < 0)
-			return fail(c, "wait");
+			return fail(c, "wait", out, in);
 	}
 	double v = rank;
 	if (n < size)
 		goto bye;
 	if (nl_client_allreduce_sum(c, &v, 1) < 0)
-		return fail(c, "allreduce");
+		return fail(c, "allreduce", out, in);
 	if (v != (double)n * (n - 1) / 2) {
 		fprintf(stderr, "live_ring: allreduce gave %g, expected %g\n", v, (double)n * (n - 1) / 2);
-		nl_client_close(c);
-		return 1;
+		return fail(c, "allreduce", out, in);
 	}
 	if (nl_client_barrier(c) < 0)
-		return fail(c, "barrier");
+		return fail(c, "barrier", out, in);
 bye:
 	printf("rank %" PRIu32 " done t=%" PRIu64 " ps\n", rank, nl_client_now_ps(c));
 	free(out);

@@ -18,6 +18,8 @@ TAG_MAX = 0x3FFFFFFF
 NONBLOCKING = 1
 
 HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, BYE, HEARTBEAT, WAITALL = 1, 2, 3, 4, 5, 6, 7, 8, 9
+LEAN = 2  # HELLO flag
+SEND_NOWAIT = 4  # WELCOME flag
 WELCOME, DONE, DELIVER, ERROR = 16, 17, 18, 19
 EEVICTED = 9
 
@@ -68,7 +70,8 @@ class Client:
             self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
         self._sock.connect(endpoint)
         self._last_tx = 0.0
-        self._send(HELLO, aux=job & 0xFFFFFFFF, a=token)
+        # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited.
+        self._send(HELLO, flags=LEAN, aux=job & 0xFFFFFFFF, a=token)
         if not self._sock.poll(timeout_ms):
             raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
         h, pay = self._recv_frames()
@@ -77,6 +80,7 @@ class Client:
         if h[2] != WELCOME:
             raise NetloomError('bad answer to HELLO: type %d' % h[2])
         self.size, self.max_payload, self.hb_ms = h[9], h[11], max(1, min(h[12], 60000))
+        self.send_nowait = bool(h[3] & SEND_NOWAIT)  # lock-step: a blocking send gets no DONE
 
     # --- frames
     def _send(self, typ, flags=0, seq=0, peer=0, tag=0, aux=0, a=0, b=0, c=0, payload=None):
@@ -137,7 +141,9 @@ class Client:
     def send(self, dst, tag, data, _internal=False):
         if not _internal and not 0 <= tag <= TAG_MAX:
             raise NetloomError('tag %d, expected 0..%d' % (tag, TAG_MAX))
-        self._await(self._op(SEND, peer=dst, tag=tag, payload=bytes(data)))
+        seq = self._op(SEND, peer=dst, tag=tag, payload=bytes(data))
+        if not self.send_nowait:
+            self._await(seq)
 
     def irecv(self, src=ANY, tag=ANY, cap=1 << 20):
         seq = self._op(RECV, flags=NONBLOCKING, peer=src, tag=tag, a=cap)

@@ -107,14 +107,10 @@ int main(int argc, char **argv)
 	snprintf(json_path, sizeof json_path, "/tmp/bench_live.%d.json", (int)getpid());
 
 	struct nl_err err = {0};
-	struct config cfg;
-	size_t n_tables;
-	struct session_tables st;
-	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
-	config_init(&cfg, tables, n_tables);
+	nl_sim *sim = NULL;
 	snprintf(kv, sizeof kv, "backend=%s", backend);
-	if (config_set(&cfg, kv, NULL, "bench", &err) < 0 ||
-	    (!strcmp(backend, "flit") && config_set(&cfg, "topology=torus:k=8", NULL, "bench", &err) < 0)) {
+	if (nl_sim_new(&sim, &err) < 0 || nl_sim_set(sim, kv, NULL, &err) < 0 ||
+	    (!strcmp(backend, "flit") && nl_sim_set(sim, "topology=torus:k=8", NULL, &err) < 0)) {
 		fprintf(stderr, "bench_live: %s\n", err.msg);
 		return 1;
 	}
@@ -137,7 +133,7 @@ int main(int argc, char **argv)
 		args[r] = (struct rank_arg){.ep = ep, .rank = r, .n = n, .msgs = msgs, .pingpong = pingpong};
 		pthread_create(&th[r], NULL, rank_main, &args[r]);
 	}
-	int rc = live_serve(&o, &cfg, &err);
+	int rc = live_serve(&o, sim, &err);
 	double t1 = wall();
 	if (rc < 0) { /* the clients cannot finish without a server */
 		fprintf(stderr, "bench_live: %s\n", err.msg);
@@ -160,7 +156,7 @@ int main(int argc, char **argv)
 	double p50 = (double)json_integer_value(json_object_get(live, "residence_ns_p50")) * 1e-3;
 	double p99 = (double)json_integer_value(json_object_get(live, "residence_ns_p99")) * 1e-3;
 	json_decref(doc);
-	config_release(&cfg);
+	nl_sim_free(sim);
 	printf("backend %s, %u ranks, %" PRIu64 " messages delivered in %.3f s; residence p50 %.1f us, p99 %.1f us\n",
 	       backend, n, delivered, t1 - t0, p50, p99);
 	if (pingpong)

@@ -29,6 +29,9 @@ static void cli_serve_usage(FILE *f)
 	      "      --curve-allow FILE   client public keys allowed in (one a line); others are refused\n"
 	      "      --curve-keygen FILE  write a new key pair to FILE (0600) and FILE.pub, then exit\n"
 	      "      --tokens FILE        one decimal token per line, rank order; HELLO must carry its rank's\n"
+	      "      --trace FILE.nlt     replay this trace beside the ranks, on endpoints of its own (key\n"
+	      "                           'placement'; default: the endpoints after the ranks'), loading the\n"
+	      "                           same network; the report gives the ranks' and the trace's figures\n"
 	      "      --record FILE.nlt    write the session as a trace archive (replays to the same times)\n"
 	      "      --messages FILE      write each delivered message's virtual times, one line each\n"
 	      "      --json FILE          write the report as JSON\n"
@@ -109,7 +112,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	return 0;
 }
 
-enum { LO_CKEY = 1096, LO_CALLOW, LO_CGEN, LO_JOBS, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO };
+enum { LO_CKEY = 1096, LO_CALLOW, LO_CGEN, LO_JOBS, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO, LO_TRACE };
 
 int cli_serve_main(int argc, char **argv)
 {
@@ -120,6 +123,7 @@ int cli_serve_main(int argc, char **argv)
 		{"jobs", required_argument, NULL, LO_JOBS}, {"curve-key", required_argument, NULL, LO_CKEY},
 		{"curve-allow", required_argument, NULL, LO_CALLOW}, {"curve-keygen", required_argument, NULL, LO_CGEN},
 		{"pace", required_argument, NULL, LO_PACE}, {"max-lag-ms", required_argument, NULL, LO_MAXLAG}, {"record", required_argument, NULL, LO_RECORD},
+		{"trace", required_argument, NULL, LO_TRACE},
 		{"messages", required_argument, NULL, LO_MSGS}, {"json", required_argument, NULL, LO_JSON},
 		{"max-payload", required_argument, NULL, LO_MAXPAY}, {"heartbeat-ms", required_argument, NULL, LO_HB},
 		{"timeout-ms", required_argument, NULL, LO_TO}, {"connect-timeout-ms", required_argument, NULL, LO_CTO},
@@ -127,10 +131,7 @@ int cli_serve_main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct nl_err err = {0};
-	struct config cfg;
-	size_t n_tables;
-	struct session_tables st;
-	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	nl_sim *sim = NULL;
 	struct live_opts o;
 	const char **sets = calloc((size_t)argc + 1, sizeof *sets);
 	size_t n_sets = 0;
@@ -144,7 +145,10 @@ int cli_serve_main(int argc, char **argv)
 
 	live_opts_init(&o);
 	o.report = stdout;
-	config_init(&cfg, tables, n_tables);
+	if (nl_sim_new(&sim, &err) < 0) {
+		status = cli_report(&err);
+		goto out;
+	}
 	if (!sets) {
 		status = cli_report(&(struct nl_err){.code = NL_ENOMEM, .msg = "out of memory"});
 		goto out;
@@ -154,7 +158,7 @@ int cli_serve_main(int argc, char **argv)
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			rc = config_load_file(&cfg, optarg, &err);
+			rc = nl_sim_load_file(sim, optarg, &err);
 			break;
 		case 's':
 			sets[n_sets++] = optarg;
@@ -201,6 +205,9 @@ int cli_serve_main(int argc, char **argv)
 		case LO_JOBS:
 			jobs_arg = optarg;
 			break;
+		case LO_TRACE:
+			o.trace_path = optarg;
+			break;
 		case LO_RECORD:
 			o.record_path = optarg;
 			break;
@@ -237,7 +244,7 @@ int cli_serve_main(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = config_set(&cfg, sets[i], NULL, "-s", &err);
+		rc = nl_sim_set(sim, sets[i], NULL, &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;
@@ -274,7 +281,7 @@ int cli_serve_main(int argc, char **argv)
 		}
 		o.tokens = tokens;
 	}
-	rc = live_serve(&o, &cfg, &err);
+	rc = live_serve(&o, sim, &err);
 	if (rc == NL_EDEADLOCK)
 		status = CLI_FAIL;
 	else if (rc < 0)
@@ -283,6 +290,6 @@ out:
 	free(tokens);
 	free(jobs);
 	free(sets);
-	config_release(&cfg);
+	nl_sim_free(sim);
 	return status;
 }

@@ -87,4 +87,46 @@ const struct session_replay_view *session_replay_view(const nl_sim *s);
 struct app_results;
 double session_comm_share(const struct app_results *res);
 
+/* --- replay from the caller's op sources (session_source.c) ---------------
+ * The replay wiring (backend, topology, routing, app) for ranks whose ops
+ * the caller supplies: the live server's ranks (adapters/). Optionally one
+ * trace replays beside them on endpoints of its own, loading the same
+ * network; the figures are then kept per side. */
+struct app_source;
+struct app_match_info;
+struct session_src;
+struct session_src_opts {
+	const struct app_source *src;   /* world ranks 0..n-1 on endpoints 0..n-1; kept by pointer */
+	const char *trace_path;         /* an .nlt archive replayed beside them (world ranks n..), or NULL;
+					 * its endpoints: key `placement` on those left free, default
+					 * linear (the endpoints after the caller's) */
+	bool wall_compute;              /* compute_time auto replays compute ops' durations (wall) */
+	void (*on_match)(void *ctx, const struct app_match_info *mi); /* matches among src's ranks, or NULL */
+	void *match_ctx;
+};
+/* Build over s's configuration (s keeps the topology; the run holds the
+ * rest). Errors as replay's: [replay] keys, backend, trace, topology. */
+int session_src_new(struct session_src **out, nl_sim *s, const struct session_src_opts *o, struct nl_err *err);
+/* Run to the end: 0, NL_EDEADLOCK (ranks wait forever), or an error. */
+int session_src_run(struct session_src *r, struct nl_err *err);
+uint64_t session_src_now(const struct session_src *r); /* app_now */
+const struct app *session_src_app(const struct session_src *r);
+uint32_t session_src_trace_ranks(const struct session_src *r); /* 0 without a trace */
+/* One side's figures after the run: the caller's ranks (trace 0) or the
+ * trace's (1). Latency: arrival - send of the user point-to-point
+ * messages within that side (kept only when a trace runs beside). */
+struct session_src_figures {
+	uint32_t first_rank, ranks;
+	uint64_t finish_ps, compute_ps, comm_ps, wait_ps;
+	uint64_t messages;
+	double lat_mean_ps;
+	uint64_t lat_p50_ps, lat_p99_ps, lat_max_ps;
+};
+void session_src_side(const struct session_src *r, int trace, struct session_src_figures *f);
+/* {"results", "network", "backend"[, "beside_trace": {path, application,
+ * placement, endpoints: [the trace ranks'], live: figures, trace:
+ * figures}]}; caller owns. */
+struct json_t *session_src_json(struct session_src *r, struct nl_err *err);
+void session_src_free(struct session_src *r);
+
 #endif

@@ -558,6 +558,190 @@ def case_paced(d):
     expect(r.returncode == 2 and '--pace' in r.stderr, 'pace 0: %s' % r.stderr)
 
 
+def bulk_trace(d, k=200, nbytes=65536):
+    """A 2-rank trace: rank 0 sends k messages of nbytes to rank 1 from
+    virtual time 0 (encoded from its text form)."""
+    lines = ['netloom-trace 1', 'ranks 2', 'application "bulk"', 'rank 0', 'init t=0 dur=0']
+    lines += ['send t=0 dur=0 peer=1 tag=1 bytes=%d' % nbytes] * k
+    lines += ['finalize t=0 dur=0', 'rank 1', 'init t=0 dur=0']
+    lines += ['recv t=0 dur=0 peer=0 tag=1 bytes=%d' % nbytes] * k
+    lines += ['finalize t=0 dur=0']
+    txt, nlt = os.path.join(d, 'bulk.txt'), os.path.join(d, 'bulk.nlt')
+    open(txt, 'w').write('\n'.join(lines) + '\n')
+    r = subprocess.run([NETLOOM, 'trace', 'encode', txt, nlt], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 0, 'trace encode: %s' % r.stderr)
+    return nlt
+
+
+def latencies(s):
+    """(src, dst) -> arrival - send of each logged message, ps."""
+    out = {}
+    for line in open(s.msgs):
+        f = line.split()
+        out.setdefault((int(f[0]), int(f[1])), []).append(int(f[7]) - int(f[6]))
+    return out
+
+
+def mean(v):
+    return sum(v) / len(v)
+
+
+def case_beside_trace(d):
+    """A live ring of 6 ranks beside a replayed trace on the same flit
+    network (torus:k=8, the trace on endpoints 6 and 7 by default): the
+    ring's 5 -> 0 messages take the +x channels of routers 5, 6 and 7,
+    and the trace's 6 -> 7 stream shares router 6's, so the ring's
+    latencies rise; two runs with the trace give the same bytes, and the
+    report keeps the live ranks' figures apart from the trace's."""
+    nlt = bulk_trace(d)
+    net = ('-s', 'backend=flit', '-s', 'topology=torus:k=8')
+    alone, _ = run_ring(d, 6, iters=30, nbytes=16384, extra=net, name='alone')
+    runs = [run_ring(d, 6, iters=30, nbytes=16384, extra=net + ('--trace', nlt), name='with%d' % i)
+            for i in range(2)]
+    (w, res) = runs[0]
+    client_times_match(w, res)
+    la, lw = latencies(alone), latencies(w)
+    expect(sorted(la) == sorted(lw) and len(la[(5, 0)]) == 31, 'message pairs differ: %s %s' % (la, lw))
+    all_a = mean([x for v in la.values() for x in v])
+    all_w = mean([x for v in lw.values() for x in v])
+    expect(all_w > 1.1 * all_a, 'ring latency mean %.0f ps beside the trace, %.0f ps alone' % (all_w, all_a))
+    expect(mean(lw[(5, 0)]) > 1.5 * mean(la[(5, 0)]),
+           '5 -> 0 latency %.0f ps beside the trace, %.0f ps alone' % (mean(lw[(5, 0)]), mean(la[(5, 0)])))
+    # Deterministic across two runs: message log, results and client outputs.
+    w2, res2 = runs[1]
+    expect(open(w.msgs).read() == open(w2.msgs).read(), 'message logs of two runs beside the trace differ')
+    d1, d2 = json.load(open(w.json)), json.load(open(w2.json))
+    expect(json.dumps(d1['results'], sort_keys=True) == json.dumps(d2['results'], sort_keys=True),
+           'results of two runs beside the trace differ')
+    expect([o for _, o in res] == [o for _, o in res2], 'client outputs of two runs differ')
+    # The report: live and trace figures apart.
+    b = d1.get('beside_trace')
+    expect(b and b['live']['ranks'] == 6 and b['trace']['first_rank'] == 6 and b['trace']['ranks'] == 2,
+           'beside_trace: %s' % b)
+    expect(b['trace']['messages'] == 200 and b['live']['messages'] == sum(len(v) for v in lw.values()),
+           'messages per side: %s' % b)
+    expect(abs(b['live']['latency_ps']['mean'] - all_w) < 1, 'live mean %s, log %.0f' % (b['live'], all_w))
+    out = open(w.out).read()
+    expect('beside trace' in out and 'live  ranks 0..5' in out and 'trace ranks 6..7' in out, 'text: %s' % out)
+    expect('beside_trace' not in json.load(open(alone.json)), 'beside_trace without --trace')
+    expect(b['endpoints'] == [6, 7] and b['placement'] == 'linear', 'default placement: %s' % b)
+    # Placed by the usual keys, on the endpoints the live ranks leave free.
+    placed = ('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=random-node',
+              '-s', 'placement_seed=3', '--trace', nlt)
+    eps = []
+    for i in range(2):
+        p, _ = run_ring(d, 6, iters=2, nbytes=64, extra=placed, name='placed%d' % i)
+        pb = json.load(open(p.json))['beside_trace']
+        expect(pb['placement'] == 'random-node' and len(set(pb['endpoints'])) == 2 and
+               all(6 <= e < 16 for e in pb['endpoints']), 'random-node placement: %s' % pb)
+        eps.append(pb['endpoints'])
+    expect(eps[0] == eps[1], 'placement differs between runs: %s' % eps)
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--trace', nlt,
+                        '-s', 'placement=nope'] + list(net), capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and "key 'placement': value 'nope'" in r.stderr and r.stderr.count('\n') == 1,
+           'bad placement: %d %s' % (r.returncode, r.stderr))
+    # Too few endpoints for ranks + trace: a one-line error naming the key.
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '7', '--listen', 'ipc://%s/few' % d, '--trace', nlt] +
+                       list(net), capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and "key 'topology'" in r.stderr and 'needs 9' in r.stderr and
+           r.stderr.count('\n') == 1, 'too few endpoints: %d %s' % (r.returncode, r.stderr))
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/nt' % d, '--trace',
+                        os.path.join(d, 'missing.nlt')], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and 'missing.nlt' in r.stderr and r.stderr.count('\n') == 1,
+           'missing trace: %d %s' % (r.returncode, r.stderr))
+
+
+def case_paced_behind(d):
+    """Paced mode with a server that cannot keep up: the flit model of a
+    network loaded by a replayed trace runs far slower than real time, so
+    releases come late, and the report says how far (max, p99) and for how
+    long (time behind); with --max-lag-ms the session stops with a one-line
+    error that the clients get too."""
+    nlt = bulk_trace(d)
+    slow = ('-s', 'backend=flit', '-s', 'topology=torus:k=8', '--trace', nlt, '--pace', '1')
+    s, _ = run_ring(d, 6, iters=30, nbytes=16384, extra=slow, name='slow')
+    live = json.load(open(s.json))['live']
+    expect(live['behind_threshold_ns'] == 1000000, 'threshold: %s' % live)
+    expect(live['lag_ns_max'] > 1000000 and live['releases_late_over_1ms'] > 0, 'no lag: %s' % live)
+    expect(0 < live['behind_ns'] <= live['paced_wall_ns'], 'time behind: %s' % live)
+    expect(live['lag_ns_p99'] <= live['lag_ns_max'], 'p99 over max: %s' % live)
+    out = open(s.out).read()
+    expect('time behind (a release over 1 ms late)' in out, 'text: %s' % out)
+    # The hard limit: a clear error, the clients told, no archive.
+    t0 = time.time()
+    h = Server(d, 6, *(slow + ('--max-lag-ms', '5')), name='hard')
+    res = clients([[RING, h.ep, str(r), '30', '16384'] for r in range(6)], d, 'hard')
+    rc = h.wait()
+    err = open(h.err).read().strip().splitlines()
+    expect(rc != 0 and len(err) >= 1 and 'over --max-lag-ms 5' in err[-1] and 'behind the wall clock' in err[-1],
+           'hard limit: rc %d, %s' % (rc, err))
+    expect(all(c != 0 and 'session stopped' in o for c, o in res), 'clients: %s' % res)
+    expect(time.time() - t0 < 15, 'clients were not told (they waited for their timeout)')
+    expect(not os.path.exists(h.rec), 'a stopped session left an archive')
+
+
+LEAN = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ep, rank, flags = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if rank == 1:
+    c = nl.Client(ep, 1)
+    for it in range(4):
+        st = c.recv(0, it)
+    c.close()
+    sys.exit(0)
+s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(ep)
+def hdr(t, seq=0, peer=0, tag=0, aux=0, a=0, fl=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, fl, 0, 0, seq, peer, tag, aux, 0, a, 0, 0)
+s.send(hdr(nl.HELLO, aux=1, fl=flags))
+print('welcome flags', nl.HDR.unpack(s.recv_multipart()[0])[3])
+# compute, three isends, a blocking send, a waitall, bye: the DONEs in order
+s.send(hdr(nl.COMPUTE, seq=0, a=1000000))
+for it in range(3):
+    s.send_multipart([hdr(nl.SEND, seq=1 + it, peer=1, tag=it, fl=1), b'x' * 8])
+s.send_multipart([hdr(nl.SEND, seq=4, peer=1, tag=3), b'y' * 8])
+s.send_multipart([hdr(nl.WAITALL, seq=5), bytes([1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0])])
+s.send(hdr(nl.BYE, seq=6))
+done = []
+while not done or done[-1] != 6:
+    if not s.poll(10000):
+        print('timeout, DONE so far', done); sys.exit(1)
+    h = nl.HDR.unpack(s.recv_multipart()[0])
+    if h[2] == nl.DONE:
+        done.append(h[6])
+print('done', ' '.join(map(str, done)))
+'''
+
+
+def case_lean(d):
+    """HELLO's LEAN flag: the server sends no DONE for non-blocking posts
+    and COMPUTE (the next blocking op's DONE covers them), and in lock-step
+    mode none for a blocking SEND either (WELCOME says so with SEND_NOWAIT);
+    without it, every op gets its DONE. Same virtual times either way; in
+    paced mode a blocking SEND keeps its DONE."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'lean.py')
+    open(script, 'w').write(LEAN)
+    outs = {}
+    for flags, paced in ((0, ()), (2, ()), (2, ('--pace', '1'))):
+        name = 'lean%d%s' % (flags, 'p' if paced else '')
+        s = Server(d, 2, '-s', 'backend=analytic', *paced, name=name)
+        res = clients([[PY, script, PYDIR, s.ep, str(r), str(flags)] for r in range(2)], d, name)
+        for rc, out in res:
+            expect(rc == 0, 'lean client (%s): %s' % (name, out))
+        expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+        outs[name] = (res[0][1].strip().splitlines(), open(s.msgs).read())
+    expect(outs['lean0'][0] == ['welcome flags 0', 'done 0 1 2 3 4 5 6'], 'without LEAN: %s' % outs['lean0'][0])
+    expect(outs['lean2'][0] == ['welcome flags 4', 'done 5 6'], 'with LEAN: %s' % outs['lean2'][0])
+    expect(outs['lean2p'][0] == ['welcome flags 0', 'done 4 5 6'], 'with LEAN, paced: %s' % outs['lean2p'][0])
+    expect(outs['lean0'][1] == outs['lean2'][1] and outs['lean0'][1].count('\n') == 4,
+           'virtual times differ: %s' % (outs,))
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':

@@ -27,36 +27,35 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct nl_err err = {0};
-	struct config cfg;
-	size_t n_tables;
-	struct session_tables st;
-	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	nl_sim *sim = NULL;
 	struct trace_archive *a = NULL;
 	struct app_archive_source *as = NULL;
-	struct live_engine *e = NULL;
+	struct session_src *e = NULL;
 	struct app_source src;
 	FILE *out = NULL;
 	int rc;
-	config_init(&cfg, tables, n_tables);
-	for (int i = 3; i < argc; i++)
-		if ((rc = config_set(&cfg, argv[i], NULL, "argv", &err)) < 0)
-			goto fail;
-	if ((rc = trace_archive_open(&a, argv[1], &err)) < 0 || (rc = app_archive_source_new(&as, a, &src, &err)) < 0 ||
-	    (rc = live_engine_new(&e, &cfg, &src, &err)) < 0)
+	if ((rc = nl_sim_new(&sim, &err)) < 0)
 		goto fail;
+	for (int i = 3; i < argc; i++)
+		if ((rc = nl_sim_set(sim, argv[i], NULL, &err)) < 0)
+			goto fail;
 	if (!(out = fopen(argv[2], "w"))) {
 		fprintf(stderr, "live_replay_msgs: cannot write %s\n", argv[2]);
 		return 1;
 	}
-	live_engine_on_match(e, on_match, out);
-	if ((rc = live_engine_run(e, &err)) < 0)
+	/* The server's wiring: the session over the archive as its op source. */
+	struct session_src_opts so = {.src = &src, .wall_compute = true, .on_match = on_match, .match_ctx = out};
+	if ((rc = trace_archive_open(&a, argv[1], &err)) < 0 || (rc = app_archive_source_new(&as, a, &src, &err)) < 0 ||
+	    (rc = session_src_new(&e, sim, &so, &err)) < 0)
 		goto fail;
-	fprintf(stdout, "runtime_ps %llu\n", (unsigned long long)live_engine_runtime(e));
+	if ((rc = session_src_run(e, &err)) < 0)
+		goto fail;
+	fprintf(stdout, "runtime_ps %llu\n", (unsigned long long)app_results(session_src_app(e))->runtime_ps);
 	fclose(out);
-	live_engine_free(e);
+	session_src_free(e);
 	app_archive_source_free(as);
 	trace_archive_close(a);
-	config_release(&cfg);
+	nl_sim_free(sim);
 	return 0;
 fail:
 	fprintf(stderr, "live_replay_msgs: %s\n", err.msg);

@@ -9,6 +9,7 @@ static void test_roundtrip(void)
 {
 	static const struct zp_hdr cases[] = {
 		{.type = ZP_HELLO, .rank = 3, .aux = 7, .a = 0x1122334455667788ull},
+		{.type = ZP_HELLO, .flags = ZP_F_LEAN, .rank = 3, .aux = 1},
 		{.type = ZP_SEND, .flags = ZP_F_NONBLOCKING, .rank = 1, .seq = 9, .peer = 2, .tag = 5},
 		{.type = ZP_RECV, .rank = 1, .seq = 10, .peer = ZP_ANY, .tag = ZP_ANY, .a = 4096},
 		{.type = ZP_WAIT, .rank = 1, .seq = 11, .aux = 9},
@@ -18,6 +19,7 @@ static void test_roundtrip(void)
 		{.type = ZP_BYE, .rank = 0, .seq = 3},
 		{.type = ZP_HEARTBEAT, .rank = 4},
 		{.type = ZP_WELCOME, .rank = 4, .aux = 8, .a = 1 << 20, .b = 500, .c = 5000},
+		{.type = ZP_WELCOME, .flags = ZP_F_SEND_NOWAIT, .rank = 4, .aux = 8},
 		{.type = ZP_DONE, .rank = 4, .seq = 6, .a = 123456789},
 		{.type = ZP_DELIVER, .rank = 2, .seq = 4, .peer = 1, .tag = 3, .a = 10, .b = 20, .c = 30},
 		{.type = ZP_ERROR, .rank = 2, .tag = ZP_ETOOBIG},

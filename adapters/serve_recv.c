@@ -1,0 +1,347 @@
+/* `netloom serve`, receiving: frames from the ROUTER socket become queued
+ * ops of the rank bound to the sending identity (HELLO binds it), or a
+ * refusal counted against the sender; silent ranks are evicted. Nothing
+ * here decides a time: the op source (serve_source.c) hands queued ops to
+ * the engine in each rank's seq order when the engine asks. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "adapters/adapters.h"
+#include "adapters/adapters_internal.h"
+#include "adapters/proto.h"
+#include "core/error.h"
+#include "core/stats.h"
+
+static void live_evict(struct live_server *s, uint32_t r, const char *why)
+{
+	struct live_rank *rk = &s->ranks[r];
+	if (rk->state == LR_EVICTED || rk->state == LR_DONE)
+		return;
+	bool was_connected = rk->state == LR_READY;
+	rk->state = LR_EVICTED;
+	s->evictions++;
+	snprintf(rk->why, sizeof rk->why, "%s", why);
+	live_log(s, "rank %" PRIu32 " evicted: %s", r, why);
+	live_queue_clear(rk);
+	char line[256];
+	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
+	if (was_connected)
+		live_send_error(s, rk->id, rk->id_len, r, ZP_EEVICTED, line);
+	for (uint32_t p = 0; p < s->n; p++) /* its job's ranks: no other job can reach it */
+		if (p != r && s->ranks[p].state == LR_READY && s->job_of[p] == s->job_of[r])
+			live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+}
+
+void live_check_timeouts(struct live_server *s)
+{
+	uint64_t now = live_clock_ms();
+	for (uint32_t r = 0; r < s->n; r++) {
+		struct live_rank *rk = &s->ranks[r];
+		if (rk->state == LR_READY && now - rk->last_ms > s->o->timeout_ms) {
+			char why[256];
+			if (rk->bad_streak)
+				snprintf(why, sizeof why,
+					 "no valid frame for more than %" PRIu32 " ms, %" PRIu64
+					 " refused (heartbeat timeout; last: %.120s)",
+					 s->o->timeout_ms, rk->bad_streak, rk->last_bad);
+			else
+				snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
+					 s->o->timeout_ms);
+			live_evict(s, r, why);
+		} else if (rk->state == LR_ABSENT && now - s->start_ms > s->o->connect_ms) {
+			char why[128];
+			snprintf(why, sizeof why, "never connected within %" PRIu32 " ms", s->o->connect_ms);
+			live_evict(s, r, why);
+		}
+	}
+}
+
+static int live_queue_push(struct live_rank *rk, const struct live_qop *op)
+{
+	if (rk->q_n == rk->q_cap) {
+		uint32_t cap = rk->q_cap ? 2 * rk->q_cap : 16;
+		struct live_qop *q = malloc(cap * sizeof *q);
+		if (!q)
+			return NL_ENOMEM;
+		for (uint32_t i = 0; i < rk->q_n; i++)
+			q[i] = rk->q[(rk->q_head + i) % rk->q_cap];
+		free(rk->q);
+		rk->q = q;
+		rk->q_cap = cap;
+		rk->q_head = 0;
+	}
+	rk->q[(rk->q_head + rk->q_n) % rk->q_cap] = *op;
+	rk->q_n++;
+	return 0;
+}
+
+/* --- receiving ---------------------------------------------------------------- */
+
+static void live_offence(struct live_server *s, const unsigned char *id, size_t id_len, int32_t rank_hint,
+			 int code, const char *msg)
+{
+	s->frames_bad++;
+	char line[300];
+	int bound = -1;
+	bool quiet = false;
+	/* Count it against the rank only when the sender really is that rank. */
+	if (rank_hint >= 0 && (uint32_t)rank_hint < s->n) {
+		struct live_rank *rk = &s->ranks[rank_hint];
+		if (rk->state != LR_ABSENT && rk->id_len == id_len && !memcmp(rk->id, id, id_len)) {
+			bound = rank_hint;
+			rk->offences++;
+			rk->bad_streak++;
+			snprintf(rk->last_bad, sizeof rk->last_bad, "%s", msg);
+			/* A flood is logged once, then summed up in the report. */
+			quiet = rk->offences > 3;
+			if (rk->offences == 4)
+				live_log(s, "rank %d: further refused frames are counted, not logged", bound);
+			if (!rk->why[0] || rk->state == LR_READY)
+				snprintf(rk->why, sizeof rk->why, "sent a refused frame (%s)", msg);
+		}
+	}
+	if (bound >= 0)
+		snprintf(line, sizeof line, "rank %d: %s", bound, msg);
+	else if (rank_hint >= 0)
+		snprintf(line, sizeof line, "connection claiming rank %d: %s", rank_hint, msg);
+	else
+		snprintf(line, sizeof line, "connection without a rank: %s", msg);
+	if (!quiet)
+		live_log(s, "%s", line);
+	live_send_error(s, id, id_len, rank_hint >= 0 ? (uint32_t)rank_hint : UINT32_MAX, code, line);
+}
+
+static void live_on_hello(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h)
+{
+	char msg[160];
+	if (h->rank >= s->n) {
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 ", expected 0..%" PRIu32, h->rank, s->n - 1);
+		live_offence(s, id, id_len, -1, ZP_ERANK, msg);
+		return;
+	}
+	if (s->o->tokens && h->a != s->o->tokens[h->rank]) {
+		snprintf(msg, sizeof msg, "HELLO: wrong token for rank %" PRIu32 " (impersonation refused)", h->rank);
+		live_offence(s, id, id_len, -1, ZP_ETOKEN, msg);
+		struct live_rank *tr = &s->ranks[h->rank];
+		tr->offences++;
+		snprintf(tr->why, sizeof tr->why, "another connection claimed this rank with a wrong token (refused, %" PRIu64
+			 " time%s)", tr->offences, tr->offences == 1 ? "" : "s");
+		return;
+	}
+	if (h->aux != s->job_of[h->rank] + 1) {
+		snprintf(msg, sizeof msg, "HELLO: job %" PRIu32 " for rank %" PRIu32 ", expected %" PRIu32, h->aux,
+			 h->rank, s->job_of[h->rank] + 1);
+		live_offence(s, id, id_len, -1, ZP_EJOB, msg);
+		return;
+	}
+	struct live_rank *rk = &s->ranks[h->rank];
+	bool same = rk->id_len == id_len && !memcmp(rk->id, id, id_len);
+	if (rk->state != LR_ABSENT && !same) {
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s)", h->rank,
+			 live_state_name(rk->state));
+		live_offence(s, id, id_len, -1, ZP_ETAKEN, msg);
+		rk->offences++;
+		char note[200];
+		snprintf(note, sizeof note, "another connection tried to take this rank (refused, %" PRIu64 " time%s)",
+			 rk->offences, rk->offences == 1 ? "" : "s");
+		if (rk->state == LR_READY)
+			snprintf(rk->why, sizeof rk->why, "%s", note);
+		return;
+	}
+	if (rk->state != LR_ABSENT && rk->state != LR_READY) {
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is %s", h->rank, live_state_name(rk->state));
+		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
+		return;
+	}
+	if (id_len > sizeof rk->id) {
+		live_offence(s, id, id_len, -1, ZP_EMALFORMED, "HELLO: identity longer than 255 bytes");
+		return;
+	}
+	if (rk->state == LR_ABSENT) {
+		memcpy(rk->id, id, id_len);
+		rk->id_len = (uint8_t)id_len;
+		rk->state = LR_READY;
+		/* Paced: virtual time 0 is when the last rank has connected, so
+		 * start-up skew is not counted as lag or compute. */
+		if (++s->n_connected == s->n && s->o->pace > 0)
+			s->w0_ns = live_clock_ns();
+	}
+	rk->lean = h->flags & ZP_F_LEAN;
+	rk->send_nowait = rk->lean && s->o->pace <= 0;
+	rk->last_ms = live_clock_ms();
+	struct zp_hdr w = {.type = ZP_WELCOME, .flags = rk->send_nowait ? ZP_F_SEND_NOWAIT : 0, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
+			   .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
+	live_send(s, id, id_len, &w, NULL, NULL, 0);
+}
+
+/* One multipart message from the socket: identity, header, [payload].
+ * False when none was waiting. */
+static bool live_on_message(struct live_server *s)
+{
+	zmq_msg_t parts[3];
+	int n = 0;
+	bool more = true;
+	bool extra = false;
+	while (more) {
+		zmq_msg_t m;
+		zmq_msg_init(&m);
+		if (zmq_msg_recv(&m, s->sock, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&m);
+			break;
+		}
+		more = zmq_msg_more(&m);
+		if (n < 3)
+			parts[n++] = m;
+		else {
+			extra = true;
+			zmq_msg_close(&m);
+		}
+	}
+	if (n == 0)
+		return false;
+	s->frames_in++;
+	const unsigned char *id = zmq_msg_data(&parts[0]);
+	size_t id_len = zmq_msg_size(&parts[0]);
+	int32_t hint = -1;
+	if (n >= 2 && zmq_msg_size(&parts[1]) >= 12) {
+		const uint8_t *p = zmq_msg_data(&parts[1]);
+		uint32_t r = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
+		if (r < s->n)
+			hint = (int32_t)r;
+	}
+	struct zp_hdr h;
+	struct nl_err e = {0};
+	if (n < 2 || extra) {
+		live_offence(s, id, id_len, hint, ZP_EMALFORMED,
+			     n < 2 ? "message without a header frame" : "more than header + payload frames");
+		goto out;
+	}
+	if (zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3, n == 3 ? zmq_msg_size(&parts[2]) : 0,
+		      s->o->max_payload, &h, &e) < 0) {
+		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload;
+		live_offence(s, id, id_len, hint, big ? ZP_ETOOBIG : ZP_EMALFORMED, e.msg);
+		goto out;
+	}
+	if (h.type == ZP_HELLO) {
+		live_on_hello(s, id, id_len, &h);
+		goto out;
+	}
+	struct live_rank *rk = h.rank < s->n ? &s->ranks[h.rank] : NULL;
+	if (!rk || rk->state == LR_ABSENT || rk->id_len != id_len || memcmp(rk->id, id, id_len)) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
+			 zp_type_name(h.type), h.rank);
+		live_offence(s, id, id_len, -1, rk ? ZP_ENOHELLO : ZP_ERANK, msg);
+		goto out;
+	}
+	if (rk->state != LR_READY) {
+		live_send_error(s, id, id_len, h.rank, ZP_EEVICTED, rk->state == LR_EVICTED ? rk->why : "rank finished");
+		goto out;
+	}
+	if (h.type == ZP_HEARTBEAT) {
+		rk->last_ms = live_clock_ms();
+		rk->bad_streak = 0;
+		goto out;
+	}
+	if (h.type >= ZP_WELCOME) {
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, "server-to-client message type from a client");
+		goto out;
+	}
+	char msg[160];
+	if (h.seq != rk->next_seq) {
+		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h.type), h.seq,
+			 rk->next_seq);
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		goto out;
+	}
+	if ((h.type == ZP_SEND && (uint32_t)h.peer >= s->n) ||
+	    (h.type == ZP_RECV && h.peer != ZP_ANY && (uint32_t)h.peer >= s->n)) {
+		snprintf(msg, sizeof msg, "%s: peer %" PRId32 ", expected 0..%" PRIu32 "%s", zp_type_name(h.type), h.peer,
+			 s->n - 1, h.type == ZP_RECV ? " or -1 (any)" : "");
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		goto out;
+	}
+	if ((h.type == ZP_SEND || (h.type == ZP_RECV && h.peer != ZP_ANY)) &&
+	    live_job_peer_check(s, h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		goto out;
+	}
+	if (h.type == ZP_WAIT && h.aux >= h.seq) {
+		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an earlier op", h.aux);
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		goto out;
+	}
+	if (rk->q_n >= LIVE_QUEUE_MAX) {
+		snprintf(msg, sizeof msg, "declared %" PRIu32 " ops ahead of virtual time, the most the server queues",
+			 rk->q_n);
+		live_evict(s, h.rank, msg);
+		goto out;
+	}
+	rk->last_ms = live_clock_ms();
+	rk->bad_streak = 0;
+	if (h.type == ZP_WAITALL) {
+		const uint8_t *p = zmq_msg_data(&parts[2]);
+		for (size_t i = 0; i + 4 <= zmq_msg_size(&parts[2]); i += 4) {
+			uint32_t q = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+				     (uint32_t)p[i + 3] << 24;
+			if (q >= h.seq) {
+				snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 ", expected the seq of an earlier op",
+					 q);
+				live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+				goto out;
+			}
+		}
+	}
+	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
+	if (h.type == ZP_SEND || h.type == ZP_WAITALL) {
+		zmq_msg_init(&op.pay);
+		zmq_msg_move(&op.pay, &parts[2]);
+	}
+	if (live_queue_push(rk, &op) < 0) {
+		if (h.type == ZP_SEND || h.type == ZP_WAITALL)
+			zmq_msg_close(&op.pay);
+		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
+		goto out;
+	}
+	rk->next_seq++;
+out:
+	for (int i = 0; i < n; i++)
+		zmq_msg_close(&parts[i]);
+	return true;
+}
+
+/* Read what is waiting, up to a bound so timeouts are still checked. */
+static int live_drain(struct live_server *s)
+{
+	int got = 0;
+	while (got < 4096 && live_on_message(s))
+		got++;
+	return got;
+}
+
+/* Serve the socket for up to wait_ms (0: only what is there now). The
+ * socket is drained with non-blocking receives first: the engine calls this
+ * once per op it pulls, and a zmq_poll is a poll(2) each time, while a
+ * receive that finds nothing costs no system call (libzmq checks its
+ * command mailbox at most every few hundred microseconds then). Only an
+ * empty socket is polled, to sleep until a frame comes. */
+void live_pump(struct live_server *s, long wait_ms)
+{
+	/* With CURVE, handshakes wait for the ZAP handler: poll it too. */
+	zmq_pollitem_t it[2] = {{.socket = s->sock, .events = ZMQ_POLLIN}, {.socket = s->zap, .events = ZMQ_POLLIN}};
+	if (s->zap && zmq_poll(&it[1], 1, 0) > 0)
+		live_curve_serve(s);
+	if (live_drain(s) > 0 || wait_ms == 0)
+		return;
+	if (zmq_poll(it, s->zap ? 2 : 1, wait_ms) > 0) {
+		if (s->zap && (it[1].revents & ZMQ_POLLIN))
+			live_curve_serve(s);
+		if (it[0].revents & ZMQ_POLLIN)
+			live_drain(s);
+	}
+}
+
