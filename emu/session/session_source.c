@@ -215,6 +215,13 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 		goto fail;
 	if ((rc = net_backend_new(ops, &s->cfg, r->topo, &r->net, err)) < 0)
 		goto fail;
+	/* cable_latency applies to live sessions as to replays (or is
+	 * refused by the backend that cannot take per-link latencies). */
+	json_t *cables = NULL;
+	rc = session_cable_apply(s, r->net, r->topo, &cables, err);
+	json_decref(cables);
+	if (rc < 0)
+		goto fail;
 	if ((rc = app_new(&r->app, &r->ac, src, r->net, r->rank_ep, err)) < 0)
 		goto fail;
 	if (o->on_match || o->trace_path)
