@@ -72,4 +72,36 @@ uint32_t place_router_group(const struct topo *t, uint32_t r);
 int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uint32_t *endpoint,
 		   struct nl_err *err);
 
+/* --- workloads (`netloom interfere`, docs/placement.md) ------------------ */
+
+#define PLACE_MAX_JOBS 64
+
+/* One [job NAME] section of a workload file. */
+struct place_job_spec {
+	char name[64];            /* NAME */
+	char *trace;              /* trace path, relative to the workload file's folder resolved (owned) */
+	char policy[32];          /* placement policy, default contiguous */
+	char *map_path;           /* the map policy's file (owned), or NULL */
+	uint64_t seed;            /* placement_seed, default [workload] seed (1) */
+	bool has_seed;
+	uint32_t ranks_per_node;  /* default 1 */
+	enum place_inner inner;   /* placement_inner, default linear */
+	uint64_t start_ps;        /* start_s: when the job's ranks begin */
+	uint32_t repeat;          /* times the trace runs back to back, default 1 */
+	int line;                 /* line of the section's first key, for messages */
+};
+
+struct place_workload {
+	uint64_t seed;            /* [workload] seed */
+	uint32_t n_jobs;
+	struct place_job_spec jobs[PLACE_MAX_JOBS]; /* in file order: the order jobs are placed */
+};
+
+/* Read and check a workload file (INI, docs/placement.md "Workload
+ * files"). On failure *w holds nothing and *err names file, line,
+ * section, key, value and what was expected. Release with
+ * place_workload_release. */
+int place_workload_read(const char *path, struct place_workload *w, struct nl_err *err);
+void place_workload_release(struct place_workload *w);
+
 #endif
