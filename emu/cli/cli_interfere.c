@@ -119,7 +119,7 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 	}
 	json_t *jobs = json_object_get(json_object_get(doc, "results"), "jobs"), *j;
 	size_t i;
-	fprintf(p, "set terminal svg size 800,480 dynamic enhanced font 'sans,11'\n");
+	fprintf(p, "set terminal svg size 800,480 dynamic enhanced font 'sans,11' background rgb 'white'\n");
 	fprintf(p, "set output '");
 	for (const char *c = tmp; *c; c++)
 		fprintf(p, *c == '\'' ? "''" : "%c", *c);

@@ -140,14 +140,8 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 			rc = nl_err_prefix(err, "%s: [job %s] key 'placement'", x->path, sp->name);
 			break;
 		}
+		/* Policies take free endpoints only (place_job), so jobs never share one. */
 		for (uint32_t r = 0; r < m->n_ranks; r++) {
-			if (busy[jb->ep[r]] && x->ep_job[jb->ep[r]] != j) {
-				rc = nl_errf(err, NL_ECONFIG,
-					     "%s: [job %s] key 'placement_map': rank %" PRIu32 " on endpoint %" PRIu32
-					     ", which job '%s' holds; expected a free endpoint",
-					     x->path, sp->name, r, jb->ep[r], x->w.jobs[x->ep_job[jb->ep[r]]].name);
-				break;
-			}
 			busy[jb->ep[r]] = 1;
 			x->ep_job[jb->ep[r]] = j;
 		}
