@@ -117,10 +117,10 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	if (!strcmp(key, "placement_inner")) {
 		if (!strcmp(value, "linear"))
 			j->inner = PLACE_INNER_LINEAR;
-		else if (!strcmp(value, "round-robin"))
+		else if (!strcmp(value, "round_robin"))
 			j->inner = PLACE_INNER_ROUND_ROBIN;
 		else
-			return wl_bad(x, section, key, value, "linear or round-robin");
+			return wl_bad(x, section, key, value, "linear or round_robin");
 		return 0;
 	}
 	if (!strcmp(key, "placement_map")) {

@@ -236,7 +236,7 @@ static void test_workload(void)
 	const char *path = map_file("# two jobs\n[workload]\nseed = 9\n[job big one]\ntrace = a.nlt\n"
 				    "placement = random-node\nstart_s = 0.000002\nrepeat = 3\n"
 				    "[job b]\ntrace = /abs/b.nlt\nplacement_seed = 4\nranks_per_node = 2\n"
-				    "placement_inner = round-robin\n");
+				    "placement_inner = round_robin\n");
 	CHECK_OK(place_workload_read(path, &w, &err), &err);
 	CHECK_EQ(w.n_jobs, 2);
 	CHECK_STR(w.jobs[0].name, "big one");
@@ -265,7 +265,7 @@ static void test_workload(void)
 		  ":2: [workload] key 'seed': value '-1': expected an unsigned integer");
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_inner = zigzag\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
-		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round-robin");
+		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round_robin");
 	path = map_file("[job a]\ntrace = a.nlt\nno equals sign\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: expected 'key = value', '[job NAME]' or a comment");
