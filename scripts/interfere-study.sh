@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The interference study of docs/placement.md (issue 13): the bundled
 # LAMMPS trace (traces/samples/lammps-lj-8.nlt) beside a synthetic
-# all-to-all "bully" on a dragonfly, both jobs placed by the same policy
+# all-to-all "bully" (a workload's synthetic job: ITERS x (GAP ns of
+# compute, then MPI_Alltoall of BYTES per peer), 8 ranks) on a dragonfly, both jobs placed by the same policy
 # (contiguous, random-node, round-robin), random placement over several
 # seeds; prints one line per run, then min / median / max per policy.
 #
@@ -27,33 +28,12 @@ bytes=${BULLY_BYTES:-65536}
 gap=${BULLY_GAP_NS:-200000}
 export NETLOOM_PROGRESS=0
 
-# The bully: 8 ranks, ITERS x (GAP ns of compute, then MPI_Alltoall of
-# BYTES per peer; its CPU time is the compute time, as LAMMPS's replays),
-# written as text form and encoded (docs/trace-format.md §8).
-python3 - "$out/bully.txt" "$iters" "$bytes" "$gap" <<'PY'
-import sys
-path, iters, nbytes, gap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-with open(path, "w") as f:
-    f.write('netloom-trace 2\nranks 8\napplication "alltoall-bully"\n')
-    f.write('recorded_runtime_s %.17g\nhosts 8\nranks_per_host 1\ncores_per_host 1\ncompute_cpu_time 1\n' % (iters * gap * 1e-12 * 1e3))
-    for r in range(8):
-        f.write("rank %d\ninit t=0 dur=0\n" % r)
-        t = 0
-        for _ in range(iters):
-            f.write("compute t=%d dur=%d cpu=%d\n" % (t, gap * 1000, gap * 1000))
-            t += gap * 1000
-            f.write("alltoall t=%d dur=0 bytes=%d recv_bytes=%d\n" % (t, nbytes, nbytes))
-        f.write("finalize t=%d dur=0\n" % t)
-PY
-"$netloom" trace encode "$out/bully.txt" "$out/bully.nlt" > /dev/null
-
 cat > "$out/system.ini" <<EOF
 [network]
 topology = $topology
 routing_function = min
 [replay]
 backend = $backend
-compute_time = cpu
 [analytic]
 link_model = links
 EOF
@@ -71,7 +51,11 @@ seed = $seed
 trace = $root/traces/samples/lammps-lj-8.nlt
 placement = $policy
 [job bully]
-trace = bully.nlt
+synthetic = alltoall
+ranks = 8
+bytes = $bytes
+interval_s = $(python3 -c "print($gap / 1e9)")
+steps = $iters
 placement = $policy
 EOF
     "$netloom" interfere "$w" -c "$out/system.ini" --json "$out/$policy-$seed.json" > /dev/null

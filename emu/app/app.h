@@ -189,6 +189,22 @@ void app_archive_source_free(struct app_archive_source *s);
 int app_archive_source_set_repeat(struct app_archive_source *s, struct app_source *src, uint32_t repeat,
 				  struct nl_err *err);
 
+/* A synthetic job (issue 13, background traffic in `netloom interfere`):
+ * n_ranks ranks, each `steps` times computing interval_ps (as both wall
+ * and CPU time) then exchanging by the pattern: alltoall (MPI_Alltoall of
+ * `bytes` per peer), shift (MPI_Sendrecv of `bytes` to rank + n/2, from
+ * rank - n/2) or ring (to rank + 1, from rank - 1). A step starts when the
+ * rank's previous exchange completed (closed loop). */
+enum { APP_SYNTH_ALLTOALL, APP_SYNTH_SHIFT, APP_SYNTH_RING };
+/* APP_SYNTH_* by name, or -1. */
+int app_synth_pattern_find(const char *name);
+/* "alltoall", ...; NULL when out of range. */
+const char *app_synth_pattern_name(int pattern);
+struct app_synth_source;
+int app_synth_source_new(struct app_synth_source **out, int pattern, uint32_t n_ranks, uint64_t bytes,
+			 uint64_t interval_ps, uint64_t steps, struct app_source *src, struct nl_err *err);
+void app_synth_source_free(struct app_synth_source *s);
+
 /* Several jobs as one source (issue 13): job j's rank r is world rank
  * app_jobs_rank_base(j) + r; each job keeps its own communicators (its
  * world becomes a communicator of its ranks), so jobs meet only in the

@@ -79,7 +79,7 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 /* One [job NAME] section of a workload file. */
 struct place_job_spec {
 	char name[64];            /* NAME */
-	char *trace;              /* trace path, relative to the workload file's folder resolved (owned) */
+	char *trace;              /* trace path, resolved against the workload file's folder (owned); NULL: synthetic */
 	char policy[32];          /* placement policy, default contiguous */
 	char *map_path;           /* the map policy's file (owned), or NULL */
 	uint64_t seed;            /* placement_seed, default [workload] seed (1) */
@@ -89,6 +89,14 @@ struct place_job_spec {
 	uint64_t start_ps;        /* start_s: when the job's ranks begin */
 	uint32_t repeat;          /* times the trace runs back to back, default 1 */
 	int line;                 /* line of the section's first key, for messages */
+	/* A synthetic job instead of a trace (key `synthetic`, app.h
+	 * APP_SYNTH_*; -1 for a traced job): ranks, bytes per exchange, the
+	 * compute interval before each exchange and the number of steps. */
+	int synthetic;
+	uint32_t synth_ranks;     /* required for a synthetic job */
+	uint64_t synth_bytes;     /* default 65536 */
+	uint64_t synth_interval_ps; /* interval_s, default 0 */
+	uint64_t synth_steps;     /* default 100 */
 };
 
 struct place_workload {

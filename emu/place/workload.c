@@ -3,7 +3,7 @@
  *
  * INI: an optional [workload] section (seed: every job's default
  * placement seed), then one [job NAME] section per job, in the order the
- * jobs are placed. Every value is checked here, so a bad file fails before
+ * jobs are placed: a trace, or a synthetic pattern (app.h APP_SYNTH_*). Every value is checked here, so a bad file fails before
  * anything runs, with one line naming file, line, section, key, value and
  * what was expected. Relative paths are relative to the workload file.
  */
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "core/error.h"
 #include "place/place.h"
 
@@ -143,9 +144,42 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		j->repeat = (uint32_t)u;
 		return 0;
 	}
+	if (!strcmp(key, "synthetic")) {
+		j->synthetic = app_synth_pattern_find(value);
+		if (j->synthetic < 0)
+			return wl_bad(x, section, key, value, "a synthetic pattern: alltoall, shift or ring");
+		return 0;
+	}
+	if (!strcmp(key, "ranks")) {
+		if (!wl_u64(value, 1, APP_JOBS_MAX_RANKS, &u))
+			return wl_bad(x, section, key, value, "an integer 1..16777215 (the synthetic job's ranks)");
+		j->synth_ranks = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(key, "bytes")) {
+		if (!wl_u64(value, 0, UINT64_C(1) << 40, &u))
+			return wl_bad(x, section, key, value, "bytes per exchange, 0..2^40");
+		j->synth_bytes = u;
+		return 0;
+	}
+	if (!strcmp(key, "steps")) {
+		if (!wl_u64(value, 1, UINT32_MAX, &u))
+			return wl_bad(x, section, key, value, "an integer 1..4294967295 (exchanges per rank)");
+		j->synth_steps = u;
+		return 0;
+	}
+	if (!strcmp(key, "interval_s")) {
+		char *end;
+		errno = 0;
+		double d = strtod(value, &end);
+		if (!*value || *end || errno || !(d >= 0) || d > 1e3)
+			return wl_bad(x, section, key, value, "seconds, 0..1e3 (compute before each exchange)");
+		j->synth_interval_ps = (uint64_t)llround(d * 1e12);
+		return 0;
+	}
 	return wl_bad(x, section, key, value,
 		      "a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, "
-		      "start_s, repeat");
+		      "start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps");
 }
 
 static int wl_handle(void *user, const char *section, const char *key, const char *value)
@@ -196,6 +230,9 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 		j->ranks_per_node = 1;
 		j->repeat = 1;
 		j->line = x->line;
+		j->synthetic = -1;
+		j->synth_bytes = 65536;
+		j->synth_steps = 100;
 	}
 	return wl_job_key(x, j, section, key, value);
 }
@@ -239,9 +276,23 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 		rc = nl_errf(err, NL_ECONFIG, "%s: no [job NAME] section; expected at least one job", path);
 	for (uint32_t i = 0; rc == 0 && i < w->n_jobs; i++) {
 		struct place_job_spec *j = &w->jobs[i];
-		if (!j->trace)
-			rc = nl_errf(err, NL_ECONFIG, "%s:%d: [job %s] key 'trace': missing; expected a trace file", path,
+		if (!j->trace && j->synthetic < 0)
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s] key 'trace': missing; expected a trace file (or key 'synthetic')", path,
 				     j->line, j->name);
+		else if (j->trace && j->synthetic >= 0)
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s] keys 'trace' and 'synthetic': expected one of them, not both", path,
+				     j->line, j->name);
+		else if (j->synthetic >= 0 && !j->synth_ranks)
+			rc = nl_errf(err, NL_ECONFIG, "%s:%d: [job %s] key 'ranks': missing; expected the synthetic job's ranks",
+				     path, j->line, j->name);
+		else if (j->synthetic < 0 && (j->synth_ranks || j->synth_bytes != 65536 || j->synth_steps != 100 ||
+					      j->synth_interval_ps))
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s]: ranks, bytes, interval_s and steps describe a synthetic job; expected "
+				     "key 'synthetic' with them",
+				     path, j->line, j->name);
 		else if (!strcmp(j->policy, "map") && !j->map_path)
 			rc = nl_errf(err, NL_ECONFIG,
 				     "%s:%d: [job %s] key 'placement_map': missing; expected a map file for placement = map",

@@ -38,12 +38,12 @@ struct ifr_job {
 	struct trace_archive *arch;
 	uint32_t n_ranks;
 	uint32_t *ep;              /* [n_ranks] endpoint of each rank */
-	struct app_config ac;      /* compute time resolved against this job's trace */
 	struct ifr_meas alone, shared;
 };
 
 struct ifr {
 	nl_sim *s;
+	struct app_config ac;      /* the replay settings: compute time as the traced jobs resolve it */
 	const char *path;          /* the workload file */
 	const struct session_interfere_opts *o;
 	const struct topo *t;
@@ -66,6 +66,36 @@ static void ifr_release(struct ifr *x)
 	free(x->use);
 	json_decref(x->net_report);
 	place_workload_release(&x->w);
+}
+
+/* Place job j on endpoints busy[] leaves free and take them. */
+static int ifr_place(struct ifr *x, uint32_t j, uint8_t *busy, struct nl_err *err)
+{
+	struct ifr_job *jb = &x->jobs[j];
+	const struct place_job_spec *sp = jb->spec;
+	jb->ep = malloc((size_t)(jb->n_ranks ? jb->n_ranks : 1) * sizeof *jb->ep);
+	if (!jb->ep)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	const struct place_ops *pops = place_find(sp->policy, err);
+	struct place_req req = {
+		.t = x->t,
+		.n_ranks = jb->n_ranks,
+		.ranks_per_node = sp->ranks_per_node,
+		.inner = sp->inner,
+		.seed = sp->seed,
+		.job = j,
+		.busy = busy,
+		.map_path = sp->map_path,
+	};
+	int rc = pops ? place_job(pops, &req, jb->ep, err) : NL_ECONFIG;
+	if (rc < 0)
+		return nl_err_prefix(err, "%s: [job %s] key 'placement'", x->path, sp->name);
+	/* Policies take free endpoints only (place_job), so jobs never share one. */
+	for (uint32_t r = 0; r < jb->n_ranks; r++) {
+		busy[jb->ep[r]] = 1;
+		x->ep_job[jb->ep[r]] = j;
+	}
+	return 0;
 }
 
 /* Open the traces, resolve compute time, place the jobs in file order. */
@@ -92,10 +122,18 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	}
 	int rc = 0;
+	x->ac = ac;
+	const struct place_job_spec *traced = NULL; /* the first traced job */
 	for (uint32_t j = 0; rc == 0 && j < x->w.n_jobs; j++) {
 		struct ifr_job *jb = &x->jobs[j];
 		const struct place_job_spec *sp = &x->w.jobs[j];
 		jb->spec = sp;
+		if (sp->synthetic >= 0) {
+			/* Its compute ops carry wall and CPU time alike. */
+			jb->n_ranks = sp->synth_ranks;
+			rc = ifr_place(x, j, busy, err);
+			continue;
+		}
 		rc = x->o->open_trace ? x->o->open_trace(x->o->ctx, sp->trace, &jb->arch, err)
 				      : trace_archive_open(&jb->arch, sp->trace, err);
 		if (rc < 0) {
@@ -104,47 +142,26 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 		}
 		const struct trace_manifest *m = trace_archive_manifest(jb->arch);
 		char why[320];
-		jb->ac = ac;
+		struct app_config jac = ac;
 		jb->n_ranks = m->n_ranks;
-		rc = app_compute_time_resolve(&jb->ac, m, why, sizeof why, err);
+		rc = app_compute_time_resolve(&jac, m, why, sizeof why, err);
 		if (rc < 0) {
 			rc = nl_err_prefix(err, "%s: [job %s]", x->path, sp->name);
 			break;
 		}
-		if (j > 0 && jb->ac.compute_time != x->jobs[0].ac.compute_time) {
+		if (traced && jac.compute_time != x->ac.compute_time) {
 			rc = nl_errf(err, NL_ECONFIG,
 				     "%s: [job %s]: its trace replays %s time where job '%s' replays %s; expected one "
 				     "kind for all jobs (set key 'compute_time')",
-				     x->path, sp->name, app_compute_time_name(jb->ac.compute_time),
-				     x->w.jobs[0].name, app_compute_time_name(x->jobs[0].ac.compute_time));
+				     x->path, sp->name, app_compute_time_name(jac.compute_time), traced->name,
+				     app_compute_time_name(x->ac.compute_time));
 			break;
 		}
-		jb->ep = malloc((size_t)(m->n_ranks ? m->n_ranks : 1) * sizeof *jb->ep);
-		if (!jb->ep) {
-			rc = nl_errf(err, NL_ENOMEM, "out of memory");
-			break;
+		if (!traced) {
+			traced = sp;
+			x->ac = jac;
 		}
-		const struct place_ops *pops = place_find(sp->policy, err);
-		struct place_req req = {
-			.t = x->t,
-			.n_ranks = m->n_ranks,
-			.ranks_per_node = sp->ranks_per_node,
-			.inner = sp->inner,
-			.seed = sp->seed,
-			.job = j,
-			.busy = busy,
-			.map_path = sp->map_path,
-		};
-		rc = pops ? place_job(pops, &req, jb->ep, err) : NL_ECONFIG;
-		if (rc < 0) {
-			rc = nl_err_prefix(err, "%s: [job %s] key 'placement'", x->path, sp->name);
-			break;
-		}
-		/* Policies take free endpoints only (place_job), so jobs never share one. */
-		for (uint32_t r = 0; r < m->n_ranks; r++) {
-			busy[jb->ep[r]] = 1;
-			x->ep_job[jb->ep[r]] = j;
-		}
+		rc = ifr_place(x, j, busy, err);
 	}
 	free(busy);
 	return rc;
@@ -156,6 +173,7 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 {
 	struct net_backend *net = NULL;
 	struct app_archive_source *as[PLACE_MAX_JOBS] = {0};
+	struct app_synth_source *ss[PLACE_MAX_JOBS] = {0};
 	struct app_source src[PLACE_MAX_JOBS], all;
 	struct app_jobs_source *js = NULL;
 	struct app *app = NULL;
@@ -165,9 +183,15 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	int rc = net_backend_new(x->ops, &x->s->cfg, x->t, &net, err);
 	for (uint32_t k = 0; rc == 0 && k < n; k++) {
 		struct ifr_job *jb = &x->jobs[first + k];
-		rc = app_archive_source_new(&as[k], jb->arch, &src[k], err);
-		if (rc == 0)
-			rc = app_archive_source_set_repeat(as[k], &src[k], jb->spec->repeat, err);
+		const struct place_job_spec *sp = jb->spec;
+		if (sp->synthetic >= 0) {
+			rc = app_synth_source_new(&ss[k], sp->synthetic, sp->synth_ranks, sp->synth_bytes,
+						  sp->synth_interval_ps, sp->synth_steps * sp->repeat, &src[k], err);
+		} else {
+			rc = app_archive_source_new(&as[k], jb->arch, &src[k], err);
+			if (rc == 0)
+				rc = app_archive_source_set_repeat(as[k], &src[k], sp->repeat, err);
+		}
 		start[k] = jb->spec->start_ps;
 	}
 	if (rc == 0 && n == 1)
@@ -183,7 +207,7 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 			base[k + 1] = base[k] + jb->n_ranks;
 			memcpy(rank_ep + base[k], jb->ep, (size_t)jb->n_ranks * sizeof *rank_ep);
 		}
-		rc = app_new(&app, &x->jobs[first].ac, &all, net, rank_ep, err);
+		rc = app_new(&app, &x->ac, &all, net, rank_ep, err);
 	}
 	if (rc == 0)
 		rc = app_set_jobs(app, n, base, start, err);
@@ -214,8 +238,10 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	}
 	app_free(app);
 	app_jobs_source_free(js);
-	for (uint32_t k = 0; k < n; k++)
+	for (uint32_t k = 0; k < n; k++) {
 		app_archive_source_free(as[k]);
+		app_synth_source_free(ss[k]);
+	}
 	free(rank_ep);
 	net_backend_free(net);
 	return rc;
@@ -333,12 +359,21 @@ static json_t *ifr_doc(const struct ifr *x)
 		const struct place_job_spec *sp = jb->spec;
 		json_t *o = json_object(), *eps = json_array(), *shift = json_object();
 		json_object_set_new(o, "name", json_string(sp->name));
-		json_object_set_new(o, "trace", json_string(sp->trace));
+		if (sp->synthetic >= 0) {
+			json_t *sy = json_object();
+			json_object_set_new(sy, "pattern", json_string(app_synth_pattern_name(sp->synthetic)));
+			json_object_set_new(sy, "bytes", json_integer((json_int_t)sp->synth_bytes));
+			json_object_set_new(sy, "interval_s", json_real((double)sp->synth_interval_ps / 1e12));
+			json_object_set_new(sy, "steps", json_integer((json_int_t)sp->synth_steps));
+			json_object_set_new(o, "synthetic", sy);
+		} else {
+			json_object_set_new(o, "trace", json_string(sp->trace));
+		}
 		json_object_set_new(o, "ranks", json_integer(jb->n_ranks));
 		json_object_set_new(o, "placement", json_string(sp->policy));
 		json_object_set_new(o, "placement_seed", json_integer((json_int_t)sp->seed));
 		json_object_set_new(o, "ranks_per_node", json_integer(sp->ranks_per_node));
-		json_object_set_new(o, "start_s", json_real((double)sp->start_ps * 1e-12));
+		json_object_set_new(o, "start_s", json_real((double)sp->start_ps / 1e12));
 		json_object_set_new(o, "repeat", json_integer(sp->repeat));
 		for (uint32_t r = 0; r < jb->n_ranks; r++)
 			json_array_append_new(eps, json_integer(jb->ep[r]));

@@ -111,7 +111,26 @@ out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s backend=analyt
 expect_eq "analytic without links" "$rc:$out" \
   "2:netloom: analytic backend: per-job link use needs link_model = links, ideal = no and a topology (key 'link_model' is 'none')"
 
-# 8. Bad workloads: one line naming file, line, section, key, value and
+# 8. A synthetic job: A beside a ring of 32 KiB exchanges on the odd
+# routers, as steady as B (30 steps of 5 us compute then one exchange):
+# zero slowdown on the other half of the machine, a slowdown interleaved;
+# its messages are its 8 ranks x 30 steps.
+syn() { # NAME PLACEMENT-OF-A PLACEMENT-OF-THE-RING
+  printf '%s\n' "[job A]" "trace = a.nlt" "$2" "[job ring]" "synthetic = ring" "ranks = 8" "bytes = 32768" \
+    "interval_s = 0.000005" "steps = 30" "$3" > "$dir/$1.ini"
+}
+syn synhalves "$contig" "$contig"
+syn synring $'placement = map\nplacement_map = even.map' $'placement = map\nplacement_map = odd.map'
+run synhalves
+run synring
+expect_eq "synthetic halves" "$(json "$dir/synhalves.json" '[j["slowdown"] for j in d["results"]["jobs"]], d["results"]["links"]["links_shared"]')" \
+  "([0.0, 0.0], 0)"
+expect_eq "synthetic slowdown" "$(json "$dir/synring.json" 'd["results"]["jobs"][0]["slowdown"] > 0, d["results"]["links"]["links_shared"] > 0')" "(True, True)"
+expect_eq "synthetic job" "$(json "$dir/synring.json" 'd["results"]["jobs"][1]["synthetic"], d["results"]["jobs"][1]["alone"]["latency"]["n"]')" \
+  "({'pattern': 'ring', 'bytes': 32768, 'interval_s': 5e-06, 'steps': 30}, 240)"
+expect_eq "synthetic counts = flit hops" "$(json "$dir/synring.json" 'd["results"]["links"]["total"] == d["results"]["network"]["flit_hops"]')" True
+
+# 9. Bad workloads: one line naming file, line, section, key, value and
 # what was expected; exit 2 (bad input); no JSON written.
 bad() { # NAME CONTENT EXPECTED-MESSAGE
   printf '%s\n' "$2" > "$dir/$1.ini"
@@ -125,11 +144,11 @@ bad rpn $'[job A]\ntrace = a.nlt\nranks_per_node = two' \
 bad policy $'[job A]\ntrace = a.nlt\nplacement = nearest' \
   "$dir/policy.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
-  "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat"
+  "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps"
 bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
   "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
 bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:2: section [jobs A]: expected [workload] or [job NAME]"
-bad notrace $'[job A]\nplacement = contiguous' "$dir/notrace.ini:2: [job A] key 'trace': missing; expected a trace file"
+bad notrace $'[job A]\nplacement = contiguous' "$dir/notrace.ini:2: [job A] key 'trace': missing; expected a trace file (or key 'synthetic')"
 bad empty '# nothing' "$dir/empty.ini: no [job NAME] section; expected at least one job"
 bad nomap $'[job A]\ntrace = a.nlt\nplacement = map' \
   "$dir/nomap.ini:2: [job A] key 'placement_map': missing; expected a map file for placement = map"
@@ -141,13 +160,20 @@ bad missing $'[job A]\ntrace = nope.nlt' \
   "$dir/missing.ini: [job A] key 'trace': $dir/nope.nlt: cannot open: No such file or directory"
 bad full $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt' \
   "$dir/full.ini: [job C] key 'placement': placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+bad both $'[job A]\ntrace = a.nlt\nsynthetic = ring\nranks = 4' \
+  "$dir/both.ini:2: [job A] keys 'trace' and 'synthetic': expected one of them, not both"
+bad noranks $'[job S]\nsynthetic = ring' "$dir/noranks.ini:2: [job S] key 'ranks': missing; expected the synthetic job's ranks"
+bad pattern $'[job S]\nsynthetic = uniform\nranks = 4' \
+  "$dir/pattern.ini:2: [job S] key 'synthetic': value 'uniform': expected a synthetic pattern: alltoall, shift or ring"
+bad stray $'[job A]\ntrace = a.nlt\nsteps = 4' \
+  "$dir/stray.ini:2: [job A]: ranks, bytes, interval_s and steps describe a synthetic job; expected key 'synthetic' with them"
 out=$("$netloom" interfere "$dir/halves.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no topology" "$rc:$out" \
   "2:netloom: key 'topology': not set; expected the machine the jobs share (interference needs a network)"
 out=$("$netloom" interfere -c "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see 'netloom interfere --help')"
 
-# 9. The chart: an SVG from gnuplot, or, without gnuplot, a clear message
+# 10. The chart: an SVG from gnuplot, or, without gnuplot, a clear message
 # after the table and JSON.
 if command -v gnuplot > /dev/null; then
   run heavy --plot "$dir/heavy.svg"
