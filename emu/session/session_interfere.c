@@ -114,6 +114,15 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 	if (session_topo(s, err) < 0)
 		return nl_err_prefix(err, "key 'topology'");
 	x->t = s->topo;
+	/* A backend that cannot count link use per job fails here, not
+	 * after the runs alone. */
+	struct net_backend *probe;
+	NL_CHECK(net_backend_new(x->ops, &s->cfg, x->t, &probe, err));
+	uint32_t zero = 0;
+	int prc = net_backend_count_jobs(probe, &zero, 1, err);
+	net_backend_free(probe);
+	if (prc < 0)
+		return prc;
 	NL_CHECK(place_workload_read(x->path, &x->w, err));
 	uint8_t *busy = calloc(x->t->n_endpoints, 1);
 	x->ep_job = calloc(x->t->n_endpoints, sizeof *x->ep_job);
