@@ -30,7 +30,7 @@ static void cli_interfere_usage(FILE *f)
 		   "  -s, --set K=V       override a key; repeatable\n"
 		   "  --json OUT          write the results document (atomically; '-' = stdout, then no table)\n"
 		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
-		   "  --top N             colliding links listed (default 10)\n");
+		   "  --top N             colliding links listed, 1..100000 (default 10)\n");
 }
 
 static double cli_num(json_t *o, const char *k)
@@ -200,7 +200,7 @@ int cli_interfere_main(int argc, char **argv)
 			plot = optarg;
 			break;
 		case 'T':
-			if (cli_parse_u64("interfere", "--top", optarg, 0, 100000, &top) != 0) {
+			if (cli_parse_u64("interfere", "--top", optarg, 1, 100000, &top) != 0) {
 				status = CLI_USAGE;
 				goto out;
 			}
@@ -232,7 +232,7 @@ int cli_interfere_main(int argc, char **argv)
 	progress_init(&prog, "interfere");
 	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,
 					    .open_trace = cli_interfere_open,
-					    .top_links = top ? (uint32_t)top : 1};
+					    .top_links = (uint32_t)top};
 	rc = session_interfere(sim, workload, &io, &doc, &err);
 	progress_done(&prog);
 	if (rc < 0) {

@@ -80,9 +80,27 @@ expect_eq "heavy top link" "$(json "$dir/heavy.json" '[(sum(l["per_job"]) == l["
   "[(True, 1.0)]"
 expect_eq "heavy top links listed" "$(json "$dir/heavy.json" 'len(d["results"]["links"]["top_shared"])')" 10
 
+top=$("$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --top 2 --json - | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["results"]["links"]["top_shared"]))')
+expect_eq "--top 2 with the JSON alone on stdout" "$top" 2
+out=$("$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --top 0 2>&1 >/dev/null); rc=$?
+expect_eq "--top 0" "$rc:$out" "2:netloom interfere: --top: expected an integer in 1..100000, got '0'"
+
 # 4. Determinism: the same workload gives the same bytes.
 "$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --json "$dir/heavy2.json" > /dev/null || fail "heavy again"
 cmp -s "$dir/heavy.json" "$dir/heavy2.json" || fail "two runs of the same workload differ"
+
+# Random placement: the same seed gives the same bytes, another seed other
+# endpoints.
+for seed in 3 3 4; do
+  printf '%s\n' "[workload]" "seed = $seed" "[job A]" "trace = a.nlt" "placement = random-node" "[job B]" \
+    "trace = bl.nlt" "placement = random-node" > "$dir/rnd.ini"
+  k=$((${k:-0} + 1))
+  "$netloom" interfere "$dir/rnd.ini" -c "$dir/sys.ini" -s backend=analytic -s link_model=links --json "$dir/rnd$k.json" > /dev/null ||
+    fail "random $k"
+done
+cmp -s "$dir/rnd1.json" "$dir/rnd2.json" || fail "random placement: two runs with seed 3 differ"
+expect_eq "random placement: seed 4 moves the jobs" \
+  "$(python3 -c "import json; e = [[j['endpoints'] for j in json.load(open('$dir/rnd%d.json' % k))['results']['jobs']] for k in (1, 3)]; print(e[0] != e[1])")" True
 
 # 5. Start times: B starting after A has ended leaves A alone (zero
 # slowdown, exactly); B's own runtime counts from its start.
