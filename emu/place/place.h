@@ -5,8 +5,9 @@
  * free endpoints), then maps ranks onto them (`ranks_per_node` ranks per
  * node, linearly or round-robin). Policies are pure functions of the
  * topology, the request and the seed: the same request gives the same
- * endpoints, whatever else runs. Nothing here simulates; the interference
- * study (`netloom interfere`) builds on it later.
+ * endpoints, whatever else runs. Nothing here simulates: workload files
+ * (`netloom interfere`'s jobs) are read here, and the session layer runs
+ * them (emu/session/session_interfere.c).
  */
 #ifndef NETLOOM_PLACE_PLACE_H
 #define NETLOOM_PLACE_PLACE_H
@@ -67,8 +68,8 @@ int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t
 uint32_t place_router_group(const struct topo *t, uint32_t r);
 
 /* Parse a map file ("rank endpoint" per line, '#' comments, every rank
- * 0..n_ranks-1 exactly once, distinct endpoints below n_endpoints) into
- * endpoint[n_ranks]. */
+ * 0..n_ranks-1 exactly once, endpoints below n_endpoints; several ranks may
+ * share one, as ranks_per_node > 1 does) into endpoint[n_ranks]. */
 int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uint32_t *endpoint,
 		   struct nl_err *err);
 
