@@ -20,6 +20,7 @@
 #include "app/app.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "net/net.h"
 #include "place/place.h"
 #include "session/session.h"
@@ -54,6 +55,7 @@ struct ifr {
 	uint64_t *use;             /* [n_ports * n_jobs] shared run: per (channel, job) */
 	const char *unit;          /* of use: "flits" or "bytes" */
 	json_t *net_report;        /* the shared run's network report */
+	char label[128];           /* progress label of the run going on */
 };
 
 static void ifr_release(struct ifr *x)
@@ -223,6 +225,15 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	if (rc == 0 && shared)
 		rc = net_backend_count_jobs(net, x->ep_job, x->w.n_jobs, err);
 	if (rc == 0) {
+		if (x->o->pg) {
+			/* Which of the n_jobs + 1 runs the progress line is about. */
+			if (shared)
+				snprintf(x->label, sizeof x->label, "interfere: all %" PRIu32 " jobs together", n);
+			else
+				snprintf(x->label, sizeof x->label, "interfere: job %s alone (%" PRIu32 " of %" PRIu32 ")",
+					 x->jobs[first].spec->name, first + 1, x->w.n_jobs);
+			x->o->pg->label = x->label;
+		}
 		rc = app_run(app, x->o->pg, err);
 		if (rc < 0)
 			rc = shared ? nl_err_prefix(err, "all jobs together")
