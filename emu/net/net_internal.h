@@ -244,12 +244,6 @@ struct fl_obs {
 	bool record_all;         /* warm-up: record every packet's latency, measured or not */
 	bool watch_drain;        /* draining: note each source's first arrival at or after drain_time */
 	bool count_channels;     /* count flits per channel (chan_flits) */
-	/* Per (channel, job) flits while count_channels is set (issue 13,
-	 * interference): [global port * n_jobs + ep_job[packet source]], or
-	 * NULL when nobody asked, so a normal run pays one test per hop. */
-	uint64_t *job_flits;
-	const uint32_t *ep_job;  /* [endpoint] job of each source endpoint, < n_jobs */
-	uint32_t n_jobs;
 	uint64_t measure_before; /* packets created before this cycle are measured (0: none) */
 	uint64_t reset_time;     /* cycle the statistics were last cleared */
 	uint64_t drain_time;     /* cycle draining started */
@@ -260,6 +254,12 @@ struct fl_obs {
 	uint64_t accepted_flits; /* ejected at active endpoints, warm-up/running */
 	uint64_t sent_flits;     /* injected, warm-up/running */
 	struct stats_hist plat, nlat, hops;
+	/* Per (channel, job) flits while count_channels is set (issue 13,
+	 * interference): [global port * n_jobs + ep_job[packet source]], or
+	 * NULL when nobody asked, so a normal run pays one test per hop. */
+	uint64_t *job_flits;
+	const uint32_t *ep_job;  /* [endpoint] job of each source endpoint, < n_jobs */
+	uint32_t n_jobs;
 };
 
 /* Set the observer's flags for phase PH_* (drain_time already set for
