@@ -16,6 +16,7 @@ pkgs=(
   clang libclang-rt-14-dev                   # libFuzzer builds of the trace fuzz targets (tests/fuzz/build-libfuzzer.sh)
   libotf2-trace-dev otf2-tools               # OTF2 import (Score-P/EZTrace archives); optional at build time; otf2-print checks counts in tests
   eztrace                                    # records the EZTrace-dialect OTF2 test archive (tests/integration/eztrace-compare.sh)
+  gnuplot-nox                                # `netloom interfere --plot` charts (SVG); optional at run time: without it the command says so
 )
 
 missing=()

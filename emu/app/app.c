@@ -180,6 +180,49 @@ void app_set_call_observer(struct app *a, app_call_fn fn, void *ctx)
 	a->on_call_ctx = fn ? ctx : NULL;
 }
 
+static void app_jobs_release(struct app *a)
+{
+	for (uint32_t j = 0; a->job_lat && j < a->n_jobs; j++)
+		stats_hist_release(&a->job_lat[j]);
+	free(a->job_lat);
+	free(a->job_of);
+	free(a->job_start);
+	a->job_lat = NULL;
+	a->job_of = NULL;
+	a->job_start = NULL;
+	a->n_jobs = 0;
+}
+
+int app_set_jobs(struct app *a, uint32_t n_jobs, const uint32_t *rank_base, const uint64_t *start_ps,
+		 struct nl_err *err)
+{
+	if (n_jobs == 0 || rank_base[0] != 0 || rank_base[n_jobs] != a->n_ranks)
+		return nl_errf(err, NL_EINVAL, "jobs: %" PRIu32 " jobs do not cover the replay's %" PRIu32 " ranks",
+			       n_jobs, a->n_ranks);
+	app_jobs_release(a);
+	a->job_of = malloc(a->n_ranks * sizeof *a->job_of);
+	a->job_start = calloc(n_jobs, sizeof *a->job_start);
+	a->job_lat = calloc(n_jobs, sizeof *a->job_lat);
+	if (!a->job_of || !a->job_start || !a->job_lat)
+		goto oom;
+	a->n_jobs = n_jobs;
+	for (uint32_t j = 0; j < n_jobs; j++) {
+		if (rank_base[j + 1] < rank_base[j]) {
+			app_jobs_release(a);
+			return nl_errf(err, NL_EINVAL, "jobs: job %" PRIu32 "'s ranks end before they begin", j);
+		}
+		for (uint32_t r = rank_base[j]; r < rank_base[j + 1]; r++)
+			a->job_of[r] = j;
+		a->job_start[j] = start_ps ? start_ps[j] : 0;
+		if (stats_hist_init(&a->job_lat[j]) < 0)
+			goto oom;
+	}
+	return 0;
+oom:
+	app_jobs_release(a);
+	return nl_errf(err, NL_ENOMEM, "replay: out of memory for %" PRIu32 " jobs", n_jobs);
+}
+
 void app_free(struct app *a)
 {
 	if (!a)
@@ -222,6 +265,7 @@ void app_free(struct app *a)
 	stats_hist_release(&a->lat_all);
 	for (int i = 0; i < APP_SIZE_CLASSES; i++)
 		stats_hist_release(&a->lat_cls[i]);
+	app_jobs_release(a);
 	free(a);
 }
 
@@ -271,8 +315,14 @@ static void app_finish_results(struct app *a)
 
 int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 {
-	for (uint32_t r = 0; r < a->n_ranks; r++)
-		app_make_ready(a, r);
+	for (uint32_t r = 0; r < a->n_ranks; r++) {
+		/* A job's ranks begin at its start time (app_set_jobs). */
+		uint64_t t0 = a->job_start ? a->job_start[a->job_of[r]] : 0;
+		if (t0 == 0)
+			app_make_ready(a, r);
+		else if (app_push_event(a, t0, EV_RESUME, r) < 0)
+			return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+	}
 	a->net_next = UINT64_MAX;
 	uint64_t next_progress = 1u << 16;
 	for (;;) {

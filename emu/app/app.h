@@ -27,6 +27,7 @@
 #include "traces/trace.h"
 
 struct config;
+struct app_latency;
 struct config_table;
 struct json_t;
 struct net_backend;
@@ -181,6 +182,28 @@ struct app_archive_source;
 int app_archive_source_new(struct app_archive_source **s, struct trace_archive *a,
 			   struct app_source *out, struct nl_err *err);
 void app_archive_source_free(struct app_archive_source *s);
+/* Run each rank's stream `repeat` times back to back, as a program whose
+ * main loop runs that many times: Init only in the first pass, Finalize
+ * only in the last; no barrier between passes (issue 13, a workload's
+ * repeat count). Before the first op is pulled; src's total_ops scales. */
+int app_archive_source_set_repeat(struct app_archive_source *s, struct app_source *src, uint32_t repeat,
+				  struct nl_err *err);
+
+/* A synthetic job (issue 13, background traffic in `netloom interfere`):
+ * n_ranks ranks, each `steps` times computing interval_ps (as both wall
+ * and CPU time) then exchanging by the pattern: alltoall (MPI_Alltoall of
+ * `bytes` per peer), shift (MPI_Sendrecv of `bytes` to rank + n/2, from
+ * rank - n/2) or ring (to rank + 1, from rank - 1). A step starts when the
+ * rank's previous exchange completed (closed loop). */
+enum { APP_SYNTH_ALLTOALL, APP_SYNTH_SHIFT, APP_SYNTH_RING };
+/* APP_SYNTH_* by name, or -1. */
+int app_synth_pattern_find(const char *name);
+/* "alltoall", ...; NULL when out of range. */
+const char *app_synth_pattern_name(int pattern);
+struct app_synth_source;
+int app_synth_source_new(struct app_synth_source **out, int pattern, uint32_t n_ranks, uint64_t bytes,
+			 uint64_t interval_ps, uint64_t steps, struct app_source *src, struct nl_err *err);
+void app_synth_source_free(struct app_synth_source *s);
 
 /* Several jobs as one source (issue 13): job j's rank r is world rank
  * app_jobs_rank_base(j) + r; each job keeps its own communicators (its
@@ -231,6 +254,20 @@ typedef void (*app_match_fn)(void *ctx, const struct app_match_info *mi);
 /* The engine's virtual time, ps: during an op source's next() call, the
  * time at which the rank asking for its next op resumed. */
 uint64_t app_now(const struct app *a);
+
+/* Several jobs in one replay (issue 13, `netloom interfere`): world ranks
+ * [rank_base[j], rank_base[j + 1]) are job j's (rank_base[0] = 0,
+ * rank_base[n_jobs] = the replay's ranks; app_jobs_rank_base gives them).
+ * Job j's ranks begin at start_ps[j] (NULL: all at 0), and the latency of
+ * the messages a job's ranks send is also kept per job. A late rank's
+ * finish_ps counts from 0, so its compute + comm + wait is finish_ps minus
+ * its start. Before app_run; arrays copied. */
+int app_set_jobs(struct app *a, uint32_t n_jobs, const uint32_t *rank_base, const uint64_t *start_ps,
+		 struct nl_err *err);
+/* Job j's message latencies (as app_latency, all sizes); zeros without jobs. */
+void app_job_latency(const struct app *a, uint32_t job, struct app_latency *out);
+/* Job j's runtime: its last rank's finish minus its start, ps. */
+uint64_t app_job_runtime_ps(const struct app *a, uint32_t job);
 
 /* Install (or, with fn NULL, remove) the match observer; before app_run. */
 void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx);

@@ -352,6 +352,13 @@ struct app {
 	app_call_fn on_call;      /* app_set_call_observer, or NULL */
 	void *on_call_ctx;
 	struct stats_hist lat_all, lat_cls[APP_SIZE_CLASSES];
+
+	/* app_set_jobs (issue 13): job of each rank, each job's start time
+	 * (ps) and latency of the messages its ranks send; n_jobs = 0: none. */
+	uint32_t n_jobs;
+	uint32_t *job_of;         /* [n_ranks] */
+	uint64_t *job_start;      /* [n_jobs] */
+	struct stats_hist *job_lat; /* [n_jobs] */
 };
 
 /* app_p2p.c */

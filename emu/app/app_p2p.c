@@ -355,6 +355,8 @@ static void app_latency_add(struct app *a, const struct app_msg *ms)
 		return;
 	uint64_t lat = a->now - ms->t_net;
 	stats_hist_add(&a->lat_all, lat);
+	if (a->job_lat)
+		stats_hist_add(&a->job_lat[a->job_of[ms->src]], lat);
 	int c = 0;
 	/* Classes: <1 KiB, <16 KiB, <64 KiB, <1 MiB, <16 MiB, larger. */
 	static const uint64_t upper[APP_SIZE_CLASSES - 1] = {1024, 16384, 65536, 1048576, 16777216};

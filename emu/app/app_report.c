@@ -9,18 +9,42 @@
 
 static const uint64_t app_class_lower[APP_SIZE_CLASSES] = {0, 1024, 16384, 65536, 1048576, 16777216};
 
-void app_latency(const struct app *a, int cls, struct app_latency *out)
+static void app_latency_of(const struct stats_hist *h, struct app_latency *out)
 {
-	const struct stats_hist *h = cls < 0 ? &a->lat_all : &a->lat_cls[cls];
-	memset(out, 0, sizeof *out);
-	out->lower_bytes = cls < 0 ? 0 : app_class_lower[cls];
-	out->upper_bytes = cls < 0 || cls == APP_SIZE_CLASSES - 1 ? UINT64_MAX : app_class_lower[cls + 1];
 	out->n = h->n;
 	out->mean_ps = stats_hist_mean(h);
 	out->p50_ps = stats_hist_percentile(h, 50);
 	out->p90_ps = stats_hist_percentile(h, 90);
 	out->p99_ps = stats_hist_percentile(h, 99);
 	out->max_ps = h->n ? h->max : 0;
+}
+
+void app_job_latency(const struct app *a, uint32_t job, struct app_latency *out)
+{
+	memset(out, 0, sizeof *out);
+	out->upper_bytes = UINT64_MAX;
+	if (job < a->n_jobs)
+		app_latency_of(&a->job_lat[job], out);
+}
+
+uint64_t app_job_runtime_ps(const struct app *a, uint32_t job)
+{
+	uint64_t end = 0;
+	if (job >= a->n_jobs)
+		return 0;
+	for (uint32_t r = 0; r < a->n_ranks; r++)
+		if (a->job_of[r] == job && a->ranks[r].st.finish_ps > end)
+			end = a->ranks[r].st.finish_ps;
+	return end > a->job_start[job] ? end - a->job_start[job] : 0;
+}
+
+void app_latency(const struct app *a, int cls, struct app_latency *out)
+{
+	const struct stats_hist *h = cls < 0 ? &a->lat_all : &a->lat_cls[cls];
+	memset(out, 0, sizeof *out);
+	out->lower_bytes = cls < 0 ? 0 : app_class_lower[cls];
+	out->upper_bytes = cls < 0 || cls == APP_SIZE_CLASSES - 1 ? UINT64_MAX : app_class_lower[cls + 1];
+	app_latency_of(h, out);
 }
 
 static double app_s(uint64_t ps)

@@ -13,6 +13,8 @@ struct app_archive_source {
 	uint32_t n_ranks;
 	struct trace_rank_reader **readers; /* [n_ranks], NULL until opened / after the end */
 	uint8_t *ended;                      /* [n_ranks] */
+	uint32_t repeat;                     /* passes over each stream (app_archive_source_set_repeat) */
+	uint32_t *pass;                      /* [n_ranks] current pass, when repeat > 1 */
 };
 
 static int app_archive_next(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err)
@@ -20,15 +22,38 @@ static int app_archive_next(void *ctx, uint32_t rank, struct trace_op *op, struc
 	struct app_archive_source *s = ctx;
 	if (rank >= s->n_ranks || s->ended[rank])
 		return 0;
-	if (!s->readers[rank])
-		NL_CHECK(trace_rank_open(s->a, rank, &s->readers[rank], err));
-	int rc = trace_rank_next(s->readers[rank], op, err);
-	if (rc <= 0) {
+	for (;;) {
+		if (!s->readers[rank])
+			NL_CHECK(trace_rank_open(s->a, rank, &s->readers[rank], err));
+		int rc = trace_rank_next(s->readers[rank], op, err);
+		if (rc > 0 && s->pass) {
+			/* One program run: Init on the first pass, Finalize on the last. */
+			if ((op->kind == TOP_INIT && s->pass[rank] > 0) ||
+			    (op->kind == TOP_FINALIZE && s->pass[rank] + 1 < s->repeat))
+				continue;
+		}
+		if (rc > 0)
+			return rc;
 		trace_rank_close(s->readers[rank]);
 		s->readers[rank] = NULL;
-		s->ended[rank] = 1;
+		if (rc < 0 || !s->pass || ++s->pass[rank] >= s->repeat) {
+			s->ended[rank] = 1;
+			return rc;
+		}
 	}
-	return rc;
+}
+
+int app_archive_source_set_repeat(struct app_archive_source *s, struct app_source *src, uint32_t repeat,
+				  struct nl_err *err)
+{
+	if (repeat <= 1)
+		return 0;
+	s->pass = calloc(s->n_ranks ? s->n_ranks : 1, sizeof *s->pass);
+	if (!s->pass)
+		return nl_errf(err, NL_ENOMEM, "replay: out of memory");
+	s->repeat = repeat;
+	src->total_ops *= repeat;
+	return 0;
 }
 
 int app_archive_source_new(struct app_archive_source **out, struct trace_archive *a,
@@ -66,5 +91,6 @@ void app_archive_source_free(struct app_archive_source *s)
 		trace_rank_close(s->readers[r]);
 	free(s->readers);
 	free(s->ended);
+	free(s->pass);
 	free(s);
 }

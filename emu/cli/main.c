@@ -24,6 +24,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{"serve", cli_serve_main, "live emulation: client processes exchange real messages over ZeroMQ"},
 	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)"},
 	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG"},
+	{"interfere", cli_interfere_main, "several jobs on one machine: slowdown against running alone, colliding links"},
 };
 
 static void cli_print_usage(FILE *f)

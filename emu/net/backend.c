@@ -57,3 +57,15 @@ void net_backend_free(struct net_backend *b)
 	b->ops->destroy(b);
 	free(b);
 }
+
+int net_backend_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err)
+{
+	if (!b->ops->count_jobs)
+		return nl_errf(err, NL_EUNSUPPORTED, "network backend '%s' cannot count link use per job", b->ops->name);
+	return b->ops->count_jobs(b, ep_job, n_jobs, err);
+}
+
+const uint64_t *net_backend_job_use(const struct net_backend *b, const char **unit)
+{
+	return b->ops->job_use ? b->ops->job_use(b, unit) : NULL;
+}

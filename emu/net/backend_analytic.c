@@ -157,6 +157,12 @@ struct analytic {
 	struct analytic_chan bus; /* link_model = bus */
 	uint64_t n_msgs, n_bytes;
 
+	/* count_jobs (issue 13): payload bytes per (router channel, job of the
+	 * source endpoint), [global port * n_jobs + job], or NULL. */
+	uint64_t *job_bytes;
+	const uint32_t *ep_job;
+	uint32_t n_jobs;
+
 	/* calibration: one-way time (ps) measured at sizes, increasing; the
 	 * ping-pong's and (optional, n = 0 when absent) the exchange's */
 	struct analytic_cal {
@@ -179,6 +185,7 @@ static void analytic_destroy(struct net_backend *b)
 	free(a->off);
 	free(a->link_ps);
 	free(a->dist);
+	free(a->job_bytes);
 	free(a->cal.bytes);
 	free(a->cal.ps);
 	free(a->cal_x.bytes);
@@ -584,6 +591,8 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 			ch->busy_ps += ser;
 			ch->bytes += bytes;
 			ch->msgs++;
+			if (a->job_bytes && c >= 2 * a->n_ep)
+				a->job_bytes[(c - 2 * a->n_ep) * a->n_jobs + a->ep_job[src_ep]] += bytes;
 		}
 		done = t0 + path + ser + a->latency_ps;
 	}
@@ -761,6 +770,33 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 	return 0;
 }
 
+/* Per-job link use exists only where the model has links: link_model =
+ * links over a topology. */
+static int analytic_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err)
+{
+	struct analytic *a = b->state;
+	if (!a->t || a->p.link_model != ANALYTIC_LINK_LINKS || a->p.ideal)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "analytic backend: per-job link use needs link_model = links, ideal = no and a topology "
+			       "(key 'link_model' is '%s')",
+			       analytic_link_models[a->p.link_model]);
+	uint64_t *c = calloc((size_t)a->t->n_ports * (n_jobs ? n_jobs : 1), sizeof *c);
+	if (!c)
+		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
+	free(a->job_bytes);
+	a->job_bytes = c;
+	a->ep_job = ep_job;
+	a->n_jobs = n_jobs;
+	return 0;
+}
+
+static const uint64_t *analytic_job_use(const struct net_backend *b, const char **unit)
+{
+	const struct analytic *a = b->state;
+	*unit = "bytes";
+	return a->job_bytes;
+}
+
 const struct net_backend_ops net_analytic_ops = {
 	.name = "analytic",
 	.topology_optional = true,
@@ -772,4 +808,6 @@ const struct net_backend_ops net_analytic_ops = {
 	.advance = analytic_advance,
 	.report = analytic_report,
 	.set_link_latency = analytic_set_link_latency,
+	.count_jobs = analytic_count_jobs,
+	.job_use = analytic_job_use,
 };

@@ -27,6 +27,7 @@ struct flit_backend {
 	struct flitnet *net;
 	uint64_t cycle_ps;
 	uint64_t flit_bytes, packet_bytes;
+	uint64_t *job_flits; /* count_jobs: the observer's per (channel, job) counts */
 };
 
 static int flit_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
@@ -82,6 +83,7 @@ static void flit_destroy(struct net_backend *b)
 	if (!fb)
 		return;
 	flitnet_free(fb->net);
+	free(fb->job_flits);
 	free(fb);
 	b->state = NULL;
 }
@@ -236,6 +238,28 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 	return 0;
 }
 
+static int flit_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	struct flitnet *n = fb->net;
+	uint64_t *c = calloc((size_t)n->topo->n_ports * (n_jobs ? n_jobs : 1), sizeof *c);
+	if (!c)
+		return nl_errf(err, NL_ENOMEM, "out of memory for per-job link counts");
+	free(fb->job_flits);
+	fb->job_flits = c;
+	n->obs.job_flits = c;
+	n->obs.ep_job = ep_job;
+	n->obs.n_jobs = n_jobs;
+	return 0;
+}
+
+static const uint64_t *flit_job_use(const struct net_backend *b, const char **unit)
+{
+	const struct flit_backend *fb = b->state;
+	*unit = "flits";
+	return fb->job_flits;
+}
+
 const struct net_backend_ops net_backend_flit_ops = {
 	.name = "flit",
 	.help = "flit-level network model: BookSim2-compatible input-queued VC routers",
@@ -245,4 +269,6 @@ const struct net_backend_ops net_backend_flit_ops = {
 	.send = flit_send,
 	.advance = flit_advance,
 	.report = flit_report,
+	.count_jobs = flit_count_jobs,
+	.job_use = flit_job_use,
 };

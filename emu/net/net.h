@@ -83,6 +83,15 @@ struct net_backend_ops {
 	 * settings leave no place for it. NULL: the backend has no per-link
 	 * latency (the session refuses cable_latency). */
 	int (*set_link_latency)(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err);
+	/* Count the use of every router-to-router channel per job from now on
+	 * (issue 13, interference): ep_job[e] < n_jobs is the job of endpoint
+	 * e (kept by pointer, caller owns it), and a message counts for the
+	 * job of its source endpoint. NULL: the backend cannot. */
+	int (*count_jobs)(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err);
+	/* Those counts, [global port * n_jobs + job] (the topology's global
+	 * port the channel leaves from), in *unit ("flits", "bytes"); NULL
+	 * before count_jobs. */
+	const uint64_t *(*job_use)(const struct net_backend *b, const char **unit);
 };
 
 struct net_backend {
@@ -284,5 +293,10 @@ const struct net_backend_ops *net_backend_find(const char *name, struct nl_err *
 int net_backend_new(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
 		    struct net_backend **out, struct nl_err *err);
 void net_backend_free(struct net_backend *b);
+
+/* ops->count_jobs, or NL_EUNSUPPORTED naming the backend when it has none. */
+int net_backend_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err);
+/* ops->job_use, or NULL. */
+const uint64_t *net_backend_job_use(const struct net_backend *b, const char **unit);
 
 #endif

@@ -254,6 +254,12 @@ struct fl_obs {
 	uint64_t accepted_flits; /* ejected at active endpoints, warm-up/running */
 	uint64_t sent_flits;     /* injected, warm-up/running */
 	struct stats_hist plat, nlat, hops;
+	/* Per (channel, job) flits while count_channels is set (issue 13,
+	 * interference): [global port * n_jobs + ep_job[packet source]], or
+	 * NULL when nobody asked, so a normal run pays one test per hop. */
+	uint64_t *job_flits;
+	const uint32_t *ep_job;  /* [endpoint] job of each source endpoint, < n_jobs */
+	uint32_t n_jobs;
 };
 
 /* Set the observer's flags for phase PH_* (drain_time already set for

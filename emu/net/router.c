@@ -451,8 +451,12 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	uint32_t gout = ro->port_base + op;
 	if (n->ports[gout].link.network) {
 		n->flit_hops++;
-		if (n->obs.count_channels)
+		if (n->obs.count_channels) {
 			n->ports[gout].chan_flits++;
+			if (n->obs.job_flits)
+				n->obs.job_flits[(size_t)gout * n->obs.n_jobs +
+						 n->obs.ep_job[n->pool.pkts[pkt].src_ep]]++;
+		}
 	}
 	n->ovc[ov].occ++;
 	NL_ASSERT(n->ovc[ov].occ <= n->buf);

@@ -5,8 +5,9 @@
  * free endpoints), then maps ranks onto them (`ranks_per_node` ranks per
  * node, linearly or round-robin). Policies are pure functions of the
  * topology, the request and the seed: the same request gives the same
- * endpoints, whatever else runs. Nothing here simulates; the interference
- * study (`netloom interfere`) builds on it later.
+ * endpoints, whatever else runs. Nothing here simulates: workload files
+ * (`netloom interfere`'s jobs) are read here, and the session layer runs
+ * them (emu/session/session_interfere.c).
  */
 #ifndef NETLOOM_PLACE_PLACE_H
 #define NETLOOM_PLACE_PLACE_H
@@ -67,9 +68,49 @@ int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t
 uint32_t place_router_group(const struct topo *t, uint32_t r);
 
 /* Parse a map file ("rank endpoint" per line, '#' comments, every rank
- * 0..n_ranks-1 exactly once, distinct endpoints below n_endpoints) into
- * endpoint[n_ranks]. */
+ * 0..n_ranks-1 exactly once, endpoints below n_endpoints; several ranks may
+ * share one, as ranks_per_node > 1 does) into endpoint[n_ranks]. */
 int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uint32_t *endpoint,
 		   struct nl_err *err);
+
+/* --- workloads (`netloom interfere`, docs/placement.md) ------------------ */
+
+#define PLACE_MAX_JOBS 64
+
+/* One [job NAME] section of a workload file. */
+struct place_job_spec {
+	char name[64];            /* NAME */
+	char *trace;              /* trace path, resolved against the workload file's folder (owned); NULL: synthetic */
+	char policy[32];          /* placement policy, default contiguous */
+	char *map_path;           /* the map policy's file (owned), or NULL */
+	uint64_t seed;            /* placement_seed, default [workload] seed (1) */
+	bool has_seed;
+	uint32_t ranks_per_node;  /* default 1 */
+	enum place_inner inner;   /* placement_inner, default linear */
+	uint64_t start_ps;        /* start_s: when the job's ranks begin */
+	uint32_t repeat;          /* times the trace runs back to back, default 1 */
+	int line;                 /* line of the section's first key, for messages */
+	/* A synthetic job instead of a trace (key `synthetic`, app.h
+	 * APP_SYNTH_*; -1 for a traced job): ranks, bytes per exchange, the
+	 * compute interval before each exchange and the number of steps. */
+	int synthetic;
+	uint32_t synth_ranks;     /* required for a synthetic job */
+	uint64_t synth_bytes;     /* default 65536 */
+	uint64_t synth_interval_ps; /* interval_s, default 0 */
+	uint64_t synth_steps;     /* default 100 */
+};
+
+struct place_workload {
+	uint64_t seed;            /* [workload] seed */
+	uint32_t n_jobs;
+	struct place_job_spec jobs[PLACE_MAX_JOBS]; /* in file order: the order jobs are placed */
+};
+
+/* Read and check a workload file (INI, docs/placement.md "Workload
+ * files"). On failure *w holds nothing and *err names file, line,
+ * section, key, value and what was expected. Release with
+ * place_workload_release. */
+int place_workload_read(const char *path, struct place_workload *w, struct nl_err *err);
+void place_workload_release(struct place_workload *w);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "netloom/netloom.h"
 
@@ -81,6 +82,28 @@ struct session_replay_view {
 	const char *comparable_why;
 };
 const struct session_replay_view *session_replay_view(const nl_sim *s);
+
+/* `netloom interfere` (issue 13, docs/placement.md): the jobs of the
+ * workload file placed on the configured network, each run alone and all
+ * together. */
+struct session_interfere_opts {
+	struct progress *pg;   /* progress reporting, or NULL */
+	/* Opens a job's trace instead of trace_archive_open (the CLI converts
+	 * foreign formats), or NULL. */
+	int (*open_trace)(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err);
+	void *ctx;
+	uint32_t top_links;    /* colliding links listed, 0 = 10 */
+};
+
+/* Run the workload; *doc gets the results document (docs/placement.md,
+ * "Interference"; a new reference, the caller decrefs). It holds no
+ * wall-clock time: the same configuration, workload and traces give the
+ * same bytes. A bad workload fails before anything runs, naming file,
+ * line, section, key and value; a job that deadlocks fails naming the run.
+ * Uses the session's configuration and topology; changes no results of
+ * the session. */
+int session_interfere(nl_sim *s, const char *workload, const struct session_interfere_opts *o,
+		      struct json_t **doc, struct nl_err *err);
 
 /* Share of the ranks' time spent in MPI calls (communication and waiting)
  * over their run time. */

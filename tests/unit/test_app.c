@@ -468,7 +468,8 @@ static void test_sub_communicator(void)
 
 /* Two jobs in one replay (app_jobs_source): job A is the sub-communicator
  * case above (4 ranks, comm 5, a split over its world), job B 2 ranks with
- * a barrier over its world and a ping-pong. Each job's world is its own
+ * a barrier over its world, one over a communicator with a hashed id, and
+ * a ping-pong. Each job's world is its own
  * ranks: were A's split or B's barrier over all 6 ranks, the collective
  * would wait forever or count other messages. On the contention-free
  * network (analytic, link_model none) every rank finishes as alone. */
@@ -487,9 +488,14 @@ static void jobs_a(struct syn *s)
 
 static void jobs_b(struct syn *s)
 {
+	/* A hashed id, as recorders write them (hpcc-8's reach 4280605321). */
+	static const uint32_t members[] = {1, 0};
 	syn_init(s, 2);
+	syn_comm(s, 4294967290u, 2, members);
 	syn_coll(s, 0, TOP_BARRIER, 0, 0, 0, 0);
 	syn_coll(s, 1, TOP_BARRIER, 0, 0, 0, 0);
+	syn_coll(s, 0, TOP_BARRIER, 4294967290u, 0, 0, 0);
+	syn_coll(s, 1, TOP_BARRIER, 4294967290u, 0, 0, 0);
 	syn_compute(s, 0, 3 * US);
 	syn_send(s, 0, 1, 4, 100);
 	syn_recv(s, 1, 0, 4, 100);
@@ -520,7 +526,7 @@ static void test_two_jobs(void)
 	CHECK_OK(syn_replay_src(&all, net_1us, &rab), &rab.err);
 	const struct app_results *x = app_results(rab.app);
 	CHECK_UINT(x->p2p_msgs, ==, 1 + 2);
-	CHECK_UINT(x->coll_msgs, ==, 2 + 8 + 2);
+	CHECK_UINT(x->coll_msgs, ==, 2 + 8 + 2 + 2);
 	for (uint32_t r = 0; r < 4; r++)
 		CHECK_UINT(finish(&rab, r), ==, finish(&ra, r));
 	for (uint32_t r = 0; r < 2; r++)

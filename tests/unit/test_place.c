@@ -2,6 +2,8 @@
  * deterministically per seed; map files fail with file:line messages. */
 #include "place/place.h"
 
+#include <string.h>
+
 #include "core/error.h"
 #include "test.h"
 #include "topo/topo.h"
@@ -225,6 +227,53 @@ static void test_map_file(void)
 	topo_free(t);
 }
 
+/* Workload files: defaults, the [workload] seed, paths relative to the
+ * file, and one-line errors naming line, section, key and value. */
+static void test_workload(void)
+{
+	struct nl_err err = {0};
+	struct place_workload w;
+	const char *path = map_file("# two jobs\n[workload]\nseed = 9\n[job big one]\ntrace = a.nlt\n"
+				    "placement = random-node\nstart_s = 0.000002\nrepeat = 3\n"
+				    "[job b]\ntrace = /abs/b.nlt\nplacement_seed = 4\nranks_per_node = 2\n"
+				    "placement_inner = round_robin\n");
+	CHECK_OK(place_workload_read(path, &w, &err), &err);
+	CHECK_EQ(w.n_jobs, 2);
+	CHECK_STR(w.jobs[0].name, "big one");
+	char want[128];
+	snprintf(want, sizeof want, "%.*sa.nlt", (int)(strrchr(path, '/') - path + 1), path);
+	CHECK_STR(w.jobs[0].trace, want);
+	CHECK_STR(w.jobs[0].policy, "random-node");
+	CHECK_EQ(w.jobs[0].seed, 9);
+	CHECK_EQ(w.jobs[0].ranks_per_node, 1);
+	CHECK_EQ(w.jobs[0].start_ps, 2000000);
+	CHECK_EQ(w.jobs[0].repeat, 3);
+	CHECK_STR(w.jobs[1].trace, "/abs/b.nlt");
+	CHECK_STR(w.jobs[1].policy, "contiguous");
+	CHECK_EQ(w.jobs[1].seed, 4);
+	CHECK_EQ(w.jobs[1].ranks_per_node, 2);
+	CHECK_EQ(w.jobs[1].inner, PLACE_INNER_ROUND_ROBIN);
+	CHECK_EQ(w.jobs[1].start_ps, 0);
+	CHECK_EQ(w.jobs[1].repeat, 1);
+	place_workload_release(&w);
+	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 0\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'repeat': value '0': expected an integer 1..1000000");
+	CHECK_EQ(w.n_jobs, 0);
+	path = map_file("[workload]\nseed = -1\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":2: [workload] key 'seed': value '-1': expected an unsigned integer");
+	path = map_file("[job a]\ntrace = a.nlt\nplacement_inner = zigzag\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round_robin");
+	path = map_file("[job a]\ntrace = a.nlt\nno equals sign\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: expected 'key = value', '[job NAME]' or a comment");
+	map_file(NULL);
+	CHECK_ERR(place_workload_read("/nonexistent/w.ini", &w, &err), NL_EIO, &err,
+		  "/nonexistent/w.ini: cannot open workload file");
+}
+
 int main(void)
 {
 	TEST_RUN(test_registry_and_validity);
@@ -232,5 +281,6 @@ int main(void)
 	TEST_RUN(test_random_policies);
 	TEST_RUN(test_groups);
 	TEST_RUN(test_map_file);
+	TEST_RUN(test_workload);
 	return test_done();
 }

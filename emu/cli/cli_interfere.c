@@ -1,0 +1,256 @@
+/* netloom interfere WORKLOAD -c SYSTEM [--json OUT] [--plot OUT.svg]:
+ * the jobs of a workload file on one machine, alone and together (issue
+ * 13, docs/placement.md). The session layer runs everything and returns
+ * one JSON document; this file prints it as a table, writes it, and draws
+ * the chart with gnuplot when asked. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/progress.h"
+
+static void cli_interfere_usage(FILE *f)
+{
+	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [--json OUT|-]\n"
+		   "                        [--plot OUT.svg] [--top N]\n\n"
+		   "Places the jobs of WORKLOAD (an INI file, docs/placement.md) on the configured network,\n"
+		   "runs each alone and all together on the same placement, and reports per job the runtime\n"
+		   "alone and shared, the slowdown, message latency p50/p99 alone and shared, and the links\n"
+		   "where the jobs' traffic collides (flits per job and shares).\n\n"
+		   "  -c, --config FILE   system configuration (topology, routing, backend, ...); repeatable\n"
+		   "  -s, --set K=V       override a key; repeatable\n"
+		   "  --json OUT          write the results document (atomically; '-' = stdout, then no table)\n"
+		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
+		   "  --top N             colliding links listed, 1..100000 (default 10)\n");
+}
+
+static double cli_num(json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+static double cli_lat_us(json_t *job, const char *run, const char *p)
+{
+	return 1e6 * cli_num(json_object_get(json_object_get(job, run), "latency"), p);
+}
+
+static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
+{
+	json_t *res = json_object_get(doc, "results");
+	json_t *jobs = json_object_get(res, "jobs"), *links = json_object_get(res, "links");
+	size_t i;
+	json_t *j;
+	fprintf(f, "netloom interfere: %s, %zu jobs on %s (backend %s)\n\n", workload, json_array_size(jobs),
+		json_string_value(json_object_get(res, "topology")), json_string_value(json_object_get(res, "backend")));
+	fprintf(f, "  %-16s %6s %-14s %14s %14s %9s %19s %19s %12s %12s\n", "job", "ranks", "placement", "alone_s",
+		"shared_s", "slowdown", "p50_us alone/shared", "p99_us alone/shared", "link_use", "on_shared");
+	json_array_foreach(jobs, i, j)
+	{
+		json_t *sd = json_object_get(j, "slowdown");
+		char slow[32] = "-", p50[48], p99[48];
+		if (json_is_number(sd))
+			snprintf(slow, sizeof slow, "%+.2f%%", 100.0 * json_number_value(sd));
+		snprintf(p50, sizeof p50, "%.3f/%.3f", cli_lat_us(j, "alone", "p50_s"), cli_lat_us(j, "shared", "p50_s"));
+		snprintf(p99, sizeof p99, "%.3f/%.3f", cli_lat_us(j, "alone", "p99_s"), cli_lat_us(j, "shared", "p99_s"));
+		fprintf(f, "  %-16s %6" JSON_INTEGER_FORMAT " %-14s %14.9f %14.9f %9s %19s %19s %12" JSON_INTEGER_FORMAT
+			   " %12" JSON_INTEGER_FORMAT "\n",
+			json_string_value(json_object_get(j, "name")), json_integer_value(json_object_get(j, "ranks")),
+			json_string_value(json_object_get(j, "placement")), cli_num(json_object_get(j, "alone"), "runtime_s"),
+			cli_num(json_object_get(j, "shared"), "runtime_s"), slow, p50, p99,
+			json_integer_value(json_object_get(j, "link_use")),
+			json_integer_value(json_object_get(j, "link_use_shared")));
+	}
+	const char *unit = json_string_value(json_object_get(links, "unit"));
+	fprintf(f, "\n  links: %" JSON_INTEGER_FORMAT " used, %" JSON_INTEGER_FORMAT
+		   " by two jobs or more; %" JSON_INTEGER_FORMAT " %s in all (shared run)\n",
+		json_integer_value(json_object_get(links, "links_used")),
+		json_integer_value(json_object_get(links, "links_shared")),
+		json_integer_value(json_object_get(links, "total")), unit);
+	json_t *top = json_object_get(links, "top_shared"), *l;
+	if (json_array_size(top))
+		fprintf(f, "  where the jobs collide (top links by %s; share of each job):\n", unit);
+	json_array_foreach(top, i, l)
+	{
+		fprintf(f, "    router %4" JSON_INTEGER_FORMAT " port %2" JSON_INTEGER_FORMAT " -> router %4" JSON_INTEGER_FORMAT
+			   " %12" JSON_INTEGER_FORMAT " ",
+			json_integer_value(json_object_get(l, "router")), json_integer_value(json_object_get(l, "port")),
+			json_integer_value(json_object_get(l, "peer_router")), json_integer_value(json_object_get(l, "total")));
+		size_t k;
+		json_t *s;
+		json_array_foreach(json_object_get(l, "shares"), k, s)
+		{
+			json_t *jj = json_array_get(jobs, k);
+			fprintf(f, " %s %.1f%%", json_string_value(json_object_get(jj, "name")), 100.0 * json_real_value(s));
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n  slowdown: runtime shared / alone - 1, on the same placement; link_use: the job's %s on\n"
+		   "  router-to-router links in the shared run; on_shared: of which on links another job also used\n",
+		unit);
+}
+
+/* Draw the chart: gnuplot reads a script with the data inline on stdin and
+ * writes OUT.tmp, renamed to OUT when it succeeded. */
+static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
+{
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "--plot %s: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
+			       "gnuplot-nox); the table and JSON were written",
+			       out);
+	size_t n = strlen(out) + 8;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(tmp, n, "%s.tmp", out);
+	FILE *p = popen("gnuplot", "w");
+	if (!p) {
+		free(tmp);
+		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(errno));
+	}
+	json_t *jobs = json_object_get(json_object_get(doc, "results"), "jobs"), *j;
+	size_t i;
+	fprintf(p, "set terminal svg size 800,480 dynamic enhanced font 'sans,11' background rgb 'white'\n");
+	fprintf(p, "set output '");
+	for (const char *c = tmp; *c; c++)
+		fprintf(p, *c == '\'' ? "''" : "%c", *c);
+	fprintf(p, "'\n$d << EOD\n");
+	json_array_foreach(jobs, i, j)
+	{
+		json_t *sd = json_object_get(j, "slowdown");
+		fprintf(p, "\"");
+		for (const char *c = json_string_value(json_object_get(j, "name")); *c; c++)
+			if (*c != '"' && *c != '\\')
+				fputc(*c, p);
+		fprintf(p, "\" %.12g %.12g \"%+.1f%%\"\n", cli_num(json_object_get(j, "alone"), "runtime_s"),
+			cli_num(json_object_get(j, "shared"), "runtime_s"),
+			json_is_number(sd) ? 100.0 * json_number_value(sd) : 0.0);
+	}
+	fprintf(p, "EOD\n"
+		   "set title 'netloom interfere: runtime alone and shared (label: slowdown)'\n"
+		   "set ylabel 'runtime (s)'\nset yrange [0:*]\nset style data histograms\n"
+		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\nset key top left\n"
+		   "set xtics nomirror\nset grid ytics\n"
+		   "plot $d using 2:xtic(1) title 'alone', '' using 3 title 'shared', "
+		   "'' using 0:3:4 with labels offset 2,0.7 notitle\n");
+	int st = pclose(p);
+	if (st != 0) {
+		unlink(tmp);
+		free(tmp);
+		return nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (exit status %d)", out,
+			       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	int rc = 0;
+	if (rename(tmp, out) != 0) {
+		rc = nl_errf(err, NL_EIO, "--plot %s: %s", out, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+static int cli_interfere_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)
+{
+	(void)ctx;
+	return cli_open_trace("interfere", path, a, err);
+}
+
+int cli_interfere_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+		{"json", required_argument, NULL, 'J'},   {"plot", required_argument, NULL, 'P'},
+		{"top", required_argument, NULL, 'T'},    {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct nl_err err = {0};
+	const char **sets = calloc((size_t)argc, sizeof *sets), *json_out = NULL, *plot = NULL;
+	size_t n_sets = 0;
+	uint64_t top = 10;
+	nl_sim *sim = NULL;
+	json_t *doc = NULL;
+	int status = CLI_OK, ch, rc = 0;
+	if (!sets || nl_sim_new(&sim, &err) < 0) {
+		free(sets);
+		return cli_report(&err);
+	}
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			rc = nl_sim_load_file(sim, optarg, &err);
+			break;
+		case 's':
+			sets[n_sets++] = optarg;
+			break;
+		case 'J':
+			json_out = optarg;
+			break;
+		case 'P':
+			plot = optarg;
+			break;
+		case 'T':
+			if (cli_parse_u64("interfere", "--top", optarg, 1, 100000, &top) != 0) {
+				status = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case 'h':
+			cli_interfere_usage(stdout);
+			goto out;
+		default:
+			status = cli_getopt_error("interfere", argv, ch);
+			goto out;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < n_sets; i++)
+		rc = nl_sim_set(sim, sets[i], NULL, &err);
+	if (rc < 0) {
+		status = cli_report(&err);
+		goto out;
+	}
+	if (optind >= argc) {
+		status = cli_usage_error("interfere", "missing WORKLOAD (see 'netloom interfere --help')");
+		goto out;
+	}
+	if (optind + 1 < argc) {
+		status = cli_usage_error("interfere", "unexpected argument '%s' after WORKLOAD", argv[optind + 1]);
+		goto out;
+	}
+	const char *workload = argv[optind];
+	struct progress prog;
+	progress_init(&prog, "interfere");
+	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,
+					    .open_trace = cli_interfere_open,
+					    .top_links = (uint32_t)top};
+	rc = session_interfere(sim, workload, &io, &doc, &err);
+	progress_done(&prog);
+	if (rc < 0) {
+		status = cli_report(&err);
+		goto out;
+	}
+	bool json_stdout = json_out && !strcmp(json_out, "-");
+	if (!json_stdout)
+		cli_interfere_table(stdout, doc, workload);
+	if (json_out && out_write_json(json_out, doc, &err) < 0) {
+		status = cli_report(&err);
+		goto out;
+	}
+	if (plot && cli_interfere_plot(doc, plot, &err) < 0)
+		status = cli_report(&err);
+out:
+	json_decref(doc);
+	nl_sim_free(sim);
+	free(sets);
+	return status;
+}

@@ -1,0 +1,306 @@
+/* The workload file of `netloom interfere` (issue 13, docs/placement.md):
+ * jobs, each a trace with its placement, start time and repeat count.
+ *
+ * INI: an optional [workload] section (seed: every job's default
+ * placement seed), then one [job NAME] section per job, in the order the
+ * jobs are placed: a trace, or a synthetic pattern (app.h APP_SYNTH_*). Every value is checked here, so a bad file fails before
+ * anything runs, with one line naming file, line, section, key, value and
+ * what was expected. Relative paths are relative to the workload file.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "core/error.h"
+#include "place/place.h"
+
+struct wl_ctx {
+	struct place_workload *w;
+	const char *path;
+	FILE *f;
+	int line;              /* lines read so far: the handler's line */
+	char dir[4096];        /* the file's folder with a trailing '/', "" for none */
+	struct nl_err *err;
+	int rc;
+};
+
+static char *wl_reader(char *str, int num, void *stream)
+{
+	struct wl_ctx *x = stream;
+	char *s = fgets(str, num, x->f);
+	if (s)
+		x->line++;
+	return s;
+}
+
+static int wl_bad(struct wl_ctx *x, const char *section, const char *key, const char *value, const char *expected)
+{
+	x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s': value '%s': expected %s", x->path, x->line,
+			section, key, value, expected);
+	return 0;
+}
+
+static bool wl_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (!*v || *v == '-' || *v == '+')
+		return false;
+	errno = 0;
+	unsigned long long u = strtoull(v, &end, 10);
+	if (errno || *end || u < lo || u > hi)
+		return false;
+	*out = u;
+	return true;
+}
+
+/* A path relative to the workload file's folder (absolute ones stay). */
+static char *wl_path(const struct wl_ctx *x, const char *v)
+{
+	size_t n = (v[0] == '/' ? 0 : strlen(x->dir)) + strlen(v) + 1;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s%s", v[0] == '/' ? "" : x->dir, v);
+	return p;
+}
+
+static int wl_set_path(struct wl_ctx *x, char **dst, const char *value)
+{
+	free(*dst);
+	*dst = wl_path(x, value);
+	if (!*dst)
+		x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->path);
+	return 0;
+}
+
+static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *section, const char *key,
+		      const char *value)
+{
+	uint64_t u;
+	if (!strcmp(key, "trace")) {
+		if (!*value)
+			return wl_bad(x, section, key, value, "a trace file (any format netloom replay reads)");
+		return wl_set_path(x, &j->trace, value);
+	}
+	if (!strcmp(key, "placement")) {
+		if (!place_find(value, NULL)) {
+			char names[512] = "";
+			size_t n;
+			const struct place_ops *const *all = place_list(&n);
+			for (size_t i = 0; i < n; i++)
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+					 all[i]->name);
+			char exp[600];
+			snprintf(exp, sizeof exp, "one of %s", names);
+			return wl_bad(x, section, key, value, exp);
+		}
+		snprintf(j->policy, sizeof j->policy, "%s", value);
+		return 0;
+	}
+	if (!strcmp(key, "placement_seed")) {
+		if (!wl_u64(value, 0, UINT64_MAX, &u))
+			return wl_bad(x, section, key, value, "an unsigned integer");
+		j->seed = u;
+		j->has_seed = true;
+		return 0;
+	}
+	if (!strcmp(key, "ranks_per_node")) {
+		if (!wl_u64(value, 1, 1u << 16, &u))
+			return wl_bad(x, section, key, value, "an integer 1..65536");
+		j->ranks_per_node = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(key, "placement_inner")) {
+		if (!strcmp(value, "linear"))
+			j->inner = PLACE_INNER_LINEAR;
+		else if (!strcmp(value, "round_robin"))
+			j->inner = PLACE_INNER_ROUND_ROBIN;
+		else
+			return wl_bad(x, section, key, value, "linear or round_robin");
+		return 0;
+	}
+	if (!strcmp(key, "placement_map")) {
+		if (!*value)
+			return wl_bad(x, section, key, value, "a map file (rank endpoint per line)");
+		return wl_set_path(x, &j->map_path, value);
+	}
+	if (!strcmp(key, "start_s")) {
+		char *end;
+		errno = 0;
+		double d = strtod(value, &end);
+		if (!*value || *end || errno || !(d >= 0) || d > 1e6)
+			return wl_bad(x, section, key, value, "seconds, 0..1e6");
+		j->start_ps = (uint64_t)llround(d * 1e12);
+		return 0;
+	}
+	if (!strcmp(key, "repeat")) {
+		if (!wl_u64(value, 1, 1000000, &u))
+			return wl_bad(x, section, key, value, "an integer 1..1000000 (times the trace runs back to back)");
+		j->repeat = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(key, "synthetic")) {
+		j->synthetic = app_synth_pattern_find(value);
+		if (j->synthetic < 0)
+			return wl_bad(x, section, key, value, "a synthetic pattern: alltoall, shift or ring");
+		return 0;
+	}
+	if (!strcmp(key, "ranks")) {
+		if (!wl_u64(value, 1, APP_JOBS_MAX_RANKS, &u))
+			return wl_bad(x, section, key, value, "an integer 1..16777215 (the synthetic job's ranks)");
+		j->synth_ranks = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(key, "bytes")) {
+		if (!wl_u64(value, 0, UINT64_C(1) << 40, &u))
+			return wl_bad(x, section, key, value, "bytes per exchange, 0..2^40");
+		j->synth_bytes = u;
+		return 0;
+	}
+	if (!strcmp(key, "steps")) {
+		if (!wl_u64(value, 1, UINT32_MAX, &u))
+			return wl_bad(x, section, key, value, "an integer 1..4294967295 (exchanges per rank)");
+		j->synth_steps = u;
+		return 0;
+	}
+	if (!strcmp(key, "interval_s")) {
+		char *end;
+		errno = 0;
+		double d = strtod(value, &end);
+		if (!*value || *end || errno || !(d >= 0) || d > 1e3)
+			return wl_bad(x, section, key, value, "seconds, 0..1e3 (compute before each exchange)");
+		j->synth_interval_ps = (uint64_t)llround(d * 1e12);
+		return 0;
+	}
+	return wl_bad(x, section, key, value,
+		      "a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, "
+		      "start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps");
+}
+
+static int wl_handle(void *user, const char *section, const char *key, const char *value)
+{
+	struct wl_ctx *x = user;
+	struct place_workload *w = x->w;
+	if (x->rc < 0)
+		return 0;
+	if (!strcmp(section, "workload")) {
+		uint64_t u;
+		if (strcmp(key, "seed"))
+			return wl_bad(x, section, key, value, "a [workload] key: seed");
+		if (!wl_u64(value, 0, UINT64_MAX, &u))
+			return wl_bad(x, section, key, value, "an unsigned integer");
+		w->seed = u;
+		return 0;
+	}
+	if (strncmp(section, "job ", 4) || !section[4]) {
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected [workload] or [job NAME]", x->path,
+				x->line, section);
+		return 0;
+	}
+	const char *name = section + 4;
+	struct place_job_spec *j = NULL;
+	for (uint32_t i = 0; i < w->n_jobs; i++)
+		if (!strcmp(w->jobs[i].name, name))
+			j = &w->jobs[i];
+	if (j && j != &w->jobs[w->n_jobs - 1]) {
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: job '%s' given twice; expected one section per job",
+				x->path, x->line, section, name);
+		return 0;
+	}
+	if (!j) {
+		if (strlen(name) >= sizeof j->name) {
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected a job name of at most %zu characters",
+					x->path, x->line, section, sizeof j->name - 1);
+			return 0;
+		}
+		if (w->n_jobs == PLACE_MAX_JOBS) {
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected at most %d jobs", x->path, x->line,
+					section, PLACE_MAX_JOBS);
+			return 0;
+		}
+		j = &w->jobs[w->n_jobs++];
+		memset(j, 0, sizeof *j);
+		snprintf(j->name, sizeof j->name, "%s", name);
+		snprintf(j->policy, sizeof j->policy, "contiguous");
+		j->ranks_per_node = 1;
+		j->repeat = 1;
+		j->line = x->line;
+		j->synthetic = -1;
+		j->synth_bytes = 65536;
+		j->synth_steps = 100;
+	}
+	return wl_job_key(x, j, section, key, value);
+}
+
+/* inih's handler: errors are in x->rc (the first one kept), so inih's own
+ * "handler failed" line number never replaces them. */
+static int wl_handler(void *user, const char *section, const char *key, const char *value)
+{
+	wl_handle(user, section, key, value);
+	return 1;
+}
+
+void place_workload_release(struct place_workload *w)
+{
+	for (uint32_t i = 0; i < w->n_jobs; i++) {
+		free(w->jobs[i].trace);
+		free(w->jobs[i].map_path);
+	}
+	memset(w, 0, sizeof *w);
+}
+
+int place_workload_read(const char *path, struct place_workload *w, struct nl_err *err)
+{
+	memset(w, 0, sizeof *w);
+	w->seed = 1;
+	struct wl_ctx x = {.w = w, .path = path, .err = err};
+	const char *slash = strrchr(path, '/');
+	if (slash && (size_t)(slash - path + 1) < sizeof x.dir)
+		snprintf(x.dir, sizeof x.dir, "%.*s", (int)(slash - path + 1), path);
+	x.f = fopen(path, "r");
+	if (!x.f)
+		return nl_errf(err, NL_EIO, "%s: cannot open workload file: %s", path, strerror(errno));
+	int line = ini_parse_stream(wl_reader, &x, wl_handler, &x);
+	fclose(x.f);
+	int rc = x.rc;
+	if (rc == 0 && line > 0)
+		rc = nl_errf(err, NL_ECONFIG, "%s:%d: expected 'key = value', '[job NAME]' or a comment", path, line);
+	else if (rc == 0 && line < 0)
+		rc = nl_errf(err, NL_EIO, "%s: cannot read workload file", path);
+	else if (rc == 0 && w->n_jobs == 0)
+		rc = nl_errf(err, NL_ECONFIG, "%s: no [job NAME] section; expected at least one job", path);
+	for (uint32_t i = 0; rc == 0 && i < w->n_jobs; i++) {
+		struct place_job_spec *j = &w->jobs[i];
+		if (!j->trace && j->synthetic < 0)
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s] key 'trace': missing; expected a trace file (or key 'synthetic')", path,
+				     j->line, j->name);
+		else if (j->trace && j->synthetic >= 0)
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s] keys 'trace' and 'synthetic': expected one of them, not both", path,
+				     j->line, j->name);
+		else if (j->synthetic >= 0 && !j->synth_ranks)
+			rc = nl_errf(err, NL_ECONFIG, "%s:%d: [job %s] key 'ranks': missing; expected the synthetic job's ranks",
+				     path, j->line, j->name);
+		else if (j->synthetic < 0 && (j->synth_ranks || j->synth_bytes != 65536 || j->synth_steps != 100 ||
+					      j->synth_interval_ps))
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s]: ranks, bytes, interval_s and steps describe a synthetic job; expected "
+				     "key 'synthetic' with them",
+				     path, j->line, j->name);
+		else if (!strcmp(j->policy, "map") && !j->map_path)
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s] key 'placement_map': missing; expected a map file for placement = map",
+				     path, j->line, j->name);
+		if (!j->has_seed)
+			j->seed = w->seed;
+	}
+	if (rc < 0)
+		place_workload_release(w);
+	return rc;
+}

@@ -1,0 +1,445 @@
+/* `netloom interfere`: several jobs on one machine (issue 13,
+ * docs/placement.md). The jobs of a workload file are placed once, in
+ * file order, each on endpoints the jobs before it left free; then each
+ * job runs alone on that placement (the rest of the machine idle) and all
+ * run together, so a job's slowdown is its shared runtime over its
+ * runtime alone, minus one, with nothing else changed. The shared run
+ * counts every router-to-router channel's use per job (the source
+ * endpoint's job), which gives the links where the jobs collide.
+ *
+ * Everything is a function of the configuration, the workload and the
+ * traces: the document holds no wall-clock time, so two runs give the same
+ * bytes.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "net/net.h"
+#include "place/place.h"
+#include "session/session.h"
+#include "session/session_internal.h"
+#include "topo/topo.h"
+#include "traces/trace.h"
+
+/* What one run measured of one job. */
+struct ifr_meas {
+	uint64_t runtime_ps;
+	struct app_latency lat;
+};
+
+struct ifr_job {
+	const struct place_job_spec *spec;
+	struct trace_archive *arch;
+	uint32_t n_ranks;
+	uint32_t *ep;              /* [n_ranks] endpoint of each rank */
+	struct ifr_meas alone, shared;
+};
+
+struct ifr {
+	nl_sim *s;
+	struct app_config ac;      /* the replay settings: compute time as the traced jobs resolve it */
+	const char *path;          /* the workload file */
+	const struct session_interfere_opts *o;
+	const struct topo *t;
+	const struct net_backend_ops *ops;
+	struct place_workload w;
+	struct ifr_job jobs[PLACE_MAX_JOBS];
+	uint32_t *ep_job;          /* [n_endpoints] job of each endpoint (0 where none runs) */
+	uint64_t *use;             /* [n_ports * n_jobs] shared run: per (channel, job) */
+	const char *unit;          /* of use: "flits" or "bytes" */
+	json_t *net_report;        /* the shared run's network report */
+	char label[128];           /* progress label of the run going on */
+};
+
+static void ifr_release(struct ifr *x)
+{
+	for (uint32_t j = 0; j < x->w.n_jobs; j++) {
+		trace_archive_close(x->jobs[j].arch);
+		free(x->jobs[j].ep);
+	}
+	free(x->ep_job);
+	free(x->use);
+	json_decref(x->net_report);
+	place_workload_release(&x->w);
+}
+
+/* Place job j on endpoints busy[] leaves free and take them. */
+static int ifr_place(struct ifr *x, uint32_t j, uint8_t *busy, struct nl_err *err)
+{
+	struct ifr_job *jb = &x->jobs[j];
+	const struct place_job_spec *sp = jb->spec;
+	jb->ep = malloc((size_t)(jb->n_ranks ? jb->n_ranks : 1) * sizeof *jb->ep);
+	if (!jb->ep)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	const struct place_ops *pops = place_find(sp->policy, err);
+	struct place_req req = {
+		.t = x->t,
+		.n_ranks = jb->n_ranks,
+		.ranks_per_node = sp->ranks_per_node,
+		.inner = sp->inner,
+		.seed = sp->seed,
+		.job = j,
+		.busy = busy,
+		.map_path = sp->map_path,
+	};
+	int rc = pops ? place_job(pops, &req, jb->ep, err) : NL_ECONFIG;
+	if (rc < 0)
+		return nl_err_prefix(err, "%s: [job %s] key 'placement'", x->path, sp->name);
+	/* Policies take free endpoints only (place_job), so jobs never share one. */
+	for (uint32_t r = 0; r < jb->n_ranks; r++) {
+		busy[jb->ep[r]] = 1;
+		x->ep_job[jb->ep[r]] = j;
+	}
+	return 0;
+}
+
+/* Open the traces, resolve compute time, place the jobs in file order. */
+static int ifr_setup(struct ifr *x, struct nl_err *err)
+{
+	nl_sim *s = x->s;
+	struct app_config ac;
+	NL_CHECK(app_config_bind(&s->cfg, &ac, err));
+	x->ops = net_backend_find(ac.backend, err);
+	if (!x->ops)
+		return nl_err_prefix(err, "key 'backend'");
+	if (!config_get(&s->cfg, "topology") && x->ops->topology_optional)
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'topology': not set; expected the machine the jobs share (interference needs a "
+			       "network)");
+	if (session_topo(s, err) < 0)
+		return nl_err_prefix(err, "key 'topology'");
+	x->t = s->topo;
+	/* A backend that cannot count link use per job fails here, not
+	 * after the runs alone. */
+	struct net_backend *probe;
+	NL_CHECK(net_backend_new(x->ops, &s->cfg, x->t, &probe, err));
+	uint32_t zero = 0;
+	int prc = net_backend_count_jobs(probe, &zero, 1, err);
+	net_backend_free(probe);
+	if (prc < 0)
+		return prc;
+	NL_CHECK(place_workload_read(x->path, &x->w, err));
+	uint8_t *busy = calloc(x->t->n_endpoints, 1);
+	x->ep_job = calloc(x->t->n_endpoints, sizeof *x->ep_job);
+	if (!busy || !x->ep_job) {
+		free(busy);
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	int rc = 0;
+	x->ac = ac;
+	const struct place_job_spec *traced = NULL; /* the first traced job */
+	for (uint32_t j = 0; rc == 0 && j < x->w.n_jobs; j++) {
+		struct ifr_job *jb = &x->jobs[j];
+		const struct place_job_spec *sp = &x->w.jobs[j];
+		jb->spec = sp;
+		if (sp->synthetic >= 0) {
+			/* Its compute ops carry wall and CPU time alike. */
+			jb->n_ranks = sp->synth_ranks;
+			rc = ifr_place(x, j, busy, err);
+			continue;
+		}
+		rc = x->o->open_trace ? x->o->open_trace(x->o->ctx, sp->trace, &jb->arch, err)
+				      : trace_archive_open(&jb->arch, sp->trace, err);
+		if (rc < 0) {
+			rc = nl_err_prefix(err, "%s: [job %s] key 'trace'", x->path, sp->name);
+			break;
+		}
+		const struct trace_manifest *m = trace_archive_manifest(jb->arch);
+		char why[320];
+		struct app_config jac = ac;
+		jb->n_ranks = m->n_ranks;
+		rc = app_compute_time_resolve(&jac, m, why, sizeof why, err);
+		if (rc < 0) {
+			rc = nl_err_prefix(err, "%s: [job %s]", x->path, sp->name);
+			break;
+		}
+		if (traced && jac.compute_time != x->ac.compute_time) {
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s: [job %s]: its trace replays %s time where job '%s' replays %s; expected one "
+				     "kind for all jobs (set key 'compute_time')",
+				     x->path, sp->name, app_compute_time_name(jac.compute_time), traced->name,
+				     app_compute_time_name(x->ac.compute_time));
+			break;
+		}
+		if (!traced) {
+			traced = sp;
+			x->ac = jac;
+		}
+		rc = ifr_place(x, j, busy, err);
+	}
+	free(busy);
+	return rc;
+}
+
+/* Replay jobs [first, first + n) together on a fresh network; shared: also
+ * count link use per job. */
+static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struct nl_err *err)
+{
+	struct net_backend *net = NULL;
+	struct app_archive_source *as[PLACE_MAX_JOBS] = {0};
+	struct app_synth_source *ss[PLACE_MAX_JOBS] = {0};
+	struct app_source src[PLACE_MAX_JOBS], all;
+	struct app_jobs_source *js = NULL;
+	struct app *app = NULL;
+	uint32_t base[PLACE_MAX_JOBS + 1];
+	uint64_t start[PLACE_MAX_JOBS];
+	uint32_t *rank_ep = NULL;
+	int rc = net_backend_new(x->ops, &x->s->cfg, x->t, &net, err);
+	for (uint32_t k = 0; rc == 0 && k < n; k++) {
+		struct ifr_job *jb = &x->jobs[first + k];
+		const struct place_job_spec *sp = jb->spec;
+		if (sp->synthetic >= 0) {
+			rc = app_synth_source_new(&ss[k], sp->synthetic, sp->synth_ranks, sp->synth_bytes,
+						  sp->synth_interval_ps, sp->synth_steps * sp->repeat, &src[k], err);
+		} else {
+			rc = app_archive_source_new(&as[k], jb->arch, &src[k], err);
+			if (rc == 0)
+				rc = app_archive_source_set_repeat(as[k], &src[k], sp->repeat, err);
+		}
+		start[k] = jb->spec->start_ps;
+	}
+	if (rc == 0 && n == 1)
+		all = src[0];
+	else if (rc == 0)
+		rc = app_jobs_source_new(&js, src, n, &all, err);
+	if (rc == 0 && !(rank_ep = malloc((size_t)all.n_ranks * sizeof *rank_ep)))
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	if (rc == 0) {
+		base[0] = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			const struct ifr_job *jb = &x->jobs[first + k];
+			base[k + 1] = base[k] + jb->n_ranks;
+			memcpy(rank_ep + base[k], jb->ep, (size_t)jb->n_ranks * sizeof *rank_ep);
+		}
+		rc = app_new(&app, &x->ac, &all, net, rank_ep, err);
+	}
+	if (rc == 0)
+		rc = app_set_jobs(app, n, base, start, err);
+	if (rc == 0 && shared)
+		rc = net_backend_count_jobs(net, x->ep_job, x->w.n_jobs, err);
+	if (rc == 0) {
+		if (x->o->pg) {
+			/* Which of the n_jobs + 1 runs the progress line is about. */
+			if (shared)
+				snprintf(x->label, sizeof x->label, "interfere: all %" PRIu32 " jobs together", n);
+			else
+				snprintf(x->label, sizeof x->label, "interfere: job %s alone (%" PRIu32 " of %" PRIu32 ")",
+					 x->jobs[first].spec->name, first + 1, x->w.n_jobs);
+			x->o->pg->label = x->label;
+		}
+		rc = app_run(app, x->o->pg, err);
+		if (rc < 0)
+			rc = shared ? nl_err_prefix(err, "all jobs together")
+				    : nl_err_prefix(err, "job '%s' alone", x->jobs[first].spec->name);
+	}
+	for (uint32_t k = 0; rc == 0 && k < n; k++) {
+		struct ifr_meas *mj = shared ? &x->jobs[first + k].shared : &x->jobs[first + k].alone;
+		mj->runtime_ps = app_job_runtime_ps(app, k);
+		app_job_latency(app, k, &mj->lat);
+	}
+	if (rc == 0 && shared) {
+		const uint64_t *use = net_backend_job_use(net, &x->unit);
+		size_t len = (size_t)x->t->n_ports * x->w.n_jobs * sizeof *x->use;
+		x->use = malloc(len ? len : 1);
+		x->net_report = json_object();
+		if (!x->use || !x->net_report)
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		else
+			memcpy(x->use, use, len);
+		if (rc == 0 && net->ops->report)
+			rc = net->ops->report(net, x->net_report, err);
+	}
+	app_free(app);
+	app_jobs_source_free(js);
+	for (uint32_t k = 0; k < n; k++) {
+		app_archive_source_free(as[k]);
+		app_synth_source_free(ss[k]);
+	}
+	free(rank_ep);
+	net_backend_free(net);
+	return rc;
+}
+
+static json_t *ifr_meas_json(const struct ifr_meas *m)
+{
+	json_t *o = json_object(), *l = json_object();
+	json_object_set_new(o, "runtime_s", json_real((double)m->runtime_ps * 1e-12));
+	json_object_set_new(l, "n", json_integer((json_int_t)m->lat.n));
+	json_object_set_new(l, "mean_s", json_real(m->lat.mean_ps * 1e-12));
+	json_object_set_new(l, "p50_s", json_real((double)m->lat.p50_ps * 1e-12));
+	json_object_set_new(l, "p99_s", json_real((double)m->lat.p99_ps * 1e-12));
+	json_object_set_new(l, "max_s", json_real((double)m->lat.max_ps * 1e-12));
+	json_object_set_new(o, "latency", l);
+	return o;
+}
+
+static json_t *ifr_ratio(uint64_t shared, uint64_t alone)
+{
+	return alone ? json_real((double)shared / (double)alone - 1.0) : json_null();
+}
+
+/* The links: per job totals, links used by two jobs or more, and the top
+ * ones by their flits (ties: lower port). */
+static json_t *ifr_links_json(const struct ifr *x, uint64_t *on_shared, uint64_t *per_job)
+{
+	const struct topo *t = x->t;
+	const uint32_t J = x->w.n_jobs;
+	uint32_t k = x->o->top_links ? x->o->top_links : 10;
+	uint32_t *top = calloc(k, sizeof *top), n_top = 0;
+	uint64_t total = 0, *top_sum = calloc(k, sizeof *top_sum);
+	uint32_t used = 0, n_shared = 0;
+	json_t *o = json_object();
+	if (!top || !top_sum || !o) {
+		free(top);
+		free(top_sum);
+		json_decref(o);
+		return NULL;
+	}
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		const uint64_t *u = &x->use[(size_t)g * J];
+		uint64_t sum = 0;
+		uint32_t jobs = 0;
+		for (uint32_t j = 0; j < J; j++) {
+			sum += u[j];
+			per_job[j] += u[j];
+			jobs += u[j] > 0;
+		}
+		total += sum;
+		used += jobs > 0;
+		if (jobs < 2)
+			continue;
+		n_shared++;
+		for (uint32_t j = 0; j < J; j++)
+			on_shared[j] += u[j];
+		/* Insertion into the top k, descending, first port first on ties. */
+		uint32_t pos = n_top < k ? n_top++ : k;
+		while (pos > 0 && top_sum[pos - 1] < sum) {
+			if (pos < k) {
+				top[pos] = top[pos - 1];
+				top_sum[pos] = top_sum[pos - 1];
+			}
+			pos--;
+		}
+		if (pos < k) {
+			top[pos] = g;
+			top_sum[pos] = sum;
+		}
+	}
+	json_object_set_new(o, "unit", json_string(x->unit));
+	json_object_set_new(o, "total", json_integer((json_int_t)total));
+	json_object_set_new(o, "links_used", json_integer(used));
+	json_object_set_new(o, "links_shared", json_integer(n_shared));
+	json_t *arr = json_array();
+	for (uint32_t i = 0; i < n_top; i++) {
+		uint32_t g = top[i], r = t->port_router[g];
+		const uint64_t *u = &x->use[(size_t)g * J];
+		json_t *l = json_object(), *fl = json_array(), *sh = json_array();
+		for (uint32_t j = 0; j < J; j++) {
+			json_array_append_new(fl, json_integer((json_int_t)u[j]));
+			json_array_append_new(sh, json_real((double)u[j] / (double)top_sum[i]));
+		}
+		json_object_set_new(l, "router", json_integer(r));
+		json_object_set_new(l, "port", json_integer(g - t->port_base[r]));
+		json_object_set_new(l, "peer_router", json_integer(t->port_router[t->peer[g]]));
+		json_object_set_new(l, "total", json_integer((json_int_t)top_sum[i]));
+		json_object_set_new(l, "per_job", fl);
+		json_object_set_new(l, "shares", sh);
+		json_array_append_new(arr, l);
+	}
+	json_object_set_new(o, "top_shared", arr);
+	free(top);
+	free(top_sum);
+	return o;
+}
+
+static json_t *ifr_doc(const struct ifr *x)
+{
+	const uint32_t J = x->w.n_jobs;
+	uint64_t on_shared[PLACE_MAX_JOBS] = {0}, per_job[PLACE_MAX_JOBS] = {0};
+	json_t *links = ifr_links_json(x, on_shared, per_job);
+	json_t *doc = json_object(), *res = json_object(), *jobs = json_array();
+	if (!links || !doc || !res || !jobs) {
+		json_decref(links);
+		json_decref(doc);
+		json_decref(res);
+		json_decref(jobs);
+		return NULL;
+	}
+	for (uint32_t j = 0; j < J; j++) {
+		const struct ifr_job *jb = &x->jobs[j];
+		const struct place_job_spec *sp = jb->spec;
+		json_t *o = json_object(), *eps = json_array(), *shift = json_object();
+		json_object_set_new(o, "name", json_string(sp->name));
+		if (sp->synthetic >= 0) {
+			json_t *sy = json_object();
+			json_object_set_new(sy, "pattern", json_string(app_synth_pattern_name(sp->synthetic)));
+			json_object_set_new(sy, "bytes", json_integer((json_int_t)sp->synth_bytes));
+			json_object_set_new(sy, "interval_s", json_real((double)sp->synth_interval_ps / 1e12));
+			json_object_set_new(sy, "steps", json_integer((json_int_t)sp->synth_steps));
+			json_object_set_new(o, "synthetic", sy);
+		} else {
+			json_object_set_new(o, "trace", json_string(sp->trace));
+		}
+		json_object_set_new(o, "ranks", json_integer(jb->n_ranks));
+		json_object_set_new(o, "placement", json_string(sp->policy));
+		json_object_set_new(o, "placement_seed", json_integer((json_int_t)sp->seed));
+		json_object_set_new(o, "ranks_per_node", json_integer(sp->ranks_per_node));
+		json_object_set_new(o, "start_s", json_real((double)sp->start_ps / 1e12));
+		json_object_set_new(o, "repeat", json_integer(sp->repeat));
+		for (uint32_t r = 0; r < jb->n_ranks; r++)
+			json_array_append_new(eps, json_integer(jb->ep[r]));
+		json_object_set_new(o, "endpoints", eps);
+		json_object_set_new(o, "alone", ifr_meas_json(&jb->alone));
+		json_object_set_new(o, "shared", ifr_meas_json(&jb->shared));
+		json_object_set_new(o, "slowdown", ifr_ratio(jb->shared.runtime_ps, jb->alone.runtime_ps));
+		json_object_set_new(shift, "p50", ifr_ratio(jb->shared.lat.p50_ps, jb->alone.lat.p50_ps));
+		json_object_set_new(shift, "p99", ifr_ratio(jb->shared.lat.p99_ps, jb->alone.lat.p99_ps));
+		json_object_set_new(o, "latency_shift", shift);
+		json_object_set_new(o, "link_use", json_integer((json_int_t)per_job[j]));
+		json_object_set_new(o, "link_use_shared", json_integer((json_int_t)on_shared[j]));
+		json_array_append_new(jobs, o);
+	}
+	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "command", json_string("interfere"));
+	json_object_set_new(doc, "workload", json_string(x->path));
+	json_object_set_new(doc, "config", config_to_json(&x->s->cfg));
+	json_object_set_new(res, "topology", json_string(x->t->spec));
+	json_object_set_new(res, "backend", json_string(x->ops->name));
+	json_object_set_new(res, "jobs", jobs);
+	json_object_set_new(res, "links", links);
+	json_object_set(res, "network", x->net_report);
+	json_object_set_new(doc, "results", res);
+	return doc;
+}
+
+int session_interfere(nl_sim *s, const char *workload, const struct session_interfere_opts *o, json_t **doc,
+		      struct nl_err *err)
+{
+	static const struct session_interfere_opts no_opts;
+	struct ifr *x = calloc(1, sizeof *x);
+	*doc = NULL;
+	if (!x)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	x->s = s;
+	x->path = workload;
+	x->o = o ? o : &no_opts;
+	int rc = ifr_setup(x, err);
+	for (uint32_t j = 0; rc == 0 && j < x->w.n_jobs; j++)
+		rc = ifr_run(x, j, 1, false, err);
+	if (rc == 0)
+		rc = ifr_run(x, 0, x->w.n_jobs, true, err);
+	if (rc == 0 && !(*doc = ifr_doc(x)))
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	ifr_release(x);
+	free(x);
+	return rc;
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# End-to-end tests of `netloom interfere` (issue 13): answers known in
+# advance on a 4x4 torus with dimension-order routing, determinism, start
+# times, repeat counts, the analytic backend, and bad workload files.
+# usage: interfere.sh NETLOOM REPLAY_MKTRACE
+set -uo pipefail
+netloom=$1
+mk=$2
+. "$(dirname "$0")/lib.sh"
+
+# Job A: a ring halo (32 KiB) with 5 us of compute per step, 10 steps.
+# Job B, the other job, runs the same pattern 30 steps, longer than A, with
+# 8 KiB (light) or 32 KiB (heavy) messages: four times the load.
+"$mk" "$dir/a.nlt" stencil 8 10 32768 5000 > /dev/null || fail "mktrace a"
+"$mk" "$dir/bl.nlt" stencil 8 30 8192 5000 > /dev/null || fail "mktrace bl"
+"$mk" "$dir/bh.nlt" stencil 8 30 32768 5000 > /dev/null || fail "mktrace bh"
+cat > "$dir/sys.ini" <<'EOF'
+[network]
+topology = torus:k=4x4
+routing_function = dor
+[replay]
+backend = flit
+EOF
+for r in 0 1 2 3 4 5 6 7; do echo "$r $((2 * r))"; done > "$dir/even.map"
+for r in 0 1 2 3 4 5 6 7; do echo "$r $((2 * r + 1))"; done > "$dir/odd.map"
+
+# workload NAME B_TRACE PLACEMENT_A PLACEMENT_B [extra lines for job B]
+workload() {
+  {
+    echo "[job A]"; echo "trace = a.nlt"; echo "$3"
+    echo "[job B]"; echo "trace = $2"; echo "$4"
+    [ $# -ge 5 ] && echo "$5"
+  } > "$dir/$1.ini"
+}
+contig="placement = contiguous"
+workload halves bh.nlt "$contig" "$contig"
+workload light bl.nlt $'placement = map\nplacement_map = even.map' $'placement = map\nplacement_map = odd.map'
+workload heavy bh.nlt $'placement = map\nplacement_map = even.map' $'placement = map\nplacement_map = odd.map'
+workload late bh.nlt $'placement = map\nplacement_map = even.map' $'placement = map\nplacement_map = odd.map' "start_s = 0.01"
+
+run() { # NAME [options]: the JSON in $dir/NAME.json, the table in $dir/NAME.txt
+  local n=$1; shift
+  "$netloom" interfere "$dir/$n.ini" -c "$dir/sys.ini" --json "$dir/$n.json" "$@" > "$dir/$n.txt" || fail "$n: exit $?"
+}
+ps() { echo "round($1 * 1e12)"; }
+
+# 1. Contiguous halves (routers 0-7 and 8-15: rows 0-1 and 2-3, each
+# row pair closed under DOR) share no link: zero slowdown, exactly.
+run halves
+expect_eq "halves endpoints" "$(json "$dir/halves.json" '[j["endpoints"] for j in d["results"]["jobs"]]')" \
+  "[[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]"
+expect_eq "halves shared links" "$(json "$dir/halves.json" 'd["results"]["links"]["links_shared"]')" 0
+expect_eq "halves slowdown" "$(json "$dir/halves.json" '[j["slowdown"] for j in d["results"]["jobs"]]')" "[0.0, 0.0]"
+expect_eq "halves runtimes" "$(json "$dir/halves.json" '[j["alone"]["runtime_s"] == j["shared"]["runtime_s"] for j in d["results"]["jobs"]]')" \
+  "[True, True]"
+expect_eq "halves latency" "$(json "$dir/halves.json" '[j["alone"]["latency"] == j["shared"]["latency"] for j in d["results"]["jobs"]]')" \
+  "[True, True]"
+grep -q "links: 48 used, 0 by two jobs or more" "$dir/halves.txt" || fail "halves table lacks the link line"
+
+# 2. Interleaved router by router (A on even routers, B on odd ones): the
+# jobs share links, A slows down, and more so beside the heavier B.
+run light
+run heavy
+for n in light heavy; do
+  expect_eq "$n shares links" "$(json "$dir/$n.json" 'd["results"]["links"]["links_shared"] > 0')" True
+  expect_eq "$n A slows down" "$(json "$dir/$n.json" 'd["results"]["jobs"][0]["slowdown"] > 0')" True
+done
+sl=$(json "$dir/light.json" 'd["results"]["jobs"][0]["slowdown"]')
+sh=$(json "$dir/heavy.json" 'd["results"]["jobs"][0]["slowdown"]')
+expect_eq "slowdown grows with the other job's load ($sl < $sh)" "$(python3 -c "print($sl < $sh)")" True
+expect_eq "heavy B moves more flits" "$(python3 -c "import json; l, h = (json.load(open('$dir/' + n + '.json'))['results']['jobs'][1]['link_use'] for n in ('light', 'heavy')); print(h > 3 * l)")" True
+
+# 3. The per-link, per-job counts sum to the shared run's flit hops; the
+# jobs' totals to the links' total; a listed link's shares to 1.
+for n in halves light heavy; do
+  expect_eq "$n counts = flit hops" "$(json "$dir/$n.json" 'd["results"]["links"]["total"] == d["results"]["network"]["flit_hops"]')" True
+  expect_eq "$n job totals" "$(json "$dir/$n.json" 'sum(j["link_use"] for j in d["results"]["jobs"]) == d["results"]["links"]["total"]')" True
+done
+expect_eq "heavy top link" "$(json "$dir/heavy.json" '[(sum(l["per_job"]) == l["total"], round(sum(l["shares"]), 9)) for l in d["results"]["links"]["top_shared"][:1]]')" \
+  "[(True, 1.0)]"
+expect_eq "heavy top links listed" "$(json "$dir/heavy.json" 'len(d["results"]["links"]["top_shared"])')" 10
+
+top=$("$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --top 2 --json - | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["results"]["links"]["top_shared"]))')
+expect_eq "--top 2 with the JSON alone on stdout" "$top" 2
+out=$("$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --top 0 2>&1 >/dev/null); rc=$?
+expect_eq "--top 0" "$rc:$out" "2:netloom interfere: --top: expected an integer in 1..100000, got '0'"
+
+# 4. Determinism: the same workload gives the same bytes.
+"$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --json "$dir/heavy2.json" > /dev/null || fail "heavy again"
+cmp -s "$dir/heavy.json" "$dir/heavy2.json" || fail "two runs of the same workload differ"
+
+# Random placement: the same seed gives the same bytes, another seed other
+# endpoints.
+for seed in 3 3 4; do
+  printf '%s\n' "[workload]" "seed = $seed" "[job A]" "trace = a.nlt" "placement = random-node" "[job B]" \
+    "trace = bl.nlt" "placement = random-node" > "$dir/rnd.ini"
+  k=$((${k:-0} + 1))
+  "$netloom" interfere "$dir/rnd.ini" -c "$dir/sys.ini" -s backend=analytic -s link_model=links --json "$dir/rnd$k.json" > /dev/null ||
+    fail "random $k"
+done
+cmp -s "$dir/rnd1.json" "$dir/rnd2.json" || fail "random placement: two runs with seed 3 differ"
+expect_eq "random placement: seed 4 moves the jobs" \
+  "$(python3 -c "import json; e = [[j['endpoints'] for j in json.load(open('$dir/rnd%d.json' % k))['results']['jobs']] for k in (1, 3)]; print(e[0] != e[1])")" True
+
+# 5. Start times: B starting after A has ended leaves A alone (zero
+# slowdown, exactly); B's own runtime counts from its start.
+run late
+expect_eq "late slowdowns" "$(json "$dir/late.json" '[j["slowdown"] for j in d["results"]["jobs"]]')" "[0.0, 0.0]"
+expect_eq "late B runtime" "$(json "$dir/late.json" "$(ps 'd["results"]["jobs"][1]["alone"]["runtime_s"]')")" \
+  "$(json "$dir/heavy.json" "$(ps 'd["results"]["jobs"][1]["alone"]["runtime_s"]')")"
+expect_eq "late start" "$(json "$dir/late.json" 'd["results"]["jobs"][1]["start_s"]')" 0.01
+
+# 6. Repeat: twice the trace sends twice the messages and takes longer.
+workload twice bh.nlt "$contig" "$contig" "repeat = 2"
+run twice
+expect_eq "repeat messages" "$(json "$dir/twice.json" 'd["results"]["jobs"][1]["alone"]["latency"]["n"]')" \
+  "$(json "$dir/halves.json" '2 * d["results"]["jobs"][1]["alone"]["latency"]["n"]')"
+expect_eq "repeat longer" "$(python3 -c "import json; t, h = (json.load(open('$dir/' + n + '.json'))['results']['jobs'][1]['alone']['runtime_s'] for n in ('twice', 'halves')); print(1.9 * h < t <= 2.1 * h)")" True
+
+# 7. The analytic backend counts bytes on the links of its minimal routes.
+an=(-s backend=analytic -s link_model=links)
+"$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/ah.json" > /dev/null || fail "analytic halves"
+"$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/ai.json" > /dev/null || fail "analytic heavy"
+expect_eq "analytic halves" "$(json "$dir/ah.json" 'd["results"]["links"]["unit"], d["results"]["links"]["links_shared"], [j["slowdown"] for j in d["results"]["jobs"]]')" \
+  "('bytes', 0, [0.0, 0.0])"
+expect_eq "analytic interleaved" "$(json "$dir/ai.json" 'd["results"]["links"]["links_shared"] > 0, d["results"]["jobs"][0]["slowdown"] > 0')" \
+  "(True, True)"
+out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s backend=analytic 2>&1 >/dev/null); rc=$?
+expect_eq "analytic without links" "$rc:$out" \
+  "2:netloom: analytic backend: per-job link use needs link_model = links, ideal = no and a topology (key 'link_model' is 'none')"
+
+# 8. A synthetic job: A beside a ring of 32 KiB exchanges on the odd
+# routers, as steady as B (30 steps of 5 us compute then one exchange):
+# zero slowdown on the other half of the machine, a slowdown interleaved;
+# its messages are its 8 ranks x 30 steps.
+syn() { # NAME PLACEMENT-OF-A PLACEMENT-OF-THE-RING
+  printf '%s\n' "[job A]" "trace = a.nlt" "$2" "[job ring]" "synthetic = ring" "ranks = 8" "bytes = 32768" \
+    "interval_s = 0.000005" "steps = 30" "$3" > "$dir/$1.ini"
+}
+syn synhalves "$contig" "$contig"
+syn synring $'placement = map\nplacement_map = even.map' $'placement = map\nplacement_map = odd.map'
+run synhalves
+run synring
+expect_eq "synthetic halves" "$(json "$dir/synhalves.json" '[j["slowdown"] for j in d["results"]["jobs"]], d["results"]["links"]["links_shared"]')" \
+  "([0.0, 0.0], 0)"
+expect_eq "synthetic slowdown" "$(json "$dir/synring.json" 'd["results"]["jobs"][0]["slowdown"] > 0, d["results"]["links"]["links_shared"] > 0')" "(True, True)"
+expect_eq "synthetic job" "$(json "$dir/synring.json" 'd["results"]["jobs"][1]["synthetic"], d["results"]["jobs"][1]["alone"]["latency"]["n"]')" \
+  "({'pattern': 'ring', 'bytes': 32768, 'interval_s': 5e-06, 'steps': 30}, 240)"
+expect_eq "synthetic counts = flit hops" "$(json "$dir/synring.json" 'd["results"]["links"]["total"] == d["results"]["network"]["flit_hops"]')" True
+
+# 9. Bad workloads: one line naming file, line, section, key, value and
+# what was expected; exit 2 (bad input); no JSON written.
+bad() { # NAME CONTENT EXPECTED-MESSAGE
+  printf '%s\n' "$2" > "$dir/$1.ini"
+  local out rc
+  out=$("$netloom" interfere "$dir/$1.ini" -c "$dir/sys.ini" --json "$dir/$1.json" 2>&1 >/dev/null); rc=$?
+  expect_eq "bad $1" "$rc:$out" "2:netloom: $3"
+  [ ! -e "$dir/$1.json" ] || fail "bad $1: JSON written"
+}
+bad rpn $'[job A]\ntrace = a.nlt\nranks_per_node = two' \
+  "$dir/rpn.ini:3: [job A] key 'ranks_per_node': value 'two': expected an integer 1..65536"
+bad policy $'[job A]\ntrace = a.nlt\nplacement = nearest' \
+  "$dir/policy.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
+bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
+  "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps"
+bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
+  "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
+bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:2: section [jobs A]: expected [workload] or [job NAME]"
+bad notrace $'[job A]\nplacement = contiguous' "$dir/notrace.ini:2: [job A] key 'trace': missing; expected a trace file (or key 'synthetic')"
+bad empty '# nothing' "$dir/empty.ini: no [job NAME] section; expected at least one job"
+bad nomap $'[job A]\ntrace = a.nlt\nplacement = map' \
+  "$dir/nomap.ini:2: [job A] key 'placement_map': missing; expected a map file for placement = map"
+bad dup $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\n[job A]\nrepeat = 2' \
+  "$dir/dup.ini:6: section [job A]: job 'A' given twice; expected one section per job"
+bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
+  "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
+bad missing $'[job A]\ntrace = nope.nlt' \
+  "$dir/missing.ini: [job A] key 'trace': $dir/nope.nlt: cannot open: No such file or directory"
+bad full $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt' \
+  "$dir/full.ini: [job C] key 'placement': placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+bad both $'[job A]\ntrace = a.nlt\nsynthetic = ring\nranks = 4' \
+  "$dir/both.ini:2: [job A] keys 'trace' and 'synthetic': expected one of them, not both"
+bad noranks $'[job S]\nsynthetic = ring' "$dir/noranks.ini:2: [job S] key 'ranks': missing; expected the synthetic job's ranks"
+bad pattern $'[job S]\nsynthetic = uniform\nranks = 4' \
+  "$dir/pattern.ini:2: [job S] key 'synthetic': value 'uniform': expected a synthetic pattern: alltoall, shift or ring"
+bad stray $'[job A]\ntrace = a.nlt\nsteps = 4' \
+  "$dir/stray.ini:2: [job A]: ranks, bytes, interval_s and steps describe a synthetic job; expected key 'synthetic' with them"
+out=$("$netloom" interfere "$dir/halves.ini" 2>&1 >/dev/null); rc=$?
+expect_eq "no topology" "$rc:$out" \
+  "2:netloom: key 'topology': not set; expected the machine the jobs share (interference needs a network)"
+out=$("$netloom" interfere -c "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
+expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see 'netloom interfere --help')"
+
+# 10. The chart: an SVG from gnuplot, or, without gnuplot, a clear message
+# after the table and JSON.
+if command -v gnuplot > /dev/null; then
+  run heavy --plot "$dir/heavy.svg"
+  grep -q "<svg" "$dir/heavy.svg" || fail "plot: no SVG"
+  [ ! -e "$dir/heavy.svg.tmp" ] || fail "plot: temporary left"
+fi
+rm -f "$dir/np.json"
+out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --json "$dir/np.json" --plot "$dir/np.svg" 2>&1 >/dev/null); rc=$?
+expect_eq "plot without gnuplot" "$rc:$out" \
+  "2:netloom: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
+[ -s "$dir/np.json" ] || fail "plot without gnuplot: JSON missing"
+
+[ $fails -eq 0 ] && echo "interfere: all checks passed"
+exit $((fails > 0))
