@@ -226,6 +226,121 @@ static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
 #define DF_MAX_H 256u   /* global ports handled in closed form */
 #define DF_MAX_SET 1024u /* candidate group ports / routers per query */
 
+/* --- one link per group pair (g = a*h + 1, the default) ----------------
+ * Then the arrangement is pure arithmetic: group X's link toward group Y
+ * is its group port rank(X, Y) (Y among X's other groups in increasing
+ * order), held by router rank / h, and it lands on Y's router
+ * rank(Y, X) / h. `min` asks for next hops once per packet per router, so
+ * this path answers in O(h) divisions and compares, no memory reads: as
+ * cheap as the n x n table's one byte per neighbour (issue 10 part 3). */
+
+static inline uint32_t df1_rank(uint32_t X, uint32_t Y)
+{
+	return Y < X ? Y : Y - 1;
+}
+
+/* Index, within group X, of the router holding X's link toward group Y. */
+static inline uint32_t df1_gw(uint32_t h, uint32_t X, uint32_t Y)
+{
+	return df1_rank(X, Y) / h;
+}
+
+/* The groups router (X, ix) links to: group ids [*lo, *hi), X excluded
+ * (the interval spans X when the router's ranks straddle it). */
+static inline void df1_reach(uint32_t h, uint32_t X, uint32_t ix, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t r0 = ix * h, r1 = r0 + h;
+	*lo = r0 < X ? r0 : r0 + 1;
+	*hi = r1 <= X ? r1 : r1 + 1;
+}
+
+/* Whether routers (X, ix) and (Y, iy), X != Y, share a global neighbour:
+ * a group W both link to whose links toward X and Y leave from the same
+ * router. rank(W, X) and rank(W, Y) then fall in one block of h, which
+ * needs |X - Y| <= h: most pairs are rejected before any loop. */
+static inline bool df1_common(uint32_t h, uint32_t X, uint32_t ix, uint32_t Y, uint32_t iy)
+{
+	if ((X > Y ? X - Y : Y - X) > h)
+		return false;
+	uint32_t lx, hx, ly, hy;
+	df1_reach(h, X, ix, &lx, &hx);
+	df1_reach(h, Y, iy, &ly, &hy);
+	uint32_t lo = lx > ly ? lx : ly, hi = hx < hy ? hx : hy;
+	for (uint32_t W = lo; W < hi; W++)
+		if (W != X && W != Y && df1_gw(h, W, X) == df1_gw(h, W, Y))
+			return true;
+	return false;
+}
+
+/* Minimal next hops from r = (G, i) toward dst = (T, j), G != T, with one
+ * link per group pair; the same list, in the same order, as
+ * dragonfly_min_ports's general path. Distance 1: r holds the G-T link and
+ * it lands on dst. Distance 2: r holds it (global, local), dst holds T's
+ * link into G (local, global), or r and dst share a global neighbour
+ * (global, global). Else 3. A neighbour is minimal when one hop closer:
+ * at distance 2 the local router holding the G-T link when it lands on
+ * dst, and a global neighbour in T or adjacent to dst; at distance 3 the
+ * local routers holding the G-T link or sharing a global neighbour with
+ * dst, and a global neighbour x in group U holding U's link to T, or in a
+ * group dst links to, or sharing a global neighbour with dst. */
+static uint32_t dragonfly_min_ports_one(const struct topo_dragonfly *df, uint32_t G, uint32_t i, uint32_t T,
+					uint32_t j, uint32_t skip, uint32_t *ports, uint32_t cap)
+{
+	uint32_t h = df->h, gG = df1_gw(h, G, T), gT = df1_gw(h, T, G), n = 0;
+#define DF1_EMIT(port)                            \
+	do {                                      \
+		if (n >= skip && n - skip < cap)  \
+			ports[n - skip] = (port); \
+		n++;                              \
+	} while (0)
+
+	if (i == gG && j == gT) {
+		DF1_EMIT(df->global_base + df1_rank(G, T) % h);
+		return n;
+	}
+	if (i == gG || j == gT || df1_common(h, G, i, T, j)) { /* distance 2 */
+		if (j == gT) /* then gG != i */
+			DF1_EMIT(gG < i ? gG : gG - 1);
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t rho = i * h + k, U = rho < G ? rho : rho + 1, ix = df1_gw(h, U, G);
+			if (U == T || (df1_gw(h, U, T) == ix && df1_gw(h, T, U) == j))
+				DF1_EMIT(df->global_base + k);
+		}
+		return n;
+	}
+	/* Distance 3. Local routers sharing a global neighbour with dst, in
+	 * increasing index (rank(G, W) grows with W), merged with gG. */
+	uint32_t last = UINT32_MAX;
+	bool g_done = false;
+	if ((G > T ? G - T : T - G) <= h) {
+		uint32_t lo, hi;
+		df1_reach(h, T, j, &lo, &hi);
+		for (uint32_t W = lo; W < hi; W++) {
+			if (W == T || W == G || df1_gw(h, W, G) != df1_gw(h, W, T))
+				continue;
+			uint32_t l = df1_gw(h, G, W);
+			if (!g_done && gG <= l) { /* every earlier l was below gG */
+				DF1_EMIT(gG < i ? gG : gG - 1);
+				g_done = true;
+				if (l == gG)
+					last = l;
+			}
+			if (l != last)
+				DF1_EMIT(l < i ? l : l - 1);
+			last = l;
+		}
+	}
+	if (!g_done)
+		DF1_EMIT(gG < i ? gG : gG - 1);
+	for (uint32_t k = 0; k < h; k++) {
+		uint32_t rho = i * h + k, U = rho < G ? rho : rho + 1, ix = df1_gw(h, U, G);
+		if (df1_gw(h, U, T) == ix || df1_gw(h, T, U) == j || df1_common(h, U, ix, T, j))
+			DF1_EMIT(df->global_base + k);
+	}
+	return n;
+#undef DF1_EMIT
+}
+
 /* Minimal next hops from r toward dst in closed form, in increasing port
  * order (local ports 0 .. a-2 first, then global ports). With Y the global
  * neighbours of dst and X the global neighbours of r, the distance is 1
@@ -256,6 +371,8 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 		DF_EMIT(j < i ? j : j - 1);
 		return n;
 	}
+	if (df->rounds == 1 && !df->extra)
+		return dragonfly_min_ports_one(df, G, i, T, dst % a, skip, ports, cap);
 	if (h > DF_MAX_H || df->rounds + 3 > DF_MAX_SET / 2)
 		return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
 	bool direct = false, two = false;
