@@ -61,6 +61,8 @@ static const char *const structured_specs[] = {
 	"slimfly:q=5,p=2",
 	"slimfly:q=8,p=1",
 	"slimfly:q=7,p=1",
+	"slimfly:q=9,p=1",
+	"slimfly:q=4,p=1",
 	"equality:n=14,sa=-1/1/3/9,sb=4,p=3",
 	"equality:n=20,sa=-1/1/7,sb=4/10,p=1",
 	"ndt:k=4x3x2x2x3",
