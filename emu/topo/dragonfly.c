@@ -47,7 +47,23 @@ static const struct param_def dragonfly_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+/* The view first (topo_dragonfly_of returns it), then the per-router rows
+ * the general minimal next hops read when a group pair can have several
+ * links (g < a*h + 1). */
+struct dragonfly_state {
+	struct topo_dragonfly df;
+	uint64_t *reach; /* [r * words + Y / 64]: bit Y % 64 set when router r links into group Y */
+	uint64_t *sig;   /* [r]: bit df_sig_bit(u) set for each global neighbour u of r */
+	uint32_t *nbr;   /* [r * h + k]: r's global neighbours, sorted; NULL = not built */
+	uint32_t words;  /* 64-bit words per router in reach: ceil(g / 64) */
+};
+
+/* Above this the rows are not built and the arithmetic closed form serves
+ * (n x (g/8 + 8 + 4h) bytes: 51 MB for a=64,h=32,g=2048's 131,072 routers). */
+#define DF_ROWS_MAX_BYTES (64u << 20)
+
 static int dragonfly_find_diameter(struct topo *t, struct nl_err *err);
+static int dragonfly_build_rows(struct topo *t, struct nl_err *err);
 
 static int dragonfly_build(struct topo *t, struct nl_err *err)
 {
@@ -104,7 +120,19 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < df->p; i++)
 			topo_attach(t, r * df->p + i, r, df->term_base + i);
+	NL_CHECK(dragonfly_build_rows(t, err));
 	return dragonfly_find_diameter(t, err);
+}
+
+static void dragonfly_release(struct topo *t)
+{
+	struct dragonfly_state *st = t->state;
+	free(st->reach);
+	free(st->sig);
+	free(st->nbr);
+	st->reach = NULL;
+	st->sig = NULL;
+	st->nbr = NULL;
 }
 
 /* Router at the far end of global port j of router r, from the closed-form
@@ -352,9 +380,10 @@ static uint32_t dragonfly_min_ports_one(const struct topo_dragonfly *df, uint32_
  * Y, and the global neighbours x with a link into dst's group, in a group
  * Y reaches, or adjacent to a router of Y. O(h^2 (rounds + 3)) arithmetic,
  * reading only r's own ports (in cache while r routes); beyond DF_MAX_H
- * global ports it asks the distance of every neighbour instead. */
-static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
-				    uint32_t *ports, uint32_t cap)
+ * global ports it asks the distance of every neighbour instead. Serves
+ * when the per-router rows were not built (topo_internal.h). */
+uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+					uint32_t *ports, uint32_t cap)
 {
 	const struct topo_dragonfly *df = t->state;
 	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0, n_z = 0;
@@ -371,8 +400,6 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 		DF_EMIT(j < i ? j : j - 1);
 		return n;
 	}
-	if (df->rounds == 1 && !df->extra)
-		return dragonfly_min_ports_one(df, G, i, T, dst % a, skip, ports, cap);
 	if (h > DF_MAX_H || df->rounds + 3 > DF_MAX_SET / 2)
 		return topo_min_ports_by_distance(t, r, dst, skip, ports, cap);
 	bool direct = false, two = false;
@@ -455,6 +482,149 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 	}
 	return n;
 #undef DF_EMIT
+}
+
+/* --- several links per group pair: per-router rows ------------------ */
+
+static inline bool df_links(const struct dragonfly_state *st, uint32_t v, uint32_t Y)
+{
+	return st->reach[(size_t)v * st->words + Y / 64] >> (Y % 64) & 1;
+}
+
+/* One of 64 bits for router u (Fibonacci hashing), for df_common's filter. */
+static inline uint64_t df_sig_bit(uint32_t u)
+{
+	return 1ull << ((u * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
+/* Whether v shares a global neighbour with w (signature sig_w, sorted row
+ * nw): disjoint signatures reject most pairs in one AND, else a merge of
+ * the sorted rows decides. */
+static inline bool df_common(const struct dragonfly_state *st, uint32_t v, uint64_t sig_w, const uint32_t *nw)
+{
+	if (!(st->sig[v] & sig_w))
+		return false;
+	uint32_t h = st->df.h;
+	const uint32_t *nv = st->nbr + (size_t)v * h;
+	for (uint32_t x = 0, y = 0; x < h && y < h;) {
+		if (nv[x] == nw[y])
+			return true;
+		if (nv[x] < nw[y])
+			x++;
+		else
+			y++;
+	}
+	return false;
+}
+
+/* Rows of every router: its global neighbours sorted, and the groups it
+ * links into as a bit set. O(n (g/64 + h)) words, built from the wired
+ * ports; skipped with one link per group pair (pure arithmetic there) or
+ * above DF_ROWS_MAX_BYTES. */
+static int dragonfly_build_rows(struct topo *t, struct nl_err *err)
+{
+	struct dragonfly_state *st = t->state;
+	const struct topo_dragonfly *df = &st->df;
+	uint32_t n = t->n_routers, h = df->h, words = (df->g + 63) / 64;
+
+	if ((df->rounds == 1 && !df->extra) || (uint64_t)n * (words * 8ull + 8 + h * 4ull) > DF_ROWS_MAX_BYTES)
+		return 0;
+	st->reach = calloc((size_t)n * words, sizeof *st->reach);
+	st->sig = calloc(n, sizeof *st->sig);
+	st->nbr = malloc((size_t)n * h * sizeof *st->nbr);
+	if (!st->reach || !st->sig || !st->nbr)
+		return nl_errf(err, NL_ENOMEM, "out of memory for the dragonfly's routing rows (%u routers)", n);
+	st->words = words;
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t *row = st->nbr + (size_t)r * h;
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t v = t->port_router[t->peer[t->port_base[r] + df->global_base + k]], Y = v / df->a;
+			row[k] = v;
+			st->reach[(size_t)r * words + Y / 64] |= 1ull << (Y % 64);
+			st->sig[r] |= df_sig_bit(v);
+		}
+		dragonfly_sort(row, h);
+	}
+	return 0;
+}
+
+/* Minimal next hops from r = (G, i) toward dst = (T, j), G != T, from the
+ * rows; the list the arithmetic closed form gives. For v outside T,
+ * d(v, dst) is 1 when adjacent, else 2 when v links into T, dst links into
+ * v's group, or they share a global neighbour, else 3. A local router and
+ * each global port is tested once, so a call costs about what the n x n
+ * table's one byte per neighbour did. */
+static uint32_t dragonfly_min_ports_rows(const struct topo *t, const struct dragonfly_state *st, uint32_t r,
+					 uint32_t dst, uint32_t skip, uint32_t *ports, uint32_t cap)
+{
+	const struct topo_dragonfly *df = &st->df;
+	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0;
+	const uint32_t *gpeer = t->peer + t->port_base[r] + df->global_base, *Y = st->nbr + (size_t)dst * h;
+	uint64_t sig_d = st->sig[dst];
+#define DFR_EMIT(port)                            \
+	do {                                      \
+		if (n >= skip && n - skip < cap)  \
+			ports[n - skip] = (port); \
+		n++;                              \
+	} while (0)
+
+	bool r_to_T = df_links(st, r, T);
+	if (r_to_T) { /* distance 1 over every parallel link to dst */
+		for (uint32_t k = 0; k < h; k++)
+			if (t->port_router[gpeer[k]] == dst)
+				DFR_EMIT(df->global_base + k);
+		if (n)
+			return n;
+	}
+	if (r_to_T || df_links(st, dst, G) || df_common(st, r, sig_d, Y)) { /* distance 2 */
+		for (uint32_t k = 0, last = UINT32_MAX; k < h; k++) { /* dst's neighbours in G, ascending */
+			uint32_t l = Y[k] - G * a;
+			if (l < a && l != last)
+				DFR_EMIT(l < i ? l : l - 1);
+			last = l < a ? l : last;
+		}
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t x = t->port_router[gpeer[k]];
+			if (x / a == T || (df_links(st, x, T) && dragonfly_sorted_has(Y, h, x)))
+				DFR_EMIT(df->global_base + k);
+		}
+		return n;
+	}
+	for (uint32_t l = 0; l < a; l++) { /* distance 3 */
+		uint32_t v = G * a + l;
+		if (l != i && (df_links(st, v, T) || df_common(st, v, sig_d, Y)))
+			DFR_EMIT(l < i ? l : l - 1);
+	}
+	for (uint32_t k = 0; k < h; k++) {
+		uint32_t x = t->port_router[gpeer[k]];
+		if (df_links(st, x, T) || df_links(st, dst, x / a) || df_common(st, x, sig_d, Y))
+			DFR_EMIT(df->global_base + k);
+	}
+	return n;
+#undef DFR_EMIT
+}
+
+/* Minimal next hops: within a group the one local port; across groups the
+ * arithmetic of one link per pair, else the rows, else the general
+ * arithmetic (all three give the BFS table's list, test_topo_min). */
+static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap)
+{
+	const struct dragonfly_state *st = t->state;
+	const struct topo_dragonfly *df = &st->df;
+	uint32_t a = df->a, G = r / a, T = dst / a, i = r % a;
+
+	if (G == T) {
+		uint32_t j = dst % a;
+		if (skip == 0 && cap > 0)
+			ports[0] = j < i ? j : j - 1;
+		return 1;
+	}
+	if (df->rounds == 1 && !df->extra)
+		return dragonfly_min_ports_one(df, G, i, T, dst % a, skip, ports, cap);
+	if (st->nbr)
+		return dragonfly_min_ports_rows(t, st, r, dst, skip, ports, cap);
+	return topo_dragonfly_min_ports_arith(t, r, dst, skip, ports, cap);
 }
 
 /* Exact diameter, computed once at build: every pair of groups has a link
@@ -546,8 +716,9 @@ const struct topo_ops topo_dragonfly_ops = {
 	.help = "dragonfly: g groups of a fully connected routers, h global links and p terminals per router (seeds 000, 003)",
 	.params = dragonfly_params_def,
 	.params_size = sizeof(struct dragonfly_params),
-	.state_size = sizeof(struct topo_dragonfly),
+	.state_size = sizeof(struct dragonfly_state),
 	.build = dragonfly_build,
+	.release = dragonfly_release,
 	.distance = dragonfly_distance,
 	.coords = dragonfly_coords,
 	.groups = dragonfly_groups,
