@@ -16,11 +16,14 @@
  * a direct global link, 2 when a one-router detour exists (a local hop to
  * the router holding a global link to b, a global link into b's group, or
  * a global link to a router with a global link to b), else 3 (local,
- * global, local). It costs O(h * rounds), so `min` routes any dragonfly
- * without a table by asking it of each neighbour (topo_min_ports). No
- * orbits: the consecutive arrangement is not vertex-transitive; the exact
- * diameter is found at build without BFS. Capabilities: coordinates
- * (group, index), groups, Valiant intermediates (a random other group).
+ * global, local). Minimal next hops (what `min` asks per packet and
+ * router, in place of an n x n table; issue 10 part 3): with one link per
+ * group pair (the default g) O(h) arithmetic and no memory; with several,
+ * per-router rows of O(g/64 + h) words up to 32,768 routers; beyond, an
+ * O(h^2 (rounds + 3)) arithmetic form. No orbits: the consecutive
+ * arrangement is not vertex-transitive; the exact diameter is found at
+ * build without BFS. Capabilities: coordinates (group, index), groups,
+ * Valiant intermediates (a random other group).
  */
 #include "topo/topo_internal.h"
 
