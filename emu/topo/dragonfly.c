@@ -322,24 +322,17 @@ static uint32_t dragonfly_min_ports_one(const struct topo_dragonfly *df, uint32_
 					uint32_t j, uint32_t skip, uint32_t *ports, uint32_t cap)
 {
 	uint32_t h = df->h, gG = df1_gw(h, G, T), gT = df1_gw(h, T, G), n = 0;
-#define DF1_EMIT(port)                            \
-	do {                                      \
-		if (n >= skip && n - skip < cap)  \
-			ports[n - skip] = (port); \
-		n++;                              \
-	} while (0)
-
 	if (i == gG && j == gT) {
-		DF1_EMIT(df->global_base + df1_rank(G, T) % h);
+		topo_ports_add(ports, &n, skip, cap, df->global_base + df1_rank(G, T) % h);
 		return n;
 	}
 	if (i == gG || j == gT || df1_common(h, G, i, T, j)) { /* distance 2 */
 		if (j == gT) /* then gG != i */
-			DF1_EMIT(gG < i ? gG : gG - 1);
+			topo_ports_add(ports, &n, skip, cap, gG < i ? gG : gG - 1);
 		for (uint32_t k = 0; k < h; k++) {
 			uint32_t rho = i * h + k, U = rho < G ? rho : rho + 1, ix = df1_gw(h, U, G);
 			if (U == T || (df1_gw(h, U, T) == ix && df1_gw(h, T, U) == j))
-				DF1_EMIT(df->global_base + k);
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 		}
 		return n;
 	}
@@ -355,25 +348,24 @@ static uint32_t dragonfly_min_ports_one(const struct topo_dragonfly *df, uint32_
 				continue;
 			uint32_t l = df1_gw(h, G, W);
 			if (!g_done && gG <= l) { /* every earlier l was below gG */
-				DF1_EMIT(gG < i ? gG : gG - 1);
+				topo_ports_add(ports, &n, skip, cap, gG < i ? gG : gG - 1);
 				g_done = true;
 				if (l == gG)
 					last = l;
 			}
 			if (l != last)
-				DF1_EMIT(l < i ? l : l - 1);
+				topo_ports_add(ports, &n, skip, cap, l < i ? l : l - 1);
 			last = l;
 		}
 	}
 	if (!g_done)
-		DF1_EMIT(gG < i ? gG : gG - 1);
+		topo_ports_add(ports, &n, skip, cap, gG < i ? gG : gG - 1);
 	for (uint32_t k = 0; k < h; k++) {
 		uint32_t rho = i * h + k, U = rho < G ? rho : rho + 1, ix = df1_gw(h, U, G);
 		if (df1_gw(h, U, T) == ix || df1_gw(h, T, U) == j || df1_common(h, U, ix, T, j))
-			DF1_EMIT(df->global_base + k);
+			topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 	}
 	return n;
-#undef DF1_EMIT
 }
 
 /* Minimal next hops from r toward dst in closed form, in increasing port
@@ -395,16 +387,9 @@ uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32
 	const struct topo_dragonfly *df = t->state;
 	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0, n_z = 0;
 	uint32_t y[DF_MAX_H], yg[DF_MAX_H], ys[DF_MAX_H], x[DF_MAX_H], z[DF_MAX_SET], gp[DF_MAX_SET];
-#define DF_EMIT(port)                                    \
-	do {                                             \
-		if (n >= skip && n - skip < cap)         \
-			ports[n - skip] = (port);        \
-		n++;                                     \
-	} while (0)
-
 	if (G == T) {
 		uint32_t j = dst % a;
-		DF_EMIT(j < i ? j : j - 1);
+		topo_ports_add(ports, &n, skip, cap, j < i ? j : j - 1);
 		return n;
 	}
 	if (h > DF_MAX_H || df->rounds + 3 > DF_MAX_SET / 2)
@@ -419,7 +404,7 @@ uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32
 	if (direct) {
 		for (uint32_t k = 0; k < h; k++)
 			if (x[k] == dst)
-				DF_EMIT(df->global_base + k);
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 		return n;
 	}
 	dragonfly_sort(ys, h);
@@ -454,7 +439,7 @@ uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32
 	dragonfly_sort(z, n_z);
 	for (uint32_t e = 0; e < n_z; e++)
 		if ((e == 0 || z[e] != z[e - 1]) && z[e] != i)
-			DF_EMIT(z[e] < i ? z[e] : z[e] - 1);
+			topo_ports_add(ports, &n, skip, cap, z[e] < i ? z[e] : z[e] - 1);
 	for (uint32_t k = 0; k < h; k++) {
 		uint32_t X = x[k] / a, lo = (x[k] - X * a) * h; /* x's group ports: lo .. lo+h-1 */
 		bool ok;
@@ -485,10 +470,9 @@ uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32
 			}
 		}
 		if (ok)
-			DF_EMIT(df->global_base + k);
+			topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 	}
 	return n;
-#undef DF_EMIT
 }
 
 /* --- several links per group pair: per-router rows ------------------ */
@@ -569,18 +553,11 @@ static uint32_t dragonfly_min_ports_rows(const struct topo *t, const struct drag
 	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0;
 	const uint32_t *gpeer = t->peer + t->port_base[r] + df->global_base, *Y = st->nbr + (size_t)dst * h;
 	uint64_t sig_d = st->sig[dst];
-#define DFR_EMIT(port)                            \
-	do {                                      \
-		if (n >= skip && n - skip < cap)  \
-			ports[n - skip] = (port); \
-		n++;                              \
-	} while (0)
-
 	bool r_to_T = df_links(st, r, T);
 	if (r_to_T) { /* distance 1 over every parallel link to dst */
 		for (uint32_t k = 0; k < h; k++)
 			if (t->port_router[gpeer[k]] == dst)
-				DFR_EMIT(df->global_base + k);
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 		if (n)
 			return n;
 	}
@@ -588,28 +565,27 @@ static uint32_t dragonfly_min_ports_rows(const struct topo *t, const struct drag
 		for (uint32_t k = 0, last = UINT32_MAX; k < h; k++) { /* dst's neighbours in G, ascending */
 			uint32_t l = Y[k] - G * a;
 			if (l < a && l != last)
-				DFR_EMIT(l < i ? l : l - 1);
+				topo_ports_add(ports, &n, skip, cap, l < i ? l : l - 1);
 			last = l < a ? l : last;
 		}
 		for (uint32_t k = 0; k < h; k++) {
 			uint32_t x = t->port_router[gpeer[k]];
 			if (x / a == T || (df_links(st, x, T) && dragonfly_sorted_has(Y, h, x)))
-				DFR_EMIT(df->global_base + k);
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 		}
 		return n;
 	}
 	for (uint32_t l = 0; l < a; l++) { /* distance 3 */
 		uint32_t v = G * a + l;
 		if (l != i && (df_links(st, v, T) || df_common(st, v, sig_d, Y)))
-			DFR_EMIT(l < i ? l : l - 1);
+			topo_ports_add(ports, &n, skip, cap, l < i ? l : l - 1);
 	}
 	for (uint32_t k = 0; k < h; k++) {
 		uint32_t x = t->port_router[gpeer[k]];
 		if (df_links(st, x, T) || df_links(st, dst, x / a) || df_common(st, x, sig_d, Y))
-			DFR_EMIT(df->global_base + k);
+			topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 	}
 	return n;
-#undef DFR_EMIT
 }
 
 /* Minimal next hops: within a group the one local port; across groups the

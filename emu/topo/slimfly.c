@@ -231,15 +231,8 @@ static uint32_t slimfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst
 	const struct topo_gf *f = &st->gf;
 	uint32_t q = st->sf.q, qq = q * q, ni = st->sf.n_intra, n = 0;
 	uint32_t s = r / qq, x = r / q % q, y = r % q, s2 = dst / qq, x2 = dst / q % q, y2 = dst % q;
-#define SF_EMIT(port)                            \
-	do {                                     \
-		if (n >= skip && n - skip < cap) \
-			ports[n - skip] = (port); \
-		n++;                             \
-	} while (0)
-
 	if (slimfly_adjacent(st, s, x, y, s2, x2, y2)) {
-		SF_EMIT(s == s2 ? st->pos[s][slimfly_sub(st, y2, y)] : ni + x2);
+		topo_ports_add(ports, &n, skip, cap, s == s2 ? st->pos[s][slimfly_sub(st, y2, y)] : ni + x2);
 		return n;
 	}
 	uint32_t dy = slimfly_sub(st, y2, y);
@@ -249,9 +242,9 @@ static uint32_t slimfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst
 			const uint32_t *gen = st->gen[s];
 			for (uint32_t i = 0; i < ni; i++)
 				if (in[slimfly_sub(st, dy, gen[i])])
-					SF_EMIT(i);
+					topo_ports_add(ports, &n, skip, cap, i);
 		} else {
-			SF_EMIT(ni + (s == 0 ? slimfly_div(f, dy, slimfly_sub(st, x2, x))
+			topo_ports_add(ports, &n, skip, cap, ni + (s == 0 ? slimfly_div(f, dy, slimfly_sub(st, x2, x))
 					     : slimfly_div(f, dy, slimfly_sub(st, x, x2))));
 		}
 		return n;
@@ -263,11 +256,10 @@ static uint32_t slimfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst
 	uint32_t xm = slimfly_mul(f, x, x2);
 	uint32_t g = s == 0 ? slimfly_sub(st, xm, slimfly_sub(st, y, y2)) : slimfly_sub(st, dy, xm);
 	if (st->in_set[s][g])
-		SF_EMIT(st->pos[s][g]);
+		topo_ports_add(ports, &n, skip, cap, st->pos[s][g]);
 	if (st->in_set[s2][g])
-		SF_EMIT(ni + x2);
+		topo_ports_add(ports, &n, skip, cap, ni + x2);
 	return n;
-#undef SF_EMIT
 }
 
 static uint32_t slimfly_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap)
