@@ -16,11 +16,14 @@
  * a direct global link, 2 when a one-router detour exists (a local hop to
  * the router holding a global link to b, a global link into b's group, or
  * a global link to a router with a global link to b), else 3 (local,
- * global, local). It costs O(h * rounds), so `min` routes any dragonfly
- * without a table by asking it of each neighbour (topo_min_ports). No
- * orbits: the consecutive arrangement is not vertex-transitive; the exact
- * diameter is found at build without BFS. Capabilities: coordinates
- * (group, index), groups, Valiant intermediates (a random other group).
+ * global, local). Minimal next hops (what `min` asks per packet and
+ * router, in place of an n x n table; issue 10 part 3): with one link per
+ * group pair (the default g) O(h) arithmetic and no memory; with several,
+ * per-router rows of O(g/64 + h) words up to 32,768 routers; beyond, an
+ * O(h^2 (rounds + 3)) arithmetic form. No orbits: the consecutive
+ * arrangement is not vertex-transitive; the exact diameter is found at
+ * build without BFS. Capabilities: coordinates (group, index), groups,
+ * Valiant intermediates (a random other group).
  */
 #include "topo/topo_internal.h"
 
@@ -47,7 +50,27 @@ static const struct param_def dragonfly_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+/* The view first (topo_dragonfly_of returns it), then the per-router rows
+ * the general minimal next hops read when a group pair can have several
+ * links (g < a*h + 1). */
+struct dragonfly_state {
+	struct topo_dragonfly df;
+	uint64_t *reach; /* [r * words + Y / 64]: bit Y % 64 set when router r links into group Y */
+	uint64_t *sig;   /* [r]: bit df_sig_bit(u) set for each global neighbour u of r */
+	uint32_t *nbr;   /* [r * h + k]: r's global neighbours, sorted; NULL = not built */
+	uint32_t words;  /* 64-bit words per router in reach: ceil(g / 64) */
+};
+
+/* The rows take n x (g/8 + 8 + 4h) bytes. Above these sizes they are not
+ * built and the arithmetic closed form serves: on a=64,h=32,g=2048
+ * (131,072 routers) rows would add 49 MB to save 10% per route (bench_min),
+ * while up to the 32,768 routers `min`'s n x n table allows they replace
+ * that table at a fraction of its memory. */
+#define DF_ROWS_MAX_ROUTERS 32768u
+#define DF_ROWS_MAX_BYTES (64u << 20)
+
 static int dragonfly_find_diameter(struct topo *t, struct nl_err *err);
+static int dragonfly_build_rows(struct topo *t, struct nl_err *err);
 
 static int dragonfly_build(struct topo *t, struct nl_err *err)
 {
@@ -104,7 +127,19 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t i = 0; i < df->p; i++)
 			topo_attach(t, r * df->p + i, r, df->term_base + i);
+	NL_CHECK(dragonfly_build_rows(t, err));
 	return dragonfly_find_diameter(t, err);
+}
+
+static void dragonfly_release(struct topo *t)
+{
+	struct dragonfly_state *st = t->state;
+	free(st->reach);
+	free(st->sig);
+	free(st->nbr);
+	st->reach = NULL;
+	st->sig = NULL;
+	st->nbr = NULL;
 }
 
 /* Router at the far end of global port j of router r, from the closed-form
@@ -226,6 +261,113 @@ static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
 #define DF_MAX_H 256u   /* global ports handled in closed form */
 #define DF_MAX_SET 1024u /* candidate group ports / routers per query */
 
+/* --- one link per group pair (g = a*h + 1, the default) ----------------
+ * Then the arrangement is pure arithmetic: group X's link toward group Y
+ * is its group port rank(X, Y) (Y among X's other groups in increasing
+ * order), held by router rank / h, and it lands on Y's router
+ * rank(Y, X) / h. `min` asks for next hops once per packet per router, so
+ * this path answers in O(h) divisions and compares, no memory reads: as
+ * cheap as the n x n table's one byte per neighbour (issue 10 part 3). */
+
+static inline uint32_t df1_rank(uint32_t X, uint32_t Y)
+{
+	return Y < X ? Y : Y - 1;
+}
+
+/* Index, within group X, of the router holding X's link toward group Y. */
+static inline uint32_t df1_gw(uint32_t h, uint32_t X, uint32_t Y)
+{
+	return df1_rank(X, Y) / h;
+}
+
+/* The groups router (X, ix) links to: group ids [*lo, *hi), X excluded
+ * (the interval spans X when the router's ranks straddle it). */
+static inline void df1_reach(uint32_t h, uint32_t X, uint32_t ix, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t r0 = ix * h, r1 = r0 + h;
+	*lo = r0 < X ? r0 : r0 + 1;
+	*hi = r1 <= X ? r1 : r1 + 1;
+}
+
+/* Whether routers (X, ix) and (Y, iy), X != Y, share a global neighbour:
+ * a group W both link to whose links toward X and Y leave from the same
+ * router. rank(W, X) and rank(W, Y) then fall in one block of h, which
+ * needs |X - Y| <= h: most pairs are rejected before any loop. */
+static inline bool df1_common(uint32_t h, uint32_t X, uint32_t ix, uint32_t Y, uint32_t iy)
+{
+	if ((X > Y ? X - Y : Y - X) > h)
+		return false;
+	uint32_t lx, hx, ly, hy;
+	df1_reach(h, X, ix, &lx, &hx);
+	df1_reach(h, Y, iy, &ly, &hy);
+	uint32_t lo = lx > ly ? lx : ly, hi = hx < hy ? hx : hy;
+	for (uint32_t W = lo; W < hi; W++)
+		if (W != X && W != Y && df1_gw(h, W, X) == df1_gw(h, W, Y))
+			return true;
+	return false;
+}
+
+/* Minimal next hops from r = (G, i) toward dst = (T, j), G != T, with one
+ * link per group pair; the same list, in the same order, as
+ * dragonfly_min_ports's general path. Distance 1: r holds the G-T link and
+ * it lands on dst. Distance 2: r holds it (global, local), dst holds T's
+ * link into G (local, global), or r and dst share a global neighbour
+ * (global, global). Else 3. A neighbour is minimal when one hop closer:
+ * at distance 2 the local router holding the G-T link when it lands on
+ * dst, and a global neighbour in T or adjacent to dst; at distance 3 the
+ * local routers holding the G-T link or sharing a global neighbour with
+ * dst, and a global neighbour x in group U holding U's link to T, or in a
+ * group dst links to, or sharing a global neighbour with dst. */
+static uint32_t dragonfly_min_ports_one(const struct topo_dragonfly *df, uint32_t G, uint32_t i, uint32_t T,
+					uint32_t j, uint32_t skip, uint32_t *ports, uint32_t cap)
+{
+	uint32_t h = df->h, gG = df1_gw(h, G, T), gT = df1_gw(h, T, G), n = 0;
+	if (i == gG && j == gT) {
+		topo_ports_add(ports, &n, skip, cap, df->global_base + df1_rank(G, T) % h);
+		return n;
+	}
+	if (i == gG || j == gT || df1_common(h, G, i, T, j)) { /* distance 2 */
+		if (j == gT) /* then gG != i */
+			topo_ports_add(ports, &n, skip, cap, gG < i ? gG : gG - 1);
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t rho = i * h + k, U = rho < G ? rho : rho + 1, ix = df1_gw(h, U, G);
+			if (U == T || (df1_gw(h, U, T) == ix && df1_gw(h, T, U) == j))
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
+		}
+		return n;
+	}
+	/* Distance 3. Local routers sharing a global neighbour with dst, in
+	 * increasing index (rank(G, W) grows with W), merged with gG. */
+	uint32_t last = UINT32_MAX;
+	bool g_done = false;
+	if ((G > T ? G - T : T - G) <= h) {
+		uint32_t lo, hi;
+		df1_reach(h, T, j, &lo, &hi);
+		for (uint32_t W = lo; W < hi; W++) {
+			if (W == T || W == G || df1_gw(h, W, G) != df1_gw(h, W, T))
+				continue;
+			uint32_t l = df1_gw(h, G, W);
+			if (!g_done && gG <= l) { /* every earlier l was below gG */
+				topo_ports_add(ports, &n, skip, cap, gG < i ? gG : gG - 1);
+				g_done = true;
+				if (l == gG)
+					last = l;
+			}
+			if (l != last)
+				topo_ports_add(ports, &n, skip, cap, l < i ? l : l - 1);
+			last = l;
+		}
+	}
+	if (!g_done)
+		topo_ports_add(ports, &n, skip, cap, gG < i ? gG : gG - 1);
+	for (uint32_t k = 0; k < h; k++) {
+		uint32_t rho = i * h + k, U = rho < G ? rho : rho + 1, ix = df1_gw(h, U, G);
+		if (df1_gw(h, U, T) == ix || df1_gw(h, T, U) == j || df1_common(h, U, ix, T, j))
+			topo_ports_add(ports, &n, skip, cap, df->global_base + k);
+	}
+	return n;
+}
+
 /* Minimal next hops from r toward dst in closed form, in increasing port
  * order (local ports 0 .. a-2 first, then global ports). With Y the global
  * neighbours of dst and X the global neighbours of r, the distance is 1
@@ -237,23 +379,17 @@ static bool dragonfly_sorted_has(const uint32_t *v, uint32_t n, uint32_t x)
  * Y, and the global neighbours x with a link into dst's group, in a group
  * Y reaches, or adjacent to a router of Y. O(h^2 (rounds + 3)) arithmetic,
  * reading only r's own ports (in cache while r routes); beyond DF_MAX_H
- * global ports it asks the distance of every neighbour instead. */
-static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
-				    uint32_t *ports, uint32_t cap)
+ * global ports it asks the distance of every neighbour instead. Serves
+ * when the per-router rows were not built (topo_internal.h). */
+uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+					uint32_t *ports, uint32_t cap)
 {
 	const struct topo_dragonfly *df = t->state;
 	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0, n_z = 0;
 	uint32_t y[DF_MAX_H], yg[DF_MAX_H], ys[DF_MAX_H], x[DF_MAX_H], z[DF_MAX_SET], gp[DF_MAX_SET];
-#define DF_EMIT(port)                                    \
-	do {                                             \
-		if (n >= skip && n - skip < cap)         \
-			ports[n - skip] = (port);        \
-		n++;                                     \
-	} while (0)
-
 	if (G == T) {
 		uint32_t j = dst % a;
-		DF_EMIT(j < i ? j : j - 1);
+		topo_ports_add(ports, &n, skip, cap, j < i ? j : j - 1);
 		return n;
 	}
 	if (h > DF_MAX_H || df->rounds + 3 > DF_MAX_SET / 2)
@@ -268,7 +404,7 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 	if (direct) {
 		for (uint32_t k = 0; k < h; k++)
 			if (x[k] == dst)
-				DF_EMIT(df->global_base + k);
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 		return n;
 	}
 	dragonfly_sort(ys, h);
@@ -303,7 +439,7 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 	dragonfly_sort(z, n_z);
 	for (uint32_t e = 0; e < n_z; e++)
 		if ((e == 0 || z[e] != z[e - 1]) && z[e] != i)
-			DF_EMIT(z[e] < i ? z[e] : z[e] - 1);
+			topo_ports_add(ports, &n, skip, cap, z[e] < i ? z[e] : z[e] - 1);
 	for (uint32_t k = 0; k < h; k++) {
 		uint32_t X = x[k] / a, lo = (x[k] - X * a) * h; /* x's group ports: lo .. lo+h-1 */
 		bool ok;
@@ -334,10 +470,145 @@ static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t d
 			}
 		}
 		if (ok)
-			DF_EMIT(df->global_base + k);
+			topo_ports_add(ports, &n, skip, cap, df->global_base + k);
 	}
 	return n;
-#undef DF_EMIT
+}
+
+/* --- several links per group pair: per-router rows ------------------ */
+
+static inline bool df_links(const struct dragonfly_state *st, uint32_t v, uint32_t Y)
+{
+	return st->reach[(size_t)v * st->words + Y / 64] >> (Y % 64) & 1;
+}
+
+/* One of 64 bits for router u (Fibonacci hashing), for df_common's filter. */
+static inline uint64_t df_sig_bit(uint32_t u)
+{
+	return 1ull << ((u * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
+/* Whether v shares a global neighbour with w (signature sig_w, sorted row
+ * nw): disjoint signatures reject most pairs in one AND, else a merge of
+ * the sorted rows decides. */
+static inline bool df_common(const struct dragonfly_state *st, uint32_t v, uint64_t sig_w, const uint32_t *nw)
+{
+	if (!(st->sig[v] & sig_w))
+		return false;
+	uint32_t h = st->df.h;
+	const uint32_t *nv = st->nbr + (size_t)v * h;
+	for (uint32_t x = 0, y = 0; x < h && y < h;) {
+		if (nv[x] == nw[y])
+			return true;
+		if (nv[x] < nw[y])
+			x++;
+		else
+			y++;
+	}
+	return false;
+}
+
+/* Rows of every router: its global neighbours sorted, and the groups it
+ * links into as a bit set. O(n (g/64 + h)) words, built from the wired
+ * ports; skipped with one link per group pair (pure arithmetic there) or
+ * above DF_ROWS_MAX_ROUTERS / DF_ROWS_MAX_BYTES. */
+static int dragonfly_build_rows(struct topo *t, struct nl_err *err)
+{
+	struct dragonfly_state *st = t->state;
+	const struct topo_dragonfly *df = &st->df;
+	uint32_t n = t->n_routers, h = df->h, words = (df->g + 63) / 64;
+
+	if ((df->rounds == 1 && !df->extra) || n > DF_ROWS_MAX_ROUTERS ||
+	    (uint64_t)n * (words * 8ull + 8 + h * 4ull) > DF_ROWS_MAX_BYTES)
+		return 0;
+	st->reach = calloc((size_t)n * words, sizeof *st->reach);
+	st->sig = calloc(n, sizeof *st->sig);
+	st->nbr = malloc((size_t)n * h * sizeof *st->nbr);
+	if (!st->reach || !st->sig || !st->nbr)
+		return nl_errf(err, NL_ENOMEM, "out of memory for the dragonfly's routing rows (%u routers)", n);
+	st->words = words;
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t *row = st->nbr + (size_t)r * h;
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t v = t->port_router[t->peer[t->port_base[r] + df->global_base + k]], Y = v / df->a;
+			row[k] = v;
+			st->reach[(size_t)r * words + Y / 64] |= 1ull << (Y % 64);
+			st->sig[r] |= df_sig_bit(v);
+		}
+		dragonfly_sort(row, h);
+	}
+	return 0;
+}
+
+/* Minimal next hops from r = (G, i) toward dst = (T, j), G != T, from the
+ * rows; the list the arithmetic closed form gives. For v outside T,
+ * d(v, dst) is 1 when adjacent, else 2 when v links into T, dst links into
+ * v's group, or they share a global neighbour, else 3. A local router and
+ * each global port is tested once, so a call costs about what the n x n
+ * table's one byte per neighbour did. */
+static uint32_t dragonfly_min_ports_rows(const struct topo *t, const struct dragonfly_state *st, uint32_t r,
+					 uint32_t dst, uint32_t skip, uint32_t *ports, uint32_t cap)
+{
+	const struct topo_dragonfly *df = &st->df;
+	uint32_t a = df->a, h = df->h, G = r / a, i = r % a, T = dst / a, n = 0;
+	const uint32_t *gpeer = t->peer + t->port_base[r] + df->global_base, *Y = st->nbr + (size_t)dst * h;
+	uint64_t sig_d = st->sig[dst];
+	bool r_to_T = df_links(st, r, T);
+	if (r_to_T) { /* distance 1 over every parallel link to dst */
+		for (uint32_t k = 0; k < h; k++)
+			if (t->port_router[gpeer[k]] == dst)
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
+		if (n)
+			return n;
+	}
+	if (r_to_T || df_links(st, dst, G) || df_common(st, r, sig_d, Y)) { /* distance 2 */
+		for (uint32_t k = 0, last = UINT32_MAX; k < h; k++) { /* dst's neighbours in G, ascending */
+			uint32_t l = Y[k] - G * a;
+			if (l < a && l != last)
+				topo_ports_add(ports, &n, skip, cap, l < i ? l : l - 1);
+			last = l < a ? l : last;
+		}
+		for (uint32_t k = 0; k < h; k++) {
+			uint32_t x = t->port_router[gpeer[k]];
+			if (x / a == T || (df_links(st, x, T) && dragonfly_sorted_has(Y, h, x)))
+				topo_ports_add(ports, &n, skip, cap, df->global_base + k);
+		}
+		return n;
+	}
+	for (uint32_t l = 0; l < a; l++) { /* distance 3 */
+		uint32_t v = G * a + l;
+		if (l != i && (df_links(st, v, T) || df_common(st, v, sig_d, Y)))
+			topo_ports_add(ports, &n, skip, cap, l < i ? l : l - 1);
+	}
+	for (uint32_t k = 0; k < h; k++) {
+		uint32_t x = t->port_router[gpeer[k]];
+		if (df_links(st, x, T) || df_links(st, dst, x / a) || df_common(st, x, sig_d, Y))
+			topo_ports_add(ports, &n, skip, cap, df->global_base + k);
+	}
+	return n;
+}
+
+/* Minimal next hops: within a group the one local port; across groups the
+ * arithmetic of one link per pair, else the rows, else the general
+ * arithmetic (all three give the BFS table's list, test_topo_min). */
+static uint32_t dragonfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+				    uint32_t *ports, uint32_t cap)
+{
+	const struct dragonfly_state *st = t->state;
+	const struct topo_dragonfly *df = &st->df;
+	uint32_t a = df->a, G = r / a, T = dst / a, i = r % a;
+
+	if (G == T) {
+		uint32_t j = dst % a;
+		if (skip == 0 && cap > 0)
+			ports[0] = j < i ? j : j - 1;
+		return 1;
+	}
+	if (df->rounds == 1 && !df->extra)
+		return dragonfly_min_ports_one(df, G, i, T, dst % a, skip, ports, cap);
+	if (st->nbr)
+		return dragonfly_min_ports_rows(t, st, r, dst, skip, ports, cap);
+	return topo_dragonfly_min_ports_arith(t, r, dst, skip, ports, cap);
 }
 
 /* Exact diameter, computed once at build: every pair of groups has a link
@@ -429,8 +700,9 @@ const struct topo_ops topo_dragonfly_ops = {
 	.help = "dragonfly: g groups of a fully connected routers, h global links and p terminals per router (seeds 000, 003)",
 	.params = dragonfly_params_def,
 	.params_size = sizeof(struct dragonfly_params),
-	.state_size = sizeof(struct topo_dragonfly),
+	.state_size = sizeof(struct dragonfly_state),
 	.build = dragonfly_build,
+	.release = dragonfly_release,
 	.distance = dragonfly_distance,
 	.coords = dragonfly_coords,
 	.groups = dragonfly_groups,

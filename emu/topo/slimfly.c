@@ -44,6 +44,7 @@ struct slimfly_state {
 	uint8_t *in_set[2]; /* [q]: element in X (s = 0) / X' (s = 1) */
 	uint32_t *gen[2];   /* [n_intra]: X / X' in port order (intra port i adds gen[s][i] to y) */
 	uint32_t *pos[2];   /* [q]: the intra port of each element of X / X', UINT32_MAX elsewhere */
+	uint16_t *sub;      /* [a * q + b]: a - b in GF(q), q^2 entries (2 bytes per router) */
 };
 
 static int slimfly_build(struct topo *t, struct nl_err *err)
@@ -77,6 +78,20 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 	if (n * sf->p >= TOPO_EP_BIT || n * (sf->kprime + sf->p) >= TOPO_EP_BIT)
 		return topo_errf(t, err, NL_ERANGE, "parameter 'q': %llu routers of radix %u is more than supported",
 				 (unsigned long long)n, sf->kprime + sf->p);
+
+	/* GF(q) subtraction as a table: routing subtracts field elements at
+	 * every hop, and topo_gf_add loops over base-p digits with divisions
+	 * (q <= 4096, so an element fits 16 bits; q^2 = n/2 entries). */
+	st->sub = malloc((size_t)q * q * sizeof *st->sub);
+	if (!st->sub) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t b = 0; b < q; b++) {
+		uint32_t nb = topo_gf_neg(f, b);
+		for (uint32_t a = 0; a < q; a++)
+			st->sub[(size_t)a * q + b] = (uint16_t)topo_gf_add(f, a, nb);
+	}
 
 	/* Generator sets as exponents of xi (Besta and Hoefler §III-A). */
 	gen[0] = malloc(sf->n_intra * sizeof *gen[0]);
@@ -152,6 +167,7 @@ static void slimfly_release(struct topo *t)
 {
 	struct slimfly_state *st = t->state;
 	topo_gf_release(&st->gf);
+	free(st->sub);
 	for (int s = 0; s < 2; s++) {
 		free(st->in_set[s]);
 		free(st->gen[s]);
@@ -159,30 +175,15 @@ static void slimfly_release(struct topo *t)
 	}
 }
 
-static uint32_t slimfly_distance(const struct topo *t, uint32_t a, uint32_t b)
+/* a - b and a * b in GF(q): one table read, or two for a product. */
+static inline uint32_t slimfly_sub(const struct slimfly_state *st, uint32_t a, uint32_t b)
 {
-	const struct slimfly_state *st = t->state;
-	const struct topo_gf *f = &st->gf;
-	uint32_t q = st->sf.q, qq = q * q;
-
-	if (a == b)
-		return 0;
-	uint32_t sa = a / qq, xa = a / q % q, ya = a % q, sb = b / qq, xb = b / q % q, yb = b % q;
-	if (sa == sb)
-		return xa == xb && st->in_set[sa][topo_gf_add(f, ya, topo_gf_neg(f, yb))] ? 1 : 2;
-	if (sa == 1) { /* make a the subgraph-0 router (0, x, y), b = (1, m, c) */
-		uint32_t tx = xa, ty = ya;
-		xa = xb;
-		ya = yb;
-		xb = tx;
-		yb = ty;
-	}
-	return ya == topo_gf_add(f, topo_gf_mul(f, xb, xa), yb) ? 1 : 2;
+	return st->sub[(size_t)a * st->sf.q + b];
 }
 
-static uint32_t slimfly_sub(const struct topo_gf *f, uint32_t a, uint32_t b)
+static inline uint32_t slimfly_mul(const struct topo_gf *f, uint32_t a, uint32_t b)
 {
-	return topo_gf_add(f, a, topo_gf_neg(f, b));
+	return a && b ? f->exp[f->log[a] + f->log[b]] : 0;
 }
 
 /* a / b in GF(q), b != 0, by logarithms. */
@@ -192,6 +193,28 @@ static uint32_t slimfly_div(const struct topo_gf *f, uint32_t a, uint32_t b)
 	return a ? f->exp[(f->log[a] + q1 - f->log[b]) % q1] : 0;
 }
 
+/* Whether (sa, xa, ya) and (sb, xb, yb) are adjacent (distinct routers). */
+static inline bool slimfly_adjacent(const struct slimfly_state *st, uint32_t sa, uint32_t xa, uint32_t ya,
+				    uint32_t sb, uint32_t xb, uint32_t yb)
+{
+	if (sa == sb)
+		return xa == xb && st->in_set[sa][slimfly_sub(st, ya, yb)];
+	/* (0, x, y) ~ (1, m, c) iff y = m x + c, that is c = y - m x */
+	if (sa == 0)
+		return yb == slimfly_sub(st, ya, slimfly_mul(&st->gf, xb, xa));
+	return ya == slimfly_sub(st, yb, slimfly_mul(&st->gf, xa, xb));
+}
+
+static uint32_t slimfly_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	const struct slimfly_state *st = t->state;
+	uint32_t q = st->sf.q, qq = q * q;
+
+	if (a == b)
+		return 0;
+	return slimfly_adjacent(st, a / qq, a / q % q, a % q, b / qq, b / q % q, b % q) ? 1 : 2;
+}
+
 /* Minimal next hops in closed form (diameter 2, no parallel links), in
  * increasing port order (intra ports 0 .. n_intra-1, then cross ports).
  * At distance 1 the one port to dst. At distance 2 the neighbours adjacent
@@ -199,7 +222,8 @@ static uint32_t slimfly_div(const struct topo_gf *f, uint32_t a, uint32_t b)
  * g with dst's y - (y + g) in the set, another column the one cross
  * neighbour whose line meets both (m = (y' - y) / (x' - x) from (0, x, y);
  * j = (c' - c) / (m - m') from (1, m, c)); across subgraphs, at most the
- * intra neighbour on dst's line and the cross neighbour in dst's column. */
+ * intra neighbour on dst's line and the cross neighbour in dst's column.
+ * Field subtraction is the q x q table, so a call is a few table reads. */
 static uint32_t slimfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
 				  uint32_t *ports, uint32_t cap)
 {
@@ -207,39 +231,35 @@ static uint32_t slimfly_min_ports(const struct topo *t, uint32_t r, uint32_t dst
 	const struct topo_gf *f = &st->gf;
 	uint32_t q = st->sf.q, qq = q * q, ni = st->sf.n_intra, n = 0;
 	uint32_t s = r / qq, x = r / q % q, y = r % q, s2 = dst / qq, x2 = dst / q % q, y2 = dst % q;
-#define SF_EMIT(port)                            \
-	do {                                     \
-		if (n >= skip && n - skip < cap) \
-			ports[n - skip] = (port); \
-		n++;                             \
-	} while (0)
-
-	if (slimfly_distance(t, r, dst) == 1) {
-		SF_EMIT(s == s2 ? st->pos[s][slimfly_sub(f, y2, y)] : ni + x2);
+	if (slimfly_adjacent(st, s, x, y, s2, x2, y2)) {
+		topo_ports_add(ports, &n, skip, cap, s == s2 ? st->pos[s][slimfly_sub(st, y2, y)] : ni + x2);
 		return n;
 	}
+	uint32_t dy = slimfly_sub(st, y2, y);
 	if (s == s2) {
-		if (x == x2) {
+		if (x == x2) { /* y2 - (y + g) = (y2 - y) - g */
+			const uint8_t *in = st->in_set[s];
+			const uint32_t *gen = st->gen[s];
 			for (uint32_t i = 0; i < ni; i++)
-				if (st->in_set[s][slimfly_sub(f, y2, topo_gf_add(f, y, st->gen[s][i]))])
-					SF_EMIT(i);
+				if (in[slimfly_sub(st, dy, gen[i])])
+					topo_ports_add(ports, &n, skip, cap, i);
 		} else {
-			SF_EMIT(ni + (s == 0 ? slimfly_div(f, slimfly_sub(f, y2, y), slimfly_sub(f, x2, x))
-					     : slimfly_div(f, slimfly_sub(f, y2, y), slimfly_sub(f, x, x2))));
+			topo_ports_add(ports, &n, skip, cap, ni + (s == 0 ? slimfly_div(f, dy, slimfly_sub(st, x2, x))
+					     : slimfly_div(f, dy, slimfly_sub(st, x, x2))));
 		}
 		return n;
 	}
 	/* (0, x, y) toward (1, m, c) = (1, x2, y2), or (1, m, c) = (1, x, y)
 	 * toward (0, x2, y2): the same offset decides the intra neighbour (in
-	 * r's set) and the cross neighbour (in dst's set). */
-	uint32_t g = s == 0 ? slimfly_sub(f, topo_gf_add(f, topo_gf_mul(f, x2, x), y2), y)
-			    : slimfly_sub(f, y2, topo_gf_add(f, topo_gf_mul(f, x, x2), y));
+	 * r's set) and the cross neighbour (in dst's set): x2 x + y2 - y from
+	 * subgraph 0, y2 - (x x2 + y) from subgraph 1. */
+	uint32_t xm = slimfly_mul(f, x, x2);
+	uint32_t g = s == 0 ? slimfly_sub(st, xm, slimfly_sub(st, y, y2)) : slimfly_sub(st, dy, xm);
 	if (st->in_set[s][g])
-		SF_EMIT(st->pos[s][g]);
+		topo_ports_add(ports, &n, skip, cap, st->pos[s][g]);
 	if (st->in_set[s2][g])
-		SF_EMIT(ni + x2);
+		topo_ports_add(ports, &n, skip, cap, ni + x2);
 	return n;
-#undef SF_EMIT
 }
 
 static uint32_t slimfly_orbits(const struct topo *t, uint32_t *reps, uint64_t *weight, uint32_t cap)

@@ -85,6 +85,23 @@ uint32_t topo_hyperx_min_ports(const struct topo *t, uint32_t r, uint32_t dst, u
 int topo_xgft_setup(struct topo *t, struct topo_tree *tr, int L, const uint32_t *down, const uint32_t *up,
 		    uint64_t n_terminals, struct nl_err *err);
 
+/* Append `port` to a minimal-port list under topo_ops.min_ports's window:
+ * element *n is written to ports[*n - skip] when it falls in [skip, skip
+ * + cap), and *n counts every element. */
+static inline void topo_ports_add(uint32_t *ports, uint32_t *n, uint32_t skip, uint32_t cap, uint32_t port)
+{
+	if (*n >= skip && *n - skip < cap)
+		ports[*n - skip] = port;
+	(*n)++;
+}
+
+/* Dragonfly minimal next hops by arithmetic alone (O(h^2 (rounds + 3)) per
+ * call, no tables): what topo_ops.min_ports uses when its per-router rows
+ * would exceed their memory cap; exported so tests check it against BFS on
+ * the small shapes, where the rows serve. */
+uint32_t topo_dragonfly_min_ports_arith(const struct topo *t, uint32_t r, uint32_t dst, uint32_t skip,
+					uint32_t *ports, uint32_t cap);
+
 /* Minimal next hops by the closed-form distance: the network ports whose
  * far end is one hop closer (what topo_min_ports does when the family has
  * no min_ports of its own). */
