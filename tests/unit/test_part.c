@@ -74,6 +74,51 @@ static void test_synthetic_split(void)
 	}
 }
 
+/* Deadlocks: the same error line, report and JSON for any N (the checks
+ * read each input VC's packet from its owner's pool). */
+static char *deadlock_text(const char *const *base, const char *parts)
+{
+	const char *kv[12];
+	int k = 0;
+	for (int j = 0; base[j]; j++)
+		kv[k++] = base[j];
+	kv[k++] = parts;
+	kv[k] = NULL;
+	struct net_point pt;
+	struct nl_err e = {0};
+	int rc = run_point_kv(kv, &pt, &e);
+	json_t *j = net_point_json(&pt, NULL, true);
+	char *js = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	size_t len = strlen(js) + strlen(e.msg) + (pt.report ? strlen(pt.report) : 0) + 64;
+	char *s = malloc(len);
+	snprintf(s, len, "rc %d\n%s\n%s\n%s", rc, e.msg, pt.report ? pt.report : "", js);
+	free(js);
+	json_decref(j);
+	net_point_release(&pt);
+	return s;
+}
+
+static void test_deadlock_split(void)
+{
+	static const char *const cases[][10] = {
+		{"topology=hyperx:s=4x4x4,t=4", "num_vcs=4", "vc_buf_size=8",
+		 "routing_function=min:select=hash,classes=none", "injection_rate=1.0", "sim_type=throughput", NULL},
+		{"topology=torus:k=8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", "packet_size=8",
+		 "traffic=tornado", "injection_rate=0.9", "sim_type=throughput", NULL},
+	};
+	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *one = deadlock_text(cases[i], parts[0]);
+		CHECK(strncmp(one, "rc -", 4) == 0 && strstr(one, "network deadlock at cycle"));
+		for (size_t p = 1; p < 4; p++) {
+			char *s = deadlock_text(cases[i], parts[p]);
+			CHECK_STR(one, s);
+			free(s);
+		}
+		free(one);
+	}
+}
+
 /* The split itself: contiguous ranges covering every router, links that
  * know their target's partition, packets that really cross. */
 static void test_ranges_and_crossing(void)
@@ -242,6 +287,7 @@ int main(void)
 {
 	TEST_RUN(test_synthetic_split);
 	TEST_RUN(test_ranges_and_crossing);
+	TEST_RUN(test_deadlock_split);
 	TEST_RUN(test_backend_split);
 	TEST_RUN(test_errors);
 	return test_done();
