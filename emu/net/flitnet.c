@@ -568,7 +568,6 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));
 	}
-	fl_part_fold_hists(n);
 	return n->oom ? fl_reserve(n, err) : 0;
 }
 

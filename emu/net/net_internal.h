@@ -431,6 +431,7 @@ struct flitnet {
 	uint32_t n_parts, part_id;
 	uint32_t r_lo, r_hi;           /* routers [r_lo, r_hi) */
 	uint32_t act_w0;               /* first word of act_r covering r_lo (act_words: the count) */
+	uint32_t own_eps, own_ports;   /* endpoints and router ports of the partition (pool reserves) */
 	uint16_t *r_part;              /* root, n_parts > 1: [router] owning partition */
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
 	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
@@ -501,7 +502,8 @@ void fl_part_sync(struct flitnet *n);
  * root, completed messages delivered. This is where a thread barrier or an
  * MPI exchange goes (issue 16). */
 void fl_part_exchange(struct flitnet *n);
-/* After a run: the partitions' histograms folded into the root's. */
+/* The partitions' histograms folded into the root's, before the driver
+ * reads them (not after every cycle: they are large). */
 void fl_part_fold_hists(struct flitnet *n);
 /* Events pending in all partitions. */
 uint64_t fl_events_total(const struct flitnet *n);

@@ -185,6 +185,8 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	n->act_w0 = 0;
 	n->r_lo = 0;
 	n->r_hi = R;
+	n->own_eps = E;
+	n->own_ports = t->n_ports;
 	if (n_parts < 1 || n_parts > R)
 		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
 	n->part = calloc(n_parts, sizeof *n->part);
@@ -235,6 +237,10 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 		s->r_hi = lo[k + 1];
 		s->act_w0 = s->r_lo / 64;
 		s->act_words = (s->r_hi + 63) / 64 - s->act_w0;
+		s->own_eps = eps[k];
+		s->own_ports = 0;
+		for (uint32_t r = s->r_lo; r < s->r_hi; r++)
+			s->own_ports += topo_router_ports(t, r);
 	}
 	free(lo);
 	free(eps);
@@ -374,6 +380,10 @@ void fl_part_fold_hists(struct flitnet *n)
 {
 	for (uint32_t k = 1; k < n->n_parts; k++) {
 		struct flitnet *s = n->part[k];
+		/* A packet's three records are made together: one count says
+		 * whether there is anything to fold (a histogram is 136 KiB). */
+		if (!s->obs.plat.n)
+			continue;
 		stats_hist_merge(&n->obs.plat, &s->obs.plat);
 		stats_hist_merge(&n->obs.nlat, &s->obs.nlat);
 		stats_hist_merge(&n->obs.hops, &s->obs.hops);
