@@ -17,7 +17,9 @@
  *    an idle network jumps to its next event.
  * Determinism: routers and endpoints interact only through events at least
  * two cycles away, so the order in which a cycle visits them cannot change
- * any result; statistics are integer sums.
+ * any result; statistics are integer sums. The same property lets the
+ * model run as partitions of contiguous router ranges (part.c) that
+ * exchange boundary events at each cycle's end, with the same results.
  */
 #ifndef NETLOOM_NET_NET_INTERNAL_H
 #define NETLOOM_NET_NET_INTERNAL_H
@@ -311,7 +313,10 @@ struct fl_xbox {
 };
 
 /* The flit network: model state (routers, ports, VCs, NICs, wheel, pools),
- * then the drivers' and the observer's parts. */
+ * then the drivers' and the observer's parts. Each partition is one of
+ * these (the root, partition 0, is the whole network to the drivers): it
+ * shares the root's arrays indexed by router, port, VC and endpoint and
+ * owns its wheel, far heap, pools, active lists, scratch and counters. */
 struct flitnet {
 	const struct topo *topo;
 	struct route *route;
