@@ -90,13 +90,8 @@ void flitnet_free(struct flitnet *n)
 	if (!n)
 		return;
 	route_free(n->route);
-	if (n->wheel)
-		for (uint32_t i = 0; i <= n->wheel_mask; i++)
-			free(n->wheel[i].ev);
-	free(n->wheel);
-	free(n->far);
+	/* The shared arrays, then what the root owns as partition 0. */
 	free(n->routers);
-	free(n->ev_li);
 	free(n->xitems);
 	free(n->iv_cand);
 	free(n->ivc);
@@ -112,26 +107,11 @@ void flitnet_free(struct flitnet *n)
 	free(n->nics);
 	free(n->nic_occ);
 	free(n->nic_busy);
-	free(n->gen_heap);
-	free(n->pool.pkts);
-	free(n->pool.runs);
 	free(n->msg.msgs);
-	free(n->act_r);
-	free(n->act_r_next);
-	free(n->act_e);
-	free(n->act_e_next);
-	free(n->areq);
-	free(n->best_out);
-	free(n->best_in);
-	free(n->in_match);
-	free(n->out_match);
-	free(n->grant);
 	free(n->report);
 	fl_dl_release(n);
 	fl_part_release(n);
-	stats_hist_release(&n->obs.plat);
-	stats_hist_release(&n->obs.nlat);
-	stats_hist_release(&n->obs.hops);
+	fl_part_release_own(n);
 	free(n);
 }
 

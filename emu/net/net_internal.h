@@ -494,7 +494,11 @@ static inline void fl_set_now(struct flitnet *n, uint64_t t)
 /* Split the built network n into n_parts partitions of contiguous router
  * ranges balanced by endpoints (build time; 1 = n alone). */
 int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err);
+/* Free the other partitions and the partition bookkeeping (root). */
 void fl_part_release(struct flitnet *n);
+/* Free what partition s owns itself: wheel, far heap, pools, active
+ * lists, source heap, scratch, histograms. */
+void fl_part_release_own(struct flitnet *s);
 /* An event for partition `part` (another one): queued in the outbox, with
  * a copy of the packet's record for a head flit; the tail frees the local
  * record (it has left this partition). */

@@ -39,11 +39,8 @@ static void fl_xboxes_free(struct fl_xbox *x, uint32_t n)
 	free(x);
 }
 
-/* Free what a partition other than the root owns. */
-static void fl_part_free(struct flitnet *s)
+void fl_part_release_own(struct flitnet *s)
 {
-	if (!s)
-		return;
 	if (s->wheel)
 		for (uint32_t i = 0; i <= s->wheel_mask; i++)
 			free(s->wheel[i].ev);
@@ -63,10 +60,17 @@ static void fl_part_free(struct flitnet *s)
 	free(s->out_match);
 	free(s->grant);
 	free(s->ev_li);
-	fl_xboxes_free(s->xbox, s->n_parts);
 	stats_hist_release(&s->obs.plat);
 	stats_hist_release(&s->obs.nlat);
 	stats_hist_release(&s->obs.hops);
+}
+
+static void fl_part_free(struct flitnet *s)
+{
+	if (!s)
+		return;
+	fl_xboxes_free(s->xbox, s->n_parts);
+	fl_part_release_own(s);
 	free(s);
 }
 
