@@ -494,8 +494,8 @@ static uint64_t fl_part_next_work(const struct flitnet *n)
 
 uint64_t fl_next_work(const struct flitnet *n)
 {
-	uint64_t next = UINT64_MAX;
-	for (uint32_t k = 0; k < n->n_parts && next > n->now; k++) {
+	uint64_t next = fl_part_next_work(n);
+	for (uint32_t k = 1; k < n->n_parts && next > n->now; k++) {
 		uint64_t c = fl_part_next_work(n->part[k]);
 		if (c < next)
 			next = c;
@@ -503,7 +503,8 @@ uint64_t fl_next_work(const struct flitnet *n)
 	return next;
 }
 
-void fl_jump(struct flitnet *n, uint64_t t)
+/* Move every partition's clock to cycle t (idle time: no work before t). */
+static inline void fl_jump(struct flitnet *n, uint64_t t)
 {
 	double jumped = (double)(t - n->now);
 	for (uint32_t k = 0; k < n->n_parts; k++) {
@@ -529,9 +530,10 @@ static uint64_t fl_check_interval(const struct flitnet *n)
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
 	const uint64_t interval = fl_check_interval(n);
-	fl_part_sync(n);
+	if (n->n_parts > 1)
+		fl_part_sync(n);
 	while (n->now < cycle) {
-		uint64_t next = fl_next_work(n);
+		uint64_t next = n->n_parts == 1 ? fl_part_next_work(n) : fl_next_work(n);
 		if (next > n->now) {
 			fl_jump(n, next < cycle ? next : cycle);
 			if (n->now >= cycle)
@@ -543,7 +545,8 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 		 * ranks each run theirs before fl_part_exchange (issue 16). */
 		for (uint32_t k = 0; k < n->n_parts; k++)
 			fl_cycle(n->part[k]);
-		fl_part_exchange(n);
+		if (n->n_parts > 1 || n->msg.n_done)
+			fl_part_exchange(n);
 		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));

@@ -527,7 +527,7 @@ static inline struct flitnet *fl_part_of_router(const struct flitnet *n, uint32_
  * outbox of the partition owning its target. */
 static inline void fl_send(struct flitnet *n, const struct fl_link *l, uint64_t cycle, const struct fl_event *ev)
 {
-	if (l->part != n->part_id)
+	if (__builtin_expect(l->part != n->part_id, 0))
 		fl_xsend(n, l->part, cycle, ev);
 	else
 		fl_schedule(n, cycle, ev);
@@ -544,8 +544,6 @@ void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 /* Earliest cycle >= now at which anything happens in any partition. */
 uint64_t fl_next_work(const struct flitnet *n);
-/* Move every partition's clock to cycle t (idle time: no work before t). */
-void fl_jump(struct flitnet *n, uint64_t t);
 /* The (up to) NET_BUSIEST network channels with the most chan_flits,
  * busiest first, ties by global port; *sum and *n_chan get the flits of
  * all network channels and their number. Returns how many are in out. */
