@@ -5,12 +5,25 @@
 # multi-cycle stages, wait_for_tail_credit, dragonfly/HyperX/torus/fat tree
 # and two flit-backend replays.
 #   scripts/compare-runs.sh OLD_NETLOOM NEW_NETLOOM
-# Prints one line per configuration and "N identical, N differ"; exits 1
-# when any differs or fails.
+#   scripts/compare-runs.sh --partitions NETLOOM
+# The second form runs every configuration with partitions = 1 against
+# partitions = 2, 3 and 4 of the same binary (the split flit model must
+# not change a bit). The configuration echo's "partitions" line is
+# dropped before comparing (the old binary has no such key; its default,
+# 1, is the old model). Prints one line per comparison and "N identical,
+# N differ"; exits 1 when any differs or fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-old=${1:?usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM}
-new=${2:?usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM}
+usage="usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM | --partitions NETLOOM"
+if [ "${1:-}" = "--partitions" ]; then
+  old=${2:?$usage}
+  new=$old
+  parts=(2 3 4)
+else
+  old=${1:?$usage}
+  new=${2:?$usage}
+  parts=("")
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,41 +52,50 @@ runs=(
 same=0
 diff=0
 i=0
+# drop wall-clock fields and the partitions key of the configuration echo
+normalise() {
+  [ -f "$1" ] && sed -i -E -e 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' -e '/^ *"partitions": [0-9]+,?$/d' "$1"
+}
+compare() { # kind args
+  local kind=$1 args=$2 k extra ro rn
+  for k in "${parts[@]}"; do
+    i=$((i + 1))
+    extra=""
+    [ -n "$k" ] && extra="-s partitions=$k"
+    if [ "$kind" = run ]; then
+      # shellcheck disable=SC2086
+      "$old" run $short $args --reproducible --json "$tmp/old$i.json" >/dev/null 2>"$tmp/old$i.err"
+      ro=$?
+      # shellcheck disable=SC2086
+      "$new" run $short $args $extra --reproducible --json "$tmp/new$i.json" >/dev/null 2>"$tmp/new$i.err"
+      rn=$?
+    else
+      # shellcheck disable=SC2086
+      "$old" replay $args --json "$tmp/old$i.json" >/dev/null 2>"$tmp/old$i.err"
+      ro=$?
+      # shellcheck disable=SC2086
+      "$new" replay $args $extra --json "$tmp/new$i.json" >/dev/null 2>"$tmp/new$i.err"
+      rn=$?
+      : >"$tmp/old$i.err"; : >"$tmp/new$i.err" # replay's stderr reports wall-clock time
+    fi
+    normalise "$tmp/old$i.json"
+    normalise "$tmp/new$i.json"
+    if [ $ro -eq $rn ] && cmp -s "$tmp/old$i.json" "$tmp/new$i.json" && cmp -s "$tmp/old$i.err" "$tmp/new$i.err"; then
+      same=$((same + 1)); echo "identical  $kind $args $extra (exit $ro)"
+    else
+      diff=$((diff + 1)); echo "DIFFERENT  $kind $args $extra (exit $ro vs $rn)"
+    fi
+  done
+}
 for args in "${runs[@]}"; do
-  i=$((i + 1))
-  # shellcheck disable=SC2086
-  "$old" run $short $args --reproducible --json "$tmp/old$i.json" >/dev/null 2>"$tmp/old$i.err"
-  ro=$?
-  # shellcheck disable=SC2086
-  "$new" run $short $args --reproducible --json "$tmp/new$i.json" >/dev/null 2>"$tmp/new$i.err"
-  rn=$?
-  if [ $ro -eq $rn ] && cmp -s "$tmp/old$i.json" "$tmp/new$i.json" && cmp -s "$tmp/old$i.err" "$tmp/new$i.err"; then
-    same=$((same + 1)); echo "identical  run $args (exit $ro)"
-  else
-    diff=$((diff + 1)); echo "DIFFERENT  run $args (exit $ro vs $rn)"
-  fi
+  compare run "$args"
 done
 replays=(
   "traces/samples/hpcc-8.nlt -s backend=flit -t torus:k=4x2"
   "traces/samples/lammps-lj-8.nlt -s backend=flit -t dragonfly:a=2,p=2,h=1"
 )
 for args in "${replays[@]}"; do
-  i=$((i + 1))
-  # shellcheck disable=SC2086
-  "$old" replay $args --json "$tmp/old$i.json" >/dev/null 2>"$tmp/old$i.err"
-  ro=$?
-  # shellcheck disable=SC2086
-  "$new" replay $args --json "$tmp/new$i.json" >/dev/null 2>"$tmp/new$i.err"
-  rn=$?
-  # wall-clock fields differ between any two runs; drop them.
-  for f in "$tmp/old$i.json" "$tmp/new$i.json"; do
-    [ -f "$f" ] && sed -i -E 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' "$f"
-  done
-  if [ $ro -eq $rn ] && cmp -s "$tmp/old$i.json" "$tmp/new$i.json"; then
-    same=$((same + 1)); echo "identical  replay $args (exit $ro)"
-  else
-    diff=$((diff + 1)); echo "DIFFERENT  replay $args (exit $ro vs $rn)"
-  fi
+  compare replay "$args"
 done
 echo "$same identical, $diff differ"
 [ "$diff" -eq 0 ]

@@ -135,16 +135,18 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	n->msg.msgs[mi].id = msg_id;
 	n->msg.msgs[mi].pkts_left = (uint32_t)n_pkts;
 	struct fl_nic *c = &n->nics[src_ep];
+	/* The source's packets live in its partition's pool. */
+	struct flitnet *p = fl_part_of_router(n, topo_ep_router(t, src_ep));
 	uint64_t left = bytes;
 	for (uint64_t k = 0; k < n_pkts; k++) {
 		uint64_t payload = left < fb->packet_bytes ? left : fb->packet_bytes;
 		left -= payload;
 		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
-		uint32_t pi = fl_pkt_alloc(n);
+		uint32_t pi = fl_pkt_alloc(p);
 		if (pi == FL_NONE)
 			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
 				       (unsigned long long)msg_id);
-		struct fl_pkt *pk = &n->pool.pkts[pi];
+		struct fl_pkt *pk = &p->pool.pkts[pi];
 		memset(pk, 0, sizeof *pk);
 		pk->ctime = cycle;
 		pk->msg = (uint64_t)mi + 1;
@@ -158,12 +160,12 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		if (c->q_tail == FL_NONE)
 			c->q_head = pi;
 		else
-			n->pool.pkts[c->q_tail].next = pi;
+			p->pool.pkts[c->q_tail].next = pi;
 		c->q_tail = pi;
 		n->obs.flits_alive += flits;
 		n->obs.ctime_sum_alive += flits * cycle;
 	}
-	fl_activate_nic(n, src_ep, n->now);
+	fl_activate_nic(p, src_ep, n->now);
 	return 0;
 }
 
@@ -181,7 +183,8 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	while (n->now <= last) {
 		uint64_t next = fl_next_work(n);
 		if (next > last) {
-			fl_set_now(n, last + 1);
+			for (uint32_t k = 0; k < n->n_parts; k++)
+				fl_set_now(n->part[k], last + 1);
 			break;
 		}
 		int rc = flitnet_run_until(n, next + 1, err);

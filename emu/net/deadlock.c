@@ -142,7 +142,7 @@ static bool dl_stuck(const struct flitnet *n, const struct fl_router *ro, uint64
 	}
 	if (c->state == VC_ACTIVE) {
 		uint32_t g = ro->port_base + c->out_port;
-		const struct fl_run *ru = &n->pool.runs[c->head];
+		const struct fl_run *ru = &fl_part_of_router(n, (uint32_t)(ro - n->routers))->pool.runs[c->head];
 		uint32_t need = n->nc.flow_control == FL_VCT && ru->seq == 0 ? ru->size : 1;
 		if (n->ovc[(uint64_t)g * n->V + c->out_vc].occ + need <= n->buf)
 			return false;
@@ -273,7 +273,8 @@ static char *dl_detail(const struct flitnet *n)
 				continue;
 			const struct fl_ivc *c = &n->ivc[iv];
 			uint32_t r = t->port_router[g], p = g - t->port_base[r];
-			const struct fl_pkt *pk = &n->pool.pkts[n->pool.runs[c->head].pkt];
+			const struct fl_pools *pl = &fl_part_of_router(n, r)->pool;
+			const struct fl_pkt *pk = &pl->pkts[pl->runs[c->head].pkt];
 			used += (size_t)snprintf(rep + used, cap - used,
 						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u", r, p, v,
 						 dl_state_names[c->state], c->count, pk->src_ep, pk->dst_ep);
@@ -350,12 +351,13 @@ int fl_dl_global(struct flitnet *n, struct nl_err *err)
 	return dl_confirm(n, true, n->now - n->last_move, err);
 }
 
-/* A 16-bit fingerprint of a flit: packet pool index, flit index and the
- * packet's injection cycle (a pool index is reused only by a packet
- * injected later). A collision only makes a scan run the exact check. */
-static uint16_t dl_fingerprint(uint32_t pkt, uint16_t seq, uint64_t itime)
+/* A 16-bit fingerprint of a flit: the packet's source endpoint and
+ * injection cycle (a source injects one head per cycle at most) and the
+ * flit index; not the pool index, which depends on the partitioning. A
+ * collision only makes a scan run the exact check. */
+static uint16_t dl_fingerprint(uint32_t src_ep, uint16_t seq, uint64_t itime)
 {
-	uint64_t h = ((uint64_t)pkt << 16 | seq) ^ (itime * 0x9e3779b97f4a7c15ULL);
+	uint64_t h = ((uint64_t)src_ep << 16 | seq) ^ (itime * 0x9e3779b97f4a7c15ULL);
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	h ^= h >> 32;
@@ -379,8 +381,11 @@ int fl_dl_scan(struct flitnet *n, struct nl_err *err)
 			}
 			continue;
 		}
-		const struct fl_run *ru = &n->pool.runs[c->head];
-		uint16_t fp = dl_fingerprint(ru->pkt, ru->seq, n->pool.pkts[ru->pkt].itime);
+		const struct fl_pools *pl = n->n_parts > 1 ? &fl_part_of_router(n, n->topo->port_router[iv / n->V])->pool
+							    : &n->pool;
+		const struct fl_run *ru = &pl->runs[c->head];
+		const struct fl_pkt *pk = &pl->pkts[ru->pkt];
+		uint16_t fp = dl_fingerprint(pk->src_ep, ru->seq, pk->itime);
 		if (fp != c->dl_front) {
 			c->dl_front = fp;
 			c->dl_scans = 0;

@@ -26,6 +26,7 @@
 
 static void exp_clear_stats(struct flitnet *n)
 {
+	fl_part_fold_hists(n);
 	stats_hist_reset(&n->obs.plat);
 	stats_hist_reset(&n->obs.nlat);
 	stats_hist_reset(&n->obs.hops);
@@ -73,6 +74,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 		}
 		n->obs.count_channels = phase == PH_RUNNING;
 		NL_CHECK(flitnet_run_until(n, n->now + period, err));
+		fl_part_fold_hists(n);
 		exp_progress(pg, n, phase == PH_WARMUP ? "warm-up" : "measuring",
 			     (double)(total_phases + 1) / (double)(sc->warmup_periods + 3));
 
@@ -137,6 +139,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 		NL_CHECK(flitnet_run_until(n, n->now + 1, err));
 		uint64_t steps = n->now - drain_start;
 		if (steps % 1000 == 0) {
+			fl_part_fold_hists(n);
 			exp_progress(pg, n, "draining", -1);
 			if (exp_latency_with_inflight(n) > sc->latency_thres) {
 				pt->stable = false;
@@ -237,6 +240,7 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 		goto out;
 	if (sc->check_interval != 0)
 		rc_ = flitnet_check(n, err);
+	fl_part_fold_hists(n);
 	exp_collect(n, pt);
 out:
 	traffic_free(tr);

@@ -90,13 +90,8 @@ void flitnet_free(struct flitnet *n)
 	if (!n)
 		return;
 	route_free(n->route);
-	if (n->wheel)
-		for (uint32_t i = 0; i <= n->wheel_mask; i++)
-			free(n->wheel[i].ev);
-	free(n->wheel);
-	free(n->far);
+	/* The shared arrays, then what the root owns as partition 0. */
 	free(n->routers);
-	free(n->ev_li);
 	free(n->xitems);
 	free(n->iv_cand);
 	free(n->ivc);
@@ -112,25 +107,11 @@ void flitnet_free(struct flitnet *n)
 	free(n->nics);
 	free(n->nic_occ);
 	free(n->nic_busy);
-	free(n->gen_heap);
-	free(n->pool.pkts);
-	free(n->pool.runs);
 	free(n->msg.msgs);
-	free(n->act_r);
-	free(n->act_r_next);
-	free(n->act_e);
-	free(n->act_e_next);
-	free(n->areq);
-	free(n->best_out);
-	free(n->best_in);
-	free(n->in_match);
-	free(n->out_match);
-	free(n->grant);
 	free(n->report);
 	fl_dl_release(n);
-	stats_hist_release(&n->obs.plat);
-	stats_hist_release(&n->obs.nlat);
-	stats_hist_release(&n->obs.hops);
+	fl_part_release(n);
+	fl_part_release_own(n);
 	free(n);
 }
 
@@ -335,6 +316,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->reverse_visits = sc->visit_order == 1;
 	fl_obs_phase(&n->obs, PH_WARMUP);
 	rc_ = fl_dl_init(n, err);
+	if (rc_ == 0)
+		rc_ = fl_part_build(n, (uint32_t)sc->partitions, err);
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;
@@ -370,7 +353,7 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 			continue;
 		}
 		c->next_gen = n->now + rng_geometric(&c->rng, n->synth.pkt_rate);
-		fl_gen_push(n, e);
+		fl_gen_push(fl_part_of_router(n, topo_ep_router(n->topo, e)), e);
 	}
 	return 0;
 }
@@ -455,7 +438,7 @@ static void fl_cycle(struct flitnet *n)
 		n->speedup_acc -= 1.0;
 	}
 	for (uint32_t wi = 0; n->n_act_r && wi < n->act_words; wi++) {
-		uint32_t w = n->reverse_visits ? n->act_words - 1 - wi : wi;
+		uint32_t w = n->act_w0 + (n->reverse_visits ? n->act_words - 1 - wi : wi);
 		uint64_t bits = n->act_r[w];
 		if (!bits)
 			continue;
@@ -490,8 +473,8 @@ static void fl_cycle(struct flitnet *n)
 	fl_set_now(n, t + 1);
 }
 
-/* Earliest cycle >= now at which anything happens, for idle jumps. */
-uint64_t fl_next_work(const struct flitnet *n)
+/* Earliest cycle >= now at which anything happens in partition n. */
+static uint64_t fl_part_next_work(const struct flitnet *n)
 {
 	if (n->n_act_r || n->n_act_e)
 		return n->now;
@@ -509,6 +492,29 @@ uint64_t fl_next_work(const struct flitnet *n)
 	return next;
 }
 
+uint64_t fl_next_work(const struct flitnet *n)
+{
+	uint64_t next = fl_part_next_work(n);
+	for (uint32_t k = 1; k < n->n_parts && next > n->now; k++) {
+		uint64_t c = fl_part_next_work(n->part[k]);
+		if (c < next)
+			next = c;
+	}
+	return next;
+}
+
+/* Move every partition's clock to cycle t (idle time: no work before t). */
+static inline void fl_jump(struct flitnet *n, uint64_t t)
+{
+	double jumped = (double)(t - n->now);
+	for (uint32_t k = 0; k < n->n_parts; k++) {
+		struct flitnet *p = n->part[k];
+		p->speedup_acc += jumped * p->rc.internal_speedup;
+		p->speedup_acc -= floor(p->speedup_acc);
+		fl_set_now(p, t);
+	}
+}
+
 /* check_interval -1: conservation checks in debug builds (DESIGN §9). */
 static uint64_t fl_check_interval(const struct flitnet *n)
 {
@@ -524,19 +530,23 @@ static uint64_t fl_check_interval(const struct flitnet *n)
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
 	const uint64_t interval = fl_check_interval(n);
+	if (n->n_parts > 1)
+		fl_part_sync(n);
 	while (n->now < cycle) {
-		uint64_t next = fl_next_work(n);
+		uint64_t next = n->n_parts == 1 ? fl_part_next_work(n) : fl_next_work(n);
 		if (next > n->now) {
-			uint64_t to = next < cycle ? next : cycle;
-			double jumped = (double)(to - n->now);
-			n->speedup_acc += jumped * n->rc.internal_speedup;
-			n->speedup_acc -= floor(n->speedup_acc);
-			fl_set_now(n, to);
+			fl_jump(n, next < cycle ? next : cycle);
 			if (n->now >= cycle)
 				break;
 		}
-		NL_CHECK(fl_reserve(n, err));
-		fl_cycle(n);
+		for (uint32_t k = 0; k < n->n_parts; k++)
+			NL_CHECK(fl_reserve(n->part[k], err));
+		/* Partitions run the cycle one after the other: threads or MPI
+		 * ranks each run theirs before fl_part_exchange (issue 16). */
+		for (uint32_t k = 0; k < n->n_parts; k++)
+			fl_cycle(n->part[k]);
+		if (n->n_parts > 1 || n->msg.n_done)
+			fl_part_exchange(n);
 		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));
@@ -578,27 +588,30 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			bal[slot] -= c;
 		}
 	}
-	for (uint64_t i = 0; i <= (uint64_t)n->wheel_mask + n->n_far; i++) {
-		const struct fl_slot far_slot = {.ev = i > n->wheel_mask ? &n->far[i - n->wheel_mask - 1].ev : NULL, .n = 1};
-		const struct fl_slot *s = i <= n->wheel_mask ? &n->wheel[i] : &far_slot;
-		for (uint32_t k = 0; k < s->n; k++) {
-			const struct fl_event *ev = &s->ev[k];
-			uint64_t slot;
-			if (ev->kind == EV_FLIT_ROUTER) {
-				uint32_t h = ev->gport;
-				uint32_t peer = t->peer[h];
-				slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
-							    : (uint64_t)peer * V + ev->vc;
-				flits++;
-			} else if (ev->kind == EV_CREDIT_ROUTER) {
-				slot = (uint64_t)ev->gport * V + ev->vc;
-			} else if (ev->kind == EV_FLIT_NIC) {
-				slot = (uint64_t)t->ep_port[ev->target] * V + ev->vc;
-				flits++;
-			} else {
-				slot = (P + ev->target) * V + ev->vc;
+	for (uint32_t pk = 0; pk < n->n_parts; pk++) {
+		const struct flitnet *pn = n->part[pk];
+		for (uint64_t i = 0; i <= (uint64_t)pn->wheel_mask + pn->n_far; i++) {
+			const struct fl_slot far_slot = {.ev = i > pn->wheel_mask ? &pn->far[i - pn->wheel_mask - 1].ev : NULL, .n = 1};
+			const struct fl_slot *s = i <= pn->wheel_mask ? &pn->wheel[i] : &far_slot;
+			for (uint32_t k = 0; k < s->n; k++) {
+				const struct fl_event *ev = &s->ev[k];
+				uint64_t slot;
+				if (ev->kind == EV_FLIT_ROUTER) {
+					uint32_t h = ev->gport;
+					uint32_t peer = t->peer[h];
+					slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
+								    : (uint64_t)peer * V + ev->vc;
+					flits++;
+				} else if (ev->kind == EV_CREDIT_ROUTER) {
+					slot = (uint64_t)ev->gport * V + ev->vc;
+				} else if (ev->kind == EV_FLIT_NIC) {
+					slot = (uint64_t)t->ep_port[ev->target] * V + ev->vc;
+					flits++;
+				} else {
+					slot = (P + ev->target) * V + ev->vc;
+				}
+				bal[slot]--;
 			}
-			bal[slot]--;
 		}
 	}
 	/* Flits in a crossbar pipeline were already counted downstream. */

@@ -148,6 +148,7 @@ struct sim_cfg {
 	int64_t check_interval;   /* cycles between invariant checks, 0 off, -1 debug builds only */
 	int64_t max_drain_cycles; /* drain limit before a point is called unstable */
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
+	int64_t partitions;       /* router-range partitions of the flit model, run cycle by cycle */
 };
 
 extern const struct config_table net_network_table;

@@ -17,7 +17,9 @@
  *    an idle network jumps to its next event.
  * Determinism: routers and endpoints interact only through events at least
  * two cycles away, so the order in which a cycle visits them cannot change
- * any result; statistics are integer sums.
+ * any result; statistics are integer sums. The same property lets the
+ * model run as partitions of contiguous router ranges (part.c) that
+ * exchange boundary events at each cycle's end, with the same results.
  */
 #ifndef NETLOOM_NET_NET_INTERNAL_H
 #define NETLOOM_NET_NET_INTERNAL_H
@@ -106,7 +108,8 @@ struct fl_link {
 	uint8_t credit_kind; /* EV_CREDIT_ROUTER or EV_CREDIT_NIC */
 	uint16_t lat;        /* channel latency, cycles */
 	uint8_t network;     /* router-to-router */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t part;       /* partition owning the target (0 with one partition) */
 };
 
 /* Per global port: its link and the timing of its output and credit
@@ -296,10 +299,30 @@ struct fl_msgdrv {
 	uint64_t delivered;            /* messages delivered this advance call */
 	struct fl_msg *msgs;           /* pool, free list through next */
 	uint32_t n_msgs, cap_msgs, free_msg;
+	uint64_t *done;                /* messages completed this cycle: router << 32 | message index */
+	uint32_t n_done, cap_done;
+};
+
+/* An event for another partition, with a copy of its packet's record when
+ * it is a head flit (packet state travels with the head). */
+struct fl_xevent {
+	uint64_t cycle;
+	struct fl_event ev;
+	struct fl_pkt pk;      /* heads only */
+};
+
+/* Outbox towards one partition: events of this cycle, merged into the
+ * target's wheel at the cycle boundary (fl_part_exchange). */
+struct fl_xbox {
+	struct fl_xevent *ev;
+	uint32_t n, cap;
 };
 
 /* The flit network: model state (routers, ports, VCs, NICs, wheel, pools),
- * then the drivers' and the observer's parts. */
+ * then the drivers' and the observer's parts. Each partition is one of
+ * these (the root, partition 0, is the whole network to the drivers): it
+ * shares the root's arrays indexed by router, port, VC and endpoint and
+ * owns its wheel, far heap, pools, active lists, scratch and counters. */
 struct flitnet {
 	const struct topo *topo;
 	struct route *route;
@@ -406,6 +429,24 @@ struct flitnet {
 	struct net_deadlock dl;
 
 	char *report;                  /* deadlock report, or NULL */
+
+	/* Partitions (part.c): a partition is a contiguous router range with
+	 * the endpoints attached to it and its own pools, wheel, far heap,
+	 * active lists, scratch and counters; the arrays indexed by router,
+	 * port, VC or endpoint are shared, each entry touched only by its
+	 * owner. The whole network is partition 0 (`root`), which also owns
+	 * the shared arrays, the drivers, the deadlock checks and the totals
+	 * of the counters (folded in after every cycle). */
+	struct flitnet *root;          /* partition 0 */
+	struct flitnet **part;         /* [n_parts], part[0] == root */
+	uint32_t n_parts, part_id;
+	uint32_t r_lo, r_hi;           /* routers [r_lo, r_hi) */
+	uint32_t act_w0;               /* first word of act_r covering r_lo (act_words: the count) */
+	uint32_t own_eps, own_ports;   /* endpoints and router ports of the partition (pool reserves) */
+	uint16_t *r_part;              /* root, n_parts > 1: [router] owning partition */
+	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
+	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
+					  from another partition (its flits arrive contiguously) */
 };
 
 /* One allocation request. */
@@ -455,6 +496,49 @@ static inline void fl_set_now(struct flitnet *n, uint64_t t)
 	if (n->n_far && n->far[0].cycle < t + n->wheel_mask)
 		fl_far_refill(n);
 }
+/* --- part.c --- */
+/* Split the built network n into n_parts partitions of contiguous router
+ * ranges balanced by endpoints (build time; 1 = n alone). */
+int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err);
+/* Free the other partitions and the partition bookkeeping (root). */
+void fl_part_release(struct flitnet *n);
+/* Free what partition s owns itself: wheel, far heap, pools, active
+ * lists, source heap, scratch, histograms. */
+void fl_part_release_own(struct flitnet *s);
+/* An event for partition `part` (another one): queued in the outbox, with
+ * a copy of the packet's record for a head flit; the tail frees the local
+ * record (it has left this partition). */
+void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev);
+/* Before running: the drivers' and observer's settings of the root to the
+ * other partitions. */
+void fl_part_sync(struct flitnet *n);
+/* The cycle boundary (every partition has run the cycle): outboxes merged
+ * into their targets' wheels in partition order, counters folded into the
+ * root, completed messages delivered. This is where a thread barrier or an
+ * MPI exchange goes (issue 16). */
+void fl_part_exchange(struct flitnet *n);
+/* The partitions' histograms folded into the root's, before the driver
+ * reads them (not after every cycle: they are large). */
+void fl_part_fold_hists(struct flitnet *n);
+/* Events pending in all partitions. */
+uint64_t fl_events_total(const struct flitnet *n);
+
+/* The partition owning router r / endpoint e. */
+static inline struct flitnet *fl_part_of_router(const struct flitnet *n, uint32_t r)
+{
+	return n->n_parts > 1 ? n->part[n->r_part[r]] : n->part[0];
+}
+
+/* Send an event over link l: into this partition's wheel, or to the
+ * outbox of the partition owning its target. */
+static inline void fl_send(struct flitnet *n, const struct fl_link *l, uint64_t cycle, const struct fl_event *ev)
+{
+	if (__builtin_expect(l->part != n->part_id, 0))
+		fl_xsend(n, l->part, cycle, ev);
+	else
+		fl_schedule(n, cycle, ev);
+}
+
 /* --- wheel.c --- */
 /* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
  * test's fail_nth count runs out. */
@@ -464,6 +548,7 @@ void *fl_grow(struct flitnet *n, void *p, size_t size);
 int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
+/* Earliest cycle >= now at which anything happens in any partition. */
 uint64_t fl_next_work(const struct flitnet *n);
 /* The (up to) NET_BUSIEST network channels with the most chan_flits,
  * busiest first, ties by global port; *sum and *n_chan get the flits of
@@ -491,7 +576,7 @@ static inline int fl_dl_after_cycle(struct flitnet *n, struct nl_err *err)
 {
 	if (!n->flits_in_net)
 		return 0;
-	if (!n->n_events && n->now - n->last_move > n->dl_quiet)
+	if (n->now - n->last_move > n->dl_quiet && !fl_events_total(n))
 		return fl_dl_global(n, err);
 	if (n->now >= n->dl_next_scan)
 		return fl_dl_scan(n, err);

@@ -100,6 +100,10 @@ static const struct param_def net_sim_keys[] = {
 	{"visit_order", PARAM_CHOICE, K(sim_cfg, visit_order), "forward", 0, 0,
 	 "order routers and endpoints are visited within a cycle; results must not depend on it "
 	 "(a determinism check)", visit_order_names},
+	{"partitions", PARAM_INT, K(sim_cfg, partitions), "1", 1, 4096,
+	 "split the flit model into this many contiguous router ranges, each with its own pools, wheel and "
+	 "active lists, exchanging boundary flits and credits every cycle (one thread; results are identical "
+	 "for any value)", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

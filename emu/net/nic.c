@@ -191,14 +191,20 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 		stats_hist_add(&n->obs.nlat, now - pk->itime);
 		stats_hist_add(&n->obs.hops, pk->routers ? pk->routers - 1u : 0);
 	}
-	if (pk->msg && n->msg.deliver) {
-		struct fl_msg *m = &n->msg.msgs[(uint32_t)(pk->msg - 1)];
-		if (--m->pkts_left == 0) {
-			n->msg.deliver(n->msg.deliver_ctx, m->id, now * (uint64_t)n->nc.cycle_ps);
-			n->msg.delivered++;
-			m->next = n->msg.free_msg;
-			n->msg.free_msg = (uint32_t)(pk->msg - 1);
+	/* The message driver is the root's; completed messages are delivered
+	 * at the cycle boundary, in router order (fl_part_exchange). */
+	struct fl_msgdrv *md = &n->root->msg;
+	if (pk->msg && md->deliver && --md->msgs[(uint32_t)(pk->msg - 1)].pkts_left == 0) {
+		if (md->n_done == md->cap_done) {
+			uint32_t cap = md->cap_done ? 2 * md->cap_done : 64;
+			uint64_t *d = fl_grow(n, md->done, (size_t)cap * sizeof *d);
+			if (d) {
+				md->done = d;
+				md->cap_done = cap;
+			}
 		}
+		if (md->n_done < md->cap_done)
+			md->done[md->n_done++] = (uint64_t)r << 32 | (uint32_t)(pk->msg - 1);
 	}
 	fl_pkt_free(n, pkt);
 }

@@ -7,7 +7,6 @@
 
 #include "core/error.h"
 #include "net/net_internal.h"
-#include "topo/topo.h"
 
 /* --- pools ------------------------------------------------------------------ */
 
@@ -92,9 +91,8 @@ void fl_run_free(struct flitnet *n, uint32_t i)
  * and pipeline step), and the error of any allocation that failed. */
 int fl_reserve(struct flitnet *n, struct nl_err *err)
 {
-	const struct topo *t = n->topo;
-	uint64_t pkt_need = (uint64_t)n->pool.n_pkts + t->n_endpoints;
-	uint64_t run_need = (uint64_t)n->pool.n_runs + (uint64_t)t->n_ports * n->steps_max;
+	uint64_t pkt_need = (uint64_t)n->pool.n_pkts + n->own_eps;
+	uint64_t run_need = (uint64_t)n->pool.n_runs + (uint64_t)n->own_ports * n->steps_max;
 	if (n->pool.cap_pkts < pkt_need && fl_grow_pkts(n, pkt_need) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": packet pool of %" PRIu64 " entries",
 			       n->now, pkt_need);

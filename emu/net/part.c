@@ -1,0 +1,406 @@
+/* Partitions of the flit model (issue 10 part 2): contiguous router ranges,
+ * each with the endpoints attached to its routers, run cycle by cycle.
+ *
+ * A partition has its own packet and run pools, timing wheel, far heap,
+ * active lists, allocator scratch and counters; the arrays indexed by
+ * router, port, VC or endpoint are shared, and each entry is touched only
+ * by the partition owning it. Endpoints talk only to their own router, so
+ * the one thing that crosses a boundary is a router-to-router flit or
+ * credit, which lands at least two cycles after it is sent (channel
+ * latency >= 1, processed at t + lat + 1): exchanging outboxes at every
+ * cycle boundary is exact. The model does not depend on the order of the
+ * events of one slot (arrivals are queued in input-port order, credits
+ * commute; the visit_order check), so merging in partition order gives
+ * the results of one partition, bit for bit. Counters are integers folded
+ * into the root in partition order.
+ *
+ * Packet state travels with the head flit: the outbox entry of a head
+ * carries a copy of its record, the receiving partition allocates a local
+ * record and remembers it per input VC (a packet's flits arrive
+ * contiguously on one input VC), so body and tail flits find it without a
+ * hash; the sender frees its record when the tail has left. No partition
+ * ever reads another's pools.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+
+/* --- build ------------------------------------------------------------------ */
+
+static void fl_xboxes_free(struct fl_xbox *x, uint32_t n)
+{
+	if (!x)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		free(x[i].ev);
+	free(x);
+}
+
+void fl_part_release_own(struct flitnet *s)
+{
+	if (s->wheel)
+		for (uint32_t i = 0; i <= s->wheel_mask; i++)
+			free(s->wheel[i].ev);
+	free(s->wheel);
+	free(s->far);
+	free(s->pool.pkts);
+	free(s->pool.runs);
+	free(s->act_r);
+	free(s->act_r_next);
+	free(s->act_e);
+	free(s->act_e_next);
+	free(s->gen_heap);
+	free(s->areq);
+	free(s->best_out);
+	free(s->best_in);
+	free(s->in_match);
+	free(s->out_match);
+	free(s->grant);
+	free(s->ev_li);
+	stats_hist_release(&s->obs.plat);
+	stats_hist_release(&s->obs.nlat);
+	stats_hist_release(&s->obs.hops);
+}
+
+static void fl_part_free(struct flitnet *s)
+{
+	if (!s)
+		return;
+	fl_xboxes_free(s->xbox, s->n_parts);
+	fl_part_release_own(s);
+	free(s);
+}
+
+void fl_part_release(struct flitnet *n)
+{
+	if (n->part)
+		for (uint32_t k = 1; k < n->n_parts; k++)
+			fl_part_free(n->part[k]);
+	free(n->part);
+	free(n->r_part);
+	free(n->xpkt);
+	fl_xboxes_free(n->xbox, n->n_parts);
+	free(n->msg.done);
+}
+
+#define FL_PCALLOC(ptr, count)                                        \
+	do {                                                          \
+		size_t cnt_ = (size_t)(count);                        \
+		(ptr) = calloc(cnt_ ? cnt_ : 1, sizeof *(ptr));       \
+		if (!(ptr))                                           \
+			return -1;                                    \
+	} while (0)
+
+/* Partition k other than the root: a copy of the root's settings and of
+ * its pointers to the shared arrays, with its own run-time state. */
+static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct flitnet **out)
+{
+	struct flitnet *s = malloc(sizeof *s);
+	if (!s)
+		return -1;
+	*s = *n;
+	*out = s;
+	/* Nothing the root owns may be freed or grown through s. */
+	s->wheel = NULL;
+	s->far = NULL;
+	s->n_far = s->cap_far = 0;
+	s->far_seq = 0;
+	s->n_events = 0;
+	s->pool = (struct fl_pools){.free_pkt = FL_NONE, .free_run = FL_NONE};
+	s->act_r = s->act_r_next = NULL;
+	s->act_e = s->act_e_next = NULL;
+	s->gen_heap = NULL;
+	s->areq = NULL;
+	s->best_out = s->best_in = s->in_match = s->out_match = s->grant = NULL;
+	s->ev_li = NULL;
+	s->xbox = NULL;
+	memset(&s->obs.plat, 0, sizeof s->obs.plat);
+	memset(&s->obs.nlat, 0, sizeof s->obs.nlat);
+	memset(&s->obs.hops, 0, sizeof s->obs.hops);
+	memset(&s->msg, 0, sizeof s->msg);
+	s->dl_dead = NULL;
+	s->dl_rq = NULL;
+	s->dl_rqueued = NULL;
+	s->report = NULL;
+	s->has_dl = false;
+	s->oom = false;
+	s->fail_nth = 0;
+	s->part_id = k;
+	s->n_act_r = s->n_act_r_next = s->n_act_e = s->n_act_e_next = 0;
+	s->gen_n = 0;
+	s->n_ev = 0;
+	s->step_id = 0;
+	s->flits_in_net = s->flit_hops = 0;
+	s->last_move = 0;
+	s->obs.flits_alive = s->obs.ctime_sum_alive = s->obs.measured_alive = 0;
+	s->obs.accepted_flits = s->obs.sent_flits = 0;
+	s->obs.n_undrained = 0;
+
+	FL_PCALLOC(s->wheel, (size_t)n->wheel_mask + 1);
+	FL_PCALLOC(s->act_r, (n->topo->n_routers + 63) / 64);
+	FL_PCALLOC(s->act_r_next, (n->topo->n_routers + 63) / 64);
+	FL_PCALLOC(s->act_e, n_eps);
+	FL_PCALLOC(s->act_e_next, n_eps);
+	FL_PCALLOC(s->gen_heap, n_eps);
+	FL_PCALLOC(s->areq, n->areq_cap);
+	FL_PCALLOC(s->best_out, n->scratch_ports);
+	FL_PCALLOC(s->best_in, n->scratch_ports);
+	FL_PCALLOC(s->in_match, n->scratch_ports);
+	FL_PCALLOC(s->out_match, n->scratch_ports);
+	FL_PCALLOC(s->grant, n->scratch_ports);
+	FL_PCALLOC(s->ev_li, n->scratch_ports);
+	for (uint32_t i = 0; i < n->scratch_ports; i++)
+		s->best_out[i] = s->best_in[i] = s->in_match[i] = s->out_match[i] = s->grant[i] = -1;
+	if (stats_hist_init(&s->obs.plat) < 0 || stats_hist_init(&s->obs.nlat) < 0 ||
+	    stats_hist_init(&s->obs.hops) < 0)
+		return -1;
+	return 0;
+}
+
+/* Contiguous ranges, each as close as it can get to an equal share of the
+ * weight (1 + endpoints per router, so router-only stages such as a fat
+ * tree's upper levels count too), each with at least one router. */
+static void fl_part_ranges(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, uint32_t *lo)
+{
+	const uint32_t R = t->n_routers;
+	uint64_t total = (uint64_t)R + t->n_endpoints, acc = 0;
+	uint32_t k = 1, r = 0;
+	lo[0] = 0;
+	for (; r < R && k < n_parts; r++) {
+		acc += 1 + (uint64_t)r_eps[r];
+		/* Close partition k - 1 after router r once it holds its share,
+		 * leaving a router for each partition still to come. */
+		if ((acc * n_parts >= total * k && R - (r + 1) >= n_parts - k) || R - (r + 1) == n_parts - k)
+			lo[k++] = r + 1;
+	}
+	lo[n_parts] = R;
+}
+
+int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t R = t->n_routers, E = t->n_endpoints;
+
+	n->root = n;
+	n->part_id = 0;
+	n->act_w0 = 0;
+	n->r_lo = 0;
+	n->r_hi = R;
+	n->own_eps = E;
+	n->own_ports = t->n_ports;
+	if (n_parts < 1 || n_parts > R)
+		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
+	n->part = calloc(n_parts, sizeof *n->part);
+	if (!n->part)
+		goto nomem;
+	n->n_parts = 1;
+	n->part[0] = n;
+	if (n_parts == 1)
+		return 0;
+
+	uint32_t *lo = calloc((size_t)n_parts + 1, sizeof *lo);
+	uint32_t *eps = calloc(n_parts, sizeof *eps);
+	n->r_part = calloc(R, sizeof *n->r_part);
+	n->xpkt = calloc((size_t)t->n_ports * n->V, sizeof *n->xpkt);
+	n->xbox = calloc(n_parts, sizeof *n->xbox);
+	if (!lo || !eps || !n->r_part || !n->xpkt || !n->xbox) {
+		free(lo);
+		free(eps);
+		goto nomem;
+	}
+	uint32_t *r_eps = calloc(R, sizeof *r_eps);
+	if (!r_eps) {
+		free(lo);
+		free(eps);
+		goto nomem;
+	}
+	for (uint32_t e = 0; e < E; e++)
+		r_eps[topo_ep_router(t, e)]++;
+	fl_part_ranges(t, n_parts, r_eps, lo);
+	free(r_eps);
+	for (uint32_t k = 0; k < n_parts; k++)
+		for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
+			n->r_part[r] = (uint16_t)k;
+	for (uint32_t e = 0; e < E; e++)
+		eps[n->r_part[topo_ep_router(t, e)]]++;
+	n->n_parts = n_parts;
+	int bad = 0;
+	for (uint32_t k = 1; k < n_parts && !bad; k++) {
+		bad = fl_part_new(n, k, eps[k], &n->part[k]) < 0;
+		if (!bad) {
+			n->part[k]->xbox = calloc(n_parts, sizeof *n->xbox);
+			bad = !n->part[k]->xbox;
+		}
+	}
+	for (uint32_t k = 0; k < n_parts && !bad; k++) {
+		struct flitnet *s = n->part[k];
+		s->r_lo = lo[k];
+		s->r_hi = lo[k + 1];
+		s->act_w0 = s->r_lo / 64;
+		s->act_words = (s->r_hi + 63) / 64 - s->act_w0;
+		s->own_eps = eps[k];
+		s->own_ports = 0;
+		for (uint32_t r = s->r_lo; r < s->r_hi; r++)
+			s->own_ports += topo_router_ports(t, r);
+	}
+	free(lo);
+	free(eps);
+	if (bad)
+		goto nomem;
+	/* Each link knows the partition of its target: an endpoint's is its
+	 * router's. */
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		struct fl_link *l = &n->ports[g].link;
+		uint32_t r = l->flit_kind == EV_FLIT_ROUTER && l->target != FL_NONE ? l->target : t->port_router[g];
+		l->part = n->r_part[r];
+	}
+	return 0;
+nomem:
+	/* flitnet_free releases what was built. */
+	return nl_errf(err, NL_ENOMEM, "out of memory for %u partitions", n_parts);
+}
+
+/* --- the boundary ---------------------------------------------------------- */
+
+void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev)
+{
+	struct fl_xbox *x = &n->xbox[part];
+	if (x->n == x->cap) {
+		uint32_t cap = x->cap ? 2 * x->cap : 256;
+		struct fl_xevent *e = fl_grow(n, x->ev, (size_t)cap * sizeof *e);
+		if (!e)
+			return; /* n->oom ends the run */
+		x->ev = e;
+		x->cap = cap;
+	}
+	struct fl_xevent *xe = &x->ev[x->n++];
+	xe->cycle = cycle;
+	xe->ev = *ev;
+	if (ev->kind != EV_FLIT_ROUTER)
+		return;
+	const struct fl_pkt *pk = &n->pool.pkts[ev->pkt];
+	if (ev->seq == 0)
+		xe->pk = *pk;
+	if (ev->seq + 1u == pk->size)
+		fl_pkt_free(n, ev->pkt);
+}
+
+/* Merge partition s's outbox towards partition p into p's wheel. */
+static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
+{
+	struct fl_xbox *x = &s->xbox[p->part_id];
+	for (uint32_t i = 0; i < x->n; i++) {
+		struct fl_xevent *xe = &x->ev[i];
+		if (xe->ev.kind == EV_FLIT_ROUTER) {
+			uint64_t iv = (uint64_t)xe->ev.gport * n->V + xe->ev.vc;
+			if (xe->ev.seq == 0) {
+				uint32_t li = fl_pkt_alloc(p);
+				if (li == FL_NONE)
+					continue; /* p->oom ends the run */
+				p->pool.pkts[li] = xe->pk;
+				n->xpkt[iv] = li;
+			}
+			xe->ev.pkt = n->xpkt[iv];
+		}
+		fl_schedule(p, xe->cycle, &xe->ev);
+	}
+	x->n = 0;
+}
+
+/* Messages completed in the cycle, delivered in ejecting-router order
+ * (stable), which is the order one partition's wheel gives them and the
+ * same for any number of partitions. */
+static void fl_msg_flush(struct flitnet *n)
+{
+	struct fl_msgdrv *md = &n->msg;
+	uint64_t *d = md->done;
+	for (uint32_t i = 1; i < md->n_done; i++) {
+		uint64_t v = d[i];
+		uint32_t j = i;
+		for (; j > 0 && (d[j - 1] >> 32) > (v >> 32); j--)
+			d[j] = d[j - 1];
+		d[j] = v;
+	}
+	for (uint32_t i = 0; i < md->n_done; i++) {
+		uint32_t mi = (uint32_t)d[i];
+		struct fl_msg *m = &md->msgs[mi];
+		md->deliver(md->deliver_ctx, m->id, (n->now - 1) * (uint64_t)n->nc.cycle_ps);
+		md->delivered++;
+		m->next = md->free_msg;
+		md->free_msg = mi;
+	}
+	md->n_done = 0;
+}
+
+void fl_part_exchange(struct flitnet *n)
+{
+	if (n->n_parts > 1) {
+		for (uint32_t s = 0; s < n->n_parts; s++)
+			for (uint32_t p = 0; p < n->n_parts; p++)
+				if (p != s)
+					fl_xmerge(n, n->part[s], n->part[p]);
+		for (uint32_t k = 1; k < n->n_parts; k++) {
+			struct flitnet *s = n->part[k];
+			n->flits_in_net += s->flits_in_net;
+			n->flit_hops += s->flit_hops;
+			n->obs.flits_alive += s->obs.flits_alive;
+			n->obs.ctime_sum_alive += s->obs.ctime_sum_alive;
+			n->obs.measured_alive += s->obs.measured_alive;
+			n->obs.accepted_flits += s->obs.accepted_flits;
+			n->obs.sent_flits += s->obs.sent_flits;
+			n->obs.n_undrained += s->obs.n_undrained;
+			s->flits_in_net = s->flit_hops = 0;
+			s->obs.flits_alive = s->obs.ctime_sum_alive = s->obs.measured_alive = 0;
+			s->obs.accepted_flits = s->obs.sent_flits = 0;
+			s->obs.n_undrained = 0;
+			if (s->last_move > n->last_move)
+				n->last_move = s->last_move;
+			n->oom |= s->oom;
+		}
+	}
+	if (n->msg.n_done)
+		fl_msg_flush(n);
+}
+
+void fl_part_sync(struct flitnet *n)
+{
+	for (uint32_t k = 1; k < n->n_parts; k++) {
+		struct flitnet *s = n->part[k];
+		s->synth = n->synth;
+		s->obs.count_traffic = n->obs.count_traffic;
+		s->obs.record_all = n->obs.record_all;
+		s->obs.watch_drain = n->obs.watch_drain;
+		s->obs.count_channels = n->obs.count_channels;
+		s->obs.measure_before = n->obs.measure_before;
+		s->obs.reset_time = n->obs.reset_time;
+		s->obs.drain_time = n->obs.drain_time;
+	}
+}
+
+void fl_part_fold_hists(struct flitnet *n)
+{
+	for (uint32_t k = 1; k < n->n_parts; k++) {
+		struct flitnet *s = n->part[k];
+		/* A packet's three records are made together: one count says
+		 * whether there is anything to fold (a histogram is 136 KiB). */
+		if (!s->obs.plat.n)
+			continue;
+		stats_hist_merge(&n->obs.plat, &s->obs.plat);
+		stats_hist_merge(&n->obs.nlat, &s->obs.nlat);
+		stats_hist_merge(&n->obs.hops, &s->obs.hops);
+		stats_hist_reset(&s->obs.plat);
+		stats_hist_reset(&s->obs.nlat);
+		stats_hist_reset(&s->obs.hops);
+	}
+}
+
+uint64_t fl_events_total(const struct flitnet *n)
+{
+	uint64_t sum = 0;
+	for (uint32_t k = 0; k < n->n_parts; k++)
+		sum += n->part[k]->n_events;
+	return sum;
+}

@@ -1,0 +1,294 @@
+/* Unit tests: the flit model split into router-range partitions (issue 10
+ * part 2, part.c). One partition or several, run cycle by cycle in one
+ * thread, must give the same results bit for bit: synthetic points on
+ * torus, dragonfly, fat tree, speedups, VCT and multi-cycle stages, and
+ * message deliveries (order and times) through the flit backend. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+#include "traffic/traffic.h"
+#include "net_config.h"
+#include "test.h"
+
+static char *point_json(const char *const *base, const char *parts, struct nl_err *e)
+{
+	const char *kv[16];
+	int k = 0;
+	for (int j = 0; base[j]; j++)
+		kv[k++] = base[j];
+	kv[k++] = "sample_period=300";
+	kv[k++] = "max_samples=6";
+	kv[k++] = "warmup_periods=2";
+	kv[k++] = "check_interval=97"; /* conservation over all partitions' wheels */
+	kv[k++] = parts;
+	kv[k] = NULL;
+	struct net_point pt;
+	if (run_point_kv(kv, &pt, e) != 0)
+		return NULL;
+	json_t *j = net_point_json(&pt, NULL, true);
+	char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(j);
+	net_point_release(&pt);
+	return s;
+}
+
+/* Synthetic points: the same JSON for 1, 2, 3 and 4 partitions. */
+static void test_synthetic_split(void)
+{
+	static const char *const cases[][8] = {
+		{"topology=torus:k=8x8", "routing_function=dor", "num_vcs=2", "injection_rate=0.35", NULL},
+		{"topology=torus:k=6x5", "routing_function=valiant", "num_vcs=4", "packet_size=1..8",
+		 "injection_rate=0.25", NULL},
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
+		 "injection_rate=0.3", NULL},
+		{"topology=fattree:k=4,n=3", "routing_function=min", "num_vcs=2", "traffic=bitcomp", NULL},
+		{"topology=torus:k=4x4", "internal_speedup=2", "input_speedup=2", "output_speedup=2",
+		 "injection_rate=0.4", NULL},
+		{"topology=torus:k=4x4", "flow_control=vct", "packet_size=4", "injection_rate=0.3", NULL},
+		{"topology=mesh:k=4x5", "routing_delay=2", "vc_alloc_delay=2", "sw_alloc_delay=3", "st_final_delay=2",
+		 "wait_for_tail_credit=1", "packet_size=3", NULL},
+		{"topology=torus:k=4x4", "visit_order=reverse", "packet_size=2", "injection_rate=0.3", NULL},
+	};
+	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct nl_err e = {0};
+		char *one = point_json(cases[i], parts[0], &e);
+		CHECK_OK(one ? 0 : -1, &e);
+		for (size_t p = 1; one && p < 4; p++) {
+			char *s = point_json(cases[i], parts[p], &e);
+			CHECK_OK(s ? 0 : -1, &e);
+			if (s && strcmp(one, s))
+				fprintf(stderr, "case %zu, %s differs from one partition\n", i, parts[p]);
+			CHECK_STR(one, s);
+			free(s);
+		}
+		free(one);
+	}
+}
+
+/* Deadlocks: the same error line, report and JSON for any N (the checks
+ * read each input VC's packet from its owner's pool). */
+static char *deadlock_text(const char *const *base, const char *parts)
+{
+	const char *kv[12];
+	int k = 0;
+	for (int j = 0; base[j]; j++)
+		kv[k++] = base[j];
+	kv[k++] = parts;
+	kv[k] = NULL;
+	struct net_point pt;
+	struct nl_err e = {0};
+	int rc = run_point_kv(kv, &pt, &e);
+	json_t *j = net_point_json(&pt, NULL, true);
+	char *js = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	size_t len = strlen(js) + strlen(e.msg) + (pt.report ? strlen(pt.report) : 0) + 64;
+	char *s = malloc(len);
+	snprintf(s, len, "rc %d\n%s\n%s\n%s", rc, e.msg, pt.report ? pt.report : "", js);
+	free(js);
+	json_decref(j);
+	net_point_release(&pt);
+	return s;
+}
+
+static void test_deadlock_split(void)
+{
+	static const char *const cases[][10] = {
+		{"topology=hyperx:s=4x4x4,t=4", "num_vcs=4", "vc_buf_size=8",
+		 "routing_function=min:select=hash,classes=none", "injection_rate=1.0", "sim_type=throughput", NULL},
+		{"topology=torus:k=8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", "packet_size=8",
+		 "traffic=tornado", "injection_rate=0.9", "sim_type=throughput", NULL},
+	};
+	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *one = deadlock_text(cases[i], parts[0]);
+		CHECK(strncmp(one, "rc -", 4) == 0 && strstr(one, "network deadlock at cycle"));
+		for (size_t p = 1; p < 4; p++) {
+			char *s = deadlock_text(cases[i], parts[p]);
+			CHECK_STR(one, s);
+			free(s);
+		}
+		free(one);
+	}
+}
+
+/* The split itself: contiguous ranges covering every router, links that
+ * know their target's partition, packets that really cross. */
+static void test_ranges_and_crossing(void)
+{
+	const char *kv[] = {"topology=torus:k=5x4", "num_vcs=2", "partitions=3", "check_interval=50", NULL};
+	struct config cfg;
+	struct nl_err e = {0};
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc;
+	struct traffic_cfg tc;
+	struct topo *t = NULL;
+	struct traffic *tr = NULL;
+	struct flitnet *n = NULL;
+
+	CHECK_OK(make_config(&cfg, kv, &e), &e);
+	CHECK_OK(config_bind(&cfg, &net_network_table, &nc, &e), &e);
+	CHECK_OK(config_bind(&cfg, &net_router_table, &rc, &e), &e);
+	CHECK_OK(config_bind(&cfg, &net_sim_table, &sc, &e), &e);
+	CHECK_OK(config_bind(&cfg, &traffic_table, &tc, &e), &e);
+	CHECK_OK(topo_new(nc.topology, &t, &e), &e);
+	CHECK_OK(flitnet_new(&nc, &rc, &sc, t, &n, &e), &e);
+	CHECK_OK(traffic_new("uniform", t, 1, &tr, &e), &e);
+	CHECK_OK(flitnet_set_traffic(n, tr, 0.4, 2, 2, &e), &e);
+	CHECK_UINT(n->n_parts, ==, 3);
+	uint32_t next = 0;
+	for (uint32_t k = 0; k < n->n_parts; k++) {
+		const struct flitnet *p = n->part[k];
+		CHECK_UINT(p->r_lo, ==, next);
+		CHECK_UINT(p->r_hi, >, p->r_lo);
+		for (uint32_t r = p->r_lo; r < p->r_hi; r++)
+			CHECK_UINT(n->r_part[r], ==, k);
+		next = p->r_hi;
+	}
+	CHECK_UINT(next, ==, t->n_routers);
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		const struct fl_link *l = &n->ports[g].link;
+		if (l->flit_kind == EV_FLIT_ROUTER)
+			CHECK_UINT(l->part, ==, n->r_part[l->target]);
+		else
+			CHECK_UINT(l->part, ==, n->r_part[t->port_router[g]]);
+	}
+	CHECK_OK(flitnet_run_until(n, 3000, &e), &e);
+	CHECK_OK(flitnet_check(n, &e), &e);
+	/* Every partition allocated packet records of its own and sent
+	 * events across its boundary. */
+	for (uint32_t k = 0; k < n->n_parts; k++) {
+		CHECK_UINT(n->part[k]->pool.n_pkts, >, 0);
+		uint32_t sent = 0;
+		for (uint32_t q = 0; q < n->n_parts; q++)
+			sent += n->part[k]->xbox[q].cap;
+		CHECK_UINT(sent, >, 0);
+	}
+	flitnet_free(n);
+	traffic_free(tr);
+	topo_free(t);
+	config_release(&cfg);
+}
+
+/* Message deliveries through the flit backend: every delivery starts a
+ * reply, so the order and times of deliveries shape the rest of the run. */
+struct deliv {
+	char *log;
+	size_t len, cap;
+	uint64_t ids[4096];
+	uint32_t n;
+};
+
+static void on_deliver(void *ctx, uint64_t id, uint64_t t_ps)
+{
+	struct deliv *d = ctx;
+	char buf[64];
+	int w = snprintf(buf, sizeof buf, "%llu@%llu;", (unsigned long long)id, (unsigned long long)t_ps);
+	if (d->len + (size_t)w + 1 > d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 4096;
+		d->log = realloc(d->log, d->cap);
+	}
+	memcpy(d->log + d->len, buf, (size_t)w + 1);
+	d->len += (size_t)w;
+	if (d->n < sizeof d->ids / sizeof *d->ids)
+		d->ids[d->n++] = id;
+}
+
+static char *backend_log(const char *extra, const char *parts, struct nl_err *e)
+{
+	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", "packet_bytes=256", "flit_bytes=32", parts, extra, NULL};
+	struct config cfg;
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	struct deliv d = {0};
+	const uint32_t E = 16;
+
+	if (make_config(&cfg, kv, e) || topo_new("torus:k=4x4", &t, e))
+		return NULL;
+	b.ops = net_backend_find("flit", e);
+	if (!b.ops || b.ops->create(&b, &cfg, t, e))
+		return NULL;
+	uint64_t now = 0;
+	int rc = 0;
+	/* All to all at time 0, sizes 1 to 4 packets. */
+	for (uint32_t s = 0; s < E && !rc; s++)
+		for (uint32_t k = 1; k < E && !rc; k++)
+			rc = b.ops->send(&b, 0, s, (s + k) % E, 64 + 192 * ((s + k) % 4), s * E + k, e);
+	while (!rc) {
+		uint64_t reached, next;
+		d.n = 0;
+		rc = b.ops->advance(&b, UINT64_MAX / 2, on_deliver, &d, &reached, &next, e);
+		if (rc)
+			break;
+		now = reached;
+		/* Replies to the first round: the destination answers at once. */
+		for (uint32_t i = 0; i < d.n && !rc; i++)
+			if (d.ids[i] < E * E) {
+				uint32_t s = (uint32_t)(d.ids[i] / E), k = (uint32_t)(d.ids[i] % E);
+				rc = b.ops->send(&b, now, (s + k) % E, s, 32, 1000000 + d.ids[i], e);
+			}
+		if (!d.n && next == UINT64_MAX)
+			break;
+	}
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+	if (rc) {
+		free(d.log);
+		return NULL;
+	}
+	return d.log;
+}
+
+static void test_backend_split(void)
+{
+	/* Speedups: deliveries of one cycle come from several scheduling
+	 * cycles, so a partition's wheel does not list them in router order. */
+	static const char *const extra[] = {"num_vcs=2", "internal_speedup=2.0", "output_speedup=2"};
+	for (size_t x = 0; x < 3; x++) {
+	struct nl_err e = {0};
+	char *one = backend_log(extra[x], "partitions=1", &e);
+	CHECK_OK(one ? 0 : -1, &e);
+	/* 240 messages and 240 replies. */
+	size_t n_deliv = 0;
+	for (const char *c = one; c && *c; c++)
+		n_deliv += *c == ';';
+	CHECK_UINT(n_deliv, ==, 480);
+	static const char *const parts[] = {"partitions=2", "partitions=3", "partitions=4"};
+	for (size_t p = 0; one && p < 3; p++) {
+		char *s = backend_log(extra[x], parts[p], &e);
+		CHECK_OK(s ? 0 : -1, &e);
+		CHECK_STR(one, s);
+		free(s);
+	}
+	free(one);
+	}
+}
+
+static void test_errors(void)
+{
+	struct net_point pt;
+	struct nl_err e = {0};
+	const char *many[] = {"topology=torus:k=4x4", "partitions=17", NULL};
+	CHECK_ERR(run_point_kv(many, &pt, &e), NL_ECONFIG, &e, "partitions 17: expected 1..16");
+	const char *zero[] = {"partitions=0", NULL};
+	CHECK_ERR(run_point_kv(zero, &pt, &e), NL_ECONFIG, &e, "key 'partitions' value '0' out of range");
+}
+
+int main(void)
+{
+	TEST_RUN(test_synthetic_split);
+	TEST_RUN(test_ranges_and_crossing);
+	TEST_RUN(test_deadlock_split);
+	TEST_RUN(test_backend_split);
+	TEST_RUN(test_errors);
+	return test_done();
+}
