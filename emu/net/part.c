@@ -377,6 +377,11 @@ void fl_part_sync(struct flitnet *n)
 		s->obs.measure_before = n->obs.measure_before;
 		s->obs.reset_time = n->obs.reset_time;
 		s->obs.drain_time = n->obs.drain_time;
+		/* Per-(channel, job) counts: one array by global port, each
+		 * entry touched only by the port's owner. */
+		s->obs.job_flits = n->obs.job_flits;
+		s->obs.ep_job = n->obs.ep_job;
+		s->obs.n_jobs = n->obs.n_jobs;
 	}
 }
 

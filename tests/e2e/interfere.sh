@@ -88,6 +88,10 @@ expect_eq "--top 0" "$rc:$out" "2:netloom interfere: --top: expected an integer 
 # 4. Determinism: the same workload gives the same bytes.
 "$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --json "$dir/heavy2.json" > /dev/null || fail "heavy again"
 cmp -s "$dir/heavy.json" "$dir/heavy2.json" || fail "two runs of the same workload differ"
+# The flit model split into partitions counts every partition's links.
+"$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" -s partitions=3 --json "$dir/heavy3.json" > /dev/null || fail "heavy partitions=3"
+cmp -s <(grep -v '"partitions"' "$dir/heavy.json") <(grep -v '"partitions"' "$dir/heavy3.json") ||
+  fail "partitions = 3 changes the interference report"
 
 # Random placement: the same seed gives the same bytes, another seed other
 # endpoints.
