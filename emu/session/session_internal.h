@@ -75,6 +75,12 @@ void session_net_close(nl_sim *s);
  * cable propagation delay (one-line errors name the key: a backend without
  * per-link latency, no topology, bad layout keys); *info gets a new JSON
  * object describing the layout, NULL when the key is 0. */
+/* The emu/place policy of key `placement` (not linear) for topology t, or
+ * a one-line NL_ECONFIG (unknown name with the choices; no topology). */
+struct place_ops;
+int session_place_policy(const char *name, const struct topo *t, const struct place_ops **out,
+			 struct nl_err *err);
+
 int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, struct json_t **info,
 			struct nl_err *err);
 

@@ -140,6 +140,30 @@ static const char *session_pick_routing(const struct topo *t)
 	return NULL;
 }
 
+/* The emu/place policy `name` (key `placement`, not linear) for a network
+ * of topology t: one-line errors for an unknown name (the choices listed)
+ * or a backend without a topology. */
+int session_place_policy(const char *name, const struct topo *t, const struct place_ops **out,
+			 struct nl_err *err)
+{
+	const struct place_ops *ops = place_find(name, NULL);
+	if (!ops) {
+		size_t n;
+		const struct place_ops *const *all = place_list(&n);
+		char names[512] = "linear";
+		for (size_t i = 0; i < n; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", all[i]->name);
+		return nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", name, names);
+	}
+	if (!t)
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'placement': value '%s': this backend runs without a topology; expected linear, or "
+			       "set key 'topology'",
+			       name);
+	*out = ops;
+	return 0;
+}
+
 /* Key `placement`: s->rank_ep stays NULL for linear (rank r on endpoint
  * r), else gets endpoint[rank] from the emu/place policy. The replay is
  * one job on an empty machine, job index 0 (issue 13). */
@@ -150,21 +174,8 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	snprintf(s->placement, sizeof s->placement, "linear");
 	if (!strcmp(s->ac.placement, "linear"))
 		return 0;
-	const struct place_ops *ops = place_find(s->ac.placement, NULL);
-	if (!ops) {
-		size_t n;
-		const struct place_ops *const *all = place_list(&n);
-		char names[512] = "linear";
-		for (size_t i = 0; i < n; i++)
-			snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", all[i]->name);
-		return nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", s->ac.placement,
-			       names);
-	}
-	if (!s->replay_topo)
-		return nl_errf(err, NL_ECONFIG,
-			       "key 'placement': value '%s': this backend runs without a topology; expected linear, or "
-			       "set key 'topology'",
-			       s->ac.placement);
+	const struct place_ops *ops = NULL;
+	NL_CHECK(session_place_policy(s->ac.placement, s->replay_topo, &ops, err));
 	uint32_t *ep = malloc((size_t)(m->n_ranks ? m->n_ranks : 1) * sizeof *ep);
 	if (!ep)
 		return nl_errf(err, NL_ENOMEM, "out of memory");

@@ -87,21 +87,10 @@ static int src_place_trace(struct session_src *r, uint32_t total, struct nl_err 
 	snprintf(r->placement, sizeof r->placement, "linear");
 	if (!strcmp(r->ac.placement, "linear"))
 		return 0;
-	const struct place_ops *ops = place_find(r->ac.placement, NULL);
-	if (!ops) {
-		size_t n;
-		const struct place_ops *const *all = place_list(&n);
-		char names[512] = "linear";
-		for (size_t i = 0; i < n; i++)
-			snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", all[i]->name);
-		return nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", r->ac.placement,
-			       names);
-	}
-	if (!r->topo)
-		return nl_errf(err, NL_ECONFIG,
-			       "key 'placement': value '%s': this backend runs without a topology; expected linear, or "
-			       "set key 'topology'",
-			       r->ac.placement);
+	const struct place_ops *ops = NULL;
+	int prc = session_place_policy(r->ac.placement, r->topo, &ops, err);
+	if (prc < 0)
+		return prc;
 	uint8_t *busy = calloc(r->topo->n_endpoints, 1);
 	uint32_t *ep = malloc((size_t)(r->n_trace ? r->n_trace : 1) * sizeof *ep);
 	r->rank_ep = malloc((size_t)total * sizeof *r->rank_ep);
