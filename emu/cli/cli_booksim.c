@@ -257,13 +257,21 @@ static const char *bs_routing(const char *tp, const char *rf)
 /* The pattern in netloom's syntax. map, when not NULL, renumbers
  * BookSim's terminal ids (n_map of them) to netloom endpoints: then only
  * patterns that do not depend on the numbering (uniform, a random
- * permutation) or that name endpoints (hotspot) convert. */
+ * permutation), that name endpoints (hotspot) or that commute with the
+ * renumbering (bitcomp, checked) convert. */
 static bool bs_traffic(const char *tr, const uint32_t *map, size_t n_map, char *out, size_t cap)
 {
 	static const char *const simple[] = {"uniform", "bitcomp", "bitrev", "shuffle", "transpose", "tornado",
 					     "neighbor", "randperm", "asymmetric", NULL};
+	/* bitcomp (N a power of two) sends T to N-1-T in either numbering;
+	 * it keeps its meaning when the renumbering commutes with it, as it
+	 * does when x, xr and yr are powers of two. */
+	bool bitcomp_same = map && !strcmp(tr, "bitcomp") && n_map && !(n_map & (n_map - 1));
+	for (size_t t = 0; bitcomp_same && t < n_map; t++)
+		bitcomp_same = map[n_map - 1 - t] == n_map - 1 - map[t];
 	for (int i = 0; simple[i]; i++)
-		if (!strcmp(tr, simple[i]) && (!map || !strcmp(tr, "uniform") || !strcmp(tr, "randperm"))) {
+		if (!strcmp(tr, simple[i]) &&
+		    (!map || !strcmp(tr, "uniform") || !strcmp(tr, "randperm") || bitcomp_same)) {
 			snprintf(out, cap, "%s", tr);
 			return true;
 		}
@@ -527,7 +535,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bs_put(out, warn, path, bf, "traffic", traffic, NULL, &unmapped);
 	else if (!traffic_ok && map_used)
 		bs_warn(warn, path, bf, "traffic",
-			"BookSim's flatfly numbers terminals mesh-style (x, xr, yr), netloom's HyperX router by router: only uniform, randperm and hotspot (renumbered) keep their meaning",
+			"BookSim's flatfly numbers terminals mesh-style (x, xr, yr), netloom's HyperX router by router: only uniform, randperm, hotspot (renumbered) and bitcomp (with x, xr, yr powers of two) keep their meaning",
 			&unmapped);
 	else if (!traffic_ok)
 		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", &unmapped);

@@ -159,18 +159,32 @@ def case_flatfly():
 
         # A pattern defined on the numbering would pair other endpoints.
         with open(bs, "w") as f:
+            f.write(FLATFLY.format(traffic="shuffle"))
+        rc, text, named = convert(bs)
+        eq("shuffle refused", sorted(named), ["traffic"])
+        check(f"says why: {named['traffic']!r}", "mesh-style" in named["traffic"])
+        eq("shuffle not written", ini_value(read_ini(text), "traffic"), None)
+
+        # bitcomp complements every bit of the terminal id, in BookSim's
+        # numbering as in netloom's (x, xr, yr powers of two): kept.
+        with open(bs, "w") as f:
             f.write(FLATFLY.format(traffic="bitcomp"))
         rc, text, named = convert(bs)
-        eq("bitcomp refused", sorted(named), ["traffic"])
-        check(f"says why: {named['traffic']!r}", "mesh-style" in named["traffic"])
-        eq("bitcomp not written", ini_value(read_ini(text), "traffic"), None)
-
-        # One terminal per router: the numberings agree, bitcomp converts.
+        eq("bitcomp kept", (named, ini_value(read_ini(text), "traffic")), ({}, "bitcomp"))
+        # ... but not on a 3x3 grid of 3x3 terminals (81, no power of two).
         with open(bs, "w") as f:
-            f.write(FLATFLY.format(traffic="bitcomp").replace("c = 4;", "c = 1;").replace("xr = 2;", "xr = 1;")
+            f.write(FLATFLY.format(traffic="bitcomp").replace("k = 4;", "k = 3;").replace("c = 4;", "c = 9;")
+                    .replace("x = 4;", "x = 3;").replace("y = 4;", "y = 3;").replace("xr = 2;", "xr = 3;")
+                    .replace("yr = 2;", "yr = 3;"))
+        rc, text, named = convert(bs)
+        check(f"bitcomp on 81 terminals named: {named}", "traffic" in named)
+
+        # One terminal per router: the numberings agree, any pattern converts.
+        with open(bs, "w") as f:
+            f.write(FLATFLY.format(traffic="shuffle").replace("c = 4;", "c = 1;").replace("xr = 2;", "xr = 1;")
                     .replace("yr = 2;", "yr = 1;"))
         rc, text, named = convert(bs)
-        eq("c = 1: bitcomp kept", (named, ini_value(read_ini(text), "traffic")), ({}, "bitcomp"))
+        eq("c = 1: shuffle kept", (named, ini_value(read_ini(text), "traffic")), ({}, "shuffle"))
         runs(bs, text, tmp)
 
         # BookSim asserts c = xr * yr.
