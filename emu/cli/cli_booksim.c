@@ -4,7 +4,12 @@
  * written with BookSim's effective value (its default when the file does
  * not set it), so the result does not depend on netloom's own defaults;
  * keys netloom does not model are accepted silently when they hold
- * BookSim's default, and named on the warning stream otherwise. */
+ * BookSim's default, and named on the warning stream otherwise. Exact or
+ * loud (issue 11 part 6): a BookSim setting is written only as a netloom
+ * setting with the same behaviour; one this build cannot express (a key
+ * it lacks, a value it refuses, a network, routing function or pattern
+ * it cannot build: bs_check builds them first) is named, never replaced
+ * by something that behaves differently. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
