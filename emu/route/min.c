@@ -1,4 +1,4 @@
-/* min: minimal routing on any topology, "min:select=hash".
+/* min: minimal routing on any topology, "min:select=auto,classes=auto".
  *
  * A candidate port at router r towards d is minimal when its far end is
  * one hop closer to d. Structured families answer that in closed form
@@ -15,6 +15,13 @@
  * `adaptive` (every minimal port is a candidate and the VC allocator takes
  * whichever has a free VC).
  *
+ * Defaults per family (issue 11 part 7): `select=auto` is `first` on the
+ * HyperX family without trunking (hyperx with every K = 1, flatfly, full,
+ * hypercube: the lowest minimal port is the lowest dimension that
+ * differs, i.e. dimension-order routing, BookSim's ran_min on its flatfly)
+ * and `hash` elsewhere; `classes=auto` lets every hop use every VC where
+ * that is deadlock-free by itself (below), else one VC class per hop.
+ *
  * Deadlock freedom: VC per hop. A packet that has taken h router-to-router
  * hops uses VC class h, so every channel dependency goes from class h to
  * class h+1 and the dependency graph is acyclic. With diameter D this needs
@@ -23,8 +30,12 @@
  * Clos: topo_has_levels) a minimal path climbs to a common ancestor and
  * descends, whose channel dependencies are acyclic without classes (Dally
  * & Towles §14.7); there `classes=auto` (the default) lets every hop use
- * every VC. `classes=none` forces that anywhere (it can deadlock on cyclic
- * graphs).
+ * every VC. So does dimension order on the HyperX family (select=first
+ * there): a packet crosses each dimension at most once, in increasing
+ * dimension order, so every channel dependency goes from a lower
+ * dimension to a higher one and the graph is acyclic (Dally & Towles
+ * §14.1, as for dimension-order routing on a mesh). `classes=none` forces
+ * every VC on every hop anywhere (it can deadlock on cyclic graphs).
  */
 #include "route/route.h"
 
@@ -34,9 +45,10 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "topo/topo.h"
+#include "topo/topo_hyperx.h"
 
-enum { MIN_FIRST, MIN_HASH, MIN_ADAPTIVE };
-static const char *const min_select_names[] = {"first", "hash", "adaptive", NULL};
+enum { MIN_FIRST, MIN_HASH, MIN_ADAPTIVE, MIN_SELECT_AUTO };
+static const char *const min_select_names[] = {"first", "hash", "adaptive", "auto", NULL};
 
 enum { MIN_CLASSES_AUTO, MIN_CLASSES_HOP, MIN_CLASSES_NONE };
 static const char *const min_classes_names[] = {"auto", "hop", "none", NULL};
@@ -51,10 +63,11 @@ struct min_params {
 };
 
 static const struct param_def min_params_def[] = {
-	{"select", PARAM_CHOICE, offsetof(struct min_params, select), "hash", 0, 0,
-	 "choice among minimal ports", min_select_names},
+	{"select", PARAM_CHOICE, offsetof(struct min_params, select), "auto", 0, 0,
+	 "choice among minimal ports; auto: first (dimension order) on an untrunked HyperX/flatfly, else hash",
+	 min_select_names},
 	{"classes", PARAM_CHOICE, offsetof(struct min_params, classes), "auto", 0, 0,
-	 "VC classes: hop (one per hop), none (every VC on every hop), auto (none on trees, else hop)",
+	 "VC classes: hop (one per hop), none (every VC on every hop), auto (none on trees and for dimension order on a HyperX, else hop)",
 	 min_classes_names},
 	{"table", PARAM_CHOICE, offsetof(struct min_params, table), "auto", 0, 0,
 	 "auto (closed-form next hops when the topology has them, else a BFS table), always (the table; same routes)",
@@ -73,7 +86,19 @@ struct min_state {
 	uint32_t n;
 	uint32_t diameter;
 	uint32_t class_w;  /* VCs per hop class, 0 = no classes */
+	int select;        /* MIN_FIRST, MIN_HASH or MIN_ADAPTIVE (auto resolved) */
 };
+
+/* The HyperX view of t when it has no trunking (one link per aligned
+ * pair), where the lowest minimal port is dimension order; else NULL. */
+static const struct topo_hyperx *min_untrunked_hyperx(const struct topo *t)
+{
+	const struct topo_hyperx *hx = topo_hyperx_of(t);
+	for (int d = 0; hx && d < hx->L; d++)
+		if (hx->K[d] != 1)
+			return NULL;
+	return hx;
+}
 
 /* The n x n distance table for graphs without closed-form next hops. */
 static int min_build_table(const struct topo *t, struct min_state *s, struct nl_err *err)
@@ -127,10 +152,14 @@ static int min_init(struct route *r, struct nl_err *err)
 	} else {
 		NL_CHECK(min_build_table(t, s, err));
 	}
-	bool per_hop = pr->classes == MIN_CLASSES_HOP || (pr->classes == MIN_CLASSES_AUTO && !topo_has_levels(t));
+	bool dim_order = min_untrunked_hyperx(t) != NULL;
+	s->select = pr->select != MIN_SELECT_AUTO ? pr->select : dim_order ? MIN_FIRST : MIN_HASH;
+	dim_order = dim_order && s->select == MIN_FIRST;
+	bool per_hop = pr->classes == MIN_CLASSES_HOP ||
+		       (pr->classes == MIN_CLASSES_AUTO && !topo_has_levels(t) && !dim_order);
 	if (!per_hop) {
 		s->class_w = 0;
-		if (pr->select != MIN_ADAPTIVE)
+		if (s->select != MIN_ADAPTIVE)
 			r->max_cands = 1;
 		return 0;
 	}
@@ -140,7 +169,7 @@ static int min_init(struct route *r, struct nl_err *err)
 			       "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
 			       s->diameter, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
-	if (pr->select != MIN_ADAPTIVE)
+	if (s->select != MIN_ADAPTIVE)
 		r->max_cands = 1;
 	return 0;
 }
@@ -186,7 +215,6 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 {
 	const struct topo *t = r->topo;
 	const struct min_state *s = r->state;
-	const struct min_params *pr = r->params;
 	uint32_t ports[MIN_PORTS_BUF];
 	(void)in_port;
 	(void)in_vc;
@@ -195,10 +223,10 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
-	uint32_t cap = pr->select == MIN_ADAPTIVE ? ROUTE_MAX_CANDS : 1;
+	uint32_t cap = s->select == MIN_ADAPTIVE ? ROUTE_MAX_CANDS : 1;
 	uint32_t n_min = s->dist ? min_table_ports(t, s, router, p->dst_router, 0, ports, MIN_PORTS_BUF)
 				 : topo_min_ports(t, router, p->dst_router, 0, ports, MIN_PORTS_BUF);
-	if (pr->select == MIN_HASH && n_min > 1) {
+	if (s->select == MIN_HASH && n_min > 1) {
 		/* Hash the flow and the current router, so the choices at
 		 * successive routers are independent (the same index at every
 		 * level of a tree would use a fraction of the top switches). */

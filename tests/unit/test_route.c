@@ -596,13 +596,62 @@ static void test_route_errors(void)
 	CHECK_OK(topo_new("hypercube:n=3", &t, &e), &e);
 	CHECK_ERR(route_new("dor", t, 2, &r, &e), NL_EUNSUPPORTED, &e,
 		  "does not run on topology 'hypercube' (it supports: torus, mesh); set routing_function to one that does: min");
-	CHECK_ERR(route_new("min", t, 2, &r, &e), NL_ECONFIG, &e, "needs num_vcs >= the diameter 3");
+	CHECK_ERR(route_new("min:select=hash", t, 2, &r, &e), NL_ECONFIG, &e, "needs num_vcs >= the diameter 3");
 	CHECK_ERR(route_new("min:select=best", t, 4, &r, &e), NL_EINVAL, &e, "expected one of first, hash, adaptive");
 	CHECK(r == NULL);
 	topo_free(t);
 	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
 	CHECK_ERR(route_new("valiant", t, 2, &r, &e), NL_ECONFIG, &e, "multiple of 4");
 	topo_free(t);
+}
+
+/* Issue 11 part 7: `min`'s defaults per family. On the untrunked HyperX
+ * family it is dimension order (select=first) on every VC, BookSim's
+ * ran_min: one VC suffices and the channel dependencies are acyclic;
+ * elsewhere (and on a trunked HyperX) hash with one VC class per hop. */
+static void test_min_defaults(void)
+{
+	static const char *const dim_order[] = {"flatfly:m=4,n=4", "hyperx:s=3x4x2,t=2", "hypercube:n=4",
+						"full:n=5,p=1"};
+	for (size_t i = 0; i < sizeof dim_order / sizeof *dim_order; i++) {
+		CHECK(check_routing(dim_order[i], "min", 1, 1));
+		/* Same candidates as the explicit spec, every VC. */
+		struct topo *t = NULL;
+		struct route *a = NULL, *b = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(dim_order[i], &t, &e), &e);
+		CHECK_OK(route_new("min", t, 4, &a, &e), &e);
+		CHECK_OK(route_new("min:select=first,classes=none", t, 4, &b, &e), &e);
+		for (uint32_t s = 0; s < t->n_routers; s++)
+			for (uint32_t d = 0; d < t->n_routers; d++) {
+				if (s == d)
+					continue;
+				struct route_pkt pa = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+				struct route_pkt pb = pa;
+				struct route_cand ca[ROUTE_MAX_CANDS], cb[ROUTE_MAX_CANDS];
+				int na = a->ops->compute(a, s, 0, 0, &pa, NULL, NULL, ca);
+				int nb = b->ops->compute(b, s, 0, 0, &pb, NULL, NULL, cb);
+				if (na != 1 || nb != 1 || ca[0].port != cb[0].port || ca[0].vc_lo != 0 || ca[0].vc_hi != 3) {
+					TEST_FAIL_("%s: min default at router %u to %u: %d cands port %u VCs %u..%u, expected port %u VCs 0..3",
+						   dim_order[i], s, d, na, ca[0].port, ca[0].vc_lo, ca[0].vc_hi, cb[0].port);
+					s = t->n_routers;
+					break;
+				}
+			}
+		route_free(a);
+		route_free(b);
+		topo_free(t);
+	}
+	/* Hop classes stay where dimension order is not the default. */
+	static const char *const per_hop[] = {"hyperx:s=3x3,k=2,t=1", "dragonfly:a=4,p=2,h=2", "torus:k=4x4"};
+	for (size_t i = 0; i < sizeof per_hop / sizeof *per_hop; i++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(per_hop[i], &t, &e), &e);
+		CHECK_ERR(route_new("min", t, 1, &r, &e), NL_ECONFIG, &e, "one VC class per hop");
+		topo_free(t);
+	}
 }
 
 int main(void)
@@ -613,6 +662,7 @@ int main(void)
 	TEST_RUN(test_valiant);
 	TEST_RUN(test_min);
 	TEST_RUN(test_min_select);
+	TEST_RUN(test_min_defaults);
 	TEST_RUN(test_route_errors);
 	return test_done();
 }
