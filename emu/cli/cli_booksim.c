@@ -341,11 +341,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	fprintf(out, "\n[router]\n");
 	for (int i = 0; router_keys[i]; i++) {
 		const char *v = bs_get(bf, router_keys[i]);
-		if (!strcmp(router_keys[i], "routing_delay") && !strcmp(v, "0")) {
-			bs_warn(warn, path, bf, "routing_delay", "lookahead routing (0) is not modelled; using 1",
-				&unmapped);
-			v = "1";
-		}
+		/* routing_delay = 0 (lookahead routing) maps as is (issue 11 part 2). */
 		bs_put(out, warn, path, bf, router_keys[i], v, NULL, &unmapped);
 	}
 

@@ -202,7 +202,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			n->v_shift = b;
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
-	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
+	n->lookahead = rc->routing_delay == 0;
+	n->unit_delays = rc->routing_delay <= 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
 	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;

@@ -338,7 +338,8 @@ struct flitnet {
 	uint32_t steps_max;          /* router steps in a cycle at most: ceil(internal_speedup) */
 	const struct alloc_ops *va_ops; /* VC allocator */
 	const struct alloc_ops *sa_ops; /* switch allocator */
-	bool unit_delays;            /* every stage takes one cycle: fused fast path */
+	bool unit_delays;            /* every stage takes one cycle (routing: one or none): fused fast path */
+	bool lookahead;              /* routing_delay = 0: routes ready on arrival (BookSim's lookahead) */
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
 

@@ -43,7 +43,8 @@ static const struct param_def net_network_keys[] = {
 static const struct param_def net_router_keys[] = {
 	{"num_vcs", PARAM_INT, K(router_cfg, num_vcs), "16", 1, 255, "virtual channels per port", NULL},
 	{"vc_buf_size", PARAM_INT, K(router_cfg, vc_buf_size), "8", 1, 65535, "flits per VC buffer", NULL},
-	{"routing_delay", PARAM_INT, K(router_cfg, routing_delay), "1", 1, 1000, "cycles of route computation",
+	{"routing_delay", PARAM_INT, K(router_cfg, routing_delay), "1", 0, 1000,
+	 "cycles of route computation; 0 = BookSim's lookahead routing (route ready on arrival)",
 	 NULL},
 	{"vc_alloc_delay", PARAM_INT, K(router_cfg, vc_alloc_delay), "1", 1, 1000,
 	 "cycles of VC allocation", NULL},

@@ -112,6 +112,14 @@ static void test_zero_load_torus(void)
 	const char *piped[] = {"routing_delay=2", "sw_alloc_delay=2", "st_prepare_delay=1", "channel_latency=1",
 			       "pipelined_stages=1", NULL};
 	check_zero_load("torus:k=3x3x2", piped, 7, 1, 1);
+	/* Lookahead routing (routing_delay = 0, BookSim's meaning): the
+	 * route is ready on arrival, so every router saves the one cycle of
+	 * route computation: R = 0 + 1 + 1 + 1 (issue 11 part 2). */
+	const char *la[] = {"routing_delay=0", NULL};
+	check_zero_load("torus:k=8x8", la, 3, 1, 1);
+	check_zero_load("torus:k=4x4", la, 3, 1, 4);
+	const char *la_slow[] = {"routing_delay=0", "sw_alloc_delay=2", "st_prepare_delay=1", NULL};
+	check_zero_load("torus:k=3x3x2", la_slow, 5, 1, 1);
 	/* Cut-through gives the same zero-load latency. */
 	const char *vct[] = {"flow_control=vct", "vc_buf_size=8", NULL};
 	check_zero_load("torus:k=4x3", vct, 4, 1, 4);

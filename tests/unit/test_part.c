@@ -60,6 +60,11 @@ static void test_synthetic_split(void)
 		 * different delays, some beyond the wheel (far heap). */
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
 		 "terminal_latency=2", "local_latency=3", "global_latency=40", "injection_rate=0.3", NULL},
+		/* Lookahead routing: adaptive choices at the step start. */
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
+		 "routing_delay=0", "injection_rate=0.35", NULL},
+		{"topology=torus:k=4x4", "routing_delay=0", "visit_order=reverse", "packet_size=2", "injection_rate=0.3",
+		 NULL},
 	};
 	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
