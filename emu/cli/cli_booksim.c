@@ -528,10 +528,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	fprintf(out, "\n[router]\n");
 	for (int i = 0; router_keys[i]; i++) {
 		const char *v = bs_get(bf, router_keys[i]);
-		/* BookSim's routing_delay = 0 is lookahead routing, netloom's 0
-		 * too: a netloom without it refuses the value here. */
-		bool ahead = !strcmp(router_keys[i], "routing_delay") && strtol(v, NULL, 10) == 0;
-		bs_put(out, warn, path, bf, router_keys[i], v, ahead ? "lookahead routing (0)" : NULL, &unmapped);
+		/* routing_delay = 0 (lookahead routing) maps as is (issue 11 part 2). */
+		bs_put(out, warn, path, bf, router_keys[i], v, NULL, &unmapped);
 	}
 
 	/* [traffic]: injection rates are flits in netloom. */

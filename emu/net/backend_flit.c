@@ -263,6 +263,25 @@ static const uint64_t *flit_job_use(const struct net_backend *b, const char **un
 	return fb->job_flits;
 }
 
+/* cable_latency (issue 13) on the flit model: each router-to-router
+ * channel's extra picoseconds rounded UP to whole cycles (a channel
+ * delivers at a cycle boundary, and no cable is faster than its length),
+ * added to its class latency. */
+static int flit_set_link_latency(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	struct flitnet *n = fb->net;
+	const struct topo *t = n->topo;
+	uint64_t *cyc = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *cyc);
+	if (!cyc)
+		return nl_errf(err, NL_ENOMEM, "flit backend: out of memory");
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		cyc[g] = topo_port_is_network(t, g) ? (lat_ps[g] + fb->cycle_ps - 1) / fb->cycle_ps : 0;
+	int rc = fl_add_link_latency(n, cyc, err);
+	free(cyc);
+	return rc;
+}
+
 const struct net_backend_ops net_backend_flit_ops = {
 	.name = "flit",
 	.help = "flit-level network model: BookSim2-compatible input-queued VC routers",
@@ -274,4 +293,5 @@ const struct net_backend_ops net_backend_flit_ops = {
 	.report = flit_report,
 	.count_jobs = flit_count_jobs,
 	.job_use = flit_job_use,
+	.set_link_latency = flit_set_link_latency,
 };

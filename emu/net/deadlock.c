@@ -45,9 +45,9 @@ void fl_dl_setup(struct flitnet *n, uint32_t max_packet_flits)
 				      rc->st_prepare_delay + rc->st_final_delay);
 	const uint64_t Dmax = dl_max(dl_max((uint64_t)rc->routing_delay, (uint64_t)rc->vc_alloc_delay),
 				     dl_max((uint64_t)rc->sw_alloc_delay, n->Xd));
-	/* Credit round trip of one channel: the flit's channel, the next
-	 * router's pipeline, the credit's channel and credit_delay. */
-	const uint64_t rt = 2 * ((uint64_t)n->nc.channel_latency + 1) + (uint64_t)rc->credit_delay + R;
+	/* Credit round trip of the longest channel: the flit's channel, the
+	 * next router's pipeline, the credit's channel and credit_delay. */
+	const uint64_t rt = 2 * ((uint64_t)n->max_lat + 1) + (uint64_t)rc->credit_delay + R;
 	/* Cycles per flit of one VC on a busy channel: its buffer refills once
 	 * per round trip; BookSim's one-at-a-time multi-cycle stages serve one
 	 * flit per stage delay. */

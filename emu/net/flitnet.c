@@ -123,6 +123,47 @@ void flitnet_free(struct flitnet *n)
 			goto nomem;                                   \
 	} while (0)
 
+/* The latency of each link class from [network]: terminal_latency (0 =
+ * 1, what injection and ejection channels have always had),
+ * channel_latency for a family without classes, local_latency /
+ * global_latency (0 = channel_latency) for one with them. A class key
+ * set for a family without the class is refused, not ignored. */
+static int fl_class_latencies(const struct net_cfg *nc, const struct topo *t, uint16_t lat[TOPO_N_LINK_CLASSES],
+			      struct nl_err *err)
+{
+	if (!topo_has_link_classes(t) && (nc->local_latency || nc->global_latency))
+		return nl_errf(err, NL_ECONFIG,
+			       "key '%s': value '%lld': topology '%s' has one class of links; expected 0 (unset), "
+			       "or channel_latency",
+			       nc->local_latency ? "local_latency" : "global_latency",
+			       (long long)(nc->local_latency ? nc->local_latency : nc->global_latency), t->ops->name);
+	lat[TOPO_LINK_TERMINAL] = (uint16_t)(nc->terminal_latency ? nc->terminal_latency : 1);
+	lat[TOPO_LINK_NETWORK] = (uint16_t)nc->channel_latency;
+	lat[TOPO_LINK_LOCAL] = (uint16_t)(nc->local_latency ? nc->local_latency : nc->channel_latency);
+	lat[TOPO_LINK_GLOBAL] = (uint16_t)(nc->global_latency ? nc->global_latency : nc->channel_latency);
+	return 0;
+}
+
+/* The timing wheel covers the longest link: an event is at most a
+ * channel and a credit delay ahead, or further when an output or credit
+ * queue backs up (speedups: never by more than the credits of a port);
+ * those wait in far[]. A 100-cycle channel costs 128 slots of the wheel
+ * (each empty until used), not per-channel storage: its flits in flight
+ * are events like any other. */
+static int fl_wheel_size(struct flitnet *n)
+{
+	uint32_t max_delay = n->max_lat + 2u + (uint32_t)n->rc.credit_delay;
+	uint32_t w = 1;
+	while (w <= max_delay + 1)
+		w <<= 1;
+	struct fl_slot *wh = calloc(w, sizeof *wh);
+	if (!wh)
+		return -1;
+	n->wheel = wh;
+	n->wheel_mask = w - 1;
+	return 0;
+}
+
 int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
 		const struct topo *t, struct flitnet **out, struct nl_err *err)
 {
@@ -161,7 +202,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			n->v_shift = b;
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
-	n->unit_delays = rc->routing_delay == 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
+	n->lookahead = rc->routing_delay == 0;
+	n->unit_delays = rc->routing_delay <= 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
 	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
@@ -253,12 +295,23 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	FL_CALLOC(n->xitems, xq_total);
 
+	/* Per-link latency by the topology's link classes (issue 11 part 1):
+	 * BookSim2 gives every channel its own latency (1 for injection and
+	 * ejection, 10/100 for the dragonfly's local/global channels). */
+	uint16_t class_lat[TOPO_N_LINK_CLASSES];
+	rc_ = fl_class_latencies(nc, t, class_lat, err);
+	if (rc_ < 0) {
+		flitnet_free(n);
+		return rc_;
+	}
 	for (uint32_t g = 0; g < P; g++)
 	{
 		struct fl_link *l = &n->ports[g].link;
 		uint32_t peer = t->peer[g];
 		l->network = topo_port_is_network(t, g);
-		l->lat = l->network ? (uint16_t)nc->channel_latency : 1;
+		l->lat = class_lat[topo_link_class(t, g)];
+		if (l->lat > n->max_lat)
+			n->max_lat = l->lat;
 		if (peer == TOPO_NONE) {
 			l->target = FL_NONE;
 		} else if (peer & TOPO_EP_BIT) {
@@ -272,15 +325,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
 	}
-	/* An event is at most a channel and a credit delay ahead, or further
-	 * when an output or credit queue backs up (speedups: never by more
-	 * than the credits of a port); those wait in far[]. */
-	uint32_t max_delay = (uint32_t)nc->channel_latency + 2u + (uint32_t)rc->credit_delay;
-	uint32_t w = 1;
-	while (w <= max_delay + 1)
-		w <<= 1;
-	n->wheel_mask = w - 1;
-	FL_CALLOC(n->wheel, w);
+	if (fl_wheel_size(n) < 0)
+		goto nomem;
 
 	for (uint32_t e = 0; e < E; e++) {
 		struct fl_nic *c = &n->nics[e];
@@ -328,6 +374,44 @@ nomem:
 	flitnet_free(n);
 	return nl_errf(err, NL_ENOMEM, "out of memory building the network model (%u routers, %u ports)",
 		       t->n_routers, t->n_ports);
+}
+
+int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	if (n->now || fl_events_total(n) || n->flits_in_net)
+		return nl_errf(err, NL_ESTATE, "per-link latency: set at cycle %" PRIu64 " with traffic in flight; "
+					       "expected before the first message", n->now);
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		const struct fl_link *l = &n->ports[g].link;
+		if (l->network && l->lat + cycles[g] > 65535)
+			return nl_errf(err, NL_ERANGE,
+				       "router %u port %u: channel of %" PRIu64 " cycles; expected at most 65535 "
+				       "(a longer cycle_ps, or shorter cables)",
+				       t->port_router[g], g - t->port_base[t->port_router[g]], l->lat + cycles[g]);
+	}
+	uint32_t max_lat = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		struct fl_link *l = &n->ports[g].link;
+		if (l->network)
+			l->lat = (uint16_t)(l->lat + cycles[g]);
+		if (l->lat > max_lat)
+			max_lat = l->lat;
+	}
+	/* Every partition's wheel follows the longest link; they are empty. */
+	for (uint32_t k = 0; k < n->n_parts; k++) {
+		struct flitnet *p = n->part[k];
+		for (uint32_t i = 0; i <= p->wheel_mask; i++)
+			free(p->wheel[i].ev);
+		free(p->wheel);
+		p->wheel = NULL;
+		p->max_lat = max_lat;
+		if (fl_wheel_size(p) < 0)
+			return nl_errf(err, NL_ENOMEM, "out of memory for the timing wheel of %u-cycle channels", max_lat);
+	}
+	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
+	fl_dl_setup(n, (uint32_t)(flits > 65535 ? 65535 : flits));
+	return 0;
 }
 
 int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint32_t size_lo,

@@ -106,6 +106,9 @@ struct net_cfg {
 	char topology[PARAM_STR_MAX];         /* topology spec, "torus:k=8x8" */
 	char routing_function[PARAM_STR_MAX]; /* routing spec, "dor" */
 	int64_t channel_latency;              /* cycles of a router-to-router channel */
+	int64_t terminal_latency;             /* cycles of a router-endpoint channel, 0 = 1 */
+	int64_t local_latency;                /* dragonfly intra-group channel, 0 = channel_latency */
+	int64_t global_latency;               /* dragonfly inter-group channel, 0 = channel_latency */
 	int64_t cycle_ps;                     /* network cycle period, ps */
 	int flow_control;                     /* 0 wormhole, 1 virtual cut-through */
 	int64_t flit_bytes;                   /* bytes per flit (messages to flits) */

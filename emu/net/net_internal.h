@@ -334,10 +334,12 @@ struct flitnet {
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
+	uint32_t max_lat;            /* longest link latency, cycles (wheel span, deadlock bound) */
 	uint32_t steps_max;          /* router steps in a cycle at most: ceil(internal_speedup) */
 	const struct alloc_ops *va_ops; /* VC allocator */
 	const struct alloc_ops *sa_ops; /* switch allocator */
-	bool unit_delays;            /* every stage takes one cycle: fused fast path */
+	bool unit_delays;            /* every stage takes one cycle (routing: one or none): fused fast path */
+	bool lookahead;              /* routing_delay = 0: routes ready on arrival (BookSim's lookahead) */
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
 
@@ -486,6 +488,11 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc,
 		      uint16_t seq);
 
 /* --- flitnet.c --- */
+/* Lengthen every router-to-router channel g by cycles[g] (per-link
+ * latency from cable lengths; [global port], terminal entries ignored):
+ * before any traffic. The wheels and the deadlock bound follow the
+ * longest link. */
+int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err);
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 void fl_far_refill(struct flitnet *n);
 /* Move the clock to cycle t (>= now): far events whose slot is now within

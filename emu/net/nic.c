@@ -133,7 +133,8 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 				.pkt = c->cur_pkt,
 				.seq = c->cur_seq,
 			};
-			fl_schedule(n, now + 2, &ev);
+			/* Over the terminal channel (terminal_latency, 1 by default). */
+			fl_schedule(n, now + n->ports[g].link.lat + 1, &ev);
 			n->flits_in_net++;
 			n->obs.sent_flits += n->obs.count_traffic;
 			n->last_move = now;
@@ -175,7 +176,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 		.gport = g,
 		.vc = vc,
 	};
-	fl_schedule(n, now + 2 + (uint64_t)n->rc.credit_delay, &ev);
+	fl_schedule(n, now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 	n->flits_in_net--;
 	n->obs.flits_alive--;
 	n->obs.ctime_sum_alive -= pk->ctime;

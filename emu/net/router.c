@@ -762,6 +762,14 @@ void fl_router_step(struct flitnet *n, uint32_t r)
 {
 	struct fl_router *ro = &n->routers[r];
 	n->step_id++;
+	/* Lookahead routing (routing_delay = 0, BookSim's iq_router.cpp): a
+	 * head's route is ready when it reaches the front of an idle VC, so
+	 * it bids for VC allocation in the same step, as BookSim's
+	 * _InputQueuing puts it straight into _vc_alloc_vcs. The route is
+	 * computed here, in queue (input port) order, so visit and partition
+	 * order cannot change a random or adaptive choice. */
+	if (__builtin_expect(n->lookahead, 0) && ro->route_q.len)
+		fl_route_unit(n, ro, r, ro->route_q.len);
 	if (n->unit_delays) {
 #define FL_STAGE_LEN(st, q) const uint32_t len_##st = ro->q.len;
 #define FL_STAGE_UNIT(st, q)                          \

@@ -2,8 +2,9 @@
  * session lays the topology out (emu/layout), turns every router-router
  * cable's length into a propagation delay and hands the per-port array to
  * the network backend (net.h set_link_latency), so net never sees layout.
- * The flit model has one channel latency for every link until issue 11
- * gives it per-link latency; it refuses the key meanwhile.
+ * The flit backend rounds each channel's delay up to whole cycles
+ * (issue 11 part 1). Synthetic runs build their flit model inside the
+ * experiment driver, which takes no per-link array yet: refused there.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -31,8 +32,8 @@ int session_cable_refuse_synthetic(nl_sim *s, struct nl_err *err)
 	NL_CHECK(config_bind(&s->cfg, &layout_config_table, &lc, err));
 	if (lc.cable_latency)
 		return nl_errf(err, NL_EUNSUPPORTED,
-			       "key 'cable_latency': value '1': synthetic runs use the flit model, which has one "
-			       "channel_latency for every link until per-link latency lands (issue 11); expected 0");
+			       "key 'cable_latency': value '1': synthetic runs take no cable lengths yet (replays do, "
+			       "on the analytic and flit backends); expected 0");
 	return 0;
 }
 
@@ -72,8 +73,8 @@ int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, 
 		return 0;
 	if (!b->ops->set_link_latency)
 		return nl_errf(err, NL_EUNSUPPORTED,
-			       "key 'cable_latency': value '1': network backend '%s' has no per-link latency yet "
-			       "(it needs issue 11's per-link channel latency); expected 0, or backend = analytic",
+			       "key 'cable_latency': value '1': network backend '%s' has no per-link latency; "
+			       "expected 0, or backend = analytic or flit",
 			       b->ops->name);
 	if (!t)
 		return nl_errf(err, NL_ECONFIG,

@@ -34,6 +34,13 @@ bool topo_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_route
 	return true;
 }
 
+uint32_t topo_link_class(const struct topo *t, uint32_t g)
+{
+	if (!topo_port_is_network(t, g))
+		return TOPO_LINK_TERMINAL;
+	return t->ops->link_class ? t->ops->link_class(t, g) : TOPO_LINK_NETWORK;
+}
+
 uint32_t topo_level(const struct topo *t, uint32_t r)
 {
 	return t->ops->level ? t->ops->level(t, r) : 0;

@@ -695,6 +695,15 @@ static uint32_t dragonfly_valiant(const struct topo *t, uint32_t src, uint32_t d
 	return G * df->a + (uint32_t)rng_below(rng, df->a);
 }
 
+/* Local links join routers of one group, global links two groups
+ * (BookSim2's dragonflynew: 10 and 100 cycles). */
+static uint32_t dragonfly_link_class(const struct topo *t, uint32_t g)
+{
+	const struct topo_dragonfly *df = t->state;
+	uint32_t r = t->port_router[g], q = t->port_router[t->peer[g]];
+	return r / df->a == q / df->a ? TOPO_LINK_LOCAL : TOPO_LINK_GLOBAL;
+}
+
 const struct topo_ops topo_dragonfly_ops = {
 	.name = "dragonfly",
 	.help = "dragonfly: g groups of a fully connected routers, h global links and p terminals per router (seeds 000, 003)",
@@ -709,4 +718,5 @@ const struct topo_ops topo_dragonfly_ops = {
 	.min_ports = dragonfly_min_ports,
 	.diameter = dragonfly_diameter,
 	.valiant = dragonfly_valiant,
+	.link_class = dragonfly_link_class,
 };

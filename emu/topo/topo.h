@@ -115,6 +115,13 @@ struct topo_ops {
 	 * through, drawn from rng. NULL = any router uniformly
 	 * (topo_valiant_router). */
 	uint32_t (*valiant)(const struct topo *t, uint32_t src, uint32_t dst, struct rng *rng);
+
+	/* Link class of router-to-router global port g (TOPO_LINK_LOCAL or
+	 * TOPO_LINK_GLOBAL), for families whose links have classes with
+	 * their own latencies (dragonfly: BookSim2 hard-wires local 10,
+	 * global 100 cycles, networks/dragonfly.cpp). NULL = every network
+	 * link is TOPO_LINK_NETWORK (topo_link_class). */
+	uint32_t (*link_class)(const struct topo *t, uint32_t g);
 };
 
 /* Most coordinates a family's coords callback writes. */
@@ -254,6 +261,25 @@ int topo_coords(const struct topo *t, uint32_t r, uint32_t *c);
 /* Groups of consecutive routers (see topo_ops.groups): true and the shape
  * when the family has them. */
 bool topo_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers);
+
+/* Link classes (issue 11 part 1): what latency key a channel takes. */
+enum {
+	TOPO_LINK_TERMINAL, /* router to endpoint: terminal_latency */
+	TOPO_LINK_NETWORK,  /* the one class of a family without classes: channel_latency */
+	TOPO_LINK_LOCAL,    /* dragonfly intra-group: local_latency */
+	TOPO_LINK_GLOBAL,   /* dragonfly inter-group: global_latency */
+	TOPO_N_LINK_CLASSES
+};
+
+/* Class of the link leaving global port g (topo_ops.link_class);
+ * TOPO_LINK_TERMINAL for terminal and unconnected ports. */
+uint32_t topo_link_class(const struct topo *t, uint32_t g);
+
+/* True when the family declares local/global link classes. */
+static inline bool topo_has_link_classes(const struct topo *t)
+{
+	return t->ops->link_class != NULL;
+}
 
 /* True when the family has an up*-down* orientation (topo_ops.level). */
 static inline bool topo_has_levels(const struct topo *t)

@@ -231,6 +231,55 @@ static void test_dragonfly_annealed(void)
 	lay_free(&L);
 }
 
+/* cable_latency on the flit backend (issue 11 part 1): each channel's
+ * cable delay rounded UP to whole cycles (cycle_ps = 1000) is added to
+ * the channel, so a one-flit message's zero-load latency grows by the sum
+ * of the rounded delays of its unique minimal path: the analytic
+ * backend's zero-load growth (exact picoseconds) rounded up per channel. */
+static void test_flit_cables(void)
+{
+	struct lay L = {0};
+	lay_build(&L, "dragonfly:a=4,p=2,h=2", 20000, 2, 7, "dragonfly-group");
+	const struct topo *t = L.t;
+	uint32_t checked = 0;
+	for (uint32_t b = 1; b < t->n_routers; b++) {
+		uint32_t hops, inter;
+		if (path_ps(&L, 0, b, 4.3213, &hops, &inter, NULL) < 0)
+			continue;
+		/* The rounded sum along the unique path. */
+		uint64_t want = 0, exact = 0;
+		for (uint32_t a = 0; a != b;) {
+			uint32_t left = topo_distance(t, a, b), via = 0;
+			for (uint32_t g = t->port_base[a]; g < t->port_base[a + 1]; g++)
+				if (topo_port_is_network(t, g) &&
+				    topo_distance(t, t->port_router[t->peer[g]], b) + 1 == left)
+					via = g;
+			uint64_t ps = cable_ps(L.len[via], 4.3213);
+			exact += ps;
+			want += (ps + 999) / 1000 * 1000;
+			a = t->port_router[t->peer[via]];
+		}
+		const char *on[] = {"topology=dragonfly:a=4,p=2,h=2", "backend=flit", "routing_function=min",
+				    "cable_latency=1", "propagation_ns_per_m=4.3213", "layout_iterations=20000",
+				    "layout_trials=2", "layout_seed=7", NULL};
+		const char *off[] = {"topology=dragonfly:a=4,p=2,h=2", "backend=flit", "routing_function=min", NULL};
+		const char *an_on[] = {"topology=dragonfly:a=4,p=2,h=2", "link_model=links", "cable_latency=1",
+				       "propagation_ns_per_m=4.3213", "layout_iterations=20000", "layout_trials=2",
+				       "layout_seed=7", NULL};
+		const char *an_off[] = {"topology=dragonfly:a=4,p=2,h=2", "link_model=links", NULL};
+		uint32_t se = ep_of(t, 0), de = ep_of(t, b);
+		uint64_t f_on = one_message(on, se, de, 0), f_off = one_message(off, se, de, 0);
+		uint64_t a_on = one_message(an_on, se, de, 0), a_off = one_message(an_off, se, de, 0);
+		CHECK_UINT(a_on - a_off, ==, exact);
+		CHECK_UINT(f_on - f_off, ==, want);
+		CHECK_UINT(f_on - f_off, >=, a_on - a_off);
+		CHECK_UINT(f_on - f_off, <, a_on - a_off + 1000 * hops);
+		checked++;
+	}
+	CHECK(checked >= 3);
+	lay_free(&L);
+}
+
 /* The replay's reproducible JSON and predicted runtime with keys set. */
 static char *replay_json(const char *trace, const char *const *keys, double *pred, struct nl_err *err)
 {
@@ -339,8 +388,6 @@ static void test_errors(void)
 		const char *needle;
 	} late[] = {
 		{{"cable_latency=1", NULL}, NL_ECONFIG, "key 'cable_latency': value '1': needs a topology"},
-		{{"cable_latency=1", "backend=flit", "topology=torus:k=4x4", NULL}, NL_EUNSUPPORTED,
-		 "network backend 'flit' has no per-link latency"},
 		{{"cable_latency=1", "topology=torus:k=4x4", "layout_preset=nope", NULL}, NL_ENOTFOUND,
 		 "key 'layout_preset': unknown cost preset 'nope' (valid: flex"},
 		{{"cable_latency=1", "topology=torus:k=4x4", "layout_pack=zz", NULL}, NL_ECONFIG,
@@ -383,6 +430,7 @@ int main(void)
 {
 	TEST_RUN(test_torus_folded);
 	TEST_RUN(test_dragonfly_annealed);
+	TEST_RUN(test_flit_cables);
 	TEST_RUN(test_replay);
 	TEST_RUN(test_errors);
 	return test_done();

@@ -112,9 +112,86 @@ static void test_zero_load_torus(void)
 	const char *piped[] = {"routing_delay=2", "sw_alloc_delay=2", "st_prepare_delay=1", "channel_latency=1",
 			       "pipelined_stages=1", NULL};
 	check_zero_load("torus:k=3x3x2", piped, 7, 1, 1);
+	/* Lookahead routing (routing_delay = 0, BookSim's meaning): the
+	 * route is ready on arrival, so every router saves the one cycle of
+	 * route computation: R = 0 + 1 + 1 + 1 (issue 11 part 2). */
+	const char *la[] = {"routing_delay=0", NULL};
+	check_zero_load("torus:k=8x8", la, 3, 1, 1);
+	check_zero_load("torus:k=4x4", la, 3, 1, 4);
+	const char *la_slow[] = {"routing_delay=0", "sw_alloc_delay=2", "st_prepare_delay=1", NULL};
+	check_zero_load("torus:k=3x3x2", la_slow, 5, 1, 1);
 	/* Cut-through gives the same zero-load latency. */
 	const char *vct[] = {"flow_control=vct", "vc_buf_size=8", NULL};
 	check_zero_load("torus:k=4x3", vct, 4, 1, 4);
+}
+
+/* Per-link latency by link class (issue 11 part 1): on a dragonfly with
+ * terminal T, local Lo and global Gl cycles, a one-flit packet's
+ * zero-load latency is H * R + the sum of the latencies of the channels
+ * of its minimal path (select=first: the lowest minimal port) + 2 T + 1,
+ * for every pair; the path's channels are counted here from the
+ * topology's groups, not from the model. */
+static void check_zero_load_classes(uint32_t T, uint32_t Lo, uint32_t Gl, uint32_t P)
+{
+	const char *spec = "dragonfly:a=4,p=2,h=2";
+	struct config cfg;
+	struct nl_err e = {0};
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	char kt[48], kl[48], kg[48];
+	snprintf(kt, sizeof kt, "terminal_latency=%u", T);
+	snprintf(kl, sizeof kl, "local_latency=%u", Lo);
+	snprintf(kg, sizeof kg, "global_latency=%u", Gl);
+	const char *kv[] = {"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=first", "flit_bytes=16",
+			    "packet_bytes=64", "num_vcs=4", kt, kl, kg, NULL};
+	CHECK_OK(make_config(&cfg, kv, &e), &e);
+	CHECK_OK(topo_new(spec, &t, &e), &e);
+	b.ops = net_backend_find("flit", &e);
+	CHECK(b.ops != NULL);
+	CHECK_OK(b.ops->create(&b, &cfg, t, &e), &e);
+	uint64_t at = 0;
+	uint32_t n_groups = 0, per = 0;
+	CHECK(topo_groups(t, &n_groups, &per));
+	uint32_t seen_global = 0, seen_local = 0;
+	for (uint32_t s = 0; s < t->n_endpoints; s++)
+		for (uint32_t d = 0; d < t->n_endpoints; d += 3) {
+			uint32_t a = topo_ep_router(t, s), z = topo_ep_router(t, d), H = 1;
+			uint64_t chan = 0;
+			while (a != z) {
+				/* select=first: the lowest minimal port. */
+				uint32_t port, n = topo_min_ports(t, a, z, 0, &port, 1);
+				CHECK(n >= 1);
+				uint32_t nb = t->port_router[t->peer[t->port_base[a] + port]];
+				bool global = a / per != nb / per;
+				chan += global ? Gl : Lo;
+				seen_global += global;
+				seen_local += !global;
+				a = nb;
+				H++;
+			}
+			uint64_t want = (uint64_t)H * 4 + chan + 2 * T + 1 + (P - 1);
+			uint64_t got = one_message(&b, at, s, d, (uint64_t)P * 16) - at;
+			if (got != want * 1000)
+				TEST_FAIL_("%u -> %u (H=%u, channels %llu): %llu ps, expected %llu cycles", s, d, H,
+					   (unsigned long long)chan, (unsigned long long)got, (unsigned long long)want);
+			at += got + 100000;
+		}
+	CHECK(seen_global > 0 && seen_local > 0);
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+}
+
+static void test_zero_load_link_classes(void)
+{
+	check_zero_load_classes(1, 10, 100, 1); /* BookSim2's dragonflynew */
+	check_zero_load_classes(3, 2, 7, 4);
+	/* A class key on a family with one class is refused, not ignored. */
+	struct net_point pt;
+	struct nl_err e = {0};
+	const char *torus[] = {"topology=torus:k=4x4", "global_latency=5", NULL};
+	CHECK_ERR(run_point_kv(torus, &pt, &e), NL_ECONFIG, &e,
+		  "key 'global_latency': value '5': topology 'torus' has one class of links");
 }
 
 static void test_determinism(void)
@@ -284,6 +361,7 @@ int main(void)
 {
 	TEST_RUN(test_zero_load_mesh);
 	TEST_RUN(test_zero_load_torus);
+	TEST_RUN(test_zero_load_link_classes);
 	TEST_RUN(test_determinism);
 	TEST_RUN(test_visit_order_independence);
 	TEST_RUN(test_conservation);

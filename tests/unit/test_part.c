@@ -56,6 +56,15 @@ static void test_synthetic_split(void)
 		{"topology=mesh:k=4x5", "routing_delay=2", "vc_alloc_delay=2", "sw_alloc_delay=3", "st_final_delay=2",
 		 "wait_for_tail_credit=1", "packet_size=3", NULL},
 		{"topology=torus:k=4x4", "visit_order=reverse", "packet_size=2", "injection_rate=0.3", NULL},
+		/* Per-link latencies (issue 11 part 1): boundary events of
+		 * different delays, some beyond the wheel (far heap). */
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
+		 "terminal_latency=2", "local_latency=3", "global_latency=40", "injection_rate=0.3", NULL},
+		/* Lookahead routing: adaptive choices at the step start. */
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
+		 "routing_delay=0", "injection_rate=0.35", NULL},
+		{"topology=torus:k=4x4", "routing_delay=0", "visit_order=reverse", "packet_size=2", "injection_rate=0.3",
+		 NULL},
 	};
 	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
