@@ -37,8 +37,10 @@
  * uses VC 0, so local and global channels of VC 0 form a dependency
  * cycle; use it to compare with BookSim, not for results that must not
  * deadlock. On the flattened butterfly and HyperX ugal_flatfly_onchip
- * (src/networks/flatfly_onchip.cpp): real hop counts, threshold 2, a
- * random intermediate router, the lower half of the VCs towards the
+ * (src/networks/flatfly_onchip.cpp): real hop counts, threshold 2, an
+ * intermediate router drawn as its find_ran_intm does (a random
+ * coordinate in each dimension where source and destination differ, the
+ * shared one elsewhere), the lower half of the VCs towards the
  * intermediate and the upper half after it (each phase is dimension
  * order on a HyperX, so each half is acyclic and phase 0 only waits on
  * phase 1); needs an even num_vcs >= 2 (BookSim's halves overlap for odd
@@ -52,6 +54,7 @@
 #include "core/rng.h"
 #include "topo/topo.h"
 #include "topo/topo_dragonfly.h"
+#include "topo/topo_hyperx.h"
 
 enum { UGAL_LOCAL, UGAL_GLOBAL, UGAL_BOOKSIM };
 static const char *const ugal_mode_names[] = {"local", "global", "booksim", NULL};
@@ -296,7 +299,14 @@ static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struc
 	const struct topo *t = r->topo;
 
 	if (p->hops == 0 && router != p->dst_router) {
-		uint32_t inter = (uint32_t)rng_below(rng, t->n_routers);
+		/* find_ran_intm: a random coordinate in each dimension where
+		 * source and destination differ, theirs where they agree. */
+		const struct topo_hyperx *h = topo_hyperx_of(t);
+		uint32_t inter = 0;
+		for (int d = 0; d < h->L; d++) {
+			uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
+			inter += (cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d])) * h->stride[d];
+		}
 		uint64_t hm = topo_distance(t, router, p->dst_router);
 		uint64_t hn = (uint64_t)topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
 		uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
