@@ -11,7 +11,10 @@
  * GetUsedCredit), H the hop counts (topo_distance). `mode=global`
  * (UGAL-G): q is the sum of that occupancy over every channel of each
  * path, read from the global oracle view (route_view_gocc; refused with
- * partitions > 1), compared as q_min <= q_nonmin + threshold. The
+ * partitions > 1), compared as q_min <= q_nonmin + threshold; with
+ * `snapshot=T` every queue, the first hop's too, comes instead from a
+ * copy the engine's periodic hook takes every T cycles (route_ops.
+ * snapshot: stale state, as LBR decides; allowed with partitions). The
  * intermediate is a router (`inter=router`: the topology's Valiant
  * capability, topo_valiant_router: on a dragonfly a random router of
  * another group, Kim §4.2) or a group (`inter=group`, families with
@@ -48,6 +51,7 @@
  */
 #include "route/route.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -66,6 +70,7 @@ struct ugal_params {
 	int mode;
 	int inter;
 	int64_t threshold;
+	int64_t snapshot;
 };
 
 static const struct param_def ugal_params_def[] = {
@@ -78,6 +83,10 @@ static const struct param_def ugal_params_def[] = {
 	 "Valiant intermediate: a router, or a group (families with groups)", ugal_inter_names},
 	{"threshold", PARAM_INT, offsetof(struct ugal_params, threshold), "0", -1e6, 1e6,
 	 "bias towards the minimal path (added to the non-minimal side; local and global modes)", NULL},
+	{"snapshot", PARAM_INT, offsetof(struct ugal_params, snapshot), "0", 0, 1e9,
+	 "mode=global: 0 reads the live global view (partitions = 1); T > 0 reads every queue, the first hop's "
+	 "too, from a snapshot the engine takes every T cycles (stale, as LBR; runs partitioned)",
+	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -94,6 +103,7 @@ struct ugal_state {
 	uint32_t n_groups;      /* topo_groups, 0 = none */
 	uint32_t group_routers;
 	bool bs_dragonfly;      /* booksim mode on a dragonfly */
+	uint32_t *snap;         /* mode=global,snapshot=T: [global port] occupancy at the last snapshot */
 };
 
 static int ugal_init(struct route *r, struct nl_err *err)
@@ -115,8 +125,19 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			       "routing function 'ugal': inter=group needs a topology with at least 2 groups ('%s' has %u); use inter=router",
 			       t->ops->name, s->n_groups);
 	r->max_cands = 1;
-	if (pr->mode == UGAL_GLOBAL)
+	if (pr->snapshot && pr->mode != UGAL_GLOBAL)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'ugal': snapshot=%lld applies to mode=global only; expected snapshot=0",
+			       (long long)pr->snapshot);
+	if (pr->mode == UGAL_GLOBAL && pr->snapshot) {
+		s->snap = calloc(t->n_ports, sizeof *s->snap);
+		if (!s->snap)
+			return nl_errf(err, NL_ENOMEM, "routing function 'ugal': out of memory for a %u-port snapshot",
+				       t->n_ports);
+		r->snapshot_period = (uint32_t)pr->snapshot;
+	} else if (pr->mode == UGAL_GLOBAL) {
 		r->views |= ROUTE_VIEW_GLOBAL;
+	}
 	if (pr->mode == UGAL_BOOKSIM) {
 		if (pr->inter != UGAL_INTER_ROUTER)
 			return nl_errf(err, NL_ECONFIG,
@@ -148,6 +169,22 @@ static int ugal_init(struct route *r, struct nl_err *err)
 	return 0;
 }
 
+static void ugal_release(struct route *r)
+{
+	struct ugal_state *s = r->state;
+	free(s->snap);
+	s->snap = NULL;
+}
+
+/* The engine's periodic hook: every port's queue, summed over its VCs. */
+static void ugal_snapshot(const struct route *r, const struct route_view *g, uint64_t now)
+{
+	const struct ugal_state *s = r->state;
+	(void)now;
+	for (uint32_t p = 0; p < r->topo->n_ports; p++)
+		s->snap[p] = route_view_gocc(g, p);
+}
+
 static void ugal_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
 			uint8_t *vc_hi)
 {
@@ -167,14 +204,15 @@ static inline uint32_t ugal_first_port(const struct topo *t, uint32_t router, ui
 
 /* UGAL-G: occupancy summed over every channel of the first-port minimal
  * path from router to target; the first hop from the local view. */
-static uint64_t ugal_path_q(const struct topo *t, const struct route_view *v, uint32_t router, uint32_t target)
+static uint64_t ugal_path_q(const struct topo *t, const struct ugal_state *s, const struct route_view *v,
+			    uint32_t router, uint32_t target)
 {
 	uint64_t q = 0;
 	bool first = true;
 	while (router != target) {
 		uint32_t port = ugal_first_port(t, router, target);
 		uint64_t g = (uint64_t)t->port_base[router] + port;
-		q += first ? route_view_port_occ(v, port) : route_view_gocc(v, g);
+		q += s->snap ? s->snap[g] : first ? route_view_port_occ(v, port) : route_view_gocc(v, g);
 		first = false;
 		router = t->port_router[t->peer[g]];
 	}
@@ -214,8 +252,8 @@ static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt
 		return;
 	bool take_min;
 	if (pr->mode == UGAL_GLOBAL) {
-		uint64_t qm = ugal_path_q(t, v, router, p->dst_router);
-		uint64_t qn = ugal_path_q(t, v, router, inter) + ugal_path_q(t, v, inter, p->dst_router);
+		uint64_t qm = ugal_path_q(t, s, v, router, p->dst_router);
+		uint64_t qn = ugal_path_q(t, s, v, router, inter) + ugal_path_q(t, s, v, inter, p->dst_router);
 		take_min = (int64_t)qm <= (int64_t)qn + pr->threshold;
 	} else {
 		uint64_t hm = topo_distance(t, router, p->dst_router);
@@ -357,6 +395,8 @@ const struct route_ops route_ugal_ops = {
 	.families = ugal_families,
 	.is_deterministic = false,
 	.init = ugal_init,
+	.release = ugal_release,
 	.inject = ugal_inject,
 	.compute = ugal_compute,
+	.snapshot = ugal_snapshot,
 };

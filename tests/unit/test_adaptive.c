@@ -42,6 +42,7 @@ static const struct pair adaptive_pairs[] = {
 	{"dragonfly:a=2,p=2,h=1", "ugal", "6"},
 	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global", "6"},
 	{"dragonfly:a=2,p=2,h=1", "ugal:inter=group", "6"},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,snapshot=10", "6"},
 	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,inter=group,threshold=8", "6"},
 	{"hyperx:s=3x3,t=2", "ugal", "4"},
 	{"hyperx:s=3x3,t=2", "ugal:mode=booksim", "2"},
@@ -119,10 +120,41 @@ static void test_global_view_partitions(void)
 	net_point_release(&pt);
 }
 
+/* The periodic-snapshot hook: ugal:mode=global,snapshot=T reads every
+ * queue from the copy the engine takes every T cycles. Were the hook never
+ * called, every queue would read 0 and every packet go minimally (the hop
+ * count of min); called, congestion sends some through intermediates.
+ * It runs partitioned, with the same results as unpartitioned. */
+static void test_snapshot_hook(void)
+{
+	const char *kv[] = {"topology=dragonfly:a=4,p=2,h=1", "routing_function=min", "num_vcs=6", "vc_buf_size=4",
+			    "traffic=nextgroup", "injection_rate=0.4", "sample_period=1000", "max_samples=4",
+			    "acc_stopping_thres=0", "partitions=1", NULL};
+	struct net_point pmin, p1, p2;
+	struct nl_err e = {0};
+	CHECK_OK(run_point_kv(kv, &pmin, &e), &e);
+	kv[1] = "routing_function=ugal:mode=global,snapshot=20";
+	CHECK_OK(run_point_kv(kv, &p1, &e), &e);
+	kv[9] = "partitions=2";
+	CHECK_OK(run_point_kv(kv, &p2, &e), &e);
+	fprintf(stderr, "  hops: min %.4f, ugal snapshot %.4f (partitions 1), %.4f (partitions 2)\n", pmin.hops_mean,
+		p1.hops_mean, p2.hops_mean);
+	CHECK(p1.hops_mean > pmin.hops_mean + 0.05);
+	CHECK(p1.hops_mean == p2.hops_mean && p1.plat_mean == p2.plat_mean && p1.accepted == p2.accepted);
+	net_point_release(&pmin);
+	net_point_release(&p1);
+	net_point_release(&p2);
+	struct net_point pt;
+	kv[1] = "routing_function=ugal:mode=local,snapshot=20";
+	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "snapshot=20 applies to mode=global only");
+	net_point_release(&pt);
+}
+
 int main(void)
 {
 	TEST_RUN(test_watchdog);
 	TEST_RUN(test_watchdog_negative);
 	TEST_RUN(test_global_view_partitions);
+	TEST_RUN(test_snapshot_hook);
 	return test_done();
 }
