@@ -679,10 +679,54 @@ static void test_route_errors(void)
 	topo_free(t);
 }
 
+/* nca draws its up-port per packet per hop (BookSim's RandomInt), not a
+ * fixed hash: one flow, routed 64 times from a leaf, uses every up-port
+ * of a fattree:k=4,n=2 leaf; anca takes the emptier of its two draws. */
+static void test_nca_random(void)
+{
+	struct nl_err e = {0};
+	struct topo *t = NULL;
+	struct route *r = NULL, *ra = NULL;
+	CHECK_OK(topo_new("fattree:k=4,n=2", &t, &e), &e);
+	CHECK_OK(route_new("nca", t, 1, &r, &e), &e);
+	CHECK_OK(route_new("anca", t, 1, &ra, &e), &e);
+	uint32_t src = topo_ep_router(t, 0), d = t->n_endpoints - 1;
+	CHECK(topo_ep_router(t, d) != src && topo_level(t, src) == 0);
+	uint32_t ups[ROUTE_MAX_CANDS];
+	uint32_t n_up = topo_min_ports(t, src, topo_ep_router(t, d), 0, ups, ROUTE_MAX_CANDS);
+	CHECK_UINT(n_up, ==, 4);
+	uint32_t seen = 0;
+	uint16_t *occ = calloc(topo_router_ports(t, src), sizeof *occ);
+	occ[ups[0]] = 5; /* anca must never pick this one when it drew another */
+	struct route_view v = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = 1, .vc_buf_size = 8};
+	struct rng rng;
+	rng_init(&rng, 7, RNG_CLASS_ROUTER, src);
+	uint32_t anca_hot = 0;
+	for (int i = 0; i < 64; i++) {
+		struct route_pkt pk = {.src_router = src, .dst_router = topo_ep_router(t, d), .dst_ep = d};
+		struct route_cand c;
+		CHECK_INT(r->ops->compute(r, src, 0, 0, &pk, &rng, &v, &c), ==, 1);
+		seen |= 1u << c.port;
+		CHECK_INT(ra->ops->compute(ra, src, 0, 0, &pk, &rng, &v, &c), ==, 1);
+		anca_hot += c.port == ups[0];
+	}
+	uint32_t want = 0;
+	for (uint32_t i = 0; i < n_up; i++)
+		want |= 1u << ups[i];
+	CHECK_UINT(seen, ==, want);
+	/* Only when both draws hit the hot port: about 1/16 of 64. */
+	CHECK_UINT(anca_hot, <, 12);
+	free(occ);
+	route_free(r);
+	route_free(ra);
+	topo_free(t);
+}
+
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
 	TEST_RUN(test_ugal_booksim_cycle);
+	TEST_RUN(test_nca_random);
 	TEST_RUN(test_view_negative);
 	TEST_RUN(test_dor);
 	TEST_RUN(test_valiant);
