@@ -209,10 +209,16 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
 
 	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
+	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && sc->partitions > 1)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "routing_function '%s' reads the live global congestion view, which partitions = %lld "
+			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1",
+			      n->route->spec, (long long)sc->partitions);
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;
 	}
+	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
 
 	const uint32_t V = n->V, R = t->n_routers, P = t->n_ports, E = t->n_endpoints;
 	const uint64_t IV = (uint64_t)P * V;
@@ -611,6 +617,22 @@ static uint64_t fl_check_interval(const struct flitnet *n)
 #endif
 }
 
+/* The periodic-snapshot hook (route_ops.snapshot, issue 11 part 3): all
+ * partitions are between cycles, so the global view is consistent. */
+static void fl_route_snapshot(struct flitnet *n)
+{
+	const struct route_view g = {
+		.occ_base = &n->ovc[0].occ,
+		.occ_stride = sizeof(struct fl_ovc),
+		.n_vcs = n->V,
+		.vc_buf_size = n->buf,
+		.gocc_base = &n->ovc[0].occ,
+	};
+	const uint64_t T = n->route->snapshot_period;
+	n->route->ops->snapshot(n->route, &g, n->now);
+	n->snap_next = (n->now / T + 1) * T;
+}
+
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
 	const uint64_t interval = fl_check_interval(n);
@@ -625,6 +647,8 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 		}
 		for (uint32_t k = 0; k < n->n_parts; k++)
 			NL_CHECK(fl_reserve(n->part[k], err));
+		if (n->now >= n->snap_next)
+			fl_route_snapshot(n);
 		/* Partitions run the cycle one after the other: threads or MPI
 		 * ranks each run theirs before fl_part_exchange (issue 16). */
 		for (uint32_t k = 0; k < n->n_parts; k++)

@@ -326,6 +326,7 @@ struct fl_xbox {
 struct flitnet {
 	const struct topo *topo;
 	struct route *route;
+	uint64_t snap_next;          /* cycle of the next route snapshot (route_ops.snapshot), UINT64_MAX = none */
 	struct fl_synth synth;       /* driver: synthetic traffic */
 	struct net_cfg nc;           /* resolved [network] */
 	struct router_cfg rc;        /* resolved [router] */

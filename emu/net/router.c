@@ -203,6 +203,7 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 		.occ_stride = sizeof(struct fl_ovc),
 		.n_vcs = V,
 		.vc_buf_size = n->buf,
+		.gocc_base = &n->ovc[0].occ, /* global oracle (route.h); partitions > 1 refuse readers */
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;

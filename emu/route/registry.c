@@ -5,11 +5,17 @@
 extern const struct route_ops route_dor_ops;
 extern const struct route_ops route_valiant_ops;
 extern const struct route_ops route_min_ops;
+extern const struct route_ops route_ugal_ops;
+extern const struct route_ops route_nca_ops;
+extern const struct route_ops route_anca_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
 	&route_valiant_ops,
 	&route_min_ops,
+	&route_ugal_ops,
+	&route_nca_ops,
+	&route_anca_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

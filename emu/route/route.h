@@ -46,20 +46,57 @@ struct route_pkt {
 	uint8_t flags;
 };
 
-/* Read-only congestion view of the router computing a route: the
- * occupancy of each output VC's downstream buffer (flits sent, not yet
- * credited), read with route_view_occ. */
+/* Read-only congestion views of the router computing a route (issue 11
+ * part 3). Filling them costs the router two stores, whatever the
+ * algorithm reads, so algorithms that read nothing pay nothing more.
+ *  - local: the occupancy of each output VC's downstream buffer (flits
+ *    sent, not yet credited: BookSim's credit-based view), per VC
+ *    (route_view_occ) or summed over the port's VCs, which is BookSim's
+ *    GetUsedCredit and the output queue length UGAL compares
+ *    (route_view_port_occ);
+ *  - global (oracle, UGAL-G and source-routed schemes): the same
+ *    occupancy of any channel in the network, by global port
+ *    (route_view_gocc). Only instances whose init sets ROUTE_VIEW_GLOBAL in
+ *    r->views may read it; the engine refuses them when partitions > 1 (another
+ *    partition's channels change while this one runs), unless they read
+ *    the periodic snapshot instead (route_ops.snapshot). */
 struct route_view {
-	const void *occ_base;    /* occupancy of (port 0, VC 0) */
+	const void *occ_base;    /* occupancy of (port 0, VC 0) of this router */
 	uint32_t occ_stride;     /* bytes between consecutive (port, VC) entries */
 	uint32_t n_vcs;
 	uint32_t vc_buf_size;    /* flits per VC buffer */
+	const void *gocc_base;   /* occupancy of (global port 0, VC 0); NULL when not provided */
 };
 
 static inline uint32_t route_view_occ(const struct route_view *v, uint32_t port, uint32_t vc)
 {
 	return *(const uint16_t *)((const char *)v->occ_base + (size_t)(port * v->n_vcs + vc) * v->occ_stride);
 }
+
+/* Flits queued for the downstream buffers of local output port `port`,
+ * summed over its VCs (BookSim's Router::GetUsedCredit). */
+static inline uint32_t route_view_port_occ(const struct route_view *v, uint32_t port)
+{
+	uint32_t q = 0;
+	for (uint32_t vc = 0; vc < v->n_vcs; vc++)
+		q += route_view_occ(v, port, vc);
+	return q;
+}
+
+/* Global oracle: the same sum for global port g, any router. */
+static inline uint32_t route_view_gocc(const struct route_view *v, uint64_t g)
+{
+	const char *b = (const char *)v->gocc_base + (size_t)(g * v->n_vcs) * v->occ_stride;
+	uint32_t q = 0;
+	for (uint32_t vc = 0; vc < v->n_vcs; vc++)
+		q += *(const uint16_t *)(b + (size_t)vc * v->occ_stride);
+	return q;
+}
+
+/* route.views: which views compute reads beyond the local one. */
+enum {
+	ROUTE_VIEW_GLOBAL = 1u << 0, /* route_view_gocc in compute (refused with partitions > 1) */
+};
 
 /* An instantiated algorithm. */
 struct route {
@@ -70,6 +107,8 @@ struct route {
 	char *spec;              /* canonical spec (owned) */
 	uint32_t n_vcs;          /* VCs per port */
 	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
+	uint32_t snapshot_period; /* cycles between ops->snapshot calls; init sets it, 0 = never */
+	unsigned views;          /* ROUTE_VIEW_* this instance reads beyond the local view; init sets them */
 };
 
 struct route_ops {
@@ -103,6 +142,13 @@ struct route_ops {
 	int (*compute)(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
 		       struct route_pkt *p, struct rng *rng, const struct route_view *v,
 		       struct route_cand *out);
+
+	/* Optional: called by the engine every r->snapshot_period cycles
+	 * (when > 0), between cycles, with the global view, for schemes that
+	 * decide on stale state (LBR): copy what compute will read into
+	 * r->state. Unlike the live global view it is allowed with
+	 * partitions > 1 (all partitions are between cycles). */
+	void (*snapshot)(const struct route *r, const struct route_view *global, uint64_t now);
 };
 
 /* All registered algorithms, in registry order. */

@@ -1,0 +1,402 @@
+/* ugal: Universal Globally-Adaptive Load-balanced routing,
+ * "ugal:mode=local,inter=router,threshold=0".
+ *
+ * Kim, Dally, Scott & Abts, "Technology-driven, highly-scalable dragonfly
+ * topology", ISCA 2008, §4.2 (after Singh's UGAL, 2005). At the source
+ * router each packet chooses once between its minimal path and a Valiant
+ * path through a random intermediate, by queue x hops:
+ *   minimal when  q_min x H_min <= q_nonmin x H_nonmin + threshold.
+ * `mode=local` (UGAL-L): q is the occupancy of the first output port of
+ * each path, summed over its VCs (route_view_port_occ, BookSim's
+ * GetUsedCredit), H the hop counts (topo_distance). `mode=global`
+ * (UGAL-G): q is the sum of that occupancy over every channel of each
+ * path, read from the global oracle view (route_view_gocc; refused with
+ * partitions > 1), compared as q_min <= q_nonmin + threshold; with
+ * `snapshot=T` every queue, the first hop's too, comes instead from a
+ * copy the engine's periodic hook takes every T cycles (route_ops.
+ * snapshot: stale state, as LBR decides; allowed with partitions). The
+ * intermediate is a router (`inter=router`: the topology's Valiant
+ * capability, topo_valiant_router: on a dragonfly a random router of
+ * another group, Kim §4.2) or a group (`inter=group`, families with
+ * groups: phase 0 ends on entering a random other group). Both phases
+ * follow the first minimal port (topo_min_ports: the lowest, which is
+ * dimension order on HyperX and the flattened butterfly). Runs on any
+ * family with closed-form minimal next hops.
+ *
+ * Deadlock freedom (local, global): VC class per hop. A Valiant path is
+ * at most D hops to the intermediate and D hops on, so a packet that has
+ * taken h router-to-router hops uses class h < 2D and every channel
+ * dependency goes from class h to class h+1: acyclic. Needs num_vcs >=
+ * 2 x diameter; each class gets num_vcs / (2D) VCs; ejection uses every
+ * VC (a sink).
+ *
+ * `mode=booksim` reproduces BookSim2's own functions (threshold ignored):
+ * on the dragonfly ugal_dragonflynew (src/networks/dragonfly.cpp):
+ * intermediate = the router of a random endpoint of the whole network,
+ * minimal when 1 x min_q <= 2 x nonmin_q + 30, VC = phase (0 towards the
+ * intermediate, 1 minimal, 2 after the minimal phase's global hop or when
+ * source and destination share a group); it asserts exactly 3 VCs. That
+ * scheme is NOT deadlock-free: every phase-0 hop (local, global, local)
+ * uses VC 0, so local and global channels of VC 0 form a dependency
+ * cycle; use it to compare with BookSim, not for results that must not
+ * deadlock. On the flattened butterfly and HyperX ugal_flatfly_onchip
+ * (src/networks/flatfly_onchip.cpp): real hop counts, threshold 2, an
+ * intermediate router drawn as its find_ran_intm does (a random
+ * coordinate in each dimension where source and destination differ, the
+ * shared one elsewhere), the lower half of the VCs towards the
+ * intermediate and the upper half after it (each phase is dimension
+ * order on a HyperX, so each half is acyclic and phase 0 only waits on
+ * phase 1); needs an even num_vcs >= 2 (BookSim's halves overlap for odd
+ * counts, which we refuse).
+ */
+#include "route/route.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+#include "topo/topo_dragonfly.h"
+#include "topo/topo_hyperx.h"
+
+enum { UGAL_LOCAL, UGAL_GLOBAL, UGAL_BOOKSIM };
+static const char *const ugal_mode_names[] = {"local", "global", "booksim", NULL};
+
+enum { UGAL_INTER_ROUTER, UGAL_INTER_GROUP };
+static const char *const ugal_inter_names[] = {"router", "group", NULL};
+
+struct ugal_params {
+	int mode;
+	int inter;
+	int64_t threshold;
+	int64_t snapshot;
+};
+
+static const struct param_def ugal_params_def[] = {
+	{"mode", PARAM_CHOICE, offsetof(struct ugal_params, mode), "local", 0, 0,
+	 "local (UGAL-L: first-hop queues x hops), global (UGAL-G: queues along both paths, partitions = 1), "
+	 "booksim (BookSim2's ugal_dragonflynew / ugal_flatfly_onchip exactly; its dragonfly rule admits a "
+	 "channel dependency cycle on VC 0, so it can deadlock)",
+	 ugal_mode_names},
+	{"inter", PARAM_CHOICE, offsetof(struct ugal_params, inter), "router", 0, 0,
+	 "Valiant intermediate: a router, or a group (families with groups)", ugal_inter_names},
+	{"threshold", PARAM_INT, offsetof(struct ugal_params, threshold), "0", -1e6, 1e6,
+	 "bias towards the minimal path (added to the non-minimal side; local and global modes)", NULL},
+	{"snapshot", PARAM_INT, offsetof(struct ugal_params, snapshot), "0", 0, 1e9,
+	 "mode=global: 0 reads the live global view (partitions = 1); T > 0 reads every queue, the first hop's "
+	 "too, from a snapshot the engine takes every T cycles (stale, as LBR; runs partitioned)",
+	 NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const char *const ugal_families[] = {"torus", "mesh", "full", "hyperx", "hypercube", "foldedhypercube",
+					    "flatfly", "flex", "dragonfly", "slimfly", "equality", "ndt", NULL};
+
+/* Phases (route_pkt.phase). BookSim's dragonfly numbering: 0 towards the
+ * intermediate, 1 minimal, 2 minimal after a global hop (booksim mode). */
+enum { PH_NONMIN = 0, PH_MIN = 1, PH_MIN_GLOBAL = 2 };
+
+struct ugal_state {
+	uint32_t diameter;
+	uint32_t class_w;       /* local/global: VCs per hop class */
+	uint32_t n_groups;      /* topo_groups, 0 = none */
+	uint32_t group_routers;
+	bool bs_dragonfly;      /* booksim mode on a dragonfly */
+	uint32_t *snap;         /* mode=global,snapshot=T: [global port] occupancy at the last snapshot */
+};
+
+static int ugal_init(struct route *r, struct nl_err *err)
+{
+	const struct topo *t = r->topo;
+	const struct ugal_params *pr = r->params;
+	struct ugal_state *s = r->state;
+
+	if (!topo_has_min_ports(t))
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "routing function 'ugal': topology '%s' has no closed-form minimal next hops", t->ops->name);
+	NL_CHECK(topo_diameter(t, &s->diameter, err));
+	if (s->diameter > 127)
+		return nl_errf(err, NL_EINVAL, "routing function 'ugal': diameter %u is more than 127 hops", s->diameter);
+	if (!topo_groups(t, &s->n_groups, &s->group_routers))
+		s->n_groups = s->group_routers = 0;
+	if (pr->inter == UGAL_INTER_GROUP && s->n_groups < 2)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "routing function 'ugal': inter=group needs a topology with at least 2 groups ('%s' has %u); use inter=router",
+			       t->ops->name, s->n_groups);
+	r->max_cands = 1;
+	if (pr->snapshot && pr->mode != UGAL_GLOBAL)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'ugal': snapshot=%lld applies to mode=global only; expected snapshot=0",
+			       (long long)pr->snapshot);
+	if (pr->mode == UGAL_GLOBAL && pr->snapshot) {
+		s->snap = calloc(t->n_ports, sizeof *s->snap);
+		if (!s->snap)
+			return nl_errf(err, NL_ENOMEM, "routing function 'ugal': out of memory for a %u-port snapshot",
+				       t->n_ports);
+		r->snapshot_period = (uint32_t)pr->snapshot;
+	} else if (pr->mode == UGAL_GLOBAL) {
+		r->views |= ROUTE_VIEW_GLOBAL;
+	}
+	if (pr->mode == UGAL_BOOKSIM) {
+		if (pr->inter != UGAL_INTER_ROUTER)
+			return nl_errf(err, NL_ECONFIG,
+				       "routing function 'ugal': mode=booksim draws a router intermediate as BookSim does; expected inter=router");
+		s->bs_dragonfly = topo_dragonfly_of(t) != NULL;
+		if (s->bs_dragonfly) {
+			if (r->n_vcs != 3)
+				return nl_errf(err, NL_ECONFIG,
+					       "routing function 'ugal:mode=booksim' on a dragonfly needs num_vcs = 3 (one per phase, as BookSim's ugal_dragonflynew asserts), got %u",
+					       r->n_vcs);
+			return 0;
+		}
+		if (strcmp(t->ops->name, "hyperx") && strcmp(t->ops->name, "flatfly"))
+			return nl_errf(err, NL_EUNSUPPORTED,
+				       "routing function 'ugal:mode=booksim' reproduces BookSim's dragonfly and flattened butterfly rules; topology '%s' is neither (use mode=local or mode=global)",
+				       t->ops->name);
+		if (r->n_vcs < 2 || r->n_vcs % 2)
+			return nl_errf(err, NL_ECONFIG,
+				       "routing function 'ugal:mode=booksim' on '%s' needs an even num_vcs >= 2 (lower half towards the intermediate, upper half after, as ugal_flatfly_onchip), got %u",
+				       t->ops->name, r->n_vcs);
+		return 0;
+	}
+	uint32_t classes = 2 * (s->diameter ? s->diameter : 1);
+	if (r->n_vcs < classes)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'ugal' needs num_vcs >= 2 x the diameter = %u (one VC class per hop of the longest Valiant path), got %u",
+			       classes, r->n_vcs);
+	s->class_w = r->n_vcs / classes;
+	return 0;
+}
+
+static void ugal_release(struct route *r)
+{
+	struct ugal_state *s = r->state;
+	free(s->snap);
+	s->snap = NULL;
+}
+
+/* The engine's periodic hook: every port's queue, summed over its VCs. */
+static void ugal_snapshot(const struct route *r, const struct route_view *g, uint64_t now)
+{
+	const struct ugal_state *s = r->state;
+	(void)now;
+	for (uint32_t p = 0; p < r->topo->n_ports; p++)
+		s->snap[p] = route_view_gocc(g, p);
+}
+
+static void ugal_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
+			uint8_t *vc_hi)
+{
+	(void)rng;
+	p->phase = PH_MIN;
+	p->inter = p->dst_router;
+	*vc_lo = 0;
+	*vc_hi = (uint8_t)(r->n_vcs - 1);
+}
+
+static inline uint32_t ugal_first_port(const struct topo *t, uint32_t router, uint32_t target)
+{
+	uint32_t port;
+	topo_min_ports(t, router, target, 0, &port, 1);
+	return port;
+}
+
+/* UGAL-G: occupancy summed over every channel of the first-port minimal
+ * path from router to target; the first hop from the local view. */
+static uint64_t ugal_path_q(const struct topo *t, const struct ugal_state *s, const struct route_view *v,
+			    uint32_t router, uint32_t target)
+{
+	uint64_t q = 0;
+	bool first = true;
+	while (router != target) {
+		uint32_t port = ugal_first_port(t, router, target);
+		uint64_t g = (uint64_t)t->port_base[router] + port;
+		q += s->snap ? s->snap[g] : first ? route_view_port_occ(v, port) : route_view_gocc(v, g);
+		first = false;
+		router = t->port_router[t->peer[g]];
+	}
+	return q;
+}
+
+static inline bool ugal_same_group(const struct ugal_state *s, uint32_t a, uint32_t b)
+{
+	return s->group_routers && a / s->group_routers == b / s->group_routers;
+}
+
+/* The source router's choice (local and global modes). */
+static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+			const struct route_view *v)
+{
+	const struct topo *t = r->topo;
+	const struct ugal_params *pr = r->params;
+	const struct ugal_state *s = r->state;
+	uint32_t inter;
+
+	p->phase = PH_MIN;
+	p->inter = p->dst_router;
+	if (router == p->dst_router)
+		return;
+	if (pr->inter == UGAL_INTER_GROUP) {
+		/* Kim §4.2: minimal within the group; else a random other group. */
+		uint32_t G = router / s->group_routers;
+		if (G == p->dst_router / s->group_routers)
+			return;
+		uint32_t X = (uint32_t)rng_below(rng, s->n_groups - 1);
+		X += X >= G;
+		inter = X * s->group_routers + (uint32_t)rng_below(rng, s->group_routers);
+	} else {
+		inter = topo_valiant_router(t, router, p->dst_router, rng);
+	}
+	if (inter == router || inter == p->dst_router)
+		return;
+	bool take_min;
+	if (pr->mode == UGAL_GLOBAL) {
+		uint64_t qm = ugal_path_q(t, s, v, router, p->dst_router);
+		uint64_t qn = ugal_path_q(t, s, v, router, inter) + ugal_path_q(t, s, v, inter, p->dst_router);
+		take_min = (int64_t)qm <= (int64_t)qn + pr->threshold;
+	} else {
+		uint64_t hm = topo_distance(t, router, p->dst_router);
+		uint64_t hn = topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
+		uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
+		uint64_t qn = route_view_port_occ(v, ugal_first_port(t, router, inter));
+		take_min = (int64_t)(hm * qm) <= (int64_t)(hn * qn) + pr->threshold;
+	}
+	if (!take_min) {
+		p->phase = PH_NONMIN;
+		p->inter = inter;
+	}
+}
+
+static int ugal_compute_default(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				const struct route_view *v, struct route_cand *out)
+{
+	const struct topo *t = r->topo;
+	const struct ugal_params *pr = r->params;
+	const struct ugal_state *s = r->state;
+
+	if (p->hops == 0)
+		ugal_decide(r, router, p, rng, v);
+	if (router == p->dst_router)
+		return route_eject(r, p, out);
+	if (p->phase == PH_NONMIN &&
+	    (router == p->inter || (pr->inter == UGAL_INTER_GROUP && ugal_same_group(s, router, p->inter))))
+		p->phase = PH_MIN;
+	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
+	uint32_t lo = (uint32_t)p->hops * s->class_w;
+	out->port = (uint16_t)ugal_first_port(t, router, target);
+	out->vc_lo = (uint8_t)lo;
+	out->vc_hi = (uint8_t)(lo + s->class_w - 1);
+	out->prio = 0;
+	return 1;
+}
+
+/* BookSim's ugal_dragonflynew, rule for rule. */
+static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, struct route_pkt *p,
+				     struct rng *rng, const struct route_view *v, struct route_cand *out)
+{
+	const struct topo *t = r->topo;
+	const struct ugal_state *s = r->state;
+
+	if (p->hops == 0) {
+		if (ugal_same_group(s, router, p->dst_router)) {
+			p->phase = PH_MIN_GLOBAL;
+		} else {
+			/* RandomInt(_network_size - 1): a random endpoint, any group. */
+			p->inter = topo_ep_router(t, (uint32_t)rng_below(rng, t->n_endpoints));
+			if (ugal_same_group(s, router, p->inter)) {
+				p->phase = PH_MIN;
+			} else {
+				uint32_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
+				uint32_t qn = router == p->inter ? 0 : route_view_port_occ(v, ugal_first_port(t, router, p->inter));
+				p->phase = 1 * qm <= 2 * qn + 30 ? PH_MIN : PH_NONMIN;
+			}
+		}
+	}
+	if (p->phase == PH_NONMIN && router == p->inter)
+		p->phase = PH_MIN;
+	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
+	if (router == target)
+		return route_eject(r, p, out);
+	uint32_t port = ugal_first_port(t, router, target);
+	uint64_t g = (uint64_t)t->port_base[router] + port;
+	/* The "optical dateline": the minimal phase's global hop moves to VC 2. */
+	if (p->phase == PH_MIN && !ugal_same_group(s, router, t->port_router[t->peer[g]]))
+		p->phase = PH_MIN_GLOBAL;
+	out->port = (uint16_t)port;
+	out->vc_lo = out->vc_hi = p->phase;
+	out->prio = 0;
+	return 1;
+}
+
+/* BookSim's ugal_flatfly_onchip: phase 1 (BookSim's ph 1, towards the
+ * intermediate) is PH_NONMIN here, its ph 2 PH_MIN. */
+static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				   const struct route_view *v, struct route_cand *out)
+{
+	const struct topo *t = r->topo;
+
+	if (p->hops == 0 && router != p->dst_router) {
+		/* find_ran_intm: a random coordinate in each dimension where
+		 * source and destination differ, theirs where they agree. */
+		const struct topo_hyperx *h = topo_hyperx_of(t);
+		uint32_t inter = 0;
+		for (int d = 0; d < h->L; d++) {
+			uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
+			inter += (cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d])) * h->stride[d];
+		}
+		uint64_t hm = topo_distance(t, router, p->dst_router);
+		uint64_t hn = (uint64_t)topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
+		uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
+		uint64_t qn = inter == router ? UINT32_MAX : route_view_port_occ(v, ugal_first_port(t, router, inter));
+		if (hm * qm <= hn * qn + 2) {
+			p->phase = PH_MIN;
+		} else {
+			p->phase = PH_NONMIN;
+			p->inter = inter;
+		}
+	}
+	if (p->phase == PH_NONMIN && router == p->inter)
+		p->phase = PH_MIN;
+	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
+	if (router == target)
+		return route_eject(r, p, out);
+	uint32_t half = r->n_vcs / 2;
+	out->port = (uint16_t)ugal_first_port(t, router, target);
+	out->vc_lo = (uint8_t)(p->phase == PH_NONMIN ? 0 : half);
+	out->vc_hi = (uint8_t)(p->phase == PH_NONMIN ? half - 1 : r->n_vcs - 1);
+	out->prio = 0;
+	return 1;
+}
+
+static int ugal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+			struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
+{
+	const struct ugal_params *pr = r->params;
+	const struct ugal_state *s = r->state;
+	(void)in_port;
+	(void)in_vc;
+
+	if (pr->mode != UGAL_BOOKSIM)
+		return ugal_compute_default(r, router, p, rng, v, out);
+	if (s->bs_dragonfly)
+		return ugal_compute_bs_dragonfly(r, router, p, rng, v, out);
+	return ugal_compute_bs_flatfly(r, router, p, rng, v, out);
+}
+
+const struct route_ops route_ugal_ops = {
+	.name = "ugal",
+	.help = "UGAL-L / UGAL-G: minimal or Valiant chosen at the source by queue x hops (Kim et al. ISCA 2008 4.2); "
+		"VC class per hop, needs num_vcs >= 2 x diameter. mode=booksim is BookSim2's ugal_dragonflynew "
+		"(3 VCs; it admits a channel dependency cycle on VC 0 and can deadlock) or ugal_flatfly_onchip",
+	.params = ugal_params_def,
+	.params_size = sizeof(struct ugal_params),
+	.state_size = sizeof(struct ugal_state),
+	.families = ugal_families,
+	.is_deterministic = false,
+	.init = ugal_init,
+	.release = ugal_release,
+	.inject = ugal_inject,
+	.compute = ugal_compute,
+	.snapshot = ugal_snapshot,
+};

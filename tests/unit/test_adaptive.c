@@ -1,0 +1,159 @@
+/* Unit tests: the adaptive routing functions of issue 11 never deadlock in
+ * the flit model (issue 11 part 8: a deadlock is never a result).
+ *
+ * Watchdog: every adaptive (topology, routing) pair runs at injection
+ * 1.0 (seed 1), whose accepted throughput is its saturation throughput,
+ * then at min(1.0, 1.5 x that) with 3 seeds, each run 20,000 cycles, with
+ * 1- and 2-flit VC buffers (deep buffers hide deadlocks), with both
+ * deadlock checks armed (the local watchdog, derived bound, and the global
+ * no-progress check): no run may report one. Small networks keep it fast.
+ * Negative control: the same harness on min without VC classes on a
+ * HyperX (cyclic, test_deadlock's case) must report a deadlock, so the
+ * checks are live here. The congestion-view rule: the live global view is
+ * refused with partitions > 1. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "net/net.h"
+#include "net_config.h"
+#include "test.h"
+
+struct pair {
+	const char *topo, *route, *vcs;
+};
+
+/* One 20,000-cycle point; returns -1 on a configuration error. */
+static int watch_point(const struct pair *p, const char *buf, const char *seed, double rate, struct net_point *pt,
+		       struct nl_err *e)
+{
+	char topo[128], route[128], vcs[32], inj[64];
+	snprintf(topo, sizeof topo, "topology=%s", p->topo);
+	snprintf(route, sizeof route, "routing_function=%s", p->route);
+	snprintf(vcs, sizeof vcs, "num_vcs=%s", p->vcs);
+	snprintf(inj, sizeof inj, "injection_rate=%.4f", rate);
+	const char *kv[] = {topo, route, vcs, buf, seed, inj, "packet_size=4", "sim_type=throughput",
+			    "sample_period=2000", "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0",
+			    NULL};
+	return run_point_kv(kv, pt, e);
+}
+
+static const struct pair adaptive_pairs[] = {
+	{"dragonfly:a=2,p=2,h=1", "ugal", "6"},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global", "6"},
+	{"dragonfly:a=2,p=2,h=1", "ugal:inter=group", "6"},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,snapshot=10", "6"},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,inter=group,threshold=8", "6"},
+	{"hyperx:s=3x3,t=2", "ugal", "4"},
+	{"hyperx:s=3x3,t=2", "ugal:mode=booksim", "2"},
+	{"flatfly:m=3,n=3", "ugal:mode=global", "4"},
+	{"slimfly:q=5,p=2", "ugal", "4"},
+	{"torus:k=4x4", "ugal", "8"},
+	{"fattree:k=2,n=3", "nca", "1"},
+	{"fattree:k=2,n=3", "anca", "1"},
+	{"fattree:k=4,n=2", "anca", "2"},
+	{"clos:l=3,r=8", "anca", "2"},
+	{"hyperx:s=3x3,t=2", "min:select=adaptive", "2"},
+};
+
+static void test_watchdog(void)
+{
+	static const char *const bufs[] = {"vc_buf_size=1", "vc_buf_size=2"};
+	static const char *const seeds[] = {"seed=1", "seed=2", "seed=3"};
+	for (size_t i = 0; i < sizeof adaptive_pairs / sizeof *adaptive_pairs; i++) {
+		const struct pair *p = &adaptive_pairs[i];
+		double rates[2];
+		for (int bi = 0; bi < 2; bi++) {
+			/* Saturation throughput: what it accepts when offered 1.0. */
+			struct net_point pt;
+			struct nl_err e = {0};
+			CHECK_OK(watch_point(p, bufs[bi], seeds[0], 1.0, &pt, &e), &e);
+			if (pt.deadlock)
+				TEST_FAIL_("%s on %s, %s, %s at 1.0: %s", p->route, p->topo, bufs[bi], seeds[0], e.msg);
+			CHECK_UINT(pt.cycles, ==, 20000);
+			double sat = pt.accepted;
+			net_point_release(&pt);
+			CHECK(sat > 0.02);
+			rates[bi] = 1.5 * sat < 1.0 ? 1.5 * sat : 1.0;
+			for (int si = 0; si < 3; si++) {
+				memset(&e, 0, sizeof e);
+				CHECK_OK(watch_point(p, bufs[bi], seeds[si], rates[bi], &pt, &e), &e);
+				if (pt.deadlock)
+					TEST_FAIL_("%s on %s, %s, %s at %.3f: %s", p->route, p->topo, bufs[bi], seeds[si],
+						   rates[bi], e.msg);
+				CHECK_UINT(pt.cycles, ==, 20000);
+				net_point_release(&pt);
+			}
+		}
+		fprintf(stderr, "  %-40s %-22s at %.3f (1-flit VCs), %.3f (2-flit): no deadlock\n", p->route, p->topo,
+			rates[0], rates[1]);
+	}
+}
+
+/* The harness can fail: min without VC classes on a HyperX deadlocks. */
+static void test_watchdog_negative(void)
+{
+	const struct pair p = {"hyperx:s=4x4x4,t=4", "min:select=hash,classes=none", "4"};
+	struct net_point pt;
+	struct nl_err e = {0};
+	CHECK_ERR(watch_point(&p, "vc_buf_size=8", "seed=1", 1.0, &pt, &e), NL_EDEADLOCK, &e, "network deadlock");
+	CHECK(pt.deadlock);
+	net_point_release(&pt);
+}
+
+/* The live global view reads other partitions' channels: refused with
+ * partitions > 1; the local modes run partitioned. */
+static void test_global_view_partitions(void)
+{
+	const char *kv[] = {"topology=dragonfly:a=2,p=2,h=1", "routing_function=ugal:mode=global", "num_vcs=6",
+			    "partitions=2", "injection_rate=0.1", "sample_period=500", "max_samples=2", NULL};
+	struct net_point pt;
+	struct nl_err e = {0};
+	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "reads the live global congestion view");
+	CHECK(strstr(e.msg, "expected partitions = 1"));
+	net_point_release(&pt);
+	kv[1] = "routing_function=ugal";
+	memset(&e, 0, sizeof e);
+	CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+	CHECK(!pt.deadlock);
+	net_point_release(&pt);
+}
+
+/* The periodic-snapshot hook: ugal:mode=global,snapshot=T reads every
+ * queue from the copy the engine takes every T cycles. Were the hook never
+ * called, every queue would read 0 and every packet go minimally (the hop
+ * count of min); called, congestion sends some through intermediates.
+ * It runs partitioned, with the same results as unpartitioned. */
+static void test_snapshot_hook(void)
+{
+	const char *kv[] = {"topology=dragonfly:a=4,p=2,h=1", "routing_function=min", "num_vcs=6", "vc_buf_size=4",
+			    "traffic=nextgroup", "injection_rate=0.4", "sample_period=1000", "max_samples=4",
+			    "acc_stopping_thres=0", "partitions=1", NULL};
+	struct net_point pmin, p1, p2;
+	struct nl_err e = {0};
+	CHECK_OK(run_point_kv(kv, &pmin, &e), &e);
+	kv[1] = "routing_function=ugal:mode=global,snapshot=20";
+	CHECK_OK(run_point_kv(kv, &p1, &e), &e);
+	kv[9] = "partitions=2";
+	CHECK_OK(run_point_kv(kv, &p2, &e), &e);
+	fprintf(stderr, "  hops: min %.4f, ugal snapshot %.4f (partitions 1), %.4f (partitions 2)\n", pmin.hops_mean,
+		p1.hops_mean, p2.hops_mean);
+	CHECK(p1.hops_mean > pmin.hops_mean + 0.05);
+	CHECK(p1.hops_mean == p2.hops_mean && p1.plat_mean == p2.plat_mean && p1.accepted == p2.accepted);
+	net_point_release(&pmin);
+	net_point_release(&p1);
+	net_point_release(&p2);
+	struct net_point pt;
+	kv[1] = "routing_function=ugal:mode=local,snapshot=20";
+	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "snapshot=20 applies to mode=global only");
+	net_point_release(&pt);
+}
+
+int main(void)
+{
+	TEST_RUN(test_watchdog);
+	TEST_RUN(test_watchdog_negative);
+	TEST_RUN(test_global_view_partitions);
+	TEST_RUN(test_snapshot_hook);
+	return test_done();
+}
