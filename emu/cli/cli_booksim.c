@@ -252,6 +252,10 @@ static const char *bs_routing(const char *tp, const char *rf)
 		/* fattree_nca / fattree_anca: a random up-port per hop, or the less
 		 * loaded of two random ones. */
 		{"fattree", "nca", "nca"}, {"fattree", "anca", "anca"},
+		/* min_dragonflynew is group-minimal (local, global, local through
+		 * the group's gateway; VC 0 then 1), not netloom's router-minimal
+		 * min, which may cross a third group. */
+		{"dragonflynew", "min", "group_min"},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (!strcmp(tp, map[i][0]) && !strcmp(rf, map[i][1]))
@@ -484,14 +488,6 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	const char *r = bs_routing(tp, rf);
 	if (r)
 		snprintf(route, sizeof route, "%s", r);
-	else if (!strcmp(tp, "dragonflynew") && !strcmp(rf, "min"))
-		/* min_dragonflynew always takes its group's own global link
-		 * (local, global, local) on VC 0 then VC 1; netloom's min also
-		 * takes two global hops through a third group when that is as
-		 * short (emu/topo/dragonfly.c), so the paths differ. */
-		bs_warn(warn, path, bf, "routing_function",
-			"BookSim's min_dragonflynew (local, global, local hops; VC 0 then 1) has no netloom equivalent yet: netloom's min also routes through a third group",
-			&unmapped);
 	else
 		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",
 			&unmapped);

@@ -34,6 +34,19 @@ bool topo_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_route
 	return true;
 }
 
+bool topo_group_gateway(const struct topo *t, uint32_t G, uint32_t T, uint32_t *router, uint32_t *port)
+{
+	const struct topo_dragonfly *df = topo_dragonfly_of(t);
+	if (!df || G == T || G >= df->g || T >= df->g)
+		return false;
+	/* rounds >= 1 (g <= a*h + 1), so the k = 0 consecutive link exists
+	 * for every pair: BookSim's dragonfly_port takes the same one. */
+	uint32_t gp = topo_dragonfly_group_port(df, G, T, 0);
+	*router = G * df->a + gp / df->h;
+	*port = df->global_base + gp % df->h;
+	return true;
+}
+
 uint32_t topo_link_class(const struct topo *t, uint32_t g)
 {
 	if (!topo_port_is_network(t, g))

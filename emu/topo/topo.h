@@ -262,6 +262,13 @@ int topo_coords(const struct topo *t, uint32_t r, uint32_t *c);
  * when the family has them. */
 bool topo_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_routers);
 
+/* The gateway of group pair (G, T), G != T, on families with groups whose
+ * every pair shares a global link (the dragonfly): true, the router of G
+ * holding G's first link toward T and that link's local port. O(1), no
+ * table (group-minimal routing asks it per packet per router). False
+ * for families without such links. */
+bool topo_group_gateway(const struct topo *t, uint32_t G, uint32_t T, uint32_t *router, uint32_t *port);
+
 /* Link classes (issue 11 part 1): what latency key a channel takes. */
 enum {
 	TOPO_LINK_TERMINAL, /* router to endpoint: terminal_latency */

@@ -93,8 +93,9 @@ def case_examples():
                 for key, want in (("terminal_latency", "1"), ("local_latency", "10"), ("global_latency", "100")):
                     mapped_or_named(path, ini, named, key, want)
                 mapped_or_named(path, ini, named, "routing_delay", "0")
-                # min_dragonflynew is not netloom's min: named, never written as min.
-                check(f"{path}: routing_function named", "routing_function" in named)
+                # min_dragonflynew is group-minimal: group_min, not netloom's min.
+                eq(f"{path}: routing_function", ini_value(ini, "routing_function"), "group_min")
+                eq(f"{path}: converts cleanly (exit 0)", rc, 0)
                 eq(f"{path}: topology", ini_value(ini, "topology"), "dragonfly:a=8,p=4,h=4")
             elif name == "fattree_config":
                 mapped_or_named(path, ini, named, "routing_function", "nca")

@@ -771,6 +771,88 @@ static void test_nca_random(void)
 	topo_free(t);
 }
 
+/* The groups a deterministic route visits from router s to router d (a
+ * router-to-router walk; *n_hops hops, *n_global of them global). */
+static uint32_t walk_groups(const struct topo *t, const struct route *r, uint32_t s, uint32_t d, uint32_t a,
+			    uint32_t *groups, uint32_t *n_hops, uint32_t *n_global)
+{
+	struct route_pkt pk = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+	struct rng rng;
+	struct route_cand c[ROUTE_MAX_CANDS];
+	uint32_t cur = s, n_g = 0;
+	rng_init(&rng, 1, RNG_CLASS_ROUTER, s);
+	groups[n_g++] = s / a;
+	*n_hops = *n_global = 0;
+	while (cur != d && *n_hops < 8) {
+		CHECK_INT(r->ops->compute(r, cur, 0, 0, &pk, &rng, NULL, c), ==, 1);
+		uint32_t g = t->port_base[cur] + c[0].port;
+		uint32_t next = t->port_router[t->peer[g]];
+		*n_global += topo_link_class(t, g) == TOPO_LINK_GLOBAL;
+		pk.hops++;
+		(*n_hops)++;
+		cur = next;
+		if (cur / a != groups[n_g - 1])
+			groups[n_g++] = cur / a;
+	}
+	return n_g;
+}
+
+/* group_min (BookSim's min_dragonflynew) on dragonfly:a=4,p=2,h=2: every
+ * pair takes at most local, global, local, never enters a third group,
+ * uses VC 0 before the global hop and VC 1 from it on, and its CDG is
+ * acyclic with 2 VCs; 1 VC is refused. Control: router-minimal `min`
+ * does cross a third group for some pair, so the check can fail. */
+static void test_group_min(void)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL, *m = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &e), &e);
+	CHECK_ERR(route_new("group_min", t, 1, &r, &e), NL_ECONFIG, &e, "num_vcs = 1, expected >= 2");
+	CHECK_OK(route_new("group_min", t, 2, &r, &e), &e);
+	CHECK_OK(route_new("min:select=first,classes=none", t, 2, &m, &e), &e);
+	uint32_t a = 4, groups[16], hops, glob, min_third = 0, pairs = 0;
+	for (uint32_t s = 0; s < t->n_routers; s++)
+		for (uint32_t d = 0; d < t->n_routers; d++) {
+			if (s == d)
+				continue;
+			uint32_t ng = walk_groups(t, r, s, d, a, groups, &hops, &glob);
+			int same = s / a == d / a;
+			CHECK_UINT(ng, ==, same ? 1u : 2u);
+			CHECK_UINT(groups[ng - 1], ==, d / a);
+			CHECK_UINT(glob, ==, same ? 0u : 1u);
+			CHECK_UINT(hops, <=, same ? 1u : 3u);
+			/* VC 0 up to the global hop, VC 1 from it on. */
+			uint32_t seen_global = 0;
+			uint32_t cur = s;
+			struct route_pkt pk = {.src_router = s, .dst_router = d};
+			struct rng rng;
+			struct route_cand c[ROUTE_MAX_CANDS];
+			rng_init(&rng, 1, RNG_CLASS_ROUTER, s);
+			for (uint32_t i = 0; i < hops; i++) {
+				r->ops->compute(r, cur, 0, 0, &pk, &rng, NULL, c);
+				uint32_t g = t->port_base[cur] + c[0].port;
+				seen_global |= topo_link_class(t, g) == TOPO_LINK_GLOBAL;
+				CHECK_UINT(c[0].vc_lo, ==, seen_global);
+				CHECK_UINT(c[0].vc_hi, ==, seen_global);
+				pk.hops++;
+				cur = t->port_router[t->peer[g]];
+			}
+			pairs++;
+			min_third += walk_groups(t, m, s, d, a, groups, &hops, &glob) > 2;
+		}
+	CHECK_UINT(pairs, ==, 36u * 35u);
+	CHECK(min_third > 0);
+	route_free(m);
+	route_free(r);
+	topo_free(t);
+	CHECK(check_routing("dragonfly:a=4,p=2,h=2", "group_min", 2, 0));
+	CHECK(check_routing("dragonfly:a=4,p=1,h=1,g=3", "group_min", 4, 0));
+	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
+	CHECK_ERR(route_new("group_min", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
+	topo_free(t);
+}
+
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
@@ -783,5 +865,6 @@ int main(void)
 	TEST_RUN(test_min_select);
 	TEST_RUN(test_min_defaults);
 	TEST_RUN(test_route_errors);
+	TEST_RUN(test_group_min);
 	return test_done();
 }
