@@ -212,6 +212,7 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	rc_ = traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err);
 	if (rc_ < 0)
 		goto out;
+	flitnet_set_class_rule(n, tc->traffic_class);
 	rc_ = flitnet_set_traffic(n, tr, rate, (uint32_t)tc->packet_size.lo, (uint32_t)tc->packet_size.hi,
 				  err);
 	if (rc_ < 0)

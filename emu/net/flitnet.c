@@ -208,7 +208,20 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
 
-	rc_ = route_new(nc->routing_function, t, n->V, &n->route, err);
+	/* Traffic classes: each class owns V / C contiguous VCs of every port
+	 * and the routing function is instantiated over that many, so its VC
+	 * rules (datelines, escape VCs) hold within each class; the engine
+	 * shifts its ranges into the packet's class (router.c, nic.c). */
+	n->n_cls = (uint32_t)rc->traffic_classes;
+	if (n->n_cls < 1 || n->V % n->n_cls) {
+		uint32_t c = n->n_cls;
+		flitnet_free(n);
+		return nl_errf(err, NL_ECONFIG,
+			       "[router] traffic_classes = %u: num_vcs (%lld) must be a multiple of it (equal VC ranges per class)",
+			       c, (long long)rc->num_vcs);
+	}
+	n->cls_w = n->V / n->n_cls;
+	rc_ = route_new(nc->routing_function, t, n->cls_w, &n->route, err);
 	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && sc->partitions > 1)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' reads the live global congestion view, which partitions = %lld "
@@ -418,6 +431,11 @@ int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err
 	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
 	fl_dl_setup(n, (uint32_t)(flits > 65535 ? 65535 : flits));
 	return 0;
+}
+
+void flitnet_set_class_rule(struct flitnet *n, int rule)
+{
+	n->synth.class_rule = rule;
 }
 
 int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint32_t size_lo,

@@ -133,6 +133,7 @@ struct router_cfg {
 	int64_t alloc_iters;      /* iSLIP iterations */
 	bool wait_for_tail_credit;
 	bool pipelined_stages;    /* multi-cycle stages take a new item every cycle */
+	int64_t traffic_classes;  /* VCs split into this many contiguous per-class ranges (1 = off) */
 };
 
 /* [simulation]: how an experiment runs (BookSim2's key names). */
@@ -197,6 +198,10 @@ void flitnet_free(struct flitnet *n);
  * active endpoint, packet sizes uniform in [size_lo, size_hi] flits. */
 int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint32_t size_lo,
 			uint32_t size_hi, struct nl_err *err);
+
+/* The rule that gives a synthetic packet its traffic class ([traffic]
+ * traffic_class, TRAFFIC_CLASS_*); packets of messages are class 0. */
+void flitnet_set_class_rule(struct flitnet *n, int rule);
 
 /* Run cycles until `cycle` (exclusive) or until a stop condition; jumps
  * over idle time. Fails with NL_EDEADLOCK (a one-line report in *err) when

@@ -289,6 +289,7 @@ struct fl_synth {
 	struct traffic *traffic;     /* synthetic traffic, or NULL */
 	double pkt_rate;             /* packets per cycle per active endpoint */
 	uint32_t size_lo, size_hi;   /* packet size range, flits */
+	int class_rule;              /* TRAFFIC_CLASS_*: a packet's traffic class */
 };
 
 /* Driver: the message backend (backend_flit.c): messages cut into
@@ -332,6 +333,8 @@ struct flitnet {
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
 	uint32_t V;                  /* VCs per port */
+	uint32_t n_cls;              /* traffic classes (1 = off) */
+	uint32_t cls_w;              /* VCs per class: V / n_cls, what the routing function sees */
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */

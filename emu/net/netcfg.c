@@ -72,6 +72,10 @@ static const struct param_def net_router_keys[] = {
 	{"pipelined_stages", PARAM_BOOL, K(router_cfg, pipelined_stages), "0", 0, 0,
 	 "let a multi-cycle stage take a new item every cycle (0: BookSim's stages, where an item in a "
 	 "multi-cycle stage blocks those behind it)", NULL},
+	{"traffic_classes", PARAM_INT, K(router_cfg, traffic_classes), "1", 1, 255,
+	 "traffic classes: every port's VCs split into this many equal contiguous ranges, one per class; a "
+	 "packet keeps its class (chosen at injection by [traffic] traffic_class) and the routing function "
+	 "runs over its class's num_vcs / traffic_classes VCs", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

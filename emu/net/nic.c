@@ -18,6 +18,18 @@
 
 /* Create the next synthetic packet of endpoint e, or return FL_NONE when
  * the pattern gives e nothing to send. */
+/* The routing function's injection VC range, in the packet's traffic
+ * class's VCs (the function sees n->cls_w VCs numbered from 0). */
+static inline void fl_nic_inject_route(struct flitnet *n, struct fl_nic *c, struct route_pkt *rt)
+{
+	n->route->ops->inject(n->route, rt, &c->rng, &c->inj_lo, &c->inj_hi);
+	if (n->n_cls > 1) {
+		uint8_t off = (uint8_t)(rt->tclass * n->cls_w);
+		c->inj_lo = (uint8_t)(c->inj_lo + off);
+		c->inj_hi = (uint8_t)(c->inj_hi + off);
+	}
+}
+
 static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 {
 	struct fl_nic *c = &n->nics[e];
@@ -50,8 +62,9 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 		.src_router = topo_ep_router(t, e),
 		.dst_router = topo_ep_router(t, dst),
 		.dst_ep = dst,
+		.tclass = (uint8_t)((n->synth.class_rule == TRAFFIC_CLASS_DEST ? dst : e) % n->n_cls),
 	};
-	n->route->ops->inject(n->route, &pk->rt, &c->rng, &c->inj_lo, &c->inj_hi);
+	fl_nic_inject_route(n, c, &pk->rt);
 	n->obs.flits_alive += size;
 	n->obs.ctime_sum_alive += (uint64_t)size * ctime;
 	if (pk->measured)
@@ -94,7 +107,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 				c->q_tail = FL_NONE;
 			const struct fl_pkt *pk = &n->pool.pkts[c->cur_pkt];
 			struct route_pkt rt = pk->rt;
-			n->route->ops->inject(n->route, &rt, &c->rng, &c->inj_lo, &c->inj_hi);
+			fl_nic_inject_route(n, c, &rt);
 			n->pool.pkts[c->cur_pkt].rt = rt;
 		} else if (n->synth.traffic && c->next_gen <= now) {
 			c->cur_pkt = fl_nic_generate(n, e);

@@ -193,6 +193,17 @@ static inline uint32_t fl_done_at(uint64_t now, int64_t delay)
 	return (uint32_t)(now + (uint64_t)delay - 1);
 }
 
+/* Traffic classes: shift the candidates' VC ranges (in the class's own
+ * numbering) into class k's contiguous range of every port. */
+static void fl_route_class_shift(const struct flitnet *n, uint32_t k, struct route_cand *c, int nc)
+{
+	uint8_t off = (uint8_t)(k * n->cls_w);
+	for (int i = 0; i < nc; i++) {
+		c[i].vc_lo = (uint8_t)(c[i].vc_lo + off);
+		c[i].vc_hi = (uint8_t)(c[i].vc_hi + off);
+	}
+}
+
 /* Route computation done: store the candidates, move to VC allocation. */
 static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
 {
@@ -214,8 +225,13 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	 * hops taken so far. */
 	pk->rt.hops = (uint8_t)pk->routers;
 	pk->routers++;
-	int nc = n->route->ops->compute(n->route, r, in, li - in * V, &pk->rt, &ro->rng, &view, dst);
+	uint32_t in_vc = li - in * V;
+	if (n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
+		in_vc -= pk->rt.tclass * n->cls_w;
+	int nc = n->route->ops->compute(n->route, r, in, in_vc, &pk->rt, &ro->rng, &view, dst);
 	NL_ASSERT(nc >= 1);
+	if (n->n_cls > 1)
+		fl_route_class_shift(n, pk->rt.tclass, dst, nc);
 	if (dst == cand)
 		n->ivc[iv].cand = cand[0];
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);

@@ -43,7 +43,8 @@ struct route_pkt {
 	uint8_t phase;     /* e.g. Valiant phase */
 	uint8_t vc_class;  /* e.g. dateline partition of the current ring */
 	uint8_t hops;      /* router-to-router hops taken so far */
-	uint8_t flags;
+	uint8_t tclass;    /* traffic class, set at injection ([router] traffic_classes);
+	                    * VCs here are the class's own, numbered from 0 */
 };
 
 /* Read-only congestion views of the router computing a route (issue 11

@@ -100,6 +100,7 @@ void traffic_print_help(FILE *f)
 }
 
 static const char *const traffic_process_names[] = {"bernoulli", NULL};
+static const char *const traffic_class_names[] = {"source", "dest", NULL};
 
 static const struct param_def traffic_keys[] = {
 	{"traffic", PARAM_SPEC, offsetof(struct traffic_cfg, traffic), "uniform", 0, 0,
@@ -110,6 +111,9 @@ static const struct param_def traffic_keys[] = {
 	 0, "arrival process of packets", traffic_process_names},
 	{"packet_size", PARAM_RANGE, offsetof(struct traffic_cfg, packet_size), "1", 1, 65535,
 	 "flits per packet: a number, or lo..hi for uniformly distributed sizes", NULL},
+	{"traffic_class", PARAM_CHOICE, offsetof(struct traffic_cfg, traffic_class), "source", 0, 0,
+	 "class of a packet when [router] traffic_classes > 1: source (source endpoint mod classes) or "
+	 "dest (destination endpoint mod classes)", traffic_class_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

@@ -28,7 +28,12 @@ struct traffic_cfg {
 	double injection_rate;         /* flits/cycle per active endpoint */
 	int injection_process;         /* 0 bernoulli */
 	struct param_range packet_size; /* flits, fixed or uniform in lo..hi */
+	int traffic_class;             /* TRAFFIC_CLASS_*: a packet's class from its endpoints */
 };
+
+/* [traffic] traffic_class: the class of a packet, modulo [router]
+ * traffic_classes (so any rule is class 0 when classes are off). */
+enum { TRAFFIC_CLASS_SOURCE, TRAFFIC_CLASS_DEST };
 
 extern const struct config_table traffic_table;
 
