@@ -310,12 +310,36 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		flitnet_free(n);
 		return rc_;
 	}
+	/* noc_latency = 1 (issue 11 part 7): each router channel as long as
+	 * BookSim2's flatfly lays it out on chip (flatfly_onchip.cpp,
+	 * use_noc_latency); read only then, so other configs pay nothing. */
+	uint16_t *noc_lat = NULL;
+	if (nc->noc_latency) {
+		if (!t->ops->link_latency) {
+			flitnet_free(n);
+			return nl_errf(err, NL_ECONFIG,
+				       "key 'noc_latency': value '1': topology '%s' has no on-chip layout; expected 0, "
+				       "or a flatfly or hyperx topology (BookSim's flatfly)",
+				       t->ops->name);
+		}
+		noc_lat = calloc(P ? P : 1, sizeof *noc_lat);
+		if (!noc_lat)
+			goto nomem;
+		rc_ = t->ops->link_latency(t, noc_lat, err);
+		if (rc_ < 0) {
+			free(noc_lat);
+			flitnet_free(n);
+			return rc_;
+		}
+	}
 	for (uint32_t g = 0; g < P; g++)
 	{
 		struct fl_link *l = &n->ports[g].link;
 		uint32_t peer = t->peer[g];
 		l->network = topo_port_is_network(t, g);
 		l->lat = class_lat[topo_link_class(t, g)];
+		if (noc_lat && noc_lat[g])
+			l->lat = noc_lat[g];
 		if (l->lat > n->max_lat)
 			n->max_lat = l->lat;
 		if (peer == TOPO_NONE) {
@@ -331,6 +355,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
 	}
+	free(noc_lat);
 	if (fl_wheel_size(n) < 0)
 		goto nomem;
 
