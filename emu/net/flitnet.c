@@ -319,7 +319,18 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * ejection, 10/100 for the dragonfly's local/global channels). */
 	uint16_t class_lat[TOPO_N_LINK_CLASSES];
 	rc_ = fl_class_latencies(nc, t, class_lat, err);
+	/* noc_latency = 1 (issue 11 part 7): router channels as long as BookSim2's
+	 * flatfly lays them out on chip (flatfly_onchip.cpp); read only then. */
+	uint16_t *noc_lat = NULL;
+	if (rc_ == 0 && nc->noc_latency && !t->ops->link_latency)
+		rc_ = nl_errf(err, NL_ECONFIG, "key 'noc_latency': value '1': topology '%s' has no on-chip layout; "
+					       "expected 0, or a flatfly or hyperx topology (BookSim's flatfly)", t->ops->name);
+	else if (rc_ == 0 && nc->noc_latency && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
+		goto nomem;
+	else if (noc_lat)
+		rc_ = t->ops->link_latency(t, noc_lat, err);
 	if (rc_ < 0) {
+		free(noc_lat);
 		flitnet_free(n);
 		return rc_;
 	}
@@ -329,6 +340,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		uint32_t peer = t->peer[g];
 		l->network = topo_port_is_network(t, g);
 		l->lat = class_lat[topo_link_class(t, g)];
+		if (noc_lat && noc_lat[g])
+			l->lat = noc_lat[g];
 		if (l->lat > n->max_lat)
 			n->max_lat = l->lat;
 		if (peer == TOPO_NONE) {
@@ -344,6 +357,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
 	}
+	free(noc_lat);
 	if (fl_wheel_size(n) < 0)
 		goto nomem;
 

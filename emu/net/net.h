@@ -109,6 +109,7 @@ struct net_cfg {
 	int64_t terminal_latency;             /* cycles of a router-endpoint channel, 0 = 1 */
 	int64_t local_latency;                /* dragonfly intra-group channel, 0 = channel_latency */
 	int64_t global_latency;               /* dragonfly inter-group channel, 0 = channel_latency */
+	int64_t noc_latency;                  /* 1 = flatfly channels as long as BookSim's on-chip grid */
 	int64_t cycle_ps;                     /* network cycle period, ps */
 	int flow_control;                     /* 0 wormhole, 1 virtual cut-through */
 	int64_t flit_bytes;                   /* bytes per flit (messages to flits) */

@@ -28,6 +28,10 @@ static const struct param_def net_network_keys[] = {
 	 "cycles of a dragonfly intra-group channel; 0 = channel_latency (BookSim's dragonflynew: 10)", NULL},
 	{"global_latency", PARAM_INT, K(net_cfg, global_latency), "0", 0, 65535,
 	 "cycles of a dragonfly inter-group channel; 0 = channel_latency (BookSim's dragonflynew: 100)", NULL},
+	{"noc_latency", PARAM_INT, K(net_cfg, noc_latency), "0", 0, 1,
+	 "1 = flatfly/hyperx router channels xr * |dcolumn| + xr * |drow| cycles on BookSim's on-chip grid "
+	 "(its use_noc_latency = 1); 0 = channel_latency",
+	 NULL},
 	{"cycle_ps", PARAM_INT, K(net_cfg, cycle_ps), "1000", 1, 1e9,
 	 "network cycle period in picoseconds (1000 = 1 GHz)", NULL},
 	{"flow_control", PARAM_CHOICE, K(net_cfg, flow_control), "wormhole", 0, 0,

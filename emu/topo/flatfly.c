@@ -56,4 +56,5 @@ const struct topo_ops topo_flatfly_ops = {
 	.release = flatfly_release,
 	.distance = topo_hyperx_distance,	.coords = topo_hyperx_coords,
 	.min_ports = topo_hyperx_min_ports,
+	.link_latency = topo_hyperx_link_latency,
 };

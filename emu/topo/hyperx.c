@@ -110,6 +110,48 @@ uint32_t topo_hyperx_min_ports(const struct topo *t, uint32_t r, uint32_t dst, u
 	return n;
 }
 
+/* Whole square root of v, or 0 when v is not a square. */
+static uint32_t hx_exact_sqrt(uint32_t v)
+{
+	uint32_t r = 0;
+	while ((uint64_t)(r + 1) * (r + 1) <= v)
+		r++;
+	return r * r == v ? r : 0;
+}
+
+int topo_hyperx_link_latency(const struct topo *t, uint16_t *lat, struct nl_err *err)
+{
+	const struct topo_hyperx *hx = topo_hyperx_of(t);
+	uint32_t x = hx_exact_sqrt(t->n_routers), xr = hx ? hx_exact_sqrt(hx->T) : 0;
+	/* BookSim asserts x == y, x * y routers and c == xr * yr, xr == yr. */
+	if (!hx || !x)
+		return topo_errf(t, err, NL_ECONFIG,
+				 "noc_latency = 1: %u routers do not fill a square on-chip grid; expected a square "
+				 "router count (BookSim's flatfly: x = y, x * y routers)",
+				 t->n_routers);
+	if (!xr || xr > 3)
+		return topo_errf(t, err, NL_ECONFIG,
+				 "noc_latency = 1: t=%u terminals per router; expected 1, 4 or 9 (BookSim's c = xr * yr "
+				 "with xr = yr <= 3, where its terminal channels are 1 cycle)",
+				 hx ? hx->T : 0);
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		uint32_t peer = t->peer[g];
+		lat[g] = 0;
+		if (peer == TOPO_NONE || (peer & TOPO_EP_BIT))
+			continue;
+		uint32_t a = t->port_router[g], b = t->port_router[peer];
+		uint32_t dc = a % x > b % x ? a % x - b % x : b % x - a % x;
+		uint32_t dr = a / x > b / x ? a / x - b / x : b / x - a / x;
+		uint64_t len = (uint64_t)xr * (dc + dr);
+		if (len > 65535)
+			return topo_errf(t, err, NL_ERANGE,
+					 "noc_latency = 1: channel %u-%u of %llu cycles; expected at most 65535", a, b,
+					 (unsigned long long)len);
+		lat[g] = (uint16_t)len;
+	}
+	return 0;
+}
+
 /* --- the hyperx family ---------------------------------------------------- */
 
 struct hyperx_params {
@@ -179,4 +221,5 @@ const struct topo_ops topo_hyperx_ops = {
 	.distance = topo_hyperx_distance,
 	.coords = topo_hyperx_coords,
 	.min_ports = topo_hyperx_min_ports,
+	.link_latency = topo_hyperx_link_latency,
 };

@@ -122,6 +122,14 @@ struct topo_ops {
 	 * global 100 cycles, networks/dragonfly.cpp). NULL = every network
 	 * link is TOPO_LINK_NETWORK (topo_link_class). */
 	uint32_t (*link_class)(const struct topo *t, uint32_t g);
+
+	/* On-chip channel lengths (BookSim2's flatfly with use_noc_latency =
+	 * 1, networks/flatfly_onchip.cpp): write to lat[g] the cycles of every
+	 * router-to-router global port g, 0 for terminal and unconnected ports
+	 * (they keep terminal_latency). Returns 0, or a negative error when
+	 * this instance has no such layout. NULL = the family has none; only
+	 * read when [network] noc_latency = 1, so other families pay nothing. */
+	int (*link_latency)(const struct topo *t, uint16_t *lat, struct nl_err *err);
 };
 
 /* Most coordinates a family's coords callback writes. */

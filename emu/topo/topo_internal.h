@@ -67,6 +67,14 @@ void topo_hyperx_free_view(struct topo_hyperx *hx);
 /* HyperX distance: the number of coordinates in which a and b differ. */
 uint32_t topo_hyperx_distance(const struct topo *t, uint32_t a, uint32_t b);
 
+/* BookSim2's flatfly on-chip channel lengths (topo_ops.link_latency;
+ * networks/flatfly_onchip.cpp): routers on an x-by-x grid, x = sqrt of
+ * the router count, router id = row * x + column, terminals on an xr-by-xr
+ * patch (xr = sqrt T); a channel between routers a and b is xr * |dcolumn|
+ * + xr * |drow| cycles. Refused unless both square roots are whole and xr
+ * <= 3 (beyond it BookSim's terminal channels grow, not modelled). */
+int topo_hyperx_link_latency(const struct topo *t, uint16_t *lat, struct nl_err *err);
+
 /* HyperX coordinates (topo_ops.coords) and minimal next hops
  * (topo_ops.min_ports): in every differing dimension d, the K[d] trunk
  * ports toward the destination's coordinate; the families that share the

@@ -104,7 +104,10 @@ def case_examples():
             elif name == "flatflyconfig":
                 eq(f"{path}: topology", ini_value(ini, "topology"), "hyperx:s=4x4,t=4")
                 eq(f"{path}: ran_min", ini_value(ini, "routing_function"), "min:select=first,classes=none")
-                mapped_or_named(path, ini, named, "noc_latency", "1")
+                # use_noc_latency = 1 (its default) maps to noc_latency = 1
+                # (issue 11 part 7): the example converts exactly and runs.
+                eq(f"{path}: exit", rc, 0)
+                eq(f"{path}: noc_latency", ini_value(ini, "noc_latency"), "1")
                 mapped_or_named(path, ini, named, "routing_delay", "0")
                 check(f"{path}: read_*/write_* keys are inert with use_read_write = 0",
                       not any(k.startswith(("read_", "write_")) for k in named))
@@ -194,11 +197,19 @@ def case_flatfly():
         rc, text, named = convert(bs)
         check(f"c != xr * yr named: {named}", "x" in named and "c = xr * yr" in named["x"])
 
-        # use_noc_latency = 1 (BookSim's default): noc_latency = 1 or named.
+        # use_noc_latency = 1 (BookSim's default): noc_latency = 1, and it runs.
         with open(bs, "w") as f:
             f.write(FLATFLY.format(traffic="uniform").replace("use_noc_latency = 0;\n", ""))
         rc, text, named = convert(bs)
-        mapped_or_named(bs, read_ini(text), named, "noc_latency", "1")
+        eq("use_noc_latency = 1: nothing unmapped", named, {})
+        eq("use_noc_latency = 1: noc_latency = 1", ini_value(read_ini(text), "noc_latency"), "1")
+        runs(bs, text, tmp)
+        # xr = 4: BookSim's terminal channels grow to several cycles; named.
+        with open(bs, "w") as f:
+            f.write(FLATFLY.format(traffic="uniform").replace("use_noc_latency = 0;\n", "")
+                    .replace("c = 4;", "c = 16;").replace("xr = 2;", "xr = 4;").replace("yr = 2;", "yr = 4;"))
+        rc, text, named = convert(bs)
+        check(f"xr = 4 with use_noc_latency = 1 named: {named}", "xr" in named)
 
 
 def case_routing_per_network():

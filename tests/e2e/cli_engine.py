@@ -199,7 +199,7 @@ def case_config_dump():
         write(fa, a)
         b = run("config", "-c", fa, "--dump").stdout.decode()
         # Loaded values carry a note of where they came from.
-        check("origin notes", f"num_vcs = 16    ; from {fa}:14\n" in b)
+        check("origin notes", f"num_vcs = 16    ; from {fa}:15\n" in b)
         eq("dump -> load -> dump", strip_origin(b), a)
         # With overrides, file values and -s values after them.
         fo = os.path.join(tmp, "o.ini")
@@ -253,7 +253,7 @@ def case_config_keys():
     listed = re.findall(r"^  (\w+) ", keys_text, flags=re.M)
     every = list(run_json("config", "--json").keys())
     eq("--keys lists every key, in order", listed, every)
-    eq("key count", len(every), 47 + 29 + 9 + 8)  # engine (3 link-class latencies, 2 traffic-class keys), [replay] (5 placement keys), [layout], [analytic]
+    eq("key count", len(every), 48 + 29 + 9 + 8)  # engine (3 link-class latencies, noc_latency, 2 traffic-class keys), [replay] (5 placement keys), [layout], [analytic]
     # Each key line carries its default; bounded numbers their range.
     check("num_vcs line", re.search(r"^  num_vcs +virtual channels per port \[default 16\] \[1\.\.255\]$",
                                     keys_text, flags=re.M))

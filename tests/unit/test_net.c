@@ -194,6 +194,76 @@ static void test_zero_load_link_classes(void)
 		  "key 'global_latency': value '5': topology 'torus' has one class of links");
 }
 
+/* BookSim2's flatfly on-chip channels (noc_latency = 1, issue 11 part 7;
+ * networks/flatfly_onchip.cpp): routers on an x-by-x grid (x = sqrt of the
+ * router count, id = row * x + column), a channel xr * (|dcolumn| +
+ * |drow|) cycles with xr = sqrt(t), terminals 1 cycle. A one-flit
+ * packet's zero-load latency is H * 4 + those channels along its
+ * select=first path + 3 + (P - 1), for sampled pairs; the grid rule is
+ * applied here, not read from the model. */
+static void check_zero_load_noc(const char *spec, uint32_t x, uint32_t xr, uint32_t P, uint32_t step)
+{
+	struct config cfg;
+	struct nl_err e = {0};
+	struct topo *t = NULL;
+	struct net_backend b = {0};
+	char kt[128];
+	snprintf(kt, sizeof kt, "topology=%s", spec);
+	const char *kv[] = {kt, "routing_function=min:select=first", "flit_bytes=16", "packet_bytes=64",
+			    "num_vcs=2", "noc_latency=1", NULL};
+	CHECK_OK(make_config(&cfg, kv, &e), &e);
+	CHECK_OK(topo_new(spec, &t, &e), &e);
+	b.ops = net_backend_find("flit", &e);
+	CHECK(b.ops != NULL);
+	CHECK_OK(b.ops->create(&b, &cfg, t, &e), &e);
+	uint64_t at = 0, longest = 0;
+	for (uint32_t s = 0; s < t->n_endpoints; s++)
+		for (uint32_t d = s % step; d < t->n_endpoints; d += step) {
+			uint32_t a = topo_ep_router(t, s), z = topo_ep_router(t, d), H = 1;
+			uint64_t chan = 0;
+			while (a != z) {
+				uint32_t port, n = topo_min_ports(t, a, z, 0, &port, 1);
+				CHECK(n >= 1);
+				uint32_t nb = t->port_router[t->peer[t->port_base[a] + port]];
+				uint32_t dc = a % x > nb % x ? a % x - nb % x : nb % x - a % x;
+				uint32_t dr = a / x > nb / x ? a / x - nb / x : nb / x - a / x;
+				chan += (uint64_t)xr * (dc + dr);
+				a = nb;
+				H++;
+			}
+			if (chan > longest)
+				longest = chan;
+			uint64_t want = (uint64_t)H * 4 + chan + 3 + (P - 1);
+			uint64_t got = one_message(&b, at, s, d, (uint64_t)P * 16) - at;
+			if (got != want * 1000)
+				TEST_FAIL_("%s: %u -> %u (H=%u, channels %llu): %llu ps, expected %llu cycles", spec, s, d,
+					   H, (unsigned long long)chan, (unsigned long long)got,
+					   (unsigned long long)want);
+			at += got + 100000;
+		}
+	CHECK_UINT(longest, >, 2 * xr); /* some path has a channel longer than one grid step */
+	b.ops->destroy(&b);
+	topo_free(t);
+	config_release(&cfg);
+}
+
+static void test_zero_load_noc(void)
+{
+	check_zero_load_noc("hyperx:s=4x4,t=4", 4, 2, 1, 1); /* BookSim's flatflyconfig */
+	check_zero_load_noc("flatfly:m=4,n=3", 4, 2, 4, 3);
+	/* The grid is by router id, not HyperX coordinates: 2x8 on a 4x4 grid. */
+	check_zero_load_noc("hyperx:s=2x8,t=9", 4, 3, 1, 11);
+	struct net_point pt;
+	struct nl_err e = {0};
+	const char *torus[] = {"topology=torus:k=4x4", "noc_latency=1", NULL};
+	CHECK_ERR(run_point_kv(torus, &pt, &e), NL_ECONFIG, &e,
+		  "key 'noc_latency': value '1': topology 'torus' has no on-chip layout");
+	const char *odd[] = {"topology=hyperx:s=2x4,t=4", "routing_function=min", "noc_latency=1", NULL};
+	CHECK_ERR(run_point_kv(odd, &pt, &e), NL_ECONFIG, &e, "8 routers do not fill a square on-chip grid");
+	const char *wide[] = {"topology=hyperx:s=4x4,t=16", "routing_function=min", "noc_latency=1", NULL};
+	CHECK_ERR(run_point_kv(wide, &pt, &e), NL_ECONFIG, &e, "t=16 terminals per router; expected 1, 4 or 9");
+}
+
 static void test_determinism(void)
 {
 	const char *kv[] = {"topology=torus:k=6x6", "num_vcs=4", "injection_rate=0.2", "packet_size=1..8",
@@ -362,6 +432,7 @@ int main(void)
 	TEST_RUN(test_zero_load_mesh);
 	TEST_RUN(test_zero_load_torus);
 	TEST_RUN(test_zero_load_link_classes);
+	TEST_RUN(test_zero_load_noc);
 	TEST_RUN(test_determinism);
 	TEST_RUN(test_visit_order_independence);
 	TEST_RUN(test_conservation);

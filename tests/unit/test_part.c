@@ -60,6 +60,9 @@ static void test_synthetic_split(void)
 		 * different delays, some beyond the wheel (far heap). */
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
 		 "terminal_latency=2", "local_latency=3", "global_latency=40", "injection_rate=0.3", NULL},
+		/* BookSim's flatfly on-chip channels (issue 11 part 7): 2..12 cycles. */
+		{"topology=hyperx:s=4x4,t=4", "routing_function=min:select=adaptive", "num_vcs=4", "noc_latency=1",
+		 "injection_rate=0.35", NULL},
 		/* Lookahead routing: adaptive choices at the step start. */
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
 		 "routing_delay=0", "injection_rate=0.35", NULL},
