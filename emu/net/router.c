@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "net/net_internal.h"
+#include "net/vcbuf.h"
 #include "topo/topo.h"
 
 enum { Q_ROUTE, Q_VA, Q_SA };
@@ -105,57 +106,6 @@ static inline bool fl_due(const struct fl_node *nd, uint64_t now)
 static inline struct fl_xitem *fl_xq_at(struct flitnet *n, struct fl_router *ro, uint32_t i)
 {
 	return &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
-}
-
-/* --- VC buffers: runs of flits of one packet ---------------------------------- */
-
-static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uint16_t seq)
-{
-	uint32_t tl = n->ivc[iv].tail;
-	if (tl != FL_NONE && n->pool.runs[tl].pkt == pkt) {
-		NL_ASSERT(n->pool.runs[tl].seq + n->pool.runs[tl].n == seq);
-		n->pool.runs[tl].n++;
-	} else {
-		uint32_t ru = fl_run_alloc(n);
-		n->pool.runs[ru].pkt = pkt;
-		n->pool.runs[ru].seq = seq;
-		n->pool.runs[ru].n = 1;
-		n->pool.runs[ru].next = FL_NONE;
-		n->pool.runs[ru].size = n->pool.pkts[pkt].size;
-		if (tl == FL_NONE)
-			n->ivc[iv].head = ru;
-		else
-			n->pool.runs[tl].next = ru;
-		n->ivc[iv].tail = ru;
-	}
-	n->ivc[iv].count++;
-}
-
-/* Front flit of a VC buffer: packet, index, and the packet's size. */
-static inline void fl_buf_front(const struct flitnet *n, uint64_t iv, uint32_t *pkt, uint16_t *seq)
-{
-	const struct fl_run *ru = &n->pool.runs[n->ivc[iv].head];
-	*pkt = ru->pkt;
-	*seq = ru->seq;
-}
-
-static inline uint16_t fl_buf_front_size(const struct flitnet *n, uint64_t iv)
-{
-	return n->pool.runs[n->ivc[iv].head].size;
-}
-
-static inline void fl_buf_pop(struct flitnet *n, uint64_t iv)
-{
-	uint32_t h = n->ivc[iv].head;
-	struct fl_run *ru = &n->pool.runs[h];
-	ru->seq++;
-	if (--ru->n == 0) {
-		n->ivc[iv].head = ru->next;
-		if (ru->next == FL_NONE)
-			n->ivc[iv].tail = FL_NONE;
-		fl_run_free(n, h);
-	}
-	n->ivc[iv].count--;
 }
 
 /* BookSim's _InputQueuing for one arriving flit. */

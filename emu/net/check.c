@@ -1,0 +1,139 @@
+/* The flit model's invariants (flitnet_check: conservation of flits,
+ * credits and packets, run by check_interval) and its channel statistics
+ * (the busiest channels of a report). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+
+/* --- invariants ---------------------------------------------------------------- */
+
+int flitnet_check(const struct flitnet *n, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t V = n->V;
+	uint64_t P = t->n_ports, E = t->n_endpoints;
+	int64_t *bal = calloc((size_t)(P + E) * V, sizeof *bal); /* expected minus observed */
+	uint64_t flits = 0;
+	int rc = 0;
+
+	if (!bal)
+		return nl_errf(err, NL_ENOMEM, "out of memory checking the network");
+	/* Every output VC's occupancy must equal the flits in the downstream
+	 * buffer plus flits and credits in flight between the two. */
+	for (uint32_t g = 0; g < P; g++)
+		for (uint32_t v = 0; v < V; v++)
+			bal[(uint64_t)g * V + v] += n->ovc[(uint64_t)g * V + v].occ;
+	for (uint32_t e = 0; e < E; e++)
+		for (uint32_t v = 0; v < V; v++)
+			bal[(P + e) * V + v] += n->nic_occ[(uint64_t)e * V + v];
+	for (uint32_t h = 0; h < P; h++) {
+		uint32_t peer = t->peer[h];
+		if (peer == TOPO_NONE)
+			continue;
+		for (uint32_t v = 0; v < V; v++) {
+			uint32_t c = n->ivc[(uint64_t)h * V + v].count;
+			flits += c;
+			/* Input h is fed by output `peer` (a router port) or by a NIC. */
+			uint64_t slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + v
+							     : (uint64_t)peer * V + v;
+			bal[slot] -= c;
+		}
+	}
+	for (uint32_t pk = 0; pk < n->n_parts; pk++) {
+		const struct flitnet *pn = n->part[pk];
+		for (uint64_t i = 0; i <= (uint64_t)pn->wheel_mask + pn->n_far; i++) {
+			const struct fl_slot far_slot = {.ev = i > pn->wheel_mask ? &pn->far[i - pn->wheel_mask - 1].ev : NULL, .n = 1};
+			const struct fl_slot *s = i <= pn->wheel_mask ? &pn->wheel[i] : &far_slot;
+			for (uint32_t k = 0; k < s->n; k++) {
+				const struct fl_event *ev = &s->ev[k];
+				uint64_t slot;
+				if (ev->kind == EV_FLIT_ROUTER) {
+					uint32_t h = ev->gport;
+					uint32_t peer = t->peer[h];
+					slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
+								    : (uint64_t)peer * V + ev->vc;
+					flits++;
+				} else if (ev->kind == EV_CREDIT_ROUTER) {
+					slot = (uint64_t)ev->gport * V + ev->vc;
+				} else if (ev->kind == EV_FLIT_NIC) {
+					slot = (uint64_t)t->ep_port[ev->target] * V + ev->vc;
+					flits++;
+				} else {
+					slot = (P + ev->target) * V + ev->vc;
+				}
+				bal[slot]--;
+			}
+		}
+	}
+	/* Flits in a crossbar pipeline were already counted downstream. */
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		const struct fl_router *ro = &n->routers[r];
+		for (uint32_t i = 0; i < ro->xb_q.len; i++) {
+			const struct fl_xitem *x = &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
+			bal[(uint64_t)(ro->port_base + x->out) * V + x->vc]--;
+			flits++;
+		}
+	}
+	for (uint64_t i = 0; i < (P + E) * V && rc == 0; i++)
+		if (bal[i] != 0) {
+			uint64_t port = i / V;
+			if (port < P)
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "credit invariant broken at cycle %" PRIu64 ": router %u port %u VC %u off by %lld",
+					     n->now, t->port_router[port], (uint32_t)(port - t->port_base[t->port_router[port]]),
+					     (uint32_t)(i % V), (long long)bal[i]);
+			else
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "credit invariant broken at cycle %" PRIu64 ": endpoint %u VC %u off by %lld",
+					     n->now, (uint32_t)(port - P), (uint32_t)(i % V), (long long)bal[i]);
+		}
+	if (rc == 0 && flits != n->flits_in_net)
+		rc = nl_errf(err, NL_ECORRUPT,
+			     "flit conservation broken at cycle %" PRIu64 ": %" PRIu64 " flits found, %" PRIu64 " in the network",
+			     n->now, flits, n->flits_in_net);
+	free(bal);
+	return rc;
+}
+
+static int fl_channel_cmp(const void *a, const void *b)
+{
+	const struct net_channel_use *x = a, *y = b;
+	if (x->flits != y->flits)
+		return x->flits < y->flits ? 1 : -1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+uint32_t fl_busiest_channels(const struct flitnet *n, struct net_channel_use out[NET_BUSIEST], uint64_t *sum,
+			     uint64_t *n_chan)
+{
+	const struct topo *t = n->topo;
+	uint32_t k = 0;
+	*sum = 0;
+	*n_chan = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		++*n_chan;
+		*sum += n->ports[g].chan_flits;
+		struct net_channel_use u = {.port = g, .flits = n->ports[g].chan_flits};
+		if (k < NET_BUSIEST)
+			out[k++] = u;
+		else if (fl_channel_cmp(&u, &out[NET_BUSIEST - 1]) < 0)
+			out[NET_BUSIEST - 1] = u;
+		else
+			continue;
+		qsort(out, k, sizeof u, fl_channel_cmp);
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t g = out[i].port;
+		out[i].router = t->port_router[g];
+		out[i].local_port = g - t->port_base[out[i].router];
+		out[i].peer_router = t->port_router[t->peer[g]];
+	}
+	return k;
+}
