@@ -74,7 +74,8 @@ int cli_compare_main(int argc, char **argv)
 	progress_done(&pg);
 	if (rc < 0) {
 		if (res.problems) {
-			fprintf(stderr, "%s", res.problems);
+			for (const char *l = res.problems; *l; l += strcspn(l, "\n") + 1)
+				fprintf(stderr, "netloom: %.*s\n", (int)strcspn(l, "\n"), l);
 			free(res.problems);
 			return CLI_USAGE;
 		}
