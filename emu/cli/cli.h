@@ -130,6 +130,7 @@ int cli_config_main(int argc, char **argv);
 int cli_replay_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
 int cli_interfere_main(int argc, char **argv);
+int cli_compare_main(int argc, char **argv);
 
 struct trace_archive;
 /* Open a trace archive, or convert a foreign trace (DUMPI, SimGrid, OTF2)

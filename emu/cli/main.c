@@ -25,6 +25,7 @@ static const struct cli_cmd cli_cmds[] = {
 	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)"},
 	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG"},
 	{"interfere", cli_interfere_main, "several jobs on one machine: slowdown against running alone, colliding links"},
+	{"compare", cli_compare_main, "candidate systems side by side: runtime, cost, power under a study's workloads"},
 };
 
 static void cli_print_usage(FILE *f)

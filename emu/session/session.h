@@ -105,6 +105,30 @@ struct session_interfere_opts {
 int session_interfere(nl_sim *s, const char *workload, const struct session_interfere_opts *o,
 		      struct json_t **doc, struct nl_err *err);
 
+/* `netloom compare` (issue 15, docs/procurement.md): the systems of the
+ * study file side by side under its workloads. Every problem of the study
+ * (unknown keys, a system that does not build, a missing trace, a trace
+ * with more ranks than a system's endpoints) is found before any run:
+ * then res->problems holds one line each and err the first; nothing is
+ * written. Otherwise every (system, workload, seed) replay runs on
+ * o->jobs threads, each result cached in o->dir/cache (keyed by the
+ * resolved configuration, the trace's content, placement, seed and
+ * version); res->doc and res->markdown get the report (no wall-clock
+ * time in either). A replay that fails is a failed cell, not an error. */
+struct session_compare_opts {
+	const char *dir;       /* output directory (created), holds cache/ */
+	unsigned jobs;         /* threads, 0 = 1 */
+	struct progress *pg;   /* progress reporting, or NULL */
+};
+struct session_compare_result {
+	struct json_t *doc;    /* report.json without the execution figures; caller decrefs */
+	char *markdown;        /* report.md; caller frees */
+	char *problems;        /* validation problems, one per line; caller frees */
+	uint32_t runs, executed, cached, failed;
+};
+int session_compare(const char *study, const struct session_compare_opts *o, struct session_compare_result *res,
+		    struct nl_err *err);
+
 /* Share of the ranks' time spent in MPI calls (communication and waiting)
  * over their run time. */
 struct app_results;

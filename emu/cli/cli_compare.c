@@ -1,0 +1,106 @@
+/* netloom compare: candidate systems side by side under real workloads
+ * (issue 15, docs/procurement.md). The work is session_compare's; this
+ * file parses options, prints the problems and writes the report.
+ *
+ *   netloom compare STUDY.ini -o DIR [-j N]
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/progress.h"
+
+static const char compare_usage[] =
+	"usage: netloom compare STUDY.ini -o DIR [-j N]\n"
+	"\n"
+	"Replays every workload of the study file on every candidate system\n"
+	"(each repeat seed), prices each system under the study's cost preset,\n"
+	"and writes DIR/report.json and DIR/report.md (docs/procurement.md).\n"
+	"Results are cached in DIR/cache: a re-run computes only what changed.\n"
+	"\n"
+	"  -o, --output DIR  the report's directory (created)\n"
+	"  -j, --jobs N      replays run at once (threads, default 1); results\n"
+	"                    do not depend on N\n"
+	"  -h, --help        this text\n";
+
+int cli_compare_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"jobs", required_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = "compare", *dir = NULL;
+	uint64_t jobs = 1;
+	int c;
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":ho:j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'j':
+			if (cli_parse_u64(cmd, "--jobs", optarg, 1, 64, &jobs))
+				return CLI_USAGE;
+			break;
+		case 'h':
+			fputs(compare_usage, stdout);
+			return CLI_OK;
+		default:
+			return cli_getopt_error(cmd, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(cmd, "missing STUDY.ini (see --help)");
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	if (!dir)
+		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
+
+	struct progress pg;
+	progress_init(&pg, "compare");
+	struct session_compare_opts o = {.dir = dir, .jobs = (unsigned)jobs, .pg = &pg};
+	struct session_compare_result res;
+	struct nl_err err = {0};
+	double t0 = nl_wall_seconds();
+	int rc = session_compare(argv[optind], &o, &res, &err);
+	progress_done(&pg);
+	if (rc < 0) {
+		if (res.problems) {
+			for (const char *l = res.problems; *l; l += strcspn(l, "\n") + 1)
+				fprintf(stderr, "netloom: %.*s\n", (int)strcspn(l, "\n"), l);
+			free(res.problems);
+			return CLI_USAGE;
+		}
+		return cli_report(&err);
+	}
+	/* The only fields that differ between runs of the same study. */
+	json_t *ex = json_object();
+	json_object_set_new(ex, "runs", json_integer(res.runs));
+	json_object_set_new(ex, "executed_runs", json_integer(res.executed));
+	json_object_set_new(ex, "cached_runs", json_integer(res.cached));
+	json_object_set_new(ex, "failed_runs", json_integer(res.failed));
+	json_object_set_new(ex, "jobs", json_integer((json_int_t)jobs));
+	json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
+	json_object_set_new(res.doc, "execution", ex);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	rc = out_write_json(path, res.doc, &err);
+	if (rc == 0) {
+		snprintf(path, sizeof path, "%s/report.md", dir);
+		rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
+	}
+	if (rc == 0)
+		printf("%s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed)\n", dir, dir,
+		       res.runs, res.executed, res.cached, res.failed);
+	json_decref(res.doc);
+	free(res.markdown);
+	return rc < 0 ? cli_report(&err) : CLI_OK;
+}

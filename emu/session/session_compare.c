@@ -1,0 +1,853 @@
+/* `netloom compare` (issue 15, docs/procurement.md): candidate systems
+ * side by side under the same workloads. A study file names the systems
+ * (a network configuration each), the workloads (traces with a weight and
+ * a placement policy), the backend, the repeat seeds and the cost preset.
+ * Every system is validated against every workload before anything runs;
+ * then each (system, workload, seed) replay is an independent job, run on
+ * N threads (sessions share nothing, session.h) and gathered in a fixed
+ * order, so -j changes no result. Each job's result is cached under a
+ * hash of everything it depends on, so a re-run computes only what
+ * changed. Cost and power come from emu/layout, as `netloom cost` has them.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/progress.h"
+#include "layout/layout.h"
+#include "place/place.h"
+#include "route/route.h"
+#include "session/session.h"
+#include "session/session_internal.h"
+#include "topo/topo.h"
+#include "traces/trace.h"
+
+#define CMP_MAX_SYS 32
+#define CMP_MAX_WL 32
+#define CMP_MAX_KEYS 32
+#define CMP_MAX_SEEDS 64
+
+struct cmp_kv {
+	char *key, *value;
+	int line;
+};
+
+struct cmp_sys {
+	char *name;
+	char *config;              /* resolved path, or NULL */
+	int config_line;
+	struct cmp_kv kv[CMP_MAX_KEYS];
+	uint32_t n_kv;
+	/* After validation. */
+	uint32_t endpoints;
+	char *topology;
+	struct layout_summary cost;
+	bool cost_ok;
+	char cost_err[NL_ERR_MSG_MAX];
+};
+
+struct cmp_wl {
+	char *name;
+	char *trace;               /* resolved path */
+	int trace_line;
+	uint32_t ranks;            /* 0: as the trace */
+	double weight;
+	char *placement;
+	/* After validation. */
+	uint64_t trace_hash;       /* XXH64 of the archive's bytes */
+	uint32_t trace_ranks;
+};
+
+/* One replay: system s, workload w, seed index k. */
+struct cmp_run {
+	uint32_t s, w, k;
+	int status;                /* 0 ok, 1 deadlock, 2 error */
+	double runtime_s;
+	bool cached;
+	char key[20];
+	char err[NL_ERR_MSG_MAX];
+};
+
+struct cmp {
+	const char *path;
+	char dir[1024];            /* of the study file: relative paths start here */
+	char *backend, *preset, *reference;
+	uint32_t n_seeds;
+	struct cmp_sys sys[CMP_MAX_SYS];
+	uint32_t n_sys;
+	struct cmp_wl wl[CMP_MAX_WL];
+	uint32_t n_wl;
+	char section[128];         /* the section being read */
+	FILE *f;                   /* the study file while it is read */
+	int line;                  /* its line being read (1-based) */
+	bool at_start;             /* the next read starts a line */
+	char *problems;            /* one line each */
+	size_t n_problems, len_problems;
+	/* Runs. */
+	struct cmp_run *runs;
+	uint32_t n_runs;
+	const struct session_compare_opts *o;
+	atomic_uint next;
+	pthread_mutex_t mu;
+	uint32_t done;
+};
+
+static void cmp_problem(struct cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cmp_problem(struct cmp *c, const char *fmt, ...)
+{
+	char line[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	size_t n = strlen(line);
+	char *p = realloc(c->problems, c->len_problems + n + 2);
+	if (!p)
+		return;
+	memcpy(p + c->len_problems, line, n);
+	p[c->len_problems + n] = '\n';
+	p[c->len_problems + n + 1] = 0;
+	c->problems = p;
+	c->len_problems += n + 1;
+	c->n_problems++;
+}
+
+static char *cmp_path(const struct cmp *c, const char *v)
+{
+	char buf[2048];
+	if (v[0] == '/' || !c->dir[0])
+		snprintf(buf, sizeof buf, "%s", v);
+	else
+		snprintf(buf, sizeof buf, "%s/%s", c->dir, v);
+	return strdup(buf);
+}
+
+static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	if (!*v || *v == '-' || *v == '+')
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno || *end || x < lo || x > hi)
+		return false;
+	*out = (uint32_t)x;
+	return true;
+}
+
+/* inih's handler: every problem is noted, reading goes on. */
+static int cmp_ini(struct cmp *c, const char *section, const char *name, const char *value)
+{
+	const char *f = c->path;
+	int line = c->line;
+	if (strcmp(section, c->section)) { /* a new section (inih reports sections with their first key) */
+		snprintf(c->section, sizeof c->section, "%s", section);
+		if (!strncmp(section, "system ", 7) && section[7]) {
+			for (uint32_t i = 0; i < c->n_sys; i++)
+				if (!strcmp(c->sys[i].name, section + 7))
+					cmp_problem(c, "%s:%d: [%s]: system '%s' defined twice; expected one section per system",
+						    f, line, section, section + 7);
+			if (c->n_sys == CMP_MAX_SYS) {
+				cmp_problem(c, "%s:%d: [%s]: more than %d systems", f, line, section, CMP_MAX_SYS);
+				return 1;
+			}
+			c->sys[c->n_sys++].name = strdup(section + 7);
+		} else if (!strncmp(section, "workload ", 9) && section[9]) {
+			for (uint32_t i = 0; i < c->n_wl; i++)
+				if (!strcmp(c->wl[i].name, section + 9))
+					cmp_problem(c, "%s:%d: [%s]: workload '%s' defined twice; expected one section per "
+						       "workload", f, line, section, section + 9);
+			if (c->n_wl == CMP_MAX_WL) {
+				cmp_problem(c, "%s:%d: [%s]: more than %d workloads", f, line, section, CMP_MAX_WL);
+				return 1;
+			}
+			struct cmp_wl *w = &c->wl[c->n_wl++];
+			w->name = strdup(section + 9);
+			w->weight = 1;
+		} else if (strcmp(section, "study")) {
+			cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]", f, line,
+				    section);
+		}
+	}
+	if (!strcmp(section, "study")) {
+		if (!strcmp(name, "backend")) {
+			free(c->backend);
+			c->backend = strdup(value);
+		} else if (!strcmp(name, "preset")) {
+			free(c->preset);
+			c->preset = strdup(value);
+		} else if (!strcmp(name, "reference")) {
+			free(c->reference);
+			c->reference = strdup(value);
+		} else if (!strcmp(name, "seeds")) {
+			if (!cmp_parse_u32(value, 1, CMP_MAX_SEEDS, &c->n_seeds))
+				cmp_problem(c, "%s:%d: [study] key 'seeds': value '%s': expected an integer in [1, %d]", f,
+					    line, value, CMP_MAX_SEEDS);
+		} else {
+			cmp_problem(c, "%s:%d: [study]: unknown key '%s'; expected backend, seeds, preset or reference", f,
+				    line, name);
+		}
+		return 1;
+	}
+	if (!strncmp(section, "system ", 7) && c->n_sys && !strcmp(c->sys[c->n_sys - 1].name, section + 7)) {
+		struct cmp_sys *s = &c->sys[c->n_sys - 1];
+		if (!strcmp(name, "config")) {
+			free(s->config);
+			s->config = cmp_path(c, value);
+			s->config_line = line;
+		} else if (s->n_kv == CMP_MAX_KEYS) {
+			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, section, CMP_MAX_KEYS);
+		} else {
+			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name), strdup(value), line};
+		}
+		return 1;
+	}
+	if (!strncmp(section, "workload ", 9) && c->n_wl && !strcmp(c->wl[c->n_wl - 1].name, section + 9)) {
+		struct cmp_wl *w = &c->wl[c->n_wl - 1];
+		char *end;
+		if (!strcmp(name, "trace")) {
+			free(w->trace);
+			w->trace = cmp_path(c, value);
+			w->trace_line = line;
+		} else if (!strcmp(name, "ranks")) {
+			if (!cmp_parse_u32(value, 1, UINT32_MAX, &w->ranks))
+				cmp_problem(c, "%s:%d: [%s] key 'ranks': value '%s': expected a positive integer", f, line,
+					    section, value);
+		} else if (!strcmp(name, "weight")) {
+			w->weight = strtod(value, &end);
+			if (end == value || *end || !(w->weight > 0) || !isfinite(w->weight))
+				cmp_problem(c, "%s:%d: [%s] key 'weight': value '%s': expected a number > 0", f, line,
+					    section, value);
+		} else if (!strcmp(name, "placement")) {
+			free(w->placement);
+			w->placement = strdup(value);
+		} else {
+			cmp_problem(c, "%s:%d: [%s]: unknown key '%s'; expected trace, ranks, weight or placement", f,
+				    line, section, name);
+		}
+		return 1;
+	}
+	return 1; /* keys of a section already reported */
+}
+
+static int cmp_ini_any(void *user, const char *section, const char *name, const char *value)
+{
+	return cmp_ini(user, section, name, value);
+}
+
+/* inih's reader, counting lines so a problem names its line. */
+static char *cmp_reader(char *str, int num, void *user)
+{
+	struct cmp *c = user;
+	char *r = fgets(str, num, c->f);
+	if (r && c->at_start)
+		c->line++;
+	if (r)
+		c->at_start = strchr(r, '\n') != NULL;
+	return r;
+}
+
+/* A session for system s under the study's backend: its file, its keys. */
+static int cmp_sys_sim(const struct cmp *c, const struct cmp_sys *s, nl_sim **out, struct nl_err *err)
+{
+	nl_sim *sim;
+	NL_CHECK(nl_sim_new(&sim, err));
+	int rc = 0;
+	if (s->config && (rc = nl_sim_load_file(sim, s->config, err)) < 0) {
+		nl_err_prefix(err, "%s:%d: [system %s] key 'config'", c->path, s->config_line, s->name);
+		goto fail;
+	}
+	for (uint32_t i = 0; i < s->n_kv; i++)
+		if ((rc = nl_sim_set(sim, s->kv[i].key, s->kv[i].value, err)) < 0) {
+			if (!strncmp(err->msg, "-s: ", 4)) /* the option nl_sim_set names: here a study key */
+				memmove(err->msg, err->msg + 4, strlen(err->msg + 4) + 1);
+			nl_err_prefix(err, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
+			goto fail;
+		}
+	if ((rc = nl_sim_set(sim, "backend", c->backend, err)) < 0) {
+		nl_err_prefix(err, "%s: [study] key 'backend'", c->path);
+		goto fail;
+	}
+	*out = sim;
+	return 0;
+fail:
+	nl_sim_free(sim);
+	return rc;
+}
+
+static int cmp_hash_file(const char *path, uint64_t *h, struct nl_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
+	XXH64_state_t *st = XXH64_createState();
+	XXH64_reset(st, 0);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		XXH64_update(st, buf, n);
+	*h = XXH64_digest(st);
+	XXH64_freeState(st);
+	fclose(f);
+	return 0;
+}
+
+/* Every problem of the study, before any run: the systems build (topology,
+ * routing, cost), the traces open, their ranks fit every system. */
+static void cmp_validate(struct cmp *c)
+{
+	struct nl_err err = {0};
+	if (!c->n_sys)
+		cmp_problem(c, "%s: no [system NAME] section; expected at least one", c->path);
+	if (!c->n_wl)
+		cmp_problem(c, "%s: no [workload NAME] section; expected at least one", c->path);
+	if (strcmp(c->backend, "analytic") && strcmp(c->backend, "flit"))
+		cmp_problem(c, "%s: [study] key 'backend': value '%s': expected analytic or flit", c->path, c->backend);
+	const struct layout_model *m = layout_model_find(c->preset, &err);
+	if (!m)
+		cmp_problem(c, "%s: [study] key 'preset': %s", c->path, err.msg);
+	if (c->reference) {
+		bool found = false;
+		for (uint32_t i = 0; i < c->n_sys; i++)
+			found |= !strcmp(c->sys[i].name, c->reference);
+		if (!found)
+			cmp_problem(c, "%s: [study] key 'reference': value '%s': expected the name of a [system NAME]",
+				    c->path, c->reference);
+	}
+	for (uint32_t i = 0; i < c->n_wl; i++) {
+		struct cmp_wl *w = &c->wl[i];
+		if (!w->trace) {
+			cmp_problem(c, "%s: [workload %s]: key 'trace' missing; expected a trace archive (.nlt)", c->path,
+				    w->name);
+			continue;
+		}
+		if (w->placement && strcmp(w->placement, "linear") && !place_find(w->placement, NULL))
+			cmp_problem(c, "%s: [workload %s] key 'placement': value '%s': expected linear or a policy of "
+				       "docs/placement.md (contiguous, random-node, random-router, round-robin, packed, "
+				       "spread)", c->path, w->name, w->placement);
+		struct trace_archive *a;
+		if (trace_archive_open(&a, w->trace, &err) < 0) {
+			cmp_problem(c, "%s:%d: [workload %s] key 'trace': value '%s': %s", c->path, w->trace_line,
+				    w->name, w->trace, err.msg);
+			continue;
+		}
+		w->trace_ranks = trace_archive_manifest(a)->n_ranks;
+		trace_archive_close(a);
+		if (w->ranks && w->ranks != w->trace_ranks)
+			cmp_problem(c, "%s: [workload %s] key 'ranks': value '%u': expected the trace's %u ranks",
+				    c->path, w->name, w->ranks, w->trace_ranks);
+		if (cmp_hash_file(w->trace, &w->trace_hash, &err) < 0)
+			cmp_problem(c, "%s: [workload %s] key 'trace': %s", c->path, w->name, err.msg);
+	}
+	for (uint32_t i = 0; i < c->n_sys; i++) {
+		struct cmp_sys *s = &c->sys[i];
+		nl_sim *sim;
+		if (cmp_sys_sim(c, s, &sim, &err) < 0) {
+			cmp_problem(c, "%s", err.msg);
+			continue;
+		}
+		const char *topo = config_get(&sim->cfg, "topology");
+		const char *rf = config_get(&sim->cfg, "routing_function");
+		if (!topo) {
+			cmp_problem(c, "%s: [system %s]: key 'topology' unset; expected a topology (e.g. "
+				       "torus:k=4x4), inline or in its config file", c->path, s->name);
+		} else if (session_bind(sim, &err) < 0 || session_topo(sim, &err) < 0) {
+			cmp_problem(c, "%s: [system %s] key 'topology': value '%s': %s", c->path, s->name, topo,
+				    err.msg);
+		} else {
+			s->endpoints = sim->topo->n_endpoints;
+			s->topology = strdup(topo);
+			if (rf && strcmp(rf, "none") && !route_find(rf, &err))
+				cmp_problem(c, "%s: [system %s] key 'routing_function': value '%s': %s", c->path,
+					    s->name, rf, err.msg);
+			for (uint32_t j = 0; j < c->n_wl; j++)
+				if (c->wl[j].trace_ranks > s->endpoints)
+					cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u "
+						       "endpoints of system '%s'", c->path, c->wl[j].name, c->wl[j].trace,
+						    c->wl[j].trace_ranks, s->endpoints, s->name);
+			/* Cost and power: packaging rule, rule floor order (no annealing:
+			 * deterministic and fast; `netloom cost --layout anneal` refines). */
+			struct layout lo;
+			if (m && layout_pack(&lo, sim->topo, NULL, 0, &err) == 0) {
+				if (layout_place_rule(&lo, &err) == 0 && layout_summarise(&lo, m, 0, &s->cost, &err) == 0)
+					s->cost_ok = true;
+				layout_release(&lo);
+			}
+			if (m && !s->cost_ok)
+				snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
+		}
+		nl_sim_free(sim);
+	}
+}
+
+static uint64_t cmp_seed(uint32_t k)
+{
+	return (uint64_t)k + 1;
+}
+
+/* The cache key: the fully resolved configuration (every key with its
+ * default, placement and seed included), the trace's content hash, the
+ * netloom version. */
+static int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], struct nl_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	int rc = config_dump_ini(&sim->cfg, f, err);
+	fprintf(f, "\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n", w->trace_hash,
+		w->placement ? w->placement : "linear", seed, nl_version());
+	fclose(f);
+	if (rc == 0)
+		snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, len, 0));
+	free(buf);
+	return rc;
+}
+
+static void cmp_cache_path(const struct cmp *c, const char *key, char *out, size_t n)
+{
+	snprintf(out, n, "%s/cache/%s.json", c->o->dir, key);
+}
+
+static bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
+{
+	char p[1200];
+	cmp_cache_path(c, r->key, p, sizeof p);
+	json_t *j = json_load_file(p, 0, NULL);
+	if (!j)
+		return false;
+	json_t *st = json_object_get(j, "status"), *rt = json_object_get(j, "runtime_s"),
+	       *e = json_object_get(j, "error");
+	bool ok = json_is_integer(st) && json_is_number(rt) && json_is_string(e);
+	if (ok) {
+		r->status = (int)json_integer_value(st);
+		r->runtime_s = json_number_value(rt);
+		snprintf(r->err, sizeof r->err, "%s", json_string_value(e));
+		r->cached = true;
+	}
+	json_decref(j);
+	return ok;
+}
+
+static void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
+{
+	char p[1200];
+	struct nl_err err = {0};
+	cmp_cache_path(c, r->key, p, sizeof p);
+	json_t *j = json_object();
+	json_object_set_new(j, "status", json_integer(r->status));
+	json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+	json_object_set_new(j, "error", json_string(r->err));
+	(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-run, nothing else */
+	json_decref(j);
+}
+
+/* One replay. Its failure (deadlock, an error) is the cell's, not the
+ * study's. */
+static void cmp_run_one(struct cmp *c, struct cmp_run *r)
+{
+	const struct cmp_sys *s = &c->sys[r->s];
+	const struct cmp_wl *w = &c->wl[r->w];
+	struct nl_err err = {0};
+	nl_sim *sim = NULL;
+	char seed[32];
+	snprintf(seed, sizeof seed, "%" PRIu64, cmp_seed(r->k));
+	if (cmp_sys_sim(c, s, &sim, &err) < 0 ||
+	    nl_sim_set(sim, "placement", w->placement ? w->placement : "linear", &err) < 0 ||
+	    nl_sim_set(sim, "placement_seed", seed, &err) < 0 || cmp_key(sim, w, cmp_seed(r->k), r->key, &err) < 0) {
+		r->status = 2;
+		snprintf(r->err, sizeof r->err, "%s", err.msg);
+		nl_sim_free(sim);
+		return;
+	}
+	if (!cmp_cache_get(c, r)) {
+		struct session_replay_opts ro = {.pick_routing = true};
+		struct nl_replay out = {.size = sizeof out};
+		int rc = session_replay(sim, w->trace, &ro, &out, &err);
+		r->status = rc == 0 ? 0 : rc == NL_EDEADLOCK ? 1 : 2;
+		r->runtime_s = rc == 0 ? out.predicted_s : 0;
+		snprintf(r->err, sizeof r->err, "%s", rc == 0 ? "" : err.msg);
+		cmp_cache_put(c, r);
+	}
+	nl_sim_free(sim);
+}
+
+static void *cmp_worker(void *arg)
+{
+	struct cmp *c = arg;
+	for (;;) {
+		unsigned i = atomic_fetch_add(&c->next, 1);
+		if (i >= c->n_runs)
+			return NULL;
+		cmp_run_one(c, &c->runs[i]);
+		pthread_mutex_lock(&c->mu);
+		c->done++;
+		if (c->o->pg) {
+			char d[64];
+			snprintf(d, sizeof d, "run %u/%u", c->done, c->n_runs);
+			progress_update(c->o->pg, (double)c->done / c->n_runs, d);
+		}
+		pthread_mutex_unlock(&c->mu);
+	}
+}
+
+static int cmp_mkdir(const char *p, struct nl_err *err)
+{
+	if (mkdir(p, 0777) < 0 && errno != EEXIST)
+		return nl_errf(err, NL_EIO, "%s: cannot create directory: %s", p, strerror(errno));
+	return 0;
+}
+
+static int cmp_run_all(struct cmp *c, struct nl_err *err)
+{
+	char p[1100];
+	NL_CHECK(cmp_mkdir(c->o->dir, err));
+	snprintf(p, sizeof p, "%s/cache", c->o->dir);
+	NL_CHECK(cmp_mkdir(p, err));
+	c->n_runs = c->n_sys * c->n_wl * c->n_seeds;
+	c->runs = calloc(c->n_runs, sizeof *c->runs);
+	if (!c->runs)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	uint32_t i = 0;
+	for (uint32_t w = 0; w < c->n_wl; w++)
+		for (uint32_t s = 0; s < c->n_sys; s++)
+			for (uint32_t k = 0; k < c->n_seeds; k++)
+				c->runs[i++] = (struct cmp_run){.s = s, .w = w, .k = k};
+	unsigned nt = c->o->jobs ? c->o->jobs : 1;
+	if (nt > c->n_runs)
+		nt = c->n_runs;
+	pthread_t th[64];
+	unsigned started = 0;
+	atomic_init(&c->next, 0);
+	pthread_mutex_init(&c->mu, NULL);
+	for (; started + 1 < nt && started < 64; started++)
+		if (pthread_create(&th[started], NULL, cmp_worker, c))
+			break;
+	cmp_worker(c);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&c->mu);
+	return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A cell (workload, system): its seeds' runtimes; ok only when every seed
+ * ran to the end. */
+struct cmp_cell {
+	bool ok;
+	double min, median, max;
+	const char *why; /* the first failed seed's status */
+};
+
+static void cmp_cell(const struct cmp *c, uint32_t w, uint32_t s, struct cmp_cell *out)
+{
+	double v[CMP_MAX_SEEDS];
+	const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds];
+	*out = (struct cmp_cell){.ok = true};
+	for (uint32_t k = 0; k < c->n_seeds; k++) {
+		if (r[k].status) {
+			out->ok = false;
+			out->why = r[k].status == 1 ? "deadlock" : "error";
+			return;
+		}
+		v[k] = r[k].runtime_s;
+	}
+	qsort(v, c->n_seeds, sizeof *v, cmp_dbl);
+	uint32_t n = c->n_seeds;
+	out->min = v[0];
+	out->max = v[n - 1];
+	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* docs/procurement.md, "Aggregates": the weighted geometric mean over the
+ * workloads of a system's median runtime over the reference's; NAN when a
+ * cell of either failed. */
+static double cmp_relative(const struct cmp *c, uint32_t s, uint32_t ref)
+{
+	double sum = 0, wsum = 0;
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		struct cmp_cell a, b;
+		cmp_cell(c, w, s, &a);
+		cmp_cell(c, w, ref, &b);
+		if (!a.ok || !b.ok || !(a.median > 0) || !(b.median > 0))
+			return NAN;
+		sum += c->wl[w].weight * log(a.median / b.median);
+		wsum += c->wl[w].weight;
+	}
+	return exp(sum / wsum);
+}
+
+static json_t *cmp_num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static uint32_t cmp_ref(const struct cmp *c)
+{
+	for (uint32_t i = 0; c->reference && i < c->n_sys; i++)
+		if (!strcmp(c->sys[i].name, c->reference))
+			return i;
+	return 0;
+}
+
+static json_t *cmp_doc(const struct cmp *c)
+{
+	uint32_t ref = cmp_ref(c);
+	json_t *doc = json_object(), *st = json_object(), *sys = json_array(), *wls = json_array(),
+	       *cells = json_array();
+	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "command", json_string("compare"));
+	json_object_set_new(st, "path", json_string(c->path));
+	json_object_set_new(st, "backend", json_string(c->backend));
+	json_object_set_new(st, "contention", json_string(!strcmp(c->backend, "flit")
+								   ? "modelled: flit-level network, queues and links"
+								   : "not modelled: the analytic backend's latency-bandwidth "
+								     "model (no queueing between messages)"));
+	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
+	json_object_set_new(st, "preset", json_string(c->preset));
+	json_object_set_new(st, "reference", json_string(c->sys[ref].name));
+	json_object_set_new(doc, "study", st);
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(c->wl[w].name));
+		json_object_set_new(o, "trace", json_string(c->wl[w].trace));
+		char h[20];
+		snprintf(h, sizeof h, "%016" PRIx64, c->wl[w].trace_hash);
+		json_object_set_new(o, "trace_xxh64", json_string(h));
+		json_object_set_new(o, "ranks", json_integer(c->wl[w].trace_ranks));
+		json_object_set_new(o, "weight", json_real(c->wl[w].weight));
+		json_object_set_new(o, "placement", json_string(c->wl[w].placement ? c->wl[w].placement : "linear"));
+		json_array_append_new(wls, o);
+	}
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		const struct cmp_sys *y = &c->sys[s];
+		json_t *o = json_object();
+		double rel = cmp_relative(c, s, ref);
+		json_object_set_new(o, "name", json_string(y->name));
+		json_object_set_new(o, "topology", json_string(y->topology));
+		json_object_set_new(o, "endpoints", json_integer(y->endpoints));
+		json_object_set_new(o, "relative_runtime", cmp_num(rel));
+		json_object_set_new(o, "performance", cmp_num(1 / rel));
+		if (y->cost_ok) {
+			json_t *cab = json_object();
+			json_object_set_new(o, "cost_usd", json_real(y->cost.cost_total));
+			json_object_set_new(o, "power_w", json_real(y->cost.power_w));
+			json_object_set_new(o, "perf_per_musd", cmp_num(1 / rel / (y->cost.cost_total / 1e6)));
+			json_object_set_new(o, "perf_per_kw", cmp_num(1 / rel / (y->cost.power_w / 1e3)));
+			json_object_set_new(cab, "links", json_integer((json_int_t)y->cost.links));
+			json_object_set_new(cab, "copper", json_integer((json_int_t)y->cost.copper));
+			json_object_set_new(cab, "fibre", json_integer((json_int_t)y->cost.fibre));
+			json_object_set_new(cab, "length_m", json_real(y->cost.length_m));
+			json_object_set_new(cab, "terminal_cables", json_integer((json_int_t)y->cost.terminal_cables));
+			json_object_set_new(cab, "cabinets", json_integer(y->cost.cabinets));
+			json_object_set_new(o, "cables", cab);
+		} else {
+			json_object_set_new(o, "cost_error", json_string(y->cost_err));
+		}
+		json_array_append_new(sys, o);
+	}
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		double best = INFINITY;
+		struct cmp_cell cc[CMP_MAX_SYS];
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			cmp_cell(c, w, s, &cc[s]);
+			if (cc[s].ok && cc[s].median < best)
+				best = cc[s].median;
+		}
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			json_t *o = json_object(), *seeds = json_array();
+			json_object_set_new(o, "workload", json_string(c->wl[w].name));
+			json_object_set_new(o, "system", json_string(c->sys[s].name));
+			json_object_set_new(o, "status", json_string(cc[s].ok ? "ok" : cc[s].why));
+			json_object_set_new(o, "runtime_s", cc[s].ok ? cmp_num(cc[s].median) : json_null());
+			json_object_set_new(o, "runtime_min_s", cc[s].ok ? cmp_num(cc[s].min) : json_null());
+			json_object_set_new(o, "runtime_max_s", cc[s].ok ? cmp_num(cc[s].max) : json_null());
+			json_object_set_new(o, "slowdown_vs_best", cc[s].ok ? cmp_num(cc[s].median / best) : json_null());
+			for (uint32_t k = 0; k < c->n_seeds; k++) {
+				const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds + k];
+				json_t *e = json_object();
+				json_object_set_new(e, "seed", json_integer((json_int_t)cmp_seed(k)));
+				json_object_set_new(e, "status", json_string(r->status == 0   ? "ok"
+									     : r->status == 1 ? "deadlock"
+											      : "error"));
+				json_object_set_new(e, "runtime_s", r->status ? json_null() : json_real(r->runtime_s));
+				if (r->status)
+					json_object_set_new(e, "error", json_string(r->err));
+				json_object_set_new(e, "cache_key", json_string(r->key));
+				json_array_append_new(seeds, e);
+			}
+			json_object_set_new(o, "seeds", seeds);
+			json_array_append_new(cells, o);
+		}
+	}
+	json_object_set_new(doc, "workloads", wls);
+	json_object_set_new(doc, "systems", sys);
+	json_object_set_new(doc, "cells", cells);
+	return doc;
+}
+
+static void cmp_md_num(FILE *f, double x, const char *fmt)
+{
+	if (isfinite(x))
+		fprintf(f, fmt, x);
+	else
+		fputs("n/a", f);
+}
+
+static char *cmp_md(const struct cmp *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	uint32_t ref = cmp_ref(c);
+	fprintf(f, "# netloom compare: %s\n\n", c->path);
+	fprintf(f, "Backend **%s** (contention %s), %u seed(s), cost preset **%s**, reference system **%s**.\n\n",
+		c->backend, strcmp(c->backend, "flit") ? "not modelled" : "modelled", c->n_seeds, c->preset,
+		c->sys[ref].name);
+	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n| workload |");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, " %s |", c->sys[s].name);
+	fprintf(f, "\n|---|");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, "---|");
+	fputc('\n', f);
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		struct cmp_cell cc[CMP_MAX_SYS];
+		double best = INFINITY;
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			cmp_cell(c, w, s, &cc[s]);
+			if (cc[s].ok && cc[s].median < best)
+				best = cc[s].median;
+		}
+		fprintf(f, "| %s (weight %g) |", c->wl[w].name, c->wl[w].weight);
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			if (cc[s].ok)
+				fprintf(f, " %.6g s (x%.3f) |", cc[s].median, cc[s].median / best);
+			else
+				fprintf(f, " %s |", cc[s].why);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "\n## Systems\n\n| system | topology | endpoints | relative runtime | cost ($) | power (W) | "
+		   "perf per M$ | perf per kW | cables (copper/fibre) | cable length (m) |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|\n");
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		const struct cmp_sys *y = &c->sys[s];
+		double rel = cmp_relative(c, s, ref);
+		fprintf(f, "| %s | `%s` | %u | ", y->name, y->topology, y->endpoints);
+		cmp_md_num(f, rel, "%.4f");
+		if (y->cost_ok) {
+			fprintf(f, " | %.0f | %.1f | ", y->cost.cost_total, y->cost.power_w);
+			cmp_md_num(f, 1 / rel / (y->cost.cost_total / 1e6), "%.4g");
+			fputs(" | ", f);
+			cmp_md_num(f, 1 / rel / (y->cost.power_w / 1e3), "%.4g");
+			fprintf(f, " | %" PRIu64 "/%" PRIu64 " | %.1f |\n", y->cost.copper, y->cost.fibre,
+				y->cost.length_m);
+		} else {
+			fprintf(f, " | n/a | n/a | n/a | n/a | n/a | n/a |\n");
+		}
+	}
+	fprintf(f, "\nRelative runtime: weighted geometric mean of each workload's runtime over the reference "
+		   "system's (lower is better); performance = 1 / relative runtime (docs/procurement.md).\n");
+	fclose(f);
+	return buf;
+}
+
+static void cmp_release(struct cmp *c)
+{
+	for (uint32_t i = 0; i < c->n_sys; i++) {
+		free(c->sys[i].name);
+		free(c->sys[i].config);
+		free(c->sys[i].topology);
+		for (uint32_t k = 0; k < c->sys[i].n_kv; k++) {
+			free(c->sys[i].kv[k].key);
+			free(c->sys[i].kv[k].value);
+		}
+	}
+	for (uint32_t i = 0; i < c->n_wl; i++) {
+		free(c->wl[i].name);
+		free(c->wl[i].trace);
+		free(c->wl[i].placement);
+	}
+	free(c->backend);
+	free(c->preset);
+	free(c->reference);
+	free(c->runs);
+}
+
+int session_compare(const char *study, const struct session_compare_opts *o, struct session_compare_result *res,
+		    struct nl_err *err)
+{
+	struct cmp *c = calloc(1, sizeof *c);
+	if (!c)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	*res = (struct session_compare_result){0};
+	c->path = study;
+	c->o = o;
+	c->n_seeds = 1;
+	c->backend = strdup("analytic");
+	c->preset = strdup("flex");
+	const char *slash = strrchr(study, '/');
+	if (slash)
+		snprintf(c->dir, sizeof c->dir, "%.*s", (int)(slash - study), study);
+	int rc = 0;
+	FILE *f = fopen(study, "r");
+	if (!f) {
+		rc = nl_errf(err, NL_EIO, "%s: cannot open study file: %s", study, strerror(errno));
+		goto out;
+	}
+	c->f = f;
+	c->at_start = true;
+	int line = ini_parse_stream(cmp_reader, c, cmp_ini_any, c);
+	fclose(f);
+	if (line > 0)
+		cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
+	if (!c->n_problems)
+		cmp_validate(c);
+	if (c->n_problems) {
+		res->problems = c->problems;
+		c->problems = NULL;
+		char first[NL_ERR_MSG_MAX];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(res->problems, "\n"), res->problems);
+		rc = nl_errf(err, NL_ECONFIG, "%s%s", first, c->n_problems > 1 ? " (and more)" : "");
+		goto out;
+	}
+	if ((rc = cmp_run_all(c, err)) < 0)
+		goto out;
+	for (uint32_t i = 0; i < c->n_runs; i++) {
+		res->executed += !c->runs[i].cached;
+		res->cached += c->runs[i].cached;
+		res->failed += c->runs[i].status != 0;
+	}
+	res->runs = c->n_runs;
+	res->doc = cmp_doc(c);
+	res->markdown = cmp_md(c);
+	if (!res->doc || !res->markdown)
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+out:
+	free(c->problems);
+	cmp_release(c);
+	free(c);
+	return rc;
+}

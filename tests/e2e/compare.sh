@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end tests of `netloom compare` (issue 15, docs/procurement.md): a
+# 2-system x 2-workload study on the bundled samples, -j1 and -j2 reports
+# byte-identical but for the execution figures, a second run that executes
+# no replay, and bad study files refused before any run with one line.
+# usage: compare.sh NETLOOM SOURCE_ROOT
+set -uo pipefail
+netloom=$1
+root=$2
+. "$(dirname "$0")/lib.sh"
+s=$root/traces/samples
+
+cat > "$dir/study.ini" <<EOS
+[study]
+backend = analytic
+seeds = 2
+preset = flex
+reference = torus
+[system torus]
+topology = torus:k=4x4
+routing_function = dor
+[system fattree]
+config = fattree.ini
+[workload lammps]
+trace = $s/lammps-lj-8.nlt
+ranks = 8
+weight = 2
+[workload hpcc]
+trace = $s/hpcc-8.nlt
+placement = random-node
+EOS
+printf '[network]\ntopology = fattree:k=4,n=2\n' > "$dir/fattree.ini"
+
+"$netloom" compare "$dir/study.ini" -o "$dir/a" -j1 > /dev/null || fail "run -j1"
+"$netloom" compare "$dir/study.ini" -o "$dir/b" -j2 > /dev/null || fail "run -j2"
+strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("execution"); print(json.dumps(d, indent=1))' "$1"; }
+[ -n "$(strip "$dir/a/report.json")" ] || fail "report.json unreadable"
+[ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "-j1 and -j2 reports differ"
+cmp -s "$dir/a/report.md" "$dir/b/report.md" || fail "-j1 and -j2 report.md differ"
+expect_eq "cells" "$(json "$dir/a/report.json" 'len(d["cells"])')" 4
+expect_eq "cells ok" "$(json "$dir/a/report.json" 'sorted(set(c["status"] for c in d["cells"]))')" "['ok']"
+expect_eq "executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 8
+expect_eq "reference" "$(json "$dir/a/report.json" '[s["relative_runtime"] for s in d["systems"]][0]')" 1.0
+expect_eq "cost" "$(json "$dir/a/report.json" 'all(s["cost_usd"] > 0 and s["power_w"] > 0 for s in d["systems"])')" True
+# Slowdown against the best: 1 for the fastest system of each workload.
+expect_eq "slowdown" "$(json "$dir/a/report.json" 'min(c["slowdown_vs_best"] for c in d["cells"] if c["workload"] == "hpcc")')" 1.0
+
+# A second run computes nothing; the report is the same.
+"$netloom" compare "$dir/study.ini" -o "$dir/a" -j2 > /dev/null || fail "second run"
+expect_eq "second run executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 0
+expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cached_runs"]')" 8
+[ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "cached report differs"
+
+# bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
+bad() {
+  out=$("$netloom" compare "$dir/$1.ini" -o "$dir/out-$1" 2>&1 >/dev/null); rc=$?
+  expect_eq "bad $1" "$rc:$out" "2:$2"
+  [ ! -e "$dir/out-$1" ] || fail "bad $1: output written"
+}
+sed 's/^routing_function = dor/routing_fuction = dor/' "$dir/study.ini" > "$dir/unknown.ini"
+bad unknown "netloom: $dir/unknown.ini:8: [system torus]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
+sed "s|^trace = $s/hpcc-8.nlt|trace = nothere.nlt|" "$dir/study.ini" > "$dir/missing.ini"
+out=$("$netloom" compare "$dir/missing.ini" -o "$dir/out-missing" 2>&1 >/dev/null); rc=$?
+expect_eq "missing trace status" "$rc" 2
+expect_eq "missing trace lines" "$(printf '%s\n' "$out" | wc -l)" 1
+case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fail "missing trace: $out" ;; esac
+[ ! -e "$dir/out-missing" ] || fail "missing trace: output written"
+sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
+bad big "netloom: $dir/big.ini: [workload hpcc] trace '$s/hpcc-16.nlt': 16 ranks; expected at most the 8 endpoints of system 'torus'"
+
+[ $fails -eq 0 ] && echo "compare: all checks passed"
+exit $((fails > 0))
