@@ -1,0 +1,242 @@
+/* `netloom compare`'s report (docs/procurement.md): per cell the seeds'
+ * runtimes, slowdown against the best system, the weighted geometric mean
+ * against the reference, cost, power and performance per dollar and per
+ * watt, as report.json's document and report.md's Markdown. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session/session_compare_internal.h"
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A cell (workload, system): its seeds' runtimes; ok only when every seed
+ * ran to the end. */
+struct cmp_cell {
+	bool ok;
+	double min, median, max;
+	const char *why; /* the first failed seed's status */
+};
+
+static void cmp_cell(const struct cmp *c, uint32_t w, uint32_t s, struct cmp_cell *out)
+{
+	double v[CMP_MAX_SEEDS];
+	const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds];
+	*out = (struct cmp_cell){.ok = true};
+	for (uint32_t k = 0; k < c->n_seeds; k++) {
+		if (r[k].status) {
+			out->ok = false;
+			out->why = r[k].status == 1 ? "deadlock" : "error";
+			return;
+		}
+		v[k] = r[k].runtime_s;
+	}
+	qsort(v, c->n_seeds, sizeof *v, cmp_dbl);
+	uint32_t n = c->n_seeds;
+	out->min = v[0];
+	out->max = v[n - 1];
+	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* docs/procurement.md, "Aggregates": the weighted geometric mean over the
+ * workloads of a system's median runtime over the reference's; NAN when a
+ * cell of either failed. */
+static double cmp_relative(const struct cmp *c, uint32_t s, uint32_t ref)
+{
+	double sum = 0, wsum = 0;
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		struct cmp_cell a, b;
+		cmp_cell(c, w, s, &a);
+		cmp_cell(c, w, ref, &b);
+		if (!a.ok || !b.ok || !(a.median > 0) || !(b.median > 0))
+			return NAN;
+		sum += c->wl[w].weight * log(a.median / b.median);
+		wsum += c->wl[w].weight;
+	}
+	return exp(sum / wsum);
+}
+
+static json_t *cmp_num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static uint32_t cmp_ref(const struct cmp *c)
+{
+	for (uint32_t i = 0; c->reference && i < c->n_sys; i++)
+		if (!strcmp(c->sys[i].name, c->reference))
+			return i;
+	return 0;
+}
+
+json_t *cmp_doc(const struct cmp *c)
+{
+	uint32_t ref = cmp_ref(c);
+	json_t *doc = json_object(), *st = json_object(), *sys = json_array(), *wls = json_array(),
+	       *cells = json_array();
+	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "command", json_string("compare"));
+	json_object_set_new(st, "path", json_string(c->path));
+	json_object_set_new(st, "backend", json_string(c->backend));
+	json_object_set_new(st, "contention", json_string(!strcmp(c->backend, "flit")
+								   ? "modelled: flit-level network, queues and links"
+								   : "not modelled: the analytic backend's latency-bandwidth "
+								     "model (no queueing between messages)"));
+	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
+	json_object_set_new(st, "preset", json_string(c->preset));
+	json_object_set_new(st, "reference", json_string(c->sys[ref].name));
+	json_object_set_new(doc, "study", st);
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(c->wl[w].name));
+		json_object_set_new(o, "trace", json_string(c->wl[w].trace));
+		char h[20];
+		snprintf(h, sizeof h, "%016" PRIx64, c->wl[w].trace_hash);
+		json_object_set_new(o, "trace_xxh64", json_string(h));
+		json_object_set_new(o, "ranks", json_integer(c->wl[w].trace_ranks));
+		json_object_set_new(o, "weight", json_real(c->wl[w].weight));
+		json_object_set_new(o, "placement", json_string(c->wl[w].placement ? c->wl[w].placement : "linear"));
+		json_array_append_new(wls, o);
+	}
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		const struct cmp_sys *y = &c->sys[s];
+		json_t *o = json_object();
+		double rel = cmp_relative(c, s, ref);
+		json_object_set_new(o, "name", json_string(y->name));
+		json_object_set_new(o, "topology", json_string(y->topology));
+		json_object_set_new(o, "endpoints", json_integer(y->endpoints));
+		json_object_set_new(o, "relative_runtime", cmp_num(rel));
+		json_object_set_new(o, "performance", cmp_num(1 / rel));
+		if (y->cost_ok) {
+			json_t *cab = json_object();
+			json_object_set_new(o, "cost_usd", json_real(y->cost.cost_total));
+			json_object_set_new(o, "power_w", json_real(y->cost.power_w));
+			json_object_set_new(o, "perf_per_musd", cmp_num(1 / rel / (y->cost.cost_total / 1e6)));
+			json_object_set_new(o, "perf_per_kw", cmp_num(1 / rel / (y->cost.power_w / 1e3)));
+			json_object_set_new(cab, "links", json_integer((json_int_t)y->cost.links));
+			json_object_set_new(cab, "copper", json_integer((json_int_t)y->cost.copper));
+			json_object_set_new(cab, "fibre", json_integer((json_int_t)y->cost.fibre));
+			json_object_set_new(cab, "length_m", json_real(y->cost.length_m));
+			json_object_set_new(cab, "terminal_cables", json_integer((json_int_t)y->cost.terminal_cables));
+			json_object_set_new(cab, "cabinets", json_integer(y->cost.cabinets));
+			json_object_set_new(o, "cables", cab);
+		} else {
+			json_object_set_new(o, "cost_error", json_string(y->cost_err));
+		}
+		json_array_append_new(sys, o);
+	}
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		double best = INFINITY;
+		struct cmp_cell cc[CMP_MAX_SYS];
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			cmp_cell(c, w, s, &cc[s]);
+			if (cc[s].ok && cc[s].median < best)
+				best = cc[s].median;
+		}
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			json_t *o = json_object(), *seeds = json_array();
+			json_object_set_new(o, "workload", json_string(c->wl[w].name));
+			json_object_set_new(o, "system", json_string(c->sys[s].name));
+			json_object_set_new(o, "status", json_string(cc[s].ok ? "ok" : cc[s].why));
+			json_object_set_new(o, "runtime_s", cc[s].ok ? cmp_num(cc[s].median) : json_null());
+			json_object_set_new(o, "runtime_min_s", cc[s].ok ? cmp_num(cc[s].min) : json_null());
+			json_object_set_new(o, "runtime_max_s", cc[s].ok ? cmp_num(cc[s].max) : json_null());
+			json_object_set_new(o, "slowdown_vs_best", cc[s].ok ? cmp_num(cc[s].median / best) : json_null());
+			for (uint32_t k = 0; k < c->n_seeds; k++) {
+				const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds + k];
+				json_t *e = json_object();
+				json_object_set_new(e, "seed", json_integer((json_int_t)cmp_seed(k)));
+				json_object_set_new(e, "status", json_string(r->status == 0   ? "ok"
+									     : r->status == 1 ? "deadlock"
+											      : "error"));
+				json_object_set_new(e, "runtime_s", r->status ? json_null() : json_real(r->runtime_s));
+				if (r->status)
+					json_object_set_new(e, "error", json_string(r->err));
+				json_object_set_new(e, "cache_key", json_string(r->key));
+				json_array_append_new(seeds, e);
+			}
+			json_object_set_new(o, "seeds", seeds);
+			json_array_append_new(cells, o);
+		}
+	}
+	json_object_set_new(doc, "workloads", wls);
+	json_object_set_new(doc, "systems", sys);
+	json_object_set_new(doc, "cells", cells);
+	return doc;
+}
+
+static void cmp_md_num(FILE *f, double x, const char *fmt)
+{
+	if (isfinite(x))
+		fprintf(f, fmt, x);
+	else
+		fputs("n/a", f);
+}
+
+char *cmp_md(const struct cmp *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	uint32_t ref = cmp_ref(c);
+	fprintf(f, "# netloom compare: %s\n\n", c->path);
+	fprintf(f, "Backend **%s** (contention %s), %u seed(s), cost preset **%s**, reference system **%s**.\n\n",
+		c->backend, strcmp(c->backend, "flit") ? "not modelled" : "modelled", c->n_seeds, c->preset,
+		c->sys[ref].name);
+	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n| workload |");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, " %s |", c->sys[s].name);
+	fprintf(f, "\n|---|");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, "---|");
+	fputc('\n', f);
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		struct cmp_cell cc[CMP_MAX_SYS];
+		double best = INFINITY;
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			cmp_cell(c, w, s, &cc[s]);
+			if (cc[s].ok && cc[s].median < best)
+				best = cc[s].median;
+		}
+		fprintf(f, "| %s (weight %g) |", c->wl[w].name, c->wl[w].weight);
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			if (cc[s].ok)
+				fprintf(f, " %.6g s (x%.3f) |", cc[s].median, cc[s].median / best);
+			else
+				fprintf(f, " %s |", cc[s].why);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "\n## Systems\n\n| system | topology | endpoints | relative runtime | cost ($) | power (W) | "
+		   "perf per M$ | perf per kW | cables (copper/fibre) | cable length (m) |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|\n");
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		const struct cmp_sys *y = &c->sys[s];
+		double rel = cmp_relative(c, s, ref);
+		fprintf(f, "| %s | `%s` | %u | ", y->name, y->topology, y->endpoints);
+		cmp_md_num(f, rel, "%.4f");
+		if (y->cost_ok) {
+			fprintf(f, " | %.0f | %.1f | ", y->cost.cost_total, y->cost.power_w);
+			cmp_md_num(f, 1 / rel / (y->cost.cost_total / 1e6), "%.4g");
+			fputs(" | ", f);
+			cmp_md_num(f, 1 / rel / (y->cost.power_w / 1e3), "%.4g");
+			fprintf(f, " | %" PRIu64 "/%" PRIu64 " | %.1f |\n", y->cost.copper, y->cost.fibre,
+				y->cost.length_m);
+		} else {
+			fprintf(f, " | n/a | n/a | n/a | n/a | n/a | n/a |\n");
+		}
+	}
+	fprintf(f, "\nRelative runtime: weighted geometric mean of each workload's runtime over the reference "
+		   "system's (lower is better); performance = 1 / relative runtime (docs/procurement.md).\n");
+	fclose(f);
+	return buf;
+}
+
