@@ -71,6 +71,7 @@
 #include "core/error.h"
 #include "core/evheap.h"
 #include "core/param.h"
+#include "net/calibration.h"
 #include "net/net.h"
 #include "topo/topo.h"
 
@@ -165,11 +166,7 @@ struct analytic {
 
 	/* calibration: one-way time (ps) measured at sizes, increasing; the
 	 * ping-pong's and (optional, n = 0 when absent) the exchange's */
-	struct analytic_cal {
-		uint64_t *bytes;
-		double *ps;
-		size_t n;
-	} cal, cal_x;
+	struct net_cal cal, cal_x;
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
@@ -186,92 +183,10 @@ static void analytic_destroy(struct net_backend *b)
 	free(a->link_ps);
 	free(a->dist);
 	free(a->job_bytes);
-	free(a->cal.bytes);
-	free(a->cal.ps);
-	free(a->cal_x.bytes);
-	free(a->cal_x.ps);
+	net_cal_free(&a->cal);
+	net_cal_free(&a->cal_x);
 	free(a);
 	b->state = NULL;
-}
-
-/* One table of a calibration run: [{"bytes", "median_seconds"}...], at
- * least 2 sizes, increasing. */
-static int analytic_load_cal_table(struct analytic_cal *c, json_t *tab, const char *path,
-				   const char *name, long long ranks, struct nl_err *err)
-{
-	if (!json_is_array(tab) || json_array_size(tab) < 2)
-		return nl_errf(err, NL_EFORMAT,
-			       "calibration %s: run of %lld ranks: expected a '%s' array of at least 2 sizes", path,
-			       ranks, name);
-	size_t n = json_array_size(tab);
-	c->bytes = malloc(n * sizeof *c->bytes);
-	c->ps = malloc(n * sizeof *c->ps);
-	if (!c->bytes || !c->ps)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_array_get(tab, i);
-		json_t *b = json_object_get(e, "bytes"), *sec = json_object_get(e, "median_seconds");
-		if (!json_is_integer(b) || json_integer_value(b) < 0 || !json_is_number(sec) ||
-		    json_number_value(sec) < 0 || (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1]))
-			return nl_errf(err, NL_EFORMAT,
-				       "calibration %s: %s[%zu]: expected increasing 'bytes' and a 'median_seconds' >= 0",
-				       path, name, i);
-		c->bytes[i] = (uint64_t)json_integer_value(b);
-		c->ps[i] = json_number_value(sec) * 1e12;
-	}
-	c->n = n;
-	return 0;
-}
-
-/* Read the calibration: {"runs": [{"ranks": N, "one_way": TABLE,
- * "exchange": TABLE (optional)}...]} or one such run object, as
- * netloom-pingpong prints it. */
-static int analytic_load_calibration(struct analytic *a, struct nl_err *err)
-{
-	const char *path = a->p.calibration;
-	long long ranks = (long long)a->p.calibration_ranks;
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
-	if (!doc)
-		return nl_errf(err, NL_EFORMAT, "calibration %s:%d: %s", path, je.line, je.text);
-	json_t *run = NULL, *runs = json_object_get(doc, "runs");
-	if (json_is_array(runs)) {
-		size_t i;
-		json_t *r;
-		json_array_foreach(runs, i, r)
-			if (json_integer_value(json_object_get(r, "ranks")) == ranks)
-				run = r;
-	} else if (json_integer_value(json_object_get(doc, "ranks")) == ranks) {
-		run = doc;
-	}
-	int rc;
-	if (!run) {
-		rc = nl_errf(err, NL_ECONFIG, "calibration %s: no run with %lld ranks (calibration_ranks)", path,
-			     ranks);
-	} else {
-		rc = analytic_load_cal_table(&a->cal, json_object_get(run, "one_way"), path, "one_way", ranks,
-					     err);
-		json_t *x = json_object_get(run, "exchange");
-		if (rc == 0 && x)
-			rc = analytic_load_cal_table(&a->cal_x, x, path, "exchange", ranks, err);
-	}
-	json_decref(doc);
-	return rc;
-}
-
-/* Measured time of a message of `bytes` in table `c`, ps: linear between
- * measured sizes, the last segment's slope beyond them. */
-static uint64_t analytic_cal_ps(const struct analytic_cal *c, uint64_t bytes)
-{
-	size_t hi = 1;
-	while (hi + 1 < c->n && c->bytes[hi] < bytes)
-		hi++;
-	size_t lo = hi - 1;
-	double x0 = (double)c->bytes[lo], x1 = (double)c->bytes[hi];
-	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * ((double)bytes - x0) / (x1 - x0);
-	if (bytes <= c->bytes[0])
-		y = c->ps[0];
-	return y > 0 ? (uint64_t)llround(y) : 0;
 }
 
 static int analytic_build_dist(struct analytic *a, struct nl_err *err)
@@ -318,7 +233,7 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 		goto fail;
 	}
 	if (a->p.calibration[0] && !a->p.ideal) {
-		rc = analytic_load_calibration(a, err);
+		rc = net_cal_load(a->p.calibration, a->p.calibration_ranks, &a->cal, &a->cal_x, err);
 		if (rc < 0)
 			goto fail;
 	}
@@ -331,7 +246,7 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 		a->latency_ps = (uint64_t)llround(a->p.latency_ns * 1000.0);
 		a->hop_ps = (uint64_t)llround(a->p.hop_latency_ns * 1000.0);
 		if (a->cal.n)
-			a->latency_ps = analytic_cal_ps(&a->cal, 0);
+			a->latency_ps = net_cal_ps(&a->cal, 0);
 	}
 	if (t) {
 		a->n_ep = t->n_endpoints;
@@ -465,9 +380,9 @@ static int analytic_grow_endpoints(struct analytic *a, uint32_t ep)
 static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes, bool exchange)
 {
 	if (a->cal.n) {
-		uint64_t t = analytic_cal_ps(&a->cal, bytes);
+		uint64_t t = net_cal_ps(&a->cal, bytes);
 		if (exchange && a->cal_x.n) {
-			uint64_t tx = analytic_cal_ps(&a->cal_x, bytes);
+			uint64_t tx = net_cal_ps(&a->cal_x, bytes);
 			t = tx > t ? tx : t;
 		}
 		return t > a->latency_ps ? t - a->latency_ps : 0;

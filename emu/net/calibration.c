@@ -1,0 +1,99 @@
+/* Calibration tables of the analytic backend (docs/replay.md): one-way
+ * message times measured by netloom-pingpong at increasing sizes, read from
+ * its JSON and interpolated. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "net/calibration.h"
+
+void net_cal_free(struct net_cal *c)
+{
+	free(c->bytes);
+	free(c->ps);
+	c->bytes = NULL;
+	c->ps = NULL;
+	c->n = 0;
+}
+
+/* One table of a calibration run: [{"bytes", "median_seconds"}...], at
+ * least 2 sizes, increasing. */
+static int cal_table(struct net_cal *c, json_t *tab, const char *path, const char *name, long long ranks,
+		     struct nl_err *err)
+{
+	if (!json_is_array(tab) || json_array_size(tab) < 2)
+		return nl_errf(err, NL_EFORMAT,
+			       "calibration %s: run of %lld ranks: expected a '%s' array of at least 2 sizes", path,
+			       ranks, name);
+	size_t n = json_array_size(tab);
+	c->bytes = malloc(n * sizeof *c->bytes);
+	c->ps = malloc(n * sizeof *c->ps);
+	if (!c->bytes || !c->ps)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(tab, i);
+		json_t *b = json_object_get(e, "bytes"), *sec = json_object_get(e, "median_seconds");
+		if (!json_is_integer(b) || json_integer_value(b) < 0 || !json_is_number(sec) ||
+		    json_number_value(sec) < 0 || (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1]))
+			return nl_errf(err, NL_EFORMAT,
+				       "calibration %s: %s[%zu]: expected increasing 'bytes' and a 'median_seconds' >= 0",
+				       path, name, i);
+		c->bytes[i] = (uint64_t)json_integer_value(b);
+		c->ps[i] = json_number_value(sec) * 1e12;
+	}
+	c->n = n;
+	return 0;
+}
+
+/* Read the calibration: {"runs": [{"ranks": N, "one_way": TABLE,
+ * "exchange": TABLE (optional)}...]} or one such run object, as
+ * netloom-pingpong prints it. */
+int net_cal_load(const char *path, uint64_t calibration_ranks, struct net_cal *one_way, struct net_cal *exchange,
+		 struct nl_err *err)
+{
+	long long ranks = (long long)calibration_ranks;
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc)
+		return nl_errf(err, NL_EFORMAT, "calibration %s:%d: %s", path, je.line, je.text);
+	json_t *run = NULL, *runs = json_object_get(doc, "runs");
+	if (json_is_array(runs)) {
+		size_t i;
+		json_t *r;
+		json_array_foreach(runs, i, r)
+			if (json_integer_value(json_object_get(r, "ranks")) == ranks)
+				run = r;
+	} else if (json_integer_value(json_object_get(doc, "ranks")) == ranks) {
+		run = doc;
+	}
+	int rc;
+	if (!run) {
+		rc = nl_errf(err, NL_ECONFIG, "calibration %s: no run with %lld ranks (calibration_ranks)", path,
+			     ranks);
+	} else {
+		rc = cal_table(one_way, json_object_get(run, "one_way"), path, "one_way", ranks,
+					     err);
+		json_t *x = json_object_get(run, "exchange");
+		if (rc == 0 && x)
+			rc = cal_table(exchange, x, path, "exchange", ranks, err);
+	}
+	json_decref(doc);
+	return rc;
+}
+
+/* Measured time of a message of `bytes` in table `c`, ps: linear between
+ * measured sizes, the last segment's slope beyond them. */
+uint64_t net_cal_ps(const struct net_cal *c, uint64_t bytes)
+{
+	size_t hi = 1;
+	while (hi + 1 < c->n && c->bytes[hi] < bytes)
+		hi++;
+	size_t lo = hi - 1;
+	double x0 = (double)c->bytes[lo], x1 = (double)c->bytes[hi];
+	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * ((double)bytes - x0) / (x1 - x0);
+	if (bytes <= c->bytes[0])
+		y = c->ps[0];
+	return y > 0 ? (uint64_t)llround(y) : 0;
+}
+
