@@ -75,6 +75,11 @@ void session_net_close(nl_sim *s);
  * cable propagation delay (one-line errors name the key: a backend without
  * per-link latency, no topology, bad layout keys); *info gets a new JSON
  * object describing the layout, NULL when the key is 0. */
+/* The first routing function in the registry that runs on t's family (dor
+ * on tori and meshes, min elsewhere), or NULL: what replays and live
+ * sessions use when the configuration names none. */
+const char *session_pick_routing(const struct topo *t);
+
 /* The emu/place policy of key `placement` (not linear) for topology t, or
  * a one-line NL_ECONFIG (unknown name with the choices; no topology). */
 struct place_ops;

@@ -126,7 +126,7 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 
 /* The first routing function in the registry that runs on t's family (dor
  * on tori and meshes, min elsewhere), so one command compares families. */
-static const char *session_pick_routing(const struct topo *t)
+const char *session_pick_routing(const struct topo *t)
 {
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);

@@ -51,22 +51,6 @@ struct session_src {
 	bool have_hist;
 };
 
-/* The first routing function of the registry that runs on t's family, as
- * `netloom replay --topology` picks it, when the configuration names none. */
-static const char *src_pick_routing(const struct topo *t)
-{
-	size_t n;
-	const struct route_ops *const *all = route_list(&n);
-	for (size_t i = 0; i < n; i++) {
-		if (!all[i]->families)
-			return all[i]->name;
-		for (size_t j = 0; all[i]->families[j]; j++)
-			if (!strcmp(all[i]->families[j], t->ops->name))
-				return all[i]->name;
-	}
-	return NULL;
-}
-
 /* Matches: split the latency per side, and hand the caller only those
  * between its own ranks (the trace's ranks are no business of its). */
 static void src_match(void *ctx, const struct app_match_info *mi)
@@ -191,7 +175,7 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 			goto fail;
 		}
 		if (!config_get(&s->cfg, "routing_function")) {
-			const char *name = src_pick_routing(r->topo);
+			const char *name = session_pick_routing(r->topo);
 			if (name) {
 				if ((rc = config_set(&s->cfg, "routing_function", name, "serve", err)) < 0)
 					goto fail;
