@@ -62,7 +62,7 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 		.src_router = topo_ep_router(t, e),
 		.dst_router = topo_ep_router(t, dst),
 		.dst_ep = dst,
-		.tclass = (uint8_t)((n->synth.class_rule == TRAFFIC_CLASS_DEST ? dst : e) % n->n_cls),
+		.tclass = n->n_cls > 1 ? (uint8_t)((n->synth.class_rule == TRAFFIC_CLASS_DEST ? dst : e) % n->n_cls) : 0,
 	};
 	fl_nic_inject_route(n, c, &pk->rt);
 	n->obs.flits_alive += size;
