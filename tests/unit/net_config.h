@@ -9,6 +9,8 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "net/net.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
 #include "traffic/traffic.h"
 
 static const struct config_table *const all_tables[] = {
@@ -37,6 +39,46 @@ static inline int run_point_kv(const char *const *kv, struct net_point *pt, stru
 		rc = net_run_point_cfg(&cfg, pt, e);
 	config_release(&cfg);
 	return rc;
+}
+
+/* A flit network under synthetic traffic, built from key=value strings
+ * (test_flit.c, test_tclass.c): per-channel counts on, the traffic-class
+ * rule of the configuration applied. */
+struct fx {
+	struct config cfg;
+	struct topo *t;
+	struct traffic *tr;
+	struct flitnet *n;
+};
+
+static inline int fx_open(struct fx *f, const char *const *kv, struct nl_err *e)
+{
+	struct net_cfg nc;
+	struct router_cfg rc;
+	struct sim_cfg sc;
+	struct traffic_cfg tc;
+
+	memset(f, 0, sizeof *f);
+	NL_CHECK(make_config(&f->cfg, kv, e));
+	NL_CHECK(config_bind(&f->cfg, &net_network_table, &nc, e));
+	NL_CHECK(config_bind(&f->cfg, &net_router_table, &rc, e));
+	NL_CHECK(config_bind(&f->cfg, &net_sim_table, &sc, e));
+	NL_CHECK(config_bind(&f->cfg, &traffic_table, &tc, e));
+	NL_CHECK(topo_new(nc.topology, &f->t, e));
+	NL_CHECK(flitnet_new(&nc, &rc, &sc, f->t, &f->n, e));
+	NL_CHECK(traffic_new(tc.traffic, f->t, (uint64_t)sc.seed, &f->tr, e));
+	f->n->obs.count_channels = true;
+	flitnet_set_class_rule(f->n, tc.traffic_class);
+	return flitnet_set_traffic(f->n, f->tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
+				   (uint32_t)tc.packet_size.hi, e);
+}
+
+static inline void fx_close(struct fx *f)
+{
+	flitnet_free(f->n);
+	traffic_free(f->tr);
+	topo_free(f->t);
+	config_release(&f->cfg);
 }
 
 #endif

@@ -18,44 +18,6 @@
 #include "net_config.h"
 #include "test.h"
 
-struct fx {
-	struct config cfg;
-	struct topo *t;
-	struct traffic *tr;
-	struct flitnet *n;
-};
-
-static int fx_open(struct fx *f, const char *const *kv, struct nl_err *e)
-{
-	struct net_cfg nc;
-	struct router_cfg rc;
-	struct sim_cfg sc;
-	struct traffic_cfg tc;
-
-	memset(f, 0, sizeof *f);
-	config_init(&f->cfg, all_tables, sizeof all_tables / sizeof *all_tables);
-	for (int i = 0; kv[i]; i++)
-		NL_CHECK(config_set(&f->cfg, kv[i], NULL, "test", e));
-	NL_CHECK(config_bind(&f->cfg, &net_network_table, &nc, e));
-	NL_CHECK(config_bind(&f->cfg, &net_router_table, &rc, e));
-	NL_CHECK(config_bind(&f->cfg, &net_sim_table, &sc, e));
-	NL_CHECK(config_bind(&f->cfg, &traffic_table, &tc, e));
-	NL_CHECK(topo_new(nc.topology, &f->t, e));
-	NL_CHECK(flitnet_new(&nc, &rc, &sc, f->t, &f->n, e));
-	NL_CHECK(traffic_new(tc.traffic, f->t, (uint64_t)sc.seed, &f->tr, e));
-	flitnet_set_class_rule(f->n, tc.traffic_class);
-	return flitnet_set_traffic(f->n, f->tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
-				   (uint32_t)tc.packet_size.hi, e);
-}
-
-static void fx_close(struct fx *f)
-{
-	flitnet_free(f->n);
-	traffic_free(f->tr);
-	topo_free(f->t);
-	config_release(&f->cfg);
-}
-
 /* Every buffered flit of every input VC, cycle by cycle: its packet's
  * class must own the VC. Counts flits seen per class (both classes must
  * show up, or the check proves nothing) and flits out of range. */
