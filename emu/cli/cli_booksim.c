@@ -46,7 +46,7 @@ static const char *const bs_defaults[][2] = {
 	{"vc_alloc_delay", "1"}, {"sw_alloc_delay", "1"}, {"st_prepare_delay", "0"}, {"st_final_delay", "1"},
 	{"credit_delay", "0"}, {"internal_speedup", "1.0"}, {"input_speedup", "1"}, {"output_speedup", "1"},
 	{"vc_allocator", "islip"}, {"sw_allocator", "islip"}, {"alloc_iters", "1"},
-	{"wait_for_tail_credit", "0"}, {"traffic", "uniform"}, {"injection_rate", "0.1"},
+	{"wait_for_tail_credit", "0"}, {"hold_switch_for_packet", "0"}, {"traffic", "uniform"}, {"injection_rate", "0.1"},
 	{"injection_rate_uses_flits", "0"}, {"packet_size", "1"}, {"injection_process", "bernoulli"},
 	{"sim_type", "latency"}, {"warmup_periods", "3"}, {"sample_period", "1000"}, {"max_samples", "10"},
 	{"latency_thres", "500.0"}, {"warmup_thres", "0.05"}, {"acc_warmup_thres", "0.05"},
@@ -57,7 +57,7 @@ static const char *const bs_defaults[][2] = {
 /* Keys netloom does not model, fine when they hold this (BookSim default)
  * value. */
 static const char *const bs_inert[][2] = {
-	{"speculative", "0"}, {"noq", "0"}, {"output_delay", "0"}, {"hold_switch_for_packet", "0"},
+	{"speculative", "0"}, {"noq", "0"}, {"output_delay", "0"},
 	{"classes", "1"}, {"subnets", "1"}, {"priority", "none"}, {"vc_busy_when_full", "0"},
 	{"vc_prioritize_empty", "0"}, {"vc_shuffle_requests", "0"}, {"output_buffer_size", "-1"},
 	{"buffer_policy", "private"}, {"include_queuing", "1"},
@@ -520,7 +520,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	static const char *const router_keys[] = {
 		"num_vcs", "vc_buf_size", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_prepare_delay",
 		"st_final_delay", "credit_delay", "internal_speedup", "input_speedup", "output_speedup",
-		"vc_allocator", "sw_allocator", "alloc_iters", "wait_for_tail_credit", NULL};
+		"vc_allocator", "sw_allocator", "alloc_iters", "wait_for_tail_credit", "hold_switch_for_packet", NULL};
 	fprintf(out, "\n[router]\n");
 	for (int i = 0; router_keys[i]; i++) {
 		const char *v = bs_get(bf, router_keys[i]);

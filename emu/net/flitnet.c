@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/hold.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
@@ -110,6 +111,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->msg.msgs);
 	free(n->report);
 	fl_dl_release(n);
+	fl_hold_release(n);
 	fl_part_release(n);
 	fl_part_release_own(n);
 	free(n);
@@ -203,7 +205,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->buf = (uint32_t)rc->vc_buf_size;
 	n->Xd = (uint32_t)(rc->st_prepare_delay + rc->st_final_delay);
 	n->lookahead = rc->routing_delay == 0;
-	n->unit_delays = rc->routing_delay <= 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1;
+	/* The one-pass path runs each stage's evaluation and update together,
+	 * which BookSim's holding stage (evaluated before switch allocation,
+	 * updated after it reads the holds) does not allow. */
+	n->unit_delays = rc->routing_delay <= 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1 &&
+			 !rc->hold_switch_for_packet;
 	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
@@ -395,6 +401,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->reverse_visits = sc->visit_order == 1;
 	fl_obs_phase(&n->obs, PH_WARMUP);
 	rc_ = fl_dl_init(n, err);
+	if (rc_ == 0 && rc->hold_switch_for_packet)
+		rc_ = fl_hold_init(n, err);
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)sc->partitions, err);
 	if (rc_ < 0) {

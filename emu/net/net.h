@@ -135,6 +135,7 @@ struct router_cfg {
 	bool wait_for_tail_credit;
 	bool pipelined_stages;    /* multi-cycle stages take a new item every cycle */
 	int64_t traffic_classes;  /* VCs split into this many contiguous per-class ranges (1 = off) */
+	bool hold_switch_for_packet; /* BookSim's: a packet's flits keep their crossbar connection (hold.h) */
 };
 
 /* [simulation]: how an experiment runs (BookSim2's key names). */

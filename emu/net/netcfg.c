@@ -80,6 +80,9 @@ static const struct param_def net_router_keys[] = {
 	 "traffic classes: every port's VCs split into this many equal contiguous ranges, one per class; a "
 	 "packet keeps its class (chosen at injection by [traffic] traffic_class) and the routing function "
 	 "runs over its class's num_vcs / traffic_classes VCs", NULL},
+	{"hold_switch_for_packet", PARAM_BOOL, K(router_cfg, hold_switch_for_packet), "0", 0, 0,
+	 "BookSim's: the crossbar connection a packet's flit was granted is kept for its next flits while "
+	 "they have credits (released at the tail, when the VC runs empty or when a credit is missing)", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/hold.h"
 #include "net/net_internal.h"
 #include "net/vcbuf.h"
 #include "topo/topo.h"
@@ -304,6 +305,8 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
 		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
 		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
+		if (__builtin_expect(n->hold != NULL, 0) && fl_hold_blocks(n, ro, (uint32_t)ein, (uint32_t)eout))
+			continue; /* BookSim ignores requests on a held input or output */
 		uint32_t k;
 		for (k = 0; k < n_req; k++)
 			if (n->areq[k].in == ein && n->areq[k].out == eout)
@@ -448,6 +451,8 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	}
 	fl_send_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
 	n->last_move = n->now;
+	if (__builtin_expect(n->hold != NULL, 0) && fl_hold_next(n, ro, li, (uint32_t)res, tail))
+		return; /* hold_switch_for_packet: the next flit takes the held connection */
 	if (n->ivc[iv].count == 0) {
 		if (tail)
 			n->ivc[iv].state = VC_IDLE;
@@ -457,6 +462,11 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	} else {
 		fl_q_push(n, ro, Q_SA, li);
 	}
+}
+
+void fl_router_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
+{
+	fl_sa_apply(n, ro, li, res);
 }
 
 /* Crossbar done: the flit joins its output queue. */
@@ -634,6 +644,8 @@ static void fl_sa_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
 			uint64_t ov = (uint64_t)(ro->port_base + n->ivc[iv].out_port) * n->V + n->ivc[iv].out_vc;
 			if (fl_out_full(n, ov, iv))
 				nd->result = FL_STALL_BUFFER_FULL;
+			else if (n->hold && fl_hold_blocks(n, ro, fl_hold_ein(n, li), (uint32_t)nd->result))
+				nd->result = FL_STALL_CROSSBAR_CONFLICT; /* a hold set since the grant */
 		}
 }
 
@@ -718,6 +730,21 @@ static void fl_xb_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint
  * than a table of pointers so the calls stay direct and inline (a table
  * cost 5% more instructions on bench_engine speed). */
 #define FL_STAGE_LIST(X) X(route, route_q) X(va, va_q) X(sa, sa_q) X(xb, xb_q)
+/* The general path's list adds BookSim's holding stage (hold.h), which
+ * turns the unit-delay path off when it is on. */
+#define FL_STAGE_LIST_GEN(X) X(route, route_q) X(va, va_q) X(hold, -) X(sa, sa_q) X(xb, xb_q)
+
+static inline void fl_hold_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	if (__builtin_expect(n->hold != NULL, 0))
+		fl_hold_stage_eval(n, ro, r);
+}
+
+static inline void fl_hold_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
+{
+	if (__builtin_expect(n->hold != NULL, 0))
+		fl_hold_stage_update(n, ro, r);
+}
 
 /* One internal step of router r at cycle n->now (BookSim's _InternalStep;
  * arrivals were queued by fl_router_arrive). With unit delays, pass order
@@ -748,8 +775,8 @@ void fl_router_step(struct flitnet *n, uint32_t r)
 	}
 #define FL_STAGE_EVAL(st, q) fl_##st##_eval(n, ro, r);
 #define FL_STAGE_UPDATE(st, q) fl_##st##_update(n, ro, r);
-	FL_STAGE_LIST(FL_STAGE_EVAL)
-	FL_STAGE_LIST(FL_STAGE_UPDATE)
+	FL_STAGE_LIST_GEN(FL_STAGE_EVAL)
+	FL_STAGE_LIST_GEN(FL_STAGE_UPDATE)
 #undef FL_STAGE_LEN
 #undef FL_STAGE_UNIT
 #undef FL_STAGE_EVAL
