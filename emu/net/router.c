@@ -166,6 +166,9 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 		.n_vcs = V,
 		.vc_buf_size = n->buf,
 		.gocc_base = &n->ovc[0].occ, /* global oracle (route.h); partitions > 1 refuse readers */
+		.oq_base = &n->ports[ro->port_base].out_free, /* output-queue view (route.h) */
+		.oq_stride = sizeof(struct fl_port),
+		.now = (uint32_t)n->now,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;

@@ -9,7 +9,9 @@
  * would overload the same channels for every seed), `anca` draws two and
  * takes the less loaded by the credit-based view summed over the port's
  * VCs (BookSim's GetUsedCredit; ties and equal loads take the first
- * draw, as BookSim does). Going down there is one minimal port.
+ * draw, as BookSim does; `anca:queue=output` compares the flits waiting in
+ * this router's output stage instead, `queue=both` their sum: issue 11
+ * part 3). Going down there is one minimal port.
  *
  * Deadlock freedom: every path climbs, then descends (topo_has_levels:
  * the family guarantees it), so a channel dependency goes up -> up,
@@ -27,6 +29,18 @@
 static const char *const nca_families[] = {"fattree", "clos", NULL};
 
 static const struct param_def nca_params[] = {
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+struct anca_params {
+	int queue;
+};
+
+static const struct param_def anca_params_def[] = {
+	{"queue", PARAM_CHOICE, offsetof(struct anca_params, queue), "credit", 0, 0,
+	 "a port's load: credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output "
+	 "(flits waiting in this router's output stage) or both (their sum)",
+	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -76,7 +90,8 @@ static int nca_route(const struct route *r, uint32_t router, struct route_pkt *p
 		port = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
 		if (adaptive) {
 			uint32_t other = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
-			if (route_view_port_occ(v, port) > route_view_port_occ(v, other))
+			int q = ((const struct anca_params *)r->params)->queue;
+			if (route_view_port_q(v, port, q) > route_view_port_q(v, other, q))
 				port = other;
 		}
 	}
@@ -119,8 +134,8 @@ const struct route_ops route_nca_ops = {
 const struct route_ops route_anca_ops = {
 	.name = "anca",
 	.help = "adaptive nearest common ancestor on fat trees: the less loaded of two random up-ports (BookSim2 anca_fattree)",
-	.params = nca_params,
-	.params_size = 0,
+	.params = anca_params_def,
+	.params_size = sizeof(struct anca_params),
 	.state_size = 0,
 	.families = nca_families,
 	.is_deterministic = false,

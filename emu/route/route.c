@@ -10,6 +10,8 @@
 #include "core/registry.h"
 #include "topo/topo.h"
 
+const char *const route_queue_names[] = {"credit", "output", "both", NULL};
+
 const struct route_ops *route_find(const char *name, struct nl_err *err)
 {
 	size_t n;

@@ -8,7 +8,9 @@
  *   minimal when  q_min x H_min <= q_nonmin x H_nonmin + threshold.
  * `mode=local` (UGAL-L): q is the occupancy of the first output port of
  * each path, summed over its VCs (route_view_port_occ, BookSim's
- * GetUsedCredit), H the hop counts (topo_distance). `mode=global`
+ * GetUsedCredit), H the hop counts (topo_distance); `queue=output` reads
+ * instead the flits waiting in this router's output stage for that port,
+ * `queue=both` their sum (route_view_port_q, issue 11 part 3). `mode=global`
  * (UGAL-G): q is the sum of that occupancy over every channel of each
  * path, read from the global oracle view (route_view_gocc; refused with
  * partitions > 1), compared as q_min <= q_nonmin + threshold; with
@@ -71,6 +73,7 @@ struct ugal_params {
 	int inter;
 	int64_t threshold;
 	int64_t snapshot;
+	int queue;
 };
 
 static const struct param_def ugal_params_def[] = {
@@ -87,6 +90,10 @@ static const struct param_def ugal_params_def[] = {
 	 "mode=global: 0 reads the live global view (partitions = 1); T > 0 reads every queue, the first hop's "
 	 "too, from a snapshot the engine takes every T cycles (stale, as LBR; runs partitioned)",
 	 NULL},
+	{"queue", PARAM_CHOICE, offsetof(struct ugal_params, queue), "credit", 0, 0,
+	 "mode=local: a port's queue is credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), "
+	 "output (flits waiting in this router's output stage) or both (their sum)",
+	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -129,6 +136,11 @@ static int ugal_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'ugal': snapshot=%lld applies to mode=global only; expected snapshot=0",
 			       (long long)pr->snapshot);
+	if (pr->queue != ROUTE_Q_CREDIT && pr->mode != UGAL_LOCAL)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'ugal': queue=%s applies to mode=local only (global reads channel "
+			       "occupancy along the paths, booksim BookSim's credits); expected queue=credit",
+			       route_queue_names[pr->queue]);
 	if (pr->mode == UGAL_GLOBAL && pr->snapshot) {
 		s->snap = calloc(t->n_ports, sizeof *s->snap);
 		if (!s->snap)
@@ -258,8 +270,8 @@ static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt
 	} else {
 		uint64_t hm = topo_distance(t, router, p->dst_router);
 		uint64_t hn = topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
-		uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
-		uint64_t qn = route_view_port_occ(v, ugal_first_port(t, router, inter));
+		uint64_t qm = route_view_port_q(v, ugal_first_port(t, router, p->dst_router), pr->queue);
+		uint64_t qn = route_view_port_q(v, ugal_first_port(t, router, inter), pr->queue);
 		take_min = (int64_t)(hm * qm) <= (int64_t)(hn * qn) + pr->threshold;
 	}
 	if (!take_min) {
