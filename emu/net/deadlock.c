@@ -29,6 +29,7 @@
 
 #include "core/error.h"
 #include "net/net_internal.h"
+#include "net/voq.h"
 #include "topo/topo.h"
 
 static uint64_t dl_max(uint64_t a, uint64_t b)
@@ -126,12 +127,75 @@ static bool dl_ovc_held(const struct flitnet *n, const struct fl_router *ro, uin
 	return n->dl_dead[ro->vc_base + o->owner];
 }
 
+/* Can every candidate of route cd[0..nc) only get output VCs held forever? */
+static bool dl_cands_held(const struct flitnet *n, const struct fl_router *ro, const struct route_cand *cd,
+			  uint32_t nc)
+{
+	for (uint32_t k = 0; k < nc; k++)
+		for (uint32_t vc = cd[k].vc_lo; vc <= cd[k].vc_hi; vc++)
+			if (!dl_ovc_held(n, ro, ro->port_base + cd[k].port, vc))
+				return false;
+	return nc > 0;
+}
+
+/* voq = 1 (voq.h): a VC whose front waits for an output VC moves the
+ * front behind the other complete packets and tries the next, so it is
+ * stuck only if each of them is: the front by its candidates, the others
+ * by the route this router would give them now (computed on copies of the
+ * packet's state and of the router's random stream, so the check changes
+ * nothing; for random oblivious functions that is one draw of theirs). */
+static bool dl_voq_stuck(const struct flitnet *n, const struct fl_router *ro, uint64_t iv)
+{
+	const struct fl_ivc *c = &n->ivc[iv];
+	const uint32_t r = (uint32_t)(ro - n->routers), li = (uint32_t)(iv - ro->vc_base);
+	const struct fl_pools *pl = &fl_part_of_router(n, r)->pool;
+	uint32_t ru = c->head;
+	if (c->state == VC_VCALLOC) {
+		if (!dl_cands_held(n, ro, fl_cands(n, iv), c->ncand))
+			return false;
+		ru = pl->runs[ru].next;
+	}
+	const struct route_view view = {
+		.occ_base = &n->ovc[ro->vc_base].occ,
+		.occ_stride = sizeof(struct fl_ovc),
+		.n_vcs = n->V,
+		.vc_buf_size = n->buf,
+		.gocc_base = &n->ovc[0].occ,
+		.oq_base = &n->ports[ro->port_base].out_free,
+		.oq_stride = sizeof(struct fl_port),
+		.now = (uint32_t)n->now,
+	};
+	for (; ru != FL_NONE; ru = pl->runs[ru].next) {
+		const struct fl_run *x = &pl->runs[ru];
+		if (x->seq != 0 || x->n != x->size)
+			break; /* still arriving: it waits behind the complete ones */
+		const struct fl_pkt *pk = &pl->pkts[x->pkt];
+		struct route_pkt p = pk->rt;
+		struct rng g = ro->rng;
+		struct route_cand cd[ROUTE_MAX_CANDS];
+		uint32_t in_vc = fl_li_vc(n, li);
+		p.hops = (uint8_t)pk->routers;
+		if (n->n_cls > 1)
+			in_vc -= p.tclass * n->cls_w;
+		int nc = n->route->ops->compute(n->route, r, fl_li_port(n, li), in_vc, &p, &g, &view, cd);
+		for (int k = 0; k < nc && n->n_cls > 1; k++) {
+			cd[k].vc_lo = (uint8_t)(cd[k].vc_lo + p.tclass * n->cls_w);
+			cd[k].vc_hi = (uint8_t)(cd[k].vc_hi + p.tclass * n->cls_w);
+		}
+		if (!dl_cands_held(n, ro, cd, (uint32_t)nc))
+			return false;
+	}
+	return true;
+}
+
 /* Can input VC iv (at router ro) stay blocked forever, given the set? A VC
  * routing its head, holding an output VC with room, or waiting for a VC
  * that is free or held by a VC outside the set, will move. */
 static bool dl_stuck(const struct flitnet *n, const struct fl_router *ro, uint64_t iv)
 {
 	const struct fl_ivc *c = &n->ivc[iv];
+	if (n->voq && (c->state == VC_VCALLOC || (c->state == VC_ROUTING && fl_voq_rerouted(n, iv))))
+		return dl_voq_stuck(n, ro, iv);
 	if (c->state == VC_VCALLOC) {
 		const struct route_cand *cd = fl_cands(n, iv);
 		for (uint32_t k = 0; k < c->ncand; k++)

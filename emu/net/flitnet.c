@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "net/hold.h"
 #include "net/net_internal.h"
+#include "net/voq.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 
@@ -112,6 +113,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->report);
 	fl_dl_release(n);
 	fl_hold_release(n);
+	fl_voq_release(n);
 	fl_part_release(n);
 	fl_part_release_own(n);
 	free(n);
@@ -403,6 +405,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	rc_ = fl_dl_init(n, err);
 	if (rc_ == 0 && rc->hold_switch_for_packet)
 		rc_ = fl_hold_init(n, err);
+	if (rc_ == 0 && rc->voq)
+		rc_ = fl_voq_init(n, err);
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)sc->partitions, err);
 	if (rc_ < 0) {

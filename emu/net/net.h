@@ -136,6 +136,7 @@ struct router_cfg {
 	bool pipelined_stages;    /* multi-cycle stages take a new item every cycle */
 	int64_t traffic_classes;  /* VCs split into this many contiguous per-class ranges (1 = off) */
 	bool hold_switch_for_packet; /* BookSim's: a packet's flits keep their crossbar connection (hold.h) */
+	bool voq;                 /* virtual output queues at the inputs (voq.h) */
 };
 
 /* [simulation]: how an experiment runs (BookSim2's key names). */

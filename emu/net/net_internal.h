@@ -53,6 +53,7 @@ enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
 
 struct fl_areq;
 struct fl_hold;
+struct fl_voq;
 
 /* An allocator (VC or switch): a plug-in of alloc.c's registry, picked
  * once at build time from the vc_allocator / sw_allocator choice. */
@@ -348,6 +349,7 @@ struct flitnet {
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
 	struct fl_hold *hold;        /* hold_switch_for_packet state (hold.h), NULL when off */
+	struct fl_voq *voq;          /* voq state (voq.h), NULL when off */
 
 	uint64_t now;                /* current cycle */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */

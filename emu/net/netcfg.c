@@ -83,6 +83,10 @@ static const struct param_def net_router_keys[] = {
 	{"hold_switch_for_packet", PARAM_BOOL, K(router_cfg, hold_switch_for_packet), "0", 0, 0,
 	 "BookSim's: the crossbar connection a packet's flit was granted is kept for its next flits while "
 	 "they have credits (released at the tail, when the VC runs empty or when a credit is missing)", NULL},
+	{"voq", PARAM_BOOL, K(router_cfg, voq), "0", 0, 0,
+	 "virtual output queues at the inputs (EXTOLL, seed 004): a front packet whose output VCs are all taken "
+	 "steps behind the complete packets of its input VC, so packets to other outputs are not blocked "
+	 "behind it; the upstream still sees one buffer per VC (docs/engine.md)", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "net/hold.h"
 #include "net/net_internal.h"
+#include "net/voq.h"
 #include "net/vcbuf.h"
 #include "topo/topo.h"
 
@@ -177,6 +178,9 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	/* The head is routed once per router: count routers here, so the
 	 * switch stage never touches the packet. rt.hops = router-to-router
 	 * hops taken so far. */
+	bool progress = true;
+	if (__builtin_expect(n->voq != NULL, 0))
+		progress = fl_voq_before_route(n, iv, pk); /* a route after a rotation is not progress */
 	pk->rt.hops = (uint8_t)pk->routers;
 	pk->routers++;
 	uint32_t in_vc = li - in * V;
@@ -191,7 +195,8 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
 	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
-	n->last_move = n->now; /* progress, for the global deadlock check */
+	if (progress)
+		n->last_move = n->now; /* progress, for the global deadlock check */
 }
 
 /* VC allocation, evaluation: requests of the unevaluated items among the
@@ -255,6 +260,11 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
 	if (res < 0) {
+		if (__builtin_expect(n->voq != NULL, 0) && fl_voq_rotate(n, ro, li, res)) {
+			n->ivc[(uint64_t)ro->vc_base + li].state = VC_ROUTING; /* the next packet's turn */
+			fl_q_push(n, ro, Q_ROUTE, li);
+			return;
+		}
 		fl_q_push(n, ro, Q_VA, li);
 		return;
 	}
