@@ -161,9 +161,8 @@ static bool dl_voq_stuck(const struct flitnet *n, const struct fl_router *ro, ui
 		.n_vcs = n->V,
 		.vc_buf_size = n->buf,
 		.gocc_base = &n->ovc[0].occ,
-		.oq_base = &n->ports[ro->port_base].out_free,
-		.oq_stride = sizeof(struct fl_port),
-		.now = (uint32_t)n->now,
+		.oq = fl_router_oq,
+		.oq_ctx = fl_part_of_router(n, r),
 	};
 	for (; ru != FL_NONE; ru = pl->runs[ru].next) {
 		const struct fl_run *x = &pl->runs[ru];

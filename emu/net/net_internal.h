@@ -492,6 +492,9 @@ static inline struct route_cand *fl_cands(const struct flitnet *n, uint64_t iv)
 
 /* --- router.c --- */
 void fl_router_step(struct flitnet *n, uint32_t r);
+/* The output-queue view (route.h) of partition ctx: flits waiting in
+ * router r's output stage for local port `port`. */
+uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port);
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
 

@@ -167,9 +167,8 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 		.n_vcs = V,
 		.vc_buf_size = n->buf,
 		.gocc_base = &n->ovc[0].occ, /* global oracle (route.h); partitions > 1 refuse readers */
-		.oq_base = &n->ports[ro->port_base].out_free, /* output-queue view (route.h) */
-		.oq_stride = sizeof(struct fl_port),
-		.now = (uint32_t)n->now,
+		.oq = fl_router_oq, /* output-queue view (route.h) */
+		.oq_ctx = n,
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
@@ -178,9 +177,12 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	/* The head is routed once per router: count routers here, so the
 	 * switch stage never touches the packet. rt.hops = router-to-router
 	 * hops taken so far. */
-	bool progress = true;
-	if (__builtin_expect(n->voq != NULL, 0))
-		progress = fl_voq_before_route(n, iv, pk); /* a route after a rotation is not progress */
+	if (__builtin_expect(n->voq != NULL, 0)) {
+		if (fl_voq_before_route(n, iv, pk)) /* a route after a rotation is not progress */
+			n->last_move = n->now;
+	} else {
+		n->last_move = n->now; /* progress, for the global deadlock check */
+	}
 	pk->rt.hops = (uint8_t)pk->routers;
 	pk->routers++;
 	uint32_t in_vc = li - in * V;
@@ -195,8 +197,13 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
 	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
-	if (progress)
-		n->last_move = n->now; /* progress, for the global deadlock check */
+}
+
+uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port)
+{
+	const struct flitnet *n = ctx;
+	int32_t d = (int32_t)(n->ports[n->routers[r].port_base + port].out_free - (uint32_t)n->now);
+	return d > 0 ? (uint32_t)d : 0;
 }
 
 /* VC allocation, evaluation: requests of the unevaluated items among the
@@ -298,6 +305,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 {
 	const uint32_t V = n->V;
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
+	const bool hold = n->hold != NULL;
 	uint32_t n_req = 0;
 	uint32_t li = ro->sa_q.head;
 	n->n_ev = 0;
@@ -318,7 +326,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
 		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
 		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
-		if (__builtin_expect(n->hold != NULL, 0) && fl_hold_blocks(n, ro, (uint32_t)ein, (uint32_t)eout))
+		if (__builtin_expect(hold, 0) && fl_hold_blocks(n, ro, (uint32_t)ein, (uint32_t)eout))
 			continue; /* BookSim ignores requests on a held input or output */
 		uint32_t k;
 		for (k = 0; k < n_req; k++)

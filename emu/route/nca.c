@@ -91,7 +91,7 @@ static int nca_route(const struct route *r, uint32_t router, struct route_pkt *p
 		if (adaptive) {
 			uint32_t other = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
 			int q = ((const struct anca_params *)r->params)->queue;
-			if (route_view_port_q(v, port, q) > route_view_port_q(v, other, q))
+			if (route_view_port_q(v, router, port, q) > route_view_port_q(v, router, other, q))
 				port = other;
 		}
 	}

@@ -64,18 +64,20 @@ struct route_pkt {
  *  - output queue (route_view_port_oq): per local output port, the flits
  *    that won the crossbar (or, with the one-cycle crossbar, switch
  *    allocation) and wait in the router's output stage for the channel,
- *    read from the port's "channel free at" cycle without a scan. With
- *    speedups it grows; at speedup 1 it is 0 or 1. Functions choose the
- *    view with their `queue` parameter (route_view_port_q). */
+ *    read by the engine's accessor from the port's "channel free at" cycle
+ *    without a scan (two constant stores per route, whatever is read).
+ *    With speedups it grows; at speedup 1 it is 0 or 1. Functions choose
+ *    the view with their `queue` parameter (route_view_port_q). */
 struct route_view {
 	const void *occ_base;    /* occupancy of (port 0, VC 0) of this router */
 	uint32_t occ_stride;     /* bytes between consecutive (port, VC) entries */
 	uint32_t n_vcs;
 	uint32_t vc_buf_size;    /* flits per VC buffer */
 	const void *gocc_base;   /* occupancy of (global port 0, VC 0); NULL when not provided */
-	const void *oq_base;     /* port 0's first free output-channel cycle (uint32_t, mod 2^32); NULL: none */
-	uint32_t oq_stride;      /* bytes between consecutive ports' entries */
-	uint32_t now;            /* current cycle (mod 2^32) */
+	/* Output-queue view: flits waiting in router's output stage for local
+	 * port `port`; NULL when the caller has none. */
+	uint32_t (*oq)(const void *ctx, uint32_t router, uint32_t port);
+	const void *oq_ctx;
 };
 
 static inline uint32_t route_view_occ(const struct route_view *v, uint32_t port, uint32_t vc)
@@ -103,15 +105,11 @@ static inline uint32_t route_view_gocc(const struct route_view *v, uint64_t g)
 	return q;
 }
 
-/* Output-queue view: flits waiting in local output port `port`'s output
- * stage (0 when the view has none). */
-static inline uint32_t route_view_port_oq(const struct route_view *v, uint32_t port)
+/* Output-queue view: flits waiting in router's output stage for its local
+ * output port `port` (0 when the view has none). */
+static inline uint32_t route_view_port_oq(const struct route_view *v, uint32_t router, uint32_t port)
 {
-	if (!v->oq_base)
-		return 0;
-	uint32_t free_at = *(const uint32_t *)((const char *)v->oq_base + (size_t)port * v->oq_stride);
-	int32_t d = (int32_t)(free_at - v->now);
-	return d > 0 ? (uint32_t)d : 0;
+	return v->oq ? v->oq(v->oq_ctx, router, port) : 0;
 }
 
 /* The `queue` parameter of adaptive functions (ugal, anca): which local
@@ -120,13 +118,13 @@ static inline uint32_t route_view_port_oq(const struct route_view *v, uint32_t p
 enum { ROUTE_Q_CREDIT, ROUTE_Q_OUTPUT, ROUTE_Q_BOTH };
 extern const char *const route_queue_names[]; /* "credit", "output", "both", NULL */
 
-static inline uint32_t route_view_port_q(const struct route_view *v, uint32_t port, int which)
+static inline uint32_t route_view_port_q(const struct route_view *v, uint32_t router, uint32_t port, int which)
 {
 	if (which == ROUTE_Q_CREDIT)
 		return route_view_port_occ(v, port);
 	if (which == ROUTE_Q_OUTPUT)
-		return route_view_port_oq(v, port);
-	return route_view_port_occ(v, port) + route_view_port_oq(v, port);
+		return route_view_port_oq(v, router, port);
+	return route_view_port_occ(v, port) + route_view_port_oq(v, router, port);
 }
 
 /* route.views: which views compute reads beyond the local one. */

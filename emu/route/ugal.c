@@ -270,8 +270,8 @@ static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt
 	} else {
 		uint64_t hm = topo_distance(t, router, p->dst_router);
 		uint64_t hn = topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
-		uint64_t qm = route_view_port_q(v, ugal_first_port(t, router, p->dst_router), pr->queue);
-		uint64_t qn = route_view_port_q(v, ugal_first_port(t, router, inter), pr->queue);
+		uint64_t qm = route_view_port_q(v, router, ugal_first_port(t, router, p->dst_router), pr->queue);
+		uint64_t qn = route_view_port_q(v, router, ugal_first_port(t, router, inter), pr->queue);
 		take_min = (int64_t)(hm * qm) <= (int64_t)(hn * qn) + pr->threshold;
 	}
 	if (!take_min) {

@@ -14,26 +14,53 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "net/net_internal.h"
 #include "route/route.h"
 #include "topo/topo.h"
 #include "net_config.h"
 #include "test.h"
+
+/* The engine's accessor: free_at - now when positive, across the 2^32
+ * wrap, for router r's local port p (global port port_base[r] + p). */
+static void test_view_reads_queue(void)
+{
+	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", NULL};
+	struct fx f;
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(&f, kv, &e), &e);
+	struct flitnet *n = f.n;
+	uint32_t r = 5, g = f.t->port_base[r];
+	n->now = 100;
+	n->ports[g + 0].out_free = 105;
+	n->ports[g + 1].out_free = 90;
+	n->ports[g + 2].out_free = 3;
+	CHECK_UINT(fl_router_oq(n, r, 0), ==, 5);
+	CHECK_UINT(fl_router_oq(n, r, 1), ==, 0);
+	n->now = (1ULL << 32) + UINT32_MAX - 1; /* wrapped: 3 is 5 cycles ahead */
+	CHECK_UINT(fl_router_oq(n, r, 2), ==, 5);
+	struct route_view v = {.oq = fl_router_oq, .oq_ctx = n}, none = {0};
+	CHECK_UINT(route_view_port_oq(&v, r, 2), ==, 5);
+	CHECK_UINT(route_view_port_oq(&none, r, 2), ==, 0);
+	n->now = 0;
+	fx_close(&f);
+}
 
 struct fake_port {
 	uint32_t free_at;
 	uint32_t pad[3];
 };
 
-static void test_view_reads_queue(void)
+struct fake_net {
+	uint32_t now;
+	const struct fake_port *ports;
+};
+
+static uint32_t fake_oq(const void *ctx, uint32_t router, uint32_t port)
 {
-	struct fake_port p[3] = {{.free_at = 105}, {.free_at = 90}, {.free_at = 3}};
-	struct route_view v = {.oq_base = &p[0].free_at, .oq_stride = sizeof p[0], .now = 100};
-	CHECK_UINT(route_view_port_oq(&v, 0), ==, 5);
-	CHECK_UINT(route_view_port_oq(&v, 1), ==, 0);
-	v.now = UINT32_MAX - 1; /* wrapped: 3 is 5 cycles ahead */
-	CHECK_UINT(route_view_port_oq(&v, 2), ==, 5);
-	struct route_view none = {0};
-	CHECK_UINT(route_view_port_oq(&none, 0), ==, 0);
+	const struct fake_net *f = ctx;
+	(void)router;
+	int32_t d = (int32_t)(f->ports[port].free_at - f->now);
+	return d > 0 ? (uint32_t)d : 0;
 }
 
 /* anca with queue=output avoids the port with the long output queue even
@@ -60,8 +87,9 @@ static void test_anca_queue_output(void)
 	}
 	occ[ups[0]] = 0;            /* credit view: ups[0] is the emptiest */
 	fp[ups[0]].free_at = 1009;  /* output view: 9 flits wait there */
+	struct fake_net fn = {.now = 1000, .ports = fp};
 	struct route_view v = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = 1, .vc_buf_size = 8,
-			       .oq_base = &fp[0].free_at, .oq_stride = sizeof *fp, .now = 1000};
+			       .oq = fake_oq, .oq_ctx = &fn};
 	struct rng g1, g2;
 	rng_init(&g1, 5, RNG_CLASS_ROUTER, src);
 	rng_init(&g2, 5, RNG_CLASS_ROUTER, src);
