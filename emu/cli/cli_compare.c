@@ -87,6 +87,11 @@ int cli_compare_main(int argc, char **argv)
 	json_object_set_new(ex, "executed_runs", json_integer(res.executed));
 	json_object_set_new(ex, "cached_runs", json_integer(res.cached));
 	json_object_set_new(ex, "failed_runs", json_integer(res.failed));
+	/* Replays and cost evaluations are cached apart: a new preset prices
+	 * again and replays nothing. */
+	json_object_set_new(ex, "simulations_executed", json_integer(res.executed));
+	json_object_set_new(ex, "cost_evaluations", json_integer(res.cost_evaluated));
+	json_object_set_new(ex, "cost_cached", json_integer(res.cost_cached));
 	json_object_set_new(ex, "jobs", json_integer((json_int_t)jobs));
 	json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
 	json_object_set_new(res.doc, "execution", ex);
@@ -98,8 +103,9 @@ int cli_compare_main(int argc, char **argv)
 		rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
 	}
 	if (rc == 0)
-		printf("%s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed)\n", dir, dir,
-		       res.runs, res.executed, res.cached, res.failed);
+		printf("%s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed); %u "
+		       "system(s) priced, %u cost(s) from the cache\n",
+		       dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated, res.cost_cached);
 	json_decref(res.doc);
 	free(res.markdown);
 	return rc < 0 ? cli_report(&err) : CLI_OK;

@@ -28,6 +28,7 @@
 #include "core/output.h"
 #include "core/progress.h"
 #include "layout/layout.h"
+#include "net/net.h"
 #include "place/place.h"
 #include "route/route.h"
 #include "session/session.h"
@@ -237,6 +238,105 @@ static int cmp_hash_file(const char *path, uint64_t *h, struct nl_err *err)
 	return 0;
 }
 
+static const char *cmp_class_name(uint32_t k)
+{
+	return k == TOPO_LINK_LOCAL ? "local" : k == TOPO_LINK_GLOBAL ? "global" : "network";
+}
+
+/* What the report says of system s's router-to-router ports (port g of
+ * the topology): its router, its port there, the router at the far end,
+ * its link class. */
+static int cmp_sys_ports(struct cmp_sys *s, const struct topo *t)
+{
+	s->n_ports = t->n_ports;
+	s->port_router = calloc(t->n_ports, sizeof *s->port_router);
+	s->port_local = calloc(t->n_ports, sizeof *s->port_local);
+	s->port_peer = calloc(t->n_ports, sizeof *s->port_peer);
+	s->port_class = calloc(t->n_ports, sizeof *s->port_class);
+	if (!s->port_router || !s->port_local || !s->port_peer || !s->port_class)
+		return -1;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		s->port_router[g] = t->port_router[g];
+		s->port_local[g] = g - t->port_base[t->port_router[g]];
+		s->port_peer[g] = topo_port_is_network(t, g) ? t->port_router[t->peer[g]] : UINT32_MAX;
+		s->port_class[g] = cmp_class_name(topo_link_class(t, g));
+	}
+	return 0;
+}
+
+/* Cost and power have a cache of their own (cache/cost-KEY.json), keyed by
+ * what they depend on: the canonical topology, the preset, the layout mode
+ * and the netloom version; not the routing, router or backend keys, so a
+ * new preset prices every system again and replays nothing, and a changed
+ * router key replays and prices nothing it need not. Validation only reads
+ * the cache (nothing is written before every problem is known);
+ * cmp_cost_put writes it after. */
+static void cmp_cost_path(const struct cmp *c, const char *key, char *out, size_t n)
+{
+	snprintf(out, n, "%s/cache/cost-%s.json", c->o->dir, key);
+}
+
+static bool cmp_cost_get(const struct cmp *c, struct cmp_sys *s)
+{
+	char p[1200];
+	cmp_cost_path(c, s->cost_key, p, sizeof p);
+	json_t *j = json_load_file(p, 0, NULL);
+	if (!j)
+		return false;
+	double ct, pw, len;
+	json_int_t links, copper, fibre, term, cab;
+	bool ok = json_unpack(j, "{s:F, s:F, s:F, s:I, s:I, s:I, s:I, s:I}", "cost_usd", &ct, "power_w", &pw,
+			      "length_m", &len, "links", &links, "copper", &copper, "fibre", &fibre,
+			      "terminal_cables", &term, "cabinets", &cab) == 0;
+	if (ok) {
+		s->cost = (struct layout_summary){.cost_total = ct, .power_w = pw, .length_m = len,
+						  .links = (uint64_t)links, .copper = (uint64_t)copper,
+						  .fibre = (uint64_t)fibre, .terminal_cables = (uint64_t)term,
+						  .cabinets = (uint32_t)cab};
+		s->cost_ok = s->cost_cached = true;
+	}
+	json_decref(j);
+	return ok;
+}
+
+static void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s)
+{
+	char p[1200];
+	struct nl_err err = {0};
+	const struct layout_summary *y = &s->cost;
+	cmp_cost_path(c, s->cost_key, p, sizeof p);
+	json_t *j = json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I}", "cost_usd", y->cost_total, "power_w",
+			      y->power_w, "length_m", y->length_m, "links", (json_int_t)y->links, "copper",
+			      (json_int_t)y->copper, "fibre", (json_int_t)y->fibre, "terminal_cables",
+			      (json_int_t)y->terminal_cables, "cabinets", (json_int_t)y->cabinets);
+	if (j)
+		(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-evaluation */
+	json_decref(j);
+}
+
+/* Cost and power of system s: from the cost cache, or the packaging rule,
+ * rule floor order (no annealing: deterministic and fast; `netloom cost
+ * --layout anneal` refines). */
+static void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m)
+{
+	struct nl_err err = {0};
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "cost 1\ntopology=%s\npreset=%s\nlayout=rule\nversion=%s\n", t->spec,
+			 c->preset, nl_version());
+	snprintf(s->cost_key, sizeof s->cost_key, "%016" PRIx64,
+		 (uint64_t)XXH64(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, 0));
+	if (cmp_cost_get(c, s))
+		return;
+	struct layout lo;
+	if (layout_pack(&lo, t, NULL, 0, &err) == 0) {
+		if (layout_place_rule(&lo, &err) == 0 && layout_summarise(&lo, m, 0, &s->cost, &err) == 0)
+			s->cost_ok = true;
+		layout_release(&lo);
+	}
+	if (!s->cost_ok)
+		snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
@@ -310,16 +410,10 @@ static void cmp_validate(struct cmp *c)
 					cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u "
 						       "endpoints of system '%s'", c->path, c->wl[j].name, c->wl[j].trace,
 						    c->wl[j].trace_ranks, s->endpoints, s->name);
-			/* Cost and power: packaging rule, rule floor order (no annealing:
-			 * deterministic and fast; `netloom cost --layout anneal` refines). */
-			struct layout lo;
-			if (m && layout_pack(&lo, sim->topo, NULL, 0, &err) == 0) {
-				if (layout_place_rule(&lo, &err) == 0 && layout_summarise(&lo, m, 0, &s->cost, &err) == 0)
-					s->cost_ok = true;
-				layout_release(&lo);
-			}
-			if (m && !s->cost_ok)
-				snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
+			if (cmp_sys_ports(s, sim->topo) < 0)
+				cmp_problem(c, "out of memory");
+			if (m)
+				cmp_sys_cost(c, s, sim->topo, m);
 		}
 		nl_sim_free(sim);
 	}
@@ -336,7 +430,7 @@ static int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[
 	if (!f)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	int rc = config_dump_ini(&sim->cfg, f, err);
-	fprintf(f, "\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n", w->trace_hash,
+	fprintf(f, "\n#compare-cache=2\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n", w->trace_hash,
 		w->placement ? w->placement : "linear", seed, nl_version());
 	fclose(f);
 	if (rc == 0)
@@ -359,12 +453,37 @@ static bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
 		return false;
 	json_t *st = json_object_get(j, "status"), *rt = json_object_get(j, "runtime_s"),
 	       *e = json_object_get(j, "error");
-	bool ok = json_is_integer(st) && json_is_number(rt) && json_is_string(e);
+	json_t *lk = json_object_get(j, "links"), *lu = json_object_get(j, "links_unit"),
+	       *lw = json_object_get(j, "links_why"), *e2;
+	json_t *cs = json_object_get(j, "comm_share");
+	bool ok = json_is_integer(st) && json_is_number(rt) && json_is_number(cs) && json_is_string(e) && json_is_array(lk) &&
+		  json_is_string(lu) && json_is_string(lw);
+	size_t n = ok ? json_array_size(lk) : 0, i;
+	if (ok && n && !(r->links = calloc(n, sizeof *r->links)))
+		ok = false;
+	json_array_foreach(lk, i, e2)
+	{
+		if (!ok)
+			break;
+		json_int_t g, u;
+		ok = json_unpack(e2, "[II]", &g, &u) == 0 && g >= 0 && u >= 0;
+		if (ok) {
+			r->links[i][0] = (uint64_t)g;
+			r->links[i][1] = (uint64_t)u;
+		}
+	}
 	if (ok) {
+		r->n_links = (uint32_t)n;
 		r->status = (int)json_integer_value(st);
 		r->runtime_s = json_number_value(rt);
+		r->comm_share = json_number_value(cs);
 		snprintf(r->err, sizeof r->err, "%s", json_string_value(e));
+		snprintf(r->links_unit, sizeof r->links_unit, "%s", json_string_value(lu));
+		snprintf(r->links_why, sizeof r->links_why, "%s", json_string_value(lw));
 		r->cached = true;
+	} else {
+		free(r->links);
+		r->links = NULL;
 	}
 	json_decref(j);
 	return ok;
@@ -378,9 +497,65 @@ static void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
 	json_t *j = json_object();
 	json_object_set_new(j, "status", json_integer(r->status));
 	json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+	json_object_set_new(j, "comm_share", json_real(r->comm_share));
 	json_object_set_new(j, "error", json_string(r->err));
+	json_t *lk = json_array();
+	for (uint32_t i = 0; i < r->n_links; i++)
+		json_array_append_new(lk, json_pack("[II]", (json_int_t)r->links[i][0], (json_int_t)r->links[i][1]));
+	json_object_set_new(j, "links", lk);
+	json_object_set_new(j, "links_unit", json_string(r->links_unit));
+	json_object_set_new(j, "links_why", json_string(r->links_why));
 	(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-run, nothing else */
 	json_decref(j);
+}
+
+/* Link use: the replay's endpoints are all one job (0), so the backend's
+ * per-(channel, job) counters of `netloom interfere` give each channel's
+ * use. A backend or model that cannot count leaves the reason instead. */
+struct cmp_count {
+	nl_sim *sim;
+	struct cmp_run *r;
+	uint32_t *ep_job;
+};
+
+static int cmp_on_app(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err)
+{
+	(void)app;
+	(void)m;
+	struct cmp_count *cnt = ctx;
+	const struct topo *t = cnt->sim->replay_topo;
+	struct nl_err why = {0};
+	if (!t) {
+		snprintf(cnt->r->links_why, sizeof cnt->r->links_why, "the replay ran without a topology");
+		return 0;
+	}
+	cnt->ep_job = calloc(t->n_endpoints ? t->n_endpoints : 1, sizeof *cnt->ep_job);
+	if (!cnt->ep_job)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	if (net_backend_count_jobs(cnt->sim->replay_net, cnt->ep_job, 1, &why) < 0)
+		snprintf(cnt->r->links_why, sizeof cnt->r->links_why, "%s", why.msg);
+	return 0;
+}
+
+static int cmp_links_take(nl_sim *sim, struct cmp_run *r)
+{
+	const char *unit = "";
+	const uint64_t *use = r->links_why[0] ? NULL : net_backend_job_use(sim->replay_net, &unit);
+	const struct topo *t = sim->replay_topo;
+	if (!use || !t)
+		return 0;
+	snprintf(r->links_unit, sizeof r->links_unit, "%s", unit);
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		n += topo_port_is_network(t, g) && use[g];
+	if (n && !(r->links = calloc(n, sizeof *r->links)))
+		return -1;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_network(t, g) && use[g]) {
+			r->links[r->n_links][0] = g;
+			r->links[r->n_links++][1] = use[g];
+		}
+	return 0;
 }
 
 /* One replay. Its failure (deadlock, an error) is the cell's, not the
@@ -402,12 +577,19 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 		return;
 	}
 	if (!cmp_cache_get(c, r)) {
-		struct session_replay_opts ro = {.pick_routing = true};
+		struct cmp_count cnt = {.sim = sim, .r = r};
+		struct session_replay_opts ro = {.pick_routing = true, .on_app = cmp_on_app, .ctx = &cnt};
 		struct nl_replay out = {.size = sizeof out};
 		int rc = session_replay(sim, w->trace, &ro, &out, &err);
 		r->status = rc == 0 ? 0 : rc == NL_EDEADLOCK ? 1 : 2;
 		r->runtime_s = rc == 0 ? out.predicted_s : 0;
+		r->comm_share = rc == 0 ? session_comm_share(app_results(sim->app)) : 0;
 		snprintf(r->err, sizeof r->err, "%s", rc == 0 ? "" : err.msg);
+		if (rc == 0 && cmp_links_take(sim, r) < 0) {
+			r->status = 2;
+			snprintf(r->err, sizeof r->err, "out of memory");
+		}
+		free(cnt.ep_job);
 		cmp_cache_put(c, r);
 	}
 	nl_sim_free(sim);
@@ -445,6 +627,11 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	NL_CHECK(cmp_mkdir(c->o->dir, err));
 	snprintf(p, sizeof p, "%s/cache", c->o->dir);
 	NL_CHECK(cmp_mkdir(p, err));
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		if (c->sys[s].cost_ok && !c->sys[s].cost_cached) {
+			cmp_cost_put(c, &c->sys[s]);
+			c->cost_evaluated++;
+		}
 	c->n_runs = c->n_sys * c->n_wl * c->n_seeds;
 	c->runs = calloc(c->n_runs, sizeof *c->runs);
 	if (!c->runs)
@@ -477,6 +664,10 @@ static void cmp_release(struct cmp *c)
 		free(c->sys[i].name);
 		free(c->sys[i].config);
 		free(c->sys[i].topology);
+		free(c->sys[i].port_router);
+		free(c->sys[i].port_local);
+		free(c->sys[i].port_peer);
+		free(c->sys[i].port_class);
 		for (uint32_t k = 0; k < c->sys[i].n_kv; k++) {
 			free(c->sys[i].kv[k].key);
 			free(c->sys[i].kv[k].value);
@@ -490,6 +681,8 @@ static void cmp_release(struct cmp *c)
 	free(c->backend);
 	free(c->preset);
 	free(c->reference);
+	for (uint32_t i = 0; c->runs && i < c->n_runs; i++)
+		free(c->runs[i].links);
 	free(c->runs);
 }
 
@@ -538,6 +731,9 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		res->failed += c->runs[i].status != 0;
 	}
 	res->runs = c->n_runs;
+	res->cost_evaluated = c->cost_evaluated;
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		res->cost_cached += c->sys[s].cost_cached;
 	res->doc = cmp_doc(c);
 	res->markdown = cmp_md(c);
 	if (!res->doc || !res->markdown)

@@ -19,6 +19,7 @@
 #define CMP_MAX_WL 32
 #define CMP_MAX_KEYS 32
 #define CMP_MAX_SEEDS 64
+#define CMP_TOP_LINKS 10          /* busiest links reported per (system, workload) */
 
 struct cmp_kv {
 	char *key, *value;
@@ -34,6 +35,15 @@ struct cmp_sys {
 	/* After validation. */
 	uint32_t endpoints;
 	char *topology;
+	/* Its router-to-router ports, as the topology numbers them (port g):
+	 * owning router, port on it, peer router, link class name; for the
+	 * busiest links of the report (n_ports 0: none kept). */
+	uint32_t n_ports;
+	uint32_t *port_router, *port_local, *port_peer;
+	const char **port_class;
+	/* Cost and power: cached apart from the replays (key cost_key). */
+	char cost_key[20];
+	bool cost_cached;
 	struct layout_summary cost;
 	bool cost_ok;
 	char cost_err[NL_ERR_MSG_MAX];
@@ -56,9 +66,17 @@ struct cmp_run {
 	uint32_t s, w, k;
 	int status;                /* 0 ok, 1 deadlock, 2 error */
 	double runtime_s;
+	double comm_share;         /* session_comm_share of the replay */
 	bool cached;
 	char key[20];
 	char err[NL_ERR_MSG_MAX];
+	/* Link use of the replay: (port, count) for every router-to-router
+	 * port used, in port order; unit "flits" or "bytes"; links_why when
+	 * the backend could not count (n_links 0). */
+	uint32_t n_links;
+	uint64_t (*links)[2];
+	char links_unit[8];
+	char links_why[NL_ERR_MSG_MAX];
 };
 
 struct cmp {
@@ -83,6 +101,7 @@ struct cmp {
 	atomic_uint next;
 	pthread_mutex_t mu;
 	uint32_t done;
+	uint32_t cost_evaluated;   /* systems priced in this run (not from the cache) */
 };
 
 static inline uint64_t cmp_seed(uint32_t k)
@@ -94,5 +113,8 @@ static inline uint64_t cmp_seed(uint32_t k)
  * out of memory). */
 json_t *cmp_doc(const struct cmp *c);
 char *cmp_md(const struct cmp *c);
+/* The busiest links of a (workload w, system s) cell summed over its
+ * seeds, as report.json has them (NULL when out of memory). */
+json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s);
 
 #endif

@@ -19,6 +19,7 @@ reference = torus
 [system torus]
 topology = torus:k=4x4
 routing_function = dor
+link_model = links
 [system fattree]
 config = fattree.ini
 [workload lammps]
@@ -45,11 +46,34 @@ expect_eq "cost" "$(json "$dir/a/report.json" 'all(s["cost_usd"] > 0 and s["powe
 # Slowdown against the best: 1 for the fastest system of each workload.
 expect_eq "slowdown" "$(json "$dir/a/report.json" 'min(c["slowdown_vs_best"] for c in d["cells"] if c["workload"] == "hpcc")')" 1.0
 
+# Busiest links: torus (link_model = links) has them in bytes, busiest
+# first, shares of the cell's total; fattree (link_model none) says why not.
+expect_eq "links unit" "$(json "$dir/a/report.json" 'd["cells"][0]["busiest_links"]["unit"]')" bytes
+expect_eq "links sorted" "$(json "$dir/a/report.json" '(lambda t: [x["use"] for x in t] == sorted([x["use"] for x in t], reverse=True) and len(t) == 10)(d["cells"][0]["busiest_links"]["top"])')" True
+expect_eq "links share" "$(json "$dir/a/report.json" '(lambda l: abs(l["top"][0]["share"] - l["top"][0]["use"] / l["total"]) < 1e-12 and l["top"][0]["peer_router"] != l["top"][0]["router"])(d["cells"][0]["busiest_links"])')" True
+expect_eq "links why" "$(json "$dir/a/report.json" '"link_model" in d["cells"][1]["busiest_links"]["unavailable"]')" True
+expect_eq "comm share" "$(json "$dir/a/report.json" 'all(0 < c["comm_share"] < 1 for c in d["cells"])')" True
+expect_eq "cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
+
 # A second run computes nothing; the report is the same.
 "$netloom" compare "$dir/study.ini" -o "$dir/a" -j2 > /dev/null || fail "second run"
 expect_eq "second run executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 0
 expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cached_runs"]')" 8
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "cached report differs"
+expect_eq "second run cost" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
+
+# A new cost preset prices every system again and replays nothing.
+sed 's/^preset = flex/preset = besta/' "$dir/study.ini" > "$dir/preset.ini"
+"$netloom" compare "$dir/preset.ini" -o "$dir/a" > /dev/null || fail "preset run"
+expect_eq "preset: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 0
+expect_eq "preset: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
+expect_eq "preset: cost changed" "$(python3 -c "import json,sys; a,b=(json.load(open(p))[\"systems\"][0][\"cost_usd\"] for p in sys.argv[1:]); print(a != b)" "$dir/a/report.json" "$dir/b/report.json")" True
+# A changed system replays only its own cells (2 workloads x 2 seeds) and
+# keeps its cost (same topology).
+sed 's/^config = fattree.ini/config = fattree.ini\nchannel_latency = 2/' "$dir/study.ini" > "$dir/changed.ini"
+"$netloom" compare "$dir/changed.ini" -o "$dir/a" > /dev/null || fail "changed run"
+expect_eq "changed: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 4
+expect_eq "changed: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
 
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {
