@@ -15,6 +15,8 @@
 #include "core/output.h"
 #include "core/progress.h"
 
+enum { CLI_COMPARE_FAILED_CELLS = 3 };
+
 static const char compare_usage[] =
 	"usage: netloom compare STUDY.ini -o DIR [-j N]\n"
 	"\n"
@@ -26,7 +28,11 @@ static const char compare_usage[] =
 	"  -o, --output DIR  the report's directory (created)\n"
 	"  -j, --jobs N      replays run at once (threads, default 1); results\n"
 	"                    do not depend on N\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	"Exit status: 0 every cell ran; 3 the report was written but some cells\n"
+	"failed (deadlock or error, marked in the report); 1 an error, 2 a bad\n"
+	"command line or study file (nothing written).\n";
 
 int cli_compare_main(int argc, char **argv)
 {
@@ -108,5 +114,10 @@ int cli_compare_main(int argc, char **argv)
 		       dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated, res.cost_cached);
 	json_decref(res.doc);
 	free(res.markdown);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	if (rc < 0)
+		return cli_report(&err);
+	/* The report is whole, but some cells failed (a deadlock, an error):
+	 * a status of its own, so a script or CI job notices without parsing
+	 * the report; 1 and 2 mean no report at all. */
+	return res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
 }

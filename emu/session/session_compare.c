@@ -337,6 +337,44 @@ static void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct to
 		snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
 }
 
+/* Where system s sets key: "FILE:LINE: [system S]" when inline, else the
+ * section (the key comes from its config file or the default). */
+static void cmp_where(const struct cmp *c, const struct cmp_sys *s, const char *key, char *out, size_t n)
+{
+	for (uint32_t i = s->n_kv; i-- > 0;)
+		if (!strcmp(s->kv[i].key, key)) {
+			snprintf(out, n, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
+			return;
+		}
+	snprintf(out, n, "%s: [system %s]", c->path, s->name);
+}
+
+/* The routing function a replay of system s will run (its own, or the
+ * one picked for the family when unset) against the topology and the VCs
+ * a flit network gives it (num_vcs / traffic_classes): the registry's own
+ * checks (route_new: family, VC classes), before any run. */
+static void cmp_check_routing(struct cmp *c, const struct cmp_sys *s, nl_sim *sim, const char *rf)
+{
+	struct nl_err err = {0};
+	struct router_cfg rc;
+	char where[1200];
+	const char *spec = rf ? rf : session_pick_routing(sim->topo);
+	if (!spec || !strcmp(spec, "none"))
+		return;
+	if (config_bind(&sim->cfg, &net_router_table, &rc, &err) < 0) {
+		cmp_problem(c, "%s: [system %s]: %s", c->path, s->name, err.msg);
+		return;
+	}
+	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
+	struct route *r;
+	cmp_where(c, s, rf ? "routing_function" : "topology", where, sizeof where);
+	if (route_new(spec, sim->topo, vcs, &r, &err) < 0)
+		cmp_problem(c, "%s key 'routing_function': value '%s'%s: %s", where, spec,
+			    rf ? "" : " (picked for the family: key unset)", err.msg);
+	else
+		route_free(r);
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
@@ -402,9 +440,7 @@ static void cmp_validate(struct cmp *c)
 		} else {
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);
-			if (rf && strcmp(rf, "none") && !route_find(rf, &err))
-				cmp_problem(c, "%s: [system %s] key 'routing_function': value '%s': %s", c->path,
-					    s->name, rf, err.msg);
+			cmp_check_routing(c, s, sim, rf);
 			for (uint32_t j = 0; j < c->n_wl; j++)
 				if (c->wl[j].trace_ranks > s->endpoints)
 					cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u "
@@ -578,7 +614,10 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 	}
 	if (!cmp_cache_get(c, r)) {
 		struct cmp_count cnt = {.sim = sim, .r = r};
-		struct session_replay_opts ro = {.pick_routing = true, .on_app = cmp_on_app, .ctx = &cnt};
+		/* The family's routing only when the system names none. */
+		struct session_replay_opts ro = {.pick_routing = !config_get(&sim->cfg, "routing_function"),
+						 .on_app = cmp_on_app,
+						 .ctx = &cnt};
 		struct nl_replay out = {.size = sizeof out};
 		int rc = session_replay(sim, w->trace, &ro, &out, &err);
 		r->status = rc == 0 ? 0 : rc == NL_EDEADLOCK ? 1 : 2;

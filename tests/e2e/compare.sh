@@ -92,5 +92,40 @@ case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fa
 sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
 bad big "netloom: $dir/big.ini: [workload hpcc] trace '$s/hpcc-16.nlt': 16 ranks; expected at most the 8 endpoints of system 'torus'"
 
+# Routing against the family and the VCs, before any run: the registry's
+# own checks (nca is for fat trees; dor on a torus needs 2 dateline VCs).
+sed 's/^routing_function = dor/routing_function = nca/' "$dir/study.ini" > "$dir/family.ini"
+bad family "netloom: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal"
+sed 's/^routing_function = dor/routing_function = dor\nnum_vcs = 1/' "$dir/study.ini" > "$dir/vcs.ini"
+bad vcs "netloom: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1"
+
+# A system that deadlocks (dor without dateline classes, 1 VC of 2 flits on
+# a ring) is a failed cell: the others are computed, the report is
+# written, exit status 3 (docs/procurement.md).
+cat > "$dir/fail.ini" <<EOS
+[study]
+backend = flit
+reference = ok
+[system ok]
+topology = torus:k=8
+routing_function = dor
+num_vcs = 2
+[system ring]
+topology = torus:k=8
+routing_function = dor:dateline=0
+num_vcs = 1
+vc_buf_size = 2
+[workload lammps]
+trace = $s/lammps-lj-8.nlt
+EOS
+"$netloom" compare "$dir/fail.ini" -o "$dir/f" > /dev/null 2>&1; rc=$?
+expect_eq "failed cell: exit status" "$rc" 3
+expect_eq "failed cell: statuses" "$(json "$dir/f/report.json" '[c["status"] for c in d["cells"]]')" "['ok', 'deadlock']"
+expect_eq "failed cell: ok computed" "$(json "$dir/f/report.json" 'd["cells"][0]["runtime_s"] > 0 and d["systems"][0]["relative_runtime"] == 1.0')" True
+expect_eq "failed cell: no aggregate" "$(json "$dir/f/report.json" 'd["systems"][1]["relative_runtime"] is None and d["cells"][1]["runtime_s"] is None')" True
+expect_eq "failed cell: message" "$(json "$dir/f/report.json" '"network deadlock" in d["cells"][1]["seeds"][0]["error"]')" True
+expect_eq "failed cell: counted" "$(json "$dir/f/report.json" 'd["execution"]["failed_runs"]')" 1
+grep -q '| lammps (weight 1) | .* s (x1.000) | deadlock |' "$dir/f/report.md" || fail "failed cell: report.md"
+
 [ $fails -eq 0 ] && echo "compare: all checks passed"
 exit $((fails > 0))
