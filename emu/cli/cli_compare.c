@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_compare_html.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
@@ -22,7 +23,8 @@ static const char compare_usage[] =
 	"\n"
 	"Replays every workload of the study file on every candidate system\n"
 	"(each repeat seed), prices each system under the study's cost preset,\n"
-	"and writes DIR/report.json and DIR/report.md (docs/procurement.md).\n"
+	"and writes DIR/index.html (tables and gnuplot SVG plots, static: open it\n"
+	"in a browser), DIR/report.json and DIR/report.md (docs/procurement.md).\n"
 	"Results are cached in DIR/cache: a re-run computes only what changed.\n"
 	"\n"
 	"  -o, --output DIR  the report's directory (created)\n"
@@ -109,9 +111,11 @@ int cli_compare_main(int argc, char **argv)
 		rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
 	}
 	if (rc == 0)
-		printf("%s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed); %u "
+		rc = cli_compare_html(res.doc, dir, &err);
+	if (rc == 0)
+		printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed); %u "
 		       "system(s) priced, %u cost(s) from the cache\n",
-		       dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated, res.cost_cached);
+		       dir, dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated, res.cost_cached);
 	json_decref(res.doc);
 	free(res.markdown);
 	if (rc < 0)

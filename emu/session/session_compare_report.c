@@ -150,8 +150,10 @@ json_t *cmp_doc(const struct cmp *c)
 	json_object_set_new(st, "backend", json_string(c->backend));
 	json_object_set_new(st, "contention", json_string(!strcmp(c->backend, "flit")
 								   ? "modelled: flit-level network, queues and links"
-								   : "not modelled: the analytic backend's latency-bandwidth "
-								     "model (no queueing between messages)"));
+								   : "analytic backend: with link_model = links, messages "
+								     "reserve each channel of their minimal route in FIFO order "
+								     "(no packets, buffers or flow control); with link_model = "
+								     "none, not modelled"));
 	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
 	json_object_set_new(st, "preset", json_string(c->preset));
 	json_object_set_new(st, "reference", json_string(c->sys[ref].name));
@@ -255,8 +257,11 @@ char *cmp_md(const struct cmp *c)
 	uint32_t ref = cmp_ref(c);
 	fprintf(f, "# netloom compare: %s\n\n", c->path);
 	fprintf(f, "Backend **%s** (contention %s), %u seed(s), cost preset **%s**, reference system **%s**.\n\n",
-		c->backend, strcmp(c->backend, "flit") ? "not modelled" : "modelled", c->n_seeds, c->preset,
-		c->sys[ref].name);
+		c->backend,
+		strcmp(c->backend, "flit") ? "approximated by FIFO channel reservations with link_model = links, "
+					     "else not modelled"
+					   : "modelled",
+		c->n_seeds, c->preset, c->sys[ref].name);
 	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n| workload |");
 	for (uint32_t s = 0; s < c->n_sys; s++)
 		fprintf(f, " %s |", c->sys[s].name);
