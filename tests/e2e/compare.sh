@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end tests of `netloom compare` (issue 15, docs/procurement.md): a
 # 2-system x 2-workload study on the bundled samples, -j1 and -j2 reports
-# byte-identical but for the execution figures, a second run that executes
-# no replay, and bad study files refused before any run with one line.
+# (report.json with busiest links and communication share, report.md,
+# index.html) byte-identical but for the execution figures, a second run
+# that executes no replay, a new cost preset that replays nothing, a
+# changed system that replays only its cells, a deadlocking system as a
+# failed cell (exit 3), and bad study files (routing against the family
+# and the VCs included) refused before any run with one line.
 # usage: compare.sh NETLOOM SOURCE_ROOT
 set -uo pipefail
 netloom=$1
@@ -38,6 +42,9 @@ strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("ex
 [ -n "$(strip "$dir/a/report.json")" ] || fail "report.json unreadable"
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "-j1 and -j2 reports differ"
 cmp -s "$dir/a/report.md" "$dir/b/report.md" || fail "-j1 and -j2 report.md differ"
+# index.html too, but for its execution table (wall time, jobs).
+[ "$(sed '/<h2>Execution/,$d' "$dir/a/index.html")" = "$(sed '/<h2>Execution/,$d' "$dir/b/index.html")" ] || fail "-j1 and -j2 index.html differ"
+grep -q '<h2>Execution' "$dir/a/index.html" || fail "index.html: no execution table"
 expect_eq "cells" "$(json "$dir/a/report.json" 'len(d["cells"])')" 4
 expect_eq "cells ok" "$(json "$dir/a/report.json" 'sorted(set(c["status"] for c in d["cells"]))')" "['ok']"
 expect_eq "executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 8
