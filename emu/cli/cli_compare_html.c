@@ -332,7 +332,7 @@ static void h_tables_systems(struct html *h)
 	FILE *f = h->f;
 	fprintf(f, "<table id=\"systems\"><caption>Systems: relative runtime (weighted geometric mean against the "
 		   "reference), cost, power, performance per M$ and per kW, cables</caption>\n"
-		   "<tr><th>system</th><th>topology</th><th>endpoints</th><th>relative runtime</th><th>performance</th>"
+		   "<tr><th>system</th><th>topology</th><th>routing</th><th>endpoints</th><th>relative runtime</th><th>performance</th>"
 		   "<th>cost ($)</th><th>power (W)</th><th>perf per M$</th><th>perf per kW</th><th>links</th>"
 		   "<th>copper</th><th>fibre</th><th>cable length (m)</th><th>cabinets</th></tr>\n");
 	for (size_t y = 0; y < h->n_sys; y++) {
@@ -341,6 +341,8 @@ static void h_tables_systems(struct html *h)
 		h_esc(f, jstr(o, "name"));
 		fputs("</th><td><code>", f);
 		h_esc(f, jstr(o, "topology"));
+		fputs("</code></td><td><code>", f);
+		h_esc(f, jstr(o, "routing"));
 		fputs("</code></td><td>", f);
 		h_num(h, jnum(o, "endpoints"), 1, "%.0f", "systems/%zu/endpoints", y);
 		for (size_t i = 0; i < 6; i++) {

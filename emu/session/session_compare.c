@@ -280,12 +280,14 @@ static void cmp_where(const struct cmp *c, const struct cmp_sys *s, const char *
  * one picked for the family when unset) against the topology and the VCs
  * a flit network gives it (num_vcs / traffic_classes): the registry's own
  * checks (route_new: family, VC classes), before any run. */
-static void cmp_check_routing(struct cmp *c, const struct cmp_sys *s, nl_sim *sim, const char *rf)
+static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, const char *rf)
 {
 	struct nl_err err = {0};
 	struct router_cfg rc;
 	char where[1200];
 	const char *spec = rf ? rf : session_pick_routing(sim->topo);
+	if (!s->routing)
+		s->routing = strdup(spec ? spec : "none");
 	if (!spec || !strcmp(spec, "none"))
 		return;
 	if (config_bind(&sim->cfg, &net_router_table, &rc, &err) < 0) {
@@ -540,6 +542,7 @@ static void cmp_release(struct cmp *c)
 		free(c->sys[i].name);
 		free(c->sys[i].config);
 		free(c->sys[i].topology);
+		free(c->sys[i].routing);
 		free(c->sys[i].port_router);
 		free(c->sys[i].port_local);
 		free(c->sys[i].port_peer);

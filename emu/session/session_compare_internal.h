@@ -35,6 +35,7 @@ struct cmp_sys {
 	/* After validation. */
 	uint32_t endpoints;
 	char *topology;
+	char *routing;             /* its own routing_function, or the family's default */
 	/* Its router-to-router ports, as the topology numbers them (port g):
 	 * owning router, port on it, peer router, link class name; for the
 	 * busiest links of the report (n_ports 0: none kept). */

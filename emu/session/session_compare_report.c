@@ -176,6 +176,7 @@ json_t *cmp_doc(const struct cmp *c)
 		double rel = cmp_relative(c, s, ref);
 		json_object_set_new(o, "name", json_string(y->name));
 		json_object_set_new(o, "topology", json_string(y->topology));
+		json_object_set_new(o, "routing", json_string(y->routing ? y->routing : "none"));
 		json_object_set_new(o, "endpoints", json_integer(y->endpoints));
 		json_object_set_new(o, "relative_runtime", cmp_num(rel));
 		json_object_set_new(o, "performance", cmp_num(1 / rel));
@@ -286,13 +287,14 @@ char *cmp_md(const struct cmp *c)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "\n## Systems\n\n| system | topology | endpoints | relative runtime | cost ($) | power (W) | "
+	fprintf(f, "\n## Systems\n\n| system | topology | routing | endpoints | relative runtime | cost ($) | power (W) | "
 		   "perf per M$ | perf per kW | cables (copper/fibre) | cable length (m) |\n"
-		   "|---|---|---|---|---|---|---|---|---|---|\n");
+		   "|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (uint32_t s = 0; s < c->n_sys; s++) {
 		const struct cmp_sys *y = &c->sys[s];
 		double rel = cmp_relative(c, s, ref);
-		fprintf(f, "| %s | `%s` | %u | ", y->name, y->topology, y->endpoints);
+		fprintf(f, "| %s | `%s` | `%s` | %u | ", y->name, y->topology, y->routing ? y->routing : "none",
+			y->endpoints);
 		cmp_md_num(f, rel, "%.4f");
 		if (y->cost_ok) {
 			fprintf(f, " | %.0f | %.1f | ", y->cost.cost_total, y->cost.power_w);
