@@ -11,22 +11,30 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_compare_html.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+
+enum { CLI_COMPARE_FAILED_CELLS = 3 };
 
 static const char compare_usage[] =
 	"usage: netloom compare STUDY.ini -o DIR [-j N]\n"
 	"\n"
 	"Replays every workload of the study file on every candidate system\n"
 	"(each repeat seed), prices each system under the study's cost preset,\n"
-	"and writes DIR/report.json and DIR/report.md (docs/procurement.md).\n"
+	"and writes DIR/index.html (tables and gnuplot SVG plots, static: open it\n"
+	"in a browser), DIR/report.json and DIR/report.md (docs/procurement.md).\n"
 	"Results are cached in DIR/cache: a re-run computes only what changed.\n"
 	"\n"
 	"  -o, --output DIR  the report's directory (created)\n"
 	"  -j, --jobs N      replays run at once (threads, default 1); results\n"
 	"                    do not depend on N\n"
-	"  -h, --help        this text\n";
+	"  -h, --help        this text\n"
+	"\n"
+	"Exit status: 0 every cell ran; 3 the report was written but some cells\n"
+	"failed (deadlock or error, marked in the report); 1 an error, 2 a bad\n"
+	"command line or study file (nothing written).\n";
 
 int cli_compare_main(int argc, char **argv)
 {
@@ -87,6 +95,11 @@ int cli_compare_main(int argc, char **argv)
 	json_object_set_new(ex, "executed_runs", json_integer(res.executed));
 	json_object_set_new(ex, "cached_runs", json_integer(res.cached));
 	json_object_set_new(ex, "failed_runs", json_integer(res.failed));
+	/* Replays and cost evaluations are cached apart: a new preset prices
+	 * again and replays nothing. */
+	json_object_set_new(ex, "simulations_executed", json_integer(res.executed));
+	json_object_set_new(ex, "cost_evaluations", json_integer(res.cost_evaluated));
+	json_object_set_new(ex, "cost_cached", json_integer(res.cost_cached));
 	json_object_set_new(ex, "jobs", json_integer((json_int_t)jobs));
 	json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
 	json_object_set_new(res.doc, "execution", ex);
@@ -98,9 +111,17 @@ int cli_compare_main(int argc, char **argv)
 		rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
 	}
 	if (rc == 0)
-		printf("%s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed)\n", dir, dir,
-		       res.runs, res.executed, res.cached, res.failed);
+		rc = cli_compare_html(res.doc, dir, &err);
+	if (rc == 0)
+		printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed); %u "
+		       "system(s) priced, %u cost(s) from the cache\n",
+		       dir, dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated, res.cost_cached);
 	json_decref(res.doc);
 	free(res.markdown);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	if (rc < 0)
+		return cli_report(&err);
+	/* The report is whole, but some cells failed (a deadlock, an error):
+	 * a status of its own, so a script or CI job notices without parsing
+	 * the report; 1 and 2 mean no report at all. */
+	return res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
 }

@@ -28,6 +28,7 @@
 #include "core/output.h"
 #include "core/progress.h"
 #include "layout/layout.h"
+#include "net/net.h"
 #include "place/place.h"
 #include "route/route.h"
 #include "session/session.h"
@@ -237,6 +238,72 @@ static int cmp_hash_file(const char *path, uint64_t *h, struct nl_err *err)
 	return 0;
 }
 
+static const char *cmp_class_name(uint32_t k)
+{
+	return k == TOPO_LINK_LOCAL ? "local" : k == TOPO_LINK_GLOBAL ? "global" : "network";
+}
+
+/* What the report says of system s's router-to-router ports (port g of
+ * the topology): its router, its port there, the router at the far end,
+ * its link class. */
+static int cmp_sys_ports(struct cmp_sys *s, const struct topo *t)
+{
+	s->n_ports = t->n_ports;
+	s->port_router = calloc(t->n_ports, sizeof *s->port_router);
+	s->port_local = calloc(t->n_ports, sizeof *s->port_local);
+	s->port_peer = calloc(t->n_ports, sizeof *s->port_peer);
+	s->port_class = calloc(t->n_ports, sizeof *s->port_class);
+	if (!s->port_router || !s->port_local || !s->port_peer || !s->port_class)
+		return -1;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		s->port_router[g] = t->port_router[g];
+		s->port_local[g] = g - t->port_base[t->port_router[g]];
+		s->port_peer[g] = topo_port_is_network(t, g) ? t->port_router[t->peer[g]] : UINT32_MAX;
+		s->port_class[g] = cmp_class_name(topo_link_class(t, g));
+	}
+	return 0;
+}
+
+/* Where system s sets key: "FILE:LINE: [system S]" when inline, else the
+ * section (the key comes from its config file or the default). */
+static void cmp_where(const struct cmp *c, const struct cmp_sys *s, const char *key, char *out, size_t n)
+{
+	for (uint32_t i = s->n_kv; i-- > 0;)
+		if (!strcmp(s->kv[i].key, key)) {
+			snprintf(out, n, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
+			return;
+		}
+	snprintf(out, n, "%s: [system %s]", c->path, s->name);
+}
+
+/* The routing function a replay of system s will run (its own, or the
+ * one picked for the family when unset) against the topology and the VCs
+ * a flit network gives it (num_vcs / traffic_classes): the registry's own
+ * checks (route_new: family, VC classes), before any run. */
+static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, const char *rf)
+{
+	struct nl_err err = {0};
+	struct router_cfg rc;
+	char where[1200];
+	const char *spec = rf ? rf : session_pick_routing(sim->topo);
+	if (!s->routing)
+		s->routing = strdup(spec ? spec : "none");
+	if (!spec || !strcmp(spec, "none"))
+		return;
+	if (config_bind(&sim->cfg, &net_router_table, &rc, &err) < 0) {
+		cmp_problem(c, "%s: [system %s]: %s", c->path, s->name, err.msg);
+		return;
+	}
+	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
+	struct route *r;
+	cmp_where(c, s, rf ? "routing_function" : "topology", where, sizeof where);
+	if (route_new(spec, sim->topo, vcs, &r, &err) < 0)
+		cmp_problem(c, "%s key 'routing_function': value '%s'%s: %s", where, spec,
+			    rf ? "" : " (picked for the family: key unset)", err.msg);
+	else
+		route_free(r);
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
@@ -302,85 +369,68 @@ static void cmp_validate(struct cmp *c)
 		} else {
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);
-			if (rf && strcmp(rf, "none") && !route_find(rf, &err))
-				cmp_problem(c, "%s: [system %s] key 'routing_function': value '%s': %s", c->path,
-					    s->name, rf, err.msg);
+			cmp_check_routing(c, s, sim, rf);
 			for (uint32_t j = 0; j < c->n_wl; j++)
 				if (c->wl[j].trace_ranks > s->endpoints)
 					cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u "
 						       "endpoints of system '%s'", c->path, c->wl[j].name, c->wl[j].trace,
 						    c->wl[j].trace_ranks, s->endpoints, s->name);
-			/* Cost and power: packaging rule, rule floor order (no annealing:
-			 * deterministic and fast; `netloom cost --layout anneal` refines). */
-			struct layout lo;
-			if (m && layout_pack(&lo, sim->topo, NULL, 0, &err) == 0) {
-				if (layout_place_rule(&lo, &err) == 0 && layout_summarise(&lo, m, 0, &s->cost, &err) == 0)
-					s->cost_ok = true;
-				layout_release(&lo);
-			}
-			if (m && !s->cost_ok)
-				snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
+			if (cmp_sys_ports(s, sim->topo) < 0)
+				cmp_problem(c, "out of memory");
+			if (m)
+				cmp_sys_cost(c, s, sim->topo, m);
 		}
 		nl_sim_free(sim);
 	}
 }
 
-/* The cache key: the fully resolved configuration (every key with its
- * default, placement and seed included), the trace's content hash, the
- * netloom version. */
-static int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], struct nl_err *err)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	int rc = config_dump_ini(&sim->cfg, f, err);
-	fprintf(f, "\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n", w->trace_hash,
-		w->placement ? w->placement : "linear", seed, nl_version());
-	fclose(f);
-	if (rc == 0)
-		snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, len, 0));
-	free(buf);
-	return rc;
-}
+/* Link use: the replay's endpoints are all one job (0), so the backend's
+ * per-(channel, job) counters of `netloom interfere` give each channel's
+ * use. A backend or model that cannot count leaves the reason instead. */
+struct cmp_count {
+	nl_sim *sim;
+	struct cmp_run *r;
+	uint32_t *ep_job;
+};
 
-static void cmp_cache_path(const struct cmp *c, const char *key, char *out, size_t n)
+static int cmp_on_app(void *ctx, struct app *app, const struct trace_manifest *m, struct nl_err *err)
 {
-	snprintf(out, n, "%s/cache/%s.json", c->o->dir, key);
-}
-
-static bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
-{
-	char p[1200];
-	cmp_cache_path(c, r->key, p, sizeof p);
-	json_t *j = json_load_file(p, 0, NULL);
-	if (!j)
-		return false;
-	json_t *st = json_object_get(j, "status"), *rt = json_object_get(j, "runtime_s"),
-	       *e = json_object_get(j, "error");
-	bool ok = json_is_integer(st) && json_is_number(rt) && json_is_string(e);
-	if (ok) {
-		r->status = (int)json_integer_value(st);
-		r->runtime_s = json_number_value(rt);
-		snprintf(r->err, sizeof r->err, "%s", json_string_value(e));
-		r->cached = true;
+	(void)app;
+	(void)m;
+	struct cmp_count *cnt = ctx;
+	const struct topo *t = cnt->sim->replay_topo;
+	struct nl_err why = {0};
+	if (!t) {
+		snprintf(cnt->r->links_why, sizeof cnt->r->links_why, "the replay ran without a topology");
+		return 0;
 	}
-	json_decref(j);
-	return ok;
+	cnt->ep_job = calloc(t->n_endpoints ? t->n_endpoints : 1, sizeof *cnt->ep_job);
+	if (!cnt->ep_job)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	if (net_backend_count_jobs(cnt->sim->replay_net, cnt->ep_job, 1, &why) < 0)
+		snprintf(cnt->r->links_why, sizeof cnt->r->links_why, "%s", why.msg);
+	return 0;
 }
 
-static void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
+static int cmp_links_take(nl_sim *sim, struct cmp_run *r)
 {
-	char p[1200];
-	struct nl_err err = {0};
-	cmp_cache_path(c, r->key, p, sizeof p);
-	json_t *j = json_object();
-	json_object_set_new(j, "status", json_integer(r->status));
-	json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
-	json_object_set_new(j, "error", json_string(r->err));
-	(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-run, nothing else */
-	json_decref(j);
+	const char *unit = "";
+	const uint64_t *use = r->links_why[0] ? NULL : net_backend_job_use(sim->replay_net, &unit);
+	const struct topo *t = sim->replay_topo;
+	if (!use || !t)
+		return 0;
+	snprintf(r->links_unit, sizeof r->links_unit, "%s", unit);
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		n += topo_port_is_network(t, g) && use[g];
+	if (n && !(r->links = calloc(n, sizeof *r->links)))
+		return -1;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_network(t, g) && use[g]) {
+			r->links[r->n_links][0] = g;
+			r->links[r->n_links++][1] = use[g];
+		}
+	return 0;
 }
 
 /* One replay. Its failure (deadlock, an error) is the cell's, not the
@@ -402,12 +452,22 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 		return;
 	}
 	if (!cmp_cache_get(c, r)) {
-		struct session_replay_opts ro = {.pick_routing = true};
+		struct cmp_count cnt = {.sim = sim, .r = r};
+		/* The family's routing only when the system names none. */
+		struct session_replay_opts ro = {.pick_routing = !config_get(&sim->cfg, "routing_function"),
+						 .on_app = cmp_on_app,
+						 .ctx = &cnt};
 		struct nl_replay out = {.size = sizeof out};
 		int rc = session_replay(sim, w->trace, &ro, &out, &err);
 		r->status = rc == 0 ? 0 : rc == NL_EDEADLOCK ? 1 : 2;
 		r->runtime_s = rc == 0 ? out.predicted_s : 0;
+		r->comm_share = rc == 0 ? session_comm_share(app_results(sim->app)) : 0;
 		snprintf(r->err, sizeof r->err, "%s", rc == 0 ? "" : err.msg);
+		if (rc == 0 && cmp_links_take(sim, r) < 0) {
+			r->status = 2;
+			snprintf(r->err, sizeof r->err, "out of memory");
+		}
+		free(cnt.ep_job);
 		cmp_cache_put(c, r);
 	}
 	nl_sim_free(sim);
@@ -445,6 +505,11 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	NL_CHECK(cmp_mkdir(c->o->dir, err));
 	snprintf(p, sizeof p, "%s/cache", c->o->dir);
 	NL_CHECK(cmp_mkdir(p, err));
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		if (c->sys[s].cost_ok && !c->sys[s].cost_cached) {
+			cmp_cost_put(c, &c->sys[s]);
+			c->cost_evaluated++;
+		}
 	c->n_runs = c->n_sys * c->n_wl * c->n_seeds;
 	c->runs = calloc(c->n_runs, sizeof *c->runs);
 	if (!c->runs)
@@ -477,6 +542,11 @@ static void cmp_release(struct cmp *c)
 		free(c->sys[i].name);
 		free(c->sys[i].config);
 		free(c->sys[i].topology);
+		free(c->sys[i].routing);
+		free(c->sys[i].port_router);
+		free(c->sys[i].port_local);
+		free(c->sys[i].port_peer);
+		free(c->sys[i].port_class);
 		for (uint32_t k = 0; k < c->sys[i].n_kv; k++) {
 			free(c->sys[i].kv[k].key);
 			free(c->sys[i].kv[k].value);
@@ -490,6 +560,8 @@ static void cmp_release(struct cmp *c)
 	free(c->backend);
 	free(c->preset);
 	free(c->reference);
+	for (uint32_t i = 0; c->runs && i < c->n_runs; i++)
+		free(c->runs[i].links);
 	free(c->runs);
 }
 
@@ -538,6 +610,9 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		res->failed += c->runs[i].status != 0;
 	}
 	res->runs = c->n_runs;
+	res->cost_evaluated = c->cost_evaluated;
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		res->cost_cached += c->sys[s].cost_cached;
 	res->doc = cmp_doc(c);
 	res->markdown = cmp_md(c);
 	if (!res->doc || !res->markdown)

@@ -19,6 +19,7 @@
 #define CMP_MAX_WL 32
 #define CMP_MAX_KEYS 32
 #define CMP_MAX_SEEDS 64
+#define CMP_TOP_LINKS 10          /* busiest links reported per (system, workload) */
 
 struct cmp_kv {
 	char *key, *value;
@@ -34,6 +35,16 @@ struct cmp_sys {
 	/* After validation. */
 	uint32_t endpoints;
 	char *topology;
+	char *routing;             /* its own routing_function, or the family's default */
+	/* Its router-to-router ports, as the topology numbers them (port g):
+	 * owning router, port on it, peer router, link class name; for the
+	 * busiest links of the report (n_ports 0: none kept). */
+	uint32_t n_ports;
+	uint32_t *port_router, *port_local, *port_peer;
+	const char **port_class;
+	/* Cost and power: cached apart from the replays (key cost_key). */
+	char cost_key[20];
+	bool cost_cached;
 	struct layout_summary cost;
 	bool cost_ok;
 	char cost_err[NL_ERR_MSG_MAX];
@@ -56,9 +67,17 @@ struct cmp_run {
 	uint32_t s, w, k;
 	int status;                /* 0 ok, 1 deadlock, 2 error */
 	double runtime_s;
+	double comm_share;         /* session_comm_share of the replay */
 	bool cached;
 	char key[20];
 	char err[NL_ERR_MSG_MAX];
+	/* Link use of the replay: (port, count) for every router-to-router
+	 * port used, in port order; unit "flits" or "bytes"; links_why when
+	 * the backend could not count (n_links 0). */
+	uint32_t n_links;
+	uint64_t (*links)[2];
+	char links_unit[8];
+	char links_why[NL_ERR_MSG_MAX];
 };
 
 struct cmp {
@@ -83,6 +102,7 @@ struct cmp {
 	atomic_uint next;
 	pthread_mutex_t mu;
 	uint32_t done;
+	uint32_t cost_evaluated;   /* systems priced in this run (not from the cache) */
 };
 
 static inline uint64_t cmp_seed(uint32_t k)
@@ -94,5 +114,21 @@ static inline uint64_t cmp_seed(uint32_t k)
  * out of memory). */
 json_t *cmp_doc(const struct cmp *c);
 char *cmp_md(const struct cmp *c);
+/* The caches (session_compare_cache.c). cmp_key: the replay's key from
+ * its session's resolved configuration; cmp_cache_get fills r from the
+ * cache (false: a miss), cmp_cache_put stores it. cmp_sys_cost: system
+ * s's cost and power from the cost cache, else computed (read only: run
+ * before anything is written); cmp_cost_put stores them. */
+int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], struct nl_err *err);
+bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
+void cmp_cache_put(const struct cmp *c, const struct cmp_run *r);
+struct topo;
+struct layout_model;
+void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m);
+void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s);
+
+/* The busiest links of a (workload w, system s) cell summed over its
+ * seeds, as report.json has them (NULL when out of memory). */
+json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s);
 
 #endif

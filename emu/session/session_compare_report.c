@@ -21,6 +21,7 @@ static int cmp_dbl(const void *a, const void *b)
 struct cmp_cell {
 	bool ok;
 	double min, median, max;
+	double comm_share; /* mean over the seeds */
 	const char *why; /* the first failed seed's status */
 };
 
@@ -36,6 +37,7 @@ static void cmp_cell(const struct cmp *c, uint32_t w, uint32_t s, struct cmp_cel
 			return;
 		}
 		v[k] = r[k].runtime_s;
+		out->comm_share += r[k].comm_share / c->n_seeds;
 	}
 	qsort(v, c->n_seeds, sizeof *v, cmp_dbl);
 	uint32_t n = c->n_seeds;
@@ -62,6 +64,68 @@ static double cmp_relative(const struct cmp *c, uint32_t s, uint32_t ref)
 	return exp(sum / wsum);
 }
 
+/* docs/procurement.md, "Busiest links": each router-to-router channel's
+ * use (flits on the flit backend, payload bytes on the analytic one with
+ * link_model = links) summed over the cell's seeds; the top
+ * CMP_TOP_LINKS by use, ties to the lower port. */
+json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s)
+{
+	const struct cmp_sys *y = &c->sys[s];
+	const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds];
+	json_t *o = json_object();
+	for (uint32_t k = 0; k < c->n_seeds; k++)
+		if (r[k].status == 0 && r[k].links_why[0]) {
+			json_object_set_new(o, "unavailable", json_string(r[k].links_why));
+			return o;
+		}
+	uint64_t *use = calloc(y->n_ports ? y->n_ports : 1, sizeof *use), total = 0;
+	if (!use) {
+		json_decref(o);
+		return NULL;
+	}
+	const char *unit = "";
+	uint32_t ok_seeds = 0;
+	for (uint32_t k = 0; k < c->n_seeds; k++) {
+		if (r[k].status)
+			continue;
+		ok_seeds++;
+		unit = r[k].links_unit;
+		for (uint32_t i = 0; i < r[k].n_links; i++)
+			if (r[k].links[i][0] < y->n_ports)
+				use[r[k].links[i][0]] += r[k].links[i][1];
+	}
+	uint32_t top[CMP_TOP_LINKS], n_top = 0, used = 0;
+	for (uint32_t g = 0; g < y->n_ports; g++) {
+		if (!use[g])
+			continue;
+		total += use[g];
+		used++;
+		uint32_t pos = n_top < CMP_TOP_LINKS ? n_top++ : CMP_TOP_LINKS;
+		while (pos > 0 && use[top[pos - 1]] < use[g]) {
+			if (pos < CMP_TOP_LINKS)
+				top[pos] = top[pos - 1];
+			pos--;
+		}
+		if (pos < CMP_TOP_LINKS)
+			top[pos] = g;
+	}
+	json_object_set_new(o, "unit", json_string(unit));
+	json_object_set_new(o, "seeds", json_integer(ok_seeds));
+	json_object_set_new(o, "total", json_integer((json_int_t)total));
+	json_object_set_new(o, "links_used", json_integer(used));
+	json_t *arr = json_array();
+	for (uint32_t i = 0; i < n_top; i++) {
+		uint32_t g = top[i];
+		json_array_append_new(arr, json_pack("{s:I, s:I, s:I, s:s, s:I, s:f}", "router",
+						     (json_int_t)y->port_router[g], "port", (json_int_t)y->port_local[g],
+						     "peer_router", (json_int_t)y->port_peer[g], "class", y->port_class[g],
+						     "use", (json_int_t)use[g], "share", (double)use[g] / (double)total));
+	}
+	json_object_set_new(o, "top", arr);
+	free(use);
+	return o;
+}
+
 static json_t *cmp_num(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
@@ -86,8 +150,10 @@ json_t *cmp_doc(const struct cmp *c)
 	json_object_set_new(st, "backend", json_string(c->backend));
 	json_object_set_new(st, "contention", json_string(!strcmp(c->backend, "flit")
 								   ? "modelled: flit-level network, queues and links"
-								   : "not modelled: the analytic backend's latency-bandwidth "
-								     "model (no queueing between messages)"));
+								   : "analytic backend: with link_model = links, messages "
+								     "reserve each channel of their minimal route in FIFO order "
+								     "(no packets, buffers or flow control); with link_model = "
+								     "none, not modelled"));
 	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
 	json_object_set_new(st, "preset", json_string(c->preset));
 	json_object_set_new(st, "reference", json_string(c->sys[ref].name));
@@ -110,6 +176,7 @@ json_t *cmp_doc(const struct cmp *c)
 		double rel = cmp_relative(c, s, ref);
 		json_object_set_new(o, "name", json_string(y->name));
 		json_object_set_new(o, "topology", json_string(y->topology));
+		json_object_set_new(o, "routing", json_string(y->routing ? y->routing : "none"));
 		json_object_set_new(o, "endpoints", json_integer(y->endpoints));
 		json_object_set_new(o, "relative_runtime", cmp_num(rel));
 		json_object_set_new(o, "performance", cmp_num(1 / rel));
@@ -148,6 +215,8 @@ json_t *cmp_doc(const struct cmp *c)
 			json_object_set_new(o, "runtime_min_s", cc[s].ok ? cmp_num(cc[s].min) : json_null());
 			json_object_set_new(o, "runtime_max_s", cc[s].ok ? cmp_num(cc[s].max) : json_null());
 			json_object_set_new(o, "slowdown_vs_best", cc[s].ok ? cmp_num(cc[s].median / best) : json_null());
+			json_object_set_new(o, "comm_share", cc[s].ok ? cmp_num(cc[s].comm_share) : json_null());
+			json_object_set_new(o, "busiest_links", cmp_links_json(c, w, s));
 			for (uint32_t k = 0; k < c->n_seeds; k++) {
 				const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds + k];
 				json_t *e = json_object();
@@ -189,8 +258,11 @@ char *cmp_md(const struct cmp *c)
 	uint32_t ref = cmp_ref(c);
 	fprintf(f, "# netloom compare: %s\n\n", c->path);
 	fprintf(f, "Backend **%s** (contention %s), %u seed(s), cost preset **%s**, reference system **%s**.\n\n",
-		c->backend, strcmp(c->backend, "flit") ? "not modelled" : "modelled", c->n_seeds, c->preset,
-		c->sys[ref].name);
+		c->backend,
+		strcmp(c->backend, "flit") ? "approximated by FIFO channel reservations with link_model = links, "
+					     "else not modelled"
+					   : "modelled",
+		c->n_seeds, c->preset, c->sys[ref].name);
 	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n| workload |");
 	for (uint32_t s = 0; s < c->n_sys; s++)
 		fprintf(f, " %s |", c->sys[s].name);
@@ -215,13 +287,14 @@ char *cmp_md(const struct cmp *c)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "\n## Systems\n\n| system | topology | endpoints | relative runtime | cost ($) | power (W) | "
+	fprintf(f, "\n## Systems\n\n| system | topology | routing | endpoints | relative runtime | cost ($) | power (W) | "
 		   "perf per M$ | perf per kW | cables (copper/fibre) | cable length (m) |\n"
-		   "|---|---|---|---|---|---|---|---|---|---|\n");
+		   "|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (uint32_t s = 0; s < c->n_sys; s++) {
 		const struct cmp_sys *y = &c->sys[s];
 		double rel = cmp_relative(c, s, ref);
-		fprintf(f, "| %s | `%s` | %u | ", y->name, y->topology, y->endpoints);
+		fprintf(f, "| %s | `%s` | `%s` | %u | ", y->name, y->topology, y->routing ? y->routing : "none",
+			y->endpoints);
 		cmp_md_num(f, rel, "%.4f");
 		if (y->cost_ok) {
 			fprintf(f, " | %.0f | %.1f | ", y->cost.cost_total, y->cost.power_w);
@@ -234,6 +307,54 @@ char *cmp_md(const struct cmp *c)
 			fprintf(f, " | n/a | n/a | n/a | n/a | n/a | n/a |\n");
 		}
 	}
+	fprintf(f, "\n## Communication share (time in MPI over run time, mean over seeds)\n\n| workload |");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, " %s |", c->sys[s].name);
+	fprintf(f, "\n|---|");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, "---|");
+	fputc('\n', f);
+	for (uint32_t w = 0; w < c->n_wl; w++) {
+		fprintf(f, "| %s |", c->wl[w].name);
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			struct cmp_cell cc;
+			cmp_cell(c, w, s, &cc);
+			if (cc.ok)
+				fprintf(f, " %.1f%% |", 100 * cc.comm_share);
+			else
+				fprintf(f, " %s |", cc.why);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "\n## Busiest links (router.port -> peer router, class: share of the cell's link use)\n\n"
+		   "| workload | system | unit | links used | busiest |\n|---|---|---|---|---|\n");
+	for (uint32_t w = 0; w < c->n_wl; w++)
+		for (uint32_t s = 0; s < c->n_sys; s++) {
+			json_t *l = cmp_links_json(c, w, s), *e;
+			size_t i;
+			fprintf(f, "| %s | %s | ", c->wl[w].name, c->sys[s].name);
+			if (!l || json_object_get(l, "unavailable")) {
+				fprintf(f, "n/a | n/a | %s |\n", l ? json_string_value(json_object_get(l, "unavailable")) : "");
+				json_decref(l);
+				continue;
+			}
+			fprintf(f, "%s | %" JSON_INTEGER_FORMAT " |", json_string_value(json_object_get(l, "unit")),
+				json_integer_value(json_object_get(l, "links_used")));
+			json_array_foreach(json_object_get(l, "top"), i, e)
+			{
+				if (i == 5)
+					break;
+				fprintf(f, " %" JSON_INTEGER_FORMAT ".%" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
+					   " %s: %.1f%%;",
+					json_integer_value(json_object_get(e, "router")),
+					json_integer_value(json_object_get(e, "port")),
+					json_integer_value(json_object_get(e, "peer_router")),
+					json_string_value(json_object_get(e, "class")),
+					100 * json_real_value(json_object_get(e, "share")));
+			}
+			fprintf(f, " |\n");
+			json_decref(l);
+		}
 	fprintf(f, "\nRelative runtime: weighted geometric mean of each workload's runtime over the reference "
 		   "system's (lower is better); performance = 1 / relative runtime (docs/procurement.md).\n");
 	fclose(f);

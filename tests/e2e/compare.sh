@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end tests of `netloom compare` (issue 15, docs/procurement.md): a
 # 2-system x 2-workload study on the bundled samples, -j1 and -j2 reports
-# byte-identical but for the execution figures, a second run that executes
-# no replay, and bad study files refused before any run with one line.
+# (report.json with busiest links and communication share, report.md,
+# index.html) byte-identical but for the execution figures, a second run
+# that executes no replay, a new cost preset that replays nothing, a
+# changed system that replays only its cells, a deadlocking system as a
+# failed cell (exit 3), and bad study files (routing against the family
+# and the VCs included) refused before any run with one line.
 # usage: compare.sh NETLOOM SOURCE_ROOT
 set -uo pipefail
 netloom=$1
@@ -19,6 +23,7 @@ reference = torus
 [system torus]
 topology = torus:k=4x4
 routing_function = dor
+link_model = links
 [system fattree]
 config = fattree.ini
 [workload lammps]
@@ -37,6 +42,9 @@ strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("ex
 [ -n "$(strip "$dir/a/report.json")" ] || fail "report.json unreadable"
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "-j1 and -j2 reports differ"
 cmp -s "$dir/a/report.md" "$dir/b/report.md" || fail "-j1 and -j2 report.md differ"
+# index.html too, but for its execution table (wall time, jobs).
+[ "$(sed '/<h2>Execution/,$d' "$dir/a/index.html")" = "$(sed '/<h2>Execution/,$d' "$dir/b/index.html")" ] || fail "-j1 and -j2 index.html differ"
+grep -q '<h2>Execution' "$dir/a/index.html" || fail "index.html: no execution table"
 expect_eq "cells" "$(json "$dir/a/report.json" 'len(d["cells"])')" 4
 expect_eq "cells ok" "$(json "$dir/a/report.json" 'sorted(set(c["status"] for c in d["cells"]))')" "['ok']"
 expect_eq "executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 8
@@ -45,11 +53,34 @@ expect_eq "cost" "$(json "$dir/a/report.json" 'all(s["cost_usd"] > 0 and s["powe
 # Slowdown against the best: 1 for the fastest system of each workload.
 expect_eq "slowdown" "$(json "$dir/a/report.json" 'min(c["slowdown_vs_best"] for c in d["cells"] if c["workload"] == "hpcc")')" 1.0
 
+# Busiest links: torus (link_model = links) has them in bytes, busiest
+# first, shares of the cell's total; fattree (link_model none) says why not.
+expect_eq "links unit" "$(json "$dir/a/report.json" 'd["cells"][0]["busiest_links"]["unit"]')" bytes
+expect_eq "links sorted" "$(json "$dir/a/report.json" '(lambda t: [x["use"] for x in t] == sorted([x["use"] for x in t], reverse=True) and len(t) == 10)(d["cells"][0]["busiest_links"]["top"])')" True
+expect_eq "links share" "$(json "$dir/a/report.json" '(lambda l: abs(l["top"][0]["share"] - l["top"][0]["use"] / l["total"]) < 1e-12 and l["top"][0]["peer_router"] != l["top"][0]["router"])(d["cells"][0]["busiest_links"])')" True
+expect_eq "links why" "$(json "$dir/a/report.json" '"link_model" in d["cells"][1]["busiest_links"]["unavailable"]')" True
+expect_eq "comm share" "$(json "$dir/a/report.json" 'all(0 < c["comm_share"] < 1 for c in d["cells"])')" True
+expect_eq "cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
+
 # A second run computes nothing; the report is the same.
 "$netloom" compare "$dir/study.ini" -o "$dir/a" -j2 > /dev/null || fail "second run"
 expect_eq "second run executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 0
 expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cached_runs"]')" 8
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "cached report differs"
+expect_eq "second run cost" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
+
+# A new cost preset prices every system again and replays nothing.
+sed 's/^preset = flex/preset = besta/' "$dir/study.ini" > "$dir/preset.ini"
+"$netloom" compare "$dir/preset.ini" -o "$dir/a" > /dev/null || fail "preset run"
+expect_eq "preset: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 0
+expect_eq "preset: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
+expect_eq "preset: cost changed" "$(python3 -c "import json,sys; a,b=(json.load(open(p))[\"systems\"][0][\"cost_usd\"] for p in sys.argv[1:]); print(a != b)" "$dir/a/report.json" "$dir/b/report.json")" True
+# A changed system replays only its own cells (2 workloads x 2 seeds) and
+# keeps its cost (same topology).
+sed 's/^config = fattree.ini/config = fattree.ini\nchannel_latency = 2/' "$dir/study.ini" > "$dir/changed.ini"
+"$netloom" compare "$dir/changed.ini" -o "$dir/a" > /dev/null || fail "changed run"
+expect_eq "changed: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 4
+expect_eq "changed: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
 
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {
@@ -67,6 +98,41 @@ case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fa
 [ ! -e "$dir/out-missing" ] || fail "missing trace: output written"
 sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
 bad big "netloom: $dir/big.ini: [workload hpcc] trace '$s/hpcc-16.nlt': 16 ranks; expected at most the 8 endpoints of system 'torus'"
+
+# Routing against the family and the VCs, before any run: the registry's
+# own checks (nca is for fat trees; dor on a torus needs 2 dateline VCs).
+sed 's/^routing_function = dor/routing_function = nca/' "$dir/study.ini" > "$dir/family.ini"
+bad family "netloom: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal"
+sed 's/^routing_function = dor/routing_function = dor\nnum_vcs = 1/' "$dir/study.ini" > "$dir/vcs.ini"
+bad vcs "netloom: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1"
+
+# A system that deadlocks (dor without dateline classes, 1 VC of 2 flits on
+# a ring) is a failed cell: the others are computed, the report is
+# written, exit status 3 (docs/procurement.md).
+cat > "$dir/fail.ini" <<EOS
+[study]
+backend = flit
+reference = ok
+[system ok]
+topology = torus:k=8
+routing_function = dor
+num_vcs = 2
+[system ring]
+topology = torus:k=8
+routing_function = dor:dateline=0
+num_vcs = 1
+vc_buf_size = 2
+[workload lammps]
+trace = $s/lammps-lj-8.nlt
+EOS
+"$netloom" compare "$dir/fail.ini" -o "$dir/f" > /dev/null 2>&1; rc=$?
+expect_eq "failed cell: exit status" "$rc" 3
+expect_eq "failed cell: statuses" "$(json "$dir/f/report.json" '[c["status"] for c in d["cells"]]')" "['ok', 'deadlock']"
+expect_eq "failed cell: ok computed" "$(json "$dir/f/report.json" 'd["cells"][0]["runtime_s"] > 0 and d["systems"][0]["relative_runtime"] == 1.0')" True
+expect_eq "failed cell: no aggregate" "$(json "$dir/f/report.json" 'd["systems"][1]["relative_runtime"] is None and d["cells"][1]["runtime_s"] is None')" True
+expect_eq "failed cell: message" "$(json "$dir/f/report.json" '"network deadlock" in d["cells"][1]["seeds"][0]["error"]')" True
+expect_eq "failed cell: counted" "$(json "$dir/f/report.json" 'd["execution"]["failed_runs"]')" 1
+grep -q '| lammps (weight 1) | .* s (x1.000) | deadlock |' "$dir/f/report.md" || fail "failed cell: report.md"
 
 [ $fails -eq 0 ] && echo "compare: all checks passed"
 exit $((fails > 0))

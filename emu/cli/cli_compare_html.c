@@ -1,0 +1,491 @@
+/* `netloom compare`'s HTML report, DIR/index.html (issue 15,
+ * docs/procurement.md "The HTML report"). Built from report.json's
+ * document alone, so its tables cannot say anything the JSON does not:
+ * every figure is a <span data-k="JSON path" data-v="exact value">, which
+ * the e2e test (tests/e2e/compare_html.py) checks against report.json in
+ * a headless Chromium. The page is static: no script, no stylesheet or
+ * font to fetch; the plots are gnuplot's SVG inlined. gnuplot is optional
+ * at run time: without it each plot is a one-line note and the tables
+ * still carry the figures. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli_compare_html.h"
+#include "core/output.h"
+
+struct html {
+	FILE *f;                 /* the page being written (a memstream) */
+	const json_t *doc;
+	const char *dir;
+	bool gnuplot;            /* gnuplot on PATH */
+	const json_t *sys, *wl, *cells;
+	size_t n_sys, n_wl;
+};
+
+static void h_esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* A name inside a gnuplot double-quoted string (noenhanced text). */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++)
+		fputc(*s == '"' || *s == '\\' || *s == '\n' ? '_' : *s, f);
+	fputc('"', f);
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+/* JSON number at o.k, NAN when null or absent. */
+static double jnum(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* One figure: its JSON path (printf-formatted) and exact value as
+ * attributes, its text as fmt shows v x scale (100 for a percentage);
+ * "n/a" for null. */
+static void h_num(struct html *h, double v, double scale, const char *fmt, const char *path, ...)
+	__attribute__((format(printf, 5, 6)));
+static void h_num(struct html *h, double v, double scale, const char *fmt, const char *path, ...)
+{
+	char p[256];
+	va_list ap;
+	va_start(ap, path);
+	vsnprintf(p, sizeof p, path, ap);
+	va_end(ap);
+	if (!isfinite(v)) {
+		fprintf(h->f, "<span data-k=\"%s\" data-v=\"null\">n/a</span>", p);
+		return;
+	}
+	fprintf(h->f, "<span data-k=\"%s\" data-v=\"%.17g\">", p, v);
+	fprintf(h->f, fmt, v * scale);
+	fputs("</span>", h->f);
+}
+
+/* Run gnuplot on script (terminal and output set here) and inline its
+ * SVG; a one-line note in its place when it cannot be drawn. */
+static void h_plot(struct html *h, const char *title, const char *script)
+{
+	fprintf(h->f, "<figure>\n");
+	char why[256] = "";
+	char *svg = NULL;
+	size_t len = 0;
+	if (!h->gnuplot) {
+		snprintf(why, sizeof why, "gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)");
+	} else {
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "%s/.plot.svg.tmp", h->dir);
+		FILE *p = popen("gnuplot", "w");
+		if (!p) {
+			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(errno));
+		} else {
+			fprintf(p, "set terminal svg size 820,420 noenhanced font 'sans,11' background rgb 'white'\n"
+				   "set output '");
+			for (const char *c = tmp; *c; c++)
+				fprintf(p, *c == '\'' ? "''" : "%c", *c);
+			fprintf(p, "'\nset datafile missing '?'\nset title ");
+			gp_str(p, title);
+			fprintf(p, "\n%s\nunset output\n", script);
+			int st = pclose(p);
+			FILE *in = st == 0 ? fopen(tmp, "r") : NULL;
+			if (!in) {
+				snprintf(why, sizeof why, "gnuplot failed (exit status %d)",
+					 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			} else {
+				FILE *m = open_memstream(&svg, &len);
+				char buf[65536];
+				size_t n;
+				while (m && (n = fread(buf, 1, sizeof buf, in)) > 0)
+					fwrite(buf, 1, n, m);
+				if (m)
+					fclose(m);
+				fclose(in);
+			}
+			unlink(tmp);
+		}
+	}
+	const char *start = svg ? strstr(svg, "<svg") : NULL; /* without the XML prologue and doctype */
+	if (start)
+		fprintf(h->f, "%s\n", start);
+	else
+		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;%s&rdquo; not drawn: %s; the table below has its figures.</p>\n",
+			title, why[0] ? why : "gnuplot wrote no SVG");
+	free(svg);
+	fprintf(h->f, "</figure>\n");
+}
+
+static const json_t *h_cell(const struct html *h, size_t w, size_t s)
+{
+	return json_array_get(h->cells, w * h->n_sys + s);
+}
+
+/* A histogram of one cell field: workloads on x, a bar per system. */
+static void h_plot_cells(struct html *h, const char *title, const char *field, const char *ylabel)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return;
+	fprintf(f, "$d << EOD\n");
+	for (size_t w = 0; w < h->n_wl; w++) {
+		gp_str(f, jstr(json_array_get(h->wl, w), "name"));
+		for (size_t y = 0; y < h->n_sys; y++) {
+			double v = jnum(h_cell(h, w, y), field);
+			isfinite(v) ? fprintf(f, " %.12g", v) : fprintf(f, " ?");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "EOD\nset ylabel '%s'\nset yrange [0:*]\nset style data histograms\n"
+		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+		   "set key outside right top\nset grid ytics\nplot ", ylabel);
+	for (size_t y = 0; y < h->n_sys; y++) {
+		fprintf(f, "%s using %zu%s title ", y ? ", ''" : "$d", y + 2, y ? "" : ":xtic(1)");
+		gp_str(f, jstr(json_array_get(h->sys, y), "name"));
+	}
+	fclose(f);
+	h_plot(h, title, s);
+	free(s);
+}
+
+/* Cost, power, perf per M$, perf per kW: four bar charts, one SVG. */
+static void h_plot_systems(struct html *h)
+{
+	static const char *const k[] = {"cost_usd", "power_w", "perf_per_musd", "perf_per_kw"};
+	static const char *const t[] = {"cost ($)", "power (W)", "performance per M$", "performance per kW"};
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return;
+	fprintf(f, "$s << EOD\n");
+	for (size_t y = 0; y < h->n_sys; y++) {
+		const json_t *o = json_array_get(h->sys, y);
+		gp_str(f, jstr(o, "name"));
+		for (size_t i = 0; i < 4; i++) {
+			double v = jnum(o, k[i]);
+			isfinite(v) ? fprintf(f, " %.12g", v) : fprintf(f, " ?");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "EOD\nunset title\nset multiplot layout 2,2 title 'cost, power and performance per system'\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset yrange [0:*]\nset grid ytics\n"
+		   "set xtics rotate by -20\n");
+	for (size_t i = 0; i < 4; i++)
+		fprintf(f, "set title '%s'\nplot $s using 0:%zu:xtic(1) with boxes notitle lc %zu\n", t[i], i + 2,
+			i + 1);
+	fprintf(f, "unset multiplot\n");
+	fclose(f);
+	h_plot(h, "cost, power and performance per system", s);
+	free(s);
+}
+
+/* Placement sensitivity: each cell's median with its min..max over seeds. */
+static void h_plot_seeds(struct html *h)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return;
+	fprintf(f, "$p << EOD\n");
+	size_t n = 0;
+	for (size_t w = 0; w < h->n_wl; w++)
+		for (size_t y = 0; y < h->n_sys; y++) {
+			const json_t *c = h_cell(h, w, y);
+			if (!isfinite(jnum(c, "runtime_s")))
+				continue;
+			char label[512];
+			snprintf(label, sizeof label, "%s / %s", jstr(c, "workload"), jstr(c, "system"));
+			gp_str(f, label);
+			fprintf(f, " %.12g %.12g %.12g\n", jnum(c, "runtime_min_s"), jnum(c, "runtime_s"),
+				jnum(c, "runtime_max_s"));
+			n++;
+		}
+	fprintf(f, "EOD\nset ylabel 'runtime (s)'\nset yrange [0:*]\nset xtics rotate by -30\nset grid ytics\n"
+		   "set offsets 0.5,0.5,0,0\nset key below\n");
+	if (n)
+		fprintf(f, "plot $p using 0:3:2:4:xtic(1) with yerrorbars pt 7 title 'median, min..max over the "
+			   "placement seeds'\n");
+	fclose(f);
+	if (n)
+		h_plot(h, "placement sensitivity: runtime over the seeds", s);
+	else
+		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;placement sensitivity&rdquo; not drawn: no cell ran "
+			      "to the end.</p>\n");
+	free(s);
+}
+
+/* The busiest links: share of the cell's link use by rank, a line per cell. */
+static void h_plot_links(struct html *h)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < json_array_size(h->cells); i++) {
+		json_t *top = json_object_get(json_object_get(json_array_get(h->cells, i), "busiest_links"), "top");
+		if (!json_array_size(top))
+			continue;
+		fprintf(f, "$l%zu << EOD\n", i);
+		for (size_t r = 0; r < json_array_size(top); r++)
+			fprintf(f, "%zu %.12g\n", r + 1, 100 * jnum(json_array_get(top, r), "share"));
+		fprintf(f, "EOD\n");
+		n++;
+	}
+	fprintf(f, "set xlabel 'link rank (busiest first)'\nset ylabel 'share of the cell''s link use (%%)'\n"
+		   "set yrange [0:*]\nset xtics 1\nset grid\nset key outside right top\nplot ");
+	for (size_t i = 0, k = 0; i < json_array_size(h->cells); i++) {
+		const json_t *c = json_array_get(h->cells, i);
+		if (!json_array_size(json_object_get(json_object_get(c, "busiest_links"), "top")))
+			continue;
+		char label[512];
+		snprintf(label, sizeof label, "%s / %s", jstr(c, "workload"), jstr(c, "system"));
+		fprintf(f, "%s$l%zu using 1:2 with linespoints title ", k++ ? ", " : "", i);
+		gp_str(f, label);
+	}
+	fputc('\n', f);
+	fclose(f);
+	if (n)
+		h_plot(h, "busiest links: share of each cell's link use", s);
+	else
+		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;busiest links&rdquo; not drawn: no cell counted link "
+			      "use (see the table below for why).</p>\n");
+	free(s);
+}
+
+static void h_tables_runtime(struct html *h)
+{
+	FILE *f = h->f;
+	fprintf(f, "<table id=\"runtime\"><caption>Runtime: median over the seeds (min &ndash; max), slowdown "
+		   "against the best system</caption>\n<tr><th>workload</th>");
+	for (size_t y = 0; y < h->n_sys; y++) {
+		fputs("<th>", f);
+		h_esc(f, jstr(json_array_get(h->sys, y), "name"));
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t w = 0; w < h->n_wl; w++) {
+		const json_t *wl = json_array_get(h->wl, w);
+		fputs("<tr><th>", f);
+		h_esc(f, jstr(wl, "name"));
+		fputs(" (weight ", f);
+		h_num(h, jnum(wl, "weight"), 1, "%g", "workloads/%zu/weight", w);
+		fputs(")</th>", f);
+		for (size_t y = 0; y < h->n_sys; y++) {
+			size_t i = w * h->n_sys + y;
+			const json_t *c = h_cell(h, w, y);
+			if (strcmp(jstr(c, "status"), "ok")) {
+				fprintf(f, "<td class=\"failed\" data-k=\"cells/%zu/status\">", i);
+				h_esc(f, jstr(c, "status"));
+				fputs("</td>", f);
+				continue;
+			}
+			fputs("<td>", f);
+			h_num(h, jnum(c, "runtime_s"), 1, "%.6g s", "cells/%zu/runtime_s", i);
+			fputs(" (", f);
+			h_num(h, jnum(c, "runtime_min_s"), 1, "%.6g", "cells/%zu/runtime_min_s", i);
+			fputs(" &ndash; ", f);
+			h_num(h, jnum(c, "runtime_max_s"), 1, "%.6g", "cells/%zu/runtime_max_s", i);
+			fputs("), &times;", f);
+			h_num(h, jnum(c, "slowdown_vs_best"), 1, "%.4f", "cells/%zu/slowdown_vs_best", i);
+			fputs(", comm. ", f);
+			h_num(h, jnum(c, "comm_share"), 100, "%.1f%%", "cells/%zu/comm_share", i);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void h_tables_systems(struct html *h)
+{
+	static const char *const k[] = {"relative_runtime", "performance", "cost_usd", "power_w", "perf_per_musd",
+					"perf_per_kw"};
+	static const char *const fmt[] = {"%.4f", "%.4f", "%.0f", "%.1f", "%.4g", "%.4g"};
+	static const char *const ck[] = {"links", "copper", "fibre", "length_m", "cabinets"};
+	FILE *f = h->f;
+	fprintf(f, "<table id=\"systems\"><caption>Systems: relative runtime (weighted geometric mean against the "
+		   "reference), cost, power, performance per M$ and per kW, cables</caption>\n"
+		   "<tr><th>system</th><th>topology</th><th>routing</th><th>endpoints</th><th>relative runtime</th><th>performance</th>"
+		   "<th>cost ($)</th><th>power (W)</th><th>perf per M$</th><th>perf per kW</th><th>links</th>"
+		   "<th>copper</th><th>fibre</th><th>cable length (m)</th><th>cabinets</th></tr>\n");
+	for (size_t y = 0; y < h->n_sys; y++) {
+		const json_t *o = json_array_get(h->sys, y);
+		fputs("<tr><th>", f);
+		h_esc(f, jstr(o, "name"));
+		fputs("</th><td><code>", f);
+		h_esc(f, jstr(o, "topology"));
+		fputs("</code></td><td><code>", f);
+		h_esc(f, jstr(o, "routing"));
+		fputs("</code></td><td>", f);
+		h_num(h, jnum(o, "endpoints"), 1, "%.0f", "systems/%zu/endpoints", y);
+		for (size_t i = 0; i < 6; i++) {
+			fputs("</td><td>", f);
+			h_num(h, jnum(o, k[i]), 1, fmt[i], "systems/%zu/%s", y, k[i]);
+		}
+		const json_t *cab = json_object_get(o, "cables");
+		for (size_t i = 0; i < 5; i++) {
+			fputs("</td><td>", f);
+			h_num(h, jnum(cab, ck[i]), 1, i == 3 ? "%.1f" : "%.0f", "systems/%zu/cables/%s", y, ck[i]);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void h_tables_links(struct html *h)
+{
+	FILE *f = h->f;
+	fprintf(f, "<table id=\"links\"><caption>Busiest links per cell, summed over the seeds (router.port "
+		   "&rarr; peer router)</caption>\n<tr><th>workload</th><th>system</th><th>rank</th><th>link</th>"
+		   "<th>class</th><th>use</th><th>share</th></tr>\n");
+	for (size_t i = 0; i < json_array_size(h->cells); i++) {
+		const json_t *c = json_array_get(h->cells, i), *bl = json_object_get(c, "busiest_links");
+		const json_t *top = json_object_get(bl, "top");
+		fputs("<tr><td>", f);
+		h_esc(f, jstr(c, "workload"));
+		fputs("</td><td>", f);
+		h_esc(f, jstr(c, "system"));
+		if (!json_array_size(top)) {
+			fputs("</td><td colspan=\"5\">none counted: ", f);
+			h_esc(f, json_object_get(bl, "unavailable") ? jstr(bl, "unavailable") : jstr(c, "status"));
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		for (size_t r = 0; r < json_array_size(top); r++) {
+			const json_t *l = json_array_get(top, r);
+			if (r)
+				fputs("<tr><td></td><td>", f);
+			fprintf(f, "</td><td>%zu</td><td>", r + 1);
+			h_num(h, jnum(l, "router"), 1, "%.0f", "cells/%zu/busiest_links/top/%zu/router", i, r);
+			fputs(".", f);
+			h_num(h, jnum(l, "port"), 1, "%.0f", "cells/%zu/busiest_links/top/%zu/port", i, r);
+			fputs(" &rarr; ", f);
+			h_num(h, jnum(l, "peer_router"), 1, "%.0f", "cells/%zu/busiest_links/top/%zu/peer_router", i, r);
+			fputs("</td><td>", f);
+			h_esc(f, jstr(l, "class"));
+			fputs("</td><td>", f);
+			h_num(h, jnum(l, "use"), 1, "%.0f", "cells/%zu/busiest_links/top/%zu/use", i, r);
+			fputs(" ", f);
+			h_esc(f, jstr(bl, "unit"));
+			fputs("</td><td>", f);
+			h_num(h, jnum(l, "share"), 100, "%.2f%%", "cells/%zu/busiest_links/top/%zu/share", i, r);
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+static void h_execution(struct html *h)
+{
+	static const char *const k[] = {"runs", "simulations_executed", "cached_runs", "failed_runs",
+					"cost_evaluations", "cost_cached", "jobs", "wall_seconds"};
+	const json_t *ex = json_object_get(h->doc, "execution");
+	FILE *f = h->f;
+	fprintf(f, "<table id=\"execution\"><caption>This run (the only figures that differ between runs of the "
+		   "same study)</caption>\n<tr>");
+	for (size_t i = 0; i < 8; i++)
+		fprintf(f, "<th>%s</th>", k[i]);
+	fputs("</tr>\n<tr>", f);
+	for (size_t i = 0; i < 8; i++) {
+		fputs("<td>", f);
+		h_num(h, jnum(ex, k[i]), 1, i == 7 ? "%.2f" : "%.0f", "execution/%s", k[i]);
+		fputs("</td>", f);
+	}
+	fputs("</tr>\n</table>\n", f);
+}
+
+int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err)
+{
+	struct html h = {.doc = doc, .dir = dir};
+	h.sys = json_object_get(doc, "systems");
+	h.wl = json_object_get(doc, "workloads");
+	h.cells = json_object_get(doc, "cells");
+	h.n_sys = json_array_size(h.sys);
+	h.n_wl = json_array_size(h.wl);
+	h.gnuplot = system("command -v gnuplot >/dev/null 2>&1") == 0;
+	const json_t *st = json_object_get(doc, "study");
+	char *page = NULL;
+	size_t len = 0;
+	h.f = open_memstream(&page, &len);
+	if (!h.f)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	FILE *f = h.f;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>netloom compare: ", f);
+	h_esc(f, jstr(st, "path"));
+	fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}\n"
+	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:0.25em 0.6em;"
+	      "text-align:right}th{background:#eef}caption{font-weight:bold;text-align:left;padding:0.3em 0}\n"
+	      "td.failed{background:#fdd;color:#900;font-weight:bold}figure{margin:1em 0}\n"
+	      ".limits{border-left:4px solid #c80;padding:0.4em 0.8em;background:#fff8e8}\n"
+	      ".noplot{color:#666;font-style:italic}\n</style></head><body>\n<h1>netloom compare: ",
+	      f);
+	h_esc(f, jstr(st, "path"));
+	fputs("</h1>\n<p>Backend <b>", f);
+	h_esc(f, jstr(st, "backend"));
+	fputs("</b>, ", f);
+	h_num(&h, jnum(st, "seeds"), 1, "%.0f", "study/seeds");
+	fputs(" placement seed(s), cost preset <b>", f);
+	h_esc(f, jstr(st, "preset"));
+	fputs("</b>, reference system <b>", f);
+	h_esc(f, jstr(st, "reference"));
+	fputs("</b>; netloom ", f);
+	h_esc(f, jstr(doc, "netloom_version"));
+	fputs(". Definitions: docs/procurement.md.</p>\n<p class=\"limits\">Contention: ", f);
+	/* The analytic backend's limits stand next to its figures (issue 15). */
+	h_esc(f, jstr(st, "contention"));
+	if (!strcmp(jstr(st, "backend"), "analytic"))
+		fputs(". Runtimes are a latency-bandwidth model's (no packets, buffers, flow control or adaptive "
+		      "routing): systems can tie where a flit-level network would differ, and slowdowns under load "
+		      "are approximations; link use is counted only with link_model = links.", f);
+	fputs("</p>\n<h2>Runtime</h2>\n", f);
+	h_plot_cells(&h, "runtime per workload and system (median over the seeds)", "runtime_s", "runtime (s)");
+	h_plot_cells(&h, "slowdown against the best system", "slowdown_vs_best", "runtime / best runtime");
+	h_tables_runtime(&h);
+	fputs("<h2>Placement sensitivity</h2>\n", f);
+	h_plot_seeds(&h);
+	fputs("<h2>Cost, power, performance per dollar and per watt</h2>\n", f);
+	h_plot_systems(&h);
+	h_tables_systems(&h);
+	fputs("<h2>Busiest links</h2>\n", f);
+	h_plot_links(&h);
+	h_tables_links(&h);
+	fputs("<h2>Execution</h2>\n", f);
+	h_execution(&h);
+	fputs("</body></html>\n", f);
+	if (fclose(f) != 0 || !page) {
+		free(page);
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	char path[4200];
+	snprintf(path, sizeof path, "%s/index.html", dir);
+	int rc = out_write_atomic(path, page, len, err);
+	free(page);
+	return rc;
+}

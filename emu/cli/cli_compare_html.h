@@ -1,0 +1,15 @@
+/* `netloom compare`'s HTML report (cli_compare_html.c). */
+#ifndef NETLOOM_CLI_COMPARE_HTML_H
+#define NETLOOM_CLI_COMPARE_HTML_H
+
+#include <jansson.h>
+
+#include "core/error.h"
+
+/* Write DIR/index.html from report.json's document (execution included):
+ * static, no script and no network access; the plots inline SVG drawn by
+ * gnuplot (a one-line note in place of each when gnuplot is not on PATH),
+ * the tables inline. Written atomically. */
+int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err);
+
+#endif

@@ -1,0 +1,182 @@
+/* `netloom compare`'s caches (docs/procurement.md, "Runs, parallelism and
+ * the cache"): one JSON file per replay under a key of everything it
+ * depends on, and one per system's cost and power under a key of its own,
+ * so a new cost preset replays nothing. A cache file that cannot be read
+ * is a miss; one that cannot be written costs a re-run, nothing else. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "core/config.h"
+#include "core/output.h"
+#include "layout/layout.h"
+#include "session/session_internal.h"
+#include "topo/topo.h"
+
+#include "session/session_compare_internal.h"
+
+/* The cache key: the fully resolved configuration (every key with its
+ * default, placement and seed included), the trace's content hash, the
+ * netloom version. */
+int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], struct nl_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	int rc = config_dump_ini(&sim->cfg, f, err);
+	fprintf(f, "\n#compare-cache=2\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n", w->trace_hash,
+		w->placement ? w->placement : "linear", seed, nl_version());
+	fclose(f);
+	if (rc == 0)
+		snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, len, 0));
+	free(buf);
+	return rc;
+}
+
+static void cmp_cache_path(const struct cmp *c, const char *key, char *out, size_t n)
+{
+	snprintf(out, n, "%s/cache/%s.json", c->o->dir, key);
+}
+
+bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
+{
+	char p[1200];
+	cmp_cache_path(c, r->key, p, sizeof p);
+	json_t *j = json_load_file(p, 0, NULL);
+	if (!j)
+		return false;
+	json_t *st = json_object_get(j, "status"), *rt = json_object_get(j, "runtime_s"),
+	       *e = json_object_get(j, "error");
+	json_t *lk = json_object_get(j, "links"), *lu = json_object_get(j, "links_unit"),
+	       *lw = json_object_get(j, "links_why"), *e2;
+	json_t *cs = json_object_get(j, "comm_share");
+	bool ok = json_is_integer(st) && json_is_number(rt) && json_is_number(cs) && json_is_string(e) && json_is_array(lk) &&
+		  json_is_string(lu) && json_is_string(lw);
+	size_t n = ok ? json_array_size(lk) : 0, i;
+	if (ok && n && !(r->links = calloc(n, sizeof *r->links)))
+		ok = false;
+	json_array_foreach(lk, i, e2)
+	{
+		if (!ok)
+			break;
+		json_int_t g, u;
+		ok = json_unpack(e2, "[II]", &g, &u) == 0 && g >= 0 && u >= 0;
+		if (ok) {
+			r->links[i][0] = (uint64_t)g;
+			r->links[i][1] = (uint64_t)u;
+		}
+	}
+	if (ok) {
+		r->n_links = (uint32_t)n;
+		r->status = (int)json_integer_value(st);
+		r->runtime_s = json_number_value(rt);
+		r->comm_share = json_number_value(cs);
+		snprintf(r->err, sizeof r->err, "%s", json_string_value(e));
+		snprintf(r->links_unit, sizeof r->links_unit, "%s", json_string_value(lu));
+		snprintf(r->links_why, sizeof r->links_why, "%s", json_string_value(lw));
+		r->cached = true;
+	} else {
+		free(r->links);
+		r->links = NULL;
+	}
+	json_decref(j);
+	return ok;
+}
+
+void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
+{
+	char p[1200];
+	struct nl_err err = {0};
+	cmp_cache_path(c, r->key, p, sizeof p);
+	json_t *j = json_object();
+	json_object_set_new(j, "status", json_integer(r->status));
+	json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
+	json_object_set_new(j, "comm_share", json_real(r->comm_share));
+	json_object_set_new(j, "error", json_string(r->err));
+	json_t *lk = json_array();
+	for (uint32_t i = 0; i < r->n_links; i++)
+		json_array_append_new(lk, json_pack("[II]", (json_int_t)r->links[i][0], (json_int_t)r->links[i][1]));
+	json_object_set_new(j, "links", lk);
+	json_object_set_new(j, "links_unit", json_string(r->links_unit));
+	json_object_set_new(j, "links_why", json_string(r->links_why));
+	(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-run, nothing else */
+	json_decref(j);
+}
+
+/* Cost and power have a cache of their own (cache/cost-KEY.json), keyed by
+ * what they depend on: the canonical topology, the preset, the layout mode
+ * and the netloom version; not the routing, router or backend keys, so a
+ * new preset prices every system again and replays nothing, and a changed
+ * router key replays and prices nothing it need not. Validation only reads
+ * the cache (nothing is written before every problem is known);
+ * cmp_cost_put writes it after. */
+static void cmp_cost_path(const struct cmp *c, const char *key, char *out, size_t n)
+{
+	snprintf(out, n, "%s/cache/cost-%s.json", c->o->dir, key);
+}
+
+static bool cmp_cost_get(const struct cmp *c, struct cmp_sys *s)
+{
+	char p[1200];
+	cmp_cost_path(c, s->cost_key, p, sizeof p);
+	json_t *j = json_load_file(p, 0, NULL);
+	if (!j)
+		return false;
+	double ct, pw, len;
+	json_int_t links, copper, fibre, term, cab;
+	bool ok = json_unpack(j, "{s:F, s:F, s:F, s:I, s:I, s:I, s:I, s:I}", "cost_usd", &ct, "power_w", &pw,
+			      "length_m", &len, "links", &links, "copper", &copper, "fibre", &fibre,
+			      "terminal_cables", &term, "cabinets", &cab) == 0;
+	if (ok) {
+		s->cost = (struct layout_summary){.cost_total = ct, .power_w = pw, .length_m = len,
+						  .links = (uint64_t)links, .copper = (uint64_t)copper,
+						  .fibre = (uint64_t)fibre, .terminal_cables = (uint64_t)term,
+						  .cabinets = (uint32_t)cab};
+		s->cost_ok = s->cost_cached = true;
+	}
+	json_decref(j);
+	return ok;
+}
+
+void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s)
+{
+	char p[1200];
+	struct nl_err err = {0};
+	const struct layout_summary *y = &s->cost;
+	cmp_cost_path(c, s->cost_key, p, sizeof p);
+	json_t *j = json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I}", "cost_usd", y->cost_total, "power_w",
+			      y->power_w, "length_m", y->length_m, "links", (json_int_t)y->links, "copper",
+			      (json_int_t)y->copper, "fibre", (json_int_t)y->fibre, "terminal_cables",
+			      (json_int_t)y->terminal_cables, "cabinets", (json_int_t)y->cabinets);
+	if (j)
+		(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-evaluation */
+	json_decref(j);
+}
+
+/* Cost and power of system s: from the cost cache, or the packaging rule,
+ * rule floor order (no annealing: deterministic and fast; `netloom cost
+ * --layout anneal` refines). */
+void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m)
+{
+	struct nl_err err = {0};
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "cost 1\ntopology=%s\npreset=%s\nlayout=rule\nversion=%s\n", t->spec,
+			 c->preset, nl_version());
+	snprintf(s->cost_key, sizeof s->cost_key, "%016" PRIx64,
+		 (uint64_t)XXH64(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, 0));
+	if (cmp_cost_get(c, s))
+		return;
+	struct layout lo;
+	if (layout_pack(&lo, t, NULL, 0, &err) == 0) {
+		if (layout_place_rule(&lo, &err) == 0 && layout_summarise(&lo, m, 0, &s->cost, &err) == 0)
+			s->cost_ok = true;
+		layout_release(&lo);
+	}
+	if (!s->cost_ok)
+		snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
+}
