@@ -192,10 +192,16 @@ static void ugal_snapshot(const struct route *r, const struct route_view *g, uin
 static void ugal_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
 			uint8_t *vc_hi)
 {
-	(void)rng;
+	const struct ugal_params *pr = r->params;
+	const struct ugal_state *s = r->state;
 	p->phase = PH_MIN;
 	p->inter = p->dst_router;
 	p->vc_class = 0;
+	if (pr->mode == UGAL_BOOKSIM && s->bs_dragonfly) {
+		/* ugal_dragonflynew injects on one random VC (RandomInt(gNumVCs - 1)). */
+		*vc_lo = *vc_hi = (uint8_t)rng_below(rng, r->n_vcs);
+		return;
+	}
 	*vc_lo = 0;
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
