@@ -18,7 +18,7 @@ OUT/points.tsv and skipped when the script runs again with the same
 converted configuration; --fresh discards them.
 
 usage: booksim_side_by_side.py [--netloom BIN] [--out DIR] [--curves a,b]
-                               [--seeds 0,1,2] [--no-sat] [--fresh]
+                               [--seeds 0,1,2] [--no-sat] [--fresh] [--cached-only]
 """
 import argparse
 import hashlib
@@ -111,6 +111,8 @@ class Runner:
         key = (curve, sha, rkey(load), str(seed))
         if key in self.points:
             return self.points[key]
+        if self.args.cached_only:
+            return None
         cmd = [self.args.netloom, "run", "-c", ini, "-s", "traffic=" + traffic,
                "-s", "injection_rate=" + rkey(load), "-s", "seed=%d" % seed, "--csv"]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -131,20 +133,31 @@ class Runner:
 
     def find_saturation(self, curve, ini, sha, traffic, seed):
         """0.1 steps from 0.1, then bisection to 0.01, as the BookSim runner."""
-        st = lambda x: self.run(curve, ini, sha, traffic, x, seed)["stable"] == "1"
+        def st(x):
+            p = self.run(curve, ini, sha, traffic, x, seed)
+            if p is None:
+                raise LookupError
+            return p["stable"] == "1"
         lo, hi = 0.0, None
-        for i in range(1, 11):
-            x = i / 10
-            if st(x):
-                lo = x
-            else:
-                hi = x
-                break
+        try:
+            for i in range(1, 11):
+                x = i / 10
+                if st(x):
+                    lo = x
+                else:
+                    hi = x
+                    break
+        except LookupError:
+            return
         if hi is None:
             return
         while round((hi - lo) * 100) > 1:
             mid = round((lo + hi) / 2, 2)
-            if st(mid):
+            try:
+                ok = st(mid)
+            except LookupError:
+                return
+            if ok:
                 lo = mid
             else:
                 hi = mid
@@ -158,6 +171,8 @@ def main():
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--no-sat", action="store_true", help="skip netloom's saturation search")
     ap.add_argument("--fresh", action="store_true", help="discard netloom points of earlier runs")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="run nothing: tables and plots from the points OUT/points.tsv already holds")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     want = args.curves.split(",")
@@ -172,6 +187,7 @@ def main():
            "\tnetloom_latency\tnetloom_accepted\tdiff_pct\tin_acceptance_range"]
     sat_rows = ["curve\tseed\tbooksim_sat\tnetloom_sat"]
     summary = []
+    md = []
     for curve, cfg, traffic in CURVES:
         if curve not in want:
             continue
@@ -202,6 +218,14 @@ def main():
         lower = min(bs, ns)
         worst = 0.0
         rows = []
+        md.append("#### %s (`%s`, %s)\n" % (curve, cfg, traffic))
+        md.append("Saturation (highest stable load, 0.01 grid), per seed: BookSim2 %s; netloom %s. "
+                  "Mean: BookSim2 %.3f, netloom %.3f (%+.1f%%).\n" %
+                  (", ".join("%d: %.2f" % (k, v) for k, v in sorted(bsat.items()) if not math.isnan(v)) or "-",
+                   ", ".join("%d: %.2f" % (k, v) for k, v in sorted(nsat.items()) if not math.isnan(v)) or "-",
+                   bs, ns, (ns - bs) / bs * 100))
+        md.append("| load | BookSim2 latency (seeds) | netloom latency (seeds) | difference | within 0.9 x sat |")
+        md.append("|---|---|---|---|---|")
         for x in sorted({float(p["rate"]) for p in bk} | {float(p["load"]) for p in nl}):
             k = rkey(x)
             b = [p for p in bk if p["rate"] == k and p["status"] == "stable"]
@@ -213,8 +237,14 @@ def main():
             if inr and not math.isnan(d):
                 worst = max(worst, abs(d))
             rows.append((x, len(b), bl, len(n), nlat, d))
+            if b or n:
+                md.append("| %s | %s | %s | %s | %s |" % (
+                    k, "%.2f (%d)" % (bl, len(b)) if b else "unstable",
+                    "%.2f (%d)" % (nlat, len(n)) if n else "unstable",
+                    "%+.1f%%" % d if b and n else "-", "yes" if inr else "no"))
             sbs.append("%s\t%s\t%d\t%.2f\t%.4f\t%d\t%.2f\t%.4f\t%.1f\t%d" %
                        (curve, k, len(b), bl, ba, len(n), nlat, na, d, inr))
+        md.append("\nLargest difference at loads up to 0.9 x %.3f: %.1f%%.\n" % (lower, worst))
         summary.append("%s: saturation BookSim %.3f (seeds %s) netloom %.3f (%+.1f%%); "
                        "worst latency difference up to 0.9 x %.3f: %.1f%%" %
                        (curve, bs, ",".join(str(s) for s in sorted(bsat) if not math.isnan(bsat[s])),
@@ -223,8 +253,9 @@ def main():
     runner.save()
     write_atomic(os.path.join(args.out, "side_by_side.tsv"), "\n".join(sbs) + "\n")
     write_atomic(os.path.join(args.out, "saturation.tsv"), "\n".join(sat_rows) + "\n")
+    write_atomic(os.path.join(args.out, "tables.md"), "\n".join(md) + "\n")
     print("\n".join(summary))
-    print("wrote %s/{points,side_by_side,saturation}.tsv and <curve>.svg" % args.out)
+    print("wrote %s/{points,side_by_side,saturation}.tsv, tables.md and <curve>.svg" % args.out)
 
 
 def plot(out, curve, traffic, rows, bs, ns):
