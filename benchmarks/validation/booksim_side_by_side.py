@@ -267,14 +267,15 @@ def plot(out, curve, traffic, rows, bs, ns):
                                             "%.3f" % nl if nn else "NaN"))
     svg = os.path.join(out, curve + ".svg")
     gp = "\n".join([
-        "set terminal svg size 640,420 dynamic font 'sans,11'",
+        "set terminal svg size 640,420 dynamic font 'sans,11' background rgb 'white'",
+        "set xrange [0:*]",
         "set output '%s.tmp'" % svg,
         "set title '%s (%s): packet latency, mean of seeds'" % (curve.replace("_", "\\_"), traffic),
         "set xlabel 'offered load (flits/cycle/endpoint)'",
         "set ylabel 'packet latency (cycles)'",
         "set key top left",
         "set grid",
-        "set yrange [0:600]" if False else "set autoscale y",
+        "set yrange [0:*]",
         "set datafile missing 'NaN'",
         "set arrow from %.2f, graph 0 to %.2f, graph 1 nohead dt 2 lc rgb '#1f77b4'" % (bs, bs) if not math.isnan(bs) else "",
         "set arrow from %.2f, graph 0 to %.2f, graph 1 nohead dt 3 lc rgb '#d62728'" % (ns, ns) if not math.isnan(ns) else "",
