@@ -76,7 +76,9 @@ def saturation(points):
     """BookSim's definition on a 0.01 grid: the highest stable load below
     the lowest unstable one. points: {load_key: stable_bool}."""
     unstable = [float(k) for k, s in points.items() if not s]
-    lim = min(unstable) if unstable else math.inf
+    if not unstable:  # not reached yet: no unstable load measured
+        return float("nan"), math.inf
+    lim = min(unstable)
     stable = [float(k) for k, s in points.items() if s and float(k) < lim]
     return (max(stable) if stable else float("nan")), lim
 
@@ -195,6 +197,8 @@ def main():
         if ini is None:
             print("%s: not converted: %s" % (curve, sha), flush=True)
             summary.append("%s: not run (conversion refused: %s)" % (curve, sha))
+            md.append("#### %s (`%s`, %s)\n\nNot run: `netloom config --from-booksim` refuses the file: %s\n" %
+                      (curve, cfg, traffic, sha.replace(HERE + "/", "")))
             continue
         bk = [p for p in ref if p["curve"] == curve]
         loads = sorted({float(p["rate"]) for p in bk})
@@ -206,16 +210,21 @@ def main():
                 runner.find_saturation(curve, ini, sha, traffic, seed)
         nl = [p for k, p in runner.points.items() if k[0] == curve and k[1] == sha and int(k[3]) in seeds]
         # saturation per seed, both sides
-        bsat, nsat = {}, {}
+        bsat, nsat, unreached = {}, {}, []
         for seed in sorted({int(p["seed"]) for p in bk} | set(seeds)):
             b = {p["rate"]: p["status"] == "stable" for p in bk if int(p["seed"]) == seed}
             n = {p["load"]: p["stable"] == "1" for p in nl if int(p["seed"]) == seed}
             bsat[seed] = saturation(b)[0] if b else float("nan")
             nsat[seed] = saturation(n)[0] if n else float("nan")
+            if b and math.isnan(bsat[seed]):
+                unreached.append("BookSim2 seed %d (highest load run %s, stable)" % (seed, max(b, key=float)))
+            if n and math.isnan(nsat[seed]):
+                unreached.append("netloom seed %d (highest load run %s, stable)" % (seed, max(n, key=float)))
             sat_rows.append("%s\t%d\t%.2f\t%.2f" % (curve, seed, bsat[seed], nsat[seed]))
         bs = mean([v for v in bsat.values() if not math.isnan(v)])
         ns = mean([v for v in nsat.values() if not math.isnan(v)])
-        lower = min(bs, ns)
+        known = [v for v in (bs, ns) if not math.isnan(v)]
+        lower = min(known) if known else float("nan")  # a side not saturated yet is left out
         worst = 0.0
         rows = []
         md.append("#### %s (`%s`, %s)\n" % (curve, cfg, traffic))
@@ -224,6 +233,8 @@ def main():
                   (", ".join("%d: %.2f" % (k, v) for k, v in sorted(bsat.items()) if not math.isnan(v)) or "-",
                    ", ".join("%d: %.2f" % (k, v) for k, v in sorted(nsat.items()) if not math.isnan(v)) or "-",
                    bs, ns, (ns - bs) / bs * 100))
+        if unreached:
+            md.append("Saturation not reached yet: %s.\n" % "; ".join(unreached))
         md.append("| load | BookSim2 latency (seeds) | netloom latency (seeds) | difference | within 0.9 x sat |")
         md.append("|---|---|---|---|---|")
         for x in sorted({float(p["rate"]) for p in bk} | {float(p["load"]) for p in nl}):
@@ -237,10 +248,12 @@ def main():
             if inr and not math.isnan(d):
                 worst = max(worst, abs(d))
             rows.append((x, len(b), bl, len(n), nlat, d))
-            if b or n:
+            ran_b = any(p["rate"] == k for p in bk)
+            ran_n = any(p["load"] == k for p in nl)
+            if b or n or (ran_b and not nl):
                 md.append("| %s | %s | %s | %s | %s |" % (
-                    k, "%.2f (%d)" % (bl, len(b)) if b else "unstable",
-                    "%.2f (%d)" % (nlat, len(n)) if n else "unstable",
+                    k, "%.2f (%d)" % (bl, len(b)) if b else "unstable" if ran_b else "not run",
+                    "%.2f (%d)" % (nlat, len(n)) if n else "unstable" if ran_n else "not run",
                     "%+.1f%%" % d if b and n else "-", "yes" if inr else "no"))
             sbs.append("%s\t%s\t%d\t%.2f\t%.4f\t%d\t%.2f\t%.4f\t%.1f\t%d" %
                        (curve, k, len(b), bl, ba, len(n), nlat, na, d, inr))
