@@ -33,9 +33,12 @@
  * `mode=booksim` reproduces BookSim2's own functions (threshold ignored):
  * on the dragonfly ugal_dragonflynew (src/networks/dragonfly.cpp):
  * intermediate = the router of a random endpoint of the whole network,
- * minimal when 1 x min_q <= 2 x nonmin_q + 30, VC = phase (0 towards the
- * intermediate, 1 minimal, 2 after the minimal phase's global hop or when
- * source and destination share a group); it asserts exactly 3 VCs. That
+ * minimal when 1 x min_q <= 2 x nonmin_q + 30, every hop by BookSim's
+ * dragonfly_port (group-minimal: local, global, local through the
+ * gateway, as group_min; not the router-minimal first port below), VC =
+ * phase (0 towards the intermediate, 1 minimal, 2 after the minimal
+ * phase's global hop or when source and destination share a group),
+ * injection on one random VC; it asserts exactly 3 VCs. That
  * scheme is NOT deadlock-free: every phase-0 hop (local, global, local)
  * uses VC 0, so local and global channels of VC 0 form a dependency
  * cycle; use it to compare with BookSim, not for results that must not
@@ -47,7 +50,10 @@
  * intermediate and the upper half after it (each phase is dimension
  * order on a HyperX, so each half is acyclic and phase 0 only waits on
  * phase 1); needs an even num_vcs >= 2 (BookSim's halves overlap for odd
- * counts, which we refuse).
+ * counts, which we refuse). In booksim mode with lookahead routing
+ * (routing_delay = 0) the source decision is made as the head leaves its
+ * endpoint, on the source router's credits then, as BookSim computes the
+ * first route at injection (route_ops.decide_at_injection).
  */
 #include "route/route.h"
 
