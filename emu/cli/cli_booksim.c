@@ -249,6 +249,9 @@ static const char *bs_routing(const char *tp, const char *rf)
 		/* ugal_flatfly_onchip and ugal_dragonflynew: BookSim's own rules. */
 		{"flatfly", "ugal", "ugal:mode=booksim"},
 		{"dragonflynew", "ugal", "ugal:mode=booksim"},
+		/* xyyx_flatfly / adaptive_xyyx_flatfly: XY or YX per packet, each
+		 * on its half of the VCs. */
+		{"flatfly", "xyyx", "xyyx"}, {"flatfly", "adaptive_xyyx", "xyyx:order=adaptive"},
 		/* fattree_nca / fattree_anca: a random up-port per hop, or the less
 		 * loaded of two random ones. */
 		{"fattree", "nca", "nca"}, {"fattree", "anca", "anca"},

@@ -72,6 +72,22 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	return i;
 }
 
+/* Lookahead routing: the source decision as the head leaves (route_ops.
+ * decide_at_injection), on the source router's view, as fl_route_apply
+ * builds it. */
+static void fl_nic_decide(struct flitnet *n, struct fl_nic *c, struct fl_pkt *pk)
+{
+	const struct fl_router *ro = &n->routers[pk->rt.src_router];
+	const struct route_view view = {
+		.occ_base = &n->ovc[ro->vc_base].occ,
+		.occ_stride = sizeof(struct fl_ovc),
+		.n_vcs = n->V,
+		.vc_buf_size = n->buf,
+		.gocc_base = &n->ovc[0].occ,
+	};
+	n->route->ops->decide_at_injection(n->route, pk->rt.src_router, &pk->rt, &c->rng, &view);
+}
+
 /* Pick the head's injection VC as BookSim does: round robin after the last
  * VC used, the first one free and not full. */
 static int fl_nic_pick_vc(struct flitnet *n, uint32_t e, const struct fl_pkt *pk)
@@ -127,6 +143,8 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 		if (vc >= 0) {
 			uint64_t s = (uint64_t)e * V + (uint32_t)vc;
 			if (c->cur_seq == 0) {
+				if (n->lookahead && n->route->ops->decide_at_injection)
+					fl_nic_decide(n, c, pk);
 				n->nic_busy[s] = 1;
 				c->last_vc = (uint8_t)vc;
 				c->cur_vc = (uint8_t)vc;

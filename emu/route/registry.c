@@ -9,6 +9,7 @@ extern const struct route_ops route_ugal_ops;
 extern const struct route_ops route_nca_ops;
 extern const struct route_ops route_anca_ops;
 extern const struct route_ops route_group_min_ops;
+extern const struct route_ops route_xyyx_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -18,6 +19,7 @@ static const struct route_ops *const route_registry[] = {
 	&route_nca_ops,
 	&route_anca_ops,
 	&route_group_min_ops,
+	&route_xyyx_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

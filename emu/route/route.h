@@ -183,6 +183,17 @@ struct route_ops {
 	 * r->state. Unlike the live global view it is allowed with
 	 * partitions > 1 (all partitions are between cycles). */
 	void (*snapshot)(const struct route *r, const struct route_view *global, uint64_t now);
+
+	/* Optional: with lookahead routing (routing_delay = 0) the engine
+	 * calls it as a head flit leaves its source endpoint, with the source
+	 * router's view at that moment, as BookSim2's TrafficManager::_Step
+	 * computes the first router's route at injection (before the flit
+	 * crosses the terminal channel and queues in the input buffer). A
+	 * function whose source decision reads congestion makes it here and
+	 * records it in p; compute then follows it. rng is the endpoint's
+	 * stream. NULL: compute decides at the router. */
+	void (*decide_at_injection)(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				    const struct route_view *v);
 };
 
 /* All registered algorithms, in registry order. */

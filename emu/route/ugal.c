@@ -35,9 +35,12 @@
  * `mode=booksim` reproduces BookSim2's own functions (threshold ignored):
  * on the dragonfly ugal_dragonflynew (src/networks/dragonfly.cpp):
  * intermediate = the router of a random endpoint of the whole network,
- * minimal when 1 x min_q <= 2 x nonmin_q + 30, VC = phase (0 towards the
- * intermediate, 1 minimal, 2 after the minimal phase's global hop or when
- * source and destination share a group); it asserts exactly 3 VCs. That
+ * minimal when 1 x min_q <= 2 x nonmin_q + 30, every hop by BookSim's
+ * dragonfly_port (group-minimal: local, global, local through the
+ * gateway, as group_min; not the router-minimal first port below), VC =
+ * phase (0 towards the intermediate, 1 minimal, 2 after the minimal
+ * phase's global hop or when source and destination share a group),
+ * injection on one random VC; it asserts exactly 3 VCs. That
  * scheme is NOT deadlock-free: every phase-0 hop (local, global, local)
  * uses VC 0, so local and global channels of VC 0 form a dependency
  * cycle; use it to compare with BookSim, not for results that must not
@@ -49,7 +52,10 @@
  * intermediate and the upper half after it (each phase is dimension
  * order on a HyperX, so each half is acyclic and phase 0 only waits on
  * phase 1); needs an even num_vcs >= 2 (BookSim's halves overlap for odd
- * counts, which we refuse).
+ * counts, which we refuse). In booksim mode with lookahead routing
+ * (routing_delay = 0) the source decision is made as the head leaves its
+ * endpoint, on the source router's credits then, as BookSim computes the
+ * first route at injection (route_ops.decide_at_injection).
  */
 #include "route/route.h"
 
@@ -103,6 +109,10 @@ static const char *const ugal_families[] = {"torus", "mesh", "full", "hyperx", "
 /* Phases (route_pkt.phase). BookSim's dragonfly numbering: 0 towards the
  * intermediate, 1 minimal, 2 minimal after a global hop (booksim mode). */
 enum { PH_NONMIN = 0, PH_MIN = 1, PH_MIN_GLOBAL = 2 };
+
+/* route_pkt.vc_class (unused otherwise by ugal): the source decision was
+ * made at injection (ugal_decide_at_injection). */
+enum { UGAL_DECIDED = 1 };
 
 struct ugal_state {
 	uint32_t diameter;
@@ -200,9 +210,16 @@ static void ugal_snapshot(const struct route *r, const struct route_view *g, uin
 static void ugal_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
 			uint8_t *vc_hi)
 {
-	(void)rng;
+	const struct ugal_params *pr = r->params;
+	const struct ugal_state *s = r->state;
 	p->phase = PH_MIN;
 	p->inter = p->dst_router;
+	p->vc_class = 0;
+	if (pr->mode == UGAL_BOOKSIM && s->bs_dragonfly) {
+		/* ugal_dragonflynew injects on one random VC (RandomInt(gNumVCs - 1)). */
+		*vc_lo = *vc_hi = (uint8_t)rng_below(rng, r->n_vcs);
+		return;
+	}
 	*vc_lo = 0;
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
@@ -303,6 +320,49 @@ static int ugal_compute_default(const struct route *r, uint32_t router, struct r
 	return 1;
 }
 
+/* BookSim's dragonfly_port: the group-minimal next hop (local, global,
+ * local through the gateway that holds the group's link toward the
+ * target's group, as group_min), not netloom's router-minimal first port,
+ * which may take two global hops through a third group where that is as
+ * short and so loads the global channels more (measured: with the
+ * router-minimal port the FleX dragonfly saturated near 0.6 instead of
+ * BookSim's 0.77, its busiest global channels at 0.98). */
+static uint32_t ugal_bs_dragonfly_port(const struct topo *t, const struct ugal_state *s, uint32_t router,
+				       uint32_t target)
+{
+	uint32_t gw, port;
+	uint32_t G = router / s->group_routers, T = target / s->group_routers;
+	if (G != T) {
+		topo_group_gateway(t, G, T, &gw, &port);
+		if (router == gw)
+			return port;
+		target = gw;
+	}
+	return ugal_first_port(t, router, target); /* one local hop, the only minimal port */
+}
+
+/* ugal_dragonflynew's decision at the source router (in_channel < gP). */
+static void ugal_bs_dragonfly_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				     const struct route_view *v)
+{
+	const struct topo *t = r->topo;
+	const struct ugal_state *s = r->state;
+
+	if (ugal_same_group(s, router, p->dst_router)) {
+		p->phase = PH_MIN_GLOBAL;
+		return;
+	}
+	/* RandomInt(_network_size - 1): a random endpoint, any group. */
+	p->inter = topo_ep_router(t, (uint32_t)rng_below(rng, t->n_endpoints));
+	if (ugal_same_group(s, router, p->inter)) {
+		p->phase = PH_MIN;
+	} else {
+		uint32_t qm = route_view_port_occ(v, ugal_bs_dragonfly_port(t, s, router, p->dst_router));
+		uint32_t qn = route_view_port_occ(v, ugal_bs_dragonfly_port(t, s, router, p->inter));
+		p->phase = 1 * qm <= 2 * qn + 30 ? PH_MIN : PH_NONMIN;
+	}
+}
+
 /* BookSim's ugal_dragonflynew, rule for rule. */
 static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, struct route_pkt *p,
 				     struct rng *rng, const struct route_view *v, struct route_cand *out)
@@ -310,27 +370,14 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 	const struct topo *t = r->topo;
 	const struct ugal_state *s = r->state;
 
-	if (p->hops == 0) {
-		if (ugal_same_group(s, router, p->dst_router)) {
-			p->phase = PH_MIN_GLOBAL;
-		} else {
-			/* RandomInt(_network_size - 1): a random endpoint, any group. */
-			p->inter = topo_ep_router(t, (uint32_t)rng_below(rng, t->n_endpoints));
-			if (ugal_same_group(s, router, p->inter)) {
-				p->phase = PH_MIN;
-			} else {
-				uint32_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
-				uint32_t qn = router == p->inter ? 0 : route_view_port_occ(v, ugal_first_port(t, router, p->inter));
-				p->phase = 1 * qm <= 2 * qn + 30 ? PH_MIN : PH_NONMIN;
-			}
-		}
-	}
+	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
+		ugal_bs_dragonfly_decide(r, router, p, rng, v);
 	if (p->phase == PH_NONMIN && router == p->inter)
 		p->phase = PH_MIN;
 	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
 	if (router == target)
 		return route_eject(r, p, out);
-	uint32_t port = ugal_first_port(t, router, target);
+	uint32_t port = ugal_bs_dragonfly_port(t, s, router, target);
 	uint64_t g = (uint64_t)t->port_base[router] + port;
 	/* The "optical dateline": the minimal phase's global hop moves to VC 2. */
 	if (p->phase == PH_MIN && !ugal_same_group(s, router, t->port_router[t->peer[g]]))
@@ -341,6 +388,34 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 	return 1;
 }
 
+/* ugal_flatfly_onchip's decision at the source router (in_channel < gC). */
+static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				   const struct route_view *v)
+{
+	const struct topo *t = r->topo;
+
+	if (router == p->dst_router)
+		return;
+	/* find_ran_intm: a random coordinate in each dimension where
+	 * source and destination differ, theirs where they agree. */
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint32_t inter = 0;
+	for (int d = 0; d < h->L; d++) {
+		uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
+		inter += (cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d])) * h->stride[d];
+	}
+	uint64_t hm = topo_distance(t, router, p->dst_router);
+	uint64_t hn = (uint64_t)topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
+	uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
+	uint64_t qn = inter == router ? UINT32_MAX : route_view_port_occ(v, ugal_first_port(t, router, inter));
+	if (hm * qm <= hn * qn + 2) {
+		p->phase = PH_MIN;
+	} else {
+		p->phase = PH_NONMIN;
+		p->inter = inter;
+	}
+}
+
 /* BookSim's ugal_flatfly_onchip: phase 1 (BookSim's ph 1, towards the
  * intermediate) is PH_NONMIN here, its ph 2 PH_MIN. */
 static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
@@ -348,26 +423,8 @@ static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struc
 {
 	const struct topo *t = r->topo;
 
-	if (p->hops == 0 && router != p->dst_router) {
-		/* find_ran_intm: a random coordinate in each dimension where
-		 * source and destination differ, theirs where they agree. */
-		const struct topo_hyperx *h = topo_hyperx_of(t);
-		uint32_t inter = 0;
-		for (int d = 0; d < h->L; d++) {
-			uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
-			inter += (cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d])) * h->stride[d];
-		}
-		uint64_t hm = topo_distance(t, router, p->dst_router);
-		uint64_t hn = (uint64_t)topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
-		uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
-		uint64_t qn = inter == router ? UINT32_MAX : route_view_port_occ(v, ugal_first_port(t, router, inter));
-		if (hm * qm <= hn * qn + 2) {
-			p->phase = PH_MIN;
-		} else {
-			p->phase = PH_NONMIN;
-			p->inter = inter;
-		}
-	}
+	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
+		ugal_bs_flatfly_decide(r, router, p, rng, v);
 	if (p->phase == PH_NONMIN && router == p->inter)
 		p->phase = PH_MIN;
 	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
@@ -379,6 +436,23 @@ static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struc
 	out->vc_hi = (uint8_t)(p->phase == PH_NONMIN ? half - 1 : r->n_vcs - 1);
 	out->prio = 0;
 	return 1;
+}
+
+/* mode=booksim with lookahead routing: BookSim decides as the head leaves
+ * the source endpoint, on the source router's credits then (route.h). */
+static void ugal_decide_at_injection(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				     const struct route_view *v)
+{
+	const struct ugal_params *pr = r->params;
+	const struct ugal_state *s = r->state;
+
+	if (pr->mode != UGAL_BOOKSIM)
+		return;
+	if (s->bs_dragonfly)
+		ugal_bs_dragonfly_decide(r, router, p, rng, v);
+	else
+		ugal_bs_flatfly_decide(r, router, p, rng, v);
+	p->vc_class = UGAL_DECIDED;
 }
 
 static int ugal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
@@ -411,4 +485,5 @@ const struct route_ops route_ugal_ops = {
 	.inject = ugal_inject,
 	.compute = ugal_compute,
 	.snapshot = ugal_snapshot,
+	.decide_at_injection = ugal_decide_at_injection,
 };

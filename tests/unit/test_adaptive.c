@@ -54,6 +54,9 @@ static const struct pair adaptive_pairs[] = {
 	{"fattree:k=4,n=2", "anca", "2"},
 	{"clos:l=3,r=8", "anca", "2"},
 	{"hyperx:s=3x3,t=2", "min:select=adaptive", "2"},
+	{"flatfly:m=3,n=3", "xyyx", "2"},
+	{"flatfly:m=3,n=3", "xyyx:order=adaptive", "2"},
+	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2"},
 };
 
 static void test_watchdog(void)

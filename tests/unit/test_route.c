@@ -162,6 +162,8 @@ static void test_registry_conformance(void)
 		{"ugal:mode=booksim", 0, 3, 1},
 		{"nca", 1, 2, 0},
 		{"anca", 1, 2, 1},
+		{"xyyx", 1, 2, 0},
+		{"xyyx:order=adaptive", 1, 2, 1},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];
@@ -203,6 +205,11 @@ static void test_ugal_booksim_cycle(void)
 	CHECK_ERR(route_new("ugal:inter=group", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "inter=group needs");
 	CHECK_ERR(route_new("ugal:mode=booksim", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "use mode=local");
 	CHECK_ERR(route_new("nca", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
+	CHECK_ERR(route_new("xyyx", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
+	topo_free(t);
+	/* xyyx: BookSim's halves overlap for an odd VC count; refused. */
+	CHECK_OK(topo_new("flatfly:m=4,n=3", &t, &e), &e);
+	CHECK_ERR(route_new("xyyx", t, 3, &r, &e), NL_ECONFIG, &e, "needs an even num_vcs >= 2");
 	topo_free(t);
 }
 

@@ -186,10 +186,84 @@ static void test_group_min(void)
 	topo_free(t);
 }
 
+/* Walk ugal:mode=booksim on the dragonfly from s to d with an empty
+ * congestion view; with inter != UINT32_MAX the packet is set on its
+ * Valiant phase towards router inter first (decision made, as at
+ * injection). Returns the number of global hops; *off_path counts routers
+ * outside the groups of s, inter and d. */
+static uint32_t walk_ugal_bs(const struct topo *t, const struct route *r, uint32_t s, uint32_t d, uint32_t inter,
+			     uint32_t a, uint32_t *off_path)
+{
+	static const uint16_t zeros[64 * 3];
+	const struct route_view v = {.occ_base = zeros, .occ_stride = sizeof zeros[0], .n_vcs = 3, .vc_buf_size = 8};
+	struct route_pkt pk = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+	if (inter != UINT32_MAX) {
+		pk.phase = 0;
+		pk.inter = inter;
+		pk.vc_class = 1; /* ugal.c's UGAL_DECIDED */
+	}
+	struct rng rng;
+	struct route_cand c[ROUTE_MAX_CANDS];
+	uint32_t cur = s, n_global = 0, hops = 0;
+	rng_init(&rng, 1, RNG_CLASS_ROUTER, s);
+	*off_path = 0;
+	/* Until the function ejects (a Valiant packet may pass through d). */
+	while (hops < 12) {
+		CHECK_INT(r->ops->compute(r, cur, 0, 0, &pk, &rng, &v, c), ==, 1);
+		uint32_t g = t->port_base[cur] + c[0].port;
+		if (topo_link_class(t, g) == TOPO_LINK_TERMINAL)
+			break;
+		n_global += topo_link_class(t, g) == TOPO_LINK_GLOBAL;
+		pk.hops++;
+		hops++;
+		cur = t->port_router[t->peer[g]];
+		uint32_t G = cur / a;
+		*off_path += G != s / a && G != d / a && (inter == UINT32_MAX || G != inter / a);
+	}
+	CHECK_UINT(cur, ==, d);
+	return n_global;
+}
+
+/* ugal:mode=booksim routes every hop as BookSim's dragonfly_port:
+ * group-minimal (local, global, local through the gateway), in the
+ * minimal phase (one global hop, no third group) and towards and from
+ * the intermediate (one global hop each). Control: netloom's
+ * router-minimal `min` crosses a third group for some pair
+ * (test_group_min), which is what the booksim mode did before. */
+static void test_ugal_booksim_group_minimal(void)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &e), &e);
+	CHECK_OK(route_new("ugal:mode=booksim", t, 3, &r, &e), &e);
+	uint32_t a = 4, off, walks = 0;
+	for (uint32_t s = 0; s < t->n_routers; s++)
+		for (uint32_t d = 0; d < t->n_routers; d++) {
+			if (s == d)
+				continue;
+			/* Empty queues: 0 <= 2 x 0 + 30, the minimal phase. */
+			CHECK_UINT(walk_ugal_bs(t, r, s, d, UINT32_MAX, a, &off), ==, s / a == d / a ? 0u : 1u);
+			CHECK_UINT(off, ==, 0);
+			for (uint32_t x = 0; x < t->n_routers; x++) {
+				if (x / a == s / a || x == d)
+					continue;
+				uint32_t glob = walk_ugal_bs(t, r, s, d, x, a, &off);
+				CHECK_UINT(glob, ==, 1u + (x / a != d / a));
+				CHECK_UINT(off, ==, 0);
+				walks++;
+			}
+		}
+	CHECK(walks > 1000);
+	route_free(r);
+	topo_free(t);
+}
+
 int main(void)
 {
 	TEST_RUN(test_min_defaults);
 	TEST_RUN(test_nca_random);
 	TEST_RUN(test_group_min);
+	TEST_RUN(test_ugal_booksim_group_minimal);
 	return test_done();
 }

@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""netloom vs BookSim2, side by side on BookSim2's own topologies (issue 11).
+
+For every curve (a BookSim cfg of booksim/ plus a traffic pattern) this
+  1. converts the cfg with `netloom config --from-booksim` as written,
+  2. runs `netloom run` at every load BookSim2 was run at (booksim/
+     booksim_points.tsv, the reference figures) for seeds 0, 1, 2,
+  3. finds netloom's saturation per seed the way the BookSim figures were
+     found: highest stable load on a 0.01 grid (0.1 steps, then bisection),
+     "stable" being netloom's `stable` column, which applies BookSim's
+     latency_thres rule (emu/net/experiment.c, TrafficManager::_SingleSim),
+  4. writes OUT/points.tsv (every netloom run), OUT/side_by_side.tsv (per
+     curve and load: BookSim mean of seeds, netloom mean of seeds,
+     difference %), OUT/saturation.tsv and one SVG per curve (gnuplot).
+
+Runs are serial (one core). Finished netloom points are kept in
+OUT/points.tsv and skipped when the script runs again with the same
+converted configuration; --fresh discards them.
+
+usage: booksim_side_by_side.py [--netloom BIN] [--out DIR] [--curves a,b]
+                               [--seeds 0,1,2] [--no-sat] [--fresh] [--cached-only]
+"""
+import argparse
+import hashlib
+import math
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REF = os.path.join(HERE, "booksim", "booksim_points.tsv")
+
+# curve -> (BookSim cfg in booksim/, traffic)
+CURVES = [
+    ("ff_ranmin_uniform", "ff_ranmin.cfg", "uniform"),
+    ("ff_ranmin_bitcomp", "ff_ranmin.cfg", "bitcomp"),
+    ("ff_ugal_uniform", "ff_ugal.cfg", "uniform"),
+    ("ff_ugal_bitcomp", "ff_ugal.cfg", "bitcomp"),
+    ("df_flex_min", "df_flex_min.cfg", "uniform"),
+    ("df_flex_ugal", "df_flex_ugal.cfg", "uniform"),
+    ("df_example_min", "df_example_min.cfg", "uniform"),
+    ("df_example_ugal", "df_example_ugal.cfg", "uniform"),
+    ("ft_nca", "ft_nca.cfg", "uniform"),
+    ("ft_anca", "ft_anca.cfg", "uniform"),
+]
+
+PT_COLS = ["curve", "ini_sha", "load", "seed", "stable", "latency", "net_latency",
+           "accepted", "hops", "cycles", "wall_s"]
+
+
+def rkey(x):
+    return "%.2f" % x
+
+
+def read_tsv(path):
+    with open(path) as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+    if not lines:
+        return []
+    head = lines[0]
+    return [dict(zip(head, l)) for l in lines[1:]]
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def saturation(points):
+    """BookSim's definition on a 0.01 grid: the highest stable load below
+    the lowest unstable one. points: {load_key: stable_bool}."""
+    unstable = [float(k) for k, s in points.items() if not s]
+    if not unstable:  # not reached yet: no unstable load measured
+        return float("nan"), math.inf
+    lim = min(unstable)
+    stable = [float(k) for k, s in points.items() if s and float(k) < lim]
+    return (max(stable) if stable else float("nan")), lim
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.pts_path = os.path.join(args.out, "points.tsv")
+        self.points = {}
+        if not args.fresh and os.path.exists(self.pts_path):
+            for p in read_tsv(self.pts_path):
+                self.points[(p["curve"], p["ini_sha"], p["load"], p["seed"])] = p
+
+    def save(self):
+        rows = ["\t".join(PT_COLS)]
+        for k in sorted(self.points, key=lambda k: (k[0], float(k[2]), int(k[3]))):
+            p = self.points[k]
+            rows.append("\t".join(str(p[c]) for c in PT_COLS))
+        write_atomic(self.pts_path, "\n".join(rows) + "\n")
+
+    def convert(self, curve, cfg):
+        ini = os.path.join(self.args.out, curve + ".ini")
+        src = os.path.join(HERE, "booksim", cfg)
+        r = subprocess.run([self.args.netloom, "config", "--from-booksim", src],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, r.stderr.strip()
+        write_atomic(ini, r.stdout)
+        return ini, hashlib.sha256(r.stdout.encode()).hexdigest()[:12]
+
+    def run(self, curve, ini, sha, traffic, load, seed):
+        key = (curve, sha, rkey(load), str(seed))
+        if key in self.points:
+            return self.points[key]
+        if self.args.cached_only:
+            return None
+        cmd = [self.args.netloom, "run", "-c", ini, "-s", "traffic=" + traffic,
+               "-s", "injection_rate=" + rkey(load), "-s", "seed=%d" % seed, "--csv"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("netloom failed (%s): %s" % (" ".join(cmd), r.stderr.strip()))
+        lines = r.stdout.strip().split("\n")
+        row = dict(zip(lines[0].split(","), lines[-1].split(",")))
+        p = {"curve": curve, "ini_sha": sha, "load": rkey(load), "seed": str(seed),
+             "stable": row["stable"], "latency": row["latency_mean"],
+             "net_latency": row["network_latency_mean"], "accepted": row["accepted"],
+             "hops": row["hops_mean"], "cycles": row["cycles"], "wall_s": row["wall_seconds"]}
+        self.points[key] = p
+        self.save()
+        print("  %-18s load %s seed %d: %s latency %s accepted %s (%s s)" %
+              (curve, rkey(load), seed, "stable" if p["stable"] == "1" else "UNSTABLE",
+               p["latency"], p["accepted"], p["wall_s"]), flush=True)
+        return p
+
+    def find_saturation(self, curve, ini, sha, traffic, seed):
+        """0.1 steps from 0.1, then bisection to 0.01, as the BookSim runner."""
+        def st(x):
+            p = self.run(curve, ini, sha, traffic, x, seed)
+            if p is None:
+                raise LookupError
+            return p["stable"] == "1"
+        lo, hi = 0.0, None
+        try:
+            for i in range(1, 11):
+                x = i / 10
+                if st(x):
+                    lo = x
+                else:
+                    hi = x
+                    break
+        except LookupError:
+            return
+        if hi is None:
+            return
+        while round((hi - lo) * 100) > 1:
+            mid = round((lo + hi) / 2, 2)
+            try:
+                ok = st(mid)
+            except LookupError:
+                return
+            if ok:
+                lo = mid
+            else:
+                hi = mid
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--netloom", default=os.path.join(HERE, "..", "..", "build", "netloom"))
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "build", "validation"))
+    ap.add_argument("--curves", default=",".join(c[0] for c in CURVES))
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--no-sat", action="store_true", help="skip netloom's saturation search")
+    ap.add_argument("--fresh", action="store_true", help="discard netloom points of earlier runs")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="run nothing: tables and plots from the points OUT/points.tsv already holds")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    want = args.curves.split(",")
+    unknown = [c for c in want if c not in [x[0] for x in CURVES]]
+    if unknown:
+        sys.exit("unknown curve %s; expected one of %s" % (unknown, ", ".join(x[0] for x in CURVES)))
+    seeds = [int(s) for s in args.seeds.split(",")]
+    ref = [p for p in read_tsv(REF) if not p["curve"].startswith("idle_")]
+    runner = Runner(args)
+
+    sbs = ["curve\tload\tbooksim_seeds\tbooksim_latency\tbooksim_accepted\tnetloom_seeds"
+           "\tnetloom_latency\tnetloom_accepted\tdiff_pct\tin_acceptance_range"]
+    sat_rows = ["curve\tseed\tbooksim_sat\tnetloom_sat"]
+    summary = []
+    md = []
+    for curve, cfg, traffic in CURVES:
+        if curve not in want:
+            continue
+        ini, sha = runner.convert(curve, cfg)
+        if ini is None:
+            print("%s: not converted: %s" % (curve, sha), flush=True)
+            summary.append("%s: not run (conversion refused: %s)" % (curve, sha))
+            md.append("#### %s (`%s`, %s)\n\nNot run: `netloom config --from-booksim` refuses the file: %s\n" %
+                      (curve, cfg, traffic, sha.replace(HERE + "/", "")))
+            continue
+        bk = [p for p in ref if p["curve"] == curve]
+        loads = sorted({float(p["rate"]) for p in bk})
+        print("%s: %d BookSim loads, seeds %s" % (curve, len(loads), seeds), flush=True)
+        for seed in seeds:
+            for x in loads:
+                runner.run(curve, ini, sha, traffic, x, seed)
+            if not args.no_sat:
+                runner.find_saturation(curve, ini, sha, traffic, seed)
+        nl = [p for k, p in runner.points.items() if k[0] == curve and k[1] == sha and int(k[3]) in seeds]
+        # saturation per seed, both sides
+        bsat, nsat, unreached = {}, {}, []
+        for seed in sorted({int(p["seed"]) for p in bk} | set(seeds)):
+            b = {p["rate"]: p["status"] == "stable" for p in bk if int(p["seed"]) == seed}
+            n = {p["load"]: p["stable"] == "1" for p in nl if int(p["seed"]) == seed}
+            bsat[seed] = saturation(b)[0] if b else float("nan")
+            nsat[seed] = saturation(n)[0] if n else float("nan")
+            if b and math.isnan(bsat[seed]):
+                unreached.append("BookSim2 seed %d (highest load run %s, stable)" % (seed, max(b, key=float)))
+            if n and math.isnan(nsat[seed]):
+                unreached.append("netloom seed %d (highest load run %s, stable)" % (seed, max(n, key=float)))
+            sat_rows.append("%s\t%d\t%.2f\t%.2f" % (curve, seed, bsat[seed], nsat[seed]))
+        bs = mean([v for v in bsat.values() if not math.isnan(v)])
+        ns = mean([v for v in nsat.values() if not math.isnan(v)])
+        known = [v for v in (bs, ns) if not math.isnan(v)]
+        lower = min(known) if known else float("nan")  # a side not saturated yet is left out
+        worst = 0.0
+        rows = []
+        md.append("#### %s (`%s`, %s)\n" % (curve, cfg, traffic))
+        md.append("Saturation (highest stable load, 0.01 grid), per seed: BookSim2 %s; netloom %s. "
+                  "Mean: BookSim2 %.3f, netloom %.3f (%+.1f%%).\n" %
+                  (", ".join("%d: %.2f" % (k, v) for k, v in sorted(bsat.items()) if not math.isnan(v)) or "-",
+                   ", ".join("%d: %.2f" % (k, v) for k, v in sorted(nsat.items()) if not math.isnan(v)) or "-",
+                   bs, ns, (ns - bs) / bs * 100))
+        if unreached:
+            md.append("Saturation not reached yet: %s.\n" % "; ".join(unreached))
+        md.append("| load | BookSim2 latency (seeds) | netloom latency (seeds) | difference | within 0.9 x sat |")
+        md.append("|---|---|---|---|---|")
+        for x in sorted({float(p["rate"]) for p in bk} | {float(p["load"]) for p in nl}):
+            k = rkey(x)
+            b = [p for p in bk if p["rate"] == k and p["status"] == "stable"]
+            n = [p for p in nl if p["load"] == k and p["stable"] == "1"]
+            bl, nlat = mean([float(p["pkt_lat"]) for p in b]), mean([float(p["latency"]) for p in n])
+            ba, na = mean([float(p["acc_flit_rate"]) for p in b]), mean([float(p["accepted"]) for p in n])
+            d = (nlat - bl) / bl * 100 if b and n else float("nan")
+            inr = x <= 0.9 * lower + 1e-9
+            if inr and not math.isnan(d):
+                worst = max(worst, abs(d))
+            rows.append((x, len(b), bl, len(n), nlat, d))
+            ran_b = any(p["rate"] == k for p in bk)
+            ran_n = any(p["load"] == k for p in nl)
+            if b or n or (ran_b and not nl):
+                md.append("| %s | %s | %s | %s | %s |" % (
+                    k, "%.2f (%d)" % (bl, len(b)) if b else "unstable" if ran_b else "not run",
+                    "%.2f (%d)" % (nlat, len(n)) if n else "unstable" if ran_n else "not run",
+                    "%+.1f%%" % d if b and n else "-", "yes" if inr else "no"))
+            sbs.append("%s\t%s\t%d\t%.2f\t%.4f\t%d\t%.2f\t%.4f\t%.1f\t%d" %
+                       (curve, k, len(b), bl, ba, len(n), nlat, na, d, inr))
+        md.append("\nLargest difference at loads up to 0.9 x %.3f: %.1f%%.\n" % (lower, worst))
+        summary.append("%s: saturation BookSim %.3f (seeds %s) netloom %.3f (%+.1f%%); "
+                       "worst latency difference up to 0.9 x %.3f: %.1f%%" %
+                       (curve, bs, ",".join(str(s) for s in sorted(bsat) if not math.isnan(bsat[s])),
+                        ns, (ns - bs) / bs * 100, lower, worst))
+        plot(args.out, curve, traffic, rows, bs, ns)
+    runner.save()
+    write_atomic(os.path.join(args.out, "side_by_side.tsv"), "\n".join(sbs) + "\n")
+    write_atomic(os.path.join(args.out, "saturation.tsv"), "\n".join(sat_rows) + "\n")
+    write_atomic(os.path.join(args.out, "tables.md"), "\n".join(md) + "\n")
+    print("\n".join(summary))
+    print("wrote %s/{points,side_by_side,saturation}.tsv, tables.md and <curve>.svg" % args.out)
+
+
+def plot(out, curve, traffic, rows, bs, ns):
+    dat = os.path.join(out, curve + ".dat")
+    with open(dat, "w") as f:
+        f.write("# load booksim_seeds booksim_latency netloom_seeds netloom_latency\n")
+        for x, nb, bl, nn, nl, _ in rows:
+            f.write("%.2f %d %s %d %s\n" % (x, nb, "%.3f" % bl if nb else "NaN", nn,
+                                            "%.3f" % nl if nn else "NaN"))
+    svg = os.path.join(out, curve + ".svg")
+    gp = "\n".join([
+        "set terminal svg size 640,420 dynamic font 'sans,11' background rgb 'white'",
+        "set xrange [0:*]",
+        "set output '%s.tmp'" % svg,
+        "set title '%s (%s): packet latency, mean of seeds'" % (curve.replace("_", "\\_"), traffic),
+        "set xlabel 'offered load (flits/cycle/endpoint)'",
+        "set ylabel 'packet latency (cycles)'",
+        "set key top left",
+        "set grid",
+        "set yrange [0:*]",
+        "set datafile missing 'NaN'",
+        "set arrow from %.2f, graph 0 to %.2f, graph 1 nohead dt 2 lc rgb '#1f77b4'" % (bs, bs) if not math.isnan(bs) else "",
+        "set arrow from %.2f, graph 0 to %.2f, graph 1 nohead dt 3 lc rgb '#d62728'" % (ns, ns) if not math.isnan(ns) else "",
+        "plot '%s' using 1:3 with linespoints pt 7 lc rgb '#1f77b4' title 'BookSim2 (sat. %.3f)', \\" % (dat, bs),
+        "     '%s' using 1:5 with linespoints pt 5 lc rgb '#d62728' title 'netloom (sat. %.3f)'" % (dat, ns),
+        ""])
+    r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.exit("gnuplot failed for %s: %s" % (curve, r.stderr.strip()))
+    os.replace(svg + ".tmp", svg)
+
+
+if __name__ == "__main__":
+    main()

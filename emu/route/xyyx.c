@@ -1,0 +1,187 @@
+/* xyyx: XY-YX dimension-order routing on the flattened butterfly and the
+ * HyperX, "xyyx:order=random|adaptive".
+ *
+ * BookSim2's xyyx_flatfly and adaptive_xyyx_flatfly
+ * (src/networks/flatfly_onchip.cpp; Kim, Balfour & Dally, "Flattened
+ * butterfly topology for on-chip networks", MICRO 2007 §4). At the source
+ * router each packet picks one of two dimension orders and keeps it to
+ * the destination: XY (increasing dimension: the lowest dimension whose
+ * coordinate differs first, BookSim's flatfly_outport, netloom's
+ * min:select=first) or YX (decreasing: flatfly_outport_yx).
+ * `order=random` draws the order with probability 1/2 (xyyx_flatfly's
+ * RandomInt(1)); `order=adaptive` takes the order whose first output port
+ * has fewer credits used, summed over its VCs (route_view_port_occ,
+ * BookSim's GetUsedCredit), a random one on a tie (adaptive_xyyx_flatfly).
+ * With lookahead routing (routing_delay = 0) the adaptive choice is made
+ * as the head leaves its endpoint, on the source router's credits then,
+ * as BookSim computes the first route at injection
+ * (route_ops.decide_at_injection). BookSim's converted names:
+ * xyyx -> xyyx, adaptive_xyyx -> xyyx:order=adaptive.
+ *
+ * VCs: XY packets use the lower half of the VCs, YX packets the upper
+ * half (BookSim: vcEnd -= n/2 for XY, vcBegin += n/2 for YX); BookSim
+ * reads the order back from the input VC at later hops, netloom keeps it
+ * in route_pkt.phase. Needs an even num_vcs >= 2: BookSim's halves
+ * overlap in the middle VC for an odd count (with 3 VCs, VC 1 carries
+ * both orders), which admits a cycle, so we refuse it. Ejection may use
+ * every VC (a sink). Trunked HyperX links: every trunk toward the next
+ * coordinate is a candidate (the VC allocator takes a free one).
+ *
+ * Deadlock freedom: within one half every packet follows one fixed
+ * dimension order, crossing each dimension at most once (one hop: each
+ * dimension is fully connected), so every channel dependency in the XY
+ * half goes from a lower dimension to a higher one, and in the YX half
+ * from a higher to a lower one; each half's dependency graph is acyclic
+ * (Dally & Towles §14.1, dimension-order routing). A packet never changes
+ * half, so there is no dependency between the halves and the union is
+ * acyclic: deadlock-free, for both orders (the adaptive choice only picks
+ * the half, once, at the source).
+ */
+#include "route/route.h"
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+#include "topo/topo_hyperx.h"
+
+enum { XYYX_RANDOM, XYYX_ADAPTIVE };
+static const char *const xyyx_order_names[] = {"random", "adaptive", NULL};
+
+struct xyyx_params {
+	int order;
+};
+
+static const struct param_def xyyx_params_def[] = {
+	{"order", PARAM_CHOICE, offsetof(struct xyyx_params, order), "random", 0, 0,
+	 "the dimension order per packet: random (XY or YX with probability 1/2, BookSim's xyyx_flatfly) or "
+	 "adaptive (the order whose first port has fewer credits used, BookSim's adaptive_xyyx_flatfly)",
+	 xyyx_order_names},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const char *const xyyx_families[] = {"flatfly", "hyperx", NULL};
+
+/* route_pkt.phase: the order; route_pkt.vc_class: whether it was chosen. */
+enum { XYYX_XY = 0, XYYX_YX = 1 };
+enum { XYYX_DECIDED = 1 };
+
+static int xyyx_init(struct route *r, struct nl_err *err)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+	if (!h)
+		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'xyyx': topology '%s' has no HyperX coordinates",
+			       r->topo->ops->name);
+	if (r->n_vcs < 2 || r->n_vcs % 2)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'xyyx' needs an even num_vcs >= 2 (the lower half for XY, the upper half for YX; odd counts make BookSim's halves overlap), got %u",
+			       r->n_vcs);
+	uint32_t kmax = 1;
+	for (int d = 0; d < h->L; d++)
+		kmax = h->K[d] > kmax ? h->K[d] : kmax;
+	r->max_cands = kmax < ROUTE_MAX_CANDS ? kmax : ROUTE_MAX_CANDS;
+	return 0;
+}
+
+static void xyyx_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
+			uint8_t *vc_hi)
+{
+	(void)rng;
+	p->phase = XYYX_XY;
+	p->vc_class = 0;
+	*vc_lo = 0;
+	*vc_hi = (uint8_t)(r->n_vcs - 1);
+}
+
+/* The dimension the order crosses next from router toward dst (which
+ * differ): the lowest differing one for XY, the highest for YX. */
+static int xyyx_dim(const struct topo_hyperx *h, uint32_t router, uint32_t dst, int order)
+{
+	if (order == XYYX_XY) {
+		for (int d = 0; d < h->L; d++)
+			if (topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, dst, d))
+				return d;
+	} else {
+		for (int d = h->L - 1; d >= 0; d--)
+			if (topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, dst, d))
+				return d;
+	}
+	NL_BUG("xyyx: routers %u and %u have the same coordinates", router, dst);
+	return 0;
+}
+
+static uint32_t xyyx_port(const struct topo_hyperx *h, uint32_t router, uint32_t dst, int order, uint32_t trunk)
+{
+	int d = xyyx_dim(h, router, dst, order);
+	return topo_hyperx_port(h, d, topo_hyperx_coord(h, router, d), topo_hyperx_coord(h, dst, d), trunk);
+}
+
+/* The order at the source router. */
+static void xyyx_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+			const struct route_view *v)
+{
+	const struct xyyx_params *pr = r->params;
+	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+
+	p->vc_class = XYYX_DECIDED;
+	if (router == p->dst_router) {
+		p->phase = XYYX_XY;
+		return;
+	}
+	if (pr->order == XYYX_ADAPTIVE && v) {
+		uint32_t qxy = route_view_port_occ(v, xyyx_port(h, router, p->dst_router, XYYX_XY, 0));
+		uint32_t qyx = route_view_port_occ(v, xyyx_port(h, router, p->dst_router, XYYX_YX, 0));
+		if (qxy != qyx) {
+			p->phase = qxy < qyx ? XYYX_XY : XYYX_YX;
+			return;
+		}
+	}
+	p->phase = rng_below(rng, 2) ? XYYX_XY : XYYX_YX;
+}
+
+static void xyyx_decide_at_injection(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				     const struct route_view *v)
+{
+	xyyx_decide(r, router, p, rng, v);
+}
+
+static int xyyx_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+			struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+	(void)in_port;
+	(void)in_vc;
+
+	if (p->hops == 0 && p->vc_class != XYYX_DECIDED)
+		xyyx_decide(r, router, p, rng, v);
+	if (router == p->dst_router)
+		return route_eject(r, p, out);
+	uint32_t half = r->n_vcs / 2;
+	uint8_t lo = (uint8_t)(p->phase == XYYX_XY ? 0 : half);
+	uint8_t hi = (uint8_t)(p->phase == XYYX_XY ? half - 1 : r->n_vcs - 1);
+	int d = xyyx_dim(h, router, p->dst_router, p->phase);
+	uint32_t n = h->K[d] < r->max_cands ? h->K[d] : r->max_cands;
+	for (uint32_t k = 0; k < n; k++) {
+		out[k].port = (uint16_t)topo_hyperx_port(h, d, topo_hyperx_coord(h, router, d),
+							 topo_hyperx_coord(h, p->dst_router, d), k);
+		out[k].vc_lo = lo;
+		out[k].vc_hi = hi;
+		out[k].prio = 0;
+	}
+	return (int)n;
+}
+
+const struct route_ops route_xyyx_ops = {
+	.name = "xyyx",
+	.help = "XY-YX routing on the flattened butterfly / HyperX: dimension order increasing or decreasing, chosen "
+		"per packet at the source (random, or adaptive on first-port credits), each order on its half of the "
+		"VCs (BookSim2 xyyx_flatfly / adaptive_xyyx_flatfly; even num_vcs)",
+	.params = xyyx_params_def,
+	.params_size = sizeof(struct xyyx_params),
+	.state_size = 0,
+	.families = xyyx_families,
+	.is_deterministic = false,
+	.init = xyyx_init,
+	.inject = xyyx_inject,
+	.compute = xyyx_compute,
+	.decide_at_injection = xyyx_decide_at_injection,
+};
