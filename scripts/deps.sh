@@ -17,6 +17,7 @@ pkgs=(
   libotf2-trace-dev otf2-tools               # OTF2 import (Score-P/EZTrace archives); optional at build time; otf2-print checks counts in tests
   eztrace                                    # records the EZTrace-dialect OTF2 test archive (tests/integration/eztrace-compare.sh)
   gnuplot-nox                                # `netloom interfere --plot` charts (SVG); optional at run time: without it the command says so
+  time                                       # /usr/bin/time: peak RSS in benchmarks/engine/booksim_topos.sh
 )
 
 missing=()
