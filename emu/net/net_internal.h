@@ -402,6 +402,7 @@ struct flitnet {
 	 * so memory follows the events in flight, not the longest backlog. */
 	struct fl_slot *wheel;
 	struct fl_evblk *blk_free;   /* the wheel's free event blocks */
+	uint32_t n_blk;              /* event blocks allocated (the free ones included) */
 	uint32_t wheel_mask;
 	uint64_t n_events;           /* events pending on the wheel and in far[] */
 	struct fl_far_event *far;    /* min-heap by (cycle, seq) of events >= now + wheel_mask ahead */

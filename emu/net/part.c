@@ -103,6 +103,7 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	/* Nothing the root owns may be freed or grown through s. */
 	s->wheel = NULL;
 	s->blk_free = NULL;
+	s->n_blk = 0;
 	s->far = NULL;
 	s->n_far = s->cap_far = 0;
 	s->far_seq = 0;

@@ -162,6 +162,7 @@ static bool fl_slot_extend(struct flitnet *n, struct fl_slot *s)
 		b = fl_grow(n, NULL, sizeof *b);
 		if (!b)
 			return false;
+		n->n_blk++;
 	}
 	b->next = NULL;
 	if (s->tail)
@@ -192,6 +193,7 @@ void fl_wheel_free(struct flitnet *n)
 		free(b);
 	}
 	n->blk_free = NULL;
+	n->n_blk = 0;
 	free(n->wheel);
 	n->wheel = NULL;
 }
