@@ -46,11 +46,17 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	}
 	for (uint32_t pk = 0; pk < n->n_parts; pk++) {
 		const struct flitnet *pn = n->part[pk];
+		const struct fl_evblk *blk = NULL;
 		for (uint64_t i = 0; i <= (uint64_t)pn->wheel_mask + pn->n_far; i++) {
-			const struct fl_slot far_slot = {.ev = i > pn->wheel_mask ? &pn->far[i - pn->wheel_mask - 1].ev : NULL, .n = 1};
-			const struct fl_slot *s = i <= pn->wheel_mask ? &pn->wheel[i] : &far_slot;
-			for (uint32_t k = 0; k < s->n; k++) {
-				const struct fl_event *ev = &s->ev[k];
+			const struct fl_slot *s = i <= pn->wheel_mask ? &pn->wheel[i] : NULL;
+			const uint32_t ne = s ? s->n : 1;
+			blk = s ? s->head : NULL;
+			for (uint32_t k = 0, kb = 0; k < ne; k++, kb++) {
+				if (blk && kb == FL_BLK_EVENTS) {
+					blk = blk->next;
+					kb = 0;
+				}
+				const struct fl_event *ev = s ? &blk->ev[kb] : &pn->far[i - pn->wheel_mask - 1].ev;
 				uint64_t slot;
 				if (ev->kind == EV_FLIT_ROUTER) {
 					uint32_t h = ev->gport;

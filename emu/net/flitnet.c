@@ -446,10 +446,7 @@ int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err
 	/* Every partition's wheel follows the longest link; they are empty. */
 	for (uint32_t k = 0; k < n->n_parts; k++) {
 		struct flitnet *p = n->part[k];
-		for (uint32_t i = 0; i <= p->wheel_mask; i++)
-			free(p->wheel[i].ev);
-		free(p->wheel);
-		p->wheel = NULL;
+		fl_wheel_free(p);
 		p->max_lat = max_lat;
 		if (fl_wheel_size(p) < 0)
 			return nl_errf(err, NL_ENOMEM, "out of memory for the timing wheel of %u-cycle channels", max_lat);
@@ -540,6 +537,49 @@ static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_ev
 	}
 }
 
+/* A slot's events in scheduling order. Dispatching never schedules into
+ * the slot being dispatched (every event goes at least a cycle ahead). */
+static void fl_slot_dispatch(struct flitnet *n, const struct fl_slot *s)
+{
+	for (const struct fl_evblk *b = s->head; b; b = b->next) {
+		const uint32_t cnt = b->next ? FL_BLK_EVENTS : s->tail_n;
+		const struct fl_evblk *nb = b->next;
+		const uint32_t ncnt = nb ? (nb->next ? FL_BLK_EVENTS : s->tail_n) : 0;
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t a = i + FL_PREFETCH;
+			if (a < cnt)
+				fl_prefetch_event(n, &b->ev[a]);
+			else if (a - cnt < ncnt)
+				fl_prefetch_event(n, &nb->ev[a - cnt]);
+			fl_dispatch(n, &b->ev[i]);
+		}
+	}
+}
+
+/* visit_order = reverse: the slot's events last first. The blocks are
+ * relinked in reverse (they go back to the free list next). */
+static void fl_slot_dispatch_reverse(struct flitnet *n, struct fl_slot *s)
+{
+	struct fl_evblk *prev = NULL, *b = s->head;
+	const uint32_t tail_n = s->tail_n;
+	while (b) {
+		struct fl_evblk *nx = b->next;
+		b->next = prev;
+		prev = b;
+		b = nx;
+	}
+	s->tail = s->head;
+	s->head = prev;
+	for (b = s->head; b; b = b->next) {
+		const uint32_t cnt = b == s->head ? tail_n : FL_BLK_EVENTS;
+		for (uint32_t i = cnt; i-- > 0;) {
+			if (i >= FL_PREFETCH)
+				fl_prefetch_event(n, &b->ev[i - FL_PREFETCH]);
+			fl_dispatch(n, &b->ev[i]);
+		}
+	}
+}
+
 /* One cycle: arrivals, endpoints, then routers (BookSim's _Step). */
 static void fl_cycle(struct flitnet *n)
 {
@@ -550,17 +590,17 @@ static void fl_cycle(struct flitnet *n)
 		fl_activate_nic(n, e, t);
 	}
 	/* Each event touches a cold record; their addresses are known, so
-	 * fetch a few events ahead. */
+	 * fetch a few events ahead (across a block boundary too). */
 	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
-	for (uint32_t i = 0; i < s->n; i++) {
-		if (i + FL_PREFETCH < s->n)
-			fl_prefetch_event(n, &s->ev[n->reverse_visits ? s->n - 1 - i - FL_PREFETCH : i + FL_PREFETCH]);
-		fl_dispatch(n, &s->ev[n->reverse_visits ? s->n - 1 - i : i]);
-	}
-	if (s->n)
+	if (s->n) {
+		if (__builtin_expect(n->reverse_visits, 0))
+			fl_slot_dispatch_reverse(n, s);
+		else
+			fl_slot_dispatch(n, s);
 		n->last_move = t;
-	n->n_events -= s->n;
-	s->n = 0;
+		n->n_events -= s->n;
+		fl_slot_clear(n, s);
+	}
 
 	for (uint32_t i = 0; i < n->n_act_e; i++)
 		fl_nic_step(n, n->act_e[n->reverse_visits ? n->n_act_e - 1 - i : i]);

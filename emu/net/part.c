@@ -41,10 +41,7 @@ static void fl_xboxes_free(struct fl_xbox *x, uint32_t n)
 
 void fl_part_release_own(struct flitnet *s)
 {
-	if (s->wheel)
-		for (uint32_t i = 0; i <= s->wheel_mask; i++)
-			free(s->wheel[i].ev);
-	free(s->wheel);
+	fl_wheel_free(s);
 	free(s->far);
 	free(s->pool.pkts);
 	free(s->pool.runs);
@@ -105,6 +102,8 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	*out = s;
 	/* Nothing the root owns may be freed or grown through s. */
 	s->wheel = NULL;
+	s->blk_free = NULL;
+	s->n_blk = 0;
 	s->far = NULL;
 	s->n_far = s->cap_far = 0;
 	s->far_seq = 0;

@@ -172,8 +172,11 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	};
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
-	struct fl_pkt *pk = &n->pool.pkts[n->pool.runs[n->ivc[iv].head].pkt];
+	struct fl_run *ru = &n->pool.runs[n->ivc[iv].head];
+	struct fl_pkt *pk = &n->pool.pkts[ru->pkt];
 	uint32_t in = fl_li_port(n, li);
+	NL_ASSERT(ru->seq == 0);
+	ru->size = pk->size; /* left unset by the arrival (vcbuf.h) */
 	/* The head is routed once per router: count routers here, so the
 	 * switch stage never touches the packet. rt.hops = router-to-router
 	 * hops taken so far. */

@@ -22,7 +22,11 @@ static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uin
 		n->pool.runs[ru].seq = seq;
 		n->pool.runs[ru].n = 1;
 		n->pool.runs[ru].next = FL_NONE;
-		n->pool.runs[ru].size = n->pool.pkts[pkt].size;
+		/* A head's size is filled in by route computation
+		 * (fl_route_apply), which reads the packet anyway and comes
+		 * before anything reads the size: an arriving head does not
+		 * touch its packet record (a cache miss per hop). */
+		n->pool.runs[ru].size = seq == 0 ? 0 : n->pool.pkts[pkt].size;
 		if (tl == FL_NONE)
 			n->ivc[iv].head = ru;
 		else

@@ -152,18 +152,50 @@ static void fl_far_pop(struct flitnet *n)
 		n->far[i] = last;
 }
 
-static bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+/* A block for slot s's next events: from the free list, or a new one. */
+static bool fl_slot_extend(struct flitnet *n, struct fl_slot *s)
 {
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? 2 * s->cap : 64;
-		struct fl_event *e = fl_grow(n, s->ev, (size_t)cap * sizeof *e);
-		if (!e)
+	struct fl_evblk *b = n->blk_free;
+	if (b) {
+		n->blk_free = b->next;
+	} else {
+		b = fl_grow(n, NULL, sizeof *b);
+		if (!b)
 			return false;
-		s->ev = e;
-		s->cap = cap;
+		n->n_blk++;
 	}
-	s->ev[s->n++] = *ev;
+	b->next = NULL;
+	if (s->tail)
+		s->tail->next = b;
+	else
+		s->head = b;
+	s->tail = b;
+	s->tail_n = 0;
 	return true;
+}
+
+static inline bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+{
+	if ((!s->tail || s->tail_n == FL_BLK_EVENTS) && !fl_slot_extend(n, s))
+		return false;
+	s->tail->ev[s->tail_n++] = *ev;
+	s->n++;
+	return true;
+}
+
+void fl_wheel_free(struct flitnet *n)
+{
+	if (n->wheel)
+		for (uint32_t i = 0; i <= n->wheel_mask; i++)
+			fl_slot_clear(n, &n->wheel[i]);
+	for (struct fl_evblk *b = n->blk_free, *nx; b; b = nx) {
+		nx = b->next;
+		free(b);
+	}
+	n->blk_free = NULL;
+	n->n_blk = 0;
+	free(n->wheel);
+	n->wheel = NULL;
 }
 
 /* Far events scheduled before any direct event of their cycle (they were
@@ -186,12 +218,6 @@ void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
 		fl_far_push(n, cycle, ev);
 		return;
 	}
-	struct fl_slot *s = &n->wheel[cycle & n->wheel_mask];
-	if (s->n == s->cap) {
-		n->n_events += fl_slot_push(n, s, ev);
-		return;
-	}
-	s->ev[s->n++] = *ev;
-	n->n_events++;
+	n->n_events += fl_slot_push(n, &n->wheel[cycle & n->wheel_mask], ev);
 }
 

@@ -350,6 +350,33 @@ static void test_wheel_is_small(void)
 	fx_close(&f);
 }
 
+/* The wheel's memory follows the events in flight, not the busiest cycle
+ * times the wheel's span: with 100-cycle global links at 0.6, the event
+ * blocks ever allocated are at most the peak of events pending (sampled
+ * every cycle) in full blocks plus one part-filled block per slot. Slot
+ * arrays kept at their peak needed about the busiest cycle's events in
+ * every one of the 128 slots. */
+static void test_wheel_follows_events(void)
+{
+	const char *kv[] = {"topology=dragonfly:a=4,p=2,h=2", "routing_function=min", "num_vcs=3",
+			    "local_latency=10", "global_latency=100", "injection_rate=0.6", "seed=3", NULL};
+	struct fx f;
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(&f, kv, &e), &e);
+	CHECK_UINT(f.n->wheel_mask + 1u, ==, 128);
+	uint64_t peak = 0;
+	for (uint64_t c = 1; c <= 1500; c++) {
+		CHECK_OK(flitnet_run_until(f.n, c, &e), &e);
+		if (fl_events_total(f.n) > peak)
+			peak = fl_events_total(f.n);
+	}
+	CHECK_UINT(peak, >, 1000); /* long links hold many events */
+	uint64_t bound = (peak + FL_BLK_EVENTS - 1) / FL_BLK_EVENTS + f.n->wheel_mask + 1u;
+	CHECK_UINT(f.n->n_blk, <=, bound);
+	CHECK_UINT(f.n->n_blk, >=, peak / FL_BLK_EVENTS);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	TEST_RUN(test_vct_is_not_wormhole);
@@ -360,5 +387,6 @@ int main(void)
 	TEST_RUN(test_islip_iterations);
 	TEST_RUN(test_run_oom);
 	TEST_RUN(test_wheel_is_small);
+	TEST_RUN(test_wheel_follows_events);
 	return test_done();
 }
