@@ -166,7 +166,7 @@ static bool dl_voq_stuck(const struct flitnet *n, const struct fl_router *ro, ui
 	};
 	for (; ru != FL_NONE; ru = pl->runs[ru].next) {
 		const struct fl_run *x = &pl->runs[ru];
-		if (x->seq != 0 || x->n != x->size)
+		if (x->seq != 0 || x->n != pl->pkts[x->pkt].size)
 			break; /* still arriving: it waits behind the complete ones */
 		const struct fl_pkt *pk = &pl->pkts[x->pkt];
 		struct route_pkt p = pk->rt;

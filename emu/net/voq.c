@@ -50,9 +50,11 @@ bool fl_voq_before_route(struct flitnet *n, uint64_t iv, struct fl_pkt *pk)
 	return progress;
 }
 
-static inline bool voq_complete(const struct fl_run *ru)
+/* A head run's size is filled in only when it is routed (vcbuf.h), so
+ * the packets queued behind the front read it from their record. */
+static inline bool voq_complete(const struct flitnet *n, const struct fl_run *ru)
 {
-	return ru->seq == 0 && ru->n == ru->size;
+	return ru->seq == 0 && ru->n == n->pool.pkts[ru->pkt].size;
 }
 
 bool fl_voq_rotate(struct flitnet *n, struct fl_router *ro, uint32_t li, int why)
@@ -63,10 +65,10 @@ bool fl_voq_rotate(struct flitnet *n, struct fl_router *ro, uint32_t li, int why
 	struct fl_ivc *c = &n->ivc[iv];
 	struct fl_run *runs = n->pool.runs;
 	uint32_t f = c->head;
-	if (f == FL_NONE || !voq_complete(&runs[f]))
+	if (f == FL_NONE || !voq_complete(n, &runs[f]))
 		return false;
 	uint32_t s = runs[f].next;
-	if (s == FL_NONE || !voq_complete(&runs[s]))
+	if (s == FL_NONE || !voq_complete(n, &runs[s]))
 		return false; /* no complete packet behind it */
 	struct fl_voq *q = n->voq;
 	struct fl_pkt *pk = &n->pool.pkts[runs[f].pkt];
@@ -75,7 +77,7 @@ bool fl_voq_rotate(struct flitnet *n, struct fl_router *ro, uint32_t li, int why
 	/* Relink: f after the last complete run, before an arriving one. */
 	c->head = s;
 	uint32_t prev = s;
-	while (runs[prev].next != FL_NONE && voq_complete(&runs[runs[prev].next]))
+	while (runs[prev].next != FL_NONE && voq_complete(n, &runs[runs[prev].next]))
 		prev = runs[prev].next;
 	runs[f].next = runs[prev].next;
 	runs[prev].next = f;
