@@ -196,6 +196,7 @@ struct analytic {
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
+#define ANALYTIC_ECMP_MAX 64u /* equal-cost next hops kept per router without a second scan */
 
 static void analytic_destroy(struct net_backend *b)
 {
@@ -369,30 +370,38 @@ static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, 
 	bool spread = a->p.path_select == ANALYTIC_PATH_SPREAD;
 	uint32_t left = analytic_router_distance(a, r, dst);
 	while (left > 0) {
-		/* First scan: the lowest-numbered closer port and, with spread,
-		 * how many there are; the second scan (only when several) walks
-		 * to the one the hash picks. No allocation per message. */
-		uint32_t via = UINT32_MAX, m = 0;
+		/* One scan: the closer ports, the first ANALYTIC_ECMP_MAX of them
+		 * kept on the stack (no allocation per message); only a router
+		 * with more closer ports than that is scanned again to reach the
+		 * one the hash picks. */
+		uint32_t cand[ANALYTIC_ECMP_MAX], m = 0;
 		uint32_t lo = t->port_base[r], hi = t->port_base[r + 1];
 		for (uint32_t gp = lo; gp < hi; gp++) {
 			if (!topo_port_is_network(t, gp) ||
 			    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 != left)
 				continue;
-			if (via == UINT32_MAX)
-				via = gp;
+			if (m < ANALYTIC_ECMP_MAX)
+				cand[m] = gp;
 			m++;
 			if (!spread)
 				break;
 		}
-		if (via == UINT32_MAX)
+		if (m == 0)
 			NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
+		uint32_t via = cand[0];
 		if (m > 1) {
 			/* hash-threshold (RFC 2992): region k of m equal regions */
 			uint32_t k = (uint32_t)(((uint64_t)analytic_flow_hash(flow, r) * m) >> 32);
-			for (uint32_t gp = via + 1; k > 0 && gp < hi; gp++)
-				if (topo_port_is_network(t, gp) &&
-				    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 == left && --k == 0)
-					via = gp;
+			if (k < ANALYTIC_ECMP_MAX)
+				via = cand[k];
+			else
+				for (uint32_t gp = cand[ANALYTIC_ECMP_MAX - 1] + 1; gp < hi; gp++)
+					if (topo_port_is_network(t, gp) &&
+					    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 == left &&
+					    k-- == ANALYTIC_ECMP_MAX) {
+						via = gp;
+						break;
+					}
 		}
 		NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + via)));
 		r = t->port_router[t->peer[via]];
