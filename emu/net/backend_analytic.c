@@ -22,6 +22,25 @@
  * (the flit backend does). Deterministic: no draws, ties complete in
  * send order.
  *
+ * The minimal route: dimension order on grids (torus, mesh: the shorter
+ * way round a ring, + on a tie). On other topologies several neighbours
+ * of a router are often one hop closer to the destination (a fat tree's
+ * up-links, a dragonfly's parallel global links); path_select picks one:
+ *   spread (default): static multipath as switches do it (ECMP): a hash of
+ *     the flow (source endpoint, destination endpoint) and the router picks
+ *     one of the m equal-cost next hops by hash-threshold (RFC 2992: the
+ *     hash space cut into m equal regions), so one flow keeps one path and
+ *     different flows spread over the parallel links. The router enters
+ *     the hash so that consecutive hops choose independently (a hash of the
+ *     flow alone would send every flow that took the i-th up-link at one
+ *     level to the i-th at the next, "polarisation"). No draws: the same
+ *     flows take the same paths in every run.
+ *   first: the lowest-numbered such port, every flow alike (before
+ *     path_select existed the only rule; on a fat tree it puts every
+ *     message leaving a leaf on its first up-link).
+ * Every use of the route follows the choice: the channels a message
+ * reserves (links), its cable latency and the per-job link counters.
+ *
  * Empty messages (the app layer's rendezvous control messages) take no
  * channel time and are not queued behind others in any sharing model.
  *
@@ -76,12 +95,14 @@
 #include "topo/topo.h"
 
 enum { ANALYTIC_LINK_NONE, ANALYTIC_LINK_ENDPOINT, ANALYTIC_LINK_LINKS, ANALYTIC_LINK_BUS };
+enum { ANALYTIC_PATH_SPREAD, ANALYTIC_PATH_FIRST };
 
 struct analytic_params {
 	double latency_ns;     /* fixed per-message latency */
 	double bandwidth_gbps; /* per message (none) or per channel */
 	double hop_latency_ns; /* per router hop of the route */
 	int link_model;        /* ANALYTIC_LINK_* */
+	int path_select;       /* ANALYTIC_PATH_*: choice among equal-cost next hops */
 	bool ideal;            /* zero latency, infinite bandwidth */
 	int64_t report_links;  /* busiest channels listed in the report */
 	char calibration[PARAM_STR_MAX]; /* measured one-way times (JSON), "" = none */
@@ -89,6 +110,7 @@ struct analytic_params {
 };
 
 static const char *const analytic_link_models[] = {"none", "endpoint", "links", "bus", NULL};
+static const char *const analytic_path_selects[] = {"spread", "first", NULL};
 
 static const struct param_def analytic_keys[] = {
 	{"latency_ns", PARAM_DOUBLE, offsetof(struct analytic_params, latency_ns), "1000", 0, 1e12,
@@ -104,6 +126,10 @@ static const struct param_def analytic_keys[] = {
 	 "bandwidth; links = and every channel of the minimal route (needs topology); bus = all "
 	 "messages share one channel (one shared-memory node)",
 	 analytic_link_models},
+	{"path_select", PARAM_CHOICE, offsetof(struct analytic_params, path_select), "spread", 0, 0,
+	 "analytic backend: next hop among equal-cost minimal ones off grids: spread = a hash of "
+	 "(source, destination, router) picks one (ECMP); first = the lowest-numbered port",
+	 analytic_path_selects},
 	{"ideal", PARAM_BOOL, offsetof(struct analytic_params, ideal), "no", 0, 0,
 	 "analytic backend: zero latency and infinite bandwidth (replay gives the compute-only time)",
 	 NULL},
@@ -170,6 +196,7 @@ struct analytic {
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
+#define ANALYTIC_ECMP_MAX 64u /* equal-cost next hops kept per router without a second scan */
 
 static void analytic_destroy(struct net_backend *b)
 {
@@ -301,11 +328,26 @@ static int analytic_route_push(struct analytic *a, size_t *n, uint32_t chan)
 	return 0;
 }
 
+/* ECMP's flow hash: (source endpoint, destination endpoint) and the
+ * router, mixed by the splitmix64 finaliser (Steele et al., OOPSLA 2014)
+ * so nearby endpoint numbers land far apart. */
+static uint32_t analytic_flow_hash(uint64_t flow, uint32_t router)
+{
+	uint64_t x = flow ^ ((uint64_t)router * 0x9e3779b97f4a7c15u);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+	x ^= x >> 31;
+	return (uint32_t)(x >> 32);
+}
+
 /* Router-to-router channels (global port ids) of the minimal route from
- * router `r` to router `dst`: dimension order on grids (shorter way round a
- * ring, + on a tie), otherwise the lowest-numbered port that brings the
- * message one hop closer. Appends channel ids offset by `base`. */
-static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, size_t *n, size_t base)
+ * router `r` to router `dst` for the flow `flow` (source endpoint << 32 |
+ * destination endpoint): dimension order on grids (shorter way round a
+ * ring, + on a tie), otherwise at each router one of the ports that bring
+ * the message one hop closer, chosen by path_select (header comment).
+ * Appends channel ids offset by `base`. */
+static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, uint64_t flow, size_t *n,
+				  size_t base)
 {
 	const struct topo *t = a->t;
 	const struct topo_grid *g = t->grid;
@@ -325,23 +367,44 @@ static int analytic_route_routers(struct analytic *a, uint32_t r, uint32_t dst, 
 		}
 		return 0;
 	}
+	bool spread = a->p.path_select == ANALYTIC_PATH_SPREAD;
 	uint32_t left = analytic_router_distance(a, r, dst);
 	while (left > 0) {
-		uint32_t next = UINT32_MAX, via = 0;
-		for (uint32_t gp = t->port_base[r]; gp < t->port_base[r + 1]; gp++) {
-			if (!topo_port_is_network(t, gp))
+		/* One scan: the closer ports, the first ANALYTIC_ECMP_MAX of them
+		 * kept on the stack (no allocation per message); only a router
+		 * with more closer ports than that is scanned again to reach the
+		 * one the hash picks. */
+		uint32_t cand[ANALYTIC_ECMP_MAX], m = 0;
+		uint32_t lo = t->port_base[r], hi = t->port_base[r + 1];
+		for (uint32_t gp = lo; gp < hi; gp++) {
+			if (!topo_port_is_network(t, gp) ||
+			    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 != left)
 				continue;
-			uint32_t nb = t->port_router[t->peer[gp]];
-			if (analytic_router_distance(a, nb, dst) + 1 == left) {
-				next = nb;
-				via = gp;
+			if (m < ANALYTIC_ECMP_MAX)
+				cand[m] = gp;
+			m++;
+			if (!spread)
 				break;
-			}
 		}
-		if (next == UINT32_MAX)
+		if (m == 0)
 			NL_BUG("analytic: no minimal next hop from router %" PRIu32 " to %" PRIu32, r, dst);
+		uint32_t via = cand[0];
+		if (m > 1) {
+			/* hash-threshold (RFC 2992): region k of m equal regions */
+			uint32_t k = (uint32_t)(((uint64_t)analytic_flow_hash(flow, r) * m) >> 32);
+			if (k < ANALYTIC_ECMP_MAX)
+				via = cand[k];
+			else
+				for (uint32_t gp = cand[ANALYTIC_ECMP_MAX - 1] + 1; gp < hi; gp++)
+					if (topo_port_is_network(t, gp) &&
+					    analytic_router_distance(a, t->port_router[t->peer[gp]], dst) + 1 == left &&
+					    k-- == ANALYTIC_ECMP_MAX) {
+						via = gp;
+						break;
+					}
+		}
 		NL_CHECK(analytic_route_push(a, n, (uint32_t)(base + via)));
-		r = next;
+		r = t->port_router[t->peer[via]];
 		left--;
 	}
 	return 0;
@@ -399,7 +462,8 @@ static int analytic_path(struct analytic *a, uint32_t src_ep, uint32_t dst_ep, s
 {
 	const struct topo *t = a->t;
 	*h = 0;
-	NL_CHECK(analytic_route_routers(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep), h, 0));
+	NL_CHECK(analytic_route_routers(a, topo_ep_router(t, src_ep), topo_ep_router(t, dst_ep),
+					(uint64_t)src_ep << 32 | dst_ep, h, 0));
 	uint64_t at = 0;
 	for (size_t j = 0; j < *h; j++) {
 		at += a->hop_ps;
@@ -613,6 +677,7 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 	if (a->t)
 		json_object_set_new(out, "topology", json_string(a->t->spec));
 	json_object_set_new(out, "link_model", json_string(analytic_link_models[a->p.link_model]));
+	json_object_set_new(out, "path_select", json_string(analytic_path_selects[a->p.path_select]));
 	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));
 	json_object_set_new(out, "messages", json_integer((json_int_t)a->n_msgs));
 	json_object_set_new(out, "bytes", json_integer((json_int_t)a->n_bytes));

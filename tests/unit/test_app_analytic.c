@@ -1,7 +1,8 @@
 /* Unit tests: the analytic network backend (emu/net/backend_analytic.c):
  * net.h's time contract, the closed-form message time, FIFO sharing of
  * endpoint and link channels, the ideal mode, the measured calibration
- * (with its exchange table and the control-message rule) and the report. */
+ * (with its exchange table and the control-message rule), the choice
+ * among equal-cost paths (path_select) and the report. */
 #include <jansson.h>
 
 #include "core/config.h"
@@ -382,6 +383,71 @@ static void test_calibration(void)
 	bk_close(&k);
 }
 
+/* fattree:k=4,n=2 (4 leaves of 4 endpoints, 4 spines), link_model =
+ * links, 1 us + 1 ns/byte, no hop latency: each endpoint sends 1000 bytes
+ * to its counterpart on the next leaf, all at 0. With path_select = first
+ * the 4 flows leaving a leaf all take its first up-link (and the same
+ * spine's down-link), so they go one after another: 2, 3, 4 and 5 us, the
+ * figure of the rule before path_select existed. With spread the flow
+ * hash puts them on different up-links, so the last one completes
+ * earlier and no channel carries all 4. Returns the last completion and
+ * the busiest channel's message count. */
+static void fattree_shift(const struct topo *t, const char *path_select, uint64_t *last, int64_t *busiest,
+			  uint64_t t_of[16])
+{
+	char ps[64];
+	snprintf(ps, sizeof ps, "path_select=%s", path_select);
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", "link_model=links", ps, NULL};
+	struct bk k;
+	CHECK_OK(bk_open(&k, t, set), &k.err);
+	for (uint32_t e = 0; e < 16; e++)
+		CHECK_OK(k.b.ops->send(&k.b, 0, e, (e + 4) % 16, 1000, e, &k.err), &k.err);
+	memset(t_of, 0, 16 * sizeof *t_of);
+	drain(&k, UINT64_MAX, t_of);
+	*last = 0;
+	for (int i = 0; i < 16; i++) {
+		CHECK(t_of[i] > 0);
+		*last = t_of[i] > *last ? t_of[i] : *last;
+	}
+	json_t *rep = json_object();
+	CHECK_OK(k.b.ops->report(&k.b, rep, &k.err), &k.err);
+	CHECK_STR(json_string_value(json_object_get(rep, "path_select")), path_select);
+	json_t *top = json_array_get(json_object_get(rep, "busiest_links"), 0);
+	CHECK_STR(json_string_value(json_object_get(top, "kind")), "link");
+	*busiest = json_integer_value(json_object_get(top, "messages"));
+	json_decref(rep);
+	bk_close(&k);
+}
+
+static void test_path_select(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("fattree:k=4,n=2", &t, &e), &e);
+	/* The shift crosses leaves: endpoints 4 apart sit on different
+	 * leaves, the first four on one. */
+	for (uint32_t i = 0; i < 16; i++) {
+		CHECK_UINT(topo_ep_router(t, i), ==, topo_ep_router(t, i - i % 4));
+		CHECK_UINT(topo_ep_router(t, i), !=, topo_ep_router(t, (i + 4) % 16));
+	}
+	uint64_t first_last, spread_last, again_last, t_first[16], t_spread[16], t_again[16];
+	int64_t first_busy, spread_busy, again_busy;
+	fattree_shift(t, "first", &first_last, &first_busy, t_first);
+	CHECK_UINT(first_last, ==, 5 * US);
+	CHECK_INT(first_busy, ==, 4);
+	for (uint32_t i = 0; i < 16; i++) /* i-th flow of its leaf: i + 2 us */
+		CHECK_UINT(t_first[i], ==, (i % 4 + 2) * US);
+	fattree_shift(t, "spread", &spread_last, &spread_busy, t_spread);
+	CHECK_UINT(spread_last, <, first_last);
+	CHECK_INT(spread_busy, <, 4);
+	/* No draws: a second run takes the same paths. */
+	fattree_shift(t, "spread", &again_last, &again_busy, t_again);
+	for (int i = 0; i < 16; i++)
+		CHECK_UINT(t_again[i], ==, t_spread[i]);
+	CHECK_INT(again_busy, ==, spread_busy);
+	topo_free(t);
+}
+
 static void test_bad_config(void)
 {
 	struct bk k;
@@ -393,6 +459,9 @@ static void test_bad_config(void)
 	bk_close(&k);
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"bandwidth_gbps=0", NULL}), NL_ECONFIG, &k.err,
 		  "key 'bandwidth_gbps' value '0' out of range");
+	bk_close(&k);
+	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"path_select=random", NULL}), NL_ECONFIG, &k.err,
+		  "key 'path_select' value 'random': expected one of spread, first");
 	bk_close(&k);
 	struct nl_err e = {0};
 	CHECK(net_backend_find("nope", &e) == NULL);
@@ -408,6 +477,7 @@ int main(void)
 	TEST_RUN(test_links_sharing);
 	TEST_RUN(test_bus_sharing);
 	TEST_RUN(test_calibration);
+	TEST_RUN(test_path_select);
 	TEST_RUN(test_bad_config);
 	return test_done();
 }
