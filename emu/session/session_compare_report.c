@@ -152,8 +152,10 @@ json_t *cmp_doc(const struct cmp *c)
 								   ? "modelled: flit-level network, queues and links"
 								   : "analytic backend: with link_model = links, messages "
 								     "reserve each channel of their minimal route in FIFO order "
-								     "(no packets, buffers or flow control); with link_model = "
-								     "none, not modelled"));
+								     "(no packets, buffers or flow control), every message of a "
+								     "pair on one of the equal-cost paths (path_select = spread: "
+								     "static, no adaptive routing); with link_model = none, not "
+								     "modelled"));
 	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
 	json_object_set_new(st, "preset", json_string(c->preset));
 	json_object_set_new(st, "reference", json_string(c->sys[ref].name));
