@@ -18,6 +18,7 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 #include "net_config.h"
+#include "point_json.h"
 #include "test.h"
 
 #define BASE                                                                                                    \
@@ -74,14 +75,7 @@ static void test_holds_consistent(void)
 /* A synthetic point's JSON (net_point_json without the configuration). */
 static char *point_json(const char *const *kv, struct nl_err *e)
 {
-	struct net_point pt;
-	if (run_point_kv(kv, &pt, e) != 0)
-		return NULL;
-	json_t *j = net_point_json(&pt, NULL, true);
-	char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(j);
-	net_point_release(&pt);
-	return s;
+	return point_json_kv(kv, false, e);
 }
 
 /* Partitions and visiting order do not change a run with holds; holds do

@@ -18,6 +18,7 @@
 #include "route/route.h"
 #include "topo/topo.h"
 #include "net_config.h"
+#include "point_json.h"
 #include "test.h"
 
 /* The engine's accessor: free_at - now when positive, across the 2^32
@@ -131,17 +132,7 @@ static void test_ugal_queue_refused_outside_local(void)
 
 static char *point_json(const char *const *kv, struct nl_err *e)
 {
-	struct net_point pt;
-	if (run_point_kv(kv, &pt, e) != 0)
-		return NULL;
-	json_t *j = net_point_json(&pt, NULL, true);
-	json_t *cfg = json_object_get(j, "config");
-	if (cfg)
-		json_object_del(j, "config"); /* the routing spec differs by design */
-	char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(j);
-	net_point_release(&pt);
-	return s;
+	return point_json_kv(kv, true, e); /* the routing spec differs by design */
 }
 
 /* In the flit model the output view is live: with an internal speedup the

@@ -16,6 +16,7 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 #include "net_config.h"
+#include "point_json.h"
 #include "test.h"
 
 static char *point_json(const char *const *base, const char *parts, struct nl_err *e)
@@ -30,14 +31,7 @@ static char *point_json(const char *const *base, const char *parts, struct nl_er
 	kv[k++] = "check_interval=97"; /* conservation over all partitions' wheels */
 	kv[k++] = parts;
 	kv[k] = NULL;
-	struct net_point pt;
-	if (run_point_kv(kv, &pt, e) != 0)
-		return NULL;
-	json_t *j = net_point_json(&pt, NULL, true);
-	char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(j);
-	net_point_release(&pt);
-	return s;
+	return point_json_kv(kv, false, e);
 }
 
 /* Synthetic points: the same JSON for 1, 2, 3 and 4 partitions. */

@@ -16,6 +16,7 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 #include "net_config.h"
+#include "point_json.h"
 #include "test.h"
 
 /* Every buffered flit of every input VC, cycle by cycle: its packet's
@@ -98,14 +99,7 @@ static void test_refused(void)
 /* A synthetic point's JSON (net_point_json without the configuration). */
 static char *point_json(const char *const *kv, struct nl_err *e)
 {
-	struct net_point pt;
-	if (run_point_kv(kv, &pt, e) != 0)
-		return NULL;
-	json_t *j = net_point_json(&pt, NULL, true);
-	char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(j);
-	net_point_release(&pt);
-	return s;
+	return point_json_kv(kv, false, e);
 }
 
 /* Same results whatever the partitions, with classes on; and the classes

@@ -24,6 +24,7 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 #include "net_config.h"
+#include "point_json.h"
 #include "test.h"
 
 static double accepted(const char *const *kv)
@@ -60,14 +61,7 @@ static void test_hol_removed(void)
 
 static char *point_json(const char *const *kv, struct nl_err *e)
 {
-	struct net_point pt;
-	if (run_point_kv(kv, &pt, e) != 0)
-		return NULL;
-	json_t *j = net_point_json(&pt, NULL, true);
-	char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(j);
-	net_point_release(&pt);
-	return s;
+	return point_json_kv(kv, false, e);
 }
 
 #define MESH "topology=mesh:k=4x4", "num_vcs=2", "vc_buf_size=8", "packet_size=4", "injection_rate=0.45", "seed=5", \
