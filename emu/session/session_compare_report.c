@@ -250,6 +250,19 @@ static void cmp_md_num(FILE *f, double x, const char *fmt)
 		fputs("n/a", f);
 }
 
+/* The head of a Markdown table with one row per workload and one column
+ * per system. */
+static void cmp_md_wl_header(FILE *f, const struct cmp *c)
+{
+	fprintf(f, "| workload |");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, " %s |", c->sys[s].name);
+	fprintf(f, "\n|---|");
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		fprintf(f, "---|");
+	fputc('\n', f);
+}
+
 char *cmp_md(const struct cmp *c)
 {
 	char *buf = NULL;
@@ -265,13 +278,8 @@ char *cmp_md(const struct cmp *c)
 					     "else not modelled"
 					   : "modelled",
 		c->n_seeds, c->preset, c->sys[ref].name);
-	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n| workload |");
-	for (uint32_t s = 0; s < c->n_sys; s++)
-		fprintf(f, " %s |", c->sys[s].name);
-	fprintf(f, "\n|---|");
-	for (uint32_t s = 0; s < c->n_sys; s++)
-		fprintf(f, "---|");
-	fputc('\n', f);
+	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n");
+	cmp_md_wl_header(f, c);
 	for (uint32_t w = 0; w < c->n_wl; w++) {
 		struct cmp_cell cc[CMP_MAX_SYS];
 		double best = INFINITY;
@@ -309,13 +317,8 @@ char *cmp_md(const struct cmp *c)
 			fprintf(f, " | n/a | n/a | n/a | n/a | n/a | n/a |\n");
 		}
 	}
-	fprintf(f, "\n## Communication share (time in MPI over run time, mean over seeds)\n\n| workload |");
-	for (uint32_t s = 0; s < c->n_sys; s++)
-		fprintf(f, " %s |", c->sys[s].name);
-	fprintf(f, "\n|---|");
-	for (uint32_t s = 0; s < c->n_sys; s++)
-		fprintf(f, "---|");
-	fputc('\n', f);
+	fprintf(f, "\n## Communication share (time in MPI over run time, mean over seeds)\n\n");
+	cmp_md_wl_header(f, c);
 	for (uint32_t w = 0; w < c->n_wl; w++) {
 		fprintf(f, "| %s |", c->wl[w].name);
 		for (uint32_t s = 0; s < c->n_sys; s++) {
