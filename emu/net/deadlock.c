@@ -155,15 +155,7 @@ static bool dl_voq_stuck(const struct flitnet *n, const struct fl_router *ro, ui
 			return false;
 		ru = pl->runs[ru].next;
 	}
-	const struct route_view view = {
-		.occ_base = &n->ovc[ro->vc_base].occ,
-		.occ_stride = sizeof(struct fl_ovc),
-		.n_vcs = n->V,
-		.vc_buf_size = n->buf,
-		.gocc_base = &n->ovc[0].occ,
-		.oq = fl_router_oq,
-		.oq_ctx = fl_part_of_router(n, r),
-	};
+	const struct route_view view = fl_route_view(fl_part_of_router(n, r), ro);
 	for (; ru != FL_NONE; ru = pl->runs[ru].next) {
 		const struct fl_run *x = &pl->runs[ru];
 		if (x->seq != 0 || x->n != pl->pkts[x->pkt].size)

@@ -510,6 +510,23 @@ void fl_router_step(struct flitnet *n, uint32_t r);
 /* The output-queue view (route.h) of partition ctx: flits waiting in
  * router r's output stage for local port `port`. */
 uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port);
+/* What a routing function at router ro of partition part reads (route.h):
+ * credit occupancy of ro's output VCs, the global oracle (partitions > 1
+ * refuse its readers), and the output-queue view. The same view wherever a
+ * route is computed: the route stage, the NIC's lookahead source decision,
+ * the exact deadlock scan. */
+static inline struct route_view fl_route_view(const struct flitnet *part, const struct fl_router *ro)
+{
+	return (struct route_view){
+		.occ_base = &part->ovc[ro->vc_base].occ,
+		.occ_stride = sizeof(struct fl_ovc),
+		.n_vcs = part->V,
+		.vc_buf_size = part->buf,
+		.gocc_base = &part->ovc[0].occ,
+		.oq = fl_router_oq,
+		.oq_ctx = part,
+	};
+}
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
 

@@ -78,13 +78,7 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 static void fl_nic_decide(struct flitnet *n, struct fl_nic *c, struct fl_pkt *pk)
 {
 	const struct fl_router *ro = &n->routers[pk->rt.src_router];
-	const struct route_view view = {
-		.occ_base = &n->ovc[ro->vc_base].occ,
-		.occ_stride = sizeof(struct fl_ovc),
-		.n_vcs = n->V,
-		.vc_buf_size = n->buf,
-		.gocc_base = &n->ovc[0].occ,
-	};
+	const struct route_view view = fl_route_view(n, ro);
 	n->route->ops->decide_at_injection(n->route, pk->rt.src_router, &pk->rt, &c->rng, &view);
 }
 

@@ -161,15 +161,7 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 {
 	const uint32_t V = n->V;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	const struct route_view view = {
-		.occ_base = &n->ovc[ro->vc_base].occ,
-		.occ_stride = sizeof(struct fl_ovc),
-		.n_vcs = V,
-		.vc_buf_size = n->buf,
-		.gocc_base = &n->ovc[0].occ, /* global oracle (route.h); partitions > 1 refuse readers */
-		.oq = fl_router_oq, /* output-queue view (route.h) */
-		.oq_ctx = n,
-	};
+	const struct route_view view = fl_route_view(n, ro);
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
 	struct fl_run *ru = &n->pool.runs[n->ivc[iv].head];
