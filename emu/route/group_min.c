@@ -72,7 +72,8 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 			     struct route_cand *out)
 {
 	const struct topo *t = r->topo;
-	uint32_t n_groups, a, target, port, cls;
+	uint32_t n_groups, a, cls;
+	bool global;
 	(void)in_port;
 	(void)in_vc;
 	(void)rng;
@@ -81,18 +82,12 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
 	topo_groups(t, &n_groups, &a);
+	uint32_t port = topo_group_min_port(t, router, p->dst_router, &global);
 	uint32_t G = router / a, T = p->dst_router / a;
-	if (G == T) {
-		/* In the destination group: class 1 once the global hop is
-		 * behind (we left the source group), else class 0. */
-		target = p->dst_router;
-		cls = G != p->src_router / a;
-	} else {
-		topo_group_gateway(t, G, T, &target, &port);
-		cls = router == target;
-	}
-	if (router != target) /* one local hop: the only minimal port */
-		topo_min_ports(t, router, target, 0, &port, 1);
+	/* In the destination group: class 1 once the global hop is behind (we
+	 * left the source group), else class 0; elsewhere class 1 from the
+	 * global hop on. */
+	cls = G == T ? G != p->src_router / a : global;
 	uint32_t w = r->n_vcs / 2;
 	out->port = (uint16_t)port;
 	out->vc_lo = (uint8_t)(cls ? w : 0);

@@ -320,28 +320,16 @@ static int ugal_compute_default(const struct route *r, uint32_t router, struct r
 	return 1;
 }
 
-/* BookSim's dragonfly_port: the group-minimal next hop (local, global,
- * local through the gateway that holds the group's link toward the
- * target's group, as group_min), not netloom's router-minimal first port,
+/* The booksim dragonfly mode's ports are BookSim's dragonfly_port
+ * (topo_group_min_port): the group-minimal next hop (local, global, local
+ * through the gateway that holds the group's link toward the target's
+ * group, as group_min), not netloom's router-minimal first port,
  * which may take two global hops through a third group where that is as
  * short and so loads the global channels more (measured: with the
  * router-minimal port the FleX dragonfly saturated near 0.6 instead of
- * BookSim's 0.77, its busiest global channels at 0.98). */
-static uint32_t ugal_bs_dragonfly_port(const struct topo *t, const struct ugal_state *s, uint32_t router,
-				       uint32_t target)
-{
-	uint32_t gw, port;
-	uint32_t G = router / s->group_routers, T = target / s->group_routers;
-	if (G != T) {
-		topo_group_gateway(t, G, T, &gw, &port);
-		if (router == gw)
-			return port;
-		target = gw;
-	}
-	return ugal_first_port(t, router, target); /* one local hop, the only minimal port */
-}
-
-/* ugal_dragonflynew's decision at the source router (in_channel < gP). */
+ * BookSim's 0.77, its busiest global channels at 0.98).
+ *
+ * ugal_dragonflynew's decision at the source router (in_channel < gP). */
 static void ugal_bs_dragonfly_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
 				     const struct route_view *v)
 {
@@ -357,8 +345,9 @@ static void ugal_bs_dragonfly_decide(const struct route *r, uint32_t router, str
 	if (ugal_same_group(s, router, p->inter)) {
 		p->phase = PH_MIN;
 	} else {
-		uint32_t qm = route_view_port_occ(v, ugal_bs_dragonfly_port(t, s, router, p->dst_router));
-		uint32_t qn = route_view_port_occ(v, ugal_bs_dragonfly_port(t, s, router, p->inter));
+		bool global;
+		uint32_t qm = route_view_port_occ(v, topo_group_min_port(t, router, p->dst_router, &global));
+		uint32_t qn = route_view_port_occ(v, topo_group_min_port(t, router, p->inter, &global));
 		p->phase = 1 * qm <= 2 * qn + 30 ? PH_MIN : PH_NONMIN;
 	}
 }
@@ -368,8 +357,6 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 				     struct rng *rng, const struct route_view *v, struct route_cand *out)
 {
 	const struct topo *t = r->topo;
-	const struct ugal_state *s = r->state;
-
 	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
 		ugal_bs_dragonfly_decide(r, router, p, rng, v);
 	if (p->phase == PH_NONMIN && router == p->inter)
@@ -377,10 +364,10 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
 	if (router == target)
 		return route_eject(r, p, out);
-	uint32_t port = ugal_bs_dragonfly_port(t, s, router, target);
-	uint64_t g = (uint64_t)t->port_base[router] + port;
+	bool global;
+	uint32_t port = topo_group_min_port(t, router, target, &global);
 	/* The "optical dateline": the minimal phase's global hop moves to VC 2. */
-	if (p->phase == PH_MIN && !ugal_same_group(s, router, t->port_router[t->peer[g]]))
+	if (p->phase == PH_MIN && global)
 		p->phase = PH_MIN_GLOBAL;
 	out->port = (uint16_t)port;
 	out->vc_lo = out->vc_hi = p->phase;

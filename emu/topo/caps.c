@@ -47,6 +47,24 @@ bool topo_group_gateway(const struct topo *t, uint32_t G, uint32_t T, uint32_t *
 	return true;
 }
 
+uint32_t topo_group_min_port(const struct topo *t, uint32_t r, uint32_t dst, bool *global)
+{
+	const struct topo_dragonfly *df = topo_dragonfly_of(t);
+	uint32_t G = r / df->a, T = dst / df->a, port;
+	*global = false;
+	if (G != T) {
+		uint32_t gw;
+		topo_group_gateway(t, G, T, &gw, &port);
+		if (r == gw) {
+			*global = true;
+			return port;
+		}
+		dst = gw;
+	}
+	topo_min_ports(t, r, dst, 0, &port, 1); /* one local hop: the only minimal port */
+	return port;
+}
+
 uint32_t topo_link_class(const struct topo *t, uint32_t g)
 {
 	if (!topo_port_is_network(t, g))

@@ -277,6 +277,13 @@ bool topo_groups(const struct topo *t, uint32_t *n_groups, uint32_t *group_route
  * for families without such links. */
 bool topo_group_gateway(const struct topo *t, uint32_t G, uint32_t T, uint32_t *router, uint32_t *port);
 
+/* The next local port of the group-minimal route from router r to router
+ * dst on a family with gateways (BookSim2's dragonfly_port, used by its
+ * min_dragonflynew and ugal_dragonflynew): outside dst's group, toward the
+ * gateway to dst's group, and at the gateway its global link (*global set);
+ * in dst's group, the one local hop. r != dst. */
+uint32_t topo_group_min_port(const struct topo *t, uint32_t r, uint32_t dst, bool *global);
+
 /* Link classes (issue 11 part 1): what latency key a channel takes. */
 enum {
 	TOPO_LINK_TERMINAL, /* router to endpoint: terminal_latency */
