@@ -115,7 +115,7 @@ static uint32_t xyyx_port(const struct topo_hyperx *h, uint32_t router, uint32_t
 	return topo_hyperx_port(h, d, topo_hyperx_coord(h, router, d), topo_hyperx_coord(h, dst, d), trunk);
 }
 
-/* The order at the source router. */
+/* The order at the source router (also route_ops.decide_at_injection). */
 static void xyyx_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
 			const struct route_view *v)
 {
@@ -136,12 +136,6 @@ static void xyyx_decide(const struct route *r, uint32_t router, struct route_pkt
 		}
 	}
 	p->phase = rng_below(rng, 2) ? XYYX_XY : XYYX_YX;
-}
-
-static void xyyx_decide_at_injection(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
-				     const struct route_view *v)
-{
-	xyyx_decide(r, router, p, rng, v);
 }
 
 static int xyyx_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
@@ -183,5 +177,5 @@ const struct route_ops route_xyyx_ops = {
 	.init = xyyx_init,
 	.inject = xyyx_inject,
 	.compute = xyyx_compute,
-	.decide_at_injection = xyyx_decide_at_injection,
+	.decide_at_injection = xyyx_decide,
 };
