@@ -16,8 +16,6 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 
-/* Create the next synthetic packet of endpoint e, or return FL_NONE when
- * the pattern gives e nothing to send. */
 /* The routing function's injection VC range, in the packet's traffic
  * class's VCs (the function sees n->cls_w VCs numbered from 0). */
 static inline void fl_nic_inject_route(struct flitnet *n, struct fl_nic *c, struct route_pkt *rt)
@@ -30,6 +28,8 @@ static inline void fl_nic_inject_route(struct flitnet *n, struct fl_nic *c, stru
 	}
 }
 
+/* Create the next synthetic packet of endpoint e, or return FL_NONE when
+ * the pattern gives e nothing to send. */
 static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 {
 	struct fl_nic *c = &n->nics[e];
