@@ -27,6 +27,8 @@ static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uin
 		 * before anything reads the size: an arriving head does not
 		 * touch its packet record (a cache miss per hop). */
 		n->pool.runs[ru].size = seq == 0 ? 0 : n->pool.pkts[pkt].size;
+		if (seq == 0)
+			__builtin_prefetch(&n->pool.pkts[pkt], 1);
 		if (tl == FL_NONE)
 			n->ivc[iv].head = ru;
 		else
