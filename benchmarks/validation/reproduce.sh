@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Regenerate a source paper's figure with netloom (issue 14): each figure
+# is one script in repro/ (NAME.sh or NAME.py) that runs the sweeps, writes
+# a TSV table and a gnuplot SVG into OUT/NAME/ and prints the table with
+# the paper's figures beside ours.
+#
+#   reproduce.sh [--netloom PATH] [--out DIR] NAME...   one or more figures
+#   reproduce.sh [--netloom PATH] [--out DIR] all       every figure
+#   reproduce.sh --list                                  names and what they show
+#
+# NETLOOM defaults to build/netloom (built by scripts/build.sh), OUT to
+# build/reproduce. Each script's first comment line says what it shows.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+netloom=$root/build/netloom
+out=$root/build/reproduce
+names=()
+while [ $# -gt 0 ]; do
+  case $1 in
+  --netloom) netloom=$2; shift 2 ;;
+  --out) out=$2; shift 2 ;;
+  --list)
+    for f in "$here"/repro/*.sh "$here"/repro/*.py; do
+      [ -e "$f" ] || continue
+      n=$(basename "$f"); n=${n%.*}
+      printf '%-24s %s\n' "$n" "$(sed -n '2s/^# *//p' "$f")"
+    done
+    exit 0 ;;
+  -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "reproduce.sh: unknown option '$1' (expected --netloom, --out, --list)" >&2; exit 2 ;;
+  *) names+=("$1"); shift ;;
+  esac
+done
+[ ${#names[@]} -gt 0 ] || { echo "reproduce.sh: name a figure (see --list) or 'all'" >&2; exit 2; }
+[ -x "$netloom" ] || { echo "reproduce.sh: $netloom: not an executable (build with scripts/build.sh or pass --netloom)" >&2; exit 2; }
+if [ "${names[0]}" = all ]; then
+  names=()
+  for f in "$here"/repro/*.sh "$here"/repro/*.py; do
+    [ -e "$f" ] && { n=$(basename "$f"); names+=("${n%.*}"); }
+  done
+fi
+for n in "${names[@]}"; do
+  if [ -f "$here/repro/$n.sh" ]; then s=("bash" "$here/repro/$n.sh")
+  elif [ -f "$here/repro/$n.py" ]; then s=("/usr/bin/python3" "$here/repro/$n.py")
+  else echo "reproduce.sh: '$n': no such figure (see --list)" >&2; exit 2; fi
+  mkdir -p "$out/$n"
+  echo "== $n" >&2
+  "${s[@]}" "$netloom" "$out/$n"
+done
