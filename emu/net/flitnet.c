@@ -119,10 +119,26 @@ void flitnet_free(struct flitnet *n)
 	free(n);
 }
 
+/* Zeroed arrays that start on a cache line: routers, endpoints and the
+ * 32-byte port and VC records then never straddle two lines (calloc
+ * aligns to 16 bytes, which split every other VC record: two misses for
+ * one touch). Freed with free(). */
+void *fl_calloc_lines(size_t count, size_t size)
+{
+	if (!count)
+		count = 1;
+	if (size && count > (SIZE_MAX - 63) / size)
+		return NULL;
+	size_t bytes = (count * size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
 #define FL_CALLOC(ptr, count)                                         \
 	do {                                                          \
-		size_t cnt_ = (size_t)(count);                        \
-		(ptr) = calloc(cnt_ ? cnt_ : 1, sizeof *(ptr));       \
+		(ptr) = fl_calloc_lines((size_t)(count), sizeof *(ptr)); \
 		if (!(ptr))                                           \
 			goto nomem;                                   \
 	} while (0)

@@ -293,7 +293,8 @@ static inline void fl_obs_phase(struct fl_obs *o, int phase)
 /* Packet and VC-buffer-run pools: 32-bit indices recycled through free
  * lists threaded through `next`; they grow between cycles (fl_reserve). */
 struct fl_pools {
-	struct fl_pkt *pkts;
+	struct fl_pkt *pkts;     /* 64-byte aligned within pkts_mem: a record is one cache line */
+	void *pkts_mem;          /* the allocation (free this) */
 	uint32_t n_pkts, cap_pkts, free_pkt;
 	struct fl_run *runs;
 	uint32_t n_runs, cap_runs, free_run;
@@ -606,6 +607,8 @@ static inline void fl_send(struct flitnet *n, const struct fl_link *l, uint64_t 
 /* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
  * test's fail_nth count runs out. */
 void *fl_grow(struct flitnet *n, void *p, size_t size);
+/* A zeroed array of count x size bytes starting on a cache line (flitnet.c), or NULL. */
+void *fl_calloc_lines(size_t count, size_t size);
 /* Before a cycle: room in the pools for what one cycle can take; NL_ENOMEM
  * (one line in *err) if that or any earlier run-time allocation failed. */
 int fl_reserve(struct flitnet *n, struct nl_err *err);

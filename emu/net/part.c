@@ -43,7 +43,7 @@ void fl_part_release_own(struct flitnet *s)
 {
 	fl_wheel_free(s);
 	free(s->far);
-	free(s->pool.pkts);
+	free(s->pool.pkts_mem);
 	free(s->pool.runs);
 	free(s->act_r);
 	free(s->act_r_next);
@@ -86,7 +86,7 @@ void fl_part_release(struct flitnet *n)
 #define FL_PCALLOC(ptr, count)                                        \
 	do {                                                          \
 		size_t cnt_ = (size_t)(count);                        \
-		(ptr) = calloc(cnt_ ? cnt_ : 1, sizeof *(ptr));       \
+		(ptr) = fl_calloc_lines(cnt_, sizeof *(ptr));         \
 		if (!(ptr))                                           \
 			return -1;                                    \
 	} while (0)

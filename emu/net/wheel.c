@@ -4,6 +4,7 @@
  * a run that cannot get memory ends with NL_ENOMEM instead of aborting. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "net/net_internal.h"
@@ -38,9 +39,30 @@ void *fl_grow(struct flitnet *n, void *p, size_t size)
 		(cap) = (uint32_t)nc_;                                        \
 	} while (0)
 
+/* The packet pool's records start on cache-line boundaries: realloc
+ * aligns to 16 bytes only, which split every 64-byte record over two
+ * lines and made route computation miss twice per hop (the size and the
+ * routing state). The allocation keeps one line of slack and the records
+ * move within it when realloc returns a differently aligned block, so
+ * growth still costs what realloc costs (no second copy alive). */
+#define FL_LINE 64u
+
 static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 {
-	FL_POOL_GROW(n, n->pool.pkts, n->pool.cap_pkts, need);
+	struct fl_pools *pl = &n->pool;
+	uint64_t nc = pl->cap_pkts ? 2 * (uint64_t)pl->cap_pkts : 1024;
+	if (nc < need)
+		nc = need;
+	size_t old_off = pl->pkts_mem ? (size_t)((char *)pl->pkts - (char *)pl->pkts_mem) : 0;
+	char *mem = nc > UINT32_MAX / 2 ? NULL : fl_grow(n, pl->pkts_mem, (size_t)nc * sizeof *pl->pkts + FL_LINE);
+	if (!mem)
+		return -1;
+	size_t off = (size_t)(-(uintptr_t)mem & (FL_LINE - 1));
+	if (off != old_off && pl->cap_pkts)
+		memmove(mem + off, mem + old_off, (size_t)pl->cap_pkts * sizeof *pl->pkts);
+	pl->pkts_mem = mem;
+	pl->pkts = (struct fl_pkt *)(void *)(mem + off);
+	pl->cap_pkts = (uint32_t)nc;
 	return 0;
 }
 
