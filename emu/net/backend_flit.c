@@ -95,6 +95,8 @@ static uint32_t flit_msg_alloc(struct flitnet *n)
 		n->msg.free_msg = n->msg.msgs[i].next;
 		return i;
 	}
+	if (n->msg.n_msgs == FL_MSG_MAX)
+		return FL_NONE;
 	if (n->msg.n_msgs == n->msg.cap_msgs) {
 		uint32_t cap = n->msg.cap_msgs ? 2 * n->msg.cap_msgs : 1024;
 		struct fl_msg *m = fl_grow(n, n->msg.msgs, (size_t)cap * sizeof *m);
@@ -149,9 +151,8 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		struct fl_pkt *pk = &p->pool.pkts[pi];
 		memset(pk, 0, sizeof *pk);
 		pk->ctime = cycle;
-		pk->msg = (uint64_t)mi + 1;
+		pk->msg = mi + 1; /* < 2^31 (FL_MSG_MAX) */
 		pk->src_ep = src_ep;
-		pk->dst_ep = dst_ep;
 		pk->size = (uint16_t)flits;
 		pk->rt.src_router = topo_ep_router(t, src_ep);
 		pk->rt.dst_router = topo_ep_router(t, dst_ep);

@@ -59,18 +59,18 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 				const struct fl_event *ev = s ? &blk->ev[kb] : &pn->far[i - pn->wheel_mask - 1].ev;
 				uint64_t slot;
 				if (ev->kind == EV_FLIT_ROUTER) {
-					uint32_t h = ev->gport;
+					uint32_t h = ev->to;
 					uint32_t peer = t->peer[h];
 					slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
 								    : (uint64_t)peer * V + ev->vc;
 					flits++;
 				} else if (ev->kind == EV_CREDIT_ROUTER) {
-					slot = (uint64_t)ev->gport * V + ev->vc;
+					slot = (uint64_t)ev->to * V + ev->vc;
 				} else if (ev->kind == EV_FLIT_NIC) {
-					slot = (uint64_t)t->ep_port[ev->target] * V + ev->vc;
+					slot = (uint64_t)t->ep_port[ev->to] * V + ev->vc;
 					flits++;
 				} else {
-					slot = (P + ev->target) * V + ev->vc;
+					slot = (P + ev->to) * V + ev->vc;
 				}
 				bal[slot]--;
 			}

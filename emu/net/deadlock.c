@@ -109,7 +109,7 @@ static bool dl_never_credited(const struct flitnet *n, uint32_t g, uint32_t vc)
 	const struct fl_link *l = &n->ports[g].link;
 	if (l->target == FL_NONE || l->flit_kind != EV_FLIT_ROUTER)
 		return false; /* an endpoint sinks every flit */
-	uint64_t d = (uint64_t)l->gport * n->V + vc;
+	uint64_t d = (uint64_t)l->to * n->V + vc;
 	uint16_t occ = n->ovc[(uint64_t)g * n->V + vc].occ;
 	return occ && n->ivc[d].count == occ && n->dl_dead[d];
 }
@@ -332,7 +332,7 @@ static char *dl_detail(const struct flitnet *n)
 			const struct fl_pkt *pk = &pl->pkts[pl->runs[c->head].pkt];
 			used += (size_t)snprintf(rep + used, cap - used,
 						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u", r, p, v,
-						 dl_state_names[c->state], c->count, pk->src_ep, pk->dst_ep);
+						 dl_state_names[c->state], c->count, pk->src_ep, pk->rt.dst_ep);
 			if (c->state == VC_VCALLOC && c->ncand) {
 				const struct route_cand *cd = fl_cands(n, iv);
 				uint32_t owner = n->ovc[(uint64_t)(t->port_base[r] + cd->port) * V + cd->vc_lo].owner;

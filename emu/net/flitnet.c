@@ -372,11 +372,12 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			l->target = FL_NONE;
 		} else if (peer & TOPO_EP_BIT) {
 			l->target = peer & ~TOPO_EP_BIT;
+			l->to = l->target;
 			l->flit_kind = EV_FLIT_NIC;
 			l->credit_kind = EV_CREDIT_NIC;
 		} else {
 			l->target = t->port_router[peer];
-			l->gport = peer;
+			l->to = peer;
 			l->flit_kind = EV_FLIT_ROUTER;
 			l->credit_kind = EV_CREDIT_ROUTER;
 		}
@@ -511,11 +512,14 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 {
 	switch (ev->kind) {
 	case EV_FLIT_ROUTER:
-		fl_router_arrive(n, ev->target, ev->gport, ev->vc, ev->pkt, ev->seq);
-		fl_activate_router(n, ev->target, n->now);
+	{
+		uint32_t r = n->topo->port_router[ev->to];
+		fl_router_arrive(n, r, ev->to, ev->vc, ev->pkt, ev->seq);
+		fl_activate_router(n, r, n->now);
+	}
 		break;
 	case EV_CREDIT_ROUTER: {
-		uint64_t ov = (uint64_t)ev->gport * n->V + ev->vc;
+		uint64_t ov = (uint64_t)ev->to * n->V + ev->vc;
 		NL_ASSERT(n->ovc[ov].occ > 0);
 		n->ovc[ov].occ--;
 		if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent)
@@ -525,10 +529,10 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 		break;
 	}
 	case EV_FLIT_NIC:
-		fl_nic_eject(n, ev->target, ev->pkt, ev->seq, ev->vc);
+		fl_nic_eject(n, ev->to, ev->pkt, ev->seq, ev->vc);
 		break;
 	case EV_CREDIT_NIC:
-		fl_nic_credit(n, ev->target, ev->vc);
+		fl_nic_credit(n, ev->to, ev->vc);
 		break;
 	}
 }
@@ -539,16 +543,16 @@ static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_ev
 {
 	switch (ev->kind) {
 	case EV_FLIT_ROUTER:
-		__builtin_prefetch(&n->ivc[(uint64_t)ev->gport * n->V + ev->vc], 1);
-		__builtin_prefetch(&n->routers[ev->target], 1);
+		__builtin_prefetch(&n->ivc[(uint64_t)ev->to * n->V + ev->vc], 1);
+		__builtin_prefetch(&n->routers[n->topo->port_router[ev->to]], 1);
 		if (ev->seq == 0)
 			__builtin_prefetch(&n->pool.pkts[ev->pkt], 1);
 		break;
 	case EV_CREDIT_ROUTER:
-		__builtin_prefetch(&n->ovc[(uint64_t)ev->gport * n->V + ev->vc], 1);
+		__builtin_prefetch(&n->ovc[(uint64_t)ev->to * n->V + ev->vc], 1);
 		break;
 	default:
-		__builtin_prefetch(&n->nics[ev->target], 1);
+		__builtin_prefetch(&n->nics[ev->to], 1);
 		break;
 	}
 }

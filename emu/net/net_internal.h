@@ -77,15 +77,18 @@ enum { FL_WORMHOLE, FL_VCT };
 /* Event kinds on the wheel. */
 enum { EV_FLIT_ROUTER, EV_CREDIT_ROUTER, EV_FLIT_NIC, EV_CREDIT_NIC };
 
-/* One event: a flit or a credit arriving at a router port or an endpoint. */
+/* One event: a flit or a credit arriving at a router port or an endpoint.
+ * 12 bytes: every flit and credit on a channel is one, so with long
+ * channels they are a third of a loaded network's memory. A router event
+ * names only the global port; its router is the topology's port_router. */
 struct fl_event {
-	uint32_t target; /* router or endpoint */
+	uint32_t to;     /* router events: global port at the target; endpoint events: the endpoint */
 	uint32_t pkt;    /* flits: packet index */
-	uint32_t gport;  /* router events: global port at the target */
 	uint16_t seq;    /* flits: index within the packet */
 	uint8_t kind;    /* EV_* */
 	uint8_t vc;
 };
+_Static_assert(sizeof(struct fl_event) == 12, "fl_event grew: one per flit and credit on a channel");
 
 /* A wheel slot's events live in fixed-size blocks chained in scheduling
  * order, taken from and returned to the partition's free list: the wheel
@@ -93,7 +96,7 @@ struct fl_event {
  * (Slot arrays grown by doubling kept every slot at the busiest cycle's
  * size: 128 slots x 8,192 events x 16 B = 16 MB on the dragonfly with
  * 100-cycle links at 0.7, for ~2 MB of events in flight.) */
-#define FL_BLK_EVENTS 127
+#define FL_BLK_EVENTS 170 /* a block is 2,048 bytes */
 struct fl_evblk {
 	struct fl_evblk *next;
 	struct fl_event ev[FL_BLK_EVENTS];
@@ -118,7 +121,7 @@ struct fl_far_event {
  * arrived on it go to the same place. */
 struct fl_link {
 	uint32_t target;     /* router or endpoint */
-	uint32_t gport;      /* global port at the target router */
+	uint32_t to;         /* its events' `to`: global port at the target router, or the endpoint */
 	uint8_t flit_kind;   /* EV_FLIT_ROUTER or EV_FLIT_NIC */
 	uint8_t credit_kind; /* EV_CREDIT_ROUTER or EV_CREDIT_NIC */
 	uint16_t lat;        /* channel latency, cycles */
@@ -136,19 +139,25 @@ struct fl_port {
 	uint64_t chan_flits;    /* flits sent while count_channels is set */
 };
 
-/* A packet in flight (pool entry). */
+/* A packet in flight (pool entry): 48 bytes, taken from creation (or
+ * the message driver's queue) to the tail's ejection, so it is most of
+ * the memory a loaded network adds. The destination endpoint is rt.dst_ep
+ * only; the free list and the source queue link share itime's place
+ * (a packet is linked only before its head is injected or once freed). */
 struct fl_pkt {
 	uint64_t ctime;     /* creation cycle (source queue entry) */
-	uint64_t itime;     /* cycle its head was injected */
-	uint64_t msg;       /* message id for the backend, or 0 */
-	uint32_t src_ep, dst_ep;
-	uint32_t next;      /* free list / NIC queue link */
+	union {
+		uint64_t itime; /* cycle its head was injected (set at injection) */
+		uint32_t next;  /* free list / NIC queue link (before injection) */
+	};
+	uint32_t src_ep;
+	uint32_t msg : 31;  /* message index + 1 for the backend, or 0 */
+	uint32_t measured : 1; /* counts in the measurement */
+	struct route_pkt rt; /* rt.dst_ep: the destination endpoint */
 	uint16_t size;      /* flits */
 	uint16_t routers;   /* routers traversed by the head */
-	uint8_t measured;   /* counts in the measurement */
-	uint8_t pad[3];
-	struct route_pkt rt;
 };
+_Static_assert(sizeof(struct fl_pkt) == 48, "fl_pkt grew: it is most of a loaded network's memory");
 
 /* A run of consecutive flits of one packet in a VC buffer (pool entry). */
 struct fl_run {
@@ -242,7 +251,9 @@ struct fl_nic {
 	struct rng rng;
 };
 
-/* Per-message delivery bookkeeping for the backend (pool entry). */
+/* Per-message delivery bookkeeping for the backend (pool entry). At most
+ * FL_MSG_MAX in flight: a packet records its message index + 1 in 31 bits. */
+#define FL_MSG_MAX 0x7fffffffu
 struct fl_msg {
 	uint64_t id;
 	uint32_t pkts_left;

@@ -54,7 +54,6 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	pk->itime = 0;
 	pk->msg = 0;
 	pk->src_ep = e;
-	pk->dst_ep = dst;
 	pk->size = (uint16_t)size;
 	pk->routers = 0;
 	pk->measured = ctime < n->obs.measure_before;
@@ -149,11 +148,9 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			if (tail)
 				n->nic_busy[s] = n->rc.wait_for_tail_credit ? 2 : 0;
 			uint32_t g = t->ep_port[e];
-			uint32_t r = t->port_router[g];
 			struct fl_event ev = {
 				.kind = EV_FLIT_ROUTER,
-				.target = r,
-				.gport = g,
+				.to = g,
 				.vc = (uint8_t)vc,
 				.pkt = c->cur_pkt,
 				.seq = c->cur_seq,
@@ -192,13 +189,12 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	const uint64_t now = n->now;
 	struct fl_pkt *pk = &n->pool.pkts[pkt];
 
-	NL_ASSERT(pk->dst_ep == e);
+	NL_ASSERT(pk->rt.dst_ep == e);
 	uint32_t g = t->ep_port[e];
 	uint32_t r = t->port_router[g];
 	struct fl_event ev = {
 		.kind = EV_CREDIT_ROUTER,
-		.target = r,
-		.gport = g,
+		.to = g,
 		.vc = vc,
 	};
 	fl_schedule(n, now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
@@ -220,7 +216,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	/* The message driver is the root's; completed messages are delivered
 	 * at the cycle boundary, in router order (fl_part_exchange). */
 	struct fl_msgdrv *md = &n->root->msg;
-	if (pk->msg && md->deliver && --md->msgs[(uint32_t)(pk->msg - 1)].pkts_left == 0) {
+	if (pk->msg && md->deliver && --md->msgs[pk->msg - 1u].pkts_left == 0) {
 		if (md->n_done == md->cap_done) {
 			uint32_t cap = md->cap_done ? 2 * md->cap_done : 64;
 			uint64_t *d = fl_grow(n, md->done, (size_t)cap * sizeof *d);
@@ -230,7 +226,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 			}
 		}
 		if (md->n_done < md->cap_done)
-			md->done[md->n_done++] = (uint64_t)r << 32 | (uint32_t)(pk->msg - 1);
+			md->done[md->n_done++] = (uint64_t)r << 32 | (pk->msg - 1u);
 	}
 	fl_pkt_free(n, pkt);
 }

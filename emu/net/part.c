@@ -294,7 +294,7 @@ static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 	for (uint32_t i = 0; i < x->n; i++) {
 		struct fl_xevent *xe = &x->ev[i];
 		if (xe->ev.kind == EV_FLIT_ROUTER) {
-			uint64_t iv = (uint64_t)xe->ev.gport * n->V + xe->ev.vc;
+			uint64_t iv = (uint64_t)xe->ev.to * n->V + xe->ev.vc;
 			if (xe->ev.seq == 0) {
 				uint32_t li = fl_pkt_alloc(p);
 				if (li == FL_NONE)

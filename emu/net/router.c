@@ -388,7 +388,7 @@ static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_
 		c += pt->out_free - (uint32_t)at;
 	pt->out_free = (uint32_t)(c + 1);
 	const struct fl_link *l = &pt->link;
-	struct fl_event ev = {.pkt = pkt, .seq = seq, .vc = vc, .kind = l->flit_kind, .target = l->target, .gport = l->gport};
+	struct fl_event ev = {.pkt = pkt, .seq = seq, .vc = vc, .kind = l->flit_kind, .to = l->to};
 	fl_send(n, l, c + l->lat + 1, &ev);
 }
 
@@ -411,7 +411,7 @@ static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in,
 		}
 	}
 	const struct fl_link *l = &n->ports[g].link;
-	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .target = l->target, .gport = l->gport};
+	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .to = l->to};
 	fl_send(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 }
 
