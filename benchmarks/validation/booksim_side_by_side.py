@@ -80,7 +80,9 @@ def saturation(points):
         return float("nan"), math.inf
     lim = min(unstable)
     stable = [float(k) for k, s in points.items() if s and float(k) < lim]
-    return (max(stable) if stable else float("nan")), lim
+    if not stable or lim - max(stable) > 0.0100001:  # bisection not finished (a seed still running)
+        return float("nan"), lim
+    return max(stable), lim
 
 
 class Runner:
@@ -217,9 +219,13 @@ def main():
             bsat[seed] = saturation(b)[0] if b else float("nan")
             nsat[seed] = saturation(n)[0] if n else float("nan")
             if b and math.isnan(bsat[seed]):
-                unreached.append("BookSim2 seed %d (highest load run %s, stable)" % (seed, max(b, key=float)))
+                unreached.append("BookSim2 seed %d (search unfinished: highest stable load %s, lowest unstable %s)" %
+                                 (seed, max([k for k, v in b.items() if v], key=float, default="-"),
+                                  min([k for k, v in b.items() if not v], key=float, default="-")))
             if n and math.isnan(nsat[seed]):
-                unreached.append("netloom seed %d (highest load run %s, stable)" % (seed, max(n, key=float)))
+                unreached.append("netloom seed %d (search unfinished: highest stable load %s, lowest unstable %s)" %
+                                 (seed, max([k for k, v in n.items() if v], key=float, default="-"),
+                                  min([k for k, v in n.items() if not v], key=float, default="-")))
             sat_rows.append("%s\t%d\t%.2f\t%.2f" % (curve, seed, bsat[seed], nsat[seed]))
         bs = mean([v for v in bsat.values() if not math.isnan(v)])
         ns = mean([v for v in nsat.values() if not math.isnan(v)])
@@ -234,7 +240,7 @@ def main():
                    ", ".join("%d: %.2f" % (k, v) for k, v in sorted(nsat.items()) if not math.isnan(v)) or "-",
                    bs, ns, (ns - bs) / bs * 100))
         if unreached:
-            md.append("Saturation not reached yet: %s.\n" % "; ".join(unreached))
+            md.append("Saturation not found yet: %s.\n" % "; ".join(unreached))
         md.append("| load | BookSim2 latency (seeds) | netloom latency (seeds) | difference | within 0.9 x sat |")
         md.append("|---|---|---|---|---|")
         for x in sorted({float(p["rate"]) for p in bk} | {float(p["load"]) for p in nl}):
