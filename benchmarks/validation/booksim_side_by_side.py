@@ -18,7 +18,8 @@ OUT/points.tsv and skipped when the script runs again with the same
 converted configuration; --fresh discards them.
 
 usage: booksim_side_by_side.py [--netloom BIN] [--out DIR] [--curves a,b]
-                               [--seeds 0,1,2] [--no-sat] [--fresh] [--cached-only]
+                               [--seeds 0,1,2] [--no-sat] [--max-load X] [--fresh]
+                               [--cached-only]
 """
 import argparse
 import hashlib
@@ -174,6 +175,8 @@ def main():
     ap.add_argument("--curves", default=",".join(c[0] for c in CURVES))
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--no-sat", action="store_true", help="skip netloom's saturation search")
+    ap.add_argument("--max-load", type=float, default=None,
+                    help="run only BookSim's loads up to this one (e.g. extra seeds below 0.9 x saturation)")
     ap.add_argument("--fresh", action="store_true", help="discard netloom points of earlier runs")
     ap.add_argument("--cached-only", action="store_true",
                     help="run nothing: tables and plots from the points OUT/points.tsv already holds")
@@ -207,7 +210,8 @@ def main():
         print("%s: %d BookSim loads, seeds %s" % (curve, len(loads), seeds), flush=True)
         for seed in seeds:
             for x in loads:
-                runner.run(curve, ini, sha, traffic, x, seed)
+                if args.max_load is None or x <= args.max_load + 1e-9:
+                    runner.run(curve, ini, sha, traffic, x, seed)
             if not args.no_sat:
                 runner.find_saturation(curve, ini, sha, traffic, seed)
         nl = [p for k, p in runner.points.items() if k[0] == curve and k[1] == sha and int(k[3]) in seeds]
