@@ -18,7 +18,8 @@ OUT/points.tsv and skipped when the script runs again with the same
 converted configuration; --fresh discards them.
 
 usage: booksim_side_by_side.py [--netloom BIN] [--out DIR] [--curves a,b]
-                               [--seeds 0,1,2] [--no-sat] [--fresh] [--cached-only]
+                               [--seeds 0,1,2] [--no-sat] [--max-load X] [--fresh]
+                               [--cached-only]
 """
 import argparse
 import hashlib
@@ -80,7 +81,9 @@ def saturation(points):
         return float("nan"), math.inf
     lim = min(unstable)
     stable = [float(k) for k, s in points.items() if s and float(k) < lim]
-    return (max(stable) if stable else float("nan")), lim
+    if not stable or lim - max(stable) > 0.0100001:  # bisection not finished (a seed still running)
+        return float("nan"), lim
+    return max(stable), lim
 
 
 class Runner:
@@ -172,6 +175,8 @@ def main():
     ap.add_argument("--curves", default=",".join(c[0] for c in CURVES))
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--no-sat", action="store_true", help="skip netloom's saturation search")
+    ap.add_argument("--max-load", type=float, default=None,
+                    help="run only BookSim's loads up to this one (e.g. extra seeds below 0.9 x saturation)")
     ap.add_argument("--fresh", action="store_true", help="discard netloom points of earlier runs")
     ap.add_argument("--cached-only", action="store_true",
                     help="run nothing: tables and plots from the points OUT/points.tsv already holds")
@@ -205,7 +210,8 @@ def main():
         print("%s: %d BookSim loads, seeds %s" % (curve, len(loads), seeds), flush=True)
         for seed in seeds:
             for x in loads:
-                runner.run(curve, ini, sha, traffic, x, seed)
+                if args.max_load is None or x <= args.max_load + 1e-9:
+                    runner.run(curve, ini, sha, traffic, x, seed)
             if not args.no_sat:
                 runner.find_saturation(curve, ini, sha, traffic, seed)
         nl = [p for k, p in runner.points.items() if k[0] == curve and k[1] == sha and int(k[3]) in seeds]
@@ -217,9 +223,13 @@ def main():
             bsat[seed] = saturation(b)[0] if b else float("nan")
             nsat[seed] = saturation(n)[0] if n else float("nan")
             if b and math.isnan(bsat[seed]):
-                unreached.append("BookSim2 seed %d (highest load run %s, stable)" % (seed, max(b, key=float)))
+                unreached.append("BookSim2 seed %d (search unfinished: highest stable load %s, lowest unstable %s)" %
+                                 (seed, max([k for k, v in b.items() if v], key=float, default="-"),
+                                  min([k for k, v in b.items() if not v], key=float, default="-")))
             if n and math.isnan(nsat[seed]):
-                unreached.append("netloom seed %d (highest load run %s, stable)" % (seed, max(n, key=float)))
+                unreached.append("netloom seed %d (search unfinished: highest stable load %s, lowest unstable %s)" %
+                                 (seed, max([k for k, v in n.items() if v], key=float, default="-"),
+                                  min([k for k, v in n.items() if not v], key=float, default="-")))
             sat_rows.append("%s\t%d\t%.2f\t%.2f" % (curve, seed, bsat[seed], nsat[seed]))
         bs = mean([v for v in bsat.values() if not math.isnan(v)])
         ns = mean([v for v in nsat.values() if not math.isnan(v)])
@@ -234,7 +244,7 @@ def main():
                    ", ".join("%d: %.2f" % (k, v) for k, v in sorted(nsat.items()) if not math.isnan(v)) or "-",
                    bs, ns, (ns - bs) / bs * 100))
         if unreached:
-            md.append("Saturation not reached yet: %s.\n" % "; ".join(unreached))
+            md.append("Saturation not found yet: %s.\n" % "; ".join(unreached))
         md.append("| load | BookSim2 latency (seeds) | netloom latency (seeds) | difference | within 0.9 x sat |")
         md.append("|---|---|---|---|---|")
         for x in sorted({float(p["rate"]) for p in bk} | {float(p["load"]) for p in nl}):

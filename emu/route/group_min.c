@@ -79,9 +79,19 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 	(void)rng;
 	(void)v;
 
-	if (router == p->dst_router)
-		return route_eject(r, p, out);
 	topo_groups(t, &n_groups, &a);
+	if (router == p->dst_router) {
+		/* BookSim ejects on the packet's current VC (out_vc = f->ph):
+		 * class 1 after a global hop, class 0 within the source group.
+		 * With 1-flit packets every packet needs the ejection port's one
+		 * VC of its class, which bounds what a router can eject. */
+		route_eject(r, p, out);
+		cls = router / a != p->src_router / a;
+		uint32_t w = r->n_vcs / 2;
+		out->vc_lo = (uint8_t)(cls ? w : 0);
+		out->vc_hi = (uint8_t)(cls ? r->n_vcs - 1 : w - 1);
+		return 1;
+	}
 	uint32_t port = topo_group_min_port(t, router, p->dst_router, &global);
 	uint32_t G = router / a, T = p->dst_router / a;
 	/* In the destination group: class 1 once the global hop is behind (we

@@ -362,8 +362,13 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 	if (p->phase == PH_NONMIN && router == p->inter)
 		p->phase = PH_MIN;
 	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
-	if (router == target)
-		return route_eject(r, p, out);
+	if (router == target) {
+		/* ugal_dragonflynew ejects on VC f->ph too (out_vc = f->ph): one
+		 * VC, the phase's, not any free one. */
+		route_eject(r, p, out);
+		out->vc_lo = out->vc_hi = p->phase;
+		return 1;
+	}
 	bool global;
 	uint32_t port = topo_group_min_port(t, router, target, &global);
 	/* The "optical dateline": the minimal phase's global hop moves to VC 2. */

@@ -171,6 +171,13 @@ static void test_group_min(void)
 				pk.hops++;
 				cur = t->port_router[t->peer[g]];
 			}
+			/* Ejection on the packet's class, as BookSim's out_vc =
+			 * f->ph: VC 1 after a global hop, VC 0 within a group. */
+			CHECK_UINT(cur, ==, d);
+			r->ops->compute(r, cur, 0, 0, &pk, &rng, NULL, c);
+			CHECK_UINT(topo_link_class(t, t->port_base[cur] + c[0].port), ==, TOPO_LINK_TERMINAL);
+			CHECK_UINT(c[0].vc_lo, ==, seen_global);
+			CHECK_UINT(c[0].vc_hi, ==, seen_global);
 			pairs++;
 			min_third += walk_groups(t, m, s, d, a, groups, &hops, &glob) > 2;
 		}
@@ -190,9 +197,9 @@ static void test_group_min(void)
  * congestion view; with inter != UINT32_MAX the packet is set on its
  * Valiant phase towards router inter first (decision made, as at
  * injection). Returns the number of global hops; *off_path counts routers
- * outside the groups of s, inter and d. */
+ * outside the groups of s, inter and d; *eject_vc is the one ejection VC. */
 static uint32_t walk_ugal_bs(const struct topo *t, const struct route *r, uint32_t s, uint32_t d, uint32_t inter,
-			     uint32_t a, uint32_t *off_path)
+			     uint32_t a, uint32_t *off_path, uint32_t *eject_vc)
 {
 	static const uint16_t zeros[64 * 3];
 	const struct route_view v = {.occ_base = zeros, .occ_stride = sizeof zeros[0], .n_vcs = 3, .vc_buf_size = 8};
@@ -211,8 +218,11 @@ static uint32_t walk_ugal_bs(const struct topo *t, const struct route *r, uint32
 	while (hops < 12) {
 		CHECK_INT(r->ops->compute(r, cur, 0, 0, &pk, &rng, &v, c), ==, 1);
 		uint32_t g = t->port_base[cur] + c[0].port;
-		if (topo_link_class(t, g) == TOPO_LINK_TERMINAL)
+		if (topo_link_class(t, g) == TOPO_LINK_TERMINAL) {
+			CHECK_UINT(c[0].vc_lo, ==, c[0].vc_hi);
+			*eject_vc = c[0].vc_lo;
 			break;
+		}
 		n_global += topo_link_class(t, g) == TOPO_LINK_GLOBAL;
 		pk.hops++;
 		hops++;
@@ -237,20 +247,26 @@ static void test_ugal_booksim_group_minimal(void)
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &e), &e);
 	CHECK_OK(route_new("ugal:mode=booksim", t, 3, &r, &e), &e);
-	uint32_t a = 4, off, walks = 0;
+	uint32_t a = 4, off, walks = 0, evc = 99;
 	for (uint32_t s = 0; s < t->n_routers; s++)
 		for (uint32_t d = 0; d < t->n_routers; d++) {
 			if (s == d)
 				continue;
 			/* Empty queues: 0 <= 2 x 0 + 30, the minimal phase. */
-			CHECK_UINT(walk_ugal_bs(t, r, s, d, UINT32_MAX, a, &off), ==, s / a == d / a ? 0u : 1u);
+			CHECK_UINT(walk_ugal_bs(t, r, s, d, UINT32_MAX, a, &off, &evc), ==, s / a == d / a ? 0u : 1u);
 			CHECK_UINT(off, ==, 0);
+			/* BookSim ejects on VC f->ph: 2 in the minimal phase. */
+			CHECK_UINT(evc, ==, 2u);
 			for (uint32_t x = 0; x < t->n_routers; x++) {
 				if (x / a == s / a || x == d)
 					continue;
-				uint32_t glob = walk_ugal_bs(t, r, s, d, x, a, &off);
+				uint32_t glob = walk_ugal_bs(t, r, s, d, x, a, &off, &evc);
 				CHECK_UINT(glob, ==, 1u + (x / a != d / a));
 				CHECK_UINT(off, ==, 0);
+				/* VC 2 after the minimal phase's global hop; VC 1
+				 * when the intermediate is in d's group (no global
+				 * hop left after it). */
+				CHECK_UINT(evc, ==, x / a != d / a ? 2u : 1u);
 				walks++;
 			}
 		}
