@@ -546,7 +546,7 @@ static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_ev
 		__builtin_prefetch(&n->ivc[(uint64_t)ev->to * n->V + ev->vc], 1);
 		__builtin_prefetch(&n->routers[n->topo->port_router[ev->to]], 1);
 		if (ev->seq == 0)
-			__builtin_prefetch(&n->pool.pkts[ev->pkt], 1);
+			__builtin_prefetch(&n->pool.pkts[ev->pkt].rt, 1);
 		break;
 	case EV_CREDIT_ROUTER:
 		__builtin_prefetch(&n->ovc[(uint64_t)ev->to * n->V + ev->vc], 1);

@@ -28,7 +28,7 @@ static inline void fl_buf_push(struct flitnet *n, uint64_t iv, uint32_t pkt, uin
 		 * touch its packet record (a cache miss per hop). */
 		n->pool.runs[ru].size = seq == 0 ? 0 : n->pool.pkts[pkt].size;
 		if (seq == 0)
-			__builtin_prefetch(&n->pool.pkts[pkt], 1);
+			__builtin_prefetch(&n->pool.pkts[pkt].rt, 1); /* the fields routing reads */
 		if (tl == FL_NONE)
 			n->ivc[iv].head = ru;
 		else
