@@ -250,11 +250,12 @@ static int lbr_tables(const struct topo *t, struct lbr_state *s, struct nl_err *
 		topo_bfs(t, a, d, qq);
 		for (uint32_t b = 0; b < n; b++) {
 			if (d[b] == UINT32_MAX || d[b] > LBR_MAX_D) {
+				bool unreachable = d[b] == UINT32_MAX;
 				free(dist), free(d), free(qq);
 				return nl_errf(err, NL_EUNSUPPORTED,
 					       "routing function 'lbr': router %u is %s router %u; expected a connected "
 					       "topology of diameter <= %u",
-					       b, d[b] == UINT32_MAX ? "unreachable from" : "too far from", a, LBR_MAX_D);
+					       b, unreachable ? "unreachable from" : "too far from", a, LBR_MAX_D);
 			}
 			dist[(size_t)a * n + b] = (uint8_t)d[b];
 			if (d[b] > s->diameter)

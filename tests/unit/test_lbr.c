@@ -246,7 +246,7 @@ static void test_flexmin_alg1(void)
 			uint32_t xa, ya, za, xb, yb, zb;
 			topo_flex_xyz(f, a, &xa, &ya, &za);
 			topo_flex_xyz(f, b, &xb, &yb, &zb);
-			uint32_t firsts = 0; /* bitmap of first-hop routers (< 64 routers) */
+			uint64_t firsts = 0; /* bitmap of first-hop routers (< 64 routers) */
 			for (int it = 0; it < 48; it++) {
 				struct route_pkt pk = {.src_router = a, .dst_router = b, .dst_ep = b};
 				struct route_cand c[ROUTE_MAX_CANDS];
@@ -262,14 +262,14 @@ static void test_flexmin_alg1(void)
 					hops++;
 				}
 				CHECK_UINT(hops, ==, topo_distance(t, a, b));
-				firsts |= 1u << first;
+				firsts |= 1ull << first;
 				if (za == zb && xa != xb && ya != yb)
 					CHECK_UINT(first, ==, f->nx * f->ny * ((za + 2) % 3) + f->nx * yb + xa);
 			}
 			/* Same layer, same x: Algorithm 1 draws y' != ya, yb in the
 			 * previous layer: ny - 2 = 3 choices, all seen in 48 draws. */
 			if (za == zb && xa == xb)
-				CHECK_INT(__builtin_popcount(firsts), ==, (int)f->ny - 2);
+				CHECK_INT(__builtin_popcountll(firsts), ==, (int)f->ny - 2);
 		}
 out:
 	route_free(r);
