@@ -163,7 +163,6 @@ static void test_lbr_snapshot_to_injection(void)
 		occ[(size_t)busy * r->n_vcs + vc] = 50;
 	struct route_view gv = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = r->n_vcs, .gocc_base = occ};
 	r->ops->snapshot(r, &gv, 50);
-	free(occ);
 	uint32_t hits[LBR_MAX_K] = {0};
 	struct rng g;
 	rng_init(&g, 3, 0, 0);
@@ -193,15 +192,27 @@ static void test_lbr_snapshot_to_injection(void)
 	for (uint32_t k = 0; k < s->K; k++)
 		if (k != busy_k)
 			CHECK_NEAR(hits[k], draws / 3.0, 150);
-	/* The pair's injections above are lambda_s T of the next update: with
-	 * empty queues and L = 6000 every path is back at 1/4. */
-	struct route_view zv = gv;
-	uint16_t *zero = calloc((size_t)t->n_ports * r->n_vcs, sizeof *zero);
-	zv.occ_base = zv.gocc_base = zero;
-	r->ops->snapshot(r, &zv, 100);
-	free(zero);
-	for (uint32_t k = 0; k < s->K; k++)
-		CHECK_NEAR(s->cum[base + k], (double)LBR_ONE * (k + 1) / 4, 2);
+	/* The pair's 6,000 injections above are lambda_s T of the next update
+	 * (rate=pair). With the busy channel still at 4 VCs x 50 = 200 flits:
+	 * eq. 9: (6000 + 200) / 4 = 1550 > 200, nothing removed; eq. 10:
+	 * alpha_busy = 1/4 + 200/24000 - 200/6000 = 0.225, the others
+	 * 1/4 + 200/24000 = 0.258333. With L = 1 (count ignored) the busy path
+	 * would be removed again. */
+	/* Other pairs of the same source do not count (rate=pair): 6,000
+	 * packets to another destination would make lambda_s T 12,000 with
+	 * rate=source (alpha_busy 0.2375). */
+	uint32_t other = dst + 1 < s->n ? dst + 1 : 1;
+	for (int i = 0; i < draws; i++) {
+		struct route_pkt pk = {.src_router = src, .dst_router = other, .dst_ep = other};
+		uint8_t lo, hi;
+		r->ops->inject(r, &pk, &g, &lo, &hi);
+	}
+	r->ops->snapshot(r, &gv, 100);
+	free(occ);
+	for (uint32_t k = 0; k < s->K; k++) {
+		double lo = k ? s->cum[base + k - 1] : 0, w = (s->cum[base + k] - lo) / (double)LBR_ONE;
+		CHECK_NEAR(w, k == busy_k ? 0.225 : 0.2583333333, 1e-6);
+	}
 out:
 	route_free(r);
 	topo_free(t);
