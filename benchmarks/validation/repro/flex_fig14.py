@@ -9,7 +9,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from flex_common import FLEX, gnuplot, saturation, sweep, write_atomic  # noqa: E402
 
-TS = [int(x) for x in os.environ.get("FLEX_TS", "1,10,100,1000").split(",")]
+TS = [int(x) for x in os.environ.get("FLEX_TS", "10,100,1000,10000").split(",")]
 RATES = os.environ.get("FLEX_RATES", "0.3:0.9:0.2")
 
 
