@@ -292,21 +292,28 @@ static void test_lbr_determinism(void)
 {
 	const char *kv[] = {"topology=flex:nx=3,ny=3,nz=3,p=2", "routing_function=lbr:t=20", "num_vcs=4",
 			    "injection_rate=0.4", "sample_period=500", "max_samples=4", "warmup_periods=1",
-			    "seed=1", NULL};
-	struct net_point a, b, c;
+			    "seed=1", NULL, NULL};
+	struct net_point a, b, c, d;
 	struct nl_err e = {0};
 	CHECK_OK(run_point_kv(kv, &a, &e), &e);
 	CHECK_OK(run_point_kv(kv, &b, &e), &e);
+	/* The update is between cycles, so a split model gives the same run. */
+	kv[8] = "partitions=3";
+	CHECK_OK(run_point_kv(kv, &d, &e), &e);
+	kv[8] = NULL;
 	kv[7] = "seed=2";
 	CHECK_OK(run_point_kv(kv, &c, &e), &e);
 	CHECK(a.packets > 1000);
 	CHECK_UINT(a.flit_hops, ==, b.flit_hops);
 	CHECK_UINT(a.packets, ==, b.packets);
 	CHECK(a.plat_mean == b.plat_mean && a.hops_mean == b.hops_mean);
+	CHECK_UINT(a.flit_hops, ==, d.flit_hops);
+	CHECK(a.plat_mean == d.plat_mean && a.hops_mean == d.hops_mean);
 	CHECK(a.flit_hops != c.flit_hops || a.plat_mean != c.plat_mean);
 	net_point_release(&a);
 	net_point_release(&b);
 	net_point_release(&c);
+	net_point_release(&d);
 }
 
 int main(void)
