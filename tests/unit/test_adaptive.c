@@ -59,8 +59,6 @@ static const struct pair adaptive_pairs[] = {
 	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2"},
 	{"flex:nx=3,ny=3,nz=3,p=2", "flexmin", "2"},
 	{"flex:nx=3,ny=3,nz=3,p=2", "lbr:t=20", "4"},
-	{"flex:nx=3,ny=3,nz=3,p=2", "lbr:t=1,rate=source,redraw=0", "4"},
-	{"slimfly:q=5,p=2", "lbr:t=50", "4"},
 };
 
 static void test_watchdog(void)
