@@ -10,6 +10,8 @@ extern const struct route_ops route_nca_ops;
 extern const struct route_ops route_anca_ops;
 extern const struct route_ops route_group_min_ops;
 extern const struct route_ops route_xyyx_ops;
+extern const struct route_ops route_flexmin_ops;
+extern const struct route_ops route_lbr_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -20,6 +22,8 @@ static const struct route_ops *const route_registry[] = {
 	&route_anca_ops,
 	&route_group_min_ops,
 	&route_xyyx_ops,
+	&route_flexmin_ops,
+	&route_lbr_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

@@ -57,6 +57,8 @@ static const struct pair adaptive_pairs[] = {
 	{"flatfly:m=3,n=3", "xyyx", "2"},
 	{"flatfly:m=3,n=3", "xyyx:order=adaptive", "2"},
 	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2"},
+	{"flex:nx=3,ny=3,nz=3,p=2", "flexmin", "2"},
+	{"flex:nx=3,ny=3,nz=3,p=2", "lbr:t=20", "4"},
 };
 
 static void test_watchdog(void)

@@ -164,6 +164,8 @@ static void test_registry_conformance(void)
 		{"anca", 1, 2, 1},
 		{"xyyx", 1, 2, 0},
 		{"xyyx:order=adaptive", 1, 2, 1},
+		{"flexmin:paths=all", 1, 1, 0},
+		{"lbr:n=2,m=2,redraw=0", 1, 12, 0},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];
