@@ -10,6 +10,9 @@ extern const struct route_ops route_nca_ops;
 extern const struct route_ops route_anca_ops;
 extern const struct route_ops route_group_min_ops;
 extern const struct route_ops route_xyyx_ops;
+extern const struct route_ops route_minad_ops;
+extern const struct route_ops route_closad_ops;
+extern const struct route_ops route_dal_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -20,6 +23,9 @@ static const struct route_ops *const route_registry[] = {
 	&route_anca_ops,
 	&route_group_min_ops,
 	&route_xyyx_ops,
+	&route_minad_ops,
+	&route_closad_ops,
+	&route_dal_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)
