@@ -164,6 +164,9 @@ static void test_registry_conformance(void)
 		{"anca", 1, 2, 1},
 		{"xyyx", 1, 2, 0},
 		{"xyyx:order=adaptive", 1, 2, 1},
+		{"valiant", 1, 4, 0},
+		{"closad", 1, 2, 1},
+		{"closad:threshold=-8", 1, 2, 1},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];
@@ -173,6 +176,49 @@ static void test_registry_conformance(void)
 			reacts ? ", candidates follow the view" : ", candidates independent of the view");
 		CHECK_INT(walked, >=, variants[i].min_walked);
 		CHECK_INT(reacts, ==, variants[i].adaptive);
+	}
+}
+
+/* Seed 001's Min-AD and DAL leave an escape VC (the upper half of the
+ * VCs, dimension order): their full channel-dependency graph is cyclic
+ * (the adaptive hops), the extended graph of the escape channels (direct
+ * and indirect dependencies, Duato's theorem) must be acyclic, walked
+ * over every path with synthetic congestion views. Negative control: the
+ * same walk taking every VC as escape finds the adaptive cycle. */
+static void test_escape_cdg(void)
+{
+	static const struct {
+		const char *topo, *spec;
+		uint32_t vcs;
+	} cases[] = {
+		{"hyperx:s=3x3,t=1", "minad", 2},    {"hyperx:s=3x3,t=1", "minad", 6},
+		{"hyperx:s=3x3x3,t=1", "minad", 2},  {"hyperx:s=3x3,k=2,t=1", "minad", 2},
+		{"flatfly:m=3,n=3", "minad", 2},     {"hyperx:s=3x3,t=1", "dal", 2},
+		{"hyperx:s=3x3,t=1", "dal", 6},      {"hyperx:s=4x3,t=1", "dal", 2},
+		{"hyperx:s=4x3,t=1", "dal:room=4", 2}, {"hyperx:s=3x3,k=2,t=1", "dal", 2},
+		{"hyperx:s=3x3x2,t=1", "dal", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		char what[128];
+		snprintf(what, sizeof what, "%s on %s, %u VCs", cases[i].spec, cases[i].topo, cases[i].vcs);
+		CHECK_OK(topo_new(cases[i].topo, &t, &e), &e);
+		CHECK_OK(route_new(cases[i].spec, t, cases[i].vcs, &r, &e), &e);
+		int reacts = 0;
+		struct walk_opts o = {.with_view = 1, .seeds = 2, .buf = 4, .reacts = &reacts, .escape = 1,
+				      .esc_lo = cases[i].vcs / 2};
+		if (!check_route(t, r, what, &o))
+			TEST_FAIL_("%s: the escape VCs' extended dependency graph has a cycle", what);
+		CHECK(reacts);
+		/* Every VC counted as escape: the adaptive cycles show. */
+		if (i < 2 || i == 5) {
+			struct walk_opts all = {.with_view = 1, .seeds = 2, .buf = 4, .escape = 1, .esc_lo = 0};
+			CHECK(!check_route(t, r, what, &all));
+		}
+		route_free(r);
+		topo_free(t);
 	}
 }
 
@@ -385,6 +431,7 @@ static void test_route_errors(void)
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
+	TEST_RUN(test_escape_cdg);
 	TEST_RUN(test_ugal_booksim_cycle);
 	TEST_RUN(test_view_negative);
 	TEST_RUN(test_dor);
