@@ -1,5 +1,5 @@
 /* dal: Dimensionally-Adaptive, Load-balanced routing on the HyperX,
- * "dal:room=1".
+ * "dal:block=1".
  *
  * Ahn et al., SC09 (seed 001) §3.3, the four steps:
  *  1. all offset dimensions are deroutable at the source;
@@ -12,9 +12,9 @@
  *
  * Where: at every router. What it reads: the local view, per VC.
  * Step 2 is Min-AD's tier (hyperx_route.h, hxr_pick: per offset dimension
- * the least occupied adaptive VC, over its trunks, with room downstream
- * for `room` flits; a dimension with none is blocked), less occupied
- * first. Step 3: per unmarked offset dimension the least occupied
+ * the least occupied trunk whose adaptive VCs are not all blocked, i.e.
+ * hold >= `block` flits downstream; a dimension with none is blocked),
+ * less occupied first. Step 3: per unmarked offset dimension the least occupied
  * unblocked port to a coordinate that is neither the router's nor the
  * destination's (scanning from a random coordinate), at a lower priority
  * than every step-2 candidate, so the VC allocator takes a deroute only
@@ -63,12 +63,12 @@
 #include "topo/topo.h"
 
 struct dal_params {
-	int64_t room; /* flits of downstream room an adaptive VC needs */
+	int64_t block; /* flits downstream that make an adaptive VC blocked */
 };
 
 static const struct param_def dal_params_def[] = {
-	{"room", PARAM_INT, offsetof(struct dal_params, room), "1", 1, 65535,
-	 "flits of downstream room an adaptive VC needs to be unblocked (1: the paper\'s single-flit packets; the largest packet for a strict virtual cut-through guarantee)", NULL},
+	{"block", PARAM_INT, offsetof(struct dal_params, block), "1", 1, 65535,
+	 "an adaptive VC is blocked when it holds at least this many flits downstream (sent, not yet credited); a port when all its adaptive VCs are", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -108,7 +108,7 @@ static void dal_inject(const struct route *r, struct route_pkt *p, struct rng *r
  * coordinate other than the router's and the destination's, scanning
  * from a random coordinate so ties spread. */
 static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, uint32_t dst, int d,
-		       uint32_t m, uint32_t need, struct rng *rng, struct route_cand *out)
+		       uint32_t m, uint32_t block, struct rng *rng, struct route_cand *out)
 {
 	uint32_t S = h->S[d], own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
 	uint32_t start = (uint32_t)rng_below(rng, S);
@@ -116,7 +116,7 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t u = (start + i) % S;
 		struct route_cand c;
-		if (u == own || u == to || !hxr_pick(h, v, a, d, u, m, need, HXR_PRIO_DEROUTE, &c))
+		if (u == own || u == to || !hxr_pick(h, v, a, d, u, m, block, HXR_PRIO_DEROUTE, &c))
 			continue;
 		if (!found || c.prio > out->prio)
 			*out = c;
@@ -139,11 +139,11 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	if (din >= 0 && topo_hyperx_coord(h, router, din) != topo_hyperx_coord(h, p->dst_router, din))
 		p->vc_class |= (uint8_t)(1u << din);
 	uint32_t m = r->n_vcs / 2;
-	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->room, out);
+	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->block, out);
 	for (int d = 0; d < h->L; d++)
 			if (!(p->vc_class & (1u << d)) &&
 			    topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, p->dst_router, d))
-				n += dal_deroute(h, v, router, p->dst_router, d, m, (uint32_t)pr->room, rng, out + n);
+				n += dal_deroute(h, v, router, p->dst_router, d, m, (uint32_t)pr->block, rng, out + n);
 	out[n++] = hxr_escape(h, v, router, p->dst_router, m);
 	return n;
 }

@@ -65,33 +65,35 @@ static inline uint32_t hxr_occ(const struct route_view *v, uint32_t port, uint32
 	return q;
 }
 
-/* Unblocked (seed 001 §3.3, "blocked due to buffer congestion at the
- * downstream switch"): an adaptive VC is unblocked when it is free (the
- * VC allocator grants only those) and has room downstream for `need`
- * more flits (the paper's single-flit packets: 1) as the view shows.
- * With wait_for_tail_credit = 1, which Min-AD and DAL need (a VC is
- * reallocated only once its downstream buffer has drained: Duato's
- * condition that a packet waiting for a channel can always still take
- * the escape), a free VC is an empty one, so "unblocked" is "has a free
- * adaptive VC" and the allocator's priorities implement the paper's
- * order. hxr_pick: over the K[d] trunks from router a to coordinate `to`
+/* Blocked (seed 001 §3.3, "blocked due to buffer congestion at the
+ * downstream switch"): an adaptive VC is blocked when it holds at least
+ * `block` flits downstream (sent, not yet credited) in the view; a port
+ * is blocked when all its adaptive VCs are. The paper does not give its
+ * threshold; the default 1 (every adaptive VC has a flit in flight or
+ * queued) is what lets DAL see a link running at full rate with
+ * single-flit packets: with 32-flit buffers that drain at the next switch,
+ * a saturated channel holds only the 1-2 flits of its credit round trip,
+ * so a "full buffer" threshold would never deroute (measured in
+ * docs/validation.md). The VC allocator grants an adaptive VC only when it
+ * has room for the whole packet (route.va_room), so a head never waits on
+ * one: Duato's condition that a waiting packet can always still take the
+ * escape. hxr_pick: over the K[d] trunks from router a to coordinate `to`
  * of dimension d, the one whose adaptive VCs 0..m-1 hold the fewest flits
  * (the first on a tie), as one candidate on all its adaptive VCs with
- * priority tier - occupancy; 0 when no adaptive VC of any trunk has the
- * room. Without a view: trunk 0. */
+ * priority tier - occupancy; 0 when every trunk is blocked. Without a
+ * view: trunk 0. */
 static inline int hxr_pick(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, int d, uint32_t to,
-			   uint32_t m, uint32_t need, int tier, struct route_cand *out)
+			   uint32_t m, uint32_t block, int tier, struct route_cand *out)
 {
 	uint32_t first = topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), to, 0);
 	uint32_t best_occ = UINT32_MAX, best_port = first;
 	if (v) {
-		uint32_t cap = v->vc_buf_size >= need ? v->vc_buf_size - need : 0;
 		for (uint32_t k = 0; k < h->K[d]; k++) {
 			uint32_t q = 0, room = 0;
 			for (uint32_t vc = 0; vc < m; vc++) {
 				uint32_t o = route_view_occ(v, first + k, vc);
 				q += o;
-				room |= o <= cap;
+				room |= o < block;
 			}
 			if (room && q < best_occ) {
 				best_occ = q;
@@ -139,13 +141,13 @@ static inline uint32_t hxr_dor_port(const struct topo_hyperx *h, const struct ro
 /* Min-AD's and DAL's first tier: one candidate per offset dimension that
  * is not blocked (hxr_pick), less occupied first. Returns the count. */
 static inline int hxr_min_cands(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, uint32_t dst,
-				uint32_t m, uint32_t need, struct route_cand *out)
+				uint32_t m, uint32_t block, struct route_cand *out)
 {
 	int n = 0;
 	for (int d = 0; d < h->L; d++) {
 		uint32_t to = topo_hyperx_coord(h, dst, d);
 		if (topo_hyperx_coord(h, a, d) != to)
-			n += hxr_pick(h, v, a, d, to, m, need, HXR_PRIO_MIN, out + n);
+			n += hxr_pick(h, v, a, d, to, m, block, HXR_PRIO_MIN, out + n);
 	}
 	return n;
 }

@@ -1,4 +1,4 @@
-/* minad: minimal adaptive routing on the HyperX, "minad:room=1".
+/* minad: minimal adaptive routing on the HyperX, "minad:block=1".
  *
  * Ahn, Binkert, Davis, McLaren & Schreiber, "HyperX: topology, routing,
  * and packaging of efficient large-scale networks", SC09 (seed 001) §3.3:
@@ -7,9 +7,9 @@
  * Min-AD. Min-AD adaptively explores the space of D! shortest paths."
  *
  * Where: at every router. What it reads: the local view, per VC. The
- * candidates are, per offset dimension, the least occupied adaptive VC
- * over its trunks with room downstream for `room` flits (hyperx_route.h,
- * hxr_pick; a dimension with none is blocked), less occupied first; then,
+ * candidates are, per offset dimension, the least occupied trunk whose
+ * adaptive VCs are not all blocked (each holds >= `block` flits
+ * downstream; hyperx_route.h, hxr_pick), less occupied first; then,
  * lowest priority, the dimension-order port on the escape VCs. The VC allocator must be a by-priority one
  * (separable_input_first / separable_output_first) for the order to count.
  * No per-packet state.
@@ -37,12 +37,12 @@
 #include "topo/topo.h"
 
 struct minad_params {
-	int64_t room; /* flits of downstream room an adaptive VC needs */
+	int64_t block; /* flits downstream that make an adaptive VC blocked */
 };
 
 static const struct param_def minad_params_def[] = {
-	{"room", PARAM_INT, offsetof(struct minad_params, room), "1", 1, 65535,
-	 "flits of downstream room an adaptive VC needs to be unblocked (1: the paper\'s single-flit packets; the largest packet for a strict virtual cut-through guarantee)", NULL},
+	{"block", PARAM_INT, offsetof(struct minad_params, block), "1", 1, 65535,
+	 "an adaptive VC is blocked when it holds at least this many flits downstream (sent, not yet credited); a port when all its adaptive VCs are", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -87,7 +87,7 @@ static int minad_compute(const struct route *r, uint32_t router, uint32_t in_por
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
 	uint32_t m = r->n_vcs / 2;
-	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->room, out);
+	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->block, out);
 	out[n++] = hxr_escape(h, v, router, p->dst_router, m);
 	return n;
 }

@@ -114,7 +114,7 @@ static void dal_walk(const struct topo *t, const struct route *r, uint32_t a, ui
 	const struct topo_hyperx *h = topo_hyperx_of(t);
 	uint32_t np = topo_router_ports(t, a), V = r->n_vcs;
 	for (size_t i = 0; i < (size_t)np * V; i++)
-		occ[i] = (uint16_t)(rng_below(rng, 3) ? rng_below(rng, 3) : 4); /* some ports full (buf 4) */
+		occ[i] = (uint16_t)(rng_below(rng, 4) ? 0 : 4); /* a quarter of the VCs blocked */
 	struct route_view v = view_of(occ, V, 4);
 	struct route_cand c[ROUTE_MAX_CANDS];
 	int n = r->ops->compute(r, a, in_port, 0, &p, rng, &v, c);
