@@ -116,7 +116,7 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t u = (start + i) % S;
 		struct route_cand c;
-		if (u == own || u == to || !hxr_pick(h, v, a, d, u, m, block, HXR_PRIO_DEROUTE, &c))
+		if (u == own || u == to || !hxr_pick(h, v, a, d, u, m, block, HXR_PRIO_DEROUTE, 0, &c))
 			continue;
 		if (!found || c.prio > out->prio)
 			*out = c;
