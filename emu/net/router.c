@@ -201,6 +201,16 @@ uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port)
 	return d > 0 ? (uint32_t)d : 0;
 }
 
+/* Is the buffer across output VC ov too full for the front flit? Wormhole:
+ * one free slot; cut-through: a head needs room for its whole packet. */
+static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv)
+{
+	uint32_t need = 1;
+	if (n->nc.flow_control == FL_VCT && n->pool.runs[n->ivc[iv].head].seq == 0)
+		need = n->pool.runs[n->ivc[iv].head].size;
+	return n->ovc[ov].occ + need > n->buf;
+}
+
 /* VC allocation, evaluation: requests of the unevaluated items among the
  * first n_items (their local indices go to n->ev_li for the allocation
  * step). VC allocator indices are local VC indices on both sides. */
@@ -209,6 +219,7 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	const uint32_t V = n->V;
 	uint32_t n_req = 0;
 	uint32_t li = ro->va_q.head;
+	const bool room = n->route->va_room; /* route.h: escape-VC functions */
 	n->n_ev = 0;
 	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
@@ -222,6 +233,8 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + c[k].port) * V;
 			for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
 				if (ovs[ovc].owner != FL_NONE)
+					continue;
+				if (room && fl_out_full(n, (uint64_t)(ro->port_base + c[k].port) * V + ovc, iv))
 					continue;
 				elig = true;
 				struct fl_areq *rq = &n->areq[n_req++];
@@ -281,16 +294,6 @@ static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	n->ivc[iv].state = VC_ACTIVE;
 	fl_q_push(n, ro, Q_SA, li);
 	n->last_move = n->now;
-}
-
-/* Is the buffer across output VC ov too full for the front flit? Wormhole:
- * one free slot; cut-through: a head needs room for its whole packet. */
-static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv)
-{
-	uint32_t need = 1;
-	if (n->nc.flow_control == FL_VCT && n->pool.runs[n->ivc[iv].head].seq == 0)
-		need = n->pool.runs[n->ivc[iv].head].size;
-	return n->ovc[ov].occ + need > n->buf;
 }
 
 /* Switch allocation, evaluation: one request per (crossbar input, output)
@@ -589,7 +592,7 @@ static void fl_va_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint
 		uint64_t iv = (uint64_t)ro->vc_base + li;
 		int32_t result = FL_STALL_BUFFER_BUSY;
 		uint32_t n_req = 0;
-		if (n->ivc[iv].ncand == 1 && !n->va_ops->by_priority) {
+		if (n->ivc[iv].ncand == 1 && !n->va_ops->by_priority && !n->route->va_room) {
 			const struct route_cand *cd = fl_cands(n, iv);
 			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + cd->port) * V;
 			uint16_t *ap = n->va_aptr + iv;

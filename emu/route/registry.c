@@ -12,6 +12,9 @@ extern const struct route_ops route_group_min_ops;
 extern const struct route_ops route_xyyx_ops;
 extern const struct route_ops route_flexmin_ops;
 extern const struct route_ops route_lbr_ops;
+extern const struct route_ops route_minad_ops;
+extern const struct route_ops route_closad_ops;
+extern const struct route_ops route_dal_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -24,6 +27,9 @@ static const struct route_ops *const route_registry[] = {
 	&route_xyyx_ops,
 	&route_flexmin_ops,
 	&route_lbr_ops,
+	&route_minad_ops,
+	&route_closad_ops,
+	&route_dal_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

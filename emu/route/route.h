@@ -143,6 +143,11 @@ struct route {
 	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
 	uint32_t snapshot_period; /* cycles between ops->snapshot calls; init sets it, 0 = never */
 	unsigned views;          /* ROUTE_VIEW_* this instance reads beyond the local view; init sets them */
+	/* Set by init for functions with an escape VC (Duato's theorem): the
+	 * VC allocator grants an output VC only when its downstream buffer
+	 * has room for the head's whole packet (cut-through; one flit with
+	 * wormhole), so a head never waits on an adaptive VC it was given. */
+	bool va_room;
 };
 
 struct route_ops {

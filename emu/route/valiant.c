@@ -1,4 +1,5 @@
-/* valiant: Valiant's randomised routing on meshes and tori, "valiant".
+/* valiant: Valiant's randomised routing on meshes, tori and the HyperX
+ * family, "valiant".
  *
  * Valiant & Brebner (1981); Dally & Towles §14.1. Each packet goes by
  * dimension order to an intermediate router chosen uniformly at random
@@ -8,15 +9,25 @@
  * multiple of 4); on a mesh in two by phase. Deadlock freedom: each phase
  * is dimension-order routing on its own VC classes (see dor.c), and phase
  * 0 only ever waits on phase 0 or phase 1 channels, never the reverse.
+ *
+ * On the HyperX and the flattened butterfly (seed 001 §3.3: "routes all
+ * packets through an intermediate node chosen at random with uniform
+ * probability") each phase is dimension-order routing (lowest offset
+ * dimension first, the least occupied trunk when links are trunked) and
+ * the VCs are split in two by phase (num_vcs even: seed 001 §4.1's 6 VCs
+ * give 3 per phase; the paper does not say how Valiant uses its 3 sets of
+ * 2); each half is acyclic (one hop per dimension, increasing) and phase
+ * 0 only waits on phase 1.
  */
 #include "route/route.h"
 #include "route/route_internal.h"
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/hyperx_route.h"
 #include "topo/topo.h"
 
-static const char *const valiant_families[] = {"torus", "mesh", NULL};
+static const char *const valiant_families[] = {"torus", "mesh", "hyperx", "flatfly", NULL};
 
 static const struct param_def valiant_params[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
@@ -24,6 +35,7 @@ static const struct param_def valiant_params[] = {
 
 struct valiant_state {
 	bool wraps; /* some dimension is a ring */
+	const struct topo_hyperx *hx; /* the HyperX family: its view, else NULL */
 };
 
 static int valiant_init(struct route *r, struct nl_err *err)
@@ -31,6 +43,15 @@ static int valiant_init(struct route *r, struct nl_err *err)
 	const struct topo_grid *g = r->topo->grid;
 	struct valiant_state *s = r->state;
 
+	s->hx = topo_hyperx_of(r->topo);
+	if (s->hx) {
+		if (r->n_vcs < 2 || r->n_vcs % 2)
+			return nl_errf(err, NL_ECONFIG,
+				       "routing function 'valiant' on the HyperX family needs an even num_vcs >= 2 (one half per phase), got %u",
+				       r->n_vcs);
+		r->max_cands = 1;
+		return 0;
+	}
 	if (!g)
 		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'valiant': topology '%s' has no grid structure",
 			       r->topo->ops->name);
@@ -72,6 +93,15 @@ static int valiant_compute(const struct route *r, uint32_t router, uint32_t in_p
 		in_port = UINT32_MAX;
 	}
 	uint32_t target = p->phase == 0 ? p->inter : p->dst_router;
+	if (s->hx) {
+		if (router == target)
+			return route_eject(r, p, out);
+		uint32_t m = r->n_vcs / 2, lo = p->phase ? m : 0, occ;
+		uint32_t hp = hxr_dor_port(s->hx, v, router, target, lo, lo + m - 1, &occ);
+		*out = (struct route_cand){.port = (uint16_t)hp, .vc_lo = (uint8_t)lo, .vc_hi = (uint8_t)(lo + m - 1),
+					   .prio = 0};
+		return 1;
+	}
 	int port = route_dor_next(g, router, target, in_port, rng, &p->vc_class);
 	if (port < 0)
 		return route_eject(r, p, out);

@@ -97,6 +97,11 @@ struct walk {
 	const uint16_t *occ;
 	uint32_t vc_buf_size;
 	int reacts; /* some head's candidates changed with the view */
+	/* Escape mode (Duato's theorem): only channels of VCs >= esc_lo are
+	 * nodes, and each is joined from the last escape channel the path
+	 * held, directly or across adaptive hops: the extended CDG. */
+	int escape;
+	uint32_t esc_lo;
 };
 
 /* The view router `router` gives routing over w->occ. */
@@ -221,6 +226,12 @@ static inline void walk_from(struct walk *w, uint32_t router, uint32_t in_port, 
 		uint32_t np = t->peer[g] - t->port_base[nr];
 		for (uint32_t vc = c[k].vc_lo; vc <= c[k].vc_hi; vc++) {
 			uint32_t chan = g * w->r->n_vcs + vc;
+			if (w->escape && vc < w->esc_lo) {
+				/* An adaptive hop: the escape channel held before stays
+				 * the source of the next (indirect) dependency. */
+				walk_from(w, nr, np, vc, prev_chan, pk, hops + 1, rng);
+				continue;
+			}
 			if (prev_chan != UINT32_MAX)
 				cdg_edge(w->g, prev_chan, chan);
 			walk_from(w, nr, np, vc, chan, pk, hops + 1, rng);
@@ -239,6 +250,8 @@ struct walk_opts {
 	uint32_t seeds;
 	uint32_t buf;  /* synthetic occupancies in [0, buf]; 0 = 8 */
 	int *reacts; /* out, may be NULL */
+	int escape;      /* check the extended CDG of the escape VCs esc_lo.. only */
+	uint32_t esc_lo;
 };
 
 /* Check route r on t: reachability, VC ranges, path length (minimal
@@ -248,7 +261,8 @@ static inline int check_route(const struct topo *t, const struct route *r, const
 	uint32_t vcs = r->n_vcs;
 	struct cdg g;
 	cdg_init(&g, t->n_ports * vcs);
-	struct walk w = {.r = r, .t = t, .g = &g, .spec = what, .vc_buf_size = o->buf ? o->buf : 8};
+	struct walk w = {.r = r, .t = t, .g = &g, .spec = what, .vc_buf_size = o->buf ? o->buf : 8,
+			 .escape = o->escape, .esc_lo = o->esc_lo};
 	uint16_t *occ = NULL;
 	if (o->with_view) {
 		/* Occupancies in [0, vc_buf_size], fixed by the seed. */

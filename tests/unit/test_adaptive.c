@@ -59,6 +59,11 @@ static const struct pair adaptive_pairs[] = {
 	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2"},
 	{"flex:nx=3,ny=3,nz=3,p=2", "flexmin", "2"},
 	{"flex:nx=3,ny=3,nz=3,p=2", "lbr:t=20", "4"},
+	{"hyperx:s=3x3,t=2", "minad", "2"},
+	{"hyperx:s=3x3x2,t=2", "dal", "2"},
+	{"hyperx:s=3x3,k=2,t=2", "dal", "6"},
+	{"hyperx:s=3x3,t=2", "closad", "2"},
+	{"hyperx:s=3x3,t=2", "valiant", "2"},
 };
 
 static void test_watchdog(void)

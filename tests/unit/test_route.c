@@ -166,6 +166,9 @@ static void test_registry_conformance(void)
 		{"xyyx:order=adaptive", 1, 2, 1},
 		{"flexmin:paths=all", 1, 1, 0},
 		{"lbr:n=2,m=2,redraw=0", 1, 12, 0},
+		{"valiant", 1, 4, 0},
+		{"closad", 1, 2, 1},
+		{"closad:threshold=-8", 1, 2, 1},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];
@@ -175,6 +178,50 @@ static void test_registry_conformance(void)
 			reacts ? ", candidates follow the view" : ", candidates independent of the view");
 		CHECK_INT(walked, >=, variants[i].min_walked);
 		CHECK_INT(reacts, ==, variants[i].adaptive);
+	}
+}
+
+/* Seed 001's Min-AD and DAL leave an escape VC (the upper half of the
+ * VCs, dimension order): their full channel-dependency graph is cyclic
+ * (the adaptive hops), the extended graph of the escape channels (direct
+ * and indirect dependencies, Duato's theorem) must be acyclic, walked
+ * over every path with synthetic congestion views (occupancies 0..4;
+ * block=4 keeps most adaptive candidates open, so the walk covers them). Negative control: the
+ * same walk taking every VC as escape finds the adaptive cycle. */
+static void test_escape_cdg(void)
+{
+	static const struct {
+		const char *topo, *spec;
+		uint32_t vcs;
+	} cases[] = {
+		{"hyperx:s=3x3,t=1", "minad:block=4", 2},    {"hyperx:s=3x3,t=1", "minad:block=4", 6},
+		{"hyperx:s=3x3x3,t=1", "minad:block=4", 2},  {"hyperx:s=3x3,k=2,t=1", "minad", 2},
+		{"flatfly:m=3,n=3", "minad:block=4", 2},     {"hyperx:s=3x3,t=1", "dal:block=4", 2},
+		{"hyperx:s=3x3,t=1", "dal:block=4", 6},      {"hyperx:s=4x3,t=1", "dal:block=4", 2},
+		{"hyperx:s=4x3,t=1", "dal", 2},              {"hyperx:s=3x3,k=2,t=1", "dal:block=2", 2},
+		{"hyperx:s=3x3x2,t=1", "dal:block=4", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		char what[128];
+		snprintf(what, sizeof what, "%s on %s, %u VCs", cases[i].spec, cases[i].topo, cases[i].vcs);
+		CHECK_OK(topo_new(cases[i].topo, &t, &e), &e);
+		CHECK_OK(route_new(cases[i].spec, t, cases[i].vcs, &r, &e), &e);
+		int reacts = 0;
+		struct walk_opts o = {.with_view = 1, .seeds = 2, .buf = 4, .reacts = &reacts, .escape = 1,
+				      .esc_lo = cases[i].vcs / 2};
+		if (!check_route(t, r, what, &o))
+			TEST_FAIL_("%s: the escape VCs' extended dependency graph has a cycle", what);
+		CHECK(reacts);
+		/* Every VC counted as escape: the adaptive cycles show. */
+		if (i < 2 || i == 5) {
+			struct walk_opts all = {.with_view = 1, .seeds = 2, .buf = 4, .escape = 1, .esc_lo = 0};
+			CHECK(!check_route(t, r, what, &all));
+		}
+		route_free(r);
+		topo_free(t);
 	}
 }
 
@@ -387,6 +434,7 @@ static void test_route_errors(void)
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
+	TEST_RUN(test_escape_cdg);
 	TEST_RUN(test_ugal_booksim_cycle);
 	TEST_RUN(test_view_negative);
 	TEST_RUN(test_dor);

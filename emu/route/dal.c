@@ -1,0 +1,161 @@
+/* dal: Dimensionally-Adaptive, Load-balanced routing on the HyperX,
+ * "dal:block=1".
+ *
+ * Ahn et al., SC09 (seed 001) §3.3, the four steps:
+ *  1. all offset dimensions are deroutable at the source;
+ *  2. at a switch, an offset dimension with an unblocked path to an
+ *     aligned switch in that dimension (a minimal hop) is taken;
+ *  3. if none, an unmarked (still deroutable) offset dimension with an
+ *     unblocked switch that is still offset from the destination: route
+ *     there and mark the dimension;
+ *  4. else the packet goes into the minimal, dimension-order VC.
+ *
+ * Where: at every router. What it reads: the local view, per VC.
+ * Step 2 is Min-AD's tier (hyperx_route.h, hxr_pick: per offset dimension
+ * the least occupied trunk whose adaptive VCs are not all blocked, i.e.
+ * hold >= `block` flits downstream; a dimension with none is blocked),
+ * less occupied first. Step 3: per unmarked offset dimension the least occupied
+ * unblocked port to a coordinate that is neither the router's nor the
+ * destination's (scanning from a random coordinate), at a lower priority
+ * than every step-2 candidate, so the VC allocator takes a deroute only
+ * when no minimal port has a free adaptive VC at the moment it allocates
+ * (the view at route computation may be stale by then). The step-4 escape (the dimension-order port on the escape VCs) is
+ * always the last, lowest-priority candidate. The VC allocator takes the
+ * highest priority with a free VC, so it must be a by-priority allocator
+ * (separable_input_first / separable_output_first).
+ *
+ * Per-packet state: the marked dimensions, one bit per dimension in
+ * route_pkt.vc_class (so at most 8 dimensions). The mark is set where it
+ * is known for sure, at the next router: a packet that arrived over a
+ * port of dimension d and is still offset in d was derouted in d (a
+ * minimal or escape hop in d aligns it, and no hop ever unaligns an
+ * aligned dimension). The paper's "once a packet comes into alignment with
+ * the destination in a certain dimension it remains there" and "it may
+ * deroute just once per dimension" hold: paths are at most 2 x (offset
+ * dimensions) hops.
+ *
+ * VCs (§4.1: 3 sets of 2 VCs, one of each set reserved for deadlock
+ * avoidance in Min-AD and DAL): num_vcs = 2m, even; VCs 0..m-1 adaptive
+ * (steps 2 and 3), m..2m-1 escape (step 4); seed 001 uses 6.
+ *
+ * Deadlock freedom (§3.3: "Dimension-order routing, and therefore DAL, is
+ * deadlock free; the virtual channel used as a last resort is used to
+ * prevent deadlock"; Duato's theorem): the escape sub-function is
+ * dimension-order routing on the escape VCs, connected, and always a
+ * candidate. A deroute only moves within an offset dimension and every
+ * other hop aligns one, so an aligned dimension stays aligned. A packet
+ * on an escape channel of dimension d has every dimension below d
+ * aligned and, after the hop, d too; every escape channel it can use
+ * later, directly or after adaptive hops (minimal or deroutes, which only
+ * touch offset dimensions, all above d), is of a higher dimension. So
+ * every direct and indirect dependency between escape channels goes from
+ * a lower dimension to a higher one: the extended channel-dependency
+ * graph is acyclic (the route unit test builds it over every path of small
+ * HyperX instances and checks it).
+ */
+#include "route/route.h"
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "route/hyperx_route.h"
+#include "topo/topo.h"
+
+struct dal_params {
+	int64_t block; /* flits downstream that make an adaptive VC blocked */
+};
+
+static const struct param_def dal_params_def[] = {
+	{"block", PARAM_INT, offsetof(struct dal_params, block), "1", 1, 65535,
+	 "an adaptive VC is blocked when it holds at least this many flits downstream (sent, not yet credited); a port when all its adaptive VCs are", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const char *const dal_families[] = {"hyperx", "flatfly", NULL};
+
+static int dal_init(struct route *r, struct nl_err *err)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+	if (!h)
+		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'dal': topology '%s' has no HyperX coordinates",
+			       r->topo->ops->name);
+	if (r->n_vcs < 2 || r->n_vcs % 2)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'dal' needs an even num_vcs >= 2 (adaptive lower half, escape upper half; seed 001 uses 6), got %u",
+			       r->n_vcs);
+	/* The marks are bits of route_pkt.vc_class; candidates are at most
+	 * one per dimension and tier plus the escape. */
+	if (h->L > 7)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'dal': %d dimensions; expected at most 7 (one mark bit per dimension in the packet, 2L + 1 <= %d candidates)",
+			       h->L, ROUTE_MAX_CANDS);
+	r->max_cands = 2u * (uint32_t)h->L + 1;
+	r->va_room = true;
+	return 0;
+}
+
+static void dal_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
+		       uint8_t *vc_hi)
+{
+	(void)rng;
+	p->vc_class = 0; /* step 1: every offset dimension deroutable */
+	*vc_lo = 0;
+	*vc_hi = (uint8_t)(r->n_vcs - 1);
+}
+
+/* Step 3 for dimension d: the least occupied unblocked port to a
+ * coordinate other than the router's and the destination's, scanning
+ * from a random coordinate so ties spread. */
+static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, uint32_t dst, int d,
+		       uint32_t m, uint32_t block, struct rng *rng, struct route_cand *out)
+{
+	uint32_t S = h->S[d], own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
+	uint32_t start = (uint32_t)rng_below(rng, S);
+	int found = 0;
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t u = (start + i) % S;
+		struct route_cand c;
+		if (u == own || u == to || !hxr_pick(h, v, a, d, u, m, block, HXR_PRIO_DEROUTE, 0, &c))
+			continue;
+		if (!found || c.prio > out->prio)
+			*out = c;
+		found = 1;
+	}
+	return found;
+}
+
+static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+		       struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+	const struct dal_params *pr = r->params;
+	(void)in_vc;
+	if (router == p->dst_router)
+		return route_eject(r, p, out);
+	/* The hop that brought the packet here was a deroute when it came
+	 * over dimension d and left the packet offset in d: mark d. */
+	int din = hxr_port_dim(h, in_port);
+	if (din >= 0 && topo_hyperx_coord(h, router, din) != topo_hyperx_coord(h, p->dst_router, din))
+		p->vc_class |= (uint8_t)(1u << din);
+	uint32_t m = r->n_vcs / 2;
+	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->block, out);
+	for (int d = 0; d < h->L; d++)
+			if (!(p->vc_class & (1u << d)) &&
+			    topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, p->dst_router, d))
+				n += dal_deroute(h, v, router, p->dst_router, d, m, (uint32_t)pr->block, rng, out + n);
+	out[n++] = hxr_escape(h, v, router, p->dst_router, m);
+	return n;
+}
+
+const struct route_ops route_dal_ops = {
+	.name = "dal",
+	.help = "HyperX DAL: minimal if unblocked, else one deroute per offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3)",
+	.params = dal_params_def,
+	.params_size = sizeof(struct dal_params),
+	.families = dal_families,
+	.is_deterministic = false,
+	.init = dal_init,
+	.inject = dal_inject,
+	.compute = dal_compute,
+};

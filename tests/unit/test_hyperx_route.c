@@ -1,0 +1,295 @@
+/* Unit tests: the HyperX routing functions of seed 001 §3.3 (minad, dal,
+ * closad, valiant on the HyperX family) and swap2 on HyperX coordinates,
+ * each against the rule that defines it:
+ *  - Min-AD offers only minimal ports on the adaptive VCs, plus the
+ *    dimension-order escape on the escape VCs, and steers off a full port;
+ *  - DAL never deroutes a dimension twice, never unaligns an aligned
+ *    dimension, and offers deroutes below every minimal candidate and the
+ *    escape below every deroute;
+ *  - Clos-AD goes minimally on empty queues and, when the dimension-order
+ *    port is full, through a lowest common ancestor (the source's
+ *    coordinates below the lowest offset dimension);
+ *  - swap2 on a HyperX is a permutation moving each endpoint by S/2 in
+ *    dimension 0 (even) or 1 (odd). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "route/route.h"
+#include "topo/topo.h"
+#include "topo/topo_hyperx.h"
+#include "traffic/traffic.h"
+#include "test.h"
+
+static int port_dim(const struct topo_hyperx *h, uint32_t port)
+{
+	if (port >= h->term_base)
+		return -1;
+	int d = 0;
+	while (d + 1 < h->L && port >= h->port_base[d + 1])
+		d++;
+	return d;
+}
+
+/* The router across local port `port` of router a. */
+static uint32_t across(const struct topo *t, uint32_t a, uint32_t port)
+{
+	return t->port_router[t->peer[t->port_base[a] + port]];
+}
+
+/* A view over per-(port, VC) occupancies of one router. */
+static struct route_view view_of(const uint16_t *occ, uint32_t V, uint32_t buf)
+{
+	return (struct route_view){.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = V, .vc_buf_size = buf};
+}
+
+static void test_minad_minimal(void)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=4x3x3,k=1x2x1,t=2", &t, &e), &e);
+	CHECK_OK(route_new("minad", t, 6, &r, &e), &e);
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	struct rng rng;
+	rng_init(&rng, 7, RNG_CLASS_ROUTER, 0);
+	uint32_t np = topo_router_ports(t, 0), V = 6, checked = 0;
+	uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+	for (uint32_t a = 0; a < t->n_routers; a++)
+		for (uint32_t d = 0; d < t->n_routers; d++) {
+			if (a == d)
+				continue;
+			for (size_t i = 0; i < (size_t)np * V; i++)
+				occ[i] = (uint16_t)rng_below(&rng, 9);
+			struct route_view v = view_of(occ, V, 8);
+			struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d * 2};
+			struct route_cand c[ROUTE_MAX_CANDS];
+			int n = r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c);
+			CHECK_INT(n, >=, 1);
+			for (int k = 0; k < n; k++) {
+				uint32_t b = across(t, a, c[k].port);
+				if (topo_distance(t, b, d) + 1 != topo_distance(t, a, d))
+					TEST_FAIL_("minad at %u to %u: port %u is not minimal", a, d, c[k].port);
+				int esc = k == n - 1;
+				CHECK_UINT(c[k].vc_lo, ==, esc ? 3u : 0u);
+				CHECK_UINT(c[k].vc_hi, ==, esc ? 5u : 2u);
+				if (esc) {
+					/* The escape is dimension order: the lowest offset dimension. */
+					int dd = 0;
+					while (topo_hyperx_coord(h, a, dd) == topo_hyperx_coord(h, d, dd))
+						dd++;
+					CHECK_INT(port_dim(h, c[k].port), ==, dd);
+					CHECK_INT(c[k].prio, <, c[0].prio + (n == 1));
+				}
+			}
+			checked++;
+		}
+	CHECK(checked > 500);
+	/* A full port is blocked: it drops below every unblocked minimal port
+	 * and stays above the escape. */
+	memset(occ, 0, (size_t)np * V * sizeof *occ);
+	uint32_t a = 0, d = t->n_routers - 1; /* offset in every dimension */
+	struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d * 2};
+	struct route_cand c[ROUTE_MAX_CANDS];
+	struct route_view v = view_of(occ, V, 8);
+	CHECK_INT(r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c), ==, 4);
+	uint32_t full = c[0].port;
+	for (uint32_t vc = 0; vc < 3; vc++)
+		occ[full * V + vc] = 8;
+	int n = r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c);
+	CHECK_INT(n, ==, 4);
+	for (int k = 0; k + 1 < n; k++)
+		for (int j = 0; j + 1 < n; j++)
+			if (c[k].port == full && c[j].port != full)
+				CHECK_INT(c[k].prio, <, c[j].prio);
+	for (int k = 0; k + 1 < n; k++)
+		CHECK_INT(c[k].prio, >, c[n - 1].prio);
+	free(occ);
+	route_free(r);
+	topo_free(t);
+}
+
+/* Follow every DAL path from a to d under random views, checking each
+ * hop: a deroute stays offset in an unmarked dimension, nothing unaligns. */
+static void dal_walk(const struct topo *t, const struct route *r, uint32_t a, uint32_t d, uint32_t in_port,
+		     struct route_pkt p, uint32_t derouted, int hops, struct rng *rng, uint16_t *occ, uint32_t *paths)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint32_t np = topo_router_ports(t, a), V = r->n_vcs;
+	for (size_t i = 0; i < (size_t)np * V; i++)
+		occ[i] = (uint16_t)(rng_below(rng, 4) ? 0 : 4); /* a quarter of the VCs blocked */
+	struct route_view v = view_of(occ, V, 4);
+	struct route_cand c[ROUTE_MAX_CANDS];
+	int n = r->ops->compute(r, a, in_port, 0, &p, rng, &v, c);
+	if (a == d) {
+		(*paths)++;
+		return;
+	}
+	if (hops > 2 * h->L) {
+		TEST_FAIL_("dal: %d hops without arriving", hops);
+		return;
+	}
+	CHECK_UINT(c[n - 1].vc_lo, ==, V / 2);
+	for (int k = 0; k < n; k++) {
+		uint32_t b = across(t, a, c[k].port);
+		int dim = port_dim(h, c[k].port);
+		uint32_t dr = derouted;
+		for (int x = 0; x < h->L; x++)
+			if (topo_hyperx_coord(h, a, x) == topo_hyperx_coord(h, d, x) &&
+			    topo_hyperx_coord(h, b, x) != topo_hyperx_coord(h, d, x))
+				TEST_FAIL_("dal: hop %u -> %u unaligns dimension %d", a, b, x);
+		if (topo_hyperx_coord(h, b, dim) != topo_hyperx_coord(h, d, dim)) {
+			/* A deroute: adaptive VCs, below every minimal candidate. */
+			if (derouted & (1u << dim)) {
+				TEST_FAIL_("dal: %u -> %u deroutes dimension %d a second time", a, b, dim);
+				return;
+			}
+			dr |= 1u << dim;
+			CHECK_UINT(c[k].vc_hi, <, V / 2);
+			for (int j = 0; j < n; j++) {
+				uint32_t bj = across(t, a, c[j].port);
+				int dj = port_dim(h, c[j].port);
+				/* Unblocked minimal ports rank above every deroute, blocked
+				 * ones below (tier 1000) but above the escape. */
+				if (topo_hyperx_coord(h, bj, dj) == topo_hyperx_coord(h, d, dj) && c[j].vc_lo == 0) {
+					if (c[j].prio > 2000)
+						CHECK_INT(c[j].prio, >, c[k].prio);
+					else
+						CHECK_INT(c[j].prio, >, c[n - 1].prio);
+				}
+			}
+			CHECK_INT(c[k].prio, >, c[n - 1].prio);
+		}
+		dal_walk(t, r, b, d, t->peer[t->port_base[a] + c[k].port] - t->port_base[b], p, dr, hops + 1, rng, occ,
+			 paths);
+	}
+}
+
+static void test_dal_rules(void)
+{
+	static const char *const topos[] = {"hyperx:s=4x4,t=1", "hyperx:s=5x3x4,t=1", "hyperx:s=4x4,k=2,t=1"};
+	for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(topos[i], &t, &e), &e);
+		CHECK_OK(route_new("dal", t, 6, &r, &e), &e);
+		struct rng rng;
+		rng_init(&rng, 3, RNG_CLASS_ROUTER, 0);
+		uint16_t *occ = calloc((size_t)topo_router_ports(t, 0) * 6, sizeof *occ);
+		uint32_t paths = 0;
+		const struct topo_hyperx *h = topo_hyperx_of(t);
+		for (uint32_t a = 0; a < t->n_routers; a += 3)
+			for (uint32_t d = 0; d < t->n_routers; d += 2) {
+				struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d};
+				uint8_t lo, hi;
+				r->ops->inject(r, &p, &rng, &lo, &hi);
+				dal_walk(t, r, a, d, h->term_base, p, 0, 0, &rng, occ, &paths);
+			}
+		CHECK(paths > 1000);
+		free(occ);
+		route_free(r);
+		topo_free(t);
+	}
+	/* DAL on 9 dimensions would need more mark bits than the packet has. */
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=2x2x2x2x2x2x2x2,t=1", &t, &e), &e);
+	CHECK_ERR(route_new("dal", t, 6, &r, &e), NL_ECONFIG, &e, "expected at most 7");
+	CHECK_ERR(route_new("dal", t, 5, &r, &e), NL_ECONFIG, &e, "even num_vcs");
+	topo_free(t);
+}
+
+static void test_closad_choice(void)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=4x4x4,t=1", &t, &e), &e);
+	CHECK_OK(route_new("closad", t, 6, &r, &e), &e);
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint32_t np = topo_router_ports(t, 0), V = 6, nonmin = 0, trials = 0;
+	uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+	struct rng rng;
+	rng_init(&rng, 11, RNG_CLASS_ROUTER, 0);
+	for (uint32_t a = 0; a < t->n_routers; a += 5)
+		for (uint32_t d = 0; d < t->n_routers; d += 3) {
+			if (a == d)
+				continue;
+			struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d};
+			struct route_cand c[ROUTE_MAX_CANDS];
+			uint8_t lo, hi;
+			/* Empty queues: minimal, dimension order, phase-1 VCs. */
+			memset(occ, 0, (size_t)np * V * sizeof *occ);
+			struct route_view v = view_of(occ, V, 32);
+			r->ops->inject(r, &p, &rng, &lo, &hi);
+			CHECK_INT(r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c), ==, 1);
+			CHECK_UINT(p.phase, ==, 1);
+			CHECK_UINT(c[0].vc_lo, ==, 3);
+			/* The dimension-order port full: through a lowest common
+			 * ancestor, on the phase-0 VCs. */
+			uint32_t dor = c[0].port;
+			for (uint32_t vc = 0; vc < V; vc++)
+				occ[dor * V + vc] = 32;
+			r->ops->inject(r, &p, &rng, &lo, &hi);
+			r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c);
+			trials++;
+			int l = 0;
+			while (topo_hyperx_coord(h, a, l) == topo_hyperx_coord(h, d, l))
+				l++;
+			if (p.phase == 0) {
+				nonmin++;
+				CHECK(c[0].port != dor);
+				CHECK_UINT(c[0].vc_hi, ==, 2);
+				for (int x = 0; x < l; x++)
+					CHECK_UINT(topo_hyperx_coord(h, p.inter, x), ==, topo_hyperx_coord(h, a, x));
+			}
+		}
+	/* Non-minimal unless the drawn ancestor's first hop is the same full
+	 * port or the ancestor is the source or destination. */
+	CHECK(nonmin * 2 > trials);
+	free(occ);
+	route_free(r);
+	topo_free(t);
+}
+
+static void test_swap2_hyperx(void)
+{
+	struct topo *t = NULL;
+	struct traffic *tr = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=8x8x8,t=8", &t, &e), &e);
+	CHECK_OK(traffic_new("swap2", t, 1, &tr, &e), &e);
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint8_t *hit = calloc(t->n_endpoints, 1);
+	struct rng rng;
+	rng_init(&rng, 1, RNG_CLASS_ROUTER, 0);
+	for (uint32_t s = 0; s < t->n_endpoints; s++) {
+		uint32_t d = tr->ops->dest(tr, s, &rng);
+		CHECK_UINT(d, <, t->n_endpoints);
+		hit[d]++;
+		uint32_t a = s / 8, b = d / 8;
+		CHECK_UINT(s % 8, ==, d % 8);
+		for (int x = 0; x < 3; x++) {
+			uint32_t ca = topo_hyperx_coord(h, a, x), cb = topo_hyperx_coord(h, b, x);
+			CHECK_UINT(cb, ==, x == (int)(s & 1) ? (ca + 4) % 8 : ca);
+		}
+	}
+	for (uint32_t d = 0; d < t->n_endpoints; d++)
+		CHECK_UINT(hit[d], ==, 1);
+	free(hit);
+	traffic_free(tr);
+	topo_free(t);
+}
+
+int main(void)
+{
+	TEST_RUN(test_minad_minimal);
+	TEST_RUN(test_dal_rules);
+	TEST_RUN(test_closad_choice);
+	TEST_RUN(test_swap2_hyperx);
+	return test_done();
+}
