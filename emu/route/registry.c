@@ -10,6 +10,9 @@ extern const struct route_ops route_nca_ops;
 extern const struct route_ops route_anca_ops;
 extern const struct route_ops route_group_min_ops;
 extern const struct route_ops route_xyyx_ops;
+extern const struct route_ops route_amin_ops;
+extern const struct route_ops route_eq_ugal_ops;
+extern const struct route_ops route_bgal_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -20,6 +23,9 @@ static const struct route_ops *const route_registry[] = {
 	&route_anca_ops,
 	&route_group_min_ops,
 	&route_xyyx_ops,
+	&route_amin_ops,
+	&route_eq_ugal_ops,
+	&route_bgal_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

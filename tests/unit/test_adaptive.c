@@ -57,6 +57,10 @@ static const struct pair adaptive_pairs[] = {
 	{"flatfly:m=3,n=3", "xyyx", "2"},
 	{"flatfly:m=3,n=3", "xyyx:order=adaptive", "2"},
 	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2"},
+	{"N14K6P3[-1,1,3,9](4)", "amin", "2"},
+	{"N14K6P3[-1,1,3,9](4)", "eq_ugal", "4"},
+	{"N14K6P3[-1,1,3,9](4)", "bgal", "4"},
+	{"equality:n=32,sa=-1/1/7,sb=6,p=2", "eq_ugal", "5"},
 };
 
 static void test_watchdog(void)

@@ -164,6 +164,10 @@ static void test_registry_conformance(void)
 		{"anca", 1, 2, 1},
 		{"xyyx", 1, 2, 0},
 		{"xyyx:order=adaptive", 1, 2, 1},
+		{"amin", 1, 1, 1},
+		{"eq_ugal", 1, 1, 1},
+		{"bgal", 1, 1, 1},
+		{"bgal:threshold=0", 1, 1, 1},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];
