@@ -13,6 +13,7 @@ extern const struct route_ops route_xyyx_ops;
 extern const struct route_ops route_amin_ops;
 extern const struct route_ops route_eq_ugal_ops;
 extern const struct route_ops route_bgal_ops;
+extern const struct route_ops route_duato_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -26,6 +27,7 @@ static const struct route_ops *const route_registry[] = {
 	&route_amin_ops,
 	&route_eq_ugal_ops,
 	&route_bgal_ops,
+	&route_duato_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

@@ -143,6 +143,12 @@ struct route {
 	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
 	uint32_t snapshot_period; /* cycles between ops->snapshot calls; init sets it, 0 = never */
 	unsigned views;          /* ROUTE_VIEW_* this instance reads beyond the local view; init sets them */
+	/* Init sets it when deadlock freedom needs atomic VC reallocation: an
+	 * output VC goes to a new packet only once its downstream buffer is
+	 * empty (wait_for_tail_credit = 1; the engine refuses it otherwise).
+	 * Escape-channel schemes (Duato 1995) need it: a head queued behind
+	 * another packet in an adaptive VC could not reach its escape VC. */
+	bool needs_atomic_vcs;
 };
 
 struct route_ops {
