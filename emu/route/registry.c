@@ -14,6 +14,8 @@ extern const struct route_ops route_amin_ops;
 extern const struct route_ops route_eq_ugal_ops;
 extern const struct route_ops route_bgal_ops;
 extern const struct route_ops route_duato_ops;
+extern const struct route_ops route_updown_ops;
+extern const struct route_ops route_updown_adaptive_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -28,6 +30,8 @@ static const struct route_ops *const route_registry[] = {
 	&route_eq_ugal_ops,
 	&route_bgal_ops,
 	&route_duato_ops,
+	&route_updown_ops,
+	&route_updown_adaptive_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

@@ -33,7 +33,9 @@ static int watch_point(const struct pair *p, const char *buf, const char *seed, 
 	snprintf(vcs, sizeof vcs, "num_vcs=%s", p->vcs);
 	snprintf(inj, sizeof inj, "injection_rate=%.4f", rate);
 	/* Escape-channel functions need atomic VC reuse (route.needs_atomic_vcs). */
-	const char *atomic = strncmp(p->route, "duato", 5) ? "wait_for_tail_credit=0" : "wait_for_tail_credit=1";
+	const char *atomic = strncmp(p->route, "duato", 5) && strncmp(p->route, "updown_adaptive", 15)
+				     ? "wait_for_tail_credit=0"
+				     : "wait_for_tail_credit=1";
 	const char *kv[] = {topo, route, vcs, buf, seed, inj, "packet_size=4", "sim_type=throughput",
 			    "sample_period=2000", "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0",
 			    atomic, NULL};
@@ -68,6 +70,10 @@ static const struct pair adaptive_pairs[] = {
 	{"torus:k=3x3x3", "duato", "4"},
 	{"hypercube:n=4,p=2", "duato", "2"},
 	{"foldedhypercube:n=5", "duato", "4"},
+	{"dln:n=16,d=4,seed=3", "updown_adaptive", "2"},
+	{"p2(torus:k=4x4):trials=2", "updown_adaptive", "4"},
+	{"myriclos:n=64", "updown", "1"},
+	{"dln:n=16,d=4,seed=3", "updown", "2"},
 };
 
 static void test_watchdog(void)

@@ -171,6 +171,7 @@ static void test_registry_conformance(void)
 		/* Adaptive channels are cyclic by design; the extended escape
 		 * graph is checked in test_route_escape.c. */
 		{"duato", 0, 4, 1},
+		{"updown_adaptive", 0, 20, 1},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];

@@ -156,6 +156,104 @@ static void test_duato_extended_cdg(void)
 	}
 }
 
+/* updown_adaptive on irregular graphs: the escape VC (0) is absorbing, so
+ * its extended graph has no indirect edges and must be acyclic. */
+static void test_updown_adaptive_extended_cdg(void)
+{
+	static const char *const topos[] = {
+		"dln:n=16,d=4,seed=3", "p2(torus:k=4x4):trials=2", "p3(torus:k=4x4):trials=2",
+		"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=1", "torus:k=4x4", "myriclos:n=32",
+	};
+	for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
+		uint32_t indirect = 0;
+		if (!check_escape(topos[i], "updown_adaptive", 4, 1, &indirect))
+			TEST_FAIL_("updown_adaptive on %s: extended escape dependency graph has a cycle", topos[i]);
+		CHECK_UINT(indirect, ==, 0);
+	}
+}
+
+/* updown: every route is up hops then down hops and as short as the
+ * shortest legal route, found by BFS over (router, came down) states. */
+static void test_updown_legal(void)
+{
+	static const char *const topos[] = {"dln:n=16,d=4,seed=3", "p2(torus:k=4x4):trials=2", "myriclos:n=32",
+					    "torus:k=5x4", "hypercube:n=4"};
+	for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(topos[i], &t, &e), &e);
+		CHECK_OK(route_new("updown", t, 1, &r, &e), &e);
+		uint32_t n = t->n_routers;
+		uint32_t *lvl = malloc(n * sizeof *lvl), *q = malloc(2 * n * sizeof *q), *d = malloc(2 * n * sizeof *d);
+		topo_bfs(t, 0, lvl, q);
+		int bad = 0;
+		for (uint32_t s = 0; s < n && !bad; s++) {
+			/* BFS over (router, down) from (s, 0): the legal distances. */
+			for (uint32_t k = 0; k < 2 * n; k++)
+				d[k] = UINT32_MAX;
+			uint32_t qh = 0, qt = 0;
+			d[2 * s] = 0;
+			q[qt++] = 2 * s;
+			while (qh < qt) {
+				uint32_t st = q[qh++], a = st / 2, down = st % 2;
+				for (uint32_t g = t->port_base[a]; g < t->port_base[a + 1]; g++) {
+					if (!topo_port_is_network(t, g))
+						continue;
+					uint32_t b = t->port_router[t->peer[g]];
+					int up = lvl[b] < lvl[a] || (lvl[b] == lvl[a] && b < a);
+					if (up && down)
+						continue;
+					uint32_t ns = 2 * b + !up;
+					if (d[ns] == UINT32_MAX) {
+						d[ns] = d[st] + 1;
+						q[qt++] = ns;
+					}
+				}
+			}
+			for (uint32_t ep = 0; ep < t->n_endpoints && !bad; ep++) {
+				uint32_t dst = topo_ep_router(t, ep);
+				uint32_t want = d[2 * dst] < d[2 * dst + 1] ? d[2 * dst] : d[2 * dst + 1];
+				struct route_pkt pk = {.src_router = s, .dst_router = dst, .dst_ep = ep};
+				uint32_t cur = s, in_port = UINT32_MAX, hops = 0;
+				int came_down = 0;
+				while (!bad) {
+					struct route_cand c[ROUTE_MAX_CANDS];
+					int nc = r->ops->compute(r, cur, in_port, 0, &pk, NULL, NULL, c);
+					uint32_t g = t->port_base[cur] + c[0].port;
+					if (nc != 1) {
+						bad = 1;
+						break;
+					}
+					if (topo_port_is_terminal(t, g))
+						break;
+					uint32_t b = t->port_router[t->peer[g]];
+					int up = lvl[b] < lvl[cur] || (lvl[b] == lvl[cur] && b < cur);
+					if (up && came_down) {
+						TEST_FAIL_("updown on %s: %u -> %u goes up at %u after a down hop", topos[i], s,
+							   dst, cur);
+						bad = 1;
+					}
+					came_down |= !up;
+					in_port = t->peer[g] - t->port_base[b];
+					cur = b;
+					hops++;
+				}
+				if (!bad && (cur != dst || hops != want)) {
+					TEST_FAIL_("updown on %s: %u -> %u ends at %u in %u hops, shortest legal %u", topos[i], s,
+						   dst, cur, hops, want);
+					bad = 1;
+				}
+			}
+		}
+		free(lvl);
+		free(q);
+		free(d);
+		route_free(r);
+		topo_free(t);
+	}
+}
+
 /* The check finds a cycle: one escape VC on a torus (no datelines). */
 static void test_duato_negative(void)
 {
@@ -166,6 +264,13 @@ static void test_duato_negative(void)
 
 static void test_duato_refuse(void)
 {
+	struct route *ra = NULL;
+	struct nl_err ea = {0};
+	struct topo *ta = NULL;
+	CHECK_OK(topo_new("dln:n=16,d=4,seed=3", &ta, &ea), &ea);
+	CHECK_ERR(route_new("updown_adaptive", ta, 1, &ra, &ea), NL_ECONFIG, &ea, "num_vcs >= 2");
+	CHECK_ERR(route_new("updown:root=99", ta, 1, &ra, &ea), NL_ERANGE, &ea, "root");
+	topo_free(ta);
 	struct nl_err e = {0};
 	struct topo *t = NULL;
 	struct route *r = NULL;
@@ -187,5 +292,7 @@ int main(void)
 	TEST_RUN(test_duato_extended_cdg);
 	TEST_RUN(test_duato_negative);
 	TEST_RUN(test_duato_refuse);
+	TEST_RUN(test_updown_adaptive_extended_cdg);
+	TEST_RUN(test_updown_legal);
 	return test_done();
 }
