@@ -16,6 +16,8 @@ extern const struct route_ops route_bgal_ops;
 extern const struct route_ops route_duato_ops;
 extern const struct route_ops route_updown_ops;
 extern const struct route_ops route_updown_adaptive_ops;
+extern const struct route_ops route_dort_ops;
+extern const struct route_ops route_tsdor_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -32,6 +34,8 @@ static const struct route_ops *const route_registry[] = {
 	&route_duato_ops,
 	&route_updown_ops,
 	&route_updown_adaptive_ops,
+	&route_dort_ops,
+	&route_tsdor_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

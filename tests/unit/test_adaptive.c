@@ -74,6 +74,9 @@ static const struct pair adaptive_pairs[] = {
 	{"p2(torus:k=4x4):trials=2", "updown_adaptive", "4"},
 	{"myriclos:n=64", "updown", "1"},
 	{"dln:n=16,d=4,seed=3", "updown", "2"},
+	{"ndt:k=3x4x3", "dort", "4"},
+	{"ndt:k=4x4x2x2x2", "tsdor", "4"},
+	{"ndt:k=3x4x3", "tsdor", "4"},
 };
 
 static void test_watchdog(void)
