@@ -3,7 +3,7 @@
  * Andujar et al. (seed 004) §II-B: dimensions are corrected in ascending
  * order (the shorter way round each ring; on a k/2 tie in the split
  * dimension the direction whose port is on the current card, elsewhere
- * +); when the chosen port is on the other card of the node the packet
+ * one fixed per flow by a hash of source and destination); when the chosen port is on the other card of the node the packet
  * crosses the internal link first, and at the destination node it crosses
  * it to reach the other PE. The paper notes EXTOLL cards cannot run it
  * (too few VCs on the internal link), so it has no figure to match.
@@ -25,6 +25,7 @@
 #include "route/ndt_common.h"
 
 #include "core/error.h"
+#include "core/rng.h"
 #include "topo/topo.h"
 
 static const char *const dort_families[] = {"ndt", NULL};
@@ -57,7 +58,7 @@ static int dort_compute(const struct route *r, uint32_t router, uint32_t in_port
 	(void)in_vc;
 	(void)rng;
 	(void)v;
-	struct ndt_step s = ndt_next(nv, router, p->dst_router, false, -1);
+	struct ndt_step s = ndt_next(nv, router, p->dst_router, false, -1, rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router));
 	if (s.kind == NDT_EJECT)
 		return route_eject(r, p, out);
 	uint32_t V = r->n_vcs, lo, w;

@@ -32,9 +32,11 @@ static inline uint32_t ndt_coord(const struct topo_ndt *v, uint32_t node, int d)
 /* The next hop from card `router` to card `dst`, correcting dimensions
  * lowest first (descending when `descending`). On a k/2 tie the split
  * dimension goes `split_tie` (0 = +, 1 = -, -1 = the port on this card),
- * the others +. */
+ * the others by bit d of `h` (a hash of the flow: on a k = 2 ring both
+ * ports reach the same neighbour, and always taking + would leave half
+ * of those links idle). */
 static inline struct ndt_step ndt_next(const struct topo_ndt *v, uint32_t router, uint32_t dst, bool descending,
-				       int split_tie)
+				       int split_tie, uint64_t h)
 {
 	struct ndt_step s = {NDT_EJECT, 0, -1, 0, 0};
 	uint32_t node = router / 2, dnode = dst / 2, card = router & 1;
@@ -65,7 +67,7 @@ static inline struct ndt_step ndt_next(const struct topo_ndt *v, uint32_t router
 	else if (d == v->split)
 		dir = v->card_of[d][0] == card ? 0 : 1;
 	else
-		dir = 0;
+		dir = (int)(h >> d & 1);
 	s.dim = d;
 	s.dir = dir;
 	s.cls = dir == 0 ? c > t : c < t;

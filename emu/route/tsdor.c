@@ -20,7 +20,10 @@
  * reason the upper VC from card 0 to card 1 and the lower from card 1 to
  * card 0. The tie rule: when the split dimension has even k and the
  * destination is k/2 away, PE0-sourced packets take d^- and PE1-sourced
- * d^+ (Fig. 4); other dimensions take + on a tie.
+ * d^+ (Fig. 4); other dimensions take a direction fixed per flow by a
+ * hash of source and destination (on the k = 2 rings of the paper's 5DT
+ * shapes both ports reach the same neighbour: always + idled half of
+ * those links, 0.36 accepted against the 3D torus's 0.52 at 256 PEs).
  *
  * Needs num_vcs a multiple of 4 (2 sources x 2 classes; the paper's 5DT
  * uses 4 TCs of which 2 deterministic VCs each). Deadlock freedom: the
@@ -32,6 +35,7 @@
 #include "route/ndt_common.h"
 
 #include "core/error.h"
+#include "core/rng.h"
 #include "topo/topo.h"
 
 static const char *const tsdor_families[] = {"ndt", NULL};
@@ -66,7 +70,8 @@ static int tsdor_compute(const struct route *r, uint32_t router, uint32_t in_por
 	(void)rng;
 	(void)v;
 	uint32_t pe1 = p->src_router & 1;
-	struct ndt_step s = ndt_next(nv, router, p->dst_router, pe1, pe1 ? 0 : 1);
+	struct ndt_step s = ndt_next(nv, router, p->dst_router, pe1, pe1 ? 0 : 1,
+				    rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router));
 	if (s.kind == NDT_EJECT)
 		return route_eject(r, p, out);
 	uint32_t half = r->n_vcs / 2, w = half / 2, cls;
