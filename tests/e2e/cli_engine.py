@@ -316,7 +316,7 @@ def case_errors():
              "topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
             (("-s", "topology=torus:q=4"), "topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=zigzag"),
-             "unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx)"),
+             "unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx, amin, eq_ugal, bgal, duato, updown, updown_adaptive, dort, tsdor)"),
             (("-s", "topology=full:n=8", "-s", "routing_function=dor"),
              "routing function 'dor' does not run on topology 'full' (it supports: torus, mesh)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=2"),
