@@ -122,8 +122,12 @@ static int check_escape(const char *topo_spec, const char *route_spec, uint32_t 
 				uint8_t lo, hi;
 				rng_init(&rng, seed, RNG_CLASS_ROUTER, s * 7919u + d);
 				r->ops->inject(r, &pk, &rng, &lo, &hi);
+				/* Arrive on the first terminal port (a spine without
+				 * endpoints: one past its ports, which no function
+				 * reads as a network port). */
 				uint32_t in_port = 0;
-				while (!topo_port_is_terminal(t, t->port_base[s] + in_port))
+				while (in_port < topo_router_ports(t, s) &&
+				       !topo_port_is_terminal(t, t->port_base[s] + in_port))
 					in_port++;
 				ewalk_from(&w, s, in_port, lo, UINT32_MAX, 0, pk, 0, &rng);
 			}
