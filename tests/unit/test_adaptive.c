@@ -64,18 +64,13 @@ static const struct pair adaptive_pairs[] = {
 	{"N14K6P3[-1,1,3,9](4)", "amin", "2"},
 	{"N14K6P3[-1,1,3,9](4)", "eq_ugal", "4"},
 	{"N14K6P3[-1,1,3,9](4)", "bgal", "4"},
-	{"equality:n=32,sa=-1/1/7,sb=6,p=2", "eq_ugal", "5"},
 	{"torus:k=4x4", "duato", "4"},
-	{"torus:k=5x5", "duato", "3"},
-	{"torus:k=3x3x3", "duato", "4"},
 	{"hypercube:n=4,p=2", "duato", "2"},
 	{"foldedhypercube:n=5", "duato", "4"},
 	{"dln:n=16,d=4,seed=3", "updown_adaptive", "2"},
 	{"p2(torus:k=4x4):trials=2", "updown_adaptive", "4"},
 	{"myriclos:n=64", "updown", "1"},
-	{"dln:n=16,d=4,seed=3", "updown", "2"},
 	{"ndt:k=3x4x3", "dort", "4"},
-	{"ndt:k=4x4x2x2x2", "tsdor", "4"},
 	{"ndt:k=3x4x3", "tsdor", "4"},
 };
 
