@@ -251,6 +251,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			      "routing_function '%s' reads the live global congestion view, which partitions = %lld "
 			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1",
 			      n->route->spec, (long long)sc->partitions);
+	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
+			      n->route->spec);
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;

@@ -15,6 +15,14 @@ extern const struct route_ops route_lbr_ops;
 extern const struct route_ops route_minad_ops;
 extern const struct route_ops route_closad_ops;
 extern const struct route_ops route_dal_ops;
+extern const struct route_ops route_amin_ops;
+extern const struct route_ops route_eq_ugal_ops;
+extern const struct route_ops route_bgal_ops;
+extern const struct route_ops route_duato_ops;
+extern const struct route_ops route_updown_ops;
+extern const struct route_ops route_updown_adaptive_ops;
+extern const struct route_ops route_dort_ops;
+extern const struct route_ops route_tsdor_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -30,6 +38,14 @@ static const struct route_ops *const route_registry[] = {
 	&route_minad_ops,
 	&route_closad_ops,
 	&route_dal_ops,
+	&route_amin_ops,
+	&route_eq_ugal_ops,
+	&route_bgal_ops,
+	&route_duato_ops,
+	&route_updown_ops,
+	&route_updown_adaptive_ops,
+	&route_dort_ops,
+	&route_tsdor_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

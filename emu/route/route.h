@@ -148,6 +148,12 @@ struct route {
 	 * has room for the head's whole packet (cut-through; one flit with
 	 * wormhole), so a head never waits on an adaptive VC it was given. */
 	bool va_room;
+	/* Init sets it when deadlock freedom needs atomic VC reallocation: an
+	 * output VC goes to a new packet only once its downstream buffer is
+	 * empty (wait_for_tail_credit = 1; the engine refuses it otherwise).
+	 * Escape-channel schemes (Duato 1995) need it: a head queued behind
+	 * another packet in an adaptive VC could not reach its escape VC. */
+	bool needs_atomic_vcs;
 };
 
 struct route_ops {

@@ -102,7 +102,7 @@ bad big "netloom: $dir/big.ini: [workload hpcc] trace '$s/hpcc-16.nlt': 16 ranks
 # Routing against the family and the VCs, before any run: the registry's
 # own checks (nca is for fat trees; dor on a torus needs 2 dateline VCs).
 sed 's/^routing_function = dor/routing_function = nca/' "$dir/study.ini" > "$dir/family.ini"
-bad family "netloom: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal, lbr"
+bad family "netloom: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal, lbr, duato, updown, updown_adaptive"
 sed 's/^routing_function = dor/routing_function = dor\nnum_vcs = 1/' "$dir/study.ini" > "$dir/vcs.ini"
 bad vcs "netloom: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1"
 

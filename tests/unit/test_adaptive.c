@@ -32,9 +32,13 @@ static int watch_point(const struct pair *p, const char *buf, const char *seed, 
 	snprintf(route, sizeof route, "routing_function=%s", p->route);
 	snprintf(vcs, sizeof vcs, "num_vcs=%s", p->vcs);
 	snprintf(inj, sizeof inj, "injection_rate=%.4f", rate);
+	/* Escape-channel functions need atomic VC reuse (route.needs_atomic_vcs). */
+	const char *atomic = strncmp(p->route, "duato", 5) && strncmp(p->route, "updown_adaptive", 15)
+				     ? "wait_for_tail_credit=0"
+				     : "wait_for_tail_credit=1";
 	const char *kv[] = {topo, route, vcs, buf, seed, inj, "packet_size=4", "sim_type=throughput",
 			    "sample_period=2000", "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0",
-			    NULL};
+			    atomic, NULL};
 	return run_point_kv(kv, pt, e);
 }
 
@@ -64,6 +68,17 @@ static const struct pair adaptive_pairs[] = {
 	{"hyperx:s=3x3,k=2,t=2", "dal", "6"},
 	{"hyperx:s=3x3,t=2", "closad", "2"},
 	{"hyperx:s=3x3,t=2", "valiant", "2"},
+	{"N14K6P3[-1,1,3,9](4)", "amin", "2"},
+	{"N14K6P3[-1,1,3,9](4)", "eq_ugal", "4"},
+	{"N14K6P3[-1,1,3,9](4)", "bgal", "4"},
+	{"torus:k=4x4", "duato", "4"},
+	{"hypercube:n=4,p=2", "duato", "2"},
+	{"foldedhypercube:n=5", "duato", "4"},
+	{"dln:n=16,d=4,seed=3", "updown_adaptive", "2"},
+	{"p2(torus:k=4x4):trials=2", "updown_adaptive", "4"},
+	{"myriclos:n=64", "updown", "1"},
+	{"ndt:k=3x4x3", "dort", "4"},
+	{"ndt:k=3x4x3", "tsdor", "4"},
 };
 
 static void test_watchdog(void)
@@ -108,6 +123,23 @@ static void test_watchdog_negative(void)
 	struct nl_err e = {0};
 	CHECK_ERR(watch_point(&p, "vc_buf_size=8", "seed=1", 1.0, &pt, &e), NL_EDEADLOCK, &e, "network deadlock");
 	CHECK(pt.deadlock);
+	net_point_release(&pt);
+}
+
+/* duato needs atomic VC reuse: refused without wait_for_tail_credit = 1,
+ * runs with it. */
+static void test_duato_atomic_vcs(void)
+{
+	const char *kv[] = {"topology=hypercube:n=4,p=2", "routing_function=duato", "num_vcs=2",
+			    "wait_for_tail_credit=0", "injection_rate=0.1", "sample_period=500", "max_samples=2", NULL};
+	struct net_point pt;
+	struct nl_err e = {0};
+	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "needs wait_for_tail_credit = 1");
+	net_point_release(&pt);
+	kv[3] = "wait_for_tail_credit=1";
+	memset(&e, 0, sizeof e);
+	CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+	CHECK(!pt.deadlock);
 	net_point_release(&pt);
 }
 
@@ -164,6 +196,7 @@ int main(void)
 	TEST_RUN(test_watchdog);
 	TEST_RUN(test_watchdog_negative);
 	TEST_RUN(test_global_view_partitions);
+	TEST_RUN(test_duato_atomic_vcs);
 	TEST_RUN(test_snapshot_hook);
 	return test_done();
 }

@@ -169,6 +169,14 @@ static void test_registry_conformance(void)
 		{"valiant", 1, 4, 0},
 		{"closad", 1, 2, 1},
 		{"closad:threshold=-8", 1, 2, 1},
+		{"amin", 1, 1, 1},
+		{"eq_ugal", 1, 1, 1},
+		{"bgal", 1, 1, 1},
+		{"bgal:threshold=0", 1, 1, 1},
+		/* Adaptive channels are cyclic by design; the extended escape
+		 * graph is checked in test_route_escape.c. */
+		{"duato", 0, 4, 1},
+		{"updown_adaptive", 0, 20, 1},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];

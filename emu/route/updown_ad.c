@@ -1,0 +1,156 @@
+/* updown_adaptive: topology-agnostic minimal adaptive routing with up*-down*
+ * escape paths, "updown_adaptive:root=0", on any graph.
+ *
+ * Silla & Duato, "High-performance routing in networks of workstations
+ * with irregular topology", IEEE TPDS 11(7), 2000 (seed 003 ref. [32];
+ * seed 003 §6.1 routes its RING-n and permuted P2/P3 networks with it,
+ * 4 VCs). VC 0 is the escape VC: up*-down* (updown.c, updown_table.c);
+ * VCs 1 .. num_vcs-1 are adaptive: any minimal port (from a BFS table of
+ * hop distances, n^2 bytes). A head that arrived on an adaptive VC (or
+ * from its endpoint) gets every minimal port on the adaptive VCs and its
+ * up*-down* port on VC 0, starting a fresh legal route there, preferred
+ * by emptiness (the port's downstream occupancy over its VCs), adaptive
+ * first on equal occupancy. Once on the escape VC a packet stays on it to
+ * its destination (following its legal route: no up hop after a down
+ * hop, read from the link it came in on). Silla & Duato also let packets
+ * return to adaptive channels; we do not, which makes the escape VC's
+ * extended channel-dependency graph its plain one (no indirect
+ * dependencies) at the cost of some adaptivity under heavy load.
+ *
+ * Deadlock freedom (Duato 1995, Theorem 1): the escape subfunction is
+ * connected (every router has a legal route to every router) and its
+ * extended dependency graph is up*-down*'s, acyclic (updown.c); no cross
+ * dependencies, since VC 0 is only used as up*-down* gives it. Like
+ * duato it needs atomic VC reuse (wait_for_tail_credit = 1, refused
+ * otherwise). tests/unit/test_route_escape.c checks the extended graph on
+ * every path of small irregular graphs.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "route/route.h"
+#include "route/updown_table.h"
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "topo/topo.h"
+
+struct updown_ad_params {
+	int64_t root;
+};
+
+static const struct param_def updown_ad_params_def[] = {
+	{"root", PARAM_INT, offsetof(struct updown_ad_params, root), "0", 0, 1 << 30,
+	 "root router of the escape VC's BFS spanning tree", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+struct updown_ad_state {
+	struct updown_table u;
+	uint8_t *dist; /* [a * n + b] hop distance */
+};
+
+static int updown_ad_init(struct route *r, struct nl_err *err)
+{
+	struct updown_ad_state *s = r->state;
+	const struct updown_ad_params *p = r->params;
+	const struct topo *t = r->topo;
+	if (r->n_vcs < 2)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'updown_adaptive' needs num_vcs >= 2 (VC 0 the up*/down* escape, at least 1 adaptive; seed 003 uses 4), got %u",
+			       r->n_vcs);
+	NL_CHECK(updown_build(&s->u, t, (uint32_t)p->root, "updown_adaptive", err));
+	uint32_t n = t->n_routers;
+	s->dist = malloc((size_t)n * n);
+	uint32_t *d = malloc((size_t)n * sizeof *d), *q = malloc((size_t)n * sizeof *q);
+	if (!s->dist || !d || !q) {
+		free(d);
+		free(q);
+		return nl_errf(err, NL_ENOMEM, "routing function 'updown_adaptive': out of memory for %u x %u table", n, n);
+	}
+	for (uint32_t a = 0; a < n; a++) {
+		topo_bfs(t, a, d, q);
+		for (uint32_t b = 0; b < n; b++)
+			s->dist[(size_t)a * n + b] = (uint8_t)(d[b] > 254 ? 254 : d[b]);
+	}
+	free(d);
+	free(q);
+	r->needs_atomic_vcs = true;
+	return 0;
+}
+
+static void updown_ad_release(struct route *r)
+{
+	struct updown_ad_state *s = r->state;
+	updown_release(&s->u);
+	free(s->dist);
+	s->dist = NULL;
+}
+
+static void updown_ad_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
+			     uint8_t *vc_hi)
+{
+	(void)p;
+	(void)rng;
+	*vc_lo = 0;
+	*vc_hi = (uint8_t)(r->n_vcs - 1);
+}
+
+static int16_t updown_ad_prio(const struct route_view *v, uint32_t port, bool adaptive)
+{
+	uint32_t q = v ? route_view_port_occ(v, port) : 0;
+	if (q > 8000)
+		q = 8000;
+	return (int16_t)(2 * (8000 - (int32_t)q) + adaptive);
+}
+
+static int updown_ad_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+			     struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
+{
+	const struct updown_ad_state *s = r->state;
+	const struct topo *t = r->topo;
+	uint32_t n = t->n_routers, dst = p->dst_router;
+	(void)rng;
+
+	if (router == dst)
+		return route_eject(r, p, out);
+	bool from_net = in_port < topo_router_ports(t, router) && topo_port_is_network(t, t->port_base[router] + in_port);
+	bool in_escape = from_net && in_vc == 0;
+	uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | dst) ^
+			       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
+	int ep = updown_next(&s->u, t, router, dst, in_escape ? updown_may_up(&s->u, t, router, in_port) : true, h);
+	if (ep < 0)
+		NL_BUG("updown_adaptive: no legal hop from %u to %u", router, dst);
+	int k = 0;
+	if (!in_escape) {
+		uint8_t want = (uint8_t)(s->dist[(size_t)router * n + dst] - 1);
+		for (uint32_t g = t->port_base[router]; g < t->port_base[router + 1] && k < ROUTE_MAX_CANDS - 1; g++) {
+			if (!topo_port_is_network(t, g) || s->dist[(size_t)t->port_router[t->peer[g]] * n + dst] != want)
+				continue;
+			uint32_t port = g - t->port_base[router];
+			out[k].port = (uint16_t)port;
+			out[k].vc_lo = 1;
+			out[k].vc_hi = (uint8_t)(r->n_vcs - 1);
+			out[k].prio = updown_ad_prio(v, port, true);
+			k++;
+		}
+	}
+	out[k].port = (uint16_t)ep;
+	out[k].vc_lo = out[k].vc_hi = 0;
+	out[k].prio = updown_ad_prio(v, (uint32_t)ep, false);
+	return k + 1;
+}
+
+const struct route_ops route_updown_adaptive_ops = {
+	.name = "updown_adaptive",
+	.help = "topology-agnostic minimal adaptive routing, up*/down* escape on VC 0 (Silla & Duato 2000; seed 003 6.1), needs wait_for_tail_credit = 1",
+	.params = updown_ad_params_def,
+	.params_size = sizeof(struct updown_ad_params),
+	.state_size = sizeof(struct updown_ad_state),
+	.families = NULL,
+	.is_deterministic = false,
+	.init = updown_ad_init,
+	.release = updown_ad_release,
+	.inject = updown_ad_inject,
+	.compute = updown_ad_compute,
+};
