@@ -13,8 +13,9 @@
 # at LOAD minus the same binary's peak on the idle network of that size
 # (injection_rate = 0), over the endpoints: the definition BookSim2's
 # figures use (benchmarks/README.md). `hold_switch_for_packet = 1` (the
-# fat tree files) is dropped before converting until netloom models it;
-# measure BookSim with the same line removed.
+# fat tree files) is dropped before converting, as when these figures were
+# first taken (1-flit packets: it never takes effect); measure BookSim with
+# the same line removed.
 set -euo pipefail
 netloom=$1
 mode=$2
