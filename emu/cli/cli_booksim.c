@@ -530,6 +530,12 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		/* routing_delay = 0 (lookahead routing) maps as is (issue 11 part 2). */
 		bs_put(out, warn, path, bf, router_keys[i], v, NULL, &unmapped);
 	}
+	/* ... with BookSim's timing: a head's route at the next router decided
+	 * as it leaves this one (docs/engine.md, "Lookahead routing"). */
+	if (strtol(bs_get(bf, "routing_delay"), NULL, 10) == 0)
+		bs_put(out, warn, path, bf, "lookahead_decide", "upstream",
+		       "routing_delay = 0: BookSim computes the next router's route as a head wins this router's switch",
+		       &unmapped);
 
 	/* [traffic]: injection rates are flits in netloom. */
 	fprintf(out, "\n[traffic]\n");

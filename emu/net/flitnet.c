@@ -260,6 +260,20 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		return rc_;
 	}
 	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
+	/* lookahead_decide = upstream reads the downstream router's state from
+	 * the upstream one (router.c, fl_la_decide): one partition, and no VOQ,
+	 * whose rotations route a packet again at the same router. */
+	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
+	if (n->la_upstream && (sc->partitions > 1 || rc->voq)) {
+		int parts = sc->partitions > 1;
+		flitnet_free(n);
+		return nl_errf(err, NL_ECONFIG,
+			       parts ? "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which partitions = %lld cannot give; expected partitions = 1 or lookahead_decide = arrival"
+				     : "[router] lookahead_decide = upstream with voq = 1%.0lld: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival",
+			       parts ? (long long)sc->partitions : 0LL);
+	}
+	if (n->la_upstream)
+		n->pool.la_w = n->route->max_cands;
 
 	const uint32_t V = n->V, R = t->n_routers, P = t->n_ports, E = t->n_endpoints;
 	const uint64_t IV = (uint64_t)P * V;
@@ -302,6 +316,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->cand_cap = n->route->max_cands;
 	if (n->cand_cap > 1)
 		FL_CALLOC(n->iv_cand, IV * n->cand_cap);
+	/* Heads that win a switch in a cycle: one per crossbar output and step. */
+	if (n->la_upstream) {
+		n->cap_la_pend = P * (uint32_t)rc->output_speedup * (uint32_t)ceil(rc->internal_speedup);
+		FL_CALLOC(n->la_pend, n->cap_la_pend);
+	}
 
 	/* The crossbar ring holds what the switch can grant per step (one
 	 * flit per crossbar output) for as many steps as a flit stays in it. */
@@ -657,6 +676,9 @@ static void fl_cycle(struct flitnet *n)
 			}
 		}
 	}
+
+	if (__builtin_expect(n->la_upstream, 0))
+		fl_la_flush(n);
 
 	uint64_t *tmp = n->act_r;
 	n->act_r = n->act_r_next;

@@ -137,6 +137,7 @@ struct router_cfg {
 	int64_t traffic_classes;  /* VCs split into this many contiguous per-class ranges (1 = off) */
 	bool hold_switch_for_packet; /* BookSim's: a packet's flits keep their crossbar connection (hold.h) */
 	bool voq;                 /* virtual output queues at the inputs (voq.h) */
+	int lookahead_decide;     /* routing_delay = 0: 0 decide on arrival, 1 upstream (BookSim's timing) */
 };
 
 /* [simulation]: how an experiment runs (BookSim2's key names). */

@@ -303,10 +303,26 @@ static inline void fl_obs_phase(struct fl_obs *o, int phase)
 
 /* Packet and VC-buffer-run pools: 32-bit indices recycled through free
  * lists threaded through `next`; they grow between cycles (fl_reserve). */
+/* A head that won a switch towards another router this cycle, whose route
+ * there is decided at the cycle's end (lookahead_decide = upstream). */
+struct fl_la_pend {
+	uint32_t gout; /* the upstream output's global port */
+	uint32_t pkt;
+	uint32_t order; /* push order: ties of one port keep the router's own order */
+	uint8_t vc;    /* the VC it travels on: its input VC downstream */
+};
+
 struct fl_pools {
 	struct fl_pkt *pkts;     /* 64-byte aligned within pkts_mem: a record is one cache line */
 	void *pkts_mem;          /* the allocation (free this) */
 	uint32_t n_pkts, cap_pkts, free_pkt;
+	/* lookahead_decide = upstream only (NULL otherwise): per packet record,
+	 * the route its head takes at its next router, decided upstream
+	 * (la_w candidates from la_cand[pkt * la_w], la_n[pkt] of them; 0 =
+	 * not decided yet). Grown with pkts. */
+	struct route_cand *la_cand;
+	uint8_t *la_n;
+	uint32_t la_w;
 	struct fl_run *runs;
 	uint32_t n_runs, cap_runs, free_run;
 };
@@ -371,12 +387,15 @@ struct flitnet {
 	const struct alloc_ops *sa_ops; /* switch allocator */
 	bool unit_delays;            /* every stage takes one cycle (routing: one or none): fused fast path */
 	bool lookahead;              /* routing_delay = 0: routes ready on arrival (BookSim's lookahead) */
+	bool la_upstream;            /* lookahead_decide = upstream: router.c, fl_la_* */
 	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
 					one-cycle delay, so switch allocation schedules the channel */
 	struct fl_hold *hold;        /* hold_switch_for_packet state (hold.h), NULL when off */
 	struct fl_voq *voq;          /* voq state (voq.h), NULL when off */
 
 	uint64_t now;                /* current cycle */
+	struct fl_la_pend *la_pend;  /* lookahead_decide = upstream: this cycle's heads (router.c) */
+	uint32_t n_la_pend, cap_la_pend;
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
 
 	/* Routers. */
@@ -541,6 +560,12 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 }
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
+/* lookahead_decide = upstream (BookSim's lookahead timing): decide packet
+ * pkt's route at router r, entering by local port `in` on VC in_vc, now,
+ * from r's view, and keep it for the route stage there. */
+void fl_la_decide(struct flitnet *n, uint32_t r, uint32_t in, uint32_t in_vc, uint32_t pkt, struct rng *rng);
+/* The cycle's end: decide the heads that won a switch this cycle. */
+void fl_la_flush(struct flitnet *n);
 
 /* --- flitnet.c --- */
 /* Lengthen every router-to-router channel g by cycles[g] (per-link

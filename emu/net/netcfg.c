@@ -12,6 +12,7 @@ static const char *const allocator_names[] = {"islip", "separable_input_first", 
 					      NULL};
 static const char *const sim_type_names[] = {"latency", "throughput", NULL};
 static const char *const visit_order_names[] = {"forward", "reverse", NULL};
+static const char *const lookahead_decide_names[] = {"arrival", "upstream", NULL};
 
 #define K(st, f) offsetof(struct st, f)
 
@@ -50,6 +51,11 @@ static const struct param_def net_router_keys[] = {
 	{"routing_delay", PARAM_INT, K(router_cfg, routing_delay), "1", 0, 1000,
 	 "cycles of route computation; 0 = BookSim's lookahead routing (route ready on arrival)",
 	 NULL},
+	{"lookahead_decide", PARAM_CHOICE, K(router_cfg, lookahead_decide), "arrival", 0, 0,
+	 "with routing_delay = 0, when a head's route at a router is decided: arrival (as it arrives there) or "
+	 "upstream (as it wins the switch of the router before, or is injected: BookSim's lookahead timing, "
+	 "so adaptive choices read that router's credits earlier; one partition only)",
+	 lookahead_decide_names},
 	{"vc_alloc_delay", PARAM_INT, K(router_cfg, vc_alloc_delay), "1", 1, 1000,
 	 "cycles of VC allocation", NULL},
 	{"sw_alloc_delay", PARAM_INT, K(router_cfg, sw_alloc_delay), "1", 1, 1000,

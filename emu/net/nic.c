@@ -138,6 +138,11 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			if (c->cur_seq == 0) {
 				if (n->lookahead && n->route->ops->decide_at_injection)
 					fl_nic_decide(n, c, pk);
+				if (__builtin_expect(n->la_upstream, 0)) { /* BookSim: decided as injected */
+					uint32_t g0 = t->ep_port[e], r0 = t->port_router[g0];
+					fl_la_decide(n, r0, g0 - n->routers[r0].port_base, (uint32_t)vc, c->cur_pkt,
+						     &c->rng);
+				}
 				n->nic_busy[s] = 1;
 				c->last_vc = (uint8_t)vc;
 				c->cur_vc = (uint8_t)vc;

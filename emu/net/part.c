@@ -44,6 +44,9 @@ void fl_part_release_own(struct flitnet *s)
 	fl_wheel_free(s);
 	free(s->far);
 	free(s->pool.pkts_mem);
+	free(s->pool.la_cand);
+	free(s->pool.la_n);
+	free(s->la_pend);
 	free(s->pool.runs);
 	free(s->act_r);
 	free(s->act_r_next);

@@ -14,6 +14,7 @@
  * which bounds 1-flit-packet throughput). Output VCs are released when the
  * tail is sent (or when its credit returns, with wait_for_tail_credit).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -156,12 +157,30 @@ static void fl_route_class_shift(const struct flitnet *n, uint32_t k, struct rou
 	}
 }
 
+/* Compute packet pk's route at router r, entering by local port `in` on
+ * VC in_vc (the engine's numbering), from r's view now, into dst. The
+ * head is routed once per router: count routers here, so the switch stage
+ * never touches the packet. rt.hops = router-to-router hops taken so far. */
+static int fl_route_decide(struct flitnet *n, const struct fl_router *ro, uint32_t r, uint32_t in, uint32_t in_vc,
+			   struct fl_pkt *pk, struct rng *rng, struct route_cand *dst)
+{
+	const struct route_view view = fl_route_view(n, ro);
+	pk->rt.hops = (uint8_t)pk->routers;
+	pk->routers++;
+	if (n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
+		in_vc -= pk->rt.tclass * n->cls_w;
+	int nc = n->route->ops->compute(n->route, r, in, in_vc, &pk->rt, rng, &view, dst);
+	NL_ASSERT(nc >= 1);
+	if (n->n_cls > 1)
+		fl_route_class_shift(n, pk->rt.tclass, dst, nc);
+	return nc;
+}
+
 /* Route computation done: store the candidates, move to VC allocation. */
 static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
 {
 	const uint32_t V = n->V;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	const struct route_view view = fl_route_view(n, ro);
 	struct route_cand cand[ROUTE_MAX_CANDS];
 	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
 	struct fl_run *ru = &n->pool.runs[n->ivc[iv].head];
@@ -169,29 +188,74 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 	uint32_t in = fl_li_port(n, li);
 	NL_ASSERT(ru->seq == 0);
 	ru->size = pk->size; /* left unset by the arrival (vcbuf.h) */
-	/* The head is routed once per router: count routers here, so the
-	 * switch stage never touches the packet. rt.hops = router-to-router
-	 * hops taken so far. */
 	if (__builtin_expect(n->voq != NULL, 0)) {
 		if (fl_voq_before_route(n, iv, pk)) /* a route after a rotation is not progress */
 			n->last_move = n->now;
 	} else {
 		n->last_move = n->now; /* progress, for the global deadlock check */
 	}
-	pk->rt.hops = (uint8_t)pk->routers;
-	pk->routers++;
-	uint32_t in_vc = li - in * V;
-	if (n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
-		in_vc -= pk->rt.tclass * n->cls_w;
-	int nc = n->route->ops->compute(n->route, r, in, in_vc, &pk->rt, &ro->rng, &view, dst);
-	NL_ASSERT(nc >= 1);
-	if (n->n_cls > 1)
-		fl_route_class_shift(n, pk->rt.tclass, dst, nc);
+	int nc;
+	if (__builtin_expect(n->la_upstream, 0) && n->pool.la_n[ru->pkt]) {
+		/* Decided upstream (fl_la_decide): BookSim's lookahead timing. */
+		nc = n->pool.la_n[ru->pkt];
+		memcpy(dst, n->pool.la_cand + (uint64_t)ru->pkt * n->pool.la_w, (size_t)nc * sizeof *dst);
+		n->pool.la_n[ru->pkt] = 0;
+	} else {
+		nc = fl_route_decide(n, ro, r, in, li - in * V, pk, &ro->rng, dst);
+	}
 	if (dst == cand)
 		n->ivc[iv].cand = cand[0];
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
 	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
+}
+
+/* --- lookahead_decide = upstream ---------------------------------------------
+ *
+ * BookSim's lookahead routing (routing_delay = 0) computes a head's route
+ * for the next router as the head wins the switch of the current one
+ * (IQRouter::_SWAllocUpdate calls the routing function with the
+ * downstream router) and for the first router as the endpoint injects it,
+ * so an adaptive choice reads that router's credits a channel and a
+ * pipeline earlier than the head's arrival. Here the endpoint's decision
+ * is made as it injects (every router is between steps then) and the
+ * switch winners' at the end of the cycle they won, after every router has
+ * stepped, in global output-port order: the state read and the order of
+ * the random draws do not depend on the order routers are visited. (BookSim
+ * reads the downstream router mid-cycle, before or after its own step
+ * depending on router numbering: at most one step apart.) One partition
+ * only (flitnet.c refuses more): the decision reads another router. */
+void fl_la_decide(struct flitnet *n, uint32_t r, uint32_t in, uint32_t in_vc, uint32_t pkt, struct rng *rng)
+{
+	const struct fl_router *ro = &n->routers[r];
+	struct route_cand *dst = n->pool.la_cand + (uint64_t)pkt * n->pool.la_w;
+	int nc = fl_route_decide(n, ro, r, in, in_vc, &n->pool.pkts[pkt], rng, dst);
+	NL_ASSERT((uint32_t)nc <= n->pool.la_w);
+	n->pool.la_n[pkt] = (uint8_t)nc;
+}
+
+static int fl_la_cmp(const void *a, const void *b)
+{
+	const struct fl_la_pend *x = a, *y = b;
+	if (x->gout != y->gout)
+		return x->gout < y->gout ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void fl_la_flush(struct flitnet *n)
+{
+	if (!n->n_la_pend)
+		return;
+	if (n->n_la_pend > 1)
+		qsort(n->la_pend, n->n_la_pend, sizeof *n->la_pend, fl_la_cmp);
+	for (uint32_t i = 0; i < n->n_la_pend; i++) {
+		const struct fl_la_pend *e = &n->la_pend[i];
+		uint32_t gin = n->ports[e->gout].link.to;
+		uint32_t r = n->topo->port_router[gin];
+		struct fl_router *ro = &n->routers[r];
+		fl_la_decide(n, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+	}
+	n->n_la_pend = 0;
 }
 
 uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port)
@@ -438,6 +502,12 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	bool tail = seq + 1u == fl_buf_front_size(n, iv);
 	fl_buf_pop(n, iv);
 	uint32_t gout = ro->port_base + op;
+	if (__builtin_expect(n->la_upstream, 0) && seq == 0 && n->ports[gout].link.flit_kind == EV_FLIT_ROUTER) {
+		NL_ASSERT(n->n_la_pend < n->cap_la_pend);
+		n->la_pend[n->n_la_pend] = (struct fl_la_pend){
+			.gout = gout, .pkt = pkt, .order = n->n_la_pend, .vc = ovc};
+		n->n_la_pend++;
+	}
 	if (n->ports[gout].link.network) {
 		n->flit_hops++;
 		if (n->obs.count_channels) {

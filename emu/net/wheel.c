@@ -62,6 +62,17 @@ static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 		memmove(mem + off, mem + old_off, (size_t)pl->cap_pkts * sizeof *pl->pkts);
 	pl->pkts_mem = mem;
 	pl->pkts = (struct fl_pkt *)(void *)(mem + off);
+	if (pl->la_w) { /* lookahead_decide = upstream: one decision per record */
+		struct route_cand *c = fl_grow(n, pl->la_cand, (size_t)nc * pl->la_w * sizeof *c);
+		if (!c)
+			return -1;
+		pl->la_cand = c;
+		uint8_t *k = fl_grow(n, pl->la_n, (size_t)nc);
+		if (!k)
+			return -1;
+		memset(k + pl->cap_pkts, 0, (size_t)(nc - pl->cap_pkts));
+		pl->la_n = k;
+	}
 	pl->cap_pkts = (uint32_t)nc;
 	return 0;
 }

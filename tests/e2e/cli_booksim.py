@@ -100,6 +100,9 @@ def case_examples():
             elif name == "fattree_config":
                 mapped_or_named(path, ini, named, "routing_function", "nca")
                 mapped_or_named(path, ini, named, "routing_delay", "0")
+                # Lookahead routing with BookSim's timing: the next router's
+                # route decided as the head wins this router's switch.
+                eq(f"{path}: lookahead_decide", ini_value(ini, "lookahead_decide"), "upstream")
                 # hold_switch_for_packet maps to the [router] key of the same
                 # meaning (emu/net/hold.h): the example converts cleanly.
                 eq(f"{path}: hold_switch_for_packet", ini_value(ini, "hold_switch_for_packet"), "1")
@@ -121,6 +124,8 @@ def case_examples():
                 check(f"{path}: topology named", "topology" in named)
             elif name == "torus88":
                 eq(f"{path}: exit", rc, 0)
+            if ini_value(ini, "routing_delay") not in (None, "0"):
+                eq(f"{path}: no lookahead_decide without lookahead", ini_value(ini, "lookahead_decide"), None)
     check("at least one example converts cleanly and runs", ran >= 1)
 
 
