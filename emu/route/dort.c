@@ -32,14 +32,7 @@ static const char *const dort_families[] = {"ndt", NULL};
 
 static int dort_init(struct route *r, struct nl_err *err)
 {
-	if (!topo_ndt_of(r->topo))
-		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'dort' runs on the nD twin torus (ndt) only");
-	if (r->n_vcs < 4 || r->n_vcs % 4)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'dort' needs num_vcs a multiple of 4 (internal link: 4 VC classes, seed 004 §II-B), got %u",
-			       r->n_vcs);
-	r->max_cands = 1;
-	return 0;
+	return ndt_route_init(r, "internal link: 4 VC classes, seed 004 §II-B", err);
 }
 
 static void dort_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo, uint8_t *vc_hi)
@@ -58,7 +51,7 @@ static int dort_compute(const struct route *r, uint32_t router, uint32_t in_port
 	(void)in_vc;
 	(void)rng;
 	(void)v;
-	struct ndt_step s = ndt_next(nv, router, p->dst_router, false, -1, rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router));
+	struct ndt_step s = ndt_next(nv, router, p->dst_router, false, -1, ndt_flow_hash(p));
 	if (s.kind == NDT_EJECT)
 		return route_eject(r, p, out);
 	uint32_t V = r->n_vcs, lo, w;
@@ -80,11 +73,7 @@ static int dort_compute(const struct route *r, uint32_t router, uint32_t in_port
 		lo = (2 + (uint32_t)s.cls) * w;
 		break;
 	}
-	out->port = (uint16_t)s.port;
-	out->vc_lo = (uint8_t)lo;
-	out->vc_hi = (uint8_t)(lo + w - 1);
-	out->prio = 0;
-	return 1;
+	return ndt_cand(out, s.port, lo, w);
 }
 
 const struct route_ops route_dort_ops = {

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/error.h"
+#include "core/rng.h"
+#include "route/route.h"
 #include "topo/topo_ndt.h"
 
 /* What the next hop is. */
@@ -23,6 +26,36 @@ struct ndt_step {
 	int dim, dir;    /* the dimension being corrected and its direction (0 = +) */
 	int cls;         /* dateline class of the ring hop: 1 while the rest of the ring crosses the wrap link */
 };
+
+/* init's checks, shared: the nD twin torus, and num_vcs a multiple of 4
+ * (`why` says what the four classes are); one candidate. */
+static inline int ndt_route_init(struct route *r, const char *why, struct nl_err *err)
+{
+	if (!topo_ndt_of(r->topo))
+		return nl_errf(err, NL_EUNSUPPORTED, "routing function '%s' runs on the nD twin torus (ndt) only",
+			       r->ops->name);
+	if (r->n_vcs < 4 || r->n_vcs % 4)
+		return nl_errf(err, NL_ECONFIG, "routing function '%s' needs num_vcs a multiple of 4 (%s), got %u",
+			       r->ops->name, why, r->n_vcs);
+	r->max_cands = 1;
+	return 0;
+}
+
+/* The flow hash ndt_next breaks k/2 ties with: one per (source, destination). */
+static inline uint64_t ndt_flow_hash(const struct route_pkt *p)
+{
+	return rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router);
+}
+
+/* The one candidate: `port` on VCs lo .. lo + w - 1. */
+static inline int ndt_cand(struct route_cand *out, uint32_t port, uint32_t lo, uint32_t w)
+{
+	out->port = (uint16_t)port;
+	out->vc_lo = (uint8_t)lo;
+	out->vc_hi = (uint8_t)(lo + w - 1);
+	out->prio = 0;
+	return 1;
+}
 
 static inline uint32_t ndt_coord(const struct topo_ndt *v, uint32_t node, int d)
 {

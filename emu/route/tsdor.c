@@ -42,14 +42,7 @@ static const char *const tsdor_families[] = {"ndt", NULL};
 
 static int tsdor_init(struct route *r, struct nl_err *err)
 {
-	if (!topo_ndt_of(r->topo))
-		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'tsdor' runs on the nD twin torus (ndt) only");
-	if (r->n_vcs < 4 || r->n_vcs % 4)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'tsdor' needs num_vcs a multiple of 4 (PE0/PE1-sourced halves x 2 classes, seed 004 §III), got %u",
-			       r->n_vcs);
-	r->max_cands = 1;
-	return 0;
+	return ndt_route_init(r, "PE0/PE1-sourced halves x 2 classes, seed 004 §III", err);
 }
 
 static void tsdor_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
@@ -70,8 +63,7 @@ static int tsdor_compute(const struct route *r, uint32_t router, uint32_t in_por
 	(void)rng;
 	(void)v;
 	uint32_t pe1 = p->src_router & 1;
-	struct ndt_step s = ndt_next(nv, router, p->dst_router, pe1, pe1 ? 0 : 1,
-				    rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router));
+	struct ndt_step s = ndt_next(nv, router, p->dst_router, pe1, pe1 ? 0 : 1, ndt_flow_hash(p));
 	if (s.kind == NDT_EJECT)
 		return route_eject(r, p, out);
 	uint32_t half = r->n_vcs / 2, w = half / 2, cls;
@@ -82,11 +74,7 @@ static int tsdor_compute(const struct route *r, uint32_t router, uint32_t in_por
 	else
 		cls = (router & 1) == 0; /* card 0 -> 1: upper; 1 -> 0: lower */
 	uint32_t lo = pe1 * half + cls * w;
-	out->port = (uint16_t)s.port;
-	out->vc_lo = (uint8_t)lo;
-	out->vc_hi = (uint8_t)(lo + w - 1);
-	out->prio = 0;
-	return 1;
+	return ndt_cand(out, s.port, lo, w);
 }
 
 const struct route_ops route_tsdor_ops = {

@@ -17,11 +17,12 @@ paths) holds bit-complement traffic where minimal routing fails.
 Usage: equality_sec5.py NETLOOM OUTDIR [--quick]
 Writes OUTDIR/equality_sec5.tsv and .svg; prints the saturation table.
 """
-import json
 import os
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import netloom_run  # noqa: E402
 
 NETS = [
     ("small", "N16K6P4[-1,1,3,9](2)", 2),
@@ -38,19 +39,9 @@ def vcs(fn, d):
 
 
 def sweep(netloom, topo, fn, nvc, pattern, rates):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        path = f.name
-    try:
-        cmd = [netloom, "sweep", "-s", "topology=" + topo, "-s", "routing_function=" + fn,
-               "-s", "num_vcs=%d" % nvc, "-s", "vc_buf_size=64", "-s", "packet_size=1",
-               "-s", "traffic=" + pattern, "-s", "seed=1", "--rates", rates,
-               "--json", path, "--reproducible"]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        with open(path) as fh:
-            return json.load(fh)["results"]
-    finally:
-        os.unlink(path)
-
+    return netloom_run.results(netloom, "sweep", ["topology=" + topo, "routing_function=" + fn, "num_vcs=%d" % nvc,
+                                                   "vc_buf_size=64", "packet_size=1", "traffic=" + pattern,
+                                                   "seed=1"], ["--rates", rates])
 
 def main():
     if len(sys.argv) < 3:

@@ -14,11 +14,12 @@ latency at 0.1 of the maximum injection rate.
 Usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]   (default 256 512 1024)
 Writes OUTDIR/ndt_table1.tsv and .svg; prints the table.
 """
-import json
 import os
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import netloom_run  # noqa: E402
 
 TABLE1 = {256: ("8x8x4", "4x4x2x2x2"), 512: ("8x8x8", "4x4x2x4x2"), 1024: ("16x8x8", "4x4x2x4x4")}
 PAPER_LAT = {256: 10.0, 512: 15.0, 1024: 30.0}
@@ -27,19 +28,8 @@ COMMON = ["num_vcs=4", "vc_buf_size=16", "packet_size=1..32", "traffic=uniform",
 
 
 def sweep(netloom, topo, fn, rates):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        path = f.name
-    try:
-        cmd = [netloom, "sweep", "-s", "topology=" + topo, "-s", "routing_function=" + fn, "--rates", rates,
-               "--json", path, "--reproducible"]
-        for kv in COMMON:
-            cmd += ["-s", kv]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        with open(path) as fh:
-            return json.load(fh)["results"]
-    finally:
-        os.unlink(path)
-
+    return netloom_run.results(netloom, "sweep", ["topology=" + topo, "routing_function=" + fn] + COMMON,
+                               ["--rates", rates])
 
 def main():
     if len(sys.argv) < 3:

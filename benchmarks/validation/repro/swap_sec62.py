@@ -20,11 +20,12 @@ packets; not given). Offered load 0.02 flits/cycle/endpoint for latency.
 Usage: swap_sec62.py NETLOOM OUTDIR [SIZES...]   (default 64 256 512)
 Writes OUTDIR/swap_sec62.tsv and .svg; prints the table.
 """
-import json
 import os
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import netloom_run  # noqa: E402
 
 SHAPES = {64: ("4x2x2x2x2", 8), 256: ("4x4x4x2x2", 16), 512: ("4x4x4x4x2", 16)}
 PAPER_P2 = {64: 12.4, 256: 16.7, 512: 18.7}
@@ -34,20 +35,9 @@ COMMON = ["num_vcs=4", "wait_for_tail_credit=1", "flow_control=vct", "vc_buf_siz
 
 
 def run(netloom, topo, fn, rate):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        path = f.name
-    try:
-        cmd = [netloom, "run", "-s", "topology=" + topo, "-s", "routing_function=" + fn,
-               "-s", "injection_rate=%g" % rate, "--json", path, "--reproducible"]
-        for kv in COMMON:
-            cmd += ["-s", kv]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        with open(path) as fh:
-            p = json.load(fh)["results"]
-        return p["points"][0] if "points" in p else p
-    finally:
-        os.unlink(path)
-
+    p = netloom_run.results(netloom, "run", ["topology=" + topo, "routing_function=" + fn,
+                                              "injection_rate=%g" % rate] + COMMON)
+    return p["points"][0] if "points" in p else p
 
 def main():
     if len(sys.argv) < 3:
