@@ -17,6 +17,7 @@
 # first taken (1-flit packets: it never takes effect); measure BookSim with
 # the same line removed.
 set -euo pipefail
+. "$(dirname "$0")/bench_lib.sh"
 netloom=$1
 mode=$2
 case=$3
@@ -41,12 +42,7 @@ speed)
   out=$("$netloom" run -c "$dir/$case.ini" -s injection_rate="$load")
   echo "$out"
   # "N cycles, F flit-hops in S s (R M flit-hops/s)": recompute F / S in full.
-  echo "$out" | python3 -c '
-import re, sys
-m = re.search(r"(\d+) flit-hops in ([0-9.]+) s", sys.stdin.read())
-if not m:
-    sys.exit("booksim_topos.sh: no flit-hops line in the output")
-print(f"{int(m.group(1)) / float(m.group(2)):.0f}")'
+  echo "$out" | flit_hops_rate booksim_topos.sh
   ;;
 memory)
   idle=$(peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate=0)

@@ -12,6 +12,7 @@
 # UGAL), so the nearest BookSim2 run is min_anynet on this exported graph;
 # benchmarks/README.md has both figures and the commands.
 set -euo pipefail
+. "$(dirname "$0")/bench_lib.sh"
 netloom=$1
 topo=flex:nx=6,ny=6,nz=3,p=10
 export NETLOOM_PROGRESS=0
@@ -40,9 +41,4 @@ load=$3
 out=$("$netloom" run -s topology=$topo -s routing_function="$routing" -s num_vcs=4 -s packet_size=1 \
   -s vc_buf_size=256 -s internal_speedup=2 -s credit_delay=2 -s sample_period=300 -s injection_rate="$load" -s seed=0)
 echo "$out"
-echo "$out" | python3 -c '
-import re, sys
-m = re.search(r"(\d+) flit-hops in ([0-9.]+) s", sys.stdin.read())
-if not m:
-    sys.exit("flex_lbr.sh: no flit-hops line in the output")
-print(f"{int(m.group(1)) / float(m.group(2)):.0f}")'
+echo "$out" | flit_hops_rate flex_lbr.sh

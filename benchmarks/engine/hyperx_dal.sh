@@ -19,6 +19,7 @@
 # the process's CPU seconds measured by the caller; here, over wall time.
 # Runs in a temporary directory (BookSim writes nothing else).
 set -euo pipefail
+. "$(dirname "$0")/bench_lib.sh"
 bin=$1
 mode=$2
 load=$3
@@ -35,12 +36,7 @@ netloom)
     -s input_speedup=2 -s traffic=uniform -s injection_rate="$load" -s seed=0 -s warmup_periods=3 \
     -s sample_period=300 -s max_samples=3)
   echo "$out"
-  echo "$out" | python3 -c '
-import re, sys
-m = re.search(r"(\d+) flit-hops in ([0-9.]+) s", sys.stdin.read())
-if not m:
-    sys.exit("hyperx_dal.sh: no flit-hops line in the output")
-print(f"{int(m.group(1)) / float(m.group(2)):.0f}")'
+  echo "$out" | flit_hops_rate hyperx_dal.sh
   ;;
 booksim)
   cat >ff.cfg <<EOF
