@@ -20,13 +20,18 @@ uint64_t rng_below(struct rng *r, uint64_t n)
 
 uint64_t rng_geometric(struct rng *r, double p)
 {
+	return rng_geometric_l(r, p, p < 1.0 && p > 0.0 ? log1p(-p) : 0.0);
+}
+
+uint64_t rng_geometric_l(struct rng *r, double p, double log1p_neg_p)
+{
 	if (p >= 1.0)
 		return 0;
 	if (p <= 0.0)
 		return UINT64_MAX / 2;
 	/* Inversion: floor(log(U) / log(1-p)), U in (0, 1]. */
 	double u = 1.0 - rng_uniform(r);
-	double g = floor(log(u) / log1p(-p));
+	double g = floor(log(u) / log1p_neg_p);
 	if (!(g < (double)(UINT64_MAX / 2)))
 		return UINT64_MAX / 2;
 	return (uint64_t)g;

@@ -74,6 +74,10 @@ uint64_t rng_below(struct rng *r, uint64_t n);
  * once per cycle. Saturates at UINT64_MAX/2 for tiny p. */
 uint64_t rng_geometric(struct rng *r, double p);
 
+/* The same draw with log1p(-p) computed once by the caller (callers that
+ * draw often at one rate; the same result bit for bit). */
+uint64_t rng_geometric_l(struct rng *r, double p, double log1p_neg_p);
+
 /* Fisher-Yates shuffle of an array of n uint32_t. */
 void rng_shuffle_u32(struct rng *r, uint32_t *a, uint32_t n);
 

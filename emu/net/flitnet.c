@@ -512,6 +512,7 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 	n->synth.size_hi = size_hi;
 	double mean_size = (size_lo + size_hi) / 2.0;
 	n->synth.pkt_rate = rate / mean_size;
+	n->synth.pkt_rate_l = n->synth.pkt_rate > 0 && n->synth.pkt_rate < 1.0 ? log1p(-n->synth.pkt_rate) : 0.0;
 	fl_dl_setup(n, size_hi);
 	if (n->synth.pkt_rate > 1.0)
 		return nl_errf(err, NL_ECONFIG,
@@ -523,7 +524,7 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 			c->next_gen = UINT64_MAX;
 			continue;
 		}
-		c->next_gen = n->now + rng_geometric(&c->rng, n->synth.pkt_rate);
+		c->next_gen = n->now + rng_geometric_l(&c->rng, n->synth.pkt_rate, n->synth.pkt_rate_l);
 		fl_gen_push(fl_part_of_router(n, topo_ep_router(n->topo, e)), e);
 	}
 	return 0;

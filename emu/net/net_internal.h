@@ -331,6 +331,7 @@ struct fl_pools {
 struct fl_synth {
 	struct traffic *traffic;     /* synthetic traffic, or NULL */
 	double pkt_rate;             /* packets per cycle per active endpoint */
+	double pkt_rate_l;           /* log1p(-pkt_rate), for rng_geometric_l */
 	uint32_t size_lo, size_hi;   /* packet size range, flits */
 	int class_rule;              /* TRAFFIC_CLASS_*: a packet's traffic class */
 };

@@ -36,7 +36,7 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	const struct topo *t = n->topo;
 	uint64_t ctime = c->next_gen;
 
-	c->next_gen = ctime + 1 + rng_geometric(&c->rng, n->synth.pkt_rate);
+	c->next_gen = ctime + 1 + rng_geometric_l(&c->rng, n->synth.pkt_rate, n->synth.pkt_rate_l);
 	if (n->obs.watch_drain && !c->drained && c->next_gen >= n->obs.drain_time) {
 		c->drained = 1;
 		n->obs.n_undrained--;

@@ -1,6 +1,7 @@
 /* Unit tests: core (errors, parameters, RNG, statistics, config, output). */
 #include <jansson.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -150,6 +151,19 @@ static void test_rng_distribution(void)
 		g += (double)rng_geometric(&r, p);
 	CHECK_NEAR(g / n, (1 - p) / p, 0.3);
 	CHECK_UINT(rng_geometric(&r, 1.0), ==, 0);
+	/* With log1p(-p) given once (the endpoints' injection gaps), the same
+	 * draws bit for bit, at every rate. */
+	static const double ps[] = {1e-9, 0.001, 0.05, 0.3, 0.5, 0.7, 0.999999};
+	for (size_t k = 0; k < sizeof ps / sizeof *ps; k++) {
+		struct rng x, y;
+		rng_init(&x, 9, RNG_CLASS_ROUTER, (uint64_t)k);
+		rng_init(&y, 9, RNG_CLASS_ROUTER, (uint64_t)k);
+		double l = log1p(-ps[k]);
+		int same = 1;
+		for (int i = 0; i < 20000; i++)
+			same &= rng_geometric(&x, ps[k]) == rng_geometric_l(&y, ps[k], l);
+		CHECK(same);
+	}
 }
 
 static void test_stats_hist(void)
