@@ -13,6 +13,9 @@
  *    near saturation they pile onto the ports that looked free and the
  *    fat tree accepts less than with choices made on arrival (BookSim2's
  *    ft_anca, docs/validation.md).
+ *  - Decided upstream, the adaptive and escape-VC functions still never
+ *    deadlock when saturated with 1-flit VC buffers (issue 11 part 8's
+ *    watchdog, both deadlock checks armed).
  *  - Partitions and VOQ are refused with the key named. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +122,34 @@ static void test_upstream_anca_herds(void)
 	}
 }
 
+static void test_upstream_watchdog(void)
+{
+	static const char *const pairs[][4] = {
+		{"topology=fattree:k=4,n=2", "routing_function=anca", "num_vcs=2", "wait_for_tail_credit=0"},
+		{"topology=hyperx:s=3x3x2,t=2", "routing_function=dal", "num_vcs=2", "wait_for_tail_credit=0"},
+		{"topology=hyperx:s=3x3,t=2", "routing_function=min:select=adaptive", "num_vcs=2",
+		 "wait_for_tail_credit=0"},
+		{"topology=torus:k=4x4", "routing_function=duato", "num_vcs=4", "wait_for_tail_credit=1"},
+		{"topology=dragonfly:a=2,p=2,h=1", "routing_function=ugal", "num_vcs=6", "wait_for_tail_credit=0"},
+	};
+	static const char *const seeds[] = {"seed=1", "seed=2"};
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+		for (size_t si = 0; si < 2; si++) {
+			const char *kv[] = {pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3], seeds[si],
+					    "vc_buf_size=1", "packet_size=4", "injection_rate=1.0", "routing_delay=0",
+					    "lookahead_decide=upstream", "sim_type=throughput", "sample_period=2000",
+					    "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0", NULL};
+			struct net_point pt;
+			struct nl_err e = {0};
+			CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+			if (pt.deadlock)
+				TEST_FAIL_("%s on %s, %s: %s", pairs[i][1], pairs[i][0], seeds[si], e.msg);
+			CHECK_UINT(pt.cycles, ==, 20000);
+			CHECK(pt.accepted > 0.02);
+			net_point_release(&pt);
+		}
+}
+
 static void test_refusals(void)
 {
 	struct nl_err e = {0};
@@ -145,6 +176,7 @@ int main(void)
 	TEST_RUN(test_state_free_functions_same_run);
 	TEST_RUN(test_upstream_visit_order);
 	TEST_RUN(test_upstream_anca_herds);
+	TEST_RUN(test_upstream_watchdog);
 	TEST_RUN(test_refusals);
 	return test_done();
 }
