@@ -177,8 +177,10 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
  * in the same order and with the same draws, as hxr_min_cands followed by
  * dal_deroute per unmarked offset dimension, in one pass over each offset
  * dimension's ports (contiguous: port_base[d] + j for coordinate index j,
- * topo_hyperx_port). Always inlined with m a constant at the call, so the
- * per-port sum over the adaptive VCs is straight-line code. */
+ * topo_hyperx_port), then the escape (hxr_escape: with one trunk, the
+ * lowest offset dimension's port). Always inlined with m a constant at
+ * the call, so the per-port sum over the adaptive VCs is straight-line
+ * code. */
 static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
 								const struct route_view *v, uint32_t a, uint32_t dst,
 								uint32_t marks, uint32_t m, uint32_t block,
@@ -186,6 +188,7 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 {
 	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
 	int n = 0, nd = 0; /* the deroutes go after the n minimal candidates, one per offset dimension */
+	uint32_t esc = UINT32_MAX; /* the escape port (hxr_escape): the lowest offset dimension's */
 	for (int d = 0; d < h->L; d++)
 		nd += topo_hyperx_coord(h, a, d) != topo_hyperx_coord(h, dst, d);
 	for (int d = 0; d < h->L; d++) {
@@ -198,6 +201,8 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		uint32_t q = hxr_port_q(pd + jto * pstep, vstep, m, block, &room);
 		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
 		out[n++] = hxr_cand(pbase + jto, 0, m - 1, (room ? HXR_PRIO_MIN : HXR_PRIO_MIN_BLOCKED) - (int)clip);
+		if (esc == UINT32_MAX)
+			esc = pbase + jto;
 		if (marks & (1u << d))
 			continue;
 		/* Step 3 (dal_deroute): coordinates from u on, i.e. port
@@ -226,6 +231,7 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		if (best != UINT32_MAX)
 			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
 	}
+	out[nd++] = hxr_cand(esc, m, 2 * m - 1, HXR_PRIO_ESCAPE);
 	return nd;
 }
 
@@ -259,8 +265,8 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 			if (!(p->vc_class & (1u << d)) &&
 			    topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, p->dst_router, d))
 				n += dal_deroute(h, v, router, p->dst_router, d, m, block, rng, out + n);
+		out[n++] = hxr_escape(h, v, router, p->dst_router, m);
 	}
-	out[n++] = hxr_escape(h, v, router, p->dst_router, m);
 	return n;
 }
 
