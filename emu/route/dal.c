@@ -55,6 +55,7 @@
  */
 #include "route/route.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
@@ -74,6 +75,12 @@ static const struct param_def dal_params_def[] = {
 
 static const char *const dal_families[] = {"hyperx", "flatfly", NULL};
 
+/* Looked up once at init, for compute. */
+struct dal_state {
+	const struct topo_hyperx *h;
+	bool is_k1; /* every dimension K = 1: dal_cands_k1 */
+};
+
 static int dal_init(struct route *r, struct nl_err *err)
 {
 	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
@@ -92,6 +99,9 @@ static int dal_init(struct route *r, struct nl_err *err)
 			       h->L, ROUTE_MAX_CANDS);
 	r->max_cands = 2u * (uint32_t)h->L + 1;
 	r->va_room = true;
+	struct dal_state *s = r->state;
+	s->h = h;
+	s->is_k1 = hxr_all_k1(h);
 	return 0;
 }
 
@@ -104,31 +114,132 @@ static void dal_inject(const struct route *r, struct route_pkt *p, struct rng *r
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
 
+/* rng_below(rng, n) with its common case inline: the same draws and the
+ * same value (the rare rejection case is left to rng_below itself). */
+static inline uint32_t dal_below(struct rng *rng, uint32_t n)
+{
+	unsigned __int128 x = (unsigned __int128)rng_at(rng->key, rng->ctr) * n;
+	if ((uint64_t)x < n)
+		return (uint32_t)rng_below(rng, n);
+	rng->ctr++;
+	return (uint32_t)(x >> 64);
+}
+
 /* Step 3 for dimension d: the least occupied unblocked port to a
  * coordinate other than the router's and the destination's, scanning
- * from a random coordinate so ties spread. */
+ * from a random coordinate so ties spread. Per coordinate its best trunk
+ * as hxr_pick takes it, and of those the first in scan order with the
+ * fewest flits (clipped at HXR_OCC_CLIP, i.e. the highest priority). */
 static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, uint32_t dst, int d,
 		       uint32_t m, uint32_t block, struct rng *rng, struct route_cand *out)
 {
-	uint32_t S = h->S[d], own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
-	uint32_t start = (uint32_t)rng_below(rng, S);
-	int found = 0;
-	for (uint32_t i = 0; i < S; i++) {
-		uint32_t u = (start + i) % S;
-		struct route_cand c;
-		if (u == own || u == to || !hxr_pick(h, v, a, d, u, m, block, HXR_PRIO_DEROUTE, 0, &c))
-			continue;
-		if (!found || c.prio > out->prio)
-			*out = c;
-		found = 1;
+	uint32_t S = h->S[d], K = h->K[d], own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
+	uint32_t u = dal_below(rng, S);
+	uint32_t best = UINT32_MAX, best_port = 0;
+	if (!v) { /* no view: every trunk 0 has 0 flits; the first coordinate scanned wins */
+		for (uint32_t i = 0; i < S; i++, u = u + 1 == S ? 0 : u + 1)
+			if (u != own && u != to) {
+				*out = hxr_cand(topo_hyperx_port(h, d, own, u, 0), 0, m - 1, HXR_PRIO_DEROUTE);
+				return 1;
+			}
+		return 0;
 	}
-	return found;
+	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
+	const char *base = (const char *)v->occ_base;
+	for (uint32_t i = 0; i < S; i++, u = u + 1 == S ? 0 : u + 1) {
+		if (u == own || u == to)
+			continue;
+		uint32_t first = topo_hyperx_port(h, d, own, u, 0), bq = UINT32_MAX, bp = first;
+		const char *pb = base + first * pstep;
+		for (uint32_t k = 0; k < K; k++, pb += pstep) {
+			uint32_t room, q = hxr_port_q(pb, vstep, m, block, &room);
+			if (room && q < bq) {
+				bq = q;
+				bp = first + k;
+			}
+		}
+		if (bq == UINT32_MAX)
+			continue;
+		uint32_t clip = bq < HXR_OCC_CLIP ? bq : HXR_OCC_CLIP;
+		if (clip < best) {
+			best = clip;
+			best_port = bp;
+		}
+	}
+	if (best == UINT32_MAX)
+		return 0;
+	*out = hxr_cand(best_port, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
+	return 1;
+}
+
+/* Steps 2 and 3 when every dimension has one link per switch pair
+ * (K = 1, seed 001's networks) and there is a view: the same candidates,
+ * in the same order and with the same draws, as hxr_min_cands followed by
+ * dal_deroute per unmarked offset dimension, in one pass over each offset
+ * dimension's ports (contiguous: port_base[d] + j for coordinate index j,
+ * topo_hyperx_port), then the escape (hxr_escape: with one trunk, the
+ * lowest offset dimension's port). Always inlined with m a constant at
+ * the call, so the per-port sum over the adaptive VCs is straight-line
+ * code. */
+static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
+								const struct route_view *v, uint32_t a, uint32_t dst,
+								uint32_t marks, uint32_t m, uint32_t block,
+								struct rng *rng, struct route_cand *out)
+{
+	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
+	int n = 0, nd = 0; /* the deroutes go after the n minimal candidates, one per offset dimension */
+	uint32_t esc = UINT32_MAX; /* the escape port (hxr_escape): the lowest offset dimension's */
+	for (int d = 0; d < h->L; d++)
+		nd += topo_hyperx_coord(h, a, d) != topo_hyperx_coord(h, dst, d);
+	for (int d = 0; d < h->L; d++) {
+		uint32_t own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
+		if (own == to)
+			continue;
+		uint32_t S = h->S[d], pbase = h->port_base[d], jto = to < own ? to : to - 1, room;
+		const char *pd = (const char *)v->occ_base + pbase * pstep;
+		/* Step 2 (hxr_pick, one trunk): below the deroutes when blocked. */
+		uint32_t q = hxr_port_q(pd + jto * pstep, vstep, m, block, &room);
+		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
+		out[n++] = hxr_cand(pbase + jto, 0, m - 1, (room ? HXR_PRIO_MIN : HXR_PRIO_MIN_BLOCKED) - (int)clip);
+		if (esc == UINT32_MAX)
+			esc = pbase + jto;
+		if (marks & (1u << d))
+			continue;
+		/* Step 3 (dal_deroute): coordinates from u on, i.e. port
+		 * indices from j0 on, cyclically; the first least occupied
+		 * unblocked one other than the destination's. */
+		uint32_t u = dal_below(rng, S), j0 = u <= own ? u : u - 1;
+		if (j0 == S - 1)
+			j0 = 0;
+		uint32_t best = UINT32_MAX, bj = 0;
+		const char *pb = pd + j0 * pstep;
+		for (uint32_t j = j0; j < S - 1; j++, pb += pstep) {
+			q = hxr_port_q(pb, vstep, m, block, &room);
+			clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
+			clip = room && j != jto ? clip : UINT32_MAX;
+			bj = clip < best ? j : bj;
+			best = clip < best ? clip : best;
+		}
+		pb = pd;
+		for (uint32_t j = 0; j < j0; j++, pb += pstep) {
+			q = hxr_port_q(pb, vstep, m, block, &room);
+			clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
+			clip = room && j != jto ? clip : UINT32_MAX;
+			bj = clip < best ? j : bj;
+			best = clip < best ? clip : best;
+		}
+		if (best != UINT32_MAX)
+			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
+	}
+	out[nd++] = hxr_cand(esc, m, 2 * m - 1, HXR_PRIO_ESCAPE);
+	return nd;
 }
 
 static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
 		       struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
 {
-	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+	const struct dal_state *s = r->state;
+	const struct topo_hyperx *h = s->h;
 	const struct dal_params *pr = r->params;
 	(void)in_vc;
 	if (router == p->dst_router)
@@ -138,13 +249,24 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	int din = hxr_port_dim(h, in_port);
 	if (din >= 0 && topo_hyperx_coord(h, router, din) != topo_hyperx_coord(h, p->dst_router, din))
 		p->vc_class |= (uint8_t)(1u << din);
-	uint32_t m = r->n_vcs / 2;
-	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->block, out);
-	for (int d = 0; d < h->L; d++)
+	uint32_t m = r->n_vcs / 2, block = (uint32_t)pr->block;
+	int n;
+	if (v && s->is_k1) {
+		switch (m) { /* seed 001: m = 3 */
+		case 1: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 1, block, rng, out); break;
+		case 2: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 2, block, rng, out); break;
+		case 3: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, block, rng, out); break;
+		case 4: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 4, block, rng, out); break;
+		default: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, m, block, rng, out); break;
+		}
+	} else {
+		n = hxr_min_cands(h, v, router, p->dst_router, m, block, out);
+		for (int d = 0; d < h->L; d++)
 			if (!(p->vc_class & (1u << d)) &&
 			    topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, p->dst_router, d))
-				n += dal_deroute(h, v, router, p->dst_router, d, m, (uint32_t)pr->block, rng, out + n);
-	out[n++] = hxr_escape(h, v, router, p->dst_router, m);
+				n += dal_deroute(h, v, router, p->dst_router, d, m, block, rng, out + n);
+		out[n++] = hxr_escape(h, v, router, p->dst_router, m);
+	}
 	return n;
 }
 
@@ -153,6 +275,7 @@ const struct route_ops route_dal_ops = {
 	.help = "HyperX DAL: minimal if unblocked, else one deroute per offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3)",
 	.params = dal_params_def,
 	.params_size = sizeof(struct dal_params),
+	.state_size = sizeof(struct dal_state),
 	.families = dal_families,
 	.is_deterministic = false,
 	.init = dal_init,

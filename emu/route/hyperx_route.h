@@ -17,6 +17,7 @@
 #ifndef NETLOOM_ROUTE_HYPERX_ROUTE_H
 #define NETLOOM_ROUTE_HYPERX_ROUTE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "route/route.h"
@@ -37,6 +38,15 @@ static inline int hxr_port_dim(const struct topo_hyperx *h, uint32_t port)
 		if (port >= h->port_base[d])
 			return d;
 	return 0;
+}
+
+/* Every dimension has one link per aligned switch pair (K = 1). */
+static inline bool hxr_all_k1(const struct topo_hyperx *h)
+{
+	for (int d = 0; d < h->L; d++)
+		if (h->K[d] != 1)
+			return false;
+	return true;
 }
 
 /* The lowest dimension where routers a and b differ, or -1. */
@@ -66,6 +76,28 @@ static inline uint32_t hxr_occ(const struct route_view *v, uint32_t port, uint32
 	return q;
 }
 
+/* A candidate: local port `port`, VCs lo..hi, priority prio. */
+static inline struct route_cand hxr_cand(uint32_t port, uint32_t lo, uint32_t hi, int prio)
+{
+	return (struct route_cand){.port = (uint16_t)port, .vc_lo = (uint8_t)lo, .vc_hi = (uint8_t)hi,
+				   .prio = (int16_t)prio};
+}
+
+/* The adaptive VCs 0..m-1 of one port, from the view entry of its VC 0
+ * (pb; the entries of its VCs are vstep bytes apart): their flits
+ * downstream, and in *room whether any holds fewer than `block`. */
+static inline uint32_t hxr_port_q(const char *pb, size_t vstep, uint32_t m, uint32_t block, uint32_t *room)
+{
+	uint32_t q = 0, least = UINT32_MAX;
+	for (uint32_t vc = 0; vc < m; vc++, pb += vstep) {
+		uint32_t o = *(const uint16_t *)pb;
+		q += o;
+		least = o < least ? o : least;
+	}
+	*room = least < block;
+	return q;
+}
+
 /* Blocked (seed 001 §3.3, "blocked due to buffer congestion at the
  * downstream switch"): an adaptive VC is blocked when it holds at least
  * `block` flits downstream (sent, not yet credited) in the view; a port
@@ -90,13 +122,11 @@ static inline int hxr_pick(const struct topo_hyperx *h, const struct route_view 
 	uint32_t first = topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), to, 0);
 	uint32_t best_occ = UINT32_MAX, best_port = first, fb_occ = UINT32_MAX, fb_port = first;
 	if (v) {
-		for (uint32_t k = 0; k < h->K[d]; k++) {
-			uint32_t q = 0, room = 0;
-			for (uint32_t vc = 0; vc < m; vc++) {
-				uint32_t o = route_view_occ(v, first + k, vc);
-				q += o;
-				room |= o < block;
-			}
+		const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
+		const char *pb = (const char *)v->occ_base + first * pstep;
+		for (uint32_t k = 0; k < h->K[d]; k++, pb += pstep) {
+			uint32_t room;
+			uint32_t q = hxr_port_q(pb, vstep, m, block, &room);
 			if (room && q < best_occ) {
 				best_occ = q;
 				best_port = first + k;

@@ -126,29 +126,36 @@ static inline uint32_t lbr_next(const struct lbr_state *s, uint32_t cur, uint32_
 {
 	size_t idx = (size_t)cur * s->n + target;
 	uint32_t lo = s->moff[idx], cnt = s->moff[idx + 1] - lo;
+	if (cnt == 1) /* the hash mod 1 is 0 */
+		return s->mports[lo];
 	uint64_t h = rng_mix64(((uint64_t)salt << 48) ^ ((uint64_t)cur << 24) ^ target ^ 0x5851f42d4c957f2dULL);
 	return s->mports[lo + (uint32_t)(h % cnt)];
 }
 
-/* Walk candidate k of (src, dst): record its channels. */
-static void lbr_walk(const struct topo *t, struct lbr_state *s, uint32_t src, uint32_t dst, struct lbr_path *pa,
-		     uint32_t *ch)
+/* Walk candidate k of (src, dst): record its channels; returns the sum
+ * of their queues in occ (0 when occ is NULL). */
+static uint32_t lbr_walk(const struct topo *t, struct lbr_state *s, uint32_t src, uint32_t dst,
+			 struct lbr_path *pa, uint32_t *ch, const uint32_t *occ)
 {
-	uint32_t cur = src, phase = pa->inter == LBR_NONE ? 1 : 0, n = 0;
+	uint32_t cur = src, phase = pa->inter == LBR_NONE ? 1 : 0, n = 0, sum = 0;
 	while (cur != dst) {
 		if (phase == 0 && cur == pa->inter)
 			phase = 1;
 		uint32_t target = phase ? dst : pa->inter;
 		uint32_t g = t->port_base[cur] + lbr_next(s, cur, target, pa->salt);
 		ch[n++] = g;
+		if (occ)
+			sum += occ[g];
 		cur = t->port_router[t->peer[g]];
 	}
 	pa->n_ch = (uint8_t)n;
+	return sum;
 }
 
-/* Draw candidate k of pair (src, dst) for update number `epoch`. */
-static void lbr_draw(const struct topo *t, struct lbr_state *s, uint32_t src, uint32_t dst, uint32_t k,
-		     uint64_t epoch)
+/* Draw candidate k of pair (src, dst) for update number `epoch`; returns
+ * its queue in occ (lbr_walk). */
+static uint32_t lbr_draw(const struct topo *t, struct lbr_state *s, uint32_t src, uint32_t dst, uint32_t k,
+			 uint64_t epoch, const uint32_t *occ)
 {
 	size_t pk = ((size_t)src * s->n + dst) * s->K + k;
 	struct lbr_path *pa = &s->path[pk];
@@ -163,7 +170,7 @@ static void lbr_draw(const struct topo *t, struct lbr_state *s, uint32_t src, ui
 		w += w >= hi;
 		pa->inter = w;
 	}
-	lbr_walk(t, s, src, dst, pa, s->ch + pk * s->max_hops);
+	return lbr_walk(t, s, src, dst, pa, s->ch + pk * s->max_hops, occ);
 }
 
 void lbr_alphas(const double *q, uint32_t K, double L, double *alpha)
@@ -214,12 +221,14 @@ static void lbr_update(const struct topo *t, struct lbr_state *s, const uint32_t
 				continue;
 			size_t base = ((size_t)src * s->n + dst) * s->K;
 			for (uint32_t k = 0; k < s->K; k++) {
-				if (draw)
-					lbr_draw(t, s, src, dst, k, s->epoch);
-				const uint32_t *ch = s->ch + (base + k) * s->max_hops;
 				uint32_t sum = 0;
-				for (uint32_t i = 0; occ && i < s->path[base + k].n_ch; i++)
-					sum += occ[ch[i]];
+				if (draw) {
+					sum = lbr_draw(t, s, src, dst, k, s->epoch, occ);
+				} else if (occ) {
+					const uint32_t *ch = s->ch + (base + k) * s->max_hops;
+					for (uint32_t i = 0; i < s->path[base + k].n_ch; i++)
+						sum += occ[ch[i]];
+				}
 				q[k] = sum;
 			}
 			lbr_alphas(q, s->K, L, alpha);
