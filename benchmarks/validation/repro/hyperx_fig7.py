@@ -31,7 +31,9 @@ also with oblivious `nca`) select what runs. Statistics as in
 hyperx_fig6.py: saturation = throughput accepted at offered 1.0
 (sim_type=throughput, one 1,000-cycle warm-up period, HYPERX_FIG7_SAMPLES
 1,000-cycle samples, default 3), latency at HYPERX_FIG7_LOADS (default
-0.1) until converged (at most 10 samples). Every point is kept in
+0.1; empty: none) until converged (at most 10 samples). HYPERX_FIG7_SET
+adds router settings to every point, comma-separated (e.g.
+internal_speedup=2: docs/validation.md). Every point is kept in
 OUTDIR/points/ under a name made from its settings and reused on the next
 run, so several runs on disjoint subsets can go in parallel and a last
 one collects them.
@@ -108,6 +110,8 @@ def main():
     extra = [x for x in os.environ.get("HYPERX_FIG7_EXTRA", "").split(",") if x]
     samples = os.environ.get("HYPERX_FIG7_SAMPLES", "3")
     loads = [float(x) for x in os.environ.get("HYPERX_FIG7_LOADS", "0.1").split(",") if x]
+    # Extra router settings for every point, e.g. internal_speedup=2 (docs).
+    settings = SETTINGS + [x for x in os.environ.get("HYPERX_FIG7_SET", "").split(",") if x]
     cache = os.path.join(out, "points")
     os.makedirs(cache, exist_ok=True)
     cfg = SIZES[size]
@@ -125,7 +129,7 @@ def main():
             if pat == "swap2" and topo.startswith("clos"):
                 rows.append((pat, label, topo, algo, beta, None, "-", ["-"] * len(loads)))
                 continue
-            base = SETTINGS + ["topology=" + topo, "routing_function=" + algo, "traffic=" + pat, "seed=1"]
+            base = settings + ["topology=" + topo, "routing_function=" + algo, "traffic=" + pat, "seed=1"]
             sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
                                        "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"],
                       cache)
@@ -140,7 +144,8 @@ def main():
     tsv = os.path.join(out, "hyperx_fig7.tsv")
     tmp = tsv + ".tmp"
     with open(tmp, "w") as f:
-        f.write("# seed 001 Fig. 7, section 4.1 settings, saturation = accepted at offered 1.0\n")
+        f.write("# seed 001 Fig. 7, section 4.1 settings%s, saturation = accepted at offered 1.0\n" %
+                "".join(" + " + x for x in settings[len(SETTINGS):]))
         f.write("pattern\tnetwork\ttopology\trouting\tbeta\tsaturation\tsat_over_beta\thops_at_sat\t%s\n" %
                 "\t".join("latency@%g" % x for x in loads))
         for pat, label, topo, algo, beta, s, hops, lat in rows:
