@@ -37,7 +37,8 @@ internal_speedup=2: docs/validation.md). Every point is kept in
 OUTDIR/points/ under a name made from its settings and reused on the next
 run, so several runs on disjoint subsets can go in parallel and a last
 one collects them; HYPERX_FIG7_CACHED=1 runs nothing and prints "-" for
-the points not kept.
+the points not kept. The key does not cover the netloom binary: remove
+OUTDIR/points after changing the engine.
 
 Check (issue 14): the folded Clos saturates at beta (within 10 %) on every
 pattern run. Writes OUTDIR/hyperx_fig7.tsv and OUTDIR/hyperx_fig7.svg.
