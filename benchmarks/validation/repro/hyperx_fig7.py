@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+# HyperX (seed 001) Fig. 7: HyperX with DAL (beta 0.5, 0.25) against the tapered folded Clos with adaptive routing (beta 0.5)
+"""Usage: hyperx_fig7.py NETLOOM OUTDIR  (run by ../reproduce.sh hyperx_fig7)
+
+Seed 001 §4.1, Figure 7: N = 4096 and R = 32 in all three networks, the
+router of Fig. 6 (hyperx_fig6.py: 4-cycle switch, 1-cycle channels, 6 VCs
+of 32 flits, virtual cut-through, iSLIP with input speedup 2, single-flit
+packets, separable_input_first VC allocator), on bit complement, bit
+rotate, transpose and swap2:
+  hx05   hyperx:s=8x8x8,t=8 with DAL (T = 8, S = 8, K = 1, beta = 0.5);
+  hx025  hyperx:s=7x7x7,t=14 with DAL (T = 14, S = 7, K = 1, P = 343,
+         beta = K S / (2 T) = 0.25); it has 4,802 terminals: the bit
+         patterns use endpoints 0..4095 (netloom's power-of-two trimming,
+         docs/engine.md "Traffic"), swap2 all 4,802;
+  clos   clos:l=3,r=32,n=4096,taper=2x1,pack=1, the tapered folded Clos of
+         §4.1 (205 level-1 switches 20 down / 10 up, 130 level-2 16/16, 160
+         logical level-3 switches with 13 down links, two per physical
+         switch: P = 415; beta = 2080 / 4096 = 0.51) with `anca`, the
+         adaptive routing of BookSim2's anca_fattree (the less loaded of two
+         random up-ports); the paper only says "adaptive routing" [5].
+swap2 needs grid or HyperX coordinates (emu/traffic/swap2.c); the Clos has
+none, so its swap2 point is not run (printed as "-").
+
+HYPERX_FIG7_SIZE: paper (the above) or small (hyperx:s=4x4x4,t=4,
+hyperx:s=4x4x4,t=8 and clos:l=3,r=8,taper=2x1,pack=1 with the same betas,
+128-512 endpoints: the quick check, the default; the small Clos has 32
+level-1 switches 4 down / 2 up, 16 level-2 4/4, 8 core switches, 64 core
+links for 128 endpoints: beta = 0.5). HYPERX_FIG7_NETS (e.g.
+"clos,hx025"), HYPERX_FIG7_PATTERNS and HYPERX_FIG7_EXTRA=nca (the Clos
+also with oblivious `nca`) select what runs. Statistics as in
+hyperx_fig6.py: saturation = throughput accepted at offered 1.0
+(sim_type=throughput, one 1,000-cycle warm-up period, HYPERX_FIG7_SAMPLES
+1,000-cycle samples, default 3), latency at HYPERX_FIG7_LOADS (default
+0.1; empty: none) until converged (at most 10 samples). HYPERX_FIG7_SET
+adds router settings to every point, comma-separated (e.g.
+internal_speedup=2: docs/validation.md). Every point is kept in
+OUTDIR/points/ under a name made from its settings and reused on the next
+run, so several runs on disjoint subsets can go in parallel and a last
+one collects them; HYPERX_FIG7_CACHED=1 runs nothing and prints "-" for
+the points not kept. The key does not cover the netloom binary: remove
+OUTDIR/points after changing the engine.
+
+Check (issue 14): the folded Clos saturates at beta (within 10 %) on every
+pattern run. Writes OUTDIR/hyperx_fig7.tsv and OUTDIR/hyperx_fig7.svg.
+"""
+import hashlib
+import os
+import subprocess
+import sys
+
+SIZES = {
+    "paper": {"hx05": ("hyperx:s=8x8x8,t=8", "dal", 0.5),
+              "hx025": ("hyperx:s=7x7x7,t=14", "dal", 0.25),
+              "clos": ("clos:l=3,r=32,n=4096,taper=2x1,pack=1", "anca", 2080.0 / 4096)},
+    "small": {"hx05": ("hyperx:s=4x4x4,t=4", "dal", 0.5),
+              "hx025": ("hyperx:s=4x4x4,t=8", "dal", 0.25),
+              "clos": ("clos:l=3,r=8,taper=2x1,pack=1", "anca", 64.0 / 128)},
+}
+NETS = ["hx05", "hx025", "clos"]
+PATTERNS = ["bitcomp", "bitrot", "transpose", "swap2"]
+# Seed 001 §4.1 on Fig. 7 (a plot without printed values): the Clos
+# saturates at beta on every pattern; HyperX with DAL reaches 2 beta on
+# patterns without congestion and beta on those with.
+PAPER = {
+    "hx05": "2beta = 1.0 uncongested, beta = 0.5 congested",
+    "hx025": "2beta = 0.5 uncongested, beta = 0.25 congested",
+    "clos": "beta = 0.5 on all four",
+}
+SETTINGS = [
+    "num_vcs=6", "vc_buf_size=32", "flow_control=vct", "packet_size=1", "channel_latency=1",
+    "routing_delay=1", "vc_alloc_delay=1", "sw_alloc_delay=1", "st_final_delay=1",
+    "vc_allocator=separable_input_first", "sw_allocator=islip", "input_speedup=2",
+]
+
+
+def run(netloom, kv, cache):
+    key = hashlib.sha1("\n".join(kv).encode()).hexdigest()[:16]
+    path = os.path.join(cache, key + ".csv")
+    if os.path.exists(path):
+        with open(path) as f:
+            lines = [ln for ln in f.read().splitlines() if ln.strip()]
+    elif os.environ.get("HYPERX_FIG7_CACHED") == "1":
+        return None
+    else:
+        cmd = [netloom, "run", "--csv", "--reproducible"]
+        for x in kv:
+            cmd += ["-s", x]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit("hyperx_fig7: %s failed: %s" % (" ".join(cmd), p.stderr.strip().splitlines()[-1:]))
+        lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+        with open(path + ".tmp", "w") as f:
+            f.write("# " + " ".join(kv) + "\n" + "\n".join(lines) + "\n")
+        os.replace(path + ".tmp", path)
+    lines = [ln for ln in lines if not ln.startswith("#")]
+    return dict(zip(lines[0].split(","), lines[1].split(",")))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    netloom, out = sys.argv[1], sys.argv[2]
+    size = os.environ.get("HYPERX_FIG7_SIZE", "small")
+    if size not in SIZES:
+        sys.exit("hyperx_fig7: HYPERX_FIG7_SIZE=%s; expected paper or small" % size)
+    nets = [n for n in os.environ.get("HYPERX_FIG7_NETS", ",".join(NETS)).split(",") if n]
+    pats = [p for p in os.environ.get("HYPERX_FIG7_PATTERNS", ",".join(PATTERNS)).split(",") if p]
+    for n in nets:
+        if n not in NETS:
+            sys.exit("hyperx_fig7: network '%s'; expected %s" % (n, ", ".join(NETS)))
+    for p in pats:
+        if p not in PATTERNS:
+            sys.exit("hyperx_fig7: pattern '%s'; expected %s" % (p, ", ".join(PATTERNS)))
+    extra = [x for x in os.environ.get("HYPERX_FIG7_EXTRA", "").split(",") if x]
+    samples = os.environ.get("HYPERX_FIG7_SAMPLES", "3")
+    loads = [float(x) for x in os.environ.get("HYPERX_FIG7_LOADS", "0.1").split(",") if x]
+    # Extra router settings for every point, e.g. internal_speedup=2 (docs).
+    settings = SETTINGS + [x for x in os.environ.get("HYPERX_FIG7_SET", "").split(",") if x]
+    cache = os.path.join(out, "points")
+    os.makedirs(cache, exist_ok=True)
+    cfg = SIZES[size]
+    # (network label, topology, routing, beta) in table order
+    curves = []
+    for n in nets:
+        topo, algo, beta = cfg[n]
+        curves.append((n, topo, algo, beta))
+        if n == "clos":
+            for a in extra:
+                curves.append(("clos-" + a, topo, a, beta))
+    rows = []
+    for pat in pats:
+        for label, topo, algo, beta in curves:
+            base = settings + ["topology=" + topo, "routing_function=" + algo, "traffic=" + pat, "seed=1"]
+            sat = None
+            if not (pat == "swap2" and topo.startswith("clos")):
+                sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
+                                           "sample_period=1000", "max_samples=" + samples,
+                                           "acc_stopping_thres=0"], cache)
+            if sat is None:
+                rows.append((pat, label, topo, algo, beta, None, "-", ["-"] * len(loads)))
+                continue
+            lat = []
+            for ld in loads:
+                r = run(netloom, base + ["injection_rate=%g" % ld, "sample_period=1000", "max_samples=10"], cache)
+                lat.append((r or {}).get("latency_mean") or "-")
+            rows.append((pat, label, topo, algo, beta, float(sat["accepted"]), sat.get("hops_mean", "-"), lat))
+            print("  %-9s %-10s saturation %.3f (%.2f beta)" % (pat, label, float(sat["accepted"]),
+                                                                float(sat["accepted"]) / beta),
+                  file=sys.stderr, flush=True)
+    tsv = os.path.join(out, "hyperx_fig7.tsv")
+    tmp = tsv + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("# seed 001 Fig. 7, section 4.1 settings%s, saturation = accepted at offered 1.0\n" %
+                "".join(" + " + x for x in settings[len(SETTINGS):]))
+        f.write("pattern\tnetwork\ttopology\trouting\tbeta\tsaturation\tsat_over_beta\thops_at_sat\t%s\n" %
+                "\t".join("latency@%g" % x for x in loads))
+        for pat, label, topo, algo, beta, s, hops, lat in rows:
+            f.write("%s\t%s\t%s\t%s\t%.4f\t%s\t%s\t%s\t%s\n" % (
+                pat, label, topo, algo, beta, "-" if s is None else "%.4f" % s,
+                "-" if s is None else "%.3f" % (s / beta), hops, "\t".join(lat)))
+    os.replace(tmp, tsv)
+    labels = [c[0] for c in curves]
+    sat = {(r[0], r[1]): r[5] for r in rows}
+    # Gnuplot: saturation per pattern, one bar per network; beta lines.
+    dat = os.path.join(out, "hyperx_fig7.dat")
+    with open(dat, "w") as f:
+        f.write("pattern " + " ".join(labels) + "\n")
+        for p in pats:
+            f.write(p + " " + " ".join("-" if sat[(p, n)] is None else "%.4f" % sat[(p, n)] for n in labels) + "\n")
+    svg = os.path.join(out, "hyperx_fig7.svg")
+    plots = ", ".join(("'%s' using %d:xtic(1) title col" % (dat, i + 2)) if i == 0 else
+                      ("'' using %d title col" % (i + 2)) for i in range(len(labels)))
+    gp = """set terminal svg size 800,450
+set output '%s'
+set title 'Seed 001 Fig. 7 (%s): saturation throughput, HyperX DAL vs folded Clos'
+set style data histograms
+set style fill solid 0.8
+set datafile missing '-'
+set ylabel 'accepted flits/cycle/endpoint at offered 1.0'
+set yrange [0:1.1]
+set key top left
+plot %s, 0.5 title 'beta = 0.5' lt 0, 0.25 title 'beta = 0.25' lt 0 dt 2
+""" % (svg + ".tmp", size, plots)
+    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+    os.replace(svg + ".tmp", svg)
+    os.remove(dat)
+    print("Seed 001 Fig. 7 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
+          (size, ", ".join("%g" % x for x in loads)))
+    print("%-9s %-10s %-6s %5s %7s %6s %6s %s   paper (text)" % (
+        "pattern", "network", "route", "beta", "sat", "/beta", "hops",
+        " ".join("%9s" % ("lat@%g" % x) for x in loads)))
+    for pat, label, topo, algo, beta, s, hops, lat in rows:
+        print("%-9s %-10s %-6s %5.3f %7s %6s %6s %s   %s" % (
+            pat, label, algo, beta, "-" if s is None else "%.3f" % s, "-" if s is None else "%.2f" % (s / beta),
+            hops[:5], " ".join("%9s" % x[:8] for x in lat), PAPER.get(label, "")))
+    fails = []
+    for pat, label, topo, algo, beta, s, hops, lat in rows:
+        if label == "clos" and s is not None and abs(s / beta - 1) > 0.10:
+            fails.append("%s: the Clos saturates at %.3f = %.2f beta, not beta = %.3f" % (pat, s, s / beta, beta))
+    for f_ in fails:
+        print("CHECK FAILED: " + f_)
+    if not any(r[1] == "clos" and r[5] is not None for r in rows):
+        print("checks: no Clos point")
+    else:
+        print("checks: %s" % ("all passed" if not fails else "%d failed" % len(fails)))
+
+
+if __name__ == "__main__":
+    main()
