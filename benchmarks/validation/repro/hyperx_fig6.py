@@ -29,6 +29,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from hyperx_common import SETTINGS, run_csv  # noqa: E402
+
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
 PATTERNS = ["bitcomp", "bitrot", "transpose", "swap2"]
@@ -42,25 +45,11 @@ PAPER = {
     "minad": "2beta benign, 1/T congested",
     "closad": "< DAL; > Min-AD, Valiant mostly",
 }
-SETTINGS = [
-    "num_vcs=6", "vc_buf_size=32", "flow_control=vct", "packet_size=1", "channel_latency=1",
-    "routing_delay=1", "vc_alloc_delay=1", "sw_alloc_delay=1", "st_final_delay=1",
-    "vc_allocator=separable_input_first", "sw_allocator=islip", "input_speedup=2",
-]
 
 
 def run(netloom, kv):
-    cmd = [netloom, "run", "--csv", "--reproducible"]
-    for x in kv:
-        cmd += ["-s", x]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit("hyperx_fig6: %s failed: %s" % (" ".join(cmd), p.stderr.strip().splitlines()[-1:]))
-    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
-    head = lines[0].split(",")
-    row = lines[1].split(",")
-    return dict(zip(head, row))
-
+    lines = run_csv(netloom, kv, "hyperx_fig6")
+    return dict(zip(lines[0].split(","), lines[1].split(",")))
 
 def main():
     if len(sys.argv) != 3:

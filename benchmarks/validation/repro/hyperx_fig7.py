@@ -48,6 +48,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from hyperx_common import SETTINGS, run_csv  # noqa: E402
+
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", "dal", 0.5),
               "hx025": ("hyperx:s=7x7x7,t=14", "dal", 0.25),
@@ -66,11 +69,6 @@ PAPER = {
     "hx025": "2beta = 0.5 uncongested, beta = 0.25 congested",
     "clos": "beta = 0.5 on all four",
 }
-SETTINGS = [
-    "num_vcs=6", "vc_buf_size=32", "flow_control=vct", "packet_size=1", "channel_latency=1",
-    "routing_delay=1", "vc_alloc_delay=1", "sw_alloc_delay=1", "st_final_delay=1",
-    "vc_allocator=separable_input_first", "sw_allocator=islip", "input_speedup=2",
-]
 
 
 def run(netloom, kv, cache):
@@ -82,13 +80,7 @@ def run(netloom, kv, cache):
     elif os.environ.get("HYPERX_FIG7_CACHED") == "1":
         return None
     else:
-        cmd = [netloom, "run", "--csv", "--reproducible"]
-        for x in kv:
-            cmd += ["-s", x]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit("hyperx_fig7: %s failed: %s" % (" ".join(cmd), p.stderr.strip().splitlines()[-1:]))
-        lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+        lines = run_csv(netloom, kv, "hyperx_fig7")
         with open(path + ".tmp", "w") as f:
             f.write("# " + " ".join(kv) + "\n" + "\n".join(lines) + "\n")
         os.replace(path + ".tmp", path)

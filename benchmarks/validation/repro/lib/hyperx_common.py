@@ -1,0 +1,25 @@
+"""Shared by hyperx_fig6.py and hyperx_fig7.py: seed 001 §4.1's router
+settings and one `netloom run --csv` point."""
+import subprocess
+
+# §4.1: a four-cycle switch (route, VC allocation, switch allocation,
+# traversal), 1-cycle channels, 6 VCs of 32 flits, cut-through, iSLIP
+# switch allocation, input speedup 2, single-flit packets. The VC
+# allocator is ours: by priority (minimal > deroute > escape tiers).
+SETTINGS = [
+    "num_vcs=6", "vc_buf_size=32", "flow_control=vct", "packet_size=1", "channel_latency=1",
+    "routing_delay=1", "vc_alloc_delay=1", "sw_alloc_delay=1", "st_final_delay=1",
+    "vc_allocator=separable_input_first", "sw_allocator=islip", "input_speedup=2",
+]
+
+
+def run_csv(netloom, kv, who):
+    """`netloom run --csv --reproducible -s KV...`: its non-empty output
+    lines (header, row); exits naming `who` and the command on failure."""
+    cmd = [netloom, "run", "--csv", "--reproducible"]
+    for x in kv:
+        cmd += ["-s", x]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("%s: %s failed: %s" % (who, " ".join(cmd), p.stderr.strip().splitlines()[-1:]))
+    return [ln for ln in p.stdout.splitlines() if ln.strip()]
