@@ -165,6 +165,7 @@ const struct alloc_ops alloc_sep_in_ops = {
 	.help = "separable allocator, input arbiters first, priority then round robin (Dally & Towles 19.3)",
 	.run = alloc_sep_in_run,
 	.by_priority = true,
+	.input_top_priority = true,
 };
 
 const struct alloc_ops alloc_sep_out_ops = {

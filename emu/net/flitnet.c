@@ -255,23 +255,22 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
 			      n->route->spec);
+	/* lookahead_decide = upstream reads the downstream router's state from
+	 * the upstream one (router.c, fl_la_decide): one partition, and no VOQ,
+	 * whose rotations route a packet again at the same router. */
+	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
+	if (rc_ == 0 && n->la_upstream && sc->partitions > 1)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which partitions = %lld cannot give; expected partitions = 1 or lookahead_decide = arrival",
+			      (long long)sc->partitions);
+	if (rc_ == 0 && n->la_upstream && rc->voq)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;
 	}
 	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
-	/* lookahead_decide = upstream reads the downstream router's state from
-	 * the upstream one (router.c, fl_la_decide): one partition, and no VOQ,
-	 * whose rotations route a packet again at the same router. */
-	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
-	if (n->la_upstream && (sc->partitions > 1 || rc->voq)) {
-		int parts = sc->partitions > 1;
-		flitnet_free(n);
-		return nl_errf(err, NL_ECONFIG,
-			       parts ? "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which partitions = %lld cannot give; expected partitions = 1 or lookahead_decide = arrival"
-				     : "[router] lookahead_decide = upstream with voq = 1%.0lld: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival",
-			       parts ? (long long)sc->partitions : 0LL);
-	}
 	if (n->la_upstream)
 		n->pool.la_w = n->route->max_cands;
 

@@ -67,6 +67,10 @@ struct alloc_ops {
 	void (*run)(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req, uint32_t n_in,
 		    uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
 	bool by_priority; /* arbiters prefer higher priority before round robin (separable) */
+	/* An input's lower-priority requests can never be granted nor move a
+	 * pointer (its first-stage arbiter takes its top priority): the VC
+	 * stage need not gather them (router.c, fl_va_top_prio). */
+	bool input_top_priority;
 };
 
 /* NULL-terminated, in the order of the configuration choices. */
@@ -301,8 +305,6 @@ static inline void fl_obs_phase(struct fl_obs *o, int phase)
 	o->measure_before = phase == PH_RUNNING ? UINT64_MAX : phase == PH_DRAINING ? o->drain_time : 0;
 }
 
-/* Packet and VC-buffer-run pools: 32-bit indices recycled through free
- * lists threaded through `next`; they grow between cycles (fl_reserve). */
 /* A head that won a switch towards another router this cycle, whose route
  * there is decided at the cycle's end (lookahead_decide = upstream). */
 struct fl_la_pend {
@@ -312,6 +314,8 @@ struct fl_la_pend {
 	uint8_t vc;    /* the VC it travels on: its input VC downstream */
 };
 
+/* Packet and VC-buffer-run pools: 32-bit indices recycled through free
+ * lists threaded through `next`; they grow between cycles (fl_reserve). */
 struct fl_pools {
 	struct fl_pkt *pkts;     /* 64-byte aligned within pkts_mem: a record is one cache line */
 	void *pkts_mem;          /* the allocation (free this) */

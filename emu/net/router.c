@@ -278,20 +278,26 @@ static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv
 /* VC allocation, evaluation: requests of the unevaluated items among the
  * first n_items (their local indices go to n->ev_li for the allocation
  * step). VC allocator indices are local VC indices on both sides. */
+/* Can input VC iv take output VC ovc of local port `port`: free and, for
+ * escape-VC functions (`room`), with room for the packet downstream. */
+static inline bool fl_va_free(const struct flitnet *n, const struct fl_router *ro, uint64_t iv, uint32_t port,
+			      uint32_t ovc, bool room)
+{
+	uint64_t ov = (uint64_t)(ro->port_base + port) * n->V + ovc;
+	return n->ovc[ov].owner == FL_NONE && !(room && fl_out_full(n, ov, iv));
+}
+
 /* The highest priority among input VC iv's candidates that have a free
- * output VC (with room, for escape-VC functions), INT32_MIN if none. */
+ * output VC, INT32_MIN if none. */
 static int32_t fl_va_top_prio(const struct flitnet *n, const struct fl_router *ro, uint64_t iv,
 			      const struct route_cand *c, bool room)
 {
-	const uint32_t V = n->V;
 	int32_t top = INT32_MIN;
 	for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
 		if (c[k].prio <= top)
 			continue;
-		const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + c[k].port) * V;
 		for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++)
-			if (ovs[ovc].owner == FL_NONE &&
-			    !(room && fl_out_full(n, (uint64_t)(ro->port_base + c[k].port) * V + ovc, iv))) {
+			if (fl_va_free(n, ro, iv, c[k].port, ovc, room)) {
 				top = c[k].prio;
 				break;
 			}
@@ -309,7 +315,7 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	 * highest-priority request first, so its lower-priority requests can
 	 * never win, match or move a pointer; they are not gathered (escape
 	 * and deroute tiers of Min-AD and DAL: up to 2L + 1 candidates). */
-	const bool top_only = n->va_ops == &alloc_sep_in_ops;
+	const bool top_only = n->va_ops->input_top_priority;
 	n->n_ev = 0;
 	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
@@ -325,11 +331,8 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
 			if (c[k].prio < floor_pri)
 				continue;
-			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + c[k].port) * V;
 			for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
-				if (ovs[ovc].owner != FL_NONE)
-					continue;
-				if (room && fl_out_full(n, (uint64_t)(ro->port_base + c[k].port) * V + ovc, iv))
+				if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
 					continue;
 				elig = true;
 				struct fl_areq *rq = &n->areq[n_req++];
