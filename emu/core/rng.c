@@ -3,17 +3,13 @@
 
 #include <math.h>
 
-uint64_t rng_below(struct rng *r, uint64_t n)
+uint64_t rng_below_reject(struct rng *r, uint64_t n, unsigned __int128 m)
 {
-	/* Lemire 2019, "Fast random integer generation in an interval". */
-	unsigned __int128 m = (unsigned __int128)rng_u64(r) * n;
 	uint64_t lo = (uint64_t)m;
-	if (lo < n) {
-		uint64_t t = -n % n;
-		while (lo < t) {
-			m = (unsigned __int128)rng_u64(r) * n;
-			lo = (uint64_t)m;
-		}
+	uint64_t t = -n % n;
+	while (lo < t) {
+		m = (unsigned __int128)rng_u64(r) * n;
+		lo = (uint64_t)m;
 	}
 	return (uint64_t)(m >> 64);
 }

@@ -65,9 +65,20 @@ static inline double rng_uniform(struct rng *r)
 	return (double)(rng_u64(r) >> 11) * 0x1.0p-53;
 }
 
-/* Uniform integer in [0, n), n > 0, unbiased (Lemire's multiply-shift with
- * rejection). */
-uint64_t rng_below(struct rng *r, uint64_t n);
+/* rng_below's rejection path (rare: the low word of the first product,
+ * m, fell below n). */
+uint64_t rng_below_reject(struct rng *r, uint64_t n, unsigned __int128 m);
+
+/* Uniform integer in [0, n), n > 0, unbiased (Lemire 2019, "Fast random
+ * integer generation in an interval": multiply-shift with rejection). The
+ * common case inline: routing functions draw per hop. */
+static inline uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	unsigned __int128 m = (unsigned __int128)rng_u64(r) * n;
+	if ((uint64_t)m < n)
+		return rng_below_reject(r, n, m);
+	return (uint64_t)(m >> 64);
+}
 
 /* Number of failures before the first success of a Bernoulli(p) process,
  * 0 < p <= 1: the gap to the next injection, drawn once per event instead of

@@ -114,17 +114,6 @@ static void dal_inject(const struct route *r, struct route_pkt *p, struct rng *r
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
 
-/* rng_below(rng, n) with its common case inline: the same draws and the
- * same value (the rare rejection case is left to rng_below itself). */
-static inline uint32_t dal_below(struct rng *rng, uint32_t n)
-{
-	unsigned __int128 x = (unsigned __int128)rng_at(rng->key, rng->ctr) * n;
-	if ((uint64_t)x < n)
-		return (uint32_t)rng_below(rng, n);
-	rng->ctr++;
-	return (uint32_t)(x >> 64);
-}
-
 /* Step 3 for dimension d: the least occupied unblocked port to a
  * coordinate other than the router's and the destination's, scanning
  * from a random coordinate so ties spread. Per coordinate its best trunk
@@ -134,7 +123,7 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 		       uint32_t m, uint32_t block, struct rng *rng, struct route_cand *out)
 {
 	uint32_t S = h->S[d], K = h->K[d], own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
-	uint32_t u = dal_below(rng, S);
+	uint32_t u = (uint32_t)rng_below(rng, S);
 	uint32_t best = UINT32_MAX, best_port = 0;
 	if (!v) { /* no view: every trunk 0 has 0 flits; the first coordinate scanned wins */
 		for (uint32_t i = 0; i < S; i++, u = u + 1 == S ? 0 : u + 1)
@@ -208,7 +197,7 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		/* Step 3 (dal_deroute): coordinates from u on, i.e. port
 		 * indices from j0 on, cyclically; the first least occupied
 		 * unblocked one other than the destination's. */
-		uint32_t u = dal_below(rng, S), j0 = u <= own ? u : u - 1;
+		uint32_t u = (uint32_t)rng_below(rng, S), j0 = u <= own ? u : u - 1;
 		if (j0 == S - 1)
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
