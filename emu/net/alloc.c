@@ -22,41 +22,40 @@ static inline uint16_t fl_rr_next(int32_t idx, uint32_t size)
 	return (uint16_t)((uint32_t)idx + 1 == size ? 0 : (uint32_t)idx + 1);
 }
 
-/* iSLIP (McKeown, IEEE/ACM ToN 1999), BookSim's iSLIP_Sparse::Allocate. */
+/* iSLIP (McKeown, IEEE/ACM ToN 1999), BookSim's iSLIP_Sparse::Allocate.
+ * An output's grant is its best_out entry itself: the accept pass reads it
+ * and the commit pass clears it, three passes over the requests per
+ * iteration. Every entry of the match and best arrays is -1 on entry (the
+ * callers clear what they read), so the first iteration skips the
+ * matched tests. */
 static void alloc_islip_run(struct flitnet *n, uint32_t iters, const struct fl_areq *rq, uint32_t n_req,
 		     uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
 {
 	int32_t *in_m = n->in_match, *out_m = n->out_match;
-	int32_t *best_o = n->best_out, *best_i = n->best_in, *grant = n->grant;
+	int32_t *best_o = n->best_out, *best_i = n->best_in;
 
 	for (uint32_t it = 0; it < iters; it++) {
 		/* Grant: each unmatched output picks an unmatched requesting input. */
 		for (uint32_t k = 0; k < n_req; k++) {
 			int32_t o = rq[k].out, i = rq[k].in;
-			if (out_m[o] >= 0 || in_m[i] >= 0)
+			if (it && (out_m[o] >= 0 || in_m[i] >= 0))
 				continue;
 			if (best_o[o] < 0 || fl_rr_key(i, gptr[o], n_in) < fl_rr_key(best_o[o], gptr[o], n_in))
 				best_o[o] = i;
 		}
-		for (uint32_t k = 0; k < n_req; k++) {
-			int32_t o = rq[k].out;
-			if (best_o[o] >= 0) {
-				grant[o] = best_o[o];
-				best_o[o] = -1;
-			}
-		}
 		/* Accept: each input picks among the outputs that granted it. */
-		bool any = false;
 		for (uint32_t k = 0; k < n_req; k++) {
 			int32_t o = rq[k].out, i = rq[k].in;
-			if (grant[o] != i)
+			if (best_o[o] != i)
 				continue;
 			if (best_i[i] < 0 || fl_rr_key(o, aptr[i], n_out) < fl_rr_key(best_i[i], aptr[i], n_out))
 				best_i[i] = o;
 		}
+		bool any = false;
 		for (uint32_t k = 0; k < n_req; k++) {
 			int32_t i = rq[k].in;
 			int32_t o = best_i[i];
+			best_o[rq[k].out] = -1;
 			if (o < 0)
 				continue;
 			best_i[i] = -1;
@@ -68,8 +67,6 @@ static void alloc_islip_run(struct flitnet *n, uint32_t iters, const struct fl_a
 				aptr[i] = fl_rr_next(o, n_out);
 			}
 		}
-		for (uint32_t k = 0; k < n_req; k++)
-			grant[rq[k].out] = -1;
 		if (!any)
 			break;
 	}
@@ -190,7 +187,7 @@ void fl_allocate(struct flitnet *n, const struct alloc_ops *ops, uint32_t iters,
 	 * every output grants it and it accepts the best one; iSLIP by round
 	 * robin alone, separable arbiters by priority first. */
 	bool one_in = true, one_out = true;
-	for (uint32_t k = 1; k < n_req; k++) {
+	for (uint32_t k = 1; k < n_req && (one_in || one_out); k++) {
 		one_in &= reqs[k].in == reqs[0].in;
 		one_out &= reqs[k].out == reqs[0].out;
 	}

@@ -464,7 +464,7 @@ struct flitnet {
 	uint32_t areq_cap;
 	int32_t *best_out, *best_in;   /* per output / input of the allocator */
 	int32_t *in_match, *out_match;
-	int32_t *grant;
+	int32_t *grant;                /* per crossbar input: the label switch allocation granted (router.c) */
 	uint32_t scratch_ports;
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	uint32_t n_ev;
