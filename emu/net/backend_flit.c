@@ -150,7 +150,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 				       (unsigned long long)msg_id);
 		struct fl_pkt *pk = &p->pool.pkts[pi];
 		memset(pk, 0, sizeof *pk);
-		pk->ctime = cycle;
+		pk->ctime = (uint32_t)cycle;
 		pk->msg = mi + 1; /* < 2^31 (FL_MSG_MAX) */
 		pk->src_ep = src_ep;
 		pk->size = (uint16_t)flits;

@@ -143,15 +143,18 @@ struct fl_port {
 	uint64_t chan_flits;    /* flits sent while count_channels is set */
 };
 
-/* A packet in flight (pool entry): 48 bytes, taken from creation (or
+/* A packet in flight (pool entry): 40 bytes, taken from creation (or
  * the message driver's queue) to the tail's ejection, so it is most of
  * the memory a loaded network adds. The destination endpoint is rt.dst_ep
  * only; the free list and the source queue link share itime's place
- * (a packet is linked only before its head is injected or once freed). */
+ * (a packet is linked only before its head is injected or once freed).
+ * Its two cycle stamps are 32-bit, like the ports' (BookSim's are 32-bit
+ * ints too): a packet's age, creation to ejection, must stay below 2^32
+ * cycles; fl_pkt_ctime recovers the full creation cycle. */
 struct fl_pkt {
-	uint64_t ctime;     /* creation cycle (source queue entry) */
+	uint32_t ctime;     /* creation cycle mod 2^32 (source queue entry) */
 	union {
-		uint64_t itime; /* cycle its head was injected (set at injection) */
+		uint32_t itime; /* cycle mod 2^32 its head was injected (set at injection) */
 		uint32_t next;  /* free list / NIC queue link (before injection) */
 	};
 	uint32_t src_ep;
@@ -161,7 +164,13 @@ struct fl_pkt {
 	uint16_t size;      /* flits */
 	uint16_t routers;   /* routers traversed by the head */
 };
-_Static_assert(sizeof(struct fl_pkt) == 48, "fl_pkt grew: it is most of a loaded network's memory");
+_Static_assert(sizeof(struct fl_pkt) == 40, "fl_pkt grew: it is most of a loaded network's memory");
+
+/* Packet pk's full creation cycle, at cycle now (its age is < 2^32). */
+static inline uint64_t fl_pkt_ctime(const struct fl_pkt *pk, uint64_t now)
+{
+	return now - (uint32_t)((uint32_t)now - pk->ctime);
+}
 
 /* A run of consecutive flits of one packet in a VC buffer (pool entry). */
 struct fl_run {
@@ -317,7 +326,7 @@ struct fl_la_pend {
 /* Packet and VC-buffer-run pools: 32-bit indices recycled through free
  * lists threaded through `next`; they grow between cycles (fl_reserve). */
 struct fl_pools {
-	struct fl_pkt *pkts;     /* 64-byte aligned within pkts_mem: a record is one cache line */
+	struct fl_pkt *pkts;     /* 64-byte aligned within pkts_mem */
 	void *pkts_mem;          /* the allocation (free this) */
 	uint32_t n_pkts, cap_pkts, free_pkt;
 	/* lookahead_decide = upstream only (NULL otherwise): per packet record,

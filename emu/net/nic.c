@@ -50,7 +50,7 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 
 	uint32_t i = fl_pkt_alloc(n);
 	struct fl_pkt *pk = &n->pool.pkts[i];
-	pk->ctime = ctime;
+	pk->ctime = (uint32_t)ctime;
 	pk->itime = 0;
 	pk->msg = 0;
 	pk->src_ep = e;
@@ -146,7 +146,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 				n->nic_busy[s] = 1;
 				c->last_vc = (uint8_t)vc;
 				c->cur_vc = (uint8_t)vc;
-				pk->itime = now;
+				pk->itime = (uint32_t)now;
 			}
 			n->nic_occ[s]++;
 			bool tail = c->cur_seq + 1u == pk->size;
@@ -205,7 +205,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	fl_schedule(n, now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 	n->flits_in_net--;
 	n->obs.flits_alive--;
-	n->obs.ctime_sum_alive -= pk->ctime;
+	n->obs.ctime_sum_alive -= fl_pkt_ctime(pk, now);
 	if (pk->measured)
 		n->obs.measured_alive--;
 	if (n->obs.count_traffic && (!n->synth.traffic || traffic_is_active(n->synth.traffic, e)))
@@ -214,8 +214,8 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	if (seq + 1u != pk->size)
 		return;
 	if (n->obs.record_all || pk->measured) {
-		stats_hist_add(&n->obs.plat, now - pk->ctime);
-		stats_hist_add(&n->obs.nlat, now - pk->itime);
+		stats_hist_add(&n->obs.plat, (uint32_t)((uint32_t)now - pk->ctime));
+		stats_hist_add(&n->obs.nlat, (uint32_t)((uint32_t)now - pk->itime));
 		stats_hist_add(&n->obs.hops, pk->routers ? pk->routers - 1u : 0);
 	}
 	/* The message driver is the root's; completed messages are delivered
