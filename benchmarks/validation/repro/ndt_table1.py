@@ -6,10 +6,28 @@ PEs), uniform traffic, packet sizes uniform in 1..32 cells; DORT on the
 5DT as an extra curve (the paper cannot run it on EXTOLL cards). The
 paper: at low load the 5DT torus's latency is 10 %, 15 % and 30 % lower;
 it accepts 20 % and 12 % more traffic at 256 and 512 PEs, and 80 % of the
-maximum against 35 % at 1024. Not given, assumed: 4 VCs everywhere (the
-3D torus's two deterministic dateline VCs x 2; TS-DOR's 2 source halves x
-2), 16-flit VC buffers, wormhole, netloom's default router timing, seed 1,
-latency at 0.1 of the maximum injection rate.
+maximum against 35 % at 1024.
+
+Given (§II-A, §III) and set: virtual cut-through (flow_control=vct);
+VOQ input buffers (voq=1); iSLIP (vc_ and sw_allocator=islip); credits
+per 128-bit cell (one per flit, netloom's only mode; a cell is a flit);
+four traffic classes of two deterministic VCs each, 8 VCs (num_vcs=8).
+3D: DOR in each class (traffic_classes=4), its two VCs the ring's two
+classes. 5DT: PE0-sourced packets in two classes, PE1-sourced in the
+other two: traffic_classes=2, each split by tsdor into its PE0 and PE1
+halves of two VCs (tsdor refuses traffic_classes=4: it needs 4 VCs per
+class). Not given, assumed: which of its classes a packet takes: 3D by
+its source endpoint (traffic_class=source; by destination, a class would
+be the destination's x mod 4, one class per y and z ring under DOR), 5DT
+by its destination PE (traffic_class=dest; by source, tsdor's half for
+the other PE would sit idle in each class); the adaptive TCs' third VC
+unused (both routings are deterministic); 32-flit VC buffers, the
+smallest VCT allows (EXTOLL's multi-queue buffer is shared by a port's
+queues, netloom's is one per VC); one iSLIP iteration; netloom's default
+router timing, the internal link as an external one; seed 1; latency at
+offered 0.1. Offered and accepted rates are flits/cycle/PE; the paper's
+normalized rate is a share of the host bandwidth (10.4 GB/s), whose ratio
+to a link's the paper does not give. DORT runs with TS-DOR's settings.
 
 Usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]   (default 256 512 1024)
 Writes OUTDIR/ndt_table1.tsv and .svg; prints the table.
@@ -24,11 +42,15 @@ import netloom_run  # noqa: E402
 TABLE1 = {256: ("8x8x4", "4x4x2x2x2"), 512: ("8x8x8", "4x4x2x4x2"), 1024: ("16x8x8", "4x4x2x4x4")}
 PAPER_LAT = {256: 10.0, 512: 15.0, 1024: 30.0}
 PAPER_THR = {256: "+20 %", 512: "+12 %", 1024: "0.80 vs 0.35"}
-COMMON = ["num_vcs=4", "vc_buf_size=16", "packet_size=1..32", "traffic=uniform", "seed=1"]
+COMMON = ["flow_control=vct", "voq=1", "vc_allocator=islip", "sw_allocator=islip", "num_vcs=8", "vc_buf_size=32",
+          "packet_size=1..32", "traffic=uniform", "seed=1"]
+# 4 classes x 2 VCs; tsdor (and dort) split each of 2 classes into source-PE halves themselves.
+TCLASSES = {"dor": ["traffic_classes=4", "traffic_class=source"],
+            "tsdor": ["traffic_classes=2", "traffic_class=dest"], "dort": ["traffic_classes=2", "traffic_class=dest"]}
 
 
 def sweep(netloom, topo, fn, rates):
-    return netloom_run.results(netloom, "sweep", ["topology=" + topo, "routing_function=" + fn] + COMMON,
+    return netloom_run.results(netloom, "sweep", ["topology=" + topo, "routing_function=" + fn] + TCLASSES[fn] + COMMON,
                                ["--rates", rates])
 
 def main():
