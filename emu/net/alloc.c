@@ -79,47 +79,54 @@ static inline bool fl_better(int32_t pri, uint32_t key, int32_t bpri, uint32_t b
 }
 
 /* Separable allocation: first-stage arbiters on one side pick one request
- * each, second-stage arbiters on the other side pick among those. */
+ * each, second-stage arbiters on the other side pick among those. After
+ * the first pass over the requests the rest walks only the first-stage
+ * winners (a head asks for every VC of a port: about one in num_vcs
+ * requests): a second-stage arbiter's candidates come from distinct
+ * first-stage arbiters, so their round-robin keys differ and the order
+ * they are compared in cannot change its choice. */
 static void alloc_separable(struct flitnet *n, bool input_first, const struct fl_areq *rq, uint32_t n_req,
 			 uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
 {
 	int32_t *first = input_first ? n->best_in : n->best_out;   /* winning request per first-stage arbiter */
 	int32_t *second = input_first ? n->best_out : n->best_in;  /* winning request per second-stage arbiter */
+	int32_t *used = n->arb_used;
+	uint32_t n_used = 0;
 
 	for (uint32_t k = 0; k < n_req; k++) {
 		int32_t a = input_first ? rq[k].in : rq[k].out;
 		int32_t cur = first[a];
-		uint32_t key = input_first ? fl_rr_key(rq[k].out, aptr[a], n_out) : fl_rr_key(rq[k].in, gptr[a], n_in);
-		int32_t pri = input_first ? rq[k].in_pri : rq[k].out_pri;
 		if (cur < 0) {
 			first[a] = (int32_t)k;
+			used[n_used++] = a;
 			continue;
 		}
+		uint32_t key = input_first ? fl_rr_key(rq[k].out, aptr[a], n_out) : fl_rr_key(rq[k].in, gptr[a], n_in);
+		int32_t pri = input_first ? rq[k].in_pri : rq[k].out_pri;
 		uint32_t ckey = input_first ? fl_rr_key(rq[cur].out, aptr[a], n_out) : fl_rr_key(rq[cur].in, gptr[a], n_in);
 		int32_t cpri = input_first ? rq[cur].in_pri : rq[cur].out_pri;
 		if (fl_better(pri, key, cpri, ckey))
 			first[a] = (int32_t)k;
 	}
-	for (uint32_t k = 0; k < n_req; k++) {
-		int32_t a = input_first ? rq[k].in : rq[k].out;
-		if (first[a] != (int32_t)k)
-			continue;
+	for (uint32_t u = 0; u < n_used; u++) {
+		int32_t k = first[used[u]];
 		int32_t b = input_first ? rq[k].out : rq[k].in;
 		int32_t cur = second[b];
-		uint32_t key = input_first ? fl_rr_key(rq[k].in, gptr[b], n_in) : fl_rr_key(rq[k].out, aptr[b], n_out);
-		int32_t pri = input_first ? rq[k].out_pri : rq[k].in_pri;
 		if (cur < 0) {
-			second[b] = (int32_t)k;
+			second[b] = k;
 			continue;
 		}
+		uint32_t key = input_first ? fl_rr_key(rq[k].in, gptr[b], n_in) : fl_rr_key(rq[k].out, aptr[b], n_out);
+		int32_t pri = input_first ? rq[k].out_pri : rq[k].in_pri;
 		uint32_t ckey = input_first ? fl_rr_key(rq[cur].in, gptr[b], n_in) : fl_rr_key(rq[cur].out, aptr[b], n_out);
 		int32_t cpri = input_first ? rq[cur].out_pri : rq[cur].in_pri;
 		if (fl_better(pri, key, cpri, ckey))
-			second[b] = (int32_t)k;
+			second[b] = k;
 	}
-	for (uint32_t k = 0; k < n_req; k++) {
+	for (uint32_t u = 0; u < n_used; u++) {
+		int32_t k = first[used[u]];
 		int32_t b = input_first ? rq[k].out : rq[k].in;
-		if (second[b] != (int32_t)k)
+		if (second[b] != k)
 			continue;
 		int32_t i = rq[k].in, o = rq[k].out;
 		n->in_match[i] = o;
@@ -127,9 +134,10 @@ static void alloc_separable(struct flitnet *n, bool input_first, const struct fl
 		aptr[i] = fl_rr_next(o, n_out);
 		gptr[o] = fl_rr_next(i, n_in);
 	}
-	for (uint32_t k = 0; k < n_req; k++) {
-		n->best_in[rq[k].in] = -1;
-		n->best_out[rq[k].out] = -1;
+	for (uint32_t u = 0; u < n_used; u++) {
+		int32_t k = first[used[u]];
+		second[input_first ? rq[k].out : rq[k].in] = -1;
+		first[used[u]] = -1;
 	}
 }
 
@@ -163,6 +171,7 @@ const struct alloc_ops alloc_sep_in_ops = {
 	.run = alloc_sep_in_run,
 	.by_priority = true,
 	.input_top_priority = true,
+	.input_single_request = true,
 };
 
 const struct alloc_ops alloc_sep_out_ops = {

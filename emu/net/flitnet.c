@@ -434,6 +434,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->out_match, side);
 	FL_CALLOC(n->grant, side);
 	FL_CALLOC(n->ev_li, side);
+	FL_CALLOC(n->arb_used, side);
 	for (uint32_t i = 0; i < side; i++)
 		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
 

@@ -71,6 +71,10 @@ struct alloc_ops {
 	 * pointer (its first-stage arbiter takes its top priority): the VC
 	 * stage need not gather them (router.c, fl_va_top_prio). */
 	bool input_top_priority;
+	/* An input's first-stage arbiter sees only that input's requests and
+	 * pointer, and passes one on: the VC stage may gather that winner
+	 * alone (router.c, fl_va_gather). */
+	bool input_single_request;
 };
 
 /* NULL-terminated, in the order of the configuration choices. */
@@ -476,6 +480,7 @@ struct flitnet {
 	int32_t *grant;                /* per crossbar input: the label switch allocation granted (router.c) */
 	uint32_t scratch_ports;
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
+	int32_t *arb_used;             /* first-stage arbiters with a request (alloc.c, separable) */
 	uint32_t n_ev;
 
 	uint64_t flits_in_net;         /* injected into the network, not yet ejected */

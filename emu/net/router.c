@@ -335,6 +335,8 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	 * never win, match or move a pointer; they are not gathered (escape
 	 * and deroute tiers of Min-AD and DAL: up to 2L + 1 candidates). */
 	const bool top_only = n->va_ops->input_top_priority;
+	const bool single = n->va_ops->input_single_request;
+	const uint32_t side = (uint32_t)ro->n_ports * V;
 	n->n_ev = 0;
 	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
@@ -347,6 +349,42 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		int32_t floor_pri = INT32_MIN;
 		if (top_only && n->ivc[iv].ncand > 1)
 			floor_pri = fl_va_top_prio(n, ro, iv, c, room);
+		if (single) {
+			/* The input arbiter's choice, made here: priority, then
+			 * round robin from the input's pointer, the first of equals
+			 * (alloc.c, alloc_separable's first stage). */
+			const uint32_t ap = n->va_aptr[iv];
+			int32_t best_out = -1, best_pri = 0;
+			uint32_t best_key = UINT32_MAX; /* computed when a second request appears */
+			for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
+				if (c[k].prio < floor_pri)
+					continue;
+				for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
+					if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
+						continue;
+					uint32_t out = c[k].port * V + ovc;
+					if (best_out < 0) {
+						best_out = (int32_t)out;
+						best_pri = c[k].prio;
+						continue;
+					}
+					if (c[k].prio < best_pri)
+						continue;
+					if (best_key == UINT32_MAX)
+						best_key = fl_add_mod((uint32_t)best_out, side - ap, side);
+					uint32_t key = fl_add_mod(out, side - ap, side);
+					if (c[k].prio > best_pri || key < best_key) {
+						best_out = (int32_t)out;
+						best_pri = c[k].prio;
+						best_key = key;
+					}
+				}
+			}
+			if (best_out >= 0)
+				n->areq[n_req++] = (struct fl_areq){.in = (int32_t)li, .out = best_out, .in_pri = best_pri};
+			nd->result = best_out >= 0 ? -1 : FL_STALL_BUFFER_BUSY;
+			continue;
+		}
 		for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
 			if (c[k].prio < floor_pri)
 				continue;
