@@ -7,6 +7,7 @@
 #
 #   booksim_topos.sh NETLOOM speed  CASE LOAD   last line: flit-hops per second
 #   booksim_topos.sh NETLOOM memory CASE LOAD   last line: bytes per endpoint
+#                                               (medians of MEMORY_RUNS runs, default 5)
 #
 # CASE is a file name without .cfg (df_flex_min, df_flex_ugal, ff_ranmin,
 # ff_ugal, ft_nca, ...). Memory per endpoint is the peak resident memory
@@ -45,11 +46,16 @@ speed)
   echo "$out" | flit_hops_rate booksim_topos.sh
   ;;
 memory)
-  idle=$(peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate=0)
-  busy=$(peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate="$load")
+  # Median of MEMORY_RUNS runs each (default 5): the idle peak alone moves
+  # by a few hundred KiB from run to run, which on a 256-endpoint network
+  # is more than the traffic adds.
+  runs=${MEMORY_RUNS:-5}
+  median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
+  idle=$(for _ in $(seq "$runs"); do peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate=0; done | median)
+  busy=$(for _ in $(seq "$runs"); do peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate="$load"; done | median)
   eps=$("$netloom" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
     sed -n 's/.* \([0-9][0-9]*\) endpoints.*/\1/p')
-  echo "$case at $load: peak RSS $busy KiB, idle $idle KiB, $eps endpoints"
+  echo "$case at $load: peak RSS $busy KiB, idle $idle KiB (medians of $runs runs), $eps endpoints"
   python3 -c "print(round(($busy - $idle) * 1024 / $eps))"
   ;;
 *)

@@ -161,6 +161,23 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 	return 1;
 }
 
+/* Ports j of [from, to) of one offset dimension (occupancy rows from pd):
+ * keep in (*best, *bj) the first least occupied unblocked one other than
+ * the destination's jto (dal_deroute's rule, one trunk). */
+static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, size_t pstep, size_t vstep, uint32_t m,
+							      uint32_t block, uint32_t jto, uint32_t from,
+							      uint32_t to, uint32_t *best, uint32_t *bj)
+{
+	const char *pb = pd + from * pstep;
+	for (uint32_t j = from; j < to; j++, pb += pstep) {
+		uint32_t room, q = hxr_port_q(pb, vstep, m, block, &room);
+		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
+		clip = room && j != jto ? clip : UINT32_MAX;
+		*bj = clip < *best ? j : *bj;
+		*best = clip < *best ? clip : *best;
+	}
+}
+
 /* Steps 2 and 3 when every dimension has one link per switch pair
  * (K = 1, seed 001's networks) and there is a view: the same candidates,
  * in the same order and with the same draws, as hxr_min_cands followed by
@@ -201,22 +218,8 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		if (j0 == S - 1)
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
-		const char *pb = pd + j0 * pstep;
-		for (uint32_t j = j0; j < S - 1; j++, pb += pstep) {
-			q = hxr_port_q(pb, vstep, m, block, &room);
-			clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
-			clip = room && j != jto ? clip : UINT32_MAX;
-			bj = clip < best ? j : bj;
-			best = clip < best ? clip : best;
-		}
-		pb = pd;
-		for (uint32_t j = 0; j < j0; j++, pb += pstep) {
-			q = hxr_port_q(pb, vstep, m, block, &room);
-			clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
-			clip = room && j != jto ? clip : UINT32_MAX;
-			bj = clip < best ? j : bj;
-			best = clip < best ? clip : best;
-		}
+		dal_scan_k1(pd, pstep, vstep, m, block, jto, j0, S - 1, &best, &bj);
+		dal_scan_k1(pd, pstep, vstep, m, block, jto, 0, j0, &best, &bj);
 		if (best != UINT32_MAX)
 			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
 	}
