@@ -352,7 +352,10 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		if (single) {
 			/* The input arbiter's choice, made here: priority, then
 			 * round robin from the input's pointer, the first of equals
-			 * (alloc.c, alloc_separable's first stage). */
+			 * (alloc.c, alloc_separable's first stage). The candidate
+			 * loop is written twice on purpose: one loop with a test
+			 * inside, or one always-inlined helper, cost 0.5-4.7% more
+			 * instructions on the dragonfly, flatfly and fat tree. */
 			const uint32_t ap = n->va_aptr[iv];
 			int32_t best_out = -1, best_pri = 0;
 			uint32_t best_key = UINT32_MAX; /* computed when a second request appears */
