@@ -289,6 +289,158 @@ static void test_islip_iterations(void)
 	fx_close(&f);
 }
 
+/* The separable allocators as BookSim defines them, written plainly: every
+ * pass over every request (alloc.c walks only the first-stage winners
+ * after its first pass). */
+static uint32_t ref_rr(int32_t idx, uint32_t ptr, uint32_t size)
+{
+	return (uint32_t)idx >= ptr ? (uint32_t)idx - ptr : (uint32_t)idx + size - ptr;
+}
+
+static void ref_separable(bool input_first, const struct fl_areq *rq, uint32_t n_req, uint32_t n_in,
+			  uint32_t n_out, uint16_t *aptr, uint16_t *gptr, int32_t *in_m, int32_t *out_m)
+{
+	int32_t first[64], second[64];
+	for (uint32_t i = 0; i < 64; i++)
+		first[i] = second[i] = -1;
+	for (uint32_t i = 0; i < n_in; i++)
+		in_m[i] = -1;
+	for (uint32_t o = 0; o < n_out; o++)
+		out_m[o] = -1;
+	for (uint32_t k = 0; k < n_req; k++) {
+		int32_t a = input_first ? rq[k].in : rq[k].out, c = first[a];
+		uint32_t key = input_first ? ref_rr(rq[k].out, aptr[a], n_out) : ref_rr(rq[k].in, gptr[a], n_in);
+		int32_t pri = input_first ? rq[k].in_pri : rq[k].out_pri;
+		if (c < 0 || pri > (input_first ? rq[c].in_pri : rq[c].out_pri) ||
+		    (pri == (input_first ? rq[c].in_pri : rq[c].out_pri) &&
+		     key < (input_first ? ref_rr(rq[c].out, aptr[a], n_out) : ref_rr(rq[c].in, gptr[a], n_in))))
+			first[a] = (int32_t)k;
+	}
+	for (uint32_t k = 0; k < n_req; k++) {
+		if (first[input_first ? rq[k].in : rq[k].out] != (int32_t)k)
+			continue;
+		int32_t b = input_first ? rq[k].out : rq[k].in, c = second[b];
+		uint32_t key = input_first ? ref_rr(rq[k].in, gptr[b], n_in) : ref_rr(rq[k].out, aptr[b], n_out);
+		int32_t pri = input_first ? rq[k].out_pri : rq[k].in_pri;
+		if (c < 0 || pri > (input_first ? rq[c].out_pri : rq[c].in_pri) ||
+		    (pri == (input_first ? rq[c].out_pri : rq[c].in_pri) &&
+		     key < (input_first ? ref_rr(rq[c].in, gptr[b], n_in) : ref_rr(rq[c].out, aptr[b], n_out))))
+			second[b] = (int32_t)k;
+	}
+	for (uint32_t k = 0; k < n_req; k++) {
+		if (second[input_first ? rq[k].out : rq[k].in] != (int32_t)k)
+			continue;
+		in_m[rq[k].in] = rq[k].out;
+		out_m[rq[k].out] = rq[k].in;
+		aptr[rq[k].in] = (uint16_t)((uint32_t)rq[k].out + 1 == n_out ? 0 : rq[k].out + 1);
+		gptr[rq[k].out] = (uint16_t)((uint32_t)rq[k].in + 1 == n_in ? 0 : rq[k].in + 1);
+	}
+}
+
+/* Random request sets (shared inputs and outputs, priority tiers, random
+ * pointers): both separable allocators give the plain
+ * version's matches and pointers, and leave their scratch clear. With
+ * input-first, passing each input only its first-stage winner (what the
+ * VC stage does under alloc_ops.input_single_request) changes nothing. */
+static void test_separable_equals_plain(void)
+{
+	struct fx f;
+	struct flitnet *n = small_net(&f);
+	const uint32_t S = n->scratch_ports < 12 ? n->scratch_ports : 12;
+	uint64_t x = 88172645463325252ULL;
+#define RND(m) ((x ^= x << 13, x ^= x >> 7, x ^= x << 17), (uint32_t)(x % (m)))
+	CHECK(alloc_sep_in_ops.input_single_request && !alloc_sep_out_ops.input_single_request &&
+	      !alloc_islip_ops.input_single_request);
+	for (int trial = 0; trial < 3000; trial++) {
+		/* As the router builds them: no (input, output) pair twice, output
+		 * priority 0 (VC allocation: the route's priority on the input
+		 * side; switch allocation: none). */
+		struct fl_areq rq[32], one[32];
+		uint32_t n_req = 0, n_one = 0, want = 1 + RND(24);
+		const bool one_input = RND(4) == 0; /* a head asking for a range of one port's VCs */
+		const int32_t in0 = (int32_t)RND(S);
+		for (uint32_t t = 0; t < 4 * want && n_req < want; t++) {
+			struct fl_areq r = {.in = one_input ? in0 : (int32_t)RND(S), .out = (int32_t)RND(S),
+					    .label = (int32_t)n_req, .in_pri = (int32_t)RND(3)};
+			bool dup = false;
+			for (uint32_t k = 0; k < n_req && !dup; k++)
+				dup = rq[k].in == r.in && rq[k].out == r.out;
+			if (!dup)
+				rq[n_req++] = r;
+		}
+		uint16_t ap0[64], gp0[64];
+		for (uint32_t i = 0; i < S; i++) {
+			ap0[i] = (uint16_t)RND(S);
+			gp0[i] = (uint16_t)RND(S);
+		}
+		for (int in_first = 0; in_first < 2; in_first++) {
+			uint16_t ap[64], gp[64], rap[64], rgp[64];
+			int32_t rin[64], rout[64];
+			memcpy(ap, ap0, sizeof ap);
+			memcpy(gp, gp0, sizeof gp);
+			memcpy(rap, ap0, sizeof rap);
+			memcpy(rgp, gp0, sizeof rgp);
+			ref_separable(in_first, rq, n_req, S, S, rap, rgp, rin, rout);
+			clear_match(n, S);
+			fl_allocate(n, in_first ? &alloc_sep_in_ops : &alloc_sep_out_ops, 1, rq, n_req, S, S, ap, gp);
+			for (uint32_t i = 0; i < S; i++) {
+				CHECK_EQ(n->in_match[i], rin[i]);
+				CHECK_EQ(n->out_match[i], rout[i]);
+				CHECK_UINT(ap[i], ==, rap[i]);
+				CHECK_UINT(gp[i], ==, rgp[i]);
+				CHECK_EQ(n->best_in[i], -1);
+				CHECK_EQ(n->best_out[i], -1);
+			}
+		}
+		/* Each input's first-stage winner alone, in order of first request. */
+		for (uint32_t k = 0; k < n_req; k++) {
+			uint32_t j = 0;
+			while (j < n_one && one[j].in != rq[k].in)
+				j++;
+			if (j == n_one) {
+				one[n_one++] = rq[k];
+				continue;
+			}
+			uint32_t p = ap0[rq[k].in];
+			if (rq[k].in_pri > one[j].in_pri ||
+			    (rq[k].in_pri == one[j].in_pri && ref_rr(rq[k].out, p, S) < ref_rr(one[j].out, p, S)))
+				one[j] = rq[k];
+		}
+		uint16_t ap[64], gp[64], rap[64], rgp[64];
+		int32_t rin[64], rout[64];
+		memcpy(ap, ap0, sizeof ap);
+		memcpy(gp, gp0, sizeof gp);
+		memcpy(rap, ap0, sizeof rap);
+		memcpy(rgp, gp0, sizeof rgp);
+		ref_separable(true, rq, n_req, S, S, rap, rgp, rin, rout);
+		clear_match(n, S);
+		fl_allocate(n, &alloc_sep_in_ops, 1, one, n_one, S, S, ap, gp);
+		for (uint32_t i = 0; i < S; i++) {
+			CHECK_EQ(n->in_match[i], rin[i]);
+			CHECK_UINT(ap[i], ==, rap[i]);
+			CHECK_UINT(gp[i], ==, rgp[i]);
+		}
+	}
+#undef RND
+	fx_close(&f);
+}
+
+/* Packet records keep their creation cycle mod 2^32: ages and the full
+ * cycle come back exactly on both sides of a 2^32 boundary. */
+static void test_pkt_ctime_wrap(void)
+{
+	const uint64_t nows[] = {5, 1ULL << 32, (1ULL << 32) + 3, (5ULL << 32) + 17, 123456789012345ULL};
+	const uint64_t ages[] = {0, 1, 4, 1000, 0xFFFFFFFFULL};
+	for (size_t i = 0; i < sizeof nows / sizeof *nows; i++)
+		for (size_t j = 0; j < sizeof ages / sizeof *ages; j++) {
+			if (ages[j] > nows[i])
+				continue;
+			struct fl_pkt pk = {.ctime = (uint32_t)(nows[i] - ages[j])};
+			CHECK(fl_pkt_ctime(&pk, nows[i]) == nows[i] - ages[j]);
+			CHECK((uint32_t)((uint32_t)nows[i] - pk.ctime) == ages[j]);
+		}
+}
+
 /* Run-time allocations that fail end the run with NL_ENOMEM and a one-line
  * message, never an abort, whichever allocation it is. */
 static void test_run_oom(void)
@@ -385,6 +537,8 @@ int main(void)
 	TEST_RUN(test_alloc_registry);
 	TEST_RUN(test_alloc_priority);
 	TEST_RUN(test_islip_iterations);
+	TEST_RUN(test_separable_equals_plain);
+	TEST_RUN(test_pkt_ctime_wrap);
 	TEST_RUN(test_run_oom);
 	TEST_RUN(test_wheel_is_small);
 	TEST_RUN(test_wheel_follows_events);
