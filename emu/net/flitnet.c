@@ -270,11 +270,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		flitnet_free(n);
 		return rc_;
 	}
-	/* A deterministic function (route_ops.is_deterministic) reads neither
-	 * router state nor random numbers: decided upstream or on arrival it
-	 * gives the same candidates, so the upstream bookkeeping is skipped
-	 * (8% of the instructions on BookSim's dragonfly with group_min). */
-	if (n->la_upstream && n->route->ops->is_deterministic)
+	/* A function whose per-hop step reads neither router state nor random
+	 * numbers (route.h, hop_pure) gives the same candidates decided
+	 * upstream or on arrival, so the upstream bookkeeping is skipped (8%
+	 * of the instructions on BookSim's dragonfly with group_min). */
+	if (n->la_upstream && n->route->hop_pure)
 		n->la_upstream = false;
 	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
 	if (n->la_upstream)

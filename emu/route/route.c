@@ -99,6 +99,7 @@ int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct rou
 	if (rc < 0)
 		goto fail;
 	r->max_cands = ROUTE_MAX_CANDS;
+	r->hop_pure = ops->is_deterministic;
 	rc = ops->init(r, err);
 	if (rc < 0)
 		goto fail;

@@ -154,6 +154,13 @@ struct route {
 	 * Escape-channel schemes (Duato 1995) need it: a head queued behind
 	 * another packet in an adaptive VC could not reach its escape VC. */
 	bool needs_atomic_vcs;
+	/* compute reads no router state and draws nothing (the candidates
+	 * depend on the router, the in-port and the packet alone), so it may
+	 * run at any time before the head needs them: the engine then skips
+	 * lookahead_decide = upstream's bookkeeping. Defaults to
+	 * ops->is_deterministic; init sets it for functions whose per-hop
+	 * step only follows a decision made at injection (ugal:mode=booksim). */
+	bool hop_pure;
 };
 
 struct route_ops {

@@ -161,6 +161,10 @@ static int ugal_init(struct route *r, struct nl_err *err)
 		r->views |= ROUTE_VIEW_GLOBAL;
 	}
 	if (pr->mode == UGAL_BOOKSIM) {
+		/* With routing_delay = 0, the only case the engine asks, the
+		 * source decision is made at injection (decide_at_injection) and
+		 * each hop only follows it. */
+		r->hop_pure = true;
 		if (pr->inter != UGAL_INTER_ROUTER)
 			return nl_errf(err, NL_ECONFIG,
 				       "routing function 'ugal': mode=booksim draws a router intermediate as BookSim does; expected inter=router");
