@@ -349,6 +349,16 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		int32_t floor_pri = INT32_MIN;
 		if (top_only && n->ivc[iv].ncand > 1)
 			floor_pri = fl_va_top_prio(n, ro, iv, c, room);
+		if (single && n->ivc[iv].ncand == 1 && c->vc_lo == c->vc_hi) {
+			/* One candidate VC (a VC per hop class or phase): it is the
+			 * request, if free. */
+			bool fr = fl_va_free(n, ro, iv, c->port, c->vc_lo, room);
+			if (fr)
+				n->areq[n_req++] = (struct fl_areq){
+					.in = (int32_t)li, .out = (int32_t)(c->port * V + c->vc_lo), .in_pri = c->prio};
+			nd->result = fr ? -1 : FL_STALL_BUFFER_BUSY;
+			continue;
+		}
 		if (single) {
 			/* The input arbiter's choice, made here: priority, then
 			 * round robin from the input's pointer, the first of equals
