@@ -297,6 +297,30 @@ static uint32_t ref_rr(int32_t idx, uint32_t ptr, uint32_t size)
 	return (uint32_t)idx >= ptr ? (uint32_t)idx - ptr : (uint32_t)idx + size - ptr;
 }
 
+/* One stage of arbiters: each arbiter (the request's input when by_in,
+ * else its output) keeps in win[] its best request among those `filter`
+ * passes (first[] of the other side holds k, or no filter): priority,
+ * then round robin from ptr[arbiter] over `size`, the first of equals. */
+static void ref_stage(const struct fl_areq *rq, uint32_t n_req, bool by_in, const int32_t *filter,
+		      bool filter_by_in, int32_t *win, const uint16_t *ptr, uint32_t size)
+{
+	for (uint32_t k = 0; k < n_req; k++) {
+		if (filter && filter[filter_by_in ? rq[k].in : rq[k].out] != (int32_t)k)
+			continue;
+		int32_t a = by_in ? rq[k].in : rq[k].out, c = win[a];
+		int32_t pri = by_in ? rq[k].in_pri : rq[k].out_pri;
+		uint32_t key = ref_rr(by_in ? rq[k].out : rq[k].in, ptr[a], size);
+		if (c < 0) {
+			win[a] = (int32_t)k;
+			continue;
+		}
+		int32_t cpri = by_in ? rq[c].in_pri : rq[c].out_pri;
+		uint32_t ckey = ref_rr(by_in ? rq[c].out : rq[c].in, ptr[a], size);
+		if (pri > cpri || (pri == cpri && key < ckey))
+			win[a] = (int32_t)k;
+	}
+}
+
 static void ref_separable(bool input_first, const struct fl_areq *rq, uint32_t n_req, uint32_t n_in,
 			  uint32_t n_out, uint16_t *aptr, uint16_t *gptr, int32_t *in_m, int32_t *out_m)
 {
@@ -307,25 +331,12 @@ static void ref_separable(bool input_first, const struct fl_areq *rq, uint32_t n
 		in_m[i] = -1;
 	for (uint32_t o = 0; o < n_out; o++)
 		out_m[o] = -1;
-	for (uint32_t k = 0; k < n_req; k++) {
-		int32_t a = input_first ? rq[k].in : rq[k].out, c = first[a];
-		uint32_t key = input_first ? ref_rr(rq[k].out, aptr[a], n_out) : ref_rr(rq[k].in, gptr[a], n_in);
-		int32_t pri = input_first ? rq[k].in_pri : rq[k].out_pri;
-		if (c < 0 || pri > (input_first ? rq[c].in_pri : rq[c].out_pri) ||
-		    (pri == (input_first ? rq[c].in_pri : rq[c].out_pri) &&
-		     key < (input_first ? ref_rr(rq[c].out, aptr[a], n_out) : ref_rr(rq[c].in, gptr[a], n_in))))
-			first[a] = (int32_t)k;
-	}
-	for (uint32_t k = 0; k < n_req; k++) {
-		if (first[input_first ? rq[k].in : rq[k].out] != (int32_t)k)
-			continue;
-		int32_t b = input_first ? rq[k].out : rq[k].in, c = second[b];
-		uint32_t key = input_first ? ref_rr(rq[k].in, gptr[b], n_in) : ref_rr(rq[k].out, aptr[b], n_out);
-		int32_t pri = input_first ? rq[k].out_pri : rq[k].in_pri;
-		if (c < 0 || pri > (input_first ? rq[c].out_pri : rq[c].in_pri) ||
-		    (pri == (input_first ? rq[c].out_pri : rq[c].in_pri) &&
-		     key < (input_first ? ref_rr(rq[c].in, gptr[b], n_in) : ref_rr(rq[c].out, aptr[b], n_out))))
-			second[b] = (int32_t)k;
+	if (input_first) {
+		ref_stage(rq, n_req, true, NULL, true, first, aptr, n_out);
+		ref_stage(rq, n_req, false, first, true, second, gptr, n_in);
+	} else {
+		ref_stage(rq, n_req, false, NULL, false, first, gptr, n_in);
+		ref_stage(rq, n_req, true, first, false, second, aptr, n_out);
 	}
 	for (uint32_t k = 0; k < n_req; k++) {
 		if (second[input_first ? rq[k].out : rq[k].in] != (int32_t)k)
@@ -334,6 +345,32 @@ static void ref_separable(bool input_first, const struct fl_areq *rq, uint32_t n
 		out_m[rq[k].out] = rq[k].in;
 		aptr[rq[k].in] = (uint16_t)((uint32_t)rq[k].out + 1 == n_out ? 0 : rq[k].out + 1);
 		gptr[rq[k].out] = (uint16_t)((uint32_t)rq[k].in + 1 == n_in ? 0 : rq[k].in + 1);
+	}
+}
+
+/* Run `ops` on `given` and the plain version on `full` from the same
+ * pointers (ap0, gp0); both must give the same matches and pointers and
+ * leave the allocator's scratch clear. */
+static void sep_same(struct flitnet *n, const struct alloc_ops *ops, bool input_first, const struct fl_areq *given,
+		     uint32_t n_given, const struct fl_areq *full, uint32_t n_full, uint32_t S, const uint16_t *ap0,
+		     const uint16_t *gp0)
+{
+	uint16_t ap[64], gp[64], rap[64], rgp[64];
+	int32_t rin[64], rout[64];
+	memcpy(ap, ap0, S * sizeof *ap);
+	memcpy(gp, gp0, S * sizeof *gp);
+	memcpy(rap, ap0, S * sizeof *rap);
+	memcpy(rgp, gp0, S * sizeof *rgp);
+	ref_separable(input_first, full, n_full, S, S, rap, rgp, rin, rout);
+	clear_match(n, S);
+	fl_allocate(n, ops, 1, given, n_given, S, S, ap, gp);
+	for (uint32_t i = 0; i < S; i++) {
+		CHECK_EQ(n->in_match[i], rin[i]);
+		CHECK_EQ(n->out_match[i], rout[i]);
+		CHECK_UINT(ap[i], ==, rap[i]);
+		CHECK_UINT(gp[i], ==, rgp[i]);
+		CHECK_EQ(n->best_in[i], -1);
+		CHECK_EQ(n->best_out[i], -1);
 	}
 }
 
@@ -373,25 +410,8 @@ static void test_separable_equals_plain(void)
 			ap0[i] = (uint16_t)RND(S);
 			gp0[i] = (uint16_t)RND(S);
 		}
-		for (int in_first = 0; in_first < 2; in_first++) {
-			uint16_t ap[64], gp[64], rap[64], rgp[64];
-			int32_t rin[64], rout[64];
-			memcpy(ap, ap0, sizeof ap);
-			memcpy(gp, gp0, sizeof gp);
-			memcpy(rap, ap0, sizeof rap);
-			memcpy(rgp, gp0, sizeof rgp);
-			ref_separable(in_first, rq, n_req, S, S, rap, rgp, rin, rout);
-			clear_match(n, S);
-			fl_allocate(n, in_first ? &alloc_sep_in_ops : &alloc_sep_out_ops, 1, rq, n_req, S, S, ap, gp);
-			for (uint32_t i = 0; i < S; i++) {
-				CHECK_EQ(n->in_match[i], rin[i]);
-				CHECK_EQ(n->out_match[i], rout[i]);
-				CHECK_UINT(ap[i], ==, rap[i]);
-				CHECK_UINT(gp[i], ==, rgp[i]);
-				CHECK_EQ(n->best_in[i], -1);
-				CHECK_EQ(n->best_out[i], -1);
-			}
-		}
+		sep_same(n, &alloc_sep_in_ops, true, rq, n_req, rq, n_req, S, ap0, gp0);
+		sep_same(n, &alloc_sep_out_ops, false, rq, n_req, rq, n_req, S, ap0, gp0);
 		/* Each input's first-stage winner alone, in order of first request. */
 		for (uint32_t k = 0; k < n_req; k++) {
 			uint32_t j = 0;
@@ -406,20 +426,7 @@ static void test_separable_equals_plain(void)
 			    (rq[k].in_pri == one[j].in_pri && ref_rr(rq[k].out, p, S) < ref_rr(one[j].out, p, S)))
 				one[j] = rq[k];
 		}
-		uint16_t ap[64], gp[64], rap[64], rgp[64];
-		int32_t rin[64], rout[64];
-		memcpy(ap, ap0, sizeof ap);
-		memcpy(gp, gp0, sizeof gp);
-		memcpy(rap, ap0, sizeof rap);
-		memcpy(rgp, gp0, sizeof rgp);
-		ref_separable(true, rq, n_req, S, S, rap, rgp, rin, rout);
-		clear_match(n, S);
-		fl_allocate(n, &alloc_sep_in_ops, 1, one, n_one, S, S, ap, gp);
-		for (uint32_t i = 0; i < S; i++) {
-			CHECK_EQ(n->in_match[i], rin[i]);
-			CHECK_UINT(ap[i], ==, rap[i]);
-			CHECK_UINT(gp[i], ==, rgp[i]);
-		}
+		sep_same(n, &alloc_sep_in_ops, true, one, n_one, rq, n_req, S, ap0, gp0);
 	}
 #undef RND
 	fx_close(&f);
