@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import SETTINGS, run_csv  # noqa: E402
+from hyperx_common import SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
@@ -48,16 +48,13 @@ PAPER = {
 
 
 def run(netloom, kv):
-    lines = run_csv(netloom, kv, "hyperx_fig6")
-    return dict(zip(lines[0].split(","), lines[1].split(",")))
+    return csv_point(run_csv(netloom, kv, "hyperx_fig6"))
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     netloom, out = sys.argv[1], sys.argv[2]
-    size = os.environ.get("HYPERX_FIG6_SIZE", "small")
-    if size not in SIZES:
-        sys.exit("hyperx_fig6: HYPERX_FIG6_SIZE=%s; expected paper or small" % size)
+    size = pick_size("HYPERX_FIG6_SIZE", SIZES, "hyperx_fig6")
     topo, T = SIZES[size]
     samples = os.environ.get("HYPERX_FIG6_SAMPLES", "3")
     loads = [float(x) for x in os.environ.get("HYPERX_FIG6_LOADS", "0.1,0.3").split(",") if x]

@@ -49,7 +49,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import SETTINGS, run_csv  # noqa: E402
+from hyperx_common import SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
 
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", "dal", 0.5),
@@ -84,17 +84,14 @@ def run(netloom, kv, cache):
         with open(path + ".tmp", "w") as f:
             f.write("# " + " ".join(kv) + "\n" + "\n".join(lines) + "\n")
         os.replace(path + ".tmp", path)
-    lines = [ln for ln in lines if not ln.startswith("#")]
-    return dict(zip(lines[0].split(","), lines[1].split(",")))
+    return csv_point(lines)
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     netloom, out = sys.argv[1], sys.argv[2]
-    size = os.environ.get("HYPERX_FIG7_SIZE", "small")
-    if size not in SIZES:
-        sys.exit("hyperx_fig7: HYPERX_FIG7_SIZE=%s; expected paper or small" % size)
+    size = pick_size("HYPERX_FIG7_SIZE", SIZES, "hyperx_fig7")
     nets = [n for n in os.environ.get("HYPERX_FIG7_NETS", ",".join(NETS)).split(",") if n]
     pats = [p for p in os.environ.get("HYPERX_FIG7_PATTERNS", ",".join(PATTERNS)).split(",") if p]
     for n in nets:

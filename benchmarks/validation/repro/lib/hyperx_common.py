@@ -1,5 +1,7 @@
 """Shared by hyperx_fig6.py and hyperx_fig7.py: seed 001 §4.1's router
-settings and one `netloom run --csv` point."""
+settings, the network size chosen from the environment, and one `netloom
+run --csv` point."""
+import os
 import subprocess
 
 # §4.1: a four-cycle switch (route, VC allocation, switch allocation,
@@ -23,3 +25,18 @@ def run_csv(netloom, kv, who):
     if p.returncode != 0:
         raise SystemExit("%s: %s failed: %s" % (who, " ".join(cmd), p.stderr.strip().splitlines()[-1:]))
     return [ln for ln in p.stdout.splitlines() if ln.strip()]
+
+
+def csv_point(lines):
+    """The (header, row) lines of `run_csv` as a dict, header -> value."""
+    lines = [ln for ln in lines if not ln.startswith("#")]
+    return dict(zip(lines[0].split(","), lines[1].split(",")))
+
+
+def pick_size(var, sizes, who):
+    """The value of environment variable `var` (default "small"), which
+    must be a key of `sizes`; exits naming `who` otherwise."""
+    size = os.environ.get(var, "small")
+    if size not in sizes:
+        raise SystemExit("%s: %s=%s; expected %s" % (who, var, size, " or ".join(sorted(sizes))))
+    return size
