@@ -294,9 +294,6 @@ static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv
 	return n->ovc[ov].occ + need > n->buf;
 }
 
-/* VC allocation, evaluation: requests of the unevaluated items among the
- * first n_items (their local indices go to n->ev_li for the allocation
- * step). VC allocator indices are local VC indices on both sides. */
 /* Can input VC iv take output VC ovc of local port `port`: free and, for
  * escape-VC functions (`room`), with room for the packet downstream. */
 static inline bool fl_va_free(const struct flitnet *n, const struct fl_router *ro, uint64_t iv, uint32_t port,
@@ -324,6 +321,9 @@ static int32_t fl_va_top_prio(const struct flitnet *n, const struct fl_router *r
 	return top;
 }
 
+/* VC allocation, evaluation: requests of the unevaluated items among the
+ * first n_items (their local indices go to n->ev_li for the allocation
+ * step). VC allocator indices are local VC indices on both sides. */
 static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n_items)
 {
 	const uint32_t V = n->V;
@@ -347,7 +347,7 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		const struct route_cand *c = fl_cands(n, iv);
 		bool elig = false;
 		int32_t floor_pri = INT32_MIN;
-		if (top_only && n->ivc[iv].ncand > 1)
+		if (top_only && !single && n->ivc[iv].ncand > 1)
 			floor_pri = fl_va_top_prio(n, ro, iv, c, room);
 		if (single && n->ivc[iv].ncand == 1 && c->vc_lo == c->vc_hi) {
 			/* One candidate VC (a VC per hop class or phase): it is the
@@ -369,8 +369,9 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			const uint32_t ap = n->va_aptr[iv];
 			int32_t best_out = -1, best_pri = 0;
 			uint32_t best_key = UINT32_MAX; /* computed when a second request appears */
+			/* It takes the top priority itself: no floor_pri scan. */
 			for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
-				if (c[k].prio < floor_pri)
+				if (best_out >= 0 && c[k].prio < best_pri)
 					continue;
 				for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
 					if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
