@@ -241,3 +241,27 @@ void fl_allocate(struct flitnet *n, const struct alloc_ops *ops, uint32_t iters,
 	}
 	ops->run(n, iters, reqs, n_req, n_in, n_out, aptr, gptr);
 }
+
+void fl_allocate_outputs(struct flitnet *n, const struct fl_areq *rq, uint32_t n_req, uint32_t n_in,
+			 uint32_t n_out, uint16_t *aptr, uint16_t *gptr)
+{
+	int32_t *best = n->best_out;
+	for (uint32_t k = 0; k < n_req; k++) {
+		int32_t o = rq[k].out, cur = best[o];
+		if (cur < 0 || fl_better(rq[k].out_pri, fl_rr_key(rq[k].in, gptr[o], n_in), rq[cur].out_pri,
+					 fl_rr_key(rq[cur].in, gptr[o], n_in)))
+			best[o] = (int32_t)k;
+	}
+	for (uint32_t k = 0; k < n_req; k++) {
+		int32_t o = rq[k].out;
+		if (best[o] != (int32_t)k)
+			continue;
+		int32_t i = rq[k].in;
+		n->in_match[i] = o;
+		n->out_match[o] = i;
+		aptr[i] = fl_rr_next(o, n_out);
+		gptr[o] = fl_rr_next(i, n_in);
+	}
+	for (uint32_t k = 0; k < n_req; k++)
+		best[rq[k].out] = -1;
+}

@@ -103,6 +103,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->cred_cycle);
 	free(n->va_gptr);
 	free(n->va_aptr);
+	free(n->va_wait);
 	free(n->sw_gptr);
 	free(n->sw_aptr);
 	free(n->sw_rr);
@@ -315,6 +316,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->ivc[i].head = n->ivc[i].tail = FL_NONE;
 		n->ovc[i].owner = FL_NONE;
 	}
+	FL_CALLOC(n->va_wait, P);
+	for (uint64_t g = 0; g < P; g++)
+		n->va_wait[g] = FL_NONE16;
 
 	/* Route candidates are kept per input VC while it waits for a VC, as
 	 * many as the algorithm says it returns: scales with ports x VCs. */
@@ -441,6 +445,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->grant, side);
 	FL_CALLOC(n->ev_li, side);
 	FL_CALLOC(n->arb_used, side);
+	FL_CALLOC(n->port_req, side);
+	FL_CALLOC(n->port_gen, side);
+	FL_CALLOC(n->va_defer, side);
 	for (uint32_t i = 0; i < side; i++)
 		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
 
@@ -453,6 +460,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		rc_ = fl_hold_init(n, err);
 	if (rc_ == 0 && rc->voq)
 		rc_ = fl_voq_init(n, err);
+	/* A head whose candidates have no free output VC waits for one to be
+	 * freed instead of being evaluated every step (router.c, fl_va_park):
+	 * with unit delays, no VOQ rotation, no holding stage and no escape
+	 * room test, being free is all a VC needs, and only a tail leaving
+	 * (or its credit returning) frees one. */
+	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room;
+	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)sc->partitions, err);
 	if (rc_ < 0) {
@@ -552,8 +566,14 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 		uint64_t ov = (uint64_t)ev->to * n->V + ev->vc;
 		NL_ASSERT(n->ovc[ov].occ > 0);
 		n->ovc[ov].occ--;
-		if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent)
+		if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent) {
 			n->ovc[ov].owner = FL_NONE;
+			if (n->va_wait[ev->to] != FL_NONE16) {
+				uint32_t r = n->topo->port_router[ev->to];
+				fl_router_va_wake(n, r, ev->to);
+				fl_activate_router(n, r, n->now);
+			}
+		}
 		/* No activation: a router with a VC waiting for this credit has
 		 * a switch-allocation item queued and is active already. */
 		break;

@@ -481,6 +481,13 @@ struct flitnet {
 	uint32_t scratch_ports;
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	int32_t *arb_used;             /* first-stage arbiters with a request (alloc.c, separable) */
+	int32_t *port_req;             /* per output port: its only ranged VC requester or -2 (router.c) */
+	uint64_t *port_gen;            /* per output port: the step_id port_req was set in */
+	uint32_t *va_defer;            /* heads whose VC allocation is decided last (router.c) */
+	uint16_t *va_wait;             /* per global port: heads parked until one of its output VCs
+					  is free, threaded through their nodes (router.c, fl_va_park) */
+	bool va_park;                  /* heads with no free VC park instead of retrying each step */
+	bool va_split;                 /* iSLIP VC allocation decides a port's only ranged head alone */
 	uint32_t n_ev;
 
 	uint64_t flits_in_net;         /* injected into the network, not yet ejected */
@@ -668,6 +675,7 @@ void *fl_calloc_lines(size_t count, size_t size);
  * (one line in *err) if that or any earlier run-time allocation failed. */
 int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
+void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 /* Earliest cycle >= now at which anything happens in any partition. */
 uint64_t fl_next_work(const struct flitnet *n);
@@ -722,5 +730,10 @@ void fl_gen_push(struct flitnet *n, uint32_t e);
  * disjoint, take a shortcut that every allocator agrees on. */
 void fl_allocate(struct flitnet *n, const struct alloc_ops *ops, uint32_t iters, const struct fl_areq *reqs,
 		 uint32_t n_req, uint32_t n_in, uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
+/* The output arbiters' stage alone, for requests of which no two share an
+ * input (an input_single_request allocator whose input stage was done in
+ * the gather): what that allocator's full run gives on them. */
+void fl_allocate_outputs(struct flitnet *n, const struct fl_areq *reqs, uint32_t n_req, uint32_t n_in,
+			 uint32_t n_out, uint16_t *aptr, uint16_t *gptr);
 
 #endif

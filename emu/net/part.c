@@ -61,6 +61,9 @@ void fl_part_release_own(struct flitnet *s)
 	free(s->grant);
 	free(s->ev_li);
 	free(s->arb_used);
+	free(s->port_req);
+	free(s->port_gen);
+	free(s->va_defer);
 	stats_hist_release(&s->obs.plat);
 	stats_hist_release(&s->obs.nlat);
 	stats_hist_release(&s->obs.hops);
@@ -120,6 +123,9 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->best_out = s->best_in = s->in_match = s->out_match = s->grant = NULL;
 	s->ev_li = NULL;
 	s->arb_used = NULL;
+	s->port_req = NULL;
+	s->port_gen = NULL;
+	s->va_defer = NULL;
 	s->xbox = NULL;
 	memset(&s->obs.plat, 0, sizeof s->obs.plat);
 	memset(&s->obs.nlat, 0, sizeof s->obs.nlat);
@@ -157,6 +163,9 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	FL_PCALLOC(s->grant, n->scratch_ports);
 	FL_PCALLOC(s->ev_li, n->scratch_ports);
 	FL_PCALLOC(s->arb_used, n->scratch_ports);
+	FL_PCALLOC(s->port_req, n->scratch_ports);
+	FL_PCALLOC(s->port_gen, n->scratch_ports);
+	FL_PCALLOC(s->va_defer, n->scratch_ports);
 	for (uint32_t i = 0; i < n->scratch_ports; i++)
 		s->best_out[i] = s->best_in[i] = s->in_match[i] = s->out_match[i] = s->grant[i] = -1;
 	if (stats_hist_init(&s->obs.plat) < 0 || stats_hist_init(&s->obs.nlat) < 0 ||

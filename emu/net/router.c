@@ -321,6 +321,47 @@ static int32_t fl_va_top_prio(const struct flitnet *n, const struct fl_router *r
 	return top;
 }
 
+/* iSLIP without priorities: a head with one candidate range of several
+ * VCs on one output port that no other head of the step asks for is a
+ * problem of its own: no other request touches its input or those VCs, so
+ * it is decided alone, as the single-input case of fl_allocate (alloc.c)
+ * decides it: every free VC grants (the input is unmatched in the first
+ * iteration), the input accepts the first from its accept pointer, and
+ * both pointers move past the match. n->port_req holds, for the ports
+ * stamped with this step in n->port_gen, the only such head asking for
+ * the port, or -2 when another head asks for it too. */
+static inline void fl_va_port_mark(struct flitnet *n, uint32_t port, int32_t who)
+{
+	if (n->port_gen[port] != n->step_id) {
+		n->port_gen[port] = n->step_id;
+		n->port_req[port] = who;
+	} else {
+		n->port_req[port] = -2;
+	}
+}
+
+/* Every free VC among input VC li's candidates of priority >= floor_pri,
+ * as requests appended at n->areq + *n_req; true when there is one. */
+static inline bool fl_va_requests(struct flitnet *n, const struct fl_router *ro, uint32_t li, int32_t floor_pri,
+				  bool room, uint32_t *n_req)
+{
+	const uint64_t iv = (uint64_t)ro->vc_base + li;
+	const struct route_cand *c = fl_cands(n, iv);
+	bool elig = false;
+	for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
+		if (c[k].prio < floor_pri)
+			continue;
+		for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
+			if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
+				continue;
+			elig = true;
+			n->areq[(*n_req)++] = (struct fl_areq){
+				.in = (int32_t)li, .out = (int32_t)(c[k].port * n->V + ovc), .in_pri = c[k].prio};
+		}
+	}
+	return elig;
+}
+
 /* VC allocation, evaluation: requests of the unevaluated items among the
  * first n_items (their local indices go to n->ev_li for the allocation
  * step). VC allocator indices are local VC indices on both sides. */
@@ -337,6 +378,8 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	const bool top_only = n->va_ops->input_top_priority;
 	const bool single = n->va_ops->input_single_request;
 	const uint32_t side = (uint32_t)ro->n_ports * V;
+	const bool split = n->va_split && n_items > 1;
+	uint32_t n_def = 0; /* split: the single-range heads, decided after the others */
 	n->n_ev = 0;
 	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
@@ -345,7 +388,6 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		n->ev_li[n->n_ev++] = li;
 		uint64_t iv = (uint64_t)ro->vc_base + li;
 		const struct route_cand *c = fl_cands(n, iv);
-		bool elig = false;
 		int32_t floor_pri = INT32_MIN;
 		if (top_only && !single && n->ivc[iv].ncand > 1)
 			floor_pri = fl_va_top_prio(n, ro, iv, c, room);
@@ -399,22 +441,51 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			nd->result = best_out >= 0 ? -1 : FL_STALL_BUFFER_BUSY;
 			continue;
 		}
-		for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
-			if (c[k].prio < floor_pri)
+		if (split && n->ivc[iv].ncand == 1 && c->vc_lo < c->vc_hi) {
+			fl_va_port_mark(n, c->port, (int32_t)li);
+			n->va_defer[n_def++] = li;
+			continue;
+		}
+		nd->result = fl_va_requests(n, ro, li, floor_pri, room, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
+	}
+	/* The other heads' requests share their ports with a deferred one. */
+	if (n_def)
+		for (uint32_t e = 0; e < n->n_ev; e++) {
+			const uint64_t iv = (uint64_t)ro->vc_base + n->ev_li[e];
+			const struct route_cand *c = fl_cands(n, iv);
+			if (n->ivc[iv].ncand == 1 && c->vc_lo < c->vc_hi)
 				continue;
-			for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
-				if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
-					continue;
-				elig = true;
-				struct fl_areq *rq = &n->areq[n_req++];
-				rq->in = (int32_t)li;
-				rq->out = (int32_t)(c[k].port * V + ovc);
-				rq->label = 0;
-				rq->in_pri = c[k].prio;
-				rq->out_pri = 0;
+			for (uint32_t k = 0; k < n->ivc[iv].ncand; k++)
+				if (n->port_gen[c[k].port] == n->step_id)
+					n->port_req[c[k].port] = -2;
+		}
+	for (uint32_t d = 0; d < n_def; d++) {
+		li = n->va_defer[d];
+		struct fl_node *nd = fl_node(n, ro, li);
+		const uint64_t iv = (uint64_t)ro->vc_base + li;
+		const struct route_cand *c = fl_cands(n, iv);
+		if (n->port_req[c->port] != (int32_t)li) {
+			nd->result = fl_va_requests(n, ro, li, INT32_MIN, false, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
+			continue;
+		}
+		const uint32_t ap = n->va_aptr[iv], base = c->port * V;
+		uint32_t best_key = UINT32_MAX, best = 0;
+		for (uint32_t ovc = c->vc_lo; ovc <= c->vc_hi; ovc++) {
+			if (!fl_va_free(n, ro, iv, c->port, ovc, false))
+				continue;
+			uint32_t key = fl_add_mod(base + ovc, side - ap, side);
+			if (key < best_key) {
+				best_key = key;
+				best = base + ovc;
 			}
 		}
-		nd->result = elig ? -1 : FL_STALL_BUFFER_BUSY;
+		if (best_key == UINT32_MAX) {
+			nd->result = FL_STALL_BUFFER_BUSY;
+			continue;
+		}
+		n->va_aptr[iv] = (uint16_t)fl_add_mod(best, 1, side);
+		n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
+		nd->result = (int16_t)best;
 	}
 	return n_req;
 }
@@ -423,7 +494,10 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
 {
 	const uint32_t V = n->V;
-	if (n_req)
+	if (n_req && n->va_ops->input_single_request) /* one request per input: fl_va_gather */
+		fl_allocate_outputs(n, n->areq, n_req, (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
+				    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
+	else if (n_req)
 		fl_allocate(n, n->va_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
 			    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
@@ -431,7 +505,7 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 		uint32_t li = n->ev_li[k];
 		struct fl_node *nd = fl_node(n, ro, li);
 		nd->time = time;
-		if (nd->result < -1)
+		if (nd->result != -1) /* a stall, or decided in the gather */
 			continue;
 		int32_t m = n_req ? n->in_match[li] : -1;
 		nd->result = (int16_t)(m >= 0 ? m : FL_STALL_BUFFER_CONFLICT);
@@ -440,10 +514,39 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 		n->in_match[n->areq[k].in] = n->out_match[n->areq[k].out] = -1;
 }
 
+/* Park head li, whose one candidate port g has no free VC for it, on g's
+ * waiting list: until a VC of g is freed, evaluating it every step would
+ * give the same stall and change nothing (no pointer moves, nothing is
+ * drawn), and the order heads wait in the VC allocation queue does not
+ * enter any allocator's choice (round robin by index). */
+static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t li, uint32_t g)
+{
+	fl_node(n, ro, li)->next = n->va_wait[g];
+	n->va_wait[g] = (uint16_t)li;
+}
+
+/* An output VC of global port g (of router r) was freed: its parked heads
+ * bid again from the next step on, as they would have. */
+void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g)
+{
+	struct fl_router *ro = &n->routers[r];
+	uint32_t li = n->va_wait[g];
+	n->va_wait[g] = FL_NONE16;
+	while (li != FL_NONE16) {
+		uint32_t nx = fl_node(n, ro, li)->next;
+		fl_q_push(n, ro, Q_VA, li);
+		li = nx;
+	}
+}
+
 /* VC allocation, update: take the output VC, or retry next step. */
 static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
 	if (res < 0) {
+		if (res == FL_STALL_BUFFER_BUSY && n->va_park && n->ivc[(uint64_t)ro->vc_base + li].ncand == 1) {
+			fl_va_park(n, ro, li, ro->port_base + fl_cands(n, (uint64_t)ro->vc_base + li)->port);
+			return;
+		}
 		if (__builtin_expect(n->voq != NULL, 0) && fl_voq_rotate(n, ro, li, res)) {
 			n->ivc[(uint64_t)ro->vc_base + li].state = VC_ROUTING; /* the next packet's turn */
 			fl_q_push(n, ro, Q_ROUTE, li);
@@ -626,8 +729,11 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	NL_ASSERT(n->ovc[ov].occ <= n->buf);
 	if (tail) {
 		n->ovc[ov].tail_sent = 1;
-		if (!n->rc.wait_for_tail_credit)
+		if (!n->rc.wait_for_tail_credit) {
 			n->ovc[ov].owner = FL_NONE;
+			if (n->va_wait[gout] != FL_NONE16)
+				fl_router_va_wake(n, (uint32_t)(ro - n->routers), gout);
+		}
 	}
 	if (n->direct_xbar) {
 		/* One step per cycle and a one-cycle crossbar: the flit leaves it

@@ -158,6 +158,65 @@ static void test_fast_path_equals_general(void)
 	}
 }
 
+/* The VC stage's two shortcuts change nothing: parking a head with no free
+ * VC until one of its port's VCs is freed (va_park), and deciding alone a
+ * head that is the only one asking for its port's VCs under iSLIP
+ * (va_split). Saturated networks, so heads do park (some are parked when
+ * the run stops), with ranges of VCs per head, the tail's credit freeing
+ * a VC, and a by-priority allocator. */
+static void test_va_shortcuts_invisible(void)
+{
+	static const char *const cases[][6] = {
+		{"topology=torus:k=4x4", "routing_function=dor", "vc_allocator=islip", "num_vcs=4", NULL},
+		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
+		 "num_vcs=8", NULL},
+		{"topology=torus:k=4x4", "routing_function=dor", "vc_allocator=islip", "num_vcs=4",
+		 "wait_for_tail_credit=1", NULL},
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2",
+		 "vc_allocator=separable_input_first", NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint64_t digest[2], ptrs[2];
+		bool parked = false;
+		for (int plain = 0; plain < 2; plain++) {
+			const char *kv[12];
+			int k = 0;
+			kv[k++] = "packet_size=1..4";
+			kv[k++] = "injection_rate=0.8";
+			kv[k++] = "seed=5";
+			for (int j = 0; cases[c][j]; j++)
+				kv[k++] = cases[c][j];
+			kv[k] = NULL;
+			struct fx f;
+			struct nl_err e = {0};
+			CHECK_OK(fx_open(&f, kv, &e), &e);
+			CHECK(f.n->va_park);
+			CHECK(f.n->va_split == (c < 3));
+			if (plain)
+				f.n->va_park = f.n->va_split = false;
+			CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
+			digest[plain] = fx_digest(f.n);
+			uint64_t h = 0;
+			const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
+			for (uint64_t i = 0; i < IV; i++)
+				h = h * 31 + f.n->va_aptr[i] * 7u + f.n->va_gptr[i];
+			for (uint32_t g = 0; g < f.t->n_ports; g++) {
+				h = h * 31 + f.n->sw_aptr[g] * 7u + f.n->sw_gptr[g] + f.n->sw_rr[g] * 3u;
+				if (!plain)
+					parked |= f.n->va_wait[g] != FL_NONE16;
+			}
+			ptrs[plain] = h;
+			CHECK(f.n->flit_hops > 5000);
+			fx_close(&f);
+		}
+		CHECK(parked);
+		if (digest[0] != digest[1] || ptrs[0] != ptrs[1])
+			TEST_FAIL_("case %zu: with shortcuts %016llx/%016llx, without %016llx/%016llx", c,
+				   (unsigned long long)digest[0], (unsigned long long)ptrs[0],
+				   (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+	}
+}
+
 /* A network whose allocator scratch the allocator tests use. */
 static struct flitnet *small_net(struct fx *f)
 {
@@ -348,9 +407,10 @@ static void ref_separable(bool input_first, const struct fl_areq *rq, uint32_t n
 	}
 }
 
-/* Run `ops` on `given` and the plain version on `full` from the same
- * pointers (ap0, gp0); both must give the same matches and pointers and
- * leave the allocator's scratch clear. */
+/* Run `ops` (NULL: fl_allocate_outputs, the output stage alone) on
+ * `given` and the plain version on `full` from the same pointers (ap0,
+ * gp0); both must give the same matches and pointers and leave the
+ * allocator's scratch clear. */
 static void sep_same(struct flitnet *n, const struct alloc_ops *ops, bool input_first, const struct fl_areq *given,
 		     uint32_t n_given, const struct fl_areq *full, uint32_t n_full, uint32_t S, const uint16_t *ap0,
 		     const uint16_t *gp0)
@@ -363,7 +423,10 @@ static void sep_same(struct flitnet *n, const struct alloc_ops *ops, bool input_
 	memcpy(rgp, gp0, S * sizeof *rgp);
 	ref_separable(input_first, full, n_full, S, S, rap, rgp, rin, rout);
 	clear_match(n, S);
-	fl_allocate(n, ops, 1, given, n_given, S, S, ap, gp);
+	if (ops)
+		fl_allocate(n, ops, 1, given, n_given, S, S, ap, gp);
+	else
+		fl_allocate_outputs(n, given, n_given, S, S, ap, gp);
 	for (uint32_t i = 0; i < S; i++) {
 		CHECK_EQ(n->in_match[i], rin[i]);
 		CHECK_EQ(n->out_match[i], rout[i]);
@@ -378,7 +441,8 @@ static void sep_same(struct flitnet *n, const struct alloc_ops *ops, bool input_
  * pointers): both separable allocators give the plain
  * version's matches and pointers, and leave their scratch clear. With
  * input-first, passing each input only its first-stage winner (what the
- * VC stage does under alloc_ops.input_single_request) changes nothing. */
+ * VC stage does under alloc_ops.input_single_request) changes nothing, and
+ * the output stage alone then does what the whole allocator does. */
 static void test_separable_equals_plain(void)
 {
 	struct fx f;
@@ -427,6 +491,7 @@ static void test_separable_equals_plain(void)
 				one[j] = rq[k];
 		}
 		sep_same(n, &alloc_sep_in_ops, true, one, n_one, rq, n_req, S, ap0, gp0);
+		sep_same(n, NULL, true, one, n_one, rq, n_req, S, ap0, gp0);
 	}
 #undef RND
 	fx_close(&f);
@@ -541,6 +606,7 @@ int main(void)
 	TEST_RUN(test_vct_is_not_wormhole);
 	TEST_RUN(test_tail_credit_releases);
 	TEST_RUN(test_fast_path_equals_general);
+	TEST_RUN(test_va_shortcuts_invisible);
 	TEST_RUN(test_alloc_registry);
 	TEST_RUN(test_alloc_priority);
 	TEST_RUN(test_islip_iterations);
