@@ -75,12 +75,6 @@ static const struct param_def dal_params_def[] = {
 
 static const char *const dal_families[] = {"hyperx", "flatfly", NULL};
 
-/* Looked up once at init, for compute. */
-struct dal_state {
-	const struct topo_hyperx *h;
-	bool is_k1; /* every dimension K = 1: dal_cands_k1 */
-};
-
 static int dal_init(struct route *r, struct nl_err *err)
 {
 	const struct topo_hyperx *h = topo_hyperx_of(r->topo);

@@ -49,6 +49,14 @@ static inline bool hxr_all_k1(const struct topo_hyperx *h)
 	return true;
 }
 
+/* dal's state (dal.c), looked up once at init for compute. Here so that
+ * a unit test can run the general candidate code on a K = 1 network and
+ * compare it with dal_cands_k1 (tests/unit/test_hyperx_route.c). */
+struct dal_state {
+	const struct topo_hyperx *h;
+	bool is_k1; /* every dimension K = 1: dal_cands_k1 */
+};
+
 /* The lowest dimension where routers a and b differ, or -1. */
 static inline int hxr_first_offset(const struct topo_hyperx *h, uint32_t a, uint32_t b)
 {

@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/hyperx_route.h"
 #include "route/route.h"
 #include "topo/topo.h"
 #include "topo/topo_hyperx.h"
@@ -203,6 +204,72 @@ static void test_dal_rules(void)
 	topo_free(t);
 }
 
+/* On a K = 1 network DAL takes its closed-form candidate path
+ * (dal_cands_k1); the general path (hxr_min_cands, dal_deroute,
+ * hxr_escape) must give the same candidates, marks and random draws:
+ * every router pair, every arrival port, random views with blocked
+ * ports and ties, random marks, block thresholds 1 and 3, 1 and 3 VCs
+ * per half. */
+static void test_dal_k1_equals_general(void)
+{
+	static const char *const specs[] = {"dal", "dal:block=3"};
+	static const uint32_t vcs[] = {2, 6};
+	for (size_t si = 0; si < 2; si++)
+		for (size_t vi = 0; vi < 2; vi++) {
+			struct topo *t = NULL;
+			struct route *r = NULL;
+			struct nl_err e = {0};
+			CHECK_OK(topo_new("hyperx:s=4x3x5,t=2", &t, &e), &e);
+			CHECK_OK(route_new(specs[si], t, vcs[vi], &r, &e), &e);
+			struct dal_state *st = r->state;
+			CHECK(st->is_k1);
+			const struct topo_hyperx *h = topo_hyperx_of(t);
+			const uint32_t V = vcs[vi], np = topo_router_ports(t, 0);
+			uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+			struct rng rng;
+			rng_init(&rng, 17 + si * 2 + vi, RNG_CLASS_ROUTER, 0);
+			uint32_t compared = 0, derouted = 0;
+			for (uint32_t a = 0; a < t->n_routers; a++)
+				for (uint32_t d = 0; d < t->n_routers; d++) {
+					if (a == d)
+						continue;
+					for (size_t i = 0; i < (size_t)np * V; i++)
+						occ[i] = (uint16_t)rng_below(&rng, 5);
+					struct route_view v = view_of(occ, V, 4);
+					uint32_t in = (uint32_t)rng_below(&rng, np);
+					struct route_pkt p0 = {.src_router = a, .dst_router = d, .dst_ep = d * 2,
+							       .vc_class = (uint8_t)rng_below(&rng, 8)};
+					struct route_pkt p[2] = {p0, p0};
+					struct route_cand c[2][ROUTE_MAX_CANDS];
+					struct rng rr[2] = {rng, rng};
+					int n[2];
+					for (int g = 0; g < 2; g++) {
+						st->is_k1 = g == 0;
+						n[g] = r->ops->compute(r, a, in, 0, &p[g], &rr[g], &v, c[g]);
+					}
+					st->is_k1 = true;
+					CHECK_INT(n[0], ==, n[1]);
+					CHECK_UINT(p[0].vc_class, ==, p[1].vc_class);
+					CHECK(rng_u64(&rr[0]) == rng_u64(&rr[1]));
+					for (int k = 0; k < n[0] && k < n[1]; k++) {
+						CHECK_UINT(c[0][k].port, ==, c[1][k].port);
+						CHECK_UINT(c[0][k].vc_lo, ==, c[1][k].vc_lo);
+						CHECK_UINT(c[0][k].vc_hi, ==, c[1][k].vc_hi);
+						CHECK_INT(c[0][k].prio, ==, c[1][k].prio);
+						if (k > 0 && k + 1 < n[0] && c[0][k].prio < c[0][0].prio)
+							derouted++;
+					}
+					compared++;
+				}
+			CHECK(compared == t->n_routers * (t->n_routers - 1));
+			CHECK(derouted > 100);
+			(void)h;
+			free(occ);
+			route_free(r);
+			topo_free(t);
+		}
+}
+
 static void test_closad_choice(void)
 {
 	struct topo *t = NULL;
@@ -289,6 +356,7 @@ int main(void)
 {
 	TEST_RUN(test_minad_minimal);
 	TEST_RUN(test_dal_rules);
+	TEST_RUN(test_dal_k1_equals_general);
 	TEST_RUN(test_closad_choice);
 	TEST_RUN(test_swap2_hyperx);
 	return test_done();
