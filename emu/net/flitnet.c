@@ -464,8 +464,16 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * freed instead of being evaluated every step (router.c, fl_va_park):
 	 * with unit delays, no VOQ rotation, no holding stage and no escape
 	 * room test, being free is all a VC needs, and only a tail leaving
-	 * (or its credit returning) frees one. */
-	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room;
+	 * (or its credit returning) frees one. A woken head rejoins the VC
+	 * queue at its end, not where retrying would have kept it; the queue's
+	 * order reaches the switch stage's order, and through it the order in
+	 * which heads behind departing tails compute their routes. That order
+	 * draws the router's random numbers for a function that draws when it
+	 * routes (nca, valiant, dor's k/2 tie, ...), so parking needs routes
+	 * that draw nothing when computed (hop_pure) or that were decided
+	 * upstream, in an order of their own (lookahead_decide = upstream). */
+	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room &&
+		     (n->route->hop_pure || n->la_upstream);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)sc->partitions, err);

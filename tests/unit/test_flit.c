@@ -36,6 +36,31 @@ static uint64_t fx_digest(const struct flitnet *n)
 	return h;
 }
 
+/* Open a network from two key=value lists, `base` then `extra`. */
+static int fx_open2(struct fx *f, const char *const *base, const char *const *extra, struct nl_err *e)
+{
+	const char *kv[16];
+	int k = 0;
+	for (int j = 0; base[j]; j++)
+		kv[k++] = base[j];
+	for (int j = 0; extra[j]; j++)
+		kv[k++] = extra[j];
+	kv[k] = NULL;
+	return fx_open(f, kv, e);
+}
+
+/* A fingerprint of every arbiter pointer (VC and switch allocation). */
+static uint64_t fx_ptr_digest(const struct flitnet *n)
+{
+	uint64_t h = 0;
+	const uint64_t IV = (uint64_t)n->topo->n_ports * n->V;
+	for (uint64_t i = 0; i < IV; i++)
+		h = h * 31 + n->va_aptr[i] * 7u + n->va_gptr[i];
+	for (uint32_t g = 0; g < n->topo->n_ports; g++)
+		h = h * 31 + n->sw_aptr[g] * 7u + n->sw_gptr[g] + n->sw_rr[g] * 3u;
+	return h;
+}
+
 /* Distinct packets whose flits sit in input VC iv's buffer. */
 static uint32_t ivc_packets(const struct flitnet *n, uint64_t iv)
 {
@@ -121,19 +146,11 @@ static void test_fast_path_equals_general(void)
 		uint64_t digest[2];
 		uint64_t ptrs[2];
 		for (int general = 0; general < 2; general++) {
-			const char *kv[12];
-			int k = 0;
-			kv[k++] = "topology=torus:k=4x4";
-			kv[k++] = "num_vcs=4";
-			kv[k++] = "packet_size=1..5";
-			kv[k++] = "injection_rate=0.4";
-			kv[k++] = "seed=11";
-			for (int j = 0; cases[c][j]; j++)
-				kv[k++] = cases[c][j];
-			kv[k] = NULL;
+			static const char *const base[] = {"topology=torus:k=4x4", "num_vcs=4", "packet_size=1..5",
+							   "injection_rate=0.4", "seed=11", NULL};
 			struct fx f;
 			struct nl_err e = {0};
-			CHECK_OK(fx_open(&f, kv, &e), &e);
+			CHECK_OK(fx_open2(&f, base, cases[c], &e), &e);
 			CHECK(f.n->unit_delays);
 			if (general) {
 				f.n->unit_delays = false;
@@ -141,13 +158,7 @@ static void test_fast_path_equals_general(void)
 			}
 			CHECK_OK(flitnet_run_until(f.n, 4000, &e), &e);
 			digest[general] = fx_digest(f.n);
-			uint64_t h = 0;
-			const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
-			for (uint64_t i = 0; i < IV; i++)
-				h = h * 31 + f.n->va_aptr[i] * 7u + f.n->va_gptr[i];
-			for (uint32_t g = 0; g < f.t->n_ports; g++)
-				h = h * 31 + f.n->sw_aptr[g] * 7u + f.n->sw_gptr[g] + f.n->sw_rr[g] * 3u;
-			ptrs[general] = h;
+			ptrs[general] = fx_ptr_digest(f.n);
 			CHECK(f.n->flit_hops > 20000);
 			fx_close(&f);
 		}
@@ -163,15 +174,17 @@ static void test_fast_path_equals_general(void)
  * head that is the only one asking for its port's VCs under iSLIP
  * (va_split). Saturated networks, so heads do park (some are parked when
  * the run stops), with ranges of VCs per head, the tail's credit freeing
- * a VC, and a by-priority allocator. */
+ * a VC, random routes decided upstream, and a by-priority allocator.
+ * Random routes computed on arrival get no parking (flitnet.c says why). */
 static void test_va_shortcuts_invisible(void)
 {
-	static const char *const cases[][6] = {
-		{"topology=torus:k=4x4", "routing_function=dor", "vc_allocator=islip", "num_vcs=4", NULL},
+	static const char *const cases[][7] = {
 		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
 		 "num_vcs=8", NULL},
-		{"topology=torus:k=4x4", "routing_function=dor", "vc_allocator=islip", "num_vcs=4",
-		 "wait_for_tail_credit=1", NULL},
+		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
+		 "num_vcs=4", "wait_for_tail_credit=1", NULL},
+		{"topology=fattree:k=2,n=3", "routing_function=nca", "vc_allocator=islip", "num_vcs=4", "routing_delay=0",
+		 "lookahead_decide=upstream", NULL},
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2",
 		 "vc_allocator=separable_input_first", NULL},
 	};
@@ -179,33 +192,20 @@ static void test_va_shortcuts_invisible(void)
 		uint64_t digest[2], ptrs[2];
 		bool parked = false;
 		for (int plain = 0; plain < 2; plain++) {
-			const char *kv[12];
-			int k = 0;
-			kv[k++] = "packet_size=1..4";
-			kv[k++] = "injection_rate=0.8";
-			kv[k++] = "seed=5";
-			for (int j = 0; cases[c][j]; j++)
-				kv[k++] = cases[c][j];
-			kv[k] = NULL;
+			static const char *const base[] = {"packet_size=1..4", "injection_rate=0.8", "seed=5", NULL};
 			struct fx f;
 			struct nl_err e = {0};
-			CHECK_OK(fx_open(&f, kv, &e), &e);
+			CHECK_OK(fx_open2(&f, base, cases[c], &e), &e);
 			CHECK(f.n->va_park);
 			CHECK(f.n->va_split == (c < 3));
+			CHECK(f.n->la_upstream == (c == 2));
 			if (plain)
 				f.n->va_park = f.n->va_split = false;
 			CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
 			digest[plain] = fx_digest(f.n);
-			uint64_t h = 0;
-			const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
-			for (uint64_t i = 0; i < IV; i++)
-				h = h * 31 + f.n->va_aptr[i] * 7u + f.n->va_gptr[i];
-			for (uint32_t g = 0; g < f.t->n_ports; g++) {
-				h = h * 31 + f.n->sw_aptr[g] * 7u + f.n->sw_gptr[g] + f.n->sw_rr[g] * 3u;
-				if (!plain)
-					parked |= f.n->va_wait[g] != FL_NONE16;
-			}
-			ptrs[plain] = h;
+			ptrs[plain] = fx_ptr_digest(f.n);
+			for (uint32_t g = 0; !plain && g < f.t->n_ports; g++)
+				parked |= f.n->va_wait[g] != FL_NONE16;
 			CHECK(f.n->flit_hops > 5000);
 			fx_close(&f);
 		}
@@ -214,6 +214,17 @@ static void test_va_shortcuts_invisible(void)
 			TEST_FAIL_("case %zu: with shortcuts %016llx/%016llx, without %016llx/%016llx", c,
 				   (unsigned long long)digest[0], (unsigned long long)ptrs[0],
 				   (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+	}
+	static const char *const drawing[][4] = {
+		{"topology=fattree:k=2,n=3", "routing_function=nca", NULL},
+		{"topology=torus:k=4x4", "routing_function=dor", NULL},
+	};
+	for (size_t c = 0; c < sizeof drawing / sizeof *drawing; c++) {
+		struct fx f;
+		struct nl_err e = {0};
+		CHECK_OK(fx_open(&f, drawing[c], &e), &e);
+		CHECK(!f.n->va_park);
+		fx_close(&f);
 	}
 }
 
