@@ -321,6 +321,33 @@ static int32_t fl_va_top_prio(const struct flitnet *n, const struct fl_router *r
 	return top;
 }
 
+/* Head li is the only one asking for candidate c's VCs (one port, no
+ * room test): it takes the first free VC from its accept pointer, as an
+ * allocator's single-input case does, and both pointers move past it.
+ * The local output VC, or FL_STALL_BUFFER_BUSY when none is free. */
+static inline int32_t fl_va_alone(struct flitnet *n, const struct fl_router *ro, uint32_t li,
+				  const struct route_cand *c)
+{
+	const uint32_t V = n->V, side = (uint32_t)ro->n_ports * V, base = c->port * V;
+	const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + c->port) * V;
+	uint16_t *ap = n->va_aptr + ro->vc_base + li;
+	uint32_t best_key = UINT32_MAX, best = 0;
+	for (uint32_t ovc = c->vc_lo; ovc <= c->vc_hi; ovc++) {
+		if (ovs[ovc].owner != FL_NONE)
+			continue;
+		uint32_t key = fl_add_mod(base + ovc, side - *ap, side);
+		if (key < best_key) {
+			best_key = key;
+			best = base + ovc;
+		}
+	}
+	if (best_key == UINT32_MAX)
+		return FL_STALL_BUFFER_BUSY;
+	*ap = (uint16_t)fl_add_mod(best, 1, side);
+	n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
+	return (int32_t)best;
+}
+
 /* iSLIP without priorities: a head with one candidate range of several
  * VCs on one output port that no other head of the step asks for is a
  * problem of its own: no other request touches its input or those VCs, so
@@ -462,30 +489,11 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	for (uint32_t d = 0; d < n_def; d++) {
 		li = n->va_defer[d];
 		struct fl_node *nd = fl_node(n, ro, li);
-		const uint64_t iv = (uint64_t)ro->vc_base + li;
-		const struct route_cand *c = fl_cands(n, iv);
-		if (n->port_req[c->port] != (int32_t)li) {
+		const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
+		if (n->port_req[c->port] == (int32_t)li)
+			nd->result = (int16_t)fl_va_alone(n, ro, li, c);
+		else
 			nd->result = fl_va_requests(n, ro, li, INT32_MIN, false, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
-			continue;
-		}
-		const uint32_t ap = n->va_aptr[iv], base = c->port * V;
-		uint32_t best_key = UINT32_MAX, best = 0;
-		for (uint32_t ovc = c->vc_lo; ovc <= c->vc_hi; ovc++) {
-			if (!fl_va_free(n, ro, iv, c->port, ovc, false))
-				continue;
-			uint32_t key = fl_add_mod(base + ovc, side - ap, side);
-			if (key < best_key) {
-				best_key = key;
-				best = base + ovc;
-			}
-		}
-		if (best_key == UINT32_MAX) {
-			nd->result = FL_STALL_BUFFER_BUSY;
-			continue;
-		}
-		n->va_aptr[iv] = (uint16_t)fl_add_mod(best, 1, side);
-		n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
-		nd->result = (int16_t)best;
 	}
 	return n_req;
 }
@@ -517,8 +525,8 @@ static void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 /* Park head li, whose one candidate port g has no free VC for it, on g's
  * waiting list: until a VC of g is freed, evaluating it every step would
  * give the same stall and change nothing (no pointer moves, nothing is
- * drawn), and the order heads wait in the VC allocation queue does not
- * enter any allocator's choice (round robin by index). */
+ * drawn). Only where n->va_park allows it (flitnet.c says when the VC
+ * queue's order may change). */
 static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t li, uint32_t g)
 {
 	fl_node(n, ro, li)->next = n->va_wait[g];
@@ -526,7 +534,8 @@ static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t 
 }
 
 /* An output VC of global port g (of router r) was freed: its parked heads
- * bid again from the next step on, as they would have. */
+ * bid again from the next step on, as retrying would have had them, at
+ * the end of the VC queue. */
 void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g)
 {
 	struct fl_router *ro = &n->routers[r];
@@ -874,25 +883,7 @@ static void fl_va_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint
 		int32_t result = FL_STALL_BUFFER_BUSY;
 		uint32_t n_req = 0;
 		if (n->ivc[iv].ncand == 1 && !n->va_ops->by_priority && !n->route->va_room) {
-			const struct route_cand *cd = fl_cands(n, iv);
-			const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + cd->port) * V;
-			uint16_t *ap = n->va_aptr + iv;
-			uint32_t side = (uint32_t)ro->n_ports * V, base = cd->port * V;
-			uint32_t best_key = UINT32_MAX, best = 0;
-			for (uint32_t ovc = cd->vc_lo; ovc <= cd->vc_hi; ovc++) {
-				if (ovs[ovc].owner != FL_NONE)
-					continue;
-				uint32_t key = fl_add_mod(base + ovc, side - *ap, side);
-				if (key < best_key) {
-					best_key = key;
-					best = base + ovc;
-				}
-			}
-			if (best_key != UINT32_MAX) {
-				*ap = (uint16_t)fl_add_mod(best, 1, side);
-				n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
-				result = (int32_t)best;
-			}
+			result = fl_va_alone(n, ro, li, fl_cands(n, iv));
 		} else if ((n_req = fl_va_gather(n, ro, 1))) {
 			uint16_t *ap = n->va_aptr + ro->vc_base;
 			uint16_t *gp = n->va_gptr + ro->vc_base;
