@@ -104,6 +104,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->va_gptr);
 	free(n->va_aptr);
 	free(n->va_wait);
+	free(n->pend);
 	free(n->sw_gptr);
 	free(n->sw_aptr);
 	free(n->sw_rr);
@@ -267,6 +268,16 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	if (rc_ == 0 && n->la_upstream && rc->voq)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
+	/* Sequential allocation counts a packet at the router that routes it,
+	 * as it is routed: a decision made upstream, or a VOQ rotation that
+	 * routes a packet again where it is, would count it elsewhere or
+	 * twice. */
+	if (rc_ == 0 && rc->sequential_allocation && n->la_upstream)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "[router] sequential_allocation = 1 with lookahead_decide = upstream: a decision made at the router before cannot see this router's order of decisions; expected lookahead_decide = arrival");
+	if (rc_ == 0 && rc->sequential_allocation && rc->voq)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "[router] sequential_allocation = 1 with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0");
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;
@@ -316,6 +327,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->ivc[i].head = n->ivc[i].tail = FL_NONE;
 		n->ovc[i].owner = FL_NONE;
 	}
+	if (rc->sequential_allocation)
+		FL_CALLOC(n->pend, P);
 	FL_CALLOC(n->va_wait, P);
 	for (uint64_t g = 0; g < P; g++)
 		n->va_wait[g] = FL_NONE16;

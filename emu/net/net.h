@@ -138,6 +138,7 @@ struct router_cfg {
 	bool hold_switch_for_packet; /* BookSim's: a packet's flits keep their crossbar connection (hold.h) */
 	bool voq;                 /* virtual output queues at the inputs (voq.h) */
 	int lookahead_decide;     /* routing_delay = 0: 0 decide on arrival, 1 upstream (BookSim's timing) */
+	bool sequential_allocation; /* route decisions see the flits routed before them (router.c) */
 };
 
 /* [simulation]: how an experiment runs (BookSim2's key names). */

@@ -486,6 +486,8 @@ struct flitnet {
 	uint32_t *va_defer;            /* heads whose VC allocation is decided last (router.c) */
 	uint16_t *va_wait;             /* per global port: heads parked until one of its output VCs
 					  is free, threaded through their nodes (router.c, fl_va_park) */
+	uint32_t *pend;                /* sequential_allocation: per global port, flits its router has
+					  routed to it and not yet sent (router.c); NULL when off */
 	bool va_park;                  /* heads with no free VC park instead of retrying each step */
 	bool va_split;                 /* iSLIP VC allocation decides a port's only ranged head alone */
 	uint32_t n_ev;
@@ -582,6 +584,8 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 		.gocc_base = &part->ovc[0].occ,
 		.oq = fl_router_oq,
 		.oq_ctx = part,
+		.pend = part->pend ? part->pend + ro->port_base : NULL,
+		.gpend = part->pend,
 	};
 }
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,

@@ -93,6 +93,11 @@ static const struct param_def net_router_keys[] = {
 	 "virtual output queues at the inputs (EXTOLL, seed 004): a front packet whose output VCs are all taken "
 	 "steps behind the complete packets of its input VC, so packets to other outputs are not blocked "
 	 "behind it; the upstream still sees one buffer per VC (docs/engine.md)", NULL},
+	{"sequential_allocation", PARAM_BOOL, K(router_cfg, sequential_allocation), "0", 0, 0,
+	 "adaptive route decisions at a router are made one after another, each seeing the flits routed there "
+	 "before it and not yet sent as queued for their output port (Kim, Dally and Abts SC'06; the HyperX "
+	 "paper's simulations use it, seed 001 section 4.1); 0: every decision reads only credits, as BookSim's",
+	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

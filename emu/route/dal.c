@@ -135,7 +135,7 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 		uint32_t first = topo_hyperx_port(h, d, own, u, 0), bq = UINT32_MAX, bp = first;
 		const char *pb = base + first * pstep;
 		for (uint32_t k = 0; k < K; k++, pb += pstep) {
-			uint32_t room, q = hxr_port_q(pb, vstep, m, block, &room);
+			uint32_t room, q = hxr_port_q(pb, vstep, m, block, route_view_pend(v, first + k), &room);
 			if (room && q < bq) {
 				bq = q;
 				bp = first + k;
@@ -158,13 +158,13 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 /* Ports j of [from, to) of one offset dimension (occupancy rows from pd):
  * keep in (*best, *bj) the first least occupied unblocked one other than
  * the destination's jto (dal_deroute's rule, one trunk). */
-static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, size_t pstep, size_t vstep, uint32_t m,
-							      uint32_t block, uint32_t jto, uint32_t from,
-							      uint32_t to, uint32_t *best, uint32_t *bj)
+static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, const uint32_t *pendd, size_t pstep,
+							      size_t vstep, uint32_t m, uint32_t block, uint32_t jto,
+							      uint32_t from, uint32_t to, uint32_t *best, uint32_t *bj)
 {
 	const char *pb = pd + from * pstep;
 	for (uint32_t j = from; j < to; j++, pb += pstep) {
-		uint32_t room, q = hxr_port_q(pb, vstep, m, block, &room);
+		uint32_t room, q = hxr_port_q(pb, vstep, m, block, pendd ? pendd[j] : 0, &room);
 		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
 		clip = room && j != jto ? clip : UINT32_MAX;
 		*bj = clip < *best ? j : *bj;
@@ -197,8 +197,9 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 			continue;
 		uint32_t S = h->S[d], pbase = h->port_base[d], jto = to < own ? to : to - 1, room;
 		const char *pd = (const char *)v->occ_base + pbase * pstep;
+		const uint32_t *pendd = v->pend ? v->pend + pbase : NULL; /* sequential allocation */
 		/* Step 2 (hxr_pick, one trunk): below the deroutes when blocked. */
-		uint32_t q = hxr_port_q(pd + jto * pstep, vstep, m, block, &room);
+		uint32_t q = hxr_port_q(pd + jto * pstep, vstep, m, block, pendd ? pendd[jto] : 0, &room);
 		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
 		out[n++] = hxr_cand(pbase + jto, 0, m - 1, (room ? HXR_PRIO_MIN : HXR_PRIO_MIN_BLOCKED) - (int)clip);
 		if (esc == UINT32_MAX)
@@ -212,8 +213,8 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		if (j0 == S - 1)
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
-		dal_scan_k1(pd, pstep, vstep, m, block, jto, j0, S - 1, &best, &bj);
-		dal_scan_k1(pd, pstep, vstep, m, block, jto, 0, j0, &best, &bj);
+		dal_scan_k1(pd, pendd, pstep, vstep, m, block, jto, j0, S - 1, &best, &bj);
+		dal_scan_k1(pd, pendd, pstep, vstep, m, block, jto, 0, j0, &best, &bj);
 		if (best != UINT32_MAX)
 			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
 	}

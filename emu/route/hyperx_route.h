@@ -76,9 +76,9 @@ static inline uint32_t hxr_move(const struct topo_hyperx *h, uint32_t a, int d, 
 /* Flits in the downstream buffers of VCs lo..hi of local port `port`. */
 static inline uint32_t hxr_occ(const struct route_view *v, uint32_t port, uint32_t lo, uint32_t hi)
 {
-	uint32_t q = 0;
 	if (!v)
 		return 0;
+	uint32_t q = route_view_pend(v, port); /* once per port: route.h */
 	for (uint32_t vc = lo; vc <= hi; vc++)
 		q += route_view_occ(v, port, vc);
 	return q;
@@ -93,10 +93,14 @@ static inline struct route_cand hxr_cand(uint32_t port, uint32_t lo, uint32_t hi
 
 /* The adaptive VCs 0..m-1 of one port, from the view entry of its VC 0
  * (pb; the entries of its VCs are vstep bytes apart): their flits
- * downstream, and in *room whether any holds fewer than `block`. */
-static inline uint32_t hxr_port_q(const char *pb, size_t vstep, uint32_t m, uint32_t block, uint32_t *room)
+ * downstream, and in *room whether any holds fewer than `block`. pend:
+ * the flits already routed to the port here (sequential allocation,
+ * route.h; 0 when off), counted once in the sum that ranks ports, not in
+ * the blocked test, which is about the downstream buffers (§3.3). */
+static inline uint32_t hxr_port_q(const char *pb, size_t vstep, uint32_t m, uint32_t block, uint32_t pend,
+				  uint32_t *room)
 {
-	uint32_t q = 0, least = UINT32_MAX;
+	uint32_t q = pend, least = UINT32_MAX;
 	for (uint32_t vc = 0; vc < m; vc++, pb += vstep) {
 		uint32_t o = *(const uint16_t *)pb;
 		q += o;
@@ -134,7 +138,7 @@ static inline int hxr_pick(const struct topo_hyperx *h, const struct route_view 
 		const char *pb = (const char *)v->occ_base + first * pstep;
 		for (uint32_t k = 0; k < h->K[d]; k++, pb += pstep) {
 			uint32_t room;
-			uint32_t q = hxr_port_q(pb, vstep, m, block, &room);
+			uint32_t q = hxr_port_q(pb, vstep, m, block, route_view_pend(v, first + k), &room);
 			if (room && q < best_occ) {
 				best_occ = q;
 				best_port = first + k;

@@ -34,6 +34,7 @@ static const struct param_def nca_params[] = {
 
 struct anca_params {
 	int queue;
+	int64_t choices;
 };
 
 static const struct param_def anca_params_def[] = {
@@ -41,6 +42,11 @@ static const struct param_def anca_params_def[] = {
 	 "a port's load: credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output "
 	 "(flits waiting in this router's output stage) or both (their sum)",
 	 route_queue_names},
+	{"choices", PARAM_INT, offsetof(struct anca_params, choices), "2", 0, 64,
+	 "up-ports compared per hop: 2 random ones (BookSim's), k random ones, or 0 = every up-port, the least "
+	 "loaded from a random start (Kim, Dally and Abts SC'06, the adaptive Clos routing seed 001 compares "
+	 "against; with [router] sequential_allocation = 1)",
+	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -87,12 +93,24 @@ static int nca_route(const struct route *r, uint32_t router, struct route_pkt *p
 	uint32_t n = topo_min_ports(t, router, p->dst_router, 0, ports, NCA_PORTS_BUF);
 	uint32_t port = ports[0];
 	if (n > 1) {
-		port = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
+		uint32_t u = (uint32_t)rng_below(rng, n);
+		port = nca_port(t, router, p->dst_router, ports, u);
 		if (adaptive) {
-			uint32_t other = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
-			int q = ((const struct anca_params *)r->params)->queue;
-			if (route_view_port_q(v, router, port, q) > route_view_port_q(v, router, other, q))
-				port = other;
+			const struct anca_params *pr = r->params;
+			/* choices = 0: every port once, from the one drawn above. */
+			uint32_t k = pr->choices ? (uint32_t)pr->choices : n;
+			uint32_t best = route_view_port_q(v, router, port, pr->queue);
+			/* The least loaded; ties and equal loads keep the earlier draw. */
+			for (uint32_t i = 1; i < k; i++) {
+				uint32_t other = pr->choices ? nca_port(t, router, p->dst_router, ports,
+									(uint32_t)rng_below(rng, n))
+							     : nca_port(t, router, p->dst_router, ports, (u + i) % n);
+				uint32_t q = route_view_port_q(v, router, other, pr->queue);
+				if (q < best) {
+					best = q;
+					port = other;
+				}
+			}
 		}
 	}
 	out->port = (uint16_t)port;
@@ -133,7 +151,7 @@ const struct route_ops route_nca_ops = {
 
 const struct route_ops route_anca_ops = {
 	.name = "anca",
-	.help = "adaptive nearest common ancestor on fat trees: the less loaded of two random up-ports (BookSim2 anca_fattree)",
+	.help = "adaptive nearest common ancestor on fat trees: the least loaded of two random up-ports (BookSim2 anca_fattree), of k, or of all (choices=0)",
 	.params = anca_params_def,
 	.params_size = sizeof(struct anca_params),
 	.state_size = 0,

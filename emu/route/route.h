@@ -78,8 +78,21 @@ struct route_view {
 	 * port `port`; NULL when the caller has none. */
 	uint32_t (*oq)(const void *ctx, uint32_t router, uint32_t port);
 	const void *oq_ctx;
+	/* Sequential allocation ([router] sequential_allocation): flits this
+	 * router has already routed to local port `port` and not yet sent
+	 * (pend[port]; gpend by global port). NULL when off. */
+	const uint32_t *pend;
+	const uint32_t *gpend;
 };
 
+/* Flits routed to local port `port` here and not yet sent: 0 unless
+ * sequential allocation is on. */
+static inline uint32_t route_view_pend(const struct route_view *v, uint32_t port)
+{
+	return v->pend ? v->pend[port] : 0;
+}
+
+/* Flits in the downstream buffer of (port, vc): sent, not yet credited. */
 static inline uint32_t route_view_occ(const struct route_view *v, uint32_t port, uint32_t vc)
 {
 	return *(const uint16_t *)((const char *)v->occ_base + (size_t)(port * v->n_vcs + vc) * v->occ_stride);
@@ -89,7 +102,7 @@ static inline uint32_t route_view_occ(const struct route_view *v, uint32_t port,
  * summed over its VCs (BookSim's Router::GetUsedCredit). */
 static inline uint32_t route_view_port_occ(const struct route_view *v, uint32_t port)
 {
-	uint32_t q = 0;
+	uint32_t q = route_view_pend(v, port);
 	for (uint32_t vc = 0; vc < v->n_vcs; vc++)
 		q += route_view_occ(v, port, vc);
 	return q;
@@ -99,7 +112,7 @@ static inline uint32_t route_view_port_occ(const struct route_view *v, uint32_t 
 static inline uint32_t route_view_gocc(const struct route_view *v, uint64_t g)
 {
 	const char *b = (const char *)v->gocc_base + (size_t)(g * v->n_vcs) * v->occ_stride;
-	uint32_t q = 0;
+	uint32_t q = v->gpend ? v->gpend[g] : 0;
 	for (uint32_t vc = 0; vc < v->n_vcs; vc++)
 		q += *(const uint16_t *)(b + (size_t)vc * v->occ_stride);
 	return q;
