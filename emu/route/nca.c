@@ -95,7 +95,13 @@ static int nca_route(const struct route *r, uint32_t router, struct route_pkt *p
 	if (n > 1) {
 		uint32_t u = (uint32_t)rng_below(rng, n);
 		port = nca_port(t, router, p->dst_router, ports, u);
-		if (adaptive) {
+		if (adaptive && ((const struct anca_params *)r->params)->choices == 2) {
+			/* BookSim's rule, the default: the second draw only if less loaded. */
+			uint32_t other = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
+			int q = ((const struct anca_params *)r->params)->queue;
+			if (route_view_port_q(v, router, port, q) > route_view_port_q(v, router, other, q))
+				port = other;
+		} else if (adaptive) {
 			const struct anca_params *pr = r->params;
 			/* choices = 0: every port once, from the one drawn above. */
 			uint32_t k = pr->choices ? (uint32_t)pr->choices : n;

@@ -6,12 +6,15 @@ import subprocess
 
 # §4.1: a four-cycle switch (route, VC allocation, switch allocation,
 # traversal), 1-cycle channels, 6 VCs of 32 flits, cut-through, iSLIP
-# switch allocation, input speedup 2, single-flit packets. The VC
-# allocator is ours: by priority (minimal > deroute > escape tiers).
+# switch allocation, input speedup 2, single-flit packets, and
+# "sequential allocation is used for adaptive route computation" (Kim,
+# Dally and Abts SC'06; docs/engine.md). The VC allocator is ours: by
+# priority (minimal > deroute > escape tiers).
 SETTINGS = [
     "num_vcs=6", "vc_buf_size=32", "flow_control=vct", "packet_size=1", "channel_latency=1",
     "routing_delay=1", "vc_alloc_delay=1", "sw_alloc_delay=1", "st_final_delay=1",
     "vc_allocator=separable_input_first", "sw_allocator=islip", "input_speedup=2",
+    "sequential_allocation=1",
 ]
 
 
