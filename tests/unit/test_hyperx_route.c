@@ -270,6 +270,51 @@ static void test_dal_k1_equals_general(void)
 		}
 }
 
+/* min:select=first on an untrunked HyperX computes the lowest offset
+ * dimension's port directly (min.c): the same port, and the same VC
+ * range, as the lowest of topo_min_ports' list, for every router pair,
+ * hop count and VC classing, on a HyperX with unequal sides, a flattened
+ * butterfly and a hypercube. */
+static void test_min_first_direct(void)
+{
+	const char *topos[] = {"hyperx:s=3x5x4,t=2", "flatfly:m=4,n=3", "hypercube:n=4"};
+	const char *specs[] = {"min:select=first", "min:select=first,classes=hop"};
+	for (int ti = 0; ti < 3; ti++) {
+		struct nl_err e = {0};
+		struct topo *t = NULL;
+		CHECK_OK(topo_new(topos[ti], &t, &e), &e);
+		uint32_t diam = 0;
+		CHECK_OK(topo_diameter(t, &diam, &e), &e);
+		for (int si = 0; si < 2; si++) {
+			struct route *r = NULL;
+			uint32_t nv = 2 * diam;
+			CHECK_OK(route_new(specs[si], t, nv, &r, &e), &e);
+			uint32_t checked = 0, bad = 0;
+			for (uint32_t a = 0; a < t->n_routers; a++)
+				for (uint32_t b = 0; b < t->n_routers; b++) {
+					if (a == b)
+						continue;
+					uint32_t want;
+					CHECK_UINT(topo_min_ports(t, a, b, 0, &want, 1), >=, 1);
+					for (uint8_t hops = 0; hops < diam; hops++) {
+						struct route_pkt p = {.src_router = a, .dst_router = b, .hops = hops};
+						struct route_cand c;
+						CHECK_INT(r->ops->compute(r, a, 0, 0, &p, NULL, NULL, &c), ==, 1);
+						uint32_t w = si ? nv / diam : 0;
+						bad += c.port != want || c.prio != 0 ||
+						       c.vc_lo != (si ? hops * w : 0) ||
+						       c.vc_hi != (si ? hops * w + w - 1 : nv - 1);
+						checked++;
+					}
+				}
+			printf("  %s %s: %u computations, %u differ\n", topos[ti], specs[si], checked, bad);
+			CHECK_UINT(bad, ==, 0);
+			route_free(r);
+		}
+		topo_free(t);
+	}
+}
+
 static void test_closad_choice(void)
 {
 	struct topo *t = NULL;
@@ -357,6 +402,7 @@ int main(void)
 	TEST_RUN(test_minad_minimal);
 	TEST_RUN(test_dal_rules);
 	TEST_RUN(test_dal_k1_equals_general);
+	TEST_RUN(test_min_first_direct);
 	TEST_RUN(test_closad_choice);
 	TEST_RUN(test_swap2_hyperx);
 	return test_done();
