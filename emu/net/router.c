@@ -355,19 +355,27 @@ static inline int32_t fl_va_alone(struct flitnet *n, const struct fl_router *ro,
 				  const struct route_cand *c)
 {
 	const uint32_t V = n->V, side = (uint32_t)ro->n_ports * V, base = c->port * V;
-	const struct fl_ovc *ovs = n->ovc + (uint64_t)(ro->port_base + c->port) * V;
+	const struct fl_ovc *ovs = n->ovc + (uint64_t)ro->vc_base; /* by local output VC */
 	uint16_t *ap = n->va_aptr + ro->vc_base + li;
-	uint32_t best_key = UINT32_MAX, best = 0;
-	for (uint32_t ovc = c->vc_lo; ovc <= c->vc_hi; ovc++) {
-		if (ovs[ovc].owner != FL_NONE)
-			continue;
-		uint32_t key = fl_add_mod(base + ovc, side - *ap, side);
-		if (key < best_key) {
-			best_key = key;
-			best = base + ovc;
+	/* The first free VC of the contiguous range lo..hi in round-robin
+	 * order from the pointer: from the pointer to hi when the pointer is
+	 * inside the range (past lo), then from lo; else from lo. The same VC
+	 * as the least (VC - pointer) mod side, without a modulo per VC. */
+	const uint32_t lo = base + c->vc_lo, hi = base + c->vc_hi;
+	const uint32_t start = *ap > lo && *ap <= hi ? *ap : lo;
+	uint32_t best = UINT32_MAX;
+	for (uint32_t o = start; o <= hi; o++)
+		if (ovs[o].owner == FL_NONE) {
+			best = o;
+			break;
 		}
-	}
-	if (best_key == UINT32_MAX)
+	if (best == UINT32_MAX)
+		for (uint32_t o = lo; o < start; o++)
+			if (ovs[o].owner == FL_NONE) {
+				best = o;
+				break;
+			}
+	if (best == UINT32_MAX)
 		return FL_STALL_BUFFER_BUSY;
 	*ap = (uint16_t)fl_add_mod(best, 1, side);
 	n->va_gptr[ro->vc_base + best] = (uint16_t)fl_add_mod(li, 1, side);
