@@ -34,6 +34,7 @@
 
 #include "core/error.h"
 #include "topo/topo.h"
+#include "topo/topo_dragonfly.h"
 
 static const char *const group_min_families[] = {"dragonfly", NULL};
 
@@ -54,6 +55,9 @@ static int group_min_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'group_min': num_vcs = %u, expected >= 2 (VC class 0 before the global hop, class 1 after it, as BookSim's min_dragonflynew)",
 			       r->n_vcs);
+	/* The dragonfly view (a gateway exists only on a dragonfly), kept for
+	 * the closed form at every hop. */
+	*(const struct topo_dragonfly **)r->state = topo_dragonfly_of(r->topo);
 	r->max_cands = 1;
 	return 0;
 }
@@ -71,15 +75,15 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 			     struct route_pkt *p, struct rng *rng, const struct route_view *v,
 			     struct route_cand *out)
 {
-	const struct topo *t = r->topo;
-	uint32_t n_groups, a, cls;
+	const struct topo_dragonfly *df = *(const struct topo_dragonfly *const *)r->state;
+	const uint32_t a = df->a;
+	uint32_t cls;
 	bool global;
 	(void)in_port;
 	(void)in_vc;
 	(void)rng;
 	(void)v;
 
-	topo_groups(t, &n_groups, &a);
 	if (router == p->dst_router) {
 		/* BookSim ejects on the packet's current VC (out_vc = f->ph):
 		 * class 1 after a global hop, class 0 within the source group.
@@ -92,7 +96,7 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 		out->vc_hi = (uint8_t)(cls ? r->n_vcs - 1 : w - 1);
 		return 1;
 	}
-	uint32_t port = topo_group_min_port(t, router, p->dst_router, &global);
+	uint32_t port = topo_dragonfly_group_min_port(df, router, p->dst_router, &global);
 	uint32_t G = router / a, T = p->dst_router / a;
 	/* In the destination group: class 1 once the global hop is behind (we
 	 * left the source group), else class 0; elsewhere class 1 from the
@@ -111,7 +115,7 @@ const struct route_ops route_group_min_ops = {
 	.help = "group-minimal dragonfly routing: local, global, local through the group's gateway, VC class 0 then 1 (BookSim2 min_dragonflynew; Kim et al. ISCA 2008)",
 	.params = group_min_params,
 	.params_size = 0,
-	.state_size = 0,
+	.state_size = sizeof(const struct topo_dragonfly *),
 	.families = group_min_families,
 	.is_deterministic = true,
 	.init = group_min_init,

@@ -50,20 +50,8 @@ bool topo_group_gateway(const struct topo *t, uint32_t G, uint32_t T, uint32_t *
 uint32_t topo_group_min_port(const struct topo *t, uint32_t r, uint32_t dst, bool *global)
 {
 	const struct topo_dragonfly *df = topo_dragonfly_of(t);
-	uint32_t G = r / df->a, T = dst / df->a, port = 0;
-	*global = false;
-	if (G != T) {
-		uint32_t gw = 0;
-		if (!topo_group_gateway(t, G, T, &gw, &port))
-			NL_BUG("topo_group_min_port: no gateway from group %u to %u", G, T);
-		if (r == gw) {
-			*global = true;
-			return port;
-		}
-		dst = gw;
-	}
-	topo_min_ports(t, r, dst, 0, &port, 1); /* one local hop: the only minimal port */
-	return port;
+	NL_ASSERT(df && r != dst);
+	return topo_dragonfly_group_min_port(df, r, dst, global);
 }
 
 uint32_t topo_link_class(const struct topo *t, uint32_t g)

@@ -44,6 +44,26 @@ static inline uint32_t topo_dragonfly_group_port(const struct topo_dragonfly *df
 	return (T < G ? T : T - 1) + k * (df->g - 1);
 }
 
+/* Group-minimal next hop from router r toward router dst != r (BookSim2's
+ * dragonfly_port): in dst's group the one local port; elsewhere the global
+ * port of group G's k = 0 link toward dst's group when r holds it (*global
+ * set), else the local port toward the router that does. */
+static inline uint32_t topo_dragonfly_group_min_port(const struct topo_dragonfly *df, uint32_t r, uint32_t dst,
+						     bool *global)
+{
+	uint32_t a = df->a, G = r / a, T = dst / a, i = r % a, j = dst % a;
+	*global = false;
+	if (G != T) {
+		uint32_t gp = topo_dragonfly_group_port(df, G, T, 0);
+		j = gp / df->h;
+		if (i == j) {
+			*global = true;
+			return df->global_base + gp % df->h;
+		}
+	}
+	return j < i ? j : j - 1;
+}
+
 /* Far end of group port gp of group G: group *tg, group port *tgp. */
 static inline void topo_dragonfly_global_peer(const struct topo_dragonfly *df, uint32_t G, uint32_t gp,
 					      uint32_t *tg, uint32_t *tgp)

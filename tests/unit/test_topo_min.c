@@ -283,6 +283,50 @@ static void test_min_large(void)
 }
 
 /* The other capabilities, as their clients read them. */
+/* The dragonfly's group-minimal hop in closed form
+ * (topo_dragonfly_group_min_port, group_min and BookSim's UGAL at every
+ * hop) against its definition: the gateway of the k = 0 link
+ * (topo_group_gateway), then the one minimal local port toward it
+ * (topo_min_ports), for every router pair, on balanced, one-link and
+ * circulant-extra dragonflies. */
+static void test_group_min_closed_form(void)
+{
+	const char *specs[] = {"dragonfly:a=4,p=2,h=2", "dragonfly:a=8,p=4,h=4", "dragonfly:a=4,p=1,h=2,g=4",
+			       "dragonfly:a=3,p=1,h=3,g=6", "dragonfly:a=6,p=2,h=2,g=9"};
+	for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+		struct topo *t = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(specs[si], &t, &e), &e);
+		if (!t)
+			continue;
+		const struct topo_dragonfly *df = topo_dragonfly_of(t);
+		uint32_t bad = 0, n_global = 0;
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			for (uint32_t d = 0; d < t->n_routers; d++) {
+				if (r == d)
+					continue;
+				uint32_t G = r / df->a, T = d / df->a, to = d, want = 0, gw = 0, gport = 0;
+				bool want_global = false, global;
+				if (G != T) {
+					CHECK(topo_group_gateway(t, G, T, &gw, &gport));
+					if (gw == r) {
+						want = gport;
+						want_global = true;
+					}
+					to = gw;
+				}
+				if (!want_global)
+					topo_min_ports(t, r, to, 0, &want, 1);
+				uint32_t got = topo_dragonfly_group_min_port(df, r, d, &global);
+				bad += got != want || global != want_global;
+				n_global += global;
+			}
+		CHECK_MSG(bad == 0, "%s: %u pairs differ", specs[si], bad);
+		CHECK(n_global > 0);
+		topo_free(t);
+	}
+}
+
 static void test_capabilities(void)
 {
 	struct topo *t = NULL;
@@ -341,6 +385,7 @@ int main(void)
 	TEST_RUN(test_min_ports_equal_table);
 	TEST_RUN(test_min_route_equal_table);
 	TEST_RUN(test_min_large);
+	TEST_RUN(test_group_min_closed_form);
 	TEST_RUN(test_capabilities);
 	return test_done();
 }
