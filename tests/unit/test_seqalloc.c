@@ -6,7 +6,8 @@
  * it flit by flit at the switch. Checked here: the views (the count adds
  * once per port and stays out of DAL's blocked test; anca's choices), the
  * engine's count against the heads it describes in a loaded run, that off
- * changes nothing and on is deterministic, and the refused combinations. */
+ * changes nothing, on is deterministic and the same with partitions, and
+ * the refused combinations. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,7 @@ static void test_runs(void)
 	const char *dflt[] = {BASE, "routing_function=anca", NULL};
 	const char *off[] = {BASE, "routing_function=anca", "sequential_allocation=0", NULL};
 	const char *on[] = {BASE, "routing_function=anca", "sequential_allocation=1", NULL};
+	const char *on_p3[] = {BASE, "routing_function=anca", "sequential_allocation=1", "partitions=3", NULL};
 	const char *nca_off[] = {BASE, "routing_function=nca", NULL};
 	const char *nca_on[] = {BASE, "routing_function=nca", "sequential_allocation=1", NULL};
 #undef BASE
@@ -183,17 +185,20 @@ static void test_runs(void)
 	char *a = point_json_kv(dflt, true, &e), *b = point_json_kv(off, true, &e);
 	char *c = point_json_kv(on, true, &e), *c2 = point_json_kv(on, true, &e);
 	char *d = point_json_kv(nca_off, true, &e), *d2 = point_json_kv(nca_on, true, &e);
-	CHECK(a && b && c && c2 && d && d2);
-	if (a && b && c && c2 && d && d2) {
+	char *c3 = point_json_kv(on_p3, true, &e);
+	CHECK(a && b && c && c2 && d && d2 && c3);
+	if (a && b && c && c2 && d && d2 && c3) {
 		CHECK_STR(a, b);
 		CHECK(strcmp(a, c) != 0); /* anca reads the count */
 		CHECK_STR(c, c2);
+		CHECK_STR(c, c3); /* each router's count is its own: partitions change nothing */
 		CHECK_STR(d, d2); /* nca reads no view: the count changes nothing */
 	}
 	free(a);
 	free(b);
 	free(c);
 	free(c2);
+	free(c3);
 	free(d);
 	free(d2);
 }
