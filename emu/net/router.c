@@ -188,19 +188,11 @@ static inline __attribute__((always_inline)) int fl_route_decide(struct flitnet 
  * flits cross the switch, cycles later, so heads routed in the meantime
  * all read the same "least loaded" port and pile onto it. With
  * sequential_allocation = 1 a routed head's flits count at once in
- * n->pend of the port its decision prefers (the first candidate of the
- * highest priority), move to the port the VC allocator grants if that
- * differs, and leave the count one by one as they cross the switch, where
- * the credit view takes them over: route.h adds the count to every
- * occupancy the routing functions read. */
-static inline uint32_t fl_seq_port(const struct route_cand *c, uint32_t nc)
-{
-	uint32_t best = 0;
-	for (uint32_t k = 1; k < nc; k++)
-		if (c[k].prio > c[best].prio)
-			best = k;
-	return c[best].port;
-}
+ * n->pend of the port its decision prefers (route_cands_preferred),
+ * move to the port the VC allocator grants if that differs, and leave
+ * the count one by one as they cross the switch, where the credit view
+ * takes them over: route.h adds the count to the port loads the routing
+ * functions compare. */
 
 /* Route computation done: store the candidates, move to VC allocation. */
 static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
@@ -233,7 +225,7 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
 		n->ivc[iv].cand = cand[0];
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
 	if (__builtin_expect(n->pend != NULL, 0))
-		n->pend[ro->port_base + fl_seq_port(dst, n->ivc[iv].ncand)] += ru->size;
+		n->pend[ro->port_base + route_cands_preferred(dst, n->ivc[iv].ncand)] += ru->size;
 	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
 }
@@ -604,8 +596,8 @@ static void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	NL_ASSERT(n->ovc[ov].owner == FL_NONE);
 	n->ovc[ov].owner = li;
 	n->ovc[ov].tail_sent = 0;
-	if (__builtin_expect(n->pend != NULL, 0)) { /* the count follows the grant (fl_seq_port) */
-		uint32_t was = fl_seq_port(fl_cands(n, iv), n->ivc[iv].ncand);
+	if (__builtin_expect(n->pend != NULL, 0)) { /* the count follows the grant */
+		uint32_t was = route_cands_preferred(fl_cands(n, iv), n->ivc[iv].ncand);
 		if (was != op) {
 			uint32_t size = fl_buf_front_size(n, iv);
 			NL_ASSERT(n->pend[ro->port_base + was] >= size);

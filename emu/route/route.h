@@ -33,6 +33,18 @@ struct route_cand {
 	int16_t prio;
 };
 
+/* The port a candidate list prefers: the first of the highest priority
+ * (what a by-priority VC allocator tries first; sequential allocation
+ * counts a routed head there). */
+static inline uint32_t route_cands_preferred(const struct route_cand *c, uint32_t n)
+{
+	uint32_t best = 0;
+	for (uint32_t k = 1; k < n; k++)
+		if (c[k].prio > c[best].prio)
+			best = k;
+	return c[best].port;
+}
+
 /* Per-packet routing state, carried in the packet from injection to
  * ejection. The meaning of inter/phase/vc_class is the algorithm's. */
 struct route_pkt {

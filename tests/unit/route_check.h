@@ -127,16 +127,6 @@ static inline int cands_equal(const struct route_cand *a, int na, const struct r
 	return 1;
 }
 
-/* The preferred port of a candidate list: the highest prio, lowest index. */
-static inline uint32_t cands_best(const struct route_cand *c, int n)
-{
-	int b = 0;
-	for (int i = 1; i < n; i++)
-		if (c[i].prio > c[b].prio)
-			b = i;
-	return c[b].port;
-}
-
 /* Adaptivity against the view: compute with every VC of every port empty,
  * then once per offered port with that port saturated and the rest empty.
  * An algorithm whose answer never depends on the view passes; one whose
@@ -168,7 +158,7 @@ static inline void walk_react(struct walk *w, uint32_t router, uint32_t in_port,
 		int other = 0;
 		for (int i = 0; i < ns; i++)
 			other |= cs[i].port != hot;
-		if (other && cands_best(cs, ns) == hot && wrong < 0)
+		if (other && route_cands_preferred(cs, (uint32_t)ns) == hot && wrong < 0)
 			wrong = (int)hot;
 	}
 	free(occ);

@@ -19,6 +19,7 @@
 #include "topo/topo.h"
 #include "net_config.h"
 #include "point_json.h"
+#include "anca_fixture.h"
 #include "test.h"
 
 /* The engine's accessor: free_at - now when positive, across the 2^32
@@ -70,16 +71,13 @@ static uint32_t fake_oq(const void *ctx, uint32_t router, uint32_t port)
 static void test_anca_queue_output(void)
 {
 	struct nl_err e = {0};
-	struct topo *t = NULL;
+	struct anca_fx f;
 	struct route *rc = NULL, *ro = NULL;
-	CHECK_OK(topo_new("fattree:k=4,n=2", &t, &e), &e);
-	CHECK_OK(route_new("anca", t, 1, &rc, &e), &e);
-	CHECK_OK(route_new("anca:queue=output", t, 1, &ro, &e), &e);
-	uint32_t src = topo_ep_router(t, 0), d = t->n_endpoints - 1;
-	uint32_t ups[ROUTE_MAX_CANDS];
-	uint32_t n_up = topo_min_ports(t, src, topo_ep_router(t, d), 0, ups, ROUTE_MAX_CANDS);
-	CHECK_UINT(n_up, ==, 4);
-	uint32_t np = topo_router_ports(t, src);
+	CHECK_OK(anca_fx_open(&f, &e), &e);
+	CHECK_OK(route_new("anca", f.t, 1, &rc, &e), &e);
+	CHECK_OK(route_new("anca:queue=output", f.t, 1, &ro, &e), &e);
+	const uint32_t src = f.src, *ups = f.ups, np = f.n_ports;
+	CHECK_UINT(f.n_up, ==, 4);
 	uint16_t *occ = calloc(np, sizeof *occ);
 	struct fake_port *fp = calloc(np, sizeof *fp);
 	for (uint32_t i = 0; i < np; i++) {
@@ -96,7 +94,7 @@ static void test_anca_queue_output(void)
 	rng_init(&g2, 5, RNG_CLASS_ROUTER, src);
 	uint32_t hot_c = 0, hot_o = 0;
 	for (int i = 0; i < 64; i++) {
-		struct route_pkt a = {.src_router = src, .dst_router = topo_ep_router(t, d), .dst_ep = d}, b = a;
+		struct route_pkt a = anca_fx_pkt(&f), b = a;
 		struct route_cand c;
 		CHECK_INT(rc->ops->compute(rc, src, 0, 0, &a, &g1, &v, &c), ==, 1);
 		hot_c += c.port == ups[0];
@@ -112,7 +110,7 @@ static void test_anca_queue_output(void)
 	free(fp);
 	route_free(rc);
 	route_free(ro);
-	topo_free(t);
+	topo_free(f.t);
 }
 
 static void test_ugal_queue_refused_outside_local(void)

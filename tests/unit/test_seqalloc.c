@@ -21,6 +21,7 @@
 #include "topo/topo.h"
 #include "net_config.h"
 #include "point_json.h"
+#include "anca_fixture.h"
 #include "test.h"
 
 /* The view: pend adds once to a port's summed load, not per VC. */
@@ -50,17 +51,14 @@ static void test_view_adds_pend_once(void)
 static void test_anca_choices(void)
 {
 	struct nl_err e = {0};
-	struct topo *t = NULL;
+	struct anca_fx f;
 	struct route *all = NULL, *two = NULL, *dflt = NULL;
-	CHECK_OK(topo_new("fattree:k=4,n=2", &t, &e), &e);
-	CHECK_OK(route_new("anca:choices=0", t, 1, &all, &e), &e);
-	CHECK_OK(route_new("anca:choices=2", t, 1, &two, &e), &e);
-	CHECK_OK(route_new("anca", t, 1, &dflt, &e), &e);
-	uint32_t src = topo_ep_router(t, 0), d = t->n_endpoints - 1;
-	uint32_t ups[ROUTE_MAX_CANDS];
-	uint32_t n_up = topo_min_ports(t, src, topo_ep_router(t, d), 0, ups, ROUTE_MAX_CANDS);
+	CHECK_OK(anca_fx_open(&f, &e), &e);
+	CHECK_OK(route_new("anca:choices=0", f.t, 1, &all, &e), &e);
+	CHECK_OK(route_new("anca:choices=2", f.t, 1, &two, &e), &e);
+	CHECK_OK(route_new("anca", f.t, 1, &dflt, &e), &e);
+	const uint32_t src = f.src, *ups = f.ups, n_up = f.n_up, np = f.n_ports;
 	CHECK_UINT(n_up, ==, 4);
-	uint32_t np = topo_router_ports(t, src);
 	uint16_t *occ = calloc(np, sizeof *occ);
 	uint32_t *pend = calloc(np, sizeof *pend);
 	for (uint32_t i = 0; i < n_up; i++)
@@ -74,7 +72,7 @@ static void test_anca_choices(void)
 	rng_init(&g2, 9, RNG_CLASS_ROUTER, src);
 	rng_init(&g3, 9, RNG_CLASS_ROUTER, src);
 	for (int i = 0; i < 32; i++) {
-		struct route_pkt a = {.src_router = src, .dst_router = topo_ep_router(t, d), .dst_ep = d}, b = a, c = a;
+		struct route_pkt a = anca_fx_pkt(&f), b = a, c = a;
 		struct route_cand ca, cb, cc;
 		CHECK_INT(all->ops->compute(all, src, 0, 0, &a, &g1, &v, &ca), ==, 1);
 		CHECK_UINT(ca.port, ==, ups[3]);
@@ -86,7 +84,7 @@ static void test_anca_choices(void)
 	struct route_view none = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = 1, .vc_buf_size = 8};
 	uint32_t seen = 0;
 	for (int i = 0; i < 64; i++) {
-		struct route_pkt a = {.src_router = src, .dst_router = topo_ep_router(t, d), .dst_ep = d};
+		struct route_pkt a = anca_fx_pkt(&f);
 		struct route_cand ca;
 		CHECK_INT(all->ops->compute(all, src, 0, 0, &a, &g1, &none, &ca), ==, 1);
 		for (uint32_t k = 0; k < n_up; k++)
@@ -98,7 +96,7 @@ static void test_anca_choices(void)
 	route_free(all);
 	route_free(two);
 	route_free(dflt);
-	topo_free(t);
+	topo_free(f.t);
 }
 
 /* In a loaded run with single-flit packets, every router's count for each
@@ -124,12 +122,7 @@ static void check_pend_matches(const struct fx *f, const char *what)
 			if (x->state == VC_ACTIVE) {
 				want[ro->port_base + x->out_port]++;
 			} else if (x->state == VC_VCALLOC) {
-				const struct route_cand *c = fl_cands(n, iv);
-				uint32_t best = 0;
-				for (uint32_t k = 1; k < x->ncand; k++)
-					if (c[k].prio > c[best].prio)
-						best = k;
-				want[ro->port_base + c[best].port]++;
+				want[ro->port_base + route_cands_preferred(fl_cands(n, iv), x->ncand)]++;
 			}
 		}
 	}
