@@ -584,7 +584,7 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 		.gocc_base = &part->ovc[0].occ,
 		.oq = fl_router_oq,
 		.oq_ctx = part,
-		.pend = part->pend ? part->pend + ro->port_base : NULL,
+		.port_base = ro->port_base,
 		.gpend = part->pend,
 	};
 }

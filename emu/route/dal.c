@@ -197,7 +197,7 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 			continue;
 		uint32_t S = h->S[d], pbase = h->port_base[d], jto = to < own ? to : to - 1, room;
 		const char *pd = (const char *)v->occ_base + pbase * pstep;
-		const uint32_t *pendd = v->pend ? v->pend + pbase : NULL; /* sequential allocation */
+		const uint32_t *pendd = route_view_pend_row(v, pbase); /* sequential allocation */
 		/* Step 2 (hxr_pick, one trunk): below the deroutes when blocked. */
 		uint32_t q = hxr_port_q(pd + jto * pstep, vstep, m, block, pendd ? pendd[jto] : 0, &room);
 		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;

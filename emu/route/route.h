@@ -85,15 +85,16 @@ struct route_view {
 	uint32_t occ_stride;     /* bytes between consecutive (port, VC) entries */
 	uint32_t n_vcs;
 	uint32_t vc_buf_size;    /* flits per VC buffer */
+	uint32_t port_base;      /* global port of this router's local port 0 (for gpend) */
 	const void *gocc_base;   /* occupancy of (global port 0, VC 0); NULL when not provided */
 	/* Output-queue view: flits waiting in router's output stage for local
 	 * port `port`; NULL when the caller has none. */
 	uint32_t (*oq)(const void *ctx, uint32_t router, uint32_t port);
 	const void *oq_ctx;
-	/* Sequential allocation ([router] sequential_allocation): flits this
-	 * router has already routed to local port `port` and not yet sent
-	 * (pend[port]; gpend by global port). NULL when off. */
-	const uint32_t *pend;
+	/* Sequential allocation ([router] sequential_allocation): by global
+	 * port, the flits its router has already routed to it and not yet
+	 * sent. NULL when off (one pointer and the port base in the padding:
+	 * filling the view stays two stores more than without it). */
 	const uint32_t *gpend;
 };
 
@@ -101,7 +102,14 @@ struct route_view {
  * sequential allocation is on. */
 static inline uint32_t route_view_pend(const struct route_view *v, uint32_t port)
 {
-	return v->pend ? v->pend[port] : 0;
+	return v->gpend ? v->gpend[v->port_base + port] : 0;
+}
+
+/* The same for this router's ports from local port `first` on, or NULL
+ * when off: a row to index by local port - first. */
+static inline const uint32_t *route_view_pend_row(const struct route_view *v, uint32_t first)
+{
+	return v->gpend ? v->gpend + v->port_base + first : NULL;
 }
 
 /* Flits in the downstream buffer of (port, vc): sent, not yet credited. */

@@ -32,8 +32,7 @@ static void test_view_adds_pend_once(void)
 	occ[1 * 4 + 2] = 3; /* port 1, VC 2 */
 	struct route_view v = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = 4, .vc_buf_size = 8, .gocc_base = occ};
 	CHECK_UINT(route_view_port_occ(&v, 1), ==, 3);
-	v.pend = pend;
-	v.gpend = pend;
+	v.gpend = pend; /* the router's port_base is 0 */
 	CHECK_UINT(route_view_port_occ(&v, 1), ==, 8);
 	CHECK_UINT(route_view_occ(&v, 1, 2), ==, 3); /* a VC's own buffer: no pend */
 	CHECK_UINT(route_view_gocc(&v, 1), ==, 8);
@@ -66,7 +65,7 @@ static void test_anca_choices(void)
 	pend[ups[3]] = 1; /* the least loaded only by the routed count */
 	occ[ups[3]] = 0;
 	struct route_view v = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = 1, .vc_buf_size = 8,
-			       .pend = pend, .gpend = pend};
+			       .gpend = pend}; /* port_base 0: one router's ports */
 	struct rng g1, g2, g3;
 	rng_init(&g1, 9, RNG_CLASS_ROUTER, src);
 	rng_init(&g2, 9, RNG_CLASS_ROUTER, src);
