@@ -44,6 +44,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/hyperx_route.h"
 #include "topo/topo.h"
 #include "topo/topo_hyperx.h"
 
@@ -153,10 +154,10 @@ static int min_init(struct route *r, struct nl_err *err)
 	} else {
 		NL_CHECK(min_build_table(t, s, err));
 	}
-	bool dim_order = min_untrunked_hyperx(t) != NULL;
-	s->select = pr->select != MIN_SELECT_AUTO ? pr->select : dim_order ? MIN_FIRST : MIN_HASH;
-	dim_order = dim_order && s->select == MIN_FIRST;
-	s->hx_first = dim_order ? min_untrunked_hyperx(t) : NULL;
+	const struct topo_hyperx *hx = min_untrunked_hyperx(t);
+	s->select = pr->select != MIN_SELECT_AUTO ? pr->select : hx ? MIN_FIRST : MIN_HASH;
+	bool dim_order = hx && s->select == MIN_FIRST;
+	s->hx_first = dim_order ? hx : NULL;
 	bool per_hop = pr->classes == MIN_CLASSES_HOP ||
 		       (pr->classes == MIN_CLASSES_AUTO && !topo_has_levels(t) && !dim_order);
 	if (!per_hop) {
@@ -233,9 +234,7 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		 * butterfly's instructions; test_hyperx_route checks the two
 		 * agree). */
 		const struct topo_hyperx *h = s->hx_first;
-		int d = 0;
-		while (topo_hyperx_coord(h, router, d) == topo_hyperx_coord(h, p->dst_router, d))
-			d++;
+		int d = hxr_first_offset(h, router, p->dst_router);
 		out->port = (uint16_t)topo_hyperx_port(h, d, topo_hyperx_coord(h, router, d),
 						       topo_hyperx_coord(h, p->dst_router, d), 0);
 		out->vc_lo = (uint8_t)((uint32_t)p->hops * s->class_w);

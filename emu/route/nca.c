@@ -95,23 +95,19 @@ static int nca_route(const struct route *r, uint32_t router, struct route_pkt *p
 	if (n > 1) {
 		uint32_t u = (uint32_t)rng_below(rng, n);
 		port = nca_port(t, router, p->dst_router, ports, u);
-		if (adaptive && ((const struct anca_params *)r->params)->choices == 2) {
-			/* BookSim's rule, the default: the second draw only if less loaded. */
-			uint32_t other = nca_port(t, router, p->dst_router, ports, (uint32_t)rng_below(rng, n));
-			int q = ((const struct anca_params *)r->params)->queue;
-			if (route_view_port_q(v, router, port, q) > route_view_port_q(v, router, other, q))
-				port = other;
-		} else if (adaptive) {
+		if (adaptive) {
+			/* The least loaded of the drawn port and k - 1 more draws
+			 * (BookSim's rule at k = 2: the second only if less
+			 * loaded), or with choices = 0 of every port once, from
+			 * the drawn one on; ties keep the earlier. */
 			const struct anca_params *pr = r->params;
-			/* choices = 0: every port once, from the one drawn above. */
-			uint32_t k = pr->choices ? (uint32_t)pr->choices : n;
-			uint32_t best = route_view_port_q(v, router, port, pr->queue);
-			/* The least loaded; ties and equal loads keep the earlier draw. */
+			const int queue = pr->queue;
+			const uint32_t draws = (uint32_t)pr->choices, k = draws ? draws : n;
+			uint32_t best = route_view_port_q(v, router, port, queue);
 			for (uint32_t i = 1; i < k; i++) {
-				uint32_t other = pr->choices ? nca_port(t, router, p->dst_router, ports,
-									(uint32_t)rng_below(rng, n))
-							     : nca_port(t, router, p->dst_router, ports, (u + i) % n);
-				uint32_t q = route_view_port_q(v, router, other, pr->queue);
+				uint32_t pick = draws ? (uint32_t)rng_below(rng, n) : (u + i) % n;
+				uint32_t other = nca_port(t, router, p->dst_router, ports, pick);
+				uint32_t q = route_view_port_q(v, router, other, queue);
 				if (q < best) {
 					best = q;
 					port = other;

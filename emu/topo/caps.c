@@ -40,10 +40,10 @@ bool topo_group_gateway(const struct topo *t, uint32_t G, uint32_t T, uint32_t *
 	if (!df || G == T || G >= df->g || T >= df->g)
 		return false;
 	/* rounds >= 1 (g <= a*h + 1), so the k = 0 consecutive link exists
-	 * for every pair: BookSim's dragonfly_port takes the same one. */
-	uint32_t gp = topo_dragonfly_group_port(df, G, T, 0);
-	*router = G * df->a + gp / df->h;
-	*port = df->global_base + gp % df->h;
+	 * for every pair. */
+	uint32_t index;
+	topo_dragonfly_gateway(df, G, T, &index, port);
+	*router = G * df->a + index;
 	return true;
 }
 

@@ -44,6 +44,16 @@ static inline uint32_t topo_dragonfly_group_port(const struct topo_dragonfly *df
 	return (T < G ? T : T - 1) + k * (df->g - 1);
 }
 
+/* The gateway of group G toward group T != G, the k = 0 link (BookSim's
+ * dragonfly_port takes it): its router's index in G, and its global port. */
+static inline void topo_dragonfly_gateway(const struct topo_dragonfly *df, uint32_t G, uint32_t T, uint32_t *index,
+					  uint32_t *port)
+{
+	uint32_t gp = topo_dragonfly_group_port(df, G, T, 0);
+	*index = gp / df->h;
+	*port = df->global_base + gp % df->h;
+}
+
 /* Group-minimal next hop from router r toward router dst != r (BookSim2's
  * dragonfly_port): in dst's group the one local port; elsewhere the global
  * port of group G's k = 0 link toward dst's group when r holds it (*global
@@ -54,11 +64,11 @@ static inline uint32_t topo_dragonfly_group_min_port(const struct topo_dragonfly
 	uint32_t a = df->a, G = r / a, T = dst / a, i = r % a, j = dst % a;
 	*global = false;
 	if (G != T) {
-		uint32_t gp = topo_dragonfly_group_port(df, G, T, 0);
-		j = gp / df->h;
+		uint32_t gport;
+		topo_dragonfly_gateway(df, G, T, &j, &gport);
 		if (i == j) {
 			*global = true;
-			return df->global_base + gp % df->h;
+			return gport;
 		}
 	}
 	return j < i ? j : j - 1;
