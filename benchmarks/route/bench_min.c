@@ -57,9 +57,9 @@ int main(int argc, char **argv)
 	for (uint32_t k = 0; k < 200000; k++) {
 		uint64_t h = rng_mix64(k + 1);
 		uint32_t src = (uint32_t)(h % t->n_endpoints), dst = (uint32_t)((h >> 32) % t->n_endpoints);
-		struct route_pkt p = {.src_router = topo_ep_router(t, src), .dst_router = topo_ep_router(t, dst),
+		struct route_pkt p = {.src_ep = src, .dst_router = topo_ep_router(t, dst),
 				      .dst_ep = dst};
-		uint32_t r = p.src_router;
+		uint32_t r = topo_ep_router(t, src);
 		for (;;) {
 			rt->ops->compute(rt, r, 0, 0, &p, NULL, NULL, c);
 			calls++;

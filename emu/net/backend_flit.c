@@ -151,10 +151,12 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		struct fl_pkt *pk = &p->pool.pkts[pi];
 		memset(pk, 0, sizeof *pk);
 		pk->ctime = (uint32_t)cycle;
-		pk->msg = mi + 1; /* < 2^31 (FL_MSG_MAX) */
-		pk->src_ep = src_ep;
+		fl_pkt_set_msg(p, pi, mi + 1); /* < 2^31 (FL_MSG_MAX) */
+		if (p->oom)
+			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
+				       (unsigned long long)msg_id);
 		pk->size = (uint16_t)flits;
-		pk->rt.src_router = topo_ep_router(t, src_ep);
+		pk->rt.src_ep = src_ep;
 		pk->rt.dst_router = topo_ep_router(t, dst_ep);
 		pk->rt.dst_ep = dst_ep;
 		pk->next = FL_NONE;

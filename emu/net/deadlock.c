@@ -332,7 +332,7 @@ static char *dl_detail(const struct flitnet *n)
 			const struct fl_pkt *pk = &pl->pkts[pl->runs[c->head].pkt];
 			used += (size_t)snprintf(rep + used, cap - used,
 						 "  router %u in-port %u VC %u: %s, %u flits, packet %u->%u", r, p, v,
-						 dl_state_names[c->state], c->count, pk->src_ep, pk->rt.dst_ep);
+						 dl_state_names[c->state], c->count, pk->rt.src_ep, pk->rt.dst_ep);
 			if (c->state == VC_VCALLOC && c->ncand) {
 				const struct route_cand *cd = fl_cands(n, iv);
 				uint32_t owner = n->ovc[(uint64_t)(t->port_base[r] + cd->port) * V + cd->vc_lo].owner;
@@ -440,7 +440,7 @@ int fl_dl_scan(struct flitnet *n, struct nl_err *err)
 							    : &n->pool;
 		const struct fl_run *ru = &pl->runs[c->head];
 		const struct fl_pkt *pk = &pl->pkts[ru->pkt];
-		uint16_t fp = dl_fingerprint(pk->src_ep, ru->seq, pk->itime);
+		uint16_t fp = dl_fingerprint(pk->rt.src_ep, ru->seq, pk->itime);
 		if (fp != c->dl_front) {
 			c->dl_front = fp;
 			c->dl_scans = 0;

@@ -147,11 +147,14 @@ struct fl_port {
 	uint64_t chan_flits;    /* flits sent while count_channels is set */
 };
 
-/* A packet in flight (pool entry): 40 bytes, taken from creation (or
+/* A packet in flight (pool entry): 32 bytes, taken from creation (or
  * the message driver's queue) to the tail's ejection, so it is most of
- * the memory a loaded network adds. The destination endpoint is rt.dst_ep
- * only; the free list and the source queue link share itime's place
- * (a packet is linked only before its head is injected or once freed).
+ * the memory a loaded network adds (half a cache line: a record never
+ * straddles two). The endpoints are rt.src_ep and rt.dst_ep only; the
+ * message a packet belongs to is in the pool's side array (fl_pkt_msg),
+ * which synthetic traffic never allocates; the free list and the source
+ * queue link share itime's place (a packet is linked only before its head
+ * is injected or once freed).
  * Its two cycle stamps are 32-bit, like the ports' (BookSim's are 32-bit
  * ints too): a packet's age, creation to ejection, must stay below 2^32
  * cycles; fl_pkt_ctime recovers the full creation cycle. */
@@ -161,14 +164,12 @@ struct fl_pkt {
 		uint32_t itime; /* cycle mod 2^32 its head was injected (set at injection) */
 		uint32_t next;  /* free list / NIC queue link (before injection) */
 	};
-	uint32_t src_ep;
-	uint32_t msg : 31;  /* message index + 1 for the backend, or 0 */
-	uint32_t measured : 1; /* counts in the measurement */
-	struct route_pkt rt; /* rt.dst_ep: the destination endpoint */
+	struct route_pkt rt; /* rt.src_ep, rt.dst_ep: the endpoints */
 	uint16_t size;      /* flits */
-	uint16_t routers;   /* routers traversed by the head */
+	uint16_t routers : 15; /* routers traversed by the head (wraps at 2^15) */
+	uint16_t measured : 1; /* counts in the measurement */
 };
-_Static_assert(sizeof(struct fl_pkt) == 40, "fl_pkt grew: it is most of a loaded network's memory");
+_Static_assert(sizeof(struct fl_pkt) == 32, "fl_pkt grew: it is most of a loaded network's memory");
 
 /* Packet pk's full creation cycle, at cycle now (its age is < 2^32). */
 static inline uint64_t fl_pkt_ctime(const struct fl_pkt *pk, uint64_t now)
@@ -340,6 +341,9 @@ struct fl_pools {
 	struct route_cand *la_cand;
 	uint8_t *la_n;
 	uint32_t la_w;
+	/* The message driver only (NULL until its first packet): per packet
+	 * record, its message index + 1, or 0. Grown with pkts. */
+	uint32_t *msg;
 	struct fl_run *runs;
 	uint32_t n_runs, cap_runs, free_run;
 };
@@ -371,6 +375,7 @@ struct fl_xevent {
 	uint64_t cycle;
 	struct fl_event ev;
 	struct fl_pkt pk;      /* heads only */
+	uint32_t msg;          /* heads only: fl_pkt_msg of the record */
 };
 
 /* Outbox towards one partition: events of this cycle, merged into the
@@ -691,6 +696,14 @@ uint32_t fl_busiest_channels(const struct flitnet *n, struct net_channel_use out
 uint32_t fl_run_alloc(struct flitnet *n);
 void fl_run_free(struct flitnet *n, uint32_t i);
 uint32_t fl_pkt_alloc(struct flitnet *n);
+/* Packet record i's message index + 1 (0: none, and always without the
+ * message driver). */
+static inline uint32_t fl_pkt_msg(const struct flitnet *n, uint32_t i)
+{
+	return n->pool.msg ? n->pool.msg[i] : 0;
+}
+/* Set it, allocating the side array on first use (n->oom on failure). */
+void fl_pkt_set_msg(struct flitnet *n, uint32_t i, uint32_t msg);
 void fl_pkt_free(struct flitnet *n, uint32_t i);
 
 /* --- deadlock.c --- */

@@ -52,13 +52,12 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	struct fl_pkt *pk = &n->pool.pkts[i];
 	pk->ctime = (uint32_t)ctime;
 	pk->itime = 0;
-	pk->msg = 0;
-	pk->src_ep = e;
+	fl_pkt_set_msg(n, i, 0);
 	pk->size = (uint16_t)size;
 	pk->routers = 0;
 	pk->measured = ctime < n->obs.measure_before;
 	pk->rt = (struct route_pkt){
-		.src_router = topo_ep_router(t, e),
+		.src_ep = e,
 		.dst_router = topo_ep_router(t, dst),
 		.dst_ep = dst,
 		.tclass = n->n_cls > 1 ? (uint8_t)((n->synth.class_rule == TRAFFIC_CLASS_DEST ? dst : e) % n->n_cls) : 0,
@@ -76,9 +75,9 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
  * builds it. */
 static void fl_nic_decide(struct flitnet *n, struct fl_nic *c, struct fl_pkt *pk)
 {
-	const struct fl_router *ro = &n->routers[pk->rt.src_router];
-	const struct route_view view = fl_route_view(n, ro);
-	n->route->ops->decide_at_injection(n->route, pk->rt.src_router, &pk->rt, &c->rng, &view);
+	const uint32_t r = topo_ep_router(n->topo, pk->rt.src_ep);
+	const struct route_view view = fl_route_view(n, &n->routers[r]);
+	n->route->ops->decide_at_injection(n->route, r, &pk->rt, &c->rng, &view);
 }
 
 /* Pick the head's injection VC as BookSim does: round robin after the last
@@ -221,7 +220,8 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	/* The message driver is the root's; completed messages are delivered
 	 * at the cycle boundary, in router order (fl_part_exchange). */
 	struct fl_msgdrv *md = &n->root->msg;
-	if (pk->msg && md->deliver && --md->msgs[pk->msg - 1u].pkts_left == 0) {
+	const uint32_t msg = fl_pkt_msg(n, pkt);
+	if (msg && md->deliver && --md->msgs[msg - 1u].pkts_left == 0) {
 		if (md->n_done == md->cap_done) {
 			uint32_t cap = md->cap_done ? 2 * md->cap_done : 64;
 			uint64_t *d = fl_grow(n, md->done, (size_t)cap * sizeof *d);
@@ -231,7 +231,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 			}
 		}
 		if (md->n_done < md->cap_done)
-			md->done[md->n_done++] = (uint64_t)r << 32 | (pk->msg - 1u);
+			md->done[md->n_done++] = (uint64_t)r << 32 | (msg - 1u);
 	}
 	fl_pkt_free(n, pkt);
 }

@@ -46,6 +46,7 @@ void fl_part_release_own(struct flitnet *s)
 	free(s->pool.pkts_mem);
 	free(s->pool.la_cand);
 	free(s->pool.la_n);
+	free(s->pool.msg);
 	free(s->la_pend);
 	free(s->pool.runs);
 	free(s->act_r);
@@ -296,8 +297,10 @@ void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_
 	if (ev->kind != EV_FLIT_ROUTER)
 		return;
 	const struct fl_pkt *pk = &n->pool.pkts[ev->pkt];
-	if (ev->seq == 0)
+	if (ev->seq == 0) {
 		xe->pk = *pk;
+		xe->msg = fl_pkt_msg(n, ev->pkt);
+	}
 	if (ev->seq + 1u == pk->size)
 		fl_pkt_free(n, ev->pkt);
 }
@@ -315,6 +318,7 @@ static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 				if (li == FL_NONE)
 					continue; /* p->oom ends the run */
 				p->pool.pkts[li] = xe->pk;
+				fl_pkt_set_msg(p, li, xe->msg);
 				n->xpkt[iv] = li;
 			}
 			xe->ev.pkt = n->xpkt[iv];

@@ -766,7 +766,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 			n->ports[gout].chan_flits++;
 			if (n->obs.job_flits)
 				n->obs.job_flits[(size_t)gout * n->obs.n_jobs +
-						 n->obs.ep_job[n->pool.pkts[pkt].src_ep]]++;
+						 n->obs.ep_job[n->pool.pkts[pkt].rt.src_ep]]++;
 		}
 	}
 	n->ovc[ov].occ++;

@@ -73,8 +73,29 @@ static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 		memset(k + pl->cap_pkts, 0, (size_t)(nc - pl->cap_pkts));
 		pl->la_n = k;
 	}
+	if (pl->msg) {
+		uint32_t *m = fl_grow(n, pl->msg, (size_t)nc * sizeof *m);
+		if (!m)
+			return -1;
+		memset(m + pl->cap_pkts, 0, (size_t)(nc - pl->cap_pkts) * sizeof *m);
+		pl->msg = m;
+	}
 	pl->cap_pkts = (uint32_t)nc;
 	return 0;
+}
+
+void fl_pkt_set_msg(struct flitnet *n, uint32_t i, uint32_t msg)
+{
+	struct fl_pools *pl = &n->pool;
+	if (!pl->msg) {
+		if (!msg)
+			return;
+		pl->msg = fl_grow(n, NULL, (size_t)pl->cap_pkts * sizeof *pl->msg);
+		if (!pl->msg)
+			return;
+		memset(pl->msg, 0, (size_t)pl->cap_pkts * sizeof *pl->msg);
+	}
+	pl->msg[i] = msg;
 }
 
 static int fl_grow_runs(struct flitnet *n, uint64_t need)

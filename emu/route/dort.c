@@ -51,7 +51,7 @@ static int dort_compute(const struct route *r, uint32_t router, uint32_t in_port
 	(void)in_vc;
 	(void)rng;
 	(void)v;
-	struct ndt_step s = ndt_next(nv, router, p->dst_router, false, -1, ndt_flow_hash(p));
+	struct ndt_step s = ndt_next(nv, router, p->dst_router, false, -1, ndt_flow_hash(r, p));
 	if (s.kind == NDT_EJECT)
 		return route_eject(r, p, out);
 	uint32_t V = r->n_vcs, lo, w;

@@ -33,6 +33,7 @@
 #include "route/route.h"
 
 #include "core/error.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 #include "topo/topo_dragonfly.h"
 
@@ -90,7 +91,7 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 		 * With 1-flit packets every packet needs the ejection port's one
 		 * VC of its class, which bounds what a router can eject. */
 		route_eject(r, p, out);
-		cls = router / a != p->src_router / a;
+		cls = router / a != route_src_router(r, p) / a;
 		uint32_t w = r->n_vcs / 2;
 		out->vc_lo = (uint8_t)(cls ? w : 0);
 		out->vc_hi = (uint8_t)(cls ? r->n_vcs - 1 : w - 1);
@@ -101,7 +102,7 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 	/* In the destination group: class 1 once the global hop is behind (we
 	 * left the source group), else class 0; elsewhere class 1 from the
 	 * global hop on. */
-	cls = G == T ? G != p->src_router / a : global;
+	cls = G == T ? G != route_src_router(r, p) / a : global;
 	uint32_t w = r->n_vcs / 2;
 	out->port = (uint16_t)port;
 	out->vc_lo = (uint8_t)(cls ? w : 0);

@@ -92,6 +92,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "route/lbr.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 
 enum { LBR_RATE_PAIR, LBR_RATE_SOURCE };
@@ -376,10 +377,11 @@ static void lbr_inject(const struct route *r, struct route_pkt *p, struct rng *r
 	p->phase = 1;
 	p->inter = LBR_NONE;
 	p->vc_class = 0;
-	if (p->src_router == p->dst_router)
+	const uint32_t src = route_src_router(r, p);
+	if (src == p->dst_router)
 		return;
-	s->count[(size_t)p->src_router * s->n + p->dst_router]++;
-	size_t base = ((size_t)p->src_router * s->n + p->dst_router) * s->K;
+	s->count[(size_t)src * s->n + p->dst_router]++;
+	size_t base = ((size_t)src * s->n + p->dst_router) * s->K;
 	uint32_t u = (uint32_t)(rng_u64(rng) >> 33), k = 0;
 	while (k + 1 < s->K && u >= s->cum[base + k])
 		k++;

@@ -45,6 +45,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "route/hyperx_route.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 #include "topo/topo_hyperx.h"
 
@@ -249,7 +250,7 @@ static int min_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		/* Hash the flow and the current router, so the choices at
 		 * successive routers are independent (the same index at every
 		 * level of a tree would use a fraction of the top switches). */
-		uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | p->dst_router) ^
+		uint64_t h = rng_mix64((((uint64_t)route_src_router(r, p) << 32) | p->dst_router) ^
 				       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
 		uint32_t pick = (uint32_t)(h % n_min);
 		if (pick < MIN_PORTS_BUF)

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "route/route.h"
+#include "route/route_internal.h"
 #include "topo/topo_ndt.h"
 
 /* What the next hop is. */
@@ -42,9 +43,9 @@ static inline int ndt_route_init(struct route *r, const char *why, struct nl_err
 }
 
 /* The flow hash ndt_next breaks k/2 ties with: one per (source, destination). */
-static inline uint64_t ndt_flow_hash(const struct route_pkt *p)
+static inline uint64_t ndt_flow_hash(const struct route *r, const struct route_pkt *p)
 {
-	return rng_mix64(((uint64_t)p->src_router << 32) | p->dst_router);
+	return rng_mix64(((uint64_t)route_src_router(r, p) << 32) | p->dst_router);
 }
 
 /* The one candidate: `port` on VCs lo .. lo + w - 1. */

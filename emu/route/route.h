@@ -48,7 +48,7 @@ static inline uint32_t route_cands_preferred(const struct route_cand *c, uint32_
 /* Per-packet routing state, carried in the packet from injection to
  * ejection. The meaning of inter/phase/vc_class is the algorithm's. */
 struct route_pkt {
-	uint32_t src_router;
+	uint32_t src_ep;   /* source endpoint (route_src_router: its router) */
 	uint32_t dst_router;
 	uint32_t dst_ep;   /* destination endpoint (for the ejection port) */
 	uint32_t inter;    /* e.g. Valiant's intermediate router */

@@ -4,8 +4,19 @@
 
 #include <stdint.h>
 
+#include "route/route.h"
+#include "topo/topo.h"
+
 struct rng;
 struct topo_grid;
+
+/* Packet p's source router. The packet carries its source endpoint only:
+ * the router is two table reads away, and the 32-byte packet record it
+ * saves is most of a loaded network's memory (emu/net/net_internal.h). */
+static inline uint32_t route_src_router(const struct route *r, const struct route_pkt *p)
+{
+	return topo_ep_router(r->topo, p->src_ep);
+}
 
 /* Dimension-order next hop on a grid (dor.c): the local output port from
  * `cur` towards `dst`, or -1 when cur == dst. When the packet enters a new

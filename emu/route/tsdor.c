@@ -36,6 +36,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 
 static const char *const tsdor_families[] = {"ndt", NULL};
@@ -50,7 +51,7 @@ static void tsdor_inject(const struct route *r, struct route_pkt *p, struct rng 
 {
 	(void)rng;
 	uint32_t half = r->n_vcs / 2;
-	*vc_lo = (uint8_t)((p->src_router & 1) * half);
+	*vc_lo = (uint8_t)((route_src_router(r, p) & 1) * half);
 	*vc_hi = (uint8_t)(*vc_lo + half - 1);
 }
 
@@ -62,8 +63,8 @@ static int tsdor_compute(const struct route *r, uint32_t router, uint32_t in_por
 	(void)in_vc;
 	(void)rng;
 	(void)v;
-	uint32_t pe1 = p->src_router & 1;
-	struct ndt_step s = ndt_next(nv, router, p->dst_router, pe1, pe1 ? 0 : 1, ndt_flow_hash(p));
+	uint32_t pe1 = route_src_router(r, p) & 1;
+	struct ndt_step s = ndt_next(nv, router, p->dst_router, pe1, pe1 ? 0 : 1, ndt_flow_hash(r, p));
 	if (s.kind == NDT_EJECT)
 		return route_eject(r, p, out);
 	uint32_t half = r->n_vcs / 2, w = half / 2, cls;

@@ -26,6 +26,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 
 struct updown_params {
@@ -69,7 +70,7 @@ static int updown_compute(const struct route *r, uint32_t router, uint32_t in_po
 	(void)v;
 	/* One fixed port per (source, destination, router) among the equal
 	 * ones, spreading flows as min's select=hash does. */
-	uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | p->dst_router) ^
+	uint64_t h = rng_mix64((((uint64_t)route_src_router(r, p) << 32) | p->dst_router) ^
 			       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
 	int port = updown_next(u, r->topo, router, p->dst_router, updown_may_up(u, r->topo, router, in_port), h);
 	if (port == -1)

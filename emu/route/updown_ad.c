@@ -33,6 +33,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 
 struct updown_ad_params {
@@ -116,7 +117,7 @@ static int updown_ad_compute(const struct route *r, uint32_t router, uint32_t in
 		return route_eject(r, p, out);
 	bool from_net = in_port < topo_router_ports(t, router) && topo_port_is_network(t, t->port_base[router] + in_port);
 	bool in_escape = from_net && in_vc == 0;
-	uint64_t h = rng_mix64((((uint64_t)p->src_router << 32) | dst) ^
+	uint64_t h = rng_mix64((((uint64_t)route_src_router(r, p) << 32) | dst) ^
 			       rng_mix64((uint64_t)router + 0x9e3779b97f4a7c15ULL));
 	int ep = updown_next(&s->u, t, router, dst, in_escape ? updown_may_up(&s->u, t, router, in_port) : true, h);
 	if (ep < 0)

@@ -20,11 +20,11 @@
  * 0 only waits on phase 1.
  */
 #include "route/route.h"
-#include "route/route_internal.h"
 
 #include "core/error.h"
 #include "core/rng.h"
 #include "route/hyperx_route.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 
 static const char *const valiant_families[] = {"torus", "mesh", "hyperx", "flatfly", NULL};
@@ -72,7 +72,7 @@ static int valiant_init(struct route *r, struct nl_err *err)
 static void valiant_inject(const struct route *r, struct route_pkt *p, struct rng *rng,
 			   uint8_t *vc_lo, uint8_t *vc_hi)
 {
-	p->inter = topo_valiant_router(r->topo, p->src_router, p->dst_router, rng);
+	p->inter = topo_valiant_router(r->topo, route_src_router(r, p), p->dst_router, rng);
 	p->phase = 0;
 	*vc_lo = 0;
 	*vc_hi = (uint8_t)(r->n_vcs - 1);

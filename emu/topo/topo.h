@@ -236,6 +236,16 @@ static inline bool topo_port_is_network(const struct topo *t, uint32_t g)
 	return t->peer[g] != TOPO_NONE && !(t->peer[g] & TOPO_EP_BIT);
 }
 
+/* The first endpoint on router r, or TOPO_NONE when it has none (a scan
+ * of its ports: for tests and set-up, not the per-packet path). */
+static inline uint32_t topo_router_ep(const struct topo *t, uint32_t r)
+{
+	for (uint32_t g = t->port_base[r]; g < t->port_base[r + 1]; g++)
+		if (topo_port_is_terminal(t, g))
+			return t->peer[g] & ~TOPO_EP_BIT;
+	return TOPO_NONE;
+}
+
 /* Cabinet of router r: the family's packaging rule, or canonical order with
  * TOPO_CABINET_DEFAULT routers per cabinet. */
 static inline uint32_t topo_router_cabinet(const struct topo *t, uint32_t r)

@@ -34,7 +34,7 @@ static inline int anca_fx_open(struct anca_fx *f, struct nl_err *e)
 /* A fresh packet of the fixture's flow. */
 static inline struct route_pkt anca_fx_pkt(const struct anca_fx *f)
 {
-	return (struct route_pkt){.src_router = f->src, .dst_router = topo_ep_router(f->t, f->dst_ep),
+	return (struct route_pkt){.src_ep = 0, .dst_router = topo_ep_router(f->t, f->dst_ep),
 				  .dst_ep = f->dst_ep};
 }
 

@@ -65,7 +65,7 @@ static void test_minad_minimal(void)
 			for (size_t i = 0; i < (size_t)np * V; i++)
 				occ[i] = (uint16_t)rng_below(&rng, 9);
 			struct route_view v = view_of(occ, V, 8);
-			struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d * 2};
+			struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2};
 			struct route_cand c[ROUTE_MAX_CANDS];
 			int n = r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c);
 			CHECK_INT(n, >=, 1);
@@ -92,7 +92,7 @@ static void test_minad_minimal(void)
 	 * and stays above the escape. */
 	memset(occ, 0, (size_t)np * V * sizeof *occ);
 	uint32_t a = 0, d = t->n_routers - 1; /* offset in every dimension */
-	struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d * 2};
+	struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2};
 	struct route_cand c[ROUTE_MAX_CANDS];
 	struct route_view v = view_of(occ, V, 8);
 	CHECK_INT(r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c), ==, 4);
@@ -184,7 +184,7 @@ static void test_dal_rules(void)
 		const struct topo_hyperx *h = topo_hyperx_of(t);
 		for (uint32_t a = 0; a < t->n_routers; a += 3)
 			for (uint32_t d = 0; d < t->n_routers; d += 2) {
-				struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d};
+				struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d};
 				uint8_t lo, hi;
 				r->ops->inject(r, &p, &rng, &lo, &hi);
 				dal_walk(t, r, a, d, h->term_base, p, 0, 0, &rng, occ, &paths);
@@ -237,7 +237,7 @@ static void test_dal_k1_equals_general(void)
 						occ[i] = (uint16_t)rng_below(&rng, 5);
 					struct route_view v = view_of(occ, V, 4);
 					uint32_t in = (uint32_t)rng_below(&rng, np);
-					struct route_pkt p0 = {.src_router = a, .dst_router = d, .dst_ep = d * 2,
+					struct route_pkt p0 = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2,
 							       .vc_class = (uint8_t)rng_below(&rng, 8)};
 					struct route_pkt p[2] = {p0, p0};
 					struct route_cand c[2][ROUTE_MAX_CANDS];
@@ -297,7 +297,7 @@ static void test_min_first_direct(void)
 					uint32_t want;
 					CHECK_UINT(topo_min_ports(t, a, b, 0, &want, 1), >=, 1);
 					for (uint8_t hops = 0; hops < diam; hops++) {
-						struct route_pkt p = {.src_router = a, .dst_router = b, .hops = hops};
+						struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = b, .hops = hops};
 						struct route_cand c;
 						CHECK_INT(r->ops->compute(r, a, 0, 0, &p, NULL, NULL, &c), ==, 1);
 						uint32_t w = si ? nv / diam : 0;
@@ -331,7 +331,7 @@ static void test_closad_choice(void)
 		for (uint32_t d = 0; d < t->n_routers; d += 3) {
 			if (a == d)
 				continue;
-			struct route_pkt p = {.src_router = a, .dst_router = d, .dst_ep = d};
+			struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d};
 			struct route_cand c[ROUTE_MAX_CANDS];
 			uint8_t lo, hi;
 			/* Empty queues: minimal, dimension order, phase-1 VCs. */

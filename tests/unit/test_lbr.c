@@ -98,7 +98,7 @@ static uint32_t walk_pkt(const struct route *r, struct route_pkt pk, uint32_t *c
 	struct route_cand c[ROUTE_MAX_CANDS];
 	struct rng g;
 	rng_init(&g, 1, 0, 0);
-	uint32_t cur = pk.src_router, n = 0;
+	uint32_t cur = topo_ep_router(t, pk.src_ep), n = 0;
 	for (;;) {
 		int nc = r->ops->compute(r, cur, 0, 0, &pk, &g, NULL, c);
 		if (nc != 1)
@@ -168,7 +168,7 @@ static void test_lbr_snapshot_to_injection(void)
 	rng_init(&g, 3, 0, 0);
 	const int draws = 6000;
 	for (int i = 0; i < draws; i++) {
-		struct route_pkt pk = {.src_router = src, .dst_router = dst, .dst_ep = dst};
+		struct route_pkt pk = {.src_ep = topo_router_ep(t, src), .dst_router = dst, .dst_ep = dst};
 		uint8_t lo, hi;
 		r->ops->inject(r, &pk, &g, &lo, &hi);
 		uint32_t k = 0;
@@ -203,7 +203,7 @@ static void test_lbr_snapshot_to_injection(void)
 	 * rate=source (alpha_busy 0.2375). */
 	uint32_t other = dst + 1 < s->n ? dst + 1 : 1;
 	for (int i = 0; i < draws; i++) {
-		struct route_pkt pk = {.src_router = src, .dst_router = other, .dst_ep = other};
+		struct route_pkt pk = {.src_ep = topo_router_ep(t, src), .dst_router = other, .dst_ep = other};
 		uint8_t lo, hi;
 		r->ops->inject(r, &pk, &g, &lo, &hi);
 	}
@@ -259,7 +259,7 @@ static void test_flexmin_alg1(void)
 			topo_flex_xyz(f, b, &xb, &yb, &zb);
 			uint64_t firsts = 0; /* bitmap of first-hop routers (< 64 routers) */
 			for (int it = 0; it < 48; it++) {
-				struct route_pkt pk = {.src_router = a, .dst_router = b, .dst_ep = b};
+				struct route_pkt pk = {.src_ep = topo_router_ep(t, a), .dst_router = b, .dst_ep = b};
 				struct route_cand c[ROUTE_MAX_CANDS];
 				uint32_t cur = a, hops = 0, first = UINT32_MAX;
 				while (cur != b && hops < 8) {

@@ -377,7 +377,7 @@ static void check_min_select(const char *topo_spec, uint32_t vcs)
 				uint32_t s = topo_ep_router(t, se), d = topo_ep_router(t, de);
 				if (r == d)
 					continue;
-				struct route_pkt p = {.src_router = s, .dst_router = d, .dst_ep = de};
+				struct route_pkt p = {.src_ep = test_src_ep(t, s), .dst_router = d, .dst_ep = de};
 				struct route_cand ca[ROUTE_MAX_CANDS], cf[ROUTE_MAX_CANDS], ch[ROUTE_MAX_CANDS];
 				struct route_pkt p2 = p, p3 = p;
 				int na = ra->ops->compute(ra, r, 0, 0, &p, &rng, NULL, ca);

@@ -142,7 +142,7 @@ static uint32_t follow(const struct topo *t, const struct route *r, uint32_t s, 
 {
 	const struct eq_route *st = r->state;
 	const struct eq_rprime *rp = &st->rp;
-	struct route_pkt pk = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+	struct route_pkt pk = {.src_ep = topo_router_ep(t, s), .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
 	uint32_t cur = s, hops = 0;
 	while (cur != d) {
 		for (size_t i = 0; i < (size_t)t->n_ports * r->n_vcs; i++)
@@ -238,7 +238,7 @@ static void test_bgal_threshold(void)
 		struct rng rng;
 		rng_init(&rng, 1, RNG_CLASS_ROUTER, fi);
 		for (uint32_t d = 1; d < t->n_routers; d++) {
-			struct route_pkt pk = {.src_router = 0, .dst_router = d, .dst_ep = d};
+			struct route_pkt pk = {.src_ep = topo_router_ep(t, 0), .dst_router = d, .dst_ep = d};
 			struct route_cand c[ROUTE_MAX_CANDS];
 			memset(occ, 0, (size_t)(K + 1) * 4 * sizeof *occ);
 			r->ops->compute(r, 0, K, 0, &pk, &rng, &v, c);

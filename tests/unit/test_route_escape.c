@@ -117,7 +117,7 @@ static int check_escape(const char *topo_spec, const char *route_spec, uint32_t 
 	for (uint32_t s = 0; s < t->n_routers && !w.bad; s++)
 		for (uint32_t d = 0; d < t->n_endpoints && !w.bad; d++)
 			for (uint64_t seed = 0; seed < 3; seed++) {
-				struct route_pkt pk = {.src_router = s, .dst_router = topo_ep_router(t, d), .dst_ep = d};
+				struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = topo_ep_router(t, d), .dst_ep = d};
 				struct rng rng;
 				uint8_t lo, hi;
 				rng_init(&rng, seed, RNG_CLASS_ROUTER, s * 7919u + d);
@@ -218,7 +218,7 @@ static void test_updown_legal(void)
 			for (uint32_t ep = 0; ep < t->n_endpoints && !bad; ep++) {
 				uint32_t dst = topo_ep_router(t, ep);
 				uint32_t want = d[2 * dst] < d[2 * dst + 1] ? d[2 * dst] : d[2 * dst + 1];
-				struct route_pkt pk = {.src_router = s, .dst_router = dst, .dst_ep = ep};
+				struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = dst, .dst_ep = ep};
 				uint32_t cur = s, in_port = UINT32_MAX, hops = 0;
 				int came_down = 0;
 				while (!bad) {

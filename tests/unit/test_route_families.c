@@ -33,7 +33,7 @@ static void test_min_defaults(void)
 			for (uint32_t d = 0; d < t->n_routers; d++) {
 				if (s == d)
 					continue;
-				struct route_pkt pa = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+				struct route_pkt pa = {.src_ep = test_src_ep(t, s), .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
 				struct route_pkt pb = pa;
 				struct route_cand ca[ROUTE_MAX_CANDS], cb[ROUTE_MAX_CANDS];
 				int na = a->ops->compute(a, s, 0, 0, &pa, NULL, NULL, ca);
@@ -85,7 +85,7 @@ static void test_nca_random(void)
 	rng_init(&rng, 7, RNG_CLASS_ROUTER, src);
 	uint32_t anca_hot = 0;
 	for (int i = 0; i < 64; i++) {
-		struct route_pkt pk = {.src_router = src, .dst_router = topo_ep_router(t, d), .dst_ep = d};
+		struct route_pkt pk = {.src_ep = test_src_ep(t, src), .dst_router = topo_ep_router(t, d), .dst_ep = d};
 		struct route_cand c;
 		CHECK_INT(r->ops->compute(r, src, 0, 0, &pk, &rng, &v, &c), ==, 1);
 		seen |= 1u << c.port;
@@ -109,7 +109,7 @@ static void test_nca_random(void)
 static uint32_t walk_groups(const struct topo *t, const struct route *r, uint32_t s, uint32_t d, uint32_t a,
 			    uint32_t *groups, uint32_t *n_hops, uint32_t *n_global)
 {
-	struct route_pkt pk = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+	struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
 	struct rng rng;
 	struct route_cand c[ROUTE_MAX_CANDS];
 	uint32_t cur = s, n_g = 0;
@@ -158,7 +158,7 @@ static void test_group_min(void)
 			/* VC 0 up to the global hop, VC 1 from it on. */
 			uint32_t seen_global = 0;
 			uint32_t cur = s;
-			struct route_pkt pk = {.src_router = s, .dst_router = d};
+			struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = d};
 			struct rng rng;
 			struct route_cand c[ROUTE_MAX_CANDS];
 			rng_init(&rng, 1, RNG_CLASS_ROUTER, s);
@@ -203,7 +203,7 @@ static uint32_t walk_ugal_bs(const struct topo *t, const struct route *r, uint32
 {
 	static const uint16_t zeros[64 * 3];
 	const struct route_view v = {.occ_base = zeros, .occ_stride = sizeof zeros[0], .n_vcs = 3, .vc_buf_size = 8};
-	struct route_pkt pk = {.src_router = s, .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
+	struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = d, .dst_ep = d * (t->n_endpoints / t->n_routers)};
 	if (inter != UINT32_MAX) {
 		pk.phase = 0;
 		pk.inter = inter;

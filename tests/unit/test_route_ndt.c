@@ -54,7 +54,7 @@ static void test_order_and_ties(void)
 			int bad = 0, ties = 0;
 			for (uint32_t s = 0; s < t->n_routers && !bad; s++)
 				for (uint32_t d = 0; d < t->n_routers && !bad; d++) {
-					struct route_pkt pk = {.src_router = s, .dst_router = d, .dst_ep = d};
+					struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = d, .dst_ep = d};
 					uint8_t lo, hi;
 					r->ops->inject(r, &pk, NULL, &lo, &hi);
 					int pe1 = f == 1 && (s & 1);

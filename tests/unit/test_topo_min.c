@@ -18,6 +18,7 @@
 #include "topo/topo_dragonfly.h"
 #include "topo/topo_internal.h"
 #include "test.h"
+#include "route_check.h"
 
 /* A failed check with its own message. */
 #define CHECK_MSG(c, ...)                     \
@@ -205,7 +206,7 @@ static void check_min_route(const char *spec, const char *sel)
 	for (uint32_t ep = 0; closed && table && ep < t->n_endpoints; ep++)
 		for (uint32_t src = 0; src < t->n_routers; src += 1 + t->n_routers / 16)
 			for (uint32_t r = 0; r < t->n_routers; r++) {
-				struct route_pkt p = {.src_router = src, .dst_router = topo_ep_router(t, ep), .dst_ep = ep,
+				struct route_pkt p = {.src_ep = test_src_ep(t, src), .dst_router = topo_ep_router(t, ep), .dst_ep = ep,
 						      .hops = 1};
 				struct route_pkt q = p;
 				struct route_cand x[ROUTE_MAX_CANDS], y[ROUTE_MAX_CANDS];
@@ -239,10 +240,10 @@ static void test_min_route_equal_table(void)
  * the distance. */
 static void walk(const struct topo *t, const struct route *rt, uint32_t src_ep, uint32_t dst_ep)
 {
-	struct route_pkt p = {.src_router = topo_ep_router(t, src_ep), .dst_router = topo_ep_router(t, dst_ep),
+	struct route_pkt p = {.src_ep = src_ep, .dst_router = topo_ep_router(t, dst_ep),
 			      .dst_ep = dst_ep};
 	struct route_cand c[ROUTE_MAX_CANDS];
-	uint32_t r = p.src_router, hops = 0;
+	uint32_t r = topo_ep_router(t, src_ep), hops = 0;
 	while (hops < 64) {
 		int n = rt->ops->compute(rt, r, 0, 0, &p, NULL, NULL, c);
 		CHECK(n >= 1);
@@ -254,7 +255,7 @@ static void walk(const struct topo *t, const struct route *rt, uint32_t src_ep, 
 		r = t->port_router[t->peer[g]];
 		p.hops = (uint8_t)++hops;
 	}
-	CHECK_EQ(hops, topo_distance(t, p.src_router, p.dst_router));
+	CHECK_EQ(hops, topo_distance(t, topo_ep_router(t, src_ep), p.dst_router));
 }
 
 /* Sizes no n^2 table holds (17 GB and 10 GB): `min` builds without one
