@@ -12,6 +12,29 @@
 
 /* --- invariants ---------------------------------------------------------------- */
 
+/* An event in flight: one less expected at the output VC it belongs to;
+ * returns 1 for a flit. */
+static uint32_t check_event(const struct topo *t, uint32_t V, const struct fl_event *ev, int64_t *bal)
+{
+	const uint64_t P = t->n_ports;
+	switch (ev->kind) {
+	case EV_FLIT_ROUTER: {
+		uint32_t peer = t->peer[ev->to];
+		bal[(peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc : (uint64_t)peer * V + ev->vc]--;
+		return 1;
+	}
+	case EV_CREDIT_ROUTER:
+		bal[(uint64_t)ev->to * V + ev->vc]--;
+		return 0;
+	case EV_FLIT_NIC:
+		bal[(uint64_t)t->ep_port[ev->to] * V + ev->vc]--;
+		return 1;
+	default:
+		bal[(P + ev->to) * V + ev->vc]--;
+		return 0;
+	}
+}
+
 int flitnet_check(const struct flitnet *n, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
@@ -46,35 +69,20 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	}
 	for (uint32_t pk = 0; pk < n->n_parts; pk++) {
 		const struct flitnet *pn = n->part[pk];
-		const struct fl_evblk *blk = NULL;
-		for (uint64_t i = 0; i <= (uint64_t)pn->wheel_mask + pn->n_far; i++) {
-			const struct fl_slot *s = i <= pn->wheel_mask ? &pn->wheel[i] : NULL;
-			const uint32_t ne = s ? s->n : 1;
-			blk = s ? s->head : NULL;
-			for (uint32_t k = 0, kb = 0; k < ne; k++, kb++) {
-				if (blk && kb == FL_BLK_EVENTS) {
-					blk = blk->next;
-					kb = 0;
+		for (uint32_t i = 0; i <= pn->wheel_mask; i++) {
+			const struct fl_slot *s = &pn->wheel[i];
+			for (const struct fl_evblk *b = s->head; b; b = b->next)
+				for (uint32_t k = 0; k < (b->next ? FL_BLK_EVENTS : s->tail_n); k++)
+					flits += check_event(t, V, &b->ev[k], bal);
+			/* Compact credits: the code is the output VC's index. */
+			for (const struct fl_evblk *b = s->chead; b; b = b->next)
+				for (uint32_t k = 0; k < (b->next ? FL_BLK_CREDITS : s->ctail_n); k++) {
+					uint32_t code = b->cr[k];
+					bal[code & FL_CR_NIC ? P * V + (code & ~FL_CR_NIC) : code]--;
 				}
-				const struct fl_event *ev = s ? &blk->ev[kb] : &pn->far[i - pn->wheel_mask - 1].ev;
-				uint64_t slot;
-				if (ev->kind == EV_FLIT_ROUTER) {
-					uint32_t h = ev->to;
-					uint32_t peer = t->peer[h];
-					slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc
-								    : (uint64_t)peer * V + ev->vc;
-					flits++;
-				} else if (ev->kind == EV_CREDIT_ROUTER) {
-					slot = (uint64_t)ev->to * V + ev->vc;
-				} else if (ev->kind == EV_FLIT_NIC) {
-					slot = (uint64_t)t->ep_port[ev->to] * V + ev->vc;
-					flits++;
-				} else {
-					slot = (P + ev->to) * V + ev->vc;
-				}
-				bal[slot]--;
-			}
 		}
+		for (uint32_t i = 0; i < pn->n_far; i++)
+			flits += check_event(t, V, &pn->far[i].ev, bal);
 	}
 	/* Flits in a crossbar pipeline were already counted downstream. */
 	for (uint32_t r = 0; r < t->n_routers; r++) {

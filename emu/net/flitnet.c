@@ -218,6 +218,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->rc = *rc;
 	n->sc = *sc;
 	n->V = (uint32_t)rc->num_vcs;
+	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
+			FL_CR_NIC;
 	n->v_shift = -1;
 	for (int b = 0; b < 8; b++)
 		if (n->V == 1u << b)
@@ -573,6 +575,26 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 
 /* --- the cycle loop --------------------------------------------------------- */
 
+#define FL_PREFETCH 16
+
+/* A credit returning to output VC ov (= global port g x V + VC). */
+static inline void fl_router_credit(struct flitnet *n, uint64_t ov)
+{
+	NL_ASSERT(n->ovc[ov].occ > 0);
+	n->ovc[ov].occ--;
+	if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent) {
+		n->ovc[ov].owner = FL_NONE;
+		const uint32_t g = (uint32_t)(ov / n->V);
+		if (n->va_wait[g] != FL_NONE16) {
+			uint32_t r = n->topo->port_router[g];
+			fl_router_va_wake(n, r, g);
+			fl_activate_router(n, r, n->now);
+		}
+	}
+	/* No activation: a router with a VC waiting for this credit has a
+	 * switch-allocation item queued and is active already. */
+}
+
 static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 {
 	switch (ev->kind) {
@@ -583,32 +605,58 @@ static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 		fl_activate_router(n, r, n->now);
 	}
 		break;
-	case EV_CREDIT_ROUTER: {
-		uint64_t ov = (uint64_t)ev->to * n->V + ev->vc;
-		NL_ASSERT(n->ovc[ov].occ > 0);
-		n->ovc[ov].occ--;
-		if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent) {
-			n->ovc[ov].owner = FL_NONE;
-			if (n->va_wait[ev->to] != FL_NONE16) {
-				uint32_t r = n->topo->port_router[ev->to];
-				fl_router_va_wake(n, r, ev->to);
-				fl_activate_router(n, r, n->now);
-			}
-		}
-		/* No activation: a router with a VC waiting for this credit has
-		 * a switch-allocation item queued and is active already. */
+	case EV_CREDIT_ROUTER:
+		fl_router_credit(n, (uint64_t)ev->to * n->V + ev->vc);
 		break;
-	}
 	case EV_FLIT_NIC:
 		fl_nic_eject(n, ev->to, ev->pkt, ev->seq, ev->vc);
 		break;
 	case EV_CREDIT_NIC:
-		fl_nic_credit(n, ev->to, ev->vc);
+		fl_nic_credit(n, (uint64_t)ev->to * n->V + ev->vc);
 		break;
 	}
 }
 
-#define FL_PREFETCH 16
+static inline void fl_credit_dispatch(struct flitnet *n, uint32_t code)
+{
+	if (code & FL_CR_NIC)
+		fl_nic_credit(n, code & ~FL_CR_NIC);
+	else
+		fl_router_credit(n, code);
+}
+
+/* A slot's compact credits, in scheduling order (or last first), after
+ * its flits (net_internal.h: they commute). */
+static void fl_slot_credits(struct flitnet *n, const struct fl_slot *s)
+{
+	for (const struct fl_evblk *b = s->chead; b; b = b->next) {
+		const uint32_t cnt = b->next ? FL_BLK_CREDITS : s->ctail_n;
+		for (uint32_t i = 0; i < cnt; i++) {
+			if (i + FL_PREFETCH < cnt && !(b->cr[i + FL_PREFETCH] & FL_CR_NIC))
+				__builtin_prefetch(&n->ovc[b->cr[i + FL_PREFETCH]], 1);
+			fl_credit_dispatch(n, b->cr[i]);
+		}
+	}
+}
+
+static void fl_slot_credits_reverse(struct flitnet *n, struct fl_slot *s)
+{
+	struct fl_evblk *prev = NULL, *b = s->chead;
+	const uint32_t tail_n = s->ctail_n;
+	while (b) {
+		struct fl_evblk *nx = b->next;
+		b->next = prev;
+		prev = b;
+		b = nx;
+	}
+	s->ctail = s->chead;
+	s->chead = prev;
+	for (b = s->chead; b; b = b->next) {
+		const uint32_t cnt = b == s->chead ? tail_n : FL_BLK_CREDITS;
+		for (uint32_t i = cnt; i-- > 0;)
+			fl_credit_dispatch(n, b->cr[i]);
+	}
+}
 
 static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_event *ev)
 {
@@ -684,10 +732,13 @@ static void fl_cycle(struct flitnet *n)
 	 * fetch a few events ahead (across a block boundary too). */
 	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
 	if (s->n) {
-		if (__builtin_expect(n->reverse_visits, 0))
+		if (__builtin_expect(n->reverse_visits, 0)) {
 			fl_slot_dispatch_reverse(n, s);
-		else
+			fl_slot_credits_reverse(n, s);
+		} else {
 			fl_slot_dispatch(n, s);
+			fl_slot_credits(n, s);
+		}
 		n->last_move = t;
 		n->n_events -= s->n;
 		fl_slot_clear(n, s);

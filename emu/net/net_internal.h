@@ -105,15 +105,31 @@ _Static_assert(sizeof(struct fl_event) == 12, "fl_event grew: one per flit and c
  * size: 128 slots x 8,192 events x 16 B = 16 MB on the dragonfly with
  * 100-cycle links at 0.7, for ~2 MB of events in flight.) */
 #define FL_BLK_EVENTS 170 /* a block is 2,048 bytes */
+#define FL_BLK_CREDITS 510
 struct fl_evblk {
 	struct fl_evblk *next;
-	struct fl_event ev[FL_BLK_EVENTS];
+	union {
+		struct fl_event ev[FL_BLK_EVENTS];
+		uint32_t cr[FL_BLK_CREDITS]; /* compact credits (fl_credit_code) */
+	};
 };
 
+/* Credits travel in a chain of their own, 4 bytes each: a credit names
+ * only the output VC it returns to (global port x V + VC, or with
+ * FL_CR_NIC an endpoint's injection VC), a third of a 12-byte event. A
+ * credit and a flit arriving in the same cycle commute (a credit changes
+ * only its output VC's count, and, with wait_for_tail_credit, moves heads
+ * waiting for that port to the VC queue, which no arrival touches), so
+ * dispatching a slot's flits and then its credits, each chain in
+ * scheduling order, is the order of one mixed chain. With more than 2^31
+ * output VCs (never in practice) credits stay full events. */
+#define FL_CR_NIC 0x80000000u
 struct fl_slot {
-	struct fl_evblk *head, *tail;
-	uint32_t n;      /* events in the slot */
-	uint32_t tail_n; /* events in the tail block */
+	struct fl_evblk *head, *tail;   /* flits, and credits that are full events */
+	struct fl_evblk *chead, *ctail; /* compact credits */
+	uint32_t n;       /* events in the slot, both chains */
+	uint32_t tail_n;  /* events in the tail block */
+	uint32_t ctail_n; /* credits in the credit chain's tail block */
 };
 
 /* An event too far ahead for the wheel, with its scheduling sequence so
@@ -399,6 +415,7 @@ struct flitnet {
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
 	uint32_t V;                  /* VCs per port */
+	bool cr_compact;             /* credits travel as 4-byte codes (every output VC index < 2^31) */
 	uint32_t n_cls;              /* traffic classes (1 = off) */
 	uint32_t cls_w;              /* VCs per class: V / n_cls, what the routing function sees */
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
@@ -620,8 +637,12 @@ static inline void fl_slot_clear(struct flitnet *n, struct fl_slot *s)
 		s->tail->next = n->blk_free;
 		n->blk_free = s->head;
 	}
-	s->head = s->tail = NULL;
-	s->n = s->tail_n = 0;
+	if (s->chead) {
+		s->ctail->next = n->blk_free;
+		n->blk_free = s->chead;
+	}
+	s->head = s->tail = s->chead = s->ctail = NULL;
+	s->n = s->tail_n = s->ctail_n = 0;
 }
 /* Move the clock to cycle t (>= now): far events whose slot is now within
  * reach join the wheel before anything else is scheduled. */
@@ -736,7 +757,8 @@ struct flitnet *fl_backend_net(const struct net_backend *b);
 /* --- nic.c --- */
 void fl_nic_step(struct flitnet *n, uint32_t e);
 void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uint8_t vc);
-void fl_nic_credit(struct flitnet *n, uint32_t e, uint8_t vc);
+/* A credit for injection VC s = endpoint x V + VC. */
+void fl_nic_credit(struct flitnet *n, uint64_t s);
 void fl_gen_push(struct flitnet *n, uint32_t e);
 
 /* --- alloc.c --- */

@@ -178,9 +178,8 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 		fl_gen_push(n, e);
 }
 
-void fl_nic_credit(struct flitnet *n, uint32_t e, uint8_t vc)
+void fl_nic_credit(struct flitnet *n, uint64_t s)
 {
-	uint64_t s = (uint64_t)e * n->V + vc;
 	NL_ASSERT(n->nic_occ[s] > 0);
 	n->nic_occ[s]--;
 	if (n->nic_busy[s] == 2 && n->nic_occ[s] == 0)

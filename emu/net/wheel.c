@@ -206,8 +206,9 @@ static void fl_far_pop(struct flitnet *n)
 		n->far[i] = last;
 }
 
-/* A block for slot s's next events: from the free list, or a new one. */
-static bool fl_slot_extend(struct flitnet *n, struct fl_slot *s)
+/* A block for the end of a chain (head, tail): from the free list, or a
+ * new one. */
+static struct fl_evblk *fl_chain_extend(struct flitnet *n, struct fl_evblk **head, struct fl_evblk **tail)
 {
 	struct fl_evblk *b = n->blk_free;
 	if (b) {
@@ -215,23 +216,43 @@ static bool fl_slot_extend(struct flitnet *n, struct fl_slot *s)
 	} else {
 		b = fl_grow(n, NULL, sizeof *b);
 		if (!b)
-			return false;
+			return NULL;
 		n->n_blk++;
 	}
 	b->next = NULL;
-	if (s->tail)
-		s->tail->next = b;
+	if (*tail)
+		(*tail)->next = b;
 	else
-		s->head = b;
-	s->tail = b;
-	s->tail_n = 0;
-	return true;
+		*head = b;
+	*tail = b;
+	return b;
+}
+
+/* A credit's 4-byte code (net_internal.h, FL_CR_NIC): the index of the
+ * output VC it returns to, router ports' first, then endpoints'. */
+static inline uint32_t fl_credit_code(const struct flitnet *n, const struct fl_event *ev)
+{
+	uint32_t ov = ev->to * n->V + ev->vc;
+	return ev->kind == EV_CREDIT_NIC ? FL_CR_NIC | ov : ov;
 }
 
 static inline bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
 {
-	if ((!s->tail || s->tail_n == FL_BLK_EVENTS) && !fl_slot_extend(n, s))
-		return false;
+	if (n->cr_compact && (ev->kind == EV_CREDIT_ROUTER || ev->kind == EV_CREDIT_NIC)) {
+		if (!s->ctail || s->ctail_n == FL_BLK_CREDITS) {
+			if (!fl_chain_extend(n, &s->chead, &s->ctail))
+				return false;
+			s->ctail_n = 0;
+		}
+		s->ctail->cr[s->ctail_n++] = fl_credit_code(n, ev);
+		s->n++;
+		return true;
+	}
+	if (!s->tail || s->tail_n == FL_BLK_EVENTS) {
+		if (!fl_chain_extend(n, &s->head, &s->tail))
+			return false;
+		s->tail_n = 0;
+	}
 	s->tail->ev[s->tail_n++] = *ev;
 	s->n++;
 	return true;
