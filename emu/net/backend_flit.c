@@ -157,7 +157,6 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 				       (unsigned long long)msg_id);
 		pk->size = (uint16_t)flits;
 		pk->rt.src_ep = src_ep;
-		pk->rt.dst_router = topo_ep_router(t, dst_ep);
 		pk->rt.dst_ep = dst_ep;
 		pk->next = FL_NONE;
 		if (c->q_tail == FL_NONE)

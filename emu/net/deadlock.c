@@ -161,7 +161,7 @@ static bool dl_voq_stuck(const struct flitnet *n, const struct fl_router *ro, ui
 		if (x->seq != 0 || x->n != pl->pkts[x->pkt].size)
 			break; /* still arriving: it waits behind the complete ones */
 		const struct fl_pkt *pk = &pl->pkts[x->pkt];
-		struct route_pkt p = pk->rt;
+		struct route_pkt p = fl_rt_load(n, &pk->rt);
 		struct rng g = ro->rng;
 		struct route_cand cd[ROUTE_MAX_CANDS];
 		uint32_t in_vc = fl_li_vc(n, li);

@@ -109,6 +109,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->sw_aptr);
 	free(n->sw_rr);
 	free(n->nics);
+	free(n->ep_router);
 	free(n->nic_occ);
 	free(n->nic_busy);
 	free(n->msg.msgs);
@@ -317,6 +318,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->sw_aptr, (uint64_t)P * (uint64_t)rc->input_speedup);
 	FL_CALLOC(n->sw_rr, (uint64_t)P * (uint64_t)rc->input_speedup);
 	FL_CALLOC(n->nics, E);
+	FL_CALLOC(n->ep_router, E);
+	for (uint32_t e = 0; e < E; e++)
+		n->ep_router[e] = topo_ep_router(t, e);
 	FL_CALLOC(n->nic_occ, (uint64_t)E * V);
 	FL_CALLOC(n->nic_busy, (uint64_t)E * V);
 	FL_CALLOC(n->gen_heap, E);

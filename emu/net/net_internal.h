@@ -25,7 +25,9 @@
 #define NETLOOM_NET_NET_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/rng.h"
 #include "core/stats.h"
@@ -104,8 +106,8 @@ _Static_assert(sizeof(struct fl_event) == 12, "fl_event grew: one per flit and c
  * (Slot arrays grown by doubling kept every slot at the busiest cycle's
  * size: 128 slots x 8,192 events x 16 B = 16 MB on the dragonfly with
  * 100-cycle links at 0.7, for ~2 MB of events in flight.) */
-#define FL_BLK_EVENTS 170 /* a block is 2,048 bytes */
-#define FL_BLK_CREDITS 510
+#define FL_BLK_EVENTS 84 /* a block is 1,016 bytes */
+#define FL_BLK_CREDITS 252
 struct fl_evblk {
 	struct fl_evblk *next;
 	union {
@@ -163,10 +165,27 @@ struct fl_port {
 	uint64_t chan_flits;    /* flits sent while count_channels is set */
 };
 
-/* A packet in flight (pool entry): 32 bytes, taken from creation (or
+/* The route state as a packet record keeps it: struct route_pkt less
+ * dst_router, which is the destination endpoint's router. fl_rt_load
+ * rebuilds the routing functions' struct around each call and fl_rt_store
+ * keeps what they change: 4 bytes of every record for one table read per
+ * route computation. The fields are route_pkt's first 16 bytes, so both
+ * are one copy. */
+struct fl_rt {
+	uint32_t src_ep, dst_ep, inter;
+	uint8_t phase, vc_class, hops, tclass;
+};
+_Static_assert(offsetof(struct route_pkt, dst_router) == sizeof(struct fl_rt) &&
+		       offsetof(struct route_pkt, dst_ep) == offsetof(struct fl_rt, dst_ep) &&
+		       offsetof(struct route_pkt, inter) == offsetof(struct fl_rt, inter) &&
+		       offsetof(struct route_pkt, phase) == offsetof(struct fl_rt, phase) &&
+		       offsetof(struct route_pkt, tclass) == offsetof(struct fl_rt, tclass),
+	       "struct fl_rt must be the head of struct route_pkt");
+
+/* A packet in flight (pool entry): 28 bytes, taken from creation (or
  * the message driver's queue) to the tail's ejection, so it is most of
- * the memory a loaded network adds (half a cache line: a record never
- * straddles two). The endpoints are rt.src_ep and rt.dst_ep only; the
+ * the memory a loaded network adds. The endpoints are rt.src_ep and
+ * rt.dst_ep only; the
  * message a packet belongs to is in the pool's side array (fl_pkt_msg),
  * which synthetic traffic never allocates; the free list and the source
  * queue link share itime's place (a packet is linked only before its head
@@ -180,12 +199,12 @@ struct fl_pkt {
 		uint32_t itime; /* cycle mod 2^32 its head was injected (set at injection) */
 		uint32_t next;  /* free list / NIC queue link (before injection) */
 	};
-	struct route_pkt rt; /* rt.src_ep, rt.dst_ep: the endpoints */
+	struct fl_rt rt;    /* rt.src_ep, rt.dst_ep: the endpoints */
 	uint16_t size;      /* flits */
 	uint16_t routers : 15; /* routers traversed by the head (wraps at 2^15) */
 	uint16_t measured : 1; /* counts in the measurement */
 };
-_Static_assert(sizeof(struct fl_pkt) == 32, "fl_pkt grew: it is most of a loaded network's memory");
+_Static_assert(sizeof(struct fl_pkt) == 28, "fl_pkt grew: it is most of a loaded network's memory");
 
 /* Packet pk's full creation cycle, at cycle now (its age is < 2^32). */
 static inline uint64_t fl_pkt_ctime(const struct fl_pkt *pk, uint64_t now)
@@ -415,6 +434,7 @@ struct flitnet {
 	struct router_cfg rc;        /* resolved [router] */
 	struct sim_cfg sc;           /* resolved [simulation] */
 	uint32_t V;                  /* VCs per port */
+	uint32_t *ep_router;         /* [endpoint]: its router (fl_rt_load) */
 	bool cr_compact;             /* credits travel as 4-byte codes (every output VC index < 2^31) */
 	uint32_t n_cls;              /* traffic classes (1 = off) */
 	uint32_t cls_w;              /* VCs per class: V / n_cls, what the routing function sees */
@@ -626,6 +646,9 @@ void fl_la_flush(struct flitnet *n);
  * longest link. */
 int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err);
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
+/* The same for an event known to be a flit, or a credit (no test of its kind). */
+void fl_schedule_flit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
+void fl_schedule_credit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 void fl_far_refill(struct flitnet *n);
 /* Free the wheel of partition n: its slots' blocks, the free blocks and
  * the slot array (wheel.c). */
@@ -685,14 +708,22 @@ static inline struct flitnet *fl_part_of_router(const struct flitnet *n, uint32_
 	return n->n_parts > 1 ? n->part[n->r_part[r]] : n->part[0];
 }
 
-/* Send an event over link l: into this partition's wheel, or to the
- * outbox of the partition owning its target. */
+/* Send a flit (fl_send) or a credit (fl_send_credit) over link l: into
+ * this partition's wheel, or to the outbox of the partition owning its
+ * target. */
 static inline void fl_send(struct flitnet *n, const struct fl_link *l, uint64_t cycle, const struct fl_event *ev)
 {
 	if (__builtin_expect(l->part != n->part_id, 0))
 		fl_xsend(n, l->part, cycle, ev);
 	else
-		fl_schedule(n, cycle, ev);
+		fl_schedule_flit(n, cycle, ev);
+}
+static inline void fl_send_credit(struct flitnet *n, const struct fl_link *l, uint64_t cycle, const struct fl_event *ev)
+{
+	if (__builtin_expect(l->part != n->part_id, 0))
+		fl_xsend(n, l->part, cycle, ev);
+	else
+		fl_schedule_credit(n, cycle, ev);
 }
 
 /* --- wheel.c --- */
@@ -717,6 +748,19 @@ uint32_t fl_busiest_channels(const struct flitnet *n, struct net_channel_use out
 uint32_t fl_run_alloc(struct flitnet *n);
 void fl_run_free(struct flitnet *n, uint32_t i);
 uint32_t fl_pkt_alloc(struct flitnet *n);
+/* The routing functions' view of a record's route state, and back. */
+static inline struct route_pkt fl_rt_load(const struct flitnet *n, const struct fl_rt *s)
+{
+	struct route_pkt p;
+	memcpy(&p, s, sizeof *s);
+	p.dst_router = n->ep_router[s->dst_ep];
+	return p;
+}
+static inline void fl_rt_store(struct fl_rt *d, const struct route_pkt *p)
+{
+	memcpy(d, p, sizeof *d);
+}
+
 /* Packet record i's message index + 1 (0: none, and always without the
  * message driver). */
 static inline uint32_t fl_pkt_msg(const struct flitnet *n, uint32_t i)

@@ -33,7 +33,6 @@ static inline void fl_nic_inject_route(struct flitnet *n, struct fl_nic *c, stru
 static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 {
 	struct fl_nic *c = &n->nics[e];
-	const struct topo *t = n->topo;
 	uint64_t ctime = c->next_gen;
 
 	c->next_gen = ctime + 1 + rng_geometric_l(&c->rng, n->synth.pkt_rate, n->synth.pkt_rate_l);
@@ -56,13 +55,14 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	pk->size = (uint16_t)size;
 	pk->routers = 0;
 	pk->measured = ctime < n->obs.measure_before;
-	pk->rt = (struct route_pkt){
+	struct route_pkt rt = {
 		.src_ep = e,
-		.dst_router = topo_ep_router(t, dst),
+		.dst_router = n->ep_router[dst],
 		.dst_ep = dst,
 		.tclass = n->n_cls > 1 ? (uint8_t)((n->synth.class_rule == TRAFFIC_CLASS_DEST ? dst : e) % n->n_cls) : 0,
 	};
-	fl_nic_inject_route(n, c, &pk->rt);
+	fl_nic_inject_route(n, c, &rt);
+	fl_rt_store(&pk->rt, &rt);
 	n->obs.flits_alive += size;
 	n->obs.ctime_sum_alive += (uint64_t)size * ctime;
 	if (pk->measured)
@@ -75,9 +75,11 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
  * builds it. */
 static void fl_nic_decide(struct flitnet *n, struct fl_nic *c, struct fl_pkt *pk)
 {
-	const uint32_t r = topo_ep_router(n->topo, pk->rt.src_ep);
+	const uint32_t r = n->ep_router[pk->rt.src_ep];
 	const struct route_view view = fl_route_view(n, &n->routers[r]);
-	n->route->ops->decide_at_injection(n->route, r, &pk->rt, &c->rng, &view);
+	struct route_pkt rt = fl_rt_load(n, &pk->rt);
+	n->route->ops->decide_at_injection(n->route, r, &rt, &c->rng, &view);
+	fl_rt_store(&pk->rt, &rt);
 }
 
 /* Pick the head's injection VC as BookSim does: round robin after the last
@@ -113,10 +115,10 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 			c->q_head = n->pool.pkts[c->q_head].next;
 			if (c->q_head == FL_NONE)
 				c->q_tail = FL_NONE;
-			const struct fl_pkt *pk = &n->pool.pkts[c->cur_pkt];
-			struct route_pkt rt = pk->rt;
+			struct fl_pkt *pk = &n->pool.pkts[c->cur_pkt];
+			struct route_pkt rt = fl_rt_load(n, &pk->rt);
 			fl_nic_inject_route(n, c, &rt);
-			n->pool.pkts[c->cur_pkt].rt = rt;
+			fl_rt_store(&pk->rt, &rt);
 		} else if (n->synth.traffic && c->next_gen <= now) {
 			c->cur_pkt = fl_nic_generate(n, e);
 		}
@@ -160,7 +162,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 				.seq = c->cur_seq,
 			};
 			/* Over the terminal channel (terminal_latency, 1 by default). */
-			fl_schedule(n, now + n->ports[g].link.lat + 1, &ev);
+			fl_schedule_flit(n, now + n->ports[g].link.lat + 1, &ev);
 			n->flits_in_net++;
 			n->obs.sent_flits += n->obs.count_traffic;
 			n->last_move = now;
@@ -200,7 +202,7 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 		.to = g,
 		.vc = vc,
 	};
-	fl_schedule(n, now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
+	fl_schedule_credit(n, now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 	n->flits_in_net--;
 	n->obs.flits_alive--;
 	n->obs.ctime_sum_alive -= fl_pkt_ctime(pk, now);

@@ -167,14 +167,16 @@ static inline __attribute__((always_inline)) int fl_route_decide(struct flitnet 
 			   struct fl_pkt *pk, struct rng *rng, struct route_cand *dst)
 {
 	const struct route_view view = fl_route_view(n, ro);
-	pk->rt.hops = (uint8_t)pk->routers;
+	struct route_pkt rt = fl_rt_load(n, &pk->rt);
+	rt.hops = (uint8_t)pk->routers;
 	pk->routers++;
 	if (n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
-		in_vc -= pk->rt.tclass * n->cls_w;
-	int nc = n->route->ops->compute(n->route, r, in, in_vc, &pk->rt, rng, &view, dst);
+		in_vc -= rt.tclass * n->cls_w;
+	int nc = n->route->ops->compute(n->route, r, in, in_vc, &rt, rng, &view, dst);
 	NL_ASSERT(nc >= 1);
+	fl_rt_store(&pk->rt, &rt);
 	if (n->n_cls > 1)
-		fl_route_class_shift(n, pk->rt.tclass, dst, nc);
+		fl_route_class_shift(n, rt.tclass, dst, nc);
 	return nc;
 }
 
@@ -714,7 +716,7 @@ static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_
 /* A credit for input VC (in, vc) leaves this router towards the upstream
  * router or endpoint. Credits freed at one input in the same step travel
  * together; one credit message per cycle per channel. */
-static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in, uint32_t vc)
+static void fl_return_credit(struct flitnet *n, struct fl_router *ro, uint32_t in, uint32_t vc)
 {
 	uint32_t g = ro->port_base + in;
 	uint64_t c = n->now;
@@ -731,7 +733,7 @@ static void fl_send_credit(struct flitnet *n, struct fl_router *ro, uint32_t in,
 	}
 	const struct fl_link *l = &n->ports[g].link;
 	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .to = l->to};
-	fl_send(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
+	fl_send_credit(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
 }
 
 /* Switch allocation, update: the front flit leaves the input buffer for
@@ -797,7 +799,7 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 		x->out = (uint16_t)op;
 		x->vc = ovc;
 	}
-	fl_send_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
+	fl_return_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
 	n->last_move = n->now;
 	if (__builtin_expect(n->hold != NULL, 0) && fl_hold_next(n, ro, li, (uint32_t)res, tail))
 		return; /* hold_switch_for_packet: the next flit takes the held connection */

@@ -32,7 +32,7 @@
 struct nl_err;
 
 struct fl_voq {
-	struct route_pkt *saved; /* [iv] front packet's routing state before this router routed it */
+	struct fl_rt *saved;     /* [iv] front packet's routing state before this router routed it */
 	uint16_t *saved_routers; /* [iv] its router count then */
 	uint8_t *rerouted;       /* [iv] the next route follows a rotation: not progress */
 	uint64_t rotations;      /* whole run, for tests */

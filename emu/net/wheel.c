@@ -236,18 +236,8 @@ static inline uint32_t fl_credit_code(const struct flitnet *n, const struct fl_e
 	return ev->kind == EV_CREDIT_NIC ? FL_CR_NIC | ov : ov;
 }
 
-static inline bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+static inline bool fl_slot_push_ev(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
 {
-	if (n->cr_compact && (ev->kind == EV_CREDIT_ROUTER || ev->kind == EV_CREDIT_NIC)) {
-		if (!s->ctail || s->ctail_n == FL_BLK_CREDITS) {
-			if (!fl_chain_extend(n, &s->chead, &s->ctail))
-				return false;
-			s->ctail_n = 0;
-		}
-		s->ctail->cr[s->ctail_n++] = fl_credit_code(n, ev);
-		s->n++;
-		return true;
-	}
 	if (!s->tail || s->tail_n == FL_BLK_EVENTS) {
 		if (!fl_chain_extend(n, &s->head, &s->tail))
 			return false;
@@ -256,6 +246,30 @@ static inline bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const stru
 	s->tail->ev[s->tail_n++] = *ev;
 	s->n++;
 	return true;
+}
+
+static inline bool fl_slot_push_cr(struct flitnet *n, struct fl_slot *s, uint32_t code)
+{
+	if (!s->ctail || s->ctail_n == FL_BLK_CREDITS) {
+		if (!fl_chain_extend(n, &s->chead, &s->ctail))
+			return false;
+		s->ctail_n = 0;
+	}
+	s->ctail->cr[s->ctail_n++] = code;
+	s->n++;
+	return true;
+}
+
+static inline bool fl_is_credit(const struct fl_event *ev)
+{
+	return ev->kind == EV_CREDIT_ROUTER || ev->kind == EV_CREDIT_NIC;
+}
+
+static inline bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+{
+	if (n->cr_compact && fl_is_credit(ev))
+		return fl_slot_push_cr(n, s, fl_credit_code(n, ev));
+	return fl_slot_push_ev(n, s, ev);
 }
 
 void fl_wheel_free(struct flitnet *n)
@@ -294,5 +308,25 @@ void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
 		return;
 	}
 	n->n_events += fl_slot_push(n, &n->wheel[cycle & n->wheel_mask], ev);
+}
+
+void fl_schedule_flit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	NL_ASSERT(cycle > n->now && !fl_is_credit(ev));
+	if (cycle - n->now >= n->wheel_mask) {
+		fl_far_push(n, cycle, ev);
+		return;
+	}
+	n->n_events += fl_slot_push_ev(n, &n->wheel[cycle & n->wheel_mask], ev);
+}
+
+void fl_schedule_credit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	NL_ASSERT(cycle > n->now && fl_is_credit(ev));
+	if (cycle - n->now >= n->wheel_mask || !n->cr_compact) {
+		fl_schedule(n, cycle, ev);
+		return;
+	}
+	n->n_events += fl_slot_push_cr(n, &n->wheel[cycle & n->wheel_mask], fl_credit_code(n, ev));
 }
 

@@ -49,7 +49,6 @@ static inline uint32_t route_cands_preferred(const struct route_cand *c, uint32_
  * ejection. The meaning of inter/phase/vc_class is the algorithm's. */
 struct route_pkt {
 	uint32_t src_ep;   /* source endpoint (route_src_router: its router) */
-	uint32_t dst_router;
 	uint32_t dst_ep;   /* destination endpoint (for the ejection port) */
 	uint32_t inter;    /* e.g. Valiant's intermediate router */
 	uint8_t phase;     /* e.g. Valiant phase */
@@ -57,6 +56,9 @@ struct route_pkt {
 	uint8_t hops;      /* router-to-router hops taken so far */
 	uint8_t tclass;    /* traffic class, set at injection ([router] traffic_classes);
 	                    * VCs here are the class's own, numbered from 0 */
+	/* Last: the flit model keeps the fields above in its packet record
+	 * and rebuilds this one (emu/net/net_internal.h, struct fl_rt). */
+	uint32_t dst_router;
 };
 
 /* Read-only congestion views of the router computing a route (issue 11
