@@ -7,16 +7,28 @@
 #
 #   booksim_topos.sh NETLOOM speed  CASE LOAD   last line: flit-hops per second
 #   booksim_topos.sh NETLOOM memory CASE LOAD   last line: bytes per endpoint
-#                                               (medians of MEMORY_RUNS runs, default 5)
+#   NETLOOM=build/netloom booksim_topos.sh BOOKSIM memory CASE LOAD
+#                                               the same figure for BookSim2
+#                                               (a binary named booksim; NETLOOM
+#                                               counts the endpoints)
 #
 # CASE is a file name without .cfg (df_flex_min, df_flex_ugal, ff_ranmin,
 # ff_ugal, ft_nca, ...). Memory per endpoint is the peak resident memory
-# at LOAD minus the same binary's peak on the idle network of that size
-# (injection_rate = 0), over the endpoints: the definition BookSim2's
-# figures use (benchmarks/README.md). `hold_switch_for_packet = 1` (the
-# fat tree files) is dropped before converting, as when these figures were
-# first taken (1-flit packets: it never takes effect); measure BookSim with
-# the same line removed.
+# at LOAD minus the same binary's peak on the idle network of that size,
+# over the endpoints. Idle is IDLE_RATE (default 1e-6 flits per cycle per
+# endpoint: a handful of packets in the whole run, none in flight at a
+# time), not 0: BookSim2 steps every router every cycle, so its idle run
+# runs all of its code, while netloom's at 0 runs none of the routers' and
+# endpoints' code, and the pages of code (its own, libm's log) first
+# touched under load were charged to traffic (on the 256-endpoint
+# flattened butterfly that was all of the 292 KiB netloom "grew" at 0.3;
+# BookSim2's peak is the same at 0 and at 1e-6). Both runs are made with
+# address-space randomisation off (setarch -R) when the machine allows it:
+# the peaks are then exact and the same on every call; otherwise each peak
+# is the median of MEMORY_RUNS runs (default 5). `hold_switch_for_packet
+# = 1` (the fat tree files) is dropped before converting, as when these
+# figures were first taken (1-flit packets: it never takes effect); BookSim
+# runs the same file without the line.
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
 netloom=$1
@@ -31,12 +43,15 @@ trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0
 
 grep -v '^ *hold_switch_for_packet *= *1' "$cfg" >"$dir/$case.cfg"
-"$netloom" config --from-booksim "$dir/$case.cfg" >"$dir/$case.ini"
-
-peak_kib() { # peak RSS (KiB) of one command: GNU time, as BookSim's figures
-  /usr/bin/time -f %M -o "$dir/rss" "$@" >/dev/null
-  cat "$dir/rss"
-}
+counter=$netloom # converts the file and counts the endpoints
+if [ "$(basename "$netloom")" = booksim ]; then
+  [ "$mode" = memory ] || { echo "booksim_topos.sh: BookSim2: memory only" >&2; exit 2; }
+  counter=${NETLOOM:?"booksim_topos.sh: set NETLOOM to a netloom binary (it converts and counts the endpoints)"}
+  cmd=("$netloom" "$dir/$case.cfg")
+else
+  cmd=("$netloom" run -c "$dir/$case.ini" -s)
+fi
+"$counter" config --from-booksim "$dir/$case.cfg" >"$dir/$case.ini"
 
 case $mode in
 speed)
@@ -46,16 +61,29 @@ speed)
   echo "$out" | flit_hops_rate booksim_topos.sh
   ;;
 memory)
-  # Median of MEMORY_RUNS runs each (default 5): the idle peak alone moves
-  # by a few hundred KiB from run to run, which on a 256-endpoint network
-  # is more than the traffic adds.
+  idle_rate=${IDLE_RATE:-0.000001}
+  norand=()
   runs=${MEMORY_RUNS:-5}
+  if setarch -R true 2>/dev/null; then
+    norand=(setarch -R)
+    runs=1
+  fi
   median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
-  idle=$(for _ in $(seq "$runs"); do peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate=0; done | median)
-  busy=$(for _ in $(seq "$runs"); do peak_kib "$netloom" run -c "$dir/$case.ini" -s injection_rate="$load"; done | median)
-  eps=$("$netloom" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
+  peak_at() { # peak RSS (KiB, GNU time) of the run at rate $1, median of $runs
+    for _ in $(seq "$runs"); do
+      # BookSim2 exits 255 after a normal run: GNU time then writes a
+      # line about it before the figure.
+      /usr/bin/time -f %M -o "$dir/rss" "${norand[@]}" "${cmd[@]}" injection_rate="$1" >/dev/null || true
+      tail -n 1 "$dir/rss"
+    done | median
+  }
+  idle=$(peak_at "$idle_rate")
+  busy=$(peak_at "$load")
+  eps=$("$counter" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
     sed -n 's/.* \([0-9][0-9]*\) endpoints.*/\1/p')
-  echo "$case at $load: peak RSS $busy KiB, idle $idle KiB (medians of $runs runs), $eps endpoints"
+  how="address-space randomisation off"
+  [ ${#norand[@]} -eq 0 ] && how="medians of $runs runs"
+  echo "$case at $load ($(basename "$netloom")): peak RSS $busy KiB, idle ($idle_rate) $idle KiB ($how), $eps endpoints"
   python3 -c "print(round(($busy - $idle) * 1024 / $eps))"
   ;;
 *)
