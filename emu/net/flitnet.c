@@ -643,20 +643,26 @@ static void fl_slot_credits(struct flitnet *n, const struct fl_slot *s)
 	}
 }
 
-static void fl_slot_credits_reverse(struct flitnet *n, struct fl_slot *s)
+/* Relink a chain of blocks last first (visit_order = reverse: they go back
+ * to the free list next). */
+static void fl_chain_reverse(struct fl_evblk **head, struct fl_evblk **tail)
 {
-	struct fl_evblk *prev = NULL, *b = s->chead;
-	const uint32_t tail_n = s->ctail_n;
+	struct fl_evblk *prev = NULL, *b = *head;
 	while (b) {
 		struct fl_evblk *nx = b->next;
 		b->next = prev;
 		prev = b;
 		b = nx;
 	}
-	s->ctail = s->chead;
-	s->chead = prev;
-	for (b = s->chead; b; b = b->next) {
-		const uint32_t cnt = b == s->chead ? tail_n : FL_BLK_CREDITS;
+	*tail = *head;
+	*head = prev;
+}
+
+static void fl_slot_credits_reverse(struct flitnet *n, struct fl_slot *s)
+{
+	fl_chain_reverse(&s->chead, &s->ctail);
+	for (const struct fl_evblk *b = s->chead; b; b = b->next) {
+		const uint32_t cnt = b == s->chead ? s->ctail_n : FL_BLK_CREDITS;
 		for (uint32_t i = cnt; i-- > 0;)
 			fl_credit_dispatch(n, b->cr[i]);
 	}
@@ -699,22 +705,12 @@ static void fl_slot_dispatch(struct flitnet *n, const struct fl_slot *s)
 	}
 }
 
-/* visit_order = reverse: the slot's events last first. The blocks are
- * relinked in reverse (they go back to the free list next). */
+/* visit_order = reverse: the slot's events last first. */
 static void fl_slot_dispatch_reverse(struct flitnet *n, struct fl_slot *s)
 {
-	struct fl_evblk *prev = NULL, *b = s->head;
-	const uint32_t tail_n = s->tail_n;
-	while (b) {
-		struct fl_evblk *nx = b->next;
-		b->next = prev;
-		prev = b;
-		b = nx;
-	}
-	s->tail = s->head;
-	s->head = prev;
-	for (b = s->head; b; b = b->next) {
-		const uint32_t cnt = b == s->head ? tail_n : FL_BLK_EVENTS;
+	fl_chain_reverse(&s->head, &s->tail);
+	for (const struct fl_evblk *b = s->head; b; b = b->next) {
+		const uint32_t cnt = b == s->head ? s->tail_n : FL_BLK_EVENTS;
 		for (uint32_t i = cnt; i-- > 0;) {
 			if (i >= FL_PREFETCH)
 				fl_prefetch_event(n, &b->ev[i - FL_PREFETCH]);

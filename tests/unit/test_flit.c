@@ -61,6 +61,25 @@ static uint64_t fx_ptr_digest(const struct flitnet *n)
 	return h;
 }
 
+/* Run to `cycles`; the fingerprints of what it measured and of the
+ * arbiter pointers. */
+static void fx_run_digests(struct fx *f, uint64_t cycles, uint64_t *digest, uint64_t *ptrs)
+{
+	struct nl_err e = {0};
+	CHECK_OK(flitnet_run_until(f->n, cycles, &e), &e);
+	*digest = fx_digest(f->n);
+	*ptrs = fx_ptr_digest(f->n);
+}
+
+/* Run two ways of the same case (a, b): what each measured and every
+ * arbiter pointer must be equal. */
+static void fx_same(size_t c, const char *a, const char *b, const uint64_t digest[2], const uint64_t ptrs[2])
+{
+	if (digest[0] != digest[1] || ptrs[0] != ptrs[1])
+		TEST_FAIL_("case %zu: %s %016llx/%016llx, %s %016llx/%016llx", c, a, (unsigned long long)digest[0],
+			   (unsigned long long)ptrs[0], b, (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+}
+
 /* Distinct packets whose flits sit in input VC iv's buffer. */
 static uint32_t ivc_packets(const struct flitnet *n, uint64_t iv)
 {
@@ -156,16 +175,11 @@ static void test_fast_path_equals_general(void)
 				f.n->unit_delays = false;
 				f.n->direct_xbar = false;
 			}
-			CHECK_OK(flitnet_run_until(f.n, 4000, &e), &e);
-			digest[general] = fx_digest(f.n);
-			ptrs[general] = fx_ptr_digest(f.n);
+			fx_run_digests(&f, 4000, &digest[general], &ptrs[general]);
 			CHECK(f.n->flit_hops > 20000);
 			fx_close(&f);
 		}
-		if (digest[0] != digest[1] || ptrs[0] != ptrs[1])
-			TEST_FAIL_("case %zu: fast path %016llx/%016llx, general path %016llx/%016llx", c,
-				   (unsigned long long)digest[0], (unsigned long long)ptrs[0],
-				   (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+		fx_same(c, "fast path", "general path", digest, ptrs);
 	}
 }
 
@@ -201,19 +215,14 @@ static void test_va_shortcuts_invisible(void)
 			CHECK(f.n->la_upstream == (c == 2));
 			if (plain)
 				f.n->va_park = f.n->va_split = false;
-			CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
-			digest[plain] = fx_digest(f.n);
-			ptrs[plain] = fx_ptr_digest(f.n);
+			fx_run_digests(&f, 3000, &digest[plain], &ptrs[plain]);
 			for (uint32_t g = 0; !plain && g < f.t->n_ports; g++)
 				parked |= f.n->va_wait[g] != FL_NONE16;
 			CHECK(f.n->flit_hops > 5000);
 			fx_close(&f);
 		}
 		CHECK(parked);
-		if (digest[0] != digest[1] || ptrs[0] != ptrs[1])
-			TEST_FAIL_("case %zu: with shortcuts %016llx/%016llx, without %016llx/%016llx", c,
-				   (unsigned long long)digest[0], (unsigned long long)ptrs[0],
-				   (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+		fx_same(c, "with shortcuts", "without", digest, ptrs);
 	}
 	static const char *const drawing[][4] = {
 		{"topology=fattree:k=2,n=3", "routing_function=nca", NULL},
@@ -639,16 +648,11 @@ static void test_compact_credits_same(void)
 			CHECK(f.n->cr_compact);
 			f.n->cr_compact = !full;
 			f.n->sc.check_interval = 97;
-			CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
-			digest[full] = fx_digest(f.n);
-			ptrs[full] = fx_ptr_digest(f.n);
+			fx_run_digests(&f, 3000, &digest[full], &ptrs[full]);
 			CHECK(f.n->flit_hops > 5000);
 			fx_close(&f);
 		}
-		if (digest[0] != digest[1] || ptrs[0] != ptrs[1])
-			TEST_FAIL_("case %zu: compact credits %016llx/%016llx, full events %016llx/%016llx", c,
-				   (unsigned long long)digest[0], (unsigned long long)ptrs[0],
-				   (unsigned long long)digest[1], (unsigned long long)ptrs[1]);
+		fx_same(c, "compact credits", "full events", digest, ptrs);
 	}
 }
 
