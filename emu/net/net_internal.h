@@ -176,20 +176,22 @@ struct fl_rt {
 	uint8_t phase, vc_class, hops, tclass;
 };
 _Static_assert(offsetof(struct route_pkt, dst_router) == sizeof(struct fl_rt) &&
+		       offsetof(struct route_pkt, src_ep) == offsetof(struct fl_rt, src_ep) &&
 		       offsetof(struct route_pkt, dst_ep) == offsetof(struct fl_rt, dst_ep) &&
 		       offsetof(struct route_pkt, inter) == offsetof(struct fl_rt, inter) &&
 		       offsetof(struct route_pkt, phase) == offsetof(struct fl_rt, phase) &&
+		       offsetof(struct route_pkt, vc_class) == offsetof(struct fl_rt, vc_class) &&
+		       offsetof(struct route_pkt, hops) == offsetof(struct fl_rt, hops) &&
 		       offsetof(struct route_pkt, tclass) == offsetof(struct fl_rt, tclass),
 	       "struct fl_rt must be the head of struct route_pkt");
 
 /* A packet in flight (pool entry): 28 bytes, taken from creation (or
  * the message driver's queue) to the tail's ejection, so it is most of
  * the memory a loaded network adds. The endpoints are rt.src_ep and
- * rt.dst_ep only; the
- * message a packet belongs to is in the pool's side array (fl_pkt_msg),
- * which synthetic traffic never allocates; the free list and the source
- * queue link share itime's place (a packet is linked only before its head
- * is injected or once freed).
+ * rt.dst_ep only; the message a packet belongs to is in the pool's side
+ * array (fl_pkt_msg), which synthetic traffic never allocates; the free
+ * list and the source queue link share itime's place (a packet is linked
+ * only before its head is injected or once freed).
  * Its two cycle stamps are 32-bit, like the ports' (BookSim's are 32-bit
  * ints too): a packet's age, creation to ejection, must stay below 2^32
  * cycles; fl_pkt_ctime recovers the full creation cycle. */
@@ -767,8 +769,20 @@ static inline uint32_t fl_pkt_msg(const struct flitnet *n, uint32_t i)
 {
 	return n->pool.msg ? n->pool.msg[i] : 0;
 }
-/* Set it, allocating the side array on first use (n->oom on failure). */
-void fl_pkt_set_msg(struct flitnet *n, uint32_t i, uint32_t msg);
+/* Set it, allocating the side array on the first message (n->oom on
+ * failure); without one, 0 costs a test and no call (synthetic sources). */
+void fl_pkt_msg_alloc(struct flitnet *n);
+static inline void fl_pkt_set_msg(struct flitnet *n, uint32_t i, uint32_t msg)
+{
+	if (!n->pool.msg) {
+		if (!msg)
+			return;
+		fl_pkt_msg_alloc(n);
+		if (!n->pool.msg)
+			return;
+	}
+	n->pool.msg[i] = msg;
+}
 void fl_pkt_free(struct flitnet *n, uint32_t i);
 
 /* --- deadlock.c --- */

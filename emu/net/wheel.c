@@ -84,18 +84,12 @@ static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 	return 0;
 }
 
-void fl_pkt_set_msg(struct flitnet *n, uint32_t i, uint32_t msg)
+void fl_pkt_msg_alloc(struct flitnet *n)
 {
 	struct fl_pools *pl = &n->pool;
-	if (!pl->msg) {
-		if (!msg)
-			return;
-		pl->msg = fl_grow(n, NULL, (size_t)pl->cap_pkts * sizeof *pl->msg);
-		if (!pl->msg)
-			return;
+	pl->msg = fl_grow(n, NULL, (size_t)pl->cap_pkts * sizeof *pl->msg);
+	if (pl->msg)
 		memset(pl->msg, 0, (size_t)pl->cap_pkts * sizeof *pl->msg);
-	}
-	pl->msg[i] = msg;
 }
 
 static int fl_grow_runs(struct flitnet *n, uint64_t need)
