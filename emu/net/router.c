@@ -384,14 +384,122 @@ static inline int32_t fl_va_alone(struct flitnet *n, const struct fl_router *ro,
  * iteration), the input accepts the first from its accept pointer, and
  * both pointers move past the match. n->port_req holds, for the ports
  * stamped with this step in n->port_gen, the only such head asking for
- * the port, or -2 when another head asks for it too. */
+ * the port, FL_PORT_DEFERRED when other such heads ask for it too (they
+ * are allocated together, fl_va_port_islip), FL_PORT_SHARED when a head
+ * with other candidates asks for it as well (the request list). */
+enum { FL_PORT_DEFERRED = -2, FL_PORT_SHARED = -3, FL_PORT_DONE = -4 };
 static inline void fl_va_port_mark(struct flitnet *n, uint32_t port, int32_t who)
 {
 	if (n->port_gen[port] != n->step_id) {
 		n->port_gen[port] = n->step_id;
 		n->port_req[port] = who;
-	} else {
-		n->port_req[port] = -2;
+	} else if (n->port_req[port] != FL_PORT_SHARED) {
+		n->port_req[port] = FL_PORT_DEFERRED;
+	}
+}
+
+/* (idx - ptr) mod size: an arbiter's round-robin order (alloc.c). */
+static inline uint32_t fl_va_key(uint32_t idx, uint32_t ptr, uint32_t size)
+{
+	return idx >= ptr ? idx - ptr : idx + size - ptr;
+}
+
+/* iSLIP among the m (< FL_VA_GROUP) heads whose one candidate range of
+ * several VCs is on local output port `port`, no other head of the step
+ * asking for that port: their requests form a component of the request
+ * graph of their own, so alloc_islip_run would match them as it matches
+ * them here, without a request list (building it and walking it three
+ * times per iteration was most of a flattened-butterfly step under load).
+ * A head accepts the first VC of its range, in round-robin order from its
+ * accept pointer, that grants it, so each head walks its range in that
+ * order and asks each free VC on the way whom it grants (the requesting
+ * head first in round-robin order from the VC's grant pointer among those
+ * unmatched when the iteration began, worked out once per iteration),
+ * stopping at the first that grants it. Pointers move in the first
+ * iteration only; later iterations match what is left. The heads'
+ * results go to their nodes: the matched output VC,
+ * FL_STALL_BUFFER_CONFLICT (it asked and lost), or FL_STALL_BUFFER_BUSY
+ * (no VC of its range free). */
+#define FL_VA_GROUP 64
+enum { FL_GRANT_UNKNOWN = -1, FL_GRANT_NONE = -2 };
+static void fl_va_port_islip(struct flitnet *n, const struct fl_router *ro, uint32_t port, const uint32_t *heads,
+			     uint32_t m)
+{
+	const uint32_t V = n->V, side = (uint32_t)ro->n_ports * V, base = port * V;
+	const struct fl_ovc *ovs = n->ovc + (uint64_t)ro->vc_base; /* by local output VC */
+	uint16_t *ap = n->va_aptr + ro->vc_base, *gp = n->va_gptr + ro->vc_base;
+	int32_t *grant = n->best_out, *taken = n->out_match; /* by local output VC; -1 on entry and exit */
+	uint32_t lo[FL_VA_GROUP], hi[FL_VA_GROUP], olo = UINT32_MAX, ohi = 0;
+	int32_t match[FL_VA_GROUP];
+	bool free_seen[FL_VA_GROUP], was_matched[FL_VA_GROUP];
+	for (uint32_t j = 0; j < m; j++) {
+		const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + heads[j]);
+		lo[j] = base + c->vc_lo;
+		hi[j] = base + c->vc_hi;
+		olo = lo[j] < olo ? lo[j] : olo;
+		ohi = hi[j] > ohi ? hi[j] : ohi;
+		match[j] = -1;
+		free_seen[j] = false;
+	}
+	const uint32_t iters = (uint32_t)n->rc.alloc_iters;
+	for (uint32_t it = 0; it < iters; it++) {
+		bool any = false;
+		for (uint32_t j = 0; j < m; j++)
+			was_matched[j] = match[j] >= 0;
+		for (uint32_t j = 0; j < m; j++) {
+			if (was_matched[j])
+				continue;
+			const uint32_t a = ap[heads[j]];
+			const uint32_t start = a > lo[j] && a <= hi[j] ? a : lo[j];
+			int32_t got = -1;
+			for (uint32_t k = 0, o = start; k <= hi[j] - lo[j]; k++, o = o == hi[j] ? lo[j] : o + 1) {
+				if (ovs[o].owner != FL_NONE || taken[o] >= 0)
+					continue;
+				free_seen[j] = true;
+				if (grant[o] == FL_GRANT_UNKNOWN) {
+					int32_t best = FL_GRANT_NONE;
+					uint32_t bkey = UINT32_MAX;
+					for (uint32_t i = 0; i < m; i++) {
+						if (was_matched[i] || o < lo[i] || o > hi[i])
+							continue;
+						uint32_t key = fl_va_key(heads[i], gp[o], side);
+						if (key < bkey) {
+							bkey = key;
+							best = (int32_t)i;
+						}
+					}
+					grant[o] = best;
+				}
+				if (grant[o] == (int32_t)j) {
+					got = (int32_t)o;
+					break;
+				}
+			}
+			if (got < 0)
+				continue;
+			match[j] = got;
+			any = true;
+		}
+		for (uint32_t o = olo; o <= ohi; o++)
+			grant[o] = FL_GRANT_UNKNOWN;
+		for (uint32_t j = 0; j < m; j++) {
+			if (was_matched[j] || match[j] < 0)
+				continue;
+			taken[match[j]] = (int32_t)j;
+			if (it == 0) {
+				ap[heads[j]] = (uint16_t)fl_add_mod((uint32_t)match[j], 1, side);
+				gp[match[j]] = (uint16_t)fl_add_mod(heads[j], 1, side);
+			}
+		}
+		if (!any)
+			break;
+	}
+	for (uint32_t j = 0; j < m; j++) {
+		fl_node(n, ro, heads[j])->result = (int16_t)(match[j] >= 0 ? match[j]
+							     : free_seen[j] ? FL_STALL_BUFFER_CONFLICT
+									    : FL_STALL_BUFFER_BUSY);
+		if (match[j] >= 0)
+			taken[match[j]] = -1;
 	}
 }
 
@@ -503,7 +611,9 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		}
 		nd->result = fl_va_requests(n, ro, li, floor_pri, room, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
 	}
-	/* The other heads' requests share their ports with a deferred one. */
+	/* The other heads' requests share their ports with a deferred one:
+	 * those ports' deferred heads join the request list (FL_PORT_SHARED);
+	 * a port only deferred heads ask for is allocated on its own. */
 	if (n_def)
 		for (uint32_t e = 0; e < n->n_ev; e++) {
 			const uint64_t iv = (uint64_t)ro->vc_base + n->ev_li[e];
@@ -512,16 +622,30 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 				continue;
 			for (uint32_t k = 0; k < n->ivc[iv].ncand; k++)
 				if (n->port_gen[c[k].port] == n->step_id)
-					n->port_req[c[k].port] = -2;
+					n->port_req[c[k].port] = FL_PORT_SHARED;
 		}
 	for (uint32_t d = 0; d < n_def; d++) {
 		li = n->va_defer[d];
 		struct fl_node *nd = fl_node(n, ro, li);
 		const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
-		if (n->port_req[c->port] == (int32_t)li)
+		const int32_t who = n->port_req[c->port];
+		if (who == (int32_t)li) {
 			nd->result = (int16_t)fl_va_alone(n, ro, li, c);
-		else
+		} else if (who == FL_PORT_DEFERRED) {
+			uint32_t group[FL_VA_GROUP], m = 0;
+			for (uint32_t e = d; e < n_def && m < FL_VA_GROUP; e++)
+				if (fl_cands(n, (uint64_t)ro->vc_base + n->va_defer[e])->port == c->port)
+					group[m++] = n->va_defer[e];
+			if (m < FL_VA_GROUP) {
+				fl_va_port_islip(n, ro, c->port, group, m);
+				n->port_req[c->port] = FL_PORT_DONE;
+			} else { /* too many to hold: all of them to the list */
+				n->port_req[c->port] = FL_PORT_SHARED;
+				nd->result = fl_va_requests(n, ro, li, INT32_MIN, false, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
+			}
+		} else if (who == FL_PORT_SHARED) {
 			nd->result = fl_va_requests(n, ro, li, INT32_MIN, false, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
+		} /* else FL_PORT_DONE: decided with its port's group */
 	}
 	return n_req;
 }

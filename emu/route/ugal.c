@@ -120,6 +120,7 @@ struct ugal_state {
 	uint32_t n_groups;      /* topo_groups, 0 = none */
 	uint32_t group_routers;
 	bool bs_dragonfly;      /* booksim mode on a dragonfly */
+	const struct topo_hyperx *hx; /* booksim mode on a HyperX / flatfly */
 	uint32_t *snap;         /* mode=global,snapshot=T: [global port] occupancy at the last snapshot */
 };
 
@@ -184,6 +185,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			return nl_errf(err, NL_ECONFIG,
 				       "routing function 'ugal:mode=booksim' on '%s' needs an even num_vcs >= 2 (lower half towards the intermediate, upper half after, as ugal_flatfly_onchip), got %u",
 				       t->ops->name, r->n_vcs);
+		s->hx = topo_hyperx_of(t);
 		return 0;
 	}
 	uint32_t classes = 2 * (s->diameter ? s->diameter : 1);
@@ -384,27 +386,46 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 	return 1;
 }
 
+/* The first port of the dimension-order minimal path from a to b (the
+ * first offset dimension, trunk 0: topo_min_ports' first), read from the
+ * HyperX view's coordinates; b != a. The generic topology calls (distance,
+ * min_ports) were most of a flattened-butterfly decision's cost. */
+static inline uint32_t ugal_hx_first_port(const struct topo_hyperx *h, uint32_t a, uint32_t b)
+{
+	int d = 0;
+	while (topo_hyperx_coord(h, a, d) == topo_hyperx_coord(h, b, d))
+		d++;
+	return topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), topo_hyperx_coord(h, b, d), 0);
+}
+
 /* ugal_flatfly_onchip's decision at the source router (in_channel < gC). */
 static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
 				   const struct route_view *v)
 {
-	const struct topo *t = r->topo;
+	const struct ugal_state *s = r->state;
+	const struct topo_hyperx *h = s->hx;
 
 	if (router == p->dst_router)
 		return;
 	/* find_ran_intm: a random coordinate in each dimension where
-	 * source and destination differ, theirs where they agree. */
-	const struct topo_hyperx *h = topo_hyperx_of(t);
-	uint32_t inter = 0;
+	 * source and destination differ, theirs where they agree. Hop
+	 * counts are real (HyperX) distances: the dimensions that differ. */
+	uint32_t inter = 0, hm = 0, hn = 0;
+	int first_n = -1; /* the first dimension where router and inter differ */
 	for (int d = 0; d < h->L; d++) {
 		uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
-		inter += (cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d])) * h->stride[d];
+		uint32_t ci = cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d]);
+		inter += ci * h->stride[d];
+		hm += cs != cd;
+		hn += (cs != ci) + (ci != cd);
+		if (first_n < 0 && cs != ci)
+			first_n = d;
 	}
-	uint64_t hm = topo_distance(t, router, p->dst_router);
-	uint64_t hn = (uint64_t)topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
-	uint64_t qm = route_view_port_occ(v, ugal_first_port(t, router, p->dst_router));
-	uint64_t qn = inter == router ? UINT32_MAX : route_view_port_occ(v, ugal_first_port(t, router, inter));
-	if (hm * qm <= hn * qn + 2) {
+	uint64_t qm = route_view_port_occ(v, ugal_hx_first_port(h, router, p->dst_router));
+	uint64_t qn = first_n < 0 ? UINT32_MAX
+				  : route_view_port_occ(v, topo_hyperx_port(h, first_n, topo_hyperx_coord(h, router, first_n),
+									     topo_hyperx_coord(h, inter, first_n), 0));
+	if ((uint64_t)hm * qm <= (uint64_t)hn * qn + 2) {
 		p->phase = PH_MIN;
 	} else {
 		p->phase = PH_NONMIN;
@@ -417,8 +438,6 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
 				   const struct route_view *v, struct route_cand *out)
 {
-	const struct topo *t = r->topo;
-
 	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
 		ugal_bs_flatfly_decide(r, router, p, rng, v);
 	if (p->phase == PH_NONMIN && router == p->inter)
@@ -427,7 +446,7 @@ static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struc
 	if (router == target)
 		return route_eject(r, p, out);
 	uint32_t half = r->n_vcs / 2;
-	out->port = (uint16_t)ugal_first_port(t, router, target);
+	out->port = (uint16_t)ugal_hx_first_port(((const struct ugal_state *)r->state)->hx, router, target);
 	out->vc_lo = (uint8_t)(p->phase == PH_NONMIN ? 0 : half);
 	out->vc_hi = (uint8_t)(p->phase == PH_NONMIN ? half - 1 : r->n_vcs - 1);
 	out->prio = 0;
