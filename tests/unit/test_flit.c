@@ -185,10 +185,11 @@ static void test_fast_path_equals_general(void)
 
 /* The VC stage's two shortcuts change nothing: parking a head with no free
  * VC until one of its port's VCs is freed (va_park), and deciding alone a
- * head that is the only one asking for its port's VCs under iSLIP
- * (va_split). Saturated networks, so heads do park (some are parked when
+ * head that is the only one asking for its port's VCs under iSLIP, and
+ * several such heads of one port together (va_split). Saturated networks, so heads do park (some are parked when
  * the run stops), with ranges of VCs per head, the tail's credit freeing
- * a VC, random routes decided upstream, and a by-priority allocator.
+ * a VC, ranges of different hop classes on one port with three iSLIP
+ * iterations, random routes decided upstream, and a by-priority allocator.
  * Random routes computed on arrival get no parking (flitnet.c says why). */
 static void test_va_shortcuts_invisible(void)
 {
@@ -197,6 +198,8 @@ static void test_va_shortcuts_invisible(void)
 		 "num_vcs=8", NULL},
 		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
 		 "num_vcs=4", "wait_for_tail_credit=1", NULL},
+		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=hop", "vc_allocator=islip",
+		 "num_vcs=4", "alloc_iters=3", NULL},
 		{"topology=fattree:k=2,n=3", "routing_function=nca", "vc_allocator=islip", "num_vcs=4", "routing_delay=0",
 		 "lookahead_decide=upstream", NULL},
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2",
@@ -211,8 +214,8 @@ static void test_va_shortcuts_invisible(void)
 			struct nl_err e = {0};
 			CHECK_OK(fx_open2(&f, base, cases[c], &e), &e);
 			CHECK(f.n->va_park);
-			CHECK(f.n->va_split == (c < 3));
-			CHECK(f.n->la_upstream == (c == 2));
+			CHECK(f.n->va_split == (c < 4));
+			CHECK(f.n->la_upstream == (c == 3));
 			if (plain)
 				f.n->va_park = f.n->va_split = false;
 			fx_run_digests(&f, 3000, &digest[plain], &ptrs[plain]);
