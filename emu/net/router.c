@@ -746,6 +746,14 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	const uint32_t V = n->V;
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
 	const bool hold = n->hold != NULL;
+	/* Without speedups or held connections, up to 64 ports: which inputs
+	 * and outputs have a request, as bit masks, so a bid from an input
+	 * with none yet skips the search for its (input, output) pair, and a
+	 * step whose requests share no input and no output is granted whole
+	 * (n->sa_disjoint, fl_sa_allocate): the common case below saturation. */
+	const bool masks = isp == 1 && osp == 1 && !hold && ro->n_ports <= 64;
+	uint64_t ins = 0, outs = 0;
+	bool disjoint = masks;
 	uint32_t n_req = 0;
 	uint32_t li = ro->sa_q.head;
 	n->n_ev = 0;
@@ -768,6 +776,17 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
 		if (__builtin_expect(hold, 0) && fl_hold_blocks(n, ro, (uint32_t)ein, (uint32_t)eout))
 			continue; /* BookSim ignores requests on a held input or output */
+		if (masks) {
+			const uint64_t ib = 1ULL << in, ob = 1ULL << op;
+			const bool new_in = !(ins & ib);
+			disjoint &= new_in && !(outs & ob);
+			ins |= ib;
+			outs |= ob;
+			if (new_in) {
+				n->areq[n_req++] = (struct fl_areq){.in = ein, .out = eout, .label = (int32_t)vc};
+				continue;
+			}
+		}
 		uint32_t k;
 		for (k = 0; k < n_req; k++)
 			if (n->areq[k].in == ein && n->areq[k].out == eout)
@@ -785,6 +804,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		rq->label = (int32_t)vc;
 		rq->in_pri = rq->out_pri = 0;
 	}
+	n->sa_disjoint = disjoint;
 	return n_req;
 }
 
@@ -793,6 +813,26 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 	const uint32_t V = n->V;
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
 	int32_t *win = n->grant; /* per crossbar input: label of its granted request */
+	if (n->sa_disjoint) {
+		/* Every request granted (fl_allocate's disjoint case); one bidder
+		 * per input, so its VC pointer moves past that bidder. */
+		uint16_t *aptr = n->sw_aptr + ro->port_base, *gptr = n->sw_gptr + ro->port_base;
+		uint16_t *rr = n->sw_rr + ro->port_base;
+		const uint32_t P = ro->n_ports;
+		for (uint32_t k = 0; k < n->n_ev; k++) {
+			const uint32_t li = n->ev_li[k];
+			struct fl_node *nd = fl_node(n, ro, li);
+			nd->time = time;
+			if (nd->result < -1)
+				continue;
+			const uint32_t in = fl_li_port(n, li), op = n->ivc[(uint64_t)ro->vc_base + li].out_port;
+			aptr[in] = (uint16_t)fl_add_mod(op, 1, P);
+			gptr[op] = (uint16_t)fl_add_mod(in, 1, P);
+			rr[in] = (uint16_t)fl_add_mod(fl_li_vc(n, li), 1, V);
+			nd->result = (int16_t)op;
+		}
+		return;
+	}
 	if (n_req) {
 		fl_allocate(n, n->sa_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
