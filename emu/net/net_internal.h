@@ -427,6 +427,11 @@ struct fl_xbox {
  * these (the root, partition 0, is the whole network to the drivers): it
  * shares the root's arrays indexed by router, port, VC and endpoint and
  * owns its wheel, far heap, pools, active lists, scratch and counters. */
+/* Cycles the source calendar spans (a power of two): at rate r a source
+ * waits 1/r cycles on average, so only rates below 1/FL_CAL_SLOTS flits a
+ * cycle per endpoint send many sources to the heap. */
+#define FL_CAL_SLOTS 1024u
+
 struct flitnet {
 	const struct topo *topo;
 	struct route *route;
@@ -488,7 +493,14 @@ struct flitnet {
 	struct fl_nic *nics;
 	uint16_t *nic_occ;           /* [ep * V + vc] injection buffer occupancy */
 	uint8_t *nic_busy;           /* [ep * V + vc] injection VC held by a packet */
-	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of idle sources */
+	/* Sources waiting for their next packet (flitnet.c, fl_gen_push):
+	 * a calendar of FL_CAL_SLOTS cycles from now, a list per cycle
+	 * threaded through gen_next, and a min-heap for creation times
+	 * beyond it. */
+	uint32_t *cal_head;          /* [cycle % FL_CAL_SLOTS]: first source, FL_NONE */
+	uint32_t *gen_next;          /* [ep]: next source of its slot (shared, the root's) */
+	uint32_t cal_n;              /* sources in the calendar */
+	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of sources beyond it */
 	uint32_t gen_n;
 
 	struct fl_pools pool;
@@ -819,6 +831,8 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 /* A credit for injection VC s = endpoint x V + VC. */
 void fl_nic_credit(struct flitnet *n, uint64_t s);
 void fl_gen_push(struct flitnet *n, uint32_t e);
+/* Stop every source for good (tests: drain a network). */
+void fl_gen_stop(struct flitnet *n);
 
 /* --- alloc.c --- */
 /* Run allocator ops over reqs[0..n): fills in_match[in] / out_match[out]

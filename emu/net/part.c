@@ -54,6 +54,7 @@ void fl_part_release_own(struct flitnet *s)
 	free(s->act_e);
 	free(s->act_e_next);
 	free(s->gen_heap);
+	free(s->cal_head);
 	free(s->areq);
 	free(s->best_out);
 	free(s->best_in);
@@ -120,6 +121,7 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->act_r = s->act_r_next = NULL;
 	s->act_e = s->act_e_next = NULL;
 	s->gen_heap = NULL;
+	s->cal_head = NULL;
 	s->areq = NULL;
 	s->best_out = s->best_in = s->in_match = s->out_match = s->grant = NULL;
 	s->ev_li = NULL;
@@ -141,7 +143,7 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->fail_nth = 0;
 	s->part_id = k;
 	s->n_act_r = s->n_act_r_next = s->n_act_e = s->n_act_e_next = 0;
-	s->gen_n = 0;
+	s->gen_n = s->cal_n = 0;
 	s->n_ev = 0;
 	s->step_id = 0;
 	s->flits_in_net = s->flit_hops = 0;
@@ -156,6 +158,9 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	FL_PCALLOC(s->act_e, n_eps);
 	FL_PCALLOC(s->act_e_next, n_eps);
 	FL_PCALLOC(s->gen_heap, n_eps);
+	FL_PCALLOC(s->cal_head, FL_CAL_SLOTS);
+	for (uint32_t i = 0; i < FL_CAL_SLOTS; i++)
+		s->cal_head[i] = FL_NONE;
 	FL_PCALLOC(s->areq, n->areq_cap);
 	FL_PCALLOC(s->best_out, n->scratch_ports);
 	FL_PCALLOC(s->best_in, n->scratch_ports);

@@ -134,9 +134,7 @@ static void test_tail_credit_releases(void)
 	CHECK_OK(flitnet_run_until(f.n, 3000, &e), &e);
 	CHECK(f.n->obs.plat.n > 1000);
 	/* Stop the sources and drain. */
-	for (uint32_t ep = 0; ep < f.t->n_endpoints; ep++)
-		f.n->nics[ep].next_gen = UINT64_MAX;
-	f.n->gen_n = 0;
+	fl_gen_stop(f.n);
 	CHECK_OK(flitnet_run_until(f.n, 6000, &e), &e);
 	CHECK_UINT(f.n->obs.flits_alive, ==, 0);
 	const uint64_t IV = (uint64_t)f.t->n_ports * f.n->V;
