@@ -11,6 +11,11 @@
 #                                               the same figure for BookSim2
 #                                               (a binary named booksim; NETLOOM
 #                                               counts the endpoints)
+#   BOOKSIM=/path/to/booksim booksim_topos.sh NETLOOM vs CASE LOAD
+#                                               side by side: last line, netloom's
+#                                               flit-hops per CPU second over
+#                                               BookSim2's (median of PAIRS
+#                                               alternating pairs, default 3)
 #
 # CASE is a file name without .cfg (df_flex_min, df_flex_ugal, ff_ranmin,
 # ff_ugal, ft_nca, ...). Memory per endpoint is the peak resident memory
@@ -86,8 +91,55 @@ memory)
   echo "$case at $load ($(basename "$netloom")): peak RSS $busy KiB, idle ($idle_rate) $idle KiB ($how), $eps endpoints"
   python3 -c "print(round(($busy - $idle) * 1024 / $eps))"
   ;;
+vs)
+  # Both on the same statistics (seed 0, warm-up periods of the file,
+  # sample_period SAMPLE_PERIOD, default 300: about 2,000 cycles), netloom
+  # then BookSim2, PAIRS times; CPU seconds (user + system) of each whole
+  # process. Flit-hops: netloom's own count (router-to-router channel
+  # traversals); BookSim2's from its overall statistics, accepted flit
+  # rate x endpoints x cycles x (hops - 1) (its hop count includes the
+  # ejection channel).
+  booksim=${BOOKSIM:?"booksim_topos.sh: set BOOKSIM to a BookSim2 binary for vs"}
+  period=${SAMPLE_PERIOD:-300}
+  pairs=${PAIRS:-3}
+  eps=$("$netloom" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
+    sed -n 's/.* \([0-9][0-9]*\) endpoints.*/\1/p')
+  TIMEFORMAT='%3U %3S'
+  for i in $(seq "$pairs"); do
+    { time "$netloom" run -c "$dir/$case.ini" -s injection_rate="$load" -s seed=0 -s sample_period="$period" \
+      >"$dir/nl.out" 2>&1; } 2>"$dir/nl.cpu"
+    # BookSim2 exits 255 after a normal run.
+    { time "$booksim" "$dir/$case.cfg" injection_rate="$load" seed=0 sample_period="$period" \
+      >"$dir/bs.out" 2>&1 || true; } 2>"$dir/bs.cpu"
+    python3 - "$dir" "$eps" "$i" <<'PY'
+import re, sys
+d, eps, i = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cpu = lambda f: sum(float(x) for x in open(f"{d}/{f}").read().split()[-2:])
+nl, bs = open(f"{d}/nl.out").read(), open(f"{d}/bs.out").read()
+m = re.search(r"(\d+) cycles, (\d+) flit-hops", nl)
+if not m:
+    sys.exit("booksim_topos.sh: no flit-hops line in netloom's output")
+def last(key):
+    v = re.findall(key + r" = ([0-9.eE+-]+)", bs)
+    if not v:
+        sys.exit(f"booksim_topos.sh: no '{key}' in BookSim2's output")
+    return float(v[-1])
+cyc = re.findall(r"Time taken is (\d+) cycles", bs)
+if not cyc:
+    sys.exit("booksim_topos.sh: no 'Time taken' in BookSim2's output")
+bfh = last("Accepted flit rate average") * eps * int(cyc[-1]) * (last("Hops average") - 1)
+ncpu, bcpu = cpu("nl.cpu"), cpu("bs.cpu")
+r = (int(m.group(2)) / ncpu) / (bfh / bcpu)
+print(f"pair {i}: netloom {m.group(1)} cycles, {int(m.group(2))} flit-hops, {ncpu:.3f} CPU s; "
+      f"BookSim2 {cyc[-1]} cycles, {bfh:.0f} flit-hops, {bcpu:.3f} CPU s; ratio {r:.1f}")
+with open(f"{d}/ratios", "a") as f:
+    f.write(f"{r}\n")
+PY
+  done
+  sort -n "$dir/ratios" | awk '{v[NR] = $1} END {printf "%.1f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+  ;;
 *)
-  echo "booksim_topos.sh: mode '$mode': expected speed or memory" >&2
+  echo "booksim_topos.sh: mode '$mode': expected speed, memory or vs" >&2
   exit 2
   ;;
 esac
