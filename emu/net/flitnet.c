@@ -105,7 +105,7 @@ void fl_gen_push(struct flitnet *n, uint32_t e)
 	const uint64_t t = n->nics[e].next_gen;
 	if (n->gen_next[e] != FL_GEN_OUT)
 		return;
-	if (t >= n->now && t - n->now < FL_CAL_SLOTS) {
+	if (t >= n->now && t - n->now < n->cal_reach) {
 		fl_cal_add(n, e, t);
 	} else {
 		n->gen_next[e] = FL_GEN_HEAP;
@@ -131,7 +131,7 @@ void fl_gen_stop(struct flitnet *n)
  * calendar those of the heap that came within its reach. */
 static void fl_gen_release(struct flitnet *n, uint64_t t)
 {
-	while (n->gen_n && (n->gen_heap[0] >> 32) < t + FL_CAL_SLOTS) {
+	while (n->gen_n && (n->gen_heap[0] >> 32) < t + n->cal_reach) {
 		uint64_t key = fl_gen_heap_pop(n);
 		uint32_t e = (uint32_t)(key & 0xffffffffu);
 		n->gen_next[e] = FL_GEN_OUT;
@@ -412,6 +412,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	for (uint32_t e = 0; e < E; e++)
 		n->gen_next[e] = FL_GEN_OUT;
 	FL_CALLOC(n->cal_head, FL_CAL_SLOTS);
+	n->cal_reach = FL_CAL_SLOTS;
 	for (uint32_t i = 0; i < FL_CAL_SLOTS; i++)
 		n->cal_head[i] = FL_NONE;
 	n->act_words = (R + 63) / 64;

@@ -500,6 +500,7 @@ struct flitnet {
 	uint32_t *cal_head;          /* [cycle % FL_CAL_SLOTS]: first source, FL_NONE */
 	uint32_t *gen_next;          /* [ep]: next source of its slot (shared, the root's) */
 	uint32_t cal_n;              /* sources in the calendar */
+	uint32_t cal_reach;          /* cycles ahead it takes: FL_CAL_SLOTS (1 = the heap alone, a test's reference) */
 	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of sources beyond it */
 	uint32_t gen_n;
 

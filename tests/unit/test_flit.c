@@ -238,6 +238,47 @@ static void test_va_shortcuts_invisible(void)
 	}
 }
 
+/* Sources wait in a calendar of the next FL_CAL_SLOTS cycles and a heap
+ * beyond it (flitnet.c, fl_gen_push): runs with it must equal runs where
+ * every source waits in the heap until its cycle (cal_reach = 1, the
+ * engine before the calendar), at a rate whose waits fit the calendar, one
+ * where about 40% of them do not (mean wait 1,000 cycles: sources move
+ * from the heap into the calendar), and one where nearly none do, on one
+ * partition and on three, with packets of several sizes. */
+static void test_source_calendar_is_heap(void)
+{
+	static const char *const rates[][3] = {
+		{"injection_rate=0.3", "partitions=1", NULL},
+		{"injection_rate=0.004", "partitions=3", NULL},
+		{"injection_rate=0.004", "partitions=1", NULL},
+		{"injection_rate=0.0002", "partitions=1", NULL},
+	};
+	for (size_t c = 0; c < sizeof rates / sizeof *rates; c++) {
+		uint64_t digest[2], ptrs[2];
+		uint64_t heap_max = 0, flits = 0;
+		for (int heap = 0; heap < 2; heap++) {
+			static const char *const base[] = {"topology=torus:k=4x4", "packet_size=1..4", "seed=9", NULL};
+			struct fx f;
+			struct nl_err e = {0};
+			CHECK_OK(fx_open2(&f, base, rates[c], &e), &e);
+			for (uint32_t k = 0; k < f.n->n_parts; k++)
+				f.n->part[k]->cal_reach = heap ? 1 : FL_CAL_SLOTS;
+			for (uint64_t t = 2000; t <= 40000; t += 2000) {
+				CHECK_OK(flitnet_run_until(f.n, t, &e), &e);
+				for (uint32_t k = 0; !heap && k < f.n->n_parts; k++)
+					heap_max = f.n->part[k]->gen_n > heap_max ? f.n->part[k]->gen_n : heap_max;
+			}
+			fx_run_digests(&f, 40000, &digest[heap], &ptrs[heap]);
+			flits = f.n->obs.sent_flits;
+			fx_close(&f);
+		}
+		CHECK(flits > 100);
+		if (c > 0) /* waits beyond the calendar did go through the heap */
+			CHECK(heap_max > 0);
+		fx_same(c, "calendar", "heap alone", digest, ptrs);
+	}
+}
+
 /* A network whose allocator scratch the allocator tests use. */
 static struct flitnet *small_net(struct fx *f)
 {
@@ -672,5 +713,6 @@ int main(void)
 	TEST_RUN(test_wheel_is_small);
 	TEST_RUN(test_wheel_follows_events);
 	TEST_RUN(test_compact_credits_same);
+	TEST_RUN(test_source_calendar_is_heap);
 	return test_done();
 }
