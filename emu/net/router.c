@@ -614,7 +614,7 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	/* The other heads' requests share their ports with a deferred one:
 	 * those ports' deferred heads join the request list (FL_PORT_SHARED);
 	 * a port only deferred heads ask for is allocated on its own. */
-	if (n_def)
+	if (n_def && n_def < n->n_ev)
 		for (uint32_t e = 0; e < n->n_ev; e++) {
 			const uint64_t iv = (uint64_t)ro->vc_base + n->ev_li[e];
 			const struct route_cand *c = fl_cands(n, iv);
