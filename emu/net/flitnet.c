@@ -97,7 +97,15 @@ static inline void fl_cal_add(struct flitnet *n, uint32_t e, uint64_t cycle)
 	uint32_t *slot = &n->cal_head[cycle & (FL_CAL_SLOTS - 1)];
 	n->gen_next[e] = *slot;
 	*slot = e;
-	n->cal_n++;
+	if (!n->cal_n++ || cycle < n->cal_next)
+		n->cal_next = cycle;
+}
+
+void fl_gen_calendar_clear(struct flitnet *p)
+{
+	for (uint32_t i = 0; i < FL_CAL_SLOTS; i++)
+		p->cal_head[i] = FL_NONE;
+	p->cal_n = 0;
 }
 
 void fl_gen_push(struct flitnet *n, uint32_t e)
@@ -116,10 +124,8 @@ void fl_gen_push(struct flitnet *n, uint32_t e)
 void fl_gen_stop(struct flitnet *n)
 {
 	for (uint32_t k = 0; k < n->n_parts; k++) {
-		struct flitnet *p = n->part[k];
-		p->gen_n = p->cal_n = 0;
-		for (uint32_t i = 0; i < FL_CAL_SLOTS; i++)
-			p->cal_head[i] = FL_NONE;
+		n->part[k]->gen_n = 0;
+		fl_gen_calendar_clear(n->part[k]);
 	}
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
 		n->nics[e].next_gen = UINT64_MAX;
@@ -153,19 +159,22 @@ static void fl_gen_release(struct flitnet *n, uint64_t t)
 		fl_activate_nic(n, e, t);
 		e = nx;
 	}
+	/* The next occupied slot: every source left is due within the
+	 * calendar, and the slots passed here are cycles the run then
+	 * passes, so this costs a slot per simulated cycle at most. */
+	if (n->cal_n && n->cal_next <= t) {
+		uint64_t c = t + 1;
+		while (n->cal_head[c & (FL_CAL_SLOTS - 1)] == FL_NONE)
+			c++;
+		n->cal_next = c;
+	}
 }
 
-/* The earliest cycle a waiting source is due, UINT64_MAX if none. The
- * calendar's slots are scanned from now: an idle network then jumps past
- * the cycles scanned, so the scan costs a slot per cycle at most. */
-static uint64_t fl_gen_top(const struct flitnet *n)
+/* The earliest cycle a waiting source is due, UINT64_MAX if none. */
+static inline uint64_t fl_gen_top(const struct flitnet *n)
 {
 	uint64_t next = n->gen_n ? n->gen_heap[0] >> 32 : UINT64_MAX;
-	if (n->cal_n)
-		for (uint64_t c = n->now; c < n->now + FL_CAL_SLOTS && c < next; c++)
-			if (n->cal_head[c & (FL_CAL_SLOTS - 1)] != FL_NONE)
-				return c;
-	return next;
+	return n->cal_n && n->cal_next < next ? n->cal_next : next;
 }
 
 /* --- build ------------------------------------------------------------------ */
@@ -413,8 +422,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->gen_next[e] = FL_GEN_OUT;
 	FL_CALLOC(n->cal_head, FL_CAL_SLOTS);
 	n->cal_reach = FL_CAL_SLOTS;
-	for (uint32_t i = 0; i < FL_CAL_SLOTS; i++)
-		n->cal_head[i] = FL_NONE;
+	fl_gen_calendar_clear(n);
 	n->act_words = (R + 63) / 64;
 	FL_CALLOC(n->act_r, n->act_words);
 	FL_CALLOC(n->act_r_next, n->act_words);

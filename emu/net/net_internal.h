@@ -500,6 +500,7 @@ struct flitnet {
 	uint32_t *cal_head;          /* [cycle % FL_CAL_SLOTS]: first source, FL_NONE */
 	uint32_t *gen_next;          /* [ep]: next source of its slot (shared, the root's) */
 	uint32_t cal_n;              /* sources in the calendar */
+	uint64_t cal_next;           /* the earliest cycle with a source in it (cal_n > 0) */
 	uint32_t cal_reach;          /* cycles ahead it takes: FL_CAL_SLOTS (1 = the heap alone, a test's reference) */
 	uint64_t *gen_heap;          /* (next_gen << 32 | ep) min-heap of sources beyond it */
 	uint32_t gen_n;
@@ -834,6 +835,8 @@ void fl_nic_credit(struct flitnet *n, uint64_t s);
 void fl_gen_push(struct flitnet *n, uint32_t e);
 /* Stop every source for good (tests: drain a network). */
 void fl_gen_stop(struct flitnet *n);
+/* Partition p's source calendar, empty (its slots allocated). */
+void fl_gen_calendar_clear(struct flitnet *p);
 
 /* --- alloc.c --- */
 /* Run allocator ops over reqs[0..n): fills in_match[in] / out_match[out]

@@ -143,7 +143,7 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->fail_nth = 0;
 	s->part_id = k;
 	s->n_act_r = s->n_act_r_next = s->n_act_e = s->n_act_e_next = 0;
-	s->gen_n = s->cal_n = 0;
+	s->gen_n = 0;
 	s->n_ev = 0;
 	s->step_id = 0;
 	s->flits_in_net = s->flit_hops = 0;
@@ -159,8 +159,7 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	FL_PCALLOC(s->act_e_next, n_eps);
 	FL_PCALLOC(s->gen_heap, n_eps);
 	FL_PCALLOC(s->cal_head, FL_CAL_SLOTS);
-	for (uint32_t i = 0; i < FL_CAL_SLOTS; i++)
-		s->cal_head[i] = FL_NONE;
+	fl_gen_calendar_clear(s);
 	FL_PCALLOC(s->areq, n->areq_cap);
 	FL_PCALLOC(s->best_out, n->scratch_ports);
 	FL_PCALLOC(s->best_in, n->scratch_ports);

@@ -398,12 +398,6 @@ static inline void fl_va_port_mark(struct flitnet *n, uint32_t port, int32_t who
 	}
 }
 
-/* (idx - ptr) mod size: an arbiter's round-robin order (alloc.c). */
-static inline uint32_t fl_va_key(uint32_t idx, uint32_t ptr, uint32_t size)
-{
-	return idx >= ptr ? idx - ptr : idx + size - ptr;
-}
-
 /* iSLIP among the m (< FL_VA_GROUP) heads whose one candidate range of
  * several VCs is on local output port `port`, no other head of the step
  * asking for that port: their requests form a component of the request
@@ -462,7 +456,7 @@ static void fl_va_port_islip(struct flitnet *n, const struct fl_router *ro, uint
 					for (uint32_t i = 0; i < m; i++) {
 						if (was_matched[i] || o < lo[i] || o > hi[i])
 							continue;
-						uint32_t key = fl_va_key(heads[i], gp[o], side);
+						uint32_t key = fl_add_mod(heads[i], side - gp[o], side); /* round robin */
 						if (key < bkey) {
 							bkey = key;
 							best = (int32_t)i;

@@ -11,8 +11,8 @@ struct rng;
 struct topo_grid;
 
 /* Packet p's source router. The packet carries its source endpoint only:
- * the router is two table reads away, and the 32-byte packet record it
- * saves is most of a loaded network's memory (emu/net/net_internal.h). */
+ * the router is two table reads away, and the packet record (28 bytes)
+ * is most of a loaded network's memory (emu/net/net_internal.h). */
 static inline uint32_t route_src_router(const struct route *r, const struct route_pkt *p)
 {
 	return topo_ep_router(r->topo, p->src_ep);

@@ -64,6 +64,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/hyperx_route.h"
 #include "topo/topo.h"
 #include "topo/topo_dragonfly.h"
 #include "topo/topo_hyperx.h"
@@ -392,9 +393,7 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
  * min_ports) were most of a flattened-butterfly decision's cost. */
 static inline uint32_t ugal_hx_first_port(const struct topo_hyperx *h, uint32_t a, uint32_t b)
 {
-	int d = 0;
-	while (topo_hyperx_coord(h, a, d) == topo_hyperx_coord(h, b, d))
-		d++;
+	int d = hxr_first_offset(h, a, b);
 	return topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), topo_hyperx_coord(h, b, d), 0);
 }
 
@@ -410,21 +409,23 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 	/* find_ran_intm: a random coordinate in each dimension where
 	 * source and destination differ, theirs where they agree. Hop
 	 * counts are real (HyperX) distances: the dimensions that differ. */
-	uint32_t inter = 0, hm = 0, hn = 0;
-	int first_n = -1; /* the first dimension where router and inter differ */
+	uint32_t inter = 0, hm = 0, hn = 0, first_ci = 0;
+	int first_n = -1; /* the first dimension where router and inter differ (its port: no second scan) */
 	for (int d = 0; d < h->L; d++) {
 		uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
 		uint32_t ci = cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d]);
 		inter += ci * h->stride[d];
 		hm += cs != cd;
 		hn += (cs != ci) + (ci != cd);
-		if (first_n < 0 && cs != ci)
+		if (first_n < 0 && cs != ci) {
 			first_n = d;
+			first_ci = ci;
+		}
 	}
 	uint64_t qm = route_view_port_occ(v, ugal_hx_first_port(h, router, p->dst_router));
 	uint64_t qn = first_n < 0 ? UINT32_MAX
 				  : route_view_port_occ(v, topo_hyperx_port(h, first_n, topo_hyperx_coord(h, router, first_n),
-									     topo_hyperx_coord(h, inter, first_n), 0));
+									     first_ci, 0));
 	if ((uint64_t)hm * qm <= (uint64_t)hn * qn + 2) {
 		p->phase = PH_MIN;
 	} else {
