@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configure (once) and build netloom into build/ (optimised) or, with
-# --asan, into build-asan/ (address + undefined-behaviour sanitizers).
+# --asan, into build-asan/ (address + undefined-behaviour sanitizers), or
+# with --tsan into build-tsan/ (thread sanitizer; only the targets named
+# after it, e.g. `scripts/build.sh --tsan test_part`).
 # Quiet on success; on failure the compiler's messages are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +18,17 @@ case "${1:-}" in
   --release)
     dir=build-release
     opts=(-Dbuildtype=release -Dwerror=true) ;;
+  --tsan)
+    # The flit model's threads (emu/net/workers.c): every data race is an
+    # error. No LTO: the sanitizer's instrumentation is per object.
+    dir=build-tsan
+    opts=(-Dbuildtype=debugoptimized -Dwerror=true -Db_sanitize=thread -Db_lto=false) ;;
 esac
+[ $# -gt 0 ] && shift
+targets=("$@")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" "${opts[@]}" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 fi
-meson compile -C "$dir" >"$log" 2>&1 || { grep -v '^\[' "$log" >&2; exit 1; }
+meson compile -C "$dir" "${targets[@]}" >"$log" 2>&1 || { grep -v '^\[' "$log" >&2; exit 1; }

@@ -9,6 +9,8 @@ scripts/build.sh --asan || exit 1
 # The build users run most (meson's release buildtype, -O3) must build
 # warning-free too: gcc reports other warnings at -O3.
 scripts/build.sh --release || exit 1
+# The threaded flit model's determinism test under ThreadSanitizer.
+scripts/build.sh --tsan test_part || exit 1
 
 export NETLOOM_PROGRESS=0
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
@@ -17,8 +19,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 meson test -C build --num-processes "$jobs" --print-errorlogs --no-rebuild
 meson test -C build-asan --suite unit --num-processes "$jobs" --print-errorlogs --no-rebuild
+TSAN_OPTIONS=halt_on_error=1:exitcode=66 meson test -C build-tsan part --print-errorlogs --no-rebuild
 
-python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json build-tsan/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:

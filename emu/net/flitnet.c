@@ -11,6 +11,7 @@
 #include "net/hold.h"
 #include "net/net_internal.h"
 #include "net/voq.h"
+#include "net/workers.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 
@@ -183,6 +184,7 @@ void flitnet_free(struct flitnet *n)
 {
 	if (!n)
 		return;
+	fl_workers_stop(n->workers); /* before anything they could be reading */
 	route_free(n->route);
 	/* The shared arrays, then what the root owns as partition 0. */
 	free(n->routers);
@@ -311,6 +313,25 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->nc = *nc;
 	n->rc = *rc;
 	n->sc = *sc;
+	/* Threads run partitions: threads above partitions raise partitions
+	 * (a thread without one would idle); threads = 0, one per processor,
+	 * stops at one per router. */
+	uint32_t n_threads = fl_workers_resolve(sc->threads);
+	if (n_threads > t->n_routers) {
+		if (sc->threads > 0) {
+			flitnet_free(n);
+			return nl_errf(err, NL_ECONFIG, "[simulation] threads = %lld: expected at most %u (a router at least per thread)",
+				       (long long)sc->threads, t->n_routers);
+		}
+		n_threads = t->n_routers;
+	}
+	if ((int64_t)n_threads > n->sc.partitions)
+		n->sc.partitions = n_threads;
+	char parts_what[64]; /* what the user set, for the refusals below */
+	if (n_threads > 1)
+		snprintf(parts_what, sizeof parts_what, "threads = %u", n_threads);
+	else
+		snprintf(parts_what, sizeof parts_what, "partitions = %lld", (long long)n->sc.partitions);
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
@@ -344,11 +365,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	n->cls_w = n->V / n->n_cls;
 	rc_ = route_new(nc->routing_function, t, n->cls_w, &n->route, err);
-	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && sc->partitions > 1)
+	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && n->sc.partitions > 1)
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' reads the live global congestion view, which partitions = %lld "
-			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1",
-			      n->route->spec, (long long)sc->partitions);
+			      "routing_function '%s' reads the live global congestion view, which %s "
+			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1",
+			      n->route->spec, parts_what);
 	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
@@ -357,10 +378,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * the upstream one (router.c, fl_la_decide): one partition, and no VOQ,
 	 * whose rotations route a packet again at the same router. */
 	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
-	if (rc_ == 0 && n->la_upstream && sc->partitions > 1)
+	if (rc_ == 0 && n->la_upstream && n->sc.partitions > 1)
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which partitions = %lld cannot give; expected partitions = 1 or lookahead_decide = arrival",
-			      (long long)sc->partitions);
+			      "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which %s cannot give; expected partitions = 1 and threads = 1, or lookahead_decide = arrival",
+			      parts_what);
 	if (rc_ == 0 && n->la_upstream && rc->voq)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
@@ -594,7 +615,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		     (n->route->hop_pure || n->la_upstream);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	if (rc_ == 0)
-		rc_ = fl_part_build(n, (uint32_t)sc->partitions, err);
+		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
+	if (rc_ == 0 && n_threads > 1)
+		rc_ = fl_workers_start(n, n_threads, err);
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;
@@ -818,8 +841,7 @@ static void fl_slot_dispatch_reverse(struct flitnet *n, struct fl_slot *s)
 	}
 }
 
-/* One cycle: arrivals, endpoints, then routers (BookSim's _Step). */
-static void fl_cycle(struct flitnet *n)
+void fl_cycle(struct flitnet *n)
 {
 	const uint64_t t = n->now;
 
@@ -974,10 +996,13 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 			NL_CHECK(fl_reserve(n->part[k], err));
 		if (n->now >= n->snap_next)
 			fl_route_snapshot(n);
-		/* Partitions run the cycle one after the other: threads or MPI
-		 * ranks each run theirs before fl_part_exchange (issue 16). */
-		for (uint32_t k = 0; k < n->n_parts; k++)
-			fl_cycle(n->part[k]);
+		/* Partitions run the cycle side by side on the workers, or one
+		 * after the other; fl_part_exchange follows either way. */
+		if (n->workers)
+			fl_workers_cycle(n->workers);
+		else
+			for (uint32_t k = 0; k < n->n_parts; k++)
+				fl_cycle(n->part[k]);
 		if (n->n_parts > 1 || n->msg.n_done)
 			fl_part_exchange(n);
 		NL_CHECK(fl_dl_after_cycle(n, err));

@@ -158,6 +158,7 @@ struct sim_cfg {
 	int64_t max_drain_cycles; /* drain limit before a point is called unstable */
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
 	int64_t partitions;       /* router-range partitions of the flit model, run cycle by cycle */
+	int64_t threads;          /* threads running the partitions side by side (0 = one per processor) */
 };
 
 extern const struct config_table net_network_table;

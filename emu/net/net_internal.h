@@ -54,6 +54,7 @@ enum {
 enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
 
 struct fl_areq;
+struct fl_workers;
 struct fl_hold;
 struct fl_voq;
 
@@ -590,6 +591,7 @@ struct flitnet {
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
 	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
 					  from another partition (its flits arrive contiguously) */
+	struct fl_workers *workers;    /* root, threads > 1: the threads running the partitions (workers.h) */
 };
 
 /* One allocation request. */
@@ -657,6 +659,9 @@ void fl_la_decide(struct flitnet *n, uint32_t r, uint32_t in, uint32_t in_vc, ui
 void fl_la_flush(struct flitnet *n);
 
 /* --- flitnet.c --- */
+/* One cycle of partition n: arrivals, endpoints, then routers (BookSim's
+ * _Step); it touches only what the partition owns (part.c). */
+void fl_cycle(struct flitnet *n);
 /* Lengthen every router-to-router channel g by cycles[g] (per-link
  * latency from cable lengths; [global port], terminal entries ignored):
  * before any traffic. The wheels and the deadlock bound follow the

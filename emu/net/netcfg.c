@@ -135,8 +135,12 @@ static const struct param_def net_sim_keys[] = {
 	 "(a determinism check)", visit_order_names},
 	{"partitions", PARAM_INT, K(sim_cfg, partitions), "1", 1, 4096,
 	 "split the flit model into this many contiguous router ranges, each with its own pools, wheel and "
-	 "active lists, exchanging boundary flits and credits every cycle (one thread; results are identical "
-	 "for any value)", NULL},
+	 "active lists, exchanging boundary flits and credits every cycle (results are identical for any "
+	 "value; raised to `threads` when below it)", NULL},
+	{"threads", PARAM_INT, K(sim_cfg, threads), "1", 0, 1024,
+	 "threads running the flit model's partitions side by side, one synchronisation per cycle "
+	 "(0 = one per online processor, at most one per router; results are identical for any value)",
+	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 

@@ -218,11 +218,14 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 		stats_hist_add(&n->obs.nlat, (uint32_t)((uint32_t)now - pk->itime));
 		stats_hist_add(&n->obs.hops, pk->routers ? pk->routers - 1u : 0);
 	}
-	/* The message driver is the root's; completed messages are delivered
-	 * at the cycle boundary, in router order (fl_part_exchange). */
-	struct fl_msgdrv *md = &n->root->msg;
+	/* The message driver is the root's, and a message's packets all end
+	 * here (one destination): its count is this partition's to change.
+	 * Completions go to the partition's own list, delivered at the cycle
+	 * boundary in router order (fl_part_exchange), so partitions running
+	 * side by side never write one list. */
+	struct fl_msgdrv *root_md = &n->root->msg, *md = &n->msg;
 	const uint32_t msg = fl_pkt_msg(n, pkt);
-	if (msg && md->deliver && --md->msgs[msg - 1u].pkts_left == 0) {
+	if (msg && root_md->deliver && --root_md->msgs[msg - 1u].pkts_left == 0) {
 		if (md->n_done == md->cap_done) {
 			uint32_t cap = md->cap_done ? 2 * md->cap_done : 64;
 			uint64_t *d = fl_grow(n, md->done, (size_t)cap * sizeof *d);

@@ -66,6 +66,7 @@ void fl_part_release_own(struct flitnet *s)
 	free(s->port_req);
 	free(s->port_gen);
 	free(s->va_defer);
+	free(s->msg.done);
 	stats_hist_release(&s->obs.plat);
 	stats_hist_release(&s->obs.nlat);
 	stats_hist_release(&s->obs.hops);
@@ -89,7 +90,6 @@ void fl_part_release(struct flitnet *n)
 	free(n->r_part);
 	free(n->xpkt);
 	fl_xboxes_free(n->xbox, n->n_parts);
-	free(n->msg.done);
 }
 
 #define FL_PCALLOC(ptr, count)                                        \
@@ -332,6 +332,26 @@ static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 	x->n = 0;
 }
 
+/* Partition s's completed messages appended to the root's list (the
+ * root's own come first: partition order). */
+static void fl_msg_gather(struct flitnet *n, struct flitnet *s)
+{
+	struct fl_msgdrv *md = &n->msg, *sm = &s->msg;
+	if (!sm->n_done)
+		return;
+	if (md->n_done + sm->n_done > md->cap_done) {
+		uint32_t cap = md->n_done + sm->n_done;
+		uint64_t *d = fl_grow(n, md->done, (size_t)cap * sizeof *d);
+		if (!d)
+			return; /* n->oom ends the run */
+		md->done = d;
+		md->cap_done = cap;
+	}
+	memcpy(md->done + md->n_done, sm->done, (size_t)sm->n_done * sizeof *sm->done);
+	md->n_done += sm->n_done;
+	sm->n_done = 0;
+}
+
 /* Messages completed in the cycle, delivered in ejecting-router order
  * (stable), which is the order one partition's wheel gives them and the
  * same for any number of partitions. */
@@ -381,6 +401,7 @@ void fl_part_exchange(struct flitnet *n)
 			if (s->last_move > n->last_move)
 				n->last_move = s->last_move;
 			n->oom |= s->oom;
+			fl_msg_gather(n, s);
 		}
 	}
 	if (n->msg.n_done)

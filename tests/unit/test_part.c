@@ -1,6 +1,7 @@
 /* Unit tests: the flit model split into router-range partitions (issue 10
- * part 2, part.c). One partition or several, run cycle by cycle in one
- * thread, must give the same results bit for bit: synthetic points on
+ * part 2, part.c) and run by threads (issue 16, workers.c). One partition
+ * or several, run cycle by cycle in one thread or side by side in two or
+ * three, must give the same results bit for bit: synthetic points on
  * torus, dragonfly, fat tree, speedups, VCT and multi-cycle stages, and
  * message deliveries (order and times) through the flit backend. */
 #include <stdint.h>
@@ -19,7 +20,16 @@
 #include "point_json.h"
 #include "test.h"
 
-static char *point_json(const char *const *base, const char *parts, struct nl_err *e)
+/* The ways of running one network compared below: partitions one after
+ * the other, threads (each raising partitions to its count), and more
+ * partitions than threads. */
+#define N_SPLITS 7
+static const char *const splits[N_SPLITS][2] = {
+	{"partitions=1", NULL}, {"partitions=2", NULL}, {"partitions=3", NULL}, {"partitions=4", NULL},
+	{"threads=2", NULL},    {"threads=3", NULL},    {"partitions=4", "threads=2"},
+};
+
+static char *point_json(const char *const *base, const char *const *parts, struct nl_err *e)
 {
 	const char *kv[16];
 	int k = 0;
@@ -29,12 +39,14 @@ static char *point_json(const char *const *base, const char *parts, struct nl_er
 	kv[k++] = "max_samples=6";
 	kv[k++] = "warmup_periods=2";
 	kv[k++] = "check_interval=97"; /* conservation over all partitions' wheels */
-	kv[k++] = parts;
+	for (int j = 0; j < 2 && parts[j]; j++)
+		kv[k++] = parts[j];
 	kv[k] = NULL;
 	return point_json_kv(kv, false, e);
 }
 
-/* Synthetic points: the same JSON for 1, 2, 3 and 4 partitions. */
+/* Synthetic points: the same JSON for 1, 2, 3 and 4 partitions, and 2 and
+ * 3 threads. */
 static void test_synthetic_split(void)
 {
 	static const char *const cases[][8] = {
@@ -63,16 +75,16 @@ static void test_synthetic_split(void)
 		{"topology=torus:k=4x4", "routing_delay=0", "visit_order=reverse", "packet_size=2", "injection_rate=0.3",
 		 NULL},
 	};
-	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct nl_err e = {0};
-		char *one = point_json(cases[i], parts[0], &e);
+		char *one = point_json(cases[i], splits[0], &e);
 		CHECK_OK(one ? 0 : -1, &e);
-		for (size_t p = 1; one && p < 4; p++) {
-			char *s = point_json(cases[i], parts[p], &e);
+		for (size_t p = 1; one && p < N_SPLITS; p++) {
+			char *s = point_json(cases[i], splits[p], &e);
 			CHECK_OK(s ? 0 : -1, &e);
 			if (s && strcmp(one, s))
-				fprintf(stderr, "case %zu, %s differs from one partition\n", i, parts[p]);
+				fprintf(stderr, "case %zu, %s %s differs from one partition\n", i, splits[p][0],
+					splits[p][1] ? splits[p][1] : "");
 			CHECK_STR(one, s);
 			free(s);
 		}
@@ -82,13 +94,14 @@ static void test_synthetic_split(void)
 
 /* Deadlocks: the same error line, report and JSON for any N (the checks
  * read each input VC's packet from its owner's pool). */
-static char *deadlock_text(const char *const *base, const char *parts)
+static char *deadlock_text(const char *const *base, const char *const *parts)
 {
 	const char *kv[12];
 	int k = 0;
 	for (int j = 0; base[j]; j++)
 		kv[k++] = base[j];
-	kv[k++] = parts;
+	for (int j = 0; j < 2 && parts[j]; j++)
+		kv[k++] = parts[j];
 	kv[k] = NULL;
 	struct net_point pt;
 	struct nl_err e = {0};
@@ -112,12 +125,11 @@ static void test_deadlock_split(void)
 		{"topology=torus:k=8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2", "packet_size=8",
 		 "traffic=tornado", "injection_rate=0.9", "sim_type=throughput", NULL},
 	};
-	static const char *const parts[] = {"partitions=1", "partitions=2", "partitions=3", "partitions=4"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		char *one = deadlock_text(cases[i], parts[0]);
+		char *one = deadlock_text(cases[i], splits[0]);
 		CHECK(strncmp(one, "rc -", 4) == 0 && strstr(one, "network deadlock at cycle"));
-		for (size_t p = 1; p < 4; p++) {
-			char *s = deadlock_text(cases[i], parts[p]);
+		for (size_t p = 1; p < N_SPLITS; p++) {
+			char *s = deadlock_text(cases[i], splits[p]);
 			CHECK_STR(one, s);
 			free(s);
 		}
@@ -208,9 +220,10 @@ static void on_deliver(void *ctx, uint64_t id, uint64_t t_ps)
 		d->ids[d->n++] = id;
 }
 
-static char *backend_log(const char *extra, const char *parts, struct nl_err *e)
+static char *backend_log(const char *extra, const char *const *parts, struct nl_err *e)
 {
-	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", "packet_bytes=256", "flit_bytes=32", parts, extra, NULL};
+	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", "packet_bytes=256", "flit_bytes=32", extra, parts[0],
+			    parts[1], NULL};
 	struct config cfg;
 	struct topo *t = NULL;
 	struct net_backend b = {0};
@@ -261,16 +274,15 @@ static void test_backend_split(void)
 	static const char *const extra[] = {"num_vcs=2", "internal_speedup=2.0", "output_speedup=2"};
 	for (size_t x = 0; x < 3; x++) {
 	struct nl_err e = {0};
-	char *one = backend_log(extra[x], "partitions=1", &e);
+	char *one = backend_log(extra[x], splits[0], &e);
 	CHECK_OK(one ? 0 : -1, &e);
 	/* 240 messages and 240 replies. */
 	size_t n_deliv = 0;
 	for (const char *c = one; c && *c; c++)
 		n_deliv += *c == ';';
 	CHECK_UINT(n_deliv, ==, 480);
-	static const char *const parts[] = {"partitions=2", "partitions=3", "partitions=4"};
-	for (size_t p = 0; one && p < 3; p++) {
-		char *s = backend_log(extra[x], parts[p], &e);
+	for (size_t p = 1; one && p < N_SPLITS; p++) {
+		char *s = backend_log(extra[x], splits[p], &e);
 		CHECK_OK(s ? 0 : -1, &e);
 		CHECK_STR(one, s);
 		free(s);
@@ -287,6 +299,18 @@ static void test_errors(void)
 	CHECK_ERR(run_point_kv(many, &pt, &e), NL_ECONFIG, &e, "partitions 17: expected 1..16");
 	const char *zero[] = {"partitions=0", NULL};
 	CHECK_ERR(run_point_kv(zero, &pt, &e), NL_ECONFIG, &e, "key 'partitions' value '0' out of range");
+	const char *threads[] = {"topology=torus:k=4x4", "threads=17", NULL};
+	CHECK_ERR(run_point_kv(threads, &pt, &e), NL_ECONFIG, &e,
+		  "[simulation] threads = 17: expected at most 16 (a router at least per thread)");
+	/* Readers of another router's live state name the setting that
+	 * split the network. */
+	const char *la[] = {"topology=torus:k=4x4", "routing_delay=0", "lookahead_decide=upstream", "threads=2", NULL};
+	CHECK_ERR(run_point_kv(la, &pt, &e), NL_ECONFIG, &e,
+		  "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which threads = 2 cannot give; expected partitions = 1 and threads = 1, or lookahead_decide = arrival");
+	/* threads = 0 is one per processor, never more than one per router. */
+	const char *autot[] = {"topology=torus:k=2", "threads=0", "sample_period=100", "max_samples=2", NULL};
+	CHECK_OK(run_point_kv(autot, &pt, &e), &e);
+	net_point_release(&pt);
 }
 
 int main(void)

@@ -1,0 +1,176 @@
+/* Worker threads of the flit model: see workers.h. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "net/net_internal.h"
+#include "net/workers.h"
+
+/* Checks of a flag before a waiter sleeps: about 20-60 us of spinning, the
+ * order of a loaded network's cycle, so a busy run never sleeps between
+ * cycles while an idle worker (between runs, or when another process
+ * needs the core) gives it up soon. */
+#define FL_SPINS 4096
+
+/* A wake-up flag: a counter one side bumps and the other waits to see
+ * change. Sleepers register before their last check and the bumper looks
+ * for sleepers after its bump, both sequentially consistent, so one of
+ * them sees the other and no wake-up is lost (a sleeper holds the mutex
+ * from its registration to its wait). */
+struct fl_flag {
+	_Atomic uint32_t value;
+	_Atomic uint32_t sleepers;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+struct fl_worker {
+	struct fl_workers *pool;
+	uint32_t id; /* 1 .. n_threads - 1 */
+	pthread_t thread;
+};
+
+struct fl_workers {
+	struct flitnet *net;   /* the root */
+	uint32_t n_threads;
+	struct fl_flag go;     /* bumped to start a cycle (or to stop) */
+	struct fl_flag done;   /* bumped by each worker that finished the cycle */
+	atomic_bool quit;
+	struct fl_worker *w;   /* [n_threads - 1] */
+	uint32_t n_started;
+};
+
+static inline void fl_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static void fl_flag_bump(struct fl_flag *f, uint32_t by)
+{
+	atomic_fetch_add(&f->value, by);
+	if (atomic_load(&f->sleepers)) {
+		pthread_mutex_lock(&f->mu);
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->mu);
+	}
+}
+
+/* Wait until the flag's value is no longer `old` and return it. */
+static uint32_t fl_flag_wait_change(struct fl_flag *f, uint32_t old)
+{
+	uint32_t v;
+	for (int i = 0; i < FL_SPINS; i++) {
+		if ((v = atomic_load(&f->value)) != old)
+			return v;
+		fl_cpu_relax();
+	}
+	pthread_mutex_lock(&f->mu);
+	atomic_fetch_add(&f->sleepers, 1);
+	while ((v = atomic_load(&f->value)) == old)
+		pthread_cond_wait(&f->cv, &f->mu);
+	atomic_fetch_sub(&f->sleepers, 1);
+	pthread_mutex_unlock(&f->mu);
+	return v;
+}
+
+/* Run thread id's share of the cycle: partitions id, id + T, ... */
+static void fl_workers_share(struct fl_workers *w, uint32_t id)
+{
+	struct flitnet *n = w->net;
+	for (uint32_t k = id; k < n->n_parts; k += w->n_threads)
+		fl_cycle(n->part[k]);
+}
+
+static void *fl_worker_main(void *arg)
+{
+	struct fl_worker *me = arg;
+	struct fl_workers *w = me->pool;
+	uint32_t seen = 0; /* go's first value: a worker slow to start still sees the first bump */
+	for (;;) {
+		seen = fl_flag_wait_change(&w->go, seen);
+		if (atomic_load(&w->quit))
+			return NULL;
+		fl_workers_share(w, me->id);
+		fl_flag_bump(&w->done, 1);
+	}
+}
+
+void fl_workers_cycle(struct fl_workers *w)
+{
+	const uint32_t others = w->n_threads - 1;
+	uint32_t base = atomic_load(&w->done.value);
+	fl_flag_bump(&w->go, 1);
+	fl_workers_share(w, 0);
+	/* Each worker bumps `done` once per cycle: wait for all of them. */
+	uint32_t v = atomic_load(&w->done.value);
+	while (v - base < others)
+		v = fl_flag_wait_change(&w->done, v);
+}
+
+static void fl_flag_init(struct fl_flag *f)
+{
+	atomic_init(&f->value, 0);
+	atomic_init(&f->sleepers, 0);
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+}
+
+static void fl_flag_destroy(struct fl_flag *f)
+{
+	pthread_mutex_destroy(&f->mu);
+	pthread_cond_destroy(&f->cv);
+}
+
+void fl_workers_stop(struct fl_workers *w)
+{
+	if (!w)
+		return;
+	atomic_store(&w->quit, true);
+	fl_flag_bump(&w->go, 1);
+	for (uint32_t i = 0; i < w->n_started; i++)
+		pthread_join(w->w[i].thread, NULL);
+	fl_flag_destroy(&w->go);
+	fl_flag_destroy(&w->done);
+	free(w->w);
+	free(w);
+}
+
+int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err)
+{
+	NL_ASSERT(n_threads >= 2 && n_threads <= n->n_parts);
+	struct fl_workers *w = calloc(1, sizeof *w);
+	if (!w || !(w->w = calloc(n_threads - 1, sizeof *w->w))) {
+		free(w);
+		return nl_errf(err, NL_ENOMEM, "out of memory starting %u threads", n_threads);
+	}
+	w->net = n;
+	w->n_threads = n_threads;
+	fl_flag_init(&w->go);
+	fl_flag_init(&w->done);
+	atomic_init(&w->quit, false);
+	for (uint32_t i = 0; i < n_threads - 1; i++) {
+		w->w[i] = (struct fl_worker){.pool = w, .id = i + 1};
+		int e = pthread_create(&w->w[i].thread, NULL, fl_worker_main, &w->w[i]);
+		if (e) {
+			fl_workers_stop(w);
+			return nl_errf(err, NL_ENOMEM, "cannot start thread %u of %u for the flit model: %s", i + 2,
+				       n_threads, strerror(e));
+		}
+		w->n_started++;
+	}
+	n->workers = w;
+	return 0;
+}
+
+uint32_t fl_workers_resolve(int64_t threads)
+{
+	if (threads > 0)
+		return (uint32_t)threads;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus > 0 ? (uint32_t)cpus : 1u;
+}

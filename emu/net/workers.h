@@ -1,0 +1,41 @@
+/* Worker threads of the flit model (issue 16, part 1): the partitions of
+ * one network (part.c) run their cycle side by side.
+ *
+ * A cycle is what it is with one thread: the calling thread prepares it
+ * (pool reserves, route snapshots, idle jumps), releases the workers, runs
+ * its own share of partitions, waits for the others, and then exchanges
+ * the boundary events and folds the counters (fl_part_exchange), checks
+ * for deadlock and moves on. Partitions touch only what they own during a
+ * cycle (part.c says what that is), so the work of a cycle needs no lock;
+ * the release and the wait are the two synchronisation points per cycle,
+ * and they order every partition's writes before the exchange reads them.
+ * Results are those of one thread, byte for byte, for any thread count:
+ * the exchange is the same code in the same partition order.
+ *
+ * Partition k runs on thread k mod T (thread 0 is the caller); partitions
+ * are balanced by weight when built, so T partitions give each thread
+ * one. Waiting spins briefly (a cycle of a loaded network takes
+ * microseconds to milliseconds) and then sleeps, so idle workers between
+ * runs, or an oversubscribed machine, do not burn a core. */
+#ifndef NETLOOM_NET_WORKERS_H
+#define NETLOOM_NET_WORKERS_H
+
+#include <stdint.h>
+
+struct flitnet;
+struct nl_err;
+struct fl_workers;
+
+/* Start n_threads - 1 workers for root network n (n_threads >= 2, at most
+ * n->n_parts). NL_ENOMEM or NL_ESYS with one line in *err. */
+int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err);
+/* Run one cycle of every partition (fl_cycle), the caller's share on the
+ * caller's thread; returns when all are done. */
+void fl_workers_cycle(struct fl_workers *w);
+/* Stop and join the workers and free w (NULL: nothing). */
+void fl_workers_stop(struct fl_workers *w);
+/* Threads a run uses: the value of [simulation] threads (0 = one per
+ * online processor), at least 1. */
+uint32_t fl_workers_resolve(int64_t threads);
+
+#endif
