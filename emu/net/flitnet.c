@@ -314,16 +314,12 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->rc = *rc;
 	n->sc = *sc;
 	/* Threads run partitions: threads above partitions raise partitions
-	 * (a thread without one would idle); threads = 0, one per processor,
-	 * stops at one per router. */
-	uint32_t n_threads = fl_workers_resolve(sc->threads);
+	 * (a thread without one would idle). */
+	uint32_t n_threads = fl_workers_resolve(sc->threads, t->n_routers);
 	if (n_threads > t->n_routers) {
-		if (sc->threads > 0) {
-			flitnet_free(n);
-			return nl_errf(err, NL_ECONFIG, "[simulation] threads = %lld: expected at most %u (a router at least per thread)",
-				       (long long)sc->threads, t->n_routers);
-		}
-		n_threads = t->n_routers;
+		flitnet_free(n);
+		return nl_errf(err, NL_ECONFIG, "[simulation] threads = %lld: expected at most %u (a router at least per thread)",
+			       (long long)sc->threads, t->n_routers);
 	}
 	if ((int64_t)n_threads > n->sc.partitions)
 		n->sc.partitions = n_threads;

@@ -139,7 +139,7 @@ static const struct param_def net_sim_keys[] = {
 	 "value; raised to `threads` when below it)", NULL},
 	{"threads", PARAM_INT, K(sim_cfg, threads), "1", 0, 1024,
 	 "threads running the flit model's partitions side by side, one synchronisation per cycle "
-	 "(0 = one per online processor, at most one per router; results are identical for any value)",
+	 "(0 = one per 512 routers, at most one per online processor; results are identical for any value)",
 	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };

@@ -1,5 +1,6 @@
 /* Worker threads of the flit model: see workers.h. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +10,19 @@
 #include "net/net_internal.h"
 #include "net/workers.h"
 
-/* Checks of a flag before a waiter sleeps: about 20-60 us of spinning, the
- * order of a loaded network's cycle, so a busy run never sleeps between
- * cycles while an idle worker (between runs, or when another process
- * needs the core) gives it up soon. */
-#define FL_SPINS 4096
+/* How a waiter waits: FL_SPINS checks of the flag with a pause (a few
+ * microseconds: most waits of a busy run end there), then FL_YIELDS
+ * checks each after giving up the processor (when the machine has more
+ * runnable threads than cores, the thread it waits for may be waiting
+ * for this core), then it sleeps until woken (between runs, or a long
+ * wait). */
+#define FL_SPINS 2048
+/* threads = 0: a thread per this many routers, at most one per processor.
+ * Below it a cycle is too short for the two synchronisations to pay
+ * (benchmarks/engine/threads.sh: a 256-router torus gains nothing from a
+ * second thread, a 4,096-router one runs twice as fast). */
+#define FL_ROUTERS_PER_THREAD 512u
+#define FL_YIELDS 256
 
 /* A wake-up flag: a counter one side bumps and the other waits to see
  * change. Sleepers register before their last check and the bumper looks
@@ -68,6 +77,11 @@ static uint32_t fl_flag_wait_change(struct fl_flag *f, uint32_t old)
 		if ((v = atomic_load(&f->value)) != old)
 			return v;
 		fl_cpu_relax();
+	}
+	for (int i = 0; i < FL_YIELDS; i++) {
+		if ((v = atomic_load(&f->value)) != old)
+			return v;
+		sched_yield();
 	}
 	pthread_mutex_lock(&f->mu);
 	atomic_fetch_add(&f->sleepers, 1);
@@ -167,10 +181,13 @@ int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err)
 	return 0;
 }
 
-uint32_t fl_workers_resolve(int64_t threads)
+uint32_t fl_workers_resolve(int64_t threads, uint32_t n_routers)
 {
 	if (threads > 0)
 		return (uint32_t)threads;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus > 0 ? (uint32_t)cpus : 1u;
+	uint32_t t = n_routers / FL_ROUTERS_PER_THREAD;
+	if (cpus > 0 && t > (uint32_t)cpus)
+		t = (uint32_t)cpus;
+	return t ? t : 1u;
 }

@@ -34,8 +34,9 @@ int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err);
 void fl_workers_cycle(struct fl_workers *w);
 /* Stop and join the workers and free w (NULL: nothing). */
 void fl_workers_stop(struct fl_workers *w);
-/* Threads a run uses: the value of [simulation] threads (0 = one per
- * online processor), at least 1. */
-uint32_t fl_workers_resolve(int64_t threads);
+/* Threads a run of n_routers uses for [simulation] threads: the value, or
+ * for 0 one per 512 routers, at most one per online processor, at least
+ * one. */
+uint32_t fl_workers_resolve(int64_t threads, uint32_t n_routers);
 
 #endif

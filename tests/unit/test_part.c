@@ -307,7 +307,7 @@ static void test_errors(void)
 	const char *la[] = {"topology=torus:k=4x4", "routing_delay=0", "lookahead_decide=upstream", "threads=2", NULL};
 	CHECK_ERR(run_point_kv(la, &pt, &e), NL_ECONFIG, &e,
 		  "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which threads = 2 cannot give; expected partitions = 1 and threads = 1, or lookahead_decide = arrival");
-	/* threads = 0 is one per processor, never more than one per router. */
+	/* threads = 0 on a small network: one thread (fl_workers_resolve). */
 	const char *autot[] = {"topology=torus:k=2", "threads=0", "sample_period=100", "max_samples=2", NULL};
 	CHECK_OK(run_point_kv(autot, &pt, &e), &e);
 	net_point_release(&pt);
