@@ -85,7 +85,7 @@ struct ugal_params {
 
 static const struct param_def ugal_params_def[] = {
 	{"mode", PARAM_CHOICE, offsetof(struct ugal_params, mode), "local", 0, 0,
-	 "local (UGAL-L: first-hop queues x hops), global (UGAL-G: queues along both paths, partitions = 1), "
+	 "local (UGAL-L: first-hop queues x hops), global (UGAL-G: queues along both paths; live view: partitions = threads = 1), "
 	 "booksim (BookSim2's ugal_dragonflynew / ugal_flatfly_onchip exactly; its dragonfly rule admits a "
 	 "channel dependency cycle on VC 0, so it can deadlock)",
 	 ugal_mode_names},
@@ -94,7 +94,7 @@ static const struct param_def ugal_params_def[] = {
 	{"threshold", PARAM_INT, offsetof(struct ugal_params, threshold), "0", -1e6, 1e6,
 	 "bias towards the minimal path (added to the non-minimal side; local and global modes)", NULL},
 	{"snapshot", PARAM_INT, offsetof(struct ugal_params, snapshot), "0", 0, 1e9,
-	 "mode=global: 0 reads the live global view (partitions = 1); T > 0 reads every queue, the first hop's "
+	 "mode=global: 0 reads the live global view (partitions = threads = 1); T > 0 reads every queue, the first hop's "
 	 "too, from a snapshot the engine takes every T cycles (stale, as LBR; runs partitioned)",
 	 NULL},
 	{"queue", PARAM_CHOICE, offsetof(struct ugal_params, queue), "credit", 0, 0,
