@@ -371,13 +371,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
 			      n->route->spec);
 	/* lookahead_decide = upstream reads the downstream router's state from
-	 * the upstream one (router.c, fl_la_decide): one partition, and no VOQ,
-	 * whose rotations route a packet again at the same router. */
+	 * the upstream one (router.c, fl_la_decide; with partitions, at the
+	 * exchange): no VOQ, whose rotations route a packet again at the same
+	 * router. */
 	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
-	if (rc_ == 0 && n->la_upstream && n->sc.partitions > 1)
-		rc_ = nl_errf(err, NL_ECONFIG,
-			      "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which %s cannot give; expected partitions = 1 and threads = 1, or lookahead_decide = arrival",
-			      parts_what);
 	if (rc_ == 0 && n->la_upstream && rc->voq)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
@@ -890,8 +887,12 @@ void fl_cycle(struct flitnet *n)
 		}
 	}
 
-	if (__builtin_expect(n->la_upstream, 0))
-		fl_la_flush(n);
+	if (__builtin_expect(n->la_upstream, 0)) {
+		if (n->n_parts == 1)
+			fl_la_flush(n);
+		else
+			fl_la_sort_pending(n); /* decided at the exchange (part.c) */
+	}
 
 	uint64_t *tmp = n->act_r;
 	n->act_r = n->act_r_next;

@@ -414,12 +414,16 @@ struct fl_xevent {
 	struct fl_event ev;
 	struct fl_pkt pk;      /* heads only */
 	uint32_t msg;          /* heads only: fl_pkt_msg of the record */
+	uint32_t src_pkt;      /* heads only: the sender's record (ev.pkt becomes the receiver's) */
+	uint8_t la_n;          /* heads, lookahead_decide = upstream: candidates decided for the next
+				  router before the head left (in the outbox's la[]), or 0 */
 };
 
 /* Outbox towards one partition: events of this cycle, merged into the
  * target's wheel at the cycle boundary (fl_part_exchange). */
 struct fl_xbox {
 	struct fl_xevent *ev;
+	struct route_cand *la; /* lookahead_decide = upstream: [event * la_w] carried decisions */
 	uint32_t n, cap;
 };
 
@@ -591,6 +595,8 @@ struct flitnet {
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
 	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
 					  from another partition (its flits arrive contiguously) */
+	uint32_t *xsrc, *xstamp;       /* n_parts > 1, lookahead_decide = upstream: [iv] the sender's record
+					  of the last head merged on iv, and the cycle (mod 2^32) it was */
 	struct fl_workers *workers;    /* root, threads > 1: the threads running the partitions (workers.h) */
 };
 
@@ -657,6 +663,9 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc,
 void fl_la_decide(struct flitnet *n, uint32_t r, uint32_t in, uint32_t in_vc, uint32_t pkt, struct rng *rng);
 /* The cycle's end: decide the heads that won a switch this cycle. */
 void fl_la_flush(struct flitnet *n);
+/* With partitions: the cycle's end sorts a partition's heads (in its own
+ * thread), and the exchange decides every partition's (part.c). */
+void fl_la_sort_pending(struct flitnet *n);
 
 /* --- flitnet.c --- */
 /* One cycle of partition n: arrivals, endpoints, then routers (BookSim's

@@ -34,8 +34,10 @@ static void fl_xboxes_free(struct fl_xbox *x, uint32_t n)
 {
 	if (!x)
 		return;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		free(x[i].ev);
+		free(x[i].la);
+	}
 	free(x);
 }
 
@@ -89,6 +91,8 @@ void fl_part_release(struct flitnet *n)
 	free(n->part);
 	free(n->r_part);
 	free(n->xpkt);
+	free(n->xsrc);
+	free(n->xstamp);
 	fl_xboxes_free(n->xbox, n->n_parts);
 }
 
@@ -117,7 +121,9 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->n_far = s->cap_far = 0;
 	s->far_seq = 0;
 	s->n_events = 0;
-	s->pool = (struct fl_pools){.free_pkt = FL_NONE, .free_run = FL_NONE};
+	s->pool = (struct fl_pools){.free_pkt = FL_NONE, .free_run = FL_NONE, .la_w = n->pool.la_w};
+	s->la_pend = NULL;
+	s->n_la_pend = 0;
 	s->act_r = s->act_r_next = NULL;
 	s->act_e = s->act_e_next = NULL;
 	s->gen_heap = NULL;
@@ -171,6 +177,8 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	FL_PCALLOC(s->port_req, n->scratch_ports);
 	FL_PCALLOC(s->port_gen, n->scratch_ports);
 	FL_PCALLOC(s->va_defer, n->scratch_ports);
+	if (n->cap_la_pend)
+		FL_PCALLOC(s->la_pend, n->cap_la_pend);
 	for (uint32_t i = 0; i < n->scratch_ports; i++)
 		s->best_out[i] = s->best_in[i] = s->in_match[i] = s->out_match[i] = s->grant[i] = -1;
 	if (stats_hist_init(&s->obs.plat) < 0 || stats_hist_init(&s->obs.nlat) < 0 ||
@@ -225,7 +233,11 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	n->r_part = calloc(R, sizeof *n->r_part);
 	n->xpkt = calloc((size_t)t->n_ports * n->V, sizeof *n->xpkt);
 	n->xbox = calloc(n_parts, sizeof *n->xbox);
-	if (!lo || !eps || !n->r_part || !n->xpkt || !n->xbox) {
+	if (n->la_upstream) {
+		n->xsrc = calloc((size_t)t->n_ports * n->V, sizeof *n->xsrc);
+		n->xstamp = calloc((size_t)t->n_ports * n->V, sizeof *n->xstamp);
+	}
+	if (!lo || !eps || !n->r_part || !n->xpkt || !n->xbox || (n->la_upstream && (!n->xsrc || !n->xstamp))) {
 		free(lo);
 		free(eps);
 		goto nomem;
@@ -293,18 +305,36 @@ void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_
 		if (!e)
 			return; /* n->oom ends the run */
 		x->ev = e;
+		if (n->pool.la_w) {
+			struct route_cand *c = fl_grow(n, x->la, (size_t)cap * n->pool.la_w * sizeof *c);
+			if (!c)
+				return;
+			x->la = c;
+		}
 		x->cap = cap;
 	}
-	struct fl_xevent *xe = &x->ev[x->n++];
+	struct fl_xevent *xe = &x->ev[x->n];
 	xe->cycle = cycle;
 	xe->ev = *ev;
-	if (ev->kind != EV_FLIT_ROUTER)
+	if (ev->kind != EV_FLIT_ROUTER) {
+		x->n++;
 		return;
+	}
 	const struct fl_pkt *pk = &n->pool.pkts[ev->pkt];
 	if (ev->seq == 0) {
 		xe->pk = *pk;
 		xe->msg = fl_pkt_msg(n, ev->pkt);
+		xe->src_pkt = ev->pkt;
+		/* A head still in the crossbar when its cycle's decisions were
+		 * made carries its decision with it (fl_la_flush_parts). */
+		xe->la_n = n->pool.la_w ? n->pool.la_n[ev->pkt] : 0;
+		if (xe->la_n) {
+			memcpy(x->la + (size_t)x->n * n->pool.la_w, n->pool.la_cand + (size_t)ev->pkt * n->pool.la_w,
+			       (size_t)xe->la_n * sizeof *x->la);
+			n->pool.la_n[ev->pkt] = 0;
+		}
 	}
+	x->n++;
 	if (ev->seq + 1u == pk->size)
 		fl_pkt_free(n, ev->pkt);
 }
@@ -324,6 +354,13 @@ static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 				p->pool.pkts[li] = xe->pk;
 				fl_pkt_set_msg(p, li, xe->msg);
 				n->xpkt[iv] = li;
+				if (p->pool.la_w) {
+					p->pool.la_n[li] = xe->la_n;
+					memcpy(p->pool.la_cand + (size_t)li * p->pool.la_w, x->la + (size_t)i * p->pool.la_w,
+					       (size_t)xe->la_n * sizeof *x->la);
+					n->xsrc[iv] = xe->src_pkt;
+					n->xstamp[iv] = (uint32_t)n->now;
+				}
 			}
 			xe->ev.pkt = n->xpkt[iv];
 		}
@@ -377,6 +414,39 @@ static void fl_msg_flush(struct flitnet *n)
 	md->n_done = 0;
 }
 
+/* lookahead_decide = upstream with partitions: the cycle's switch winners
+ * decided at their downstream routers once every head has reached its
+ * partition. Each partition's list is sorted by upstream output port, and
+ * partitions are router ranges whose ports follow in order, so taking the
+ * partitions in order is the one global order of a single partition's
+ * fl_la_flush, with the same state read (every router has stepped) and
+ * the same random draws. A head that crossed in the cycle is decided on the
+ * record its new partition made for it (the sender's is freed with its
+ * tail); one still in its router's crossbar (a crossbar of more than one
+ * cycle, or internal speedup) on the sender's record, and carries the
+ * decision across when it leaves (fl_xsend). */
+static void fl_la_flush_parts(struct flitnet *n)
+{
+	for (uint32_t k = 0; k < n->n_parts; k++) {
+		struct flitnet *s = n->part[k];
+		for (uint32_t i = 0; i < s->n_la_pend; i++) {
+			const struct fl_la_pend *e = &s->la_pend[i];
+			const uint32_t gin = n->ports[e->gout].link.to;
+			const uint32_t r = n->topo->port_router[gin];
+			struct flitnet *p = fl_part_of_router(n, r);
+			if (p->oom)
+				continue; /* its record may be missing; the run ends */
+			const uint64_t iv = (uint64_t)gin * n->V + e->vc;
+			struct fl_router *ro = &n->routers[r];
+			if (p != s && n->xstamp[iv] == (uint32_t)n->now && n->xsrc[iv] == e->pkt)
+				fl_la_decide(p, r, gin - ro->port_base, e->vc, n->xpkt[iv], &ro->rng);
+			else
+				fl_la_decide(s, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+		}
+		s->n_la_pend = 0;
+	}
+}
+
 void fl_part_exchange(struct flitnet *n)
 {
 	if (n->n_parts > 1) {
@@ -384,6 +454,8 @@ void fl_part_exchange(struct flitnet *n)
 			for (uint32_t p = 0; p < n->n_parts; p++)
 				if (p != s)
 					fl_xmerge(n, n->part[s], n->part[p]);
+		if (n->la_upstream)
+			fl_la_flush_parts(n);
 		for (uint32_t k = 1; k < n->n_parts; k++) {
 			struct flitnet *s = n->part[k];
 			n->flits_in_net += s->flits_in_net;

@@ -245,8 +245,10 @@ static void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, 
  * stepped, in global output-port order: the state read and the order of
  * the random draws do not depend on the order routers are visited. (BookSim
  * reads the downstream router mid-cycle, before or after its own step
- * depending on router numbering: at most one step apart.) One partition
- * only (flitnet.c refuses more): the decision reads another router. */
+ * depending on router numbering: at most one step apart.) With partitions
+ * the decisions wait for the exchange, when every router has stepped and
+ * every head has reached its downstream partition (part.c,
+ * fl_la_flush_parts): the same state, the same order. */
 void fl_la_decide(struct flitnet *n, uint32_t r, uint32_t in, uint32_t in_vc, uint32_t pkt, struct rng *rng)
 {
 	const struct fl_router *ro = &n->routers[r];
@@ -280,6 +282,11 @@ static void fl_la_sort(struct fl_la_pend *a, uint32_t n)
 		} while (j > 0 && fl_la_before(&e, &a[j - 1]));
 		a[j] = e;
 	}
+}
+
+void fl_la_sort_pending(struct flitnet *n)
+{
+	fl_la_sort(n->la_pend, n->n_la_pend);
 }
 
 void fl_la_flush(struct flitnet *n)

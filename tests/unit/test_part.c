@@ -49,7 +49,7 @@ static char *point_json(const char *const *base, const char *const *parts, struc
  * 3 threads. */
 static void test_synthetic_split(void)
 {
-	static const char *const cases[][8] = {
+	static const char *const cases[][10] = {
 		{"topology=torus:k=8x8", "routing_function=dor", "num_vcs=2", "injection_rate=0.35", NULL},
 		{"topology=torus:k=6x5", "routing_function=valiant", "num_vcs=4", "packet_size=1..8",
 		 "injection_rate=0.25", NULL},
@@ -74,6 +74,15 @@ static void test_synthetic_split(void)
 		 "routing_delay=0", "injection_rate=0.35", NULL},
 		{"topology=torus:k=4x4", "routing_delay=0", "visit_order=reverse", "packet_size=2", "injection_rate=0.3",
 		 NULL},
+		/* BookSim's lookahead timing: switch winners decided at their
+		 * downstream routers, across boundaries at the exchange; one
+		 * adaptive, multi-flit (heads that cross and stay), one with
+		 * the BookSim dragonfly's long links and speedup. */
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
+		 "routing_delay=0", "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.35", NULL},
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
+		 "lookahead_decide=upstream", "local_latency=10", "global_latency=100", "internal_speedup=2",
+		 "injection_rate=0.3", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct nl_err e = {0};
@@ -304,9 +313,10 @@ static void test_errors(void)
 		  "[simulation] threads = 17: expected at most 16 (a router at least per thread)");
 	/* Readers of another router's live state name the setting that
 	 * split the network. */
-	const char *la[] = {"topology=torus:k=4x4", "routing_delay=0", "lookahead_decide=upstream", "threads=2", NULL};
-	CHECK_ERR(run_point_kv(la, &pt, &e), NL_ECONFIG, &e,
-		  "[router] lookahead_decide = upstream reads the next router's state as a head leaves, which threads = 2 cannot give; expected partitions = 1 and threads = 1, or lookahead_decide = arrival");
+	const char *glob[] = {"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal:mode=global", "num_vcs=6",
+			      "threads=2", NULL};
+	CHECK_ERR(run_point_kv(glob, &pt, &e), NL_ECONFIG, &e,
+		  "reads the live global congestion view, which threads = 2 cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1");
 	/* threads = 0 on a small network: one thread (fl_workers_resolve). */
 	const char *autot[] = {"topology=torus:k=2", "threads=0", "sample_period=100", "max_samples=2", NULL};
 	CHECK_OK(run_point_kv(autot, &pt, &e), &e);
