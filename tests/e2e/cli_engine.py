@@ -437,6 +437,11 @@ def case_reproducible():
         dr = json.loads(open(f[2], "rb").read())
         eq("visit_order recorded", dr["config"]["visit_order"], "reverse")
         eq("visit_order=reverse: same results", dr["results"], da["results"])
+        # Two threads (two partitions side by side) change nothing either.
+        run(*args, "-s", "threads=2", "--json", f[2], "--reproducible")
+        dt = json.loads(open(f[2], "rb").read())
+        eq("threads recorded", (dt["config"]["threads"], dt["config"]["partitions"]), (2, 1))
+        eq("threads=2: same results", dt["results"], da["results"])
         # CSV too: --reproducible writes wall_seconds as 0.
         c1 = run(*args, "--csv", "--reproducible").stdout
         c2 = run(*args, "--csv", "--reproducible").stdout

@@ -80,6 +80,9 @@ static void test_synthetic_split(void)
 		 * the BookSim dragonfly's long links and speedup. */
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
 		 "routing_delay=0", "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.35", NULL},
+		/* Equality with amin, a VC per hop (seed 002 §4). */
+		{"topology=equality:n=40,sa=-1/1/5/-11/17,sb=6/16/20,p=2", "routing_function=amin", "num_vcs=4",
+		 "injection_rate=0.4", NULL},
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
 		 "lookahead_decide=upstream", "local_latency=10", "global_latency=100", "internal_speedup=2",
 		 "injection_rate=0.3", NULL},
