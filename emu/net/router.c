@@ -954,8 +954,7 @@ static void fl_return_credit(struct flitnet *n, struct fl_router *ro, uint32_t i
 		}
 	}
 	const struct fl_link *l = &n->ports[g].link;
-	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .to = l->to};
-	fl_send_credit(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
+	fl_send_credit_code(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, vc);
 }
 
 /* Switch allocation, update: the front flit leaves the input buffer for
