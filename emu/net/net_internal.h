@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/rng.h"
 #include "core/stats.h"
 #include "net/net.h"
@@ -706,6 +707,33 @@ static inline void fl_set_now(struct flitnet *n, uint64_t t)
 	if (n->n_far && n->far[0].cycle < t + n->wheel_mask)
 		fl_far_refill(n);
 }
+/* Append a block to the chain (head, tail): from the free list, or a new
+ * one; NULL (n->oom set) on failure (wheel.c). */
+struct fl_evblk *fl_chain_extend(struct flitnet *n, struct fl_evblk **head, struct fl_evblk **tail);
+/* Append compact credit `code` to slot s's credit chain; false when no
+ * block could be had. Inline: a router sends one per flit it forwards. */
+static inline bool fl_slot_push_cr(struct flitnet *n, struct fl_slot *s, uint32_t code)
+{
+	if (!s->ctail || s->ctail_n == FL_BLK_CREDITS) {
+		if (!fl_chain_extend(n, &s->chead, &s->ctail))
+			return false;
+		s->ctail_n = 0;
+	}
+	s->ctail->cr[s->ctail_n++] = code;
+	s->n++;
+	return true;
+}
+/* Compact credit `code` due at `cycle` straight into this partition's
+ * wheel, as fl_schedule_credit puts it there: true if it went (compact
+ * credits, within the wheel's reach), false to schedule it as an event. */
+static inline bool fl_wheel_credit(struct flitnet *n, uint64_t cycle, uint32_t code)
+{
+	NL_ASSERT(cycle > n->now);
+	if (!n->cr_compact || cycle - n->now >= n->wheel_mask)
+		return false;
+	n->n_events += fl_slot_push_cr(n, &n->wheel[cycle & n->wheel_mask], code);
+	return true;
+}
 /* --- part.c --- */
 /* Split the built network n into n_parts partitions of contiguous router
  * ranges balanced by endpoints (build time; 1 = n alone). */
@@ -755,6 +783,20 @@ static inline void fl_send_credit(struct flitnet *n, const struct fl_link *l, ui
 		fl_xsend(n, l->part, cycle, ev);
 	else
 		fl_schedule_credit(n, cycle, ev);
+}
+/* A credit for output VC ov = to x V + vc of the router port or endpoint
+ * across link l (code: ov, with FL_CR_NIC for an endpoint), due at
+ * `cycle`: what fl_send_credit does with that event, without building it
+ * when the credit stays in this partition's wheel as a compact code (the
+ * usual case: one per flit a router forwards). */
+static inline void fl_send_credit_code(struct flitnet *n, const struct fl_link *l, uint64_t cycle, uint32_t vc)
+{
+	const uint32_t ov = l->to * n->V + vc;
+	if (__builtin_expect(l->part == n->part_id, 1) &&
+	    fl_wheel_credit(n, cycle, l->credit_kind == EV_CREDIT_NIC ? FL_CR_NIC | ov : ov))
+		return;
+	const struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .to = l->to};
+	fl_send_credit(n, l, cycle, &ev);
 }
 
 /* --- wheel.c --- */

@@ -197,12 +197,15 @@ void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uin
 	NL_ASSERT(pk->rt.dst_ep == e);
 	uint32_t g = t->ep_port[e];
 	uint32_t r = t->port_router[g];
-	struct fl_event ev = {
-		.kind = EV_CREDIT_ROUTER,
-		.to = g,
-		.vc = vc,
-	};
-	fl_schedule_credit(n, now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
+	const uint64_t cr_cycle = now + n->ports[g].link.lat + 1 + (uint64_t)n->rc.credit_delay;
+	if (!fl_wheel_credit(n, cr_cycle, g * n->V + vc)) {
+		struct fl_event ev = {
+			.kind = EV_CREDIT_ROUTER,
+			.to = g,
+			.vc = vc,
+		};
+		fl_schedule_credit(n, cr_cycle, &ev);
+	}
 	n->flits_in_net--;
 	n->obs.flits_alive--;
 	n->obs.ctime_sum_alive -= fl_pkt_ctime(pk, now);

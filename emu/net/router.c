@@ -544,39 +544,61 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	const uint32_t side = (uint32_t)ro->n_ports * V;
 	const bool split = n->va_split && n_items > 1;
 	uint32_t n_def = 0; /* split: the single-range heads, decided after the others */
-	n->n_ev = 0;
-	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
-		struct fl_node *nd = fl_node(n, ro, li);
-		if (nd->result != FL_UNEVAL)
-			continue;
-		n->ev_li[n->n_ev++] = li;
-		uint64_t iv = (uint64_t)ro->vc_base + li;
-		const struct route_cand *c = fl_cands(n, iv);
-		int32_t floor_pri = INT32_MIN;
-		if (top_only && !single && n->ivc[iv].ncand > 1)
-			floor_pri = fl_va_top_prio(n, ro, iv, c, room);
-		if (single && n->ivc[iv].ncand == 1 && c->vc_lo == c->vc_hi) {
-			/* One candidate VC (a VC per hop class or phase): it is the
-			 * request, if free. */
-			bool fr = fl_va_free(n, ro, iv, c->port, c->vc_lo, room);
-			if (fr)
-				n->areq[n_req++] = (struct fl_areq){
-					.in = (int32_t)li, .out = (int32_t)(c->port * V + c->vc_lo), .in_pri = c->prio};
-			nd->result = fr ? -1 : FL_STALL_BUFFER_BUSY;
-			continue;
+	struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
+	uint32_t *const ev_li = n->ev_li;
+	uint32_t n_ev = 0;
+	if (split) {
+		/* va_split is iSLIP with no room test: no priorities (neither
+		 * top_only nor single) and no floor. Its own loop keeps the
+		 * other modes' state out of the registers (the one loop spilled
+		 * a third of its work on the flattened butterfly). */
+		NL_ASSERT(!top_only && !single && !room);
+		for (uint32_t i = 0; i < n_items; i++, li = ivs[li].node.next) {
+			struct fl_node *nd = &ivs[li].node;
+			if (nd->result != FL_UNEVAL)
+				continue;
+			ev_li[n_ev++] = li;
+			const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
+			if (ivs[li].ncand == 1 && c->vc_lo < c->vc_hi) {
+				fl_va_port_mark(n, c->port, (int32_t)li);
+				n->va_defer[n_def++] = li;
+				continue;
+			}
+			nd->result = fl_va_requests(n, ro, li, INT32_MIN, false, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
 		}
-		if (single) {
-			/* The input arbiter's choice, made here: priority, then
-			 * round robin from the input's pointer, the first of equals
-			 * (alloc.c, alloc_separable's first stage). The candidate
-			 * loop is written twice on purpose: one loop with a test
-			 * inside, or one always-inlined helper, cost 0.5-4.7% more
-			 * instructions on the dragonfly, flatfly and fat tree. */
+		n_items = 0;
+	}
+	if (single) {
+		/* The input arbiter's choice, made here: priority, then round
+		 * robin from the input's pointer, the first of equals (alloc.c,
+		 * alloc_separable's first stage). It takes the top priority
+		 * itself: no floor_pri scan. */
+		for (uint32_t i = 0; i < n_items; i++, li = ivs[li].node.next) {
+			struct fl_node *nd = &ivs[li].node;
+			if (nd->result != FL_UNEVAL)
+				continue;
+			ev_li[n_ev++] = li;
+			const uint64_t iv = (uint64_t)ro->vc_base + li;
+			const struct route_cand *c = fl_cands(n, iv);
+			const uint32_t ncand = ivs[li].ncand;
+			if (ncand == 1 && c->vc_lo == c->vc_hi) {
+				/* One candidate VC (a VC per hop class or phase): it is
+				 * the request, if free. */
+				bool fr = fl_va_free(n, ro, iv, c->port, c->vc_lo, room);
+				if (fr)
+					n->areq[n_req++] = (struct fl_areq){
+						.in = (int32_t)li, .out = (int32_t)(c->port * V + c->vc_lo), .in_pri = c->prio};
+				nd->result = fr ? -1 : FL_STALL_BUFFER_BUSY;
+				continue;
+			}
+			/* The candidate loop is written twice on purpose: one loop
+			 * with a test inside, or one always-inlined helper, cost
+			 * 0.5-4.7% more instructions on the dragonfly, flatfly and
+			 * fat tree. */
 			const uint32_t ap = n->va_aptr[iv];
 			int32_t best_out = -1, best_pri = 0;
 			uint32_t best_key = UINT32_MAX; /* computed when a second request appears */
-			/* It takes the top priority itself: no floor_pri scan. */
-			for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
+			for (uint32_t k = 0; k < ncand; k++) {
 				if (best_out >= 0 && c[k].prio < best_pri)
 					continue;
 				for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
@@ -603,15 +625,21 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			if (best_out >= 0)
 				n->areq[n_req++] = (struct fl_areq){.in = (int32_t)li, .out = best_out, .in_pri = best_pri};
 			nd->result = best_out >= 0 ? -1 : FL_STALL_BUFFER_BUSY;
-			continue;
 		}
-		if (split && n->ivc[iv].ncand == 1 && c->vc_lo < c->vc_hi) {
-			fl_va_port_mark(n, c->port, (int32_t)li);
-			n->va_defer[n_def++] = li;
+		n_items = 0;
+	}
+	for (uint32_t i = 0; i < n_items; i++, li = ivs[li].node.next) {
+		struct fl_node *nd = &ivs[li].node;
+		if (nd->result != FL_UNEVAL)
 			continue;
-		}
+		ev_li[n_ev++] = li;
+		const uint64_t iv = (uint64_t)ro->vc_base + li;
+		int32_t floor_pri = INT32_MIN;
+		if (top_only && ivs[li].ncand > 1)
+			floor_pri = fl_va_top_prio(n, ro, iv, fl_cands(n, iv), room);
 		nd->result = fl_va_requests(n, ro, li, floor_pri, room, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;
 	}
+	n->n_ev = n_ev;
 	/* The other heads' requests share their ports with a deferred one:
 	 * those ports' deferred heads join the request list (FL_PORT_SHARED);
 	 * a port only deferred heads ask for is allocated on its own. */
@@ -758,6 +786,53 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	uint32_t n_req = 0;
 	uint32_t li = ro->sa_q.head;
 	n->n_ev = 0;
+	if (masks) {
+		/* Its own loop, with what it reads in locals: n's fields are
+		 * read again after every store otherwise (they may alias). */
+		struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
+		struct fl_areq *const areq = n->areq;
+		uint32_t *const ev_li = n->ev_li;
+		const int v_shift = n->v_shift;
+		uint32_t n_ev = 0;
+		for (uint32_t i = 0; i < n_items; i++, li = ivs[li].node.next) {
+			struct fl_node *nd = &ivs[li].node;
+			if (nd->result != FL_UNEVAL)
+				continue;
+			ev_li[n_ev++] = li;
+			NL_ASSERT(ivs[li].state == VC_ACTIVE && ivs[li].count);
+			const uint32_t op = ivs[li].out_port;
+			if (fl_out_full(n, (uint64_t)ro->vc_base + op * V + ivs[li].out_vc, (uint64_t)ro->vc_base + li)) {
+				nd->result = FL_STALL_BUFFER_FULL;
+				continue;
+			}
+			nd->result = -1;
+			const uint32_t in = v_shift >= 0 ? li >> v_shift : li / V;
+			const uint32_t vc = li - in * V;
+			const uint64_t ib = 1ULL << in, ob = 1ULL << op;
+			const bool new_in = !(ins & ib);
+			disjoint &= new_in && !(outs & ob);
+			ins |= ib;
+			outs |= ob;
+			if (new_in) {
+				areq[n_req++] = (struct fl_areq){.in = (int32_t)in, .out = (int32_t)op, .label = (int32_t)vc};
+				continue;
+			}
+			uint32_t k;
+			for (k = 0; k < n_req; k++)
+				if (areq[k].in == (int32_t)in && areq[k].out == (int32_t)op)
+					break;
+			if (k < n_req) {
+				uint32_t rr = n->sw_rr[(uint64_t)ro->port_base + in];
+				uint32_t a = fl_add_mod(vc, V - rr, V), b = fl_add_mod((uint32_t)areq[k].label, V - rr, V);
+				if (a < b)
+					areq[k].label = (int32_t)vc;
+				continue;
+			}
+			areq[n_req++] = (struct fl_areq){.in = (int32_t)in, .out = (int32_t)op, .label = (int32_t)vc};
+		}
+		n->n_ev = n_ev;
+		n_items = 0;
+	}
 	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
 		if (nd->result != FL_UNEVAL)
@@ -777,17 +852,6 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
 		if (__builtin_expect(hold, 0) && fl_hold_blocks(n, ro, (uint32_t)ein, (uint32_t)eout))
 			continue; /* BookSim ignores requests on a held input or output */
-		if (masks) {
-			const uint64_t ib = 1ULL << in, ob = 1ULL << op;
-			const bool new_in = !(ins & ib);
-			disjoint &= new_in && !(outs & ob);
-			ins |= ib;
-			outs |= ob;
-			if (new_in) {
-				n->areq[n_req++] = (struct fl_areq){.in = ein, .out = eout, .label = (int32_t)vc};
-				continue;
-			}
-		}
 		uint32_t k;
 		for (k = 0; k < n_req; k++)
 			if (n->areq[k].in == ein && n->areq[k].out == eout)
@@ -897,8 +961,7 @@ static void fl_return_credit(struct flitnet *n, struct fl_router *ro, uint32_t i
 		}
 	}
 	const struct fl_link *l = &n->ports[g].link;
-	struct fl_event ev = {.vc = (uint8_t)vc, .kind = l->credit_kind, .to = l->to};
-	fl_send_credit(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, &ev);
+	fl_send_credit_code(n, l, c + l->lat + 1 + (uint64_t)n->rc.credit_delay, vc);
 }
 
 /* Switch allocation, update: the front flit leaves the input buffer for

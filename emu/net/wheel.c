@@ -202,7 +202,7 @@ static void fl_far_pop(struct flitnet *n)
 
 /* A block for the end of a chain (head, tail): from the free list, or a
  * new one. */
-static struct fl_evblk *fl_chain_extend(struct flitnet *n, struct fl_evblk **head, struct fl_evblk **tail)
+struct fl_evblk *fl_chain_extend(struct flitnet *n, struct fl_evblk **head, struct fl_evblk **tail)
 {
 	struct fl_evblk *b = n->blk_free;
 	if (b) {
@@ -242,17 +242,6 @@ static inline bool fl_slot_push_ev(struct flitnet *n, struct fl_slot *s, const s
 	return true;
 }
 
-static inline bool fl_slot_push_cr(struct flitnet *n, struct fl_slot *s, uint32_t code)
-{
-	if (!s->ctail || s->ctail_n == FL_BLK_CREDITS) {
-		if (!fl_chain_extend(n, &s->chead, &s->ctail))
-			return false;
-		s->ctail_n = 0;
-	}
-	s->ctail->cr[s->ctail_n++] = code;
-	s->n++;
-	return true;
-}
 
 static inline bool fl_is_credit(const struct fl_event *ev)
 {
