@@ -60,6 +60,10 @@ normalise() {
 compare() { # kind args
   local kind=$1 args=$2 k extra ro rn
   for k in "${parts[@]}"; do
+    # Threads on the replays' 8-router networks: a cycle is far shorter than
+    # the two synchronisations around it (minutes per replay on a busy
+    # machine); the threaded message path is test_part's backend case.
+    [ "$kind" = replay ] && [ "${k#t}" != "$k" ] && continue
     i=$((i + 1))
     extra=""
     case "$k" in
