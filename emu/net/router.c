@@ -878,45 +878,52 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 	const uint32_t V = n->V;
 	const uint32_t isp = (uint32_t)n->rc.input_speedup, osp = (uint32_t)n->rc.output_speedup;
 	int32_t *win = n->grant; /* per crossbar input: label of its granted request */
+	/* n's fields in locals: the nodes' stores may alias them for the compiler. */
+	struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
+	const uint32_t *const ev_li = n->ev_li;
+	const uint32_t n_ev = n->n_ev;
+	const int v_shift = n->v_shift;
 	if (n->sa_disjoint) {
 		/* Every request granted (fl_allocate's disjoint case); one bidder
 		 * per input, so its VC pointer moves past that bidder. */
 		uint16_t *aptr = n->sw_aptr + ro->port_base, *gptr = n->sw_gptr + ro->port_base;
 		uint16_t *rr = n->sw_rr + ro->port_base;
 		const uint32_t P = ro->n_ports;
-		for (uint32_t k = 0; k < n->n_ev; k++) {
-			const uint32_t li = n->ev_li[k];
-			struct fl_node *nd = fl_node(n, ro, li);
+		for (uint32_t k = 0; k < n_ev; k++) {
+			const uint32_t li = ev_li[k];
+			struct fl_node *nd = &ivs[li].node;
 			nd->time = time;
 			if (nd->result < -1)
 				continue;
-			const uint32_t in = fl_li_port(n, li), op = n->ivc[(uint64_t)ro->vc_base + li].out_port;
+			const uint32_t in = v_shift >= 0 ? li >> v_shift : li / V, op = ivs[li].out_port;
 			aptr[in] = (uint16_t)fl_add_mod(op, 1, P);
 			gptr[op] = (uint16_t)fl_add_mod(in, 1, P);
-			rr[in] = (uint16_t)fl_add_mod(fl_li_vc(n, li), 1, V);
+			rr[in] = (uint16_t)fl_add_mod(li - in * V, 1, V);
 			nd->result = (int16_t)op;
 		}
 		return;
 	}
+	const int32_t *const in_match = n->in_match;
 	if (n_req) {
 		fl_allocate(n, n->sa_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
 			    n->sw_aptr + (uint64_t)ro->port_base * isp, n->sw_gptr + (uint64_t)ro->port_base * osp);
 		for (uint32_t k = 0; k < n_req; k++)
-			if (n->in_match[n->areq[k].in] == n->areq[k].out)
+			if (in_match[n->areq[k].in] == n->areq[k].out)
 				win[n->areq[k].in] = n->areq[k].label;
 	}
-	for (uint32_t k = 0; k < n->n_ev; k++) {
-		uint32_t li = n->ev_li[k];
-		struct fl_node *nd = fl_node(n, ro, li);
+	uint16_t *const rr = n->sw_rr + (uint64_t)ro->port_base * isp;
+	for (uint32_t k = 0; k < n_ev; k++) {
+		const uint32_t li = ev_li[k];
+		struct fl_node *nd = &ivs[li].node;
 		nd->time = time;
 		if (nd->result < -1)
 			continue;
-		uint32_t in = fl_li_port(n, li), vc = fl_li_vc(n, li);
+		const uint32_t in = v_shift >= 0 ? li >> v_shift : li / V, vc = li - in * V;
 		int32_t ein = (int32_t)(isp == 1 ? in : in * isp + vc % isp);
 		if (n_req && win[ein] == (int32_t)vc) {
-			n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein] = (uint16_t)fl_add_mod(vc, isp, V);
-			nd->result = (int16_t)n->in_match[ein];
+			rr[ein] = (uint16_t)fl_add_mod(vc, isp, V);
+			nd->result = (int16_t)in_match[ein];
 		} else {
 			nd->result = FL_STALL_CROSSBAR_CONFLICT;
 		}
