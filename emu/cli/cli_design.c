@@ -1,7 +1,7 @@
 /* netloom design: design-space searches of the papers.
  *
  *   netloom design hyperx --terminals N --radix R --bisection B   (seed 001 §3.1.2)
- *   netloom design equality --routers N --radix K [--seed S]      (seed 002 §3.3)
+ *   netloom design equality --routers N --radix K [--endpoints P] [--seed S] (seed 002 §3.3)
  *   netloom design flex|dragonfly|slimfly --terminals N --radix R (seed 000 §III-B)
  */
 #include <getopt.h>
@@ -21,7 +21,7 @@ static const char design_usage[] =
 	"\n"
 	"  hyperx --terminals N --radix R --bisection B\n"
 	"        fewest-switch regular and general HyperX (seed 001 §3.1.2)\n"
-	"  equality --routers N --radix K [--seed S]\n"
+	"  equality --routers N --radix K [--endpoints P] [--seed S]\n"
 	"        Equality chords minimising average distance x diameter by a\n"
 	"        genetic algorithm (seed 002 §3.3)\n"
 	"  flex|dragonfly|slimfly --terminals N --radix R\n"
@@ -54,6 +54,8 @@ static const char equality_usage[] =
 	"\n"
 	"  --routers N       routers (even, >= 6)\n"
 	"  --radix K         network radix (router-to-router ports)\n"
+	"  --endpoints P     endpoints per router in the printed spec (default 0:\n"
+	"                    the family's default; the paper's n64000k64p16 is P 16)\n"
 	"  --seed S          random seed (default 1)\n"
 	"  --population P    individuals per generation (default 40)\n"
 	"  --generations G   generations (default 60)\n"
@@ -232,10 +234,11 @@ static int design_equality_main(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},        {"population", required_argument, NULL, 'P'},
 		{"generations", required_argument, NULL, 'G'}, {"mutation", required_argument, NULL, 'M'},
 		{"json", no_argument, NULL, 'j'},              {"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+		{"endpoints", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = "design equality", *output = "-";
-	uint64_t N = 0, K = 0, seed = 1, pop = 0, gens = 0;
+	uint64_t N = 0, K = 0, seed = 1, pop = 0, gens = 0, P = 0;
 	double mut = -1;
 	bool json = false;
 	struct nl_err err = {0};
@@ -267,6 +270,10 @@ static int design_equality_main(int argc, char **argv)
 			break;
 		case 'M':
 			if (cli_parse_double(cmd, "--mutation", optarg, 0, 1, &mut) < 0)
+				return CLI_USAGE;
+			break;
+		case 'p':
+			if (cli_parse_u64(cmd, "--endpoints", optarg, 1, 1u << 20, &P) < 0)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
@@ -312,14 +319,22 @@ static int design_equality_main(int argc, char **argv)
 			fprintf(fs, ",sb=");
 			eq_list_text(fs, e.sb, e.n_sb, "/");
 		}
+		if (P)
+			fprintf(fs, ",p=%llu", (unsigned long long)P);
 	} else {
-		fprintf(fs, "N%uK%u[", e.N, e.K);
+		fprintf(fs, "N%uK%u", e.N, e.K);
+		if (P)
+			fprintf(fs, "P%llu", (unsigned long long)P);
+		fprintf(fs, "[");
 		eq_list_text(fs, e.sa, e.n_sa, ",");
 		fprintf(fs, "](");
 		eq_list_text(fs, e.sb, e.n_sb, ",");
 		fprintf(fs, ")");
 	}
-	fprintf(fn, "N%uK%u[", e.N, e.K);
+	fprintf(fn, "N%uK%u", e.N, e.K);
+	if (P)
+		fprintf(fn, "P%llu", (unsigned long long)P);
+	fprintf(fn, "[");
 	eq_list_text(fn, e.sa, e.n_sa, ",");
 	fprintf(fn, "](");
 	eq_list_text(fn, e.sb, e.n_sb, ",");

@@ -173,32 +173,33 @@ int eq_route_compute(const struct route *r, uint32_t router, uint32_t in_port, u
 
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
-	uint32_t j = eq_rprime_rel(rp, router, p->dst_router), K = rp->eq->K;
+	uint32_t j = eq_rprime_rel(rp, router, p->dst_router);
 	const uint64_t *mm = rp->min_mask + (size_t)j * rp->words, *sm = rp->sub_mask + (size_t)j * rp->words;
 	bool detour = s->adaptive_src && p->hops == 0 && rp->sub_hops[j] &&
 		      (s->threshold == UINT32_MAX || rp->n_paths[j] <= s->threshold);
 	uint64_t best = UINT64_MAX, best_h = UINT64_MAX;
 	uint32_t pick = 0, ties = 0;
-	for (uint32_t i = 0; i < K; i++) {
-		uint64_t h;
-		if (mm[i / 64] >> (i % 64) & 1)
-			h = rp->eq->dist0[j];
-		else if (detour && (sm[i / 64] >> (i % 64) & 1))
-			h = rp->sub_hops[j];
-		else
-			continue;
-		/* amin weighs queues alone (every candidate is h hops). */
-		uint64_t c = (v ? route_view_port_occ(v, i) : 0) * (s->adaptive_src ? h : 1);
-		/* Equal products prefer the shorter path (an idle network
-		 * routes minimally, as UGAL's q_min h_min <= q_nm h_nm does),
-		 * then a random one. */
-		if (c < best || (c == best && h < best_h)) {
-			best = c;
-			best_h = h;
-			pick = i;
-			ties = 1;
-		} else if (c == best && h == best_h && rng_below(rng, ++ties) == 0) {
-			pick = i;
+	/* The candidates' bits in port order (a row holds a few of the K
+	 * ports: walking the set bits, not K, is what a 64-port router's hop
+	 * costs at saturation, when every flit-hop routes). */
+	for (uint32_t w = 0; w < rp->words; w++) {
+		const uint64_t mw = mm[w], sw = detour ? sm[w] : 0;
+		for (uint64_t bits = mw | sw; bits; bits &= bits - 1) {
+			const uint32_t b = (uint32_t)__builtin_ctzll(bits), i = w * 64 + b;
+			const uint64_t h = (mw >> b & 1) ? rp->eq->dist0[j] : rp->sub_hops[j];
+			/* amin weighs queues alone (every candidate is h hops). */
+			uint64_t c = (v ? route_view_port_occ(v, i) : 0) * (s->adaptive_src ? h : 1);
+			/* Equal products prefer the shorter path (an idle network
+			 * routes minimally, as UGAL's q_min h_min <= q_nm h_nm
+			 * does), then a random one. */
+			if (c < best || (c == best && h < best_h)) {
+				best = c;
+				best_h = h;
+				pick = i;
+				ties = 1;
+			} else if (c == best && h == best_h && rng_below(rng, ++ties) == 0) {
+				pick = i;
+			}
 		}
 	}
 	uint32_t lo = (uint32_t)p->hops * s->class_w;

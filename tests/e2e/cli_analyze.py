@@ -185,6 +185,15 @@ def case_design_equality_builds():
     eq("network degree", t["network_degree"], 40)
     eq("diameter", t["diameter"], d["diameter"])
     near("aspl", t["aspl"], d["aspl"], 1e-12)
+    # --endpoints P goes into both forms of the spec, which then build with P
+    # endpoints per router (the paper's n64000k64p16 notation).
+    for r, k in ((40, 6), (200, 40)):
+        d = run_json("design", "equality", "--routers", str(r), "--radix", str(k), "--generations", "5",
+                     "--endpoints", "3", "--json")
+        if not d["notation"].startswith(f"N{r}K{k}P3["):
+            raise Fail(f"notation with --endpoints 3: {d['notation']}")
+        t = run_json("topo", "describe", d["spec"], "--json")
+        eq(f"endpoints of {d['spec'][:30]}", t["endpoints"], 3 * r)
 
 
 def case_design_fullbw():
