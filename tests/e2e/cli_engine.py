@@ -407,6 +407,44 @@ def case_json_stdout():
 
 # --- results ----------------------------------------------------------------------
 
+def case_equality_128k():
+    """Issue 16's CI gate: a 128,000-endpoint Equality (n8000k64p16) at the
+    paper's n64000k64p16 settings (seed 002 §5.5: 0.9 flits/cycle, bit
+    complement, amin, single-flit packets, 64-flit VCs, VCs = diameter), a
+    short window of it: it builds (no table of routers squared), it routes
+    minimally, it stays within its memory budget, and two threads give the
+    same bytes. The full run is benchmarks/engine/equality_scale.sh."""
+    import resource
+    d = run_json("design", "equality", "--routers", "8000", "--radix", "64", "--endpoints", "16", "--json")
+    eq("design", (d["routers"], d["diameter"]), (8000, 3))
+    args = ("run", "-s", "topology=" + d["spec"], "-s", "routing_function=amin", "-s", "num_vcs=3",
+            "-s", "vc_buf_size=64", "-s", "packet_size=1", "-s", "traffic=bitcomp", "-s", "injection_rate=0.9",
+            "-s", "sim_type=throughput", "-s", "warmup_periods=1", "-s", "sample_period=40", "-s", "max_samples=2",
+            "--reproducible")
+    with tempfile.TemporaryDirectory() as tmp:
+        f1, f2 = os.path.join(tmp, "1.json"), os.path.join(tmp, "2.json")
+        run(*args, "--json", f1)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+        run(*args, "-s", "threads=2", "--json", f2)
+        a, b = json.load(open(f1)), json.load(open(f2))
+    for k in ("threads", "partitions"):
+        a["config"].pop(k, None)
+        b["config"].pop(k, None)
+    eq("threads = 2: same results", b, a)
+    r = a["results"]
+    # bitcomp uses the largest power-of-two subset (65,536 of the 128,000
+    # endpoints send); rates are per sending endpoint.
+    check(f"injected {r['throughput']['injected']} about 0.9", 0.85 < r["throughput"]["injected"] <= 0.95)
+    check("accepted <= injected", 0 < r["throughput"]["accepted"] <= r["throughput"]["injected"] + 1e-9)
+    # amin is minimal: no packet takes more hops than the diameter.
+    hist = r["hops"]["histogram"]
+    check(f"hops within the diameter: {hist}", len(hist) <= 4 and hist[0] == 0 and sum(hist) > 0)
+    # Measured 2026-11-28: 0.33 GB for this window (about 2.6 KB per endpoint,
+    # the topology, R' and the router state); 8 KB per endpoint is a budget
+    # that a per-router-pair table (8,000^2) or per-flit buffers would break.
+    check(f"peak memory {peak / 2**20:.0f} MiB <= 8 KiB per endpoint", peak <= 8192 * 128000)
+
+
 def case_reproducible():
     args = ("run", *SMALL, "-s", "injection_rate=0.25", "-s", "packet_size=1..4", "-s", "traffic=randperm")
     with tempfile.TemporaryDirectory() as tmp:

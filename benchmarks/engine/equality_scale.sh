@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The Equality paper's scale run (seed 002 §5.5, issue 16 part 1): an
+# n64000k64p16 network (1,024,000 endpoints) at 0.9 flits/cycle/endpoint,
+# bit-complement traffic, amin routing, single-flit packets, 64-flit VCs,
+# as many VCs as the diameter; or the 128,000-endpoint n8000k64p16 at the
+# same settings (the size CI gates, tests/e2e/cli_engine.py).
+#   benchmarks/engine/equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]
+# CYCLES: measured cycles after one warm-up period of as many (default
+# 10000, the paper's "warm-up plus at least 10,000 measured cycles"; give
+# a few hundred for a quick figure). THREADS: [simulation] threads
+# (default 1). The network is the one `netloom design equality --routers N
+# --radix 64 --endpoints 16 --seed 1` finds (its chords are not in our copy
+# of the paper). sim_type = throughput: 0.9 is past amin's saturation on
+# these networks (docs/validation.md), so a latency run would never drain.
+# Last line: flit-hops per second, peak memory per endpoint, accepted rate.
+set -euo pipefail
+netloom=${1:?usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]}
+size=${2:-128k}
+cycles=${3:-10000}
+threads=${4:-1}
+case "$size" in
+  128k) routers=8000 ;;
+  1m) routers=64000 ;;
+  *) echo "equality_scale.sh: unknown size '$size' (128k or 1m)" >&2; exit 2 ;;
+esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$netloom" design equality --routers "$routers" --radix 64 --endpoints 16 --seed 1 --json -o "$tmp/design.json"
+python3 - "$netloom" "$tmp" "$size" "$cycles" "$threads" <<'EOF'
+import json, os, resource, subprocess, sys, time
+netloom, tmp, size, cycles, threads = sys.argv[1:6]
+d = json.load(open(os.path.join(tmp, "design.json")))
+args = [netloom, "run", "-s", "topology=" + d["spec"], "-s", "routing_function=amin",
+        "-s", "num_vcs=%d" % d["diameter"], "-s", "vc_buf_size=64", "-s", "packet_size=1",
+        "-s", "traffic=bitcomp", "-s", "injection_rate=0.9", "-s", "seed=1",
+        "-s", "sim_type=throughput", "-s", "warmup_periods=1", "-s", "max_samples=2",
+        "-s", "sample_period=" + cycles, "-s", "threads=" + threads,
+        "--json", os.path.join(tmp, "run.json")]
+t0 = time.monotonic()
+subprocess.run(args, check=True, env=dict(os.environ, NETLOOM_PROGRESS=os.environ.get("NETLOOM_PROGRESS", "0")))
+wall = time.monotonic() - t0
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest child: netloom run
+r = json.load(open(os.path.join(tmp, "run.json")))["results"]
+eps = d["routers"] * 16
+print(f"network {d['notation'][:24]}... : {d['routers']} routers, {eps} endpoints, diameter {d['diameter']}, "
+      f"average distance {d['aspl']:.3f}")
+print(f"{2 * int(cycles)} cycles on {threads} thread(s): {r['flit_hops']} flit-hops in {r['wall_seconds']:.1f} s "
+      f"of simulation, {wall:.1f} s in all; peak memory {peak / 2**30:.2f} GiB")
+print(f"offered 0.9, accepted {r['throughput']['accepted']:.4f} flits/cycle/endpoint, packet latency mean "
+      f"{r['latency']['packet']['mean']:.1f} cycles, hops mean {r['hops']['mean']:.3f}")
+print(f"equality {size}: {r['flit_hops'] / r['wall_seconds']:.0f} flit-hops/s, "
+      f"{peak / eps:.0f} bytes per endpoint peak, accepted {r['throughput']['accepted']:.4f} of 0.9")
+EOF
