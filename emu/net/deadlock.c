@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "net/voq.h"
 #include "topo/topo.h"
@@ -356,6 +357,22 @@ static char *dl_detail(const struct flitnet *n)
 static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
+	/* Under MPI the exact check would need every rank's VCs: each rank
+	 * stops here alike (both triggers are folded over the ranks). A
+	 * frozen network is a deadlock; a long wait only a suspicion. */
+	if (n->mx) {
+		if (global)
+			return nl_errf(err, NL_EUNSUPPORTED,
+				       "network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits in the network and nothing "
+				       "can move (global check); under MPI the report of which VCs wait on which is not "
+				       "made: run without mpirun for it",
+				       n->now, n->flits_in_net);
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "possible network deadlock at cycle %" PRIu64 ": a front flit waited %" PRIu64 " cycles, "
+			       "bound %" PRIu64 "; under MPI the exact check is not made: run without mpirun for it, "
+			       "or raise [simulation] watchdog_cycles",
+			       n->now, waited, n->dl_bound);
+	}
 	uint64_t flits;
 	uint32_t vcs = dl_find(n, &flits);
 	if (!vcs)
@@ -452,6 +469,8 @@ int fl_dl_scan(struct flitnet *n, struct nl_err *err)
 		if (c->dl_scans >= need)
 			waited = dl_max(waited, c->dl_scans * n->dl_period);
 	}
+	if (n->mx)
+		waited = fl_mpi_max(n, waited); /* every rank scans at the same cycles */
 	return waited ? dl_confirm(n, false, waited, err) : 0;
 }
 

@@ -56,6 +56,7 @@ enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
 
 struct fl_areq;
 struct fl_workers;
+struct fl_mx;
 struct fl_hold;
 struct fl_voq;
 
@@ -599,6 +600,14 @@ struct flitnet {
 	uint32_t *xsrc, *xstamp;       /* n_parts > 1, lookahead_decide = upstream: [iv] the sender's record
 					  of the last head merged on iv, and the cycle (mod 2^32) it was */
 	struct fl_workers *workers;    /* root, threads > 1: the threads running the partitions (workers.h) */
+	uint32_t *own;                 /* root: [n_own] the partitions this process runs, in order (all of
+					  them, or under MPI those k with k mod ranks = rank) */
+	uint32_t n_own;
+	uint32_t x_rank, x_size;       /* this process's MPI rank and the ranks (0 and 1 without MPI) */
+	struct fl_mx *mx;              /* root, under MPI: the exchange's state (mpi.c) */
+	uint64_t x_events;             /* under MPI: events pending on all ranks after the last exchange */
+	uint64_t x_next;               /* under MPI: earliest cycle with work on any rank (fl_mpi_begin,
+					  then every exchange) */
 };
 
 /* One allocation request. */
@@ -747,6 +756,10 @@ void fl_part_release_own(struct flitnet *s);
  * a copy of the packet's record for a head flit; the tail frees the local
  * record (it has left this partition). */
 void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev);
+/* Merge partition s's outbox towards partition p into p's wheel, and one
+ * event of such an outbox (la: its carried decisions, or NULL). */
+void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);
+void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la);
 /* Before running: the drivers' and observer's settings of the root to the
  * other partitions. */
 void fl_part_sync(struct flitnet *n);
@@ -762,6 +775,12 @@ void fl_part_fold_hists(struct flitnet *n);
 uint64_t fl_events_total(const struct flitnet *n);
 
 /* The partition owning router r / endpoint e. */
+/* Is endpoint e run by this process (always without MPI)? */
+static inline bool fl_ep_local(const struct flitnet *n, uint32_t e)
+{
+	return n->n_parts == 1 || n->r_part[n->ep_router[e]] % n->x_size == n->x_rank;
+}
+
 static inline struct flitnet *fl_part_of_router(const struct flitnet *n, uint32_t r)
 {
 	return n->n_parts > 1 ? n->part[n->r_part[r]] : n->part[0];
@@ -811,8 +830,10 @@ int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
-/* Earliest cycle >= now at which anything happens in any partition. */
+/* Earliest cycle >= now at which anything happens in any partition this
+ * process runs, or in partition n alone. */
 uint64_t fl_next_work(const struct flitnet *n);
+uint64_t fl_part_next_work(const struct flitnet *n);
 /* The (up to) NET_BUSIEST network channels with the most chan_flits,
  * busiest first, ties by global port; *sum and *n_chan get the flits of
  * all network channels and their number. Returns how many are in out. */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
 
@@ -89,6 +90,8 @@ void fl_part_release(struct flitnet *n)
 		for (uint32_t k = 1; k < n->n_parts; k++)
 			fl_part_free(n->part[k]);
 	free(n->part);
+	free(n->own);
+	fl_mpi_release(n);
 	free(n->r_part);
 	free(n->xpkt);
 	free(n->xsrc);
@@ -221,10 +224,24 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	if (n_parts < 1 || n_parts > R)
 		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
 	n->part = calloc(n_parts, sizeof *n->part);
-	if (!n->part)
+	n->own = calloc(n_parts, sizeof *n->own);
+	if (!n->part || !n->own)
 		goto nomem;
 	n->n_parts = 1;
 	n->part[0] = n;
+	/* Under MPI partition k is rank k mod ranks's (flitnet_new makes
+	 * partitions >= ranks, so each rank has one at least). */
+	n->x_rank = net_mpi_rank(n->sc.mpi);
+	n->x_size = net_mpi_size(n->sc.mpi);
+	n->n_own = 0;
+	for (uint32_t k = 0; k < n_parts; k++)
+		if (k % n->x_size == n->x_rank)
+			n->own[n->n_own++] = k;
+	if (n->sc.mpi) {
+		int rc = fl_mpi_setup(n, err);
+		if (rc < 0)
+			return rc;
+	}
 	if (n_parts == 1)
 		return 0;
 
@@ -339,33 +356,36 @@ void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_
 		fl_pkt_free(n, ev->pkt);
 }
 
-/* Merge partition s's outbox towards partition p into p's wheel. */
-static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
+void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la)
+{
+	if (xe->ev.kind == EV_FLIT_ROUTER) {
+		uint64_t iv = (uint64_t)xe->ev.to * n->V + xe->ev.vc;
+		if (xe->ev.seq == 0) {
+			uint32_t li = fl_pkt_alloc(p);
+			if (li == FL_NONE)
+				return; /* p->oom ends the run */
+			p->pool.pkts[li] = xe->pk;
+			fl_pkt_set_msg(p, li, xe->msg);
+			n->xpkt[iv] = li;
+			if (p->pool.la_w) {
+				p->pool.la_n[li] = xe->la_n;
+				if (xe->la_n)
+					memcpy(p->pool.la_cand + (size_t)li * p->pool.la_w, la,
+					       (size_t)xe->la_n * sizeof *la);
+				n->xsrc[iv] = xe->src_pkt;
+				n->xstamp[iv] = (uint32_t)n->now;
+			}
+		}
+		xe->ev.pkt = n->xpkt[iv];
+	}
+	fl_schedule(p, xe->cycle, &xe->ev);
+}
+
+void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 {
 	struct fl_xbox *x = &s->xbox[p->part_id];
-	for (uint32_t i = 0; i < x->n; i++) {
-		struct fl_xevent *xe = &x->ev[i];
-		if (xe->ev.kind == EV_FLIT_ROUTER) {
-			uint64_t iv = (uint64_t)xe->ev.to * n->V + xe->ev.vc;
-			if (xe->ev.seq == 0) {
-				uint32_t li = fl_pkt_alloc(p);
-				if (li == FL_NONE)
-					continue; /* p->oom ends the run */
-				p->pool.pkts[li] = xe->pk;
-				fl_pkt_set_msg(p, li, xe->msg);
-				n->xpkt[iv] = li;
-				if (p->pool.la_w) {
-					p->pool.la_n[li] = xe->la_n;
-					memcpy(p->pool.la_cand + (size_t)li * p->pool.la_w, x->la + (size_t)i * p->pool.la_w,
-					       (size_t)xe->la_n * sizeof *x->la);
-					n->xsrc[iv] = xe->src_pkt;
-					n->xstamp[iv] = (uint32_t)n->now;
-				}
-			}
-			xe->ev.pkt = n->xpkt[iv];
-		}
-		fl_schedule(p, xe->cycle, &xe->ev);
-	}
+	for (uint32_t i = 0; i < x->n; i++)
+		fl_xmerge_event(n, p, &x->ev[i], p->pool.la_w ? x->la + (size_t)i * p->pool.la_w : NULL);
 	x->n = 0;
 }
 
@@ -449,7 +469,10 @@ static void fl_la_flush_parts(struct flitnet *n)
 
 void fl_part_exchange(struct flitnet *n)
 {
-	if (n->n_parts > 1) {
+	if (n->mx) {
+		/* Messages and upstream decisions are refused under MPI. */
+		fl_mpi_exchange(n);
+	} else if (n->n_parts > 1) {
 		for (uint32_t s = 0; s < n->n_parts; s++)
 			for (uint32_t p = 0; p < n->n_parts; p++)
 				if (p != s)
@@ -502,23 +525,41 @@ void fl_part_sync(struct flitnet *n)
 
 void fl_part_fold_hists(struct flitnet *n)
 {
-	for (uint32_t k = 1; k < n->n_parts; k++) {
-		struct flitnet *s = n->part[k];
+	/* Under MPI, ranks other than 0 fold into a histogram of their own
+	 * and rank 0 into the root, whose partition 0 it runs; the ranks'
+	 * sum is then the total on every rank (mpi.c). */
+	struct stats_hist *loc = fl_mpi_local_hists(n);
+	struct stats_hist *into[3] = {&n->obs.plat, &n->obs.nlat, &n->obs.hops};
+	if (loc)
+		for (int i = 0; i < 3; i++)
+			into[i] = &loc[i];
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		struct flitnet *s = n->part[n->own[i]];
 		/* A packet's three records are made together: one count says
 		 * whether there is anything to fold (a histogram is 136 KiB). */
-		if (!s->obs.plat.n)
+		if (s == n || !s->obs.plat.n)
 			continue;
-		stats_hist_merge(&n->obs.plat, &s->obs.plat);
-		stats_hist_merge(&n->obs.nlat, &s->obs.nlat);
-		stats_hist_merge(&n->obs.hops, &s->obs.hops);
+		stats_hist_merge(into[0], &s->obs.plat);
+		stats_hist_merge(into[1], &s->obs.nlat);
+		stats_hist_merge(into[2], &s->obs.hops);
 		stats_hist_reset(&s->obs.plat);
 		stats_hist_reset(&s->obs.nlat);
 		stats_hist_reset(&s->obs.hops);
 	}
+	if (!n->mx)
+		return;
+	fl_mpi_fold_hist(n, &n->obs.plat, loc ? &loc[0] : NULL);
+	fl_mpi_fold_hist(n, &n->obs.nlat, loc ? &loc[1] : NULL);
+	fl_mpi_fold_hist(n, &n->obs.hops, loc ? &loc[2] : NULL);
+	if (loc)
+		for (int i = 0; i < 3; i++)
+			stats_hist_reset(&loc[i]);
 }
 
 uint64_t fl_events_total(const struct flitnet *n)
 {
+	if (n->mx)
+		return n->x_events; /* all ranks', as of the last exchange */
 	uint64_t sum = 0;
 	for (uint32_t k = 0; k < n->n_parts; k++)
 		sum += n->part[k]->n_events;
