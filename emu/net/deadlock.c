@@ -85,7 +85,9 @@ int fl_dl_init(struct flitnet *n, struct nl_err *err)
 	n->dl_dead = calloc(IV ? IV : 1, 1);
 	n->dl_rq = calloc(R ? R : 1, sizeof *n->dl_rq);
 	n->dl_rqueued = calloc(R ? R : 1, 1);
-	if (!n->dl_dead || !n->dl_rq || !n->dl_rqueued)
+	if (n->sc.mpi)
+		n->dl_count = calloc(IV ? IV : 1, sizeof *n->dl_count);
+	if (!n->dl_dead || !n->dl_rq || !n->dl_rqueued || (n->sc.mpi && !n->dl_count))
 		return nl_errf(err, NL_ENOMEM, "out of memory for the deadlock check (%" PRIu64 " input VCs)", IV);
 	n->dl_gchecked = UINT64_MAX;
 	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
@@ -98,6 +100,7 @@ void fl_dl_release(struct flitnet *n)
 	free(n->dl_dead);
 	free(n->dl_rq);
 	free(n->dl_rqueued);
+	free(n->dl_count);
 }
 
 /* --- the exact check ----------------------------------------------------- */
@@ -112,7 +115,9 @@ static bool dl_never_credited(const struct flitnet *n, uint32_t g, uint32_t vc)
 		return false; /* an endpoint sinks every flit */
 	uint64_t d = (uint64_t)l->to * n->V + vc;
 	uint16_t occ = n->ovc[(uint64_t)g * n->V + vc].occ;
-	return occ && n->ivc[d].count == occ && n->dl_dead[d];
+	/* Under MPI the downstream buffer may be another rank's. */
+	uint16_t count = n->mx ? n->dl_count[d] : n->ivc[d].count;
+	return occ && count == occ && n->dl_dead[d];
 }
 
 /* Is output VC (g, vc) of router ro held forever? */
@@ -274,6 +279,75 @@ static uint32_t dl_find(struct flitnet *n, uint64_t *flits)
 	return vcs;
 }
 
+/* dl_find over MPI ranks: each rank drops the VCs of its own routers that
+ * can move, reading the downstream buffers of other ranks from copies
+ * (every rank's counts summed, the set's flags minimised over the ranks
+ * after each round), until a round drops nothing anywhere. A VC is only
+ * ever dropped, by its owner, so the rounds reach the one greatest
+ * fixpoint dl_find computes; dl_dead and the result are the same on every
+ * rank. Collective. */
+static uint32_t dl_find_mpi(struct flitnet *n, uint64_t *flits)
+{
+	const struct topo *t = n->topo;
+	const uint32_t R = t->n_routers, V = n->V;
+	const uint64_t IV = (uint64_t)t->n_ports * V;
+	uint32_t vcs = 0;
+
+	for (uint64_t iv = 0; iv < IV; iv++)
+		n->dl_count[iv] = n->ivc[iv].count; /* zero where another rank runs the router */
+	fl_mpi_sum_u16(n, n->dl_count, IV);
+	for (uint64_t iv = 0; iv < IV; iv++)
+		n->dl_dead[iv] = n->dl_count[iv] != 0;
+	for (;;) {
+		uint32_t head = 0, tail = 0, len = 0;
+		uint64_t dropped = 0;
+		for (uint32_t r = 0; r < R; r++) {
+			n->dl_rqueued[r] = 0;
+			if (!fl_router_local(n, r))
+				continue;
+			const struct fl_router *ro = &n->routers[r];
+			for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++)
+				if (n->dl_dead[(uint64_t)ro->vc_base + li]) {
+					dl_push(n, r, &tail, &len);
+					break;
+				}
+		}
+		while (len) {
+			uint32_t r = n->dl_rq[head];
+			head = head + 1 == R ? 0 : head + 1;
+			len--;
+			n->dl_rqueued[r] = 0;
+			const struct fl_router *ro = &n->routers[r];
+			bool changed;
+			do {
+				changed = false;
+				for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++) {
+					uint64_t iv = (uint64_t)ro->vc_base + li;
+					if (!n->dl_dead[iv] || dl_stuck(n, ro, iv))
+						continue;
+					n->dl_dead[iv] = 0;
+					changed = true;
+					dropped++;
+					const struct fl_link *up = &n->ports[ro->port_base + fl_li_port(n, li)].link;
+					if (up->credit_kind == EV_CREDIT_ROUTER && up->target != FL_NONE && up->target != r &&
+					    fl_router_local(n, up->target))
+						dl_push(n, up->target, &tail, &len);
+				}
+			} while (changed);
+		}
+		fl_mpi_min_u8(n, n->dl_dead, IV);
+		if (!fl_mpi_sum(n, dropped))
+			break;
+	}
+	*flits = 0;
+	for (uint64_t iv = 0; iv < IV; iv++)
+		if (n->dl_dead[iv]) {
+			vcs++;
+			*flits += n->dl_count[iv];
+		}
+	return vcs;
+}
+
 /* --- the report ---------------------------------------------------------- */
 
 static const char *const dl_state_names[] = {"idle", "routing", "vc_alloc", "active"};
@@ -357,26 +431,18 @@ static char *dl_detail(const struct flitnet *n)
 static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
-	/* Under MPI the exact check would need every rank's VCs: each rank
-	 * stops here alike (both triggers are folded over the ranks). A
-	 * frozen network is a deadlock; a long wait only a suspicion. */
-	if (n->mx) {
-		if (global)
-			return nl_errf(err, NL_EUNSUPPORTED,
-				       "network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits in the network and nothing "
-				       "can move (global check); under MPI the report of which VCs wait on which is not "
-				       "made: run without mpirun for it",
-				       n->now, n->flits_in_net);
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "possible network deadlock at cycle %" PRIu64 ": a front flit waited %" PRIu64 " cycles, "
-			       "bound %" PRIu64 "; under MPI the exact check is not made: run without mpirun for it, "
-			       "or raise [simulation] watchdog_cycles",
-			       n->now, waited, n->dl_bound);
-	}
 	uint64_t flits;
-	uint32_t vcs = dl_find(n, &flits);
+	uint32_t vcs = n->mx ? dl_find_mpi(n, &flits) : dl_find(n, &flits);
 	if (!vcs)
 		return 0;
+	/* Under MPI the verdict is every rank's, but which VC waits on which
+	 * is spread over the ranks: each stops alike, without the report. */
+	if (n->mx)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits stuck in %u input VCs that wait on "
+			       "each other (%s check); under MPI the report of which VCs wait on which is not made: "
+			       "run without mpirun for it",
+			       n->now, flits, vcs, global ? "global" : "local");
 	struct net_deadlock *d = &n->dl;
 	memset(d, 0, sizeof *d);
 	d->cycle = n->now;

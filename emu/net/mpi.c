@@ -525,6 +525,22 @@ void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)
 	}
 }
 
+void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
+		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT16_T, MPI_SUM, n->mx->m->comm);
+	}
+}
+
+void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
+		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT8_T, MPI_MIN, n->mx->m->comm);
+	}
+}
+
 static void mx_sum_u64(const struct flitnet *n, uint64_t *a, uint64_t count)
 {
 	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
@@ -645,6 +661,20 @@ void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struc
 void fl_mpi_sum_channels(struct flitnet *n)
 {
 	(void)n;
+}
+
+void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
+{
+	(void)n;
+	(void)a;
+	(void)count;
+}
+
+void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
+{
+	(void)n;
+	(void)a;
+	(void)count;
 }
 
 struct stats_hist *fl_mpi_local_hists(struct flitnet *n)

@@ -42,6 +42,9 @@ uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v);
 uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v);
 /* In place, over the ranks: int64 sums of a[0..count). Collective. */
 void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count);
+/* In place, over the ranks: uint16 sums, uint8 minima. Collective. */
+void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count);
+void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count);
 /* The root's histogram h (rank 0: its records since the last fold
  * included; other ranks: the last total) made the total over the ranks,
  * given local, this rank's partitions' records since the last fold

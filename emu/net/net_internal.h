@@ -575,6 +575,7 @@ struct flitnet {
 	uint8_t *dl_dead;              /* [iv] exact check: 1 = in the deadlocked set */
 	uint32_t *dl_rq;               /* [router] exact check's work queue */
 	uint8_t *dl_rqueued;           /* [router] queued in dl_rq */
+	uint16_t *dl_count;            /* under MPI: [iv] every rank's buffered flits, for the exact check */
 	bool has_dl;                   /* dl holds the last deadlock found */
 	struct net_deadlock dl;
 
@@ -775,10 +776,14 @@ void fl_part_fold_hists(struct flitnet *n);
 uint64_t fl_events_total(const struct flitnet *n);
 
 /* The partition owning router r / endpoint e. */
-/* Is endpoint e run by this process (always without MPI)? */
+/* Is router r / endpoint e run by this process (always without MPI)? */
+static inline bool fl_router_local(const struct flitnet *n, uint32_t r)
+{
+	return n->n_parts == 1 || n->r_part[r] % n->x_size == n->x_rank;
+}
 static inline bool fl_ep_local(const struct flitnet *n, uint32_t e)
 {
-	return n->n_parts == 1 || n->r_part[n->ep_router[e]] % n->x_size == n->x_rank;
+	return fl_router_local(n, n->ep_router[e]);
 }
 
 static inline struct flitnet *fl_part_of_router(const struct flitnet *n, uint32_t r)
