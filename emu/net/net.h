@@ -141,6 +141,8 @@ struct router_cfg {
 	bool sequential_allocation; /* route decisions see the flits routed before them (router.c) */
 };
 
+enum { NET_PART_RANGES, NET_PART_METIS };
+
 /* [simulation]: how an experiment runs (BookSim2's key names). */
 struct sim_cfg {
 	int sim_type;             /* 0 latency, 1 throughput */
@@ -159,6 +161,7 @@ struct sim_cfg {
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
 	int64_t partitions;       /* router-range partitions of the flit model, run cycle by cycle */
 	int64_t threads;          /* threads running the partitions side by side (0 = one per processor) */
+	int partitioner;          /* NET_PART_RANGES (contiguous router ranges) or NET_PART_METIS */
 	struct net_mpi *mpi;      /* not a key: the MPI ranks sharing each run (NULL: this process alone) */
 };
 

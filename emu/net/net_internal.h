@@ -470,6 +470,7 @@ struct flitnet {
 	uint64_t now;                /* current cycle */
 	struct fl_la_pend *la_pend;  /* lookahead_decide = upstream: this cycle's heads (router.c) */
 	uint32_t n_la_pend, cap_la_pend;
+	uint32_t la_next;            /* partitions of METIS: la_pend entries decided so far (part.c) */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
 
 	/* Routers. */
@@ -595,6 +596,7 @@ struct flitnet {
 	uint32_t act_w0;               /* first word of act_r covering r_lo (act_words: the count) */
 	uint32_t own_eps, own_ports;   /* endpoints and router ports of the partition (pool reserves) */
 	uint16_t *r_part;              /* root, n_parts > 1: [router] owning partition */
+	bool r_scattered;              /* partitions are METIS's, not router ranges */
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
 	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
 					  from another partition (its flits arrive contiguously) */
@@ -757,6 +759,11 @@ void fl_part_release_own(struct flitnet *s);
  * a copy of the packet's record for a head flit; the tail frees the local
  * record (it has left this partition). */
 void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev);
+/* partitioner = metis (part_metis.c): r_part[router] of n_parts partitions
+ * cut by METIS; 0, or 1 when a partition got no router (use ranges), or a
+ * negative code with one line in *err. */
+int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, uint16_t *r_part,
+		  struct nl_err *err);
 /* Merge partition s's outbox towards partition p into p's wheel, and one
  * event of such an outbox (la: its carried decisions, or NULL). */
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);

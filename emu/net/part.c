@@ -267,11 +267,41 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	}
 	for (uint32_t e = 0; e < E; e++)
 		r_eps[topo_ep_router(t, e)]++;
-	fl_part_ranges(t, n_parts, r_eps, lo);
+	/* METIS's cut, or router ranges (also when METIS leaves a partition
+	 * without a router). */
+	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->r_part, err) : 1;
+	if (cut < 0) {
+		free(r_eps);
+		free(lo);
+		free(eps);
+		return cut;
+	}
+	n->r_scattered = cut == 0;
+	if (!n->r_scattered) {
+		fl_part_ranges(t, n_parts, r_eps, lo);
+		for (uint32_t k = 0; k < n_parts; k++)
+			for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
+				n->r_part[r] = (uint16_t)k;
+	}
 	free(r_eps);
-	for (uint32_t k = 0; k < n_parts; k++)
-		for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
-			n->r_part[r] = (uint16_t)k;
+	/* Each partition's router span [lo[k], lo2[k]) (its active bitmap's
+	 * words): its range, or from its first to its last router. */
+	for (uint32_t k = 0; k < n_parts; k++) {
+		lo[k] = R;
+		eps[k] = 0;
+	}
+	uint32_t *hi = calloc(n_parts, sizeof *hi);
+	if (!hi) {
+		free(lo);
+		free(eps);
+		goto nomem;
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		uint32_t k = n->r_part[r];
+		if (r < lo[k])
+			lo[k] = r;
+		hi[k] = r + 1;
+	}
 	for (uint32_t e = 0; e < E; e++)
 		eps[n->r_part[topo_ep_router(t, e)]]++;
 	n->n_parts = n_parts;
@@ -286,15 +316,16 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	for (uint32_t k = 0; k < n_parts && !bad; k++) {
 		struct flitnet *s = n->part[k];
 		s->r_lo = lo[k];
-		s->r_hi = lo[k + 1];
+		s->r_hi = hi[k];
 		s->act_w0 = s->r_lo / 64;
 		s->act_words = (s->r_hi + 63) / 64 - s->act_w0;
 		s->own_eps = eps[k];
 		s->own_ports = 0;
-		for (uint32_t r = s->r_lo; r < s->r_hi; r++)
-			s->own_ports += topo_router_ports(t, r);
 	}
+	for (uint32_t r = 0; r < R && !bad; r++)
+		n->part[n->r_part[r]]->own_ports += topo_router_ports(t, r);
 	free(lo);
+	free(hi);
 	free(eps);
 	if (bad)
 		goto nomem;
@@ -437,34 +468,57 @@ static void fl_msg_flush(struct flitnet *n)
 /* lookahead_decide = upstream with partitions: the cycle's switch winners
  * decided at their downstream routers once every head has reached its
  * partition. Each partition's list is sorted by upstream output port, and
- * partitions are router ranges whose ports follow in order, so taking the
- * partitions in order is the one global order of a single partition's
- * fl_la_flush, with the same state read (every router has stepped) and
+ * router ranges' ports follow in order, so taking the partitions in order
+ * (METIS's: merging the lists) is the one global order of a single
+ * partition's fl_la_flush, with the same state read (every router has stepped) and
  * the same random draws. A head that crossed in the cycle is decided on the
  * record its new partition made for it (the sender's is freed with its
  * tail); one still in its router's crossbar (a crossbar of more than one
  * cycle, or internal speedup) on the sender's record, and carries the
  * decision across when it leaves (fl_xsend). */
+static void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_pend *e)
+{
+	const uint32_t gin = n->ports[e->gout].link.to;
+	const uint32_t r = n->topo->port_router[gin];
+	struct flitnet *p = fl_part_of_router(n, r);
+	if (p->oom)
+		return; /* its record may be missing; the run ends */
+	const uint64_t iv = (uint64_t)gin * n->V + e->vc;
+	struct fl_router *ro = &n->routers[r];
+	if (p != s && n->xstamp[iv] == (uint32_t)n->now && n->xsrc[iv] == e->pkt)
+		fl_la_decide(p, r, gin - ro->port_base, e->vc, n->xpkt[iv], &ro->rng);
+	else
+		fl_la_decide(s, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+}
+
 static void fl_la_flush_parts(struct flitnet *n)
 {
-	for (uint32_t k = 0; k < n->n_parts; k++) {
-		struct flitnet *s = n->part[k];
-		for (uint32_t i = 0; i < s->n_la_pend; i++) {
-			const struct fl_la_pend *e = &s->la_pend[i];
-			const uint32_t gin = n->ports[e->gout].link.to;
-			const uint32_t r = n->topo->port_router[gin];
-			struct flitnet *p = fl_part_of_router(n, r);
-			if (p->oom)
-				continue; /* its record may be missing; the run ends */
-			const uint64_t iv = (uint64_t)gin * n->V + e->vc;
-			struct fl_router *ro = &n->routers[r];
-			if (p != s && n->xstamp[iv] == (uint32_t)n->now && n->xsrc[iv] == e->pkt)
-				fl_la_decide(p, r, gin - ro->port_base, e->vc, n->xpkt[iv], &ro->rng);
-			else
-				fl_la_decide(s, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+	if (!n->r_scattered) {
+		for (uint32_t k = 0; k < n->n_parts; k++) {
+			struct flitnet *s = n->part[k];
+			for (uint32_t i = 0; i < s->n_la_pend; i++)
+				fl_la_decide_pend(n, s, &s->la_pend[i]);
+			s->n_la_pend = 0;
 		}
-		s->n_la_pend = 0;
+		return;
 	}
+	/* METIS's partitions interleave their ports: merge the sorted lists
+	 * by upstream port (a port is one partition's, so no ties). Each
+	 * list's n_la_pend counts down as it is consumed. */
+	for (;;) {
+		struct flitnet *best = NULL;
+		for (uint32_t k = 0; k < n->n_parts; k++) {
+			struct flitnet *s = n->part[k];
+			if (s->la_next < s->n_la_pend &&
+			    (!best || s->la_pend[s->la_next].gout < best->la_pend[best->la_next].gout))
+				best = s;
+		}
+		if (!best)
+			break;
+		fl_la_decide_pend(n, best, &best->la_pend[best->la_next++]);
+	}
+	for (uint32_t k = 0; k < n->n_parts; k++)
+		n->part[k]->n_la_pend = n->part[k]->la_next = 0;
 }
 
 void fl_part_exchange(struct flitnet *n)
