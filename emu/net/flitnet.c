@@ -199,6 +199,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->va_gptr);
 	free(n->va_aptr);
 	free(n->va_wait);
+	free(n->snap_occ);
 	free(n->pend);
 	free(n->sw_gptr);
 	free(n->sw_aptr);
@@ -412,11 +413,6 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			      "[router] lookahead_decide = upstream: not with %s (a switch winner's route is decided "
 			      "at the next router, which another rank may run); expected lookahead_decide = arrival, "
 			      "or run without mpirun", parts_what);
-	else if (sc->mpi && n->snap_next == 0)
-		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' takes snapshots of every channel's congestion, which %s do not "
-			      "share; expected a function without snapshots, or run without mpirun",
-			      n->route->spec, parts_what);
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;
@@ -432,6 +428,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	n->cand_cap = ROUTE_MAX_CANDS;
 
+	/* Under MPI a snapshot reads every rank's output VCs: their counts
+	 * summed over the ranks into this copy (fl_route_snapshot). */
+	if (sc->mpi && n->snap_next == 0)
+		FL_CALLOC(n->snap_occ, IV);
 	FL_CALLOC(n->routers, R);
 	FL_CALLOC(n->ports, P);
 	FL_CALLOC(n->ivc, IV);
@@ -990,7 +990,7 @@ static uint64_t fl_check_interval(const struct flitnet *n)
  * partitions are between cycles, so the global view is consistent. */
 static void fl_route_snapshot(struct flitnet *n)
 {
-	const struct route_view g = {
+	struct route_view g = {
 		.occ_base = &n->ovc[0].occ,
 		.occ_stride = sizeof(struct fl_ovc),
 		.n_vcs = n->V,
@@ -998,6 +998,15 @@ static void fl_route_snapshot(struct flitnet *n)
 		.gocc_base = &n->ovc[0].occ,
 	};
 	const uint64_t T = n->route->snapshot_period;
+	if (n->mx) {
+		/* Each rank's counts are zero where another rank runs the port. */
+		const uint64_t IV = (uint64_t)n->topo->n_ports * n->V;
+		for (uint64_t iv = 0; iv < IV; iv++)
+			n->snap_occ[iv] = n->ovc[iv].occ;
+		fl_mpi_sum_u16(n, n->snap_occ, IV);
+		g.occ_base = g.gocc_base = n->snap_occ;
+		g.occ_stride = sizeof *n->snap_occ;
+	}
 	n->route->ops->snapshot(n->route, &g, n->now);
 	n->snap_next = (n->now / T + 1) * T;
 }

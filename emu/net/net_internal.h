@@ -443,6 +443,7 @@ struct flitnet {
 	const struct topo *topo;
 	struct route *route;
 	uint64_t snap_next;          /* cycle of the next route snapshot (route_ops.snapshot), UINT64_MAX = none */
+	uint16_t *snap_occ;          /* under MPI with snapshots: [ov] every rank's output VC counts */
 	struct fl_synth synth;       /* driver: synthetic traffic */
 	struct net_cfg nc;           /* resolved [network] */
 	struct router_cfg rc;        /* resolved [router] */

@@ -3,7 +3,8 @@
 # run` for K = 1..4 gives the JSON of the sequential run byte for byte on a
 # torus (dor), a dragonfly (UGAL-L, long global links) and an Equality
 # network (amin), one saturated point (the deadlock checks' exact check
-# over ranks), threads inside ranks, and a sweep; refused settings give
+# over ranks), LBR's snapshots summed over ranks, METIS's partitions,
+# threads inside ranks, and a sweep; refused settings give
 # one line and a non-zero exit on every rank, without a hang.
 # usage: mpi_engine.sh NETLOOM   (exit 77: netloom built without MPI)
 set -uo pipefail
@@ -32,6 +33,8 @@ cases=(
   "torus|-s topology=torus:k=6x6 -s routing_function=dor -s num_vcs=2 -s injection_rate=0.3 -s check_interval=97"
   "dragonfly|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=local -s num_vcs=6 -s injection_rate=0.25 -s global_latency=40"
   "equality|-s topology=equality:n=40,sa=-1/1/5/-11/17,sb=6/16/20,p=2 -s routing_function=amin -s num_vcs=4 -s packet_size=1 -s injection_rate=0.3"
+  "metis|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.3 -s partitioner=metis"
+  "lbr|-s topology=flex:nx=3,ny=3,nz=3,p=2 -s routing_function=lbr:t=20 -s num_vcs=4 -s injection_rate=0.3"
   "saturated|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min -s num_vcs=3 -s injection_rate=0.8"
 )
 for c in "${cases[@]}"; do
