@@ -476,8 +476,8 @@ void fl_mpi_exchange(struct flitnet *n)
 			continue;
 		}
 		const uint32_t q = s % N;
-		const uint8_t *b = mx->rbuf + mx->rdispl[q];
 		while (mx->cursor[q] < (uint32_t)mx->rcount[q]) {
+			const uint8_t *b = mx->rbuf + mx->rdispl[q];
 			struct fl_mblk blk;
 			memcpy(&blk, b + mx->cursor[q], sizeof blk);
 			if (blk.src != s)

@@ -18,8 +18,9 @@
  * Determinism: routers and endpoints interact only through events at least
  * two cycles away, so the order in which a cycle visits them cannot change
  * any result; statistics are integer sums. The same property lets the
- * model run as partitions of contiguous router ranges (part.c) that
- * exchange boundary events at each cycle's end, with the same results.
+ * model run as partitions of routers (part.c) that exchange boundary
+ * events at each cycle's end, with the same results, in one process or
+ * over MPI ranks (mpi.c).
  */
 #ifndef NETLOOM_NET_NET_INTERNAL_H
 #define NETLOOM_NET_NET_INTERNAL_H
@@ -748,8 +749,9 @@ static inline bool fl_wheel_credit(struct flitnet *n, uint64_t cycle, uint32_t c
 	return true;
 }
 /* --- part.c --- */
-/* Split the built network n into n_parts partitions of contiguous router
- * ranges balanced by endpoints (build time; 1 = n alone). */
+/* Split the built network n into n_parts partitions (router ranges or
+ * METIS's cut, [simulation] partitioner) balanced by routers and endpoints
+ * (build time; 1 = n alone); under MPI, this rank's are listed in own. */
 int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err);
 /* Free the other partitions and the partition bookkeeping (root). */
 void fl_part_release(struct flitnet *n);

@@ -1,5 +1,6 @@
-/* Partitions of the flit model (issue 10 part 2): contiguous router ranges,
- * each with the endpoints attached to its routers, run cycle by cycle.
+/* Partitions of the flit model (issue 10 part 2): contiguous router ranges
+ * (or METIS's cut, part_metis.c), each with the endpoints attached to its
+ * routers, run cycle by cycle, in one process or over MPI ranks (mpi.c).
  *
  * A partition has its own packet and run pools, timing wheel, far heap,
  * active lists, allocator scratch and counters; the arrays indexed by
