@@ -260,7 +260,7 @@ int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_
 	struct net_cfg nc;
 	struct router_cfg rc;
 	struct traffic_cfg tc;
-	struct sim_cfg sc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
 	struct topo *t = NULL;
 
 	memset(pt, 0, sizeof *pt);

@@ -166,7 +166,7 @@ static void test_ranges_and_crossing(void)
 	struct nl_err e = {0};
 	struct net_cfg nc;
 	struct router_cfg rc;
-	struct sim_cfg sc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
 	struct traffic_cfg tc;
 	struct topo *t = NULL;
 	struct traffic *tr = NULL;
