@@ -39,6 +39,8 @@ static void run_usage(FILE *f, const char *cmd)
 		"      --reproducible  write wall_seconds as 0 so repeated runs compare byte for byte\n"
 		"  -h, --help          this text\n\n"
 		"Defaults: torus:k=8x8, dor, uniform traffic at 0.1 flits/cycle/endpoint.\n"
+		"Under 'mpirun -np N' (or srun) each point is spread over the N ranks, with the\n"
+		"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
 		cmd, sweep ? "--rates A:B:STEP [--continue] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
