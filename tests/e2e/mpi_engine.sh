@@ -23,7 +23,13 @@ mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
 # Built without MPI, a launch of 2 ranks is refused with this line.
 probe=$(mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null)
 if grep -q "built without MPI" <<<"$probe"; then
-  echo "netloom built without MPI: skipping" >&2
+  # It must say so once and fail, not run two copies.
+  expect_eq "without MPI: error lines" "$(grep -c '^netloom' <<<"$probe")" 1
+  grep -q "^netloom run: started by an MPI launcher with 2 ranks, but this netloom was built without MPI" <<<"$probe" \
+    || fail "without MPI: got '$probe'"
+  mpi 2 "$netloom" run -s topology=torus:k=4x4 >/dev/null 2>&1 && fail "without MPI: exit 0 under 2 ranks"
+  [ "$fails" -eq 0 ] || exit 1
+  echo "netloom built without MPI: refusal checked, the rest skipped" >&2
   exit 77
 fi
 
