@@ -435,14 +435,6 @@ static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl
 	uint32_t vcs = n->mx ? dl_find_mpi(n, &flits) : dl_find(n, &flits);
 	if (!vcs)
 		return 0;
-	/* Under MPI the verdict is every rank's, but which VC waits on which
-	 * is spread over the ranks: each stops alike, without the report. */
-	if (n->mx)
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits stuck in %u input VCs that wait on "
-			       "each other (%s check); under MPI the report of which VCs wait on which is not made: "
-			       "run without mpirun for it",
-			       n->now, flits, vcs, global ? "global" : "local");
 	struct net_deadlock *d = &n->dl;
 	memset(d, 0, sizeof *d);
 	d->cycle = n->now;
@@ -451,6 +443,19 @@ static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl
 	d->global = global;
 	d->waited = waited;
 	d->bound = n->dl_bound;
+	/* Under MPI the verdict is every rank's, but which VC waits on which
+	 * is spread over the ranks: the deadlock is the run's result as in
+	 * one process, without the list of waiting VCs. */
+	if (n->mx) {
+		n->has_dl = true;
+		free(n->report);
+		n->report = NULL;
+		return nl_errf(err, NL_EDEADLOCK,
+			       "network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits stuck in %u input VCs that wait on "
+			       "each other (%s check); under MPI the list of which VCs wait on which is not made: "
+			       "run without mpirun for it",
+			       n->now, flits, vcs, global ? "global" : "local");
+	}
 	for (uint32_t g = 0; g < t->n_ports && d->n_waits < NET_DL_WAITS; g++)
 		for (uint32_t v = 0; v < n->V && d->n_waits < NET_DL_WAITS; v++)
 			if (n->dl_dead[(uint64_t)g * n->V + v])

@@ -94,9 +94,18 @@ refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
 refused "replay" "^netloom replay: started by an MPI launcher with 2 ranks; only 'run' and 'sweep' spread one simulation" \
   2 "$netloom" replay nothing.nlt
-refused "deadlock" '^netloom: network deadlock at cycle 60: 32 flits stuck in 16 input VCs .*\(global check\); under MPI the report' \
-  2 "$netloom" run -s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 \
-  -s vc_buf_size=2 -s packet_size=8 -s traffic=tornado -s injection_rate=0.9 -s sim_type=throughput
+# A deadlock is the run's result as in one process (exit 1, the JSON's
+# "stuck" object), without the list of waiting VCs.
+dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2
+    -s packet_size=8 -s traffic=tornado -s injection_rate=0.9 -s sim_type=throughput)
+refused "deadlock" '^netloom: network deadlock at cycle 60: 32 flits stuck in 16 input VCs .*\(global check\); under MPI the list' \
+  2 "$netloom" run "${dl[@]}" --reproducible --json "$dir/dl-2.json"
+mpi 2 "$netloom" run "${dl[@]}" >/dev/null 2>&1
+expect_eq "deadlock: exit" "$?" 1
+"$netloom" run "${dl[@]}" --reproducible --json "$dir/dl-seq.json" >/dev/null 2>&1
+strip_waits='d["results"]["stuck"].pop("waiting"); print(d["results"])'
+expect_eq "deadlock: JSON but the waiting VCs" "$(python3 -c "import json; d=json.load(open('$dir/dl-2.json')); $strip_waits")" \
+  "$(python3 -c "import json; d=json.load(open('$dir/dl-seq.json')); $strip_waits")"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "ok: MPI runs equal the sequential ones"
