@@ -7,9 +7,9 @@
 #   scripts/compare-runs.sh OLD_NETLOOM NEW_NETLOOM
 #   scripts/compare-runs.sh --partitions NETLOOM
 # The second form runs every configuration with partitions = 1 against
-# partitions = 2, 3 and 4 and threads = 2 of the same binary (the split
+# partitions = 2, 3 and 4, threads = 2 and 4 METIS partitions of the same binary (the split
 # and threaded flit model must not change a bit). The configuration
-# echo's "partitions" and "threads" lines are dropped before comparing
+# echo's "partitions", "partitioner" and "threads" lines are dropped before comparing
 # (an old binary has no such keys; their default, 1, is the old model). Prints one line per comparison and "N identical,
 # N differ"; exits 1 when any differs or fails.
 set -uo pipefail
@@ -18,7 +18,7 @@ usage="usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM | --partitions NETLOOM"
 if [ "${1:-}" = "--partitions" ]; then
   old=${2:?$usage}
   new=$old
-  parts=(2 3 4 t2)
+  parts=(2 3 4 t2 m4)
 else
   old=${1:?$usage}
   new=${2:?$usage}
@@ -55,7 +55,7 @@ i=0
 # drop wall-clock fields, and the keys the old binary lacks (partitions; the
 # link-class latencies at their default 0) from the configuration echo
 normalise() {
-  [ -f "$1" ] && sed -i -E -e 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' -e '/^ *"(partitions|threads)": [0-9]+,?$/d' -e '/^ *"(terminal|local|global|noc)_latency": 0,?$/d' -e '/^ *"traffic_classes": 1,?$/d' -e '/^ *"traffic_class": "source",?$/d' -e '/^ *"(hold_switch_for_packet|voq|sequential_allocation)": false,?$/d' -e '/^ *"path_select": "spread",?$/d' -e '/^ *"lookahead_decide": "arrival",?$/d' "$1"
+  [ -f "$1" ] && sed -i -E -e 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' -e '/^ *"(partitions|threads)": [0-9]+,?$/d' -e '/^ *"partitioner": "[a-z]+",?$/d' -e '/^ *"(terminal|local|global|noc)_latency": 0,?$/d' -e '/^ *"traffic_classes": 1,?$/d' -e '/^ *"traffic_class": "source",?$/d' -e '/^ *"(hold_switch_for_packet|voq|sequential_allocation)": false,?$/d' -e '/^ *"path_select": "spread",?$/d' -e '/^ *"lookahead_decide": "arrival",?$/d' "$1"
 }
 compare() { # kind args
   local kind=$1 args=$2 k extra ro rn
@@ -68,6 +68,7 @@ compare() { # kind args
     extra=""
     case "$k" in
       t*) extra="-s threads=${k#t}" ;;
+      m*) extra="-s partitions=${k#m} -s partitioner=metis" ;;
       ?*) extra="-s partitions=$k" ;;
     esac
     if [ "$kind" = run ]; then

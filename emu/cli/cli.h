@@ -23,6 +23,8 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 /* Print "netloom: <msg>" on stderr (one line) and return the exit status
  * that goes with the error code (CLI_USAGE for input errors). */
 int cli_report(const struct nl_err *err);
+/* The exit code cli_report would return for err, printing nothing. */
+int cli_exit_code(const struct nl_err *err);
 
 /* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,8 +8,10 @@
 
 #include "cli/cli.h"
 #include "core/error.h"
+#include "net/net.h"
 #include "netloom/netloom.h"
 #include "route/route.h"
+#include "session/session.h"
 #include "traffic/traffic.h"
 
 struct run_opts {
@@ -37,6 +39,8 @@ static void run_usage(FILE *f, const char *cmd)
 		"      --reproducible  write wall_seconds as 0 so repeated runs compare byte for byte\n"
 		"  -h, --help          this text\n\n"
 		"Defaults: torus:k=8x8, dor, uniform traffic at 0.1 flits/cycle/endpoint.\n"
+		"Under 'mpirun -np N' (or srun) each point is spread over the N ranks, with the\n"
+		"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
 		cmd, sweep ? "--rates A:B:STEP [--continue] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
@@ -156,11 +160,42 @@ static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 	fprintf(stderr, "netloom: %s\ndeadlocked input VCs:\n%s", err->msg, nl_sim_deadlock_report(s));
 }
 
-static int run_finish(int rc, bool deadlocked, const struct nl_err *err)
+/* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports
+ * the same error; every rank exits with the same code). */
+static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool quiet)
 {
 	if (rc < 0)
-		return cli_report(err);
+		return quiet ? cli_exit_code(err) : cli_report(err);
 	return deadlocked ? CLI_FAIL : CLI_OK;
+}
+
+/* Under mpirun (or srun), one run spread over the ranks (emu/net/mpi.c;
+ * docs/scaling.md); only rank 0 prints and writes files. Returns 0 (*m
+ * NULL when not launched by MPI) or an exit code after saying why. */
+static int run_mpi_open(const char *cmd, struct net_mpi **m, struct run_opts *o)
+{
+	uint32_t rank, size;
+	*m = NULL;
+	if (!net_mpi_launched(&rank, &size))
+		return 0;
+	if (!net_mpi_built()) {
+		if (size <= 1)
+			return 0;
+		if (rank == 0)
+			fprintf(stderr,
+				"netloom %s: started by an MPI launcher with %u ranks, but this netloom was built without "
+				"MPI (Debian: libopenmpi-dev), so it would run %u copies of the same run; run it without mpirun\n",
+				cmd, size, size);
+		return CLI_FAIL;
+	}
+	struct nl_err err = {0};
+	if (net_mpi_open(m, &err) < 0)
+		return rank == 0 ? cli_report(&err) : CLI_FAIL;
+	if (net_mpi_rank(*m) != 0) {
+		o->table = false;
+		o->json_path = NULL;
+	}
+	return 0;
 }
 
 int cli_run_main(int argc, char **argv)
@@ -170,15 +205,19 @@ int cli_run_main(int argc, char **argv)
 	struct nl_point pt = {0};
 	struct nl_err err = {0};
 	nl_sim *sim = NULL;
+	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
-	if (rc)
+	if (rc || (rc = run_mpi_open(argv[0], &mpi, &o)))
 		goto done_opts;
+	const bool quiet = net_mpi_rank(mpi) != 0;
 	bool deadlocked = false;
 	rc = run_setup(&sim, &o, &info, &err);
 	if (rc == 0) {
+		session_set_mpi(sim, mpi);
 		rc = nl_sim_run(sim, &pt, &err);
 		if (rc == NL_EDEADLOCK && pt.deadlock) {
-			run_report_deadlock(sim, &err);
+			if (!quiet)
+				run_report_deadlock(sim, &err);
 			deadlocked = true;
 			rc = 0;
 		}
@@ -193,9 +232,10 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (rc == 0 && o.json_path)
 		rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
-	rc = run_finish(rc, deadlocked, &err);
+	rc = run_finish(rc, deadlocked, &err, quiet);
 	nl_sim_free(sim);
 done_opts:
+	net_mpi_close(mpi);
 	cli_cfg_opts_release(&o.cfg);
 	return rc < 0 ? 0 : rc;
 }
@@ -222,6 +262,7 @@ struct sweep_print {
 	const struct nl_sim_info *info;
 	const struct nl_err *err;
 	uint32_t n;
+	bool quiet; /* an MPI rank other than 0 */
 };
 
 /* One sweep point, as it comes. The header waits for the first point:
@@ -230,7 +271,7 @@ struct sweep_print {
 static int sweep_on_point(void *ctx, const struct nl_point *pt)
 {
 	struct sweep_print *sp = ctx;
-	if (pt->deadlock)
+	if (pt->deadlock && !sp->quiet)
 		run_report_deadlock(sp->sim, sp->err);
 	if (sp->o->table) {
 		if (sp->n == 0)
@@ -251,9 +292,11 @@ int cli_sweep_main(int argc, char **argv)
 	nl_sim *sim = NULL;
 	double a, b, step;
 	bool deadlocked = false;
+	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
-	if (rc)
+	if (rc || (rc = run_mpi_open(argv[0], &mpi, &o)))
 		goto done_opts;
+	const bool quiet = net_mpi_rank(mpi) != 0;
 	if (sweep_parse_rates(o.rates, &a, &b, &step) < 0) {
 		rc = cli_usage_error("sweep", "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
 				     o.rates);
@@ -262,7 +305,8 @@ int cli_sweep_main(int argc, char **argv)
 	rc = run_setup(&sim, &o, &info, &err);
 	if (rc < 0)
 		goto done;
-	struct sweep_print sp = {.sim = sim, .o = &o, .info = &info, .err = &err};
+	session_set_mpi(sim, mpi);
+	struct sweep_print sp = {.sim = sim, .o = &o, .info = &info, .err = &err, .quiet = quiet};
 	rc = nl_sim_sweep(sim, a, b, step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
 	if (rc == NL_EDEADLOCK) {
 		deadlocked = true;
@@ -284,9 +328,10 @@ int cli_sweep_main(int argc, char **argv)
 			rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
 	}
 done:
-	rc = run_finish(rc, deadlocked, &err);
+	rc = run_finish(rc, deadlocked, &err, quiet);
 	nl_sim_free(sim);
 done_opts:
+	net_mpi_close(mpi);
 	cli_cfg_opts_release(&o.cfg);
 	return rc < 0 ? 0 : rc;
 }

@@ -16,6 +16,11 @@
 int cli_report(const struct nl_err *err)
 {
 	fprintf(stderr, "netloom: %s\n", err->msg[0] ? err->msg : nl_strerror(err->code));
+	return cli_exit_code(err);
+}
+
+int cli_exit_code(const struct nl_err *err)
+{
 	switch (err->code) {
 	case NL_ENOMEM:
 	case NL_EDEADLOCK:

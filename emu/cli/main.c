@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "net/net.h"
 #include "netloom/netloom.h"
 
 struct cli_cmd {
@@ -58,6 +59,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version"))
 		return cli_version_main(argc - 1, argv + 1);
+	/* Under an MPI launcher only run and sweep spread one simulation over
+	 * the ranks (emu/net/mpi.c); any other command would run once per
+	 * rank, side by side, writing the same files. */
+	uint32_t rank, size;
+	if (net_mpi_launched(&rank, &size) && size > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep")) {
+		if (rank == 0)
+			fprintf(stderr,
+				"netloom %s: started by an MPI launcher with %u ranks; only 'run' and 'sweep' spread "
+				"one simulation over MPI ranks: run '%s' without mpirun\n",
+				argv[1], size, argv[1]);
+		return CLI_FAIL;
+	}
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		if (!strcmp(argv[1], cli_cmds[i].name))
 			return cli_cmds[i].main(argc - 1, argv + 1);

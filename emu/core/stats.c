@@ -7,7 +7,6 @@
 
 #include "core/error.h"
 
-#define STATS_HIST_NBINS (STATS_HIST_EXACT + 52u * STATS_HIST_SUB)
 
 void stats_acc_init(struct stats_acc *a)
 {

@@ -36,6 +36,7 @@ void stats_acc_merge(struct stats_acc *into, const struct stats_acc *from);
 
 #define STATS_HIST_EXACT 4096u /* values below are counted exactly */
 #define STATS_HIST_SUB 256u    /* buckets per power of two above that */
+#define STATS_HIST_NBINS (STATS_HIST_EXACT + 52u * STATS_HIST_SUB) /* bins[] entries */
 
 struct stats_hist {
 	uint64_t *bins; /* STATS_HIST_EXACT + 52 * STATS_HIST_SUB counters */

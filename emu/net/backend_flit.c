@@ -35,7 +35,7 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 {
 	struct net_cfg nc;
 	struct router_cfg rc;
-	struct sim_cfg sc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
 
 	if (!t)
 		return nl_errf(err, NL_ECONFIG, "network backend 'flit' needs a topology");

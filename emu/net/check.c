@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
 
@@ -92,6 +93,12 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 			bal[(uint64_t)(ro->port_base + x->out) * V + x->vc]--;
 			flits++;
 		}
+	}
+	/* Under MPI each rank counted what it runs (the rest of its arrays is
+	 * untouched zeros): the balances and flits add up over the ranks. */
+	if (n->mx) {
+		fl_mpi_sum_i64(n, bal, (P + E) * V);
+		flits = fl_mpi_sum(n, flits);
 	}
 	for (uint64_t i = 0; i < (P + E) * V && rc == 0; i++)
 		if (bal[i] != 0) {

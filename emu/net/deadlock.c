@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "net/voq.h"
 #include "topo/topo.h"
@@ -84,7 +85,9 @@ int fl_dl_init(struct flitnet *n, struct nl_err *err)
 	n->dl_dead = calloc(IV ? IV : 1, 1);
 	n->dl_rq = calloc(R ? R : 1, sizeof *n->dl_rq);
 	n->dl_rqueued = calloc(R ? R : 1, 1);
-	if (!n->dl_dead || !n->dl_rq || !n->dl_rqueued)
+	if (n->sc.mpi)
+		n->dl_count = calloc(IV ? IV : 1, sizeof *n->dl_count);
+	if (!n->dl_dead || !n->dl_rq || !n->dl_rqueued || (n->sc.mpi && !n->dl_count))
 		return nl_errf(err, NL_ENOMEM, "out of memory for the deadlock check (%" PRIu64 " input VCs)", IV);
 	n->dl_gchecked = UINT64_MAX;
 	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
@@ -97,6 +100,7 @@ void fl_dl_release(struct flitnet *n)
 	free(n->dl_dead);
 	free(n->dl_rq);
 	free(n->dl_rqueued);
+	free(n->dl_count);
 }
 
 /* --- the exact check ----------------------------------------------------- */
@@ -111,7 +115,9 @@ static bool dl_never_credited(const struct flitnet *n, uint32_t g, uint32_t vc)
 		return false; /* an endpoint sinks every flit */
 	uint64_t d = (uint64_t)l->to * n->V + vc;
 	uint16_t occ = n->ovc[(uint64_t)g * n->V + vc].occ;
-	return occ && n->ivc[d].count == occ && n->dl_dead[d];
+	/* Under MPI the downstream buffer may be another rank's. */
+	uint16_t count = n->mx ? n->dl_count[d] : n->ivc[d].count;
+	return occ && count == occ && n->dl_dead[d];
 }
 
 /* Is output VC (g, vc) of router ro held forever? */
@@ -273,6 +279,75 @@ static uint32_t dl_find(struct flitnet *n, uint64_t *flits)
 	return vcs;
 }
 
+/* dl_find over MPI ranks: each rank drops the VCs of its own routers that
+ * can move, reading the downstream buffers of other ranks from copies
+ * (every rank's counts summed, the set's flags minimised over the ranks
+ * after each round), until a round drops nothing anywhere. A VC is only
+ * ever dropped, by its owner, so the rounds reach the one greatest
+ * fixpoint dl_find computes; dl_dead and the result are the same on every
+ * rank. Collective. */
+static uint32_t dl_find_mpi(struct flitnet *n, uint64_t *flits)
+{
+	const struct topo *t = n->topo;
+	const uint32_t R = t->n_routers, V = n->V;
+	const uint64_t IV = (uint64_t)t->n_ports * V;
+	uint32_t vcs = 0;
+
+	for (uint64_t iv = 0; iv < IV; iv++)
+		n->dl_count[iv] = n->ivc[iv].count; /* zero where another rank runs the router */
+	fl_mpi_sum_u16(n, n->dl_count, IV);
+	for (uint64_t iv = 0; iv < IV; iv++)
+		n->dl_dead[iv] = n->dl_count[iv] != 0;
+	for (;;) {
+		uint32_t head = 0, tail = 0, len = 0;
+		uint64_t dropped = 0;
+		for (uint32_t r = 0; r < R; r++) {
+			n->dl_rqueued[r] = 0;
+			if (!fl_router_local(n, r))
+				continue;
+			const struct fl_router *ro = &n->routers[r];
+			for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++)
+				if (n->dl_dead[(uint64_t)ro->vc_base + li]) {
+					dl_push(n, r, &tail, &len);
+					break;
+				}
+		}
+		while (len) {
+			uint32_t r = n->dl_rq[head];
+			head = head + 1 == R ? 0 : head + 1;
+			len--;
+			n->dl_rqueued[r] = 0;
+			const struct fl_router *ro = &n->routers[r];
+			bool changed;
+			do {
+				changed = false;
+				for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++) {
+					uint64_t iv = (uint64_t)ro->vc_base + li;
+					if (!n->dl_dead[iv] || dl_stuck(n, ro, iv))
+						continue;
+					n->dl_dead[iv] = 0;
+					changed = true;
+					dropped++;
+					const struct fl_link *up = &n->ports[ro->port_base + fl_li_port(n, li)].link;
+					if (up->credit_kind == EV_CREDIT_ROUTER && up->target != FL_NONE && up->target != r &&
+					    fl_router_local(n, up->target))
+						dl_push(n, up->target, &tail, &len);
+				}
+			} while (changed);
+		}
+		fl_mpi_min_u8(n, n->dl_dead, IV);
+		if (!fl_mpi_sum(n, dropped))
+			break;
+	}
+	*flits = 0;
+	for (uint64_t iv = 0; iv < IV; iv++)
+		if (n->dl_dead[iv]) {
+			vcs++;
+			*flits += n->dl_count[iv];
+		}
+	return vcs;
+}
+
 /* --- the report ---------------------------------------------------------- */
 
 static const char *const dl_state_names[] = {"idle", "routing", "vc_alloc", "active"};
@@ -357,7 +432,7 @@ static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl
 {
 	const struct topo *t = n->topo;
 	uint64_t flits;
-	uint32_t vcs = dl_find(n, &flits);
+	uint32_t vcs = n->mx ? dl_find_mpi(n, &flits) : dl_find(n, &flits);
 	if (!vcs)
 		return 0;
 	struct net_deadlock *d = &n->dl;
@@ -368,6 +443,19 @@ static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl
 	d->global = global;
 	d->waited = waited;
 	d->bound = n->dl_bound;
+	/* Under MPI the verdict is every rank's, but which VC waits on which
+	 * is spread over the ranks: the deadlock is the run's result as in
+	 * one process, without the list of waiting VCs. */
+	if (n->mx) {
+		n->has_dl = true;
+		free(n->report);
+		n->report = NULL;
+		return nl_errf(err, NL_EDEADLOCK,
+			       "network deadlock at cycle %" PRIu64 ": %" PRIu64 " flits stuck in %u input VCs that wait on "
+			       "each other (%s check); under MPI the list of which VCs wait on which is not made: "
+			       "run without mpirun for it",
+			       n->now, flits, vcs, global ? "global" : "local");
+	}
 	for (uint32_t g = 0; g < t->n_ports && d->n_waits < NET_DL_WAITS; g++)
 		for (uint32_t v = 0; v < n->V && d->n_waits < NET_DL_WAITS; v++)
 			if (n->dl_dead[(uint64_t)g * n->V + v])
@@ -452,6 +540,8 @@ int fl_dl_scan(struct flitnet *n, struct nl_err *err)
 		if (c->dl_scans >= need)
 			waited = dl_max(waited, c->dl_scans * n->dl_period);
 	}
+	if (n->mx)
+		waited = fl_mpi_max(n, waited); /* every rank scans at the same cycles */
 	return waited ? dl_confirm(n, false, waited, err) : 0;
 }
 

@@ -20,6 +20,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
@@ -126,12 +127,15 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	n->obs.drain_time = n->now;
 	n->obs.count_channels = false;
 	fl_obs_phase(&n->obs, phase);
-	n->obs.n_undrained = 0;
+	/* Under MPI a rank knows its own sources' next packet only: the
+	 * count is summed over the ranks. */
+	uint64_t undrained = 0;
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
 		struct fl_nic *c = &n->nics[e];
 		c->drained = c->next_gen >= n->obs.drain_time;
-		n->obs.n_undrained += !c->drained;
+		undrained += !c->drained && fl_ep_local(n, e);
 	}
+	n->obs.n_undrained = (uint32_t)(n->mx ? fl_mpi_sum(n, undrained) : undrained);
 	if (!measure_latency)
 		return 0;
 	uint64_t drain_start = n->now;
@@ -242,6 +246,8 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	if (sc->check_interval != 0)
 		rc_ = flitnet_check(n, err);
 	fl_part_fold_hists(n);
+	if (n->mx)
+		fl_mpi_sum_channels(n);
 	exp_collect(n, pt);
 out:
 	traffic_free(tr);
@@ -254,7 +260,7 @@ int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_
 	struct net_cfg nc;
 	struct router_cfg rc;
 	struct traffic_cfg tc;
-	struct sim_cfg sc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
 	struct topo *t = NULL;
 
 	memset(pt, 0, sizeof *pt);

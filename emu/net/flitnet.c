@@ -11,6 +11,7 @@
 #include "net/hold.h"
 #include "net/net_internal.h"
 #include "net/voq.h"
+#include "net/mpi.h"
 #include "net/workers.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
@@ -198,6 +199,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->va_gptr);
 	free(n->va_aptr);
 	free(n->va_wait);
+	free(n->snap_occ);
 	free(n->pend);
 	free(n->sw_gptr);
 	free(n->sw_aptr);
@@ -321,10 +323,15 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		return nl_errf(err, NL_ECONFIG, "[simulation] threads = %lld: expected at most %u (a router at least per thread)",
 			       (long long)sc->threads, t->n_routers);
 	}
-	if ((int64_t)n_threads > n->sc.partitions)
-		n->sc.partitions = n_threads;
+	/* MPI ranks run partitions too, each its share of threads: at least
+	 * that many per rank (results do not depend on the count). */
+	const uint32_t n_ranks = net_mpi_size(sc->mpi);
+	if ((int64_t)n_threads * n_ranks > n->sc.partitions)
+		n->sc.partitions = (int64_t)n_threads * n_ranks;
 	char parts_what[64]; /* what the user set, for the refusals below */
-	if (n_threads > 1)
+	if (sc->mpi)
+		snprintf(parts_what, sizeof parts_what, "%u MPI ranks", n_ranks);
+	else if (n_threads > 1)
 		snprintf(parts_what, sizeof parts_what, "threads = %u", n_threads);
 	else
 		snprintf(parts_what, sizeof parts_what, "partitions = %lld", (long long)n->sc.partitions);
@@ -361,11 +368,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	n->cls_w = n->V / n->n_cls;
 	rc_ = route_new(nc->routing_function, t, n->cls_w, &n->route, err);
-	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && n->sc.partitions > 1)
+	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi))
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' reads the live global congestion view, which %s "
-			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1",
-			      n->route->spec, parts_what);
+			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
+			      n->route->spec, parts_what, sc->mpi ? ", without mpirun" : "");
 	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
@@ -399,6 +406,17 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	if (n->la_upstream && n->route->hop_pure)
 		n->la_upstream = false;
 	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
+	/* Under MPI, decided before any collective, the same on every rank:
+	 * what reads routers of other ranks in the middle of a run. */
+	if (sc->mpi && n->la_upstream)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "[router] lookahead_decide = upstream: not with %s (a switch winner's route is decided "
+			      "at the next router, which another rank may run); expected lookahead_decide = arrival, "
+			      "or run without mpirun", parts_what);
+	if (rc_ < 0) {
+		flitnet_free(n);
+		return rc_;
+	}
 	if (n->la_upstream)
 		n->pool.la_w = n->route->max_cands;
 
@@ -410,6 +428,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	n->cand_cap = ROUTE_MAX_CANDS;
 
+	/* Under MPI a snapshot reads every rank's output VCs: their counts
+	 * summed over the ranks into this copy (fl_route_snapshot). */
+	if (sc->mpi && n->snap_next == 0)
+		FL_CALLOC(n->snap_occ, IV);
 	FL_CALLOC(n->routers, R);
 	FL_CALLOC(n->ports, P);
 	FL_CALLOC(n->ivc, IV);
@@ -609,6 +631,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
+	/* A rank may run fewer partitions than threads (partitions set below
+	 * threads x ranks): one thread per partition at most. */
+	if (rc_ == 0 && n_threads > n->n_own)
+		n_threads = n->n_own;
 	if (rc_ == 0 && n_threads > 1)
 		rc_ = fl_workers_start(n, n_threads, err);
 	if (rc_ < 0) {
@@ -907,8 +933,7 @@ void fl_cycle(struct flitnet *n)
 	fl_set_now(n, t + 1);
 }
 
-/* Earliest cycle >= now at which anything happens in partition n. */
-static uint64_t fl_part_next_work(const struct flitnet *n)
+uint64_t fl_part_next_work(const struct flitnet *n)
 {
 	if (n->n_act_r || n->n_act_e)
 		return n->now;
@@ -928,9 +953,9 @@ static uint64_t fl_part_next_work(const struct flitnet *n)
 
 uint64_t fl_next_work(const struct flitnet *n)
 {
-	uint64_t next = fl_part_next_work(n);
-	for (uint32_t k = 1; k < n->n_parts && next > n->now; k++) {
-		uint64_t c = fl_part_next_work(n->part[k]);
+	uint64_t next = UINT64_MAX;
+	for (uint32_t i = 0; i < n->n_own && next > n->now; i++) {
+		uint64_t c = fl_part_next_work(n->part[n->own[i]]);
 		if (c < next)
 			next = c;
 	}
@@ -965,7 +990,7 @@ static uint64_t fl_check_interval(const struct flitnet *n)
  * partitions are between cycles, so the global view is consistent. */
 static void fl_route_snapshot(struct flitnet *n)
 {
-	const struct route_view g = {
+	struct route_view g = {
 		.occ_base = &n->ovc[0].occ,
 		.occ_stride = sizeof(struct fl_ovc),
 		.n_vcs = n->V,
@@ -973,6 +998,15 @@ static void fl_route_snapshot(struct flitnet *n)
 		.gocc_base = &n->ovc[0].occ,
 	};
 	const uint64_t T = n->route->snapshot_period;
+	if (n->mx) {
+		/* Each rank's counts are zero where another rank runs the port. */
+		const uint64_t IV = (uint64_t)n->topo->n_ports * n->V;
+		for (uint64_t iv = 0; iv < IV; iv++)
+			n->snap_occ[iv] = n->ovc[iv].occ;
+		fl_mpi_sum_u16(n, n->snap_occ, IV);
+		g.occ_base = g.gocc_base = n->snap_occ;
+		g.occ_stride = sizeof *n->snap_occ;
+	}
 	n->route->ops->snapshot(n->route, &g, n->now);
 	n->snap_next = (n->now / T + 1) * T;
 }
@@ -982,15 +1016,24 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 	const uint64_t interval = fl_check_interval(n);
 	if (n->n_parts > 1)
 		fl_part_sync(n);
+	/* Under MPI every rank takes every decision below from the same
+	 * numbers: the next cycle with work on any rank (fl_mpi_begin, then
+	 * each exchange), the folded counters, and no early return on a
+	 * failure of this rank alone (its oom is folded at the exchange). */
+	if (n->mx)
+		fl_mpi_begin(n);
 	while (n->now < cycle) {
-		uint64_t next = n->n_parts == 1 ? fl_part_next_work(n) : fl_next_work(n);
+		uint64_t next = n->mx ? n->x_next : n->n_parts == 1 ? fl_part_next_work(n) : fl_next_work(n);
 		if (next > n->now) {
 			fl_jump(n, next < cycle ? next : cycle);
 			if (n->now >= cycle)
 				break;
 		}
-		for (uint32_t k = 0; k < n->n_parts; k++)
-			NL_CHECK(fl_reserve(n->part[k], err));
+		for (uint32_t i = 0; i < n->n_own; i++) {
+			int rc = fl_reserve(n->part[n->own[i]], err);
+			if (rc < 0 && !n->mx)
+				return rc;
+		}
 		if (n->now >= n->snap_next)
 			fl_route_snapshot(n);
 		/* Partitions run the cycle side by side on the workers, or one
@@ -998,10 +1041,15 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 		if (n->workers)
 			fl_workers_cycle(n->workers);
 		else
-			for (uint32_t k = 0; k < n->n_parts; k++)
-				fl_cycle(n->part[k]);
-		if (n->n_parts > 1 || n->msg.n_done)
+			for (uint32_t i = 0; i < n->n_own; i++)
+				fl_cycle(n->part[n->own[i]]);
+		/* A rank that does not run partition 0 still keeps its clock. */
+		if (n->own[0] != 0)
+			fl_set_now(n, n->now + 1);
+		if (n->n_parts > 1 || n->msg.n_done || n->mx)
 			fl_part_exchange(n);
+		if (n->mx && n->oom)
+			return fl_reserve(n, err);
 		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));

@@ -141,6 +141,8 @@ struct router_cfg {
 	bool sequential_allocation; /* route decisions see the flits routed before them (router.c) */
 };
 
+enum { NET_PART_RANGES, NET_PART_METIS };
+
 /* [simulation]: how an experiment runs (BookSim2's key names). */
 struct sim_cfg {
 	int sim_type;             /* 0 latency, 1 throughput */
@@ -159,7 +161,30 @@ struct sim_cfg {
 	int visit_order;          /* 0 forward, 1 reverse: a check that results do not depend on it */
 	int64_t partitions;       /* router-range partitions of the flit model, run cycle by cycle */
 	int64_t threads;          /* threads running the partitions side by side (0 = one per processor) */
+	int partitioner;          /* NET_PART_RANGES (contiguous router ranges) or NET_PART_METIS */
+	struct net_mpi *mpi;      /* not a key: the MPI ranks sharing each run (NULL: this process alone) */
 };
+
+/* --- MPI ranks (issue 16 part 2, mpi.c) ------------------------------------ */
+
+/* The ranks of an mpirun (or srun) launch: one run is spread over them,
+ * each running the partitions k with k mod ranks = rank. */
+struct net_mpi;
+
+/* Was this process started by an MPI launcher? Reads the environment only
+ * (Open MPI, PMI, PMIx), so a plain process never initialises MPI. *rank
+ * and *size get what the launcher says (*size 0: it did not say). */
+bool net_mpi_launched(uint32_t *rank, uint32_t *size);
+/* Was netloom built with MPI? */
+bool net_mpi_built(void);
+/* Initialise MPI (once per process) and take the world's ranks. */
+int net_mpi_open(struct net_mpi **out, struct nl_err *err);
+/* Finalise MPI (NULL: nothing). With NETLOOM_MPI_STATS=1 rank 0 first
+ * prints the exchange's figures to stderr. */
+void net_mpi_close(struct net_mpi *m);
+/* This rank, and the ranks (0 and 1 for NULL). */
+uint32_t net_mpi_rank(const struct net_mpi *m);
+uint32_t net_mpi_size(const struct net_mpi *m);
 
 extern const struct config_table net_network_table;
 extern const struct config_table net_router_table;

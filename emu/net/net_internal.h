@@ -18,8 +18,9 @@
  * Determinism: routers and endpoints interact only through events at least
  * two cycles away, so the order in which a cycle visits them cannot change
  * any result; statistics are integer sums. The same property lets the
- * model run as partitions of contiguous router ranges (part.c) that
- * exchange boundary events at each cycle's end, with the same results.
+ * model run as partitions of routers (part.c) that exchange boundary
+ * events at each cycle's end, with the same results, in one process or
+ * over MPI ranks (mpi.c).
  */
 #ifndef NETLOOM_NET_NET_INTERNAL_H
 #define NETLOOM_NET_NET_INTERNAL_H
@@ -56,6 +57,7 @@ enum { VC_IDLE, VC_ROUTING, VC_VCALLOC, VC_ACTIVE };
 
 struct fl_areq;
 struct fl_workers;
+struct fl_mx;
 struct fl_hold;
 struct fl_voq;
 
@@ -442,6 +444,7 @@ struct flitnet {
 	const struct topo *topo;
 	struct route *route;
 	uint64_t snap_next;          /* cycle of the next route snapshot (route_ops.snapshot), UINT64_MAX = none */
+	uint16_t *snap_occ;          /* under MPI with snapshots: [ov] every rank's output VC counts */
 	struct fl_synth synth;       /* driver: synthetic traffic */
 	struct net_cfg nc;           /* resolved [network] */
 	struct router_cfg rc;        /* resolved [router] */
@@ -469,6 +472,7 @@ struct flitnet {
 	uint64_t now;                /* current cycle */
 	struct fl_la_pend *la_pend;  /* lookahead_decide = upstream: this cycle's heads (router.c) */
 	uint32_t n_la_pend, cap_la_pend;
+	uint32_t la_next;            /* partitions of METIS: la_pend entries decided so far (part.c) */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
 
 	/* Routers. */
@@ -574,6 +578,7 @@ struct flitnet {
 	uint8_t *dl_dead;              /* [iv] exact check: 1 = in the deadlocked set */
 	uint32_t *dl_rq;               /* [router] exact check's work queue */
 	uint8_t *dl_rqueued;           /* [router] queued in dl_rq */
+	uint16_t *dl_count;            /* under MPI: [iv] every rank's buffered flits, for the exact check */
 	bool has_dl;                   /* dl holds the last deadlock found */
 	struct net_deadlock dl;
 
@@ -593,12 +598,21 @@ struct flitnet {
 	uint32_t act_w0;               /* first word of act_r covering r_lo (act_words: the count) */
 	uint32_t own_eps, own_ports;   /* endpoints and router ports of the partition (pool reserves) */
 	uint16_t *r_part;              /* root, n_parts > 1: [router] owning partition */
+	bool r_scattered;              /* partitions are METIS's, not router ranges */
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
 	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
 					  from another partition (its flits arrive contiguously) */
 	uint32_t *xsrc, *xstamp;       /* n_parts > 1, lookahead_decide = upstream: [iv] the sender's record
 					  of the last head merged on iv, and the cycle (mod 2^32) it was */
 	struct fl_workers *workers;    /* root, threads > 1: the threads running the partitions (workers.h) */
+	uint32_t *own;                 /* root: [n_own] the partitions this process runs, in order (all of
+					  them, or under MPI those k with k mod ranks = rank) */
+	uint32_t n_own;
+	uint32_t x_rank, x_size;       /* this process's MPI rank and the ranks (0 and 1 without MPI) */
+	struct fl_mx *mx;              /* root, under MPI: the exchange's state (mpi.c) */
+	uint64_t x_events;             /* under MPI: events pending on all ranks after the last exchange */
+	uint64_t x_next;               /* under MPI: earliest cycle with work on any rank (fl_mpi_begin,
+					  then every exchange) */
 };
 
 /* One allocation request. */
@@ -735,8 +749,9 @@ static inline bool fl_wheel_credit(struct flitnet *n, uint64_t cycle, uint32_t c
 	return true;
 }
 /* --- part.c --- */
-/* Split the built network n into n_parts partitions of contiguous router
- * ranges balanced by endpoints (build time; 1 = n alone). */
+/* Split the built network n into n_parts partitions (router ranges or
+ * METIS's cut, [simulation] partitioner) balanced by routers and endpoints
+ * (build time; 1 = n alone); under MPI, this rank's are listed in own. */
 int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err);
 /* Free the other partitions and the partition bookkeeping (root). */
 void fl_part_release(struct flitnet *n);
@@ -747,6 +762,15 @@ void fl_part_release_own(struct flitnet *s);
  * a copy of the packet's record for a head flit; the tail frees the local
  * record (it has left this partition). */
 void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev);
+/* partitioner = metis (part_metis.c): r_part[router] of n_parts partitions
+ * cut by METIS; 0, or 1 when a partition got no router (use ranges), or a
+ * negative code with one line in *err. */
+int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, uint16_t *r_part,
+		  struct nl_err *err);
+/* Merge partition s's outbox towards partition p into p's wheel, and one
+ * event of such an outbox (la: its carried decisions, or NULL). */
+void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);
+void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la);
 /* Before running: the drivers' and observer's settings of the root to the
  * other partitions. */
 void fl_part_sync(struct flitnet *n);
@@ -762,6 +786,16 @@ void fl_part_fold_hists(struct flitnet *n);
 uint64_t fl_events_total(const struct flitnet *n);
 
 /* The partition owning router r / endpoint e. */
+/* Is router r / endpoint e run by this process (always without MPI)? */
+static inline bool fl_router_local(const struct flitnet *n, uint32_t r)
+{
+	return n->n_parts == 1 || n->r_part[r] % n->x_size == n->x_rank;
+}
+static inline bool fl_ep_local(const struct flitnet *n, uint32_t e)
+{
+	return fl_router_local(n, n->ep_router[e]);
+}
+
 static inline struct flitnet *fl_part_of_router(const struct flitnet *n, uint32_t r)
 {
 	return n->n_parts > 1 ? n->part[n->r_part[r]] : n->part[0];
@@ -811,8 +845,10 @@ int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
-/* Earliest cycle >= now at which anything happens in any partition. */
+/* Earliest cycle >= now at which anything happens in any partition this
+ * process runs, or in partition n alone. */
 uint64_t fl_next_work(const struct flitnet *n);
+uint64_t fl_part_next_work(const struct flitnet *n);
 /* The (up to) NET_BUSIEST network channels with the most chan_flits,
  * busiest first, ties by global port; *sum and *n_chan get the flits of
  * all network channels and their number. Returns how many are in out. */

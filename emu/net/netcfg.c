@@ -12,6 +12,7 @@ static const char *const allocator_names[] = {"islip", "separable_input_first", 
 					      NULL};
 static const char *const sim_type_names[] = {"latency", "throughput", NULL};
 static const char *const visit_order_names[] = {"forward", "reverse", NULL};
+static const char *const partitioner_names[] = {"ranges", "metis", NULL};
 static const char *const lookahead_decide_names[] = {"arrival", "upstream", NULL};
 
 #define K(st, f) offsetof(struct st, f)
@@ -137,6 +138,10 @@ static const struct param_def net_sim_keys[] = {
 	 "split the flit model into this many contiguous router ranges, each with its own pools, wheel and "
 	 "active lists, exchanging boundary flits and credits every cycle (results are identical for any "
 	 "value; raised to `threads` when below it)", NULL},
+	{"partitioner", PARAM_CHOICE, K(sim_cfg, partitioner), "ranges", 0, 0,
+	 "how routers are cut into partitions: ranges (contiguous router ranges balanced by routers and "
+	 "endpoints) or metis (METIS k-way, fewest links between partitions, the same balance); results are "
+	 "identical either way", partitioner_names},
 	{"threads", PARAM_INT, K(sim_cfg, threads), "1", 0, 1024,
 	 "threads running the flit model's partitions side by side, one synchronisation per cycle "
 	 "(0 = one per 512 routers, at most one per online processor; results are identical for any value)",

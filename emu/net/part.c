@@ -1,5 +1,6 @@
-/* Partitions of the flit model (issue 10 part 2): contiguous router ranges,
- * each with the endpoints attached to its routers, run cycle by cycle.
+/* Partitions of the flit model (issue 10 part 2): contiguous router ranges
+ * (or METIS's cut, part_metis.c), each with the endpoints attached to its
+ * routers, run cycle by cycle, in one process or over MPI ranks (mpi.c).
  *
  * A partition has its own packet and run pools, timing wheel, far heap,
  * active lists, allocator scratch and counters; the arrays indexed by
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
 
@@ -89,6 +91,8 @@ void fl_part_release(struct flitnet *n)
 		for (uint32_t k = 1; k < n->n_parts; k++)
 			fl_part_free(n->part[k]);
 	free(n->part);
+	free(n->own);
+	fl_mpi_release(n);
 	free(n->r_part);
 	free(n->xpkt);
 	free(n->xsrc);
@@ -221,10 +225,24 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	if (n_parts < 1 || n_parts > R)
 		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
 	n->part = calloc(n_parts, sizeof *n->part);
-	if (!n->part)
+	n->own = calloc(n_parts, sizeof *n->own);
+	if (!n->part || !n->own)
 		goto nomem;
 	n->n_parts = 1;
 	n->part[0] = n;
+	/* Under MPI partition k is rank k mod ranks's (flitnet_new makes
+	 * partitions >= ranks, so each rank has one at least). */
+	n->x_rank = net_mpi_rank(n->sc.mpi);
+	n->x_size = net_mpi_size(n->sc.mpi);
+	n->n_own = 0;
+	for (uint32_t k = 0; k < n_parts; k++)
+		if (k % n->x_size == n->x_rank)
+			n->own[n->n_own++] = k;
+	if (n->sc.mpi) {
+		int rc = fl_mpi_setup(n, err);
+		if (rc < 0)
+			return rc;
+	}
 	if (n_parts == 1)
 		return 0;
 
@@ -250,11 +268,41 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	}
 	for (uint32_t e = 0; e < E; e++)
 		r_eps[topo_ep_router(t, e)]++;
-	fl_part_ranges(t, n_parts, r_eps, lo);
+	/* METIS's cut, or router ranges (also when METIS leaves a partition
+	 * without a router). */
+	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->r_part, err) : 1;
+	if (cut < 0) {
+		free(r_eps);
+		free(lo);
+		free(eps);
+		return cut;
+	}
+	n->r_scattered = cut == 0;
+	if (!n->r_scattered) {
+		fl_part_ranges(t, n_parts, r_eps, lo);
+		for (uint32_t k = 0; k < n_parts; k++)
+			for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
+				n->r_part[r] = (uint16_t)k;
+	}
 	free(r_eps);
-	for (uint32_t k = 0; k < n_parts; k++)
-		for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
-			n->r_part[r] = (uint16_t)k;
+	/* Each partition's router span [lo[k], lo2[k]) (its active bitmap's
+	 * words): its range, or from its first to its last router. */
+	for (uint32_t k = 0; k < n_parts; k++) {
+		lo[k] = R;
+		eps[k] = 0;
+	}
+	uint32_t *hi = calloc(n_parts, sizeof *hi);
+	if (!hi) {
+		free(lo);
+		free(eps);
+		goto nomem;
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		uint32_t k = n->r_part[r];
+		if (r < lo[k])
+			lo[k] = r;
+		hi[k] = r + 1;
+	}
 	for (uint32_t e = 0; e < E; e++)
 		eps[n->r_part[topo_ep_router(t, e)]]++;
 	n->n_parts = n_parts;
@@ -269,15 +317,16 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	for (uint32_t k = 0; k < n_parts && !bad; k++) {
 		struct flitnet *s = n->part[k];
 		s->r_lo = lo[k];
-		s->r_hi = lo[k + 1];
+		s->r_hi = hi[k];
 		s->act_w0 = s->r_lo / 64;
 		s->act_words = (s->r_hi + 63) / 64 - s->act_w0;
 		s->own_eps = eps[k];
 		s->own_ports = 0;
-		for (uint32_t r = s->r_lo; r < s->r_hi; r++)
-			s->own_ports += topo_router_ports(t, r);
 	}
+	for (uint32_t r = 0; r < R && !bad; r++)
+		n->part[n->r_part[r]]->own_ports += topo_router_ports(t, r);
 	free(lo);
+	free(hi);
 	free(eps);
 	if (bad)
 		goto nomem;
@@ -339,33 +388,36 @@ void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_
 		fl_pkt_free(n, ev->pkt);
 }
 
-/* Merge partition s's outbox towards partition p into p's wheel. */
-static void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
+void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la)
+{
+	if (xe->ev.kind == EV_FLIT_ROUTER) {
+		uint64_t iv = (uint64_t)xe->ev.to * n->V + xe->ev.vc;
+		if (xe->ev.seq == 0) {
+			uint32_t li = fl_pkt_alloc(p);
+			if (li == FL_NONE)
+				return; /* p->oom ends the run */
+			p->pool.pkts[li] = xe->pk;
+			fl_pkt_set_msg(p, li, xe->msg);
+			n->xpkt[iv] = li;
+			if (p->pool.la_w) {
+				p->pool.la_n[li] = xe->la_n;
+				if (xe->la_n)
+					memcpy(p->pool.la_cand + (size_t)li * p->pool.la_w, la,
+					       (size_t)xe->la_n * sizeof *la);
+				n->xsrc[iv] = xe->src_pkt;
+				n->xstamp[iv] = (uint32_t)n->now;
+			}
+		}
+		xe->ev.pkt = n->xpkt[iv];
+	}
+	fl_schedule(p, xe->cycle, &xe->ev);
+}
+
+void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 {
 	struct fl_xbox *x = &s->xbox[p->part_id];
-	for (uint32_t i = 0; i < x->n; i++) {
-		struct fl_xevent *xe = &x->ev[i];
-		if (xe->ev.kind == EV_FLIT_ROUTER) {
-			uint64_t iv = (uint64_t)xe->ev.to * n->V + xe->ev.vc;
-			if (xe->ev.seq == 0) {
-				uint32_t li = fl_pkt_alloc(p);
-				if (li == FL_NONE)
-					continue; /* p->oom ends the run */
-				p->pool.pkts[li] = xe->pk;
-				fl_pkt_set_msg(p, li, xe->msg);
-				n->xpkt[iv] = li;
-				if (p->pool.la_w) {
-					p->pool.la_n[li] = xe->la_n;
-					memcpy(p->pool.la_cand + (size_t)li * p->pool.la_w, x->la + (size_t)i * p->pool.la_w,
-					       (size_t)xe->la_n * sizeof *x->la);
-					n->xsrc[iv] = xe->src_pkt;
-					n->xstamp[iv] = (uint32_t)n->now;
-				}
-			}
-			xe->ev.pkt = n->xpkt[iv];
-		}
-		fl_schedule(p, xe->cycle, &xe->ev);
-	}
+	for (uint32_t i = 0; i < x->n; i++)
+		fl_xmerge_event(n, p, &x->ev[i], p->pool.la_w ? x->la + (size_t)i * p->pool.la_w : NULL);
 	x->n = 0;
 }
 
@@ -417,39 +469,65 @@ static void fl_msg_flush(struct flitnet *n)
 /* lookahead_decide = upstream with partitions: the cycle's switch winners
  * decided at their downstream routers once every head has reached its
  * partition. Each partition's list is sorted by upstream output port, and
- * partitions are router ranges whose ports follow in order, so taking the
- * partitions in order is the one global order of a single partition's
- * fl_la_flush, with the same state read (every router has stepped) and
+ * router ranges' ports follow in order, so taking the partitions in order
+ * (METIS's: merging the lists) is the one global order of a single
+ * partition's fl_la_flush, with the same state read (every router has stepped) and
  * the same random draws. A head that crossed in the cycle is decided on the
  * record its new partition made for it (the sender's is freed with its
  * tail); one still in its router's crossbar (a crossbar of more than one
  * cycle, or internal speedup) on the sender's record, and carries the
  * decision across when it leaves (fl_xsend). */
+static void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_pend *e)
+{
+	const uint32_t gin = n->ports[e->gout].link.to;
+	const uint32_t r = n->topo->port_router[gin];
+	struct flitnet *p = fl_part_of_router(n, r);
+	if (p->oom)
+		return; /* its record may be missing; the run ends */
+	const uint64_t iv = (uint64_t)gin * n->V + e->vc;
+	struct fl_router *ro = &n->routers[r];
+	if (p != s && n->xstamp[iv] == (uint32_t)n->now && n->xsrc[iv] == e->pkt)
+		fl_la_decide(p, r, gin - ro->port_base, e->vc, n->xpkt[iv], &ro->rng);
+	else
+		fl_la_decide(s, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+}
+
 static void fl_la_flush_parts(struct flitnet *n)
 {
-	for (uint32_t k = 0; k < n->n_parts; k++) {
-		struct flitnet *s = n->part[k];
-		for (uint32_t i = 0; i < s->n_la_pend; i++) {
-			const struct fl_la_pend *e = &s->la_pend[i];
-			const uint32_t gin = n->ports[e->gout].link.to;
-			const uint32_t r = n->topo->port_router[gin];
-			struct flitnet *p = fl_part_of_router(n, r);
-			if (p->oom)
-				continue; /* its record may be missing; the run ends */
-			const uint64_t iv = (uint64_t)gin * n->V + e->vc;
-			struct fl_router *ro = &n->routers[r];
-			if (p != s && n->xstamp[iv] == (uint32_t)n->now && n->xsrc[iv] == e->pkt)
-				fl_la_decide(p, r, gin - ro->port_base, e->vc, n->xpkt[iv], &ro->rng);
-			else
-				fl_la_decide(s, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+	if (!n->r_scattered) {
+		for (uint32_t k = 0; k < n->n_parts; k++) {
+			struct flitnet *s = n->part[k];
+			for (uint32_t i = 0; i < s->n_la_pend; i++)
+				fl_la_decide_pend(n, s, &s->la_pend[i]);
+			s->n_la_pend = 0;
 		}
-		s->n_la_pend = 0;
+		return;
 	}
+	/* METIS's partitions interleave their ports: merge the sorted lists
+	 * by upstream port (a port is one partition's, so no ties). Each
+	 * list's n_la_pend counts down as it is consumed. */
+	for (;;) {
+		struct flitnet *best = NULL;
+		for (uint32_t k = 0; k < n->n_parts; k++) {
+			struct flitnet *s = n->part[k];
+			if (s->la_next < s->n_la_pend &&
+			    (!best || s->la_pend[s->la_next].gout < best->la_pend[best->la_next].gout))
+				best = s;
+		}
+		if (!best)
+			break;
+		fl_la_decide_pend(n, best, &best->la_pend[best->la_next++]);
+	}
+	for (uint32_t k = 0; k < n->n_parts; k++)
+		n->part[k]->n_la_pend = n->part[k]->la_next = 0;
 }
 
 void fl_part_exchange(struct flitnet *n)
 {
-	if (n->n_parts > 1) {
+	if (n->mx) {
+		/* Messages and upstream decisions are refused under MPI. */
+		fl_mpi_exchange(n);
+	} else if (n->n_parts > 1) {
 		for (uint32_t s = 0; s < n->n_parts; s++)
 			for (uint32_t p = 0; p < n->n_parts; p++)
 				if (p != s)
@@ -502,23 +580,41 @@ void fl_part_sync(struct flitnet *n)
 
 void fl_part_fold_hists(struct flitnet *n)
 {
-	for (uint32_t k = 1; k < n->n_parts; k++) {
-		struct flitnet *s = n->part[k];
+	/* Under MPI, ranks other than 0 fold into a histogram of their own
+	 * and rank 0 into the root, whose partition 0 it runs; the ranks'
+	 * sum is then the total on every rank (mpi.c). */
+	struct stats_hist *loc = fl_mpi_local_hists(n);
+	struct stats_hist *into[3] = {&n->obs.plat, &n->obs.nlat, &n->obs.hops};
+	if (loc)
+		for (int i = 0; i < 3; i++)
+			into[i] = &loc[i];
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		struct flitnet *s = n->part[n->own[i]];
 		/* A packet's three records are made together: one count says
 		 * whether there is anything to fold (a histogram is 136 KiB). */
-		if (!s->obs.plat.n)
+		if (s == n || !s->obs.plat.n)
 			continue;
-		stats_hist_merge(&n->obs.plat, &s->obs.plat);
-		stats_hist_merge(&n->obs.nlat, &s->obs.nlat);
-		stats_hist_merge(&n->obs.hops, &s->obs.hops);
+		stats_hist_merge(into[0], &s->obs.plat);
+		stats_hist_merge(into[1], &s->obs.nlat);
+		stats_hist_merge(into[2], &s->obs.hops);
 		stats_hist_reset(&s->obs.plat);
 		stats_hist_reset(&s->obs.nlat);
 		stats_hist_reset(&s->obs.hops);
 	}
+	if (!n->mx)
+		return;
+	fl_mpi_fold_hist(n, &n->obs.plat, loc ? &loc[0] : NULL);
+	fl_mpi_fold_hist(n, &n->obs.nlat, loc ? &loc[1] : NULL);
+	fl_mpi_fold_hist(n, &n->obs.hops, loc ? &loc[2] : NULL);
+	if (loc)
+		for (int i = 0; i < 3; i++)
+			stats_hist_reset(&loc[i]);
 }
 
 uint64_t fl_events_total(const struct flitnet *n)
 {
+	if (n->mx)
+		return n->x_events; /* all ranks', as of the last exchange */
 	uint64_t sum = 0;
 	for (uint32_t k = 0; k < n->n_parts; k++)
 		sum += n->part[k]->n_events;

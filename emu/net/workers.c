@@ -92,12 +92,13 @@ static uint32_t fl_flag_wait_change(struct fl_flag *f, uint32_t old)
 	return v;
 }
 
-/* Run thread id's share of the cycle: partitions id, id + T, ... */
+/* Run thread id's share of the cycle: the process's partitions id,
+ * id + T, ... (all partitions, or under MPI this rank's). */
 static void fl_workers_share(struct fl_workers *w, uint32_t id)
 {
 	struct flitnet *n = w->net;
-	for (uint32_t k = id; k < n->n_parts; k += w->n_threads)
-		fl_cycle(n->part[k]);
+	for (uint32_t i = id; i < n->n_own; i += w->n_threads)
+		fl_cycle(n->part[n->own[i]]);
 }
 
 static void *fl_worker_main(void *arg)
@@ -156,7 +157,7 @@ void fl_workers_stop(struct fl_workers *w)
 
 int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err)
 {
-	NL_ASSERT(n_threads >= 2 && n_threads <= n->n_parts);
+	NL_ASSERT(n_threads >= 2 && n_threads <= n->n_own);
 	struct fl_workers *w = calloc(1, sizeof *w);
 	if (!w || !(w->w = calloc(n_threads - 1, sizeof *w->w))) {
 		free(w);

@@ -27,7 +27,7 @@ struct nl_err;
 struct fl_workers;
 
 /* Start n_threads - 1 workers for root network n (n_threads >= 2, at most
- * n->n_parts). NL_ENOMEM or NL_ESYS with one line in *err. */
+ * n->n_own, the partitions this process runs). NL_ENOMEM or NL_ESYS with one line in *err. */
 int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err);
 /* Run one cycle of every partition (fl_cycle), the caller's share on the
  * caller's thread; returns when all are done. */

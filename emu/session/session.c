@@ -149,6 +149,11 @@ int session_bind(nl_sim *s, struct nl_err *err)
 	return 0;
 }
 
+void session_set_mpi(nl_sim *s, struct net_mpi *m)
+{
+	s->mpi = m;
+}
+
 int session_topo(nl_sim *s, struct nl_err *err)
 {
 	NL_CHECK(session_bind(s, err));
@@ -221,6 +226,7 @@ static int session_point(nl_sim *s, double rate, struct nl_err *err)
 {
 	struct net_point *pt = NULL;
 	NL_CHECK(session_point_slot(s, &pt, err));
+	s->sc.mpi = s->mpi;
 	int rc = net_run_point(&s->nc, &s->rc, &s->sc, &s->tc, s->topo, rate, pt, err);
 	if (rc < 0 && !(rc == NL_EDEADLOCK && pt->deadlock)) {
 		net_point_release(pt);

@@ -43,6 +43,12 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 
+struct net_mpi;
+/* Spread every synthetic-traffic point (nl_sim_run, nl_sim_sweep) over the
+ * MPI ranks of m (kept by pointer; NULL: this process alone). Every rank
+ * makes the same calls; the results are the same on all of them. */
+void session_set_mpi(nl_sim *s, struct net_mpi *m);
+
 /* How the CLI replays: on another network than the configured one
  * (`--topology`, errors then name that option), picking the first routing
  * function of the registry that runs on its family when routing_function

@@ -28,6 +28,7 @@ struct nl_sim {
 	struct traffic_cfg tc;
 	struct sim_cfg sc;
 	struct topo *topo;            /* built from nc.topology on first need */
+	struct net_mpi *mpi;          /* ranks sharing synthetic points (session_set_mpi), or NULL */
 
 	/* The last results (kind says which). */
 	enum session_result kind;

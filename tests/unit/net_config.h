@@ -55,7 +55,7 @@ static inline int fx_open(struct fx *f, const char *const *kv, struct nl_err *e)
 {
 	struct net_cfg nc;
 	struct router_cfg rc;
-	struct sim_cfg sc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
 	struct traffic_cfg tc;
 
 	memset(f, 0, sizeof *f);

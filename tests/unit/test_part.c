@@ -23,15 +23,18 @@
 /* The ways of running one network compared below: partitions one after
  * the other, threads (each raising partitions to its count), and more
  * partitions than threads. */
-#define N_SPLITS 7
-static const char *const splits[N_SPLITS][2] = {
+#define N_SPLITS 10
+static const char *const splits[N_SPLITS][3] = {
 	{"partitions=1", NULL}, {"partitions=2", NULL}, {"partitions=3", NULL}, {"partitions=4", NULL},
 	{"threads=2", NULL},    {"threads=3", NULL},    {"partitions=4", "threads=2"},
+	/* METIS's cut: partitions that are not router ranges. */
+	{"partitions=3", "partitioner=metis"}, {"partitions=4", "partitioner=metis"},
+	{"partitions=4", "partitioner=metis", "threads=2"},
 };
 
 static char *point_json(const char *const *base, const char *const *parts, struct nl_err *e)
 {
-	const char *kv[16];
+	const char *kv[24];
 	int k = 0;
 	for (int j = 0; base[j]; j++)
 		kv[k++] = base[j];
@@ -39,7 +42,7 @@ static char *point_json(const char *const *base, const char *const *parts, struc
 	kv[k++] = "max_samples=6";
 	kv[k++] = "warmup_periods=2";
 	kv[k++] = "check_interval=97"; /* conservation over all partitions' wheels */
-	for (int j = 0; j < 2 && parts[j]; j++)
+	for (int j = 0; j < 3 && parts[j]; j++)
 		kv[k++] = parts[j];
 	kv[k] = NULL;
 	return point_json_kv(kv, false, e);
@@ -80,6 +83,11 @@ static void test_synthetic_split(void)
 		 * the BookSim dragonfly's long links and speedup. */
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
 		 "routing_delay=0", "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.35", NULL},
+		/* A per-hop adaptive function decided upstream (not hop_pure):
+		 * with METIS's partitions the exchange merges the partitions'
+		 * lists by port. */
+		{"topology=fattree:k=4,n=3", "routing_function=anca", "num_vcs=2", "routing_delay=0",
+		 "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.5", NULL},
 		/* Equality with amin, a VC per hop (seed 002 §4). */
 		{"topology=equality:n=40,sa=-1/1/5/-11/17,sb=6/16/20,p=2", "routing_function=amin", "num_vcs=4",
 		 "injection_rate=0.4", NULL},
@@ -108,11 +116,11 @@ static void test_synthetic_split(void)
  * read each input VC's packet from its owner's pool). */
 static char *deadlock_text(const char *const *base, const char *const *parts)
 {
-	const char *kv[12];
+	const char *kv[16];
 	int k = 0;
 	for (int j = 0; base[j]; j++)
 		kv[k++] = base[j];
-	for (int j = 0; j < 2 && parts[j]; j++)
+	for (int j = 0; j < 3 && parts[j]; j++)
 		kv[k++] = parts[j];
 	kv[k] = NULL;
 	struct net_point pt;
@@ -158,7 +166,7 @@ static void test_ranges_and_crossing(void)
 	struct nl_err e = {0};
 	struct net_cfg nc;
 	struct router_cfg rc;
-	struct sim_cfg sc;
+	struct sim_cfg sc = {0}; /* mpi is not a key: config_bind leaves it */
 	struct traffic_cfg tc;
 	struct topo *t = NULL;
 	struct traffic *tr = NULL;

@@ -1,0 +1,686 @@
+/* The MPI engine (mpi.h): the per-cycle exchange between ranks and the
+ * reductions the driver's decisions need. The only file with MPI calls.
+ *
+ * Wire format of one cycle, rank A to rank B: blocks in (source
+ * partition, target partition) order, each a struct fl_mblk and its
+ * events, 16 bytes each (the cycle less now, then the event), a head
+ * followed by its 28-byte packet record. Every cycle two collectives run:
+ * an all-to-all of fixed headers (bytes for that peer, then the counters'
+ * increments, events pending, next cycle with work, total bytes sent),
+ * and, when some rank sends anything, an all-to-all-v of the events. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "net/mpi.h"
+#include "net/net_internal.h"
+#include "topo/topo.h"
+
+#ifdef NETLOOM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+/* --- launch ------------------------------------------------------------------ */
+
+static bool mpi_env_u32(const char *name, uint32_t *v)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return false;
+	char *e;
+	unsigned long x = strtoul(s, &e, 10);
+	if (*e || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+bool net_mpi_launched(uint32_t *rank, uint32_t *size)
+{
+	/* Open MPI's mpirun, then PMI (MPICH, Slurm's srun --mpi=pmi2), then
+	 * PMIx (srun --mpi=pmix, whose size Slurm gives). */
+	static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"};
+	bool launched = false;
+	*rank = 0;
+	*size = 0;
+	for (size_t i = 0; i < sizeof ranks / sizeof *ranks && !launched; i++)
+		launched = mpi_env_u32(ranks[i], rank);
+	if (!launched)
+		return false;
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+		if (mpi_env_u32(sizes[i], size))
+			break;
+	return true;
+}
+
+/* Exchange statistics over a process's runs (NETLOOM_MPI_STATS). */
+struct mpi_stats {
+	uint64_t cycles;   /* exchanges */
+	uint64_t bytes;    /* payload bytes sent to other ranks */
+	uint64_t hdr_bytes; /* header bytes sent to other ranks */
+	uint64_t msgs;     /* non-empty payloads sent */
+	uint64_t events;   /* events sent */
+	uint64_t heads;    /* of which heads with their record */
+	uint64_t vcalls;   /* cycles with an all-to-all-v */
+};
+
+struct net_mpi {
+#ifdef NETLOOM_HAVE_MPI
+	MPI_Comm comm;
+#endif
+	uint32_t rank, size;
+	struct mpi_stats st;
+};
+
+uint32_t net_mpi_rank(const struct net_mpi *m)
+{
+	return m ? m->rank : 0;
+}
+
+uint32_t net_mpi_size(const struct net_mpi *m)
+{
+	return m ? m->size : 1;
+}
+
+#ifdef NETLOOM_HAVE_MPI
+
+bool net_mpi_built(void)
+{
+	return true;
+}
+
+int net_mpi_open(struct net_mpi **out, struct nl_err *err)
+{
+	struct net_mpi *m = calloc(1, sizeof *m);
+	if (!m)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	/* Only the calling thread calls MPI; worker threads never do. */
+	int provided = 0;
+	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+		free(m);
+		return nl_errf(err, NL_EIO, "MPI_Init_thread failed");
+	}
+	int r = 0, s = 1;
+	MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
+	MPI_Comm_rank(m->comm, &r);
+	MPI_Comm_size(m->comm, &s);
+	m->rank = (uint32_t)r;
+	m->size = (uint32_t)s;
+	*out = m;
+	return 0;
+}
+
+/* NETLOOM_MPI_STATS=1: rank 0 prints the exchange's figures, summed over
+ * the ranks, to stderr (benchmarks/engine/mpi.sh reads them). */
+static void mpi_print_stats(struct net_mpi *m)
+{
+	const char *e = getenv("NETLOOM_MPI_STATS");
+	if (!e || !*e || !strcmp(e, "0"))
+		return;
+	uint64_t mine[7] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
+			    m->st.vcalls};
+	uint64_t all[7];
+	MPI_Reduce(mine, all, 7, MPI_UINT64_T, MPI_SUM, 0, m->comm);
+	if (m->rank != 0)
+		return;
+	const uint64_t cyc = m->st.cycles ? m->st.cycles : 1;
+	fprintf(stderr,
+		"netloom mpi: %u ranks, %" PRIu64 " exchanges; per exchange (one cycle), all ranks: %.1f payload bytes "
+		"in %.2f messages (%.1f events, %.1f heads), %.1f header bytes; all-to-all-v in %.1f%% of cycles\n",
+		m->size, m->st.cycles, (double)all[1] / (double)cyc, (double)all[3] / (double)cyc,
+		(double)all[4] / (double)cyc, (double)all[5] / (double)cyc, (double)all[2] / (double)cyc,
+		100.0 * (double)m->st.vcalls / (double)cyc);
+}
+
+void net_mpi_close(struct net_mpi *m)
+{
+	if (!m)
+		return;
+	mpi_print_stats(m);
+	MPI_Comm_free(&m->comm);
+	MPI_Finalize();
+	free(m);
+}
+
+/* --- the exchange ---------------------------------------------------------- */
+
+/* A block of events from one partition to another. */
+struct fl_mblk {
+	uint32_t src, dst, count;
+};
+
+#define MX_EV_BYTES 16u  /* u32 cycle - now, struct fl_event */
+#define MX_PKT_BYTES ((uint32_t)sizeof(struct fl_pkt))
+
+/* Header words per peer. The counters are increments since the last
+ * exchange (unsigned: a count that fell wraps, and the sum is exact mod
+ * 2^64). */
+enum {
+	MH_BYTES,       /* payload for this peer */
+	MH_FLITS_IN_NET,
+	MH_FLIT_HOPS,
+	MH_FLITS_ALIVE,
+	MH_CTIME_ALIVE,
+	MH_MEAS_ALIVE,
+	MH_ACCEPTED,
+	MH_SENT,
+	MH_UNDRAINED,
+	MH_N_SUMS,      /* the words above MH_BYTES up to here are summed */
+	MH_LAST_MOVE = MH_N_SUMS, /* maximum */
+	MH_OOM,         /* or */
+	MH_EVENTS,      /* events pending after the merge: sum */
+	MH_NEXT,        /* earliest cycle with work after the merge: minimum */
+	MH_TOTAL,       /* payload bytes to all peers: sum (zero: no all-to-all-v) */
+	MH_WORDS,
+};
+
+struct fl_mx {
+	struct net_mpi *m;
+	uint64_t base[MH_N_SUMS];    /* the root's counters after the last exchange */
+	uint64_t *shdr, *rhdr;       /* [size * MH_WORDS] */
+	int *scount, *sdispl, *rcount, *rdispl; /* [size], bytes */
+	uint8_t *sbuf, *rbuf;
+	size_t scap, rcap;
+	uint32_t *cursor;            /* [size]: read position in rbuf during the merge */
+	struct stats_hist loc[3];    /* ranks other than 0: own partitions' records since the last fold */
+};
+
+static inline bool mx_owned(const struct flitnet *n, uint32_t k)
+{
+	return k % n->x_size == n->x_rank;
+}
+
+int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
+{
+	struct net_mpi *m = n->sc.mpi;
+	const uint32_t N = m->size;
+	struct fl_mx *x = calloc(1, sizeof *x);
+	if (!x)
+		goto nomem;
+	n->mx = x;
+	x->m = m;
+	x->shdr = calloc((size_t)N * MH_WORDS, sizeof *x->shdr);
+	x->rhdr = calloc((size_t)N * MH_WORDS, sizeof *x->rhdr);
+	x->scount = calloc(N, sizeof(int));
+	x->sdispl = calloc(N, sizeof(int));
+	x->rcount = calloc(N, sizeof(int));
+	x->rdispl = calloc(N, sizeof(int));
+	x->cursor = calloc(N, sizeof *x->cursor);
+	if (!x->shdr || !x->rhdr || !x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->cursor)
+		goto nomem;
+	if (m->rank != 0)
+		for (int i = 0; i < 3; i++)
+			if (stats_hist_init(&x->loc[i]) < 0)
+				goto nomem;
+	return 0;
+nomem:
+	return nl_errf(err, NL_ENOMEM, "out of memory for the MPI exchange of %u ranks", N);
+}
+
+void fl_mpi_release(struct flitnet *n)
+{
+	struct fl_mx *x = n->mx;
+	if (!x)
+		return;
+	free(x->shdr);
+	free(x->rhdr);
+	free(x->scount);
+	free(x->sdispl);
+	free(x->rcount);
+	free(x->rdispl);
+	free(x->sbuf);
+	free(x->rbuf);
+	free(x->cursor);
+	for (int i = 0; i < 3; i++)
+		stats_hist_release(&x->loc[i]);
+	free(x);
+	n->mx = NULL;
+}
+
+/* The root's summed counters, in header order. */
+static void mx_counters(struct flitnet *n, uint64_t **c)
+{
+	c[MH_FLITS_IN_NET] = &n->flits_in_net;
+	c[MH_FLIT_HOPS] = &n->flit_hops;
+	c[MH_FLITS_ALIVE] = &n->obs.flits_alive;
+	c[MH_CTIME_ALIVE] = &n->obs.ctime_sum_alive;
+	c[MH_MEAS_ALIVE] = &n->obs.measured_alive;
+	c[MH_ACCEPTED] = &n->obs.accepted_flits;
+	c[MH_SENT] = &n->obs.sent_flits;
+}
+
+static void mx_base(struct flitnet *n)
+{
+	uint64_t *c[MH_N_SUMS] = {0};
+	mx_counters(n, c);
+	for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++)
+		n->mx->base[i] = i == MH_UNDRAINED ? n->obs.n_undrained : *c[i];
+}
+
+void fl_mpi_begin(struct flitnet *n)
+{
+	mx_base(n);
+	uint64_t next = fl_next_work(n), g = next;
+	MPI_Allreduce(&next, &g, 1, MPI_UINT64_T, MPI_MIN, n->mx->m->comm);
+	n->x_next = g;
+}
+
+/* Room for `more` bytes at the end of a growable buffer. */
+static uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t used, size_t more)
+{
+	if (used + more > *cap) {
+		size_t c = *cap ? *cap : 4096;
+		while (c < used + more)
+			c *= 2;
+		uint8_t *b = fl_grow(n, *buf, c);
+		if (!b)
+			return NULL; /* n->oom ends the run */
+		*buf = b;
+		*cap = c;
+	}
+	return *buf + used;
+}
+
+/* Append outbox x (partition src to dst) to the send buffer at *used. */
+static void mx_pack(struct flitnet *n, struct fl_xbox *x, uint32_t src, uint32_t dst, size_t *used)
+{
+	struct fl_mx *mx = n->mx;
+	struct net_mpi *m = mx->m;
+	size_t need = sizeof(struct fl_mblk) + (size_t)x->n * (MX_EV_BYTES + MX_PKT_BYTES);
+	uint8_t *p = mx_room(n, &mx->sbuf, &mx->scap, *used, need);
+	if (!p) {
+		x->n = 0;
+		return;
+	}
+	const struct fl_mblk blk = {.src = src, .dst = dst, .count = x->n};
+	memcpy(p, &blk, sizeof blk);
+	p += sizeof blk;
+	for (uint32_t i = 0; i < x->n; i++) {
+		const struct fl_xevent *xe = &x->ev[i];
+		const uint32_t dc = (uint32_t)(xe->cycle - n->now);
+		memcpy(p, &dc, 4);
+		memcpy(p + 4, &xe->ev, sizeof xe->ev);
+		p += MX_EV_BYTES;
+		if (xe->ev.kind == EV_FLIT_ROUTER && xe->ev.seq == 0) {
+			/* Messages (trace replay) and upstream decisions are
+			 * refused under MPI (flitnet_new, the CLI). */
+			NL_ASSERT(xe->msg == 0 && xe->la_n == 0);
+			memcpy(p, &xe->pk, MX_PKT_BYTES);
+			p += MX_PKT_BYTES;
+			m->st.heads++;
+		}
+	}
+	m->st.events += x->n;
+	*used = (size_t)(p - mx->sbuf);
+	x->n = 0;
+}
+
+/* Merge one received block into its target partition; returns the bytes
+ * it took. */
+static size_t mx_unpack(struct flitnet *n, const uint8_t *p)
+{
+	struct fl_mblk blk;
+	memcpy(&blk, p, sizeof blk);
+	const uint8_t *q = p + sizeof blk;
+	struct flitnet *t = n->part[blk.dst];
+	for (uint32_t i = 0; i < blk.count; i++) {
+		struct fl_xevent xe;
+		uint32_t dc;
+		memcpy(&dc, q, 4);
+		memcpy(&xe.ev, q + 4, sizeof xe.ev);
+		q += MX_EV_BYTES;
+		xe.cycle = n->now + dc;
+		xe.msg = 0;
+		xe.la_n = 0;
+		xe.src_pkt = FL_NONE;
+		if (xe.ev.kind == EV_FLIT_ROUTER && xe.ev.seq == 0) {
+			memcpy(&xe.pk, q, MX_PKT_BYTES);
+			q += MX_PKT_BYTES;
+		}
+		fl_xmerge_event(n, t, &xe, NULL);
+	}
+	return (size_t)(q - p);
+}
+
+/* Earliest cycle with work among the events of outbox x. */
+static uint64_t mx_box_next(const struct fl_xbox *x, uint64_t next)
+{
+	for (uint32_t i = 0; i < x->n; i++)
+		if (x->ev[i].cycle < next)
+			next = x->ev[i].cycle;
+	return next;
+}
+
+void fl_mpi_exchange(struct flitnet *n)
+{
+	struct fl_mx *mx = n->mx;
+	struct net_mpi *m = mx->m;
+	const uint32_t N = m->size, me = m->rank, P = n->n_parts;
+	uint64_t *c[MH_N_SUMS] = {0};
+	mx_counters(n, c);
+
+	/* This rank's partitions' increments folded into the root first (its
+	 * own, on rank 0, are in the root already). */
+	uint64_t events = 0, next = UINT64_MAX;
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		struct flitnet *s = n->part[n->own[i]];
+		events += s->n_events;
+		uint64_t w = fl_part_next_work(s);
+		if (w < next)
+			next = w;
+		for (uint32_t p = 0; p < P && s->xbox; p++) {
+			events += s->xbox[p].n;
+			next = mx_box_next(&s->xbox[p], next);
+		}
+		if (s == n)
+			continue;
+		n->flits_in_net += s->flits_in_net;
+		n->flit_hops += s->flit_hops;
+		n->obs.flits_alive += s->obs.flits_alive;
+		n->obs.ctime_sum_alive += s->obs.ctime_sum_alive;
+		n->obs.measured_alive += s->obs.measured_alive;
+		n->obs.accepted_flits += s->obs.accepted_flits;
+		n->obs.sent_flits += s->obs.sent_flits;
+		n->obs.n_undrained += s->obs.n_undrained;
+		s->flits_in_net = s->flit_hops = 0;
+		s->obs.flits_alive = s->obs.ctime_sum_alive = s->obs.measured_alive = 0;
+		s->obs.accepted_flits = s->obs.sent_flits = 0;
+		s->obs.n_undrained = 0;
+		if (s->last_move > n->last_move)
+			n->last_move = s->last_move;
+		n->oom |= s->oom;
+	}
+
+	/* Pack, peer by peer: for each of this rank's source partitions in
+	 * order, its outboxes towards that peer's partitions in order. */
+	size_t used = 0;
+	for (uint32_t q = 0; q < N; q++) {
+		size_t start = used;
+		if (q != me)
+			for (uint32_t i = 0; i < n->n_own; i++) {
+				struct flitnet *s = n->part[n->own[i]];
+				for (uint32_t p = q; p < P && s->xbox; p += N)
+					if (s->xbox[p].n)
+						mx_pack(n, &s->xbox[p], s->part_id, p, &used);
+			}
+		mx->sdispl[q] = (int)start;
+		mx->scount[q] = (int)(used - start);
+		if (used > (size_t)INT32_MAX)
+			n->oom = true; /* MPI counts are ints */
+	}
+	uint64_t head[MH_WORDS];
+	head[MH_UNDRAINED] = n->obs.n_undrained - mx->base[MH_UNDRAINED];
+	for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++)
+		if (i != MH_UNDRAINED)
+			head[i] = *c[i] - mx->base[i];
+	head[MH_LAST_MOVE] = n->last_move;
+	head[MH_OOM] = n->oom;
+	head[MH_EVENTS] = events;
+	head[MH_NEXT] = next;
+	head[MH_TOTAL] = used;
+	for (uint32_t q = 0; q < N; q++) {
+		head[MH_BYTES] = (uint64_t)mx->scount[q];
+		memcpy(mx->shdr + (size_t)q * MH_WORDS, head, sizeof head);
+		if (q != me && mx->scount[q]) {
+			m->st.msgs++;
+			m->st.bytes += (uint64_t)mx->scount[q];
+		}
+	}
+	m->st.cycles++;
+	m->st.hdr_bytes += (uint64_t)(N - 1) * sizeof head;
+	MPI_Alltoall(mx->shdr, MH_WORDS, MPI_UINT64_T, mx->rhdr, MH_WORDS, MPI_UINT64_T, m->comm);
+
+	/* Fold the headers in rank order. */
+	uint64_t sums[MH_N_SUMS] = {0}, total = 0, last_move = 0, oom = 0;
+	uint64_t g_events = 0, g_next = UINT64_MAX;
+	size_t rtotal = 0;
+	for (uint32_t q = 0; q < N; q++) {
+		const uint64_t *h = mx->rhdr + (size_t)q * MH_WORDS;
+		for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++)
+			sums[i] += h[i];
+		if (h[MH_LAST_MOVE] > last_move)
+			last_move = h[MH_LAST_MOVE];
+		oom |= h[MH_OOM];
+		g_events += h[MH_EVENTS];
+		if (h[MH_NEXT] < g_next)
+			g_next = h[MH_NEXT];
+		total += h[MH_TOTAL];
+		mx->rcount[q] = q == me ? 0 : (int)h[MH_BYTES];
+		mx->rdispl[q] = (int)rtotal;
+		rtotal += (size_t)mx->rcount[q];
+	}
+	if (total) {
+		/* Out of memory here cannot end the run cleanly (the peers
+		 * send regardless): MPI reports the truncation and aborts. */
+		if (!mx_room(n, &mx->rbuf, &mx->rcap, 0, rtotal ? rtotal : 1))
+			memset(mx->rcount, 0, N * sizeof(int));
+		mx->scount[me] = 0;
+		MPI_Alltoallv(mx->sbuf, mx->scount, mx->sdispl, MPI_BYTE, mx->rbuf, mx->rcount, mx->rdispl, MPI_BYTE,
+			      m->comm);
+		m->st.vcalls++;
+	}
+
+	/* Merge every target in source-partition order, as one process does
+	 * (part.c, fl_part_exchange): a local source's outbox, or the next
+	 * blocks of its rank's message. */
+	for (uint32_t q = 0; q < N; q++)
+		mx->cursor[q] = 0;
+	for (uint32_t s = 0; s < P; s++) {
+		if (mx_owned(n, s)) {
+			for (uint32_t i = 0; i < n->n_own; i++)
+				if (n->own[i] != s)
+					fl_xmerge(n, n->part[s], n->part[n->own[i]]);
+			continue;
+		}
+		const uint32_t q = s % N;
+		while (mx->cursor[q] < (uint32_t)mx->rcount[q]) {
+			const uint8_t *b = mx->rbuf + mx->rdispl[q];
+			struct fl_mblk blk;
+			memcpy(&blk, b + mx->cursor[q], sizeof blk);
+			if (blk.src != s)
+				break;
+			mx->cursor[q] += (uint32_t)mx_unpack(n, b + mx->cursor[q]);
+		}
+	}
+
+	for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++) {
+		uint64_t v = mx->base[i] + sums[i];
+		if (i == MH_UNDRAINED)
+			n->obs.n_undrained = v;
+		else
+			*c[i] = v;
+	}
+	mx_base(n);
+	n->last_move = last_move;
+	n->oom = oom != 0;
+	n->x_events = g_events;
+	n->x_next = g_next;
+}
+
+uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
+{
+	uint64_t g = v;
+	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_SUM, n->mx->m->comm);
+	return g;
+}
+
+uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
+{
+	uint64_t g = v;
+	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
+	return g;
+}
+
+/* MPI counts are ints: large arrays go in pieces. */
+#define MX_CHUNK (1u << 28)
+
+void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
+		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_INT64_T, MPI_SUM, n->mx->m->comm);
+	}
+}
+
+void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
+		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT16_T, MPI_SUM, n->mx->m->comm);
+	}
+}
+
+void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
+		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT8_T, MPI_MIN, n->mx->m->comm);
+	}
+}
+
+static void mx_sum_u64(const struct flitnet *n, uint64_t *a, uint64_t count)
+{
+	for (uint64_t i = 0; i < count; i += MX_CHUNK) {
+		uint64_t k = count - i < MX_CHUNK ? count - i : MX_CHUNK;
+		MPI_Allreduce(MPI_IN_PLACE, a + i, (int)k, MPI_UINT64_T, MPI_SUM, n->mx->m->comm);
+	}
+}
+
+void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struct stats_hist *local)
+{
+	struct fl_mx *mx = n->mx;
+	/* Rank 0 gives its root (the last total and its records since);
+	 * the others their partitions' records alone. Bins and counts are
+	 * integers and the sum an integer below 2^53, so the order of the
+	 * additions cannot change a bit. */
+	const struct stats_hist *mine = local ? local : h;
+	MPI_Allreduce(local ? mine->bins : MPI_IN_PLACE, h->bins, (int)STATS_HIST_NBINS, MPI_UINT64_T, MPI_SUM,
+		      mx->m->comm);
+	uint64_t ext[3] = {mine->n, mine->max, UINT64_MAX - mine->min}, gn = 0, gext[2];
+	MPI_Allreduce(&ext[0], &gn, 1, MPI_UINT64_T, MPI_SUM, mx->m->comm);
+	MPI_Allreduce(&ext[1], gext, 2, MPI_UINT64_T, MPI_MAX, mx->m->comm);
+	double sum = mine->sum, gsum = 0;
+	MPI_Allreduce(&sum, &gsum, 1, MPI_DOUBLE, MPI_SUM, mx->m->comm);
+	h->n = gn;
+	h->max = gext[0];
+	h->min = UINT64_MAX - gext[1];
+	h->sum = gsum;
+}
+
+void fl_mpi_sum_channels(struct flitnet *n)
+{
+	const uint32_t P = n->topo->n_ports;
+	uint64_t *a = malloc((size_t)(P ? P : 1) * sizeof *a);
+	if (!a) {
+		n->oom = true;
+		return;
+	}
+	for (uint32_t g = 0; g < P; g++)
+		a[g] = n->ports[g].chan_flits;
+	mx_sum_u64(n, a, P);
+	for (uint32_t g = 0; g < P; g++)
+		n->ports[g].chan_flits = a[g];
+	free(a);
+}
+
+struct stats_hist *fl_mpi_local_hists(struct flitnet *n)
+{
+	return n->mx && n->x_rank != 0 ? n->mx->loc : NULL;
+}
+
+#else /* !NETLOOM_HAVE_MPI: never reached (net_mpi_open fails, sc.mpi stays NULL) */
+
+bool net_mpi_built(void)
+{
+	return false;
+}
+
+int net_mpi_open(struct net_mpi **out, struct nl_err *err)
+{
+	*out = NULL;
+	return nl_errf(err, NL_EUNSUPPORTED, "this netloom was built without MPI (Debian: libopenmpi-dev)");
+}
+
+void net_mpi_close(struct net_mpi *m)
+{
+	(void)m;
+}
+
+int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
+{
+	(void)n;
+	return nl_errf(err, NL_EUNSUPPORTED, "this netloom was built without MPI");
+}
+
+void fl_mpi_release(struct flitnet *n)
+{
+	(void)n;
+}
+
+void fl_mpi_begin(struct flitnet *n)
+{
+	(void)n;
+	NL_BUG("MPI engine without MPI");
+}
+
+void fl_mpi_exchange(struct flitnet *n)
+{
+	(void)n;
+	NL_BUG("MPI engine without MPI");
+}
+
+uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
+{
+	(void)n;
+	return v;
+}
+
+uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
+{
+	(void)n;
+	return v;
+}
+
+void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)
+{
+	(void)n;
+	(void)a;
+	(void)count;
+}
+
+void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struct stats_hist *local)
+{
+	(void)n;
+	(void)h;
+	(void)local;
+}
+
+void fl_mpi_sum_channels(struct flitnet *n)
+{
+	(void)n;
+}
+
+void fl_mpi_sum_u16(const struct flitnet *n, uint16_t *a, uint64_t count)
+{
+	(void)n;
+	(void)a;
+	(void)count;
+}
+
+void fl_mpi_min_u8(const struct flitnet *n, uint8_t *a, uint64_t count)
+{
+	(void)n;
+	(void)a;
+	(void)count;
+}
+
+struct stats_hist *fl_mpi_local_hists(struct flitnet *n)
+{
+	(void)n;
+	return NULL;
+}
+
+#endif

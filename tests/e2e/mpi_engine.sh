@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The MPI engine (issue 16 part 2, emu/net/mpi.c): `mpirun -np K netloom
+# run` for K = 1..4 gives the JSON of the sequential run byte for byte on a
+# torus (dor), a dragonfly (UGAL-L, long global links) and an Equality
+# network (amin), one saturated point (the deadlock checks' exact check
+# over ranks), LBR's snapshots summed over ranks, METIS's partitions,
+# threads inside ranks, and a sweep; refused settings give
+# one line and a non-zero exit on every rank, without a hang.
+# usage: mpi_engine.sh NETLOOM   (exit 77: netloom built without MPI)
+set -uo pipefail
+netloom=$1
+. "$(dirname "$0")/lib.sh"
+
+command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
+# Root in CI, more ranks than cores, containers without single copy.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_orte_base_help_aggregate=0
+export OMPI_MCA_mpi_yield_when_idle=1
+mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
+
+# Built without MPI, a launch of 2 ranks is refused with this line.
+probe=$(mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null)
+if grep -q "built without MPI" <<<"$probe"; then
+  # It must say so once and fail, not run two copies.
+  expect_eq "without MPI: error lines" "$(grep -c '^netloom' <<<"$probe")" 1
+  grep -q "^netloom run: started by an MPI launcher with 2 ranks, but this netloom was built without MPI" <<<"$probe" \
+    || fail "without MPI: got '$probe'"
+  mpi 2 "$netloom" run -s topology=torus:k=4x4 >/dev/null 2>&1 && fail "without MPI: exit 0 under 2 ranks"
+  [ "$fails" -eq 0 ] || exit 1
+  echo "netloom built without MPI: refusal checked, the rest skipped" >&2
+  exit 77
+fi
+
+short=(-s sample_period=200 -s warmup_periods=2 -s max_samples=6)
+# name, then the run's keys
+cases=(
+  "torus|-s topology=torus:k=6x6 -s routing_function=dor -s num_vcs=2 -s injection_rate=0.3 -s check_interval=97"
+  "dragonfly|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=local -s num_vcs=6 -s injection_rate=0.25 -s global_latency=40"
+  "equality|-s topology=equality:n=40,sa=-1/1/5/-11/17,sb=6/16/20,p=2 -s routing_function=amin -s num_vcs=4 -s packet_size=1 -s injection_rate=0.3"
+  "metis|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.3 -s partitioner=metis"
+  "lbr|-s topology=flex:nx=3,ny=3,nz=3,p=2 -s routing_function=lbr:t=20 -s num_vcs=4 -s injection_rate=0.3"
+  "saturated|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min -s num_vcs=3 -s injection_rate=0.8"
+)
+for c in "${cases[@]}"; do
+  name=${c%%|*}
+  read -r -a keys <<<"${c#*|}"
+  "$netloom" run "${keys[@]}" "${short[@]}" --reproducible --json "$dir/$name-seq.json" >/dev/null \
+    || fail "$name: sequential run exit $?"
+  for k in 1 2 3 4; do
+    mpi "$k" "$netloom" run "${keys[@]}" "${short[@]}" --reproducible --json "$dir/$name-$k.json" \
+      >"$dir/$name-$k.out" 2>"$dir/$name-$k.err" || fail "$name: mpirun -np $k exit $?: $(head -3 "$dir/$name-$k.err")"
+    cmp -s "$dir/$name-seq.json" "$dir/$name-$k.json" || fail "$name: mpirun -np $k JSON differs from the sequential run"
+  done
+  # Rank 0 alone prints: one table.
+  expect_eq "$name: table lines at 4 ranks" "$(grep -c '^netloom ' "$dir/$name-4.out")" 1
+done
+
+# Two threads in each of two ranks, and a sweep (a run per rate, the same
+# collectives on every rank).
+t=(-s topology=torus:k=8x8 -s num_vcs=2 -s injection_rate=0.3 "${short[@]}")
+"$netloom" run "${t[@]}" --reproducible --json "$dir/thr-seq.json" >/dev/null || fail "threads: sequential"
+mpi 2 "$netloom" run "${t[@]}" -s threads=2 --reproducible --json "$dir/thr-2.json" >/dev/null 2>&1 \
+  || fail "threads=2 under 2 ranks exit $?"
+# The configuration echo says threads = 2: compare the results.
+expect_eq "threads=2 under 2 ranks" "$(json "$dir/thr-2.json" 'd["results"]')" "$(json "$dir/thr-seq.json" 'd["results"]')"
+s=(-s topology=torus:k=4x4 -s num_vcs=2 "${short[@]}")
+"$netloom" sweep "${s[@]}" --rates 0.1:0.3:0.1 --reproducible --json "$dir/sw-seq.json" >/dev/null || fail "sweep: sequential"
+mpi 3 "$netloom" sweep "${s[@]}" --rates 0.1:0.3:0.1 --reproducible --json "$dir/sw-3.json" >/dev/null 2>&1 \
+  || fail "sweep under 3 ranks exit $?"
+cmp -s "$dir/sw-seq.json" "$dir/sw-3.json" || fail "sweep under 3 ranks: JSON differs"
+
+# Refusals: one line naming the key and value, from rank 0 only, non-zero
+# exit, no hang (timeout 120 above).
+refused() { # what expected-regex mpirun-args...
+  local what=$1 re=$2
+  shift 2
+  local out
+  out=$(mpi "$@" 2>&1 >/dev/null)
+  local rc=$?
+  [ $rc -ne 0 ] || fail "$what: exit 0"
+  [ $rc -ne 124 ] || fail "$what: hung"
+  local lines
+  lines=$(grep -c '^netloom' <<<"$out")
+  expect_eq "$what: error lines" "$lines" 1
+  grep -qE "$re" <<<"$out" || fail "$what: got '$out'"
+}
+refused "upstream lookahead" \
+  '^netloom: \[router\] lookahead_decide = upstream: not with 2 MPI ranks .*expected lookahead_decide = arrival' \
+  2 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal -s num_vcs=6 \
+  -s routing_delay=0 -s lookahead_decide=upstream
+refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
+  3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
+refused "replay" "^netloom replay: started by an MPI launcher with 2 ranks; only 'run' and 'sweep' spread one simulation" \
+  2 "$netloom" replay nothing.nlt
+# A deadlock is the run's result as in one process (exit 1, the JSON's
+# "stuck" object), without the list of waiting VCs.
+dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2
+    -s packet_size=8 -s traffic=tornado -s injection_rate=0.9 -s sim_type=throughput)
+refused "deadlock" '^netloom: network deadlock at cycle 60: 32 flits stuck in 16 input VCs .*\(global check\); under MPI the list' \
+  2 "$netloom" run "${dl[@]}" --reproducible --json "$dir/dl-2.json"
+mpi 2 "$netloom" run "${dl[@]}" >/dev/null 2>&1
+expect_eq "deadlock: exit" "$?" 1
+"$netloom" run "${dl[@]}" --reproducible --json "$dir/dl-seq.json" >/dev/null 2>&1
+strip_waits='d["results"]["stuck"].pop("waiting"); print(d["results"])'
+expect_eq "deadlock: JSON but the waiting VCs" "$(python3 -c "import json; d=json.load(open('$dir/dl-2.json')); $strip_waits")" \
+  "$(python3 -c "import json; d=json.load(open('$dir/dl-seq.json')); $strip_waits")"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "ok: MPI runs equal the sequential ones"
