@@ -377,21 +377,7 @@ void fl_mpi_exchange(struct flitnet *n)
 		}
 		if (s == n)
 			continue;
-		n->flits_in_net += s->flits_in_net;
-		n->flit_hops += s->flit_hops;
-		n->obs.flits_alive += s->obs.flits_alive;
-		n->obs.ctime_sum_alive += s->obs.ctime_sum_alive;
-		n->obs.measured_alive += s->obs.measured_alive;
-		n->obs.accepted_flits += s->obs.accepted_flits;
-		n->obs.sent_flits += s->obs.sent_flits;
-		n->obs.n_undrained += s->obs.n_undrained;
-		s->flits_in_net = s->flit_hops = 0;
-		s->obs.flits_alive = s->obs.ctime_sum_alive = s->obs.measured_alive = 0;
-		s->obs.accepted_flits = s->obs.sent_flits = 0;
-		s->obs.n_undrained = 0;
-		if (s->last_move > n->last_move)
-			n->last_move = s->last_move;
-		n->oom |= s->oom;
+		fl_part_fold_counters(n, s);
 	}
 
 	/* Pack, peer by peer: for each of this rank's source partitions in

@@ -779,6 +779,7 @@ void fl_part_sync(struct flitnet *n);
  * root, completed messages delivered. This is where a thread barrier or an
  * MPI exchange goes (issue 16). */
 void fl_part_exchange(struct flitnet *n);
+void fl_part_fold_counters(struct flitnet *n, struct flitnet *s);
 /* The partitions' histograms folded into the root's, before the driver
  * reads them (not after every cycle: they are large). */
 void fl_part_fold_hists(struct flitnet *n);

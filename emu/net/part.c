@@ -522,6 +522,28 @@ static void fl_la_flush_parts(struct flitnet *n)
 		n->part[k]->n_la_pend = n->part[k]->la_next = 0;
 }
 
+/* Partition s's counters folded into the root n (integers, so the order
+ * of the folds cannot change a sum) and cleared; shared by the one-process
+ * exchange and the MPI one (mpi.c). */
+void fl_part_fold_counters(struct flitnet *n, struct flitnet *s)
+{
+	n->flits_in_net += s->flits_in_net;
+	n->flit_hops += s->flit_hops;
+	n->obs.flits_alive += s->obs.flits_alive;
+	n->obs.ctime_sum_alive += s->obs.ctime_sum_alive;
+	n->obs.measured_alive += s->obs.measured_alive;
+	n->obs.accepted_flits += s->obs.accepted_flits;
+	n->obs.sent_flits += s->obs.sent_flits;
+	n->obs.n_undrained += s->obs.n_undrained;
+	s->flits_in_net = s->flit_hops = 0;
+	s->obs.flits_alive = s->obs.ctime_sum_alive = s->obs.measured_alive = 0;
+	s->obs.accepted_flits = s->obs.sent_flits = 0;
+	s->obs.n_undrained = 0;
+	if (s->last_move > n->last_move)
+		n->last_move = s->last_move;
+	n->oom |= s->oom;
+}
+
 void fl_part_exchange(struct flitnet *n)
 {
 	if (n->mx) {
@@ -536,21 +558,7 @@ void fl_part_exchange(struct flitnet *n)
 			fl_la_flush_parts(n);
 		for (uint32_t k = 1; k < n->n_parts; k++) {
 			struct flitnet *s = n->part[k];
-			n->flits_in_net += s->flits_in_net;
-			n->flit_hops += s->flit_hops;
-			n->obs.flits_alive += s->obs.flits_alive;
-			n->obs.ctime_sum_alive += s->obs.ctime_sum_alive;
-			n->obs.measured_alive += s->obs.measured_alive;
-			n->obs.accepted_flits += s->obs.accepted_flits;
-			n->obs.sent_flits += s->obs.sent_flits;
-			n->obs.n_undrained += s->obs.n_undrained;
-			s->flits_in_net = s->flit_hops = 0;
-			s->obs.flits_alive = s->obs.ctime_sum_alive = s->obs.measured_alive = 0;
-			s->obs.accepted_flits = s->obs.sent_flits = 0;
-			s->obs.n_undrained = 0;
-			if (s->last_move > n->last_move)
-				n->last_move = s->last_move;
-			n->oom |= s->oom;
+			fl_part_fold_counters(n, s);
 			fl_msg_gather(n, s);
 		}
 	}
