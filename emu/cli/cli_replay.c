@@ -50,6 +50,9 @@ static void cli_replay_usage(FILE *f)
 		"      --svg FILE      also draw the predicted timeline (ranks x time; at most 64 ranks)\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
+		"Under 'mpirun -np N' (or srun) a replay on the flit backend is spread over the N\n"
+		"ranks, with the same results; rank 0 prints and writes (docs/scaling.md).\n"
+		"\n"
 		"Network backends:\n");
 	size_t n;
 	const struct net_backend_ops *const *all = net_backend_list(&n);
@@ -554,6 +557,39 @@ static json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n,
 	return doc;
 }
 
+/* Under mpirun (or srun) each replay is spread over the ranks: every rank
+ * runs the application model and its share of the flit network
+ * (docs/scaling.md); only rank 0 prints and writes. Returns 0 (*m NULL
+ * when not launched by MPI) or an exit code after saying why. */
+static int cli_replay_mpi_open(struct net_mpi **m, struct cli_replay_opts *o)
+{
+	uint32_t rank, size;
+	*m = NULL;
+	if (!net_mpi_launched(&rank, &size))
+		return 0;
+	if (!net_mpi_built()) {
+		if (size <= 1)
+			return 0;
+		if (rank == 0)
+			fprintf(stderr,
+				"netloom replay: started by an MPI launcher with %u ranks, but this netloom was built "
+				"without MPI (Debian: libopenmpi-dev), so it would run %u copies of the same replay; run "
+				"it without mpirun\n",
+				size, size);
+		return CLI_FAIL;
+	}
+	struct nl_err err = {0};
+	if (net_mpi_open(m, &err) < 0)
+		return rank == 0 ? cli_report(&err) : CLI_FAIL;
+	if (net_mpi_rank(*m) != 0) {
+		/* The same report, files and errors as rank 0's: said once. */
+		o->json = o->otf2 = o->svg = NULL;
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			return CLI_FAIL;
+	}
+	return 0;
+}
+
 int cli_replay_main(int argc, char **argv)
 {
 	struct nl_err err = {0};
@@ -567,12 +603,17 @@ int cli_replay_main(int argc, char **argv)
 	int status = CLI_OK, rc;
 	double t0 = nl_wall_seconds();
 
+	struct net_mpi *mpi = NULL;
 	memset(runs, 0, sizeof runs);
 	rc = cli_replay_args(argc, argv, &sim0, &o, &err, &help);
 	if (rc == 0 && help) {
 		cli_replay_usage(stdout);
 		goto out;
 	}
+	if (rc == 0 && (status = cli_replay_mpi_open(&mpi, &o)) != CLI_OK)
+		goto out;
+	if (rc == 0)
+		session_set_mpi(sim0, mpi);
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
 	for (size_t i = 0; rc == 0 && i < want; i++) {
@@ -584,6 +625,7 @@ int cli_replay_main(int argc, char **argv)
 			rc = cli_replay_session(&o, &runs[i].sim, &err);
 			if (rc < 0)
 				break;
+			session_set_mpi(runs[i].sim, mpi);
 		}
 		n_runs++;
 		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
@@ -645,5 +687,6 @@ out:
 	nl_sim_free(sim0);
 	free(o.files);
 	free(o.sets);
+	net_mpi_close(mpi);
 	return status;
 }

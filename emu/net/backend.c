@@ -35,12 +35,23 @@ const struct net_backend_ops *net_backend_find(const char *name, struct nl_err *
 int net_backend_new(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
 		    struct net_backend **out, struct nl_err *err)
 {
+	return net_backend_new_mpi(ops, cfg, t, NULL, out, err);
+}
+
+int net_backend_new_mpi(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
+			struct net_mpi *mpi, struct net_backend **out, struct nl_err *err)
+{
 	if (!t && !ops->topology_optional)
 		return nl_errf(err, NL_EINVAL, "network backend '%s' needs a topology", ops->name);
+	if (mpi && !ops->spreads_over_ranks)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "key 'backend': value '%s' does not spread over MPI ranks; expected flit, or run without mpirun",
+			       ops->name);
 	struct net_backend *b = calloc(1, sizeof *b);
 	if (!b)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	b->ops = ops;
+	b->mpi = mpi;
 	int rc = ops->create(b, cfg, t, err);
 	if (rc < 0) {
 		free(b);

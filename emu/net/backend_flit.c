@@ -20,6 +20,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "net/mpi.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
 
@@ -28,6 +29,7 @@ struct flit_backend {
 	uint64_t cycle_ps;
 	uint64_t flit_bytes, packet_bytes;
 	uint64_t *job_flits; /* count_jobs: the observer's per (channel, job) counts */
+	bool chan_summed;    /* under MPI: the channels' counts are the ranks' sum (flit_report) */
 };
 
 static int flit_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
@@ -42,6 +44,7 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	NL_CHECK(config_bind(cfg, &net_network_table, &nc, err));
 	NL_CHECK(config_bind(cfg, &net_router_table, &rc, err));
 	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
+	sc.mpi = b->mpi;
 	if (rc.st_prepare_delay + rc.st_final_delay < 1)
 		return nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
 	uint64_t max_flits = ((uint64_t)nc.packet_bytes + (uint64_t)nc.flit_bytes - 1) / (uint64_t)nc.flit_bytes;
@@ -65,6 +68,7 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	fb->packet_bytes = (uint64_t)nc.packet_bytes;
 	fl_obs_phase(&fb->net->obs, PH_DONE); /* no synthetic-traffic statistics */
 	fb->net->obs.count_channels = true;
+	fb->net->msg_driven = true;
 	b->state = fb;
 	return 0;
 }
@@ -137,13 +141,22 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	n->msg.msgs[mi].id = msg_id;
 	n->msg.msgs[mi].pkts_left = (uint32_t)n_pkts;
 	struct fl_nic *c = &n->nics[src_ep];
-	/* The source's packets live in its partition's pool. */
+	/* The source's packets live in its partition's pool. Under MPI every
+	 * rank's application sends every message: each keeps the record and
+	 * the counters the driver changes (the same on every rank), and only
+	 * the source's rank makes its packets. */
 	struct flitnet *p = fl_part_of_router(n, topo_ep_router(t, src_ep));
+	const bool local = fl_ep_local(n, src_ep);
 	uint64_t left = bytes;
 	for (uint64_t k = 0; k < n_pkts; k++) {
 		uint64_t payload = left < fb->packet_bytes ? left : fb->packet_bytes;
 		left -= payload;
 		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
+		if (!local) {
+			n->obs.flits_alive += flits;
+			n->obs.ctime_sum_alive += flits * cycle;
+			continue;
+		}
 		uint32_t pi = fl_pkt_alloc(p);
 		if (pi == FL_NONE)
 			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
@@ -167,7 +180,8 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		n->obs.flits_alive += flits;
 		n->obs.ctime_sum_alive += flits * cycle;
 	}
-	fl_activate_nic(p, src_ep, n->now);
+	if (local)
+		fl_activate_nic(p, src_ep, n->now);
 	return 0;
 }
 
@@ -183,7 +197,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	n->msg.delivered = 0;
 	*reached_ps = until_ps;
 	while (n->now <= last) {
-		uint64_t next = fl_next_work(n);
+		uint64_t next = fl_next_work_all(n);
 		if (next > last) {
 			for (uint32_t k = 0; k < n->n_parts; k++)
 				fl_set_now(n->part[k], last + 1);
@@ -200,7 +214,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 		}
 	}
 	n->msg.deliver = NULL;
-	uint64_t nw = fl_next_work(n);
+	uint64_t nw = fl_next_work_all(n);
 	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;
 	return 0;
 }
@@ -215,6 +229,10 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 	json_object_set_new(out, "topology", json_string(t->spec));
 	json_object_set_new(out, "cycles", json_integer((json_int_t)n->now));
 	json_object_set_new(out, "flit_hops", json_integer((json_int_t)n->flit_hops));
+	if (n->mx && !fb->chan_summed) { /* each channel counted by its owner */
+		fl_mpi_sum_channels(n);
+		fb->chan_summed = true;
+	}
 
 	struct net_channel_use top[NET_BUSIEST];
 	uint64_t sum, n_chan;
@@ -247,6 +265,9 @@ static int flit_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32
 {
 	struct flit_backend *fb = b->state;
 	struct flitnet *n = fb->net;
+	if (n->mx)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "per-job link counts (interference) are not gathered over MPI ranks; run without mpirun");
 	uint64_t *c = calloc((size_t)n->topo->n_ports * (n_jobs ? n_jobs : 1), sizeof *c);
 	if (!c)
 		return nl_errf(err, NL_ENOMEM, "out of memory for per-job link counts");
@@ -287,6 +308,7 @@ static int flit_set_link_latency(struct net_backend *b, const uint64_t *lat_ps, 
 const struct net_backend_ops net_backend_flit_ops = {
 	.name = "flit",
 	.help = "flit-level network model: BookSim2-compatible input-queued VC routers",
+	.spreads_over_ranks = true,
 	.config = &net_router_table,
 	.create = flit_create,
 	.destroy = flit_destroy,

@@ -962,6 +962,11 @@ uint64_t fl_next_work(const struct flitnet *n)
 	return next;
 }
 
+uint64_t fl_next_work_all(const struct flitnet *n)
+{
+	return n->mx ? fl_mpi_min(n, fl_next_work(n)) : fl_next_work(n);
+}
+
 /* Move every partition's clock to cycle t (idle time: no work before t). */
 static inline void fl_jump(struct flitnet *n, uint64_t t)
 {

@@ -289,7 +289,7 @@ static void mx_pack(struct flitnet *n, struct fl_xbox *x, uint32_t src, uint32_t
 {
 	struct fl_mx *mx = n->mx;
 	struct net_mpi *m = mx->m;
-	size_t need = sizeof(struct fl_mblk) + (size_t)x->n * (MX_EV_BYTES + MX_PKT_BYTES);
+	size_t need = sizeof(struct fl_mblk) + (size_t)x->n * (MX_EV_BYTES + MX_PKT_BYTES + 4);
 	uint8_t *p = mx_room(n, &mx->sbuf, &mx->scap, *used, need);
 	if (!p) {
 		x->n = 0;
@@ -305,11 +305,14 @@ static void mx_pack(struct flitnet *n, struct fl_xbox *x, uint32_t src, uint32_t
 		memcpy(p + 4, &xe->ev, sizeof xe->ev);
 		p += MX_EV_BYTES;
 		if (xe->ev.kind == EV_FLIT_ROUTER && xe->ev.seq == 0) {
-			/* Messages (trace replay) and upstream decisions are
-			 * refused under MPI (flitnet_new, the CLI). */
-			NL_ASSERT(xe->msg == 0 && xe->la_n == 0);
+			/* Upstream decisions are refused under MPI (flitnet_new). */
+			NL_ASSERT(xe->la_n == 0);
 			memcpy(p, &xe->pk, MX_PKT_BYTES);
 			p += MX_PKT_BYTES;
+			if (n->msg_driven) { /* its message's record, the same index on every rank */
+				memcpy(p, &xe->msg, 4);
+				p += 4;
+			}
 			m->st.heads++;
 		}
 	}
@@ -339,6 +342,10 @@ static size_t mx_unpack(struct flitnet *n, const uint8_t *p)
 		if (xe.ev.kind == EV_FLIT_ROUTER && xe.ev.seq == 0) {
 			memcpy(&xe.pk, q, MX_PKT_BYTES);
 			q += MX_PKT_BYTES;
+			if (n->msg_driven) {
+				memcpy(&xe.msg, q, 4);
+				q += 4;
+			}
 		}
 		fl_xmerge_event(n, t, &xe, NULL);
 	}
@@ -352,6 +359,48 @@ static uint64_t mx_box_next(const struct fl_xbox *x, uint64_t next)
 		if (x->ev[i].cycle < next)
 			next = x->ev[i].cycle;
 	return next;
+}
+
+/* The messages completed this cycle on every rank, on every rank: each
+ * rank's list (its partitions', router << 32 | record index) gathered in
+ * rank order into the root's list, which fl_part_exchange then delivers
+ * sorted by router. A router's completions all come from its owner, in
+ * the owner's order, so the sorted list is the one process's, and every
+ * rank's application sees the same deliveries at the same cycle. The
+ * record indices agree because every rank allocates every message's
+ * record (backend_flit.c, flit_send) and frees it on delivery. */
+static void mx_gather_done(struct flitnet *n)
+{
+	struct fl_mx *mx = n->mx;
+	struct net_mpi *m = mx->m;
+	struct fl_msgdrv *md = &n->msg;
+	const uint32_t N = m->size;
+	int mine = (int)md->n_done;
+	MPI_Allgather(&mine, 1, MPI_INT, mx->rcount, 1, MPI_INT, m->comm);
+	uint64_t total = 0;
+	for (uint32_t q = 0; q < N; q++) {
+		mx->rdispl[q] = (int)total;
+		total += (uint64_t)mx->rcount[q];
+	}
+	if (!total || total > (uint64_t)INT32_MAX)
+		return;
+	uint8_t *r = mx_room(n, &mx->rbuf, &mx->rcap, 0, total * sizeof *md->done);
+	if (!r) { /* the peers send regardless: no clean end */
+		fprintf(stderr, "netloom: rank %u: out of memory for %" PRIu64 " completed messages\n", m->rank, total);
+		MPI_Abort(m->comm, 1);
+	}
+	MPI_Allgatherv(md->done, mine, MPI_UINT64_T, r, mx->rcount, mx->rdispl, MPI_UINT64_T, m->comm);
+	if (total > md->cap_done) {
+		uint64_t *d = fl_grow(n, md->done, total * sizeof *d);
+		if (!d) {
+			md->n_done = 0;
+			return; /* n->oom ends the run at the next exchange */
+		}
+		md->done = d;
+		md->cap_done = (uint32_t)total;
+	}
+	memcpy(md->done, r, total * sizeof *md->done);
+	md->n_done = (uint32_t)total;
 }
 
 void fl_mpi_exchange(struct flitnet *n)
@@ -378,6 +427,8 @@ void fl_mpi_exchange(struct flitnet *n)
 		if (s == n)
 			continue;
 		fl_part_fold_counters(n, s);
+		if (n->msg_driven)
+			fl_part_gather_done(n, s);
 	}
 
 	/* Pack, peer by peer: for each of this rank's source partitions in
@@ -484,6 +535,8 @@ void fl_mpi_exchange(struct flitnet *n)
 	n->oom = oom != 0;
 	n->x_events = g_events;
 	n->x_next = g_next;
+	if (n->msg_driven)
+		mx_gather_done(n);
 }
 
 uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
@@ -497,6 +550,13 @@ uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
 {
 	uint64_t g = v;
 	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
+	return g;
+}
+
+uint64_t fl_mpi_min(const struct flitnet *n, uint64_t v)
+{
+	uint64_t g = v;
+	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_MIN, n->mx->m->comm);
 	return g;
 }
 
@@ -625,6 +685,12 @@ uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
 }
 
 uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
+{
+	(void)n;
+	return v;
+}
+
+uint64_t fl_mpi_min(const struct flitnet *n, uint64_t v)
 {
 	(void)n;
 	return v;

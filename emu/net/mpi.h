@@ -40,6 +40,7 @@ void fl_mpi_exchange(struct flitnet *n);
 /* Sum / maximum of v over the ranks (every rank gets it). Collective. */
 uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v);
 uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v);
+uint64_t fl_mpi_min(const struct flitnet *n, uint64_t v);
 /* In place, over the ranks: int64 sums of a[0..count). Collective. */
 void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count);
 /* In place, over the ranks: uint16 sums, uint8 minima. Collective. */

@@ -43,6 +43,10 @@ struct net_backend_ops {
 	 * the session then builds one only when the user set it. */
 	bool topology_optional;
 
+	/* The backend can spread one replay over the ranks of an MPI launch
+	 * (create() reads b->mpi; emu/net/mpi.h). */
+	bool spreads_over_ranks;
+
 	/* Configuration keys this backend reads (shown by config --keys and
 	 * recorded in results); NULL for none. */
 	const struct config_table *config;
@@ -96,7 +100,8 @@ struct net_backend_ops {
 
 struct net_backend {
 	const struct net_backend_ops *ops;
-	void *state; /* the backend's own */
+	void *state;         /* the backend's own */
+	struct net_mpi *mpi; /* the ranks it spreads over (net_backend_new_mpi), or NULL */
 };
 
 /* --- configuration ------------------------------------------------------- */
@@ -332,6 +337,12 @@ const struct net_backend_ops *net_backend_find(const char *name, struct nl_err *
  * net_backend_free (NULL is a no-op). On failure *out is untouched. */
 int net_backend_new(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
 		    struct net_backend **out, struct nl_err *err);
+/* The same, spread over the ranks of mpi (NULL: net_backend_new); fails
+ * with NL_EUNSUPPORTED naming the backend when it cannot spread. Every
+ * rank must then send the same messages and advance alike: only the
+ * source's rank injects a message, and deliveries reach every rank. */
+int net_backend_new_mpi(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
+			struct net_mpi *mpi, struct net_backend **out, struct nl_err *err);
 void net_backend_free(struct net_backend *b);
 
 /* ops->count_jobs, or NL_EUNSUPPORTED naming the backend when it has none. */

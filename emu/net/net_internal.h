@@ -568,6 +568,10 @@ struct flitnet {
 	struct fl_obs obs;             /* measurement: what the driver's phase asks to record */
 
 	struct fl_msgdrv msg;          /* driver: the message backend */
+	bool msg_driven;               /* root: the message backend runs it (backend_flit.c): under MPI
+					  every rank keeps every message record, a head carries its
+					  record's index to other ranks and completions are gathered
+					  on every rank (mpi.c, fl_mpi_gather_done) */
 
 	/* Deadlock checks (deadlock.c). */
 	uint64_t dl_quiet;             /* global check: cycles without progress or events */
@@ -849,6 +853,11 @@ void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 /* Earliest cycle >= now at which anything happens in any partition this
  * process runs, or in partition n alone. */
 uint64_t fl_next_work(const struct flitnet *n);
+/* fl_next_work over every rank under MPI (a collective then), else the same. */
+uint64_t fl_next_work_all(const struct flitnet *n);
+/* Partition s's completed messages appended to the root's list (the
+ * root's own come first: partition order). */
+void fl_part_gather_done(struct flitnet *n, struct flitnet *s);
 uint64_t fl_part_next_work(const struct flitnet *n);
 /* The (up to) NET_BUSIEST network channels with the most chan_flits,
  * busiest first, ties by global port; *sum and *n_chan get the flits of

@@ -421,9 +421,7 @@ void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 	x->n = 0;
 }
 
-/* Partition s's completed messages appended to the root's list (the
- * root's own come first: partition order). */
-static void fl_msg_gather(struct flitnet *n, struct flitnet *s)
+void fl_part_gather_done(struct flitnet *n, struct flitnet *s)
 {
 	struct fl_msgdrv *md = &n->msg, *sm = &s->msg;
 	if (!sm->n_done)
@@ -547,7 +545,8 @@ void fl_part_fold_counters(struct flitnet *n, struct flitnet *s)
 void fl_part_exchange(struct flitnet *n)
 {
 	if (n->mx) {
-		/* Messages and upstream decisions are refused under MPI. */
+		/* Upstream decisions are refused under MPI; completed
+		 * messages are gathered on every rank there. */
 		fl_mpi_exchange(n);
 	} else if (n->n_parts > 1) {
 		for (uint32_t s = 0; s < n->n_parts; s++)
@@ -559,7 +558,7 @@ void fl_part_exchange(struct flitnet *n)
 		for (uint32_t k = 1; k < n->n_parts; k++) {
 			struct flitnet *s = n->part[k];
 			fl_part_fold_counters(n, s);
-			fl_msg_gather(n, s);
+			fl_part_gather_done(n, s);
 		}
 	}
 	if (n->msg.n_done)

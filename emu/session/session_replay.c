@@ -239,7 +239,10 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 		}
 	}
 	s->replay_topo = want_topo ? s->topo : NULL;
-	NL_CHECK(net_backend_new(ops, &s->cfg, s->replay_topo, &s->replay_net, err));
+	/* Under mpirun every rank replays the whole trace (the application
+	 * model is small and cheap; its decisions follow the deliveries,
+	 * which reach every rank), and each runs its share of the network. */
+	NL_CHECK(net_backend_new_mpi(ops, &s->cfg, s->replay_topo, s->mpi, &s->replay_net, err));
 	NL_CHECK(session_cable_apply(s, s->replay_net, s->replay_topo, &s->cables, err));
 	struct app_source src;
 	NL_CHECK(app_archive_source_new(&s->asrc, s->arch, &src, err));

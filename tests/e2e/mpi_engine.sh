@@ -92,8 +92,8 @@ refused "upstream lookahead" \
   -s routing_delay=0 -s lookahead_decide=upstream
 refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
-refused "replay" "^netloom replay: started by an MPI launcher with 2 ranks; only 'run' and 'sweep' spread one simulation" \
-  2 "$netloom" replay nothing.nlt
+refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep' and 'replay' spread over MPI ranks" \
+  2 "$netloom" serve
 # A deadlock is the run's result as in one process (exit 1, the JSON's
 # "stuck" object), without the list of waiting VCs.
 dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Trace replay over MPI ranks (issue 16 part 2): `mpirun -np K netloom
+# replay TRACE -s backend=flit ...` prints and writes what the sequential
+# replay does, byte for byte but for wall-clock fields, for K = 1..3: every
+# rank runs the application model, each runs its share of the network,
+# deliveries reach every rank. Cases: a 16-rank halo exchange on a torus
+# (messages crossing ranks every few cycles), threads inside ranks, METIS
+# partitions, a dragonfly with UGAL-L and 40-cycle global links, three
+# networks in one replay, a network deadlock (the same cycle, flits and
+# VCs, exit 1), and the analytic backend refused in one line.
+# usage: mpi_replay.sh NETLOOM REPLAY_MKTRACE   (exit 77: no MPI)
+set -uo pipefail
+netloom=$1
+mk=$2
+. "$(dirname "$0")/lib.sh"
+
+command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
+mpi_env
+if mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null \
+  | grep -q "built without MPI"; then
+  echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2
+  exit 77
+fi
+
+"$mk" "$dir/st.nlt" stencil 16 5 4096 1000 || fail "mktrace stencil"
+"$mk" "$dir/sh.nlt" shift 8 3 65536 || fail "mktrace shift"
+
+# The JSON without its wall-clock fields, keys sorted.
+nowall() {
+  python3 - "$1" <<'PY'
+import json, sys
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if "wall" not in k}
+    if isinstance(o, list):
+        return [strip(x) for x in o]
+    return o
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
+PY
+}
+
+firstdiff() { # the first path at which two JSON documents differ
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+def walk(a, b, path):
+    if type(a) != type(b) or not isinstance(a, (dict, list)):
+        return None if a == b else f"{path}: {str(a)[:60]} vs {str(b)[:60]}"
+    keys = sorted(set(a) | set(b)) if isinstance(a, dict) else range(max(len(a), len(b)))
+    for k in keys:
+        if "wall" in str(k):
+            continue
+        try:
+            r = walk(a[k], b[k], f"{path}/{k}")
+        except (KeyError, IndexError):
+            return f"{path}/{k}: missing on one side"
+        if r:
+            return r
+    return None
+print(walk(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), ""))
+PY
+}
+
+same() { # name ranks replay-args...
+  local name=$1 k=$2
+  shift 2
+  if [ ! -f "$dir/$name-seq.json" ]; then
+    "$netloom" replay "$@" --json "$dir/$name-seq.json" >"$dir/$name-seq.out" 2>"$dir/$name-seq.err" \
+      || fail "$name: sequential replay exit $?: $(head -2 "$dir/$name-seq.err")"
+  fi
+  mpi "$k" "$netloom" replay "$@" --json "$dir/$name-$k.json" >"$dir/$name-$k.out" 2>"$dir/$name-$k.err" \
+    || fail "$name: mpirun -np $k exit $?: $(head -3 "$dir/$name-$k.err")"
+  nowall "$dir/$name-$k.json" >"$dir/$name-$k.nw"
+  nowall "$dir/$name-seq.json" >"$dir/$name-seq.nw"
+  cmp -s "$dir/$name-seq.nw" "$dir/$name-$k.nw" \
+    || fail "$name: -np $k JSON differs from the sequential replay: $(firstdiff "$dir/$name-seq.json" "$dir/$name-$k.json")"
+  # The report, once (rank 0), as the sequential one.
+  cmp -s <(grep -v 'wall' "$dir/$name-seq.out") <(grep -v 'wall' "$dir/$name-$k.out") \
+    || fail "$name: -np $k report differs: $(diff "$dir/$name-seq.out" "$dir/$name-$k.out" | head -4)"
+}
+
+torus=("$dir/st.nlt" -s backend=flit -s topology=torus:k=4x4)
+for k in 1 2 3; do
+  same torus "$k" "${torus[@]}"
+done
+grep -q "predicted runtime" "$dir/torus-3.out" || fail "torus: no report under 3 ranks"
+# Messages did cross ranks: the torus's links carried flits.
+[ "$(json "$dir/torus-2.json" 'd["results"]["network"]["flit_hops"] > 0')" = True ] || fail "torus: no flit-hops"
+same threads 2 "${torus[@]}" -s threads=2
+same metis 2 "${torus[@]}" -s partitioner=metis
+same dragonfly 3 "$dir/st.nlt" -s backend=flit -s topology=dragonfly:a=4,p=2,h=2 \
+  -s routing_function=ugal:mode=local -s num_vcs=6 -s global_latency=40
+same three 2 "$dir/st.nlt" -s backend=flit --topology torus:k=4x4 --topology dragonfly:a=4,p=2,h=2,g=2 \
+  --topology fattree:k=4,n=2
+
+# A network deadlock: exit 1, the same one-line report but the list of
+# waiting VCs (not made under MPI), the same JSON but that list.
+ring=("$dir/sh.nlt" -s backend=flit -s topology=torus:k=8 -s num_vcs=1 -s vc_buf_size=2 -s packet_bytes=128
+      -s flit_bytes=16 -s routing_function=dor:dateline=0)
+"$netloom" replay "${ring[@]}" --json "$dir/dl-seq.json" >/dev/null 2>"$dir/dl-seq.err"
+expect_eq "deadlock: sequential exit" "$?" 1
+mpi 3 "$netloom" replay "${ring[@]}" --json "$dir/dl-3.json" >/dev/null 2>"$dir/dl-3.err"
+expect_eq "deadlock: -np 3 exit" "$?" 1
+expect_eq "deadlock: lines from netloom" "$(grep -c '^netloom' "$dir/dl-3.err")" 1
+seqline=$(head -1 "$dir/dl-seq.err" | grep -oE '^netloom: network deadlock at cycle [0-9]+: [0-9]+ flits stuck in [0-9]+ input VCs')
+[ -n "$seqline" ] || fail "deadlock: sequential line: $(head -1 "$dir/dl-seq.err")"
+grep -qF "$seqline that wait on each other (global check); under MPI the list" "$dir/dl-3.err" \
+  || fail "deadlock: -np 3 line: $(head -1 "$dir/dl-3.err"), expected the start '$seqline'"
+nowaits='n = d["results"]["network"]["deadlock"]; n.pop("waiting"); print(n, d["results"]["status"])'
+expect_eq "deadlock: JSON but the waiting VCs" "$(json "$dir/dl-3.json" "$nowaits")" "$(json "$dir/dl-seq.json" "$nowaits")"
+
+# The analytic backend has no network to spread: refused, one line.
+out=$(mpi 2 "$netloom" replay "$dir/st.nlt" -s backend=analytic 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "analytic under 2 ranks: exit $rc"
+expect_eq "analytic: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+grep -q "^netloom: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
+  <<<"$out" || fail "analytic: got '$out'"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "ok: replays over MPI ranks equal the sequential ones"
