@@ -227,24 +227,15 @@ static void dl_push(struct flitnet *n, uint32_t r, uint32_t *tail, uint32_t *len
  * given the rest, until none is dropped). Marks dl_dead; returns its size
  * and the flits in it. O(input VCs x candidate VCs) per router visit; a
  * router is revisited only when a VC it waits on was dropped. */
-static uint32_t dl_find(struct flitnet *n, uint64_t *flits)
+/* Drop from the dead set every VC of the queued routers (dl_rq[0..len),
+ * pushed with tail) that can move, and queue the routers whose VCs wait
+ * on it, until none is left: the greatest fixpoint. local_only (under
+ * MPI): only routers this rank runs are queued. Returns the VCs dropped. */
+static uint64_t dl_drain(struct flitnet *n, uint32_t tail, uint32_t len, bool local_only)
 {
-	const struct topo *t = n->topo;
-	const uint32_t R = t->n_routers, V = n->V;
-	uint32_t head = 0, tail = 0, len = 0, vcs = 0;
-
-	for (uint32_t r = 0; r < R; r++) {
-		const struct fl_router *ro = &n->routers[r];
-		bool any = false;
-		for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++) {
-			uint64_t iv = (uint64_t)ro->vc_base + li;
-			n->dl_dead[iv] = n->ivc[iv].count != 0;
-			any |= n->dl_dead[iv];
-		}
-		n->dl_rqueued[r] = 0;
-		if (any)
-			dl_push(n, r, &tail, &len);
-	}
+	const uint32_t R = n->topo->n_routers, V = n->V;
+	uint32_t head = 0;
+	uint64_t dropped = 0;
 	while (len) {
 		uint32_t r = n->dl_rq[head];
 		head = head + 1 == R ? 0 : head + 1;
@@ -264,12 +255,36 @@ static uint32_t dl_find(struct flitnet *n, uint64_t *flits)
 				 * upstream. */
 				n->dl_dead[iv] = 0;
 				changed = true;
+				dropped++;
 				const struct fl_link *up = &n->ports[ro->port_base + fl_li_port(n, li)].link;
-				if (up->credit_kind == EV_CREDIT_ROUTER && up->target != FL_NONE && up->target != r)
+				if (up->credit_kind == EV_CREDIT_ROUTER && up->target != FL_NONE && up->target != r &&
+				    (!local_only || fl_router_local(n, up->target)))
 					dl_push(n, up->target, &tail, &len);
 			}
 		} while (changed);
 	}
+	return dropped;
+}
+
+static uint32_t dl_find(struct flitnet *n, uint64_t *flits)
+{
+	const struct topo *t = n->topo;
+	const uint32_t R = t->n_routers, V = n->V;
+	uint32_t tail = 0, len = 0, vcs = 0;
+
+	for (uint32_t r = 0; r < R; r++) {
+		const struct fl_router *ro = &n->routers[r];
+		bool any = false;
+		for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++) {
+			uint64_t iv = (uint64_t)ro->vc_base + li;
+			n->dl_dead[iv] = n->ivc[iv].count != 0;
+			any |= n->dl_dead[iv];
+		}
+		n->dl_rqueued[r] = 0;
+		if (any)
+			dl_push(n, r, &tail, &len);
+	}
+	dl_drain(n, tail, len, false);
 	*flits = 0;
 	for (uint64_t iv = 0; iv < (uint64_t)t->n_ports * V; iv++)
 		if (n->dl_dead[iv]) {
@@ -299,7 +314,7 @@ static uint32_t dl_find_mpi(struct flitnet *n, uint64_t *flits)
 	for (uint64_t iv = 0; iv < IV; iv++)
 		n->dl_dead[iv] = n->dl_count[iv] != 0;
 	for (;;) {
-		uint32_t head = 0, tail = 0, len = 0;
+		uint32_t tail = 0, len = 0;
 		uint64_t dropped = 0;
 		for (uint32_t r = 0; r < R; r++) {
 			n->dl_rqueued[r] = 0;
@@ -312,29 +327,7 @@ static uint32_t dl_find_mpi(struct flitnet *n, uint64_t *flits)
 					break;
 				}
 		}
-		while (len) {
-			uint32_t r = n->dl_rq[head];
-			head = head + 1 == R ? 0 : head + 1;
-			len--;
-			n->dl_rqueued[r] = 0;
-			const struct fl_router *ro = &n->routers[r];
-			bool changed;
-			do {
-				changed = false;
-				for (uint32_t li = 0; li < (uint32_t)ro->n_ports * V; li++) {
-					uint64_t iv = (uint64_t)ro->vc_base + li;
-					if (!n->dl_dead[iv] || dl_stuck(n, ro, iv))
-						continue;
-					n->dl_dead[iv] = 0;
-					changed = true;
-					dropped++;
-					const struct fl_link *up = &n->ports[ro->port_base + fl_li_port(n, li)].link;
-					if (up->credit_kind == EV_CREDIT_ROUTER && up->target != FL_NONE && up->target != r &&
-					    fl_router_local(n, up->target))
-						dl_push(n, up->target, &tail, &len);
-				}
-			} while (changed);
-		}
+		dropped = dl_drain(n, tail, len, true);
 		fl_mpi_min_u8(n, n->dl_dead, IV);
 		if (!fl_mpi_sum(n, dropped))
 			break;
