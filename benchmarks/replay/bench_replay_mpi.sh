@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A trace replay on the flit model in one process and spread over MPI
+# ranks (issue 16 part 2): a 4,096-rank halo exchange (replay_mktrace
+# stencil: ring neighbours, 64 KiB messages, 20 us of compute per
+# iteration, 3 iterations, an allreduce each) on a 64x64 torus, one rank
+# per endpoint. Prints both wall times, checks that the two JSON documents
+# agree but for wall-clock fields, and ends with the speed-up (one process
+# over N ranks) and the parallel efficiency (speed-up / N).
+#
+#   bench_replay_mpi.sh NETLOOM REPLAY_MKTRACE [RANKS]   (default 2)
+#
+# Needs mpirun (exit 77 without); runs as root and with more ranks than
+# cores (the figure is then meaningless), as the engine's mpi.sh does.
+set -euo pipefail
+netloom=$1
+mk=$2
+ranks=${3:-2}
+command -v mpirun >/dev/null || { echo "bench_replay_mpi.sh: mpirun not found" >&2; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_mpi_yield_when_idle=1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export NETLOOM_PROGRESS=0
+"$mk" "$dir/t.nlt" stencil 4096 3 65536 20000
+net=(-s backend=flit -s topology=torus:k=64x64 -s num_vcs=2)
+now() { date +%s.%N; }
+t0=$(now)
+"$netloom" replay "$dir/t.nlt" "${net[@]}" --json "$dir/seq.json" >/dev/null
+t1=$(now)
+NETLOOM_MPI_STATS=1 mpirun -np "$ranks" "$netloom" replay "$dir/t.nlt" "${net[@]}" --json "$dir/mpi.json" >/dev/null
+t2=$(now)
+python3 - "$dir/seq.json" "$dir/mpi.json" "$t0" "$t1" "$t2" "$ranks" <<'PY'
+import json, sys
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if "wall" not in k}
+    if isinstance(o, list):
+        return [strip(x) for x in o]
+    return o
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+if strip(a) != strip(b):
+    sys.exit("bench_replay_mpi.sh: the replay over ranks differs from the one-process replay")
+t0, t1, t2 = (float(x) for x in sys.argv[3:6])
+ranks = int(sys.argv[6])
+net = a["results"]["network"]
+seq, par = t1 - t0, t2 - t1
+print(f"{net['cycles']} cycles, {net['flit_hops']} flit-hops; one process {seq:.1f} s, "
+      f"{ranks} MPI ranks {par:.1f} s (mpirun start-up included)")
+print(f"replay over {ranks} MPI ranks: speed-up {seq / par:.2f}, efficiency {seq / par / ranks:.2f}")
+PY
