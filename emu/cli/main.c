@@ -59,15 +59,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version"))
 		return cli_version_main(argc - 1, argv + 1);
-	/* Under an MPI launcher only run and sweep spread one simulation over
-	 * the ranks (emu/net/mpi.c); any other command would run once per
-	 * rank, side by side, writing the same files. */
+	/* Under an MPI launcher run and sweep spread their simulations over
+	 * the ranks (emu/net/mpi.c), compare its replays; any other command
+	 * would run once per rank, side by side, writing the same files. */
 	uint32_t rank, size;
-	if (net_mpi_launched(&rank, &size) && size > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep")) {
+	if (net_mpi_launched(&rank, &size) && size > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") &&
+	    strcmp(argv[1], "compare")) {
 		if (rank == 0)
 			fprintf(stderr,
-				"netloom %s: started by an MPI launcher with %u ranks; only 'run' and 'sweep' spread "
-				"one simulation over MPI ranks: run '%s' without mpirun\n",
+				"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep' and 'compare' "
+				"spread their simulations over MPI ranks: run '%s' without mpirun\n",
 				argv[1], size, argv[1]);
 		return CLI_FAIL;
 	}
