@@ -515,7 +515,7 @@ static size_t cmp_pack_run(const struct cmp_run *r, uint32_t i, uint8_t *out)
 	size_t n = 0;
 #define CMP_PUT(src, len)                               \
 	do {                                            \
-		if (out)                                \
+		if (out && (len) != 0)                  \
 			memcpy(out + n, (src), (len));  \
 		n += (len);                             \
 	} while (0)
@@ -546,7 +546,8 @@ static size_t cmp_unpack_run(struct cmp *c, const uint8_t *p)
 	uint8_t cached;
 #define CMP_GET(dst, len)                     \
 	do {                                  \
-		memcpy((dst), p + n, (len));  \
+		if ((len) != 0)               \
+			memcpy((dst), p + n, (len)); \
 		n += (len);                   \
 	} while (0)
 	CMP_GET(&i, 4);

@@ -13,7 +13,7 @@
 # usage: mpi_points.sh NETLOOM SOURCE_ROOT   (exit 77: no MPI)
 set -uo pipefail
 netloom=$(realpath "$1")
-root=$2
+root=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
