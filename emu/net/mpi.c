@@ -121,7 +121,7 @@ int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err)
 	} e = {0};
 	if ((int)m->rank == first) {
 		e.code = rc;
-		snprintf(e.msg, sizeof e.msg, "%s", err->msg);
+		snprintf(e.msg, sizeof e.msg, "%s", err ? err->msg : "");
 	}
 	MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, m->comm);
 	if ((int)m->rank != first) {

@@ -226,7 +226,8 @@ static int session_point_slot(nl_sim *s, struct net_point **out, struct nl_err *
 static int session_point(nl_sim *s, double rate, struct nl_err *err)
 {
 	struct net_point *pt = NULL;
-	NL_CHECK(session_point_slot(s, &pt, err));
+	/* Agreed under MPI: net_run_point's collectives follow. */
+	NL_CHECK(net_mpi_agree(s->mpi, session_point_slot(s, &pt, err), err));
 	s->sc.mpi = s->mpi;
 	int rc = net_run_point(&s->nc, &s->rc, &s->sc, &s->tc, s->topo, rate, pt, err);
 	if (rc < 0 && !(rc == NL_EDEADLOCK && pt->deadlock)) {
@@ -355,7 +356,7 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 			struct sweep_rec h;
 			const uint8_t *p = all + at[r];
 			memcpy(&h, p, sizeof h);
-			if (h.msg_len)
+			if (h.msg_len) /* the point's error or deadlock line, as one process leaves it */
 				nl_errf(err, h.rc, "%s", (const char *)p + sizeof h);
 			rc = h.rc;
 			if (rc < 0 && !(rc == NL_EDEADLOCK && h.point_len)) {
@@ -369,8 +370,6 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 			if (urc < 0)
 				break;
 			s->n_points++;
-			if (h.msg_len) /* the deadlock's line, as the sequential sweep leaves it */
-				nl_errf(err, h.rc, "%s", (const char *)p + sizeof h);
 			stop = sweep_take(s, rates[base + r], flags, on_point, ctx, sw, &rc) != 0;
 		}
 		free(all);
@@ -399,8 +398,13 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 	if (n_steps >= UINT32_MAX)
 		return nl_errf(err, NL_ERANGE, "sweep: rates %g:%g:%g: more than %u points", lo, hi, step, UINT32_MAX);
 	double *rates = malloc(((size_t)n_steps + 1) * sizeof *rates);
-	if (!rates)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
+	/* Under MPI a failure here, on one rank, must not leave the others in
+	 * the first point's collectives. */
+	rc = net_mpi_agree(s->mpi, rates ? 0 : nl_errf(err, NL_ENOMEM, "out of memory"), err);
+	if (rc < 0) {
+		free(rates);
+		return rc;
+	}
 	for (long k = 0; k <= n_steps; k++) {
 		/* lo + k*step to 12 significant digits, so 0.15 is 0.15. */
 		char rate_txt[32];
