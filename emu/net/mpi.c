@@ -137,9 +137,13 @@ int net_mpi_agree_exit(const struct net_mpi *m, int code)
 {
 	if (!m || m->size <= 1)
 		return code;
-	int g = code;
-	MPI_Allreduce(&code, &g, 1, MPI_INT, MPI_MAX, m->comm);
-	return g;
+	/* Rank 0's status when it failed (it printed why: a report it could
+	 * not write is not "some cells failed"), else the largest of all.
+	 * Statuses are >= 0, so a maximum where the others give 0 is rank
+	 * 0's. */
+	int mine[2] = {m->rank == 0 ? code : 0, code}, g[2] = {0, 0};
+	MPI_Allreduce(mine, g, 2, MPI_INT, MPI_MAX, m->comm);
+	return g[0] ? g[0] : g[1];
 }
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "net_mpi_allgather gathers sizes as MPI_UINT64_T");

@@ -200,8 +200,9 @@ uint32_t net_mpi_size(const struct net_mpi *m);
  * unless R is 0 (rank 0 prints, so its own line stays as it was). */
 int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err);
 
-/* Collective: the exit status all ranks return, the largest of theirs, so
- * a failure anywhere (rank 0 writing a file, say) fails every rank. */
+/* Collective: the exit status (>= 0) all ranks return, so a failure
+ * anywhere fails every rank: rank 0's when not 0 (it printed why, e.g. a
+ * file it could not write), else the largest of the others'. */
 int net_mpi_agree_exit(const struct net_mpi *m, int code);
 
 /* Collective: every rank's len bytes at buf, concatenated in rank order,

@@ -8,8 +8,8 @@
 # last round with fewer points than ranks; `mpirun -np 2 netloom compare`
 # writes the sequential report, and its cache serves a second run. A
 # failure on one rank only (a file missing in its working directory, a
-# point that fails there) gives one line and a non-zero exit on every
-# rank, without a hang.
+# point that fails there, a report rank 0 cannot write) gives one line
+# and a non-zero exit on every rank, without a hang.
 # usage: mpi_points.sh NETLOOM SOURCE_ROOT   (exit 77: no MPI)
 set -uo pipefail
 netloom=$(realpath "$1")
@@ -153,6 +153,19 @@ one_fails "compare, a trace missing on rank 1" \
   "^netloom: MPI rank 1 of 2: study.ini:[0-9]+: \[workload lammps\] key 'trace'" 2 \
   "$netloom" compare study.ini -o "$dir/cfail"
 [ ! -e "$dir/cfail" ] || fail "compare, a trace missing on rank 1: wrote $dir/cfail"
+# Rank 0 cannot write the report (its name is taken by a directory): every
+# rank exits with rank 0's status, not "some cells failed".
+mkdir -p "$dir/cw/report.json"
+"$netloom" compare "$dir/study/study.ini" -o "$dir/cw" >/dev/null 2>&1
+want=$?
+[ "$want" -ne 0 ] && [ "$want" -ne 3 ] || fail "compare, report.json a directory: sequential exit $want"
+export EXITS=$dir/exits-write
+out=$(timeout 60 mpirun --oversubscribe -np 2 "${ranked[@]}" "$netloom" compare "$dir/study/study.ini" -o "$dir/cw" \
+      </dev/null 2>&1 >/dev/null)
+[ $? -ne 124 ] || fail "compare, report.json a directory: hung"
+expect_eq "compare, report.json a directory: statuses" "$(awk '{print $2}' "$EXITS" | sort | tr '\n' ' ')" "$want $want "
+expect_eq "compare, report.json a directory: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+grep -q '^netloom: .*report.json' <<<"$out" || fail "compare, report.json a directory: got '$out'"
 # A point that fails on rank 1 alone (its own settings in an MPMD launch):
 # its line on rank 0, every rank out of the sweep.
 export EXITS=$dir/exits-point
