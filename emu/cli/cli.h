@@ -26,6 +26,15 @@ int cli_report(const struct nl_err *err);
 /* The exit code cli_report would return for err, printing nothing. */
 int cli_exit_code(const struct nl_err *err);
 
+/* Under mpirun (or srun) with more than one rank: MPI initialised into *m
+ * (NULL when not launched by MPI, or launched with one rank and built
+ * without MPI). Returns 0, or an exit status after rank 0 said why (a
+ * netloom built without MPI under several ranks). Close with
+ * net_mpi_close; before it, every rank's exit status goes through
+ * net_mpi_agree_exit, so a failure anywhere fails every rank. */
+struct net_mpi;
+int cli_mpi_open(const char *cmd, struct net_mpi **m);
+
 /* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "net/net.h"
 
 enum { CLI_COMPARE_FAILED_CELLS = 3 };
 
@@ -28,9 +29,13 @@ static const char compare_usage[] =
 	"Results are cached in DIR/cache: a re-run computes only what changed.\n"
 	"\n"
 	"  -o, --output DIR  the report's directory (created)\n"
-	"  -j, --jobs N      replays run at once (threads, default 1); results\n"
-	"                    do not depend on N\n"
+	"  -j, --jobs N      replays run at once (threads, default 1; per rank\n"
+	"                    under mpirun); results do not depend on N\n"
 	"  -h, --help        this text\n"
+	"\n"
+	"Under 'mpirun -np N' (or srun) the replays are spread over the ranks,\n"
+	"replay i on rank i mod N, with the same report; rank 0 writes it and\n"
+	"the cache, which every rank reads (docs/scaling.md).\n"
 	"\n"
 	"Exit status: 0 every cell ran; 3 the report was written but some cells\n"
 	"failed (deadlock or error, marked in the report); 1 an error, 2 a bad\n"
@@ -72,56 +77,72 @@ int cli_compare_main(int argc, char **argv)
 	if (!dir)
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
 
+	struct net_mpi *mpi = NULL;
+	int rc = cli_mpi_open(cmd, &mpi);
+	if (rc)
+		return rc;
+	/* Under MPI rank 0 alone prints and writes; every rank computes the
+	 * same status from the same gathered results. */
+	const bool quiet = net_mpi_rank(mpi) != 0;
 	struct progress pg;
 	progress_init(&pg, "compare");
-	struct session_compare_opts o = {.dir = dir, .jobs = (unsigned)jobs, .pg = &pg};
+	struct session_compare_opts o = {.dir = dir, .jobs = (unsigned)jobs, .pg = quiet ? NULL : &pg, .mpi = mpi};
 	struct session_compare_result res;
 	struct nl_err err = {0};
 	double t0 = nl_wall_seconds();
-	int rc = session_compare(argv[optind], &o, &res, &err);
+	rc = session_compare(argv[optind], &o, &res, &err);
 	progress_done(&pg);
 	if (rc < 0) {
 		if (res.problems) {
-			for (const char *l = res.problems; *l; l += strcspn(l, "\n") + 1)
+			for (const char *l = res.problems; *l && !quiet; l += strcspn(l, "\n") + 1)
 				fprintf(stderr, "netloom: %.*s\n", (int)strcspn(l, "\n"), l);
 			free(res.problems);
-			return CLI_USAGE;
+			rc = CLI_USAGE;
+		} else {
+			rc = quiet ? cli_exit_code(&err) : cli_report(&err);
 		}
-		return cli_report(&err);
+		goto out;
 	}
-	/* The only fields that differ between runs of the same study. */
-	json_t *ex = json_object();
-	json_object_set_new(ex, "runs", json_integer(res.runs));
-	json_object_set_new(ex, "executed_runs", json_integer(res.executed));
-	json_object_set_new(ex, "cached_runs", json_integer(res.cached));
-	json_object_set_new(ex, "failed_runs", json_integer(res.failed));
-	/* Replays and cost evaluations are cached apart: a new preset prices
-	 * again and replays nothing. */
-	json_object_set_new(ex, "simulations_executed", json_integer(res.executed));
-	json_object_set_new(ex, "cost_evaluations", json_integer(res.cost_evaluated));
-	json_object_set_new(ex, "cost_cached", json_integer(res.cost_cached));
-	json_object_set_new(ex, "jobs", json_integer((json_int_t)jobs));
-	json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
-	json_object_set_new(res.doc, "execution", ex);
-	char path[4096];
-	snprintf(path, sizeof path, "%s/report.json", dir);
-	rc = out_write_json(path, res.doc, &err);
-	if (rc == 0) {
-		snprintf(path, sizeof path, "%s/report.md", dir);
-		rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
+	rc = 0;
+	if (!quiet) {
+		/* The only fields that differ between runs of the same study. */
+		json_t *ex = json_object();
+		json_object_set_new(ex, "runs", json_integer(res.runs));
+		json_object_set_new(ex, "executed_runs", json_integer(res.executed));
+		json_object_set_new(ex, "cached_runs", json_integer(res.cached));
+		json_object_set_new(ex, "failed_runs", json_integer(res.failed));
+		/* Replays and cost evaluations are cached apart: a new preset
+		 * prices again and replays nothing. */
+		json_object_set_new(ex, "simulations_executed", json_integer(res.executed));
+		json_object_set_new(ex, "cost_evaluations", json_integer(res.cost_evaluated));
+		json_object_set_new(ex, "cost_cached", json_integer(res.cost_cached));
+		json_object_set_new(ex, "jobs", json_integer((json_int_t)jobs));
+		json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
+		json_object_set_new(res.doc, "execution", ex);
+		char path[4096];
+		snprintf(path, sizeof path, "%s/report.json", dir);
+		rc = out_write_json(path, res.doc, &err);
+		if (rc == 0) {
+			snprintf(path, sizeof path, "%s/report.md", dir);
+			rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
+		}
+		if (rc == 0)
+			rc = cli_compare_html(res.doc, dir, &err);
+		if (rc == 0)
+			printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u "
+			       "failed); %u system(s) priced, %u cost(s) from the cache\n",
+			       dir, dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated,
+			       res.cost_cached);
 	}
-	if (rc == 0)
-		rc = cli_compare_html(res.doc, dir, &err);
-	if (rc == 0)
-		printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u failed); %u "
-		       "system(s) priced, %u cost(s) from the cache\n",
-		       dir, dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated, res.cost_cached);
 	json_decref(res.doc);
 	free(res.markdown);
-	if (rc < 0)
-		return cli_report(&err);
 	/* The report is whole, but some cells failed (a deadlock, an error):
 	 * a status of its own, so a script or CI job notices without parsing
 	 * the report; 1 and 2 mean no report at all. */
-	return res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
+	rc = rc < 0 ? cli_report(&err) : res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
+out:
+	/* A report rank 0 could not write fails every rank. */
+	rc = net_mpi_agree_exit(mpi, rc);
+	net_mpi_close(mpi);
+	return rc;
 }

@@ -563,30 +563,13 @@ static json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n,
  * when not launched by MPI) or an exit code after saying why. */
 static int cli_replay_mpi_open(struct net_mpi **m, struct cli_replay_opts *o)
 {
-	uint32_t rank, size;
-	*m = NULL;
-	if (!net_mpi_launched(&rank, &size))
-		return 0;
-	if (!net_mpi_built()) {
-		if (size <= 1)
-			return 0;
-		if (rank == 0)
-			fprintf(stderr,
-				"netloom replay: started by an MPI launcher with %u ranks, but this netloom was built "
-				"without MPI (Debian: libopenmpi-dev), so it would run %u copies of the same replay; run "
-				"it without mpirun\n",
-				size, size);
+	int rc = cli_mpi_open("replay", m);
+	if (rc || net_mpi_rank(*m) == 0)
+		return rc;
+	/* The same report, files and errors as rank 0's: said once. */
+	o->json = o->otf2 = o->svg = NULL;
+	if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
 		return CLI_FAIL;
-	}
-	struct nl_err err = {0};
-	if (net_mpi_open(m, &err) < 0)
-		return rank == 0 ? cli_report(&err) : CLI_FAIL;
-	if (net_mpi_rank(*m) != 0) {
-		/* The same report, files and errors as rank 0's: said once. */
-		o->json = o->otf2 = o->svg = NULL;
-		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-			return CLI_FAIL;
-	}
 	return 0;
 }
 
@@ -610,10 +593,12 @@ int cli_replay_main(int argc, char **argv)
 		cli_replay_usage(stdout);
 		goto out;
 	}
-	if (rc == 0 && (status = cli_replay_mpi_open(&mpi, &o)) != CLI_OK)
+	/* Every rank opens MPI, then all agree on the command line and files. */
+	if ((status = cli_replay_mpi_open(&mpi, &o)) != CLI_OK)
 		goto out;
+	rc = net_mpi_agree(mpi, rc, &err);
 	if (rc == 0)
-		session_set_mpi(sim0, mpi);
+		session_set_mpi(sim0, mpi, SESSION_SPREAD_NETWORK);
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
 	for (size_t i = 0; rc == 0 && i < want; i++) {
@@ -622,10 +607,13 @@ int cli_replay_main(int argc, char **argv)
 			runs[i].sim = sim0;
 			sim0 = NULL;
 		} else {
-			rc = cli_replay_session(&o, &runs[i].sim, &err);
-			if (rc < 0)
+			rc = net_mpi_agree(mpi, cli_replay_session(&o, &runs[i].sim, &err), &err);
+			if (rc < 0) {
+				nl_sim_free(runs[i].sim); /* made on a rank where it did not fail */
+				runs[i].sim = NULL;
 				break;
-			session_set_mpi(runs[i].sim, mpi);
+			}
+			session_set_mpi(runs[i].sim, mpi, SESSION_SPREAD_NETWORK);
 		}
 		n_runs++;
 		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
@@ -634,6 +622,8 @@ int cli_replay_main(int argc, char **argv)
 		/* The timeline is the first network's: written unless it deadlocked. */
 		if (rc == 0 && i == 0 && hooks.tl && !runs[0].v->deadlock)
 			rc = cli_timeline_finish(hooks.tl, &err);
+		/* Rank 0 alone writes the timeline: the next network waits for it. */
+		rc = net_mpi_agree(mpi, rc, &err);
 	}
 	if (rc < 0) {
 		status = cli_report(&err);
@@ -687,6 +677,7 @@ out:
 	nl_sim_free(sim0);
 	free(o.files);
 	free(o.sets);
+	status = net_mpi_agree_exit(mpi, status);
 	net_mpi_close(mpi);
 	return status;
 }

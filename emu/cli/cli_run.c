@@ -21,6 +21,8 @@ struct run_opts {
 	bool csv;
 	bool reproducible;
 	bool keep_going;       /* sweep: continue past the first unstable point */
+	enum session_spread spread; /* sweep under mpirun: points or the network over the ranks */
+	double a, b, step;     /* sweep: --rates parsed */
 	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
 };
 
@@ -39,19 +41,44 @@ static void run_usage(FILE *f, const char *cmd)
 		"      --reproducible  write wall_seconds as 0 so repeated runs compare byte for byte\n"
 		"  -h, --help          this text\n\n"
 		"Defaults: torus:k=8x8, dor, uniform traffic at 0.1 flits/cycle/endpoint.\n"
-		"Under 'mpirun -np N' (or srun) each point is spread over the N ranks, with the\n"
-		"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n"
+		"%s"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
-		cmd, sweep ? "--rates A:B:STEP [--continue] " : "",
+		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
 			"first unstable (saturated) point unless --continue."
 		      : "Simulate one operating point: warm-up, measurement until convergence, drain\n"
 			"(BookSim2's method), and report latency, throughput, hops and channel use.",
 		sweep ? "      --rates A:B:STEP  injection rates from A to B inclusive (flits/cycle/endpoint)\n"
 			"      --continue      keep going after an unstable point\n"
-		      : "");
+			"      --spread network|points  under mpirun: spread each point's network over the\n"
+			"                      ranks (network, the default), or run whole points side by\n"
+			"                      side, point i on rank i mod N (points: no exchange per\n"
+			"                      cycle; every rank holds a whole network)\n"
+		      : "",
+		sweep ? "Under 'mpirun -np N' (or srun) each point is spread over the N ranks, or with\n"
+			"--spread points each rank runs whole points; the same results, table and JSON\n"
+			"either way, and the same points: in rounds of N, those past the first unstable\n"
+			"one are dropped. Rank 0 prints and writes the JSON (docs/scaling.md).\n"
+		      : "Under 'mpirun -np N' (or srun) the point is spread over the N ranks, with the\n"
+			"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n");
 	route_print_help(f);
 	traffic_print_help(f);
+}
+
+static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
+{
+	char *e;
+	errno = 0;
+	*a = strtod(s, &e);
+	if (*e != ':')
+		return -1;
+	*b = strtod(e + 1, &e);
+	if (*e != ':')
+		return -1;
+	*step = strtod(e + 1, &e);
+	if (*e || errno || !(*step > 0) || *a < 0 || *b < *a || *b > 1)
+		return -1;
+	return 0;
 }
 
 static int run_parse(int argc, char **argv, struct run_opts *o)
@@ -77,7 +104,16 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			o->rates = argv[++i];
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 			o->keep_going = true;
-		} else if (!strcmp(a, "--json") || (!strcmp(cmd, "sweep") && !strcmp(a, "--rates"))) {
+		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && i + 1 < argc) {
+			const char *v = argv[++i];
+			if (!strcmp(v, "points"))
+				o->spread = SESSION_SPREAD_POINTS;
+			else if (!strcmp(v, "network"))
+				o->spread = SESSION_SPREAD_NETWORK;
+			else
+				return cli_usage_error(cmd, "--spread '%s': expected network or points", v);
+		} else if (!strcmp(a, "--json") ||
+			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread")))) {
 			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
 			return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", a, cmd);
@@ -85,6 +121,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	}
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
+	if (!strcmp(cmd, "sweep") && sweep_parse_rates(o->rates, &o->a, &o->b, &o->step) < 0)
+		return cli_usage_error(cmd, "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
+				       o->rates);
 	/* With --json -, stdout carries the JSON document alone. */
 	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
 	if (o->csv && !o->table)
@@ -174,27 +213,29 @@ static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool qu
  * NULL when not launched by MPI) or an exit code after saying why. */
 static int run_mpi_open(const char *cmd, struct net_mpi **m, struct run_opts *o)
 {
-	uint32_t rank, size;
-	*m = NULL;
-	if (!net_mpi_launched(&rank, &size))
-		return 0;
-	if (!net_mpi_built()) {
-		if (size <= 1)
-			return 0;
-		if (rank == 0)
-			fprintf(stderr,
-				"netloom %s: started by an MPI launcher with %u ranks, but this netloom was built without "
-				"MPI (Debian: libopenmpi-dev), so it would run %u copies of the same run; run it without mpirun\n",
-				cmd, size, size);
-		return CLI_FAIL;
-	}
-	struct nl_err err = {0};
-	if (net_mpi_open(m, &err) < 0)
-		return rank == 0 ? cli_report(&err) : CLI_FAIL;
-	if (net_mpi_rank(*m) != 0) {
+	int rc = cli_mpi_open(cmd, m);
+	if (rc == 0 && net_mpi_rank(*m) != 0) {
 		o->table = false;
 		o->json_path = NULL;
 	}
+	return rc;
+}
+
+/* The session's set-up, agreed over the ranks: a configuration file
+ * unreadable on one node fails every rank with its line, before any
+ * collective of the run. */
+static int run_setup_agreed(nl_sim **out, const struct run_opts *o, struct nl_sim_info *info, struct net_mpi *mpi,
+			    struct nl_err *err)
+{
+	*out = NULL;
+	int rc = run_setup(out, o, info, err);
+	rc = net_mpi_agree(mpi, rc, err);
+	if (rc < 0) {
+		nl_sim_free(*out);
+		*out = NULL;
+		return rc;
+	}
+	session_set_mpi(*out, mpi, o->spread);
 	return 0;
 }
 
@@ -211,9 +252,8 @@ int cli_run_main(int argc, char **argv)
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	bool deadlocked = false;
-	rc = run_setup(&sim, &o, &info, &err);
+	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
 	if (rc == 0) {
-		session_set_mpi(sim, mpi);
 		rc = nl_sim_run(sim, &pt, &err);
 		if (rc == NL_EDEADLOCK && pt.deadlock) {
 			if (!quiet)
@@ -234,26 +274,11 @@ int cli_run_main(int argc, char **argv)
 		rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
 	rc = run_finish(rc, deadlocked, &err, quiet);
 	nl_sim_free(sim);
+	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
 	net_mpi_close(mpi);
 	cli_cfg_opts_release(&o.cfg);
 	return rc < 0 ? 0 : rc;
-}
-
-static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
-{
-	char *e;
-	errno = 0;
-	*a = strtod(s, &e);
-	if (*e != ':')
-		return -1;
-	*b = strtod(e + 1, &e);
-	if (*e != ':')
-		return -1;
-	*step = strtod(e + 1, &e);
-	if (*e || errno || !(*step > 0) || *a < 0 || *b < *a || *b > 1)
-		return -1;
-	return 0;
 }
 
 struct sweep_print {
@@ -290,24 +315,17 @@ int cli_sweep_main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct nl_sweep sw;
 	nl_sim *sim = NULL;
-	double a, b, step;
 	bool deadlocked = false;
 	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
 	if (rc || (rc = run_mpi_open(argv[0], &mpi, &o)))
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
-	if (sweep_parse_rates(o.rates, &a, &b, &step) < 0) {
-		rc = cli_usage_error("sweep", "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
-				     o.rates);
-		goto done_opts;
-	}
-	rc = run_setup(&sim, &o, &info, &err);
+	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
 	if (rc < 0)
 		goto done;
-	session_set_mpi(sim, mpi);
 	struct sweep_print sp = {.sim = sim, .o = &o, .info = &info, .err = &err, .quiet = quiet};
-	rc = nl_sim_sweep(sim, a, b, step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
+	rc = nl_sim_sweep(sim, o.a, o.b, o.step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
 	if (rc == NL_EDEADLOCK) {
 		deadlocked = true;
 		rc = 0;
@@ -330,6 +348,7 @@ int cli_sweep_main(int argc, char **argv)
 done:
 	rc = run_finish(rc, deadlocked, &err, quiet);
 	nl_sim_free(sim);
+	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
 	net_mpi_close(mpi);
 	cli_cfg_opts_release(&o.cfg);

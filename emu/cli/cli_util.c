@@ -12,6 +12,30 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "net/net.h"
+
+int cli_mpi_open(const char *cmd, struct net_mpi **m)
+{
+	uint32_t rank, size;
+	*m = NULL;
+	if (!net_mpi_launched(&rank, &size))
+		return 0;
+	if (!net_mpi_built()) {
+		if (size <= 1)
+			return 0;
+		if (rank == 0)
+			fprintf(stderr,
+				"netloom %s: started by an MPI launcher with %u ranks, but this netloom was built without "
+				"MPI (Debian: libopenmpi-dev), so it would run %u copies of the same work; run it without "
+				"mpirun\n",
+				cmd, size, size);
+		return CLI_FAIL;
+	}
+	struct nl_err err = {0};
+	if (net_mpi_open(m, &err) < 0)
+		return rank == 0 ? cli_report(&err) : CLI_FAIL;
+	return 0;
+}
 
 int cli_report(const struct nl_err *err)
 {

@@ -59,16 +59,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version"))
 		return cli_version_main(argc - 1, argv + 1);
-	/* Under an MPI launcher only run, sweep and replay spread one simulation over
-	 * the ranks (emu/net/mpi.c); any other command would run once per
-	 * rank, side by side, writing the same files. */
+	/* Under an MPI launcher run and sweep spread their simulations over
+	 * the ranks (emu/net/mpi.c), compare its replays, replay its network;
+	 * any other command would run once per rank, side by side, writing
+	 * the same files. */
 	uint32_t rank, size;
 	if (net_mpi_launched(&rank, &size) && size > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") &&
-	    strcmp(argv[1], "replay")) {
+	    strcmp(argv[1], "compare") && strcmp(argv[1], "replay")) {
 		if (rank == 0)
 			fprintf(stderr,
-				"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep' and 'replay' "
-				"spread over MPI ranks: run '%s' without mpirun\n",
+				"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep', 'compare' and "
+				"'replay' spread their simulations over MPI ranks: run '%s' without mpirun\n",
 				argv[1], size, argv[1]);
 		return CLI_FAIL;
 	}

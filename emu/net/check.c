@@ -43,10 +43,16 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	uint64_t P = t->n_ports, E = t->n_endpoints;
 	int64_t *bal = calloc((size_t)(P + E) * V, sizeof *bal); /* expected minus observed */
 	uint64_t flits = 0;
-	int rc = 0;
+	int rc = bal ? 0 : nl_errf(err, NL_ENOMEM, "out of memory checking the network");
 
-	if (!bal)
-		return nl_errf(err, NL_ENOMEM, "out of memory checking the network");
+	/* Under MPI a rank short of memory must not leave the others in the
+	 * sums below: the allocation is agreed first. */
+	if (n->mx)
+		rc = net_mpi_agree(n->sc.mpi, rc, err);
+	if (rc < 0) {
+		free(bal);
+		return rc;
+	}
 	/* Every output VC's occupancy must equal the flits in the downstream
 	 * buffer plus flits and credits in flight between the two. */
 	for (uint32_t g = 0; g < P; g++)

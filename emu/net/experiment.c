@@ -205,20 +205,25 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	pt->offered = rate;
 	pt->stable = true;
 	if (nc->flow_control == FL_VCT && tc->packet_size.hi > rc->vc_buf_size)
-		return nl_errf(err, NL_ECONFIG,
-			       "flow_control = vct needs vc_buf_size (%lld) >= the largest packet (%lld flits)",
-			       (long long)rc->vc_buf_size, (long long)tc->packet_size.hi);
-	if (rc->st_prepare_delay + rc->st_final_delay < 1)
-		return nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
-	rc_ = flitnet_new(nc, rc, sc, t, &n, err);
-	if (rc_ < 0)
-		return rc_;
-	rc_ = traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err);
-	if (rc_ < 0)
-		goto out;
-	flitnet_set_class_rule(n, tc->traffic_class);
-	rc_ = flitnet_set_traffic(n, tr, rate, (uint32_t)tc->packet_size.lo, (uint32_t)tc->packet_size.hi,
-				  err);
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "flow_control = vct needs vc_buf_size (%lld) >= the largest packet (%lld flits)",
+			      (long long)rc->vc_buf_size, (long long)tc->packet_size.hi);
+	else if (rc->st_prepare_delay + rc->st_final_delay < 1)
+		rc_ = nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+	else
+		rc_ = flitnet_new(nc, rc, sc, t, &n, err);
+	if (rc_ == 0)
+		rc_ = traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err);
+	if (rc_ == 0) {
+		flitnet_set_class_rule(n, tc->traffic_class);
+		rc_ = flitnet_set_traffic(n, tr, rate, (uint32_t)tc->packet_size.lo, (uint32_t)tc->packet_size.hi,
+					  err);
+	}
+	/* Under MPI the build is agreed before the run's first collective: a
+	 * rank that failed alone (out of memory) must not leave the others
+	 * waiting in it. Refusals fail on every rank alike. */
+	if (sc->mpi)
+		rc_ = net_mpi_agree(sc->mpi, rc_, err);
 	if (rc_ < 0)
 		goto out;
 	snprintf(label, sizeof label, "rate %g", rate);
@@ -278,6 +283,32 @@ void net_point_release(struct net_point *pt)
 {
 	free(pt->report);
 	pt->report = NULL;
+}
+
+size_t net_point_packed_size(const struct net_point *pt)
+{
+	return sizeof *pt + (pt->report ? strlen(pt->report) + 1 : 0);
+}
+
+void net_point_pack(const struct net_point *pt, uint8_t *out)
+{
+	struct net_point c = *pt;
+	c.report = NULL; /* a pointer means nothing in another process */
+	memcpy(out, &c, sizeof c);
+	if (pt->report)
+		memcpy(out + sizeof c, pt->report, strlen(pt->report) + 1);
+}
+
+int net_point_unpack(const uint8_t *p, size_t len, struct net_point *pt, struct nl_err *err)
+{
+	if (len < sizeof *pt || (len > sizeof *pt && p[len - 1] != '\0'))
+		return nl_errf(err, NL_ECORRUPT, "a point of %zu bytes from another rank: expected %zu and a report",
+			       len, sizeof *pt);
+	memcpy(pt, p, sizeof *pt);
+	pt->report = NULL;
+	if (len > sizeof *pt && !(pt->report = strdup((const char *)p + sizeof *pt)))
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	return 0;
 }
 
 json_t *net_deadlock_json(const struct net_deadlock *d)

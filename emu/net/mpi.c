@@ -85,11 +85,108 @@ uint32_t net_mpi_size(const struct net_mpi *m)
 	return m ? m->size : 1;
 }
 
+/* net_mpi_allgather of one process: its own bytes. */
+static int mpi_gather_self(const void *buf, size_t len, uint8_t **all, size_t *at, struct nl_err *err)
+{
+	*all = malloc(len ? len : 1);
+	if (!*all)
+		return nl_errf(err, NL_ENOMEM, "out of memory gathering %zu bytes of results", len);
+	if (len)
+		memcpy(*all, buf, len);
+	at[0] = 0;
+	at[1] = len;
+	return 0;
+}
+
 #ifdef NETLOOM_HAVE_MPI
 
 bool net_mpi_built(void)
 {
 	return true;
+}
+
+/* The agreement is two collectives: the lowest failing rank (a minimum),
+ * then its status and line from it (a broadcast), only when one failed. */
+int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err)
+{
+	if (!m || m->size <= 1)
+		return rc;
+	int mine = rc < 0 ? (int)m->rank : (int)m->size, first = mine;
+	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m->comm);
+	if (first == (int)m->size)
+		return 0;
+	struct {
+		int code;
+		char msg[NL_ERR_MSG_MAX];
+	} e = {0};
+	if ((int)m->rank == first) {
+		e.code = rc;
+		snprintf(e.msg, sizeof e.msg, "%s", err ? err->msg : "");
+	}
+	MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, m->comm);
+	if ((int)m->rank != first) {
+		if (first == 0)
+			nl_errf(err, e.code, "%s", e.msg);
+		else
+			nl_errf(err, e.code, "MPI rank %d of %u: %s", first, m->size, e.msg);
+	}
+	return e.code;
+}
+
+int net_mpi_agree_exit(const struct net_mpi *m, int code)
+{
+	if (!m || m->size <= 1)
+		return code;
+	/* Rank 0's status when it failed (it printed why: a report it could
+	 * not write is not "some cells failed"), else the largest of all.
+	 * Statuses are >= 0, so a maximum where the others give 0 is rank
+	 * 0's. */
+	int mine[2] = {m->rank == 0 ? code : 0, code}, g[2] = {0, 0};
+	MPI_Allreduce(mine, g, 2, MPI_INT, MPI_MAX, m->comm);
+	return g[0] ? g[0] : g[1];
+}
+
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "net_mpi_allgather gathers sizes as MPI_UINT64_T");
+
+int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint8_t **all, size_t *at,
+		      struct nl_err *err)
+{
+	if (!m || m->size <= 1)
+		return mpi_gather_self(buf, len, all, at, err);
+	const uint32_t N = m->size;
+	uint64_t mine = len;
+	MPI_Allgather(&mine, 1, MPI_UINT64_T, at + 1, 1, MPI_UINT64_T, m->comm);
+	at[0] = 0;
+	for (uint32_t r = 0; r < N; r++)
+		at[r + 1] += at[r];
+	const size_t total = at[N];
+	/* Whether every rank can take the result is itself agreed: a rank
+	 * short of memory must not leave the others in the gather. */
+	int bad = total > (size_t)INT32_MAX ? 2 : 0;
+	int *count = malloc(N * sizeof *count), *displ = malloc(N * sizeof *displ);
+	*all = bad ? NULL : malloc(total ? total : 1);
+	if (!bad && (!count || !displ || !*all))
+		bad = 1;
+	int gbad = bad;
+	MPI_Allreduce(&bad, &gbad, 1, MPI_INT, MPI_MAX, m->comm);
+	if (gbad) {
+		free(count);
+		free(displ);
+		free(*all);
+		*all = NULL;
+		return gbad == 2 ? nl_errf(err, NL_ERANGE, "%zu bytes of results from %u MPI ranks: expected at most 2 GiB",
+					   total, N)
+				 : nl_errf(err, NL_ENOMEM, "out of memory gathering %zu bytes of results from %u MPI ranks",
+					   total, N);
+	}
+	for (uint32_t r = 0; r < N; r++) {
+		count[r] = (int)(at[r + 1] - at[r]);
+		displ[r] = (int)at[r];
+	}
+	MPI_Allgatherv(buf, (int)len, MPI_BYTE, *all, count, displ, MPI_BYTE, m->comm);
+	free(count);
+	free(displ);
+	return 0;
 }
 
 int net_mpi_open(struct net_mpi **out, struct nl_err *err)
@@ -618,18 +715,19 @@ void fl_mpi_fold_hist(const struct flitnet *n, struct stats_hist *h, const struc
 
 void fl_mpi_sum_channels(struct flitnet *n)
 {
+	/* In pieces through the stack: an allocation that failed here, on one
+	 * rank, would leave the others in the reduction. */
+	enum { PIECE = 2048 };
+	uint64_t a[PIECE];
 	const uint32_t P = n->topo->n_ports;
-	uint64_t *a = malloc((size_t)(P ? P : 1) * sizeof *a);
-	if (!a) {
-		n->oom = true;
-		return;
+	for (uint32_t g0 = 0; g0 < P; g0 += PIECE) {
+		const uint32_t k = P - g0 < PIECE ? P - g0 : PIECE;
+		for (uint32_t i = 0; i < k; i++)
+			a[i] = n->ports[g0 + i].chan_flits;
+		mx_sum_u64(n, a, k);
+		for (uint32_t i = 0; i < k; i++)
+			n->ports[g0 + i].chan_flits = a[i];
 	}
-	for (uint32_t g = 0; g < P; g++)
-		a[g] = n->ports[g].chan_flits;
-	mx_sum_u64(n, a, P);
-	for (uint32_t g = 0; g < P; g++)
-		n->ports[g].chan_flits = a[g];
-	free(a);
 }
 
 struct stats_hist *fl_mpi_local_hists(struct flitnet *n)
@@ -642,6 +740,26 @@ struct stats_hist *fl_mpi_local_hists(struct flitnet *n)
 bool net_mpi_built(void)
 {
 	return false;
+}
+
+int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err)
+{
+	(void)m;
+	(void)err;
+	return rc;
+}
+
+int net_mpi_agree_exit(const struct net_mpi *m, int code)
+{
+	(void)m;
+	return code;
+}
+
+int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint8_t **all, size_t *at,
+		      struct nl_err *err)
+{
+	(void)m;
+	return mpi_gather_self(buf, len, all, at, err);
 }
 
 int net_mpi_open(struct net_mpi **out, struct nl_err *err)

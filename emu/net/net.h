@@ -191,6 +191,34 @@ void net_mpi_close(struct net_mpi *m);
 uint32_t net_mpi_rank(const struct net_mpi *m);
 uint32_t net_mpi_size(const struct net_mpi *m);
 
+/* How ranks stay in step when one of them fails (docs/scaling.md,
+ * "Failures on one rank"): no rank leaves a phase alone. Before a
+ * collective that follows work which may fail on some ranks only (a
+ * configuration read, a network built, a round of points run), every rank
+ * calls net_mpi_agree with its own status; all then take the same branch.
+ * Without MPI or with m NULL these return their input. */
+
+/* Collective: rc is this rank's status (0 or a negative NL_E*), *err its
+ * line when rc < 0. Returns, on every rank, the status of the lowest
+ * failing rank (0: none failed). A rank that did not fail, or failed after
+ * a lower one, gets that rank's line in *err, prefixed "MPI rank R of N: "
+ * unless R is 0 (rank 0 prints, so its own line stays as it was). */
+int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err);
+
+/* Collective: the exit status (>= 0) all ranks return, so a failure
+ * anywhere fails every rank: rank 0's when not 0 (it printed why, e.g. a
+ * file it could not write), else the largest of the others'. */
+int net_mpi_agree_exit(const struct net_mpi *m, int code);
+
+/* Collective: every rank's len bytes at buf, concatenated in rank order,
+ * on every rank. *all is the caller's to free (malloc'd; non-NULL even
+ * when empty), at[0..size] the offsets of each rank's bytes in it (at[r]
+ * to at[r + 1]; caller's storage of size + 1 entries). Returns 0, or, on
+ * every rank alike, NL_ENOMEM (a rank could not hold the result) or
+ * NL_ERANGE (more than 2 GiB in all) with one line in *err. */
+int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint8_t **all, size_t *at,
+		      struct nl_err *err);
+
 extern const struct config_table net_network_table;
 extern const struct config_table net_router_table;
 extern const struct config_table net_sim_table;
@@ -312,6 +340,15 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 		  const struct traffic_cfg *tc, const struct topo *t, double rate, struct net_point *pt,
 		  struct nl_err *err);
 void net_point_release(struct net_point *pt);
+
+/* A point as bytes, to carry it to another MPI rank (the same netloom
+ * binary on every rank: the struct's bytes, then the report's).
+ * net_point_packed_size: the bytes net_point_pack writes at out.
+ * net_point_unpack: *pt from len bytes at p (a copy of the report; release
+ * with net_point_release); NL_ECORRUPT when len does not match, NL_ENOMEM. */
+size_t net_point_packed_size(const struct net_point *pt);
+void net_point_pack(const struct net_point *pt, uint8_t *out);
+int net_point_unpack(const uint8_t *p, size_t len, struct net_point *pt, struct nl_err *err);
 
 /* The same from a configuration holding the [network], [router],
  * [traffic] and [simulation] tables: builds the topology, runs at the

@@ -149,9 +149,10 @@ int session_bind(nl_sim *s, struct nl_err *err)
 	return 0;
 }
 
-void session_set_mpi(nl_sim *s, struct net_mpi *m)
+void session_set_mpi(nl_sim *s, struct net_mpi *m, enum session_spread spread)
 {
 	s->mpi = m;
+	s->spread = spread;
 }
 
 int session_topo(nl_sim *s, struct nl_err *err)
@@ -225,7 +226,8 @@ static int session_point_slot(nl_sim *s, struct net_point **out, struct nl_err *
 static int session_point(nl_sim *s, double rate, struct nl_err *err)
 {
 	struct net_point *pt = NULL;
-	NL_CHECK(session_point_slot(s, &pt, err));
+	/* Agreed under MPI: net_run_point's collectives follow. */
+	NL_CHECK(net_mpi_agree(s->mpi, session_point_slot(s, &pt, err), err));
 	s->sc.mpi = s->mpi;
 	int rc = net_run_point(&s->nc, &s->rc, &s->sc, &s->tc, s->topo, rate, pt, err);
 	if (rc < 0 && !(rc == NL_EDEADLOCK && pt->deadlock)) {
@@ -264,6 +266,123 @@ const char *nl_sim_deadlock_report(const nl_sim *s)
 	return "";
 }
 
+/* What the sweep does with a point that has joined s->points: the
+ * saturation summary, the caller's callback, and whether to stop (the
+ * first unstable point unless NL_SWEEP_CONTINUE, any deadlock). Returns
+ * 1 to stop, or the callback's non-zero value (*rc gets it). */
+static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_point, void *ctx, struct nl_sweep *sw,
+		      int *rc)
+{
+	const struct net_point *pt = &s->points[s->n_points - 1];
+	if (pt->stable) {
+		sw->last_stable_rate = rate;
+		if (pt->accepted > sw->max_accepted)
+			sw->max_accepted = pt->accepted;
+	} else if (sw->first_unstable_rate < 0 && !pt->deadlock) {
+		sw->first_unstable_rate = rate;
+	}
+	/* A deadlock ends the sweep even with NL_SWEEP_CONTINUE: the points
+	 * past it would only deadlock too, or mislead. */
+	if (pt->deadlock)
+		sw->deadlock_rate = rate;
+	if (on_point) {
+		struct nl_point p;
+		session_point_public(pt, &p);
+		int stop = on_point(ctx, &p);
+		if (stop) {
+			*rc = stop;
+			return 1;
+		}
+	}
+	return pt->deadlock || (!pt->stable && !(flags & NL_SWEEP_CONTINUE));
+}
+
+/* One point run whole in this process (no partition exchange), packed for
+ * the other ranks: status, error line, point. */
+struct sweep_rec {
+	int32_t rc;
+	uint32_t msg_len;   /* bytes of the error line that follow, NUL included */
+	uint64_t point_len; /* bytes of the packed point after it, 0: none */
+};
+
+static int sweep_run_packed(nl_sim *s, double rate, uint8_t **buf, size_t *len, struct nl_err *err)
+{
+	struct net_point pt;
+	struct nl_err perr = {0};
+	struct sim_cfg sc = s->sc;
+	sc.mpi = NULL;
+	int rc = net_run_point(&s->nc, &s->rc, &sc, &s->tc, s->topo, rate, &pt, &perr);
+	const bool kept = rc == 0 || (rc == NL_EDEADLOCK && pt.deadlock);
+	struct sweep_rec h = {.rc = rc, .msg_len = rc ? (uint32_t)strlen(perr.msg) + 1 : 0,
+			      .point_len = kept ? net_point_packed_size(&pt) : 0};
+	*len = sizeof h + h.msg_len + h.point_len;
+	*buf = malloc(*len);
+	if (!*buf) {
+		net_point_release(&pt);
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	memcpy(*buf, &h, sizeof h);
+	memcpy(*buf + sizeof h, perr.msg, h.msg_len);
+	if (kept)
+		net_point_pack(&pt, *buf + sizeof h + h.msg_len);
+	net_point_release(&pt);
+	return 0;
+}
+
+/* The sweep with its points spread over the MPI ranks (docs/scaling.md,
+ * "Sweeps and compare over ranks"): in rounds of N points, point i runs
+ * whole on rank i mod N; every rank gets every point of the round and
+ * takes them in order as one process would, so all stop at the same point
+ * and the points past it (at most N - 1) are dropped. */
+static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
+			void *ctx, struct nl_sweep *sw, struct nl_err *err)
+{
+	const uint32_t N = net_mpi_size(s->mpi), me = net_mpi_rank(s->mpi);
+	size_t *at = malloc(((size_t)N + 1) * sizeof *at);
+	int rc = at ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	rc = net_mpi_agree(s->mpi, rc, err);
+	bool stop = false;
+	for (uint32_t base = 0; rc >= 0 && !stop && base < n_rates; base += N) {
+		uint8_t *mine = NULL, *all = NULL;
+		size_t len = 0;
+		if (base + me < n_rates)
+			rc = sweep_run_packed(s, rates[base + me], &mine, &len, err);
+		rc = net_mpi_agree(s->mpi, rc, err);
+		if (rc == 0)
+			rc = net_mpi_allgather(s->mpi, mine, len, &all, at, err);
+		free(mine);
+		int urc = 0; /* a failure of this rank alone, agreed after the round */
+		for (uint32_t r = 0; rc >= 0 && !stop && r < N && base + r < n_rates; r++) {
+			struct sweep_rec h;
+			const uint8_t *p = all + at[r];
+			memcpy(&h, p, sizeof h);
+			if (h.msg_len) /* the point's error or deadlock line, as one process leaves it */
+				nl_errf(err, h.rc, "%s", (const char *)p + sizeof h);
+			rc = h.rc;
+			if (rc < 0 && !(rc == NL_EDEADLOCK && h.point_len)) {
+				stop = true;
+				break;
+			}
+			struct net_point *pt = NULL;
+			urc = session_point_slot(s, &pt, err);
+			if (urc == 0)
+				urc = net_point_unpack(p + sizeof h + h.msg_len, (size_t)h.point_len, pt, err);
+			if (urc < 0)
+				break;
+			s->n_points++;
+			stop = sweep_take(s, rates[base + r], flags, on_point, ctx, sw, &rc) != 0;
+		}
+		free(all);
+		/* Every rank took the same records the same way; only a local
+		 * failure (memory) can differ, and must end the sweep on all. */
+		urc = net_mpi_agree(s->mpi, urc, err);
+		if (urc < 0)
+			rc = urc;
+	}
+	free(at);
+	return rc;
+}
+
 int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
 		 struct nl_sweep *out, struct nl_err *err)
 {
@@ -276,38 +395,34 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
 	int rc = 0;
 	long n_steps = lround(floor((hi - lo) / step + 1e-9));
+	if (n_steps >= UINT32_MAX)
+		return nl_errf(err, NL_ERANGE, "sweep: rates %g:%g:%g: more than %u points", lo, hi, step, UINT32_MAX);
+	double *rates = malloc(((size_t)n_steps + 1) * sizeof *rates);
+	/* Under MPI a failure here, on one rank, must not leave the others in
+	 * the first point's collectives. */
+	rc = net_mpi_agree(s->mpi, rates ? 0 : nl_errf(err, NL_ENOMEM, "out of memory"), err);
+	if (rc < 0) {
+		free(rates);
+		return rc;
+	}
 	for (long k = 0; k <= n_steps; k++) {
 		/* lo + k*step to 12 significant digits, so 0.15 is 0.15. */
 		char rate_txt[32];
 		snprintf(rate_txt, sizeof rate_txt, "%.12g", lo + (double)k * step);
-		double rate = strtod(rate_txt, NULL);
-		rc = session_point(s, rate, err);
-		if (rc < 0 && rc != NL_EDEADLOCK)
-			break;
-		const struct net_point *pt = &s->points[s->n_points - 1];
-		if (pt->stable) {
-			sw.last_stable_rate = rate;
-			if (pt->accepted > sw.max_accepted)
-				sw.max_accepted = pt->accepted;
-		} else if (sw.first_unstable_rate < 0 && !pt->deadlock) {
-			sw.first_unstable_rate = rate;
-		}
-		/* A deadlock ends the sweep even with NL_SWEEP_CONTINUE: the
-		 * points past it would only deadlock too, or mislead. */
-		if (pt->deadlock)
-			sw.deadlock_rate = rate;
-		if (on_point) {
-			struct nl_point p;
-			session_point_public(pt, &p);
-			int stop = on_point(ctx, &p);
-			if (stop) {
-				rc = stop;
-				break;
-			}
-		}
-		if (pt->deadlock || (!pt->stable && !(flags & NL_SWEEP_CONTINUE)))
-			break;
+		rates[k] = strtod(rate_txt, NULL);
 	}
+	if (s->mpi && s->spread == SESSION_SPREAD_POINTS) {
+		rc = sweep_points(s, rates, (uint32_t)n_steps + 1, flags, on_point, ctx, &sw, err);
+	} else {
+		for (long k = 0; k <= n_steps; k++) {
+			rc = session_point(s, rates[k], err);
+			if (rc < 0 && rc != NL_EDEADLOCK)
+				break;
+			if (sweep_take(s, rates[k], flags, on_point, ctx, &sw, &rc))
+				break;
+		}
+	}
+	free(rates);
 	if (rc < 0 && rc != NL_EDEADLOCK) {
 		session_results_clear(s);
 		return rc;

@@ -44,10 +44,17 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 const struct config *session_config(const nl_sim *s);
 
 struct net_mpi;
-/* Spread every synthetic-traffic point (nl_sim_run, nl_sim_sweep) over the
- * MPI ranks of m (kept by pointer; NULL: this process alone). Every rank
- * makes the same calls; the results are the same on all of them. */
-void session_set_mpi(nl_sim *s, struct net_mpi *m);
+/* How a sweep uses MPI ranks (docs/scaling.md). NETWORK: every point is
+ * spread over all ranks (router partitions, one exchange per cycle).
+ * POINTS: point i runs whole on rank i mod N, in rounds of N points, and
+ * every rank gets every point (so all stop at the same one). nl_sim_run's
+ * one point is always spread over the network. */
+enum session_spread { SESSION_SPREAD_NETWORK, SESSION_SPREAD_POINTS };
+/* Run synthetic-traffic points (nl_sim_run, nl_sim_sweep) over the MPI
+ * ranks of m (kept by pointer; NULL: this process alone), as spread says.
+ * Every rank makes the same calls; the results and the return values are
+ * the same on all of them, failures on one rank included (net_mpi_agree). */
+void session_set_mpi(nl_sim *s, struct net_mpi *m, enum session_spread spread);
 
 /* How the CLI replays: on another network than the configured one
  * (`--topology`, errors then name that option), picking the first routing
@@ -123,8 +130,12 @@ int session_interfere(nl_sim *s, const char *workload, const struct session_inte
  * time in either). A replay that fails is a failed cell, not an error. */
 struct session_compare_opts {
 	const char *dir;       /* output directory (created), holds cache/ */
-	unsigned jobs;         /* threads, 0 = 1 */
+	unsigned jobs;         /* threads, 0 = 1 (per MPI rank) */
 	struct progress *pg;   /* progress reporting, or NULL */
+	/* MPI ranks (NULL: this process alone): run i on rank i mod N, every
+	 * result on every rank (the same res everywhere); only rank 0 creates
+	 * the directory and writes the caches, every rank reads them. */
+	struct net_mpi *mpi;
 };
 struct session_compare_result {
 	struct json_t *doc;    /* report.json without the execution figures; caller decrefs */

@@ -468,7 +468,10 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 			snprintf(r->err, sizeof r->err, "out of memory");
 		}
 		free(cnt.ep_job);
-		cmp_cache_put(c, r);
+		/* Only rank 0 writes the cache: it puts the other ranks'
+		 * results after the gather (cmp_gather). */
+		if (c->rank == 0)
+			cmp_cache_put(c, r);
 	}
 	nl_sim_free(sim);
 }
@@ -477,7 +480,9 @@ static void *cmp_worker(void *arg)
 {
 	struct cmp *c = arg;
 	for (;;) {
-		unsigned i = atomic_fetch_add(&c->next, 1);
+		/* This rank's runs: i = rank, rank + ranks, ... (all of them in
+		 * one process). */
+		uint64_t i = (uint64_t)atomic_fetch_add(&c->next, 1) * c->size + c->rank;
 		if (i >= c->n_runs)
 			return NULL;
 		cmp_run_one(c, &c->runs[i]);
@@ -485,8 +490,8 @@ static void *cmp_worker(void *arg)
 		c->done++;
 		if (c->o->pg) {
 			char d[64];
-			snprintf(d, sizeof d, "run %u/%u", c->done, c->n_runs);
-			progress_update(c->o->pg, (double)c->done / c->n_runs, d);
+			snprintf(d, sizeof d, "run %u/%u", c->done, c->n_mine);
+			progress_update(c->o->pg, (double)c->done / c->n_mine, d);
 		}
 		pthread_mutex_unlock(&c->mu);
 	}
@@ -499,29 +504,144 @@ static int cmp_mkdir(const char *p, struct nl_err *err)
 	return 0;
 }
 
+/* A run's result as bytes, for the other ranks (the same netloom on
+ * each): index, status, figures, cache flag and key, error line, links.
+ * Writes at out when not NULL; returns the size either way. */
+static size_t cmp_pack_run(const struct cmp_run *r, uint32_t i, uint8_t *out)
+{
+	const uint32_t le = (uint32_t)strlen(r->err) + 1, lw = (uint32_t)strlen(r->links_why) + 1;
+	const uint8_t cached = r->cached;
+	const int32_t status = r->status;
+	size_t n = 0;
+#define CMP_PUT(src, len)                               \
+	do {                                            \
+		if (out && (len) != 0)                  \
+			memcpy(out + n, (src), (len));  \
+		n += (len);                             \
+	} while (0)
+	CMP_PUT(&i, 4);
+	CMP_PUT(&status, 4);
+	CMP_PUT(&r->runtime_s, 8);
+	CMP_PUT(&r->comm_share, 8);
+	CMP_PUT(&cached, 1);
+	CMP_PUT(r->key, sizeof r->key);
+	CMP_PUT(&le, 4);
+	CMP_PUT(r->err, le);
+	CMP_PUT(&r->n_links, 4);
+	CMP_PUT(r->links, (size_t)r->n_links * sizeof *r->links);
+	CMP_PUT(r->links_unit, sizeof r->links_unit);
+	CMP_PUT(&lw, 4);
+	CMP_PUT(r->links_why, lw);
+#undef CMP_PUT
+	return n;
+}
+
+/* The inverse of cmp_pack_run into c->runs (its index); returns the bytes
+ * read, 0 when out of memory. */
+static size_t cmp_unpack_run(struct cmp *c, const uint8_t *p)
+{
+	size_t n = 0;
+	uint32_t i, le, lw;
+	int32_t status;
+	uint8_t cached;
+#define CMP_GET(dst, len)                     \
+	do {                                  \
+		if ((len) != 0)               \
+			memcpy((dst), p + n, (len)); \
+		n += (len);                   \
+	} while (0)
+	CMP_GET(&i, 4);
+	struct cmp_run *r = &c->runs[i];
+	CMP_GET(&status, 4);
+	CMP_GET(&r->runtime_s, 8);
+	CMP_GET(&r->comm_share, 8);
+	CMP_GET(&cached, 1);
+	CMP_GET(r->key, sizeof r->key);
+	CMP_GET(&le, 4);
+	CMP_GET(r->err, le);
+	CMP_GET(&r->n_links, 4);
+	free(r->links);
+	r->links = NULL;
+	if (r->n_links && !(r->links = malloc((size_t)r->n_links * sizeof *r->links)))
+		return 0;
+	CMP_GET(r->links, (size_t)r->n_links * sizeof *r->links);
+	CMP_GET(r->links_unit, sizeof r->links_unit);
+	CMP_GET(&lw, 4);
+	CMP_GET(r->links_why, lw);
+#undef CMP_GET
+	r->status = status;
+	r->cached = cached;
+	return n;
+}
+
+/* Under MPI: every rank's runs to every rank (so all count the same
+ * failures and return the same status), then rank 0 caches those the
+ * other ranks executed. Collective; the same status on every rank. */
+static int cmp_gather(struct cmp *c, struct nl_err *err)
+{
+	size_t len = 0;
+	for (uint32_t i = c->rank; i < c->n_runs; i += c->size)
+		len += cmp_pack_run(&c->runs[i], i, NULL);
+	uint8_t *mine = malloc(len ? len : 1), *all = NULL;
+	size_t *at = malloc(((size_t)c->size + 1) * sizeof *at);
+	int rc = mine && at ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	rc = net_mpi_agree(c->o->mpi, rc, err);
+	if (rc == 0) {
+		len = 0;
+		for (uint32_t i = c->rank; i < c->n_runs; i += c->size)
+			len += cmp_pack_run(&c->runs[i], i, mine + len);
+		rc = net_mpi_allgather(c->o->mpi, mine, len, &all, at, err);
+	}
+	int urc = 0;
+	for (uint32_t q = 0; rc == 0 && urc == 0 && q < c->size; q++)
+		for (size_t off = at[q]; q != c->rank && urc == 0 && off < at[q + 1];) {
+			size_t n = cmp_unpack_run(c, all + off);
+			if (!n)
+				urc = nl_errf(err, NL_ENOMEM, "out of memory");
+			off += n;
+		}
+	if (rc == 0)
+		rc = net_mpi_agree(c->o->mpi, urc, err);
+	if (rc == 0 && c->rank == 0)
+		for (uint32_t i = 0; i < c->n_runs; i++)
+			if (i % c->size != 0 && !c->runs[i].cached)
+				cmp_cache_put(c, &c->runs[i]);
+	free(mine);
+	free(all);
+	free(at);
+	return rc;
+}
+
 static int cmp_run_all(struct cmp *c, struct nl_err *err)
 {
 	char p[1100];
-	NL_CHECK(cmp_mkdir(c->o->dir, err));
-	snprintf(p, sizeof p, "%s/cache", c->o->dir);
-	NL_CHECK(cmp_mkdir(p, err));
-	for (uint32_t s = 0; s < c->n_sys; s++)
-		if (c->sys[s].cost_ok && !c->sys[s].cost_cached) {
-			cmp_cost_put(c, &c->sys[s]);
-			c->cost_evaluated++;
-		}
+	int rc = 0;
+	/* Rank 0 alone writes: the directories, the costs, the cache. */
+	if (c->rank == 0) {
+		rc = cmp_mkdir(c->o->dir, err);
+		snprintf(p, sizeof p, "%s/cache", c->o->dir);
+		if (rc == 0)
+			rc = cmp_mkdir(p, err);
+		for (uint32_t s = 0; rc == 0 && s < c->n_sys; s++)
+			if (c->sys[s].cost_ok && !c->sys[s].cost_cached) {
+				cmp_cost_put(c, &c->sys[s]);
+				c->cost_evaluated++;
+			}
+	}
 	c->n_runs = c->n_sys * c->n_wl * c->n_seeds;
 	c->runs = calloc(c->n_runs, sizeof *c->runs);
-	if (!c->runs)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
+	if (rc == 0 && !c->runs)
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	NL_CHECK(net_mpi_agree(c->o->mpi, rc, err));
 	uint32_t i = 0;
 	for (uint32_t w = 0; w < c->n_wl; w++)
 		for (uint32_t s = 0; s < c->n_sys; s++)
 			for (uint32_t k = 0; k < c->n_seeds; k++)
 				c->runs[i++] = (struct cmp_run){.s = s, .w = w, .k = k};
+	c->n_mine = c->n_runs > c->rank ? (c->n_runs - c->rank + c->size - 1) / c->size : 0;
 	unsigned nt = c->o->jobs ? c->o->jobs : 1;
-	if (nt > c->n_runs)
-		nt = c->n_runs;
+	if (nt > c->n_mine)
+		nt = c->n_mine ? c->n_mine : 1;
 	pthread_t th[64];
 	unsigned started = 0;
 	atomic_init(&c->next, 0);
@@ -533,7 +653,7 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&c->mu);
-	return 0;
+	return c->size > 1 ? cmp_gather(c, err) : 0;
 }
 
 static void cmp_release(struct cmp *c)
@@ -580,28 +700,33 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	const char *slash = strrchr(study, '/');
 	if (slash)
 		snprintf(c->dir, sizeof c->dir, "%.*s", (int)(slash - study), study);
+	c->rank = net_mpi_rank(o->mpi);
+	c->size = net_mpi_size(o->mpi);
 	int rc = 0;
 	FILE *f = fopen(study, "r");
 	if (!f) {
 		rc = nl_errf(err, NL_EIO, "%s: cannot open study file: %s", study, strerror(errno));
-		goto out;
+	} else {
+		c->f = f;
+		c->at_start = true;
+		int line = ini_parse_stream(cmp_reader, c, cmp_ini_any, c);
+		fclose(f);
+		if (line > 0)
+			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
+		if (!c->n_problems)
+			cmp_validate(c);
 	}
-	c->f = f;
-	c->at_start = true;
-	int line = ini_parse_stream(cmp_reader, c, cmp_ini_any, c);
-	fclose(f);
-	if (line > 0)
-		cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
-	if (!c->n_problems)
-		cmp_validate(c);
 	if (c->n_problems) {
 		res->problems = c->problems;
 		c->problems = NULL;
 		char first[NL_ERR_MSG_MAX];
 		snprintf(first, sizeof first, "%.*s", (int)strcspn(res->problems, "\n"), res->problems);
 		rc = nl_errf(err, NL_ECONFIG, "%s%s", first, c->n_problems > 1 ? " (and more)" : "");
-		goto out;
 	}
+	/* Every rank read the study and its traces: a file missing on one
+	 * node fails every rank with that rank's first line. */
+	if ((rc = net_mpi_agree(o->mpi, rc, err)) < 0)
+		goto out;
 	if ((rc = cmp_run_all(c, err)) < 0)
 		goto out;
 	for (uint32_t i = 0; i < c->n_runs; i++) {

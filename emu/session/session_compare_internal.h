@@ -102,6 +102,8 @@ struct cmp {
 	atomic_uint next;
 	pthread_mutex_t mu;
 	uint32_t done;
+	uint32_t rank, size;       /* MPI: this rank runs runs i = rank mod size (0 and 1 alone) */
+	uint32_t n_mine;           /* how many that is */
 	uint32_t cost_evaluated;   /* systems priced in this run (not from the cache) */
 };
 

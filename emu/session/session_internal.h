@@ -29,6 +29,7 @@ struct nl_sim {
 	struct sim_cfg sc;
 	struct topo *topo;            /* built from nc.topology on first need */
 	struct net_mpi *mpi;          /* ranks sharing synthetic points (session_set_mpi), or NULL */
+	enum session_spread spread;   /* how a sweep uses them */
 
 	/* The last results (kind says which). */
 	enum session_result kind;

@@ -262,6 +262,9 @@ int session_replay(nl_sim *s, const char *path, const struct session_replay_opts
 		ro = &no_opts;
 	session_results_clear(s);
 	int rc = session_replay_build(s, path, ro, err);
+	/* Under MPI a trace or file one rank cannot read fails every rank
+	 * before the network's first collective. */
+	rc = net_mpi_agree(s->mpi, rc, err);
 	if (rc == 0)
 		rc = app_run(s->app, ro->pg, err);
 	bool deadlock = rc == NL_EDEADLOCK;

@@ -92,7 +92,7 @@ refused "upstream lookahead" \
   -s routing_delay=0 -s lookahead_decide=upstream
 refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
-refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep' and 'replay' spread over MPI ranks" \
+refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations" \
   2 "$netloom" serve
 # A deadlock is the run's result as in one process (exit 1, the JSON's
 # "stuck" object), without the list of waiting VCs.

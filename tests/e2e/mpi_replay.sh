@@ -10,7 +10,7 @@
 # VCs, exit 1), and the analytic backend refused in one line.
 # usage: mpi_replay.sh NETLOOM REPLAY_MKTRACE   (exit 77: no MPI)
 set -uo pipefail
-netloom=$1
+netloom=$(realpath "$1") # the one-rank failure runs in other directories
 mk=$2
 . "$(dirname "$0")/lib.sh"
 
@@ -115,6 +115,26 @@ rc=$?
 expect_eq "analytic: error lines" "$(grep -c '^netloom' <<<"$out")" 1
 grep -q "^netloom: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
   <<<"$out" || fail "analytic: got '$out'"
+
+# The timeline files: written by rank 0 alone, as the sequential replay's.
+"$netloom" replay "${torus[@]}" --svg "$dir/seq.svg" >/dev/null || fail "svg: sequential"
+mpi 2 "$netloom" replay "${torus[@]}" --svg "$dir/mpi.svg" >/dev/null 2>&1 || fail "svg: -np 2 exit $?"
+cmp -s "$dir/seq.svg" "$dir/mpi.svg" || fail "svg: -np 2 differs from the sequential replay's"
+
+# A trace one rank cannot read (each rank in a directory of its own, an
+# MPMD launch, mpirun told not to kill the others): every rank fails, at
+# once, rank 0 says why in one line.
+export OMPI_MCA_orte_abort_on_non_zero_status=0 EXITS=$dir/exits
+mkdir -p "$dir/n0" "$dir/n1"
+cp "$dir/st.nlt" "$dir/n0/st.nlt"
+ranked=(bash -c '"$@"; rc=$?; echo "$OMPI_COMM_WORLD_RANK $rc" >>"$EXITS"; exit $rc' rank)
+out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$netloom" replay st.nlt -s backend=flit \
+      -s topology=torus:k=4x4 : -np 1 --wdir "$dir/n1" "${ranked[@]}" "$netloom" replay st.nlt -s backend=flit \
+      -s topology=torus:k=4x4 </dev/null 2>&1 >/dev/null)
+[ $? -ne 124 ] || fail "trace missing on rank 1: hung"
+expect_eq "trace missing on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" 2>/dev/null | wc -l)" 2
+expect_eq "trace missing on rank 1: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+grep -q "^netloom: MPI rank 1 of 2: st.nlt" <<<"$out" || fail "trace missing on rank 1: got '$out'"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "ok: replays over MPI ranks equal the sequential ones"

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Sweeps and compare over MPI ranks, whole points side by side (issue 16
+# part 2, docs/scaling.md "Sweeps and compare over ranks"): `mpirun -np K
+# netloom sweep --spread points` for K = 1..3 prints and writes what the
+# sequential sweep does, byte for byte (--reproducible JSON, table, CSV,
+# the deadlock report on stderr), including sweeps that stop at an
+# unstable point or a deadlock in the middle of a round of K points and a
+# last round with fewer points than ranks; `mpirun -np 2 netloom compare`
+# writes the sequential report, and its cache serves a second run. A
+# failure on one rank only (a file missing in its working directory, a
+# point that fails there, a report rank 0 cannot write) gives one line
+# and a non-zero exit on every rank, without a hang.
+# usage: mpi_points.sh NETLOOM SOURCE_ROOT   (exit 77: no MPI)
+set -uo pipefail
+netloom=$(realpath "$1")
+root=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
+
+command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_orte_base_help_aggregate=0
+export OMPI_MCA_mpi_yield_when_idle=1
+mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
+
+if mpi 2 "$netloom" sweep --rates 0.1:0.1:0.1 -s max_samples=1 2>&1 >/dev/null | grep -q "built without MPI"; then
+  echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2
+  exit 77
+fi
+
+short=(-s sample_period=200 -s warmup_periods=2 -s max_samples=6)
+torus=(-s topology=torus:k=4x4 -s num_vcs=2 -s latency_thres=100 "${short[@]}") # first unstable rate 0.6
+dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2
+    -s packet_size=8 -s traffic=tornado "${short[@]}")                             # deadlock at rate 0.06
+# name|rates and options|keys (an array name)
+sweeps=(
+  "stops|--rates 0.2:0.7:0.1|torus"            # unstable at the 5th of 6: dropped points at 2 and 3 ranks
+  "short|--rates 0.5:0.6:0.1|torus"            # 2 points, 3 ranks: stops in a round with an idle rank
+  "continue|--rates 0.4:0.7:0.1 --continue|torus"
+  "csv|--rates 0.3:0.8:0.1 --csv|torus"
+  "deadlock|--rates 0.02:0.1:0.01 --continue|dl" # a deadlock ends it even with --continue
+)
+for c in "${sweeps[@]}"; do
+  IFS='|' read -r name opts arr <<<"$c"
+  read -r -a o <<<"$opts"
+  declare -n keys=$arr
+  "$netloom" sweep "${keys[@]}" "${o[@]}" --reproducible --json "$dir/$name-seq.json" \
+    >"$dir/$name-seq.out" 2>"$dir/$name-seq.err"
+  seq_rc=$?
+  for k in 1 2 3; do
+    mpi "$k" "$netloom" sweep "${keys[@]}" "${o[@]}" --spread points --reproducible --json "$dir/$name-$k.json" \
+      >"$dir/$name-$k.out" 2>"$dir/$name-$k.err"
+    expect_eq "$name: exit at $k ranks" "$?" "$seq_rc"
+    cmp -s "$dir/$name-seq.json" "$dir/$name-$k.json" || fail "$name: --spread points at $k ranks: JSON differs"
+    cmp -s "$dir/$name-seq.out" "$dir/$name-$k.out" || fail "$name: --spread points at $k ranks: stdout differs"
+    # stderr: netloom's lines as in one process, then mpirun's own notice
+    # of a non-zero exit (a deadlock exits 1).
+    n=$(wc -l <"$dir/$name-seq.err")
+    cmp -s "$dir/$name-seq.err" <(head -n "$n" "$dir/$name-$k.err") \
+      && ! tail -n +$((n + 1)) "$dir/$name-$k.err" | grep -q '^netloom' \
+      || fail "$name: --spread points at $k ranks: stderr differs"
+  done
+  unset -n keys
+done
+expect_eq "stops: points" "$(json "$dir/stops-seq.json" 'len(d["results"]["points"])')" 5
+expect_eq "short: points" "$(json "$dir/short-seq.json" 'len(d["results"]["points"])')" 2
+expect_eq "deadlock: points" "$(json "$dir/deadlock-seq.json" 'len(d["results"]["points"])')" 5
+"$netloom" sweep "${dl[@]}" --rates 0.02:0.1:0.01 >/dev/null 2>&1
+expect_eq "deadlock: sequential exit" "$?" 1
+grep -q "deadlocked input VCs" "$dir/deadlock-3.err" || fail "deadlock: no report of the waiting VCs at 3 ranks"
+# --spread network (the default under mpirun) is still the partitioned run.
+mpi 2 "$netloom" sweep "${torus[@]}" --rates 0.2:0.7:0.1 --spread network --reproducible --json "$dir/net-2.json" \
+  >/dev/null 2>&1 || fail "--spread network at 2 ranks: exit $?"
+cmp -s "$dir/stops-seq.json" "$dir/net-2.json" || fail "--spread network at 2 ranks: JSON differs"
+out=$("$netloom" sweep --rates 0.1:0.2:0.1 --spread rows 2>&1)
+expect_eq "--spread rows: exit" "$?" 2
+expect_eq "--spread rows" "$out" "netloom sweep: --spread 'rows': expected network or points"
+
+# compare: a 2 x 2 study, 2 seeds, its 8 replays over 2 ranks.
+s=$root/traces/samples
+mkdir -p "$dir/study"
+cat > "$dir/study/study.ini" <<EOS
+[study]
+backend = analytic
+seeds = 2
+reference = torus
+[system torus]
+topology = torus:k=4x4
+routing_function = dor
+link_model = links
+[system fattree]
+topology = fattree:k=4,n=2
+[workload lammps]
+trace = lammps.nlt
+weight = 2
+[workload hpcc]
+trace = $s/hpcc-8.nlt
+placement = random-node
+EOS
+cp "$s/lammps-lj-8.nlt" "$dir/study/lammps.nlt"
+strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("execution"); print(json.dumps(d, indent=1))' "$1"; }
+"$netloom" compare "$dir/study/study.ini" -o "$dir/cseq" >/dev/null || fail "compare: sequential exit $?"
+mpi 2 "$netloom" compare "$dir/study/study.ini" -o "$dir/c2" -j 2 >"$dir/c2.out" 2>"$dir/c2.err" \
+  || fail "compare at 2 ranks: exit $?: $(head -3 "$dir/c2.err")"
+[ -n "$(strip "$dir/cseq/report.json")" ] || fail "compare: report.json unreadable"
+[ "$(strip "$dir/cseq/report.json")" = "$(strip "$dir/c2/report.json")" ] || fail "compare at 2 ranks: report.json differs"
+cmp -s "$dir/cseq/report.md" "$dir/c2/report.md" || fail "compare at 2 ranks: report.md differs"
+[ "$(sed '/<h2>Execution/,$d' "$dir/cseq/index.html")" = "$(sed '/<h2>Execution/,$d' "$dir/c2/index.html")" ] \
+  || fail "compare at 2 ranks: index.html differs"
+expect_eq "compare at 2 ranks: one summary line" "$(wc -l <"$dir/c2.out")" 1
+expect_eq "compare at 2 ranks: executed" "$(json "$dir/c2/report.json" 'd["execution"]["executed_runs"]')" 8
+# Rank 0 wrote every replay's cache file (its own and rank 1's), as one
+# process does; a second run under 2 ranks reads them all.
+expect_eq "compare at 2 ranks: cache files" "$(ls "$dir/c2/cache" | sort)" "$(ls "$dir/cseq/cache" | sort)"
+mpi 2 "$netloom" compare "$dir/study/study.ini" -o "$dir/c2" >/dev/null 2>&1 || fail "compare again at 2 ranks: exit $?"
+expect_eq "compare again: executed" "$(json "$dir/c2/report.json" 'd["execution"]["executed_runs"]')" 0
+[ "$(strip "$dir/cseq/report.json")" = "$(strip "$dir/c2/report.json")" ] || fail "compare from the cache: report differs"
+
+# One rank fails alone. Each rank runs in a directory of its own (an MPMD
+# launch): rank 0's holds the file, the others' do not, as a node would
+# that cannot see it. mpirun is told not to kill the others when one exits,
+# and every rank writes its status: all must fail, at once, and rank 0
+# says why in one line.
+export OMPI_MCA_orte_abort_on_non_zero_status=0
+mkdir -p "$dir/n0" "$dir/n1"
+printf '[network]\ntopology = torus:k=4x4\n' >"$dir/n0/my.ini"
+cp "$dir/study/study.ini" "$dir/n0/study.ini"
+cp "$dir/study/study.ini" "$dir/n1/study.ini"
+cp "$dir/study/lammps.nlt" "$dir/n0/lammps.nlt"
+ranked=(bash -c '"$@"; rc=$?; echo "$OMPI_COMM_WORLD_RANK $rc" >>"$EXITS"; exit $rc' rank)
+one_fails() { # what expected-regex ranks command...
+  local what=$1 re=$2 n=$3
+  shift 3
+  export EXITS=$dir/exits-$RANDOM
+  local out
+  out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$@" : \
+        -np $((n - 1)) --wdir "$dir/n1" "${ranked[@]}" "$@" </dev/null 2>&1 >/dev/null)
+  [ $? -ne 124 ] || fail "$what: hung"
+  expect_eq "$what: ranks that failed" "$(awk '$2 != 0' "$EXITS" 2>/dev/null | wc -l)" "$n"
+  expect_eq "$what: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+  grep -qE "$re" <<<"$out" || fail "$what: got '$out'"
+}
+one_fails "sweep --spread points, a config missing on ranks 1-2" \
+  '^netloom: MPI rank 1 of 3: my.ini: cannot open config file' 3 \
+  "$netloom" sweep -c my.ini "${short[@]}" --rates 0.1:0.3:0.1 --spread points
+one_fails "sweep over the network, a config missing on rank 1" \
+  '^netloom: MPI rank 1 of 2: my.ini: cannot open config file' 2 \
+  "$netloom" sweep -c my.ini "${short[@]}" --rates 0.1:0.3:0.1
+one_fails "run, a config missing on rank 1" '^netloom: MPI rank 1 of 2: my.ini: cannot open config file' 2 \
+  "$netloom" run -c my.ini "${short[@]}"
+one_fails "compare, a trace missing on rank 1" \
+  "^netloom: MPI rank 1 of 2: study.ini:[0-9]+: \[workload lammps\] key 'trace'" 2 \
+  "$netloom" compare study.ini -o "$dir/cfail"
+[ ! -e "$dir/cfail" ] || fail "compare, a trace missing on rank 1: wrote $dir/cfail"
+# Rank 0 cannot write the report (its name is taken by a directory): every
+# rank exits with rank 0's status, not "some cells failed".
+mkdir -p "$dir/cw/report.json"
+"$netloom" compare "$dir/study/study.ini" -o "$dir/cw" >/dev/null 2>&1
+want=$?
+[ "$want" -ne 0 ] && [ "$want" -ne 3 ] || fail "compare, report.json a directory: sequential exit $want"
+export EXITS=$dir/exits-write
+out=$(timeout 60 mpirun --oversubscribe -np 2 "${ranked[@]}" "$netloom" compare "$dir/study/study.ini" -o "$dir/cw" \
+      </dev/null 2>&1 >/dev/null)
+[ $? -ne 124 ] || fail "compare, report.json a directory: hung"
+expect_eq "compare, report.json a directory: statuses" "$(awk '{print $2}' "$EXITS" | sort | tr '\n' ' ')" "$want $want "
+expect_eq "compare, report.json a directory: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+grep -q '^netloom: .*report.json' <<<"$out" || fail "compare, report.json a directory: got '$out'"
+# A point that fails on rank 1 alone (its own settings in an MPMD launch):
+# its line on rank 0, every rank out of the sweep.
+export EXITS=$dir/exits-point
+out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" sweep "${torus[@]}" --rates 0.1:0.4:0.1 --spread points : \
+      -np 1 "${ranked[@]}" "$netloom" sweep "${torus[@]}" -s flow_control=vct -s packet_size=8 -s vc_buf_size=4 \
+      --rates 0.1:0.4:0.1 --spread points </dev/null 2>&1 >/dev/null)
+[ $? -ne 124 ] || fail "a point failing on rank 1: hung"
+expect_eq "a point failing on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" | wc -l)" 2
+grep -qE '^netloom: flow_control = vct needs vc_buf_size \(4\) >= the largest packet \(8 flits\)$' <<<"$out" \
+  || fail "a point failing on rank 1: got '$out'"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "ok: sweeps and compare over MPI ranks equal the sequential ones; one rank's failure fails all"
