@@ -9,6 +9,7 @@
  * increments, events pending, next cycle with work, total bytes sent),
  * and, when some rank sends anything, an all-to-all-v of the events. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,8 @@ bool net_mpi_launched(uint32_t *rank, uint32_t *size)
 
 /* Exchange statistics over a process's runs (NETLOOM_MPI_STATS). */
 struct mpi_stats {
-	uint64_t cycles;   /* exchanges */
+	uint64_t cycles;   /* exchanges (windows) */
+	uint64_t wcycles;  /* cycles the windows covered (idle jumps between them aside) */
 	uint64_t bytes;    /* payload bytes sent to other ranks */
 	uint64_t hdr_bytes; /* header bytes sent to other ranks */
 	uint64_t msgs;     /* non-empty payloads sent */
@@ -73,6 +75,7 @@ struct net_mpi {
 #endif
 	uint32_t rank, size;
 	struct mpi_stats st;
+	uint64_t lookahead, window; /* of the last network planned (fl_mpi_plan), for the statistics */
 };
 
 uint32_t net_mpi_rank(const struct net_mpi *m)
@@ -120,19 +123,20 @@ static void mpi_print_stats(struct net_mpi *m)
 	const char *e = getenv("NETLOOM_MPI_STATS");
 	if (!e || !*e || !strcmp(e, "0"))
 		return;
-	uint64_t mine[7] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
-			    m->st.vcalls};
-	uint64_t all[7];
-	MPI_Reduce(mine, all, 7, MPI_UINT64_T, MPI_SUM, 0, m->comm);
+	uint64_t mine[8] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
+			    m->st.vcalls, m->st.wcycles};
+	uint64_t all[8];
+	MPI_Reduce(mine, all, 8, MPI_UINT64_T, MPI_SUM, 0, m->comm);
 	if (m->rank != 0)
 		return;
-	const uint64_t cyc = m->st.cycles ? m->st.cycles : 1;
+	const double w = m->st.cycles ? (double)m->st.cycles : 1.0;
 	fprintf(stderr,
-		"netloom mpi: %u ranks, %" PRIu64 " exchanges; per exchange (one cycle), all ranks: %.1f payload bytes "
-		"in %.2f messages (%.1f events, %.1f heads), %.1f header bytes; all-to-all-v in %.1f%% of cycles\n",
-		m->size, m->st.cycles, (double)all[1] / (double)cyc, (double)all[3] / (double)cyc,
-		(double)all[4] / (double)cyc, (double)all[5] / (double)cyc, (double)all[2] / (double)cyc,
-		100.0 * (double)m->st.vcalls / (double)cyc);
+		"netloom mpi: %u ranks, lookahead %" PRIu64 " cycles, window up to %" PRIu64 " cycles; %" PRIu64
+		" windows of %.2f cycles on average (%" PRIu64 " cycles); per window, all ranks: %.1f payload bytes "
+		"in %.2f messages (%.1f events, %.1f heads), %.1f header bytes; events exchanged in %.1f%% of windows\n",
+		m->size, m->lookahead, m->window, m->st.cycles, (double)m->st.wcycles / w, m->st.wcycles,
+		(double)all[1] / w, (double)all[3] / w, (double)all[4] / w, (double)all[5] / w, (double)all[2] / w,
+		100.0 * (double)m->st.vcalls / w);
 }
 
 void net_mpi_close(struct net_mpi *m)
@@ -152,6 +156,9 @@ struct fl_mblk {
 	uint32_t src, dst, count;
 };
 
+/* The longest window when no link joins two ranks (one rank): the
+ * decisions' cycles cut it anyway. */
+#define MX_WINDOW_MAX 65536u
 #define MX_EV_BYTES 16u  /* u32 cycle - now, struct fl_event */
 #define MX_PKT_BYTES ((uint32_t)sizeof(struct fl_pkt))
 
@@ -174,6 +181,8 @@ enum {
 	MH_EVENTS,      /* events pending after the merge: sum */
 	MH_NEXT,        /* earliest cycle with work after the merge: minimum */
 	MH_TOTAL,       /* payload bytes to all peers: sum (zero: no all-to-all-v) */
+	MH_CLAST,       /* latest cycle of a pending event after the merge: maximum */
+	MH_BUSY,        /* the window's last cycle had work on this rank: or */
 	MH_WORDS,
 };
 
@@ -186,6 +195,8 @@ struct fl_mx {
 	size_t scap, rcap;
 	uint32_t *cursor;            /* [size]: read position in rbuf during the merge */
 	struct stats_hist loc[3];    /* ranks other than 0: own partitions' records since the last fold */
+	uint64_t lookahead;          /* L: fewest cycles from an event's sending to its cycle, over links
+					between ranks (UINT64_MAX: none) */
 };
 
 static inline bool mx_owned(const struct flitnet *n, uint32_t k)
@@ -260,12 +271,76 @@ static void mx_base(struct flitnet *n)
 		n->mx->base[i] = i == MH_UNDRAINED ? n->obs.n_undrained : *c[i];
 }
 
+/* The latest cycle of an event pending in this rank's partitions or
+ * outboxes. */
+static uint64_t mx_last_event(const struct flitnet *n)
+{
+	uint64_t last = 0;
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		const struct flitnet *s = n->part[n->own[i]];
+		uint64_t c = fl_part_last_event(s);
+		if (c > last)
+			last = c;
+		for (uint32_t p = 0; p < n->n_parts && s->xbox; p++)
+			for (uint32_t k = 0; k < s->xbox[p].n; k++)
+				if (s->xbox[p].ev[k].cycle > last)
+					last = s->xbox[p].ev[k].cycle;
+	}
+	return last;
+}
+
+void fl_mpi_plan(struct flitnet *n)
+{
+	struct fl_mx *x = n->mx;
+	const struct topo *t = n->topo;
+	const uint32_t N = n->x_size;
+	/* A flit leaves its output queue at cycle c >= now and is due at
+	 * c + lat + 1 (router.c, fl_output); a credit at c + lat + 1 +
+	 * credit_delay, over the same link the other way (fl_return_credit).
+	 * Endpoints talk to their own router only, so these are all that
+	 * crosses. */
+	uint64_t L = UINT64_MAX;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		const struct fl_link *l = &n->ports[g].link;
+		if (!l->network || l->target == FL_NONE)
+			continue;
+		const uint32_t from = n->n_parts > 1 ? n->r_part[t->port_router[g]] : 0;
+		if (from % N != l->part % N && (uint64_t)l->lat + 1 < L)
+			L = (uint64_t)l->lat + 1;
+	}
+	x->lookahead = L;
+	uint64_t w = L < MX_WINDOW_MAX ? L : MX_WINDOW_MAX;
+	/* A rank skips its own idle cycles inside a window (flitnet.c): the
+	 * same state as running them only while a jump's speedup arithmetic
+	 * is exact, i.e. with a whole internal_speedup. */
+	if (n->rc.internal_speedup != floor(n->rc.internal_speedup))
+		w = 1;
+	/* NETLOOM_MPI_WINDOW=k caps the window (1: an exchange every cycle,
+	 * as before windows; benchmarks and debugging). Every rank has the
+	 * launcher's environment. */
+	uint32_t cap;
+	if (mpi_env_u32("NETLOOM_MPI_WINDOW", &cap) && cap >= 1 && cap < w)
+		w = cap;
+	n->x_window = w;
+	x->m->lookahead = L;
+	x->m->window = w;
+}
+
 void fl_mpi_begin(struct flitnet *n)
 {
 	mx_base(n);
-	uint64_t next = fl_next_work(n), g = next;
-	MPI_Allreduce(&next, &g, 1, MPI_UINT64_T, MPI_MIN, n->mx->m->comm);
-	n->x_next = g;
+	uint64_t v[2] = {UINT64_MAX - fl_next_work(n), mx_last_event(n)}, g[2];
+	MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
+	n->x_next = UINT64_MAX - g[0];
+	n->x_clast = g[1];
+}
+
+void fl_mpi_merge_own(struct flitnet *n)
+{
+	for (uint32_t i = 0; i < n->n_own; i++)
+		for (uint32_t j = 0; j < n->n_own; j++)
+			if (i != j)
+				fl_xmerge(n, n->part[n->own[i]], n->part[n->own[j]]);
 }
 
 /* Room for `more` bytes at the end of a growable buffer. */
@@ -380,6 +455,8 @@ void fl_mpi_exchange(struct flitnet *n)
 		fl_part_fold_counters(n, s);
 	}
 
+	const uint64_t clast = mx_last_event(n); /* before packing empties the outboxes */
+
 	/* Pack, peer by peer: for each of this rank's source partitions in
 	 * order, its outboxes towards that peer's partitions in order. */
 	size_t used = 0;
@@ -407,6 +484,8 @@ void fl_mpi_exchange(struct flitnet *n)
 	head[MH_EVENTS] = events;
 	head[MH_NEXT] = next;
 	head[MH_TOTAL] = used;
+	head[MH_CLAST] = clast;
+	head[MH_BUSY] = n->x_busy;
 	for (uint32_t q = 0; q < N; q++) {
 		head[MH_BYTES] = (uint64_t)mx->scount[q];
 		memcpy(mx->shdr + (size_t)q * MH_WORDS, head, sizeof head);
@@ -416,12 +495,13 @@ void fl_mpi_exchange(struct flitnet *n)
 		}
 	}
 	m->st.cycles++;
+	m->st.wcycles += n->now - n->x_wstart;
 	m->st.hdr_bytes += (uint64_t)(N - 1) * sizeof head;
 	MPI_Alltoall(mx->shdr, MH_WORDS, MPI_UINT64_T, mx->rhdr, MH_WORDS, MPI_UINT64_T, m->comm);
 
 	/* Fold the headers in rank order. */
 	uint64_t sums[MH_N_SUMS] = {0}, total = 0, last_move = 0, oom = 0;
-	uint64_t g_events = 0, g_next = UINT64_MAX;
+	uint64_t g_events = 0, g_next = UINT64_MAX, g_clast = 0, g_busy = 0;
 	size_t rtotal = 0;
 	for (uint32_t q = 0; q < N; q++) {
 		const uint64_t *h = mx->rhdr + (size_t)q * MH_WORDS;
@@ -433,6 +513,9 @@ void fl_mpi_exchange(struct flitnet *n)
 		g_events += h[MH_EVENTS];
 		if (h[MH_NEXT] < g_next)
 			g_next = h[MH_NEXT];
+		if (h[MH_CLAST] > g_clast)
+			g_clast = h[MH_CLAST];
+		g_busy |= h[MH_BUSY];
 		total += h[MH_TOTAL];
 		mx->rcount[q] = q == me ? 0 : (int)h[MH_BYTES];
 		mx->rdispl[q] = (int)rtotal;
@@ -484,6 +567,8 @@ void fl_mpi_exchange(struct flitnet *n)
 	n->oom = oom != 0;
 	n->x_events = g_events;
 	n->x_next = g_next;
+	n->x_clast = g_clast;
+	n->x_gbusy = g_busy != 0;
 }
 
 uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v)
@@ -607,6 +692,17 @@ void fl_mpi_release(struct flitnet *n)
 }
 
 void fl_mpi_begin(struct flitnet *n)
+{
+	(void)n;
+	NL_BUG("MPI engine without MPI");
+}
+
+void fl_mpi_plan(struct flitnet *n)
+{
+	(void)n;
+}
+
+void fl_mpi_merge_own(struct flitnet *n)
 {
 	(void)n;
 	NL_BUG("MPI engine without MPI");

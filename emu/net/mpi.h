@@ -28,6 +28,15 @@ int fl_mpi_setup(struct flitnet *n, struct nl_err *err);
 /* Free them (NULL state: nothing). */
 void fl_mpi_release(struct flitnet *n);
 
+/* Build time, and again when link latencies change: the lookahead L (the
+ * fewest cycles between sending an event and its cycle, over the links
+ * joining partitions of different ranks) and the window n->x_window. */
+void fl_mpi_plan(struct flitnet *n);
+/* Inside a window, after each cycle but its last: the outboxes between
+ * this rank's own partitions merged into their targets (their links may
+ * be shorter than the window). */
+void fl_mpi_merge_own(struct flitnet *n);
+
 /* flitnet_run_until's entry: the counters' base (the driver may have
  * changed them since the last cycle) and the next cycle with work on any
  * rank. Collective. */

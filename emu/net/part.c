@@ -270,7 +270,7 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 		r_eps[topo_ep_router(t, e)]++;
 	/* METIS's cut, or router ranges (also when METIS leaves a partition
 	 * without a router). */
-	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->r_part, err) : 1;
+	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->ports, n->r_part, err) : 1;
 	if (cut < 0) {
 		free(r_eps);
 		free(lo);
@@ -410,7 +410,11 @@ void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe,
 		}
 		xe->ev.pkt = n->xpkt[iv];
 	}
-	fl_schedule(p, xe->cycle, &xe->ev);
+	/* Under MPI a window's events may be due in the cycle about to run. */
+	if (n->mx)
+		fl_schedule_merged(p, xe->cycle, &xe->ev);
+	else
+		fl_schedule(p, xe->cycle, &xe->ev);
 }
 
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
