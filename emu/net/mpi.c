@@ -1,13 +1,15 @@
-/* The MPI engine (mpi.h): the per-cycle exchange between ranks and the
+/* The MPI engine (mpi.h): the exchange at each window's end and the
  * reductions the driver's decisions need. The only file with MPI calls.
  *
- * Wire format of one cycle, rank A to rank B: blocks in (source
- * partition, target partition) order, each a struct fl_mblk and its
- * events, 16 bytes each (the cycle less now, then the event), a head
- * followed by its 28-byte packet record. Every cycle two collectives run:
- * an all-to-all of fixed headers (bytes for that peer, then the counters'
- * increments, events pending, next cycle with work, total bytes sent),
- * and, when some rank sends anything, an all-to-all-v of the events. */
+ * Wire format of one window, rank A to a neighbouring rank B: blocks in
+ * (source partition, target partition) order, each a struct fl_mblk and
+ * its events, 16 bytes each (the cycle less now, then the event), a head
+ * followed by its 28-byte packet record. A window's end costs one
+ * allreduce of MH_WORDS words (its size does not grow with the ranks)
+ * and, when some rank sends anything, one message to each neighbour
+ * (point to point; its size read with MPI_Probe). A rank's neighbours and
+ * the lookahead are computed from the partitions at build time
+ * (fl_mpi_plan). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -20,7 +20,8 @@
  * any result; statistics are integer sums. The same property lets the
  * model run as partitions of routers (part.c) that exchange boundary
  * events at each cycle's end, with the same results, in one process or
- * over MPI ranks (mpi.c).
+ * over MPI ranks (mpi.c; there at the end of windows as long as the
+ * shortest link between ranks allows).
  */
 #ifndef NETLOOM_NET_NET_INTERNAL_H
 #define NETLOOM_NET_NET_INTERNAL_H
@@ -772,8 +773,9 @@ void fl_part_release_own(struct flitnet *s);
  * record (it has left this partition). */
 void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev);
 /* partitioner = metis (part_metis.c): r_part[router] of n_parts partitions
- * cut by METIS, links weighted against their latency in ports[]; 0, or 1 when a partition got no router (use ranges), or a
- * negative code with one line in *err. */
+ * cut by METIS, each link weighted by the longest link's latency over its
+ * own (ports[].link.lat); 0, or 1 when a partition got no router (use
+ * ranges), or a negative code with one line in *err. */
 int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, const struct fl_port *ports,
 		  uint16_t *r_part, struct nl_err *err);
 /* Merge partition s's outbox towards partition p into p's wheel, and one
