@@ -69,6 +69,8 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	fl_obs_phase(&fb->net->obs, PH_DONE); /* no synthetic-traffic statistics */
 	fb->net->obs.count_channels = true;
 	fb->net->msg_driven = true;
+	if (fb->net->mx)
+		fl_mpi_plan(fb->net); /* one-cycle windows */
 	b->state = fb;
 	return 0;
 }

@@ -631,6 +631,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
+	if (rc_ == 0 && n->mx)
+		fl_mpi_plan(n);
 	/* A rank may run fewer partitions than threads (partitions set below
 	 * threads x ranks): one thread per partition at most. */
 	if (rc_ == 0 && n_threads > n->n_own)
@@ -679,6 +681,8 @@ int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err
 		if (fl_wheel_size(p) < 0)
 			return nl_errf(err, NL_ENOMEM, "out of memory for the timing wheel of %u-cycle channels", max_lat);
 	}
+	if (n->mx)
+		fl_mpi_plan(n); /* the windows follow the links between ranks */
 	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
 	fl_dl_setup(n, (uint32_t)(flits > 65535 ? 65535 : flits));
 	return 0;
@@ -951,6 +955,26 @@ uint64_t fl_part_next_work(const struct flitnet *n)
 	return next;
 }
 
+uint64_t fl_part_last_event(const struct flitnet *n)
+{
+	if (!n->n_events)
+		return 0;
+	/* A far event is due at now + wheel_mask or later (fl_set_now moves
+	 * nearer ones into the wheel), after every wheel event. */
+	uint64_t last = 0;
+	for (uint64_t i = 0; i < n->n_far; i++)
+		if (n->far[i].cycle > last)
+			last = n->far[i].cycle;
+	if (last)
+		return last;
+	for (uint64_t k = 1; k <= n->wheel_mask; k++) {
+		const uint64_t c = n->now + n->wheel_mask - k;
+		if (n->wheel[c & n->wheel_mask].n)
+			return c;
+	}
+	return 0;
+}
+
 uint64_t fl_next_work(const struct flitnet *n)
 {
 	uint64_t next = UINT64_MAX;
@@ -1016,29 +1040,132 @@ static void fl_route_snapshot(struct flitnet *n)
 	n->snap_next = (n->now / T + 1) * T;
 }
 
+/* Under MPI: the last cycle (inclusive, >= b) of the window that starts
+ * at cycle b, where b has work on some rank (mpi.h; docs/scaling.md,
+ * "Windows"). Inside a window no rank can see another's events (each
+ * arrives at least x_window cycles after it is sent), so the window is
+ * as long as that allows, cut short so that every decision the single
+ * process takes between two cycles falls on a window's end:
+ *  - the run's end `cycle` (the driver's sample ends, drain steps);
+ *  - the next routing snapshot (LBR, UGAL snapshots), taken before the
+ *    first cycle with work at or after snap_next;
+ *  - the next multiple of check_interval (the conservation check runs
+ *    after a cycle with work that ends on one);
+ *  - the next deadlock scan (after the first cycle with work at or past
+ *    dl_next_scan: an overdue scan makes a one-cycle window);
+ *  - the global deadlock check, which needs no event pending anywhere
+ *    and nothing moved for dl_quiet cycles: an event due at cycle c
+ *    is pending until c and moves something at c, so the check cannot
+ *    fire before max(last_move, x_clast) + dl_quiet. */
+static uint64_t fl_window_end(const struct flitnet *n, uint64_t b, uint64_t cycle, uint64_t interval)
+{
+	uint64_t e = b + n->x_window - 1;
+	if (e > cycle - 1)
+		e = cycle - 1;
+	if (n->snap_next > b && n->snap_next - 1 < e)
+		e = n->snap_next - 1;
+	if (interval) {
+		const uint64_t m = (b / interval + 1) * interval;
+		if (m - 1 < e)
+			e = m - 1;
+	}
+	if (n->dl_next_scan <= b)
+		return b;
+	if (n->dl_next_scan - 1 < e)
+		e = n->dl_next_scan - 1;
+	const uint64_t quiet = (n->last_move > n->x_clast ? n->last_move : n->x_clast) + n->dl_quiet - 1;
+	if (quiet < e)
+		e = quiet < b ? b : quiet;
+	return e;
+}
+
+/* Run this rank's partitions one cycle (threads or one after the other). */
+static void fl_run_own_cycle(struct flitnet *n, struct nl_err *err)
+{
+	for (uint32_t i = 0; i < n->n_own; i++)
+		(void)fl_reserve(n->part[n->own[i]], err); /* n->oom is folded at the exchange */
+	if (n->workers)
+		fl_workers_cycle(n->workers);
+	else
+		for (uint32_t i = 0; i < n->n_own; i++)
+			fl_cycle(n->part[n->own[i]]);
+	/* A rank that does not run partition 0 still keeps its clock. */
+	if (n->own[0] != 0)
+		fl_set_now(n, n->now + 1);
+}
+
+/* flitnet_run_until over MPI ranks: windows of cycles between exchanges.
+ * Every rank takes every decision from the same numbers: the next cycle
+ * with work on any rank and the latest pending event (fl_mpi_begin, then
+ * each exchange), the folded counters, whether the window's last cycle
+ * had work on some rank, and no early return on a failure of this rank
+ * alone (its oom is folded at the exchange).
+ *
+ * Inside a window a rank skips its own idle cycles: an idle partition's
+ * cycle changes nothing but its clock and speedup credit (with a whole
+ * internal_speedup, as a jump does; fl_mpi_plan makes one-cycle windows
+ * otherwise), so running or skipping it gives the same state, and the
+ * one process's decisions, which only depend on which cycles had work
+ * anywhere, are all taken at windows' ends (fl_window_end). */
+static int fl_run_windows(struct flitnet *n, uint64_t cycle, struct nl_err *err)
+{
+	const uint64_t interval = fl_check_interval(n);
+	fl_mpi_begin(n);
+	while (n->now < cycle) {
+		if (n->x_next > n->now) {
+			fl_jump(n, n->x_next < cycle ? n->x_next : cycle);
+			if (n->now >= cycle)
+				break;
+		}
+		if (n->now >= n->snap_next)
+			fl_route_snapshot(n);
+		const uint64_t e = fl_window_end(n, n->now, cycle, interval);
+		n->x_wstart = n->now;
+		/* The window's first cycle has work on some rank: all run it. */
+		fl_run_own_cycle(n, err);
+		n->x_busy = true;
+		while (n->now <= e) {
+			if (n->n_own > 1)
+				fl_mpi_merge_own(n);
+			const uint64_t next = fl_next_work(n);
+			if (next > n->now) {
+				fl_jump(n, next <= e ? next : e + 1);
+				if (n->now > e) {
+					n->x_busy = false;
+					break;
+				}
+			}
+			fl_run_own_cycle(n, err);
+		}
+		fl_part_exchange(n);
+		if (n->oom)
+			return fl_reserve(n, err);
+		/* The single process checks after each cycle with work only. */
+		if (n->x_gbusy) {
+			NL_CHECK(fl_dl_after_cycle(n, err));
+			if (interval && n->now % interval == 0)
+				NL_CHECK(flitnet_check(n, err));
+		}
+	}
+	return n->oom ? fl_reserve(n, err) : 0;
+}
+
 int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
 	const uint64_t interval = fl_check_interval(n);
 	if (n->n_parts > 1)
 		fl_part_sync(n);
-	/* Under MPI every rank takes every decision below from the same
-	 * numbers: the next cycle with work on any rank (fl_mpi_begin, then
-	 * each exchange), the folded counters, and no early return on a
-	 * failure of this rank alone (its oom is folded at the exchange). */
 	if (n->mx)
-		fl_mpi_begin(n);
+		return fl_run_windows(n, cycle, err);
 	while (n->now < cycle) {
-		uint64_t next = n->mx ? n->x_next : n->n_parts == 1 ? fl_part_next_work(n) : fl_next_work(n);
+		uint64_t next = n->n_parts == 1 ? fl_part_next_work(n) : fl_next_work(n);
 		if (next > n->now) {
 			fl_jump(n, next < cycle ? next : cycle);
 			if (n->now >= cycle)
 				break;
 		}
-		for (uint32_t i = 0; i < n->n_own; i++) {
-			int rc = fl_reserve(n->part[n->own[i]], err);
-			if (rc < 0 && !n->mx)
-				return rc;
-		}
+		for (uint32_t i = 0; i < n->n_own; i++)
+			NL_CHECK(fl_reserve(n->part[n->own[i]], err));
 		if (n->now >= n->snap_next)
 			fl_route_snapshot(n);
 		/* Partitions run the cycle side by side on the workers, or one
@@ -1048,13 +1175,8 @@ int flitnet_run_until(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 		else
 			for (uint32_t i = 0; i < n->n_own; i++)
 				fl_cycle(n->part[n->own[i]]);
-		/* A rank that does not run partition 0 still keeps its clock. */
-		if (n->own[0] != 0)
-			fl_set_now(n, n->now + 1);
-		if (n->n_parts > 1 || n->msg.n_done || n->mx)
+		if (n->n_parts > 1 || n->msg.n_done)
 			fl_part_exchange(n);
-		if (n->mx && n->oom)
-			return fl_reserve(n, err);
 		NL_CHECK(fl_dl_after_cycle(n, err));
 		if (interval && n->now % interval == 0)
 			NL_CHECK(flitnet_check(n, err));

@@ -1,14 +1,17 @@
-/* The MPI engine (mpi.h): the per-cycle exchange between ranks and the
+/* The MPI engine (mpi.h): the exchange at each window's end and the
  * reductions the driver's decisions need. The only file with MPI calls.
  *
- * Wire format of one cycle, rank A to rank B: blocks in (source
- * partition, target partition) order, each a struct fl_mblk and its
- * events, 16 bytes each (the cycle less now, then the event), a head
- * followed by its 28-byte packet record. Every cycle two collectives run:
- * an all-to-all of fixed headers (bytes for that peer, then the counters'
- * increments, events pending, next cycle with work, total bytes sent),
- * and, when some rank sends anything, an all-to-all-v of the events. */
+ * Wire format of one window, rank A to a neighbouring rank B: blocks in
+ * (source partition, target partition) order, each a struct fl_mblk and
+ * its events, 16 bytes each (the cycle less now, then the event), a head
+ * followed by its 28-byte packet record. A window's end costs one
+ * allreduce of MH_WORDS words (its size does not grow with the ranks)
+ * and, when some rank sends anything, one message to each neighbour
+ * (point to point; its size read with MPI_Probe). A rank's neighbours and
+ * the lookahead are computed from the partitions at build time
+ * (fl_mpi_plan). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +61,10 @@ bool net_mpi_launched(uint32_t *rank, uint32_t *size)
 
 /* Exchange statistics over a process's runs (NETLOOM_MPI_STATS). */
 struct mpi_stats {
-	uint64_t cycles;   /* exchanges */
+	uint64_t cycles;   /* exchanges (windows) */
+	uint64_t wcycles;  /* cycles the windows covered (idle jumps between them aside) */
 	uint64_t bytes;    /* payload bytes sent to other ranks */
-	uint64_t hdr_bytes; /* header bytes sent to other ranks */
+	uint64_t hdr_bytes; /* bytes this rank gave the window's allreduce */
 	uint64_t msgs;     /* non-empty payloads sent */
 	uint64_t events;   /* events sent */
 	uint64_t heads;    /* of which heads with their record */
@@ -73,6 +77,7 @@ struct net_mpi {
 #endif
 	uint32_t rank, size;
 	struct mpi_stats st;
+	uint64_t lookahead, window; /* of the last network planned (fl_mpi_plan), for the statistics */
 };
 
 uint32_t net_mpi_rank(const struct net_mpi *m)
@@ -217,19 +222,21 @@ static void mpi_print_stats(struct net_mpi *m)
 	const char *e = getenv("NETLOOM_MPI_STATS");
 	if (!e || !*e || !strcmp(e, "0"))
 		return;
-	uint64_t mine[7] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
-			    m->st.vcalls};
-	uint64_t all[7];
-	MPI_Reduce(mine, all, 7, MPI_UINT64_T, MPI_SUM, 0, m->comm);
+	uint64_t mine[8] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
+			    m->st.vcalls, m->st.wcycles};
+	uint64_t all[8];
+	MPI_Reduce(mine, all, 8, MPI_UINT64_T, MPI_SUM, 0, m->comm);
 	if (m->rank != 0)
 		return;
-	const uint64_t cyc = m->st.cycles ? m->st.cycles : 1;
+	const double w = m->st.cycles ? (double)m->st.cycles : 1.0;
 	fprintf(stderr,
-		"netloom mpi: %u ranks, %" PRIu64 " exchanges; per exchange (one cycle), all ranks: %.1f payload bytes "
-		"in %.2f messages (%.1f events, %.1f heads), %.1f header bytes; all-to-all-v in %.1f%% of cycles\n",
-		m->size, m->st.cycles, (double)all[1] / (double)cyc, (double)all[3] / (double)cyc,
-		(double)all[4] / (double)cyc, (double)all[5] / (double)cyc, (double)all[2] / (double)cyc,
-		100.0 * (double)m->st.vcalls / (double)cyc);
+		"netloom mpi: %u ranks, lookahead %" PRIu64 " cycles, window up to %" PRIu64 " cycles; %" PRIu64
+		" windows of %.2f cycles on average (%" PRIu64 " cycles); per window, all ranks: %.1f payload bytes "
+		"in %.2f messages (%.1f events, %.1f heads), %.1f bytes reduced (%.0f per rank); events exchanged in "
+		"%.1f%% of windows\n",
+		m->size, m->lookahead, m->window, m->st.cycles, (double)m->st.wcycles / w, m->st.wcycles,
+		(double)all[1] / w, (double)all[3] / w, (double)all[4] / w, (double)all[5] / w, (double)all[2] / w,
+		(double)all[2] / w / m->size, 100.0 * (double)m->st.vcalls / w);
 }
 
 void net_mpi_close(struct net_mpi *m)
@@ -249,14 +256,19 @@ struct fl_mblk {
 	uint32_t src, dst, count;
 };
 
+/* The longest window when no link joins two ranks (one rank): the
+ * decisions' cycles cut it anyway. */
+#define MX_WINDOW_MAX 65536u
 #define MX_EV_BYTES 16u  /* u32 cycle - now, struct fl_event */
 #define MX_PKT_BYTES ((uint32_t)sizeof(struct fl_pkt))
 
-/* Header words per peer. The counters are increments since the last
+/* The window's one collective: an allreduce of these words, the same
+ * for any number of ranks. The counters are increments since the last
  * exchange (unsigned: a count that fell wraps, and the sum is exact mod
- * 2^64). */
+ * 2^64); the words below MH_N_SUMS are summed, the others maximised
+ * (one MPI_Op over a derived type of MH_WORDS words, so that MPI never
+ * splits a vector between the two). */
 enum {
-	MH_BYTES,       /* payload for this peer */
 	MH_FLITS_IN_NET,
 	MH_FLIT_HOPS,
 	MH_FLITS_ALIVE,
@@ -265,29 +277,56 @@ enum {
 	MH_ACCEPTED,
 	MH_SENT,
 	MH_UNDRAINED,
-	MH_N_SUMS,      /* the words above MH_BYTES up to here are summed */
-	MH_LAST_MOVE = MH_N_SUMS, /* maximum */
-	MH_OOM,         /* or */
-	MH_EVENTS,      /* events pending after the merge: sum */
-	MH_NEXT,        /* earliest cycle with work after the merge: minimum */
-	MH_TOTAL,       /* payload bytes to all peers: sum (zero: no all-to-all-v) */
+	MH_N_COUNTERS,
+	MH_EVENTS = MH_N_COUNTERS, /* events pending after the merge */
+	MH_TOTAL,       /* payload bytes to other ranks (zero: no messages) */
+	MH_N_SUMS,
+	MH_LAST_MOVE = MH_N_SUMS,
+	MH_OOM,         /* 0 or 1 */
+	MH_NOT_NEXT,    /* UINT64_MAX - the earliest cycle with work after the merge */
+	MH_CLAST,       /* latest cycle of a pending event after the merge */
+	MH_BUSY,        /* the window's last cycle had work on this rank: 0 or 1 */
 	MH_WORDS,
 };
 
+#define MX_TAG 16 /* point-to-point payloads (issue 16) */
+
 struct fl_mx {
 	struct net_mpi *m;
-	uint64_t base[MH_N_SUMS];    /* the root's counters after the last exchange */
-	uint64_t *shdr, *rhdr;       /* [size * MH_WORDS] */
+	uint64_t base[MH_N_COUNTERS]; /* the root's counters after the last exchange */
 	int *scount, *sdispl, *rcount, *rdispl; /* [size], bytes */
 	uint8_t *sbuf, *rbuf;
 	size_t scap, rcap;
 	uint32_t *cursor;            /* [size]: read position in rbuf during the merge */
+	uint32_t *nbr, n_nbr;        /* the ranks sharing a link with this one, ascending */
+	MPI_Request *req;            /* [size]: sends in flight */
+	MPI_Datatype words;          /* MH_WORDS uint64 */
+	MPI_Op fold;                 /* sums, then maxima (mx_fold) */
+	bool has_type;
 	struct stats_hist loc[3];    /* ranks other than 0: own partitions' records since the last fold */
+	uint64_t lookahead;          /* L: fewest cycles from an event's sending to its cycle, over links
+					between ranks (UINT64_MAX: none) */
 };
 
 static inline bool mx_owned(const struct flitnet *n, uint32_t k)
 {
 	return k % n->x_size == n->x_rank;
+}
+
+/* The window's reduction: integers, so the order MPI combines the ranks
+ * in cannot change a bit. */
+static void mx_fold(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	(void)type;
+	const uint64_t *a = in;
+	uint64_t *b = inout;
+	for (int k = 0; k < *len; k++, a += MH_WORDS, b += MH_WORDS) {
+		for (int i = 0; i < MH_N_SUMS; i++)
+			b[i] += a[i];
+		for (int i = MH_N_SUMS; i < MH_WORDS; i++)
+			if (a[i] > b[i])
+				b[i] = a[i];
+	}
 }
 
 int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
@@ -299,19 +338,23 @@ int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
 		goto nomem;
 	n->mx = x;
 	x->m = m;
-	x->shdr = calloc((size_t)N * MH_WORDS, sizeof *x->shdr);
-	x->rhdr = calloc((size_t)N * MH_WORDS, sizeof *x->rhdr);
 	x->scount = calloc(N, sizeof(int));
 	x->sdispl = calloc(N, sizeof(int));
 	x->rcount = calloc(N, sizeof(int));
 	x->rdispl = calloc(N, sizeof(int));
 	x->cursor = calloc(N, sizeof *x->cursor);
-	if (!x->shdr || !x->rhdr || !x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->cursor)
+	x->nbr = calloc(N, sizeof *x->nbr);
+	x->req = calloc(N, sizeof *x->req);
+	if (!x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->cursor || !x->nbr || !x->req)
 		goto nomem;
 	if (m->rank != 0)
 		for (int i = 0; i < 3; i++)
 			if (stats_hist_init(&x->loc[i]) < 0)
 				goto nomem;
+	MPI_Type_contiguous(MH_WORDS, MPI_UINT64_T, &x->words);
+	MPI_Type_commit(&x->words);
+	MPI_Op_create(mx_fold, 1, &x->fold);
+	x->has_type = true;
 	return 0;
 nomem:
 	return nl_errf(err, NL_ENOMEM, "out of memory for the MPI exchange of %u ranks", N);
@@ -322,8 +365,10 @@ void fl_mpi_release(struct flitnet *n)
 	struct fl_mx *x = n->mx;
 	if (!x)
 		return;
-	free(x->shdr);
-	free(x->rhdr);
+	if (x->has_type) {
+		MPI_Op_free(&x->fold);
+		MPI_Type_free(&x->words);
+	}
 	free(x->scount);
 	free(x->sdispl);
 	free(x->rcount);
@@ -331,6 +376,8 @@ void fl_mpi_release(struct flitnet *n)
 	free(x->sbuf);
 	free(x->rbuf);
 	free(x->cursor);
+	free(x->nbr);
+	free(x->req);
 	for (int i = 0; i < 3; i++)
 		stats_hist_release(&x->loc[i]);
 	free(x);
@@ -351,18 +398,102 @@ static void mx_counters(struct flitnet *n, uint64_t **c)
 
 static void mx_base(struct flitnet *n)
 {
-	uint64_t *c[MH_N_SUMS] = {0};
+	uint64_t *c[MH_N_COUNTERS] = {0};
 	mx_counters(n, c);
-	for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++)
+	for (int i = 0; i < MH_N_COUNTERS; i++)
 		n->mx->base[i] = i == MH_UNDRAINED ? n->obs.n_undrained : *c[i];
+}
+
+/* The latest cycle of an event pending in this rank's partitions or
+ * outboxes. */
+static uint64_t mx_last_event(const struct flitnet *n)
+{
+	uint64_t last = 0;
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		const struct flitnet *s = n->part[n->own[i]];
+		uint64_t c = fl_part_last_event(s);
+		if (c > last)
+			last = c;
+		for (uint32_t p = 0; p < n->n_parts && s->xbox; p++)
+			for (uint32_t k = 0; k < s->xbox[p].n; k++)
+				if (s->xbox[p].ev[k].cycle > last)
+					last = s->xbox[p].ev[k].cycle;
+	}
+	return last;
+}
+
+void fl_mpi_plan(struct flitnet *n)
+{
+	struct fl_mx *x = n->mx;
+	const struct topo *t = n->topo;
+	const uint32_t N = n->x_size;
+	/* A flit leaves its output queue at cycle c >= now and is due at
+	 * c + lat + 1 (router.c, fl_output); a credit at c + lat + 1 +
+	 * credit_delay, over the same link the other way (fl_return_credit).
+	 * Endpoints talk to their own router only, so these are all that
+	 * crosses. */
+	uint64_t L = UINT64_MAX;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		const struct fl_link *l = &n->ports[g].link;
+		if (!l->network || l->target == FL_NONE)
+			continue;
+		const uint32_t from = n->n_parts > 1 ? n->r_part[t->port_router[g]] : 0;
+		if (from % N != l->part % N && (uint64_t)l->lat + 1 < L)
+			L = (uint64_t)l->lat + 1;
+	}
+	x->lookahead = L;
+	/* The ranks sharing a link with this one (flits go one way, their
+	 * credits the other): the only ones it exchanges events with. */
+	for (uint32_t q = 0; q < N; q++)
+		x->cursor[q] = 0;
+	for (uint32_t g = 0; g < t->n_ports && n->n_parts > 1; g++) {
+		const struct fl_link *l = &n->ports[g].link;
+		if (!l->network || l->target == FL_NONE)
+			continue;
+		const uint32_t a = n->r_part[t->port_router[g]] % N, b = l->part % N;
+		if (a != b && (a == n->x_rank || b == n->x_rank))
+			x->cursor[a == n->x_rank ? b : a] = 1;
+	}
+	x->n_nbr = 0;
+	for (uint32_t q = 0; q < N; q++)
+		if (x->cursor[q])
+			x->nbr[x->n_nbr++] = q;
+	uint64_t w = L < MX_WINDOW_MAX ? L : MX_WINDOW_MAX;
+	/* A rank skips its own idle cycles inside a window (flitnet.c): the
+	 * same state as running them only while a jump's speedup arithmetic
+	 * is exact, i.e. with a whole internal_speedup. */
+	if (n->rc.internal_speedup != floor(n->rc.internal_speedup))
+		w = 1;
+	/* A trace replay's application reacts to each cycle's deliveries
+	 * (backend_flit.c): every cycle with work ends an exchange. */
+	if (n->msg_driven)
+		w = 1;
+	/* NETLOOM_MPI_WINDOW=k caps the window (1: an exchange every cycle,
+	 * as before windows; benchmarks and debugging). Every rank has the
+	 * launcher's environment. */
+	uint32_t cap;
+	if (mpi_env_u32("NETLOOM_MPI_WINDOW", &cap) && cap >= 1 && cap < w)
+		w = cap;
+	n->x_window = w;
+	x->m->lookahead = L;
+	x->m->window = w;
 }
 
 void fl_mpi_begin(struct flitnet *n)
 {
 	mx_base(n);
-	uint64_t next = fl_next_work(n), g = next;
-	MPI_Allreduce(&next, &g, 1, MPI_UINT64_T, MPI_MIN, n->mx->m->comm);
-	n->x_next = g;
+	uint64_t v[2] = {UINT64_MAX - fl_next_work(n), mx_last_event(n)}, g[2];
+	MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
+	n->x_next = UINT64_MAX - g[0];
+	n->x_clast = g[1];
+}
+
+void fl_mpi_merge_own(struct flitnet *n)
+{
+	for (uint32_t i = 0; i < n->n_own; i++)
+		for (uint32_t j = 0; j < n->n_own; j++)
+			if (i != j)
+				fl_xmerge(n, n->part[n->own[i]], n->part[n->own[j]]);
 }
 
 /* Room for `more` bytes at the end of a growable buffer. */
@@ -505,7 +636,7 @@ void fl_mpi_exchange(struct flitnet *n)
 	struct fl_mx *mx = n->mx;
 	struct net_mpi *m = mx->m;
 	const uint32_t N = m->size, me = m->rank, P = n->n_parts;
-	uint64_t *c[MH_N_SUMS] = {0};
+	uint64_t *c[MH_N_COUNTERS] = {0};
 	mx_counters(n, c);
 
 	/* This rank's partitions' increments folded into the root first (its
@@ -528,6 +659,8 @@ void fl_mpi_exchange(struct flitnet *n)
 			fl_part_gather_done(n, s);
 	}
 
+	const uint64_t clast = mx_last_event(n); /* before packing empties the outboxes */
+
 	/* Pack, peer by peer: for each of this rank's source partitions in
 	 * order, its outboxes towards that peer's partitions in order. */
 	size_t used = 0;
@@ -545,55 +678,59 @@ void fl_mpi_exchange(struct flitnet *n)
 		if (used > (size_t)INT32_MAX)
 			n->oom = true; /* MPI counts are ints */
 	}
-	uint64_t head[MH_WORDS];
-	head[MH_UNDRAINED] = n->obs.n_undrained - mx->base[MH_UNDRAINED];
-	for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++)
-		if (i != MH_UNDRAINED)
-			head[i] = *c[i] - mx->base[i];
+	/* Links join only neighbours: nothing may be packed for another rank. */
+	size_t to_nbrs = 0;
+	for (uint32_t k = 0; k < mx->n_nbr; k++)
+		to_nbrs += (size_t)mx->scount[mx->nbr[k]];
+	if (to_nbrs != used)
+		NL_BUG("MPI exchange: %zu of %zu bytes for ranks sharing no link with rank %u", used - to_nbrs, used, me);
+	uint64_t head[MH_WORDS], g[MH_WORDS];
+	for (int i = 0; i < MH_N_COUNTERS; i++)
+		head[i] = (i == MH_UNDRAINED ? n->obs.n_undrained : *c[i]) - mx->base[i];
+	head[MH_EVENTS] = events;
+	head[MH_TOTAL] = used;
 	head[MH_LAST_MOVE] = n->last_move;
 	head[MH_OOM] = n->oom;
-	head[MH_EVENTS] = events;
-	head[MH_NEXT] = next;
-	head[MH_TOTAL] = used;
-	for (uint32_t q = 0; q < N; q++) {
-		head[MH_BYTES] = (uint64_t)mx->scount[q];
-		memcpy(mx->shdr + (size_t)q * MH_WORDS, head, sizeof head);
-		if (q != me && mx->scount[q]) {
+	head[MH_NOT_NEXT] = UINT64_MAX - next;
+	head[MH_CLAST] = clast;
+	head[MH_BUSY] = n->x_busy;
+	m->st.cycles++;
+	m->st.wcycles += n->now - n->x_wstart;
+	m->st.hdr_bytes += sizeof head;
+	MPI_Allreduce(head, g, 1, mx->words, mx->fold, m->comm);
+
+	/* The payloads, when some rank sends any: a message to each rank
+	 * sharing a link with this one (empty or not: the receiver cannot
+	 * know), its size read from the message itself. */
+	for (uint32_t q = 0; q < N; q++)
+		mx->rcount[q] = 0;
+	if (g[MH_TOTAL]) {
+		for (uint32_t k = 0; k < mx->n_nbr; k++) {
+			const uint32_t q = mx->nbr[k];
+			MPI_Isend(mx->sbuf ? mx->sbuf + mx->sdispl[q] : NULL, mx->scount[q], MPI_BYTE, (int)q, MX_TAG,
+				  m->comm, &mx->req[k]);
 			m->st.msgs++;
 			m->st.bytes += (uint64_t)mx->scount[q];
 		}
-	}
-	m->st.cycles++;
-	m->st.hdr_bytes += (uint64_t)(N - 1) * sizeof head;
-	MPI_Alltoall(mx->shdr, MH_WORDS, MPI_UINT64_T, mx->rhdr, MH_WORDS, MPI_UINT64_T, m->comm);
-
-	/* Fold the headers in rank order. */
-	uint64_t sums[MH_N_SUMS] = {0}, total = 0, last_move = 0, oom = 0;
-	uint64_t g_events = 0, g_next = UINT64_MAX;
-	size_t rtotal = 0;
-	for (uint32_t q = 0; q < N; q++) {
-		const uint64_t *h = mx->rhdr + (size_t)q * MH_WORDS;
-		for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++)
-			sums[i] += h[i];
-		if (h[MH_LAST_MOVE] > last_move)
-			last_move = h[MH_LAST_MOVE];
-		oom |= h[MH_OOM];
-		g_events += h[MH_EVENTS];
-		if (h[MH_NEXT] < g_next)
-			g_next = h[MH_NEXT];
-		total += h[MH_TOTAL];
-		mx->rcount[q] = q == me ? 0 : (int)h[MH_BYTES];
-		mx->rdispl[q] = (int)rtotal;
-		rtotal += (size_t)mx->rcount[q];
-	}
-	if (total) {
-		/* Out of memory here cannot end the run cleanly (the peers
-		 * send regardless): MPI reports the truncation and aborts. */
-		if (!mx_room(n, &mx->rbuf, &mx->rcap, 0, rtotal ? rtotal : 1))
-			memset(mx->rcount, 0, N * sizeof(int));
-		mx->scount[me] = 0;
-		MPI_Alltoallv(mx->sbuf, mx->scount, mx->sdispl, MPI_BYTE, mx->rbuf, mx->rcount, mx->rdispl, MPI_BYTE,
-			      m->comm);
+		size_t rtotal = 0;
+		for (uint32_t k = 0; k < mx->n_nbr; k++) {
+			const uint32_t q = mx->nbr[k];
+			MPI_Status st;
+			int count = 0;
+			MPI_Probe((int)q, MX_TAG, m->comm, &st);
+			MPI_Get_count(&st, MPI_BYTE, &count);
+			/* Out of memory here cannot end the run cleanly (the
+			 * peers go on): a receive of nothing makes MPI report
+			 * the truncation and abort. */
+			int room = count;
+			if (count && !mx_room(n, &mx->rbuf, &mx->rcap, rtotal, (size_t)count))
+				room = 0;
+			MPI_Recv(room ? mx->rbuf + rtotal : NULL, room, MPI_BYTE, (int)q, MX_TAG, m->comm, MPI_STATUS_IGNORE);
+			mx->rdispl[q] = (int)rtotal;
+			mx->rcount[q] = count;
+			rtotal += (size_t)count;
+		}
+		MPI_Waitall((int)mx->n_nbr, mx->req, MPI_STATUSES_IGNORE);
 		m->st.vcalls++;
 	}
 
@@ -620,18 +757,20 @@ void fl_mpi_exchange(struct flitnet *n)
 		}
 	}
 
-	for (int i = MH_FLITS_IN_NET; i < MH_N_SUMS; i++) {
-		uint64_t v = mx->base[i] + sums[i];
+	for (int i = 0; i < MH_N_COUNTERS; i++) {
+		uint64_t v = mx->base[i] + g[i];
 		if (i == MH_UNDRAINED)
-			n->obs.n_undrained = v;
+			n->obs.n_undrained = (uint32_t)v;
 		else
 			*c[i] = v;
 	}
 	mx_base(n);
-	n->last_move = last_move;
-	n->oom = oom != 0;
-	n->x_events = g_events;
-	n->x_next = g_next;
+	n->last_move = g[MH_LAST_MOVE];
+	n->oom = g[MH_OOM] != 0;
+	n->x_events = g[MH_EVENTS];
+	n->x_next = UINT64_MAX - g[MH_NOT_NEXT];
+	n->x_clast = g[MH_CLAST];
+	n->x_gbusy = g[MH_BUSY] != 0;
 	if (n->msg_driven)
 		mx_gather_done(n);
 }
@@ -785,6 +924,17 @@ void fl_mpi_release(struct flitnet *n)
 }
 
 void fl_mpi_begin(struct flitnet *n)
+{
+	(void)n;
+	NL_BUG("MPI engine without MPI");
+}
+
+void fl_mpi_plan(struct flitnet *n)
+{
+	(void)n;
+}
+
+void fl_mpi_merge_own(struct flitnet *n)
 {
 	(void)n;
 	NL_BUG("MPI engine without MPI");

@@ -2,13 +2,19 @@
  * run spread over the ranks mpirun started, bit-identical to one process.
  *
  * Every rank builds the same network and the same partitions; partition k
- * belongs to rank k mod N and only its owner runs it. At each cycle's end
- * the events for other ranks' partitions leave in one batched message per
- * pair of ranks (a head carries its packet record, as between threads),
- * with a fixed-size header carrying the counters' increments, the events
- * pending and the rank's next cycle with work; every rank folds the
- * headers in rank order, so all take the same decisions (warm-up,
- * convergence, idle jumps, deadlock checks) from the same integers.
+ * belongs to rank k mod N and only its owner runs it. Conservative
+ * synchronisation (Chandy-Misra style lookahead, as in ROSS's and SST's
+ * conservative modes): an event crossing between ranks is due at least L
+ * cycles after it is sent (L, the lookahead: the shortest link joining
+ * two ranks' partitions, + 1), so the ranks run windows of up to L cycles
+ * on their own and exchange at the windows' ends: the events for other
+ * ranks go point to point, one message per neighbouring rank (one that
+ * shares a link), and one allreduce of a fixed 120 bytes folds the
+ * counters' increments, the events pending, the next cycle with work, the
+ * latest pending event and whether the window's last cycle had work. A
+ * window is cut short at every cycle where the single process takes a
+ * decision (flitnet.c, fl_window_end), so all ranks take the same
+ * decisions from the same integers at the same cycles.
  * This file is the only one that includes <mpi.h>; without MPI the
  * functions below are never reached (sc.mpi stays NULL) and stubs keep
  * the link. */
@@ -28,13 +34,23 @@ int fl_mpi_setup(struct flitnet *n, struct nl_err *err);
 /* Free them (NULL state: nothing). */
 void fl_mpi_release(struct flitnet *n);
 
+/* Build time, and again when link latencies change: the lookahead L (the
+ * fewest cycles between sending an event and its cycle, over the links
+ * joining partitions of different ranks) and the window n->x_window. */
+void fl_mpi_plan(struct flitnet *n);
+/* Inside a window, after each cycle but its last: the outboxes between
+ * this rank's own partitions merged into their targets (their links may
+ * be shorter than the window). */
+void fl_mpi_merge_own(struct flitnet *n);
+
 /* flitnet_run_until's entry: the counters' base (the driver may have
- * changed them since the last cycle) and the next cycle with work on any
- * rank. Collective. */
+ * changed them since the last cycle), the next cycle with work and the
+ * latest pending event on any rank. Collective. */
 void fl_mpi_begin(struct flitnet *n);
-/* The cycle boundary under MPI (fl_part_exchange): outboxes to other
- * ranks sent, theirs received, every target merged in source-partition
- * order, counters folded into the root on every rank. Collective. */
+/* A window's end under MPI (fl_part_exchange): outboxes to other ranks
+ * sent, theirs received, every target merged in source-partition order,
+ * counters folded into the root on every rank; n->x_next, x_clast,
+ * x_events and x_gbusy (from n->x_busy) set. Collective. */
 void fl_mpi_exchange(struct flitnet *n);
 
 /* Sum / maximum of v over the ranks (every rank gets it). Collective. */

@@ -20,7 +20,8 @@
  * any result; statistics are integer sums. The same property lets the
  * model run as partitions of routers (part.c) that exchange boundary
  * events at each cycle's end, with the same results, in one process or
- * over MPI ranks (mpi.c).
+ * over MPI ranks (mpi.c; there at the end of windows as long as the
+ * shortest link between ranks allows).
  */
 #ifndef NETLOOM_NET_NET_INTERNAL_H
 #define NETLOOM_NET_NET_INTERNAL_H
@@ -617,6 +618,12 @@ struct flitnet {
 	uint64_t x_events;             /* under MPI: events pending on all ranks after the last exchange */
 	uint64_t x_next;               /* under MPI: earliest cycle with work on any rank (fl_mpi_begin,
 					  then every exchange) */
+	uint64_t x_clast;              /* under MPI: latest cycle of an event pending on any rank (likewise) */
+	uint64_t x_window;             /* under MPI: the longest window, cycles run between exchanges
+					  (fl_mpi_plan; 1 = an exchange after every cycle) */
+	uint64_t x_wstart;             /* under MPI: first cycle of the running window */
+	bool x_busy;                   /* under MPI: this rank had work in the window's last cycle */
+	bool x_gbusy;                  /* under MPI: some rank had (after the exchange) */
 };
 
 /* One allocation request. */
@@ -696,6 +703,9 @@ void fl_cycle(struct flitnet *n);
  * longest link. */
 int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err);
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
+/* The same for an event merged from another rank at a window's end, which
+ * may be due in the cycle about to run (cycle >= now; mpi.c). */
+void fl_schedule_merged(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 /* The same for an event known to be a flit, or a credit (no test of its kind). */
 void fl_schedule_flit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
 void fl_schedule_credit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev);
@@ -767,10 +777,11 @@ void fl_part_release_own(struct flitnet *s);
  * record (it has left this partition). */
 void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev);
 /* partitioner = metis (part_metis.c): r_part[router] of n_parts partitions
- * cut by METIS; 0, or 1 when a partition got no router (use ranges), or a
- * negative code with one line in *err. */
-int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, uint16_t *r_part,
-		  struct nl_err *err);
+ * cut by METIS, each link weighted by the longest link's latency over its
+ * own (ports[].link.lat); 0, or 1 when a partition got no router (use
+ * ranges), or a negative code with one line in *err. */
+int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, const struct fl_port *ports,
+		  uint16_t *r_part, struct nl_err *err);
 /* Merge partition s's outbox towards partition p into p's wheel, and one
  * event of such an outbox (la: its carried decisions, or NULL). */
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);
@@ -859,6 +870,9 @@ uint64_t fl_next_work_all(const struct flitnet *n);
  * root's own come first: partition order). */
 void fl_part_gather_done(struct flitnet *n, struct flitnet *s);
 uint64_t fl_part_next_work(const struct flitnet *n);
+/* Latest cycle of an event pending in partition n's wheel or far heap (0:
+ * none): no deadlock check can fire before it (mpi.c's windows). */
+uint64_t fl_part_last_event(const struct flitnet *n);
 /* The (up to) NET_BUSIEST network channels with the most chan_flits,
  * busiest first, ties by global port; *sum and *n_chan get the flits of
  * all network channels and their number. Returns how many are in out. */

@@ -9,7 +9,8 @@
  * the one thing that crosses a boundary is a router-to-router flit or
  * credit, which lands at least two cycles after it is sent (channel
  * latency >= 1, processed at t + lat + 1): exchanging outboxes at every
- * cycle boundary is exact. The model does not depend on the order of the
+ * cycle boundary is exact (between MPI ranks, at the end of windows of up
+ * to 1 + the shortest link between ranks cycles: mpi.c, flitnet.c). The model does not depend on the order of the
  * events of one slot (arrivals are queued in input-port order, credits
  * commute; the visit_order check), so merging in partition order gives
  * the results of one partition, bit for bit. Counters are integers folded
@@ -270,7 +271,7 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 		r_eps[topo_ep_router(t, e)]++;
 	/* METIS's cut, or router ranges (also when METIS leaves a partition
 	 * without a router). */
-	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->r_part, err) : 1;
+	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->ports, n->r_part, err) : 1;
 	if (cut < 0) {
 		free(r_eps);
 		free(lo);
@@ -410,7 +411,11 @@ void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe,
 		}
 		xe->ev.pkt = n->xpkt[iv];
 	}
-	fl_schedule(p, xe->cycle, &xe->ev);
+	/* Under MPI a window's events may be due in the cycle about to run. */
+	if (n->mx)
+		fl_schedule_merged(p, xe->cycle, &xe->ev);
+	else
+		fl_schedule(p, xe->cycle, &xe->ev);
 }
 
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)

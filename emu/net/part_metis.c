@@ -17,14 +17,14 @@
 
 #define PART_METIS_SEED 16 /* any constant: the same cut on every rank */
 
-static int part_cmp_u32(const void *a, const void *b)
+static int part_cmp_u64(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, uint16_t *r_part,
-		  struct nl_err *err)
+int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps, const struct fl_port *ports,
+		  uint16_t *r_part, struct nl_err *err)
 {
 	const uint32_t R = t->n_routers;
 	idx_t *xadj = malloc(((size_t)R + 1) * sizeof *xadj);
@@ -32,7 +32,7 @@ int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps,
 	idx_t *wgt = malloc(((size_t)t->n_ports + 1) * sizeof *wgt);
 	idx_t *vw = malloc((size_t)R * sizeof *vw);
 	idx_t *part = malloc((size_t)R * sizeof *part);
-	uint32_t *nb = malloc((size_t)(topo_max_radix(t) + 1) * sizeof *nb);
+	uint64_t *nb = malloc((size_t)(topo_max_radix(t) + 1) * sizeof *nb); /* router << 32 | weight */
 	uint32_t *count = calloc(n_parts, sizeof *count);
 	int rc = 0;
 	if (!xadj || !adj || !wgt || !vw || !part || !nb || !count) {
@@ -40,7 +40,17 @@ int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps,
 		goto out;
 	}
 	/* The router graph: one edge per neighbour, weighted by its links
-	 * (METIS wants no repeated edges and no loops). */
+	 * (METIS wants no repeated edges and no loops). A link weighs the
+	 * longest link's latency over its own (1 when all are equal): under
+	 * MPI the shortest link between ranks bounds the window between
+	 * exchanges (mpi.c), so a dragonfly's 1-cycle local links weigh 40
+	 * against its 40-cycle global ones and METIS cuts whole groups when
+	 * the balance allows, trading more crossing links for exchanges 40
+	 * times rarer. */
+	uint32_t max_lat = 1;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_network(t, g) && ports[g].link.lat > max_lat)
+			max_lat = ports[g].link.lat;
 	idx_t m = 0;
 	for (uint32_t r = 0; r < R; r++) {
 		xadj[r] = m;
@@ -51,17 +61,19 @@ int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps,
 			if (!topo_port_is_network(t, g))
 				continue;
 			uint32_t q = t->port_router[t->peer[g]];
+			uint32_t lat = ports[g].link.lat ? ports[g].link.lat : 1;
 			if (q != r)
-				nb[k++] = q;
+				nb[k++] = (uint64_t)q << 32 | (max_lat / lat);
 		}
-		qsort(nb, k, sizeof *nb, part_cmp_u32);
+		qsort(nb, k, sizeof *nb, part_cmp_u64);
 		for (uint32_t i = 0; i < k; i++) {
-			if (i && nb[i] == nb[i - 1]) {
-				wgt[m - 1]++;
+			const idx_t w = (idx_t)(nb[i] & 0xffffffffu);
+			if (i && nb[i] >> 32 == nb[i - 1] >> 32) {
+				wgt[m - 1] += w;
 				continue;
 			}
-			adj[m] = (idx_t)nb[i];
-			wgt[m++] = 1;
+			adj[m] = (idx_t)(nb[i] >> 32);
+			wgt[m++] = w;
 		}
 	}
 	xadj[R] = m;

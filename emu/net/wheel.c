@@ -283,6 +283,16 @@ void fl_far_refill(struct flitnet *n)
 	}
 }
 
+void fl_schedule_merged(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
+{
+	NL_ASSERT(cycle >= n->now);
+	if (cycle - n->now >= n->wheel_mask) {
+		fl_far_push(n, cycle, ev);
+		return;
+	}
+	n->n_events += fl_slot_push(n, &n->wheel[cycle & n->wheel_mask], ev);
+}
+
 void fl_schedule(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
 {
 	NL_ASSERT(cycle > n->now);

@@ -4,7 +4,9 @@
 # torus (dor), a dragonfly (UGAL-L, long global links) and an Equality
 # network (amin), one saturated point (the deadlock checks' exact check
 # over ranks), LBR's snapshots summed over ranks, METIS's partitions,
-# threads inside ranks, and a sweep; refused settings give
+# threads inside ranks, and a sweep; windows of several cycles between
+# exchanges (long links, METIS cutting whole dragonfly groups, snapshots
+# and checks inside them, an idle run, a deadlock); refused settings give
 # one line and a non-zero exit on every rank, without a hang.
 # usage: mpi_engine.sh NETLOOM   (exit 77: netloom built without MPI)
 set -uo pipefail
@@ -42,6 +44,19 @@ cases=(
   "metis|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.3 -s partitioner=metis"
   "lbr|-s topology=flex:nx=3,ny=3,nz=3,p=2 -s routing_function=lbr:t=20 -s num_vcs=4 -s injection_rate=0.3"
   "saturated|-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min -s num_vcs=3 -s injection_rate=0.8"
+  # Windows longer than a cycle (mpi.c, docs/scaling.md "Windows"): METIS
+  # cuts this dragonfly's 10 groups whole at 2 ranks (lookahead 41, checked
+  # below); 3 and 4 ranks cut local links too.
+  "w_dragonfly|-s topology=dragonfly:a=3,p=2,h=3 -s routing_function=ugal:mode=local -s num_vcs=6 -s injection_rate=0.25 -s global_latency=40 -s partitioner=metis"
+  # 6-cycle windows cut by check_interval = 97 and by the sample ends.
+  "w_torus|-s topology=torus:k=6x6 -s routing_function=dor -s num_vcs=2 -s injection_rate=0.3 -s channel_latency=5 -s check_interval=97"
+  # LBR's snapshots every 13 cycles inside 8-cycle windows.
+  "w_lbr|-s topology=flex:nx=3,ny=3,nz=3,p=2 -s routing_function=lbr:t=13 -s num_vcs=4 -s injection_rate=0.3 -s channel_latency=7"
+  # Idle most of the time: idle jumps between windows, ranks skipping
+  # their own idle cycles inside them.
+  "w_idle|-s topology=dragonfly:a=3,p=2,h=3 -s routing_function=min -s num_vcs=3 -s injection_rate=0.0005 -s global_latency=40 -s partitioner=metis"
+  # Saturated with long links: the deadlock scans' cycles inside windows.
+  "w_saturated|-s topology=dragonfly:a=3,p=2,h=3 -s routing_function=min -s num_vcs=3 -s injection_rate=0.8 -s global_latency=40 -s partitioner=metis"
 )
 for c in "${cases[@]}"; do
   name=${c%%|*}
@@ -56,6 +71,30 @@ for c in "${cases[@]}"; do
   # Rank 0 alone prints: one table.
   expect_eq "$name: table lines at 4 ranks" "$(grep -c '^netloom ' "$dir/$name-4.out")" 1
 done
+
+# The windows happen: NETLOOM_MPI_STATS=1 makes rank 0 print the
+# lookahead, the longest window and the windows' mean length (throughput
+# runs: a latency run's drain steps one cycle per call, one window each).
+wstats() { # name ranks: the statistics line of a run of case name
+  local c
+  for c in "${cases[@]}"; do [ "${c%%|*}" = "$1" ] && break; done
+  read -r -a keys <<<"${c#*|}"
+  NETLOOM_MPI_STATS=1 mpi "$2" "$netloom" run "${keys[@]}" "${short[@]}" -s sim_type=throughput --reproducible 2>&1 \
+    >/dev/null | grep '^netloom mpi:'
+}
+wmean() { sed -nE 's/.* windows of ([0-9.]+) cycles on average.*/\1/p' <<<"$1"; }
+st=$(wstats w_dragonfly 2)
+grep -q "lookahead 41 cycles, window up to 41 cycles" <<<"$st" || fail "w_dragonfly: 2 ranks: got '$st'"
+# 1,200 cycles in windows of up to 41, cut at check_interval's multiples
+# in debug builds.
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 20 else 1)" "$(wmean "$st")" || fail "w_dragonfly: mean window: '$st'"
+st=$(wstats w_torus 2)
+grep -q "lookahead 6 cycles, window up to 6 cycles" <<<"$st" || fail "w_torus: 2 ranks: got '$st'"
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 4 else 1)" "$(wmean "$st")" || fail "w_torus: mean window: '$st'"
+st=$(wstats w_lbr 3)
+grep -q "lookahead 8 cycles, window up to 8 cycles" <<<"$st" || fail "w_lbr: 3 ranks: got '$st'"
+st=$(wstats torus 2)
+grep -q "lookahead 2 cycles, window up to 2 cycles" <<<"$st" || fail "torus: 2 ranks: got '$st'"
 
 # Two threads in each of two ranks, and a sweep (a run per rate, the same
 # collectives on every rank).
@@ -106,6 +145,16 @@ expect_eq "deadlock: exit" "$?" 1
 strip_waits='d["results"]["stuck"].pop("waiting"); print(d["results"])'
 expect_eq "deadlock: JSON but the waiting VCs" "$(python3 -c "import json; d=json.load(open('$dir/dl-2.json')); $strip_waits")" \
   "$(python3 -c "import json; d=json.load(open('$dir/dl-seq.json')); $strip_waits")"
+# The same deadlock over 4-cycle channels: 5-cycle windows, found at the
+# same cycle as in one process.
+"$netloom" run "${dl[@]}" -s channel_latency=4 --reproducible --json "$dir/dlw-seq.json" >/dev/null 2>&1
+for k in 2 3; do
+  mpi "$k" "$netloom" run "${dl[@]}" -s channel_latency=4 --reproducible --json "$dir/dlw-$k.json" >/dev/null 2>&1
+  expect_eq "deadlock, 4-cycle channels, $k ranks: exit" "$?" 1
+  expect_eq "deadlock, 4-cycle channels, $k ranks: JSON but the waiting VCs" \
+    "$(python3 -c "import json; d=json.load(open('$dir/dlw-$k.json')); $strip_waits")" \
+    "$(python3 -c "import json; d=json.load(open('$dir/dlw-seq.json')); $strip_waits")"
+done
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "ok: MPI runs equal the sequential ones"

@@ -89,6 +89,16 @@ same threads 2 "${torus[@]}" -s threads=2
 same metis 2 "${torus[@]}" -s partitioner=metis
 same dragonfly 3 "$dir/st.nlt" -s backend=flit -s topology=dragonfly:a=4,p=2,h=2 \
   -s routing_function=ugal:mode=local -s num_vcs=6 -s global_latency=40
+# Whole groups per rank (METIS): only 40-cycle links join the ranks, which
+# would allow 41-cycle windows, but the application answers deliveries
+# cycle by cycle: one-cycle windows, and the sequential replay's results.
+dfl=("$dir/st.nlt" -s backend=flit -s topology=dragonfly:a=3,p=2,h=3 -s routing_function=ugal:mode=local
+     -s num_vcs=6 -s global_latency=40 -s partitioner=metis)
+export NETLOOM_MPI_STATS=1
+same dragonfly_metis 2 "${dfl[@]}"
+unset NETLOOM_MPI_STATS
+grep -q "lookahead 41 cycles, window up to 1 cycles" "$dir/dragonfly_metis-2.err" \
+  || fail "dragonfly_metis: windows: $(grep 'netloom mpi' "$dir/dragonfly_metis-2.err")"
 same three 2 "$dir/st.nlt" -s backend=flit --topology torus:k=4x4 --topology dragonfly:a=4,p=2,h=2,g=2 \
   --topology fattree:k=4,n=2
 
