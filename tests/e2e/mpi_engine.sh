@@ -14,13 +14,7 @@ netloom=$1
 . "$(dirname "$0")/lib.sh"
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
-# Root in CI, more ranks than cores, containers without single copy.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_orte_base_help_aggregate=0
-export OMPI_MCA_mpi_yield_when_idle=1
-mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
+. "$(dirname "$0")/../mpi_env.sh"
 
 # Built without MPI, a launch of 2 ranks is refused with this line.
 probe=$(mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null)

@@ -17,12 +17,7 @@ root=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_orte_base_help_aggregate=0
-export OMPI_MCA_mpi_yield_when_idle=1
-mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
+. "$(dirname "$0")/../mpi_env.sh"
 
 if mpi 2 "$netloom" sweep --rates 0.1:0.1:0.1 -s max_samples=1 2>&1 >/dev/null | grep -q "built without MPI"; then
   echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2

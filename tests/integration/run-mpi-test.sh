@@ -36,14 +36,7 @@ shift 4
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
 
-# Root in CI, more ranks than cores, no terminal, containers without
-# ptrace-based single copy: say all of it through the environment so the
-# same command works everywhere.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_orte_base_help_aggregate=0
-export OMPI_MCA_mpi_yield_when_idle=1
+. "$(dirname "$0")/../mpi_env.sh"
 unset NETLOOM_TRACE NETLOOM_TRACE_TMPDIR NETLOOM_TRACE_QUIET NETLOOM_TRACE_FORCE_TRANSFER NLTEST_EXPECT
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nl-record-test.XXXXXX")
