@@ -154,11 +154,10 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		uint64_t payload = left < fb->packet_bytes ? left : fb->packet_bytes;
 		left -= payload;
 		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
-		if (!local) {
-			n->obs.flits_alive += flits;
-			n->obs.ctime_sum_alive += flits * cycle;
+		n->obs.flits_alive += flits;
+		n->obs.ctime_sum_alive += flits * cycle;
+		if (!local)
 			continue;
-		}
 		uint32_t pi = fl_pkt_alloc(p);
 		if (pi == FL_NONE)
 			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
@@ -179,8 +178,6 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		else
 			p->pool.pkts[c->q_tail].next = pi;
 		c->q_tail = pi;
-		n->obs.flits_alive += flits;
-		n->obs.ctime_sum_alive += flits * cycle;
 	}
 	if (local)
 		fl_activate_nic(p, src_ep, n->now);
