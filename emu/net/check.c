@@ -58,6 +58,16 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	for (uint32_t g = 0; g < P; g++)
 		for (uint32_t v = 0; v < V; v++)
 			bal[(uint64_t)g * V + v] += n->ovc[(uint64_t)g * V + v].occ;
+	/* The routing views' per-port sums follow the VCs' counts (under MPI
+	 * both are zero where another rank runs the port). */
+	uint64_t pocc_bad = 0, pocc_first = P;
+	for (uint32_t g = 0; n->pocc && g < P; g++) {
+		uint64_t sum = 0;
+		for (uint32_t v = 0; v < V; v++)
+			sum += n->ovc[(uint64_t)g * V + v].occ;
+		if (sum != n->pocc[g] && pocc_bad++ == 0)
+			pocc_first = g;
+	}
 	for (uint32_t e = 0; e < E; e++)
 		for (uint32_t v = 0; v < V; v++)
 			bal[(P + e) * V + v] += n->nic_occ[(uint64_t)e * V + v];
@@ -105,7 +115,15 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	if (n->mx) {
 		fl_mpi_sum_i64(n, bal, (P + E) * V);
 		flits = fl_mpi_sum(n, flits);
+		pocc_bad = fl_mpi_sum(n, pocc_bad);
 	}
+	if (pocc_bad && pocc_first < P)
+		rc = nl_errf(err, NL_ECORRUPT, "port occupancy sum broken at cycle %" PRIu64 ": router %u port %u",
+			     n->now, t->port_router[pocc_first],
+			     (uint32_t)(pocc_first - t->port_base[t->port_router[pocc_first]]));
+	else if (pocc_bad)
+		rc = nl_errf(err, NL_ECORRUPT, "port occupancy sum broken at cycle %" PRIu64 " on another MPI rank",
+			     n->now);
 	for (uint64_t i = 0; i < (P + E) * V && rc == 0; i++)
 		if (bal[i] != 0) {
 			uint64_t port = i / V;

@@ -201,6 +201,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->va_wait);
 	free(n->snap_occ);
 	free(n->pend);
+	free(n->pocc);
 	free(n->sw_gptr);
 	free(n->sw_aptr);
 	free(n->sw_rr);
@@ -470,6 +471,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	if (rc->sequential_allocation)
 		FL_CALLOC(n->pend, P);
+	if (n->route->port_sums) /* route.h */
+		FL_CALLOC(n->pocc, P);
 	FL_CALLOC(n->va_wait, P);
 	for (uint64_t g = 0; g < P; g++)
 		n->va_wait[g] = FL_NONE16;
@@ -731,6 +734,8 @@ static inline void fl_router_credit(struct flitnet *n, uint64_t ov)
 {
 	NL_ASSERT(n->ovc[ov].occ > 0);
 	n->ovc[ov].occ--;
+	if (n->pocc)
+		n->pocc[n->v_shift >= 0 ? ov >> n->v_shift : ov / n->V]--;
 	if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent) {
 		n->ovc[ov].owner = FL_NONE;
 		const uint32_t g = (uint32_t)(ov / n->V);

@@ -489,6 +489,10 @@ struct flitnet {
 	/* Output VCs [global port * V + vc]: the state of the buffer across
 	 * the channel (BookSim's BufferState). */
 	struct fl_ovc *ovc;
+	/* [global port]: ovc[].occ summed over the port's VCs (route.h,
+	 * route_view.gpocc) for functions that ask (route.port_sums); NULL
+	 * otherwise. Only the port's owner writes it. */
+	uint32_t *pocc;
 	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
 	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
 	uint64_t step_id;            /* router steps so far (credit grouping) */
@@ -679,6 +683,7 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 		.oq_ctx = part,
 		.port_base = ro->port_base,
 		.gpend = part->pend,
+		.gpocc = part->pocc,
 	};
 }
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,

@@ -1008,6 +1008,8 @@ static void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, in
 	}
 	n->ovc[ov].occ++;
 	NL_ASSERT(n->ovc[ov].occ <= n->buf);
+	if (n->pocc)
+		n->pocc[gout]++;
 	if (__builtin_expect(n->pend != NULL, 0)) { /* from the routed count to the credit view */
 		NL_ASSERT(n->pend[gout] > 0);
 		n->pend[gout]--;

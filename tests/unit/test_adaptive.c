@@ -38,7 +38,9 @@ static int watch_point(const struct pair *p, const char *buf, const char *seed, 
 				     : "wait_for_tail_credit=1";
 	const char *kv[] = {topo, route, vcs, buf, seed, inj, "packet_size=4", "sim_type=throughput",
 			    "sample_period=2000", "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0",
-			    atomic, NULL};
+			    /* The credit invariants (and the Equality functions'
+			     * port sums, route.port_sums) checked under saturation. */
+			    "check_interval=997", atomic, NULL};
 	return run_point_kv(kv, pt, e);
 }
 
