@@ -209,6 +209,7 @@ void flitnet_free(struct flitnet *n)
 	free(n->ep_router);
 	free(n->nic_occ);
 	free(n->nic_busy);
+	free(n->nic_parked);
 	free(n->gen_next);
 	free(n->msg.msgs);
 	free(n->report);
@@ -453,6 +454,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->ep_router[e] = topo_ep_router(t, e);
 	FL_CALLOC(n->nic_occ, (uint64_t)E * V);
 	FL_CALLOC(n->nic_busy, (uint64_t)E * V);
+	FL_CALLOC(n->nic_parked, E);
 	FL_CALLOC(n->gen_heap, E);
 	FL_CALLOC(n->gen_next, E);
 	for (uint32_t e = 0; e < E; e++)

@@ -508,6 +508,7 @@ struct flitnet {
 	struct fl_nic *nics;
 	uint16_t *nic_occ;           /* [ep * V + vc] injection buffer occupancy */
 	uint8_t *nic_busy;           /* [ep * V + vc] injection VC held by a packet */
+	uint8_t *nic_parked;         /* [ep]: waits for an injection credit, not stepped (nic.c) */
 	/* Sources waiting for their next packet (flitnet.c, fl_gen_push):
 	 * a calendar of FL_CAL_SLOTS cycles from now, a list per cycle
 	 * threaded through gen_next, and a min-heap for creation times

@@ -108,6 +108,7 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 	const struct topo *t = n->topo;
 	const uint64_t now = n->now;
 	const uint32_t V = n->V;
+	bool blocked = false;
 
 	if (c->cur_pkt == FL_NONE) {
 		if (c->q_head != FL_NONE) {
@@ -171,10 +172,23 @@ void fl_nic_step(struct flitnet *n, uint32_t e)
 				c->cur_pkt = FL_NONE;
 				c->cur_vc = 0xff;
 			}
+		} else {
+			blocked = true;
 		}
 	}
 
-	if (c->cur_pkt != FL_NONE || c->q_head != FL_NONE || (n->synth.traffic && c->next_gen <= now + 1))
+	/* A source whose packet has no injection VC (or no credit for its next
+	 * flit) waits for a credit: until one returns, every step would find
+	 * the same VCs busy or full, draw nothing and generate nothing (a
+	 * source generates only between packets), so it is not stepped but
+	 * parked, and fl_nic_credit steps it in the credit's cycle, as
+	 * stepping it every cycle would have sent then. Steps of one cycle's
+	 * sources commute (fl_gen_release), so the order it rejoins them in
+	 * does not matter. Under saturation most sources wait so: on the
+	 * 128,000-endpoint Equality at 0.9, 65,536 of them every cycle. */
+	if (blocked)
+		n->nic_parked[e] = 1;
+	else if (c->cur_pkt != FL_NONE || c->q_head != FL_NONE || (n->synth.traffic && c->next_gen <= now + 1))
 		fl_activate_nic(n, e, now + 1);
 	else if (n->synth.traffic && c->next_gen != UINT64_MAX)
 		fl_gen_push(n, e);
@@ -186,6 +200,13 @@ void fl_nic_credit(struct flitnet *n, uint64_t s)
 	n->nic_occ[s]--;
 	if (n->nic_busy[s] == 2 && n->nic_occ[s] == 0)
 		n->nic_busy[s] = 0;
+	/* Credits are dispatched before the cycle's sources step (fl_cycle):
+	 * a parked source steps in this cycle. */
+	const uint32_t e = (uint32_t)(n->v_shift >= 0 ? s >> n->v_shift : s / n->V);
+	if (n->nic_parked[e]) {
+		n->nic_parked[e] = 0;
+		fl_activate_nic(n, e, n->now);
+	}
 }
 
 void fl_nic_eject(struct flitnet *n, uint32_t e, uint32_t pkt, uint16_t seq, uint8_t vc)
