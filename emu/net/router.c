@@ -559,9 +559,21 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 				continue;
 			ev_li[n_ev++] = li;
 			const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
-			if (ivs[li].ncand == 1 && c->vc_lo < c->vc_hi) {
-				fl_va_port_mark(n, c->port, (int32_t)li);
-				n->va_defer[n_def++] = li;
+			if (ivs[li].ncand == 1) {
+				if (c->vc_lo < c->vc_hi) {
+					fl_va_port_mark(n, c->port, (int32_t)li);
+					n->va_defer[n_def++] = li;
+					continue;
+				}
+				/* One VC (a VC per hop class: Equality, dragonfly
+				 * phases): its request, if free. Under saturation
+				 * most evaluations are this one's, and most find the
+				 * VC held. */
+				const uint32_t out = c->port * V + c->vc_lo;
+				const bool fr = n->ovc[(uint64_t)ro->vc_base + out].owner == FL_NONE;
+				if (fr)
+					n->areq[n_req++] = (struct fl_areq){.in = (int32_t)li, .out = (int32_t)out, .in_pri = c->prio};
+				nd->result = fr ? -1 : FL_STALL_BUFFER_BUSY;
 				continue;
 			}
 			nd->result = fl_va_requests(n, ro, li, INT32_MIN, false, &n_req) ? -1 : FL_STALL_BUFFER_BUSY;

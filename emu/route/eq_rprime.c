@@ -180,6 +180,10 @@ int eq_route_compute(const struct route *r, uint32_t router, uint32_t in_port, u
 		      (s->threshold == UINT32_MAX || rp->n_paths[j] <= s->threshold);
 	uint64_t best = UINT64_MAX, best_h = UINT64_MAX;
 	uint32_t pick = 0, ties = 0;
+	/* Loop invariants in locals: the stores of rng_below may alias the
+	 * tables for the compiler, which would read them again per port. */
+	const uint64_t h_min = rp->eq->dist0[j], h_sub = rp->sub_hops[j];
+	const uint32_t *const psum = v && v->gpocc && !v->gpend ? v->gpocc + v->port_base : NULL;
 	/* The candidates' bits in port order (a row holds a few of the K
 	 * ports: walking the set bits, not K, is what a 64-port router's hop
 	 * costs at saturation, when every flit-hop routes). */
@@ -187,9 +191,10 @@ int eq_route_compute(const struct route *r, uint32_t router, uint32_t in_port, u
 		const uint64_t mw = mm[w], sw = detour ? sm[w] : 0;
 		for (uint64_t bits = mw | sw; bits; bits &= bits - 1) {
 			const uint32_t b = (uint32_t)__builtin_ctzll(bits), i = w * 64 + b;
-			const uint64_t h = (mw >> b & 1) ? rp->eq->dist0[j] : rp->sub_hops[j];
+			const uint64_t h = (mw >> b & 1) ? h_min : h_sub;
 			/* amin weighs queues alone (every candidate is h hops). */
-			uint64_t c = (v ? route_view_port_occ(v, i) : 0) * (s->adaptive_src ? h : 1);
+			const uint64_t q = psum ? psum[i] : v ? route_view_port_occ(v, i) : 0;
+			uint64_t c = q * (s->adaptive_src ? h : 1);
 			/* Equal products prefer the shorter path (an idle network
 			 * routes minimally, as UGAL's q_min h_min <= q_nm h_nm
 			 * does), then a random one. */
