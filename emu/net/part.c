@@ -563,8 +563,8 @@ void fl_part_fold_counters(struct flitnet *n, struct flitnet *s)
 void fl_part_exchange(struct flitnet *n)
 {
 	if (n->mx) {
-		/* Upstream decisions are refused under MPI; completed
-		 * messages are gathered on every rank there. */
+		/* Upstream decisions are taken there too (mx_la_*);
+		 * completed messages are gathered on every rank. */
 		fl_mpi_exchange(n);
 	} else if (n->n_parts > 1) {
 		for (uint32_t s = 0; s < n->n_parts; s++)
