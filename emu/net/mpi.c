@@ -618,7 +618,7 @@ static void mx_la_add(struct flitnet *n, const struct mx_dec *d)
 		mx->dec[mx->n_dec++] = *d;
 }
 
-/* Before packing: sort this rank's partitions' switch winners of the cycle
+/* Before packing: split this rank's partitions' switch winners of the cycle
  * (their fl_la_pend lists) into the decisions this rank takes (its own
  * routers'), the keys the heads sent to other ranks carry, and the
  * requests for heads still in a crossbar. A channel carries one flit a
