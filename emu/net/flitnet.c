@@ -408,17 +408,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	if (n->la_upstream && n->route->hop_pure)
 		n->la_upstream = false;
 	n->snap_next = n->route->snapshot_period && n->route->ops->snapshot ? 0 : UINT64_MAX;
-	/* Under MPI, decided before any collective, the same on every rank:
-	 * what reads routers of other ranks in the middle of a run. */
-	if (sc->mpi && n->la_upstream)
-		rc_ = nl_errf(err, NL_ECONFIG,
-			      "[router] lookahead_decide = upstream: not with %s (a switch winner's route is decided "
-			      "at the next router, which another rank may run); expected lookahead_decide = arrival, "
-			      "or run without mpirun", parts_what);
-	if (rc_ < 0) {
-		flitnet_free(n);
-		return rc_;
-	}
+	/* Under MPI, lookahead_decide = upstream is decided by the rank of the
+	 * next router, at one-cycle windows (mpi.c, mx_la_*). */
 	if (n->la_upstream)
 		n->pool.la_w = n->route->max_cands;
 

@@ -9,7 +9,18 @@
  * and, when some rank sends anything, one message to each neighbour
  * (point to point; its size read with MPI_Probe). A rank's neighbours and
  * the lookahead are computed from the partitions at build time
- * (fl_mpi_plan). */
+ * (fl_mpi_plan).
+ *
+ * lookahead_decide = upstream (mx_la_*): a switch winner's route at the
+ * next router is decided by the rank running that router, at the exchange
+ * after the cycle it won (windows of one cycle), with the heads of its own
+ * partitions, in the one process's order (upstream output port, then push
+ * order), so each router's state and random draws are the one process's.
+ * A head that crossed in the cycle carries its key (8 more bytes after its
+ * record) and is decided on the record its receiver made; a head still in
+ * its router's crossbar is sent ahead as a request (a block of source
+ * MX_LA_REQ after the events: key, VC and a copy of its record), decided on
+ * a record the receiver keeps for it by input VC until the head arrives. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -290,6 +301,40 @@ enum {
 };
 
 #define MX_TAG 16 /* point-to-point payloads (issue 16) */
+#define MX_LA_BYTES 8u            /* a head's decision key: upstream port, push order (MX_LA_NONE: none) */
+#define MX_LA_NONE UINT32_MAX
+#define MX_LA_REQ UINT32_MAX      /* fl_mblk.src of the block of decision requests */
+#define MX_REQ_BYTES (12u + MX_PKT_BYTES) /* upstream port, push order, VC, the record */
+
+/* lookahead_decide = upstream, sender side: per input VC of another
+ * rank's router, the head sent to it in this exchange's outboxes. */
+struct mx_xs {
+	uint32_t sent;  /* the exchange's stamp when a head was sent on the VC */
+	uint32_t idx;   /* its index in its outbox */
+	uint32_t dec;   /* the stamp when it carries a decision key */
+	uint32_t gout, order; /* the key */
+};
+
+/* A head still in its router's crossbar, decided by its downstream rank. */
+struct mx_req {
+	uint32_t rank; /* the downstream router's */
+	uint32_t gout, order, vc;
+	struct fl_pkt pk;
+};
+
+/* A decision this rank takes at the exchange. */
+struct mx_dec {
+	uint32_t gout, order; /* the one process's order */
+	uint32_t part;        /* own partition: of the entry (local) or of the record */
+	uint32_t pkt;         /* its record there */
+	uint8_t vc;
+	bool local;           /* an entry of this rank's fl_la_pend lists (fl_la_decide_pend) */
+};
+
+/* A record decided before its head arrived, waiting on its input VC. */
+struct mx_park {
+	uint32_t pkt, next;
+};
 
 struct fl_mx {
 	struct net_mpi *m;
@@ -306,6 +351,16 @@ struct fl_mx {
 	struct stats_hist loc[3];    /* ranks other than 0: own partitions' records since the last fold */
 	uint64_t lookahead;          /* L: fewest cycles from an event's sending to its cycle, over links
 					between ranks (UINT64_MAX: none) */
+	/* lookahead_decide = upstream with more than one rank (mx_la_*). */
+	struct mx_xs *xs;            /* [iv] sender side */
+	uint32_t stamp;              /* this exchange's, never 0 */
+	struct mx_req *lreq;         /* heads in a crossbar, for other ranks */
+	uint32_t n_lreq, cap_lreq;
+	struct mx_dec *dec;          /* this exchange's decisions */
+	uint32_t n_dec, cap_dec;
+	uint32_t *park_head, *park_tail; /* [iv] receiver side: FIFO of records decided ahead of their head */
+	struct mx_park *park;        /* its nodes, free list through next */
+	uint32_t n_park, cap_park, free_park;
 };
 
 static inline bool mx_owned(const struct flitnet *n, uint32_t k)
@@ -347,6 +402,17 @@ int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
 	x->req = calloc(N, sizeof *x->req);
 	if (!x->scount || !x->sdispl || !x->rcount || !x->rdispl || !x->cursor || !x->nbr || !x->req)
 		goto nomem;
+	if (n->la_upstream && N > 1) {
+		const uint64_t IV = (uint64_t)n->topo->n_ports * n->V;
+		x->xs = calloc(IV, sizeof *x->xs);
+		x->park_head = malloc(IV * sizeof *x->park_head);
+		x->park_tail = malloc(IV * sizeof *x->park_tail);
+		if (!x->xs || !x->park_head || !x->park_tail)
+			goto nomem;
+		for (uint64_t iv = 0; iv < IV; iv++)
+			x->park_head[iv] = x->park_tail[iv] = FL_NONE;
+		x->free_park = FL_NONE;
+	}
 	if (m->rank != 0)
 		for (int i = 0; i < 3; i++)
 			if (stats_hist_init(&x->loc[i]) < 0)
@@ -378,6 +444,12 @@ void fl_mpi_release(struct flitnet *n)
 	free(x->cursor);
 	free(x->nbr);
 	free(x->req);
+	free(x->xs);
+	free(x->lreq);
+	free(x->dec);
+	free(x->park_head);
+	free(x->park_tail);
+	free(x->park);
 	for (int i = 0; i < 3; i++)
 		stats_hist_release(&x->loc[i]);
 	free(x);
@@ -468,6 +540,12 @@ void fl_mpi_plan(struct flitnet *n)
 	 * (backend_flit.c): every cycle with work ends an exchange. */
 	if (n->msg_driven)
 		w = 1;
+	/* lookahead_decide = upstream: a head that wins a switch at cycle c is
+	 * decided with its next router's state at c's end, which that
+	 * router's rank has only then (mx_la_*): every cycle with work ends
+	 * an exchange. */
+	if (n->la_upstream)
+		w = 1;
 	/* NETLOOM_MPI_WINDOW=k caps the window (1: an exchange every cycle,
 	 * as before windows; benchmarks and debugging). Every rank has the
 	 * launcher's environment. */
@@ -512,12 +590,220 @@ static uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t us
 	return *buf + used;
 }
 
+/* --- lookahead_decide = upstream ------------------------------------------ */
+
+/* Room for `need` items in a growable array; false when out of memory
+ * (n->oom ends the run). */
+#define MX_GROW(n, arr, cap, need)                                                    \
+	((need) <= (cap) || mx_grow_to((n), (void *)&(arr), &(cap), (need), sizeof *(arr)))
+
+static bool mx_grow_to(struct flitnet *n, void *arrp, uint32_t *cap, uint32_t need, size_t size)
+{
+	void **arr = arrp;
+	uint32_t c = *cap ? *cap : 256;
+	while (c < need)
+		c *= 2;
+	void *a = fl_grow(n, *arr, (size_t)c * size);
+	if (!a)
+		return false;
+	*arr = a;
+	*cap = c;
+	return true;
+}
+
+static void mx_la_add(struct flitnet *n, const struct mx_dec *d)
+{
+	struct fl_mx *mx = n->mx;
+	if (MX_GROW(n, mx->dec, mx->cap_dec, mx->n_dec + 1))
+		mx->dec[mx->n_dec++] = *d;
+}
+
+/* Before packing: split this rank's partitions' switch winners of the cycle
+ * (their fl_la_pend lists) into the decisions this rank takes (its own
+ * routers'), the keys the heads sent to other ranks carry, and the
+ * requests for heads still in a crossbar. A channel carries one flit a
+ * cycle, and a window is one cycle: at most one head per input VC in the
+ * outboxes. A head still in the crossbar has a live record whose index no
+ * head sent in the cycle had (that one was live too until it left). */
+static void mx_la_collect(struct flitnet *n)
+{
+	struct fl_mx *mx = n->mx;
+	const uint32_t V = n->V, N = n->x_size, P = n->n_parts;
+	if (++mx->stamp == 0) { /* wrapped: forget every stamp */
+		memset(mx->xs, 0, (size_t)n->topo->n_ports * V * sizeof *mx->xs);
+		mx->stamp = 1;
+	}
+	const uint32_t stamp = mx->stamp;
+	mx->n_lreq = 0;
+	mx->n_dec = 0;
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		const struct flitnet *s = n->part[n->own[i]];
+		for (uint32_t k = 0; k < P && s->xbox; k++) {
+			if (mx_owned(n, k))
+				continue;
+			const struct fl_xbox *x = &s->xbox[k];
+			for (uint32_t j = 0; j < x->n; j++)
+				if (x->ev[j].ev.kind == EV_FLIT_ROUTER && x->ev[j].ev.seq == 0) {
+					struct mx_xs *xs = &mx->xs[(uint64_t)x->ev[j].ev.to * V + x->ev[j].ev.vc];
+					xs->sent = stamp;
+					xs->idx = j;
+				}
+		}
+	}
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		struct flitnet *s = n->part[n->own[i]];
+		for (uint32_t j = 0; j < s->n_la_pend; j++) {
+			const struct fl_la_pend *e = &s->la_pend[j];
+			const uint32_t gin = n->ports[e->gout].link.to;
+			const uint32_t k = n->r_part[n->topo->port_router[gin]];
+			if (mx_owned(n, k)) {
+				mx_la_add(n, &(struct mx_dec){.gout = e->gout, .order = e->order, .part = s->part_id,
+							      .pkt = e->pkt, .vc = e->vc, .local = true});
+				continue;
+			}
+			struct mx_xs *xs = &mx->xs[(uint64_t)gin * V + e->vc];
+			if (xs->sent == stamp && s->xbox[k].ev[xs->idx].src_pkt == e->pkt) {
+				xs->dec = stamp;
+				xs->gout = e->gout;
+				xs->order = e->order;
+			} else if (MX_GROW(n, mx->lreq, mx->cap_lreq, mx->n_lreq + 1)) {
+				mx->lreq[mx->n_lreq++] = (struct mx_req){.rank = k % N, .gout = e->gout, .order = e->order,
+									 .vc = e->vc, .pk = s->pool.pkts[e->pkt]};
+			}
+		}
+		s->n_la_pend = 0;
+	}
+}
+
+/* The requests for rank q, as one block after the events. */
+static void mx_la_pack_req(struct flitnet *n, uint32_t q, size_t *used)
+{
+	struct fl_mx *mx = n->mx;
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < mx->n_lreq; i++)
+		count += mx->lreq[i].rank == q;
+	if (!count)
+		return;
+	uint8_t *p = mx_room(n, &mx->sbuf, &mx->scap, *used, sizeof(struct fl_mblk) + (size_t)count * MX_REQ_BYTES);
+	if (!p)
+		return;
+	const struct fl_mblk blk = {.src = MX_LA_REQ, .dst = 0, .count = count};
+	memcpy(p, &blk, sizeof blk);
+	p += sizeof blk;
+	for (uint32_t i = 0; i < mx->n_lreq; i++) {
+		const struct mx_req *r = &mx->lreq[i];
+		if (r->rank != q)
+			continue;
+		const uint32_t w[3] = {r->gout, r->order, r->vc};
+		memcpy(p, w, sizeof w);
+		memcpy(p + sizeof w, &r->pk, MX_PKT_BYTES);
+		p += MX_REQ_BYTES;
+	}
+	*used = (size_t)(p - mx->sbuf);
+}
+
+/* Record li waits on input VC iv for its head, behind those before it
+ * (a channel and a crossbar keep their order). False when out of memory. */
+static bool mx_la_park(struct flitnet *n, uint64_t iv, uint32_t li)
+{
+	struct fl_mx *mx = n->mx;
+	uint32_t nd = mx->free_park;
+	if (nd != FL_NONE) {
+		mx->free_park = mx->park[nd].next;
+	} else {
+		if (!MX_GROW(n, mx->park, mx->cap_park, mx->n_park + 1))
+			return false;
+		nd = mx->n_park++;
+	}
+	mx->park[nd] = (struct mx_park){.pkt = li, .next = FL_NONE};
+	if (mx->park_tail[iv] == FL_NONE)
+		mx->park_head[iv] = nd;
+	else
+		mx->park[mx->park_tail[iv]].next = nd;
+	mx->park_tail[iv] = nd;
+	return true;
+}
+
+/* The record decided for the head arriving on iv, or FL_NONE. */
+static uint32_t mx_la_unpark(struct flitnet *n, uint64_t iv)
+{
+	struct fl_mx *mx = n->mx;
+	const uint32_t nd = mx->park_head ? mx->park_head[iv] : FL_NONE;
+	if (nd == FL_NONE)
+		return FL_NONE;
+	mx->park_head[iv] = mx->park[nd].next;
+	if (mx->park_head[iv] == FL_NONE)
+		mx->park_tail[iv] = FL_NONE;
+	mx->park[nd].next = mx->free_park;
+	mx->free_park = nd;
+	return mx->park[nd].pkt;
+}
+
+/* A received block of requests: each head's record made now in the
+ * partition of its next router, decided with the others (mx_la_decide),
+ * and kept on its input VC until the head arrives (mx_unpack). Returns the
+ * bytes it took. */
+static size_t mx_la_unpack_req(struct flitnet *n, const uint8_t *b)
+{
+	struct fl_mblk blk;
+	memcpy(&blk, b, sizeof blk);
+	if (blk.src != MX_LA_REQ)
+		NL_BUG("MPI exchange: block from partition %u after the requests", blk.src);
+	const uint8_t *q = b + sizeof blk;
+	for (uint32_t i = 0; i < blk.count; i++, q += MX_REQ_BYTES) {
+		uint32_t w[3];
+		memcpy(w, q, sizeof w);
+		const uint32_t gin = n->ports[w[0]].link.to;
+		struct flitnet *p = fl_part_of_router(n, n->topo->port_router[gin]);
+		NL_ASSERT(mx_owned(n, p->part_id));
+		const uint32_t li = fl_pkt_alloc(p);
+		if (li == FL_NONE || !mx_la_park(n, (uint64_t)gin * n->V + w[2], li)) {
+			p->oom = n->oom = true;
+			continue;
+		}
+		memcpy(&p->pool.pkts[li], q + sizeof w, MX_PKT_BYTES);
+		p->pool.la_n[li] = 0;
+		mx_la_add(n, &(struct mx_dec){.gout = w[0], .order = w[1], .part = p->part_id, .pkt = li,
+					      .vc = (uint8_t)w[2], .local = false});
+	}
+	return (size_t)(q - b);
+}
+
+static int mx_dec_cmp(const void *a, const void *b)
+{
+	const struct mx_dec *x = a, *y = b;
+	if (x->gout != y->gout)
+		return x->gout < y->gout ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* This rank's decisions in the one process's order (fl_la_flush): a
+ * router's heads are decided in that order, and decisions at different
+ * routers read and draw nothing of each other's. */
+static void mx_la_decide(struct flitnet *n)
+{
+	struct fl_mx *mx = n->mx;
+	qsort(mx->dec, mx->n_dec, sizeof *mx->dec, mx_dec_cmp);
+	for (uint32_t i = 0; i < mx->n_dec; i++) {
+		const struct mx_dec *d = &mx->dec[i];
+		struct flitnet *p = n->part[d->part];
+		if (d->local) {
+			const struct fl_la_pend e = {.gout = d->gout, .pkt = d->pkt, .order = d->order, .vc = d->vc};
+			fl_la_decide_pend(n, p, &e);
+		} else if (!p->oom) {
+			const uint32_t gin = n->ports[d->gout].link.to;
+			fl_la_decide_end(p, n->topo->port_router[gin], d->vc, gin, d->pkt);
+		}
+	}
+	mx->n_dec = 0;
+}
+
 /* Append outbox x (partition src to dst) to the send buffer at *used. */
 static void mx_pack(struct flitnet *n, struct fl_xbox *x, uint32_t src, uint32_t dst, size_t *used)
 {
 	struct fl_mx *mx = n->mx;
 	struct net_mpi *m = mx->m;
-	size_t need = sizeof(struct fl_mblk) + (size_t)x->n * (MX_EV_BYTES + MX_PKT_BYTES + 4);
+	size_t need = sizeof(struct fl_mblk) + (size_t)x->n * (MX_EV_BYTES + MX_PKT_BYTES + 4 + MX_LA_BYTES);
 	uint8_t *p = mx_room(n, &mx->sbuf, &mx->scap, *used, need);
 	if (!p) {
 		x->n = 0;
@@ -533,13 +819,21 @@ static void mx_pack(struct flitnet *n, struct fl_xbox *x, uint32_t src, uint32_t
 		memcpy(p + 4, &xe->ev, sizeof xe->ev);
 		p += MX_EV_BYTES;
 		if (xe->ev.kind == EV_FLIT_ROUTER && xe->ev.seq == 0) {
-			/* Upstream decisions are refused under MPI (flitnet_new). */
+			/* A decision made on the sender's record is for a
+			 * router of this rank (mx_la_collect). */
 			NL_ASSERT(xe->la_n == 0);
 			memcpy(p, &xe->pk, MX_PKT_BYTES);
 			p += MX_PKT_BYTES;
 			if (n->msg_driven) { /* its message's record, the same index on every rank */
 				memcpy(p, &xe->msg, 4);
 				p += 4;
+			}
+			if (mx->xs) { /* its decision key, if the receiver decides it now */
+				const struct mx_xs *xs = &mx->xs[(uint64_t)xe->ev.to * n->V + xe->ev.vc];
+				const bool key = xs->dec == mx->stamp && xs->sent == mx->stamp && xs->idx == i;
+				const uint32_t w[2] = {key ? xs->gout : 0, key ? xs->order : MX_LA_NONE};
+				memcpy(p, w, MX_LA_BYTES);
+				p += MX_LA_BYTES;
 			}
 			m->st.heads++;
 		}
@@ -567,6 +861,7 @@ static size_t mx_unpack(struct flitnet *n, const uint8_t *p)
 		xe.msg = 0;
 		xe.la_n = 0;
 		xe.src_pkt = FL_NONE;
+		uint32_t key[2] = {0, MX_LA_NONE};
 		if (xe.ev.kind == EV_FLIT_ROUTER && xe.ev.seq == 0) {
 			memcpy(&xe.pk, q, MX_PKT_BYTES);
 			q += MX_PKT_BYTES;
@@ -574,8 +869,29 @@ static size_t mx_unpack(struct flitnet *n, const uint8_t *p)
 				memcpy(&xe.msg, q, 4);
 				q += 4;
 			}
+			if (n->mx->xs) {
+				memcpy(key, q, MX_LA_BYTES);
+				q += MX_LA_BYTES;
+				/* Its record made and decided when it won the
+				 * switch (mx_la_unpack_req). */
+				const uint64_t iv = (uint64_t)xe.ev.to * n->V + xe.ev.vc;
+				const uint32_t li = mx_la_unpark(n, iv);
+				if (li != FL_NONE) {
+					NL_ASSERT(key[1] == MX_LA_NONE && t->pool.pkts[li].ctime == xe.pk.ctime);
+					if (n->msg_driven)
+						fl_pkt_set_msg(t, li, xe.msg);
+					n->xpkt[iv] = li;
+					xe.ev.pkt = li;
+					fl_schedule_merged(t, xe.cycle, &xe.ev);
+					continue;
+				}
+			}
 		}
 		fl_xmerge_event(n, t, &xe, NULL);
+		if (key[1] != MX_LA_NONE) /* a head that crossed in the cycle: decided on its new record */
+			mx_la_add(n, &(struct mx_dec){.gout = key[0], .order = key[1], .part = blk.dst,
+						      .pkt = n->xpkt[(uint64_t)xe.ev.to * n->V + xe.ev.vc],
+						      .vc = xe.ev.vc, .local = false});
 	}
 	return (size_t)(q - p);
 }
@@ -660,6 +976,8 @@ void fl_mpi_exchange(struct flitnet *n)
 	}
 
 	const uint64_t clast = mx_last_event(n); /* before packing empties the outboxes */
+	if (mx->xs)
+		mx_la_collect(n);
 
 	/* Pack, peer by peer: for each of this rank's source partitions in
 	 * order, its outboxes towards that peer's partitions in order. */
@@ -673,6 +991,8 @@ void fl_mpi_exchange(struct flitnet *n)
 					if (s->xbox[p].n)
 						mx_pack(n, &s->xbox[p], s->part_id, p, &used);
 			}
+		if (q != me && mx->n_lreq)
+			mx_la_pack_req(n, q, &used);
 		mx->sdispl[q] = (int)start;
 		mx->scount[q] = (int)(used - start);
 		if (used > (size_t)INT32_MAX)
@@ -755,6 +1075,14 @@ void fl_mpi_exchange(struct flitnet *n)
 				break;
 			mx->cursor[q] += (uint32_t)mx_unpack(n, b + mx->cursor[q]);
 		}
+	}
+	if (mx->xs) {
+		for (uint32_t k = 0; k < mx->n_nbr; k++) {
+			const uint32_t q = mx->nbr[k];
+			if (mx->cursor[q] < (uint32_t)mx->rcount[q])
+				mx->cursor[q] += (uint32_t)mx_la_unpack_req(n, mx->rbuf + mx->rdispl[q] + mx->cursor[q]);
+		}
+		mx_la_decide(n);
 	}
 
 	for (int i = 0; i < MH_N_COUNTERS; i++) {

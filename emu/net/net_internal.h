@@ -698,6 +698,13 @@ void fl_la_flush(struct flitnet *n);
 /* With partitions: the cycle's end sorts a partition's heads (in its own
  * thread), and the exchange decides every partition's (part.c). */
 void fl_la_sort_pending(struct flitnet *n);
+/* part.c, at an exchange (the clock one cycle past the switch winners'):
+ * decide, in partition p, record pkt's route at router r, entering by
+ * global port gin on VC in_vc, as fl_la_flush does at the cycle's end. */
+void fl_la_decide_end(struct flitnet *p, uint32_t r, uint32_t in_vc, uint32_t gin, uint32_t pkt);
+/* The same for partition s's entry e: on the record the head's new
+ * partition made for it when it crossed in the cycle, else on s's. */
+void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_pend *e);
 
 /* --- flitnet.c --- */
 /* One cycle of partition n: arrivals, endpoints, then routers (BookSim's

@@ -479,8 +479,22 @@ static void fl_msg_flush(struct flitnet *n)
  * record its new partition made for it (the sender's is freed with its
  * tail); one still in its router's crossbar (a crossbar of more than one
  * cycle, or internal speedup) on the sender's record, and carries the
- * decision across when it leaves (fl_xsend). */
-static void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_pend *e)
+ * decision across when it leaves (fl_xsend). Under MPI, mpi.c decides the
+ * heads bound for other ranks' routers there (fl_mpi_exchange). */
+
+void fl_la_decide_end(struct flitnet *p, uint32_t r, uint32_t in_vc, uint32_t gin, uint32_t pkt)
+{
+	/* The exchange runs after the cycle's end moved the clock; the single
+	 * partition decides before (fl_cycle), and the output-queue view
+	 * (fl_router_oq) reads the clock: decide at the cycle that ended. */
+	struct fl_router *ro = &p->routers[r];
+	const uint64_t now = p->now;
+	p->now = now - 1;
+	fl_la_decide(p, r, gin - ro->port_base, in_vc, pkt, &ro->rng);
+	p->now = now;
+}
+
+void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct fl_la_pend *e)
 {
 	const uint32_t gin = n->ports[e->gout].link.to;
 	const uint32_t r = n->topo->port_router[gin];
@@ -488,11 +502,10 @@ static void fl_la_decide_pend(struct flitnet *n, struct flitnet *s, const struct
 	if (p->oom)
 		return; /* its record may be missing; the run ends */
 	const uint64_t iv = (uint64_t)gin * n->V + e->vc;
-	struct fl_router *ro = &n->routers[r];
 	if (p != s && n->xstamp[iv] == (uint32_t)n->now && n->xsrc[iv] == e->pkt)
-		fl_la_decide(p, r, gin - ro->port_base, e->vc, n->xpkt[iv], &ro->rng);
+		fl_la_decide_end(p, r, e->vc, gin, n->xpkt[iv]);
 	else
-		fl_la_decide(s, r, gin - ro->port_base, e->vc, e->pkt, &ro->rng);
+		fl_la_decide_end(s, r, e->vc, gin, e->pkt);
 }
 
 static void fl_la_flush_parts(struct flitnet *n)
@@ -550,8 +563,8 @@ void fl_part_fold_counters(struct flitnet *n, struct flitnet *s)
 void fl_part_exchange(struct flitnet *n)
 {
 	if (n->mx) {
-		/* Upstream decisions are refused under MPI; completed
-		 * messages are gathered on every rank there. */
+		/* Upstream decisions are taken there too (mx_la_*);
+		 * completed messages are gathered on every rank. */
 		fl_mpi_exchange(n);
 	} else if (n->n_parts > 1) {
 		for (uint32_t s = 0; s < n->n_parts; s++)

@@ -119,10 +119,6 @@ refused() { # what expected-regex mpirun-args...
   expect_eq "$what: error lines" "$lines" 1
   grep -qE "$re" <<<"$out" || fail "$what: got '$out'"
 }
-refused "upstream lookahead" \
-  '^netloom: \[router\] lookahead_decide = upstream: not with 2 MPI ranks .*expected lookahead_decide = arrival' \
-  2 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal -s num_vcs=6 \
-  -s routing_delay=0 -s lookahead_decide=upstream
 refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
 refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations" \

@@ -88,6 +88,10 @@ static void test_synthetic_split(void)
 		 * lists by port. */
 		{"topology=fattree:k=4,n=3", "routing_function=anca", "num_vcs=2", "routing_delay=0",
 		 "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.5", NULL},
+		/* The output-queue view reads the clock: decided at the exchange
+		 * as of the cycle that ended, as one partition decides. */
+		{"topology=fattree:k=4,n=3", "routing_function=anca:queue=output", "num_vcs=2", "routing_delay=0",
+		 "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.5", NULL},
 		/* Equality with amin, a VC per hop (seed 002 §4). */
 		{"topology=equality:n=40,sa=-1/1/5/-11/17,sb=6/16/20,p=2", "routing_function=amin", "num_vcs=4",
 		 "injection_rate=0.4", NULL},
