@@ -233,7 +233,16 @@ void flitnet_free(struct flitnet *n)
  * "Memory per rank"). Reading an untouched page maps the kernel's zero
  * page, which costs no memory either. The 64 bytes before the array hold
  * how to free it. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(FL_ASAN)
+#define FL_LAZY_BYTES SIZE_MAX /* heap blocks, which the sanitizer bounds-checks */
+#else
 #define FL_LAZY_BYTES ((size_t)64 << 10)
+#endif
 #define FL_LINE_HDR 64u
 
 struct fl_lines_hdr {
