@@ -41,7 +41,11 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	const struct topo *t = n->topo;
 	const uint32_t V = n->V;
 	uint64_t P = t->n_ports, E = t->n_endpoints;
-	int64_t *bal = calloc((size_t)(P + E) * V, sizeof *bal); /* expected minus observed */
+	/* Expected minus observed, by output VC. Written where a count or an
+	 * event is not zero only: under MPI a rank's are its own routers' and
+	 * endpoints' and the events it holds, and the rest of the array stays
+	 * untouched pages (fl_calloc_lines; docs/scaling.md). */
+	int64_t *bal = fl_calloc_lines((size_t)(P + E) * V, sizeof *bal);
 	uint64_t flits = 0;
 	int rc = bal ? 0 : nl_errf(err, NL_ENOMEM, "out of memory checking the network");
 
@@ -50,14 +54,17 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	if (n->mx)
 		rc = net_mpi_agree(n->sc.mpi, rc, err);
 	if (rc < 0) {
-		free(bal);
+		fl_free_lines(bal);
 		return rc;
 	}
 	/* Every output VC's occupancy must equal the flits in the downstream
 	 * buffer plus flits and credits in flight between the two. */
-	for (uint32_t g = 0; g < P; g++)
-		for (uint32_t v = 0; v < V; v++)
-			bal[(uint64_t)g * V + v] += n->ovc[(uint64_t)g * V + v].occ;
+	for (uint64_t ov = 0; ov < P * V; ov++)
+		if (n->ovc[ov].occ)
+			bal[ov] += n->ovc[ov].occ;
+	for (uint64_t s = 0; s < E * V; s++)
+		if (n->nic_occ[s])
+			bal[P * V + s] += n->nic_occ[s];
 	/* The routing views' per-port sums follow the VCs' counts (under MPI
 	 * both are zero where another rank runs the port). */
 	uint64_t pocc_bad = 0, pocc_first = P;
@@ -68,15 +75,14 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 		if (sum != n->pocc[g] && pocc_bad++ == 0)
 			pocc_first = g;
 	}
-	for (uint32_t e = 0; e < E; e++)
-		for (uint32_t v = 0; v < V; v++)
-			bal[(P + e) * V + v] += n->nic_occ[(uint64_t)e * V + v];
 	for (uint32_t h = 0; h < P; h++) {
 		uint32_t peer = t->peer[h];
 		if (peer == TOPO_NONE)
 			continue;
 		for (uint32_t v = 0; v < V; v++) {
 			uint32_t c = n->ivc[(uint64_t)h * V + v].count;
+			if (!c)
+				continue;
 			flits += c;
 			/* Input h is fed by output `peer` (a router port) or by a NIC. */
 			uint64_t slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + v
@@ -111,9 +117,9 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 		}
 	}
 	/* Under MPI each rank counted what it runs (the rest of its arrays is
-	 * untouched zeros): the balances and flits add up over the ranks. */
+	 * untouched zeros): the balances and flits add up over the ranks, in
+	 * pieces summed on the stack, so that bal stays as sparse as it is. */
 	if (n->mx) {
-		fl_mpi_sum_i64(n, bal, (P + E) * V);
 		flits = fl_mpi_sum(n, flits);
 		pocc_bad = fl_mpi_sum(n, pocc_bad);
 	}
@@ -124,24 +130,37 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	else if (pocc_bad)
 		rc = nl_errf(err, NL_ECORRUPT, "port occupancy sum broken at cycle %" PRIu64 " on another MPI rank",
 			     n->now);
-	for (uint64_t i = 0; i < (P + E) * V && rc == 0; i++)
-		if (bal[i] != 0) {
+	enum { PIECE = 4096 };
+	int64_t piece[PIECE];
+	for (uint64_t i0 = 0; i0 < (P + E) * V && rc == 0; i0 += PIECE) {
+		const uint64_t k = (P + E) * V - i0 < PIECE ? (P + E) * V - i0 : PIECE;
+		const int64_t *b = bal + i0;
+		if (n->mx) {
+			memcpy(piece, b, k * sizeof *piece);
+			fl_mpi_sum_i64(n, piece, k);
+			b = piece;
+		}
+		for (uint64_t j = 0; j < k && rc == 0; j++) {
+			const uint64_t i = i0 + j;
+			if (b[j] == 0)
+				continue;
 			uint64_t port = i / V;
 			if (port < P)
 				rc = nl_errf(err, NL_ECORRUPT,
 					     "credit invariant broken at cycle %" PRIu64 ": router %u port %u VC %u off by %lld",
 					     n->now, t->port_router[port], (uint32_t)(port - t->port_base[t->port_router[port]]),
-					     (uint32_t)(i % V), (long long)bal[i]);
+					     (uint32_t)(i % V), (long long)b[j]);
 			else
 				rc = nl_errf(err, NL_ECORRUPT,
 					     "credit invariant broken at cycle %" PRIu64 ": endpoint %u VC %u off by %lld",
-					     n->now, (uint32_t)(port - P), (uint32_t)(i % V), (long long)bal[i]);
+					     n->now, (uint32_t)(port - P), (uint32_t)(i % V), (long long)b[j]);
 		}
+	}
 	if (rc == 0 && flits != n->flits_in_net)
 		rc = nl_errf(err, NL_ECORRUPT,
 			     "flit conservation broken at cycle %" PRIu64 ": %" PRIu64 " flits found, %" PRIu64 " in the network",
 			     n->now, flits, n->flits_in_net);
-	free(bal);
+	fl_free_lines(bal);
 	return rc;
 }
 

@@ -131,9 +131,11 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	 * count is summed over the ranks. */
 	uint64_t undrained = 0;
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
+		if (!fl_ep_local(n, e))
+			continue; /* another rank's record: left untouched */
 		struct fl_nic *c = &n->nics[e];
 		c->drained = c->next_gen >= n->obs.drain_time;
-		undrained += !c->drained && fl_ep_local(n, e);
+		undrained += !c->drained;
 	}
 	n->obs.n_undrained = (uint32_t)(n->mx ? fl_mpi_sum(n, undrained) : undrained);
 	if (!measure_latency)

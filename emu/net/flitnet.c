@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/error.h"
 #include "net/hold.h"
@@ -130,6 +131,8 @@ void fl_gen_stop(struct flitnet *n)
 		fl_gen_calendar_clear(n->part[k]);
 	}
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
+		if (!fl_ep_local(n, e))
+			continue; /* another rank's: never written here */
 		n->nics[e].next_gen = UINT64_MAX;
 		n->gen_next[e] = FL_GEN_OUT;
 	}
@@ -188,29 +191,29 @@ void flitnet_free(struct flitnet *n)
 	fl_workers_stop(n->workers); /* before anything they could be reading */
 	route_free(n->route);
 	/* The shared arrays, then what the root owns as partition 0. */
-	free(n->routers);
-	free(n->xitems);
-	free(n->iv_cand);
-	free(n->ivc);
-	free(n->ovc);
-	free(n->ports);
-	free(n->cred_step);
-	free(n->cred_cycle);
-	free(n->va_gptr);
-	free(n->va_aptr);
-	free(n->va_wait);
-	free(n->snap_occ);
-	free(n->pend);
-	free(n->pocc);
-	free(n->sw_gptr);
-	free(n->sw_aptr);
-	free(n->sw_rr);
-	free(n->nics);
-	free(n->ep_router);
-	free(n->nic_occ);
-	free(n->nic_busy);
-	free(n->nic_parked);
-	free(n->gen_next);
+	fl_free_lines(n->routers);
+	fl_free_lines(n->xitems);
+	fl_free_lines(n->iv_cand);
+	fl_free_lines(n->ivc);
+	fl_free_lines(n->ovc);
+	fl_free_lines(n->ports);
+	fl_free_lines(n->cred_step);
+	fl_free_lines(n->cred_cycle);
+	fl_free_lines(n->va_gptr);
+	fl_free_lines(n->va_aptr);
+	fl_free_lines(n->va_wait);
+	fl_free_lines(n->snap_occ);
+	fl_free_lines(n->pend);
+	fl_free_lines(n->pocc);
+	fl_free_lines(n->sw_gptr);
+	fl_free_lines(n->sw_aptr);
+	fl_free_lines(n->sw_rr);
+	fl_free_lines(n->nics);
+	fl_free_lines(n->ep_router);
+	fl_free_lines(n->nic_occ);
+	fl_free_lines(n->nic_busy);
+	fl_free_lines(n->nic_parked);
+	fl_free_lines(n->gen_next);
 	free(n->msg.msgs);
 	free(n->report);
 	fl_dl_release(n);
@@ -224,18 +227,64 @@ void flitnet_free(struct flitnet *n)
 /* Zeroed arrays that start on a cache line: routers, endpoints and the
  * 32-byte port and VC records then never straddle two lines (calloc
  * aligns to 16 bytes, which split every other VC record: two misses for
- * one touch). Freed with free(). */
+ * one touch). An array of FL_LAZY_BYTES or more is a fresh anonymous
+ * mapping, never written here: its pages become resident when first
+ * written, so under MPI, where a rank writes only the entries of the
+ * routers and endpoints it runs, an array indexed by global port, VC or
+ * endpoint costs each rank the pages of its share (docs/scaling.md,
+ * "Memory per rank"). Reading an untouched page maps the kernel's zero
+ * page, which costs no memory either. The 64 bytes before the array hold
+ * how to free it. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(FL_ASAN)
+#define FL_LAZY_BYTES SIZE_MAX /* heap blocks, which the sanitizer bounds-checks */
+#else
+#define FL_LAZY_BYTES ((size_t)64 << 10)
+#endif
+#define FL_LINE_HDR 64u
+
+struct fl_lines_hdr {
+	void *raw;     /* what was allocated */
+	size_t mapped; /* bytes mapped, or 0 for aligned_alloc */
+};
+
 void *fl_calloc_lines(size_t count, size_t size)
 {
 	if (!count)
 		count = 1;
-	if (size && count > (SIZE_MAX - 63) / size)
+	if (size && count > (SIZE_MAX - 2 * FL_LINE_HDR) / size)
 		return NULL;
 	size_t bytes = (count * size + 63) & ~(size_t)63;
-	void *p = aligned_alloc(64, bytes);
-	if (p)
-		memset(p, 0, bytes);
-	return p;
+	struct fl_lines_hdr h = {0};
+	if (bytes >= FL_LAZY_BYTES) {
+		h.mapped = bytes + FL_LINE_HDR;
+		h.raw = mmap(NULL, h.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (h.raw == MAP_FAILED)
+			return NULL;
+	} else {
+		h.raw = aligned_alloc(64, bytes + FL_LINE_HDR);
+		if (!h.raw)
+			return NULL;
+		memset((char *)h.raw + FL_LINE_HDR, 0, bytes);
+	}
+	memcpy(h.raw, &h, sizeof h);
+	return (char *)h.raw + FL_LINE_HDR;
+}
+
+void fl_free_lines(void *p)
+{
+	if (!p)
+		return;
+	struct fl_lines_hdr h;
+	memcpy(&h, (char *)p - FL_LINE_HDR, sizeof h);
+	if (h.mapped)
+		munmap(h.raw, h.mapped);
+	else
+		free(h.raw);
 }
 
 #define FL_CALLOC(ptr, count)                                         \
@@ -448,8 +497,6 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->nic_parked, E);
 	FL_CALLOC(n->gen_heap, E);
 	FL_CALLOC(n->gen_next, E);
-	for (uint32_t e = 0; e < E; e++)
-		n->gen_next[e] = FL_GEN_OUT;
 	FL_CALLOC(n->cal_head, FL_CAL_SLOTS);
 	n->cal_reach = FL_CAL_SLOTS;
 	fl_gen_calendar_clear(n);
@@ -458,17 +505,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->act_r_next, n->act_words);
 	FL_CALLOC(n->act_e, E);
 	FL_CALLOC(n->act_e_next, E);
-	for (uint64_t i = 0; i < IV; i++) {
-		n->ivc[i].head = n->ivc[i].tail = FL_NONE;
-		n->ovc[i].owner = FL_NONE;
-	}
 	if (rc->sequential_allocation)
 		FL_CALLOC(n->pend, P);
 	if (n->route->port_sums) /* route.h */
 		FL_CALLOC(n->pocc, P);
 	FL_CALLOC(n->va_wait, P);
-	for (uint64_t g = 0; g < P; g++)
-		n->va_wait[g] = FL_NONE16;
 
 	/* Route candidates are kept per input VC while it waits for a VC, as
 	 * many as the algorithm says it returns: scales with ports x VCs. */
@@ -568,7 +609,31 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	if (fl_wheel_size(n) < 0)
 		goto nomem;
 
+	/* Which routers and endpoints this process runs, before anything is
+	 * written per VC or endpoint: under MPI a rank sets the entries of
+	 * its own alone, and the rest of those arrays stays untouched,
+	 * never resident pages (fl_calloc_lines; the port links above and
+	 * the routers' records are every rank's: the partitioning, the
+	 * windows and the deadlock checks read them). */
+	rc_ = fl_part_plan(n, (uint32_t)n->sc.partitions, err);
+	if (rc_ < 0) {
+		flitnet_free(n);
+		return rc_;
+	}
+	for (uint32_t r = 0; r < R; r++) {
+		if (!fl_router_local(n, r))
+			continue;
+		const struct fl_router *ro = &n->routers[r];
+		for (uint64_t i = ro->vc_base; i < ro->vc_base + (uint64_t)ro->n_ports * V; i++) {
+			n->ivc[i].head = n->ivc[i].tail = FL_NONE;
+			n->ovc[i].owner = FL_NONE;
+		}
+		for (uint32_t g = ro->port_base; g < ro->port_base + ro->n_ports; g++)
+			n->va_wait[g] = FL_NONE16;
+	}
 	for (uint32_t e = 0; e < E; e++) {
+		if (!fl_ep_local(n, e))
+			continue;
 		struct fl_nic *c = &n->nics[e];
 		c->next_gen = UINT64_MAX;
 		c->cur_pkt = FL_NONE;
@@ -576,6 +641,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		c->cur_vc = 0xff;
 		c->last_vc = 0;
 		rng_init(&c->rng, (uint64_t)sc->seed, RNG_CLASS_ENDPOINT, e);
+		n->gen_next[e] = FL_GEN_OUT;
 	}
 
 	/* Allocator scratch: the largest allocator is the VC allocator of the
@@ -706,7 +772,11 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 		return nl_errf(err, NL_ECONFIG,
 			       "injection_rate %g flits/cycle with mean packet size %g is more than one packet per cycle",
 			       rate, mean_size);
+	/* Under MPI a rank runs its own sources only (their draws are
+	 * theirs: another rank's next_gen is never read here). */
 	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
+		if (!fl_ep_local(n, e))
+			continue;
 		struct fl_nic *c = &n->nics[e];
 		if (!traffic_is_active(tr, e) || n->synth.pkt_rate <= 0) {
 			c->next_gen = UINT64_MAX;

@@ -776,9 +776,16 @@ static inline bool fl_wheel_credit(struct flitnet *n, uint64_t cycle, uint32_t c
 	return true;
 }
 /* --- part.c --- */
-/* Split the built network n into n_parts partitions (router ranges or
- * METIS's cut, [simulation] partitioner) balanced by routers and endpoints
- * (build time; 1 = n alone); under MPI, this rank's are listed in own. */
+/* Decide which of n_parts partitions (router ranges or METIS's cut,
+ * [simulation] partitioner; balanced by routers and endpoints) runs each
+ * router, and under MPI which of them this rank runs (own): r_part, own,
+ * x_rank, x_size, so that fl_router_local and fl_ep_local answer before
+ * the partitions exist. Build time, once the ports' links are set (METIS
+ * weighs them by latency); 1 = n alone. */
+int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err);
+/* Split the built network n into the partitions fl_part_plan decided:
+ * their structs, outboxes and router spans, the links' target partitions,
+ * and under MPI the exchange's state. */
 int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err);
 /* Free the other partitions and the partition bookkeeping (root). */
 void fl_part_release(struct flitnet *n);
@@ -818,7 +825,7 @@ uint64_t fl_events_total(const struct flitnet *n);
 /* Is router r / endpoint e run by this process (always without MPI)? */
 static inline bool fl_router_local(const struct flitnet *n, uint32_t r)
 {
-	return n->n_parts == 1 || n->r_part[r] % n->x_size == n->x_rank;
+	return !n->r_part || n->r_part[r] % n->x_size == n->x_rank;
 }
 static inline bool fl_ep_local(const struct flitnet *n, uint32_t e)
 {
@@ -866,8 +873,11 @@ static inline void fl_send_credit_code(struct flitnet *n, const struct fl_link *
 /* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
  * test's fail_nth count runs out. */
 void *fl_grow(struct flitnet *n, void *p, size_t size);
-/* A zeroed array of count x size bytes starting on a cache line (flitnet.c), or NULL. */
+/* A zeroed array of count x size bytes starting on a cache line, or NULL;
+ * a large one's pages become resident only when written (flitnet.c).
+ * Freed with fl_free_lines (NULL: nothing). */
 void *fl_calloc_lines(size_t count, size_t size);
+void fl_free_lines(void *p);
 /* Before a cycle: room in the pools for what one cycle can take; NL_ENOMEM
  * (one line in *err) if that or any earlier run-time allocation failed. */
 int fl_reserve(struct flitnet *n, struct nl_err *err);

@@ -52,25 +52,25 @@ void fl_part_release_own(struct flitnet *s)
 	free(s->pool.la_cand);
 	free(s->pool.la_n);
 	free(s->pool.msg);
-	free(s->la_pend);
+	fl_free_lines(s->la_pend);
 	free(s->pool.runs);
-	free(s->act_r);
-	free(s->act_r_next);
-	free(s->act_e);
-	free(s->act_e_next);
-	free(s->gen_heap);
-	free(s->cal_head);
-	free(s->areq);
-	free(s->best_out);
-	free(s->best_in);
-	free(s->in_match);
-	free(s->out_match);
-	free(s->grant);
-	free(s->ev_li);
-	free(s->arb_used);
-	free(s->port_req);
-	free(s->port_gen);
-	free(s->va_defer);
+	fl_free_lines(s->act_r);
+	fl_free_lines(s->act_r_next);
+	fl_free_lines(s->act_e);
+	fl_free_lines(s->act_e_next);
+	fl_free_lines(s->gen_heap);
+	fl_free_lines(s->cal_head);
+	fl_free_lines(s->areq);
+	fl_free_lines(s->best_out);
+	fl_free_lines(s->best_in);
+	fl_free_lines(s->in_match);
+	fl_free_lines(s->out_match);
+	fl_free_lines(s->grant);
+	fl_free_lines(s->ev_li);
+	fl_free_lines(s->arb_used);
+	fl_free_lines(s->port_req);
+	fl_free_lines(s->port_gen);
+	fl_free_lines(s->va_defer);
 	free(s->msg.done);
 	stats_hist_release(&s->obs.plat);
 	stats_hist_release(&s->obs.nlat);
@@ -95,7 +95,7 @@ void fl_part_release(struct flitnet *n)
 	free(n->own);
 	fl_mpi_release(n);
 	free(n->r_part);
-	free(n->xpkt);
+	fl_free_lines(n->xpkt);
 	free(n->xsrc);
 	free(n->xstamp);
 	fl_xboxes_free(n->xbox, n->n_parts);
@@ -163,7 +163,9 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->obs.accepted_flits = s->obs.sent_flits = 0;
 	s->obs.n_undrained = 0;
 
-	FL_PCALLOC(s->wheel, (size_t)n->wheel_mask + 1);
+	s->wheel = calloc((size_t)n->wheel_mask + 1, sizeof *s->wheel); /* freed by fl_wheel_free */
+	if (!s->wheel)
+		return -1;
 	FL_PCALLOC(s->act_r, (n->topo->n_routers + 63) / 64);
 	FL_PCALLOC(s->act_r_next, (n->topo->n_routers + 63) / 64);
 	FL_PCALLOC(s->act_e, n_eps);
@@ -211,34 +213,72 @@ static void fl_part_ranges(const struct topo *t, uint32_t n_parts, const uint32_
 	lo[n_parts] = R;
 }
 
-int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
+int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
-	const uint32_t R = t->n_routers, E = t->n_endpoints;
+	const uint32_t R = t->n_routers;
 
 	n->root = n;
 	n->part_id = 0;
 	n->act_w0 = 0;
 	n->r_lo = 0;
 	n->r_hi = R;
-	n->own_eps = E;
+	n->own_eps = t->n_endpoints;
 	n->own_ports = t->n_ports;
-	if (n_parts < 1 || n_parts > R)
-		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
-	n->part = calloc(n_parts, sizeof *n->part);
-	n->own = calloc(n_parts, sizeof *n->own);
-	if (!n->part || !n->own)
-		goto nomem;
-	n->n_parts = 1;
-	n->part[0] = n;
 	/* Under MPI partition k is rank k mod ranks's (flitnet_new makes
 	 * partitions >= ranks, so each rank has one at least). */
 	n->x_rank = net_mpi_rank(n->sc.mpi);
 	n->x_size = net_mpi_size(n->sc.mpi);
+	if (n_parts < 1 || n_parts > R)
+		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
+	n->own = calloc(n_parts, sizeof *n->own);
+	if (!n->own)
+		goto nomem;
 	n->n_own = 0;
 	for (uint32_t k = 0; k < n_parts; k++)
 		if (k % n->x_size == n->x_rank)
 			n->own[n->n_own++] = k;
+	if (n_parts == 1)
+		return 0;
+
+	n->r_part = calloc(R, sizeof *n->r_part);
+	uint32_t *r_eps = calloc(R, sizeof *r_eps);
+	uint32_t *lo = calloc((size_t)n_parts + 1, sizeof *lo);
+	if (!n->r_part || !r_eps || !lo) {
+		free(r_eps);
+		free(lo);
+		goto nomem;
+	}
+	for (uint32_t e = 0; e < t->n_endpoints; e++)
+		r_eps[topo_ep_router(t, e)]++;
+	/* METIS's cut, or router ranges (also when METIS leaves a partition
+	 * without a router). */
+	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->ports, n->r_part, err) : 1;
+	n->r_scattered = cut == 0;
+	if (cut > 0) {
+		fl_part_ranges(t, n_parts, r_eps, lo);
+		for (uint32_t k = 0; k < n_parts; k++)
+			for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
+				n->r_part[r] = (uint16_t)k;
+	}
+	free(r_eps);
+	free(lo);
+	return cut < 0 ? cut : 0;
+nomem:
+	/* flitnet_free releases what was built. */
+	return nl_errf(err, NL_ENOMEM, "out of memory for %u partitions", n_parts);
+}
+
+int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t R = t->n_routers, E = t->n_endpoints;
+
+	n->part = calloc(n_parts, sizeof *n->part);
+	if (!n->part)
+		goto nomem;
+	n->n_parts = 1;
+	n->part[0] = n;
 	if (n->sc.mpi) {
 		int rc = fl_mpi_setup(n, err);
 		if (rc < 0)
@@ -249,43 +289,19 @@ int fl_part_build(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 
 	uint32_t *lo = calloc((size_t)n_parts + 1, sizeof *lo);
 	uint32_t *eps = calloc(n_parts, sizeof *eps);
-	n->r_part = calloc(R, sizeof *n->r_part);
-	n->xpkt = calloc((size_t)t->n_ports * n->V, sizeof *n->xpkt);
+	/* Written on arrival from another partition, so only where this
+	 * rank's routers are (lazy pages, fl_calloc_lines). */
+	n->xpkt = fl_calloc_lines((size_t)t->n_ports * n->V, sizeof *n->xpkt);
 	n->xbox = calloc(n_parts, sizeof *n->xbox);
 	if (n->la_upstream) {
 		n->xsrc = calloc((size_t)t->n_ports * n->V, sizeof *n->xsrc);
 		n->xstamp = calloc((size_t)t->n_ports * n->V, sizeof *n->xstamp);
 	}
-	if (!lo || !eps || !n->r_part || !n->xpkt || !n->xbox || (n->la_upstream && (!n->xsrc || !n->xstamp))) {
+	if (!lo || !eps || !n->xpkt || !n->xbox || (n->la_upstream && (!n->xsrc || !n->xstamp))) {
 		free(lo);
 		free(eps);
 		goto nomem;
 	}
-	uint32_t *r_eps = calloc(R, sizeof *r_eps);
-	if (!r_eps) {
-		free(lo);
-		free(eps);
-		goto nomem;
-	}
-	for (uint32_t e = 0; e < E; e++)
-		r_eps[topo_ep_router(t, e)]++;
-	/* METIS's cut, or router ranges (also when METIS leaves a partition
-	 * without a router). */
-	int cut = n->sc.partitioner == NET_PART_METIS ? fl_part_metis(t, n_parts, r_eps, n->ports, n->r_part, err) : 1;
-	if (cut < 0) {
-		free(r_eps);
-		free(lo);
-		free(eps);
-		return cut;
-	}
-	n->r_scattered = cut == 0;
-	if (!n->r_scattered) {
-		fl_part_ranges(t, n_parts, r_eps, lo);
-		for (uint32_t k = 0; k < n_parts; k++)
-			for (uint32_t r = lo[k]; r < lo[k + 1]; r++)
-				n->r_part[r] = (uint16_t)k;
-	}
-	free(r_eps);
 	/* Each partition's router span [lo[k], lo2[k]) (its active bitmap's
 	 * words): its range, or from its first to its last router. */
 	for (uint32_t k = 0; k < n_parts; k++) {
