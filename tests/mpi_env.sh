@@ -10,3 +10,13 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_orte_base_help_aggregate=0
 export OMPI_MCA_mpi_yield_when_idle=1
 mpi() { timeout 120 mpirun --oversubscribe -np "$@" </dev/null; }
+# `mpi_require NETLOOM`: exit 77 (meson's "skipped") when mpirun is
+# missing or NETLOOM was built without MPI (mpi_engine checks that refusal).
+mpi_require() {
+  command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
+  if mpi 2 "$1" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null \
+    | grep -q "built without MPI"; then
+    echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2
+    exit 77
+  fi
+}

@@ -16,13 +16,8 @@ netloom=$(realpath "$1")
 root=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 
-command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
 . "$(dirname "$0")/../mpi_env.sh"
-
-if mpi 2 "$netloom" sweep --rates 0.1:0.1:0.1 -s max_samples=1 2>&1 >/dev/null | grep -q "built without MPI"; then
-  echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2
-  exit 77
-fi
+mpi_require "$netloom"
 
 short=(-s sample_period=200 -s warmup_periods=2 -s max_samples=6)
 torus=(-s topology=torus:k=4x4 -s num_vcs=2 -s latency_thres=100 "${short[@]}") # first unstable rate 0.6

@@ -14,13 +14,8 @@ netloom=$(realpath "$1") # the one-rank failure runs in other directories
 mk=$2
 . "$(dirname "$0")/lib.sh"
 
-command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
 . "$(dirname "$0")/../mpi_env.sh"
-if mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null \
-  | grep -q "built without MPI"; then
-  echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2
-  exit 77
-fi
+mpi_require "$netloom"
 
 "$mk" "$dir/st.nlt" stencil 16 5 4096 1000 || fail "mktrace stencil"
 "$mk" "$dir/sh.nlt" shift 8 3 65536 || fail "mktrace shift"

@@ -17,13 +17,8 @@ mk=$2
 src=$3
 . "$(dirname "$0")/lib.sh"
 
-command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
 . "$(dirname "$0")/../mpi_env.sh"
-if mpi 2 "$netloom" run -s topology=torus:k=4x4 -s max_samples=1 -s sample_period=10 2>&1 >/dev/null \
-  | grep -q "built without MPI"; then
-  echo "netloom built without MPI: skipped (mpi_engine checks the refusal)" >&2
-  exit 77
-fi
+mpi_require "$netloom"
 
 up=(-s routing_delay=0 -s lookahead_decide=upstream)
 short=(-s sample_period=200 -s warmup_periods=2 -s max_samples=6)
