@@ -20,3 +20,17 @@ mpi_require() {
     exit 77
   fi
 }
+# `nowall FILE.json`: the JSON without its wall-clock fields, keys sorted
+# (what an MPI run must equal the sequential run in).
+nowall() {
+  python3 - "$1" <<'PY'
+import json, sys
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if "wall" not in k}
+    if isinstance(o, list):
+        return [strip(x) for x in o]
+    return o
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
+PY
+}

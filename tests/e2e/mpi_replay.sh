@@ -20,20 +20,6 @@ mpi_require "$netloom"
 "$mk" "$dir/st.nlt" stencil 16 5 4096 1000 || fail "mktrace stencil"
 "$mk" "$dir/sh.nlt" shift 8 3 65536 || fail "mktrace shift"
 
-# The JSON without its wall-clock fields, keys sorted.
-nowall() {
-  python3 - "$1" <<'PY'
-import json, sys
-def strip(o):
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if "wall" not in k}
-    if isinstance(o, list):
-        return [strip(x) for x in o]
-    return o
-print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
-PY
-}
-
 firstdiff() { # the first path at which two JSON documents differ
   python3 - "$1" "$2" <<'PY'
 import json, sys

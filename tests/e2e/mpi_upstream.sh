@@ -75,15 +75,6 @@ mpi 2 "$netloom" run "${short[@]}" "${keys[@]}" -s threads=2 --reproducible --js
 "$mk" "$dir/st.nlt" stencil 16 5 4096 1000 || fail "mktrace stencil"
 r=("$dir/st.nlt" -s backend=flit -s topology=fattree:k=4,n=3 -s routing_function=anca -s num_vcs=2
    -s hold_switch_for_packet=1 "${up[@]}")
-nowall='
-def strip(o):
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if "wall" not in k}
-    if isinstance(o, list):
-        return [strip(x) for x in o]
-    return o
-print(json.dumps(strip(d), sort_keys=True))'
-nowall() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))$nowall" "$1"; }
 "$netloom" replay "${r[@]}" --json "$dir/replay-seq.json" >"$dir/replay-seq.out" 2>&1 || fail "replay: sequential exit $?"
 for k in 2 3; do
   mpi "$k" "$netloom" replay "${r[@]}" --json "$dir/replay-$k.json" >"$dir/replay-$k.out" 2>"$dir/replay-$k.err" \
