@@ -37,6 +37,8 @@ CURVES = [
     ("ff_ranmin_bitcomp", "ff_ranmin.cfg", "bitcomp"),
     ("ff_ugal_uniform", "ff_ugal.cfg", "uniform"),
     ("ff_ugal_bitcomp", "ff_ugal.cfg", "bitcomp"),
+    ("ff_valiant_uniform", "ff_valiant.cfg", "uniform"),
+    ("ff_valiant_bitcomp", "ff_valiant.cfg", "bitcomp"),
     ("df_flex_min", "df_flex_min.cfg", "uniform"),
     ("df_flex_ugal", "df_flex_ugal.cfg", "uniform"),
     ("df_example_min", "df_example_min.cfg", "uniform"),

@@ -246,6 +246,11 @@ static const char *bs_routing(const char *tp, const char *rf)
 		/* min_flatfly (registered as ran_min_flatfly) is dimension order
 		 * (lowest dimension first) on every VC. */
 		{"flatfly", "ran_min", "min:select=first,classes=none"},
+		/* valiant_flatfly: dimension order to a random intermediate
+		 * router, then to the destination, each phase on its half of the
+		 * VCs; a packet that passes its destination router on the way
+		 * to the intermediate ejects there. */
+		{"flatfly", "valiant", "valiant:shortcut=1"},
 		/* ugal_flatfly_onchip and ugal_dragonflynew: BookSim's own rules. */
 		{"flatfly", "ugal", "ugal:mode=booksim"},
 		{"dragonflynew", "ugal", "ugal:mode=booksim"},

@@ -18,8 +18,17 @@
  * give 3 per phase; the paper does not say how Valiant uses its 3 sets of
  * 2); each half is acyclic (one hop per dimension, increasing) and phase
  * 0 only waits on phase 1.
+ *
+ * `shortcut = 1` is BookSim2's valiant_flatfly (flatfly_onchip.cpp): a
+ * packet that reaches its destination router on the way to the
+ * intermediate ejects there instead of going on (phase 1 starts at the
+ * intermediate *or* the destination router). It only removes hops, so
+ * the argument above holds. BookSim2's valiant_torus has no shortcut:
+ * `--from-booksim` sets it for the flatfly alone.
  */
 #include "route/route.h"
+
+#include <stddef.h>
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -29,7 +38,14 @@
 
 static const char *const valiant_families[] = {"torus", "mesh", "hyperx", "flatfly", NULL};
 
+struct valiant_params {
+	int64_t shortcut; /* 1: phase 1 also starts at the destination router */
+};
+
 static const struct param_def valiant_params[] = {
+	{"shortcut", PARAM_INT, offsetof(struct valiant_params, shortcut), "0", 0, 1,
+	 "1: a packet that meets its destination router on the way to the intermediate ejects there (BookSim2's valiant_flatfly)",
+	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -84,10 +100,11 @@ static int valiant_compute(const struct route *r, uint32_t router, uint32_t in_p
 {
 	const struct topo_grid *g = r->topo->grid;
 	const struct valiant_state *s = r->state;
+	const struct valiant_params *pr = r->params;
 	(void)in_vc;
 	(void)v;
 
-	if (p->phase == 0 && router == p->inter) {
+	if (p->phase == 0 && (router == p->inter || (pr->shortcut && router == p->dst_router))) {
 		/* Phase 1 starts as if freshly injected: a new ring class. */
 		p->phase = 1;
 		in_port = UINT32_MAX;
@@ -123,7 +140,7 @@ const struct route_ops route_valiant_ops = {
 	.name = "valiant",
 	.help = "Valiant randomised routing: DOR to a random intermediate router, then DOR (Valiant & Brebner 1981)",
 	.params = valiant_params,
-	.params_size = 0,
+	.params_size = sizeof(struct valiant_params),
 	.state_size = sizeof(struct valiant_state),
 	.families = valiant_families,
 	.is_deterministic = false,

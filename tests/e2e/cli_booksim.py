@@ -226,7 +226,8 @@ def case_routing_per_network():
         bs = os.path.join(tmp, "r.cfg")
         for topo, rf, want in (("torus", "ran_min", None), ("flatfly", "dim_order", None),
                                ("fattree", "min", None), ("mesh", "dor", "dor"),
-                               ("fattree", "anca", "anca"), ("flatfly", "ugal", "ugal:mode=booksim")):
+                               ("fattree", "anca", "anca"), ("flatfly", "ugal", "ugal:mode=booksim"),
+                               ("flatfly", "valiant", "valiant:shortcut=1"), ("torus", "valiant", "valiant")):
             extra = "c = 1;\nx = 4;\ny = 4;\n" if topo == "flatfly" else ""
             with open(bs, "w") as f:
                 f.write(f"topology = {topo};\nk = 4;\nn = 2;\n{extra}routing_function = {rf};\nnum_vcs = 4;\n"

@@ -9,6 +9,10 @@
  *  - Clos-AD goes minimally on empty queues and, when the dimension-order
  *    port is full, through a lowest common ancestor (the source's
  *    coordinates below the lowest offset dimension);
+ *  - Valiant goes by dimension order to its intermediate, then to the
+ *    destination, each phase on its half of the VCs; with shortcut = 1
+ *    (BookSim2's valiant_flatfly) a packet that meets its destination
+ *    router on the way to the intermediate ejects there;
  *  - swap2 on a HyperX is a permutation moving each endpoint by S/2 in
  *    dimension 0 (even) or 1 (odd). */
 #include <stdint.h>
@@ -368,6 +372,73 @@ static void test_closad_choice(void)
 	topo_free(t);
 }
 
+/* Walk a Valiant packet from router a to b through intermediate i; the
+ * hop count, or -1 when a hop breaks the rules (not dimension order
+ * toward the phase's target, a VC outside the phase's half). */
+static int valiant_walk(const struct topo *t, const struct route *r, uint32_t a, uint32_t b, uint32_t i,
+			const struct route_view *v)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint32_t m = r->n_vcs / 2, at = a, in_port = UINT32_MAX;
+	struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = b, .inter = i, .phase = 0};
+	for (int hops = 0; hops <= 2 * h->L; hops++) {
+		struct route_cand c;
+		if (r->ops->compute(r, at, in_port, 0, &p, NULL, v, &c) != 1)
+			return -1;
+		if (c.port >= h->term_base)
+			return at == b ? hops : -1;
+		uint32_t target = p.phase ? b : i, want;
+		if (topo_min_ports(t, at, target, 0, &want, 1) < 1 || port_dim(h, c.port) != port_dim(h, want))
+			return -1;
+		if (c.vc_lo != (p.phase ? m : 0) || c.vc_hi != (p.phase ? 2 * m - 1 : m - 1))
+			return -1;
+		uint32_t next = across(t, at, c.port);
+		in_port = t->peer[t->port_base[at] + c.port] - t->port_base[next];
+		at = next;
+	}
+	return -1;
+}
+
+static void test_valiant_shortcut(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=4x3x3,t=1", &t, &e), &e);
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint32_t np = topo_router_ports(t, 0), V = 4;
+	uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+	struct route_view v = view_of(occ, V, 4);
+	struct route *plain = NULL, *cut = NULL;
+	CHECK_OK(route_new("valiant", t, V, &plain, &e), &e);
+	CHECK_OK(route_new("valiant:shortcut=1", t, V, &cut, &e), &e);
+	uint32_t walks = 0, bad = 0, shorter = 0;
+	for (uint32_t a = 0; a < t->n_routers; a++)
+		for (uint32_t b = 0; b < t->n_routers; b++)
+			for (uint32_t i = 0; i < t->n_routers; i++) {
+				int hp = valiant_walk(t, plain, a, b, i, &v), hc = valiant_walk(t, cut, a, b, i, &v);
+				walks++;
+				/* Without the shortcut: DOR a -> i, then i -> b. With it:
+				 * the same path cut at its first visit to b. */
+				uint32_t dai = 0, dib = 0, dab = 0;
+				for (int d = 0; d < h->L; d++) {
+					uint32_t ca = h->coord[a * (uint32_t)h->L + d], cb = h->coord[b * (uint32_t)h->L + d],
+						 ci = h->coord[i * (uint32_t)h->L + d];
+					dai += ca != ci;
+					dib += ci != cb;
+					dab += ca != cb;
+				}
+				bad += hp != (int)(dai + dib) || hc < 0 || hc > hp || (hc < hp && hc != (int)dab);
+				shorter += hc >= 0 && hc < hp;
+			}
+	printf("  valiant on hyperx:s=4x3x3: %u walks, %u wrong, %u shortened by the shortcut\n", walks, bad, shorter);
+	CHECK_UINT(bad, ==, 0);
+	CHECK_UINT(shorter, >, 0);
+	route_free(plain);
+	route_free(cut);
+	free(occ);
+	topo_free(t);
+}
+
 static void test_swap2_hyperx(void)
 {
 	struct topo *t = NULL;
@@ -404,6 +475,7 @@ int main(void)
 	TEST_RUN(test_dal_k1_equals_general);
 	TEST_RUN(test_min_first_direct);
 	TEST_RUN(test_closad_choice);
+	TEST_RUN(test_valiant_shortcut);
 	TEST_RUN(test_swap2_hyperx);
 	return test_done();
 }
