@@ -424,6 +424,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			      "routing_function '%s' reads the live global congestion view, which %s "
 			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
 			      n->route->spec, parts_what, sc->mpi ? ", without mpirun" : "");
+	if (rc_ == 0 && n->route->needs_pend && !rc->sequential_allocation)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",
+			      n->route->spec);
 	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",

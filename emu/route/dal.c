@@ -64,12 +64,15 @@
 #include "topo/topo.h"
 
 struct dal_params {
-	int64_t block; /* flits downstream that make an adaptive VC blocked */
+	int64_t block; /* flits downstream that make an adaptive VC blocked, 0: off */
+	int64_t queue; /* flits routed to a port here, not yet sent, that make it blocked, 0: off */
 };
 
 static const struct param_def dal_params_def[] = {
-	{"block", PARAM_INT, offsetof(struct dal_params, block), "1", 1, 65535,
-	 "an adaptive VC is blocked when it holds at least this many flits downstream (sent, not yet credited); a port when all its adaptive VCs are", NULL},
+	{"block", PARAM_INT, offsetof(struct dal_params, block), "1", 0, 65535,
+	 "a port is blocked when each adaptive VC holds at least this many flits downstream (sent, not yet credited); 0: never by credits", NULL},
+	{"queue", PARAM_INT, offsetof(struct dal_params, queue), "0", 0, 65535,
+	 "a port is also blocked when at least this many flits are routed to it here and not yet sent (needs sequential_allocation = 1); 0: off", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -93,6 +96,7 @@ static int dal_init(struct route *r, struct nl_err *err)
 			       h->L, ROUTE_MAX_CANDS);
 	r->max_cands = 2u * (uint32_t)h->L + 1;
 	r->va_room = true;
+	r->needs_pend = ((const struct dal_params *)r->params)->queue > 0;
 	struct dal_state *s = r->state;
 	s->h = h;
 	s->is_k1 = hxr_all_k1(h);
@@ -114,7 +118,7 @@ static void dal_inject(const struct route *r, struct route_pkt *p, struct rng *r
  * as hxr_pick takes it, and of those the first in scan order with the
  * fewest flits (clipped at HXR_OCC_CLIP, i.e. the highest priority). */
 static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, uint32_t dst, int d,
-		       uint32_t m, uint32_t block, struct rng *rng, struct route_cand *out)
+		       uint32_t m, struct hxr_block block, struct rng *rng, struct route_cand *out)
 {
 	uint32_t S = h->S[d], K = h->K[d], own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
 	uint32_t u = (uint32_t)rng_below(rng, S);
@@ -159,7 +163,7 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
  * keep in (*best, *bj) the first least occupied unblocked one other than
  * the destination's jto (dal_deroute's rule, one trunk). */
 static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, const uint32_t *pendd, size_t pstep,
-							      size_t vstep, uint32_t m, uint32_t block, uint32_t jto,
+							      size_t vstep, uint32_t m, struct hxr_block block, uint32_t jto,
 							      uint32_t from, uint32_t to, uint32_t *best, uint32_t *bj)
 {
 	const char *pb = pd + from * pstep;
@@ -183,7 +187,7 @@ static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, co
  * code. */
 static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
 								const struct route_view *v, uint32_t a, uint32_t dst,
-								uint32_t marks, uint32_t m, uint32_t block,
+								uint32_t marks, uint32_t m, struct hxr_block block,
 								struct rng *rng, struct route_cand *out)
 {
 	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
@@ -236,7 +240,8 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	int din = hxr_port_dim(h, in_port);
 	if (din >= 0 && topo_hyperx_coord(h, router, din) != topo_hyperx_coord(h, p->dst_router, din))
 		p->vc_class |= (uint8_t)(1u << din);
-	uint32_t m = r->n_vcs / 2, block = (uint32_t)pr->block;
+	uint32_t m = r->n_vcs / 2;
+	const struct hxr_block block = {(uint32_t)pr->block, (uint32_t)pr->queue};
 	int n;
 	if (v && s->is_k1) {
 		switch (m) { /* seed 001: m = 3 */

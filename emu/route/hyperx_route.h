@@ -91,13 +91,22 @@ static inline struct route_cand hxr_cand(uint32_t port, uint32_t lo, uint32_t hi
 				   .prio = (int16_t)prio};
 }
 
+/* When a port counts as blocked (below): `credit` flits downstream in
+ * each of its adaptive VCs (0: not by credits), or `queue` flits routed
+ * to it here and not yet sent (0: not by its queue; needs sequential
+ * allocation's count, route.needs_pend). */
+struct hxr_block {
+	uint32_t credit;
+	uint32_t queue;
+};
+
 /* The adaptive VCs 0..m-1 of one port, from the view entry of its VC 0
  * (pb; the entries of its VCs are vstep bytes apart): their flits
- * downstream, and in *room whether any holds fewer than `block`. pend:
- * the flits already routed to the port here (sequential allocation,
- * route.h; 0 when off), counted once in the sum that ranks ports, not in
- * the blocked test, which is about the downstream buffers (§3.3). */
-static inline uint32_t hxr_port_q(const char *pb, size_t vstep, uint32_t m, uint32_t block, uint32_t pend,
+ * downstream plus pend, and in *room whether the port is unblocked under
+ * b. pend: the flits already routed to the port here (sequential
+ * allocation, route.h; 0 when off), counted once in the sum that ranks
+ * ports. */
+static inline uint32_t hxr_port_q(const char *pb, size_t vstep, uint32_t m, struct hxr_block b, uint32_t pend,
 				  uint32_t *room)
 {
 	uint32_t q = pend, least = UINT32_MAX;
@@ -106,30 +115,38 @@ static inline uint32_t hxr_port_q(const char *pb, size_t vstep, uint32_t m, uint
 		q += o;
 		least = o < least ? o : least;
 	}
-	*room = least < block;
+	*room = (b.credit == 0 || least < b.credit) && (b.queue == 0 || pend < b.queue);
 	return q;
 }
 
-/* Blocked (seed 001 §3.3, "blocked due to buffer congestion at the
- * downstream switch"): an adaptive VC is blocked when it holds at least
- * `block` flits downstream (sent, not yet credited) in the view; a port
- * is blocked when all its adaptive VCs are. The paper does not give its
- * threshold; the default 1 (every adaptive VC has a flit in flight or
- * queued) is what lets DAL see a link running at full rate with
- * single-flit packets: with 32-flit buffers that drain at the next switch,
- * a saturated channel holds only the 1-2 flits of its credit round trip,
- * so a "full buffer" threshold would never deroute (measured in
- * docs/validation.md). The VC allocator grants an adaptive VC only when it
- * has room for the whole packet (route.va_room), so a head never waits on
- * one: Duato's condition that a waiting packet can always still take the
- * escape. hxr_pick: over the K[d] trunks from router a to coordinate `to`
- * of dimension d, the one whose adaptive VCs 0..m-1 hold the fewest flits
+/* Blocked (seed 001 §3.3: Min-AD turns away from a dimension "blocked
+ * due to buffer congestion at the downstream switch"; DAL takes "an
+ * unblocked path"). The paper gives no rule or threshold; two are
+ * offered (struct hxr_block, both may be on: either blocks):
+ *  - credit (`block`, default 1): every adaptive VC holds at least
+ *    `block` flits downstream (sent, not yet credited). With 32-flit
+ *    buffers that drain at the next switch a saturated channel holds only
+ *    the 1-2 flits of its credit round trip, so a "full buffer" threshold
+ *    would never deroute; 1 sees any busy channel as blocked, so at load
+ *    nearly every port is;
+ *  - queue (`queue`, default 0 = off): at least `queue` flits are routed
+ *    to the port here and not yet sent. In an input-queued router the
+ *    backlog of an overloaded channel waits upstream, in this router's
+ *    input buffers, not downstream; this count (sequential allocation's,
+ *    which §4.1 uses) is where it shows. `block=0,queue=2` is what the
+ *    Fig. 6 and 7 scripts run (docs/validation.md: DAL on bitcomp at
+ *    paper size 0.22 with the credit rule, 0.36 with it).
+ * The VC allocator grants an adaptive VC only when it has room for the
+ * whole packet (route.va_room), so a head never waits on one: Duato's
+ * condition that a waiting packet can always still take the escape.
+ * hxr_pick: over the K[d] trunks from router a to coordinate `to` of
+ * dimension d, the one whose adaptive VCs 0..m-1 hold the fewest flits
  * (the first on a tie), as one candidate on all its adaptive VCs with
  * priority tier - occupancy; when every trunk is blocked, 0, or with
  * `fallback` the least occupied trunk at tier `fallback` instead. Without
  * a view: trunk 0. */
 static inline int hxr_pick(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, int d, uint32_t to,
-			   uint32_t m, uint32_t block, int tier, int fallback, struct route_cand *out)
+			   uint32_t m, struct hxr_block block, int tier, int fallback, struct route_cand *out)
 {
 	uint32_t first = topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), to, 0);
 	uint32_t best_occ = UINT32_MAX, best_port = first, fb_occ = UINT32_MAX, fb_port = first;
@@ -199,7 +216,7 @@ static inline uint32_t hxr_dor_port(const struct topo_hyperx *h, const struct ro
  * every port is blocked; without this tier DAL fell to 0.20 on bitcomp on
  * the 4,096-endpoint HyperX). Returns the count. */
 static inline int hxr_min_cands(const struct topo_hyperx *h, const struct route_view *v, uint32_t a, uint32_t dst,
-				uint32_t m, uint32_t block, struct route_cand *out)
+				uint32_t m, struct hxr_block block, struct route_cand *out)
 {
 	int n = 0;
 	for (int d = 0; d < h->L; d++) {

@@ -37,12 +37,15 @@
 #include "topo/topo.h"
 
 struct minad_params {
-	int64_t block; /* flits downstream that make an adaptive VC blocked */
+	int64_t block; /* flits downstream that make an adaptive VC blocked, 0: off */
+	int64_t queue; /* flits routed to a port here, not yet sent, that make it blocked, 0: off */
 };
 
 static const struct param_def minad_params_def[] = {
-	{"block", PARAM_INT, offsetof(struct minad_params, block), "1", 1, 65535,
-	 "an adaptive VC is blocked when it holds at least this many flits downstream (sent, not yet credited); a port when all its adaptive VCs are", NULL},
+	{"block", PARAM_INT, offsetof(struct minad_params, block), "1", 0, 65535,
+	 "a port is blocked when each adaptive VC holds at least this many flits downstream (sent, not yet credited); 0: never by credits", NULL},
+	{"queue", PARAM_INT, offsetof(struct minad_params, queue), "0", 0, 65535,
+	 "a port is also blocked when at least this many flits are routed to it here and not yet sent (needs sequential_allocation = 1); 0: off", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -64,6 +67,7 @@ static int minad_init(struct route *r, struct nl_err *err)
 			       "routing function 'minad': %d dimensions need %d candidates; expected at most %d dimensions",
 			       h->L, h->L + 1, ROUTE_MAX_CANDS - 1);
 	r->va_room = true;
+	r->needs_pend = ((const struct minad_params *)r->params)->queue > 0;
 	return 0;
 }
 
@@ -87,7 +91,8 @@ static int minad_compute(const struct route *r, uint32_t router, uint32_t in_por
 	if (router == p->dst_router)
 		return route_eject(r, p, out);
 	uint32_t m = r->n_vcs / 2;
-	int n = hxr_min_cands(h, v, router, p->dst_router, m, (uint32_t)pr->block, out);
+	const struct hxr_block block = {(uint32_t)pr->block, (uint32_t)pr->queue};
+	int n = hxr_min_cands(h, v, router, p->dst_router, m, block, out);
 	out[n++] = hxr_escape(h, v, router, p->dst_router, m);
 	return n;
 }

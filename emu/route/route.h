@@ -215,6 +215,11 @@ struct route {
 	 * in all); a function reading two ports once per packet (UGAL at the
 	 * source) gains nothing from it (0.5% more on the FleX dragonfly). */
 	bool port_sums;
+	/* Init sets it when compute reads route_view_pend, the flits routed
+	 * to a port and not yet sent, as more than a tie-breaker (dal/minad
+	 * `queue`): the engine refuses it without [router]
+	 * sequential_allocation = 1, which keeps that count. */
+	bool needs_pend;
 };
 
 struct route_ops {

@@ -21,6 +21,7 @@
 
 struct pair {
 	const char *topo, *route, *vcs;
+	const char *extra; /* one more setting, or NULL */
 };
 
 /* One 20,000-cycle point; returns -1 on a configuration error. */
@@ -40,47 +41,51 @@ static int watch_point(const struct pair *p, const char *buf, const char *seed, 
 			    "sample_period=2000", "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0",
 			    /* The credit invariants (and the Equality functions'
 			     * port sums, route.port_sums) checked under saturation. */
-			    "check_interval=997", atomic, NULL};
+			    "check_interval=997", atomic, p->extra, NULL};
 	return run_point_kv(kv, pt, e);
 }
 
 static const struct pair adaptive_pairs[] = {
-	{"dragonfly:a=2,p=2,h=1", "ugal", "6"},
-	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global", "6"},
-	{"dragonfly:a=2,p=2,h=1", "ugal:inter=group", "6"},
-	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,snapshot=10", "6"},
-	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,inter=group,threshold=8", "6"},
-	{"hyperx:s=3x3,t=2", "ugal", "4"},
-	{"hyperx:s=3x3,t=2", "ugal:mode=booksim", "2"},
-	{"flatfly:m=3,n=3", "ugal:mode=global", "4"},
-	{"slimfly:q=5,p=2", "ugal", "4"},
-	{"torus:k=4x4", "ugal", "8"},
-	{"fattree:k=2,n=3", "nca", "1"},
-	{"fattree:k=2,n=3", "anca", "1"},
-	{"fattree:k=4,n=2", "anca", "2"},
-	{"clos:l=3,r=8", "anca", "2"},
-	{"hyperx:s=3x3,t=2", "min:select=adaptive", "2"},
-	{"flatfly:m=3,n=3", "xyyx", "2"},
-	{"flatfly:m=3,n=3", "xyyx:order=adaptive", "2"},
-	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2"},
-	{"flex:nx=3,ny=3,nz=3,p=2", "flexmin", "2"},
-	{"flex:nx=3,ny=3,nz=3,p=2", "lbr:t=20", "4"},
-	{"hyperx:s=3x3,t=2", "minad", "2"},
-	{"hyperx:s=3x3x2,t=2", "dal", "2"},
-	{"hyperx:s=3x3,k=2,t=2", "dal", "6"},
-	{"hyperx:s=3x3,t=2", "closad", "2"},
-	{"hyperx:s=3x3,t=2", "valiant", "2"},
-	{"N14K6P3[-1,1,3,9](4)", "amin", "2"},
-	{"N14K6P3[-1,1,3,9](4)", "eq_ugal", "4"},
-	{"N14K6P3[-1,1,3,9](4)", "bgal", "4"},
-	{"torus:k=4x4", "duato", "4"},
-	{"hypercube:n=4,p=2", "duato", "2"},
-	{"foldedhypercube:n=5", "duato", "4"},
-	{"dln:n=16,d=4,seed=3", "updown_adaptive", "2"},
-	{"p2(torus:k=4x4):trials=2", "updown_adaptive", "4"},
-	{"myriclos:n=64", "updown", "1"},
-	{"ndt:k=3x4x3", "dort", "4"},
-	{"ndt:k=3x4x3", "tsdor", "4"},
+	{"dragonfly:a=2,p=2,h=1", "ugal", "6", NULL},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global", "6", NULL},
+	{"dragonfly:a=2,p=2,h=1", "ugal:inter=group", "6", NULL},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,snapshot=10", "6", NULL},
+	{"dragonfly:a=2,p=2,h=1", "ugal:mode=global,inter=group,threshold=8", "6", NULL},
+	{"hyperx:s=3x3,t=2", "ugal", "4", NULL},
+	{"hyperx:s=3x3,t=2", "ugal:mode=booksim", "2", NULL},
+	{"flatfly:m=3,n=3", "ugal:mode=global", "4", NULL},
+	{"slimfly:q=5,p=2", "ugal", "4", NULL},
+	{"torus:k=4x4", "ugal", "8", NULL},
+	{"fattree:k=2,n=3", "nca", "1", NULL},
+	{"fattree:k=2,n=3", "anca", "1", NULL},
+	{"fattree:k=4,n=2", "anca", "2", NULL},
+	{"clos:l=3,r=8", "anca", "2", NULL},
+	{"hyperx:s=3x3,t=2", "min:select=adaptive", "2", NULL},
+	{"flatfly:m=3,n=3", "xyyx", "2", NULL},
+	{"flatfly:m=3,n=3", "xyyx:order=adaptive", "2", NULL},
+	{"hyperx:s=3x3x2,k=2x1x2,t=2", "xyyx:order=adaptive", "2", NULL},
+	{"flex:nx=3,ny=3,nz=3,p=2", "flexmin", "2", NULL},
+	{"flex:nx=3,ny=3,nz=3,p=2", "lbr:t=20", "4", NULL},
+	{"hyperx:s=3x3,t=2", "minad", "2", NULL},
+	{"hyperx:s=3x3x2,t=2", "dal", "2", NULL},
+	{"hyperx:s=3x3,k=2,t=2", "dal", "6", NULL},
+	/* The queue rule of "blocked" (hyperx_route.h) reads sequential
+	 * allocation's count. */
+	{"hyperx:s=3x3x2,t=2", "dal:block=0,queue=2", "2", "sequential_allocation=1"},
+	{"hyperx:s=3x3,k=2,t=2", "minad:block=0,queue=2", "2", "sequential_allocation=1"},
+	{"hyperx:s=3x3,t=2", "closad", "2", NULL},
+	{"hyperx:s=3x3,t=2", "valiant", "2", NULL},
+	{"N14K6P3[-1,1,3,9](4)", "amin", "2", NULL},
+	{"N14K6P3[-1,1,3,9](4)", "eq_ugal", "4", NULL},
+	{"N14K6P3[-1,1,3,9](4)", "bgal", "4", NULL},
+	{"torus:k=4x4", "duato", "4", NULL},
+	{"hypercube:n=4,p=2", "duato", "2", NULL},
+	{"foldedhypercube:n=5", "duato", "4", NULL},
+	{"dln:n=16,d=4,seed=3", "updown_adaptive", "2", NULL},
+	{"p2(torus:k=4x4):trials=2", "updown_adaptive", "4", NULL},
+	{"myriclos:n=64", "updown", "1", NULL},
+	{"ndt:k=3x4x3", "dort", "4", NULL},
+	{"ndt:k=3x4x3", "tsdor", "4", NULL},
 };
 
 static void test_watchdog(void)
@@ -120,11 +125,28 @@ static void test_watchdog(void)
 /* The harness can fail: min without VC classes on a HyperX deadlocks. */
 static void test_watchdog_negative(void)
 {
-	const struct pair p = {"hyperx:s=4x4x4,t=4", "min:select=hash,classes=none", "4"};
+	const struct pair p = {"hyperx:s=4x4x4,t=4", "min:select=hash,classes=none", "4", NULL};
 	struct net_point pt;
 	struct nl_err e = {0};
 	CHECK_ERR(watch_point(&p, "vc_buf_size=8", "seed=1", 1.0, &pt, &e), NL_EDEADLOCK, &e, "network deadlock");
 	CHECK(pt.deadlock);
+	net_point_release(&pt);
+}
+
+/* The queue rule of dal and minad needs sequential allocation's count. */
+static void test_queue_rule_needs_pend(void)
+{
+	const char *kv[] = {"topology=hyperx:s=3x3,t=2", "routing_function=dal:block=0,queue=2", "num_vcs=2",
+			    "injection_rate=0.1", "sample_period=500", "max_samples=2", NULL};
+	struct net_point pt;
+	struct nl_err e = {0};
+	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "needs [router] sequential_allocation = 1");
+	net_point_release(&pt);
+	const char *ok[] = {"topology=hyperx:s=3x3,t=2", "routing_function=dal:block=0,queue=2", "num_vcs=2",
+			    "injection_rate=0.1", "sample_period=500", "max_samples=2", "sequential_allocation=1", NULL};
+	memset(&e, 0, sizeof e);
+	CHECK_OK(run_point_kv(ok, &pt, &e), &e);
+	CHECK(pt.accepted > 0.05);
 	net_point_release(&pt);
 }
 
@@ -198,6 +220,7 @@ int main(void)
 	TEST_RUN(test_watchdog);
 	TEST_RUN(test_watchdog_negative);
 	TEST_RUN(test_global_view_partitions);
+	TEST_RUN(test_queue_rule_needs_pend);
 	TEST_RUN(test_duato_atomic_vcs);
 	TEST_RUN(test_snapshot_hook);
 	return test_done();

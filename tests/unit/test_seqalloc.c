@@ -37,10 +37,24 @@ static void test_view_adds_pend_once(void)
 	CHECK_UINT(route_view_occ(&v, 1, 2), ==, 3); /* a VC's own buffer: no pend */
 	CHECK_UINT(route_view_gocc(&v, 1), ==, 8);
 	CHECK_UINT(route_view_port_occ(&v, 0), ==, 0);
-	/* HyperX helpers: the sum counts pend once, the blocked test not at all. */
+	/* HyperX helpers: the sum counts pend once; the credit rule of the
+	 * blocked test ignores it, the queue rule reads it alone. */
 	uint32_t room;
-	CHECK_UINT(hxr_port_q((const char *)&occ[4], sizeof *occ, 2, 1, pend[1], &room), ==, 5);
+	const struct hxr_block credit = {1, 0}, queue5 = {0, 5}, queue6 = {0, 6}, both = {1, 6}, none = {0, 0};
+	CHECK_UINT(hxr_port_q((const char *)&occ[4], sizeof *occ, 2, credit, pend[1], &room), ==, 5);
 	CHECK(room); /* VCs 0 and 1 of port 1 are empty downstream */
+	CHECK_UINT(hxr_port_q((const char *)&occ[4], sizeof *occ, 2, queue5, pend[1], &room), ==, 5);
+	CHECK(!room); /* 5 flits routed to it here: blocked at queue = 5 */
+	hxr_port_q((const char *)&occ[4], sizeof *occ, 2, queue6, pend[1], &room);
+	CHECK(room);
+	/* Port 1's VCs 2..3: VC 2 holds 3 flits, VC 3 none; both must hold
+	 * `block` for the credit rule. */
+	hxr_port_q((const char *)&occ[4 + 2], sizeof *occ, 1, both, pend[1], &room);
+	CHECK(!room); /* VC 2 alone, 3 >= 1 */
+	hxr_port_q((const char *)&occ[4 + 2], sizeof *occ, 2, both, pend[1], &room);
+	CHECK(room); /* VC 3 is empty */
+	hxr_port_q((const char *)&occ[4 + 2], sizeof *occ, 1, none, 1000, &room);
+	CHECK(room); /* both rules off: never blocked */
 	CHECK_UINT(hxr_occ(&v, 1, 0, 3), ==, 8);
 }
 

@@ -6,7 +6,9 @@ Seed 001 §4.1 settings: 4-cycle switch (route, VC allocation, switch
 allocation, traversal: 1 cycle each), 1-cycle channels, 6 VCs of 32 flits,
 virtual cut-through, iSLIP switch allocation, input speedup 2, single-flit
 packets; the VC allocator is separable_input_first (route priorities
-decide Min-AD's and DAL's order: minimal, deroute, escape).
+decide Min-AD's and DAL's order: minimal, deroute, escape); sequential
+allocation, whose count of flits routed to a port here is what makes a
+port "blocked" for Min-AD and DAL (lib/hyperx_common.py, ROUTING).
 
 HYPERX_FIG6_SIZE selects the network:
   paper  hyperx:s=8x8x8,t=8 (Fig. 6: T = 8, S = 8, K = 1, R = 32, 4,096
@@ -30,7 +32,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
@@ -62,7 +64,8 @@ def main():
     rows = []
     for pat in PATTERNS:
         for algo in ALGOS:
-            base = SETTINGS + ["topology=" + topo, "routing_function=" + algo, "traffic=" + pat, "seed=1"]
+            base = SETTINGS + ["topology=" + topo, "routing_function=" + ROUTING.get(algo, algo), "traffic=" + pat,
+                               "seed=1"]
             sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
                                        "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"])
             lat = []

@@ -49,14 +49,14 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
 
 SIZES = {
-    "paper": {"hx05": ("hyperx:s=8x8x8,t=8", "dal", 0.5),
-              "hx025": ("hyperx:s=7x7x7,t=14", "dal", 0.25),
+    "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
+              "hx025": ("hyperx:s=7x7x7,t=14", ROUTING["dal"], 0.25),
               "clos": ("clos:l=3,r=32,n=4096,taper=2x1,pack=1", "anca", 2080.0 / 4096)},
-    "small": {"hx05": ("hyperx:s=4x4x4,t=4", "dal", 0.5),
-              "hx025": ("hyperx:s=4x4x4,t=8", "dal", 0.25),
+    "small": {"hx05": ("hyperx:s=4x4x4,t=4", ROUTING["dal"], 0.5),
+              "hx025": ("hyperx:s=4x4x4,t=8", ROUTING["dal"], 0.25),
               "clos": ("clos:l=3,r=8,taper=2x1,pack=1", "anca", 64.0 / 128)},
 }
 NETS = ["hx05", "hx025", "clos"]
@@ -175,11 +175,11 @@ plot %s, 0.5 title 'beta = 0.5' lt 0, 0.25 title 'beta = 0.25' lt 0 dt 2
     os.remove(dat)
     print("Seed 001 Fig. 7 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
           (size, ", ".join("%g" % x for x in loads)))
-    print("%-9s %-10s %-6s %5s %7s %6s %6s %s   paper (text)" % (
+    print("%-9s %-10s %-19s %5s %7s %6s %6s %s   paper (text)" % (
         "pattern", "network", "route", "beta", "sat", "/beta", "hops",
         " ".join("%9s" % ("lat@%g" % x) for x in loads)))
     for pat, label, topo, algo, beta, s, hops, lat in rows:
-        print("%-9s %-10s %-6s %5.3f %7s %6s %6s %s   %s" % (
+        print("%-9s %-10s %-19s %5.3f %7s %6s %6s %s   %s" % (
             pat, label, algo, beta, "-" if s is None else "%.3f" % s, "-" if s is None else "%.2f" % (s / beta),
             hops[:5], " ".join("%9s" % x[:8] for x in lat), PAPER.get(label, "")))
     fails = []

@@ -10,6 +10,14 @@ import subprocess
 # "sequential allocation is used for adaptive route computation" (Kim,
 # Dally and Abts SC'06; docs/engine.md). The VC allocator is ours: by
 # priority (minimal > deroute > escape tiers).
+# Min-AD's and DAL's "blocked" (seed 001 §3.3 gives no rule): a port with
+# 2 or more flits routed to it here and not yet sent, sequential
+# allocation's count (docs/engine.md, "`queue`: blocked where the backlog
+# is"), not the credits in flight, which an input-queued router's
+# overloaded channel does not show.
+ROUTING = {"minad": "minad:block=0,queue=2", "dal": "dal:block=0,queue=2"}
+
+
 SETTINGS = [
     "num_vcs=6", "vc_buf_size=32", "flow_control=vct", "packet_size=1", "channel_latency=1",
     "routing_delay=1", "vc_alloc_delay=1", "sw_alloc_delay=1", "st_final_delay=1",
