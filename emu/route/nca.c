@@ -40,7 +40,8 @@ struct anca_params {
 static const struct param_def anca_params_def[] = {
 	{"queue", PARAM_CHOICE, offsetof(struct anca_params, queue), "credit", 0, 0,
 	 "a port's load: credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output "
-	 "(flits waiting in this router's output stage) or both (their sum)",
+	 "(flits waiting in this router's output stage), both (their sum) or routed (flits routed to the port here "
+	 "and not yet sent; needs sequential_allocation = 1)",
 	 route_queue_names},
 	{"choices", PARAM_INT, offsetof(struct anca_params, choices), "2", 0, 64,
 	 "up-ports compared per hop: 2 random ones (BookSim's), k random ones, or 0 = every up-port, the least "
@@ -60,6 +61,8 @@ static int nca_init(struct route *r, struct nl_err *err)
 			       "routing function '%s': topology '%s' has no up*-down* levels with closed-form minimal ports",
 			       r->ops->name, r->topo->ops->name);
 	r->max_cands = 1;
+	if (r->ops->params_size) /* anca: queue=routed reads sequential allocation's count */
+		r->needs_pend = ((const struct anca_params *)r->params)->queue == ROUTE_Q_ROUTED;
 	return 0;
 }
 

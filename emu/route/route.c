@@ -10,7 +10,7 @@
 #include "core/registry.h"
 #include "topo/topo.h"
 
-const char *const route_queue_names[] = {"credit", "output", "both", NULL};
+const char *const route_queue_names[] = {"credit", "output", "both", "routed", NULL};
 
 const struct route_ops *route_find(const char *name, struct nl_err *err)
 {

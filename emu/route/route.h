@@ -159,9 +159,13 @@ static inline uint32_t route_view_port_oq(const struct route_view *v, uint32_t r
 
 /* The `queue` parameter of adaptive functions (ugal, anca): which local
  * view measures a port's queue. credit (the default) is BookSim's
- * GetUsedCredit. */
-enum { ROUTE_Q_CREDIT, ROUTE_Q_OUTPUT, ROUTE_Q_BOTH };
-extern const char *const route_queue_names[]; /* "credit", "output", "both", NULL */
+ * GetUsedCredit; routed is the flits this router has routed to the port
+ * and not yet sent, sequential allocation's count alone (an input-queued
+ * router's backlog for an output waits at its inputs, where credits in
+ * flight do not show it), so it needs sequential_allocation = 1
+ * (route.needs_pend). */
+enum { ROUTE_Q_CREDIT, ROUTE_Q_OUTPUT, ROUTE_Q_BOTH, ROUTE_Q_ROUTED };
+extern const char *const route_queue_names[]; /* "credit", "output", "both", "routed", NULL */
 
 static inline uint32_t route_view_port_q(const struct route_view *v, uint32_t router, uint32_t port, int which)
 {
@@ -169,6 +173,8 @@ static inline uint32_t route_view_port_q(const struct route_view *v, uint32_t ro
 		return route_view_port_occ(v, port);
 	if (which == ROUTE_Q_OUTPUT)
 		return route_view_port_oq(v, router, port);
+	if (which == ROUTE_Q_ROUTED)
+		return route_view_pend(v, port);
 	return route_view_port_occ(v, port) + route_view_port_oq(v, router, port);
 }
 

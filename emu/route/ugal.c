@@ -99,7 +99,8 @@ static const struct param_def ugal_params_def[] = {
 	 NULL},
 	{"queue", PARAM_CHOICE, offsetof(struct ugal_params, queue), "credit", 0, 0,
 	 "mode=local: a port's queue is credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), "
-	 "output (flits waiting in this router's output stage) or both (their sum)",
+	 "output (flits waiting in this router's output stage), both (their sum) or routed (flits routed to the "
+	 "port here and not yet sent; needs sequential_allocation = 1)",
 	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
@@ -153,6 +154,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			       "routing function 'ugal': queue=%s applies to mode=local only (global reads channel "
 			       "occupancy along the paths, booksim BookSim's credits); expected queue=credit",
 			       route_queue_names[pr->queue]);
+	r->needs_pend = pr->queue == ROUTE_Q_ROUTED;
 	if (pr->mode == UGAL_GLOBAL && pr->snapshot) {
 		s->snap = calloc(t->n_ports, sizeof *s->snap);
 		if (!s->snap)

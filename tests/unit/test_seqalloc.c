@@ -61,6 +61,54 @@ static void test_view_adds_pend_once(void)
 /* anca:choices=0 compares every up-port and takes the least loaded, the
  * flits already routed there included; with no count the drawn one wins
  * ties. choices=2 is BookSim's default rule, the same draws. */
+/* anca:queue=routed compares the routed counts alone: the port with
+ * the fewest flits routed to it here wins even when its credits say it
+ * is the busiest; credit (the default) takes the other view's side. It
+ * needs sequential allocation (refused without). */
+static void test_anca_routed(void)
+{
+	struct nl_err e = {0};
+	struct anca_fx f;
+	struct route *routed = NULL, *credit = NULL;
+	CHECK_OK(anca_fx_open(&f, &e), &e);
+	CHECK_OK(route_new("anca:choices=0,queue=routed", f.t, 1, &routed, &e), &e);
+	CHECK_OK(route_new("anca:choices=0", f.t, 1, &credit, &e), &e);
+	CHECK(routed->needs_pend);
+	CHECK(!credit->needs_pend);
+	const uint32_t src = f.src, *ups = f.ups, np = f.n_ports;
+	uint16_t *occ = calloc(np, sizeof *occ);
+	uint32_t *pend = calloc(np, sizeof *pend);
+	for (uint32_t i = 0; i < f.n_up; i++) {
+		pend[ups[i]] = 3;
+		occ[ups[i]] = 1;
+	}
+	pend[ups[2]] = 0; /* fewest routed here ... */
+	occ[ups[2]] = 6;  /* ... most in flight downstream */
+	struct route_view v = {.occ_base = occ, .occ_stride = sizeof *occ, .n_vcs = 1, .vc_buf_size = 8,
+			       .gpend = pend};
+	struct rng g;
+	rng_init(&g, 5, RNG_CLASS_ROUTER, src);
+	for (int i = 0; i < 16; i++) {
+		struct route_pkt a = anca_fx_pkt(&f), b = a;
+		struct route_cand ca, cb;
+		CHECK_INT(routed->ops->compute(routed, src, 0, 0, &a, &g, &v, &ca), ==, 1);
+		CHECK_UINT(ca.port, ==, ups[2]);
+		CHECK_INT(credit->ops->compute(credit, src, 0, 0, &b, &g, &v, &cb), ==, 1);
+		CHECK_UINT(cb.port, !=, ups[2]); /* 6 + 0 > 1 + 3 */
+	}
+	free(occ);
+	free(pend);
+	route_free(routed);
+	route_free(credit);
+	topo_free(f.t);
+	const char *kv[] = {"topology=fattree:k=4,n=2", "routing_function=anca:queue=routed", "num_vcs=1",
+			    "injection_rate=0.1", "sample_period=300", "max_samples=2", NULL};
+	struct net_point pt;
+	memset(&e, 0, sizeof e);
+	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "needs [router] sequential_allocation = 1");
+	net_point_release(&pt);
+}
+
 static void test_anca_choices(void)
 {
 	struct nl_err e = {0};
@@ -229,6 +277,7 @@ static void test_refused(void)
 int main(void)
 {
 	TEST_RUN(test_view_adds_pend_once);
+	TEST_RUN(test_anca_routed);
 	TEST_RUN(test_anca_choices);
 	TEST_RUN(test_engine_count);
 	TEST_RUN(test_runs);

@@ -15,9 +15,12 @@ rotate, transpose and swap2:
   clos   clos:l=3,r=32,n=4096,taper=2x1,pack=1, the tapered folded Clos of
          §4.1 (205 level-1 switches 20 down / 10 up, 130 level-2 16/16, 160
          logical level-3 switches with 13 down links, two per physical
-         switch: P = 415; beta = 2080 / 4096 = 0.51) with `anca`, the
-         adaptive routing of BookSim2's anca_fattree (the less loaded of two
-         random up-ports); the paper only says "adaptive routing" [5].
+         switch: P = 415; beta = 2080 / 4096 = 0.51) with
+         `anca:queue=routed`: BookSim2's anca_fattree rule (the less loaded
+         of two random up-ports) with the load read as the flits routed to
+         the port here, sequential allocation's count, as Min-AD and DAL
+         read "blocked" (lib/hyperx_common.py); the paper only says
+         "adaptive routing" [5].
 swap2 needs grid or HyperX coordinates (emu/traffic/swap2.c); the Clos has
 none, so its swap2 point is not run (printed as "-").
 
@@ -54,10 +57,10 @@ from hyperx_common import ROUTING, SETTINGS, csv_point, pick_size, run_csv  # no
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
               "hx025": ("hyperx:s=7x7x7,t=14", ROUTING["dal"], 0.25),
-              "clos": ("clos:l=3,r=32,n=4096,taper=2x1,pack=1", "anca", 2080.0 / 4096)},
+              "clos": ("clos:l=3,r=32,n=4096,taper=2x1,pack=1", ROUTING["anca"], 2080.0 / 4096)},
     "small": {"hx05": ("hyperx:s=4x4x4,t=4", ROUTING["dal"], 0.5),
               "hx025": ("hyperx:s=4x4x4,t=8", ROUTING["dal"], 0.25),
-              "clos": ("clos:l=3,r=8,taper=2x1,pack=1", "anca", 64.0 / 128)},
+              "clos": ("clos:l=3,r=8,taper=2x1,pack=1", ROUTING["anca"], 64.0 / 128)},
 }
 NETS = ["hx05", "hx025", "clos"]
 PATTERNS = ["bitcomp", "bitrot", "transpose", "swap2"]

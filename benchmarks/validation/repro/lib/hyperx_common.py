@@ -15,7 +15,9 @@ import subprocess
 # allocation's count (docs/engine.md, "`queue`: blocked where the backlog
 # is"), not the credits in flight, which an input-queued router's
 # overloaded channel does not show.
-ROUTING = {"minad": "minad:block=0,queue=2", "dal": "dal:block=0,queue=2"}
+# The Clos's adaptive routing compares its up-ports by the same count
+# (anca:queue=routed), not BookSim's credits.
+ROUTING = {"minad": "minad:block=0,queue=2", "dal": "dal:block=0,queue=2", "anca": "anca:queue=routed"}
 
 
 SETTINGS = [
