@@ -1,5 +1,5 @@
 /* dal: Dimensionally-Adaptive, Load-balanced routing on the HyperX,
- * "dal:block=1".
+ * "dal:block=1,queue=0" (seed 001's figures: dal:block=0,queue=2).
  *
  * Ahn et al., SC09 (seed 001) §3.3, the four steps:
  *  1. all offset dimensions are deroutable at the source;
@@ -12,8 +12,9 @@
  *
  * Where: at every router. What it reads: the local view, per VC.
  * Step 2 is Min-AD's tier (hyperx_route.h, hxr_pick: per offset dimension
- * the least occupied trunk whose adaptive VCs are not all blocked, i.e.
- * hold >= `block` flits downstream; a dimension with none is blocked),
+ * the least occupied trunk that is not blocked, by the credit rule
+ * `block` or the local-backlog rule `queue`, struct hxr_block; a
+ * dimension with none is blocked),
  * less occupied first. Step 3: per unmarked offset dimension the least occupied
  * unblocked port to a coordinate that is neither the router's nor the
  * destination's (scanning from a random coordinate), at a lower priority

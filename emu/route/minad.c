@@ -1,4 +1,4 @@
-/* minad: minimal adaptive routing on the HyperX, "minad:block=1".
+/* minad: minimal adaptive routing on the HyperX, "minad:block=1,queue=0".
  *
  * Ahn, Binkert, Davis, McLaren & Schreiber, "HyperX: topology, routing,
  * and packaging of efficient large-scale networks", SC09 (seed 001) §3.3:
@@ -7,9 +7,10 @@
  * Min-AD. Min-AD adaptively explores the space of D! shortest paths."
  *
  * Where: at every router. What it reads: the local view, per VC. The
- * candidates are, per offset dimension, the least occupied trunk whose
- * adaptive VCs are not all blocked (each holds >= `block` flits
- * downstream; hyperx_route.h, hxr_pick), less occupied first; then,
+ * candidates are, per offset dimension, the least occupied trunk that is
+ * not blocked (each adaptive VC holds >= `block` flits downstream, or
+ * `queue` flits are routed to it here and not yet sent: hyperx_route.h,
+ * struct hxr_block, hxr_pick), less occupied first; then,
  * lowest priority, the dimension-order port on the escape VCs. The VC allocator must be a by-priority one
  * (separable_input_first / separable_output_first) for the order to count.
  * No per-packet state.
