@@ -232,6 +232,65 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 	bs_warn(warn, path, bf, key, why, n);
 }
 
+/* An allocator value as BookSim reads it (Allocator::NewAllocator):
+ * NAME or NAME(PARAM). The iterative allocators (islip, pim, select) take
+ * their iteration count from PARAM, else from alloc_iters of the
+ * configuration they are given; BookSim2's IQRouter gives none (config
+ * NULL), so without PARAM they run one iteration whatever alloc_iters
+ * says. name gets NAME (the whole value when PARAM is not an iteration
+ * count, so the conversion names it); *iters the count, 0 when the
+ * allocator has none. */
+static void bs_alloc_split(const char *v, char *name, size_t cap, int *iters)
+{
+	static const char *const iterative[] = {"islip", "pim", "select", NULL};
+	const char *paren = strchr(v, '(');
+	size_t len = paren ? (size_t)(paren - v) : strlen(v);
+	snprintf(name, cap, "%.*s", (int)len, v);
+	bool iter = false;
+	for (int i = 0; iterative[i]; i++)
+		iter |= !strcmp(name, iterative[i]);
+	*iters = iter ? 1 : 0;
+	if (!paren)
+		return;
+	char *end = NULL;
+	long n = strtol(paren + 1, &end, 10);
+	if (iter && end && end != paren + 1 && !strcmp(end, ")") && n >= 1 && n <= 1000)
+		*iters = (int)n;
+	else
+		snprintf(name, cap, "%s", v); /* a PARAM netloom has no key for: named */
+}
+
+/* vc_allocator, sw_allocator and the iterations they run in BookSim2's IQ
+ * router (bs_alloc_split): netloom's alloc_iters serves both. */
+static void bs_allocators(FILE *out, FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
+{
+	char vc[128], sw[128], num[32];
+	int vc_it, sw_it;
+	bs_alloc_split(bs_get(bf, "vc_allocator"), vc, sizeof vc, &vc_it);
+	bs_alloc_split(bs_get(bf, "sw_allocator"), sw, sizeof sw, &sw_it);
+	bs_put(out, warn, path, bf, "vc_allocator", vc, NULL, unmapped);
+	bs_put(out, warn, path, bf, "sw_allocator", sw, NULL, unmapped);
+	const char *file_iters = bs_get(bf, "alloc_iters");
+	if (vc_it && sw_it && vc_it != sw_it) {
+		char why[160];
+		snprintf(why, sizeof why,
+			 "BookSim runs %d iteration(s) in the VC allocator and %d in the switch allocator; netloom's alloc_iters serves both",
+			 vc_it, sw_it);
+		bs_warn(warn, path, bf, "sw_allocator", why, unmapped);
+		return;
+	}
+	int iters = vc_it > sw_it ? vc_it : sw_it;
+	if (!iters)
+		iters = 1; /* neither allocator iterates */
+	if (strtol(file_iters, NULL, 10) != iters)
+		fprintf(out,
+			"; alloc_iters = %s is not applied: BookSim2's IQ router builds its allocators without the\n"
+			"; configuration, so they run the iterations their names give (islip(N)), here %d\n",
+			file_iters, iters);
+	snprintf(num, sizeof num, "%d", iters);
+	bs_put(out, warn, path, bf, "alloc_iters", num, NULL, unmapped);
+}
+
 /* BookSim routing_function names (without the _topology suffix BookSim
  * appends) per network, and the netloom spec with the same behaviour.
  * BookSim looks the function up as NAME_TOPOLOGY (routefunc.cpp), so a
@@ -528,9 +587,13 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	static const char *const router_keys[] = {
 		"num_vcs", "vc_buf_size", "routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_prepare_delay",
 		"st_final_delay", "credit_delay", "internal_speedup", "input_speedup", "output_speedup",
-		"vc_allocator", "sw_allocator", "alloc_iters", "wait_for_tail_credit", "hold_switch_for_packet", NULL};
+		"vc_allocator", "wait_for_tail_credit", "hold_switch_for_packet", NULL};
 	fprintf(out, "\n[router]\n");
 	for (int i = 0; router_keys[i]; i++) {
+		if (!strcmp(router_keys[i], "vc_allocator")) { /* with sw_allocator and alloc_iters */
+			bs_allocators(out, warn, path, bf, &unmapped);
+			continue;
+		}
 		const char *v = bs_get(bf, router_keys[i]);
 		/* routing_delay = 0 (lookahead routing) maps as is (issue 11 part 2). */
 		bs_put(out, warn, path, bf, router_keys[i], v, NULL, &unmapped);

@@ -240,5 +240,35 @@ def case_routing_per_network():
                 mapped_or_named(bs, ini, named, "routing_function", want)
 
 
+def case_allocator_iterations():
+    # BookSim2's IQ router builds its allocators without the configuration:
+    # alloc_iters never reaches them, islip(N) does. The conversion writes
+    # the iterations BookSim runs, and names what netloom cannot express.
+    base = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nnum_vcs = 4;\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "a.cfg")
+        for extra, want_iters, want_sw, named_key in (
+                ("alloc_iters = 3;\n", "1", "islip", None),
+                ("sw_allocator = islip(3);\nvc_allocator = separable_input_first;\n", "3", "islip", None),
+                ("sw_allocator = islip(3);\nvc_allocator = islip(3);\nalloc_iters = 2;\n", "3", "islip", None),
+                ("sw_allocator = islip(3);\n", None, None, "sw_allocator"),
+                ("sw_allocator = islip(x);\n", None, None, "sw_allocator")):
+            with open(bs, "w") as f:
+                f.write(base + extra)
+            rc, text, named = convert(bs)
+            ini = read_ini(text)
+            if named_key:
+                check(f"{extra!r}: {named_key} named ({named})", named_key in named)
+                continue
+            eq(f"{extra!r}: nothing named", named, {})
+            eq(f"{extra!r}: alloc_iters", ini_value(ini, "alloc_iters"), want_iters)
+            eq(f"{extra!r}: sw_allocator", ini_value(ini, "sw_allocator"), want_sw)
+            if "alloc_iters = " in extra and want_iters != extra.split("alloc_iters = ")[1][0]:
+                check(f"{extra!r}: the INI says why alloc_iters differs", "is not applied" in text)
+            p = subprocess.run([clitest.NETLOOM, "run", "-c", "/dev/stdin", *SHORT], input=text.encode(),
+                               capture_output=True, env=clitest.ENV)
+            eq(f"{extra!r}: the INI runs ({p.stderr.decode()[-200:]!r})", p.returncode, 0)
+
+
 if __name__ == "__main__":
     clitest.main(globals())
