@@ -553,6 +553,7 @@ struct flitnet {
 	int32_t *in_match, *out_match;
 	int32_t *grant;                /* per crossbar input: the label switch allocation granted (router.c) */
 	bool sa_disjoint;              /* fl_sa_gather: no two requests share an input or an output */
+	bool sa_one_per_in;            /* fl_sa_gather: no two requests share an input (masks only) */
 	uint32_t scratch_ports;
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	int32_t *arb_used;             /* first-stage arbiters with a request (alloc.c, separable) */

@@ -798,7 +798,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 	 * (n->sa_disjoint, fl_sa_allocate): the common case below saturation. */
 	const bool masks = isp == 1 && osp == 1 && !hold && ro->n_ports <= 64;
 	uint64_t ins = 0, outs = 0;
-	bool disjoint = masks;
+	bool disjoint = masks, one_per_in = masks;
 	uint32_t n_req = 0;
 	uint32_t li = ro->sa_q.head;
 	n->n_ev = 0;
@@ -827,6 +827,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			const uint64_t ib = 1ULL << in, ob = 1ULL << op;
 			const bool new_in = !(ins & ib);
 			disjoint &= new_in && !(outs & ob);
+			one_per_in &= new_in;
 			ins |= ib;
 			outs |= ob;
 			if (new_in) {
@@ -886,6 +887,7 @@ static uint32_t fl_sa_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 		rq->in_pri = rq->out_pri = 0;
 	}
 	n->sa_disjoint = disjoint;
+	n->sa_one_per_in = one_per_in;
 	return n_req;
 }
 
@@ -917,6 +919,44 @@ static void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_r
 			rr[in] = (uint16_t)fl_add_mod(li - in * V, 1, V);
 			nd->result = (int16_t)op;
 		}
+		return;
+	}
+	if (n->sa_one_per_in) {
+		/* One request per input, outputs shared: every allocator's
+		 * input side has no choice (iSLIP: each input accepts its one
+		 * grant, and later iterations find only matched outputs), so
+		 * each output's arbiter alone decides (round robin from its
+		 * pointer; no priorities in the switch stage), and both pointers
+		 * of each match move past it, as fl_allocate_outputs does. */
+		uint16_t *aptr = n->sw_aptr + ro->port_base, *gptr = n->sw_gptr + ro->port_base;
+		uint16_t *rr = n->sw_rr + ro->port_base;
+		const uint32_t P = ro->n_ports;
+		const struct fl_areq *const rq = n->areq;
+		int32_t *const best = n->best_out; /* by output: its winning request; -1 on entry and exit */
+		for (uint32_t k = 0; k < n_req; k++) {
+			const int32_t o = rq[k].out, cur = best[o];
+			const uint32_t g = gptr[o];
+			if (cur < 0 || fl_add_mod((uint32_t)rq[k].in, P - g, P) < fl_add_mod((uint32_t)rq[cur].in, P - g, P))
+				best[o] = (int32_t)k;
+		}
+		for (uint32_t k = 0; k < n_ev; k++) {
+			const uint32_t li = ev_li[k];
+			struct fl_node *nd = &ivs[li].node;
+			nd->time = time;
+			if (nd->result < -1)
+				continue;
+			const uint32_t in = v_shift >= 0 ? li >> v_shift : li / V, op = ivs[li].out_port;
+			if (rq[best[op]].in != (int32_t)in) {
+				nd->result = FL_STALL_CROSSBAR_CONFLICT;
+				continue;
+			}
+			aptr[in] = (uint16_t)fl_add_mod(op, 1, P);
+			gptr[op] = (uint16_t)fl_add_mod(in, 1, P);
+			rr[in] = (uint16_t)fl_add_mod(li - in * V, 1, V);
+			nd->result = (int16_t)op;
+		}
+		for (uint32_t k = 0; k < n_req; k++)
+			best[rq[k].out] = -1;
 		return;
 	}
 	const int32_t *const in_match = n->in_match;
