@@ -508,6 +508,62 @@ static void fl_va_port_islip(struct flitnet *n, const struct fl_router *ro, uint
 	}
 }
 
+/* fl_va_port_islip for the usual group, two heads h[0], h[1] (local VC
+ * indices, cands c[0], c[1]), without its arrays: a free VC both ranges
+ * hold grants the head first in round robin from its grant pointer, a VC
+ * one range holds grants that head. In the first iteration each head
+ * takes the first VC from its accept pointer that grants it, and the
+ * pointers of both matches move after both have walked. A later
+ * iteration (alloc_iters > 1) matters only when one head matched: the
+ * other is then the only unmatched requester, so it takes the first free
+ * VC of its range, from its (unmoved) pointer, that the first did not. */
+static inline void fl_va_pair_islip(struct flitnet *n, const struct fl_router *ro, uint32_t port, const uint32_t h[2],
+				    const struct route_cand *const c[2])
+{
+	const uint32_t side = (uint32_t)ro->n_ports * n->V, base = port * n->V;
+	const struct fl_ovc *ovs = n->ovc + (uint64_t)ro->vc_base; /* by local output VC */
+	uint16_t *ap = n->va_aptr + ro->vc_base, *gp = n->va_gptr + ro->vc_base;
+	const uint32_t lo[2] = {base + c[0]->vc_lo, base + c[1]->vc_lo};
+	const uint32_t hi[2] = {base + c[0]->vc_hi, base + c[1]->vc_hi};
+	int32_t match[2] = {-1, -1};
+	bool seen[2] = {false, false};
+	for (uint32_t j = 0; j < 2; j++) {
+		const uint32_t x = 1 - j, a = ap[h[j]];
+		const uint32_t start = a > lo[j] && a <= hi[j] ? a : lo[j];
+		for (uint32_t k = 0, o = start; k <= hi[j] - lo[j]; k++, o = o == hi[j] ? lo[j] : o + 1) {
+			if (ovs[o].owner != FL_NONE)
+				continue;
+			seen[j] = true;
+			if (o >= lo[x] && o <= hi[x]) {
+				const uint32_t g = gp[o];
+				if (fl_add_mod(h[x], side - g, side) < fl_add_mod(h[j], side - g, side))
+					continue; /* o grants the other head */
+			}
+			match[j] = (int32_t)o;
+			break;
+		}
+	}
+	for (uint32_t j = 0; j < 2; j++)
+		if (match[j] >= 0) {
+			ap[h[j]] = (uint16_t)fl_add_mod((uint32_t)match[j], 1, side);
+			gp[match[j]] = (uint16_t)fl_add_mod(h[j], 1, side);
+		}
+	if (n->rc.alloc_iters > 1 && (match[0] >= 0) != (match[1] >= 0)) {
+		const uint32_t j = match[0] < 0 ? 0 : 1, a = ap[h[j]];
+		const uint32_t start = a > lo[j] && a <= hi[j] ? a : lo[j];
+		const int32_t other = match[1 - j];
+		for (uint32_t k = 0, o = start; k <= hi[j] - lo[j]; k++, o = o == hi[j] ? lo[j] : o + 1)
+			if (ovs[o].owner == FL_NONE && (int32_t)o != other) {
+				seen[j] = true;
+				match[j] = (int32_t)o;
+				break;
+			}
+	}
+	for (uint32_t j = 0; j < 2; j++)
+		n->ivc[(uint64_t)ro->vc_base + h[j]].node.result =
+			(int16_t)(match[j] >= 0 ? match[j] : seen[j] ? FL_STALL_BUFFER_CONFLICT : FL_STALL_BUFFER_BUSY);
+}
+
 /* Every free VC among input VC li's candidates of priority >= floor_pri,
  * as requests appended at n->areq + *n_req; true when there is one. */
 static inline bool fl_va_requests(struct flitnet *n, const struct fl_router *ro, uint32_t li, int32_t floor_pri,
@@ -681,8 +737,14 @@ static uint32_t fl_va_gather(struct flitnet *n, struct fl_router *ro, uint32_t n
 			for (uint32_t e = d; e < n_def && m < FL_VA_GROUP; e++)
 				if (fl_cands(n, (uint64_t)ro->vc_base + n->va_defer[e])->port == c->port)
 					group[m++] = n->va_defer[e];
+			if (m == 2) {
+				const struct route_cand *const gc[2] = {fl_cands(n, (uint64_t)ro->vc_base + group[0]),
+									fl_cands(n, (uint64_t)ro->vc_base + group[1])};
+				fl_va_pair_islip(n, ro, c->port, group, gc);
+			}
 			if (m < FL_VA_GROUP) {
-				fl_va_port_islip(n, ro, c->port, group, m);
+				if (m != 2)
+					fl_va_port_islip(n, ro, c->port, group, m);
 				n->port_req[c->port] = FL_PORT_DONE;
 			} else { /* too many to hold: all of them to the list */
 				n->port_req[c->port] = FL_PORT_SHARED;
