@@ -164,18 +164,18 @@ static void fl_route_class_shift(const struct flitnet *n, uint32_t k, struct rou
  * Inlined by force: on the per-hop path its call costs 6.7 M of 480 M
  * instructions (df_flex_min 0.3) when LTO's budget leaves it out of line. */
 static inline __attribute__((always_inline)) int fl_route_decide(struct flitnet *n, const struct fl_router *ro, uint32_t r, uint32_t in, uint32_t in_vc,
-			   struct fl_pkt *pk, struct rng *rng, struct route_cand *dst)
+			   struct fl_pkt *pk, struct rng *rng, struct route_cand *dst, bool plain)
 {
 	const struct route_view view = fl_route_view(n, ro);
 	struct route_pkt rt = fl_rt_load(n, &pk->rt);
 	rt.hops = (uint8_t)pk->routers;
 	pk->routers++;
-	if (n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
+	if (!plain && n->n_cls > 1) /* the function works in the class's VCs (flitnet.c) */
 		in_vc -= rt.tclass * n->cls_w;
 	int nc = n->route->ops->compute(n->route, r, in, in_vc, &rt, rng, &view, dst);
 	NL_ASSERT(nc >= 1);
 	fl_rt_store(&pk->rt, &rt);
-	if (n->n_cls > 1)
+	if (!plain && n->n_cls > 1)
 		fl_route_class_shift(n, rt.tclass, dst, nc);
 	return nc;
 }
@@ -201,7 +201,8 @@ static inline __attribute__((always_inline)) int fl_route_decide(struct flitnet 
  * fl_return_credit) are inlined by force into the stage loops: out of line
  * their prologues and epilogues cost 3.5% of the flattened butterfly's
  * instructions (ff_ranmin 0.3: 693.6 M -> 669.6 M). */
-static inline __attribute__((always_inline)) void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li)
+static inline __attribute__((always_inline)) void fl_route_apply(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t li,
+								  bool plain)
 {
 	const uint32_t V = n->V;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
@@ -212,25 +213,25 @@ static inline __attribute__((always_inline)) void fl_route_apply(struct flitnet 
 	uint32_t in = fl_li_port(n, li);
 	NL_ASSERT(ru->seq == 0);
 	ru->size = pk->size; /* left unset by the arrival (vcbuf.h) */
-	if (__builtin_expect(n->voq != NULL, 0)) {
+	if (!plain && __builtin_expect(n->voq != NULL, 0)) {
 		if (fl_voq_before_route(n, iv, pk)) /* a route after a rotation is not progress */
 			n->last_move = n->now;
 	} else {
 		n->last_move = n->now; /* progress, for the global deadlock check */
 	}
 	int nc;
-	if (__builtin_expect(n->la_upstream, 0) && n->pool.la_n[ru->pkt]) {
+	if (!plain && __builtin_expect(n->la_upstream, 0) && n->pool.la_n[ru->pkt]) {
 		/* Decided upstream (fl_la_decide): BookSim's lookahead timing. */
 		nc = n->pool.la_n[ru->pkt];
 		memcpy(dst, n->pool.la_cand + (uint64_t)ru->pkt * n->pool.la_w, (size_t)nc * sizeof *dst);
 		n->pool.la_n[ru->pkt] = 0;
 	} else {
-		nc = fl_route_decide(n, ro, r, in, li - in * V, pk, &ro->rng, dst);
+		nc = fl_route_decide(n, ro, r, in, li - in * V, pk, &ro->rng, dst, plain);
 	}
 	if (dst == cand)
 		n->ivc[iv].cand = cand[0];
 	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
-	if (__builtin_expect(n->pend != NULL, 0))
+	if (!plain && __builtin_expect(n->pend != NULL, 0))
 		n->pend[ro->port_base + route_cands_preferred(dst, n->ivc[iv].ncand)] += ru->size;
 	n->ivc[iv].state = VC_VCALLOC;
 	fl_q_push(n, ro, Q_VA, li);
@@ -257,7 +258,7 @@ void fl_la_decide(struct flitnet *n, uint32_t r, uint32_t in, uint32_t in_vc, ui
 {
 	const struct fl_router *ro = &n->routers[r];
 	struct route_cand *dst = n->pool.la_cand + (uint64_t)pkt * n->pool.la_w;
-	int nc = fl_route_decide(n, ro, r, in, in_vc, &n->pool.pkts[pkt], rng, dst);
+	int nc = fl_route_decide(n, ro, r, in, in_vc, &n->pool.pkts[pkt], rng, dst, false);
 	NL_ASSERT((uint32_t)nc <= n->pool.la_w);
 	n->pool.la_n[pkt] = (uint8_t)nc;
 }
@@ -808,14 +809,15 @@ void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g)
 }
 
 /* VC allocation, update: take the output VC, or retry next step. */
-static inline __attribute__((always_inline)) void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
+static inline __attribute__((always_inline)) void fl_va_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res,
+							       bool plain)
 {
 	if (res < 0) {
 		if (res == FL_STALL_BUFFER_BUSY && n->va_park && n->ivc[(uint64_t)ro->vc_base + li].ncand == 1) {
 			fl_va_park(n, ro, li, ro->port_base + fl_cands(n, (uint64_t)ro->vc_base + li)->port);
 			return;
 		}
-		if (__builtin_expect(n->voq != NULL, 0) && fl_voq_rotate(n, ro, li, res)) {
+		if (!plain && __builtin_expect(n->voq != NULL, 0) && fl_voq_rotate(n, ro, li, res)) {
 			n->ivc[(uint64_t)ro->vc_base + li].state = VC_ROUTING; /* the next packet's turn */
 			fl_q_push(n, ro, Q_ROUTE, li);
 			return;
@@ -829,7 +831,7 @@ static inline __attribute__((always_inline)) void fl_va_apply(struct flitnet *n,
 	NL_ASSERT(n->ovc[ov].owner == FL_NONE);
 	n->ovc[ov].owner = li;
 	n->ovc[ov].tail_sent = 0;
-	if (__builtin_expect(n->pend != NULL, 0)) { /* the count follows the grant */
+	if (!plain && __builtin_expect(n->pend != NULL, 0)) { /* the count follows the grant */
 		uint32_t was = route_cands_preferred(fl_cands(n, iv), n->ivc[iv].ncand);
 		if (was != op) {
 			uint32_t size = fl_buf_front_size(n, iv);
@@ -1070,17 +1072,18 @@ static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_
 /* A credit for input VC (in, vc) leaves this router towards the upstream
  * router or endpoint. Credits freed at one input in the same step travel
  * together; one credit message per cycle per channel. */
-static inline __attribute__((always_inline)) void fl_return_credit(struct flitnet *n, struct fl_router *ro, uint32_t in, uint32_t vc)
+static inline __attribute__((always_inline)) void fl_return_credit(struct flitnet *n, struct fl_router *ro, uint32_t in, uint32_t vc,
+								    bool plain)
 {
 	uint32_t g = ro->port_base + in;
 	uint64_t c = n->now;
-	if (n->cred_step && n->cred_step[g] == n->step_id) {
+	if (!plain && n->cred_step && n->cred_step[g] == n->step_id) {
 		c = n->now + (uint32_t)(n->cred_cycle[g] - (uint32_t)n->now);
 	} else {
 		if ((int32_t)(n->ports[g].cred_free - (uint32_t)c) > 0)
 			c += n->ports[g].cred_free - (uint32_t)c;
 		n->ports[g].cred_free = (uint32_t)(c + 1);
-		if (n->cred_step) {
+		if (!plain && n->cred_step) {
 			n->cred_step[g] = n->step_id;
 			n->cred_cycle[g] = (uint32_t)c;
 		}
@@ -1091,7 +1094,8 @@ static inline __attribute__((always_inline)) void fl_return_credit(struct flitne
 
 /* Switch allocation, update: the front flit leaves the input buffer for
  * the crossbar (BookSim's _SWAllocUpdate), or the VC retries. */
-static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
+static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res,
+							       bool plain)
 {
 	const uint32_t V = n->V;
 	if (res < 0) {
@@ -1099,7 +1103,7 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 		return;
 	}
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	uint32_t op = n->rc.output_speedup == 1 ? (uint32_t)res : (uint32_t)res / (uint32_t)n->rc.output_speedup;
+	uint32_t op = plain || n->rc.output_speedup == 1 ? (uint32_t)res : (uint32_t)res / (uint32_t)n->rc.output_speedup;
 	NL_ASSERT(op == n->ivc[iv].out_port);
 	uint8_t ovc = n->ivc[iv].out_vc;
 	uint64_t ov = (uint64_t)(ro->port_base + op) * V + ovc;
@@ -1109,7 +1113,7 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 	bool tail = seq + 1u == fl_buf_front_size(n, iv);
 	fl_buf_pop(n, iv);
 	uint32_t gout = ro->port_base + op;
-	if (__builtin_expect(n->la_upstream, 0) && seq == 0 && n->ports[gout].link.flit_kind == EV_FLIT_ROUTER) {
+	if (!plain && __builtin_expect(n->la_upstream, 0) && seq == 0 && n->ports[gout].link.flit_kind == EV_FLIT_ROUTER) {
 		NL_ASSERT(n->n_la_pend < n->cap_la_pend);
 		n->la_pend[n->n_la_pend] = (struct fl_la_pend){
 			.gout = gout, .pkt = pkt, .order = n->n_la_pend, .vc = ovc};
@@ -1126,21 +1130,21 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 	}
 	n->ovc[ov].occ++;
 	NL_ASSERT(n->ovc[ov].occ <= n->buf);
-	if (n->pocc)
+	if (!plain && n->pocc)
 		n->pocc[gout]++;
-	if (__builtin_expect(n->pend != NULL, 0)) { /* from the routed count to the credit view */
+	if (!plain && __builtin_expect(n->pend != NULL, 0)) { /* from the routed count to the credit view */
 		NL_ASSERT(n->pend[gout] > 0);
 		n->pend[gout]--;
 	}
 	if (tail) {
 		n->ovc[ov].tail_sent = 1;
-		if (!n->rc.wait_for_tail_credit) {
+		if (plain || !n->rc.wait_for_tail_credit) {
 			n->ovc[ov].owner = FL_NONE;
 			if (n->va_wait[gout] != FL_NONE16)
 				fl_router_va_wake(n, (uint32_t)(ro - n->routers), gout);
 		}
 	}
-	if (n->direct_xbar) {
+	if (plain || n->direct_xbar) {
 		/* One step per cycle and a one-cycle crossbar: the flit leaves it
 		 * at the next cycle whatever else happens. */
 		fl_output(n, gout, n->now + 1, pkt, seq, ovc);
@@ -1154,9 +1158,9 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 		x->out = (uint16_t)op;
 		x->vc = ovc;
 	}
-	fl_return_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li));
+	fl_return_credit(n, ro, fl_li_port(n, li), fl_li_vc(n, li), plain);
 	n->last_move = n->now;
-	if (__builtin_expect(n->hold != NULL, 0) && fl_hold_next(n, ro, li, (uint32_t)res, tail))
+	if (!plain && __builtin_expect(n->hold != NULL, 0) && fl_hold_next(n, ro, li, (uint32_t)res, tail))
 		return; /* hold_switch_for_packet: the next flit takes the held connection */
 	if (n->ivc[iv].count == 0) {
 		if (tail)
@@ -1171,7 +1175,7 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 
 void fl_router_sa_apply(struct flitnet *n, struct fl_router *ro, uint32_t li, int32_t res)
 {
-	fl_sa_apply(n, ro, li, res);
+	fl_sa_apply(n, ro, li, res, false);
 }
 
 /* Crossbar done: the flit joins its output queue. */
@@ -1228,13 +1232,17 @@ static void fl_route_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
 static void fl_route_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 {
 	while (ro->route_q.len && fl_due(fl_node(n, ro, ro->route_q.head), n->now))
-		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE), false);
 }
 
 static void fl_route_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_route)
 {
-	for (uint32_t i = 0; i < n_route; i++)
-		fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE));
+	if (n->plain)
+		for (uint32_t i = 0; i < n_route; i++)
+			fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE), true);
+	else
+		for (uint32_t i = 0; i < n_route; i++)
+			fl_route_apply(n, ro, r, fl_q_pop(n, ro, Q_ROUTE), false);
 }
 
 static void fl_va_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
@@ -1262,7 +1270,7 @@ static void fl_va_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 	(void)r;
 	while (ro->va_q.len && fl_due(fl_node(n, ro, ro->va_q.head), n->now)) {
 		int32_t res = fl_node(n, ro, ro->va_q.head)->result;
-		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
+		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res, false);
 	}
 }
 
@@ -1299,14 +1307,20 @@ static void fl_va_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint
 			gp[o] = (uint16_t)fl_add_mod(li, 1, side);
 			result = o;
 		}
-		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), result);
+		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), result, false);
 	} else if (n_va) {
 		uint32_t n_req = fl_va_gather(n, ro, n_va);
 		fl_va_allocate(n, ro, n_req, (uint32_t)n->now);
-		for (uint32_t i = 0; i < n_va; i++) {
-			int32_t res = fl_node(n, ro, ro->va_q.head)->result;
-			fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res);
-		}
+		if (n->plain)
+			for (uint32_t i = 0; i < n_va; i++) {
+				int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+				fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res, true);
+			}
+		else
+			for (uint32_t i = 0; i < n_va; i++) {
+				int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+				fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res, false);
+			}
 	}
 }
 
@@ -1341,7 +1355,7 @@ static void fl_sa_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 	(void)r;
 	while (ro->sa_q.len && fl_due(fl_node(n, ro, ro->sa_q.head), n->now)) {
 		int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
-		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res, false);
 	}
 }
 
@@ -1365,14 +1379,20 @@ static void fl_sa_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint
 			n->sw_rr[(uint64_t)ro->port_base * isp + ein] = (uint16_t)fl_add_mod(vc, isp, V);
 			result = (int32_t)eout;
 		}
-		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result);
+		fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), result, false);
 	} else if (n_sa) {
 		uint32_t n_req = fl_sa_gather(n, ro, n_sa);
 		fl_sa_allocate(n, ro, n_req, (uint32_t)n->now);
-		for (uint32_t i = 0; i < n_sa; i++) {
-			int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
-			fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res);
-		}
+		if (n->plain)
+			for (uint32_t i = 0; i < n_sa; i++) {
+				int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+				fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res, true);
+			}
+		else
+			for (uint32_t i = 0; i < n_sa; i++) {
+				int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
+				fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res, false);
+			}
 	}
 }
 
