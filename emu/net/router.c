@@ -60,30 +60,37 @@ static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which,
  * order that depends on how other routers were visited, so each arrival is
  * inserted in local-index (port) order among this cycle's arrivals, which
  * keeps results independent of the visiting order. */
-static void fl_q_push_arrival(struct flitnet *n, struct fl_router *ro, int which, uint32_t li)
+static inline __attribute__((always_inline)) void fl_q_push_arrival(struct flitnet *n, struct fl_router *ro, int which,
+								     uint32_t li)
 {
+	/* Inlined by force with `which` a constant, and the nodes read through
+	 * a local base: a store into a node may alias n's fields for the
+	 * compiler. */
 	struct fl_fifo *q = fl_q(ro, which);
-	if (ro->arr_cycle != (uint32_t)n->now) {
-		ro->arr_cycle = (uint32_t)n->now;
+	struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
+	const uint32_t now32 = (uint32_t)n->now;
+	if (ro->arr_cycle != now32) {
+		ro->arr_cycle = now32;
 		ro->arr_route = ro->route_q.len ? ro->route_q.tail : FL_NONE16;
 		ro->arr_sa = ro->sa_q.len ? ro->sa_q.tail : FL_NONE16;
 	}
+	const uint32_t tail = q->len ? q->tail : FL_NONE16;
 	uint16_t prev = which == Q_ROUTE ? ro->arr_route : ro->arr_sa;
-	uint32_t cur = prev == FL_NONE16 ? (q->len ? q->head : FL_NONE16) : fl_node(n, ro, prev)->next;
-	if (prev != FL_NONE16 && prev == q->tail)
+	uint32_t cur = prev == FL_NONE16 ? (q->len ? q->head : FL_NONE16) : ivs[prev].node.next;
+	if (prev != FL_NONE16 && prev == tail)
 		cur = FL_NONE16;
 	while (cur != FL_NONE16 && cur < li) {
 		prev = (uint16_t)cur;
-		cur = cur == q->tail ? FL_NONE16 : fl_node(n, ro, cur)->next;
+		cur = cur == tail ? FL_NONE16 : ivs[cur].node.next;
 	}
-	struct fl_node *nd = fl_node(n, ro, li);
+	struct fl_node *nd = &ivs[li].node;
 	nd->time = 0;
 	nd->result = FL_UNEVAL;
 	nd->next = (uint16_t)cur;
 	if (prev == FL_NONE16)
 		q->head = (uint16_t)li;
 	else
-		fl_node(n, ro, prev)->next = (uint16_t)li;
+		ivs[prev].node.next = (uint16_t)li;
 	if (cur == FL_NONE16)
 		q->tail = (uint16_t)li;
 	q->len++;
