@@ -695,6 +695,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room &&
 		     (n->route->hop_pure || n->la_upstream);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
+	/* router.c's stage loops drop the tests of what is off here. */
+	n->plain = n->direct_xbar && !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_step &&
+		   n->n_cls == 1 && !rc->wait_for_tail_credit && rc->output_speedup == 1;
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
 	if (rc_ == 0 && n->mx)

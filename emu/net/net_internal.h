@@ -553,6 +553,10 @@ struct flitnet {
 	int32_t *in_match, *out_match;
 	int32_t *grant;                /* per crossbar input: the label switch allocation granted (router.c) */
 	bool sa_disjoint;              /* fl_sa_gather: no two requests share an input or an output */
+	bool sa_one_per_in;            /* fl_sa_gather: no two requests share an input (masks only) */
+	struct route_view rview;       /* fl_route_decide's view (router.c): fl_route_view's, oq_ctx == this partition */
+	bool plain;                    /* unit delays, direct crossbar, and no lookahead upstream, voq, hold, pend, pocc,
+	                                  cred_step, traffic classes, wait_for_tail_credit or output speedup (router.c) */
 	uint32_t scratch_ports;
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	int32_t *arb_used;             /* first-stage arbiters with a request (alloc.c, separable) */
