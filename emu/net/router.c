@@ -968,6 +968,7 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 	return n_req;
 }
 
+
 static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
 {
 	const uint32_t V = n->V;
@@ -1287,6 +1288,25 @@ static void fl_va_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 	}
 }
 
+
+/* Apply the `count` results at the head of stage queue `which`, in
+ * order, with APPLY (fl_va_apply, fl_sa_apply). n->plain is tested once
+ * and passed as a constant, so each loop is the always-inlined apply
+ * specialised for it. */
+#define FL_APPLY_HEADS(n, ro, which, count, APPLY)                                                  \
+	do {                                                                                      \
+		if ((n)->plain)                                                                   \
+			for (uint32_t i_ = 0; i_ < (count); i_++) {                               \
+				int32_t res_ = fl_node(n, ro, fl_q(ro, which)->head)->result;     \
+				APPLY(n, ro, fl_q_pop(n, ro, which), res_, true);                 \
+			}                                                                         \
+		else                                                                              \
+			for (uint32_t i_ = 0; i_ < (count); i_++) {                               \
+				int32_t res_ = fl_node(n, ro, fl_q(ro, which)->head)->result;     \
+				APPLY(n, ro, fl_q_pop(n, ro, which), res_, false);                \
+			}                                                                         \
+	} while (0)
+
 static inline __attribute__((always_inline)) void fl_va_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_va)
 {
 	const uint32_t V = n->V;
@@ -1324,16 +1344,7 @@ static inline __attribute__((always_inline)) void fl_va_unit(struct flitnet *n, 
 	} else if (n_va) {
 		uint32_t n_req = fl_va_gather(n, ro, n_va);
 		fl_va_allocate(n, ro, n_req, (uint32_t)n->now);
-		if (n->plain)
-			for (uint32_t i = 0; i < n_va; i++) {
-				int32_t res = fl_node(n, ro, ro->va_q.head)->result;
-				fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res, true);
-			}
-		else
-			for (uint32_t i = 0; i < n_va; i++) {
-				int32_t res = fl_node(n, ro, ro->va_q.head)->result;
-				fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res, false);
-			}
+		FL_APPLY_HEADS(n, ro, Q_VA, n_va, fl_va_apply);
 	}
 }
 
@@ -1396,16 +1407,7 @@ static inline __attribute__((always_inline)) void fl_sa_unit(struct flitnet *n, 
 	} else if (n_sa) {
 		uint32_t n_req = fl_sa_gather(n, ro, n_sa);
 		fl_sa_allocate(n, ro, n_req, (uint32_t)n->now);
-		if (n->plain)
-			for (uint32_t i = 0; i < n_sa; i++) {
-				int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
-				fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res, true);
-			}
-		else
-			for (uint32_t i = 0; i < n_sa; i++) {
-				int32_t res = fl_node(n, ro, ro->sa_q.head)->result;
-				fl_sa_apply(n, ro, fl_q_pop(n, ro, Q_SA), res, false);
-			}
+		FL_APPLY_HEADS(n, ro, Q_SA, n_sa, fl_sa_apply);
 	}
 }
 
