@@ -34,3 +34,17 @@ def strip(o):
 print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
 PY
 }
+# `mpi_same_as_seq NAME "K1 K2 ..." ARGS...`: `$netloom run ARGS` once,
+# then under mpirun with each K ranks, JSON in $dir/NAME-{seq,K}.json
+# (stdout, stderr in NAME-K.out, .err); the caller's `fail` unless every
+# run equals the sequential one byte for byte.
+mpi_same_as_seq() {
+  local name=$1 ranks=$2 k
+  shift 2
+  "$netloom" run "$@" --reproducible --json "$dir/$name-seq.json" >/dev/null || fail "$name: sequential run exit $?"
+  for k in $ranks; do
+    mpi "$k" "$netloom" run "$@" --reproducible --json "$dir/$name-$k.json" \
+      >"$dir/$name-$k.out" 2>"$dir/$name-$k.err" || fail "$name: mpirun -np $k exit $?: $(head -3 "$dir/$name-$k.err")"
+    cmp -s "$dir/$name-seq.json" "$dir/$name-$k.json" || fail "$name: mpirun -np $k JSON differs from the sequential run"
+  done
+}

@@ -34,10 +34,9 @@ case "$case" in
   *) echo "mpi.sh: unknown case '$case' (torus16, torus64, dragonfly, dragonfly_small, dragonfly_long)" >&2; exit 2 ;;
 esac
 command -v mpirun >/dev/null 2>&1 || { echo "mpi.sh: mpirun not found" >&2; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-# A rank waiting in a collective yields its core (the machine may be shared).
-export OMPI_MCA_mpi_yield_when_idle=1
+# Root, more ranks than cores, ranks that yield while they wait: the
+# tests' Open MPI environment.
+. "$(dirname "$0")/../../tests/mpi_env.sh"
 export NETLOOM_PROGRESS=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

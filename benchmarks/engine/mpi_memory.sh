@@ -27,9 +27,9 @@ extra=("${@:4}")
 common=(-s sample_period=40 -s max_samples=2 -s warmup_periods=1 -s seed=1 -s sim_type=throughput)
 command -v mpirun >/dev/null 2>&1 || { echo "mpi_memory.sh: mpirun not found" >&2; exit 77; }
 [ -x /usr/bin/time ] || { echo "mpi_memory.sh: /usr/bin/time (GNU time) not found" >&2; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_mpi_yield_when_idle=1
+# Root, more ranks than cores, ranks that yield while they wait: the
+# tests' Open MPI environment.
+. "$(dirname "$0")/../../tests/mpi_env.sh"
 export NETLOOM_PROGRESS=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

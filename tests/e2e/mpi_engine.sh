@@ -55,13 +55,7 @@ cases=(
 for c in "${cases[@]}"; do
   name=${c%%|*}
   read -r -a keys <<<"${c#*|}"
-  "$netloom" run "${keys[@]}" "${short[@]}" --reproducible --json "$dir/$name-seq.json" >/dev/null \
-    || fail "$name: sequential run exit $?"
-  for k in 1 2 3 4; do
-    mpi "$k" "$netloom" run "${keys[@]}" "${short[@]}" --reproducible --json "$dir/$name-$k.json" \
-      >"$dir/$name-$k.out" 2>"$dir/$name-$k.err" || fail "$name: mpirun -np $k exit $?: $(head -3 "$dir/$name-$k.err")"
-    cmp -s "$dir/$name-seq.json" "$dir/$name-$k.json" || fail "$name: mpirun -np $k JSON differs from the sequential run"
-  done
+  mpi_same_as_seq "$name" "1 2 3 4" "${keys[@]}" "${short[@]}"
   # Rank 0 alone prints: one table.
   expect_eq "$name: table lines at 4 ranks" "$(grep -c '^netloom ' "$dir/$name-4.out")" 1
 done

@@ -41,13 +41,7 @@ cases=(
 for c in "${cases[@]}"; do
   name=${c%%|*}
   read -r -a keys <<<"${c#*|}"
-  "$netloom" run "${short[@]}" "${keys[@]}" --reproducible --json "$dir/$name-seq.json" >/dev/null \
-    || fail "$name: sequential run exit $?"
-  for k in 1 2 3; do
-    mpi "$k" "$netloom" run "${short[@]}" "${keys[@]}" --reproducible --json "$dir/$name-$k.json" \
-      >"$dir/$name-$k.out" 2>"$dir/$name-$k.err" || fail "$name: mpirun -np $k exit $?: $(head -3 "$dir/$name-$k.err")"
-    cmp -s "$dir/$name-seq.json" "$dir/$name-$k.json" || fail "$name: mpirun -np $k JSON differs from the sequential run"
-  done
+  mpi_same_as_seq "$name" "1 2 3" "${short[@]}" "${keys[@]}"
 done
 # The decisions are upstream ones: lookahead_decide = arrival gives
 # another run.
