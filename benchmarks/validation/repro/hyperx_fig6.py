@@ -18,21 +18,30 @@ HYPERX_FIG6_SIZE selects the network:
 Statistics are shortened to keep a 2-core machine usable: saturation is
 the throughput accepted at offered load 1.0 (sim_type=throughput, one
 1,000-cycle warm-up period and HYPERX_FIG6_SAMPLES 1,000-cycle samples,
-default 3), and latency is measured at offered loads HYPERX_FIG6_LOADS
-(default 0.1, 0.3) until converged (at most 10 samples).
+default 3), and the load-latency curve (Fig. 6 is four load-latency
+graphs) is measured at the offered loads HYPERX_FIG6_LOADS (default 0.1,
+0.2, ..., 0.9) up to that saturation throughput, each until converged
+(at most 10 samples): a load above what the network accepts has no
+steady-state latency, so it is not run, and a point whose latency did not
+converge is not kept in the curve ("-" in the table either way). Every point is
+kept in OUTDIR/points/ and reused on the next run (a long paper-size run
+can be stopped and resumed; HYPERX_FIG6_CACHED=1 runs nothing and prints
+"-" for points not kept; remove OUTDIR/points after changing the engine).
 
 Checks (issue 14): DAL >= 0.95 x Valiant's saturation on every pattern,
 DAL >= 1.8 beta on swap2, Min-AD near 1/T where the source congests
 (bitcomp) and near 2 beta where it does not (swap2 is not benign for
 Min-AD: it is limited to the one minimal link, 2/T ... see docs).
-Writes OUTDIR/hyperx_fig6.tsv and OUTDIR/hyperx_fig6.svg.
+Writes OUTDIR/hyperx_fig6.tsv, OUTDIR/hyperx_fig6.svg (the load-latency
+curves, one panel per pattern as in Fig. 6) and OUTDIR/hyperx_fig6_sat.svg
+(saturation per pattern and routing).
 """
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import ROUTING, SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, cached_point, pick_size  # noqa: E402
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
@@ -49,9 +58,6 @@ PAPER = {
 }
 
 
-def run(netloom, kv):
-    return csv_point(run_csv(netloom, kv, "hyperx_fig6"))
-
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -59,57 +65,55 @@ def main():
     size = pick_size("HYPERX_FIG6_SIZE", SIZES, "hyperx_fig6")
     topo, T = SIZES[size]
     samples = os.environ.get("HYPERX_FIG6_SAMPLES", "3")
-    loads = [float(x) for x in os.environ.get("HYPERX_FIG6_LOADS", "0.1,0.3").split(",") if x]
-    os.makedirs(out, exist_ok=True)
+    loads = [float(x) for x in os.environ.get("HYPERX_FIG6_LOADS", ",".join("0.%d" % i for i in range(1, 10))).split(",")
+             if x]
+    cached_only = os.environ.get("HYPERX_FIG6_CACHED") == "1"
+    cache = os.path.join(out, "points")
+    os.makedirs(cache, exist_ok=True)
+
+    def run(kv):
+        return cached_point(netloom, kv, cache, "hyperx_fig6", cached_only)
+
     rows = []
     for pat in PATTERNS:
         for algo in ALGOS:
             base = SETTINGS + ["topology=" + topo, "routing_function=" + ROUTING.get(algo, algo), "traffic=" + pat,
                                "seed=1"]
-            sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
-                                       "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"])
+            sat = run(base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
+                              "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"])
+            if sat is None:
+                rows.append((pat, algo, None, "-", ["-"] * len(loads)))
+                continue
+            acc = float(sat["accepted"])
             lat = []
             for ld in loads:
-                r = run(netloom, base + ["injection_rate=%g" % ld, "sample_period=1000", "max_samples=10"])
-                lat.append(r.get("latency_mean") or "-")
-            rows.append((pat, algo, float(sat["accepted"]), sat.get("hops_mean", "-"), lat))
-            print("  %-9s %-8s saturation %.3f" % (pat, algo, float(sat["accepted"])), file=sys.stderr, flush=True)
+                r = run(base + ["injection_rate=%g" % ld, "sample_period=1000", "max_samples=10"]) \
+                    if ld <= acc else None
+                lat.append(r["latency_mean"] if r and r.get("stable") == "1" else "-")
+            rows.append((pat, algo, acc, sat.get("hops_mean", "-"), lat))
+            print("  %-9s %-8s saturation %.3f" % (pat, algo, acc), file=sys.stderr, flush=True)
     tsv = os.path.join(out, "hyperx_fig6.tsv")
     tmp = tsv + ".tmp"
     with open(tmp, "w") as f:
         f.write("# %s, seed 001 section 4.1 settings, saturation = accepted at offered 1.0\n" % topo)
         f.write("pattern\trouting\tsaturation\thops_at_sat\t%s\n" % "\t".join("latency@%g" % x for x in loads))
         for pat, algo, sat, hops, lat in rows:
-            f.write("%s\t%s\t%.4f\t%s\t%s\n" % (pat, algo, sat, hops, "\t".join(lat)))
+            f.write("%s\t%s\t%s\t%s\t%s\n" % (pat, algo, "-" if sat is None else "%.4f" % sat, hops,
+                                               "\t".join(lat)))
     os.replace(tmp, tsv)
     sat = {(p, a): s for p, a, s, _, _ in rows}
-    # Gnuplot: saturation throughput per pattern, one bar cluster per routing.
-    dat = os.path.join(out, "hyperx_fig6.dat")
-    with open(dat, "w") as f:
-        f.write("pattern " + " ".join(ALGOS) + "\n")
-        for p in PATTERNS:
-            f.write(p + " " + " ".join("%.4f" % sat[(p, a)] for a in ALGOS) + "\n")
-    svg = os.path.join(out, "hyperx_fig6.svg")
-    gp = """set terminal svg size 800,450
-set output '%s'
-set title 'HyperX %s, seed 001 Fig. 6 settings: saturation throughput'
-set style data histograms
-set style fill solid 0.8
-set ylabel 'accepted flits/cycle/endpoint at offered 1.0'
-set yrange [0:1.1]
-set key top left
-plot '%s' using 2:xtic(1) title col, '' using 3 title col, '' using 4 title col, '' using 5 title col, %g title '2 beta' lt 0
-""" % (svg + ".tmp", topo, dat, 2 * BETA)
-    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
-    os.replace(svg + ".tmp", svg)
-    os.remove(dat)
+    plot_saturation(out, topo, sat)
+    plot_curves(out, topo, loads, rows)
     print("HyperX Fig. 6 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
           (topo, ", ".join("%g" % x for x in loads)))
     print("%-9s %-8s %8s %6s %s   paper (text)" % ("pattern", "routing", "sat", "hops",
-                                                   " ".join("%9s" % ("lat@%g" % x) for x in loads)))
+                                                   " ".join("%7s" % ("@%g" % x) for x in loads)))
     for pat, algo, s, hops, lat in rows:
-        print("%-9s %-8s %8.3f %6s %s   %s" % (pat, algo, s, hops[:5], " ".join("%9s" % x[:8] for x in lat),
-                                               PAPER[algo]))
+        print("%-9s %-8s %8s %6s %s   %s" % (pat, algo, "-" if s is None else "%.3f" % s, hops[:5],
+                                             " ".join("%7s" % x[:7] for x in lat), PAPER[algo]))
+    if any(v is None for v in sat.values()):
+        print("checks: not all points kept (HYPERX_FIG6_CACHED=1)")
+        return
     fails = []
     for p in PATTERNS:
         if sat[(p, "dal")] < 0.95 * sat[(p, "valiant")]:
@@ -120,6 +124,68 @@ plot '%s' using 2:xtic(1) title col, '' using 3 title col, '' using 4 title col,
     for f_ in fails:
         print("CHECK FAILED: " + f_)
     print("checks: %s" % ("all passed" if not fails else "%d failed" % len(fails)))
+
+
+def gnuplot(script, svg):
+    """Runs gnuplot `script` (whose output is svg + '.tmp') and moves the
+    plot into place."""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    os.replace(svg + ".tmp", svg)
+
+
+def plot_saturation(out, topo, sat):
+    """OUTDIR/hyperx_fig6_sat.svg: saturation per pattern, a bar per routing."""
+    dat = os.path.join(out, "hyperx_fig6_sat.dat")
+    with open(dat, "w") as f:
+        f.write("pattern " + " ".join(ALGOS) + "\n")
+        for p in PATTERNS:
+            f.write(p + " " + " ".join("-" if sat[(p, a)] is None else "%.4f" % sat[(p, a)] for a in ALGOS) + "\n")
+    svg = os.path.join(out, "hyperx_fig6_sat.svg")
+    gnuplot("""set terminal svg size 800,450
+set output '%s'
+set title 'HyperX %s, seed 001 Fig. 6 settings: saturation throughput'
+set style data histograms
+set style fill solid 0.8
+set datafile missing '-'
+set ylabel 'accepted flits/cycle/endpoint at offered 1.0'
+set yrange [0:1.1]
+set key top left
+plot '%s' using 2:xtic(1) title col, '' using 3 title col, '' using 4 title col, '' using 5 title col, %g title '2 beta' lt 0
+""" % (svg + ".tmp", topo, dat, 2 * BETA), svg)
+    os.remove(dat)
+
+
+def plot_curves(out, topo, loads, rows):
+    """OUTDIR/hyperx_fig6.svg: Fig. 6's four load-latency graphs, one
+    panel per pattern, a curve per routing (its measured points only)."""
+    dat = os.path.join(out, "hyperx_fig6_curves.dat")
+    lat = {(p, a): l for p, a, _, _, l in rows}
+    with open(dat, "w") as f:
+        for p in PATTERNS:
+            for a in ALGOS:
+                f.write("# %s %s\n" % (p, a))
+                for ld, x in zip(loads, lat[(p, a)]):
+                    if x != "-":
+                        f.write("%g %s\n" % (ld, x))
+                f.write("\n\n")
+    svg = os.path.join(out, "hyperx_fig6.svg")
+    panels = []
+    for i, p in enumerate(PATTERNS):
+        curves = ", ".join("'%s' index %d using 1:2 with linespoints title '%s'" % (dat, i * len(ALGOS) + j, a)
+                           for j, a in enumerate(ALGOS))
+        panels.append("set title '(%s) %s'\nplot %s" % ("abcd"[i], p, curves))
+    gnuplot("""set terminal svg size 1000,800
+set output '%s'
+set multiplot layout 2,2 title 'HyperX %s, seed 001 Fig. 6 settings: load-latency'
+set xlabel 'offered load (flits/cycle/endpoint)'
+set ylabel 'packet latency (cycles)'
+set xrange [0:1]
+set yrange [0:150]
+set key top right
+%s
+unset multiplot
+""" % (svg + ".tmp", topo, "\n".join(panels)), svg)
+    os.remove(dat)
 
 
 if __name__ == "__main__":

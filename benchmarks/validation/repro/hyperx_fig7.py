@@ -46,13 +46,12 @@ OUTDIR/points after changing the engine.
 Check (issue 14): the folded Clos saturates at beta (within 10 %) on every
 pattern run. Writes OUTDIR/hyperx_fig7.tsv and OUTDIR/hyperx_fig7.svg.
 """
-import hashlib
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import ROUTING, SETTINGS, csv_point, pick_size, run_csv  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, cached_point, pick_size  # noqa: E402
 
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
@@ -75,19 +74,7 @@ PAPER = {
 
 
 def run(netloom, kv, cache):
-    key = hashlib.sha1("\n".join(kv).encode()).hexdigest()[:16]
-    path = os.path.join(cache, key + ".csv")
-    if os.path.exists(path):
-        with open(path) as f:
-            lines = [ln for ln in f.read().splitlines() if ln.strip()]
-    elif os.environ.get("HYPERX_FIG7_CACHED") == "1":
-        return None
-    else:
-        lines = run_csv(netloom, kv, "hyperx_fig7")
-        with open(path + ".tmp", "w") as f:
-            f.write("# " + " ".join(kv) + "\n" + "\n".join(lines) + "\n")
-        os.replace(path + ".tmp", path)
-    return csv_point(lines)
+    return cached_point(netloom, kv, cache, "hyperx_fig7", os.environ.get("HYPERX_FIG7_CACHED") == "1")
 
 
 def main():

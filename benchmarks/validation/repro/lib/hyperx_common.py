@@ -1,6 +1,7 @@
 """Shared by hyperx_fig6.py and hyperx_fig7.py: seed 001 §4.1's router
 settings, the network size chosen from the environment, and one `netloom
 run --csv` point."""
+import hashlib
 import os
 import subprocess
 
@@ -53,3 +54,25 @@ def pick_size(var, sizes, who):
     if size not in sizes:
         raise SystemExit("%s: %s=%s; expected %s" % (who, var, size, " or ".join(sorted(sizes))))
     return size
+
+
+def cached_point(netloom, kv, cache, who, cached_only):
+    """One `run_csv` point as a dict, kept in directory `cache` under a
+    name made from `kv` and reused on the next call (several runs on
+    disjoint subsets can go in parallel and a last one collects them).
+    With `cached_only`, runs nothing and returns None for a point not
+    kept. The key does not cover the netloom binary: empty `cache` after
+    changing the engine."""
+    key = hashlib.sha1("\n".join(kv).encode()).hexdigest()[:16]
+    path = os.path.join(cache, key + ".csv")
+    if os.path.exists(path):
+        with open(path) as f:
+            lines = [ln for ln in f.read().splitlines() if ln.strip()]
+    elif cached_only:
+        return None
+    else:
+        lines = run_csv(netloom, kv, who)
+        with open(path + ".tmp", "w") as f:
+            f.write("# " + " ".join(kv) + "\n" + "\n".join(lines) + "\n")
+        os.replace(path + ".tmp", path)
+    return csv_point(lines)
