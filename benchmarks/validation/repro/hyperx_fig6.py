@@ -37,11 +37,11 @@ curves, one panel per pattern as in Fig. 6) and OUTDIR/hyperx_fig6_sat.svg
 (saturation per pattern and routing).
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import ROUTING, SETTINGS, cached_point, pick_size  # noqa: E402
+from hyperx_common import (ROUTING, SETTINGS, cached_point, default_loads, gnuplot,  # noqa: E402
+                           latency_curve, pick_size, plot_curves)
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
@@ -65,8 +65,7 @@ def main():
     size = pick_size("HYPERX_FIG6_SIZE", SIZES, "hyperx_fig6")
     topo, T = SIZES[size]
     samples = os.environ.get("HYPERX_FIG6_SAMPLES", "3")
-    loads = [float(x) for x in os.environ.get("HYPERX_FIG6_LOADS", ",".join("0.%d" % i for i in range(1, 10))).split(",")
-             if x]
+    loads = default_loads("HYPERX_FIG6_LOADS")
     cached_only = os.environ.get("HYPERX_FIG6_CACHED") == "1"
     cache = os.path.join(out, "points")
     os.makedirs(cache, exist_ok=True)
@@ -85,11 +84,7 @@ def main():
                 rows.append((pat, algo, None, "-", ["-"] * len(loads)))
                 continue
             acc = float(sat["accepted"])
-            lat = []
-            for ld in loads:
-                r = run(base + ["injection_rate=%g" % ld, "sample_period=1000", "max_samples=10"]) \
-                    if ld <= acc else None
-                lat.append(r["latency_mean"] if r and r.get("stable") == "1" else "-")
+            lat = latency_curve(run, base, loads, acc)
             rows.append((pat, algo, acc, sat.get("hops_mean", "-"), lat))
             print("  %-9s %-8s saturation %.3f" % (pat, algo, acc), file=sys.stderr, flush=True)
     tsv = os.path.join(out, "hyperx_fig6.tsv")
@@ -103,7 +98,8 @@ def main():
     os.replace(tmp, tsv)
     sat = {(p, a): s for p, a, s, _, _ in rows}
     plot_saturation(out, topo, sat)
-    plot_curves(out, topo, loads, rows)
+    plot_curves(os.path.join(out, "hyperx_fig6.svg"), "HyperX %s, seed 001 Fig. 6 settings: load-latency" % topo,
+                PATTERNS, ALGOS, loads, {(p, a): l for p, a, _, _, l in rows})
     print("HyperX Fig. 6 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
           (topo, ", ".join("%g" % x for x in loads)))
     print("%-9s %-8s %8s %6s %s   paper (text)" % ("pattern", "routing", "sat", "hops",
@@ -126,13 +122,6 @@ def main():
     print("checks: %s" % ("all passed" if not fails else "%d failed" % len(fails)))
 
 
-def gnuplot(script, svg):
-    """Runs gnuplot `script` (whose output is svg + '.tmp') and moves the
-    plot into place."""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.replace(svg + ".tmp", svg)
-
-
 def plot_saturation(out, topo, sat):
     """OUTDIR/hyperx_fig6_sat.svg: saturation per pattern, a bar per routing."""
     dat = os.path.join(out, "hyperx_fig6_sat.dat")
@@ -152,39 +141,6 @@ set yrange [0:1.1]
 set key top left
 plot '%s' using 2:xtic(1) title col, '' using 3 title col, '' using 4 title col, '' using 5 title col, %g title '2 beta' lt 0
 """ % (svg + ".tmp", topo, dat, 2 * BETA), svg)
-    os.remove(dat)
-
-
-def plot_curves(out, topo, loads, rows):
-    """OUTDIR/hyperx_fig6.svg: Fig. 6's four load-latency graphs, one
-    panel per pattern, a curve per routing (its measured points only)."""
-    dat = os.path.join(out, "hyperx_fig6_curves.dat")
-    lat = {(p, a): l for p, a, _, _, l in rows}
-    with open(dat, "w") as f:
-        for p in PATTERNS:
-            for a in ALGOS:
-                f.write("# %s %s\n" % (p, a))
-                for ld, x in zip(loads, lat[(p, a)]):
-                    if x != "-":
-                        f.write("%g %s\n" % (ld, x))
-                f.write("\n\n")
-    svg = os.path.join(out, "hyperx_fig6.svg")
-    panels = []
-    for i, p in enumerate(PATTERNS):
-        curves = ", ".join("'%s' index %d using 1:2 with linespoints title '%s'" % (dat, i * len(ALGOS) + j, a)
-                           for j, a in enumerate(ALGOS))
-        panels.append("set title '(%s) %s'\nplot %s" % ("abcd"[i], p, curves))
-    gnuplot("""set terminal svg size 1000,800
-set output '%s'
-set multiplot layout 2,2 title 'HyperX %s, seed 001 Fig. 6 settings: load-latency'
-set xlabel 'offered load (flits/cycle/endpoint)'
-set ylabel 'packet latency (cycles)'
-set xrange [0:1]
-set yrange [0:150]
-set key top right
-%s
-unset multiplot
-""" % (svg + ".tmp", topo, "\n".join(panels)), svg)
     os.remove(dat)
 
 

@@ -33,8 +33,11 @@ links for 128 endpoints: beta = 0.5). HYPERX_FIG7_NETS (e.g.
 also with oblivious `nca`) select what runs. Statistics as in
 hyperx_fig6.py: saturation = throughput accepted at offered 1.0
 (sim_type=throughput, one 1,000-cycle warm-up period, HYPERX_FIG7_SAMPLES
-1,000-cycle samples, default 3), latency at HYPERX_FIG7_LOADS (default
-0.1; empty: none) until converged (at most 10 samples). HYPERX_FIG7_SET
+1,000-cycle samples, default 3), and the load-latency curve (Fig. 7 is
+four load-latency graphs) at the offered loads HYPERX_FIG7_LOADS (default
+0.1, 0.2, ..., 0.9; empty: none) up to that saturation throughput, each
+until converged (at most 10 samples; a load above saturation is not run
+and a point that did not converge is left out: "-"). HYPERX_FIG7_SET
 adds router settings to every point, comma-separated (e.g.
 internal_speedup=2: docs/validation.md). Every point is kept in
 OUTDIR/points/ under a name made from its settings and reused on the next
@@ -44,14 +47,16 @@ the points not kept. The key does not cover the netloom binary: remove
 OUTDIR/points after changing the engine.
 
 Check (issue 14): the folded Clos saturates at beta (within 10 %) on every
-pattern run. Writes OUTDIR/hyperx_fig7.tsv and OUTDIR/hyperx_fig7.svg.
+pattern run. Writes OUTDIR/hyperx_fig7.tsv, OUTDIR/hyperx_fig7.svg (the
+load-latency curves, a panel per pattern) and OUTDIR/hyperx_fig7_sat.svg
+(saturation per pattern and network, beta lines).
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import ROUTING, SETTINGS, cached_point, pick_size  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, cached_point, default_loads, gnuplot, latency_curve, pick_size, \
+    plot_curves  # noqa: E402
 
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
@@ -92,7 +97,7 @@ def main():
             sys.exit("hyperx_fig7: pattern '%s'; expected %s" % (p, ", ".join(PATTERNS)))
     extra = [x for x in os.environ.get("HYPERX_FIG7_EXTRA", "").split(",") if x]
     samples = os.environ.get("HYPERX_FIG7_SAMPLES", "3")
-    loads = [float(x) for x in os.environ.get("HYPERX_FIG7_LOADS", "0.1").split(",") if x]
+    loads = default_loads("HYPERX_FIG7_LOADS")
     # Extra router settings for every point, e.g. internal_speedup=2 (docs).
     settings = SETTINGS + [x for x in os.environ.get("HYPERX_FIG7_SET", "").split(",") if x]
     cache = os.path.join(out, "points")
@@ -118,10 +123,7 @@ def main():
             if sat is None:
                 rows.append((pat, label, topo, algo, beta, None, "-", ["-"] * len(loads)))
                 continue
-            lat = []
-            for ld in loads:
-                r = run(netloom, base + ["injection_rate=%g" % ld, "sample_period=1000", "max_samples=10"], cache)
-                lat.append((r or {}).get("latency_mean") or "-")
+            lat = latency_curve(lambda kv: run(netloom, kv, cache), base, loads, float(sat["accepted"]))
             rows.append((pat, label, topo, algo, beta, float(sat["accepted"]), sat.get("hops_mean", "-"), lat))
             print("  %-9s %-10s saturation %.3f (%.2f beta)" % (pat, label, float(sat["accepted"]),
                                                                 float(sat["accepted"]) / beta),
@@ -146,7 +148,7 @@ def main():
         f.write("pattern " + " ".join(labels) + "\n")
         for p in pats:
             f.write(p + " " + " ".join("-" if sat[(p, n)] is None else "%.4f" % sat[(p, n)] for n in labels) + "\n")
-    svg = os.path.join(out, "hyperx_fig7.svg")
+    svg = os.path.join(out, "hyperx_fig7_sat.svg")
     plots = ", ".join(("'%s' using %d:xtic(1) title col" % (dat, i + 2)) if i == 0 else
                       ("'' using %d title col" % (i + 2)) for i in range(len(labels)))
     gp = """set terminal svg size 800,450
@@ -160,9 +162,10 @@ set yrange [0:1.1]
 set key top left
 plot %s, 0.5 title 'beta = 0.5' lt 0, 0.25 title 'beta = 0.25' lt 0 dt 2
 """ % (svg + ".tmp", size, plots)
-    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
-    os.replace(svg + ".tmp", svg)
+    gnuplot(gp, svg)
     os.remove(dat)
+    plot_curves(os.path.join(out, "hyperx_fig7.svg"), "Seed 001 Fig. 7 (%s): load-latency, HyperX DAL vs folded Clos" % size,
+                pats, labels, loads, {(r[0], r[1]): r[7] for r in rows})
     print("Seed 001 Fig. 7 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
           (size, ", ".join("%g" % x for x in loads)))
     print("%-9s %-10s %-19s %5s %7s %6s %6s %s   paper (text)" % (

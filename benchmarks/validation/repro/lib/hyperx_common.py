@@ -76,3 +76,61 @@ def cached_point(netloom, kv, cache, who, cached_only):
             f.write("# " + " ".join(kv) + "\n" + "\n".join(lines) + "\n")
         os.replace(path + ".tmp", path)
     return csv_point(lines)
+
+
+def latency_curve(run, base, loads, accepted):
+    """Mean packet latency at each offered load of `loads` (run(kv) gives
+    a point, sim_type latency until converged, at most 10 samples of
+    1,000 cycles); "-" for a load above `accepted` (the saturation
+    throughput: such a load has no steady state, so it is not run) and
+    for a point that did not converge."""
+    lat = []
+    for ld in loads:
+        r = run(base + ["injection_rate=%g" % ld, "sample_period=1000", "max_samples=10"]) if ld <= accepted else None
+        lat.append(r["latency_mean"] if r and r.get("stable") == "1" else "-")
+    return lat
+
+
+def default_loads(var):
+    """The offered loads of environment variable `var`, comma-separated
+    (default 0.1, 0.2, ..., 0.9)."""
+    return [float(x) for x in os.environ.get(var, ",".join("0.%d" % i for i in range(1, 10))).split(",") if x]
+
+
+def gnuplot(script, svg):
+    """Runs gnuplot `script` (whose output is svg + '.tmp') and moves the
+    plot into place."""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    os.replace(svg + ".tmp", svg)
+
+
+def plot_curves(svg, title, panels, labels, loads, lat):
+    """Load-latency graphs as seed 001's Fig. 6 and 7 draw them: one panel
+    per pattern in `panels`, a curve per label in `labels`, from
+    lat[(pattern, label)] (a value per load of `loads`; "-" not measured)."""
+    dat = svg + ".dat"
+    with open(dat, "w") as f:
+        for p in panels:
+            for a in labels:
+                f.write("# %s %s\n" % (p, a))
+                for ld, x in zip(loads, lat.get((p, a), [])):
+                    if x != "-":
+                        f.write("%g %s\n" % (ld, x))
+                f.write("\n\n")
+    parts = []
+    for i, p in enumerate(panels):
+        curves = ", ".join("'%s' index %d using 1:2 with linespoints title '%s'" % (dat, i * len(labels) + j, a)
+                           for j, a in enumerate(labels))
+        parts.append("set title '(%s) %s'\nplot %s" % ("abcdefgh"[i], p, curves))
+    gnuplot("""set terminal svg size 1000,800
+set output '%s'
+set multiplot layout 2,2 title '%s'
+set xlabel 'offered load (flits/cycle/endpoint)'
+set ylabel 'packet latency (cycles)'
+set xrange [0:1]
+set yrange [0:150]
+set key top right
+%s
+unset multiplot
+""" % (svg + ".tmp", title, "\n".join(parts)), svg)
+    os.remove(dat)
