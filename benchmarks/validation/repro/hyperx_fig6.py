@@ -40,8 +40,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import (ROUTING, SETTINGS, cached_point, default_loads, gnuplot,  # noqa: E402
-                           latency_curve, pick_size, plot_curves)
+from hyperx_common import (ROUTING, SETTINGS, cached_point, default_loads, latency_curve,  # noqa: E402
+                           pick_size, plot_curves, plot_saturation_bars)
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
@@ -97,7 +97,9 @@ def main():
                                                "\t".join(lat)))
     os.replace(tmp, tsv)
     sat = {(p, a): s for p, a, s, _, _ in rows}
-    plot_saturation(out, topo, sat)
+    plot_saturation_bars(os.path.join(out, "hyperx_fig6_sat.svg"),
+                         "HyperX %s, seed 001 Fig. 6 settings: saturation throughput" % topo, PATTERNS, ALGOS, sat,
+                         ["%g title '2 beta' lt 0" % (2 * BETA)])
     plot_curves(os.path.join(out, "hyperx_fig6.svg"), "HyperX %s, seed 001 Fig. 6 settings: load-latency" % topo,
                 PATTERNS, ALGOS, loads, {(p, a): l for p, a, _, _, l in rows})
     print("HyperX Fig. 6 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
@@ -120,28 +122,6 @@ def main():
     for f_ in fails:
         print("CHECK FAILED: " + f_)
     print("checks: %s" % ("all passed" if not fails else "%d failed" % len(fails)))
-
-
-def plot_saturation(out, topo, sat):
-    """OUTDIR/hyperx_fig6_sat.svg: saturation per pattern, a bar per routing."""
-    dat = os.path.join(out, "hyperx_fig6_sat.dat")
-    with open(dat, "w") as f:
-        f.write("pattern " + " ".join(ALGOS) + "\n")
-        for p in PATTERNS:
-            f.write(p + " " + " ".join("-" if sat[(p, a)] is None else "%.4f" % sat[(p, a)] for a in ALGOS) + "\n")
-    svg = os.path.join(out, "hyperx_fig6_sat.svg")
-    gnuplot("""set terminal svg size 800,450
-set output '%s'
-set title 'HyperX %s, seed 001 Fig. 6 settings: saturation throughput'
-set style data histograms
-set style fill solid 0.8
-set datafile missing '-'
-set ylabel 'accepted flits/cycle/endpoint at offered 1.0'
-set yrange [0:1.1]
-set key top left
-plot '%s' using 2:xtic(1) title col, '' using 3 title col, '' using 4 title col, '' using 5 title col, %g title '2 beta' lt 0
-""" % (svg + ".tmp", topo, dat, 2 * BETA), svg)
-    os.remove(dat)
 
 
 if __name__ == "__main__":

@@ -55,8 +55,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import ROUTING, SETTINGS, cached_point, default_loads, gnuplot, latency_curve, pick_size, \
-    plot_curves  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, cached_point, default_loads, latency_curve, pick_size, \
+    plot_curves, plot_saturation_bars  # noqa: E402
 
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
@@ -142,28 +142,9 @@ def main():
     os.replace(tmp, tsv)
     labels = [c[0] for c in curves]
     sat = {(r[0], r[1]): r[5] for r in rows}
-    # Gnuplot: saturation per pattern, one bar per network; beta lines.
-    dat = os.path.join(out, "hyperx_fig7.dat")
-    with open(dat, "w") as f:
-        f.write("pattern " + " ".join(labels) + "\n")
-        for p in pats:
-            f.write(p + " " + " ".join("-" if sat[(p, n)] is None else "%.4f" % sat[(p, n)] for n in labels) + "\n")
-    svg = os.path.join(out, "hyperx_fig7_sat.svg")
-    plots = ", ".join(("'%s' using %d:xtic(1) title col" % (dat, i + 2)) if i == 0 else
-                      ("'' using %d title col" % (i + 2)) for i in range(len(labels)))
-    gp = """set terminal svg size 800,450
-set output '%s'
-set title 'Seed 001 Fig. 7 (%s): saturation throughput, HyperX DAL vs folded Clos'
-set style data histograms
-set style fill solid 0.8
-set datafile missing '-'
-set ylabel 'accepted flits/cycle/endpoint at offered 1.0'
-set yrange [0:1.1]
-set key top left
-plot %s, 0.5 title 'beta = 0.5' lt 0, 0.25 title 'beta = 0.25' lt 0 dt 2
-""" % (svg + ".tmp", size, plots)
-    gnuplot(gp, svg)
-    os.remove(dat)
+    plot_saturation_bars(os.path.join(out, "hyperx_fig7_sat.svg"),
+                         "Seed 001 Fig. 7 (%s): saturation throughput, HyperX DAL vs folded Clos" % size, pats, labels,
+                         sat, ["0.5 title 'beta = 0.5' lt 0", "0.25 title 'beta = 0.25' lt 0 dt 2"])
     plot_curves(os.path.join(out, "hyperx_fig7.svg"), "Seed 001 Fig. 7 (%s): load-latency, HyperX DAL vs folded Clos" % size,
                 pats, labels, loads, {(r[0], r[1]): r[7] for r in rows})
     print("Seed 001 Fig. 7 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %

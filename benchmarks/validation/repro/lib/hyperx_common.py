@@ -134,3 +134,28 @@ set key top right
 unset multiplot
 """ % (svg + ".tmp", title, "\n".join(parts)), svg)
     os.remove(dat)
+
+
+def plot_saturation_bars(svg, title, groups, labels, sat, lines):
+    """A bar cluster per group (pattern), a bar per label, from
+    sat[(group, label)] (None: not run); `lines` are gnuplot plot items
+    drawn over the bars (e.g. "0.5 title 'beta' lt 0")."""
+    dat = svg + ".dat"
+    with open(dat, "w") as f:
+        f.write("pattern " + " ".join(labels) + "\n")
+        for g in groups:
+            f.write(g + " " + " ".join("-" if sat[(g, a)] is None else "%.4f" % sat[(g, a)] for a in labels) + "\n")
+    plots = ", ".join(("'%s' using %d:xtic(1) title col" % (dat, i + 2)) if i == 0 else
+                      ("'' using %d title col" % (i + 2)) for i in range(len(labels)))
+    gnuplot("""set terminal svg size 800,450
+set output '%s'
+set title '%s'
+set style data histograms
+set style fill solid 0.8
+set datafile missing '-'
+set ylabel 'accepted flits/cycle/endpoint at offered 1.0'
+set yrange [0:1.1]
+set key top left
+plot %s, %s
+""" % (svg + ".tmp", title, plots, ", ".join(lines)), svg)
+    os.remove(dat)
