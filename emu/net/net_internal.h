@@ -554,6 +554,7 @@ struct flitnet {
 	int32_t *grant;                /* per crossbar input: the label switch allocation granted (router.c) */
 	bool sa_disjoint;              /* fl_sa_gather: no two requests share an input or an output */
 	bool sa_one_per_in;            /* fl_sa_gather: no two requests share an input (masks only) */
+	bool sa_one_per_ein;           /* fl_sa_gather, speedups, up to 64 crossbar inputs, no held connections: no two requests share a crossbar input */
 	struct route_view rview;       /* fl_route_decide's view (router.c): fl_route_view's, oq_ctx == this partition */
 	bool plain;                    /* unit delays, direct crossbar, and no lookahead upstream, voq, hold, pend, pocc,
 	                                  cred_step, traffic classes, wait_for_tail_credit or output speedup (router.c) */

@@ -339,13 +339,31 @@ static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv
 	return n->ovc[ov].occ + need > n->buf;
 }
 
-/* Can input VC iv take output VC ovc of local port `port`: free and, for
- * escape-VC functions (`room`), with room for the packet downstream. */
-static inline bool fl_va_free(const struct flitnet *n, const struct fl_router *ro, uint64_t iv, uint32_t port,
-			      uint32_t ovc, bool room)
+/* The flits input VC iv's front flit needs downstream (fl_out_full's
+ * rule), read once per head rather than once per candidate VC: 0 when
+ * `room` is off (nothing is tested). */
+static inline uint32_t fl_va_need(const struct flitnet *n, uint64_t iv, bool room)
 {
-	uint64_t ov = (uint64_t)(ro->port_base + port) * n->V + ovc;
-	return n->ovc[ov].owner == FL_NONE && !(room && fl_out_full(n, ov, iv));
+	if (!room)
+		return 0;
+	if (n->nc.flow_control == FL_VCT && n->pool.runs[n->ivc[iv].head].seq == 0)
+		return n->pool.runs[n->ivc[iv].head].size;
+	return 1;
+}
+
+/* Can an input VC take output VC ov (&n->ovc[...]): free and, for
+ * escape-VC functions (`room`), with room downstream for the `need`
+ * flits of fl_va_need (fl_out_full). */
+static inline bool fl_va_free(const struct flitnet *n, const struct fl_ovc *ov, bool room, uint32_t need)
+{
+	return ov->owner == FL_NONE && !(room && ov->occ + need > n->buf);
+}
+
+/* Output VC ovc of local port `port` of router ro. */
+static inline const struct fl_ovc *fl_va_ovc(const struct flitnet *n, const struct fl_router *ro, uint32_t port,
+					     uint32_t ovc)
+{
+	return n->ovc + (uint64_t)(ro->port_base + port) * n->V + ovc;
 }
 
 /* The highest priority among input VC iv's candidates that have a free
@@ -354,11 +372,13 @@ static int32_t fl_va_top_prio(const struct flitnet *n, const struct fl_router *r
 			      const struct route_cand *c, bool room)
 {
 	int32_t top = INT32_MIN;
+	const uint32_t need = fl_va_need(n, iv, room);
 	for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
 		if (c[k].prio <= top)
 			continue;
+		const struct fl_ovc *ov = fl_va_ovc(n, ro, c[k].port, 0);
 		for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++)
-			if (fl_va_free(n, ro, iv, c[k].port, ovc, room)) {
+			if (fl_va_free(n, ov + ovc, room, need)) {
 				top = c[k].prio;
 				break;
 			}
@@ -586,11 +606,13 @@ static inline bool fl_va_requests(struct flitnet *n, const struct fl_router *ro,
 	const uint64_t iv = (uint64_t)ro->vc_base + li;
 	const struct route_cand *c = fl_cands(n, iv);
 	bool elig = false;
+	const uint32_t need = fl_va_need(n, iv, room);
 	for (uint32_t k = 0; k < n->ivc[iv].ncand; k++) {
 		if (c[k].prio < floor_pri)
 			continue;
+		const struct fl_ovc *ov = fl_va_ovc(n, ro, c[k].port, 0);
 		for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
-			if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
+			if (!fl_va_free(n, ov + ovc, room, need))
 				continue;
 			elig = true;
 			n->areq[(*n_req)++] = (struct fl_areq){
@@ -667,10 +689,11 @@ static inline __attribute__((always_inline)) uint32_t fl_va_gather(struct flitne
 			const uint64_t iv = (uint64_t)ro->vc_base + li;
 			const struct route_cand *c = fl_cands(n, iv);
 			const uint32_t ncand = ivs[li].ncand;
+			const uint32_t need = fl_va_need(n, iv, room);
 			if (ncand == 1 && c->vc_lo == c->vc_hi) {
 				/* One candidate VC (a VC per hop class or phase): it is
 				 * the request, if free. */
-				bool fr = fl_va_free(n, ro, iv, c->port, c->vc_lo, room);
+				bool fr = fl_va_free(n, fl_va_ovc(n, ro, c->port, c->vc_lo), room, need);
 				if (fr)
 					n->areq[n_req++] = (struct fl_areq){
 						.in = (int32_t)li, .out = (int32_t)(c->port * V + c->vc_lo), .in_pri = c->prio};
@@ -682,30 +705,47 @@ static inline __attribute__((always_inline)) uint32_t fl_va_gather(struct flitne
 			 * 0.5-4.7% more instructions on the dragonfly, flatfly and
 			 * fat tree. */
 			const uint32_t ap = n->va_aptr[iv];
+			const struct fl_ovc *const ovs = fl_va_ovc(n, ro, 0, 0); /* by local output VC */
 			int32_t best_out = -1, best_pri = 0;
-			uint32_t best_key = UINT32_MAX; /* computed when a second request appears */
+			uint32_t best_key = UINT32_MAX; /* computed when a second candidate has a free VC */
 			for (uint32_t k = 0; k < ncand; k++) {
 				if (best_out >= 0 && c[k].prio < best_pri)
 					continue;
-				for (uint32_t ovc = c[k].vc_lo; ovc <= c[k].vc_hi; ovc++) {
-					if (!fl_va_free(n, ro, iv, c[k].port, ovc, room))
-						continue;
-					uint32_t out = c[k].port * V + ovc;
-					if (best_out < 0) {
-						best_out = (int32_t)out;
-						best_pri = c[k].prio;
-						continue;
+				/* The candidate's VCs are contiguous output indices, so
+				 * the one its input arbiter prefers, the least (VC -
+				 * pointer) mod side, is the first free one from the
+				 * pointer when the pointer is inside the range (past
+				 * lo), then from lo; else the first from lo
+				 * (fl_va_alone's walk): one key per candidate, not one
+				 * per free VC. */
+				const uint32_t lo = c[k].port * V + c[k].vc_lo, hi = c[k].port * V + c[k].vc_hi;
+				const uint32_t start = ap > lo && ap <= hi ? ap : lo;
+				uint32_t out = UINT32_MAX;
+				for (uint32_t o = start; o <= hi; o++)
+					if (fl_va_free(n, ovs + o, room, need)) {
+						out = o;
+						break;
 					}
-					if (c[k].prio < best_pri)
-						continue;
-					if (best_key == UINT32_MAX)
-						best_key = fl_add_mod((uint32_t)best_out, side - ap, side);
-					uint32_t key = fl_add_mod(out, side - ap, side);
-					if (c[k].prio > best_pri || key < best_key) {
-						best_out = (int32_t)out;
-						best_pri = c[k].prio;
-						best_key = key;
-					}
+				if (out == UINT32_MAX)
+					for (uint32_t o = lo; o < start; o++)
+						if (fl_va_free(n, ovs + o, room, need)) {
+							out = o;
+							break;
+						}
+				if (out == UINT32_MAX)
+					continue;
+				if (best_out < 0) {
+					best_out = (int32_t)out;
+					best_pri = c[k].prio;
+					continue;
+				}
+				if (best_key == UINT32_MAX)
+					best_key = fl_add_mod((uint32_t)best_out, side - ap, side);
+				const uint32_t key = fl_add_mod(out, side - ap, side);
+				if (c[k].prio > best_pri || key < best_key) {
+					best_out = (int32_t)out;
+					best_pri = c[k].prio;
+					best_key = key;
 				}
 			}
 			if (best_out >= 0)
@@ -927,6 +967,9 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 		n->n_ev = n_ev;
 		n_items = 0;
 	}
+	const bool emask = (uint32_t)ro->n_ports * isp <= 64;
+	uint64_t eins = 0; /* emask: the crossbar inputs with a request */
+	bool one_per_ein = emask && !hold && n_items;
 	for (uint32_t i = 0; i < n_items; i++, li = fl_node(n, ro, li)->next) {
 		struct fl_node *nd = fl_node(n, ro, li);
 		if (nd->result != FL_UNEVAL)
@@ -946,10 +989,13 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 		int32_t eout = (int32_t)(osp == 1 ? op : op * osp + in % osp);
 		if (__builtin_expect(hold, 0) && fl_hold_blocks(n, ro, (uint32_t)ein, (uint32_t)eout))
 			continue; /* BookSim ignores requests on a held input or output */
-		uint32_t k;
-		for (k = 0; k < n_req; k++)
-			if (n->areq[k].in == ein && n->areq[k].out == eout)
-				break;
+		/* An input with no request yet has no (input, output) pair to
+		 * find: with up to 64 crossbar inputs (speedups), a mask says. */
+		uint32_t k = n_req;
+		if (!emask || (eins & 1ULL << ein))
+			for (k = 0; k < n_req; k++)
+				if (n->areq[k].in == ein && n->areq[k].out == eout)
+					break;
 		if (k < n_req) {
 			uint32_t rr = n->sw_rr[(uint64_t)ro->port_base * isp + (uint32_t)ein];
 			uint32_t a = fl_add_mod(vc, V - rr, V), b = fl_add_mod((uint32_t)n->areq[k].label, V - rr, V);
@@ -957,6 +1003,9 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 				n->areq[k].label = (int32_t)vc;
 			continue;
 		}
+		one_per_ein &= !emask || !(eins & 1ULL << ein);
+		if (emask)
+			eins |= 1ULL << ein;
 		struct fl_areq *rq = &n->areq[n_req++];
 		rq->in = ein;
 		rq->out = eout;
@@ -965,6 +1014,7 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 	}
 	n->sa_disjoint = disjoint;
 	n->sa_one_per_in = one_per_in;
+	n->sa_one_per_ein = one_per_ein;
 	return n_req;
 }
 
@@ -1038,10 +1088,15 @@ static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet 
 		return;
 	}
 	const int32_t *const in_match = n->in_match;
-	if (n_req) {
+	if (n_req && n->sa_one_per_ein) /* as sa_one_per_in, by crossbar input */
+		fl_allocate_outputs(n, n->areq, n_req, (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
+				    n->sw_aptr + (uint64_t)ro->port_base * isp,
+				    n->sw_gptr + (uint64_t)ro->port_base * osp);
+	else if (n_req)
 		fl_allocate(n, n->sa_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
 			    n->sw_aptr + (uint64_t)ro->port_base * isp, n->sw_gptr + (uint64_t)ro->port_base * osp);
+	if (n_req) {
 		for (uint32_t k = 0; k < n_req; k++)
 			if (in_match[n->areq[k].in] == n->areq[k].out)
 				win[n->areq[k].in] = n->areq[k].label;

@@ -162,19 +162,36 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 
 /* Ports j of [from, to) of one offset dimension (occupancy rows from pd):
  * keep in (*best, *bj) the first least occupied unblocked one other than
- * the destination's jto (dal_deroute's rule, one trunk). */
+ * the destination's jto (dal_deroute's rule, one trunk), clipped at
+ * HXR_OCC_CLIP when clip_on (off when no port can reach it, dal_compute:
+ * the same order). */
 static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, const uint32_t *pendd, size_t pstep,
-							      size_t vstep, uint32_t m, struct hxr_block block, uint32_t jto,
-							      uint32_t from, uint32_t to, uint32_t *best, uint32_t *bj)
+							      size_t vstep, uint32_t m, struct hxr_block block, bool clip_on,
+							      uint32_t jto, uint32_t from, uint32_t to, uint32_t *best,
+							      uint32_t *bj)
 {
 	const char *pb = pd + from * pstep;
 	for (uint32_t j = from; j < to; j++, pb += pstep) {
 		uint32_t room, q = hxr_port_q(pb, vstep, m, block, pendd ? pendd[j] : 0, &room);
-		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
+		uint32_t clip = !clip_on || q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
 		clip = room && j != jto ? clip : UINT32_MAX;
 		*bj = clip < *best ? j : *bj;
 		*best = clip < *best ? clip : *best;
 	}
+}
+
+/* dal_scan_k1 over [from, to) without reading the destination's port
+ * jto: the ports before it, then those after it. Fewer instructions with
+ * the credit rule unclipped (`dal` on seed 001's network); more with
+ * sequential allocation's counts, which keep the one loop. */
+static inline __attribute__((always_inline)) void dal_scan_skip(const char *pd, const uint32_t *pendd, size_t pstep,
+								size_t vstep, uint32_t m, struct hxr_block block,
+								bool clip_on, uint32_t jto, uint32_t from, uint32_t to,
+								uint32_t *best, uint32_t *bj)
+{
+	dal_scan_k1(pd, pendd, pstep, vstep, m, block, clip_on, UINT32_MAX, from, jto < to ? jto : to, best, bj);
+	dal_scan_k1(pd, pendd, pstep, vstep, m, block, clip_on, UINT32_MAX, jto + 1 > from ? jto + 1 : from, to,
+		    best, bj);
 }
 
 /* Steps 2 and 3 when every dimension has one link per switch pair
@@ -189,7 +206,7 @@ static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, co
 static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
 								const struct route_view *v, uint32_t a, uint32_t dst,
 								uint32_t marks, uint32_t m, struct hxr_block block,
-								struct rng *rng, struct route_cand *out)
+								bool clip_on, struct rng *rng, struct route_cand *out)
 {
 	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
 	int n = 0, nd = 0; /* the deroutes go after the n minimal candidates, one per offset dimension */
@@ -218,8 +235,13 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		if (j0 == S - 1)
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
-		dal_scan_k1(pd, pendd, pstep, vstep, m, block, jto, j0, S - 1, &best, &bj);
-		dal_scan_k1(pd, pendd, pstep, vstep, m, block, jto, 0, j0, &best, &bj);
+		if (!clip_on) {
+			dal_scan_skip(pd, pendd, pstep, vstep, m, block, false, jto, j0, S - 1, &best, &bj);
+			dal_scan_skip(pd, pendd, pstep, vstep, m, block, false, jto, 0, j0, &best, &bj);
+		} else {
+			dal_scan_k1(pd, pendd, pstep, vstep, m, block, true, jto, j0, S - 1, &best, &bj);
+			dal_scan_k1(pd, pendd, pstep, vstep, m, block, true, jto, 0, j0, &best, &bj);
+		}
 		if (best != UINT32_MAX)
 			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
 	}
@@ -245,12 +267,23 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 	const struct hxr_block block = {(uint32_t)pr->block, (uint32_t)pr->queue};
 	int n;
 	if (v && s->is_k1) {
-		switch (m) { /* seed 001: m = 3 */
-		case 1: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 1, block, rng, out); break;
-		case 2: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 2, block, rng, out); break;
-		case 3: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, block, rng, out); break;
-		case 4: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 4, block, rng, out); break;
-		default: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, m, block, rng, out); break;
+		/* Seed 001's m = 3 with one blocking rule, the other's term a
+		 * constant: `dal` (credits) and the Fig. 6 scripts'
+		 * `dal:block=0,queue=2` (no least-VC scan). */
+		const struct hxr_block by_credit = {block.credit, 0}, by_queue = {0, block.queue};
+		/* Without sequential allocation's counts a port's sum is at most
+		 * m full buffers: below HXR_OCC_CLIP, no clipping to do. */
+		const bool clip_on = v->gpend || (uint64_t)m * v->vc_buf_size >= HXR_OCC_CLIP;
+		if (m == 3 && !block.queue && !clip_on)
+			return dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, by_credit, false, rng, out);
+		if (m == 3 && !block.credit)
+			return dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, by_queue, true, rng, out);
+		switch (m) {
+		case 1: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 1, block, true, rng, out); break;
+		case 2: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 2, block, true, rng, out); break;
+		case 3: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, block, true, rng, out); break;
+		case 4: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 4, block, true, rng, out); break;
+		default: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, m, block, true, rng, out); break;
 		}
 	} else {
 		n = hxr_min_cands(h, v, router, p->dst_router, m, block, out);
