@@ -94,9 +94,13 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 		const struct flitnet *pn = n->part[pk];
 		for (uint32_t i = 0; i <= pn->wheel_mask; i++) {
 			const struct fl_slot *s = &pn->wheel[i];
-			for (const struct fl_evblk *b = s->head; b; b = b->next)
-				for (uint32_t k = 0; k < (b->next ? FL_BLK_EVENTS : s->tail_n); k++)
-					flits += check_event(t, V, &b->ev[k], bal);
+			for (const struct fl_evblk *b = s->head; b; b = b->next) {
+				const uint32_t cnt = b->next ? (pn->fl_compact ? FL_BLK_FLITS : FL_BLK_EVENTS) : s->tail_n;
+				for (uint32_t k = 0; k < cnt; k++) {
+					const struct fl_event ev = pn->fl_compact ? fl_cflit_event(pn, b->fl[k]) : b->ev[k];
+					flits += check_event(t, V, &ev, bal);
+				}
+			}
 			/* Compact credits: the code is the output VC's index. */
 			for (const struct fl_evblk *b = s->chead; b; b = b->next)
 				for (uint32_t k = 0; k < (b->next ? FL_BLK_CREDITS : s->ctail_n); k++) {

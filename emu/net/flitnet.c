@@ -389,6 +389,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
+	uint32_t vbits = 0;
+	while (1u << vbits < n->V)
+		vbits++;
+	n->cf_shift = 16 + vbits;
+	n->cf_vmask = (1u << vbits) - 1;
+	n->fl_compact = n->cr_compact &&
+			((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) << vbits <= 1u << 16;
 	n->v_shift = -1;
 	for (int b = 0; b < 8; b++)
 		if (n->V == 1u << b)
@@ -819,21 +826,31 @@ static inline void fl_router_credit(struct flitnet *n, uint64_t ov)
 	 * switch-allocation item queued and is active already. */
 }
 
+/* Flit seq of packet pkt arriving on VC vc at global port `to` or, with
+ * is_nic, at endpoint `to`: the one place that calls fl_router_arrive and
+ * fl_nic_eject (they stay inlined), for full events and compact flits. */
+static void fl_dispatch_flit(struct flitnet *n, uint32_t to, uint8_t vc, uint32_t pkt, uint16_t seq, bool is_nic)
+{
+	if (is_nic) {
+		fl_nic_eject(n, to, pkt, seq, vc);
+		return;
+	}
+	uint32_t r = n->topo->port_router[to];
+	fl_router_arrive(n, r, to, vc, pkt, seq);
+	fl_activate_router(n, r, n->now);
+}
+
 static void fl_dispatch(struct flitnet *n, const struct fl_event *ev)
 {
 	switch (ev->kind) {
 	case EV_FLIT_ROUTER:
-	{
-		uint32_t r = n->topo->port_router[ev->to];
-		fl_router_arrive(n, r, ev->to, ev->vc, ev->pkt, ev->seq);
-		fl_activate_router(n, r, n->now);
-	}
+		fl_dispatch_flit(n, ev->to, ev->vc, ev->pkt, ev->seq, false);
 		break;
 	case EV_CREDIT_ROUTER:
 		fl_router_credit(n, (uint64_t)ev->to * n->V + ev->vc);
 		break;
 	case EV_FLIT_NIC:
-		fl_nic_eject(n, ev->to, ev->pkt, ev->seq, ev->vc);
+		fl_dispatch_flit(n, ev->to, ev->vc, ev->pkt, ev->seq, true);
 		break;
 	case EV_CREDIT_NIC:
 		fl_nic_credit(n, (uint64_t)ev->to * n->V + ev->vc);
@@ -925,10 +942,56 @@ static void fl_slot_dispatch(struct flitnet *n, const struct fl_slot *s)
 	}
 }
 
+/* A compact flit (n->fl_compact). */
+static inline void fl_dispatch_cf(struct flitnet *n, struct fl_cflit f)
+{
+	fl_dispatch_flit(n, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt & ~FL_CF_NIC, (uint16_t)f.at,
+			 f.pkt & FL_CF_NIC);
+}
+
+static inline void fl_prefetch_cf(const struct flitnet *n, struct fl_cflit f)
+{
+	const uint32_t to = fl_cflit_to(n, f);
+	if (f.pkt & FL_CF_NIC) {
+		__builtin_prefetch(&n->nics[to], 1);
+		return;
+	}
+	__builtin_prefetch(&n->ivc[(uint64_t)to * n->V + fl_cflit_vc(n, f)], 1);
+	__builtin_prefetch(&n->routers[n->topo->port_router[to]], 1);
+	if (!(uint16_t)f.at)
+		__builtin_prefetch(&n->pool.pkts[f.pkt].rt, 1);
+}
+
+/* The same for a slot of compact flits. */
+static void fl_slot_dispatch_cf(struct flitnet *n, const struct fl_slot *s)
+{
+	for (const struct fl_evblk *b = s->head; b; b = b->next) {
+		const uint32_t cnt = b->next ? FL_BLK_FLITS : s->tail_n;
+		const struct fl_evblk *nb = b->next;
+		const uint32_t ncnt = nb ? (nb->next ? FL_BLK_FLITS : s->tail_n) : 0;
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t a = i + FL_PREFETCH;
+			if (a < cnt)
+				fl_prefetch_cf(n, b->fl[a]);
+			else if (a - cnt < ncnt)
+				fl_prefetch_cf(n, nb->fl[a - cnt]);
+			fl_dispatch_cf(n, b->fl[i]);
+		}
+	}
+}
+
 /* visit_order = reverse: the slot's events last first. */
 static void fl_slot_dispatch_reverse(struct flitnet *n, struct fl_slot *s)
 {
 	fl_chain_reverse(&s->head, &s->tail);
+	if (n->fl_compact) {
+		for (const struct fl_evblk *b = s->head; b; b = b->next) {
+			const uint32_t cnt = b == s->head ? s->tail_n : FL_BLK_FLITS;
+			for (uint32_t i = cnt; i-- > 0;)
+				fl_dispatch_cf(n, b->fl[i]);
+		}
+		return;
+	}
 	for (const struct fl_evblk *b = s->head; b; b = b->next) {
 		const uint32_t cnt = b == s->head ? s->tail_n : FL_BLK_EVENTS;
 		for (uint32_t i = cnt; i-- > 0;) {
@@ -952,7 +1015,10 @@ void fl_cycle(struct flitnet *n)
 			fl_slot_dispatch_reverse(n, s);
 			fl_slot_credits_reverse(n, s);
 		} else {
-			fl_slot_dispatch(n, s);
+			if (n->fl_compact)
+				fl_slot_dispatch_cf(n, s);
+			else
+				fl_slot_dispatch(n, s);
 			fl_slot_credits(n, s);
 		}
 		n->last_move = t;

@@ -93,9 +93,10 @@ enum { FL_WORMHOLE, FL_VCT };
 enum { EV_FLIT_ROUTER, EV_CREDIT_ROUTER, EV_FLIT_NIC, EV_CREDIT_NIC };
 
 /* One event: a flit or a credit arriving at a router port or an endpoint.
- * 12 bytes: every flit and credit on a channel is one, so with long
- * channels they are a third of a loaded network's memory. A router event
- * names only the global port; its router is the topology's port_router. */
+ * 12 bytes: what the far heap, the partitions' outboxes and the callers
+ * pass; in the wheel a flit is usually an 8-byte struct fl_cflit and a
+ * credit a 4-byte code. A router event names only the global port; its
+ * router is the topology's port_router. */
 struct fl_event {
 	uint32_t to;     /* router events: global port at the target; endpoint events: the endpoint */
 	uint32_t pkt;    /* flits: packet index */
@@ -112,12 +113,27 @@ _Static_assert(sizeof(struct fl_event) == 12, "fl_event grew: one per flit and c
  * size: 128 slots x 8,192 events x 16 B = 16 MB on the dragonfly with
  * 100-cycle links at 0.7, for ~2 MB of events in flight.) */
 #define FL_BLK_EVENTS 84 /* a block is 1,016 bytes */
+#define FL_BLK_FLITS 126
 #define FL_BLK_CREDITS 252
+
+/* A flit on a channel as the wheel keeps it when every target (global
+ * port or endpoint) and VC fit in 16 bits, the VC in the low ceil(log2 V)
+ * (n->fl_compact): 8 bytes, two thirds of a 12-byte event; a loaded
+ * network's channels hold one per flit. Packet indices are below 2^31
+ * (the pool's bound), which leaves the top bit of pkt for the kind. */
+#define FL_CF_NIC 0x80000000u /* in pkt: the flit goes to an endpoint */
+struct fl_cflit {
+	uint32_t pkt; /* packet index, FL_CF_NIC for EV_FLIT_NIC */
+	uint32_t at;  /* to << n->cf_shift | vc << 16 | seq */
+};
+_Static_assert(sizeof(struct fl_cflit) == 8, "fl_cflit: one per flit on a channel");
+
 struct fl_evblk {
 	struct fl_evblk *next;
 	union {
 		struct fl_event ev[FL_BLK_EVENTS];
-		uint32_t cr[FL_BLK_CREDITS]; /* compact credits (fl_credit_code) */
+		struct fl_cflit fl[FL_BLK_FLITS]; /* compact flits (n->fl_compact) */
+		uint32_t cr[FL_BLK_CREDITS];      /* compact credits (fl_credit_code) */
 	};
 };
 
@@ -132,10 +148,10 @@ struct fl_evblk {
  * output VCs (never in practice) credits stay full events. */
 #define FL_CR_NIC 0x80000000u
 struct fl_slot {
-	struct fl_evblk *head, *tail;   /* flits, and credits that are full events */
+	struct fl_evblk *head, *tail;   /* flits (compact with n->fl_compact), and credits that are full events */
 	struct fl_evblk *chead, *ctail; /* compact credits */
 	uint32_t n;       /* events in the slot, both chains */
-	uint32_t tail_n;  /* events in the tail block */
+	uint32_t tail_n;  /* events (compact flits) in the tail block */
 	uint32_t ctail_n; /* credits in the credit chain's tail block */
 };
 
@@ -453,6 +469,9 @@ struct flitnet {
 	uint32_t V;                  /* VCs per port */
 	uint32_t *ep_router;         /* [endpoint]: its router (fl_rt_load) */
 	bool cr_compact;             /* credits travel as 4-byte codes (every output VC index < 2^31) */
+	bool fl_compact;             /* flits travel as 8-byte fl_cflit (cr_compact, and every target
+					shifted left by the VC's bits below 2^16) */
+	uint32_t cf_shift, cf_vmask; /* fl_cflit.at: target << cf_shift | VC << 16 | flit; VC mask */
 	uint32_t n_cls;              /* traffic classes (1 = off) */
 	uint32_t cls_w;              /* VCs per class: V / n_cls, what the routing function sees */
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
@@ -654,6 +673,35 @@ static inline uint32_t fl_li_vc(const struct flitnet *n, uint32_t li)
 	return n->v_shift >= 0 ? li & (n->V - 1) : li % n->V;
 }
 
+/* Flit event ev (EV_FLIT_ROUTER or EV_FLIT_NIC) as a compact flit
+ * (n->fl_compact): shifts only, the VC in a field of cf_shift - 16 bits. */
+static inline struct fl_cflit fl_cflit_code(const struct flitnet *n, const struct fl_event *ev)
+{
+	return (struct fl_cflit){
+		.pkt = ev->kind == EV_FLIT_NIC ? FL_CF_NIC | ev->pkt : ev->pkt,
+		.at = ev->to << n->cf_shift | (uint32_t)ev->vc << 16 | ev->seq,
+	};
+}
+/* Its target (global port or endpoint), VC and flit index. */
+static inline uint32_t fl_cflit_to(const struct flitnet *n, struct fl_cflit f)
+{
+	return f.at >> n->cf_shift;
+}
+static inline uint8_t fl_cflit_vc(const struct flitnet *n, struct fl_cflit f)
+{
+	return (uint8_t)((f.at >> 16) & n->cf_vmask);
+}
+static inline struct fl_event fl_cflit_event(const struct flitnet *n, struct fl_cflit f)
+{
+	return (struct fl_event){
+		.to = fl_cflit_to(n, f),
+		.pkt = f.pkt & ~FL_CF_NIC,
+		.seq = (uint16_t)f.at,
+		.kind = f.pkt & FL_CF_NIC ? EV_FLIT_NIC : EV_FLIT_ROUTER,
+		.vc = fl_cflit_vc(n, f),
+	};
+}
+
 /* (a + b) mod m for a, b < m, without a division. */
 static inline uint32_t fl_add_mod(uint32_t a, uint32_t b, uint32_t m)
 {
@@ -769,6 +817,19 @@ static inline bool fl_slot_push_cr(struct flitnet *n, struct fl_slot *s, uint32_
 	s->n++;
 	return true;
 }
+/* Append compact flit f to slot s's main chain (n->fl_compact); false
+ * when no block could be had. */
+static inline bool fl_slot_push_cf(struct flitnet *n, struct fl_slot *s, struct fl_cflit f)
+{
+	if (!s->tail || s->tail_n == FL_BLK_FLITS) {
+		if (!fl_chain_extend(n, &s->head, &s->tail))
+			return false;
+		s->tail_n = 0;
+	}
+	s->tail->fl[s->tail_n++] = f;
+	s->n++;
+	return true;
+}
 /* Compact credit `code` due at `cycle` straight into this partition's
  * wheel, as fl_schedule_credit puts it there: true if it went (compact
  * credits, within the wheel's reach), false to schedule it as an event. */
@@ -858,6 +919,27 @@ static inline void fl_send_credit(struct flitnet *n, const struct fl_link *l, ui
 		fl_xsend(n, l->part, cycle, ev);
 	else
 		fl_schedule_credit(n, cycle, ev);
+}
+/* fl_send_flit's other cases, as a full event (wheel.c). */
+void fl_send_flit_event(struct flitnet *n, const struct fl_link *l, uint64_t cycle, uint32_t pkt, uint16_t seq,
+			uint8_t vc);
+/* Flit seq of packet pkt on VC vc over link l, due at `cycle`: what
+ * fl_send does with that event, as a compact flit straight into this
+ * partition's wheel when it stays there (the usual case: one per flit a
+ * router forwards). */
+static inline void fl_send_flit(struct flitnet *n, const struct fl_link *l, uint64_t cycle, uint32_t pkt,
+				uint16_t seq, uint8_t vc)
+{
+	NL_ASSERT(cycle > n->now);
+	if (__builtin_expect(l->part == n->part_id, 1) && n->fl_compact && cycle - n->now < n->wheel_mask) {
+		const struct fl_cflit f = {
+			.pkt = l->flit_kind == EV_FLIT_NIC ? FL_CF_NIC | pkt : pkt,
+			.at = l->to << n->cf_shift | (uint32_t)vc << 16 | seq,
+		};
+		n->n_events += fl_slot_push_cf(n, &n->wheel[cycle & n->wheel_mask], f);
+		return;
+	}
+	fl_send_flit_event(n, l, cycle, pkt, seq, vc);
 }
 /* A credit for output VC ov = to x V + vc of the router port or endpoint
  * across link l (code: ov, with FL_CR_NIC for an endpoint), due at

@@ -1134,8 +1134,7 @@ static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_
 		c += pt->out_free - (uint32_t)at;
 	pt->out_free = (uint32_t)(c + 1);
 	const struct fl_link *l = &pt->link;
-	struct fl_event ev = {.pkt = pkt, .seq = seq, .vc = vc, .kind = l->flit_kind, .to = l->to};
-	fl_send(n, l, c + l->lat + 1, &ev);
+	fl_send_flit(n, l, c + l->lat + 1, pkt, seq, vc);
 }
 
 /* A credit for input VC (in, vc) leaves this router towards the upstream

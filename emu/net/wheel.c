@@ -230,8 +230,10 @@ static inline uint32_t fl_credit_code(const struct flitnet *n, const struct fl_e
 	return ev->kind == EV_CREDIT_NIC ? FL_CR_NIC | ov : ov;
 }
 
+/* A full event into slot s's main chain (without fl_compact). */
 static inline bool fl_slot_push_ev(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
 {
+	NL_ASSERT(!n->fl_compact);
 	if (!s->tail || s->tail_n == FL_BLK_EVENTS) {
 		if (!fl_chain_extend(n, &s->head, &s->tail))
 			return false;
@@ -240,6 +242,14 @@ static inline bool fl_slot_push_ev(struct flitnet *n, struct fl_slot *s, const s
 	s->tail->ev[s->tail_n++] = *ev;
 	s->n++;
 	return true;
+}
+
+/* Flit ev into slot s's main chain: a compact flit with n->fl_compact. */
+static inline bool fl_slot_push_flit(struct flitnet *n, struct fl_slot *s, const struct fl_event *ev)
+{
+	if (!n->fl_compact)
+		return fl_slot_push_ev(n, s, ev);
+	return fl_slot_push_cf(n, s, fl_cflit_code(n, ev));
 }
 
 
@@ -252,6 +262,8 @@ static inline bool fl_slot_push(struct flitnet *n, struct fl_slot *s, const stru
 {
 	if (n->cr_compact && fl_is_credit(ev))
 		return fl_slot_push_cr(n, s, fl_credit_code(n, ev));
+	if (!fl_is_credit(ev))
+		return fl_slot_push_flit(n, s, ev);
 	return fl_slot_push_ev(n, s, ev);
 }
 
@@ -310,7 +322,7 @@ void fl_schedule_flit(struct flitnet *n, uint64_t cycle, const struct fl_event *
 		fl_far_push(n, cycle, ev);
 		return;
 	}
-	n->n_events += fl_slot_push_ev(n, &n->wheel[cycle & n->wheel_mask], ev);
+	n->n_events += fl_slot_push_flit(n, &n->wheel[cycle & n->wheel_mask], ev);
 }
 
 void fl_schedule_credit(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
@@ -323,3 +335,9 @@ void fl_schedule_credit(struct flitnet *n, uint64_t cycle, const struct fl_event
 	n->n_events += fl_slot_push_cr(n, &n->wheel[cycle & n->wheel_mask], fl_credit_code(n, ev));
 }
 
+void fl_send_flit_event(struct flitnet *n, const struct fl_link *l, uint64_t cycle, uint32_t pkt, uint16_t seq,
+			uint8_t vc)
+{
+	const struct fl_event ev = {.pkt = pkt, .seq = seq, .vc = vc, .kind = l->flit_kind, .to = l->to};
+	fl_send(n, l, cycle, &ev);
+}

@@ -666,10 +666,11 @@ static void test_wheel_follows_events(void)
 
 /* Credits as 4-byte codes in a chain of their own, dispatched after the
  * slot's flits, give what full events in one mixed chain give (net_internal.h
- * says why they commute): the same measurements, channel counts and
- * arbiter pointers, in both visit orders, with the tail's credit freeing
- * VCs and waking parked heads, and with endpoint credits; and the
- * conservation check counts the codes (check_interval). */
+ * says why they commute), and flits as 8-byte compact flits what 12-byte
+ * events give: the same measurements, channel counts and arbiter pointers,
+ * in both visit orders, with the tail's credit freeing VCs and waking
+ * parked heads, with endpoint credits and multi-flit packets; and the
+ * conservation check counts the codes and compact flits (check_interval). */
 static void test_compact_credits_same(void)
 {
 	static const char *const cases[][6] = {
@@ -681,20 +682,22 @@ static void test_compact_credits_same(void)
 		 "packet_size=1..5", NULL},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-		uint64_t digest[2], ptrs[2];
-		for (int full = 0; full < 2; full++) {
+		uint64_t digest[3], ptrs[3];
+		for (int mode = 0; mode < 3; mode++) { /* both compact, full flits, both full */
 			static const char *const extra[] = {"seed=5", "vc_buf_size=2", NULL};
 			struct fx f;
 			struct nl_err e = {0};
 			CHECK_OK(fx_open2(&f, cases[c], extra, &e), &e);
-			CHECK(f.n->cr_compact);
-			f.n->cr_compact = !full;
+			CHECK(f.n->cr_compact && f.n->fl_compact);
+			f.n->fl_compact = mode == 0;
+			f.n->cr_compact = mode < 2;
 			f.n->sc.check_interval = 97;
-			fx_run_digests(&f, 3000, &digest[full], &ptrs[full]);
+			fx_run_digests(&f, 3000, &digest[mode], &ptrs[mode]);
 			CHECK(f.n->flit_hops > 5000);
 			fx_close(&f);
 		}
-		fx_same(c, "compact credits", "full events", digest, ptrs);
+		fx_same(c, "compact flits and credits", "compact credits", digest, ptrs);
+		fx_same(c, "compact credits", "full events", digest + 1, ptrs + 1);
 	}
 }
 
