@@ -923,23 +923,34 @@ static inline void fl_prefetch_event(const struct flitnet *n, const struct fl_ev
 	}
 }
 
+/* Walks slot `s`'s blocks in scheduling order, PER_BLK items of array
+ * member ARR a full block, calling PREFETCH(n, item) FL_PREFETCH items
+ * ahead (into the next block too) and DISPATCH(n, item) on each: one walk
+ * for the slots of events and of compact flits, expanded in place so each
+ * keeps its own inlined loop. */
+#define FL_SLOT_WALK(n, s, PER_BLK, ARR, PREFETCH, DISPATCH)                                      \
+	for (const struct fl_evblk *b = (s)->head; b; b = b->next) {                               \
+		const uint32_t cnt = b->next ? (PER_BLK) : (s)->tail_n;                              \
+		const struct fl_evblk *nb = b->next;                                                 \
+		const uint32_t ncnt = nb ? (nb->next ? (PER_BLK) : (s)->tail_n) : 0;                 \
+		for (uint32_t i = 0; i < cnt; i++) {                                                 \
+			uint32_t a = i + FL_PREFETCH;                                                \
+			if (a < cnt)                                                                 \
+				PREFETCH(n, b->ARR[a]);                                              \
+			else if (a - cnt < ncnt)                                                     \
+				PREFETCH(n, nb->ARR[a - cnt]);                                       \
+			DISPATCH(n, b->ARR[i]);                                                      \
+		}                                                                                    \
+	}
+
+#define FL_PREFETCH_EV(n, e) fl_prefetch_event(n, &(e))
+#define FL_DISPATCH_EV(n, e) fl_dispatch(n, &(e))
+
 /* A slot's events in scheduling order. Dispatching never schedules into
  * the slot being dispatched (every event goes at least a cycle ahead). */
 static void fl_slot_dispatch(struct flitnet *n, const struct fl_slot *s)
 {
-	for (const struct fl_evblk *b = s->head; b; b = b->next) {
-		const uint32_t cnt = b->next ? FL_BLK_EVENTS : s->tail_n;
-		const struct fl_evblk *nb = b->next;
-		const uint32_t ncnt = nb ? (nb->next ? FL_BLK_EVENTS : s->tail_n) : 0;
-		for (uint32_t i = 0; i < cnt; i++) {
-			uint32_t a = i + FL_PREFETCH;
-			if (a < cnt)
-				fl_prefetch_event(n, &b->ev[a]);
-			else if (a - cnt < ncnt)
-				fl_prefetch_event(n, &nb->ev[a - cnt]);
-			fl_dispatch(n, &b->ev[i]);
-		}
-	}
+	FL_SLOT_WALK(n, s, FL_BLK_EVENTS, ev, FL_PREFETCH_EV, FL_DISPATCH_EV)
 }
 
 /* A compact flit (n->fl_compact). */
@@ -965,19 +976,7 @@ static inline void fl_prefetch_cf(const struct flitnet *n, struct fl_cflit f)
 /* The same for a slot of compact flits. */
 static void fl_slot_dispatch_cf(struct flitnet *n, const struct fl_slot *s)
 {
-	for (const struct fl_evblk *b = s->head; b; b = b->next) {
-		const uint32_t cnt = b->next ? FL_BLK_FLITS : s->tail_n;
-		const struct fl_evblk *nb = b->next;
-		const uint32_t ncnt = nb ? (nb->next ? FL_BLK_FLITS : s->tail_n) : 0;
-		for (uint32_t i = 0; i < cnt; i++) {
-			uint32_t a = i + FL_PREFETCH;
-			if (a < cnt)
-				fl_prefetch_cf(n, b->fl[a]);
-			else if (a - cnt < ncnt)
-				fl_prefetch_cf(n, nb->fl[a - cnt]);
-			fl_dispatch_cf(n, b->fl[i]);
-		}
-	}
+	FL_SLOT_WALK(n, s, FL_BLK_FLITS, fl, fl_prefetch_cf, fl_dispatch_cf)
 }
 
 /* visit_order = reverse: the slot's events last first. */
