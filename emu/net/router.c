@@ -1029,12 +1029,24 @@ static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet 
 	const uint32_t *const ev_li = n->ev_li;
 	const uint32_t n_ev = n->n_ev;
 	const int v_shift = n->v_shift;
+	/* A match of input in's VC li to output op in the allocator-free
+	 * paths below: both round-robin pointers and the input's VC pointer
+	 * move past it (fl_allocate_outputs' rule). Expanded in place. */
+#define FL_SA_MATCH(in, op, li)                                                  \
+	do {                                                                     \
+		aptr[in] = (uint16_t)fl_add_mod(op, 1, P);                       \
+		gptr[op] = (uint16_t)fl_add_mod(in, 1, P);                       \
+		rr1[in] = (uint16_t)fl_add_mod((li) - (in) * V, 1, V);           \
+		nd->result = (int16_t)(op);                                      \
+	} while (0)
+	/* The allocator-free paths' pointers (one crossbar input per port
+	 * there; unused, so not computed, on the allocator's path). */
+	uint16_t *const aptr = n->sw_aptr + ro->port_base, *const gptr = n->sw_gptr + ro->port_base;
+	uint16_t *const rr1 = n->sw_rr + ro->port_base;
+	const uint32_t P = ro->n_ports;
 	if (n->sa_disjoint) {
 		/* Every request granted (fl_allocate's disjoint case); one bidder
 		 * per input, so its VC pointer moves past that bidder. */
-		uint16_t *aptr = n->sw_aptr + ro->port_base, *gptr = n->sw_gptr + ro->port_base;
-		uint16_t *rr = n->sw_rr + ro->port_base;
-		const uint32_t P = ro->n_ports;
 		for (uint32_t k = 0; k < n_ev; k++) {
 			const uint32_t li = ev_li[k];
 			struct fl_node *nd = &ivs[li].node;
@@ -1042,10 +1054,7 @@ static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet 
 			if (nd->result < -1)
 				continue;
 			const uint32_t in = v_shift >= 0 ? li >> v_shift : li / V, op = ivs[li].out_port;
-			aptr[in] = (uint16_t)fl_add_mod(op, 1, P);
-			gptr[op] = (uint16_t)fl_add_mod(in, 1, P);
-			rr[in] = (uint16_t)fl_add_mod(li - in * V, 1, V);
-			nd->result = (int16_t)op;
+			FL_SA_MATCH(in, op, li);
 		}
 		return;
 	}
@@ -1056,9 +1065,6 @@ static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet 
 		 * each output's arbiter alone decides (round robin from its
 		 * pointer; no priorities in the switch stage), and both pointers
 		 * of each match move past it, as fl_allocate_outputs does. */
-		uint16_t *aptr = n->sw_aptr + ro->port_base, *gptr = n->sw_gptr + ro->port_base;
-		uint16_t *rr = n->sw_rr + ro->port_base;
-		const uint32_t P = ro->n_ports;
 		const struct fl_areq *const rq = n->areq;
 		int32_t *const best = n->best_out; /* by output: its winning request; -1 on entry and exit */
 		for (uint32_t k = 0; k < n_req; k++) {
@@ -1078,15 +1084,13 @@ static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet 
 				nd->result = FL_STALL_CROSSBAR_CONFLICT;
 				continue;
 			}
-			aptr[in] = (uint16_t)fl_add_mod(op, 1, P);
-			gptr[op] = (uint16_t)fl_add_mod(in, 1, P);
-			rr[in] = (uint16_t)fl_add_mod(li - in * V, 1, V);
-			nd->result = (int16_t)op;
+			FL_SA_MATCH(in, op, li);
 		}
 		for (uint32_t k = 0; k < n_req; k++)
 			best[rq[k].out] = -1;
 		return;
 	}
+#undef FL_SA_MATCH
 	const int32_t *const in_match = n->in_match;
 	if (n_req && n->sa_one_per_ein) /* as sa_one_per_in, by crossbar input */
 		fl_allocate_outputs(n, n->areq, n_req, (uint32_t)ro->n_ports * isp, (uint32_t)ro->n_ports * osp,
