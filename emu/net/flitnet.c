@@ -435,6 +435,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",
 			      n->route->spec);
+	if (rc_ == 0 && n->route->needs_vct && nc->flow_control != FL_VCT)
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "routing_function '%s' lets a packet leave its escape VC for adaptive VCs and come back, deadlock-free only when a blocked packet holds one buffer (Duato 1996); expected flow_control = vct, got wormhole",
+			      n->route->spec);
 	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit)
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",

@@ -205,6 +205,11 @@ struct route {
 	 * Escape-channel schemes (Duato 1995) need it: a head queued behind
 	 * another packet in an adaptive VC could not reach its escape VC. */
 	bool needs_atomic_vcs;
+	/* Init sets it when deadlock freedom needs virtual cut-through: a
+	 * blocked packet whole in one buffer, so only direct channel
+	 * dependencies count (Duato 1996; updown_adaptive:escape=return). The
+	 * engine refuses it unless flow_control = vct. */
+	bool needs_vct;
 	/* compute reads no router state and draws nothing (the candidates
 	 * depend on the router, the in-port and the packet alone), so it may
 	 * run at any time before the head needs them: the engine then skips

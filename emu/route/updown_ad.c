@@ -10,12 +10,36 @@
  * from its endpoint) gets every minimal port on the adaptive VCs and its
  * up*-down* port on VC 0, starting a fresh legal route there, preferred
  * by emptiness (the port's downstream occupancy over its VCs), adaptive
- * first on equal occupancy. Once on the escape VC a packet stays on it to
- * its destination (following its legal route: no up hop after a down
- * hop, read from the link it came in on). Silla & Duato also let packets
- * return to adaptive channels; we do not, which makes the escape VC's
- * extended channel-dependency graph its plain one (no indirect
- * dependencies) at the cost of some adaptivity under heavy load.
+ * first on equal occupancy. A packet on the escape VC follows its legal
+ * route there (no up hop after a down hop, read from the link it came in
+ * on). What it may do next is `escape`:
+ *  - stay (default): it stays on the escape VC to its destination. The
+ *    escape VC's extended channel-dependency graph is then its plain one
+ *    (no indirect dependencies): deadlock-free under any flow control, at
+ *    the cost of adaptivity under load. On large networks that cost is
+ *    the throughput: packets that took one escape hop ride up*-down*'s
+ *    long routes through the root's neighbourhood to the end (RING-10 at
+ *    512 switches, seed 003 sec. 6.2's settings: unstable from 0.06
+ *    flits/cycle/endpoint, where the 5D torus with duato takes 0.15).
+ *  - return: Silla & Duato's algorithm: at every router it is offered
+ *    the minimal ports on the adaptive VCs again, besides its escape hop,
+ *    so an escape hop is a detour of one hop, not a change of route.
+ *    An escape hop may lead away from the destination (an up hop) and an
+ *    adaptive hop back, so a route has no length bound of its own; the
+ *    paper states none. Here a packet that has taken 2 x diameter hops
+ *    (at most 200) is offered the escape VC alone from then on, as with
+ *    stay: every route ends (livelock freedom), and under load a packet
+ *    rarely comes near the bound (RING-10 at 512 switches: see
+ *    docs/validation.md, seed 003 sec. 6.2).
+ *    Indirect dependencies then appear (escape, adaptive hops, escape
+ *    afresh: a down link can come to wait on an up link), which can close
+ *    a cycle of the extended graph under wormhole switching, where a
+ *    blocked packet holds every channel it spans. Under virtual
+ *    cut-through a blocked packet sits whole in one buffer, so only direct
+ *    dependencies count (Duato, IEEE TPDS 7(8), 1996) and up*-down*'s are
+ *    acyclic: init sets route.needs_vct and the engine refuses `return`
+ *    unless flow_control = vct (whose buffers hold a whole packet). Seed
+ *    003 runs virtual cut-through.
  *
  * Deadlock freedom (Duato 1995, Theorem 1): the escape subfunction is
  * connected (every router has a legal route to every router) and its
@@ -23,7 +47,9 @@
  * dependencies, since VC 0 is only used as up*-down* gives it. Like
  * duato it needs atomic VC reuse (wait_for_tail_credit = 1, refused
  * otherwise). tests/unit/test_route_escape.c checks the extended graph on
- * every path of small irregular graphs.
+ * every path of small irregular graphs (stay), and that return's direct
+ * escape dependencies stay acyclic; the watchdog test runs return under
+ * virtual cut-through.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,17 +64,25 @@
 
 struct updown_ad_params {
 	int64_t root;
+	int escape; /* UPDOWN_AD_STAY, UPDOWN_AD_RETURN */
 };
+
+enum { UPDOWN_AD_STAY, UPDOWN_AD_RETURN };
+static const char *const updown_ad_escape_names[] = {"stay", "return", NULL};
 
 static const struct param_def updown_ad_params_def[] = {
 	{"root", PARAM_INT, offsetof(struct updown_ad_params, root), "0", 0, 1 << 30,
 	 "root router of the escape VC's BFS spanning tree", NULL},
+	{"escape", PARAM_CHOICE, offsetof(struct updown_ad_params, escape), "stay", 0, 0,
+	 "after an escape hop: stay on the escape VC to the destination (any flow control), or return to the adaptive VCs at the next router (Silla & Duato 2000; needs flow_control = vct)",
+	 updown_ad_escape_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
 struct updown_ad_state {
 	struct updown_table u;
-	uint8_t *dist; /* [a * n + b] hop distance */
+	uint8_t *dist;      /* [a * n + b] hop distance */
+	uint32_t hop_budget; /* escape=return: hops after which the escape VC is absorbing */
 };
 
 static int updown_ad_init(struct route *r, struct nl_err *err)
@@ -69,14 +103,21 @@ static int updown_ad_init(struct route *r, struct nl_err *err)
 		free(q);
 		return nl_errf(err, NL_ENOMEM, "routing function 'updown_adaptive': out of memory for %u x %u table", n, n);
 	}
+	uint32_t diameter = 0;
 	for (uint32_t a = 0; a < n; a++) {
 		topo_bfs(t, a, d, q);
-		for (uint32_t b = 0; b < n; b++)
+		for (uint32_t b = 0; b < n; b++) {
 			s->dist[(size_t)a * n + b] = (uint8_t)(d[b] > 254 ? 254 : d[b]);
+			if (d[b] > diameter)
+				diameter = d[b];
+		}
 	}
+	/* route_pkt.hops is 8 bits: the budget stays well inside it. */
+	s->hop_budget = 2 * diameter < 200 ? 2 * diameter : 200;
 	free(d);
 	free(q);
 	r->needs_atomic_vcs = true;
+	r->needs_vct = p->escape == UPDOWN_AD_RETURN;
 	return 0;
 }
 
@@ -109,6 +150,7 @@ static int updown_ad_compute(const struct route *r, uint32_t router, uint32_t in
 			     struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
 {
 	const struct updown_ad_state *s = r->state;
+	const struct updown_ad_params *pr = r->params;
 	const struct topo *t = r->topo;
 	uint32_t n = t->n_routers, dst = p->dst_router;
 	(void)rng;
@@ -123,7 +165,7 @@ static int updown_ad_compute(const struct route *r, uint32_t router, uint32_t in
 	if (ep < 0)
 		NL_BUG("updown_adaptive: no legal hop from %u to %u", router, dst);
 	int k = 0;
-	if (!in_escape) {
+	if (!in_escape || (pr->escape == UPDOWN_AD_RETURN && p->hops < s->hop_budget)) {
 		uint8_t want = (uint8_t)(s->dist[(size_t)router * n + dst] - 1);
 		for (uint32_t g = t->port_base[router]; g < t->port_base[router + 1] && k < ROUTE_MAX_CANDS - 1; g++) {
 			if (!topo_port_is_network(t, g) || s->dist[(size_t)t->port_router[t->peer[g]] * n + dst] != want)

@@ -79,8 +79,13 @@ static int test_cases_run, test_cases_failed;
 				   (needle));                                                 \
 	} while (0)
 
+/* TEST_ONLY=substring in the environment runs only the cases whose name
+ * holds it (a developer's shortcut: `TEST_ONLY=updown build/tests/test_adaptive`). */
 static inline void test_run_(const char *name, void (*fn)(void))
 {
+	const char *only = getenv("TEST_ONLY");
+	if (only && *only && !strstr(name, only))
+		return;
 	int before = test_failed_checks;
 	test_cases_run++;
 	fn();
