@@ -580,10 +580,19 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* noc_latency = 1 (issue 11 part 7): router channels as long as BookSim2's
 	 * flatfly lays them out on chip (flatfly_onchip.cpp); read only then. */
 	uint16_t *noc_lat = NULL;
+	/* A family whose channels each have their own latency (anynet's file,
+	 * TOPO_F_LINK_LATENCY) always gives them; the class keys cannot. */
+	bool own_lat = (t->ops->flags & TOPO_F_LINK_LATENCY) != 0;
+	if (rc_ == 0 && own_lat && (nc->channel_latency != 1 || nc->terminal_latency > 1))
+		rc_ = nl_errf(err, NL_ECONFIG, "key '%s': value '%lld': topology '%s' takes every channel's latency from its file; "
+					       "expected %s",
+			      nc->channel_latency != 1 ? "channel_latency" : "terminal_latency",
+			      (long long)(nc->channel_latency != 1 ? nc->channel_latency : nc->terminal_latency),
+			      t->ops->name, nc->channel_latency != 1 ? "1 (unset)" : "0 or 1 (unset)");
 	if (rc_ == 0 && nc->noc_latency && !t->ops->link_latency)
 		rc_ = nl_errf(err, NL_ECONFIG, "key 'noc_latency': value '1': topology '%s' has no on-chip layout; "
 					       "expected 0, or a flatfly or hyperx topology (BookSim's flatfly)", t->ops->name);
-	else if (rc_ == 0 && nc->noc_latency && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
+	else if (rc_ == 0 && (nc->noc_latency || own_lat) && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
 		goto nomem;
 	else if (noc_lat)
 		rc_ = t->ops->link_latency(t, noc_lat, err);

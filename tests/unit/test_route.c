@@ -38,6 +38,7 @@ static const char *const family_specs[] = {
 	"equality:n=14,sa=-1/1/3/9,sb=4,p=1",
 	"ndt:k=3x4x3",
 	"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=1",
+	"anynet:file=" TEST_SRC("tests/data/topo/ring6.anynet"),
 	"dln:n=16,d=4,seed=3",
 	"myriclos:n=64",
 	"p1(torus:k=4x4):trials=2",
