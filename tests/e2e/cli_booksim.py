@@ -41,8 +41,8 @@ def ini_value(ini, key):
 def convert(path, cwd=None):
     """Convert (in cwd: BookSim opens network_file relative to the directory
     it runs in); return (exit status, INI, {named key: stderr line})."""
-    p = subprocess.run([clitest.NETLOOM, "config", "--from-booksim", path], capture_output=True, env=clitest.ENV,
-                       cwd=cwd)
+    exe = os.path.abspath(clitest.NETLOOM) if os.sep in clitest.NETLOOM else clitest.NETLOOM
+    p = subprocess.run([exe, "config", "--from-booksim", path], capture_output=True, env=clitest.ENV, cwd=cwd)
     check(f"{path}: exit 0 or 3, got {p.returncode}: {p.stderr.decode()!r}", p.returncode in (0, 3))
     named = {}
     for line in p.stderr.decode().splitlines():
