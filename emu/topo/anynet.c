@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 
@@ -266,8 +267,8 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 	struct anynet_parse ps = {.path = pr->file};
 	uint32_t *deg = NULL, *next = NULL, *dist = NULL, *queue = NULL, *nbr_base = NULL;
 	struct anynet_link *dl = NULL;
-	char *buf = NULL;
-	size_t bufcap = 0, n_dl = 0;
+	char *buf = NULL, **tok = NULL;
+	size_t bufcap = 0, n_dl = 0, tokcap = 0;
 	unsigned line = 0;
 	int rc = 0;
 	FILE *f = fopen(pr->file, "r");
@@ -275,21 +276,24 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 	if (!f)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s; expected a BookSim anynet network_file",
 				 pr->file, strerror(errno));
-	while (getline(&buf, &bufcap, f) >= 0) {
-		char *tok[256], *save = NULL;
+	ssize_t len;
+	while ((len = getline(&buf, &bufcap, f)) >= 0) {
+		char *save = NULL;
 		int nt = 0;
 		line++;
+		/* A line of len bytes has at most len / 2 + 1 words. */
+		if ((size_t)len / 2 + 1 > tokcap) {
+			char **nt2 = realloc(tok, ((size_t)len / 2 + 1) * sizeof *tok);
+			if (!nt2)
+				goto nomem;
+			tok = nt2;
+			tokcap = (size_t)len / 2 + 1;
+		}
 		char *hash = strchr(buf, '#');
 		if (hash)
 			*hash = '\0';
-		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save)) {
-			if (nt == (int)(sizeof tok / sizeof *tok)) {
-				rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: more than %zu words; expected one router per line",
-					       pr->file, line, sizeof tok / sizeof *tok);
-				goto out;
-			}
+		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
 			tok[nt++] = w;
-		}
 		if (nt && (rc = anynet_line(t, &ps, line, tok, nt, err)) < 0)
 			goto out;
 	}
@@ -401,6 +405,7 @@ nomem:
 out:
 	fclose(f);
 	free(buf);
+	free(tok);
 	free(ps.node_router);
 	free(ps.node_lat);
 	free(ps.node_line);
