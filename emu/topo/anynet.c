@@ -4,14 +4,19 @@
  * Format: one line per router (or node), tokens separated by blanks:
  *   router R  [node N [LAT]]...  [router S [LAT]]...   (any order, mixed)
  *   node N router R
- * "router R ... node N LAT" attaches endpoint N to router R with an
- * injection and ejection channel of LAT cycles (default 1); "router R ...
+ "router R ... node N" attaches endpoint N to router R; "router R ...
  * router S LAT" is the channel R -> S of LAT cycles (default 1) and
  * implies S -> R of 1 cycle unless that direction is given too. As in
  * BookSim, each mention sets the latency anew (the last one wins, 1 when
  * it has no LAT), an implied reverse channel never overrides a given one,
- * and the head id of a line is a router id even on a "node N" line. '#'
- * starts a comment (an extension; BookSim has none).
+ * and the head id of a line is a router id even on a "node N" line. Node
+ * channels (injection, ejection) are always 1 cycle: BookSim files a LAT
+ * after "node N" on router R's line under the router-to-router entry
+ * R -> N, so it sets the latency of R's channel to *router* N (its source
+ * comment says otherwise; its code, and its printed channel list, do
+ * this), which netloom repeats, and refuses when R and N are not linked
+ * (BookSim would build a one-way channel). '#' starts a comment (an
+ * extension; BookSim has none).
  *
  * Numbering is BookSim's, so traffic patterns and routes are the same:
  * router ids are 0..R-1 (BookSim indexes its routers by id) and node ids
@@ -23,8 +28,9 @@
  *
  * Refused, with PATH:LINE and what was expected (BookSim asserts, crashes
  * or hangs on them): unknown words, non-integer ids or latencies, a
- * latency outside 1..65535 or after "node N router R" (BookSim files it
- * under a bogus entry), node-to-node links, self-links, a node on two
+ * latency outside 1..65535, after "node N router R" (BookSim files it
+ * under a bogus entry) or after "node N" on a router's line whose router
+ * N is not its neighbour, node-to-node links, self-links, a node on two
  * routers, gaps in the ids, and a disconnected router graph.
  */
 #include "topo/topo_internal.h"
@@ -43,7 +49,7 @@ struct anynet_params {
 
 static const struct param_def anynet_params_def[] = {
 	{"file", PARAM_STRING, offsetof(struct anynet_params, file), NULL, 0, 0,
-	 "BookSim2 anynet network_file: 'router R node N [LAT] router S [LAT] ...' per line", NULL},
+	 "BookSim2 anynet network_file: 'router R node N ... router S [LAT] ...' per line", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -53,18 +59,27 @@ struct anynet_state {
 	uint16_t *lat; /* [n_ports] cycles of the channel leaving each port */
 };
 
+/* How a mention names a directed channel a -> b. */
+enum {
+	ANYNET_ROUTER,  /* "router a ... router b [LAT]": creates it, latency LAT or 1 */
+	ANYNET_IMPLIED, /* the reverse of one: creates it (1 cycle) only when absent */
+	ANYNET_NODE_LAT /* "router a ... node b LAT": BookSim sets the latency of router
+			 * a's channel to *router* b, creating nothing */
+};
+
 /* One mention of a directed channel a -> b, in file order (seq). */
 struct anynet_link {
 	uint32_t a, b;
-	uint32_t lat;  /* cycles; 0 = implied reverse (1 cycle unless given) */
+	uint32_t lat;  /* cycles (ANYNET_IMPLIED: unused) */
 	uint32_t seq;
+	uint32_t kind; /* ANYNET_* */
+	unsigned line;
 };
 
 /* Growable arrays indexed by id. */
 struct anynet_parse {
 	const char *path;
 	uint32_t *node_router; /* [cap_nodes] router of node, UINT32_MAX = none */
-	uint32_t *node_lat;    /* [cap_nodes] */
 	unsigned *node_line;   /* [cap_nodes] line of the node's last mention */
 	uint32_t cap_nodes, n_nodes;
 	unsigned *router_line; /* [cap_routers] first line naming the router, 0 = none */
@@ -105,10 +120,9 @@ static int anynet_router_seen(struct anynet_parse *ps, uint32_t r, unsigned line
 static int anynet_node_attach(const struct topo *t, struct anynet_parse *ps, uint32_t node, uint32_t r,
 			      unsigned line, struct nl_err *err)
 {
-	uint32_t cap = ps->cap_nodes, c2 = cap, c3 = cap;
+	uint32_t cap = ps->cap_nodes, c2 = cap;
 	if (anynet_grow((void **)&ps->node_router, &cap, node + 1, sizeof *ps->node_router, 0xff) < 0 ||
-	    anynet_grow((void **)&ps->node_lat, &c2, node + 1, sizeof *ps->node_lat, 0) < 0 ||
-	    anynet_grow((void **)&ps->node_line, &c3, node + 1, sizeof *ps->node_line, 0) < 0)
+	    anynet_grow((void **)&ps->node_line, &c2, node + 1, sizeof *ps->node_line, 0) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", ps->path);
 	ps->cap_nodes = cap;
 	if (ps->node_router[node] != UINT32_MAX && ps->node_router[node] != r)
@@ -117,14 +131,14 @@ static int anynet_node_attach(const struct topo *t, struct anynet_parse *ps, uin
 				 "each node on one router",
 				 ps->path, line, node, r, ps->node_line[node], ps->node_router[node]);
 	ps->node_router[node] = r;
-	ps->node_lat[node] = 1;
 	ps->node_line[node] = line;
 	if (node + 1 > ps->n_nodes)
 		ps->n_nodes = node + 1;
 	return 0;
 }
 
-static int anynet_link_add(struct anynet_parse *ps, uint32_t a, uint32_t b, uint32_t lat)
+static int anynet_link_add(struct anynet_parse *ps, uint32_t a, uint32_t b, uint32_t lat, uint32_t kind,
+			   unsigned line)
 {
 	if (ps->n_links == ps->cap_links) {
 		size_t nc = ps->cap_links ? ps->cap_links * 2 : 256;
@@ -134,7 +148,7 @@ static int anynet_link_add(struct anynet_parse *ps, uint32_t a, uint32_t b, uint
 		ps->links = l;
 		ps->cap_links = nc;
 	}
-	ps->links[ps->n_links] = (struct anynet_link){a, b, lat, (uint32_t)ps->n_links};
+	ps->links[ps->n_links] = (struct anynet_link){a, b, lat, (uint32_t)ps->n_links, kind, line};
 	ps->n_links++;
 	return 0;
 }
@@ -209,8 +223,8 @@ static int anynet_line(const struct topo *t, struct anynet_parse *ps, unsigned l
 				if (h == b)
 					return topo_errf(t, err, NL_EFORMAT, "%s:%u: router %u linked to itself; expected another router",
 							 path, line, h);
-				if (anynet_router_seen(ps, b, line) < 0 || anynet_link_add(ps, h, b, 1) < 0 ||
-				    anynet_link_add(ps, b, h, 0) < 0)
+				if (anynet_router_seen(ps, b, line) < 0 || anynet_link_add(ps, h, b, 1, ANYNET_ROUTER, line) < 0 ||
+				    anynet_link_add(ps, b, h, 0, ANYNET_IMPLIED, line) < 0)
 					return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
 			} else if (head_router) {
 				rc = anynet_node_attach(t, ps, b, h, line, err);
@@ -245,8 +259,8 @@ static int anynet_line(const struct topo *t, struct anynet_parse *ps, unsigned l
 		lat_set = true;
 		if (body_router)
 			ps->links[ps->n_links - 2].lat = (uint32_t)lat;
-		else
-			ps->node_lat[body] = (uint32_t)lat;
+		else if (anynet_link_add(ps, (uint32_t)head, (uint32_t)body, (uint32_t)lat, ANYNET_NODE_LAT, line) < 0)
+			return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
 	}
 	return 0;
 }
@@ -333,12 +347,27 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 		goto nomem;
 	for (size_t i = 0; i < ps.n_links;) {
 		size_t j = i;
-		uint32_t lat = 0;
-		for (; j < ps.n_links && ps.links[j].a == ps.links[i].a && ps.links[j].b == ps.links[i].b; j++)
-			if (ps.links[j].lat)
-				lat = ps.links[j].lat;
+		uint32_t lat = 1;
+		bool exists = false;
+		const struct anynet_link *nl = NULL;
+		for (; j < ps.n_links && ps.links[j].a == ps.links[i].a && ps.links[j].b == ps.links[i].b; j++) {
+			const struct anynet_link *l = &ps.links[j];
+			exists |= l->kind != ANYNET_NODE_LAT;
+			if (l->kind != ANYNET_IMPLIED)
+				lat = l->lat;
+			if (l->kind == ANYNET_NODE_LAT && !nl)
+				nl = l;
+		}
+		if (!exists) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s:%u: latency %u after 'node %u' on router %u's line: BookSim gives it to the "
+				       "channel router %u -> router %u (node channels are always 1 cycle), and the two are "
+				       "not linked; expected a latency after 'router ID'",
+				       pr->file, nl->line, nl->lat, nl->b, nl->a, nl->a, nl->b);
+			goto out;
+		}
 		dl[n_dl] = ps.links[i];
-		dl[n_dl++].lat = lat ? lat : 1;
+		dl[n_dl++].lat = lat;
 		i = j;
 	}
 	/* Every a -> b has b -> a (the reverse is implied), so the directed
@@ -366,7 +395,7 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 	for (uint32_t e = 0; e < N; e++) { /* nodes in increasing id per router */
 		uint32_t r = ps.node_router[e], p = next[r]++;
 		topo_attach(t, e, r, p);
-		st->lat[t->port_base[r] + p] = (uint16_t)ps.node_lat[e];
+		st->lat[t->port_base[r] + p] = 1; /* BookSim's node channels: always 1 */
 	}
 	for (size_t i = 0; i < n_dl; i++) {
 		uint32_t a = dl[i].a, b = dl[i].b;
@@ -407,7 +436,6 @@ out:
 	free(buf);
 	free(tok);
 	free(ps.node_router);
-	free(ps.node_lat);
 	free(ps.node_line);
 	free(ps.router_line);
 	free(ps.links);

@@ -47,9 +47,12 @@ static void test_parse_ports_latencies(void)
 	struct nl_err e = {0};
 	/* Router 1 mentioned first by router 2's line; node 3 on router 0 via
 	 * a node line (its id 3 also names router 3, which line 4 links);
-	 * 0 -> 1 given twice (the last wins); 1 -> 0 given, 2 -> 0 implied. */
+	 * 0 -> 1 given twice (the last wins); 1 -> 0 given, 2 -> 0 implied.
+	 * A latency after a node sets the channel to the router of that id
+	 * (BookSim's code): "node 1 7" then "router 1 4" leaves 2 -> 1 at 4;
+	 * "router 2 node 2 6" leaves 0 -> 2 at 6. */
 	struct topo *t = an_new("router 2 node 1 7 router 1 4\n"
-				"router 0 node 2 node 0 router 2 router 1 9 # comment\n"
+				"router 0 router 2 node 2 6 node 0 router 1 9 # comment\n"
 				"node 3 router 0\n"
 				"router 3 node 4 router 1 6\n"
 				"router 1 router 0 3 node 5\n"
@@ -77,18 +80,18 @@ static void test_parse_ports_latencies(void)
 	CHECK_UINT(an_far(t, 1, 2), ==, 2);
 	CHECK_UINT(an_far(t, 1, 3), ==, 3);
 	/* Latencies: 0 -> 1 the last mention (5), 1 -> 0 given (3), 0 -> 2
-	 * given without a number (1), 2 -> 0 implied (1), 2 -> 1 4, 1 -> 2
-	 * implied 1, 3 -> 1 6, 1 -> 3 implied 1; node 1's channel 7. */
+	 * by "node 2 6" (6), 2 -> 0 implied (1), 2 -> 1 4, 1 -> 2 implied 1,
+	 * 3 -> 1 6, 1 -> 3 implied 1; node channels 1. */
 	CHECK_UINT(an_lat(t, 0, 3), ==, 5);
 	CHECK_UINT(an_lat(t, 1, 1), ==, 3);
-	CHECK_UINT(an_lat(t, 0, 4), ==, 1);
+	CHECK_UINT(an_lat(t, 0, 4), ==, 6);
 	CHECK_UINT(an_lat(t, 2, 1), ==, 1);
 	CHECK_UINT(an_lat(t, 2, 2), ==, 4);
 	CHECK_UINT(an_lat(t, 1, 2), ==, 1);
 	CHECK_UINT(an_lat(t, 3, 1), ==, 6);
 	CHECK_UINT(an_lat(t, 1, 3), ==, 1);
 	CHECK_UINT(topo_ep_router(t, 1), ==, 2);
-	CHECK_UINT(an_lat(t, 2, 0), ==, 7);
+	CHECK_UINT(an_lat(t, 2, 0), ==, 1);
 	CHECK_UINT(an_lat(t, 0, 0), ==, 1);
 	struct nl_err e2 = {0};
 	CHECK_OK(topo_check(t, &e2), &e2);
@@ -116,6 +119,8 @@ static void test_parse_errors(void)
 		{"router 0 node 0 node 2 router 1\nrouter 1\n", "node 1 is missing; expected node ids 0..2"},
 		{"router 0 node 0 router 2\n", "router 1 is missing; expected router ids 0..2"},
 		{"router 0 router 1\n", "no nodes"},
+		{"router 0 node 0 node 1 4 router 2\nrouter 1 router 2 node 2\n",
+		 ":1: latency 4 after 'node 1' on router 0's line: BookSim gives it to the channel router 0 -> router 1"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char path[64];
