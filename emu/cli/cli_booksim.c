@@ -606,6 +606,15 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	if (strcmp(bs_get(bf, "router"), "iq"))
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic);
+	if (traffic_ok && !strcmp(tp, "anynet") && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
+		/* traffic.cpp builds them from the config's k and n (digits of the
+		 * node id), which anynet itself ignores. */
+		bs_warn(warn, path, bf, "traffic",
+			"BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
+			"netloom's, on a graph without coordinates, step along the endpoint ring",
+			&unmapped);
+		traffic[0] = '\0';
+	}
 	bool map_used = map != NULL;
 	free(map);
 	long n_vcs = strtol(bs_get(bf, "num_vcs"), NULL, 10);

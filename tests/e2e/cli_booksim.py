@@ -297,6 +297,13 @@ def case_anynet():
         # BookSim2 on this example (seed 0, its injection_rate 0.01): packet
         # latency 10.44; netloom is within 3%.
         near("packet latency vs BookSim2's 10.44", res["latency"]["packet"]["mean"], 10.44, 0.3)
+        # tornado and neighbor take BookSim's k and n, not the anynet's shape.
+        for tr in ("tornado", "neighbor"):
+            with open(os.path.join(tmp, "t.cfg"), "w") as f:
+                f.write(open(path).read().replace("traffic = uniform;", f"traffic = {tr};")
+                        .replace("network_file = anynet_file;", "network_file = " + os.path.join(DATA, "anynet_file") + ";"))
+            rc, text, named = convert(os.path.join(tmp, "t.cfg"))
+            check(f"{tr} on anynet named", rc == 3 and "traffic" in named and "base k" in named["traffic"])
         # Another routing function than min has no anynet table in BookSim.
         with open(os.path.join(tmp, "v.cfg"), "w") as f:
             f.write(open(path).read().replace("routing_function = min;", "routing_function = valiant;")
