@@ -297,6 +297,23 @@ def case_anynet():
         # BookSim2 on this example (seed 0, its injection_rate 0.01): packet
         # latency 10.44; netloom is within 3%.
         near("packet latency vs BookSim2's 10.44", res["latency"]["packet"]["mean"], 10.44, 0.3)
+        # Credits take their flit channel's latency, as BookSim's: two
+        # routers joined by a 2-cycle / 10-cycle link, 1 VC of 4 flits
+        # (benchmarks/validation/booksim/anynet_credit.cfg): BookSim2 is
+        # stable at 0.09 and unstable at 0.10 (seeds 0-2); credits with the
+        # other direction's latency would carry 0.12.
+        with open(os.path.join(tmp, "two.anynet"), "w") as f:
+            f.write("router 0 node 0 node 1 node 2 node 3 router 1 2\nrouter 1 node 4 node 5 node 6 node 7 router 0 10\n")
+        with open(os.path.join(tmp, "two.cfg"), "w") as f:
+            f.write("topology = anynet;\nnetwork_file = two.anynet;\nrouting_function = min;\nnum_vcs = 1;\n"
+                    "vc_buf_size = 4;\n")
+        rc, text, named = convert(os.path.join(tmp, "two.cfg"), cwd=tmp)
+        eq("two-router anynet converts", (rc, named), (0, {}))
+        with open(os.path.join(tmp, "two.ini"), "w") as f:
+            f.write(text)
+        for load, stable in (("0.09", True), ("0.10", False)):
+            r = run_json("run", "-c", os.path.join(tmp, "two.ini"), "-s", "injection_rate=" + load, "--json", "-")
+            eq(f"two-router anynet at {load}: stable as BookSim2", bool(r["results"]["stable"]), stable)
         # tornado and neighbor take BookSim's k and n, not the anynet's shape.
         for tr in ("tornado", "neighbor"):
             with open(os.path.join(tmp, "t.cfg"), "w") as f:

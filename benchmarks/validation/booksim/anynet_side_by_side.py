@@ -23,7 +23,7 @@ reused when the script runs again with the same converted INI and the
 same BookSim binary.
 
 usage: anynet_side_by_side.py --netloom BIN --booksim BIN [--out DIR]
-                              [--seeds 0,1,2] [--curves example,irregular,asym]
+                              [--seeds 0,1,2] [--curves example,irregular,asym,credit]
 """
 import argparse
 import hashlib
@@ -41,6 +41,7 @@ CURVES = {
     "example": ("anynet_example.cfg", [0.05, 0.10, 0.15, 0.20], (0.05, 0.05, 0.005)),
     "irregular": ("anynet_irregular.cfg", [0.01, 0.02, 0.03, 0.04, 0.05, 0.06], (0.01, 0.01, 0.002)),
     "asym": ("anynet_asym.cfg", [0.01, 0.02, 0.03, 0.04, 0.05, 0.06], (0.01, 0.01, 0.002)),
+    "credit": ("anynet_credit.cfg", [0.02, 0.04, 0.06, 0.08], (0.02, 0.02, 0.002)),
 }
 COLS = ["curve", "side", "ini_sha", "load", "seed", "stable", "pkt_lat", "accepted", "wall_s", "command"]
 
