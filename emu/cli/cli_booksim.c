@@ -12,11 +12,13 @@
  * by something that behaves differently. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/config.h"
@@ -323,6 +325,10 @@ static const char *bs_routing(const char *tp, const char *rf)
 		 * the group's gateway; VC 0 then 1), not netloom's router-minimal
 		 * min, which may cross a third group. */
 		{"dragonflynew", "min", "group_min"},
+		/* min_anynet: the per-router table of shortest-latency first hops,
+		 * every VC on every hop (classes=none: BookSim's rule even where
+		 * its channel dependencies are cyclic). */
+		{"anynet", "min", "min_anynet:classes=none"},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (!strcmp(tp, map[i][0]) && !strcmp(rf, map[i][1]))
@@ -456,6 +462,43 @@ static int bs_flatfly(const char *path, FILE *warn, struct bs_file *bf, long k, 
 	return 0;
 }
 
+/* BookSim's anynet (networks/anynet.cpp): its network_file, opened as
+ * BookSim opens it (an ifstream on the name as given: relative to the
+ * directory BookSim runs in, not to the config's), becomes
+ * anynet:file=ABSOLUTE so the INI reads the same file from anywhere.
+ * The file's own errors are named when bs_check builds the network. */
+static void bs_anynet(const char *path, FILE *warn, struct bs_file *bf, char *topo, size_t cap, int *unmapped)
+{
+	const char *nf = bs_get(bf, "network_file");
+	char why[PATH_MAX + 256], abs[PATH_MAX];
+	if (!nf || !nf[0]) {
+		bs_warn(warn, path, bf, "topology", "anynet needs network_file (BookSim exits without one)", unmapped);
+		return;
+	}
+	if (!realpath(nf, abs)) {
+		/* BookSim would not find it either; say where it is if beside the config. */
+		char beside[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+		snprintf(beside, sizeof beside, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, nf);
+		if (nf[0] != '/' && slash && access(beside, R_OK) == 0)
+			snprintf(why, sizeof why,
+				 "cannot open '%s' (%s); BookSim opens it relative to the directory it runs in, not the "
+				 "config's: run the conversion from the config's directory, or give an absolute path",
+				 nf, strerror(errno));
+		else
+			snprintf(why, sizeof why, "cannot open '%s' (%s); expected BookSim's anynet network_file", nf,
+				 strerror(errno));
+		bs_warn(warn, path, bf, "network_file", why, unmapped);
+		return;
+	}
+	if (strpbrk(abs, ",=") || (size_t)snprintf(topo, cap, "anynet:file=%s", abs) >= cap) {
+		snprintf(why, sizeof why, "path '%s' %s; expected one without ',' or '=' of at most %zu bytes", abs,
+			 strpbrk(abs, ",=") ? "holds ',' or '='" : "is too long", cap - 20);
+		topo[0] = '\0';
+		bs_warn(warn, path, bf, "network_file", why, unmapped);
+	}
+}
+
 /* Build what the INI will describe (the topology, the routing function
  * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is
  * named here, with netloom's reason, and left out, not found by `netloom
@@ -548,6 +591,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
 		snprintf(topo + used, sizeof topo - (size_t)used, ",t=%ld", c);
 		NL_CHECK(bs_flatfly(path, warn, bf, k, nd, c, lat, &n_lat, &map, &n_map, &unmapped, err));
+	} else if (!strcmp(tp, "anynet")) {
+		bs_anynet(path, warn, bf, topo, sizeof topo, &unmapped);
 	} else {
 		bs_warn(warn, path, bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
 	}
@@ -561,6 +606,15 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	if (strcmp(bs_get(bf, "router"), "iq"))
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic);
+	if (traffic_ok && !strcmp(tp, "anynet") && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
+		/* traffic.cpp builds them from the config's k and n (digits of the
+		 * node id), which anynet itself ignores. */
+		bs_warn(warn, path, bf, "traffic",
+			"BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
+			"netloom's, on a graph without coordinates, step along the endpoint ring",
+			&unmapped);
+		traffic[0] = '\0';
+	}
 	bool map_used = map != NULL;
 	free(map);
 	long n_vcs = strtol(bs_get(bf, "num_vcs"), NULL, 10);

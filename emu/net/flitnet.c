@@ -214,6 +214,7 @@ void flitnet_free(struct flitnet *n)
 	fl_free_lines(n->nic_busy);
 	fl_free_lines(n->nic_parked);
 	fl_free_lines(n->gen_next);
+	free(n->cred_lat);
 	free(n->msg.msgs);
 	free(n->report);
 	fl_dl_release(n);
@@ -332,6 +333,26 @@ static int fl_wheel_size(struct flitnet *n)
 		return -1;
 	n->wheel = wh;
 	n->wheel_mask = w - 1;
+	return 0;
+}
+
+/* Credit latencies when some link's two directions differ (n->cred_lat):
+ * a port's credits take the latency of the channel that delivers its
+ * flits, the peer port's link (BookSim2's credit channel is as long as
+ * its flit channel). Recomputed in place after per-link latencies change.
+ * Returns 0, or -1 out of memory. */
+static int fl_cred_lat(struct flitnet *n)
+{
+	const struct topo *t = n->topo;
+	bool asym = n->cred_lat != NULL;
+	for (uint32_t g = 0; g < t->n_ports && !asym; g++)
+		asym = n->ports[g].link.network && n->ports[t->peer[g]].link.lat != n->ports[g].link.lat;
+	if (!asym)
+		return 0;
+	if (!n->cred_lat && !(n->cred_lat = malloc((size_t)t->n_ports * sizeof *n->cred_lat)))
+		return -1;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		n->cred_lat[g] = n->ports[g].link.network ? n->ports[t->peer[g]].link.lat : n->ports[g].link.lat;
 	return 0;
 }
 
@@ -584,10 +605,19 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* noc_latency = 1 (issue 11 part 7): router channels as long as BookSim2's
 	 * flatfly lays them out on chip (flatfly_onchip.cpp); read only then. */
 	uint16_t *noc_lat = NULL;
+	/* A family whose channels each have their own latency (anynet's file,
+	 * TOPO_F_LINK_LATENCY) always gives them; the class keys cannot. */
+	bool own_lat = (t->ops->flags & TOPO_F_LINK_LATENCY) != 0;
+	if (rc_ == 0 && own_lat && (nc->channel_latency != 1 || nc->terminal_latency > 1))
+		rc_ = nl_errf(err, NL_ECONFIG, "key '%s': value '%lld': topology '%s' takes every channel's latency from its file; "
+					       "expected %s",
+			      nc->channel_latency != 1 ? "channel_latency" : "terminal_latency",
+			      (long long)(nc->channel_latency != 1 ? nc->channel_latency : nc->terminal_latency),
+			      t->ops->name, nc->channel_latency != 1 ? "1 (unset)" : "0 or 1 (unset)");
 	if (rc_ == 0 && nc->noc_latency && !t->ops->link_latency)
 		rc_ = nl_errf(err, NL_ECONFIG, "key 'noc_latency': value '1': topology '%s' has no on-chip layout; "
 					       "expected 0, or a flatfly or hyperx topology (BookSim's flatfly)", t->ops->name);
-	else if (rc_ == 0 && nc->noc_latency && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
+	else if (rc_ == 0 && (nc->noc_latency || own_lat) && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
 		goto nomem;
 	else if (noc_lat)
 		rc_ = t->ops->link_latency(t, noc_lat, err);
@@ -621,6 +651,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		}
 	}
 	free(noc_lat);
+	if (fl_cred_lat(n) < 0)
+		goto nomem;
 	if (fl_wheel_size(n) < 0)
 		goto nomem;
 
@@ -753,6 +785,10 @@ int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err
 		if (l->lat > max_lat)
 			max_lat = l->lat;
 	}
+	if (fl_cred_lat(n) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory for credit latencies");
+	for (uint32_t k = 0; k < n->n_parts; k++)
+		n->part[k]->cred_lat = n->cred_lat;
 	/* Every partition's wheel follows the longest link; they are empty. */
 	for (uint32_t k = 0; k < n->n_parts; k++) {
 		struct flitnet *p = n->part[k];

@@ -478,6 +478,12 @@ struct flitnet {
 	uint32_t buf;                /* flits per VC buffer */
 	uint32_t Xd;                 /* crossbar delay */
 	uint32_t max_lat;            /* longest link latency, cycles (wheel span, deadlock bound) */
+	/* [global port] cycles of the credits leaving a port: those of the
+	 * channel its input receives (the peer's link), as BookSim's credit
+	 * channel follows its flit channel; NULL when every link's two
+	 * directions have one latency, where ports[g].link.lat is the same
+	 * (anynet's per-direction latencies; shared by the partitions). */
+	uint16_t *cred_lat;
 	uint32_t steps_max;          /* router steps in a cycle at most: ceil(internal_speedup) */
 	const struct alloc_ops *va_ops; /* VC allocator */
 	const struct alloc_ops *sa_ops; /* switch allocator */

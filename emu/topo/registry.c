@@ -8,6 +8,7 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_mesh_ops,
 	&topo_full_ops,
 	&topo_graph_ops,
+	&topo_anynet_ops,
 	&topo_hypercube_ops,
 	&topo_fhypercube_ops,
 	&topo_hyperx_ops,

@@ -34,6 +34,8 @@ struct topo;
 /* Family flags. */
 enum {
 	TOPO_F_VERTEX_TRANSITIVE = 1u << 0, /* every router looks the same: one BFS suffices */
+	TOPO_F_LINK_LATENCY = 1u << 1,      /* link_latency gives every channel's latency, always
+	                                     * applied (anynet: the file says them) */
 };
 
 /* A topology family. Optional callbacks may be NULL. */
@@ -128,7 +130,9 @@ struct topo_ops {
 	 * router-to-router global port g, 0 for terminal and unconnected ports
 	 * (they keep terminal_latency). Returns 0, or a negative error when
 	 * this instance has no such layout. NULL = the family has none; only
-	 * read when [network] noc_latency = 1, so other families pay nothing. */
+	 * read when [network] noc_latency = 1, so other families pay nothing,
+	 * or always for a TOPO_F_LINK_LATENCY family (anynet), whose terminal
+	 * ports get their own latency too. */
 	int (*link_latency)(const struct topo *t, uint16_t *lat, struct nl_err *err);
 };
 

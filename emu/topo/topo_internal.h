@@ -25,6 +25,7 @@ extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_mesh_ops;
 extern const struct topo_ops topo_full_ops;
 extern const struct topo_ops topo_graph_ops;
+extern const struct topo_ops topo_anynet_ops;
 extern const struct topo_ops topo_hyperx_ops;
 extern const struct topo_ops topo_hypercube_ops;
 extern const struct topo_ops topo_fhypercube_ops;

@@ -38,6 +38,7 @@ static const char *const family_specs[] = {
 	"equality:n=14,sa=-1/1/3/9,sb=4,p=1",
 	"ndt:k=3x4x3",
 	"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=1",
+	"anynet:file=" TEST_SRC("tests/data/topo/ring6.anynet"),
 	"dln:n=16,d=4,seed=3",
 	"myriclos:n=64",
 	"p1(torus:k=4x4):trials=2",
@@ -182,6 +183,10 @@ static void test_registry_conformance(void)
 		 * graph is checked in test_route_escape.c. */
 		{"duato", 0, 4, 1},
 		{"updown_adaptive", 0, 20, 1},
+		/* BookSim2's every-VC rule on the anynet table: reachability only
+		 * (its cycles are test_anynet.c's test_vc_classes). */
+		{"min_anynet:classes=none", 0, 1, 0},
+		{"min_anynet:classes=hop", 1, 1, 0},
 	};
 	for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
 		char name[16];

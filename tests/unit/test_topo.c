@@ -18,6 +18,7 @@ static const char *const conformance_specs[] = {
 	"full:n=16,p=4",
 	"full:n=5,p=1,k=2",
 	"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=2",
+	"anynet:file=" TEST_SRC("tests/data/topo/ring6.anynet"),
 	"hyperx:s=3x4x2,k=1x2x1,t=2",
 	"hypercube:n=5,p=2",
 	"foldedhypercube:n=5",

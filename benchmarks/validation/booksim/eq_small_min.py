@@ -21,8 +21,8 @@ bisection to 0.01 between the last stable and the first unstable load:
   amin      netloom amin (least downstream occupancy, VC k on hop k)
 
 each at the num_vcs given (--vcs 2,8). netloom runs with the INI that
-`netloom config --from-booksim eq_small_min.cfg` writes (it cannot map
-anynet nor min_anynet, so topology and routing_function are given with -s;
+`netloom config --from-booksim eq_small_min.cfg` writes (now anynet and
+min_anynet too; topology and routing_function are given with -s;
 everything else, router delays, allocators, speedups, statistics, comes from
 the BookSim file). Stable = BookSim's own verdict (the run reaches "Overall
 Traffic Statistics"; not "Simulation unstable"), netloom's `stable` (the

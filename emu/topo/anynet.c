@@ -1,0 +1,471 @@
+/* anynet: "anynet:file=PATH", BookSim2's arbitrary network read from its
+ * own network_file format (networks/anynet.cpp; examples/anynet/README).
+ *
+ * Format: one line per router (or node), tokens separated by blanks:
+ *   router R  [node N [LAT]]...  [router S [LAT]]...   (any order, mixed)
+ *   node N router R
+ "router R ... node N" attaches endpoint N to router R; "router R ...
+ * router S LAT" is the channel R -> S of LAT cycles (default 1) and
+ * implies S -> R of 1 cycle unless that direction is given too. As in
+ * BookSim, each mention sets the latency anew (the last one wins, 1 when
+ * it has no LAT), an implied reverse channel never overrides a given one,
+ * and the head id of a line is a router id even on a "node N" line. Node
+ * channels (injection, ejection) are always 1 cycle: BookSim files a LAT
+ * after "node N" on router R's line under the router-to-router entry
+ * R -> N, so it sets the latency of R's channel to *router* N (its source
+ * comment says otherwise; its code, and its printed channel list, do
+ * this), which netloom repeats, and refuses when R and N are not linked
+ * (BookSim would build a one-way channel). '#' starts a comment (an
+ * extension; BookSim has none).
+ *
+ * Numbering is BookSim's, so traffic patterns and routes are the same:
+ * router ids are 0..R-1 (BookSim indexes its routers by id) and node ids
+ * 0..N-1 (its traffic manager assumes it); endpoint e is BookSim's node e.
+ * Router R's ports are its nodes in increasing id, then its neighbour
+ * routers in increasing id (BookSim's _BuildNet adds its channels in
+ * that order). Every channel's latency is published through link_latency
+ * (TOPO_F_LINK_LATENCY: always applied, not only with noc_latency).
+ *
+ * Refused, with PATH:LINE and what was expected (BookSim asserts, crashes
+ * or hangs on them): unknown words, non-integer ids or latencies, a
+ * latency outside 1..65535, after "node N router R" (BookSim files it
+ * under a bogus entry) or after "node N" on a router's line whose router
+ * N is not its neighbour, node-to-node links, self-links, a node on two
+ * routers, gaps in the ids, and a disconnected router graph.
+ */
+#include "topo/topo_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+
+struct anynet_params {
+	char file[PARAM_STR_MAX]; /* BookSim network_file */
+};
+
+static const struct param_def anynet_params_def[] = {
+	{"file", PARAM_STRING, offsetof(struct anynet_params, file), NULL, 0, 0,
+	 "BookSim2 anynet network_file: 'router R node N ... router S [LAT] ...' per line", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+#define ANYNET_MAX_ID (1u << 24)
+
+struct anynet_state {
+	uint16_t *lat; /* [n_ports] cycles of the channel leaving each port */
+};
+
+/* How a mention names a directed channel a -> b. */
+enum {
+	ANYNET_ROUTER,  /* "router a ... router b [LAT]": creates it, latency LAT or 1 */
+	ANYNET_IMPLIED, /* the reverse of one: creates it (1 cycle) only when absent */
+	ANYNET_NODE_LAT /* "router a ... node b LAT": BookSim sets the latency of router
+			 * a's channel to *router* b, creating nothing */
+};
+
+/* One mention of a directed channel a -> b, in file order (seq). */
+struct anynet_link {
+	uint32_t a, b;
+	uint32_t lat;  /* cycles (ANYNET_IMPLIED: unused) */
+	uint32_t seq;
+	uint32_t kind; /* ANYNET_* */
+	unsigned line;
+};
+
+/* Growable arrays indexed by id. */
+struct anynet_parse {
+	const char *path;
+	uint32_t *node_router; /* [cap_nodes] router of node, UINT32_MAX = none */
+	unsigned *node_line;   /* [cap_nodes] line of the node's last mention */
+	uint32_t cap_nodes, n_nodes;
+	unsigned *router_line; /* [cap_routers] first line naming the router, 0 = none */
+	uint32_t cap_routers, n_routers;
+	struct anynet_link *links;
+	size_t n_links, cap_links;
+};
+
+static int anynet_grow(void **p, uint32_t *cap, uint32_t need, size_t elem, int fill)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	void *q = realloc(*p, (size_t)nc * elem);
+	if (!q)
+		return NL_ENOMEM;
+	memset((char *)q + (size_t)*cap * elem, fill, (size_t)(nc - *cap) * elem);
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+static int anynet_router_seen(struct anynet_parse *ps, uint32_t r, unsigned line)
+{
+	uint32_t cap = ps->cap_routers;
+	if (anynet_grow((void **)&ps->router_line, &cap, r + 1, sizeof *ps->router_line, 0) < 0)
+		return NL_ENOMEM;
+	ps->cap_routers = cap;
+	if (!ps->router_line[r])
+		ps->router_line[r] = line;
+	if (r + 1 > ps->n_routers)
+		ps->n_routers = r + 1;
+	return 0;
+}
+
+static int anynet_node_attach(const struct topo *t, struct anynet_parse *ps, uint32_t node, uint32_t r,
+			      unsigned line, struct nl_err *err)
+{
+	uint32_t cap = ps->cap_nodes, c2 = cap;
+	if (anynet_grow((void **)&ps->node_router, &cap, node + 1, sizeof *ps->node_router, 0xff) < 0 ||
+	    anynet_grow((void **)&ps->node_line, &c2, node + 1, sizeof *ps->node_line, 0) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", ps->path);
+	ps->cap_nodes = cap;
+	if (ps->node_router[node] != UINT32_MAX && ps->node_router[node] != r)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s:%u: node %u attached to router %u, but line %u attached it to router %u; expected "
+				 "each node on one router",
+				 ps->path, line, node, r, ps->node_line[node], ps->node_router[node]);
+	ps->node_router[node] = r;
+	ps->node_line[node] = line;
+	if (node + 1 > ps->n_nodes)
+		ps->n_nodes = node + 1;
+	return 0;
+}
+
+static int anynet_link_add(struct anynet_parse *ps, uint32_t a, uint32_t b, uint32_t lat, uint32_t kind,
+			   unsigned line)
+{
+	if (ps->n_links == ps->cap_links) {
+		size_t nc = ps->cap_links ? ps->cap_links * 2 : 256;
+		struct anynet_link *l = realloc(ps->links, nc * sizeof *l);
+		if (!l)
+			return NL_ENOMEM;
+		ps->links = l;
+		ps->cap_links = nc;
+	}
+	ps->links[ps->n_links] = (struct anynet_link){a, b, lat, (uint32_t)ps->n_links, kind, line};
+	ps->n_links++;
+	return 0;
+}
+
+/* A non-negative decimal integer below `limit`, or -1. */
+static int64_t anynet_int(const char *tok, uint64_t limit)
+{
+	char *end;
+	if (tok[0] < '0' || tok[0] > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(tok, &end, 10);
+	if (*end || errno || v >= limit)
+		return -1;
+	return (int64_t)v;
+}
+
+static int anynet_cmp_link(const void *x, const void *y)
+{
+	const struct anynet_link *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Parse one line's tokens (tok[0..nt-1]). */
+static int anynet_line(const struct topo *t, struct anynet_parse *ps, unsigned line, char **tok, int nt,
+		       struct nl_err *err)
+{
+	const char *path = ps->path;
+	bool head_router;
+	if (!strcmp(tok[0], "router"))
+		head_router = true;
+	else if (!strcmp(tok[0], "node"))
+		head_router = false;
+	else
+		return topo_errf(t, err, NL_EFORMAT, "%s:%u: unknown word '%s'; expected a line starting 'router' or 'node'",
+				 path, line, tok[0]);
+	if (nt < 2)
+		return topo_errf(t, err, NL_EFORMAT, "%s:%u: '%s' without an id; expected '%s ID'", path, line, tok[0],
+				 tok[0]);
+	int64_t head = anynet_int(tok[1], ANYNET_MAX_ID);
+	if (head < 0)
+		return topo_errf(t, err, NL_EFORMAT, "%s:%u: %s id '%s'; expected an integer 0..%u", path, line, tok[0],
+				 tok[1], ANYNET_MAX_ID - 1);
+	/* BookSim makes the head id of every line a router, "node N" too. */
+	if (anynet_router_seen(ps, (uint32_t)head, line) < 0)
+		return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
+	bool body_router = false, have_body = false, lat_set = false;
+	int64_t body = -1;
+	for (int i = 2; i < nt; i++) {
+		const char *w = tok[i];
+		if (!strcmp(w, "router") || !strcmp(w, "node")) {
+			body_router = w[0] == 'r';
+			if (i + 1 >= nt)
+				return topo_errf(t, err, NL_EFORMAT, "%s:%u: '%s' without an id at the end of the line; expected '%s ID'",
+						 path, line, w, w);
+			body = anynet_int(tok[++i], ANYNET_MAX_ID);
+			if (body < 0)
+				return topo_errf(t, err, NL_EFORMAT, "%s:%u: %s id '%s'; expected an integer 0..%u", path, line,
+						 w, tok[i], ANYNET_MAX_ID - 1);
+			have_body = true;
+			lat_set = false;
+			uint32_t b = (uint32_t)body, h = (uint32_t)head;
+			int rc = 0;
+			if (!head_router && !body_router)
+				return topo_errf(t, err, NL_EFORMAT, "%s:%u: node %u linked to node %u; expected a node on a router",
+						 path, line, h, b);
+			if (head_router && body_router) {
+				if (h == b)
+					return topo_errf(t, err, NL_EFORMAT, "%s:%u: router %u linked to itself; expected another router",
+							 path, line, h);
+				if (anynet_router_seen(ps, b, line) < 0 || anynet_link_add(ps, h, b, 1, ANYNET_ROUTER, line) < 0 ||
+				    anynet_link_add(ps, b, h, 0, ANYNET_IMPLIED, line) < 0)
+					return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
+			} else if (head_router) {
+				rc = anynet_node_attach(t, ps, b, h, line, err);
+			} else {
+				if (anynet_router_seen(ps, b, line) < 0)
+					return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
+				rc = anynet_node_attach(t, ps, h, b, line, err);
+			}
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		int64_t lat = anynet_int(w, 65536);
+		if (lat < 0 && w[0] >= '0' && w[0] <= '9')
+			return topo_errf(t, err, NL_EFORMAT, "%s:%u: latency '%s'; expected 1..65535 cycles", path, line, w);
+		if (lat < 0)
+			return topo_errf(t, err, NL_EFORMAT, "%s:%u: unknown word '%s'; expected 'router ID', 'node ID' or a latency",
+					 path, line, w);
+		if (!have_body)
+			return topo_errf(t, err, NL_EFORMAT, "%s:%u: latency '%s' before any link; expected 'router ID' or 'node ID'",
+					 path, line, w);
+		if (lat_set)
+			return topo_errf(t, err, NL_EFORMAT, "%s:%u: second latency '%s' for one link; expected 'router ID' or 'node ID'",
+					 path, line, w);
+		if (lat == 0)
+			return topo_errf(t, err, NL_EFORMAT, "%s:%u: latency '0'; expected 1..65535 cycles", path, line);
+		if (!head_router)
+			return topo_errf(t, err, NL_EFORMAT,
+					 "%s:%u: latency '%s' after 'node %lld router %lld' (BookSim files it under a bogus entry); "
+					 "expected it on the router's line: 'router %lld node %lld %s'",
+					 path, line, w, (long long)head, (long long)body, (long long)body, (long long)head, w);
+		lat_set = true;
+		if (body_router)
+			ps->links[ps->n_links - 2].lat = (uint32_t)lat;
+		else if (anynet_link_add(ps, (uint32_t)head, (uint32_t)body, (uint32_t)lat, ANYNET_NODE_LAT, line) < 0)
+			return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
+	}
+	return 0;
+}
+
+static void anynet_release(struct topo *t)
+{
+	struct anynet_state *s = t->state;
+	if (s) {
+		free(s->lat);
+		s->lat = NULL;
+	}
+}
+
+static int anynet_build(struct topo *t, struct nl_err *err)
+{
+	const struct anynet_params *pr = t->params;
+	struct anynet_state *st = t->state;
+	struct anynet_parse ps = {.path = pr->file};
+	uint32_t *deg = NULL, *next = NULL, *dist = NULL, *queue = NULL, *nbr_base = NULL;
+	struct anynet_link *dl = NULL;
+	char *buf = NULL, **tok = NULL;
+	size_t bufcap = 0, n_dl = 0, tokcap = 0;
+	unsigned line = 0;
+	int rc = 0;
+	FILE *f = fopen(pr->file, "r");
+
+	if (!f)
+		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s; expected a BookSim anynet network_file",
+				 pr->file, strerror(errno));
+	ssize_t len;
+	while ((len = getline(&buf, &bufcap, f)) >= 0) {
+		char *save = NULL;
+		int nt = 0;
+		line++;
+		/* A line of len bytes has at most len / 2 + 1 words. */
+		if ((size_t)len / 2 + 1 > tokcap) {
+			char **nt2 = realloc(tok, ((size_t)len / 2 + 1) * sizeof *tok);
+			if (!nt2)
+				goto nomem;
+			tok = nt2;
+			tokcap = (size_t)len / 2 + 1;
+		}
+		char *hash = strchr(buf, '#');
+		if (hash)
+			*hash = '\0';
+		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
+			tok[nt++] = w;
+		if (nt && (rc = anynet_line(t, &ps, line, tok, nt, err)) < 0)
+			goto out;
+	}
+	if (ferror(f)) {
+		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", pr->file, strerror(errno));
+		goto out;
+	}
+	uint32_t R = ps.n_routers, N = ps.n_nodes;
+	if (R == 0 || N == 0) {
+		rc = topo_errf(t, err, NL_EFORMAT, "%s: %s; expected lines 'router R node N ... router S ...'", pr->file,
+			       R ? "no nodes" : "no routers");
+		goto out;
+	}
+	for (uint32_t r = 0; r < R; r++)
+		if (!ps.router_line[r]) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s: router %u is missing; expected router ids 0..%u without gaps (largest %u, line %u)",
+				       pr->file, r, R - 1, R - 1, ps.router_line[R - 1]);
+			goto out;
+		}
+	for (uint32_t e = 0; e < N; e++)
+		if (ps.node_router[e] == UINT32_MAX) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s: node %u is missing; expected node ids 0..%u without gaps (largest %u, line %u)",
+				       pr->file, e, N - 1, N - 1, ps.node_line[N - 1]);
+			goto out;
+		}
+
+	/* Directed channels: the last explicit mention of a -> b sets its
+	 * latency; an implied reverse (lat 0) only creates it, 1 cycle. */
+	qsort(ps.links, ps.n_links, sizeof *ps.links, anynet_cmp_link);
+	dl = malloc((ps.n_links ? ps.n_links : 1) * sizeof *dl);
+	deg = calloc(R, sizeof *deg);
+	next = calloc(R, sizeof *next);
+	nbr_base = calloc((size_t)R + 1, sizeof *nbr_base);
+	if (!dl || !deg || !next || !nbr_base)
+		goto nomem;
+	for (size_t i = 0; i < ps.n_links;) {
+		size_t j = i;
+		uint32_t lat = 1;
+		bool exists = false;
+		const struct anynet_link *nl = NULL;
+		for (; j < ps.n_links && ps.links[j].a == ps.links[i].a && ps.links[j].b == ps.links[i].b; j++) {
+			const struct anynet_link *l = &ps.links[j];
+			exists |= l->kind != ANYNET_NODE_LAT;
+			if (l->kind != ANYNET_IMPLIED)
+				lat = l->lat;
+			if (l->kind == ANYNET_NODE_LAT && !nl)
+				nl = l;
+		}
+		if (!exists) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s:%u: latency %u after 'node %u' on router %u's line: BookSim gives it to the "
+				       "channel router %u -> router %u (node channels are always 1 cycle), and the two are "
+				       "not linked; expected a latency after 'router ID'",
+				       pr->file, nl->line, nl->lat, nl->b, nl->a, nl->a, nl->b);
+			goto out;
+		}
+		dl[n_dl] = ps.links[i];
+		dl[n_dl++].lat = lat;
+		i = j;
+	}
+	/* Every a -> b has b -> a (the reverse is implied), so the directed
+	 * list sorted by (a, b) gives each router its neighbours in
+	 * increasing id, and its port toward each. */
+	for (size_t i = 0; i < n_dl; i++)
+		nbr_base[dl[i].a + 1]++;
+	for (uint32_t r = 0; r < R; r++)
+		nbr_base[r + 1] += nbr_base[r];
+	for (uint32_t e = 0; e < N; e++)
+		deg[ps.node_router[e]]++;
+	for (uint32_t r = 0; r < R; r++)
+		deg[r] += nbr_base[r + 1] - nbr_base[r];
+	for (uint32_t r = 0; r < R; r++)
+		if (deg[r] > 65535) {
+			rc = topo_errf(t, err, NL_ERANGE, "%s: router %u has %u ports; expected at most 65535", pr->file, r,
+				       deg[r]);
+			goto out;
+		}
+	if ((rc = topo_alloc(t, R, deg, 0, N, err)) < 0)
+		goto out;
+	st->lat = calloc(t->n_ports, sizeof *st->lat);
+	if (!st->lat)
+		goto nomem;
+	for (uint32_t e = 0; e < N; e++) { /* nodes in increasing id per router */
+		uint32_t r = ps.node_router[e], p = next[r]++;
+		topo_attach(t, e, r, p);
+		st->lat[t->port_base[r] + p] = 1; /* BookSim's node channels: always 1 */
+	}
+	for (size_t i = 0; i < n_dl; i++) {
+		uint32_t a = dl[i].a, b = dl[i].b;
+		uint32_t pa = next[a] + (uint32_t)(i - nbr_base[a]);
+		st->lat[t->port_base[a] + pa] = (uint16_t)dl[i].lat;
+		if (a > b)
+			continue;
+		/* b's entry for a: binary search in b's sorted neighbours. */
+		uint32_t lo = nbr_base[b], hi = nbr_base[b + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (dl[mid].b < a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		NL_ASSERT(lo < nbr_base[b + 1] && dl[lo].b == a);
+		topo_connect(t, a, pa, b, next[b] + (lo - nbr_base[b]));
+	}
+	dist = malloc((size_t)R * sizeof *dist);
+	queue = malloc((size_t)R * sizeof *queue);
+	if (!dist || !queue)
+		goto nomem;
+	topo_bfs(t, 0, dist, queue);
+	for (uint32_t r = 0; r < R; r++)
+		if (dist[r] == UINT32_MAX) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s:%u: router %u cannot be reached from router 0; expected a connected network "
+				       "(BookSim's routing table needs one)",
+				       pr->file, ps.router_line[r], r);
+			goto out;
+		}
+	goto out;
+nomem:
+	rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", pr->file);
+out:
+	fclose(f);
+	free(buf);
+	free(tok);
+	free(ps.node_router);
+	free(ps.node_line);
+	free(ps.router_line);
+	free(ps.links);
+	free(dl);
+	free(deg);
+	free(next);
+	free(nbr_base);
+	free(dist);
+	free(queue);
+	if (rc < 0)
+		anynet_release(t);
+	return rc;
+}
+
+static int anynet_link_latency(const struct topo *t, uint16_t *lat, struct nl_err *err)
+{
+	const struct anynet_state *s = t->state;
+	(void)err;
+	memcpy(lat, s->lat, (size_t)t->n_ports * sizeof *lat);
+	return 0;
+}
+
+const struct topo_ops topo_anynet_ops = {
+	.name = "anynet",
+	.help = "BookSim2's anynet: routers, nodes and per-direction channel latencies from its network_file",
+	.params = anynet_params_def,
+	.params_size = sizeof(struct anynet_params),
+	.state_size = sizeof(struct anynet_state),
+	.flags = TOPO_F_LINK_LATENCY,
+	.build = anynet_build,
+	.release = anynet_release,
+	.link_latency = anynet_link_latency,
+};
