@@ -740,7 +740,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = n->direct_xbar && !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_step &&
-		   n->n_cls == 1 && !rc->wait_for_tail_credit && rc->output_speedup == 1;
+		   !n->cred_lat && n->n_cls == 1 && !rc->wait_for_tail_credit && rc->output_speedup == 1;
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
 	if (rc_ == 0 && n->mx)
@@ -787,8 +787,11 @@ int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err
 	}
 	if (fl_cred_lat(n) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory for credit latencies");
-	for (uint32_t k = 0; k < n->n_parts; k++)
+	for (uint32_t k = 0; k < n->n_parts; k++) {
 		n->part[k]->cred_lat = n->cred_lat;
+		n->part[k]->plain &= n->cred_lat == NULL; /* router.c reads cred_lat off the plain path only */
+	}
+	n->plain &= n->cred_lat == NULL;
 	/* Every partition's wheel follows the longest link; they are empty. */
 	for (uint32_t k = 0; k < n->n_parts; k++) {
 		struct flitnet *p = n->part[k];

@@ -1196,7 +1196,11 @@ static inline __attribute__((always_inline)) void fl_return_credit(struct flitne
 		}
 	}
 	const struct fl_link *l = &n->ports[g].link;
-	fl_send_credit_code(n, l, c + (__builtin_expect(n->cred_lat != NULL, 0) ? n->cred_lat[g] : l->lat) + 1 + (uint64_t)n->rc.credit_delay, vc);
+	/* A link whose two directions differ (anynet): the credit channel is
+	 * as long as the one that brought the flit (fl_cred_lat); never on
+	 * the plain path. */
+	const uint32_t lat = !plain && __builtin_expect(n->cred_lat != NULL, 0) ? n->cred_lat[g] : l->lat;
+	fl_send_credit_code(n, l, c + lat + 1 + (uint64_t)n->rc.credit_delay, vc);
 }
 
 /* Switch allocation, update: the front flit leaves the input buffer for
