@@ -480,6 +480,16 @@ static void fl_va_port_islip(struct flitnet *n, const struct fl_router *ro, uint
 		match[j] = -1;
 		free_seen[j] = false;
 	}
+	/* The port's free output VCs as a mask (bit o - base; up to 64 VCs):
+	 * a head whose range has none free is done at once, and one with some
+	 * walks only those, instead of every head walking its whole range (a
+	 * port near saturation has many heads and few free VCs). */
+	const bool masked = V <= 64;
+	uint64_t avail = 0;
+	if (masked)
+		for (uint32_t o = olo; o <= ohi; o++)
+			if (ovs[o].owner == FL_NONE)
+				avail |= 1ULL << (o - base);
 	const uint32_t iters = (uint32_t)n->rc.alloc_iters;
 	for (uint32_t it = 0; it < iters; it++) {
 		bool any = false;
@@ -491,9 +501,28 @@ static void fl_va_port_islip(struct flitnet *n, const struct fl_router *ro, uint
 			const uint32_t a = ap[heads[j]];
 			const uint32_t start = a > lo[j] && a <= hi[j] ? a : lo[j];
 			int32_t got = -1;
-			for (uint32_t k = 0, o = start; k <= hi[j] - lo[j]; k++, o = o == hi[j] ? lo[j] : o + 1) {
-				if (ovs[o].owner != FL_NONE || taken[o] >= 0)
+			uint64_t walk = 0, wrap = 0; /* masked: free VCs from start to hi, then from lo */
+			if (masked) {
+				const uint64_t in_range = (~0ULL >> (63 - (hi[j] - base))) & (~0ULL << (lo[j] - base));
+				const uint64_t from_start = ~0ULL << (start - base);
+				walk = avail & in_range & from_start;
+				wrap = avail & in_range & ~from_start;
+				if (!(walk | wrap))
 					continue;
+			}
+			for (uint32_t k = 0, o = start; k <= hi[j] - lo[j]; k++, o = o == hi[j] ? lo[j] : o + 1) {
+				if (masked) {
+					if (!walk) {
+						if (!wrap)
+							break;
+						walk = wrap;
+						wrap = 0;
+					}
+					o = base + (uint32_t)__builtin_ctzll(walk);
+					walk &= walk - 1;
+				} else if (ovs[o].owner != FL_NONE || taken[o] >= 0) {
+					continue;
+				}
 				free_seen[j] = true;
 				if (grant[o] == FL_GRANT_UNKNOWN) {
 					int32_t best = FL_GRANT_NONE;
@@ -525,6 +554,8 @@ static void fl_va_port_islip(struct flitnet *n, const struct fl_router *ro, uint
 			if (was_matched[j] || match[j] < 0)
 				continue;
 			taken[match[j]] = (int32_t)j;
+			if (masked)
+				avail &= ~(1ULL << ((uint32_t)match[j] - base));
 			if (it == 0) {
 				ap[heads[j]] = (uint16_t)fl_add_mod((uint32_t)match[j], 1, side);
 				gp[match[j]] = (uint16_t)fl_add_mod(heads[j], 1, side);
@@ -927,6 +958,13 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 		uint32_t *const ev_li = n->ev_li;
 		const int v_shift = n->v_shift;
 		uint32_t n_ev = 0;
+		/* An input's outputs requested so far this step, and each (input,
+		 * output) pair's request: a second VC of an input finds its pair
+		 * without a search over the step's requests (near saturation most
+		 * inputs hold several heads). Read only behind a bit set this
+		 * step, so neither needs clearing. */
+		uint64_t in_outs[64];
+		uint16_t pair_k[64 * 64];
 		for (uint32_t i = 0; i < n_items; i++, li = ivs[li].node.next) {
 			struct fl_node *nd = &ivs[li].node;
 			if (nd->result != FL_UNEVAL)
@@ -947,21 +985,18 @@ static inline __attribute__((always_inline)) uint32_t fl_sa_gather(struct flitne
 			one_per_in &= new_in;
 			ins |= ib;
 			outs |= ob;
-			if (new_in) {
-				areq[n_req++] = (struct fl_areq){.in = (int32_t)in, .out = (int32_t)op, .label = (int32_t)vc};
-				continue;
-			}
-			uint32_t k;
-			for (k = 0; k < n_req; k++)
-				if (areq[k].in == (int32_t)in && areq[k].out == (int32_t)op)
-					break;
-			if (k < n_req) {
+			if (new_in)
+				in_outs[in] = 0;
+			if (in_outs[in] & ob) {
+				struct fl_areq *const rq = &areq[pair_k[in * 64 + op]];
 				uint32_t rr = n->sw_rr[(uint64_t)ro->port_base + in];
-				uint32_t a = fl_add_mod(vc, V - rr, V), b = fl_add_mod((uint32_t)areq[k].label, V - rr, V);
+				uint32_t a = fl_add_mod(vc, V - rr, V), b = fl_add_mod((uint32_t)rq->label, V - rr, V);
 				if (a < b)
-					areq[k].label = (int32_t)vc;
+					rq->label = (int32_t)vc;
 				continue;
 			}
+			in_outs[in] |= ob;
+			pair_k[in * 64 + op] = (uint16_t)n_req;
 			areq[n_req++] = (struct fl_areq){.in = (int32_t)in, .out = (int32_t)op, .label = (int32_t)vc};
 		}
 		n->n_ev = n_ev;
