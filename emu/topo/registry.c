@@ -7,6 +7,8 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_torus_ops,
 	&topo_mesh_ops,
 	&topo_full_ops,
+	&topo_fly_ops,
+	&topo_cmesh_ops,
 	&topo_graph_ops,
 	&topo_hypercube_ops,
 	&topo_fhypercube_ops,
