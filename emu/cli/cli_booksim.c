@@ -328,6 +328,9 @@ static const char *bs_routing(const char *tp, const char *rf)
 		{"fly", "dest_tag", "dest_tag"},
 		/* dor_no_express_cmesh: x then y, every VC, no express channel. */
 		{"cmesh", "dor_no_express", "dor"},
+		/* xy_yx_no_express_cmesh: XY or YX at random per packet, each on
+		 * its half of the VCs. */
+		{"cmesh", "xy_yx_no_express", "xyyx"},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (!strcmp(tp, map[i][0]) && !strcmp(rf, map[i][1]))
@@ -629,7 +632,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		snprintf(route, sizeof route, "%s", r);
 	else if (!strcmp(tp, "cmesh") && (!strcmp(rf, "dor") || !strcmp(rf, "xy_yx")))
 		bs_warn(warn, path, bf, "routing_function",
-			"BookSim's dor_cmesh and xy_yx_cmesh take the express channels between edge routers, which netloom's cmesh does not build (use dor_no_express)",
+			"BookSim's dor_cmesh and xy_yx_cmesh take the express channels between edge routers, which netloom's cmesh does not build (use dor_no_express or xy_yx_no_express)",
 			&unmapped);
 	else
 		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",

@@ -173,6 +173,15 @@ def case_cmesh_fly_refused():
                 check(f"case {i}: line names '{kv}' and says why ({why!r}): {named[key]!r}",
                       kv in named[key] and why in named[key])
             loads(path, text, tmp)
+        # xy_yx_no_express_cmesh: XY or YX per packet on VC halves = xyyx.
+        path = os.path.join(tmp, "xyyx.cfg")
+        with open(path, "w") as f:
+            f.write("topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\n"
+                    "routing_function = xy_yx_no_express;\nnum_vcs = 4;\n")
+        rc, text, named = convert(path)
+        eq("xy_yx_no_express: exit", rc, 0)
+        eq("xy_yx_no_express: routing_function", ini_value(read_ini(text), "routing_function"), "xyyx")
+        runs(path, text, tmp)
 
 
 FLATFLY = """topology = flatfly;
