@@ -48,6 +48,7 @@ CURVES = [
     # BookSim2's singleconfig (fly, one 10 x 10 crossbar) and cmeshconfig.
     ("single_uniform", "single.cfg", "uniform"),
     ("cmesh_bitcomp", "cmesh.cfg", "bitcomp"),
+    ("cmesh_xyyx_bitcomp", "cmesh_xyyx.cfg", "bitcomp"),
 ]
 
 PT_COLS = ["curve", "ini_sha", "load", "seed", "stable", "latency", "net_latency",
