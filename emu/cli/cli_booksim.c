@@ -641,8 +641,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic);
 	/* BookSim's tornado and neighbor move along k-ary n-digit node ids,
-	 * netloom's along router coordinates with endpoints router-major:
-	 * on the cmesh (c k^n nodes, numbered over the endpoint grid) the two
+	 * netloom's along router coordinates, keeping the terminal port: on
+	 * the cmesh (c k^n nodes, numbered over the endpoint grid) the two
 	 * differ. */
 	if (traffic_ok && !strcmp(tp, "cmesh") &&
 	    (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
