@@ -45,6 +45,10 @@ CURVES = [
     ("df_example_ugal", "df_example_ugal.cfg", "uniform"),
     ("ft_nca", "ft_nca.cfg", "uniform"),
     ("ft_anca", "ft_anca.cfg", "uniform"),
+    # BookSim2's singleconfig (fly, one 10 x 10 crossbar) and cmeshconfig.
+    ("single_uniform", "single.cfg", "uniform"),
+    ("cmesh_bitcomp", "cmesh.cfg", "bitcomp"),
+    ("cmesh_xyyx_bitcomp", "cmesh_xyyx.cfg", "bitcomp"),
 ]
 
 PT_COLS = ["curve", "ini_sha", "load", "seed", "stable", "latency", "net_latency",

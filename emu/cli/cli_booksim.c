@@ -329,6 +329,14 @@ static const char *bs_routing(const char *tp, const char *rf)
 		 * every VC on every hop (classes=none: BookSim's rule even where
 		 * its channel dependencies are cyclic). */
 		{"anynet", "min", "min_anynet:classes=none"},
+		/* dest_tag_fly: the destination's digit per stage; one stage
+		 * (netloom's fly has n = 1). */
+		{"fly", "dest_tag", "dest_tag"},
+		/* dor_no_express_cmesh: x then y, every VC, no express channel. */
+		{"cmesh", "dor_no_express", "dor"},
+		/* xy_yx_no_express_cmesh: XY or YX at random per packet, each on
+		 * its half of the VCs. */
+		{"cmesh", "xy_yx_no_express", "xyyx"},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (!strcmp(tp, map[i][0]) && !strcmp(rf, map[i][1]))
@@ -499,6 +507,69 @@ static void bs_anynet(const char *path, FILE *warn, struct bs_file *bf, char *to
 	}
 }
 
+/* BookSim's fly (networks/fly.cpp): k-ary n-fly, k^n terminals. With
+ * n = 1 it is one k x k crossbar whose channels are 1 cycle: netloom's
+ * fly:k=K,n=1. With n > 1 terminals inject at stage 0 and eject at stage
+ * n-1, different routers, which netloom's endpoint model cannot hold. */
+static void bs_fly(const char *path, FILE *warn, struct bs_file *bf, long k, long nd, char *topo, size_t cap,
+		   int *unmapped)
+{
+	char why[256];
+	if (nd != 1) {
+		snprintf(why, sizeof why,
+			 "a k-ary n-fly with n = %ld > 1 injects at stage 0 and ejects at stage n-1, two different routers; netloom attaches each endpoint to one router, so only n = 1 (one k x k crossbar) converts",
+			 nd);
+		bs_warn(warn, path, bf, "n", why, unmapped);
+		return;
+	}
+	if (k < 2) {
+		snprintf(why, sizeof why, "BookSim's fly needs k >= 2 (a k x k crossbar), got k = %ld", k);
+		bs_warn(warn, path, bf, "k", why, unmapped);
+		return;
+	}
+	snprintf(topo, cap, "fly:k=%ld,n=1", k);
+}
+
+/* BookSim's cmesh (networks/cmesh.cpp): a k x k mesh, c = 4 terminals per
+ * router as an xr x yr = 2 x 2 block of a 2k x 2k terminal grid (its
+ * _ComputeSize asserts n <= 2, c == 4, x == y, xr == yr and c == xr * yr,
+ * and builds its blocks as (c / n) x (c / (c / n)), so n = 1 is not a
+ * concentrated mesh). netloom's cmesh numbers endpoints the same way. With
+ * use_noc_latency = 1 (BookSim's default) a mesh channel is c / n = 2
+ * cycles (xr), terminal channels 1; express channels (x k/2 cycles) are not
+ * built and *_no_express routing never takes them. */
+static void bs_cmesh(const char *path, FILE *warn, struct bs_file *bf, long k, long nd, long c, char *topo,
+		     size_t cap, long *chan, int *unmapped)
+{
+	long x = strtol(bs_get(bf, "x"), NULL, 10), y = strtol(bs_get(bf, "y"), NULL, 10);
+	long xr = strtol(bs_get(bf, "xr"), NULL, 10), yr = strtol(bs_get(bf, "yr"), NULL, 10);
+	char why[256];
+	const char *key = NULL;
+	if (nd != 2) {
+		key = "n";
+		snprintf(why, sizeof why, "BookSim's cmesh is two-dimensional: expected n = 2");
+	} else if (c != 4) {
+		key = "c";
+		snprintf(why, sizeof why, "BookSim's cmesh asserts c = 4 (a 2 x 2 block of terminals per router)");
+	} else if (xr != yr || xr * yr != c) {
+		key = "xr";
+		snprintf(why, sizeof why, "BookSim's cmesh asserts xr = yr and c = xr * yr (here xr = %ld, yr = %ld, c = %ld)",
+			 xr, yr, c);
+	} else if (x != y) {
+		key = "x";
+		snprintf(why, sizeof why, "BookSim's cmesh asserts x = y (here x = %ld, y = %ld)", x, y);
+	} else if (k < 2) {
+		key = "k";
+		snprintf(why, sizeof why, "BookSim's cmesh needs k >= 2 routers per dimension, got k = %ld", k);
+	}
+	if (key) {
+		bs_warn(warn, path, bf, key, why, unmapped);
+		return;
+	}
+	snprintf(topo, cap, "cmesh:k=%ld,n=2,c=%ld", k, c);
+	*chan = strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1 ? c / nd : 1;
+}
+
 /* Build what the INI will describe (the topology, the routing function
  * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is
  * named here, with netloom's reason, and left out, not found by `netloom
@@ -593,6 +664,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		NL_CHECK(bs_flatfly(path, warn, bf, k, nd, c, lat, &n_lat, &map, &n_map, &unmapped, err));
 	} else if (!strcmp(tp, "anynet")) {
 		bs_anynet(path, warn, bf, topo, sizeof topo, &unmapped);
+	} else if (!strcmp(tp, "fly")) {
+		bs_fly(path, warn, bf, k, nd, topo, sizeof topo, &unmapped);
+	} else if (!strcmp(tp, "cmesh")) {
+		bs_cmesh(path, warn, bf, k, nd, c, topo, sizeof topo, &chan, &unmapped);
 	} else {
 		bs_warn(warn, path, bf, "topology", "no netloom equivalent of this BookSim network yet", &unmapped);
 	}
@@ -600,6 +675,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	const char *r = bs_routing(tp, rf);
 	if (r)
 		snprintf(route, sizeof route, "%s", r);
+	else if (!strcmp(tp, "cmesh") && (!strcmp(rf, "dor") || !strcmp(rf, "xy_yx")))
+		bs_warn(warn, path, bf, "routing_function",
+			"BookSim's dor_cmesh and xy_yx_cmesh take the express channels between edge routers, which netloom's cmesh does not build (use dor_no_express or xy_yx_no_express)",
+			&unmapped);
 	else
 		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",
 			&unmapped);
@@ -614,6 +693,18 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			"netloom's, on a graph without coordinates, step along the endpoint ring",
 			&unmapped);
 		traffic[0] = '\0';
+	}
+	/* BookSim's tornado and neighbor move along k-ary n-digit node ids,
+	 * netloom's along router coordinates, keeping the terminal port: on
+	 * the cmesh (c k^n nodes, numbered over the endpoint grid) the two
+	 * differ. */
+	if (traffic_ok && !strcmp(tp, "cmesh") &&
+	    (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
+		bs_warn(warn, path, bf, "traffic",
+			"BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations",
+			&unmapped);
+		traffic[0] = '\0';
+		traffic_ok = true;
 	}
 	bool map_used = map != NULL;
 	free(map);
@@ -724,6 +815,11 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		 * (trafficmanager.cpp; routing functions give ANY_TYPE flits
 		 * every VC). */
 		if ((!strncmp(kv->key, "read_", 5) || !strncmp(kv->key, "write_", 6)) && !read_write)
+			fine = true;
+		/* batch_size and batch_count only apply with sim_type = batch
+		 * (trafficmanager.cpp); cmeshconfig sets batch_size in latency mode. */
+		if ((!strcmp(kv->key, "batch_size") || !strcmp(kv->key, "batch_count")) &&
+		    strcmp(bs_get(bf, "sim_type"), "batch"))
 			fine = true;
 		if (!fine) {
 			fprintf(warn, "netloom: %s:%d: cannot map '%s = %s': not modelled by netloom\n", path, kv->line,

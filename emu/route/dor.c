@@ -11,7 +11,9 @@
  * channel half a ring away from the dateline and neither class's channel
  * dependencies close a cycle; dimension order removes cycles across
  * dimensions. On a mesh every VC may be used (dimension order alone is
- * acyclic). The ejection hop may use every VC. dateline=0 drops the
+ * acyclic); on BookSim2's concentrated mesh (cmesh) too, which is its
+ * dor_no_express_cmesh: x first, then y, every VC, never the express
+ * channels. The ejection hop may use every VC. dateline=0 drops the
  * classes on rings too, for studying deadlock: a torus can then deadlock,
  * and the watchdog reports it.
  */
@@ -24,7 +26,7 @@
 #include "core/rng.h"
 #include "topo/topo.h"
 
-static const char *const dor_families[] = {"torus", "mesh", NULL};
+static const char *const dor_families[] = {"torus", "mesh", "cmesh", NULL};
 
 struct dor_params {
 	bool dateline; /* split VCs into dateline classes on rings */

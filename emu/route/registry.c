@@ -24,6 +24,7 @@ extern const struct route_ops route_updown_adaptive_ops;
 extern const struct route_ops route_dort_ops;
 extern const struct route_ops route_tsdor_ops;
 extern const struct route_ops route_min_anynet_ops;
+extern const struct route_ops route_dest_tag_ops;
 
 static const struct route_ops *const route_registry[] = {
 	&route_dor_ops,
@@ -48,6 +49,7 @@ static const struct route_ops *const route_registry[] = {
 	&route_dort_ops,
 	&route_tsdor_ops,
 	&route_min_anynet_ops,
+	&route_dest_tag_ops,
 };
 
 const struct route_ops *const *route_list(size_t *n)

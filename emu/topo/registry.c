@@ -22,6 +22,8 @@ static const struct topo_ops *const topo_registry[] = {
 	&topo_equality_ops,
 	&topo_ndt_ops,
 	&topo_dln_ops,
+	&topo_fly_ops,
+	&topo_cmesh_ops,
 	&topo_p1_ops,
 	&topo_p2_ops,
 	&topo_p3_ops,

@@ -250,6 +250,16 @@ static inline uint32_t topo_router_ep(const struct topo *t, uint32_t r)
 	return TOPO_NONE;
 }
 
+/* The endpoint on router r's terminal port of the same local index as
+ * endpoint e's on its own router (grid traffic patterns move an endpoint
+ * to "the same terminal" of another router, whatever the family's
+ * endpoint numbering: router-major on torus and mesh, BookSim's on
+ * cmesh). Requires that port of r to hold an endpoint. O(1). */
+static inline uint32_t topo_grid_ep_at(const struct topo *t, uint32_t r, uint32_t e)
+{
+	return t->peer[t->port_base[r] + topo_ep_local_port(t, e)] & ~TOPO_EP_BIT;
+}
+
 /* Cabinet of router r: the family's packaging rule, or canonical order with
  * TOPO_CABINET_DEFAULT routers per cabinet. */
 static inline uint32_t topo_router_cabinet(const struct topo *t, uint32_t r)

@@ -24,6 +24,8 @@ struct nl_err;
 extern const struct topo_ops topo_torus_ops;
 extern const struct topo_ops topo_mesh_ops;
 extern const struct topo_ops topo_full_ops;
+extern const struct topo_ops topo_fly_ops;
+extern const struct topo_ops topo_cmesh_ops;
 extern const struct topo_ops topo_graph_ops;
 extern const struct topo_ops topo_anynet_ops;
 extern const struct topo_ops topo_hyperx_ops;

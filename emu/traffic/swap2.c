@@ -40,12 +40,12 @@ static uint32_t swap2_dest(const struct traffic *tr, uint32_t s, struct rng *rng
 		uint32_t nc = (c + h->S[dim] / 2) % h->S[dim];
 		return (r - c * h->stride[dim] + nc * h->stride[dim]) * h->T + i;
 	}
-	uint32_t r = s / g->p, i = s % g->p;
+	uint32_t r = topo_ep_router(tr->topo, s);
 	int dim = (int)(s & 1);
 	uint32_t c = topo_grid_coord(g, r, dim);
 	uint32_t nc = (c + g->k[dim] / 2) % g->k[dim];
 	uint32_t d = r + (nc - c) * g->stride[dim];
-	return d * g->p + i;
+	return topo_grid_ep_at(tr->topo, d, s);
 }
 
 const struct traffic_ops traffic_swap2_ops = {

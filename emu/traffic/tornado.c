@@ -16,10 +16,11 @@ static uint32_t tornado_dest(const struct traffic *tr, uint32_t s, struct rng *r
 	(void)rng;
 	if (!g)
 		return (s + (tr->n_active + 1) / 2 - 1) % tr->n_active;
-	uint32_t r = s / g->p, i = s % g->p, d = 0;
+	const struct topo *t = tr->topo;
+	uint32_t r = topo_ep_router(t, s), d = 0;
 	for (int k = 0; k < g->n_dims; k++)
 		d += ((topo_grid_coord(g, r, k) + (g->k[k] + 1) / 2 - 1) % g->k[k]) * g->stride[k];
-	return d * g->p + i;
+	return topo_grid_ep_at(t, d, s);
 }
 
 const struct traffic_ops traffic_tornado_ops = {

@@ -127,13 +127,66 @@ def case_examples():
                 # network_file is relative to the directory BookSim runs in
                 # (not this one): named, with the hint (case_anynet runs it).
                 check(f"{path}: network_file named", "network_file" in named and "directory" in named["network_file"])
-            elif name in ("cmeshconfig", "singleconfig"):
-                check(f"{path}: topology named", "topology" in named)
+            elif name == "cmeshconfig":
+                # cmesh.cpp: k x k routers, c = 4 terminals each in BookSim's
+                # numbering; use_noc_latency = 1 makes mesh channels c/n = 2
+                # cycles; dor_no_express_cmesh is dimension order on every VC.
+                eq(f"{path}: exit", rc, 0)
+                eq(f"{path}: topology", ini_value(ini, "topology"), "cmesh:k=4,n=2,c=4")
+                eq(f"{path}: routing_function", ini_value(ini, "routing_function"), "dor")
+                eq(f"{path}: channel_latency", ini_value(ini, "channel_latency"), "2")
+                eq(f"{path}: traffic", ini_value(ini, "traffic"), "bitcomp")
+            elif name == "singleconfig":
+                # fly.cpp with n = 1: one 10 x 10 crossbar, dest_tag_fly.
+                eq(f"{path}: exit", rc, 0)
+                eq(f"{path}: topology", ini_value(ini, "topology"), "fly:k=10,n=1")
+                eq(f"{path}: routing_function", ini_value(ini, "routing_function"), "dest_tag")
+                eq(f"{path}: vc_allocator", ini_value(ini, "vc_allocator"), "separable_input_first")
             elif name == "torus88":
                 eq(f"{path}: exit", rc, 0)
             if ini_value(ini, "routing_delay") not in (None, "0"):
                 eq(f"{path}: no lookahead_decide without lookahead", ini_value(ini, "lookahead_decide"), None)
     check("at least one example converts cleanly and runs", ran >= 1)
+
+
+def case_cmesh_fly_refused():
+    """BookSim cmesh and fly settings netloom cannot build exactly: exit 3,
+    one line naming the key, its value and why; nothing else changed."""
+    cases = (
+        ("topology = cmesh;\nk = 4;\nn = 2;\nc = 9;\nxr = 3;\nyr = 3;\nx = 4;\ny = 4;\nrouting_function = dor_no_express;\n",
+         "c", "c = 9", "asserts c = 4"),
+        ("topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 4;\nyr = 1;\nx = 4;\ny = 4;\nrouting_function = dor_no_express;\n",
+         "xr", "xr = 4", "xr = yr and c = xr * yr"),
+        ("topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 2;\nrouting_function = dor_no_express;\n",
+         "x", "x = 4", "x = y"),
+        ("topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\nrouting_function = dor;\n",
+         "routing_function", "routing_function = dor", "express channels"),
+        ("topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\nrouting_function = dor_no_express;\ntraffic = tornado;\n",
+         "traffic", "traffic = tornado", "router coordinates"),
+        ("topology = fly;\nk = 4;\nn = 2;\nrouting_function = dest_tag;\n",
+         "n", "n = 2", "two different routers"),
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (cfg, key, kv, why) in enumerate(cases):
+            path = os.path.join(tmp, "bad%d.cfg" % i)
+            with open(path, "w") as f:
+                f.write(cfg)
+            rc, text, named = convert(path)
+            eq(f"case {i}: exit", rc, 3)
+            check(f"case {i}: '{key}' named: {named}", key in named)
+            if key in named:
+                check(f"case {i}: line names '{kv}' and says why ({why!r}): {named[key]!r}",
+                      kv in named[key] and why in named[key])
+            loads(path, text, tmp)
+        # xy_yx_no_express_cmesh: XY or YX per packet on VC halves = xyyx.
+        path = os.path.join(tmp, "xyyx.cfg")
+        with open(path, "w") as f:
+            f.write("topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\n"
+                    "routing_function = xy_yx_no_express;\nnum_vcs = 4;\n")
+        rc, text, named = convert(path)
+        eq("xy_yx_no_express: exit", rc, 0)
+        eq("xy_yx_no_express: routing_function", ini_value(read_ini(text), "routing_function"), "xyyx")
+        runs(path, text, tmp)
 
 
 FLATFLY = """topology = flatfly;

@@ -318,7 +318,7 @@ def case_errors():
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=zigzag"),
              "unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx"),
             (("-s", "topology=full:n=8", "-s", "routing_function=dor"),
-             "routing function 'dor' does not run on topology 'full' (it supports: torus, mesh)"),
+             "routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=2"),
              "routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=3"),

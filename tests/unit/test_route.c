@@ -26,6 +26,8 @@ static const char *const family_specs[] = {
 	"torus:k=4x3",
 	"mesh:k=3x3",
 	"full:n=5,p=1",
+	"fly:k=4",
+	"cmesh:k=3,c=4",
 	"hyperx:s=3x3,t=1",
 	"hypercube:n=3",
 	"foldedhypercube:n=4",
@@ -337,6 +339,52 @@ static void test_dor(void)
 	CHECK(!check_routing("torus:k=6", "dor:dateline=0", 1, 1));
 }
 
+/* BookSim2's dor_no_express_cmesh: x toward the destination router's
+ * column first, then y, every VC, the terminal port at the destination;
+ * its dest_tag_fly on the one-stage fly: the destination's port. */
+static void test_cmesh_fly(void)
+{
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	struct route_cand c[ROUTE_MAX_CANDS];
+	CHECK(check_routing("cmesh:k=4,c=4", "dor", 1, 1));
+	CHECK_OK(topo_new("cmesh:k=4,n=2,c=4", &t, &e), &e);
+	CHECK_OK(route_new("dor", t, 16, &r, &e), &e);
+	for (uint32_t d = 0; r && d < t->n_endpoints; d++) {
+		uint32_t dr = topo_ep_router(t, d), dx = dr % 4, dy = dr / 4;
+		for (uint32_t cur = 0; cur < t->n_routers; cur++) {
+			uint32_t cx = cur % 4, cy = cur / 4;
+			struct route_pkt p = {.src_ep = 0, .dst_ep = d, .dst_router = dr};
+			int n = r->ops->compute(r, cur, 4, 0, &p, NULL, NULL, c);
+			uint32_t want = cx < dx ? 0 : cx > dx ? 1 : cy < dy ? 2 : cy > dy ? 3 : topo_ep_local_port(t, d);
+			CHECK_EQ(n, 1);
+			CHECK_EQ(c[0].port, want);
+			CHECK_EQ(c[0].vc_lo, 0);
+			CHECK_EQ(c[0].vc_hi, 15);
+		}
+	}
+	route_free(r);
+	topo_free(t);
+	r = NULL;
+	t = NULL;
+	CHECK(check_routing("fly:k=10", "dest_tag", 1, 1));
+	CHECK_OK(topo_new("fly:k=10", &t, &e), &e);
+	CHECK_OK(route_new("dest_tag", t, 8, &r, &e), &e);
+	for (uint32_t d = 0; r && d < 10; d++) {
+		struct route_pkt p = {.src_ep = (d + 3) % 10, .dst_ep = d, .dst_router = 0};
+		CHECK_EQ(r->ops->compute(r, 0, (d + 3) % 10, 0, &p, NULL, NULL, c), 1);
+		CHECK_EQ(c[0].port, d);
+		CHECK_EQ(c[0].vc_hi, 7);
+	}
+	route_free(r);
+	topo_free(t);
+	t = NULL;
+	CHECK_OK(topo_new("mesh:k=4x4", &t, &e), &e);
+	CHECK_ERR(route_new("dest_tag", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "dest_tag");
+	topo_free(t);
+}
+
 static void test_valiant(void)
 {
 	CHECK(check_routing("torus:k=4x3", "valiant", 4, 0));
@@ -439,7 +487,7 @@ static void test_route_errors(void)
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("hypercube:n=3", &t, &e), &e);
 	CHECK_ERR(route_new("dor", t, 2, &r, &e), NL_EUNSUPPORTED, &e,
-		  "does not run on topology 'hypercube' (it supports: torus, mesh); set routing_function to one that does: min");
+		  "does not run on topology 'hypercube' (it supports: torus, mesh, cmesh); set routing_function to one that does: min");
 	CHECK_ERR(route_new("min:select=hash", t, 2, &r, &e), NL_ECONFIG, &e, "needs num_vcs >= the diameter 3");
 	CHECK_ERR(route_new("min:select=best", t, 4, &r, &e), NL_EINVAL, &e, "expected one of first, hash, adaptive");
 	CHECK(r == NULL);
@@ -455,6 +503,7 @@ int main(void)
 	TEST_RUN(test_escape_cdg);
 	TEST_RUN(test_ugal_booksim_cycle);
 	TEST_RUN(test_view_negative);
+	TEST_RUN(test_cmesh_fly);
 	TEST_RUN(test_dor);
 	TEST_RUN(test_valiant);
 	TEST_RUN(test_min);

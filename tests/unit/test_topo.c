@@ -17,6 +17,9 @@ static const char *const conformance_specs[] = {
 	"mesh:k=3x3x3,p=2",
 	"full:n=16,p=4",
 	"full:n=5,p=1,k=2",
+	"fly:k=10,n=1",
+	"cmesh:k=4,n=2,c=4",
+	"cmesh:k=3,c=9",
 	"graph:file=" TEST_SRC("tests/data/topo/petersen.edges") ",p=2",
 	"anynet:file=" TEST_SRC("tests/data/topo/ring6.anynet"),
 	"hyperx:s=3x4x2,k=1x2x1,t=2",
@@ -132,6 +135,71 @@ static void test_torus_closed_forms(void)
 	topo_free(t);
 }
 
+/* BookSim2's cmesh numbering (networks/cmesh.cpp): node id over a
+ * (k s) x (k s) endpoint grid, router (x, y) holding the s x s block at
+ * columns s x .., rows s y ..; its NodeToRouter / NodeToPort for k = 4,
+ * c = 4: node 9 = (row 1, column 1) is router 0 port 3, node 10 = (row 1,
+ * column 2) router 1 port 2, node 63 router 15 port 3. */
+static void test_cmesh_structure(void)
+{
+	struct topo *t;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("cmesh:k=4,n=2,c=4", &t, &e), &e);
+	if (!t)
+		return;
+	CHECK_EQ(t->n_routers, 16);
+	CHECK_EQ(t->n_endpoints, 64);
+	CHECK_EQ(topo_count_links(t), 2 * 4 * 3);
+	CHECK_EQ(topo_max_radix(t), 8);
+	static const uint32_t ep[][3] = {{0, 0, 0}, {1, 0, 1}, {8, 0, 2}, {9, 0, 3}, {10, 1, 2},
+					 {2, 1, 0}, {16, 4, 0}, {63, 15, 3}, {45, 10, 3}, {54, 15, 0}};
+	for (size_t i = 0; i < sizeof ep / sizeof *ep; i++) {
+		CHECK_EQ(topo_ep_router(t, ep[i][0]), ep[i][1]);
+		CHECK_EQ(topo_ep_local_port(t, ep[i][0]), 4 + ep[i][2]);
+	}
+	/* Every terminal port holds exactly one endpoint. */
+	uint32_t n_term = 0;
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		n_term += topo_port_is_terminal(t, g);
+	CHECK_EQ(n_term, 64);
+	CHECK_EQ(topo_distance(t, 0, 15), 6);
+	topo_free(t);
+	/* s = 3: node 3 * 3 * 4 + 4 = (row 4, column 4) is router (1, 1). */
+	CHECK_OK(topo_new("cmesh:k=3,c=9", &t, &e), &e);
+	if (t) {
+		CHECK_EQ(topo_ep_router(t, 40), 4);
+		CHECK_EQ(topo_ep_local_port(t, 40), 4 + 3 + 1);
+	}
+	topo_free(t);
+	t = NULL;
+	CHECK_ERR(topo_new("cmesh:k=4,c=6", &t, &e), NL_ECONFIG, &e, "parameter 'c' value '6': expected a square");
+	CHECK_ERR(topo_new("cmesh:k=4,n=3,c=4", &t, &e), NL_EUNSUPPORTED, &e,
+		  "parameter 'n' value '3': expected 2");
+	CHECK(t == NULL);
+}
+
+/* The k-ary 1-fly: one k x k crossbar, endpoint e on port e; n > 1 is
+ * refused with its reason. */
+static void test_fly_structure(void)
+{
+	struct topo *t = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("fly:k=10", &t, &e), &e);
+	if (t) {
+		CHECK_EQ(t->n_routers, 1);
+		CHECK_EQ(t->n_endpoints, 10);
+		CHECK_EQ(topo_count_links(t), 0);
+		for (uint32_t i = 0; i < 10; i++)
+			CHECK_EQ(topo_ep_local_port(t, i), i);
+		CHECK_STR(t->spec, "fly:k=10,n=1");
+	}
+	topo_free(t);
+	t = NULL;
+	CHECK_ERR(topo_new("fly:k=4,n=2", &t, &e), NL_EUNSUPPORTED, &e,
+		  "parameter 'n' value '2': expected 1 (a k-ary n-fly with n > 1 injects at stage 0");
+	CHECK(t == NULL);
+}
+
 static void test_topo_errors(void)
 {
 	struct topo *t = NULL;
@@ -174,6 +242,8 @@ static void test_topo_spec_file(void)
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
+	TEST_RUN(test_cmesh_structure);
+	TEST_RUN(test_fly_structure);
 	TEST_RUN(test_torus_structure);
 	TEST_RUN(test_mesh_structure);
 	TEST_RUN(test_torus_closed_forms);

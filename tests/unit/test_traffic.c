@@ -117,6 +117,19 @@ static void test_grid_patterns(void)
 		CHECK_EQ(dest(&f, dest(&f, 2)), 2);
 		fx_close(&f);
 	}
+	/* On the cmesh (BookSim's endpoint numbering, not router-major) the
+	 * grid patterns move between routers and keep the terminal port:
+	 * endpoint 9 is router 0's port 3; neighbor -> router (1, 1) = 5,
+	 * port 3 = endpoint 8 * 3 + 3 = 27; tornado on k = 4 is one step too. */
+	if (fx_open(&f, "cmesh:k=4,c=4", "neighbor") == 0) {
+		CHECK_EQ(dest(&f, 9), 27);
+		CHECK_EQ(dest(&f, 63), 9); /* router (3, 3) port 3 -> router (0, 0) port 3 */
+		fx_close(&f);
+	}
+	if (fx_open(&f, "cmesh:k=4,c=4", "tornado") == 0) {
+		CHECK_EQ(dest(&f, 9), 27);
+		fx_close(&f);
+	}
 }
 
 static void test_random_patterns(void)
