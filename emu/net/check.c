@@ -2,9 +2,9 @@
  * credits and packets, run by check_interval) and its channel statistics
  * (the busiest channels of a report). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/error.h"
 #include "net/mpi.h"
@@ -13,26 +13,86 @@
 
 /* --- invariants ---------------------------------------------------------------- */
 
-/* An event in flight: one less expected at the output VC it belongs to;
- * returns 1 for a flit. */
-static uint32_t check_event(const struct topo *t, uint32_t V, const struct fl_event *ev, int64_t *bal)
+/* The check balances output VCs a window at a time (below), walking the
+ * events in flight once per window: each event lowers its output VC's
+ * balance when that VC is in the window. */
+enum {
+	CHECK_WINDOW = 4096,   /* output VCs per window at least (32 KiB on the stack) */
+	CHECK_MAX_WALKS = 16,  /* walks over the events at most (larger windows on the heap) */
+};
+
+struct check_walk {
+	int64_t *bal;   /* [ov - lo]: the window's balances */
+	uint64_t lo, k; /* the window: output VCs [lo, lo + k) */
+	bool count;     /* count the flits (the first walk) */
+	uint64_t flits;
+};
+
+static void check_put(struct check_walk *w, uint64_t ov, bool is_flit)
+{
+	if (ov - w->lo < w->k)
+		w->bal[ov - w->lo]--;
+	if (w->count)
+		w->flits += is_flit;
+}
+
+/* An event in flight, by the output VC it belongs to (router ports' first,
+ * then endpoints' injection VCs). */
+static void check_event(const struct topo *t, uint32_t V, const struct fl_event *ev, struct check_walk *w)
 {
 	const uint64_t P = t->n_ports;
 	switch (ev->kind) {
 	case EV_FLIT_ROUTER: {
 		uint32_t peer = t->peer[ev->to];
-		bal[(peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc : (uint64_t)peer * V + ev->vc]--;
-		return 1;
+		check_put(w, (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + ev->vc : (uint64_t)peer * V + ev->vc,
+			  true);
+		break;
 	}
 	case EV_CREDIT_ROUTER:
-		bal[(uint64_t)ev->to * V + ev->vc]--;
-		return 0;
+		check_put(w, (uint64_t)ev->to * V + ev->vc, false);
+		break;
 	case EV_FLIT_NIC:
-		bal[(uint64_t)t->ep_port[ev->to] * V + ev->vc]--;
-		return 1;
+		check_put(w, (uint64_t)t->ep_port[ev->to] * V + ev->vc, true);
+		break;
 	default:
-		bal[(P + ev->to) * V + ev->vc]--;
-		return 0;
+		check_put(w, (P + ev->to) * V + ev->vc, false);
+	}
+}
+
+/* Every event and crossbar flit in flight, to check_put. */
+static void check_in_flight(const struct flitnet *n, struct check_walk *w)
+{
+	const struct topo *t = n->topo;
+	const uint32_t V = n->V;
+	const uint64_t P = t->n_ports;
+	for (uint32_t pk = 0; pk < n->n_parts; pk++) {
+		const struct flitnet *pn = n->part[pk];
+		for (uint32_t i = 0; i <= pn->wheel_mask; i++) {
+			const struct fl_slot *s = &pn->wheel[i];
+			for (const struct fl_evblk *b = s->head; b; b = b->next) {
+				const uint32_t cnt = b->next ? (pn->fl_compact ? FL_BLK_FLITS : FL_BLK_EVENTS) : s->tail_n;
+				for (uint32_t k = 0; k < cnt; k++) {
+					const struct fl_event ev = pn->fl_compact ? fl_cflit_event(pn, b->fl[k]) : b->ev[k];
+					check_event(t, V, &ev, w);
+				}
+			}
+			/* Compact credits: the code is the output VC's index. */
+			for (const struct fl_evblk *b = s->chead; b; b = b->next)
+				for (uint32_t k = 0; k < (b->next ? FL_BLK_CREDITS : s->ctail_n); k++) {
+					uint32_t code = b->cr[k];
+					check_put(w, code & FL_CR_NIC ? P * V + (code & ~FL_CR_NIC) : code, false);
+				}
+		}
+		for (uint32_t i = 0; i < pn->n_far; i++)
+			check_event(t, V, &pn->far[i].ev, w);
+	}
+	/* Flits in a crossbar pipeline were already counted downstream. */
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		const struct fl_router *ro = &n->routers[r];
+		for (uint32_t i = 0; i < ro->xb_q.len; i++) {
+			const struct fl_xitem *x = &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
+			check_put(w, (uint64_t)(ro->port_base + x->out) * V + x->vc, true);
+		}
 	}
 }
 
@@ -41,12 +101,22 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	const struct topo *t = n->topo;
 	const uint32_t V = n->V;
 	uint64_t P = t->n_ports, E = t->n_endpoints;
-	/* Expected minus observed, by output VC. Written where a count or an
-	 * event is not zero only: under MPI a rank's are its own routers' and
-	 * endpoints' and the events it holds, and the rest of the array stays
-	 * untouched pages (fl_calloc_lines; docs/scaling.md). */
-	int64_t *bal = fl_calloc_lines((size_t)(P + E) * V, sizeof *bal);
-	uint64_t flits = 0;
+	/* Expected minus observed, by output VC, a window of them at a time:
+	 * its credit count, less the flits in the downstream buffer, less the
+	 * flits and credits in flight between the two. A balance for every
+	 * output VC at once (8 bytes a VC: 320 KiB on the 4-ary 5-tree) was
+	 * the largest thing a loaded run's final check added; a window of at
+	 * least 4,096 on the stack, or a sixteenth of them, costs at most
+	 * sixteen walks over the events. Under MPI a rank counts what it runs
+	 * and the events it holds, and the windows are summed over the ranks. */
+	const uint64_t n_ov = (P + E) * V;
+	uint64_t win = (n_ov + CHECK_MAX_WALKS - 1) / CHECK_MAX_WALKS;
+	int64_t stack_bal[CHECK_WINDOW];
+	int64_t *bal = stack_bal;
+	if (win <= CHECK_WINDOW)
+		win = CHECK_WINDOW;
+	else
+		bal = malloc(win * sizeof *bal);
 	int rc = bal ? 0 : nl_errf(err, NL_ENOMEM, "out of memory checking the network");
 
 	/* Under MPI a rank short of memory must not leave the others in the
@@ -54,17 +124,10 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	if (n->mx)
 		rc = net_mpi_agree(n->sc.mpi, rc, err);
 	if (rc < 0) {
-		fl_free_lines(bal);
+		if (bal != stack_bal)
+			free(bal);
 		return rc;
 	}
-	/* Every output VC's occupancy must equal the flits in the downstream
-	 * buffer plus flits and credits in flight between the two. */
-	for (uint64_t ov = 0; ov < P * V; ov++)
-		if (n->ovc[ov].occ)
-			bal[ov] += n->ovc[ov].occ;
-	for (uint64_t s = 0; s < E * V; s++)
-		if (n->nic_occ[s])
-			bal[P * V + s] += n->nic_occ[s];
 	/* The routing views' per-port sums follow the VCs' counts (under MPI
 	 * both are zero where another rank runs the port). */
 	uint64_t pocc_bad = 0, pocc_first = P;
@@ -75,58 +138,60 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 		if (sum != n->pocc[g] && pocc_bad++ == 0)
 			pocc_first = g;
 	}
-	for (uint32_t h = 0; h < P; h++) {
-		uint32_t peer = t->peer[h];
-		if (peer == TOPO_NONE)
-			continue;
-		for (uint32_t v = 0; v < V; v++) {
-			uint32_t c = n->ivc[(uint64_t)h * V + v].count;
-			if (!c)
-				continue;
-			flits += c;
-			/* Input h is fed by output `peer` (a router port) or by a NIC. */
-			uint64_t slot = (peer & TOPO_EP_BIT) ? (P + (peer & ~TOPO_EP_BIT)) * V + v
-							     : (uint64_t)peer * V + v;
-			bal[slot] -= c;
-		}
-	}
-	for (uint32_t pk = 0; pk < n->n_parts; pk++) {
-		const struct flitnet *pn = n->part[pk];
-		for (uint32_t i = 0; i <= pn->wheel_mask; i++) {
-			const struct fl_slot *s = &pn->wheel[i];
-			for (const struct fl_evblk *b = s->head; b; b = b->next) {
-				const uint32_t cnt = b->next ? (pn->fl_compact ? FL_BLK_FLITS : FL_BLK_EVENTS) : s->tail_n;
-				for (uint32_t k = 0; k < cnt; k++) {
-					const struct fl_event ev = pn->fl_compact ? fl_cflit_event(pn, b->fl[k]) : b->ev[k];
-					flits += check_event(t, V, &ev, bal);
-				}
+	uint64_t flits = 0;
+	for (uint64_t lo = 0; lo < n_ov; lo += win) {
+		const uint64_t k = n_ov - lo < win ? n_ov - lo : win;
+		for (uint64_t j = 0; j < k; j++) {
+			const uint64_t ov = lo + j;
+			/* The buffer ov feeds: the input across router port ov / V,
+			 * or the router port endpoint (ov - P x V) / V injects into. */
+			int64_t b;
+			uint64_t in = P;
+			if (ov < P * V) {
+				b = n->ovc[ov].occ;
+				uint32_t peer = t->peer[ov / V];
+				if (peer != TOPO_NONE && !(peer & TOPO_EP_BIT))
+					in = peer;
+			} else {
+				b = n->nic_occ[ov - P * V];
+				in = t->ep_port[(ov - P * V) / V];
 			}
-			/* Compact credits: the code is the output VC's index. */
-			for (const struct fl_evblk *b = s->chead; b; b = b->next)
-				for (uint32_t k = 0; k < (b->next ? FL_BLK_CREDITS : s->ctail_n); k++) {
-					uint32_t code = b->cr[k];
-					bal[code & FL_CR_NIC ? P * V + (code & ~FL_CR_NIC) : code]--;
-				}
+			if (in < P) {
+				uint32_t c = n->ivc[in * V + ov % V].count;
+				flits += c;
+				b -= c;
+			}
+			bal[j] = b;
 		}
-		for (uint32_t i = 0; i < pn->n_far; i++)
-			flits += check_event(t, V, &pn->far[i].ev, bal);
-	}
-	/* Flits in a crossbar pipeline were already counted downstream. */
-	for (uint32_t r = 0; r < t->n_routers; r++) {
-		const struct fl_router *ro = &n->routers[r];
-		for (uint32_t i = 0; i < ro->xb_q.len; i++) {
-			const struct fl_xitem *x = &n->xitems[ro->xq_off + ((ro->xb_q.head + i) & (ro->xq_cap - 1u))];
-			bal[(uint64_t)(ro->port_base + x->out) * V + x->vc]--;
-			flits++;
+		struct check_walk w = {.bal = bal, .lo = lo, .k = k, .count = lo == 0};
+		check_in_flight(n, &w);
+		flits += w.flits;
+		if (n->mx)
+			fl_mpi_sum_i64(n, bal, k);
+		for (uint64_t j = 0; j < k && rc == 0; j++) {
+			const uint64_t i = lo + j;
+			if (bal[j] == 0)
+				continue;
+			uint64_t port = i / V;
+			if (port < P)
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "credit invariant broken at cycle %" PRIu64 ": router %u port %u VC %u off by %lld",
+					     n->now, t->port_router[port], (uint32_t)(port - t->port_base[t->port_router[port]]),
+					     (uint32_t)(i % V), (long long)bal[j]);
+			else
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "credit invariant broken at cycle %" PRIu64 ": endpoint %u VC %u off by %lld",
+					     n->now, (uint32_t)(port - P), (uint32_t)(i % V), (long long)bal[j]);
 		}
 	}
-	/* Under MPI each rank counted what it runs (the rest of its arrays is
-	 * untouched zeros): the balances and flits add up over the ranks, in
-	 * pieces summed on the stack, so that bal stays as sparse as it is. */
+	if (bal != stack_bal)
+		free(bal);
+	/* Under MPI each rank counted what it runs. */
 	if (n->mx) {
 		flits = fl_mpi_sum(n, flits);
 		pocc_bad = fl_mpi_sum(n, pocc_bad);
 	}
+	/* A broken per-port sum is reported before a broken balance. */
 	if (pocc_bad && pocc_first < P)
 		rc = nl_errf(err, NL_ECORRUPT, "port occupancy sum broken at cycle %" PRIu64 ": router %u port %u",
 			     n->now, t->port_router[pocc_first],
@@ -134,37 +199,10 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 	else if (pocc_bad)
 		rc = nl_errf(err, NL_ECORRUPT, "port occupancy sum broken at cycle %" PRIu64 " on another MPI rank",
 			     n->now);
-	enum { PIECE = 4096 };
-	int64_t piece[PIECE];
-	for (uint64_t i0 = 0; i0 < (P + E) * V && rc == 0; i0 += PIECE) {
-		const uint64_t k = (P + E) * V - i0 < PIECE ? (P + E) * V - i0 : PIECE;
-		const int64_t *b = bal + i0;
-		if (n->mx) {
-			memcpy(piece, b, k * sizeof *piece);
-			fl_mpi_sum_i64(n, piece, k);
-			b = piece;
-		}
-		for (uint64_t j = 0; j < k && rc == 0; j++) {
-			const uint64_t i = i0 + j;
-			if (b[j] == 0)
-				continue;
-			uint64_t port = i / V;
-			if (port < P)
-				rc = nl_errf(err, NL_ECORRUPT,
-					     "credit invariant broken at cycle %" PRIu64 ": router %u port %u VC %u off by %lld",
-					     n->now, t->port_router[port], (uint32_t)(port - t->port_base[t->port_router[port]]),
-					     (uint32_t)(i % V), (long long)b[j]);
-			else
-				rc = nl_errf(err, NL_ECORRUPT,
-					     "credit invariant broken at cycle %" PRIu64 ": endpoint %u VC %u off by %lld",
-					     n->now, (uint32_t)(port - P), (uint32_t)(i % V), (long long)b[j]);
-		}
-	}
 	if (rc == 0 && flits != n->flits_in_net)
 		rc = nl_errf(err, NL_ECORRUPT,
 			     "flit conservation broken at cycle %" PRIu64 ": %" PRIu64 " flits found, %" PRIu64 " in the network",
 			     n->now, flits, n->flits_in_net);
-	fl_free_lines(bal);
 	return rc;
 }
 

@@ -236,12 +236,7 @@ void flitnet_free(struct flitnet *n)
  * "Memory per rank"). Reading an untouched page maps the kernel's zero
  * page, which costs no memory either. The 64 bytes before the array hold
  * how to free it. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FL_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(FL_ASAN)
+#if FL_HEAP_ONLY
 #define FL_LAZY_BYTES SIZE_MAX /* heap blocks, which the sanitizer bounds-checks */
 #else
 #define FL_LAZY_BYTES ((size_t)64 << 10)
@@ -848,6 +843,7 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 /* --- the cycle loop --------------------------------------------------------- */
 
 #define FL_PREFETCH 16
+_Static_assert(FL_PREFETCH <= FL_BLK_EVENTS, "dispatch prefetches into the next block only");
 
 /* A credit returning to output VC ov (= global port g x V + VC). */
 static inline void fl_router_credit(struct flitnet *n, uint64_t ov)

@@ -287,7 +287,9 @@ const struct net_deadlock *flitnet_deadlock(const struct flitnet *n);
 uint64_t flitnet_deadlock_bound(const struct flitnet *n);
 
 /* Check credit and flit conservation; NL_ECORRUPT with the first
- * violation. O(ports x VCs + flits in flight). */
+ * violation. O(ports x VCs + w x events in flight) for w windows of
+ * output VCs (at most 16); 32 KiB of stack, or 1/16 of 8 bytes per
+ * output VC when there are more than 65,536. */
 int flitnet_check(const struct flitnet *n, struct nl_err *err);
 
 /* --- synthetic-traffic experiments (experiment.c) -------------------------- */

@@ -41,6 +41,20 @@ struct nl_err;
 struct topo;
 struct traffic;
 
+/* Address-sanitizer builds: arrays that would be anonymous mappings
+ * (fl_calloc_lines, the pools) are heap blocks, which it bounds-checks. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_HEAP_ONLY 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(FL_HEAP_ONLY)
+#define FL_HEAP_ONLY 1
+#endif
+#ifndef FL_HEAP_ONLY
+#define FL_HEAP_ONLY 0
+#endif
+
 #define FL_NONE UINT32_MAX
 #define FL_NONE16 UINT16_MAX
 #define FL_UNEVAL INT16_MIN /* stage item not yet evaluated */
@@ -111,10 +125,14 @@ _Static_assert(sizeof(struct fl_event) == 12, "fl_event grew: one per flit and c
  * holds the events in flight plus at most one part-filled block per slot.
  * (Slot arrays grown by doubling kept every slot at the busiest cycle's
  * size: 128 slots x 8,192 events x 16 B = 16 MB on the dragonfly with
- * 100-cycle links at 0.7, for ~2 MB of events in flight.) */
-#define FL_BLK_EVENTS 84 /* a block is 1,016 bytes */
-#define FL_BLK_FLITS 126
-#define FL_BLK_CREDITS 252
+ * 100-cycle links at 0.7, for ~2 MB of events in flight.) A block is
+ * 248 bytes (a 256-byte heap chunk): each slot's two chains keep a
+ * part-filled tail block, so the wheel's slots times two blocks are
+ * memory beyond the events; 1,016-byte blocks made that most of the
+ * ~19 KiB of blocks the 256-endpoint flattened butterfly held at 0.3. */
+#define FL_BLK_EVENTS 20
+#define FL_BLK_FLITS 30
+#define FL_BLK_CREDITS 60
 
 /* A flit on a channel as the wheel keeps it when every target (global
  * port or endpoint) and VC fit in 16 bits, the VC in the low ceil(log2 V)
@@ -136,6 +154,7 @@ struct fl_evblk {
 		uint32_t cr[FL_BLK_CREDITS];      /* compact credits (fl_credit_code) */
 	};
 };
+_Static_assert(sizeof(struct fl_evblk) == 248, "an event block is a 256-byte heap chunk");
 
 /* Credits travel in a chain of their own, 4 bytes each: a credit names
  * only the output VC it returns to (global port x V + VC, or with
@@ -404,6 +423,9 @@ struct fl_pools {
 	uint32_t *msg;
 	struct fl_run *runs;
 	uint32_t n_runs, cap_runs, free_run;
+	/* Bytes each array holds (fl_pool_grow), what fl_pools_free returns:
+	 * after a failed growth an array may be larger than cap_pkts says. */
+	size_t pkts_bytes, la_cand_bytes, la_n_bytes, msg_bytes, runs_bytes;
 };
 
 /* Driver: synthetic sources (the BookSim experiment, experiment.c). */
@@ -966,6 +988,13 @@ static inline void fl_send_credit_code(struct flitnet *n, const struct fl_link *
 /* realloc for run-time growth: NULL (and n->oom set) on failure, or when a
  * test's fail_nth count runs out. */
 void *fl_grow(struct flitnet *n, void *p, size_t size);
+/* A pool array (struct fl_pools) of *bytes bytes (p NULL: none) grown to
+ * `size` bytes (*bytes set), the new ones zero; fails as fl_grow does,
+ * leaving p and *bytes as they were. Freed with fl_pool_free(p, *bytes). */
+void *fl_pool_grow(struct flitnet *n, void *p, size_t *bytes, size_t size);
+void fl_pool_free(void *p, size_t size);
+/* Free partition n's pools (fl_part_release_own). */
+void fl_pools_free(struct flitnet *n);
 /* A zeroed array of count x size bytes starting on a cache line, or NULL;
  * a large one's pages become resident only when written (flitnet.c).
  * Freed with fl_free_lines (NULL: nothing). */

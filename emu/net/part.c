@@ -48,12 +48,8 @@ void fl_part_release_own(struct flitnet *s)
 {
 	fl_wheel_free(s);
 	free(s->far);
-	free(s->pool.pkts_mem);
-	free(s->pool.la_cand);
-	free(s->pool.la_n);
-	free(s->pool.msg);
+	fl_pools_free(s);
 	fl_free_lines(s->la_pend);
-	free(s->pool.runs);
 	fl_free_lines(s->act_r);
 	fl_free_lines(s->act_r_next);
 	fl_free_lines(s->act_e);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/error.h"
 #include "net/net_internal.h"
@@ -23,28 +24,80 @@ void *fl_grow(struct flitnet *n, void *p, size_t size)
 	return q;
 }
 
+/* The pools' arrays are anonymous mappings grown with mremap: growth moves
+ * page tables, not records, so a pool costs the pages its records have
+ * touched and leaves nothing behind. realloc copied a pool still below
+ * malloc's mmap threshold (128 KiB) to a new heap block and the old block
+ * stayed resident: on the 256-endpoint flattened butterfly at 0.3 that
+ * was 44 KiB of the 100 KiB a loaded run added. Sanitizer builds keep
+ * heap blocks, which the sanitizer bounds-checks (FL_HEAP_ONLY). */
+#if FL_HEAP_ONLY || !defined(MREMAP_MAYMOVE)
+#define FL_POOL_MAPPED 0
+#else
+#define FL_POOL_MAPPED 1
+#endif
+
+void *fl_pool_grow(struct flitnet *n, void *p, size_t *bytes, size_t size)
+{
+	const size_t old = p ? *bytes : 0;
+	if (p && size <= old) /* grown already by a call that failed later (fl_grow_pkts) */
+		return p;
+	if (n->fail_nth && --n->fail_nth == 0) {
+		n->oom = true;
+		return NULL;
+	}
+#if FL_POOL_MAPPED
+	void *q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
+		    : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		q = NULL;
+#else
+	char *q = realloc(p, size);
+	if (q)
+		memset(q + old, 0, size - old);
+#endif
+	if (!q)
+		n->oom = true;
+	else
+		*bytes = size;
+	return q;
+}
+
+void fl_pool_free(void *p, size_t size)
+{
+	if (!p)
+		return;
+#if FL_POOL_MAPPED
+	munmap(p, size);
+#else
+	(void)size;
+	free(p);
+#endif
+}
+
 /* Grow a pool array geometrically to at least `need` entries; the free
  * list threads through `next`. Growth happens between cycles
  * (fl_reserve) while the network fills up, never in steady state, so the
  * hot path's allocations cannot fail. */
-#define FL_POOL_GROW(n, arr, cap, need)                                       \
-	do {                                                                  \
-		uint64_t nc_ = (cap) ? 2 * (uint64_t)(cap) : 1024;            \
-		if (nc_ < (need))                                             \
-			nc_ = (need);                                         \
-		void *na_ = nc_ > UINT32_MAX / 2 ? NULL : fl_grow((n), (arr), (size_t)nc_ * sizeof *(arr)); \
-		if (!na_)                                                     \
-			return -1;                                            \
-		(arr) = na_;                                                  \
-		(cap) = (uint32_t)nc_;                                        \
+#define FL_POOL_GROW(n, arr, bytes, cap, need)                                                            \
+	do {                                                                                              \
+		uint64_t nc_ = (cap) ? 2 * (uint64_t)(cap) : 1024;                                        \
+		if (nc_ < (need))                                                                         \
+			nc_ = (need);                                                                     \
+		void *na_ = nc_ > UINT32_MAX / 2 ? NULL                                                   \
+						 : fl_pool_grow((n), (arr), &(bytes), (size_t)nc_ * sizeof *(arr)); \
+		if (!na_)                                                                                 \
+			return -1;                                                                        \
+		(arr) = na_;                                                                              \
+		(cap) = (uint32_t)nc_;                                                                    \
 	} while (0)
 
-/* The packet pool's records start on cache-line boundaries: realloc
- * aligns to 16 bytes only, which split every 64-byte record over two
- * lines and made route computation miss twice per hop (the size and the
- * routing state). The allocation keeps one line of slack and the records
- * move within it when realloc returns a differently aligned block, so
- * growth still costs what realloc costs (no second copy alive). */
+/* The packet pool's records start on cache-line boundaries: a heap block
+ * (sanitizer builds) is aligned to 16 bytes only, which split every
+ * 64-byte record over two lines and made route computation miss twice per
+ * hop (the size and the routing state). The allocation keeps one line of
+ * slack and the records move within it when the block comes back
+ * differently aligned; a mapping is page-aligned and never moves them. */
 #define FL_LINE 64u
 
 static int fl_grow_pkts(struct flitnet *n, uint64_t need)
@@ -54,7 +107,9 @@ static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 	if (nc < need)
 		nc = need;
 	size_t old_off = pl->pkts_mem ? (size_t)((char *)pl->pkts - (char *)pl->pkts_mem) : 0;
-	char *mem = nc > UINT32_MAX / 2 ? NULL : fl_grow(n, pl->pkts_mem, (size_t)nc * sizeof *pl->pkts + FL_LINE);
+	char *mem = nc > UINT32_MAX / 2
+			    ? NULL
+			    : fl_pool_grow(n, pl->pkts_mem, &pl->pkts_bytes, (size_t)nc * sizeof *pl->pkts + FL_LINE);
 	if (!mem)
 		return -1;
 	size_t off = (size_t)(-(uintptr_t)mem & (FL_LINE - 1));
@@ -63,21 +118,20 @@ static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 	pl->pkts_mem = mem;
 	pl->pkts = (struct fl_pkt *)(void *)(mem + off);
 	if (pl->la_w) { /* lookahead_decide = upstream: one decision per record */
-		struct route_cand *c = fl_grow(n, pl->la_cand, (size_t)nc * pl->la_w * sizeof *c);
+		struct route_cand *c =
+			fl_pool_grow(n, pl->la_cand, &pl->la_cand_bytes, (size_t)nc * pl->la_w * sizeof *c);
 		if (!c)
 			return -1;
 		pl->la_cand = c;
-		uint8_t *k = fl_grow(n, pl->la_n, (size_t)nc);
+		uint8_t *k = fl_pool_grow(n, pl->la_n, &pl->la_n_bytes, (size_t)nc);
 		if (!k)
 			return -1;
-		memset(k + pl->cap_pkts, 0, (size_t)(nc - pl->cap_pkts));
 		pl->la_n = k;
 	}
 	if (pl->msg) {
-		uint32_t *m = fl_grow(n, pl->msg, (size_t)nc * sizeof *m);
+		uint32_t *m = fl_pool_grow(n, pl->msg, &pl->msg_bytes, (size_t)nc * sizeof *m);
 		if (!m)
 			return -1;
-		memset(m + pl->cap_pkts, 0, (size_t)(nc - pl->cap_pkts) * sizeof *m);
 		pl->msg = m;
 	}
 	pl->cap_pkts = (uint32_t)nc;
@@ -87,15 +141,31 @@ static int fl_grow_pkts(struct flitnet *n, uint64_t need)
 void fl_pkt_msg_alloc(struct flitnet *n)
 {
 	struct fl_pools *pl = &n->pool;
-	pl->msg = fl_grow(n, NULL, (size_t)pl->cap_pkts * sizeof *pl->msg);
-	if (pl->msg)
-		memset(pl->msg, 0, (size_t)pl->cap_pkts * sizeof *pl->msg);
+	pl->msg = fl_pool_grow(n, NULL, &pl->msg_bytes, (size_t)pl->cap_pkts * sizeof *pl->msg);
 }
 
 static int fl_grow_runs(struct flitnet *n, uint64_t need)
 {
-	FL_POOL_GROW(n, n->pool.runs, n->pool.cap_runs, need);
+	FL_POOL_GROW(n, n->pool.runs, n->pool.runs_bytes, n->pool.cap_runs, need);
 	return 0;
+}
+
+void fl_pools_free(struct flitnet *n)
+{
+	struct fl_pools *pl = &n->pool;
+	fl_pool_free(pl->pkts_mem, pl->pkts_bytes);
+	fl_pool_free(pl->la_cand, pl->la_cand_bytes);
+	fl_pool_free(pl->la_n, pl->la_n_bytes);
+	fl_pool_free(pl->msg, pl->msg_bytes);
+	fl_pool_free(pl->runs, pl->runs_bytes);
+	pl->pkts_mem = NULL;
+	pl->pkts = NULL;
+	pl->la_cand = NULL;
+	pl->la_n = NULL;
+	pl->msg = NULL;
+	pl->runs = NULL;
+	pl->cap_pkts = pl->cap_runs = 0;
+	pl->pkts_bytes = pl->la_cand_bytes = pl->la_n_bytes = pl->msg_bytes = pl->runs_bytes = 0;
 }
 
 uint32_t fl_pkt_alloc(struct flitnet *n)
