@@ -71,22 +71,6 @@ static int cmesh_build(struct topo *t, struct nl_err *err)
 	return 0;
 }
 
-static uint32_t cmesh_distance(const struct topo *t, uint32_t a, uint32_t b)
-{
-	const struct topo_grid *g = t->grid;
-	uint32_t h = 0;
-	for (int d = 0; d < g->n_dims; d++) {
-		uint32_t ca = topo_grid_coord(g, a, d), cb = topo_grid_coord(g, b, d);
-		h += ca > cb ? ca - cb : cb - ca;
-	}
-	return h;
-}
-
-static uint32_t cmesh_diameter(const struct topo *t)
-{
-	return 2 * (t->grid->k[0] - 1);
-}
-
 const struct topo_ops topo_cmesh_ops = {
 	.name = "cmesh",
 	.help = "concentrated 2-D mesh, c endpoints per router in BookSim2's numbering (Balfour & Dally 2006)",
@@ -95,7 +79,7 @@ const struct topo_ops topo_cmesh_ops = {
 	.state_size = sizeof(struct topo_grid),
 	.build = cmesh_build,
 	.release = topo_grid_release,
-	.distance = cmesh_distance,
+	.distance = topo_grid_mesh_distance,
 	.coords = topo_grid_coords,
-	.diameter = cmesh_diameter,
+	.diameter = topo_grid_mesh_diameter,
 };

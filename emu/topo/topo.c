@@ -479,3 +479,24 @@ int topo_grid_build_params(struct topo *t, bool wrap_all, struct nl_err *err)
 		wrap[d] = wrap_all;
 	return topo_grid_build(t, nd, k, wrap, (uint32_t)pr->p, err);
 }
+
+uint32_t topo_grid_mesh_distance(const struct topo *t, uint32_t a, uint32_t b)
+{
+	const struct topo_grid *g = t->grid;
+	uint32_t h = 0;
+	for (int d = 0; d < g->n_dims; d++) {
+		uint32_t ca = topo_grid_coord(g, a, d), cb = topo_grid_coord(g, b, d);
+		h += ca > cb ? ca - cb : cb - ca;
+	}
+	return h;
+}
+
+/* Corner to corner: sum over dimensions of k - 1. */
+uint32_t topo_grid_mesh_diameter(const struct topo *t)
+{
+	const struct topo_grid *g = t->grid;
+	uint32_t h = 0;
+	for (int d = 0; d < g->n_dims; d++)
+		h += g->k[d] - 1;
+	return h;
+}

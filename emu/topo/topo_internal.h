@@ -164,6 +164,11 @@ int topo_grid_build_params(struct topo *t, bool wrap, struct nl_err *err);
 /* Grid coordinates (topo_ops.coords of torus and mesh). */
 int topo_grid_coords(const struct topo *t, uint32_t r, uint32_t *c);
 
+/* Mesh hop distance (the sum of coordinate differences) and diameter
+ * (the sum of k - 1): topo_ops.distance and .diameter of mesh and cmesh. */
+uint32_t topo_grid_mesh_distance(const struct topo *t, uint32_t a, uint32_t b);
+uint32_t topo_grid_mesh_diameter(const struct topo *t);
+
 /* Parameters shared by the permuted families p1, p2 and p3 (seed 003 §3). */
 struct topo_perm_params {
 	char base[PARAM_STR_MAX]; /* the base topology's spec */
