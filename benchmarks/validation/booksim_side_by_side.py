@@ -49,6 +49,8 @@ CURVES = [
     ("single_uniform", "single.cfg", "uniform"),
     ("cmesh_bitcomp", "cmesh.cfg", "bitcomp"),
     ("cmesh_xyyx_bitcomp", "cmesh_xyyx.cfg", "bitcomp"),
+    # BookSim2's mesh88_lat: 8x8 mesh, DOR, 20-flit packets, transpose.
+    ("mesh_transpose", "mesh88.cfg", "transpose"),
 ]
 
 PT_COLS = ["curve", "ini_sha", "load", "seed", "stable", "latency", "net_latency",
