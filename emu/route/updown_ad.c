@@ -132,8 +132,8 @@ static void updown_ad_release(struct route *r)
 static void updown_ad_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
 			     uint8_t *vc_hi)
 {
-	(void)p;
 	(void)rng;
+	p->phase = 0; /* escape=return: the hop budget not yet spent */
 	*vc_lo = 0;
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
@@ -165,7 +165,11 @@ static int updown_ad_compute(const struct route *r, uint32_t router, uint32_t in
 	if (ep < 0)
 		NL_BUG("updown_adaptive: no legal hop from %u to %u", router, dst);
 	int k = 0;
-	if (!in_escape || (pr->escape == UPDOWN_AD_RETURN && p->hops < s->hop_budget)) {
+	/* route_pkt.hops counts modulo 256: the budget, once spent, is kept
+	 * in the packet's phase (unused otherwise), not re-read from hops. */
+	if (p->hops >= s->hop_budget)
+		p->phase = 1;
+	if (!in_escape || (pr->escape == UPDOWN_AD_RETURN && !p->phase)) {
 		uint8_t want = (uint8_t)(s->dist[(size_t)router * n + dst] - 1);
 		for (uint32_t g = t->port_base[router]; g < t->port_base[router + 1] && k < ROUTE_MAX_CANDS - 1; g++) {
 			if (!topo_port_is_network(t, g) || s->dist[(size_t)t->port_router[t->peer[g]] * n + dst] != want)
