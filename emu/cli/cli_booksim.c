@@ -685,26 +685,20 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	if (strcmp(bs_get(bf, "router"), "iq"))
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic);
-	if (traffic_ok && !strcmp(tp, "anynet") && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
-		/* traffic.cpp builds them from the config's k and n (digits of the
-		 * node id), which anynet itself ignores. */
-		bs_warn(warn, path, bf, "traffic",
-			"BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
-			"netloom's, on a graph without coordinates, step along the endpoint ring",
-			&unmapped);
+	/* BookSim's tornado and neighbor (traffic.cpp) step the k-ary n-digit
+	 * node id from the config's k and n keys. On anynet (which ignores
+	 * k and n) netloom's step along the endpoint ring; on the cmesh (c k^n
+	 * nodes numbered over the endpoint grid) along router coordinates,
+	 * keeping the terminal port: other destinations either way. */
+	const char *digits_why = !strcmp(tp, "anynet")
+		? "BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
+		  "netloom's, on a graph without coordinates, step along the endpoint ring"
+	    : !strcmp(tp, "cmesh")
+		? "BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations"
+		: NULL;
+	if (traffic_ok && digits_why && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
+		bs_warn(warn, path, bf, "traffic", digits_why, &unmapped);
 		traffic[0] = '\0';
-	}
-	/* BookSim's tornado and neighbor move along k-ary n-digit node ids,
-	 * netloom's along router coordinates, keeping the terminal port: on
-	 * the cmesh (c k^n nodes, numbered over the endpoint grid) the two
-	 * differ. */
-	if (traffic_ok && !strcmp(tp, "cmesh") &&
-	    (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
-		bs_warn(warn, path, bf, "traffic",
-			"BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations",
-			&unmapped);
-		traffic[0] = '\0';
-		traffic_ok = true;
 	}
 	bool map_used = map != NULL;
 	free(map);
