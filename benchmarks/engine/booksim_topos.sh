@@ -29,8 +29,18 @@
 # flattened butterfly that was all of the 292 KiB netloom "grew" at 0.3;
 # BookSim2's peak is the same at 0 and at 1e-6). Both runs are made with
 # address-space randomisation off (setarch -R) when the machine allows it:
-# the peaks are then exact and the same on every call; otherwise each peak
-# is the median of MEMORY_RUNS runs (default 5). `hold_switch_for_packet
+# the peaks are then the same on every call; otherwise each peak is the
+# median of MEMORY_RUNS runs (default 5). Both runs are pinned to one CPU
+# (MEMORY_CPU, default the last; taskset) when the machine allows it: the
+# kernel's resident-page count, which the peak is taken from, is kept per
+# CPU and folded into the total in batches (percpu counters since Linux
+# 6.2), so a peak can read up to a batch (32 pages, 128 KiB) per CPU the
+# process ran on below the truth; pinned, that is one CPU's batch, the same
+# on every call. That bound is why the 256-endpoint flattened butterfly
+# cannot decide a 10x bar of ~90 KiB (its growth reads 0.3-0.6 KiB per
+# endpoint from call to call unpinned) and why ff_ugal_n4 exists (the same
+# router on 1,024 endpoints, n = 4 being BookSim's largest flatfly): there
+# the bound is 128 bytes per endpoint. `hold_switch_for_packet
 # = 1` (the fat tree files) is dropped before converting, as when these
 # figures were first taken (1-flit packets: it never takes effect); BookSim
 # runs the same file without the line.
@@ -73,6 +83,10 @@ memory)
     norand=(setarch -R)
     runs=1
   fi
+  cpu=${MEMORY_CPU:-$(($(nproc) - 1))}
+  if taskset -c "$cpu" true 2>/dev/null; then
+    norand=(taskset -c "$cpu" "${norand[@]}")
+  fi
   median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
   peak_at() { # peak RSS (KiB, GNU time) of the run at rate $1, median of $runs
     for _ in $(seq "$runs"); do
@@ -87,7 +101,8 @@ memory)
   eps=$("$counter" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
     sed -n 's/.* \([0-9][0-9]*\) endpoints.*/\1/p')
   how="address-space randomisation off"
-  [ ${#norand[@]} -eq 0 ] && how="medians of $runs runs"
+  [ "$runs" -gt 1 ] && how="medians of $runs runs"
+  [ "${norand[0]:-}" = taskset ] && how="$how, on CPU $cpu"
   echo "$case at $load ($(basename "$netloom")): peak RSS $busy KiB, idle ($idle_rate) $idle KiB ($how), $eps endpoints"
   python3 -c "print(round(($busy - $idle) * 1024 / $eps))"
   ;;
