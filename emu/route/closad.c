@@ -26,6 +26,12 @@
  * its VCs (BookSim's GetUsedCredit), H = its hop count; minimal when
  * q_min x H_min <= q_nonmin x H_nonmin + threshold (the UGAL-L estimate of
  * queuing delay; the paper does not give Clos-AD's estimator).
+ * `queue=routed` reads q as the flits routed to the port here and not yet
+ * sent instead (sequential allocation's count, as Min-AD's and DAL's
+ * `queue` rule and `anca:queue=routed` do): in an input-queued router an
+ * overloaded port's backlog waits at this router's inputs, where the
+ * credits of the channel, draining at full rate, do not show it;
+ * `output` and `both` as ugal's.
  * Per-packet state: route_pkt.inter (the intermediate), .phase (0 towards
  * it, 1 after), .vc_class (1 once decided).
  *
@@ -48,11 +54,17 @@
 
 struct closad_params {
 	int64_t threshold;
+	int queue;
 };
 
 static const struct param_def closad_params_def[] = {
 	{"threshold", PARAM_INT, offsetof(struct closad_params, threshold), "0", -1e6, 1e6,
 	 "minimal when q_min x H_min <= q_nonmin x H_nonmin + threshold", NULL},
+	{"queue", PARAM_CHOICE, offsetof(struct closad_params, queue), "credit", 0, 0,
+	 "a first hop's queue q: credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output "
+	 "(flits waiting in this router's output stage), both (their sum) or routed (flits routed to the port here "
+	 "and not yet sent, the count Min-AD's and DAL's queue rule reads; needs sequential_allocation = 1)",
+	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -70,6 +82,7 @@ static int closad_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'closad' needs an even num_vcs >= 2 (one half per phase), got %u", r->n_vcs);
 	r->max_cands = 1;
+	r->needs_pend = ((const struct closad_params *)r->params)->queue == ROUTE_Q_ROUTED;
 	return 0;
 }
 
@@ -104,8 +117,12 @@ static void closad_decide(const struct route *r, uint32_t router, struct route_p
 	if (inter == router || inter == p->dst_router)
 		return;
 	uint32_t m = r->n_vcs / 2, qmin, qnm;
-	(void)hxr_dor_port(h, v, router, p->dst_router, 0, 2 * m - 1, &qmin);
-	(void)hxr_dor_port(h, v, router, inter, 0, 2 * m - 1, &qnm);
+	uint32_t pmin = hxr_dor_port(h, v, router, p->dst_router, 0, 2 * m - 1, &qmin);
+	uint32_t pnm = hxr_dor_port(h, v, router, inter, 0, 2 * m - 1, &qnm);
+	if (pr->queue != ROUTE_Q_CREDIT) {
+		qmin = route_view_port_q(v, router, pmin, pr->queue);
+		qnm = route_view_port_q(v, router, pnm, pr->queue);
+	}
 	int64_t hmin = (int64_t)topo_distance(r->topo, router, p->dst_router);
 	int64_t hnm = (int64_t)topo_distance(r->topo, router, inter) + (int64_t)topo_distance(r->topo, inter, p->dst_router);
 	if ((int64_t)qmin * hmin <= (int64_t)qnm * hnm + pr->threshold)

@@ -74,6 +74,7 @@ static const struct pair adaptive_pairs[] = {
 	{"hyperx:s=3x3x2,t=2", "dal:block=0,queue=2", "2", "sequential_allocation=1"},
 	{"hyperx:s=3x3,k=2,t=2", "minad:block=0,queue=2", "2", "sequential_allocation=1"},
 	{"hyperx:s=3x3,t=2", "closad", "2", NULL},
+	{"hyperx:s=3x3,t=2", "closad:queue=routed", "2", "sequential_allocation=1"},
 	{"hyperx:s=3x3,t=2", "valiant", "2", NULL},
 	{"N14K6P3[-1,1,3,9](4)", "amin", "2", NULL},
 	{"N14K6P3[-1,1,3,9](4)", "eq_ugal", "4", NULL},

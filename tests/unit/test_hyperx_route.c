@@ -372,6 +372,69 @@ static void test_closad_choice(void)
 	topo_free(t);
 }
 
+/* closad:queue=routed reads q as the flits routed to a port here and
+ * not yet sent: a dimension-order port with a backlog routed to it here
+ * and idle credits is derouted from, where the credit view (which adds
+ * the routed count to the credits) stays minimal because every other
+ * port's credits are used up. Refused without sequential allocation. */
+static void test_closad_queue_routed(void)
+{
+	struct topo *t = NULL;
+	struct route *routed = NULL, *credit = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=4x4x4,t=1", &t, &e), &e);
+	CHECK_OK(route_new("closad:queue=routed", t, 6, &routed, &e), &e);
+	CHECK_OK(route_new("closad", t, 6, &credit, &e), &e);
+	CHECK(routed->needs_pend);
+	CHECK(!credit->needs_pend);
+	const struct topo_hyperx *h = topo_hyperx_of(t);
+	uint32_t np = topo_router_ports(t, 0), V = 6, nonmin = 0, trials = 0;
+	uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+	uint32_t *pend = calloc(np, sizeof *pend);
+	struct rng g1, g2;
+	rng_init(&g1, 13, RNG_CLASS_ROUTER, 0);
+	rng_init(&g2, 13, RNG_CLASS_ROUTER, 0);
+	for (uint32_t a = 0; a < t->n_routers; a += 7)
+		for (uint32_t d = 1; d < t->n_routers; d += 5) {
+			if (a == d)
+				continue;
+			struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d};
+			struct route_cand c[ROUTE_MAX_CANDS];
+			uint8_t lo, hi;
+			memset(occ, 0, (size_t)np * V * sizeof *occ);
+			memset(pend, 0, np * sizeof *pend);
+			struct route_view v = view_of(occ, V, 32);
+			v.gpend = pend; /* port_base 0: router a's ports */
+			credit->ops->inject(credit, &p, &g1, &lo, &hi);
+			CHECK_INT(credit->ops->compute(credit, a, h->term_base, 0, &p, &g1, &v, c), ==, 1);
+			const uint32_t dor = c[0].port;
+			for (uint32_t port = 0; port < np; port++)
+				for (uint32_t vc = 0; vc < V; vc++)
+					occ[port * V + vc] = port == dor ? 0 : 32;
+			pend[dor] = 8;
+			struct route_pkt q = p;
+			credit->ops->inject(credit, &p, &g1, &lo, &hi);
+			CHECK_INT(credit->ops->compute(credit, a, h->term_base, 0, &p, &g1, &v, c), ==, 1);
+			CHECK_UINT(p.phase, ==, 1); /* 8 x H_min <= 192 x H_nonmin */
+			CHECK_UINT(c[0].port, ==, dor);
+			routed->ops->inject(routed, &q, &g2, &lo, &hi);
+			CHECK_INT(routed->ops->compute(routed, a, h->term_base, 0, &q, &g2, &v, c), ==, 1);
+			trials++;
+			if (q.phase == 0) {
+				nonmin++;
+				CHECK(c[0].port != dor);
+			}
+		}
+	/* Non-minimal unless the drawn ancestor's first hop is the same port
+	 * or the ancestor is the source or destination. */
+	CHECK(nonmin * 2 > trials);
+	free(occ);
+	free(pend);
+	route_free(routed);
+	route_free(credit);
+	topo_free(t);
+}
+
 /* Walk a Valiant packet from router a to b through intermediate i; the
  * hop count, or -1 when a hop breaks the rules (not dimension order
  * toward the phase's target, a VC outside the phase's half). */
@@ -475,6 +538,7 @@ int main(void)
 	TEST_RUN(test_dal_k1_equals_general);
 	TEST_RUN(test_min_first_direct);
 	TEST_RUN(test_closad_choice);
+	TEST_RUN(test_closad_queue_routed);
 	TEST_RUN(test_valiant_shortcut);
 	TEST_RUN(test_swap2_hyperx);
 	return test_done();
