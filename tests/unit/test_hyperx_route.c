@@ -319,6 +319,19 @@ static void test_min_first_direct(void)
 	}
 }
 
+/* A fresh packet from router a (its first terminal) to router d through
+ * closad's source decision and first hop: its candidate in *c, the
+ * packet (phase 0: derouted) in *p. */
+static void closad_first_hop(const struct route *r, uint32_t a, uint32_t d, struct rng *g, const struct route_view *v,
+			     struct route_pkt *p, struct route_cand *c)
+{
+	const struct topo_hyperx *h = topo_hyperx_of(r->topo);
+	uint8_t lo, hi;
+	*p = (struct route_pkt){.src_ep = topo_router_ep(r->topo, a), .dst_router = d, .dst_ep = d};
+	r->ops->inject(r, p, g, &lo, &hi);
+	CHECK_INT(r->ops->compute(r, a, h->term_base, 0, p, g, v, c), ==, 1);
+}
+
 static void test_closad_choice(void)
 {
 	struct topo *t = NULL;
@@ -335,14 +348,12 @@ static void test_closad_choice(void)
 		for (uint32_t d = 0; d < t->n_routers; d += 3) {
 			if (a == d)
 				continue;
-			struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d};
+			struct route_pkt p;
 			struct route_cand c[ROUTE_MAX_CANDS];
-			uint8_t lo, hi;
 			/* Empty queues: minimal, dimension order, phase-1 VCs. */
 			memset(occ, 0, (size_t)np * V * sizeof *occ);
 			struct route_view v = view_of(occ, V, 32);
-			r->ops->inject(r, &p, &rng, &lo, &hi);
-			CHECK_INT(r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c), ==, 1);
+			closad_first_hop(r, a, d, &rng, &v, &p, c);
 			CHECK_UINT(p.phase, ==, 1);
 			CHECK_UINT(c[0].vc_lo, ==, 3);
 			/* The dimension-order port full: through a lowest common
@@ -350,8 +361,7 @@ static void test_closad_choice(void)
 			uint32_t dor = c[0].port;
 			for (uint32_t vc = 0; vc < V; vc++)
 				occ[dor * V + vc] = 32;
-			r->ops->inject(r, &p, &rng, &lo, &hi);
-			r->ops->compute(r, a, h->term_base, 0, &p, &rng, &v, c);
+			closad_first_hop(r, a, d, &rng, &v, &p, c);
 			trials++;
 			int l = 0;
 			while (topo_hyperx_coord(h, a, l) == topo_hyperx_coord(h, d, l))
@@ -387,7 +397,6 @@ static void test_closad_queue_routed(void)
 	CHECK_OK(route_new("closad", t, 6, &credit, &e), &e);
 	CHECK(routed->needs_pend);
 	CHECK(!credit->needs_pend);
-	const struct topo_hyperx *h = topo_hyperx_of(t);
 	uint32_t np = topo_router_ports(t, 0), V = 6, nonmin = 0, trials = 0;
 	uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
 	uint32_t *pend = calloc(np, sizeof *pend);
@@ -398,27 +407,22 @@ static void test_closad_queue_routed(void)
 		for (uint32_t d = 1; d < t->n_routers; d += 5) {
 			if (a == d)
 				continue;
-			struct route_pkt p = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d};
+			struct route_pkt p, q;
 			struct route_cand c[ROUTE_MAX_CANDS];
-			uint8_t lo, hi;
 			memset(occ, 0, (size_t)np * V * sizeof *occ);
 			memset(pend, 0, np * sizeof *pend);
 			struct route_view v = view_of(occ, V, 32);
 			v.gpend = pend; /* port_base 0: router a's ports */
-			credit->ops->inject(credit, &p, &g1, &lo, &hi);
-			CHECK_INT(credit->ops->compute(credit, a, h->term_base, 0, &p, &g1, &v, c), ==, 1);
+			closad_first_hop(credit, a, d, &g1, &v, &p, c);
 			const uint32_t dor = c[0].port;
 			for (uint32_t port = 0; port < np; port++)
 				for (uint32_t vc = 0; vc < V; vc++)
 					occ[port * V + vc] = port == dor ? 0 : 32;
 			pend[dor] = 8;
-			struct route_pkt q = p;
-			credit->ops->inject(credit, &p, &g1, &lo, &hi);
-			CHECK_INT(credit->ops->compute(credit, a, h->term_base, 0, &p, &g1, &v, c), ==, 1);
+			closad_first_hop(credit, a, d, &g1, &v, &p, c);
 			CHECK_UINT(p.phase, ==, 1); /* 8 x H_min <= 192 x H_nonmin */
 			CHECK_UINT(c[0].port, ==, dor);
-			routed->ops->inject(routed, &q, &g2, &lo, &hi);
-			CHECK_INT(routed->ops->compute(routed, a, h->term_base, 0, &q, &g2, &v, c), ==, 1);
+			closad_first_hop(routed, a, d, &g2, &v, &q, c);
 			trials++;
 			if (q.phase == 0) {
 				nonmin++;
