@@ -248,7 +248,10 @@ static inline __attribute__((always_inline)) void dal_scan_skip(bool by_sum, con
  * topo_hyperx_port), then the escape (hxr_escape: with one trunk, the
  * lowest offset dimension's port). Always inlined with m a constant at
  * the call, so the per-port sum over the adaptive VCs is straight-line
- * code. */
+ * code. by_sum: a port is one read of the engine's per-port word instead
+ * (route_view.gasum, which dal_init asks for: route.asum_vcs = m,
+ * asum_full = block), and with the credit rule unclipped the scan
+ * compares that word's key alone (dal_scan_key). */
 static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
 								const struct route_view *v, uint32_t a, uint32_t dst,
 								uint32_t marks, uint32_t m, struct hxr_block block,
@@ -256,10 +259,11 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 								struct route_cand *out)
 {
 	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
-	int n = 0, nd = 0; /* the deroutes go after the n minimal candidates, one per offset dimension */
+	/* The deroutes (port, priority) wait in der_* until the n minimal
+	 * candidates are written: no first pass to count offset dimensions. */
+	int n = 0, nd = 0;
+	uint32_t der_port[TOPO_MAX_DIMS], der_prio[TOPO_MAX_DIMS];
 	uint32_t esc = UINT32_MAX; /* the escape port (hxr_escape): the lowest offset dimension's */
-	for (int d = 0; d < h->L; d++)
-		nd += topo_hyperx_coord(h, a, d) != topo_hyperx_coord(h, dst, d);
 	for (int d = 0; d < h->L; d++) {
 		uint32_t own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
 		if (own == to)
@@ -290,11 +294,15 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, true, jto, j0, S - 1, &best, &bj);
 			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, true, jto, 0, j0, &best, &bj);
 		}
-		if (best < (by_sum && !clip_on ? ROUTE_ASUM_FULL : UINT32_MAX)) /* dal_scan_key: blocked keys */
-			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
+		if (best < (by_sum && !clip_on ? ROUTE_ASUM_FULL : UINT32_MAX)) { /* dal_scan_key: blocked keys */
+			der_port[nd] = pbase + bj;
+			der_prio[nd++] = HXR_PRIO_DEROUTE - best;
+		}
 	}
-	out[nd++] = hxr_cand(esc, m, 2 * m - 1, HXR_PRIO_ESCAPE);
-	return nd;
+	for (int i = 0; i < nd; i++)
+		out[n++] = hxr_cand(der_port[i], 0, m - 1, (int)der_prio[i]);
+	out[n++] = hxr_cand(esc, m, 2 * m - 1, HXR_PRIO_ESCAPE);
+	return n;
 }
 
 static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
