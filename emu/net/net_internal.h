@@ -546,6 +546,7 @@ struct flitnet {
 	 * the port's owner writes it. */
 	uint32_t *asum;
 	uint32_t asum_vcs, asum_full;
+	uint64_t asum_div;           /* ceil(2^64 / V): a credit's port without a division (fl_router_credit) */
 	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
 	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
 	uint64_t step_id;            /* router steps so far (credit grouping) */
