@@ -255,8 +255,8 @@ struct route {
 	 * those holds at least asum_full flits (dal: m adaptive VCs and its
 	 * `block`): the engine then keeps both per port (route_view.gasum),
 	 * two updates per flit-hop. 0: off. The engine may leave the view
-	 * NULL (traffic classes, or sums that do not fit 16 bits), so compute
-	 * keeps its own path without it. */
+	 * NULL (traffic classes, sums that do not fit 16 bits, 2^32 output VCs
+	 * or more), so compute keeps its own path without it. */
 	uint32_t asum_vcs;
 	uint32_t asum_full;
 };
