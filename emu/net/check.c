@@ -138,6 +138,16 @@ int flitnet_check(const struct flitnet *n, struct nl_err *err)
 		if (sum != n->pocc[g] && pocc_bad++ == 0)
 			pocc_first = g;
 	}
+	for (uint32_t g = 0; n->asum && g < P; g++) {
+		uint32_t sum = 0, full = 0;
+		for (uint32_t v = 0; v < n->asum_vcs; v++) {
+			uint32_t o = n->ovc[(uint64_t)g * V + v].occ;
+			sum += o;
+			full += n->asum_full && o >= n->asum_full;
+		}
+		if (sum + route_asum_base(n->asum_vcs) + (full << 16) != n->asum[g] && pocc_bad++ == 0)
+			pocc_first = g;
+	}
 	uint64_t flits = 0;
 	for (uint64_t lo = 0; lo < n_ov; lo += win) {
 		const uint64_t k = n_ov - lo < win ? n_ov - lo : win;

@@ -540,6 +540,13 @@ struct flitnet {
 	 * route_view.gpocc) for functions that ask (route.port_sums); NULL
 	 * otherwise. Only the port's owner writes it. */
 	uint32_t *pocc;
+	/* [global port]: route_view.gasum (route.asum_vcs): bits 0-15 the
+	 * occ of its VCs 0..asum_vcs-1 summed, bits 16-24 route_asum_base +
+	 * how many of them hold at least asum_full flits; NULL when off. Only
+	 * the port's owner writes it. */
+	uint32_t *asum;
+	uint32_t asum_vcs, asum_full;
+	uint64_t asum_div;           /* ceil(2^64 / V): a credit's port without a division (fl_router_credit) */
 	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
 	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
 	uint64_t step_id;            /* router steps so far (credit grouping) */
@@ -766,6 +773,7 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 		.port_base = ro->port_base,
 		.gpend = part->pend,
 		.gpocc = part->pocc,
+		.gasum = part->asum,
 	};
 }
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,

@@ -1243,6 +1243,8 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 	NL_ASSERT(n->ovc[ov].occ <= n->buf);
 	if (!plain && n->pocc)
 		n->pocc[gout]++;
+	if (n->asum && ovc < n->asum_vcs) /* route.asum_vcs; on the plain path too (dal) */
+		n->asum[gout] += 1u + (n->ovc[ov].occ == n->asum_full ? 1u << 16 : 0u);
 	if (!plain && __builtin_expect(n->pend != NULL, 0)) { /* from the routed count to the credit view */
 		NL_ASSERT(n->pend[gout] > 0);
 		n->pend[gout]--;

@@ -101,6 +101,10 @@ static int dal_init(struct route *r, struct nl_err *err)
 	struct dal_state *s = r->state;
 	s->h = h;
 	s->is_k1 = hxr_all_k1(h);
+	if (s->is_k1) { /* dal_cands_k1 reads the engine's per-port sums when it keeps them */
+		r->asum_vcs = r->n_vcs / 2;
+		r->asum_full = (uint32_t)((const struct dal_params *)r->params)->block;
+	}
 	return 0;
 }
 
@@ -160,19 +164,39 @@ static int dal_deroute(const struct topo_hyperx *h, const struct route_view *v, 
 	return 1;
 }
 
+/* hxr_port_q from the engine's word for the port (route_view.gasum, w:
+ * the adaptive VCs' flits, and ROUTE_ASUM_FULL when each holds at least
+ * `block` flits): the same sum and room. */
+static inline uint32_t dal_sum_q(uint32_t w, struct hxr_block b, uint32_t pend, uint32_t *room)
+{
+	*room = !(w & ROUTE_ASUM_FULL) && (b.queue == 0 || pend < b.queue);
+	return pend + (w & 0xffffu);
+}
+
+/* One port's sum and room: from its word of the engine's sums (ws, by
+ * local port - the dimension's first) when by_sum, else from its VCs'
+ * entries (pb). */
+static inline __attribute__((always_inline)) uint32_t dal_port_q(bool by_sum, const uint32_t *ws, const char *pb,
+								  uint32_t j, size_t vstep, uint32_t m,
+								  struct hxr_block block, uint32_t pend, uint32_t *room)
+{
+	return by_sum ? dal_sum_q(ws[j], block, pend, room) : hxr_port_q(pb, vstep, m, block, pend, room);
+}
+
 /* Ports j of [from, to) of one offset dimension (occupancy rows from pd):
  * keep in (*best, *bj) the first least occupied unblocked one other than
  * the destination's jto (dal_deroute's rule, one trunk), clipped at
  * HXR_OCC_CLIP when clip_on (off when no port can reach it, dal_compute:
  * the same order). */
-static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, const uint32_t *pendd, size_t pstep,
-							      size_t vstep, uint32_t m, struct hxr_block block, bool clip_on,
+static inline __attribute__((always_inline)) void dal_scan_k1(bool by_sum, const uint32_t *ws, const char *pd,
+							      const uint32_t *pendd, size_t pstep, size_t vstep,
+							      uint32_t m, struct hxr_block block, bool clip_on,
 							      uint32_t jto, uint32_t from, uint32_t to, uint32_t *best,
 							      uint32_t *bj)
 {
 	const char *pb = pd + from * pstep;
 	for (uint32_t j = from; j < to; j++, pb += pstep) {
-		uint32_t room, q = hxr_port_q(pb, vstep, m, block, pendd ? pendd[j] : 0, &room);
+		uint32_t room, q = dal_port_q(by_sum, ws, pb, j, vstep, m, block, pendd ? pendd[j] : 0, &room);
 		uint32_t clip = !clip_on || q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
 		clip = room && j != jto ? clip : UINT32_MAX;
 		*bj = clip < *best ? j : *bj;
@@ -180,18 +204,40 @@ static inline __attribute__((always_inline)) void dal_scan_k1(const char *pd, co
 	}
 }
 
+/* dal_scan_k1 from the engine's sums (ws) with no count to add and
+ * nothing to clip: a port's key (ROUTE_ASUM_KEY) is its load when it has
+ * room and 2^24 + load when blocked, so the first least key is
+ * dal_scan_k1's port whenever one has room; *best comes back >=
+ * ROUTE_ASUM_FULL when none has. */
+static inline __attribute__((always_inline)) void dal_scan_key(const uint32_t *ws, uint32_t from, uint32_t to,
+							       uint32_t *best, uint32_t *bj)
+{
+	for (uint32_t j = from; j < to; j++) {
+		uint32_t key = ws[j] & ROUTE_ASUM_KEY;
+		*bj = key < *best ? j : *bj;
+		*best = key < *best ? key : *best;
+	}
+}
+
 /* dal_scan_k1 over [from, to) without reading the destination's port
  * jto: the ports before it, then those after it. Fewer instructions with
  * the credit rule unclipped (`dal` on seed 001's network); more with
  * sequential allocation's counts, which keep the one loop. */
-static inline __attribute__((always_inline)) void dal_scan_skip(const char *pd, const uint32_t *pendd, size_t pstep,
-								size_t vstep, uint32_t m, struct hxr_block block,
-								bool clip_on, uint32_t jto, uint32_t from, uint32_t to,
-								uint32_t *best, uint32_t *bj)
+static inline __attribute__((always_inline)) void dal_scan_skip(bool by_sum, const uint32_t *ws, const char *pd,
+								const uint32_t *pendd, size_t pstep, size_t vstep,
+								uint32_t m, struct hxr_block block, bool clip_on,
+								uint32_t jto, uint32_t from, uint32_t to, uint32_t *best,
+								uint32_t *bj)
 {
-	dal_scan_k1(pd, pendd, pstep, vstep, m, block, clip_on, UINT32_MAX, from, jto < to ? jto : to, best, bj);
-	dal_scan_k1(pd, pendd, pstep, vstep, m, block, clip_on, UINT32_MAX, jto + 1 > from ? jto + 1 : from, to,
+	if (by_sum && !clip_on) {
+		dal_scan_key(ws, from, jto < to ? jto : to, best, bj);
+		dal_scan_key(ws, jto + 1 > from ? jto + 1 : from, to, best, bj);
+		return;
+	}
+	dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, clip_on, UINT32_MAX, from, jto < to ? jto : to,
 		    best, bj);
+	dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, clip_on, UINT32_MAX,
+		    jto + 1 > from ? jto + 1 : from, to, best, bj);
 }
 
 /* Steps 2 and 3 when every dimension has one link per switch pair
@@ -202,17 +248,22 @@ static inline __attribute__((always_inline)) void dal_scan_skip(const char *pd, 
  * topo_hyperx_port), then the escape (hxr_escape: with one trunk, the
  * lowest offset dimension's port). Always inlined with m a constant at
  * the call, so the per-port sum over the adaptive VCs is straight-line
- * code. */
+ * code. by_sum: a port is one read of the engine's per-port word instead
+ * (route_view.gasum, which dal_init asks for: route.asum_vcs = m,
+ * asum_full = block), and with the credit rule unclipped the scan
+ * compares that word's key alone (dal_scan_key). */
 static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
 								const struct route_view *v, uint32_t a, uint32_t dst,
 								uint32_t marks, uint32_t m, struct hxr_block block,
-								bool clip_on, struct rng *rng, struct route_cand *out)
+								bool clip_on, bool by_sum, struct rng *rng,
+								struct route_cand *out)
 {
 	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
-	int n = 0, nd = 0; /* the deroutes go after the n minimal candidates, one per offset dimension */
+	/* The deroutes (port, priority) wait in der_* until the n minimal
+	 * candidates are written: no first pass to count offset dimensions. */
+	int n = 0, nd = 0;
+	uint32_t der_port[TOPO_MAX_DIMS], der_prio[TOPO_MAX_DIMS];
 	uint32_t esc = UINT32_MAX; /* the escape port (hxr_escape): the lowest offset dimension's */
-	for (int d = 0; d < h->L; d++)
-		nd += topo_hyperx_coord(h, a, d) != topo_hyperx_coord(h, dst, d);
 	for (int d = 0; d < h->L; d++) {
 		uint32_t own = topo_hyperx_coord(h, a, d), to = topo_hyperx_coord(h, dst, d);
 		if (own == to)
@@ -220,8 +271,9 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		uint32_t S = h->S[d], pbase = h->port_base[d], jto = to < own ? to : to - 1, room;
 		const char *pd = (const char *)v->occ_base + pbase * pstep;
 		const uint32_t *pendd = route_view_pend_row(v, pbase); /* sequential allocation */
+		const uint32_t *ws = by_sum ? v->gasum + v->port_base + pbase : NULL; /* the engine's sums */
 		/* Step 2 (hxr_pick, one trunk): below the deroutes when blocked. */
-		uint32_t q = hxr_port_q(pd + jto * pstep, vstep, m, block, pendd ? pendd[jto] : 0, &room);
+		uint32_t q = dal_port_q(by_sum, ws, pd + jto * pstep, jto, vstep, m, block, pendd ? pendd[jto] : 0, &room);
 		uint32_t clip = q < HXR_OCC_CLIP ? q : HXR_OCC_CLIP;
 		out[n++] = hxr_cand(pbase + jto, 0, m - 1, (room ? HXR_PRIO_MIN : HXR_PRIO_MIN_BLOCKED) - (int)clip);
 		if (esc == UINT32_MAX)
@@ -236,17 +288,21 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
 		if (!clip_on) {
-			dal_scan_skip(pd, pendd, pstep, vstep, m, block, false, jto, j0, S - 1, &best, &bj);
-			dal_scan_skip(pd, pendd, pstep, vstep, m, block, false, jto, 0, j0, &best, &bj);
+			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, block, false, jto, j0, S - 1, &best, &bj);
+			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, block, false, jto, 0, j0, &best, &bj);
 		} else {
-			dal_scan_k1(pd, pendd, pstep, vstep, m, block, true, jto, j0, S - 1, &best, &bj);
-			dal_scan_k1(pd, pendd, pstep, vstep, m, block, true, jto, 0, j0, &best, &bj);
+			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, true, jto, j0, S - 1, &best, &bj);
+			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, true, jto, 0, j0, &best, &bj);
 		}
-		if (best != UINT32_MAX)
-			out[nd++] = hxr_cand(pbase + bj, 0, m - 1, HXR_PRIO_DEROUTE - (int)best);
+		if (best < (by_sum && !clip_on ? ROUTE_ASUM_FULL : UINT32_MAX)) { /* dal_scan_key: blocked keys */
+			der_port[nd] = pbase + bj;
+			der_prio[nd++] = HXR_PRIO_DEROUTE - best;
+		}
 	}
-	out[nd++] = hxr_cand(esc, m, 2 * m - 1, HXR_PRIO_ESCAPE);
-	return nd;
+	for (int i = 0; i < nd; i++)
+		out[n++] = hxr_cand(der_port[i], 0, m - 1, (int)der_prio[i]);
+	out[n++] = hxr_cand(esc, m, 2 * m - 1, HXR_PRIO_ESCAPE);
+	return n;
 }
 
 static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
@@ -274,16 +330,24 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		/* Without sequential allocation's counts a port's sum is at most
 		 * m full buffers: below HXR_OCC_CLIP, no clipping to do. */
 		const bool clip_on = v->gpend || (uint64_t)m * v->vc_buf_size >= HXR_OCC_CLIP;
+		const uint32_t dr = p->dst_router, mk = p->vc_class;
+		if (v->gasum) { /* the engine's per-port sums: one word per port, m a variable */
+			if (!block.queue && !clip_on)
+				return dal_cands_k1(h, v, router, dr, mk, m, by_credit, false, true, rng, out);
+			if (!block.credit)
+				return dal_cands_k1(h, v, router, dr, mk, m, by_queue, true, true, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, m, block, true, true, rng, out);
+		}
 		if (m == 3 && !block.queue && !clip_on)
-			return dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, by_credit, false, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, 3, by_credit, false, false, rng, out);
 		if (m == 3 && !block.credit)
-			return dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, by_queue, true, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, 3, by_queue, true, false, rng, out);
 		switch (m) {
-		case 1: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 1, block, true, rng, out); break;
-		case 2: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 2, block, true, rng, out); break;
-		case 3: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 3, block, true, rng, out); break;
-		case 4: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, 4, block, true, rng, out); break;
-		default: n = dal_cands_k1(h, v, router, p->dst_router, p->vc_class, m, block, true, rng, out); break;
+		case 1: n = dal_cands_k1(h, v, router, dr, mk, 1, block, true, false, rng, out); break;
+		case 2: n = dal_cands_k1(h, v, router, dr, mk, 2, block, true, false, rng, out); break;
+		case 3: n = dal_cands_k1(h, v, router, dr, mk, 3, block, true, false, rng, out); break;
+		case 4: n = dal_cands_k1(h, v, router, dr, mk, 4, block, true, false, rng, out); break;
+		default: n = dal_cands_k1(h, v, router, dr, mk, m, block, true, false, rng, out); break;
 		}
 	} else {
 		n = hxr_min_cands(h, v, router, p->dst_router, m, block, out);

@@ -104,7 +104,26 @@ struct route_view {
 	 * every candidate port's: 15 ports x 3 VCs on Equality's 80-port
 	 * routers). NULL: sum occ_base's entries (snapshot views). */
 	const uint32_t *gpocc;
+	/* By global port, for functions that ask (route.asum_vcs): bits 0-15
+	 * the flits downstream in its VCs 0..asum_vcs-1; bits 16-24 256 -
+	 * asum_vcs + how many of those VCs hold at least route.asum_full
+	 * flits (none when asum_full is 0), so bit 24 alone says that every
+	 * one does and bits 16-23 are then 0: w & ROUTE_ASUM_KEY orders the
+	 * ports by load, those with every VC at asum_full after all others.
+	 * Kept by the engine as flits leave and credits return, so a port's
+	 * load and "blocked" test are one read instead of asum_vcs strided
+	 * ones (dal's deroute scan). NULL: read occ_base. */
+	const uint32_t *gasum;
 };
+
+/* route_view.gasum: the load with the all-full bit (ROUTE_ASUM_FULL). */
+#define ROUTE_ASUM_KEY 0xff00ffffu
+#define ROUTE_ASUM_FULL (1u << 24)
+/* Its bits 16-24 with no VC at asum_full, for m = asum_vcs (< 256). */
+static inline uint32_t route_asum_base(uint32_t m)
+{
+	return (256u - m) << 16;
+}
 
 /* Flits routed to local port `port` here and not yet sent: 0 unless
  * sequential allocation is on. */
@@ -231,6 +250,15 @@ struct route {
 	 * `queue`): the engine refuses it without [router]
 	 * sequential_allocation = 1, which keeps that count. */
 	bool needs_pend;
+	/* Init sets them when compute reads, for many ports at every hop,
+	 * the sum over each port's VCs 0..asum_vcs-1 and whether each of
+	 * those holds at least asum_full flits (dal: m adaptive VCs and its
+	 * `block`): the engine then keeps both per port (route_view.gasum),
+	 * two updates per flit-hop. 0: off. The engine may leave the view
+	 * NULL (traffic classes, sums that do not fit 16 bits, 2^32 output VCs
+	 * or more), so compute keeps its own path without it. */
+	uint32_t asum_vcs;
+	uint32_t asum_full;
 };
 
 struct route_ops {

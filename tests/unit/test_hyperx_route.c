@@ -213,7 +213,8 @@ static void test_dal_rules(void)
  * hxr_escape) must give the same candidates, marks and random draws:
  * every router pair, every arrival port, random views with blocked
  * ports and ties, random marks, block thresholds 1 and 3, 1 and 3 VCs
- * per half. */
+ * per half; and so must the closed form reading the engine's per-port
+ * sums (route_view.gasum, route.asum_vcs) instead of the VCs. */
 static void test_dal_k1_equals_general(void)
 {
 	static const char *const specs[] = {"dal", "dal:block=3"};
@@ -230,6 +231,8 @@ static void test_dal_k1_equals_general(void)
 			const struct topo_hyperx *h = topo_hyperx_of(t);
 			const uint32_t V = vcs[vi], np = topo_router_ports(t, 0);
 			uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+			uint32_t *asum = calloc(np, sizeof *asum);
+			CHECK_UINT(r->asum_vcs, ==, V / 2);
 			struct rng rng;
 			rng_init(&rng, 17 + si * 2 + vi, RNG_CLASS_ROUTER, 0);
 			uint32_t compared = 0, derouted = 0;
@@ -239,35 +242,49 @@ static void test_dal_k1_equals_general(void)
 						continue;
 					for (size_t i = 0; i < (size_t)np * V; i++)
 						occ[i] = (uint16_t)rng_below(&rng, 5);
-					struct route_view v = view_of(occ, V, 4);
+					for (uint32_t j = 0; j < np; j++) {
+						uint32_t sum = 0, full = 0;
+						for (uint32_t vc = 0; vc < r->asum_vcs; vc++) {
+							sum += occ[(size_t)j * V + vc];
+							full += r->asum_full && occ[(size_t)j * V + vc] >= r->asum_full;
+						}
+						asum[j] = sum + route_asum_base(r->asum_vcs) + (full << 16);
+					}
+					struct route_view v = view_of(occ, V, 4), vs = v;
+					vs.gasum = asum;
 					uint32_t in = (uint32_t)rng_below(&rng, np);
 					struct route_pkt p0 = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2,
 							       .vc_class = (uint8_t)rng_below(&rng, 8)};
-					struct route_pkt p[2] = {p0, p0};
-					struct route_cand c[2][ROUTE_MAX_CANDS];
-					struct rng rr[2] = {rng, rng};
-					int n[2];
-					for (int g = 0; g < 2; g++) {
-						st->is_k1 = g == 0;
-						n[g] = r->ops->compute(r, a, in, 0, &p[g], &rr[g], &v, c[g]);
+					struct route_pkt p[3] = {p0, p0, p0};
+					struct route_cand c[3][ROUTE_MAX_CANDS];
+					struct rng rr[3] = {rng, rng, rng};
+					int n[3];
+					for (int g = 0; g < 3; g++) { /* closed form, with the sums, general */
+						st->is_k1 = g < 2;
+						n[g] = r->ops->compute(r, a, in, 0, &p[g], &rr[g], g == 1 ? &vs : &v, c[g]);
 					}
 					st->is_k1 = true;
-					CHECK_INT(n[0], ==, n[1]);
-					CHECK_UINT(p[0].vc_class, ==, p[1].vc_class);
-					CHECK(rng_u64(&rr[0]) == rng_u64(&rr[1]));
-					for (int k = 0; k < n[0] && k < n[1]; k++) {
-						CHECK_UINT(c[0][k].port, ==, c[1][k].port);
-						CHECK_UINT(c[0][k].vc_lo, ==, c[1][k].vc_lo);
-						CHECK_UINT(c[0][k].vc_hi, ==, c[1][k].vc_hi);
-						CHECK_INT(c[0][k].prio, ==, c[1][k].prio);
-						if (k > 0 && k + 1 < n[0] && c[0][k].prio < c[0][0].prio)
-							derouted++;
+					const uint64_t next = rng_u64(&rr[0]);
+					for (int g = 1; g < 3; g++) {
+						CHECK_INT(n[0], ==, n[g]);
+						CHECK_UINT(p[0].vc_class, ==, p[g].vc_class);
+						CHECK(next == rng_u64(&rr[g]));
+						for (int k = 0; k < n[0] && k < n[g]; k++) {
+							CHECK_UINT(c[0][k].port, ==, c[g][k].port);
+							CHECK_UINT(c[0][k].vc_lo, ==, c[g][k].vc_lo);
+							CHECK_UINT(c[0][k].vc_hi, ==, c[g][k].vc_hi);
+							CHECK_INT(c[0][k].prio, ==, c[g][k].prio);
+						}
 					}
+					for (int k = 1; k + 1 < n[0]; k++)
+						if (c[0][k].prio < c[0][0].prio)
+							derouted++;
 					compared++;
 				}
 			CHECK(compared == t->n_routers * (t->n_routers - 1));
 			CHECK(derouted > 100);
 			(void)h;
+			free(asum);
 			free(occ);
 			route_free(r);
 			topo_free(t);
