@@ -87,8 +87,8 @@ def main():
     rows = []
     for pat in PATTERNS:
         for algo in ALGOS:
-            base = SETTINGS + router_set + ["topology=" + topo, "routing_function=" + ROUTING.get(algo, algo), "traffic=" + pat,
-                               "seed=1"]
+            base = SETTINGS + router_set + ["topology=" + topo, "routing_function=" + ROUTING.get(algo, algo),
+                                            "traffic=" + pat, "seed=1"]
             sat = run(base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
                               "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"])
             if sat is None:
@@ -109,10 +109,11 @@ def main():
     os.replace(tmp, tsv)
     sat = {(p, a): s for p, a, s, _, _ in rows}
     plot_saturation_bars(os.path.join(out, "hyperx_fig6_sat.svg"),
-                         "HyperX %s, seed 001 Fig. 6 settings%s: saturation throughput" % (topo, note), PATTERNS, ALGOS, sat,
-                         ["%g title '2 beta' lt 0" % (2 * BETA)])
-    plot_curves(os.path.join(out, "hyperx_fig6.svg"), "HyperX %s, seed 001 Fig. 6 settings%s: load-latency" % (topo, note),
-                PATTERNS, ALGOS, loads, {(p, a): l for p, a, _, _, l in rows})
+                         "HyperX %s, seed 001 Fig. 6 settings%s: saturation throughput" % (topo, note),
+                         PATTERNS, ALGOS, sat, ["%g title '2 beta' lt 0" % (2 * BETA)])
+    plot_curves(os.path.join(out, "hyperx_fig6.svg"),
+                "HyperX %s, seed 001 Fig. 6 settings%s: load-latency" % (topo, note), PATTERNS, ALGOS, loads,
+                {(p, a): l for p, a, _, _, l in rows})
     print("HyperX Fig. 6 (%s%s): saturation throughput (accepted at offered 1.0), latency at %s" %
           (topo, note, ", ".join("%g" % x for x in loads)))
     print("%-9s %-8s %8s %6s %s   paper (text)" % ("pattern", "routing", "sat", "hops",

@@ -155,10 +155,11 @@ def main():
     labels = [c[0] for c in curves]
     sat = {(r[0], r[1]): r[5] for r in rows}
     plot_saturation_bars(os.path.join(out, "hyperx_fig7_sat.svg"),
-                         "Seed 001 Fig. 7 (%s%s): saturation throughput, HyperX DAL vs folded Clos" % (size, note), pats, labels,
-                         sat, ["0.5 title 'beta = 0.5' lt 0", "0.25 title 'beta = 0.25' lt 0 dt 2"])
-    plot_curves(os.path.join(out, "hyperx_fig7.svg"), "Seed 001 Fig. 7 (%s%s): load-latency, HyperX DAL vs folded Clos" % (size, note),
-                pats, labels, loads, {(r[0], r[1]): r[7] for r in rows})
+                         "Seed 001 Fig. 7 (%s%s): saturation throughput, HyperX DAL vs folded Clos" % (size, note),
+                         pats, labels, sat, ["0.5 title 'beta = 0.5' lt 0", "0.25 title 'beta = 0.25' lt 0 dt 2"])
+    plot_curves(os.path.join(out, "hyperx_fig7.svg"),
+                "Seed 001 Fig. 7 (%s%s): load-latency, HyperX DAL vs folded Clos" % (size, note), pats, labels, loads,
+                {(r[0], r[1]): r[7] for r in rows})
     print("Seed 001 Fig. 7 (%s%s): saturation throughput (accepted at offered 1.0), latency at %s" %
           (size, note, ", ".join("%g" % x for x in loads)))
     print("%-9s %-10s %-19s %5s %7s %6s %6s %s   paper (text)" % (
