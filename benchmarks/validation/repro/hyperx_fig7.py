@@ -46,6 +46,15 @@ one collects them; HYPERX_FIG7_CACHED=1 runs nothing and prints "-" for
 the points not kept. The key does not cover the netloom binary: remove
 OUTDIR/points after changing the engine.
 
+HYPERX_ROUTER selects the router as in hyperx_fig6.py (lib/hyperx_common.py,
+ROUTERS): paper (the §4.1 settings, the default) or fast (the same plus
+internal_speedup=2, not a §4.1 setting: the router calibrated so that
+Valiant reaches the beta the paper states; docs/validation.md). Its points
+are kept in OUTDIR/points-fast/ (Fig. 6's DAL points at paper size have
+the same names: copying hyperx_fig6/points-fast/ into
+hyperx_fig7/points-fast/ reuses them for hx05) and the table and plots
+name it; HYPERX_FIG7_SET adds to either.
+
 Check (issue 14): the folded Clos saturates at beta (within 10 %) on every
 pattern run. Writes OUTDIR/hyperx_fig7.tsv, OUTDIR/hyperx_fig7.svg (the
 load-latency curves, a panel per pattern) and OUTDIR/hyperx_fig7_sat.svg
@@ -55,8 +64,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import ROUTING, SETTINGS, cached_point, default_loads, latency_curve, pick_size, \
-    plot_curves, plot_saturation_bars  # noqa: E402
+from hyperx_common import ROUTING, SETTINGS, cached_point, default_loads, latency_curve, pick_router, \
+    pick_size, plot_curves, plot_saturation_bars, points_dir, router_note  # noqa: E402
 
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
@@ -99,8 +108,11 @@ def main():
     samples = os.environ.get("HYPERX_FIG7_SAMPLES", "3")
     loads = default_loads("HYPERX_FIG7_LOADS")
     # Extra router settings for every point, e.g. internal_speedup=2 (docs).
-    settings = SETTINGS + [x for x in os.environ.get("HYPERX_FIG7_SET", "").split(",") if x]
-    cache = os.path.join(out, "points")
+    router, router_set = pick_router("hyperx_fig7")
+    note = router_note(router)
+    base_settings = SETTINGS + router_set
+    settings = base_settings + [x for x in os.environ.get("HYPERX_FIG7_SET", "").split(",") if x]
+    cache = points_dir(out, router)
     os.makedirs(cache, exist_ok=True)
     cfg = SIZES[size]
     # (network label, topology, routing, beta) in table order
@@ -131,8 +143,8 @@ def main():
     tsv = os.path.join(out, "hyperx_fig7.tsv")
     tmp = tsv + ".tmp"
     with open(tmp, "w") as f:
-        f.write("# seed 001 Fig. 7, section 4.1 settings%s, saturation = accepted at offered 1.0\n" %
-                "".join(" + " + x for x in settings[len(SETTINGS):]))
+        f.write("# seed 001 Fig. 7, section 4.1 settings%s%s, saturation = accepted at offered 1.0\n" %
+                (note, "".join(" + " + x for x in settings[len(base_settings):])))
         f.write("pattern\tnetwork\ttopology\trouting\tbeta\tsaturation\tsat_over_beta\thops_at_sat\t%s\n" %
                 "\t".join("latency@%g" % x for x in loads))
         for pat, label, topo, algo, beta, s, hops, lat in rows:
@@ -143,12 +155,13 @@ def main():
     labels = [c[0] for c in curves]
     sat = {(r[0], r[1]): r[5] for r in rows}
     plot_saturation_bars(os.path.join(out, "hyperx_fig7_sat.svg"),
-                         "Seed 001 Fig. 7 (%s): saturation throughput, HyperX DAL vs folded Clos" % size, pats, labels,
-                         sat, ["0.5 title 'beta = 0.5' lt 0", "0.25 title 'beta = 0.25' lt 0 dt 2"])
-    plot_curves(os.path.join(out, "hyperx_fig7.svg"), "Seed 001 Fig. 7 (%s): load-latency, HyperX DAL vs folded Clos" % size,
-                pats, labels, loads, {(r[0], r[1]): r[7] for r in rows})
-    print("Seed 001 Fig. 7 (%s): saturation throughput (accepted at offered 1.0), latency at %s" %
-          (size, ", ".join("%g" % x for x in loads)))
+                         "Seed 001 Fig. 7 (%s%s): saturation throughput, HyperX DAL vs folded Clos" % (size, note),
+                         pats, labels, sat, ["0.5 title 'beta = 0.5' lt 0", "0.25 title 'beta = 0.25' lt 0 dt 2"])
+    plot_curves(os.path.join(out, "hyperx_fig7.svg"),
+                "Seed 001 Fig. 7 (%s%s): load-latency, HyperX DAL vs folded Clos" % (size, note), pats, labels, loads,
+                {(r[0], r[1]): r[7] for r in rows})
+    print("Seed 001 Fig. 7 (%s%s): saturation throughput (accepted at offered 1.0), latency at %s" %
+          (size, note, ", ".join("%g" % x for x in loads)))
     print("%-9s %-10s %-19s %5s %7s %6s %6s %s   paper (text)" % (
         "pattern", "network", "route", "beta", "sat", "/beta", "hops",
         " ".join("%9s" % ("lat@%g" % x) for x in loads)))

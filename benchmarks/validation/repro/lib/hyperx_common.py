@@ -29,6 +29,42 @@ SETTINGS = [
 ]
 
 
+# HYPERX_ROUTER selects the router of every Fig. 6 and Fig. 7 point:
+#   paper  SETTINGS above, seed 001 §4.1 as written (the default);
+#   fast   the same plus internal_speedup=2: the router steps twice per
+#          cycle. Not a §4.1 setting: with §4.1's router, netloom and
+#          BookSim2 both run Valiant's links at 74-79 % (Valiant 0.39-0.40,
+#          not beta = 0.5), while the paper states "Valiant reliably
+#          achieves beta"; `fast` is the router calibrated so that Valiant
+#          reaches beta (docs/validation.md, "HyperX (seed 001)").
+# Its points are kept apart: OUTDIR/points/ for paper, OUTDIR/points-fast/
+# for fast, and the tables and plots name the router when it is not paper.
+ROUTERS = {"paper": [], "fast": ["internal_speedup=2"]}
+
+
+def pick_router(who):
+    """(name, extra settings) of environment variable HYPERX_ROUTER
+    (default "paper"), a key of ROUTERS; exits naming `who` otherwise."""
+    name = os.environ.get("HYPERX_ROUTER", "paper") or "paper"
+    if name not in ROUTERS:
+        raise SystemExit("%s: HYPERX_ROUTER=%s; expected %s" % (who, name, " or ".join(sorted(ROUTERS))))
+    return name, list(ROUTERS[name])
+
+
+def points_dir(out, router):
+    """OUTDIR's cache of points for `router`: points/ (paper, as before)
+    or points-ROUTER/."""
+    return os.path.join(out, "points" if router == "paper" else "points-" + router)
+
+
+def router_note(router):
+    """Text naming a router other than paper for tables and plots ("" for
+    paper, so the default outputs stay as they were)."""
+    if router == "paper":
+        return ""
+    return ", router %s (%s, not a section 4.1 setting)" % (router, " ".join(ROUTERS[router]))
+
+
 def run_csv(netloom, kv, who):
     """`netloom run --csv --reproducible -s KV...`: its non-empty output
     lines (header, row); exits naming `who` and the command on failure."""
