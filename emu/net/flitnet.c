@@ -541,14 +541,16 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		FL_CALLOC(n->pend, P);
 	if (n->route->port_sums) /* route.h */
 		FL_CALLOC(n->pocc, P);
+	/* A VC index's port or endpoint without a division (fl_div_v) while
+	 * every VC index fits 32 bits. */
+	if (n->v_shift < 0 && ((uint64_t)P > E ? (uint64_t)P : E) * V <= UINT32_MAX)
+		n->v_div = UINT64_MAX / V + 1;
 	/* The adaptive sums (route.asum_vcs) while they fit their 16 bits,
-	 * with one class (classes shift the function's VCs), and output VC
-	 * indices of 32 bits (asum_div). */
+	 * with one class (classes shift the function's VCs). */
 	if (n->route->asum_vcs && n->route->asum_vcs <= V && n->route->asum_vcs < 256 && n->n_cls == 1 &&
-	    (uint64_t)n->route->asum_vcs * n->buf < 65536 && (uint64_t)P * V <= UINT32_MAX) {
+	    (uint64_t)n->route->asum_vcs * n->buf < 65536) {
 		n->asum_vcs = n->route->asum_vcs;
 		n->asum_full = n->route->asum_full;
-		n->asum_div = UINT64_MAX / V + 1;
 		FL_CALLOC(n->asum, P);
 		for (uint32_t g = 0; g < P; g++)
 			n->asum[g] = route_asum_base(n->asum_vcs);
@@ -863,21 +865,16 @@ static inline void fl_router_credit(struct flitnet *n, uint64_t ov)
 {
 	NL_ASSERT(n->ovc[ov].occ > 0);
 	if (n->asum) { /* before the count drops: a VC at asum_full leaves the full ones */
-		/* ov / V as a multiply-high (Lemire, Kaser and Kurz 2019, "Faster
-		 * remainder by direct computation", Theorem 1: exact for 32-bit
-		 * ov with ceil(2^64 / V)): a 64-bit division per credit costs
-		 * tens of cycles with seed 001's V = 6. */
-		const uint64_t g = n->v_shift >= 0 ? ov >> n->v_shift
-						    : (uint64_t)(((unsigned __int128)n->asum_div * (uint32_t)ov) >> 64);
+		const uint64_t g = fl_div_v(n, ov);
 		if (ov - g * n->V < n->asum_vcs)
 			n->asum[g] -= 1u + (n->ovc[ov].occ == n->asum_full ? 1u << 16 : 0u);
 	}
 	n->ovc[ov].occ--;
 	if (n->pocc)
-		n->pocc[n->v_shift >= 0 ? ov >> n->v_shift : ov / n->V]--;
+		n->pocc[fl_div_v(n, ov)]--;
 	if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent) {
 		n->ovc[ov].owner = FL_NONE;
-		const uint32_t g = (uint32_t)(ov / n->V);
+		const uint32_t g = (uint32_t)fl_div_v(n, ov);
 		if (n->va_wait[g] != FL_NONE16) {
 			uint32_t r = n->topo->port_router[g];
 			fl_router_va_wake(n, r, g);

@@ -546,7 +546,7 @@ struct flitnet {
 	 * the port's owner writes it. */
 	uint32_t *asum;
 	uint32_t asum_vcs, asum_full;
-	uint64_t asum_div;           /* ceil(2^64 / V): a credit's port without a division (fl_router_credit) */
+	uint64_t v_div;              /* ceil(2^64 / V) for fl_div_v when V is no power of two; 0: divide */
 	uint64_t *cred_step;         /* [global port] step that made the last credit message (speedups only) */
 	uint32_t *cred_cycle;        /* [global port] cycle (mod 2^32) that message is sent (speedups only) */
 	uint64_t step_id;            /* router steps so far (credit grouping) */
@@ -699,6 +699,21 @@ struct fl_areq {
 
 /* Local VC index li = port * V + vc split into (port, vc): a shift when V
  * is a power of two (the usual case), a division otherwise. */
+/* x / V for a VC index x (an output VC's global port, an injection VC's
+ * endpoint). Without a power-of-two V, a multiply-high (Lemire, Kaser and
+ * Kurz 2019, "Faster remainder by direct computation", Theorem 1: exact
+ * for 32-bit x with ceil(2^64 / V), so v_div is set only when every VC
+ * index fits 32 bits): a 64-bit division per credit costs tens of cycles
+ * (seed 001's V = 6, Equality's V = the diameter). */
+static inline uint64_t fl_div_v(const struct flitnet *n, uint64_t x)
+{
+	if (n->v_shift >= 0)
+		return x >> n->v_shift;
+	if (n->v_div)
+		return (uint64_t)(((unsigned __int128)n->v_div * (uint32_t)x) >> 64);
+	return x / n->V;
+}
+
 static inline uint32_t fl_li_port(const struct flitnet *n, uint32_t li)
 {
 	return n->v_shift >= 0 ? li >> n->v_shift : li / n->V;

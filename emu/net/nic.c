@@ -202,7 +202,7 @@ void fl_nic_credit(struct flitnet *n, uint64_t s)
 		n->nic_busy[s] = 0;
 	/* Credits are dispatched before the cycle's sources step (fl_cycle):
 	 * a parked source steps in this cycle. */
-	const uint32_t e = (uint32_t)(n->v_shift >= 0 ? s >> n->v_shift : s / n->V);
+	const uint32_t e = (uint32_t)fl_div_v(n, s);
 	if (n->nic_parked[e]) {
 		n->nic_parked[e] = 0;
 		fl_activate_nic(n, e, n->now);
