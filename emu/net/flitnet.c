@@ -394,6 +394,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* MPI ranks run partitions too, each its share of threads: at least
 	 * that many per rank (results do not depend on the count). */
 	const uint32_t n_ranks = net_mpi_size(sc->mpi);
+	if (n->sc.partitions == 0)
+		n->sc.partitions = fl_partitions_auto(n_threads, n_ranks, t->n_routers);
 	if ((int64_t)n_threads * n_ranks > n->sc.partitions)
 		n->sc.partitions = (int64_t)n_threads * n_ranks;
 	char parts_what[64]; /* what the user set, for the refusals below */

@@ -134,10 +134,12 @@ static const struct param_def net_sim_keys[] = {
 	{"visit_order", PARAM_CHOICE, K(sim_cfg, visit_order), "forward", 0, 0,
 	 "order routers and endpoints are visited within a cycle; results must not depend on it "
 	 "(a determinism check)", visit_order_names},
-	{"partitions", PARAM_INT, K(sim_cfg, partitions), "1", 1, 4096,
+	{"partitions", PARAM_INT, K(sim_cfg, partitions), "0", 0, 4096,
 	 "split the flit model into this many contiguous router ranges, each with its own pools, wheel and "
 	 "active lists, exchanging boundary flits and credits every cycle (results are identical for any "
-	 "value; raised to `threads` when below it)", NULL},
+	 "value; raised to `threads` when below it). 0 = automatic: 1 on one thread, 8 per thread on "
+	 "several (at most one per 64 routers), so traffic crowded into one router range still spreads "
+	 "over every thread; under mpirun `threads` x ranks", NULL},
 	{"partitioner", PARAM_CHOICE, K(sim_cfg, partitioner), "ranges", 0, 0,
 	 "how routers are cut into partitions: ranges (contiguous router ranges balanced by routers and "
 	 "endpoints) or metis (METIS k-way, fewest links between partitions, the same balance); results are "

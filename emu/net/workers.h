@@ -38,5 +38,8 @@ void fl_workers_stop(struct fl_workers *w);
  * for 0 one per 512 routers, at most one per online processor, at least
  * one. */
 uint32_t fl_workers_resolve(int64_t threads, uint32_t n_routers);
+/* Partitions for [simulation] partitions = 0 (automatic) on n_threads
+ * threads in each of n_ranks processes over n_routers routers. */
+uint32_t fl_partitions_auto(uint32_t n_threads, uint32_t n_ranks, uint32_t n_routers);
 
 #endif

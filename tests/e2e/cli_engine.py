@@ -478,7 +478,7 @@ def case_reproducible():
         # Two threads (two partitions side by side) change nothing either.
         run(*args, "-s", "threads=2", "--json", f[2], "--reproducible")
         dt = json.loads(open(f[2], "rb").read())
-        eq("threads recorded", (dt["config"]["threads"], dt["config"]["partitions"]), (2, 1))
+        eq("threads recorded", (dt["config"]["threads"], dt["config"]["partitions"]), (2, 0))
         eq("threads=2: same results", dt["results"], da["results"])
         # CSV too: --reproducible writes wall_seconds as 0.
         c1 = run(*args, "--csv", "--reproducible").stdout

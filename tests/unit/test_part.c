@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "net/net_internal.h"
+#include "net/workers.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 #include "net_config.h"
@@ -321,8 +322,8 @@ static void test_errors(void)
 	struct nl_err e = {0};
 	const char *many[] = {"topology=torus:k=4x4", "partitions=17", NULL};
 	CHECK_ERR(run_point_kv(many, &pt, &e), NL_ECONFIG, &e, "partitions 17: expected 1..16");
-	const char *zero[] = {"partitions=0", NULL};
-	CHECK_ERR(run_point_kv(zero, &pt, &e), NL_ECONFIG, &e, "key 'partitions' value '0' out of range");
+	const char *neg[] = {"partitions=-1", NULL};
+	CHECK_ERR(run_point_kv(neg, &pt, &e), NL_ECONFIG, &e, "key 'partitions' value '-1' out of range");
 	const char *threads[] = {"topology=torus:k=4x4", "threads=17", NULL};
 	CHECK_ERR(run_point_kv(threads, &pt, &e), NL_ECONFIG, &e,
 		  "[simulation] threads = 17: expected at most 16 (a router at least per thread)");
@@ -338,8 +339,41 @@ static void test_errors(void)
 	net_point_release(&pt);
 }
 
+/* partitions = 0 (the default): one on one thread; on T threads 8 T
+ * router ranges dealt round robin, at most one per 64 routers and never
+ * fewer than the threads; under MPI threads x ranks. */
+static void test_partitions_auto(void)
+{
+	CHECK_UINT(fl_partitions_auto(1, 1, 64000), ==, 1);
+	CHECK_UINT(fl_partitions_auto(2, 1, 8000), ==, 16);
+	CHECK_UINT(fl_partitions_auto(3, 1, 8000), ==, 24);
+	CHECK_UINT(fl_partitions_auto(2, 1, 256), ==, 4);
+	CHECK_UINT(fl_partitions_auto(2, 1, 64), ==, 2);
+	CHECK_UINT(fl_partitions_auto(2, 1, 2), ==, 2);
+	CHECK_UINT(fl_partitions_auto(2, 4, 64000), ==, 8);
+	CHECK_UINT(fl_partitions_auto(1024, 1, 1u << 20), ==, 4096);
+	/* Where the automatic count exceeds the threads (192 routers on 2
+	 * threads: 3 ranges, the first and third on thread 0), with traffic
+	 * crowded into a router range (bitcomp's power-of-two subset: the
+	 * first 128 endpoints send), the bytes are one partition's. */
+	static const char *const base[] = {"topology=torus:k=16x12", "routing_function=dor", "num_vcs=2",
+					   "traffic=bitcomp", "injection_rate=0.3", NULL};
+	static const char *const one_part[] = {"partitions=1", NULL};
+	static const char *const autop[] = {"threads=2", NULL};
+	struct nl_err e = {0};
+	char *one = point_json(base, one_part, &e);
+	CHECK_OK(one ? 0 : -1, &e);
+	char *two = point_json(base, autop, &e);
+	CHECK_OK(two ? 0 : -1, &e);
+	if (one && two)
+		CHECK_STR(one, two);
+	free(one);
+	free(two);
+}
+
 int main(void)
 {
+	TEST_RUN(test_partitions_auto);
 	TEST_RUN(test_synthetic_split);
 	TEST_RUN(test_ranges_and_crossing);
 	TEST_RUN(test_deadlock_split);
