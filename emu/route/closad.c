@@ -61,9 +61,7 @@ static const struct param_def closad_params_def[] = {
 	{"threshold", PARAM_INT, offsetof(struct closad_params, threshold), "0", -1e6, 1e6,
 	 "minimal when q_min x H_min <= q_nonmin x H_nonmin + threshold", NULL},
 	{"queue", PARAM_CHOICE, offsetof(struct closad_params, queue), "credit", 0, 0,
-	 "a first hop's queue q: credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output "
-	 "(flits waiting in this router's output stage), both (their sum) or routed (flits routed to the port here "
-	 "and not yet sent, the count Min-AD's and DAL's queue rule reads; needs sequential_allocation = 1)",
+	 "a first hop's queue q: " ROUTE_QUEUE_HELP "; routed is the count Min-AD's and DAL's queue rule reads",
 	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };

@@ -39,9 +39,7 @@ struct anca_params {
 
 static const struct param_def anca_params_def[] = {
 	{"queue", PARAM_CHOICE, offsetof(struct anca_params, queue), "credit", 0, 0,
-	 "a port's load: credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output "
-	 "(flits waiting in this router's output stage), both (their sum) or routed (flits routed to the port here "
-	 "and not yet sent; needs sequential_allocation = 1)",
+	 "a port's load: " ROUTE_QUEUE_HELP,
 	 route_queue_names},
 	{"choices", PARAM_INT, offsetof(struct anca_params, choices), "2", 0, 64,
 	 "up-ports compared per hop: 2 random ones (BookSim's), k random ones, or 0 = every up-port, the least "

@@ -185,6 +185,11 @@ static inline uint32_t route_view_port_oq(const struct route_view *v, uint32_t r
  * (route.needs_pend). */
 enum { ROUTE_Q_CREDIT, ROUTE_Q_OUTPUT, ROUTE_Q_BOTH, ROUTE_Q_ROUTED };
 extern const char *const route_queue_names[]; /* "credit", "output", "both", "routed", NULL */
+/* The choices' meaning, for the help text of every function's `queue`. */
+#define ROUTE_QUEUE_HELP                                                                                          \
+	"credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), output (flits waiting in this " \
+	"router's output stage), both (their sum) or routed (flits routed to the port here and not yet sent; "      \
+	"needs sequential_allocation = 1)"
 
 static inline uint32_t route_view_port_q(const struct route_view *v, uint32_t router, uint32_t port, int which)
 {

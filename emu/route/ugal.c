@@ -98,9 +98,7 @@ static const struct param_def ugal_params_def[] = {
 	 "too, from a snapshot the engine takes every T cycles (stale, as LBR; runs partitioned)",
 	 NULL},
 	{"queue", PARAM_CHOICE, offsetof(struct ugal_params, queue), "credit", 0, 0,
-	 "mode=local: a port's queue is credit (flits sent downstream, not yet credited: BookSim's GetUsedCredit), "
-	 "output (flits waiting in this router's output stage), both (their sum) or routed (flits routed to the "
-	 "port here and not yet sent; needs sequential_allocation = 1)",
+	 "mode=local: a port's queue is " ROUTE_QUEUE_HELP,
 	 route_queue_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
