@@ -137,9 +137,10 @@ static const struct param_def net_sim_keys[] = {
 	{"partitions", PARAM_INT, K(sim_cfg, partitions), "0", 0, 4096,
 	 "split the flit model into this many contiguous router ranges, each with its own pools, wheel and "
 	 "active lists, exchanging boundary flits and credits every cycle (results are identical for any "
-	 "value; raised to `threads` when below it). 0 = automatic: 1 on one thread, 8 per thread on "
-	 "several (at most one per 64 routers), so traffic crowded into one router range still spreads "
-	 "over every thread; under mpirun `threads` x ranks", NULL},
+	 "value; raised to `threads` when below it). 0 = automatic: 8 per thread on several threads (at "
+	 "most one per 64 routers), so traffic crowded into one router range still spreads over every "
+	 "thread; from 2,048 routers on, one per 256 routers at least, on one thread too (a partition's "
+	 "routers stay in the caches through its cycle); otherwise 1; under mpirun `threads` x ranks", NULL},
 	{"partitioner", PARAM_CHOICE, K(sim_cfg, partitioner), "ranges", 0, 0,
 	 "how routers are cut into partitions: ranges (contiguous router ranges balanced by routers and "
 	 "endpoints) or metis (METIS k-way, fewest links between partitions, the same balance); results are "

@@ -27,6 +27,10 @@
 #define FL_PARTS_PER_THREAD 8u
 #define FL_ROUTERS_PER_PART 64u
 #define FL_PARTS_MAX 4096u /* [simulation] partitions' bound */
+/* Automatic partitions for locality: networks of this many routers and
+ * more get one partition per FL_ROUTERS_PER_LOCAL_PART routers. */
+#define FL_LOCAL_MIN_ROUTERS 2048u
+#define FL_ROUTERS_PER_LOCAL_PART 256u
 #define FL_YIELDS 256
 
 /* A wake-up flag: a counter one side bumps and the other waits to see
@@ -198,29 +202,48 @@ uint32_t fl_workers_resolve(int64_t threads, uint32_t n_routers)
 	return t ? t : 1u;
 }
 
-/* One partition per thread balances routers and endpoints, not traffic:
- * where the traffic crowds one router range (a bit permutation over the
- * largest power-of-two subset of the endpoints, which leaves the rest
- * idle; a job placed on a block of routers) one thread does most of the
- * work and the other waits at every cycle's barrier (Equality
- * n8000k64p16, bitcomp 0.9, two threads and two partitions: 1.08 times
- * one thread). Several contiguous ranges per thread, dealt out round
- * robin (partition k runs on thread k mod T), spread any such range over
- * every thread (the same run with 16 partitions: 2.0 times one thread);
- * the ranges stay long enough that boundary events remain a small share
- * of a cycle. One thread keeps one partition: a partition's own cycle
- * bookkeeping is pure cost there on small networks. MPI ranks keep one
- * partition per thread and rank: more would cut more links between
- * ranks, whose events travel in messages. */
+/* Two reasons to cut more partitions than threads, both free of any
+ * effect on results (part.c):
+ *
+ * - Balance. One partition per thread balances routers and endpoints,
+ *   not traffic: where the traffic crowds one router range (a bit
+ *   permutation over the largest power-of-two subset of the endpoints,
+ *   which leaves the rest idle; a job placed on a block of routers) one
+ *   thread does most of the work and the others wait at every cycle's
+ *   barrier (Equality n1000k64p16, bitcomp 0.9, 2 threads: 5.15 G
+ *   instructions on thread 0 against 0.55 G on thread 1). Several
+ *   contiguous ranges per thread, dealt round robin (partition k runs on
+ *   thread k mod T), spread any such range over every thread (3.14 G
+ *   against 2.67 G with 15), each long enough that boundary events stay
+ *   a small share of a cycle.
+ * - Locality, on large networks even on one thread. A partition's cycle
+ *   takes its own arrivals and then steps its own routers, so the state
+ *   it touches is one range's, still in the caches from the arrivals when
+ *   the routers step; one partition over the whole network walks every
+ *   router's state twice a cycle (single thread, CPU time: dragonfly
+ *   a=16,p=8,h=8, 2,064 routers, 8 partitions 0.78x one partition;
+ *   Equality n64000k64p16 at 0.9 bitcomp, 256 partitions 0.60x; torus
+ *   64x64, 4,096 routers of 5 ports, 16 partitions 0.99x). Below 2,048
+ *   routers a partition's own bookkeeping is pure cost (4-ary 5-tree,
+ *   1,280 routers, 2 partitions 1.04x), so small networks keep one.
+ *   Each partition costs its pools and wheel (about 1.6 MB at 256
+ *   partitions of the 1M-endpoint Equality: 2.38 -> 2.79 GB).
+ *
+ * MPI ranks keep one partition per thread and rank: more would cut more
+ * links between ranks, whose events travel in messages. */
 uint32_t fl_partitions_auto(uint32_t n_threads, uint32_t n_ranks, uint32_t n_routers)
 {
 	uint64_t base = (uint64_t)n_threads * n_ranks;
-	if (n_ranks > 1 || n_threads < 2)
+	if (n_ranks > 1)
 		return (uint32_t)base;
-	uint64_t p = (uint64_t)n_threads * FL_PARTS_PER_THREAD;
-	uint64_t cap = n_routers / FL_ROUTERS_PER_PART;
-	if (p > cap)
-		p = cap;
+	uint64_t p = 1;
+	if (n_threads > 1) {
+		p = (uint64_t)n_threads * FL_PARTS_PER_THREAD;
+		if (p > n_routers / FL_ROUTERS_PER_PART)
+			p = n_routers / FL_ROUTERS_PER_PART;
+	}
+	if (n_routers >= FL_LOCAL_MIN_ROUTERS && n_routers / FL_ROUTERS_PER_LOCAL_PART > p)
+		p = n_routers / FL_ROUTERS_PER_LOCAL_PART;
 	if (p > FL_PARTS_MAX)
 		p = FL_PARTS_MAX;
 	return (uint32_t)(p > base ? p : base);

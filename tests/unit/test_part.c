@@ -339,19 +339,23 @@ static void test_errors(void)
 	net_point_release(&pt);
 }
 
-/* partitions = 0 (the default): one on one thread; on T threads 8 T
- * router ranges dealt round robin, at most one per 64 routers and never
- * fewer than the threads; under MPI threads x ranks. */
+/* partitions = 0 (the default): on T threads 8 T router ranges dealt
+ * round robin, at most one per 64 routers and never fewer than the
+ * threads; from 2,048 routers on, one per 256 routers at least, on one
+ * thread too; under MPI threads x ranks. */
 static void test_partitions_auto(void)
 {
-	CHECK_UINT(fl_partitions_auto(1, 1, 64000), ==, 1);
-	CHECK_UINT(fl_partitions_auto(2, 1, 8000), ==, 16);
-	CHECK_UINT(fl_partitions_auto(3, 1, 8000), ==, 24);
+	CHECK_UINT(fl_partitions_auto(1, 1, 2047), ==, 1);
+	CHECK_UINT(fl_partitions_auto(1, 1, 2064), ==, 8);
+	CHECK_UINT(fl_partitions_auto(1, 1, 64000), ==, 250);
+	CHECK_UINT(fl_partitions_auto(2, 1, 1280), ==, 16);
+	CHECK_UINT(fl_partitions_auto(2, 1, 8000), ==, 31);
+	CHECK_UINT(fl_partitions_auto(4, 1, 2048), ==, 32);
 	CHECK_UINT(fl_partitions_auto(2, 1, 256), ==, 4);
 	CHECK_UINT(fl_partitions_auto(2, 1, 64), ==, 2);
 	CHECK_UINT(fl_partitions_auto(2, 1, 2), ==, 2);
 	CHECK_UINT(fl_partitions_auto(2, 4, 64000), ==, 8);
-	CHECK_UINT(fl_partitions_auto(1024, 1, 1u << 20), ==, 4096);
+	CHECK_UINT(fl_partitions_auto(1, 1, 1u << 22), ==, 4096);
 	/* Where the automatic count exceeds the threads (192 routers on 2
 	 * threads: 3 ranges, the first and third on thread 0), with traffic
 	 * crowded into a router range (bitcomp's power-of-two subset: the
