@@ -394,7 +394,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* MPI ranks run partitions too, each its share of threads: at least
 	 * that many per rank (results do not depend on the count). */
 	const uint32_t n_ranks = net_mpi_size(sc->mpi);
-	if (n->sc.partitions == 0)
+	const bool parts_auto = n->sc.partitions == 0;
+	if (parts_auto)
 		n->sc.partitions = fl_partitions_auto(n_threads, n_ranks, t->n_routers);
 	if ((int64_t)n_threads * n_ranks > n->sc.partitions)
 		n->sc.partitions = (int64_t)n_threads * n_ranks;
@@ -445,6 +446,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	n->cls_w = n->V / n->n_cls;
 	rc_ = route_new(nc->routing_function, t, n->cls_w, &n->route, err);
+	/* The live global view needs the network in one partition: the
+	 * automatic count gives it that on one thread and one rank. */
+	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && parts_auto && n_threads == 1 && n_ranks == 1)
+		n->sc.partitions = 1;
 	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi))
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' reads the live global congestion view, which %s "

@@ -333,6 +333,12 @@ static void test_errors(void)
 			      "threads=2", NULL};
 	CHECK_ERR(run_point_kv(glob, &pt, &e), NL_ECONFIG, &e,
 		  "reads the live global congestion view, which threads = 2 cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1");
+	/* ... but the automatic count (2,064 routers: 8 partitions) gives it
+	 * its one partition. */
+	const char *glob_auto[] = {"topology=dragonfly:a=16,p=1,h=8", "routing_function=ugal:mode=global", "num_vcs=6",
+				   "injection_rate=0.05", "sample_period=50", "max_samples=2", "warmup_periods=1", NULL};
+	CHECK_OK(run_point_kv(glob_auto, &pt, &e), &e);
+	net_point_release(&pt);
 	/* threads = 0 on a small network: one thread (fl_workers_resolve). */
 	const char *autot[] = {"topology=torus:k=2", "threads=0", "sample_period=100", "max_samples=2", NULL};
 	CHECK_OK(run_point_kv(autot, &pt, &e), &e);
