@@ -609,7 +609,8 @@ struct flitnet {
 	bool sa_disjoint;              /* fl_sa_gather: no two requests share an input or an output */
 	bool sa_one_per_in;            /* fl_sa_gather: no two requests share an input (masks only) */
 	bool sa_one_per_ein;           /* fl_sa_gather, speedups, up to 64 crossbar inputs, no held connections: no two requests share a crossbar input */
-	struct route_view rview;       /* fl_route_decide's view (router.c): fl_route_view's, oq_ctx == this partition */
+	struct route_view rview;       /* fl_route_decide's and fl_nic_decide's view (router.c, nic.c): fl_route_view's,
+					  oq_ctx == this partition */
 	bool plain;                    /* unit delays, direct crossbar, and no lookahead upstream, voq, hold, pend, pocc,
 	                                  cred_step, traffic classes, wait_for_tail_credit or output speedup (router.c) */
 	uint32_t scratch_ports;

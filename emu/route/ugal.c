@@ -114,15 +114,31 @@ enum { PH_NONMIN = 0, PH_MIN = 1, PH_MIN_GLOBAL = 2 };
  * made at injection (ugal_decide_at_injection). */
 enum { UGAL_DECIDED = 1 };
 
+/* The per-hop step of a mode and family (ugal_compute_default,
+ * _bs_dragonfly, _bs_flatfly), chosen once at init: ugal_compute only
+ * jumps to it, and each step is compiled alone, so the flattened
+ * butterfly's hop does not pay the prologue of one function holding all
+ * three. */
+typedef int (*ugal_compute_fn)(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+			       const struct route_view *v, struct route_cand *out);
+
 struct ugal_state {
+	ugal_compute_fn compute;
 	uint32_t diameter;
 	uint32_t class_w;       /* local/global: VCs per hop class */
 	uint32_t n_groups;      /* topo_groups, 0 = none */
 	uint32_t group_routers;
 	bool bs_dragonfly;      /* booksim mode on a dragonfly */
-	const struct topo_hyperx *hx; /* booksim mode on a HyperX / flatfly */
+	const struct topo_hyperx *hx; /* the HyperX view (hyperx, full, flatfly, hypercube), else NULL */
 	uint32_t *snap;         /* mode=global,snapshot=T: [global port] occupancy at the last snapshot */
 };
+
+static int ugal_compute_default(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				const struct route_view *v, struct route_cand *out);
+static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, struct route_pkt *p,
+				     struct rng *rng, const struct route_view *v, struct route_cand *out);
+static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
+				   const struct route_view *v, struct route_cand *out);
 
 static int ugal_init(struct route *r, struct nl_err *err)
 {
@@ -143,6 +159,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			       "routing function 'ugal': inter=group needs a topology with at least 2 groups ('%s' has %u); use inter=router",
 			       t->ops->name, s->n_groups);
 	r->max_cands = 1;
+	s->hx = topo_hyperx_of(t);
 	if (pr->snapshot && pr->mode != UGAL_GLOBAL)
 		return nl_errf(err, NL_ECONFIG,
 			       "routing function 'ugal': snapshot=%lld applies to mode=global only; expected snapshot=0",
@@ -176,6 +193,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 				return nl_errf(err, NL_ECONFIG,
 					       "routing function 'ugal:mode=booksim' on a dragonfly needs num_vcs = 3 (one per phase, as BookSim's ugal_dragonflynew asserts), got %u",
 					       r->n_vcs);
+			s->compute = ugal_compute_bs_dragonfly;
 			return 0;
 		}
 		if (strcmp(t->ops->name, "hyperx") && strcmp(t->ops->name, "flatfly"))
@@ -186,7 +204,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			return nl_errf(err, NL_ECONFIG,
 				       "routing function 'ugal:mode=booksim' on '%s' needs an even num_vcs >= 2 (lower half towards the intermediate, upper half after, as ugal_flatfly_onchip), got %u",
 				       t->ops->name, r->n_vcs);
-		s->hx = topo_hyperx_of(t);
+		s->compute = ugal_compute_bs_flatfly;
 		return 0;
 	}
 	uint32_t classes = 2 * (s->diameter ? s->diameter : 1);
@@ -195,6 +213,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			       "routing function 'ugal' needs num_vcs >= 2 x the diameter = %u (one VC class per hop of the longest Valiant path), got %u",
 			       classes, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
+	s->compute = ugal_compute_default;
 	return 0;
 }
 
@@ -231,11 +250,44 @@ static void ugal_inject(const struct route *r, struct route_pkt *p, struct rng *
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
 
-static inline uint32_t ugal_first_port(const struct topo *t, uint32_t router, uint32_t target)
+/* The first port of the dimension-order minimal path from a to b (the
+ * first offset dimension, trunk 0: topo_min_ports' first), read from the
+ * HyperX view's coordinates; b != a. The generic topology calls (distance,
+ * min_ports) were most of a flattened-butterfly decision's cost. */
+static inline uint32_t ugal_hx_first_port(const struct topo_hyperx *h, uint32_t a, uint32_t b)
 {
+	int d = hxr_first_offset(h, a, b);
+	return topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), topo_hyperx_coord(h, b, d), 0);
+}
+
+/* Router hops from a to b on the HyperX view: the dimensions where they
+ * differ (topo_distance of every family with the view: hyperx, full and
+ * flatfly count them, hypercube takes the popcount of a ^ b, the same). */
+static inline uint32_t ugal_hx_distance(const struct topo_hyperx *h, uint32_t a, uint32_t b)
+{
+	uint32_t n = 0;
+	for (int d = 0; d < h->L; d++)
+		n += topo_hyperx_coord(h, a, d) != topo_hyperx_coord(h, b, d);
+	return n;
+}
+
+/* The first minimal port from router to target != router: topo_min_ports'
+ * first, from the HyperX view when the family has one (the generic call
+ * was a third of a local-mode hop's cost on the flattened butterfly). */
+static inline uint32_t ugal_first_port(const struct topo *t, const struct ugal_state *s, uint32_t router,
+				       uint32_t target)
+{
+	if (s->hx)
+		return ugal_hx_first_port(s->hx, router, target);
 	uint32_t port;
 	topo_min_ports(t, router, target, 0, &port, 1);
 	return port;
+}
+
+/* topo_distance, from the HyperX view when the family has one. */
+static inline uint32_t ugal_distance(const struct topo *t, const struct ugal_state *s, uint32_t a, uint32_t b)
+{
+	return s->hx ? ugal_hx_distance(s->hx, a, b) : topo_distance(t, a, b);
 }
 
 /* UGAL-G: occupancy summed over every channel of the first-port minimal
@@ -246,7 +298,7 @@ static uint64_t ugal_path_q(const struct topo *t, const struct ugal_state *s, co
 	uint64_t q = 0;
 	bool first = true;
 	while (router != target) {
-		uint32_t port = ugal_first_port(t, router, target);
+		uint32_t port = ugal_first_port(t, s, router, target);
 		uint64_t g = (uint64_t)t->port_base[router] + port;
 		q += s->snap ? s->snap[g] : first ? route_view_port_occ(v, port) : route_view_gocc(v, g);
 		first = false;
@@ -292,10 +344,10 @@ static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt
 		uint64_t qn = ugal_path_q(t, s, v, router, inter) + ugal_path_q(t, s, v, inter, p->dst_router);
 		take_min = (int64_t)qm <= (int64_t)qn + pr->threshold;
 	} else {
-		uint64_t hm = topo_distance(t, router, p->dst_router);
-		uint64_t hn = topo_distance(t, router, inter) + topo_distance(t, inter, p->dst_router);
-		uint64_t qm = route_view_port_q(v, router, ugal_first_port(t, router, p->dst_router), pr->queue);
-		uint64_t qn = route_view_port_q(v, router, ugal_first_port(t, router, inter), pr->queue);
+		uint64_t hm = ugal_distance(t, s, router, p->dst_router);
+		uint64_t hn = ugal_distance(t, s, router, inter) + ugal_distance(t, s, inter, p->dst_router);
+		uint64_t qm = route_view_port_q(v, router, ugal_first_port(t, s, router, p->dst_router), pr->queue);
+		uint64_t qn = route_view_port_q(v, router, ugal_first_port(t, s, router, inter), pr->queue);
 		take_min = (int64_t)(hm * qm) <= (int64_t)(hn * qn) + pr->threshold;
 	}
 	if (!take_min) {
@@ -304,8 +356,9 @@ static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt
 	}
 }
 
-static int ugal_compute_default(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
-				const struct route_view *v, struct route_cand *out)
+static __attribute__((noinline)) int ugal_compute_default(const struct route *r, uint32_t router,
+							  struct route_pkt *p, struct rng *rng,
+							  const struct route_view *v, struct route_cand *out)
 {
 	const struct topo *t = r->topo;
 	const struct ugal_params *pr = r->params;
@@ -320,7 +373,7 @@ static int ugal_compute_default(const struct route *r, uint32_t router, struct r
 		p->phase = PH_MIN;
 	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
 	uint32_t lo = (uint32_t)p->hops * s->class_w;
-	out->port = (uint16_t)ugal_first_port(t, router, target);
+	out->port = (uint16_t)ugal_first_port(t, s, router, target);
 	out->vc_lo = (uint8_t)lo;
 	out->vc_hi = (uint8_t)(lo + s->class_w - 1);
 	out->prio = 0;
@@ -360,8 +413,9 @@ static void ugal_bs_dragonfly_decide(const struct route *r, uint32_t router, str
 }
 
 /* BookSim's ugal_dragonflynew, rule for rule. */
-static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, struct route_pkt *p,
-				     struct rng *rng, const struct route_view *v, struct route_cand *out)
+static __attribute__((noinline)) int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router,
+							       struct route_pkt *p, struct rng *rng,
+							       const struct route_view *v, struct route_cand *out)
 {
 	const struct topo *t = r->topo;
 	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
@@ -387,17 +441,13 @@ static int ugal_compute_bs_dragonfly(const struct route *r, uint32_t router, str
 	return 1;
 }
 
-/* The first port of the dimension-order minimal path from a to b (the
- * first offset dimension, trunk 0: topo_min_ports' first), read from the
- * HyperX view's coordinates; b != a. The generic topology calls (distance,
- * min_ports) were most of a flattened-butterfly decision's cost. */
-static inline uint32_t ugal_hx_first_port(const struct topo_hyperx *h, uint32_t a, uint32_t b)
-{
-	int d = hxr_first_offset(h, a, b);
-	return topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), topo_hyperx_coord(h, b, d), 0);
-}
-
-/* ugal_flatfly_onchip's decision at the source router (in_channel < gC). */
+/* ugal_flatfly_onchip's decision at the source router (in_channel < gC).
+ * One pass over the dimensions finds the intermediate, both hop counts
+ * and both first ports (each path's first port is in its first offset
+ * dimension, trunk 0). The draws are find_ran_intm's, one per dimension
+ * where source and destination differ, in dimension order, whatever the
+ * outcome: the stream's sequence must not depend on the queues. Only the
+ * queue reads are skipped where they cannot change the outcome. */
 static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
 				   const struct route_view *v)
 {
@@ -409,24 +459,38 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 	/* find_ran_intm: a random coordinate in each dimension where
 	 * source and destination differ, theirs where they agree. Hop
 	 * counts are real (HyperX) distances: the dimensions that differ. */
-	uint32_t inter = 0, hm = 0, hn = 0, first_ci = 0;
-	int first_n = -1; /* the first dimension where router and inter differ (its port: no second scan) */
-	for (int d = 0; d < h->L; d++) {
-		uint32_t cs = topo_hyperx_coord(h, router, d), cd = topo_hyperx_coord(h, p->dst_router, d);
-		uint32_t ci = cs == cd ? cs : (uint32_t)rng_below(rng, h->S[d]);
-		inter += ci * h->stride[d];
-		hm += cs != cd;
-		hn += (cs != ci) + (ci != cd);
-		if (first_n < 0 && cs != ci) {
-			first_n = d;
-			first_ci = ci;
+	const int L = h->L;
+	const uint16_t *cs_at = h->coord + (size_t)router * (size_t)L;
+	const uint16_t *cd_at = h->coord + (size_t)p->dst_router * (size_t)L;
+	uint32_t inter = 0, hm = 0, hn = 0;
+	uint32_t port_m = UINT32_MAX, port_n = UINT32_MAX; /* first ports towards dst and inter; none yet */
+	for (int d = 0; d < L; d++) {
+		uint32_t cs = cs_at[d], cd = cd_at[d];
+		if (cs == cd) {
+			inter += cs * h->stride[d];
+			continue;
 		}
+		uint32_t ci = (uint32_t)rng_below(rng, h->S[d]);
+		inter += ci * h->stride[d];
+		hm++;
+		hn += (cs != ci) + (ci != cd);
+		if (port_m == UINT32_MAX)
+			port_m = topo_hyperx_port(h, d, cs, cd, 0);
+		if (port_n == UINT32_MAX && ci != cs)
+			port_n = topo_hyperx_port(h, d, cs, ci, 0);
 	}
-	uint64_t qm = route_view_port_occ(v, ugal_hx_first_port(h, router, p->dst_router));
-	uint64_t qn = first_n < 0 ? UINT32_MAX
-				  : route_view_port_occ(v, topo_hyperx_port(h, first_n, topo_hyperx_coord(h, router, first_n),
-									     first_ci, 0));
-	if ((uint64_t)hm * qm <= (uint64_t)hn * qn + 2) {
+	/* Minimal when hm x qm <= hn x qn + 2. hn >= hm >= 1 (the detour
+	 * crosses every dimension the minimal path does), so hm x qm <= 2
+	 * decides it without qn, and a shared first port has qn = qm. No
+	 * port towards inter: inter is the source, and qn = UINT32_MAX
+	 * makes the minimal path win (hn = hm then). */
+	uint64_t qm = route_view_port_occ(v, port_m);
+	bool take_min = (uint64_t)hm * qm <= 2;
+	if (!take_min) {
+		uint64_t qn = port_n == UINT32_MAX ? UINT32_MAX : port_n == port_m ? qm : route_view_port_occ(v, port_n);
+		take_min = (uint64_t)hm * qm <= (uint64_t)hn * qn + 2;
+	}
+	if (take_min) {
 		p->phase = PH_MIN;
 	} else {
 		p->phase = PH_NONMIN;
@@ -434,24 +498,49 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 	}
 }
 
-/* BookSim's ugal_flatfly_onchip: phase 1 (BookSim's ph 1, towards the
- * intermediate) is PH_NONMIN here, its ph 2 PH_MIN. */
-static int ugal_compute_bs_flatfly(const struct route *r, uint32_t router, struct route_pkt *p, struct rng *rng,
-				   const struct route_view *v, struct route_cand *out)
+/* BookSim's ugal_flatfly_onchip at a hop, the source decision made:
+ * phase 1 (BookSim's ph 1, towards the intermediate) is PH_NONMIN here,
+ * its ph 2 PH_MIN. */
+static inline int ugal_bs_flatfly_hop(const struct route *r, uint32_t router, struct route_pkt *p,
+				      struct route_cand *out)
 {
-	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
-		ugal_bs_flatfly_decide(r, router, p, rng, v);
-	if (p->phase == PH_NONMIN && router == p->inter)
-		p->phase = PH_MIN;
-	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
+	uint32_t target = p->dst_router, half = r->n_vcs / 2;
+	uint32_t lo = half, hi = r->n_vcs - 1;
+	if (p->phase == PH_NONMIN) {
+		if (router == p->inter) {
+			p->phase = PH_MIN;
+		} else {
+			target = p->inter;
+			lo = 0;
+			hi = half - 1;
+		}
+	}
 	if (router == target)
 		return route_eject(r, p, out);
-	uint32_t half = r->n_vcs / 2;
-	out->port = (uint16_t)ugal_hx_first_port(((const struct ugal_state *)r->state)->hx, router, target);
-	out->vc_lo = (uint8_t)(p->phase == PH_NONMIN ? 0 : half);
-	out->vc_hi = (uint8_t)(p->phase == PH_NONMIN ? half - 1 : r->n_vcs - 1);
-	out->prio = 0;
+	uint32_t port = ugal_hx_first_port(((const struct ugal_state *)r->state)->hx, router, target);
+	*out = (struct route_cand){.port = (uint16_t)port, .vc_lo = (uint8_t)lo, .vc_hi = (uint8_t)hi, .prio = 0};
 	return 1;
+}
+
+/* The source router without a decision at injection (routing_delay > 0). */
+static __attribute__((noinline)) int ugal_compute_bs_flatfly_source(const struct route *r, uint32_t router,
+								    struct route_pkt *p, struct rng *rng,
+								    const struct route_view *v,
+								    struct route_cand *out)
+{
+	ugal_bs_flatfly_decide(r, router, p, rng, v);
+	return ugal_bs_flatfly_hop(r, router, p, out);
+}
+
+/* BookSim's ugal_flatfly_onchip. The source decision is a separate
+ * function so that the per-hop path saves no registers. */
+static __attribute__((noinline)) int ugal_compute_bs_flatfly(const struct route *r, uint32_t router,
+							     struct route_pkt *p, struct rng *rng,
+							     const struct route_view *v, struct route_cand *out)
+{
+	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
+		return ugal_compute_bs_flatfly_source(r, router, p, rng, v, out);
+	return ugal_bs_flatfly_hop(r, router, p, out);
 }
 
 /* mode=booksim with lookahead routing: BookSim decides as the head leaves
@@ -474,16 +563,10 @@ static void ugal_decide_at_injection(const struct route *r, uint32_t router, str
 static int ugal_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
 			struct route_pkt *p, struct rng *rng, const struct route_view *v, struct route_cand *out)
 {
-	const struct ugal_params *pr = r->params;
 	const struct ugal_state *s = r->state;
 	(void)in_port;
 	(void)in_vc;
-
-	if (pr->mode != UGAL_BOOKSIM)
-		return ugal_compute_default(r, router, p, rng, v, out);
-	if (s->bs_dragonfly)
-		return ugal_compute_bs_dragonfly(r, router, p, rng, v, out);
-	return ugal_compute_bs_flatfly(r, router, p, rng, v, out);
+	return s->compute(r, router, p, rng, v, out);
 }
 
 const struct route_ops route_ugal_ops = {
