@@ -1,5 +1,6 @@
 /* dal: Dimensionally-Adaptive, Load-balanced routing on the HyperX,
- * "dal:block=1,queue=0" (seed 001's figures: dal:block=0,queue=2).
+ * "dal:block=1,queue=0,dqueue=0" (seed 001's Fig. 6 script:
+ * dal:block=0,queue=2,dqueue=3; Fig. 7's: dal:block=0,queue=2).
  *
  * Ahn et al., SC09 (seed 001) §3.3, the four steps:
  *  1. all offset dimensions are deroutable at the source;
@@ -24,6 +25,30 @@
  * always the last, lowest-priority candidate. The VC allocator takes the
  * highest priority with a free VC, so it must be a by-priority allocator
  * (separable_input_first / separable_output_first).
+ *
+ * Step 3's "unblocked switch" may have a queue threshold of its own,
+ * `dqueue` (0, the default: `queue`'s), as §3.3 states neither rule; the
+ * credit rule `block` is the same for both steps. The Fig. 6 script runs
+ * dal:block=0,queue=2,dqueue=3: a minimal port is blocked at 2 flits
+ * routed to it here and not yet sent, a deroute port at 3. Why, measured
+ * (docs/validation.md, "DAL on bitcomp with the fast router", 2026-11-29):
+ * on bitcomp every switch sends everything to one switch offset in every
+ * dimension, and the links balance only when 3/4 of the packets (S = 8;
+ * 1/2 at S = 4) deroute in each dimension. With one threshold DAL
+ * deroutes more than that in the dimensions it meets first and less in
+ * the last (paper size, router `fast`: 80, 77, 72 % in dimensions 0, 1,
+ * 2), whose direct links saturate (1.01 flits/cycle, dimension 0's 0.76;
+ * all links 0.92): DAL 0.456 against Valiant's 0.494. dqueue=3 lets
+ * packets waiting for a saturated minimal port deroute over ports that
+ * already hold a routed flit: 0.487 (0.99x Valiant) at paper size, 0.479
+ * (0.97x) on the 256-endpoint network; dqueue 4 or more deroutes too much
+ * there (0.461; 8: 0.405), a higher minimal threshold alone (queue=3)
+ * does not help (0.467), nor does ranking every minimal port above every
+ * deroute (0.495 there, 0.417 at paper size), a random deroute coordinate
+ * (0.461) or up to 4 deroute candidates per dimension (0.471). With
+ * dqueue=3 every Fig. 6 check holds with the fast router at both sizes,
+ * and with the §4.1 router bitcomp rises to 1.00x Valiant at paper size
+ * (0.954x) while bitrot and transpose stay above 1.05x.
  *
  * Per-packet state: the marked dimensions, one bit per dimension in
  * route_pkt.vc_class (so at most 8 dimensions). The mark is set where it
@@ -67,6 +92,7 @@
 struct dal_params {
 	int64_t block; /* flits downstream that make an adaptive VC blocked, 0: off */
 	int64_t queue; /* flits routed to a port here, not yet sent, that make it blocked, 0: off */
+	int64_t dqueue; /* the same for a deroute's port (step 3), 0: queue */
 };
 
 static const struct param_def dal_params_def[] = {
@@ -74,6 +100,8 @@ static const struct param_def dal_params_def[] = {
 	 "a port is blocked when each adaptive VC holds at least this many flits downstream (sent, not yet credited); 0: never by credits", NULL},
 	{"queue", PARAM_INT, offsetof(struct dal_params, queue), "0", 0, 65535,
 	 "a port is also blocked when at least this many flits are routed to it here and not yet sent (needs sequential_allocation = 1); 0: off", NULL},
+	{"dqueue", PARAM_INT, offsetof(struct dal_params, dqueue), "0", 0, 65535,
+	 "step 3: a deroute's port is unblocked while fewer than this many flits are routed to it here and not yet sent (needs sequential_allocation = 1); 0: queue's threshold", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -97,13 +125,14 @@ static int dal_init(struct route *r, struct nl_err *err)
 			       h->L, ROUTE_MAX_CANDS);
 	r->max_cands = 2u * (uint32_t)h->L + 1;
 	r->va_room = true;
-	r->needs_pend = ((const struct dal_params *)r->params)->queue > 0;
+	const struct dal_params *pr = r->params;
+	r->needs_pend = pr->queue > 0 || pr->dqueue > 0;
 	struct dal_state *s = r->state;
 	s->h = h;
 	s->is_k1 = hxr_all_k1(h);
 	if (s->is_k1) { /* dal_cands_k1 reads the engine's per-port sums when it keeps them */
 		r->asum_vcs = r->n_vcs / 2;
-		r->asum_full = (uint32_t)((const struct dal_params *)r->params)->block;
+		r->asum_full = (uint32_t)pr->block;
 	}
 	return 0;
 }
@@ -255,8 +284,8 @@ static inline __attribute__((always_inline)) void dal_scan_skip(bool by_sum, con
 static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_hyperx *h,
 								const struct route_view *v, uint32_t a, uint32_t dst,
 								uint32_t marks, uint32_t m, struct hxr_block block,
-								bool clip_on, bool by_sum, struct rng *rng,
-								struct route_cand *out)
+								struct hxr_block dblock, bool clip_on, bool by_sum,
+								struct rng *rng, struct route_cand *out)
 {
 	const size_t vstep = v->occ_stride, pstep = (size_t)v->n_vcs * vstep;
 	/* The deroutes (port, priority) wait in der_* until the n minimal
@@ -288,11 +317,11 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
 		if (!clip_on) {
-			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, block, false, jto, j0, S - 1, &best, &bj);
-			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, block, false, jto, 0, j0, &best, &bj);
+			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, dblock, false, jto, j0, S - 1, &best, &bj);
+			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, dblock, false, jto, 0, j0, &best, &bj);
 		} else {
-			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, true, jto, j0, S - 1, &best, &bj);
-			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, block, true, jto, 0, j0, &best, &bj);
+			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, dblock, true, jto, j0, S - 1, &best, &bj);
+			dal_scan_k1(by_sum, ws, pd, pendd, pstep, vstep, m, dblock, true, jto, 0, j0, &best, &bj);
 		}
 		if (best < (by_sum && !clip_on ? ROUTE_ASUM_FULL : UINT32_MAX)) { /* dal_scan_key: blocked keys */
 			der_port[nd] = pbase + bj;
@@ -321,40 +350,42 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		p->vc_class |= (uint8_t)(1u << din);
 	uint32_t m = r->n_vcs / 2;
 	const struct hxr_block block = {(uint32_t)pr->block, (uint32_t)pr->queue};
+	const struct hxr_block dblock = {block.credit, pr->dqueue ? (uint32_t)pr->dqueue : block.queue}; /* step 3 */
 	int n;
 	if (v && s->is_k1) {
 		/* Seed 001's m = 3 with one blocking rule, the other's term a
 		 * constant: `dal` (credits) and the Fig. 6 scripts'
 		 * `dal:block=0,queue=2` (no least-VC scan). */
 		const struct hxr_block by_credit = {block.credit, 0}, by_queue = {0, block.queue};
+		const struct hxr_block dby_credit = {block.credit, 0}, dby_queue = {0, dblock.queue};
 		/* Without sequential allocation's counts a port's sum is at most
 		 * m full buffers: below HXR_OCC_CLIP, no clipping to do. */
 		const bool clip_on = v->gpend || (uint64_t)m * v->vc_buf_size >= HXR_OCC_CLIP;
 		const uint32_t dr = p->dst_router, mk = p->vc_class;
 		if (v->gasum) { /* the engine's per-port sums: one word per port, m a variable */
 			if (!block.queue && !clip_on)
-				return dal_cands_k1(h, v, router, dr, mk, m, by_credit, false, true, rng, out);
+				return dal_cands_k1(h, v, router, dr, mk, m, by_credit, dby_credit, false, true, rng, out);
 			if (!block.credit)
-				return dal_cands_k1(h, v, router, dr, mk, m, by_queue, true, true, rng, out);
-			return dal_cands_k1(h, v, router, dr, mk, m, block, true, true, rng, out);
+				return dal_cands_k1(h, v, router, dr, mk, m, by_queue, dby_queue, true, true, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, m, block, dblock, true, true, rng, out);
 		}
 		if (m == 3 && !block.queue && !clip_on)
-			return dal_cands_k1(h, v, router, dr, mk, 3, by_credit, false, false, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, 3, by_credit, dby_credit, false, false, rng, out);
 		if (m == 3 && !block.credit)
-			return dal_cands_k1(h, v, router, dr, mk, 3, by_queue, true, false, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, 3, by_queue, dby_queue, true, false, rng, out);
 		switch (m) {
-		case 1: n = dal_cands_k1(h, v, router, dr, mk, 1, block, true, false, rng, out); break;
-		case 2: n = dal_cands_k1(h, v, router, dr, mk, 2, block, true, false, rng, out); break;
-		case 3: n = dal_cands_k1(h, v, router, dr, mk, 3, block, true, false, rng, out); break;
-		case 4: n = dal_cands_k1(h, v, router, dr, mk, 4, block, true, false, rng, out); break;
-		default: n = dal_cands_k1(h, v, router, dr, mk, m, block, true, false, rng, out); break;
+		case 1: n = dal_cands_k1(h, v, router, dr, mk, 1, block, dblock, true, false, rng, out); break;
+		case 2: n = dal_cands_k1(h, v, router, dr, mk, 2, block, dblock, true, false, rng, out); break;
+		case 3: n = dal_cands_k1(h, v, router, dr, mk, 3, block, dblock, true, false, rng, out); break;
+		case 4: n = dal_cands_k1(h, v, router, dr, mk, 4, block, dblock, true, false, rng, out); break;
+		default: n = dal_cands_k1(h, v, router, dr, mk, m, block, dblock, true, false, rng, out); break;
 		}
 	} else {
 		n = hxr_min_cands(h, v, router, p->dst_router, m, block, out);
 		for (int d = 0; d < h->L; d++)
 			if (!(p->vc_class & (1u << d)) &&
 			    topo_hyperx_coord(h, router, d) != topo_hyperx_coord(h, p->dst_router, d))
-				n += dal_deroute(h, v, router, p->dst_router, d, m, block, rng, out + n);
+				n += dal_deroute(h, v, router, p->dst_router, d, m, dblock, rng, out + n);
 		out[n++] = hxr_escape(h, v, router, p->dst_router, m);
 	}
 	return n;

@@ -212,14 +212,16 @@ static void test_dal_rules(void)
  * (dal_cands_k1); the general path (hxr_min_cands, dal_deroute,
  * hxr_escape) must give the same candidates, marks and random draws:
  * every router pair, every arrival port, random views with blocked
- * ports and ties, random marks, block thresholds 1 and 3, 1 and 3 VCs
- * per half; and so must the closed form reading the engine's per-port
+ * ports and ties, random marks, block thresholds 1 and 3, the queue
+ * rule with random routed counts (route_view.gpend) and a deroute
+ * threshold of its own (dqueue), 1 and 3 VCs per half; and so must the closed form reading the engine's per-port
  * sums (route_view.gasum, route.asum_vcs) instead of the VCs. */
 static void test_dal_k1_equals_general(void)
 {
-	static const char *const specs[] = {"dal", "dal:block=3"};
+	static const char *const specs[] = {"dal", "dal:block=3", "dal:block=0,queue=2", "dal:block=0,queue=2,dqueue=3",
+					    "dal:block=1,queue=3,dqueue=2"};
 	static const uint32_t vcs[] = {2, 6};
-	for (size_t si = 0; si < 2; si++)
+	for (size_t si = 0; si < sizeof specs / sizeof *specs; si++)
 		for (size_t vi = 0; vi < 2; vi++) {
 			struct topo *t = NULL;
 			struct route *r = NULL;
@@ -232,6 +234,7 @@ static void test_dal_k1_equals_general(void)
 			const uint32_t V = vcs[vi], np = topo_router_ports(t, 0);
 			uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
 			uint32_t *asum = calloc(np, sizeof *asum);
+			uint32_t *pend = calloc(np, sizeof *pend); /* sequential allocation's counts */
 			CHECK_UINT(r->asum_vcs, ==, V / 2);
 			struct rng rng;
 			rng_init(&rng, 17 + si * 2 + vi, RNG_CLASS_ROUTER, 0);
@@ -250,7 +253,12 @@ static void test_dal_k1_equals_general(void)
 						}
 						asum[j] = sum + route_asum_base(r->asum_vcs) + (full << 16);
 					}
+					if (r->needs_pend)
+						for (uint32_t j = 0; j < np; j++)
+							pend[j] = (uint32_t)rng_below(&rng, 5);
 					struct route_view v = view_of(occ, V, 4), vs = v;
+					if (r->needs_pend)
+						v.gpend = vs.gpend = pend;
 					vs.gasum = asum;
 					uint32_t in = (uint32_t)rng_below(&rng, np);
 					struct route_pkt p0 = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2,
@@ -284,6 +292,7 @@ static void test_dal_k1_equals_general(void)
 			CHECK(compared == t->n_routers * (t->n_routers - 1));
 			CHECK(derouted > 100);
 			(void)h;
+			free(pend);
 			free(asum);
 			free(occ);
 			route_free(r);
