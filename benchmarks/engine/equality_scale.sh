@@ -8,7 +8,8 @@
 # CYCLES: measured cycles after one warm-up period of as many (default
 # 10000, the paper's "warm-up plus at least 10,000 measured cycles"; give
 # a few hundred for a quick figure). THREADS: [simulation] threads
-# (default 1). The network is the one `netloom design equality --routers N
+# (default 1). PARTITIONS (environment): [simulation] partitions, unset:
+# the engine's automatic count (docs/scaling.md). The network is the one `netloom design equality --routers N
 # --radix 64 --endpoints 16 --seed 1` finds (its chords are not in our copy
 # of the paper). sim_type = throughput: 0.9 is past amin's saturation on
 # these networks (docs/validation.md), so a latency run would never drain.
@@ -36,6 +37,8 @@ args = [netloom, "run", "-s", "topology=" + d["spec"], "-s", "routing_function=a
         "-s", "sim_type=throughput", "-s", "warmup_periods=1", "-s", "max_samples=2",
         "-s", "sample_period=" + cycles, "-s", "threads=" + threads,
         "--json", os.path.join(tmp, "run.json")]
+if os.environ.get("PARTITIONS"):
+    args[2:2] = ["-s", "partitions=" + os.environ["PARTITIONS"]]
 t0 = time.monotonic()
 subprocess.run(args, check=True, env=dict(os.environ, NETLOOM_PROGRESS=os.environ.get("NETLOOM_PROGRESS", "0")))
 wall = time.monotonic() - t0
@@ -44,7 +47,7 @@ r = json.load(open(os.path.join(tmp, "run.json")))["results"]
 eps = d["routers"] * 16
 print(f"network {d['notation'][:24]}... : {d['routers']} routers, {eps} endpoints, diameter {d['diameter']}, "
       f"average distance {d['aspl']:.3f}")
-print(f"{2 * int(cycles)} cycles on {threads} thread(s): {r['flit_hops']} flit-hops in {r['wall_seconds']:.1f} s "
+print(f"{2 * int(cycles)} cycles on {threads} thread(s), partitions {os.environ.get('PARTITIONS') or 'automatic'}: {r['flit_hops']} flit-hops in {r['wall_seconds']:.1f} s "
       f"of simulation, {wall:.1f} s in all; peak memory {peak / 2**30:.2f} GiB")
 print(f"offered 0.9, accepted {r['throughput']['accepted']:.4f} flits/cycle/endpoint, packet latency mean "
       f"{r['latency']['packet']['mean']:.1f} cycles, hops mean {r['hops']['mean']:.3f}")
