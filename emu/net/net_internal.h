@@ -698,8 +698,6 @@ struct fl_areq {
 	int32_t in_pri, out_pri;
 };
 
-/* Local VC index li = port * V + vc split into (port, vc): a shift when V
- * is a power of two (the usual case), a division otherwise. */
 /* x / V for a VC index x (an output VC's global port, an injection VC's
  * endpoint). Without a power-of-two V, a multiply-high (Lemire, Kaser and
  * Kurz 2019, "Faster remainder by direct computation", Theorem 1: exact
@@ -715,6 +713,8 @@ static inline uint64_t fl_div_v(const struct flitnet *n, uint64_t x)
 	return x / n->V;
 }
 
+/* Local VC index li = port * V + vc split into (port, vc): a shift when V
+ * is a power of two (the usual case), a division otherwise. */
 static inline uint32_t fl_li_port(const struct flitnet *n, uint32_t li)
 {
 	return n->v_shift >= 0 ? li >> n->v_shift : li / n->V;
@@ -791,6 +791,18 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 		.gpocc = part->pocc,
 		.gasum = part->asum,
 	};
+}
+/* The partition's view kept between routes (part->rview), pointed at
+ * router ro: only the router's two fields change per call; the rest is
+ * set up again when part is a partition's copy. */
+static inline const struct route_view *fl_kept_view(struct flitnet *part, const struct fl_router *ro)
+{
+	struct route_view *const view = &part->rview;
+	if (__builtin_expect(view->oq_ctx != part, 0))
+		*view = fl_route_view(part, ro);
+	view->occ_base = &part->ovc[ro->vc_base].occ;
+	view->port_base = ro->port_base;
+	return view;
 }
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);

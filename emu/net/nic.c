@@ -72,17 +72,11 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 
 /* Lookahead routing: the source decision as the head leaves (route_ops.
  * decide_at_injection), on the source router's view, as fl_route_apply
- * builds it: the partition's kept view (fl_route_decide's, router.c) with
- * the router's two fields set, not all of fl_route_view's per packet. */
+ * builds it: the partition's kept view (fl_kept_view), as the route stage's. */
 static void fl_nic_decide(struct flitnet *n, struct fl_nic *c, struct fl_pkt *pk)
 {
 	const uint32_t r = n->ep_router[pk->rt.src_ep];
-	const struct fl_router *ro = &n->routers[r];
-	struct route_view *const view = &n->rview;
-	if (__builtin_expect(view->oq_ctx != n, 0))
-		*view = fl_route_view(n, ro);
-	view->occ_base = &n->ovc[ro->vc_base].occ;
-	view->port_base = ro->port_base;
+	const struct route_view *const view = fl_kept_view(n, &n->routers[r]);
 	struct route_pkt rt = fl_rt_load(n, &pk->rt);
 	n->route->ops->decide_at_injection(n->route, r, &rt, &c->rng, view);
 	fl_rt_store(&pk->rt, &rt);

@@ -173,13 +173,7 @@ static void fl_route_class_shift(const struct flitnet *n, uint32_t k, struct rou
 static inline __attribute__((always_inline)) int fl_route_decide(struct flitnet *n, const struct fl_router *ro, uint32_t r, uint32_t in, uint32_t in_vc,
 			   struct fl_pkt *pk, struct rng *rng, struct route_cand *dst, bool plain)
 {
-	/* The partition's view, kept between calls: only the router's two
-	 * fields change (set up again when n is a partition's copy). */
-	struct route_view *const view = &n->rview;
-	if (__builtin_expect(view->oq_ctx != n, 0))
-		*view = fl_route_view(n, ro);
-	view->occ_base = &n->ovc[ro->vc_base].occ;
-	view->port_base = ro->port_base;
+	const struct route_view *const view = fl_kept_view(n, ro);
 	struct route_pkt rt = fl_rt_load(n, &pk->rt);
 	rt.hops = (uint8_t)pk->routers;
 	pk->routers++;

@@ -357,20 +357,20 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 		 * constant: `dal` (credits) and the Fig. 6 scripts'
 		 * `dal:block=0,queue=2` (no least-VC scan). */
 		const struct hxr_block by_credit = {block.credit, 0}, by_queue = {0, block.queue};
-		const struct hxr_block dby_credit = {block.credit, 0}, dby_queue = {0, dblock.queue};
+		const struct hxr_block dby_queue = {0, dblock.queue}; /* by credit: dblock's credit rule is block's */
 		/* Without sequential allocation's counts a port's sum is at most
 		 * m full buffers: below HXR_OCC_CLIP, no clipping to do. */
 		const bool clip_on = v->gpend || (uint64_t)m * v->vc_buf_size >= HXR_OCC_CLIP;
 		const uint32_t dr = p->dst_router, mk = p->vc_class;
 		if (v->gasum) { /* the engine's per-port sums: one word per port, m a variable */
 			if (!block.queue && !clip_on)
-				return dal_cands_k1(h, v, router, dr, mk, m, by_credit, dby_credit, false, true, rng, out);
+				return dal_cands_k1(h, v, router, dr, mk, m, by_credit, by_credit, false, true, rng, out);
 			if (!block.credit)
 				return dal_cands_k1(h, v, router, dr, mk, m, by_queue, dby_queue, true, true, rng, out);
 			return dal_cands_k1(h, v, router, dr, mk, m, block, dblock, true, true, rng, out);
 		}
 		if (m == 3 && !block.queue && !clip_on)
-			return dal_cands_k1(h, v, router, dr, mk, 3, by_credit, dby_credit, false, false, rng, out);
+			return dal_cands_k1(h, v, router, dr, mk, 3, by_credit, by_credit, false, false, rng, out);
 		if (m == 3 && !block.credit)
 			return dal_cands_k1(h, v, router, dr, mk, 3, by_queue, dby_queue, true, false, rng, out);
 		switch (m) {
