@@ -5,10 +5,12 @@
 # as many VCs as the diameter; or the 128,000-endpoint n8000k64p16 at the
 # same settings (the size CI gates, tests/e2e/cli_engine.py).
 #   benchmarks/engine/equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]
-# CYCLES: measured cycles after one warm-up period of as many (default
-# 10000, the paper's "warm-up plus at least 10,000 measured cycles"; give
-# a few hundred for a quick figure). THREADS: [simulation] threads
-# (default 1). PARTITIONS (environment): [simulation] partitions, unset:
+# CYCLES: measured cycles (default 10000, the issue's "warm-up plus at
+# least 10,000 measured cycles"; give a few hundred for a quick figure),
+# after WARMUP (environment) cycles of warm-up, as many by default; both
+# are measured in sample periods of their greatest common divisor, every
+# one of them run (no early stop on convergence). THREADS: [simulation]
+# threads (default 1). PARTITIONS (environment): [simulation] partitions, unset:
 # the engine's automatic count (docs/scaling.md). The network is the one `netloom design equality --routers N
 # --radix 64 --endpoints 16 --seed 1` finds (its chords are not in our copy
 # of the paper). sim_type = throughput: 0.9 is past amin's saturation on
@@ -27,15 +29,17 @@ esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$netloom" design equality --routers "$routers" --radix 64 --endpoints 16 --seed 1 --json -o "$tmp/design.json"
-python3 - "$netloom" "$tmp" "$size" "$cycles" "$threads" <<'EOF'
-import json, os, resource, subprocess, sys, time
-netloom, tmp, size, cycles, threads = sys.argv[1:6]
+python3 - "$netloom" "$tmp" "$size" "$cycles" "$threads" "${WARMUP:-$cycles}" <<'EOF'
+import json, math, os, resource, subprocess, sys, time
+netloom, tmp, size, cycles, threads, warmup = sys.argv[1:7]
+period = math.gcd(int(warmup), int(cycles))
 d = json.load(open(os.path.join(tmp, "design.json")))
 args = [netloom, "run", "-s", "topology=" + d["spec"], "-s", "routing_function=amin",
         "-s", "num_vcs=%d" % d["diameter"], "-s", "vc_buf_size=64", "-s", "packet_size=1",
         "-s", "traffic=bitcomp", "-s", "injection_rate=0.9", "-s", "seed=1",
-        "-s", "sim_type=throughput", "-s", "warmup_periods=1", "-s", "max_samples=2",
-        "-s", "sample_period=" + cycles, "-s", "threads=" + threads,
+        "-s", "sim_type=throughput", "-s", "warmup_periods=%d" % (int(warmup) // period),
+        "-s", "max_samples=%d" % ((int(warmup) + int(cycles)) // period), "-s", "acc_stopping_thres=0",
+        "-s", "sample_period=%d" % period, "-s", "threads=" + threads,
         "--json", os.path.join(tmp, "run.json")]
 if os.environ.get("PARTITIONS"):
     args[2:2] = ["-s", "partitions=" + os.environ["PARTITIONS"]]
@@ -47,8 +51,9 @@ r = json.load(open(os.path.join(tmp, "run.json")))["results"]
 eps = d["routers"] * 16
 print(f"network {d['notation'][:24]}... : {d['routers']} routers, {eps} endpoints, diameter {d['diameter']}, "
       f"average distance {d['aspl']:.3f}")
-print(f"{2 * int(cycles)} cycles on {threads} thread(s), partitions {os.environ.get('PARTITIONS') or 'automatic'}: {r['flit_hops']} flit-hops in {r['wall_seconds']:.1f} s "
+print(f"{int(warmup)} + {int(cycles)} cycles on {threads} thread(s), partitions {os.environ.get('PARTITIONS') or 'automatic'}: {r['flit_hops']} flit-hops in {r['wall_seconds']:.1f} s "
       f"of simulation, {wall:.1f} s in all; peak memory {peak / 2**30:.2f} GiB")
+print(f"{r['cycles']} cycles run, {r['measured_cycles']} measured in {r['samples'] - int(warmup) // period} sample(s)")
 print(f"offered 0.9, accepted {r['throughput']['accepted']:.4f} flits/cycle/endpoint, packet latency mean "
       f"{r['latency']['packet']['mean']:.1f} cycles, hops mean {r['hops']['mean']:.3f}")
 print(f"equality {size}: {r['flit_hops'] / r['wall_seconds']:.0f} flit-hops/s, "

@@ -751,9 +751,12 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * draws the router's random numbers for a function that draws when it
 	 * routes (nca, valiant, dor's k/2 tie, ...), so parking needs routes
 	 * that draw nothing when computed (hop_pure) or that were decided
-	 * upstream, in an order of their own (lookahead_decide = upstream). */
+	 * upstream, in an order of their own (lookahead_decide = upstream),
+	 * or whose draws are keyed to the computation, not to the order
+	 * (route.h, keyed_draws) and that read nothing a computation before
+	 * them changes (sequential_allocation's counts would be). */
 	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room &&
-		     (n->route->hop_pure || n->la_upstream);
+		     (n->route->hop_pure || n->la_upstream || (n->route->keyed_draws && !n->pend));
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = n->direct_xbar && !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_step &&
@@ -884,7 +887,7 @@ static inline void fl_router_credit(struct flitnet *n, uint64_t ov)
 		const uint32_t g = (uint32_t)fl_div_v(n, ov);
 		if (n->va_wait[g] != FL_NONE16) {
 			uint32_t r = n->topo->port_router[g];
-			fl_router_va_wake(n, r, g);
+			fl_router_va_wake(n, r, g, (uint32_t)(ov - (uint64_t)g * n->V));
 			fl_activate_router(n, r, n->now);
 		}
 	}

@@ -1040,7 +1040,7 @@ void fl_free_lines(void *p);
  * (one line in *err) if that or any earlier run-time allocation failed. */
 int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
-void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g);
+void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g, uint32_t v);
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 /* Earliest cycle >= now at which anything happens in any partition this
  * process runs, or in partition n alone. */

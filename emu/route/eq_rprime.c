@@ -147,6 +147,7 @@ int eq_route_init(struct route *r, struct eq_route *s, bool adaptive_src, uint32
 	s->adaptive_src = adaptive_src;
 	r->max_cands = 1;
 	r->port_sums = true; /* every hop reads each minimal port's queue */
+	r->keyed_draws = true; /* ties are its only draws; it writes only the packet */
 	return 0;
 }
 

@@ -251,6 +251,17 @@ struct route {
 	 * ops->is_deterministic; init sets it for functions whose per-hop
 	 * step only follows a decision made at injection (ugal:mode=booksim). */
 	bool hop_pure;
+	/* Init sets it when compute's only input besides the packet, the
+	 * router, its in-port and the views is rng, and it changes nothing a
+	 * later compute of the same step reads. The engine then draws its
+	 * random numbers from a stream keyed to (router, cycle, input VC), not
+	 * from the router's running stream (router.c, fl_route_decide): the
+	 * order in which a step computes its routes, which the VC queue's
+	 * order sets, can then change no route, so heads with no free VC may
+	 * wait parked until one is freed instead of bidding every cycle
+	 * (flitnet.c, va_park). Set by the Equality functions, whose
+	 * saturated runs spent most of their time in those bids. */
+	bool keyed_draws;
 	/* Init sets it when compute reads the summed port views
 	 * (route_view_port_occ, route_view_gocc) for many ports at every hop:
 	 * the engine then keeps the sums as flits leave and credits return

@@ -191,17 +191,38 @@ static void test_fast_path_equals_general(void)
  * Random routes computed on arrival get no parking (flitnet.c says why). */
 static void test_va_shortcuts_invisible(void)
 {
-	static const char *const cases[][7] = {
-		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
-		 "num_vcs=8", NULL},
-		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
-		 "num_vcs=4", "wait_for_tail_credit=1", NULL},
-		{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=hop", "vc_allocator=islip",
-		 "num_vcs=4", "alloc_iters=3", NULL},
-		{"topology=fattree:k=2,n=3", "routing_function=nca", "vc_allocator=islip", "num_vcs=4", "routing_delay=0",
-		 "lookahead_decide=upstream", NULL},
-		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2",
-		 "vc_allocator=separable_input_first", NULL},
+	static const struct {
+		const char *kv[7];
+		bool split, la;
+	} cases[] = {
+		{{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
+		  "num_vcs=8", NULL},
+		 true, false},
+		{{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
+		  "num_vcs=4", "wait_for_tail_credit=1", NULL},
+		 true, false},
+		{{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=hop", "vc_allocator=islip",
+		  "num_vcs=4", "alloc_iters=3", NULL},
+		 true, false},
+		{{"topology=fattree:k=2,n=3", "routing_function=nca", "vc_allocator=islip", "num_vcs=4", "routing_delay=0",
+		  "lookahead_decide=upstream", NULL},
+		 true, true},
+		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2",
+		  "vc_allocator=separable_input_first", NULL},
+		 false, false},
+		/* Random adaptive routes with their draws keyed to the computation
+		 * (route.h, keyed_draws), one VC per hop class: the freed VC's
+		 * arbiter's first head alone is woken (router.c, fl_router_va_wake),
+		 * with one and with two iSLIP iterations, the tail's credit freeing
+		 * the VC, and two VCs per class (every head asking for the VC). */
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2", NULL}, true, false},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2", "alloc_iters=2",
+		  "wait_for_tail_credit=1", NULL},
+		 true, false},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=eq_ugal", "num_vcs=8", NULL}, true, false},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=bgal", "num_vcs=4",
+		  "vc_allocator=separable_output_first", NULL},
+		 false, false},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		uint64_t digest[2], ptrs[2];
@@ -210,10 +231,10 @@ static void test_va_shortcuts_invisible(void)
 			static const char *const base[] = {"packet_size=1..4", "injection_rate=0.8", "seed=5", NULL};
 			struct fx f;
 			struct nl_err e = {0};
-			CHECK_OK(fx_open2(&f, base, cases[c], &e), &e);
+			CHECK_OK(fx_open2(&f, base, cases[c].kv, &e), &e);
 			CHECK(f.n->va_park);
-			CHECK(f.n->va_split == (c < 4));
-			CHECK(f.n->la_upstream == (c == 3));
+			CHECK(f.n->va_split == cases[c].split);
+			CHECK(f.n->la_upstream == cases[c].la);
 			if (plain)
 				f.n->va_park = f.n->va_split = false;
 			fx_run_digests(&f, 3000, &digest[plain], &ptrs[plain]);
