@@ -896,6 +896,18 @@ static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t 
  *    saturated Equality network (n1024k64p16, bitcomp 0.9) a freed VC
  *    had 12 heads parked on its port, and waking them all cost about
  *    eight bids per grant. */
+/* Take parked head li, whose predecessor on g's list is prev (FL_NONE16:
+ * the first), off the list and back into the VC queue. */
+static inline void fl_va_unpark(struct flitnet *n, struct fl_router *ro, uint32_t g, uint32_t prev, uint32_t li)
+{
+	const uint16_t nx = fl_node(n, ro, li)->next;
+	if (prev == FL_NONE16)
+		n->va_wait[g] = nx;
+	else
+		fl_node(n, ro, prev)->next = nx;
+	fl_q_push(n, ro, Q_VA, li);
+}
+
 void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g, uint32_t v)
 {
 	struct fl_router *ro = &n->routers[r];
@@ -904,13 +916,12 @@ void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g, uint32_t v)
 	const uint32_t ptr = n->va_gptr[(uint64_t)ro->vc_base + (g - ro->port_base) * n->V + v];
 	uint32_t li = n->va_wait[g], prev = FL_NONE16, best = FL_NONE16, best_prev = FL_NONE16, best_key = UINT32_MAX;
 	while (li != FL_NONE16) {
-		struct fl_node *nd = fl_node(n, ro, li);
-		const uint32_t nx = nd->next;
+		const uint32_t nx = fl_node(n, ro, li)->next;
 		const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
 		if (v < c->vc_lo || v > c->vc_hi) {
 			prev = li;
 		} else if (one && c->vc_lo == c->vc_hi) {
-			const uint32_t key = li >= ptr ? li - ptr : li + side - ptr;
+			const uint32_t key = fl_add_mod(li, side - ptr, side); /* alloc.c's round-robin order */
 			if (key < best_key) {
 				best = li;
 				best_prev = prev;
@@ -918,22 +929,13 @@ void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g, uint32_t v)
 			}
 			prev = li;
 		} else {
-			if (prev == FL_NONE16)
-				n->va_wait[g] = (uint16_t)nx;
-			else
-				fl_node(n, ro, prev)->next = (uint16_t)nx;
-			fl_q_push(n, ro, Q_VA, li);
+			fl_va_unpark(n, ro, g, prev, li);
 		}
 		li = nx;
 	}
-	if (best != FL_NONE16) {
-		const uint32_t nx = fl_node(n, ro, best)->next;
-		if (best_prev == FL_NONE16)
-			n->va_wait[g] = (uint16_t)nx;
-		else
-			fl_node(n, ro, best_prev)->next = (uint16_t)nx;
-		fl_q_push(n, ro, Q_VA, best);
-	}
+	/* best_prev stayed on the list: only heads after best left it since. */
+	if (best != FL_NONE16)
+		fl_va_unpark(n, ro, g, best_prev, best);
 }
 
 /* VC allocation, update: take the output VC, or retry next step. */
