@@ -935,6 +935,7 @@ int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps,
 /* Merge partition s's outbox towards partition p into p's wheel, and one
  * event of such an outbox (la: its carried decisions, or NULL). */
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);
+void fl_part_merge_into(struct flitnet *n, struct flitnet *p);
 void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la);
 /* Before running: the drivers' and observer's settings of the root to the
  * other partitions. */

@@ -29,6 +29,7 @@
 #include "core/error.h"
 #include "net/mpi.h"
 #include "net/net_internal.h"
+#include "net/workers.h"
 #include "topo/topo.h"
 
 /* --- build ------------------------------------------------------------------ */
@@ -438,6 +439,17 @@ void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 	x->n = 0;
 }
 
+/* Partition p takes the cycle's events addressed to it, from every other
+ * partition in partition order: what it writes is its own (pools, wheel,
+ * the receiving VCs' xpkt/xsrc/xstamp entries, each box's count), so the
+ * partitions' merges may run side by side (fl_workers_merge). */
+void fl_part_merge_into(struct flitnet *n, struct flitnet *p)
+{
+	for (uint32_t s = 0; s < n->n_parts; s++)
+		if (n->part[s] != p)
+			fl_xmerge(n, n->part[s], p);
+}
+
 void fl_part_gather_done(struct flitnet *n, struct flitnet *s)
 {
 	struct fl_msgdrv *md = &n->msg, *sm = &s->msg;
@@ -579,10 +591,11 @@ void fl_part_exchange(struct flitnet *n)
 		 * completed messages are gathered on every rank. */
 		fl_mpi_exchange(n);
 	} else if (n->n_parts > 1) {
-		for (uint32_t s = 0; s < n->n_parts; s++)
+		if (n->workers)
+			fl_workers_merge(n->workers);
+		else
 			for (uint32_t p = 0; p < n->n_parts; p++)
-				if (p != s)
-					fl_xmerge(n, n->part[s], n->part[p]);
+				fl_part_merge_into(n, n->part[p]);
 		if (n->la_upstream)
 			fl_la_flush_parts(n);
 		for (uint32_t k = 1; k < n->n_parts; k++) {

@@ -51,9 +51,14 @@ struct fl_worker {
 	pthread_t thread;
 };
 
+/* What the workers run when released: a cycle of their partitions, or
+ * the merge of the outboxes addressed to them (fl_workers_merge). */
+enum fl_phase { FL_PHASE_CYCLE, FL_PHASE_MERGE };
+
 struct fl_workers {
 	struct flitnet *net;   /* the root */
 	uint32_t n_threads;
+	enum fl_phase phase;   /* written before `go` is bumped, read after */
 	struct fl_flag go;     /* bumped to start a cycle (or to stop) */
 	struct fl_flag done;   /* bumped by each worker that finished the cycle */
 	atomic_bool quit;
@@ -101,13 +106,17 @@ static uint32_t fl_flag_wait_change(struct fl_flag *f, uint32_t old)
 	return v;
 }
 
-/* Run thread id's share of the cycle: the process's partitions id,
+/* Run thread id's share of the phase: the process's partitions id,
  * id + T, ... (all partitions, or under MPI this rank's). */
 static void fl_workers_share(struct fl_workers *w, uint32_t id)
 {
 	struct flitnet *n = w->net;
-	for (uint32_t i = id; i < n->n_own; i += w->n_threads)
-		fl_cycle(n->part[n->own[i]]);
+	for (uint32_t i = id; i < n->n_own; i += w->n_threads) {
+		if (w->phase == FL_PHASE_CYCLE)
+			fl_cycle(n->part[n->own[i]]);
+		else
+			fl_part_merge_into(n, n->part[n->own[i]]);
+	}
 }
 
 static void *fl_worker_main(void *arg)
@@ -124,16 +133,28 @@ static void *fl_worker_main(void *arg)
 	}
 }
 
-void fl_workers_cycle(struct fl_workers *w)
+/* Release the workers on `phase`, run the caller's share, wait for all. */
+static void fl_workers_run(struct fl_workers *w, enum fl_phase phase)
 {
 	const uint32_t others = w->n_threads - 1;
 	uint32_t base = atomic_load(&w->done.value);
+	w->phase = phase; /* the bump below publishes it (sequentially consistent) */
 	fl_flag_bump(&w->go, 1);
 	fl_workers_share(w, 0);
-	/* Each worker bumps `done` once per cycle: wait for all of them. */
+	/* Each worker bumps `done` once per phase: wait for all of them. */
 	uint32_t v = atomic_load(&w->done.value);
 	while (v - base < others)
 		v = fl_flag_wait_change(&w->done, v);
+}
+
+void fl_workers_cycle(struct fl_workers *w)
+{
+	fl_workers_run(w, FL_PHASE_CYCLE);
+}
+
+void fl_workers_merge(struct fl_workers *w)
+{
+	fl_workers_run(w, FL_PHASE_MERGE);
 }
 
 static void fl_flag_init(struct fl_flag *f)
