@@ -11,7 +11,10 @@
 # are measured in sample periods of their greatest common divisor, every
 # one of them run (no early stop on convergence). THREADS: [simulation]
 # threads (default 1). PARTITIONS (environment): [simulation] partitions, unset:
-# the engine's automatic count (docs/scaling.md). The network is the one `netloom design equality --routers N
+# the engine's automatic count (docs/scaling.md). KEEP (environment): a
+# directory to keep the run's JSON (run.json: histograms, every figure)
+# and the design's (design.json) in; unset, they go with the temporary
+# directory. The network is the one `netloom design equality --routers N
 # --radix 64 --endpoints 16 --seed 1` finds (its chords are not in our copy
 # of the paper). sim_type = throughput: 0.9 is past amin's saturation on
 # these networks (docs/validation.md), so a latency run would never drain.
@@ -26,6 +29,9 @@ case "$size" in
   1m) routers=64000 ;;
   *) echo "equality_scale.sh: unknown size '$size' (128k or 1m)" >&2; exit 2 ;;
 esac
+if [ -n "${KEEP:-}" ]; then
+  mkdir -p "$KEEP" || { echo "equality_scale.sh: cannot create KEEP directory '$KEEP'" >&2; exit 2; }
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$netloom" design equality --routers "$routers" --radix 64 --endpoints 16 --seed 1 --json -o "$tmp/design.json"
@@ -56,6 +62,10 @@ print(f"{int(warmup)} + {int(cycles)} cycles on {threads} thread(s), partitions 
 print(f"{r['cycles']} cycles run, {r['measured_cycles']} measured in {r['samples'] - int(warmup) // period} sample(s)")
 print(f"offered 0.9, accepted {r['throughput']['accepted']:.4f} flits/cycle/endpoint, packet latency mean "
       f"{r['latency']['packet']['mean']:.1f} cycles, hops mean {r['hops']['mean']:.3f}")
+if os.environ.get("KEEP"):
+    import shutil
+    for f in ("run.json", "design.json"):
+        shutil.copyfile(os.path.join(tmp, f), os.path.join(os.environ["KEEP"], f))
 print(f"equality {size}: {r['flit_hops'] / r['wall_seconds']:.0f} flit-hops/s, "
       f"{peak / eps:.0f} bytes per endpoint peak, accepted {r['throughput']['accepted']:.4f} of 0.9")
 EOF
