@@ -66,6 +66,14 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	bool clear_last = false;
 	int phase = PH_WARMUP;
 
+	/* The progress line's whole: BookSim's rule stops 3 converged samples
+	 * after the warm-up, so a run that can converge is expected to take
+	 * warmup_periods + 3 of them; with stopping thresholds of 0 nothing
+	 * converges and every one of max_samples runs (equality_scale.sh). */
+	const bool runs_all = !(sc->acc_stopping_thres > 0) && (!measure_latency || !(sc->stopping_thres > 0));
+	int64_t expect = runs_all ? sc->max_samples : sc->warmup_periods + 3;
+	if (expect > sc->max_samples)
+		expect = sc->max_samples;
 	fl_obs_phase(&n->obs, phase);
 	exp_clear_stats(n);
 	while (total_phases < sc->max_samples && (phase != PH_RUNNING || converged < 3)) {
@@ -77,7 +85,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 		NL_CHECK(flitnet_run_until(n, n->now + period, err));
 		fl_part_fold_hists(n);
 		exp_progress(pg, n, phase == PH_WARMUP ? "warm-up" : "measuring",
-			     (double)(total_phases + 1) / (double)(sc->warmup_periods + 3));
+			     (double)(total_phases + 1) / (double)expect);
 
 		double cur_lat = stats_hist_mean(&n->obs.plat);
 		double cur_acc = (double)n->obs.accepted_flits / (double)(n->now - n->obs.reset_time) / n_active;

@@ -794,6 +794,18 @@ def case_progress():
     # NETLOOM_PROGRESS=0 silences it even on a terminal.
     _, tty = _pty_run(args, dict(env, NETLOOM_PROGRESS="0"))
     eq("NETLOOM_PROGRESS=0 on a terminal", tty, b"")
+    # A run that cannot converge (stopping threshold 0) runs every one of
+    # max_samples: its percentage counts to 100 over all of them (it read
+    # past 100% and lost its percentage after warm-up + 3 samples).
+    args = ("run", "-s", "topology=torus:k=16x16", "-s", "num_vcs=2", "-s", "injection_rate=0.1",
+            "-s", "sim_type=throughput", "-s", "acc_stopping_thres=0", "-s", "warmup_periods=1",
+            "-s", "max_samples=6", "-s", "sample_period=8000", "--csv")
+    _, tty = _pty_run(args, env)
+    drawn = [d for d in tty.split(b"\r\x1b[K") if d.startswith(b"rate 0.1: ")]
+    check(f"every sample drawn with its share of max_samples: {drawn!r}",
+          len(drawn) >= 4 and all(re.search(rb": +[0-9]+\.[0-9]%  ", d) for d in drawn))
+    pcts = [float(re.search(rb"([0-9.]+)%", d).group(1)) for d in drawn]
+    check(f"percentages within 0-100 and rising: {pcts}", pcts == sorted(pcts) and pcts[-1] <= 100.0)
 
 
 def case_help():
