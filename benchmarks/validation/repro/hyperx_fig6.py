@@ -8,7 +8,7 @@ virtual cut-through, iSLIP switch allocation, input speedup 2, single-flit
 packets; the VC allocator is separable_input_first (route priorities
 decide Min-AD's and DAL's order: minimal, deroute, escape); sequential
 allocation, whose count of flits routed to a port here is what makes a
-port "blocked" for Min-AD and DAL (lib/hyperx_common.py, ROUTING_FIG6;
+port "blocked" for Min-AD and DAL (lib/hyperx_common.py, ROUTING;
 DAL's deroute ports have a threshold of their own, dqueue=3).
 
 HYPERX_FIG6_SIZE selects the network:
@@ -50,7 +50,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from hyperx_common import (ROUTING_FIG6, SETTINGS, cached_point, default_loads, latency_curve,  # noqa: E402
+from hyperx_common import (ROUTING, SETTINGS, cached_point, default_loads, latency_curve,  # noqa: E402
                            pick_router, pick_size, plot_curves, plot_saturation_bars, points_dir, router_note)
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
@@ -88,7 +88,7 @@ def main():
     rows = []
     for pat in PATTERNS:
         for algo in ALGOS:
-            base = SETTINGS + router_set + ["topology=" + topo, "routing_function=" + ROUTING_FIG6.get(algo, algo),
+            base = SETTINGS + router_set + ["topology=" + topo, "routing_function=" + ROUTING.get(algo, algo),
                                             "traffic=" + pat, "seed=1"]
             sat = run(base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
                               "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"])

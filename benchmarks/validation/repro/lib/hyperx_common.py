@@ -18,15 +18,13 @@ import subprocess
 # overloaded channel does not show.
 # The Clos's adaptive routing compares its up-ports by the same count
 # (anca:queue=routed), not BookSim's credits.
-ROUTING = {"minad": "minad:block=0,queue=2", "dal": "dal:block=0,queue=2", "anca": "anca:queue=routed"}
-# Fig. 6's DAL also has a threshold of its own for step 3's deroute ports,
-# 3 flits routed and not yet sent (dal.c header, `dqueue`): with one
+# DAL also has a threshold of its own for step 3's deroute ports, 3
+# flits routed and not yet sent (dal.c header, `dqueue`): with one
 # threshold DAL derouted unevenly across the dimensions on bitcomp and
 # trailed Valiant (fast router: 0.92x at paper size); with dqueue=3 it
 # passes every Fig. 6 check with both routers (docs/validation.md, "DAL
-# on bitcomp with the fast router"). Fig. 7 keeps ROUTING["dal"] until
-# its DAL points are measured again.
-ROUTING_FIG6 = dict(ROUTING, dal="dal:block=0,queue=2,dqueue=3")
+# on bitcomp with the fast router"). Fig. 6 and Fig. 7 both run it.
+ROUTING = {"minad": "minad:block=0,queue=2", "dal": "dal:block=0,queue=2,dqueue=3", "anca": "anca:queue=routed"}
 
 
 SETTINGS = [
