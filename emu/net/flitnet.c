@@ -1335,7 +1335,7 @@ static int fl_run_windows(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 		n->x_busy = true;
 		while (n->now <= e) {
 			if (n->n_own > 1)
-				fl_mpi_merge_own(n);
+				fl_part_merge_own(n);
 			const uint64_t next = fl_next_work(n);
 			if (next > n->now) {
 				fl_jump(n, next <= e ? next : e + 1);

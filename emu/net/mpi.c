@@ -566,14 +566,6 @@ void fl_mpi_begin(struct flitnet *n)
 	n->x_clast = g[1];
 }
 
-void fl_mpi_merge_own(struct flitnet *n)
-{
-	for (uint32_t i = 0; i < n->n_own; i++)
-		for (uint32_t j = 0; j < n->n_own; j++)
-			if (i != j)
-				fl_xmerge(n, n->part[n->own[i]], n->part[n->own[j]]);
-}
-
 /* Room for `more` bytes at the end of a growable buffer. */
 static uint8_t *mx_room(struct flitnet *n, uint8_t **buf, size_t *cap, size_t used, size_t more)
 {
@@ -1260,12 +1252,6 @@ void fl_mpi_begin(struct flitnet *n)
 void fl_mpi_plan(struct flitnet *n)
 {
 	(void)n;
-}
-
-void fl_mpi_merge_own(struct flitnet *n)
-{
-	(void)n;
-	NL_BUG("MPI engine without MPI");
 }
 
 void fl_mpi_exchange(struct flitnet *n)

@@ -38,10 +38,6 @@ void fl_mpi_release(struct flitnet *n);
  * fewest cycles between sending an event and its cycle, over the links
  * joining partitions of different ranks) and the window n->x_window. */
 void fl_mpi_plan(struct flitnet *n);
-/* Inside a window, after each cycle but its last: the outboxes between
- * this rank's own partitions merged into their targets (their links may
- * be shorter than the window). */
-void fl_mpi_merge_own(struct flitnet *n);
 
 /* flitnet_run_until's entry: the counters' base (the driver may have
  * changed them since the last cycle), the next cycle with work and the

@@ -936,6 +936,12 @@ int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps,
  * event of such an outbox (la: its carried decisions, or NULL). */
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);
 void fl_part_merge_into(struct flitnet *n, struct flitnet *p);
+/* Every partition of this process takes what the others addressed to it
+ * (fl_part_merge_into), on the workers when there are some: the cycle
+ * boundary's merge, and under MPI the merge between a rank's own
+ * partitions after each cycle of a window but its last (their links may
+ * be shorter than the window). */
+void fl_part_merge_own(struct flitnet *n);
 void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la);
 /* Before running: the drivers' and observer's settings of the root to the
  * other partitions. */

@@ -440,14 +440,26 @@ void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p)
 }
 
 /* Partition p takes the cycle's events addressed to it, from every other
- * partition in partition order: what it writes is its own (pools, wheel,
- * the receiving VCs' xpkt/xsrc/xstamp entries, each box's count), so the
- * partitions' merges may run side by side (fl_workers_merge). */
+ * partition of this process (all of them; under MPI this rank's own) in
+ * partition order: what it writes is its own (pools, wheel, the receiving
+ * VCs' xpkt/xsrc/xstamp entries, each box's count), so the partitions'
+ * merges may run side by side (fl_workers_merge). */
 void fl_part_merge_into(struct flitnet *n, struct flitnet *p)
 {
-	for (uint32_t s = 0; s < n->n_parts; s++)
-		if (n->part[s] != p)
-			fl_xmerge(n, n->part[s], p);
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		struct flitnet *s = n->part[n->own[i]];
+		if (s != p)
+			fl_xmerge(n, s, p);
+	}
+}
+
+void fl_part_merge_own(struct flitnet *n)
+{
+	if (n->workers)
+		fl_workers_merge(n->workers);
+	else
+		for (uint32_t i = 0; i < n->n_own; i++)
+			fl_part_merge_into(n, n->part[n->own[i]]);
 }
 
 void fl_part_gather_done(struct flitnet *n, struct flitnet *s)
@@ -591,11 +603,7 @@ void fl_part_exchange(struct flitnet *n)
 		 * completed messages are gathered on every rank. */
 		fl_mpi_exchange(n);
 	} else if (n->n_parts > 1) {
-		if (n->workers)
-			fl_workers_merge(n->workers);
-		else
-			for (uint32_t p = 0; p < n->n_parts; p++)
-				fl_part_merge_into(n, n->part[p]);
+		fl_part_merge_own(n);
 		if (n->la_upstream)
 			fl_la_flush_parts(n);
 		for (uint32_t k = 1; k < n->n_parts; k++) {
