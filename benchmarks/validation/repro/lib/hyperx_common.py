@@ -151,6 +151,7 @@ def plot_curves(svg, title, panels, labels, loads, lat):
     per pattern in `panels`, a curve per label in `labels`, from
     lat[(pattern, label)] (a value per load of `loads`; "-" not measured)."""
     dat = svg + ".dat"
+    measured = set()  # (pattern, label) with a point: gnuplot warns of an empty data set
     with open(dat, "w") as f:
         for p in panels:
             for a in labels:
@@ -158,12 +159,13 @@ def plot_curves(svg, title, panels, labels, loads, lat):
                 for ld, x in zip(loads, lat.get((p, a), [])):
                     if x != "-":
                         f.write("%g %s\n" % (ld, x))
+                        measured.add((p, a))
                 f.write("\n\n")
     parts = []
     for i, p in enumerate(panels):
         curves = ", ".join("'%s' index %d using 1:2 with linespoints title '%s'" % (dat, i * len(labels) + j, a)
-                           for j, a in enumerate(labels))
-        parts.append("set title '(%s) %s'\nplot %s" % ("abcdefgh"[i], p, curves))
+                           for j, a in enumerate(labels) if (p, a) in measured)
+        parts.append("set title '(%s) %s'\nplot %s" % ("abcdefgh"[i], p, curves or "NaN notitle"))
     gnuplot("""set terminal svg size 1000,800
 set output '%s'
 set multiplot layout 2,2 title '%s'
