@@ -561,9 +561,37 @@ static void test_swap2_hyperx(void)
 	topo_free(t);
 }
 
+/* swap2 with a HyperX numbering (s, t) on a topology without coordinates
+ * (§4.1's Fig. 7 folded Clos): the same pairs as swap2 on that HyperX. */
+static void test_swap2_numbering(void)
+{
+	struct topo *hx = NULL, *clos = NULL;
+	struct traffic *a = NULL, *b = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("hyperx:s=8x8x8,t=8", &hx, &e), &e);
+	CHECK_OK(topo_new("clos:l=3,r=32,n=4096,taper=2x1,pack=1", &clos, &e), &e);
+	CHECK_UINT(clos->n_endpoints, ==, hx->n_endpoints);
+	CHECK_OK(traffic_new("swap2", hx, 1, &a, &e), &e);
+	CHECK_OK(traffic_new("swap2:s=8x8x8,t=8", clos, 1, &b, &e), &e);
+	struct rng rng;
+	rng_init(&rng, 1, RNG_CLASS_ROUTER, 0);
+	for (uint32_t s = 0; s < hx->n_endpoints; s++)
+		CHECK_UINT(b->ops->dest(b, s, &rng), ==, a->ops->dest(a, s, &rng));
+	traffic_free(a);
+	traffic_free(b);
+	/* A numbering that does not cover the endpoints, or one dimension. */
+	CHECK_ERR(traffic_new("swap2:s=8x8x8,t=4", clos, 1, &b, &e), NL_ECONFIG, &e,
+		  "s x t numbers 2048 endpoints; the topology has 4096");
+	CHECK_ERR(traffic_new("swap2:s=512,t=8", clos, 1, &b, &e), NL_ECONFIG, &e, "s has 1 dimension");
+	CHECK_ERR(traffic_new("swap2", clos, 1, &b, &e), NL_EUNSUPPORTED, &e, "or a numbering, e.g. swap2:s=8x8x8,t=8");
+	topo_free(hx);
+	topo_free(clos);
+}
+
 int main(void)
 {
 	TEST_RUN(test_minad_minimal);
+	TEST_RUN(test_swap2_numbering);
 	TEST_RUN(test_dal_rules);
 	TEST_RUN(test_dal_k1_equals_general);
 	TEST_RUN(test_min_first_direct);

@@ -22,7 +22,10 @@ rotate, transpose and swap2:
          read "blocked" (lib/hyperx_common.py); the paper only says
          "adaptive routing" [5].
 swap2 needs grid or HyperX coordinates (emu/traffic/swap2.c); the Clos has
-none, so its swap2 point is not run (printed as "-").
+none, so it runs swap2 with the numbering of the HyperX it is compared
+with, swap2:s=8x8x8,t=8 (the beta = 0.5 network's pairs; the paper does
+not say how it numbered the Clos), swap2:s=4x4x2,t=4 on the small Clos
+(128 endpoints).
 
 HYPERX_FIG7_SIZE: paper (the above) or small (hyperx:s=4x4x4,t=4,
 hyperx:s=4x4x4,t=8 and clos:l=3,r=8,taper=2x1,pack=1 with the same betas,
@@ -76,6 +79,8 @@ SIZES = {
               "clos": ("clos:l=3,r=8,taper=2x1,pack=1", ROUTING["anca"], 64.0 / 128)},
 }
 NETS = ["hx05", "hx025", "clos"]
+# The Clos has no coordinates: swap2 there takes a HyperX numbering.
+CLOS_SWAP2 = {"paper": "swap2:s=8x8x8,t=8", "small": "swap2:s=4x4x2,t=4"}
 PATTERNS = ["bitcomp", "bitrot", "transpose", "swap2"]
 # Seed 001 §4.1 on Fig. 7 (a plot without printed values): the Clos
 # saturates at beta on every pattern; HyperX with DAL reaches 2 beta on
@@ -126,12 +131,11 @@ def main():
     rows = []
     for pat in pats:
         for label, topo, algo, beta in curves:
-            base = settings + ["topology=" + topo, "routing_function=" + algo, "traffic=" + pat, "seed=1"]
-            sat = None
-            if not (pat == "swap2" and topo.startswith("clos")):
-                sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
-                                           "sample_period=1000", "max_samples=" + samples,
-                                           "acc_stopping_thres=0"], cache)
+            traffic = CLOS_SWAP2[size] if pat == "swap2" and topo.startswith("clos") else pat
+            base = settings + ["topology=" + topo, "routing_function=" + algo, "traffic=" + traffic, "seed=1"]
+            sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
+                                       "sample_period=1000", "max_samples=" + samples,
+                                       "acc_stopping_thres=0"], cache)
             if sat is None:
                 rows.append((pat, label, topo, algo, beta, None, "-", ["-"] * len(loads)))
                 continue
