@@ -30,26 +30,49 @@ static const struct param_def swap2_params_def[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+/* A HyperX numbering, the topology's own or the parameters': endpoint e
+ * is terminal e mod t of switch e / t, whose coordinate in dimension d
+ * is (e / t) / stride[d] mod k[d]. Dimensions 0 and 1 are all Swap2 moves. */
+struct swap2_state {
+	uint32_t t;         /* 0: grid coordinates instead */
+	uint32_t k[2], stride[2];
+};
+
 static int swap2_init(struct traffic *tr, struct nl_err *err)
 {
 	const struct swap2_params *p = tr->params;
+	struct swap2_state *st = tr->state;
 	if (p->t > 0) {
-		uint64_t n = (uint64_t)p->t;
-		for (int d = 0; d < p->s.n; d++)
-			n *= (uint64_t)p->s.v[d];
 		if (p->s.n < 2)
 			return nl_errf(err, NL_ECONFIG, "traffic 'swap2': s has %d dimension; expected at least 2, e.g. s=8x8x8",
 				       p->s.n);
+		/* Stops growing past the endpoint count: no overflow. */
+		uint64_t n = (uint64_t)p->t;
+		for (int d = 0; d < p->s.n && n <= tr->topo->n_endpoints; d++)
+			n *= (uint64_t)p->s.v[d];
 		if (n != tr->topo->n_endpoints)
-			return nl_errf(err, NL_ECONFIG,
-				       "traffic 'swap2': s x t numbers %llu endpoints; the topology has %u",
-				       (unsigned long long)n, tr->topo->n_endpoints);
+			return nl_errf(err, NL_ECONFIG, "traffic 'swap2': s x t numbers %s%llu endpoints; the topology has %u",
+				       n > tr->topo->n_endpoints ? "more than " : "",
+				       (unsigned long long)(n > tr->topo->n_endpoints ? tr->topo->n_endpoints : n),
+				       tr->topo->n_endpoints);
+		st->t = (uint32_t)p->t;
+		st->k[0] = (uint32_t)p->s.v[0];
+		st->k[1] = (uint32_t)p->s.v[1];
+		st->stride[0] = 1;
+		st->stride[1] = st->k[0];
 		return 0;
 	}
 	const struct topo_grid *g = tr->topo->grid;
 	const struct topo_hyperx *h = topo_hyperx_of(tr->topo);
-	if (h && h->L >= 2)
+	if (!g && h && h->L >= 2) {
+		/* HyperX: endpoints router-major, T per router. */
+		st->t = h->T;
+		for (int d = 0; d < 2; d++) {
+			st->k[d] = h->S[d];
+			st->stride[d] = h->stride[d];
+		}
 		return 0;
+	}
 	if (!g || g->n_dims < 2)
 		return nl_errf(err, NL_EUNSUPPORTED,
 			       "traffic 'swap2' needs a topology with coordinates in at least 2 dimensions ('%s' has %s), "
@@ -60,30 +83,16 @@ static int swap2_init(struct traffic *tr, struct nl_err *err)
 
 static uint32_t swap2_dest(const struct traffic *tr, uint32_t s, struct rng *rng)
 {
-	const struct swap2_params *p = tr->params;
-	const struct topo_grid *g = tr->topo->grid;
+	const struct swap2_state *st = tr->state;
+	const int dim = (int)(s & 1);
 	(void)rng;
-	if (p->t > 0) {
-		/* The numbering of the parameters: switch r = s / t. */
-		const uint32_t t = (uint32_t)p->t, r = s / t, i = s % t;
-		const int dim = (int)(s & 1);
-		uint32_t stride = 1;
-		for (int d = 0; d < dim; d++)
-			stride *= (uint32_t)p->s.v[d];
-		const uint32_t k = (uint32_t)p->s.v[dim], c = r / stride % k, nc = (c + k / 2) % k;
-		return (r - c * stride + nc * stride) * t + i;
+	if (st->t) {
+		const uint32_t r = s / st->t, i = s % st->t, k = st->k[dim], stride = st->stride[dim];
+		const uint32_t c = r / stride % k, nc = (c + k / 2) % k;
+		return (r - c * stride + nc * stride) * st->t + i;
 	}
-	if (!g) {
-		/* HyperX: endpoints router-major, T per router. */
-		const struct topo_hyperx *h = topo_hyperx_of(tr->topo);
-		uint32_t r = s / h->T, i = s % h->T;
-		int dim = (int)(s & 1);
-		uint32_t c = topo_hyperx_coord(h, r, dim);
-		uint32_t nc = (c + h->S[dim] / 2) % h->S[dim];
-		return (r - c * h->stride[dim] + nc * h->stride[dim]) * h->T + i;
-	}
+	const struct topo_grid *g = tr->topo->grid;
 	uint32_t r = topo_ep_router(tr->topo, s);
-	int dim = (int)(s & 1);
 	uint32_t c = topo_grid_coord(g, r, dim);
 	uint32_t nc = (c + g->k[dim] / 2) % g->k[dim];
 	uint32_t d = r + (nc - c) * g->stride[dim];
@@ -95,6 +104,7 @@ const struct traffic_ops traffic_swap2_ops = {
 	.help = "even endpoints swap across dimension 0's bisection, odd across dimension 1's (seed 001); any topology with a HyperX numbering s, t",
 	.params = swap2_params_def,
 	.params_size = sizeof(struct swap2_params),
+	.state_size = sizeof(struct swap2_state),
 	.init = swap2_init,
 	.dest = swap2_dest,
 };
