@@ -759,6 +759,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		     (n->route->hop_pure || n->la_upstream || (n->route->keyed_draws && !n->pend));
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* router.c's stage loops drop the tests of what is off here. */
+	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
+	n->local_arrivals = n->fl_compact && !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
 	n->plain = n->direct_xbar && !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_step &&
 		   !n->cred_lat && n->n_cls == 1 && !rc->wait_for_tail_credit && rc->output_speedup == 1;
 	if (rc_ == 0)
@@ -1048,6 +1050,92 @@ static void fl_slot_dispatch_cf(struct flitnet *n, const struct fl_slot *s)
 	FL_SLOT_WALK(n, s, FL_BLK_FLITS, fl, fl_prefetch_cf, fl_dispatch_cf)
 }
 
+/* Per-router arrivals (n->local_arrivals): a slot's flits for endpoints
+ * are dispatched at once, those for routers go into their router's list
+ * and reach the router just before it steps (fl_router_arrivals). Under
+ * load a cycle's arrivals touch more lines (input VCs, runs, stage
+ * queues) than the cache holds: dispatched all first, they were gone
+ * again when the routers stepped (the FleX dragonfly at 0.7: about 10%
+ * less CPU time, benchmarks/README.md). Same results:
+ *  - an arrival changes only its router's input side (buffers, stage
+ *    queues), which nothing reads before that router steps, unless a
+ *    routing function reads other routers' state (ROUTE_VIEW_GLOBAL: the
+ *    slot is then dispatched whole); sources, and the decisions they take
+ *    as they inject, read output VCs and credits, which are all
+ *    dispatched before sources step, as before; a credit wakes parked
+ *    heads into the VC queue only with wait_for_tail_credit (off here);
+ *  - a list runs last listed first: a router queues one cycle's arrivals
+ *    in input-VC order whatever order they come in (fl_q_push_arrival),
+ *    and a channel brings at most one flit a cycle, so no two of them
+ *    meet in one buffer.
+ * test_flit's test_arrival_lists_same runs both ways. */
+
+/* One pass over the slot's flits, with what it touches in locals (a
+ * store through the lists' pointers may alias n's fields). */
+static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
+{
+	uint32_t *const head = n->arr_head, *const next = n->arr_next;
+	struct fl_cflit *const ev = n->arr_ev;
+	uint64_t *const act = n->act_r;
+	const uint32_t *const port_router = n->topo->port_router;
+	const uint32_t shift = n->cf_shift;
+	uint32_t k = 0, activated = 0;
+	for (const struct fl_evblk *b = s->head; b; b = b->next) {
+		const uint32_t cnt = b->next ? FL_BLK_FLITS : s->tail_n;
+		for (uint32_t i = 0; i < cnt; i++) {
+			const struct fl_cflit f = b->fl[i];
+			if (f.pkt & FL_CF_NIC) {
+				fl_dispatch_cf(n, f);
+				continue;
+			}
+			const uint32_t r = port_router[f.at >> shift];
+			ev[k] = f;
+			next[k] = head[r];
+			head[r] = ++k;
+			const uint64_t m = 1ULL << (r & 63);
+			activated += !(act[r >> 6] & m);
+			act[r >> 6] |= m;
+		}
+	}
+	n->n_act_r += activated;
+}
+
+/* Router r's arrivals of this cycle, from its list (first: 1-based). */
+static inline void fl_router_arrivals(struct flitnet *n, uint32_t r, uint32_t first)
+{
+	n->arr_head[r] = 0;
+	for (uint32_t k = first; k; k = n->arr_next[k - 1]) {
+		const struct fl_cflit f = n->arr_ev[k - 1];
+		fl_router_arrive(n, r, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt, (uint16_t)f.at);
+	}
+}
+
+/* Room for the coming cycle's arrivals in the per-router lists. Nothing
+ * fails here: without the room fl_cycle dispatches the slot as a whole,
+ * which gives the same results. */
+void fl_arrivals_reserve(struct flitnet *n)
+{
+	const struct fl_slot *s = &n->wheel[n->now & n->wheel_mask];
+	if (s->n <= n->arr_cap)
+		return;
+	if (!n->arr_head && !(n->arr_head = fl_calloc_lines(n->topo->n_routers, sizeof *n->arr_head)))
+		return;
+	uint32_t cap = n->arr_cap ? n->arr_cap : 256;
+	while (cap < s->n && cap <= UINT32_MAX / 2)
+		cap *= 2;
+	if (cap < s->n)
+		return;
+	uint32_t *nx = realloc(n->arr_next, (size_t)cap * sizeof *nx);
+	if (!nx)
+		return;
+	n->arr_next = nx;
+	struct fl_cflit *ev = realloc(n->arr_ev, (size_t)cap * sizeof *ev);
+	if (!ev)
+		return;
+	n->arr_ev = ev;
+	n->arr_cap = cap;
+}
+
 /* visit_order = reverse: the slot's events last first. */
 static void fl_slot_dispatch_reverse(struct flitnet *n, struct fl_slot *s)
 {
@@ -1078,12 +1166,15 @@ void fl_cycle(struct flitnet *n)
 	/* Each event touches a cold record; their addresses are known, so
 	 * fetch a few events ahead (across a block boundary too). */
 	struct fl_slot *s = &n->wheel[t & n->wheel_mask];
+	const bool lists = s->n && n->local_arrivals && n->fl_compact && !n->reverse_visits && s->n <= n->arr_cap;
 	if (s->n) {
 		if (__builtin_expect(n->reverse_visits, 0)) {
 			fl_slot_dispatch_reverse(n, s);
 			fl_slot_credits_reverse(n, s);
 		} else {
-			if (n->fl_compact)
+			if (lists)
+				fl_slot_arrival_lists(n, s);
+			else if (n->fl_compact)
 				fl_slot_dispatch_cf(n, s);
 			else
 				fl_slot_dispatch(n, s);
@@ -1113,6 +1204,8 @@ void fl_cycle(struct flitnet *n)
 			uint32_t r = w * 64 + (uint32_t)__builtin_ctzll(bits);
 			bits &= bits - 1;
 			n->n_act_r--;
+			if (lists && n->arr_head[r])
+				fl_router_arrivals(n, r, n->arr_head[r]);
 			for (uint32_t k = 0; k < steps; k++)
 				fl_router_step(n, r);
 			const struct fl_router *ro = &n->routers[r];

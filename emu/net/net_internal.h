@@ -598,6 +598,16 @@ struct flitnet {
 	uint32_t n_act_r, n_act_r_next; /* bits set */
 	uint32_t act_words;
 	uint32_t *act_e, *act_e_next;
+	/* Arrivals dispatched router by router, just before the router steps
+	 * (fl_cycle, n->local_arrivals): the slot's router flits in a list per
+	 * router, 1-based indices into arr_ev (0 = none), last listed first
+	 * (a router queues a cycle's arrivals by input VC, whatever their
+	 * order). */
+	bool local_arrivals;
+	uint32_t *arr_head;            /* [router] */
+	uint32_t *arr_next;            /* [arrival] */
+	struct fl_cflit *arr_ev;       /* [arrival] */
+	uint32_t arr_cap;              /* arrivals arr_next and arr_ev hold */
 	uint32_t n_act_e, n_act_e_next;
 
 	/* Allocation scratch, sized for the largest router. */
@@ -922,6 +932,7 @@ void fl_part_release(struct flitnet *n);
 /* Free what partition s owns itself: wheel, far heap, pools, active
  * lists, source heap, scratch, histograms. */
 void fl_part_release_own(struct flitnet *s);
+void fl_arrivals_reserve(struct flitnet *n);
 /* An event for partition `part` (another one): queued in the outbox, with
  * a copy of the packet's record for a head flit; the tail frees the local
  * record (it has left this partition). */

@@ -55,6 +55,9 @@ void fl_part_release_own(struct flitnet *s)
 	fl_free_lines(s->act_r_next);
 	fl_free_lines(s->act_e);
 	fl_free_lines(s->act_e_next);
+	fl_free_lines(s->arr_head);
+	free(s->arr_next);
+	free(s->arr_ev);
 	fl_free_lines(s->gen_heap);
 	fl_free_lines(s->cal_head);
 	fl_free_lines(s->areq);
@@ -128,6 +131,9 @@ static int fl_part_new(struct flitnet *n, uint32_t k, uint32_t n_eps, struct fli
 	s->n_la_pend = 0;
 	s->act_r = s->act_r_next = NULL;
 	s->act_e = s->act_e_next = NULL;
+	s->arr_head = s->arr_next = NULL;
+	s->arr_ev = NULL;
+	s->arr_cap = 0;
 	s->gen_heap = NULL;
 	s->cal_head = NULL;
 	s->areq = NULL;

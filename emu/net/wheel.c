@@ -220,8 +220,11 @@ int fl_reserve(struct flitnet *n, struct nl_err *err)
 	if (n->oom)
 		return nl_errf(err, NL_ENOMEM, "out of memory at cycle %" PRIu64 ": %" PRIu64 " events in flight",
 			       n->now, n->n_events);
+	if (n->local_arrivals)
+		fl_arrivals_reserve(n);
 	return 0;
 }
+
 
 /* --- the timing wheel and its far events ------------------------------------ */
 

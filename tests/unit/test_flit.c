@@ -722,6 +722,46 @@ static void test_compact_credits_same(void)
 	}
 }
 
+/* Arrivals dispatched router by router just before each router steps
+ * (flitnet.c, fl_slot_arrival_lists) give what dispatching the whole slot
+ * first gives: every figure and every arbiter pointer, on networks with
+ * a decision at injection (UGAL's booksim mode, with internal speedup and
+ * two partitions), lookahead decided upstream (nca), multi-flit packets
+ * whose body flits join non-empty VCs, and one or two router steps a
+ * cycle (internal_speedup 1.5). */
+static void test_arrival_lists_same(void)
+{
+	static const char *const cases[][8] = {
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal:mode=booksim", "num_vcs=3",
+		 "global_latency=20", "internal_speedup=2.0", "partitions=2", "injection_rate=0.6", NULL},
+		{"topology=fattree:k=4,n=3", "routing_function=nca", "num_vcs=4", "routing_delay=0",
+		 "lookahead_decide=upstream", "injection_rate=0.7", NULL},
+		{"topology=torus:k=4x4", "routing_function=valiant", "num_vcs=4", "packet_size=1..5",
+		 "injection_rate=0.9", NULL},
+		{"topology=mesh:k=4x4", "routing_function=dor", "num_vcs=2", "internal_speedup=1.5",
+		 "packet_size=2", "injection_rate=0.3", NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint64_t digest[2], ptrs[2];
+		for (int mode = 0; mode < 2; mode++) { /* per router, the whole slot first */
+			static const char *const extra[] = {"seed=3", "vc_buf_size=4", NULL};
+			struct fx f;
+			struct nl_err e = {0};
+			CHECK_OK(fx_open2(&f, cases[c], extra, &e), &e);
+			CHECK(f.n->local_arrivals);
+			for (uint32_t k = 0; k < f.n->n_parts; k++)
+				f.n->part[k]->local_arrivals = mode == 0;
+			f.n->sc.check_interval = 101;
+			fx_run_digests(&f, 3000, &digest[mode], &ptrs[mode]);
+			CHECK(f.n->flit_hops > 5000);
+			for (uint32_t k = 0; k < f.n->n_parts; k++)
+				CHECK((f.n->part[k]->arr_cap > 0) == (mode == 0));
+			fx_close(&f);
+		}
+		fx_same(c, "arrivals per router", "whole slot", digest, ptrs);
+	}
+}
+
 /* The conservation check finds a broken balance wherever it is: on a
  * loaded network with events in flight, one credit too many on an output
  * VC in the first window of 4,096 output VCs, in the second, and an
@@ -775,6 +815,7 @@ int main(void)
 	TEST_RUN(test_check_finds_imbalance);
 	TEST_RUN(test_wheel_follows_events);
 	TEST_RUN(test_compact_credits_same);
+	TEST_RUN(test_arrival_lists_same);
 	TEST_RUN(test_source_calendar_is_heap);
 	return test_done();
 }
