@@ -1100,16 +1100,6 @@ static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
 	n->n_act_r += activated;
 }
 
-/* Router r's arrivals of this cycle, from its list (first: 1-based). */
-static inline void fl_router_arrivals(struct flitnet *n, uint32_t r, uint32_t first)
-{
-	n->arr_head[r] = 0;
-	for (uint32_t k = first; k; k = n->arr_next[k - 1]) {
-		const struct fl_cflit f = n->arr_ev[k - 1];
-		fl_router_arrive(n, r, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt, (uint16_t)f.at);
-	}
-}
-
 /* Room for the coming cycle's arrivals in the per-router lists. Nothing
  * fails here: without the room fl_cycle dispatches the slot as a whole,
  * which gives the same results. */

@@ -816,6 +816,7 @@ static inline const struct route_view *fl_kept_view(struct flitnet *part, const 
 }
 void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt,
 		      uint16_t seq);
+void fl_router_arrivals(struct flitnet *n, uint32_t r, uint32_t first);
 /* lookahead_decide = upstream (BookSim's lookahead timing): decide packet
  * pkt's route at router r, entering by local port `in` on VC in_vc, now,
  * from r's view, and keep it for the route stage there. */

@@ -119,7 +119,8 @@ static inline struct fl_xitem *fl_xq_at(struct flitnet *n, struct fl_router *ro,
 }
 
 /* BookSim's _InputQueuing for one arriving flit. */
-void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt, uint16_t seq)
+static inline __attribute__((always_inline)) void fl_router_arrive_at(struct flitnet *n, uint32_t r, uint32_t gport,
+								      uint8_t vc, uint32_t pkt, uint16_t seq)
 {
 	struct fl_router *ro = &n->routers[r];
 	uint32_t li = (gport - ro->port_base) * n->V + vc;
@@ -133,6 +134,24 @@ void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc,
 		fl_q_push_arrival(n, ro, Q_ROUTE, li);
 	} else if (n->ivc[iv].state == VC_ACTIVE && was_empty) {
 		fl_q_push_arrival(n, ro, Q_SA, li);
+	}
+}
+
+void fl_router_arrive(struct flitnet *n, uint32_t r, uint32_t gport, uint8_t vc, uint32_t pkt, uint16_t seq)
+{
+	fl_router_arrive_at(n, r, gport, vc, pkt, seq);
+}
+
+/* Router r's arrivals of this cycle from fl_cycle's list (first: 1-based;
+ * flitnet.c, fl_slot_arrival_lists), the list's arrays in locals. */
+void fl_router_arrivals(struct flitnet *n, uint32_t r, uint32_t first)
+{
+	n->arr_head[r] = 0;
+	const uint32_t *const next = n->arr_next;
+	const struct fl_cflit *const ev = n->arr_ev;
+	for (uint32_t k = first; k; k = next[k - 1]) {
+		const struct fl_cflit f = ev[k - 1];
+		fl_router_arrive_at(n, r, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt, (uint16_t)f.at);
 	}
 }
 
