@@ -758,9 +758,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room &&
 		     (n->route->hop_pure || n->la_upstream || (n->route->keyed_draws && !n->pend));
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
-	/* router.c's stage loops drop the tests of what is off here. */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
 	n->local_arrivals = n->fl_compact && !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
+	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = n->direct_xbar && !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_step &&
 		   !n->cred_lat && n->n_cls == 1 && !rc->wait_for_tail_credit && rc->output_speedup == 1;
 	if (rc_ == 0)
@@ -1055,8 +1055,8 @@ static void fl_slot_dispatch_cf(struct flitnet *n, const struct fl_slot *s)
  * and reach the router just before it steps (fl_router_arrivals). Under
  * load a cycle's arrivals touch more lines (input VCs, runs, stage
  * queues) than the cache holds: dispatched all first, they were gone
- * again when the routers stepped (the FleX dragonfly at 0.7: about 10%
- * less CPU time, benchmarks/README.md). Same results:
+ * again when the routers stepped (5-10% less CPU time on the converted
+ * BookSim2 files, benchmarks/README.md). Same results:
  *  - an arrival changes only its router's input side (buffers, stage
  *    queues), which nothing reads before that router steps, unless a
  *    routing function reads other routers' state (ROUTE_VIEW_GLOBAL: the

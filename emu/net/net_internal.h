@@ -598,6 +598,7 @@ struct flitnet {
 	uint32_t n_act_r, n_act_r_next; /* bits set */
 	uint32_t act_words;
 	uint32_t *act_e, *act_e_next;
+	uint32_t n_act_e, n_act_e_next;
 	/* Arrivals dispatched router by router, just before the router steps
 	 * (fl_cycle, n->local_arrivals): the slot's router flits in a list per
 	 * router, 1-based indices into arr_ev (0 = none), last listed first
@@ -608,7 +609,6 @@ struct flitnet {
 	uint32_t *arr_next;            /* [arrival] */
 	struct fl_cflit *arr_ev;       /* [arrival] */
 	uint32_t arr_cap;              /* arrivals arr_next and arr_ev hold */
-	uint32_t n_act_e, n_act_e_next;
 
 	/* Allocation scratch, sized for the largest router. */
 	struct fl_areq *areq;

@@ -225,7 +225,6 @@ int fl_reserve(struct flitnet *n, struct nl_err *err)
 	return 0;
 }
 
-
 /* --- the timing wheel and its far events ------------------------------------ */
 
 static void fl_far_push(struct flitnet *n, uint64_t cycle, const struct fl_event *ev)
