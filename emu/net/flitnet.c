@@ -1076,10 +1076,10 @@ static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
 {
 	uint32_t *const head = n->arr_head, *const next = n->arr_next;
 	struct fl_cflit *const ev = n->arr_ev;
-	uint64_t *const act = n->act_r;
 	const uint32_t *const port_router = n->topo->port_router;
 	const uint32_t shift = n->cf_shift;
-	uint32_t k = 0, activated = 0;
+	const uint64_t now = n->now;
+	uint32_t k = 0;
 	for (const struct fl_evblk *b = s->head; b; b = b->next) {
 		const uint32_t cnt = b->next ? FL_BLK_FLITS : s->tail_n;
 		for (uint32_t i = 0; i < cnt; i++) {
@@ -1089,15 +1089,14 @@ static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
 				continue;
 			}
 			const uint32_t r = port_router[f.at >> shift];
+			const uint32_t h = head[r];
 			ev[k] = f;
-			next[k] = head[r];
+			next[k] = h;
 			head[r] = ++k;
-			const uint64_t m = 1ULL << (r & 63);
-			activated += !(act[r >> 6] & m);
-			act[r >> 6] |= m;
+			if (!h) /* its first arrival this cycle */
+				fl_activate_router(n, r, now);
 		}
 	}
-	n->n_act_r += activated;
 }
 
 /* Room for the coming cycle's arrivals in the per-router lists. Nothing
