@@ -13,8 +13,13 @@ dir=build
 opts=(-Dbuildtype=debugoptimized -Dwerror=true)
 case "${1:-}" in
   --asan)
+    # -O1, as the AddressSanitizer documentation advises: at -O0 the unit
+    # suite took 5 min 50 s of .ci/run (the 1.5x-saturation watchdog
+    # alone 304 s), at -O1 2 min 9 s, for 38 s more build time; frame
+    # pointers kept for whole stack traces.
     dir=build-asan
-    opts=(-Dbuildtype=debug -Dwerror=true -Db_sanitize=address,undefined -Dc_args=-fno-sanitize-recover=all) ;;
+    opts=(-Ddebug=true -Doptimization=1 -Dwerror=true -Db_sanitize=address,undefined
+          "-Dc_args=-fno-sanitize-recover=all -fno-omit-frame-pointer") ;;
   --release)
     dir=build-release
     opts=(-Dbuildtype=release -Dwerror=true) ;;
