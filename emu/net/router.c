@@ -882,6 +882,18 @@ static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet 
 		if (nd->result != -1) /* a stall, or decided in the gather */
 			continue;
 		int32_t m = n_req ? n->in_match[li] : -1;
+		if (m < 0 && n->va_park) {
+			/* Lost its one VC to another head: parked now rather than
+			 * evaluated next step to find that VC held (the winner's
+			 * switch bid comes after this VA stage next step, so its
+			 * tail cannot free it before). fl_va_apply parks it. */
+			const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
+			if (n->ivc[(uint64_t)ro->vc_base + li].ncand == 1 && c->vc_lo == c->vc_hi &&
+			    n->out_match[c->port * V + c->vc_lo] >= 0) {
+				nd->result = FL_STALL_BUFFER_BUSY;
+				continue;
+			}
+		}
 		nd->result = (int16_t)(m >= 0 ? m : FL_STALL_BUFFER_CONFLICT);
 	}
 	for (uint32_t k = 0; k < n_req; k++)
@@ -908,7 +920,10 @@ static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t 
  *  - of the heads asking for v alone, all but the one v's arbiter would
  *    grant first (the least (li - pointer) mod inputs: alloc.c's round
  *    robin, for every allocator without priorities, with one request per
- *    such head). v goes to that head or to a bid from outside the list
+ *    such head; and for separable_input_first, whose input arbiters pass
+ *    each such head's one request on and whose output arbiters see no
+ *    priorities in VC allocation: out_pri is 0 in every VC request). v
+ *    goes to that head or to a bid from outside the list
  *    whose key is lower still; the others would lose in either case and
  *    find v busy at their next bid, or, if the winner declined v, see
  *    the same head keep bidding while v's pointer stays put. On a
@@ -931,7 +946,7 @@ void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g, uint32_t v)
 {
 	struct fl_router *ro = &n->routers[r];
 	const uint32_t side = (uint32_t)ro->n_ports * n->V;
-	const bool one = !n->va_ops->by_priority;
+	const bool one = !n->va_ops->by_priority || n->va_ops->input_single_request;
 	const uint32_t ptr = n->va_gptr[(uint64_t)ro->vc_base + (g - ro->port_base) * n->V + v];
 	uint32_t li = n->va_wait[g], prev = FL_NONE16, best = FL_NONE16, best_prev = FL_NONE16, best_key = UINT32_MAX;
 	while (li != FL_NONE16) {

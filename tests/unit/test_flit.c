@@ -223,6 +223,26 @@ static void test_va_shortcuts_invisible(void)
 		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=bgal", "num_vcs=4",
 		  "vc_allocator=separable_output_first", NULL},
 		 false, false},
+		/* Heads with one VC beside heads with two candidates (UGAL's
+		 * minimal and Valiant ports), by-priority allocators: under
+		 * separable_input_first a head that lost its one VC is parked
+		 * at once and a freed VC wakes its arbiter's first head alone;
+		 * under separable_output_first an output may grant a
+		 * two-candidate head that accepts elsewhere, leaving the VC
+		 * free, so neither holds there (router.c, fl_va_allocate and
+		 * fl_router_va_wake). */
+		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
+		  "lookahead_decide=upstream", "vc_allocator=separable_input_first", NULL},
+		 false, true},
+		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
+		  "lookahead_decide=upstream", "vc_allocator=separable_output_first", NULL},
+		 false, true},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2",
+		  "vc_allocator=separable_input_first", NULL},
+		 false, false},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2",
+		  "vc_allocator=separable_output_first", NULL},
+		 false, false},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		uint64_t digest[2], ptrs[2];
