@@ -252,16 +252,18 @@ void fl_allocate_outputs(struct flitnet *n, const struct fl_areq *rq, uint32_t n
 					 fl_rr_key(rq[cur].in, gptr[o], n_in)))
 			best[o] = (int32_t)k;
 	}
+	/* Each output's winner resets its entry: the requests after it for
+	 * that output then find -1, not themselves, and every entry set
+	 * above is reset by its winner. */
 	for (uint32_t k = 0; k < n_req; k++) {
 		int32_t o = rq[k].out;
 		if (best[o] != (int32_t)k)
 			continue;
+		best[o] = -1;
 		int32_t i = rq[k].in;
 		n->in_match[i] = o;
 		n->out_match[o] = i;
 		aptr[i] = fl_rr_next(o, n_out);
 		gptr[o] = fl_rr_next(i, n_in);
 	}
-	for (uint32_t k = 0; k < n_req; k++)
-		best[rq[k].out] = -1;
 }

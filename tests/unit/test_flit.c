@@ -229,8 +229,9 @@ static void test_va_shortcuts_invisible(void)
 		 * at once and a freed VC wakes its arbiter's first head alone;
 		 * under separable_output_first an output may grant a
 		 * two-candidate head that accepts elsewhere, leaving the VC
-		 * free, so neither holds there (router.c, fl_va_allocate and
-		 * fl_router_va_wake). */
+		 * free: a loser parks only when its VC was granted, and a
+		 * freed VC wakes every head asking for it alone (router.c,
+		 * fl_va_allocate and fl_router_va_wake). */
 		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
 		  "lookahead_decide=upstream", "vc_allocator=separable_input_first", NULL},
 		 false, true},
