@@ -865,13 +865,61 @@ static inline __attribute__((always_inline)) uint32_t fl_va_gather(struct flitne
 }
 
 /* VC allocation: allocate and record the evaluated items' results. */
+/* fl_va_allocate for separable_input_first, whose gather made each input
+ * VC's one request (its input arbiter's choice): each output arbiter
+ * grants the least (input - grant pointer) mod inputs, and both pointers
+ * move past the match (fl_allocate_outputs; VC requests carry no output
+ * priority). The winners' results are written here, so the requests
+ * need no match arrays, and every requested VC is granted: a head left
+ * at -1 lost its VC to another, and one asking for that VC alone is
+ * parked at once where parking is on (fl_va_apply; the winner's switch
+ * bid comes after this stage next step, so its tail cannot free the VC
+ * before the loser would have bid again and found it held). */
+static inline __attribute__((always_inline)) void fl_va_allocate_single(struct flitnet *n, struct fl_router *ro,
+									 uint32_t n_req, uint32_t time)
+{
+	const uint32_t side = (uint32_t)ro->n_ports * n->V;
+	const struct fl_areq *const rq = n->areq;
+	int32_t *const best = n->best_out; /* by output VC: its winning request; -1 on entry and exit */
+	uint16_t *const aptr = n->va_aptr + ro->vc_base, *const gptr = n->va_gptr + ro->vc_base;
+	struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
+	for (uint32_t k = 0; k < n_req; k++) {
+		const int32_t o = rq[k].out, cur = best[o];
+		const uint32_t g = gptr[o];
+		if (cur < 0 || fl_add_mod((uint32_t)rq[k].in, side - g, side) < fl_add_mod((uint32_t)rq[cur].in, side - g, side))
+			best[o] = (int32_t)k;
+	}
+	for (uint32_t k = 0; k < n_req; k++) {
+		const int32_t o = rq[k].out;
+		if (best[o] != (int32_t)k)
+			continue;
+		best[o] = -1;
+		const uint32_t i = (uint32_t)rq[k].in;
+		ivs[i].node.result = (int16_t)o;
+		aptr[i] = (uint16_t)fl_add_mod((uint32_t)o, 1, side);
+		gptr[o] = (uint16_t)fl_add_mod(i, 1, side);
+	}
+	const uint32_t *const ev_li = n->ev_li;
+	for (uint32_t k = 0; k < n->n_ev; k++) {
+		const uint32_t li = ev_li[k];
+		struct fl_node *nd = &ivs[li].node;
+		nd->time = time;
+		if (nd->result != -1) /* granted above, a stall, or decided in the gather */
+			continue;
+		const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
+		nd->result = n->va_park && ivs[li].ncand == 1 && c->vc_lo == c->vc_hi ? FL_STALL_BUFFER_BUSY
+										      : FL_STALL_BUFFER_CONFLICT;
+	}
+}
+
 static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
 {
 	const uint32_t V = n->V;
-	if (n_req && n->va_ops->input_single_request) /* one request per input: fl_va_gather */
-		fl_allocate_outputs(n, n->areq, n_req, (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
-				    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
-	else if (n_req)
+	if (n->va_ops->input_single_request) { /* one request per input: fl_va_gather */
+		fl_va_allocate_single(n, ro, n_req, time);
+		return;
+	}
+	if (n_req)
 		fl_allocate(n, n->va_ops, (uint32_t)n->rc.alloc_iters, n->areq, n_req,
 			    (uint32_t)ro->n_ports * V, (uint32_t)ro->n_ports * V,
 			    n->va_aptr + ro->vc_base, n->va_gptr + ro->vc_base);
@@ -883,10 +931,11 @@ static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet 
 			continue;
 		int32_t m = n_req ? n->in_match[li] : -1;
 		if (m < 0 && n->va_park) {
-			/* Lost its one VC to another head: parked now rather than
-			 * evaluated next step to find that VC held (the winner's
-			 * switch bid comes after this VA stage next step, so its
-			 * tail cannot free it before). fl_va_apply parks it. */
+			/* Lost its one VC to another head: parked now, as in
+			 * fl_va_allocate_single, but only if the VC was granted
+			 * (an output-first output may grant a head that accepts
+			 * another VC, and iSLIP's later iterations may leave it
+			 * free). */
 			const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
 			if (n->ivc[(uint64_t)ro->vc_base + li].ncand == 1 && c->vc_lo == c->vc_hi &&
 			    n->out_match[c->port * V + c->vc_lo] >= 0) {
