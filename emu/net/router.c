@@ -865,6 +865,23 @@ static inline __attribute__((always_inline)) uint32_t fl_va_gather(struct flitne
 }
 
 /* VC allocation: allocate and record the evaluated items' results. */
+/* Each requested output's round-robin winner among the n_req requests
+ * rq: the request whose input has the least (input - grant pointer) mod
+ * `side` goes to best[output] (-1 on entry; the caller resets it). No
+ * priorities: VC requests carry no output priority, switch requests
+ * none (fl_allocate_outputs' rule without them). */
+static inline __attribute__((always_inline)) void fl_rr_best_per_output(const struct fl_areq *rq, uint32_t n_req,
+									 const uint16_t *gptr, uint32_t side,
+									 int32_t *best)
+{
+	for (uint32_t k = 0; k < n_req; k++) {
+		const int32_t o = rq[k].out, cur = best[o];
+		const uint32_t g = gptr[o];
+		if (cur < 0 || fl_add_mod((uint32_t)rq[k].in, side - g, side) < fl_add_mod((uint32_t)rq[cur].in, side - g, side))
+			best[o] = (int32_t)k;
+	}
+}
+
 /* fl_va_allocate for separable_input_first, whose gather made each input
  * VC's one request (its input arbiter's choice): each output arbiter
  * grants the least (input - grant pointer) mod inputs, and both pointers
@@ -883,12 +900,7 @@ static inline __attribute__((always_inline)) void fl_va_allocate_single(struct f
 	int32_t *const best = n->best_out; /* by output VC: its winning request; -1 on entry and exit */
 	uint16_t *const aptr = n->va_aptr + ro->vc_base, *const gptr = n->va_gptr + ro->vc_base;
 	struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
-	for (uint32_t k = 0; k < n_req; k++) {
-		const int32_t o = rq[k].out, cur = best[o];
-		const uint32_t g = gptr[o];
-		if (cur < 0 || fl_add_mod((uint32_t)rq[k].in, side - g, side) < fl_add_mod((uint32_t)rq[cur].in, side - g, side))
-			best[o] = (int32_t)k;
-	}
+	fl_rr_best_per_output(rq, n_req, gptr, side, best);
 	for (uint32_t k = 0; k < n_req; k++) {
 		const int32_t o = rq[k].out;
 		if (best[o] != (int32_t)k)
@@ -1231,12 +1243,7 @@ static inline __attribute__((always_inline)) void fl_sa_allocate(struct flitnet 
 		 * of each match move past it, as fl_allocate_outputs does. */
 		const struct fl_areq *const rq = n->areq;
 		int32_t *const best = n->best_out; /* by output: its winning request; -1 on entry and exit */
-		for (uint32_t k = 0; k < n_req; k++) {
-			const int32_t o = rq[k].out, cur = best[o];
-			const uint32_t g = gptr[o];
-			if (cur < 0 || fl_add_mod((uint32_t)rq[k].in, P - g, P) < fl_add_mod((uint32_t)rq[cur].in, P - g, P))
-				best[o] = (int32_t)k;
-		}
+		fl_rr_best_per_output(rq, n_req, gptr, P, best);
 		for (uint32_t k = 0; k < n_ev; k++) {
 			const uint32_t li = ev_li[k];
 			struct fl_node *nd = &ivs[li].node;
