@@ -864,7 +864,6 @@ static inline __attribute__((always_inline)) uint32_t fl_va_gather(struct flitne
 	return n_req;
 }
 
-/* VC allocation: allocate and record the evaluated items' results. */
 /* Each requested output's round-robin winner among the n_req requests
  * rq: the request whose input has the least (input - grant pointer) mod
  * `side` goes to best[output] (-1 on entry; the caller resets it). No
@@ -882,16 +881,25 @@ static inline __attribute__((always_inline)) void fl_rr_best_per_output(const st
 	}
 }
 
+/* Whether head li, which asked for a free VC and lost it, is parked at
+ * once (fl_va_apply parks a FL_STALL_BUFFER_BUSY result): where parking
+ * is on and it asked for one VC alone. The winner's switch bid comes
+ * after this stage next step, so its tail cannot free the VC before the
+ * loser would have bid again and found it held. ivs: ro's input VCs. */
+static inline bool fl_va_loser_parks(const struct flitnet *n, const struct fl_router *ro, const struct fl_ivc *ivs,
+				     uint32_t li)
+{
+	const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
+	return n->va_park && ivs[li].ncand == 1 && c->vc_lo == c->vc_hi;
+}
+
 /* fl_va_allocate for separable_input_first, whose gather made each input
  * VC's one request (its input arbiter's choice): each output arbiter
  * grants the least (input - grant pointer) mod inputs, and both pointers
  * move past the match (fl_allocate_outputs; VC requests carry no output
  * priority). The winners' results are written here, so the requests
  * need no match arrays, and every requested VC is granted: a head left
- * at -1 lost its VC to another, and one asking for that VC alone is
- * parked at once where parking is on (fl_va_apply; the winner's switch
- * bid comes after this stage next step, so its tail cannot free the VC
- * before the loser would have bid again and found it held). */
+ * at -1 lost its VC to another (fl_va_loser_parks). */
 static inline __attribute__((always_inline)) void fl_va_allocate_single(struct flitnet *n, struct fl_router *ro,
 									 uint32_t n_req, uint32_t time)
 {
@@ -918,12 +926,11 @@ static inline __attribute__((always_inline)) void fl_va_allocate_single(struct f
 		nd->time = time;
 		if (nd->result != -1) /* granted above, a stall, or decided in the gather */
 			continue;
-		const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
-		nd->result = n->va_park && ivs[li].ncand == 1 && c->vc_lo == c->vc_hi ? FL_STALL_BUFFER_BUSY
-										      : FL_STALL_BUFFER_CONFLICT;
+		nd->result = fl_va_loser_parks(n, ro, ivs, li) ? FL_STALL_BUFFER_BUSY : FL_STALL_BUFFER_CONFLICT;
 	}
 }
 
+/* VC allocation: allocate and record the evaluated items' results. */
 static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet *n, struct fl_router *ro, uint32_t n_req, uint32_t time)
 {
 	const uint32_t V = n->V;
@@ -942,15 +949,12 @@ static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet 
 		if (nd->result != -1) /* a stall, or decided in the gather */
 			continue;
 		int32_t m = n_req ? n->in_match[li] : -1;
-		if (m < 0 && n->va_park) {
-			/* Lost its one VC to another head: parked now, as in
-			 * fl_va_allocate_single, but only if the VC was granted
-			 * (an output-first output may grant a head that accepts
-			 * another VC, and iSLIP's later iterations may leave it
-			 * free). */
+		/* A loser parks only if its VC was granted: an output-first
+		 * output may grant a head that accepts another VC, and iSLIP's
+		 * later iterations may leave it free. */
+		if (m < 0 && fl_va_loser_parks(n, ro, n->ivc + ro->vc_base, li)) {
 			const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
-			if (n->ivc[(uint64_t)ro->vc_base + li].ncand == 1 && c->vc_lo == c->vc_hi &&
-			    n->out_match[c->port * V + c->vc_lo] >= 0) {
+			if (n->out_match[c->port * V + c->vc_lo] >= 0) {
 				nd->result = FL_STALL_BUFFER_BUSY;
 				continue;
 			}
