@@ -202,6 +202,7 @@ void flitnet_free(struct flitnet *n)
 	fl_free_lines(n->va_gptr);
 	fl_free_lines(n->va_aptr);
 	fl_free_lines(n->va_wait);
+	fl_free_lines(n->va_wmask);
 	fl_free_lines(n->snap_occ);
 	fl_free_lines(n->pend);
 	fl_free_lines(n->pocc);
@@ -757,12 +758,17 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * them changes (sequential_allocation's counts would be). */
 	n->va_park = n->unit_delays && !rc->voq && !rc->hold_switch_for_packet && !n->route->va_room &&
 		     (n->route->hop_pure || n->la_upstream || (n->route->keyed_draws && !n->pend));
+	/* Where a freed VC wakes only the first of the heads parked asking
+	 * for it alone (router.c, fl_router_va_wake), those heads wait as
+	 * bits, so the first is found without walking a list. */
+	if (n->va_park && (!n->va_ops->by_priority || n->va_ops->input_single_request) && max_ports * V <= 64)
+		FL_CALLOC(n->va_wmask, (uint64_t)P * V);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
 	n->local_arrivals = n->fl_compact && !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
 	/* router.c's stage loops drop the tests of what is off here. */
-	n->plain = n->direct_xbar && !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_step &&
-		   !n->cred_lat && n->n_cls == 1 && !rc->wait_for_tail_credit && rc->output_speedup == 1;
+	n->plain = !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_lat && n->n_cls == 1 &&
+		   !rc->wait_for_tail_credit && rc->input_speedup == 1 && rc->output_speedup == 1;
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
 	if (rc_ == 0 && n->mx)
@@ -887,7 +893,7 @@ static inline void fl_router_credit(struct flitnet *n, uint64_t ov)
 	if (n->rc.wait_for_tail_credit && n->ovc[ov].occ == 0 && n->ovc[ov].tail_sent) {
 		n->ovc[ov].owner = FL_NONE;
 		const uint32_t g = (uint32_t)fl_div_v(n, ov);
-		if (n->va_wait[g] != FL_NONE16) {
+		if (fl_va_waiting(n, g, ov)) {
 			uint32_t r = n->topo->port_router[g];
 			fl_router_va_wake(n, r, g, (uint32_t)(ov - (uint64_t)g * n->V));
 			fl_activate_router(n, r, n->now);

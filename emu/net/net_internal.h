@@ -621,8 +621,8 @@ struct flitnet {
 	bool sa_one_per_ein;           /* fl_sa_gather, speedups, up to 64 crossbar inputs, no held connections: no two requests share a crossbar input */
 	struct route_view rview;       /* fl_route_decide's and fl_nic_decide's view (router.c, nic.c): fl_route_view's,
 					  oq_ctx == this partition */
-	bool plain;                    /* unit delays, direct crossbar, and no lookahead upstream, voq, hold, pend, pocc,
-	                                  cred_step, traffic classes, wait_for_tail_credit or output speedup (router.c) */
+	bool plain;                    /* no lookahead upstream, voq, hold, pend, pocc, cred_lat, traffic classes,
+	                                  wait_for_tail_credit, input or output speedup (router.c's stage loops) */
 	uint32_t scratch_ports;
 	uint32_t *ev_li;               /* local VCs evaluated by the current allocation */
 	int32_t *arb_used;             /* first-stage arbiters with a request (alloc.c, separable) */
@@ -631,6 +631,9 @@ struct flitnet {
 	uint32_t *va_defer;            /* heads whose VC allocation is decided last (router.c) */
 	uint16_t *va_wait;             /* per global port: heads parked until one of its output VCs
 					  is free, threaded through their nodes (router.c, fl_va_park) */
+	uint64_t *va_wmask;            /* per global output VC: the heads parked asking for it alone, one
+					  bit per local input VC, where a freed VC wakes one of them and
+					  every router has <= 64 input VCs; NULL: all on va_wait */
 	uint32_t *pend;                /* sequential_allocation: per global port, flits its router has
 					  routed to it and not yet sent (router.c); NULL when off */
 	bool va_park;                  /* heads with no free VC park instead of retrying each step */
@@ -1060,6 +1063,13 @@ void fl_free_lines(void *p);
 int fl_reserve(struct flitnet *n, struct nl_err *err);
 void fl_activate_router(struct flitnet *n, uint32_t r, uint64_t cycle);
 void fl_router_va_wake(struct flitnet *n, uint32_t r, uint32_t g, uint32_t v);
+/* Whether a head may be parked on output VC ov (= g x V + its VC) of
+ * global port g (router.c, fl_va_park): the heads on g's list ask for
+ * any of its VCs. */
+static inline bool fl_va_waiting(const struct flitnet *n, uint32_t g, uint64_t ov)
+{
+	return n->va_wait[g] != FL_NONE16 || (n->va_wmask && n->va_wmask[ov]);
+}
 void fl_activate_nic(struct flitnet *n, uint32_t e, uint64_t cycle);
 /* Earliest cycle >= now at which anything happens in any partition this
  * process runs, or in partition n alone. */

@@ -181,6 +181,42 @@ static void test_fast_path_equals_general(void)
 	}
 }
 
+/* The stage loops' plain form (n->plain: no lookahead upstream, VOQ,
+ * holding, pend, traffic classes, tail-credit release or output speedup)
+ * skips those features' tests and gives what the full form gives, with
+ * one router step a cycle (the crossbar written straight to the output)
+ * and with internal speedups (an input still sends one flit a step, so
+ * the plain form skips the grouping of credits, cred_step). */
+static void test_plain_loops_same(void)
+{
+	static const char *const cases[][8] = {
+		{"topology=torus:k=4x4", "routing_function=dor", "num_vcs=2", "packet_size=1..4", "injection_rate=0.5",
+		 NULL},
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2", "local_latency=3",
+		 "global_latency=20", "internal_speedup=2.0", "routing_delay=0", NULL},
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal:mode=booksim", "num_vcs=3",
+		 "internal_speedup=2.0", "routing_delay=0", "packet_size=1..3", NULL},
+		{"topology=mesh:k=4x4", "routing_function=dor", "num_vcs=2", "internal_speedup=1.5", "packet_size=2",
+		 NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint64_t digest[2], ptrs[2];
+		for (int full = 0; full < 2; full++) {
+			static const char *const extra[] = {"seed=7", "vc_buf_size=4", "injection_rate=0.7", NULL};
+			struct fx f;
+			struct nl_err e = {0};
+			CHECK_OK(fx_open2(&f, cases[c], extra, &e), &e);
+			CHECK(f.n->plain && f.n->unit_delays);
+			if (full)
+				f.n->plain = false;
+			fx_run_digests(&f, 3000, &digest[full], &ptrs[full]);
+			CHECK(f.n->flit_hops > 5000);
+			fx_close(&f);
+		}
+		fx_same(c, "plain loops", "full loops", digest, ptrs);
+	}
+}
+
 /* The VC stage's two shortcuts change nothing: parking a head with no free
  * VC until one of its port's VCs is freed (va_park), and deciding alone a
  * head that is the only one asking for its port's VCs under iSLIP, and
@@ -194,35 +230,40 @@ static void test_va_shortcuts_invisible(void)
 	static const struct {
 		const char *kv[7];
 		bool split, la;
+		/* Single-VC heads park on the port's list, not as bits
+		 * (va_wmask): under a by-priority allocator without single
+		 * requests (a freed VC wakes all of them), or with more than
+		 * 64 input VCs (eq_ugal: 10 ports x 8). */
+		bool list;
 	} cases[] = {
 		{{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
 		  "num_vcs=8", NULL},
-		 true, false},
+		 true, false, false},
 		{{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=none", "vc_allocator=islip",
 		  "num_vcs=4", "wait_for_tail_credit=1", NULL},
-		 true, false},
+		 true, false, false},
 		{{"topology=hyperx:s=4x4,t=2", "routing_function=min:select=first,classes=hop", "vc_allocator=islip",
 		  "num_vcs=4", "alloc_iters=3", NULL},
-		 true, false},
+		 true, false, false},
 		{{"topology=fattree:k=2,n=3", "routing_function=nca", "vc_allocator=islip", "num_vcs=4", "routing_delay=0",
 		  "lookahead_decide=upstream", NULL},
-		 true, true},
+		 true, true, false},
 		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2",
 		  "vc_allocator=separable_input_first", NULL},
-		 false, false},
+		 false, false, false},
 		/* Random adaptive routes with their draws keyed to the computation
 		 * (route.h, keyed_draws), one VC per hop class: the freed VC's
 		 * arbiter's first head alone is woken (router.c, fl_router_va_wake),
 		 * with one and with two iSLIP iterations, the tail's credit freeing
 		 * the VC, and two VCs per class (every head asking for the VC). */
-		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2", NULL}, true, false},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2", NULL}, true, false, false},
 		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2", "alloc_iters=2",
 		  "wait_for_tail_credit=1", NULL},
-		 true, false},
-		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=eq_ugal", "num_vcs=8", NULL}, true, false},
+		 true, false, false},
+		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=eq_ugal", "num_vcs=8", NULL}, true, false, true},
 		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=bgal", "num_vcs=4",
 		  "vc_allocator=separable_output_first", NULL},
-		 false, false},
+		 false, false, true},
 		/* Heads with one VC beside heads with two candidates (UGAL's
 		 * minimal and Valiant ports), by-priority allocators: under
 		 * separable_input_first a head that lost its one VC is parked
@@ -234,16 +275,16 @@ static void test_va_shortcuts_invisible(void)
 		 * fl_va_allocate and fl_router_va_wake). */
 		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
 		  "lookahead_decide=upstream", "vc_allocator=separable_input_first", NULL},
-		 false, true},
+		 false, true, false},
 		{{"topology=dragonfly:a=4,p=2,h=2", "routing_function=ugal", "num_vcs=6", "routing_delay=0",
 		  "lookahead_decide=upstream", "vc_allocator=separable_output_first", NULL},
-		 false, true},
+		 false, true, true},
 		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2",
 		  "vc_allocator=separable_input_first", NULL},
-		 false, false},
+		 false, false, false},
 		{{"topology=N16K6P4[-1,1,3,9](2)", "routing_function=amin", "num_vcs=2",
 		  "vc_allocator=separable_output_first", NULL},
-		 false, false},
+		 false, false, true},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		uint64_t digest[2], ptrs[2];
@@ -256,11 +297,13 @@ static void test_va_shortcuts_invisible(void)
 			CHECK(f.n->va_park);
 			CHECK(f.n->va_split == cases[c].split);
 			CHECK(f.n->la_upstream == cases[c].la);
+			CHECK((f.n->va_wmask == NULL) == cases[c].list);
 			if (plain)
 				f.n->va_park = f.n->va_split = false;
 			fx_run_digests(&f, 3000, &digest[plain], &ptrs[plain]);
 			for (uint32_t g = 0; !plain && g < f.t->n_ports; g++)
-				parked |= f.n->va_wait[g] != FL_NONE16;
+				for (uint32_t v = 0; v < f.n->V; v++)
+					parked |= fl_va_waiting(f.n, g, (uint64_t)g * f.n->V + v);
 			CHECK(f.n->flit_hops > 5000);
 			fx_close(&f);
 		}
@@ -825,6 +868,7 @@ int main(void)
 	TEST_RUN(test_vct_is_not_wormhole);
 	TEST_RUN(test_tail_credit_releases);
 	TEST_RUN(test_fast_path_equals_general);
+	TEST_RUN(test_plain_loops_same);
 	TEST_RUN(test_va_shortcuts_invisible);
 	TEST_RUN(test_alloc_registry);
 	TEST_RUN(test_alloc_priority);
