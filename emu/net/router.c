@@ -241,8 +241,9 @@ static inline __attribute__((always_inline)) void fl_route_apply(struct flitnet 
 {
 	const uint32_t V = n->V;
 	uint64_t iv = (uint64_t)ro->vc_base + li;
-	struct route_cand cand[ROUTE_MAX_CANDS];
-	struct route_cand *dst = n->cand_cap > 1 ? fl_cands(n, iv) : cand;
+	/* The candidates' place (fl_cands): the function returns at most
+	 * cand_cap = route.max_cands of them. */
+	struct route_cand *dst = fl_cands(n, iv);
 	struct fl_run *ru = &n->pool.runs[n->ivc[iv].head];
 	struct fl_pkt *pk = &n->pool.pkts[ru->pkt];
 	uint32_t in = fl_li_port(n, li);
@@ -263,9 +264,8 @@ static inline __attribute__((always_inline)) void fl_route_apply(struct flitnet 
 	} else {
 		nc = fl_route_decide(n, ro, r, in, li - in * V, pk, &ro->rng, dst, plain);
 	}
-	if (dst == cand)
-		n->ivc[iv].cand = cand[0];
-	n->ivc[iv].ncand = (uint8_t)((uint32_t)nc > n->cand_cap ? n->cand_cap : (uint32_t)nc);
+	NL_ASSERT((uint32_t)nc <= n->cand_cap);
+	n->ivc[iv].ncand = (uint8_t)nc;
 	if (!plain && __builtin_expect(n->pend != NULL, 0))
 		n->pend[ro->port_base + route_cands_preferred(dst, n->ivc[iv].ncand)] += ru->size;
 	n->ivc[iv].state = VC_VCALLOC;
