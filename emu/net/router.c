@@ -969,7 +969,9 @@ static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet 
  * waiting list: until a VC of g is freed, evaluating it every step would
  * give the same stall and change nothing (no pointer moves, nothing is
  * drawn). Only where n->va_park allows it (flitnet.c says when the VC
- * queue's order may change). */
+ * queue's order may change). A head asking for one VC alone waits as
+ * its bit in that VC's mask instead, where there are masks
+ * (fl_router_va_wake). */
 static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t li, uint32_t g)
 {
 	const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
