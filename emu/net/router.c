@@ -1570,22 +1570,35 @@ static void fl_va_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 }
 
 
-/* Apply the `count` results at the head of stage queue `which`, in
- * order, with APPLY (fl_va_apply, fl_sa_apply). n->plain is tested once
- * and passed as a constant, so each loop is the always-inlined apply
- * specialised for it. */
+/* Take the `count` items at the head of stage queue `which` off it at
+ * once and apply their results, in order, with APPLY (fl_va_apply,
+ * fl_sa_apply). They are the ones the gather just evaluated, listed in
+ * queue order in n->ev_li (on the unit path every queued item is
+ * unevaluated), so the loop reads each from there, not by following the
+ * nodes, which the applies reuse (a pushed item's node is relinked). What
+ * the applies push joins the queue behind the items left in it, as with
+ * one pop per item. n->plain is tested once and passed as a constant, so
+ * each loop is the always-inlined apply specialised for it. */
+static inline void fl_q_pop_evaluated(struct flitnet *n, struct fl_router *ro, int which, uint32_t count)
+{
+	struct fl_fifo *q = fl_q(ro, which);
+	NL_ASSERT(n->n_ev == count && count >= 1 && q->len >= count && q->head == n->ev_li[0]);
+	if (q->len > count)
+		q->head = fl_node(n, ro, n->ev_li[count - 1])->next;
+	q->len = (uint16_t)(q->len - count);
+}
+
 #define FL_APPLY_HEADS(n, ro, which, count, APPLY)                                                  \
 	do {                                                                                      \
+		const uint32_t *const ev_ = (n)->ev_li;                                           \
+		struct fl_ivc *const ivs_ = (n)->ivc + (ro)->vc_base;                             \
+		fl_q_pop_evaluated(n, ro, which, count);                                          \
 		if ((n)->plain)                                                                   \
-			for (uint32_t i_ = 0; i_ < (count); i_++) {                               \
-				int32_t res_ = fl_node(n, ro, fl_q(ro, which)->head)->result;     \
-				APPLY(n, ro, fl_q_pop(n, ro, which), res_, true);                 \
-			}                                                                         \
+			for (uint32_t i_ = 0; i_ < (count); i_++)                                 \
+				APPLY(n, ro, ev_[i_], ivs_[ev_[i_]].node.result, true);           \
 		else                                                                              \
-			for (uint32_t i_ = 0; i_ < (count); i_++) {                               \
-				int32_t res_ = fl_node(n, ro, fl_q(ro, which)->head)->result;     \
-				APPLY(n, ro, fl_q_pop(n, ro, which), res_, false);                \
-			}                                                                         \
+			for (uint32_t i_ = 0; i_ < (count); i_++)                                 \
+				APPLY(n, ro, ev_[i_], ivs_[ev_[i_]].node.result, false);          \
 	} while (0)
 
 static inline __attribute__((always_inline)) void fl_va_unit(struct flitnet *n, struct fl_router *ro, uint32_t r, uint32_t n_va)
