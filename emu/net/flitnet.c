@@ -761,7 +761,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* Where a freed VC wakes only the first of the heads parked asking
 	 * for it alone (router.c, fl_router_va_wake), those heads wait as
 	 * bits, so the first is found without walking a list. */
-	if (n->va_park && (!n->va_ops->by_priority || n->va_ops->input_single_request) && max_ports * V <= 64)
+	n->va_wake_one = !n->va_ops->by_priority || n->va_ops->input_single_request;
+	if (n->va_park && n->va_wake_one && max_ports * V <= 64)
 		FL_CALLOC(n->va_wmask, (uint64_t)P * V);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */

@@ -637,6 +637,8 @@ struct flitnet {
 	uint32_t *pend;                /* sequential_allocation: per global port, flits its router has
 					  routed to it and not yet sent (router.c); NULL when off */
 	bool va_park;                  /* heads with no free VC park instead of retrying each step */
+	bool va_wake_one;              /* a freed VC wakes only its arbiter's first head asking for it alone:
+					  no output priorities (router.c, fl_router_va_wake) */
 	bool va_split;                 /* iSLIP VC allocation decides a port's only ranged head alone */
 	uint32_t n_ev;
 

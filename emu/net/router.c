@@ -972,9 +972,9 @@ static inline __attribute__((always_inline)) void fl_va_allocate(struct flitnet 
  * queue's order may change). A head asking for one VC alone waits as
  * its bit in that VC's mask instead, where there are masks
  * (fl_router_va_wake). */
-static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t li, uint32_t g)
+static inline void fl_va_park(struct flitnet *n, struct fl_router *ro, uint32_t li, const struct route_cand *c)
 {
-	const struct route_cand *c = fl_cands(n, (uint64_t)ro->vc_base + li);
+	const uint32_t g = ro->port_base + c->port;
 	if (n->va_wmask && c->vc_lo == c->vc_hi) {
 		n->va_wmask[(uint64_t)g * n->V + c->vc_lo] |= 1ULL << li;
 		return;
@@ -1014,18 +1014,12 @@ static inline void fl_va_unpark(struct flitnet *n, struct fl_router *ro, uint32_
 	fl_q_push(n, ro, Q_VA, li);
 }
 
-/* The output arbiter's pointer of output VC v of global port g. */
-static inline uint32_t fl_va_gptr_of(const struct flitnet *n, const struct fl_router *ro, uint32_t g, uint32_t v)
-{
-	return n->va_gptr[(uint64_t)ro->vc_base + (g - ro->port_base) * n->V + v];
-}
-
 /* The heads on g's list (n->va_wait). */
 static void fl_va_wake_list(struct flitnet *n, struct fl_router *ro, uint32_t g, uint32_t v)
 {
 	const uint32_t side = (uint32_t)ro->n_ports * n->V;
-	const bool one = !n->va_ops->by_priority || n->va_ops->input_single_request;
-	const uint32_t ptr = fl_va_gptr_of(n, ro, g, v);
+	const bool one = n->va_wake_one;
+	const uint32_t ptr = n->va_gptr[(uint64_t)g * n->V + v]; /* output VC g x V + v's (vc_base = port_base x V) */
 	uint32_t li = n->va_wait[g], prev = FL_NONE16, best = FL_NONE16, best_prev = FL_NONE16, best_key = UINT32_MAX;
 	while (li != FL_NONE16) {
 		const uint32_t nx = fl_node(n, ro, li)->next;
@@ -1050,8 +1044,8 @@ static void fl_va_wake_list(struct flitnet *n, struct fl_router *ro, uint32_t g,
 		fl_va_unpark(n, ro, g, best_prev, best);
 }
 
-/* The list's heads, then those parked as bits (n->va_wmask, where `one`
- * holds and side <= 64), whose least key is the first bit at or after
+/* The list's heads, then those parked as bits (n->va_wmask, where
+ * va_wake_one holds and side <= 64), whose least key is the first bit at or after
  * the pointer, cyclically: found without a walk. (Inlined into the
  * switch stage instead of called, 0.5% more instructions on the
  * converted df_flex_min.cfg at 0.7.) */
@@ -1061,12 +1055,12 @@ static inline void fl_va_wake_at(struct flitnet *n, struct fl_router *ro, uint32
 		fl_va_wake_list(n, ro, g, v);
 	if (!n->va_wmask)
 		return;
-	uint64_t *const wm = &n->va_wmask[(uint64_t)g * n->V + v];
-	const uint64_t m = *wm;
+	const uint64_t ov = (uint64_t)g * n->V + v;
+	const uint64_t m = n->va_wmask[ov];
 	if (m) {
-		const uint64_t from = m & (~0ULL << fl_va_gptr_of(n, ro, g, v));
+		const uint64_t from = m & (~0ULL << n->va_gptr[ov]);
 		const uint32_t first = (uint32_t)__builtin_ctzll(from ? from : m);
-		*wm = m & ~(1ULL << first);
+		n->va_wmask[ov] = m & ~(1ULL << first);
 		fl_q_push(n, ro, Q_VA, first);
 	}
 }
@@ -1082,7 +1076,7 @@ static inline __attribute__((always_inline)) void fl_va_apply(struct flitnet *n,
 {
 	if (res < 0) {
 		if (res == FL_STALL_BUFFER_BUSY && n->va_park && n->ivc[(uint64_t)ro->vc_base + li].ncand == 1) {
-			fl_va_park(n, ro, li, ro->port_base + fl_cands(n, (uint64_t)ro->vc_base + li)->port);
+			fl_va_park(n, ro, li, fl_cands(n, (uint64_t)ro->vc_base + li));
 			return;
 		}
 		if (!plain && __builtin_expect(n->voq != NULL, 0) && fl_voq_rotate(n, ro, li, res)) {
