@@ -429,7 +429,6 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * updated after it reads the holds) does not allow. */
 	n->unit_delays = rc->routing_delay <= 1 && rc->vc_alloc_delay == 1 && rc->sw_alloc_delay == 1 && n->Xd == 1 &&
 			 !rc->hold_switch_for_packet;
-	n->direct_xbar = n->unit_delays && rc->internal_speedup == 1.0;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
 
@@ -490,6 +489,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		flitnet_free(n);
 		return rc_;
 	}
+	/* A switch winner leaves the crossbar at the router's next step:
+	 * its output queue can take it at once, as at that step, unless a
+	 * routing function reads the output queue (ROUTE_VIEW_OQ), which
+	 * would see it a step early. Steps of a cycle are consecutive
+	 * (fl_cycle), and with internal_speedup >= 1 every cycle has one, so
+	 * the next step is in this cycle or at the next (n->xb_at). */
+	n->direct_xbar = n->unit_delays && (rc->internal_speedup == 1.0 || !(n->route->views & ROUTE_VIEW_OQ));
 	/* A function whose per-hop step reads neither router state nor random
 	 * numbers (route.h, hop_pure) gives the same candidates decided
 	 * upstream or on arrival, so the upstream bookkeeping is skipped (8%
@@ -1202,8 +1208,10 @@ void fl_cycle(struct flitnet *n)
 			n->n_act_r--;
 			if (lists && n->arr_head[r])
 				fl_router_arrivals(n, r, n->arr_head[r]);
-			for (uint32_t k = 0; k < steps; k++)
+			for (uint32_t k = 0; k < steps; k++) {
+				n->xb_at = k + 1 < steps ? t : t + 1;
 				fl_router_step(n, r);
+			}
 			const struct fl_router *ro = &n->routers[r];
 			if (ro->route_q.len | ro->va_q.len | ro->sa_q.len | ro->xb_q.len) {
 				uint64_t m = 1ULL << (r & 63);

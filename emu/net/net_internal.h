@@ -512,8 +512,8 @@ struct flitnet {
 	bool unit_delays;            /* every stage takes one cycle (routing: one or none): fused fast path */
 	bool lookahead;              /* routing_delay = 0: routes ready on arrival (BookSim's lookahead) */
 	bool la_upstream;            /* lookahead_decide = upstream: router.c, fl_la_* */
-	bool direct_xbar;            /* unit delays, one step per cycle: the crossbar is a fixed
-					one-cycle delay, so switch allocation schedules the channel */
+	bool direct_xbar;            /* unit delays: the crossbar is a fixed one-step delay, so
+					switch allocation schedules the channel (at xb_at) */
 	struct fl_hold *hold;        /* hold_switch_for_packet state (hold.h), NULL when off */
 	struct fl_voq *voq;          /* voq state (voq.h), NULL when off */
 
@@ -522,6 +522,8 @@ struct flitnet {
 	uint32_t n_la_pend, cap_la_pend;
 	uint32_t la_next;            /* partitions of METIS: la_pend entries decided so far (part.c) */
 	double speedup_acc;          /* BookSim's _partial_internal_cycles */
+	uint64_t xb_at;              /* direct_xbar: the cycle of a router's next step, when a
+					flit granted in this one leaves the crossbar (fl_cycle) */
 
 	/* Routers. */
 	struct fl_router *routers;
@@ -799,7 +801,7 @@ static inline struct route_view fl_route_view(const struct flitnet *part, const 
 		.n_vcs = part->V,
 		.vc_buf_size = part->buf,
 		.gocc_base = &part->ovc[0].occ,
-		.oq = fl_router_oq,
+		.oq = part->route->views & ROUTE_VIEW_OQ ? fl_router_oq : NULL,
 		.oq_ctx = part,
 		.port_base = ro->port_base,
 		.gpend = part->pend,

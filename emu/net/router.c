@@ -1434,9 +1434,9 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 		}
 	}
 	if (n->direct_xbar) {
-		/* One step per cycle and a one-cycle crossbar: the flit leaves it
-		 * at the next cycle whatever else happens. */
-		fl_output(n, gout, n->now + 1, pkt, seq, ovc);
+		/* A one-step crossbar: the flit leaves it at the router's next
+		 * step whatever else happens (flitnet.c, direct_xbar). */
+		fl_output(n, gout, n->xb_at, pkt, seq, ovc);
 	} else {
 		NL_ASSERT(ro->xb_q.len < ro->xq_cap);
 		struct fl_xitem *x = fl_xq_at(n, ro, ro->xb_q.len);

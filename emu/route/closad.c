@@ -81,6 +81,7 @@ static int closad_init(struct route *r, struct nl_err *err)
 			       "routing function 'closad' needs an even num_vcs >= 2 (one half per phase), got %u", r->n_vcs);
 	r->max_cands = 1;
 	r->needs_pend = ((const struct closad_params *)r->params)->queue == ROUTE_Q_ROUTED;
+	r->views |= route_queue_views(((const struct closad_params *)r->params)->queue);
 	return 0;
 }
 

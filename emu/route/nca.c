@@ -59,8 +59,10 @@ static int nca_init(struct route *r, struct nl_err *err)
 			       "routing function '%s': topology '%s' has no up*-down* levels with closed-form minimal ports",
 			       r->ops->name, r->topo->ops->name);
 	r->max_cands = 1;
-	if (r->ops->params_size) /* anca: queue=routed reads sequential allocation's count */
+	if (r->ops->params_size) { /* anca: queue=routed reads sequential allocation's count */
 		r->needs_pend = ((const struct anca_params *)r->params)->queue == ROUTE_Q_ROUTED;
+		r->views |= route_queue_views(((const struct anca_params *)r->params)->queue);
+	}
 	return 0;
 }
 

@@ -215,7 +215,18 @@ static inline uint32_t route_view_port_q(const struct route_view *v, uint32_t ro
 /* route.views: which views compute reads beyond the local one. */
 enum {
 	ROUTE_VIEW_GLOBAL = 1u << 0, /* route_view_gocc in compute (refused with partitions > 1) */
+	/* route_view_port_oq in compute: the view's oq is NULL (reads 0)
+	 * without it, and the flit model may then send a switch winner to
+	 * its output queue in the step it wins (net.h, direct crossbar),
+	 * which only the output-queue view could tell from a step later. */
+	ROUTE_VIEW_OQ = 1u << 1,
 };
+
+/* The views a `queue=` choice reads beyond the credits (ROUTE_Q_*). */
+static inline unsigned route_queue_views(int queue)
+{
+	return queue == ROUTE_Q_OUTPUT || queue == ROUTE_Q_BOTH ? ROUTE_VIEW_OQ : 0u;
+}
 
 /* An instantiated algorithm. */
 struct route {

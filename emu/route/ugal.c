@@ -170,6 +170,7 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			       "occupancy along the paths, booksim BookSim's credits); expected queue=credit",
 			       route_queue_names[pr->queue]);
 	r->needs_pend = pr->queue == ROUTE_Q_ROUTED;
+	r->views |= route_queue_views(pr->queue);
 	if (pr->mode == UGAL_GLOBAL && pr->snapshot) {
 		s->snap = calloc(t->n_ports, sizeof *s->snap);
 		if (!s->snap)

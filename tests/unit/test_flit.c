@@ -158,9 +158,16 @@ static void test_fast_path_equals_general(void)
 		 "routing_function=valiant", NULL},
 		{"vc_allocator=separable_output_first", "sw_allocator=separable_input_first",
 		 "routing_function=min:select=adaptive", NULL},
-		/* Two steps a cycle: granted flits wait a step in the crossbar's
-		 * ring, and the plain stage loops run (n->plain). */
+		/* Two steps a cycle, and one or two: the fast path sends a
+		 * switch winner to its output queue at once, for the router's
+		 * next step (direct_xbar, n->xb_at), the general path keeps it
+		 * in the crossbar's ring for a step; the plain stage loops run
+		 * (n->plain). */
 		{"internal_speedup=2.0", "routing_function=dor", "vc_buf_size=2", NULL},
+		{"internal_speedup=1.5", "routing_function=dor", "vc_buf_size=2", NULL},
+		/* A function reading the output queue would see the flit a step
+		 * early there: both paths use the ring. */
+		{"topology=hyperx:s=4x4", "internal_speedup=2.0", "routing_function=ugal:queue=output", NULL},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		uint64_t digest[2];
@@ -172,6 +179,7 @@ static void test_fast_path_equals_general(void)
 			struct nl_err e = {0};
 			CHECK_OK(fx_open2(&f, base, cases[c], &e), &e);
 			CHECK(f.n->unit_delays);
+			CHECK(f.n->direct_xbar == (strstr(cases[c][2], "queue=output") == NULL));
 			if (general) {
 				f.n->unit_delays = false;
 				f.n->direct_xbar = false;
