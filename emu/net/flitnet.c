@@ -1092,13 +1092,20 @@ static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
 	const uint32_t *const port_router = n->topo->port_router;
 	const uint32_t shift = n->cf_shift;
 	const uint64_t now = n->now;
-	uint32_t k = 0;
+	/* The slot's flits for endpoints are ejected after the pass, in
+	 * slot order, from the top of ev down (router flits fill it from the
+	 * bottom; the slot holds at most arr_cap events), their packet
+	 * records fetched meanwhile. The pass itself changes nothing an
+	 * ejection reads or orders: it only lists and activates routers. */
+	struct fl_cflit *const nic_ev = ev + n->arr_cap;
+	uint32_t k = 0, m = 0;
 	for (const struct fl_evblk *b = s->head; b; b = b->next) {
 		const uint32_t cnt = b->next ? FL_BLK_FLITS : s->tail_n;
 		for (uint32_t i = 0; i < cnt; i++) {
 			const struct fl_cflit f = b->fl[i];
 			if (f.pkt & FL_CF_NIC) {
-				fl_dispatch_cf(n, f);
+				__builtin_prefetch(&n->pool.pkts[f.pkt & ~FL_CF_NIC]);
+				*(nic_ev - ++m) = f;
 				continue;
 			}
 			const uint32_t r = port_router[f.at >> shift];
@@ -1117,6 +1124,9 @@ static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
 				fl_activate_router(n, r, now);
 		}
 	}
+	NL_ASSERT(k + m <= n->arr_cap);
+	for (uint32_t j = 1; j <= m; j++)
+		fl_dispatch_cf(n, *(nic_ev - j));
 }
 
 /* Room for the coming cycle's arrivals in the per-router lists. Nothing
