@@ -1044,6 +1044,15 @@ static inline void fl_dispatch_cf(struct flitnet *n, struct fl_cflit f)
 			 f.pkt & FL_CF_NIC);
 }
 
+/* What router flit f's arrival at global port `to` and its router's
+ * route stage read: its input VC and, for a head, the packet's route
+ * fields. */
+static inline void fl_prefetch_arrival(const struct flitnet *n, struct fl_cflit f, uint32_t to)
+{
+	if (!(uint16_t)f.at)
+		__builtin_prefetch(&n->pool.pkts[f.pkt].rt, 1);
+	__builtin_prefetch(&n->ivc[(uint64_t)to * n->V + fl_cflit_vc(n, f)], 1);
+}
 static inline void fl_prefetch_cf(const struct flitnet *n, struct fl_cflit f)
 {
 	const uint32_t to = fl_cflit_to(n, f);
@@ -1051,10 +1060,8 @@ static inline void fl_prefetch_cf(const struct flitnet *n, struct fl_cflit f)
 		__builtin_prefetch(&n->nics[to], 1);
 		return;
 	}
-	__builtin_prefetch(&n->ivc[(uint64_t)to * n->V + fl_cflit_vc(n, f)], 1);
+	fl_prefetch_arrival(n, f, to);
 	__builtin_prefetch(&n->routers[n->topo->port_router[to]], 1);
-	if (!(uint16_t)f.at)
-		__builtin_prefetch(&n->pool.pkts[f.pkt].rt, 1);
 }
 
 /* The same for a slot of compact flits. */
@@ -1110,13 +1117,10 @@ static void fl_slot_arrival_lists(struct flitnet *n, const struct fl_slot *s)
 			}
 			const uint32_t r = port_router[f.at >> shift];
 			const uint32_t h = head[r];
-			/* Its input VC and, for a head, the packet fields route
-			 * computation reads: the router steps after this pass,
-			 * by then they are in cache (at 0.7 load the dragonfly's
-			 * live packets, 2.8 MB, are past the second level). */
-			if ((uint16_t)f.at == 0)
-				__builtin_prefetch(&n->pool.pkts[f.pkt].rt, 1);
-			__builtin_prefetch(&n->ivc[(uint64_t)(f.at >> shift) * n->V + fl_cflit_vc(n, f)], 1);
+			/* The router steps after this pass: by then these are in
+			 * cache (at 0.7 load the dragonfly's live packets, 2.8 MB,
+			 * are past the second level). */
+			fl_prefetch_arrival(n, f, f.at >> shift);
 			ev[k] = f;
 			next[k] = h;
 			head[r] = ++k;

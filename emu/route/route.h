@@ -217,7 +217,7 @@ enum {
 	ROUTE_VIEW_GLOBAL = 1u << 0, /* route_view_gocc in compute (refused with partitions > 1) */
 	/* route_view_port_oq in compute: the view's oq is NULL (reads 0)
 	 * without it, and the flit model may then send a switch winner to
-	 * its output queue in the step it wins (net.h, direct crossbar),
+	 * its output queue in the step it wins (emu/net/flitnet.c, direct_xbar),
 	 * which only the output-queue view could tell from a step later. */
 	ROUTE_VIEW_OQ = 1u << 1,
 };
