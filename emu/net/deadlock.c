@@ -90,8 +90,7 @@ int fl_dl_init(struct flitnet *n, struct nl_err *err)
 	if (!n->dl_dead || !n->dl_rq || !n->dl_rqueued || (n->sc.mpi && !n->dl_count))
 		return nl_errf(err, NL_ENOMEM, "out of memory for the deadlock check (%" PRIu64 " input VCs)", IV);
 	n->dl_gchecked = UINT64_MAX;
-	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
-	fl_dl_setup(n, (uint32_t)(flits > 65535 ? 65535 : flits));
+	fl_dl_setup(n, fl_msg_packet_flits(n));
 	return 0;
 }
 

@@ -353,6 +353,39 @@ static int fl_cred_lat(struct flitnet *n)
 	return 0;
 }
 
+/* The largest packet messages are cut into (backend_flit.c): ceil(packet_bytes
+ * / flit_bytes) flits, at most 65535 (netcfg refuses more). */
+uint32_t fl_msg_packet_flits(const struct flitnet *n)
+{
+	const uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
+	return (uint32_t)(flits > 65535 ? 65535 : flits);
+}
+
+/* The compact flit's fields (struct fl_cflit) for packets of up to
+ * max_flits flits: the index in the bits it needs, the VC in ceil(log2 V),
+ * the target in the rest, and compact flits only where every target fits
+ * them. Sizing the index by the largest packet, not its 16-bit type,
+ * keeps the 4,608-endpoint HyperX (15,360 ports x 6 VCs) and dragonflies
+ * of more than 2^16 / V ports in 8-byte flits. Only while no flit is in
+ * flight: the layout says how the wheel's flits read. */
+void fl_cf_layout(struct flitnet *n, uint32_t max_flits)
+{
+	const struct topo *t = n->topo;
+	uint32_t vbits = 0, sbits = 0;
+	while (1u << vbits < n->V)
+		vbits++;
+	while (1u << sbits < max_flits) /* indices 0 .. max_flits - 1 */
+		sbits++;
+	n->cf_max_flits = max_flits;
+	n->cf_vbits = vbits;
+	n->cf_seq_mask = (1u << sbits) - 1;
+	n->cf_seq_field = n->cf_seq_mask << vbits;
+	n->cf_shift = sbits + vbits;
+	n->cf_vmask = (1u << vbits) - 1;
+	const uint64_t targets = (uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints;
+	n->fl_compact = n->cr_compact && targets << n->cf_shift <= 1ULL << 32;
+}
+
 int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
 		const struct topo *t, struct flitnet **out, struct nl_err *err)
 {
@@ -410,13 +443,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
-	uint32_t vbits = 0;
-	while (1u << vbits < n->V)
-		vbits++;
-	n->cf_shift = 16 + vbits;
-	n->cf_vmask = (1u << vbits) - 1;
-	n->fl_compact = n->cr_compact &&
-			((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) << vbits <= 1u << 16;
+	fl_cf_layout(n, fl_msg_packet_flits(n));
 	n->v_shift = -1;
 	for (int b = 0; b < 8; b++)
 		if (n->V == 1u << b)
@@ -772,7 +799,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		FL_CALLOC(n->va_wmask, (uint64_t)P * V);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
-	n->local_arrivals = n->fl_compact && !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
+	n->local_arrivals_ok = !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
+	n->local_arrivals = n->fl_compact && n->local_arrivals_ok;
 	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_lat && n->n_cls == 1 &&
 		   !rc->wait_for_tail_credit && rc->input_speedup == 1 && rc->output_speedup == 1;
@@ -837,8 +865,7 @@ int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err
 	}
 	if (n->mx)
 		fl_mpi_plan(n); /* the windows follow the links between ranks */
-	uint64_t flits = ((uint64_t)n->nc.packet_bytes + (uint64_t)n->nc.flit_bytes - 1) / (uint64_t)n->nc.flit_bytes;
-	fl_dl_setup(n, (uint32_t)(flits > 65535 ? 65535 : flits));
+	fl_dl_setup(n, fl_msg_packet_flits(n));
 	return 0;
 }
 
@@ -853,6 +880,17 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 	if (size_lo < 1 || size_hi < size_lo || size_hi > 65535)
 		return nl_errf(err, NL_ECONFIG, "packet_size %u..%u: expected 1 <= lo <= hi <= 65535", size_lo,
 			       size_hi);
+	if (size_hi > n->cf_max_flits) {
+		/* The compact flit's index field grows (fl_cf_layout) before
+		 * anything is in flight, in every partition alike. */
+		for (uint32_t k = 0; k < n->n_parts; k++)
+			if (n->part[k]->n_events)
+				return nl_errf(err, NL_ESTATE, "packet_size %u: set while flits are in flight", size_hi);
+		for (uint32_t k = 0; k < n->n_parts; k++) {
+			fl_cf_layout(n->part[k], size_hi);
+			n->part[k]->local_arrivals = n->part[k]->fl_compact && n->part[k]->local_arrivals_ok;
+		}
+	}
 	n->synth.traffic = tr;
 	n->synth.size_lo = size_lo;
 	n->synth.size_hi = size_hi;
@@ -1040,7 +1078,7 @@ static void fl_slot_dispatch(struct flitnet *n, const struct fl_slot *s)
 /* A compact flit (n->fl_compact). */
 static inline void fl_dispatch_cf(struct flitnet *n, struct fl_cflit f)
 {
-	fl_dispatch_flit(n, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt & ~FL_CF_NIC, (uint16_t)f.at,
+	fl_dispatch_flit(n, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt & ~FL_CF_NIC, fl_cflit_seq(n, f),
 			 f.pkt & FL_CF_NIC);
 }
 
@@ -1049,7 +1087,7 @@ static inline void fl_dispatch_cf(struct flitnet *n, struct fl_cflit f)
  * fields. */
 static inline void fl_prefetch_arrival(const struct flitnet *n, struct fl_cflit f, uint32_t to)
 {
-	if (!(uint16_t)f.at)
+	if (fl_cflit_is_head(n, f))
 		__builtin_prefetch(&n->pool.pkts[f.pkt].rt, 1);
 	__builtin_prefetch(&n->ivc[(uint64_t)to * n->V + fl_cflit_vc(n, f)], 1);
 }

@@ -134,15 +134,18 @@ _Static_assert(sizeof(struct fl_event) == 12, "fl_event grew: one per flit and c
 #define FL_BLK_FLITS 30
 #define FL_BLK_CREDITS 60
 
-/* A flit on a channel as the wheel keeps it when every target (global
- * port or endpoint) and VC fit in 16 bits, the VC in the low ceil(log2 V)
+/* A flit on a channel as the wheel keeps it when its target (global port
+ * or endpoint), VC and index in its packet fit 32 bits together
  * (n->fl_compact): 8 bytes, two thirds of a 12-byte event; a loaded
- * network's channels hold one per flit. Packet indices are below 2^31
+ * network's channels hold one per flit. The VC takes the low ceil(log2 V)
+ * bits, the index above it the bits the largest packet needs
+ * (fl_cf_layout: none for single-flit packets), the target the rest.
+ * Reading the VC, the hot field, is a mask. Packet indices are below 2^31
  * (the pool's bound), which leaves the top bit of pkt for the kind. */
 #define FL_CF_NIC 0x80000000u /* in pkt: the flit goes to an endpoint */
 struct fl_cflit {
 	uint32_t pkt; /* packet index, FL_CF_NIC for EV_FLIT_NIC */
-	uint32_t at;  /* to << n->cf_shift | vc << 16 | seq */
+	uint32_t at;  /* to << n->cf_shift | seq << n->cf_vbits | vc */
 };
 _Static_assert(sizeof(struct fl_cflit) == 8, "fl_cflit: one per flit on a channel");
 
@@ -491,9 +494,12 @@ struct flitnet {
 	uint32_t V;                  /* VCs per port */
 	uint32_t *ep_router;         /* [endpoint]: its router (fl_rt_load) */
 	bool cr_compact;             /* credits travel as 4-byte codes (every output VC index < 2^31) */
-	bool fl_compact;             /* flits travel as 8-byte fl_cflit (cr_compact, and every target
-					shifted left by the VC's bits below 2^16) */
-	uint32_t cf_shift, cf_vmask; /* fl_cflit.at: target << cf_shift | VC << 16 | flit; VC mask */
+	bool fl_compact;             /* flits travel as 8-byte fl_cflit (cr_compact, and every target,
+					VC and flit index fit 32 bits: fl_cf_layout) */
+	uint32_t cf_shift, cf_vmask; /* fl_cflit.at: target << cf_shift | flit << cf_vbits | VC; VC mask */
+	uint32_t cf_vbits, cf_seq_mask; /* the VC's bits in fl_cflit.at; the flit index's mask (after the shift) */
+	uint32_t cf_seq_field;       /* the flit index's bits in place (cf_seq_mask << cf_vbits) */
+	uint32_t cf_max_flits;       /* the largest packet the layout holds (flits) */
 	uint32_t n_cls;              /* traffic classes (1 = off) */
 	uint32_t cls_w;              /* VCs per class: V / n_cls, what the routing function sees */
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
@@ -607,6 +613,7 @@ struct flitnet {
 	 * (a router queues a cycle's arrivals by input VC, whatever their
 	 * order). */
 	bool local_arrivals;
+	bool local_arrivals_ok;        /* local_arrivals but for fl_compact */
 	uint32_t *arr_head;            /* [router] */
 	uint32_t *arr_next;            /* [arrival] */
 	struct fl_cflit *arr_ev;       /* [arrival] */
@@ -745,9 +752,10 @@ static inline uint32_t fl_li_vc(const struct flitnet *n, uint32_t li)
  * (n->fl_compact): shifts only, the VC in a field of cf_shift - 16 bits. */
 static inline struct fl_cflit fl_cflit_code(const struct flitnet *n, const struct fl_event *ev)
 {
+	NL_ASSERT(ev->seq <= n->cf_seq_mask);
 	return (struct fl_cflit){
 		.pkt = ev->kind == EV_FLIT_NIC ? FL_CF_NIC | ev->pkt : ev->pkt,
-		.at = ev->to << n->cf_shift | (uint32_t)ev->vc << 16 | ev->seq,
+		.at = ev->to << n->cf_shift | (uint32_t)ev->seq << n->cf_vbits | ev->vc,
 	};
 }
 /* Its target (global port or endpoint), VC and flit index. */
@@ -757,14 +765,23 @@ static inline uint32_t fl_cflit_to(const struct flitnet *n, struct fl_cflit f)
 }
 static inline uint8_t fl_cflit_vc(const struct flitnet *n, struct fl_cflit f)
 {
-	return (uint8_t)((f.at >> 16) & n->cf_vmask);
+	return (uint8_t)(f.at & n->cf_vmask);
+}
+static inline uint16_t fl_cflit_seq(const struct flitnet *n, struct fl_cflit f)
+{
+	return (uint16_t)((f.at >> n->cf_vbits) & n->cf_seq_mask);
+}
+/* Whether f is a head (flit index 0), without the shift. */
+static inline bool fl_cflit_is_head(const struct flitnet *n, struct fl_cflit f)
+{
+	return !(f.at & n->cf_seq_field);
 }
 static inline struct fl_event fl_cflit_event(const struct flitnet *n, struct fl_cflit f)
 {
 	return (struct fl_event){
 		.to = fl_cflit_to(n, f),
 		.pkt = f.pkt & ~FL_CF_NIC,
-		.seq = (uint16_t)f.at,
+		.seq = fl_cflit_seq(n, f),
 		.kind = f.pkt & FL_CF_NIC ? EV_FLIT_NIC : EV_FLIT_ROUTER,
 		.vc = fl_cflit_vc(n, f),
 	};
@@ -1022,9 +1039,10 @@ static inline void fl_send_flit(struct flitnet *n, const struct fl_link *l, uint
 {
 	NL_ASSERT(cycle > n->now);
 	if (__builtin_expect(l->part == n->part_id, 1) && n->fl_compact && cycle - n->now < n->wheel_mask) {
+		NL_ASSERT(seq <= n->cf_seq_mask);
 		const struct fl_cflit f = {
 			.pkt = l->flit_kind == EV_FLIT_NIC ? FL_CF_NIC | pkt : pkt,
-			.at = l->to << n->cf_shift | (uint32_t)vc << 16 | seq,
+			.at = l->to << n->cf_shift | (uint32_t)seq << n->cf_vbits | vc,
 		};
 		n->n_events += fl_slot_push_cf(n, &n->wheel[cycle & n->wheel_mask], f);
 		return;
@@ -1135,6 +1153,10 @@ void fl_pkt_free(struct flitnet *n, uint32_t i);
 int fl_dl_init(struct flitnet *n, struct nl_err *err);
 /* Derive the local bound for packets of up to max_packet_flits. */
 void fl_dl_setup(struct flitnet *n, uint32_t max_packet_flits);
+/* The compact flits' layout for packets of up to max_flits flits
+ * (flitnet.c); the largest packet a message is cut into. */
+void fl_cf_layout(struct flitnet *n, uint32_t max_flits);
+uint32_t fl_msg_packet_flits(const struct flitnet *n);
 void fl_dl_release(struct flitnet *n);
 /* After each cycle: the global check (nothing can move) and, every
  * dl_period cycles, the local one. NL_EDEADLOCK with the one-line report in

@@ -151,7 +151,7 @@ void fl_router_arrivals(struct flitnet *n, uint32_t r, uint32_t first)
 	const struct fl_cflit *const ev = n->arr_ev;
 	for (uint32_t k = first; k; k = next[k - 1]) {
 		const struct fl_cflit f = ev[k - 1];
-		fl_router_arrive_at(n, r, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt, (uint16_t)f.at);
+		fl_router_arrive_at(n, r, fl_cflit_to(n, f), fl_cflit_vc(n, f), f.pkt, fl_cflit_seq(n, f));
 	}
 }
 

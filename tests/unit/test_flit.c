@@ -797,6 +797,49 @@ static void test_compact_credits_same(void)
 	}
 }
 
+/* The compact flit's index field is sized by the largest packet
+ * (fl_cf_layout), so networks whose targets times VCs pass 2^16 keep
+ * 8-byte flits: a 16x16 torus with 64 VCs (1,280 ports << 6 VC bits) has
+ * them for packets of 1-5 flits (4 index bits, for the 16 flits of a
+ * message's packet, packet_bytes / flit_bytes) and 1-40 flits (6 bits,
+ * the field grown by the traffic's packet_size, in both partitions), and
+ * gives what 12-byte events give; with packets of up to 65,535 flits the targets do not fit and
+ * flits travel as events. */
+static void test_compact_layout_sized(void)
+{
+	static const char *const cases[][6] = {
+		{"topology=torus:k=16x16", "routing_function=dor", "num_vcs=64", "packet_size=1..5", NULL},
+		{"topology=torus:k=16x16", "routing_function=valiant", "num_vcs=64", "packet_size=1..40",
+		 "partitions=2", NULL},
+	};
+	static const uint32_t seq_mask[] = {15, 63};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint64_t digest[2], ptrs[2];
+		for (int mode = 0; mode < 2; mode++) { /* compact flits, full events */
+			static const char *const extra[] = {"seed=4", "vc_buf_size=8", "injection_rate=0.4", NULL};
+			struct fx f;
+			struct nl_err e = {0};
+			CHECK_OK(fx_open2(&f, cases[c], extra, &e), &e);
+			for (uint32_t k = 0; k < f.n->n_parts; k++) {
+				struct flitnet *p = f.n->part[k];
+				CHECK(p->fl_compact && p->cf_seq_mask == seq_mask[c] && p->cf_vbits == 6);
+				CHECK(p->local_arrivals);
+				p->fl_compact = p->local_arrivals = mode == 0;
+			}
+			fx_run_digests(&f, 1500, &digest[mode], &ptrs[mode]);
+			CHECK(f.n->flit_hops > 20000);
+			fx_close(&f);
+		}
+		fx_same(c, "compact flits", "full events", digest, ptrs);
+	}
+	const char *kv[] = {"topology=torus:k=16x16", "num_vcs=64", "packet_size=65535", "injection_rate=0.01", NULL};
+	struct fx f;
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(&f, kv, &e), &e);
+	CHECK(!f.n->fl_compact && f.n->cf_seq_mask == 65535);
+	fx_close(&f);
+}
+
 /* Arrivals dispatched router by router just before each router steps
  * (flitnet.c, fl_slot_arrival_lists) give what dispatching the whole slot
  * first gives: every figure and every arbiter pointer, on networks with
@@ -892,6 +935,7 @@ int main(void)
 	TEST_RUN(test_wheel_follows_events);
 	TEST_RUN(test_compact_credits_same);
 	TEST_RUN(test_arrival_lists_same);
+	TEST_RUN(test_compact_layout_sized);
 	TEST_RUN(test_source_calendar_is_heap);
 	return test_done();
 }
