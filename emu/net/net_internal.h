@@ -749,7 +749,7 @@ static inline uint32_t fl_li_vc(const struct flitnet *n, uint32_t li)
 }
 
 /* Flit event ev (EV_FLIT_ROUTER or EV_FLIT_NIC) as a compact flit
- * (n->fl_compact): shifts only, the VC in a field of cf_shift - 16 bits. */
+ * (n->fl_compact): shifts only, in the fields fl_cf_layout sized. */
 static inline struct fl_cflit fl_cflit_code(const struct flitnet *n, const struct fl_event *ev)
 {
 	NL_ASSERT(ev->seq <= n->cf_seq_mask);
