@@ -366,8 +366,9 @@ uint32_t fl_msg_packet_flits(const struct flitnet *n)
  * the target in the rest, and compact flits only where every target fits
  * them. Sizing the index by the largest packet, not its 16-bit type,
  * keeps the 4,608-endpoint HyperX (15,360 ports x 6 VCs) and dragonflies
- * of more than 2^16 / V ports in 8-byte flits. Only while no flit is in
- * flight: the layout says how the wheel's flits read. */
+ * of more than 2^16 / V ports in 8-byte flits. The per-router arrival
+ * lists read compact flits, so they follow fl_compact. Only while no flit
+ * is in flight: the layout says how the wheel's flits read. */
 void fl_cf_layout(struct flitnet *n, uint32_t max_flits)
 {
 	const struct topo *t = n->topo;
@@ -384,6 +385,7 @@ void fl_cf_layout(struct flitnet *n, uint32_t max_flits)
 	n->cf_vmask = (1u << vbits) - 1;
 	const uint64_t targets = (uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints;
 	n->fl_compact = n->cr_compact && targets << n->cf_shift <= 1ULL << 32;
+	n->local_arrivals = n->fl_compact && n->local_arrivals_ok;
 }
 
 int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
@@ -443,7 +445,6 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
-	fl_cf_layout(n, fl_msg_packet_flits(n));
 	n->v_shift = -1;
 	for (int b = 0; b < 8; b++)
 		if (n->V == 1u << b)
@@ -800,7 +801,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
 	n->local_arrivals_ok = !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
-	n->local_arrivals = n->fl_compact && n->local_arrivals_ok;
+	fl_cf_layout(n, fl_msg_packet_flits(n)); /* fl_compact, and local_arrivals with it */
 	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_lat && n->n_cls == 1 &&
 		   !rc->wait_for_tail_credit && rc->input_speedup == 1 && rc->output_speedup == 1;
@@ -886,10 +887,8 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 		for (uint32_t k = 0; k < n->n_parts; k++)
 			if (n->part[k]->n_events)
 				return nl_errf(err, NL_ESTATE, "packet_size %u: set while flits are in flight", size_hi);
-		for (uint32_t k = 0; k < n->n_parts; k++) {
+		for (uint32_t k = 0; k < n->n_parts; k++)
 			fl_cf_layout(n->part[k], size_hi);
-			n->part[k]->local_arrivals = n->part[k]->fl_compact && n->part[k]->local_arrivals_ok;
-		}
 	}
 	n->synth.traffic = tr;
 	n->synth.size_lo = size_lo;

@@ -748,14 +748,19 @@ static inline uint32_t fl_li_vc(const struct flitnet *n, uint32_t li)
 	return n->v_shift >= 0 ? li & (n->V - 1) : li % n->V;
 }
 
-/* Flit event ev (EV_FLIT_ROUTER or EV_FLIT_NIC) as a compact flit
- * (n->fl_compact): shifts only, in the fields fl_cf_layout sized. */
+/* A compact flit's second word: target, flit index and VC in the fields
+ * fl_cf_layout sized (n->fl_compact), shifts only. */
+static inline uint32_t fl_cflit_at(const struct flitnet *n, uint32_t to, uint16_t seq, uint8_t vc)
+{
+	NL_ASSERT(seq <= n->cf_seq_mask);
+	return to << n->cf_shift | (uint32_t)seq << n->cf_vbits | vc;
+}
+/* Flit event ev (EV_FLIT_ROUTER or EV_FLIT_NIC) as a compact flit. */
 static inline struct fl_cflit fl_cflit_code(const struct flitnet *n, const struct fl_event *ev)
 {
-	NL_ASSERT(ev->seq <= n->cf_seq_mask);
 	return (struct fl_cflit){
 		.pkt = ev->kind == EV_FLIT_NIC ? FL_CF_NIC | ev->pkt : ev->pkt,
-		.at = ev->to << n->cf_shift | (uint32_t)ev->seq << n->cf_vbits | ev->vc,
+		.at = fl_cflit_at(n, ev->to, ev->seq, ev->vc),
 	};
 }
 /* Its target (global port or endpoint), VC and flit index. */
@@ -1039,10 +1044,9 @@ static inline void fl_send_flit(struct flitnet *n, const struct fl_link *l, uint
 {
 	NL_ASSERT(cycle > n->now);
 	if (__builtin_expect(l->part == n->part_id, 1) && n->fl_compact && cycle - n->now < n->wheel_mask) {
-		NL_ASSERT(seq <= n->cf_seq_mask);
 		const struct fl_cflit f = {
 			.pkt = l->flit_kind == EV_FLIT_NIC ? FL_CF_NIC | pkt : pkt,
-			.at = l->to << n->cf_shift | (uint32_t)seq << n->cf_vbits | vc,
+			.at = fl_cflit_at(n, l->to, seq, vc),
 		};
 		n->n_events += fl_slot_push_cf(n, &n->wheel[cycle & n->wheel_mask], f);
 		return;
