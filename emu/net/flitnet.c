@@ -593,7 +593,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	    (uint64_t)n->route->asum_vcs * n->buf < 65536) {
 		n->asum_vcs = n->route->asum_vcs;
 		n->asum_full = n->route->asum_full;
-		FL_CALLOC(n->asum, P);
+		/* 8 words more: dal's deroute scan reads a dimension's 8
+		 * words at once (dal_scan_key8), past the last port of the
+		 * last router's last dimension. */
+		FL_CALLOC(n->asum, (uint64_t)P + 8);
 		for (uint32_t g = 0; g < P; g++)
 			n->asum[g] = route_asum_base(n->asum_vcs);
 	}

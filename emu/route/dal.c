@@ -83,6 +83,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -269,6 +272,53 @@ static inline __attribute__((always_inline)) void dal_scan_skip(bool by_sum, con
 		    jto + 1 > from ? jto + 1 : from, to, best, bj);
 }
 
+/* A whole dimension's deroute scan from the engine's sums, unclipped, in
+ * one pass when it has at most 8 ports (n = S - 1; seed 001's S = 8 has
+ * 7): the same port as dal_scan_skip over [j0, n) then [0, j0), i.e. the
+ * first least key (ROUTE_ASUM_KEY) other than the destination's jto in
+ * scan order from j0, found as the least key and then the first of its
+ * lanes at or after j0, else the first. Keys are below 2^25, so SSE2's
+ * signed compares order them. Reads ws[0..7]: the engine pads its sums
+ * (flitnet.c) so the last router's last dimension may. *best stays as it
+ * is when the dimension has no port but the destination's. Without SSE2,
+ * dal_scan_skip. The scalar scans cost 6% of `hyperx_dal.sh`'s
+ * instructions. */
+#define DAL_SCAN8_MAX 8u
+static inline __attribute__((always_inline)) void dal_scan_key8(const uint32_t *ws, uint32_t n, uint32_t jto,
+								uint32_t j0, uint32_t *best, uint32_t *bj)
+{
+#if defined(__SSE2__)
+	const __m128i key = _mm_set1_epi32((int32_t)ROUTE_ASUM_KEY), none = _mm_set1_epi32(INT32_MAX);
+	const __m128i vn = _mm_set1_epi32((int32_t)n), vto = _mm_set1_epi32((int32_t)jto);
+	const __m128i ia = _mm_setr_epi32(0, 1, 2, 3), ib = _mm_setr_epi32(4, 5, 6, 7);
+	__m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)ws), key);
+	__m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(ws + 4)), key);
+	const __m128i oka = _mm_andnot_si128(_mm_cmpeq_epi32(ia, vto), _mm_cmplt_epi32(ia, vn));
+	const __m128i okb = _mm_andnot_si128(_mm_cmpeq_epi32(ib, vto), _mm_cmplt_epi32(ib, vn));
+	a = _mm_or_si128(_mm_and_si128(oka, a), _mm_andnot_si128(oka, none));
+	b = _mm_or_si128(_mm_and_si128(okb, b), _mm_andnot_si128(okb, none));
+	__m128i lt = _mm_cmplt_epi32(a, b);
+	__m128i m = _mm_or_si128(_mm_and_si128(lt, a), _mm_andnot_si128(lt, b));
+	__m128i sh = _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2));
+	lt = _mm_cmplt_epi32(m, sh);
+	m = _mm_or_si128(_mm_and_si128(lt, m), _mm_andnot_si128(lt, sh));
+	sh = _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1));
+	lt = _mm_cmplt_epi32(m, sh);
+	m = _mm_or_si128(_mm_and_si128(lt, m), _mm_andnot_si128(lt, sh)); /* the least, in every lane */
+	const uint32_t least = (uint32_t)_mm_cvtsi128_si32(m);
+	if (least == (uint32_t)INT32_MAX)
+		return;
+	const uint32_t at = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a, m))) |
+			    (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(b, m))) << 4;
+	const uint32_t on = at & (~0u << j0);
+	*bj = (uint32_t)__builtin_ctz(on ? on : at);
+	*best = least;
+#else
+	dal_scan_skip(true, ws, NULL, NULL, 0, 0, 0, (struct hxr_block){0, 0}, false, jto, j0, n, best, bj);
+	dal_scan_skip(true, ws, NULL, NULL, 0, 0, 0, (struct hxr_block){0, 0}, false, jto, 0, j0, best, bj);
+#endif
+}
+
 /* Steps 2 and 3 when every dimension has one link per switch pair
  * (K = 1, seed 001's networks) and there is a view: the same candidates,
  * in the same order and with the same draws, as hxr_min_cands followed by
@@ -316,7 +366,9 @@ static inline __attribute__((always_inline)) int dal_cands_k1(const struct topo_
 		if (j0 == S - 1)
 			j0 = 0;
 		uint32_t best = UINT32_MAX, bj = 0;
-		if (!clip_on) {
+		if (by_sum && !clip_on && S - 1 <= DAL_SCAN8_MAX) {
+			dal_scan_key8(ws, S - 1, jto, j0, &best, &bj);
+		} else if (!clip_on) {
 			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, dblock, false, jto, j0, S - 1, &best, &bj);
 			dal_scan_skip(by_sum, ws, pd, pendd, pstep, vstep, m, dblock, false, jto, 0, j0, &best, &bj);
 		} else {

@@ -112,7 +112,9 @@ struct route_view {
 	 * ports by load, those with every VC at asum_full after all others.
 	 * Kept by the engine as flits leave and credits return, so a port's
 	 * load and "blocked" test are one read instead of asum_vcs strided
-	 * ones (dal's deroute scan). NULL: read occ_base. */
+	 * ones (dal's deroute scan). NULL: read occ_base. Readable for 8
+	 * words past the last port (dal_scan_key8 reads a dimension's 8 at
+	 * once). */
 	const uint32_t *gasum;
 };
 
