@@ -149,6 +149,9 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	 * the source's rank makes its packets. */
 	struct flitnet *p = fl_part_of_router(n, topo_ep_router(t, src_ep));
 	const bool local = fl_ep_local(n, src_ep);
+	/* Its first packet is its largest; every rank grows the bound alike. */
+	const uint64_t first = bytes < fb->packet_bytes ? bytes : fb->packet_bytes;
+	fl_pkt_max_grow(n, first ? (uint32_t)((first + fb->flit_bytes - 1) / fb->flit_bytes) : 1u);
 	uint64_t left = bytes;
 	for (uint64_t k = 0; k < n_pkts; k++) {
 		uint64_t payload = left < fb->packet_bytes ? left : fb->packet_bytes;
@@ -169,6 +172,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 		if (p->oom)
 			return nl_errf(err, NL_ENOMEM, "message %llu: out of memory for its packets",
 				       (unsigned long long)msg_id);
+		NL_ASSERT(flits <= p->pkt_max_flits); /* fl_pkt_max_grow */
 		pk->size = (uint16_t)flits;
 		pk->rt.src_ep = src_ep;
 		pk->rt.dst_ep = dst_ep;

@@ -388,6 +388,19 @@ void fl_cf_layout(struct flitnet *n, uint32_t max_flits)
 	n->local_arrivals = n->fl_compact && n->local_arrivals_ok;
 }
 
+/* Packets of up to `flits` flits may now be made (synthetic traffic's
+ * largest size, a message's packets): every partition's pkt_max_flits
+ * grows to it, before any such packet exists. While it is 1 a head is its
+ * packet, and cut-through's room test (router.c, fl_out_full) needs no
+ * look at the head's size, a read of the VC's run per test. */
+void fl_pkt_max_grow(struct flitnet *n, uint32_t flits)
+{
+	if (flits <= n->pkt_max_flits)
+		return;
+	for (uint32_t k = 0; k < n->n_parts; k++)
+		n->part[k]->pkt_max_flits = flits;
+}
+
 int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
 		const struct topo *t, struct flitnet **out, struct nl_err *err)
 {
@@ -805,6 +818,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
 	n->local_arrivals_ok = !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
 	fl_cf_layout(n, fl_msg_packet_flits(n)); /* fl_compact, and local_arrivals with it */
+	n->pkt_max_flits = 1; /* grown as packet sizes are known (fl_pkt_max_grow) */
 	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_lat && n->n_cls == 1 &&
 		   !rc->wait_for_tail_credit && rc->input_speedup == 1 && rc->output_speedup == 1;
@@ -893,6 +907,7 @@ int flitnet_set_traffic(struct flitnet *n, struct traffic *tr, double rate, uint
 		for (uint32_t k = 0; k < n->n_parts; k++)
 			fl_cf_layout(n->part[k], size_hi);
 	}
+	fl_pkt_max_grow(n, size_hi);
 	n->synth.traffic = tr;
 	n->synth.size_lo = size_lo;
 	n->synth.size_hi = size_hi;

@@ -500,6 +500,8 @@ struct flitnet {
 	uint32_t cf_vbits, cf_seq_mask; /* the VC's bits in fl_cflit.at; the flit index's mask (after the shift) */
 	uint32_t cf_seq_field;       /* the flit index's bits in place (cf_seq_mask << cf_vbits) */
 	uint32_t cf_max_flits;       /* the largest packet the layout holds (flits) */
+	uint32_t pkt_max_flits;      /* the largest packet made so far or announced (fl_pkt_max_grow), the
+					same in every partition: cut-through reads a head's size only above 1 */
 	uint32_t n_cls;              /* traffic classes (1 = off) */
 	uint32_t cls_w;              /* VCs per class: V / n_cls, what the routing function sees */
 	int v_shift;                 /* log2(V) when V is a power of two, else -1 */
@@ -1160,6 +1162,7 @@ void fl_dl_setup(struct flitnet *n, uint32_t max_packet_flits);
 /* The compact flits' layout for packets of up to max_flits flits
  * (flitnet.c); the largest packet a message is cut into. */
 void fl_cf_layout(struct flitnet *n, uint32_t max_flits);
+void fl_pkt_max_grow(struct flitnet *n, uint32_t flits);
 uint32_t fl_msg_packet_flits(const struct flitnet *n);
 void fl_dl_release(struct flitnet *n);
 /* After each cycle: the global check (nothing can move) and, every

@@ -52,6 +52,7 @@ static uint32_t fl_nic_generate(struct flitnet *n, uint32_t e)
 	pk->ctime = (uint32_t)ctime;
 	pk->itime = 0;
 	fl_pkt_set_msg(n, i, 0);
+	NL_ASSERT(size <= n->pkt_max_flits); /* fl_pkt_max_grow: cut-through reads sizes above 1 */
 	pk->size = (uint16_t)size;
 	pk->routers = 0;
 	pk->measured = ctime < n->obs.measure_before;

@@ -356,7 +356,7 @@ uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port)
 static inline bool fl_out_full(const struct flitnet *n, uint64_t ov, uint64_t iv)
 {
 	uint32_t need = 1;
-	if (n->nc.flow_control == FL_VCT && n->pool.runs[n->ivc[iv].head].seq == 0)
+	if (n->nc.flow_control == FL_VCT && n->pkt_max_flits > 1 && n->pool.runs[n->ivc[iv].head].seq == 0)
 		need = n->pool.runs[n->ivc[iv].head].size;
 	return n->ovc[ov].occ + need > n->buf;
 }
@@ -368,7 +368,7 @@ static inline uint32_t fl_va_need(const struct flitnet *n, uint64_t iv, bool roo
 {
 	if (!room)
 		return 0;
-	if (n->nc.flow_control == FL_VCT && n->pool.runs[n->ivc[iv].head].seq == 0)
+	if (n->nc.flow_control == FL_VCT && n->pkt_max_flits > 1 && n->pool.runs[n->ivc[iv].head].seq == 0)
 		return n->pool.runs[n->ivc[iv].head].size;
 	return 1;
 }
