@@ -32,6 +32,12 @@ struct flit_backend {
 	bool chan_summed;    /* under MPI: the channels' counts are the ranks' sum (flit_report) */
 };
 
+/* The flits of a packet carrying `payload` bytes (at least one). */
+static uint32_t flit_packet_flits(const struct flit_backend *fb, uint64_t payload)
+{
+	return payload ? (uint32_t)((payload + fb->flit_bytes - 1) / fb->flit_bytes) : 1u;
+}
+
 static int flit_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
 		       struct nl_err *err)
 {
@@ -150,13 +156,12 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	struct flitnet *p = fl_part_of_router(n, topo_ep_router(t, src_ep));
 	const bool local = fl_ep_local(n, src_ep);
 	/* Its first packet is its largest; every rank grows the bound alike. */
-	const uint64_t first = bytes < fb->packet_bytes ? bytes : fb->packet_bytes;
-	fl_pkt_max_grow(n, first ? (uint32_t)((first + fb->flit_bytes - 1) / fb->flit_bytes) : 1u);
+	fl_pkt_max_grow(n, flit_packet_flits(fb, bytes < fb->packet_bytes ? bytes : fb->packet_bytes));
 	uint64_t left = bytes;
 	for (uint64_t k = 0; k < n_pkts; k++) {
 		uint64_t payload = left < fb->packet_bytes ? left : fb->packet_bytes;
 		left -= payload;
-		uint64_t flits = payload ? (payload + fb->flit_bytes - 1) / fb->flit_bytes : 1;
+		uint64_t flits = flit_packet_flits(fb, payload);
 		n->obs.flits_alive += flits;
 		n->obs.ctime_sum_alive += flits * cycle;
 		if (!local)

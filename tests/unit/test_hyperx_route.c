@@ -215,94 +215,99 @@ static void test_dal_rules(void)
  * ports and ties, random marks, block thresholds 1 and 3, the queue
  * rule with random routed counts (route_view.gpend) and a deroute
  * threshold of its own (dqueue), 1 and 3 VCs per half; and so must the closed form reading the engine's per-port
- * sums (route_view.gasum, route.asum_vcs) instead of the VCs, whether a
- * dimension's deroute scan takes the 8-port vector pass (dal_scan_key8:
- * 4x3x5) or the scalar one (a dimension of 10). */
-static void test_dal_k1_equals_general(void)
+ * sums (route_view.gasum, route.asum_vcs) instead of the VCs. On the
+ * HyperX `topo`, draws from seed + the case's number. */
+static void check_dal_k1_equals_general(const char *topo, uint64_t seed)
 {
 	static const char *const specs[] = {"dal", "dal:block=3", "dal:block=0,queue=2", "dal:block=0,queue=2,dqueue=3",
 					    "dal:block=1,queue=3,dqueue=2"};
 	static const uint32_t vcs[] = {2, 6};
-	static const char *const topos[] = {"hyperx:s=4x3x5,t=2", "hyperx:s=10x3,t=2"};
-	for (size_t ti = 0; ti < 2; ti++) {
-		for (size_t si = 0; si < sizeof specs / sizeof *specs; si++)
-			for (size_t vi = 0; vi < 2; vi++) {
-				struct topo *t = NULL;
-				struct route *r = NULL;
-				struct nl_err e = {0};
-				CHECK_OK(topo_new(topos[ti], &t, &e), &e);
-				CHECK_OK(route_new(specs[si], t, vcs[vi], &r, &e), &e);
-				struct dal_state *st = r->state;
-				CHECK(st->is_k1);
-				const struct topo_hyperx *h = topo_hyperx_of(t);
-				const uint32_t V = vcs[vi], np = topo_router_ports(t, 0);
-				uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
-				uint32_t *asum = calloc(np + 8, sizeof *asum); /* route_view.gasum's padding */
-				uint32_t *pend = calloc(np, sizeof *pend); /* sequential allocation's counts */
-				CHECK_UINT(r->asum_vcs, ==, V / 2);
-				struct rng rng;
-				rng_init(&rng, 17 + ti * 100 + si * 2 + vi, RNG_CLASS_ROUTER, 0);
-				uint32_t compared = 0, derouted = 0;
-				for (uint32_t a = 0; a < t->n_routers; a++)
-					for (uint32_t d = 0; d < t->n_routers; d++) {
-						if (a == d)
-							continue;
-						for (size_t i = 0; i < (size_t)np * V; i++)
-							occ[i] = (uint16_t)rng_below(&rng, 5);
-						for (uint32_t j = 0; j < np; j++) {
-							uint32_t sum = 0, full = 0;
-							for (uint32_t vc = 0; vc < r->asum_vcs; vc++) {
-								sum += occ[(size_t)j * V + vc];
-								full += r->asum_full && occ[(size_t)j * V + vc] >= r->asum_full;
-							}
-							asum[j] = sum + route_asum_base(r->asum_vcs) + (full << 16);
+	for (size_t si = 0; si < sizeof specs / sizeof *specs; si++)
+		for (size_t vi = 0; vi < 2; vi++) {
+			struct topo *t = NULL;
+			struct route *r = NULL;
+			struct nl_err e = {0};
+			CHECK_OK(topo_new(topo, &t, &e), &e);
+			CHECK_OK(route_new(specs[si], t, vcs[vi], &r, &e), &e);
+			struct dal_state *st = r->state;
+			CHECK(st->is_k1);
+			const struct topo_hyperx *h = topo_hyperx_of(t);
+			const uint32_t V = vcs[vi], np = topo_router_ports(t, 0);
+			uint16_t *occ = calloc((size_t)np * V, sizeof *occ);
+			uint32_t *asum = calloc(np + 8, sizeof *asum); /* route_view.gasum's padding */
+			uint32_t *pend = calloc(np, sizeof *pend); /* sequential allocation's counts */
+			CHECK_UINT(r->asum_vcs, ==, V / 2);
+			struct rng rng;
+			rng_init(&rng, seed + si * 2 + vi, RNG_CLASS_ROUTER, 0);
+			uint32_t compared = 0, derouted = 0;
+			for (uint32_t a = 0; a < t->n_routers; a++)
+				for (uint32_t d = 0; d < t->n_routers; d++) {
+					if (a == d)
+						continue;
+					for (size_t i = 0; i < (size_t)np * V; i++)
+						occ[i] = (uint16_t)rng_below(&rng, 5);
+					for (uint32_t j = 0; j < np; j++) {
+						uint32_t sum = 0, full = 0;
+						for (uint32_t vc = 0; vc < r->asum_vcs; vc++) {
+							sum += occ[(size_t)j * V + vc];
+							full += r->asum_full && occ[(size_t)j * V + vc] >= r->asum_full;
 						}
-						if (r->needs_pend)
-							for (uint32_t j = 0; j < np; j++)
-								pend[j] = (uint32_t)rng_below(&rng, 5);
-						struct route_view v = view_of(occ, V, 4), vs = v;
-						if (r->needs_pend)
-							v.gpend = vs.gpend = pend;
-						vs.gasum = asum;
-						uint32_t in = (uint32_t)rng_below(&rng, np);
-						struct route_pkt p0 = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2,
-								       .vc_class = (uint8_t)rng_below(&rng, 8)};
-						struct route_pkt p[3] = {p0, p0, p0};
-						struct route_cand c[3][ROUTE_MAX_CANDS];
-						struct rng rr[3] = {rng, rng, rng};
-						int n[3];
-						for (int g = 0; g < 3; g++) { /* closed form, with the sums, general */
-							st->is_k1 = g < 2;
-							n[g] = r->ops->compute(r, a, in, 0, &p[g], &rr[g], g == 1 ? &vs : &v, c[g]);
-						}
-						st->is_k1 = true;
-						const uint64_t next = rng_u64(&rr[0]);
-						for (int g = 1; g < 3; g++) {
-							CHECK_INT(n[0], ==, n[g]);
-							CHECK_UINT(p[0].vc_class, ==, p[g].vc_class);
-							CHECK(next == rng_u64(&rr[g]));
-							for (int k = 0; k < n[0] && k < n[g]; k++) {
-								CHECK_UINT(c[0][k].port, ==, c[g][k].port);
-								CHECK_UINT(c[0][k].vc_lo, ==, c[g][k].vc_lo);
-								CHECK_UINT(c[0][k].vc_hi, ==, c[g][k].vc_hi);
-								CHECK_INT(c[0][k].prio, ==, c[g][k].prio);
-							}
-						}
-						for (int k = 1; k + 1 < n[0]; k++)
-							if (c[0][k].prio < c[0][0].prio)
-								derouted++;
-						compared++;
+						asum[j] = sum + route_asum_base(r->asum_vcs) + (full << 16);
 					}
-				CHECK(compared == t->n_routers * (t->n_routers - 1));
-				CHECK(derouted > 100);
-				(void)h;
-				free(pend);
-				free(asum);
-				free(occ);
-				route_free(r);
-				topo_free(t);
-			}
-	}
+					if (r->needs_pend)
+						for (uint32_t j = 0; j < np; j++)
+							pend[j] = (uint32_t)rng_below(&rng, 5);
+					struct route_view v = view_of(occ, V, 4), vs = v;
+					if (r->needs_pend)
+						v.gpend = vs.gpend = pend;
+					vs.gasum = asum;
+					uint32_t in = (uint32_t)rng_below(&rng, np);
+					struct route_pkt p0 = {.src_ep = topo_router_ep(t, a), .dst_router = d, .dst_ep = d * 2,
+							       .vc_class = (uint8_t)rng_below(&rng, 8)};
+					struct route_pkt p[3] = {p0, p0, p0};
+					struct route_cand c[3][ROUTE_MAX_CANDS];
+					struct rng rr[3] = {rng, rng, rng};
+					int n[3];
+					for (int g = 0; g < 3; g++) { /* closed form, with the sums, general */
+						st->is_k1 = g < 2;
+						n[g] = r->ops->compute(r, a, in, 0, &p[g], &rr[g], g == 1 ? &vs : &v, c[g]);
+					}
+					st->is_k1 = true;
+					const uint64_t next = rng_u64(&rr[0]);
+					for (int g = 1; g < 3; g++) {
+						CHECK_INT(n[0], ==, n[g]);
+						CHECK_UINT(p[0].vc_class, ==, p[g].vc_class);
+						CHECK(next == rng_u64(&rr[g]));
+						for (int k = 0; k < n[0] && k < n[g]; k++) {
+							CHECK_UINT(c[0][k].port, ==, c[g][k].port);
+							CHECK_UINT(c[0][k].vc_lo, ==, c[g][k].vc_lo);
+							CHECK_UINT(c[0][k].vc_hi, ==, c[g][k].vc_hi);
+							CHECK_INT(c[0][k].prio, ==, c[g][k].prio);
+						}
+					}
+					for (int k = 1; k + 1 < n[0]; k++)
+						if (c[0][k].prio < c[0][0].prio)
+							derouted++;
+					compared++;
+				}
+			CHECK(compared == t->n_routers * (t->n_routers - 1));
+			CHECK(derouted > 100);
+			(void)h;
+			free(pend);
+			free(asum);
+			free(occ);
+			route_free(r);
+			topo_free(t);
+		}
+}
+
+/* The same, where a dimension's deroute scan takes the 8-port vector pass
+ * (dal_scan_key8: 4x3x5) and where a dimension of 10 takes the scalar
+ * one. */
+static void test_dal_k1_equals_general(void)
+{
+	check_dal_k1_equals_general("hyperx:s=4x3x5,t=2", 17);
+	check_dal_k1_equals_general("hyperx:s=10x3,t=2", 117);
 }
 
 /* min:select=first on an untrunked HyperX computes the lowest offset
