@@ -45,6 +45,8 @@ runs=(
   "-s topology=torus:k=4x4x4 -s num_vcs=4 -s injection_rate=0.3"
   "-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.3"
   "-s topology=dragonfly:a=4,p=2,h=2 -s routing_function=min -s num_vcs=3 -s packet_size=4 -s flow_control=vct"
+  "-s topology=dragonfly:a=5,p=2,h=3,g=10 -s routing_function=group_min -s num_vcs=2 -s injection_rate=0.3"
+  "-s topology=dragonfly:a=5,p=2,h=3,g=10 -s routing_function=ugal:mode=booksim -s num_vcs=3 -s injection_rate=0.4"
   "-s topology=hyperx:s=4x4,t=2 -s routing_function=min:select=adaptive -s num_vcs=4 -s injection_rate=0.4"
   "-s topology=fattree:k=4,n=3 -s routing_function=min -s num_vcs=2 -s traffic=bitcomp"
   "-s topology=torus:k=8x8 -s routing_function=valiant -s num_vcs=4 -s traffic=transpose"

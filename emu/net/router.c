@@ -44,8 +44,7 @@ static inline void fl_q_push(struct flitnet *n, struct fl_router *ro, int which,
 {
 	struct fl_fifo *q = fl_q(ro, which);
 	struct fl_node *nd = fl_node(n, ro, li);
-	nd->time = 0;
-	nd->result = FL_UNEVAL;
+	nd->result = FL_UNEVAL; /* time: set by the evaluation, read only after it (fl_due) */
 	nd->next = FL_NONE16;
 	if (q->len)
 		fl_node(n, ro, q->tail)->next = (uint16_t)li;
@@ -84,7 +83,6 @@ static inline __attribute__((always_inline)) void fl_q_push_arrival(struct flitn
 		cur = cur == tail ? FL_NONE16 : ivs[cur].node.next;
 	}
 	struct fl_node *nd = &ivs[li].node;
-	nd->time = 0;
 	nd->result = FL_UNEVAL;
 	nd->next = (uint16_t)cur;
 	if (prev == FL_NONE16)
