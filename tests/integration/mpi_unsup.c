@@ -15,7 +15,7 @@ int main(int argc, char **argv)
 	MPI_Message msg;
 	MPI_Status st;
 	long sum = 0;
-	int v = 5, w = 0;
+	int v = 5, v2[2] = {5, 6}, w = 0;
 
 	mt_init(&argc, &argv);
 	MT_REQUIRE(mt_size == 2);
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	if (me == 0) {
 		MPI_Send(&v, 1, MPI_INT, 1, 1, W);
 		EXPECT("send peer=1 tag=1 bytes=4");
-		MPI_Send(&v, 2, MPI_INT, 1, 3, W);
+		MPI_Send(v2, 2, MPI_INT, 1, 3, W);
 		EXPECT("send peer=1 tag=3 bytes=8");
 	} else {
 		MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, W, &msg, &st);

@@ -619,8 +619,9 @@ static void test_separable_equals_plain(void)
 		const bool one_input = RND(4) == 0; /* a head asking for a range of one port's VCs */
 		const int32_t in0 = (int32_t)RND(S);
 		for (uint32_t t = 0; t < 4 * want && n_req < want; t++) {
-			struct fl_areq r = {.in = one_input ? in0 : (int32_t)RND(S), .out = (int32_t)RND(S),
-					    .label = (int32_t)n_req, .in_pri = (int32_t)RND(3)};
+			/* Drawn in this order (an initializer list's order is unspecified). */
+			const int32_t in = one_input ? in0 : (int32_t)RND(S), out = (int32_t)RND(S);
+			struct fl_areq r = {.in = in, .out = out, .label = (int32_t)n_req, .in_pri = (int32_t)RND(3)};
 			bool dup = false;
 			for (uint32_t k = 0; k < n_req && !dup; k++)
 				dup = rq[k].in == r.in && rq[k].out == r.out;

@@ -58,7 +58,7 @@ static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
 {
 	*o = (struct pp_opts){.min_bytes = 1, .max_bytes = 4L << 20, .iters = 1000, .reps = 7,
 			      .fit_min = 64L << 10};
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* option, value */
 		char *end = NULL;
 		long v;
 		if (i + 1 >= argc)
@@ -80,7 +80,6 @@ static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
 			o->fit_min = v;
 		else
 			return pp_usage(rank);
-		i++;
 	}
 	return 0;
 }
