@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the optimised release (LTO, clang) into build-rel/ and run benchmarks.
+# Build the optimised release (LTO) into build-rel/ and run benchmarks.
 #   scripts/bench.sh               every benchmark
 #   scripts/bench.sh engine        one suite (engine, analysis, replay, recorder, ...)
 # Each benchmark prints its figure as its last line; see benchmarks/README.md.
@@ -7,10 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 if [ ! -f build-rel/build.ninja ]; then
-  # clang: its code for the flit engine runs 2-8% faster than gcc 12's,
-  # same results (benchmarks/README.md, 2026-12-01; scripts/deps.sh
-  # installs it). A build-rel/ configured before keeps its compiler.
-  CC=${CC:-clang} meson setup build-rel -Dbuildtype=release -Db_lto=true >/dev/null
+  meson setup build-rel -Dbuildtype=release -Db_lto=true >/dev/null
 fi
 meson compile -C build-rel >/dev/null
 export NETLOOM_PROGRESS=0

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The same source built by two compilers gives the same results to the
-# byte: gcc's build (the test suite's) and clang's (the benchmarks',
-# scripts/build.sh --clang). The benchmarks' speed figures stand for the
-# tested model only while this holds (no floating-point contraction or
-# evaluation-order dependence: C11 on x86-64's SSE2, no fast-math).
+# byte: gcc's build (the test suite's) and clang's (scripts/build.sh
+# --clang). Results must not depend on the compiler that built netloom:
+# no floating-point contraction or evaluation-order dependence (C11 on
+# x86-64's SSE2, no fast-math).
 # usage: compilers_agree.sh NETLOOM SOURCE_ROOT
 # The other binary is $NETLOOM_OTHER_BUILD (scripts/test.sh sets it);
 # without it the test is skipped (exit 77).
