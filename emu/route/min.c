@@ -213,44 +213,11 @@ static uint32_t min_table_ports(const struct topo *t, const struct min_state *s,
 	return n;
 }
 
-static int min_compute_listed(const struct route *r, uint32_t router, struct route_pkt *p,
-			      struct route_cand *out);
-
-static int min_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
-		       struct route_pkt *p, struct rng *rng, const struct route_view *v,
-		       struct route_cand *out)
-{
-	const struct min_state *s = r->state;
-	(void)in_port;
-	(void)in_vc;
-	(void)rng;
-	(void)v;
-
-	if (router == p->dst_router)
-		return route_eject(r, p, out);
-	if (s->hx_first) {
-		/* The lowest minimal port of an untrunked HyperX is the one link
-		 * of the lowest offset dimension toward the destination's
-		 * coordinate (ports grow with the dimension): computed directly,
-		 * not by listing every minimal port (6% of the flattened
-		 * butterfly's instructions; test_hyperx_route checks the two
-		 * agree). */
-		const struct topo_hyperx *h = s->hx_first;
-		int d = hxr_first_offset(h, router, p->dst_router);
-		out->port = (uint16_t)topo_hyperx_port(h, d, topo_hyperx_coord(h, router, d),
-						       topo_hyperx_coord(h, p->dst_router, d), 0);
-		out->vc_lo = (uint8_t)((uint32_t)p->hops * s->class_w);
-		out->vc_hi = (uint8_t)(s->class_w ? out->vc_lo + s->class_w - 1 : r->n_vcs - 1);
-		out->prio = 0;
-		return 1;
-	}
-	return min_compute_listed(r, router, p, out);
-}
-
 /* The ports listed (table or closed form), then selected: out of line,
- * so that the HyperX's closed-form hop above, a leaf, does not pay this
- * path's frame (its 256-byte port list and saved registers: 9 of the 37
- * instructions of each flattened-butterfly route computation). */
+ * so that the HyperX's closed-form hop (min_compute), a leaf, does not
+ * pay this path's frame (its 256-byte port list and saved registers:
+ * about 7 of the 37 instructions of each flattened-butterfly route
+ * computation). */
 static __attribute__((noinline)) int min_compute_listed(const struct route *r, uint32_t router,
 							struct route_pkt *p, struct route_cand *out)
 {
@@ -284,6 +251,37 @@ static __attribute__((noinline)) int min_compute_listed(const struct route *r, u
 		out[i].prio = 0;
 	}
 	return n_out;
+}
+
+static int min_compute(const struct route *r, uint32_t router, uint32_t in_port, uint32_t in_vc,
+		       struct route_pkt *p, struct rng *rng, const struct route_view *v,
+		       struct route_cand *out)
+{
+	const struct min_state *s = r->state;
+	(void)in_port;
+	(void)in_vc;
+	(void)rng;
+	(void)v;
+
+	if (router == p->dst_router)
+		return route_eject(r, p, out);
+	if (s->hx_first) {
+		/* The lowest minimal port of an untrunked HyperX is the one link
+		 * of the lowest offset dimension toward the destination's
+		 * coordinate (ports grow with the dimension): computed directly,
+		 * not by listing every minimal port (6% of the flattened
+		 * butterfly's instructions; test_hyperx_route checks the two
+		 * agree). */
+		const struct topo_hyperx *h = s->hx_first;
+		int d = hxr_first_offset(h, router, p->dst_router);
+		out->port = (uint16_t)topo_hyperx_port(h, d, topo_hyperx_coord(h, router, d),
+						       topo_hyperx_coord(h, p->dst_router, d), 0);
+		out->vc_lo = (uint8_t)((uint32_t)p->hops * s->class_w);
+		out->vc_hi = (uint8_t)(s->class_w ? out->vc_lo + s->class_w - 1 : r->n_vcs - 1);
+		out->prio = 0;
+		return 1;
+	}
+	return min_compute_listed(r, router, p, out);
 }
 
 const struct route_ops route_min_ops = {
