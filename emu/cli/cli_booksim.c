@@ -166,6 +166,10 @@ static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 	return 0;
 }
 
+/* A network size key (k, n, c) as the one integer BookSim reads: a vector
+ * or a word there is refused with its line, not read as 0. */
+static int bs_size(const char *path, struct bs_file *bf, const char *key, long *out, struct nl_err *err);
+
 /* Effective value of a key: the file's, else BookSim's default. */
 static const char *bs_get(struct bs_file *bf, const char *key)
 {
@@ -195,6 +199,22 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 	else
 		fprintf(warn, "netloom: %s: cannot map '%s': %s\n", path, key, why);
 	(*n)++;
+}
+
+static int bs_size(const char *path, struct bs_file *bf, const char *key, long *out, struct nl_err *err)
+{
+	const char *v = bs_get(bf, key);
+	char *end;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (end != v && !*end && !errno)
+		return 0;
+	int line = 0;
+	for (int i = 0; i < bf->n; i++)
+		if (!strcmp(bf->kv[i].key, key))
+			line = bf->kv[i].line;
+	return nl_errf(err, NL_ECONFIG, "%s:%d: '%s = %s': expected one integer (BookSim reads %s as an int)", path,
+		       line, key, v, key);
 }
 
 /* Write `key = val` if netloom accepts the value; otherwise name it as
@@ -573,27 +593,66 @@ static void bs_cmesh(const char *path, FILE *warn, struct bs_file *bf, long k, l
 /* Build what the INI will describe (the topology, the routing function
  * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is
  * named here, with netloom's reason, and left out, not found by `netloom
- * run` later. traffic NULL: nothing to check. */
-static void bs_check(const char *path, FILE *warn, struct bs_file *bf, char *topo, char *route, char *traffic,
-		     long n_vcs, int *n)
+ * run` later. traffic NULL: nothing to check.
+ *
+ * What is left out must still leave a file that runs (issue 11 part 6):
+ * without a topology netloom's default network is simulated, and a routing
+ * function that only ran on the dropped one is dropped with it; without a
+ * routing function the first of bs_fallback_routes that runs on the
+ * network is written, and `route_note` says why in the INI. The exit
+ * status already says the file is not BookSim's network. */
+static const char *const bs_fallback_routes[] = {NULL /* netloom's default */, "min", "min:classes=none"};
+
+/* The default netloom gives `key` when a file leaves it out. */
+static const char *bs_default(const char *key)
+{
+	size_t n_tables;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	struct config c;
+	const struct param_def *def = NULL;
+	config_init(&c, tables, n_tables);
+	config_find_key(&c, key, &def);
+	config_release(&c);
+	return def ? def->defval : NULL;
+}
+
+static void bs_check(const char *path, FILE *warn, struct bs_file *bf, char *topo, char *route, size_t route_cap,
+		     char *traffic, long n_vcs, char *route_note, size_t note_cap, int *n)
 {
 	struct topo *t = NULL;
 	struct nl_err e = {0};
-	if (!topo[0])
-		return;
-	if (topo_new(topo, &t, &e) < 0) {
+	if (topo[0] && topo_new(topo, &t, &e) < 0) {
 		bs_warn(warn, path, bf, "topology", e.msg, n);
 		topo[0] = '\0';
+	}
+	if (!topo[0] && topo_new(bs_default("topology"), &t, &e) < 0) {
+		bs_warn(warn, path, bf, "topology", e.msg, n); /* not reached: the default builds */
 		return;
 	}
 	struct route *r = NULL;
 	if (route[0] && route_new(route, t, (uint32_t)n_vcs, &r, &e) < 0) {
 		char why[NL_ERR_MSG_MAX + 64];
-		snprintf(why, sizeof why, "'%s' with num_vcs = %ld: %s", route, n_vcs, e.msg);
+		snprintf(why, sizeof why, "'%s' with num_vcs = %ld%s: %s", route, n_vcs,
+			 topo[0] ? "" : " on netloom's default network", e.msg);
 		bs_warn(warn, path, bf, "routing_function", why, n);
 		route[0] = '\0';
 	}
 	route_free(r);
+	r = NULL;
+	for (size_t i = 0; !route[0] && i < sizeof bs_fallback_routes / sizeof *bs_fallback_routes; i++) {
+		const char *fb = bs_fallback_routes[i] ? bs_fallback_routes[i] : bs_default("routing_function");
+		if (route_new(fb, t, (uint32_t)n_vcs, &r, &e) < 0)
+			continue;
+		route_free(r);
+		r = NULL;
+		snprintf(route, route_cap, "%s", fb);
+		const char *rf = bs_get(bf, "routing_function");
+		snprintf(route_note, note_cap,
+			 "; routing_function: BookSim's '%s' is not mapped (see the conversion's messages);\n"
+			 "; '%s' is written so that this file runs: it is not BookSim's routing.\n",
+			 rf[0] ? rf : "(none)", route);
+	}
 	struct traffic *tr = NULL;
 	if (traffic && traffic[0] && traffic_new(traffic, t, 0, &tr, &e) < 0) {
 		bs_warn(warn, path, bf, "traffic", e.msg, n);
@@ -614,8 +673,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 
 	/* [network] */
 	const char *tp = bs_get(bf, "topology");
-	long k = strtol(bs_get(bf, "k"), NULL, 10), nd = strtol(bs_get(bf, "n"), NULL, 10);
-	long c = strtol(bs_get(bf, "c"), NULL, 10);
+	long k, nd, c;
+	NL_CHECK(bs_size(path, bf, "k", &k, err));
+	NL_CHECK(bs_size(path, bf, "n", &nd, err));
+	NL_CHECK(bs_size(path, bf, "c", &c, err));
 	long chan = 1;
 	const char *lat[3][3] = {{NULL, NULL, NULL}};
 	int n_lat = 0;
@@ -703,14 +764,16 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	bool map_used = map != NULL;
 	free(map);
 	long n_vcs = strtol(bs_get(bf, "num_vcs"), NULL, 10);
-	bs_check(path, warn, bf, topo, route, traffic_ok ? traffic : NULL, n_vcs >= 1 && n_vcs <= 255 ? n_vcs : 16,
-		 &unmapped);
+	char route_note[512] = "";
+	bs_check(path, warn, bf, topo, route, sizeof route, traffic_ok ? traffic : NULL,
+		 n_vcs >= 1 && n_vcs <= 255 ? n_vcs : 16, route_note, sizeof route_note, &unmapped);
 
 	fprintf(out, "; netloom configuration converted from the BookSim2 config %s\n", path);
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");
 	fprintf(out, "[network]\n");
 	if (topo[0])
 		bs_put(out, warn, path, bf, "topology", topo, NULL, &unmapped);
+	fputs(route_note, out);
 	if (route[0])
 		bs_put(out, warn, path, bf, "routing_function", route, NULL, &unmapped);
 	char num[64];

@@ -1,6 +1,7 @@
 /* netloom run / netloom sweep: synthetic-traffic experiments on the flit
  * model, as a table on stdout, CSV, and JSON. */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,8 @@ static void run_usage(FILE *f, const char *cmd)
 	traffic_print_help(f);
 }
 
+#define SWEEP_MAX_POINTS 100000
+
 static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
 {
 	char *e;
@@ -76,8 +79,12 @@ static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
 	if (*e != ':')
 		return -1;
 	*step = strtod(e + 1, &e);
-	if (*e || errno || !(*step > 0) || *a < 0 || *b < *a || *b > 1)
+	if (*e || errno || !isfinite(*a) || !isfinite(*b) || !isfinite(*step) || !(*step > 0) || *a < 0 ||
+	    *b < *a || *b > 1)
 		return -1;
+	/* A step far below the table's 4 decimals is a typo, not a sweep. */
+	if ((*b - *a) / *step > SWEEP_MAX_POINTS)
+		return -2;
 	return 0;
 }
 
@@ -121,7 +128,11 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	}
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
-	if (!strcmp(cmd, "sweep") && sweep_parse_rates(o->rates, &o->a, &o->b, &o->step) < 0)
+	int rates_bad = !strcmp(cmd, "sweep") ? sweep_parse_rates(o->rates, &o->a, &o->b, &o->step) : 0;
+	if (rates_bad == -2)
+		return cli_usage_error(cmd, "--rates '%s': more than %d points: expected a larger STEP", o->rates,
+				       SWEEP_MAX_POINTS);
+	if (rates_bad < 0)
 		return cli_usage_error(cmd, "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
 				       o->rates);
 	/* With --json -, stdout carries the JSON document alone. */
@@ -165,7 +176,25 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-static void run_print_point(const struct nl_point *pt, bool csv, bool reproducible)
+/* max_samples at most warmup_periods: BookSim counts warm-up periods in
+ * max_samples, so every period is warm-up, nothing is measured, and each
+ * point ends unstable ("Too many sample periods needed to converge"). */
+static bool run_warmup_only(const struct nl_sim_info *info)
+{
+	return info->warmup_periods > 0 && info->max_samples <= info->warmup_periods;
+}
+
+static void run_warn_warmup_only(const struct nl_sim_info *info)
+{
+	if (run_warmup_only(info))
+		fprintf(stderr,
+			"netloom: warning: max_samples = %d <= warmup_periods = %d: every sample period is warm-up, "
+			"nothing is measured, and each point is reported unstable (BookSim's rule); expected max_samples > "
+			"warmup_periods\n",
+			info->max_samples, info->warmup_periods);
+}
+
+static void run_print_point(const struct nl_point *pt, const struct nl_sim_info *info, bool csv, bool reproducible)
 {
 	if (pt->deadlock) {
 		/* A deadlock is not a measurement: no figures, only where it stopped. */
@@ -188,7 +217,7 @@ static void run_print_point(const struct nl_point *pt, bool csv, bool reproducib
 	printf("%9.4f %9.4f %9.4f  %9.2f %6llu %6llu %7llu  %9.2f %6.2f  %s\n", pt->offered, pt->injected,
 	       pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50, (unsigned long long)pt->plat_p99,
 	       (unsigned long long)pt->plat_max, pt->nlat_mean, pt->hops_mean,
-	       pt->stable ? "yes" : "no (saturated)");
+	       pt->stable ? "yes" : run_warmup_only(info) ? "no (warm-up only)" : "no (saturated)");
 }
 
 /* A deadlock is a result, not a failure of the call: its one-line report
@@ -253,6 +282,8 @@ int cli_run_main(int argc, char **argv)
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	bool deadlocked = false;
 	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
+	if (rc == 0 && !quiet)
+		run_warn_warmup_only(&info);
 	if (rc == 0) {
 		rc = nl_sim_run(sim, &pt, &err);
 		if (rc == NL_EDEADLOCK && pt.deadlock) {
@@ -264,7 +295,7 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (rc == 0 && o.table) {
 		run_print_header(&info, o.csv);
-		run_print_point(&pt, o.csv, o.reproducible);
+		run_print_point(&pt, &info, o.csv, o.reproducible);
 		if (!o.csv && !deadlocked)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
@@ -301,7 +332,7 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 	if (sp->o->table) {
 		if (sp->n == 0)
 			run_print_header(sp->info, sp->o->csv);
-		run_print_point(pt, sp->o->csv, sp->o->reproducible);
+		run_print_point(pt, sp->info, sp->o->csv, sp->o->reproducible);
 		fflush(stdout);
 	}
 	sp->n++;
@@ -324,6 +355,8 @@ int cli_sweep_main(int argc, char **argv)
 	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
 	if (rc < 0)
 		goto done;
+	if (!quiet)
+		run_warn_warmup_only(&info);
 	struct sweep_print sp = {.sim = sim, .o = &o, .info = &info, .err = &err, .quiet = quiet};
 	rc = nl_sim_sweep(sim, o.a, o.b, o.step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
 	if (rc == NL_EDEADLOCK) {

@@ -384,7 +384,10 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 			fprintf(f, " [default %s]", d->defval);
 		else
 			fprintf(f, " [required]");
-		if (param_has_bounds(d))
+		/* Integer keys say so: "[-1e+06..1e+06]" read as a real range. */
+		if (param_has_bounds(d) && d->type == PARAM_INT)
+			fprintf(f, " [integer, %.0f..%.0f]", d->min, d->max);
+		else if (param_has_bounds(d))
 			fprintf(f, " [%g..%g]", d->min, d->max);
 		fputc('\n', f);
 	}

@@ -487,6 +487,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	n->cls_w = n->V / n->n_cls;
 	rc_ = route_new(nc->routing_function, t, n->cls_w, &n->route, err);
+	if (rc_ < 0 && n->n_cls > 1) /* its "got N" counts one class's VCs */
+		nl_err_prefix(err, "[router] traffic_classes = %u leaves num_vcs / %u = %u VCs per class", n->n_cls,
+			      n->n_cls, n->cls_w);
 	/* The live global view needs the network in one partition: the
 	 * automatic count gives it that on one thread and one rank. */
 	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && parts_auto && n_threads == 1 && n_ranks == 1)

@@ -171,7 +171,7 @@ static int duato_compute(const struct route *r, uint32_t router, uint32_t in_por
 
 const struct route_ops route_duato_ops = {
 	.name = "duato",
-	.help = "Duato's fully adaptive minimal routing with a dimension-order escape VC set (2 dateline VCs on tori, 1 elsewhere) on tori, meshes, hypercubes (Duato 1995; seed 003 6.1)",
+	.help = "Duato's fully adaptive minimal routing with a dimension-order escape VC set (2 dateline VCs on tori, 1 elsewhere) on tori, meshes, hypercubes (Duato 1995; seed 003 6.1), needs wait_for_tail_credit = 1",
 	.params = duato_params_def,
 	.params_size = sizeof(struct duato_params),
 	.state_size = sizeof(struct duato_state),

@@ -175,6 +175,8 @@ int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 	info->n_endpoints = s->topo->n_endpoints;
 	info->seed = s->sc.seed;
 	info->injection_rate = s->tc.injection_rate;
+	info->warmup_periods = (int32_t)s->sc.warmup_periods;
+	info->max_samples = (int32_t)s->sc.max_samples;
 	return 0;
 }
 
@@ -238,10 +240,25 @@ static int session_point(nl_sim *s, double rate, struct nl_err *err)
 	return rc;
 }
 
+/* Synthetic traffic on a network without endpoints has no rate to
+ * report (0/0): refused, as BookSim's traffic manager would have nothing
+ * to inject either. Families whose endpoint count is a parameter default
+ * some to 0 (equality's p). */
+static int session_refuse_no_endpoints(const nl_sim *s, struct nl_err *err)
+{
+	if (s->topo->n_endpoints)
+		return 0;
+	return nl_errf(err, NL_ECONFIG,
+		       "topology '%s': no endpoints; synthetic traffic needs at least one (set the family's endpoints "
+		       "per router, e.g. p= or t=; see 'netloom topo list')",
+		       s->topo->spec);
+}
+
 int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
 {
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_refuse_no_endpoints(s, err));
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	int rc = session_point(s, rate, err);
 	if (s->n_points) {
@@ -391,6 +408,7 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and STEP > 0", lo,
 			       hi, step);
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_refuse_no_endpoints(s, err));
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
 	int rc = 0;

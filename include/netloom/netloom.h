@@ -126,6 +126,8 @@ struct nl_sim_info {
 	uint32_t n_endpoints;
 	int64_t seed;
 	double injection_rate;  /* flits/cycle/endpoint */
+	int32_t warmup_periods; /* sample periods of warm-up (0: until converged) */
+	int32_t max_samples;    /* sample periods at most, warm-up included (BookSim's rule) */
 };
 
 /* Build the topology if needed and describe the session. */
