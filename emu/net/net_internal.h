@@ -203,8 +203,11 @@ struct fl_link {
  * channels. */
 struct fl_port {
 	struct fl_link link;    /* where its flits and credits go */
-	uint32_t out_free;      /* first cycle (mod 2^32) the output channel is free */
-	uint32_t cred_free;     /* first cycle (mod 2^32) the credit channel is free */
+	/* First cycles the output and credit channels are free. 64 bits: a
+	 * port idle for 2^31 cycles or more (a replay's long compute phase:
+	 * 2.1 s at 1 GHz) read as busy for 2^32 cycles with 32-bit stamps. */
+	uint64_t out_free;
+	uint64_t cred_free;
 	uint64_t chan_flits;    /* flits sent while count_channels is set */
 };
 

@@ -345,8 +345,8 @@ void fl_la_flush(struct flitnet *n)
 uint32_t fl_router_oq(const void *ctx, uint32_t r, uint32_t port)
 {
 	const struct flitnet *n = ctx;
-	int32_t d = (int32_t)(n->ports[n->routers[r].port_base + port].out_free - (uint32_t)n->now);
-	return d > 0 ? (uint32_t)d : 0;
+	const uint64_t f = n->ports[n->routers[r].port_base + port].out_free;
+	return f > n->now ? (uint32_t)(f - n->now) : 0;
 }
 
 /* Is the buffer across output VC ov too full for the front flit? Wormhole:
@@ -1340,9 +1340,9 @@ static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_
 {
 	struct fl_port *pt = &n->ports[g];
 	uint64_t c = at;
-	if ((int32_t)(pt->out_free - (uint32_t)at) > 0)
-		c += pt->out_free - (uint32_t)at;
-	pt->out_free = (uint32_t)(c + 1);
+	if (pt->out_free > c)
+		c = pt->out_free;
+	pt->out_free = c + 1;
 	const struct fl_link *l = &pt->link;
 	fl_send_flit(n, l, c + l->lat + 1, pkt, seq, vc);
 }
@@ -1361,9 +1361,9 @@ static inline __attribute__((always_inline)) void fl_return_credit(struct flitne
 	if (!plain && n->cred_step && n->cred_step[g] == n->step_id) {
 		c = n->now + (uint32_t)(n->cred_cycle[g] - (uint32_t)n->now);
 	} else {
-		if ((int32_t)(n->ports[g].cred_free - (uint32_t)c) > 0)
-			c += n->ports[g].cred_free - (uint32_t)c;
-		n->ports[g].cred_free = (uint32_t)(c + 1);
+		if (n->ports[g].cred_free > c)
+			c = n->ports[g].cred_free;
+		n->ports[g].cred_free = c + 1;
 		if (!plain && n->cred_step) {
 			n->cred_step[g] = n->step_id;
 			n->cred_cycle[g] = (uint32_t)c;

@@ -182,6 +182,14 @@ out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))"
 expect_eq "long backend exit" $rc 2
 expect_eq "long backend message" "${out:0:53}" "netloom: key 'backend': unknown network backend 'xxxx"
 
+# A channel idle for more than 2^31 cycles (2.5 s at 1 GHz) is free, not
+# busy for 2^32 cycles: 32-bit stamps once put this message at 4.295 s.
+printf '0 init\n1 init\n0 recv 1 0 1e6\n1 compute 2.5e9\n1 send 0 0 1e6\n0 finalize\n1 finalize\n' > "$dir/idle.txt"
+"$netloom" replay "$dir/idle.txt" -s backend=flit -s topology=torus:k=2 --json "$dir/idle.json" > /dev/null ||
+  fail "long idle replay exit $?"
+expect_eq "long idle: predicted within 1 ms of 2.5 s" \
+  "$(json "$dir/idle.json" '2.5 < d["results"]["runtime"]["predicted_s"] < 2.501')" True
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1
