@@ -124,19 +124,22 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 	return 0;
 }
 
-/* The first routing function in the registry that runs on t's family (dor
- * on tori and meshes, min elsewhere), so one command compares families. */
+/* The family's default minimal routing, so one command compares
+ * families: dor on the families it runs on (tori, meshes), else the first
+ * function that runs on any topology (min). Not simply the registry's
+ * first match: valiant (registered before min) runs on HyperX and
+ * flattened butterflies, and non-minimal routing is no one's default. */
 const char *session_pick_routing(const struct topo *t)
 {
+	const struct route_ops *dor = route_find("dor", NULL);
+	for (size_t j = 0; dor && dor->families && dor->families[j]; j++)
+		if (!strcmp(dor->families[j], t->ops->name))
+			return dor->name;
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!all[i]->families)
 			return all[i]->name;
-		for (size_t j = 0; all[i]->families[j]; j++)
-			if (!strcmp(all[i]->families[j], t->ops->name))
-				return all[i]->name;
-	}
 	return NULL;
 }
 

@@ -155,6 +155,13 @@ expect_eq "compare: CSV rows" "$(python3 -c 'import csv,sys; print(" ".join(",".
 "$netloom" replay "$dir/own.nlt" -s backend=flit --topology fattree:k=2,n=1 --json "$dir/f.json" > "$dir/f.txt" || fail "single --topology exit $?"
 grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology fattree:k=2,n=1, routing min$" "$dir/f.txt" || fail "single --topology: title"
 expect_eq "single --topology: config" "$(json "$dir/f.json" '(d["config"]["topology"], d["config"]["routing_function"])')" "('fattree:k=2,n=1', 'min')"
+# HyperX and the flattened butterfly: their default is min, not valiant
+# (the first function registered for them, non-minimal).
+for spec in hyperx:s=2x2 flatfly:m=2,n=2; do
+  "$netloom" replay "$dir/own.nlt" -s backend=flit --topology "$spec" --json "$dir/hx.json" > /dev/null ||
+    fail "single --topology $spec exit $?"
+  expect_eq "single --topology $spec: routing" "$(json "$dir/hx.json" 'd["config"]["routing_function"]')" "min"
+done
 # Bad input: a network too small, and two ways of naming the network.
 "$netloom" replay "$dir/own.nlt" --topology torus:k=2 --topology mesh:k=1x1 2> "$dir/e.err" > "$dir/e.txt"
 expect_eq "compare: bad topology exit" "$?" 2
