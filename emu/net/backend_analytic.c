@@ -780,6 +780,7 @@ static const uint64_t *analytic_job_use(const struct net_backend *b, const char 
 const struct net_backend_ops net_analytic_ops = {
 	.name = "analytic",
 	.topology_optional = true,
+	.ignores_routing = true,
 	.help = "latency + size/bandwidth per message; optional endpoint or per-link FIFO sharing",
 	.config = &net_analytic_config,
 	.create = analytic_create,

@@ -47,6 +47,12 @@ struct net_backend_ops {
 	 * (create() reads b->mpi; emu/net/mpi.h). */
 	bool spreads_over_ranks;
 
+	/* The backend routes without the routing function (the analytic one
+	 * takes minimal paths, path_select): the session still checks a
+	 * routing_function that is set, so a bad value is not silently
+	 * accepted. */
+	bool ignores_routing;
+
 	/* Configuration keys this backend reads (shown by config --keys and
 	 * recorded in results); NULL for none. */
 	const struct config_table *config;

@@ -28,14 +28,25 @@ struct wl_ctx {
 	char dir[4096];        /* the file's folder with a trailing '/', "" for none */
 	struct nl_err *err;
 	int rc;
+	/* Section headers read so far, the last one's line, and the count
+	 * when the last job's section began: inih calls the handler per key,
+	 * so a header repeating the last job's ("[job A]" twice in a row)
+	 * would otherwise read as more keys of that job. */
+	int headers, header_line, last_job_headers;
 };
 
 static char *wl_reader(char *str, int num, void *stream)
 {
 	struct wl_ctx *x = stream;
 	char *s = fgets(str, num, x->f);
-	if (s)
+	if (s) {
 		x->line++;
+		const char *p = s + strspn(s, " \t");
+		if (*p == '[') {
+			x->headers++;
+			x->header_line = x->line;
+		}
+	}
 	return s;
 }
 
@@ -207,9 +218,9 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	for (uint32_t i = 0; i < w->n_jobs; i++)
 		if (!strcmp(w->jobs[i].name, name))
 			j = &w->jobs[i];
-	if (j && j != &w->jobs[w->n_jobs - 1]) {
+	if (j && (j != &w->jobs[w->n_jobs - 1] || x->headers != x->last_job_headers)) {
 		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: job '%s' given twice; expected one section per job",
-				x->path, x->line, section, name);
+				x->path, x->header_line, section, name);
 		return 0;
 	}
 	if (!j) {
@@ -224,6 +235,7 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 			return 0;
 		}
 		j = &w->jobs[w->n_jobs++];
+		x->last_job_headers = x->headers;
 		memset(j, 0, sizeof *j);
 		snprintf(j->name, sizeof j->name, "%s", name);
 		snprintf(j->policy, sizeof j->policy, "contiguous");

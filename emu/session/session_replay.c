@@ -179,6 +179,8 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 		return 0;
 	const struct place_ops *ops = NULL;
 	NL_CHECK(session_place_policy(s->ac.placement, s->replay_topo, &ops, err));
+	if (!strcmp(ops->name, "map") && !s->ac.placement_map[0]) /* as a workload file's [job] says it */
+		return nl_errf(err, NL_ECONFIG, "key 'placement_map': missing; expected a map file for placement = map");
 	uint32_t *ep = malloc((size_t)(m->n_ranks ? m->n_ranks : 1) * sizeof *ep);
 	if (!ep)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
@@ -197,6 +199,30 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	}
 	snprintf(s->placement, sizeof s->placement, "%s", ops->name);
 	s->rank_ep = ep;
+	return 0;
+}
+
+/* A routing_function set for a backend that does not run it: checked as
+ * the flit backend would check it (route_new on the topology, with the
+ * VCs per traffic class), or by name without a topology, so a typo is
+ * refused rather than ignored. */
+static int session_check_routing(nl_sim *s, struct nl_err *err)
+{
+	const char *rf = config_get(&s->cfg, "routing_function");
+	if (!rf)
+		return 0;
+	if (!s->replay_topo) {
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(rf, ":"), rf);
+		return route_find(name, err) ? 0 : nl_err_prefix(err, "key 'routing_function'");
+	}
+	struct router_cfg rc;
+	NL_CHECK(config_bind(&s->cfg, &net_router_table, &rc, err));
+	struct route *r = NULL;
+	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
+	if (route_new(rf, s->replay_topo, vcs, &r, err) < 0)
+		return nl_err_prefix(err, "key 'routing_function'");
+	route_free(r);
 	return 0;
 }
 
@@ -242,6 +268,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 		}
 	}
 	s->replay_topo = want_topo ? s->topo : NULL;
+	if (ops->ignores_routing)
+		NL_CHECK(session_check_routing(s, err));
 	/* Under mpirun every rank replays the whole trace (the application
 	 * model is small and cheap; its decisions follow the deliveries,
 	 * which reach every rank), and each runs its share of the network. */

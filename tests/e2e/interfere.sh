@@ -175,7 +175,10 @@ bad empty '# nothing' "$dir/empty.ini: no [job NAME] section; expected at least 
 bad nomap $'[job A]\ntrace = a.nlt\nplacement = map' \
   "$dir/nomap.ini:2: [job A] key 'placement_map': missing; expected a map file for placement = map"
 bad dup $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\n[job A]\nrepeat = 2' \
-  "$dir/dup.ini:6: section [job A]: job 'A' given twice; expected one section per job"
+  "$dir/dup.ini:5: section [job A]: job 'A' given twice; expected one section per job"
+# The same job's header twice in a row (inih passes keys, not headers).
+bad dupnext $'[job A]\ntrace = a.nlt\n\n[job A]\nrepeat = 2' \
+  "$dir/dupnext.ini:4: section [job A]: job 'A' given twice; expected one section per job"
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
 bad missing $'[job A]\ntrace = nope.nlt' \

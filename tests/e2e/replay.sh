@@ -176,6 +176,17 @@ expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
+# The analytic backend does not run the routing function, but a bad one is
+# refused, not ignored.
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s link_model=links -s routing_function=min:foo=1 2>&1); rc=$?
+expect_eq "analytic: bad routing_function exit" $rc 2
+expect_eq "analytic: bad routing_function" "$out" "netloom: key 'routing_function': routing function 'min': unknown parameter 'foo' (valid: select, classes, table)"
+out=$("$netloom" replay "$dir/st.nlt" -s routing_function=zigzag 2>&1); rc=$?
+expect_eq "analytic without topology: bad routing_function exit" $rc 2
+expect_eq "analytic without topology: bad routing_function" "${out:0:75}" "netloom: key 'routing_function': unknown routing function 'zigzag' (valid: "
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map 2>&1); rc=$?
+expect_eq "placement map without a file exit" $rc 2
+expect_eq "placement map without a file" "$out" "netloom: key 'placement_map': missing; expected a map file for placement = map"
 
 # A backend name longer than the old 256-byte field (overflowed it before).
 out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
