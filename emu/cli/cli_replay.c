@@ -397,6 +397,12 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	if (o->n_topos && config_get(session_config(*sim), "topology"))
 		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
 			       "give one of them");
+	/* Outputs written at the end: a path that cannot be written fails
+	 * now, not after a replay of minutes. */
+	if (o->json)
+		NL_CHECK(out_check_writable(o->json, err));
+	if (o->svg)
+		NL_CHECK(out_check_writable(o->svg, err));
 	return 0;
 }
 

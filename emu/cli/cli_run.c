@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
 #include "route/route.h"
@@ -147,6 +148,10 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info *info, struct nl_err *err)
 {
 	nl_sim *s;
+	/* The JSON is written after the runs: a path that cannot be written
+	 * fails first (rank 0 writes it; the caller agrees over the ranks). */
+	if (o->json_path)
+		NL_CHECK(out_check_writable(o->json_path, err));
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
 	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)

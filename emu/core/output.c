@@ -11,6 +11,27 @@
 
 #include "core/error.h"
 
+int out_check_writable(const char *path, struct nl_err *err)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
+	}
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err)
 {
 	if (!strcmp(path, "-")) {

@@ -15,6 +15,12 @@ struct json_t;
 /* Replace `path` with `len` bytes of `data`, atomically. "-" writes stdout. */
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err);
 
+/* Can out_write_atomic create its temporary file beside `path`? Tried
+ * and removed at once, so a command whose output cannot be written fails
+ * before its work, not after ("-" is always fine). Its message is the
+ * one out_write_atomic would give. */
+int out_check_writable(const char *path, struct nl_err *err);
+
 /* Serialise `doc` (indented, keys in insertion order, doubles to 17
  * significant digits so a re-run compares byte for byte) and write it
  * atomically to `path` ("-" = stdout), with a trailing newline. */

@@ -176,6 +176,14 @@ expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
+# An output path that cannot be written fails before the replay: nothing
+# on stdout.
+for opt in --json --svg; do
+  out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/nodir/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
+  expect_eq "replay $opt in a missing folder exit" $rc 2
+  expect_eq "replay $opt in a missing folder" "$out" "netloom: $dir/nodir/x.out: cannot create temporary file: No such file or directory"
+  expect_eq "replay $opt in a missing folder: stdout" "$(wc -c < "$dir/nodir.txt")" 0
+done
 # The analytic backend does not run the routing function, but a bad one is
 # refused, not ignored.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s link_model=links -s routing_function=min:foo=1 2>&1); rc=$?
