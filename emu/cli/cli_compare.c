@@ -50,14 +50,18 @@ int cli_compare_main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = "compare", *dir = NULL;
+	char dir_buf[4096];
 	uint64_t jobs = 1;
 	int c;
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":ho:j:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			dir = optarg;
+		case 'o': /* without trailing slashes: "DIR/index.html", not "DIR//index.html" */
+			snprintf(dir_buf, sizeof dir_buf, "%s", optarg);
+			for (size_t n = strlen(dir_buf); n > 1 && dir_buf[n - 1] == '/'; n--)
+				dir_buf[n - 1] = '\0';
+			dir = dir_buf;
 			break;
 		case 'j':
 			if (cli_parse_u64(cmd, "--jobs", optarg, 1, 64, &jobs))

@@ -161,7 +161,7 @@ static void h_plot_cells(struct html *h, const char *title, const char *field, c
 	}
 	fprintf(f, "EOD\nset ylabel '%s'\nset yrange [0:*]\nset style data histograms\n"
 		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-		   "set key outside right top\nset grid ytics\nplot ", ylabel);
+		   "set key outside right top\nset grid ytics\nset xrange [-0.5:%zu.5]\nplot ", ylabel, h->n_wl - 1);
 	for (size_t y = 0; y < h->n_sys; y++) {
 		fprintf(f, "%s using %zu%s title ", y ? ", ''" : "$d", y + 2, y ? "" : ":xtic(1)");
 		gp_str(f, jstr(json_array_get(h->sys, y), "name"));
@@ -193,7 +193,8 @@ static void h_plot_systems(struct html *h)
 	}
 	fprintf(f, "EOD\nunset title\nset multiplot layout 2,2 title 'cost, power and performance per system'\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset yrange [0:*]\nset grid ytics\n"
-		   "set xtics rotate by -20\n");
+		   "set xtics rotate by -20\nset xrange [-0.5:%zu.5]\n", /* one system: no empty x range */
+		h->n_sys - 1);
 	for (size_t i = 0; i < 4; i++)
 		fprintf(f, "set title '%s'\nplot $s using 0:%zu:xtic(1) with boxes notitle lc %zu\n", t[i], i + 2,
 			i + 1);
@@ -226,7 +227,7 @@ static void h_plot_seeds(struct html *h)
 			n++;
 		}
 	fprintf(f, "EOD\nset ylabel 'runtime (s)'\nset yrange [0:*]\nset xtics rotate by -30\nset grid ytics\n"
-		   "set offsets 0.5,0.5,0,0\nset key below\n");
+		   "set xrange [-0.5:%zu.5]\nset key below\n", n ? n - 1 : 0);
 	if (n)
 		fprintf(f, "plot $p using 0:3:2:4:xtic(1) with yerrorbars pt 7 title 'median, min..max over the "
 			   "placement seeds'\n");
@@ -247,7 +248,7 @@ static void h_plot_links(struct html *h)
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return;
-	size_t n = 0;
+	size_t n = 0, max_top = 0;
 	for (size_t i = 0; i < json_array_size(h->cells); i++) {
 		json_t *top = json_object_get(json_object_get(json_array_get(h->cells, i), "busiest_links"), "top");
 		if (!json_array_size(top))
@@ -257,9 +258,11 @@ static void h_plot_links(struct html *h)
 			fprintf(f, "%zu %.12g\n", r + 1, 100 * jnum(json_array_get(top, r), "share"));
 		fprintf(f, "EOD\n");
 		n++;
+		max_top = json_array_size(top) > max_top ? json_array_size(top) : max_top;
 	}
 	fprintf(f, "set xlabel 'link rank (busiest first)'\nset ylabel 'share of the cell''s link use (%%)'\n"
-		   "set yrange [0:*]\nset xtics 1\nset grid\nset key outside right top\nplot ");
+		   "set yrange [0:*]\nset xtics 1\nset grid\nset key outside right top\nset xrange [0.5:%zu.5]\nplot ",
+		   max_top);
 	for (size_t i = 0, k = 0; i < json_array_size(h->cells); i++) {
 		const json_t *c = json_array_get(h->cells, i);
 		if (!json_array_size(json_object_get(json_object_get(c, "busiest_links"), "top")))

@@ -86,8 +86,10 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 {
 	const char *f = c->path;
 	int line = c->line;
-	if (strcmp(section, c->section)) { /* a new section (inih reports sections with their first key) */
+	if (strcmp(section, c->section) || c->headers != c->section_headers) {
+		/* a new section (inih reports sections with their first key) */
 		snprintf(c->section, sizeof c->section, "%s", section);
+		c->section_headers = c->headers;
 		if (!strncmp(section, "system ", 7) && section[7]) {
 			for (uint32_t i = 0; i < c->n_sys; i++)
 				if (!strcmp(c->sys[i].name, section + 7))
@@ -114,6 +116,12 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 			cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]", f, line,
 				    section);
 		}
+	}
+	/* inih also splits at ':', so "topology torus:k=4" (no '=') reads as
+	 * key "topology torus": a key with a blank in it is refused. */
+	if (name[strcspn(name, " \t")]) {
+		cmp_problem(c, "%s:%d: expected 'key = value' with one word before '=', got key '%s'", f, line, name);
+		return 1;
 	}
 	if (!strcmp(section, "study")) {
 		if (!strcmp(name, "backend")) {
@@ -186,8 +194,11 @@ static char *cmp_reader(char *str, int num, void *user)
 {
 	struct cmp *c = user;
 	char *r = fgets(str, num, c->f);
-	if (r && c->at_start)
+	if (r && c->at_start) {
 		c->line++;
+		if (r[strspn(r, " \t")] == '[')
+			c->headers++;
+	}
 	if (r)
 		c->at_start = strchr(r, '\n') != NULL;
 	return r;

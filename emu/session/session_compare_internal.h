@@ -93,6 +93,11 @@ struct cmp {
 	FILE *f;                   /* the study file while it is read */
 	int line;                  /* its line being read (1-based) */
 	bool at_start;             /* the next read starts a line */
+	/* Section headers read so far, and the count when the section being
+	 * read began: inih reports sections with their keys, so a header
+	 * repeating the one before it ("[system a]" twice in a row) is seen
+	 * only by the reader. */
+	int headers, section_headers;
 	char *problems;            /* one line each */
 	size_t n_problems, len_problems;
 	/* Runs. */

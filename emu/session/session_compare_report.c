@@ -250,13 +250,26 @@ static void cmp_md_num(FILE *f, double x, const char *fmt)
 		fputs("n/a", f);
 }
 
+/* A study's name in a Markdown table cell: '|' would end the cell. */
+static void cmp_md_name(FILE *f, const char *name)
+{
+	for (const char *p = name; *p; p++) {
+		if (*p == '|' || *p == '\\')
+			fputc('\\', f);
+		fputc(*p, f);
+	}
+}
+
 /* The head of a Markdown table with one row per workload and one column
  * per system. */
 static void cmp_md_wl_header(FILE *f, const struct cmp *c)
 {
 	fprintf(f, "| workload |");
-	for (uint32_t s = 0; s < c->n_sys; s++)
-		fprintf(f, " %s |", c->sys[s].name);
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		fputc(' ', f);
+		cmp_md_name(f, c->sys[s].name);
+		fputs(" |", f);
+	}
 	fprintf(f, "\n|---|");
 	for (uint32_t s = 0; s < c->n_sys; s++)
 		fprintf(f, "---|");
@@ -288,7 +301,9 @@ char *cmp_md(const struct cmp *c)
 			if (cc[s].ok && cc[s].median < best)
 				best = cc[s].median;
 		}
-		fprintf(f, "| %s (weight %g) |", c->wl[w].name, c->wl[w].weight);
+		fputs("| ", f);
+		cmp_md_name(f, c->wl[w].name);
+		fprintf(f, " (weight %g) |", c->wl[w].weight);
 		for (uint32_t s = 0; s < c->n_sys; s++) {
 			if (cc[s].ok)
 				fprintf(f, " %.6g s (x%.3f) |", cc[s].median, cc[s].median / best);
@@ -303,7 +318,9 @@ char *cmp_md(const struct cmp *c)
 	for (uint32_t s = 0; s < c->n_sys; s++) {
 		const struct cmp_sys *y = &c->sys[s];
 		double rel = cmp_relative(c, s, ref);
-		fprintf(f, "| %s | `%s` | `%s` | %u | ", y->name, y->topology, y->routing ? y->routing : "none",
+		fputs("| ", f);
+		cmp_md_name(f, y->name);
+		fprintf(f, " | `%s` | `%s` | %u | ", y->topology, y->routing ? y->routing : "none",
 			y->endpoints);
 		cmp_md_num(f, rel, "%.4f");
 		if (y->cost_ok) {
@@ -320,7 +337,9 @@ char *cmp_md(const struct cmp *c)
 	fprintf(f, "\n## Communication share (time in MPI over run time, mean over seeds)\n\n");
 	cmp_md_wl_header(f, c);
 	for (uint32_t w = 0; w < c->n_wl; w++) {
-		fprintf(f, "| %s |", c->wl[w].name);
+		fputs("| ", f);
+		cmp_md_name(f, c->wl[w].name);
+		fputs(" |", f);
 		for (uint32_t s = 0; s < c->n_sys; s++) {
 			struct cmp_cell cc;
 			cmp_cell(c, w, s, &cc);
@@ -337,7 +356,11 @@ char *cmp_md(const struct cmp *c)
 		for (uint32_t s = 0; s < c->n_sys; s++) {
 			json_t *l = cmp_links_json(c, w, s), *e;
 			size_t i;
-			fprintf(f, "| %s | %s | ", c->wl[w].name, c->sys[s].name);
+			fputs("| ", f);
+			cmp_md_name(f, c->wl[w].name);
+			fputs(" | ", f);
+			cmp_md_name(f, c->sys[s].name);
+			fputs(" | ", f);
 			if (!l || json_object_get(l, "unavailable")) {
 				fprintf(f, "n/a | n/a | %s |\n", l ? json_string_value(json_object_get(l, "unavailable")) : "");
 				json_decref(l);

@@ -90,6 +90,20 @@ bad() {
 }
 sed 's/^routing_function = dor/routing_fuction = dor/' "$dir/study.ini" > "$dir/unknown.ini"
 bad unknown "netloom: $dir/unknown.ini:8: [system torus]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
+# One system named with a '|', -o with a trailing slash: the Markdown
+# cell escapes it, the summary names DIR/index.html, and gnuplot (one
+# system, one workload: an x range of one point) writes no warning.
+printf '[system a|b]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/one.ini"
+"$netloom" compare "$dir/one.ini" -o "$dir/one/" > "$dir/one.out" 2> "$dir/one.err" || fail "one system: exit $?"
+expect_eq "one system: stderr" "$(cat "$dir/one.err")" ""
+expect_eq "one system: summary" "$(cut -d, -f1 "$dir/one.out")" "$dir/one/index.html"
+grep -q '^| a\\|b | `torus:k=4x4` |' "$dir/one/report.md" || fail "one system: '|' not escaped in report.md"
+# A system's header twice in a row is two systems, not one merged one; a
+# line without '=' is not a key (inih splits at ':' too).
+printf '[system a]\ntopology = torus:k=4x4\n[system a]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupsys.ini"
+bad dupsys "netloom: $dir/dupsys.ini:4: [system a]: system 'a' defined twice; expected one section per system"
+printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
+bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'"
 sed "s|^trace = $s/hpcc-8.nlt|trace = nothere.nlt|" "$dir/study.ini" > "$dir/missing.ini"
 out=$("$netloom" compare "$dir/missing.ini" -o "$dir/out-missing" 2>&1 >/dev/null); rc=$?
 expect_eq "missing trace status" "$rc" 2
