@@ -127,12 +127,15 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		if (!strcmp(name, "backend")) {
 			free(c->backend);
 			c->backend = strdup(value);
+			c->backend_line = line;
 		} else if (!strcmp(name, "preset")) {
 			free(c->preset);
 			c->preset = strdup(value);
+			c->preset_line = line;
 		} else if (!strcmp(name, "reference")) {
 			free(c->reference);
 			c->reference = strdup(value);
+			c->reference_line = line;
 		} else if (!strcmp(name, "seeds")) {
 			if (!cmp_parse_u32(value, 1, CMP_MAX_SEEDS, &c->n_seeds))
 				cmp_problem(c, "%s:%d: [study] key 'seeds': value '%s': expected an integer in [1, %d]", f,
@@ -164,6 +167,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 			w->trace = cmp_path(c, value);
 			w->trace_line = line;
 		} else if (!strcmp(name, "ranks")) {
+			w->ranks_line = line;
 			if (!cmp_parse_u32(value, 1, UINT32_MAX, &w->ranks))
 				cmp_problem(c, "%s:%d: [%s] key 'ranks': value '%s': expected a positive integer", f, line,
 					    section, value);
@@ -175,6 +179,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		} else if (!strcmp(name, "placement")) {
 			free(w->placement);
 			w->placement = strdup(value);
+			w->placement_line = line;
 		} else {
 			cmp_problem(c, "%s:%d: [%s]: unknown key '%s'; expected trace, ranks, weight or placement", f,
 				    line, section, name);
@@ -315,27 +320,39 @@ static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, con
 		route_free(r);
 }
 
+/* "FILE:LINE" of a key the study sets, "FILE" for a default. */
+static const char *cmp_at(const struct cmp *c, int line, char *buf, size_t n)
+{
+	if (line)
+		snprintf(buf, n, "%s:%d", c->path, line);
+	else
+		snprintf(buf, n, "%s", c->path);
+	return buf;
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
 {
 	struct nl_err err = {0};
+	char at[1100];
 	if (!c->n_sys)
 		cmp_problem(c, "%s: no [system NAME] section; expected at least one", c->path);
 	if (!c->n_wl)
 		cmp_problem(c, "%s: no [workload NAME] section; expected at least one", c->path);
 	if (strcmp(c->backend, "analytic") && strcmp(c->backend, "flit"))
-		cmp_problem(c, "%s: [study] key 'backend': value '%s': expected analytic or flit", c->path, c->backend);
+		cmp_problem(c, "%s: [study] key 'backend': value '%s': expected analytic or flit",
+			    cmp_at(c, c->backend_line, at, sizeof at), c->backend);
 	const struct layout_model *m = layout_model_find(c->preset, &err);
 	if (!m)
-		cmp_problem(c, "%s: [study] key 'preset': %s", c->path, err.msg);
+		cmp_problem(c, "%s: [study] key 'preset': %s", cmp_at(c, c->preset_line, at, sizeof at), err.msg);
 	if (c->reference) {
 		bool found = false;
 		for (uint32_t i = 0; i < c->n_sys; i++)
 			found |= !strcmp(c->sys[i].name, c->reference);
 		if (!found)
 			cmp_problem(c, "%s: [study] key 'reference': value '%s': expected the name of a [system NAME]",
-				    c->path, c->reference);
+				    cmp_at(c, c->reference_line, at, sizeof at), c->reference);
 	}
 	for (uint32_t i = 0; i < c->n_wl; i++) {
 		struct cmp_wl *w = &c->wl[i];
@@ -347,7 +364,7 @@ static void cmp_validate(struct cmp *c)
 		if (w->placement && strcmp(w->placement, "linear") && !place_find(w->placement, NULL))
 			cmp_problem(c, "%s: [workload %s] key 'placement': value '%s': expected linear or a policy of "
 				       "docs/placement.md (contiguous, random-node, random-router, round-robin, packed, "
-				       "spread)", c->path, w->name, w->placement);
+				       "spread)", cmp_at(c, w->placement_line, at, sizeof at), w->name, w->placement);
 		struct trace_archive *a;
 		if (trace_archive_open(&a, w->trace, &err) < 0) {
 			cmp_problem(c, "%s:%d: [workload %s] key 'trace': value '%s': %s", c->path, w->trace_line,
@@ -358,7 +375,7 @@ static void cmp_validate(struct cmp *c)
 		trace_archive_close(a);
 		if (w->ranks && w->ranks != w->trace_ranks)
 			cmp_problem(c, "%s: [workload %s] key 'ranks': value '%u': expected the trace's %u ranks",
-				    c->path, w->name, w->ranks, w->trace_ranks);
+				    cmp_at(c, w->ranks_line, at, sizeof at), w->name, w->ranks, w->trace_ranks);
 		if (cmp_hash_file(w->trace, &w->trace_hash, &err) < 0)
 			cmp_problem(c, "%s: [workload %s] key 'trace': %s", c->path, w->name, err.msg);
 	}
@@ -724,8 +741,9 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		fclose(f);
 		if (line > 0)
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
-		if (!c->n_problems)
-			cmp_validate(c);
+		/* With the file's own problems too: every problem at once
+		 * (docs/procurement.md), not one round per fix. */
+		cmp_validate(c);
 	}
 	if (c->n_problems) {
 		res->problems = c->problems;

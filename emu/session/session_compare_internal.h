@@ -57,6 +57,7 @@ struct cmp_wl {
 	uint32_t ranks;            /* 0: as the trace */
 	double weight;
 	char *placement;
+	int ranks_line, placement_line; /* 0: not in the file */
 	/* After validation. */
 	uint64_t trace_hash;       /* XXH64 of the archive's bytes */
 	uint32_t trace_ranks;
@@ -84,6 +85,7 @@ struct cmp {
 	const char *path;
 	char dir[1024];            /* of the study file: relative paths start here */
 	char *backend, *preset, *reference;
+	int backend_line, preset_line, reference_line; /* 0: not in the file (the default) */
 	uint32_t n_seeds;
 	struct cmp_sys sys[CMP_MAX_SYS];
 	uint32_t n_sys;

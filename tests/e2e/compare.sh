@@ -103,7 +103,15 @@ grep -q '^| a\\|b | `torus:k=4x4` |' "$dir/one/report.md" || fail "one system: '
 printf '[system a]\ntopology = torus:k=4x4\n[system a]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupsys.ini"
 bad dupsys "netloom: $dir/dupsys.ini:4: [system a]: system 'a' defined twice; expected one section per system"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
-bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'"
+bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
+netloom: $dir/noeq.ini: [system a]: key 'topology' unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+# Every problem at once, each with its line: the file's own and the study's.
+printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
+bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a number > 0
+netloom: $dir/multi.ini:2: [study] key 'backend': value 'nosuch': expected analytic or flit
+netloom: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara)
+netloom: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread)
+netloom: $dir/multi.ini:8: [workload w] key 'ranks': value '16': expected the trace's 8 ranks"
 sed "s|^trace = $s/hpcc-8.nlt|trace = nothere.nlt|" "$dir/study.ini" > "$dir/missing.ini"
 out=$("$netloom" compare "$dir/missing.ini" -o "$dir/out-missing" 2>&1 >/dev/null); rc=$?
 expect_eq "missing trace status" "$rc" 2
