@@ -89,7 +89,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
 	errno = 0;
 	double v = s && *s ? strtod(s, &end) : NAN;
 	if (!s || !*s || errno || *end || !(v >= lo && v <= hi)) {
-		cli_usage_error(cmd, "%s: expected a number in %g..%g, got '%s'", opt, lo, hi, s ? s : "");
+		cli_usage_error(cmd, "%s: expected a number in %.15g..%.15g, got '%s'", opt, lo, hi, s ? s : "");
 		return -1;
 	}
 	*out = v;

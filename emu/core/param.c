@@ -34,7 +34,8 @@ static bool param_has_bounds(const struct param_def *d)
 static int param_range_error(const struct param_def *d, const char *value, const char *what,
 			     struct nl_err *err)
 {
-	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected %s %g..%g",
+	/* %.15g: integral bounds in full (16777216, not 1.67772e+07). */
+	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected %s %.15g..%.15g",
 		       what, d->name, value,
 		       d->type == PARAM_DIMS || d->type == PARAM_LIST ? "each element in" : "a value in",
 		       d->min, d->max);
@@ -155,7 +156,7 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': range is empty (lo > hi)",
 				       what, d->name, value);
 		if (param_has_bounds(d) && ((double)r->lo < d->min || (double)r->hi > d->max))
-			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected values in %g..%g",
+			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected values in %.15g..%.15g",
 				       what, d->name, value, d->min, d->max);
 		return 0;
 	}
@@ -388,7 +389,7 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 		if (param_has_bounds(d) && d->type == PARAM_INT)
 			fprintf(f, " [integer, %.0f..%.0f]", d->min, d->max);
 		else if (param_has_bounds(d))
-			fprintf(f, " [%g..%g]", d->min, d->max);
+			fprintf(f, " [%.15g..%.15g]", d->min, d->max);
 		fputc('\n', f);
 	}
 }

@@ -22,8 +22,10 @@
 #include "anca_fixture.h"
 #include "test.h"
 
-/* The engine's accessor: free_at - now when positive, across the 2^32
- * wrap, for router r's local port p (global port port_base[r] + p). */
+/* The engine's accessor: free_at - now when positive, for router r's
+ * local port p (global port port_base[r] + p); 64-bit cycles, so a port
+ * idle for 2^31 cycles or more reads as free (32-bit stamps read it as
+ * busy). */
 static void test_view_reads_queue(void)
 {
 	const char *kv[] = {"topology=torus:k=4x4", "num_vcs=2", NULL};
@@ -38,7 +40,10 @@ static void test_view_reads_queue(void)
 	n->ports[g + 2].out_free = 3;
 	CHECK_UINT(fl_router_oq(n, r, 0), ==, 5);
 	CHECK_UINT(fl_router_oq(n, r, 1), ==, 0);
-	n->now = (1ULL << 32) + UINT32_MAX - 1; /* wrapped: 3 is 5 cycles ahead */
+	n->now = (1ULL << 31) + 10; /* idle since cycle 3 for over 2^31 cycles */
+	CHECK_UINT(fl_router_oq(n, r, 2), ==, 0);
+	n->now = (1ULL << 32) + UINT32_MAX - 1;
+	n->ports[g + 2].out_free = (2ULL << 32) + 3; /* past 2^32: 5 cycles ahead */
 	CHECK_UINT(fl_router_oq(n, r, 2), ==, 5);
 	struct route_view v = {.oq = fl_router_oq, .oq_ctx = n}, none = {0};
 	CHECK_UINT(route_view_port_oq(&v, r, 2), ==, 5);
