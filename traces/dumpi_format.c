@@ -417,7 +417,7 @@ static int ds_err(const struct dumpi_stream *s, struct nl_err *err, uint64_t off
 int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, const char *name, uint32_t rank,
 		      struct nl_err *err)
 {
-	uint64_t v[8], sizelbl = 0, header, footer;
+	uint64_t v[8], sizelbl = 0, sizelbl_at = 0, header, footer;
 	memset(s, 0, sizeof *s);
 	s->p = p;
 	s->len = len;
@@ -435,10 +435,12 @@ int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, cons
 	 * keyval offsets; 8 x u64 in all. */
 	int k = 0;
 	uint64_t m = v[k++];
-	if (m == DUMPI_HEAD_MAGIC)
+	if (m == DUMPI_HEAD_MAGIC) {
+		sizelbl_at = len - 64 + 8 * (uint64_t)k; /* where the index stores it */
 		sizelbl = v[k++];
-	else
+	} else {
 		m = v[k++];
+	}
 	if (m == DUMPI_HEAD_MAGIC)
 		k++; /* function address labels */
 	else
@@ -485,7 +487,12 @@ int dumpi_stream_open(struct dumpi_stream *s, const uint8_t *p, size_t len, cons
 
 	/* Datatype sizes (since 0.6.6): u32 n, n x i32, indexed by type id. */
 	if (sizelbl) {
-		if (sizelbl >= len || len - sizelbl < 4)
+		if (sizelbl >= len)
+			return ds_err(s, err, sizelbl_at,
+				      "index record: datatype size table offset %llu is past the end of the file "
+				      "(%zu bytes)",
+				      (unsigned long long)sizelbl, len);
+		if (len - sizelbl < 4)
 			return ds_err(s, err, sizelbl, "truncated datatype size table");
 		uint32_t n = be32(p + sizelbl);
 		if (n > (len - sizelbl - 4) / 4)

@@ -17,17 +17,27 @@ static const struct trace_importer_ops *const trace_importers[] = {
 
 enum { PROBE_BYTES = 4096 };
 
-static const struct trace_importer_ops *detect(const char *path, int *err_no)
+/* The importer for in_path's first bytes, or NULL (*err_no = errno when
+ * the file cannot be read). *nlt is set when those bytes are the netloom
+ * archive magic or, for a shorter file, a prefix of it (a cut archive). */
+static const struct trace_importer_ops *detect(const char *path, int *err_no, bool *nlt)
 {
 	uint8_t head[PROBE_BYTES];
 	FILE *f = fopen(path, "rb");
 	*err_no = 0;
+	*nlt = false;
 	if (!f) {
 		*err_no = errno;
 		return NULL;
 	}
+	/* A directory (an OTF2 archive) opens and reads nothing. */
 	size_t n = fread(head, 1, sizeof head, f);
 	fclose(f);
+	size_t m = n < 8 ? n : 8;
+	if (m && !memcmp(head, TRACE_MAGIC, m)) {
+		*nlt = true;
+		return NULL;
+	}
 	for (size_t i = 0; i < sizeof trace_importers / sizeof *trace_importers; i++)
 		if (trace_importers[i]->probe(path, head, n))
 			return trace_importers[i];
@@ -37,8 +47,32 @@ static const struct trace_importer_ops *detect(const char *path, int *err_no)
 const char *trace_import_detect(const char *in_path)
 {
 	int e;
-	const struct trace_importer_ops *ops = detect(in_path, &e);
+	bool nlt;
+	const struct trace_importer_ops *ops = detect(in_path, &e, &nlt);
 	return ops ? ops->name : NULL;
+}
+
+#define FOREIGN_FORMATS                                                                                        \
+	"a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> " \
+	"<action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
+
+/* Why in_path is not a foreign trace: it cannot be read, or its format is
+ * unknown (nlt_ok: a netloom archive would have been read too). */
+static int not_foreign(const char *in_path, int e, bool nlt_ok, struct nl_err *err)
+{
+	if (e)
+		return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path, strerror(e));
+	return nl_errf(err, NL_EFORMAT, "%s: unknown trace format: expected %s" FOREIGN_FORMATS, in_path,
+		       nlt_ok ? "a netloom trace archive (.nlt) or " : "");
+}
+
+int trace_input_format(const char *in_path, const char **importer, struct nl_err *err)
+{
+	int e;
+	bool nlt;
+	const struct trace_importer_ops *ops = detect(in_path, &e, &nlt);
+	*importer = ops ? ops->name : NULL;
+	return ops || nlt ? 0 : not_foreign(in_path, e, true, err);
 }
 
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
@@ -51,17 +85,17 @@ int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn war
 		    trace_progress_fn progress, void *progress_ctx, struct nl_err *err)
 {
 	int e;
-	const struct trace_importer_ops *ops = detect(in_path, &e);
-	if (!ops) {
-		if (e)
-			return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path,
-				       strerror(e));
-		return nl_errf(err, NL_EFORMAT,
-			       "%s: unknown trace format: expected a DUMPI .meta file ('numprocs=' and "
-			       "'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' "
-			       "lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)",
-			       in_path);
+	bool nlt;
+	const struct trace_importer_ops *ops = detect(in_path, &e, &nlt);
+	if (!ops && nlt) {
+		/* The reader's error for a cut or damaged archive. */
+		struct trace_archive *a;
+		NL_CHECK(trace_archive_open(&a, in_path, err));
+		trace_archive_close(a);
+		return nl_errf(err, NL_EINVAL, "%s: already a netloom trace archive: nothing to convert", in_path);
 	}
+	if (!ops)
+		return not_foreign(in_path, e, false, err);
 	struct trace_skips skips = {0};
 	int rc = ops->import(in_path, out_path, NULL, &skips, progress, progress_ctx, err);
 	if (!rc)

@@ -172,9 +172,11 @@ static int read_meta(const char *path, struct meta *m, struct nl_err *err)
 		if (!strcmp(line, "numprocs")) {
 			errno = 0;
 			m->numprocs = strtoll(v, &end, 10);
-			if (errno || *end || m->numprocs <= 0 || m->numprocs > (1 << 24))
+			if (errno || *end || m->numprocs <= 0 || m->numprocs > (1 << 24)) {
+				char esc[128];
 				rc = nl_errf(err, NL_EFORMAT, "%s:%llu: numprocs '%s': expected 1 .. %d", path,
-					     (unsigned long long)ln, v, 1 << 24);
+					     (unsigned long long)ln, trace_escape(esc, sizeof esc, v), 1 << 24);
+			}
 		} else if (!strcmp(line, "fileprefix")) {
 			free(m->fileprefix);
 			m->fileprefix = trace_strdup(v);
@@ -204,17 +206,57 @@ static char *rank_file(const char *prefix, int width, uint32_t r)
 	return p;
 }
 
-static bool all_exist(const char *prefix, int width, uint32_t n)
+static bool rank_file_exists(const char *prefix, int width, uint32_t r)
 {
 	struct stat st;
-	for (uint32_t r = 0; r < n; r++) {
+	char *p = rank_file(prefix, width, r);
+	bool ok = p && !stat(p, &st) && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
+}
+
+/* How many of the n rank files exist. */
+static uint32_t count_existing(const char *prefix, int width, uint32_t n)
+{
+	uint32_t have = 0;
+	for (uint32_t r = 0; r < n; r++)
+		have += rank_file_exists(prefix, width, r);
+	return have;
+}
+
+/* Some of the rank files of one prefix and width exist, not all: name the
+ * missing ones (the first 3 of them). */
+static int missing_rank_files(const char *meta_path, const char *prefix, int width, uint32_t n, uint32_t have,
+			      struct nl_err *err)
+{
+	char list[NL_ERR_MSG_MAX / 2];
+	size_t o = 0;
+	uint32_t listed = 0, first = 0;
+	list[0] = '\0';
+	for (uint32_t r = 0; r < n && listed < 3; r++) {
+		if (rank_file_exists(prefix, width, r))
+			continue;
+		if (!listed)
+			first = r;
 		char *p = rank_file(prefix, width, r);
-		bool ok = p && !stat(p, &st) && S_ISREG(st.st_mode);
+		if (!p)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		char esc[256];
+		int w = snprintf(list + o, sizeof list - o, "%s'%s'", listed ? ", " : "",
+				 trace_escape(esc, sizeof esc, p));
 		free(p);
-		if (!ok)
-			return false;
+		if (w < 0 || (size_t)w >= sizeof list - o)
+			break;
+		o += (size_t)w;
+		listed++;
 	}
-	return true;
+	uint32_t missing = n - have;
+	if (missing == 1)
+		return nl_errf(err, NL_ENOTFOUND,
+			       "%s: rank %u's file %s was not found (the other %u of the %u rank files are there)",
+			       meta_path, first, list, have, n);
+	return nl_errf(err, NL_ENOTFOUND, "%s: %u of the %u rank files were not found: %s%s", meta_path, missing, n,
+		       list, missing > listed ? ", ..." : "");
 }
 
 /* Find the rank files: the recorded prefix (absolute, or relative to the
@@ -249,6 +291,12 @@ static int find_rank_files(const char *meta_path, const struct meta *m, char ***
 	int rc = 0;
 	char *found = NULL;
 	int width = 4;
+	/* The candidate and width with the most rank files, when some but not
+	 * all are there: those are the files meant, and the error names the
+	 * ones missing. Only a set whose rank 0, 1 or last file exists is
+	 * counted (a full count for each of 30 sets would stat 30 x n files). */
+	int part = -1, part_width = 4;
+	uint32_t part_have = 0, n = (uint32_t)m->numprocs;
 	for (int i = 0; i < nc && !found; i++) {
 		if (!cand[i]) {
 			rc = nl_errf(err, NL_ENOMEM, "out of memory");
@@ -256,18 +304,30 @@ static int find_rank_files(const char *meta_path, const struct meta *m, char ***
 		}
 		for (int k = 0; k < 10 && !found; k++) {
 			int w = (4 + k) % 10;
-			if (all_exist(cand[i], w, (uint32_t)m->numprocs)) {
+			if (!rank_file_exists(cand[i], w, 0) && (n < 2 || !rank_file_exists(cand[i], w, 1)) &&
+			    !rank_file_exists(cand[i], w, n - 1))
+				continue;
+			uint32_t have = count_existing(cand[i], w, n);
+			if (have == n) {
 				found = cand[i];
 				width = w;
+			} else if (have > part_have) {
+				part = i;
+				part_width = w;
+				part_have = have;
 			}
 		}
 	}
-	if (!rc && !found) {
+	if (!rc && !found && part >= 0) {
+		rc = missing_rank_files(meta_path, cand[part], part_width, n, part_have, err);
+	} else if (!rc && !found) {
 		char *p = rank_file(cand[nc - 1], 4, 0);
+		char esc[256], esc_p[256];
 		rc = nl_errf(err, NL_ENOTFOUND,
 			     "%s: the %lld rank files of fileprefix '%s' were not found (tried the recorded path and "
 			     "'%s' beside the .meta)",
-			     meta_path, m->numprocs, m->fileprefix, p ? p : bn);
+			     meta_path, m->numprocs, trace_escape(esc, sizeof esc, m->fileprefix),
+			     trace_escape(esc_p, sizeof esc_p, p ? p : bn));
 		free(p);
 	}
 	if (!rc) {

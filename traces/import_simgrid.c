@@ -52,8 +52,14 @@ static int sg_line(struct simgrid_import *s, char *line, int64_t rank_filter)
 	return simgrid_action(s, (uint32_t)rk, simgrid_canonical(tok[1], name, sizeof name), tok + 2, n - 2);
 }
 
-/* First pass over one file: max rank id and the generation evidence. */
-static int sg_prescan(struct simgrid_import *s, FILE *f, long long *max_rank, int *hint_tag, int *hint_untag)
+/* Appended to errors about an actions file's ranks. */
+static const char sg_actions_hint[] = " (ranks are the ones this file has actions for; a per-rank file of a larger "
+				      "trace is converted through the index file that lists every rank's file)";
+
+/* First pass over one file: max rank id and the generation evidence; when
+ * seen is not NULL (SIMGRID_MAX_RANKS bits), the ranks that have lines. */
+static int sg_prescan(struct simgrid_import *s, FILE *f, long long *max_rank, int *hint_tag, int *hint_untag,
+		      uint8_t *seen)
 {
 	char *line = NULL, *tok[8];
 	size_t cap = 0;
@@ -86,6 +92,8 @@ static int sg_prescan(struct simgrid_import *s, FILE *f, long long *max_rank, in
 		}
 		if (rk > *max_rank)
 			*max_rank = rk;
+		if (seen)
+			seen[rk >> 3] |= (uint8_t)(1u << (rk & 7));
 		int h = simgrid_generation_hint(simgrid_canonical(tok[1], name, sizeof name), n - 2);
 		if (h > 0 && !*hint_tag)
 			*hint_tag = (int)s->line_no;
@@ -280,10 +288,11 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 		}
 		files[n] = resolve_listed(in_path, tok[0]);
 		if (!files[n]) {
+			char name[256];
 			rc = nl_errf(s->err, NL_ENOTFOUND,
 				     "%s:%llu: rank %zu trace '%s' not found (looked beside the index, in its parent "
 				     "directories and by basename)",
-				     in_path, (unsigned long long)ln, n, tok[0]);
+				     in_path, (unsigned long long)ln, n, trace_escape(name, sizeof name, tok[0]));
 			break;
 		}
 		n++;
@@ -302,7 +311,7 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 			break;
 		}
 		s->file = files[r];
-		rc = sg_prescan(s, f, &maxr, &hint_tag, &hint_untag);
+		rc = sg_prescan(s, f, &maxr, &hint_tag, &hint_untag, NULL);
 		fclose(f);
 		if (!rc && (hint_tag && hint_untag))
 			rc = sg_decide(s, files[r], hint_tag, hint_untag);
@@ -334,22 +343,44 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 	return rc;
 }
 
+/* The ranks of an actions file are 0 .. its largest rank, each with at
+ * least one line: a gap is a per-rank file of a larger trace (SimGrid's
+ * actions1.txt has only rank 1's lines), whose replay could only wait on
+ * the missing ranks forever. */
+static int sg_check_ranks(struct simgrid_import *s, const char *in_path, const uint8_t *seen, long long maxr)
+{
+	for (uint32_t r = 0; r < (uint32_t)maxr; r++)
+		if (!(seen[r >> 3] & (1u << (r & 7))))
+			return nl_errf(s->err, NL_EFORMAT,
+				       "%s: rank %u has no actions, though rank %lld has: expected actions for every "
+				       "rank 0 .. %lld%s",
+				       in_path, r, maxr, maxr, sg_actions_hint);
+	return 0;
+}
+
 static int import_actions(struct simgrid_import *s, FILE *f, const char *in_path, const char *out_path,
 			  const struct trace_write_opts *opts, uint32_t max_ranks)
 {
 	long long maxr = -1;
 	int hint_tag = 0, hint_untag = 0;
+	uint8_t *seen = calloc(SIMGRID_MAX_RANKS / 8, 1);
+	int rc;
+	if (!seen)
+		return nl_errf(s->err, NL_ENOMEM, "out of memory");
 	s->file = in_path;
-	NL_CHECK(sg_prescan(s, f, &maxr, &hint_tag, &hint_untag));
-	if (maxr < 0)
-		return nl_errf(s->err, NL_EFORMAT, "%s: no actions", in_path);
-	if (maxr >= max_ranks)
-		return nl_errf(s->err, NL_ERANGE, "%s: rank %lld: at most %u ranks in one actions file", in_path,
-			       maxr, max_ranks);
+	rc = sg_prescan(s, f, &maxr, &hint_tag, &hint_untag, seen);
+	if (!rc && maxr < 0)
+		rc = nl_errf(s->err, NL_EFORMAT, "%s: no actions", in_path);
+	if (!rc && maxr >= max_ranks)
+		rc = nl_errf(s->err, NL_ERANGE, "%s: rank %lld: at most %u ranks in one actions file", in_path, maxr,
+			     max_ranks);
+	if (!rc)
+		rc = sg_check_ranks(s, in_path, seen, maxr);
+	free(seen);
+	NL_CHECK(rc);
 	NL_CHECK(sg_decide(s, in_path, hint_tag, hint_untag));
 	NL_CHECK(sg_setup(s, (uint32_t)maxr + 1, out_path, opts));
-	s->hint = " (ranks are the ones this file has actions for; a per-rank file of a larger trace is "
-		  "converted through the index file that lists every rank's file)";
+	s->hint = sg_actions_hint;
 	rewind(f);
 	NL_CHECK(sg_convert_file(s, f, -1));
 	uint64_t empty = 0;
@@ -398,10 +429,11 @@ int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err
 }
 
 /* An actions file starts "<int> <word>"; an index file lists one path per
- * line. Neither contains '=' on its first line (DUMPI .meta does). */
+ * line. Both are text, and neither contains '=' on its first line (DUMPI
+ * .meta does). */
 static int sg_probe(const char *path, const uint8_t *head, size_t n)
 {
-	char buf[512], *tok[3];
+	char buf[512], *tok[sizeof buf / 2]; /* every field of buf: "0 send 1 0 8" is 5 */
 	size_t i = 0, o = 0;
 	(void)path;
 	/* skip blank and comment lines */
@@ -420,8 +452,12 @@ static int sg_probe(const char *path, const uint8_t *head, size_t n)
 			return 0;
 		buf[o++] = (char)head[i];
 	}
+	/* Text up to there: a binary file (a netloom archive cut to a few
+	 * bytes reads as one field, an index line) is no SimGrid trace. */
+	if (!trace_is_text(head, i))
+		return 0;
 	buf[o] = '\0';
-	int t = simgrid_tokenize(buf, tok, 3);
+	int t = simgrid_tokenize(buf, tok, (int)(sizeof tok / sizeof *tok));
 	long long rk;
 	if (t == 1)
 		return 1;

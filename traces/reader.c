@@ -274,13 +274,15 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		rc = nl_errf(err, NL_EIO, "%s: read failed: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (got < 8 || memcmp(hdr, TRACE_MAGIC, 8)) {
+	/* A file shorter than the magic that holds its first bytes is an
+	 * archive cut short, as one cut inside the header is. */
+	if (!got || memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8)) {
 		rc = arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)");
 		goto fail;
 	}
 	if (got < sizeof hdr) {
-		rc = arch_err(a, err, NL_ECORRUPT, size, "truncated: the %u-byte header is incomplete",
-			      TRACE_HEADER_SIZE);
+		rc = arch_err(a, err, NL_ECORRUPT, size,
+			      "truncated netloom trace archive: the %u-byte header is incomplete", TRACE_HEADER_SIZE);
 		goto fail;
 	}
 	uint32_t version = trace_get_u32(hdr + 8);

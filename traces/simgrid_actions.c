@@ -26,12 +26,14 @@ static const uint8_t sg_type_size[] = {
 
 int simgrid_err(struct simgrid_import *s, const char *fmt, ...)
 {
-	char what[NL_ERR_MSG_MAX];
+	char what[NL_ERR_MSG_MAX], esc[NL_ERR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	return nl_errf(s->err, NL_EFORMAT, "%s:%llu: %s", s->file, (unsigned long long)s->line_no, what);
+	/* what quotes the trace's tokens: no raw control or non-UTF-8 bytes */
+	return nl_errf(s->err, NL_EFORMAT, "%s:%llu: %s", s->file, (unsigned long long)s->line_no,
+		       trace_escape(esc, sizeof esc, what));
 }
 
 /* Split a line in place on spaces and tabs. */

@@ -216,12 +216,14 @@ struct enc {
 static int enc_err(struct enc *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int enc_err(struct enc *e, const char *fmt, ...)
 {
-	char what[NL_ERR_MSG_MAX];
+	char what[NL_ERR_MSG_MAX], esc[NL_ERR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	return nl_errf(e->err, NL_EFORMAT, "%s:%llu: %s", e->path, (unsigned long long)e->line_no, what);
+	/* what quotes the text's tokens: no raw control or non-UTF-8 bytes */
+	return nl_errf(e->err, NL_EFORMAT, "%s:%llu: %s", e->path, (unsigned long long)e->line_no,
+		       trace_escape(esc, sizeof esc, what));
 }
 
 static bool parse_u64(const char *s, uint64_t *v)

@@ -351,12 +351,23 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names,
 /* --- importers ------------------------------------------------------------ */
 
 /* Convert a foreign trace to an archive: a DUMPI .meta file (its rank .bin
- * files beside it), or a SimGrid time-independent trace (index file or a
- * single-rank file). Calls the importer cannot represent are counted and
- * listed through `warn` (one line each), never silently dropped. */
+ * files beside it), a SimGrid time-independent trace (index file or an
+ * actions file whose ranks are 0 .. n-1) or an OTF2 archive. Calls the
+ * importer cannot represent are counted and listed through `warn` (one
+ * line each), never silently dropped. Input of no known format fails with
+ * NL_EFORMAT "unknown trace format: expected ...", a netloom archive with
+ * its reader's error or, when intact, NL_EINVAL. */
 typedef void (*trace_warn_fn)(void *ctx, const char *line);
-/* Which importer handles in_path ("dumpi", "simgrid"), or NULL. */
+/* Which importer handles in_path ("dumpi", "simgrid", "otf2"), or NULL. */
 const char *trace_import_detect(const char *in_path);
+/* What a command that reads any trace (replay) makes of in_path: 0 with
+ * *importer = NULL for a netloom archive, or the first bytes of one
+ * (trace_archive_open then says what is wrong with it: a file holding
+ * only 1 .. 63 bytes of it is truncated), 0 with *importer = the
+ * importer's name for a foreign trace; otherwise the error: the file
+ * cannot be read (NL_ENOTFOUND, NL_EIO) or NL_EFORMAT "unknown trace
+ * format: expected ..." listing every format read. */
+int trace_input_format(const char *in_path, const char **importer, struct nl_err *err);
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err);
 /* The same, reporting progress (fraction of ranks converted) to `progress`. */

@@ -497,6 +497,14 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 /* malloc'd copy of s (NULL for NULL). */
 char *trace_strdup(const char *s);
 
+/* Is p[0..n) text: valid UTF-8 without control bytes other than tab, CR
+ * and LF (a multi-byte sequence cut off at n counts as text)? */
+bool trace_is_text(const uint8_t *p, size_t n);
+/* s copied into buf (cap >= 4 bytes) for an error message, with every byte
+ * trace_is_text refuses written as \xHH (LF, CR and tab too); cut to fit.
+ * Returns buf. */
+const char *trace_escape(char *buf, size_t cap, const char *s);
+
 /* A file written in place of `path` atomically: data goes to a temporary
  * file in the same directory, which commit() syncs and renames over path;
  * abort() (also after a failed write) removes it. */

@@ -20,12 +20,9 @@ static void cli_open_warn(void *ctx, const char *line)
 
 int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, struct nl_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	char magic[4] = {0};
-	bool native = f && fread(magic, 1, sizeof magic, f) == sizeof magic && !memcmp(magic, "\x89NLT", 4);
-	if (f)
-		fclose(f);
-	if (native || !trace_import_detect(path))
+	const char *importer;
+	NL_CHECK(trace_input_format(path, &importer, err));
+	if (!importer)
 		return trace_archive_open(a, path, err);
 	const char *dir = getenv("TMPDIR");
 	char tmp[4096];

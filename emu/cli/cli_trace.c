@@ -4,7 +4,9 @@
  *   dump FILE [--rank R]     text form on stdout (docs/trace-format.md §8)
  *   encode TEXT OUT.nlt      text form back to an archive (byte-identical)
  *   verify FILE              hashes, op counts, communicator references
- *   convert IN OUT.nlt       DUMPI .meta or SimGrid time-independent trace
+ *   convert IN OUT.nlt       DUMPI .meta, SimGrid time-independent trace or OTF2
+ *   import IN -o OUT.nlt     the same
+ *   export FILE --otf2 DIR   the archive as OTF2
  *   pack OUT TRACE... [--config SYSTEM.ini]   reproducibility bundle
  *   unpack BUNDLE DIR        restore a bundle's files byte for byte
  *
@@ -50,13 +52,16 @@ static const struct trace_sub {
 	 "exit 0 when intact, 1 when damaged."},
 	{"convert", "convert IN OUT.nlt",
 	 "Import a foreign trace: a DUMPI .meta file (its rank .bin files beside it, found\n"
-	 "by basename when the recorded fileprefix path does not exist) or a SimGrid\n"
+	 "by basename when the recorded fileprefix path does not exist), a SimGrid\n"
 	 "time-independent trace (an index file listing per-rank files, or an actions file\n"
-	 "for one or several ranks). Calls that have no netloom operation are listed on\n"
-	 "stderr with their counts."},
+	 "whose lines are by ranks 0 .. n-1; a per-rank file of a larger trace is converted\n"
+	 "through its index file) or an OTF2 archive (Score-P or EZTrace: its anchor file\n"
+	 "NAME.otf2, or a directory holding traces.otf2; needs a build with the OTF2\n"
+	 "library). Calls that have no netloom operation are listed on stderr with their\n"
+	 "counts."},
 	{"import", "import IN -o OUT.nlt",
-	 "The same as 'convert IN OUT.nlt'; IN may also be an OTF2 archive (Score-P or\n"
-	 "EZTrace: its anchor file NAME.otf2, or a directory holding traces.otf2)."},
+	 "The same as 'convert IN OUT.nlt': a DUMPI .meta file, a SimGrid time-independent\n"
+	 "trace or an OTF2 archive."},
 	{"export", "export FILE --otf2 DIR",
 	 "Write the archive as an OTF2 archive in DIR (which must not exist): per rank its\n"
 	 "MPI calls as regions at their recorded times with their point-to-point and\n"
@@ -383,6 +388,7 @@ static int cmd_verify(int argc, char **argv)
 /* --- convert -------------------------------------------------------------------- */
 
 struct warn_ctx {
+	const char *cmd; /* "convert" or "import": the command run, in warnings */
 	uint64_t lines;
 	struct progress *pr;
 };
@@ -392,16 +398,16 @@ static void convert_warn(void *ctx, const char *line)
 	struct warn_ctx *w = ctx;
 	w->lines++;
 	progress_done(w->pr); /* the conversion is over: clear the progress line */
-	fprintf(stderr, "netloom trace convert: %s\n", line);
+	fprintf(stderr, "netloom trace %s: %s\n", w->cmd, line);
 }
 
-static int convert_run(const char *in, const char *out);
+static int convert_run(const char *cmd, const char *in, const char *out);
 
 static int cmd_convert(int argc, char **argv)
 {
 	const char *in, *out;
 	int rc = two_args("convert", argc, argv, &in, &out);
-	return rc ? rc : convert_run(in, out);
+	return rc ? rc : convert_run("convert", in, out);
 }
 
 /* `import IN -o OUT`: convert's arguments in the order other tools use. */
@@ -423,7 +429,7 @@ static int cmd_import(int argc, char **argv)
 	}
 	if (!in || !out)
 		return sub_usage("import", "missing arguments%s (usage: netloom trace %s)", NULL);
-	return convert_run(in, out);
+	return convert_run("import", in, out);
 }
 
 static void export_warn(void *ctx, const char *line)
@@ -462,12 +468,12 @@ static int cmd_export(int argc, char **argv)
 	return CLI_OK;
 }
 
-static int convert_run(const char *in, const char *out)
+static int convert_run(const char *cmd, const char *in, const char *out)
 {
 	int rc;
 	struct nl_err e = {0};
 	struct progress pr;
-	struct warn_ctx wc = {0, &pr};
+	struct warn_ctx wc = {cmd, 0, &pr};
 	progress_init(&pr, "converting");
 	rc = trace_import_ex(in, out, convert_warn, &wc, show_progress, &pr, &e);
 	progress_done(&pr);

@@ -3,9 +3,9 @@
 # sst-macro, SimGrid time-independent examples) after `netloom trace
 # convert`. Every converted trace replays without error; the ideal-network
 # runtimes of SimGrid examples match the compute-only times derived by hand
-# from the files (SimGrid's flop counts at cpu_flops = 1e9 flop/s), and the
-# one single-rank file, whose peer has no actions, is reported as a
-# deadlock naming the receive.
+# from the files (SimGrid's flop counts at cpu_flops = 1e9 flop/s). The
+# per-rank files actions0.txt and actions1.txt of a 2-rank trace are
+# refused alike, pointing at their index file, which converts and replays.
 # usage: replay_public.sh NETLOOM SOURCE_ROOT
 set -uo pipefail
 netloom=$1
@@ -51,12 +51,27 @@ expect "testbgp ranks" "$(json "$dir/testbgp.nlt.json" 'len(d["results"]["ranks"
 expect "testbgp alltoall" "$(json "$dir/testbgp.nlt.json" '"alltoall" in d["results"]["collectives"]')" True
 expect "smpi32 ranks" "$(json "$dir/smpi32.nlt.json" 'len(d["results"]["ranks"])')" 32
 
-# A single-rank file of a 2-rank trace: rank 0 has no actions, so rank 1's
-# receive waits forever.
-"$netloom" trace convert "$data/simgrid/replay/actions1.txt" "$dir/single.nlt" > /dev/null 2>&1 || fail "convert actions1"
-"$netloom" replay "$dir/single.nlt" > /dev/null 2> "$dir/single.err"
-expect "single-rank exit" $? 1
-grep -q "rank 1: blocked in op 1 recv from 0 tag 0 comm 0" "$dir/single.err" || fail "single-rank report: $(cat "$dir/single.err")"
+# The per-rank files of a 2-rank trace: actions0.txt references rank 1,
+# actions1.txt has only rank 1's lines (it was converted with an empty
+# rank 0, and its replay deadlocked). Both are refused with the same hint,
+# nothing written; their index split_traces converts and replays.
+hint="(ranks are the ones this file has actions for; a per-rank file of a larger trace is converted through the index file that lists every rank's file)"
+for r in 0 1; do
+  "$netloom" trace convert "$data/simgrid/replay/actions$r.txt" "$dir/single$r.nlt" > /dev/null 2> "$dir/single$r.err"
+  expect_eq "convert actions$r.txt exit" $? 2
+  [ ! -e "$dir/single$r.nlt" ] || fail "actions$r.txt: output written"
+done
+expect_eq "actions0.txt refusal" "$(cat "$dir/single0.err")" \
+  "netloom: $data/simgrid/replay/actions0.txt:2: partner '1': expected a rank 0 .. 0 $hint"
+expect_eq "actions1.txt refusal" "$(cat "$dir/single1.err")" \
+  "netloom: $data/simgrid/replay/actions1.txt: rank 0 has no actions, though rank 1 has: expected actions for every rank 0 .. 1 $hint"
+"$netloom" replay "$data/simgrid/replay/actions1.txt" > /dev/null 2> "$dir/single1r.err"
+expect_eq "replay actions1.txt exit" $? 2
+expect_eq "replay actions1.txt refusal" "$(cat "$dir/single1r.err")" "$(cat "$dir/single1.err")"
+convert "$data/simgrid/replay/split_traces" "$dir/split.nlt"
+"$netloom" replay "$dir/split.nlt" -s ideal=yes --json "$dir/split.json" > /dev/null 2> "$dir/split.err" || fail "replay split_traces: $(head -1 "$dir/split.err")"
+expect_eq "split_traces status" "$(json "$dir/split.json" 'd["results"]["status"]')" ok
+expect_eq "split_traces ideal runtime" "$(json "$dir/split.json" 'round(d["results"]["runtime"]["predicted_s"], 12)')" 1.0
 
 if [ $fails -ne 0 ]; then
   echo "$fails public-trace replay checks failed" >&2

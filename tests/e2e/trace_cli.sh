@@ -148,5 +148,67 @@ expect 2 "unknown option" "$NL" trace info --frob "$T/bgp.nlt"
 same "netloom trace info: unknown option '--frob' (usage: netloom trace info FILE [--json])" "$T/err" "usage error is one line"
 expect 2 "convert of an unknown format" "$NL" trace convert "$T/system.ini" "$T/x.nlt"
 
+# --- importer and reader errors (user-found defects) ------------------------------------
+# `trace import` names itself in its warnings, and writes what convert writes.
+expect 0 "import DUMPI testbgp" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/bgp-i.nlt"
+same "netloom trace import: not converted: MPI_Comm_size x7 (no netloom operation; its time counts as compute)
+netloom trace import: not converted: MPI_Comm_rank x203 (no netloom operation; its time counts as compute)
+netloom trace import: not converted: MPI_Comm_group x7 (group bookkeeping: used for communicator members)
+netloom trace import: not converted: MPI_Group_incl x7 (group bookkeeping: used for communicator members)" \
+	"$T/err" "import's warnings are prefixed 'netloom trace import'"
+if cmp -s "$T/bgp.nlt" "$T/bgp-i.nlt"; then ok "import = convert, byte for byte"; else fail "import differs from convert"; fi
+# convert's help names every format it reads (OTF2 too).
+expect 0 "trace convert --help" "$NL" trace convert --help
+if grep -q "DUMPI" "$T/out" && grep -q "SimGrid" "$T/out" && grep -q "OTF2 archive" "$T/out"; then
+	ok "convert --help lists DUMPI, SimGrid and OTF2"
+else
+	fail "convert --help: $(cat "$T/out")"
+fi
+# A missing DUMPI rank file is the one named, not rank 0's.
+mkdir "$T/dd"
+cp "$DATA"/dumpi/testtrace* "$T/dd/"
+rm "$T/dd/testtrace-0002.bin"
+expect 2 "convert with a rank file missing" "$NL" trace convert "$T/dd/testtrace.meta" "$T/dd.nlt"
+same "netloom: $T/dd/testtrace.meta: rank 2's file '$T/dd/testtrace-0002.bin' was not found (the other 3 of the 4 rank files are there)" \
+	"$T/err" "the missing rank file is named"
+[ ! -e "$T/dd.nlt" ] && ok "nothing written for a missing rank file" || fail "dd.nlt written"
+# A DUMPI index whose datatype size table offset is 2^64 - 1 (a fuzzer's
+# input): the error gives the offset of the index field, not that value.
+mkdir "$T/fz"
+printf 'numprocs=1\nfileprefix=t\nversion=1\nsubversion=1\nsubsubversion=0\n' >"$T/fz/t.meta"
+cp "$2/tests/fuzz/corpus/import_dumpi/crash-size-table-offset-wraps.bin" "$T/fz/t-0000.bin"
+expect 2 "convert of a DUMPI file with a wild size-table offset" "$NL" trace convert "$T/fz/t.meta" "$T/fz.nlt"
+same "netloom: $T/fz/t-0000.bin: rank 0, offset 2854: index record: datatype size table offset 18446744073709551615 is past the end of the file (2910 bytes)" \
+	"$T/err" "the size-table error names the index field's offset"
+# An archive cut inside its magic or header is a truncated netloom archive
+# for every command (it was read as a SimGrid index, its bytes printed raw).
+for c in 1 2 3 4 7 40; do
+	head -c $c "$T/bgp.nlt" >"$T/cut$c.nlt"
+	want="netloom: $T/cut$c.nlt: offset $c: truncated netloom trace archive: the 64-byte header is incomplete"
+	expect 2 "replay of an archive cut to $c bytes" "$NL" replay "$T/cut$c.nlt"
+	same "$want" "$T/err" "replay: cut to $c bytes is a truncated archive"
+	expect 2 "convert of an archive cut to $c bytes" "$NL" trace convert "$T/cut$c.nlt" "$T/x.nlt"
+	same "$want" "$T/err" "convert: cut to $c bytes is a truncated archive"
+	expect 2 "info of an archive cut to $c bytes" "$NL" trace info "$T/cut$c.nlt"
+	same "$want" "$T/err" "info: cut to $c bytes is a truncated archive"
+done
+expect 2 "convert of an intact archive" "$NL" trace convert "$T/bgp.nlt" "$T/x.nlt"
+same "netloom: $T/bgp.nlt: already a netloom trace archive: nothing to convert" "$T/err" "convert of an archive says so"
+# Binary input is no SimGrid trace; quoted input bytes are escaped.
+printf '\001\002\377\n' >"$T/bin"
+expect 2 "convert of binary input" "$NL" trace convert "$T/bin" "$T/x.nlt"
+same "netloom: $T/bin: unknown trace format: expected a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
+	"$T/err" "binary input is an unknown format"
+printf '0 init\n0 fr\033[2Job\377\n' >"$T/ctl.txt"
+expect 2 "convert of an action with control bytes" "$NL" trace convert "$T/ctl.txt" "$T/x.nlt"
+same "netloom: $T/ctl.txt:2: unknown action 'fr\\x1b[2job\\xff' (SimGrid's replay would stop here too)" \
+	"$T/err" "control and non-UTF-8 bytes escaped in the error"
+# replay reads every format: text of none of them gets convert's message,
+# the netloom archive listed too (was "not a netloom trace archive").
+printf 'hello world\n' >"$T/words.txt"
+expect 2 "replay of a text file of no known format" "$NL" replay "$T/words.txt"
+same "netloom: $T/words.txt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
+	"$T/err" "replay names the formats it reads"
+
 echo "$n tests, $fails failed"
 [ "$fails" = 0 ]

@@ -44,6 +44,9 @@ static void test_corruption(void)
 	test_spit(bad, b, n);
 	snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
+	/* ... also when the file is shorter than the magic. */
+	test_spit(bad, b, 3);
+	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
 
 	/* Unsupported version (checked before the header hash). */
 	memcpy(b, g, n);
@@ -60,14 +63,17 @@ static void test_corruption(void)
 	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
-	/* Truncation at several offsets. */
-	size_t cuts[] = {0, 7, 40, 64, 100, n / 2, n - 1};
+	/* Truncation at several offsets: inside the 8-byte magic too (a file
+	 * holding its first bytes is an archive cut short, not another file). */
+	size_t cuts[] = {0, 1, 2, 3, 4, 7, 40, 64, 100, n / 2, n - 1};
 	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
 		test_spit(bad, g, cuts[i]);
-		if (cuts[i] < 8)
+		if (!cuts[i])
 			snprintf(want, sizeof want, "%s: offset 0: not a netloom trace archive (bad magic)", bad);
 		else if (cuts[i] < 64)
-			snprintf(want, sizeof want, "%s: offset %zu: truncated: the 64-byte header is incomplete",
+			snprintf(want, sizeof want,
+				 "%s: offset %zu: truncated netloom trace archive: the 64-byte header is "
+				 "incomplete",
 				 bad, cuts[i]);
 		else
 			snprintf(want, sizeof want, "%s: offset %zu: truncated: header says %zu bytes, file has %zu",

@@ -26,8 +26,11 @@ static const struct {
 	/* Was a heap-buffer-overflow WRITE in req_list: the request list was
 	 * sized for the requests array but took each completed index again. */
 	{"crash-testsome-index-twice.bin", "rank 0, offset 39: MPI_Testsome lists request index 0 twice"},
-	/* Offsets near 2^64 wrapped the bound checks (pointer overflow). */
-	{"crash-size-table-offset-wraps.bin", "offset 18446744073709551615: truncated datatype size table"},
+	/* Offsets near 2^64 wrapped the bound checks (pointer overflow). The
+	 * error gives the offset of the index field that holds the bad value
+	 * (2910-byte file: index at 2846, the table's offset its 2nd u64). */
+	{"crash-size-table-offset-wraps.bin", "rank 0, offset 2854: index record: datatype size table offset "
+					      "18446744073709551615 is past the end of the file (2910 bytes)"},
 	{"crash-body-offset-wraps.bin", "index record offsets out of range"},
 	/* Signed int64 overflow in a derived datatype's size. */
 	{"crash-hvector-size-overflow.bin", "offset 448: MPI_Type_hvector: the new datatype's size overflows 64 bits"},

@@ -239,16 +239,38 @@ static void test_dumpi_moved(void)
 	CHECK_EQ(trace_archive_manifest(a)->n_ranks, 4);
 	trace_archive_close(a);
 
-	/* A rank file missing: named in the error. */
+	/* A rank file missing: that file named, not rank 0's (which is there). */
 	unlink(test_tmppath("moved/testtrace-0003.bin"));
 	char want[700];
 	snprintf(want, sizeof want,
-		 "%s/moved/run.meta: the 4 rank files of fileprefix '/scratch/gone/testtrace' were not found "
-		 "(tried the recorded path and '%s/moved/testtrace-0000.bin' beside the .meta)",
+		 "%s/moved/run.meta: rank 3's file '%s/moved/testtrace-0003.bin' was not found (the other 3 of the 4 "
+		 "rank files are there)",
 		 test_tmpdir, test_tmpdir);
 	CHECK_ERR(trace_import(test_tmppath("moved/run.meta"), test_tmppath("moved2.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
 		  want);
+	CHECK_STR(e.msg, want);
 	CHECK(access(test_tmppath("moved2.nlt"), F_OK) != 0);
+	/* Rank 0's and rank 3's missing: both listed. */
+	rename(test_tmppath("moved/testtrace-0000.bin"), test_tmppath("moved/keep-0000.bin"));
+	snprintf(want, sizeof want,
+		 "%s/moved/run.meta: 2 of the 4 rank files were not found: '%s/moved/testtrace-0000.bin', "
+		 "'%s/moved/testtrace-0003.bin'",
+		 test_tmpdir, test_tmpdir, test_tmpdir);
+	CHECK_ERR(trace_import(test_tmppath("moved/run.meta"), test_tmppath("moved2.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
+		  want);
+	CHECK_STR(e.msg, want);
+	rename(test_tmppath("moved/keep-0000.bin"), test_tmppath("moved/testtrace-0000.bin"));
+	/* None there: the paths tried. */
+	snprintf(want, sizeof want,
+		 "%s/moved/nothing.meta: the 4 rank files of fileprefix '/scratch/gone/none' were not found "
+		 "(tried the recorded path and '%s/moved/none-0000.bin' beside the .meta)",
+		 test_tmpdir, test_tmpdir);
+	f = fopen(test_tmppath("moved/nothing.meta"), "w");
+	fprintf(f, "numprocs=4\nfileprefix=/scratch/gone/none\n");
+	fclose(f);
+	CHECK_ERR(trace_import(test_tmppath("moved/nothing.meta"), test_tmppath("moved2.nlt"), NULL, NULL, &e),
+		  NL_ENOTFOUND, &e, want);
+	CHECK_STR(e.msg, want);
 
 	/* A truncated rank file: the error names the file, rank and offset. */
 	snprintf(from, sizeof from, DATA "/dumpi/testtrace-0003.bin");
@@ -619,6 +641,106 @@ static void test_simgrid_old_form_and_errors(void)
 	      !strcmp(trace_import_detect(DATA "/simgrid/replay/split_traces"), "simgrid"));
 }
 
+/* A per-rank actions file of a larger trace is refused whichever rank it
+ * holds, with the same hint (SimGrid's actions0.txt references rank 1;
+ * actions1.txt has only rank 1's lines, which made an empty rank 0 whose
+ * replay could only deadlock); its index file converts. */
+static void test_simgrid_per_rank_files(void)
+{
+	struct nl_err e = {0};
+	const char *hint = " (ranks are the ones this file has actions for; a per-rank file of a larger trace is "
+			   "converted through the index file that lists every rank's file)";
+	char want[700];
+	snprintf(want, sizeof want, DATA "/simgrid/replay/actions0.txt:2: partner '1': expected a rank 0 .. 0%s", hint);
+	CHECK_ERR(trace_import(DATA "/simgrid/replay/actions0.txt", test_tmppath("a0.nlt"), NULL, NULL, &e),
+		  NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	snprintf(want, sizeof want,
+		 DATA "/simgrid/replay/actions1.txt: rank 0 has no actions, though rank 1 has: expected actions for "
+		      "every rank 0 .. 1%s",
+		 hint);
+	CHECK_ERR(trace_import(DATA "/simgrid/replay/actions1.txt", test_tmppath("a1.nlt"), NULL, NULL, &e),
+		  NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	CHECK(access(test_tmppath("a0.nlt"), F_OK) != 0 && access(test_tmppath("a1.nlt"), F_OK) != 0);
+	/* A gap in the middle. */
+	write_text(test_tmppath("gap.txt"), "0 init\n2 init\n0 finalize\n2 finalize\n");
+	CHECK_ERR(trace_import(test_tmppath("gap.txt"), test_tmppath("gap.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "gap.txt: rank 1 has no actions, though rank 2 has: expected actions for every rank 0 .. 2 (ranks");
+	CHECK(access(test_tmppath("gap.nlt"), F_OK) != 0);
+	static const char r1[] = "1 init\n1 finalize\n";
+	CHECK_ERR(trace_simgrid_import_mem((const uint8_t *)r1, strlen(r1), &e), NL_EFORMAT, &e,
+		  "(memory): rank 0 has no actions, though rank 1 has");
+	static const char ok[] = "1 init\n0 init\n1 finalize\n0 finalize\n";
+	CHECK_OK(trace_simgrid_import_mem((const uint8_t *)ok, strlen(ok), &e), &e);
+}
+
+/* Format detection: binary input is never a SimGrid trace (a netloom
+ * archive cut to 1 .. 3 bytes read as a one-line index), the first bytes of
+ * the netloom magic are a truncated archive, other input is an unknown
+ * format for convert and replay alike; quoted input bytes are escaped. */
+static void test_detect_and_escape(void)
+{
+	struct nl_err e = {0};
+	const char *importer = "x";
+	char want[700];
+	write_text(test_tmppath("cut.nlt"), "\x89NL");
+	CHECK(trace_import_detect(test_tmppath("cut.nlt")) == NULL);
+	snprintf(want, sizeof want, "%s: offset 3: truncated netloom trace archive: the 64-byte header is incomplete",
+		 test_tmppath("cut.nlt"));
+	CHECK_ERR(trace_import(test_tmppath("cut.nlt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_ECORRUPT, &e, want);
+	CHECK_STR(e.msg, want);
+	CHECK_OK(trace_input_format(test_tmppath("cut.nlt"), &importer, &e), &e);
+	CHECK(importer == NULL);
+
+	/* Binary lines: neither an actions file nor an index. */
+	write_text(test_tmppath("bin1"), "\x01\x02\n");
+	write_text(test_tmppath("bin2"), "0 init\xff\n");
+	write_text(test_tmppath("bin3"), "# c\x07mment\nlist.txt\n");
+	for (int i = 1; i <= 3; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "bin%d", i);
+		CHECK(trace_import_detect(test_tmppath(name)) == NULL);
+		CHECK_ERR(trace_import(test_tmppath(name), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+			  "unknown trace format: expected a DUMPI .meta file");
+	}
+	/* UTF-8 text still is one; so is a first line of more than 3 fields
+	 * (was refused: the probe split it into at most 3). */
+	write_text(test_tmppath("utf8.txt"), "# d\xc3\xa9j\xc3\xa0\n0 send 1 0 8\n1 recv 0 0 8\n");
+	CHECK(trace_import_detect(test_tmppath("utf8.txt")) != NULL);
+	CHECK_OK(trace_import(test_tmppath("utf8.txt"), test_tmppath("utf8.nlt"), NULL, NULL, &e), &e);
+
+	/* replay's check lists the netloom archive among the formats. */
+	write_text(test_tmppath("words.txt"), "hello world\n");
+	snprintf(want, sizeof want,
+		 "%s: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file "
+		 "('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' "
+		 "lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)",
+		 test_tmppath("words.txt"));
+	CHECK_ERR(trace_input_format(test_tmppath("words.txt"), &importer, &e), NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	CHECK_OK(trace_input_format(DATA "/dumpi/testtrace.meta", &importer, &e), &e);
+	CHECK(importer && !strcmp(importer, "dumpi"));
+
+	/* An intact archive is nothing to convert. */
+	CHECK_OK(trace_import(DATA "/simgrid/replay/actions_barrier.txt", test_tmppath("ok.nlt"), NULL, NULL, &e), &e);
+	CHECK_ERR(trace_import(test_tmppath("ok.nlt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EINVAL, &e,
+		  "ok.nlt: already a netloom trace archive: nothing to convert");
+	CHECK_OK(trace_input_format(test_tmppath("ok.nlt"), &importer, &e), &e);
+	CHECK(importer == NULL);
+
+	/* Bytes of the input quoted in an error: escaped, valid UTF-8 kept. */
+	write_text(test_tmppath("ctl.txt"), "0 init\n0 fr\x01ob\xff\xc3\xa9\n");
+	CHECK_ERR(trace_import(test_tmppath("ctl.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "ctl.txt:2: unknown action 'fr\\x01ob\\xff\xc3\xa9' (SimGrid's replay would stop here too)");
+	write_text(test_tmppath("ctl.meta"), "numprocs=4\x1b[2J\nfileprefix=x\n");
+	CHECK_ERR(trace_import(test_tmppath("ctl.meta"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "ctl.meta:1: numprocs '4\\x1b[2J': expected 1 .. 16777216");
+	char buf[16];
+	CHECK_STR(trace_escape(buf, sizeof buf, "a\tb\xc3(\xe2\x82\xac"), "a\\x09b\\xc3(\xe2\x82\xac");
+	CHECK_STR(trace_escape(buf, 6, "ab\x01" "cd"), "ab"); /* cut before an escape that does not fit */
+}
+
 static void test_simgrid_split_index(void)
 {
 	/* split_traces lists "replay/actions0.txt": resolved against the
@@ -652,6 +774,8 @@ int main(void)
 	TEST_RUN(test_simgrid_datatypes_and_v);
 	TEST_RUN(test_simgrid_old_form_and_errors);
 	TEST_RUN(test_simgrid_split_index);
+	TEST_RUN(test_simgrid_per_rank_files);
+	TEST_RUN(test_detect_and_escape);
 	test_tmpdir_remove();
 	return test_done();
 }
