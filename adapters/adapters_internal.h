@@ -67,6 +67,9 @@ struct live_rank {
 	char last_bad[160];       /* the last refusal, for the eviction note */
 	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
 	char why[200];            /* what happened, for the report */
+	uint64_t declared_ps;     /* sum of the COMPUTE durations accepted (<= ZP_TIME_MAX_PS) */
+	uint32_t *open;           /* seqs of its isends/irecvs not yet named by a WAIT or WAITALL, ascending */
+	uint32_t n_open, cap_open;
 	uint32_t *reqs;           /* the current WAITALL's requests (the engine reads them until the next pull) */
 	uint32_t reqs_cap;
 	struct trace_stream_writer *w;
@@ -76,6 +79,7 @@ struct live_rank {
 struct live_server {
 	const struct live_opts *o;
 	void *zctx, *sock;
+	char endpoint[256];       /* the endpoint bound (ZMQ_LAST_ENDPOINT: port 0 or '*' resolved) */
 	uint32_t n;
 	struct live_rank *ranks;
 	struct session_src *eng;   /* the replay engine over the ranks (emu/session) */
@@ -98,8 +102,10 @@ struct live_server {
 	uint8_t (*curve_allowed)[32]; /* CURVE: client public keys allowed in */
 	uint32_t n_allowed;
 	uint64_t curve_ok, curve_refused; /* CURVE handshakes accepted / refused */
+	uint32_t req_tmp[ZP_WAITALL_MAX]; /* a WAITALL's requests, sorted, while it is checked */
 	struct nl_err *err;
-	int fatal;                /* an error that must stop the session (output, memory, lag) */
+	int fatal;                /* an error that must stop the session (output, memory, lag, a signal) */
+	int stopped_by;           /* SIGINT or SIGTERM when a signal stopped it, else 0 */
 	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
 };
 
@@ -108,6 +114,8 @@ const char *live_state_name(unsigned state);
 uint64_t live_clock_ns(void); /* monotonic wall clock */
 uint64_t live_clock_ms(void);
 
+/* serve.c: a pending SIGINT/SIGTERM becomes s->fatal (NL_ESTATE); returns s->fatal. */
+int live_check_stop(struct live_server *s);
 /* serve.c: frames to a client (never blocking), and ERROR frames. */
 void live_send(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
 	       zmq_msg_t *pay, const void *text, size_t text_len);
@@ -119,6 +127,8 @@ void live_queue_clear(struct live_rank *rk); /* drop a rank's declared ops */
  * evict ranks silent past the timeout. */
 void live_pump(struct live_server *s, long wait_ms);
 void live_check_timeouts(struct live_server *s);
+/* End rank r's stream: drop what it declared, tell it and its job why. */
+void live_evict(struct live_server *s, uint32_t r, const char *why);
 
 /* serve_source.c: the ranks as the engine's op source, and its match hook. */
 int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err);
@@ -129,6 +139,8 @@ int live_jobs_init(struct live_server *s, struct nl_err *err);
 void live_jobs_free(struct live_server *s);
 /* The communicator a rank's barrier runs on: its job's, or world. */
 uint32_t live_job_comm(const struct live_server *s, uint32_t r);
+/* The world ranks of rank r's job: first .. first + size - 1. */
+void live_job_range(const struct live_server *s, uint32_t r, uint32_t *first, uint32_t *size);
 /* Refusal text when rank r may not name peer p (another job), else NULL. */
 const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_t p, char *buf, size_t cap);
 /* The report's per-job part: JSON array, and text lines on f. */

@@ -102,7 +102,8 @@ static unsigned zp_fields(unsigned type)
 	case ZP_BARRIER: return F_SEQ;
 	case ZP_BYE: return F_SEQ;
 	case ZP_HEARTBEAT: return 0;
-	case ZP_WELCOME: return F_FLAGS | F_AUX | F_A | F_B | F_C;   /* SEND_NOWAIT, ranks, max payload, heartbeat ms, */
+	case ZP_WELCOME: return F_FLAGS | F_PEER | F_TAG | F_AUX | F_A | F_B | F_C; /* flags, job's first rank and
+									    * size, ranks, max payload, heartbeat ms, */
 	case ZP_DONE: return F_SEQ | F_A;                            /* a: virtual time ps */
 	case ZP_DELIVER: return F_SEQ | F_PEER | F_TAG | F_AUX | F_A | F_B | F_C;
 	case ZP_ERROR: return F_SEQ | F_TAG | F_A;
@@ -148,9 +149,11 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 		if (!(f & unused[i].bit) && val[i])
 			return nl_errf(err, NL_EPROTO, "%s: field '%s' is %" PRIu64 ", expected 0 (unused by this type)",
 				       name, unused[i].field, val[i]);
-	unsigned known = h->type == ZP_HELLO ? ZP_F_LEAN : h->type == ZP_WELCOME ? ZP_F_SEND_NOWAIT : ZP_F_NONBLOCKING;
+	unsigned known = h->type == ZP_HELLO	  ? ZP_F_LEAN | ZP_F_JOBINFO
+			 : h->type == ZP_WELCOME ? ZP_F_SEND_NOWAIT | ZP_F_JOBINFO
+						 : ZP_F_NONBLOCKING;
 	if (h->flags & ~known)
-		return nl_errf(err, NL_EPROTO, "%s: flags 0x%x, expected 0 or 0x%x", name, h->flags, known);
+		return nl_errf(err, NL_EPROTO, "%s: flags 0x%x, expected bits of 0x%x only", name, h->flags, known);
 
 	int wants_payload = h->type == ZP_SEND || h->type == ZP_DELIVER || h->type == ZP_ERROR || h->type == ZP_WAITALL;
 	if (has_payload && !wants_payload)
@@ -167,12 +170,12 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 	switch (h->type) {
 	case ZP_SEND:
 		if (h->peer < 0 || h->tag < 0)
-			return nl_errf(err, NL_EPROTO, "SEND: peer %" PRId32 " tag %" PRId32 ", expected both >= 0",
+			return nl_errf(err, NL_ERANGE, "SEND: peer %" PRId32 " tag %" PRId32 ", expected both >= 0",
 				       h->peer, h->tag);
 		break;
 	case ZP_RECV:
 		if (h->peer < ZP_ANY || h->tag < ZP_ANY)
-			return nl_errf(err, NL_EPROTO, "RECV: peer %" PRId32 " tag %" PRId32 ", expected >= 0 or -1 (any)",
+			return nl_errf(err, NL_ERANGE, "RECV: peer %" PRId32 " tag %" PRId32 ", expected >= 0 or -1 (any)",
 				       h->peer, h->tag);
 		break;
 	case ZP_DELIVER:
@@ -184,6 +187,22 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 				       "DELIVER: times sent %" PRIu64 " arrived %" PRIu64 " done %" PRIu64
 				       " ps, expected non-decreasing",
 				       h->a, h->b, h->c);
+		break;
+	case ZP_COMPUTE:
+		if (h->a > ZP_TIME_MAX_PS)
+			return nl_errf(err, NL_EPROTO,
+				       "COMPUTE: field 'a' (duration) is %" PRIu64 " ps, expected at most 2^62 = %" PRIu64
+				       " ps",
+				       h->a, ZP_TIME_MAX_PS);
+		break;
+	case ZP_WELCOME:
+		if (!(h->flags & ZP_F_JOBINFO) && (h->peer || h->tag))
+			return nl_errf(err, NL_EPROTO, "WELCOME: job ranks %" PRId32 "+%" PRId32 " without flag 0x%x, expected 0",
+				       h->peer, h->tag, ZP_F_JOBINFO);
+		if ((h->flags & ZP_F_JOBINFO) && (h->peer < 0 || h->tag < 1 || (uint64_t)h->peer + (uint64_t)h->tag > h->aux))
+			return nl_errf(err, NL_EPROTO,
+				       "WELCOME: job ranks %" PRId32 "+%" PRId32 ", expected a range within 0..%" PRIu32, h->peer,
+				       h->tag, h->aux);
 		break;
 	case ZP_ERROR:
 		if (h->tag <= 0)

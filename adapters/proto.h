@@ -19,6 +19,12 @@ struct nl_err;
 #define ZP_HDR_BYTES 56u
 #define ZP_ANY (-1)       /* RECV: any source / any tag */
 #define ZP_WAITALL_MAX 4096u /* requests in one WAITALL (its payload: u32 LE each) */
+/* The latest virtual time a rank may reach by declared compute: 2^62 ps
+ * (about 53 days). A COMPUTE over it is malformed; the server also refuses
+ * one that would take the rank's sum of declared compute past it. Times
+ * are u64 ps, so the engine's additions after it (network delays, compute
+ * of other ranks) stay far from wrapping. */
+#define ZP_TIME_MAX_PS (UINT64_C(1) << 62)
 
 /* Message types: client to server, then server to client. */
 #define ZP_TYPE_MAP(X)                 \
@@ -55,6 +61,10 @@ enum zp_type {
  * it was sent, and lock-step time does not depend on when frames arrive.
  * Never in paced mode, where the wall time between calls is compute. */
 #define ZP_F_SEND_NOWAIT 4u
+/* HELLO: tell me my job's ranks. WELCOME answering it: peer = the job's
+ * first world rank, tag = its number of ranks (the whole world without
+ * --jobs), so a client's collectives stay within its job. */
+#define ZP_F_JOBINFO 8u
 
 /* ERROR codes (the header's tag field); the payload frame is one line of text. */
 #define ZP_ERR_MAP(X)                              \
@@ -104,7 +114,9 @@ void zp_encode(const struct zp_hdr *h, uint8_t out[ZP_HDR_BYTES]);
  * whether a payload frame follows (has_payload) of payload_len bytes.
  * Checks: size, magic, version, type, flags, that the payload frame is
  * present exactly for SEND, DELIVER and WAITALL (ERROR: optional), that it fits max_payload, and the
- * per-type field ranges. 0, or NL_EPROTO with *err naming the field. */
+ * per-type field ranges. 0; NL_ERANGE when only a SEND's or RECV's peer or
+ * tag is out of range (the server answers ERROR ZP_EPEER); else NL_EPROTO;
+ * *err names the field and value. */
 int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_len, uint64_t max_payload,
 	      struct zp_hdr *h, struct nl_err *err);
 

@@ -10,6 +10,8 @@
  * Invariants: a rank's ops reach the engine in its seq order (gaps are
  * refused), the engine decides every time, and the socket arrival order
  * never does; one malformed or hostile client never stops the others.
+ * SIGINT and SIGTERM stop a session the way a fatal error does (ERROR 13
+ * to the ranks), but with a report marked stopped.
  *
  * Files: serve.c the session (bind, run, clean up) and sending;
  * serve_recv.c frames in, HELLO, refusals, evictions; serve_source.c the
@@ -17,6 +19,7 @@
  * serve_jobs.c jobs; serve_curve.c CURVE and ZAP.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -34,6 +37,28 @@
 #include "core/stats.h"
 #include "session/session.h"
 #include "traces/trace.h"
+
+/* The signal (SIGINT, SIGTERM) that asked the session to stop, or 0. The
+ * one mutable global of the adapter: a signal handler reaches no context.
+ * live_next checks it at every op and every poll (zmq_poll returns early
+ * with EINTR), so the session stops within a heartbeat interval. */
+static volatile sig_atomic_t live_stop_sig;
+
+static void live_on_signal(int sig)
+{
+	live_stop_sig = sig;
+}
+
+int live_check_stop(struct live_server *s)
+{
+	int sig = live_stop_sig;
+	if (sig && !s->fatal) {
+		s->stopped_by = sig;
+		s->fatal = nl_errf(&s->fatal_err, NL_ESTATE, "stopped by %s before every rank finished",
+				   sig == SIGINT ? "SIGINT" : "SIGTERM");
+	}
+	return s->fatal;
+}
 
 uint64_t live_clock_ns(void)
 {
@@ -120,17 +145,44 @@ void live_queue_clear(struct live_rank *rk)
 /* Evict rank r: drop what it declared, tell the rest of its job, note why. */
 /* --- session ------------------------------------------------------------------- */
 
+/* tcp://HOST:PORT: the port must be 1..65535, or 0 or '*' for any free
+ * one (libzmq otherwise takes "99999" modulo 2^16, or any text as 0). */
+static int live_check_port(const char *listen, struct nl_err *err)
+{
+	const char *colon = strrchr(listen + 6, ':');
+	const char *port = colon ? colon + 1 : "";
+	if (!strcmp(port, "*"))
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(port, &end, 10);
+	if (!*port || *port < '0' || *port > '9' || *end || errno || v > 65535)
+		return nl_errf(err, NL_ECONFIG,
+			       "--listen: '%s': port '%s', expected 1..65535 (or 0 or * for any free port)", listen, port);
+	return 0;
+}
+
 static int live_bind(struct live_server *s, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
-	bool loop = !strncmp(o->listen, "tcp://127.0.0.1:", 16) || !strncmp(o->listen, "tcp://localhost:", 16) ||
-		    !strncmp(o->listen, "tcp://[::1]:", 12);
+	bool tcp = !strncmp(o->listen, "tcp://", 6);
+	bool local4 = !strncmp(o->listen, "tcp://127.0.0.1:", 16);
+	bool localname = !strncmp(o->listen, "tcp://localhost:", 16);
+	bool local6 = !strncmp(o->listen, "tcp://[::1]:", 12);
 	bool ipc = !strncmp(o->listen, "ipc://", 6);
-	if (!loop && !ipc && !(o->allow_remote && !strncmp(o->listen, "tcp://", 6)))
+	if (!local4 && !localname && !local6 && !ipc && !(o->allow_remote && tcp))
 		return nl_errf(err, NL_ECONFIG,
-			       "--listen: '%s', expected tcp://127.0.0.1:PORT or ipc://PATH (other tcp:// addresses "
-			       "need --allow-remote)",
+			       "--listen: '%s', expected tcp://127.0.0.1:PORT, tcp://localhost:PORT, tcp://[::1]:PORT "
+			       "or ipc://PATH (other tcp:// addresses need --allow-remote)",
 			       o->listen);
+	if (tcp)
+		NL_CHECK(live_check_port(o->listen, err));
+	/* libzmq binds interfaces and numeric addresses, not host names. */
+	char ep[sizeof s->endpoint];
+	if (snprintf(ep, sizeof ep, "%s%s", localname ? "tcp://127.0.0.1" : o->listen,
+		     localname ? o->listen + 15 : "") >= (int)sizeof ep)
+		return nl_errf(err, NL_ECONFIG, "--listen: '%.40s...': %zu bytes, expected fewer than %zu", o->listen,
+			       strlen(o->listen), sizeof ep);
 	s->zctx = zmq_ctx_new();
 	if (!s->zctx)
 		return nl_errf(err, NL_EIO, "live: zmq_ctx_new: %s", zmq_strerror(errno));
@@ -140,14 +192,20 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	/* A hard cap above the protocol's limit: libzmq drops a peer over it
 	 * without a word, so the server's own check (ERROR frame) comes first. */
 	int64_t cap = (int64_t)(o->max_payload + (o->max_payload >> 2) + 4096);
-	int linger = 0, hwm = 0;
+	int linger = 0, hwm = 0, ipv6 = 1;
 	zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &cap, sizeof cap);
 	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
 	zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
 	zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+	if (tcp && strchr(ep, '['))
+		zmq_setsockopt(s->sock, ZMQ_IPV6, &ipv6, sizeof ipv6);
 	NL_CHECK(live_curve_setup(s, err));
-	if (zmq_bind(s->sock, o->listen) < 0)
+	if (zmq_bind(s->sock, ep) < 0)
 		return nl_errf(err, NL_EIO, "--listen: '%s': %s", o->listen, zmq_strerror(errno));
+	/* The endpoint really bound (port 0 or '*': the one the system chose). */
+	size_t len = sizeof s->endpoint;
+	if (zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len) < 0 || !s->endpoint[0])
+		snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
 	return 0;
 }
 
@@ -185,8 +243,17 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		goto out;
 	}
 	s.start_ms = live_clock_ms();
-	live_log(&s, "listening on %s for %" PRIu32 " ranks", o->listen, o->n_ranks);
+	live_log(&s, "listening on %s for %" PRIu32 " ranks", s.endpoint, o->n_ranks);
+	/* SIGINT, SIGTERM: stop, tell the ranks, report. A second one kills
+	 * (SA_RESETHAND), should the engine be stuck outside the pump. */
+	struct sigaction sa = {.sa_handler = live_on_signal, .sa_flags = SA_RESETHAND}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	live_stop_sig = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	int run_rc = session_src_run(s.eng, err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	s.end_ns = live_clock_ns();
 	if (s.fatal) { /* the server's own line, without the engine's "rank, op" prefix */
 		*err = s.fatal_err;
@@ -197,6 +264,10 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		for (uint32_t r = 0; r < s.n; r++)
 			if (s.ranks[r].state == LR_READY)
 				live_send_error(&s, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
+		/* Stopped by a signal: the report too, marked stopped (no archive). */
+		struct nl_err rerr = {0};
+		if (s.stopped_by && live_report(&s, run_rc, &rerr) < 0)
+			live_log(&s, "%s", rerr.msg);
 		zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
 		zmq_poll(&it, 1, 50);
 		rc = run_rc;
@@ -248,6 +319,7 @@ out:
 		free(rk->q);
 		free(rk->pay);
 		free(rk->reqs);
+		free(rk->open);
 		free(rk->recvs);
 	}
 	free(s.ranks);

@@ -66,6 +66,13 @@ uint32_t live_job_comm(const struct live_server *s, uint32_t r)
 	return s->comms ? s->comms[s->job_of[r]].id : TRACE_COMM_WORLD;
 }
 
+void live_job_range(const struct live_server *s, uint32_t r, uint32_t *first, uint32_t *size)
+{
+	const struct trace_comm *c = s->comms ? &s->comms[s->job_of[r]] : NULL;
+	*first = c ? c->world_ranks[0] : 0;
+	*size = c ? c->size : s->n;
+}
+
 const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_t p, char *buf, size_t cap)
 {
 	if (s->job_of[p] == s->job_of[r])

@@ -138,8 +138,11 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		json_object_set_new(live, "curve", json_pack("{s:I, s:I, s:I}", "allowed_keys", (json_int_t)s->n_allowed,
 							     "handshakes_accepted", (json_int_t)s->curve_ok,
 							     "handshakes_refused", (json_int_t)s->curve_refused));
-	json_object_set_new(live, "listen", json_string(o->listen));
+	json_object_set_new(live, "listen", json_string(s->endpoint));
 	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
+	json_object_set_new(live, "stopped", json_boolean(s->stopped_by != 0));
+	if (s->stopped_by)
+		json_object_set_new(live, "stop_reason", json_string(s->fatal_err.msg));
 	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
 	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));
 	json_object_set_new(live, "delivered", json_integer((json_int_t)s->delivered));
@@ -206,6 +209,8 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				r, live_state_name(rk->state), rk->offences, rk->lost_to, rk->lost_from,
 				rk->why[0] ? "; " : "", rk->why);
 		}
+		if (s->stopped_by)
+			fprintf(f, "  session %s (no per-rank results: the engine did not finish)\n", s->fatal_err.msg);
 		if (run_rc == NL_EDEADLOCK) {
 			fprintf(f, "  ranks that waited forever:\n");
 			app_deadlock_report(session_src_app(s->eng), live_line, f);

@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "core/stats.h"
 
-static void live_evict(struct live_server *s, uint32_t r, const char *why)
+void live_evict(struct live_server *s, uint32_t r, const char *why)
 {
 	struct live_rank *rk = &s->ranks[r];
 	if (rk->state == LR_EVICTED || rk->state == LR_DONE)
@@ -157,25 +157,105 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
 		return;
 	}
+	if (rk->state == LR_READY) { /* this connection, again: the first HELLO's terms stay */
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " already said HELLO on this connection, expected one HELLO",
+			 h->rank);
+		live_offence(s, id, id_len, (int32_t)h->rank, ZP_ETAKEN, msg);
+		return;
+	}
 	if (id_len > sizeof rk->id) {
 		live_offence(s, id, id_len, -1, ZP_EMALFORMED, "HELLO: identity longer than 255 bytes");
 		return;
 	}
-	if (rk->state == LR_ABSENT) {
-		memcpy(rk->id, id, id_len);
-		rk->id_len = (uint8_t)id_len;
-		rk->state = LR_READY;
-		/* Paced: virtual time 0 is when the last rank has connected, so
-		 * start-up skew is not counted as lag or compute. */
-		if (++s->n_connected == s->n && s->o->pace > 0)
-			s->w0_ns = live_clock_ns();
-	}
+	memcpy(rk->id, id, id_len);
+	rk->id_len = (uint8_t)id_len;
+	rk->state = LR_READY;
+	/* Paced: virtual time 0 is when the last rank has connected, so
+	 * start-up skew is not counted as lag or compute. */
+	if (++s->n_connected == s->n && s->o->pace > 0)
+		s->w0_ns = live_clock_ns();
 	rk->lean = h->flags & ZP_F_LEAN;
 	rk->send_nowait = rk->lean && s->o->pace <= 0;
 	rk->last_ms = live_clock_ms();
-	struct zp_hdr w = {.type = ZP_WELCOME, .flags = rk->send_nowait ? ZP_F_SEND_NOWAIT : 0, .rank = h->rank, .aux = s->n, .a = s->o->max_payload,
-			   .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
+	struct zp_hdr w = {.type = ZP_WELCOME, .flags = rk->send_nowait ? ZP_F_SEND_NOWAIT : 0, .rank = h->rank,
+			   .aux = s->n, .a = s->o->max_payload, .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
+	if (h->flags & ZP_F_JOBINFO) {
+		uint32_t first, size;
+		live_job_range(s, h->rank, &first, &size);
+		w.flags |= ZP_F_JOBINFO;
+		w.peer = (int32_t)first;
+		w.tag = (int32_t)size;
+	}
 	live_send(s, id, id_len, &w, NULL, NULL, 0);
+}
+
+/* --- requests: a WAIT or WAITALL may name only an isend or irecv of the
+ * rank that no accepted WAIT or WAITALL has named yet (rk->open, ascending,
+ * as seqs only grow). */
+
+static uint32_t live_open_find(const struct live_rank *rk, uint32_t seq)
+{
+	uint32_t lo = 0, hi = rk->n_open;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rk->open[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rk->n_open && rk->open[lo] == seq ? lo : UINT32_MAX;
+}
+
+static int live_open_add(struct live_rank *rk, uint32_t seq)
+{
+	if (rk->n_open == rk->cap_open) {
+		uint32_t cap = rk->cap_open ? 2 * rk->cap_open : 16;
+		uint32_t *o = realloc(rk->open, cap * sizeof *o);
+		if (!o)
+			return NL_ENOMEM;
+		rk->open = o;
+		rk->cap_open = cap;
+	}
+	rk->open[rk->n_open++] = seq;
+	return 0;
+}
+
+static int live_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* req[n], sorted: all distinct and open? Else the first offender (its
+ * value in *bad, *dup whether it was named twice). O(n + n_open). */
+static bool live_open_check(const struct live_rank *rk, const uint32_t *req, size_t n, uint32_t *bad, bool *dup)
+{
+	uint32_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		*bad = req[i];
+		*dup = i > 0 && req[i] == req[i - 1];
+		if (*dup)
+			return false;
+		while (j < rk->n_open && rk->open[j] < req[i])
+			j++;
+		if (j == rk->n_open || rk->open[j] != req[i])
+			return false;
+	}
+	return true;
+}
+
+/* Drop req[n] (sorted, all open) from the open set, in one pass. */
+static void live_open_take(struct live_rank *rk, const uint32_t *req, size_t n)
+{
+	uint32_t k = 0;
+	size_t i = 0;
+	for (uint32_t j = 0; j < rk->n_open; j++) {
+		if (i < n && rk->open[j] == req[i])
+			i++;
+		else
+			rk->open[k++] = rk->open[j];
+	}
+	rk->n_open = k;
 }
 
 /* One multipart message from the socket: identity, header, [payload].
@@ -220,10 +300,11 @@ static bool live_on_message(struct live_server *s)
 			     n < 2 ? "message without a header frame" : "more than header + payload frames");
 		goto out;
 	}
-	if (zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3, n == 3 ? zmq_msg_size(&parts[2]) : 0,
-		      s->o->max_payload, &h, &e) < 0) {
+	int drc = zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3,
+			    n == 3 ? zmq_msg_size(&parts[2]) : 0, s->o->max_payload, &h, &e);
+	if (drc < 0) {
 		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload;
-		live_offence(s, id, id_len, hint, big ? ZP_ETOOBIG : ZP_EMALFORMED, e.msg);
+		live_offence(s, id, id_len, hint, big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED, e.msg);
 		goto out;
 	}
 	if (h.type == ZP_HELLO) {
@@ -251,7 +332,7 @@ static bool live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, "server-to-client message type from a client");
 		goto out;
 	}
-	char msg[160];
+	char msg[200];
 	if (h.seq != rk->next_seq) {
 		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h.type), h.seq,
 			 rk->next_seq);
@@ -270,9 +351,18 @@ static bool live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
 		goto out;
 	}
-	if (h.type == ZP_WAIT && h.aux >= h.seq) {
-		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an earlier op", h.aux);
+	if (h.type == ZP_WAIT && live_open_find(rk, h.aux) == UINT32_MAX) {
+		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an isend or irecv not waited for yet",
+			 h.aux);
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		goto out;
+	}
+	if (h.type == ZP_COMPUTE && h.a > ZP_TIME_MAX_PS - rk->declared_ps) {
+		snprintf(msg, sizeof msg,
+			 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps, expected at most %" PRIu64
+			 " (the rank's declared compute stays within 2^62 ps)",
+			 h.a, ZP_TIME_MAX_PS - rk->declared_ps);
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, msg);
 		goto out;
 	}
 	if (rk->q_n >= LIVE_QUEUE_MAX) {
@@ -281,21 +371,30 @@ static bool live_on_message(struct live_server *s)
 		live_evict(s, h.rank, msg);
 		goto out;
 	}
-	rk->last_ms = live_clock_ms();
-	rk->bad_streak = 0;
+	size_t n_req = 0;
 	if (h.type == ZP_WAITALL) {
 		const uint8_t *p = zmq_msg_data(&parts[2]);
-		for (size_t i = 0; i + 4 <= zmq_msg_size(&parts[2]); i += 4) {
-			uint32_t q = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
-				     (uint32_t)p[i + 3] << 24;
-			if (q >= h.seq) {
-				snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 ", expected the seq of an earlier op",
-					 q);
-				live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
-				goto out;
-			}
+		n_req = zmq_msg_size(&parts[2]) / 4; /* <= ZP_WAITALL_MAX: zp_decode checked */
+		for (size_t i = 0; i < n_req; i++)
+			s->req_tmp[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+					(uint32_t)p[4 * i + 3] << 24;
+		qsort(s->req_tmp, n_req, sizeof *s->req_tmp, live_cmp_u32);
+		uint32_t bad;
+		bool dup;
+		if (!live_open_check(rk, s->req_tmp, n_req, &bad, &dup)) {
+			snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 "%s, expected the seqs of isends or irecvs "
+				 "not waited for yet", bad, dup ? " named twice" : "");
+			live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+			goto out;
 		}
 	}
+	bool nb_post = (h.type == ZP_SEND || h.type == ZP_RECV) && (h.flags & ZP_F_NONBLOCKING);
+	if (nb_post && live_open_add(rk, h.seq) < 0) {
+		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
+		goto out;
+	}
+	rk->last_ms = live_clock_ms();
+	rk->bad_streak = 0;
 	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
 	if (h.type == ZP_SEND || h.type == ZP_WAITALL) {
 		zmq_msg_init(&op.pay);
@@ -304,9 +403,19 @@ static bool live_on_message(struct live_server *s)
 	if (live_queue_push(rk, &op) < 0) {
 		if (h.type == ZP_SEND || h.type == ZP_WAITALL)
 			zmq_msg_close(&op.pay);
+		if (nb_post)
+			rk->n_open--;
 		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
 		goto out;
 	}
+	if (h.type == ZP_WAIT) {
+		uint32_t i = live_open_find(rk, h.aux);
+		memmove(&rk->open[i], &rk->open[i + 1], (rk->n_open - i - 1) * sizeof *rk->open);
+		rk->n_open--;
+	} else if (h.type == ZP_WAITALL)
+		live_open_take(rk, s->req_tmp, n_req);
+	else if (h.type == ZP_COMPUTE)
+		rk->declared_ps += h.a;
 	rk->next_seq++;
 out:
 	for (int i = 0; i < n; i++)

@@ -95,6 +95,15 @@ static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op 
 	op->comm = TRACE_COMM_WORLD;
 	op->t_ps = session_src_now(s->eng);
 	op->dur_ps = dur_ps;
+	if (op->t_ps > ZP_TIME_MAX_PS || dur_ps > ZP_TIME_MAX_PS - op->t_ps) {
+		s->fatal = nl_errf(&s->fatal_err, NL_ERANGE,
+				   "paced: virtual time would pass 2^62 ps (%.0f s), the most a session holds "
+				   "(--pace %g: %.0f s of wall time)",
+				   (double)ZP_TIME_MAX_PS * 1e-12, s->o->pace, (double)ZP_TIME_MAX_PS * 1e-12 / s->o->pace);
+		if (err)
+			*err = s->fatal_err;
+		return s->fatal;
+	}
 	NL_CHECK(live_record(s, r, op, err));
 	s->ranks[r].n_pulled++;
 	return 1;
@@ -112,11 +121,16 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 		rk->state = LR_DONE;
 		return 0;
 	}
+	if (live_check_stop(s) < 0) {
+		if (err)
+			*err = s->fatal_err;
+		return s->fatal;
+	}
 	live_pump(s, 0);
 	bool paced = s->o->pace > 0;
 	uint64_t t_engine = session_src_now(s->eng), t_op = 0;
 	while (rk->state == LR_READY || rk->state == LR_ABSENT) {
-		if (s->fatal) {
+		if (live_check_stop(s) < 0) {
 			if (err)
 				*err = s->fatal_err;
 			return s->fatal;
@@ -216,6 +230,18 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 		break;
 	}
 	case ZP_COMPUTE:
+		/* The receive check bounds the rank's declared compute; waits
+		 * and messages can still carry it further. */
+		if (op->t_ps > ZP_TIME_MAX_PS || q.h.a > ZP_TIME_MAX_PS - op->t_ps) {
+			char line[200];
+			snprintf(line, sizeof line,
+				 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps at virtual time %" PRIu64
+				 " ps, expected at most %" PRIu64 " (virtual time stays within 2^62 ps)",
+				 q.h.a, op->t_ps, op->t_ps < ZP_TIME_MAX_PS ? ZP_TIME_MAX_PS - op->t_ps : 0);
+			live_send_error(s, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
+			live_evict(s, r, line);
+			return 0;
+		}
 		op->kind = TOP_COMPUTE;
 		op->dur_ps = q.h.a;
 		break;

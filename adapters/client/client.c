@@ -31,6 +31,7 @@ struct nl_client_pending {
 struct nl_client {
 	void *zctx, *sock;
 	uint32_t rank, size;
+	uint32_t job_first, job_size; /* the world ranks of this rank's job (WELCOME with ZP_F_JOBINFO) */
 	uint32_t seq;              /* seq of the next op */
 	uint64_t max_payload;
 	int hb_ms, timeout_ms;
@@ -226,7 +227,9 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		cl_fail(c, "zmq socket: %s", zmq_strerror(zmq_errno()));
 		goto fail;
 	}
+	int ipv6 = 1; /* tcp://[::1]:PORT and other IPv6 addresses too */
 	zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
+	zmq_setsockopt(c->sock, ZMQ_IPV6, &ipv6, sizeof ipv6);
 	if (server_pub || key_file) {
 		char spub[ZP_Z85_KEY + 1], pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
 		struct nl_err e = {0};
@@ -251,8 +254,9 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		cl_fail(c, "connect '%s': %s", endpoint, zmq_strerror(zmq_errno()));
 		goto fail;
 	}
-	/* Lean: no DONE for non-blocking posts and COMPUTE, which it never awaits. */
-	struct zp_hdr h = {.type = ZP_HELLO, .flags = ZP_F_LEAN, .aux = (uint32_t)job, .a = token};
+	/* Lean: no DONE for non-blocking posts and COMPUTE, which it never
+	 * awaits; job info: the job's ranks, where allreduce runs. */
+	struct zp_hdr h = {.type = ZP_HELLO, .flags = ZP_F_LEAN | ZP_F_JOBINFO, .aux = (uint32_t)job, .a = token};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		goto fail;
 	zmq_pollitem_t it = {.socket = c->sock, .events = ZMQ_POLLIN};
@@ -280,6 +284,8 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 			c->size = w.aux;
 			c->max_payload = w.a;
 			c->send_nowait = w.flags & ZP_F_SEND_NOWAIT;
+			c->job_first = w.flags & ZP_F_JOBINFO ? (uint32_t)w.peer : 0;
+			c->job_size = w.flags & ZP_F_JOBINFO ? (uint32_t)w.tag : w.aux;
 			if (w.b > 0 && w.b < 60000)
 				c->hb_ms = (int)w.b;
 		} else if (rc == 0 && w.type == ZP_ERROR) {
@@ -488,6 +494,11 @@ int nl_client_compute(nl_client *c, uint64_t duration_ps)
 {
 	if (c->broken)
 		return -1;
+	if (duration_ps > ZP_TIME_MAX_PS) { /* the server would refuse it (docs/zmq-protocol.md, "Time bound") */
+		snprintf(c->err, sizeof c->err, "compute: duration %llu ps, expected at most 2^62 = %llu ps",
+			 (unsigned long long)duration_ps, (unsigned long long)ZP_TIME_MAX_PS);
+		return -1;
+	}
 	struct zp_hdr h = {.type = ZP_COMPUTE, .seq = c->seq, .a = duration_ps};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		return -1;
@@ -507,14 +518,17 @@ int nl_client_barrier(nl_client *c)
 
 #define CL_TAG_ALLREDUCE (NL_CLIENT_TAG_MAX + 1)
 
+/* Over the ranks of the caller's job (WELCOME's job range): its first rank
+ * reduces in rank order, then sends the sum back. */
 int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 {
 	size_t bytes = n * sizeof *vals;
-	if (c->rank == 0) {
+	uint32_t root = c->job_first, end = c->job_first + c->job_size;
+	if (c->rank == root) {
 		double *tmp = malloc(bytes ? bytes : 1);
 		if (!tmp)
 			return cl_fail(c, "out of memory");
-		for (uint32_t r = 1; r < c->size; r++) {
+		for (uint32_t r = root + 1; r < end; r++) {
 			if (cl_recv(c, (int32_t)r, CL_TAG_ALLREDUCE, tmp, bytes, NULL) < 0) {
 				free(tmp);
 				return -1;
@@ -523,14 +537,14 @@ int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 				vals[i] += tmp[i];
 		}
 		free(tmp);
-		for (uint32_t r = 1; r < c->size; r++)
+		for (uint32_t r = root + 1; r < end; r++)
 			if (cl_send_blocking(c, r, CL_TAG_ALLREDUCE, vals, bytes) < 0)
 				return -1;
 		return 0;
 	}
-	if (cl_send_blocking(c, 0, CL_TAG_ALLREDUCE, vals, bytes) < 0)
+	if (cl_send_blocking(c, root, CL_TAG_ALLREDUCE, vals, bytes) < 0)
 		return -1;
-	return cl_recv(c, 0, CL_TAG_ALLREDUCE, vals, bytes, NULL);
+	return cl_recv(c, (int32_t)root, CL_TAG_ALLREDUCE, vals, bytes, NULL);
 }
 
 int nl_client_close(nl_client *c)

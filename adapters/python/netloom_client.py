@@ -14,12 +14,14 @@ MAGIC = 0x4C4E
 HDR = struct.Struct('<HBBHHIIiiIIQQQ')  # 56 bytes, little-endian
 assert HDR.size == 56
 ANY = -1
+TIME_MAX_PS = 1 << 62  # a rank's virtual time stays within it (docs/zmq-protocol.md, "Time bound")
 TAG_MAX = 0x3FFFFFFF
 NONBLOCKING = 1
 
 HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, BYE, HEARTBEAT, WAITALL = 1, 2, 3, 4, 5, 6, 7, 8, 9
 LEAN = 2  # HELLO flag
 SEND_NOWAIT = 4  # WELCOME flag
+JOBINFO = 8  # HELLO: ask for the job's ranks; WELCOME: peer = first rank, tag = ranks
 WELCOME, DONE, DELIVER, ERROR = 16, 17, 18, 19
 EEVICTED = 9
 
@@ -59,9 +61,11 @@ class Client:
         self.timeout_ms = timeout_ms
         self.hb_ms = 200
         self._pending = {}  # recv seq -> Status or None
+        self._caps = {}  # recv seq -> capacity (bytes)
         self._ctx = zmq.Context()
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 1000)
+        self._sock.setsockopt(zmq.IPV6, 1)  # tcp://[::1]:PORT and other IPv6 addresses too
         if curve_server or curve_key:
             pub, sec = read_curve_key(curve_key)
             if sec is None:
@@ -70,8 +74,9 @@ class Client:
             self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
         self._sock.connect(endpoint)
         self._last_tx = 0.0
-        # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited.
-        self._send(HELLO, flags=LEAN, aux=job & 0xFFFFFFFF, a=token)
+        # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited;
+        # JOBINFO (8): the job's ranks, where allreduce_sum runs.
+        self._send(HELLO, flags=LEAN | JOBINFO, aux=job & 0xFFFFFFFF, a=token)
         if not self._sock.poll(timeout_ms):
             raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
         h, pay = self._recv_frames()
@@ -81,6 +86,8 @@ class Client:
             raise NetloomError('bad answer to HELLO: type %d' % h[2])
         self.size, self.max_payload, self.hb_ms = h[9], h[11], max(1, min(h[12], 60000))
         self.send_nowait = bool(h[3] & SEND_NOWAIT)  # lock-step: a blocking send gets no DONE
+        # The world ranks of this rank's job: job_first .. job_first + job_size - 1.
+        self.job_first, self.job_size = (h[7], h[8]) if h[3] & JOBINFO else (0, self.size)
 
     # --- frames
     def _send(self, typ, flags=0, seq=0, peer=0, tag=0, aux=0, a=0, b=0, c=0, payload=None):
@@ -147,19 +154,24 @@ class Client:
 
     def irecv(self, src=ANY, tag=ANY, cap=1 << 20):
         seq = self._op(RECV, flags=NONBLOCKING, peer=src, tag=tag, a=cap)
-        self._pending[seq] = None
+        self._pending[seq], self._caps[seq] = None, cap
         return seq
 
     def recv(self, src=ANY, tag=ANY, cap=1 << 20):
         seq = self._op(RECV, peer=src, tag=tag, a=cap)
-        self._pending[seq] = None
+        self._pending[seq], self._caps[seq] = None, cap
         self._await(seq)
         return self._take(seq)
 
     def _take(self, seq):
+        """A completed receive's Status; a message over the receive's
+        capacity raises, as the C client does (the receive is gone)."""
         st = self._pending.pop(seq, None)
+        cap = self._caps.pop(seq, None)
         if st is None:
             raise NetloomError('receive %d completed without its payload' % seq)
+        if len(st.data) > cap:
+            raise NetloomError('message of %d bytes truncated: the receive had room for %d' % (len(st.data), cap))
         return st
 
     def wait(self, req):
@@ -169,31 +181,43 @@ class Client:
     def waitall(self, reqs):
         """Wait for several requests in one round trip; statuses (None for sends)."""
         self._await(self._op(WAITALL, payload=struct.pack('<%dI' % len(reqs), *reqs)))
-        return [self._take(r) if r in self._pending else None for r in reqs]
+        out, first = [], None
+        for r in reqs:  # take them all, then raise the first error
+            try:
+                out.append(self._take(r) if r in self._pending else None)
+            except NetloomError as e:
+                out.append(None)
+                first = first or e
+        if first:
+            raise first
+        return out
 
     def compute(self, duration_ps):
+        if not 0 <= duration_ps <= TIME_MAX_PS:  # the server would refuse it
+            raise NetloomError('compute: duration %d ps, expected at most 2^62 = %d ps' % (duration_ps, TIME_MAX_PS))
         self._op(COMPUTE, a=duration_ps)
 
     def barrier(self):
         self._await(self._op(BARRIER))
 
     def allreduce_sum(self, values):
-        """Sum of float lists over all ranks (rank 0 reduces in rank order)."""
+        """Sum of float lists over the ranks of this rank's job (all ranks
+        without --jobs): its first rank reduces in rank order, then sends
+        the sum back. Same ops and sizes as nl_client_allreduce_sum."""
         fmt = '<%dd' % len(values)
+        size = struct.calcsize(fmt)
         tag = TAG_MAX + 1
-        if self.rank == 0:
+        root, end = self.job_first, self.job_first + self.job_size
+        if self.rank == root:
             acc = list(values)
-            for r in range(1, self.size):
-                got = struct.unpack(fmt, self._recv_internal(r, tag))
+            for r in range(root + 1, end):
+                got = struct.unpack(fmt, self.recv(r, tag, cap=size).data)
                 acc = [x + y for x, y in zip(acc, got)]
-            for r in range(1, self.size):
+            for r in range(root + 1, end):
                 self.send(r, tag, struct.pack(fmt, *acc), _internal=True)
             return acc
-        self.send(0, tag, struct.pack(fmt, *values), _internal=True)
-        return list(struct.unpack(fmt, self._recv_internal(0, tag)))
-
-    def _recv_internal(self, src, tag):
-        return self.recv(src, tag).data
+        self.send(root, tag, struct.pack(fmt, *values), _internal=True)
+        return list(struct.unpack(fmt, self.recv(root, tag, cap=size).data))
 
     def close(self):
         try:

@@ -21,7 +21,8 @@ static void cli_serve_usage(FILE *f)
 	      "  -c, --config FILE        network and replay configuration (INI)\n"
 	      "  -s, --set KEY=VALUE      override a key (repeatable)\n"
 	      "  -n, --ranks N            number of ranks (required)\n"
-	      "  -l, --listen ENDPOINT    tcp://127.0.0.1:PORT (default port 5555) or ipc://PATH\n"
+	      "  -l, --listen ENDPOINT    tcp://127.0.0.1:PORT (default port 5555; 0 or *: any free port),\n"
+	      "                           tcp://localhost:PORT, tcp://[::1]:PORT or ipc://PATH\n"
 	      "      --allow-remote       accept a tcp:// address other than loopback\n"
 	      "      --jobs N1,N2,...     jobs 1, 2, ... of N1, N2, ... consecutive ranks (sum = --ranks);\n"
 	      "                           a job's ranks only talk within the job (default: one job)\n"
@@ -62,8 +63,9 @@ static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, stru
 		unsigned long long x = strtoull(p, &end, 10);
 		if (end == p || *p == '-' || errno || x == 0 || x > (1u << 20) || (*end != ',' && *end != '\0')) {
 			free(v);
-			return nl_errf(err, NL_ECONFIG, "--jobs: '%s': job %" PRIu32 " size '%.20s', expected a list of "
-				       "rank counts 1..1048576 like 4,4", arg, j + 1, p);
+			int len = (int)strcspn(p, ",");
+			return nl_errf(err, NL_ECONFIG, "--jobs: '%s': job %" PRIu32 " size '%.*s', expected a list of "
+				       "rank counts 1..1048576 like 4,4", arg, j + 1, len < 20 ? len : 20, p);
 		}
 		v[j] = (uint32_t)x;
 		p = end + (*end == ',');
@@ -86,8 +88,9 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	while (rc == 0 && t && fgets(line, sizeof line, f)) {
 		char *end;
 		errno = 0;
+		line[strcspn(line, "\r\n")] = '\0'; /* quoted in errors: one line */
 		unsigned long long v = strtoull(line, &end, 10);
-		while (*end == ' ' || *end == '\n' || *end == '\r')
+		while (*end == ' ')
 			end++;
 		if (errno || end == line || *end || line[0] == '-')
 			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": '%.40s', expected a decimal token",
@@ -262,6 +265,11 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_usage_error("serve", "--ranks N is required (see 'netloom serve --help')");
 		goto out;
 	}
+	if (o.max_lag_ms && o.pace <= 0) {
+		status = cli_usage_error("serve", "--max-lag-ms %" PRIu32 " needs --pace (lock-step mode has no lag)",
+					 o.max_lag_ms);
+		goto out;
+	}
 	if (o.heartbeat_ms >= o.timeout_ms) {
 		status = cli_usage_error("serve", "--heartbeat-ms %u must be below --timeout-ms %u", o.heartbeat_ms,
 					 o.timeout_ms);
@@ -286,6 +294,8 @@ int cli_serve_main(int argc, char **argv)
 		status = CLI_FAIL;
 	else if (rc < 0)
 		status = cli_report(&err);
+	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM: a failed run, not bad input */
+		status = CLI_FAIL;
 out:
 	free(tokens);
 	free(jobs);

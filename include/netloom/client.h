@@ -85,11 +85,14 @@ NL_CLIENT_API int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_st
 /* Wait for n requests at once (MPI_Waitall; n <= 4096), one round trip to
  * the server; st[n] (may be NULL) gets each receive's status in order. */
 NL_CLIENT_API int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st);
-/* Spend duration_ps of virtual time computing. Does not wait for the server. */
+/* Spend duration_ps of virtual time computing. Does not wait for the server.
+ * -1 for a duration over 2^62 ps (the protocol's time bound), sent to no one. */
 NL_CLIENT_API int nl_client_compute(nl_client *c, uint64_t duration_ps);
 NL_CLIENT_API int nl_client_barrier(nl_client *c);
-/* In-place sum of vals[n] over all ranks (reduce to rank 0 in rank order,
- * then broadcast, on point-to-point messages; bit-identical everywhere). */
+/* In-place sum of vals[n] over the ranks of the caller's job (all ranks
+ * without `netloom serve --jobs`; the WELCOME gives the job's ranks): its
+ * first rank reduces in rank order, then sends the sum back, on
+ * point-to-point messages; bit-identical everywhere. */
 NL_CLIENT_API int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n);
 /* Say BYE, wait for the server's answer, free. NULL is a no-op; returns -1
  * when the BYE could not complete (the client is freed anyway). */

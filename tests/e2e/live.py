@@ -9,6 +9,7 @@ process gets a timeout, so a case can fail but never hang.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -207,9 +208,60 @@ def case_python_ring(d):
     s, res = run_ring(d, 4, python=True, extra=('-s', 'backend=analytic'), name='py')
     replay_matches(s, d, ('backend=analytic',))
     client_times_match(s, res)
-    # The same program in C gives the same virtual times.
+    # The same program in C gives the same virtual times, and the same
+    # recording: every op alike, the allreduce's internal receives posted
+    # with the exact size (8 bytes) by both, not the default capacity.
     c, _ = run_ring(d, 4, extra=('-s', 'backend=analytic'), name='c')
     expect(open(s.msgs).read() == open(c.msgs).read(), 'Python and C rings differ in virtual time')
+    dec = [subprocess.run([NETLOOM, 'trace', 'dump', x.rec], capture_output=True, text=True, timeout=TMO)
+           for x in (s, c)]
+    expect(all(r.returncode == 0 for r in dec), 'trace dump: %s' % [r.stderr for r in dec])
+    pyops, cops = dec[0].stdout.splitlines(), dec[1].stdout.splitlines()
+    diff = [(a, b) for a, b in zip(pyops, cops) if a != b]
+    expect(len(pyops) == len(cops) and not diff, 'Python and C recordings differ: %s' % diff[:3])
+    expect(any('recv' in l and 'bytes=8' in l and 'tag=1073741824' in l for l in pyops),
+           'no 8-byte allreduce receive recorded: %s' % [l for l in pyops if 'recv' in l][-3:])
+    # A receive smaller than the message: the Python client raises what the
+    # C client reports (it returned the whole oversized payload before).
+    script = os.path.join(d, 'cap.py')
+    open(script, 'w').write(CAP)
+    t = Server(d, 2, '-s', 'backend=analytic', name='cap')
+    res = clients([[PY, script, PYDIR, t.ep, str(r)] for r in range(2)], d, 'cap')
+    expect(res[0][0] == 0 and res[0][1].strip() == 'compute: compute: duration 9223372036854775808 ps, expected at '
+           'most 2^62 = 4611686018427387904 ps', 'sender: %s' % res[0][1])
+    expect(res[1][0] == 0 and res[1][1].splitlines()[0] ==
+           'error: message of 1000 bytes truncated: the receive had room for 10', 'receiver: %s' % res[1][1])
+    expect('nonblocking: message of 1000 bytes truncated: the receive had room for 999' in res[1][1] and
+           'exact: 1000' in res[1][1], 'receiver: %s' % res[1][1])
+    expect(t.wait() == 0, 'server: %s' % open(t.err).read())
+
+
+CAP = r'''
+import sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, r = sys.argv[2], int(sys.argv[3])
+c = nl.Client(ep, r, timeout_ms=20000)
+if r == 0:
+    try:  # refused by the client itself: no seq taken, the session goes on
+        c.compute(2**63)
+    except nl.NetloomError as e:
+        print('compute:', e)
+    for i in range(3):
+        c.send(1, i, b'x' * 1000)
+else:
+    try:
+        print('returned', len(c.recv(0, 0, cap=10).data))
+    except nl.NetloomError as e:
+        print('error:', e)
+    q = c.irecv(0, 1, cap=999)
+    try:
+        print('returned', len(c.wait(q).data))
+    except nl.NetloomError as e:
+        print('nonblocking:', e)
+    print('exact:', len(c.recv(0, 2, cap=1000).data))
+c.close()
+'''
 
 
 def case_lockstep_identical(d):
@@ -387,6 +439,25 @@ def case_errors(d):
     r = serve('--ranks', '8', '--jobs', '3,3', '-s', 'backend=analytic', '--listen', 'ipc://%s/j2' % d)
     expect(r.returncode == 2 and 'sum to 6 ranks, expected --ranks 8' in r.stderr, 'jobs sum: %s' % r.stderr)
     expect(not os.path.exists('%s/j2' % d), 'bad --jobs left a socket')
+    # One line each, naming the value and what was expected.
+    def refused(args, needle, what):
+        r = serve(*args)
+        expect(r.returncode == 2 and needle in r.stderr and r.stderr.count('\n') == 1,
+               '%s: %d %r' % (what, r.returncode, r.stderr))
+    for port in ('99999', '65536', 'x', '', '-1'):
+        refused(('--ranks', '2', '--listen', 'tcp://127.0.0.1:' + port),
+                "--listen: 'tcp://127.0.0.1:%s': port '%s', expected 1..65535 (or 0 or * for any free port)"
+                % (port, port), 'port ' + port)
+    refused(('--ranks', '2', '--listen', 'tcp://[::1]:70000'), "port '70000', expected 1..65535", 'v6 port')
+    refused(('--ranks', '2', '--max-lag-ms', '5', '--listen', 'ipc://%s/ml' % d),
+            '--max-lag-ms 5 needs --pace', 'max-lag-ms without --pace')
+    refused(('--ranks', '4', '--jobs', '0,4', '--listen', 'ipc://%s/j0' % d),
+            "--jobs: '0,4': job 1 size '0', expected", 'jobs 0,4')
+    refused(('--ranks', '4', '--jobs', '2,,2', '--listen', 'ipc://%s/j3' % d),
+            "--jobs: '2,,2': job 2 size '', expected", 'jobs 2,,2')
+    open(tok, 'w').write('1\r\nx\r\n')
+    refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t2' % d),
+            "line 2: 'x', expected a decimal token", 'tokens CRLF')
     r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
     expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
     # A rank that never connects is evicted and the others are told; the
@@ -740,6 +811,320 @@ def case_lean(d):
     expect(outs['lean2p'][0] == ['welcome flags 0', 'done 4 5 6'], 'with LEAN, paced: %s' % outs['lean2p'][0])
     expect(outs['lean0'][1] == outs['lean2'][1] and outs['lean0'][1].count('\n') == 4,
            'virtual times differ: %s' % (outs,))
+
+
+PROTO = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ep = sys.argv[2]
+ctx = zmq.Context()
+def sock():
+    s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(ep); return s
+def hdr(t, rank, seq=0, peer=0, tag=0, aux=0, a=0, fl=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, fl, 0, rank, seq, peer, tag, aux, 0, a, 0, 0)
+def reply(s):
+    if not s.poll(10000):
+        print('timeout'); sys.exit(1)
+    p = s.recv_multipart()
+    return nl.HDR.unpack(p[0]), (p[1].decode() if len(p) > 1 and nl.HDR.unpack(p[0])[2] == nl.ERROR else b'')
+a, b = sock(), sock()
+a.send(hdr(nl.HELLO, 0, aux=1)); b.send(hdr(nl.HELLO, 1, aux=1))
+print('welcome', reply(a)[0][2], reply(b)[0][2])
+# Rank 1: three receives, then 2^61 ps of compute, which would take it
+# past 2^62 ps of virtual time: refused when the engine reaches it.
+b.send(hdr(nl.RECV, 1, 0, peer=0, tag=0, a=64))
+b.send(hdr(nl.RECV, 1, 1, peer=0, tag=1, a=64))
+b.send(hdr(nl.RECV, 1, 2, peer=0, tag=2, a=64))
+b.send(hdr(nl.COMPUTE, 1, 3, a=2**61))
+b.send(hdr(nl.BYE, 1, 4))
+T62 = 2**62
+# Rank 0: (frames, refused?) in order; a refused frame leaves its seq free.
+steps = [
+    ([hdr(nl.HELLO, 0, aux=1, fl=nl.LEAN)], 'hello again'),
+    ([hdr(nl.COMPUTE, 0, 0, a=2**61)], None),
+    ([hdr(nl.COMPUTE, 0, 1, a=2**63)], 'compute 2^63'),
+    ([hdr(nl.COMPUTE, 0, 1, a=2**64 - 1)], 'compute 2^64-1'),
+    ([hdr(nl.COMPUTE, 0, 1, a=2**61)], None),
+    ([hdr(nl.COMPUTE, 0, 2, a=1)], 'compute past 2^62'),
+    ([hdr(nl.WAIT, 0, 2, aux=0)], 'wait on a compute'),
+    ([hdr(nl.SEND, 0, 2, peer=1, tag=-3), b'x'], 'send tag -3'),
+    ([hdr(nl.SEND, 0, 2, peer=-1, tag=0), b'x'], 'send peer -1'),
+    ([hdr(nl.RECV, 0, 2, peer=1, tag=-2, a=8)], 'recv tag -2'),
+    ([hdr(nl.SEND, 0, 2, peer=1, tag=0), b'p' * 4], None),
+    ([hdr(nl.WAIT, 0, 3, aux=2)], 'wait on a blocking send'),
+    ([hdr(nl.SEND, 0, 3, peer=1, tag=1, fl=nl.NONBLOCKING), b'q' * 4], None),
+    ([hdr(nl.WAIT, 0, 4, aux=3)], None),
+    ([hdr(nl.WAIT, 0, 5, aux=3)], 'wait twice'),
+    ([hdr(nl.SEND, 0, 5, peer=1, tag=2, fl=nl.NONBLOCKING), b'r' * 4], None),
+    ([hdr(nl.WAITALL, 0, 6), bytes([5, 0, 0, 0, 5, 0, 0, 0])], 'waitall twice the same'),
+    ([hdr(nl.WAITALL, 0, 6), bytes([3, 0, 0, 0])], 'waitall on a waited request'),
+    ([hdr(nl.WAITALL, 0, 6), bytes([5, 0, 0, 0])], None),
+    ([hdr(nl.BYE, 0, 7)], None),
+]
+done = []
+for frames, what in steps:
+    a.send_multipart(frames)
+    while what:  # its ERROR (DONEs of earlier ops may come first)
+        h, text = reply(a)
+        if h[2] == nl.DONE:
+            done.append((h[6], h[11])); continue
+        print('refused %s: %d %s' % (what, h[8], text)); break
+while not done or done[-1][0] != 7:
+    h, text = reply(a)
+    if h[2] != nl.DONE:
+        print('rank 0 unexpected', h[2], h[8], text); sys.exit(1)
+    done.append((h[6], h[11]))
+print('rank 0 done', ' '.join(str(q) for q, _ in done))
+print('rank 0 last time', done[-1][1] - T62)
+got = []
+while True:
+    h, text = reply(b)
+    if h[2] == nl.DELIVER:
+        got.append('deliver %d t_sent-2^62 %d' % (h[8], h[11] - T62))
+    elif h[2] == nl.ERROR:
+        got.append('error %d about %d: %s' % (h[8], h[5], text))
+        if h[8] == nl.EEVICTED:
+            break
+print('rank 1', ' | '.join(got))
+"""
+
+
+def case_protocol(d):
+    """Protocol validation (docs/zmq-protocol.md) on raw frames: COMPUTE
+    durations are bounded (no u64 virtual clock can wrap); a second HELLO
+    is refused and keeps the first one's terms; WAIT/WAITALL name only
+    isends/irecvs not waited for yet; a negative peer or tag is ERROR 8."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'proto.py')
+    open(script, 'w').write(PROTO)
+    s = Server(d, 2, '-s', 'backend=analytic')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'proto')
+    expect(rc == 0, 'client: %s' % out)
+    srv = s.wait()
+    lines = out.splitlines()
+    refused = {l.split(':')[0][len('refused '):]: l.split(': ', 1)[1] for l in lines if l.startswith('refused ')}
+    want = {
+        'hello again': '4 rank 0: HELLO: rank 0 already said HELLO on this connection',
+        'compute 2^63': "1 rank 0: COMPUTE: field 'a' (duration) is 9223372036854775808 ps, expected at most 2^62",
+        'compute 2^64-1': "1 rank 0: COMPUTE: field 'a' (duration) is 18446744073709551615 ps, expected at most",
+        'compute past 2^62': "1 rank 0: COMPUTE: field 'a' (duration) is 1 ps, expected at most 0 (the rank's "
+                             "declared compute stays within 2^62 ps)",
+        'wait on a compute': '10 rank 0: WAIT: request 0, expected the seq of an isend or irecv not waited for yet',
+        'send tag -3': '8 rank 0: SEND: peer 1 tag -3, expected both >= 0',
+        'send peer -1': '8 rank 0: SEND: peer -1 tag 0, expected both >= 0',
+        'recv tag -2': '8 rank 0: RECV: peer 1 tag -2, expected >= 0 or -1 (any)',
+        'wait on a blocking send': '10 rank 0: WAIT: request 2, expected the seq of an isend or irecv',
+        'wait twice': '10 rank 0: WAIT: request 3, expected the seq of an isend or irecv not waited for yet',
+        'waitall twice the same': '10 rank 0: WAITALL: request 5 named twice, expected',
+        'waitall on a waited request': '10 rank 0: WAITALL: request 3, expected the seqs of isends or irecvs',
+    }
+    for k, v in want.items():
+        expect(refused.get(k, '').startswith(v), '%s: got %r, expected %r...' % (k, refused.get(k), v))
+    # The refused second HELLO asked for LEAN: not granted, so COMPUTE and
+    # the isends still get their DONE (every op of the stream, in order).
+    expect('rank 0 done 0 1 2 3 4 5 6 7' in lines, 'DONEs: %s' % out)
+    # Two COMPUTEs of 2^61 ps: the clock is at 2^62 ps, not wrapped to 0.
+    last = [int(l.split()[-1]) for l in lines if l.startswith('rank 0 last time')]
+    expect(last and 0 <= last[0] < 10**9, 'rank 0 final time - 2^62: %s' % last)
+    r1 = [l for l in lines if l.startswith('rank 1 ')]
+    expect(r1 and r1[0].startswith('rank 1 deliver 0 t_sent-2^62 0 | deliver 1 t_sent-2^62 0 | deliver 2 '
+                                   't_sent-2^62 0 | error 1 about 1: COMPUTE: field \'a\' (duration) is '
+                                   '2305843009213693952 ps at virtual time ') and
+           r1[0].endswith('expected at most 0 (virtual time stays within 2^62 ps)'),
+           'rank 1: %s' % r1)
+    expect(srv == 0, 'server exited %d: %s' % (srv, open(s.err).read()))
+    rep = json.load(open(s.json))
+    ranks = rep['live']['ranks']
+    expect(ranks[0]['state'] == 'finished' and ranks[0]['refused_frames'] == 12, 'rank 0: %s' % ranks[0])
+    expect(ranks[1]['state'] == 'evicted' and 'virtual time stays within 2^62 ps' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
+    rt = rep['results']['runtime']['predicted_s']
+    expect(2**62 * 1e-12 <= rt < 2**62 * 1e-12 + 1, 'runtime %r s, expected 2^62 ps and a little' % rt)
+
+
+def tcp_session(d, name, listen, connect=None, python=(), n=2):
+    """A ring over TCP: the server's log line and JSON give the endpoint it
+    bound; clients connect there (or to `connect`, with the bound port)."""
+    err, js = os.path.join(d, name + '.err'), os.path.join(d, name + '.json')
+    p = subprocess.Popen([NETLOOM, 'serve', '--ranks', str(n), '--listen', listen, '--json', js, '-s',
+                          'backend=analytic'], stdout=subprocess.DEVNULL, stderr=open(err, 'w'))
+    t0, bound = time.time(), None
+    while bound is None:
+        m = [l for l in open(err).read().splitlines() if 'listening on ' in l]
+        if m:
+            bound = m[0].split('listening on ')[1].split()[0]
+        elif p.poll() is not None or time.time() - t0 > 10:
+            p.kill()
+            fail('%s: server did not start: %s' % (name, open(err).read()))
+        time.sleep(0.02)
+    port = bound.rsplit(':', 1)[1]
+    ep = connect % port if connect else bound
+    cmds = [[PY, os.path.join(PYDIR, 'ring.py'), ep, str(r), '3', '16'] if r in python else
+            [RING, ep, str(r), '3', '16'] for r in range(n)]
+    res = clients(cmds, d, name)
+    try:
+        rc = p.wait(TMO)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail('%s: server hung' % name)
+    for r, (crc, out) in enumerate(res):
+        expect(crc == 0 and 'done' in out, '%s: client %d exited %d: %s' % (name, r, crc, out))
+    expect(rc == 0, '%s: server exited %d: %s' % (name, rc, open(err).read()))
+    return bound, json.load(open(js))['live']['listen']
+
+
+def free_port(family=socket.AF_INET, host='127.0.0.1'):
+    with socket.socket(family) as so:
+        so.bind((host, 0))
+        return so.getsockname()[1]
+
+
+def case_listen_tcp(d):
+    """--listen over TCP: port 0 or * binds a free port, and the log line
+    and JSON live.listen give the real one; tcp://localhost:PORT binds
+    127.0.0.1, tcp://[::1]:PORT binds IPv6 loopback; C and Python clients
+    run a ring over each."""
+    for port in ('0', '*'):
+        bound, js = tcp_session(d, 'any' + ('0' if port == '0' else 's'), 'tcp://127.0.0.1:' + port, python=(1,))
+        expect(bound.startswith('tcp://127.0.0.1:') and int(bound.rsplit(':', 1)[1]) > 0 and js == bound,
+               'port %s: log %s, JSON %s' % (port, bound, js))
+    fp = free_port()
+    bound, js = tcp_session(d, 'lh', 'tcp://localhost:%d' % fp, connect='tcp://localhost:%s')
+    expect(bound == js == 'tcp://127.0.0.1:%d' % fp, 'localhost: log %s, JSON %s' % (bound, js))
+    try:
+        free_port(socket.AF_INET6, '::1')
+    except OSError:
+        print('no IPv6 loopback here: [::1] not tried')
+        return
+    bound, js = tcp_session(d, 'v6', 'tcp://[::1]:0', python=(0,))
+    expect(bound.startswith('tcp://[::1]:') and int(bound.rsplit(':', 1)[1]) > 0 and js == bound,
+           '[::1]: log %s, JSON %s' % (bound, js))
+
+
+ALLREDUCE = r"""
+import ctypes, sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, r, job, lang, lib = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+vals = [float(r), 1.0, 0.5 * r]
+if lang == 'py':
+    c = nl.Client(ep, r, job=job, timeout_ms=8000)
+    out = c.allreduce_sum(vals)
+    c.barrier(); c.close()
+else:   # the C client (libnetloom-client) through ctypes
+    L = ctypes.CDLL(lib)
+    L.nl_client_connect.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_uint32,
+                                    ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    L.nl_client_allreduce_sum.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double), ctypes.c_size_t]
+    L.nl_client_error.restype = ctypes.c_char_p
+    L.nl_client_error.argtypes = [ctypes.c_void_p]
+    L.nl_client_barrier.argtypes = L.nl_client_close.argtypes = [ctypes.c_void_p]
+    c, err = ctypes.c_void_p(), ctypes.create_string_buffer(256)
+    if L.nl_client_connect(ctypes.byref(c), ep.encode(), r, job, 0, 8000, err, 256) < 0:
+        sys.exit('connect: ' + err.value.decode())
+    L.nl_client_compute.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    if L.nl_client_compute(c, 2**64 - 1) != -1 or not L.nl_client_error(c).startswith(
+            b'compute: duration 18446744073709551615 ps, expected at most 2^62'):
+        sys.exit('compute 2^64-1: %s' % L.nl_client_error(c))
+    buf = (ctypes.c_double * 3)(*vals)
+    if L.nl_client_allreduce_sum(c, buf, 3) < 0 or L.nl_client_barrier(c) < 0:
+        sys.exit('allreduce: ' + L.nl_client_error(c).decode())
+    out = list(buf)
+    if L.nl_client_close(c) < 0:
+        sys.exit('close failed')
+print('sum', ' '.join('%g' % x for x in out))
+"""
+
+
+def case_jobs_allreduce(d):
+    """allreduce_sum runs within the caller's job (WELCOME's job range),
+    in both clients: under --jobs 2,3 each job gets its own sum, no message
+    crosses jobs, and the C and Python clients give the same message log."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'allreduce.py')
+    open(script, 'w').write(ALLREDUCE)
+    jobs = [1, 1, 2, 2, 2]
+    sums = {1: 'sum 1 2 0.5', 2: 'sum 9 3 4.5'}
+    logs = {}
+    for langs in (('py',) * 5, ('c',) * 5, ('py', 'c', 'c', 'py', 'c')):
+        name = 'ar' + ''.join(l[0] for l in langs)
+        s = Server(d, 5, '-s', 'backend=analytic', '--jobs', '2,3', '--timeout-ms', '3000', name=name)
+        res = clients([[PY, script, PYDIR, s.ep, str(r), str(jobs[r]), langs[r], LIBCLIENT] for r in range(5)],
+                      d, name)
+        for r, (rc, out) in enumerate(res):
+            expect(rc == 0 and out.strip() == sums[jobs[r]], '%s rank %d (job %d): %d %s' % (
+                name, r, jobs[r], rc, out))
+        expect(s.wait() == 0, '%s: server: %s' % (name, open(s.err).read()))
+        log = [l.split() for l in open(s.msgs)]
+        expect(len(log) == 2 * 1 + 2 * 2 and all(jobs[int(f[0])] == jobs[int(f[1])] for f in log),
+               '%s: messages %s' % (name, log))
+        logs[name] = open(s.msgs).read()
+    expect(len(set(logs.values())) == 1, 'C and Python allreduce differ in virtual time: %s' % logs)
+
+
+STOPPED = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+c = nl.Client(sys.argv[2], 0, timeout_ms=30000)
+print('connected', flush=True)
+t = time.time()
+try:
+    c.recv(1, 0, 64)   # rank 1 never connects: blocked until the server stops
+    print('got a message')
+except nl.NetloomError as e:
+    print('error after %.1f s: %s' % (time.time() - t, e))
+"""
+
+
+def case_signal(d):
+    """SIGTERM or SIGINT stop `netloom serve` cleanly: the connected ranks
+    get ERROR 13 at once (not after their timeout), the report and JSON are
+    written marked stopped, no archive, exit status 1 with one line."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'stopped.py')
+    open(script, 'w').write(STOPPED)
+    for sig, name in ((signal.SIGTERM, 'SIGTERM'), (signal.SIGINT, 'SIGINT')):
+        s = Server(d, 2, '-s', 'backend=analytic', name=name.lower())
+        if sig == signal.SIGTERM:
+            cl = subprocess.Popen([PY, script, PYDIR, s.ep], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            line = cl.stdout.readline()
+            expect(line.strip() == 'connected', 'client did not connect: %s' % line)
+        else:  # the C client: rank 0 of a ring whose rank 1 never comes
+            cl = subprocess.Popen([RING, s.ep, '0', '2', '16'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True)
+        time.sleep(0.5)
+        t0 = time.time()
+        s.p.send_signal(sig)
+        rc = s.wait()
+        expect(time.time() - t0 < 5, '%s: the server took %.1f s to stop' % (name, time.time() - t0))
+        try:
+            out = cl.communicate(timeout=10)[0]
+        except subprocess.TimeoutExpired:
+            cl.kill()
+            fail('%s: the client was not told (still waiting)' % name)
+        err = open(s.err).read().splitlines()
+        expect(rc == 1 and err[-1] == 'netloom: stopped by %s before every rank finished' % name,
+               '%s: rc %d, stderr %s' % (name, rc, err))
+        told = 'stopped by %s before every rank finished' % name
+        expect(told in out and (sig == signal.SIGINT or 'error after' in out), '%s: client: %s' % (name, out))
+        if sig == signal.SIGINT:
+            expect('session stopped' in out and cl.returncode != 0, 'C client: %d %s' % (cl.returncode, out))
+        live = json.load(open(s.json))['live']
+        expect(live['stopped'] is True and live['stop_reason'] == told and live['ranks'][0]['state'] == 'connected',
+               '%s: JSON live: %s' % (name, live))
+        expect(told in open(s.out).read(), '%s: text report: %s' % (name, open(s.out).read()))
+        expect(not os.path.exists(s.rec), '%s: a stopped session left an archive' % name)
+    # A session that finishes says it was not stopped.
+    f, _ = run_ring(d, 2, iters=1, extra=('-s', 'backend=analytic'), name='notstopped')
+    expect(json.load(open(f.json))['live']['stopped'] is False, 'finished session marked stopped')
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}

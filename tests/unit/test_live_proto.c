@@ -10,16 +10,19 @@ static void test_roundtrip(void)
 	static const struct zp_hdr cases[] = {
 		{.type = ZP_HELLO, .rank = 3, .aux = 7, .a = 0x1122334455667788ull},
 		{.type = ZP_HELLO, .flags = ZP_F_LEAN, .rank = 3, .aux = 1},
+		{.type = ZP_HELLO, .flags = ZP_F_LEAN | ZP_F_JOBINFO, .rank = 3, .aux = 2},
 		{.type = ZP_SEND, .flags = ZP_F_NONBLOCKING, .rank = 1, .seq = 9, .peer = 2, .tag = 5},
 		{.type = ZP_RECV, .rank = 1, .seq = 10, .peer = ZP_ANY, .tag = ZP_ANY, .a = 4096},
 		{.type = ZP_WAIT, .rank = 1, .seq = 11, .aux = 9},
 		{.type = ZP_COMPUTE, .rank = 0, .seq = 1, .a = 1000000},
+		{.type = ZP_COMPUTE, .rank = 0, .seq = 1, .a = ZP_TIME_MAX_PS},
 		{.type = ZP_WAITALL, .rank = 1, .seq = 12},
 		{.type = ZP_BARRIER, .rank = 0, .seq = 2},
 		{.type = ZP_BYE, .rank = 0, .seq = 3},
 		{.type = ZP_HEARTBEAT, .rank = 4},
 		{.type = ZP_WELCOME, .rank = 4, .aux = 8, .a = 1 << 20, .b = 500, .c = 5000},
 		{.type = ZP_WELCOME, .flags = ZP_F_SEND_NOWAIT, .rank = 4, .aux = 8},
+		{.type = ZP_WELCOME, .flags = ZP_F_JOBINFO, .rank = 5, .peer = 4, .tag = 4, .aux = 8},
 		{.type = ZP_DONE, .rank = 4, .seq = 6, .a = 123456789},
 		{.type = ZP_DELIVER, .rank = 2, .seq = 4, .peer = 1, .tag = 3, .a = 10, .b = 20, .c = 30},
 		{.type = ZP_ERROR, .rank = 2, .tag = ZP_ETOOBIG},
@@ -88,7 +91,27 @@ static void test_errors(void)
 	struct zp_hdr neg = h;
 	neg.tag = -1;
 	zp_encode(&neg, x);
-	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "tag -1");
+	/* A peer or tag out of range is its own class: the server answers ERROR 8. */
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_ERANGE, &err, "tag -1");
+	struct zp_hdr rneg = {.version = ZP_VERSION, .type = ZP_RECV, .seq = 1, .peer = -2, .tag = 0};
+	zp_encode(&rneg, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_ERANGE, &err, "RECV: peer -2");
+	/* COMPUTE: at most 2^62 ps, so no sum of them wraps a u64 clock. */
+	struct zp_hdr cmp = {.version = ZP_VERSION, .type = ZP_COMPUTE, .seq = 1, .a = ZP_TIME_MAX_PS + 1};
+	zp_encode(&cmp, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "COMPUTE: field 'a' (duration) is 4611686018427387905 ps, expected at most 2^62");
+	cmp.a = UINT64_MAX;
+	zp_encode(&cmp, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err, "is 18446744073709551615 ps");
+	/* WELCOME's job range: only with JOBINFO, and within the world. */
+	struct zp_hdr wel = {.version = ZP_VERSION, .type = ZP_WELCOME, .aux = 8, .peer = 4, .tag = 4};
+	zp_encode(&wel, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err, "without flag 0x8");
+	wel.flags = ZP_F_JOBINFO;
+	wel.tag = 5;
+	zp_encode(&wel, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 0, 0, 100, &out, &err), NL_EPROTO, &err, "job ranks 4+5, expected a range");
 	struct zp_hdr bar = {.version = ZP_VERSION, .type = ZP_BARRIER, .seq = 3};
 	zp_encode(&bar, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "expected none");
