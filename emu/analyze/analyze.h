@@ -119,16 +119,20 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 
 /* A paper's closed form for the topology's bisection, in physical links. */
 struct analyze_formula {
-	bool has;           /* false: no formula for this family / these params */
-	double value;
-	const char *source; /* "FleX eq. 8 (seed 000)" */
+	bool has;            /* false: no formula for this family / these params */
+	bool is_upper_bound; /* value is a balanced cut, not the bisection (Equality) */
+	double value;        /* physical links, an integer */
+	const char *source;  /* "FleX eq. 8 (seed 000)" */
 };
 
 /* The first closed form that applies to t's closed-form view (topo.h):
- * FleX eq. 8 (three layers), HyperX eq. 1 (also full, flatfly and
- * hypercube, which publish the HyperX view), torus / mesh 2P/k and P/k,
- * Equality's semicircle cut (evaluated on g; the others ignore g, which
- * may be NULL). out->has = false when none applies. Returns 0. */
+ * FleX eq. 8 (three layers), HyperX eq. 1 when every S is even, else,
+ * with equal trunking, the exact lexicographic cut (Lindsey's theorem)
+ * (also full, flatfly and hypercube, which publish the HyperX view), torus
+ * / mesh 2P/k and P/k with k the largest radix when it is even, and
+ * Equality's semicircle cut, an upper bound only (is_upper_bound;
+ * evaluated on g; the others ignore g, which may be NULL). out->has =
+ * false when none applies. Returns 0. */
 int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *g,
 			      struct analyze_formula *out, struct nl_err *err);
 
@@ -262,14 +266,21 @@ struct analyze_cfg {
 	uint32_t diameter;   /* measured on the built topology (UINT32_MAX if not built) */
 };
 
+/* The most router ports (routers x radix, summed over the configurations
+ * listed) analyze_fullbw_configs builds: about 5 s on one core (10^7
+ * ports a second; e.g. Slim Fly to radix 250, FleX and Dragonfly to radix
+ * 300-400 for 1,000 terminals). */
+#define ANALYZE_FULLBW_MAX_PORTS 50000000ull
+
 /* Configurations of `family` ("flex", "dragonfly", "slimfly") with at least
  * N terminals on routers of at most R ports, each with full global bandwidth
  * as FleX §III-B sets it: FleX Nx = Ny, 3+ layers, p = links to the next
  * layer = floor(k/3); Dragonfly a = 2p = 2h; Slim Fly p = ceil(k'/2) (Besta
  * & Hoefler, FleX ref. [4]). For each shape the smallest configuration
  * reaching N is listed, by routers ascending. *out is malloc'd (caller
- * frees). Each is built to measure its diameter, so the family must be
- * registered. */
+ * frees). Each is built to measure its exact diameter (topo_diameter), so
+ * the family must be registered; NL_ERANGE, before any is built, when
+ * their router ports add up to more than ANALYZE_FULLBW_MAX_PORTS. */
 int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct analyze_cfg **out,
 			   size_t *n, struct nl_err *err);
 

@@ -181,42 +181,115 @@ double analyze_moore_bound(uint32_t degree, uint32_t diameter)
 /* FleX eq. 8 (seed 000 §III-B.3): 3 Nx Ny min(Nx, Ny) / 2, derived for
  * three layers (the cut along the shorter axis; exact when it is even,
  * Table 3). */
-static bool formula_flex(const struct topo *t, const struct analyze_graph *g, double *v)
+static bool formula_flex(const struct topo *t, const struct analyze_graph *g, struct analyze_formula *out)
 {
 	(void)g;
 	const struct topo_flex *f = topo_flex_of(t);
 	if (!f || f->nz != 3)
 		return false;
-	*v = 3.0 * (double)f->nx * (double)f->ny * (double)(f->nx < f->ny ? f->nx : f->ny) / 2.0;
+	out->value = 3.0 * (double)f->nx * (double)f->ny * (double)(f->nx < f->ny ? f->nx : f->ny) / 2.0;
+	out->source = "FleX eq. 8 (seed 000 §III-B.3), three layers";
 	return true;
 }
 
-/* HyperX eq. 1 (seed 001 §3): C_m = (P/4) K_m S_m, minimised over the
- * dimensions m; exact when that S_m is even. */
-static bool formula_hyperx(const struct topo *t, const struct analyze_graph *g, double *v)
+/* Links (weighted by trunking) inside the first M routers, in
+ * lexicographic order, of the HyperX whose dimensions are S[ord[i..L-1]]
+ * (ord[i] most significant); w = routers of that sub-HyperX. M = a w' + r
+ * with w' = w / S[ord[i]]: a full sub-HyperX blocks of the next dimensions,
+ * a(a-1)/2 w' K links of dimension ord[i] among them, and r routers of a
+ * partial block, each joined to its a aligned routers. */
+static uint64_t hx_lex_inner(const struct topo_hyperx *h, const int *ord, int i, uint64_t w, uint64_t M)
+{
+	if (i == h->L || M == 0)
+		return 0;
+	int d = ord[i];
+	uint64_t wn = w / h->S[d], a = M / wn, r = M % wn, full = 0;
+	for (int j = i + 1; j < h->L; j++)
+		full += (uint64_t)h->K[ord[j]] * (h->S[ord[j]] - 1);
+	full = full * wn / 2; /* links of one sub-HyperX */
+	return a * full + a * (a - 1) / 2 * wn * h->K[d] + a * r * h->K[d] + hx_lex_inner(h, ord, i + 1, wn, r);
+}
+
+/* Links cut by the lexicographic split of the routers, floor(P/2) | ceil(P/2),
+ * with dimensions ordered by ord (ord[0] most significant). */
+static uint64_t hx_lex_cut(const struct topo_hyperx *h, const int *ord, uint64_t P)
+{
+	uint64_t deg = 0, M = P / 2;
+	for (int d = 0; d < h->L; d++)
+		deg += (uint64_t)h->K[d] * (h->S[d] - 1);
+	return M * deg - 2 * hx_lex_inner(h, ord, 0, P, M);
+}
+
+/* HyperX eq. 1 (seed 001 §3): C_m = (P/4) K_m S_m minimised over the
+ * dimensions m. It is a lower bound for every S: route each router pair
+ * once in dimension order; a link of dimension m then carries P / (S_m K_m)
+ * pairs per physical link, and a split of P/2 | P/2 separates P^2/4 pairs.
+ * It is a balanced cut (so the bisection) only when the minimising S_m is
+ * even: for S = 3x4 it gives 9, where every balanced split cuts at least
+ * 12, and for full:n=7 12.25. Otherwise, with equal trunking K, Lindsey's
+ * theorem (J. H. Lindsey, "Assignment of numbers to vertices", Amer. Math.
+ * Monthly 71, 1964) gives the exact value: the first M routers in
+ * lexicographic order, smaller dimensions most significant, induce the
+ * most links any M routers can, so on this regular graph their split
+ * cuts the fewest. With unequal K and an odd minimising S_m: no formula.
+ * Balanced by routers = balanced by terminals (T per switch). */
+static bool formula_hyperx(const struct topo *t, const struct analyze_graph *g, struct analyze_formula *out)
 {
 	(void)g;
 	const struct topo_hyperx *h = topo_hyperx_of(t);
-	double best = -1;
-	if (!h)
+	if (!h || h->L < 1)
 		return false;
+	bool even_min = false, same_k = true;
+	uint64_t minks = UINT64_MAX;
 	for (int m = 0; m < h->L; m++) {
-		double c = (double)t->n_routers / 4.0 * (double)h->K[m] * (double)h->S[m];
-		if (best < 0 || c < best)
-			best = c;
+		uint64_t ks = (uint64_t)h->K[m] * h->S[m];
+		if (ks < minks) {
+			minks = ks;
+			even_min = false;
+		}
+		if (ks == minks && h->S[m] % 2 == 0)
+			even_min = true;
+		same_k = same_k && h->K[m] == h->K[0];
 	}
-	if (best < 0)
+	if (even_min) {
+		out->value = (double)t->n_routers / 4.0 * (double)minks;
+		out->source = "HyperX eq. 1 (seed 001 §3)";
+		return true;
+	}
+	if (!same_k)
 		return false;
-	*v = best;
+	/* Both sort orders of the dimensions; every value is a balanced cut
+	 * and the ascending one is the minimum (Lindsey). */
+	int ord[TOPO_MAX_DIMS];
+	for (int m = 0; m < h->L; m++)
+		ord[m] = m;
+	for (int i = 1; i < h->L; i++)
+		for (int j = i; j > 0 && h->S[ord[j - 1]] > h->S[ord[j]]; j--) {
+			int x = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = x;
+		}
+	uint64_t best = hx_lex_cut(h, ord, t->n_routers);
+	for (int i = 0; i < h->L / 2; i++) {
+		int x = ord[i];
+		ord[i] = ord[h->L - 1 - i];
+		ord[h->L - 1 - i] = x;
+	}
+	uint64_t desc = hx_lex_cut(h, ord, t->n_routers);
+	out->value = (double)(desc < best ? desc : best);
+	out->source = "HyperX lexicographic cut (Lindsey's theorem; seed 001 eq. 1 needs an even S)";
 	return true;
 }
 
-/* Torus and mesh (grid view): cutting the dimension of largest even radix
- * k crosses 2 P / k ring links (torus) or P / k (mesh) (Dally & Towles,
- * "Principles and Practices of Interconnection Networks", §3.3); a 2-ary
- * torus dimension has its link doubled by the grid builder, so it also
- * crosses 2 P / k. */
-static bool formula_grid(const struct topo *t, const struct analyze_graph *g, double *v)
+/* Torus and mesh (grid view): cutting the dimension of largest radix k,
+ * when k is even, crosses 2 P / k ring links (torus) or P / k (mesh)
+ * (Dally & Towles, "Principles and Practices of Interconnection Networks",
+ * §3.3); a 2-ary torus dimension has its link doubled by the grid
+ * builder, so it also crosses 2 P / k. When the largest radix is odd there
+ * is no formula: a smaller even radix does not give the bisection (torus
+ * 4x7: 2P/4 = 14, but the split x2 <= 2 plus two adjacent routers of
+ * column x2 = 3 is balanced and cuts 10). */
+static bool formula_grid(const struct topo *t, const struct analyze_graph *g, struct analyze_formula *out)
 {
 	(void)g;
 	const struct topo_grid *gr = t->grid;
@@ -231,15 +304,18 @@ static bool formula_grid(const struct topo *t, const struct analyze_graph *g, do
 		}
 	if (kmax % 2)
 		return false;
-	*v = (wrap ? 2.0 : 1.0) * (double)t->n_routers / (double)kmax;
+	out->value = (wrap ? 2.0 : 1.0) * (double)t->n_routers / (double)kmax;
+	out->source = "2P/k torus, P/k mesh, k the largest radix, when even (Dally & Towles §3.3)";
 	return true;
 }
 
-/* Equality (seed 002 §4.3): the bisection of a symmetric chordal ring is
- * the fewest links cut when splitting the ring of router ids into two
- * semicircles. Rotation by 2 is an automorphism, so the split points 0
- * and 1 cover every semicircle. */
-static bool formula_equality(const struct topo *t, const struct analyze_graph *g, double *v)
+/* Equality (seed 002 §4.3): the fewest links cut when splitting the ring
+ * of router ids into two semicircles. Rotation by 2 is an automorphism, so
+ * the split points 0 and 1 cover every semicircle. This is a balanced cut,
+ * so an upper bound on the bisection, not the bisection itself:
+ * N14K6[-1,1,3,9](4) has semicircle cut 18, and brute force over its 3,432
+ * balanced splits finds 14. */
+static bool formula_equality(const struct topo *t, const struct analyze_graph *g, struct analyze_formula *out)
 {
 	uint32_t n = t->n_routers;
 	double best = -1;
@@ -258,21 +334,20 @@ static bool formula_equality(const struct topo *t, const struct analyze_graph *g
 		if (best < 0 || (double)cut < best)
 			best = (double)cut;
 	}
-	*v = best;
+	out->value = best;
+	out->is_upper_bound = true;
+	out->source = "the semicircle cut (an upper bound, seed 002 §4.3)";
 	return true;
 }
 
-struct formula_entry {
-	bool (*eval)(const struct topo *t, const struct analyze_graph *g, double *v);
-	const char *source;
-};
-
-/* The closed forms, first match wins. */
-static const struct formula_entry formula_table[] = {
-	{formula_flex, "FleX eq. 8 (seed 000 §III-B.3), three layers"},
-	{formula_hyperx, "HyperX eq. 1 (seed 001 §3)"},
-	{formula_grid, "2P/k torus, P/k mesh, k the largest even radix (Dally & Towles §3.3)"},
-	{formula_equality, "Equality semicircle cut (seed 002 §4.3)"},
+/* The closed forms, first match wins; each sets value, source and
+ * is_upper_bound. */
+static bool (*const formula_table[])(const struct topo *t, const struct analyze_graph *g,
+				      struct analyze_formula *out) = {
+	formula_flex,
+	formula_hyperx,
+	formula_grid,
+	formula_equality,
 };
 
 int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *g,
@@ -280,10 +355,7 @@ int analyze_bisection_formula(const struct topo *t, const struct analyze_graph *
 {
 	(void)err;
 	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < sizeof formula_table / sizeof *formula_table && !out->has; i++) {
-		out->has = formula_table[i].eval(t, g, &out->value);
-		if (out->has)
-			out->source = formula_table[i].source;
-	}
+	for (size_t i = 0; i < sizeof formula_table / sizeof *formula_table && !out->has; i++)
+		out->has = formula_table[i](t, g, out);
 	return 0;
 }

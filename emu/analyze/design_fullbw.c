@@ -23,14 +23,21 @@
 struct cfg_list {
 	struct analyze_cfg *v;
 	size_t n, cap;
+	bool is_dry;   /* only add up the ports that would be built */
+	uint64_t work; /* dry: router ports (routers x radix) of every configuration */
 };
 
-static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, struct nl_err *err)
+/* Queue `spec` (routers x radix ports) for the listing: a dry pass only
+ * counts its ports; otherwise it is built and its diameter measured. */
+static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, uint64_t ports, struct nl_err *err)
 {
+	if (l->is_dry) {
+		l->work = ports < UINT64_MAX / 4 - l->work ? l->work + ports : UINT64_MAX / 4; /* saturating */
+		return 0;
+	}
 	struct topo *t;
 	struct analyze_graph g;
-	struct analyze_dist d;
-	struct analyze_dist_opts o = {.mode = ANALYZE_DIST_AUTO};
+	uint32_t diameter;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
@@ -46,7 +53,10 @@ static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, struct nl_
 		topo_free(t);
 		return rc;
 	}
-	rc = analyze_distances(t, &g, &o, &d, err);
+	/* The family's exact diameter: dragonfly's closed form, one BFS
+	 * for vertex-transitive FleX, one per orbit for Slim Fly (never the
+	 * all-sources or sampled distances of analyze_distances). */
+	rc = topo_diameter(t, &diameter, err);
 	if (rc == 0) {
 		struct analyze_cfg *c = &l->v[l->n++];
 		memset(c, 0, sizeof *c);
@@ -56,8 +66,7 @@ static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, struct nl_
 		c->links = g.links;
 		c->radix = topo_max_radix(t);
 		c->p = p;
-		c->diameter = d.is_exact && d.is_connected ? d.diameter : UINT32_MAX;
-		analyze_dist_release(&d);
+		c->diameter = diameter;
 	}
 	analyze_graph_release(&g);
 	topo_free(t);
@@ -72,11 +81,11 @@ static int cfg_flex(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *e
 		uint64_t nz = (N + per_layer - 1) / per_layer;
 		if (nz < 3)
 			nz = 3;
-		if (n * n * nz > (1u << 24))
-			continue; /* beyond what a listing should build */
+		if (nz > 65535 || n * n * nz > (1u << 24))
+			continue; /* beyond what the family builds (nz <= 65535) or a listing should */
 		snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,
 			 (unsigned long long)n, (unsigned long long)nz, (unsigned long long)p);
-		NL_CHECK(cfg_push(l, spec, (uint32_t)p, err));
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, n * n * nz * 6 * (n - 1), err));
 	}
 	return 0;
 }
@@ -93,7 +102,7 @@ static int cfg_dragonfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_e
 			continue; /* this h cannot reach N terminals */
 		snprintf(spec, sizeof spec, "dragonfly:a=%llu,p=%llu,h=%llu,g=%llu", (unsigned long long)a,
 			 (unsigned long long)p, (unsigned long long)h, (unsigned long long)g);
-		NL_CHECK(cfg_push(l, spec, (uint32_t)p, err));
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, a * g * (4 * h - 1), err));
 	}
 	return 0;
 }
@@ -131,7 +140,7 @@ static int cfg_slimfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err
 		if (2 * q * q * p < N)
 			continue;
 		snprintf(spec, sizeof spec, "slimfly:q=%llu,p=%llu", (unsigned long long)q, (unsigned long long)p);
-		NL_CHECK(cfg_push(l, spec, (uint32_t)p, err));
+		NL_CHECK(cfg_push(l, spec, (uint32_t)p, 2 * q * q * (kn + p), err));
 	}
 	return 0;
 }
@@ -171,7 +180,21 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
 		g++;
 	if (g == n_gen)
 		return nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
+	/* Every listed configuration is built: refuse, before building any,
+	 * a request whose configurations add up to more router ports than
+	 * complete in seconds (all three families' sizes grow as R^2 to R^3
+	 * per shape, and there are R/3 to R/6 shapes). */
+	l.is_dry = true;
 	rc = fullbw_generators[g].gen(&l, N, R, err);
+	if (rc == 0 && l.work > ANALYZE_FULLBW_MAX_PORTS)
+		rc = nl_errf(err, NL_ERANGE,
+			     "%s design: --radix %u with --terminals %llu builds %llu router ports; "
+			     "expected at most %llu (seconds of work): lower --radix or --terminals",
+			     family, R, (unsigned long long)N, (unsigned long long)l.work,
+			     (unsigned long long)ANALYZE_FULLBW_MAX_PORTS);
+	l.is_dry = false;
+	if (rc == 0)
+		rc = fullbw_generators[g].gen(&l, N, R, err);
 	if (rc < 0) {
 		free(l.v);
 		return rc;

@@ -79,8 +79,19 @@ static void hx_try(struct hx_search *h, uint64_t P)
 	o->T_max = (uint32_t)tmax;
 }
 
+/* The fewest ports a dimension of S switches can charge in (2): K >=
+ * ceil(2BT/S) (4) with T >= 1, so K (S - 1) >= max(S - 1, 2B (S - 1) / S),
+ * rounded up. Nondecreasing in S, so the enumeration below can break on
+ * it; without the bisection term a request no HyperX can meet (B near R)
+ * walked every partition of R - 1 into S_k - 1. */
+static uint64_t hx_min_ports(double B, uint32_t S)
+{
+	double kb = ceil(2.0 * B * (double)(S - 1) / (double)S - 1e-9);
+	return kb > (double)(S - 1) ? (uint64_t)kb : (uint64_t)(S - 1);
+}
+
 /* Enumerate S[j..L-1] >= lo with prefix product pp and prefix ports sp =
- * sum_{k<j} (S_k - 1) (the least (2) can charge, K_k >= 1). */
+ * sum_{k<j} hx_min_ports(S_k) (the least (2) can charge; >= S_k - 1). */
 static void hx_enum(struct hx_search *h, uint32_t j, uint32_t lo, uint64_t pp, uint64_t sp)
 {
 	if (j == h->L) {
@@ -101,7 +112,8 @@ static void hx_enum(struct hx_search *h, uint32_t j, uint32_t lo, uint64_t pp, u
 		if (over || minp >= h->best)
 			break;
 		/* Ports: T >= 1 and every later S_k >= s (eq. 2 prune). */
-		if (1 + sp + (uint64_t)r * (s - 1) > h->R)
+		uint64_t cs = hx_min_ports(h->B, s);
+		if (1 + sp + (uint64_t)r * cs > h->R)
 			break;
 		/* Size: the r dimensions left spend at most R - 1 - sp
 		 * ports, so their product is at most (1 + (R-1-sp)/r)^r; the
@@ -112,7 +124,7 @@ static void hx_enum(struct hx_search *h, uint32_t j, uint32_t lo, uint64_t pp, u
 		double tneed = ceil((double)h->N / pmax - 1e-9);
 		if (tneed < 1)
 			tneed = 1;
-		if (tneed + (double)sp + (double)r * (double)(s - 1) > (double)h->R)
+		if (tneed + (double)sp + (double)r * (double)cs > (double)h->R)
 			break;
 		h->S[j] = s;
 		if (h->regular) {
@@ -121,7 +133,7 @@ static void hx_enum(struct hx_search *h, uint32_t j, uint32_t lo, uint64_t pp, u
 			hx_try(h, minp);
 			continue;
 		}
-		hx_enum(h, j + 1, s, pp * s, sp + (s - 1));
+		hx_enum(h, j + 1, s, pp * s, sp + cs);
 	}
 }
 
@@ -135,6 +147,13 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 		return nl_errf(err, NL_EINVAL, "hyperx design: --radix %u: a switch needs at least 2 ports", req->R);
 	if (!(req->B > 0) || !isfinite(req->B))
 		return nl_errf(err, NL_EINVAL, "hyperx design: --bisection %g: expected a number > 0", req->B);
+	/* beta = min(K S) / 2T <= K_1 S_1 / 2 with K_1 (S_1 - 1) <= R - 1
+	 * (eq. 2, T >= 1), largest at S_1 = 2, K_1 = R - 1: beta <= R - 1. */
+	if (req->B > (double)req->R - 1.0 + 1e-9)
+		return nl_errf(err, NL_EINVAL,
+			       "hyperx design: --bisection %g: expected at most %u (R - 1, the most any HyperX "
+			       "of radix %u reaches: one dimension of 2 switches, %u trunked links, 1 terminal)",
+			       req->B, req->R - 1, req->R, req->R - 1);
 
 	struct hx_search h = {
 		.N = req->N, .R = req->R, .B = req->B, .regular = regular, .best = UINT64_MAX, .out = out,

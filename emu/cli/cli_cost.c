@@ -162,6 +162,7 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 		json_object_set_new(o, "best_trial", json_integer(lo->best_trial));
 	}
 	json_object_set_new(o, "routers", json_integer(s->routers));
+	json_object_set_new(o, "router_parts", json_integer(s->parts));
 	json_object_set_new(o, "endpoints", json_integer(s->endpoints));
 	json_object_set_new(o, "radix", json_integer(s->radix));
 	json_object_set_new(o, "links", json_integer((json_int_t)s->links));
@@ -216,7 +217,11 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	else
 		fprintf(f, "rule order\n");
 	fprintf(f, "cabinet fill largest %uU of %uU (%u cabinets over)\n", s->max_units, m->cab_units, s->over_units);
-	fprintf(f, "routers      %u (priced at radix %u)\n", s->routers, s->radix);
+	if (s->parts != s->routers)
+		fprintf(f, "routers      %u in %u physical switches (priced at radix %u)\n", s->routers, s->parts,
+			s->radix);
+	else
+		fprintf(f, "routers      %u (priced at radix %u)\n", s->routers, s->radix);
 	fprintf(f, "endpoints    %u\n", s->endpoints);
 	fprintf(f, "links        %llu (%llu intra-cabinet, %llu inter-cabinet)\n", (unsigned long long)s->links,
 		(unsigned long long)s->intra_links, (unsigned long long)s->inter_links);

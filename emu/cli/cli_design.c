@@ -72,6 +72,9 @@ static const char fullbw_usage[] =
 	"to the next layer = floor(k/3); Dragonfly: a = 2p = 2h; Slim Fly:\n"
 	"p = ceil(k'/2)). For each shape the smallest configuration reaching N is\n"
 	"listed with routers, endpoints, radix, links and measured diameter.\n"
+	"Every configuration is built, so a request whose configurations total\n"
+	"more than 5x10^7 router ports (about 5 s; e.g. Slim Fly beyond radix\n"
+	"~250 for 1,000 terminals) is refused, naming the total.\n"
 	"\n"
 	"  --terminals N     terminals N\n"
 	"  --radix R         router radix R (ports, endpoints included)\n"
@@ -273,7 +276,7 @@ static int design_equality_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'p':
-			if (cli_parse_u64(cmd, "--endpoints", optarg, 1, 1u << 20, &P) < 0)
+			if (cli_parse_u64(cmd, "--endpoints", optarg, 0, 1u << 20, &P) < 0)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;

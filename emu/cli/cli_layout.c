@@ -3,11 +3,14 @@
  *
  *   netloom layout SPEC --svg OUT [--longest N] [--lengths OUT] [layout options]
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
@@ -58,8 +61,25 @@ static void lay_cell_xy(const struct layout *lo, const struct layout_model *m, u
 	*y = LAY_MARGIN + 30 + (cell / lo->cols) * m->cab_depth_m * LAY_PX + 0.3 * LAY_PX;
 }
 
-static int lay_svg(const char *path, const struct layout *lo, const struct layout_model *m, uint32_t longest,
-		   struct nl_err *err)
+/* Text as XML character data or attribute value: a spec may hold any
+ * character (graph:file=a&b<c.edges). */
+static void lay_xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
+
+/* Render the floor plan into *out (malloc'd, *out_len bytes). */
+static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
+		   uint32_t longest, struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	double *len = malloc((size_t)t->n_ports * sizeof *len);
@@ -89,11 +109,14 @@ static int lay_svg(const char *path, const struct layout *lo, const struct layou
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
 		w < 640 ? 640 : w, h, w < 640 ? 640 : w, h);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">%s</text>\n", LAY_MARGIN,
-		LAY_MARGIN - 16, t->spec);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (%s, %s), "
-		   "red: the %u longest of %u cables</text>\n",
-		LAY_MARGIN, LAY_MARGIN, lo->n_cabinets, lo->rule->name, lo->is_annealed ? "annealed" : "rule order",
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">", LAY_MARGIN,
+		LAY_MARGIN - 16);
+	lay_xml_text(f, t->spec);
+	fprintf(f, "</text>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (", LAY_MARGIN,
+		LAY_MARGIN, lo->n_cabinets);
+	lay_xml_text(f, lo->rule->name);
+	fprintf(f, ", %s), red: the %u longest of %u cables</text>\n", lo->is_annealed ? "annealed" : "rule order",
 		longest < n ? longest : n, n);
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
 		double x, y;
@@ -122,7 +145,10 @@ static int lay_svg(const char *path, const struct layout *lo, const struct layou
 		goto out;
 	}
 	f = NULL;
-	rc = out_write_atomic(path, buf, size, err);
+	*out = buf;
+	*out_len = size;
+	buf = NULL;
+	rc = 0;
 out:
 	if (f)
 		fclose(f);
@@ -135,7 +161,8 @@ out:
 
 /* One line per router-router link: the form a later session layer reads
  * for cable latencies. */
-static int lay_lengths(const char *path, const struct layout *lo, const struct layout_model *m, struct nl_err *err)
+static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
+		       struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	double *len = malloc((size_t)t->n_ports * sizeof *len);
@@ -154,9 +181,88 @@ static int lay_lengths(const char *path, const struct layout *lo, const struct l
 		uint32_t p = t->peer[g], a = t->port_router[g], b = t->port_router[p];
 		fprintf(f, "%u %u %u %u %.5f\n", a, g - t->port_base[a], b, p - t->port_base[b], len[g]);
 	}
-	int rc = fclose(f) ? nl_errf(err, NL_ENOMEM, "layout: out of memory") : out_write_atomic(path, buf, size, err);
-	free(buf);
 	free(len);
+	if (fclose(f)) {
+		free(buf);
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+	}
+	*out = buf;
+	*out_len = size;
+	return 0;
+}
+
+/* One output of the command: where it goes and its bytes. */
+struct lay_out {
+	const char *path; /* "-" = stdout */
+	char *buf;
+	size_t len;
+	char *tmp;        /* staged temporary file, NULL when none */
+};
+
+/* Write every output or none: each file goes to a temporary file beside
+ * it (written, synced), and only when all are staged are they renamed
+ * over their targets; on a failure every temporary file is removed, so no
+ * target changes (only a rename failing after an earlier one succeeded,
+ * e.g. the target became a directory meanwhile, leaves the earlier one
+ * replaced). Standard output is written last. */
+static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
+{
+	int rc = 0;
+	size_t i;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (!strcmp(o[i].path, "-"))
+			continue;
+		size_t plen = strlen(o[i].path);
+		o[i].tmp = malloc(plen + 16);
+		if (!o[i].tmp) {
+			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", o[i].path);
+			break;
+		}
+		snprintf(o[i].tmp, plen + 16, "%s.tmpXXXXXX", o[i].path);
+		int fd = mkstemp(o[i].tmp);
+		if (fd < 0) {
+			rc = nl_errf(err, NL_EIO, "%s: cannot create the file: %s", o[i].path, strerror(errno));
+			free(o[i].tmp);
+			o[i].tmp = NULL;
+			break;
+		}
+		const char *p = o[i].buf;
+		size_t left = o[i].len;
+		while (left && rc == 0) {
+			ssize_t w = write(fd, p, left);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				rc = nl_errf(err, NL_EIO, "%s: write failed: %s", o[i].path, strerror(errno));
+			else {
+				p += w;
+				left -= (size_t)w;
+			}
+		}
+		if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
+			rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", o[i].path, strerror(errno));
+		fchmod(fd, 0644); /* mkstemp makes 0600; results are ordinary files */
+		close(fd);
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		if (!o[i].tmp)
+			continue;
+		if (rename(o[i].tmp, o[i].path) != 0) {
+			rc = nl_errf(err, NL_EIO, "%s: cannot replace the file: %s", o[i].path, strerror(errno));
+			break;
+		}
+		free(o[i].tmp);
+		o[i].tmp = NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (o[i].tmp)
+			unlink(o[i].tmp);
+		free(o[i].tmp);
+		o[i].tmp = NULL;
+	}
+	for (i = 0; i < n && rc == 0; i++)
+		if (!strcmp(o[i].path, "-"))
+			rc = out_write_atomic("-", o[i].buf, o[i].len, err);
 	return rc;
 }
 
@@ -202,6 +308,8 @@ int cli_layout_main(int argc, char **argv)
 		return bad;
 	if (!svg && !lengths)
 		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
+	if (svg && lengths && !strcmp(svg, lengths))
+		return cli_usage_error(cmd, "--lengths '%s': the same file as --svg; expected another file", lengths);
 
 	struct nl_err err = {0};
 	struct topo *t;
@@ -210,9 +318,21 @@ int cli_layout_main(int argc, char **argv)
 	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
 		return cli_report(&err);
-	if (svg)
-		rc = lay_svg(svg, &lo, m, (uint32_t)longest, &err);
-	if (rc == 0 && lengths)
-		rc = lay_lengths(lengths, &lo, m, &err);
+	struct lay_out out[2] = {{0}};
+	size_t n_out = 0;
+	if (svg) {
+		out[n_out].path = svg;
+		rc = lay_svg(&out[n_out].buf, &out[n_out].len, &lo, m, (uint32_t)longest, &err);
+		n_out++;
+	}
+	if (rc == 0 && lengths) {
+		out[n_out].path = lengths;
+		rc = lay_lengths(&out[n_out].buf, &out[n_out].len, &lo, m, &err);
+		n_out++;
+	}
+	if (rc == 0)
+		rc = lay_write_all(out, n_out, &err);
+	for (size_t i = 0; i < n_out; i++)
+		free(out[i].buf);
 	return cli_layout_finish(t, &lo, rc, &err);
 }

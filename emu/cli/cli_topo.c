@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "topo/topo.h"
+#include "topo/topo_tree.h"
 
 static const char topo_usage[] =
 	"usage: netloom topo <list|describe|export> [options]\n"
@@ -113,6 +114,9 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	json_object_set_new(j, "endpoints", json_integer(t->n_endpoints));
 	json_object_set_new(j, "radix", json_integer(topo_max_radix(t)));
 	json_object_set_new(j, "network_degree", json_integer(r->g.max_degree));
+	const struct topo_tree *tr = topo_tree_of(t);
+	if (tr)
+		json_object_set_new(j, "physical_switches", json_integer(topo_tree_physical_switches(tr)));
 	json_object_set_new(j, "links", json_integer((json_int_t)r->g.links));
 	json_object_set_new(j, "physical_links", json_integer((json_int_t)r->g.phys_links));
 	json_object_set_new(j, "connected", json_boolean(d->is_connected));
@@ -149,7 +153,10 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 		basis = (double)r->b.cut;
 		basis_name = "metis";
 	}
-	if (r->f.has) {
+	if (r->f.has && r->f.is_upper_bound) {
+		json_object_set_new(b, "upper_bound", topo_json_num(r->f.value));
+		json_object_set_new(b, "upper_bound_source", json_string(r->f.source));
+	} else if (r->f.has) {
 		json_object_set_new(b, "formula", topo_json_num(r->f.value));
 		json_object_set_new(b, "formula_source", json_string(r->f.source));
 		if (!basis_name) {
@@ -203,6 +210,12 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	fprintf(f, "endpoints       %u\n", t->n_endpoints);
 	fprintf(f, "radix           %u ports per router (endpoints included), %u router neighbours\n",
 		topo_max_radix(t), r->g.max_degree);
+	const struct topo_tree *tr = topo_tree_of(t);
+	if (tr && topo_tree_physical_switches(tr) != t->n_routers)
+		fprintf(f, "physical        %u switches (small core switches packaged together, seed 001 §4.1)\n",
+			topo_tree_physical_switches(tr));
+	else if (tr)
+		fprintf(f, "physical        %u switches\n", topo_tree_physical_switches(tr));
 	fprintf(f, "links           %llu router-router (%llu physical)\n", (unsigned long long)r->g.links,
 		(unsigned long long)r->g.phys_links);
 	if (!d->is_connected) {
@@ -225,8 +238,10 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 			(unsigned long long)r->b.cut, r->b.runs, (unsigned long long)r->b.part_weight[0],
 			(unsigned long long)r->b.part_weight[1]);
 	if (r->f.has)
-		fprintf(f, "bisection       %.10g links by %s\n", r->f.value, r->f.source);
-	double basis = r->has_metis ? (double)r->b.cut : r->f.has ? r->f.value : -1;
+		fprintf(f, "bisection       %s%.10g links by %s\n", r->f.is_upper_bound ? "<= " : "", r->f.value,
+			r->f.source);
+	/* An upper bound is not the bisection: no ratios from it. */
+	double basis = r->has_metis ? (double)r->b.cut : r->f.has && !r->f.is_upper_bound ? r->f.value : -1;
 	if (basis >= 0)
 		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
 			analyze_ratio_B(&r->g, basis));

@@ -169,11 +169,13 @@ extern const double layout_class_max_m[LAYOUT_N_CLASSES - 1];
 
 struct layout_summary {
 	uint32_t routers, endpoints, cabinets, rows, cols;
+	uint32_t parts;            /* physical router parts priced: routers, fewer when a tree
+				    * packages core switches together (topo_tree per_package) */
 	uint32_t radix;            /* ports per router used for router cost */
 	uint64_t links;            /* router-router links */
 	uint64_t intra_links, inter_links;
 	uint64_t ports_used;       /* connected ports (network + terminal) */
-	uint64_t ports_part;       /* routers x radix */
+	uint64_t ports_part;       /* parts x radix */
 	uint64_t copper, fibre;    /* router-router cables by medium */
 	uint64_t by_class[LAYOUT_N_CLASSES]; /* router-router cables by length class */
 	double length_m;           /* total router-router cable length */
@@ -188,7 +190,8 @@ struct layout_summary {
 	uint32_t over_units;       /* cabinets above cab_units */
 };
 
-/* Summarise the placed layout under model m. radix 0 = the topology's
+/* Summarise the placed layout under model m. Routers are priced per
+ * physical part (s->parts). radix 0 = the topology's
  * largest router radix (every router the same part); otherwise the part's
  * port count (e.g. FleX Table 6's Slim Fly radix 20), at least the largest
  * router's (NL_ECONFIG otherwise). */

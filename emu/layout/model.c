@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/registry.h"
 #include "topo/topo.h"
+#include "topo/topo_tree.h"
 
 /* Shared preset fragments: several papers reuse the same cabinet and the
  * same Besta price lines, so each is written once. */
@@ -267,8 +268,13 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->terminal_length_m = m->terminal_m * (double)s->terminal_cables;
 	s->cost_terminals = layout_cable_cost(m, layout_is_copper(m, m->terminal_m, true), s->terminal_length_m,
 					      (double)s->terminal_cables);
-	s->ports_part = (uint64_t)s->radix * t->n_routers;
-	s->cost_routers = (m->router_a * s->radix + m->router_b) * t->n_routers;
+	/* The parts bought: one per router, except that a tree may package
+	 * several small core switches in one physical switch (seed 001
+	 * §4.1: clos pack=1, P = 415 for l=3,r=32,n=4096,taper=2x1). */
+	const struct topo_tree *tr = topo_tree_of(t);
+	s->parts = tr ? topo_tree_physical_switches(tr) : t->n_routers;
+	s->ports_part = (uint64_t)s->radix * s->parts;
+	s->cost_routers = (m->router_a * s->radix + m->router_b) * s->parts;
 	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;
 	s->power_w = (double)(s->ports_used * m->lanes * m->mw_per_lane) / 1000.0;
 	s->power_part_w = (double)(s->ports_part * m->lanes * m->mw_per_lane) / 1000.0;

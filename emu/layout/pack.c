@@ -98,6 +98,25 @@ static int pack_hint(const struct topo *t, struct layout *lo, struct nl_err *err
 	return rc < 0 ? rc : 0;
 }
 
+/* --- a family's own cabinets (topo.h packaging hint), for families with
+ * no rule above: Myrinet Clos's Table 1 deployment (seed 003 §4.2: 128
+ * nodes or 4 enclosures per cabinet; node-only cabinets hold no router).
+ * Tried after the structural rules, so it is the same cabinets a
+ * permutation of the family keeps (base-cabinets). */
+static bool pack_family_applies(const struct topo *t)
+{
+	return t->cabinet != NULL && topo_permuted_of(t) == NULL;
+}
+
+static int pack_family(const struct topo *t, struct layout *lo, struct nl_err *err)
+{
+	(void)err;
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		lo->cabinet[r] = topo_router_cabinet(t, r);
+	lo->n_cabinets = topo_cabinet_count(t);
+	return 0;
+}
+
 /* --- HyperX (seed 001 §5): the first dimension inside an enclosure, the
  * second along a row of enclosures, the remaining ones across rows (seed
  * 003 §4.1's HYPERX-s1-s2-s3 is the same). Router id = sum I[d] stride[d]
@@ -319,14 +338,15 @@ PACK_RULE(dragonfly, "dragonfly-group", "dragonfly: one group per cabinet");
 PACK_RULE(slimfly, "slimfly-pair", "Slim Fly: subgraph groups (0,x,.) and (1,x,.) share cabinet x");
 PACK_RULE(tree, "tree-pods", "fat tree: a pod (level L-2 block and below) per cabinet, top level by up-arity");
 PACK_RULE(equality, "equality-42u", "Equality §4: routers and endpoints fill 42U cabinets, 1U each");
+PACK_RULE(family, "family-cabinets", "the family's own cabinets (Myrinet Clos: seed 003 Table 1)");
 PACK_RULE(grid, "grid-folded", "tori/meshes: canonical cabinets as points of the outer dimensions, folded on the floor");
 PACK_RULE(canonical, "canonical", "canonical order, 16 routers per cabinet (8 for 64 routers), seed 003 §4.1");
 
 /* Tried in this order; the first that applies packs. */
 static const struct layout_rule *const layout_rules[] = {
 	&layout_rule_hint,     &layout_rule_flex,     &layout_rule_hyperx,   &layout_rule_dragonfly,
-	&layout_rule_slimfly,  &layout_rule_tree,     &layout_rule_equality, &layout_rule_grid,
-	&layout_rule_canonical,
+	&layout_rule_slimfly,  &layout_rule_tree,     &layout_rule_equality, &layout_rule_family,
+	&layout_rule_grid,     &layout_rule_canonical,
 };
 
 static const struct layout_rule *pack_choose(const struct topo *t)
@@ -369,7 +389,8 @@ int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, 
 	}
 	if (!rule)
 		return nl_errf(err, NL_ECONFIG, "--pack: unknown packaging rule '%s' (valid: flex-fig7, base-cabinets, "
-				"hyperx-enclosure, dragonfly-group, slimfly-pair, tree-pods, equality-42u, grid-folded, canonical)",
+				"hyperx-enclosure, dragonfly-group, slimfly-pair, tree-pods, equality-42u, family-cabinets, "
+				"grid-folded, canonical)",
 				rule_name);
 	if (!rule->applies(t))
 		return nl_errf(err, NL_ECONFIG, "--pack: rule '%s' does not apply to %s (it needs that family's structure)",

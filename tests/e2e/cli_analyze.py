@@ -223,6 +223,66 @@ def case_design_fullbw():
        [162, 1134, 20, 1053, 2])
 
 
+def case_bisection_formulas():
+    # HyperX eq. 1 (seed 001 §3) is exact for an even minimising S only;
+    # brute force over the balanced splits (test_analyze) gives these, and
+    # METIS agrees: 3x4 -> 12 (eq. 1 gave 9), 5x5 -> 36 (31.25), full n=7
+    # -> 12 (12.25), full n=5 k=3 -> 18 (18.75). Links are whole numbers.
+    for spec, want in (("hyperx:s=3x4", 12), ("hyperx:s=5x5", 36), ("full:n=7", 12), ("full:n=5,k=3", 18)):
+        d = run_json("topo", "describe", spec, "--json", "--bisection")
+        eq(f"{spec} formula", d["bisection"]["formula"], want)
+        eq(f"{spec} metis", d["bisection"]["metis"], want)
+        d = run_json("topo", "describe", spec, "--json")
+        eq(f"{spec} ratios from", d["bisection"]["ratios_from"], "formula")
+        near(f"{spec} B_r", d["bisection"]["B_r"], want / d["physical_links"], 1e-15)
+        out = run("topo", "describe", spec).stdout.decode()
+        check(f"{spec}: '{want} links' in text", f"bisection       {want} links by HyperX" in out)
+    # Torus: 2P/k with k the largest radix when even; none when it is odd
+    # (4x5: brute force and METIS 10, no formula line).
+    d = run_json("topo", "describe", "torus:k=4x6", "--json")
+    eq("torus 4x6 formula", d["bisection"]["formula"], 8)
+    d = run_json("topo", "describe", "torus:k=4x5", "--json", "--bisection")
+    eq("torus 4x5: no formula", "formula" in d["bisection"], False)
+    eq("torus 4x5 metis", d["bisection"]["metis"], 10)
+    # Equality semicircle cut (seed 002 §4.3): an upper bound (18), not the
+    # bisection (brute force 14), and no ratio is taken from it.
+    spec = "N14K6[-1,1,3,9](4)"
+    d = run_json("topo", "describe", spec, "--json")
+    eq("equality: no formula", "formula" in d["bisection"], False)
+    eq("equality upper bound", d["bisection"]["upper_bound"], 18)
+    eq("equality: no ratios from a bound", "B_r" in d["bisection"], False)
+    d = run_json("topo", "describe", spec, "--json", "--bisection")
+    eq("equality metis", d["bisection"]["metis"], 14)
+    eq("equality ratios from", d["bisection"]["ratios_from"], "metis")
+    out = run("topo", "describe", spec).stdout.decode()
+    check("text labels the bound", "bisection       <= 18 links by the semicircle cut (an upper bound" in out)
+    check("no ratio line from a bound", "bisection ratio" not in out)
+
+
+def case_design_limits():
+    import time
+    # A bisection no HyperX of radix 128 reaches: answered at once (it ran
+    # for minutes), and above R - 1 refused with one line.
+    t0 = time.monotonic()
+    d = run_json("design", "hyperx", "--terminals", "131072", "--radix", "128", "--bisection", "100", "--json")
+    eq("nothing meets B=100", (d["regular"], d["general"]), (None, None))
+    check(f"answered in {time.monotonic() - t0:.2f} s", time.monotonic() - t0 < 5)
+    for r in ("48", "64", "96"):
+        p = run("design", "hyperx", "--terminals", "100", "--radix", r, "--bisection", "100", code=2)
+        one_line_error(p, f"--bisection 100: expected at most {int(r) - 1}")
+    # --endpoints 0 is the documented default.
+    a = run("design", "equality", "--routers", "14", "--radix", "6", "--generations", "2", "--json").stdout
+    b = run("design", "equality", "--routers", "14", "--radix", "6", "--generations", "2", "--endpoints", "0",
+            "--json").stdout
+    eq("--endpoints 0 = default", a, b)
+    # Full-bandwidth listings refuse what would take minutes, before building.
+    for fam in ("slimfly", "flex", "dragonfly"):
+        t0 = time.monotonic()
+        p = run("design", fam, "--terminals", "1000", "--radix", "2000", code=2)
+        one_line_error(p, "--radix 2000 with --terminals 1000 builds")
+        check(f"{fam}: refused in {time.monotonic() - t0:.2f} s", time.monotonic() - t0 < 5)
+
+
 def case_errors():
     p = run("topo", "describe", code=2)
     one_line_error(p, "missing SPEC")

@@ -69,6 +69,76 @@ def case_errors():
         check("nothing written", not os.path.exists(bad))
 
 
+def case_svg_escape():
+    # A spec holding & and < (a graph file name) is escaped in the SVG, which
+    # parses as XML and shows the spec as written.
+    import xml.dom.minidom
+    with tempfile.TemporaryDirectory() as d:
+        edges = os.path.join(d, 'a&b<c>"q\'.edges')
+        with open(edges, "w") as f:
+            f.write("0 1\n1 2\n2 3\n3 0\n")
+        svg = os.path.join(d, "amp.svg")
+        run("layout", f"graph:file={edges}", "--svg", svg)
+        doc = xml.dom.minidom.parse(svg)
+        title = doc.getElementsByTagName("text")[0].firstChild.data
+        check(f"spec shown as written: {title!r}", title.startswith(f"graph:file={edges}"))
+
+
+def case_atomic_outputs():
+    # Every output is checked before any is written: a bad --lengths leaves
+    # no SVG, and a bad --svg no lengths file; nor any temporary file.
+    with tempfile.TemporaryDirectory() as d:
+        svg, lens = os.path.join(d, "ok.svg"), os.path.join(d, "ok.len")
+        p = run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/nonexistent/x.len", code=2)
+        one_line_error(p, "/nonexistent/x.len")
+        check("no svg written", not os.path.exists(svg))
+        p = run("layout", "torus:k=4x4", "--svg", "/nonexistent/x.svg", "--lengths", lens, code=2)
+        one_line_error(p, "/nonexistent/x.svg")
+        check("no lengths written", not os.path.exists(lens))
+        eq("no temporary files left", os.listdir(d), [])
+        # An existing file is kept as it was when another output fails.
+        with open(svg, "w") as f:
+            f.write("old")
+        run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/nonexistent/x.len", code=2)
+        eq("old svg kept", open(svg).read(), "old")
+        one_line_error(run("layout", "torus:k=4x4", "--svg", svg, "--lengths", svg, code=2), "same file")
+        run("layout", "torus:k=4x4", "--svg", svg, "--lengths", lens)
+        check("both written", open(svg).read().startswith("<?xml") and len(open(lens).read().splitlines()) == 1 + 32)
+        eq("only the outputs", sorted(os.listdir(d)), ["ok.len", "ok.svg"])
+
+
+def case_clos_pack():
+    # Seed 001 §4.1: l=3, r=32, N=4096, taper 2:1 has 495 logical switches,
+    # its 160 13-port core switches packaged two to a 32-port switch: P =
+    # 415 priced (flex preset: 128 $ per port + 15,029 $), 495 with pack=0.
+    part = 128 * 32 + 15029
+    for spec, parts in (("clos:l=3,r=32,n=4096,taper=2x1", 415), ("clos:l=3,r=32,n=4096,taper=2x1,pack=1", 415),
+                        ("clos:l=3,r=32,n=4096,taper=2x1,pack=0", 495)):
+        d = run_json("cost", spec, "--iterations", "0", "--json", "-")
+        eq(f"{spec} routers", d["routers"], 495)
+        eq(f"{spec} router parts", d["router_parts"], parts)
+        near(f"{spec} router cost", d["cost_usd"]["routers"], parts * part, 1e-6)
+        near(f"{spec} power of the parts", d["power_part_w"], parts * 32 * 4 * 0.7, 1e-6)
+        out = run("topo", "describe", spec).stdout.decode()
+        check(f"{spec}: describe shows {parts} physical switches", f"physical        {parts} switches" in out)
+        eq(f"{spec} describe json", run_json("topo", "describe", spec, "--json")["physical_switches"], parts)
+
+
+def case_myriclos_table1():
+    # Seed 003 Table 1: 2, 2, 2, 4, 7, 14, 28, 56 cabinets for 32 .. 4096
+    # nodes; cost uses them, as export does and as the permuted copy does.
+    for n, cabs in ((32, 2), (64, 2), (128, 2), (256, 4), (512, 7), (1024, 14), (2048, 28), (4096, 56)):
+        d = run_json("cost", f"myriclos:n={n}", "--iterations", "1000", "--json", "-")
+        eq(f"n={n} rule", d["rule"], "family-cabinets")
+        eq(f"n={n} cabinets", d["cabinets"]["count"], cabs)
+    e = run_json("topo", "export", "myriclos:n=1024", "--format", "json")
+    eq("export cabinets", e["cabinets"], 14)
+    a = run_json("cost", "myriclos:n=256", "--layout", "rule", "--json", "-")
+    b = run_json("cost", "p1(myriclos:n=256):frac=0", "--layout", "rule", "--json", "-")
+    eq("same graph, same length", a["length_m"], b["length_m"])
+    near("length (4 cabinets, 2 x 2)", a["length_m"], 921.6, 1e-9)
+
+
 def case_help():
     for args in (("cost", "--help"), ("layout", "--help")):
         check(f"{args}: usage", run(*args).stdout.decode().startswith("usage: netloom"))

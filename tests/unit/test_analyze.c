@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "test.h"
 #include "topo/topo.h"
+#include "topo/topo_hyperx.h"
 #include "topo/topo_permuted.h"
 
 static struct topo *new_topo(const char *spec)
@@ -431,6 +432,174 @@ static void test_metis_closed_form(void)
 	}
 }
 
+/* The exact bisection by brute force: the fewest physical links cut over
+ * every split of the routers into floor(n/2) | ceil(n/2) (router 0 kept
+ * on the first side; both sizes when n is odd). Small graphs only. */
+static uint64_t brute_bisection(const struct analyze_graph *g)
+{
+	uint32_t n = g->n, best_k[2] = {n / 2, (n + 1) / 2};
+	uint64_t best = UINT64_MAX;
+	if (n < 2 || n > 30)
+		return UINT64_MAX;
+	for (int s = 0; s < (n % 2 ? 2 : 1); s++) {
+		uint32_t k = best_k[s] - 1; /* others beside router 0 */
+		uint64_t lim = 1ull << (n - 1);
+		/* Gosper's hack over the n-1 routers 1..n-1, k chosen. */
+		for (uint64_t c = k ? (1ull << k) - 1 : 0; c < lim;) {
+			uint64_t side = (c << 1) | 1, cut = 0;
+			for (uint32_t v = 0; v < n; v++)
+				if (side >> v & 1)
+					for (uint32_t i = g->off[v]; i < g->off[v + 1]; i++)
+						if (!(side >> g->adj[i] & 1))
+							cut += g->mult[i];
+			if (cut < best)
+				best = cut;
+			if (!k)
+				break;
+			uint64_t lo = c & -c, r = c + lo;
+			c = (((r ^ c) >> 2) / lo) | r;
+		}
+	}
+	return best;
+}
+
+/* Closed forms against brute force. HyperX eq. 1 (seed 001 §3),
+ * (P/4) K_m S_m, holds for even S_m only: S = 3x4 gives 9 and full:n=7
+ * (S = 7) 12.25, where every balanced split cuts 12. With an odd S the
+ * formula is Lindsey's lexicographic cut, which brute force confirms.
+ * Torus / mesh 2P/k, P/k (Dally & Towles §3.3) with k the largest radix
+ * when even; with an odd largest radix there is none (torus 4x5: brute
+ * force 10). Equality's semicircle cut (seed 002 §4.3) is an upper bound:
+ * N14K6[-1,1,3,9](4) cuts 18 that way, brute force finds 14. */
+static void test_bisection_brute_force(void)
+{
+	static const struct {
+		const char *spec;
+		uint64_t exact;  /* brute force, also computed below */
+		int formula;     /* 1 exact formula, 0 none, 2 upper bound */
+		double value;
+	} cases[] = {
+		{"hyperx:s=3x4", 12, 1, 12},
+		{"hyperx:s=3x3", 8, 1, 8},
+		{"hyperx:s=3x5", 16, 1, 16},
+		{"hyperx:s=2x3x3", 9, 1, 9},
+		{"hyperx:s=3x7", 26, 1, 26},
+		{"hyperx:s=3x4,k=2x2", 24, 1, 24},
+		{"full:n=7", 12, 1, 12},
+		{"full:n=5,k=3", 18, 1, 18},
+		{"full:n=9", 20, 1, 20},
+		{"hyperx:s=4x4", 16, 1, 16},
+		{"hyperx:s=3x4,k=1x2", 16, 0, 0},
+		{"hyperx:s=4x3,k=1x2", 12, 1, 12}, /* eq. 1's minimum at the even S = 4 */
+		{"hyperx:s=4x6,k=3x1", 36, 1, 36},
+		{"torus:k=4x3", 6, 1, 6},
+		{"torus:k=6x3", 6, 1, 6},
+		{"mesh:k=3x4", 3, 1, 3},
+		{"mesh:k=4x5", 5, 0, 0},
+		{"torus:k=4x5", 10, 0, 0},
+		{"N14K6[-1,1,3,9](4)", 14, 2, 18},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = new_topo(cases[i].spec);
+		struct analyze_graph g;
+		struct analyze_formula f;
+		struct nl_err e = {0};
+		if (!t)
+			continue;
+		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
+		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
+		uint64_t bf = brute_bisection(&g);
+		if (bf != cases[i].exact)
+			TEST_FAIL_("%s: brute force %llu, expected %llu", cases[i].spec, (unsigned long long)bf,
+				   (unsigned long long)cases[i].exact);
+		if (cases[i].formula == 0 && f.has)
+			TEST_FAIL_("%s: formula %g (%s), expected none", cases[i].spec, f.value, f.source);
+		if (cases[i].formula == 1 && (!f.has || f.is_upper_bound || f.value != (double)bf))
+			TEST_FAIL_("%s: formula %g (has %d, bound %d), brute force %llu", cases[i].spec, f.value, f.has,
+				   f.is_upper_bound, (unsigned long long)bf);
+		if (cases[i].formula == 2 &&
+		    (!f.has || !f.is_upper_bound || f.value != cases[i].value || f.value < (double)bf))
+			TEST_FAIL_("%s: upper bound %g (has %d, bound %d), expected %g >= %llu", cases[i].spec, f.value,
+				   f.has, f.is_upper_bound, cases[i].value, (unsigned long long)bf);
+		if (f.has)
+			CHECK(f.value == floor(f.value)); /* links are whole */
+		analyze_graph_release(&g);
+		topo_free(t);
+	}
+	/* Larger odd HyperX (seed 001 eq. 1 gave 31.25 for 5x5 and 3x100 is
+	 * beyond brute force): the lexicographic split is balanced and its
+	 * cut counted here from the graph matches the formula. 3x100: x1 = 0
+	 * and half of x1 = 1 on one side cut 2 links per x2 and 50 x 50 in
+	 * the x1 = 1 clique: 2700, well below eq. 1's even-dimension 7500. */
+	static const struct {
+		const char *spec;
+		double value;
+	} odd[] = {{"hyperx:s=5x5", 36}, {"hyperx:s=3x100", 2700}, {"hyperx:s=5x5x5", 0}};
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		struct topo *t = new_topo(odd[i].spec);
+		struct analyze_graph g;
+		struct analyze_formula f;
+		struct nl_err e = {0};
+		if (!t)
+			continue;
+		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
+		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
+		/* Routers are numbered with dimension 1 fastest, so lexicographic
+		 * order with the last dimension most significant is id order
+		 * reversed by dimension; rebuild it from coordinates. */
+		const struct topo_hyperx *h = topo_hyperx_of(t);
+		uint32_t n = t->n_routers;
+		uint64_t *key = malloc(n * sizeof *key), cut = 0;
+		char *side = calloc(n, 1);
+		for (uint32_t r = 0; r < n; r++) {
+			key[r] = 0;
+			for (int d = 0; d < h->L; d++) /* S ascending in these specs: dim 0 most significant */
+				key[r] = key[r] * h->S[d] + topo_hyperx_coord(h, r, d);
+		}
+		for (uint32_t r = 0; r < n; r++)
+			side[r] = key[r] < n / 2;
+		for (uint32_t v = 0; v < n; v++)
+			for (uint32_t j = g.off[v]; j < g.off[v + 1]; j++)
+				if (g.adj[j] > v && side[v] != side[g.adj[j]])
+					cut += g.mult[j];
+		CHECK(f.has && !f.is_upper_bound);
+		CHECK_NEAR(f.value, (double)cut, 0);
+		if (odd[i].value)
+			CHECK_NEAR(f.value, odd[i].value, 0);
+		free(key);
+		free(side);
+		analyze_graph_release(&g);
+		topo_free(t);
+	}
+	/* Torus 4x7 (largest radix odd): the doc's old "largest even radix"
+	 * rule would give 2P/4 = 14, but this balanced split cuts 10: x2 <= 2
+	 * (12 routers) plus (x1, x2) = (0, 3) and (1, 3). */
+	struct topo *t = new_topo("torus:k=4x7");
+	if (t) {
+		struct analyze_graph g;
+		struct analyze_formula f;
+		struct nl_err e = {0};
+		char side[28];
+		uint64_t cut = 0, in = 0;
+		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
+		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
+		CHECK(!f.has);
+		for (uint32_t r = 0; r < 28; r++) {
+			uint32_t x1 = topo_grid_coord(t->grid, r, 0), x2 = topo_grid_coord(t->grid, r, 1);
+			side[r] = x2 <= 2 || (x2 == 3 && x1 <= 1);
+			in += (uint64_t)side[r];
+		}
+		for (uint32_t v = 0; v < 28; v++)
+			for (uint32_t j = g.off[v]; j < g.off[v + 1]; j++)
+				if (g.adj[j] > v && side[v] != side[g.adj[j]])
+					cut += g.mult[j];
+		CHECK_UINT(in, ==, 14);
+		CHECK_UINT(cut, ==, 10);
+		analyze_graph_release(&g);
+		topo_free(t);
+	}
+}
+
 /* FleX Table 3 (seed 000 §III-B.3): three-layer FleX bisection by eq. 8,
  * 3 Nx Ny min(Nx, Ny) / 2, and by METIS: 4x4 -> 96, 5x4 -> 120, 20x20 ->
  * 12,000, 4x100 -> 2,400 (the table's rows with an even shorter axis; its
@@ -725,6 +894,7 @@ int main(void)
 	TEST_RUN(test_sampled);
 	TEST_RUN(test_disconnected);
 	TEST_RUN(test_metis_closed_form);
+	TEST_RUN(test_bisection_brute_force);
 	TEST_RUN(test_flex_table3);
 	TEST_RUN(test_flex_metrics);
 	TEST_RUN(test_ratios_and_moore);

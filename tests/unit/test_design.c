@@ -132,7 +132,7 @@ static void brute_s(struct brute *b, uint32_t j, uint32_t lo, uint64_t P, uint32
 static void test_hyperx_brute_force(void)
 {
 	static const uint64_t Ns[] = {10, 40, 100, 250, 700};
-	static const double Bs[] = {0.1, 0.25, 0.5, 1.0, 2.0};
+	static const double Bs[] = {0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 4.5};
 	uint32_t feasible = 0, cases = 0;
 	for (size_t a = 0; a < sizeof Ns / sizeof *Ns; a++)
 		for (size_t c = 0; c < sizeof Bs / sizeof *Bs; c++)
@@ -179,6 +179,45 @@ static void test_hyperx_errors(void)
 	q.B = 0.5;
 	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
 	CHECK(!h.found);
+}
+
+/* A bisection no HyperX of the radix reaches ends the search at once
+ * (it walked every partition of R - 1 before: 131072 terminals, radix
+ * 128, B = 100 ran for minutes), and B > R - 1 is refused: beta = min(K S)
+ * / 2T is at most R - 1 (one dimension of 2 switches with R - 1 trunked
+ * links and T = 1, which the search finds for B = R - 1). */
+static void test_hyperx_unreachable_bisection(void)
+{
+	struct analyze_hx h;
+	struct nl_err e = {0};
+	struct analyze_hx_req q = {.N = 131072, .R = 128, .B = 100};
+	for (int regular = 0; regular < 2; regular++) {
+		CHECK_OK(analyze_hyperx_design(&q, regular, &h, &e), &e);
+		CHECK(!h.found);
+		CHECK_UINT(h.visited, <, 1000);
+	}
+	q = (struct analyze_hx_req){.N = 100, .R = 128, .B = 100};
+	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
+	CHECK(!h.found);
+	CHECK_UINT(h.visited, <, 1000);
+	q = (struct analyze_hx_req){.N = 100, .R = 96, .B = 100};
+	CHECK_ERR(analyze_hyperx_design(&q, false, &h, &e), NL_EINVAL, &e, "--bisection 100: expected at most 95");
+	q = (struct analyze_hx_req){.N = 2, .R = 128, .B = 127};
+	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
+	CHECK(h.found);
+	if (h.found) {
+		CHECK_EQ(h.L, 1);
+		CHECK_EQ(h.S[0], 2);
+		CHECK_EQ(h.K[0], 127);
+		CHECK_EQ(h.T, 1);
+		CHECK_NEAR(h.beta, 127, 0);
+	}
+	q.B = 127.5;
+	CHECK_ERR(analyze_hyperx_design(&q, false, &h, &e), NL_EINVAL, &e, "expected at most 127");
+	/* Table 1's requests stay fast with the bisection prune. */
+	q = (struct analyze_hx_req){.N = 131072, .R = 128, .B = 0.125};
+	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
+	CHECK_EQ(h.switches, 1805);
 }
 
 /* Explicit Equality graph from the §3.1 rule, all-sources BFS: the
@@ -406,14 +445,52 @@ static void test_fullbw_table6(void)
 	free(c);
 }
 
+/* The full-bandwidth listings build every configuration, so requests are
+ * bounded by the router ports built (radix 400 to 2,000 took minutes and
+ * GBs): refused before any is built, naming the total; a request within
+ * it lists configurations with exact diameters (Slim Fly: 2, MMS graphs).
+ * FleX layers beyond what the family builds (nz <= 65535) are skipped,
+ * not an error: 10^6 terminals at radix 64 asked for nz = 125,000 at
+ * n = 2. */
+static void test_fullbw_limits(void)
+{
+	struct analyze_cfg *c = NULL;
+	size_t n = 0;
+	struct nl_err e = {0};
+	static const char *fam[] = {"slimfly", "flex", "dragonfly"};
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_ERR(analyze_fullbw_configs(fam[i], 1000, 2000, &c, &n, &e), NL_ERANGE, &e,
+			  "--radix 2000 with --terminals 1000 builds");
+		CHECK(strstr(e.msg, "expected at most 50000000") != NULL);
+		CHECK(c == NULL && n == 0);
+	}
+	CHECK_ERR(analyze_fullbw_configs("slimfly", 1000, 400, &c, &n, &e), NL_ERANGE, &e, "router ports");
+	CHECK_OK(analyze_fullbw_configs("slimfly", 1000, 40, &c, &n, &e), &e);
+	CHECK_UINT(n, >=, 3);
+	for (size_t i = 0; i < n; i++) {
+		CHECK_EQ(c[i].diameter, 2);
+		CHECK_UINT(c[i].radix, <=, 40);
+	}
+	free(c);
+	CHECK_OK(analyze_fullbw_configs("flex", 1000000, 64, &c, &n, &e), &e);
+	CHECK_UINT(n, >=, 1);
+	for (size_t i = 0; i < n; i++) {
+		CHECK_UINT(c[i].endpoints, >=, 1000000);
+		CHECK(c[i].diameter != UINT32_MAX);
+	}
+	free(c);
+}
+
 int main(void)
 {
 	TEST_RUN(test_hyperx_table1);
 	TEST_RUN(test_hyperx_brute_force);
 	TEST_RUN(test_hyperx_errors);
+	TEST_RUN(test_hyperx_unreachable_bisection);
 	TEST_RUN(test_equality_eval);
 	TEST_RUN(test_equality_ga);
 	TEST_RUN(test_equality_ga_optimum);
 	TEST_RUN(test_fullbw_table6);
+	TEST_RUN(test_fullbw_limits);
 	return test_done();
 }

@@ -403,6 +403,70 @@ static void test_anneal_is_permutation(void)
 	lay_drop(t, &lo);
 }
 
+/* Myrinet Clos is laid out as seed 003 Table 1 deploys it: 2, 2, 2, 4, 7,
+ * 14, 28, 56 cabinets for 32 .. 4096 nodes (128 nodes or four M3-E128
+ * enclosures per cabinet, §4.2), the cabinets its one-step permutation
+ * keeps, so P1-MYRICLOS and MYRICLOS have the same cable length (§3.2). */
+static void test_myriclos_table1(void)
+{
+	static const uint32_t cabinets[] = {2, 2, 2, 4, 7, 14, 28, 56};
+	for (uint32_t i = 0; i < 8; i++) {
+		char spec[64];
+		struct topo *t = NULL;
+		struct layout lo;
+		struct nl_err err = {0};
+		snprintf(spec, sizeof spec, "myriclos:n=%u", 32u << i);
+		CHECK_OK(topo_new(spec, &t, &err), &err);
+		if (!t)
+			continue;
+		CHECK_OK(layout_pack(&lo, t, NULL, 0, &err), &err);
+		CHECK_STR(lo.rule->name, "family-cabinets");
+		if (lo.n_cabinets != cabinets[i])
+			TEST_FAIL_("%s: %u cabinets, Table 1 has %u", spec, lo.n_cabinets, cabinets[i]);
+		lay_drop(t, &lo);
+	}
+	/* 256 nodes (Table 1's 4th column, Fig. 2): 2 node-only and 2
+	 * switch-only cabinets; identical graphs give identical lengths. */
+	double base = lay_total("myriclos:n=256", "flex", false, NULL, NULL, NULL);
+	CHECK_NEAR(base, 921.6, 1e-9);
+	CHECK(lay_total("p1(myriclos:n=256):frac=0", "flex", false, NULL, NULL, NULL) == base);
+	CHECK(lay_total("p1(myriclos:n=1024)", "flex", false, NULL, NULL, NULL) ==
+	      lay_total("myriclos:n=1024", "flex", false, NULL, NULL, NULL));
+}
+
+/* Seed 001 §4.1: the tapered Clos l=3, r=32, N=4096 has 205 + 130 + 160
+ * = 495 switches, but its 160 core switches use 13 ports each and are
+ * packaged two to a 32-port switch: P = 415 physical switches. Priced
+ * that way with pack=1 (415 x (128 x 32 + 15,029) $ under the flex
+ * preset), 495 parts with pack=0. */
+static void test_clos_packaged_cost(void)
+{
+	const struct layout_model *m = lay_preset("flex");
+	static const struct {
+		const char *spec;
+		uint32_t parts;
+	} cases[] = {
+		{"clos:l=3,r=32,n=4096,taper=2x1", 415},
+		{"clos:l=3,r=32,n=4096,taper=2x1,pack=1", 415},
+		{"clos:l=3,r=32,n=4096,taper=2x1,pack=0", 495},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = NULL;
+		struct layout lo;
+		struct layout_summary s;
+		struct nl_err err = {0};
+		lay_make(cases[i].spec, m, &t, &lo, 0);
+		CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
+		CHECK_EQ(s.routers, 495);
+		CHECK_EQ(s.radix, 32);
+		CHECK_EQ(s.parts, cases[i].parts);
+		CHECK_NEAR(s.cost_routers, cases[i].parts * (128.0 * 32 + 15029), 1e-6);
+		CHECK_EQ(s.ports_part, (uint64_t)cases[i].parts * 32);
+		CHECK_NEAR(s.power_part_w, cases[i].parts * 32 * 4 * 0.7, 1e-6);
+		lay_drop(t, &lo);
+	}
+}
+
 /* Registry conformance: every packaging rule applies to at least one of
  * these topologies, and on each its layout is well formed: every router
  * in a cabinet, cabinet fill = routers + endpoints, a rule's own floor
@@ -413,7 +477,7 @@ static void test_rules_conform(void)
 	static const char *specs[] = {
 		"p2(torus:k=4x4x4)", "flex:nx=4,ny=3,nz=3,p=2", "hyperx:s=4x3x2,k=1x2x1,t=2", "dragonfly:a=4,p=2,h=2",
 		"slimfly:q=5,p=3", "fattree:k=4,n=3", "equality:n=14,sa=-1/1/3/9,sb=4,p=3", "torus:k=16x4x4",
-		"mesh:k=16x4", "hypercube:n=7", "full:n=5,p=2",
+		"mesh:k=16x4", "hypercube:n=7", "full:n=5,p=2", "myriclos:n=256",
 	};
 	size_t n_rules, n_models;
 	const struct layout_rule *const *rules = layout_rule_list(&n_rules);
@@ -475,5 +539,7 @@ int main(void)
 	TEST_RUN(test_cable_rules);
 	TEST_RUN(test_permutation_conserves_length);
 	TEST_RUN(test_anneal_is_permutation);
+	TEST_RUN(test_myriclos_table1);
+	TEST_RUN(test_clos_packaged_cost);
 	return test_done();
 }
