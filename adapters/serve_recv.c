@@ -193,17 +193,16 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
  * rank that no accepted WAIT or WAITALL has named yet (rk->open, ascending,
  * as seqs only grow). */
 
+static int live_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static uint32_t live_open_find(const struct live_rank *rk, uint32_t seq)
 {
-	uint32_t lo = 0, hi = rk->n_open;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (rk->open[mid] < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < rk->n_open && rk->open[lo] == seq ? lo : UINT32_MAX;
+	const uint32_t *p = rk->n_open ? bsearch(&seq, rk->open, rk->n_open, sizeof *rk->open, live_u32_cmp) : NULL;
+	return p ? (uint32_t)(p - rk->open) : UINT32_MAX;
 }
 
 static int live_open_add(struct live_rank *rk, uint32_t seq)

@@ -11,21 +11,33 @@
 
 #include "core/error.h"
 
+/* The temporary file beside `path` that out_write_atomic renames over it
+ * (mode 0600 until written); *tmp is malloc'd. */
+static int out_tmp_open(const char *path, char **tmp, struct nl_err *err)
+{
+	size_t plen = strlen(path);
+	*tmp = malloc(plen + 16);
+	if (!*tmp)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	snprintf(*tmp, plen + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(*tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(*tmp);
+		*tmp = NULL;
+		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
+	}
+	return fd;
+}
+
 int out_check_writable(const char *path, struct nl_err *err)
 {
 	if (!strcmp(path, "-"))
 		return 0;
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
-	if (!tmp)
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
-	}
+	char *tmp;
+	int fd = out_tmp_open(path, &tmp, err);
+	if (fd < 0)
+		return fd;
 	close(fd);
 	unlink(tmp);
 	free(tmp);
@@ -40,17 +52,10 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 		return 0;
 	}
 
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
-	if (!tmp)
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
-	}
+	char *tmp;
+	int fd = out_tmp_open(path, &tmp, err);
+	if (fd < 0)
+		return fd;
 	const char *p = data;
 	size_t left = len;
 	while (left) {

@@ -435,6 +435,30 @@ static void test_metis_closed_form(void)
 /* The exact bisection by brute force: the fewest physical links cut over
  * every split of the routers into floor(n/2) | ceil(n/2) (router 0 kept
  * on the first side; both sizes when n is odd). Small graphs only. */
+/* spec's topology, its graph and its bisection formula into *g and *f;
+ * NULL (a failed case) when any fails. */
+static struct topo *formula_case(const char *spec, struct analyze_graph *g, struct analyze_formula *f)
+{
+	struct topo *t = new_topo(spec);
+	struct nl_err e = {0};
+	if (!t)
+		return NULL;
+	CHECK_OK(analyze_graph_init(g, t, &e), &e);
+	CHECK_OK(analyze_bisection_formula(t, g, f, &e), &e);
+	return t;
+}
+
+/* Links of g between routers on different sides (side[r] 0 or 1). */
+static uint64_t cut_of(const struct analyze_graph *g, const char *side)
+{
+	uint64_t cut = 0;
+	for (uint32_t v = 0; v < g->n; v++)
+		for (uint32_t j = g->off[v]; j < g->off[v + 1]; j++)
+			if (g->adj[j] > v && side[v] != side[g->adj[j]])
+				cut += g->mult[j];
+	return cut;
+}
+
 static uint64_t brute_bisection(const struct analyze_graph *g)
 {
 	uint32_t n = g->n, best_k[2] = {n / 2, (n + 1) / 2};
@@ -500,14 +524,11 @@ static void test_bisection_brute_force(void)
 		{"N14K6[-1,1,3,9](4)", 14, 2, 18},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct topo *t = new_topo(cases[i].spec);
 		struct analyze_graph g;
 		struct analyze_formula f;
-		struct nl_err e = {0};
+		struct topo *t = formula_case(cases[i].spec, &g, &f);
 		if (!t)
 			continue;
-		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
-		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
 		uint64_t bf = brute_bisection(&g);
 		if (bf != cases[i].exact)
 			TEST_FAIL_("%s: brute force %llu, expected %llu", cases[i].spec, (unsigned long long)bf,
@@ -536,20 +557,17 @@ static void test_bisection_brute_force(void)
 		double value;
 	} odd[] = {{"hyperx:s=5x5", 36}, {"hyperx:s=3x100", 2700}, {"hyperx:s=5x5x5", 0}};
 	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
-		struct topo *t = new_topo(odd[i].spec);
 		struct analyze_graph g;
 		struct analyze_formula f;
-		struct nl_err e = {0};
+		struct topo *t = formula_case(odd[i].spec, &g, &f);
 		if (!t)
 			continue;
-		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
-		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
 		/* Routers are numbered with dimension 1 fastest, so lexicographic
 		 * order with the last dimension most significant is id order
 		 * reversed by dimension; rebuild it from coordinates. */
 		const struct topo_hyperx *h = topo_hyperx_of(t);
 		uint32_t n = t->n_routers;
-		uint64_t *key = malloc(n * sizeof *key), cut = 0;
+		uint64_t *key = malloc(n * sizeof *key);
 		char *side = calloc(n, 1);
 		for (uint32_t r = 0; r < n; r++) {
 			key[r] = 0;
@@ -558,10 +576,7 @@ static void test_bisection_brute_force(void)
 		}
 		for (uint32_t r = 0; r < n; r++)
 			side[r] = key[r] < n / 2;
-		for (uint32_t v = 0; v < n; v++)
-			for (uint32_t j = g.off[v]; j < g.off[v + 1]; j++)
-				if (g.adj[j] > v && side[v] != side[g.adj[j]])
-					cut += g.mult[j];
+		uint64_t cut = cut_of(&g, side);
 		CHECK(f.has && !f.is_upper_bound);
 		CHECK_NEAR(f.value, (double)cut, 0);
 		if (odd[i].value)
@@ -574,27 +589,20 @@ static void test_bisection_brute_force(void)
 	/* Torus 4x7 (largest radix odd): the doc's old "largest even radix"
 	 * rule would give 2P/4 = 14, but this balanced split cuts 10: x2 <= 2
 	 * (12 routers) plus (x1, x2) = (0, 3) and (1, 3). */
-	struct topo *t = new_topo("torus:k=4x7");
+	struct analyze_graph g;
+	struct analyze_formula f;
+	struct topo *t = formula_case("torus:k=4x7", &g, &f);
 	if (t) {
-		struct analyze_graph g;
-		struct analyze_formula f;
-		struct nl_err e = {0};
 		char side[28];
-		uint64_t cut = 0, in = 0;
-		CHECK_OK(analyze_graph_init(&g, t, &e), &e);
-		CHECK_OK(analyze_bisection_formula(t, &g, &f, &e), &e);
+		uint64_t in = 0;
 		CHECK(!f.has);
 		for (uint32_t r = 0; r < 28; r++) {
 			uint32_t x1 = topo_grid_coord(t->grid, r, 0), x2 = topo_grid_coord(t->grid, r, 1);
 			side[r] = x2 <= 2 || (x2 == 3 && x1 <= 1);
 			in += (uint64_t)side[r];
 		}
-		for (uint32_t v = 0; v < 28; v++)
-			for (uint32_t j = g.off[v]; j < g.off[v + 1]; j++)
-				if (g.adj[j] > v && side[v] != side[g.adj[j]])
-					cut += g.mult[j];
 		CHECK_UINT(in, ==, 14);
-		CHECK_UINT(cut, ==, 10);
+		CHECK_UINT(cut_of(&g, side), ==, 10);
 		analyze_graph_release(&g);
 		topo_free(t);
 	}
