@@ -181,7 +181,7 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	if (res->unmatched_msgs)
 		fprintf(f, "  warning: %" PRIu64 " messages were sent but never received\n", res->unmatched_msgs);
 	if (res->unknown_requests)
-		fprintf(f, "  note: %" PRIu64 " waits/tests named requests the trace never created\n",
+		fprintf(f, "  note: %" PRIu64 " waits/tests named requests the trace never created or the replay had already completed\n",
 			res->unknown_requests);
 	if (res->cancels)
 		fprintf(f, "  cancels: %" PRIu64 " (%" PRIu64 " cancelled their request in replay)\n", res->cancels,

@@ -232,8 +232,14 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	 * partitions >= ranks, so each rank has one at least). */
 	n->x_rank = net_mpi_rank(n->sc.mpi);
 	n->x_size = net_mpi_size(n->sc.mpi);
-	if (n_parts < 1 || n_parts > R)
+	if (n_parts < 1 || n_parts > R) {
+		if (n->x_size > 1) /* raised to threads x ranks by flitnet_new */
+			return nl_errf(err, NL_ECONFIG,
+				       "partitions %u (at least threads x ranks, with %u MPI ranks): the network has %u "
+				       "routers, one at least per partition; expected fewer ranks or threads",
+				       n_parts, n->x_size, R);
 		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
+	}
 	n->own = calloc(n_parts, sizeof *n->own);
 	if (!n->own)
 		goto nomem;

@@ -118,6 +118,8 @@ const struct config *session_config(const nl_sim *s)
 
 int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 {
+	if (!s || !path)
+		return nl_errf(err, NL_EINVAL, "nl_sim_load_file: NULL %s", s ? "path" : "session");
 	NL_CHECK(config_load_file(&s->cfg, path, err));
 	session_reconfigured(s);
 	return 0;
@@ -125,6 +127,8 @@ int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 
 int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
 {
+	if (!s || !ini)
+		return nl_errf(err, NL_EINVAL, "nl_sim_load_string: NULL %s", s ? "text" : "session");
 	NL_CHECK(config_load_string(&s->cfg, ini, name ? name : "<string>", err));
 	session_reconfigured(s);
 	return 0;
@@ -132,6 +136,8 @@ int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_e
 
 int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
 {
+	if (!s || !key)
+		return nl_errf(err, NL_EINVAL, "nl_sim_set: NULL %s", s ? "key" : "session");
 	NL_CHECK(config_set(&s->cfg, key, value, "-s", err));
 	session_reconfigured(s);
 	return 0;
@@ -256,8 +262,18 @@ static int session_refuse_no_endpoints(const nl_sim *s, struct nl_err *err)
 
 int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
 {
+	if (!(rate >= 0 && rate <= 1)) /* NaN too */
+		return nl_errf(err, NL_ERANGE, "nl_sim_run_rate: rate %g: expected 0 <= rate <= 1", rate);
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
+	/* The results' configuration records the rate run, as the CLI's -s
+	 * injection_rate=R would (it is the resolved configuration). */
+	if (rate != s->tc.injection_rate) {
+		char txt[40];
+		snprintf(txt, sizeof txt, "%.17g", rate);
+		NL_CHECK(config_set(&s->cfg, "injection_rate", txt, "nl_sim_run_rate", err));
+		s->tc.injection_rate = rate;
+	}
 	NL_CHECK(session_refuse_no_endpoints(s, err));
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	int rc = session_point(s, rate, err);

@@ -352,6 +352,8 @@ fail:
 
 int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
 {
+	if (!s || !path)
+		return nl_errf(err, NL_EINVAL, "nl_sim_replay: NULL %s", s ? "path" : "session");
 	return session_replay(s, path, NULL, out, err);
 }
 

@@ -103,8 +103,11 @@ NL_API void nl_sim_free(nl_sim *s);
 
 /* Configuration. Each call validates what it sets against the key tables
  * (unknown key, bad value: NL_ECONFIG naming it) and on failure changes
- * nothing. Later calls override earlier ones. Changing the configuration
- * discards the last results and any message-level network. */
+ * nothing. Spec values (topology, routing_function, traffic) are text to
+ * these calls: they are checked when the session builds them (nl_sim_info,
+ * a run), as docs/configuration.md says. Later calls override earlier
+ * ones. Changing the configuration discards the last results and any
+ * message-level network. A NULL session, key or path is NL_EINVAL. */
 
 /* Read an INI file (BookSim2 key names, sections optional). */
 NL_API int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err);

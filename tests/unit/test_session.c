@@ -202,9 +202,36 @@ static void test_replay(void)
 	nl_sim_free(s);
 }
 
+/* nl_sim_run_rate: a rate outside 0..1 (or NaN) is refused as the CLI
+ * refuses it, and the JSON's configuration records the rate run, so it
+ * equals `netloom run -s injection_rate=R`'s (cfg_a's rate set instead). */
+static void test_run_rate(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_INT(nl_sim_set(s, NULL, NULL, &e), ==, NL_EINVAL);
+	CHECK_INT(nl_sim_load_file(s, NULL, &e), ==, NL_EINVAL);
+	CHECK_INT(nl_sim_replay(s, NULL, NULL, &e), ==, NL_EINVAL);
+	CHECK_OK(nl_sim_set(s, "topology=torus:k=4x4", NULL, &e), &e);
+	CHECK_OK(nl_sim_set(s, "seed=11", NULL, &e), &e);
+	CHECK_INT(nl_sim_run_rate(s, -0.1, NULL, &e), ==, NL_ERANGE);
+	CHECK_INT(nl_sim_run_rate(s, 0.0 / 0.0, NULL, &e), ==, NL_ERANGE);
+	CHECK_INT(nl_sim_run_rate(s, 1.5, NULL, &e), ==, NL_ERANGE);
+	CHECK_OK(nl_sim_run_rate(s, 0.3, NULL, &e), &e);
+	char *got = NULL;
+	CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &got, NULL, &e), &e);
+	char *want = run_json(cfg_a, &e);
+	CHECK(got && want && !strcmp(got, want));
+	free(got);
+	free(want);
+	nl_sim_free(s);
+}
+
 int main(void)
 {
 	TEST_RUN(test_config);
+	TEST_RUN(test_run_rate);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
 	TEST_RUN(test_two_threads);
