@@ -6,8 +6,10 @@
 #
 # netloom: hyperx:s=8x8x8,t=T (T = 8: Fig. 6's network) with `dal` and the
 # Fig. 6 router settings (benchmarks/validation/repro/hyperx_fig6.py),
-# uniform traffic at LOAD, shortened statistics (3 warm-up and at most 3
-# samples of 300 cycles, seed 0). Flit-hops/s = flit-hops / wall seconds
+# uniform traffic at LOAD, shortened statistics (warmup_periods = 3 and
+# max_samples = 3 of 300 cycles, seed 0: BookSim counts warm-up periods in
+# max_samples, so both simulators run three periods, 900 cycles, and
+# report the last). Flit-hops/s = flit-hops / wall seconds
 # from its summary line.
 # BookSim2: its nearest equivalent, flatfly_onchip k=8, n=3 with UGAL
 # (ugal_flatfly_onchip) and the same VCs, buffers, delays and statistics.

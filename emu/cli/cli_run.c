@@ -181,20 +181,22 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-/* max_samples at most warmup_periods: BookSim counts warm-up periods in
+/* max_samples below warmup_periods: BookSim counts warm-up periods in
  * max_samples, so every period is warm-up, nothing is measured, and each
- * point ends unstable ("Too many sample periods needed to converge"). */
+ * point ends unstable ("Too many sample periods needed to converge").
+ * With the two equal, warm-up ends with the last period, whose figures
+ * are reported (BookSim's too): no warning. */
 static bool run_warmup_only(const struct nl_sim_info *info)
 {
-	return info->warmup_periods > 0 && info->max_samples <= info->warmup_periods;
+	return info->warmup_periods > 0 && info->max_samples < info->warmup_periods;
 }
 
 static void run_warn_warmup_only(const struct nl_sim_info *info)
 {
 	if (run_warmup_only(info))
 		fprintf(stderr,
-			"netloom: warning: max_samples = %d <= warmup_periods = %d: every sample period is warm-up, "
-			"nothing is measured, and each point is reported unstable (BookSim's rule); expected max_samples > "
+			"netloom: warning: max_samples = %d < warmup_periods = %d: every sample period is warm-up, "
+			"nothing is measured, and each point is reported unstable (BookSim's rule); expected max_samples >= "
 			"warmup_periods\n",
 			info->max_samples, info->warmup_periods);
 }

@@ -180,11 +180,15 @@ def case_warmup_only():
     for cmd, extra in (("run", ()), ("sweep", ("--rates", "0.1:0.1:0.1"))):
         p = run(cmd, *SMALL, "-s", "warmup_periods=3", "-s", "max_samples=2", *extra)
         eq(f"{cmd}: warning", p.stderr.decode(),
-           "netloom: warning: max_samples = 2 <= warmup_periods = 3: every sample period is warm-up, nothing is "
-           "measured, and each point is reported unstable (BookSim's rule); expected max_samples > warmup_periods\n")
+           "netloom: warning: max_samples = 2 < warmup_periods = 3: every sample period is warm-up, nothing is "
+           "measured, and each point is reported unstable (BookSim's rule); expected max_samples >= warmup_periods\n")
         check(f"{cmd}: table label: {p.stdout.decode()!r}", "no (warm-up only)" in p.stdout.decode())
-        p = run(cmd, *SMALL, "-s", "warmup_periods=3", "-s", "max_samples=4", *extra)
-        eq(f"{cmd}: no warning with max_samples > warmup_periods", p.stderr, b"")
+        # Equal: warm-up ends with the last period, whose figures are
+        # reported (a stable point, as BookSim reports it).
+        p = run(cmd, *SMALL, "-s", "warmup_periods=3", "-s", "max_samples=3", *extra)
+        eq(f"{cmd}: no warning with max_samples = warmup_periods", p.stderr, b"")
+        check(f"{cmd}: stable with max_samples = warmup_periods: {p.stdout.decode()!r}",
+              p.stdout.decode().splitlines()[2].endswith(" yes"))
 
 
 def case_booksim_invalid_values():
