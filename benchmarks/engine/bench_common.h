@@ -32,9 +32,9 @@ static inline int bench_point(const char *const *kv, const char *const *extra, s
 	memset(pt, 0, sizeof *pt);
 	config_init(&cfg, bench_tables, sizeof bench_tables / sizeof *bench_tables);
 	for (int i = 0; kv[i] && r == 0; i++)
-		r = config_set(&cfg, kv[i], NULL, "bench", &e);
+		r = config_set(&cfg, kv[i], NULL, "setting", &e);
 	for (int i = 0; extra && extra[i] && r == 0; i++)
-		r = config_set(&cfg, extra[i], NULL, "bench", &e);
+		r = config_set(&cfg, extra[i], NULL, "setting", &e);
 	if (r == 0)
 		r = net_run_point_cfg(&cfg, pt, &e);
 	if (r < 0)

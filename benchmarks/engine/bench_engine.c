@@ -19,6 +19,13 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "speed";
 	struct net_point pt;
+	/* Only wheel takes a rate: speed and memory are the README's fixed
+	 * points, so anything more is refused rather than ignored. */
+	if (argc > 3 || (argc > 2 && strcmp(mode, "wheel")) ||
+	    (argc > 2 && strncmp(argv[2], "injection_rate=", 15))) {
+		fprintf(stderr, "usage: bench_engine speed|memory|wheel [injection_rate=R] (the rate: wheel only)\n");
+		return 2;
+	}
 
 	if (!strcmp(mode, "speed")) {
 		const char *kv[] = {"topology=torus:k=32x32", BENCH_BOOKSIM_TORUS, "injection_rate=0.05", "seed=0", NULL};
@@ -67,6 +74,6 @@ int main(int argc, char **argv)
 		net_point_release(&pt);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench_engine speed|memory|wheel [injection_rate=R]\n");
+	fprintf(stderr, "usage: bench_engine speed|memory|wheel [injection_rate=R] (the rate: wheel only)\n");
 	return 2;
 }

@@ -45,6 +45,8 @@
 # figures were first taken (1-flit packets: it never takes effect); BookSim
 # runs the same file without the line.
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: booksim_topos.sh NETLOOM speed|memory|vs CASE LOAD (see the header)"; exit 0 ;; esac
+[ $# -ge 4 ] || { echo "usage: booksim_topos.sh NETLOOM speed|memory|vs CASE LOAD (see the header)" >&2; exit 2; }
 . "$(dirname "$0")/bench_lib.sh"
 netloom=$1
 mode=$2

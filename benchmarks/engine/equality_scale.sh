@@ -20,6 +20,8 @@
 # these networks (docs/validation.md), so a latency run would never drain.
 # Last line: flit-hops per second, peak memory per endpoint, accepted rate.
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]"; exit 0 ;; esac
+[ $# -ge 1 ] || { echo "usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]" >&2; exit 2; }
 netloom=${1:?usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]}
 size=${2:-128k}
 cycles=${3:-10000}

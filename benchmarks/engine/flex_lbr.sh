@@ -12,6 +12,8 @@
 # UGAL), so the nearest BookSim2 run is min_anynet on this exported graph;
 # benchmarks/README.md has both figures and the commands.
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: flex_lbr.sh NETLOOM ROUTING LOAD | flex_lbr.sh NETLOOM anynet FILE"; exit 0 ;; esac
+[ $# -ge 3 ] || { echo "usage: flex_lbr.sh NETLOOM ROUTING LOAD | flex_lbr.sh NETLOOM anynet FILE" >&2; exit 2; }
 . "$(dirname "$0")/bench_lib.sh"
 netloom=$1
 topo=flex:nx=6,ny=6,nz=3,p=10

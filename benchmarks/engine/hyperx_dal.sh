@@ -21,6 +21,8 @@
 # the process's CPU seconds measured by the caller; here, over wall time.
 # Runs in a temporary directory (BookSim writes nothing else).
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: hyperx_dal.sh NETLOOM netloom LOAD [T] | hyperx_dal.sh BOOKSIM booksim LOAD [T]"; exit 0 ;; esac
+[ $# -ge 3 ] || { echo "usage: hyperx_dal.sh NETLOOM netloom LOAD [T] | hyperx_dal.sh BOOKSIM booksim LOAD [T]" >&2; exit 2; }
 . "$(dirname "$0")/bench_lib.sh"
 bin=$1
 mode=$2

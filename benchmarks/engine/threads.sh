@@ -9,6 +9,8 @@
 # uniform 0.3), small (16x16 torus: where a cycle is too short for two
 # threads to pay).
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: threads.sh NETLOOM [N] [CASE]"; exit 0 ;; esac
+[ $# -ge 1 ] || { echo "usage: threads.sh NETLOOM [N] [CASE]" >&2; exit 2; }
 netloom=${1:?usage: threads.sh NETLOOM [N] [CASE]}
 threads=${2:-2}
 case=${3:-torus64}

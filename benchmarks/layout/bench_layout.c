@@ -30,7 +30,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_layout LABEL SPEC ITERATIONS\n");
 		return 2;
 	}
-	uint64_t iters = strtoull(argv[3], NULL, 10);
+	char *end;
+	uint64_t iters = strtoull(argv[3], &end, 10);
+	if (!*argv[3] || *end || !iters) {
+		fprintf(stderr, "bench_layout: ITERATIONS '%s': expected a positive integer\n", argv[3]);
+		return 2;
+	}
 	const struct layout_model *m = layout_model_find("fujiwara", &e);
 	if (!m || topo_new(argv[2], &t, &e) < 0 || layout_pack(&lo, t, NULL, 0, &e) < 0) {
 		fprintf(stderr, "bench_layout: %s\n", e.msg);

@@ -5,6 +5,8 @@
 # the two peaks must be about equal. The last line is the ratio.
 # usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]"; exit 0 ;; esac
+[ $# -ge 2 ] || { echo "usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]" >&2; exit 2; }
 netloom=$1
 mk=$2
 iters=${3:-10000}

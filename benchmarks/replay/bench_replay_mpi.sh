@@ -12,6 +12,8 @@
 # Needs mpirun (exit 77 without); runs as root and with more ranks than
 # cores (the figure is then meaningless), as the engine's mpi.sh does.
 set -euo pipefail
+case ${1:-} in -h | --help) echo "usage: bench_replay_mpi.sh NETLOOM REPLAY_MKTRACE [RANKS]"; exit 0 ;; esac
+[ $# -ge 2 ] || { echo "usage: bench_replay_mpi.sh NETLOOM REPLAY_MKTRACE [RANKS]" >&2; exit 2; }
 netloom=$1
 mk=$2
 ranks=${3:-2}

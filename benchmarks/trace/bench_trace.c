@@ -162,7 +162,13 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (!strcmp(mode, "write")) {
-		uint64_t per = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
+		char *end = "";
+		uint64_t per = argc > 2 ? strtoull(argv[2], &end, 10) : 1000000;
+		if (!per || *end) {
+			fprintf(stderr, "bench_trace: write OPS '%s': expected a positive integer\n", argv[2]);
+			unlink(path);
+			return 2;
+		}
 		double s = write_archive(path, per, &e);
 		if (s < 0) {
 			fprintf(stderr, "bench_trace: %s\n", e.msg);
