@@ -166,10 +166,6 @@ static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 	return 0;
 }
 
-/* A network size key (k, n, c) as the one integer BookSim reads: a vector
- * or a word there is refused with its line, not read as 0. */
-static int bs_size(const char *path, struct bs_file *bf, const char *key, long *out, struct nl_err *err);
-
 /* Effective value of a key: the file's, else BookSim's default. */
 static const char *bs_get(struct bs_file *bf, const char *key)
 {
@@ -182,6 +178,24 @@ static const char *bs_get(struct bs_file *bf, const char *key)
 		if (!strcmp(bs_defaults[i][0], key))
 			return bs_defaults[i][1];
 	return NULL;
+}
+
+/* A network size key (k, n, c) as the one integer BookSim reads: a vector
+ * or a word there is refused with its line, not read as 0. */
+static int bs_size(const char *path, struct bs_file *bf, const char *key, long *out, struct nl_err *err)
+{
+	const char *v = bs_get(bf, key);
+	char *end;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (end != v && !*end && !errno)
+		return 0;
+	int line = 0;
+	for (int i = 0; i < bf->n; i++)
+		if (!strcmp(bf->kv[i].key, key))
+			line = bf->kv[i].line;
+	return nl_errf(err, NL_ECONFIG, "%s:%d: '%s = %s': expected one integer (BookSim reads %s as an int)", path,
+		       line, key, v, key);
 }
 
 static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char *key, const char *why, int *n)
@@ -199,22 +213,6 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 	else
 		fprintf(warn, "netloom: %s: cannot map '%s': %s\n", path, key, why);
 	(*n)++;
-}
-
-static int bs_size(const char *path, struct bs_file *bf, const char *key, long *out, struct nl_err *err)
-{
-	const char *v = bs_get(bf, key);
-	char *end;
-	errno = 0;
-	*out = strtol(v, &end, 10);
-	if (end != v && !*end && !errno)
-		return 0;
-	int line = 0;
-	for (int i = 0; i < bf->n; i++)
-		if (!strcmp(bf->kv[i].key, key))
-			line = bf->kv[i].line;
-	return nl_errf(err, NL_ECONFIG, "%s:%d: '%s = %s': expected one integer (BookSim reads %s as an int)", path,
-		       line, key, v, key);
 }
 
 /* Write `key = val` if netloom accepts the value; otherwise name it as
@@ -590,18 +588,9 @@ static void bs_cmesh(const char *path, FILE *warn, struct bs_file *bf, long k, l
 	*chan = strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1 ? c / nd : 1;
 }
 
-/* Build what the INI will describe (the topology, the routing function
- * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is
- * named here, with netloom's reason, and left out, not found by `netloom
- * run` later. traffic NULL: nothing to check.
- *
- * What is left out must still leave a file that runs (issue 11 part 6):
- * without a topology netloom's default network is simulated, and a routing
- * function that only ran on the dropped one is dropped with it; without a
- * routing function the first of bs_fallback_routes that runs on the
- * network is written, and `route_note` says why in the INI. The exit
- * status already says the file is not BookSim's network. */
-static const char *const bs_fallback_routes[] = {NULL /* netloom's default */, "min", "min:classes=none"};
+/* What a converted file routes with when BookSim's routing function is
+ * not mapped, in order of preference (NULL: netloom's default). */
+static const char *const bs_fallback_routes[] = {NULL, "min", "min:classes=none"};
 
 /* The default netloom gives `key` when a file leaves it out. */
 static const char *bs_default(const char *key)
@@ -617,6 +606,17 @@ static const char *bs_default(const char *key)
 	return def ? def->defval : NULL;
 }
 
+/* Build what the INI will describe (the topology, the routing function
+ * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is
+ * named here, with netloom's reason, and left out, not found by `netloom
+ * run` later. traffic NULL: nothing to check.
+ *
+ * What is left out must still leave a file that runs (issue 11 part 6):
+ * without a topology netloom's default network is simulated, and a routing
+ * function that only ran on the dropped one is dropped with it; without a
+ * routing function the first of bs_fallback_routes that runs on the
+ * network is written, and `route_note` says why in the INI. The exit
+ * status already says the file is not BookSim's network. */
 static void bs_check(const char *path, FILE *warn, struct bs_file *bf, char *topo, char *route, size_t route_cap,
 		     char *traffic, long n_vcs, char *route_note, size_t note_cap, int *n)
 {
