@@ -3,14 +3,11 @@
  *
  *   netloom layout SPEC --svg OUT [--longest N] [--lengths OUT] [layout options]
  */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
@@ -208,59 +205,15 @@ struct lay_out {
 static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
 {
 	int rc = 0;
-	size_t i;
-	for (i = 0; i < n && rc == 0; i++) {
-		if (!strcmp(o[i].path, "-"))
-			continue;
-		size_t plen = strlen(o[i].path);
-		o[i].tmp = malloc(plen + 16);
-		if (!o[i].tmp) {
-			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", o[i].path);
-			break;
-		}
-		snprintf(o[i].tmp, plen + 16, "%s.tmpXXXXXX", o[i].path);
-		int fd = mkstemp(o[i].tmp);
-		if (fd < 0) {
-			rc = nl_errf(err, NL_EIO, "%s: cannot create the file: %s", o[i].path, strerror(errno));
-			free(o[i].tmp);
-			o[i].tmp = NULL;
-			break;
-		}
-		const char *p = o[i].buf;
-		size_t left = o[i].len;
-		while (left && rc == 0) {
-			ssize_t w = write(fd, p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				rc = nl_errf(err, NL_EIO, "%s: write failed: %s", o[i].path, strerror(errno));
-			else {
-				p += w;
-				left -= (size_t)w;
-			}
-		}
-		if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
-			rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", o[i].path, strerror(errno));
-		fchmod(fd, 0644); /* mkstemp makes 0600; results are ordinary files */
-		close(fd);
-	}
-	for (i = 0; i < n && rc == 0; i++) {
-		if (!o[i].tmp)
-			continue;
-		if (rename(o[i].tmp, o[i].path) != 0) {
-			rc = nl_errf(err, NL_EIO, "%s: cannot replace the file: %s", o[i].path, strerror(errno));
-			break;
-		}
-		free(o[i].tmp);
-		o[i].tmp = NULL;
-	}
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (strcmp(o[i].path, "-"))
+			rc = out_stage(o[i].path, o[i].buf, o[i].len, &o[i].tmp, err);
+	for (size_t i = 0; i < n && rc == 0; i++)
 		if (o[i].tmp)
-			unlink(o[i].tmp);
-		free(o[i].tmp);
-		o[i].tmp = NULL;
-	}
-	for (i = 0; i < n && rc == 0; i++)
+			rc = out_commit(&o[i].tmp, o[i].path, err);
+	for (size_t i = 0; i < n; i++)
+		out_unstage(&o[i].tmp);
+	for (size_t i = 0; i < n && rc == 0; i++)
 		if (!strcmp(o[i].path, "-"))
 			rc = out_write_atomic("-", o[i].buf, o[i].len, err);
 	return rc;

@@ -44,6 +44,58 @@ int out_check_writable(const char *path, struct nl_err *err)
 	return 0;
 }
 
+int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err)
+{
+	int fd = out_tmp_open(path, tmp, err);
+	if (fd < 0)
+		return fd;
+	const char *p = data;
+	size_t left = len;
+	int rc = 0;
+	while (left && rc == 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
+		} else {
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
+		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", path, strerror(errno));
+	/* mkstemp makes 0600; results are ordinary files. */
+	fchmod(fd, 0644);
+	close(fd);
+	if (rc < 0) {
+		out_unstage(tmp);
+		return rc;
+	}
+	return 0;
+}
+
+int out_commit(char **tmp, const char *path, struct nl_err *err)
+{
+	if (rename(*tmp, path) != 0) {
+		int e = errno;
+		out_unstage(tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot replace file: %s", path, strerror(e));
+	}
+	free(*tmp);
+	*tmp = NULL;
+	return 0;
+}
+
+void out_unstage(char **tmp)
+{
+	if (!*tmp)
+		return;
+	unlink(*tmp);
+	free(*tmp);
+	*tmp = NULL;
+}
+
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err)
 {
 	if (!strcmp(path, "-")) {
@@ -51,45 +103,9 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 			return nl_errf(err, NL_EIO, "stdout: write failed: %s", strerror(errno));
 		return 0;
 	}
-
 	char *tmp;
-	int fd = out_tmp_open(path, &tmp, err);
-	if (fd < 0)
-		return fd;
-	const char *p = data;
-	size_t left = len;
-	while (left) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(e));
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	if (fsync(fd) != 0 && errno != EINVAL) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return nl_errf(err, NL_EIO, "%s: sync failed: %s", path, strerror(e));
-	}
-	/* mkstemp makes 0600; results are ordinary files. */
-	fchmod(fd, 0644);
-	close(fd);
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		free(tmp);
-		return nl_errf(err, NL_EIO, "%s: cannot replace file: %s", path, strerror(e));
-	}
-	free(tmp);
-	return 0;
+	NL_CHECK(out_stage(path, data, len, &tmp, err));
+	return out_commit(&tmp, path, err);
 }
 
 char *out_json_string(const struct json_t *doc)

@@ -15,6 +15,15 @@ struct json_t;
 /* Replace `path` with `len` bytes of `data`, atomically. "-" writes stdout. */
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err);
 
+/* out_write_atomic in two steps, for several files written together or
+ * not at all: out_stage writes data to a temporary file beside `path`
+ * (synced, mode 0644; *tmp its malloc'd name); out_commit renames it over
+ * `path` (and frees *tmp); out_unstage removes a staged file (NULL: none)
+ * and frees its name. Both set *tmp to NULL when done with it. */
+int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
+int out_commit(char **tmp, const char *path, struct nl_err *err);
+void out_unstage(char **tmp);
+
 /* Can out_write_atomic create its temporary file beside `path`? Tried
  * and removed at once, so a command whose output cannot be written fails
  * before its work, not after ("-" is always fine). Its message is the
