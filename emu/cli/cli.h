@@ -180,4 +180,9 @@ int cli_layout_main(int argc, char **argv);
  * a negative error. */
 int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err);
 
+/* Text as XML/HTML character data or attribute value (& < > " ' escaped):
+ * names and specs may hold any character (graph:file=a&b<c.edges). NULL
+ * writes nothing. */
+void cli_xml_escape(FILE *f, const char *s);
+
 #endif

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cli_compare_html.h"
 #include "core/output.h"
 
@@ -29,18 +30,6 @@ struct html {
 	size_t n_sys, n_wl;
 };
 
-static void h_esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
 
 /* A name inside a gnuplot double-quoted string (noenhanced text). */
 static void gp_str(FILE *f, const char *s)
@@ -289,14 +278,14 @@ static void h_tables_runtime(struct html *h)
 		   "against the best system</caption>\n<tr><th>workload</th>");
 	for (size_t y = 0; y < h->n_sys; y++) {
 		fputs("<th>", f);
-		h_esc(f, jstr(json_array_get(h->sys, y), "name"));
+		cli_xml_escape(f, jstr(json_array_get(h->sys, y), "name"));
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
 	for (size_t w = 0; w < h->n_wl; w++) {
 		const json_t *wl = json_array_get(h->wl, w);
 		fputs("<tr><th>", f);
-		h_esc(f, jstr(wl, "name"));
+		cli_xml_escape(f, jstr(wl, "name"));
 		fputs(" (weight ", f);
 		h_num(h, jnum(wl, "weight"), 1, "%g", "workloads/%zu/weight", w);
 		fputs(")</th>", f);
@@ -305,7 +294,7 @@ static void h_tables_runtime(struct html *h)
 			const json_t *c = h_cell(h, w, y);
 			if (strcmp(jstr(c, "status"), "ok")) {
 				fprintf(f, "<td class=\"failed\" data-k=\"cells/%zu/status\">", i);
-				h_esc(f, jstr(c, "status"));
+				cli_xml_escape(f, jstr(c, "status"));
 				fputs("</td>", f);
 				continue;
 			}
@@ -341,11 +330,11 @@ static void h_tables_systems(struct html *h)
 	for (size_t y = 0; y < h->n_sys; y++) {
 		const json_t *o = json_array_get(h->sys, y);
 		fputs("<tr><th>", f);
-		h_esc(f, jstr(o, "name"));
+		cli_xml_escape(f, jstr(o, "name"));
 		fputs("</th><td><code>", f);
-		h_esc(f, jstr(o, "topology"));
+		cli_xml_escape(f, jstr(o, "topology"));
 		fputs("</code></td><td><code>", f);
-		h_esc(f, jstr(o, "routing"));
+		cli_xml_escape(f, jstr(o, "routing"));
 		fputs("</code></td><td>", f);
 		h_num(h, jnum(o, "endpoints"), 1, "%.0f", "systems/%zu/endpoints", y);
 		for (size_t i = 0; i < 6; i++) {
@@ -372,12 +361,12 @@ static void h_tables_links(struct html *h)
 		const json_t *c = json_array_get(h->cells, i), *bl = json_object_get(c, "busiest_links");
 		const json_t *top = json_object_get(bl, "top");
 		fputs("<tr><td>", f);
-		h_esc(f, jstr(c, "workload"));
+		cli_xml_escape(f, jstr(c, "workload"));
 		fputs("</td><td>", f);
-		h_esc(f, jstr(c, "system"));
+		cli_xml_escape(f, jstr(c, "system"));
 		if (!json_array_size(top)) {
 			fputs("</td><td colspan=\"5\">none counted: ", f);
-			h_esc(f, json_object_get(bl, "unavailable") ? jstr(bl, "unavailable") : jstr(c, "status"));
+			cli_xml_escape(f, json_object_get(bl, "unavailable") ? jstr(bl, "unavailable") : jstr(c, "status"));
 			fputs("</td></tr>\n", f);
 			continue;
 		}
@@ -392,11 +381,11 @@ static void h_tables_links(struct html *h)
 			fputs(" &rarr; ", f);
 			h_num(h, jnum(l, "peer_router"), 1, "%.0f", "cells/%zu/busiest_links/top/%zu/peer_router", i, r);
 			fputs("</td><td>", f);
-			h_esc(f, jstr(l, "class"));
+			cli_xml_escape(f, jstr(l, "class"));
 			fputs("</td><td>", f);
 			h_num(h, jnum(l, "use"), 1, "%.0f", "cells/%zu/busiest_links/top/%zu/use", i, r);
 			fputs(" ", f);
-			h_esc(f, jstr(bl, "unit"));
+			cli_xml_escape(f, jstr(bl, "unit"));
 			fputs("</td><td>", f);
 			h_num(h, jnum(l, "share"), 100, "%.2f%%", "cells/%zu/busiest_links/top/%zu/share", i, r);
 			fputs("</td></tr>\n", f);
@@ -441,7 +430,7 @@ int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	FILE *f = h.f;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>netloom compare: ", f);
-	h_esc(f, jstr(st, "path"));
+	cli_xml_escape(f, jstr(st, "path"));
 	fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}\n"
 	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:0.25em 0.6em;"
 	      "text-align:right}th{background:#eef}caption{font-weight:bold;text-align:left;padding:0.3em 0}\n"
@@ -449,20 +438,20 @@ int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err)
 	      ".limits{border-left:4px solid #c80;padding:0.4em 0.8em;background:#fff8e8}\n"
 	      ".noplot{color:#666;font-style:italic}\n</style></head><body>\n<h1>netloom compare: ",
 	      f);
-	h_esc(f, jstr(st, "path"));
+	cli_xml_escape(f, jstr(st, "path"));
 	fputs("</h1>\n<p>Backend <b>", f);
-	h_esc(f, jstr(st, "backend"));
+	cli_xml_escape(f, jstr(st, "backend"));
 	fputs("</b>, ", f);
 	h_num(&h, jnum(st, "seeds"), 1, "%.0f", "study/seeds");
 	fputs(" placement seed(s), cost preset <b>", f);
-	h_esc(f, jstr(st, "preset"));
+	cli_xml_escape(f, jstr(st, "preset"));
 	fputs("</b>, reference system <b>", f);
-	h_esc(f, jstr(st, "reference"));
+	cli_xml_escape(f, jstr(st, "reference"));
 	fputs("</b>; netloom ", f);
-	h_esc(f, jstr(doc, "netloom_version"));
+	cli_xml_escape(f, jstr(doc, "netloom_version"));
 	fputs(". Definitions: docs/procurement.md.</p>\n<p class=\"limits\">Contention: ", f);
 	/* The analytic backend's limits stand next to its figures (issue 15). */
-	h_esc(f, jstr(st, "contention"));
+	cli_xml_escape(f, jstr(st, "contention"));
 	if (!strcmp(jstr(st, "backend"), "analytic"))
 		fputs(". Runtimes are a latency-bandwidth model's (no packets, buffers, flow control or adaptive "
 		      "routing): systems can tie where a flit-level network would differ, and slowdowns under load "

@@ -58,21 +58,6 @@ static void lay_cell_xy(const struct layout *lo, const struct layout_model *m, u
 	*y = LAY_MARGIN + 30 + (cell / lo->cols) * m->cab_depth_m * LAY_PX + 0.3 * LAY_PX;
 }
 
-/* Text as XML character data or attribute value: a spec may hold any
- * character (graph:file=a&b<c.edges). */
-static void lay_xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default: fputc(*s, f); break;
-		}
-	}
-}
 
 /* Render the floor plan into *out (malloc'd, *out_len bytes). */
 static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
@@ -108,11 +93,11 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">", LAY_MARGIN,
 		LAY_MARGIN - 16);
-	lay_xml_text(f, t->spec);
+	cli_xml_escape(f, t->spec);
 	fprintf(f, "</text>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (", LAY_MARGIN,
 		LAY_MARGIN, lo->n_cabinets);
-	lay_xml_text(f, lo->rule->name);
+	cli_xml_escape(f, lo->rule->name);
 	fprintf(f, ", %s), red: the %u longest of %u cables</text>\n", lo->is_annealed ? "annealed" : "rule order",
 		longest < n ? longest : n, n);
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {

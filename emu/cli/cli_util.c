@@ -157,3 +157,17 @@ int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 		NL_CHECK(config_set(cfg, o->sets[i], NULL, "-s", err));
 	return 0;
 }
+
+void cli_xml_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
