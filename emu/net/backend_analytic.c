@@ -259,6 +259,12 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
 		goto fail;
 	}
+	if (a->p.hop_latency_ns > 0 && !t) { /* no routers to count: it would be ignored */
+		rc = nl_errf(err, NL_ECONFIG,
+			     "hop_latency_ns = %g needs a topology (set 'topology', e.g. torus:k=4x4)",
+			     a->p.hop_latency_ns);
+		goto fail;
+	}
 	if (a->p.calibration[0] && !a->p.ideal) {
 		rc = net_cal_load(a->p.calibration, a->p.calibration_ranks, &a->cal, &a->cal_x, err);
 		if (rc < 0)
@@ -543,8 +549,10 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 		 * an unpacketised model would otherwise queue it behind whole
 		 * messages, where packets would let it pass (Open MPI's shared
 		 * memory moves large data outside the queue the control
-		 * fragments use). It still crosses the cables. */
-		done = now_ps + a->latency_ps + (path - h * a->hop_ps);
+		 * fragments use). It still crosses the route: its routers'
+		 * hop latency and its cables, as with link_model = none, so an
+		 * idle network gives none's time (docs/replay.md). */
+		done = now_ps + a->latency_ps + path;
 	} else {
 		if (!t && (analytic_grow_endpoints(a, src_ep) < 0 || analytic_grow_endpoints(a, dst_ep) < 0))
 			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");

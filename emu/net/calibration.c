@@ -55,8 +55,10 @@ int net_cal_load(const char *path, uint64_t calibration_ranks, struct net_cal *o
 	long long ranks = (long long)calibration_ranks;
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc && je.line < 1) /* not read at all: jansson's text names the file and why */
+		return nl_errf(err, NL_EIO, "key 'calibration': %s", je.text);
 	if (!doc)
-		return nl_errf(err, NL_EFORMAT, "calibration %s:%d: %s", path, je.line, je.text);
+		return nl_errf(err, NL_EFORMAT, "key 'calibration': %s:%d: %s", path, je.line, je.text);
 	json_t *run = NULL, *runs = json_object_get(doc, "runs");
 	if (json_is_array(runs)) {
 		size_t i;

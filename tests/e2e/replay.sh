@@ -176,6 +176,19 @@ expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
+# A rendezvous message (1 MB: RTS, CTS, data) on an idle network takes
+# link_model none's time with endpoint and links too: the empty control
+# messages pay the route's hop latency (they skipped it, 0.1 us less).
+printf 'netloom-trace 1\nranks 2\napplication "rv"\nrank 0\ninit t=0 dur=0\nsend t=0 dur=0 peer=1 tag=2 bytes=1000000\nfinalize t=0 dur=0\nrank 1\ninit t=0 dur=0\nrecv t=0 dur=0 peer=0 tag=2 bytes=1000000\nfinalize t=0 dur=0\n' > "$dir/rv.txt"
+"$netloom" trace encode "$dir/rv.txt" "$dir/rv.nlt" || fail "encode rv"
+for lm in none endpoint links; do
+  "$netloom" replay "$dir/rv.nlt" -s topology=torus:k=4x4 -s hop_latency_ns=50 -s link_model=$lm --json "$dir/rv.json" > /dev/null ||
+    fail "rendezvous $lm exit $?"
+  expect_eq "rendezvous on an idle network, link_model $lm" "$(json "$dir/rv.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" 83150000
+done
+out=$("$netloom" replay "$dir/rv.nlt" -s hop_latency_ns=50 2>&1); rc=$?
+expect_eq "hop latency without a topology exit" $rc 2
+expect_eq "hop latency without a topology" "$out" "netloom: hop_latency_ns = 50 needs a topology (set 'topology', e.g. torus:k=4x4)"
 # An output path that cannot be written fails before the replay: nothing
 # on stdout.
 for opt in --json --svg; do

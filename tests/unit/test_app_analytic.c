@@ -367,7 +367,7 @@ static void test_calibration(void)
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": 2e-6}], \"exchange\": 3}",
 		 "expected a 'exchange' array"},
-		{"{\"ranks\": 2, \"one_way\": [", "calibration "},
+		{"{\"ranks\": 2, \"one_way\": [", "key 'calibration': "},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		path = test_write_tmp(bad[i].json);
@@ -379,7 +379,9 @@ static void test_calibration(void)
 		unlink(path);
 	}
 	const char *const missing[] = {"calibration=/nonexistent/cal.json", NULL};
-	CHECK_ERR(bk_open(&k, NULL, missing), NL_EFORMAT, &k.err, "calibration /nonexistent/cal.json");
+	/* Not read at all: the key and jansson's reason, no line number. */
+	CHECK_ERR(bk_open(&k, NULL, missing), NL_EIO, &k.err,
+		  "key 'calibration': unable to open /nonexistent/cal.json: No such file or directory");
 	bk_close(&k);
 }
 
