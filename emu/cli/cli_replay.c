@@ -505,7 +505,9 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 			100.0 * session_comm_share(res), link, load);
 	}
 	fprintf(f, "\n  comm_share: the ranks' time in MPI calls (communication and waiting) over their run time;\n"
-		   "  load: the busiest link's flits per cycle over the run\n");
+		   "  load: the share of the run the busiest link was busy (%s)\n",
+		   strcmp(backend, "flit") ? "any channel: injection, router to router, ejection"
+					   : "router to router: its flits per cycle");
 }
 
 static void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, size_t n,
