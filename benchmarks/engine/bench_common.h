@@ -3,6 +3,7 @@
 #ifndef NETLOOM_BENCH_COMMON_H
 #define NETLOOM_BENCH_COMMON_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,18 @@ static const struct config_table *const bench_tables[] = {
 	&traffic_table,
 	&net_sim_table,
 };
+
+/* For a check that takes no arguments: -1 to go on; else the exit status
+ * (its usage on stdout for -h/--help, 0; on stderr otherwise, 2). */
+static inline int bench_no_args(int argc, char **argv)
+{
+	if (argc < 2)
+		return -1;
+	const bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
+	fprintf(help ? stdout : stderr, "usage: %s (no arguments: runs the whole check; see the file's header)\n",
+		argv[0]);
+	return help ? 0 : 2;
+}
 
 /* Run one point of the configuration kv[] (NULL-terminated) plus the
  * extra overrides. Returns 0 or prints the error and returns its code. */

@@ -15,9 +15,7 @@
  * unstable, and post-saturation throughput must be within 5%.
  * Exit status 1 on any miss; the summary is the last line. */
 #include <math.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "../engine/bench_common.h"
 
@@ -42,13 +40,9 @@ static const struct ref refs[] = {
 
 int main(int argc, char **argv)
 {
-	/* Fixed checks: no options. */
-	if (argc > 1) {
-		const bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
-		fprintf(help ? stdout : stderr, "usage: %s (no arguments: runs the whole check; see the file's header)\n",
-			argv[0]);
-		return help ? 0 : 2;
-	}
+	int usage = bench_no_args(argc, argv);
+	if (usage >= 0)
+		return usage;
 	int misses = 0, n_lat = 0;
 	double worst = 0;
 

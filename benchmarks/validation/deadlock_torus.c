@@ -6,21 +6,15 @@
  * saturated, moving network. tests/unit/test_deadlock.c runs the same
  * for 25,000 cycles (it also runs under the sanitizers).
  * Exit status 1 on any report; the summary is the last line. */
-#include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "../engine/bench_common.h"
 
 int main(int argc, char **argv)
 {
-	/* Fixed checks: no options. */
-	if (argc > 1) {
-		const bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
-		fprintf(help ? stdout : stderr, "usage: %s (no arguments: runs the whole check; see the file's header)\n",
-			argv[0]);
-		return help ? 0 : 2;
-	}
+	int usage = bench_no_args(argc, argv);
+	if (usage >= 0)
+		return usage;
 	static const char *const bufs[] = {"vc_buf_size=1", "vc_buf_size=2"};
 	static const char *const seeds[] = {"seed=1", "seed=2", "seed=3", "seed=4"};
 	int bad = 0, runs = 0;
