@@ -299,25 +299,16 @@ static void cmp_where(const struct cmp *c, const struct cmp_sys *s, const char *
 static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, const char *rf)
 {
 	struct nl_err err = {0};
-	struct router_cfg rc;
 	char where[1200];
 	const char *spec = rf ? rf : session_pick_routing(sim->topo);
 	if (!s->routing)
 		s->routing = strdup(spec ? spec : "none");
 	if (!spec || !strcmp(spec, "none"))
 		return;
-	if (config_bind(&sim->cfg, &net_router_table, &rc, &err) < 0) {
-		cmp_problem(c, "%s: [system %s]: %s", c->path, s->name, err.msg);
-		return;
-	}
-	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
-	struct route *r;
 	cmp_where(c, s, rf ? "routing_function" : "topology", where, sizeof where);
-	if (route_new(spec, sim->topo, vcs, &r, &err) < 0)
+	if (session_route_check(sim, sim->topo, spec, &err) < 0)
 		cmp_problem(c, "%s key 'routing_function': value '%s'%s: %s", where, spec,
 			    rf ? "" : " (picked for the family: key unset)", err.msg);
-	else
-		route_free(r);
 }
 
 /* "FILE:LINE" of a key the study sets, "FILE" for a default. */

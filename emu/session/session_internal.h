@@ -82,6 +82,11 @@ void session_net_close(nl_sim *s);
  * sessions use when the configuration names none. */
 const char *session_pick_routing(const struct topo *t);
 
+/* Build routing function `spec` on t with the VCs a flit network gives it
+ * (num_vcs / traffic_classes of s's configuration): the registry's checks,
+ * before any run; nothing kept. */
+int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err);
+
 /* The emu/place policy of key `placement` (not linear) for topology t, or
  * a one-line NL_ECONFIG (unknown name with the choices; no topology). */
 struct place_ops;

@@ -216,12 +216,21 @@ static int session_check_routing(nl_sim *s, struct nl_err *err)
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(rf, ":"), rf);
 		return route_find(name, err) ? 0 : nl_err_prefix(err, "key 'routing_function'");
 	}
+	if (session_route_check(s, s->replay_topo, rf, err) < 0)
+		return nl_err_prefix(err, "key 'routing_function'");
+	return 0;
+}
+
+/* Build routing function `spec` on t with the VCs a flit network gives it
+ * (num_vcs / traffic_classes): the registry's own checks (family, VC
+ * classes), nothing kept. */
+int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err)
+{
 	struct router_cfg rc;
 	NL_CHECK(config_bind(&s->cfg, &net_router_table, &rc, err));
-	struct route *r = NULL;
 	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
-	if (route_new(rf, s->replay_topo, vcs, &r, err) < 0)
-		return nl_err_prefix(err, "key 'routing_function'");
+	struct route *r = NULL;
+	NL_CHECK(route_new(spec, t, vcs, &r, err));
 	route_free(r);
 	return 0;
 }
