@@ -18,41 +18,25 @@
 
 #include "app/app.h"
 #include "core/error.h"
+#include "core/ini_lines.h"
 #include "place/place.h"
 
 struct wl_ctx {
 	struct place_workload *w;
 	const char *path;
-	FILE *f;
-	int line;              /* lines read so far: the handler's line */
+	struct ini_lines src;  /* the file, its line (the handler's) and headers */
 	char dir[4096];        /* the file's folder with a trailing '/', "" for none */
 	struct nl_err *err;
 	int rc;
-	/* Section headers read so far, the last one's line, and the count
-	 * when the last job's section began: inih calls the handler per key,
-	 * so a header repeating the last job's ("[job A]" twice in a row)
-	 * would otherwise read as more keys of that job. */
-	int headers, header_line, last_job_headers;
+	/* src.headers when the last job's section began: a header repeating
+	 * the last job's ("[job A]" twice in a row) reads as more keys of
+	 * that job otherwise (ini_lines.h). */
+	int last_job_headers;
 };
-
-static char *wl_reader(char *str, int num, void *stream)
-{
-	struct wl_ctx *x = stream;
-	char *s = fgets(str, num, x->f);
-	if (s) {
-		x->line++;
-		const char *p = s + strspn(s, " \t");
-		if (*p == '[') {
-			x->headers++;
-			x->header_line = x->line;
-		}
-	}
-	return s;
-}
 
 static int wl_bad(struct wl_ctx *x, const char *section, const char *key, const char *value, const char *expected)
 {
-	x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s': value '%s': expected %s", x->path, x->line,
+	x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s': value '%s': expected %s", x->path, x->src.line,
 			section, key, value, expected);
 	return 0;
 }
@@ -210,7 +194,7 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	}
 	if (strncmp(section, "job ", 4) || !section[4]) {
 		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected [workload] or [job NAME]", x->path,
-				x->line, section);
+				x->src.line, section);
 		return 0;
 	}
 	const char *name = section + 4;
@@ -218,30 +202,30 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	for (uint32_t i = 0; i < w->n_jobs; i++)
 		if (!strcmp(w->jobs[i].name, name))
 			j = &w->jobs[i];
-	if (j && (j != &w->jobs[w->n_jobs - 1] || x->headers != x->last_job_headers)) {
+	if (j && (j != &w->jobs[w->n_jobs - 1] || x->src.headers != x->last_job_headers)) {
 		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: job '%s' given twice; expected one section per job",
-				x->path, x->header_line, section, name);
+				x->path, x->src.header_line, section, name);
 		return 0;
 	}
 	if (!j) {
 		if (strlen(name) >= sizeof j->name) {
 			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected a job name of at most %zu characters",
-					x->path, x->line, section, sizeof j->name - 1);
+					x->path, x->src.line, section, sizeof j->name - 1);
 			return 0;
 		}
 		if (w->n_jobs == PLACE_MAX_JOBS) {
-			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected at most %d jobs", x->path, x->line,
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected at most %d jobs", x->path, x->src.line,
 					section, PLACE_MAX_JOBS);
 			return 0;
 		}
 		j = &w->jobs[w->n_jobs++];
-		x->last_job_headers = x->headers;
+		x->last_job_headers = x->src.headers;
 		memset(j, 0, sizeof *j);
 		snprintf(j->name, sizeof j->name, "%s", name);
 		snprintf(j->policy, sizeof j->policy, "contiguous");
 		j->ranks_per_node = 1;
 		j->repeat = 1;
-		j->line = x->line;
+		j->line = x->src.line;
 		j->synthetic = -1;
 		j->synth_bytes = 65536;
 		j->synth_steps = 100;
@@ -274,11 +258,11 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	const char *slash = strrchr(path, '/');
 	if (slash && (size_t)(slash - path + 1) < sizeof x.dir)
 		snprintf(x.dir, sizeof x.dir, "%.*s", (int)(slash - path + 1), path);
-	x.f = fopen(path, "r");
-	if (!x.f)
+	x.src.f = fopen(path, "r");
+	if (!x.src.f)
 		return nl_errf(err, NL_EIO, "%s: cannot open workload file: %s", path, strerror(errno));
-	int line = ini_parse_stream(wl_reader, &x, wl_handler, &x);
-	fclose(x.f);
+	int line = ini_parse_stream(ini_lines_read, &x.src, wl_handler, &x);
+	fclose(x.src.f);
 	int rc = x.rc;
 	if (rc == 0 && line > 0)
 		rc = nl_errf(err, NL_ECONFIG, "%s:%d: expected 'key = value', '[job NAME]' or a comment", path, line);

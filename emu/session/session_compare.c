@@ -85,11 +85,11 @@ static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out
 static int cmp_ini(struct cmp *c, const char *section, const char *name, const char *value)
 {
 	const char *f = c->path;
-	int line = c->line;
-	if (strcmp(section, c->section) || c->headers != c->section_headers) {
+	int line = c->src.line;
+	if (strcmp(section, c->section) || c->src.headers != c->section_headers) {
 		/* a new section (inih reports sections with their first key) */
 		snprintf(c->section, sizeof c->section, "%s", section);
-		c->section_headers = c->headers;
+		c->section_headers = c->src.headers;
 		if (!strncmp(section, "system ", 7) && section[7]) {
 			for (uint32_t i = 0; i < c->n_sys; i++)
 				if (!strcmp(c->sys[i].name, section + 7))
@@ -192,21 +192,6 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 static int cmp_ini_any(void *user, const char *section, const char *name, const char *value)
 {
 	return cmp_ini(user, section, name, value);
-}
-
-/* inih's reader, counting lines so a problem names its line. */
-static char *cmp_reader(char *str, int num, void *user)
-{
-	struct cmp *c = user;
-	char *r = fgets(str, num, c->f);
-	if (r && c->at_start) {
-		c->line++;
-		if (r[strspn(r, " \t")] == '[')
-			c->headers++;
-	}
-	if (r)
-		c->at_start = strchr(r, '\n') != NULL;
-	return r;
 }
 
 /* A session for system s under the study's backend: its file, its keys. */
@@ -726,9 +711,8 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	if (!f) {
 		rc = nl_errf(err, NL_EIO, "%s: cannot open study file: %s", study, strerror(errno));
 	} else {
-		c->f = f;
-		c->at_start = true;
-		int line = ini_parse_stream(cmp_reader, c, cmp_ini_any, c);
+		c->src.f = f;
+		int line = ini_parse_stream(ini_lines_read, &c->src, cmp_ini_any, c);
 		fclose(f);
 		if (line > 0)
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);

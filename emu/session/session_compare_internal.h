@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/ini_lines.h"
 #include "layout/layout.h"
 #include "session/session.h"
 
@@ -92,14 +93,8 @@ struct cmp {
 	struct cmp_wl wl[CMP_MAX_WL];
 	uint32_t n_wl;
 	char section[128];         /* the section being read */
-	FILE *f;                   /* the study file while it is read */
-	int line;                  /* its line being read (1-based) */
-	bool at_start;             /* the next read starts a line */
-	/* Section headers read so far, and the count when the section being
-	 * read began: inih reports sections with their keys, so a header
-	 * repeating the one before it ("[system a]" twice in a row) is seen
-	 * only by the reader. */
-	int headers, section_headers;
+	struct ini_lines src;      /* the study file while it is read: its line and headers */
+	int section_headers;       /* src.headers when the section being read began (ini_lines.h) */
 	char *problems;            /* one line each */
 	size_t n_problems, len_problems;
 	/* Runs. */
