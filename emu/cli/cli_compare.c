@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "core/version.h"
 #include "net/net.h"
 
 enum { CLI_COMPARE_FAILED_CELLS = 3 };
@@ -121,6 +122,8 @@ int cli_compare_main(int argc, char **argv)
 		json_object_set_new(ex, "cost_evaluations", json_integer(res.cost_evaluated));
 		json_object_set_new(ex, "cost_cached", json_integer(res.cost_cached));
 		json_object_set_new(ex, "jobs", json_integer((json_int_t)jobs));
+		/* The build of every run, cached or not (its identity is in the key). */
+		json_object_set_new(ex, "build", json_string(version_build()));
 		json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
 		json_object_set_new(res.doc, "execution", ex);
 		char path[4096];

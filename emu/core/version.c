@@ -1,4 +1,7 @@
-/* Library version (public API). */
+/* Library version (public API) and the build's identity. */
+#include "core/version.h"
+
+#include "core/build_id.h"
 #include "netloom/netloom.h"
 
 #ifndef NETLOOM_VERSION
@@ -8,4 +11,9 @@
 const char *nl_version(void)
 {
 	return NETLOOM_VERSION;
+}
+
+const char *version_build(void)
+{
+	return NETLOOM_BUILD_ID;
 }

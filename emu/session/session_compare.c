@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
 #include "place/place.h"
@@ -447,9 +448,16 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 	nl_sim *sim = NULL;
 	char seed[32];
 	snprintf(seed, sizeof seed, "%" PRIu64, cmp_seed(r->k));
+	/* The routing that will run is in the key: a system that names none
+	 * gets the family's default now, as the replay would pick it, set as
+	 * if the system named it (so both share their cache entries, and a
+	 * changed default misses). */
 	if (cmp_sys_sim(c, s, &sim, &err) < 0 ||
 	    nl_sim_set(sim, "placement", w->placement ? w->placement : "linear", &err) < 0 ||
-	    nl_sim_set(sim, "placement_seed", seed, &err) < 0 || cmp_key(sim, w, cmp_seed(r->k), r->key, &err) < 0) {
+	    nl_sim_set(sim, "placement_seed", seed, &err) < 0 ||
+	    (!config_get(&sim->cfg, "routing_function") &&
+	     (session_topo(sim, &err) < 0 || session_set_picked_routing(sim, "-s", &err) < 0)) ||
+	    cmp_key(sim, w, cmp_seed(r->k), version_build(), r->key, &err) < 0) {
 		r->status = 2;
 		snprintf(r->err, sizeof r->err, "%s", err.msg);
 		nl_sim_free(sim);
@@ -457,10 +465,7 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 	}
 	if (!cmp_cache_get(c, r)) {
 		struct cmp_count cnt = {.sim = sim, .r = r};
-		/* The family's routing only when the system names none. */
-		struct session_replay_opts ro = {.pick_routing = !config_get(&sim->cfg, "routing_function"),
-						 .on_app = cmp_on_app,
-						 .ctx = &cnt};
+		struct session_replay_opts ro = {.on_app = cmp_on_app, .ctx = &cnt};
 		struct nl_replay out = {.size = sizeof out};
 		int rc = session_replay(sim, w->trace, &ro, &out, &err);
 		r->status = rc == 0 ? 0 : rc == NL_EDEADLOCK ? 1 : 2;

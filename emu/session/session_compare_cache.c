@@ -12,6 +12,7 @@
 
 #include "core/config.h"
 #include "core/output.h"
+#include "core/version.h"
 #include "layout/layout.h"
 #include "session/session_internal.h"
 #include "topo/topo.h"
@@ -19,9 +20,11 @@
 #include "session/session_compare_internal.h"
 
 /* The cache key: the fully resolved configuration (every key with its
- * default, placement and seed included), the trace's content hash, the
- * netloom version. */
-int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], struct nl_err *err)
+ * default, placement, seed and routing included), the trace's content
+ * hash, the netloom version and the build's identity (a fix of the model
+ * changes results, not the version). */
+int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
+	    struct nl_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -29,8 +32,8 @@ int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], st
 	if (!f)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	int rc = config_dump_ini(&sim->cfg, f, err);
-	fprintf(f, "\n#compare-cache=2\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n", w->trace_hash,
-		w->placement ? w->placement : "linear", seed, nl_version());
+	fprintf(f, "\n#compare-cache=3\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n#build=%s\n",
+		w->trace_hash, w->placement ? w->placement : "linear", seed, nl_version(), build);
 	fclose(f);
 	if (rc == 0)
 		snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, len, 0));
@@ -109,12 +112,12 @@ void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
 }
 
 /* Cost and power have a cache of their own (cache/cost-KEY.json), keyed by
- * what they depend on: the canonical topology, the preset, the layout mode
- * and the netloom version; not the routing, router or backend keys, so a
- * new preset prices every system again and replays nothing, and a changed
- * router key replays and prices nothing it need not. Validation only reads
- * the cache (nothing is written before every problem is known);
- * cmp_cost_put writes it after. */
+ * what they depend on: the canonical topology, the preset, the layout mode,
+ * the netloom version and the build's identity; not the routing, router or
+ * backend keys, so a new preset prices every system again and replays
+ * nothing, and a changed router key replays and prices nothing it need
+ * not. Validation only reads the cache (nothing is written before every
+ * problem is known); cmp_cost_put writes it after. */
 static void cmp_cost_path(const struct cmp *c, const char *key, char *out, size_t n)
 {
 	snprintf(out, n, "%s/cache/cost-%s.json", c->o->dir, key);
@@ -158,17 +161,22 @@ void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s)
 	json_decref(j);
 }
 
+void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20])
+{
+	char buf[1024];
+	/* The topology last: a spec too long for buf loses only its tail. */
+	int n = snprintf(buf, sizeof buf, "cost 2\nbuild=%s\nversion=%s\npreset=%s\nlayout=rule\ntopology=%s\n", build,
+			 nl_version(), preset, spec);
+	snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, 0));
+}
+
 /* Cost and power of system s: from the cost cache, or the packaging rule,
  * rule floor order (no annealing: deterministic and fast; `netloom cost
  * --layout anneal` refines). */
 void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m)
 {
 	struct nl_err err = {0};
-	char buf[1024];
-	int n = snprintf(buf, sizeof buf, "cost 1\ntopology=%s\npreset=%s\nlayout=rule\nversion=%s\n", t->spec,
-			 c->preset, nl_version());
-	snprintf(s->cost_key, sizeof s->cost_key, "%016" PRIx64,
-		 (uint64_t)XXH64(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, 0));
+	cmp_cost_key(t->spec, c->preset, version_build(), s->cost_key);
 	if (cmp_cost_get(c, s))
 		return;
 	struct layout lo;

@@ -119,13 +119,18 @@ static inline uint64_t cmp_seed(uint32_t k)
 json_t *cmp_doc(const struct cmp *c);
 char *cmp_md(const struct cmp *c);
 /* The caches (session_compare_cache.c). cmp_key: the replay's key from
- * its session's resolved configuration; cmp_cache_get fills r from the
- * cache (false: a miss), cmp_cache_put stores it. cmp_sys_cost: system
- * s's cost and power from the cost cache, else computed (read only: run
+ * its session's resolved configuration (routing_function set to the
+ * routing that will run), workload w, seed and the identity of the build
+ * that runs it (version_build()); cmp_cache_get fills r from the cache
+ * (false: a miss), cmp_cache_put stores it. cmp_cost_key: the cost key of
+ * topology spec priced with preset by build. cmp_sys_cost: system s's
+ * cost and power from the cost cache, else computed (read only: run
  * before anything is written); cmp_cost_put stores them. */
-int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, char key[20], struct nl_err *err);
+int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
+	    struct nl_err *err);
 bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
 void cmp_cache_put(const struct cmp *c, const struct cmp_run *r);
+void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20]);
 struct topo;
 struct layout_model;
 void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m);

@@ -143,6 +143,17 @@ const char *session_pick_routing(const struct topo *t)
 	return NULL;
 }
 
+int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err)
+{
+	const char *r = session_pick_routing(s->topo);
+	if (!r)
+		return 0;
+	NL_CHECK(config_set(&s->cfg, "routing_function", r, origin, err));
+	snprintf(s->routing, sizeof s->routing, "%s", r);
+	s->is_bound = false;
+	return 0;
+}
+
 /* The emu/place policy `name` (key `placement`, not linear) for a network
  * of topology t: one-line errors for an unknown name (the choices listed)
  * or a backend without a topology. */
@@ -269,12 +280,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 			return nl_errf(err, NL_ECONFIG,
 				       "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
 				       label, s->nc.topology, s->topo->n_endpoints, m->n_ranks);
-		const char *r = ro->pick_routing ? session_pick_routing(s->topo) : NULL;
-		if (r) {
-			snprintf(s->routing, sizeof s->routing, "%s", r);
-			NL_CHECK(config_set(&s->cfg, "routing_function", r, "--topology", err));
-			s->is_bound = false;
-		}
+		if (ro->pick_routing)
+			NL_CHECK(session_set_picked_routing(s, "--topology", err));
 	}
 	s->replay_topo = want_topo ? s->topo : NULL;
 	if (ops->ignores_routing)

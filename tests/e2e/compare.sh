@@ -4,7 +4,8 @@
 # (report.json with busiest links and communication share, report.md,
 # index.html) byte-identical but for the execution figures, a second run
 # that executes no replay, a new cost preset that replays nothing, a
-# changed system that replays only its cells, a deadlocking system as a
+# changed system that replays only its cells, the routing run (named or
+# the family's default) in the cache key, a deadlocking system as a
 # failed cell (exit 3), and bad study files (routing against the family
 # and the VCs included) refused before any run with one line.
 # usage: compare.sh NETLOOM SOURCE_ROOT
@@ -61,6 +62,7 @@ expect_eq "links share" "$(json "$dir/a/report.json" '(lambda l: abs(l["top"][0]
 expect_eq "links why" "$(json "$dir/a/report.json" '"link_model" in d["cells"][1]["busiest_links"]["unavailable"]')" True
 expect_eq "comm share" "$(json "$dir/a/report.json" 'all(0 < c["comm_share"] < 1 for c in d["cells"])')" True
 expect_eq "cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
+expect_eq "build" "$(json "$dir/a/report.json" 'len(d["execution"]["build"]) > 0')" True
 
 # A second run computes nothing; the report is the same.
 "$netloom" compare "$dir/study.ini" -o "$dir/a" -j2 > /dev/null || fail "second run"
@@ -81,6 +83,17 @@ sed 's/^config = fattree.ini/config = fattree.ini\nchannel_latency = 2/' "$dir/s
 "$netloom" compare "$dir/changed.ini" -o "$dir/a" > /dev/null || fail "changed run"
 expect_eq "changed: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 4
 expect_eq "changed: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
+# The routing a replay runs is in its key, named or the family's default
+# (a changed default must not serve results of the old one): the fat tree
+# that names none ran min, so naming min replays nothing, naming nca
+# replays its 4 cells, and dropping it again replays nothing.
+expect_eq "picked routing" "$(json "$dir/b/report.json" 'd["systems"][1]["routing"]')" min
+for r in min:0 nca:4 -:0; do
+	if [ "${r%:*}" = - ]; then cp "$dir/study.ini" "$dir/routing.ini"
+	else sed "s/^config = fattree.ini/config = fattree.ini\nrouting_function = ${r%:*}/" "$dir/study.ini" > "$dir/routing.ini"; fi
+	"$netloom" compare "$dir/routing.ini" -o "$dir/b" > /dev/null || fail "routing ${r%:*}: run"
+	expect_eq "routing ${r%:*}: simulations" "$(json "$dir/b/report.json" 'd["execution"]["simulations_executed"]')" "${r#*:}"
+done
 
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {

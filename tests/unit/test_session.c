@@ -1,13 +1,15 @@
 /* Unit tests: the public nl_sim API (include/netloom/netloom.h) and the
  * session layer (emu/session/): configuration from keys, INI text and
  * files with one-line errors; runs, replay and the message-level network;
- * and reentrancy: two sessions in two threads each give their
- * single-session JSON byte for byte (issue 10, part 6). */
+ * reentrancy: two sessions in two threads each give their single-session
+ * JSON byte for byte (issue 10, part 6); compare's cache keys. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/version.h"
 #include "netloom/netloom.h"
+#include "session/session_compare_internal.h"
 #include "test.h"
 
 /* Two configurations that exercise different topologies, routing and
@@ -228,6 +230,33 @@ static void test_run_rate(void)
 	nl_sim_free(s);
 }
 
+/* compare's cache keys (session_compare_cache.c) hold the identity of
+ * the build that runs them: a result cached by another build (another
+ * commit: the model may differ, the version does not) is a miss; the same
+ * build finds its own. */
+static void test_compare_keys(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology=torus:k=4x4", NULL, &e), &e);
+	struct cmp_wl w = {.trace_hash = 1};
+	char a[20], b[20], c[20];
+	CHECK_OK(cmp_key(s, &w, 7, "0a0509e", a, &e), &e);
+	CHECK_OK(cmp_key(s, &w, 7, "0a0509e", b, &e), &e);
+	CHECK_OK(cmp_key(s, &w, 7, "5195950", c, &e), &e);
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);
+	cmp_cost_key("torus:k=4x4", "flex", "0a0509e", a);
+	cmp_cost_key("torus:k=4x4", "flex", "0a0509e", b);
+	cmp_cost_key("torus:k=4x4", "flex", "5195950", c);
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);
+	/* vcs_tag filled the build's identity in (git describe or the version). */
+	CHECK(version_build()[0] && !strchr(version_build(), '@'));
+	nl_sim_free(s);
+}
+
 int main(void)
 {
 	TEST_RUN(test_config);
@@ -235,5 +264,6 @@ int main(void)
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
 	TEST_RUN(test_two_threads);
+	TEST_RUN(test_compare_keys);
 	return test_done();
 }
