@@ -11,7 +11,8 @@
  * refused), the engine decides every time, and the socket arrival order
  * never does; one malformed or hostile client never stops the others.
  * SIGINT and SIGTERM stop a session the way a fatal error does (ERROR 13
- * to the ranks), but with a report marked stopped.
+ * to the ranks), but with a report marked stopped, its per-rank figures
+ * partial (up to each rank's last completed op).
  *
  * Files: serve.c the session (bind, run, clean up) and sending;
  * serve_recv.c frames in, HELLO, refusals, evictions; serve_source.c the
@@ -264,10 +265,15 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		for (uint32_t r = 0; r < s.n; r++)
 			if (s.ranks[r].state == LR_READY)
 				live_send_error(&s, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
-		/* Stopped by a signal: the report too, marked stopped (no archive). */
+		/* Stopped by a signal (live_next refused the next op): the
+		 * report too, marked stopped, with each rank's figures up to
+		 * its last completed op (no archive). */
 		struct nl_err rerr = {0};
-		if (s.stopped_by && live_report(&s, run_rc, &rerr) < 0)
-			live_log(&s, "%s", rerr.msg);
+		if (s.stopped_by) {
+			session_src_stop_results(s.eng);
+			if (live_report(&s, run_rc, &rerr) < 0)
+				live_log(&s, "%s", rerr.msg);
+		}
 		zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
 		zmq_poll(&it, 1, 50);
 		rc = run_rc;

@@ -128,7 +128,8 @@ int app_new(struct app **out, const struct app_config *cfg, const struct app_sou
 	a->ready = malloc(a->ready_cap * sizeof *a->ready);
 	a->comms = calloc((size_t)src->n_comms + 2, sizeof *a->comms);
 	a->rank_stats = calloc(a->n_ranks, sizeof *a->rank_stats);
-	if (!a->ranks || !a->rank_ep || !a->ready || !a->comms || !a->rank_stats)
+	a->rank_stop = calloc(a->n_ranks, sizeof *a->rank_stop);
+	if (!a->ranks || !a->rank_ep || !a->ready || !a->comms || !a->rank_stats || !a->rank_stop)
 		goto oom;
 	for (uint32_t r = 0; r < a->n_ranks; r++) {
 		struct app_rank *rk = &a->ranks[r];
@@ -250,6 +251,7 @@ void app_free(struct app *a)
 	free(a->rank_ep);
 	free(a->ready);
 	free(a->rank_stats);
+	free(a->rank_stop);
 	evheap_free(&a->events);
 	free(a->deliv);
 	free(a->xfer);
@@ -311,6 +313,52 @@ static void app_finish_results(struct app *a)
 	}
 	res->ranks = a->rank_stats;
 	res->unmatched_msgs = a->msgs.live;
+}
+
+void app_stop_results(struct app *a)
+{
+	struct app_results *res = &a->res;
+	app_finish_results(a);
+	res->unmatched_msgs = 0;
+	res->partial = true;
+	res->stopped_ps = a->now;
+	res->stop = a->rank_stop;
+	for (uint32_t r = 0; r < a->n_ranks; r++) {
+		const struct app_rank *rk = &a->ranks[r];
+		struct app_rank_stats *st = &a->rank_stats[r];
+		struct app_rank_stop *sp = &a->rank_stop[r];
+		memset(sp, 0, sizeof *sp);
+		switch (rk->state) {
+		case RK_DONE:
+			sp->finished = true;
+			sp->until_ps = st->finish_ps;
+			continue;
+		case RK_COMPUTE:
+			/* Ended (its resume is queued at now): complete. */
+			if (rk->compute_to <= a->now) {
+				sp->until_ps = rk->compute_to;
+				break;
+			}
+			st->compute_ps -= rk->compute_to - rk->compute_from;
+			sp->until_ps = rk->compute_from;
+			sp->in_op = true;
+			break;
+		case RK_WAIT:
+		case RK_PROBE: /* inside a blocking call since t_call */
+			st->mpi_calls--;
+			sp->until_ps = rk->t_call;
+			sp->in_op = true;
+			break;
+		default: /* between ops */
+			sp->until_ps = rk->t_between;
+			break;
+		}
+		if (sp->in_op) {
+			st->ops--;
+			sp->op_kind = rk->op.kind;
+		}
+		st->finish_ps = 0;
+	}
 }
 
 int app_run(struct app *a, struct progress *prog, struct nl_err *err)

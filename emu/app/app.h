@@ -300,6 +300,15 @@ struct app_rank_stats {
 	uint64_t bytes_sent;
 };
 
+/* Where a rank was when its run stopped (app_stop_results). */
+struct app_rank_stop {
+	uint64_t until_ps;    /* its figures count up to here: the end of its last completed op
+			       * (its finish_ps when finished) */
+	uint16_t op_kind;     /* in_op: the op under way (enum trace_op_kind) */
+	bool in_op;           /* stopped inside an op: a compute interval or a blocking MPI call */
+	bool finished;
+};
+
 /* Message size classes for latency statistics: [lower, next lower). */
 #define APP_SIZE_CLASSES 6
 
@@ -327,9 +336,27 @@ struct app_results {
 	uint8_t cancel_div_recorded;  /* recorded outcome: 1 cancelled, 0 not */
 	uint64_t coll_calls[APP_COLL__COUNT];
 	uint32_t coll_alg_used[APP_COLL__COUNT][APP_ALG__COUNT]; /* instances by algorithm */
+	/* app_stop_results: the run stopped before its end, ranks[] count up
+	 * to stop[r].until_ps; false (and stop NULL) after a run that ended. */
+	bool partial;
+	uint64_t stopped_ps;          /* virtual time of the stop */
+	const struct app_rank_stop *stop; /* [n_ranks] when partial */
 };
 
 const struct app_results *app_results(const struct app *a);
+
+/* After app_run failed because the op source's next() returned an error
+ * (a live session stopped by a signal): fill app_results with the figures
+ * so far, marked partial. Each rank's count up to the end of its last
+ * completed op: a compute interval or a blocking MPI call under way at
+ * the stop is left out (compute, comm, wait, ops and mpi_calls), so
+ * compute + comm + wait is still until_ps minus the rank's start; the
+ * messages and bytes it sent are counted, those of the op under way
+ * included. finish_ps is 0 for a rank that did not finish, runtime_ps the
+ * last finished rank's finish, unmatched_msgs 0 (a message in flight at
+ * the stop is not unmatched). Not for other failures: an op that failed
+ * halfway leaves no consistent state. */
+void app_stop_results(struct app *a);
 
 /* Latency (network hand-over of the payload to its arrival) statistics of
  * the data-carrying messages, overall (cls = -1) or by size class. */
@@ -343,7 +370,10 @@ void app_latency(const struct app *a, int cls, struct app_latency *out);
 
 /* The results as JSON: {"runtime": {"predicted_s"}, "ranks": [...],
  * "messages": {...}, "collectives": {...}} (new reference, NULL on
- * allocation failure). */
+ * allocation failure). Partial results (app_stop_results) add "partial":
+ * true, runtime.stopped_at_s (predicted_s null) and per rank "finished",
+ * "until_s" and "in_op" (the op's name or null); an unfinished rank's
+ * finish_s is null. */
 struct json_t *app_results_json(const struct app *a);
 
 /* --- deadlock report ---------------------------------------------------------- */

@@ -275,6 +275,8 @@ struct app_rank {
 	uint64_t t_call;       /* start of the current MPI call */
 	uint64_t t_block;      /* when the current call blocked */
 	uint64_t t_peer_max;   /* latest peer post time among awaited requests */
+	uint64_t t_between;    /* when it last asked for its next op (earlier ops all ended), ps */
+	uint64_t compute_from, compute_to; /* the compute interval begun last, ps */
 	uint32_t wild_head, wild_tail; /* ANY_SOURCE receives, in post order */
 	uint32_t unx_head, unx_tail;   /* unexpected messages, in match order */
 	uint64_t post_seq;
@@ -349,6 +351,7 @@ struct app {
 
 	struct app_results res;
 	struct app_rank_stats *rank_stats; /* [n_ranks], filled at the end */
+	struct app_rank_stop *rank_stop;   /* [n_ranks], filled by app_stop_results */
 	app_call_fn on_call;      /* app_set_call_observer, or NULL */
 	void *on_call_ctx;
 	struct stats_hist lat_all, lat_cls[APP_SIZE_CLASSES];

@@ -287,6 +287,8 @@ static int app_compute(struct app *a, uint32_t r, uint64_t d_ps, struct nl_err *
 	rk->st.compute_ps += d_ps;
 	if (d_ps == 0)
 		return 1;
+	rk->compute_from = a->now;
+	rk->compute_to = a->now + d_ps;
 	rk->state = RK_COMPUTE;
 	if (app_push_event(a, a->now + d_ps, EV_RESUME, r) < 0)
 		return nl_errf(err, NL_ENOMEM, "replay: out of memory");
@@ -636,6 +638,7 @@ int app_rank_run(struct app *a, uint32_t r, struct nl_err *err)
 		break;
 	}
 	for (;;) {
+		rk->t_between = a->now;
 		int rc = a->src.next(a->src.ctx, r, &rk->op, err);
 		if (rc < 0)
 			return nl_err_prefix(err, "trace rank %" PRIu32 " op %" PRIu64, r, rk->st.ops);

@@ -87,7 +87,13 @@ json_t *app_results_json(const struct app *a)
 	if (!o)
 		return NULL;
 	json_t *rt = json_object();
-	json_object_set_new(rt, "predicted_s", json_real(app_s(res->runtime_ps)));
+	if (res->partial) { /* stopped: no predicted runtime, figures up to the stop */
+		json_object_set_new(o, "partial", json_true());
+		json_object_set_new(rt, "predicted_s", json_null());
+		json_object_set_new(rt, "stopped_at_s", json_real(app_s(res->stopped_ps)));
+	} else {
+		json_object_set_new(rt, "predicted_s", json_real(app_s(res->runtime_ps)));
+	}
 	json_object_set_new(o, "runtime", rt);
 
 	json_t *ranks = json_array();
@@ -98,11 +104,19 @@ json_t *app_results_json(const struct app *a)
 		json_object_set_new(x, "compute_s", json_real(app_s(st->compute_ps)));
 		json_object_set_new(x, "comm_s", json_real(app_s(st->comm_ps)));
 		json_object_set_new(x, "wait_s", json_real(app_s(st->wait_ps)));
-		json_object_set_new(x, "finish_s", json_real(app_s(st->finish_ps)));
+		const struct app_rank_stop *sp = res->partial ? &res->stop[r] : NULL;
+		json_object_set_new(x, "finish_s",
+				    sp && !sp->finished ? json_null() : json_real(app_s(st->finish_ps)));
 		json_object_set_new(x, "ops", json_integer((json_int_t)st->ops));
 		json_object_set_new(x, "mpi_calls", json_integer((json_int_t)st->mpi_calls));
 		json_object_set_new(x, "messages_sent", json_integer((json_int_t)st->msgs_sent));
 		json_object_set_new(x, "bytes_sent", json_integer((json_int_t)st->bytes_sent));
+		if (sp) {
+			const char *k = sp->in_op ? trace_op_name(sp->op_kind) : NULL;
+			json_object_set_new(x, "finished", json_boolean(sp->finished));
+			json_object_set_new(x, "until_s", json_real(app_s(sp->until_ps)));
+			json_object_set_new(x, "in_op", sp->in_op ? json_string(k ? k : "?") : json_null());
+		}
 		json_array_append_new(ranks, x);
 	}
 	json_object_set_new(o, "ranks", ranks);

@@ -174,6 +174,10 @@ struct session_src_opts {
 int session_src_new(struct session_src **out, nl_sim *s, const struct session_src_opts *o, struct nl_err *err);
 /* Run to the end: 0, NL_EDEADLOCK (ranks wait forever), or an error. */
 int session_src_run(struct session_src *r, struct nl_err *err);
+/* After session_src_run failed because the caller's op source stopped it
+ * (its next() returned an error): the results so far, marked partial
+ * (app_stop_results), for session_src_json and session_src_app. */
+void session_src_stop_results(struct session_src *r);
 uint64_t session_src_now(const struct session_src *r); /* app_now */
 const struct app *session_src_app(const struct session_src *r);
 uint32_t session_src_trace_ranks(const struct session_src *r); /* 0 without a trace */

@@ -211,6 +211,11 @@ int session_src_run(struct session_src *r, struct nl_err *err)
 	return app_run(r->app, NULL, err);
 }
 
+void session_src_stop_results(struct session_src *r)
+{
+	app_stop_results(r->app);
+}
+
 uint64_t session_src_now(const struct session_src *r)
 {
 	return app_now(r->app);

@@ -1071,15 +1071,67 @@ STOPPED = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import netloom_client as nl
-c = nl.Client(sys.argv[2], 0, timeout_ms=30000)
+rank = int(sys.argv[3])
+c = nl.Client(sys.argv[2], rank, timeout_ms=30000)
 print('connected', flush=True)
 t = time.time()
 try:
-    c.recv(1, 0, 64)   # rank 1 never connects: blocked until the server stops
+    # Known work before the stop (STOPPED_COMPUTE_PS): rank 0 ends blocked
+    # in a receive nobody sends, rank 1 between ops (its client declares
+    # none), which is where the engine waits when the signal comes, and
+    # rank 2 inside a compute interval that ends long after.
+    if rank == 2:
+        c.compute(100000000000)
+        c.recv(0, 99, 64)
+    elif rank == 0:
+        c.compute(3000000000)
+        c.send(1, 7, b'a')
+        c.compute(2000000000)
+        c.send(1, 8, b'b')
+        c.recv(1, 99, 64)
+    else:
+        c.compute(1000000000)
+        c.recv(0, 7, 64)
+        c.compute(4000000000)
+        c.recv(0, 8, 64)
+        print('ready', flush=True)
+        c._await(c.seq)   # frames and heartbeats only, no further op
     print('got a message')
 except nl.NetloomError as e:
     print('error after %.1f s: %s' % (time.time() - t, e))
 """
+# What each rank of STOPPED computed and did before the stop, ps.
+STOPPED_COMPUTE_PS = (5000000000, 5000000000, 0)
+STOPPED_OPS = (4, 4, 0)
+STOPPED_SENT = (2, 0, 0)
+
+
+def check_partial(name, doc, text):
+    """A stopped session's report gives each rank's figures up to its last
+    completed operation (docs/live.md "Stopping"): the COMPUTE the clients
+    declared, compute + comm + wait = the time they count up to, and the
+    text's table marked partial."""
+    res = doc['results']
+    expect(res.get('partial') is True and res['runtime']['predicted_s'] is None
+           and res['runtime']['stopped_at_s'] > 0.007, '%s: results: %s' % (name, res['runtime']))
+    ranks = res['ranks']
+    expect(len(ranks) == 3, '%s: per-rank results: %s' % (name, ranks))
+    for r, x in enumerate(ranks):
+        expect(abs(x['compute_s'] - STOPPED_COMPUTE_PS[r] * 1e-12) < 1e-15 and x['ops'] == STOPPED_OPS[r]
+               and x['messages_sent'] == STOPPED_SENT[r] and x['finished'] is False and x['finish_s'] is None,
+               '%s: rank %d: %s' % (name, r, x))
+        expect(abs(x['compute_s'] + x['comm_s'] + x['wait_s'] - x['until_s']) < 1e-15
+               and x['until_s'] <= res['runtime']['stopped_at_s'], '%s: rank %d times: %s' % (name, r, x))
+    expect(ranks[0]['in_op'] == 'recv' and ranks[1]['in_op'] is None and ranks[2]['in_op'] == 'compute'
+           and ranks[1]['until_s'] == res['runtime']['stopped_at_s'] and ranks[2]['until_s'] == 0,
+           '%s: where the ranks were: %s' % (name, ranks))
+    expect(ranks[1]['wait_s'] > 0 and ranks[0]['until_s'] < ranks[1]['until_s'], '%s: %s' % (name, ranks))
+    expect('stopped at virtual time %.9f s (partial)' % res['runtime']['stopped_at_s'] in text
+           and 'partial: each rank up to its last completed operation' in text, '%s: text: %s' % (name, text))
+    rows = [l.split() for l in text.splitlines() if l.startswith('  ') and l.split()[0] in ('0', '1', '2')]
+    expect([r[:2] for r in rows] == [['0', '0.005000000'], ['1', '0.005000000'], ['2', '0.000000000']]
+           and [r[-2:] for r in rows] == [['in', 'recv'], ['between', 'ops'], ['in', 'compute']],
+           '%s: rows: %s' % (name, rows))
 
 
 def case_signal(d):
@@ -1092,11 +1144,14 @@ def case_signal(d):
     script = os.path.join(d, 'stopped.py')
     open(script, 'w').write(STOPPED)
     for sig, name in ((signal.SIGTERM, 'SIGTERM'), (signal.SIGINT, 'SIGINT')):
-        s = Server(d, 2, '-s', 'backend=analytic', name=name.lower())
-        if sig == signal.SIGTERM:
-            cl = subprocess.Popen([PY, script, PYDIR, s.ep], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        s = Server(d, 3 if sig == signal.SIGTERM else 2, '-s', 'backend=analytic', name=name.lower())
+        if sig == signal.SIGTERM:  # three Python ranks that did known work
+            cl, cl1, cl2 = [subprocess.Popen([PY, script, PYDIR, s.ep, str(r)], stdout=subprocess.PIPE,
+                                             stderr=subprocess.STDOUT, text=True) for r in range(3)]
             line = cl.stdout.readline()
             expect(line.strip() == 'connected', 'client did not connect: %s' % line)
+            line = cl1.stdout.readline() + cl1.stdout.readline()
+            expect(line.split() == ['connected', 'ready'], 'client 1 did not get ready: %s' % line)
         else:  # the C client: rank 0 of a ring whose rank 1 never comes
             cl = subprocess.Popen([RING, s.ep, '0', '2', '16'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   text=True)
@@ -1117,6 +1172,11 @@ def case_signal(d):
         expect(told in out and (sig == signal.SIGINT or 'error after' in out), '%s: client: %s' % (name, out))
         if sig == signal.SIGINT:
             expect('session stopped' in out and cl.returncode != 0, 'C client: %d %s' % (cl.returncode, out))
+        else:
+            for i, c in ((1, cl1), (2, cl2)):
+                o = c.communicate(timeout=10)[0]
+                expect(told in o and 'error after' in o, '%s: client %d: %s' % (name, i, o))
+            check_partial(name, json.load(open(s.json)), open(s.out).read())
         live = json.load(open(s.json))['live']
         expect(live['stopped'] is True and live['stop_reason'] == told and live['ranks'][0]['state'] == 'connected',
                '%s: JSON live: %s' % (name, live))
