@@ -645,7 +645,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 				       ro->n_ports, V);
 		}
 		ro->route_q.head = ro->va_q.head = ro->sa_q.head = FL_NONE16;
-		ro->arr_cycle = UINT32_MAX;
+		ro->arr_route = FL_ARR_UNSET;
 		uint32_t lanes = (uint32_t)(rc->input_speedup < rc->output_speedup ? rc->input_speedup : rc->output_speedup);
 		uint32_t xneed = ro->n_ports * lanes * steps * (n->Xd + 1), xcap = 1;
 		/* BookSim's multi-cycle crossbar serves one flit at a time, so

@@ -57,6 +57,9 @@ struct traffic;
 
 #define FL_NONE UINT32_MAX
 #define FL_NONE16 UINT16_MAX
+/* fl_router.arr_route before a step's first arrival: never a local VC
+ * index (at most 32768 per router) nor FL_NONE16. */
+#define FL_ARR_UNSET (UINT16_MAX - 1)
 #define FL_UNEVAL INT16_MIN /* stage item not yet evaluated */
 
 /* Stall codes of stage items (BookSim's STALL_*), all < -1. */
@@ -330,8 +333,12 @@ struct fl_router {
 	uint32_t xq_off;         /* offset of its crossbar ring in xitems[] */
 	struct fl_fifo route_q, va_q, sa_q;
 	struct fl_ring xb_q;
-	uint32_t arr_cycle;      /* cycle (mod 2^32) of the arrivals being queued */
-	uint16_t arr_route;      /* route_q tail before this cycle's arrivals, FL_NONE16 if empty */
+	uint32_t pad_arr;        /* free: keeps the router at 64 bytes */
+	/* route_q's tail before the arrivals queued since the router last
+	 * stepped (FL_NONE16 if it was empty), or FL_ARR_UNSET before the
+	 * first of them: reset by each step, not keyed to a cycle number,
+	 * which could alias a cycle 2^32 later. */
+	uint16_t arr_route;
 	uint16_t arr_sa;         /* sa_q tail likewise */
 	struct rng rng;          /* routing decisions */
 };

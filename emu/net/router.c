@@ -67,9 +67,7 @@ static inline __attribute__((always_inline)) void fl_q_push_arrival(struct flitn
 	 * compiler. */
 	struct fl_fifo *q = fl_q(ro, which);
 	struct fl_ivc *const ivs = n->ivc + ro->vc_base; /* by local VC */
-	const uint32_t now32 = (uint32_t)n->now;
-	if (ro->arr_cycle != now32) {
-		ro->arr_cycle = now32;
+	if (ro->arr_route == FL_ARR_UNSET) { /* the first arrival since the router stepped */
 		ro->arr_route = ro->route_q.len ? ro->route_q.tail : FL_NONE16;
 		ro->arr_sa = ro->sa_q.len ? ro->sa_q.tail : FL_NONE16;
 	}
@@ -1769,6 +1767,9 @@ void fl_router_step(struct flitnet *n, uint32_t r)
 {
 	struct fl_router *ro = &n->routers[r];
 	n->step_id++;
+	/* Arrivals queued from now on come after everything this step
+	 * leaves queued (fl_q_push_arrival). */
+	ro->arr_route = FL_ARR_UNSET;
 	/* Lookahead routing (routing_delay = 0, BookSim's iq_router.cpp): a
 	 * head's route is ready when it reaches the front of an idle VC, so
 	 * it bids for VC allocation in the same step, as BookSim's

@@ -881,6 +881,55 @@ static void test_arrival_lists_same(void)
 	}
 }
 
+/* Arrivals are queued in input order behind what the router's last step
+ * left queued, whatever the cycle numbers. With routing_delay = 2 a head
+ * waits two steps in the route queue: X arrives at cycle 6, A at 7 (queued
+ * behind X), both have left by cycle 9; the router's next arrivals come
+ * exactly 2^32 cycles after A's. A 32-bit arrival stamp took them for
+ * cycle 7's: it linked them behind X, no longer queued, and left the
+ * queue's head stale. */
+static uint32_t fx_head_pkt(struct flitnet *n, uint32_t dst_ep)
+{
+	uint32_t p = fl_pkt_alloc(n);
+	memset(&n->pool.pkts[p], 0, sizeof n->pool.pkts[p]);
+	n->pool.pkts[p].size = 1;
+	n->pool.pkts[p].rt.dst_ep = dst_ep;
+	return p;
+}
+
+static void test_arrival_order_after_2p32(void)
+{
+	const char *kv[] = {"topology=torus:k=4x4", "routing_function=dor", "num_vcs=2", "routing_delay=2", NULL};
+	struct fx f;
+	struct nl_err e = {0};
+	CHECK_OK(fx_open(&f, kv, &e), &e);
+	struct flitnet *n = f.n;
+	CHECK(!n->unit_delays);
+	CHECK_OK(fl_reserve(n, &e), &e);
+	const uint32_t r = 5, V = n->V, far = n->topo->n_endpoints - 1;
+	struct fl_router *ro = &n->routers[r];
+	const uint32_t g = ro->port_base;
+	n->now = 6;
+	fl_router_arrive(n, r, g + 1, 0, fx_head_pkt(n, far), 0); /* X, li 2 */
+	fl_router_step(n, r);
+	n->now = 7;
+	fl_router_arrive(n, r, g + 3, 1, fx_head_pkt(n, far), 0); /* A, li 7 */
+	CHECK_UINT(ro->route_q.len, ==, 2);
+	fl_router_step(n, r);
+	for (n->now = 8; n->now <= 9; n->now++) /* one route evaluation at a time */
+		fl_router_step(n, r);
+	CHECK_UINT(ro->route_q.len, ==, 0);
+	n->now = 7 + (1ULL << 32);
+	fl_router_arrive(n, r, g + 2, 1, fx_head_pkt(n, far), 0); /* li 5 */
+	fl_router_arrive(n, r, g + 0, 1, fx_head_pkt(n, far), 0); /* li 1: ahead of li 5 */
+	CHECK_UINT(ro->route_q.len, ==, 2);
+	CHECK_UINT(ro->route_q.head, ==, 0 * V + 1);
+	CHECK_UINT(n->ivc[ro->vc_base + 0 * V + 1].node.next, ==, 2 * V + 1);
+	CHECK_UINT(ro->route_q.tail, ==, 2 * V + 1);
+	n->now = 0;
+	fx_close(&f);
+}
+
 /* The conservation check finds a broken balance wherever it is: on a
  * loaded network with events in flight, one credit too many on an output
  * VC in the first window of 4,096 output VCs, in the second, and an
@@ -936,6 +985,7 @@ int main(void)
 	TEST_RUN(test_wheel_follows_events);
 	TEST_RUN(test_compact_credits_same);
 	TEST_RUN(test_arrival_lists_same);
+	TEST_RUN(test_arrival_order_after_2p32);
 	TEST_RUN(test_compact_layout_sized);
 	TEST_RUN(test_source_calendar_is_heap);
 	return test_done();
