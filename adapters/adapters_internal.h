@@ -29,6 +29,10 @@ struct trace_stream_writer;
 
 enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
 
+/* What stopped a session that still reports its results so far (partial):
+ * a signal or the paced lag bound. Other fatal errors stop it without. */
+enum { LS_NONE, LS_SIGINT, LS_SIGTERM, LS_MAX_LAG };
+
 struct live_qop {
 	struct zp_hdr h;
 	zmq_msg_t pay;      /* SEND: the payload; WAITALL: the requests (initialised only then) */
@@ -105,12 +109,14 @@ struct live_server {
 	uint32_t req_tmp[ZP_WAITALL_MAX]; /* a WAITALL's requests, sorted, while it is checked */
 	struct nl_err *err;
 	int fatal;                /* an error that must stop the session (output, memory, lag, a signal) */
-	int stopped_by;           /* SIGINT or SIGTERM when a signal stopped it, else 0 */
+	uint8_t stopped_by;       /* LS_*: the stop that reports (a signal, --max-lag-ms), else LS_NONE */
 	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
 };
 
 /* "never connected", "connected", "finished", "evicted". */
 const char *live_state_name(unsigned state);
+/* LS_*: "SIGINT", "SIGTERM", "max-lag" (NULL for LS_NONE). */
+const char *live_stop_name(unsigned stop);
 uint64_t live_clock_ns(void); /* monotonic wall clock */
 uint64_t live_clock_ms(void);
 

@@ -10,9 +10,10 @@
  * Invariants: a rank's ops reach the engine in its seq order (gaps are
  * refused), the engine decides every time, and the socket arrival order
  * never does; one malformed or hostile client never stops the others.
- * SIGINT and SIGTERM stop a session the way a fatal error does (ERROR 13
- * to the ranks), but with a report marked stopped, its per-rank figures
- * partial (up to each rank's last completed op).
+ * SIGINT, SIGTERM and paced mode's --max-lag-ms stop a session the way a
+ * fatal error does (ERROR 13 to the ranks), but with a report marked
+ * stopped, its per-rank figures partial (up to each rank's last completed
+ * op).
  *
  * Files: serve.c the session (bind, run, clean up) and sending;
  * serve_recv.c frames in, HELLO, refusals, evictions; serve_source.c the
@@ -54,9 +55,9 @@ int live_check_stop(struct live_server *s)
 {
 	int sig = live_stop_sig;
 	if (sig && !s->fatal) {
-		s->stopped_by = sig;
+		s->stopped_by = sig == SIGINT ? LS_SIGINT : LS_SIGTERM;
 		s->fatal = nl_errf(&s->fatal_err, NL_ESTATE, "stopped by %s before every rank finished",
-				   sig == SIGINT ? "SIGINT" : "SIGTERM");
+				   live_stop_name(s->stopped_by));
 	}
 	return s->fatal;
 }
@@ -265,9 +266,10 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		for (uint32_t r = 0; r < s.n; r++)
 			if (s.ranks[r].state == LR_READY)
 				live_send_error(&s, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
-		/* Stopped by a signal (live_next refused the next op): the
-		 * report too, marked stopped, with each rank's figures up to
-		 * its last completed op (no archive). */
+		/* Stopped by a signal or the lag bound (live_next refused the
+		 * next op): the report too, marked stopped, with each rank's
+		 * figures up to its last completed op (no archive). Out of
+		 * memory and output failures write none (docs/live.md). */
 		struct nl_err rerr = {0};
 		if (s.stopped_by) {
 			session_src_stop_results(s.eng);

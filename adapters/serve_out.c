@@ -24,6 +24,12 @@ const char *live_state_name(unsigned state)
 	return state < sizeof names / sizeof names[0] ? names[state] : "?";
 }
 
+const char *live_stop_name(unsigned stop)
+{
+	static const char *const names[] = {NULL, "SIGINT", "SIGTERM", "max-lag"};
+	return stop < sizeof names / sizeof names[0] ? names[stop] : "?";
+}
+
 void live_match_line(FILE *f, const struct app_match_info *mi)
 {
 	fprintf(f, "%" PRIu32 " %" PRIu32 " %" PRId32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
@@ -181,9 +187,11 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 							     "handshakes_refused", (json_int_t)s->curve_refused));
 	json_object_set_new(live, "listen", json_string(s->endpoint));
 	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
-	json_object_set_new(live, "stopped", json_boolean(s->stopped_by != 0));
-	if (s->stopped_by)
+	json_object_set_new(live, "stopped", json_boolean(s->stopped_by != LS_NONE));
+	if (s->stopped_by) {
+		json_object_set_new(live, "stopped_by", json_string(live_stop_name(s->stopped_by)));
 		json_object_set_new(live, "stop_reason", json_string(s->fatal_err.msg));
+	}
 	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
 	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));
 	json_object_set_new(live, "delivered", json_integer((json_int_t)s->delivered));
@@ -242,8 +250,9 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				r, live_state_name(rk->state), rk->offences, rk->lost_to, rk->lost_from,
 				rk->why[0] ? "; " : "", rk->why);
 		}
-		if (s->stopped_by)
-			fprintf(f, "  session %s (per-rank results partial, up to the stop)\n", s->fatal_err.msg);
+		if (s->stopped_by) /* a signal's line says "stopped by SIG..." itself */
+			fprintf(f, "  session %s%s (per-rank results partial, up to the stop)\n",
+				s->stopped_by == LS_MAX_LAG ? "stopped: " : "", s->fatal_err.msg);
 		if (run_rc == NL_EDEADLOCK) {
 			fprintf(f, "  ranks that waited forever:\n");
 			app_deadlock_report(session_src_app(s->eng), live_line, f);

@@ -59,11 +59,13 @@ static void live_pace_release(struct live_server *s, uint64_t t_ps)
 			s->behind_until_ns = now;
 		s->late++;
 	}
-	if (s->o->max_lag_ms && lag > (uint64_t)s->o->max_lag_ms * 1000000u && !s->fatal)
+	if (s->o->max_lag_ms && lag > (uint64_t)s->o->max_lag_ms * 1000000u && !s->fatal) {
+		s->stopped_by = LS_MAX_LAG; /* a stop with the report so far, as a signal's */
 		s->fatal = nl_errf(&s->fatal_err, NL_ETIMEOUT,
 				   "paced: a release at virtual %.6f s came %.3f ms behind the wall clock, "
 				   "over --max-lag-ms %" PRIu32,
 				   (double)t_ps * 1e-12, (double)lag * 1e-6, s->o->max_lag_ms);
+	}
 }
 
 static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)

@@ -727,7 +727,9 @@ def case_paced_behind(d):
     network loaded by a replayed trace runs far slower than real time, so
     releases come late, and the report says how far (max, p99) and for how
     long (time behind); with --max-lag-ms the session stops with a one-line
-    error that the clients get too."""
+    error that the clients get too, and writes the report of a stopped
+    session: each rank's figures up to the stop, marked partial, the COMPUTE
+    its client declared in the operations they count."""
     nlt = bulk_trace(d)
     slow = ('-s', 'backend=flit', '-s', 'topology=torus:k=8', '--trace', nlt, '--pace', '1')
     s, _ = run_ring(d, 6, iters=30, nbytes=16384, extra=slow, name='slow')
@@ -749,6 +751,114 @@ def case_paced_behind(d):
     expect(all(c != 0 and 'session stopped' in o for c, o in res), 'clients: %s' % res)
     expect(time.time() - t0 < 15, 'clients were not told (they waited for their timeout)')
     expect(not os.path.exists(h.rec), 'a stopped session left an archive')
+    check_lag_report('hard', h, err[-1], 6)
+    # The same stop with known work: each rank's compute is the COMPUTE its
+    # client declared in the operations the report counts.
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'lagged.py')
+    open(script, 'w').write(LAGGED)
+    k = Server(d, 3, *slow, '--max-lag-ms', '5', name='known')
+    cl = [subprocess.Popen([PY, script, PYDIR, k.ep, str(r), json.dumps(LAGGED_OPS[r])], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True) for r in range(2)]
+    for r, c in enumerate(cl):
+        line = c.stdout.readline()
+        expect(line.strip() == 'declared', 'client %d did not declare its ops: %s' % (r, line))
+    time.sleep(0.3)  # the server has read them: all before virtual time 0
+    cl.append(subprocess.Popen([PY, script, PYDIR, k.ep, '2', json.dumps(LAGGED_OPS[2])], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True))
+    rc = k.wait()
+    err = open(k.err).read().strip().splitlines()
+    expect(rc == 1 and len(err) >= 1 and 'over --max-lag-ms 5' in err[-1], 'known: rc %d, %s' % (rc, err))
+    for r, c in enumerate(cl):
+        try:
+            out = c.communicate(timeout=10)[0]
+        except subprocess.TimeoutExpired:
+            c.kill()
+            fail('known: client %d was not told (still waiting)' % r)
+        expect('server: ' + err[-1][len('netloom: '):] in out, 'known: client %d: %s' % (r, out))
+    ranks = check_lag_report('known', k, err[-1], 3)
+    for r in (0, 1):
+        x, ops = ranks[r], LAGGED_OPS[r]
+        declared = sum(op[1] for op in ops[:x['ops']] if op[0] == 'compute')
+        expect(1 <= x['ops'] < len(ops) and abs(x['compute_s'] - declared * 1e-12) < 1e-15,
+               'known: rank %d: %d ops, compute %.12f s, its client declared %.12f s in them: %s'
+               % (r, x['ops'], x['compute_s'], declared * 1e-12, x))
+
+
+# What each rank of LAGGED declares (COMPUTE in ps): ranks 0 and 1 all of
+# it before rank 2 connects; every last receive waits for a message nobody
+# sends.
+LAGGED_OPS = (
+    (('compute', 20000000), ('isend', 1, 7), ('compute', 30000000), ('isend', 1, 8), ('compute', 10000000),
+     ('recv', 1, 99)),
+    (('compute', 10000000), ('irecv', 0, 7), ('wait',), ('compute', 40000000), ('irecv', 0, 8), ('wait',),
+     ('compute', 10000000), ('recv', 0, 99)),
+    (('recv', 0, 99),),
+)
+LAGGED = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+rank = int(sys.argv[3])
+c = nl.Client(sys.argv[2], rank, timeout_ms=30000)
+# Declared without waiting for any reply (lean: no DONE for COMPUTE and
+# non-blocking posts; WAIT and RECV sent, not awaited), so ranks 0 and 1
+# have sent all of it when rank 2 connects: paced mode measures compute
+# only for ops that come after virtual time 0.
+req = seq = None
+for op in json.loads(sys.argv[4]):
+    if op[0] == 'compute':
+        c.compute(op[1])
+    elif op[0] == 'isend':
+        c.isend(op[1], op[2], b'x' * 1024)
+    elif op[0] == 'irecv':
+        req = c.irecv(op[1], op[2], 1024)
+    elif op[0] == 'wait':
+        c._op(nl.WAIT, aux=req)
+    else:
+        seq = c._op(nl.RECV, peer=op[1], tag=op[2], a=64)
+        c._pending[seq] = None
+print('declared', flush=True)
+try:
+    c._await(seq)
+    print('got a message')
+except nl.NetloomError as e:
+    print(e)
+"""
+
+
+def check_lag_report(name, s, line, n):
+    """A session stopped by --max-lag-ms writes the report of a stopped
+    session (docs/live.md "Stopping"): marked stopped by max-lag with the
+    error line, each live rank's figures partial and consistent (compute +
+    comm + wait = the time they count up to, the stop or earlier), the text
+    table too. Returns the live ranks' JSON results."""
+    expect(os.path.exists(s.json), '%s: no --json report after a max-lag stop' % name)
+    doc = json.load(open(s.json))
+    live, res = doc['live'], doc['results']
+    reason = line[len('netloom: '):]
+    expect(live['stopped'] is True and live.get('stopped_by') == 'max-lag' and live['stop_reason'] == reason,
+           '%s: JSON live: stopped %s, stopped_by %s, stop_reason %s' % (
+               name, live['stopped'], live.get('stopped_by'), live.get('stop_reason')))
+    expect(res.get('partial') is True and res['runtime']['predicted_s'] is None
+           and res['runtime']['stopped_at_s'] > 0, '%s: results: %s' % (name, res['runtime']))
+    ranks = res['ranks'][:n]
+    for r, x in enumerate(ranks):
+        expect(x['finish_s'] == (x['until_s'] if x['finished'] else None)
+               and x['until_s'] <= res['runtime']['stopped_at_s']
+               and abs(x['compute_s'] + x['comm_s'] + x['wait_s'] - x['until_s']) < 1e-15,
+               '%s: rank %d: %s' % (name, r, x))
+    text = open(s.out).read()
+    expect('stopped at virtual time %.9f s (partial)' % res['runtime']['stopped_at_s'] in text
+           and '  session stopped: %s (per-rank results partial, up to the stop)' % reason in text,
+           '%s: text report: %s' % (name, text))
+    live_ranks = set(map(str, range(n)))
+    rows = [l.split() for l in text.splitlines() if l.startswith('  ') and l.split()[0] in live_ranks]
+    expect(len(rows) == n and all(row[4] == '%.9f' % x['until_s'] for row, x in zip(rows, ranks)),
+           '%s: rows: %s' % (name, rows))
+    return ranks
 
 
 LEAN = r'''
@@ -1178,13 +1288,16 @@ def case_signal(d):
                 expect(told in o and 'error after' in o, '%s: client %d: %s' % (name, i, o))
             check_partial(name, json.load(open(s.json)), open(s.out).read())
         live = json.load(open(s.json))['live']
-        expect(live['stopped'] is True and live['stop_reason'] == told and live['ranks'][0]['state'] == 'connected',
+        expect(live['stopped'] is True and live.get('stopped_by') == name and live['stop_reason'] == told
+               and live['ranks'][0]['state'] == 'connected',
                '%s: JSON live: %s' % (name, live))
         expect(told in open(s.out).read(), '%s: text report: %s' % (name, open(s.out).read()))
         expect(not os.path.exists(s.rec), '%s: a stopped session left an archive' % name)
     # A session that finishes says it was not stopped.
     f, _ = run_ring(d, 2, iters=1, extra=('-s', 'backend=analytic'), name='notstopped')
-    expect(json.load(open(f.json))['live']['stopped'] is False, 'finished session marked stopped')
+    live = json.load(open(f.json))['live']
+    expect(live['stopped'] is False and 'stopped_by' not in live and 'stop_reason' not in live,
+           'finished session marked stopped: %s' % live)
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
