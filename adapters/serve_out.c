@@ -124,43 +124,37 @@ static void live_beside_text(struct live_server *s, json_t *doc, FILE *f)
 }
 
 /* The header line and the replay report's per-rank breakdown, in virtual
- * seconds. */
-static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f)
+ * seconds. For a stopped session (partial: app_stop_results) each rank's
+ * figures run up to its last completed op: the table gives the time they
+ * count up to (until_s) instead of the finish, and where the rank was. */
+static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool partial)
 {
 	const struct app_results *res = app_results(session_src_app(s->eng));
-	fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
-		   " messages delivered\n",
-		s->n, json_string_value(json_object_get(doc, "backend")), (double)res->runtime_ps * 1e-12,
-		s->delivered);
-	fprintf(f, "    rank      compute_s         comm_s         wait_s       finish_s   messages\n");
-	for (uint32_t r = 0; r < res->n_ranks; r++) {
-		const struct app_rank_stats *st = &res->ranks[r];
-		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64 "\n", r,
-			(double)st->compute_ps * 1e-12, (double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
-			(double)st->finish_ps * 1e-12, st->msgs_sent);
+	const char *backend = json_string_value(json_object_get(doc, "backend"));
+	if (partial) {
+		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, stopped at virtual time %.9f s (partial), %" PRIu64
+			   " messages delivered\n",
+			s->n, backend, (double)res->stopped_ps * 1e-12, s->delivered);
+		fprintf(f, "  partial: each rank up to its last completed operation (until_s); the one under way is left out\n");
+	} else {
+		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
+			   " messages delivered\n",
+			s->n, backend, (double)res->runtime_ps * 1e-12, s->delivered);
 	}
-}
-
-/* The same for a stopped session (app_stop_results): each rank's figures
- * up to its last completed op, the time they count up to (until_s) and
- * where the rank was. */
-static void live_partial_text(struct live_server *s, json_t *doc, FILE *f)
-{
-	const struct app_results *res = app_results(session_src_app(s->eng));
-	fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, stopped at virtual time %.9f s (partial), %" PRIu64
-		   " messages delivered\n",
-		s->n, json_string_value(json_object_get(doc, "backend")), (double)res->stopped_ps * 1e-12,
-		s->delivered);
-	fprintf(f, "  partial: each rank up to its last completed operation (until_s); the one under way is left out\n");
-	fprintf(f, "    rank      compute_s         comm_s         wait_s        until_s   messages  at the stop\n");
+	fprintf(f, "    rank      compute_s         comm_s         wait_s %s   messages%s\n",
+		partial ? "       until_s" : "      finish_s", partial ? "  at the stop" : "");
 	for (uint32_t r = 0; r < res->n_ranks; r++) {
 		const struct app_rank_stats *st = &res->ranks[r];
-		const struct app_rank_stop *sp = &res->stop[r];
-		const char *op = sp->in_op ? trace_op_name(sp->op_kind) : NULL;
-		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64 "  %s%s\n", r,
-			(double)st->compute_ps * 1e-12, (double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
-			(double)sp->until_ps * 1e-12, st->msgs_sent,
-			sp->finished ? "finished" : sp->in_op ? "in " : "between ops", sp->in_op ? (op ? op : "?") : "");
+		const struct app_rank_stop *sp = partial ? &res->stop[r] : NULL;
+		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64, r, (double)st->compute_ps * 1e-12,
+			(double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
+			(double)(sp ? sp->until_ps : st->finish_ps) * 1e-12, st->msgs_sent);
+		if (sp) {
+			const char *op = sp->in_op ? trace_op_name(sp->op_kind) : NULL;
+			fprintf(f, "  %s%s", sp->finished ? "finished" : sp->in_op ? "in " : "between ops",
+				sp->in_op ? (op ? op : "?") : "");
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -219,10 +213,7 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	if (o->report) {
 		FILE *f = o->report;
 		const struct app_results *res = app_results(session_src_app(s->eng));
-		if (res->partial)
-			live_partial_text(s, doc, f);
-		else
-			live_ranks_text(s, doc, f);
+		live_ranks_text(s, doc, f, res->partial);
 		struct app_latency lat;
 		app_latency(session_src_app(s->eng), -1, &lat);
 		if (session_src_trace_ranks(s->eng))
