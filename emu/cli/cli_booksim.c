@@ -34,6 +34,7 @@ struct bs_kv {
 	char val[256];
 	int line;
 	bool used;
+	bool is_multi; /* a vector of per-class values: named, not written */
 };
 
 struct bs_file {
@@ -215,6 +216,96 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 	(*n)++;
 }
 
+/* Keys BookSim reads as a vector, one value per traffic class
+ * (GetFloatArray and the like, booksim_config.cpp's "vector
+ * specification" string fields, trafficmanager.cpp), shortened to the
+ * class count with the last value repeated. */
+static const char *const bs_vector_keys[] = {
+	"injection_rate", "packet_size", "packet_size_rate", "traffic", "injection_process", "class_priority",
+	"use_read_write", "write_fraction", "read_request_size", "read_reply_size", "write_request_size",
+	"write_reply_size", "measure_stats", "latency_thres", "warmup_thres", "acc_warmup_thres",
+	"stopping_thres", "acc_stopping_thres", NULL,
+};
+
+/* The top-level elements of a {a,b,...} value as BookSim splits it
+ * (tokenize_str: commas outside nested braces; empty elements dropped).
+ * Returns the count; *first gets the first element, blanks trimmed. */
+static int bs_vector_split(const char *v, char *first, size_t cap)
+{
+	int n = 0, nested = 0;
+	const char *start = v + 1;
+	first[0] = '\0';
+	for (const char *q = v + 1; *q; q++) {
+		if (*q == '{') {
+			nested++;
+		} else if (*q == '}' && nested) {
+			nested--;
+		} else if (!nested && (*q == ',' || *q == '}')) {
+			const char *a = start, *b = q;
+			while (a < b && isspace((unsigned char)*a))
+				a++;
+			while (b > a && isspace((unsigned char)b[-1]))
+				b--;
+			if (b > a && n++ == 0)
+				snprintf(first, cap, "%.*s", (int)(b - a), a);
+			start = q + 1;
+			if (*q == '}')
+				break;
+		}
+	}
+	return n;
+}
+
+/* BookSim's vector values with one traffic class: a one-element vector
+ * is its element (packet_size = {4} is 4; packet_size = {{4}} too); one
+ * of several elements (per-class values, which netloom models only with
+ * classes) is named and left out. */
+static void bs_vectors(FILE *warn, const char *path, struct bs_file *bf, int *unmapped)
+{
+	for (int i = 0; i < bf->n; i++) {
+		struct bs_kv *kv = &bf->kv[i];
+		bool vec = false;
+		for (int j = 0; bs_vector_keys[j]; j++)
+			vec |= !strcmp(kv->key, bs_vector_keys[j]);
+		if (!vec || kv->val[0] != '{')
+			continue;
+		char first[sizeof kv->val];
+		int n = bs_vector_split(kv->val, first, sizeof first);
+		/* packet_size's element may itself be a size list ({1,2}: sizes
+		 * with packet_size_rate, named where packet_size is written). */
+		if (n == 1 && !strcmp(kv->key, "packet_size") && first[0] == '{') {
+			char inner[sizeof kv->val];
+			if (bs_vector_split(first, inner, sizeof inner) == 1 && inner[0] != '{')
+				snprintf(kv->val, sizeof kv->val, "%s", inner);
+			else
+				snprintf(kv->val, sizeof kv->val, "%s", first);
+			continue;
+		}
+		if (n == 1 && first[0] != '{') {
+			snprintf(kv->val, sizeof kv->val, "%s", first);
+			continue;
+		}
+		char why[512];
+		if (n > 1)
+			snprintf(why, sizeof why,
+				 "a vector of %d values, one per traffic class (BookSim with classes = 1 uses the first, '%s'); netloom has one traffic class: set the key to one value",
+				 n, first);
+		else
+			snprintf(why, sizeof why, "expected one value or a one-element vector {VALUE}");
+		bs_warn(warn, path, bf, kv->key, why, unmapped);
+		kv->is_multi = true;
+	}
+}
+
+/* Whether key was a per-class vector, already named by bs_vectors. */
+static bool bs_multi(const struct bs_file *bf, const char *key)
+{
+	for (int i = 0; i < bf->n; i++)
+		if (!strcmp(bf->kv[i].key, key))
+			return bf->kv[i].is_multi;
+	return false;
+}
+
 /* Write `key = val` if netloom accepts the value; otherwise name it as
  * unmappable with netloom's reason (`what`, when given, says how val was
  * derived from the file), so the INI written always loads. */
@@ -227,6 +318,8 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 	struct config c;
 	struct nl_err e = {0};
 	config_init(&c, tables, n_tables);
+	if (bs_multi(bf, key))
+		return; /* named by bs_vectors */
 	int rc = config_set(&c, key, val, "BookSim", &e);
 	config_release(&c);
 	if (rc == 0) {
@@ -670,6 +763,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	char topo[512] = "", route[64] = "", traffic[256] = "";
 
 	NL_CHECK(bs_read(path, bf, err));
+	bs_vectors(warn, path, bf, &unmapped);
 
 	/* [network] */
 	const char *tp = bs_get(bf, "topology");
@@ -811,6 +905,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	fprintf(out, "\n[traffic]\n");
 	if (traffic[0])
 		bs_put(out, warn, path, bf, "traffic", traffic, NULL, &unmapped);
+	else if (bs_multi(bf, "traffic"))
+		; /* named by bs_vectors */
 	else if (!traffic_ok && map_used)
 		bs_warn(warn, path, bf, "traffic",
 			"BookSim's flatfly numbers terminals mesh-style (x, xr, yr), netloom's HyperX router by router: only uniform, randperm, hotspot (renumbered) and bitcomp (with x, xr, yr powers of two) keep their meaning",
@@ -819,7 +915,9 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", &unmapped);
 	double rate = strtod(bs_get(bf, "injection_rate"), NULL);
 	const char *ps = bs_get(bf, "packet_size");
-	if (ps[0] == '{')
+	if (bs_multi(bf, "packet_size"))
+		; /* named by bs_vectors */
+	else if (ps[0] == '{')
 		bs_warn(warn, path, bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
 			&unmapped);
 	else
@@ -832,7 +930,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	}
 	snprintf(num, sizeof num, "%.12g", rate);
 	bs_put(out, warn, path, bf, "injection_rate", num, how[0] ? how : NULL, &unmapped);
-	if (strcmp(bs_get(bf, "injection_process"), "bernoulli"))
+	if (!bs_multi(bf, "injection_process") && strcmp(bs_get(bf, "injection_process"), "bernoulli"))
 		bs_warn(warn, path, bf, "injection_process", "only bernoulli is modelled", &unmapped);
 
 	fprintf(out, "\n[simulation]\n");

@@ -382,6 +382,42 @@ def case_anynet():
         check("valiant on anynet named", rc == 3 and "routing_function" in named)
 
 
+def write_cfg(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def case_vectors():
+    """BookSim reads injection_rate, packet_size, traffic, ... as one value
+    per traffic class (trafficmanager.cpp): a one-element vector is its
+    element; several elements are per-class values, named (exit 3)."""
+    base = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nnum_vcs = 4;\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = write_cfg(tmp, "v1.cfg", base + "injection_rate = {0.05};\npacket_size = {4};\ntraffic = {bitcomp};\n"
+                       "latency_thres = {500.0};\ninjection_process = {bernoulli};\n")
+        rc, text, named = convert(bs)
+        eq("one-element vectors: nothing named", (rc, named), (0, {}))
+        ini = read_ini(text)
+        eq("injection_rate = {0.05} with packet_size = {4}: 0.2 flits/cycle", ini_value(ini, "injection_rate"), "0.2")
+        eq("packet_size = {4}", ini_value(ini, "packet_size"), "4")
+        eq("traffic = {bitcomp}", ini_value(ini, "traffic"), "bitcomp")
+        eq("latency_thres = {500.0}", ini_value(ini, "latency_thres"), "500.0")
+        runs(bs, text, tmp)
+        bs = write_cfg(tmp, "v2.cfg", base + "injection_rate = {0.1,0.2};\ntraffic = {uniform,bitcomp};\n")
+        rc, text, named = convert(bs)
+        eq("per-class vectors: exit", rc, 3)
+        eq("per-class vectors named", sorted(named), ["injection_rate", "traffic"])
+        check(f"line and why: {named['injection_rate']!r}",
+              named["injection_rate"].startswith(f"netloom: {bs}:6: cannot map 'injection_rate = {{0.1,0.2}}'")
+              and "one per traffic class" in named["injection_rate"])
+        ini = read_ini(text)
+        eq("per-class injection_rate not written", ini_value(ini, "injection_rate"), None)
+        eq("per-class traffic not written", ini_value(ini, "traffic"), None)
+        runs(bs, text, tmp)
+
+
 BAD_ANYNET = [
     ("router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", ":2: unknown word 'switch'"),
     ("router 0 node 0 router 1\nrouter 1 node 0\n", ":2: node 0 attached to router 1, but line 1"),
