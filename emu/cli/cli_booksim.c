@@ -746,6 +746,29 @@ static void bs_check(const char *path, FILE *warn, struct bs_file *bf, char *top
 			 "; '%s' is written so that this file runs: it is not BookSim's routing.\n",
 			 rf[0] ? rf : "(none)", route);
 	}
+	/* BookSim's bit permutations exit unless the node count is a power of
+	 * two (transpose: an even power); netloom would run them. */
+	if (topo[0] && traffic && (!strcmp(traffic, "bitcomp") || !strcmp(traffic, "bitrev") ||
+				   !strcmp(traffic, "shuffle") || !strcmp(traffic, "transpose"))) {
+		uint32_t nodes = t->n_endpoints;
+		int bits = 0;
+		while ((1u << bits) < nodes && bits < 31)
+			bits++;
+		bool pow2 = nodes && !(nodes & (nodes - 1));
+		char why[256] = "";
+		if (!pow2)
+			snprintf(why, sizeof why,
+				 "BookSim exits: bit permutation traffic patterns require the number of nodes to be a power of two (here %u)",
+				 nodes);
+		else if (!strcmp(traffic, "transpose") && bits % 2)
+			snprintf(why, sizeof why,
+				 "BookSim exits: transpose requires the number of nodes to be an even power of two (here %u = 2^%d)",
+				 nodes, bits);
+		if (why[0]) {
+			bs_warn(warn, path, bf, "traffic", why, n);
+			traffic[0] = '\0';
+		}
+	}
 	struct traffic *tr = NULL;
 	if (traffic && traffic[0] && traffic_new(traffic, t, 0, &tr, &e) < 0) {
 		bs_warn(warn, path, bf, "traffic", e.msg, n);
@@ -840,20 +863,35 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	if (strcmp(bs_get(bf, "router"), "iq"))
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic);
-	/* BookSim's tornado and neighbor (traffic.cpp) step the k-ary n-digit
-	 * node id from the config's k and n keys. On anynet (which ignores
-	 * k and n) netloom's step along the endpoint ring; on the cmesh (c k^n
-	 * nodes numbered over the endpoint grid) along router coordinates,
-	 * keeping the terminal port: other destinations either way. */
-	const char *digits_why = !strcmp(tp, "anynet")
-		? "BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
-		  "netloom's, on a graph without coordinates, step along the endpoint ring"
-	    : !strcmp(tp, "cmesh")
-		? "BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations"
-		: NULL;
-	if (traffic_ok && digits_why && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
-		bs_warn(warn, path, bf, "traffic", digits_why, &unmapped);
-		traffic[0] = '\0';
+	/* BookSim's tornado and neighbor (traffic.cpp) step the n digits of
+	 * the node id in base xr * k, from the config's k, n and xr keys,
+	 * whatever the network. netloom's step router coordinates on a torus,
+	 * mesh or cmesh and the endpoint ring elsewhere: the same
+	 * destinations only on a torus or mesh (one node per router: BookSim's
+	 * KNCube ignores c) with xr = 1. */
+	if (traffic_ok && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
+		long xr = strtol(bs_get(bf, "xr"), NULL, 10);
+		bool grid = !strcmp(tp, "torus") || !strcmp(tp, "mesh");
+		char why[320];
+		if (!strcmp(tp, "anynet"))
+			snprintf(why, sizeof why, "%s",
+				 "BookSim's tornado and neighbor on anynet step digits of the node id in base k (its k and n keys); "
+				 "netloom's, on a graph without coordinates, step along the endpoint ring");
+		else if (!strcmp(tp, "cmesh"))
+			snprintf(why, sizeof why, "%s",
+				 "BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations");
+		else if (!grid)
+			snprintf(why, sizeof why,
+				 "BookSim's tornado and neighbor step %ld digits of the node id in base %ld (its n, k and xr keys) on any network; on its %s that is not netloom's pattern (netloom steps along the endpoint ring there)",
+				 nd, xr * k, tp);
+		else if (xr != 1)
+			snprintf(why, sizeof why,
+				 "BookSim's tornado and neighbor step digits of the node id in base xr * k = %ld, netloom's the %s's coordinates in base k = %ld",
+				 xr * k, tp, k);
+		if (!grid || xr != 1) {
+			bs_warn(warn, path, bf, "traffic", why, &unmapped);
+			traffic[0] = '\0';
+		}
 	}
 	bool map_used = map != NULL;
 	free(map);

@@ -418,6 +418,57 @@ def case_vectors():
         runs(bs, text, tmp)
 
 
+def case_bit_permutations():
+    """BookSim exits on bitcomp, bitrev, shuffle and transpose unless the
+    node count is a power of two (transpose: an even power): named."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for topo, tr, ok in (("topology = mesh;\nk = 3;\nn = 2;\nrouting_function = dim_order;\n", "bitcomp", False),
+                             ("topology = torus;\nk = 3;\nn = 2;\nrouting_function = dim_order;\n", "shuffle", False),
+                             ("topology = fattree;\nk = 2;\nn = 3;\nrouting_function = nca;\n", "transpose", False),
+                             ("topology = fattree;\nk = 2;\nn = 3;\nrouting_function = nca;\n", "bitrev", True),
+                             ("topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n", "transpose", True)):
+            bs = write_cfg(tmp, "b.cfg", topo + f"num_vcs = 2;\ntraffic = {tr};\n")
+            rc, text, named = convert(bs)
+            if ok:
+                eq(f"{tr} on a power of two: converts", (rc, named), (0, {}))
+                eq(f"{tr} written", ini_value(read_ini(text), "traffic"), tr)
+                continue
+            eq(f"{topo!r} {tr}: exit", rc, 3)
+            eq(f"{tr}: only traffic named", sorted(named), ["traffic"])
+            check(f"{tr}: file:line, key and BookSim's reason: {named['traffic']!r}",
+                  named["traffic"].startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}'")
+                  and "power of two" in named["traffic"])
+            eq(f"{tr}: not written", ini_value(read_ini(text), "traffic"), None)
+            runs(bs, text, tmp)
+
+
+def case_digit_patterns():
+    """BookSim's tornado and neighbor step digits of the node id in base
+    xr * k (the config's k, n, xr) on any network: exact on a torus or mesh
+    with xr = 1, named elsewhere."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = (("topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n", True),
+                 ("topology = mesh;\nk = 4;\nn = 3;\nrouting_function = dim_order;\n", True),
+                 ("topology = torus;\nk = 4;\nn = 2;\nxr = 2;\nrouting_function = dim_order;\n", False),
+                 ("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = nca;\n", False),
+                 ("topology = dragonflynew;\nk = 2;\nn = 1;\nrouting_function = min;\n", False),
+                 ("topology = flatfly;\nk = 4;\nn = 2;\nc = 1;\nx = 4;\ny = 4;\nrouting_function = ran_min;\n", False))
+        for topo, ok in cases:
+            for tr in ("neighbor", "tornado"):
+                bs = write_cfg(tmp, "d.cfg", topo + f"num_vcs = 4;\ntraffic = {tr};\n")
+                rc, text, named = convert(bs)
+                what = f"{topo.splitlines()[0]} {tr}"
+                if ok:
+                    eq(f"{what}: converts", (rc, named), (0, {}))
+                    eq(f"{what}: written", ini_value(read_ini(text), "traffic"), tr)
+                    runs(bs, text, tmp)
+                    continue
+                eq(f"{what}: exit", rc, 3)
+                check(f"{what}: traffic named with file:line and why: {named}",
+                      "traffic" in named and f"{bs}:" in named["traffic"] and "digits of the node id" in named["traffic"])
+                eq(f"{what}: not written", ini_value(read_ini(text), "traffic"), None)
+
+
 BAD_ANYNET = [
     ("router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", ":2: unknown word 'switch'"),
     ("router 0 node 0 router 1\nrouter 1 node 0\n", ":2: node 0 attached to router 1, but line 1"),
