@@ -413,7 +413,8 @@ static void bs_allocators(FILE *out, FILE *warn, const char *path, struct bs_fil
 static const char *bs_routing(const char *tp, const char *rf)
 {
 	static const char *const map[][3] = {
-		{"torus", "dim_order", "dor"}, {"torus", "dor", "dor"}, {"torus", "valiant", "valiant"},
+		/* BookSim registers dor_mesh but no dor_torus. */
+		{"torus", "dim_order", "dor"}, {"torus", "valiant", "valiant"},
 		{"mesh", "dim_order", "dor"}, {"mesh", "dor", "dor"}, {"mesh", "valiant", "valiant"},
 		/* min_flatfly (registered as ran_min_flatfly) is dimension order
 		 * (lowest dimension first) on every VC. */
@@ -856,6 +857,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	else if (!strcmp(tp, "cmesh") && (!strcmp(rf, "dor") || !strcmp(rf, "xy_yx")))
 		bs_warn(warn, path, bf, "routing_function",
 			"BookSim's dor_cmesh and xy_yx_cmesh take the express channels between edge routers, which netloom's cmesh does not build (use dor_no_express or xy_yx_no_express)",
+			&unmapped);
+	else if (!strcmp(tp, "torus") && !strcmp(rf, "dor"))
+		bs_warn(warn, path, bf, "routing_function",
+			"BookSim exits: 'Invalid routing function: dor_torus' (it has dor_mesh only); dim_order is dimension order on a torus",
 			&unmapped);
 	else
 		bs_warn(warn, path, bf, "routing_function", "no netloom equivalent (see 'netloom run --help')",

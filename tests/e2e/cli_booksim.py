@@ -287,7 +287,8 @@ def case_routing_per_network():
         for topo, rf, want in (("torus", "ran_min", None), ("flatfly", "dim_order", None),
                                ("fattree", "min", None), ("mesh", "dor", "dor"),
                                ("fattree", "anca", "anca"), ("flatfly", "ugal", "ugal:mode=booksim"),
-                               ("flatfly", "valiant", "valiant:shortcut=1"), ("torus", "valiant", "valiant")):
+                               ("flatfly", "valiant", "valiant:shortcut=1"), ("torus", "valiant", "valiant"),
+                               ("torus", "dim_order", "dor"), ("mesh", "dim_order", "dor")):
             extra = "c = 1;\nx = 4;\ny = 4;\n" if topo == "flatfly" else ""
             with open(bs, "w") as f:
                 f.write(f"topology = {topo};\nk = 4;\nn = 2;\n{extra}routing_function = {rf};\nnum_vcs = 4;\n"
@@ -298,6 +299,16 @@ def case_routing_per_network():
                 check(f"{topo} {rf}: named ({named})", "routing_function" in named)
             else:
                 mapped_or_named(bs, ini, named, "routing_function", want)
+        # BookSim registers dor_mesh, not dor_torus: it exits on a torus.
+        with open(bs, "w") as f:
+            f.write("topology = torus;\nk = 4;\nn = 2;\nrouting_function = dor;\nnum_vcs = 4;\n")
+        rc, text, named = convert(bs)
+        eq("dor on a torus: exit", rc, 3)
+        check(f"dor on a torus named with file:line and BookSim's error: {named}",
+              named.get("routing_function", "").startswith(f"netloom: {bs}:4: cannot map 'routing_function = dor'")
+              and "dor_torus" in named["routing_function"])
+        check("its fallback is marked in the INI", "is not BookSim's routing" in text)
+        runs(bs, text, tmp)
 
 
 def case_allocator_iterations():
