@@ -227,14 +227,29 @@ static const char *const bs_vector_keys[] = {
 	"stopping_thres", "acc_stopping_thres", NULL,
 };
 
-/* The top-level elements of a {a,b,...} value as BookSim splits it
- * (tokenize_str: commas outside nested braces; empty elements dropped).
- * Returns the count; *first gets the first element, blanks trimmed. */
-static int bs_vector_split(const char *v, char *first, size_t cap)
+#define BS_MAX_ELEMS 64
+
+/* A list value split as BookSim splits it (tokenize_str): text that does
+ * not start with '{' is one element; otherwise the elements are what lies
+ * between the first '{' and each ',' or '}' outside nested braces (empty
+ * ones dropped, scanning on past a closing '}', so "{0,5},{1,1}" is 0 and
+ * 5). Elements are trimmed and copied into buf (cap bytes), el[] points
+ * into it. Returns the count, at most max (-1 past it or past cap). */
+static int bs_tokenize(const char *v, char *buf, size_t cap, const char **el, int max)
 {
-	int n = 0, nested = 0;
+	size_t used = 0;
+	int n = 0;
+	if (!v[0])
+		return 0;
+	if (v[0] != '{') {
+		if (strlen(v) >= cap || max < 1)
+			return -1;
+		memcpy(buf, v, strlen(v) + 1);
+		el[0] = buf;
+		return 1;
+	}
+	int nested = 0;
 	const char *start = v + 1;
-	first[0] = '\0';
 	for (const char *q = v + 1; *q; q++) {
 		if (*q == '{') {
 			nested++;
@@ -242,18 +257,33 @@ static int bs_vector_split(const char *v, char *first, size_t cap)
 			nested--;
 		} else if (!nested && (*q == ',' || *q == '}')) {
 			const char *a = start, *b = q;
+			start = q + 1;
 			while (a < b && isspace((unsigned char)*a))
 				a++;
 			while (b > a && isspace((unsigned char)b[-1]))
 				b--;
-			if (b > a && n++ == 0)
-				snprintf(first, cap, "%.*s", (int)(b - a), a);
-			start = q + 1;
-			if (*q == '}')
-				break;
+			if (b == a)
+				continue;
+			if (n == max || used + (size_t)(b - a) + 1 > cap)
+				return -1;
+			memcpy(buf + used, a, (size_t)(b - a));
+			buf[used + (size_t)(b - a)] = '\0';
+			el[n++] = buf + used;
+			used += (size_t)(b - a) + 1;
 		}
 	}
 	return n;
+}
+
+/* The top-level elements of a {a,b,...} value (bs_tokenize): their
+ * count; *first gets the first element. */
+static int bs_vector_split(const char *v, char *first, size_t cap)
+{
+	char buf[512];
+	const char *el[BS_MAX_ELEMS];
+	int n = bs_tokenize(v, buf, sizeof buf, el, BS_MAX_ELEMS);
+	snprintf(first, cap, "%s", n > 0 ? el[0] : "");
+	return n < 0 ? BS_MAX_ELEMS + 1 : n;
 }
 
 /* BookSim's vector values with one traffic class: a one-element vector
@@ -456,13 +486,100 @@ static const char *bs_routing(const char *tp, const char *rf)
 	return NULL;
 }
 
+/* One integer list of a hotspot parameter as BookSim reads it
+ * (tokenize_int: a bare number, or {a,b,...}); each element must be a
+ * whole integer (BookSim's atoi would read "2x" as 2: named instead).
+ * Returns the count, or -1. */
+static int bs_int_list(const char *v, long *out, int max)
+{
+	char buf[512];
+	const char *el[BS_MAX_ELEMS];
+	int n = bs_tokenize(v, buf, sizeof buf, el, max < BS_MAX_ELEMS ? max : BS_MAX_ELEMS);
+	for (int i = 0; i < n; i++) {
+		char *end;
+		errno = 0;
+		out[i] = strtol(el[i], &end, 10);
+		if (end == el[i] || *end || errno)
+			return -1;
+	}
+	return n;
+}
+
+/* BookSim's hotspot (TrafficPattern::New): the parameters are the text
+ * between the first '(' and the last ')', split by bs_tokenize; the first
+ * is the list of hot nodes, the second (if any) their rates, the last rate
+ * repeated for nodes without one, 1 each without a list. So
+ * hotspot({{0,5},{1,1}}) is nodes 0 and 5 at rates 1 and 1, while
+ * hotspot({0,5},{1,1}) is node 0 at rate 5 (its top-level elements are 0
+ * and 5), and hotspot(3) is node 3. A node < 0 is drawn at random, and a
+ * missing list means one random node: named, as are rates BookSim asserts
+ * on. With one hot node every packet goes there, whatever its rate. */
+static bool bs_hotspot(const char *tr, const uint32_t *map, size_t n_map, char *out, size_t cap, char *why,
+		       size_t why_cap)
+{
+	char param[256] = "", buf[512];
+	const char *el[BS_MAX_ELEMS];
+	const char *l = strchr(tr, '('), *r = strrchr(tr, ')');
+	if (l)
+		snprintf(param, sizeof param, "%.*s", (int)(r && r > l ? r - l - 1 : (long)strlen(l + 1)), l + 1);
+	int n_params = bs_tokenize(param, buf, sizeof buf, el, BS_MAX_ELEMS);
+	long nodes[BS_MAX_ELEMS], rates[BS_MAX_ELEMS];
+	if (n_params < 1) {
+		snprintf(why, why_cap, "BookSim's hotspot without a node list sends to one node drawn at random");
+		return false;
+	}
+	int n_nodes = bs_int_list(el[0], nodes, BS_MAX_ELEMS);
+	int n_rates = n_params >= 2 ? bs_int_list(el[1], rates, BS_MAX_ELEMS) : 0;
+	if (n_nodes < 1 || n_rates < 0 || (n_params >= 2 && n_rates == 0)) {
+		snprintf(why, why_cap,
+			 "expected hotspot({NODE,...},{RATE,...}) as BookSim reads it: integer lists (BookSim reads nodes '%s'%s%s)",
+			 el[0], n_params >= 2 ? " and rates " : "", n_params >= 2 ? el[1] : "");
+		return false;
+	}
+	for (int i = n_rates; i < n_nodes; i++)
+		rates[i] = n_rates ? rates[n_rates - 1] : 1;
+	char list_n[256] = "", list_r[256] = "";
+	size_t used_n = 0, used_r = 0;
+	for (int i = 0; i < n_nodes; i++) {
+		if (nodes[i] < 0) {
+			snprintf(why, why_cap, "BookSim draws hot node %ld at random (a negative id)", nodes[i]);
+			return false;
+		}
+		if (rates[i] <= 0) {
+			snprintf(why, why_cap, "BookSim asserts every hotspot rate is > 0 (got %ld)", rates[i]);
+			return false;
+		}
+		long id = nodes[i];
+		if (map) {
+			if (id >= (long)n_map) {
+				snprintf(why, why_cap, "hot node %ld is not a terminal (0..%zu)", id, n_map - 1);
+				return false;
+			}
+			id = map[id];
+		}
+		used_n += (size_t)snprintf(list_n + used_n, sizeof list_n - used_n, "%s%ld", i ? "/" : "", id);
+		used_r += (size_t)snprintf(list_r + used_r, sizeof list_r - used_r, "%s%ld", i ? "/" : "", rates[i]);
+		if (used_n >= sizeof list_n || used_r >= sizeof list_r) {
+			snprintf(why, why_cap, "too many hot nodes");
+			return false;
+		}
+	}
+	if (n_nodes == 1)
+		snprintf(out, cap, "hotspot:nodes=%s", list_n);
+	else
+		snprintf(out, cap, "hotspot:nodes=%s,rates=%s", list_n, list_r);
+	return true;
+}
+
 /* The pattern in netloom's syntax. map, when not NULL, renumbers
  * BookSim's terminal ids (n_map of them) to netloom endpoints: then only
  * patterns that do not depend on the numbering (uniform, a random
  * permutation), that name endpoints (hotspot) or that commute with the
  * renumbering (bitcomp, checked) convert. */
-static bool bs_traffic(const char *tr, const uint32_t *map, size_t n_map, char *out, size_t cap)
+static bool bs_traffic(const char *tr, const uint32_t *map, size_t n_map, char *out, size_t cap, char *why,
+		       size_t why_cap)
 {
+	why[0] = '\0';
 	static const char *const simple[] = {"uniform", "bitcomp", "bitrev", "shuffle", "transpose", "tornado",
 					     "neighbor", "randperm", "asymmetric", NULL};
 	/* bitcomp (N a power of two) sends T to N-1-T in either numbering;
@@ -477,45 +594,8 @@ static bool bs_traffic(const char *tr, const uint32_t *map, size_t n_map, char *
 			snprintf(out, cap, "%s", tr);
 			return true;
 		}
-	/* hotspot({n1,n2,...},{r1,r2,...}) */
-	if (!strncmp(tr, "hotspot(", 8)) {
-		char nodes[128] = "", rates[128] = "";
-		const char *a = strchr(tr, '{'), *b = a ? strchr(a, '}') : NULL;
-		if (!a || !b || (size_t)(b - a - 1) >= sizeof nodes)
-			return false;
-		memcpy(nodes, a + 1, (size_t)(b - a - 1));
-		const char *c = strchr(b, '{'), *d = c ? strchr(c, '}') : NULL;
-		if (c && d && (size_t)(d - c - 1) < sizeof rates)
-			memcpy(rates, c + 1, (size_t)(d - c - 1));
-		if (map) {
-			/* BookSim terminal ids to netloom endpoints, one by one. */
-			char mapped[256] = "";
-			size_t used = 0;
-			for (char *q = nodes; *q;) {
-				char *end;
-				long id = strtol(q, &end, 10);
-				if (end == q || id < 0 || id >= (long)n_map || used + 16 >= sizeof mapped)
-					return false;
-				used += (size_t)snprintf(mapped + used, sizeof mapped - used, "%s%u",
-							 used ? "/" : "", map[id]);
-				q = end;
-				while (*q == ',' || isspace((unsigned char)*q))
-					q++;
-			}
-			snprintf(nodes, sizeof nodes, "%s", mapped);
-		}
-		for (char *q = nodes; *q; q++)
-			if (*q == ',')
-				*q = '/';
-		for (char *q = rates; *q; q++)
-			if (*q == ',')
-				*q = '/';
-		if (rates[0])
-			snprintf(out, cap, "hotspot:nodes=%s,rates=%s", nodes, rates);
-		else
-			snprintf(out, cap, "hotspot:nodes=%s", nodes);
-		return true;
-	}
+	if (!strncmp(tr, "hotspot", 7) && (!tr[7] || tr[7] == '('))
+		return bs_hotspot(tr, map, n_map, out, cap, why, why_cap);
 	return false;
 }
 
@@ -867,7 +947,9 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			&unmapped);
 	if (strcmp(bs_get(bf, "router"), "iq"))
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
-	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic);
+	char traffic_why[256];
+	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic, traffic_why,
+				     sizeof traffic_why);
 	/* BookSim's tornado and neighbor (traffic.cpp) step the n digits of
 	 * the node id in base xr * k, from the config's k, n and xr keys,
 	 * whatever the network. netloom's step router coordinates on a torus,
@@ -950,6 +1032,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bs_put(out, warn, path, bf, "traffic", traffic, NULL, &unmapped);
 	else if (bs_multi(bf, "traffic"))
 		; /* named by bs_vectors */
+	else if (!traffic_ok && traffic_why[0])
+		bs_warn(warn, path, bf, "traffic", traffic_why, &unmapped);
 	else if (!traffic_ok && map_used)
 		bs_warn(warn, path, bf, "traffic",
 			"BookSim's flatfly numbers terminals mesh-style (x, xr, yr), netloom's HyperX router by router: only uniform, randperm, hotspot (renumbered) and bitcomp (with x, xr, yr powers of two) keep their meaning",

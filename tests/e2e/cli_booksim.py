@@ -224,7 +224,7 @@ def case_flatfly():
         # router: terminal 5 is router 2's second, netloom's endpoint 9;
         # 63 is the last in both.
         with open(bs, "w") as f:
-            f.write(FLATFLY.format(traffic="hotspot({0,5,63},{1,1,2})"))
+            f.write(FLATFLY.format(traffic="hotspot({{0,5,63},{1,1,2}})"))
         rc, text, named = convert(bs)
         eq("hotspot renumbered", ini_value(read_ini(text), "traffic"), "hotspot:nodes=0/9/63,rates=1/1/2")
         runs(bs, text, tmp)
@@ -478,6 +478,34 @@ def case_digit_patterns():
                 check(f"{what}: traffic named with file:line and why: {named}",
                       "traffic" in named and f"{bs}:" in named["traffic"] and "digits of the node id" in named["traffic"])
                 eq(f"{what}: not written", ini_value(read_ini(text), "traffic"), None)
+
+
+def case_hotspot():
+    """hotspot as BookSim's TrafficPattern::New reads it: the text between
+    the parentheses split at top-level commas, first element the nodes,
+    second the rates (the last repeated)."""
+    base = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nnum_vcs = 4;\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        for tr, want in (("hotspot({{0,5},{1,3}})", "hotspot:nodes=0/5,rates=1/3"),
+                         ("hotspot({{0,5,9},{2}})", "hotspot:nodes=0/5/9,rates=2/2/2"),
+                         ("hotspot({{0,5}})", "hotspot:nodes=0/5,rates=1/1"),
+                         # top-level elements 0 and 5: node 0 at rate 5
+                         ("hotspot({0,5},{1,1})", "hotspot:nodes=0"),
+                         ("hotspot(3)", "hotspot:nodes=3")):
+            bs = write_cfg(tmp, "h.cfg", base + f"traffic = {tr};\n")
+            rc, text, named = convert(bs)
+            eq(f"{tr}: converts", (rc, named), (0, {}))
+            eq(f"{tr}: as BookSim reads it", ini_value(read_ini(text), "traffic"), want)
+            runs(bs, text, tmp)
+        for tr, why in (("hotspot", "at random"), ("hotspot({{-1,2}})", "at random"),
+                        ("hotspot({{0,5},{0,1}})", "> 0"), ("hotspot({{0,x}})", "integer lists")):
+            bs = write_cfg(tmp, "h.cfg", base + f"traffic = {tr};\n")
+            rc, text, named = convert(bs)
+            eq(f"{tr}: exit", rc, 3)
+            check(f"{tr}: named with file:line and why ({why!r}): {named}",
+                  named.get("traffic", "").startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}'")
+                  and why in named["traffic"])
+            runs(bs, text, tmp)
 
 
 BAD_ANYNET = [

@@ -91,9 +91,10 @@ def case_booksim_convert():
         eq("BookSim's default num_vcs", ini["router"]["num_vcs"], "16")
         bs = os.path.join(tmp, "flat.cfg")
         write(bs, "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nuse_noc_latency = 0;\n"
-                  "traffic = hotspot({0,5},{2,1});\n")
+                  "traffic = hotspot({{0,5},{2,1}});\n")
         ini = read_ini(run("config", "--from-booksim", bs).stdout.decode())
         eq("use_noc_latency = 0", ini["network"]["channel_latency"], "1")
+        # BookSim's two-list form: nodes {0,5} at rates {2,1}.
         eq("hotspot", ini["traffic"]["traffic"], "hotspot:nodes=0/5,rates=2/1")
 
 
