@@ -864,7 +864,7 @@ static void bs_check(const char *path, FILE *warn, struct bs_file *bf, char *top
 static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *bf, struct nl_err *err)
 {
 	int unmapped = 0;
-	char topo[512] = "", route[64] = "", traffic[256] = "";
+	char topo[512] = "", route[64] = "", traffic[256] = "", topo_note[128] = "";
 
 	NL_CHECK(bs_read(path, bf, err));
 	bs_vectors(warn, path, bf, &unmapped);
@@ -888,8 +888,11 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		int used = snprintf(topo, sizeof topo, "%s:k=", tp);
 		for (long d = 0; d < nd; d++)
 			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
+		/* KNCube (kncube.cpp) reads k and n only: one node per router
+		 * whatever c says. */
 		if (c != 1)
-			bs_warn(warn, path, bf, "c", "torus/mesh concentration is not modelled (use p=)", &unmapped);
+			snprintf(topo_note, sizeof topo_note,
+				 "; c = %ld is not applied: BookSim's %s (KNCube) ignores c, one node per router\n", c, tp);
 		long noc = strtol(bs_get(bf, "use_noc_latency"), NULL, 10);
 		chan = (noc == 1 && !strcmp(tp, "torus")) ? 2 : 1;
 	} else if (!strcmp(tp, "fattree")) {
@@ -990,8 +993,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	fprintf(out, "; netloom configuration converted from the BookSim2 config %s\n", path);
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");
 	fprintf(out, "[network]\n");
-	if (topo[0])
+	if (topo[0]) {
+		fputs(topo_note, out);
 		bs_put(out, warn, path, bf, "topology", topo, NULL, &unmapped);
+	}
 	fputs(route_note, out);
 	if (route[0])
 		bs_put(out, warn, path, bf, "routing_function", route, NULL, &unmapped);

@@ -508,6 +508,21 @@ def case_hotspot():
             runs(bs, text, tmp)
 
 
+def case_kncube_c():
+    """BookSim's torus and mesh (KNCube) read k and n only: c changes
+    nothing, so it is dropped with a comment saying so, not named."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for topo in ("torus", "mesh"):
+            bs = write_cfg(tmp, "c.cfg", f"topology = {topo};\nk = 4;\nn = 2;\nc = 2;\nrouting_function = dim_order;\n"
+                           "num_vcs = 4;\n")
+            rc, text, named = convert(bs)
+            eq(f"{topo} c = 2: converts", (rc, named), (0, {}))
+            eq(f"{topo} c = 2: one node per router", ini_value(read_ini(text), "topology"), f"{topo}:k=4x4")
+            check(f"{topo} c = 2: the INI says BookSim ignores c", "; c = 2 is not applied: BookSim's" in text
+                  and "ignores c" in text)
+            runs(bs, text, tmp)
+
+
 BAD_ANYNET = [
     ("router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", ":2: unknown word 'switch'"),
     ("router 0 node 0 router 1\nrouter 1 node 0\n", ":2: node 0 attached to router 1, but line 1"),
