@@ -46,7 +46,7 @@ def convert(path, cwd=None):
     check(f"{path}: exit 0 or 3, got {p.returncode}: {p.stderr.decode()!r}", p.returncode in (0, 3))
     named = {}
     for line in p.stderr.decode().splitlines():
-        m = re.fullmatch(re.escape(f"netloom: {path}") + r"(:\d+)?: cannot map '([a-z_]+)( = [^']*)?': .+", line)
+        m = re.fullmatch(re.escape(f"netloom: {path}") + r"(:\d+)?: cannot map '([A-Za-z0-9_]+)( = [^']*)?': .+", line)
         check(f"{path}: stderr line names a key: {line!r}", m is not None)
         named[m.group(2)] = line
     eq(f"{path}: exit status says whether something was named", p.returncode == 3, bool(named))
@@ -521,6 +521,31 @@ def case_kncube_c():
             check(f"{topo} c = 2: the INI says BookSim ignores c", "; c = 2 is not applied: BookSim's" in text
                   and "ignores c" in text)
             runs(bs, text, tmp)
+
+
+def case_unknown_keys():
+    """A key BookSim2 does not have (it stops: 'Unknown integer field') is
+    named as such, with the nearest BookSim key when one is close; the
+    INI still runs (exit 3)."""
+    base = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, near in (("num_vc", "num_vcs"), ("TOPOLOGY", "topology"), ("bogus_key", None), ("z", None)):
+            bs = write_cfg(tmp, "u.cfg", base + f"{key} = 4;\n")
+            rc, text, named = convert(bs)
+            eq(f"{key}: exit", rc, 3)
+            eq(f"{key}: only it named", sorted(named), [key])
+            line = named[key]
+            check(f"{key}: file:line and 'not a BookSim key': {line!r}",
+                  line.startswith(f"netloom: {bs}:5: cannot map '{key} = 4': not a BookSim key"))
+            if near:
+                check(f"{key}: suggests {near}: {line!r}", line.endswith(f"did you mean '{near}'?"))
+            else:
+                check(f"{key}: no suggestion: {line!r}", "did you mean" not in line)
+            runs(bs, text, tmp)
+        # A BookSim key netloom does not model keeps its message.
+        bs = write_cfg(tmp, "u.cfg", base + "speculative = 1;\n")
+        rc, text, named = convert(bs)
+        check(f"speculative = 1: not modelled: {named}", "not modelled by netloom" in named.get("speculative", ""))
 
 
 BAD_ANYNET = [
