@@ -164,6 +164,13 @@ static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 			while (i < len && text[i] != '\n')
 				text[i++] = ' ';
 		} else if (text[i] == '/' && text[i + 1] == '*') {
+			if (!strstr(text + i + 2, "*/")) {
+				int open_line = 1;
+				for (size_t j = 0; j < i; j++)
+					open_line += text[j] == '\n';
+				return nl_errf(err, NL_EFORMAT, "%s:%d: '/*' comment not closed by '*/'", path,
+					       open_line);
+			}
 			while (i < len && !(text[i] == '*' && text[i + 1] == '/')) {
 				if (text[i] != '\n')
 					text[i] = ' ';

@@ -548,6 +548,22 @@ def case_unknown_keys():
         check(f"speculative = 1: not modelled: {named}", "not modelled by netloom" in named.get("speculative", ""))
 
 
+def case_unterminated_comment():
+    """A '/*' without its '*/' is a syntax error (exit 2, file:line), not
+    the rest of the file silently dropped; closed ones are accepted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = write_cfg(tmp, "c.cfg", "topology = torus;\nk = 4;\n/* num_vcs = 4;\nn = 2;\n")
+        p = subprocess.run([clitest.NETLOOM, "config", "--from-booksim", bs], capture_output=True, env=clitest.ENV)
+        eq("unterminated comment: exit", p.returncode, 2)
+        eq("unterminated comment: nothing written", p.stdout, b"")
+        clitest.one_line_error(p, f"{bs}:3: '/*' comment not closed by '*/'")
+        bs = write_cfg(tmp, "c.cfg", "topology = torus;\n/* a\n b */ k = 4;\nn = 2; // x /* y\n"
+                       "routing_function = dim_order;\nnum_vcs = 4;\n")
+        rc, text, named = convert(bs)
+        eq("closed comments: converts", (rc, named), (0, {}))
+        eq("closed comments: k read", ini_value(read_ini(text), "topology"), "torus:k=4x4")
+
+
 BAD_ANYNET = [
     ("router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", ":2: unknown word 'switch'"),
     ("router 0 node 0 router 1\nrouter 1 node 0\n", ":2: node 0 attached to router 1, but line 1"),
