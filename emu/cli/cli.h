@@ -179,6 +179,12 @@ int cli_layout_main(int argc, char **argv);
  * listed on `warn`, one line each. Returns the number of unmapped keys, or
  * a negative error. */
 int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err);
+/* Whether path looks like a BookSim2 config (a `//` or block comment, or
+ * a `key = value;` line), for a hint when it fails to load as INI. */
+bool cli_booksim_syntax(const char *path);
+/* After loading the INI file path failed with rc: add to err's line a
+ * hint to convert it when it looks like a BookSim2 config. */
+void cli_config_hint(const char *path, int rc, struct nl_err *err);
 
 /* Text as XML/HTML character data or attribute value (& < > " ' escaped):
  * names and specs may hold any character (graph:file=a&b<c.edges). NULL

@@ -1208,3 +1208,29 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
 	free(bf);
 	return rc;
 }
+
+bool cli_booksim_syntax(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	char line[1024];
+	bool seen = false;
+	while (!seen && fgets(line, sizeof line, f)) {
+		char *p = line, *e = line + strlen(line);
+		while (isspace((unsigned char)*p))
+			p++;
+		char *cmt = strstr(p, "//");
+		if (cmt == p || !strncmp(p, "/*", 2)) {
+			seen = true; /* an INI comment starts with ';' or '#' */
+			break;
+		}
+		if (cmt)
+			e = cmt;
+		while (e > p && isspace((unsigned char)e[-1]))
+			e--;
+		seen = e > p && e[-1] == ';' && memchr(p, '=', (size_t)(e - p)) && *p != '[';
+	}
+	fclose(f);
+	return seen;
+}

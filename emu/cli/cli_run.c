@@ -154,6 +154,8 @@ static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info 
 		NL_CHECK(out_check_writable(o->json_path, err));
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
+	if (o->cfg.config_path)
+		cli_config_hint(o->cfg.config_path, rc, err);
 	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
 		rc = nl_sim_set(s, o->cfg.sets[i], NULL, err);
 	*info = (struct nl_sim_info){.size = sizeof *info};

@@ -146,13 +146,29 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o)
 	o->n_sets = 0;
 }
 
+void cli_config_hint(const char *path, int rc, struct nl_err *err)
+{
+	static const char hint[] =
+		" (this looks like a BookSim2 config: convert it with 'netloom config --from-booksim FILE')";
+	if (rc != NL_ECONFIG || !cli_booksim_syntax(path))
+		return;
+	/* One line still: the error, shortened if both do not fit, then the hint. */
+	size_t room = sizeof err->msg - sizeof hint;
+	if (strlen(err->msg) > room)
+		memcpy(err->msg + room - 3, "...", 4);
+	strcat(err->msg, hint);
+}
+
 int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 {
 	size_t n;
 	const struct config_table *const *tables = session_config_tables(&o->tables, &n);
 	config_init(cfg, tables, n);
-	if (o->config_path)
-		NL_CHECK(config_load_file(cfg, o->config_path, err));
+	if (o->config_path) {
+		int rc = config_load_file(cfg, o->config_path, err);
+		cli_config_hint(o->config_path, rc, err);
+		NL_CHECK(rc);
+	}
 	for (int i = 0; i < o->n_sets; i++)
 		NL_CHECK(config_set(cfg, o->sets[i], NULL, "-s", err));
 	return 0;

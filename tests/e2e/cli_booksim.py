@@ -564,6 +564,20 @@ def case_unterminated_comment():
         eq("closed comments: k read", ini_value(read_ini(text), "topology"), "torus:k=4x4")
 
 
+def case_ini_hint():
+    """run, sweep and config -c on a BookSim file fail as INI, with a hint
+    (on the same line) to convert it; a broken INI file gets no hint."""
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = write_cfg(tmp, "plain.cfg", "topology = torus;\nk = 4;\nn = 2;\n")
+        ini = write_cfg(tmp, "bad.ini", "[network]\nbogus = 1\n")
+        for path, hint in ((os.path.join(DATA, "torus88"), True), (plain, True), (ini, False)):
+            for cmd in (("run",), ("sweep", "--rates", "0.1:0.2:0.1"), ("config",)):
+                p = subprocess.run([clitest.NETLOOM, *cmd, "-c", path], capture_output=True, env=clitest.ENV)
+                eq(f"{cmd[0]} -c {path}: exit", p.returncode, 2)
+                clitest.one_line_error(p, path + ":")
+                eq(f"{cmd[0]} -c {path}: hint", "netloom config --from-booksim" in p.stderr.decode(), hint)
+
+
 BAD_ANYNET = [
     ("router 0 node 0 router 1\nrouter 1 node 1 switch 2\n", ":2: unknown word 'switch'"),
     ("router 0 node 0 router 1\nrouter 1 node 0\n", ":2: node 0 attached to router 1, but line 1"),
