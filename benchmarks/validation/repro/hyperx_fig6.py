@@ -17,9 +17,10 @@ HYPERX_FIG6_SIZE selects the network:
   small  hyperx:s=4x4x4,t=4 (the same T/S ratio and beta = 0.5, 256
          endpoints: the quick check, the default on a loaded machine).
 Statistics are shortened to keep a 2-core machine usable: saturation is
-the throughput accepted at offered load 1.0 (sim_type=throughput, one
-1,000-cycle warm-up period and HYPERX_FIG6_SAMPLES 1,000-cycle samples,
-default 3), and the load-latency curve (Fig. 6 is four load-latency
+the throughput accepted at offered load 1.0 (sim_type=throughput,
+max_samples = HYPERX_FIG6_SAMPLES 1,000-cycle periods, default 3, which
+counts the warm-up period as BookSim's does: one warm-up period and two
+measured samples), and the load-latency curve (Fig. 6 is four load-latency
 graphs) is measured at the offered loads HYPERX_FIG6_LOADS (default 0.1,
 0.2, ..., 0.9) up to that saturation throughput, each until converged
 (at most 10 samples): a load above what the network accepts has no

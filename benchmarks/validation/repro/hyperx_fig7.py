@@ -35,8 +35,9 @@ links for 128 endpoints: beta = 0.5). HYPERX_FIG7_NETS (e.g.
 "clos,hx025"), HYPERX_FIG7_PATTERNS and HYPERX_FIG7_EXTRA=nca (the Clos
 also with oblivious `nca`) select what runs. Statistics as in
 hyperx_fig6.py: saturation = throughput accepted at offered 1.0
-(sim_type=throughput, one 1,000-cycle warm-up period, HYPERX_FIG7_SAMPLES
-1,000-cycle samples, default 3), and the load-latency curve (Fig. 7 is
+(sim_type=throughput, max_samples = HYPERX_FIG7_SAMPLES 1,000-cycle
+periods, default 3, the first of them the warm-up: two measured samples),
+and the load-latency curve (Fig. 7 is
 four load-latency graphs) at the offered loads HYPERX_FIG7_LOADS (default
 0.1, 0.2, ..., 0.9; empty: none) up to that saturation throughput, each
 until converged (at most 10 samples; a load above saturation is not run
