@@ -10,12 +10,16 @@
 #
 # NETLOOM defaults to build/netloom (built by scripts/build.sh), OUT to
 # build/reproduce. Each script's first comment line says what it shows.
+# Exit status: 0 every figure written and its checks passed (or it has
+# none); 3 every figure written, some check against the paper failed
+# ("CHECK FAILED" lines); 2 bad usage; 1 a run failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 netloom=$root/build/netloom
 out=$root/build/reproduce
 names=()
+checks_failed=0
 while [ $# -gt 0 ]; do
   case $1 in
   --netloom) netloom=$2; shift 2 ;;
@@ -27,7 +31,7 @@ while [ $# -gt 0 ]; do
       printf '%-24s %s\n' "$n" "$(sed -n '2s/^# *//p' "$f")"
     done
     exit 0 ;;
-  -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
   -*) echo "reproduce.sh: unknown option '$1' (expected --netloom, --out, --list)" >&2; exit 2 ;;
   *) names+=("$1"); shift ;;
   esac
@@ -46,5 +50,8 @@ for n in "${names[@]}"; do
   else echo "reproduce.sh: '$n': no such figure (see --list)" >&2; exit 2; fi
   mkdir -p "$out/$n"
   echo "== $n" >&2
-  "${s[@]}" "$netloom" "$out/$n"
+  rc=0
+  "${s[@]}" "$netloom" "$out/$n" || rc=$?
+  if [ "$rc" -eq 3 ]; then checks_failed=1; elif [ "$rc" -ne 0 ]; then exit 1; fi
 done
+exit $((checks_failed ? 3 : 0))

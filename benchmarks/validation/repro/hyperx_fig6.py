@@ -136,7 +136,9 @@ def main():
     for f_ in fails:
         print("CHECK FAILED: " + f_)
     print("checks: %s" % ("all passed" if not fails else "%d failed" % len(fails)))
+    return len(fails)
 
 
 if __name__ == "__main__":
-    main()
+    # 3: a check failed (the table and the plot are written all the same).
+    sys.exit(3 if main() else 0)

@@ -184,7 +184,9 @@ def main():
         print("checks: no Clos point")
     else:
         print("checks: %s" % ("all passed" if not fails else "%d failed" % len(fails)))
+    return len(fails)
 
 
 if __name__ == "__main__":
-    main()
+    # 3: a check failed (the table and the plot are written all the same).
+    sys.exit(3 if main() else 0)
