@@ -106,38 +106,17 @@ static const char *const bs_known[] = {
 	"write_request_end_vc", "write_request_size", "write_request_subnet", "x", "xr", "y", "yr", NULL,
 };
 
-/* Edit distance between a and b, capped: stops counting past 3. */
-static int bs_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int row[64], prev[64];
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		row[0] = (int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-			int del = prev[j] + 1, ins = row[j - 1] + 1;
-			row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, row, sizeof row[0] * (lb + 1));
-	}
-	return prev[lb];
-}
-
 /* Whether key is one of BookSim's; if not, *near gets the closest known
  * key within two edits (case ignored), or NULL. */
 static bool bs_is_key(const char *key, const char **near)
 {
-	int best = 3;
+	size_t best = 3;
 	*near = NULL;
 	for (int i = 0; bs_known[i]; i++) {
 		if (!strcmp(key, bs_known[i]))
 			return true;
-		int d = bs_distance(key, bs_known[i]);
-		if (d < best && (size_t)d * 3 <= strlen(key)) { /* not 'z' -> 'c' */
+		size_t d = config_edit_distance(key, bs_known[i], true);
+		if (d < best && d * 3 <= strlen(key)) { /* not 'z' -> 'c' */
 			best = d;
 			*near = bs_known[i];
 		}

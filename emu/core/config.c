@@ -1,6 +1,7 @@
 /* Run configuration: INI (libinih) + overrides, validated at set time. */
 #include "core/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <sys/types.h>
 #include <ini.h>
@@ -44,8 +45,7 @@ const struct config_table *config_find_key(const struct config *c, const char *k
 	return NULL;
 }
 
-/* Edit distance, for "did you mean" on unknown keys. */
-static size_t config_edit_distance(const char *a, const char *b)
+size_t config_edit_distance(const char *a, const char *b, bool ignore_case)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	size_t row[64];
@@ -58,7 +58,8 @@ static size_t config_edit_distance(const char *a, const char *b)
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
+			unsigned char ca = (unsigned char)a[i - 1], cb = (unsigned char)b[j - 1];
+			size_t best = diag + (ignore_case ? tolower(ca) != tolower(cb) : ca != cb);
 			if (row[j - 1] + 1 < best)
 				best = row[j - 1] + 1;
 			if (up + 1 < best)
@@ -76,7 +77,7 @@ static const char *config_suggest(const struct config *c, const char *key)
 	size_t best_d = 3;
 	for (size_t t = 0; t < c->n_tables; t++)
 		for (const struct param_def *d = c->tables[t]->keys; d->name; d++) {
-			size_t e = config_edit_distance(key, d->name);
+			size_t e = config_edit_distance(key, d->name, false);
 			if (e < best_d) {
 				best_d = e;
 				best = d->name;

@@ -11,6 +11,7 @@
 #ifndef NETLOOM_CORE_CONFIG_H
 #define NETLOOM_CORE_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -78,6 +79,11 @@ int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err);
 /* The resolved configuration as a flat JSON object {key: typed value}, in
  * table order (new reference, or NULL on allocation failure). */
 struct json_t *config_to_json(const struct config *c);
+
+/* Levenshtein distance between a and b (ASCII case folded when
+ * ignore_case), for "did you mean" on unknown keys; SIZE_MAX when either
+ * is 64 characters or longer. */
+size_t config_edit_distance(const char *a, const char *b, bool ignore_case);
 
 /* Print all tables' keys with help (for `netloom config --help-keys`). */
 void config_print_keys(const struct config *c, FILE *f);
