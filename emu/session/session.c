@@ -96,6 +96,8 @@ static void session_reconfigured(nl_sim *s)
 {
 	session_results_clear(s);
 	session_net_close(s);
+	free(s->routing_spec);
+	s->routing_spec = NULL;
 	topo_free(s->topo);
 	s->topo = NULL;
 	s->is_bound = false;
@@ -169,13 +171,26 @@ int session_topo(nl_sim *s, struct nl_err *err)
 	return 0;
 }
 
+/* nc.routing_function's canonical spec on s->topo (built), every
+ * parameter given, kept until the configuration changes. As typed when it
+ * does not build here: the run refuses it then, with the flit network's
+ * own error. */
+static const char *session_routing_spec(nl_sim *s)
+{
+	if (!s->routing_spec) {
+		struct nl_err ignored = {0};
+		(void)session_route_check(s, s->topo, s->nc.routing_function, &s->routing_spec, &ignored);
+	}
+	return s->routing_spec ? s->routing_spec : s->nc.routing_function;
+}
+
 int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 {
 	if (!info || info->size < sizeof *info)
 		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
 	NL_CHECK(session_topo(s, err));
 	info->topology = s->topo->spec;
-	info->routing = s->nc.routing_function;
+	info->routing = session_routing_spec(s);
 	info->traffic = s->tc.traffic;
 	info->n_routers = s->topo->n_routers;
 	info->n_endpoints = s->topo->n_endpoints;
@@ -266,6 +281,7 @@ int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err 
 		return nl_errf(err, NL_ERANGE, "nl_sim_run_rate: rate %g: expected 0 <= rate <= 1", rate);
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
+	(void)session_routing_spec(s);
 	/* The results' configuration records the rate run, as the CLI's -s
 	 * injection_rate=R would (it is the resolved configuration). */
 	if (rate != s->tc.injection_rate) {
@@ -424,6 +440,7 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and STEP > 0", lo,
 			       hi, step);
 	NL_CHECK(session_topo(s, err));
+	(void)session_routing_spec(s);
 	NL_CHECK(session_refuse_no_endpoints(s, err));
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
@@ -482,6 +499,10 @@ static json_t *session_doc(const nl_sim *s, const char *cmd)
 	json_object_set_new(topo, "routers", json_integer(s->topo->n_routers));
 	json_object_set_new(topo, "endpoints", json_integer(s->topo->n_endpoints));
 	json_object_set_new(doc, "topology", topo);
+	json_t *routing = json_object();
+	json_object_set_new(routing, "spec",
+			    json_string(s->routing_spec ? s->routing_spec : s->nc.routing_function));
+	json_object_set_new(doc, "routing", routing);
 	json_object_set_new(doc, "config", config_to_json(&s->cfg));
 	return doc;
 }

@@ -28,6 +28,7 @@ struct nl_sim {
 	struct traffic_cfg tc;
 	struct sim_cfg sc;
 	struct topo *topo;            /* built from nc.topology on first need */
+	char *routing_spec;           /* nc.routing_function's canonical spec on topo (owned), NULL: not built */
 	struct net_mpi *mpi;          /* ranks sharing synthetic points (session_set_mpi), or NULL */
 	enum session_spread spread;   /* how a sweep uses them */
 
@@ -90,8 +91,9 @@ int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err
 
 /* Build routing function `spec` on t with the VCs a flit network gives it
  * (num_vcs / traffic_classes of s's configuration): the registry's checks,
- * before any run; nothing kept. */
-int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err);
+ * before any run; nothing kept but, when canon is not NULL, its canonical
+ * spec (route_new's, every parameter given; malloc'd, the caller's). */
+int session_route_check(nl_sim *s, const struct topo *t, const char *spec, char **canon, struct nl_err *err);
 
 /* The emu/place policy of key `placement` (not linear) for topology t, or
  * a one-line NL_ECONFIG (unknown name with the choices; no topology). */

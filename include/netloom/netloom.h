@@ -123,7 +123,7 @@ NL_API int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_e
 struct nl_sim_info {
 	size_t size;            /* in: sizeof(struct nl_sim_info) (ABI) */
 	const char *topology;   /* the topology's canonical spec, every parameter given */
-	const char *routing;    /* routing_function */
+	const char *routing;    /* routing_function's canonical spec, every parameter given (as typed if it fails) */
 	const char *traffic;    /* traffic pattern spec */
 	uint32_t n_routers;
 	uint32_t n_endpoints;

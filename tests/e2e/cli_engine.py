@@ -568,7 +568,7 @@ def case_json_fields():
     # takes exactly one +x and one +y channel hop (3 routers).
     d = run_json("run", "-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic=neighbor",
                  "-s", "injection_rate=0.1", "-s", "sample_period=2000", "--json", "-")
-    eq("top-level keys", sorted(d), ["config", "netloom", "results", "topology"])
+    eq("top-level keys", sorted(d), ["config", "netloom", "results", "routing", "topology"])
     eq("command", d["netloom"]["command"], "run")
     eq("topology", [d["topology"][k] for k in ("routers", "endpoints")], [16, 16])
     c = d["config"]
@@ -622,6 +622,25 @@ def case_json_fields():
     eq("histogram length (diameter 6)", len(hist), 7)
     near("hops mean from the histogram", d["results"]["hops"]["mean"],
          sum(i * n for i, n in enumerate(hist)) / sum(hist), 1e-9)
+
+
+def case_routing_spec():
+    # The routing function's parameters are recorded in full, defaults
+    # included, as the topology's are: in the table's first line and in
+    # the JSON's routing.spec; config.routing_function stays as typed.
+    fast = ("-s", "sample_period=100", "-s", "max_samples=3", "-s", "warmup_periods=1")
+    for topo, typed, canon, extra in (
+            ("flex:nx=3,ny=3,nz=2,p=2", "lbr:t=10", "lbr:t=10,n=1,m=3,redraw=1,rate=pair", ()),
+            ("hyperx:s=4x4,t=4", "dal", "dal:block=1,queue=0,dqueue=0", ("-s", "num_vcs=6"))):
+        args = ("-s", f"topology={topo}", "-s", f"routing_function={typed}", *extra, *fast)
+        p = run("run", *args)
+        head = p.stdout.decode().splitlines()[0]
+        check(f"{typed}: table header names {canon}: {head}", f", routing {canon}, traffic " in head)
+        for cmd, more in (("run", ()), ("sweep", ("--rates", "0.05:0.1:0.05"))):
+            d = run_json(cmd, *args, *more, "--json", "-")
+            eq(f"{cmd} {typed}: routing.spec", d["routing"], {"spec": canon})
+            eq(f"{cmd} {typed}: config.routing_function as typed", d["config"]["routing_function"], typed)
+            eq(f"{cmd} {typed}: key order", list(d)[:4], ["netloom", "topology", "routing", "config"])
 
 
 def case_zero_load():
@@ -715,7 +734,7 @@ def case_sweep_table():
     p = run("sweep", *SMALL, "--rates", "0.1:0.3:0.1")
     lines = p.stdout.decode().splitlines()
     check(f"header line: {lines[0]}", lines[0].startswith("netloom ") and "mesh:k=4x4" in lines[0]
-          and "routing dor, traffic uniform, 16 routers, 16 endpoints, seed 0" in lines[0])
+          and "routing dor:dateline=1, traffic uniform, 16 routers, 16 endpoints, seed 0" in lines[0])
     eq("column heads", lines[1].split(), ["offered", "injected", "accepted", "lat.mean", "p50", "p99", "max",
                                           "net.mean", "hops", "stable"])
     eq("rows", [l.split()[0] for l in lines[2:5]], ["0.1000", "0.2000", "0.3000"])
