@@ -67,6 +67,27 @@ static int route_check_family(const struct route_ops *ops, const struct topo *t,
 		       ops->name, t->ops->name, names, others);
 }
 
+int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
+{
+	char name[64], what[96];
+	*out = NULL;
+	const char *tail = param_split_name(spec, name, sizeof name, err);
+	if (!tail)
+		return NL_EINVAL;
+	const struct route_ops *ops = route_find(name, err);
+	if (!ops)
+		return NL_ENOTFOUND;
+	void *params = calloc(1, ops->params_size ? ops->params_size : 1);
+	if (!params)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(what, sizeof what, "routing function '%s'", ops->name);
+	int rc = param_parse(ops->params, params, tail, what, err);
+	if (rc == 0 && !(*out = param_spec_string(ops->name, ops->params, params)))
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	free(params); /* no parameter owns memory: route_free frees r->params alone */
+	return rc;
+}
+
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
 	      struct nl_err *err)
 {

@@ -357,6 +357,11 @@ const struct route_ops *const *route_list(size_t *n);
 /* Algorithm by name, or NULL with *err listing the valid names. */
 const struct route_ops *route_find(const char *name, struct nl_err *err);
 
+/* "name:k=v,..." with every parameter given, defaults filled in, in the
+ * table's order (what route_new's r->spec holds), without building the
+ * function: init never changes its parameters. Caller frees *out. */
+int route_spec_canonical(const char *spec, char **out, struct nl_err *err);
+
 /* Parse "name:k=v,...", check it supports t's family, and init it for
  * n_vcs VCs. */
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,

@@ -16,6 +16,7 @@
 #include "core/output.h"
 #include "layout/layout.h"
 #include "net/net.h"
+#include "route/route.h"
 #include "session/session_internal.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
@@ -171,15 +172,15 @@ int session_topo(nl_sim *s, struct nl_err *err)
 	return 0;
 }
 
-/* nc.routing_function's canonical spec on s->topo (built), every
- * parameter given, kept until the configuration changes. As typed when it
- * does not build here: the run refuses it then, with the flit network's
- * own error. */
+/* nc.routing_function's canonical spec, every parameter given (parsed,
+ * not built: a large network's tables are built once, by the run), kept
+ * until the configuration changes. As typed when it does not parse: the
+ * run refuses it then, with the flit network's own error. */
 static const char *session_routing_spec(nl_sim *s)
 {
 	if (!s->routing_spec) {
 		struct nl_err ignored = {0};
-		(void)session_route_check(s, s->topo, s->nc.routing_function, &s->routing_spec, &ignored);
+		(void)route_spec_canonical(s->nc.routing_function, &s->routing_spec, &ignored);
 	}
 	return s->routing_spec ? s->routing_spec : s->nc.routing_function;
 }

@@ -292,7 +292,7 @@ static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, con
 	if (!spec || !strcmp(spec, "none"))
 		return;
 	cmp_where(c, s, rf ? "routing_function" : "topology", where, sizeof where);
-	if (session_route_check(sim, sim->topo, spec, NULL, &err) < 0)
+	if (session_route_check(sim, sim->topo, spec, &err) < 0)
 		cmp_problem(c, "%s key 'routing_function': value '%s'%s: %s", where, spec,
 			    rf ? "" : " (picked for the family: key unset)", err.msg);
 }

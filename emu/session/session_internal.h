@@ -91,9 +91,8 @@ int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err
 
 /* Build routing function `spec` on t with the VCs a flit network gives it
  * (num_vcs / traffic_classes of s's configuration): the registry's checks,
- * before any run; nothing kept but, when canon is not NULL, its canonical
- * spec (route_new's, every parameter given; malloc'd, the caller's). */
-int session_route_check(nl_sim *s, const struct topo *t, const char *spec, char **canon, struct nl_err *err);
+ * before any run; nothing kept. */
+int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err);
 
 /* The emu/place policy of key `placement` (not linear) for topology t, or
  * a one-line NL_ECONFIG (unknown name with the choices; no topology). */

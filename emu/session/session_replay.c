@@ -227,7 +227,7 @@ static int session_check_routing(nl_sim *s, struct nl_err *err)
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(rf, ":"), rf);
 		return route_find(name, err) ? 0 : nl_err_prefix(err, "key 'routing_function'");
 	}
-	if (session_route_check(s, s->replay_topo, rf, NULL, err) < 0)
+	if (session_route_check(s, s->replay_topo, rf, err) < 0)
 		return nl_err_prefix(err, "key 'routing_function'");
 	return 0;
 }
@@ -235,17 +235,13 @@ static int session_check_routing(nl_sim *s, struct nl_err *err)
 /* Build routing function `spec` on t with the VCs a flit network gives it
  * (num_vcs / traffic_classes): the registry's own checks (family, VC
  * classes), nothing kept but the canonical spec when asked for. */
-int session_route_check(nl_sim *s, const struct topo *t, const char *spec, char **canon, struct nl_err *err)
+int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err)
 {
 	struct router_cfg rc;
 	NL_CHECK(config_bind(&s->cfg, &net_router_table, &rc, err));
 	uint32_t vcs = (uint32_t)(rc.num_vcs / (rc.traffic_classes > 0 ? rc.traffic_classes : 1));
 	struct route *r = NULL;
 	NL_CHECK(route_new(spec, t, vcs, &r, err));
-	if (canon) {
-		*canon = r->spec;
-		r->spec = NULL;
-	}
 	route_free(r);
 	return 0;
 }
