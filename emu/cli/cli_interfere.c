@@ -189,6 +189,7 @@ int cli_interfere_main(int argc, char **argv)
 		switch (ch) {
 		case 'c':
 			rc = nl_sim_load_file(sim, optarg, &err);
+			cli_config_hint(optarg, rc, &err);
 			break;
 		case 's':
 			sets[n_sets++] = optarg;

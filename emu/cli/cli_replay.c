@@ -311,8 +311,10 @@ static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, str
 	nl_sim *s;
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < o->n_files; i++)
+	for (size_t i = 0; rc == 0 && i < o->n_files; i++) {
 		rc = nl_sim_load_file(s, o->files[i], err);
+		cli_config_hint(o->files[i], rc, err);
+	}
 	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
 		rc = nl_sim_set(s, o->sets[i], NULL, err);
 	if (rc < 0) {
@@ -349,6 +351,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		case 'c':
 			o->files[o->n_files++] = optarg;
 			rc = nl_sim_load_file(*sim, optarg, err);
+			cli_config_hint(optarg, rc, err);
 			break;
 		case 's':
 			o->sets[o->n_sets++] = optarg;

@@ -565,13 +565,16 @@ def case_unterminated_comment():
 
 
 def case_ini_hint():
-    """run, sweep and config -c on a BookSim file fail as INI, with a hint
-    (on the same line) to convert it; a broken INI file gets no hint."""
+    """Every command's -c on a BookSim file fails as INI, with a hint (on the
+    same line) to convert it; a broken INI file gets no hint."""
+    trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples",
+                         "pingpong-2.nlt")
     with tempfile.TemporaryDirectory() as tmp:
         plain = write_cfg(tmp, "plain.cfg", "topology = torus;\nk = 4;\nn = 2;\n")
         ini = write_cfg(tmp, "bad.ini", "[network]\nbogus = 1\n")
         for path, hint in ((os.path.join(DATA, "torus88"), True), (plain, True), (ini, False)):
-            for cmd in (("run",), ("sweep", "--rates", "0.1:0.2:0.1"), ("config",)):
+            for cmd in (("run",), ("sweep", "--rates", "0.1:0.2:0.1"), ("config",), ("replay", trace),
+                        ("serve", "-n", "2"), ("interfere",)):
                 p = subprocess.run([clitest.NETLOOM, *cmd, "-c", path], capture_output=True, env=clitest.ENV)
                 eq(f"{cmd[0]} -c {path}: exit", p.returncode, 2)
                 clitest.one_line_error(p, path + ":")
