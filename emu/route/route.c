@@ -67,41 +67,58 @@ static int route_check_family(const struct route_ops *ops, const struct topo *t,
 		       ops->name, t->ops->name, names, others);
 }
 
-int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
+/* The function named by spec ("name:k=v,..."), and where its parameters
+ * begin. */
+static const struct route_ops *route_lookup(const char *spec, const char **tail, struct nl_err *err)
 {
-	char name[64], what[96];
-	*out = NULL;
-	const char *tail = param_split_name(spec, name, sizeof name, err);
-	if (!tail)
-		return NL_EINVAL;
-	const struct route_ops *ops = route_find(name, err);
-	if (!ops)
-		return NL_ENOTFOUND;
-	void *params = calloc(1, ops->params_size ? ops->params_size : 1);
-	if (!params)
+	char name[64];
+	*tail = param_split_name(spec, name, sizeof name, err);
+	return *tail ? route_find(name, err) : NULL;
+}
+
+/* ops's parameters parsed from tail into *params, a new block (freed
+ * with free: no parameter owns memory); NULL on failure. */
+static int route_params_parse(const struct route_ops *ops, const char *tail, void **params, struct nl_err *err)
+{
+	char what[96];
+	*params = calloc(1, ops->params_size ? ops->params_size : 1);
+	if (!*params)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	snprintf(what, sizeof what, "routing function '%s'", ops->name);
-	int rc = param_parse(ops->params, params, tail, what, err);
+	int rc = param_parse(ops->params, *params, tail, what, err);
+	if (rc < 0) {
+		free(*params);
+		*params = NULL;
+	}
+	return rc;
+}
+
+int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
+{
+	const char *tail;
+	*out = NULL;
+	void *params;
+	const struct route_ops *ops = route_lookup(spec, &tail, err);
+	if (!ops)
+		return tail ? NL_ENOTFOUND : NL_EINVAL;
+	int rc = route_params_parse(ops, tail, &params, err);
 	if (rc == 0 && !(*out = param_spec_string(ops->name, ops->params, params)))
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
-	free(params); /* no parameter owns memory: route_free frees r->params alone */
+	free(params);
 	return rc;
 }
 
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
 	      struct nl_err *err)
 {
-	char name[64], what[96];
+	const char *tail;
 	struct route *r;
 	int rc;
 
 	*out = NULL;
-	const char *tail = param_split_name(spec, name, sizeof name, err);
-	if (!tail)
-		return NL_EINVAL;
-	const struct route_ops *ops = route_find(name, err);
+	const struct route_ops *ops = route_lookup(spec, &tail, err);
 	if (!ops)
-		return NL_ENOTFOUND;
+		return tail ? NL_ENOTFOUND : NL_EINVAL;
 	NL_CHECK(route_check_family(ops, t, err));
 	r = calloc(1, sizeof *r);
 	if (!r)
@@ -109,14 +126,12 @@ int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct rou
 	r->ops = ops;
 	r->topo = t;
 	r->n_vcs = n_vcs;
-	r->params = calloc(1, ops->params_size ? ops->params_size : 1);
 	r->state = ops->state_size ? calloc(1, ops->state_size) : NULL;
-	if (!r->params || (ops->state_size && !r->state)) {
+	if (ops->state_size && !r->state) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto fail;
 	}
-	snprintf(what, sizeof what, "routing function '%s'", ops->name);
-	rc = param_parse(ops->params, r->params, tail, what, err);
+	rc = route_params_parse(ops, tail, &r->params, err);
 	if (rc < 0)
 		goto fail;
 	r->max_cands = ROUTE_MAX_CANDS;
