@@ -37,9 +37,8 @@ static char *curve_field(char *line, const char *name)
 
 int zp_curve_read(const char *path, char pub[ZP_Z85_KEY + 1], char sec[ZP_Z85_KEY + 1], struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return nl_errf(err, NL_EIO, "CURVE key file '%s': %s", path, strerror(errno));
+	FILE *f;
+	NL_CHECK(nl_open_input(path, "CURVE key file", &f, err));
 	char line[256];
 	unsigned lineno = 0;
 	int have_pub = 0, have_sec = 0, rc = 0;

@@ -25,9 +25,9 @@
  * be concatenated); blank lines and # comments are skipped. */
 static int live_curve_allow(struct live_server *s, const char *path, struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return nl_errf(err, NL_EIO, "--curve-allow: '%s': %s", path, strerror(errno));
+	FILE *f;
+	if (nl_open_input(path, "key list", &f, err))
+		return nl_err_prefix(err, "--curve-allow");
 	char line[256];
 	unsigned lineno = 0;
 	int rc = 0;

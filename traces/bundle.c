@@ -311,7 +311,13 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 	if (fd < 0)
 		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", bundle_path,
 			       strerror(errno));
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
+	if (fstat(fd, &st) != 0)
+		st.st_size = 0; /* read as too short */
+	else if (S_ISDIR(st.st_mode)) {
+		rc = nl_errf(err, NL_EIO, "%s: is a directory, not a netloom bundle", bundle_path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
 	    trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
 		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
 			     bundle_path);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 
@@ -18,7 +19,7 @@ static const struct trace_importer_ops *const trace_importers[] = {
 enum { PROBE_BYTES = 4096 };
 
 /* The importer for in_path's first bytes, or NULL (*err_no = errno when
- * the file cannot be read). *nlt is set when those bytes are the netloom
+ * the file cannot be read, EISDIR for a directory no importer takes). *nlt is set when those bytes are the netloom
  * archive magic or, for a shorter file, a prefix of it (a cut archive). */
 static const struct trace_importer_ops *detect(const char *path, int *err_no, bool *nlt)
 {
@@ -30,8 +31,12 @@ static const struct trace_importer_ops *detect(const char *path, int *err_no, bo
 		*err_no = errno;
 		return NULL;
 	}
-	/* A directory (an OTF2 archive) opens and reads nothing. */
-	size_t n = fread(head, 1, sizeof head, f);
+	/* A directory opens and reads nothing: the probes see no bytes (the
+	 * OTF2 one takes a directory holding traces.otf2), and one none takes
+	 * is named as a directory, not as an unknown format. */
+	struct stat st;
+	bool dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+	size_t n = dir ? 0 : fread(head, 1, sizeof head, f);
 	fclose(f);
 	size_t m = n < 8 ? n : 8;
 	if (m && !memcmp(head, TRACE_MAGIC, m)) {
@@ -41,6 +46,8 @@ static const struct trace_importer_ops *detect(const char *path, int *err_no, bo
 	for (size_t i = 0; i < sizeof trace_importers / sizeof *trace_importers; i++)
 		if (trace_importers[i]->probe(path, head, n))
 			return trace_importers[i];
+	if (dir)
+		*err_no = EISDIR;
 	return NULL;
 }
 
@@ -60,6 +67,10 @@ const char *trace_import_detect(const char *in_path)
  * unknown (nlt_ok: a netloom archive would have been read too). */
 static int not_foreign(const char *in_path, int e, bool nlt_ok, struct nl_err *err)
 {
+	if (e == EISDIR)
+		return nl_errf(err, NL_EIO,
+			       "%s: is a directory, not a trace file (an OTF2 archive is given by its anchor file, NAME.otf2, or the directory holding traces.otf2)",
+			       in_path);
 	if (e)
 		return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path, strerror(e));
 	return nl_errf(err, NL_EFORMAT, "%s: unknown trace format: expected %s" FOREIGN_FORMATS, in_path,

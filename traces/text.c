@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 
@@ -664,6 +665,11 @@ int trace_encode_text(const char *text_path, const char *out_path, struct nl_err
 	if (!f)
 		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", text_path,
 			       strerror(errno));
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return nl_errf(err, NL_EIO, "%s: is a directory, not a text trace", text_path);
+	}
 	while (!rc && getline(&line, &cap, f) >= 0) {
 		e.line_no++;
 		/* The builder is created once the header is complete, so that it

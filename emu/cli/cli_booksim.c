@@ -126,9 +126,8 @@ static bool bs_is_key(const char *key, const char **near)
 
 static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return nl_errf(err, NL_EIO, "%s: cannot open BookSim config: %s", path, strerror(errno));
+	FILE *f;
+	NL_CHECK(nl_open_input(path, "BookSim config", &f, err));
 	char text[1 << 16];
 	size_t len = fread(text, 1, sizeof text - 1, f);
 	bool big = !feof(f);

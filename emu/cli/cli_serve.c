@@ -78,9 +78,9 @@ static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, stru
 /* Read n decimal tokens, one a line. */
 static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return nl_errf(err, NL_EIO, "--tokens: '%s': %s", path, strerror(errno));
+	FILE *f;
+	if (nl_open_input(path, "tokens file", &f, err))
+		return nl_err_prefix(err, "--tokens");
 	uint64_t *t = calloc(n, sizeof *t);
 	char line[128];
 	uint32_t i = 0;

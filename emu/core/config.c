@@ -413,9 +413,8 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 
 int config_load_file(struct config *c, const char *path, struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return nl_errf(err, NL_EIO, "%s: cannot open config file: %s", path, strerror(errno));
+	FILE *f;
+	NL_CHECK(nl_open_input(path, "config file", &f, err));
 	int rc = config_load_stream(c, f, path, err);
 	fclose(f);
 	return rc;

@@ -1,9 +1,11 @@
 /* Error table and helpers: the strings come from NL_ERRNO_MAP only. */
 #include "core/error.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *nl_err_name(int code)
 {
@@ -78,4 +80,18 @@ void nl_bug_(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
+}
+
+int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err)
+{
+	*f = fopen(path, "r");
+	if (!*f)
+		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));
+	struct stat st;
+	if (fstat(fileno(*f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(*f);
+		*f = NULL;
+		return nl_errf(err, NL_EIO, "%s: is a directory, not a %s", path, what);
+	}
+	return 0;
 }

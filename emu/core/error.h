@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "netloom/netloom.h"
 
@@ -24,6 +25,12 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
  * name or the enclosing component on the way up). Returns err->code. */
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Open path for reading (*f) as an input file described by what ("config
+ * file", "BookSim config"). Fails with "PATH: cannot open WHAT: <reason>",
+ * or "PATH: is a directory, not a WHAT" for a directory (which fopen
+ * opens and whose first read fails with a less helpful message). */
+int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err);
 
 /* Reset to "no error". */
 void nl_err_clear(struct nl_err *err);

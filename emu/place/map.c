@@ -30,12 +30,11 @@ static int map_number(const char **s, unsigned long long *v)
 int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uint32_t *endpoint,
 		   struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char line[512];
 	uint32_t lineno = 0, seen = 0;
 	int rc = 0;
-	if (!f)
-		return nl_errf(err, NL_EIO, "%s: cannot open map file: %s", path, strerror(errno));
+	NL_CHECK(nl_open_input(path, "map file", &f, err));
 	for (uint32_t i = 0; i < n_ranks; i++)
 		endpoint[i] = UINT32_MAX;
 	while (fgets(line, sizeof line, f)) {

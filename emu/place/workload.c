@@ -258,9 +258,7 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	const char *slash = strrchr(path, '/');
 	if (slash && (size_t)(slash - path + 1) < sizeof x.dir)
 		snprintf(x.dir, sizeof x.dir, "%.*s", (int)(slash - path + 1), path);
-	x.src.f = fopen(path, "r");
-	if (!x.src.f)
-		return nl_errf(err, NL_EIO, "%s: cannot open workload file: %s", path, strerror(errno));
+	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
 	int line = ini_parse_stream(ini_lines_read, &x.src, wl_handler, &x);
 	fclose(x.src.f);
 	int rc = x.rc;

@@ -711,11 +711,9 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		snprintf(c->dir, sizeof c->dir, "%.*s", (int)(slash - study), study);
 	c->rank = net_mpi_rank(o->mpi);
 	c->size = net_mpi_size(o->mpi);
-	int rc = 0;
-	FILE *f = fopen(study, "r");
-	if (!f) {
-		rc = nl_errf(err, NL_EIO, "%s: cannot open study file: %s", study, strerror(errno));
-	} else {
+	FILE *f;
+	int rc = nl_open_input(study, "study file", &f, err);
+	if (!rc) {
 		c->src.f = f;
 		int line = ini_parse_stream(ini_lines_read, &c->src, cmp_ini_any, c);
 		fclose(f);

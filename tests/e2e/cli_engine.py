@@ -929,5 +929,35 @@ def case_help():
         check(f"run --help lists {name}", re.search(rf"^  {name} ", text, flags=re.M))
 
 
+def case_directory_inputs():
+    """A directory given where a file is read: one line saying so, exit 2,
+    nothing written. fopen opens a directory and only its first read
+    fails, which read as 'cannot read config file' (no reason), 'larger
+    than 64 KiB, not a BookSim config', 'unknown trace format', or an
+    empty study/tokens file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "adir")
+        os.mkdir(d)
+        out = os.path.join(tmp, "out")
+        cases = [
+            (("config", "--from-booksim", d), "is a directory, not a BookSim config"),
+            (("run", "-c", d), "is a directory, not a config file"),
+            (("sweep", "-c", d, "--rates", "0.1:0.2:0.1"), "is a directory, not a config file"),
+            (("config", "-c", d), "is a directory, not a config file"),
+            (("replay", d), "is a directory, not a trace file (an OTF2 archive is given by its anchor file, NAME.otf2, or the directory holding traces.otf2)"),
+            (("trace", "convert", d, out), "is a directory, not a trace file"),
+            (("trace", "import", d, "-o", out), "is a directory, not a trace file"),
+            (("trace", "encode", d, out), "is a directory, not a text trace"),
+            (("trace", "unpack", d, out), "is a directory, not a netloom bundle"),
+            (("compare", d, "-o", out), "is a directory, not a study file"),
+            (("serve", "--ranks", "2", "--tokens", d), "--tokens: " + d + ": is a directory, not a tokens file"),
+            (("interfere", d, "-c", d), "is a directory, not a config file"),
+        ]
+        for args, needle in cases:
+            p = run(*args, code=2)
+            one_line_error(p, d + ": " + needle if not needle.startswith("--") else needle)
+            check(f"{' '.join(args)}: nothing written", not os.path.exists(out))
+
+
 if __name__ == "__main__":
     main(globals())
