@@ -486,7 +486,18 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 			info->placement, info->placement_seed, info->ranks_per_node, info->ranks_per_node == 1 ? "" : "s");
 	cli_replay_recorded_line(f, m, info);
 	fprintf(f, "  compute time       %s\n\n", info->compute_why);
-	fprintf(f, "  %-28s %-8s %8s %9s %14s %10s  %-26s %6s\n", "network", "routing", "routers", "endpoints",
+	/* Columns as wide as the longest spec. Routing as configured or
+	 * picked: the canonical spec, every parameter given, is in the
+	 * CSV and the JSON. */
+	int wn = 28, wr = 8;
+	for (size_t i = 0; i < n; i++) {
+		const char *net = runs[i].v->topo ? runs[i].v->topo->spec : runs[i].topology;
+		if ((int)strlen(net) > wn)
+			wn = (int)strlen(net);
+		if ((int)strlen(runs[i].v->routing_given) > wr)
+			wr = (int)strlen(runs[i].v->routing_given);
+	}
+	fprintf(f, "  %-*s %-*s %8s %9s %14s %10s  %-26s %6s\n", wn, "network", wr, "routing", "routers", "endpoints",
 		"predicted_s", "comm_share", "busiest link", "load");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_replay_run *r = &runs[i];
@@ -502,8 +513,8 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 			snprintf(pred, sizeof pred, "deadlock");
 		else
 			snprintf(pred, sizeof pred, "%.9f", (double)res->runtime_ps * 1e-12);
-		fprintf(f, "  %-28s %-8s %8" PRIu32 " %9" PRIu32 " %14s %9.1f%%  %-26s %6s\n",
-			r->v->topo ? r->v->topo->spec : r->topology, r->v->routing[0] ? r->v->routing : "-",
+		fprintf(f, "  %-*s %-*s %8" PRIu32 " %9" PRIu32 " %14s %9.1f%%  %-26s %6s\n", wn,
+			r->v->topo ? r->v->topo->spec : r->topology, wr, r->v->routing_given[0] ? r->v->routing_given : "-",
 			r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0, pred,
 			100.0 * session_comm_share(res), link, load);
 	}
@@ -527,7 +538,7 @@ static void cli_replay_table_csv(FILE *f, const struct cli_replay_run *runs, siz
 			snprintf(pred, sizeof pred, "deadlock");
 		else
 			snprintf(pred, sizeof pred, "%.12g", (double)res->runtime_ps * 1e-12);
-		fprintf(f, "\"%s\",%s,%" PRIu32 ",%" PRIu32 ",%s,%s,%.6f,", r->v->topo ? r->v->topo->spec : r->topology,
+		fprintf(f, "\"%s\",\"%s\",%" PRIu32 ",%" PRIu32 ",%s,%s,%.6f,", r->v->topo ? r->v->topo->spec : r->topology,
 			r->v->routing, r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0,
 			r->v->placement, pred,
 			session_comm_share(res));

@@ -88,7 +88,7 @@ void session_results_clear(nl_sim *s)
 	s->replay_topo = NULL;
 	free(s->rank_ep);
 	s->rank_ep = NULL;
-	s->placement[0] = s->routing[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
+	s->placement[0] = s->routing[0] = s->routing_given[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
 	s->kind = SESSION_NONE;
 }
 

@@ -85,7 +85,8 @@ struct session_replay_view {
 	const struct trace_manifest *m;
 	const struct topo *topo;     /* NULL: the backend ran without one */
 	const char *backend;         /* backend name */
-	const char *routing;         /* routing function picked, "" when none was */
+	const char *routing;         /* the routing that ran, canonical spec; "" none */
+	const char *routing_given;   /* the same as configured or picked ("min"), for tables */
 	const char *placement;       /* "linear" or the placement policy's name */
 	struct json_t *net_report;   /* the backend's report object */
 	struct json_t *doc;          /* the single-network JSON document */

@@ -48,7 +48,8 @@ struct nl_sim {
 	struct json_t *cables;        /* cable_latency's layout (session_cable.c), NULL: off */
 	struct app_config ac;
 	const struct topo *replay_topo; /* the replay's network, NULL: none */
-	char routing[128];            /* picked routing function, "" none */
+	char routing[256];            /* the routing that ran, canonical spec; "" none */
+	char routing_given[128];      /* the same as configured or picked; "" none */
 	char placement[64];           /* "linear" or the emu/place policy that mapped ranks */
 	uint32_t *rank_ep;            /* [trace ranks] endpoints under a policy; NULL for linear */
 	int comparable;               /* app_recorded_comparable */

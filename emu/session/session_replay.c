@@ -149,7 +149,6 @@ int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err
 	if (!r)
 		return 0;
 	NL_CHECK(config_set(&s->cfg, "routing_function", r, origin, err));
-	snprintf(s->routing, sizeof s->routing, "%s", r);
 	s->is_bound = false;
 	return 0;
 }
@@ -246,6 +245,22 @@ int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struc
 	return 0;
 }
 
+/* The routing the replay runs, as run/sweep record it: the canonical spec,
+ * every parameter given (route_spec_canonical), picked or configured. As
+ * configured when it does not parse: the network then refuses it. */
+static void session_replay_routing(nl_sim *s)
+{
+	const char *rf = config_get(&s->cfg, "routing_function");
+	if (!rf)
+		rf = s->nc.routing_function;
+	char *canon = NULL;
+	struct nl_err ignored = {0};
+	(void)route_spec_canonical(rf, &canon, &ignored);
+	snprintf(s->routing, sizeof s->routing, "%s", canon ? canon : rf);
+	snprintf(s->routing_given, sizeof s->routing_given, "%s", rf);
+	free(canon);
+}
+
 /* Everything up to a run: trace, compute time, backend, topology, routing,
  * the app. Errors in this order: [replay] keys, the trace, compute time,
  * backend, topology. */
@@ -286,6 +301,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	s->replay_topo = want_topo ? s->topo : NULL;
 	if (ops->ignores_routing)
 		NL_CHECK(session_check_routing(s, err));
+	else if (want_topo)
+		session_replay_routing(s);
 	/* Under mpirun every rank replays the whole trace (the application
 	 * model is small and cheap; its decisions follow the deliveries,
 	 * which reach every rank), and each runs its share of the network. */
@@ -343,6 +360,7 @@ int session_replay(nl_sim *s, const char *path, const struct session_replay_opts
 		.topo = s->replay_topo,
 		.backend = s->replay_net->ops->name,
 		.routing = s->routing,
+		.routing_given = s->routing_given,
 		.placement = s->placement,
 		.net_report = s->net_report,
 		.doc = s->replay_doc,

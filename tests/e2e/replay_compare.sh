@@ -132,7 +132,7 @@ expect_eq "compare: table rows" "$(grep -cE '^  (torus|dragonfly|fattree):' "$di
 expect_eq "compare: routing per network" "$(grep -E '^  (torus|dragonfly|fattree):' "$dir/m.txt" | awk '{print $2}' | tr '\n' ' ')" "dor min min "
 grep -q "^detail for the first network:$" "$dir/m.txt" || fail "compare: no detail section"
 expect_eq "compare: JSON runs" "$(json "$dir/m.json" '[r["topology"].split(":")[0] for r in d["runs"]]')" "['torus', 'dragonfly', 'fattree']"
-expect_eq "compare: JSON config leaves the network to each run" "$(json "$dir/m.json" '("topology" in d["config"], "routing_function" in d["config"], [r["routing"] for r in d["runs"]])')" "(False, False, ['dor', 'min', 'min'])"
+expect_eq "compare: JSON config leaves the network to each run" "$(json "$dir/m.json" '("topology" in d["config"], "routing_function" in d["config"], [r["routing"] for r in d["runs"]])')" "(False, False, ['dor:dateline=1', 'min:select=auto,classes=auto,table=auto', 'min:select=auto,classes=auto,table=auto'])"
 "$netloom" replay "$dir/own.nlt" -s backend=flit "${topos[@]}" --json "$dir/m2.json" > /dev/null || fail "compare second run"
 python3 - "$dir/m.json" "$dir/m2.json" <<'PY' || fail "compare: two runs differ beyond wall_seconds"
 import re, sys
@@ -150,11 +150,18 @@ for t in "torus:k=2 dor" "dragonfly:a=2,p=1,h=1,g=2 min" "fattree:k=2,n=1 min"; 
 done
 "$netloom" replay "$dir/own.nlt" -s backend=flit "${topos[@]}" --csv > "$dir/m.csv" || fail "compare csv exit $?"
 expect_eq "compare: CSV header" "$(head -1 "$dir/m.csv")" "network,routing,routers,endpoints,placement,predicted_s,comm_share,busiest_link,busiest_load,compute_time,recorded_s,recorded_comparable"
-expect_eq "compare: CSV rows" "$(python3 -c 'import csv,sys; print(" ".join(",".join((r["routing"], r["placement"], r["compute_time"], r["recorded_comparable"])) for r in csv.DictReader(open(sys.argv[1]))))' "$dir/m.csv")" "dor,linear,wall,yes min,linear,wall,yes min,linear,wall,yes"
+expect_eq "compare: CSV rows" "$(python3 -c 'import csv,sys; print(" ".join(",".join((r["routing"], r["placement"], r["compute_time"], r["recorded_comparable"])) for r in csv.DictReader(open(sys.argv[1]))))' "$dir/m.csv")" "dor:dateline=1,linear,wall,yes min:select=auto,classes=auto,table=auto,linear,wall,yes min:select=auto,classes=auto,table=auto,linear,wall,yes"
 # One --topology: the same routing choice, named in the report and the config.
 "$netloom" replay "$dir/own.nlt" -s backend=flit --topology fattree:k=2,n=1 --json "$dir/f.json" > "$dir/f.txt" || fail "single --topology exit $?"
-grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology fattree:k=2,n=1, routing min$" "$dir/f.txt" || fail "single --topology: title"
+grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology fattree:k=2,n=1, routing min:select=auto,classes=auto,table=auto$" "$dir/f.txt" || fail "single --topology: title"
 expect_eq "single --topology: config" "$(json "$dir/f.json" '(d["config"]["topology"], d["config"]["routing_function"])')" "('fattree:k=2,n=1', 'min')"
+# A configured routing is named too, with every parameter (as run/sweep
+# record it); the config keeps it as typed.
+"$netloom" replay "$dir/own.nlt" -s backend=flit --topology torus:k=2 -s routing_function=valiant --json "$dir/v.json" > "$dir/v.txt" ||
+  fail "configured routing exit $?"
+grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology torus:k=2,n=0,p=1, routing valiant:shortcut=0$" "$dir/v.txt" ||
+  fail "configured routing: title"
+expect_eq "configured routing: JSON" "$(json "$dir/v.json" '(d["results"]["network"]["routing"], d["config"]["routing_function"])')" "('valiant:shortcut=0', 'valiant')"
 # HyperX and the flattened butterfly: their default is min, not valiant
 # (the first function registered for them, non-minimal).
 for spec in hyperx:s=2x2 flatfly:m=2,n=2; do
