@@ -54,10 +54,11 @@ runs=(
 same=0
 diff=0
 i=0
-# drop wall-clock fields, and the keys the old binary lacks (partitions; the
+# drop wall-clock fields, the build identity (two binaries differ there by
+# construction), and the keys the old binary lacks (partitions; the
 # link-class latencies at their default 0) from the configuration echo
 normalise() {
-  [ -f "$1" ] && sed -i -E -e 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' -e '/^ *"(partitions|threads)": [0-9]+,?$/d' -e '/^ *"partitioner": "[a-z]+",?$/d' -e '/^ *"(terminal|local|global|noc)_latency": 0,?$/d' -e '/^ *"traffic_classes": 1,?$/d' -e '/^ *"traffic_class": "source",?$/d' -e '/^ *"(hold_switch_for_packet|voq|sequential_allocation)": false,?$/d' -e '/^ *"path_select": "spread",?$/d' -e '/^ *"lookahead_decide": "arrival",?$/d' "$1"
+  [ -f "$1" ] && sed -i -E -e 's/"wall_seconds": [0-9.e+-]+/"wall_seconds": 0/g' -e '/^ *"(partitions|threads)": [0-9]+,?$/d' -e '/^ *"partitioner": "[a-z]+",?$/d' -e '/^ *"(terminal|local|global|noc)_latency": 0,?$/d' -e '/^ *"traffic_classes": 1,?$/d' -e '/^ *"traffic_class": "source",?$/d' -e '/^ *"(hold_switch_for_packet|voq|sequential_allocation)": false,?$/d' -e '/^ *"path_select": "spread",?$/d' -e '/^ *"lookahead_decide": "arrival",?$/d' -e '/^ *"(build|netloom_build)": "[^"]*",?$/d' "$1"
 }
 compare() { # kind args
   local kind=$1 args=$2 k extra ro rn

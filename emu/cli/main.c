@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/version.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
 
@@ -43,7 +44,14 @@ int cli_version_main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	printf("netloom %s\n", nl_version());
+	/* The build: the commit (and a hash of uncommitted edits) the
+	 * binary was built from, what compare's cache and every results
+	 * document record (scripts/build_id.sh); the version alone when not
+	 * built from a git checkout. */
+	if (strcmp(version_build(), nl_version()))
+		printf("netloom %s (build %s)\n", nl_version(), version_build());
+	else
+		printf("netloom %s\n", nl_version());
 	return CLI_OK;
 }
 

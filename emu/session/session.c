@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
 #include "route/route.h"
@@ -493,6 +494,7 @@ static json_t *session_doc(const nl_sim *s, const char *cmd)
 	json_t *doc = json_object();
 	json_t *meta = json_object();
 	json_object_set_new(meta, "version", json_string(nl_version()));
+	json_object_set_new(meta, "build", json_string(version_build()));
 	json_object_set_new(meta, "command", json_string(cmd));
 	json_object_set_new(doc, "netloom", meta);
 	json_t *topo = json_object();

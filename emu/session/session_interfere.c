@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/version.h"
 #include "net/net.h"
 #include "place/place.h"
 #include "session/session.h"
@@ -414,6 +415,7 @@ static json_t *ifr_doc(const struct ifr *x)
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "netloom_build", json_string(version_build()));
 	json_object_set_new(doc, "command", json_string("interfere"));
 	json_object_set_new(doc, "workload", json_string(x->path));
 	json_object_set_new(doc, "config", config_to_json(&x->s->cfg));

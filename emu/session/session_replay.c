@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/version.h"
 #include "net/net.h"
 #include "place/place.h"
 #include "route/route.h"
@@ -113,6 +114,7 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 	if (!doc)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "netloom_build", json_string(version_build()));
 	json_object_set_new(doc, "command", json_string("replay"));
 	json_object_set_new(doc, "trace", session_trace_json(path, m, trace_archive_file_bytes(s->arch)));
 	json_object_set_new(doc, "config", config_to_json(&s->cfg));

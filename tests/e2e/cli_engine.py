@@ -570,6 +570,11 @@ def case_json_fields():
                  "-s", "injection_rate=0.1", "-s", "sample_period=2000", "--json", "-")
     eq("top-level keys", sorted(d), ["config", "netloom", "results", "routing", "topology"])
     eq("command", d["netloom"]["command"], "run")
+    # The build that produced the results, as `netloom version` names it
+    # (the version alone when not built from a git checkout).
+    m = re.fullmatch(r"netloom (\S+)(?: \(build (\S+)\))?\n", run("version").stdout.decode())
+    check("version line", m)
+    eq("build", d["netloom"]["build"], m.group(2) or m.group(1))
     eq("topology", [d["topology"][k] for k in ("routers", "endpoints")], [16, 16])
     c = d["config"]
     eq("config records what was set", (c["topology"], c["traffic"], c["num_vcs"]), ("torus:k=4x4", "neighbor", 2))

@@ -121,6 +121,11 @@ def case_ring_record_replay(d):
     client_times_match(s, res)
     rep = json.load(open(s.json))
     expect(rep['live']['delivered'] == 4 * 6 + 6, 'delivered %d' % rep['live']['delivered'])
+    expect(rep['command'] == 'serve', 'command %r' % rep.get('command'))
+    ver = subprocess.run([NETLOOM, 'version'], capture_output=True, text=True).stdout.split()
+    expect(rep['netloom_version'] == ver[1], 'version %r, netloom version says %r' % (rep['netloom_version'], ver))
+    expect(rep['netloom_build'] == (ver[3].rstrip(')') if len(ver) > 2 else ver[1]),
+           'build %r, netloom version says %r' % (rep['netloom_build'], ver))
 
 
 def case_rendezvous(d):

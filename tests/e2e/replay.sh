@@ -21,6 +21,7 @@ expect_eq "pingpong rank0 compute" "$(json "$dir/pp.json" 'round(d["results"]["r
 expect_eq "pingpong latency p50" "$(json "$dir/pp.json" 'round(d["results"]["messages"]["latency"]["p50_s"]*1e12)')" 1100000
 expect_eq "pingpong config" "$(json "$dir/pp.json" 'd["config"]["latency_ns"], d["config"]["backend"]')" "(1000.0, 'analytic')"
 expect_eq "pingpong version" "$(json "$dir/pp.json" 'd["netloom_version"]')" "$("$netloom" version | cut -d' ' -f2)"
+expect_eq "pingpong build" "$(json "$dir/pp.json" 'd["netloom_build"]')" "$("$netloom" version | sed -E 's/^netloom ([^ ]+)$/\1/; s/^netloom [^ ]+ \(build ([^)]+)\)$/\1/')"
 expect_eq "pingpong identity" "$(json "$dir/pp.json" 'len(d["trace"]["rank_hashes"]), d["trace"]["ranks"]')" "(2, 2)"
 grep -q "predicted runtime  0.000032000 s" "$dir/pp.txt" || fail "text report lacks the predicted runtime"
 grep -q "ratio              3.2000 (predicted / recorded; comparability unknown)" "$dir/pp.txt" || fail "text report lacks the ratio"
