@@ -142,6 +142,21 @@ int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_
 				goto out;
 		}
 	}
+	/* `trace pack A.nlt B.nlt`, the bundle's name forgotten, would
+	 * replace trace A with a bundle of B: a trace archive is never
+	 * overwritten. */
+	int ofd = open(out_path, O_RDONLY | O_CLOEXEC);
+	if (ofd >= 0) {
+		uint8_t magic[8];
+		bool is_trace = trace_pread_full(ofd, magic, sizeof magic, 0) == 0 && !memcmp(magic, TRACE_MAGIC, 8);
+		close(ofd);
+		if (is_trace) {
+			rc = nl_errf(err, NL_EINVAL,
+				     "%s: a netloom trace archive, not overwritten: the first argument is the bundle to write (trace pack OUT.bundle TRACE...)",
+				     out_path);
+			goto out;
+		}
+	}
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, BUNDLE_LEVEL)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1))) {
 		rc = nl_errf(err, NL_EIO, "zstd rejected the bundle parameters");

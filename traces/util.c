@@ -108,6 +108,7 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 	if (!f->path || !f->tmp) {
 		free(f->path);
 		free(f->tmp);
+		f->path = f->tmp = NULL; /* a failed open leaves nothing to abort */
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
 	snprintf(f->tmp, plen + 16, "%s.tmpXXXXXX", path);
@@ -116,6 +117,7 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 		int e = errno;
 		free(f->path);
 		free(f->tmp);
+		f->path = f->tmp = NULL;
 		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
 	}
 	return 0;

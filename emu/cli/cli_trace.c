@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "netloom/netloom.h"
 #include "traces/trace.h"
 
 static bool is_help(const char *s)
@@ -505,6 +506,9 @@ static int cmd_pack(int argc, char **argv)
 		if (!strcmp(argv[i], "--config")) {
 			if (i + 1 >= argc)
 				rc = sub_usage("pack", "--config needs a file%s (usage: netloom trace %s)", NULL);
+			else if (config)
+				rc = sub_usage("pack", "--config given twice, '%s' after the first (a bundle holds one system configuration; usage: netloom trace %s)",
+					       argv[i + 1]);
 			else
 				config = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -517,6 +521,16 @@ static int cmd_pack(int argc, char **argv)
 	}
 	if (!rc && !n)
 		rc = sub_usage("pack", "missing OUT.bundle or TRACE%s (usage: netloom trace %s)", NULL);
+	if (!rc && config) {
+		/* The system configuration must be one netloom reads: a bundle
+		 * is for reproducing a run, and a wrong file found on unpack
+		 * is found too late. */
+		struct nl_err e = {0};
+		nl_sim *sim = NULL;
+		if (nl_sim_new(&sim, &e) || nl_sim_load_file(sim, config, &e))
+			rc = report(&e);
+		nl_sim_free(sim);
+	}
 	if (!rc) {
 		struct nl_err e = {0};
 		if (trace_bundle_pack(out, traces, n, config, &e))

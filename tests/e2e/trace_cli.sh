@@ -137,6 +137,17 @@ PY
 expect 2 "unpack detects a damaged entry" "$NL" trace unpack "$T/badb.nlb" "$T/restored2"
 if grep -q "entry 'bgp.nlt'" "$T/err" && [ ! -e "$T/restored2/bgp.nlt" ]; then ok "damaged entry named, not written"; else fail "unpack damage: $(cat "$T/err")"; fi
 expect 2 "pack refuses a damaged trace" "$NL" trace pack "$T/x.nlb" "$T/bad.nlt"
+# A bundle that cannot be created: one line, no crash (it freed the
+# temporary file's name twice and aborted).
+expect 2 "pack into a missing directory" "$NL" trace pack "$T/no/such/dir.nlb" "$T/bgp.nlt"
+if [ "$(wc -l <"$T/err")" = 1 ] && grep -q "cannot create temporary file" "$T/err"; then ok "pack: missing directory named"; else fail "pack missing dir: $(cat "$T/err")"; fi
+# The bundle's name forgotten: the first trace is not overwritten.
+cp "$T/ti.nlt" "$T/victim.nlt"
+expect 2 "pack refuses to overwrite a trace archive" "$NL" trace pack "$T/victim.nlt" "$T/bgp.nlt"
+if cmp -s "$T/victim.nlt" "$T/ti.nlt" && grep -q "a netloom trace archive, not overwritten" "$T/err"; then ok "pack: trace kept"; else fail "pack over a trace: $(cat "$T/err")"; fi
+expect 2 "pack: --config twice" "$NL" trace pack "$T/c2.nlb" "$T/bgp.nlt" --config "$T/system.ini" --config "$T/system.ini"
+expect 2 "pack: --config that is not a netloom configuration" "$NL" trace pack "$T/c3.nlb" "$T/bgp.nlt" --config "$T/bgp.nlt"
+if [ ! -e "$T/c2.nlb" ] && [ ! -e "$T/c3.nlb" ]; then ok "pack: refused configs write nothing"; else fail "pack: a refused config wrote a bundle"; fi
 
 # --- usage ------------------------------------------------------------------------------
 for c in info dump encode verify convert pack unpack; do
