@@ -148,6 +148,13 @@ int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_
 			NL_BUG("replay: algorithm '%s' of %s has no enum", name, d->name);
 		*slot = alg;
 	}
+	/* Linear placement puts rank r on endpoint r: ranks share endpoints
+	 * only under a policy, and a ranks_per_node it ignored let a run
+	 * look like one that shared them. */
+	if (out->ranks_per_node > 1 && !strcmp(out->placement, "linear"))
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'ranks_per_node': %lld ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)",
+			       (long long)out->ranks_per_node);
 	return 0;
 }
 

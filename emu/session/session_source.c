@@ -167,7 +167,7 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 			goto fail;
 		}
 		r->topo = s->topo;
-		if (r->topo->n_endpoints < src->n_ranks) {
+		if (!strcmp(r->ac.placement, "linear") && r->topo->n_endpoints < src->n_ranks) {
 			rc = nl_errf(err, NL_ECONFIG,
 				     "key 'topology': '%s' has %" PRIu32 " endpoints, the session needs %" PRIu32
 				     " (one per rank%s)",

@@ -177,6 +177,17 @@ expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
+# 6 ranks, 2 per endpoint, on a 4-endpoint network: the policy's own
+# need (3 endpoints), not one endpoint per rank (refused before).
+for b in analytic flit; do
+  "$netloom" replay "$dir/st.nlt" -s backend=$b -s topology=torus:k=2x2 -s placement=contiguous -s ranks_per_node=2 \
+    --json "$dir/rpn_small.json" > /dev/null || fail "ranks_per_node 2 on 4 endpoints, $b"
+  expect_eq "ranks_per_node 2 on 4 endpoints, $b" "$(json "$dir/rpn_small.json" 'd["results"]["rank_endpoints"]')" "[0, 0, 1, 1, 2, 2]"
+done
+# ranks_per_node under linear placement was ignored: refused.
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=8x8 -s ranks_per_node=2 2>&1); rc=$?
+expect_eq "ranks_per_node with linear exit" $rc 2
+expect_eq "ranks_per_node with linear" "$out" "netloom: key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
 # A rendezvous message (1 MB: RTS, CTS, data) on an idle network takes
 # link_model none's time with endpoint and links too: the empty control
 # messages pay the route's hop latency (they skipped it, 0.1 us less).
