@@ -229,6 +229,12 @@ int cli_interfere_main(int argc, char **argv)
 		goto out;
 	}
 	const char *workload = argv[optind];
+	/* Outputs that cannot be written fail before the replays, which
+	 * take minutes on a flit study, not after them. */
+	if ((json_out && out_check_writable(json_out, &err) < 0) || (plot && out_check_writable(plot, &err) < 0)) {
+		status = cli_report(&err);
+		goto out;
+	}
 	struct progress prog;
 	progress_init(&prog, "interfere");
 	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "session/session.h"
 
 static void cli_serve_usage(FILE *f)
@@ -289,6 +290,12 @@ int cli_serve_main(int argc, char **argv)
 			goto out;
 		}
 		o.tokens = tokens;
+	}
+	/* A report that cannot be written fails before the session, not
+	 * after the clients ran (--record and --messages open at the start). */
+	if (o.json_path && out_check_writable(o.json_path, &err) < 0) {
+		status = cli_report(&err);
+		goto out;
 	}
 	rc = live_serve(&o, sim, &err);
 	if (rc == NL_EDEADLOCK)

@@ -211,5 +211,13 @@ expect_eq "plot without gnuplot" "$rc:$out" \
   "2:netloom: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
 [ -s "$dir/np.json" ] || fail "plot without gnuplot: JSON missing"
 
+# Outputs that cannot be written fail before the replays (they failed
+# after them, the table printed): nothing on stdout.
+for opt in --json --plot; do
+  out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" $opt "$dir/no/such/out" 2>&1 >"$dir/early.out"); rc=$?
+  expect_eq "$opt unwritable: before the replays" "$rc:$out:$(wc -c <"$dir/early.out")" \
+    "2:netloom: $dir/no/such/out: cannot create temporary file: No such file or directory:0"
+done
+
 [ $fails -eq 0 ] && echo "interfere: all checks passed"
 exit $((fails > 0))

@@ -454,6 +454,10 @@ def case_errors(d):
                 "--listen: 'tcp://127.0.0.1:%s': port '%s', expected 1..65535 (or 0 or * for any free port)"
                 % (port, port), 'port ' + port)
     refused(('--ranks', '2', '--listen', 'tcp://[::1]:70000'), "port '70000', expected 1..65535", 'v6 port')
+    # A report that cannot be written is refused before the session (it
+    # failed after the clients had run).
+    refused(('--ranks', '2', '--listen', 'ipc://%s/jn' % d, '--json', '%s/no/such/r.json' % d),
+            '%s/no/such/r.json: cannot create temporary file' % d, 'unwritable --json')
     refused(('--ranks', '2', '--max-lag-ms', '5', '--listen', 'ipc://%s/ml' % d),
             '--max-lag-ms 5 needs --pace', 'max-lag-ms without --pace')
     refused(('--ranks', '4', '--jobs', '0,4', '--listen', 'ipc://%s/j0' % d),
