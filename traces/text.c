@@ -209,6 +209,9 @@ struct enc {
 	/* ops */
 	struct trace_builder *b;
 	int64_t rank;           /* current rank section, -1 before the first */
+	uint64_t rank_ops;      /* ops read in it */
+	int64_t said_rank;      /* the last '# rank R: N ops' comment (a dump's), -1 none */
+	uint64_t said_ops;
 	uint64_t *sc, *rc;
 	uint32_t *reqs;
 	size_t cap_sc, cap_rc, cap_reqs;
@@ -613,12 +616,37 @@ static int enc_op(struct enc *e, char *line)
 	return 0;
 }
 
+/* A dump says each rank's op count in a comment before its section
+ * ('# rank R: N ops, ...'): a dump cut at a line boundary, or edited
+ * without the comment, encodes to another trace that verifies (the
+ * archive's hashes are its own), so the count is checked when the
+ * section ends. */
+static int enc_rank_end(struct enc *e)
+{
+	if (e->rank < 0 || e->said_rank != e->rank || e->rank_ops == e->said_ops)
+		return 0;
+	return nl_errf(e->err, NL_EFORMAT,
+		       "%s: rank %lld has %llu ops, its line '# rank %lld: %llu ops' says otherwise: a cut or edited dump "
+		       "(after editing a dump, correct or delete that line)",
+		       e->path, (long long)e->rank, (unsigned long long)e->rank_ops, (long long)e->rank,
+		       (unsigned long long)e->said_ops);
+}
+
 static int enc_line(struct enc *e, char *line)
 {
 	size_t n = strlen(line);
 	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = '\0';
-	if (!n || line[0] == '#')
+	if (n && line[0] == '#') {
+		unsigned r;
+		unsigned long long ops;
+		if (sscanf(line, "# rank %u: %llu ops", &r, &ops) == 2) {
+			e->said_rank = r;
+			e->said_ops = ops;
+		}
+		return 0;
+	}
+	if (!n)
 		return 0;
 	if (!e->have_version) {
 		if (strncmp(line, "netloom-trace ", 14))
@@ -641,13 +669,17 @@ static int enc_line(struct enc *e, char *line)
 			return enc_err(e, "'%s': expected 'rank %lld' (every rank below %u, in order; a dump made "
 				       "with --rank cannot be encoded)",
 				       line, (long long)(e->rank + 1), e->m.n_ranks);
+		NL_CHECK(enc_rank_end(e));
 		if (e->rank >= 0)
 			NL_CHECK(trace_builder_end_rank(e->b, (uint32_t)e->rank, e->err));
 		e->rank = r;
+		e->rank_ops = 0;
 		return 0;
 	}
-	if (e->rank >= 0)
+	if (e->rank >= 0) {
+		e->rank_ops++;
 		return enc_op(e, line);
+	}
 	char *sp = strchr(line, ' ');
 	if (!sp)
 		return enc_err(e, "'%s': expected 'field value'", line);
@@ -657,7 +689,7 @@ static int enc_line(struct enc *e, char *line)
 
 int trace_encode_text(const char *text_path, const char *out_path, struct nl_err *err)
 {
-	struct enc e = {.path = text_path, .err = err, .rank = -1};
+	struct enc e = {.path = text_path, .err = err, .rank = -1, .said_rank = -1};
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;
@@ -690,6 +722,8 @@ int trace_encode_text(const char *text_path, const char *out_path, struct nl_err
 			     TRACE_FORMAT_VERSION);
 	if (!rc && !e.have_ranks)
 		rc = nl_errf(err, NL_EFORMAT, "%s: no 'ranks' line", text_path);
+	if (!rc)
+		rc = enc_rank_end(&e);
 	if (!rc && e.rank + 1 != (int64_t)e.m.n_ranks)
 		rc = nl_errf(err, NL_EFORMAT, "%s: %u ranks declared, rank sections end after rank %lld (a dump "
 				 "made with --rank cannot be encoded)", text_path, e.m.n_ranks, (long long)e.rank);

@@ -342,7 +342,9 @@ static int cmd_encode(int argc, char **argv)
 	if (rc)
 		return rc;
 	struct nl_err e = {0};
-	if (trace_encode_text(in, out, &e))
+	/* An output that cannot be written is named as such, not as an
+	 * error at the input line the writer was reached from. */
+	if (out_check_writable(out, &e) || trace_encode_text(in, out, &e))
 		return report(&e);
 	return CLI_OK;
 }
@@ -475,6 +477,8 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 	struct nl_err e = {0};
 	struct progress pr;
 	struct warn_ctx wc = {cmd, 0, &pr};
+	if (out_check_writable(out, &e)) /* not as an error at an input line */
+		return report(&e);
 	progress_init(&pr, "converting");
 	rc = trace_import_ex(in, out, convert_warn, &wc, show_progress, &pr, &e);
 	progress_done(&pr);

@@ -81,6 +81,22 @@ expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x
 line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
 same "netloom: $T/bad.txt:$line: unknown op field 'frob'" "$T/err" "encode error names file and line"
 if [ ! -e "$T/x.nlt" ]; then ok "nothing half-written after a failed encode"; else fail "x.nlt left behind"; fi
+# A dump cut at a line boundary (its last 3 ops gone): refused by the
+# '# rank R: N ops' count, where it encoded to a shorter trace that
+# verified. Without those lines (an edited dump) it encodes.
+head -n -3 "$T/bgp.txt" >"$T/cut.txt"
+expect 2 "encode refuses a cut dump" "$NL" trace encode "$T/cut.txt" "$T/cut.nlt"
+n6=$(sed -n 's/^# rank 6: \([0-9]*\) ops.*/\1/p' "$T/bgp.txt")
+same "netloom: $T/cut.txt: rank 6 has $((n6 - 3)) ops, its line '# rank 6: $n6 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
+	"$T/err" "cut dump: rank and counts named"
+[ ! -e "$T/cut.nlt" ] && ok "cut dump: nothing written" || fail "cut dump: cut.nlt written"
+grep -v '^# rank ' "$T/cut.txt" >"$T/edited.txt"
+expect 0 "an edited dump without its count lines encodes" "$NL" trace encode "$T/edited.txt" "$T/edited.nlt"
+# An output that cannot be written is named, not an input line.
+expect 2 "encode to a missing directory" "$NL" trace encode "$T/bgp.txt" "$T/no/such/x.nlt"
+same "netloom: $T/no/such/x.nlt: cannot create temporary file: No such file or directory" "$T/err" "encode: the output named"
+expect 2 "import to a missing directory" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/no/such/x.nlt"
+same "netloom: $T/no/such/x.nlt: cannot create temporary file: No such file or directory" "$T/err" "import: the output named"
 
 # Recorded samples (traces/samples/, written by the recorder): every one
 # verifies and re-encodes from its dump to the same bytes.
