@@ -91,7 +91,14 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		/* a new section (inih reports sections with their first key) */
 		snprintf(c->section, sizeof c->section, "%s", section);
 		c->section_headers = c->src.headers;
-		if (!strncmp(section, "system ", 7) && section[7]) {
+		c->n_sec_keys = 0;
+		if (!strcmp(section, "study")) {
+			if (c->study_line)
+				cmp_problem(c, "%s:%d: [study] given twice (first at line %d); expected one [study] section",
+					    f, line, c->study_line);
+			else
+				c->study_line = line;
+		} else if (!strncmp(section, "system ", 7) && section[7]) {
 			for (uint32_t i = 0; i < c->n_sys; i++)
 				if (!strcmp(c->sys[i].name, section + 7))
 					cmp_problem(c, "%s:%d: [%s]: system '%s' defined twice; expected one section per system",
@@ -123,6 +130,18 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	if (name[strcspn(name, " \t")]) {
 		cmp_problem(c, "%s:%d: expected 'key = value' with one word before '=', got key '%s'", f, line, name);
 		return 1;
+	}
+	/* A key given twice in one section: the last one won, silently,
+	 * where a system or workload defined twice is refused. */
+	for (uint32_t i = 0; i < c->n_sec_keys; i++)
+		if (!strcmp(c->sec_keys[i].name, name)) {
+			cmp_problem(c, "%s:%d: [%s] key '%s' given twice (first at line %d); expected each key once", f,
+				    line, section, name, c->sec_keys[i].line);
+			return 1;
+		}
+	if (c->n_sec_keys < sizeof c->sec_keys / sizeof *c->sec_keys && strlen(name) < sizeof c->sec_keys[0].name) {
+		snprintf(c->sec_keys[c->n_sec_keys].name, sizeof c->sec_keys[0].name, "%s", name);
+		c->sec_keys[c->n_sec_keys++].line = line;
 	}
 	if (!strcmp(section, "study")) {
 		if (!strcmp(name, "backend")) {

@@ -115,6 +115,12 @@ grep -q '^| a\\|b | `torus:k=4x4` |' "$dir/one/report.md" || fail "one system: '
 # line without '=' is not a key (inih splits at ':' too).
 printf '[system a]\ntopology = torus:k=4x4\n[system a]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupsys.ini"
 bad dupsys "netloom: $dir/dupsys.ini:4: [system a]: system 'a' defined twice; expected one section per system"
+# A key twice in one section, or [study] twice: the last one won silently.
+printf '[system a]\ntopology = torus:k=4x4\ntopology = torus:k=8x8\n[workload w]\ntrace = %s\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/dupkey.ini"
+bad dupkey "netloom: $dir/dupkey.ini:3: [system a] key 'topology' given twice (first at line 2); expected each key once
+netloom: $dir/dupkey.ini:6: [workload w] key 'trace' given twice (first at line 5); expected each key once"
+printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
+bad dupstudy "netloom: $dir/dupstudy.ini:6: [study] given twice (first at line 2); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
 bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
 netloom: $dir/noeq.ini: [system a]: key 'topology' unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
