@@ -222,6 +222,15 @@ struct config_ini_ctx {
 	char *pend_section, *pend_name, *pend_value; /* owned, NULL when none */
 	size_t pend_len;
 	char pend_where[300];
+	int pend_line;
+	bool pend_cont;   /* inih's continuation line: an indented key, checked as a value */
+	/* The keys this file set, with their lines: one set twice is refused
+	 * (the last one won silently; -s overrides a file's key). */
+	struct config_ini_seen {
+		char *name;
+		int line;
+	} *seen;
+	size_t n_seen, cap_seen;
 };
 
 static bool config_ini_blank(char ch)
@@ -354,8 +363,29 @@ static int config_ini_flush(struct config_ini_ctx *x)
 		if (!known)
 			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", x->pend_where, section);
 	}
+	for (size_t i = 0; x->rc == 0 && !x->pend_cont && i < x->n_seen; i++)
+		if (!strcmp(x->seen[i].name, x->pend_name))
+			x->rc = nl_errf(x->err, NL_ECONFIG,
+					"%s: key '%s' set twice in this file (first at line %d); expected each key once "
+					"(-s overrides a file's key)",
+					x->pend_where, x->pend_name, x->seen[i].line);
 	if (x->rc == 0)
 		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->err);
+	if (x->rc == 0) {
+		if (x->n_seen == x->cap_seen) {
+			size_t cap = x->cap_seen ? 2 * x->cap_seen : 32;
+			struct config_ini_seen *g = realloc(x->seen, cap * sizeof *g);
+			if (!g)
+				x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);
+			else
+				x->seen = g, x->cap_seen = cap;
+		}
+		if (x->rc == 0) {
+			x->seen[x->n_seen] = (struct config_ini_seen){x->pend_name, x->pend_line};
+			x->pend_name = NULL; /* kept in seen */
+			x->n_seen++;
+		}
+	}
 	config_ini_drop_pending(x);
 	return x->rc;
 }
@@ -403,6 +433,8 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 	x->pend_value = strdup(value);
 	x->pend_len = n;
 	snprintf(x->pend_where, sizeof x->pend_where, "%s:%d", x->path, x->lineno);
+	x->pend_line = x->lineno;
+	x->pend_cont = x->is_cont;
 	if (!x->pend_section || !x->pend_name || !x->pend_value) {
 		config_ini_drop_pending(x);
 		x->rc = nl_errf(x->err, NL_ENOMEM, "%s:%d: out of memory", x->path, x->lineno);
@@ -452,6 +484,9 @@ int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_er
 	config_ini_flush(&x);
 	bool read_error = ferror(f);
 	free(x.line);
+	for (size_t i = 0; i < x.n_seen; i++)
+		free(x.seen[i].name);
+	free(x.seen);
 	if (x.rc < 0) {
 		config_release(&tmp);
 		return x.rc;

@@ -338,6 +338,10 @@ def case_errors():
         missing = os.path.join(tmp, "missing.ini")
         # The first bad line is reported, with its own message, whatever follows.
         bad_then_good = ini("bg.ini", "[router]\nnum_vc = 4\nvc_buf_size = 4\n")
+        # A key set twice in one file (the last one won silently), in one
+        # section or two.
+        twice = ini("tw.ini", "[router]\nnum_vcs = 2\nvc_buf_size = 4\nnum_vcs = 4\n")
+        twice_sec = ini("ts.ini", "[router]\nnum_vcs = 2\n[network]\ntopology = mesh:k=4x4\n[router]\nnum_vcs = 4\n")
         two_bad = ini("tb.ini", "[router]\nvc_buf_size = x\nvc_buf_size = 4\nalloc_iter = 2\n")
         indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
         cases = [
@@ -366,6 +370,10 @@ def case_errors():
             (("-c", bracket), f"{bracket}:2: syntax error: expected 'key = value' or '[section]'"),
             (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
             (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
+            (("-c", twice), f"{twice}:4: key 'num_vcs' set twice in this file (first at line 2); expected each key "
+             "once (-s overrides a file's key)"),
+            (("-c", twice_sec), f"{twice_sec}:6: key 'num_vcs' set twice in this file (first at line 2); expected "
+             "each key once (-s overrides a file's key)"),
             (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
             # inih reads an indented line as the continuation of the previous value.
             (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
@@ -421,7 +429,7 @@ def case_errors():
                 one_line_error(p, msg.replace("netloom run", f"netloom {cmd}"))
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         eq("nothing else written", sorted(os.listdir(tmp)),
-           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "keep.json"]))
+           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):
