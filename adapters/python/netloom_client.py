@@ -140,15 +140,25 @@ class Client:
         return seq
 
     # --- calls
-    def isend(self, dst, tag, data, _internal=False):
-        if not _internal and not 0 <= tag <= TAG_MAX:
+    def _payload(self, tag, data, internal):
+        """The SEND payload as bytes, refused here as the C client refuses
+        it: over WELCOME's limit, libzmq's size cap on the server would drop
+        the whole connection, and the next frame would read as one from a
+        connection that never said HELLO. Nothing is sent, no seq taken."""
+        if not internal and not 0 <= tag <= TAG_MAX:
             raise NetloomError('tag %d, expected 0..%d' % (tag, TAG_MAX))
-        return self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=bytes(data))
+        data = bytes(data)
+        if len(data) > self.max_payload:
+            raise NetloomError('payload of %d bytes, the server takes at most %d' % (len(data), self.max_payload))
+        return data
+
+    def isend(self, dst, tag, data, _internal=False):
+        data = self._payload(tag, data, _internal)
+        return self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=data)
 
     def send(self, dst, tag, data, _internal=False):
-        if not _internal and not 0 <= tag <= TAG_MAX:
-            raise NetloomError('tag %d, expected 0..%d' % (tag, TAG_MAX))
-        seq = self._op(SEND, peer=dst, tag=tag, payload=bytes(data))
+        data = self._payload(tag, data, _internal)
+        seq = self._op(SEND, peer=dst, tag=tag, payload=data)
         if not self.send_nowait:
             self._await(seq)
 

@@ -269,6 +269,49 @@ c.close()
 '''
 
 
+BIGPAY = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, r = sys.argv[2], int(sys.argv[3])
+c = nl.Client(ep, r, timeout_ms=20000)
+if r == 0:
+    for call in (c.send, c.isend):  # refused by the client: nothing sent, no seq taken
+        try:
+            call(1, 0, bytes(2000000))
+            print('sent')
+        except nl.NetloomError as e:
+            print('refused:', e)
+    c.send(1, 0, b'z' * 1048576)  # the limit itself is allowed
+    c.send(1, 1, b'small')
+else:
+    print('got', len(c.recv(0, 0).data), c.recv(0, 1).data.decode())
+c.close()
+"""
+
+
+def case_python_max_payload(d):
+    """The Python client refuses a payload over WELCOME's max_payload as
+    the C client does, before sending: libzmq would otherwise drop the
+    connection (ZMQ_MAXMSGSIZE) and the next frame would be refused as one
+    from a connection that did not HELLO. The session goes on."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'bigpay.py')
+    open(script, 'w').write(BIGPAY)
+    s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '3000', '--connect-timeout-ms', '10000')
+    res = clients([[PY, script, PYDIR, s.ep, str(r)] for r in range(2)], d, 'big')
+    want = 'refused: payload of 2000000 bytes, the server takes at most 1048576'
+    expect(res[0][0] == 0 and res[0][1].splitlines() == [want, want], 'sender: %d %s' % res[0])
+    expect(res[1][0] == 0 and res[1][1].strip() == 'got 1048576 small', 'receiver: %d %s' % res[1])
+    rc = s.wait()
+    err = open(s.err).read()
+    expect(rc == 0 and 'did not HELLO' not in err, 'server exited %d: %s' % (rc, err))
+    ranks = json.load(open(s.json))['live']['ranks']
+    expect(all(x['state'] == 'finished' and x['refused_frames'] == 0 for x in ranks), 'ranks: %s' % ranks)
+
+
 def case_lockstep_identical(d):
     runs = []
     for i in range(3):
