@@ -213,3 +213,9 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 	}
 	return 0;
 }
+
+bool zp_is_other_version(const void *hdr, size_t hdr_len)
+{
+	const uint8_t *p = hdr;
+	return hdr_len == ZP_HDR_BYTES && zp_get16(p) == ZP_MAGIC && p[2] != ZP_VERSION;
+}

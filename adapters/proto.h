@@ -9,6 +9,7 @@
 #ifndef NETLOOM_ADAPTERS_PROTO_H
 #define NETLOOM_ADAPTERS_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,5 +120,11 @@ void zp_encode(const struct zp_hdr *h, uint8_t out[ZP_HDR_BYTES]);
  * *err names the field and value. */
 int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_len, uint64_t max_payload,
 	      struct zp_hdr *h, struct nl_err *err);
+
+/* Whether hdr (hdr_len bytes) is a header of the right size and magic but
+ * another protocol version: zp_decode refuses it like any bad header, and
+ * the server answers ERROR ZP_EVERSION rather than ZP_EMALFORMED, so a
+ * client of another version is told that, not that its frame is broken. */
+bool zp_is_other_version(const void *hdr, size_t hdr_len);
 
 #endif

@@ -303,7 +303,10 @@ static bool live_on_message(struct live_server *s)
 			    n == 3 ? zmq_msg_size(&parts[2]) : 0, s->o->max_payload, &h, &e);
 	if (drc < 0) {
 		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload;
-		live_offence(s, id, id_len, hint, big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED, e.msg);
+		int code = big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED;
+		if (zp_is_other_version(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1])))
+			code = ZP_EVERSION;
+		live_offence(s, id, id_len, hint, code, e.msg);
 		goto out;
 	}
 	if (h.type == ZP_HELLO) {

@@ -1053,6 +1053,50 @@ print('rank 1', ' | '.join(got))
 """
 
 
+VERSION = r"""
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2])
+def hdr(t, ver=1, seq=0, aux=0, a=0):
+    return struct.pack('<HBBHHIIiiIIQQQ', 0x4c4e, ver, t, 0, 0, 0, seq, 0, 0, aux, 0, a, 0, 0)
+def reply():
+    if not s.poll(10000):
+        print('timeout'); sys.exit(1)
+    p = s.recv_multipart()
+    h = nl.HDR.unpack(p[0])
+    return '%s %d %s' % ({nl.WELCOME: 'WELCOME', nl.DONE: 'DONE', nl.ERROR: 'ERROR'}.get(h[2], h[2]), h[8] if
+                          h[2] == nl.ERROR else h[6], p[1].decode() if len(p) > 1 else '')
+s.send(hdr(nl.HELLO, ver=2, aux=1)); print('hello v2:', reply())
+s.send(hdr(nl.HELLO, aux=1)); print('hello v1:', reply().split()[0])
+s.send(hdr(nl.COMPUTE, ver=2, a=5)); print('compute v2:', reply())
+s.send(hdr(nl.COMPUTE, ver=0, a=5)); print('compute v0:', reply())
+s.send(hdr(nl.BYE, seq=0)); print('bye:', reply())
+"""
+
+
+def case_version_error(d):
+    """A frame header of another protocol version is ERROR 2 (unsupported
+    version, docs/zmq-protocol.md), not 1 (malformed), before and after
+    HELLO; the connection that holds the rank goes on."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'version.py')
+    open(script, 'w').write(VERSION)
+    s = Server(d, 1, '-s', 'backend=analytic')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'ver')
+    expect(rc == 0, 'client: %s' % out)
+    expect(out.splitlines() == [
+        'hello v2: ERROR 2 connection claiming rank 0: frame header: version 2, expected 1',
+        'hello v1: WELCOME',
+        'compute v2: ERROR 2 rank 0: frame header: version 2, expected 1',
+        'compute v0: ERROR 2 rank 0: frame header: version 0, expected 1',
+        'bye: DONE 0 '], 'replies: %s' % out)
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+
+
 def case_protocol(d):
     """Protocol validation (docs/zmq-protocol.md) on raw frames: COMPUTE
     durations are bounded (no u64 virtual clock can wrap); a second HELLO
