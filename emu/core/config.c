@@ -1,5 +1,6 @@
 /* Run configuration: INI (libinih) + overrides, validated at set time. */
 #include "core/config.h"
+#include "core/ini_lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -224,13 +225,9 @@ struct config_ini_ctx {
 	char pend_where[300];
 	int pend_line;
 	bool pend_cont;   /* inih's continuation line: an indented key, checked as a value */
-	/* The keys this file set, with their lines: one set twice is refused
-	 * (the last one won silently; -s overrides a file's key). */
-	struct config_ini_seen {
-		char *name;
-		int line;
-	} *seen;
-	size_t n_seen, cap_seen;
+	/* The keys this file set: one set twice is refused (the last one
+	 * won silently; -s overrides a file's key). */
+	struct ini_keys seen;
 };
 
 static bool config_ini_blank(char ch)
@@ -363,29 +360,18 @@ static int config_ini_flush(struct config_ini_ctx *x)
 		if (!known)
 			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", x->pend_where, section);
 	}
-	for (size_t i = 0; x->rc == 0 && !x->pend_cont && i < x->n_seen; i++)
-		if (!strcmp(x->seen[i].name, x->pend_name))
+	if (x->rc == 0 && !x->pend_cont) {
+		int first = ini_keys_seen(&x->seen, section, x->pend_name, x->pend_line);
+		if (first < 0)
+			x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);
+		else if (first > 0)
 			x->rc = nl_errf(x->err, NL_ECONFIG,
 					"%s: key '%s' set twice in this file (first at line %d); expected each key once "
 					"(-s overrides a file's key)",
-					x->pend_where, x->pend_name, x->seen[i].line);
+					x->pend_where, x->pend_name, first);
+	}
 	if (x->rc == 0)
 		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->err);
-	if (x->rc == 0) {
-		if (x->n_seen == x->cap_seen) {
-			size_t cap = x->cap_seen ? 2 * x->cap_seen : 32;
-			struct config_ini_seen *g = realloc(x->seen, cap * sizeof *g);
-			if (!g)
-				x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);
-			else
-				x->seen = g, x->cap_seen = cap;
-		}
-		if (x->rc == 0) {
-			x->seen[x->n_seen] = (struct config_ini_seen){x->pend_name, x->pend_line};
-			x->pend_name = NULL; /* kept in seen */
-			x->n_seen++;
-		}
-	}
 	config_ini_drop_pending(x);
 	return x->rc;
 }
@@ -484,9 +470,7 @@ int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_er
 	config_ini_flush(&x);
 	bool read_error = ferror(f);
 	free(x.line);
-	for (size_t i = 0; i < x.n_seen; i++)
-		free(x.seen[i].name);
-	free(x.seen);
+	ini_keys_release(&x.seen);
 	if (x.rc < 0) {
 		config_release(&tmp);
 		return x.rc;

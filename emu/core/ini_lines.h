@@ -23,4 +23,21 @@ struct ini_lines {
 /* inih's reader; `stream` is a struct ini_lines. */
 char *ini_lines_read(char *str, int num, void *stream);
 
+/* The keys an INI file set, by section and name, with the line of each:
+ * every reader (configuration, study, workload) refuses a key set twice
+ * in one section, where inih hands both over and the last one won
+ * silently. Zero-initialise; release with ini_keys_release. */
+struct ini_keys {
+	struct ini_key_seen {
+		char *id; /* "section]name" */
+		int line;
+	} *v;
+	size_t n, cap;
+};
+
+/* 0 after recording (section, name) at line; the line it was first set
+ * at when it was already; -1 when out of memory. */
+int ini_keys_seen(struct ini_keys *k, const char *section, const char *name, int line);
+void ini_keys_release(struct ini_keys *k);
+
 #endif

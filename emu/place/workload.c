@@ -32,7 +32,20 @@ struct wl_ctx {
 	 * the last job's ("[job A]" twice in a row) reads as more keys of
 	 * that job otherwise (ini_lines.h). */
 	int last_job_headers;
+	struct ini_keys keys; /* the keys set, for "given twice" */
 };
+
+/* A key set twice in one section: the last one won silently. */
+static bool wl_twice(struct wl_ctx *x, const char *section, const char *key)
+{
+	int first = ini_keys_seen(&x->keys, section, key, x->src.line);
+	if (first < 0)
+		x->rc = nl_errf(x->err, NL_ENOMEM, "%s:%d: out of memory", x->path, x->src.line);
+	else if (first > 0)
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s' given twice (first at line %d); expected each key once",
+				x->path, x->src.line, section, key, first);
+	return first != 0;
+}
 
 static int wl_bad(struct wl_ctx *x, const char *section, const char *key, const char *value, const char *expected)
 {
@@ -185,6 +198,8 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 		return 0;
 	if (!strcmp(section, "workload")) {
 		uint64_t u;
+		if (wl_twice(x, section, key))
+			return 0;
 		if (strcmp(key, "seed"))
 			return wl_bad(x, section, key, value, "a [workload] key: seed");
 		if (!wl_u64(value, 0, UINT64_MAX, &u))
@@ -230,6 +245,8 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 		j->synth_bytes = 65536;
 		j->synth_steps = 100;
 	}
+	if (wl_twice(x, section, key))
+		return 0;
 	return wl_job_key(x, j, section, key, value);
 }
 
@@ -261,6 +278,7 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
 	int line = ini_parse_stream(ini_lines_read, &x.src, wl_handler, &x);
 	fclose(x.src.f);
+	ini_keys_release(&x.keys);
 	int rc = x.rc;
 	if (rc == 0 && line > 0)
 		rc = nl_errf(err, NL_ECONFIG, "%s:%d: expected 'key = value', '[job NAME]' or a comment", path, line);

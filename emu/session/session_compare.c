@@ -91,7 +91,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		/* a new section (inih reports sections with their first key) */
 		snprintf(c->section, sizeof c->section, "%s", section);
 		c->section_headers = c->src.headers;
-		c->n_sec_keys = 0;
+		ini_keys_release(&c->sec_keys);
 		if (!strcmp(section, "study")) {
 			if (c->study_line)
 				cmp_problem(c, "%s:%d: [study] given twice (first at line %d); expected one [study] section",
@@ -133,15 +133,11 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	}
 	/* A key given twice in one section: the last one won, silently,
 	 * where a system or workload defined twice is refused. */
-	for (uint32_t i = 0; i < c->n_sec_keys; i++)
-		if (!strcmp(c->sec_keys[i].name, name)) {
-			cmp_problem(c, "%s:%d: [%s] key '%s' given twice (first at line %d); expected each key once", f,
-				    line, section, name, c->sec_keys[i].line);
-			return 1;
-		}
-	if (c->n_sec_keys < sizeof c->sec_keys / sizeof *c->sec_keys && strlen(name) < sizeof c->sec_keys[0].name) {
-		snprintf(c->sec_keys[c->n_sec_keys].name, sizeof c->sec_keys[0].name, "%s", name);
-		c->sec_keys[c->n_sec_keys++].line = line;
+	int first = ini_keys_seen(&c->sec_keys, section, name, line);
+	if (first > 0) {
+		cmp_problem(c, "%s:%d: [%s] key '%s' given twice (first at line %d); expected each key once", f, line,
+			    section, name, first);
+		return 1;
 	}
 	if (!strcmp(section, "study")) {
 		if (!strcmp(name, "backend")) {
@@ -770,6 +766,7 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 out:
 	free(c->problems);
+	ini_keys_release(&c->sec_keys);
 	cmp_release(c);
 	free(c);
 	return rc;

@@ -95,11 +95,7 @@ struct cmp {
 	char section[128];         /* the section being read */
 	struct ini_lines src;      /* the study file while it is read: its line and headers */
 	int section_headers;       /* src.headers when the section being read began (ini_lines.h) */
-	struct {
-		char name[64];
-		int line;
-	} sec_keys[64];            /* the keys of the section being read, for "given twice" */
-	uint32_t n_sec_keys;
+	struct ini_keys sec_keys;  /* the keys of the section being read, for "given twice" */
 	int study_line;            /* first key of the [study] section, 0 none yet */
 	char *problems;            /* one line each */
 	size_t n_problems, len_problems;

@@ -179,6 +179,9 @@ bad dup $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\n[job A]\nrepeat = 2' \
 # The same job's header twice in a row (inih passes keys, not headers).
 bad dupnext $'[job A]\ntrace = a.nlt\n\n[job A]\nrepeat = 2' \
   "$dir/dupnext.ini:4: section [job A]: job 'A' given twice; expected one section per job"
+# A key twice in one section: the last one won silently.
+bad dupkey $'[job A]\ntrace = a.nlt\nplacement = contiguous\nplacement = spread' \
+  "$dir/dupkey.ini:4: [job A] key 'placement' given twice (first at line 3); expected each key once"
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
 bad missing $'[job A]\ntrace = nope.nlt' \
