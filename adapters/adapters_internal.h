@@ -27,6 +27,11 @@ struct trace_stream_writer;
  * nanosleep and a socket round trip on a loaded machine). */
 #define LIVE_LATE_NS 1000000u
 
+/* Refused frames logged per rank, and from connections holding no rank
+ * (all of them together): past it they are counted, not logged, so a
+ * garbage flood cannot fill the log (the report gives the counts). */
+#define LIVE_LOGGED_REFUSALS 3u
+
 enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
 
 /* What stopped a session that still reports its results so far (partial):
@@ -90,6 +95,7 @@ struct live_server {
 	uint64_t start_ms;
 	FILE *msgs;               /* --messages */
 	uint64_t frames_in, frames_bad, delivered, evictions;
+	uint64_t rankless_bad;    /* of frames_bad, those from connections holding no rank */
 	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 (every rank connected); 0 before */
 	uint32_t n_connected;     /* ranks that have said HELLO */
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */

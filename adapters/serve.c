@@ -257,6 +257,9 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	s.end_ns = live_clock_ns();
+	if (s.rankless_bad > LIVE_LOGGED_REFUSALS)
+		live_log(&s, "connections without a rank: %" PRIu64 " refused frames in all, %" PRIu64 " not logged",
+			 s.rankless_bad, s.rankless_bad - LIVE_LOGGED_REFUSALS);
 	if (s.fatal) { /* the server's own line, without the engine's "rank, op" prefix */
 		*err = s.fatal_err;
 		run_rc = s.fatal;

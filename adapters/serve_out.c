@@ -188,6 +188,7 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	}
 	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
 	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));
+	json_object_set_new(live, "refused_frames_without_rank", json_integer((json_int_t)s->rankless_bad));
 	json_object_set_new(live, "delivered", json_integer((json_int_t)s->delivered));
 	/* Wall-clock residence (SEND received to DELIVER queued): not reproducible. */
 	json_object_set_new(live, "residence_ns_p50",
@@ -241,6 +242,10 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				r, live_state_name(rk->state), rk->offences, rk->lost_to, rk->lost_from,
 				rk->why[0] ? "; " : "", rk->why);
 		}
+		if (s->rankless_bad)
+			fprintf(f, "  connections without a rank: %" PRIu64 " refused frames (%" PRIu64 " logged)\n",
+				s->rankless_bad,
+				s->rankless_bad < LIVE_LOGGED_REFUSALS ? s->rankless_bad : (uint64_t)LIVE_LOGGED_REFUSALS);
 		if (s->stopped_by) /* a signal's line says "stopped by SIG..." itself */
 			fprintf(f, "  session %s%s (per-rank results partial, up to the stop)\n",
 				s->stopped_by == LS_MAX_LAG ? "stopped: " : "", s->fatal_err.msg);

@@ -97,12 +97,20 @@ static void live_offence(struct live_server *s, const unsigned char *id, size_t 
 			rk->bad_streak++;
 			snprintf(rk->last_bad, sizeof rk->last_bad, "%s", msg);
 			/* A flood is logged once, then summed up in the report. */
-			quiet = rk->offences > 3;
-			if (rk->offences == 4)
+			quiet = rk->offences > LIVE_LOGGED_REFUSALS;
+			if (rk->offences == LIVE_LOGGED_REFUSALS + 1)
 				live_log(s, "rank %d: further refused frames are counted, not logged", bound);
 			if (!rk->why[0] || rk->state == LR_READY)
 				snprintf(rk->why, sizeof rk->why, "sent a refused frame (%s)", msg);
 		}
+	}
+	if (bound < 0) {
+		/* Any connection can send these, as fast as it likes: one cap
+		 * for all of them (a per-connection one would grow a table). */
+		s->rankless_bad++;
+		quiet = s->rankless_bad > LIVE_LOGGED_REFUSALS;
+		if (s->rankless_bad == LIVE_LOGGED_REFUSALS + 1)
+			live_log(s, "connections without a rank: further refused frames are counted, not logged");
 	}
 	if (bound >= 0)
 		snprintf(line, sizeof line, "rank %d: %s", bound, msg);

@@ -1097,6 +1097,56 @@ def case_version_error(d):
     expect(s.wait() == 0, 'server: %s' % open(s.err).read())
 
 
+GARBAGE = r"""
+import os, struct, sys
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2])
+n = int(sys.argv[3])
+for i in range(n):  # bad magic, claiming rank 0 or no rank at all; never said HELLO
+    s.send(b'\xde\xad' + bytes(6) + struct.pack('<I', 0 if i % 2 else 7) + os.urandom(44) if i % 3 else b'junk')
+s.send(nl.HDR.pack(nl.MAGIC, 1, nl.HELLO, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0))
+s.send(nl.HDR.pack(nl.MAGIC, 1, nl.BYE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+errors = 0
+while True:
+    if not s.poll(20000):
+        print('timeout after', errors, 'errors'); sys.exit(1)
+    h = nl.HDR.unpack(s.recv_multipart()[0])
+    errors += h[2] == nl.ERROR
+    if h[2] == nl.DONE:
+        break
+print('errors', errors)
+"""
+
+
+def case_rankless_flood(d):
+    """Refused frames from connections holding no rank are logged a few
+    times, then counted, as a rank's are: 5,000 garbage frames give a
+    bounded number of log lines, each still an ERROR to the sender, and the
+    count in the text report and JSON."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+    script = os.path.join(d, 'garbage.py')
+    open(script, 'w').write(GARBAGE)
+    s = Server(d, 1, '-s', 'backend=analytic')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep, '5000']], d, 'garbage')
+    expect(rc == 0 and out.strip() == 'errors 5000', 'client: %d %s' % (rc, out))
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    err = open(s.err).read().splitlines()
+    about = [l for l in err if 'without a rank' in l or 'claiming rank' in l]
+    expect(len(about) == 5 and
+           about[3] == 'netloom serve: connections without a rank: further refused frames are counted, not logged'
+           and about[4] == 'netloom serve: connections without a rank: 5000 refused frames in all, 4997 not logged',
+           'log: %d lines, %s' % (len(about), about[:8]))
+    live = json.load(open(s.json))['live']
+    expect(live['refused_frames'] == 5000 and live['refused_frames_without_rank'] == 5000
+           and live['ranks'][0]['state'] == 'finished' and live['ranks'][0]['refused_frames'] == 0, 'JSON: %s' % live)
+    expect('  connections without a rank: 5000 refused frames (3 logged)' in open(s.out).read().splitlines(),
+           'report: %s' % open(s.out).read())
+
+
 def case_protocol(d):
     """Protocol validation (docs/zmq-protocol.md) on raw frames: COMPUTE
     durations are bounded (no u64 virtual clock can wrap); a second HELLO
