@@ -56,11 +56,13 @@ int live_curve_keygen(const char *path, struct nl_err *err);
 
 /* Serve one session: bind, run the engine with the ranks as op sources
  * until every rank has said BYE or been evicted, then report. 0 when every
- * rank finished; NL_EDEADLOCK when some waited forever (after evictions,
+ * rank not evicted finished, and at least one did; NL_EDEADLOCK when some waited forever (after evictions,
  * typically); NL_ESTATE when SIGINT or SIGTERM stopped it (handlers are
  * installed for the run and restored after it; the connected ranks get
- * ERROR ZP_EABORT, the report is written marked stopped, no archive);
- * another error for a bad endpoint, configuration or output. */
+ * ERROR ZP_EABORT, the report is written marked stopped, no archive), or
+ * when no rank finished because every one was evicted (the report is
+ * written, no archive); another error for a bad endpoint, configuration
+ * or output. */
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err);
 
 /* The message log line (both --messages and the replay check use it):

@@ -294,6 +294,20 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	}
 	if (run_rc == NL_EDEADLOCK)
 		live_log(&s, "%s", err->msg);
+	/* Every rank evicted (none connected, typically): "every remaining
+	 * rank finished" holds vacuously, but a script must tell that from a
+	 * session that ran, and an archive of empty ranks replays to 0 s. A
+	 * failure, then: the report says why each went; no archive. */
+	uint32_t n_done = 0;
+	for (uint32_t r = 0; r < s.n; r++)
+		n_done += s.ranks[r].state == LR_DONE;
+	if (run_rc == 0 && n_done == 0) {
+		const char *rec = o->record_path ? " (no --record archive written)" : "";
+		if (s.n == 1)
+			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: rank 0 was evicted%s", rec);
+		else
+			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: all %" PRIu32 " ranks were evicted%s", s.n, rec);
+	}
 	if (s.msgs) {
 		int bad = ferror(s.msgs);
 		bad |= fclose(s.msgs);

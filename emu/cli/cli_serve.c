@@ -302,7 +302,7 @@ int cli_serve_main(int argc, char **argv)
 		status = CLI_FAIL;
 	else if (rc < 0)
 		status = cli_report(&err);
-	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM: a failed run, not bad input */
+	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM, or every rank evicted: a failed run, not bad input */
 		status = CLI_FAIL;
 out:
 	free(tokens);

@@ -525,6 +525,42 @@ def case_errors(d):
     expect(not os.path.exists(s.rec), 'a deadlocked session left an archive')
 
 
+
+def case_all_evicted(d):
+    """A session where every rank was evicted (nobody connected) fails:
+    exit status 1, one line, the report written, no --record archive (it
+    exited 0 with an archive of empty ranks that replayed to 0 s). Some
+    evicted and the others finished is still exit 0 with an archive."""
+    s = Server(d, 3, '-s', 'backend=analytic', '--connect-timeout-ms', '500', name='none')
+    rc = s.wait()
+    err = open(s.err).read().splitlines()
+    expect(rc == 1 and err[-1] == 'netloom: no rank finished: all 3 ranks were evicted (no --record archive written)'
+           and len([l for l in err if l.startswith('netloom:')]) == 1, 'nobody came: rc %d, %s' % (rc, err))
+    expect(not os.path.exists(s.rec), 'a session with no rank finished left an archive')
+    ranks = json.load(open(s.json))['live']['ranks']
+    expect([x['state'] for x in ranks] == ['evicted'] * 3 and 'never connected' in ranks[2]['what_happened'],
+           'JSON ranks: %s' % ranks)
+    expect('rank 0: evicted' in open(s.out).read(), 'report: %s' % open(s.out).read())
+    s1 = Server(d, 1, '-s', 'backend=analytic', '--connect-timeout-ms', '300', name='one')
+    rc = s1.wait()
+    err = open(s1.err).read().splitlines()
+    expect(rc == 1 and err[-1] == 'netloom: no rank finished: rank 0 was evicted (no --record archive written)',
+           'one rank: rc %d, %s' % (rc, err))
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq): the partial session not tried' % PY)
+        return
+    script = os.path.join(d, 'alone.py')
+    open(script, 'w').write('import sys\nsys.path.insert(0, sys.argv[1])\nimport netloom_client as nl\n'
+                            'c = nl.Client(sys.argv[2], 0, timeout_ms=20000)\nc.compute(1000000)\nc.close()\n')
+    p = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '500', name='some')
+    (crc, out), = clients([[PY, script, PYDIR, p.ep]], d, 'alone')
+    expect(crc == 0, 'client: %s' % out)
+    rc = p.wait()
+    expect(rc == 0 and os.path.exists(p.rec), 'one finished, one evicted: rc %d, %s' % (rc, open(p.err).read()))
+    ranks = json.load(open(p.json))['live']['ranks']
+    expect([x['state'] for x in ranks] == ['finished', 'evicted'], 'JSON ranks: %s' % ranks)
+
+
 CURVE_CLIENT = r'''
 import struct, sys
 sys.path.insert(0, sys.argv[1])
