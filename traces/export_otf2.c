@@ -126,6 +126,37 @@ static int fail(struct trace_otf2_writer *w, OTF2_ErrorCode e, const char *what)
 			return fail((w), e_, (what));      \
 	} while (0)
 
+/* The manifest fields OTF2 has no definition for, as trace file
+ * properties (NETLOOM::..., TRACE_OTF2_PROP_*), which netloom's import
+ * reads back (import_otf2.c): the program, its command line, machine and
+ * MPI library, and the host layout that says whether a recorded runtime is
+ * comparable. An empty string is not written (OTF2 reads it as removal). */
+static OTF2_ErrorCode otf2_set_manifest(OTF2_Archive *ar, const struct trace_manifest *m)
+{
+	const char *const str[][2] = {{TRACE_OTF2_PROP_APPLICATION, m->application},
+				      {TRACE_OTF2_PROP_COMMAND_LINE, m->command_line},
+				      {TRACE_OTF2_PROP_MACHINE, m->machine},
+				      {TRACE_OTF2_PROP_MPI_LIBRARY, m->mpi_library}};
+	OTF2_ErrorCode e = OTF2_SUCCESS;
+	for (size_t i = 0; e == OTF2_SUCCESS && i < sizeof str / sizeof *str; i++)
+		if (str[i][1] && str[i][1][0])
+			e = OTF2_Archive_SetProperty(ar, str[i][0], str[i][1], true);
+	char v[64];
+	if (e == OTF2_SUCCESS && m->has_host_info) {
+		snprintf(v, sizeof v, "%u %u %u", m->hosts, m->ranks_per_host, m->cores_per_host);
+		e = OTF2_Archive_SetProperty(ar, TRACE_OTF2_PROP_HOSTS, v, true);
+	}
+	if (e == OTF2_SUCCESS && m->start_unix) {
+		snprintf(v, sizeof v, "%llu", (unsigned long long)m->start_unix);
+		e = OTF2_Archive_SetProperty(ar, TRACE_OTF2_PROP_START_UNIX, v, true);
+	}
+	if (e == OTF2_SUCCESS && m->recorded_runtime_s > 0) {
+		snprintf(v, sizeof v, "%.17g", m->recorded_runtime_s);
+		e = OTF2_Archive_SetProperty(ar, TRACE_OTF2_PROP_RUNTIME, v, true);
+	}
+	return e;
+}
+
 int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const struct trace_manifest *m,
 			  struct nl_err *err)
 {
@@ -168,6 +199,8 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 		    OTF2_Archive_SetCreator(w->ar, "netloom " NETLOOM_VERSION) != OTF2_SUCCESS ||
 		    OTF2_Archive_OpenEvtFiles(w->ar) != OTF2_SUCCESS))
 		rc = nl_errf(err, NL_EIO, "%s: cannot set up the OTF2 archive", dir);
+	if (!rc && otf2_set_manifest(w->ar, m) != OTF2_SUCCESS)
+		rc = nl_errf(err, NL_EIO, "%s: cannot write the trace's description into the OTF2 archive", dir);
 	/* ProgramBegin at 0: the importer's time origin (otf2_events.c). */
 	for (uint32_t r = 0; !rc && r < w->n_ranks; r++) {
 		if (!(w->ranks[r].w = OTF2_Archive_GetEvtWriter(w->ar, r)) ||
@@ -602,13 +635,16 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 	struct trace_otf2_writer *w;
 	NL_CHECK(trace_otf2_writer_new(&w, dir, m, err));
 	int rc = 0;
+	uint64_t n_flops = 0; /* ops whose work is a flop count (SimGrid's) */
 	for (uint32_t r = 0; !rc && r < m->n_ranks; r++) {
 		struct trace_rank_reader *rd = NULL;
 		rc = trace_rank_open(a, r, &rd, err);
 		struct trace_op op;
 		int got = 0;
-		while (!rc && (got = trace_rank_next(rd, &op, err)) == 1)
+		while (!rc && (got = trace_rank_next(rd, &op, err)) == 1) {
+			n_flops += op.flops > 0;
 			rc = trace_otf2_writer_op(w, r, &op, op.t_ps, op.t_ps + op.dur_ps, err);
+		}
 		if (!rc && got < 0)
 			rc = got;
 		if (rd)
@@ -622,5 +658,18 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 	if (!rc)
 		rc = trace_otf2_writer_finish(w, warn, warn_ctx, err);
 	trace_otf2_writer_free(w);
+	/* What an import of the archive cannot get back, and what a replay
+	 * of it then does differently (docs/trace-format.md 10.3). */
+	if (!rc && warn && m->has_compute_cpu)
+		warn(warn_ctx, "OTF2: the compute ops' CPU times are not written (OTF2 has no record for them): "
+			       "a replay of the imported archive computes for the recorded wall-clock gaps (compute_time = wall)");
+	if (!rc && warn && n_flops) {
+		char line[200];
+		snprintf(line, sizeof line,
+			 "OTF2: %llu ops given in flops (SimGrid) are written as regions of their recorded length, "
+			 "not their flops (OTF2 has no flop count): a replay of the imported archive differs",
+			 (unsigned long long)n_flops);
+		warn(warn_ctx, line);
+	}
 	return rc;
 }

@@ -512,25 +512,52 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 			     "completes, first: %s",
 			     in_path, (unsigned long long)im->fatal, im->fatal_what);
 	char *creator = NULL;
+	/* What netloom's export wrote as trace file properties (absent in
+	 * other writers' archives: then the file name, and empty strings). */
+	enum { N_PROP = 7 };
+	char *prop[N_PROP] = {NULL};
+	static const char *const prop_names[N_PROP] = {
+		TRACE_OTF2_PROP_APPLICATION, TRACE_OTF2_PROP_COMMAND_LINE, TRACE_OTF2_PROP_MACHINE,
+		TRACE_OTF2_PROP_MPI_LIBRARY, TRACE_OTF2_PROP_HOSTS,        TRACE_OTF2_PROP_START_UNIX,
+		TRACE_OTF2_PROP_RUNTIME};
 	if (!rc) {
 		char rec[160];
 		OTF2_Reader_GetCreator(rd, &creator);
 		snprintf(rec, sizeof rec, "netloom-import-otf2 %s (%s)", NETLOOM_VERSION,
 			 creator && *creator ? creator : "unknown creator");
+		for (int i = 0; i < N_PROP; i++)
+			if (OTF2_Reader_GetProperty(rd, prop_names[i], &prop[i]) != OTF2_SUCCESS)
+				prop[i] = NULL;
 		const char *bn = strrchr(base, '/');
 		struct trace_manifest m = {
 			.n_ranks = im->defs.n_ranks,
-			.application = bn ? (char *)bn + 1 : base,
-			.command_line = "",
-			.machine = "",
+			.application = prop[0] ? prop[0] : bn ? (char *)bn + 1 : base,
+			.command_line = prop[1] ? prop[1] : "",
+			.machine = prop[2] ? prop[2] : "",
 			.recorder = rec,
-			.mpi_library = "",
+			.mpi_library = prop[3] ? prop[3] : "",
 			.recorded_runtime_s = im->runtime_s,
 			.n_comms = im->defs.n_nl_comms,
 			.comms = im->defs.nl_comms,
 		};
+		unsigned h, rph, cph;
+		unsigned long long su;
+		double rt;
+		char end;
+		if (prop[5] && sscanf(prop[5], "%llu%c", &su, &end) == 1)
+			m.start_unix = su;
+		if (prop[6] && sscanf(prop[6], "%lf%c", &rt, &end) == 1 && rt > 0 && rt < 1e9)
+			m.recorded_runtime_s = rt;
+		if (prop[4] && sscanf(prop[4], "%u %u %u%c", &h, &rph, &cph, &end) == 3 && h && rph && cph) {
+			m.has_host_info = true;
+			m.hosts = h;
+			m.ranks_per_host = rph;
+			m.cores_per_host = cph;
+		}
 		rc = trace_builder_finish(im->b, &m, im->err);
 	}
+	for (int i = 0; i < N_PROP; i++)
+		free(prop[i]);
 	free(creator);
 	if (evt_open)
 		OTF2_Reader_CloseEvtFiles(rd);

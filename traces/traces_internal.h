@@ -234,6 +234,18 @@ struct trace_importer_ops {
 extern const struct trace_importer_ops trace_import_dumpi_ops;
 extern const struct trace_importer_ops trace_import_simgrid_ops;
 extern const struct trace_importer_ops trace_import_otf2_ops;
+/* Trace file properties of the OTF2 archives netloom writes
+ * (export_otf2.c) and reads back (import_otf2.c): the manifest fields OTF2
+ * has no definition for. HOSTS is "hosts ranks_per_host cores_per_host";
+ * the recorded runtime is the recording's, where the events' end can be
+ * later by a rounding. */
+#define TRACE_OTF2_PROP_APPLICATION "NETLOOM::APPLICATION"
+#define TRACE_OTF2_PROP_COMMAND_LINE "NETLOOM::COMMAND_LINE"
+#define TRACE_OTF2_PROP_MACHINE "NETLOOM::MACHINE"
+#define TRACE_OTF2_PROP_MPI_LIBRARY "NETLOOM::MPI_LIBRARY"
+#define TRACE_OTF2_PROP_HOSTS "NETLOOM::HOSTS"
+#define TRACE_OTF2_PROP_START_UNIX "NETLOOM::START_UNIX"
+#define TRACE_OTF2_PROP_RUNTIME "NETLOOM::RECORDED_RUNTIME_S" /* %.17g: exact */
 /* An OTF2 anchor file (otf2_probe.c; built with or without the library). */
 int trace_otf2_probe(const char *path, const uint8_t *head, size_t n);
 
