@@ -89,6 +89,8 @@ struct live_server {
 	const struct live_opts *o;
 	void *zctx, *sock;
 	char endpoint[256];       /* the endpoint bound (ZMQ_LAST_ENDPOINT: port 0 or '*' resolved) */
+	const char *ipc_path;     /* ipc://: the socket file bound (in endpoint), removed at the end; else NULL */
+	uint64_t ipc_dev, ipc_ino; /* its identity, so a file that replaced it is left alone */
 	uint32_t n;
 	struct live_rank *ranks;
 	struct session_src *eng;   /* the replay engine over the ranks (emu/session) */

@@ -27,6 +27,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -164,6 +167,42 @@ static int live_check_port(const char *listen, struct nl_err *err)
 	return 0;
 }
 
+/* ipc://PATH: libzmq's bind removes whatever is at PATH and binds anew,
+ * so a second server would silently take a running one's clients (where
+ * tcp:// fails with EADDRINUSE). A socket file something accepts
+ * connections on is refused; a stale one (connection refused: its server
+ * is gone) is replaced as before. A server that binds between this check
+ * and ours is not caught. */
+static int live_check_ipc_free(const char *listen, const char *path, struct nl_err *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	if (path[0] == '@' || strlen(path) >= sizeof sa.sun_path || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0; /* abstract, too long for libzmq too, absent or no socket: the bind decides */
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	/* Non-blocking: a listener with a full backlog answers EAGAIN, not a wait. */
+	bool listening = connect(fd, (const struct sockaddr *)&sa, sizeof sa) == 0 || errno == EAGAIN ||
+			 errno == EINPROGRESS;
+	close(fd);
+	if (listening)
+		return nl_errf(err, NL_EIO, "--listen: '%s': in use by another server (it accepts connections there)",
+			       listen);
+	return 0;
+}
+
+/* Remove the ipc socket file this server bound, unless another file has
+ * replaced it since (that one is someone else's). */
+static void live_remove_ipc(struct live_server *s)
+{
+	struct stat st;
+	if (s->ipc_path && lstat(s->ipc_path, &st) == 0 && (uint64_t)st.st_dev == s->ipc_dev &&
+	    (uint64_t)st.st_ino == s->ipc_ino)
+		unlink(s->ipc_path);
+}
+
 static int live_bind(struct live_server *s, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
@@ -179,6 +218,8 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 			       o->listen);
 	if (tcp)
 		NL_CHECK(live_check_port(o->listen, err));
+	if (ipc)
+		NL_CHECK(live_check_ipc_free(o->listen, o->listen + 6, err));
 	/* libzmq binds interfaces and numeric addresses, not host names. */
 	char ep[sizeof s->endpoint];
 	if (snprintf(ep, sizeof ep, "%s%s", localname ? "tcp://127.0.0.1" : o->listen,
@@ -208,6 +249,12 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	size_t len = sizeof s->endpoint;
 	if (zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len) < 0 || !s->endpoint[0])
 		snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
+	struct stat st;
+	if (ipc && s->endpoint[6] != '@' && lstat(s->endpoint + 6, &st) == 0) {
+		s->ipc_path = s->endpoint + 6;
+		s->ipc_dev = (uint64_t)st.st_dev;
+		s->ipc_ino = (uint64_t)st.st_ino;
+	}
 	return 0;
 }
 
@@ -355,6 +402,7 @@ out:
 		zmq_close(s.sock);
 	if (s.zctx)
 		zmq_ctx_term(s.zctx);
+	live_remove_ipc(&s); /* normal end, error or stop: libzmq leaves the file */
 	stats_hist_release(&s.residence_ns);
 	stats_hist_release(&s.lag_ns);
 	return rc;

@@ -561,6 +561,42 @@ def case_all_evicted(d):
     expect([x['state'] for x in ranks] == ['finished', 'evicted'], 'JSON ranks: %s' % ranks)
 
 
+
+def case_ipc_in_use(d):
+    """An ipc:// endpoint a running server listens on is refused (exit 2,
+    one line), not silently taken over; a stale socket file is replaced;
+    the server removes its own socket file when it ends, fails or is
+    stopped by a signal."""
+    a = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '20000', name='a')
+    path = a.ep[len('ipc://'):]
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--listen', a.ep, '--connect-timeout-ms', '300', '-s',
+                        'backend=analytic'], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and r.stderr == "netloom: --listen: '%s': in use by another server (it accepts "
+           "connections there)\n" % a.ep, 'second server: %d %r' % (r.returncode, r.stderr))
+    # The first server still has the endpoint: its ring runs.
+    res = clients([[RING, a.ep, str(r), '2', '16'] for r in range(2)], d, 'a')
+    expect(all(rc == 0 for rc, _ in res), 'clients of the first server: %s' % res)
+    expect(a.wait() == 0, 'first server: %s' % open(a.err).read())
+    expect(not os.path.exists(path), 'the socket file is left after a normal end')
+    # A stale socket file (its server gone): bound over as before.
+    stale = os.path.join(d, 'b.sock')
+    so = socket.socket(socket.AF_UNIX)
+    so.bind(stale)
+    so.close()
+    b = Server(d, 2, '-s', 'backend=analytic', name='b')
+    res = clients([[RING, b.ep, str(r), '2', '16'] for r in range(2)], d, 'b')
+    expect(all(rc == 0 for rc, _ in res) and b.wait() == 0, 'over a stale file: %s %s' % (res, open(b.err).read()))
+    expect(not os.path.exists(stale), 'the socket file is left after a session over a stale one')
+    # An error exit (nobody connected) and a SIGTERM stop remove it too.
+    c = Server(d, 1, '-s', 'backend=analytic', '--connect-timeout-ms', '300', name='c')
+    expect(c.wait() == 1 and not os.path.exists(c.ep[len('ipc://'):]), 'after a failed session: %s' % (
+        os.listdir(d),))
+    t = Server(d, 1, '-s', 'backend=analytic', name='t')
+    time.sleep(0.3)
+    t.p.send_signal(signal.SIGTERM)
+    expect(t.wait() == 1 and not os.path.exists(t.ep[len('ipc://'):]), 'after SIGTERM: %s' % (os.listdir(d),))
+
+
 CURVE_CLIENT = r'''
 import struct, sys
 sys.path.insert(0, sys.argv[1])
