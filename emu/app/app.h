@@ -322,6 +322,7 @@ struct app_results {
 	uint64_t eager_msgs, rndv_msgs; /* by protocol */
 	uint64_t net_msgs;            /* network messages incl. RTS/CTS control */
 	uint64_t unmatched_msgs;      /* sent but never received */
+	uint64_t self_msgs;           /* a rank's to itself: delivered at once, not in the latencies */
 	uint64_t unknown_requests;    /* waits/tests on ids never created (ignored) */
 	uint64_t events;              /* engine events processed */
 	/* MPI_Cancel (docs/replay.md "Cancelled requests"): cancel ops, how

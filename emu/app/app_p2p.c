@@ -351,8 +351,10 @@ static int app_pair_stamp(struct app *a, struct app_msg *ms)
 
 static void app_latency_add(struct app *a, const struct app_msg *ms)
 {
-	if (ms->src == ms->dst)
+	if (ms->src == ms->dst) { /* no network crossed: counted, not a latency */
+		a->res.self_msgs++;
 		return;
+	}
 	uint64_t lat = a->now - ms->t_net;
 	stats_hist_add(&a->lat_all, lat);
 	if (a->job_lat)

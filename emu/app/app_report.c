@@ -130,6 +130,7 @@ json_t *app_results_json(const struct app *a)
 	json_object_set_new(m, "rendezvous", json_integer((json_int_t)res->rndv_msgs));
 	json_object_set_new(m, "network_messages", json_integer((json_int_t)res->net_msgs));
 	json_object_set_new(m, "unmatched", json_integer((json_int_t)res->unmatched_msgs));
+	json_object_set_new(m, "to_self", json_integer((json_int_t)res->self_msgs));
 	json_object_set_new(m, "unknown_requests", json_integer((json_int_t)res->unknown_requests));
 	json_object_set_new(m, "latency", app_latency_json(a, -1));
 	json_t *by = json_array();

@@ -217,6 +217,9 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		cli_fmt_time(t[3], sizeof t[3], (double)l.max_ps * 1e-12);
 		fprintf(f, "  %-22s %10" PRIu64 " %12s %12s %12s %12s\n", cls, l.n, t[0], t[1], t[2], t[3]);
 	}
+	if (res->self_msgs)
+		fprintf(f, "  (and %" PRIu64 " message%s ranks sent to themselves: delivered at once, no latency)\n",
+			res->self_msgs, res->self_msgs == 1 ? "" : "s");
 
 	bool any = false;
 	for (unsigned c = 0; c < APP_COLL__COUNT; c++) {
