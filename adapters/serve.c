@@ -339,8 +339,15 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 			rk->state = rk->bye ? LR_DONE : rk->state;
 		}
 	}
-	if (run_rc == NL_EDEADLOCK)
+	if (run_rc == NL_EDEADLOCK) {
 		live_log(&s, "%s", err->msg);
+		/* The report as after a stop: each rank's figures up to its last
+		 * completed op and where it waited (a finish of 0 and a runtime
+		 * of 0 read as results), and no archive, said so. */
+		session_src_stop_results(s.eng);
+		if (o->record_path)
+			live_log(&s, "no --record archive written: the session deadlocked");
+	}
 	/* Every rank evicted (none connected, typically): "every remaining
 	 * rank finished" holds vacuously, but a script must tell that from a
 	 * session that ran, and an archive of empty ranks replays to 0 s. A

@@ -149,7 +149,9 @@ static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool pa
 		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64, r, (double)st->compute_ps * 1e-12,
 			(double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
 			(double)(sp ? sp->until_ps : st->finish_ps) * 1e-12, st->msgs_sent);
-		if (sp) {
+		if (sp && r < s->n && s->ranks[r].state == LR_EVICTED) {
+			fputs("  evicted", f); /* its stream was ended for it: not "finished" */
+		} else if (sp) {
 			const char *op = sp->in_op ? trace_op_name(sp->op_kind) : NULL;
 			fprintf(f, "  %s%s", sp->finished ? "finished" : sp->in_op ? "in " : "between ops",
 				sp->in_op ? (op ? op : "?") : "");

@@ -523,6 +523,17 @@ def case_errors(d):
     out = open(s.out).read()
     expect('rank 1: evicted' in out and 'never connected' in out, 'report: %s' % out)
     expect(not os.path.exists(s.rec), 'a deadlocked session left an archive')
+    # Reported as a stopped session: rank 0's figures up to its last
+    # completed op and where it waited, no runtime or finish of 0 read as
+    # results, and the missing archive said.
+    expect('(partial)' in out and 'until_s' in out and 'in recv' in out, 'deadlock report: %s' % out)
+    expect([l.split()[-1] for l in out.splitlines() if l.startswith('       1 ')] == ['evicted'],
+           'evicted rank not named so: %s' % out)
+    rep = json.load(open(s.json))
+    expect(rep['results'].get('partial') is True and rep['results']['ranks'][0]['finish_s'] is None,
+           'deadlock JSON: %s' % rep['results'])
+    expect('no --record archive written: the session deadlocked' in open(s.err).read(), 'archive note: %s'
+           % open(s.err).read())
 
 
 
