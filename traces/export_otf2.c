@@ -111,6 +111,22 @@ static uint32_t comm_size(const struct trace_otf2_writer *w, uint32_t comm)
 	return 1;
 }
 
+/* The OTF2 reference of netloom communicator `comm`: world 0, self 1,
+ * the others 2, 3, ... in the manifest's order. The ids themselves (the
+ * recorder's are 32-bit hashes) as references made otf2-print warn of
+ * "out of order Comm definitions". */
+static uint32_t comm_ref(const struct trace_otf2_writer *w, uint32_t comm)
+{
+	if (comm == TRACE_COMM_WORLD)
+		return 0;
+	if (comm == TRACE_COMM_SELF)
+		return 1;
+	for (uint32_t i = 0; i < w->n_comms; i++)
+		if (w->comms[i].id == comm)
+			return 2 + i;
+	return OTF2_UNDEFINED_COMM;
+}
+
 static int fail(struct trace_otf2_writer *w, OTF2_ErrorCode e, const char *what)
 {
 	if (!w->rc)
@@ -253,7 +269,7 @@ static int complete(struct trace_otf2_writer *w, struct ex_rank *rk, uint32_t re
 	q->live = false;
 	rk->n_events++;
 	if (q->is_recv)
-		OK(w, OTF2_EvtWriter_MpiIrecv(rk->w, NULL, t, peer_u(q->peer), q->comm, (uint32_t)q->tag, q->bytes, q->id),
+		OK(w, OTF2_EvtWriter_MpiIrecv(rk->w, NULL, t, peer_u(q->peer), comm_ref(w, q->comm), (uint32_t)q->tag, q->bytes, q->id),
 		   "MpiIrecv");
 	else
 		OK(w, OTF2_EvtWriter_MpiIsendComplete(rk->w, NULL, t, q->id), "MpiIsendComplete");
@@ -319,7 +335,7 @@ static int collective(struct trace_otf2_writer *w, struct ex_rank *rk, const str
 		? peer_u(op->peer) : OTF2_UNDEFINED_UINT32;
 	rk->n_events += 2;
 	OK(w, OTF2_EvtWriter_MpiCollectiveBegin(rk->w, NULL, t0), "MpiCollectiveBegin");
-	OK(w, OTF2_EvtWriter_MpiCollectiveEnd(rk->w, NULL, t1, cop, op->comm, r, sent, recvd), "MpiCollectiveEnd");
+	OK(w, OTF2_EvtWriter_MpiCollectiveEnd(rk->w, NULL, t1, cop, comm_ref(w, op->comm), r, sent, recvd), "MpiCollectiveEnd");
 	return 0;
 }
 
@@ -340,17 +356,17 @@ static int records(struct trace_otf2_writer *w, struct ex_rank *rk, const struct
 	case TOP_RSEND:
 	case TOP_SENDRECV:
 		rk->n_events++;
-		OK(w, OTF2_EvtWriter_MpiSend(rk->w, NULL, t0, peer_u(op->peer), op->comm, (uint32_t)op->tag, op->bytes),
+		OK(w, OTF2_EvtWriter_MpiSend(rk->w, NULL, t0, peer_u(op->peer), comm_ref(w, op->comm), (uint32_t)op->tag, op->bytes),
 		   "MpiSend");
 		if (op->kind != TOP_SENDRECV)
 			return 0;
 		rk->n_events++;
-		OK(w, OTF2_EvtWriter_MpiRecv(rk->w, NULL, t1, peer_u(op->recv_peer), op->comm, (uint32_t)op->recv_tag,
+		OK(w, OTF2_EvtWriter_MpiRecv(rk->w, NULL, t1, peer_u(op->recv_peer), comm_ref(w, op->comm), (uint32_t)op->recv_tag,
 					     op->recv_bytes), "MpiRecv");
 		return 0;
 	case TOP_RECV:
 		rk->n_events++;
-		OK(w, OTF2_EvtWriter_MpiRecv(rk->w, NULL, t1, peer_u(op->peer), op->comm, (uint32_t)op->tag, op->bytes),
+		OK(w, OTF2_EvtWriter_MpiRecv(rk->w, NULL, t1, peer_u(op->peer), comm_ref(w, op->comm), (uint32_t)op->tag, op->bytes),
 		   "MpiRecv");
 		return 0;
 	case TOP_ISEND:
@@ -364,7 +380,7 @@ static int records(struct trace_otf2_writer *w, struct ex_rank *rk, const struct
 		if (q->is_recv)
 			OK(w, OTF2_EvtWriter_MpiIrecvRequest(rk->w, NULL, t0, q->id), "MpiIrecvRequest");
 		else
-			OK(w, OTF2_EvtWriter_MpiIsend(rk->w, NULL, t0, peer_u(op->peer), op->comm, (uint32_t)op->tag,
+			OK(w, OTF2_EvtWriter_MpiIsend(rk->w, NULL, t0, peer_u(op->peer), comm_ref(w, op->comm), (uint32_t)op->tag,
 						      op->bytes, q->id), "MpiIsend");
 		return 0;
 	case TOP_WAIT:
@@ -390,9 +406,9 @@ static int records(struct trace_otf2_writer *w, struct ex_rank *rk, const struct
 		OK(w, OTF2_EvtWriter_MpiCollectiveBegin(rk->w, NULL, t0), "MpiCollectiveBegin");
 		if (op->new_comm != TRACE_COMM_NULL) {
 			rk->n_events++;
-			OK(w, OTF2_EvtWriter_CommCreate(rk->w, NULL, t1, op->new_comm), "CommCreate");
+			OK(w, OTF2_EvtWriter_CommCreate(rk->w, NULL, t1, comm_ref(w, op->new_comm)), "CommCreate");
 		}
-		OK(w, OTF2_EvtWriter_MpiCollectiveEnd(rk->w, NULL, t1, OTF2_COLLECTIVE_OP_CREATE_HANDLE, op->comm,
+		OK(w, OTF2_EvtWriter_MpiCollectiveEnd(rk->w, NULL, t1, OTF2_COLLECTIVE_OP_CREATE_HANDLE, comm_ref(w, op->comm),
 						      OTF2_UNDEFINED_UINT32, 0, 0), "MpiCollectiveEnd");
 		return 0;
 	default:
@@ -510,7 +526,7 @@ static int write_defs(struct trace_otf2_writer *w)
 	OK(w, OTF2_GlobalDefWriter_WriteComm(g, 0, 3, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "comm");
 	OK(w, OTF2_GlobalDefWriter_WriteComm(g, 1, 4, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "comm");
 	for (uint32_t i = 0; i < w->n_comms; i++)
-		OK(w, OTF2_GlobalDefWriter_WriteComm(g, w->comms[i].id, s_comm + i, 3 + i, 0, OTF2_COMM_FLAG_NONE), "comm");
+		OK(w, OTF2_GlobalDefWriter_WriteComm(g, 2 + i, s_comm + i, 3 + i, 0, OTF2_COMM_FLAG_NONE), "comm");
 	return 0;
 }
 
