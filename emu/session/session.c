@@ -191,6 +191,7 @@ int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 	if (!info || info->size < sizeof *info)
 		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_default_routing(s, err));
 	info->topology = s->topo->spec;
 	info->routing = session_routing_spec(s);
 	info->traffic = s->tc.traffic;
@@ -283,6 +284,7 @@ int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err 
 		return nl_errf(err, NL_ERANGE, "nl_sim_run_rate: rate %g: expected 0 <= rate <= 1", rate);
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_default_routing(s, err));
 	(void)session_routing_spec(s);
 	/* The results' configuration records the rate run, as the CLI's -s
 	 * injection_rate=R would (it is the resolved configuration). */
@@ -442,6 +444,7 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and STEP > 0", lo,
 			       hi, step);
 	NL_CHECK(session_topo(s, err));
+	NL_CHECK(session_default_routing(s, err));
 	(void)session_routing_spec(s);
 	NL_CHECK(session_refuse_no_endpoints(s, err));
 	NL_CHECK(session_cable_refuse_synthetic(s, err));

@@ -116,6 +116,8 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 			       "network)");
 	if (session_topo(s, err) < 0)
 		return nl_err_prefix(err, "key 'topology'");
+	if (!x->ops->ignores_routing)
+		NL_CHECK(session_default_routing(s, err));
 	x->t = s->topo;
 	/* A backend that cannot count link use per job fails here, not
 	 * after the runs alone. */

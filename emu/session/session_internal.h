@@ -85,10 +85,17 @@ void session_net_close(nl_sim *s);
 const char *session_pick_routing(const struct topo *t);
 
 /* Key routing_function := session_pick_routing(s->topo), set from
- * `origin` and recorded in s->routing; nothing when the family has none.
- * s->topo must be built. What a replay with pick_routing does, for a
- * caller that must know the routing before the replay (compare's key). */
+ * `origin`; nothing when the family has none. s->topo must be built.
+ * What a replay with pick_routing does, for a caller that must know the
+ * routing before the replay (compare's key). */
 int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err);
+
+/* With routing_function unset, the family's default (session_pick_routing)
+ * instead of the key's default dor, which runs on tori, meshes and the
+ * cmesh only: run, sweep, replay and interfere then run any topology
+ * without naming a routing function, as compare and serve do. Nothing
+ * when the key is set, no topology is built, or the default is dor. */
+int session_default_routing(nl_sim *s, struct nl_err *err);
 
 /* Build routing function `spec` on t with the VCs a flit network gives it
  * (num_vcs / traffic_classes of s's configuration): the registry's checks,

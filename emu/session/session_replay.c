@@ -155,6 +155,20 @@ int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err
 	return 0;
 }
 
+int session_default_routing(nl_sim *s, struct nl_err *err)
+{
+	NL_CHECK(session_bind(s, err));
+	if (!s->topo || config_get(&s->cfg, "routing_function"))
+		return 0;
+	const char *r = session_pick_routing(s->topo);
+	if (!r || !strcmp(r, s->nc.routing_function)) /* dor on tori and meshes: the key's default */
+		return 0;
+	NL_CHECK(session_set_picked_routing(s, "the topology family's default (routing_function unset)", err));
+	free(s->routing_spec); /* the default's, if it was asked for */
+	s->routing_spec = NULL;
+	return session_bind(s, err);
+}
+
 /* The emu/place policy `name` (key `placement`, not linear) for a network
  * of topology t: one-line errors for an unknown name (the choices listed)
  * or a backend without a topology. */
@@ -301,6 +315,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 				       label, s->nc.topology, s->topo->n_endpoints, m->n_ranks);
 		if (ro->pick_routing)
 			NL_CHECK(session_set_picked_routing(s, "--topology", err));
+		else if (!ops->ignores_routing)
+			NL_CHECK(session_default_routing(s, err));
 	}
 	s->replay_topo = want_topo ? s->topo : NULL;
 	if (ops->ignores_routing)

@@ -654,6 +654,19 @@ def case_routing_spec():
             eq(f"{cmd} {typed}: routing.spec", d["routing"], {"spec": canon})
             eq(f"{cmd} {typed}: config.routing_function as typed", d["config"]["routing_function"], typed)
             eq(f"{cmd} {typed}: key order", list(d)[:4], ["netloom", "topology", "routing", "config"])
+    # routing_function unset: the family's default, recorded, as replay
+    # --topology, serve and compare pick it (dor, the key's default, ran
+    # only on tori, meshes and the cmesh: 'routing function dor does not
+    # run on topology dragonfly'). Tori keep dor.
+    for topo, canon, rf in (("dragonfly:a=4,p=2,h=2", "min:select=auto,classes=auto,table=auto", "min"),
+                            ("fattree:k=4,n=2", "min:select=auto,classes=auto,table=auto", "min"),
+                            ("torus:k=4x4", "dor:dateline=1", "dor")):
+        for cmd, more in (("run", ()), ("sweep", ("--rates", "0.05:0.1:0.05"))):
+            d = run_json(cmd, "-s", f"topology={topo}", *fast, *more, "--json", "-")
+            eq(f"{cmd} {topo} unset routing: spec, config", (d["routing"]["spec"], d["config"]["routing_function"]),
+               (canon, rf))
+    head = run("run", "-s", "topology=dragonfly:a=4,p=2,h=2", *fast).stdout.decode().splitlines()[0]
+    check(f"unset routing named in the header: {head}", ", routing min:select=auto,classes=auto,table=auto, " in head)
 
 
 def case_zero_load():

@@ -161,6 +161,12 @@ expect_eq "single --topology: config" "$(json "$dir/f.json" '(d["config"]["topol
   fail "configured routing exit $?"
 grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology torus:k=2,n=0,p=1, routing valiant:shortcut=0$" "$dir/v.txt" ||
   fail "configured routing: title"
+# routing_function unset with the key topology (not --topology): the
+# family's default too (it failed: 'dor' does not run on a dragonfly).
+"$netloom" replay "$dir/own.nlt" -s backend=flit -s topology=dragonfly:a=2,p=1,h=1,g=2 > "$dir/dk.txt" ||
+  fail "key topology, unset routing exit $?"
+grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology dragonfly:a=2,p=1,h=1,g=2, routing min:select=auto,classes=auto,table=auto$" "$dir/dk.txt" ||
+  fail "key topology, unset routing: title $(head -1 "$dir/dk.txt")"
 expect_eq "configured routing: JSON" "$(json "$dir/v.json" '(d["results"]["network"]["routing"], d["config"]["routing_function"])')" "('valiant:shortcut=0', 'valiant')"
 # HyperX and the flattened butterfly: their default is min, not valiant
 # (the first function registered for them, non-minimal).
