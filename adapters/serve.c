@@ -177,8 +177,14 @@ static int live_check_ipc_free(const char *listen, const char *path, struct nl_e
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct stat st;
-	if (path[0] == '@' || strlen(path) >= sizeof sa.sun_path || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return 0; /* abstract, too long for libzmq too, absent or no socket: the bind decides */
+	if (path[0] == '@' || strlen(path) >= sizeof sa.sun_path || lstat(path, &st) < 0)
+		return 0; /* abstract, too long for libzmq too, or absent: the bind decides */
+	/* libzmq would delete a file of any kind there (a typo'd path onto
+	 * a user's file): only a socket file is ever replaced. */
+	if (!S_ISSOCK(st.st_mode))
+		return nl_errf(err, NL_EIO, "--listen: '%s': %s exists and is not a socket (it would be deleted); expected "
+					    "a new path or a server's socket file",
+			       listen, path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)

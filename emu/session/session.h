@@ -187,7 +187,8 @@ uint32_t session_src_trace_ranks(const struct session_src *r); /* 0 without a tr
  * messages within that side (kept only when a trace runs beside). */
 struct session_src_figures {
 	uint32_t first_rank, ranks;
-	uint64_t finish_ps, compute_ps, comm_ps, wait_ps;
+	uint32_t finished;           /* of them, ranks that finished (all, unless stopped) */
+	uint64_t finish_ps, compute_ps, comm_ps, wait_ps; /* finish: the last finished rank's */
 	uint64_t messages;
 	double lat_mean_ps;
 	uint64_t lat_p50_ps, lat_p99_ps, lat_max_ps;

@@ -241,8 +241,12 @@ void session_src_side(const struct session_src *r, int trace, struct session_src
 	f->ranks = hi - lo;
 	for (uint32_t i = lo; i < hi && i < res->n_ranks; i++) {
 		const struct app_rank_stats *st = &res->ranks[i];
-		if (st->finish_ps > f->finish_ps)
-			f->finish_ps = st->finish_ps;
+		/* A stopped session's unfinished ranks have no finish (0). */
+		if (!res->partial || res->stop[i].finished) {
+			f->finished++;
+			if (st->finish_ps > f->finish_ps)
+				f->finish_ps = st->finish_ps;
+		}
 		f->compute_ps += st->compute_ps;
 		f->comm_ps += st->comm_ps;
 		f->wait_ps += st->wait_ps;
@@ -261,8 +265,9 @@ static json_t *src_side_json(const struct session_src *r, int trace)
 {
 	struct session_src_figures f;
 	session_src_side(r, trace, &f);
-	return json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:I, s:{s:f, s:I, s:I, s:I}}", "first_rank",
-			 (json_int_t)f.first_rank, "ranks", (json_int_t)f.ranks, "finish_s", (double)f.finish_ps * 1e-12,
+	return json_pack("{s:i, s:i, s:o, s:f, s:f, s:f, s:I, s:{s:f, s:I, s:I, s:I}}", "first_rank",
+			 (json_int_t)f.first_rank, "ranks", (json_int_t)f.ranks, "finish_s",
+			 f.finished ? json_real((double)f.finish_ps * 1e-12) : json_null(),
 			 "compute_s", (double)f.compute_ps * 1e-12, "comm_s", (double)f.comm_ps * 1e-12, "wait_s",
 			 (double)f.wait_ps * 1e-12, "messages", (json_int_t)f.messages, "latency_ps", "mean",
 			 f.lat_mean_ps, "p50", (json_int_t)f.lat_p50_ps, "p99", (json_int_t)f.lat_p99_ps, "max",

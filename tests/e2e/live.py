@@ -497,6 +497,12 @@ def case_errors(d):
                 "--listen: 'tcp://127.0.0.1:%s': port '%s', expected 1..65535 (or 0 or * for any free port)"
                 % (port, port), 'port ' + port)
     refused(('--ranks', '2', '--listen', 'tcp://[::1]:70000'), "port '70000', expected 1..65535", 'v6 port')
+    # libzmq's ipc bind deletes whatever is at the path: a file that is
+    # not a socket is refused and kept.
+    keep = os.path.join(d, 'notes.txt')
+    open(keep, 'w').write('mine\n')
+    refused(('--ranks', '2', '--listen', 'ipc://' + keep), '%s exists and is not a socket' % keep, 'ipc onto a file')
+    expect(open(keep).read() == 'mine\n', 'ipc onto a file: the file was not kept')
     # A report that cannot be written is refused before the session (it
     # failed after the clients had run).
     refused(('--ranks', '2', '--listen', 'ipc://%s/jn' % d, '--json', '%s/no/such/r.json' % d),
@@ -829,6 +835,11 @@ def case_beside_trace(d):
     expect(abs(b['live']['latency_ps']['mean'] - all_w) < 1, 'live mean %s, log %.0f' % (b['live'], all_w))
     out = open(w.out).read()
     expect('beside trace' in out and 'live  ranks 0..5' in out and 'trace ranks 6..7' in out, 'text: %s' % out)
+    # Two latencies, each named (they differed with no word why): the
+    # sides' from the send posted, the all-ranks line the replay's.
+    expect('latency (send posted to arrival) mean' in out and
+           'message latency (all ranks, hand-off to the network to arrival)' in out, 'latency labels: %s' % out)
+    expect(b['live']['finish_s'] is not None and b['trace']['finish_s'] is not None, 'finished sides: %s' % b)
     expect('beside_trace' not in json.load(open(alone.json)), 'beside_trace without --trace')
     expect(b['endpoints'] == [6, 7] and b['placement'] == 'linear', 'default placement: %s' % b)
     # Placed by the usual keys, on the endpoints the live ranks leave free.
