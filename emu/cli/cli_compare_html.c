@@ -139,24 +139,38 @@ static void h_plot_cells(struct html *h, const char *title, const char *field, c
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return;
+	/* A system whose every cell failed has no bar: its column, all
+	 * undefined, made gnuplot warn, and with no column left fail and lose
+	 * the chart. */
+	bool *has = calloc(h->n_sys ? h->n_sys : 1, sizeof *has);
+	size_t n_has = 0;
 	fprintf(f, "$d << EOD\n");
 	for (size_t w = 0; w < h->n_wl; w++) {
 		gp_str(f, jstr(json_array_get(h->wl, w), "name"));
 		for (size_t y = 0; y < h->n_sys; y++) {
 			double v = jnum(h_cell(h, w, y), field);
 			isfinite(v) ? fprintf(f, " %.12g", v) : fprintf(f, " ?");
+			if (has && isfinite(v) && !has[y])
+				has[y] = true, n_has++;
 		}
 		fputc('\n', f);
 	}
 	fprintf(f, "EOD\nset ylabel '%s'\nset yrange [0:*]\nset style data histograms\n"
 		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
 		   "set key outside right top\nset grid ytics\nset xrange [-0.5:%zu.5]\nplot ", ylabel, h->n_wl - 1);
-	for (size_t y = 0; y < h->n_sys; y++) {
-		fprintf(f, "%s using %zu%s title ", y ? ", ''" : "$d", y + 2, y ? "" : ":xtic(1)");
+	for (size_t y = 0, k = 0; has && y < h->n_sys; y++) {
+		if (!has[y])
+			continue;
+		fprintf(f, "%s using %zu%s title ", k ? ", ''" : "$d", y + 2, k ? "" : ":xtic(1)");
 		gp_str(f, jstr(json_array_get(h->sys, y), "name"));
+		k++;
 	}
 	fclose(f);
-	h_plot(h, title, s);
+	if (n_has)
+		h_plot(h, title, s);
+	else
+		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;%s&rdquo; not drawn: no cell ran to the end.</p>\n", title);
+	free(has);
 	free(s);
 }
 
@@ -170,6 +184,7 @@ static void h_plot_systems(struct html *h)
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return;
+	bool any[4] = {false};
 	fprintf(f, "$s << EOD\n");
 	for (size_t y = 0; y < h->n_sys; y++) {
 		const json_t *o = json_array_get(h->sys, y);
@@ -177,6 +192,7 @@ static void h_plot_systems(struct html *h)
 		for (size_t i = 0; i < 4; i++) {
 			double v = jnum(o, k[i]);
 			isfinite(v) ? fprintf(f, " %.12g", v) : fprintf(f, " ?");
+			any[i] |= isfinite(v) != 0;
 		}
 		fputc('\n', f);
 	}
@@ -184,9 +200,19 @@ static void h_plot_systems(struct html *h)
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset yrange [0:*]\nset grid ytics\n"
 		   "set xtics rotate by -20\nset xrange [-0.5:%zu.5]\n", /* one system: no empty x range */
 		h->n_sys - 1);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 4; i++) {
+		if (!any[i]) {
+			/* No system has it (performance with a failed cell): gnuplot
+			 * refuses a column of undefined points and the whole chart
+			 * was lost; the panel says so instead. */
+			fprintf(f, "set title '%s: no value (a workload failed on every system)'\nset yrange [0:1]\n"
+				   "plot -1 notitle\nset yrange [0:*]\n",
+				t[i]);
+			continue;
+		}
 		fprintf(f, "set title '%s'\nplot $s using 0:%zu:xtic(1) with boxes notitle lc %zu\n", t[i], i + 2,
 			i + 1);
+	}
 	fprintf(f, "unset multiplot\n");
 	fclose(f);
 	h_plot(h, "cost, power and performance per system", s);

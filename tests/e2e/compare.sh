@@ -175,5 +175,19 @@ expect_eq "failed cell: message" "$(json "$dir/f/report.json" '"network deadlock
 expect_eq "failed cell: counted" "$(json "$dir/f/report.json" 'd["execution"]["failed_runs"]')" 1
 grep -q '| lammps (weight 1) | .* s (x1.000) | deadlock |' "$dir/f/report.md" || fail "failed cell: report.md"
 
+# A workload that deadlocks on every system: the report's charts say so
+# instead of gnuplot's warnings on stderr and a lost cost/power chart.
+printf 'netloom-trace 1\nranks 2\napplication "dl"\nrank 0\ninit t=0 dur=0\nrecv t=0 dur=0 peer=1 tag=1 bytes=8\nfinalize t=0 dur=0\nrank 1\ninit t=0 dur=0\nrecv t=0 dur=0 peer=0 tag=1 bytes=8\nfinalize t=0 dur=0\n' > "$dir/dl.txt"
+"$netloom" trace encode "$dir/dl.txt" "$dir/dl.nlt" || fail "encode dl"
+printf '[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x2\n[workload dl]\ntrace = dl.nlt\n' > "$dir/alldl.ini"
+"$netloom" compare "$dir/alldl.ini" -o "$dir/alldl" > /dev/null 2> "$dir/alldl.err"; rc=$?
+expect_eq "every cell failed: exit status" "$rc" 3
+if command -v gnuplot > /dev/null; then
+  expect_eq "every cell failed: nothing on stderr" "$(cat "$dir/alldl.err")" ""
+  grep -q "no value (a workload failed on every system)" "$dir/alldl/index.html" || fail "every cell failed: performance panel"
+  grep -q "not drawn: no cell ran to the end" "$dir/alldl/index.html" || fail "every cell failed: runtime chart note"
+  grep -q "not drawn: gnuplot failed" "$dir/alldl/index.html" && fail "every cell failed: a chart lost to gnuplot"
+fi
+
 [ $fails -eq 0 ] && echo "compare: all checks passed"
 exit $((fails > 0))
