@@ -58,6 +58,25 @@ class Server:
         return rc
 
 
+def need_pyzmq():
+    """Skip (77) where Debian's interpreter cannot import zmq (python3-zmq)."""
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
+        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
+        sys.exit(77)
+
+
+def py_session(d, n, name, text):
+    """Server of n ranks (analytic) and one Python client running `text`
+    (argv: PYDIR, the endpoint), which must exit 0: (server, its output)."""
+    need_pyzmq()
+    script = os.path.join(d, name + '.py')
+    open(script, 'w').write(text)
+    s = Server(d, n, '-s', 'backend=analytic')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, name)
+    expect(rc == 0, 'client: %s' % out)
+    return s, out
+
+
 def clients(cmds, d, tag):
     procs = []
     for i, c in enumerate(cmds):
@@ -167,9 +186,7 @@ c.close()
 def case_wildcard(d):
     """ANY_SOURCE/ANY_TAG receives match in virtual arrival order, whatever
     order the processes start in, and replay the same."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'wild.py')
     open(script, 'w').write(WILD)
     outs = []
@@ -207,9 +224,7 @@ def case_flit_ring(d):
 
 def case_python_ring(d):
     subprocess.run([PY, '-c', 'import zmq'], check=False)
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     s, res = run_ring(d, 4, python=True, extra=('-s', 'backend=analytic'), name='py')
     replay_matches(s, d, ('backend=analytic',))
     client_times_match(s, res)
@@ -295,9 +310,7 @@ def case_python_max_payload(d):
     the C client does, before sending: libzmq would otherwise drop the
     connection (ZMQ_MAXMSGSIZE) and the next frame would be refused as one
     from a connection that did not HELLO. The session goes on."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'bigpay.py')
     open(script, 'w').write(BIGPAY)
     s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '3000', '--connect-timeout-ms', '10000')
@@ -378,9 +391,7 @@ def case_faults(d):
     tokens = [1000 + 7 * r for r in range(n)]
     tok = os.path.join(d, 'tokens')
     open(tok, 'w').write(''.join('%d\n' % t for t in tokens))
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     fscript = os.path.join(d, 'faulty.py')
     open(fscript, 'w').write(FAULTY)
     s = Server(d, n, '-s', 'backend=analytic', '--tokens', tok, '--max-payload', '4096', '--heartbeat-ms', '100',
@@ -711,9 +722,7 @@ else:                   # rank 1: declares far ahead without ever waiting
 def case_flood(d):
     """A rank that queues more ops than the server holds is evicted; the
     other finishes."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'flood.py')
     open(script, 'w').write(FLOOD)
     s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '20000')
@@ -745,9 +754,7 @@ c.close()
 def case_paced(d):
     """Paced mode: virtual time follows the wall clock (compute measured),
     the recording replays to the same times, and the lag is reported."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'paced.py')
     open(script, 'w').write(PACED)
     t0 = time.time()
@@ -900,9 +907,7 @@ def case_paced_behind(d):
     check_lag_report('hard', h, err[-1], 6)
     # The same stop with known work: each rank's compute is the COMPUTE its
     # client declared in the operations the report counts.
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'lagged.py')
     open(script, 'w').write(LAGGED)
     k = Server(d, 3, *slow, '--max-lag-ms', '5', name='known')
@@ -1048,9 +1053,7 @@ def case_lean(d):
     mode none for a blocking SEND either (WELCOME says so with SEND_NOWAIT);
     without it, every op gets its DONE. Same virtual times either way; in
     paced mode a blocking SEND keeps its DONE."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'lean.py')
     open(script, 'w').write(LEAN)
     outs = {}
@@ -1174,14 +1177,7 @@ def case_version_error(d):
     """A frame header of another protocol version is ERROR 2 (unsupported
     version, docs/zmq-protocol.md), not 1 (malformed), before and after
     HELLO; the connection that holds the rank goes on."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
-    script = os.path.join(d, 'version.py')
-    open(script, 'w').write(VERSION)
-    s = Server(d, 1, '-s', 'backend=analytic')
-    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'ver')
-    expect(rc == 0, 'client: %s' % out)
+    s, out = py_session(d, 1, 'version', VERSION)
     expect(out.splitlines() == [
         'hello v2: ERROR 2 connection claiming rank 0: frame header: version 2, expected 1',
         'hello v1: WELCOME',
@@ -1219,9 +1215,7 @@ def case_rankless_flood(d):
     times, then counted, as a rank's are: 5,000 garbage frames give a
     bounded number of log lines, each still an ERROR to the sender, and the
     count in the text report and JSON."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'garbage.py')
     open(script, 'w').write(GARBAGE)
     s = Server(d, 1, '-s', 'backend=analytic')
@@ -1246,14 +1240,7 @@ def case_protocol(d):
     durations are bounded (no u64 virtual clock can wrap); a second HELLO
     is refused and keeps the first one's terms; WAIT/WAITALL name only
     isends/irecvs not waited for yet; a negative peer or tag is ERROR 8."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
-    script = os.path.join(d, 'proto.py')
-    open(script, 'w').write(PROTO)
-    s = Server(d, 2, '-s', 'backend=analytic')
-    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'proto')
-    expect(rc == 0, 'client: %s' % out)
+    s, out = py_session(d, 2, 'proto', PROTO)
     srv = s.wait()
     lines = out.splitlines()
     refused = {l.split(':')[0][len('refused '):]: l.split(': ', 1)[1] for l in lines if l.startswith('refused ')}
@@ -1393,9 +1380,7 @@ def case_jobs_allreduce(d):
     """allreduce_sum runs within the caller's job (WELCOME's job range),
     in both clients: under --jobs 2,3 each job gets its own sum, no message
     crosses jobs, and the C and Python clients give the same message log."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'allreduce.py')
     open(script, 'w').write(ALLREDUCE)
     jobs = [1, 1, 2, 2, 2]
@@ -1488,9 +1473,7 @@ def case_signal(d):
     """SIGTERM or SIGINT stop `netloom serve` cleanly: the connected ranks
     get ERROR 13 at once (not after their timeout), the report and JSON are
     written marked stopped, no archive, exit status 1 with one line."""
-    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode != 0:
-        print('SKIP: %s cannot import zmq (python3-zmq)' % PY)
-        sys.exit(77)
+    need_pyzmq()
     script = os.path.join(d, 'stopped.py')
     open(script, 'w').write(STOPPED)
     for sig, name in ((signal.SIGTERM, 'SIGTERM'), (signal.SIGINT, 'SIGINT')):
