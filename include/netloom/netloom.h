@@ -41,10 +41,15 @@
 extern "C" {
 #endif
 
+/* A build that compiles some of these functions into a library of its
+ * own (the preloaded recorder, which must export MPI_* only) defines
+ * NL_API empty. */
+#ifndef NL_API
 #if defined(__GNUC__)
 #define NL_API __attribute__((visibility("default")))
 #else
 #define NL_API
+#endif
 #endif
 
 /* Library version, "MAJOR.MINOR.PATCH". */

@@ -68,6 +68,7 @@ static struct rec_state {
 	uint32_t poll_reqs[REC_POLL_REQS_MAX];
 	uint64_t n_folded;      /* polls not written */
 	char out_path[PATH_MAX];
+	char out_shown[PATH_MAX]; /* out_path as given (NETLOOM_TRACE or the default name) */
 	char stream_path[PATH_MAX];
 	char application[256];
 	char command_line[REC_STR_MAX];
@@ -450,6 +451,24 @@ static void rec_read_mpi_library(void)
 	snprintf(rec.mpi_library, sizeof rec.mpi_library, "%s", v);
 }
 
+/* path made absolute against the working directory now (in MPI_Init): a
+ * program that changes directory later (a solver's output folder) still
+ * writes its streams and archive where the recording began; relative,
+ * they were looked for in the new directory and the trace was lost. */
+static int rec_absolute(char *path, size_t cap)
+{
+	char cwd[PATH_MAX], tmp[PATH_MAX];
+	if (path[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof cwd))
+		return -1;
+	int n = snprintf(tmp, sizeof tmp, "%s/%s", strcmp(cwd, "/") ? cwd : "", path);
+	if (n < 0 || (size_t)n >= sizeof tmp || (size_t)n >= cap)
+		return -1;
+	memcpy(path, tmp, (size_t)n + 1);
+	return 0;
+}
+
 /* NETLOOM_TRACE, or "<app>-<np>.nlt" in the working directory. The stream
  * files go beside the archive (NETLOOM_TRACE_TMPDIR overrides), named with
  * a run tag all ranks share so concurrent runs do not collide. */
@@ -467,10 +486,15 @@ static int rec_paths(const char *run_tag)
 		n = snprintf(rec.out_path, sizeof rec.out_path, "%s-%d.nlt", rec.application, rec.size);
 	if (n < 0 || (size_t)n >= sizeof rec.out_path)
 		return -1;
+	memcpy(rec.out_shown, rec.out_path, (size_t)n + 1);
+	if (rec_absolute(rec.out_path, sizeof rec.out_path) < 0)
+		return -1;
 	base = strrchr(rec.out_path, '/');
-	if (tmp && *tmp)
+	if (tmp && *tmp) {
 		snprintf(dir, sizeof dir, "%s", tmp);
-	else if (base)
+		if (rec_absolute(dir, sizeof dir) < 0)
+			return -1;
+	} else if (base)
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - rec.out_path), rec.out_path);
 	else
 		snprintf(dir, sizeof dir, ".");
@@ -669,6 +693,7 @@ static void rec_stop(void)
 		.rank = rec.rank,
 		.size = rec.size,
 		.out_path = rec.out_path,
+		.out_shown = rec.out_shown,
 		.stream_path = rec.stream_path,
 		.start_unix = rec.start_unix,
 		.application = rec.application,

@@ -264,7 +264,7 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 	if (!getenv("NETLOOM_TRACE_QUIET"))
 		fprintf(stderr,
 			REC_NAME ": wrote %s (%d ranks, %" PRIu64 " ops, %.3f s recorded)\n",
-			run->out_path, n, total_ops, m.recorded_runtime_s);
+			run->out_shown, n, total_ops, m.recorded_runtime_s);
 	rc = 0;
 out:
 	free(per_rank);

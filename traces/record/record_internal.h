@@ -165,7 +165,8 @@ uint64_t rec_now_ps(void);
 struct rec_run {
 	MPI_Comm priv;              /* private dup of MPI_COMM_WORLD */
 	int rank, size;
-	const char *out_path;       /* archive path (rank 0's view matters) */
+	const char *out_path;       /* archive path (rank 0's view matters), absolute */
+	const char *out_shown;      /* the same as given, for the "wrote" line */
 	const char *stream_path;    /* this rank's stream file */
 	bool is_ok;                 /* this rank recorded everything */
 	uint64_t n_ops, n_bytes, hash; /* from trace_stream_close */
