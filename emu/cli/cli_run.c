@@ -268,6 +268,8 @@ static int run_setup_agreed(nl_sim **out, const struct run_opts *o, struct nl_si
 	*out = NULL;
 	int rc = run_setup(out, o, info, err);
 	rc = net_mpi_agree(mpi, rc, err);
+	if (rc == 0)
+		rc = net_mpi_agree_same(mpi, session_config_hash(*out), "its resolved configuration (-c, -s)", err);
 	if (rc < 0) {
 		nl_sim_free(*out);
 		*out = NULL;

@@ -149,6 +149,22 @@ int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err)
 	return e.code;
 }
 
+int net_mpi_agree_same(const struct net_mpi *m, uint64_t h, const char *what, struct nl_err *err)
+{
+	if (!m || m->size <= 1)
+		return 0;
+	uint64_t h0 = h;
+	MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, m->comm);
+	int mine = h != h0 ? (int)m->rank : (int)m->size, first = mine;
+	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m->comm);
+	if (first == (int)m->size)
+		return 0;
+	return nl_errf(err, NL_ECONFIG,
+		       "MPI rank %d of %u: %s differs from rank 0's; expected the same on every rank (a file with "
+		       "other contents on that node, or other options)",
+		       first, m->size, what);
+}
+
 int net_mpi_agree_exit(const struct net_mpi *m, int code)
 {
 	if (!m || m->size <= 1)
@@ -1212,6 +1228,15 @@ int net_mpi_agree_exit(const struct net_mpi *m, int code)
 {
 	(void)m;
 	return code;
+}
+
+int net_mpi_agree_same(const struct net_mpi *m, uint64_t h, const char *what, struct nl_err *err)
+{
+	(void)m;
+	(void)h;
+	(void)what;
+	(void)err;
+	return 0;
 }
 
 int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint8_t **all, size_t *at,

@@ -216,6 +216,13 @@ int net_mpi_agree(const struct net_mpi *m, int rc, struct nl_err *err);
  * file it could not write), else the largest of the others'. */
 int net_mpi_agree_exit(const struct net_mpi *m, int code);
 
+/* Every rank's h (a hash of what it read: its resolved configuration, its
+ * trace) must be rank 0's: each rank builds its share of one network and
+ * replays one trace, so a node with another copy of a file gave a mix of
+ * two runs, or crashed. On a difference every rank fails with "MPI rank R
+ * of N: WHAT differs from rank 0's ..." (R the lowest that differs). */
+int net_mpi_agree_same(const struct net_mpi *m, uint64_t h, const char *what, struct nl_err *err);
+
 /* Collective: every rank's len bytes at buf, concatenated in rank order,
  * on every rank. *all is the caller's to free (malloc'd; non-NULL even
  * when empty), at[0..size] the offsets of each rank's bytes in it (at[r]

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "app/app.h"
 #include "core/config.h"
@@ -113,6 +114,16 @@ void nl_sim_free(nl_sim *s)
 	free(s->points);
 	config_release(&s->cfg);
 	free(s);
+}
+
+uint64_t session_config_hash(const nl_sim *s)
+{
+	json_t *j = config_to_json(&s->cfg);
+	char *text = j ? json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	uint64_t h = text ? XXH64(text, strlen(text), 0) : 0;
+	free(text);
+	json_decref(j);
+	return h;
 }
 
 const struct config *session_config(const nl_sim *s)

@@ -349,6 +349,15 @@ int session_replay(nl_sim *s, const char *path, const struct session_replay_opts
 	/* Under MPI a trace or file one rank cannot read fails every rank
 	 * before the network's first collective. */
 	rc = net_mpi_agree(s->mpi, rc, err);
+	if (rc == 0) {
+		/* The same configuration and trace on every rank: the trace by
+		 * its streams' hashes (the manifest's, read already). */
+		uint64_t h = session_config_hash(s);
+		const struct trace_manifest *m = trace_archive_manifest(s->arch);
+		for (uint32_t r = 0; m->rank_hash && r < m->n_ranks; r++)
+			h = h * 0x9e3779b97f4a7c15ULL ^ m->rank_hash[r];
+		rc = net_mpi_agree_same(s->mpi, h, "its resolved configuration or trace", err);
+	}
 	if (rc == 0)
 		rc = app_run(s->app, ro->pg, err);
 	bool deadlock = rc == NL_EDEADLOCK;

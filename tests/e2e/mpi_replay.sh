@@ -126,6 +126,23 @@ out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$
 expect_eq "trace missing on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" 2>/dev/null | wc -l)" 2
 expect_eq "trace missing on rank 1: error lines" "$(grep -c '^netloom' <<<"$out")" 1
 grep -q "^netloom: MPI rank 1 of 2: st.nlt" <<<"$out" || fail "trace missing on rank 1: got '$out'"
+# Another trace, or another configuration, under the same names on rank
+# 1's node: refused on every rank (a mix of the two ran, or a rank
+# crashed, or MPI_ERR_TRUNCATE).
+"$mk" "$dir/n1/st.nlt" stencil 16 5 4096 2000 || fail "mktrace another stencil"
+printf '[network]\ntopology = torus:k=4x4\n' > "$dir/n0/s.ini"
+printf '[network]\ntopology = torus:k=8x8\n' > "$dir/n1/s.ini"
+cp "$dir/st.nlt" "$dir/n1/same.nlt"; cp "$dir/st.nlt" "$dir/n0/same.nlt"
+for what in "st.nlt -s topology=torus:k=4x4" "same.nlt -c s.ini"; do
+  : >"$EXITS"
+  # shellcheck disable=SC2086 # $what: the trace and options, word by word
+  out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$netloom" replay $what -s backend=flit \
+        : -np 1 --wdir "$dir/n1" "${ranked[@]}" "$netloom" replay $what -s backend=flit </dev/null 2>&1 >/dev/null)
+  [ $? -ne 124 ] || fail "another $what on rank 1: hung"
+  expect_eq "another $what on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" 2>/dev/null | wc -l)" 2
+  grep -q "^netloom: MPI rank 1 of 2: its resolved configuration or trace differs from rank 0's" <<<"$out" ||
+    fail "another $what on rank 1: got '$out'"
+done
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "ok: replays over MPI ranks equal the sequential ones"
