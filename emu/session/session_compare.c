@@ -749,6 +749,21 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	 * node fails every rank with that rank's first line. */
 	if ((rc = net_mpi_agree(o->mpi, rc, err)) < 0)
 		goto out;
+	/* ... and read the same ones: another copy under the same name on one
+	 * node would mix two studies in one report (scaling.md). */
+	if (net_mpi_size(o->mpi) > 1) {
+		uint64_t h = 0, f;
+		if (cmp_hash_file(study, &f, err) == 0)
+			h = f;
+		for (uint32_t i = 0; i < c->n_sys; i++)
+			if (c->sys[i].config && cmp_hash_file(c->sys[i].config, &f, err) == 0)
+				h = h * 0x9e3779b97f4a7c15ULL ^ f;
+		for (uint32_t i = 0; i < c->n_wl; i++)
+			h = h * 0x9e3779b97f4a7c15ULL ^ c->wl[i].trace_hash;
+		if ((rc = net_mpi_agree_same(o->mpi, h, "its study file, a system's configuration file or a trace",
+					     err)) < 0)
+			goto out;
+	}
 	if ((rc = cmp_run_all(c, err)) < 0)
 		goto out;
 	for (uint32_t i = 0; i < c->n_runs; i++) {

@@ -143,6 +143,17 @@ one_fails "compare, a trace missing on rank 1" \
   "^netloom: MPI rank 1 of 2: study.ini:[0-9]+: \[workload lammps\] key 'trace'" 2 \
   "$netloom" compare study.ini -o "$dir/cfail"
 [ ! -e "$dir/cfail" ] || fail "compare, a trace missing on rank 1: wrote $dir/cfail"
+# Another trace under the same name on rank 1's node: refused, not mixed.
+cp "$s/lammps-lj-2.nlt" "$dir/n1/lammps.nlt"
+one_fails "compare, another trace on rank 1" \
+  "^netloom: MPI rank 1 of 2: its study file, a system's configuration file or a trace differs from rank 0's" 2 \
+  "$netloom" compare study.ini -o "$dir/cother"
+[ ! -e "$dir/cother" ] || fail "compare, another trace on rank 1: wrote $dir/cother"
+printf '[network]\ntopology = torus:k=8x8\n' >"$dir/n1/my.ini"
+one_fails "run, another config on rank 1" \
+  "^netloom: MPI rank 1 of 2: its resolved configuration \(-c, -s\) differs from rank 0's" 2 \
+  "$netloom" run -c my.ini "${short[@]}"
+rm "$dir/n1/lammps.nlt" "$dir/n1/my.ini"
 # Rank 0 cannot write the report (its name is taken by a directory): every
 # rank exits with rank 0's status, not "some cells failed".
 mkdir -p "$dir/cw/report.json"
