@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -624,6 +625,20 @@ static void rec_start(int provided)
 			return;
 		}
 		rec.is_fold_polls = polls && !strcmp(polls, "fold");
+	}
+	{
+		/* A directory is found now, once, not after the whole run as
+		 * the archive cannot replace it (and on every rank). */
+		const char *out = getenv("NETLOOM_TRACE");
+		struct stat st;
+		if (out && *out && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (rec.rank == 0)
+				fprintf(stderr,
+					REC_NAME ": NETLOOM_TRACE='%s': a directory; expected the archive's file name "
+						 "(e.g. %s/run.nlt); not recording\n",
+					out, out);
+			return;
+		}
 	}
 	{
 		const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
