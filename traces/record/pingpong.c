@@ -214,6 +214,13 @@ int main(int argc, char **argv)
 			double slope = (nf * sxy - sx * sy) / (nf * sxx - sx * sx);
 			bw = slope > 0 ? 1.0 / slope : 0;
 		}
+		/* bandwidth_Bps 0 means "no fit": said, as a 0 in the file read
+		 * like a measured figure (replay then uses the table alone). */
+		if (bw == 0)
+			fprintf(stderr,
+				"netloom-pingpong: no bandwidth fit: %d size%s of at least --fit-min %ld bytes, the fit "
+				"needs 2 with a rising time (raise --max-bytes or lower --fit-min); bandwidth_Bps is 0\n",
+				nf, nf == 1 ? "" : "s", o.fit_min);
 		MPI_Get_processor_name(host, &(int){0});
 		printf("{\n  \"ranks\": %d,\n  \"pairs\": %d,\n  \"host\": \"%s\",\n", n, half, host);
 		printf("  \"iters\": %d,\n  \"reps\": %d,\n  \"fit_min_bytes\": %ld,\n", o.iters, o.reps,

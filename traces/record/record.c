@@ -724,9 +724,9 @@ static void rec_stop(void)
 
 	if (rec.is_active && !rec.is_writing)
 		rec_fail("the recorded window never opened: NETLOOM_TRACE_START_BARRIER=%llu, but "
-			 "the program called MPI_Barrier on MPI_COMM_WORLD %llu times",
-			 (unsigned long long)rec.start_barrier,
-			 (unsigned long long)rec.n_world_barriers);
+			 "the program called MPI_Barrier on MPI_COMM_WORLD %llu time%s",
+			 (unsigned long long)rec.start_barrier, (unsigned long long)rec.n_world_barriers,
+			 rec.n_world_barriers == 1 ? "" : "s");
 	rec_begin(&c);
 	if (c.is_on) {
 		struct trace_op op = {.kind = TOP_FINALIZE};

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# netloom-pingpong with fewer than two sizes from --fit-min up: no
+# bandwidth fit, said on stderr (bandwidth_Bps 0 read like a measured
+# figure); the JSON is still written and parses.
+# usage: pingpong-nofit.sh NETLOOM_PINGPONG
+set -uo pipefail
+command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
+. "$(dirname "$0")/../mpi_env.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mpi 2 "$1" --max-bytes 65536 --reps 2 >"$dir/pp.json" 2>"$dir/pp.err" || { echo "FAIL: exit $?: $(cat "$dir/pp.err")"; exit 1; }
+grep -q "^netloom-pingpong: no bandwidth fit: 1 size of at least --fit-min 65536 bytes" "$dir/pp.err" ||
+  { echo "FAIL: no warning: $(cat "$dir/pp.err")"; exit 1; }
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bandwidth_Bps"] != 0)' "$dir/pp.json" ||
+  { echo "FAIL: JSON: $(head -c 300 "$dir/pp.json")"; exit 1; }
+echo "pingpong-nofit: warned"
