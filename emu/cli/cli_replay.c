@@ -242,7 +242,7 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		json_t *l;
 		json_array_foreach(links, i, l)
 		{
-			fprintf(f, "    %-12s %-12s -> %-12s busy %.6f s (%5.1f%%), ",
+			fprintf(f, "    %-12s %-12s -> %-12s busy %.9f s (%5.1f%%), ",
 				json_string_value(json_object_get(l, "kind")),
 				json_string_value(json_object_get(l, "from")), json_string_value(json_object_get(l, "to")),
 				json_real_value(json_object_get(l, "busy_s")),
