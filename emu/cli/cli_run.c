@@ -234,7 +234,12 @@ static void run_print_point(const struct nl_point *pt, const struct nl_sim_info 
  * then fails (exit 1). */
 static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 {
-	fprintf(stderr, "netloom: %s\ndeadlocked input VCs:\n%s", err->msg, nl_sim_deadlock_report(s));
+	/* Under mpirun the list is not made (the message says so): no
+	 * heading over nothing. */
+	const char *list = nl_sim_deadlock_report(s);
+	fprintf(stderr, "netloom: %s\n", err->msg);
+	if (*list)
+		fprintf(stderr, "deadlocked input VCs:\n%s", list);
 }
 
 /* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports

@@ -63,6 +63,13 @@ grep -q "deadlocked input VCs" "$dir/deadlock-3.err" || fail "deadlock: no repor
 mpi 2 "$netloom" sweep "${torus[@]}" --rates 0.2:0.7:0.1 --spread network --reproducible --json "$dir/net-2.json" \
   >/dev/null 2>&1 || fail "--spread network at 2 ranks: exit $?"
 cmp -s "$dir/stops-seq.json" "$dir/net-2.json" || fail "--spread network at 2 ranks: JSON differs"
+# A deadlock spread over the ranks is reported without the list of waiting
+# VCs (not made under MPI, as the message says), so without its heading.
+mpi 2 "$netloom" sweep "${dl[@]}" --rates 0.02:0.1:0.01 --spread network >/dev/null 2>"$dir/dl-net-2.err"
+expect_eq "deadlock --spread network: exit" "$?" 1
+grep -q "under MPI the list of which VCs wait on which is not made" "$dir/dl-net-2.err" \
+  || fail "deadlock --spread network: no deadlock line: $(head -c 300 "$dir/dl-net-2.err")"
+! grep -q "deadlocked input VCs" "$dir/dl-net-2.err" || fail "deadlock --spread network: a heading over an empty list"
 out=$("$netloom" sweep --rates 0.1:0.2:0.1 --spread rows 2>&1)
 expect_eq "--spread rows: exit" "$?" 2
 expect_eq "--spread rows" "$out" "netloom sweep: --spread 'rows': expected network or points"
