@@ -101,17 +101,30 @@ const char *trace_escape(char *buf, size_t cap, const char *s)
 
 int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err)
 {
-	size_t plen = strlen(path);
+	char *real;
 	f->fd = -1;
+	f->path = f->tmp = NULL;
+	int kind = nl_output_target(path, &real, err);
+	if (kind == NL_OUT_STREAM) {
+		free(real);
+		return nl_errf(err, NL_EIO, "%s: a device or FIFO; expected a file name for the archive", path);
+	}
+	if (kind < 0)
+		return kind;
+	/* The temporary file goes beside the file a link names, and is
+	 * renamed over it (trace_afile_commit), so the link stays. */
+	size_t plen = strlen(real);
 	f->path = trace_strdup(path);
 	f->tmp = malloc(plen + 16);
 	if (!f->path || !f->tmp) {
+		free(real);
 		free(f->path);
 		free(f->tmp);
 		f->path = f->tmp = NULL; /* a failed open leaves nothing to abort */
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
-	snprintf(f->tmp, plen + 16, "%s.tmpXXXXXX", path);
+	snprintf(f->tmp, plen + 16, "%s.tmpXXXXXX", real);
+	free(real);
 	f->fd = mkstemp(f->tmp);
 	if (f->fd < 0) {
 		int e = errno;
@@ -149,8 +162,18 @@ int trace_afile_commit(struct trace_afile *f, struct nl_err *err)
 		fchmod(f->fd, 0644);
 	close(f->fd);
 	f->fd = -1;
-	if (!rc && rename(f->tmp, f->path) != 0)
-		rc = nl_errf(err, NL_EIO, "%s: cannot replace file: %s", f->path, strerror(errno));
+	if (!rc) {
+		size_t n = strlen(f->tmp) - strlen(".tmpXXXXXX");
+		char *target = trace_strdup(f->tmp);
+		if (!target)
+			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", f->path);
+		else {
+			target[n] = '\0'; /* the temporary name less ".tmpXXXXXX": the file a link names */
+			if (rename(f->tmp, target) != 0)
+				rc = nl_errf(err, NL_EIO, "%s: cannot replace file: %s", f->path, strerror(errno));
+			free(target);
+		}
+	}
 	if (rc)
 		unlink(f->tmp);
 	free(f->tmp);

@@ -99,7 +99,7 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 }
 
 /* Draw the chart: gnuplot reads a script with the data inline on stdin and
- * writes OUT.tmp, renamed to OUT when it succeeded. */
+ * writes a temporary file, moved to OUT when it succeeded. */
 static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 {
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
@@ -107,14 +107,12 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 			       "--plot %s: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
 			       "gnuplot-nox); the table and JSON were written",
 			       out);
-	size_t n = strlen(out) + 8;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(tmp, n, "%s.tmp", out);
+	char *tmp;
+	if (out_tmp_for(out, &tmp, err) < 0)
+		return nl_err_prefix(err, "--plot");
 	FILE *p = popen("gnuplot", "w");
 	if (!p) {
-		free(tmp);
+		out_unstage(&tmp);
 		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(errno));
 	}
 	json_t *jobs = json_object_get(json_object_get(doc, "results"), "jobs"), *j;
@@ -144,18 +142,13 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 		   "'' using 0:3:4 with labels offset 2,0.7 notitle\n");
 	int st = pclose(p);
 	if (st != 0) {
-		unlink(tmp);
-		free(tmp);
+		out_unstage(&tmp);
 		return nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (exit status %d)", out,
 			       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	}
-	int rc = 0;
-	if (rename(tmp, out) != 0) {
-		rc = nl_errf(err, NL_EIO, "--plot %s: %s", out, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
+	if (out_commit(&tmp, out, err) < 0)
+		return nl_err_prefix(err, "--plot");
+	return 0;
 }
 
 static int cli_interfere_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)

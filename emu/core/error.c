@@ -2,6 +2,7 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,4 +95,34 @@ int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *e
 		return nl_errf(err, NL_EIO, "%s: is a directory, not a %s", path, what);
 	}
 	return 0;
+}
+
+int nl_output_target(const char *path, char **real, struct nl_err *err)
+{
+	struct stat st;
+	*real = NULL;
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
+		*real = strdup(path);
+		return *real ? NL_OUT_FILE : nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	bool link = S_ISLNK(st.st_mode);
+	if (link && stat(path, &st) != 0)
+		return nl_errf(err, NL_EIO, "%s: a symbolic link to a missing file (%s); expected a file to write", path,
+			       strerror(errno));
+	/* A link to a file: the file it names (realpath), replaced, the link
+	 * kept. A link to a device or FIFO (/dev/stdout -> /proc/self/fd/1 ->
+	 * pipe:[...], which realpath cannot resolve) is opened through it. */
+	*real = link && S_ISREG(st.st_mode) ? realpath(path, NULL) : strdup(path);
+	if (!*real)
+		return nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode))
+		return NL_OUT_FILE;
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return NL_OUT_STREAM;
+	free(*real);
+	*real = NULL;
+	return nl_errf(err, NL_EIO, "%s: %s; expected a file name to write", path,
+		       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file, device or FIFO");
 }

@@ -32,6 +32,20 @@ int nl_err_prefix(struct nl_err *err, const char *fmt, ...)
  * opens and whose first read fails with a less helpful message). */
 int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err);
 
+/* Where an output written by temporary file and rename goes. A results
+ * file, archive or drawing is replaced by renaming a complete temporary
+ * file over it, which would replace a symbolic link, a device node or a
+ * FIFO by a regular file (as root, '--json /dev/null' would delete
+ * /dev/null). Returns NL_OUT_FILE with *real (malloc'd) the file to
+ * replace: `path`, or the file a symbolic link names, so the link stays;
+ * NL_OUT_STREAM with *real for a character device or FIFO
+ * (/dev/stdout, /dev/null, a pipe), which is written in place (it cannot
+ * be replaced atomically, and need not be); or an error naming `path`:
+ * a directory, a socket, a link to a missing file. A missing `path` is
+ * NL_OUT_FILE (created). */
+enum { NL_OUT_FILE = 0, NL_OUT_STREAM = 1 };
+int nl_output_target(const char *path, char **real, struct nl_err *err);
+
 /* Reset to "no error". */
 void nl_err_clear(struct nl_err *err);
 

@@ -2,6 +2,7 @@
 #include "core/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,50 +35,125 @@ int out_check_writable(const char *path, struct nl_err *err)
 {
 	if (!strcmp(path, "-"))
 		return 0;
-	char *tmp;
-	int fd = out_tmp_open(path, &tmp, err);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	unlink(tmp);
-	free(tmp);
+	char *real, *tmp;
+	int kind = nl_output_target(path, &real, err);
+	if (kind < 0)
+		return kind;
+	int rc = 0;
+	if (kind == NL_OUT_STREAM) {
+		if (access(real, W_OK) != 0)
+			rc = nl_errf(err, NL_EIO, "%s: cannot write: %s", path, strerror(errno));
+	} else {
+		int fd = out_tmp_open(real, &tmp, err);
+		if (fd < 0) {
+			rc = fd;
+		} else {
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+		}
+	}
+	free(real);
+	return rc;
+}
+
+/* Write all of data to fd; the message names path. */
+static int out_write_all(int fd, const char *path, const void *data, size_t len, struct nl_err *err)
+{
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
+		p += w;
+		left -= (size_t)w;
+	}
 	return 0;
+}
+
+/* A device or FIFO is written in place: it cannot be replaced atomically. */
+static int out_write_stream(const char *path, const void *data, size_t len, struct nl_err *err)
+{
+	int fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot write: %s", path, strerror(errno));
+	int rc = out_write_all(fd, path, data, len, err);
+	if (close(fd) != 0 && rc == 0)
+		rc = nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
+	return rc;
+}
+
+/* Copy the staged file *tmp into the device or FIFO `path`, then remove it. */
+static int out_copy_into(char **tmp, const char *path, struct nl_err *err)
+{
+	int in = open(*tmp, O_RDONLY), rc = 0;
+	if (in < 0)
+		rc = nl_errf(err, NL_EIO, "%s: cannot read back: %s", *tmp, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (ssize_t got = 1; rc == 0 && got > 0;) {
+		if (len == cap) {
+			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!b) {
+				rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+				break;
+			}
+			buf = b;
+		}
+		got = read(in, buf + len, cap - len);
+		if (got < 0 && errno != EINTR)
+			rc = nl_errf(err, NL_EIO, "%s: cannot read back: %s", *tmp, strerror(errno));
+		else if (got > 0)
+			len += (size_t)got;
+	}
+	if (in >= 0)
+		close(in);
+	if (rc == 0)
+		rc = out_write_stream(path, buf, len, err);
+	free(buf);
+	out_unstage(tmp);
+	return rc;
 }
 
 int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err)
 {
-	int fd = out_tmp_open(path, tmp, err);
-	if (fd < 0)
-		return fd;
-	const char *p = data;
-	size_t left = len;
-	int rc = 0;
-	while (left && rc == 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
-		} else {
-			p += w;
-			left -= (size_t)w;
-		}
+	NL_CHECK(out_tmp_for(path, tmp, err));
+	int fd = open(*tmp, O_WRONLY);
+	if (fd < 0) {
+		int e = errno;
+		out_unstage(tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot write temporary file: %s", path, strerror(e));
 	}
+	int rc = out_write_all(fd, path, data, len, err);
 	if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
 		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", path, strerror(errno));
 	/* mkstemp makes 0600; results are ordinary files. */
 	fchmod(fd, 0644);
 	close(fd);
-	if (rc < 0) {
+	if (rc < 0)
 		out_unstage(tmp);
-		return rc;
-	}
-	return 0;
+	return rc;
 }
 
 int out_commit(char **tmp, const char *path, struct nl_err *err)
 {
-	if (rename(*tmp, path) != 0) {
+	char *real;
+	int kind = nl_output_target(path, &real, err);
+	if (kind < 0) {
+		out_unstage(tmp);
+		return kind;
+	}
+	if (kind == NL_OUT_STREAM) {
+		free(real);
+		return out_copy_into(tmp, path, err);
+	}
+	chmod(*tmp, 0644); /* mkstemp made it 0600 (gnuplot keeps that); results are ordinary files */
+	int moved = rename(*tmp, real);
+	free(real);
+	if (moved != 0) {
 		int e = errno;
 		out_unstage(tmp);
 		return nl_errf(err, NL_EIO, "%s: cannot replace file: %s", path, strerror(e));
@@ -103,10 +179,39 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 			return nl_errf(err, NL_EIO, "stdout: write failed: %s", strerror(errno));
 		return 0;
 	}
-	char *tmp;
+	char *real, *tmp;
+	int kind = nl_output_target(path, &real, err);
+	free(real);
+	if (kind == NL_OUT_STREAM)
+		return out_write_stream(path, data, len, err);
+	if (kind < 0)
+		return kind;
 	NL_CHECK(out_stage(path, data, len, &tmp, err));
 	return out_commit(&tmp, path, err);
 }
+
+int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
+{
+	char *real;
+	*tmp = NULL;
+	int kind = nl_output_target(path, &real, err);
+	if (kind < 0)
+		return kind;
+	if (kind == NL_OUT_STREAM) {
+		const char *dir = getenv("TMPDIR");
+		free(real);
+		real = NULL;
+		if (asprintf(&real, "%s/netloom-out", dir && *dir ? dir : "/tmp") < 0)
+			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	int fd = out_tmp_open(real, tmp, err);
+	free(real);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 
 char *out_json_string(const struct json_t *doc)
 {

@@ -16,11 +16,20 @@ struct json_t;
 int out_write_atomic(const char *path, const void *data, size_t len, struct nl_err *err);
 
 /* out_write_atomic in two steps, for several files written together or
- * not at all: out_stage writes data to a temporary file beside `path`
- * (synced, mode 0644; *tmp its malloc'd name); out_commit renames it over
- * `path` (and frees *tmp); out_unstage removes a staged file (NULL: none)
- * and frees its name. Both set *tmp to NULL when done with it. */
+ * not at all: out_stage writes data to a temporary file (synced, mode
+ * 0644; *tmp its malloc'd name); out_commit moves it to `path` (and frees
+ * *tmp); out_unstage removes a staged file (NULL: none) and frees its
+ * name. Both set *tmp to NULL when done with it. out_tmp_for makes the
+ * temporary file empty, for a program that writes it itself (gnuplot).
+ *
+ * Where `path` goes (nl_output_target, core/error.h): a file, or the file
+ * a symbolic link names (the link stays), is replaced by renaming the
+ * temporary file, made beside it, over it; a device or FIFO
+ * (/dev/stdout, a pipe) is written in place, the temporary file made in
+ * TMPDIR; a directory, socket or dangling link is refused, by
+ * out_check_writable before any work. */
 int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
+int out_tmp_for(const char *path, char **tmp, struct nl_err *err);
 int out_commit(char **tmp, const char *path, struct nl_err *err);
 void out_unstage(char **tmp);
 

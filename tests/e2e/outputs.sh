@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Where results go (emu/core/output.c, nl_output_target in core/error.c):
+# a file is replaced atomically; a symbolic link keeps pointing at its file,
+# which is the one replaced; a FIFO or a device is written in place, never
+# replaced by a regular file (as root, '--json /dev/null' once deleted
+# /dev/null); a directory, dangling link or socket is refused before the
+# work. The device case runs on a private device node made with mknod (a
+# null device in the scratch directory), skipped where mknod is refused.
+# Usage: outputs.sh NETLOOM SOURCE_ROOT
+set -uo pipefail
+netloom=$(realpath "$1")
+root=$2
+. "$root/tests/e2e/lib.sh"
+cd "$dir" || exit 1
+run=(run -s topology=torus:k=4x4 -s sample_period=100 -s max_samples=3 -s warmup_periods=1)
+
+# A link to a file: the file gets the JSON, the link stays a link.
+echo old >real.json
+ln -s real.json link.json
+"$netloom" "${run[@]}" --json link.json >/dev/null || fail "run --json LINK: exit $?"
+[ -L link.json ] || fail "run --json LINK: the link was replaced"
+expect_eq "run --json LINK: JSON in the file" "$(json real.json 'd["results"]["stable"]')" True
+"$netloom" cost torus:k=4x4 --json link.json >/dev/null || fail "cost --json LINK: exit $?"
+[ -L link.json ] && grep -q '"preset"' real.json || fail "cost --json LINK: link replaced or file not written"
+ln -s real.svg link.svg
+touch real.svg
+"$netloom" layout torus:k=4x4 --svg link.svg >/dev/null || fail "layout --svg LINK: exit $?"
+[ -L link.svg ] && grep -q '<svg' real.svg || fail "layout --svg LINK: link replaced or file not written"
+"$netloom" trace dump "$root/traces/samples/pingpong-2.nlt" >pp.txt
+touch real.nlt
+ln -s real.nlt link.nlt
+"$netloom" trace encode pp.txt link.nlt >/dev/null || fail "trace encode LINK: exit $?"
+[ -L link.nlt ] && "$netloom" trace verify link.nlt >/dev/null || fail "trace encode LINK: link replaced or archive bad"
+
+# A FIFO: the reader gets the JSON, the FIFO stays a FIFO.
+mkfifo fifo
+timeout 60 cat fifo >from-fifo &
+reader=$!
+"$netloom" "${run[@]}" --json fifo >/dev/null || fail "run --json FIFO: exit $?"
+wait "$reader"
+[ -p fifo ] || fail "run --json FIFO: the FIFO was replaced"
+expect_eq "run --json FIFO: JSON through the FIFO" "$(json from-fifo 'd["results"]["stable"]')" True
+# layout's outputs are staged and committed together (out_stage/out_commit).
+timeout 60 cat fifo >svg-fifo &
+reader=$!
+"$netloom" layout torus:k=4x4 --svg fifo >/dev/null || fail "layout --svg FIFO: exit $?"
+wait "$reader"
+[ -p fifo ] && grep -q '<svg' svg-fifo || fail "layout --svg FIFO: FIFO replaced or nothing read"
+
+# /dev/stdout into a pipe (a link to pipe:[...], which realpath cannot resolve).
+"$netloom" "${run[@]}" --json /dev/stdout 2>err | cat >piped
+grep -q '"netloom"' piped || fail "run --json /dev/stdout | ...: $(cat err)"
+
+# A device: written in place.
+if mknod nulldev c 1 3 2>/dev/null; then
+  "$netloom" "${run[@]}" --json nulldev >/dev/null || fail "run --json DEVICE: exit $?"
+  [ -c nulldev ] || fail "run --json DEVICE: the device node was replaced"
+  "$netloom" cost torus:k=4x4 --json nulldev >/dev/null && [ -c nulldev ] || fail "cost --json DEVICE: node replaced"
+  out=$("$netloom" trace encode pp.txt nulldev 2>&1)
+  expect_eq "trace encode DEVICE: exit" "$?" 2
+  expect_eq "trace encode DEVICE" "$out" "netloom: nulldev: a device or FIFO; expected a file name for the archive"
+  [ -c nulldev ] || fail "trace encode DEVICE: the device node was replaced"
+else
+  echo "outputs: mknod refused here; the device case is skipped"
+fi
+# A full device: the write error, exit 2.
+if [ -w /dev/full ]; then
+  out=$("$netloom" "${run[@]}" --json /dev/full 2>&1 >/dev/null)
+  expect_eq "run --json /dev/full: exit" "$?" 2
+  expect_eq "run --json /dev/full" "$out" "netloom: /dev/full: write failed: No space left on device"
+fi
+
+# A directory or a dangling link: refused before the run, nothing on stdout.
+mkdir outdir
+out=$("$netloom" "${run[@]}" --json outdir 2>err)
+expect_eq "run --json DIR: exit" "$?" 2
+expect_eq "run --json DIR: stdout" "$out" ""
+expect_eq "run --json DIR" "$(cat err)" "netloom: outdir: is a directory; expected a file name to write"
+ln -s missing/x.json dangling.json
+out=$("$netloom" "${run[@]}" --json dangling.json 2>err)
+expect_eq "run --json DANGLING: exit" "$?" 2
+expect_eq "run --json DANGLING: stdout" "$out" ""
+grep -q "^netloom: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
+[ -L dangling.json ] || fail "run --json DANGLING: the link was replaced"
+ls -a | grep -q '\.tmp' && fail "temporary files left: $(ls -a)"
+
+[ "$fails" -eq 0 ] || exit 1
+echo "outputs: all checks passed"
