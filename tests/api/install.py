@@ -76,3 +76,15 @@ with tempfile.TemporaryDirectory() as dest:
                  f"{len(cli.stdout)} bytes)")
         print(f"ok {cfg or ['defaults']}: {len(ex.stdout)} bytes identical")
     print(f"ok: {len(exported)} exported symbols, all nl_*")
+# The build tree's own netloom.pc (meson-uninstalled) builds the example
+# too, without installing (docs/api.md).
+with tempfile.TemporaryDirectory() as tmp:
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(build, "meson-uninstalled"))
+    flags = sh(["pkg-config", "--cflags", "--libs", "netloom"], env=env).stdout.split()
+    exe = os.path.join(tmp, "example_run")
+    sh([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror",
+        os.path.join(src, "tests", "api", "example_run.c"), *flags, "-o", exe])
+    ex = subprocess.run([exe], capture_output=True, text=True, env=dict(os.environ, LD_LIBRARY_PATH=build))
+    if ex.returncode != 0 or not ex.stdout.startswith("{"):
+        fail(f"example built with meson-uninstalled's netloom.pc: exit {ex.returncode}\n{ex.stderr}")
+    print("ok: the example builds and runs with meson-uninstalled's netloom.pc")
