@@ -142,7 +142,14 @@ void rec_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, REC_NAME ": rank %d: %s; recording stopped\n", rec.rank, msg);
+	/* The stream writer's messages name the rank already
+	 * ("PATH: rank R: write failed: ..."): not twice. */
+	char named[32];
+	snprintf(named, sizeof named, ": rank %d: ", rec.rank);
+	if (strstr(msg, named))
+		fprintf(stderr, REC_NAME ": %s; recording stopped\n", msg);
+	else
+		fprintf(stderr, REC_NAME ": rank %d: %s; recording stopped\n", rec.rank, msg);
 	rec.is_active = false;
 	if (rec.is_sink_open) {
 		rec_sink_abort();
