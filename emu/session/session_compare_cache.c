@@ -19,10 +19,53 @@
 
 #include "session/session_compare_internal.h"
 
+/* The keys whose value names a file the replay reads: the key holds only
+ * the path, so the file's bytes go into the cache key too (an edited map
+ * or calibration file must replay). graph:file= topologies are the
+ * documented exception (docs/procurement.md): their spec is the key. */
+static const char *const cmp_file_keys[] = {"placement_map", "calibration", NULL};
+
+/* XXH64 of a file's bytes; false when it cannot be read. */
+static bool cmp_file_hash(const char *path, uint64_t *h)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	XXH64_state_t *st = XXH64_createState();
+	bool ok = st && XXH64_reset(st, 0) == XXH_OK;
+	char buf[65536];
+	size_t n;
+	while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		ok = XXH64_update(st, buf, n) == XXH_OK;
+	ok = ok && !ferror(f);
+	if (ok)
+		*h = XXH64_digest(st);
+	XXH64_freeState(st);
+	fclose(f);
+	return ok;
+}
+
+/* "#file KEY=HASH" for each file-valued key that is set: the XXH64 of the
+ * file's bytes, or "unreadable" (the replay then fails and says why). */
+static void cmp_key_files(nl_sim *sim, FILE *f)
+{
+	for (const char *const *k = cmp_file_keys; *k; k++) {
+		const char *path = config_get(&sim->cfg, *k);
+		if (!path || !path[0])
+			continue;
+		uint64_t h;
+		if (cmp_file_hash(path, &h))
+			fprintf(f, "#file %s=%016" PRIx64 "\n", *k, h);
+		else
+			fprintf(f, "#file %s=unreadable\n", *k);
+	}
+}
+
 /* The cache key: the fully resolved configuration (every key with its
  * default, placement, seed and routing included), the trace's content
- * hash, the netloom version and the build's identity (a fix of the model
- * changes results, not the version). */
+ * hash, the contents of the files the configuration names, the netloom
+ * version and the build's identity (a fix of the model changes results,
+ * not the version). */
 int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
 	    struct nl_err *err)
 {
@@ -32,6 +75,7 @@ int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *buil
 	if (!f)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	int rc = config_dump_ini(&sim->cfg, f, err);
+	cmp_key_files(sim, f);
 	fprintf(f, "\n#compare-cache=3\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n#build=%s\n",
 		w->trace_hash, w->placement ? w->placement : "linear", seed, nl_version(), build);
 	fclose(f);

@@ -95,6 +95,19 @@ for r in min:0 nca:4 -:0; do
 	expect_eq "routing ${r%:*}: simulations" "$(json "$dir/b/report.json" 'd["execution"]["simulations_executed"]')" "${r#*:}"
 done
 
+# A placement map's contents are in the key, not only its path: an edited
+# map replays (and gives its own runtime), the same map again replays nothing.
+printf '[system a]\ntopology = torus:k=4x4\nplacement_map = %s\nlink_model = links\nhop_latency_ns = 100\n[workload w]\ntrace = %s\nplacement = map\n' "$dir/rev.map" "$s/lammps-lj-8.nlt" > "$dir/map.ini"
+for i in 0 1 2 3 4 5 6 7; do echo "$i $((15 - i))"; done > "$dir/rev.map"
+"$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: first run"
+rt1=$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')
+printf '0 0\n1 10\n2 5\n3 15\n4 2\n5 8\n6 13\n7 7\n' > "$dir/rev.map"
+"$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: edited map run"
+expect_eq "edited map: executed" "$(json "$dir/m/report.json" 'd["execution"]["executed_runs"]')" 1
+[ "$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')" != "$rt1" ] || fail "edited map: the old runtime"
+"$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: same map again"
+expect_eq "same map: cached" "$(json "$dir/m/report.json" 'd["execution"]["cached_runs"]')" 1
+
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {
   out=$("$netloom" compare "$dir/$1.ini" -o "$dir/out-$1" 2>&1 >/dev/null); rc=$?
