@@ -35,6 +35,16 @@ int cli_exit_code(const struct nl_err *err);
 struct net_mpi;
 int cli_mpi_open(const char *cmd, struct net_mpi **m);
 
+/* At the end of a command that printed its results on stdout: flush it
+ * and check that every write reached it (a full disk, /dev/full, a closed
+ * pipe). Returns rc when they did; else prints "netloom: stdout: write
+ * failed: <reason>" and returns CLI_USAGE (CLI_FAIL, a deadlock, kept): a
+ * result that was lost must not exit 0, nor 3 (config --from-booksim's
+ * 'written, but not everything mapped'). early_errno: errno of an earlier
+ * failed fflush(stdout) (the reason when nothing is left to write now),
+ * or 0. (Defined in cli_run.c.) */
+int cli_stdout_finish(int rc, int early_errno);
+
 /* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

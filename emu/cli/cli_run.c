@@ -242,12 +242,48 @@ static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 		fprintf(stderr, "deadlocked input VCs:\n%s", list);
 }
 
+int cli_stdout_finish(int rc, int early_errno)
+{
+	errno = 0;
+	int flushed = fflush(stdout);
+	int e = errno;
+	/* ferror too: an earlier flush (a sweep flushes every point) may have
+	 * failed with nothing left to write now. */
+	if (flushed == 0 && !ferror(stdout))
+		return rc;
+	e = early_errno ? early_errno : e ? e : EIO;
+	fprintf(stderr, "netloom: stdout: write failed: %s\n", strerror(e));
+	return rc == CLI_FAIL ? rc : CLI_USAGE;
+}
+
+/* Exit status 1 is the deadlock's alone (docs/results.md): a network too
+ * large for memory is a configuration this machine cannot run, 2 like
+ * the other refusals, not 1 as cli_exit_code maps it for other commands. */
+static int run_exit_code(const struct nl_err *err)
+{
+	return err->code == NL_ENOMEM ? CLI_USAGE : cli_exit_code(err);
+}
+
+/* The JSON file, or stdout for '-'. A failed write to stdout is reported
+ * with err, and stdout's error flag cleared so that cli_stdout_finish does
+ * not say so a second time. */
+static int run_write_json(nl_sim *sim, const struct run_opts *o, struct nl_err *err)
+{
+	int rc = nl_sim_write_json(sim, o->reproducible ? NL_JSON_REPRODUCIBLE : 0, o->json_path, err);
+	if (rc < 0 && !strcmp(o->json_path, "-"))
+		clearerr(stdout);
+	return rc;
+}
+
 /* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports
  * the same error; every rank exits with the same code). */
 static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool quiet)
 {
-	if (rc < 0)
-		return quiet ? cli_exit_code(err) : cli_report(err);
+	if (rc < 0) {
+		if (!quiet)
+			cli_report(err);
+		return run_exit_code(err);
+	}
 	return deadlocked ? CLI_FAIL : CLI_OK;
 }
 
@@ -318,8 +354,8 @@ int cli_run_main(int argc, char **argv)
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
 	}
 	if (rc == 0 && o.json_path)
-		rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
-	rc = run_finish(rc, deadlocked, &err, quiet);
+		rc = run_write_json(sim, &o, &err);
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, &err, quiet), 0);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
@@ -335,6 +371,7 @@ struct sweep_print {
 	const struct nl_err *err;
 	uint32_t n;
 	bool quiet; /* an MPI rank other than 0 */
+	int stdout_errno; /* the first failed flush's errno, for cli_stdout_finish */
 };
 
 /* One sweep point, as it comes. The header waits for the first point:
@@ -349,7 +386,8 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 		if (sp->n == 0)
 			run_print_header(sp->info, sp->o->csv);
 		run_print_point(pt, sp->info, sp->o->csv, sp->o->reproducible);
-		fflush(stdout);
+		if (fflush(stdout) != 0 && !sp->stdout_errno)
+			sp->stdout_errno = errno;
 	}
 	sp->n++;
 	return 0;
@@ -368,12 +406,13 @@ int cli_sweep_main(int argc, char **argv)
 	if (rc || (rc = run_mpi_open(argv[0], &mpi, &o)))
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
+	struct sweep_print sp = {.o = &o, .info = &info, .err = &err, .quiet = quiet};
 	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
 	if (rc < 0)
 		goto done;
 	if (!quiet)
 		run_warn_warmup_only(&info);
-	struct sweep_print sp = {.sim = sim, .o = &o, .info = &info, .err = &err, .quiet = quiet};
+	sp.sim = sim;
 	rc = nl_sim_sweep(sim, o.a, o.b, o.step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
 	if (rc == NL_EDEADLOCK) {
 		deadlocked = true;
@@ -387,15 +426,15 @@ int cli_sweep_main(int argc, char **argv)
 			printf("deadlock at rate %.4g: the sweep stops (last stable rate %s)\n", sw.deadlock_rate,
 			       last_txt);
 		else if (o.table && !o.csv && sw.first_unstable_rate >= 0)
-			printf("saturation: last stable rate %.4g, first unstable %.4g, max accepted %.4f\n",
-			       sw.last_stable_rate, sw.first_unstable_rate, sw.max_accepted);
+			printf("saturation: last stable rate %s, first unstable %.4g, max accepted %.4f\n",
+			       last_txt, sw.first_unstable_rate, sw.max_accepted);
 		else if (o.table && !o.csv)
 			printf("no saturation up to %.4g, max accepted %.4f\n", sw.last_stable_rate, sw.max_accepted);
 		if (o.json_path)
-			rc = nl_sim_write_json(sim, o.reproducible ? NL_JSON_REPRODUCIBLE : 0, o.json_path, &err);
+			rc = run_write_json(sim, &o, &err);
 	}
 done:
-	rc = run_finish(rc, deadlocked, &err, quiet);
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, &err, quiet), sp.stdout_errno);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:

@@ -449,6 +449,17 @@ def case_errors():
         p = run("config", "-s", "num_vcs=300", code=2)
         one_line_error(p, "-s: key 'num_vcs' value '300' out of range: expected a value in 1..255")
         eq("--json target after sweep errors", open(target).read(), "sentinel\n")
+        # A network that does not fit in memory is refused like any other
+        # configuration (exit 2): exit 1 is the deadlock's alone.
+        def small_memory():
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (2 * 10**9, 2 * 10**9))
+        for cmd in (("run",), ("sweep", "--rates", "0.1:0.2:0.1")):
+            p = subprocess.run([NETLOOM, *cmd, "-s", "topology=torus:k=8192x8192", "--json", target],
+                               capture_output=True, env=ENV, preexec_fn=small_memory)
+            eq(f"{cmd[0]} out of memory: exit status ({p.stderr!r})", p.returncode, 2)
+            one_line_error(p, "out of memory")
+        eq("--json target after out of memory", open(target).read(), "sentinel\n")
 
 
 def case_option_values():
@@ -766,6 +777,42 @@ def case_sweep_table():
     eq("rows", [l.split()[0] for l in lines[2:5]], ["0.1000", "0.2000", "0.3000"])
     check(f"no saturation line: {lines[-1]}", lines[-1].startswith("no saturation up to 0.3, max accepted 0."))
     eq("stderr", p.stderr, b"")
+    # No stable point at all: the saturation line says 'none' (it printed
+    # 'last stable rate -1'; the JSON has null).
+    p = run("sweep", *SMALL, "-s", "latency_thres=1", "--rates", "0.5:0.6:0.1")
+    last = p.stdout.decode().splitlines()[-1]
+    check(f"saturation line without a stable rate: {last!r}",
+          last.startswith("saturation: last stable rate none, first unstable 0.5, max accepted "))
+    if os.access("/dev/full", os.W_OK):
+        case_stdout_full()
+
+
+def stdout_full(*args):
+    """Run netloom with stdout on /dev/full: (exit status, stderr)."""
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([NETLOOM, *args], stdout=full, stderr=subprocess.PIPE, env=ENV)
+    return p.returncode, p.stderr.decode()
+
+
+def case_stdout_full():
+    """Results that cannot be written to stdout fail the command (exit 2,
+    one line), where they were lost with exit 0."""
+    if not os.access("/dev/full", os.W_OK):
+        print("skip: /dev/full is not writable")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = os.path.join(tmp, "b.cfg")
+        write(cfg, "topology = torus;\nk = 4;\nn = 2;\nnum_vcs = 2;\nrouting_function = dim_order;\n")
+        run("config", "--from-booksim", cfg)  # exit 0 where stdout takes it
+        for args in (("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--csv"),
+                     ("sweep", *SMALL, "--rates", "0.1:0.2:0.1"),
+                     ("run", *SMALL), ("run", *SMALL, "--csv"), ("run", *SMALL, "--json", "-"),
+                     ("config", "--from-booksim", cfg), ("config", "--dump"), ("config", "--json"),
+                     ("config", "--keys")):
+            rc, err = stdout_full(*args)
+            eq(f"{' '.join(args)} > /dev/full: exit status", rc, 2)
+            eq(f"{' '.join(args)} > /dev/full: stderr", err.splitlines()[-1:],
+               ["netloom: stdout: write failed: No space left on device"])
 
 
 def case_deadlock():
