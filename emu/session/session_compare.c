@@ -322,6 +322,49 @@ static const char *cmp_at(const struct cmp *c, int line, char *buf, size_t n)
 	return buf;
 }
 
+/* The placement policies' names, comma-separated, from the registry (so
+ * the list cannot leave one out). */
+static const char *cmp_policy_names(char *buf, size_t n)
+{
+	size_t count, used = 0;
+	const struct place_ops *const *ops = place_list(&count);
+	buf[0] = 0;
+	for (size_t i = 0; i < count && used < n; i++) {
+		int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", ops[i]->name);
+		used += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
+}
+
+/* Workloads placed by `map` on system s: the map file must be named and
+ * read as a map of the trace's ranks onto s's endpoints now, not fail
+ * every replay later. */
+static void cmp_check_maps(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
+{
+	char at[1100];
+	const char *path = config_get(&sim->cfg, "placement_map");
+	for (uint32_t j = 0; j < c->n_wl; j++) {
+		const struct cmp_wl *w = &c->wl[j];
+		if (!w->placement || strcmp(w->placement, "map") || !w->trace_ranks)
+			continue;
+		cmp_at(c, w->placement_line, at, sizeof at);
+		if (!path || !path[0]) {
+			cmp_problem(c, "%s: [workload %s] key 'placement': value 'map': system '%s' sets no "
+				       "placement_map; expected a map file ('rank endpoint' lines) in the system",
+				    at, w->name, s->name);
+			continue;
+		}
+		uint32_t *ep = malloc((size_t)w->trace_ranks * sizeof *ep);
+		struct nl_err err = {0};
+		if (!ep)
+			cmp_problem(c, "out of memory");
+		else if (place_read_map(path, w->trace_ranks, sim->topo->n_endpoints, ep, &err) < 0)
+			cmp_problem(c, "%s: [workload %s] on system '%s': key 'placement_map': %s", at, w->name,
+				    s->name, err.msg);
+		free(ep);
+	}
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
@@ -353,10 +396,13 @@ static void cmp_validate(struct cmp *c)
 				    w->name);
 			continue;
 		}
-		if (w->placement && strcmp(w->placement, "linear") && !place_find(w->placement, NULL))
+		if (w->placement && strcmp(w->placement, "linear") && !place_find(w->placement, NULL)) {
+			char names[256];
+			cmp_at(c, w->placement_line, at, sizeof at);
 			cmp_problem(c, "%s: [workload %s] key 'placement': value '%s': expected linear or a policy of "
-				       "docs/placement.md (contiguous, random-node, random-router, round-robin, packed, "
-				       "spread)", cmp_at(c, w->placement_line, at, sizeof at), w->name, w->placement);
+				       "docs/placement.md (%s)", at, w->name, w->placement,
+				    cmp_policy_names(names, sizeof names));
+		}
 		struct trace_archive *a;
 		if (trace_archive_open(&a, w->trace, &err) < 0) {
 			cmp_problem(c, "%s:%d: [workload %s] key 'trace': value '%s': %s", c->path, w->trace_line,
@@ -395,6 +441,7 @@ static void cmp_validate(struct cmp *c)
 					cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u "
 						       "endpoints of system '%s'", c->path, c->wl[j].name, c->wl[j].trace,
 						    c->wl[j].trace_ranks, s->endpoints, s->name);
+			cmp_check_maps(c, s, sim);
 			if (cmp_sys_ports(s, sim->topo) < 0)
 				cmp_problem(c, "out of memory");
 			if (m)

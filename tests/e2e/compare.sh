@@ -142,8 +142,13 @@ printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus
 bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a number > 0
 netloom: $dir/multi.ini:2: [study] key 'backend': value 'nosuch': expected analytic or flit
 netloom: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara)
-netloom: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread)
+netloom: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread, map)
 netloom: $dir/multi.ini:8: [workload w] key 'ranks': value '16': expected the trace's 8 ranks"
+# placement = map: a system without placement_map, or whose map does not
+# fit it, is refused before any run (each replay failed, cached, exit 3).
+printf '[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\nplacement_map = %s\n[workload w]\ntrace = %s\nplacement = map\n' "$dir/rev.map" "$s/lammps-lj-8.nlt" > "$dir/nomap.ini"
+bad nomap "netloom: $dir/nomap.ini:8: [workload w] key 'placement': value 'map': system 'a' sets no placement_map; expected a map file ('rank endpoint' lines) in the system
+netloom: $dir/nomap.ini:8: [workload w] on system 'b': key 'placement_map': $dir/rev.map:2: endpoint 10: expected an endpoint below 8"
 sed "s|^trace = $s/hpcc-8.nlt|trace = nothere.nlt|" "$dir/study.ini" > "$dir/missing.ini"
 out=$("$netloom" compare "$dir/missing.ini" -o "$dir/out-missing" 2>&1 >/dev/null); rc=$?
 expect_eq "missing trace status" "$rc" 2
