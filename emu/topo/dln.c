@@ -7,7 +7,8 @@
  * paired (a random D-2 regular multigraph, the configuration model); a
  * pair that would be a self-loop or repeat a link is repaired by swapping
  * ends with a random other pair until none is left, which keeps every
- * degree. All draws come from the stream (seed, RNG_CLASS_TOPOLOGY, 0), so
+ * degree. Past half the possible shortcuts the complement is drawn that
+ * way instead (dln_shortcuts). All draws come from the stream (seed, RNG_CLASS_TOPOLOGY, 0), so
  * a seed gives the same graph on every run. Ports: 0 to switch i + 1, 1 to
  * i - 1, 2 .. D-1 the shortcuts, then p terminals; endpoints router-major.
  */
@@ -41,12 +42,108 @@ static bool dln_ok(const struct topo_edgeset *es, uint32_t a, uint32_t b)
 	return a != b && topo_edgeset_count(es, a, b) == 1;
 }
 
+/* A random k-regular simple graph on N switches that shares no link with
+ * the ring already in *es: its N k ends, switch-major, are shuffled and
+ * paired into stub[] (a configuration-model multigraph, its pairs added to
+ * *es), then a pair that is a self-loop or repeats a link is repaired by
+ * swapping ends with a random other pair. A swap is taken only when both
+ * new pairs are new links, so it never spoils another pair; that works
+ * while the graph is sparse next to its complement, which the caller
+ * ensures (k at most half of the N - 3 non-ring partners). */
+static int dln_random_regular(struct topo *t, struct rng *rng, struct topo_edgeset *es, uint32_t *stub, uint32_t N,
+			      uint32_t k, struct nl_err *err)
+{
+	uint64_t M = (uint64_t)N * k;
+	int rc;
+
+	for (uint64_t i = 0; i < M; i++)
+		stub[i] = (uint32_t)(i / k);
+	rng_shuffle_u32(rng, stub, (uint32_t)M);
+	for (uint64_t i = 0; i < M; i += 2)
+		if ((rc = topo_edgeset_add(es, stub[i], stub[i + 1], err)) < 0)
+			return rc;
+	uint64_t pairs = M / 2, budget = 1000 * pairs + 1000;
+	for (uint64_t i = 0; i < pairs; i++) {
+		while (!dln_ok(es, stub[2 * i], stub[2 * i + 1])) {
+			if (budget-- == 0)
+				return topo_errf(t, err, NL_EINVAL,
+						 "parameter 'd': could not place %u random links per switch without repeated links on %u switches",
+						 k, N);
+			uint64_t j = rng_below(rng, pairs);
+			if (j == i)
+				continue;
+			uint32_t a = stub[2 * i], b = stub[2 * i + 1], c = stub[2 * j], d = stub[2 * j + 1];
+			if (rng_below(rng, 2)) {
+				uint32_t x = c;
+				c = d;
+				d = x;
+			}
+			/* (a,b),(c,d) -> (a,c),(b,d) */
+			if (a == c || b == d || topo_edgeset_count(es, a, c) || topo_edgeset_count(es, b, d))
+				continue;
+			topo_edgeset_remove(es, a, b);
+			topo_edgeset_remove(es, stub[2 * j], stub[2 * j + 1]);
+			if ((rc = topo_edgeset_add(es, a, c, err)) < 0 || (rc = topo_edgeset_add(es, b, d, err)) < 0)
+				return rc;
+			stub[2 * i + 1] = c;
+			stub[2 * j] = b;
+			stub[2 * j + 1] = d; /* both new pairs are simple: no pair turns bad */
+		}
+	}
+	return 0;
+}
+
+/* The D - 2 shortcuts per switch as pairs in stub[] (N (D - 2) ends).
+ * Up to half of the N - 3 non-ring partners of a switch they are drawn
+ * directly. Beyond that, near the complete graph (D = N - 1), end swaps
+ * run out of free pairs (at D = N - 1 about half the seeds failed), so the
+ * shortcuts are the complement, among the non-ring pairs, of a random
+ * (N - 1 - D)-regular graph, which is sparse: empty at D = N - 1, a
+ * matching at D = N - 2. Either way the result is a uniform-looking random
+ * simple D-regular graph containing the ring. */
+static int dln_shortcuts(struct topo *t, struct rng *rng, uint32_t *stub, uint32_t N, uint32_t D, struct nl_err *err)
+{
+	struct topo_edgeset es = {0};
+	uint32_t k = D - 2, kc = N - 1 - D;
+	bool complement = kc < k;
+	uint32_t kr = complement ? kc : k;
+	int rc;
+
+	if ((rc = topo_edgeset_init(&es, N + (uint64_t)N * kr / 2, err)) < 0)
+		return rc;
+	for (uint32_t i = 0; i < N; i++)
+		if ((rc = topo_edgeset_add(&es, i, (i + 1) % N, err)) < 0)
+			goto out;
+	if ((rc = dln_random_regular(t, rng, &es, stub, N, kr, err)) < 0 || !complement)
+		goto out;
+	uint64_t m = 0;
+	for (uint32_t a = 0; a < N; a++)
+		for (uint32_t b = a + 1; b < N; b++)
+			if (!topo_edgeset_count(&es, a, b)) {
+				stub[m++] = a;
+				stub[m++] = b;
+			}
+	NL_ASSERT(m == (uint64_t)N * k);
+	/* Random pair order, so the shortcut ports differ by seed as they do
+	 * when drawn directly. */
+	for (uint64_t i = m / 2; i > 1; i--) {
+		uint64_t j = rng_below(rng, i);
+		uint32_t a = stub[2 * (i - 1)], b = stub[2 * (i - 1) + 1];
+		stub[2 * (i - 1)] = stub[2 * j];
+		stub[2 * (i - 1) + 1] = stub[2 * j + 1];
+		stub[2 * j] = a;
+		stub[2 * j + 1] = b;
+	}
+out:
+	topo_edgeset_release(&es);
+	return rc;
+}
+
 static int dln_build(struct topo *t, struct nl_err *err)
 {
 	const struct dln_params *pr = t->params;
 	uint32_t N = (uint32_t)pr->n, D = (uint32_t)pr->d, p = (uint32_t)pr->p, *stub = NULL, *next = NULL;
 	uint64_t M = (uint64_t)N * (D - 2);
-	struct topo_edgeset es = {0};
 	struct rng rng;
 	int rc;
 
@@ -63,51 +160,9 @@ static int dln_build(struct topo *t, struct nl_err *err)
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = topo_edgeset_init(&es, N + M / 2, err)) < 0)
-		goto out;
-	for (uint32_t i = 0; i < N; i++)
-		if ((rc = topo_edgeset_add(&es, i, (i + 1) % N, err)) < 0)
-			goto out;
-	for (uint64_t i = 0; i < M; i++)
-		stub[i] = (uint32_t)(i / (D - 2));
 	rng_init(&rng, (uint64_t)pr->seed, RNG_CLASS_TOPOLOGY, 0);
-	rng_shuffle_u32(&rng, stub, (uint32_t)M);
-	for (uint64_t i = 0; i < M; i += 2)
-		if ((rc = topo_edgeset_add(&es, stub[i], stub[i + 1], err)) < 0)
-			goto out;
-	/* Repair: swap ends of a bad pair with a random pair until all are
-	 * simple links. A swap is taken only when both new pairs are new simple
-	 * links, so it never spoils another pair. */
-	uint64_t pairs = M / 2, budget = 1000 * pairs + 1000;
-	for (uint64_t i = 0; i < pairs; i++) {
-		while (!dln_ok(&es, stub[2 * i], stub[2 * i + 1])) {
-			if (budget-- == 0) {
-				rc = topo_errf(t, err, NL_EINVAL,
-					       "parameter 'd': could not place %u shortcuts per switch without repeated links on %u switches",
-					       D - 2, N);
-				goto out;
-			}
-			uint64_t j = rng_below(&rng, pairs);
-			if (j == i)
-				continue;
-			uint32_t a = stub[2 * i], b = stub[2 * i + 1], c = stub[2 * j], d = stub[2 * j + 1];
-			if (rng_below(&rng, 2)) {
-				uint32_t x = c;
-				c = d;
-				d = x;
-			}
-			/* (a,b),(c,d) -> (a,c),(b,d) */
-			if (a == c || b == d || topo_edgeset_count(&es, a, c) || topo_edgeset_count(&es, b, d))
-				continue;
-			topo_edgeset_remove(&es, a, b);
-			topo_edgeset_remove(&es, stub[2 * j], stub[2 * j + 1]);
-			if ((rc = topo_edgeset_add(&es, a, c, err)) < 0 || (rc = topo_edgeset_add(&es, b, d, err)) < 0)
-				goto out;
-			stub[2 * i + 1] = c;
-			stub[2 * j] = b;
-			stub[2 * j + 1] = d; /* both new pairs are simple: no pair turns bad */
-		}
-	}
+	if ((rc = dln_shortcuts(t, &rng, stub, N, D, err)) < 0)
+		goto out;
 	if ((rc = topo_alloc(t, N, NULL, D + p, N * p, err)) < 0)
 		goto out;
 	for (uint32_t i = 0; i < N; i++)
@@ -123,7 +178,6 @@ static int dln_build(struct topo *t, struct nl_err *err)
 			topo_attach(t, r * p + i, r, D + i);
 	rc = 0;
 out:
-	topo_edgeset_release(&es);
 	free(stub);
 	free(next);
 	return rc;

@@ -571,6 +571,28 @@ out:
 			CHECK_EQ(topo_router_degree(t, r), 10);
 		topo_free(t);
 	}
+	/* Near and at the complete graph (d = n-1, allowed by the docs): every
+	 * seed builds a simple d-regular graph that keeps the ring. Before the
+	 * complement construction d = n-1 failed for 4 of 10 seeds at n=7. */
+	static const uint32_t dense[][2] = {{4, 3}, {6, 5}, {7, 6}, {8, 7}, {10, 9}, {10, 8}, {12, 10},
+					    {16, 15}, {16, 14}, {18, 15}, {20, 12}};
+	for (size_t c = 0; c < sizeof dense / sizeof *dense; c++)
+		for (uint32_t seed = 1; seed <= 12; seed++) {
+			char spec[64];
+			uint32_t n = dense[c][0], d = dense[c][1], nb[32];
+			snprintf(spec, sizeof spec, "dln:n=%u,d=%u,seed=%u", n, d, seed);
+			t = tc_new(spec);
+			if (!t)
+				continue;
+			for (uint32_t r = 0; r < n; r++) {
+				CHECK_EQ(sorted_nbrs(t, r, nb), d);
+				for (uint32_t i = 0; i < d; i++)
+					if (nb[i] == r || (i && nb[i] == nb[i - 1]))
+						TEST_FAIL_("%s: router %u: self-loop or repeated link", spec, r);
+				CHECK_EQ(t->port_router[t->peer[t->port_base[r]]], (r + 1) % n);
+			}
+			topo_free(t);
+		}
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("dln:n=15,d=5", &t, &e), NL_EINVAL, &e,
 		  "topology 'dln': parameters 'n', 'd': n (d-2) = 45 shortcut ends cannot be paired (must be even)");
