@@ -13,10 +13,14 @@
 #include "core/rng.h"
 #include "topo/topo.h"
 
+/* Groups are where routers are packaged: a family's own cabinet rule
+ * first (FleX racks, seed 000 Fig. 7: a layer is a group of the traffic
+ * patterns, topo_groups, but spans NX racks with no link inside it), then
+ * the dragonfly's groups (packaged together), then canonical cabinets. */
 uint32_t place_router_group(const struct topo *t, uint32_t r)
 {
 	uint32_t n_groups, group_routers;
-	if (topo_groups(t, &n_groups, &group_routers))
+	if (!t->cabinet && topo_groups(t, &n_groups, &group_routers))
 		return r / group_routers;
 	return topo_router_cabinet(t, r);
 }

@@ -62,9 +62,10 @@ const struct place_ops *place_find(const char *name, struct nl_err *err);
  * input (map file) is wrong; *err names the file, line, field and value. */
 int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t *endpoint, struct nl_err *err);
 
-/* The group a router belongs to when the request gives none: its
- * dragonfly group, else the topology's cabinet hint (topo_router_cabinet:
- * FleX rack, HyperX enclosure, else 16 routers in id order). */
+/* The group a router belongs to when the request gives none: the
+ * family's own cabinet rule when it has one (topo_router_cabinet: FleX
+ * rack, HyperX enclosure, ...), else its dragonfly group, else 16 routers
+ * in id order. */
 uint32_t place_router_group(const struct topo *t, uint32_t r);
 
 /* Parse a map file ("rank endpoint" per line, '#' comments, every rank

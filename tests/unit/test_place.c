@@ -180,6 +180,21 @@ static void test_groups(void)
 	CHECK_EQ(topo_ep_router(t, ep[0]) % 2, 0);
 	CHECK_EQ(topo_ep_router(t, ep[1]) % 2, 1);
 	topo_free(t);
+
+	/* FleX: the groups are its racks (seed 000 Fig. 7: a y-axis line of a
+	 * layer, rack NX*z + x), not its layers (its traffic groups). */
+	CHECK_OK(topo_new("flex:nx=3,ny=3,nz=3,p=2", &t, &err), &err);
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		CHECK_EQ(place_router_group(t, r), 3 * (r / 9) + r % 3);
+	struct place_req fr = req_of(t, 8);
+	const uint32_t spread[8] = {0, 2, 4, 18, 20, 22, 36, 38}, packed[8] = {0, 1, 6, 7, 12, 13, 2, 3};
+	CHECK_OK(place_job(pol("spread"), &fr, ep, &err), &err);
+	for (uint32_t i = 0; i < 8; i++)
+		CHECK_EQ(ep[i], spread[i]);
+	CHECK_OK(place_job(pol("packed"), &fr, ep, &err), &err);
+	for (uint32_t i = 0; i < 8; i++)
+		CHECK_EQ(ep[i], packed[i]);
+	topo_free(t);
 }
 
 /* Write a map file, replacing (and unlinking) the previous one. */
