@@ -3,6 +3,11 @@
  *
  * Format: one link per line, "a b" (two router ids separated by blanks);
  * '#' starts a comment to the end of the line; blank lines are ignored.
+ * After the comment line "# router_a router_b parallel_links" (the column
+ * line 'netloom topo export --format edgelist' writes, so its output reads
+ * back) a line may also be "a b w", w parallel links (a positive integer).
+ * Without that line a third field is an error, as it always was: a stray
+ * number is not silently taken for a link count.
  * With labels=0 (the default) ids are the integers 0..n-1, every one of
  * which must appear; with labels=1 ids are arbitrary words, numbered 0, 1,
  * ... in order of first appearance. A repeated pair is a parallel (trunked)
@@ -22,6 +27,9 @@
 
 #include "core/error.h"
 
+/* The export's column line: after it, "a b w" lines carry link counts. */
+#define GRAPH_COUNT_HEADER "router_a router_b parallel_links"
+
 struct graph_params {
 	char file[PARAM_STR_MAX]; /* edge-list path */
 	int64_t p;                /* endpoints per router */
@@ -30,7 +38,7 @@ struct graph_params {
 
 static const struct param_def graph_params_def[] = {
 	{"file", PARAM_STRING, offsetof(struct graph_params, file), NULL, 0, 0,
-	 "edge-list file: one 'a b' router pair per line, '#' comments", NULL},
+	 "edge-list file: one 'a b' router pair per line ('a b links' after '# " GRAPH_COUNT_HEADER "'), '#' comments", NULL},
 	{"p", PARAM_INT, offsetof(struct graph_params, p), "1", 0, 65536, "endpoints per router", NULL},
 	{"labels", PARAM_BOOL, offsetof(struct graph_params, labels), "0", 0, 0,
 	 "router ids are arbitrary words numbered in order of first appearance (default: integers 0..n-1)", NULL},
@@ -38,6 +46,8 @@ static const struct param_def graph_params_def[] = {
 };
 
 #define GRAPH_MAX_ROUTERS (1u << 30)
+#define GRAPH_MAX_LINKS (1u << 28)
+#define GRAPH_MAX_PARALLEL 65536u /* parallel links on one line, as many as a router's ports could be */
 
 /* Word -> id map (open addressing); ids in order of first insertion. */
 struct graph_names {
@@ -139,6 +149,58 @@ static int graph_parse_id(const struct topo *t, const char *path, unsigned line,
 	return 0;
 }
 
+/* Is the comment text `c` (after its '#') the column line? */
+static bool graph_is_count_header(const char *c)
+{
+	static const char *const words[] = {"router_a", "router_b", "parallel_links"};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t n = strlen(words[i]);
+		c += strspn(c, " \t");
+		if (strncmp(c, words[i], n))
+			return false;
+		c += n;
+	}
+	return c[strspn(c, " \t\r\n")] == '\0';
+}
+
+/* The optional third field, the number of parallel links on the line. */
+static int graph_parse_count(const struct topo *t, const char *path, unsigned line, const char *tok, uint32_t *out,
+			     struct nl_err *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(tok, &end, 10);
+	if (tok[0] == '-' || tok[0] == '+' || *end || errno || end == tok || v == 0 || v > GRAPH_MAX_PARALLEL)
+		return topo_errf(t, err, NL_EFORMAT, "%s:%u: link count '%s' is not an integer 1..%u (the third field of 'a b links')",
+				 path, line, tok, GRAPH_MAX_PARALLEL);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Appends w copies of the link a-b to ends[] (2 ids per link). */
+static int graph_push_links(const struct topo *t, const char *path, unsigned line, uint32_t **ends, size_t *n_links,
+			    size_t *cap_links, uint32_t a, uint32_t b, uint32_t w, struct nl_err *err)
+{
+	/* Link counts make a short file describe a huge graph: bound it before
+	 * allocating (router ports are 32-bit). */
+	if (*n_links + w > GRAPH_MAX_LINKS)
+		return topo_errf(t, err, NL_ERANGE, "%s:%u: more than %u links in all", path, line, GRAPH_MAX_LINKS);
+	while (*n_links + w > *cap_links) {
+		size_t cap = *cap_links ? *cap_links * 2 : 1024;
+		uint32_t *e2 = realloc(*ends, cap * 2 * sizeof **ends);
+		if (!e2)
+			return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
+		*ends = e2;
+		*cap_links = cap;
+	}
+	for (uint32_t k = 0; k < w; k++) {
+		(*ends)[2 * *n_links] = a;
+		(*ends)[2 * *n_links + 1] = b;
+		(*n_links)++;
+	}
+	return 0;
+}
+
 static int graph_build(struct topo *t, struct nl_err *err)
 {
 	const struct graph_params *pr = t->params;
@@ -150,6 +212,7 @@ static int graph_build(struct topo *t, struct nl_err *err)
 	char *buf = NULL;
 	size_t bufcap = 0;
 	unsigned line = 0;
+	bool has_counts = false;
 	int rc = 0;
 	FILE *f = fopen(path, "r");
 
@@ -160,8 +223,10 @@ static int graph_build(struct topo *t, struct nl_err *err)
 		int nt = 0;
 		line++;
 		char *hash = strchr(buf, '#');
-		if (hash)
+		if (hash) {
+			has_counts = has_counts || graph_is_count_header(hash + 1);
 			*hash = '\0';
+		}
 		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
 			if (nt < 3)
 				tok[nt++] = w;
@@ -169,32 +234,25 @@ static int graph_build(struct topo *t, struct nl_err *err)
 				nt++;
 		if (nt == 0)
 			continue;
-		if (nt != 2) {
-			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: expected two router ids 'a b', got %d field%s", path,
-				       line, nt, nt == 1 ? "" : "s");
+		if (nt != 2 && !(nt == 3 && has_counts)) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s:%u: expected two router ids 'a b', got %d field%s (a link count as a third field "
+				       "is read after the line '# %s', as netloom's edgelist export writes)",
+				       path, line, nt, nt == 1 ? "" : "s", GRAPH_COUNT_HEADER);
 			goto out;
 		}
-		uint32_t a, b;
+		uint32_t a, b, w = 1;
 		if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &names, &a, err)) < 0 ||
-		    (rc = graph_parse_id(t, path, line, tok[1], pr->labels, &names, &b, err)) < 0)
+		    (rc = graph_parse_id(t, path, line, tok[1], pr->labels, &names, &b, err)) < 0 ||
+		    (nt == 3 && (rc = graph_parse_count(t, path, line, tok[2], &w, err)) < 0))
 			goto out;
 		if (a == b) {
 			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: self-loop on router '%s' (a link joins two different routers)",
 				       path, line, tok[0]);
 			goto out;
 		}
-		if (n_links == cap_links) {
-			cap_links = cap_links ? cap_links * 2 : 1024;
-			uint32_t *e2 = realloc(ends, cap_links * 2 * sizeof *ends);
-			if (!e2) {
-				rc = nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
-				goto out;
-			}
-			ends = e2;
-		}
-		ends[2 * n_links] = a;
-		ends[2 * n_links + 1] = b;
-		n_links++;
+		if ((rc = graph_push_links(t, path, line, &ends, &n_links, &cap_links, a, b, w, err)) < 0)
+			goto out;
 		if (a + 1 > n)
 			n = a + 1;
 		if (b + 1 > n)
@@ -270,7 +328,7 @@ out:
 
 const struct topo_ops topo_graph_ops = {
 	.name = "graph",
-	.help = "arbitrary router graph from an edge-list file ('a b' per line, '#' comments)",
+	.help = "arbitrary router graph from an edge-list file ('a b' per line, '#' comments; reads netloom's edgelist export)",
 	.params = graph_params_def,
 	.params_size = sizeof(struct graph_params),
 	.build = graph_build,

@@ -132,6 +132,26 @@ def case_export():
         eq("no temp files", sorted(os.listdir(tmp)), ["t.edges", "t.json"])
         p = run("topo", "export", "torus:k=4x3", "--format", "png", code=2)
         one_line_error(p, "--format 'png'")
+        # The edge list reads back as graph: (its third column, parallel
+        # links, was refused: "expected two router ids 'a b', got 3
+        # fields"), trunks included; endpoints come from graph:'s p=.
+        for spec, p_ in (("torus:k=4x4", 1), ("hyperx:s=4x3,k=1x2,t=2", 2)):
+            out = os.path.join(tmp, "rt.edges")
+            run("topo", "export", spec, "--format", "edgelist", "-o", out)
+            a = run_json("topo", "describe", spec, "--json")
+            b = run_json("topo", "describe", f"graph:file={out},p={p_}", "--json")
+            for k in ("routers", "endpoints", "links", "physical_links", "diameter", "histogram"):
+                eq(f"{spec} round trip {k}", b[k], a[k])
+        # Without the export's column line a third field stays an error.
+        bad = os.path.join(tmp, "w.edges")
+        with open(bad, "w") as f:
+            f.write("0 1 2\n")
+        p = run("topo", "describe", f"graph:file={bad}", code=2)
+        one_line_error(p, "w.edges:1: expected two router ids 'a b', got 3 fields")
+        with open(bad, "w") as f:
+            f.write("# router_a router_b parallel_links\n0 1 2\n1 2 0\n")
+        p = run("topo", "describe", f"graph:file={bad}", code=2)
+        one_line_error(p, "w.edges:3: link count '0' is not an integer 1..65536")
 
 
 def case_design_hyperx():
