@@ -198,6 +198,7 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 	json_object_set_new(cost, "fibre", json_real(s->cost_fibre));
 	json_object_set_new(cost, "terminal_cables", json_real(s->cost_terminals));
 	json_object_set_new(cost, "total", json_real(s->cost_total));
+	json_object_set_new(cost, "router_price_floored", json_boolean(s->router_price_floored));
 	json_object_set_new(o, "cost_usd", cost);
 	json_object_set_new(o, "ports_used", json_integer((json_int_t)s->ports_used));
 	json_object_set_new(o, "ports_part", json_integer((json_int_t)s->ports_part));
@@ -237,6 +238,9 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	fprintf(f, "\nlength       total %.2f m, mean %.3f m, longest %.2f m\n", s->length_m, s->mean_m, s->max_m);
 	fprintf(f, "cost         routers $%.0f + copper $%.0f + fibre $%.0f + terminal cables $%.0f = $%.0f\n",
 		s->cost_routers, s->cost_copper, s->cost_fibre, s->cost_terminals, s->cost_total);
+	if (s->router_price_floored)
+		fprintf(f, "note         the preset's router price line is below $0 at radix %u (outside the "
+			   "radixes it was fitted to): routers priced $0 (docs/layout.md)\n", s->radix);
 	fprintf(f, "power        %.1f W (%llu ports used x %u lanes x %g W); all ports of the parts: %.1f W\n",
 		s->power_w, (unsigned long long)s->ports_used, m->lanes, m->mw_per_lane / 1000.0, s->power_part_w);
 }

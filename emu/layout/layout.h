@@ -184,6 +184,8 @@ struct layout_summary {
 	double terminal_length_m;  /* router-endpoint cables (when counted) */
 	uint64_t terminal_cables;
 	double cost_routers, cost_copper, cost_fibre, cost_terminals, cost_total; /* $ */
+	bool router_price_floored; /* the router line a*radix + b is below 0 at this
+				    * radix (Besta's 350.4k - 892.3 at k <= 2): priced $0 */
 	double power_w;            /* ports_used x lanes x W per lane */
 	double power_part_w;       /* ports_part x lanes x W per lane */
 	uint32_t max_units;        /* fullest cabinet, U */

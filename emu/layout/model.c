@@ -203,6 +203,17 @@ static double layout_cable_cost(const struct layout_model *m, bool copper, doubl
  * linear in length, so each medium's cost is computed from its totals. */
 #define LAYOUT_UM 1e6
 
+/* One router part's price, a*radix + b. A line fitted to real switches
+ * (Besta and Hoefler SC14: 350.4k - 892.3, seed 002 §4) is negative below
+ * its domain (k <= 2 there); a part costs no less than $0, and *floored
+ * says the line was cut there. */
+static double layout_router_price(const struct layout_model *m, uint32_t radix, bool *floored)
+{
+	double price = m->router_a * radix + m->router_b;
+	*floored = price < 0;
+	return price < 0 ? 0 : price;
+}
+
 int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
 		     struct layout_summary *s, struct nl_err *err)
 {
@@ -274,7 +285,7 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	const struct topo_tree *tr = topo_tree_of(t);
 	s->parts = tr ? topo_tree_physical_switches(tr) : t->n_routers;
 	s->ports_part = (uint64_t)s->radix * s->parts;
-	s->cost_routers = (m->router_a * s->radix + m->router_b) * s->parts;
+	s->cost_routers = layout_router_price(m, s->radix, &s->router_price_floored) * s->parts;
 	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;
 	s->power_w = (double)(s->ports_used * m->lanes * m->mw_per_lane) / 1000.0;
 	s->power_part_w = (double)(s->ports_part * m->lanes * m->mw_per_lane) / 1000.0;

@@ -467,6 +467,31 @@ static void test_clos_packaged_cost(void)
 	}
 }
 
+/* Besta's router line 350.4k - 892.3 (seed 002 §4) is negative for k <= 2:
+ * a radix-2 router is priced $0 and the summary says the line was cut,
+ * under every preset that uses it; radix 3 is on the line. */
+static void test_router_price_floor(void)
+{
+	static const char *presets[] = {"besta", "equality", "fujiwara"};
+	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+		const struct layout_model *m = lay_preset(presets[i]);
+		struct topo *t = NULL;
+		struct layout lo;
+		struct layout_summary s;
+		lay_make_summary("fattree:k=2,n=1", m, 1000, &t, &lo, &s);
+		CHECK_EQ(s.radix, 2);
+		CHECK(s.cost_routers == 0);
+		CHECK(s.router_price_floored);
+		CHECK(s.cost_total >= 0);
+		lay_drop(t, &lo);
+		lay_make_summary("full:n=4,p=1", m, 1000, &t, &lo, &s);
+		CHECK_EQ(s.radix, 4);
+		CHECK_NEAR(s.cost_routers, 4 * (350.4 * 4 - 892.3), 1e-6);
+		CHECK(!s.router_price_floored);
+		lay_drop(t, &lo);
+	}
+}
+
 /* Registry conformance: every packaging rule applies to at least one of
  * these topologies, and on each its layout is well formed: every router
  * in a cabinet, cabinet fill = routers + endpoints, a rule's own floor
@@ -541,5 +566,6 @@ int main(void)
 	TEST_RUN(test_anneal_is_permutation);
 	TEST_RUN(test_myriclos_table1);
 	TEST_RUN(test_clos_packaged_cost);
+	TEST_RUN(test_router_price_floor);
 	return test_done();
 }
