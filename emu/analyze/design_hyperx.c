@@ -27,8 +27,25 @@ struct hx_search {
 	uint32_t L;
 	uint32_t S[ANALYZE_HX_MAX_L];
 	uint64_t best; /* O of eq. 8 */
+	uint64_t work; /* shapes tried and enumeration steps so far */
+	bool is_over;  /* work passed HX_MAX_WORK: the search stopped */
 	struct analyze_hx *out;
 };
+
+/* Search steps allowed (about 5 s at ~10^7 a second), as the full-
+ * bandwidth listings refuse more than 5x10^7 router ports: the pruning
+ * keeps the paper's requests (Table 1, N = 2^17) to ~10^4 steps, but the
+ * steps grow with N (N = 10^10 at R = 128: ~10^8, 8 s) and a request of
+ * 2^63 terminals ran for minutes with no output. */
+#define HX_MAX_WORK 50000000ull
+
+/* Counts one step; false once the budget is spent (the search unwinds). */
+static bool hx_step(struct hx_search *h)
+{
+	if (++h->work > HX_MAX_WORK)
+		h->is_over = true;
+	return !h->is_over;
+}
 
 /* ceil(2 B T / S) with a tolerance for decimal B (0.1 is not exact). */
 static uint32_t hx_min_k(double B, uint32_t T, uint32_t S)
@@ -99,7 +116,7 @@ static void hx_enum(struct hx_search *h, uint32_t j, uint32_t lo, uint64_t pp, u
 		return;
 	}
 	uint32_t r = h->L - j; /* dimensions left, this one included */
-	for (uint32_t s = lo;; s++) {
+	for (uint32_t s = lo; hx_step(h); s++) {
 		/* Every later S_k >= s: product >= pp s^r (eq. 8 prune). */
 		uint64_t minp = pp;
 		bool over = false;
@@ -165,6 +182,15 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 			break;
 		h.L = L;
 		hx_enum(&h, 0, 2, 1, 0);
+		if (h.is_over) {
+			memset(out, 0, sizeof *out);
+			return nl_errf(err, NL_ERANGE,
+				       "hyperx design: --terminals %llu with --radix %u: the %s search passed its limit of "
+				       "%llu steps (about 5 s) at L = %u without finishing; expected a smaller request "
+				       "(e.g. --terminals 10^9 at --radix 128 takes ~3x10^7)",
+				       (unsigned long long)req->N, req->R, regular ? "regular" : "general",
+				       (unsigned long long)HX_MAX_WORK, L);
+		}
 	}
 	return 0;
 }

@@ -220,6 +220,24 @@ static void test_hyperx_unreachable_bisection(void)
 	CHECK_EQ(h.switches, 1805);
 }
 
+/* The search has a step budget (5x10^7, about 5 s): 2^63 - 1 terminals at
+ * radix 128 ran for minutes with no output; now it is refused with one
+ * line naming the request, and nothing is reported found. 10^9 terminals
+ * (~3x10^7 steps) still gets its answer. */
+static void test_hyperx_work_limit(void)
+{
+	struct analyze_hx h;
+	struct nl_err e = {0};
+	struct analyze_hx_req q = {.N = 9223372036854775807ull, .R = 128, .B = 0.5};
+	CHECK_ERR(analyze_hyperx_design(&q, false, &h, &e), NL_ERANGE, &e,
+		  "hyperx design: --terminals 9223372036854775807 with --radix 128: the general search passed its "
+		  "limit of 50000000 steps");
+	CHECK(!h.found);
+	q.N = 1000000000;
+	CHECK_OK(analyze_hyperx_design(&q, false, &h, &e), &e);
+	CHECK_EQ(h.switches, 59633994);
+}
+
 /* Explicit Equality graph from the §3.1 rule, all-sources BFS: the
  * independent check of analyze_equality_eval (and of vertex transitivity). */
 static void eq_explicit(uint32_t N, const int64_t *sa, uint32_t na, const int64_t *sb, uint32_t nb,
@@ -487,6 +505,7 @@ int main(void)
 	TEST_RUN(test_hyperx_brute_force);
 	TEST_RUN(test_hyperx_errors);
 	TEST_RUN(test_hyperx_unreachable_bisection);
+	TEST_RUN(test_hyperx_work_limit);
 	TEST_RUN(test_equality_eval);
 	TEST_RUN(test_equality_ga);
 	TEST_RUN(test_equality_ga_optimum);
