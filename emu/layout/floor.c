@@ -4,7 +4,8 @@
  * The floor is a grid of q = ceil(sqrt(c)) rows of r = ceil(c / q) cells
  * (seed 003 §7); a placement is a one-to-one map cabinet -> cell. The
  * annealing objective is sum over cabinet pairs of links(a, b) x
- * Manhattan(cell a, cell b): overheads and intra-cabinet cables do not
+ * Manhattan(cell a, cell b) (terminal cables from node-only cabinets
+ * included): overheads and intra-cabinet cables do not
  * depend on the placement. It is read from a sparse cabinet graph built
  * in sorted order, so it depends only on the cabinet-pair link counts.
  */
@@ -62,15 +63,32 @@ static int floor_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The cabinets a cable from port g joins: its router's and the far end's
+ * (a router's, or a node-only cabinet's for a terminal port; layout.h
+ * ep_cabinet). False for an unused port or a terminal in its router's
+ * cabinet. */
+static bool floor_port_cabinets(const struct layout *lo, uint32_t g, uint32_t *a, uint32_t *b)
+{
+	const struct topo *t = lo->t;
+	uint32_t p = t->peer[g];
+	if (p == TOPO_NONE || ((p & TOPO_EP_BIT) && !lo->ep_cabinet))
+		return false;
+	*a = lo->cabinet[t->port_router[g]];
+	*b = (p & TOPO_EP_BIT) ? lo->ep_cabinet[p & ~TOPO_EP_BIT] : lo->cabinet[t->port_router[p]];
+	return true;
+}
+
 static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	uint64_t n = 0, *keys;
-	uint32_t C = lo->n_cabinets;
+	uint32_t C = lo->n_cabinets, a, b;
 
+	/* A network link appears at both its ports; a terminal cable at one,
+	 * so it adds both directions. */
 	for (uint32_t g = 0; g < t->n_ports; g++)
-		if (topo_port_is_network(t, g) && lo->cabinet[t->port_router[g]] != lo->cabinet[t->port_router[t->peer[g]]])
-			n++;
+		if (floor_port_cabinets(lo, g, &a, &b) && a != b)
+			n += topo_port_is_network(t, g) ? 1 : 2;
 	keys = malloc((size_t)(n ? n : 1) * sizeof *keys);
 	fg->off = calloc((size_t)C + 1, sizeof *fg->off);
 	fg->nb = malloc((size_t)(n ? n : 1) * sizeof *fg->nb);
@@ -85,11 +103,11 @@ static int floor_graph_build(const struct layout *lo, struct floor_graph *fg, st
 	/* Each link appears once from each end: directed keys (a, b). */
 	n = 0;
 	for (uint32_t g = 0; g < t->n_ports; g++) {
-		if (!topo_port_is_network(t, g))
+		if (!floor_port_cabinets(lo, g, &a, &b) || a == b)
 			continue;
-		uint32_t a = lo->cabinet[t->port_router[g]], b = lo->cabinet[t->port_router[t->peer[g]]];
-		if (a != b)
-			keys[n++] = ((uint64_t)a << 32) | b;
+		keys[n++] = ((uint64_t)a << 32) | b;
+		if (!topo_port_is_network(t, g))
+			keys[n++] = ((uint64_t)b << 32) | a;
 	}
 	qsort(keys, n, sizeof *keys, floor_u64_cmp);
 	uint32_t m = 0;

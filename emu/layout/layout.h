@@ -114,6 +114,11 @@ struct layout {
 	uint32_t *cabinet;      /* [n_routers] cabinet of each router */
 	uint32_t *slot;         /* [n_routers] U position of the router from its cabinet's top */
 	uint32_t *units;        /* [n_cabinets] U used: routers + endpoints (1U each) */
+	/* Endpoints in cabinets of their own (a family whose cabinets include
+	 * router-less ones: Myrinet Clos's node-only cabinets, seed 003
+	 * Table 1): cabinet and slot of each endpoint; NULL when every
+	 * endpoint sits in its router's cabinet. */
+	uint32_t *ep_cabinet, *ep_slot;
 
 	/* The rule's own floor order (rule_cell NULL when it has none). */
 	uint32_t rule_rows, rule_cols;

@@ -150,21 +150,44 @@ double layout_cabinet_distance(const struct layout *lo, const struct layout_mode
 	return dx * m->cab_width_m + dy * m->cab_depth_m;
 }
 
-/* Length of the cable joining routers a and b (docs/layout.md, "Cables"). */
-static double layout_link_length(const struct layout *lo, const struct layout_model *m, uint32_t a, uint32_t b)
+/* Length of a cable between U slot sa of cabinet ca and slot sb of cabinet
+ * cb (docs/layout.md, "Cables"). */
+static double layout_cable_length(const struct layout *lo, const struct layout_model *m, uint32_t ca, uint32_t sa,
+				  uint32_t cb, uint32_t sb)
 {
-	uint32_t ca = lo->cabinet[a], cb = lo->cabinet[b];
 	if (ca == cb) {
 		double v = 0;
 		if (m->vertical)
-			v = (lo->slot[a] > lo->slot[b] ? lo->slot[a] - lo->slot[b] : lo->slot[b] - lo->slot[a]) * m->unit_m;
+			v = (sa > sb ? sa - sb : sb - sa) * m->unit_m;
 		return m->intra_m + 2 * m->side_m + v;
 	}
 	double len = layout_cabinet_distance(lo, m, ca, cb) + 2 * m->side_m;
 	len += m->overhead_per_end ? 2 * m->overhead_m : m->overhead_m;
 	if (m->vertical)
-		len += 2 * m->tray_m + (lo->slot[a] + lo->slot[b]) * m->unit_m;
+		len += 2 * m->tray_m + (sa + sb) * m->unit_m;
 	return len;
+}
+
+/* Length of the cable joining routers a and b. */
+static double layout_link_length(const struct layout *lo, const struct layout_model *m, uint32_t a, uint32_t b)
+{
+	return layout_cable_length(lo, m, lo->cabinet[a], lo->slot[a], lo->cabinet[b], lo->slot[b]);
+}
+
+/* Whether endpoint e sits in another cabinet than its router r (node-only
+ * cabinets, layout.h ep_cabinet). */
+static bool layout_ep_apart(const struct layout *lo, uint32_t e, uint32_t r)
+{
+	return lo->ep_cabinet && lo->ep_cabinet[e] != lo->cabinet[r];
+}
+
+/* Length of endpoint e's cable to its router r: the preset's terminal
+ * length in one cabinet, an inter-cabinet cable from a node-only one. */
+static double layout_terminal_length(const struct layout *lo, const struct layout_model *m, uint32_t e, uint32_t r)
+{
+	if (!layout_ep_apart(lo, e, r))
+		return m->terminal_m;
+	return layout_cable_length(lo, m, lo->cabinet[r], lo->slot[r], lo->ep_cabinet[e], lo->ep_slot[e]);
 }
 
 void layout_port_lengths(const struct layout *lo, const struct layout_model *m, double *len)
@@ -175,7 +198,7 @@ void layout_port_lengths(const struct layout *lo, const struct layout_model *m, 
 		if (p == TOPO_NONE)
 			len[g] = 0;
 		else if (p & TOPO_EP_BIT)
-			len[g] = m->terminal_m;
+			len[g] = layout_terminal_length(lo, m, p & ~TOPO_EP_BIT, t->port_router[g]);
 		else
 			len[g] = layout_link_length(lo, m, t->port_router[g], t->port_router[p]);
 	}
@@ -214,11 +237,38 @@ static double layout_router_price(const struct layout_model *m, uint32_t radix, 
 	return price < 0 ? 0 : price;
 }
 
+/* Terminal cables by where they run: n_home in their router's cabinet
+ * (the preset's terminal length), the others from a node-only cabinet,
+ * by medium with their lengths in micrometres. */
+struct layout_terminals {
+	uint64_t n_home, n_cu, n_fi;
+	int64_t cu_um, fi_um;
+};
+
+static void layout_count_terminal(const struct layout *lo, const struct layout_model *m, uint32_t e, uint32_t r,
+				  struct layout_terminals *term)
+{
+	if (!layout_ep_apart(lo, e, r)) {
+		term->n_home++;
+		return;
+	}
+	double len = layout_terminal_length(lo, m, e, r);
+	int64_t um = llround(len * LAYOUT_UM);
+	if (layout_is_copper(m, len, false)) {
+		term->n_cu++;
+		term->cu_um += um;
+	} else {
+		term->n_fi++;
+		term->fi_um += um;
+	}
+}
+
 int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
 		     struct layout_summary *s, struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	int64_t len_um = 0, cu_um = 0, fi_um = 0, max_um = 0;
+	struct layout_terminals term = {0};
 	if (!lo->cell)
 		return nl_errf(err, NL_ESTATE, "layout: cabinets not placed on the floor yet");
 	if (radix && radix < topo_max_radix(t))
@@ -240,7 +290,7 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 		s->ports_used++;
 		if (p & TOPO_EP_BIT) {
 			if (m->count_terminals)
-				s->terminal_cables++;
+				layout_count_terminal(lo, m, p & ~TOPO_EP_BIT, t->port_router[g], &term);
 			continue;
 		}
 		if (p < g)
@@ -276,9 +326,12 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->mean_m = s->links ? s->length_m / (double)s->links : 0;
 	s->cost_copper = layout_cable_cost(m, true, s->copper_m, (double)s->copper);
 	s->cost_fibre = layout_cable_cost(m, false, s->fibre_m, (double)s->fibre);
-	s->terminal_length_m = m->terminal_m * (double)s->terminal_cables;
-	s->cost_terminals = layout_cable_cost(m, layout_is_copper(m, m->terminal_m, true), s->terminal_length_m,
-					      (double)s->terminal_cables);
+	s->terminal_cables = term.n_home + term.n_cu + term.n_fi;
+	s->terminal_length_m = m->terminal_m * (double)term.n_home + (double)(term.cu_um + term.fi_um) / LAYOUT_UM;
+	s->cost_terminals = layout_cable_cost(m, layout_is_copper(m, m->terminal_m, true), m->terminal_m * term.n_home,
+					      (double)term.n_home) +
+			    layout_cable_cost(m, true, (double)term.cu_um / LAYOUT_UM, (double)term.n_cu) +
+			    layout_cable_cost(m, false, (double)term.fi_um / LAYOUT_UM, (double)term.n_fi);
 	/* The parts bought: one per router, except that a tree may package
 	 * several small core switches in one physical switch (seed 001
 	 * §4.1: clos pack=1, P = 415 for l=3,r=32,n=4096,taper=2x1). */

@@ -370,9 +370,44 @@ void layout_release(struct layout *lo)
 	free(lo->cabinet);
 	free(lo->slot);
 	free(lo->units);
+	free(lo->ep_cabinet);
+	free(lo->ep_slot);
 	free(lo->rule_cell);
 	free(lo->cell);
 	memset(lo, 0, sizeof *lo);
+}
+
+/* Cabinets the rule left without a router are node-only cabinets (Myrinet
+ * Clos, seed 003 Table 1: "all compute nodes to node-only cabinets in the
+ * canonical order"): the endpoints fill them in id order, as evenly as
+ * they go (128 per cabinet for Table 1's sizes). Otherwise every endpoint
+ * stays in its router's cabinet (ep_cabinet NULL). */
+static int pack_node_cabinets(const struct topo *t, struct layout *lo, struct nl_err *err)
+{
+	uint32_t n_empty = 0;
+	for (uint32_t c = 0; c < lo->n_cabinets; c++)
+		n_empty += lo->units[c] == 0;
+	if (!n_empty || !t->n_endpoints)
+		return 0;
+	lo->ep_cabinet = malloc((size_t)t->n_endpoints * sizeof *lo->ep_cabinet);
+	lo->ep_slot = malloc((size_t)t->n_endpoints * sizeof *lo->ep_slot);
+	uint32_t *empty = malloc((size_t)n_empty * sizeof *empty);
+	if (!lo->ep_cabinet || !lo->ep_slot || !empty) {
+		free(empty);
+		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+	}
+	n_empty = 0;
+	for (uint32_t c = 0; c < lo->n_cabinets; c++)
+		if (lo->units[c] == 0)
+			empty[n_empty++] = c;
+	uint32_t per = (t->n_endpoints + n_empty - 1) / n_empty;
+	for (uint32_t e = 0; e < t->n_endpoints; e++) {
+		uint32_t c = empty[e / per];
+		lo->ep_cabinet[e] = c;
+		lo->ep_slot[e] = lo->units[c]++;
+	}
+	free(empty);
+	return 0;
 }
 
 int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, uint32_t per_cabinet,
@@ -419,8 +454,11 @@ int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, 
 			NL_BUG("layout rule %s put router %u in cabinet %u of %u", rule->name, r, c, lo->n_cabinets);
 		lo->slot[r] = lo->units[c]++;
 	}
+	if ((rc = pack_node_cabinets(t, lo, err)) < 0)
+		goto fail;
 	for (uint32_t e = 0; e < t->n_endpoints; e++)
-		lo->units[lo->cabinet[topo_ep_router(t, e)]]++;
+		if (!lo->ep_cabinet)
+			lo->units[lo->cabinet[topo_ep_router(t, e)]]++;
 	return 0;
 fail:
 	layout_release(lo);

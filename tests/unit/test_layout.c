@@ -432,6 +432,36 @@ static void test_myriclos_table1(void)
 	CHECK(lay_total("p1(myriclos:n=256):frac=0", "flex", false, NULL, NULL, NULL) == base);
 	CHECK(lay_total("p1(myriclos:n=1024)", "flex", false, NULL, NULL, NULL) ==
 	      lay_total("myriclos:n=1024", "flex", false, NULL, NULL, NULL));
+
+	/* The nodes are in the node-only cabinets 0 and 1, 128 each, not in
+	 * their switches' cabinets: fill 128U there, and the 256 terminal
+	 * cables run between cabinets (2 x 2 floor in rule order: one row
+	 * apart, 2.1 m, or 2.1 + 0.6 m, plus the 2 m overhead; 1,126.4 m). */
+	const struct layout_model *m = lay_preset("flex");
+	struct topo *t = NULL;
+	struct layout lo;
+	struct layout_summary s;
+	struct nl_err err = {0};
+	lay_make("myriclos:n=256", m, &t, &lo, 0);
+	CHECK_OK(layout_place_rule(&lo, &err), &err);
+	CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
+	CHECK(lo.ep_cabinet != NULL);
+	for (uint32_t e = 0; lo.ep_cabinet && e < t->n_endpoints; e++)
+		CHECK_EQ(lo.ep_cabinet[e], e / 128);
+	for (uint32_t r = 0; r < t->n_routers; r++)
+		CHECK(lo.cabinet[r] >= 2);
+	CHECK_EQ(lo.units[0], 128);
+	CHECK_EQ(lo.units[1], 128);
+	CHECK_EQ(s.max_units, 128);
+	CHECK_EQ(s.terminal_cables, 256);
+	CHECK_NEAR(s.terminal_length_m, 1126.4, 1e-9);
+	double *len = malloc(t->n_ports * sizeof *len);
+	layout_port_lengths(&lo, m, len);
+	for (uint32_t g = 0; g < t->n_ports; g++)
+		if (topo_port_is_terminal(t, g))
+			CHECK(len[g] >= 2.1 + 2.0 - 1e-9);
+	free(len);
+	lay_drop(t, &lo);
 }
 
 /* Seed 001 §4.1: the tapered Clos l=3, r=32, N=4096 has 205 + 130 + 160
