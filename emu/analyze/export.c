@@ -22,22 +22,70 @@ int analyze_format_parse(const char *name)
 	return -1;
 }
 
-/* JSON string body: the spec holds only printable ASCII, but escape the
- * two characters that could break the document anyway. */
-static void export_json_str(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when s starts an
+ * invalid one (stray continuation, overlong form, surrogate, above
+ * U+10FFFF, truncated). */
+static int export_utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	if (n == 0 || s[0] > 0xf4 || s[0] == 0xc0 || s[0] == 0xc1)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the terminating NUL */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* How export_text writes what a document cannot hold raw. */
+enum export_quote {
+	EXPORT_JSON,    /* JSON string body: \u00XX, invalid UTF-8 as U+FFFD */
+	EXPORT_DOT,     /* DOT quoted ID body: \" and \\, others as visible \xHH */
+	EXPORT_COMMENT, /* one '#' comment line: \\ and visible \xHH, nothing ends the line */
+};
+
+/* The spec can hold anything a path can (graph:file= with a tab, a newline
+ * or bytes that are not UTF-8): every output must stay well formed, so
+ * control characters and invalid UTF-8 are escaped. */
+static void export_text(FILE *f, const char *str, enum export_quote q)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		int n = export_utf8_len(s);
+		if (n == 0 || *s < 0x20 || *s == 0x7f) {
+			if (q != EXPORT_JSON)
+				fprintf(f, "\\x%02x", *s);
+			else if (n == 0)
+				fputs("\\ufffd", f);
+			else
+				fprintf(f, "\\u%04x", *s);
+			s++;
+			continue;
+		}
+		if (*s == '\\' || (q != EXPORT_COMMENT && *s == '"'))
+			fputc('\\', f);
+		fwrite(s, 1, (size_t)n, f);
+		s += n;
+	}
+}
+
+/* A JSON string (also a DOT quoted ID, with its own escapes). */
+static void export_quoted(FILE *f, const char *s, enum export_quote q)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
+	export_text(f, s, q);
 	fputc('"', f);
 }
 
 static void export_edgelist(const struct topo *t, const struct analyze_graph *g, FILE *f)
 {
-	fprintf(f, "# netloom edgelist %s\n", t->spec);
+	fprintf(f, "# netloom edgelist ");
+	export_text(f, t->spec, EXPORT_COMMENT);
+	fputc('\n', f);
 	fprintf(f, "# routers %u endpoints %u links %llu physical_links %llu\n", t->n_routers, t->n_endpoints,
 		(unsigned long long)g->links, (unsigned long long)g->phys_links);
 	fprintf(f, "# router_a router_b parallel_links\n");
@@ -50,7 +98,7 @@ static void export_edgelist(const struct topo *t, const struct analyze_graph *g,
 static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE *f)
 {
 	fprintf(f, "graph ");
-	export_json_str(f, t->spec); /* a DOT quoted ID escapes the same way */
+	export_quoted(f, t->spec, EXPORT_DOT);
 	fprintf(f, " {\n  node [shape=circle];\n");
 	for (uint32_t r = 0; r < g->n; r++) {
 		uint32_t c[TOPO_MAX_COORDS];
@@ -82,9 +130,9 @@ static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE
 static void export_json(const struct topo *t, const struct analyze_graph *g, FILE *f)
 {
 	fprintf(f, "{\n  \"spec\": ");
-	export_json_str(f, t->spec);
+	export_quoted(f, t->spec, EXPORT_JSON);
 	fprintf(f, ",\n  \"family\": ");
-	export_json_str(f, t->ops->name);
+	export_quoted(f, t->ops->name, EXPORT_JSON);
 	fprintf(f, ",\n  \"n_routers\": %u,\n  \"n_endpoints\": %u,\n  \"n_ports\": %u,\n", t->n_routers,
 		t->n_endpoints, t->n_ports);
 	fprintf(f, "  \"links\": %llu,\n  \"physical_links\": %llu,\n", (unsigned long long)g->links,

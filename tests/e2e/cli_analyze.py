@@ -152,6 +152,27 @@ def case_export():
             f.write("# router_a router_b parallel_links\n0 1 2\n1 2 0\n")
         p = run("topo", "describe", f"graph:file={bad}", code=2)
         one_line_error(p, "w.edges:3: link count '0' is not an integer 1..65536")
+        # A spec holding a tab, a newline, a quote, a backslash and a byte
+        # that is not UTF-8 (a graph:file= path): the JSON export parses
+        # (a raw tab made it invalid), the edgelist and DOT headers stay
+        # one line, and the edge list still reads back.
+        odd = os.path.join(tmp, 'a\tb\nc\udcff"q\\.edges')
+        run("topo", "export", "torus:k=4x4", "--format", "edgelist", "-o", odd)
+        spec = f"graph:file={odd}"
+        d = json.loads(run("topo", "export", spec, "--format", "json").stdout)
+        eq("json spec", d["spec"], spec.replace("\udcff", "\ufffd") + ",p=1,labels=0")
+        el = run("topo", "export", spec, "--format", "edgelist").stdout
+        head = el.split(b"\n")[0]
+        check(f"edgelist header one line: {head!r}", head.startswith(b"# netloom edgelist ") and
+              b"a\\x09b\\x0ac\\xff\"q\\\\.edges" in head)
+        eq("edgelist edges", len([l for l in el.split(b"\n") if l and not l.startswith(b"#")]), 32)
+        back = os.path.join(tmp, "back.edges")
+        with open(back, "wb") as f:
+            f.write(el)
+        eq("odd header reads back", run_json("topo", "describe", f"graph:file={back}", "--json")["links"], 32)
+        dot = run("topo", "export", spec, "--format", "dot").stdout
+        eq("dot first line", dot.split(b"\n")[0],
+           b'graph "graph:file=' + os.fsencode(tmp) + b'/a\\x09b\\x0ac\\xff\\"q\\\\.edges,p=1,labels=0" {')
 
 
 def case_design_hyperx():
