@@ -146,10 +146,16 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 		json_object_set_new(b, "metis", json_integer((json_int_t)r->b.cut));
 		json_object_set_new(b, "metis_runs", json_integer(r->b.runs));
 		json_object_set_new(b, "metis_unbalanced_rejected", json_integer(r->b.unbalanced));
-		json_t *pw = json_array();
-		json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[0]));
-		json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[1]));
+		/* With no endpoints METIS balances routers: part_weight then
+		 * counts routers, not endpoints. */
+		bool by_ep = t->n_endpoints > 0;
+		json_t *pw = json_array(), *pr = json_array();
+		for (int side = 0; side < 2; side++) {
+			json_array_append_new(pw, json_integer(by_ep ? (json_int_t)r->b.part_weight[side] : 0));
+			json_array_append_new(pr, json_integer((json_int_t)r->b.part_routers[side]));
+		}
 		json_object_set_new(b, "metis_part_endpoints", pw);
+		json_object_set_new(b, "metis_part_routers", pr);
 		basis = (double)r->b.cut;
 		basis_name = "metis";
 	}
@@ -174,6 +180,14 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	if (d->is_connected) {
 		json_object_set_new(j, "moore_bound", topo_json_num(r->moore));
 		json_object_set_new(j, "moore_ratio", json_real((double)t->n_routers / r->moore));
+		json_object_set_new(j, "moore_ratio_exact", json_boolean(d->is_exact));
+		if (!d->is_exact) { /* from the diameter bounds: [at the upper, at the lower] */
+			json_t *mb = json_array();
+			json_array_append_new(
+				mb, json_real((double)t->n_routers / analyze_moore_bound(r->g.max_degree, d->diameter_hi)));
+			json_array_append_new(mb, json_real((double)t->n_routers / r->moore));
+			json_object_set_new(j, "moore_ratio_bounds", mb);
+		}
 	} else {
 		json_object_set_new(j, "moore_bound", json_null());
 		json_object_set_new(j, "moore_ratio", json_null());
@@ -233,10 +247,13 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	for (uint32_t i = 1; i < d->hist_len; i++)
 		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
 	fprintf(f, "%s\n", d->is_exact ? " (router pairs)" : " (estimated router pairs)");
-	if (r->has_metis)
+	if (r->has_metis && t->n_endpoints > 0)
 		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, endpoints %llu | %llu)\n",
 			(unsigned long long)r->b.cut, r->b.runs, (unsigned long long)r->b.part_weight[0],
 			(unsigned long long)r->b.part_weight[1]);
+	else if (r->has_metis) /* no endpoints: the halves balance routers */
+		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, routers %u | %u; no endpoints)\n",
+			(unsigned long long)r->b.cut, r->b.runs, r->b.part_routers[0], r->b.part_routers[1]);
 	if (r->f.has)
 		fprintf(f, "bisection       %s%.10g links by %s\n", r->f.is_upper_bound ? "<= " : "", r->f.value,
 			r->f.source);
@@ -245,9 +262,15 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	if (basis >= 0)
 		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
 			analyze_ratio_B(&r->g, basis));
-	if (d->is_connected)
+	if (d->is_connected && d->is_exact)
 		fprintf(f, "moore ratio     %.6g (%u routers / Moore bound %.10g for degree %u, diameter %u)\n",
 			(double)t->n_routers / r->moore, t->n_routers, r->moore, r->g.max_degree, d->diameter);
+	else if (d->is_connected) /* the true diameter is only bracketed */
+		fprintf(f,
+			"moore ratio     <= %.6g, approximate (%u routers / Moore bound %.10g for degree %u and the "
+			"sampled diameter's lower bound %u; %.6g at its upper bound %u)\n",
+			(double)t->n_routers / r->moore, t->n_routers, r->moore, r->g.max_degree, d->diameter,
+			(double)t->n_routers / analyze_moore_bound(r->g.max_degree, d->diameter_hi), d->diameter_hi);
 	if (o->faults) {
 		const struct analyze_faults *fl = &r->fl;
 		if (fl->tolerance_pct < 0)
@@ -288,8 +311,14 @@ static int topo_describe_main(int argc, char **argv)
 		case 'j': o.json = true; break;
 		case 'b': o.bisection = true; break;
 		case 'f': o.faults = true; break;
-		case 'E': o.mode = ANALYZE_DIST_EXACT; break;
-		case 'S': o.mode = ANALYZE_DIST_SAMPLED; break;
+		case 'E':
+		case 'S': {
+			enum analyze_dist_mode m = c == 'E' ? ANALYZE_DIST_EXACT : ANALYZE_DIST_SAMPLED;
+			if (o.mode != ANALYZE_DIST_AUTO && o.mode != m)
+				return cli_usage_error(cmd, "--exact and --sampled together: expected one distance method");
+			o.mode = m;
+			break;
+		}
 		case 'o': o.output = optarg; break;
 		case 'h': fputs(describe_usage, stdout); return CLI_OK;
 		case 's':

@@ -37,6 +37,17 @@ def case_describe_torus():
     # Without --bisection, only the formula.
     d = run_json("topo", "describe", "torus:k=8x8", "--json")
     eq("metis absent", "metis" in d["bisection"], False)
+    eq("moore ratio exact", d["moore_ratio_exact"], True)
+    # Sampled: the Moore ratio comes from the diameter's lower bound, an
+    # upper bound on the ratio, and says so (it printed as exact).
+    d = run_json("topo", "describe", "torus:k=32x32", "--json", "--sampled", "--samples", "4")
+    lo, hi = d["diameter_bounds"]
+    eq("sampled moore ratio exact", d["moore_ratio_exact"], False)
+    eq("sampled moore ratio = upper bound", d["moore_ratio_bounds"][1], d["moore_ratio"])
+    check("sampled moore bounds ordered", d["moore_ratio_bounds"][0] <= d["moore_ratio_bounds"][1])
+    out = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "4").stdout.decode()
+    check("text says approximate", "moore ratio     <= " in out and
+          "approximate" in out and f"lower bound {lo}" in out and f"upper bound {hi}" in out)
 
 
 def case_describe_trunks():
@@ -295,6 +306,26 @@ def case_bisection_formulas():
     d = run_json("topo", "describe", spec, "--json", "--bisection")
     eq("equality metis", d["bisection"]["metis"], 14)
     eq("equality ratios from", d["bisection"]["ratios_from"], "metis")
+    # No endpoints: METIS balanced routers, labelled so (it printed
+    # "endpoints 7 | 7" for a topology with 0 endpoints).
+    eq("equality part routers", d["bisection"]["metis_part_routers"], [7, 7])
+    eq("equality part endpoints", d["bisection"]["metis_part_endpoints"], [0, 0])
+    out = run("topo", "describe", spec, "--bisection").stdout.decode()
+    check("routers | routers label", "(8 seeded runs, routers 7 | 7; no endpoints)" in out)
+    check("no endpoints label", "endpoints 7 | 7" not in out)
+    # FleX eq. 8 only with an even shorter axis, not 2x2: 3x3 gave 40.5
+    # (brute force 44), 15x20 6,750 (METIS 7,280), 2x2 12 (brute force 8),
+    # and b_r / B_r were taken from it.
+    need_family("flex")
+    for fspec in ("flex:nx=3,ny=3", "flex:nx=5,ny=5", "flex:nx=2,ny=2", "flex:nx=15,ny=20"):
+        d = run_json("topo", "describe", fspec, "--json")
+        eq(f"{fspec}: no formula", "formula" in d["bisection"], False)
+        eq(f"{fspec}: no ratios without METIS", "B_r" in d["bisection"], False)
+    d = run_json("topo", "describe", "flex:nx=3,ny=3", "--json", "--bisection")
+    eq("flex 3x3 metis", d["bisection"]["metis"], 44)
+    eq("flex 3x3 ratios from", d["bisection"]["ratios_from"], "metis")
+    d = run_json("topo", "describe", "flex:nx=4,ny=4", "--json")
+    eq("flex 4x4 formula (Table 3)", d["bisection"]["formula"], 96)
     out = run("topo", "describe", spec).stdout.decode()
     check("text labels the bound", "bisection       <= 18 links by the semicircle cut (an upper bound" in out)
     check("no ratio line from a bound", "bisection ratio" not in out)
@@ -333,6 +364,9 @@ def case_errors():
     one_line_error(p, "--seed")
     p = run("topo", "describe", "torus:k=8x8", "--frobnicate", code=2)
     one_line_error(p, "--frobnicate")
+    for args in (("--exact", "--sampled"), ("--sampled", "--exact")):
+        p = run("topo", "describe", "torus:k=8x8", *args, code=2)
+        one_line_error(p, "--exact and --sampled together")
     p = run("topo", "frob", code=2)
     one_line_error(p, "unknown subcommand 'frob'")
     p = run("design", "hyperx", "--radix", "128", code=2)
