@@ -5,9 +5,12 @@
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
@@ -204,6 +207,35 @@ static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
 	return rc;
 }
 
+/* Whether two output paths name one file: the same device and inode when
+ * either exists (./a.svg and a.svg, a link and its target), else the same
+ * canonical folder and name; "-" (standard output) only matches "-". */
+static bool lay_path_canonical(const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (!realpath(dir, real))
+		return false;
+	snprintf(out, n, "%s/%s", real, slash ? slash + 1 : path);
+	return true;
+}
+
+static bool lay_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return !strcmp(a, b);
+	bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+	if (has_a || has_b)
+		return has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+	return lay_path_canonical(a, ca, sizeof ca) && lay_path_canonical(b, cb, sizeof cb) && !strcmp(ca, cb);
+}
+
 int cli_layout_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -246,7 +278,7 @@ int cli_layout_main(int argc, char **argv)
 		return bad;
 	if (!svg && !lengths)
 		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
-	if (svg && lengths && !strcmp(svg, lengths))
+	if (svg && lengths && lay_same_file(svg, lengths))
 		return cli_usage_error(cmd, "--lengths '%s': the same file as --svg; expected another file", lengths);
 
 	struct nl_err err = {0};

@@ -102,6 +102,16 @@ def case_atomic_outputs():
         run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/nonexistent/x.len", code=2)
         eq("old svg kept", open(svg).read(), "old")
         one_line_error(run("layout", "torus:k=4x4", "--svg", svg, "--lengths", svg, code=2), "same file")
+        # The same file under other names: DIR/./NAME, DIR/../DIR/NAME, a
+        # link, and a file that does not exist yet.
+        os.symlink(svg, os.path.join(d, "link.svg"))
+        sub = os.path.basename(d)
+        for other in (f"{d}/./ok.svg", f"{d}/../{sub}/ok.svg", f"{d}/link.svg"):
+            one_line_error(run("layout", "torus:k=4x4", "--svg", svg, "--lengths", other, code=2), "same file")
+        one_line_error(run("layout", "torus:k=4x4", "--svg", f"{d}/new.svg", "--lengths", f"{d}/./new.svg", code=2),
+                       "same file")
+        eq("old svg kept after same-file refusals", open(svg).read(), "old")
+        os.unlink(os.path.join(d, "link.svg"))
         run("layout", "torus:k=4x4", "--svg", svg, "--lengths", lens)
         check("both written", open(svg).read().startswith("<?xml") and len(open(lens).read().splitlines()) == 1 + 32)
         eq("only the outputs", sorted(os.listdir(d)), ["ok.len", "ok.svg"])

@@ -222,5 +222,17 @@ for opt in --json --plot; do
     "2:netloom: $dir/no/such/out: cannot create temporary file: No such file or directory:0"
 done
 
+# --json and --plot naming one file (./NAME, a link): refused before the
+# replays, where the plot silently replaced the JSON.
+ln -sf "$dir/same.out" "$dir/same-link.out"
+for other in "$dir/./same.out" "$dir/same-link.out"; do
+  rm -f "$dir/same.out"
+  [ "$other" = "$dir/./same.out" ] || printf old > "$dir/same.out"
+  out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --json "$dir/same.out" --plot "$other" 2>&1 >"$dir/early.out"); rc=$?
+  expect_eq "same file $other" "$rc:$out:$(wc -c <"$dir/early.out")" \
+    "2:netloom interfere: --plot '$other': the same file as --json; expected another file:0"
+  [ ! -e "$dir/same.out" ] || [ "$(cat "$dir/same.out")" = old ] || fail "same file $other: written"
+done
+
 [ $fails -eq 0 ] && echo "interfere: all checks passed"
 exit $((fails > 0))
