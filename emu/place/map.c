@@ -58,6 +58,7 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 		while (*s == ' ' || *s == '\t' || *s == '\r')
 			s++;
 		if (*s && *s != '\n' && *s != '#') {
+			line[strcspn(line, "\r\n")] = 0; /* the message is one line */
 			rc = nl_errf(err, NL_EFORMAT, "%s:%u: unexpected text after 'rank endpoint': '%.40s'", path, lineno, s);
 			goto out;
 		}

@@ -231,6 +231,10 @@ static void test_map_file(void)
 	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err, ":1: '0 x': expected 'rank endpoint'");
 	rq.map_path = map_file("0 1 2\n");
 	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err, "unexpected text");
+	/* The rest of the line is quoted without its line end: one line. */
+	rq.map_path = map_file("0 3 junk\r\n1 5\n");
+	CHECK_ERR(place_job(pol("map"), &rq, ep, &err), NL_EFORMAT, &err, ":1: unexpected text after 'rank endpoint': 'junk'");
+	CHECK(!strchr(err.msg, '\n') && !strchr(err.msg, '\r'));
 	uint8_t busy[16] = {0};
 	busy[7] = 1;
 	rq.busy = busy;
