@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,43 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 		r++;
 	snprintf(why, sizeof why, "%s%s%s", what ? what : "", what ? " is " : "", r);
 	bs_warn(warn, path, bf, key, why, n);
+}
+
+/* A number as the whole value ('O.1', '0.1O', 'abc' and '' are not 0 or
+ * 0.1), as config_set reads the other numeric keys. */
+static bool bs_number(const char *v, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = v && *v ? strtod(v, &end) : 0;
+	return v && *v && !*end && !errno && isfinite(*out);
+}
+
+/* injection_rate in flits/cycle: BookSim's rate is in packets unless
+ * injection_rate_uses_flits. A rate or a flag that is not a number is
+ * named and left out, not written as 0. */
+static void bs_put_rate(FILE *out, FILE *warn, const char *path, struct bs_file *bf, bool rate_ok, double rate,
+			const char *ps, int *unmapped)
+{
+	double flits;
+	if (!bs_number(bs_get(bf, "injection_rate_uses_flits"), &flits) || flits != (long)flits) {
+		bs_warn(warn, path, bf, "injection_rate_uses_flits", "expected an integer (0 or 1)", unmapped);
+		bs_warn(warn, path, bf, "injection_rate", "its unit is unknown (injection_rate_uses_flits is not an integer)",
+			unmapped);
+		return;
+	}
+	if (!rate_ok) {
+		bs_warn(warn, path, bf, "injection_rate", "expected a number", unmapped);
+		return;
+	}
+	char how[160] = "", num[64];
+	if (flits == 0) {
+		double size = strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
+		snprintf(how, sizeof how, "%.12g flits/cycle (%.12g packets of %.12g flits)", rate * size, rate, size);
+		rate *= size;
+	}
+	snprintf(num, sizeof num, "%.12g", rate);
+	bs_put(out, warn, path, bf, "injection_rate", num, how[0] ? how : NULL, unmapped);
 }
 
 /* An allocator value as BookSim reads it (Allocator::NewAllocator):
@@ -1099,7 +1137,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			&unmapped);
 	else if (!traffic_ok)
 		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", &unmapped);
-	double rate = strtod(bs_get(bf, "injection_rate"), NULL);
+	double rate;
+	const bool rate_ok = bs_number(bs_get(bf, "injection_rate"), &rate);
 	const char *ps = bs_get(bf, "packet_size");
 	if (bs_multi(bf, "packet_size"))
 		; /* named by bs_vectors */
@@ -1108,14 +1147,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			&unmapped);
 	else
 		bs_put(out, warn, path, bf, "packet_size", ps, NULL, &unmapped);
-	char how[160] = "";
-	if (strtol(bs_get(bf, "injection_rate_uses_flits"), NULL, 10) == 0) {
-		double size = strtod(ps, NULL) > 0 ? strtod(ps, NULL) : 1;
-		snprintf(how, sizeof how, "%.12g flits/cycle (%.12g packets of %.12g flits)", rate * size, rate, size);
-		rate *= size;
-	}
-	snprintf(num, sizeof num, "%.12g", rate);
-	bs_put(out, warn, path, bf, "injection_rate", num, how[0] ? how : NULL, &unmapped);
+	bs_put_rate(out, warn, path, bf, rate_ok, rate, ps, &unmapped);
 	if (!bs_multi(bf, "injection_process") && strcmp(bs_get(bf, "injection_process"), "bernoulli"))
 		bs_warn(warn, path, bf, "injection_process", "only bernoulli is modelled", &unmapped);
 

@@ -221,6 +221,21 @@ def case_booksim_invalid_values():
         eq("defaults stand for what was left out", (j["sw_allocator"], j["num_vcs"], j["sim_type"]),
            ("islip", 16, "latency"))
         eq("packet_size kept", j["packet_size"], "4")
+        # A rate that is not a number is named like latency_thres = O.1,
+        # not read as its leading digits (0.1O: 0.1) or as 0 (O.1, abc, '').
+        head = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n"
+        for v in ("O.1", "0.1O", "abc", ""):
+            write(bs, head + f"injection_rate = {v};\n")
+            p = run("config", "--from-booksim", bs, code=3)
+            eq(f"injection_rate = {v!r}", p.stderr.decode(),
+               f"netloom: {bs}:5: cannot map 'injection_rate = {v}': expected a number\n")
+            check(f"injection_rate = {v!r} left out", "injection_rate" not in p.stdout.decode())
+        write(bs, head + "injection_rate_uses_flits = l;\ninjection_rate = 0.2;\n")
+        p = run("config", "--from-booksim", bs, code=3)
+        eq("injection_rate_uses_flits = l", p.stderr.decode().splitlines(),
+           [f"netloom: {bs}:5: cannot map 'injection_rate_uses_flits = l': expected an integer (0 or 1)",
+            f"netloom: {bs}:6: cannot map 'injection_rate = 0.2': its unit is unknown "
+            "(injection_rate_uses_flits is not an integer)"])
 
 
 def case_booksim_syntax():
