@@ -112,7 +112,12 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 			clear_last = false;
 			exp_clear_stats(n);
 		}
-		n->obs.count_channels = phase == PH_RUNNING;
+		/* Channels are counted in warm-up too, and cleared with the
+		 * other statistics: a point whose warm-up never ends reports
+		 * its last window, and channels.mean must describe the same
+		 * window as accepted and hops. A run that measures clears
+		 * everything as measurement starts, so its figures are unchanged. */
+		n->obs.count_channels = true;
 		const char *doing = phase == PH_WARMUP ? "warm-up" : "measuring";
 		NL_CHECK(exp_run_period(n, n->now + period, pg, doing, (double)total_phases / (double)expect,
 					1.0 / (double)expect, err));

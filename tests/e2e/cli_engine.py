@@ -190,6 +190,14 @@ def case_warmup_only():
         eq(f"{cmd}: no warning with max_samples = warmup_periods", p.stderr, b"")
         check(f"{cmd}: stable with max_samples = warmup_periods: {p.stdout.decode()!r}",
               p.stdout.decode().splitlines()[2].endswith(" yes"))
+    # The channel figures describe the window the other figures do (they
+    # were 0 when no period was measured): channels.mean is accepted x
+    # hops.mean x endpoints / channels (a 4x4 mesh: 16 endpoints, 48 channels).
+    for ms in (2, 3, 6):
+        r = run_json("run", *SMALL, "-s", "warmup_periods=3", "-s", f"max_samples={ms}", "--json", "-")["results"]
+        want = r["throughput"]["accepted"] * r["hops"]["mean"] * 16 / 48
+        near(f"max_samples={ms}: channels.mean", r["channels"]["mean"], want, 0.05 * want)
+        check(f"max_samples={ms}: channels.max >= mean", r["channels"]["max"] >= r["channels"]["mean"] > 0)
 
 
 def case_booksim_invalid_values():
