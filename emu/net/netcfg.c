@@ -55,7 +55,8 @@ static const struct param_def net_router_keys[] = {
 	{"lookahead_decide", PARAM_CHOICE, K(router_cfg, lookahead_decide), "arrival", 0, 0,
 	 "with routing_delay = 0, when a head's route at a router is decided: arrival (as it arrives there) or "
 	 "upstream (as it wins the switch of the router before, or is injected: BookSim's lookahead timing, "
-	 "so adaptive choices read that router's credits earlier; one partition only)",
+	 "so adaptive choices read that router's credits earlier; any number of partitions, threads and MPI "
+	 "ranks; not with voq = 1)",
 	 lookahead_decide_names},
 	{"vc_alloc_delay", PARAM_INT, K(router_cfg, vc_alloc_delay), "1", 1, 1000,
 	 "cycles of VC allocation", NULL},

@@ -340,6 +340,11 @@ def case_config_keys():
     check("num_vcs line", re.search(r"^  num_vcs +virtual channels per port \[default 16\] \[integer, 1\.\.255\]$",
                                     keys_text, flags=re.M))
     check("flow_control choices", "(wormhole|vct) [default wormhole]" in keys_text)
+    # lookahead_decide = upstream runs on any number of partitions,
+    # threads and ranks (docs/configuration.md); the help said one partition.
+    line = next(l for l in keys_text.splitlines() if l.startswith("  lookahead_decide "))
+    check(f"lookahead_decide help: {line!r}", "one partition only" not in line
+          and "any number of partitions, threads and MPI ranks; not with voq = 1" in line)
 
 
 # --- bad configurations -----------------------------------------------------------
