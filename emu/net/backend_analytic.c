@@ -196,6 +196,10 @@ struct analytic {
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
+/* The latest send time and the longest serialisation taken (2^62 ps,
+ * about 53 days): a completion time sums a few of them, and must not wrap
+ * past UINT64_MAX (a message delivered before it was sent). */
+#define ANALYTIC_TIME_MAX_PS (UINT64_C(1) << 62)
 #define ANALYTIC_ECMP_MAX 64u /* equal-cost next hops kept per router without a second scan */
 
 static void analytic_destroy(struct net_backend *b)
@@ -456,7 +460,10 @@ static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes, bool e
 		}
 		return t > a->latency_ps ? t - a->latency_ps : 0;
 	}
-	return (uint64_t)llround((double)bytes * a->ps_per_byte);
+	double ps = (double)bytes * a->ps_per_byte;
+	/* Past the limit it saturates (llround would overflow): analytic_send
+	 * refuses the message. */
+	return ps <= (double)ANALYTIC_TIME_MAX_PS ? (uint64_t)llround(ps) : ANALYTIC_TIME_MAX_PS + 1;
 }
 
 /* The minimal route's router-to-router channels from src_ep to dst_ep:
@@ -510,6 +517,16 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 			       "analytic backend: send at %" PRIu64 " ps, before the reached time %" PRIu64
 			       " ps",
 			       now_ps, a->reached_ps);
+	if (now_ps > ANALYTIC_TIME_MAX_PS)
+		return nl_errf(err, NL_ERANGE,
+			       "analytic backend: send at %" PRIu64 " ps: expected at most %" PRIu64
+			       " ps (2^62 ps, about 53 days; later times would overflow)",
+			       now_ps, ANALYTIC_TIME_MAX_PS);
+	if (!a->p.ideal && analytic_ser_ps(a, bytes, true) > ANALYTIC_TIME_MAX_PS)
+		return nl_errf(err, NL_ERANGE,
+			       "analytic backend: message %" PRIu64 ": %" PRIu64
+			       " bytes take more than 2^62 ps (about 53 days) to send; expected fewer bytes",
+			       msg_id, bytes);
 	if (t && (src_ep >= t->n_endpoints || dst_ep >= t->n_endpoints))
 		return nl_errf(err, NL_ERANGE,
 			       "analytic backend: endpoint %" PRIu32 " out of range (topology has %" PRIu32

@@ -7,12 +7,15 @@
  * message sent at time s enters the source queue at the first cycle not
  * yet simulated at or after s (the cycle of s itself unless the network has
  * already run it, as after an advance that stopped on a delivery in that
- * cycle).
+ * cycle). A send before the time the network reached (the last advance's
+ * *reached_ps), or an advance to it, is refused as the analytic backend
+ * refuses it (net.h's contract), and so is a send past FLIT_TIME_MAX_PS.
  *
  * The report lists the busiest router-to-router channels of the whole
  * replay: a channel carries at most one flit per cycle, so its busy time is
  * its flits x cycle_ps and its utilisation flits / cycles.
  */
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,13 @@ struct flit_backend {
 	uint64_t flit_bytes, packet_bytes;
 	uint64_t *job_flits; /* count_jobs: the observer's per (channel, job) counts */
 	bool chan_summed;    /* under MPI: the channels' counts are the ranks' sum (flit_report) */
+	uint64_t reached_ps; /* the time the last advance reached (ps): no send or advance before it */
 };
+
+/* The latest send time (2^62 ps, about 53 days): the cycle rounding and
+ * the delivery time (cycles x cycle_ps) must not wrap past UINT64_MAX (a
+ * message delivered before it was sent). */
+#define FLIT_TIME_MAX_PS (UINT64_C(1) << 62)
 
 /* The flits of a packet carrying `payload` bytes (at least one). */
 static uint32_t flit_packet_flits(const struct flit_backend *fb, uint64_t payload)
@@ -130,7 +139,24 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	if (src_ep >= t->n_endpoints || dst_ep >= t->n_endpoints)
 		return nl_errf(err, NL_EINVAL, "message %llu: endpoint %u -> %u outside 0..%u",
 			       (unsigned long long)msg_id, src_ep, dst_ep, t->n_endpoints - 1);
-	uint64_t cycle = (now_ps + fb->cycle_ps - 1) / fb->cycle_ps;
+	if (now_ps < fb->reached_ps)
+		return nl_errf(err, NL_ESTATE,
+			       "flit backend: send at %" PRIu64 " ps, before the reached time %" PRIu64 " ps", now_ps,
+			       fb->reached_ps);
+	if (now_ps > FLIT_TIME_MAX_PS)
+		return nl_errf(err, NL_ERANGE,
+			       "flit backend: send at %" PRIu64 " ps: expected at most %" PRIu64
+			       " ps (2^62 ps, about 53 days; later times would overflow)",
+			       now_ps, FLIT_TIME_MAX_PS);
+	/* Rounded up without the sum that wraps for bytes near 2^64 (0
+	 * packets: the message lost). */
+	uint64_t n_pkts = bytes ? bytes / fb->packet_bytes + (bytes % fb->packet_bytes != 0) : 1;
+	if (n_pkts > UINT32_MAX)
+		return nl_errf(err, NL_ERANGE,
+			       "flit backend: message %" PRIu64 ": %" PRIu64 " bytes is too large: expected at most %" PRIu64
+			       " packets of packet_bytes %" PRIu64,
+			       msg_id, bytes, (uint64_t)UINT32_MAX, fb->packet_bytes);
+	uint64_t cycle = now_ps / fb->cycle_ps + (now_ps % fb->cycle_ps != 0);
 	if (cycle < n->now)
 		cycle = n->now;
 	if (cycle > n->now) {
@@ -142,10 +168,6 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	uint32_t mi = flit_msg_alloc(n);
 	if (mi == FL_NONE)
 		return nl_errf(err, NL_ENOMEM, "out of memory for messages");
-	uint64_t n_pkts = bytes ? (bytes + fb->packet_bytes - 1) / fb->packet_bytes : 1;
-	if (n_pkts > UINT32_MAX)
-		return nl_errf(err, NL_ERANGE, "message %llu: %llu bytes is too large", (unsigned long long)msg_id,
-			       (unsigned long long)bytes);
 	n->msg.msgs[mi].id = msg_id;
 	n->msg.msgs[mi].pkts_left = (uint32_t)n_pkts;
 	struct fl_nic *c = &n->nics[src_ep];
@@ -200,6 +222,10 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	struct flitnet *n = fb->net;
 	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
 
+	if (until_ps < fb->reached_ps)
+		return nl_errf(err, NL_ESTATE,
+			       "flit backend: advance to %" PRIu64 " ps, before the reached time %" PRIu64 " ps",
+			       until_ps, fb->reached_ps);
 	n->msg.deliver = deliver;
 	n->msg.deliver_ctx = ctx;
 	n->msg.delivered = 0;
@@ -222,6 +248,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 		}
 	}
 	n->msg.deliver = NULL;
+	fb->reached_ps = *reached_ps;
 	uint64_t nw = fl_next_work_all(n);
 	*next_ps = nw == UINT64_MAX ? UINT64_MAX : nw * fb->cycle_ps;
 	return 0;

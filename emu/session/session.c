@@ -49,8 +49,20 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 	return st->t;
 }
 
+int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err)
+{
+	if (!s)
+		return nl_errf(err, NL_EINVAL, "%s: NULL session", fn);
+	if (s->in_callback && !(allowed_in && !strcmp(s->in_callback, allowed_in)))
+		return nl_errf(err, NL_ESTATE, "%s: called from a callback of %s; expected after it returns", fn,
+			       s->in_callback);
+	return 0;
+}
+
 int nl_sim_new(nl_sim **out, struct nl_err *err)
 {
+	if (!out)
+		return nl_errf(err, NL_EINVAL, "nl_sim_new: NULL out");
 	nl_sim *s = calloc(1, sizeof *s);
 	if (!s)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
@@ -133,8 +145,9 @@ const struct config *session_config(const nl_sim *s)
 
 int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 {
-	if (!s || !path)
-		return nl_errf(err, NL_EINVAL, "nl_sim_load_file: NULL %s", s ? "path" : "session");
+	NL_CHECK(session_enter(s, "nl_sim_load_file", NULL, err));
+	if (!path)
+		return nl_errf(err, NL_EINVAL, "nl_sim_load_file: NULL path");
 	NL_CHECK(config_load_file(&s->cfg, path, err));
 	session_reconfigured(s);
 	return 0;
@@ -142,8 +155,9 @@ int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 
 int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
 {
-	if (!s || !ini)
-		return nl_errf(err, NL_EINVAL, "nl_sim_load_string: NULL %s", s ? "text" : "session");
+	NL_CHECK(session_enter(s, "nl_sim_load_string", NULL, err));
+	if (!ini)
+		return nl_errf(err, NL_EINVAL, "nl_sim_load_string: NULL text");
 	NL_CHECK(config_load_string(&s->cfg, ini, name ? name : "<string>", err));
 	session_reconfigured(s);
 	return 0;
@@ -151,8 +165,9 @@ int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_e
 
 int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
 {
-	if (!s || !key)
-		return nl_errf(err, NL_EINVAL, "nl_sim_set: NULL %s", s ? "key" : "session");
+	NL_CHECK(session_enter(s, "nl_sim_set", NULL, err));
+	if (!key)
+		return nl_errf(err, NL_EINVAL, "nl_sim_set: NULL key");
 	NL_CHECK(config_set(&s->cfg, key, value, "-s", err));
 	session_reconfigured(s);
 	return 0;
@@ -199,6 +214,7 @@ static const char *session_routing_spec(nl_sim *s)
 
 int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_info", NULL, err));
 	if (!info || info->size < sizeof *info)
 		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
 	NL_CHECK(session_topo(s, err));
@@ -291,25 +307,19 @@ static int session_refuse_no_endpoints(const nl_sim *s, struct nl_err *err)
 
 int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_run_rate", NULL, err));
 	if (!(rate >= 0 && rate <= 1)) /* NaN too */
 		return nl_errf(err, NL_ERANGE, "nl_sim_run_rate: rate %g: expected 0 <= rate <= 1", rate);
 	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
 	NL_CHECK(session_default_routing(s, err));
 	(void)session_routing_spec(s);
-	/* The results' configuration records the rate run, as the CLI's -s
-	 * injection_rate=R would (it is the resolved configuration). */
-	if (rate != s->tc.injection_rate) {
-		char txt[40];
-		snprintf(txt, sizeof txt, "%.17g", rate);
-		NL_CHECK(config_set(&s->cfg, "injection_rate", txt, "nl_sim_run_rate", err));
-		s->tc.injection_rate = rate;
-	}
 	NL_CHECK(session_refuse_no_endpoints(s, err));
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	int rc = session_point(s, rate, err);
 	if (s->n_points) {
 		s->kind = SESSION_RUN;
+		s->run_rate = rate;
 		if (out)
 			session_point_public(&s->points[0], out);
 	}
@@ -318,12 +328,15 @@ int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err 
 
 int nl_sim_run(nl_sim *s, struct nl_point *out, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_run", NULL, err));
 	NL_CHECK(session_bind(s, err));
 	return nl_sim_run_rate(s, s->tc.injection_rate, out, err);
 }
 
 const char *nl_sim_deadlock_report(const nl_sim *s)
 {
+	if (!s)
+		return "";
 	for (uint32_t i = 0; i < s->n_points; i++)
 		if (s->points[i].deadlock && s->points[i].report)
 			return s->points[i].report;
@@ -352,7 +365,9 @@ static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_poi
 	if (on_point) {
 		struct nl_point p;
 		session_point_public(pt, &p);
+		s->in_callback = "nl_sim_sweep";
 		int stop = on_point(ctx, &p);
+		s->in_callback = NULL;
 		if (stop) {
 			*rc = stop;
 			return 1;
@@ -450,9 +465,10 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
 		 struct nl_sweep *out, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_sweep", NULL, err));
 	session_results_clear(s);
-	if (!(lo >= 0 && hi >= lo && hi <= 1 && step > 0))
-		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and STEP > 0", lo,
+	if (!(lo >= 0 && hi >= lo && hi <= 1 && step > 0 && isfinite(step))) /* NaN too */
+		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and a finite STEP > 0", lo,
 			       hi, step);
 	NL_CHECK(session_topo(s, err));
 	NL_CHECK(session_default_routing(s, err));
@@ -461,9 +477,12 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
 	int rc = 0;
-	long n_steps = lround(floor((hi - lo) / step + 1e-9));
-	if (n_steps >= UINT32_MAX)
+	/* Counted in double: a tiny step's quotient (1e20, or inf for a
+	 * denormal) is out of any integer's range. */
+	double n_steps_d = floor((hi - lo) / step + 1e-9);
+	if (!(n_steps_d < (double)UINT32_MAX))
 		return nl_errf(err, NL_ERANGE, "sweep: rates %g:%g:%g: more than %u points", lo, hi, step, UINT32_MAX);
+	long n_steps = (long)n_steps_d;
 	double *rates = malloc(((size_t)n_steps + 1) * sizeof *rates);
 	/* Under MPI a failure here, on one rank, must not leave the others in
 	 * the first point's collectives. */
@@ -535,6 +554,10 @@ static json_t *session_json_doc(const nl_sim *s, unsigned flags)
 	json_t *doc;
 	if (s->kind == SESSION_RUN) {
 		doc = session_doc(s, "run");
+		/* The configuration records the rate run, as the CLI's -s
+		 * injection_rate=R would; the session's key is left as set
+		 * (nl_sim_run_rate is a one-off). */
+		json_object_set_new(json_object_get(doc, "config"), "injection_rate", json_real(s->run_rate));
 		json_object_set_new(doc, "results", net_point_json(&s->points[0], s->topo, repro));
 	} else if (s->kind == SESSION_SWEEP) {
 		doc = session_doc(s, "sweep");
@@ -560,6 +583,9 @@ static json_t *session_json_doc(const nl_sim *s, unsigned flags)
 
 int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_json", NULL, err));
+	if (!out)
+		return nl_errf(err, NL_EINVAL, "nl_sim_json: NULL out");
 	if (s->kind == SESSION_NONE)
 		return nl_errf(err, NL_ESTATE, "no results yet: run, sweep or replay first");
 	json_t *doc = session_json_doc(s, flags);
@@ -583,6 +609,9 @@ int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct
 
 int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_write_json", NULL, err));
+	if (!path)
+		return nl_errf(err, NL_EINVAL, "nl_sim_write_json: NULL path");
 	if (s->kind == SESSION_NONE)
 		return nl_errf(err, NL_ESTATE, "%s: no results yet: run, sweep or replay first", path);
 	json_t *doc = session_json_doc(s, flags);

@@ -37,6 +37,7 @@ struct nl_sim {
 	struct net_point *points;     /* run: 1; sweep: n_points */
 	uint32_t n_points, cap_points;
 	struct nl_sweep sweep;
+	double run_rate;              /* run: the rate it ran at (nl_sim_run_rate's, not the key's) */
 	struct json_t *replay_doc;    /* replay: the whole document */
 
 	/* Replay state, kept for the CLI's report (session_replay_view). */
@@ -60,7 +61,19 @@ struct nl_sim {
 	/* Message-level network (nl_sim_net_open). */
 	struct net_backend *net;
 	const struct topo *net_topo;  /* its topology, NULL: none */
+
+	/* The public call whose caller's callback is running ("nl_sim_sweep",
+	 * "nl_sim_advance"), or NULL. That call holds pointers into the
+	 * session (its points, network, topology) on its stack, so a call
+	 * that would free them is refused until it returns. */
+	const char *in_callback;
 };
+
+/* The check every public entry point `fn` starts with: NL_EINVAL for a
+ * NULL session; NL_ESTATE when called from a caller's callback, unless
+ * that callback is the one of `allowed_in` (nl_sim_send from
+ * nl_sim_advance's deliver callback). One line naming fn either way. */
+int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err);
 
 /* Bind the typed configs (once per configuration). */
 int session_bind(nl_sim *s, struct nl_err *err);

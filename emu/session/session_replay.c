@@ -415,8 +415,9 @@ fail:
 
 int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
 {
-	if (!s || !path)
-		return nl_errf(err, NL_EINVAL, "nl_sim_replay: NULL %s", s ? "path" : "session");
+	NL_CHECK(session_enter(s, "nl_sim_replay", NULL, err));
+	if (!path)
+		return nl_errf(err, NL_EINVAL, "nl_sim_replay: NULL path");
 	return session_replay(s, path, NULL, out, err);
 }
 
@@ -429,6 +430,7 @@ const struct session_replay_view *session_replay_view(const nl_sim *s)
 
 int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_net_open", NULL, err));
 	const struct net_backend_ops *ops;
 	bool want_topo;
 	struct net_backend *b;
@@ -450,6 +452,10 @@ int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
 		struct nl_err *err)
 {
+	/* The one call a deliver callback may make: a server answers a
+	 * delivery with the next message. The backend takes it at the
+	 * delivery's instant, as between two advances. */
+	NL_CHECK(session_enter(s, "nl_sim_send", "nl_sim_advance", err));
 	if (!s->net)
 		NL_CHECK(nl_sim_net_open(s, err));
 	/* The backends index endpoints unchecked (hot path): check here. */
@@ -460,13 +466,29 @@ int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t
 	return s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err);
 }
 
+/* nl_sim_advance's deliver when the caller wants no notification. */
+static void session_deliver_none(void *ctx, uint64_t msg_id, uint64_t t_ps)
+{
+	(void)ctx;
+	(void)msg_id;
+	(void)t_ps;
+}
+
 int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
 		   uint64_t *next_ps, struct nl_err *err)
 {
+	NL_CHECK(session_enter(s, "nl_sim_advance", NULL, err));
 	if (!s->net)
 		return nl_errf(err, NL_ESTATE, "advance: no network yet (nl_sim_net_open or nl_sim_send first)");
 	uint64_t reached, next;
-	NL_CHECK(s->net->ops->advance(s->net, until_ps, deliver, ctx, &reached, &next, err));
+	/* Both backends then stop at the same instants with or without one. */
+	if (!deliver)
+		deliver = session_deliver_none;
+	s->in_callback = "nl_sim_advance";
+	int rc = s->net->ops->advance(s->net, until_ps, deliver, ctx, &reached, &next, err);
+	s->in_callback = NULL;
+	if (rc < 0)
+		return rc;
 	if (reached_ps)
 		*reached_ps = reached;
 	if (next_ps)

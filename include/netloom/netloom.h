@@ -17,6 +17,15 @@
  * and, when `err` is not NULL, fills it with one line naming the file,
  * key or value at fault and what was expected. A failed call leaves the
  * session as it was, except that a failed run discards the last results.
+ * A NULL session or required pointer is NL_EINVAL naming the call.
+ *
+ * Callbacks (nl_sim_sweep's on_point, nl_sim_advance's deliver) run while
+ * the call holds the session's points and network: from inside them only
+ * nl_sim_send (from deliver: the next message at or after the delivery's
+ * time) and nl_sim_deadlock_report may be called. Every other call on the
+ * session returns NL_ESTATE ("nl_sim_set: called from a callback of
+ * nl_sim_sweep; expected after it returns"); nl_sim_free must not be
+ * called there.
  *
  * Ownership: the caller owns what it passes in (strings are copied);
  * pointers the library returns (nl_sim_info strings, nl_sim_json text's
@@ -100,10 +109,12 @@ NL_API const char *nl_strerror(int code);
 typedef struct nl_sim nl_sim;
 
 /* A new session with the default configuration (torus:k=8x8, dor, uniform
- * traffic at 0.1 flits/cycle/endpoint, seed 0). Free with nl_sim_free. */
+ * traffic at 0.1 flits/cycle/endpoint, seed 0). Free with nl_sim_free.
+ * NULL out: NL_EINVAL. */
 NL_API int nl_sim_new(nl_sim **out, struct nl_err *err);
 
-/* Free the session and everything it built. NULL is a no-op. */
+/* Free the session and everything it built. NULL is a no-op. Not from
+ * inside one of the session's callbacks. */
 NL_API void nl_sim_free(nl_sim *s);
 
 /* Configuration. Each call validates what it sets against the key tables
@@ -176,7 +187,11 @@ struct nl_point {
  * the stuck VCs). Other errors keep no result. pt may be NULL. */
 NL_API int nl_sim_run(nl_sim *s, struct nl_point *pt, struct nl_err *err);
 
-/* The same at `rate` flits/cycle/endpoint. */
+/* The same at `rate` flits/cycle/endpoint (0..1, else NL_ERANGE), as a
+ * one-off: the configured injection_rate stays as it was, whether the run
+ * succeeds or fails (nl_sim_info and a later nl_sim_run use it); the
+ * results' JSON configuration records `rate`, as `netloom run -s
+ * injection_rate=R` would. */
 NL_API int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *pt, struct nl_err *err);
 
 /* Called after each point of a sweep; a non-zero return stops the sweep
@@ -197,12 +212,14 @@ struct nl_sweep {
 /* A load-latency curve: rates lo, lo+step, ... up to hi (each rounded to
  * 12 significant digits), stopping after the first unstable point unless
  * NL_SWEEP_CONTINUE, and always after a deadlock (then NL_EDEADLOCK, with
- * the results kept). 0 <= lo <= hi <= 1, step > 0. on_point may be NULL. */
+ * the results kept). 0 <= lo <= hi <= 1 and a finite step > 0, else
+ * NL_EINVAL; more than UINT32_MAX points (a tiny step): NL_ERANGE.
+ * on_point may be NULL. */
 NL_API int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point,
 			void *ctx, struct nl_sweep *out, struct nl_err *err);
 
 /* The deadlock report of the last run that deadlocked: one line per stuck
- * input VC, or "". Owned by the session. */
+ * input VC, or "" (also for a NULL session). Owned by the session. */
 NL_API const char *nl_sim_deadlock_report(const nl_sim *s);
 
 /* --- trace replay ---------------------------------------------------------- */
@@ -232,17 +249,22 @@ typedef void (*nl_deliver_fn)(void *ctx, uint64_t msg_id, uint64_t t_ps);
 NL_API int nl_sim_net_open(nl_sim *s, struct nl_err *err);
 
 /* Hand a message of `bytes` from endpoint src to endpoint dst to the
- * network at now_ps (never earlier than the time the network reached).
- * msg_id is the caller's, returned on delivery. Opens the network first
- * if needed. */
+ * network at now_ps. msg_id is the caller's, returned on delivery. Opens
+ * the network first if needed. now_ps before the time the network reached
+ * (the last nl_sim_advance's *reached_ps) is NL_ESTATE, on every backend.
+ * Beyond what the model's clock holds, NL_ERANGE: now_ps past 2^62 ps
+ * (about 53 days), a message too large to packetise (flit: more than
+ * 2^32-1 packets) or to serialise in 2^62 ps (analytic). May be called
+ * from nl_sim_advance's deliver callback. */
 NL_API int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes,
 		       uint64_t msg_id, struct nl_err *err);
 
 /* Run the network towards until_ps, stopping at the first instant some
- * messages complete and calling deliver for each (deterministic order).
- * *reached_ps: the time reached; *next_ps: the earliest time anything can
- * happen next (UINT64_MAX when idle). Either may be NULL. NL_EDEADLOCK
- * when the network stalls. */
+ * messages complete and calling deliver for each (deterministic order;
+ * NULL: no notification, the stop is the same). *reached_ps: the time
+ * reached; *next_ps: the earliest time anything can happen next
+ * (UINT64_MAX when idle). Either may be NULL. until_ps before the time
+ * reached: NL_ESTATE. NL_EDEADLOCK when the network stalls. */
 NL_API int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
 			  uint64_t *next_ps, struct nl_err *err);
 
@@ -250,11 +272,11 @@ NL_API int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, v
 
 /* The last run's, sweep's or replay's results as the JSON document
  * `netloom run/sweep/replay --json` writes (docs/results.md), with a final
- * newline. *out is malloc'd: the caller frees it. NL_ESTATE when there are
- * no results. */
+ * newline. *out is malloc'd: the caller frees it (NULL out: NL_EINVAL).
+ * NL_ESTATE when there are no results. */
 NL_API int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct nl_err *err);
 
-/* The same written atomically to `path` ("-": stdout). */
+/* The same written atomically to `path` ("-": stdout; NULL: NL_EINVAL). */
 NL_API int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err);
 
 #ifdef __cplusplus

@@ -4,6 +4,8 @@
  * reentrancy: two sessions in two threads each give their single-session
  * JSON byte for byte (issue 10, part 6); compare's cache keys. */
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,6 +233,219 @@ static void test_run_rate(void)
 	nl_sim_free(s);
 }
 
+/* nl_sim_run_rate is a one-off: the configured injection_rate is the
+ * same after it, whether it ran or failed (a later nl_sim_run and
+ * nl_sim_info say the key's rate), while its own results record the rate
+ * it ran at. */
+static void test_run_rate_one_off(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	struct nl_point pt;
+	struct nl_sim_info info = {.size = sizeof info};
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=4x4", &e), &e);
+	CHECK_OK(nl_sim_run_rate(s, 0.3, &pt, &e), &e);
+	CHECK_NEAR(pt.offered, 0.3, 1e-12);
+	char *json = NULL;
+	CHECK_OK(nl_sim_json(s, 0, &json, NULL, &e), &e);
+	CHECK(json && strstr(json, "\"injection_rate\": 0.29999999999999999"));
+	free(json);
+	CHECK_OK(nl_sim_info(s, &info, &e), &e);
+	CHECK_NEAR(info.injection_rate, 0.1, 1e-12);
+	CHECK_OK(nl_sim_run(s, &pt, &e), &e);
+	CHECK_NEAR(pt.offered, 0.1, 1e-12);
+	/* A failed run_rate changes the rate no more than a successful one. */
+	CHECK_OK(nl_sim_set(s, "cable_latency", "1", &e), &e);
+	CHECK_ERR(nl_sim_run_rate(s, 0.7, &pt, &e), NL_EUNSUPPORTED, &e, "cable_latency");
+	CHECK_OK(nl_sim_set(s, "cable_latency", "0", &e), &e);
+	CHECK_OK(nl_sim_run(s, &pt, &e), &e);
+	CHECK_NEAR(pt.offered, 0.1, 1e-12);
+	nl_sim_free(s);
+}
+
+/* Calls back into the session from a callback: refused with NL_ESTATE
+ * naming both calls (they would free what the running call holds);
+ * nl_sim_send from a deliver callback and nl_sim_deadlock_report work. */
+struct reenter {
+	nl_sim *s;
+	int n, n_sent, rc_set, rc_run, rc_json, rc_send, rc_advance;
+	char msg[NL_ERR_MSG_MAX];
+};
+
+static int reenter_point(void *ctx, const struct nl_point *pt)
+{
+	(void)pt;
+	struct reenter *r = ctx;
+	struct nl_err e = {0};
+	char *json = NULL;
+	r->n++;
+	r->rc_set = nl_sim_set(r->s, "seed", "3", &e);
+	snprintf(r->msg, sizeof r->msg, "%s", e.msg);
+	r->rc_run = nl_sim_run_rate(r->s, 0.2, NULL, &e);
+	r->rc_json = nl_sim_json(r->s, 0, &json, NULL, &e);
+	free(json);
+	(void)nl_sim_deadlock_report(r->s);
+	return 0;
+}
+
+static void reenter_deliver(void *ctx, uint64_t id, uint64_t t)
+{
+	struct reenter *r = ctx;
+	struct nl_err e = {0};
+	r->n++;
+	r->rc_set = nl_sim_set(r->s, "seed", "3", &e);
+	snprintf(r->msg, sizeof r->msg, "%s", e.msg);
+	r->rc_advance = nl_sim_advance(r->s, t, NULL, NULL, NULL, NULL, &e);
+	if (id < 3) { /* answer with the next message, as a server does */
+		r->rc_send = nl_sim_send(r->s, t, 2, 7, 64, id + 10, &e);
+		r->n_sent += r->rc_send == 0;
+	}
+}
+
+static void test_callback_reentry(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=3x3", &e), &e);
+	struct reenter r = {.s = s};
+	struct nl_sweep sw;
+	CHECK_OK(nl_sim_sweep(s, 0.1, 0.3, 0.1, 0, reenter_point, &r, &sw, &e), &e);
+	CHECK_UINT(sw.n_points, ==, 3);
+	CHECK_EQ(r.n, 3);
+	CHECK_EQ(r.rc_set, NL_ESTATE);
+	CHECK_STR(r.msg, "nl_sim_set: called from a callback of nl_sim_sweep; expected after it returns");
+	CHECK_EQ(r.rc_run, NL_ESTATE);
+	CHECK_EQ(r.rc_json, NL_ESTATE);
+	char *json = NULL; /* the sweep is whole, and the session usable again */
+	CHECK_OK(nl_sim_json(s, 0, &json, NULL, &e), &e);
+	free(json);
+	CHECK_OK(nl_sim_set(s, "seed", "3", &e), &e);
+	static const char *const backends[] = {"flit", "analytic"};
+	for (int b = 0; b < 2; b++) {
+		CHECK_OK(nl_sim_set(s, "backend", backends[b], &e), &e);
+		CHECK_OK(nl_sim_send(s, 0, 0, 5, 64, 1, &e), &e);
+		CHECK_OK(nl_sim_send(s, 0, 1, 5, 64, 2, &e), &e);
+		r = (struct reenter){.s = s};
+		uint64_t reached = 0, next = 0;
+		for (int guard = 0; next != UINT64_MAX && guard < 100; guard++)
+			CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, reenter_deliver, &r, &reached, &next, &e), &e);
+		CHECK_EQ(r.n, 4); /* the two sent, then the two sent from the callback */
+		CHECK_EQ(r.n_sent, 2);
+		CHECK_EQ(r.rc_set, NL_ESTATE);
+		CHECK_STR(r.msg, "nl_sim_set: called from a callback of nl_sim_advance; expected after it returns");
+		CHECK_EQ(r.rc_advance, NL_ESTATE);
+	}
+	nl_sim_free(s);
+}
+
+/* A step so small the point count leaves every integer type (1e-20, a
+ * denormal) is refused as 1e-11 is, and so are non-finite bounds. */
+static void test_sweep_tiny_step(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	struct nl_sweep sw;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=3x3", &e), &e);
+	static const double steps[] = {1e-11, 1e-20, 4.9e-324};
+	for (int k = 0; k < 3; k++)
+		CHECK_ERR(nl_sim_sweep(s, 0, 1, steps[k], 0, NULL, NULL, &sw, &e), NL_ERANGE, &e,
+			  "more than 4294967295 points");
+	CHECK_ERR(nl_sim_sweep(s, 0, 1, 1.0 / 0.0, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "finite STEP");
+	CHECK_ERR(nl_sim_sweep(s, 0, 1, 0.0 / 0.0, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "finite STEP");
+	CHECK_ERR(nl_sim_sweep(s, 0.0 / 0.0, 1, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "expected 0 <=");
+	CHECK_ERR(nl_sim_sweep(s, 0, 1.0 / 0.0, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e, "expected 0 <=");
+	char *json = NULL;
+	CHECK_ERR(nl_sim_json(s, 0, &json, NULL, &e), NL_ESTATE, &e, "no results");
+	nl_sim_free(s);
+}
+
+/* Sends and advances at the edges of time and size, on both backends:
+ * refused, never wrapped (a message lost, or delivered before it was
+ * sent); time never goes back. */
+static void test_message_extremes(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "torus:k=4x4", &e), &e);
+	static const char *const backends[] = {"flit", "analytic"};
+	for (int b = 0; b < 2; b++) {
+		CHECK_OK(nl_sim_set(s, "backend", backends[b], &e), &e);
+		CHECK_OK(nl_sim_net_open(s, &e), &e);
+		CHECK_ERR(nl_sim_send(s, UINT64_MAX, 0, 5, 64, 1, &e), NL_ERANGE, &e, "2^62 ps");
+		CHECK_ERR(nl_sim_send(s, 0, 0, 5, UINT64_MAX, 2, &e), NL_ERANGE, &e, "18446744073709551615 bytes");
+		CHECK_ERR(nl_sim_send(s, 0, 0, 5, UINT64_MAX - 254, 3, &e), NL_ERANGE, &e, "bytes");
+		if (b == 0)
+			CHECK_ERR(nl_sim_send(s, 0, 0, 5, UINT64_C(1) << 40, 4, &e), NL_ERANGE, &e, "too large");
+		CHECK_OK(nl_sim_send(s, 0, 0, 5, 64, 5, &e), &e);
+		struct got g = {0};
+		uint64_t reached = 0, next = 0;
+		CHECK_OK(nl_sim_advance(s, 10000000, on_deliver, &g, &reached, &next, &e), &e);
+		CHECK_OK(nl_sim_advance(s, 10000000, on_deliver, &g, &reached, &next, &e), &e);
+		CHECK_EQ(g.n, 1);
+		CHECK_UINT(reached, ==, 10000000);
+		char want[96];
+		snprintf(want, sizeof want, "%s backend: send at 0 ps, before the reached time 10000000 ps", backends[b]);
+		CHECK_ERR(nl_sim_send(s, 0, 0, 5, 64, 6, &e), NL_ESTATE, &e, want);
+		snprintf(want, sizeof want, "%s backend: advance to 9999999 ps, before the reached time 10000000 ps",
+			 backends[b]);
+		CHECK_ERR(nl_sim_advance(s, 9999999, on_deliver, &g, &reached, &next, &e), NL_ESTATE, &e, want);
+		CHECK_OK(nl_sim_send(s, 10000000, 0, 5, 64, 7, &e), &e);
+		drive(s, &g, 2, &e);
+		CHECK_EQ(g.n, 2);
+		CHECK(g.t[1] > 10000000);
+	}
+	nl_sim_free(s);
+}
+
+/* A NULL session or required pointer is NL_EINVAL naming the call, in
+ * every entry point; a NULL deliver callback means no notification, on
+ * both backends alike. */
+static void test_null_arguments(void)
+{
+	struct nl_err e = {0};
+	struct nl_sim_info info = {.size = sizeof info};
+	struct nl_sweep sw;
+	char *json = NULL;
+	uint64_t reached = 0, next = 0;
+	CHECK_ERR(nl_sim_new(NULL, &e), NL_EINVAL, &e, "nl_sim_new: NULL out");
+	CHECK_ERR(nl_sim_set(NULL, "seed", "1", &e), NL_EINVAL, &e, "nl_sim_set: NULL session");
+	CHECK_ERR(nl_sim_load_string(NULL, "", NULL, &e), NL_EINVAL, &e, "nl_sim_load_string: NULL session");
+	CHECK_ERR(nl_sim_load_file(NULL, "x.ini", &e), NL_EINVAL, &e, "nl_sim_load_file: NULL session");
+	CHECK_ERR(nl_sim_info(NULL, &info, &e), NL_EINVAL, &e, "nl_sim_info: NULL session");
+	CHECK_ERR(nl_sim_run(NULL, NULL, &e), NL_EINVAL, &e, "nl_sim_run: NULL session");
+	CHECK_ERR(nl_sim_run_rate(NULL, 0.1, NULL, &e), NL_EINVAL, &e, "nl_sim_run_rate: NULL session");
+	CHECK_ERR(nl_sim_sweep(NULL, 0.1, 0.2, 0.1, 0, NULL, NULL, &sw, &e), NL_EINVAL, &e,
+		  "nl_sim_sweep: NULL session");
+	CHECK_ERR(nl_sim_replay(NULL, "x.nlt", NULL, &e), NL_EINVAL, &e, "nl_sim_replay: NULL session");
+	CHECK_ERR(nl_sim_net_open(NULL, &e), NL_EINVAL, &e, "nl_sim_net_open: NULL session");
+	CHECK_ERR(nl_sim_send(NULL, 0, 0, 1, 64, 1, &e), NL_EINVAL, &e, "nl_sim_send: NULL session");
+	CHECK_ERR(nl_sim_advance(NULL, 0, NULL, NULL, NULL, NULL, &e), NL_EINVAL, &e, "nl_sim_advance: NULL session");
+	CHECK_ERR(nl_sim_json(NULL, 0, &json, NULL, &e), NL_EINVAL, &e, "nl_sim_json: NULL session");
+	CHECK_ERR(nl_sim_write_json(NULL, 0, "-", &e), NL_EINVAL, &e, "nl_sim_write_json: NULL session");
+	CHECK_STR(nl_sim_deadlock_report(NULL), "");
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=2x2", &e), &e);
+	CHECK_ERR(nl_sim_info(s, NULL, &e), NL_EINVAL, &e, "nl_sim_info");
+	CHECK_OK(nl_sim_run(s, NULL, &e), &e);
+	CHECK_ERR(nl_sim_json(s, 0, NULL, NULL, &e), NL_EINVAL, &e, "nl_sim_json: NULL out");
+	CHECK_ERR(nl_sim_write_json(s, 0, NULL, &e), NL_EINVAL, &e, "nl_sim_write_json: NULL path");
+	static const char *const backends[] = {"flit", "analytic"};
+	for (int b = 0; b < 2; b++) {
+		CHECK_OK(nl_sim_set(s, "backend", backends[b], &e), &e);
+		CHECK_OK(nl_sim_send(s, 0, 0, 1, 64, 1, &e), &e);
+		/* Without a callback it still stops at the delivery's instant. */
+		CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, NULL, NULL, &reached, &next, &e), &e);
+		CHECK(reached > 0 && reached < UINT64_MAX / 2);
+		CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, NULL, NULL, NULL, NULL, &e), &e);
+	}
+	nl_sim_free(s);
+}
+
 /* compare's cache keys (session_compare_cache.c) hold the identity of
  * the build that runs them: a result cached by another build (another
  * commit: the model may differ, the version does not) is a miss; the same
@@ -262,6 +477,11 @@ int main(void)
 {
 	TEST_RUN(test_config);
 	TEST_RUN(test_run_rate);
+	TEST_RUN(test_run_rate_one_off);
+	TEST_RUN(test_callback_reentry);
+	TEST_RUN(test_sweep_tiny_step);
+	TEST_RUN(test_message_extremes);
+	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
 	TEST_RUN(test_two_threads);
