@@ -27,6 +27,20 @@ static void config_usage(FILE *f)
 		"  -s, --set KEY=VAL    override one key (repeatable)\n");
 }
 
+/* What the command does is chosen by one of --dump, --json, --keys and
+ * --from-booksim: a second is refused, not ignored (the last one won, or
+ * --keys hid --dump). Returns 0, or CLI_USAGE after saying why. */
+static int config_mode(const char **mode, const char *opt)
+{
+	if (*mode && !strcmp(*mode, opt))
+		return cli_usage_error("config", "option '%s' given twice", opt);
+	if (*mode)
+		return cli_usage_error("config", "'%s' with '%s': expected one of --dump, --json, --keys, --from-booksim",
+				       opt, *mode);
+	*mode = opt;
+	return 0;
+}
+
 int cli_config_main(int argc, char **argv)
 {
 	struct cli_cfg_opts o = {0};
@@ -34,6 +48,7 @@ int cli_config_main(int argc, char **argv)
 	struct nl_err err = {0};
 	const char *booksim = NULL;
 	bool keys = false, json = false;
+	const char *mode = NULL; /* the option that chose what to print */
 	int rc = CLI_OK;
 
 	for (int i = 1; i < argc; i++) {
@@ -47,14 +62,14 @@ int cli_config_main(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			config_usage(stdout);
 			goto out;
-		} else if (!strcmp(argv[i], "--dump")) {
-			json = false;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--keys")) {
-			keys = true;
-		} else if (!strcmp(argv[i], "--from-booksim") && i + 1 < argc) {
-			booksim = argv[++i];
+		} else if (!strcmp(argv[i], "--dump") || !strcmp(argv[i], "--json") || !strcmp(argv[i], "--keys") ||
+			   (!strcmp(argv[i], "--from-booksim") && i + 1 < argc)) {
+			if ((rc = config_mode(&mode, argv[i])))
+				goto out;
+			json = !strcmp(argv[i], "--json");
+			keys = !strcmp(argv[i], "--keys");
+			if (!strcmp(argv[i], "--from-booksim"))
+				booksim = argv[++i];
 		} else if (!strcmp(argv[i], "--from-booksim")) {
 			rc = cli_usage_error("config", "option '--from-booksim' needs a value");
 			goto out;
@@ -62,6 +77,14 @@ int cli_config_main(int argc, char **argv)
 			rc = cli_usage_error("config", "unknown option '%s' (see 'netloom config --help')", argv[i]);
 			goto out;
 		}
+	}
+	/* The conversion reads the BookSim file alone: an override would
+	 * not be in the INI it writes. */
+	if (booksim && (o.config_path || o.n_sets)) {
+		rc = cli_usage_error("config", "--from-booksim converts its file alone: '%s' does not apply (apply it to "
+					       "the INI written: netloom config -c FILE.ini -s ...)",
+				     o.config_path ? "-c" : "-s");
+		goto out;
 	}
 	if (booksim) {
 		int n = cli_booksim_convert(booksim, stdout, stderr, &err);

@@ -24,6 +24,7 @@ struct run_opts {
 	bool reproducible;
 	bool keep_going;       /* sweep: continue past the first unstable point */
 	enum session_spread spread; /* sweep under mpirun: points or the network over the ranks */
+	bool spread_set;       /* --spread given */
 	double a, b, step;     /* sweep: --rates parsed */
 	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
 };
@@ -89,6 +90,17 @@ static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
 	return 0;
 }
 
+/* An option with a value given a second time is refused, as a second -c
+ * is: the last one won silently. */
+static bool run_twice(const char *cmd, const char *a, const struct run_opts *o)
+{
+	bool seen = (!strcmp(a, "--json") && o->json_path) || (!strcmp(a, "--rates") && o->rates) ||
+		    (!strcmp(a, "--spread") && o->spread_set);
+	if (seen)
+		cli_usage_error(cmd, "option '%s' given twice", a);
+	return seen;
+}
+
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
 	const char *cmd = argv[0];
@@ -102,6 +114,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			run_usage(stdout, cmd);
 			return -1;
+		} else if (run_twice(cmd, a, o)) {
+			return CLI_USAGE;
 		} else if (!strcmp(a, "--json") && i + 1 < argc) {
 			o->json_path = argv[++i];
 		} else if (!strcmp(a, "--csv")) {
@@ -114,6 +128,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			o->keep_going = true;
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && i + 1 < argc) {
 			const char *v = argv[++i];
+			o->spread_set = true;
 			if (!strcmp(v, "points"))
 				o->spread = SESSION_SPREAD_POINTS;
 			else if (!strcmp(v, "network"))

@@ -497,6 +497,28 @@ def case_option_values():
                       (("config", "--from-booksim"), "--from-booksim")):
         p = run(*args, code=2)
         one_line_error(p, f"netloom {args[0]}: option '{opt}' needs a value")
+    # Options that cannot apply are refused, not ignored (the last --json or
+    # --rates won; --keys hid --dump; --from-booksim ignored --json and -s).
+    with tempfile.TemporaryDirectory() as tmp:
+        bs = os.path.join(tmp, "b.cfg")
+        write(bs, "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n")
+        a, b = os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json")
+        for args, msg in (
+                (("run", "--json", a, "--json", b), "netloom run: option '--json' given twice"),
+                (("sweep", "--rates", "0.1:0.1:0.1", "--rates", "0.2:0.2:0.1"), "netloom sweep: option '--rates' given twice"),
+                (("sweep", "--rates", "0.1:0.1:0.1", "--json", a, "--json", b), "netloom sweep: option '--json' given twice"),
+                (("sweep", "--rates", "0.1:0.1:0.1", "--spread", "points", "--spread", "network"),
+                 "netloom sweep: option '--spread' given twice"),
+                (("config", "--keys", "--dump"), "netloom config: '--dump' with '--keys': expected one of --dump, --json, --keys, --from-booksim"),
+                (("config", "--dump", "--json"), "netloom config: '--json' with '--dump'"),
+                (("config", "--json", "--json"), "netloom config: option '--json' given twice"),
+                (("config", "--from-booksim", bs, "--json"), "netloom config: '--json' with '--from-booksim'"),
+                (("config", "--from-booksim", bs, "-s", "num_vcs=4"),
+                 "netloom config: --from-booksim converts its file alone: '-s' does not apply"),
+                (("config", "-c", bs, "--from-booksim", bs), "netloom config: --from-booksim converts its file alone: '-c' does not apply")):
+            p = run(*args, code=2)
+            one_line_error(p, msg)
+            check(f"{' '.join(args)}: nothing written", not os.path.exists(a) and not os.path.exists(b))
 
 
 def case_sweep_error_no_output():
