@@ -225,6 +225,7 @@ struct config_ini_ctx {
 	char pend_where[300];
 	int pend_line;
 	bool pend_cont;   /* inih's continuation line: an indented key, checked as a value */
+	int err_line;     /* line of the key error in rc, 0 when not known (the line being read) */
 	/* The keys this file set: one set twice is refused (the last one
 	 * won silently; -s overrides a file's key). */
 	struct ini_keys seen;
@@ -372,6 +373,8 @@ static int config_ini_flush(struct config_ini_ctx *x)
 	}
 	if (x->rc == 0)
 		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->err);
+	if (x->rc < 0)
+		x->err_line = x->pend_line;
 	config_ini_drop_pending(x);
 	return x->rc;
 }
@@ -465,13 +468,16 @@ int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_er
 		}
 	struct config_ini_ctx x = {.c = &tmp, .path = path, .err = err, .rc = 0, .f = f};
 	int line = ini_parse_stream(config_ini_reader, &x, config_ini_handler, &x);
-	/* Key errors win over inih's syntax errors, as when each key was
-	 * checked on its own line. */
 	config_ini_flush(&x);
 	bool read_error = ferror(f);
 	free(x.line);
 	ini_keys_release(&x.seen);
-	if (x.rc < 0) {
+	/* The first bad line in file order is the one reported: a key is
+	 * checked when the next one starts, so its error may be found after
+	 * an inih syntax error on a later line, or before one on an earlier
+	 * line (reader errors stop at the line being read). */
+	int key_line = x.err_line ? x.err_line : x.lineno;
+	if (x.rc < 0 && !(line > 0 && line < key_line)) {
 		config_release(&tmp);
 		return x.rc;
 	}

@@ -488,6 +488,16 @@ def case_errors():
             eq(f"{cmd[0]} out of memory: exit status ({p.stderr!r})", p.returncode, 2)
             one_line_error(p, "out of memory")
         eq("--json target after out of memory", open(target).read(), "sentinel\n")
+        # The first bad line in file order is reported, whether a syntax
+        # error or a key error comes first (a key error on line 2 won over
+        # the syntax error on line 1).
+        for name, text, want in (("m1.ini", "hello world\nfoo = bar\n", ":1: syntax error"),
+                                 ("m2.ini", "foo = bar\nhello world\n", ":1: unknown key 'foo'"),
+                                 ("m3.ini", "num_vcs = 2\nhello world\nnum_vcs = 3\n", ":2: syntax error"),
+                                 ("m4.ini", "num_vcs = 2\nnum_vcs = 3\nhello world\n", ":2: key 'num_vcs' set twice")):
+            path = ini(name, text)
+            p = run("config", "-c", path, code=2)
+            one_line_error(p, f"netloom: {path}{want}")
 
 
 def case_option_values():
