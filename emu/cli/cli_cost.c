@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/progress.h"
 #include "layout/layout.h"
 #include "topo/topo.h"
 
@@ -121,7 +122,17 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct t
 	if (rc < 0)
 		goto fail_topo;
 	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && !lo->rule_cell);
-	rc = anneal ? layout_place_anneal(lo, *m, o->iterations, o->trials, o->seed, err) : layout_place_rule(lo, err);
+	if (anneal) {
+		/* A long annealing shows where it is (stderr, terminals only). */
+		struct progress pg;
+		progress_init(&pg, "annealing");
+		lo->progress = pg.enabled ? &pg : NULL;
+		rc = layout_place_anneal(lo, *m, o->iterations, o->trials, o->seed, err);
+		lo->progress = NULL;
+		progress_done(&pg);
+	} else {
+		rc = layout_place_rule(lo, err);
+	}
 	if (rc < 0)
 		goto fail_layout;
 	return 0;

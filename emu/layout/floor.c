@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "topo/topo.h"
 
@@ -219,8 +220,18 @@ static struct floor_cost floor_objective(const struct floor_sa *sa, uint32_t C)
  * annealing, seed 003 ref. [33], in a simple form). The best placement is
  * copied only when the run leaves a new best for an uphill move (or ends),
  * so a descent costs one copy, not one per step. */
+/* Where a long annealing is (10^8 moves x 5 trials take minutes): trial
+ * tr of n, move it of iters; checked every 2^16 moves. */
+static void floor_progress(struct progress *pg, uint32_t tr, uint32_t n, uint64_t it, uint64_t iters)
+{
+	char detail[96];
+	snprintf(detail, sizeof detail, "trial %u/%u, move %llu/%llu", tr + 1, n, (unsigned long long)it,
+		 (unsigned long long)iters);
+	progress_update(pg, ((double)tr + (double)it / (double)iters) / (double)n, detail);
+}
+
 static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, uint64_t iters, struct rng *rng,
-			       uint32_t *best)
+			       uint32_t *best, struct progress *pg, uint32_t tr, uint32_t trials)
 {
 	for (uint32_t u = 0; u < cells; u++)
 		sa->occ[u] = u < C ? u : LAYOUT_NONE;
@@ -246,6 +257,8 @@ static double floor_anneal_one(struct floor_sa *sa, uint32_t C, uint32_t cells, 
 	double t0 = n_up ? up / n_up : 1.0, temp = t0;
 	double cool = pow(1e-4, 1.0 / (double)iters);
 	for (uint64_t it = 0; it < iters; it++, temp *= cool) {
+		if (pg && (it & 0xffff) == 0)
+			floor_progress(pg, tr, trials, it, iters);
 		uint32_t u = (uint32_t)rng_below(rng, cells), v = (uint32_t)rng_below(rng, cells);
 		if (u == v || (sa->occ[u] == LAYOUT_NONE && sa->occ[v] == LAYOUT_NONE))
 			continue;
@@ -301,7 +314,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	for (uint32_t tr = 0; tr < trials; tr++) {
 		struct rng rng;
 		rng_init(&rng, seed, RNG_CLASS_PLACEMENT, tr);
-		double obj = floor_anneal_one(&sa, C, cells, iterations, &rng, best);
+		double obj = floor_anneal_one(&sa, C, cells, iterations, &rng, best, lo->progress, tr, trials);
 		if (obj < best_obj) {
 			best_obj = obj;
 			best_trial = tr;

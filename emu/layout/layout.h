@@ -131,6 +131,9 @@ struct layout {
 	uint64_t iterations;    /* annealing: per trial */
 	uint32_t trials;        /* annealing: independent trials, best kept */
 	uint32_t best_trial;
+	/* Progress of layout_place_anneal (borrowed; set it after
+	 * layout_pack, which clears the struct): NULL = silent. */
+	struct progress *progress;
 };
 
 /* Pack the routers of t into cabinets. rule_name NULL: the first rule in

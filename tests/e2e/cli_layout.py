@@ -29,10 +29,45 @@ def case_table6():
         eq(f"{spec} classes sum", sum(c["cables"] for c in d["length_classes"]), links)
 
 
+def _pty_stderr(args, env):
+    """Run netloom with stderr on a pseudo-terminal; returns (stdout, what the terminal got)."""
+    import pty
+    import select
+    import subprocess
+    from clitest import NETLOOM
+    master, slave = pty.openpty()
+    p = subprocess.Popen([NETLOOM, *args], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    got = b""
+    while select.select([master], [], [], 60)[0]:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    out = p.stdout.read()
+    p.wait()
+    os.close(master)
+    eq(f"netloom {' '.join(args)}: exit", p.returncode, 0)
+    return out, got
+
+
 def case_reproducible():
     a = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
     b = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
     eq("same seed, same bytes", a, b)
+    # A long annealing shows its progress on a terminal (trial, moves, ETA),
+    # cleared at the end; nothing when stderr is not a terminal.
+    env = {k: v for k, v in os.environ.items() if k != "NETLOOM_PROGRESS"}
+    args = ("cost", "torus:k=4x4x4x4x4", "--layout", "anneal", "--iterations", "1500000", "--trials", "2",
+            "--json", "-")
+    eq("stderr when not a terminal", run(*args, env=env).stderr, b"")
+    out, tty = _pty_stderr(args, env)
+    check(f"annealing progress on a terminal: {tty[:200]!r}", b"annealing: " in tty and b"trial " in tty)
+    check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
+    eq("stdout unchanged", out, run(*args).stdout)
 
 
 def case_outputs():
