@@ -19,7 +19,8 @@ static const char *const layout_placements[] = {"auto", "rule", "anneal", NULL};
 static const struct param_def layout_keys[] = {
 	{"cable_latency", PARAM_BOOL, K(cable_latency), "0", 0, 0,
 	 "1: lay the topology out and give every router-router link the latency of its cable "
-	 "(length x propagation_ns_per_m; analytic backend, the flit model needs per-link latency, issue 11)",
+	 "(length x propagation_ns_per_m; replay, interfere and live sessions on the analytic or flit backend, "
+	 "flit rounding each up to whole cycles; netloom run and sweep refuse it)",
 	 NULL},
 	/* Signals travel at about 2/3 of c in copper and in fibre (velocity
 	 * factor ~0.66-0.7): 1 / (0.667 x 0.2998 m/ns) = 5.0 ns/m. */

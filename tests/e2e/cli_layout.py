@@ -187,6 +187,12 @@ def case_myriclos_table1():
 def case_help():
     for args in (("cost", "--help"), ("layout", "--help")):
         check(f"{args}: usage", run(*args).stdout.decode().startswith("usage: netloom"))
+    # cable_latency's help says what the code does: the flit backend takes
+    # it (issue 11 part 1), run and sweep refuse it.
+    keys = run("config", "--keys").stdout.decode()
+    line = next(x for x in keys.splitlines() if x.strip().startswith("cable_latency "))
+    check(f"cable_latency help: {line!r}", "flit" in line and "issue 11" not in line and "run and sweep" in line)
+    # (tests/unit/test_cable.c test_flit_cables checks that it does.)
     out = run("cost", "--list-presets").stdout.decode()
     for p in ("flex", "besta", "equality", "fujiwara"):
         check(f"preset {p} listed", f"\n{p} " in "\n" + out)
