@@ -102,13 +102,51 @@ struct describe_result {
 	double moore;
 };
 
+/* A JSON string of s, whose bytes can be anything a file name holds
+ * (graph:file=): json_string() refuses invalid UTF-8 (returns NULL, and
+ * "spec" went missing), so such bytes become U+FFFD, as in 'topo export'. */
+static json_t *describe_json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	size_t n = strlen(s);
+	char *fixed = malloc(3 * n + 1), *w = fixed;
+	if (!fixed)
+		return NULL;
+	for (const char *p = s; *p;) {
+		/* The longest run of 1-4 bytes at p that is valid UTF-8 (a
+		 * character needs at most 4); none: one replaced byte. */
+		size_t len = 0;
+		for (size_t k = strnlen(p, 4); k >= 1 && !len; k--) {
+			json_t *q = json_stringn(p, k);
+			if (q)
+				len = k;
+			json_decref(q);
+		}
+		if (len) {
+			memcpy(w, p, len);
+			w += len;
+			p += len;
+		} else {
+			memcpy(w, "\xef\xbf\xbd", 3); /* U+FFFD */
+			w += 3;
+			p++;
+		}
+	}
+	*w = '\0';
+	j = json_string(fixed);
+	free(fixed);
+	return j;
+}
+
 static json_t *describe_json(const struct describe_opts *o, const struct describe_result *r)
 {
 	const struct topo *t = r->t;
 	const struct analyze_dist *d = &r->d;
 	json_t *j = json_object();
 
-	json_object_set_new(j, "spec", json_string(t->spec));
+	json_object_set_new(j, "spec", describe_json_text(t->spec));
 	json_object_set_new(j, "family", json_string(t->ops->name));
 	json_object_set_new(j, "routers", json_integer(t->n_routers));
 	json_object_set_new(j, "endpoints", json_integer(t->n_endpoints));

@@ -172,6 +172,9 @@ def case_export():
         spec = f"graph:file={odd}"
         d = json.loads(run("topo", "export", spec, "--format", "json").stdout)
         eq("json spec", d["spec"], spec.replace("\udcff", "\ufffd") + ",p=1,labels=0")
+        # topo describe --json dropped "spec" (jansson refuses invalid UTF-8).
+        d = run_json("topo", "describe", spec, "--json")
+        eq("describe json spec", d.get("spec"), spec.replace("\udcff", "\ufffd") + ",p=1,labels=0")
         el = run("topo", "export", spec, "--format", "edgelist").stdout
         head = el.split(b"\n")[0]
         check(f"edgelist header one line: {head!r}", head.startswith(b"# netloom edgelist ") and
