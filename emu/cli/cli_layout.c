@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,57 @@ static void lay_cell_xy(const struct layout *lo, const struct layout_model *m, u
 	*y = LAY_MARGIN + 30 + (cell / lo->cols) * m->cab_depth_m * LAY_PX + 0.3 * LAY_PX;
 }
 
+/* Length of the valid UTF-8 character at s (1-4), or 0 when s starts
+ * an invalid sequence (overlong, surrogate, above U+10FFFF, cut short). */
+static int lay_utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t c;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, c = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, c = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A copy of s (a spec: a graph file name can hold any byte) with every
+ * byte that is not valid UTF-8 (or a control character XML 1.0
+ * forbids) replaced by U+FFFD, so the SVG
+ * stays well formed; NULL when out of memory. */
+static char *lay_text(const char *s)
+{
+	char *out = malloc(3 * strlen(s) + 1), *w = out;
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		int n = lay_utf8_len(p);
+		if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')) {
+			memcpy(w, "\xef\xbf\xbd", 3);
+			w += 3;
+			p++;
+		} else {
+			memcpy(w, p, (size_t)n);
+			w += n;
+			p += n;
+		}
+	}
+	*w = '\0';
+	return out;
+}
 
 /* Render the floor plan into *out (malloc'd, *out_len bytes). */
 static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
@@ -96,7 +148,9 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">", LAY_MARGIN,
 		LAY_MARGIN - 16);
-	cli_xml_escape(f, t->spec);
+	char *spec = lay_text(t->spec);
+	cli_xml_escape(f, spec ? spec : "");
+	free(spec);
 	fprintf(f, "</text>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (", LAY_MARGIN,
 		LAY_MARGIN, lo->n_cabinets);

@@ -117,6 +117,16 @@ def case_svg_escape():
         doc = xml.dom.minidom.parse(svg)
         title = doc.getElementsByTagName("text")[0].firstChild.data
         check(f"spec shown as written: {title!r}", title.startswith(f"graph:file={edges}"))
+        # A name that is not UTF-8 (and holds a control character): the SVG
+        # still parses, and the JSON keeps "spec", the bad bytes as U+FFFD.
+        raw = os.fsdecode(os.path.join(os.fsencode(d), b"ring\xff\xfe\x01.edges"))
+        with open(raw, "w") as f:
+            f.write("0 1\n1 2\n2 3\n3 0\n")
+        run("layout", f"graph:file={raw}", "--svg", svg)
+        title = xml.dom.minidom.parse(svg).getElementsByTagName("text")[0].firstChild.data
+        check(f"non-UTF-8 name in the SVG: {title!r}", title.endswith("ring\ufffd\ufffd\ufffd.edges,p=1,labels=0"))
+        spec = run_json("cost", f"graph:file={raw}", "--json", "-").get("spec", "")
+        check(f"non-UTF-8 name in the JSON: {spec!r}", spec.endswith("ring\ufffd\ufffd\x01.edges,p=1,labels=0"))
 
 
 def case_atomic_outputs():
