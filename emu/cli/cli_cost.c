@@ -35,7 +35,8 @@ static const char cost_usage[] =
 	"  --seed N          annealing seed (default 1)\n"
 	"  --pack R          packaging rule by name (default: the family's own);\n"
 	"                    canonical = routers in id order, --per-cabinet per cabinet\n"
-	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64)\n"
+	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64);\n"
+	"                    refused with any other rule\n"
 	"  --radix K         ports of the router part priced (default: largest radix)\n"
 	"  --json OUT        also write a JSON document to OUT ('-' = stdout only)\n"
 	"  --list-presets    print the presets and exit\n"
@@ -121,6 +122,15 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct t
 	rc = layout_pack(lo, *t, o->pack, o->per_cabinet, err);
 	if (rc < 0)
 		goto fail_topo;
+	if (o->per_cabinet && strcmp(lo->rule->name, "canonical")) {
+		/* Only the canonical rule counts routers per cabinet: ignoring
+		 * the option would price another packing than asked for. */
+		rc = nl_errf(err, NL_ECONFIG,
+			     "--per-cabinet %u: only the canonical rule takes it, and %s is packed by rule '%s'; "
+			     "expected --pack canonical with it, or no --per-cabinet",
+			     o->per_cabinet, (*t)->spec, lo->rule->name);
+		goto fail_layout;
+	}
 	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && !lo->rule_cell);
 	if (anneal) {
 		/* A long annealing shows where it is (stderr, terminals only). */

@@ -35,7 +35,8 @@ static const char layout_usage[] =
 	"  --trials N        annealing trials (default 5)\n"
 	"  --seed N          annealing seed (default 1)\n"
 	"  --pack R          packaging rule by name (default: the family's own)\n"
-	"  --per-cabinet N   routers per cabinet for the canonical rule\n"
+	"  --per-cabinet N   routers per cabinet for the canonical rule (with --pack canonical)\n"
+	"  --radix K         as netloom cost's (router part priced); the plan does not depend on it\n"
 	"  -h, --help        this text\n";
 
 struct lay_cable {

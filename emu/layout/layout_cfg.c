@@ -83,6 +83,14 @@ int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layou
 	if (lc->pack[0])
 		NL_CHECK(layout_cfg_rule(lc, t, err));
 	NL_CHECK(layout_pack(lo, t, lc->pack[0] ? lc->pack : NULL, (uint32_t)lc->per_cabinet, err));
+	if (lc->per_cabinet && strcmp(lo->rule->name, "canonical")) {
+		int rc = nl_errf(err, NL_ECONFIG,
+				 "key 'layout_per_cabinet': value '%lld': only the canonical rule takes it, and %s is "
+				 "packed by rule '%s'; expected layout_pack = canonical with it, or 0",
+				 (long long)lc->per_cabinet, t->spec, lo->rule->name);
+		layout_release(lo);
+		return rc;
+	}
 	bool anneal = lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && !lo->rule_cell);
 	int rc = anneal ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
 					      (uint64_t)lc->seed, err)

@@ -97,6 +97,12 @@ def case_errors():
     one_line_error(run("cost", "nosuch:k=1", code=2), "unknown topology 'nosuch'")
     one_line_error(run("cost", "slimfly:q=9,p=6", "--radix", "18", code=2), "--radix: value 18: expected at least 19")
     one_line_error(run("layout", "torus:k=4x4", code=2), "--svg")
+    # --per-cabinet was ignored unless the rule is canonical.
+    one_line_error(run("cost", "dragonfly:a=4,p=2,h=2", "--per-cabinet", "2", code=2),
+                   "--per-cabinet 2: only the canonical rule takes it")
+    eq("--per-cabinet with --pack canonical",
+       run_json("cost", "dragonfly:a=4,p=2,h=2", "--pack", "canonical", "--per-cabinet", "2", "--json", "-")
+       ["cabinets"]["count"], 18)
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "no", "such", "dir", "x.svg")
         p = run("layout", "torus:k=4x4", "--svg", bad, code=2)
@@ -197,6 +203,7 @@ def case_myriclos_table1():
 def case_help():
     for args in (("cost", "--help"), ("layout", "--help")):
         check(f"{args}: usage", run(*args).stdout.decode().startswith("usage: netloom"))
+        check(f"{args}: lists --radix (accepted by both)", "--radix K" in run(*args).stdout.decode())
     # cable_latency's help says what the code does: the flit backend takes
     # it (issue 11 part 1), run and sweep refuse it.
     keys = run("config", "--keys").stdout.decode()

@@ -522,6 +522,25 @@ static void test_router_price_floor(void)
 	}
 }
 
+/* layout_per_cabinet counts routers per cabinet for the canonical rule
+ * only: with a family's own rule it was silently ignored; now refused. */
+static void test_per_cabinet_canonical_only(void)
+{
+	struct topo *t = NULL;
+	struct layout lo;
+	const struct layout_model *m;
+	struct nl_err err = {0};
+	struct layout_cfg lc = {.preset = "flex", .placement = LAYOUT_PLACE_RULE, .per_cabinet = 2, .trials = 1};
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &err), &err);
+	CHECK_ERR(layout_cfg_build(&lo, t, &lc, &m, &err), NL_ECONFIG, &err,
+		  "key 'layout_per_cabinet': value '2': only the canonical rule takes it");
+	snprintf(lc.pack, sizeof lc.pack, "canonical");
+	CHECK_OK(layout_cfg_build(&lo, t, &lc, &m, &err), &err);
+	CHECK_EQ(lo.n_cabinets, 18);
+	layout_release(&lo);
+	topo_free(t);
+}
+
 /* Registry conformance: every packaging rule applies to at least one of
  * these topologies, and on each its layout is well formed: every router
  * in a cabinet, cabinet fill = routers + endpoints, a rule's own floor
@@ -597,5 +616,6 @@ int main(void)
 	TEST_RUN(test_myriclos_table1);
 	TEST_RUN(test_clos_packaged_cost);
 	TEST_RUN(test_router_price_floor);
+	TEST_RUN(test_per_cabinet_canonical_only);
 	return test_done();
 }
