@@ -362,6 +362,12 @@ static void test_permutation_conserves_length(void)
 	      lay_total("torus:k=4x4x4x4x4", "flex", false, NULL, NULL, NULL));
 	CHECK(lay_total("p1(flex:nx=4,ny=4,nz=3,p=2)", "flex", false, NULL, NULL, NULL) ==
 	      lay_total("flex:nx=4,ny=4,nz=3,p=2", "flex", false, NULL, NULL, NULL));
+	CHECK(lay_total("p2(torus:k=4x4x4x4x4)", "besta", false, NULL, NULL, NULL) ==
+	      lay_total("torus:k=4x4x4x4x4", "besta", false, NULL, NULL, NULL));
+	/* Not under equality, whose lengths depend on the routers' U slots
+	 * (docs/layout.md, "Link-endpoint permutation"). */
+	CHECK_NEAR(lay_total("torus:k=4x4x4x4x4", "equality", false, NULL, NULL, NULL), 22869.632, 1e-6);
+	CHECK_NEAR(lay_total("p2(torus:k=4x4x4x4x4)", "equality", false, NULL, NULL, NULL), 22998.8037, 1e-6);
 
 	uint32_t *ca, *cb, na, nb;
 	double a = lay_total("torus:k=4x4x4x4x4", "fujiwara", true, &ca, &na, NULL);
