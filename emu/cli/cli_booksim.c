@@ -446,6 +446,8 @@ static bool bs_number(const char *v, double *out)
 static void bs_put_rate(FILE *out, FILE *warn, const char *path, struct bs_file *bf, bool rate_ok, double rate,
 			const char *ps, int *unmapped)
 {
+	if (bs_multi(bf, "injection_rate"))
+		return; /* named by bs_vectors */
 	double flits;
 	if (!bs_number(bs_get(bf, "injection_rate_uses_flits"), &flits) || flits != (long)flits) {
 		bs_warn(warn, path, bf, "injection_rate_uses_flits", "expected an integer (0 or 1)", unmapped);
@@ -724,11 +726,13 @@ static int bs_flatfly(const char *path, FILE *warn, struct bs_file *bf, long k, 
 		bs_warn(warn, path, bf, "x", why, unmapped);
 		return 0;
 	}
-	if (strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1) {
-		if (xr > 3)
-			bs_warn(warn, path, bf, "xr",
-				"use_noc_latency = 1 with xr > 3 gives terminal channels of several cycles, not modelled",
-				unmapped);
+	/* xr > 3 is named and noc_latency left out: netloom's noc_latency
+	 * refuses such a grid, and the INI written must run. */
+	if (strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1 && xr > 3) {
+		bs_warn(warn, path, bf, "xr",
+			"use_noc_latency = 1 with xr > 3 gives terminal channels of several cycles, not modelled",
+			unmapped);
+	} else if (strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1) {
 		lat[*n_lat][0] = "noc_latency";
 		lat[*n_lat][1] = "1";
 		lat[(*n_lat)++][2] = "BookSim's flatfly channels with use_noc_latency = 1 (its default) are "

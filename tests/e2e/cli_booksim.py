@@ -278,6 +278,10 @@ def case_flatfly():
                     .replace("c = 4;", "c = 16;").replace("xr = 2;", "xr = 4;").replace("yr = 2;", "yr = 4;"))
         rc, text, named = convert(bs)
         check(f"xr = 4 with use_noc_latency = 1 named: {named}", "xr" in named)
+        # ... and noc_latency left out with it, so the INI written runs
+        # (it kept noc_latency = 1, which netloom refuses on that grid).
+        eq("xr = 4: no noc_latency", ini_value(read_ini(text), "noc_latency"), None)
+        runs(bs, text, tmp)
 
 
 def case_routing_per_network():

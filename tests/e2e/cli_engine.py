@@ -238,6 +238,14 @@ def case_booksim_invalid_values():
             eq(f"injection_rate = {v!r}", p.stderr.decode(),
                f"netloom: {bs}:5: cannot map 'injection_rate = {v}': expected a number\n")
             check(f"injection_rate = {v!r} left out", "injection_rate" not in p.stdout.decode())
+        # Values BookSim takes and a netloom run refuses: the converted
+        # configuration is built as a run builds it, and refused (exit 2,
+        # nothing on stdout), not written to fail at the first run.
+        for extra, why in (("st_final_delay = 0;\n", "st_prepare_delay + st_final_delay must be at least 1 cycle"),
+                           ("num_vcs = 2;\ninput_speedup = 4;\n", "input_speedup 4 exceeds num_vcs 2")):
+            write(bs, head + extra)
+            p = run("config", "--from-booksim", bs, code=2)
+            one_line_error(p, f"netloom: {bs}: the converted configuration does not run: {why}")
         write(bs, head + "injection_rate_uses_flits = l;\ninjection_rate = 0.2;\n")
         p = run("config", "--from-booksim", bs, code=3)
         eq("injection_rate_uses_flits = l", p.stderr.decode().splitlines(),
