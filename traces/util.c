@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 char *trace_strdup(const char *s)
 {
@@ -23,38 +24,6 @@ char *trace_strdup(const char *s)
 	return d;
 }
 
-/* Length of the UTF-8 sequence at p[0..n): 1 .. 4, 0 when it is not valid
- * (overlong forms, surrogates, past U+10FFFF), -1 when valid so far but cut
- * off at n. RFC 3629 §4. */
-static int utf8_seq(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	int len;
-	uint8_t lo = 0x80, hi = 0xbf; /* range of the second byte */
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		lo = c == 0xe0 ? 0xa0 : 0x80;
-		hi = c == 0xed ? 0x9f : 0xbf;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		lo = c == 0xf0 ? 0x90 : 0x80;
-		hi = c == 0xf4 ? 0x8f : 0xbf;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < len; i++) {
-		if ((size_t)i >= n)
-			return -1;
-		if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf))
-			return 0;
-	}
-	return len;
-}
-
 static bool is_ctl(uint8_t c)
 {
 	return c < 0x20 || c == 0x7f;
@@ -65,7 +34,7 @@ bool trace_is_text(const uint8_t *p, size_t n)
 	for (size_t i = 0; i < n;) {
 		if (is_ctl(p[i]) && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
 			return false;
-		int len = utf8_seq(p + i, n - i);
+		int len = text_utf8_len(p + i, n - i);
 		if (len < 0)
 			return true;
 		if (!len)
@@ -80,7 +49,7 @@ const char *trace_escape(char *buf, size_t cap, const char *s)
 	const uint8_t *p = (const uint8_t *)s;
 	size_t n = strlen(s), o = 0;
 	for (size_t i = 0; i < n;) {
-		int len = is_ctl(p[i]) ? 0 : utf8_seq(p + i, n - i);
+		int len = is_ctl(p[i]) ? 0 : text_utf8_len(p + i, n - i);
 		if (len > 0) {
 			if (o + (size_t)len >= cap)
 				break;

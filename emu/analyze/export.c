@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "topo/topo.h"
+#include "core/text.h"
 
 int analyze_format_parse(const char *name)
 {
@@ -22,24 +23,6 @@ int analyze_format_parse(const char *name)
 	return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when s starts an
- * invalid one (stray continuation, overlong form, surrogate, above
- * U+10FFFF, truncated). */
-static int export_utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
-	if (n == 0 || s[0] > 0xf4 || s[0] == 0xc0 || s[0] == 0xc1)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the terminating NUL */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
-	    (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
-}
 
 /* How export_text writes what a document cannot hold raw. */
 enum export_quote {
@@ -55,11 +38,11 @@ static void export_text(FILE *f, const char *str, enum export_quote q)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	while (*s) {
-		int n = export_utf8_len(s);
-		if (n == 0 || *s < 0x20 || *s == 0x7f) {
+		int n = text_utf8_len(s, strnlen((const char *)s, 4)); /* -1: cut off by the end */
+		if (n <= 0 || *s < 0x20 || *s == 0x7f) {
 			if (q != EXPORT_JSON)
 				fprintf(f, "\\x%02x", *s);
-			else if (n == 0)
+			else if (n <= 0)
 				fputs("\\ufffd", f);
 			else
 				fprintf(f, "\\u%04x", *s);

@@ -17,6 +17,7 @@
 #include "core/progress.h"
 #include "layout/layout.h"
 #include "topo/topo.h"
+#include "core/text.h"
 
 static const char cost_usage[] =
 	"usage: netloom cost SPEC [options]\n"
@@ -170,61 +171,11 @@ int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl
 	return rc < 0 ? cli_report(err) : CLI_OK;
 }
 
-/* Length of the valid UTF-8 character at s (1-4), or 0 when s starts
- * an invalid sequence (overlong, surrogate, above U+10FFFF, cut short). */
-static int cost_utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t c;
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, c = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, c = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* A copy of s (a spec: a graph file name can hold any byte) with every
- * byte that is not valid UTF-8 replaced by U+FFFD, so the JSON
- * stays well formed; NULL when out of memory. */
-static char *cost_json_text(const char *s)
-{
-	char *out = malloc(3 * strlen(s) + 1), *w = out;
-	if (!out)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		int n = cost_utf8_len(p);
-		if (n == 0) {
-			memcpy(w, "\xef\xbf\xbd", 3);
-			w += 3;
-			p++;
-		} else {
-			memcpy(w, p, (size_t)n);
-			w += n;
-			p += n;
-		}
-	}
-	*w = '\0';
-	return out;
-}
 
 json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
 {
 	json_t *o = json_object(), *cls = json_array(), *cost = json_object(), *cab = json_object();
-	char *spec = cost_json_text(lo->t->spec); /* json_string() refuses invalid UTF-8: "spec" went missing */
+	char *spec = text_utf8_clean(lo->t->spec, false); /* json_string() refuses invalid UTF-8: "spec" went missing */
 	json_object_set_new(o, "spec", json_string(spec ? spec : ""));
 	free(spec);
 	json_object_set_new(o, "preset", json_string(m->name));

@@ -160,34 +160,6 @@ static int cli_interfere_open(void *ctx, const char *path, struct trace_archive 
 	return cli_open_trace("interfere", path, a, err);
 }
 
-/* Whether two output paths name one file: the same device and inode when
- * either exists (./a.svg and a.svg, a link and its target), else the same
- * canonical folder and name; "-" (standard output) only matches "-". */
-static bool cli_interfere_path_canonical(const char *path, char *out, size_t n)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX], real[PATH_MAX];
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (!realpath(dir, real))
-		return false;
-	snprintf(out, n, "%s/%s", real, slash ? slash + 1 : path);
-	return true;
-}
-
-static bool cli_interfere_same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (!strcmp(a, "-") || !strcmp(b, "-"))
-		return !strcmp(a, b);
-	bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
-	if (has_a || has_b)
-		return has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
-	return cli_interfere_path_canonical(a, ca, sizeof ca) && cli_interfere_path_canonical(b, cb, sizeof cb) && !strcmp(ca, cb);
-}
 
 int cli_interfere_main(int argc, char **argv)
 {
@@ -257,7 +229,7 @@ int cli_interfere_main(int argc, char **argv)
 	/* Outputs that cannot be written fail before the replays, which
 	 * take minutes on a flit study, not after them; so do two outputs
 	 * naming one file (the plot would silently replace the JSON). */
-	if (json_out && plot && cli_interfere_same_file(json_out, plot)) {
+	if (json_out && plot && out_same_file(json_out, plot)) {
 		status = cli_usage_error("interfere", "--plot '%s': the same file as --json; expected another file",
 					 plot);
 		goto out;

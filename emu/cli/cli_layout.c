@@ -18,6 +18,7 @@
 #include "core/output.h"
 #include "layout/layout.h"
 #include "topo/topo.h"
+#include "core/text.h"
 
 static const char layout_usage[] =
 	"usage: netloom layout SPEC --svg OUT [options]\n"
@@ -63,57 +64,6 @@ static void lay_cell_xy(const struct layout *lo, const struct layout_model *m, u
 	*y = LAY_MARGIN + 30 + (cell / lo->cols) * m->cab_depth_m * LAY_PX + 0.3 * LAY_PX;
 }
 
-/* Length of the valid UTF-8 character at s (1-4), or 0 when s starts
- * an invalid sequence (overlong, surrogate, above U+10FFFF, cut short). */
-static int lay_utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t c;
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, c = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, c = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* A copy of s (a spec: a graph file name can hold any byte) with every
- * byte that is not valid UTF-8 (or a control character XML 1.0
- * forbids) replaced by U+FFFD, so the SVG
- * stays well formed; NULL when out of memory. */
-static char *lay_text(const char *s)
-{
-	char *out = malloc(3 * strlen(s) + 1), *w = out;
-	if (!out)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		int n = lay_utf8_len(p);
-		if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')) {
-			memcpy(w, "\xef\xbf\xbd", 3);
-			w += 3;
-			p++;
-		} else {
-			memcpy(w, p, (size_t)n);
-			w += n;
-			p += n;
-		}
-	}
-	*w = '\0';
-	return out;
-}
 
 /* Render the floor plan into *out (malloc'd, *out_len bytes). */
 static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
@@ -149,7 +99,7 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"13\">", LAY_MARGIN,
 		LAY_MARGIN - 16);
-	char *spec = lay_text(t->spec);
+	char *spec = text_utf8_clean(t->spec, true);
 	cli_xml_escape(f, spec ? spec : "");
 	free(spec);
 	fprintf(f, "</text>\n");
@@ -262,34 +212,6 @@ static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
 	return rc;
 }
 
-/* Whether two output paths name one file: the same device and inode when
- * either exists (./a.svg and a.svg, a link and its target), else the same
- * canonical folder and name; "-" (standard output) only matches "-". */
-static bool lay_path_canonical(const char *path, char *out, size_t n)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX], real[PATH_MAX];
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (!realpath(dir, real))
-		return false;
-	snprintf(out, n, "%s/%s", real, slash ? slash + 1 : path);
-	return true;
-}
-
-static bool lay_same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (!strcmp(a, "-") || !strcmp(b, "-"))
-		return !strcmp(a, b);
-	bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
-	if (has_a || has_b)
-		return has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
-	return lay_path_canonical(a, ca, sizeof ca) && lay_path_canonical(b, cb, sizeof cb) && !strcmp(ca, cb);
-}
 
 int cli_layout_main(int argc, char **argv)
 {
@@ -333,7 +255,7 @@ int cli_layout_main(int argc, char **argv)
 		return bad;
 	if (!svg && !lengths)
 		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
-	if (svg && lengths && lay_same_file(svg, lengths))
+	if (svg && lengths && out_same_file(svg, lengths))
 		return cli_usage_error(cmd, "--lengths '%s': the same file as --svg; expected another file", lengths);
 
 	struct nl_err err = {0};

@@ -18,6 +18,7 @@
 #include "core/output.h"
 #include "topo/topo.h"
 #include "topo/topo_tree.h"
+#include "core/text.h"
 
 static const char topo_usage[] =
 	"usage: netloom topo <list|describe|export> [options]\n"
@@ -102,41 +103,14 @@ struct describe_result {
 	double moore;
 };
 
-/* A JSON string of s, whose bytes can be anything a file name holds
- * (graph:file=): json_string() refuses invalid UTF-8 (returns NULL, and
- * "spec" went missing), so such bytes become U+FFFD, as in 'topo export'. */
+/* A JSON string of s, any byte it holds (a graph:file= path) that is not
+ * UTF-8 read as U+FFFD: json_string refuses invalid UTF-8, and "spec"
+ * went missing. */
 static json_t *describe_json_text(const char *s)
 {
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	size_t n = strlen(s);
-	char *fixed = malloc(3 * n + 1), *w = fixed;
-	if (!fixed)
-		return NULL;
-	for (const char *p = s; *p;) {
-		/* The longest run of 1-4 bytes at p that is valid UTF-8 (a
-		 * character needs at most 4); none: one replaced byte. */
-		size_t len = 0;
-		for (size_t k = strnlen(p, 4); k >= 1 && !len; k--) {
-			json_t *q = json_stringn(p, k);
-			if (q)
-				len = k;
-			json_decref(q);
-		}
-		if (len) {
-			memcpy(w, p, len);
-			w += len;
-			p += len;
-		} else {
-			memcpy(w, "\xef\xbf\xbd", 3); /* U+FFFD */
-			w += 3;
-			p++;
-		}
-	}
-	*w = '\0';
-	j = json_string(fixed);
-	free(fixed);
+	char *clean = text_utf8_clean(s, false);
+	json_t *j = clean ? json_string(clean) : NULL;
+	free(clean);
 	return j;
 }
 

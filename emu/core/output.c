@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,33 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
 	return 0;
 }
 
+
+/* The canonical name of `path`'s folder, then its last component. */
+static bool out_path_canonical(const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (!realpath(dir, real))
+		return false;
+	snprintf(out, n, "%s/%s", real, slash ? slash + 1 : path);
+	return true;
+}
+
+bool out_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return !strcmp(a, b);
+	bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+	if (has_a || has_b)
+		return has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+	return out_path_canonical(a, ca, sizeof ca) && out_path_canonical(b, cb, sizeof cb) && !strcmp(ca, cb);
+}
 
 char *out_json_string(const struct json_t *doc)
 {

@@ -7,6 +7,7 @@
 #ifndef NETLOOM_CORE_OUTPUT_H
 #define NETLOOM_CORE_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct nl_err;
@@ -38,6 +39,12 @@ void out_unstage(char **tmp);
  * before its work, not after ("-" is always fine). Its message is the
  * one out_write_atomic would give. */
 int out_check_writable(const char *path, struct nl_err *err);
+
+/* Whether two output paths name one file (so one write would lose the
+ * other): the same device and inode when either exists (./a.svg and
+ * a.svg, a link and its target), else the same canonical folder and name;
+ * "-" (standard output) only matches "-". */
+bool out_same_file(const char *a, const char *b);
 
 /* Serialise `doc` (indented, keys in insertion order, doubles to 17
  * significant digits so a re-run compares byte for byte) and write it
