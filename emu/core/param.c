@@ -31,14 +31,32 @@ static bool param_has_bounds(const struct param_def *d)
 	return d->min != 0 || d->max != 0;
 }
 
+/* A bound as text: an integral one in full (9007199254740992, where
+ * %.15g printed 9.00719925474099e+15), others to 15 digits. */
+static const char *param_bound(char buf[40], double v)
+{
+	if (v == floor(v) && fabs(v) < 1e19)
+		snprintf(buf, 40, "%.0f", v);
+	else
+		snprintf(buf, 40, "%.15g", v);
+	return buf;
+}
+
 static int param_range_error(const struct param_def *d, const char *value, const char *what,
 			     struct nl_err *err)
 {
-	/* %.15g: integral bounds in full (16777216, not 1.67772e+07). */
-	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected %s %.15g..%.15g",
-		       what, d->name, value,
+	char lo[40], hi[40];
+	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected %s %s..%s", what,
+		       d->name, value,
 		       d->type == PARAM_DIMS || d->type == PARAM_LIST ? "each element in" : "a value in",
-		       d->min, d->max);
+		       param_bound(lo, d->min), param_bound(hi, d->max));
+}
+
+/* Only decimal digits after an optional sign. */
+static bool param_is_decimal(const char *s)
+{
+	s += *s == '-' || *s == '+';
+	return *s && s[strspn(s, "0123456789")] == '\0';
 }
 
 static int param_parse_i64(const char *s, const char *end, int64_t *out)
@@ -95,9 +113,19 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 	switch (d->type) {
 	case PARAM_INT: {
 		int64_t x;
-		if (param_parse_i64(value, value + strlen(value), &x) < 0)
+		if (param_parse_i64(value, value + strlen(value), &x) < 0) {
+			/* Digits too many for 64 bits: out of range, not "not
+			 * an integer". */
+			if (param_is_decimal(value) && param_has_bounds(d))
+				return param_range_error(d, value, what, err);
+			if (param_is_decimal(value))
+				return nl_errf(err, NL_ERANGE,
+					       "%s: parameter '%s' value '%s' out of range: expected an integer in "
+					       "-9223372036854775808..9223372036854775807",
+					       what, d->name, value);
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected an integer",
 				       what, d->name, value);
+		}
 		if (param_has_bounds(d) && ((double)x < d->min || (double)x > d->max))
 			return param_range_error(d, value, what, err);
 		*PARAM_FIELD(out, d, int64_t) = x;
@@ -156,8 +184,12 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': range is empty (lo > hi)",
 				       what, d->name, value);
 		if (param_has_bounds(d) && ((double)r->lo < d->min || (double)r->hi > d->max))
-			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected values in %.15g..%.15g",
-				       what, d->name, value, d->min, d->max);
+		{
+			char lo[40], hi[40];
+			return nl_errf(err, NL_ERANGE,
+				       "%s: parameter '%s' value '%s' out of range: expected values in %s..%s", what,
+				       d->name, value, param_bound(lo, d->min), param_bound(hi, d->max));
+		}
 		return 0;
 	}
 	case PARAM_CHOICE: {

@@ -389,6 +389,12 @@ def case_errors():
             (("-s", "wait_for_tail_credit=maybe"),
              "-s: key 'wait_for_tail_credit' value 'maybe': expected 0/1, true/false, yes/no or on/off"),
             (("-s", "num_vcs=0"), "-s: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
+            # Digits too many for 64 bits are out of range, not "not an integer".
+            (("-s", "num_vcs=99999999999999999999"),
+             "-s: key 'num_vcs' value '99999999999999999999' out of range: expected a value in 1..255"),
+            # An integral bound in full, not 9.00719925474099e+15.
+            (("-s", "placement_seed=-1"),
+             "-s: key 'placement_seed' value '-1' out of range: expected a value in 0..9007199254740992"),
             (("-s", "injection_rate=1.5"),
              "-s: key 'injection_rate' value '1.5' out of range: expected a value in 0..1"),
             (("-s", "packet_size=8..2"), "-s: key 'packet_size' value '8..2': range is empty (lo > hi)"),
