@@ -218,7 +218,9 @@ static void run_warn_warmup_only(const struct nl_sim_info *info)
 			info->max_samples, info->warmup_periods);
 }
 
-static void run_print_point(const struct nl_point *pt, const struct nl_sim_info *info, bool csv, bool reproducible)
+/* warmup_only: the point's warm-up never ended (session_last_point_warmup_only). */
+static void run_print_point(const struct nl_point *pt, const struct nl_sim_info *info, bool warmup_only, bool csv,
+			    bool reproducible)
 {
 	if (pt->deadlock) {
 		/* A deadlock is not a measurement: no figures, only where it stopped. */
@@ -241,7 +243,10 @@ static void run_print_point(const struct nl_point *pt, const struct nl_sim_info 
 	printf("%9.4f %9.4f %9.4f  %9.2f %6llu %6llu %7llu  %9.2f %6.2f  %s\n", pt->offered, pt->injected,
 	       pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50, (unsigned long long)pt->plat_p99,
 	       (unsigned long long)pt->plat_max, pt->nlat_mean, pt->hops_mean,
-	       pt->stable ? "yes" : run_warmup_only(info) ? "no (warm-up only)" : "no (saturated)");
+	       pt->stable         ? "yes"
+	       : !warmup_only     ? "no (saturated)"
+	       : run_warmup_only(info) ? "no (warm-up only)"
+				  : "no (warm-up did not end)");
 }
 
 /* A deadlock is a result, not a failure of the call: its one-line report
@@ -362,7 +367,7 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (rc == 0 && o.table) {
 		run_print_header(&info, o.csv);
-		run_print_point(&pt, &info, o.csv, o.reproducible);
+		run_print_point(&pt, &info, session_last_point_warmup_only(sim), o.csv, o.reproducible);
 		if (!o.csv && !deadlocked)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
@@ -400,7 +405,7 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 	if (sp->o->table) {
 		if (sp->n == 0)
 			run_print_header(sp->info, sp->o->csv);
-		run_print_point(pt, sp->info, sp->o->csv, sp->o->reproducible);
+		run_print_point(pt, sp->info, session_last_point_warmup_only(sp->sim), sp->o->csv, sp->o->reproducible);
 		if (fflush(stdout) != 0 && !sp->stdout_errno)
 			sp->stdout_errno = errno;
 	}

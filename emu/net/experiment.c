@@ -165,6 +165,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 	if (phase != PH_RUNNING) {
 		/* max_samples ran out during warm-up: nothing was measured. */
 		pt->stable = false;
+		pt->warmup_only = true;
 		n->obs.drain_time = n->now;
 		return 0;
 	}
@@ -428,6 +429,7 @@ json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool re
 	json_object_set_new(res, "deadlock", json_false());
 	json_object_set_new(res, "stable", json_boolean(pt->stable));
 	json_object_set_new(res, "converged", json_boolean(pt->converged));
+	json_object_set_new(res, "warmup_ended", json_boolean(!pt->warmup_only));
 	json_object_set_new(res, "latency", lat);
 	json_object_set_new(thr, "offered", json_real(pt->offered));
 	json_object_set_new(thr, "injected", json_real(pt->injected));

@@ -327,6 +327,8 @@ struct net_point {
 	double accepted;      /* measured, flits/cycle/endpoint */
 	bool stable;          /* false: latency threshold exceeded or drain failed */
 	bool converged;       /* three converged samples before max_samples */
+	bool warmup_only;     /* max_samples ran out in warm-up (warmup_periods not reached, or the
+				 warm-up thresholds never met): nothing measured, neither stable nor saturated */
 	uint32_t samples;     /* sample periods run */
 	uint64_t cycles;      /* cycles simulated in all (warm-up and drain included) */
 	uint64_t window_cycles; /* measurement window */

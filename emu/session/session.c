@@ -355,7 +355,10 @@ static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_poi
 		sw->last_stable_rate = rate;
 		if (pt->accepted > sw->max_accepted)
 			sw->max_accepted = pt->accepted;
-	} else if (sw->first_unstable_rate < 0 && !pt->deadlock) {
+	} else if (sw->first_unstable_rate < 0 && !pt->deadlock && !pt->warmup_only) {
+		/* A point whose warm-up never ended measured nothing: it says
+		 * nothing of saturation (a few packets at a low rate can keep
+		 * the warm-up thresholds from being met). */
 		sw->first_unstable_rate = rate;
 	}
 	/* A deadlock ends the sweep even with NL_SWEEP_CONTINUE: the points
@@ -373,7 +376,12 @@ static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_poi
 			return 1;
 		}
 	}
-	return pt->deadlock || (!pt->stable && !(flags & NL_SWEEP_CONTINUE));
+	return pt->deadlock || (!pt->stable && !pt->warmup_only && !(flags & NL_SWEEP_CONTINUE));
+}
+
+bool session_last_point_warmup_only(const nl_sim *s)
+{
+	return s->n_points && s->points[s->n_points - 1].warmup_only;
 }
 
 /* One point run whole in this process (no partition exchange), packed for

@@ -46,6 +46,11 @@ const struct config *session_config(const nl_sim *s);
  * names or lines), what mpirun's ranks must agree on (net_mpi_agree_same). */
 uint64_t session_config_hash(const nl_sim *s);
 
+/* Whether the last point (the run's; in a sweep's callback, the one just
+ * run) ended in warm-up, measuring nothing (net_point.warmup_only; not in
+ * the public nl_point, whose layout is part of the ABI). */
+bool session_last_point_warmup_only(const nl_sim *s);
+
 struct net_mpi;
 /* How a sweep uses MPI ranks (docs/scaling.md). NETWORK: every point is
  * spread over all ranks (router partitions, one exchange per cycle).

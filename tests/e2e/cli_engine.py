@@ -190,6 +190,19 @@ def case_warmup_only():
         eq(f"{cmd}: no warning with max_samples = warmup_periods", p.stderr, b"")
         check(f"{cmd}: stable with max_samples = warmup_periods: {p.stdout.decode()!r}",
               p.stdout.decode().splitlines()[2].endswith(" yes"))
+    # A warm-up that never ends (warmup_periods = 0: BookSim's thresholds,
+    # never met by the few packets of 0.001 on a 4x4 torus) is not a
+    # saturated point: labelled so, warmup_ended false, and the sweep goes
+    # on past it without taking it for saturation.
+    args = ("-s", "topology=torus:k=4x4", "-s", "warmup_periods=0", "--rates", "0.001:0.005:0.002")
+    p = run("sweep", *args)
+    lines = p.stdout.decode().splitlines()
+    check(f"warm-up did not end: table {lines!r}", lines[2].endswith(" no (warm-up did not end)")
+          and lines[3].endswith(" yes") and lines[-1].startswith("no saturation up to 0.005"))
+    d = run_json("sweep", *args, "--json", "-")["results"]
+    eq("warm-up did not end: warmup_ended", [pt["warmup_ended"] for pt in d["points"]], [False, True, True])
+    eq("warm-up did not end: stable", [pt["stable"] for pt in d["points"]], [False, True, True])
+    eq("warm-up did not end: first_unstable_rate", d["saturation"]["first_unstable_rate"], None)
     # The channel figures describe the window the other figures do (they
     # were 0 when no period was measured): channels.mean is accepted x
     # hops.mean x endpoints / channels (a 4x4 mesh: 16 endpoints, 48 channels).
