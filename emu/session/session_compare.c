@@ -171,7 +171,8 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		} else if (s->n_kv == CMP_MAX_KEYS) {
 			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, section, CMP_MAX_KEYS);
 		} else {
-			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name), strdup(value), line};
+			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name),
+							   cmp_is_file_key(name) ? cmp_path(c, value) : strdup(value), line};
 		}
 		return 1;
 	}

@@ -25,6 +25,14 @@
  * documented exception (docs/procurement.md): their spec is the key. */
 static const char *const cmp_file_keys[] = {"placement_map", "calibration", NULL};
 
+bool cmp_is_file_key(const char *name)
+{
+	for (const char *const *k = cmp_file_keys; *k; k++)
+		if (!strcmp(*k, name))
+			return true;
+	return false;
+}
+
 /* XXH64 of a file's bytes; false when it cannot be read. */
 static bool cmp_file_hash(const char *path, uint64_t *h)
 {

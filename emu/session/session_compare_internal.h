@@ -131,6 +131,10 @@ char *cmp_md(const struct cmp *c);
 int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
 	    struct nl_err *err);
 bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
+/* Whether a system key's value names a file the replay reads
+ * (placement_map, calibration): relative to the study file's folder, as
+ * every path of a study, and its bytes are part of the cache key. */
+bool cmp_is_file_key(const char *name);
 void cmp_cache_put(const struct cmp *c, const struct cmp_run *r);
 void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20]);
 struct topo;

@@ -107,6 +107,16 @@ expect_eq "edited map: executed" "$(json "$dir/m/report.json" 'd["execution"]["e
 [ "$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')" != "$rt1" ] || fail "edited map: the old runtime"
 "$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: same map again"
 expect_eq "same map: cached" "$(json "$dir/m/report.json" 'd["execution"]["cached_runs"]')" 1
+# A relative placement_map is the study file's neighbour, like its traces,
+# not a file of the current directory (a decoy of the same name there).
+mkdir -p "$dir/rel" "$dir/elsewhere"
+cp "$dir/rev.map" "$dir/rel/rev.map"
+printf '0 1\n' > "$dir/elsewhere/rev.map"
+printf '[system a]\ntopology = torus:k=4x4\nplacement_map = rev.map\nlink_model = links\nhop_latency_ns = 100\n[workload w]\ntrace = %s\nplacement = map\n' "$s/lammps-lj-8.nlt" > "$dir/rel/map.ini"
+nl_abs=$(realpath "$netloom")
+(cd "$dir/elsewhere" && "$nl_abs" compare "$dir/rel/map.ini" -o "$dir/rel/out" > /dev/null) || fail "relative map: exit $?"
+expect_eq "relative map: the study's neighbour" "$(json "$dir/rel/out/report.json" 'd["cells"][0]["runtime_s"]')" \
+  "$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')"
 
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {
