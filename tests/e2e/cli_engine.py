@@ -10,15 +10,13 @@ from the shared booksim-reference folder; cases that need it exit 77
 import configparser
 import json
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
 import tempfile
 import time
 
-from clitest import ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json  # noqa: F401
+from clitest import run_tty, ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json  # noqa: F401
 
 BOOKSIM_CFG = sys.argv[3] if len(sys.argv) > 3 else ""
 
@@ -1001,31 +999,6 @@ def case_deadlock_sweep():
        (13, [""] * 8, "0", str(pts[-1]["cycles"]), "0.000"))
 
 
-def _pty_run(args, env):
-    """Run netloom with stderr on a pseudo-terminal; returns (stdout, what the terminal got)."""
-    master, slave = pty.openpty()
-    p = subprocess.Popen([NETLOOM, *args], stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    got = b""
-    while True:
-        r, _, _ = select.select([master], [], [], 30)
-        if not r:
-            break
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    out = p.stdout.read()
-    p.wait()
-    os.close(master)
-    if p.returncode != 0:
-        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}")
-    return out, got
-
-
 def case_progress():
     env = {k: v for k, v in os.environ.items() if k != "NETLOOM_PROGRESS"}
     # Long enough (about a second here; progress redraws at most every
@@ -1037,12 +1010,12 @@ def case_progress():
     p = run("sweep", *SMALL, "--rates", "0.1:0.3:0.1", env=env)
     eq("sweep stderr when not a terminal", p.stderr, b"")
     # On a terminal, progress is drawn and cleared; stdout is unchanged.
-    out, tty = _pty_run(args, env)
+    out, tty = run_tty(args, env)
     check(f"progress on a terminal: {tty[:200]!r}", b"rate 0.1: " in tty and b"cycle " in tty)
     check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
     eq("stdout is the CSV", out.decode().splitlines()[0].split(",")[0], "offered")
     # NETLOOM_PROGRESS=0 silences it even on a terminal.
-    _, tty = _pty_run(args, dict(env, NETLOOM_PROGRESS="0"))
+    _, tty = run_tty(args, dict(env, NETLOOM_PROGRESS="0"))
     eq("NETLOOM_PROGRESS=0 on a terminal", tty, b"")
     # A run that cannot converge (stopping threshold 0) runs every one of
     # max_samples: its percentage counts to 100 over all of them (it read
@@ -1050,7 +1023,7 @@ def case_progress():
     args = ("run", "-s", "topology=torus:k=16x16", "-s", "num_vcs=2", "-s", "injection_rate=0.1",
             "-s", "sim_type=throughput", "-s", "acc_stopping_thres=0", "-s", "warmup_periods=1",
             "-s", "max_samples=6", "-s", "sample_period=8000", "--csv")
-    _, tty = _pty_run(args, env)
+    _, tty = run_tty(args, env)
     drawn = [d for d in tty.split(b"\r\x1b[K") if d.startswith(b"rate 0.1: ")]
     # Redraws are at least 0.2 s apart, so a machine several times faster
     # than ours (0.3 s a period) draws fewer than the 7 periods: 2 keep it
@@ -1067,7 +1040,7 @@ def case_progress():
             "--reproducible", "--json", "-")
     plain = run(*args, env=env).stdout
     t0 = time.monotonic()
-    out, tty = _pty_run(args, env)
+    out, tty = run_tty(args, env)
     took = time.monotonic() - t0
     eq("the same JSON with the progress line on", out, plain)
     cycles = [int(c) for c in re.findall(rb"cycle ([0-9]+)", tty)]

@@ -6,7 +6,7 @@ Usage: cli_layout.py NETLOOM CASE. Exit 0 pass, 1 fail.
 import os
 import tempfile
 
-from clitest import Fail, check, eq, main, near, one_line_error, run, run_json
+from clitest import run_tty, Fail, check, eq, main, near, one_line_error, run, run_json
 
 
 def case_table6():
@@ -29,31 +29,6 @@ def case_table6():
         eq(f"{spec} classes sum", sum(c["cables"] for c in d["length_classes"]), links)
 
 
-def _pty_stderr(args, env):
-    """Run netloom with stderr on a pseudo-terminal; returns (stdout, what the terminal got)."""
-    import pty
-    import select
-    import subprocess
-    from clitest import NETLOOM
-    master, slave = pty.openpty()
-    p = subprocess.Popen([NETLOOM, *args], stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    got = b""
-    while select.select([master], [], [], 60)[0]:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    out = p.stdout.read()
-    p.wait()
-    os.close(master)
-    eq(f"netloom {' '.join(args)}: exit", p.returncode, 0)
-    return out, got
-
-
 def case_reproducible():
     a = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
     b = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
@@ -64,7 +39,7 @@ def case_reproducible():
     args = ("cost", "torus:k=4x4x4x4x4", "--layout", "anneal", "--iterations", "1500000", "--trials", "2",
             "--json", "-")
     eq("stderr when not a terminal", run(*args, env=env).stderr, b"")
-    out, tty = _pty_stderr(args, env)
+    out, tty = run_tty(args, env)
     check(f"annealing progress on a terminal: {tty[:200]!r}", b"annealing: " in tty and b"trial " in tty)
     check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
     eq("stdout unchanged", out, run(*args).stdout)

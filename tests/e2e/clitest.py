@@ -57,6 +57,31 @@ def one_line_error(p, needle):
         raise Fail(f"stdout not empty on error: {p.stdout!r}")
 
 
+def run_tty(args, env):
+    """Run netloom with stderr on a pseudo-terminal (progress lines are drawn
+    only there); returns (stdout, what the terminal got). Exit status 0."""
+    import pty
+    import select
+    master, slave = pty.openpty()
+    p = subprocess.Popen([NETLOOM, *args], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    got = b""
+    while select.select([master], [], [], 60)[0]:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    out = p.stdout.read()
+    p.wait()
+    os.close(master)
+    if p.returncode != 0:
+        raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}")
+    return out, got
+
+
 def main(namespace):
     """Run the case named by argv[2] among namespace's case_* functions."""
     cases = {k[5:]: v for k, v in namespace.items() if k.startswith("case_")}
