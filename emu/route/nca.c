@@ -42,7 +42,8 @@ static const struct param_def anca_params_def[] = {
 	 "a port's load: " ROUTE_QUEUE_HELP,
 	 route_queue_names},
 	{"choices", PARAM_INT, offsetof(struct anca_params, choices), "2", 0, 64,
-	 "up-ports compared per hop: 2 random ones (BookSim's), k random ones, or 0 = every up-port, the least "
+	 "up-ports compared per hop: 2 random draws (BookSim's), k random draws (with replacement, as BookSim's "
+	 "two, so k may exceed the up-ports; 1 is nca), or 0 = every up-port once, the least "
 	 "loaded from a random start (Kim, Dally and Abts SC'06, the adaptive Clos routing seed 001 compares "
 	 "against; with [router] sequential_allocation = 1)",
 	 NULL},
