@@ -291,6 +291,8 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 		seen[sd - defs] = 1;
 		p = q + 1;
 	}
+	if (*p == ':' && p[1] == '\0')
+		return nl_errf(err, NL_EFORMAT, "%s: expected key=value after ':' (or no ':' for the defaults)", what);
 	if (*p == ':')
 		p++;
 	else if (*p != '\0')

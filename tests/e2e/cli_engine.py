@@ -435,6 +435,9 @@ def case_errors():
             (("-s", "topology=torus:k=1x4"),
              "topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
             (("-s", "topology=torus:q=4"), "topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
+            # A ':' with nothing after it (as a trailing ',' is refused).
+            (("-s", "topology=dragonfly:a=4,p=2,h=2", "-s", "routing_function=ugal:"),
+             "routing function 'ugal': expected key=value after ':' (or no ':' for the defaults)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=zigzag"),
              "unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx"),
             (("-s", "topology=full:n=8", "-s", "routing_function=dor"),
