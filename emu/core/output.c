@@ -90,31 +90,23 @@ static int out_write_stream(const char *path, const void *data, size_t len, stru
 /* Copy the staged file *tmp into the device or FIFO `path`, then remove it. */
 static int out_copy_into(char **tmp, const char *path, struct nl_err *err)
 {
-	int in = open(*tmp, O_RDONLY), rc = 0;
+	int in = open(*tmp, O_RDONLY), out = in < 0 ? -1 : open(path, O_WRONLY), rc = 0;
 	if (in < 0)
 		rc = nl_errf(err, NL_EIO, "%s: cannot read back: %s", *tmp, strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (ssize_t got = 1; rc == 0 && got > 0;) {
-		if (len == cap) {
-			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
-			if (!b) {
-				rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-				break;
-			}
-			buf = b;
-		}
-		got = read(in, buf + len, cap - len);
+	else if (out < 0)
+		rc = nl_errf(err, NL_EIO, "%s: cannot write: %s", path, strerror(errno));
+	char buf[65536];
+	for (ssize_t got = 1; rc == 0 && got != 0;) {
+		got = read(in, buf, sizeof buf);
 		if (got < 0 && errno != EINTR)
 			rc = nl_errf(err, NL_EIO, "%s: cannot read back: %s", *tmp, strerror(errno));
 		else if (got > 0)
-			len += (size_t)got;
+			rc = out_write_all(out, path, buf, (size_t)got, err);
 	}
+	if (out >= 0 && close(out) != 0 && rc == 0)
+		rc = nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
 	if (in >= 0)
 		close(in);
-	if (rc == 0)
-		rc = out_write_stream(path, buf, len, err);
-	free(buf);
 	out_unstage(tmp);
 	return rc;
 }
