@@ -42,7 +42,7 @@ int cli_mpi_open(const char *cmd, struct net_mpi **m);
  * result that was lost must not exit 0, nor 3 (config --from-booksim's
  * 'written, but not everything mapped'). early_errno: errno of an earlier
  * failed fflush(stdout) (the reason when nothing is left to write now),
- * or 0. (Defined in cli_run.c.) */
+ * or 0. */
 int cli_stdout_finish(int rc, int early_errno);
 
 /* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */

@@ -262,20 +262,6 @@ static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 		fprintf(stderr, "deadlocked input VCs:\n%s", list);
 }
 
-int cli_stdout_finish(int rc, int early_errno)
-{
-	errno = 0;
-	int flushed = fflush(stdout);
-	int e = errno;
-	/* ferror too: an earlier flush (a sweep flushes every point) may have
-	 * failed with nothing left to write now. */
-	if (flushed == 0 && !ferror(stdout))
-		return rc;
-	e = early_errno ? early_errno : e ? e : EIO;
-	fprintf(stderr, "netloom: stdout: write failed: %s\n", strerror(e));
-	return rc == CLI_FAIL ? rc : CLI_USAGE;
-}
-
 /* Exit status 1 is the deadlock's alone (docs/results.md): a network too
  * large for memory is a configuration this machine cannot run, 2 like
  * the other refusals, not 1 as cli_exit_code maps it for other commands. */

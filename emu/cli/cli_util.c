@@ -55,6 +55,20 @@ int cli_exit_code(const struct nl_err *err)
 	}
 }
 
+int cli_stdout_finish(int rc, int early_errno)
+{
+	errno = 0;
+	int flushed = fflush(stdout);
+	int e = errno;
+	/* ferror too: an earlier flush (a sweep flushes every point) may have
+	 * failed with nothing left to write now. */
+	if (flushed == 0 && !ferror(stdout))
+		return rc;
+	e = early_errno ? early_errno : e ? e : EIO;
+	fprintf(stderr, "netloom: stdout: write failed: %s\n", strerror(e));
+	return rc == CLI_FAIL ? rc : CLI_USAGE;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
