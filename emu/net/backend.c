@@ -2,6 +2,7 @@
  * here and one line in meson.build. */
 #include "net/net.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,19 @@ static const struct net_backend_ops *const net_backends[] = {
 	&net_analytic_ops,
 	&net_backend_flit_ops,
 };
+
+int net_time_check(const char *what, bool send, uint64_t at_ps, uint64_t reached_ps, struct nl_err *err)
+{
+	if (at_ps < reached_ps)
+		return nl_errf(err, NL_ESTATE, "%s: %s %" PRIu64 " ps, before the reached time %" PRIu64 " ps", what,
+			       send ? "send at" : "advance to", at_ps, reached_ps);
+	if (send && at_ps > NET_TIME_MAX_PS)
+		return nl_errf(err, NL_ERANGE,
+			       "%s: send at %" PRIu64 " ps: expected at most %" PRIu64
+			       " ps (2^62 ps, about 53 days; later times would overflow)",
+			       what, at_ps, NET_TIME_MAX_PS);
+	return 0;
+}
 
 const struct net_backend_ops *const *net_backend_list(size_t *n)
 {

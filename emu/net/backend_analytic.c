@@ -196,10 +196,6 @@ struct analytic {
 };
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
-/* The latest send time and the longest serialisation taken (2^62 ps,
- * about 53 days): a completion time sums a few of them, and must not wrap
- * past UINT64_MAX (a message delivered before it was sent). */
-#define ANALYTIC_TIME_MAX_PS (UINT64_C(1) << 62)
 #define ANALYTIC_ECMP_MAX 64u /* equal-cost next hops kept per router without a second scan */
 
 static void analytic_destroy(struct net_backend *b)
@@ -463,7 +459,7 @@ static uint64_t analytic_ser_ps(const struct analytic *a, uint64_t bytes, bool e
 	double ps = (double)bytes * a->ps_per_byte;
 	/* Past the limit it saturates (llround would overflow): analytic_send
 	 * refuses the message. */
-	return ps <= (double)ANALYTIC_TIME_MAX_PS ? (uint64_t)llround(ps) : ANALYTIC_TIME_MAX_PS + 1;
+	return ps <= (double)NET_TIME_MAX_PS ? (uint64_t)llround(ps) : NET_TIME_MAX_PS + 1;
 }
 
 /* The minimal route's router-to-router channels from src_ep to dst_ep:
@@ -512,17 +508,8 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 	struct analytic *a = b->state;
 	const struct topo *t = a->t;
 
-	if (now_ps < a->reached_ps)
-		return nl_errf(err, NL_ESTATE,
-			       "analytic backend: send at %" PRIu64 " ps, before the reached time %" PRIu64
-			       " ps",
-			       now_ps, a->reached_ps);
-	if (now_ps > ANALYTIC_TIME_MAX_PS)
-		return nl_errf(err, NL_ERANGE,
-			       "analytic backend: send at %" PRIu64 " ps: expected at most %" PRIu64
-			       " ps (2^62 ps, about 53 days; later times would overflow)",
-			       now_ps, ANALYTIC_TIME_MAX_PS);
-	if (!a->p.ideal && analytic_ser_ps(a, bytes, true) > ANALYTIC_TIME_MAX_PS)
+	NL_CHECK(net_time_check("analytic backend", true, now_ps, a->reached_ps, err));
+	if (!a->p.ideal && analytic_ser_ps(a, bytes, true) > NET_TIME_MAX_PS)
 		return nl_errf(err, NL_ERANGE,
 			       "analytic backend: message %" PRIu64 ": %" PRIu64
 			       " bytes take more than 2^62 ps (about 53 days) to send; expected fewer bytes",
@@ -636,11 +623,7 @@ static int analytic_advance(struct net_backend *b, uint64_t until_ps, net_delive
 			    uint64_t *reached_ps, uint64_t *next_ps, struct nl_err *err)
 {
 	struct analytic *a = b->state;
-	if (until_ps < a->reached_ps)
-		return nl_errf(err, NL_ESTATE,
-			       "analytic backend: advance to %" PRIu64 " ps, before the reached time %" PRIu64
-			       " ps",
-			       until_ps, a->reached_ps);
+	NL_CHECK(net_time_check("analytic backend", false, until_ps, a->reached_ps, err));
 	uint64_t t = evheap_next(&a->done);
 	if (!a->done.n || t > until_ps) {
 		a->reached_ps = until_ps;

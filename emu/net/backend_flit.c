@@ -9,7 +9,7 @@
  * already run it, as after an advance that stopped on a delivery in that
  * cycle). A send before the time the network reached (the last advance's
  * *reached_ps), or an advance to it, is refused as the analytic backend
- * refuses it (net.h's contract), and so is a send past FLIT_TIME_MAX_PS.
+ * refuses it (net.h's contract), and so is a send past NET_TIME_MAX_PS (net_time_check).
  *
  * The report lists the busiest router-to-router channels of the whole
  * replay: a channel carries at most one flit per cycle, so its busy time is
@@ -36,10 +36,6 @@ struct flit_backend {
 	uint64_t reached_ps; /* the time the last advance reached (ps): no send or advance before it */
 };
 
-/* The latest send time (2^62 ps, about 53 days): the cycle rounding and
- * the delivery time (cycles x cycle_ps) must not wrap past UINT64_MAX (a
- * message delivered before it was sent). */
-#define FLIT_TIME_MAX_PS (UINT64_C(1) << 62)
 
 /* The flits of a packet carrying `payload` bytes (at least one). */
 static uint32_t flit_packet_flits(const struct flit_backend *fb, uint64_t payload)
@@ -139,15 +135,7 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	if (src_ep >= t->n_endpoints || dst_ep >= t->n_endpoints)
 		return nl_errf(err, NL_EINVAL, "message %llu: endpoint %u -> %u outside 0..%u",
 			       (unsigned long long)msg_id, src_ep, dst_ep, t->n_endpoints - 1);
-	if (now_ps < fb->reached_ps)
-		return nl_errf(err, NL_ESTATE,
-			       "flit backend: send at %" PRIu64 " ps, before the reached time %" PRIu64 " ps", now_ps,
-			       fb->reached_ps);
-	if (now_ps > FLIT_TIME_MAX_PS)
-		return nl_errf(err, NL_ERANGE,
-			       "flit backend: send at %" PRIu64 " ps: expected at most %" PRIu64
-			       " ps (2^62 ps, about 53 days; later times would overflow)",
-			       now_ps, FLIT_TIME_MAX_PS);
+	NL_CHECK(net_time_check("flit backend", true, now_ps, fb->reached_ps, err));
 	/* Rounded up without the sum that wraps for bytes near 2^64 (0
 	 * packets: the message lost). */
 	uint64_t n_pkts = bytes ? bytes / fb->packet_bytes + (bytes % fb->packet_bytes != 0) : 1;
@@ -222,10 +210,7 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	struct flitnet *n = fb->net;
 	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
 
-	if (until_ps < fb->reached_ps)
-		return nl_errf(err, NL_ESTATE,
-			       "flit backend: advance to %" PRIu64 " ps, before the reached time %" PRIu64 " ps",
-			       until_ps, fb->reached_ps);
+	NL_CHECK(net_time_check("flit backend", false, until_ps, fb->reached_ps, err));
 	n->msg.deliver = deliver;
 	n->msg.deliver_ctx = ctx;
 	n->msg.delivered = 0;

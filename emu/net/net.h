@@ -65,7 +65,8 @@ struct net_backend_ops {
 	void (*destroy)(struct net_backend *b);
 
 	/* Hand a message to the network at now_ps, which is never earlier than
-	 * the time the network has reached. bytes may be 0 (a control
+	 * the time the network has reached nor later than NET_TIME_MAX_PS
+	 * (net_send_time_check refuses both). bytes may be 0 (a control
 	 * message still crosses the network as one minimal packet). */
 	int (*send)(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep,
 		    uint64_t bytes, uint64_t msg_id, struct nl_err *err);
@@ -381,6 +382,17 @@ struct json_t *net_point_json(const struct net_point *pt, const struct topo *t, 
 struct json_t *net_deadlock_json(const struct net_deadlock *d);
 
 /* All backends, in registry order. */
+/* The latest send time a backend takes (2^62 ps, about 53 days): a
+ * delivery time sums a send time, a serialisation and a latency, and must
+ * not wrap past UINT64_MAX (a message delivered before it was sent). */
+#define NET_TIME_MAX_PS (UINT64_C(1) << 62)
+
+/* The backends' common contract on time, with `what` ("flit backend")
+ * naming the backend: NL_ESTATE for a send (or, with send false, an
+ * advance) at `at_ps` before `reached_ps`, the time the network reached;
+ * NL_ERANGE for a send past NET_TIME_MAX_PS. */
+int net_time_check(const char *what, bool send, uint64_t at_ps, uint64_t reached_ps, struct nl_err *err);
+
 const struct net_backend_ops *const *net_backend_list(size_t *n);
 
 /* Backend by name, or NULL with *err listing the valid names. */
