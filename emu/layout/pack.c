@@ -456,8 +456,8 @@ int layout_pack(struct layout *lo, const struct topo *t, const char *rule_name, 
 	}
 	if ((rc = pack_node_cabinets(t, lo, err)) < 0)
 		goto fail;
-	for (uint32_t e = 0; e < t->n_endpoints; e++)
-		if (!lo->ep_cabinet)
+	if (!lo->ep_cabinet) /* each endpoint in its router's cabinet */
+		for (uint32_t e = 0; e < t->n_endpoints; e++)
 			lo->units[lo->cabinet[topo_ep_router(t, e)]]++;
 	return 0;
 fail:
