@@ -210,8 +210,10 @@ struct enc {
 	struct trace_builder *b;
 	int64_t rank;           /* current rank section, -1 before the first */
 	uint64_t rank_ops;      /* ops read in it */
-	int64_t said_rank;      /* the last '# rank R: N ops' comment (a dump's), -1 none */
+	int64_t said_rank;      /* the current section's '# rank R: N ops' comment (a dump's), -1 none */
 	uint64_t said_ops;
+	int64_t next_rank;      /* such a comment seen before the next section's 'rank' line, -1 none */
+	uint64_t next_ops;
 	uint64_t *sc, *rc;
 	uint32_t *reqs;
 	size_t cap_sc, cap_rc, cap_reqs;
@@ -640,9 +642,16 @@ static int enc_line(struct enc *e, char *line)
 	if (n && line[0] == '#') {
 		unsigned r;
 		unsigned long long ops;
+		/* A dump puts the comment before its section's 'rank' line:
+		 * it belongs to the next section unless it names this one. */
 		if (sscanf(line, "# rank %u: %llu ops", &r, &ops) == 2) {
-			e->said_rank = r;
-			e->said_ops = ops;
+			if ((int64_t)r == e->rank) {
+				e->said_rank = r;
+				e->said_ops = ops;
+			} else {
+				e->next_rank = r;
+				e->next_ops = ops;
+			}
 		}
 		return 0;
 	}
@@ -674,6 +683,9 @@ static int enc_line(struct enc *e, char *line)
 			NL_CHECK(trace_builder_end_rank(e->b, (uint32_t)e->rank, e->err));
 		e->rank = r;
 		e->rank_ops = 0;
+		e->said_rank = e->next_rank;
+		e->said_ops = e->next_ops;
+		e->next_rank = -1;
 		return 0;
 	}
 	if (e->rank >= 0) {
@@ -689,7 +701,7 @@ static int enc_line(struct enc *e, char *line)
 
 int trace_encode_text(const char *text_path, const char *out_path, struct nl_err *err)
 {
-	struct enc e = {.path = text_path, .err = err, .rank = -1, .said_rank = -1};
+	struct enc e = {.path = text_path, .err = err, .rank = -1, .said_rank = -1, .next_rank = -1};
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;

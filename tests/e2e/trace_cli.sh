@@ -90,6 +90,14 @@ n6=$(sed -n 's/^# rank 6: \([0-9]*\) ops.*/\1/p' "$T/bgp.txt")
 same "netloom: $T/cut.txt: rank 6 has $((n6 - 3)) ops, its line '# rank 6: $n6 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
 	"$T/err" "cut dump: rank and counts named"
 [ ! -e "$T/cut.nlt" ] && ok "cut dump: nothing written" || fail "cut dump: cut.nlt written"
+# One op gone from rank 0, not the last rank: rank 1's comment came
+# before rank 0's section ended and replaced rank 0's count (encoded).
+awk '/^rank 0$/ { print; getline; getline } { print }' "$T/bgp.txt" >"$T/cut0.txt"
+n0=$(sed -n 's/^# rank 0: \([0-9]*\) ops.*/\1/p' "$T/bgp.txt")
+expect 2 "encode refuses a dump with an op gone from rank 0" "$NL" trace encode "$T/cut0.txt" "$T/cut0.nlt"
+same "netloom: $T/cut0.txt: rank 0 has $((n0 - 1)) ops, its line '# rank 0: $n0 ops' says otherwise: a cut or edited dump (after editing a dump, correct or delete that line)" \
+	"$T/err" "op gone from rank 0: rank 0 and its counts named"
+[ ! -e "$T/cut0.nlt" ] && ok "op gone from rank 0: nothing written" || fail "op gone from rank 0: cut0.nlt written"
 grep -v '^# rank ' "$T/cut.txt" >"$T/edited.txt"
 expect 0 "an edited dump without its count lines encodes" "$NL" trace encode "$T/edited.txt" "$T/edited.nlt"
 # An output that cannot be written is named, not an input line.
