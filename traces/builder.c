@@ -104,6 +104,20 @@ static int check_op(struct trace_builder *b, const struct trace_op *op, struct n
 	return 0;
 }
 
+/* An error of rank's stream writer names its temporary file, which is
+ * gone once the build fails: name the output instead. */
+static int stream_err(struct trace_builder *b, uint32_t rank, int rc, struct nl_err *err)
+{
+	const char *tmp = b->paths[rank];
+	size_t n = tmp ? strlen(tmp) : 0;
+	if (rc < 0 && err && n && !strncmp(err->msg, tmp, n) && err->msg[n] == ':') {
+		char rest[NL_ERR_MSG_MAX];
+		snprintf(rest, sizeof rest, "%s", err->msg + n);
+		snprintf(err->msg, sizeof err->msg, "%s%s", b->out_path, rest);
+	}
+	return rc;
+}
+
 int trace_builder_op(struct trace_builder *b, uint32_t rank, const struct trace_op *op,
 		     struct nl_err *err)
 {
@@ -112,12 +126,16 @@ int trace_builder_op(struct trace_builder *b, uint32_t rank, const struct trace_
 	if (b->state[rank] == RANK_DONE)
 		NL_BUG("builder: op for rank %u after end_rank", rank);
 	NL_CHECK(trace_op_check(op, err));
+	/* Checked here, not by the stream writer, whose message would
+	 * name its temporary file (removed when the build fails). */
+	if (trace_op_check_version(op, b->opts.format_version, err))
+		return nl_err_prefix(err, "rank %u", rank);
 	b->ops[rank]++;
 	if (!b->out_path)
 		return check_op(b, op, err);
 	if (b->state[rank] == RANK_NEW)
 		NL_CHECK(open_rank(b, rank, err));
-	return trace_stream_append(b->w[rank], op, err);
+	return stream_err(b, rank, trace_stream_append(b->w[rank], op, err), err);
 }
 
 int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
@@ -133,7 +151,7 @@ int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err
 	struct trace_stream_writer *w = b->w[rank];
 	b->w[rank] = NULL;
 	b->state[rank] = RANK_DONE;
-	return trace_stream_close(w, NULL, NULL, NULL, err);
+	return stream_err(b, rank, trace_stream_close(w, NULL, NULL, NULL, err), err);
 }
 
 uint64_t trace_builder_rank_ops(const struct trace_builder *b, uint32_t rank)

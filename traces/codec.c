@@ -111,6 +111,21 @@ int trace_op_check(const struct trace_op *op, struct nl_err *err)
 	if (op->cpu_ps && op->kind != TOP_COMPUTE)
 		return nl_errf(err, NL_EINVAL, "%s: cpu_ps %llu: only compute ops carry CPU time",
 			       trace_op_name(op->kind), (unsigned long long)op->cpu_ps);
+	if (op->cpu_ps > op->dur_ps)
+		return nl_errf(err, NL_EINVAL, "compute: cpu_ps %llu: expected at most dur_ps %llu (the CPU time "
+			       "of the interval)", (unsigned long long)op->cpu_ps, (unsigned long long)op->dur_ps);
+	return 0;
+}
+
+int trace_op_check_version(const struct trace_op *op, uint32_t version, struct nl_err *err)
+{
+	if (op->kind >= trace_op_kinds_in_version(version))
+		return nl_errf(err, NL_EUNSUPPORTED, "a %s op needs format version %u or later "
+			       "(this stream writes version %u)", trace_op_name(op->kind), TRACE_FORMAT_VERSION,
+			       version);
+	if (op->cpu_ps && version < 2)
+		return nl_errf(err, NL_EUNSUPPORTED, "compute op with cpu time needs format version 2 "
+			       "(this stream writes version %u)", version);
 	return 0;
 }
 

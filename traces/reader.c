@@ -296,9 +296,26 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		rc = arch_err(a, err, NL_ECORRUPT, 56, "header hash mismatch (header damaged)");
 		goto fail;
 	}
-	if (trace_get_u32(hdr + 12) != 0 || trace_get_u32(hdr + 28) != 0) {
+	if (trace_get_u32(hdr + 12) != 0) {
 		rc = arch_err(a, err, NL_EUNSUPPORTED, 12, "unknown header flags 0x%x",
 			      trace_get_u32(hdr + 12));
+		goto fail;
+	}
+	if (trace_get_u32(hdr + 28) != 0) {
+		rc = arch_err(a, err, NL_EUNSUPPORTED, 28, "reserved header field is 0x%x, expected 0",
+			      trace_get_u32(hdr + 28));
+		goto fail;
+	}
+	/* The writer parameters: no writer writes others, and `trace
+	 * encode` of the dump could not write the same bytes. */
+	if (trace_get_u32(hdr + 20) < TRACE_FRAME_TARGET_MIN || trace_get_u32(hdr + 20) > TRACE_FRAME_TARGET_MAX) {
+		rc = arch_err(a, err, NL_ECORRUPT, 20, "frame_target %u: expected %u .. %u bytes",
+			      trace_get_u32(hdr + 20), TRACE_FRAME_TARGET_MIN, TRACE_FRAME_TARGET_MAX);
+		goto fail;
+	}
+	if ((int32_t)trace_get_u32(hdr + 24) < 1 || (int32_t)trace_get_u32(hdr + 24) > ZSTD_maxCLevel()) {
+		rc = arch_err(a, err, NL_ECORRUPT, 24, "zstd_level %d: expected 1 .. %d",
+			      (int)(int32_t)trace_get_u32(hdr + 24), ZSTD_maxCLevel());
 		goto fail;
 	}
 	a->m.format_version = version;
@@ -587,13 +604,18 @@ static bool peer_ok(int32_t p, uint32_t size, bool any_ok)
 	return p >= 0 && (uint32_t)p < size;
 }
 
-/* Check one op against the manifest; returns a static reason or NULL. */
-static const char *op_semantics(const struct trace_manifest *m, const struct trace_op *op, char *buf,
-				size_t cap)
+/* Check one op of `rank` against the manifest; is_member[i]: whether
+ * the rank is in m->comms[i]. Returns a reason in buf, or NULL. */
+static const char *op_semantics(const struct trace_manifest *m, uint32_t rank, const uint8_t *is_member,
+				const struct trace_op *op, char *buf, size_t cap)
 {
 	const struct trace_comm *c = trace_manifest_find_comm(m, op->comm);
 	if (!c) {
 		snprintf(buf, cap, "communicator %u is not in the manifest", op->comm);
+		return buf;
+	}
+	if (c->id >= 2 && !is_member[c - m->comms]) {
+		snprintf(buf, cap, "rank %u is not a member of communicator %u", rank, c->id);
 		return buf;
 	}
 	bool any = false, rooted = false, p2p = false;
@@ -638,8 +660,56 @@ static const char *op_semantics(const struct trace_manifest *m, const struct tra
 			return buf;
 		}
 		break;
+	case TOP_COMPUTE:
+		if (op->cpu_ps > op->dur_ps) {
+			snprintf(buf, cap, "cpu %llu ps: expected at most dur (%llu ps)",
+				 (unsigned long long)op->cpu_ps, (unsigned long long)op->dur_ps);
+			return buf;
+		}
+		if (op->cpu_ps && !m->has_compute_cpu) {
+			snprintf(buf, cap, "cpu %llu ps, but the manifest's compute_cpu flag is not set",
+				 (unsigned long long)op->cpu_ps);
+			return buf;
+		}
+		break;
 	default:
 		break;
+	}
+	/* n_done: how many of the listed requests completed (§6). */
+	const char *want = NULL;
+	switch (op->kind) {
+	case TOP_WAIT:
+	case TOP_TEST:
+	case TOP_IPROBE:
+		if (op->n_done > 1)
+			want = "0 or 1";
+		break;
+	case TOP_WAITANY:
+	case TOP_TESTANY:
+		if (op->n_done > 1 || op->n_done > op->n_reqs)
+			want = "0 or 1, at most n_reqs";
+		break;
+	case TOP_WAITSOME:
+	case TOP_TESTSOME:
+		if (op->n_done > op->n_reqs)
+			want = "at most n_reqs";
+		break;
+	case TOP_WAITALL:
+	case TOP_TESTALL:
+		if (op->n_done && op->n_done != op->n_reqs)
+			want = "0 or n_reqs";
+		break;
+	default:
+		break;
+	}
+	if (want && (op->kind == TOP_WAIT || op->kind == TOP_TEST || op->kind == TOP_IPROBE)) {
+		snprintf(buf, cap, "n_done=%u: expected %s", op->n_done, want);
+		return buf;
+	}
+	if (want) {
+		snprintf(buf, cap, "n_done=%u with %u request%s: expected %s", op->n_done, op->n_reqs,
+			 op->n_reqs == 1 ? "" : "s", want);
+		return buf;
 	}
 	if (p2p && !peer_ok(op->peer, c->size, any)) {
 		snprintf(buf, cap, "peer %d not in communicator %u (size %u)", op->peer, c->id, c->size);
@@ -662,16 +732,74 @@ static const char *op_semantics(const struct trace_manifest *m, const struct tra
 	return NULL;
 }
 
+/* Which listed communicators each rank is in: rank r's are
+ * idx[first[r] .. first[r + 1]), indices into m->comms. Members are
+ * distinct (replay refuses a world rank listed twice). */
+static int verify_members(struct trace_archive *a, uint32_t **first_out, uint32_t **idx_out, struct nl_err *err)
+{
+	const struct trace_manifest *m = &a->m;
+	uint64_t total = 0;
+	for (uint32_t i = 2; i < m->n_comms; i++)
+		total += m->comms[i].size;
+	uint32_t *first = calloc((size_t)m->n_ranks + 1, sizeof *first);
+	uint32_t *idx = malloc((total ? total : 1) * sizeof *idx);
+	uint32_t *seen = calloc(m->n_ranks, sizeof *seen); /* comm index + 1 that last listed the rank */
+	int rc = 0;
+	if (!first || !idx || !seen) {
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+		goto done;
+	}
+	for (uint32_t i = 2; i < m->n_comms && !rc; i++) {
+		const struct trace_comm *c = &m->comms[i];
+		for (uint32_t j = 0; j < c->size; j++) {
+			uint32_t w = c->world_ranks[j];
+			if (seen[w] == i + 1) {
+				rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+					      "metadata: communicator %u member %u is world rank %u, listed twice", c->id,
+					      j, w);
+				break;
+			}
+			seen[w] = i + 1;
+			first[w + 1]++;
+		}
+	}
+	for (uint32_t r = 0; r < m->n_ranks; r++)
+		first[r + 1] += first[r];
+	memset(seen, 0, m->n_ranks * sizeof *seen); /* now: entries filled per rank */
+	for (uint32_t i = 2; i < m->n_comms && !rc; i++)
+		for (uint32_t j = 0; j < m->comms[i].size; j++) {
+			uint32_t w = m->comms[i].world_ranks[j];
+			idx[first[w] + seen[w]++] = i;
+		}
+done:
+	free(seen);
+	if (rc) {
+		free(first);
+		free(idx);
+		return rc;
+	}
+	*first_out = first;
+	*idx_out = idx;
+	return 0;
+}
+
 int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
 {
 	char why[160];
-	for (uint32_t rank = 0; rank < a->m.n_ranks; rank++) {
+	uint32_t *first = NULL, *idx = NULL;
+	NL_CHECK(verify_members(a, &first, &idx, err));
+	uint8_t *is_member = calloc(a->m.n_comms, 1);
+	int rc = is_member ? 0 : nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+	for (uint32_t rank = 0; rank < a->m.n_ranks && !rc; rank++) {
 		struct trace_rank_reader *r;
 		struct trace_op op;
-		int rc;
-		NL_CHECK(trace_rank_open(a, rank, &r, err));
+		for (uint32_t k = first[rank]; k < first[rank + 1]; k++)
+			is_member[idx[k]] = 1;
+		rc = trace_rank_open(a, rank, &r, err);
+		if (rc)
+			break;
 		while ((rc = trace_rank_next(r, &op, err)) == 1) {
-			const char *bad = op_semantics(&a->m, &op, why, sizeof why);
+			const char *bad = op_semantics(&a->m, rank, is_member, &op, why, sizeof why);
 			if (bad) {
 				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: op %llu (%s): %s", a->path,
 					     rank, (unsigned long long)r->frame_off,
@@ -680,8 +808,13 @@ int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
 			}
 		}
 		trace_rank_close(r);
-		if (rc < 0)
-			return rc;
+		for (uint32_t k = first[rank]; k < first[rank + 1]; k++)
+			is_member[idx[k]] = 0;
+		if (rc > 0)
+			rc = 0;
 	}
-	return 0;
+	free(is_member);
+	free(first);
+	free(idx);
+	return rc;
 }

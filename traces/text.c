@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <zstd.h>
 
 #include "core/error.h"
 
@@ -358,12 +359,16 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		uint32_t v;
 		if (e->seen & bit)
 			return enc_err(e, "%s given twice", key);
-		if (!parse_u32(rest, &v))
-			return enc_err(e, "%s '%s': expected an unsigned integer", key, rest);
+		/* The writer's ranges, checked here so the error names the
+		 * line; 0 is refused, not read as the default (a dump never
+		 * says 0, and the archive would not be the one described). */
+		uint32_t lo = bit == H_FRAME ? TRACE_FRAME_TARGET_MIN : 1;
+		uint32_t hi = bit == H_FRAME ? TRACE_FRAME_TARGET_MAX : (uint32_t)ZSTD_maxCLevel();
+		if (!parse_u32(rest, &v) || v < lo || v > hi)
+			return enc_err(e, "%s '%s': expected %u .. %u%s", key, rest, lo, hi,
+				       bit == H_FRAME ? " bytes" : "");
 		if (bit == H_FRAME)
 			e->opts.frame_target = v;
-		else if (v > 1000)
-			return enc_err(e, "zstd_level '%s': expected 1 .. 22", rest);
 		else
 			e->opts.zstd_level = (int)v;
 		e->seen |= bit;
@@ -609,6 +614,16 @@ static int enc_op(struct enc *e, char *line)
 	}
 	if ((n_sc && n_rc && n_sc != n_rc) || (n_c && ((n_sc && n_sc != n_c) || (n_rc && n_rc != n_c))))
 		return enc_err(e, "n_counts, send_counts and recv_counts disagree on the number of ranks");
+	/* cpu= in the text's terms (the builder's messages say cpu_ps). */
+	if (op.cpu_ps && op.kind != TOP_COMPUTE)
+		return enc_err(e, "cpu=%llu on a %s op: only compute ops carry CPU time",
+			       (unsigned long long)op.cpu_ps, trace_op_name(op.kind));
+	if (op.cpu_ps > op.dur_ps)
+		return enc_err(e, "cpu=%llu: expected at most dur=%llu (the CPU time of the interval)",
+			       (unsigned long long)op.cpu_ps, (unsigned long long)op.dur_ps);
+	if (op.cpu_ps && !e->m.has_compute_cpu && e->opts.format_version >= 2)
+		return enc_err(e, "cpu=%llu: the manifest does not say 'compute_cpu_time 1' (compute ops carry "
+			       "cpu only then)", (unsigned long long)op.cpu_ps);
 	op.n_counts = n_c ? n_c : n_sc ? n_sc : n_rc;
 	op.send_counts = n_sc ? e->sc : NULL;
 	op.recv_counts = n_rc ? e->rc : NULL;

@@ -159,8 +159,12 @@ uint64_t trace_xxh64(const void *data, size_t len, uint64_t seed);
 size_t trace_op_encoded_max(const struct trace_op *op);
 
 /* Check an op the writer is given: kind in range, arrays present when
- * counted, finite non-negative flops. */
+ * counted, finite non-negative flops, cpu time only on compute and at
+ * most its dur. */
 int trace_op_check(const struct trace_op *op, struct nl_err *err);
+/* Can format `version` hold op (its kind, its cpu time)? The message
+ * names no file: callers prefix what they write. */
+int trace_op_check_version(const struct trace_op *op, uint32_t version, struct nl_err *err);
 
 /* Append op's encoding to p (room: trace_op_encoded_max); *prev_end_ps is
  * the delta base, updated to op->t_ps + op->dur_ps. Returns bytes written. */

@@ -151,13 +151,8 @@ int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op
 	if (w->failed)
 		return nl_errf(err, w->failed, "%s: rank %u: writer failed earlier", w->path, w->rank);
 	NL_CHECK(trace_op_check(op, err));
-	if (op->kind >= trace_op_kinds_in_version(w->opts.format_version))
-		return nl_errf(err, NL_EUNSUPPORTED, "%s: rank %u: a %s op needs format version %u or later "
-			       "(this stream writes version %u)", w->path, w->rank, trace_op_name(op->kind),
-			       TRACE_FORMAT_VERSION, w->opts.format_version);
-	if (op->cpu_ps && w->opts.format_version < 2)
-		return nl_errf(err, NL_EUNSUPPORTED, "%s: rank %u: compute op with cpu time needs format version 2 "
-			       "(this stream writes version %u)", w->path, w->rank, w->opts.format_version);
+	if (trace_op_check_version(op, w->opts.format_version, err))
+		return nl_err_prefix(err, "%s: rank %u", w->path, w->rank);
 	size_t need = trace_op_encoded_max(op);
 	if (need > TRACE_FRAME_RAW_MAX)
 		return nl_errf(err, NL_ERANGE, "%s: rank %u: %s op too large (%zu bytes encoded, max %u)",

@@ -326,7 +326,7 @@ static void test_dump_encode_identity(void)
 		t[tn - 1] = '\0';
 		CHECK(strstr(t, "\nnetloom-trace 2\nframe_target 700\nzstd_level 3\nranks 3\n"
 				"application \"unit \\\"test\\\"\"\ncommand_line \"./unit --flag\\tx\"\n") != NULL);
-		CHECK(strstr(t, "\ncomm 2 0 2\ncomm 5 2 1 0\n") != NULL);
+		CHECK(strstr(t, "\ncomm 2 0 2 1\ncomm 5 2 1 0\n") != NULL);
 		CHECK(strstr(t, "\nsendrecv t=") != NULL);
 		CHECK(strstr(t, " peer=1 tag=5 bytes=100 recv_peer=2 recv_tag=any recv_bytes=200\n") != NULL);
 		CHECK(strstr(t, " n_counts=3 send_counts=1,200,40000 recv_counts=7,0,2147483648") != NULL);
@@ -355,7 +355,7 @@ static void test_encode_errors(void)
 		{"netloom-trace 2\nranks 1\ncompute_cpu_time 2\n", "e.txt:3: compute_cpu_time '2': expected 0 or 1"},
 		{"netloom-trace 1\nranks 1\nrank 0\ncompute t=0 dur=5 cpu=3\n",
 		 "compute op with cpu time needs format version 2 (this stream writes version 1)"},
-		{"netloom-trace 2\nranks 1\nrank 0\nsend t=0 dur=5 cpu=3\n", "send: cpu_ps 3: only compute ops carry CPU time"},
+
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
@@ -366,7 +366,23 @@ static void test_encode_errors(void)
 		 "e.txt:4: n_counts, send_counts and recv_counts disagree on the number of ranks"},
 		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=-1\n", "e.txt:4: flops '-1': bad value"},
 		{"netloom-trace 1\nranks 2\nrank 0\n", "e.txt: 2 ranks declared, rank sections end after rank 0"},
-		{"netloom-trace 1\nranks 1\nframe_target 5\nrank 0\n", "frame_target 5: expected 256 .. 16777216 bytes"},
+		{"netloom-trace 1\nranks 1\nframe_target 5\nrank 0\n", "e.txt:3: frame_target '5': expected 256 .. 16777216 bytes"},
+		/* 0 is refused, not taken for the default (the archive's header
+		 * would not say what the text says). */
+		{"netloom-trace 1\nranks 1\nframe_target 0\n", "e.txt:3: frame_target '0': expected 256 .. 16777216 bytes"},
+		{"netloom-trace 1\nranks 1\nzstd_level 0\n", "e.txt:3: zstd_level '0': expected 1 .. "},
+		{"netloom-trace 1\nranks 1\nzstd_level 23\n", "e.txt:3: zstd_level '23': expected 1 .. "},
+		/* The version error names the line and rank, not the builder's
+		 * temporary stream file (removed by then). */
+		{"netloom-trace 1\nranks 2\nrank 0\ninit\nrank 1\ncancel t=1 req=4 n_done=1\n",
+		 "e.txt:6: rank 1: a cancel op needs format version 2 or later (this stream writes version 1)"},
+		/* cpu= in the text's terms; at most dur; only with compute_cpu_time 1. */
+		{"netloom-trace 2\nranks 1\ncompute_cpu_time 1\nrank 0\nsend t=0 dur=5 cpu=3\n",
+		 "e.txt:5: cpu=3 on a send op: only compute ops carry CPU time"},
+		{"netloom-trace 2\nranks 1\ncompute_cpu_time 1\nrank 0\ncompute t=0 dur=5 cpu=10\n",
+		 "e.txt:5: cpu=10: expected at most dur=5"},
+		{"netloom-trace 2\nranks 1\nrank 0\ncompute t=0 dur=5 cpu=3\n",
+		 "e.txt:4: cpu=3: the manifest does not say 'compute_cpu_time 1'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		FILE *f = fopen(txt, "w");
@@ -376,6 +392,8 @@ static void test_encode_errors(void)
 		CHECK(rc < 0);
 		if (rc < 0 && !strstr(e.msg, cases[i].msg))
 			TEST_FAIL_("case %zu: \"%s\" lacks \"%s\"", i, e.msg, cases[i].msg);
+		if (strstr(e.msg, ".tmp"))
+			TEST_FAIL_("case %zu: \"%s\" names a temporary file", i, e.msg);
 		CHECK(access(out, F_OK) != 0);
 	}
 	/* A minimal text is a valid archive; absent fields take defaults. */
@@ -392,6 +410,80 @@ static void test_encode_errors(void)
 	CHECK_EQ(trace_archive_manifest(a)->rank_ops[0], 2);
 	CHECK_STR(trace_archive_manifest(a)->application, "");
 	trace_archive_close(a);
+}
+
+/* trace verify refuses what replay refuses (app.c, app_ops.c) and n_done
+ * outside its kind's range (docs/trace-format.md §6, §7). */
+static void test_verify_semantics(void)
+{
+	struct nl_err e = {0};
+	char txt[512], out[512];
+	snprintf(txt, sizeof txt, "%s", test_tmppath("v.txt"));
+	snprintf(out, sizeof out, "%s", test_tmppath("v.nlt"));
+	struct {
+		const char *text, *msg; /* msg NULL: verifies */
+	} cases[] = {
+		{"netloom-trace 2\nranks 2\ncomm 2 0 0\nrank 0\nbarrier t=0 dur=0 comm=2\nrank 1\n",
+		 "offset 64: metadata: communicator 2 member 1 is world rank 0, listed twice"},
+		{"netloom-trace 2\nranks 3\ncomm 2 1 2\nrank 0\nbarrier t=0 dur=0 comm=2\nrank 1\nrank 2\n",
+		 "rank 0, offset 116: op 0 (barrier): rank 0 is not a member of communicator 2"},
+		{"netloom-trace 2\nranks 3\ncomm 2 1 2\nrank 0\nrank 1\nbarrier comm=2\nrank 2\nbarrier comm=2\n", NULL},
+		{"netloom-trace 2\nranks 1\nrank 0\nwaitsome reqs=1,2 n_done=5\n",
+		 "op 0 (waitsome): n_done=5 with 2 requests: expected at most n_reqs"},
+		{"netloom-trace 2\nranks 1\nrank 0\nwaitsome reqs=1,2 n_done=2\n", NULL},
+		{"netloom-trace 2\nranks 1\nrank 0\ntestsome reqs=1 n_done=2\n",
+		 "op 0 (testsome): n_done=2 with 1 request: expected at most n_reqs"},
+		{"netloom-trace 2\nranks 1\nrank 0\ntest req=1 n_done=7\n", "op 0 (test): n_done=7: expected 0 or 1"},
+		{"netloom-trace 2\nranks 1\nrank 0\nwait req=1 n_done=2\n", "op 0 (wait): n_done=2: expected 0 or 1"},
+		{"netloom-trace 2\nranks 1\nrank 0\niprobe peer=0 n_done=2\n", "op 0 (iprobe): n_done=2: expected 0 or 1"},
+		{"netloom-trace 2\nranks 1\nrank 0\nwaitany reqs=1,2 n_done=2\n",
+		 "op 0 (waitany): n_done=2 with 2 requests: expected 0 or 1, at most n_reqs"},
+		{"netloom-trace 2\nranks 1\nrank 0\ntestall reqs=1,2 n_done=1\n",
+		 "op 0 (testall): n_done=1 with 2 requests: expected 0 or n_reqs"},
+		{"netloom-trace 2\nranks 1\nrank 0\ntestall reqs=1,2 n_done=2\ntestall reqs=1,2\n", NULL},
+		{"netloom-trace 2\nranks 1\nrank 0\nwaitall reqs=1,2,3 n_done=4\n",
+		 "op 0 (waitall): n_done=4 with 3 requests: expected 0 or n_reqs"},
+		{"netloom-trace 2\nranks 1\nrank 0\nwaitall reqs=1,2,3 n_done=3\nwaitall reqs=1\n", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		FILE *f = fopen(txt, "w");
+		fputs(cases[i].text, f);
+		fclose(f);
+		struct trace_archive *a = NULL;
+		CHECK_OK(trace_encode_text(txt, out, &e), &e);
+		CHECK_OK(trace_archive_open(&a, out, &e), &e);
+		if (!a)
+			continue;
+		int rc = trace_archive_verify(a, &e);
+		if (!cases[i].msg && rc)
+			TEST_FAIL_("case %zu: verify failed: %s", i, e.msg);
+		if (cases[i].msg && (rc != NL_ECORRUPT || !strstr(e.msg, cases[i].msg)))
+			TEST_FAIL_("case %zu: verify returned %d \"%s\", expected \"%s\"", i, rc, rc ? e.msg : "",
+				   cases[i].msg);
+		trace_archive_close(a);
+	}
+
+	/* cpu on a compute op while the manifest's compute_cpu flag is
+	 * clear (a writer that is not encode, which checks the text). */
+	struct trace_builder *b;
+	struct trace_op op = {.kind = TOP_COMPUTE, .dur_ps = 10, .cpu_ps = 4};
+	struct trace_manifest m = {.n_ranks = 1, .format_version = 2};
+	CHECK_OK(trace_builder_new(&b, out, 1, NULL, &e), &e);
+	CHECK_OK(trace_builder_op(b, 0, &op, &e), &e);
+	CHECK_OK(trace_builder_finish(b, &m, &e), &e);
+	trace_builder_free(b);
+	struct trace_archive *a = NULL;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	if (a) {
+		CHECK_ERR(trace_archive_verify(a, &e), NL_ECORRUPT, &e,
+			  "op 0 (compute): cpu 4 ps, but the manifest's compute_cpu flag is not set");
+		trace_archive_close(a);
+	}
+	/* cpu above dur: the writer refuses it too. */
+	op.cpu_ps = 11;
+	CHECK_OK(trace_builder_new(&b, out, 1, NULL, &e), &e);
+	CHECK_ERR(trace_builder_op(b, 0, &op, &e), NL_EINVAL, &e, "compute: cpu_ps 11: expected at most dur_ps 10");
+	trace_builder_free(b);
 }
 
 static void test_stats_p2p_rules(void)
@@ -447,6 +539,7 @@ int main(void)
 	TEST_RUN(test_writer_rejects);
 	TEST_RUN(test_dump_encode_identity);
 	TEST_RUN(test_encode_errors);
+	TEST_RUN(test_verify_semantics);
 	TEST_RUN(test_stats_p2p_rules);
 	test_tmpdir_remove();
 	return test_done();

@@ -63,6 +63,32 @@ static void test_corruption(void)
 	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
 
+	/* Header fields no writer writes, the header hash made to match: the
+	 * reserved field is named at its own offset (was "offset 12: unknown
+	 * header flags 0x0"), and writer parameters out of range are refused
+	 * (frame_target 0 verified, and encoded back as 65536). */
+	struct {
+		size_t off;
+		uint32_t v;
+		int code;
+		const char *msg;
+	} fields[] = {
+		{12, 2, NL_EUNSUPPORTED, "offset 12: unknown header flags 0x2"},
+		{28, 1, NL_EUNSUPPORTED, "offset 28: reserved header field is 0x1, expected 0"},
+		{20, 0, NL_ECORRUPT, "offset 20: frame_target 0: expected 256 .. 16777216 bytes"},
+		{20, 255, NL_ECORRUPT, "offset 20: frame_target 255: expected 256 .. 16777216 bytes"},
+		{24, 0, NL_ECORRUPT, "offset 24: zstd_level 0: expected 1 .. "},
+		{24, 0xffffffffu, NL_ECORRUPT, "offset 24: zstd_level -1: expected 1 .. "},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		memcpy(b, g, n);
+		trace_put_u32(b + fields[i].off, fields[i].v);
+		trace_put_u64(b + 56, trace_xxh64(b, 56, 0));
+		test_spit(bad, b, n);
+		snprintf(want, sizeof want, "%s: %s", bad, fields[i].msg);
+		CHECK_ERR(open_and_verify(bad, &e), fields[i].code, &e, want);
+	}
+
 	/* Truncation at several offsets: inside the 8-byte magic too (a file
 	 * holding its first bytes is an archive cut short, not another file). */
 	size_t cuts[] = {0, 1, 2, 3, 4, 7, 40, 64, 100, n / 2, n - 1};

@@ -68,7 +68,8 @@ static inline struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
 	case TOP_TESTALL: case TOP_TESTANY: case TOP_TESTSOME:
 		op.n_reqs = 1 + (uint32_t)(i % 5);
 		op.reqs = rq;
-		op.n_done = kind == TOP_WAITALL ? 0 : 1;
+		/* In range for trace verify: all of them for waitall and testall, one otherwise. */
+		op.n_done = kind == TOP_WAITALL || kind == TOP_TESTALL ? op.n_reqs : 1;
 		if (kind == TOP_TESTSOME)
 			op.flags = TRACE_F_NO_OUTCOME;
 		break;
@@ -111,7 +112,7 @@ static inline struct trace_op sample_op(unsigned kind, uint64_t i, uint64_t t)
 
 #define N_RANKS 3
 
-static uint32_t comm2_ranks[] = {0, 2};
+static uint32_t comm2_ranks[] = {0, 2, 1}; /* every rank: each uses comm 2 (verify checks membership) */
 static uint32_t comm5_ranks[] = {2, 1, 0};
 
 /* Write a 3-rank archive: rank r has n_ops ops cycling through every kind
@@ -146,7 +147,7 @@ static inline int write_archive(const char *path, uint64_t n_ops, uint32_t frame
 	}
 	struct trace_comm comms[] = {
 		{5, 3, comm5_ranks},
-		{2, 2, comm2_ranks},
+		{2, 3, comm2_ranks},
 		{0, N_RANKS, NULL}, /* world: skipped by the writer */
 	};
 	struct trace_manifest m = {
@@ -160,6 +161,12 @@ static inline int write_archive(const char *path, uint64_t n_ops, uint32_t frame
 		.recorded_runtime_s = 12.5,
 		.n_comms = 3,
 		.comms = comms,
+		/* compute ops carry cpu */
+		.has_host_info = true,
+		.hosts = 1,
+		.ranks_per_host = N_RANKS,
+		.cores_per_host = 4,
+		.has_compute_cpu = true,
 	};
 	int rc = trace_archive_write(path, &m, sp, e);
 	for (uint32_t r = 0; r < N_RANKS; r++)
