@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "core/text.h"
 #include "netloom/netloom.h"
 #include "traces/trace.h"
 
@@ -118,18 +119,49 @@ static int report(const struct nl_err *e)
 
 /* --- info --------------------------------------------------------------------- */
 
+/* A JSON string of s (a file name, a manifest field: any bytes), every
+ * byte that is not UTF-8 read as U+FFFD: json_string refuses invalid
+ * UTF-8, and the key went missing. */
+static json_t *info_json_text(const char *s)
+{
+	char *clean = text_utf8_clean(s ? s : "", false);
+	json_t *j = clean ? json_string(clean) : NULL;
+	free(clean);
+	return j;
+}
+
+/* s on stdout for a terminal: control bytes and bytes that are not UTF-8
+ * as \xHH (as the trace commands quote input bytes in errors), so a
+ * manifest cannot move the cursor or recolour the terminal. */
+static void info_put_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = strlen((const char *)p);
+	while (*p) {
+		int len = *p < 0x20 || *p == 0x7f ? 0 : text_utf8_len(p, n);
+		if (len <= 0) {
+			printf("\\x%02x", *p);
+			len = 1;
+		} else {
+			fwrite(p, 1, (size_t)len, stdout);
+		}
+		p += len;
+		n -= (size_t)len;
+	}
+}
+
 static json_t *info_json(const char *path, struct trace_archive *a, const struct trace_stats *s)
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
 	json_t *o = json_object();
-	json_object_set_new(o, "file", json_string(path));
+	json_object_set_new(o, "file", info_json_text(path));
 	json_object_set_new(o, "format_version", json_integer(m->format_version));
 	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
-	json_object_set_new(o, "application", json_string(m->application));
-	json_object_set_new(o, "command_line", json_string(m->command_line));
-	json_object_set_new(o, "machine", json_string(m->machine));
-	json_object_set_new(o, "recorder", json_string(m->recorder));
-	json_object_set_new(o, "mpi_library", json_string(m->mpi_library));
+	json_object_set_new(o, "application", info_json_text(m->application));
+	json_object_set_new(o, "command_line", info_json_text(m->command_line));
+	json_object_set_new(o, "machine", info_json_text(m->machine));
+	json_object_set_new(o, "recorder", info_json_text(m->recorder));
+	json_object_set_new(o, "mpi_library", info_json_text(m->mpi_library));
 	json_object_set_new(o, "start_unix", json_integer((json_int_t)m->start_unix));
 	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
 	/* Format 2: where the ranks ran (0 = unknown). */
@@ -201,14 +233,19 @@ static void info_text(const char *path, struct trace_archive *a, const struct tr
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
 	uint64_t fb = trace_archive_file_bytes(a);
-	printf("file              %s (format %u, %" PRIu64 " bytes, %.2fx compression of %" PRIu64
-	       " encoded bytes)\n",
-	       path, m->format_version, fb, fb ? (double)s->encoded_bytes / (double)fb : 0.0, s->encoded_bytes);
-	printf("application       %s\n", m->application);
-	printf("command line      %s\n", m->command_line);
-	printf("machine           %s\n", m->machine);
-	printf("recorder          %s\n", m->recorder);
-	printf("MPI library       %s\n", m->mpi_library[0] ? m->mpi_library : "(unknown)");
+	printf("file              ");
+	info_put_text(path);
+	printf(" (format %u, %" PRIu64 " bytes, %.2fx compression of %" PRIu64 " encoded bytes)\n", m->format_version,
+	       fb, fb ? (double)s->encoded_bytes / (double)fb : 0.0, s->encoded_bytes);
+	static const char *const labels[] = {"application       ", "command line      ", "machine           ",
+					     "recorder          ", "MPI library       "};
+	const char *values[] = {m->application, m->command_line, m->machine, m->recorder,
+				m->mpi_library[0] ? m->mpi_library : "(unknown)"};
+	for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
+		fputs(labels[i], stdout);
+		info_put_text(values[i]);
+		putchar('\n');
+	}
 	printf("start (unix)      %" PRIu64 "\n", m->start_unix);
 	printf("ranks             %u\n", m->n_ranks);
 	printf("communicators     %u (world, self", m->n_comms);
@@ -341,6 +378,10 @@ static int cmd_encode(int argc, char **argv)
 	int rc = two_args("encode", argc, argv, &in, &out);
 	if (rc)
 		return rc;
+	/* The text would be replaced by the archive it describes. */
+	if (out_same_file(in, out))
+		return sub_usage("encode", "OUT.nlt '%s': the same file as TEXT; expected another file (usage: netloom trace %s)",
+				 out);
 	struct nl_err e = {0};
 	/* An output that cannot be written is named as such, not as an
 	 * error at the input line the writer was reached from. */
@@ -477,6 +518,10 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 	struct nl_err e = {0};
 	struct progress pr;
 	struct warn_ctx wc = {cmd, 0, &pr};
+	/* The input would be replaced by its conversion. */
+	if (out_same_file(in, out))
+		return sub_usage(cmd, "OUT.nlt '%s': the same file as the input; expected another file (usage: netloom trace %s)",
+				 out);
 	if (out_check_writable(out, &e)) /* not as an error at an input line */
 		return report(&e);
 	progress_init(&pr, "converting");
@@ -525,13 +570,27 @@ static int cmd_pack(int argc, char **argv)
 	}
 	if (!rc && !n)
 		rc = sub_usage("pack", "missing OUT.bundle or TRACE%s (usage: netloom trace %s)", NULL);
+	/* The configuration would be replaced by the bundle holding it. */
+	if (!rc && config && out_same_file(out, config))
+		rc = sub_usage("pack", "--config '%s': the same file as OUT.bundle; expected another file (usage: netloom trace %s)",
+			       config);
 	if (!rc && config) {
-		/* The system configuration must be one netloom reads: a bundle
+		/* The system configuration must be one netloom runs: a bundle
 		 * is for reproducing a run, and a wrong file found on unpack
-		 * is found too late. */
+		 * is found too late. The checks of `netloom run -c` (cli_run.c
+		 * run_setup): the file loads, and the session it describes
+		 * builds (topology, routing, traffic specs). */
 		struct nl_err e = {0};
 		nl_sim *sim = NULL;
-		if (nl_sim_new(&sim, &e) || nl_sim_load_file(sim, config, &e))
+		struct nl_sim_info info = {.size = sizeof info};
+		int lrc = nl_sim_new(&sim, &e);
+		if (!lrc) {
+			lrc = nl_sim_load_file(sim, config, &e);
+			cli_config_hint(config, lrc, &e);
+		}
+		if (!lrc)
+			lrc = nl_sim_info(sim, &info, &e);
+		if (lrc)
 			rc = report(&e);
 		nl_sim_free(sim);
 	}

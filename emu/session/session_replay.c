@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "net/net.h"
 #include "place/place.h"
@@ -39,18 +40,29 @@ static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *
 	return 0;
 }
 
+/* A JSON string of s (a path, a manifest field: any bytes), bytes that
+ * are not UTF-8 as U+FFFD: json_string refuses them, and the key went
+ * missing from the result. */
+static json_t *session_json_text(const char *s)
+{
+	char *clean = text_utf8_clean(s ? s : "", false);
+	json_t *j = clean ? json_string(clean) : NULL;
+	free(clean);
+	return j;
+}
+
 /* What identifies the trace, so a result can be re-run to the same bits. */
 static json_t *session_trace_json(const char *path, const struct trace_manifest *m, uint64_t file_bytes)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "path", json_string(path));
+	json_object_set_new(o, "path", session_json_text(path));
 	json_object_set_new(o, "file_bytes", json_integer((json_int_t)file_bytes));
 	json_object_set_new(o, "format_version", json_integer(m->format_version));
-	json_object_set_new(o, "application", json_string(m->application ? m->application : ""));
-	json_object_set_new(o, "command_line", json_string(m->command_line ? m->command_line : ""));
-	json_object_set_new(o, "machine", json_string(m->machine ? m->machine : ""));
-	json_object_set_new(o, "recorder", json_string(m->recorder ? m->recorder : ""));
-	json_object_set_new(o, "mpi_library", json_string(m->mpi_library ? m->mpi_library : ""));
+	json_object_set_new(o, "application", session_json_text(m->application));
+	json_object_set_new(o, "command_line", session_json_text(m->command_line));
+	json_object_set_new(o, "machine", session_json_text(m->machine));
+	json_object_set_new(o, "recorder", session_json_text(m->recorder));
+	json_object_set_new(o, "mpi_library", session_json_text(m->mpi_library));
 	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
 	json_object_set_new(o, "communicators", json_integer(m->n_comms));
 	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));

@@ -245,5 +245,58 @@ expect 2 "replay of a text file of no known format" "$NL" replay "$T/words.txt"
 same "netloom: $T/words.txt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)" \
 	"$T/err" "replay names the formats it reads"
 
+# --- strings that are not UTF-8 or hold control bytes ------------------------------------
+# info --json and replay --json dropped such keys (jansson refuses invalid
+# UTF-8); they are kept, the bytes as U+FFFD. Text info printed ESC raw.
+mkdir "$T/lat"
+cp "$DATA"/dumpi/testtrace-*.bin "$T/lat/"
+printf 'hostname=caf\351\nnumprocs=4\nfileprefix=testtrace\n' >"$T/lat/lat.meta"
+expect 0 "convert a DUMPI trace whose hostname is Latin-1" "$NL" trace convert "$T/lat/lat.meta" "$T/lat.nlt"
+latin=$(printf '\351')
+cp "$T/lat.nlt" "$T/n$latin.nlt"
+"$NL" trace info --json "$T/n$latin.nlt" >"$T/out" 2>"$T/err"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["machine"], d["file"].rsplit("/", 1)[1])' "$T/out" >"$T/json" 2>&1
+same "caf"$'\xef\xbf\xbd'" n"$'\xef\xbf\xbd'".nlt" "$T/json" "info --json keeps machine and file, invalid bytes as U+FFFD"
+"$NL" replay "$T/n$latin.nlt" --json - >"$T/out" 2>"$T/err"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["trace"]; print(t["machine"], t["path"].rsplit("/", 1)[1])' "$T/out" >"$T/json" 2>&1
+same "caf"$'\xef\xbf\xbd'" n"$'\xef\xbf\xbd'".nlt" "$T/json" "replay --json keeps trace.machine and trace.path"
+printf 'netloom-trace 2\nranks 1\napplication "a\\x1b[31mred"\nrank 0\n' >"$T/esc.txt"
+expect 0 "encode an application name holding ESC" "$NL" trace encode "$T/esc.txt" "$T/esc.nlt"
+expect 0 "info of it" "$NL" trace info "$T/esc.nlt"
+if ! grep -q $'\x1b' "$T/out" && grep -q '^application       a\\x1b\[31mred$' "$T/out"; then
+	ok "info prints control bytes as \\xHH"
+else
+	fail "info control bytes: $(od -c "$T/out" | head -5)"
+fi
+expect 0 "info of an archive whose machine is Latin-1" "$NL" trace info "$T/lat.nlt"
+grep -q '^machine           caf\\xe9$' "$T/out" && ok "info prints invalid UTF-8 as \\xHH" || fail "info latin-1: $(grep machine "$T/out")"
+
+# --- an output that is an input is refused, the input kept ---------------------------------
+cp "$DATA/simgrid/replay/actions_bcast.txt" "$T/ab.txt"
+for c in "convert $T/ab.txt $T/ab.txt" "import $T/ab.txt -o $T/./ab.txt"; do
+	expect 2 "trace ${c%% *} onto its input" "$NL" trace $c
+	if cmp -s "$T/ab.txt" "$DATA/simgrid/replay/actions_bcast.txt" && grep -q "the same file as the input" "$T/err"; then
+		ok "trace ${c%% *}: input kept"
+	else
+		fail "trace ${c%% *} onto its input: $(cat "$T/err")"
+	fi
+done
+cp "$T/esc.txt" "$T/esc2.txt"
+expect 2 "encode onto its text" "$NL" trace encode "$T/esc2.txt" "$T/esc2.txt"
+cmp -s "$T/esc.txt" "$T/esc2.txt" && grep -q "the same file as TEXT" "$T/err" && ok "encode: text kept" || fail "encode onto its text: $(cat "$T/err")"
+cp "$T/system.ini" "$T/sys2.ini"
+expect 2 "pack onto its --config" "$NL" trace pack "$T/sys2.ini" "$T/bgp.nlt" --config "$T/sys2.ini"
+cmp -s "$T/system.ini" "$T/sys2.ini" && grep -q "the same file as OUT.bundle" "$T/err" && ok "pack: config kept" || fail "pack onto its config: $(cat "$T/err")"
+
+# --- pack --config refuses what 'netloom run -c' refuses ------------------------------------
+printf 'topology = nonsense\n' >"$T/bad.ini"
+"$NL" run -c "$T/bad.ini" >/dev/null 2>"$T/run.err"
+expect 2 "pack: --config whose topology does not exist" "$NL" trace pack "$T/c4.nlb" "$T/bgp.nlt" --config "$T/bad.ini"
+if [ ! -e "$T/c4.nlb" ] && [ -s "$T/run.err" ] && cmp -s "$T/err" "$T/run.err"; then
+	ok "pack: run's error, no bundle"
+else
+	fail "pack bad config: $(cat "$T/err") / run: $(cat "$T/run.err")"
+fi
+
 echo "$n tests, $fails failed"
 [ "$fails" = 0 ]
