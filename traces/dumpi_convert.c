@@ -497,8 +497,12 @@ static int p2_record(struct p2 *c, const struct dumpi_rec *r)
 	case DL_Testall: { /* count requests[] flag statuses */
 		op.kind = r->label == DL_Waitall ? TOP_WAITALL : TOP_TESTALL;
 		NL_CHECK(req_list(c, &a[1], NULL, 0, &op));
+		/* Waitall completed every request it lists (docs/trace-format.md
+		 * §6), as the recorder and the OTF2 import write it. */
 		if (r->label == DL_Testall)
 			op.n_done = a[2].v ? op.n_reqs : 0;
+		else
+			op.n_done = op.n_reqs;
 		return emit(c, &op, true);
 	}
 	case DL_Waitany: /* count requests[] index status */

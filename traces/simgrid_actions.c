@@ -321,6 +321,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 			s->reqs[i] = r->pend[i].req;
 		op.kind = TOP_WAITALL;
 		op.n_reqs = (uint32_t)r->n_pend;
+		op.n_done = op.n_reqs; /* all of them completed (docs/trace-format.md §6) */
 		op.reqs = s->reqs;
 		NL_CHECK(sg_emit(s, rank, &op));
 		while (r->n_pend)

@@ -298,5 +298,25 @@ else
 	fail "pack bad config: $(cat "$T/err") / run: $(cat "$T/run.err")"
 fi
 
+# --- waitall's n_done is n_reqs, from every writer, through OTF2 too ------------------------
+# The DUMPI and SimGrid importers wrote 0, the recorder and the OTF2 import
+# n_reqs: an export and import changed every waitall.
+waitalls() { "$NL" trace dump "$1" | awk '/^waitall/ { n = 0; d = 0
+	for (i = 1; i <= NF; i++) { if ($i ~ /^reqs=/) n = split(substr($i, 6), x, ","); if ($i ~ /^n_done=/) d = substr($i, 8) }
+	print n, d }'; }
+for f in bgp wa; do
+	waitalls "$T/$f.nlt" >"$T/wall"
+	if [ -s "$T/wall" ] && awk '$1 != $2 { exit 1 }' "$T/wall"; then ok "waitall n_done = n_reqs ($f)"; else fail "waitall n_done ($f): $(head -3 "$T/wall")"; fi
+done
+if "$NL" trace export "$T/bgp.nlt" --otf2 "$T/bgp.otf2" >/dev/null 2>&1; then
+	expect 0 "import the OTF2 export of testbgp" "$NL" trace import "$T/bgp.otf2" -o "$T/bgp-rt.nlt"
+	waitalls "$T/bgp.nlt" >"$T/wall1"
+	waitalls "$T/bgp-rt.nlt" >"$T/wall2"
+	[ -s "$T/wall1" ] && cmp -s "$T/wall1" "$T/wall2" && ok "OTF2 export -> import keeps waitall's reqs and n_done" ||
+		fail "OTF2 round trip changed waitalls"
+else
+	echo "# OTF2 export unavailable: waitall round trip skipped"
+fi
+
 echo "$n tests, $fails failed"
 [ "$fails" = 0 ]
