@@ -20,8 +20,10 @@
  * so the timeline is unchanged and a polling loop costs two ops.
  * With NETLOOM_TRACE_START_BARRIER=N, the trace starts when the program's
  * N-th MPI_Barrier on MPI_COMM_WORLD returns (on every rank at the same
- * point of the program): before it, communicators are tracked but nothing
- * is written, and time zero moves to the window's start.
+ * point of the program): before it, communicators and persistent requests
+ * are tracked but nothing is written, and time zero moves to the window's
+ * start, where the persistent requests still alive get their
+ * send_init/recv_init ops.
  */
 #include "traces/record/record_internal.h"
 
@@ -180,16 +182,24 @@ void rec_cancel_outcome(uint32_t req, int outcome)
 		rec_fail("%s", rec_sink_error());
 }
 
-/* Open the recorded window: time zero is now, the stream starts with init. */
+/* Open the recorded window: time zero is now, the stream starts with init,
+ * then the send_init/recv_init of the persistent requests created before
+ * the window and still alive (instants at 0), so that their uses inside
+ * it are recorded. */
 static void rec_window_open(void)
 {
 	struct trace_op init = {.kind = TOP_INIT};
+	struct trace_op *inits;
+	size_t n = 0;
 
 	rec.t0_ns = rec_clock_ns();
 	rec.last_end_ps = 0;
 	rec.last_end_cpu_ns = rec_cpu_ns();
 	rec.is_writing = true;
 	rec_append(&init);
+	inits = rec_req_window_open(&n);
+	for (size_t i = 0; i < n; i++)
+		rec_append(&inits[i]);
 }
 
 void rec_world_barrier_done(void)

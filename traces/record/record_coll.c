@@ -35,7 +35,7 @@ static void rec_coll_end(struct rec_call *c, struct trace_op *op, bool is_ok, co
 	}
 	if (req) {
 		op->flags |= TRACE_F_NONBLOCKING;
-		op->req = rec_req_new(*req, false);
+		op->req = rec_req_new(*req, NULL);
 		if (op->req == REC_REQ_NONE) {
 			rec_skip(c);
 			return;

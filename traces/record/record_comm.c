@@ -312,7 +312,7 @@ static void rec_ctor_end_req(struct rec_ctor *k, int rc, uint16_t kind, MPI_Comm
 	}
 	if (req) { /* MPI_Comm_idup: nonblocking, completes with its request */
 		op.flags = TRACE_F_NONBLOCKING;
-		op.req = rec_req_new(*req, false);
+		op.req = rec_req_new(*req, NULL);
 		if (op.req == REC_REQ_NONE) {
 			rec_skip(&k->c);
 			return;

@@ -28,7 +28,9 @@
 	X(REC_UNSUP_MPROBE, "matched receives of messages probed before the recorded window") \
 	X(REC_UNSUP_NEIGHBOR, "neighborhood collectives")                   \
 	X(REC_UNSUP_RMA, "one-sided communication (MPI_Put/Get/Accumulate/Win_*)") \
-	X(REC_UNSUP_REQ, "completions of requests the recorder did not create")
+	X(REC_UNSUP_REQ, "completions of requests the recorder did not create") \
+	X(REC_UNSUP_REQ_CALL, "starts, frees and cancels of requests the recorder did not create") \
+	X(REC_UNSUP_REQ_EARLY, "completions and cancels of persistent operations started before the recorded window")
 
 enum rec_unsup {
 #define REC_UNSUP_ENUM_(name, text) name,
@@ -70,8 +72,24 @@ int rec_req_setup(void);
 void rec_req_teardown(void);
 /* A new live request: returns its small per-rank id (the most recently
  * freed id is reused first, ids start at 0), or REC_REQ_NONE after a
- * recorder failure. */
-uint32_t rec_req_new(MPI_Request r, bool is_persistent);
+ * recorder failure. init: NULL for a non-persistent request (tracked only
+ * inside the recorded window); for a persistent one, its send_init or
+ * recv_init op, whose kind, comm, peer, tag and bytes are kept (the
+ * request is tracked before the window too; see rec_req_window_open). */
+uint32_t rec_req_new(MPI_Request r, const struct trace_op *init);
+/* The recorded window opens: the send_init/recv_init ops (t and dur 0) of
+ * the persistent requests still alive, in creation order, *n of them, in
+ * rec_scratch_ops storage (NULL with *n = 0 when there are none, or after
+ * a failure). Those started and not completed are marked early: their
+ * current operation began before the window. */
+struct trace_op *rec_req_window_open(size_t *n);
+/* A persistent request r was started (MPI_Start, MPI_Startall). */
+void rec_req_started(MPI_Request r);
+/* r's current operation started before the recorded window: its
+ * completion and cancel are left out (counted). */
+bool rec_req_is_early(MPI_Request r);
+/* A persistent request's operation completed: inactive, not early. */
+void rec_req_persistent_done(MPI_Request r);
 /* Id of a live request, or REC_REQ_NONE when unknown. */
 uint32_t rec_req_find(MPI_Request r, bool *is_persistent, bool *is_cancelled);
 /* The request completed (non-persistent) or was freed: forget it. */
@@ -120,7 +138,8 @@ void rec_cancel_outcome(uint32_t req, int outcome);
 void rec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool rec_is_active(void);
 /* Inside the recorded window (NETLOOM_TRACE_START_BARRIER): ops are
- * written and requests get ids. Outside it only communicators are tracked. */
+ * written and requests get ids. Outside it only communicators and
+ * persistent requests are tracked. */
 bool rec_is_writing(void);
 /* MPI_Barrier(MPI_COMM_WORLD) returned in the program. */
 void rec_world_barrier_done(void);

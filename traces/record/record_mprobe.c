@@ -122,7 +122,7 @@ static void rec_mrecv_end(struct rec_call *c, int rc, uint16_t kind, bool seen, 
 	op.tag = m->source == MPI_PROC_NULL ? TRACE_ANY_TAG : rec_tag(m->tag);
 	op.bytes = rec_bytes(count, dt);
 	if (req) {
-		op.req = rec_req_new(*req, false);
+		op.req = rec_req_new(*req, NULL);
 		if (op.req == REC_REQ_NONE) {
 			rec_skip(c);
 			return;

@@ -6,7 +6,9 @@
  * buffer the program posted. A completion op lists the requests it
  * covered, completed ones first (trace.h); requests the recorder did not
  * create (file I/O, generalized requests, operations on unrecorded
- * communicators) are left out and counted. MPI_Cancel is a cancel op;
+ * communicators) are left out and counted, and so is an operation that a
+ * persistent request started before the recorded window (record_req.c).
+ * MPI_Cancel is a cancel op;
  * its outcome (MPI_Test_cancelled on the status of the request's
  * completion, which the recorder asks for even when the program ignores
  * statuses) is filled in when the request completes (record_sink.c).
@@ -35,7 +37,7 @@ static void rec_p2p(struct rec_call *c, int rc, uint16_t kind, MPI_Comm comm, in
 	op.tag = rec_tag(tag);
 	op.bytes = rec_bytes(count, dt);
 	if (req) {
-		op.req = rec_req_new(*req, is_persistent);
+		op.req = rec_req_new(*req, is_persistent ? &op : NULL);
 		if (op.req == REC_REQ_NONE) {
 			rec_skip(c);
 			return;
@@ -234,14 +236,14 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 /* The id of request h, which a call on it (start, free, cancel) returned
  * rc for; REC_REQ_NONE, with the call skipped, when it failed or the
- * recorder does not know h (counted). */
+ * recorder does not know h (counted as such a call, not a completion). */
 static uint32_t rec_req_known(struct rec_call *c, int rc, MPI_Request h, bool *is_cancelled)
 {
 	uint32_t id = rec_req_find(h, NULL, is_cancelled);
 
 	if (rc != MPI_SUCCESS || id == REC_REQ_NONE) {
 		if (rc == MPI_SUCCESS)
-			rec_unsupported(REC_UNSUP_REQ);
+			rec_unsupported(REC_UNSUP_REQ_CALL);
 		rec_skip(c);
 		return REC_REQ_NONE;
 	}
@@ -261,6 +263,7 @@ int MPI_Start(MPI_Request *request)
 	id = rec_req_known(&c, rc, *request, NULL);
 	if (id == REC_REQ_NONE)
 		return rc;
+	rec_req_started(*request);
 	struct trace_op op = {.kind = TOP_START, .req = id};
 	rec_end(&c, &op);
 	return rc;
@@ -282,9 +285,10 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	for (int i = 0; ops && i < count; i++) {
 		uint32_t id = rec_req_find(array_of_requests[i], NULL, NULL);
 		if (id == REC_REQ_NONE) {
-			rec_unsupported(REC_UNSUP_REQ);
+			rec_unsupported(REC_UNSUP_REQ_CALL);
 			continue;
 		}
+		rec_req_started(array_of_requests[i]);
 		ops[n++] = (struct trace_op){.kind = TOP_START, .req = id};
 	}
 	if (!n) {
@@ -331,6 +335,11 @@ int MPI_Cancel(MPI_Request *request)
 	id = rec_req_known(&c, rc, *request, NULL);
 	if (id == REC_REQ_NONE)
 		return rc;
+	if (rec_req_is_early(*request)) { /* its operation is not in the trace */
+		rec_unsupported(REC_UNSUP_REQ_EARLY);
+		rec_skip(&c);
+		return rc;
+	}
 	rec_req_mark_cancelled(*request);
 	/* The outcome comes with the completion: held until then. */
 	struct trace_op op = {.kind = TOP_CANCEL, .req = id, .flags = TRACE_F_NO_OUTCOME};
@@ -341,8 +350,9 @@ int MPI_Cancel(MPI_Request *request)
 /* --- completion ------------------------------------------------------------ */
 
 /* One request seen by a completion call: its id, or REC_REQ_NONE when the
- * recorder does not know it (counted) or it is to be left out. Completed
- * non-persistent requests are forgotten. */
+ * recorder does not know it or its operation started before the recorded
+ * window (both counted when it completes) or it is to be left out.
+ * Completed non-persistent requests are forgotten. */
 static uint32_t rec_completed(MPI_Request h, bool is_done, const MPI_Status *st)
 {
 	bool is_persistent = false, is_cancelled = false;
@@ -356,6 +366,15 @@ static uint32_t rec_completed(MPI_Request h, bool is_done, const MPI_Status *st)
 			rec_unsupported(REC_UNSUP_REQ);
 		return REC_REQ_NONE;
 	}
+	if (is_persistent && rec_req_is_early(h)) {
+		if (is_done) {
+			rec_unsupported(REC_UNSUP_REQ_EARLY);
+			if (is_cancelled)
+				rec_req_unmark_cancelled(h);
+			rec_req_persistent_done(h);
+		}
+		return REC_REQ_NONE;
+	}
 	if (is_done && is_cancelled) {
 		int was_cancelled = 0;
 		if (st != MPI_STATUS_IGNORE)
@@ -366,6 +385,8 @@ static uint32_t rec_completed(MPI_Request h, bool is_done, const MPI_Status *st)
 	}
 	if (is_done && !is_persistent)
 		rec_req_release(h);
+	else if (is_done)
+		rec_req_persistent_done(h);
 	return id;
 }
 

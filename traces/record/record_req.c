@@ -13,6 +13,14 @@
  * probing with backward-shift deletion: O(1) expected per operation, no
  * tombstones, no allocation unless the number of live requests reaches a
  * new maximum.
+ * Recording window (NETLOOM_TRACE_START_BARRIER): before it, only
+ * persistent requests are tracked, with the parameters of the call that
+ * created them, because a program sets them up once and starts them in
+ * the timed loop. When the window opens, those still alive are written as
+ * their send_init/recv_init ops (rec_req_window_open), so their starts,
+ * completions and frees inside the window are recorded. An operation one
+ * of them started before the window is left out, like a non-persistent
+ * request created before it.
  */
 #include "traces/record/record_internal.h"
 
@@ -26,6 +34,14 @@ struct rec_req_slot {
 	uint32_t id;
 	uint8_t is_persistent;
 	uint8_t is_cancelled; /* MPI_Cancel was called on it */
+	uint8_t is_started;   /* persistent: started and not completed yet */
+	uint8_t is_early;     /* persistent: that operation started before the window */
+	/* Persistent: the send_init/recv_init op that created it (kind, comm,
+	 * peer, tag, bytes), written when the window opens. */
+	uint16_t init_kind;
+	uint32_t init_comm;
+	int32_t init_peer, init_tag;
+	uint64_t init_bytes;
 };
 
 static struct {
@@ -113,14 +129,14 @@ static int rec_req_grow(void)
 	return 0;
 }
 
-uint32_t rec_req_new(MPI_Request r, bool is_persistent)
+uint32_t rec_req_new(MPI_Request r, const struct trace_op *init)
 {
 	size_t s;
 	uint32_t id;
 
-	/* Before the recorded window, requests are not tracked: their
-	 * completions inside it are left out (and counted). */
-	if (!reqs.slots || r == MPI_REQUEST_NULL || !rec_is_writing())
+	/* Before the recorded window, non-persistent requests are not
+	 * tracked: their completions inside it are left out (and counted). */
+	if (!reqs.slots || r == MPI_REQUEST_NULL || (!init && !rec_is_writing()))
 		return REC_REQ_NONE;
 	if (2 * (reqs.n_live + 1) > reqs.n_slots && rec_req_grow() < 0) {
 		rec_fail("out of memory (%zu live requests)", reqs.n_live);
@@ -129,9 +145,93 @@ uint32_t rec_req_new(MPI_Request r, bool is_persistent)
 	s = rec_req_free_slot(r);
 	id = reqs.n_free ? reqs.free_ids[--reqs.n_free] : reqs.next_id++;
 	reqs.n_live++;
-	reqs.slots[s] = (struct rec_req_slot){
-		.handle = r, .seq = reqs.next_seq++, .id = id, .is_persistent = is_persistent};
+	reqs.slots[s] = (struct rec_req_slot){.handle = r, .seq = reqs.next_seq++, .id = id};
+	if (init) {
+		reqs.slots[s].is_persistent = 1;
+		reqs.slots[s].init_kind = init->kind;
+		reqs.slots[s].init_comm = init->comm;
+		reqs.slots[s].init_peer = init->peer;
+		reqs.slots[s].init_tag = init->tag;
+		reqs.slots[s].init_bytes = init->bytes;
+	}
 	return id;
+}
+
+/* Persistent slots in creation order, for rec_req_window_open. */
+static int rec_req_cmp_seq(const void *a, const void *b)
+{
+	const struct rec_req_slot *x = *(const struct rec_req_slot *const *)a;
+	const struct rec_req_slot *y = *(const struct rec_req_slot *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct trace_op *rec_req_window_open(size_t *n)
+{
+	struct rec_req_slot **live;
+	struct trace_op *ops = NULL;
+	size_t k = 0;
+
+	*n = 0;
+	if (!reqs.slots || !reqs.n_live)
+		return NULL;
+	live = malloc(reqs.n_live * sizeof *live);
+	if (!live) {
+		rec_fail("out of memory (%zu live requests at the recorded window)", reqs.n_live);
+		return NULL;
+	}
+	for (size_t i = 0; i < reqs.n_slots; i++)
+		if (reqs.slots[i].handle != MPI_REQUEST_NULL && reqs.slots[i].is_persistent)
+			live[k++] = &reqs.slots[i];
+	if (k)
+		ops = rec_scratch_ops(k);
+	if (ops) {
+		qsort(live, k, sizeof *live, rec_req_cmp_seq);
+		for (size_t i = 0; i < k; i++) {
+			struct rec_req_slot *e = live[i];
+			e->is_early = e->is_started;
+			ops[i] = (struct trace_op){.kind = e->init_kind, .comm = e->init_comm,
+						   .peer = e->init_peer, .tag = e->init_tag,
+						   .bytes = e->init_bytes, .req = e->id};
+		}
+		*n = k;
+	}
+	free(live);
+	return ops;
+}
+
+/* The live entry of r, or NULL. */
+static struct rec_req_slot *rec_req_slot_of(MPI_Request r)
+{
+	size_t s;
+
+	if (!reqs.slots || r == MPI_REQUEST_NULL)
+		return NULL;
+	s = rec_req_find_slot(r);
+	return reqs.slots[s].handle == r ? &reqs.slots[s] : NULL;
+}
+
+void rec_req_started(MPI_Request r)
+{
+	struct rec_req_slot *e = rec_req_slot_of(r);
+
+	if (e && e->is_persistent)
+		e->is_started = 1;
+}
+
+bool rec_req_is_early(MPI_Request r)
+{
+	struct rec_req_slot *e = rec_req_slot_of(r);
+
+	return e && e->is_early;
+}
+
+void rec_req_persistent_done(MPI_Request r)
+{
+	struct rec_req_slot *e = rec_req_slot_of(r);
+
+	if (e && e->is_persistent)
+		e->is_started = e->is_early = 0;
 }
 
 uint32_t rec_req_find(MPI_Request r, bool *is_persistent, bool *is_cancelled)
