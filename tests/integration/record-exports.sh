@@ -2,6 +2,11 @@
 # The preloaded recorder exports MPI_* symbols only (docs/recorder.md): any
 # other would override a program's own (it exported nl_err_name and
 # nl_strerror, libnetloom's, compiled in for its writer).
+# Then its settings checks (docs/recorder.md, "Settings"), on
+# netloom-pingpong (built beside the library) when mpirun is installed: a
+# bad value on rank 1 only is said by rank 1 (it printed nothing while
+# rank 0 pointed at "its message above"); one all ranks share is said once;
+# NETLOOM_TRACE_START_BARRIER takes digits only (' -1' was 2^64 - 1).
 # usage: record-exports.sh LIBNETLOOM_RECORD_SO
 set -uo pipefail
 command -v nm >/dev/null || { echo "SKIP: no nm"; exit 77; }
@@ -10,3 +15,47 @@ mpi=$(nm -D --defined-only "$1" | awk 'NF == 3 { print $3 }' | grep -c '^MPI_')
 [ "$mpi" -gt 100 ] || { echo "FAIL: $1 exports $mpi MPI_* symbols, expected the wrappers"; exit 1; }
 [ -z "$others" ] || { echo "FAIL: $1 exports symbols other than MPI_*: $others"; exit 1; }
 echo "record-exports: $mpi MPI_* symbols, nothing else"
+
+command -v mpirun >/dev/null 2>&1 || { echo "record-exports: mpirun not found: settings not checked"; exit 0; }
+. "$(dirname "$0")/../mpi_env.sh"
+lib=$(realpath "$1")
+pp=$(dirname "$lib")/netloom-pingpong
+[ -x "$pp" ] || { echo "FAIL: no netloom-pingpong beside $lib"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+ppargs=(--max-bytes 1 --iters 1 --reps 1)
+# run NAME MPIRUN-ARGS...: the recorded run must succeed and write no archive.
+run() {
+  local name=$1
+  shift
+  unset NETLOOM_TRACE_CPU NETLOOM_TRACE_POLLS NETLOOM_TRACE_START_BARRIER
+  mpi "$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
+    { echo "FAIL: $name: exit $?: $(head -5 "$dir/$name.err")"; exit 1; }
+  [ ! -e "$dir/m.nlt" ] || { echo "FAIL: $name: an archive was written"; exit 1; }
+  ! ls -A "$dir" | grep -q '\.stream$' || { echo "FAIL: $name: stream files left behind"; exit 1; }
+}
+# expect NAME COUNT ERE: COUNT lines of NAME's stderr match ERE.
+expect() {
+  local n
+  n=$(grep -Ec -- "$3" "$dir/$1.err")
+  [ "$n" = "$2" ] || { echo "FAIL: $1: $n lines match /$3/, expected $2:"; cat "$dir/$1.err"; exit 1; }
+}
+env_ok=(env LD_PRELOAD="$lib" NETLOOM_TRACE="$dir/m.nlt")
+
+run cpu-rank1 1 "${env_ok[@]}" "$pp" "${ppargs[@]}" : -np 1 "${env_ok[@]}" NETLOOM_TRACE_CPU=bogus "$pp" "${ppargs[@]}"
+expect cpu-rank1 1 "^netloom-record: rank 1: NETLOOM_TRACE_CPU='bogus': expected 'auto', 'on' or 'off'; not recording\$"
+expect cpu-rank1 1 '^netloom-record: no trace written: rank 1 stopped recording \(see its message above\)$'
+expect cpu-rank1 2 '^netloom-record: '
+
+run polls-all 2 "${env_ok[@]}" NETLOOM_TRACE_POLLS=x "$pp" "${ppargs[@]}"
+expect polls-all 1 "^netloom-record: NETLOOM_TRACE_POLLS='x': expected 'all' or 'fold'; not recording\$"
+expect polls-all 2 '^netloom-record: '
+
+run polls-differ 1 "${env_ok[@]}" NETLOOM_TRACE_POLLS=x "$pp" "${ppargs[@]}" : -np 1 "${env_ok[@]}" NETLOOM_TRACE_POLLS=y "$pp" "${ppargs[@]}"
+expect polls-differ 1 "^netloom-record: NETLOOM_TRACE_POLLS='x': expected"
+expect polls-differ 1 "^netloom-record: rank 1: NETLOOM_TRACE_POLLS='y': expected"
+
+run barrier-space 2 "${env_ok[@]}" "NETLOOM_TRACE_START_BARRIER= -1" "$pp" "${ppargs[@]}"
+expect barrier-space 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER=' -1': expected a count of MPI_Barrier calls on MPI_COMM_WORLD \(0 or more\); not recording\$"
+echo "record-exports: settings problems said once, by the rank that has them"

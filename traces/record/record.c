@@ -573,15 +573,80 @@ out:
 		PMPI_Comm_free(&node);
 }
 
+/* The settings (environment variables), checked in MPI_Init: parsed into
+ * rec (NETLOOM_TRACE_CPU into *cpu: 'a'uto, 'y' on, 'n' off), or the first
+ * problem, as one line without the "netloom-record: " prefix, in bad
+ * ("" when there is none). */
+static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
+{
+	const char *cpu = getenv("NETLOOM_TRACE_CPU");
+	const char *polls = getenv("NETLOOM_TRACE_POLLS");
+	const char *out = getenv("NETLOOM_TRACE");
+	const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
+	struct stat st;
+
+	bad[0] = '\0';
+	*cpu_mode = 'a';
+	if (cpu && *cpu && strcmp(cpu, "auto") && strcmp(cpu, "on") && strcmp(cpu, "off")) {
+		snprintf(bad, cap, "NETLOOM_TRACE_CPU='%s': expected 'auto', 'on' or 'off'", cpu);
+		return;
+	}
+	if (cpu && (!strcmp(cpu, "on") || !strcmp(cpu, "off")))
+		*cpu_mode = cpu[1] == 'n' ? 'y' : 'n';
+	if (polls && *polls && strcmp(polls, "all") && strcmp(polls, "fold")) {
+		snprintf(bad, cap, "NETLOOM_TRACE_POLLS='%s': expected 'all' or 'fold'", polls);
+		return;
+	}
+	rec.is_fold_polls = polls && !strcmp(polls, "fold");
+	/* A directory is found now, once, not after the whole run as the
+	 * archive cannot replace it (and on every rank). */
+	if (out && *out && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(bad, cap,
+			 "NETLOOM_TRACE='%s': a directory; expected the archive's file name (e.g. %s/run.nlt)",
+			 out, out);
+		return;
+	}
+	rec.start_barrier = 0;
+	if (sb && *sb) {
+		char *end = NULL;
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(sb, &end, 10);
+		/* Digits only: strtoull would take " -1" (leading space, sign)
+		 * as 2^64 - 1. */
+		if (*sb < '0' || *sb > '9' || errno || !end || *end) {
+			snprintf(bad, cap,
+				 "NETLOOM_TRACE_START_BARRIER='%s': expected a count of MPI_Barrier "
+				 "calls on MPI_COMM_WORLD (0 or more)",
+				 sb);
+			return;
+		}
+		rec.start_barrier = v;
+	}
+}
+
+/* FNV-1a of a string: ranks compare their settings problems by it. */
+static uint64_t rec_str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 /* Collective over world, inside MPI_Init: agree on a run tag and the start
- * time, and on whether recording is possible at all. */
+ * time, and on whether recording is possible at all. A settings problem
+ * is printed by rank 0, and by every other rank whose problem differs
+ * from rank 0's (a different value, or a problem rank 0 does not have),
+ * so all ranks sharing one bad value give one line. */
 static void rec_start(int provided)
 {
 	struct {
-		uint64_t tag_pid, tag_ns, start_unix;
+		uint64_t tag_pid, tag_ns, start_unix, bad_hash;
 		int32_t is_multiple;
 	} agree = {0};
-	char run_tag[64];
+	char run_tag[64], bad[2 * PATH_MAX], cpu_mode;
 
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &rec.rank) != MPI_SUCCESS ||
 	    PMPI_Comm_size(MPI_COMM_WORLD, &rec.size) != MPI_SUCCESS ||
@@ -593,13 +658,15 @@ static void rec_start(int provided)
 	PMPI_Comm_set_errhandler(rec.priv, MPI_ERRORS_RETURN);
 	rec.is_enabled = true;
 
+	rec_read_settings(bad, sizeof bad, &cpu_mode);
 	if (rec.rank == 0) {
 		agree.tag_pid = (uint64_t)getpid();
 		agree.tag_ns = rec_clock_ns();
 		agree.start_unix = (uint64_t)time(NULL);
+		agree.bad_hash = rec_str_hash(bad);
 	}
 	agree.is_multiple = provided == MPI_THREAD_MULTIPLE;
-	if (PMPI_Bcast(&agree, 3, MPI_UINT64_T, 0, rec.priv) != MPI_SUCCESS ||
+	if (PMPI_Bcast(&agree, 4, MPI_UINT64_T, 0, rec.priv) != MPI_SUCCESS ||
 	    PMPI_Allreduce(MPI_IN_PLACE, &agree.is_multiple, 1, MPI_INT32_T, MPI_MAX, rec.priv) !=
 		    MPI_SUCCESS) {
 		fprintf(stderr, REC_NAME ": rank %d: cannot agree on a run tag; not recording\n", rec.rank);
@@ -611,71 +678,20 @@ static void rec_start(int provided)
 		return;
 	}
 	rec.start_unix = agree.start_unix;
-	rec_read_hosts();
-	{
-		const char *cpu = getenv("NETLOOM_TRACE_CPU");
-		if (cpu && *cpu && strcmp(cpu, "auto") && strcmp(cpu, "on") && strcmp(cpu, "off")) {
-			if (rec.rank == 0)
-				fprintf(stderr,
-					REC_NAME ": NETLOOM_TRACE_CPU='%s': expected 'auto', 'on' or 'off'; "
-						 "not recording\n",
-					cpu);
-			return;
-		}
-		/* auto: only when ranks share cores (unknown counts as shared). */
-		bool is_shared = !rec.cores_per_host || rec.ranks_per_host > rec.cores_per_host;
-		rec.is_cpu_time = cpu && !strcmp(cpu, "on") ? true
-				  : cpu && !strcmp(cpu, "off") ? false
-								: is_shared;
+	rec_read_hosts(); /* collective: every rank, whatever its settings */
+	if (bad[0]) {
+		if (rec.rank == 0)
+			fprintf(stderr, REC_NAME ": %s; not recording\n", bad);
+		else if (rec_str_hash(bad) != agree.bad_hash)
+			fprintf(stderr, REC_NAME ": rank %d: %s; not recording\n", rec.rank, bad);
+		return;
 	}
+	/* auto: only when ranks share cores (unknown counts as shared). */
+	rec.is_cpu_time = cpu_mode == 'y'   ? true
+			  : cpu_mode == 'n' ? false
+					    : !rec.cores_per_host || rec.ranks_per_host > rec.cores_per_host;
 	snprintf(run_tag, sizeof run_tag, "%llx-%llx", (unsigned long long)agree.tag_pid,
 		 (unsigned long long)agree.tag_ns);
-
-	{
-		const char *polls = getenv("NETLOOM_TRACE_POLLS");
-		if (polls && *polls && strcmp(polls, "all") && strcmp(polls, "fold")) {
-			if (rec.rank == 0)
-				fprintf(stderr,
-					REC_NAME ": NETLOOM_TRACE_POLLS='%s': expected 'all' or 'fold'; "
-						 "not recording\n",
-					polls);
-			return;
-		}
-		rec.is_fold_polls = polls && !strcmp(polls, "fold");
-	}
-	{
-		/* A directory is found now, once, not after the whole run as
-		 * the archive cannot replace it (and on every rank). */
-		const char *out = getenv("NETLOOM_TRACE");
-		struct stat st;
-		if (out && *out && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (rec.rank == 0)
-				fprintf(stderr,
-					REC_NAME ": NETLOOM_TRACE='%s': a directory; expected the archive's file name "
-						 "(e.g. %s/run.nlt); not recording\n",
-					out, out);
-			return;
-		}
-	}
-	{
-		const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
-		char *end = NULL;
-		unsigned long long v = 0;
-		if (sb && *sb) {
-			errno = 0;
-			v = strtoull(sb, &end, 10);
-			if (errno || !end || *end || *sb == '-') {
-				if (rec.rank == 0)
-					fprintf(stderr,
-						REC_NAME ": NETLOOM_TRACE_START_BARRIER='%s': expected a "
-							 "count of MPI_Barrier calls on MPI_COMM_WORLD "
-							 "(0 or more); not recording\n",
-						sb);
-				return;
-			}
-		}
-		rec.start_barrier = v;
-	}
 	rec_read_cmdline();
 	rec_read_machine();
 	rec_read_mpi_library();
