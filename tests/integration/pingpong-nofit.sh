@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # netloom-pingpong with fewer than two sizes from --fit-min up: no
 # bandwidth fit, said on stderr (bandwidth_Bps 0 read like a measured
-# figure); the JSON is still written and parses.
+# figure); the JSON is still written and parses. And an option above its
+# limit names the value and the limit (it printed only the usage text).
 # usage: pingpong-nofit.sh NETLOOM_PINGPONG
 set -uo pipefail
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
@@ -13,4 +14,10 @@ grep -q "^netloom-pingpong: no bandwidth fit: 1 size of at least --fit-min 65536
   { echo "FAIL: no warning: $(cat "$dir/pp.err")"; exit 1; }
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["bandwidth_Bps"] != 0)' "$dir/pp.json" ||
   { echo "FAIL: JSON: $(head -c 300 "$dir/pp.json")"; exit 1; }
-echo "pingpong-nofit: warned"
+mpi 2 "$1" --max-bytes 1073741825 >"$dir/big.out" 2>"$dir/big.err"
+rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: --max-bytes 1073741825: exit $rc, expected 2: $(cat "$dir/big.err")"; exit 1; }
+grep -qx "netloom-pingpong: --max-bytes: value '1073741825': expected an integer from 1 to 1073741824" "$dir/big.err" ||
+  { echo "FAIL: --max-bytes 1073741825: $(cat "$dir/big.err")"; exit 1; }
+! grep -q '^usage:' "$dir/big.err" || { echo "FAIL: --max-bytes 1073741825 printed the usage"; exit 1; }
+echo "pingpong-nofit: warned; --max-bytes over 1 GiB refused"

@@ -23,6 +23,8 @@
  * backend uses it for messages sent while their endpoints carry traffic
  * the other way (docs/replay.md).
  */
+#include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +32,9 @@
 #include <string.h>
 
 #define PP_TAG 17
+#define PP_MAX_BYTES_MAX (1L << 30) /* --max-bytes: sizes are int counts of MPI_BYTE */
+#define PP_ITERS_MAX 10000000L
+#define PP_REPS_MAX 1000L
 
 struct pp_opts {
 	long min_bytes, max_bytes; /* sizes: 0, then min_bytes .. max_bytes by x2 */
@@ -50,8 +55,22 @@ static int pp_usage(int rank)
 	if (rank == 0)
 		fprintf(stderr, "usage: netloom-pingpong [--max-bytes N] [--iters N] [--reps N] "
 				"[--fit-min N]\n"
+				"  --max-bytes N  largest message, 1 .. 1073741824 (1 GiB), default 4194304\n"
+				"  --iters N      round trips per batch, 1 .. 10000000, default 1000\n"
+				"  --reps N       batches per size, 1 .. 1000, default 7\n"
+				"  --fit-min N    smallest size in the bandwidth fit, default 65536\n"
 				"  run with an even number of ranks >= 2 (mpirun -np 2 ...)\n");
 	return 2;
+}
+
+/* The largest value option opt takes, or 0 for an unknown option. */
+static long pp_max(const char *opt)
+{
+	return !strcmp(opt, "--max-bytes") ? PP_MAX_BYTES_MAX
+	       : !strcmp(opt, "--iters")   ? PP_ITERS_MAX
+	       : !strcmp(opt, "--reps")    ? PP_REPS_MAX
+	       : !strcmp(opt, "--fit-min") ? LONG_MAX
+					   : 0;
 }
 
 static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
@@ -59,27 +78,30 @@ static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
 	*o = (struct pp_opts){.min_bytes = 1, .max_bytes = 4L << 20, .iters = 1000, .reps = 7,
 			      .fit_min = 64L << 10};
 	for (int i = 1; i < argc; i += 2) { /* option, value */
+		long max = pp_max(argv[i]), v;
 		char *end = NULL;
-		long v;
-		if (i + 1 >= argc)
+		if (i + 1 >= argc || !max)
 			return pp_usage(rank);
+		errno = 0;
 		v = strtol(argv[i + 1], &end, 10);
-		if (!end || *end || v < 1) {
-			if (rank == 0)
+		if (errno || !end || *end || v < 1 || v > max) {
+			if (rank == 0 && max == LONG_MAX)
 				fprintf(stderr, "netloom-pingpong: %s: value '%s': expected an integer >= 1\n",
 					argv[i], argv[i + 1]);
+			else if (rank == 0)
+				fprintf(stderr,
+					"netloom-pingpong: %s: value '%s': expected an integer from 1 to %ld\n",
+					argv[i], argv[i + 1], max);
 			return 2;
 		}
-		if (!strcmp(argv[i], "--max-bytes") && v <= (1L << 30))
+		if (!strcmp(argv[i], "--max-bytes"))
 			o->max_bytes = v;
-		else if (!strcmp(argv[i], "--iters") && v <= 10000000)
+		else if (!strcmp(argv[i], "--iters"))
 			o->iters = (int)v;
-		else if (!strcmp(argv[i], "--reps") && v <= 1000)
+		else if (!strcmp(argv[i], "--reps"))
 			o->reps = (int)v;
-		else if (!strcmp(argv[i], "--fit-min"))
-			o->fit_min = v;
 		else
-			return pp_usage(rank);
+			o->fit_min = v;
 	}
 	return 0;
 }
