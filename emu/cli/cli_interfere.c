@@ -21,6 +21,9 @@
 #include "core/output.h"
 #include "core/progress.h"
 
+/* Exit status: the table and JSON were written, the --plot chart not. */
+enum { CLI_INTERFERE_NO_PLOT = 3 };
+
 static void cli_interfere_usage(FILE *f)
 {
 	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [--json OUT|-]\n"
@@ -33,7 +36,10 @@ static void cli_interfere_usage(FILE *f)
 		   "  -s, --set K=V       override a key; repeatable\n"
 		   "  --json OUT          write the results document (atomically; '-' = stdout, then no table)\n"
 		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
-		   "  --top N             colliding links listed, 1..100000 (default 10)\n");
+		   "  --top N             colliding links listed, 1..100000 (default 10)\n\n"
+		   "Exit status: 0 done; 3 the table and JSON were written but the --plot chart was not\n"
+		   "(no gnuplot, gnuplot failed); 1 the run failed (deadlock, timeout, out of memory); 2 a\n"
+		   "bad command line, workload or configuration, or an output that cannot be written.\n");
 }
 
 static double cli_num(json_t *o, const char *k)
@@ -256,8 +262,12 @@ int cli_interfere_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
-	if (plot && cli_interfere_plot(doc, plot, &err) < 0)
-		status = cli_report(&err);
+	/* The results are out (table, JSON): a plot that cannot be drawn is
+	 * a status of its own, not 2, which says nothing was written. */
+	if (plot && cli_interfere_plot(doc, plot, &err) < 0) {
+		cli_report(&err);
+		status = CLI_INTERFERE_NO_PLOT;
+	}
 out:
 	json_decref(doc);
 	nl_sim_free(sim);

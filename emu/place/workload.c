@@ -7,6 +7,7 @@
  * anything runs, with one line naming file, line, section, key, value and
  * what was expected. Relative paths are relative to the workload file.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <inttypes.h>
@@ -28,10 +29,18 @@ struct wl_ctx {
 	char dir[4096];        /* the file's folder with a trailing '/', "" for none */
 	struct nl_err *err;
 	int rc;
-	/* src.headers when the last job's section began: a header repeating
-	 * the last job's ("[job A]" twice in a row) reads as more keys of
-	 * that job otherwise (ini_lines.h). */
-	int last_job_headers;
+	/* The section being read, and src.headers when it began: a header
+	 * repeating the last one ("[job A]" twice in a row) reads as more keys
+	 * of that section otherwise (ini_lines.h). */
+	char cur[128];
+	int cur_headers;
+	struct place_job_spec *job; /* the job of the section being read, NULL for none */
+	struct {                    /* the last section header read (wl_read) */
+		char name[128];
+		int line, index;    /* its line; it is the index-th header (src.headers) */
+		bool is_pending;    /* a header whose section is not registered yet */
+		bool has_keys;      /* a key of its section arrived (inih registered it) */
+	} hdr;
 	struct ini_keys keys; /* the keys set, for "given twice" */
 };
 
@@ -190,10 +199,70 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		      "start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps");
 }
 
+/* A section begins (its header at line, the index-th header of the file):
+ * registered even when no key follows, so an empty [job NAME] is refused
+ * for its missing trace and an empty unknown section as unknown, rather
+ * than dropped. The job of a [job NAME] section in *out (NULL for
+ * [workload] and on error). */
+static void wl_section(struct wl_ctx *x, const char *section, int line, int index, struct place_job_spec **out)
+{
+	struct place_workload *w = x->w;
+	*out = NULL;
+	x->cur_headers = index;
+	snprintf(x->cur, sizeof x->cur, "%s", section);
+	if (x->rc < 0 || !strcmp(section, "workload"))
+		return;
+	if (strncmp(section, "job ", 4) || !section[4]) {
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected [workload] or [job NAME]", x->path,
+				line, section);
+		return;
+	}
+	const char *name = section + 4;
+	for (uint32_t i = 0; i < w->n_jobs; i++)
+		if (!strcmp(w->jobs[i].name, name)) {
+			x->rc = nl_errf(x->err, NL_ECONFIG,
+					"%s:%d: section [%s]: job '%s' given twice; expected one section per job", x->path,
+					line, section, name);
+			return;
+		}
+	struct place_job_spec *j = NULL;
+	if (strlen(name) >= sizeof j->name) {
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected a job name of at most %zu characters",
+				x->path, line, section, sizeof j->name - 1);
+		return;
+	}
+	if (w->n_jobs == PLACE_MAX_JOBS) {
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected at most %d jobs", x->path, line,
+				section, PLACE_MAX_JOBS);
+		return;
+	}
+	j = &w->jobs[w->n_jobs++];
+	memset(j, 0, sizeof *j);
+	snprintf(j->name, sizeof j->name, "%s", name);
+	snprintf(j->policy, sizeof j->policy, "contiguous");
+	j->ranks_per_node = 1;
+	j->repeat = 1;
+	j->line = line;
+	j->synthetic = -1;
+	j->synth_bytes = 65536;
+	j->synth_steps = 100;
+	*out = j;
+}
+
 static int wl_handle(void *user, const char *section, const char *key, const char *value)
 {
 	struct wl_ctx *x = user;
 	struct place_workload *w = x->w;
+	x->hdr.has_keys = true;
+	if (x->rc < 0)
+		return 0;
+	/* a new section (inih reports sections with their first key) */
+	if (strcmp(section, x->cur) || x->src.headers != x->cur_headers) {
+		wl_section(x, section, x->src.header_line, x->src.headers, &x->job);
+		/* the first key's line: where a keyed job's missing keys are reported */
+		if (x->job)
+			x->job->line = x->src.line;
+	}
 	if (x->rc < 0)
 		return 0;
 	if (!strcmp(section, "workload")) {
@@ -207,47 +276,63 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 		w->seed = u;
 		return 0;
 	}
-	if (strncmp(section, "job ", 4) || !section[4]) {
-		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected [workload] or [job NAME]", x->path,
-				x->src.line, section);
+	if (!x->job)
 		return 0;
-	}
-	const char *name = section + 4;
-	struct place_job_spec *j = NULL;
-	for (uint32_t i = 0; i < w->n_jobs; i++)
-		if (!strcmp(w->jobs[i].name, name))
-			j = &w->jobs[i];
-	if (j && (j != &w->jobs[w->n_jobs - 1] || x->src.headers != x->last_job_headers)) {
-		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: job '%s' given twice; expected one section per job",
-				x->path, x->src.header_line, section, name);
-		return 0;
-	}
-	if (!j) {
-		if (strlen(name) >= sizeof j->name) {
-			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected a job name of at most %zu characters",
-					x->path, x->src.line, section, sizeof j->name - 1);
-			return 0;
-		}
-		if (w->n_jobs == PLACE_MAX_JOBS) {
-			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected at most %d jobs", x->path, x->src.line,
-					section, PLACE_MAX_JOBS);
-			return 0;
-		}
-		j = &w->jobs[w->n_jobs++];
-		x->last_job_headers = x->src.headers;
-		memset(j, 0, sizeof *j);
-		snprintf(j->name, sizeof j->name, "%s", name);
-		snprintf(j->policy, sizeof j->policy, "contiguous");
-		j->ranks_per_node = 1;
-		j->repeat = 1;
-		j->line = x->src.line;
-		j->synthetic = -1;
-		j->synth_bytes = 65536;
-		j->synth_steps = 100;
-	}
 	if (wl_twice(x, section, key))
 		return 0;
-	return wl_job_key(x, j, section, key, value);
+	return wl_job_key(x, x->job, section, key, value);
+}
+
+/* inih's MAX_SECTION: a longer section name reaches the handler cut to
+ * MAX_SECTION - 1 characters. */
+#define WL_INI_SECTION_MAX 50
+
+/* The name of the section header line s opens, as inih reads it: after
+ * blanks, '[' up to the first ']' (an inline "; comment" before it makes
+ * the line an error, not a header). False when s is no header. */
+static bool wl_header_name(const char *s, char *name, size_t n)
+{
+	s += strspn(s, " \t");
+	if (*s != '[')
+		return false;
+	const char *p = s + 1;
+	for (; *p && *p != ']'; p++)
+		if (*p == ';' && isspace((unsigned char)p[-1]))
+			return false;
+	if (*p != ']')
+		return false;
+	size_t len = (size_t)(p - s - 1);
+	if (len >= WL_INI_SECTION_MAX)
+		len = WL_INI_SECTION_MAX - 1;
+	snprintf(name, n, "%.*s", (int)len, s + 1);
+	return true;
+}
+
+/* The last header read, when no key followed it: an empty section, which
+ * inih never reports (it reports a section with its keys). */
+static void wl_flush_header(struct wl_ctx *x)
+{
+	if (x->hdr.is_pending && !x->hdr.has_keys)
+		wl_section(x, x->hdr.name, x->hdr.line, x->hdr.index, &x->job);
+	x->hdr.is_pending = false;
+}
+
+/* inih's reader: ini_lines_read (line and header counts), and each header
+ * kept until a key of its section arrives or the next header (or the end
+ * of the file) shows it had none. */
+static char *wl_read(char *str, int num, void *stream)
+{
+	struct wl_ctx *x = stream;
+	int before = x->src.headers;
+	char *s = ini_lines_read(str, num, &x->src);
+	if (s && x->src.headers != before) {
+		wl_flush_header(x);
+		x->hdr.is_pending = wl_header_name(s, x->hdr.name, sizeof x->hdr.name);
+		x->hdr.has_keys = false;
+		x->hdr.line = x->src.line;
+		x->hdr.index = x->src.headers;
+	}
+	return s;
 }
 
 /* inih's handler: errors are in x->rc (the first one kept), so inih's own
@@ -276,7 +361,8 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	if (slash && (size_t)(slash - path + 1) < sizeof x.dir)
 		snprintf(x.dir, sizeof x.dir, "%.*s", (int)(slash - path + 1), path);
 	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
-	int line = ini_parse_stream(ini_lines_read, &x.src, wl_handler, &x);
+	int line = ini_parse_stream(wl_read, &x, wl_handler, &x);
+	wl_flush_header(&x);
 	fclose(x.src.f);
 	ini_keys_release(&x.keys);
 	int rc = x.rc;

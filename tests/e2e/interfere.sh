@@ -169,7 +169,13 @@ bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
   "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps"
 bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
   "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
-bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:2: section [jobs A]: expected [workload] or [job NAME]"
+bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: expected [workload] or [job NAME]"
+# Sections without keys are sections (inih reports a section only with a
+# key): an empty job is refused for its trace, not run as "1 jobs"; an
+# empty job named twice, or an empty unknown section, as such.
+bad emptyjob $'[job A]\ntrace = a.nlt\n[job B]' "$dir/emptyjob.ini:3: [job B] key 'trace': missing; expected a trace file (or key 'synthetic')"
+bad emptydup $'[job A]\n[job A]\ntrace = a.nlt' "$dir/emptydup.ini:2: section [job A]: job 'A' given twice; expected one section per job"
+bad emptysection $'[workload]\n[job A]\ntrace = a.nlt\n[bogus]' "$dir/emptysection.ini:4: section [bogus]: expected [workload] or [job NAME]"
 bad notrace $'[job A]\nplacement = contiguous' "$dir/notrace.ini:2: [job A] key 'trace': missing; expected a trace file (or key 'synthetic')"
 bad empty '# nothing' "$dir/empty.ini: no [job NAME] section; expected at least one job"
 bad nomap $'[job A]\ntrace = a.nlt\nplacement = map' \
@@ -202,7 +208,8 @@ out=$("$netloom" interfere -c "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see 'netloom interfere --help')"
 
 # 10. The chart: an SVG from gnuplot, or, without gnuplot, a clear message
-# after the table and JSON.
+# after the table and JSON, and exit status 3 (outputs written, the chart
+# missing), not 2 (bad input, nothing written).
 if command -v gnuplot > /dev/null; then
   run heavy --plot "$dir/heavy.svg"
   grep -q "<svg" "$dir/heavy.svg" || fail "plot: no SVG"
@@ -211,7 +218,7 @@ fi
 rm -f "$dir/np.json"
 out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --json "$dir/np.json" --plot "$dir/np.svg" 2>&1 >/dev/null); rc=$?
 expect_eq "plot without gnuplot" "$rc:$out" \
-  "2:netloom: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
+  "3:netloom: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
 [ -s "$dir/np.json" ] || fail "plot without gnuplot: JSON missing"
 
 # Outputs that cannot be written fail before the replays (they failed
