@@ -9,6 +9,7 @@
  * hash of everything it depends on, so a re-run computes only what
  * changed. Cost and power come from emu/layout, as `netloom cost` has them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <inttypes.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
+#include "app/app.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
@@ -82,49 +84,69 @@ static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out
 	return true;
 }
 
+/* A section of the study begins (its header at line, the index-th header
+ * of the file): registered even when no key follows, so an empty
+ * [system NAME] or [workload NAME] is refused for what it lacks rather
+ * than dropped, and an unknown or second [study] is refused. False when
+ * there are too many of its kind (reported). */
+static bool cmp_section(struct cmp *c, const char *section, int line, int index)
+{
+	const char *f = c->path;
+	snprintf(c->section, sizeof c->section, "%s", section);
+	c->section_headers = index;
+	ini_keys_release(&c->sec_keys);
+	if (!strcmp(section, "study")) {
+		if (c->study_line)
+			cmp_problem(c, "%s:%d: [study] given twice (first at line %d); expected one [study] section", f,
+				    line, c->study_line);
+		else
+			c->study_line = line;
+	} else if (!strncmp(section, "system ", 7) && section[7]) {
+		for (uint32_t i = 0; i < c->n_sys; i++)
+			if (!strcmp(c->sys[i].name, section + 7))
+				cmp_problem(c, "%s:%d: [%s]: system '%s' defined twice; expected one section per system", f,
+					    line, section, section + 7);
+		if (c->n_sys == CMP_MAX_SYS) {
+			cmp_problem(c, "%s:%d: [%s]: more than %d systems", f, line, section, CMP_MAX_SYS);
+			return false;
+		}
+		c->sys[c->n_sys++].name = strdup(section + 7);
+	} else if (!strncmp(section, "workload ", 9) && section[9]) {
+		for (uint32_t i = 0; i < c->n_wl; i++)
+			if (!strcmp(c->wl[i].name, section + 9))
+				cmp_problem(c, "%s:%d: [%s]: workload '%s' defined twice; expected one section per workload",
+					    f, line, section, section + 9);
+		if (c->n_wl == CMP_MAX_WL) {
+			cmp_problem(c, "%s:%d: [%s]: more than %d workloads", f, line, section, CMP_MAX_WL);
+			return false;
+		}
+		struct cmp_wl *w = &c->wl[c->n_wl++];
+		w->name = strdup(section + 9);
+		w->weight = 1;
+	} else {
+		cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]", f, line,
+			    section);
+	}
+	return true;
+}
+
+/* A path a topology spec names (file=, @FILE), resolved as every path of
+ * the study. */
+static char *cmp_spec_path(void *ctx, const char *v)
+{
+	return v[0] ? cmp_path(ctx, v) : strdup(v);
+}
+
 /* inih's handler: every problem is noted, reading goes on. */
 static int cmp_ini(struct cmp *c, const char *section, const char *name, const char *value)
 {
 	const char *f = c->path;
 	int line = c->src.line;
-	if (strcmp(section, c->section) || c->src.headers != c->section_headers) {
-		/* a new section (inih reports sections with their first key) */
-		snprintf(c->section, sizeof c->section, "%s", section);
-		c->section_headers = c->src.headers;
-		ini_keys_release(&c->sec_keys);
-		if (!strcmp(section, "study")) {
-			if (c->study_line)
-				cmp_problem(c, "%s:%d: [study] given twice (first at line %d); expected one [study] section",
-					    f, line, c->study_line);
-			else
-				c->study_line = line;
-		} else if (!strncmp(section, "system ", 7) && section[7]) {
-			for (uint32_t i = 0; i < c->n_sys; i++)
-				if (!strcmp(c->sys[i].name, section + 7))
-					cmp_problem(c, "%s:%d: [%s]: system '%s' defined twice; expected one section per system",
-						    f, line, section, section + 7);
-			if (c->n_sys == CMP_MAX_SYS) {
-				cmp_problem(c, "%s:%d: [%s]: more than %d systems", f, line, section, CMP_MAX_SYS);
-				return 1;
-			}
-			c->sys[c->n_sys++].name = strdup(section + 7);
-		} else if (!strncmp(section, "workload ", 9) && section[9]) {
-			for (uint32_t i = 0; i < c->n_wl; i++)
-				if (!strcmp(c->wl[i].name, section + 9))
-					cmp_problem(c, "%s:%d: [%s]: workload '%s' defined twice; expected one section per "
-						       "workload", f, line, section, section + 9);
-			if (c->n_wl == CMP_MAX_WL) {
-				cmp_problem(c, "%s:%d: [%s]: more than %d workloads", f, line, section, CMP_MAX_WL);
-				return 1;
-			}
-			struct cmp_wl *w = &c->wl[c->n_wl++];
-			w->name = strdup(section + 9);
-			w->weight = 1;
-		} else if (strcmp(section, "study")) {
-			cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]", f, line,
-				    section);
-		}
-	}
+	c->hdr.has_keys = true;
+	/* a new section (inih reports sections with their first key) */
+	if ((strcmp(section, c->section) || c->src.headers != c->section_headers) &&
+	    !cmp_section(c, section, c->src.header_line, c->src.headers))
+		return 1;
 	/* inih also splits at ':', so "topology torus:k=4" (no '=') reads as
 	 * key "topology torus": a key with a blank in it is refused. */
 	if (name[strcspn(name, " \t")]) {
@@ -171,8 +193,10 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		} else if (s->n_kv == CMP_MAX_KEYS) {
 			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, section, CMP_MAX_KEYS);
 		} else {
-			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name),
-							   cmp_is_file_key(name) ? cmp_path(c, value) : strdup(value), line};
+			char *v = cmp_is_file_key(name)	     ? cmp_path(c, value)
+				  : !strcmp(name, "topology") ? cmp_spec_files(value, cmp_spec_path, c)
+							      : strdup(value);
+			s->kv[s->n_kv++] = (struct cmp_kv){strdup(name), v, line};
 		}
 		return 1;
 	}
@@ -206,9 +230,66 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	return 1; /* keys of a section already reported */
 }
 
+/* inih's MAX_SECTION: a longer section name reaches the handler cut to
+ * MAX_SECTION - 1 characters. */
+#define CMP_INI_SECTION_MAX 50
+
+/* The name of the section header line s opens, as inih reads it: after
+ * blanks, '[' up to the first ']' (an inline "; comment" before it makes
+ * the line an error, not a header). False when s is no header. */
+static bool cmp_header_name(const char *s, char *name, size_t n)
+{
+	s += strspn(s, " \t");
+	if (*s != '[')
+		return false;
+	const char *p = s + 1;
+	for (; *p && *p != ']'; p++)
+		if (*p == ';' && isspace((unsigned char)p[-1]))
+			return false;
+	if (*p != ']')
+		return false;
+	size_t len = (size_t)(p - s - 1);
+	if (len >= CMP_INI_SECTION_MAX)
+		len = CMP_INI_SECTION_MAX - 1;
+	snprintf(name, n, "%.*s", (int)len, s + 1);
+	return true;
+}
+
+/* The last header read, when no key followed it: an empty section, which
+ * inih never reports (it reports a section with its keys). */
+static void cmp_flush_header(struct cmp *c)
+{
+	if (c->hdr.is_pending && !c->hdr.has_keys)
+		(void)cmp_section(c, c->hdr.name, c->hdr.line, c->hdr.index);
+	c->hdr.is_pending = false;
+}
+
+/* inih's reader: ini_lines_read (line and header counts), and each header
+ * kept until a key of its section arrives or the next header (or the end
+ * of the file) shows it had none. */
+static char *cmp_read(char *str, int num, void *stream)
+{
+	struct cmp *c = stream;
+	int before = c->src.headers;
+	char *s = ini_lines_read(str, num, &c->src);
+	if (s && c->src.headers != before) {
+		cmp_flush_header(c);
+		c->hdr.is_pending = cmp_header_name(s, c->hdr.name, sizeof c->hdr.name);
+		c->hdr.has_keys = false;
+		c->hdr.line = c->src.line;
+		c->hdr.index = c->src.headers;
+	}
+	return s;
+}
+
 static int cmp_ini_any(void *user, const char *section, const char *name, const char *value)
 {
 	return cmp_ini(user, section, name, value);
+}
+
+static bool cmp_backend_ok(const char *backend)
+{
+	return !strcmp(backend, "analytic") || !strcmp(backend, "flit");
 }
 
 /* A session for system s under the study's backend: its file, its keys. */
@@ -228,7 +309,9 @@ static int cmp_sys_sim(const struct cmp *c, const struct cmp_sys *s, nl_sim **ou
 			nl_err_prefix(err, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
 			goto fail;
 		}
-	if ((rc = nl_sim_set(sim, "backend", c->backend, err)) < 0) {
+	/* A backend other than these is the study's problem, reported once
+	 * (cmp_validate), not again for every system. */
+	if (cmp_backend_ok(c->backend) && (rc = nl_sim_set(sim, "backend", c->backend, err)) < 0) {
 		nl_err_prefix(err, "%s: [study] key 'backend'", c->path);
 		goto fail;
 	}
@@ -366,6 +449,71 @@ static void cmp_check_maps(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
 	}
 }
 
+/* Whether each workload's ranks fit system s, by the checks its replay
+ * makes (app_config_bind with the workload's placement, session_replay.c):
+ * placement linear needs an endpoint per rank and refuses ranks_per_node
+ * > 1; a policy places the job (place_job with the system's
+ * ranks_per_node and placement_inner, the first seed), so ranks_per_node
+ * ranks share an endpoint. Placement map is cmp_check_maps'. Sets key
+ * placement of sim's configuration (sim is for validation only; its
+ * topology stays). */
+static void cmp_check_fit(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
+{
+	char at[1100];
+	for (uint32_t j = 0; j < c->n_wl; j++) {
+		const struct cmp_wl *w = &c->wl[j];
+		const char *policy = w->placement ? w->placement : "linear";
+		bool linear = !strcmp(policy, "linear");
+		const struct place_ops *ops = linear ? NULL : place_find(policy, NULL);
+		struct nl_err err = {0};
+		struct app_config ac;
+		/* No trace, an unknown policy: reported with the workload. */
+		if (!w->trace_ranks || (!linear && !ops))
+			continue;
+		cmp_at(c, w->placement_line, at, sizeof at);
+		if (config_set(&sim->cfg, "placement", policy, "study", &err) < 0 ||
+		    app_config_bind(&sim->cfg, &ac, &err) < 0) {
+			cmp_problem(c, "%s: [workload %s] on system '%s': %s", at, w->name, s->name, err.msg);
+			continue;
+		}
+		if (ops && !strcmp(ops->name, "map"))
+			continue;
+		if (linear) {
+			if (w->trace_ranks > s->endpoints)
+				cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u endpoints of "
+					       "system '%s' (placement linear: one rank per endpoint)",
+					    c->path, w->name, w->trace, w->trace_ranks, s->endpoints, s->name);
+			continue;
+		}
+		uint32_t *ep = malloc((size_t)w->trace_ranks * sizeof *ep);
+		struct place_req req = {
+			.t = sim->topo,
+			.n_ranks = w->trace_ranks,
+			.ranks_per_node = (uint32_t)ac.ranks_per_node,
+			.inner = ac.placement_inner ? PLACE_INNER_ROUND_ROBIN : PLACE_INNER_LINEAR,
+			.seed = cmp_seed(0),
+		};
+		if (!ep)
+			cmp_problem(c, "out of memory");
+		else if (place_job(ops, &req, ep, &err) < 0)
+			cmp_problem(c, "%s: [workload %s] key 'placement': value '%s' on system '%s': %s", at, w->name,
+				    policy, s->name, err.msg);
+		free(ep);
+	}
+}
+
+/* System s's path_select (the analytic backend's choice among equal-cost
+ * next hops), for report.json's study.contention. */
+static void cmp_path_select(struct cmp *c, struct cmp_sys *s, nl_sim *sim)
+{
+	json_t *j = config_to_json(&sim->cfg);
+	const char *v = json_string_value(json_object_get(j, "path_select"));
+	s->path_select = strdup(v ? v : "spread");
+	json_decref(j);
+	if (!s->path_select)
+		cmp_problem(c, "out of memory");
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
@@ -376,7 +524,7 @@ static void cmp_validate(struct cmp *c)
 		cmp_problem(c, "%s: no [system NAME] section; expected at least one", c->path);
 	if (!c->n_wl)
 		cmp_problem(c, "%s: no [workload NAME] section; expected at least one", c->path);
-	if (strcmp(c->backend, "analytic") && strcmp(c->backend, "flit"))
+	if (!cmp_backend_ok(c->backend))
 		cmp_problem(c, "%s: [study] key 'backend': value '%s': expected analytic or flit",
 			    cmp_at(c, c->backend_line, at, sizeof at), c->backend);
 	const struct layout_model *m = layout_model_find(c->preset, &err);
@@ -437,12 +585,9 @@ static void cmp_validate(struct cmp *c)
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);
 			cmp_check_routing(c, s, sim, rf);
-			for (uint32_t j = 0; j < c->n_wl; j++)
-				if (c->wl[j].trace_ranks > s->endpoints)
-					cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u "
-						       "endpoints of system '%s'", c->path, c->wl[j].name, c->wl[j].trace,
-						    c->wl[j].trace_ranks, s->endpoints, s->name);
+			cmp_check_fit(c, s, sim);
 			cmp_check_maps(c, s, sim);
+			cmp_path_select(c, s, sim);
 			if (cmp_sys_ports(s, sim->topo) < 0)
 				cmp_problem(c, "out of memory");
 			if (m)
@@ -735,6 +880,7 @@ static void cmp_release(struct cmp *c)
 		free(c->sys[i].config);
 		free(c->sys[i].topology);
 		free(c->sys[i].routing);
+		free(c->sys[i].path_select);
 		free(c->sys[i].port_router);
 		free(c->sys[i].port_local);
 		free(c->sys[i].port_peer);
@@ -778,7 +924,8 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	int rc = nl_open_input(study, "study file", &f, err);
 	if (!rc) {
 		c->src.f = f;
-		int line = ini_parse_stream(ini_lines_read, &c->src, cmp_ini_any, c);
+		int line = ini_parse_stream(cmp_read, c, cmp_ini_any, c);
+		cmp_flush_header(c);
 		fclose(f);
 		if (line > 0)
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);

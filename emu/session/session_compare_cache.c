@@ -20,9 +20,9 @@
 #include "session/session_compare_internal.h"
 
 /* The keys whose value names a file the replay reads: the key holds only
- * the path, so the file's bytes go into the cache key too (an edited map
- * or calibration file must replay). graph:file= topologies are the
- * documented exception (docs/procurement.md): their spec is the key. */
+ * the path, so the file's bytes go into the cache key instead (an edited
+ * map or calibration file must replay; the same file reached by another
+ * path, from another directory, must not). */
 static const char *const cmp_file_keys[] = {"placement_map", "calibration", NULL};
 
 bool cmp_is_file_key(const char *name)
@@ -53,43 +53,137 @@ static bool cmp_file_hash(const char *path, uint64_t *h)
 	return ok;
 }
 
-/* "#file KEY=HASH" for each file-valued key that is set: the XXH64 of the
- * file's bytes, or "unreadable" (the replay then fails and says why). */
-static void cmp_key_files(nl_sim *sim, FILE *f)
+/* A file as a cache key holds it: "xxh64:HASH" of its bytes, or
+ * "unreadable" (the replay then fails and says why); not its path. */
+static char *cmp_file_id(void *ctx, const char *path)
 {
-	for (const char *const *k = cmp_file_keys; *k; k++) {
-		const char *path = config_get(&sim->cfg, *k);
-		if (!path || !path[0])
-			continue;
-		uint64_t h;
-		if (cmp_file_hash(path, &h))
-			fprintf(f, "#file %s=%016" PRIx64 "\n", *k, h);
-		else
-			fprintf(f, "#file %s=unreadable\n", *k);
-	}
+	(void)ctx;
+	char buf[32];
+	uint64_t h;
+	if (cmp_file_hash(path, &h))
+		snprintf(buf, sizeof buf, "xxh64:%016" PRIx64, h);
+	else
+		snprintf(buf, sizeof buf, "unreadable");
+	return strdup(buf);
 }
 
-/* The cache key: the fully resolved configuration (every key with its
- * default, placement, seed and routing included), the trace's content
- * hash, the contents of the files the configuration names, the netloom
- * version and the build's identity (a fix of the model changes results,
- * not the version). */
-int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
-	    struct nl_err *err)
+/* One spec (len bytes at spec) into out, its files through fn: the
+ * grammar of param_parse, "name[(inner)][:k=v,...]", values without
+ * commas; anything else is copied as it is. */
+static bool cmp_spec_walk(const char *spec, size_t len, FILE *out, char *(*fn)(void *, const char *), void *ctx)
+{
+	if (len && spec[0] == '@') {
+		char *path = strndup(spec + 1, len - 1), *r = path ? fn(ctx, path) : NULL;
+		if (r)
+			fprintf(out, "@%s", r);
+		free(path);
+		free(r);
+		return r != NULL;
+	}
+	size_t p = 0;
+	while (p < len && spec[p] != ':' && spec[p] != '(')
+		p++;
+	fwrite(spec, 1, p, out);
+	if (p < len && spec[p] == '(') {
+		size_t q = p;
+		int depth = 0;
+		for (; q < len; q++)
+			if (spec[q] == '(')
+				depth++;
+			else if (spec[q] == ')' && --depth == 0)
+				break;
+		if (q == len) { /* unbalanced: refused by the parser, kept as typed */
+			fwrite(spec + p, 1, len - p, out);
+			return true;
+		}
+		fputc('(', out);
+		if (!cmp_spec_walk(spec + p + 1, q - p - 1, out, fn, ctx))
+			return false;
+		fputc(')', out);
+		p = q + 1;
+	}
+	if (p >= len || spec[p] != ':') {
+		fwrite(spec + p, 1, len - p, out);
+		return true;
+	}
+	fputc(':', out);
+	for (p++; p <= len;) {
+		const char *item = spec + p, *comma = memchr(item, ',', len - p);
+		size_t n = comma ? (size_t)(comma - item) : len - p;
+		if (n > 5 && !strncmp(item, "file=", 5)) {
+			char *path = strndup(item + 5, n - 5), *r = path ? fn(ctx, path) : NULL;
+			if (r)
+				fprintf(out, "file=%s", r);
+			free(path);
+			free(r);
+			if (!r)
+				return false;
+		} else {
+			fwrite(item, 1, n, out);
+		}
+		if (!comma)
+			break;
+		fputc(',', out);
+		p += n + 1;
+	}
+	return true;
+}
+
+char *cmp_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	int rc = config_dump_ini(&sim->cfg, f, err);
-	cmp_key_files(sim, f);
-	fprintf(f, "\n#compare-cache=3\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64 "\n#version=%s\n#build=%s\n",
-		w->trace_hash, w->placement ? w->placement : "linear", seed, nl_version(), build);
-	fclose(f);
+		return NULL;
+	bool ok = cmp_spec_walk(spec, strlen(spec), f, fn, ctx);
+	if (fclose(f) != 0 || !ok) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The cache key: the fully resolved configuration (every key with its
+ * value or default, as `netloom config --json` has it: placement, seed
+ * and routing included; no comments, so nothing of where a key was set),
+ * in which the topology is its canonical spec and every file the replay
+ * reads (placement_map, calibration, a topology's file=) is its contents'
+ * hash instead of its path; then the trace's content hash, the netloom
+ * version and the build's identity (a fix of the model changes results,
+ * not the version). Builds sim's topology (session_topo). */
+int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
+	    struct nl_err *err)
+{
+	NL_CHECK(session_topo(sim, err));
+	json_t *j = config_to_json(&sim->cfg);
+	char *topo = cmp_spec_files(sim->topo->spec, cmp_file_id, NULL), *text = NULL;
+	int rc = j && topo ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
-		snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, len, 0));
-	free(buf);
+		rc = json_object_set_new(j, "topology", json_string(topo));
+	for (const char *const *k = cmp_file_keys; rc == 0 && *k; k++) {
+		const char *path = config_get(&sim->cfg, *k);
+		char *id = path && path[0] ? cmp_file_id(NULL, path) : NULL;
+		if (path && path[0])
+			rc = id ? json_object_set_new(j, *k, json_string(id)) : -1;
+		free(id);
+	}
+	if (rc == 0)
+		text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	if (rc == 0) {
+		char tail[1024];
+		snprintf(tail, sizeof tail,
+			 "#compare-cache=4\n#config=%016" PRIx64 "\n#trace=%016" PRIx64 "\n#placement=%s\n#seed=%" PRIu64
+			 "\n#version=%s\n#build=%s\n",
+			 (uint64_t)XXH64(text, strlen(text), 0), w->trace_hash, w->placement ? w->placement : "linear",
+			 seed, nl_version(), build);
+		snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(tail, strlen(tail), 0));
+	}
+	free(text);
+	free(topo);
+	json_decref(j);
 	return rc;
 }
 
@@ -216,10 +310,15 @@ void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s)
 void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20])
 {
 	char buf[1024];
-	/* The topology last: a spec too long for buf loses only its tail. */
-	int n = snprintf(buf, sizeof buf, "cost 2\nbuild=%s\nversion=%s\npreset=%s\nlayout=rule\ntopology=%s\n", build,
-			 nl_version(), preset, spec);
-	snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, 0));
+	/* The files the spec names by their contents, not their paths (an
+	 * edited anynet or graph file is another network); the spec as it is
+	 * only when out of memory. */
+	char *files = cmp_spec_files(spec, cmp_file_id, NULL);
+	const char *topo = files ? files : spec;
+	snprintf(buf, sizeof buf, "cost 3\nbuild=%s\nversion=%s\npreset=%s\nlayout=rule\ntopology=%016" PRIx64 "\n",
+		 build, nl_version(), preset, (uint64_t)XXH64(topo, strlen(topo), 0));
+	free(files);
+	snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, strlen(buf), 0));
 }
 
 /* Cost and power of system s: from the cost cache, or the packaging rule,

@@ -37,6 +37,7 @@ struct cmp_sys {
 	uint32_t endpoints;
 	char *topology;
 	char *routing;             /* its own routing_function, or the family's default */
+	char *path_select;         /* its analytic path_select (spread, first) */
 	/* Its router-to-router ports, as the topology numbers them (port g):
 	 * owning router, port on it, peer router, link class name; for the
 	 * busiest links of the report (n_ports 0: none kept). */
@@ -96,7 +97,13 @@ struct cmp {
 	struct ini_lines src;      /* the study file while it is read: its line and headers */
 	int section_headers;       /* src.headers when the section being read began (ini_lines.h) */
 	struct ini_keys sec_keys;  /* the keys of the section being read, for "given twice" */
-	int study_line;            /* first key of the [study] section, 0 none yet */
+	int study_line;            /* header of the [study] section, 0 none yet */
+	struct {                   /* the last section header read (cmp_read) */
+		char name[128];
+		int line, index;   /* its line; it is the index-th header (src.headers) */
+		bool is_pending;   /* a header whose section is not registered yet */
+		bool has_keys;     /* a key of its section arrived (inih registered it) */
+	} hdr;
 	char *problems;            /* one line each */
 	size_t n_problems, len_problems;
 	/* Runs. */
@@ -122,12 +129,15 @@ json_t *cmp_doc(const struct cmp *c);
 char *cmp_md(const struct cmp *c);
 /* The caches (session_compare_cache.c). cmp_key: the replay's key from
  * its session's resolved configuration (routing_function set to the
- * routing that will run), workload w, seed and the identity of the build
- * that runs it (version_build()); cmp_cache_get fills r from the cache
- * (false: a miss), cmp_cache_put stores it. cmp_cost_key: the cost key of
- * topology spec priced with preset by build. cmp_sys_cost: system s's
- * cost and power from the cost cache, else computed (read only: run
- * before anything is written); cmp_cost_put stores them. */
+ * routing that will run; the topology, which it builds, as its canonical
+ * spec; every file named, placement_map, calibration and a topology's
+ * file=, as the hash of its contents, never its path), workload w, seed
+ * and the identity of the build that runs it (version_build());
+ * cmp_cache_get fills r from the cache (false: a miss), cmp_cache_put
+ * stores it. cmp_cost_key: the cost key of topology spec (the files it
+ * names by their contents) priced with preset by build. cmp_sys_cost:
+ * system s's cost and power from the cost cache, else computed (read
+ * only: run before anything is written); cmp_cost_put stores them. */
 int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
 	    struct nl_err *err);
 bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
@@ -135,6 +145,11 @@ bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
  * (placement_map, calibration): relative to the study file's folder, as
  * every path of a study, and its bytes are part of the cache key. */
 bool cmp_is_file_key(const char *name);
+/* Topology spec with every file it names (a leading "@PATH", the file=
+ * parameter of any family, nested specs included) replaced by fn(ctx,
+ * PATH), a string fn allocates; the rest as it is. Returns a new string
+ * (the caller frees it), or NULL when out of memory (fn returned NULL). */
+char *cmp_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx);
 void cmp_cache_put(const struct cmp *c, const struct cmp_run *r);
 void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20]);
 struct topo;

@@ -73,8 +73,18 @@ json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s)
 	const struct cmp_sys *y = &c->sys[s];
 	const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds];
 	json_t *o = json_object();
+	/* A failed cell has no runtime, and no link use either: a seed's
+	 * count would stand for the cell's. */
 	for (uint32_t k = 0; k < c->n_seeds; k++)
-		if (r[k].status == 0 && r[k].links_why[0]) {
+		if (r[k].status) {
+			char why[96];
+			snprintf(why, sizeof why, "the cell failed (%s, seed %" PRIu64 "): no link use reported",
+				 r[k].status == 1 ? "deadlock" : "error", cmp_seed(k));
+			json_object_set_new(o, "unavailable", json_string(why));
+			return o;
+		}
+	for (uint32_t k = 0; k < c->n_seeds; k++)
+		if (r[k].links_why[0]) {
 			json_object_set_new(o, "unavailable", json_string(r[k].links_why));
 			return o;
 		}
@@ -84,11 +94,7 @@ json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s)
 		return NULL;
 	}
 	const char *unit = "";
-	uint32_t ok_seeds = 0;
 	for (uint32_t k = 0; k < c->n_seeds; k++) {
-		if (r[k].status)
-			continue;
-		ok_seeds++;
 		unit = r[k].links_unit;
 		for (uint32_t i = 0; i < r[k].n_links; i++)
 			if (r[k].links[i][0] < y->n_ports)
@@ -110,7 +116,7 @@ json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s)
 			top[pos] = g;
 	}
 	json_object_set_new(o, "unit", json_string(unit));
-	json_object_set_new(o, "seeds", json_integer(ok_seeds));
+	json_object_set_new(o, "seeds", json_integer(c->n_seeds));
 	json_object_set_new(o, "total", json_integer((json_int_t)total));
 	json_object_set_new(o, "links_used", json_integer(used));
 	json_t *arr = json_array();
@@ -139,6 +145,55 @@ static uint32_t cmp_ref(const struct cmp *c)
 	return 0;
 }
 
+/* What the study's backend models of contention (study.contention): the
+ * flit network, or the analytic backend's channel reservations, with the
+ * path each system's path_select gives a pair's messages (NULL when out
+ * of memory). */
+static char *cmp_contention(const struct cmp *c)
+{
+	if (!strcmp(c->backend, "flit"))
+		return strdup("modelled: flit-level network, queues and links");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fputs("analytic backend: with link_model = links, messages reserve each channel of their minimal route in "
+	      "FIFO order (no packets, buffers or flow control), every message of a pair on one path, static, no "
+	      "adaptive routing (",
+	      f);
+	/* One clause per path_select value, in the order of the systems;
+	 * the systems named when they do not all share it. */
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		const char *v = c->sys[s].path_select ? c->sys[s].path_select : "spread";
+		bool seen = false, all = true;
+		for (uint32_t t = 0; t < c->n_sys; t++) {
+			const char *u = c->sys[t].path_select ? c->sys[t].path_select : "spread";
+			seen |= t < s && !strcmp(u, v);
+			all &= !strcmp(u, v);
+		}
+		if (seen)
+			continue;
+		fprintf(f, "%spath_select = %s", s ? "; " : "", v);
+		if (!all) {
+			fputs(" on ", f);
+			for (uint32_t t = 0, n = 0; t < c->n_sys; t++)
+				if (!strcmp(c->sys[t].path_select ? c->sys[t].path_select : "spread", v))
+					fprintf(f, "%s'%s'", n++ ? ", " : "", c->sys[t].name);
+		}
+		fputs(!strcmp(v, "spread")  ? ": a hash of the pair picks one of the equal-cost paths"
+		      : !strcmp(v, "first") ? ": the lowest-numbered closer port at every router, for every pair"
+					    : "",
+		      f);
+	}
+	fputs("); with link_model = none, not modelled", f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 json_t *cmp_doc(const struct cmp *c)
 {
 	uint32_t ref = cmp_ref(c);
@@ -148,14 +203,9 @@ json_t *cmp_doc(const struct cmp *c)
 	json_object_set_new(doc, "command", json_string("compare"));
 	json_object_set_new(st, "path", json_string(c->path));
 	json_object_set_new(st, "backend", json_string(c->backend));
-	json_object_set_new(st, "contention", json_string(!strcmp(c->backend, "flit")
-								   ? "modelled: flit-level network, queues and links"
-								   : "analytic backend: with link_model = links, messages "
-								     "reserve each channel of their minimal route in FIFO order "
-								     "(no packets, buffers or flow control), every message of a "
-								     "pair on one of the equal-cost paths (path_select = spread: "
-								     "static, no adaptive routing); with link_model = none, not "
-								     "modelled"));
+	char *contention = cmp_contention(c);
+	json_object_set_new(st, "contention", contention ? json_string(contention) : json_null());
+	free(contention);
 	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
 	json_object_set_new(st, "preset", json_string(c->preset));
 	json_object_set_new(st, "reference", json_string(c->sys[ref].name));

@@ -137,13 +137,13 @@ grep -q '^| a\\|b | `torus:k=4x4` |' "$dir/one/report.md" || fail "one system: '
 # A system's header twice in a row is two systems, not one merged one; a
 # line without '=' is not a key (inih splits at ':' too).
 printf '[system a]\ntopology = torus:k=4x4\n[system a]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupsys.ini"
-bad dupsys "netloom: $dir/dupsys.ini:4: [system a]: system 'a' defined twice; expected one section per system"
+bad dupsys "netloom: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; expected one section per system"
 # A key twice in one section, or [study] twice: the last one won silently.
 printf '[system a]\ntopology = torus:k=4x4\ntopology = torus:k=8x8\n[workload w]\ntrace = %s\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/dupkey.ini"
 bad dupkey "netloom: $dir/dupkey.ini:3: [system a] key 'topology' given twice (first at line 2); expected each key once
 netloom: $dir/dupkey.ini:6: [workload w] key 'trace' given twice (first at line 5); expected each key once"
 printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
-bad dupstudy "netloom: $dir/dupstudy.ini:6: [study] given twice (first at line 2); expected one [study] section"
+bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
 bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
 netloom: $dir/noeq.ini: [system a]: key 'topology' unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
@@ -166,7 +166,74 @@ expect_eq "missing trace lines" "$(printf '%s\n' "$out" | wc -l)" 1
 case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fail "missing trace: $out" ;; esac
 [ ! -e "$dir/out-missing" ] || fail "missing trace: output written"
 sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
-bad big "netloom: $dir/big.ini: [workload hpcc] trace '$s/hpcc-16.nlt': 16 ranks; expected at most the 8 endpoints of system 'torus'"
+bad big "netloom: $dir/big.ini:18: [workload hpcc] key 'placement': value 'random-node' on system 'torus': placement: job 0 needs 16 endpoints (16 ranks, 1 per node), only 8 of 8 free"
+
+# The files a topology spec names (anynet:file=, graph:file=) are the
+# study file's neighbours too, and their contents are in both cache keys:
+# an edited anynet file replays and re-prices (a tenth endpoint, its
+# terminal cable priced as `netloom cost` prices it); the same files from
+# another directory, or a system's config file with a comment added,
+# replay and price nothing.
+mkdir -p "$dir/topo"
+cp "$root/tests/data/topo/ring6.anynet" "$dir/topo/ring.anynet"
+printf '0 1\n1 2\n2 0\n' > "$dir/topo/tri.edges"
+printf '[analytic]\nlink_model = links\n' > "$dir/topo/sys.ini"
+printf '[system a]\ntopology = anynet:file=ring.anynet\n[system g]\nconfig = sys.ini\ntopology = graph:file=tri.edges,p=1\n[workload w]\ntrace = %s\n' "$s/lammps-lj-2.nlt" > "$dir/topo/any.ini"
+topo_run() { # WHAT DIRECTORY: run any.ini from DIRECTORY, print the execution figures
+  (cd "$2" && "$nl_abs" compare "$dir/topo/any.ini" -o "$dir/topo/out" > /dev/null) || fail "topology file: $1: exit $?"
+  json "$dir/topo/out/report.json" '[d["execution"][k] for k in ("executed_runs", "cost_evaluations")]'
+}
+expect_eq "topology file: first run" "$(topo_run first "$dir/topo")" "[2, 2]"
+sed -i '1i # a comment' "$dir/topo/sys.ini"
+expect_eq "topology file: a comment in a config file" "$(topo_run comment "$dir/topo")" "[0, 0]"
+expect_eq "topology file: another directory" "$(topo_run elsewhere /)" "[0, 0]"
+sed -i 's/^router 3 router 4 7/router 3 node 9 router 4 7/' "$dir/topo/ring.anynet"
+expect_eq "edited topology file: executed" "$(topo_run edited "$dir/topo")" "[1, 1]"
+expect_eq "edited topology file: endpoints and cables" "$(json "$dir/topo/out/report.json" '[d["systems"][0]["endpoints"], d["systems"][0]["cables"]["terminal_cables"]]')" "[10, 10]"
+cost_now=$("$netloom" cost "anynet:file=$dir/topo/ring.anynet" --layout rule --json - 2>/dev/null | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["cost_usd"]["total"], 2))')
+expect_eq "edited topology file: cost as netloom cost" "$(json "$dir/topo/out/report.json" 'round(d["systems"][0]["cost_usd"], 2)')" "$cost_now"
+# A relative placement_map from another directory: the same file, cached.
+(cd "$dir/rel" && "$nl_abs" compare map.ini -o "$dir/rel/out" > /dev/null) || fail "relative map from its directory: exit $?"
+expect_eq "relative map from another directory: cached" "$(json "$dir/rel/out/report.json" 'd["execution"]["cached_runs"]')" 1
+
+# Ranks that fit as the replay places them: 8 ranks on 4 endpoints with
+# ranks_per_node = 2 under a policy, or a map putting two ranks on each,
+# run (as `netloom replay` runs them); linear with ranks_per_node = 2 is
+# refused before any run, as the replay refuses it.
+printf '[system a]\ntopology = torus:k=2x2\nranks_per_node = 2\n[workload w]\ntrace = %s\nplacement = contiguous\n' "$s/lammps-lj-8.nlt" > "$dir/rpn.ini"
+"$netloom" compare "$dir/rpn.ini" -o "$dir/rpn" > /dev/null 2> "$dir/rpn.err"; rc=$?
+expect_eq "ranks_per_node: exit status" "$rc:$(cat "$dir/rpn.err")" "0:"
+rpn_replay=$("$netloom" replay "$s/lammps-lj-8.nlt" -s topology=torus:k=2x2 -s ranks_per_node=2 -s placement=contiguous -s placement_seed=1 --json - 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"]["runtime"]["predicted_s"])')
+expect_eq "ranks_per_node: the replay's runtime" "$(json "$dir/rpn/report.json" 'd["cells"][0]["runtime_s"]')" "$rpn_replay"
+for i in 0 1 2 3 4 5 6 7; do echo "$i $((i / 2))"; done > "$dir/two.map"
+printf '[system a]\ntopology = torus:k=2x2\nplacement_map = two.map\n[workload w]\ntrace = %s\nplacement = map\n' "$s/lammps-lj-8.nlt" > "$dir/twomap.ini"
+"$netloom" compare "$dir/twomap.ini" -o "$dir/twomap" > /dev/null 2> "$dir/twomap.err"; rc=$?
+expect_eq "two ranks per endpoint by map: exit status" "$rc:$(cat "$dir/twomap.err")" "0:"
+printf '[system a]\ntopology = torus:k=4x4\nranks_per_node = 2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/rpnlinear.ini"
+bad rpnlinear "netloom: $dir/rpnlinear.ini: [workload w] on system 'a': key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
+printf '[system a]\ntopology = torus:k=2x2\n[workload w]\ntrace = %s\nplacement = contiguous\n[workload l]\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/nofit.ini"
+bad nofit "netloom: $dir/nofit.ini:5: [workload w] key 'placement': value 'contiguous' on system 'a': placement: job 0 needs 8 endpoints (8 ranks, 1 per node), only 4 of 4 free
+netloom: $dir/nofit.ini: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expected at most the 4 endpoints of system 'a' (placement linear: one rank per endpoint)"
+
+# Sections without keys are sections: an empty system is refused for its
+# topology (not dropped, so reference = b finds it), an empty workload
+# for its trace, an empty unknown section or second [study] as such.
+printf '[study]\nreference = b\n[system a]\ntopology = torus:k=4x4\n[system b]\n[workload w]\ntrace = %s\n[workload x]\n[bogus]\n[study]\n' "$s/lammps-lj-8.nlt" > "$dir/empty.ini"
+bad empty "netloom: $dir/empty.ini:9: section [bogus]: expected [study], [system NAME] or [workload NAME]
+netloom: $dir/empty.ini:10: [study] given twice (first at line 1); expected one [study] section
+netloom: $dir/empty.ini: [workload x]: key 'trace' missing; expected a trace archive (.nlt)
+netloom: $dir/empty.ini: [system b]: key 'topology' unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+# An empty backend: one line, not one more per system with a '-s:' prefix.
+printf '[study]\nbackend =\n[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nobackend.ini"
+bad nobackend "netloom: $dir/nobackend.ini:2: [study] key 'backend': value '': expected analytic or flit"
+
+# study.contention names each system's path_select (the analytic
+# backend's choice among equal-cost paths), not always spread.
+printf '[system a]\ntopology = fattree:k=4,n=2\npath_select = first\n[system b]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/paths.ini"
+"$netloom" compare "$dir/paths.ini" -o "$dir/paths" > /dev/null || fail "path_select: exit $?"
+expect_eq "path_select: contention" "$(json "$dir/paths/report.json" 'd["study"]["contention"].split("(")[2].split(")")[0]')" \
+  "path_select = first on 'a': the lowest-numbered closer port at every router, for every pair; path_select = spread on 'b': a hash of the pair picks one of the equal-cost paths"
+grep -q "path_select = first on &apos;a&apos;" "$dir/paths/index.html" || fail "path_select: index.html"
 
 # Routing against the family and the VCs, before any run: the registry's
 # own checks (nca is for fat trees; dor on a torus needs 2 dateline VCs).
@@ -202,6 +269,10 @@ expect_eq "failed cell: no aggregate" "$(json "$dir/f/report.json" 'd["systems"]
 expect_eq "failed cell: message" "$(json "$dir/f/report.json" '"network deadlock" in d["cells"][1]["seeds"][0]["error"]')" True
 expect_eq "failed cell: counted" "$(json "$dir/f/report.json" 'd["execution"]["failed_runs"]')" 1
 grep -q '| lammps (weight 1) | .* s (x1.000) | deadlock |' "$dir/f/report.md" || fail "failed cell: report.md"
+# ... and no busiest links, saying why, where it read as "0 links used".
+expect_eq "failed cell: links" "$(json "$dir/f/report.json" 'd["cells"][1]["busiest_links"]')" \
+  "{'unavailable': 'the cell failed (deadlock, seed 1): no link use reported'}"
+grep -q '^| lammps | ring | n/a | n/a | the cell failed (deadlock, seed 1): no link use reported |$' "$dir/f/report.md" || fail "failed cell: report.md links"
 
 # A workload that deadlocks on every system: the report's charts say so
 # instead of gnuplot's warnings on stderr and a lost cost/power chart.

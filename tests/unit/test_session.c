@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/version.h"
 #include "netloom/netloom.h"
@@ -473,9 +474,71 @@ static void test_compare_keys(void)
 	nl_sim_free(s);
 }
 
+/* A path under prefix ctx, as compare resolves a study's relative paths. */
+static char *test_under(void *ctx, const char *path)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s/%s", (const char *)ctx, path);
+	return strdup(buf);
+}
+
+/* The files a topology spec names, found where the spec grammar puts
+ * them (a leading '@', file= of any family, nested specs), and compare's
+ * keys by those files' contents: the same bytes under two paths share a
+ * key, edited bytes do not (an edited anynet file was served from the
+ * cache). */
+static void test_compare_topology_files(void)
+{
+	static const char *const cases[][2] = {
+		{"anynet:file=ring.anynet", "anynet:file=D/ring.anynet"},
+		{"p2(anynet:file=a.net):trials=3,seed=2", "p2(anynet:file=D/a.net):trials=3,seed=2"},
+		{"graph:p=2,file=x.edges,labels=1", "graph:p=2,file=D/x.edges,labels=1"},
+		{"@spec.txt", "@D/spec.txt"},
+		{"torus:k=4x4", "torus:k=4x4"},
+		{"profile=file=x", "profile=file=x"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *r = cmp_spec_files(cases[i][0], test_under, "D");
+		CHECK(r != NULL);
+		CHECK_STR(r, cases[i][1]);
+		free(r);
+	}
+	static const char ring[] = "router 0 node 0 router 1\nrouter 1 node 1 router 2\nrouter 2 node 2 router 0\n";
+	char pa[128], pb[128], spec[300], key[3][20], cost[3][20];
+	snprintf(pa, sizeof pa, "/tmp/netloom_test_%d_a.anynet", (int)getpid());
+	snprintf(pb, sizeof pb, "/tmp/netloom_test_%d_b.anynet", (int)getpid());
+	for (int k = 0; k < 3; k++) {
+		const char *path = k == 1 ? pb : pa;
+		FILE *f = fopen(path, "w");
+		CHECK(f != NULL);
+		if (!f)
+			return;
+		fputs(ring, f);
+		if (k == 2) /* an edited file: a fourth endpoint */
+			fputs("router 0 node 3\n", f);
+		fclose(f);
+		struct nl_err e = {0};
+		nl_sim *s = NULL;
+		struct cmp_wl w = {.trace_hash = 1};
+		snprintf(spec, sizeof spec, "anynet:file=%s", path);
+		CHECK_OK(nl_sim_new(&s, &e), &e);
+		CHECK_OK(nl_sim_set(s, "topology", spec, &e), &e);
+		CHECK_OK(cmp_key(s, &w, 1, "0a0509e", key[k], &e), &e);
+		cmp_cost_key(spec, "flex", "0a0509e", cost[k]);
+		nl_sim_free(s);
+	}
+	CHECK_STR(key[0], key[1]);
+	CHECK_STR(cost[0], cost[1]);
+	CHECK(strcmp(key[0], key[2]) != 0);
+	CHECK(strcmp(cost[0], cost[2]) != 0);
+	remove(pa);
+	remove(pb);
+}
+
 int main(void)
 {
 	TEST_RUN(test_config);
+	TEST_RUN(test_compare_topology_files);
 	TEST_RUN(test_run_rate);
 	TEST_RUN(test_run_rate_one_off);
 	TEST_RUN(test_callback_reentry);
