@@ -147,6 +147,15 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 	 * wall-clock gap (the trace beside replays its own the same way). */
 	if (o->wall_compute && r->ac.compute_time == APP_COMPUTE_AUTO)
 		r->ac.compute_time = APP_COMPUTE_WALL;
+	/* A declared duration has no CPU time to replay: cpu would replay
+	 * every COMPUTE as 0 s, so it is refused, as replay refuses it for a
+	 * trace without CPU time. */
+	if (o->wall_compute && r->ac.compute_time == APP_COMPUTE_CPU) {
+		rc = nl_errf(err, NL_ECONFIG,
+			     "key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
+			     "expected wall or auto");
+		goto fail;
+	}
 	const struct net_backend_ops *ops = net_backend_find(r->ac.backend, err);
 	if (!ops) {
 		rc = nl_err_prefix(err, "key 'backend'");

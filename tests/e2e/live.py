@@ -527,6 +527,12 @@ def case_errors(d):
     open(tok, 'w').write('1\r\nx\r\n')
     refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t2' % d),
             "line 2: 'x', expected a decimal token", 'tokens CRLF')
+    # compute_time = cpu replayed every live COMPUTE as 0 s: refused at
+    # start, as replay refuses it for a trace without CPU time.
+    refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
+            "key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
+            "expected wall or auto", 'compute_time cpu')
+    expect(not os.path.exists('%s/cpu' % d), 'compute_time cpu left a socket')
     r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
     expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
     # A rank that never connects is evicted and the others are told; the
