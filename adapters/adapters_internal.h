@@ -22,6 +22,15 @@ struct trace_stream_writer;
  * never waits for is evicted, instead of growing the server's memory. */
 #define LIVE_QUEUE_MAX 65536u
 
+/* The latest virtual time at which the engine starts a live rank's op, or
+ * ends its COMPUTE (after cpu_factor): 2^62 ps (the network's bound on a
+ * send, NET_TIME_MAX_PS) less 2^56 ps (about 20 hours) left to the network,
+ * so messages, rendezvous handshakes and barrier rounds begun before it
+ * are sent within the network's bound. An op past it is refused with an
+ * ERROR and its rank evicted: no rank can stop the session that way. */
+#define LIVE_NET_SLACK_PS (UINT64_C(1) << 56)
+#define LIVE_TIME_MAX_PS (ZP_TIME_MAX_PS - LIVE_NET_SLACK_PS)
+
 /* Paced mode: a release later than this behind the wall clock is "late",
  * and counts toward the time spent behind (1 ms: above the jitter of a
  * nanosleep and a socket round trip on a loaded machine). */
@@ -76,7 +85,7 @@ struct live_rank {
 	char last_bad[160];       /* the last refusal, for the eviction note */
 	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */
 	char why[200];            /* what happened, for the report */
-	uint64_t declared_ps;     /* sum of the COMPUTE durations accepted (<= ZP_TIME_MAX_PS) */
+	uint64_t declared_ps;     /* sum of the COMPUTE durations accepted (<= LIVE_TIME_MAX_PS) */
 	uint32_t *open;           /* seqs of its isends/irecvs not yet named by a WAIT or WAITALL, ascending */
 	uint32_t n_open, cap_open;
 	uint32_t *reqs;           /* the current WAITALL's requests (the engine reads them until the next pull) */
@@ -106,6 +115,7 @@ struct live_server {
 	uint64_t behind_until_ns; /* paced: end of the last such interval */
 	uint64_t end_ns;          /* paced: wall clock when the engine finished (0: still running) */
 	struct stats_hist residence_ns;
+	double cpu_factor;        /* [replay] cpu_factor: the engine scales each COMPUTE by it */
 	uint32_t n_jobs;          /* jobs 1..n_jobs (one when --jobs is not given) */
 	uint32_t *job_of;         /* [n]: the job of each rank, 0-based (job number - 1) */
 	uint64_t *job_delivered;  /* [n_jobs]: messages delivered within each job */

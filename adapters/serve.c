@@ -37,6 +37,7 @@
 #include "adapters/adapters.h"
 #include "adapters/adapters_internal.h"
 #include "adapters/proto.h"
+#include "app/app.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/stats.h"
@@ -289,6 +290,12 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 				      .on_match = live_on_match, .match_ctx = &s};
 	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)
 		goto out;
+	{
+		struct app_config ac;
+		if ((rc = app_config_bind(session_config(sim), &ac, err)) < 0)
+			goto out;
+		s.cpu_factor = ac.cpu_factor;
+	}
 	if ((rc = live_bind(&s, err)) < 0)
 		goto out;
 	if ((rc = live_record_open(&s, err)) < 0)

@@ -367,11 +367,11 @@ static bool live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
 		goto out;
 	}
-	if (h.type == ZP_COMPUTE && h.a > ZP_TIME_MAX_PS - rk->declared_ps) {
+	if (h.type == ZP_COMPUTE && h.a > LIVE_TIME_MAX_PS - rk->declared_ps) {
 		snprintf(msg, sizeof msg,
 			 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps, expected at most %" PRIu64
-			 " (the rank's declared compute stays within 2^62 ps)",
-			 h.a, ZP_TIME_MAX_PS - rk->declared_ps);
+			 " (the rank's declared compute stays within 2^62 - 2^56 ps)",
+			 h.a, LIVE_TIME_MAX_PS - rk->declared_ps);
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, msg);
 		goto out;
 	}

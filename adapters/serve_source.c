@@ -97,11 +97,11 @@ static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op 
 	op->comm = TRACE_COMM_WORLD;
 	op->t_ps = session_src_now(s->eng);
 	op->dur_ps = dur_ps;
-	if (op->t_ps > ZP_TIME_MAX_PS || dur_ps > ZP_TIME_MAX_PS - op->t_ps) {
+	if (op->t_ps > LIVE_TIME_MAX_PS || dur_ps > LIVE_TIME_MAX_PS - op->t_ps) {
 		s->fatal = nl_errf(&s->fatal_err, NL_ERANGE,
-				   "paced: virtual time would pass 2^62 ps (%.0f s), the most a session holds "
+				   "paced: virtual time would pass 2^62 - 2^56 ps (%.0f s), the most a session holds "
 				   "(--pace %g: %.0f s of wall time)",
-				   (double)ZP_TIME_MAX_PS * 1e-12, s->o->pace, (double)ZP_TIME_MAX_PS * 1e-12 / s->o->pace);
+				   (double)LIVE_TIME_MAX_PS * 1e-12, s->o->pace, (double)LIVE_TIME_MAX_PS * 1e-12 / s->o->pace);
 		if (err)
 			*err = s->fatal_err;
 		return s->fatal;
@@ -109,6 +109,45 @@ static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op 
 	NL_CHECK(live_record(s, r, op, err));
 	s->ranks[r].n_pulled++;
 	return 1;
+}
+
+/* The time bound (LIVE_TIME_MAX_PS), checked on the op the engine is about
+ * to start at t_ps: the receive check bounds only the rank's declared
+ * compute; waits, messages and cpu_factor can carry it further. Past it:
+ * ERROR 1, the op dropped, the rank evicted, and true. */
+static bool live_time_check(struct live_server *s, uint32_t r, struct live_qop *q, uint64_t t_ps)
+{
+	struct live_rank *rk = &s->ranks[r];
+	char line[240];
+	if (q->h.type == ZP_COMPUTE) {
+		/* As the engine scales it (app_scale_compute). */
+		double d = s->cpu_factor == 1.0 ? (double)q->h.a : (double)q->h.a * s->cpu_factor;
+		uint64_t room = t_ps < LIVE_TIME_MAX_PS ? LIVE_TIME_MAX_PS - t_ps : 0;
+		if (s->cpu_factor == 1.0 ? q->h.a <= room : d <= (double)room)
+			return false;
+		if (s->cpu_factor != 1.0)
+			snprintf(line, sizeof line,
+				 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps (%.0f with cpu_factor %g) at virtual "
+				 "time %" PRIu64 " ps, expected at most %" PRIu64 " (bound 2^62 - 2^56 ps)",
+				 q->h.a, d, s->cpu_factor, t_ps, room);
+		else
+			snprintf(line, sizeof line,
+				 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps at virtual time %" PRIu64
+				 " ps, expected at most %" PRIu64 " (bound 2^62 - 2^56 ps)",
+				 q->h.a, t_ps, room);
+	} else {
+		if (t_ps <= LIVE_TIME_MAX_PS)
+			return false;
+		snprintf(line, sizeof line,
+			 "%s seq %" PRIu32 ": virtual time %" PRIu64 " ps, expected at most %" PRIu64
+			 " (bound 2^62 - 2^56 ps)",
+			 zp_type_name(q->h.type), q->h.seq, t_ps, LIVE_TIME_MAX_PS);
+	}
+	if (q->h.type == ZP_SEND || q->h.type == ZP_WAITALL)
+		zmq_msg_close(&q->pay);
+	live_send_error(s, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
+	live_evict(s, r, line);
+	return true;
 }
 
 int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
@@ -164,6 +203,8 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 	memset(op, 0, sizeof *op);
 	op->comm = TRACE_COMM_WORLD;
 	op->t_ps = session_src_now(s->eng);
+	if (live_time_check(s, r, &q, op->t_ps))
+		return 0; /* evicted: its stream ends here */
 	switch (q.h.type) {
 	case ZP_SEND: {
 		bool nb = q.h.flags & ZP_F_NONBLOCKING;
@@ -232,18 +273,6 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 		break;
 	}
 	case ZP_COMPUTE:
-		/* The receive check bounds the rank's declared compute; waits
-		 * and messages can still carry it further. */
-		if (op->t_ps > ZP_TIME_MAX_PS || q.h.a > ZP_TIME_MAX_PS - op->t_ps) {
-			char line[200];
-			snprintf(line, sizeof line,
-				 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps at virtual time %" PRIu64
-				 " ps, expected at most %" PRIu64 " (virtual time stays within 2^62 ps)",
-				 q.h.a, op->t_ps, op->t_ps < ZP_TIME_MAX_PS ? ZP_TIME_MAX_PS - op->t_ps : 0);
-			live_send_error(s, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
-			live_evict(s, r, line);
-			return 0;
-		}
 		op->kind = TOP_COMPUTE;
 		op->dur_ps = q.h.a;
 		break;

@@ -1097,21 +1097,24 @@ def reply(s):
 a, b = sock(), sock()
 a.send(hdr(nl.HELLO, 0, aux=1)); b.send(hdr(nl.HELLO, 1, aux=1))
 print('welcome', reply(a)[0][2], reply(b)[0][2])
-# Rank 1: three receives, then 2^61 ps of compute, which would take it
-# past 2^62 ps of virtual time: refused when the engine reaches it.
-b.send(hdr(nl.RECV, 1, 0, peer=0, tag=0, a=64))
-b.send(hdr(nl.RECV, 1, 1, peer=0, tag=1, a=64))
-b.send(hdr(nl.RECV, 1, 2, peer=0, tag=2, a=64))
-b.send(hdr(nl.COMPUTE, 1, 3, a=2**61))
-b.send(hdr(nl.BYE, 1, 4))
-T62 = 2**62
+# Rank 1: three irecvs and their WAITALL, which ends past 2^62 - 2^56 ps
+# (the messages are sent at that bound), then 2^61 ps of compute: any op
+# starting past the bound is refused when the engine reaches it.
+b.send(hdr(nl.RECV, 1, 0, peer=0, tag=0, a=64, fl=nl.NONBLOCKING))
+b.send(hdr(nl.RECV, 1, 1, peer=0, tag=1, a=64, fl=nl.NONBLOCKING))
+b.send(hdr(nl.RECV, 1, 2, peer=0, tag=2, a=64, fl=nl.NONBLOCKING))
+b.send_multipart([hdr(nl.WAITALL, 1, 3), bytes([0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0])])
+b.send(hdr(nl.COMPUTE, 1, 4, a=2**61))
+b.send(hdr(nl.BYE, 1, 5))
+T62 = 2**62 - 2**56  # the bound on a rank's time (the rest is the network's)
 # Rank 0: (frames, refused?) in order; a refused frame leaves its seq free.
 steps = [
     ([hdr(nl.HELLO, 0, aux=1, fl=nl.LEAN)], 'hello again'),
     ([hdr(nl.COMPUTE, 0, 0, a=2**61)], None),
     ([hdr(nl.COMPUTE, 0, 1, a=2**63)], 'compute 2^63'),
     ([hdr(nl.COMPUTE, 0, 1, a=2**64 - 1)], 'compute 2^64-1'),
-    ([hdr(nl.COMPUTE, 0, 1, a=2**61)], None),
+    ([hdr(nl.COMPUTE, 0, 1, a=2**61 - 2**56 + 1)], 'compute 1 past the bound'),
+    ([hdr(nl.COMPUTE, 0, 1, a=2**61 - 2**56)], None),
     ([hdr(nl.COMPUTE, 0, 2, a=1)], 'compute past 2^62'),
     ([hdr(nl.WAIT, 0, 2, aux=0)], 'wait on a compute'),
     ([hdr(nl.SEND, 0, 2, peer=1, tag=-3), b'x'], 'send tag -3'),
@@ -1153,6 +1156,37 @@ while True:
         if h[8] == nl.EEVICTED:
             break
 print('rank 1', ' | '.join(got))
+"""
+
+
+# Three jobs of two ranks, cpu_factor 2: job 1 exchanges a message and
+# finishes; in job 2 rank 2 declares 2^61 ps of compute (2^62 after
+# cpu_factor, past the bound); in job 3 rank 4 computes to the bound
+# exactly and sends, so rank 5's receive ends past it and its reply is
+# refused. Each offender gets ERROR 1 and is evicted; the session reports.
+BOUND = r"""
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep = sys.argv[2]
+B = (2**62 - 2**56) // 2  # 2^62 - 2^56 ps after cpu_factor 2
+res = {}
+def run(i):
+    c = nl.Client(ep, i, job=i // 2 + 1, timeout_ms=20000)
+    try:
+        if i < 2:
+            c.compute(1000); c.send(1 - i, 0, b'x'); c.recv(1 - i, 0, 8)
+        elif i == 2: c.compute(2**61); c.send(3, 0, b'x')
+        elif i == 3: c.recv(2, 0, 8)
+        elif i == 4: c.compute(B); c.send(5, 0, b'x'); c.recv(5, 1, 8)
+        else: c.recv(4, 0, 8); c.send(4, 1, b'y')
+        c.close(); res[i] = 'ok'
+    except nl.NetloomError as e:
+        res[i] = 'error %s' % e
+ts = [threading.Thread(target=run, args=(i,)) for i in range(6)]
+[t.start() for t in ts]; [t.join() for t in ts]
+for i in range(6):
+    print('rank %d %s' % (i, res[i]))
 """
 
 
@@ -1254,8 +1288,11 @@ def case_protocol(d):
         'hello again': '4 rank 0: HELLO: rank 0 already said HELLO on this connection',
         'compute 2^63': "1 rank 0: COMPUTE: field 'a' (duration) is 9223372036854775808 ps, expected at most 2^62",
         'compute 2^64-1': "1 rank 0: COMPUTE: field 'a' (duration) is 18446744073709551615 ps, expected at most",
+        'compute 1 past the bound': "1 rank 0: COMPUTE: field 'a' (duration) is 2233785415175766017 ps, "
+                                    "expected at most 2233785415175766016 (the rank's declared compute stays "
+                                    "within 2^62 - 2^56 ps)",
         'compute past 2^62': "1 rank 0: COMPUTE: field 'a' (duration) is 1 ps, expected at most 0 (the rank's "
-                             "declared compute stays within 2^62 ps)",
+                             "declared compute stays within 2^62 - 2^56 ps)",
         'wait on a compute': '10 rank 0: WAIT: request 0, expected the seq of an isend or irecv not waited for yet',
         'send tag -3': '8 rank 0: SEND: peer 1 tag -3, expected both >= 0',
         'send peer -1': '8 rank 0: SEND: peer -1 tag 0, expected both >= 0',
@@ -1270,22 +1307,46 @@ def case_protocol(d):
     # The refused second HELLO asked for LEAN: not granted, so COMPUTE and
     # the isends still get their DONE (every op of the stream, in order).
     expect('rank 0 done 0 1 2 3 4 5 6 7' in lines, 'DONEs: %s' % out)
-    # Two COMPUTEs of 2^61 ps: the clock is at 2^62 ps, not wrapped to 0.
+    # COMPUTEs of 2^61 and 2^61 - 2^56 ps: the clock is at the bound,
+    # 2^62 - 2^56 ps, not wrapped to 0, and its sends reach the network.
     last = [int(l.split()[-1]) for l in lines if l.startswith('rank 0 last time')]
-    expect(last and 0 <= last[0] < 10**9, 'rank 0 final time - 2^62: %s' % last)
+    expect(last and 0 <= last[0] < 10**9, 'rank 0 final time - (2^62 - 2^56): %s' % last)
     r1 = [l for l in lines if l.startswith('rank 1 ')]
     expect(r1 and r1[0].startswith('rank 1 deliver 0 t_sent-2^62 0 | deliver 1 t_sent-2^62 0 | deliver 2 '
                                    't_sent-2^62 0 | error 1 about 1: COMPUTE: field \'a\' (duration) is '
                                    '2305843009213693952 ps at virtual time ') and
-           r1[0].endswith('expected at most 0 (virtual time stays within 2^62 ps)'),
+           r1[0].endswith('expected at most 0 (bound 2^62 - 2^56 ps)'),
            'rank 1: %s' % r1)
     expect(srv == 0, 'server exited %d: %s' % (srv, open(s.err).read()))
     rep = json.load(open(s.json))
     ranks = rep['live']['ranks']
-    expect(ranks[0]['state'] == 'finished' and ranks[0]['refused_frames'] == 12, 'rank 0: %s' % ranks[0])
-    expect(ranks[1]['state'] == 'evicted' and 'virtual time stays within 2^62 ps' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
+    expect(ranks[0]['state'] == 'finished' and ranks[0]['refused_frames'] == 13, 'rank 0: %s' % ranks[0])
+    expect(ranks[1]['state'] == 'evicted' and '(bound 2^62 - 2^56 ps)' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
     rt = rep['results']['runtime']['predicted_s']
-    expect(2**62 * 1e-12 <= rt < 2**62 * 1e-12 + 1, 'runtime %r s, expected 2^62 ps and a little' % rt)
+    t = (2**62 - 2**56) * 1e-12
+    expect(t <= rt < t + 1, 'runtime %r s, expected 2^62 - 2^56 ps and a little' % rt)
+    # The bound is checked before the engine hands an op to the network
+    # (after cpu_factor): a job past it loses its offending ranks, not the
+    # session (it stopped with every job's results lost).
+    script = os.path.join(d, 'bound.py')
+    open(script, 'w').write(BOUND)
+    s = Server(d, 6, '-s', 'backend=analytic', '-s', 'cpu_factor=2', '--jobs', '2,2,2', '--timeout-ms', '5000',
+               name='bound')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'bound')
+    srv = s.wait()
+    err = open(s.err).read()
+    expect(srv == 1 and 'backend' not in err and os.path.exists(s.json), 'server %d: %s' % (srv, err))
+    lines = out.splitlines()
+    expect('rank 0 ok' in lines and 'rank 1 ok' in lines, 'job 1: %s' % out)
+    expect("rank 2 evicted: COMPUTE: field 'a' (duration) is 2305843009213693952 ps (4611686018427387904 with "
+           "cpu_factor 2) at virtual time 0 ps, expected at most 4539628424389459968 (bound 2^62 - 2^56 ps)" in err,
+           'rank 2: %s' % err)
+    expect('rank 5 evicted: SEND seq 1: virtual time 4539628424390' in err and
+           'expected at most 4539628424389459968 (bound 2^62 - 2^56 ps)' in err, 'rank 5: %s' % err)
+    live = json.load(open(s.json))['live']
+    states = [r['state'] for r in live['ranks']]
+    expect(states[:2] == ['finished', 'finished'] and states[2] == 'evicted' and states[5] == 'evicted',
+           'states: %s' % states)
 
 
 def tcp_session(d, name, listen, connect=None, python=(), n=2):
