@@ -239,9 +239,14 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	s->sock = zmq_socket(s->zctx, ZMQ_ROUTER);
 	if (!s->sock)
 		return nl_errf(err, NL_EIO, "live: zmq_socket: %s", zmq_strerror(errno));
-	/* A hard cap above the protocol's limit: libzmq drops a peer over it
-	 * without a word, so the server's own check (ERROR frame) comes first. */
+	/* A hard cap above the protocol's limits: libzmq drops a peer over it
+	 * without a word, so the server's own check (ERROR frame) comes first.
+	 * It covers the largest legal frame of every type: a SEND's payload
+	 * (--max-payload) and a WAITALL's requests (ZP_WAITALL_MAX u32s),
+	 * whatever --max-payload is. */
 	int64_t cap = (int64_t)(o->max_payload + (o->max_payload >> 2) + 4096);
+	if (cap < (int64_t)ZP_WAITALL_MAX * 4 + 4096)
+		cap = (int64_t)ZP_WAITALL_MAX * 4 + 4096;
 	int linger = 0, hwm = 0, ipv6 = 1;
 	zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &cap, sizeof cap);
 	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);

@@ -305,6 +305,24 @@ c.close()
 """
 
 
+# The largest legal WAITALL (4096 requests, 16 KiB of payload) under
+# --max-payload 0: both ranks finish.
+WAITALLPAY = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+r = int(sys.argv[3])
+c = nl.Client(sys.argv[2], r, timeout_ms=10000)
+if r == 0:
+    reqs = [c.isend(1, i % 100, b'') for i in range(4096)]
+else:
+    reqs = [c.irecv(0, i % 100, 0) for i in range(4096)]
+c.waitall(reqs)
+c.close()
+print('ok')
+"""
+
+
 def case_python_max_payload(d):
     """The Python client refuses a payload over WELCOME's max_payload as
     the C client does, before sending: libzmq would otherwise drop the
@@ -323,6 +341,17 @@ def case_python_max_payload(d):
     expect(rc == 0 and 'did not HELLO' not in err, 'server exited %d: %s' % (rc, err))
     ranks = json.load(open(s.json))['live']['ranks']
     expect(all(x['state'] == 'finished' and x['refused_frames'] == 0 for x in ranks), 'ranks: %s' % ranks)
+    # The socket's hard cap covers a WAITALL's 16 KiB whatever --max-payload
+    # is (it followed --max-payload only, and libzmq silently dropped the
+    # connection of a legal WAITALL of more than 1024 requests).
+    script = os.path.join(d, 'waitallpay.py')
+    open(script, 'w').write(WAITALLPAY)
+    s = Server(d, 2, '-s', 'backend=analytic', '--max-payload', '0', '--timeout-ms', '3000', name='wa')
+    res = clients([[PY, script, PYDIR, s.ep, str(r)] for r in range(2)], d, 'wa')
+    expect(all(rc == 0 and out.strip() == 'ok' for rc, out in res), 'waitall clients: %s' % res)
+    rc = s.wait()
+    err = open(s.err).read()
+    expect(rc == 0 and 'did not HELLO' not in err, 'waitall: server exited %d: %s' % (rc, err))
 
 
 def case_lockstep_identical(d):
