@@ -80,6 +80,8 @@ struct live_rank {
 	bool reply_due;           /* the engine has the op with seq reply_seq; DONE at the next pull */
 	uint32_t reply_seq;
 	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
+	bool bye_in;              /* a BYE was accepted (queued): every op after it is refused */
+	uint32_t bye_seq;         /* its seq */
 	uint64_t offences;        /* frames refused on this rank's behalf */
 	uint64_t bad_streak;      /* of which since its last valid frame */
 	char last_bad[160];       /* the last refusal, for the eviction note */

@@ -329,6 +329,15 @@ static bool live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, -1, rk ? ZP_ENOHELLO : ZP_ERANK, msg);
 		goto out;
 	}
+	char msg[200];
+	/* An op after the rank's BYE (queued or handed over): refused and
+	 * counted; it was taken, then dropped with the rest of the queue. */
+	if (rk->bye_in && h.type != ZP_HEARTBEAT && h.type < ZP_WELCOME && rk->state != LR_EVICTED) {
+		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 " after BYE (seq %" PRIu32 "), expected no further op",
+			 zp_type_name(h.type), h.seq, rk->bye_seq);
+		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		goto out;
+	}
 	if (rk->state != LR_READY) {
 		live_send_error(s, id, id_len, h.rank, ZP_EEVICTED, rk->state == LR_EVICTED ? rk->why : "rank finished");
 		goto out;
@@ -342,7 +351,6 @@ static bool live_on_message(struct live_server *s)
 		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, "server-to-client message type from a client");
 		goto out;
 	}
-	char msg[200];
 	if (h.seq != rk->next_seq) {
 		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h.type), h.seq,
 			 rk->next_seq);
@@ -426,6 +434,10 @@ static bool live_on_message(struct live_server *s)
 		live_open_take(rk, s->req_tmp, n_req);
 	else if (h.type == ZP_COMPUTE)
 		rk->declared_ps += h.a;
+	else if (h.type == ZP_BYE) {
+		rk->bye_in = true;
+		rk->bye_seq = h.seq;
+	}
 	rk->next_seq++;
 out:
 	for (int i = 0; i < n; i++)

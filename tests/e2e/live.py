@@ -1219,6 +1219,46 @@ for i in range(6):
 """
 
 
+# Ops after BYE: rank 0 blocks in a RECV, then declares BYE and two more
+# ops (the BYE is queued, not yet handed over); they were taken, then
+# dropped with no word. Rank 1 sends only once rank 0 got both ERRORs.
+AFTERBYE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ctx = zmq.Context()
+def sock():
+    s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2]); return s
+def hdr(t, rank, seq=0, peer=0, tag=0, a=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, peer, tag, 1 if t == nl.HELLO else 0, 0, a, 0, 0)
+def reply(s):
+    if not s.poll(10000):
+        print('timeout'); sys.exit(1)
+    p = s.recv_multipart()
+    return nl.HDR.unpack(p[0]), (p[1].decode() if len(p) > 1 else '')
+a, b = sock(), sock()
+a.send(hdr(nl.HELLO, 0)); b.send(hdr(nl.HELLO, 1)); reply(a); reply(b)
+a.send(hdr(nl.RECV, 0, 0, peer=1, tag=1, a=8))
+a.send(hdr(nl.BYE, 0, 1))
+a.send_multipart([hdr(nl.SEND, 0, 2, peer=1, tag=2), b'after-bye'])
+a.send(hdr(nl.COMPUTE, 0, 3, a=5))
+for _ in range(2):
+    h, text = reply(a)
+    print('rank 0 got', h[2], h[8], text)
+b.send_multipart([hdr(nl.SEND, 1, 0, peer=0, tag=1), b'ping'])
+b.send(hdr(nl.BYE, 1, 1))
+for s, r in ((a, 0), (b, 1)):
+    while True:
+        h, text = reply(s)
+        if h[2] == nl.ERROR:
+            print('rank %d unexpected error %d %s' % (r, h[8], text)); sys.exit(1)
+        if h[2] == nl.DONE and h[6] == 1:
+            break
+print('both done')
+"""
+
+
 VERSION = r"""
 import struct, sys
 sys.path.insert(0, sys.argv[1])
@@ -1354,6 +1394,17 @@ def case_protocol(d):
     rt = rep['results']['runtime']['predicted_s']
     t = (2**62 - 2**56) * 1e-12
     expect(t <= rt < t + 1, 'runtime %r s, expected 2^62 - 2^56 ps and a little' % rt)
+    # Every op after a BYE gets an ERROR and counts against its rank.
+    s, out = py_session(d, 2, 'afterbye', AFTERBYE)
+    srv = s.wait()
+    lines = out.splitlines()
+    expect(lines[:2] == ['rank 0 got 19 10 rank 0: SEND: seq 2 after BYE (seq 1), expected no further op',
+                         'rank 0 got 19 10 rank 0: COMPUTE: seq 3 after BYE (seq 1), expected no further op']
+           and 'both done' in lines, 'after BYE: %s' % out)
+    expect(srv == 0, 'after BYE: server exited %d: %s' % (srv, open(s.err).read()))
+    live = json.load(open(s.json))['live']
+    expect(live['ranks'][0]['state'] == 'finished' and live['ranks'][0]['refused_frames'] == 2 and
+           live['refused_frames'] == 2, 'after BYE: %s' % live)
     # The bound is checked before the engine hands an op to the network
     # (after cpu_factor): a job past it loses its offending ranks, not the
     # session (it stopped with every job's results lost).
