@@ -270,10 +270,26 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	return 0;
 }
 
+/* Close the --messages log and move it into place (it was staged). */
+static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *err)
+{
+	if (!s->msgs)
+		return 0;
+	int bad = ferror(s->msgs);
+	bad |= fclose(s->msgs);
+	s->msgs = NULL;
+	if (bad)
+		return nl_errf(err, NL_EIO, "--messages: '%s': write failed", s->o->messages_path);
+	if (out_commit(tmp, s->o->messages_path, err) < 0)
+		return nl_err_prefix(err, "--messages");
+	return 0;
+}
+
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err};
 	int rc;
+	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
 	if (o->n_ranks == 0)
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
 	if (stats_hist_init(&s.residence_ns) < 0)
@@ -305,9 +321,17 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		goto out;
 	if ((rc = live_record_open(&s, err)) < 0)
 		goto out;
-	if (o->messages_path && !(s.msgs = fopen(o->messages_path, "w"))) {
-		rc = nl_errf(err, NL_EIO, "--messages: '%s': %s", o->messages_path, strerror(errno));
-		goto out;
+	/* --messages is written to a temporary file beside it, moved into
+	 * place at the end (as every output: core/output.h). */
+	if (o->messages_path) {
+		if ((rc = out_tmp_for(o->messages_path, &msgs_tmp, err)) < 0) {
+			nl_err_prefix(err, "--messages");
+			goto out;
+		}
+		if (!(s.msgs = fopen(msgs_tmp, "w"))) {
+			rc = nl_errf(err, NL_EIO, "--messages: '%s': %s", msgs_tmp, strerror(errno));
+			goto out;
+		}
 	}
 	s.start_ms = live_clock_ms();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", s.endpoint, o->n_ranks);
@@ -341,7 +365,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		struct nl_err rerr = {0};
 		if (s.stopped_by) {
 			session_src_stop_results(s.eng);
-			if (live_report(&s, run_rc, &rerr) < 0)
+			if (live_msgs_commit(&s, &msgs_tmp, &rerr) < 0 || live_report(&s, run_rc, &rerr) < 0)
 				live_log(&s, "%s", rerr.msg);
 		}
 		zmq_pollitem_t it = {.socket = s.sock, .events = ZMQ_POLLIN};
@@ -380,15 +404,8 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		else
 			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: all %" PRIu32 " ranks were evicted%s", s.n, rec);
 	}
-	if (s.msgs) {
-		int bad = ferror(s.msgs);
-		bad |= fclose(s.msgs);
-		s.msgs = NULL;
-		if (bad) {
-			rc = nl_errf(err, NL_EIO, "--messages: '%s': write failed", o->messages_path);
-			goto out;
-		}
-	}
+	if ((rc = live_msgs_commit(&s, &msgs_tmp, err)) < 0)
+		goto out;
 	if (run_rc == 0 && (rc = live_record_close(&s, err)) < 0)
 		goto out;
 	struct nl_err rerr = {0};
@@ -403,6 +420,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 out:
 	if (s.msgs)
 		fclose(s.msgs);
+	out_unstage(&msgs_tmp);
 	for (uint32_t r = 0; s.ranks && r < s.n; r++) {
 		struct live_rank *rk = &s.ranks[r];
 		live_queue_clear(rk);

@@ -291,11 +291,25 @@ int cli_serve_main(int argc, char **argv)
 		}
 		o.tokens = tokens;
 	}
-	/* A report that cannot be written fails before the session, not
-	 * after the clients ran (--record and --messages open at the start). */
-	if (o.json_path && out_check_writable(o.json_path, &err) < 0) {
-		status = cli_report(&err);
-		goto out;
+	/* Outputs that cannot be written fail before the session, not after
+	 * the clients ran; so do two naming one file (one would silently
+	 * replace the other). */
+	{
+		const char *outs[3] = {o.json_path, o.messages_path, o.record_path};
+		const char *names[3] = {"--json", "--messages", "--record"};
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < i; j++)
+				if (outs[i] && outs[j] && out_same_file(outs[i], outs[j])) {
+					status = cli_usage_error("serve", "%s '%s': the same file as %s; expected another file",
+								 names[i], outs[i], names[j]);
+					goto out;
+				}
+		for (int i = 0; i < 3; i++)
+			if (outs[i] && out_check_writable(outs[i], &err) < 0) {
+				nl_err_prefix(&err, names[i]);
+				status = cli_report(&err);
+				goto out;
+			}
 	}
 	rc = live_serve(&o, sim, &err);
 	if (rc == NL_EDEADLOCK)

@@ -562,8 +562,31 @@ def case_errors(d):
             "key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
             "expected wall or auto", 'compute_time cpu')
     expect(not os.path.exists('%s/cpu' % d), 'compute_time cpu left a socket')
+    # Every output is checked before the session (--record was checked
+    # only when written, after the clients ran), and two naming one file
+    # are refused (one replaced the other, exit 0).
+    os.mkdir(os.path.join(d, 'same.dir'))
+    refused(('--ranks', '2', '--listen', 'ipc://%s/rd' % d, '--record', '%s/same.dir' % d),
+            "netloom: --record: %s/same.dir: is a directory; expected a file name to write" % d, 'record dir')
+    refused(('--ranks', '2', '--listen', 'ipc://%s/md' % d, '--messages', '%s/no/m' % d),
+            "netloom: --messages: %s/no/m: cannot create temporary file" % d, 'messages unwritable')
+    for a, b in (('--json', '--messages'), ('--messages', '--record'), ('--json', '--record')):
+        refused(('--ranks', '2', '--listen', 'ipc://%s/sf' % d, a, '%s/same.x' % d, b, '%s/./same.x' % d),
+                "netloom serve: %s '%s/./same.x': the same file as %s; expected another file" % (b, d, a),
+                'same file %s %s' % (a, b))
+    expect(not os.path.exists('%s/sf' % d) and not os.path.exists('%s/same.x' % d), 'same file: outputs left')
     r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
     expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
+    # --messages is staged and moved into place at the end: during the
+    # session the file at its path is the old one (it was truncated at
+    # the start and written in place).
+    open(os.path.join(d, 'atom.msgs'), 'w').write('old\n')
+    s = Server(d, 2, '-s', 'backend=analytic', name='atom')
+    expect(open(s.msgs).read() == 'old\n', '--messages was replaced before the session ended')
+    res = clients([[RING, s.ep, str(r), '2', '16'] for r in range(2)], d, 'atom')
+    expect(s.wait() == 0 and all(rc == 0 for rc, _ in res), 'atom: %s' % open(s.err).read())
+    log = open(s.msgs).read().splitlines()
+    expect(len(log) == 6 and 'old' not in log, '--messages after the session: %s' % log)
     # A rank that never connects is evicted and the others are told; the
     # session ends in a deadlock report, not a hang.
     s = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '500', '--heartbeat-ms', '100',
@@ -1663,6 +1686,14 @@ def case_signal(d):
                '%s: JSON live: %s' % (name, live))
         expect(told in open(s.out).read(), '%s: text report: %s' % (name, open(s.out).read()))
         expect(not os.path.exists(s.rec), '%s: a stopped session left an archive' % name)
+        # The --messages log (staged) is moved into place with the
+        # messages delivered before the stop, as the report counts them.
+        first = open(s.out).readline().split()
+        n_del = first[first.index('delivered,') - 2] if 'delivered,' in first else first[-3]
+        expect(len(open(s.msgs).read().splitlines()) == int(n_del),
+               '%s: --messages: %r, report: %s' % (name, open(s.msgs).read(), first))
+        expect(not [f for f in os.listdir(d) if f.startswith(os.path.basename(s.msgs) + '.')],
+               '%s: a temporary --messages file was left: %s' % (name, os.listdir(d)))
     # A session that finishes says it was not stopped.
     f, _ = run_ring(d, 2, iters=1, extra=('-s', 'backend=analytic'), name='notstopped')
     live = json.load(open(f.json))['live']
