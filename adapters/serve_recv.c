@@ -136,8 +136,11 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		live_offence(s, id, id_len, -1, ZP_ETOKEN, msg);
 		struct live_rank *tr = &s->ranks[h->rank];
 		tr->offences++;
-		snprintf(tr->why, sizeof tr->why, "another connection claimed this rank with a wrong token (refused, %" PRIu64
-			 " time%s)", tr->offences, tr->offences == 1 ? "" : "s");
+		/* An evicted or finished rank keeps its own story. */
+		if (tr->state == LR_READY || tr->state == LR_ABSENT)
+			snprintf(tr->why, sizeof tr->why,
+				 "another connection claimed this rank with a wrong token (refused, %" PRIu64 " time%s)",
+				 tr->offences, tr->offences == 1 ? "" : "s");
 		return;
 	}
 	if (h->aux != s->job_of[h->rank] + 1) {
@@ -148,6 +151,16 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 	}
 	struct live_rank *rk = &s->ranks[h->rank];
 	bool same = rk->id_len == id_len && !memcmp(rk->id, id, id_len);
+	/* An evicted or finished rank is said so, with why, whoever asks (a
+	 * rank evicted before it connected is held by no connection). */
+	if (rk->state == LR_EVICTED || rk->state == LR_DONE) {
+		if (rk->state == LR_EVICTED)
+			snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " was evicted (%.100s)", h->rank, rk->why);
+		else
+			snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " has finished", h->rank);
+		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
+		return;
+	}
 	if (rk->state != LR_ABSENT && !same) {
 		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s)", h->rank,
 			 live_state_name(rk->state));
@@ -158,11 +171,6 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 			 rk->offences, rk->offences == 1 ? "" : "s");
 		if (rk->state == LR_READY)
 			snprintf(rk->why, sizeof rk->why, "%s", note);
-		return;
-	}
-	if (rk->state != LR_ABSENT && rk->state != LR_READY) {
-		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is %s", h->rank, live_state_name(rk->state));
-		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
 		return;
 	}
 	if (rk->state == LR_READY) { /* this connection, again: the first HELLO's terms stay */

@@ -506,6 +506,39 @@ def case_faults(d):
     replay_matches(s, d, ('backend=analytic',))
 
 
+# A late HELLO and a wrong-token HELLO for a rank evicted for never
+# connecting: the first was told the rank "is taken by another connection",
+# the second replaced the rank's reason in the report.
+LATE = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ctx = zmq.Context()
+def sock():
+    s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2]); return s
+def hdr(t, rank, seq=0, a=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, 0, 0, 1 if t == nl.HELLO else 0, 0, a, 0, 0)
+def reply(s):
+    if not s.poll(10000):
+        print('timeout'); sys.exit(1)
+    p = s.recv_multipart()
+    return nl.HDR.unpack(p[0]), (p[1].decode() if len(p) > 1 else '')
+b = sock()
+b.send(hdr(nl.HELLO, 1, a=22)); reply(b)
+for i in range(6):
+    b.send(hdr(nl.HEARTBEAT, 1)); time.sleep(0.2)
+for token in (11, 99):
+    x = sock()
+    x.send(hdr(nl.HELLO, 0, a=token))
+    h, text = reply(x)
+    print('hello token %d: %d %s' % (token, h[8], text))
+b.send(hdr(nl.BYE, 1, 0))
+while reply(b)[0][2] != nl.DONE:
+    pass
+"""
+
+
 def case_errors(d):
     def serve(*args):
         return subprocess.run([NETLOOM, 'serve'] + list(args), capture_output=True, text=True, timeout=TMO)
@@ -587,6 +620,21 @@ def case_errors(d):
     expect(s.wait() == 0 and all(rc == 0 for rc, _ in res), 'atom: %s' % open(s.err).read())
     log = open(s.msgs).read().splitlines()
     expect(len(log) == 6 and 'old' not in log, '--messages after the session: %s' % log)
+    need_pyzmq()
+    script = os.path.join(d, 'late.py')
+    open(script, 'w').write(LATE)
+    open(tok, 'w').write('11\n22\n')
+    s = Server(d, 2, '-s', 'backend=analytic', '--tokens', tok, '--connect-timeout-ms', '600', '--heartbeat-ms',
+               '200', '--timeout-ms', '3000', name='late')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'late')
+    srv = s.wait()
+    expect(rc == 0 and out.splitlines() == [
+        'hello token 11: 10 connection without a rank: HELLO: rank 0 was evicted (never connected within 600 ms)',
+        'hello token 99: 5 connection without a rank: HELLO: wrong token for rank 0 (impersonation refused)'],
+        'late HELLO: %d %s' % (rc, out))
+    ranks = json.load(open(s.json))['live']['ranks']
+    expect(srv == 0 and ranks[0]['what_happened'] == 'never connected within 600 ms',
+           'late HELLO: server %d, rank 0: %s' % (srv, ranks[0]))
     # A rank that never connects is evicted and the others are told; the
     # session ends in a deadlock report, not a hang.
     s = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '500', '--heartbeat-ms', '100',
