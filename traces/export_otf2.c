@@ -178,6 +178,8 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 {
 	struct stat st;
 	*wp = NULL;
+	if (!*dir)
+		return nl_errf(err, NL_EINVAL, "empty directory name (expected a new directory for the OTF2 archive)");
 	if (!stat(dir, &st))
 		return nl_errf(err, NL_ECONFIG, "%s: already exists (expected a new directory for the OTF2 archive)", dir);
 	struct trace_otf2_writer *w = calloc(1, sizeof *w);

@@ -328,6 +328,15 @@ static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, str
 	return 0;
 }
 
+/* out_check_writable; an empty name is named by its option. */
+static int cli_replay_check_out(const char *opt, const char *path, struct nl_err *err)
+{
+	int rc = out_check_writable(path, err);
+	if (rc < 0 && !*path)
+		nl_err_prefix(err, "%s", opt);
+	return rc;
+}
+
 /* Parse the line into *o; the configuration is loaded into a first
  * session *sim as the options come, so a bad file is reported first. */
 static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err,
@@ -406,9 +415,11 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	/* Outputs written at the end: a path that cannot be written fails
 	 * now, not after a replay of minutes. */
 	if (o->json)
-		NL_CHECK(out_check_writable(o->json, err));
+		NL_CHECK(cli_replay_check_out("--json", o->json, err));
 	if (o->svg)
-		NL_CHECK(out_check_writable(o->svg, err));
+		NL_CHECK(cli_replay_check_out("--svg", o->svg, err));
+	if (o->otf2 && !*o->otf2)
+		return nl_errf(err, NL_EINVAL, "--otf2: empty directory name (expected a new directory for the OTF2 archive)");
 	return 0;
 }
 

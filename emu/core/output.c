@@ -32,8 +32,17 @@ static int out_tmp_open(const char *path, char **tmp, struct nl_err *err)
 	return fd;
 }
 
+/* An empty name: out_tmp_open would make ".tmpXXXXXX" in the working
+ * directory, and only the rename at the end would fail, naming nothing. */
+static int out_empty_name(struct nl_err *err)
+{
+	return nl_errf(err, NL_EINVAL, "empty file name (expected a file to write, or '-' for standard output)");
+}
+
 int out_check_writable(const char *path, struct nl_err *err)
 {
+	if (!*path)
+		return out_empty_name(err);
 	if (!strcmp(path, "-"))
 		return 0;
 	char *real, *tmp;
@@ -134,6 +143,10 @@ int out_stage(const char *path, const void *data, size_t len, char **tmp, struct
 int out_commit(char **tmp, const char *path, struct nl_err *err)
 {
 	char *real;
+	if (!*path) {
+		out_unstage(tmp);
+		return out_empty_name(err);
+	}
 	int kind = nl_output_target(path, &real, err);
 	if (kind < 0) {
 		out_unstage(tmp);
@@ -172,6 +185,8 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 			return nl_errf(err, NL_EIO, "stdout: write failed: %s", strerror(errno));
 		return 0;
 	}
+	if (!*path)
+		return out_empty_name(err);
 	char *real, *tmp;
 	int kind = nl_output_target(path, &real, err);
 	free(real);
@@ -187,6 +202,8 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
 {
 	char *real;
 	*tmp = NULL;
+	if (!*path)
+		return out_empty_name(err);
 	int kind = nl_output_target(path, &real, err);
 	if (kind < 0)
 		return kind;

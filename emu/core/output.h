@@ -37,7 +37,10 @@ void out_unstage(char **tmp);
 /* Can out_write_atomic create its temporary file beside `path`? Tried
  * and removed at once, so a command whose output cannot be written fails
  * before its work, not after ("-" is always fine). Its message is the
- * one out_write_atomic would give. */
+ * one out_write_atomic would give. An empty name is refused (NL_EINVAL,
+ * "empty file name (expected ...)"), here and by the functions above,
+ * which would otherwise make their temporary file in the working
+ * directory and fail only at the rename. */
 int out_check_writable(const char *path, struct nl_err *err);
 
 /* Whether two output paths name one file (so one write would lose the

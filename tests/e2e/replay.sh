@@ -217,6 +217,17 @@ for opt in --json --svg; do
   expect_eq "replay $opt in a missing folder" "$out" "netloom: $dir/nodir/x.out: cannot create temporary file: No such file or directory"
   expect_eq "replay $opt in a missing folder: stdout" "$(wc -c < "$dir/nodir.txt")" 0
 done
+# An empty name, the same: it ran the whole replay, then failed naming
+# nothing (": cannot replace file", ": cannot move the archive into place").
+for opt in --json --svg --otf2; do
+  what="file name (expected a file to write, or '-' for standard output)"
+  [ $opt = --otf2 ] && what="directory name (expected a new directory for the OTF2 archive)"
+  out=$(nl=$(realpath "$netloom") && cd "$dir" && "$nl" replay "$dir/st.nlt" "$opt" '' 2>&1 > "$dir/empty.txt"); rc=$?
+  expect_eq "replay $opt '' exit" $rc 2
+  expect_eq "replay $opt ''" "$out" "netloom: $opt: empty $what"
+  expect_eq "replay $opt '': stdout" "$(wc -c < "$dir/empty.txt")" 0
+  expect_eq "replay $opt '': nothing staged" "$(ls -a "$dir" | grep -c '^\.tmp')" 0
+done
 # The analytic backend does not run the routing function, but a bad one is
 # refused, not ignored.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s link_model=links -s routing_function=min:foo=1 2>&1); rc=$?

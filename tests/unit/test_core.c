@@ -269,6 +269,19 @@ static void test_output_atomic(void)
 	CHECK_ERR(out_write_atomic("/nonexistent-dir/x.json", "x", 1, &e), NL_EIO, &e, "nonexistent-dir");
 }
 
+/* An empty output name is refused at once: it staged ".tmpXXXXXX" in the
+ * working directory, and only the rename at the end failed, naming nothing. */
+static void test_output_empty_name(void)
+{
+	struct nl_err e = {0};
+	char *tmp = NULL;
+	CHECK_ERR(out_check_writable("", &e), NL_EINVAL, &e, "empty file name (expected a file to write");
+	CHECK_ERR(out_write_atomic("", "x", 1, &e), NL_EINVAL, &e, "empty file name");
+	CHECK_ERR(out_stage("", "x", 1, &tmp, &e), NL_EINVAL, &e, "empty file name");
+	CHECK(tmp == NULL);
+	CHECK_OK(out_check_writable("-", &e), &e);
+}
+
 /* Issue 10 part 4b: values longer than libinih's 200-byte line (Equality
  * n64000k64 is ~400 characters) load from files, whole or continued on
  * indented lines, and go through -s; what cannot load says why. */
@@ -366,5 +379,6 @@ int main(void)
 	TEST_RUN(test_config_file);
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_output_atomic);
+	TEST_RUN(test_output_empty_name);
 	return test_done();
 }
