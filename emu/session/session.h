@@ -174,7 +174,9 @@ struct session_src_opts {
 	const char *trace_path;         /* an .nlt archive replayed beside them (world ranks n..), or NULL;
 					 * its endpoints: key `placement` on those left free, default
 					 * linear (the endpoints after the caller's) */
-	bool wall_compute;              /* compute_time auto replays compute ops' durations (wall) */
+	bool wall_compute;              /* live ranks: compute_time auto replays compute ops' durations
+					 * (wall); compute_time cpu is refused (NL_ECONFIG: they declare
+					 * durations, not CPU time) */
 	void (*on_match)(void *ctx, const struct app_match_info *mi); /* matches among src's ranks, or NULL */
 	void *match_ctx;
 };
