@@ -4,7 +4,9 @@
  *
  * Layout: DIR/traces.otf2 (anchor), DIR/traces.def, DIR/traces/<rank>.evt;
  * written into a temporary sibling directory and renamed at the end, so
- * DIR appears complete or not at all. Timer resolution 10^12 ticks/s:
+ * DIR appears complete or not at all; the temporary directory is a staged
+ * output (core/output.h), removed when SIGINT or SIGTERM ends the work,
+ * and each op polls for that signal. Timer resolution 10^12 ticks/s:
  * timestamps are netloom's picoseconds, offset 0. Location r is rank r.
  * Each op is its MPI region (compute: region "compute", paradigm user)
  * from start to end, with the records Score-P writes for the call, sizes
@@ -15,7 +17,6 @@
  */
 #include "traces/traces_internal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/output.h"
 
 enum { REGION_COMPUTE = TOP__COUNT, N_REGIONS, STR_REGION0 = 16 };
 
@@ -49,6 +51,7 @@ struct ex_rank {
 
 struct trace_otf2_writer {
 	char *dir, *tmp;
+	bool staged;              /* tmp registered with out_staged_add */
 	OTF2_Archive *ar;
 	uint32_t n_ranks;
 	struct ex_rank *ranks;
@@ -80,24 +83,6 @@ static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, con
 }
 
 static const OTF2_FlushCallbacks flush_cbs = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
-
-static void rm_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	struct dirent *e;
-	char sub[4096];
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-			rm_tree(sub);
-		}
-	closedir(d);
-	rmdir(path);
-}
 
 static uint32_t comm_size(const struct trace_otf2_writer *w, uint32_t comm)
 {
@@ -200,8 +185,21 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 		w->n_comms++;
 	}
 	snprintf(w->tmp, len + 16, "%s.tmp-XXXXXX", dir);
+	/* Registered before it exists: no moment when a signal leaves it. */
+	int rc = out_staged_add(w->tmp, err);
+	if (rc) {
+		free(w->tmp);
+		w->tmp = NULL;
+		trace_otf2_writer_free(w);
+		return rc;
+	}
+	w->staged = true;
 	if (!mkdtemp(w->tmp)) {
 		int e = errno;
+		out_staged_del(w->tmp);
+		w->staged = false;
+		free(w->tmp);
+		w->tmp = NULL;
 		trace_otf2_writer_free(w);
 		return nl_errf(err, NL_EIO, "%s: cannot create a directory beside it: %s", dir, strerror(e));
 	}
@@ -209,7 +207,6 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 	OTF2_Error_RegisterCallback(quiet_error, NULL);
 	w->ar = OTF2_Archive_Open(w->tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-	int rc = 0;
 	if (!w->ar)
 		rc = nl_errf(err, NL_EIO, "%s: cannot create the OTF2 archive", dir);
 	if (!rc && (OTF2_Archive_SetFlushCallbacks(w->ar, &flush_cbs, NULL) != OTF2_SUCCESS ||
@@ -425,6 +422,7 @@ static int records(struct trace_otf2_writer *w, struct ex_rank *rk, const struct
 int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
 			 uint64_t end_ps, struct nl_err *err)
 {
+	out_staged_poll(); /* SIGINT/SIGTERM: the archive removed, the process ended */
 	if (w->rc)
 		return nl_errf(err, w->rc, "%s", w->err.msg);
 	if (rank >= w->n_ranks || op->kind >= TOP__COUNT)
@@ -570,6 +568,7 @@ int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, vo
 {
 
 	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++) {
+		out_staged_poll();
 		OTF2_ErrorCode e = OTF2_EvtWriter_ProgramEnd(w->ranks[r].w, NULL, w->ranks[r].last_ps, 0);
 		w->ranks[r].n_events++;
 		if (e == OTF2_SUCCESS)
@@ -611,6 +610,12 @@ int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, vo
 		w->rc = nl_errf(&w->err, NL_EIO, "%s: cannot move the archive into place: %s", w->dir, strerror(errno));
 	if (w->rc)
 		return nl_errf(err, w->rc, "%s", w->err.msg);
+	/* Renamed: nothing to remove (a signal recorded meanwhile ends the
+	 * process here, the archive complete). */
+	out_staged_del(w->tmp);
+	w->staged = false;
+	free(w->tmp);
+	w->tmp = NULL;
 	char line[160];
 	for (unsigned k = 0; warn && k < TOP__COUNT; k++)
 		if (w->skipped[k]) {
@@ -618,8 +623,6 @@ int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, vo
 				 trace_op_name(k), (unsigned long long)w->skipped[k]);
 			warn(warn_ctx, line);
 		}
-	free(w->tmp);
-	w->tmp = NULL; /* renamed: nothing to remove */
 	return 0;
 }
 
@@ -634,7 +637,9 @@ void trace_otf2_writer_free(struct trace_otf2_writer *w)
 		OTF2_Archive_Close(w->ar);
 	}
 	if (w->tmp)
-		rm_tree(w->tmp);
+		out_remove_tree(w->tmp);
+	if (w->staged)
+		out_staged_del(w->tmp);
 	for (uint32_t r = 0; w->ranks && r < w->n_ranks; r++)
 		free(w->ranks[r].reqs);
 	for (uint32_t i = 0; i < w->n_comms; i++)

@@ -624,6 +624,9 @@ int cli_replay_main(int argc, char **argv)
 
 	struct net_mpi *mpi = NULL;
 	memset(runs, 0, sizeof runs);
+	/* SIGINT, SIGTERM: what --otf2 has staged is removed, then the
+	 * process ends by the signal (core/output.h). */
+	out_signals_catch();
 	rc = cli_replay_args(argc, argv, &sim0, &o, &err, &help);
 	if (rc == 0 && help) {
 		cli_replay_usage(stdout);
@@ -655,9 +658,16 @@ int cli_replay_main(int argc, char **argv)
 		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
 		if (rc == 0)
 			any_deadlock |= runs[i].v->deadlock;
-		/* The timeline is the first network's: written unless it deadlocked. */
+		/* The timeline is the first network's: written unless it
+		 * deadlocked, and its staged archive removed (cli_timeline_free)
+		 * before the next network, whose replay no longer polls for a
+		 * signal (out_staged_poll). */
 		if (rc == 0 && i == 0 && hooks.tl && !runs[0].v->deadlock)
 			rc = cli_timeline_finish(hooks.tl, &err);
+		if (i == 0) {
+			cli_timeline_free(hooks.tl);
+			hooks.tl = NULL;
+		}
 		/* Rank 0 alone writes the timeline: the next network waits for it. */
 		rc = net_mpi_agree(mpi, rc, &err);
 	}

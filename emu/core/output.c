@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +224,120 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
 	return 0;
 }
 
+/* --- staged outputs and signals ------------------------------------------------ */
+
+/* What a SIGINT or SIGTERM must not leave behind, and the signal waiting
+ * for the work's next poll. The only mutable globals of core: a signal
+ * handler reaches no context. The handler reads out_n_staged and writes
+ * out_pending_sig, nothing else; the list is changed and read only
+ * outside it, and its length is published after its entry is stored. */
+static volatile sig_atomic_t out_pending_sig; /* the recorded signal, or 0 */
+static volatile sig_atomic_t out_n_staged;    /* entries of out_staged in use */
+static const char **out_staged;               /* the callers' paths, in registration order */
+static size_t out_staged_cap;
+
+/* Async-signal-safe: records the signal while something is staged,
+ * else lets it end the process at once, as without the handler
+ * (SA_RESETHAND has made its action the default again). */
+static void out_on_signal(int sig)
+{
+	if (out_n_staged > 0) {
+		out_pending_sig = sig;
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void out_signals_catch(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM};
+	/* SA_RESTART: work that goes on after a recorded signal does not see
+	 * EINTR; SA_RESETHAND: a second signal ends the process at once. */
+	struct sigaction sa = {.sa_handler = out_on_signal, .sa_flags = SA_RESTART | SA_RESETHAND}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+int out_staged_add(const char *path, struct nl_err *err)
+{
+	size_t n = (size_t)out_n_staged;
+	if (n == out_staged_cap) {
+		size_t cap = n ? 2 * n : 4;
+		const char **p = realloc(out_staged, cap * sizeof *p);
+		if (!p)
+			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		out_staged = p;
+		out_staged_cap = cap;
+	}
+	out_staged[n] = path;
+	out_n_staged = (sig_atomic_t)(n + 1);
+	return 0;
+}
+
+void out_staged_del(const char *path)
+{
+	size_t n = (size_t)out_n_staged, i = n;
+	while (i > 0 && out_staged[i - 1] != path)
+		i--;
+	if (i == 0)
+		return;
+	memmove(&out_staged[i - 1], &out_staged[i], (n - i) * sizeof *out_staged);
+	out_n_staged = (sig_atomic_t)(n - 1);
+	if (n == 1) {
+		free(out_staged);
+		out_staged = NULL;
+		out_staged_cap = 0;
+	}
+	out_staged_poll();
+}
+
+void out_staged_poll(void)
+{
+	int sig = out_pending_sig;
+	if (!sig)
+		return;
+	for (size_t i = (size_t)out_n_staged; i-- > 0;)
+		out_remove_tree(out_staged[i]);
+	out_n_staged = 0;
+	/* Ended by the signal, as the user asked: the parent sees it. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	signal(sig, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+void out_remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			char *sub;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    asprintf(&sub, "%s/%s", path, e->d_name) < 0)
+				continue;
+			out_remove_tree(sub);
+			free(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
 
 /* The canonical name of `path`'s folder, then its last component. */
 static bool out_path_canonical(const char *path, char *out, size_t n)

@@ -43,6 +43,37 @@ void out_unstage(char **tmp);
  * directory and fail only at the rename. */
 int out_check_writable(const char *path, struct nl_err *err);
 
+/* Staged outputs and SIGINT/SIGTERM. An output staged during long work
+ * (replay --otf2's temporary archive directory) must not be left behind
+ * when the user interrupts the work. Removing a directory tree is not
+ * async-signal-safe, so the handler does not remove it: while anything is
+ * staged, it records the signal, and the work removes what is staged and
+ * ends the process by the same signal (exit status 128 + signal number)
+ * at its next poll. With nothing staged the signal ends the process at
+ * once, as without a handler; a second signal always does (leaving what
+ * is staged).
+ *
+ * out_signals_catch installs the handler for SIGINT and SIGTERM (not for
+ * one ignored when the process started): called by a command's main;
+ * without it the functions below only keep their list, and a library
+ * user's signals are untouched. out_staged_add registers `path` (a file
+ * or directory; the caller keeps the string, which may be a mkdtemp
+ * template filled in later, valid and unmoved until out_staged_del):
+ * call it before creating what `path` names, so there is no moment when
+ * a signal would leave it. out_staged_del forgets it, after its owner
+ * moved it into place or removed it. out_staged_poll is the poll, cheap
+ * enough for every replayed op: a recorded signal removes every
+ * registered path (recursively) and re-raises the signal with its
+ * default action; out_staged_del polls too. */
+void out_signals_catch(void);
+int out_staged_add(const char *path, struct nl_err *err);
+void out_staged_del(const char *path);
+void out_staged_poll(void);
+
+/* Remove `path`: a file, or a directory with everything in it (what
+ * remains when a part cannot be removed stays). Not async-signal-safe. */
+void out_remove_tree(const char *path);
+
 /* Whether two output paths name one file (so one write would lose the
  * other): the same device and inode when either exists (./a.svg and
  * a.svg, a link and its target), else the same canonical folder and name;

@@ -155,6 +155,30 @@ done
 "$netloom" replay "$dir/sstmacro.nlt" --otf2 "$dir/pred.again" > /dev/null 2>&1 || fail "replay --otf2 again"
 diff -r "$dir/pred.analytic" "$dir/pred.again" > /dev/null || fail "replay --otf2 is not deterministic"
 
+# SIGINT, SIGTERM during replay --otf2 DIR: the archive being written in
+# DIR.tmp-XXXXXX was left behind, one more for each interrupted run; now
+# the replay removes it at its next op and ends by the signal (exit status
+# 128 + signal), leaving nothing (--json and --svg are written at the end).
+# The signal goes once the staging directory exists, with seconds of the
+# flit replay left. set -m: a background job of a script ignores SIGINT.
+lj16=$2/traces/samples/lammps-lj-16.nlt
+nl=$(realpath "$netloom")
+for sig in INT TERM; do
+  sd=$dir/sig.$sig
+  mkdir "$sd"
+  set -m
+  (cd "$sd" && exec "$nl" replay "$lj16" -s backend=flit -s topology=torus:k=4x4 --json i.json --svg i.svg --otf2 iotf > /dev/null 2> ../sig.$sig.err) &
+  pid=$!
+  set +m
+  for _ in $(seq 400); do compgen -G "$sd/iotf.tmp-*/traces" > /dev/null && break; sleep 0.05; done
+  compgen -G "$sd/iotf.tmp-*/traces" > /dev/null || fail "replay --otf2 (SIG$sig): no staging directory after 20 s: $(ls -A "$sd")"
+  kill -s $sig $pid
+  wait $pid; rc=$?
+  expect "replay --otf2 stopped by SIG$sig: exit status" $rc $((128 + $(kill -l $sig)))
+  expect "replay --otf2 stopped by SIG$sig: left behind" "$(ls -A "$sd")" ""
+  expect "replay --otf2 stopped by SIG$sig: stderr" "$(cat "$dir/sig.$sig.err")" ""
+done
+
 # A receive that never completes has no MpiIrecv record naming its sender:
 # dropping it would change what matches, so the import fails in one line
 # naming the rank's event file, and writes nothing.

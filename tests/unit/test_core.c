@@ -2,7 +2,11 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -282,6 +286,91 @@ static void test_output_empty_name(void)
 	CHECK_OK(out_check_writable("-", &e), &e);
 }
 
+/* A temporary directory with a file in a subdirectory, as an OTF2
+ * archive being written; *path is static storage of the caller. */
+static void test_staged_tree(char *path)
+{
+	strcpy(path, "/tmp/nltest-staged-XXXXXX");
+	CHECK(mkdtemp(path) != NULL);
+	char sub[64];
+	snprintf(sub, sizeof sub, "%s/traces", path);
+	CHECK(mkdir(sub, 0700) == 0);
+	snprintf(sub, sizeof sub, "%s/traces/0.evt", path);
+	FILE *f = fopen(sub, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+}
+
+/* In a child with out_signals_catch: stage a (and b, when given), raise
+ * sig, then (staged) check that the signal was only recorded and reach
+ * the poll: out_staged_del(b), or out_staged_poll. Returns the wait
+ * status; 10+ exits say what went wrong. */
+static int test_staged_child(const char *a, const char *b, int sig)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct nl_err e = {0};
+		struct stat st;
+		out_signals_catch();
+		if ((a && out_staged_add(a, &e)) || (b && out_staged_add(b, &e)))
+			_exit(10);
+		raise(sig);
+		if (!a)
+			_exit(11); /* nothing staged: the signal should have ended it */
+		if (stat(a, &st) != 0)
+			_exit(12); /* removed in the handler */
+		if (b)
+			out_staged_del(b);
+		else
+			out_staged_poll();
+		_exit(13); /* the poll returned */
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	return status;
+}
+
+/* SIGINT, SIGTERM during long work (replay --otf2): the staged output is
+ * removed at the next poll and the process ends by the signal; with
+ * nothing staged the signal ends it at once. */
+static void test_output_staged_signals(void)
+{
+	static char a[64], b[64];
+	struct stat st;
+	int sigs[] = {SIGINT, SIGTERM};
+	for (int i = 0; i < 2; i++) {
+		test_staged_tree(a);
+		int status = test_staged_child(a, NULL, sigs[i]);
+		CHECK(WIFSIGNALED(status));
+		CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), sigs[i]);
+		CHECK(stat(a, &st) != 0); /* the staged tree is gone */
+		out_remove_tree(a);
+	}
+	/* A signal recorded while two are staged: out_staged_del of one (its
+	 * owner moved it into place) polls, and removes the other. */
+	test_staged_tree(a);
+	test_staged_tree(b);
+	int status = test_staged_child(a, b, SIGINT);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGINT);
+	CHECK(stat(a, &st) != 0);
+	CHECK(stat(b, &st) == 0);
+	out_remove_tree(b);
+	CHECK(stat(b, &st) != 0);
+	/* Nothing staged: the signal's default action, at once. */
+	status = test_staged_child(NULL, NULL, SIGTERM);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGTERM);
+	/* Without out_signals_catch nothing is recorded: a poll returns. */
+	struct nl_err e = {0};
+	test_staged_tree(a);
+	CHECK_OK(out_staged_add(a, &e), &e);
+	out_staged_poll();
+	out_staged_del(a);
+	CHECK(stat(a, &st) == 0);
+	out_remove_tree(a);
+}
+
 /* Issue 10 part 4b: values longer than libinih's 200-byte line (Equality
  * n64000k64 is ~400 characters) load from files, whole or continued on
  * indented lines, and go through -s; what cannot load says why. */
@@ -380,5 +469,6 @@ int main(void)
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_output_atomic);
 	TEST_RUN(test_output_empty_name);
+	TEST_RUN(test_output_staged_signals);
 	return test_done();
 }
