@@ -253,6 +253,34 @@ static size_t config_ini_cut(const struct config_ini_ctx *x, size_t max, size_t 
 	return 0;
 }
 
+static int config_ini_flush(struct config_ini_ctx *x);
+
+/* A section header, as inih reads one (an indented '[' after a key is
+ * that key's continuation; the name ends at the first ']'): checked at its
+ * own line, whether or not a key follows. inih reports a section only
+ * with its first key, so an unknown one was named at that key's line, and
+ * one with no keys passed unnoticed. The key before the header is
+ * complete: checked first, so errors come in file order. A line inih
+ * refuses (no ']') is left to it; "[]" is the keys before any header. */
+static int config_ini_header(struct config_ini_ctx *x, const char *start)
+{
+	if (*start != '[' || (start > x->line && x->pend_name))
+		return 0;
+	if (config_ini_flush(x) < 0)
+		return x->rc;
+	const char *end = start + 1;
+	while (*end && *end != ']' && !(*end == ';' && config_ini_blank(end[-1])))
+		end++;
+	size_t n = (size_t)(end - start - 1);
+	if (*end != ']' || n == 0)
+		return 0;
+	for (size_t t = 0; t < x->c->n_tables; t++)
+		if (strlen(x->c->tables[t]->section) == n && !strncmp(x->c->tables[t]->section, start + 1, n))
+			return 0;
+	return x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: unknown section [%.*s]", x->path, x->lineno, (int)n,
+			       start + 1);
+}
+
 static char *config_ini_reader(char *buf, int size, void *stream)
 {
 	struct config_ini_ctx *x = stream;
@@ -330,6 +358,8 @@ static char *config_ini_reader(char *buf, int size, void *stream)
 		x->pos = e;
 		return buf;
 	}
+	if (config_ini_header(x, start) < 0)
+		return NULL;
 	memcpy(buf, x->line, x->line_len);
 	memcpy(buf + x->line_len, "\n", 2);
 	x->pos = x->line_len;

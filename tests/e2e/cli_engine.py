@@ -417,7 +417,7 @@ def case_errors():
             (("-s", "novalue"), "-s: expected key=value, got 'novalue'"),
             (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value"),
             (("-c", in_file), f"{in_file}:3: key 'num_vcs' value '0' out of range: expected a value in 1..255"),
-            (("-c", unknown_section), f"{unknown_section}:5: unknown section [bogus]"),
+            (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]"),
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
             (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
             (("-c", bracket), f"{bracket}:2: syntax error: expected 'key = value' or '[section]'"),

@@ -239,6 +239,26 @@ static void test_config_file(void)
 	p = test_write_tmp("[traffic]\nnum_vcs = 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "unknown section [traffic]");
 	unlink(p);
+	/* At the header's line, not its first key's (6), and also with no
+	 * key under it (inih reports a section only with its first key). */
+	p = test_write_tmp("# c\n\n[nosuch]\n\n\nnum_vcs = 2\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: unknown section [nosuch]");
+	unlink(p);
+	p = test_write_tmp("[nosuch]\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section [nosuch]");
+	unlink(p);
+	/* The key before it is checked first: the first bad line is reported. */
+	p = test_write_tmp("num_vcs = 0\n[nosuch]\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: key 'num_vcs' value '0' out of range");
+	unlink(p);
+	/* An indented '[' after a key continues its value, as inih reads it. */
+	p = test_write_tmp("num_vcs = 2\n  [nosuch]\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "key 'num_vcs' value '2[nosuch]'");
+	unlink(p);
+	/* A known section with no keys is fine. */
+	p = test_write_tmp("[network]\n");
+	CHECK_OK(config_load_file(&c, p, &e), &e);
+	unlink(p);
 	p = test_write_tmp("num_vcs 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "syntax error");
 	unlink(p);
