@@ -28,12 +28,26 @@ int cli_exit_code(const struct nl_err *err);
 
 /* Under mpirun (or srun) with more than one rank: MPI initialised into *m
  * (NULL when not launched by MPI, or launched with one rank and built
- * without MPI). Returns 0, or an exit status after rank 0 said why (a
- * netloom built without MPI under several ranks). Close with
- * net_mpi_close; before it, every rank's exit status goes through
- * net_mpi_agree_exit, so a failure anywhere fails every rank. */
+ * without MPI), and the ranks' command lines compared: argv[0..argc) (the
+ * command and its arguments as given) and the netloom build must be rank
+ * 0's on every rank, since other options (an MPMD launch) would run other
+ * collectives. This is the first collective of every command, the same
+ * whatever the command, so call it before any other. Returns 0, or an
+ * exit status, the same on every rank, after rank 0 said why in one line
+ * (a netloom built without MPI under several ranks; a rank whose command
+ * line differs, naming it and what differs: MPI is then closed and *m
+ * NULL). Close with net_mpi_close; before it, every rank's exit status
+ * goes through net_mpi_agree_exit, so a failure anywhere fails every
+ * rank. */
 struct net_mpi;
-int cli_mpi_open(const char *cmd, struct net_mpi **m);
+int cli_mpi_open(int argc, char **argv, struct net_mpi **m);
+/* A command that stops before its work (--help, a usage error, said on
+ * every rank) under a launcher of several ranks: it still joins the
+ * comparison of command lines, so ranks given other options (an MPMD
+ * launch) meet it there instead of waiting for it in MPI. Returns status,
+ * or when the command lines differ the exit status of cli_mpi_open after
+ * rank 0 said so; without a launcher of several ranks, status. */
+int cli_mpi_stop(int argc, char **argv, int status);
 
 /* At the end of a command that printed its results on stdout: flush it
  * and check that every write reached it (a full disk, /dev/full, a closed

@@ -42,7 +42,10 @@ static const char compare_usage[] =
 	"failed (deadlock or error, marked in the report); 1 an error, 2 a bad\n"
 	"command line or study file (nothing written).\n";
 
-int cli_compare_main(int argc, char **argv)
+/* The options: the report's directory into dir_buf (*dir points there),
+ * --jobs into *jobs; the study is argv[optind] after it. -1 to go on,
+ * else the exit status (after --help or a usage error, said). */
+static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, const char **dir, uint64_t *jobs)
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -50,22 +53,20 @@ int cli_compare_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "compare", *dir = NULL;
-	char dir_buf[4096];
-	uint64_t jobs = 1;
+	const char *cmd = "compare";
 	int c;
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":ho:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': /* without trailing slashes: "DIR/index.html", not "DIR//index.html" */
-			snprintf(dir_buf, sizeof dir_buf, "%s", optarg);
+			snprintf(dir_buf, size, "%s", optarg);
 			for (size_t n = strlen(dir_buf); n > 1 && dir_buf[n - 1] == '/'; n--)
 				dir_buf[n - 1] = '\0';
-			dir = dir_buf;
+			*dir = dir_buf;
 			break;
 		case 'j':
-			if (cli_parse_u64(cmd, "--jobs", optarg, 1, 64, &jobs))
+			if (cli_parse_u64(cmd, "--jobs", optarg, 1, 64, jobs))
 				return CLI_USAGE;
 			break;
 		case 'h':
@@ -79,11 +80,31 @@ int cli_compare_main(int argc, char **argv)
 		return cli_usage_error(cmd, "missing STUDY.ini (see --help)");
 	if (optind + 1 < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-	if (!dir)
+	if (!*dir)
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
+	return -1;
+}
 
+int cli_compare_main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	char dir_buf[4096];
+	uint64_t jobs = 1;
+	/* The command line as given, for the ranks' comparison: getopt_long
+	 * permutes argv (out of memory: argv, permuted alike on ranks given
+	 * the same). */
+	char **given = malloc((size_t)argc * sizeof *given);
+	if (given)
+		memcpy(given, argv, (size_t)argc * sizeof *given);
+	int rc = compare_parse(argc, argv, dir_buf, sizeof dir_buf, &dir, &jobs);
+	if (rc >= 0) {
+		rc = cli_mpi_stop(argc, given ? given : argv, rc);
+		free(given);
+		return rc;
+	}
 	struct net_mpi *mpi = NULL;
-	int rc = cli_mpi_open(cmd, &mpi);
+	rc = cli_mpi_open(argc, given ? given : argv, &mpi);
+	free(given);
 	if (rc)
 		return rc;
 	/* Under MPI rank 0 alone prints and writes; every rank computes the

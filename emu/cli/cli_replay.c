@@ -597,9 +597,9 @@ static json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n,
  * runs the application model and its share of the flit network
  * (docs/scaling.md); only rank 0 prints and writes. Returns 0 (*m NULL
  * when not launched by MPI) or an exit code after saying why. */
-static int cli_replay_mpi_open(struct net_mpi **m, struct cli_replay_opts *o)
+static int cli_replay_mpi_open(int argc, char **argv, struct net_mpi **m, struct cli_replay_opts *o)
 {
-	int rc = cli_mpi_open("replay", m);
+	int rc = cli_mpi_open(argc, argv, m);
 	if (rc || net_mpi_rank(*m) == 0)
 		return rc;
 	/* The same report, files and errors as rank 0's: said once. */
@@ -627,13 +627,20 @@ int cli_replay_main(int argc, char **argv)
 	/* SIGINT, SIGTERM: what --otf2 has staged is removed, then the
 	 * process ends by the signal (core/output.h). */
 	out_signals_catch();
+	/* The command line as given, for the ranks' comparison: getopt_long
+	 * permutes argv, and stops early at a file it cannot read (out of
+	 * memory: argv, the same on ranks that parsed alike). */
+	char **given = malloc((size_t)argc * sizeof *given);
+	if (given)
+		memcpy(given, argv, (size_t)argc * sizeof *given);
 	rc = cli_replay_args(argc, argv, &sim0, &o, &err, &help);
 	if (rc == 0 && help) {
 		cli_replay_usage(stdout);
+		status = cli_mpi_stop(argc, given ? given : argv, CLI_OK);
 		goto out;
 	}
 	/* Every rank opens MPI, then all agree on the command line and files. */
-	if ((status = cli_replay_mpi_open(&mpi, &o)) != CLI_OK)
+	if ((status = cli_replay_mpi_open(argc, given ? given : argv, &mpi, &o)) != CLI_OK)
 		goto out;
 	rc = net_mpi_agree(mpi, rc, &err);
 	if (rc == 0)
@@ -723,6 +730,7 @@ out:
 	nl_sim_free(sim0);
 	free(o.files);
 	free(o.sets);
+	free(given);
 	status = net_mpi_agree_exit(mpi, status);
 	net_mpi_close(mpi);
 	return status;

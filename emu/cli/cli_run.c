@@ -296,9 +296,9 @@ static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool qu
 /* Under mpirun (or srun), one run spread over the ranks (emu/net/mpi.c;
  * docs/scaling.md); only rank 0 prints and writes files. Returns 0 (*m
  * NULL when not launched by MPI) or an exit code after saying why. */
-static int run_mpi_open(const char *cmd, struct net_mpi **m, struct run_opts *o)
+static int run_mpi_open(int argc, char **argv, struct net_mpi **m, struct run_opts *o)
 {
-	int rc = cli_mpi_open(cmd, m);
+	int rc = cli_mpi_open(argc, argv, m);
 	if (rc == 0 && net_mpi_rank(*m) != 0) {
 		o->table = false;
 		o->json_path = NULL;
@@ -335,7 +335,11 @@ int cli_run_main(int argc, char **argv)
 	nl_sim *sim = NULL;
 	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
-	if (rc || (rc = run_mpi_open(argv[0], &mpi, &o)))
+	if (rc) {
+		rc = cli_mpi_stop(argc, argv, rc < 0 ? CLI_OK : rc);
+		goto done_opts;
+	}
+	if ((rc = run_mpi_open(argc, argv, &mpi, &o)))
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	bool deadlocked = false;
@@ -409,7 +413,11 @@ int cli_sweep_main(int argc, char **argv)
 	bool deadlocked = false;
 	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
-	if (rc || (rc = run_mpi_open(argv[0], &mpi, &o)))
+	if (rc) {
+		rc = cli_mpi_stop(argc, argv, rc < 0 ? CLI_OK : rc);
+		goto done_opts;
+	}
+	if ((rc = run_mpi_open(argc, argv, &mpi, &o)))
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	struct sweep_print sp = {.o = &o, .info = &info, .err = &err, .quiet = quiet};

@@ -70,16 +70,21 @@ int main(int argc, char **argv)
 	/* Under an MPI launcher run and sweep spread their simulations over
 	 * the ranks (emu/net/mpi.c), compare its replays, replay its network;
 	 * any other command would run once per rank, side by side, writing
-	 * the same files. */
+	 * the same files. It still joins the ranks' comparison of their
+	 * command lines (cli_mpi_open), so that in an MPMD launch whose other
+	 * ranks run one of those four, they do not wait for it. */
 	uint32_t rank, size;
 	if (net_mpi_launched(&rank, &size) && size > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") &&
 	    strcmp(argv[1], "compare") && strcmp(argv[1], "replay")) {
-		if (rank == 0)
+		struct net_mpi *m = NULL;
+		int rc = net_mpi_built() ? cli_mpi_open(argc - 1, argv + 1, &m) : 0;
+		if (rc == 0 && rank == 0)
 			fprintf(stderr,
 				"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep', 'compare' and "
 				"'replay' spread their simulations over MPI ranks: run '%s' without mpirun\n",
 				argv[1], size, argv[1]);
-		return CLI_FAIL;
+		net_mpi_close(m);
+		return rc ? rc : CLI_FAIL;
 	}
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		if (!strcmp(argv[1], cli_cmds[i].name))

@@ -161,7 +161,7 @@ int net_mpi_agree_same(const struct net_mpi *m, uint64_t h, const char *what, st
 		return 0;
 	return nl_errf(err, NL_ECONFIG,
 		       "MPI rank %d of %u: %s differs from rank 0's; expected the same on every rank (a file with "
-		       "other contents on that node, or other options)",
+		       "other contents under the same name on that node)",
 		       first, m->size, what);
 }
 

@@ -174,16 +174,57 @@ out=$(timeout 60 mpirun --oversubscribe -np 2 "${ranked[@]}" "$netloom" compare 
 expect_eq "compare, report.json a directory: statuses" "$(awk '{print $2}' "$EXITS" | sort | tr '\n' ' ')" "$want $want "
 expect_eq "compare, report.json a directory: error lines" "$(grep -c '^netloom' <<<"$out")" 1
 grep -q '^netloom: .*report.json' <<<"$out" || fail "compare, report.json a directory: got '$out'"
-# Rank 1 with settings of its own (an MPMD launch; once a point failing on
-# rank 1 alone): refused before any point, every rank out, one line.
-export EXITS=$dir/exits-point
-out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" sweep "${torus[@]}" --rates 0.1:0.4:0.1 --spread points : \
-      -np 1 "${ranked[@]}" "$netloom" sweep "${torus[@]}" -s flow_control=vct -s packet_size=8 -s vc_buf_size=4 \
-      --rates 0.1:0.4:0.1 --spread points </dev/null 2>&1 >/dev/null)
-[ $? -ne 124 ] || fail "other settings on rank 1: hung"
-expect_eq "other settings on rank 1: ranks that failed" "$(awk '$2 != 0' "$EXITS" | wc -l)" 2
-grep -qE "^netloom: MPI rank 1 of 2: its resolved configuration \(-c, -s\) differs from rank 0's" <<<"$out" \
-  || fail "other settings on rank 1: got '$out'"
+# An MPMD launch whose rank 1 was given another command line than rank 0
+# (docs/scaling.md, "Failures on one rank"): refused before any collective
+# on every rank, exit 2, in one line naming what differs, within seconds.
+# Before, other --rates printed rank 0's table and then died in
+# MPI_ERR_TRUNCATE (exit 15), --spread points on one rank hung, and a
+# point failing on rank 1 alone under other -s ran a round first.
+mpmd_fails() { # what expected-difference rank-0-args... -- rank-1-args...
+  local what=$1 re=$2 a=() out t0 help=0
+  shift 2
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  [[ " $* " != *" --help "* ]] || help=1
+  export EXITS=$dir/exits-$RANDOM
+  t0=$SECONDS
+  out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${a[@]}" : \
+        -np 1 "${ranked[@]}" "$netloom" "$@" </dev/null 2>&1 >"$dir/mpmd.out")
+  [ $? -ne 124 ] || fail "$what: hung"
+  [ $((SECONDS - t0)) -le 20 ] || fail "$what: took $((SECONDS - t0)) s"
+  expect_eq "$what: statuses" "$(awk '{print $2}' "$EXITS" 2>/dev/null | tr '\n' ' ')" "2 2 "
+  expect_eq "$what: lines on stderr" "$(grep -c . <<<"$out")" 1
+  grep -qxF "netloom: MPI rank 1 of 2: its command line differs from rank 0's: $re; expected the same command and options on every rank" \
+    <<<"$out" || fail "$what: got '$out'"
+  if [ $help = 1 ]; then # rank 1's --help, nothing from rank 0
+    expect_eq "$what: stdout" "$(grep -c '^usage: netloom' "$dir/mpmd.out")" 1
+  else
+    [ ! -s "$dir/mpmd.out" ] || fail "$what: printed '$(head -c 300 "$dir/mpmd.out")'"
+  fi
+}
+mpmd_fails "other --rates on rank 1" "'--rates 0.1:0.5:0.1' where rank 0 has '--rates 0.1:0.3:0.1'" \
+  sweep "${torus[@]}" --rates 0.1:0.3:0.1 -- sweep "${torus[@]}" --rates 0.1:0.5:0.1
+mpmd_fails "--spread points on rank 1 only" "'--spread points' where rank 0 has nothing more" \
+  sweep "${torus[@]}" --rates 0.1:0.3:0.1 -- sweep "${torus[@]}" --rates 0.1:0.3:0.1 --spread points
+mpmd_fails "--continue on rank 0 only" "'--spread points' where rank 0 has '--continue'" \
+  sweep "${torus[@]}" --rates 0.5:0.7:0.1 --continue --spread points -- sweep "${torus[@]}" --rates 0.5:0.7:0.1 --spread points
+mpmd_fails "other settings on rank 1" "'-s flow_control=vct' where rank 0 has '--rates 0.1:0.4:0.1'" \
+  sweep "${torus[@]}" --rates 0.1:0.4:0.1 --spread points -- \
+  sweep "${torus[@]}" -s flow_control=vct -s packet_size=8 -s vc_buf_size=4 --rates 0.1:0.4:0.1 --spread points
+mpmd_fails "sweep on rank 1, run on rank 0" "'sweep' where rank 0 has 'run'" \
+  run "${torus[@]}" -- sweep "${torus[@]}" --rates 0.1:0.3:0.1
+mpmd_fails "a command that does not use the ranks on rank 1" "'topo' where rank 0 has 'run'" \
+  run "${torus[@]}" -- topo list
+mpmd_fails "--help on rank 1 (it ran nothing)" "'--help' where rank 0 has '--rates 0.1:0.3:0.1'" \
+  sweep --rates 0.1:0.3:0.1 "${torus[@]}" -- sweep --help
+mpmd_fails "compare, another -o on rank 1" "'-o $dir/cb' where rank 0 has '-o $dir/ca'" \
+  compare "$dir/study/study.ini" -o "$dir/ca" -- compare "$dir/study/study.ini" -o "$dir/cb"
+[ ! -e "$dir/ca" ] && [ ! -e "$dir/cb" ] || fail "compare, another -o on rank 1: wrote a report"
+# The same command lines: the refusal of a command that does not use the
+# ranks is still rank 0's one line.
+out=$(mpi 2 "$netloom" topo list 2>&1 >/dev/null)
+expect_eq "topo list under 2 ranks: lines" "$(grep -c . <<<"$out")" 1
+grep -q "^netloom topo: started by an MPI launcher with 2 ranks" <<<"$out" || fail "topo list under 2 ranks: got '$out'"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "ok: sweeps and compare over MPI ranks equal the sequential ones; one rank's failure fails all"
