@@ -41,7 +41,18 @@ struct trace_stream_writer;
  * garbage flood cannot fill the log (the report gives the counts). */
 #define LIVE_LOGGED_REFUSALS 3u
 
+/* Evictions logged per kind (LE_*): past it they are counted, and one line
+ * at the end gives the count, so 10^6 ranks that never connected do not
+ * write 10^6 lines (the report still names every rank). */
+#define LIVE_LOGGED_EVICTIONS 20u
+
+/* No rank: the end of a rank list (live_rank's lru_* and job_* links). */
+#define LIVE_NONE UINT32_MAX
+
 enum { LR_ABSENT, LR_READY, LR_DONE, LR_EVICTED };
+
+/* Kinds of eviction, each with its own log cap (LIVE_LOGGED_EVICTIONS). */
+enum { LE_NEVER_CONNECTED, LE_TIMEOUT, LE_OTHER, LE_N };
 
 /* What stopped a session that still reports its results so far (partial):
  * a signal or the paced lag bound. Other fatal errors stop it without. */
@@ -64,6 +75,8 @@ struct live_rank {
 	uint8_t id_len;
 	unsigned char id[255];    /* the ROUTER identity bound at HELLO */
 	uint64_t last_ms;         /* wall clock of the last valid frame */
+	uint32_t lru_prev, lru_next; /* LR_READY ranks by last_ms, oldest first (live_server.lru_head) */
+	uint32_t job_prev, job_next; /* LR_READY ranks of its job (live_server.job_ready) */
 	uint32_t next_seq;        /* seq the next op must carry */
 	struct live_qop *q;       /* ring of declared ops not yet pulled */
 	uint32_t q_head, q_n, q_cap;
@@ -111,6 +124,9 @@ struct live_server {
 	uint64_t rankless_bad;    /* of frames_bad, those from connections holding no rank */
 	uint64_t w0_ns;           /* paced: wall clock of virtual time 0 (every rank connected); 0 before */
 	uint32_t n_connected;     /* ranks that have said HELLO */
+	uint32_t lru_head, lru_tail; /* LR_READY ranks, oldest last_ms first: the heartbeat sweep's order */
+	uint32_t absent_next;     /* the never-connected sweep's cursor: ranks below it are swept */
+	uint64_t evicted_kind[LE_N]; /* evictions of each kind (LE_*), for the log cap */
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
 	uint64_t late;            /* paced: releases later than LIVE_LATE_NS */
 	uint64_t behind_ns;       /* paced: wall time with a release overdue by more than LIVE_LATE_NS */
@@ -121,6 +137,7 @@ struct live_server {
 	uint32_t n_jobs;          /* jobs 1..n_jobs (one when --jobs is not given) */
 	uint32_t *job_of;         /* [n]: the job of each rank, 0-based (job number - 1) */
 	uint64_t *job_delivered;  /* [n_jobs]: messages delivered within each job */
+	uint32_t *job_ready;      /* [n_jobs]: head of each job's list of LR_READY ranks */
 	struct trace_comm *comms; /* [n_jobs] when n_jobs > 1: each job's communicator (barriers) */
 	void *zap;                /* CURVE: the ZAP handler's socket, or NULL (serve_curve.c) */
 	uint8_t (*curve_allowed)[32]; /* CURVE: client public keys allowed in */
@@ -152,9 +169,19 @@ void live_queue_clear(struct live_rank *rk); /* drop a rank's declared ops */
 /* serve_recv.c: serve the socket for up to wait_ms (0: what is there now);
  * evict ranks silent past the timeout. */
 void live_pump(struct live_server *s, long wait_ms);
+/* Evict ranks silent past --timeout-ms (oldest first, O(1) when none is
+ * due, O(1) per eviction besides telling its job's connected ranks) and,
+ * once --connect-timeout-ms has passed, the ranks that never connected (one
+ * pass over the ranks in the whole session). Stops early on a pending
+ * signal or a fatal error (s->fatal). */
 void live_check_timeouts(struct live_server *s);
-/* End rank r's stream: drop what it declared, tell it and its job why. */
-void live_evict(struct live_server *s, uint32_t r, const char *why);
+/* End rank r's stream: drop what it declared, tell it and its job why;
+ * kind (LE_*) picks the log cap. */
+void live_evict(struct live_server *s, uint32_t r, int kind, const char *why);
+/* Rank r said BYE and the engine ended its stream: LR_READY -> LR_DONE. */
+void live_rank_done(struct live_server *s, uint32_t r);
+/* The end-of-session log lines of evictions not logged (over the cap). */
+void live_evictions_summary(struct live_server *s);
 
 /* serve_source.c: the ranks as the engine's op source, and its match hook. */
 int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err);

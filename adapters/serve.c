@@ -148,7 +148,6 @@ void live_queue_clear(struct live_rank *rk)
 	rk->q_n = 0;
 }
 
-/* Evict rank r: drop what it declared, tell the rest of its job, note why. */
 /* --- session ------------------------------------------------------------------- */
 
 /* tcp://HOST:PORT: the port must be 1..65535, or 0 or '*' for any free
@@ -287,7 +286,7 @@ static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *er
 
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
-	struct live_server s = {.o = o, .n = o->n_ranks, .err = err};
+	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE};
 	int rc;
 	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
 	if (o->n_ranks == 0)
@@ -346,6 +345,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	s.end_ns = live_clock_ns();
+	live_evictions_summary(&s);
 	if (s.rankless_bad > LIVE_LOGGED_REFUSALS)
 		live_log(&s, "connections without a rank: %" PRIu64 " refused frames in all, %" PRIu64 " not logged",
 			 s.rankless_bad, s.rankless_bad - LIVE_LOGGED_REFUSALS);
@@ -378,7 +378,8 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		if (rk->state == LR_READY) {
 			if (run_rc == NL_EDEADLOCK)
 				live_send_error(&s, rk->id, rk->id_len, r, ZP_EDEADLOCK, err->msg);
-			rk->state = rk->bye ? LR_DONE : rk->state;
+			if (rk->bye)
+				live_rank_done(&s, r);
 		}
 	}
 	if (run_rc == NL_EDEADLOCK) {

@@ -19,8 +19,11 @@ int live_jobs_init(struct live_server *s, struct nl_err *err)
 	s->n_jobs = o->n_jobs ? o->n_jobs : 1;
 	s->job_of = calloc(s->n, sizeof *s->job_of);
 	s->job_delivered = calloc(s->n_jobs, sizeof *s->job_delivered);
-	if (!s->job_of || !s->job_delivered)
+	s->job_ready = malloc(s->n_jobs * sizeof *s->job_ready);
+	if (!s->job_of || !s->job_delivered || !s->job_ready)
 		return nl_errf(err, NL_ENOMEM, "live: out of memory");
+	for (uint32_t j = 0; j < s->n_jobs; j++)
+		s->job_ready[j] = LIVE_NONE;
 	if (!o->n_jobs)
 		return 0;
 	uint64_t sum = 0;
@@ -59,6 +62,7 @@ void live_jobs_free(struct live_server *s)
 	free(s->comms);
 	free(s->job_of);
 	free(s->job_delivered);
+	free(s->job_ready);
 }
 
 uint32_t live_job_comm(const struct live_server *s, uint32_t r)

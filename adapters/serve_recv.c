@@ -16,46 +16,147 @@
 #include "core/error.h"
 #include "core/stats.h"
 
-void live_evict(struct live_server *s, uint32_t r, const char *why)
+/* --- connected ranks: two intrusive lists over s->ranks, both of the
+ * LR_READY ranks only: by last valid frame (oldest first, so the heartbeat
+ * sweep looks at the head alone) and per job (whom an eviction tells). The
+ * wall clock never goes back, so moving a rank to the tail keeps the first
+ * list sorted. */
+
+static void live_lru_unlink(struct live_server *s, uint32_t r)
+{
+	struct live_rank *rk = &s->ranks[r];
+	if (rk->lru_prev != LIVE_NONE)
+		s->ranks[rk->lru_prev].lru_next = rk->lru_next;
+	else
+		s->lru_head = rk->lru_next;
+	if (rk->lru_next != LIVE_NONE)
+		s->ranks[rk->lru_next].lru_prev = rk->lru_prev;
+	else
+		s->lru_tail = rk->lru_prev;
+}
+
+static void live_lru_append(struct live_server *s, uint32_t r)
+{
+	struct live_rank *rk = &s->ranks[r];
+	rk->lru_prev = s->lru_tail;
+	rk->lru_next = LIVE_NONE;
+	if (s->lru_tail != LIVE_NONE)
+		s->ranks[s->lru_tail].lru_next = r;
+	else
+		s->lru_head = r;
+	s->lru_tail = r;
+}
+
+/* Rank r (LR_READY) sent a valid frame now. */
+static void live_touch(struct live_server *s, uint32_t r)
+{
+	s->ranks[r].last_ms = live_clock_ms();
+	if (s->lru_tail != r) {
+		live_lru_unlink(s, r);
+		live_lru_append(s, r);
+	}
+}
+
+static void live_ready_add(struct live_server *s, uint32_t r)
+{
+	struct live_rank *rk = &s->ranks[r];
+	uint32_t *head = &s->job_ready[s->job_of[r]];
+	rk->state = LR_READY;
+	rk->last_ms = live_clock_ms();
+	live_lru_append(s, r);
+	rk->job_prev = LIVE_NONE;
+	rk->job_next = *head;
+	if (*head != LIVE_NONE)
+		s->ranks[*head].job_prev = r;
+	*head = r;
+}
+
+static void live_ready_del(struct live_server *s, uint32_t r)
+{
+	struct live_rank *rk = &s->ranks[r];
+	live_lru_unlink(s, r);
+	if (rk->job_prev != LIVE_NONE)
+		s->ranks[rk->job_prev].job_next = rk->job_next;
+	else
+		s->job_ready[s->job_of[r]] = rk->job_next;
+	if (rk->job_next != LIVE_NONE)
+		s->ranks[rk->job_next].job_prev = rk->job_prev;
+}
+
+void live_rank_done(struct live_server *s, uint32_t r)
+{
+	if (s->ranks[r].state != LR_READY)
+		return;
+	live_ready_del(s, r);
+	s->ranks[r].state = LR_DONE;
+}
+
+static const char *const live_evict_kind_name[LE_N] = {"never connected", "heartbeat timeout", "other reasons"};
+
+void live_evict(struct live_server *s, uint32_t r, int kind, const char *why)
 {
 	struct live_rank *rk = &s->ranks[r];
 	if (rk->state == LR_EVICTED || rk->state == LR_DONE)
 		return;
 	bool was_connected = rk->state == LR_READY;
+	if (was_connected)
+		live_ready_del(s, r);
 	rk->state = LR_EVICTED;
 	s->evictions++;
 	snprintf(rk->why, sizeof rk->why, "%s", why);
-	live_log(s, "rank %" PRIu32 " evicted: %s", r, why);
+	uint64_t k = ++s->evicted_kind[kind];
+	if (k <= LIVE_LOGGED_EVICTIONS)
+		live_log(s, "rank %" PRIu32 " evicted: %s", r, why);
+	if (k == LIVE_LOGGED_EVICTIONS)
+		live_log(s, "evictions (%s): further ones are counted, not logged (the report names every rank)",
+			 live_evict_kind_name[kind]);
 	live_queue_clear(rk);
 	char line[256];
 	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
 	if (was_connected)
 		live_send_error(s, rk->id, rk->id_len, r, ZP_EEVICTED, line);
-	for (uint32_t p = 0; p < s->n; p++) /* its job's ranks: no other job can reach it */
-		if (p != r && s->ranks[p].state == LR_READY && s->job_of[p] == s->job_of[r])
-			live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+	/* Its job's connected ranks (no other job can reach it): the list,
+	 * not every rank, so a sweep of k evictions is not k * n. */
+	for (uint32_t p = s->job_ready[s->job_of[r]]; p != LIVE_NONE; p = s->ranks[p].job_next)
+		live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+}
+
+void live_evictions_summary(struct live_server *s)
+{
+	for (int k = 0; k < LE_N; k++)
+		if (s->evicted_kind[k] > LIVE_LOGGED_EVICTIONS)
+			live_log(s, "evictions (%s): %" PRIu64 " ranks in all, %" PRIu64 " not logged",
+				 live_evict_kind_name[k], s->evicted_kind[k],
+				 s->evicted_kind[k] - LIVE_LOGGED_EVICTIONS);
 }
 
 void live_check_timeouts(struct live_server *s)
 {
 	uint64_t now = live_clock_ms();
-	for (uint32_t r = 0; r < s->n; r++) {
+	while (s->lru_head != LIVE_NONE && live_check_stop(s) == 0) {
+		uint32_t r = s->lru_head;
 		struct live_rank *rk = &s->ranks[r];
-		if (rk->state == LR_READY && now - rk->last_ms > s->o->timeout_ms) {
-			char why[256];
-			if (rk->bad_streak)
-				snprintf(why, sizeof why,
-					 "no valid frame for more than %" PRIu32 " ms, %" PRIu64
-					 " refused (heartbeat timeout; last: %.120s)",
-					 s->o->timeout_ms, rk->bad_streak, rk->last_bad);
-			else
-				snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
-					 s->o->timeout_ms);
-			live_evict(s, r, why);
-		} else if (rk->state == LR_ABSENT && now - s->start_ms > s->o->connect_ms) {
-			char why[128];
-			snprintf(why, sizeof why, "never connected within %" PRIu32 " ms", s->o->connect_ms);
-			live_evict(s, r, why);
+		if (now - rk->last_ms <= s->o->timeout_ms)
+			break; /* the oldest is in time: so is every other */
+		char why[256];
+		if (rk->bad_streak)
+			snprintf(why, sizeof why,
+				 "no valid frame for more than %" PRIu32 " ms, %" PRIu64
+				 " refused (heartbeat timeout; last: %.120s)",
+				 s->o->timeout_ms, rk->bad_streak, rk->last_bad);
+		else
+			snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
+				 s->o->timeout_ms);
+		live_evict(s, r, LE_TIMEOUT, why);
+	}
+	if (s->absent_next < s->n && now - s->start_ms > s->o->connect_ms) {
+		char why[128];
+		snprintf(why, sizeof why, "never connected within %" PRIu32 " ms", s->o->connect_ms);
+		/* One pass in the session; a signal stops it between ranks. */
+		while (s->absent_next < s->n && live_check_stop(s) == 0) {
+			uint32_t r = s->absent_next++;
+			if (s->ranks[r].state == LR_ABSENT)
+				live_evict(s, r, LE_NEVER_CONNECTED, why);
 		}
 	}
 }
@@ -185,14 +286,13 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 	}
 	memcpy(rk->id, id, id_len);
 	rk->id_len = (uint8_t)id_len;
-	rk->state = LR_READY;
+	live_ready_add(s, h->rank);
 	/* Paced: virtual time 0 is when the last rank has connected, so
 	 * start-up skew is not counted as lag or compute. */
 	if (++s->n_connected == s->n && s->o->pace > 0)
 		s->w0_ns = live_clock_ns();
 	rk->lean = h->flags & ZP_F_LEAN;
 	rk->send_nowait = rk->lean && s->o->pace <= 0;
-	rk->last_ms = live_clock_ms();
 	struct zp_hdr w = {.type = ZP_WELCOME, .flags = rk->send_nowait ? ZP_F_SEND_NOWAIT : 0, .rank = h->rank,
 			   .aux = s->n, .a = s->o->max_payload, .b = s->o->heartbeat_ms, .c = s->o->timeout_ms};
 	if (h->flags & ZP_F_JOBINFO) {
@@ -351,7 +451,7 @@ static bool live_on_message(struct live_server *s)
 		goto out;
 	}
 	if (h.type == ZP_HEARTBEAT) {
-		rk->last_ms = live_clock_ms();
+		live_touch(s, h.rank);
 		rk->bad_streak = 0;
 		goto out;
 	}
@@ -394,7 +494,7 @@ static bool live_on_message(struct live_server *s)
 	if (rk->q_n >= LIVE_QUEUE_MAX) {
 		snprintf(msg, sizeof msg, "declared %" PRIu32 " ops ahead of virtual time, the most the server queues",
 			 rk->q_n);
-		live_evict(s, h.rank, msg);
+		live_evict(s, h.rank, LE_OTHER, msg);
 		goto out;
 	}
 	size_t n_req = 0;
@@ -419,7 +519,7 @@ static bool live_on_message(struct live_server *s)
 		s->fatal = nl_errf(&s->fatal_err, NL_ENOMEM, "live: out of memory queueing rank %" PRIu32 "'s ops", h.rank);
 		goto out;
 	}
-	rk->last_ms = live_clock_ms();
+	live_touch(s, h.rank);
 	rk->bad_streak = 0;
 	struct live_qop op = {.h = h, .t_in_ns = live_clock_ns()};
 	if (h.type == ZP_SEND || h.type == ZP_WAITALL) {

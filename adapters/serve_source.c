@@ -146,7 +146,7 @@ static bool live_time_check(struct live_server *s, uint32_t r, struct live_qop *
 	if (q->h.type == ZP_SEND || q->h.type == ZP_WAITALL)
 		zmq_msg_close(&q->pay);
 	live_send_error(s, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
-	live_evict(s, r, line);
+	live_evict(s, r, LE_OTHER, line);
 	return true;
 }
 
@@ -159,7 +159,7 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 		rk->reply_due = false;
 	}
 	if (rk->bye) {
-		rk->state = LR_DONE;
+		live_rank_done(s, r);
 		return 0;
 	}
 	if (live_check_stop(s) < 0) {
