@@ -95,7 +95,8 @@ struct live_rank {
 	bool bye;                 /* FINALIZE handed over: the next pull ends the stream */
 	bool bye_in;              /* a BYE was accepted (queued): every op after it is refused */
 	uint32_t bye_seq;         /* its seq */
-	uint64_t offences;        /* frames refused on this rank's behalf */
+	uint64_t offences;        /* refused frames counted against this rank (its own and others' for it) */
+	uint64_t foreign;         /* of which from other connections (HELLOs, ops claiming it) */
 	uint64_t bad_streak;      /* of which since its last valid frame */
 	char last_bad[160];       /* the last refusal, for the eviction note */
 	uint64_t lost_to, lost_from; /* payloads dropped because of an eviction */

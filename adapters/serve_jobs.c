@@ -95,15 +95,12 @@ struct live_job_sum {
 
 static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
 {
-	struct live_job_sum t = {.lo = UINT32_MAX};
+	/* A job is a range of world ranks: only its own are visited. */
+	struct live_job_sum t = {.lo = s->comms ? s->comms[j].world_ranks[0] : 0,
+				 .n = s->comms ? s->comms[j].size : s->n};
 	const struct app_results *res = app_results(session_src_app(s->eng));
-	for (uint32_t r = 0; r < s->n; r++) {
-		if (s->job_of[r] != j)
-			continue;
+	for (uint32_t r = t.lo; r < t.lo + t.n; r++) {
 		const struct live_rank *rk = &s->ranks[r];
-		if (t.lo == UINT32_MAX)
-			t.lo = r;
-		t.n++;
 		t.finished += rk->state == LR_DONE;
 		t.evicted += rk->state == LR_EVICTED;
 		t.absent += rk->state == LR_ABSENT;
@@ -121,10 +118,11 @@ json_t *live_jobs_json(const struct live_server *s)
 	json_t *a = json_array();
 	for (uint32_t j = 0; a && j < s->n_jobs; j++) {
 		struct live_job_sum t = live_job_sum(s, j);
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I}", "job",
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I}", "job",
 						   (json_int_t)j + 1, "first_rank", (json_int_t)t.lo, "ranks",
 						   (json_int_t)t.n, "finished", (json_int_t)t.finished, "evicted",
-						   (json_int_t)t.evicted, "delivered", (json_int_t)s->job_delivered[j],
+						   (json_int_t)t.evicted, "never_connected", (json_int_t)t.absent,
+						   "delivered", (json_int_t)s->job_delivered[j],
 						   "refused_frames", (json_int_t)t.refused, "payloads_lost_to",
 						   (json_int_t)t.lost_to, "payloads_lost_from", (json_int_t)t.lost_from,
 						   "finish_ps", (json_int_t)t.finish_ps));

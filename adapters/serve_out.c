@@ -230,6 +230,10 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 			fprintf(f, "  message latency%s: %" PRIu64 " messages, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
 				session_src_trace_ranks(s->eng) ? " (all ranks, hand-off to the network to arrival)" : "", lat.n, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
 				(double)lat.max_ps * 1e-6);
+		/* As replay's report (JSON messages.unmatched): a message to a
+		 * rank that finished or was evicted before receiving it. */
+		if (res->unmatched_msgs)
+			fprintf(f, "  warning: %" PRIu64 " messages were sent but never received\n", res->unmatched_msgs);
 		if (o->pace > 0)
 			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
 				   " releases over 1 ms late; time behind (a release over 1 ms late) %.3f ms of %.3f ms\n",

@@ -182,30 +182,43 @@ static int live_queue_push(struct live_rank *rk, const struct live_qop *op)
 
 /* --- receiving ---------------------------------------------------------------- */
 
-static void live_offence(struct live_server *s, const unsigned char *id, size_t id_len, int32_t rank_hint,
+/* A refused frame: an ERROR to its sender, a log line (capped), and one
+ * count, exactly one (docs/live.md "Robustness"): against the rank the
+ * frame is about when there is one, else as a frame without a rank, so
+ * live.refused_frames is the sum of the ranks' counts and the rankless one.
+ * The rank it is about: `rank` when the sender holds it, or whoever sent it
+ * when `named` (the rank field of a header that decoded: a HELLO refused
+ * for it, an op for it from another connection). An undecoded header's
+ * rank field (`named` false) is only a hint: it counts against that rank
+ * only when the sender holds it, since garbage can name any rank. */
+static void live_offence(struct live_server *s, const unsigned char *id, size_t id_len, int32_t rank, bool named,
 			 int code, const char *msg)
 {
 	s->frames_bad++;
 	char line[300];
-	int bound = -1;
-	bool quiet = false;
-	/* Count it against the rank only when the sender really is that rank. */
-	if (rank_hint >= 0 && (uint32_t)rank_hint < s->n) {
-		struct live_rank *rk = &s->ranks[rank_hint];
-		if (rk->state != LR_ABSENT && rk->id_len == id_len && !memcmp(rk->id, id, id_len)) {
-			bound = rank_hint;
+	int about = -1;
+	bool holds = false, quiet = false;
+	if (rank >= 0 && (uint32_t)rank < s->n) {
+		struct live_rank *rk = &s->ranks[rank];
+		holds = rk->state != LR_ABSENT && rk->id_len == id_len && !memcmp(rk->id, id, id_len);
+		if (holds || named) {
+			about = rank;
 			rk->offences++;
-			rk->bad_streak++;
-			snprintf(rk->last_bad, sizeof rk->last_bad, "%s", msg);
-			/* A flood is logged once, then summed up in the report. */
+			/* A flood is logged a few times, then summed up in the report. */
 			quiet = rk->offences > LIVE_LOGGED_REFUSALS;
 			if (rk->offences == LIVE_LOGGED_REFUSALS + 1)
-				live_log(s, "rank %d: further refused frames are counted, not logged", bound);
+				live_log(s, "rank %d: further refused frames are counted, not logged", about);
+		}
+		if (holds) {
+			rk->bad_streak++;
+			snprintf(rk->last_bad, sizeof rk->last_bad, "%s", msg);
 			if (!rk->why[0] || rk->state == LR_READY)
 				snprintf(rk->why, sizeof rk->why, "sent a refused frame (%s)", msg);
+		} else if (named) {
+			rk->foreign++;
 		}
 	}
-	if (bound < 0) {
+	if (about < 0) {
 		/* Any connection can send these, as fast as it likes: one cap
 		 * for all of them (a per-connection one would grow a table). */
 		s->rankless_bad++;
@@ -213,15 +226,15 @@ static void live_offence(struct live_server *s, const unsigned char *id, size_t 
 		if (s->rankless_bad == LIVE_LOGGED_REFUSALS + 1)
 			live_log(s, "connections without a rank: further refused frames are counted, not logged");
 	}
-	if (bound >= 0)
-		snprintf(line, sizeof line, "rank %d: %s", bound, msg);
-	else if (rank_hint >= 0)
-		snprintf(line, sizeof line, "connection claiming rank %d: %s", rank_hint, msg);
+	if (holds)
+		snprintf(line, sizeof line, "rank %d: %s", rank, msg);
+	else if (rank >= 0)
+		snprintf(line, sizeof line, "connection claiming rank %d: %s", rank, msg);
 	else
 		snprintf(line, sizeof line, "connection without a rank: %s", msg);
 	if (!quiet)
 		live_log(s, "%s", line);
-	live_send_error(s, id, id_len, rank_hint >= 0 ? (uint32_t)rank_hint : UINT32_MAX, code, line);
+	live_send_error(s, id, id_len, rank >= 0 ? (uint32_t)rank : UINT32_MAX, code, line);
 }
 
 static void live_on_hello(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h)
@@ -229,25 +242,24 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 	char msg[160];
 	if (h->rank >= s->n) {
 		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 ", expected 0..%" PRIu32, h->rank, s->n - 1);
-		live_offence(s, id, id_len, -1, ZP_ERANK, msg);
+		live_offence(s, id, id_len, -1, false, ZP_ERANK, msg);
 		return;
 	}
 	if (s->o->tokens && h->a != s->o->tokens[h->rank]) {
 		snprintf(msg, sizeof msg, "HELLO: wrong token for rank %" PRIu32 " (impersonation refused)", h->rank);
-		live_offence(s, id, id_len, -1, ZP_ETOKEN, msg);
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ETOKEN, msg);
 		struct live_rank *tr = &s->ranks[h->rank];
-		tr->offences++;
 		/* An evicted or finished rank keeps its own story. */
 		if (tr->state == LR_READY || tr->state == LR_ABSENT)
 			snprintf(tr->why, sizeof tr->why,
 				 "another connection claimed this rank with a wrong token (refused, %" PRIu64 " time%s)",
-				 tr->offences, tr->offences == 1 ? "" : "s");
+				 tr->foreign, tr->foreign == 1 ? "" : "s");
 		return;
 	}
 	if (h->aux != s->job_of[h->rank] + 1) {
 		snprintf(msg, sizeof msg, "HELLO: job %" PRIu32 " for rank %" PRIu32 ", expected %" PRIu32, h->aux,
 			 h->rank, s->job_of[h->rank] + 1);
-		live_offence(s, id, id_len, -1, ZP_EJOB, msg);
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_EJOB, msg);
 		return;
 	}
 	struct live_rank *rk = &s->ranks[h->rank];
@@ -259,17 +271,16 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 			snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " was evicted (%.100s)", h->rank, rk->why);
 		else
 			snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " has finished", h->rank);
-		live_offence(s, id, id_len, -1, ZP_ESTATE, msg);
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ESTATE, msg);
 		return;
 	}
 	if (rk->state != LR_ABSENT && !same) {
 		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s)", h->rank,
 			 live_state_name(rk->state));
-		live_offence(s, id, id_len, -1, ZP_ETAKEN, msg);
-		rk->offences++;
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ETAKEN, msg);
 		char note[200];
 		snprintf(note, sizeof note, "another connection tried to take this rank (refused, %" PRIu64 " time%s)",
-			 rk->offences, rk->offences == 1 ? "" : "s");
+			 rk->foreign, rk->foreign == 1 ? "" : "s");
 		if (rk->state == LR_READY)
 			snprintf(rk->why, sizeof rk->why, "%s", note);
 		return;
@@ -277,11 +288,11 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 	if (rk->state == LR_READY) { /* this connection, again: the first HELLO's terms stay */
 		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " already said HELLO on this connection, expected one HELLO",
 			 h->rank);
-		live_offence(s, id, id_len, (int32_t)h->rank, ZP_ETAKEN, msg);
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ETAKEN, msg);
 		return;
 	}
 	if (id_len > sizeof rk->id) {
-		live_offence(s, id, id_len, -1, ZP_EMALFORMED, "HELLO: identity longer than 255 bytes");
+		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_EMALFORMED, "HELLO: identity longer than 255 bytes");
 		return;
 	}
 	memcpy(rk->id, id, id_len);
@@ -411,7 +422,7 @@ static bool live_on_message(struct live_server *s)
 	struct zp_hdr h;
 	struct nl_err e = {0};
 	if (n < 2 || extra) {
-		live_offence(s, id, id_len, hint, ZP_EMALFORMED,
+		live_offence(s, id, id_len, hint, false, ZP_EMALFORMED,
 			     n < 2 ? "message without a header frame" : "more than header + payload frames");
 		goto out;
 	}
@@ -422,7 +433,7 @@ static bool live_on_message(struct live_server *s)
 		int code = big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED;
 		if (zp_is_other_version(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1])))
 			code = ZP_EVERSION;
-		live_offence(s, id, id_len, hint, code, e.msg);
+		live_offence(s, id, id_len, hint, false, code, e.msg);
 		goto out;
 	}
 	if (h.type == ZP_HELLO) {
@@ -434,7 +445,11 @@ static bool live_on_message(struct live_server *s)
 		char msg[160];
 		snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
 			 zp_type_name(h.type), h.rank);
-		live_offence(s, id, id_len, -1, rk ? ZP_ENOHELLO : ZP_ERANK, msg);
+		live_offence(s, id, id_len, rk ? (int32_t)h.rank : -1, true, rk ? ZP_ENOHELLO : ZP_ERANK, msg);
+		if (rk && rk->state == LR_READY)
+			snprintf(rk->why, sizeof rk->why,
+				 "another connection sent frames for this rank (refused, %" PRIu64 " time%s)", rk->foreign,
+				 rk->foreign == 1 ? "" : "s");
 		goto out;
 	}
 	char msg[200];
@@ -443,7 +458,7 @@ static bool live_on_message(struct live_server *s)
 	if (rk->bye_in && h.type != ZP_HEARTBEAT && h.type < ZP_WELCOME && rk->state != LR_EVICTED) {
 		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 " after BYE (seq %" PRIu32 "), expected no further op",
 			 zp_type_name(h.type), h.seq, rk->bye_seq);
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
 		goto out;
 	}
 	if (rk->state != LR_READY) {
@@ -456,31 +471,31 @@ static bool live_on_message(struct live_server *s)
 		goto out;
 	}
 	if (h.type >= ZP_WELCOME) {
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, "server-to-client message type from a client");
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EMALFORMED, "server-to-client message type from a client");
 		goto out;
 	}
 	if (h.seq != rk->next_seq) {
 		snprintf(msg, sizeof msg, "%s: seq %" PRIu32 ", expected %" PRIu32, zp_type_name(h.type), h.seq,
 			 rk->next_seq);
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
 		goto out;
 	}
 	if ((h.type == ZP_SEND && (uint32_t)h.peer >= s->n) ||
 	    (h.type == ZP_RECV && h.peer != ZP_ANY && (uint32_t)h.peer >= s->n)) {
 		snprintf(msg, sizeof msg, "%s: peer %" PRId32 ", expected 0..%" PRIu32 "%s", zp_type_name(h.type), h.peer,
 			 s->n - 1, h.type == ZP_RECV ? " or -1 (any)" : "");
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EPEER, msg);
 		goto out;
 	}
 	if ((h.type == ZP_SEND || (h.type == ZP_RECV && h.peer != ZP_ANY)) &&
 	    live_job_peer_check(s, h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EPEER, msg);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EPEER, msg);
 		goto out;
 	}
 	if (h.type == ZP_WAIT && live_open_find(rk, h.aux) == UINT32_MAX) {
 		snprintf(msg, sizeof msg, "WAIT: request %" PRIu32 ", expected the seq of an isend or irecv not waited for yet",
 			 h.aux);
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
 		goto out;
 	}
 	if (h.type == ZP_COMPUTE && h.a > LIVE_TIME_MAX_PS - rk->declared_ps) {
@@ -488,7 +503,7 @@ static bool live_on_message(struct live_server *s)
 			 "COMPUTE: field 'a' (duration) is %" PRIu64 " ps, expected at most %" PRIu64
 			 " (the rank's declared compute stays within 2^62 - 2^56 ps)",
 			 h.a, LIVE_TIME_MAX_PS - rk->declared_ps);
-		live_offence(s, id, id_len, (int32_t)h.rank, ZP_EMALFORMED, msg);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EMALFORMED, msg);
 		goto out;
 	}
 	if (rk->q_n >= LIVE_QUEUE_MAX) {
@@ -510,7 +525,7 @@ static bool live_on_message(struct live_server *s)
 		if (!live_open_check(rk, s->req_tmp, n_req, &bad, &dup)) {
 			snprintf(msg, sizeof msg, "WAITALL: request %" PRIu32 "%s, expected the seqs of isends or irecvs "
 				 "not waited for yet", bad, dup ? " named twice" : "");
-			live_offence(s, id, id_len, (int32_t)h.rank, ZP_ESTATE, msg);
+			live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_ESTATE, msg);
 			goto out;
 		}
 	}

@@ -482,7 +482,7 @@ def case_faults(d):
         expect(ranks[r]['state'] == 'finished', 'rank %d: %s' % (r, ranks[r]))
     expect(ranks[4]['state'] == 'evicted' and ranks[4]['refused_frames'] > 0 and
            'magic' in ranks[4]['what_happened'], 'garbage: %s' % ranks[4])
-    expect(ranks[5]['state'] == 'finished' and ranks[5]['refused_frames'] == 2 and
+    expect(ranks[5]['state'] == 'finished' and ranks[5]['refused_frames'] == 3 and
            'peer 0 is in job 1' in ranks[5]['what_happened'], 'big: %s' % ranks[5])
     expect('wrong token' in ranks[0]['what_happened'], 'impersonated rank 0: %s' % ranks[0])
     expect(ranks[6]['state'] == 'evicted' and 'heartbeat' in ranks[6]['what_happened'], 'kill: %s' % ranks[6])
@@ -493,10 +493,15 @@ def case_faults(d):
            'job 1 message log: %s' % job1)
     jobs = rep['live']['jobs']
     expect([(j['job'], j['first_rank'], j['ranks']) for j in jobs] == [(1, 0, 4), (2, 4, 4)], 'jobs: %s' % jobs)
-    # Job 1's one refused frame is the impersonator's HELLO as rank 0, counted for the victim.
-    expect(jobs[0]['finished'] == 4 and jobs[0]['delivered'] == 80 and jobs[0]['refused_frames'] == 1,
+    # Job 1's refused frames are the impersonator's HELLO as rank 0 and its op
+    # as rank 1, counted for the victims (rank 5's two own and its HELLO
+    # claiming job 1 are job 2's); each frame once: the totals add up.
+    expect(jobs[0]['finished'] == 4 and jobs[0]['delivered'] == 80 and jobs[0]['refused_frames'] == 2,
            'job 1: %s' % jobs[0])
     expect(jobs[1]['evicted'] == 3 and jobs[1]['finished'] == 1 and jobs[1]['delivered'] == 0, 'job 2: %s' % jobs[1])
+    expect(rep['live']['refused_frames'] == sum(j['refused_frames'] for j in jobs) +
+           rep['live']['refused_frames_without_rank'] == sum(r['refused_frames'] for r in ranks) +
+           rep['live']['refused_frames_without_rank'], 'refused frames do not add up: %s' % rep['live'])
     text = open(s.out).read()
     print(text + open(s.err).read())
     for r in (4, 6, 7):
@@ -629,8 +634,8 @@ def case_errors(d):
     (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'late')
     srv = s.wait()
     expect(rc == 0 and out.splitlines() == [
-        'hello token 11: 10 connection without a rank: HELLO: rank 0 was evicted (never connected within 600 ms)',
-        'hello token 99: 5 connection without a rank: HELLO: wrong token for rank 0 (impersonation refused)'],
+        'hello token 11: 10 connection claiming rank 0: HELLO: rank 0 was evicted (never connected within 600 ms)',
+        'hello token 99: 5 connection claiming rank 0: HELLO: wrong token for rank 0 (impersonation refused)'],
         'late HELLO: %d %s' % (rc, out))
     ranks = json.load(open(s.json))['live']['ranks']
     expect(srv == 0 and ranks[0]['what_happened'] == 'never connected within 600 ms',
@@ -1386,6 +1391,50 @@ def case_version_error(d):
     expect(s.wait() == 0, 'server: %s' % open(s.err).read())
 
 
+# Refused frames, each counted once (docs/live.md "Robustness"): against
+# the rank a frame is about, whoever sent it, else as without a rank. A
+# takeover HELLO was counted twice (against the rank and as rankless), an
+# op for a rank from another connection only as rankless.
+ACCOUNT = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ctx = zmq.Context()
+def sock():
+    s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2]); return s
+def hdr(t, rank, seq=0, peer=0, tag=0, a=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, peer, tag, 1 if t == nl.HELLO else 0, 0, a, 0, 0)
+def reply(s):
+    if not s.poll(10000):
+        print('timeout'); sys.exit(1)
+    p = s.recv_multipart()
+    return nl.HDR.unpack(p[0]), (p[1].decode() if len(p) > 1 else '')
+a, b, x = sock(), sock(), sock()
+a.send(hdr(nl.HELLO, 0)); reply(a); b.send(hdr(nl.HELLO, 1)); reply(b)
+for s, frames, what in ((a, [hdr(nl.HELLO, 0)], 'own second HELLO'),
+                        (x, [hdr(nl.HELLO, 0)], 'takeover HELLO'),
+                        (b, [hdr(nl.SEND, 0, 0, peer=1), b'zz'], 'op for rank 0 from rank 1'),
+                        (x, [hdr(nl.COMPUTE, 1, 0, a=5)], 'op for rank 1 from no rank'),
+                        (x, [hdr(nl.HELLO, 7)], 'HELLO for no rank'),
+                        (x, [b'junk'], 'garbage')):
+    s.send_multipart(frames)
+    h, text = reply(s)
+    print('%s: %d %s' % (what, h[8], text))
+a.send_multipart([hdr(nl.SEND, 0, 0, peer=1, tag=9), b'never received'])
+a.send(hdr(nl.BYE, 0, 1))
+b.send(hdr(nl.BYE, 1, 0))
+for s, seq in ((a, 1), (b, 0)):
+    while True:
+        h, text = reply(s)
+        if h[2] == nl.ERROR:
+            print('unexpected error %d %s' % (h[8], text)); sys.exit(1)
+        if h[2] == nl.DONE and h[6] == seq:
+            break
+print('both done')
+"""
+
+
 GARBAGE = r"""
 import os, struct, sys
 sys.path.insert(0, sys.argv[1])
@@ -1495,6 +1544,32 @@ def case_protocol(d):
     live = json.load(open(s.json))['live']
     expect(live['ranks'][0]['state'] == 'finished' and live['ranks'][0]['refused_frames'] == 2 and
            live['refused_frames'] == 2, 'after BYE: %s' % live)
+    # Every refused frame counted once, totals the sums of their parts; a
+    # message its receiver never took is warned about in the text report.
+    s, out = py_session(d, 2, 'account', ACCOUNT)
+    srv = s.wait()
+    expect(out.splitlines() == [
+        'own second HELLO: 4 rank 0: HELLO: rank 0 already said HELLO on this connection, expected one HELLO',
+        'takeover HELLO: 4 connection claiming rank 0: HELLO: rank 0 is taken by another connection (connected)',
+        'op for rank 0 from rank 1: 7 connection claiming rank 0: SEND for rank 0 from a connection that did not '
+        'HELLO as it',
+        'op for rank 1 from no rank: 7 connection claiming rank 1: COMPUTE for rank 1 from a connection that did '
+        'not HELLO as it',
+        'HELLO for no rank: 3 connection without a rank: HELLO: rank 7, expected 0..1',
+        'garbage: 1 connection without a rank: frame header: length 4, expected 56 bytes',
+        'both done'], 'accounting: %s' % out)
+    expect(srv == 0, 'accounting: server exited %d: %s' % (srv, open(s.err).read()))
+    rep = json.load(open(s.json))
+    live = rep['live']
+    expect([r['refused_frames'] for r in live['ranks']] == [3, 1] and live['refused_frames_without_rank'] == 2 and
+           live['refused_frames'] == 6 and live['jobs'][0]['refused_frames'] == 4 and
+           live['jobs'][0]['never_connected'] == 0 and
+           live['ranks'][0]['what_happened'] == 'another connection sent frames for this rank (refused, 2 times)',
+           'accounting JSON: %s' % live)
+    text = open(s.out).read()
+    expect(rep['results']['messages']['unmatched'] == 1 and '  warning: 1 messages were sent but never received\n' in text and
+           '  rank 0: finished; 3 refused frames;' in text and '  rank 1: finished; 1 refused frames;' in text and
+           '  connections without a rank: 2 refused frames (2 logged)' in text, 'accounting text: %s' % text)
     # The bound is checked before the engine hands an op to the network
     # (after cpu_factor): a job past it loses its offending ranks, not the
     # session (it stopped with every job's results lost).
@@ -1749,7 +1824,8 @@ def case_signal(d):
             check_partial(name, json.load(open(s.json)), open(s.out).read())
         live = json.load(open(s.json))['live']
         expect(live['stopped'] is True and live.get('stopped_by') == name and live['stop_reason'] == told
-               and live['ranks'][0]['state'] == 'connected',
+               and live['ranks'][0]['state'] == 'connected'
+               and live['jobs'][0]['never_connected'] == (1 if sig == signal.SIGINT else 0),
                '%s: JSON live: %s' % (name, live))
         expect(told in open(s.out).read(), '%s: text report: %s' % (name, open(s.out).read()))
         expect(not os.path.exists(s.rec), '%s: a stopped session left an archive' % name)
