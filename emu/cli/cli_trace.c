@@ -504,6 +504,9 @@ static int cmd_export(int argc, char **argv)
 	struct trace_archive *a;
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
+	/* The archive is staged beside DIR while it is written: a Ctrl-C
+	 * removes it (core/output.h) instead of leaving DIR.tmp-XXXXXX. */
+	out_signals_catch();
 	int rc = trace_export_otf2(a, dir, export_warn, NULL, &e);
 	trace_archive_close(a);
 	if (rc)
