@@ -1,8 +1,41 @@
 /* An inih reader that counts lines and section headers (ini_lines.h). */
 #include "core/ini_lines.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* inih's MAX_SECTION: a longer section name reaches the handler cut to
+ * MAX_SECTION - 1 characters. */
+#define INI_LINES_SECTION_MAX 50
+
+/* The name of the section header line s opens, as inih reads it: after
+ * blanks, '[' up to the first ']' (an inline "; comment" before it makes
+ * the line an error, not a header). False when s is no header. */
+static bool ini_lines_header_name(const char *s, char *name, size_t n)
+{
+	s += strspn(s, " \t");
+	if (*s != '[')
+		return false;
+	const char *p = s + 1;
+	for (; *p && *p != ']'; p++)
+		if (*p == ';' && isspace((unsigned char)p[-1]))
+			return false;
+	if (*p != ']')
+		return false;
+	size_t len = (size_t)(p - s - 1);
+	if (len >= INI_LINES_SECTION_MAX)
+		len = INI_LINES_SECTION_MAX - 1;
+	snprintf(name, n, "%.*s", (int)len, s + 1);
+	return true;
+}
+
+void ini_lines_finish(struct ini_lines *r)
+{
+	if (r->hdr.is_pending && !r->hdr.has_keys && r->empty_section)
+		r->empty_section(r->empty_ctx, r->hdr.name, r->hdr.line, r->hdr.index);
+	r->hdr.is_pending = false;
+}
 
 char *ini_lines_read(char *str, int num, void *stream)
 {
@@ -15,6 +48,11 @@ char *ini_lines_read(char *str, int num, void *stream)
 		if (s[strspn(s, " \t")] == '[') {
 			r->headers++;
 			r->header_line = r->line;
+			ini_lines_finish(r);
+			r->hdr.is_pending = ini_lines_header_name(s, r->hdr.name, sizeof r->hdr.name);
+			r->hdr.has_keys = false;
+			r->hdr.line = r->line;
+			r->hdr.index = r->headers;
 		}
 	}
 	r->mid_line = !strchr(s, '\n');

@@ -18,10 +18,28 @@ struct ini_lines {
 	int headers;     /* section headers read so far */
 	int header_line; /* the last header's line */
 	bool mid_line;   /* the last read ended inside a line */
+	/* Optional: called for a section with no keys, which inih never
+	 * reports (it reports a section with its first key), when the next
+	 * header or ini_lines_finish shows it had none: its name (as inih
+	 * would report it), header line and index (the index-th header). */
+	void (*empty_section)(void *ctx, const char *name, int line, int index);
+	void *empty_ctx;
+	struct { /* the last header read, while no key of its section came */
+		char name[128];
+		int line, index;
+		bool is_pending, has_keys;
+	} hdr;
 };
 
 /* inih's reader; `stream` is a struct ini_lines. */
 char *ini_lines_read(char *str, int num, void *stream);
+/* The handler got a key: the last header's section is not empty. */
+static inline void ini_lines_key(struct ini_lines *r)
+{
+	r->hdr.has_keys = true;
+}
+/* After ini_parse_stream: the last header's section, if it had no keys. */
+void ini_lines_finish(struct ini_lines *r);
 
 /* The keys an INI file set, by section and name, with the line of each:
  * every reader (configuration, study, workload) refuses a key set twice

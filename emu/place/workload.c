@@ -7,7 +7,6 @@
  * anything runs, with one line naming file, line, section, key, value and
  * what was expected. Relative paths are relative to the workload file.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <inttypes.h>
@@ -35,12 +34,6 @@ struct wl_ctx {
 	char cur[128];
 	int cur_headers;
 	struct place_job_spec *job; /* the job of the section being read, NULL for none */
-	struct {                    /* the last section header read (wl_read) */
-		char name[128];
-		int line, index;    /* its line; it is the index-th header (src.headers) */
-		bool is_pending;    /* a header whose section is not registered yet */
-		bool has_keys;      /* a key of its section arrived (inih registered it) */
-	} hdr;
 	struct ini_keys keys; /* the keys set, for "given twice" */
 };
 
@@ -253,7 +246,7 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 {
 	struct wl_ctx *x = user;
 	struct place_workload *w = x->w;
-	x->hdr.has_keys = true;
+	ini_lines_key(&x->src);
 	if (x->rc < 0)
 		return 0;
 	/* a new section (inih reports sections with their first key) */
@@ -283,56 +276,11 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	return wl_job_key(x, x->job, section, key, value);
 }
 
-/* inih's MAX_SECTION: a longer section name reaches the handler cut to
- * MAX_SECTION - 1 characters. */
-#define WL_INI_SECTION_MAX 50
-
-/* The name of the section header line s opens, as inih reads it: after
- * blanks, '[' up to the first ']' (an inline "; comment" before it makes
- * the line an error, not a header). False when s is no header. */
-static bool wl_header_name(const char *s, char *name, size_t n)
+/* ini_lines' empty_section: a header with no keys (inih never reports it). */
+static void wl_empty_section(void *ctx, const char *name, int line, int index)
 {
-	s += strspn(s, " \t");
-	if (*s != '[')
-		return false;
-	const char *p = s + 1;
-	for (; *p && *p != ']'; p++)
-		if (*p == ';' && isspace((unsigned char)p[-1]))
-			return false;
-	if (*p != ']')
-		return false;
-	size_t len = (size_t)(p - s - 1);
-	if (len >= WL_INI_SECTION_MAX)
-		len = WL_INI_SECTION_MAX - 1;
-	snprintf(name, n, "%.*s", (int)len, s + 1);
-	return true;
-}
-
-/* The last header read, when no key followed it: an empty section, which
- * inih never reports (it reports a section with its keys). */
-static void wl_flush_header(struct wl_ctx *x)
-{
-	if (x->hdr.is_pending && !x->hdr.has_keys)
-		wl_section(x, x->hdr.name, x->hdr.line, x->hdr.index, &x->job);
-	x->hdr.is_pending = false;
-}
-
-/* inih's reader: ini_lines_read (line and header counts), and each header
- * kept until a key of its section arrives or the next header (or the end
- * of the file) shows it had none. */
-static char *wl_read(char *str, int num, void *stream)
-{
-	struct wl_ctx *x = stream;
-	int before = x->src.headers;
-	char *s = ini_lines_read(str, num, &x->src);
-	if (s && x->src.headers != before) {
-		wl_flush_header(x);
-		x->hdr.is_pending = wl_header_name(s, x->hdr.name, sizeof x->hdr.name);
-		x->hdr.has_keys = false;
-		x->hdr.line = x->src.line;
-		x->hdr.index = x->src.headers;
-	}
-	return s;
+	struct wl_ctx *x = ctx;
+	wl_section(x, name, line, index, &x->job);
 }
 
 /* inih's handler: errors are in x->rc (the first one kept), so inih's own
@@ -361,8 +309,10 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	if (slash && (size_t)(slash - path + 1) < sizeof x.dir)
 		snprintf(x.dir, sizeof x.dir, "%.*s", (int)(slash - path + 1), path);
 	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
-	int line = ini_parse_stream(wl_read, &x, wl_handler, &x);
-	wl_flush_header(&x);
+	x.src.empty_section = wl_empty_section;
+	x.src.empty_ctx = &x;
+	int line = ini_parse_stream(ini_lines_read, &x.src, wl_handler, &x);
+	ini_lines_finish(&x.src);
 	fclose(x.src.f);
 	ini_keys_release(&x.keys);
 	int rc = x.rc;

@@ -9,7 +9,6 @@
  * hash of everything it depends on, so a re-run computes only what
  * changed. Cost and power come from emu/layout, as `netloom cost` has them.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <inttypes.h>
@@ -142,7 +141,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 {
 	const char *f = c->path;
 	int line = c->src.line;
-	c->hdr.has_keys = true;
+	ini_lines_key(&c->src);
 	/* a new section (inih reports sections with their first key) */
 	if ((strcmp(section, c->section) || c->src.headers != c->section_headers) &&
 	    !cmp_section(c, section, c->src.header_line, c->src.headers))
@@ -230,56 +229,10 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	return 1; /* keys of a section already reported */
 }
 
-/* inih's MAX_SECTION: a longer section name reaches the handler cut to
- * MAX_SECTION - 1 characters. */
-#define CMP_INI_SECTION_MAX 50
-
-/* The name of the section header line s opens, as inih reads it: after
- * blanks, '[' up to the first ']' (an inline "; comment" before it makes
- * the line an error, not a header). False when s is no header. */
-static bool cmp_header_name(const char *s, char *name, size_t n)
+/* ini_lines' empty_section: a header with no keys (inih never reports it). */
+static void cmp_empty_section(void *ctx, const char *name, int line, int index)
 {
-	s += strspn(s, " \t");
-	if (*s != '[')
-		return false;
-	const char *p = s + 1;
-	for (; *p && *p != ']'; p++)
-		if (*p == ';' && isspace((unsigned char)p[-1]))
-			return false;
-	if (*p != ']')
-		return false;
-	size_t len = (size_t)(p - s - 1);
-	if (len >= CMP_INI_SECTION_MAX)
-		len = CMP_INI_SECTION_MAX - 1;
-	snprintf(name, n, "%.*s", (int)len, s + 1);
-	return true;
-}
-
-/* The last header read, when no key followed it: an empty section, which
- * inih never reports (it reports a section with its keys). */
-static void cmp_flush_header(struct cmp *c)
-{
-	if (c->hdr.is_pending && !c->hdr.has_keys)
-		(void)cmp_section(c, c->hdr.name, c->hdr.line, c->hdr.index);
-	c->hdr.is_pending = false;
-}
-
-/* inih's reader: ini_lines_read (line and header counts), and each header
- * kept until a key of its section arrives or the next header (or the end
- * of the file) shows it had none. */
-static char *cmp_read(char *str, int num, void *stream)
-{
-	struct cmp *c = stream;
-	int before = c->src.headers;
-	char *s = ini_lines_read(str, num, &c->src);
-	if (s && c->src.headers != before) {
-		cmp_flush_header(c);
-		c->hdr.is_pending = cmp_header_name(s, c->hdr.name, sizeof c->hdr.name);
-		c->hdr.has_keys = false;
-		c->hdr.line = c->src.line;
-		c->hdr.index = c->src.headers;
-	}
-	return s;
+	(void)cmp_section(ctx, name, line, index);
 }
 
 static int cmp_ini_any(void *user, const char *section, const char *name, const char *value)
@@ -924,8 +877,10 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	int rc = nl_open_input(study, "study file", &f, err);
 	if (!rc) {
 		c->src.f = f;
-		int line = ini_parse_stream(cmp_read, c, cmp_ini_any, c);
-		cmp_flush_header(c);
+		c->src.empty_section = cmp_empty_section;
+		c->src.empty_ctx = c;
+		int line = ini_parse_stream(ini_lines_read, &c->src, cmp_ini_any, c);
+		ini_lines_finish(&c->src);
 		fclose(f);
 		if (line > 0)
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);

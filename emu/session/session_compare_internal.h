@@ -98,12 +98,6 @@ struct cmp {
 	int section_headers;       /* src.headers when the section being read began (ini_lines.h) */
 	struct ini_keys sec_keys;  /* the keys of the section being read, for "given twice" */
 	int study_line;            /* header of the [study] section, 0 none yet */
-	struct {                   /* the last section header read (cmp_read) */
-		char name[128];
-		int line, index;   /* its line; it is the index-th header (src.headers) */
-		bool is_pending;   /* a header whose section is not registered yet */
-		bool has_keys;     /* a key of its section arrived (inih registered it) */
-	} hdr;
 	char *problems;            /* one line each */
 	size_t n_problems, len_problems;
 	/* Runs. */
