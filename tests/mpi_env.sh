@@ -48,3 +48,33 @@ mpi_same_as_seq() {
     cmp -s "$dir/$name-seq.json" "$dir/$name-$k.json" || fail "$name: mpirun -np $k JSON differs from the sequential run"
   done
 }
+# `ranked`: a rank's command wrapper that appends "RANK STATUS" to $EXITS
+# (each rank's exit status, which mpirun does not pass on).
+ranked=(bash -c '"$@"; rc=$?; echo "$OMPI_COMM_WORLD_RANK $rc" >>"$EXITS"; exit $rc' rank)
+# `mpmd_fails WHAT DIFFERENCE RANK0-ARGS... -- RANK1-ARGS...`: an MPMD
+# launch of $netloom whose ranks got other command lines must end on both
+# ranks with exit 2 within 20 s and one line on stderr naming DIFFERENCE,
+# nothing on stdout (rank 1's usage when it asked for --help); the
+# caller's `fail` and `expect_eq` (tests/e2e/lib.sh) otherwise.
+mpmd_fails() { # what expected-difference rank-0-args... -- rank-1-args...
+  local what=$1 re=$2 a=() out t0 help=0 EXITS=$dir/exits-$RANDOM
+  shift 2
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  [[ " $* " != *" --help "* ]] || help=1
+  export EXITS
+  t0=$SECONDS
+  out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${a[@]}" : \
+        -np 1 "${ranked[@]}" "$netloom" "$@" </dev/null 2>&1 >"$dir/mpmd.out")
+  [ $? -ne 124 ] || fail "$what: hung"
+  [ $((SECONDS - t0)) -le 20 ] || fail "$what: took $((SECONDS - t0)) s"
+  expect_eq "$what: statuses" "$(awk '{print $2}' "$EXITS" 2>/dev/null | tr '\n' ' ')" "2 2 "
+  expect_eq "$what: lines on stderr" "$(grep -c . <<<"$out")" 1
+  grep -qxF "netloom: MPI rank 1 of 2: its command line differs from rank 0's: $re; expected the same command and options on every rank" \
+    <<<"$out" || fail "$what: got '$out'"
+  if [ $help = 1 ]; then # rank 1's --help, nothing from rank 0
+    expect_eq "$what: stdout" "$(grep -c '^usage: netloom' "$dir/mpmd.out")" 1
+  else
+    [ ! -s "$dir/mpmd.out" ] || fail "$what: printed '$(head -c 300 "$dir/mpmd.out")'"
+  fi
+}

@@ -125,7 +125,6 @@ printf '[network]\ntopology = torus:k=4x4\n' >"$dir/n0/my.ini"
 cp "$dir/study/study.ini" "$dir/n0/study.ini"
 cp "$dir/study/study.ini" "$dir/n1/study.ini"
 cp "$dir/study/lammps.nlt" "$dir/n0/lammps.nlt"
-ranked=(bash -c '"$@"; rc=$?; echo "$OMPI_COMM_WORLD_RANK $rc" >>"$EXITS"; exit $rc' rank)
 one_fails() { # what expected-regex ranks command...
   local what=$1 re=$2 n=$3
   shift 3
@@ -180,28 +179,6 @@ grep -q '^netloom: .*report.json' <<<"$out" || fail "compare, report.json a dire
 # Before, other --rates printed rank 0's table and then died in
 # MPI_ERR_TRUNCATE (exit 15), --spread points on one rank hung, and a
 # point failing on rank 1 alone under other -s ran a round first.
-mpmd_fails() { # what expected-difference rank-0-args... -- rank-1-args...
-  local what=$1 re=$2 a=() out t0 help=0
-  shift 2
-  while [ "$1" != -- ]; do a+=("$1"); shift; done
-  shift
-  [[ " $* " != *" --help "* ]] || help=1
-  export EXITS=$dir/exits-$RANDOM
-  t0=$SECONDS
-  out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${a[@]}" : \
-        -np 1 "${ranked[@]}" "$netloom" "$@" </dev/null 2>&1 >"$dir/mpmd.out")
-  [ $? -ne 124 ] || fail "$what: hung"
-  [ $((SECONDS - t0)) -le 20 ] || fail "$what: took $((SECONDS - t0)) s"
-  expect_eq "$what: statuses" "$(awk '{print $2}' "$EXITS" 2>/dev/null | tr '\n' ' ')" "2 2 "
-  expect_eq "$what: lines on stderr" "$(grep -c . <<<"$out")" 1
-  grep -qxF "netloom: MPI rank 1 of 2: its command line differs from rank 0's: $re; expected the same command and options on every rank" \
-    <<<"$out" || fail "$what: got '$out'"
-  if [ $help = 1 ]; then # rank 1's --help, nothing from rank 0
-    expect_eq "$what: stdout" "$(grep -c '^usage: netloom' "$dir/mpmd.out")" 1
-  else
-    [ ! -s "$dir/mpmd.out" ] || fail "$what: printed '$(head -c 300 "$dir/mpmd.out")'"
-  fi
-}
 mpmd_fails "other --rates on rank 1" "'--rates 0.1:0.5:0.1' where rank 0 has '--rates 0.1:0.3:0.1'" \
   sweep "${torus[@]}" --rates 0.1:0.3:0.1 -- sweep "${torus[@]}" --rates 0.1:0.5:0.1
 mpmd_fails "--spread points on rank 1 only" "'--spread points' where rank 0 has nothing more" \
