@@ -46,6 +46,15 @@ struct trace_stream_writer;
  * write 10^6 lines (the report still names every rank). */
 #define LIVE_LOGGED_EVICTIONS 20u
 
+/* Frames queued for one connection (ZMQ_SNDHWM, in messages): a byte
+ * budget over the largest frame --max-payload allows (a DELIVER: payload
+ * + header), never below a floor, so a burst of small frames to a busy
+ * client is not taken for one that stopped reading. A send to a full queue
+ * fails (ZMQ_ROUTER_MANDATORY) and its rank is evicted: a client that
+ * stops reading costs the server at most this, not unbounded memory. */
+#define LIVE_SEND_BUDGET_BYTES (64u << 20)
+#define LIVE_SEND_HWM_MIN 1000u
+
 /* No rank: the end of a rank list (live_rank's lru_* and job_* links). */
 #define LIVE_NONE UINT32_MAX
 
@@ -77,6 +86,8 @@ struct live_rank {
 	uint64_t last_ms;         /* wall clock of the last valid frame */
 	uint32_t lru_prev, lru_next; /* LR_READY ranks by last_ms, oldest first (live_server.lru_head) */
 	uint32_t job_prev, job_next; /* LR_READY ranks of its job (live_server.job_ready) */
+	bool stalled;             /* its send queue was full: evicted at the next safe point */
+	uint32_t stall_next;      /* the list of such ranks (live_server.stall_head) */
 	uint32_t next_seq;        /* seq the next op must carry */
 	struct live_qop *q;       /* ring of declared ops not yet pulled */
 	uint32_t q_head, q_n, q_cap;
@@ -128,6 +139,8 @@ struct live_server {
 	uint32_t lru_head, lru_tail; /* LR_READY ranks, oldest last_ms first: the heartbeat sweep's order */
 	uint32_t absent_next;     /* the never-connected sweep's cursor: ranks below it are swept */
 	uint64_t evicted_kind[LE_N]; /* evictions of each kind (LE_*), for the log cap */
+	int send_hwm;             /* frames queued per connection at most (ZMQ_SNDHWM) */
+	uint32_t stall_head;      /* ranks whose send queue was full, not yet evicted */
 	struct stats_hist lag_ns; /* paced: how late each release was (0 when on time) */
 	uint64_t late;            /* paced: releases later than LIVE_LATE_NS */
 	uint64_t behind_ns;       /* paced: wall time with a release overdue by more than LIVE_LATE_NS */
@@ -160,11 +173,17 @@ uint64_t live_clock_ms(void);
 
 /* serve.c: a pending SIGINT/SIGTERM becomes s->fatal (NL_ESTATE); returns s->fatal. */
 int live_check_stop(struct live_server *s);
-/* serve.c: frames to a client (never blocking), and ERROR frames. */
-void live_send(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
+/* serve.c: frames to a client (never blocking), and ERROR frames. `to` is
+ * the rank the connection holds, or LIVE_NONE: when its queue is full
+ * (send_hwm frames) the frame is dropped and a connected rank is marked
+ * for eviction (live_evict_stalled), not evicted here, so a send inside an
+ * eviction never recurses. A connection gone: the frame is dropped. */
+void live_send(struct live_server *s, uint32_t to, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
 	       zmq_msg_t *pay, const void *text, size_t text_len);
-void live_send_error(struct live_server *s, const unsigned char *id, size_t id_len, uint32_t rank, int code,
-		     const char *line);
+void live_send_error(struct live_server *s, uint32_t to, const unsigned char *id, size_t id_len, uint32_t rank,
+		     int code, const char *line);
+/* serve_recv.c: evict the ranks marked by live_send ("stopped reading"). */
+void live_evict_stalled(struct live_server *s);
 void live_queue_clear(struct live_rank *rk); /* drop a rank's declared ops */
 
 /* serve_recv.c: serve the socket for up to wait_ms (0: what is there now);

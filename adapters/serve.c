@@ -91,18 +91,29 @@ void live_opts_init(struct live_opts *o)
 
 /* --- sending ------------------------------------------------------------------ */
 
-/* Frames to a client: identity, header, optional payload. Never blocks
- * (a client that stopped reading loses frames, not the server's time). */
-void live_send(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
-		      zmq_msg_t *pay, const void *text, size_t text_len)
+/* Frames to a client: identity, header, optional payload. Never blocks.
+ * With ZMQ_ROUTER_MANDATORY the identity frame fails when the connection's
+ * queue is full (EAGAIN: a client that stopped reading; its rank is
+ * marked for eviction) or the connection is gone (EHOSTUNREACH: the frame
+ * is dropped, the heartbeat timeout evicts the rank). */
+void live_send(struct live_server *s, uint32_t to, const unsigned char *id, size_t id_len, const struct zp_hdr *h,
+	       zmq_msg_t *pay, const void *text, size_t text_len)
 {
 	uint8_t buf[ZP_HDR_BYTES];
 	struct zp_hdr hh = *h;
 	hh.version = ZP_VERSION;
 	zp_encode(&hh, buf);
 	bool more = pay || text;
-	if (zmq_send(s->sock, id, id_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+	if (zmq_send(s->sock, id, id_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+		struct live_rank *rk = to < s->n ? &s->ranks[to] : NULL;
+		if (errno == EAGAIN && rk && rk->state == LR_READY && !rk->stalled && rk->id_len == id_len &&
+		    !memcmp(rk->id, id, id_len)) {
+			rk->stalled = true;
+			rk->stall_next = s->stall_head;
+			s->stall_head = to;
+		}
 		goto drop;
+	}
 	if (zmq_send(s->sock, buf, sizeof buf, (more ? ZMQ_SNDMORE : 0) | ZMQ_DONTWAIT) < 0)
 		goto drop;
 	if (pay) {
@@ -117,11 +128,11 @@ drop:
 		zmq_msg_close(pay);
 }
 
-void live_send_error(struct live_server *s, const unsigned char *id, size_t id_len, uint32_t rank,
-			    int code, const char *line)
+void live_send_error(struct live_server *s, uint32_t to, const unsigned char *id, size_t id_len, uint32_t rank,
+		     int code, const char *line)
 {
 	struct zp_hdr h = {.type = ZP_ERROR, .rank = rank, .tag = code};
-	live_send(s, id, id_len, &h, NULL, line, strlen(line));
+	live_send(s, to, id, id_len, &h, NULL, line, strlen(line));
 }
 
 /* --- ranks --------------------------------------------------------------------- */
@@ -246,11 +257,19 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	int64_t cap = (int64_t)(o->max_payload + (o->max_payload >> 2) + 4096);
 	if (cap < (int64_t)ZP_WAITALL_MAX * 4 + 4096)
 		cap = (int64_t)ZP_WAITALL_MAX * 4 + 4096;
-	int linger = 0, hwm = 0, ipv6 = 1;
+	/* Sends: at most send_hwm frames queued per connection, a send to a
+	 * full queue fails (EAGAIN) instead of growing memory or being
+	 * dropped unsaid; receives: unbounded here, bounded per rank by
+	 * LIVE_QUEUE_MAX. */
+	uint64_t frame = (uint64_t)o->max_payload + ZP_HDR_BYTES + 256; /* a DELIVER, or an ERROR's line */
+	uint64_t hwm = LIVE_SEND_BUDGET_BYTES / frame;
+	s->send_hwm = hwm < LIVE_SEND_HWM_MIN ? (int)LIVE_SEND_HWM_MIN : hwm > INT32_MAX ? INT32_MAX : (int)hwm;
+	int linger = 0, rcvhwm = 0, mandatory = 1, ipv6 = 1;
 	zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &cap, sizeof cap);
 	zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
-	zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
-	zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+	zmq_setsockopt(s->sock, ZMQ_SNDHWM, &s->send_hwm, sizeof s->send_hwm);
+	zmq_setsockopt(s->sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
+	zmq_setsockopt(s->sock, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof mandatory);
 	if (tcp && strchr(ep, '['))
 		zmq_setsockopt(s->sock, ZMQ_IPV6, &ipv6, sizeof ipv6);
 	NL_CHECK(live_curve_setup(s, err));
@@ -286,7 +305,8 @@ static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *er
 
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
-	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE};
+	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE,
+				.stall_head = LIVE_NONE};
 	int rc;
 	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
 	if (o->n_ranks == 0)
@@ -357,7 +377,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		/* Tell the connected ranks why, rather than leave them to time out. */
 		for (uint32_t r = 0; r < s.n; r++)
 			if (s.ranks[r].state == LR_READY)
-				live_send_error(&s, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
+				live_send_error(&s, r, s.ranks[r].id, s.ranks[r].id_len, r, ZP_EABORT, err->msg);
 		/* Stopped by a signal or the lag bound (live_next refused the
 		 * next op): the report too, marked stopped, with each rank's
 		 * figures up to its last completed op (no archive). Out of
@@ -377,7 +397,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		struct live_rank *rk = &s.ranks[r];
 		if (rk->state == LR_READY) {
 			if (run_rc == NL_EDEADLOCK)
-				live_send_error(&s, rk->id, rk->id_len, r, ZP_EDEADLOCK, err->msg);
+				live_send_error(&s, r, rk->id, rk->id_len, r, ZP_EDEADLOCK, err->msg);
 			if (rk->bye)
 				live_rank_done(&s, r);
 		}

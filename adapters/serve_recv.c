@@ -114,11 +114,27 @@ void live_evict(struct live_server *s, uint32_t r, int kind, const char *why)
 	char line[256];
 	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
 	if (was_connected)
-		live_send_error(s, rk->id, rk->id_len, r, ZP_EEVICTED, line);
+		live_send_error(s, r, rk->id, rk->id_len, r, ZP_EEVICTED, line);
 	/* Its job's connected ranks (no other job can reach it): the list,
 	 * not every rank, so a sweep of k evictions is not k * n. */
 	for (uint32_t p = s->job_ready[s->job_of[r]]; p != LIVE_NONE; p = s->ranks[p].job_next)
-		live_send_error(s, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+		live_send_error(s, p, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+}
+
+void live_evict_stalled(struct live_server *s)
+{
+	/* An eviction's notices can mark more ranks: they join the list. */
+	while (s->stall_head != LIVE_NONE) {
+		uint32_t r = s->stall_head;
+		struct live_rank *rk = &s->ranks[r];
+		s->stall_head = rk->stall_next;
+		rk->stalled = false;
+		char why[160];
+		snprintf(why, sizeof why,
+			 "stopped reading: %d frames queued for it (the most the server queues for a connection)",
+			 s->send_hwm);
+		live_evict(s, r, LE_OTHER, why);
+	}
 }
 
 void live_evictions_summary(struct live_server *s)
@@ -132,6 +148,7 @@ void live_evictions_summary(struct live_server *s)
 
 void live_check_timeouts(struct live_server *s)
 {
+	live_evict_stalled(s);
 	uint64_t now = live_clock_ms();
 	while (s->lru_head != LIVE_NONE && live_check_stop(s) == 0) {
 		uint32_t r = s->lru_head;
@@ -234,7 +251,8 @@ static void live_offence(struct live_server *s, const unsigned char *id, size_t 
 		snprintf(line, sizeof line, "connection without a rank: %s", msg);
 	if (!quiet)
 		live_log(s, "%s", line);
-	live_send_error(s, id, id_len, rank >= 0 ? (uint32_t)rank : UINT32_MAX, code, line);
+	live_send_error(s, holds ? (uint32_t)rank : LIVE_NONE, id, id_len, rank >= 0 ? (uint32_t)rank : UINT32_MAX, code,
+			line);
 }
 
 static void live_on_hello(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h)
@@ -313,7 +331,7 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		w.peer = (int32_t)first;
 		w.tag = (int32_t)size;
 	}
-	live_send(s, id, id_len, &w, NULL, NULL, 0);
+	live_send(s, h->rank, id, id_len, &w, NULL, NULL, 0);
 }
 
 /* --- requests: a WAIT or WAITALL may name only an isend or irecv of the
@@ -462,7 +480,8 @@ static bool live_on_message(struct live_server *s)
 		goto out;
 	}
 	if (rk->state != LR_READY) {
-		live_send_error(s, id, id_len, h.rank, ZP_EEVICTED, rk->state == LR_EVICTED ? rk->why : "rank finished");
+		live_send_error(s, h.rank, id, id_len, h.rank, ZP_EEVICTED,
+				rk->state == LR_EVICTED ? rk->why : "rank finished");
 		goto out;
 	}
 	if (h.type == ZP_HEARTBEAT) {

@@ -74,7 +74,7 @@ static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
 	{
 	struct live_rank *rk = &s->ranks[r];
 	struct zp_hdr h = {.type = ZP_DONE, .rank = r, .seq = seq, .a = session_src_now(s->eng)};
-	live_send(s, rk->id, rk->id_len, &h, NULL, NULL, 0);
+	live_send(s, r, rk->id, rk->id_len, &h, NULL, NULL, 0);
 	}
 }
 
@@ -145,7 +145,7 @@ static bool live_time_check(struct live_server *s, uint32_t r, struct live_qop *
 	}
 	if (q->h.type == ZP_SEND || q->h.type == ZP_WAITALL)
 		zmq_msg_close(&q->pay);
-	live_send_error(s, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
+	live_send_error(s, r, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
 	live_evict(s, r, LE_OTHER, line);
 	return true;
 }
@@ -168,6 +168,7 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 		return s->fatal;
 	}
 	live_pump(s, 0);
+	live_evict_stalled(s);
 	bool paced = s->o->pace > 0;
 	uint64_t t_engine = session_src_now(s->eng), t_op = 0;
 	while (rk->state == LR_READY || rk->state == LR_ABSENT) {
@@ -328,7 +329,7 @@ void live_on_match(void *ctx, const struct app_match_info *mi)
 			   .tag = mi->tag, .a = mi->t_sent_ps, .b = mi->t_arrived_ps, .c = mi->t_done_ps};
 	live_pace_release(s, mi->t_done_ps);
 	stats_hist_add(&s->residence_ns, live_clock_ns() - p.t_in_ns);
-	live_send(s, dst->id, dst->id_len, &h, &p.msg, NULL, 0);
+	live_send(s, mi->dst, dst->id, dst->id_len, &h, &p.msg, NULL, 0);
 	s->delivered++;
 	s->job_delivered[s->job_of[mi->dst]]++;
 }

@@ -862,6 +862,65 @@ def case_flood(d):
     ranks = json.load(open(s.json))['live']['ranks']
     expect(ranks[0]['state'] == 'finished', 'rank 0: %s' % ranks[0])
     expect(ranks[1]['state'] == 'evicted' and 'ops ahead' in ranks[1]['what_happened'], 'rank 1: %s' % ranks[1])
+    case_deaf(d)
+
+
+# A client that never reads: rank 0 of job 1 declares COMPUTEs (each
+# answered with a DONE) and reads nothing; rank 1, job 2, works normally.
+# The server's send queue to rank 0 grew without bound (SNDHWM 0).
+DEAF = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import zmq
+import netloom_client as nl
+ep, role = sys.argv[2], sys.argv[3]
+if role == 'deaf':
+    s = zmq.Context().socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0); s.setsockopt(zmq.RCVHWM, 1); s.setsockopt(zmq.RCVBUF, 4096)
+    s.connect(ep)
+    s.send(nl.HDR.pack(nl.MAGIC, 1, nl.HELLO, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0))
+    s.poll(10000); s.recv_multipart()
+    for seq in range(40000):
+        s.send(nl.HDR.pack(nl.MAGIC, 1, nl.COMPUTE, 0, 0, 0, seq, 0, 0, 0, 0, 1, 0, 0))
+    print('sent', flush=True)
+    time.sleep(30)  # connected, never reading, until the test ends it
+else:
+    c = nl.Client(ep, 1, job=2, timeout_ms=20000)
+    for it in range(20):
+        q = c.isend(1, it, b'x' * 1000)
+        st = c.recv(1, it)
+        c.wait(q)
+        c.compute(1000)
+        time.sleep(0.02)
+    c.close()
+    print('ok')
+'''
+
+
+def case_deaf(d):
+    """A client that stops reading is evicted once its send queue is full
+    ("stopped reading: N frames queued for it"); the other job finishes.
+    (Run from case_flood: the meson list of cases is not this file's.)"""
+    need_pyzmq()
+    script = os.path.join(d, 'deaf.py')
+    open(script, 'w').write(DEAF)
+    s = Server(d, 2, '-s', 'backend=analytic', '--jobs', '1,1', '--timeout-ms', '20000', name='deaf')
+    deaf = subprocess.Popen([PY, script, PYDIR, s.ep, 'deaf'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    (rc, out), = clients([[PY, script, PYDIR, s.ep, 'good']], d, 'deafgood')
+    srv = s.wait()
+    deaf.kill()
+    dout = deaf.communicate()[0]
+    expect(rc == 0 and out.strip() == 'ok', 'the other job: %d %s' % (rc, out))
+    err = open(s.err).read()
+    expect(srv == 0 and 'netloom serve: rank 0 evicted: stopped reading: 1000 frames queued for it (the most the '
+           'server queues for a connection)' in err, 'server %d: %s (deaf client: %s)' % (srv, err, dout))
+    live = json.load(open(s.json))['live']
+    expect(live['ranks'][0]['state'] == 'evicted' and
+           live['ranks'][0]['what_happened'].startswith('stopped reading: 1000 frames queued for it') and
+           live['ranks'][1]['state'] == 'finished', 'JSON: %s' % live['ranks'])
+    expect('rank 0: evicted; 0 refused frames; payloads lost to it 0, from it 0; stopped reading: 1000 frames '
+           'queued for it' in open(s.out).read(), 'report: %s' % open(s.out).read())
 
 
 PACED = r'''
@@ -1442,11 +1501,20 @@ import zmq
 import netloom_client as nl
 s = zmq.Context().socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2])
 n = int(sys.argv[3])
+errors = 0
+def take(k):  # read as it goes: the server queues at most 1,000 frames for a connection
+    global errors
+    for _ in range(k):
+        if not s.poll(20000):
+            print('timeout after', errors, 'errors'); sys.exit(1)
+        errors += nl.HDR.unpack(s.recv_multipart()[0])[2] == nl.ERROR
 for i in range(n):  # bad magic, claiming rank 0 or no rank at all; never said HELLO
     s.send(b'\xde\xad' + bytes(6) + struct.pack('<I', 0 if i % 2 else 7) + os.urandom(44) if i % 3 else b'junk')
+    if i % 500 == 499:
+        take(500)
+take(n % 500)
 s.send(nl.HDR.pack(nl.MAGIC, 1, nl.HELLO, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0))
 s.send(nl.HDR.pack(nl.MAGIC, 1, nl.BYE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-errors = 0
 while True:
     if not s.poll(20000):
         print('timeout after', errors, 'errors'); sys.exit(1)
