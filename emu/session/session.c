@@ -128,9 +128,24 @@ void nl_sim_free(nl_sim *s)
 	free(s);
 }
 
+json_t *session_config_json(const struct config *cfg)
+{
+	json_t *j = config_to_json(cfg);
+	const char *topo = config_get(cfg, "topology");
+	char *spec;
+	struct nl_err e = {0};
+	/* "@FILE" is recorded as the spec it read, so the results' config
+	 * reproduces the run without the file (docs/configuration.md). */
+	if (j && topo && topo[0] == '@' && topo_spec_expand(topo, &spec, &e) == 0) {
+		json_object_set_new(j, "topology", json_string(spec));
+		free(spec);
+	}
+	return j;
+}
+
 uint64_t session_config_hash(const nl_sim *s)
 {
-	json_t *j = config_to_json(&s->cfg);
+	json_t *j = session_config_json(&s->cfg);
 	char *text = j ? json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	uint64_t h = text ? XXH64(text, strlen(text), 0) : 0;
 	free(text);
@@ -547,7 +562,7 @@ static json_t *session_doc(const nl_sim *s, const char *cmd)
 	json_object_set_new(routing, "spec",
 			    json_string(s->routing_spec ? s->routing_spec : s->nc.routing_function));
 	json_object_set_new(doc, "routing", routing);
-	json_object_set_new(doc, "config", config_to_json(&s->cfg));
+	json_object_set_new(doc, "config", session_config_json(&s->cfg));
 	return doc;
 }
 

@@ -42,6 +42,9 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
+/* The configuration as results record it (config_to_json), with a
+ * "topology = @FILE" replaced by the spec the file holds. */
+struct json_t *session_config_json(const struct config *cfg);
 /* XXH64 of the resolved configuration (its JSON, keys sorted: no file
  * names or lines), what mpirun's ranks must agree on (net_mpi_agree_same). */
 uint64_t session_config_hash(const nl_sim *s);

@@ -420,7 +420,7 @@ static json_t *ifr_doc(const struct ifr *x)
 	json_object_set_new(doc, "netloom_build", json_string(version_build()));
 	json_object_set_new(doc, "command", json_string("interfere"));
 	json_object_set_new(doc, "workload", json_string(x->path));
-	json_object_set_new(doc, "config", config_to_json(&x->s->cfg));
+	json_object_set_new(doc, "config", session_config_json(&x->s->cfg));
 	json_object_set_new(res, "topology", json_string(x->t->spec));
 	json_object_set_new(res, "backend", json_string(x->ops->name));
 	json_object_set_new(res, "jobs", jobs);

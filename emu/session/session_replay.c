@@ -129,7 +129,7 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 	json_object_set_new(doc, "netloom_build", json_string(version_build()));
 	json_object_set_new(doc, "command", json_string("replay"));
 	json_object_set_new(doc, "trace", session_trace_json(path, m, trace_archive_file_bytes(s->arch)));
-	json_object_set_new(doc, "config", config_to_json(&s->cfg));
+	json_object_set_new(doc, "config", session_config_json(&s->cfg));
 	json_t *results = session_replay_results(s, deadlock);
 	/* The only field that differs between identical runs. */
 	json_object_set_new(results, "wall_seconds", json_real(nl_wall_seconds() - t0));

@@ -123,16 +123,29 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 	return 0;
 }
 
+int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
+{
+	*out = NULL;
+	if (spec[0] != '@') {
+		*out = strdup(spec);
+		return *out ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	char *text;
+	NL_CHECK(topo_read_spec_file(spec + 1, &text, err));
+	if (text[0] == '@') {
+		free(text);
+		return nl_errf(err, NL_EINVAL, "topology '%s': a spec file cannot name another spec file", spec);
+	}
+	*out = text;
+	return 0;
+}
+
 int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 {
 	if (spec[0] == '@') {
 		char *text;
 		*out = NULL;
-		NL_CHECK(topo_read_spec_file(spec + 1, &text, err));
-		if (text[0] == '@') {
-			free(text);
-			return nl_errf(err, NL_EINVAL, "topology '%s': a spec file cannot name another spec file", spec);
-		}
+		NL_CHECK(topo_spec_expand(spec, &text, err));
 		int rc = topo_new(text, out, err);
 		free(text);
 		return rc;

@@ -206,6 +206,9 @@ const struct topo_ops *topo_find(const char *name, struct nl_err *err);
  * spec from a file (any length; lines joined without separators, '#'
  * lines skipped); the canonical t->spec is then the spec itself. */
 int topo_new(const char *spec, struct topo **out, struct nl_err *err);
+/* The spec "@path" stands for (its file's text, as topo_new reads it), or
+ * a copy of any other spec; *out is the caller's to free. */
+int topo_spec_expand(const char *spec, char **out, struct nl_err *err);
 
 /* Free a topology (NULL is a no-op). */
 void topo_free(struct topo *t);

@@ -52,4 +52,22 @@ def case_long_specs():
             raise Fail(f"unsplittable line: {err!r}")
 
 
+def case_spec_file_in_results():
+    """Results record the spec a @FILE holds, not the file's name, so their
+    config reproduces the run without the file (docs/configuration.md)."""
+    import json
+    with tempfile.TemporaryDirectory() as tmp:
+        spec_file = os.path.join(tmp, "t.topo")
+        with open(spec_file, "w") as f:
+            f.write("# a wrapped spec\n  torus:k=4x4,\n  p=2  \n")
+        short = ["-s", "topology=@" + spec_file, "-s", "max_samples=2", "-s", "warmup_periods=1",
+                 "-s", "sample_period=100"]
+        doc = json.loads(run("run", *short, "--json", "-").stdout)
+        eq("run --json config.topology", doc["config"]["topology"], "torus:k=4x4,p=2")
+        again = json.loads(run("run", "-s", "topology=torus:k=4x4,p=2", *short[2:], "--reproducible",
+                               "--json", "-").stdout)
+        first = json.loads(run("run", *short, "--reproducible", "--json", "-").stdout)
+        eq("the recorded spec runs the same point", first["results"], again["results"])
+
+
 clitest.main(globals())
