@@ -147,7 +147,7 @@ static const struct param_def net_sim_keys[] = {
 	 "endpoints) or metis (METIS k-way, fewest links between partitions, the same balance); results are "
 	 "identical either way", partitioner_names},
 	{"threads", PARAM_INT, K(sim_cfg, threads), "1", 0, 1024,
-	 "threads running the flit model's partitions side by side, one synchronisation per cycle "
+	 "threads running the flit model's partitions side by side, synchronised twice per cycle (a release and a join) "
 	 "(0 = one per 512 routers, at most one per online processor; results are identical for any value)",
 	 NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
