@@ -10,9 +10,14 @@
 # netloom, records into a temporary directory, then replaces the samples
 # and regenerates traces/samples/README.md with exactly what was run.
 # Traces hold measured times, so a new recording differs in its bytes.
-# usage: scripts/record-samples.sh [--check-only]
+# usage: scripts/record-samples.sh [--check-only | --help]
+#   (none):       record, then replace the samples and the README
 #   --check-only: record into a temporary directory and report sizes, but
 #                 leave traces/samples/ untouched.
+#   --help:       print this usage. Any other argument is a usage error (exit 2).
+# The new samples and README are written to a staging directory first and
+# moved over the old ones only at the end, once everything was recorded and
+# written: a failure or an interrupt before that leaves traces/samples/ as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -20,8 +25,15 @@ samples=$root/traces/samples
 inputs=$samples/inputs
 max_total=$((5 * 1024 * 1024)) # the samples' budget, bytes
 
+usage() { echo "usage: scripts/record-samples.sh [--check-only | --help]"; }
 check_only=0
-[ "${1:-}" = "--check-only" ] && check_only=1
+case "$#:${1:-}" in
+  0:) ;;
+  1:--check-only) check_only=1 ;;
+  1:-h | 1:--help) usage; exit 0 ;;
+  1:*) echo "scripts/record-samples.sh: unknown argument '$1' (expected --check-only or --help)" >&2; usage >&2; exit 2 ;;
+  *) echo "scripts/record-samples.sh: $# arguments; expected at most one" >&2; usage >&2; exit 2 ;;
+esac
 
 scripts/deps.sh
 missing=()
@@ -182,9 +194,12 @@ if [ "$total" -gt "$max_total" ]; then
 fi
 [ "$check_only" = 1 ] && exit 0
 
-# --- replace the samples and write the README -----------------------------------
-rm -f "$samples"/*.nlt "$samples"/calibration-shm.json
-cp "$out"/* "$samples/"
+# --- stage the new samples and their README, then move them into place --------
+# The staging directory is inside traces/samples/ (one file system), so each
+# file's move at the end is a rename.
+stage=$(mktemp -d "$samples/.record-samples.XXXXXX")
+trap 'rm -rf "$work" "$stage"' EXIT
+cp "$out"/* "$stage/"
 
 host_desc="$(uname -s) $(uname -r) $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo)"
 ver() { dpkg-query -W -f='${Version}' "$1"; }
@@ -272,7 +287,7 @@ the fastest one-way times over sizes >= 64 KiB, for the two-parameter model
 | ranks | latency | bandwidth | median 0 B | median 1 MiB | median 2 MiB | 2 MiB exchange |
 |---|---|---|---|---|---|---|
 EOF
-  python3 - "$samples/calibration-shm.json" <<'PY'
+  python3 - "$stage/calibration-shm.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["runs"]:
     at = lambda t, b: next(x for x in r[t] if x["bytes"] == b)["median_seconds"] * 1e6
@@ -294,8 +309,18 @@ sized for 8 and 16 ranks. They are copies of the project's MPI input decks
 
 \`\`\`
 EOF
-  (cd "$samples" && ls -l ./*.nlt calibration-shm.json | awk '{printf "%10d  %s\n", $5, $9}' | sed 's|\./||')
+  (cd "$stage" && ls -l ./*.nlt calibration-shm.json | awk '{printf "%10d  %s\n", $5, $9}' | sed 's|\./||')
   echo "total: $total bytes (budget: $max_total)"
   echo '```'
-} >"$samples/README.md"
+} >"$stage/README.md"
+
+# Into place: the old recordings the new set has no file for go, then each
+# new file is renamed over its old one, the README last.
+for f in "$samples"/*.nlt; do
+  [ ! -e "$f" ] || [ -e "$stage/${f##*/}" ] || rm -f "$f"
+done
+for f in "$stage"/*; do
+  [ "${f##*/}" = README.md ] || mv -f "$f" "$samples/"
+done
+mv -f "$stage/README.md" "$samples/README.md"
 echo "record-samples: wrote $samples" >&2
