@@ -28,14 +28,23 @@ minutes=${1:-10}
 case "$minutes" in
   '' | *[!0-9]*) echo "scripts/fuzz.sh: MINUTES: '$minutes' is not a whole number of minutes" >&2; exit 2 ;;
 esac
+minutes=$((10#$minutes)) # base 10: '08' is 8 minutes, not a bad octal number
 [ "$minutes" -gt 0 ] || { echo "scripts/fuzz.sh: MINUTES: must be at least 1" >&2; exit 2; }
 shift || true
 
-# The targets are what build-libfuzzer.sh builds (it prints their paths).
+# The targets are what build-libfuzzer.sh builds (it prints their paths;
+# its compiler errors go to stderr). A failed build stops here: nothing to fuzz.
+rc=0
+paths=$(tests/fuzz/build-libfuzzer.sh) || rc=$?
+if [ "$rc" -ne 0 ]; then
+  echo "scripts/fuzz.sh: building the fuzz targets failed (tests/fuzz/build-libfuzzer.sh exited with status $rc; its errors are above)" >&2
+  exit 1
+fi
 built=()
 while read -r path; do
-  built+=("${path#build-fuzz/fuzz_}")
-done < <(tests/fuzz/build-libfuzzer.sh)
+  [ -n "$path" ] && built+=("${path#build-fuzz/fuzz_}")
+done <<<"$paths"
+[ ${#built[@]} -gt 0 ] || { echo "scripts/fuzz.sh: tests/fuzz/build-libfuzzer.sh built no fuzz target" >&2; exit 1; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${built[@]}")
 for t in "${targets[@]}"; do

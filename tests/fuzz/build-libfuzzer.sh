@@ -14,13 +14,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-clang}
+command -v "$CC" >/dev/null ||
+	{ echo "tests/fuzz/build-libfuzzer.sh: CC: '$CC' not found (needs clang with libFuzzer: scripts/deps.sh)" >&2; exit 1; }
 out=build-fuzz
 mkdir -p "$out"
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DNETLOOM_VERSION=\"fuzz\" -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iemu -I. -Iinclude)
-srcs=(traces/*.c emu/core/error.c adapters/proto.c)
+srcs=(traces/*.c emu/core/error.c emu/core/text.c emu/core/output.c adapters/proto.c)
 targets=(trace_reader import_dumpi import_simgrid zmq_frame)
-libs=(-lzstd -l:libxxhash.a -lm)
+libs=(-lzstd -l:libxxhash.a -ljansson -lm)
 # The OTF2 importer, when the OTF2 library is installed (its files need it).
 if pkg-config --exists otf2; then
 	flags+=(-DNETLOOM_HAVE_OTF2 $(pkg-config --cflags otf2))
