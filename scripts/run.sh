@@ -11,13 +11,16 @@
 # It prints one table (predicted runtime, share of time in MPI, busiest
 # link's load per network), then the full report for the torus.
 #   scripts/run.sh                  the default job
-#   scripts/run.sh ARGS...          build/netloom ARGS... (e.g. run -s topology=torus:k=4x4)
+#   scripts/run.sh ARGS...          build/netloom ARGS... (e.g. run -s topology=torus:k=4x4),
+#                                   run from the directory you called it in, so
+#                                   relative paths in ARGS (-c my.ini, --json out.json)
+#                                   are yours, not the repository's
 set -euo pipefail
-cd "$(dirname "$0")/.."
-scripts/deps.sh
-scripts/build.sh
+repo=$(cd "$(dirname "$0")/.." && pwd)
+(cd "$repo" && scripts/deps.sh && scripts/build.sh)
 if [ $# -gt 0 ]; then
-  exec build/netloom "$@"
+  exec "$repo/build/netloom" "$@"
 fi
+cd "$repo"
 exec build/netloom replay traces/samples/lammps-lj-16.nlt -s backend=flit \
   --topology torus:k=4x4 --topology dragonfly:a=4,p=2,h=2,g=2 --topology fattree:k=4,n=2
