@@ -7,8 +7,15 @@
 # with --tsan into build-tsan/ (thread sanitizer; only the targets named
 # after it, e.g. `scripts/build.sh --tsan test_part`).
 # Quiet on success; on failure the compiler's messages are printed.
+#
+#   scripts/build.sh [--asan | --release | --clang | --tsan] [TARGET...]
+#
+# TARGETs are meson targets (default: all); an unknown option is a usage
+# error (exit 2), an unknown target a build error (exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+usage() { echo "usage: scripts/build.sh [--asan | --release | --clang | --tsan] [TARGET...]"; }
 
 # Warnings are errors in our own builds and CI, never a default for users
 # (a plain `meson setup --buildtype=release` must build with any gcc).
@@ -41,8 +48,16 @@ case "${1:-}" in
     # error. No LTO: the sanitizer's instrumentation is per object.
     dir=build-tsan
     opts=(-Dbuildtype=debugoptimized -Dwerror=true -Db_sanitize=thread -Db_lto=false) ;;
+  -h | --help)
+    usage; exit 0 ;;
+  -*)
+    echo "scripts/build.sh: unknown option '$1' (expected --asan, --release, --clang or --tsan)" >&2
+    usage >&2; exit 2 ;;
 esac
-[ $# -gt 0 ] && shift
+case "${1:-}" in --asan | --release | --clang | --tsan) shift ;; esac
+for t in "$@"; do
+  case "$t" in -*) echo "scripts/build.sh: '$t': options come first, then targets" >&2; usage >&2; exit 2 ;; esac
+done
 targets=("$@")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
