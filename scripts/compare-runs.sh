@@ -11,19 +11,34 @@
 # and threaded flit model must not change a bit). The configuration
 # echo's "partitions", "partitioner" and "threads" lines are dropped before comparing
 # (an old binary has no such keys; their default, 1, is the old model). Prints one line per comparison and "N identical,
-# N differ"; exits 1 when any differs or fails.
+# N differ"; exits 1 when any differs or fails, 2 on bad usage (a missing
+# argument, or a binary that is not an executable file). Relative binary
+# paths are the caller's (the script then runs from the repository); a bare
+# name is looked up in PATH.
 set -uo pipefail
-cd "$(dirname "$0")/.."
 usage="usage: compare-runs.sh OLD_NETLOOM NEW_NETLOOM | --partitions NETLOOM"
+# binary WHAT PATH: PATH's absolute path, or a one-line error and exit 2
+binary() {
+  local p=$2
+  case $p in */*) ;; *) p=$(command -v -- "$p") || p=$2 ;; esac
+  if [ -z "$p" ] || [ ! -f "$p" ] || [ ! -x "$p" ]; then
+    echo "compare-runs.sh: $1: '$2' is not an executable file" >&2
+    exit 2
+  fi
+  realpath -- "$p"
+}
 if [ "${1:-}" = "--partitions" ]; then
-  old=${2:?$usage}
+  [ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
+  old=$(binary NETLOOM "$2") || exit 2
   new=$old
   parts=(2 3 4 t2 m4)
 else
-  old=${1:?$usage}
-  new=${2:?$usage}
+  [ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
+  old=$(binary OLD_NETLOOM "$1") || exit 2
+  new=$(binary NEW_NETLOOM "$2") || exit 2
   parts=("")
 fi
+cd "$(dirname "$0")/.." || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
