@@ -10,7 +10,8 @@
 #   BUILD_DIR  holds the netloom binary (default build)
 #   OUT_DIR    keeps the workloads and JSON documents (default: a temporary
 #              folder, removed at the end)
-# Environment: SEEDS (default "1 2 3 4 5"), BACKEND (analytic or flit,
+# Environment: SEEDS (whole numbers separated by white space, default
+# "1 2 3 4 5"; contiguous and round-robin run with the first only), BACKEND (analytic or flit,
 # default analytic), TOPOLOGY (default dragonfly:a=4,p=2,h=2), BULLY_ITERS
 # (default 600), BULLY_BYTES (bytes per peer per all-to-all, default 65536),
 # BULLY_GAP_NS (compute between all-to-alls, default 200000).
@@ -20,7 +21,13 @@ build=${1:-$root/build}
 netloom=$build/netloom
 [ -x "$netloom" ] || { echo "interfere-study: $netloom not built (scripts/build.sh)" >&2; exit 2; }
 if [ $# -ge 2 ]; then out=$2; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
-seeds=${SEEDS:-1 2 3 4 5}
+# SEEDS is split on white space, so " 2 3" or "2  3" is the seeds 2 and 3;
+# the first is the one seed the deterministic policies run with.
+read -r -a seeds <<<"${SEEDS:-1 2 3 4 5}"
+[ ${#seeds[@]} -gt 0 ] || { echo "interfere-study: SEEDS: '${SEEDS:-}' holds no seed (expected whole numbers, e.g. \"1 2 3\")" >&2; exit 2; }
+for s in "${seeds[@]}"; do
+  case $s in '' | *[!0-9]*) echo "interfere-study: SEEDS: '$s' is not a whole number" >&2; exit 2 ;; esac
+done
 backend=${BACKEND:-analytic}
 topology=${TOPOLOGY:-dragonfly:a=4,p=2,h=2}
 iters=${BULLY_ITERS:-600}
@@ -41,8 +48,8 @@ EOF
 printf '%-12s %5s %13s %13s %11s %11s %11s %7s  %s\n' policy seed lammps_alone lammps_shared slowdown p99_shift bully_slow shared "busiest shared link (lammps/bully share)"
 results=()
 for policy in contiguous random-node round-robin; do
-  for seed in $seeds; do
-    [ "$policy" = contiguous ] || [ "$policy" = round-robin ] && [ "$seed" != "${seeds%% *}" ] && continue
+  for seed in "${seeds[@]}"; do
+    [ "$policy" = contiguous ] || [ "$policy" = round-robin ] && [ "$seed" != "${seeds[0]}" ] && continue
     w=$out/$policy-$seed.ini
     cat > "$w" <<EOF
 [workload]
