@@ -91,15 +91,24 @@ memory)
   fi
   median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
   peak_at() { # peak RSS (KiB, GNU time) of the run at rate $1, median of $runs
+    local rc kib
     for _ in $(seq "$runs"); do
       # BookSim2 exits 255 after a normal run: GNU time then writes a
-      # line about it before the figure.
-      /usr/bin/time -f %M -o "$dir/rss" "${norand[@]}" "${cmd[@]}" injection_rate="$1" >/dev/null || true
-      tail -n 1 "$dir/rss"
+      # line about it before the figure. Any other failure (netloom's
+      # at all) ends the script with the program's own message shown.
+      rc=0
+      /usr/bin/time -f %M -o "$dir/rss" "${norand[@]}" "${cmd[@]}" injection_rate="$1" >/dev/null || rc=$?
+      if [ "$rc" -ne 0 ] && { [ "$counter" = "$netloom" ] || [ "$rc" -ne 255 ]; }; then
+        echo "booksim_topos.sh: $(basename "$netloom") failed on $case at injection_rate=$1 (exit status $rc)" >&2
+        exit 1
+      fi
+      kib=$(tail -n 1 "$dir/rss")
+      case $kib in '' | *[!0-9]*) echo "booksim_topos.sh: no peak RSS from GNU time (got '$kib')" >&2; exit 1 ;; esac
+      echo "$kib"
     done | median
   }
-  idle=$(peak_at "$idle_rate")
-  busy=$(peak_at "$load")
+  idle=$(peak_at "$idle_rate") || exit 1
+  busy=$(peak_at "$load") || exit 1
   eps=$("$counter" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
     sed -n 's/.* \([0-9][0-9]*\) endpoints.*/\1/p')
   how="address-space randomisation off"
@@ -124,7 +133,8 @@ vs)
   TIMEFORMAT='%3U %3S'
   for i in $(seq "$pairs"); do
     { time "$netloom" run -c "$dir/$case.ini" -s injection_rate="$load" -s seed=0 -s sample_period="$period" \
-      >"$dir/nl.out" 2>&1; } 2>"$dir/nl.cpu"
+      >"$dir/nl.out" 2>&1; } 2>"$dir/nl.cpu" ||
+      { cat "$dir/nl.out" >&2; echo "booksim_topos.sh: netloom failed on $case at injection_rate=$load" >&2; exit 1; }
     # BookSim2 exits 255 after a normal run.
     { time "$booksim" "$dir/$case.cfg" injection_rate="$load" seed=0 sample_period="$period" \
       >"$dir/bs.out" 2>&1 || true; } 2>"$dir/bs.cpu"
