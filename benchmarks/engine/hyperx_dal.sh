@@ -25,6 +25,13 @@ case ${1:-} in -h | --help) echo "usage: hyperx_dal.sh NETLOOM netloom LOAD [T] 
 [ $# -ge 3 ] || { echo "usage: hyperx_dal.sh NETLOOM netloom LOAD [T] | hyperx_dal.sh BOOKSIM booksim LOAD [T]" >&2; exit 2; }
 . "$(dirname "$0")/bench_lib.sh"
 bin=$1
+# Made absolute before the cd below (a relative path such as build/netloom
+# is the caller's); a bare name is looked up in PATH.
+case $bin in
+*/*) [ -f "$bin" ] && [ -x "$bin" ] || { echo "hyperx_dal.sh: $bin: not an executable" >&2; exit 2; }
+     bin=$(realpath -- "$bin") ;;
+*) command -v -- "$bin" >/dev/null || { echo "hyperx_dal.sh: $bin: not found in PATH" >&2; exit 2; } ;;
+esac
 mode=$2
 load=$3
 T=${4:-8}
