@@ -12,7 +12,10 @@
 # build/reproduce. Each script's first comment line says what it shows.
 # Exit status: 0 every figure written and its checks passed (or it has
 # none); 3 every figure written, some check against the paper failed
-# ("CHECK FAILED" lines); 2 bad usage; 1 a run failed.
+# ("CHECK FAILED" lines); 2 bad usage; 1 a run failed. All NAMEs are
+# checked before any runs. Without gnuplot (optional) the SVGs are not drawn:
+# one line per plot says so, the tables are printed and the exit status is
+# as above (an SVG left from an earlier run is removed, not kept stale).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -22,8 +25,10 @@ names=()
 checks_failed=0
 while [ $# -gt 0 ]; do
   case $1 in
-  --netloom) netloom=$2; shift 2 ;;
-  --out) out=$2; shift 2 ;;
+  --netloom | --out)
+    [ $# -ge 2 ] || { echo "reproduce.sh: $1: expected a value after it" >&2; exit 2; }
+    if [ "$1" = --netloom ]; then netloom=$2; else out=$2; fi
+    shift 2 ;;
   --list)
     for f in "$here"/repro/*.sh "$here"/repro/*.py; do
       [ -e "$f" ] || continue
@@ -31,27 +36,67 @@ while [ $# -gt 0 ]; do
       printf '%-24s %s\n' "$n" "$(sed -n '2s/^# *//p' "$f")"
     done
     exit 0 ;;
-  -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
   -*) echo "reproduce.sh: unknown option '$1' (expected --netloom, --out, --list)" >&2; exit 2 ;;
   *) names+=("$1"); shift ;;
   esac
 done
 [ ${#names[@]} -gt 0 ] || { echo "reproduce.sh: name a figure (see --list) or 'all'" >&2; exit 2; }
 [ -x "$netloom" ] || { echo "reproduce.sh: $netloom: not an executable (build with scripts/build.sh or pass --netloom)" >&2; exit 2; }
-if [ "${names[0]}" = all ]; then
-  names=()
-  for f in "$here"/repro/*.sh "$here"/repro/*.py; do
-    [ -e "$f" ] && { n=$(basename "$f"); names+=("${n%.*}"); }
-  done
+# Every name checked (and 'all' expanded) before anything runs; each figure once.
+every=()
+for f in "$here"/repro/*.sh "$here"/repro/*.py; do
+  [ -e "$f" ] && { n=$(basename "$f"); every+=("${n%.*}"); }
+done
+want=()
+for n in "${names[@]}"; do
+  if [ "$n" = all ]; then want+=("${every[@]}")
+  elif [ -f "$here/repro/$n.sh" ] || [ -f "$here/repro/$n.py" ]; then want+=("$n")
+  else echo "reproduce.sh: '$n': no such figure (see --list)" >&2; exit 2; fi
+done
+names=()
+for n in "${want[@]}"; do
+  [[ " ${names[*]} " == *" $n "* ]] || names+=("$n")
+done
+
+# Without gnuplot, a stand-in on PATH for the figure scripts: it says the
+# plot is skipped, and creates the output file gnuplot would have written
+# (the scripts rename or expect it) so that this script removes it after
+# the figure: no SVG is left that this run did not draw.
+noplot=""
+if ! command -v gnuplot >/dev/null; then
+  noplot=$(mktemp -d)
+  trap 'rm -rf "$noplot"' EXIT
+  cat >"$noplot/gnuplot" <<'SHIM'
+#!/usr/bin/python3
+import os, re, sys
+text = " ".join(sys.argv[1:]) if len(sys.argv) > 2 and sys.argv[1] == "-e" else sys.stdin.read()
+outs = re.findall(r"set\s+output\s+['\"]([^'\"]+)['\"]", text)
+for o in outs:
+    open(o, "w").close()
+    with open(os.environ["NL_REPRO_NOPLOT_LOG"], "a") as f:
+        f.write(o + "\n")
+    final = o[:-4] if o.endswith(".tmp") else o
+    print(f"reproduce.sh: gnuplot not found: {final} not drawn (apt-get install gnuplot-nox for the plots)",
+          file=sys.stderr)
+SHIM
+  chmod +x "$noplot/gnuplot"
 fi
+
 for n in "${names[@]}"; do
   if [ -f "$here/repro/$n.sh" ]; then s=("bash" "$here/repro/$n.sh")
-  elif [ -f "$here/repro/$n.py" ]; then s=("/usr/bin/python3" "$here/repro/$n.py")
-  else echo "reproduce.sh: '$n': no such figure (see --list)" >&2; exit 2; fi
+  else s=("/usr/bin/python3" "$here/repro/$n.py"); fi
   mkdir -p "$out/$n"
   echo "== $n" >&2
   rc=0
-  "${s[@]}" "$netloom" "$out/$n" || rc=$?
+  if [ -n "$noplot" ]; then
+    : >"$noplot/log"
+    PATH="$noplot:$PATH" NL_REPRO_NOPLOT_LOG="$noplot/log" "${s[@]}" "$netloom" "$out/$n" || rc=$?
+    while read -r o; do rm -f "$o" "${o%.tmp}"; done <"$noplot/log"
+    rm -f "$out/$n"/*.svg
+  else
+    "${s[@]}" "$netloom" "$out/$n" || rc=$?
+  fi
   if [ "$rc" -eq 3 ]; then checks_failed=1; elif [ "$rc" -ne 0 ]; then exit 1; fi
 done
 exit $((checks_failed ? 3 : 0))

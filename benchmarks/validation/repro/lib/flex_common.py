@@ -2,7 +2,9 @@
 settings (seed 000 section IV-B) and a load sweep with netloom."""
 import json
 import os
+import shutil
 import subprocess
+import sys
 import tempfile
 
 # Seed 000 section IV-B: single-flit packets, VC buffers of 256 flits,
@@ -49,7 +51,11 @@ def saturation(points):
 
 
 def gnuplot(svg, title, curves, ylabel="mean packet latency (cycles)"):
-    """curves: [(label, [(x, y)])]."""
+    """curves: [(label, [(x, y)])]. Without gnuplot (optional), says in one
+    line on stderr that the plot is not drawn and returns."""
+    if shutil.which("gnuplot") is None:
+        print(f"gnuplot not found: {svg} not drawn (apt-get install gnuplot-nox for the plots)", file=sys.stderr)
+        return
     fd, dat = tempfile.mkstemp(suffix=".dat")
     with os.fdopen(fd, "w") as f:
         for _, pts in curves:
