@@ -59,44 +59,13 @@ for n in "${want[@]}"; do
   [[ " ${names[*]} " == *" $n "* ]] || names+=("$n")
 done
 
-# Without gnuplot, a stand-in on PATH for the figure scripts: it says the
-# plot is skipped, and creates the output file gnuplot would have written
-# (the scripts rename or expect it) so that this script removes it after
-# the figure: no SVG is left that this run did not draw.
-noplot=""
-if ! command -v gnuplot >/dev/null; then
-  noplot=$(mktemp -d)
-  trap 'rm -rf "$noplot"' EXIT
-  cat >"$noplot/gnuplot" <<'SHIM'
-#!/usr/bin/python3
-import os, re, sys
-text = " ".join(sys.argv[1:]) if len(sys.argv) > 2 and sys.argv[1] == "-e" else sys.stdin.read()
-outs = re.findall(r"set\s+output\s+['\"]([^'\"]+)['\"]", text)
-for o in outs:
-    open(o, "w").close()
-    with open(os.environ["NL_REPRO_NOPLOT_LOG"], "a") as f:
-        f.write(o + "\n")
-    final = o[:-4] if o.endswith(".tmp") else o
-    print(f"reproduce.sh: gnuplot not found: {final} not drawn (apt-get install gnuplot-nox for the plots)",
-          file=sys.stderr)
-SHIM
-  chmod +x "$noplot/gnuplot"
-fi
-
 for n in "${names[@]}"; do
   if [ -f "$here/repro/$n.sh" ]; then s=("bash" "$here/repro/$n.sh")
   else s=("/usr/bin/python3" "$here/repro/$n.py"); fi
   mkdir -p "$out/$n"
   echo "== $n" >&2
   rc=0
-  if [ -n "$noplot" ]; then
-    : >"$noplot/log"
-    PATH="$noplot:$PATH" NL_REPRO_NOPLOT_LOG="$noplot/log" "${s[@]}" "$netloom" "$out/$n" || rc=$?
-    while read -r o; do rm -f "$o" "${o%.tmp}"; done <"$noplot/log"
-    rm -f "$out/$n"/*.svg
-  else
-    "${s[@]}" "$netloom" "$out/$n" || rc=$?
-  fi
+  "${s[@]}" "$netloom" "$out/$n" || rc=$?
   if [ "$rc" -eq 3 ]; then checks_failed=1; elif [ "$rc" -ne 0 ]; then exit 1; fi
 done
 exit $((checks_failed ? 3 : 0))

@@ -81,7 +81,8 @@ def main():
             gp.append("set title '%s %s'" % (name, pat))
             gp.append("plot " + ", ".join(plots))
     gp.append("unset multiplot")
-    subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
+    if netloom_run.have_gnuplot(os.path.join(out, "equality_sec5.svg")):
+        subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
     print("%-7s %-9s %-8s %12s %13s" % ("net", "pattern", "routing", "last stable", "max accepted"))
     for name, topo, d in NETS:
         for pat in PATTERNS:

@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from flex_common import FLEX, sweep, write_atomic  # noqa: E402
+import netloom_run  # noqa: E402
 
 # Table 6 systems (seed 000 section IV-B; tests/unit/test_topo_*.c check
 # their sizes): name, topology, num_vcs, [(label, routing function)].
@@ -85,6 +86,8 @@ def pick(env, names):
 def plot(svg, panels):
     """panels: [(title, [(system index, routing index, label, [(x, y)])])];
     one panel per pattern, colour per system, dash per routing."""
+    if not netloom_run.have_gnuplot(svg):
+        return
     fd, dat = tempfile.mkstemp(suffix=".dat")
     cmds = [f"set terminal svg size 1500,560 dynamic font 'sans,10'; set output '{svg}.tmp'",
             "set multiplot layout 1," + str(len(panels)),

@@ -107,7 +107,8 @@ def main():
     plots = ["'%s' using (strcol(2) eq '%s' ? $1 : 1/0):4 with linespoints title '%s'" % (tsv, t, t)
              for t in ("5DTORUS", "P2-5DTORUS", "RING-10")]
     gp.append("plot " + ", ".join(plots))
-    subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
+    if netloom_run.have_gnuplot(os.path.join(out, "swap_sec62.svg")):
+        subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
     print("%-8s %-11s %-30s %9s %6s %12s %8s %10s %12s" % ("switches", "topology", "routing", "latency", "hops",
                                                            "vs 5DT (%)", "paper", "throughput", "vs 5DT (%)"))
     for r in rows:

@@ -2,10 +2,10 @@
 settings (seed 000 section IV-B) and a load sweep with netloom."""
 import json
 import os
-import shutil
 import subprocess
-import sys
 import tempfile
+
+import netloom_run
 
 # Seed 000 section IV-B: single-flit packets, VC buffers of 256 flits,
 # internal speedup 2, credit delay 2 cycles. Not given by the paper (our
@@ -53,8 +53,7 @@ def saturation(points):
 def gnuplot(svg, title, curves, ylabel="mean packet latency (cycles)"):
     """curves: [(label, [(x, y)])]. Without gnuplot (optional), says in one
     line on stderr that the plot is not drawn and returns."""
-    if shutil.which("gnuplot") is None:
-        print(f"gnuplot not found: {svg} not drawn (apt-get install gnuplot-nox for the plots)", file=sys.stderr)
+    if not netloom_run.have_gnuplot(svg):
         return
     fd, dat = tempfile.mkstemp(suffix=".dat")
     with os.fdopen(fd, "w") as f:

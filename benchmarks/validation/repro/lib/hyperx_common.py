@@ -3,9 +3,9 @@ settings, the network size chosen from the environment, and one `netloom
 run --csv` point."""
 import hashlib
 import os
-import shutil
 import subprocess
-import sys
+
+import netloom_run
 
 # §4.1: a four-cycle switch (route, VC allocation, switch allocation,
 # traversal), 1-cycle channels, 6 VCs of 32 flits, cut-through, iSLIP
@@ -145,8 +145,7 @@ def gnuplot(script, svg):
     """Runs gnuplot `script` (whose output is svg + '.tmp') and moves the
     plot into place. Without gnuplot (optional), says in one line on stderr
     that the plot is not drawn and returns."""
-    if shutil.which("gnuplot") is None:
-        print(f"gnuplot not found: {svg} not drawn (apt-get install gnuplot-nox for the plots)", file=sys.stderr)
+    if not netloom_run.have_gnuplot(svg):
         return
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     os.replace(svg + ".tmp", svg)

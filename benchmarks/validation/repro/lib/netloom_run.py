@@ -2,7 +2,9 @@
 results (`netloom CMD -s KEY=VALUE ... ARGS --json FILE --reproducible`)."""
 import json
 import os
+import shutil
 import subprocess
+import sys
 import tempfile
 
 
@@ -21,3 +23,15 @@ def results(netloom, cmd, settings, args=()):
             return json.load(f)["results"]
     finally:
         os.unlink(path)
+
+
+def have_gnuplot(svg):
+    """True when gnuplot is on PATH. Without it (optional), says in one line
+    on stderr that svg is not drawn and removes an svg an earlier run left
+    there, so no plot stays beside a table it does not show."""
+    if shutil.which("gnuplot"):
+        return True
+    print(f"gnuplot not found: {svg} not drawn (apt-get install gnuplot-nox for the plots)", file=sys.stderr)
+    if os.path.exists(svg):
+        os.unlink(svg)
+    return False
