@@ -21,6 +21,7 @@
 
 struct nl_client_pending {
 	uint32_t seq;          /* the irecv/recv op */
+	bool any_tag;          /* posted with tag NL_CLIENT_ANY: could match allreduce's messages */
 	void *buf;
 	size_t cap;
 	bool done;
@@ -69,9 +70,15 @@ static int cl_send(nl_client *c, struct zp_hdr *h, const void *pay, size_t len, 
 	h->version = ZP_VERSION;
 	h->rank = c->rank;
 	zp_encode(h, buf);
+	/* ZMQ_SNDTIMEO = timeout_ms: a server gone (or not reading) fills
+	 * the send queue, and zmq_send would block for ever. */
 	if (zmq_send(c->sock, buf, sizeof buf, has_pay ? ZMQ_SNDMORE : 0) < 0 ||
-	    (has_pay && zmq_send(c->sock, pay, len, 0) < 0))
+	    (has_pay && zmq_send(c->sock, pay, len, 0) < 0)) {
+		if (zmq_errno() == EAGAIN)
+			return cl_fail(c, "server not reading for %d ms (op seq %u): it is gone or stuck", c->timeout_ms,
+				       h->seq);
 		return cl_fail(c, "send: %s", zmq_strerror(zmq_errno()));
+	}
 	c->last_tx_ms = cl_ms();
 	return 0;
 }
@@ -186,7 +193,10 @@ static int cl_await(nl_client *c, uint32_t seq)
 		if (n > 0) {
 			quiet_since = now;
 		} else if (now - quiet_since > (uint64_t)c->timeout_ms) {
-			return cl_fail(c, "no answer from the server for %d ms (op seq %u)", c->timeout_ms, seq);
+			return cl_fail(c,
+				       "no answer from the server for %d ms (op seq %u): it may be waiting for other "
+				       "ranks; raise timeout_ms",
+				       c->timeout_ms, seq);
 		}
 		if (now - c->last_tx_ms >= (uint64_t)c->hb_ms) {
 			struct zp_hdr hb = {.type = ZP_HEARTBEAT};
@@ -197,10 +207,16 @@ static int cl_await(nl_client *c, uint32_t seq)
 	return 0;
 }
 
-static void cl_free(nl_client *c)
+/* Frees c; with drop, frames not yet sent are dropped at once (linger 0)
+ * instead of holding zmq_ctx_term for up to a second. */
+static void cl_free(nl_client *c, bool drop)
 {
-	if (c->sock)
+	if (c->sock) {
+		int linger = 0;
+		if (drop)
+			zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
 		zmq_close(c->sock);
+	}
 	if (c->zctx)
 		zmq_ctx_term(c->zctx);
 	free(c->pend);
@@ -221,6 +237,10 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 	c->hb_ms = 200;
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
 	int linger = 1000;
+	if (job > UINT32_MAX) { /* HELLO's job field is 32 bits */
+		cl_fail(c, "job %llu, expected 0..%u", (unsigned long long)job, UINT32_MAX);
+		goto fail;
+	}
 	c->zctx = zmq_ctx_new();
 	c->sock = c->zctx ? zmq_socket(c->zctx, ZMQ_DEALER) : NULL;
 	if (!c->sock) {
@@ -230,6 +250,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 	int ipv6 = 1; /* tcp://[::1]:PORT and other IPv6 addresses too */
 	zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
 	zmq_setsockopt(c->sock, ZMQ_IPV6, &ipv6, sizeof ipv6);
+	zmq_setsockopt(c->sock, ZMQ_SNDTIMEO, &c->timeout_ms, sizeof c->timeout_ms);
 	if (server_pub || key_file) {
 		char spub[ZP_Z85_KEY + 1], pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
 		struct nl_err e = {0};
@@ -304,7 +325,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 fail:
 	if (errbuf && errcap)
 		snprintf(errbuf, errcap, "%s", c->err);
-	cl_free(c);
+	cl_free(c, true);
 	return -1;
 }
 
@@ -324,6 +345,16 @@ uint32_t nl_client_rank(const nl_client *c) { return c->rank; }
 uint32_t nl_client_size(const nl_client *c) { return c->size; }
 uint64_t nl_client_now_ps(const nl_client *c) { return c->now_ps; }
 const char *nl_client_error(const nl_client *c) { return c->err; }
+
+/* A destination rank: the job's ranks are world ranks 0..size-1 on the wire. */
+static int cl_check_dst(nl_client *c, uint32_t dst)
+{
+	if (dst >= c->size) {
+		snprintf(c->err, sizeof c->err, "dst %u, expected 0..%u", dst, c->size - 1);
+		return -1;
+	}
+	return 0;
+}
 
 static int cl_check(nl_client *c, int32_t tag, bool wild_ok)
 {
@@ -371,14 +402,14 @@ static int cl_send_blocking(nl_client *c, uint32_t dst, int32_t tag, const void 
 
 int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
 {
-	if (cl_check(c, tag, false) < 0)
+	if (cl_check(c, tag, false) < 0 || cl_check_dst(c, dst) < 0)
 		return -1;
 	return cl_send_blocking(c, dst, tag, buf, len);
 }
 
 int nl_client_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len, uint32_t *req)
 {
-	if (cl_check(c, tag, false) < 0)
+	if (cl_check(c, tag, false) < 0 || cl_check_dst(c, dst) < 0)
 		return -1;
 	return cl_isend(c, dst, tag, buf, len, ZP_F_NONBLOCKING, req);
 }
@@ -398,7 +429,8 @@ static int cl_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t ca
 	struct zp_hdr h = {.type = ZP_RECV, .flags = flags, .seq = c->seq, .peer = src, .tag = tag, .a = cap};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		return -1;
-	c->pend[c->n_pend++] = (struct nl_client_pending){.seq = c->seq, .buf = buf, .cap = cap};
+	c->pend[c->n_pend++] =
+		(struct nl_client_pending){.seq = c->seq, .buf = buf, .cap = cap, .any_tag = tag == NL_CLIENT_ANY};
 	*seq = c->seq++;
 	return 0;
 }
@@ -408,8 +440,11 @@ static int cl_take(nl_client *c, uint32_t seq, struct nl_client_status *st)
 {
 	size_t i;
 	struct nl_client_pending *p = cl_pending(c, seq, &i);
-	if (!p)
-		return 0; /* a send */
+	if (!p) { /* a send */
+		if (st)
+			*st = (struct nl_client_status){0};
+		return 0;
+	}
 	if (!p->done)
 		return cl_fail(c, "receive %u completed without its payload", seq);
 	bool trunc = p->truncated;
@@ -467,8 +502,10 @@ int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_cl
 {
 	if (c->broken)
 		return -1;
-	if (n == 0 || n > ZP_WAITALL_MAX) {
-		snprintf(c->err, sizeof c->err, "waitall: %zu requests, expected 1..%u", n, ZP_WAITALL_MAX);
+	if (n == 0) /* MPI_Waitall of none: nothing to wait for, nothing sent */
+		return 0;
+	if (n > ZP_WAITALL_MAX) {
+		snprintf(c->err, sizeof c->err, "waitall: %zu requests, expected 0..%u", n, ZP_WAITALL_MAX);
 		return -1;
 	}
 	uint8_t buf[4 * ZP_WAITALL_MAX];
@@ -522,6 +559,26 @@ int nl_client_barrier(nl_client *c)
  * reduces in rank order, then sends the sum back. */
 int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 {
+	if (c->broken)
+		return -1;
+	/* Refused on every rank alike, before any message: what one rank
+	 * refuses, all do, so none waits for the others. */
+	if (n > c->max_payload / sizeof *vals) {
+		snprintf(c->err, sizeof c->err, "allreduce_sum: %zu values (%zu bytes each), the server takes at most %llu bytes",
+			 n, sizeof *vals, (unsigned long long)c->max_payload);
+		return -1;
+	}
+	/* The wire's tag wildcard matches the library's tag too: a user
+	 * receive with tag NL_CLIENT_ANY posted earlier would take this
+	 * allreduce's message (receives match in posting order). */
+	for (size_t i = 0; i < c->n_pend; i++)
+		if (c->pend[i].any_tag) {
+			snprintf(c->err, sizeof c->err,
+				 "allreduce_sum: receive %u (tag NL_CLIENT_ANY) is still pending and would take the "
+				 "allreduce's message; wait for it first",
+				 c->pend[i].seq);
+			return -1;
+		}
 	size_t bytes = n * sizeof *vals;
 	uint32_t root = c->job_first, end = c->job_first + c->job_size;
 	if (c->rank == root) {
@@ -557,6 +614,6 @@ int nl_client_close(nl_client *c)
 		if (cl_send(c, &h, NULL, 0, false) == 0)
 			rc = cl_await(c, c->seq++);
 	}
-	cl_free(c);
+	cl_free(c, rc < 0);
 	return rc;
 }

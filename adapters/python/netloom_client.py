@@ -2,7 +2,11 @@
 
 The same calls as include/netloom/client.h: connect as one rank, then
 send/isend, recv/irecv, wait, compute, barrier, allreduce_sum, close. Needs
-pyzmq (Debian: python3-zmq). Errors raise NetloomError with one line.
+pyzmq (Debian: python3-zmq). Errors raise NetloomError with one line
+(libzmq's errors too). An argument out of range is refused before anything
+is sent, and the connection goes on; after any other error (the server's
+ERROR, a timeout, a bad frame) the connection is unusable, as in C: every
+later call raises at once, and close() frees it and raises.
 """
 import struct
 import time
@@ -30,6 +34,16 @@ class NetloomError(Exception):
     pass
 
 
+U32, U64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+def _int(name, v, lo, hi, extra=''):
+    """v as an int in lo..hi, else NetloomError naming the argument."""
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise NetloomError('%s %r, expected %d..%d%s' % (name, v, lo, hi, extra))
+    return v
+
+
 class Status:
     """What a completed receive got (virtual times in ps)."""
 
@@ -54,57 +68,103 @@ class Client:
     def __init__(self, endpoint, rank, job=1, token=0, timeout_ms=10000, curve_server=None, curve_key=None):
         """curve_server: the server's .pub file, curve_key: this client's key
         file (public + secret); both or neither (docs/live.md "Encryption")."""
-        self.rank = rank
+        self.rank = _int('rank', rank, 0, U32)
+        _int('job', job, 0, U32)  # HELLO's job field is 32 bits
+        _int('token', token, 0, U64)
+        # timeout_ms <= 0 (or None) means the default, 10000 ms, as in C.
+        timeout_ms = 10000 if timeout_ms is None or timeout_ms <= 0 else _int('timeout_ms', timeout_ms, 1, 2**31 - 1)
         self.seq = 0
+        # Virtual time (ps) of the server's last DONE: as nl_client_now_ps,
+        # set by blocking recv, wait, waitall, barrier, close and
+        # allreduce_sum's receives; by a blocking send in paced mode only.
         self.now_ps = 0
         self.done_seq = 0
         self.timeout_ms = timeout_ms
         self.hb_ms = 200
         self._pending = {}  # recv seq -> Status or None
         self._caps = {}  # recv seq -> capacity (bytes)
-        self._ctx = zmq.Context()
-        self._sock = self._ctx.socket(zmq.DEALER)
-        self._sock.setsockopt(zmq.LINGER, 1000)
-        self._sock.setsockopt(zmq.IPV6, 1)  # tcp://[::1]:PORT and other IPv6 addresses too
-        if curve_server or curve_key:
-            pub, sec = read_curve_key(curve_key)
-            if sec is None:
-                raise NetloomError("CURVE key file '%s': no 'secret = KEY' line" % curve_key)
-            self._sock.curve_serverkey = read_curve_key(curve_server)[0]
-            self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
-        self._sock.connect(endpoint)
-        self._last_tx = 0.0
-        # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited;
-        # JOBINFO (8): the job's ranks, where allreduce_sum runs.
-        self._send(HELLO, flags=LEAN | JOBINFO, aux=job & 0xFFFFFFFF, a=token)
-        if not self._sock.poll(timeout_ms):
-            raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
-        h, pay = self._recv_frames()
-        if h[2] == ERROR:
-            raise NetloomError('server refused HELLO: %s' % pay.decode(errors='replace'))
-        if h[2] != WELCOME:
-            raise NetloomError('bad answer to HELLO: type %d' % h[2])
+        self._anytag = set()  # seqs of pending receives posted with tag ANY
+        self._err = None  # the error that made the connection unusable
+        self._ctx = self._sock = None
+        try:
+            self._ctx = zmq.Context()
+            self._sock = self._ctx.socket(zmq.DEALER)
+            self._sock.setsockopt(zmq.LINGER, 1000)
+            self._sock.setsockopt(zmq.IPV6, 1)  # tcp://[::1]:PORT and other IPv6 addresses too
+            # A server gone (or not reading) fills the send queue: a send
+            # then fails after timeout_ms instead of blocking for ever.
+            self._sock.setsockopt(zmq.SNDTIMEO, timeout_ms)
+            if curve_server or curve_key:
+                if not curve_server or not curve_key:
+                    raise NetloomError("CURVE: expected both the server's public key file and this client's key file")
+                pub, sec = read_curve_key(curve_key)
+                if sec is None:
+                    raise NetloomError("CURVE key file '%s': no 'secret = KEY' line" % curve_key)
+                self._sock.curve_serverkey = read_curve_key(curve_server)[0]
+                self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
+            try:
+                self._sock.connect(endpoint)
+            except zmq.ZMQError as e:
+                raise NetloomError("connect '%s': %s" % (endpoint, e))
+            self._last_tx = 0.0
+            # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited;
+            # JOBINFO (8): the job's ranks, where allreduce_sum runs.
+            self._send(HELLO, flags=LEAN | JOBINFO, aux=job, a=token)
+            if not self._sock.poll(timeout_ms):
+                raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
+            h, pay = self._recv_frames()
+            if h[2] == ERROR:
+                raise NetloomError('server refused HELLO: %s' % pay.decode(errors='replace'))
+            if h[2] != WELCOME:
+                raise NetloomError('bad answer to HELLO: type %d' % h[2])
+        except (NetloomError, zmq.ZMQError, OSError) as e:
+            self._drop()
+            if isinstance(e, NetloomError):
+                raise
+            raise NetloomError(str(e)) from None
         self.size, self.max_payload, self.hb_ms = h[9], h[11], max(1, min(h[12], 60000))
         self.send_nowait = bool(h[3] & SEND_NOWAIT)  # lock-step: a blocking send gets no DONE
         # The world ranks of this rank's job: job_first .. job_first + job_size - 1.
         self.job_first, self.job_size = (h[7], h[8]) if h[3] & JOBINFO else (0, self.size)
 
     # --- frames
+    def _drop(self):
+        """Free the socket at once, dropping unsent frames (linger 0)."""
+        if self._sock is not None:
+            self._sock.close(linger=0)
+        if self._ctx is not None:
+            self._ctx.term()
+        self._sock = self._ctx = None
+
+    def _broken(self, msg):
+        """The connection is unusable from now on: NetloomError(msg)."""
+        self._err = msg
+        return NetloomError(msg)
+
     def _send(self, typ, flags=0, seq=0, peer=0, tag=0, aux=0, a=0, b=0, c=0, payload=None):
         hdr = HDR.pack(MAGIC, VERSION, typ, flags, 0, self.rank, seq, peer, tag, aux, 0, a, b, c)
-        if payload is None:
-            self._sock.send(hdr)
-        else:
-            self._sock.send_multipart([hdr, payload])
+        try:
+            if payload is None:
+                self._sock.send(hdr)
+            else:
+                self._sock.send_multipart([hdr, payload])
+        except zmq.Again:
+            raise self._broken('server not reading for %d ms (op seq %d): it is gone or stuck'
+                               % (self.timeout_ms, seq)) from None
+        except zmq.ZMQError as e:
+            raise self._broken('send: %s' % e) from None
         self._last_tx = time.monotonic()
 
     def _recv_frames(self):
-        parts = self._sock.recv_multipart()
+        try:
+            parts = self._sock.recv_multipart()
+        except zmq.ZMQError as e:
+            raise self._broken('receive: %s' % e) from None
         if len(parts[0]) != HDR.size:
-            raise NetloomError('bad frame from the server: header of %d bytes' % len(parts[0]))
+            raise self._broken('bad frame from the server: header of %d bytes' % len(parts[0]))
         h = HDR.unpack(parts[0])
         if h[0] != MAGIC or h[1] != VERSION:
-            raise NetloomError('bad frame from the server: magic/version')
+            raise self._broken('bad frame from the server: magic/version')
         return h, (parts[1] if len(parts) > 1 else b'')
 
     def _handle(self):
@@ -115,28 +175,42 @@ class Client:
             self.done_seq = h[6] + 1
         elif typ == DELIVER:
             if h[6] not in self._pending:
-                raise NetloomError('DELIVER for seq %d, which is no receive of ours' % h[6])
+                raise self._broken('DELIVER for seq %d, which is no receive of ours' % h[6])
             self._pending[h[6]] = Status(h[7], h[8], bytes(pay), h[11], h[12], h[13])
         elif typ == ERROR:
             if h[8] == EEVICTED and h[5] != self.rank:
                 return  # a peer left
-            raise NetloomError('server: %s' % pay.decode(errors='replace'))
+            raise self._broken('server: %s' % pay.decode(errors='replace'))
 
     def _await(self, seq):
         quiet = time.monotonic()
         while self.done_seq <= seq:
-            if self._sock.poll(self.hb_ms):
+            try:
+                ready = self._sock.poll(self.hb_ms)
+            except zmq.ZMQError as e:
+                raise self._broken('poll: %s' % e) from None
+            if ready:
                 quiet = time.monotonic()
                 self._handle()
             elif (time.monotonic() - quiet) * 1000 > self.timeout_ms:
-                raise NetloomError('no answer from the server for %d ms (op seq %d)' % (self.timeout_ms, seq))
+                raise self._broken('no answer from the server for %d ms (op seq %d): it may be waiting for other '
+                                   'ranks; raise timeout_ms' % (self.timeout_ms, seq))
             if (time.monotonic() - self._last_tx) * 1000 >= self.hb_ms:
                 self._send(HEARTBEAT)
 
+    def _usable(self):
+        if self._sock is None:
+            raise NetloomError('the connection is closed')
+        if self._err is not None:
+            raise NetloomError(self._err)
+
     def _op(self, typ, **kw):
+        """Send op typ with the next seq; the seq is taken only once the
+        frame is out (arguments are checked before)."""
+        self._usable()
         seq = self.seq
-        self.seq += 1
         self._send(typ, seq=seq, **kw)
+        self.seq += 1
         return seq
 
     # --- calls
@@ -145,31 +219,58 @@ class Client:
         it: over WELCOME's limit, libzmq's size cap on the server would drop
         the whole connection, and the next frame would read as one from a
         connection that never said HELLO. Nothing is sent, no seq taken."""
-        if not internal and not 0 <= tag <= TAG_MAX:
-            raise NetloomError('tag %d, expected 0..%d' % (tag, TAG_MAX))
-        data = bytes(data)
+        if not internal:
+            _int('tag', tag, 0, TAG_MAX)
+        if isinstance(data, (int, str)):  # bytes(1000) would be 1000 zero bytes
+            raise NetloomError('payload of type %s, expected bytes, bytearray or memoryview' % type(data).__name__)
+        try:
+            data = bytes(data)
+        except TypeError:
+            raise NetloomError('payload of type %s, expected bytes, bytearray or memoryview'
+                               % type(data).__name__) from None
         if len(data) > self.max_payload:
             raise NetloomError('payload of %d bytes, the server takes at most %d' % (len(data), self.max_payload))
         return data
 
+    def _dst(self, dst):
+        if isinstance(dst, bool) or not isinstance(dst, int) or not 0 <= dst < self.size:
+            raise NetloomError('dst %r, expected 0..%d' % (dst, self.size - 1))
+
+    def _recv_args(self, src, tag, cap):
+        """Check a receive's arguments as the wire carries them."""
+        if src != ANY:
+            _int('src', src, 0, self.size - 1, ' or ANY')
+        if tag != ANY:  # TAG_MAX + 1 and above are the library's (allreduce_sum)
+            _int('tag', tag, 0, TAG_MAX, ' or ANY')
+        _int('cap', cap, 0, U64)
+
+    def _post_recv(self, src, tag, cap, flags):
+        seq = self._op(RECV, flags=flags, peer=src, tag=tag, a=cap)
+        self._pending[seq], self._caps[seq] = None, cap
+        if tag == ANY:
+            self._anytag.add(seq)
+        return seq
+
     def isend(self, dst, tag, data, _internal=False):
+        self._dst(dst)
         data = self._payload(tag, data, _internal)
         return self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=data)
 
     def send(self, dst, tag, data, _internal=False):
+        self._dst(dst)
         data = self._payload(tag, data, _internal)
         seq = self._op(SEND, peer=dst, tag=tag, payload=data)
         if not self.send_nowait:
             self._await(seq)
 
     def irecv(self, src=ANY, tag=ANY, cap=1 << 20):
-        seq = self._op(RECV, flags=NONBLOCKING, peer=src, tag=tag, a=cap)
-        self._pending[seq], self._caps[seq] = None, cap
-        return seq
+        self._recv_args(src, tag, cap)
+        return self._post_recv(src, tag, cap, NONBLOCKING)
 
-    def recv(self, src=ANY, tag=ANY, cap=1 << 20):
-        seq = self._op(RECV, peer=src, tag=tag, a=cap)
-        self._pending[seq], self._caps[seq] = None, cap
+    def recv(self, src=ANY, tag=ANY, cap=1 << 20, _internal=False):
+        if not _internal:
+            self._recv_args(src, tag, cap)
+        seq = self._post_recv(src, tag, cap, 0)
         self._await(seq)
         return self._take(seq)
 
@@ -178,18 +279,33 @@ class Client:
         capacity raises, as the C client does (the receive is gone)."""
         st = self._pending.pop(seq, None)
         cap = self._caps.pop(seq, None)
+        self._anytag.discard(seq)
         if st is None:
             raise NetloomError('receive %d completed without its payload' % seq)
         if len(st.data) > cap:
             raise NetloomError('message of %d bytes truncated: the receive had room for %d' % (len(st.data), cap))
         return st
 
+    def _req(self, req, what):
+        if isinstance(req, bool) or not isinstance(req, int) or not 0 <= req < self.seq:
+            raise NetloomError('%s: request %r was never started' % (what, req))
+
     def wait(self, req):
+        self._req(req, 'wait')
         self._await(self._op(WAIT, aux=req))
         return self._take(req) if req in self._pending else None
 
     def waitall(self, reqs):
-        """Wait for several requests in one round trip; statuses (None for sends)."""
+        """Wait for several requests (at most 4096) in one round trip;
+        statuses (None for sends). None: returns [] at once, nothing sent."""
+        reqs = list(reqs)
+        self._usable()
+        if not reqs:
+            return []
+        if len(reqs) > 4096:
+            raise NetloomError('waitall: %d requests, expected 0..4096' % len(reqs))
+        for r in reqs:
+            self._req(r, 'waitall')
         self._await(self._op(WAITALL, payload=struct.pack('<%dI' % len(reqs), *reqs)))
         out, first = [], None
         for r in reqs:  # take them all, then raise the first error
@@ -203,6 +319,8 @@ class Client:
         return out
 
     def compute(self, duration_ps):
+        if isinstance(duration_ps, bool) or not isinstance(duration_ps, int):
+            raise NetloomError('compute: duration %r, expected an integer number of ps' % (duration_ps,))
         if not 0 <= duration_ps <= TIME_MAX_PS:  # the server would refuse it
             raise NetloomError('compute: duration %d ps, expected at most 2^62 = %d ps' % (duration_ps, TIME_MAX_PS))
         self._op(COMPUTE, a=duration_ps)
@@ -214,24 +332,45 @@ class Client:
         """Sum of float lists over the ranks of this rank's job (all ranks
         without --jobs): its first rank reduces in rank order, then sends
         the sum back. Same ops and sizes as nl_client_allreduce_sum."""
+        self._usable()
         fmt = '<%dd' % len(values)
         size = struct.calcsize(fmt)
+        # Refused on every rank alike, before any message, so none waits.
+        if size > self.max_payload:
+            raise NetloomError('allreduce_sum: %d values (8 bytes each), the server takes at most %d bytes'
+                               % (len(values), self.max_payload))
+        # The wire's tag ANY matches the library's tag too: an earlier
+        # receive with tag ANY would take the allreduce's message.
+        if self._anytag:
+            raise NetloomError("allreduce_sum: receive %d (tag ANY) is still pending and would take the "
+                               "allreduce's message; wait for it first" % min(self._anytag))
         tag = TAG_MAX + 1
         root, end = self.job_first, self.job_first + self.job_size
         if self.rank == root:
             acc = list(values)
             for r in range(root + 1, end):
-                got = struct.unpack(fmt, self.recv(r, tag, cap=size).data)
+                got = struct.unpack(fmt, self.recv(r, tag, cap=size, _internal=True).data)
                 acc = [x + y for x, y in zip(acc, got)]
             for r in range(root + 1, end):
                 self.send(r, tag, struct.pack(fmt, *acc), _internal=True)
             return acc
         self.send(root, tag, struct.pack(fmt, *values), _internal=True)
-        return list(struct.unpack(fmt, self.recv(root, tag, cap=size).data))
+        return list(struct.unpack(fmt, self.recv(root, tag, cap=size, _internal=True).data))
 
     def close(self):
+        """Say BYE and free. A second close() does nothing. After an error
+        that made the connection unusable it frees at once and raises that
+        error (C: nl_client_close returns -1)."""
+        if self._sock is None:
+            return
+        if self._err is not None:
+            self._drop()
+            raise NetloomError('close: no BYE, the connection was unusable: %s' % self._err)
         try:
             self._await(self._op(BYE))
-        finally:
-            self._sock.close()
-            self._ctx.term()
+        except NetloomError:
+            self._drop()
+            raise
+        self._sock.close()
+        self._ctx.term()
+        self._sock = self._ctx = None

@@ -9,8 +9,11 @@
  * server advances virtual time in lock-step, so the virtual times a program
  * sees depend only on what it does, never on the wall clock.
  *
- * Errors: calls return 0 or -1; nl_client_error() gives one line. After an
- * error other than a truncated receive the connection is unusable (close it).
+ * Errors: calls return 0 or -1; nl_client_error() gives one line. An
+ * argument refused by the client itself (a tag, a destination rank, a
+ * payload size, a request never started) sends nothing and the connection
+ * goes on, as after a truncated receive; after any other error the
+ * connection is unusable (close it).
  * Not thread-safe: one rank, one thread.
  */
 #ifndef NETLOOM_CLIENT_H
@@ -45,9 +48,13 @@ struct nl_client_status {
 };
 
 /* Connect to `endpoint` (tcp://127.0.0.1:PORT, ipc://PATH) as `rank` of
- * job `job` with the rank's `token` (0 when the server sets none). Waits up
- * to timeout_ms for WELCOME; the same bound later applies to any wait with
- * no frame from the server. On failure *c is NULL and -1 is returned; the
+ * job `job` (0..UINT32_MAX, the wire's field) with the rank's `token` (0
+ * when the server sets none). Waits up to timeout_ms (<= 0: 10000) for
+ * WELCOME; the same bound later applies to any wait with no frame from the
+ * server ("no answer from the server for N ms": raise it, and the
+ * server's --timeout-ms, for ranks that compute for real between calls)
+ * and to any send the server does not take ("server not reading for N ms",
+ * e.g. once it is gone). On failure *c is NULL and -1 is returned; the
  * reason is printed to no one: pass errbuf (may be NULL) to get it. */
 NL_CLIENT_API int nl_client_connect(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
 				    uint64_t token, int timeout_ms, char *errbuf, size_t errcap);
@@ -63,12 +70,17 @@ NL_CLIENT_API int nl_client_connect_curve(nl_client **c, const char *endpoint, u
 
 NL_CLIENT_API uint32_t nl_client_rank(const nl_client *c);
 NL_CLIENT_API uint32_t nl_client_size(const nl_client *c);
-/* Virtual time of the last completed blocking call, ps. */
+/* Virtual time, ps, from the server's last DONE: set when a blocking recv,
+ * wait, waitall, barrier or close returns, at allreduce_sum's receives, and
+ * when a blocking send returns in paced mode only. isend, irecv, compute
+ * and a blocking send in lock-step mode (the default: it gets no DONE,
+ * docs/zmq-protocol.md "Lean replies") leave it as it was. */
 NL_CLIENT_API uint64_t nl_client_now_ps(const nl_client *c);
 NL_CLIENT_API const char *nl_client_error(const nl_client *c);
 
 /* Blocking send (MPI_Send): returns when the send completed in virtual time.
- * The buffer is copied before the call returns. tag in 0..NL_CLIENT_TAG_MAX. */
+ * The buffer is copied before the call returns. tag in 0..NL_CLIENT_TAG_MAX,
+ * dst in 0..nl_client_size()-1 (both refused locally otherwise). */
 NL_CLIENT_API int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len);
 /* Non-blocking send (MPI_Isend): *req names it for nl_client_wait. The
  * buffer is copied at once and may be reused. */
@@ -83,7 +95,9 @@ NL_CLIENT_API int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *
 /* Wait for a request of isend/irecv; st (receives only) may be NULL. */
 NL_CLIENT_API int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st);
 /* Wait for n requests at once (MPI_Waitall; n <= 4096), one round trip to
- * the server; st[n] (may be NULL) gets each receive's status in order. */
+ * the server; st[n] (may be NULL) gets each request's status in order: a
+ * receive's, all zeros for a send. n = 0 returns 0 at once, sending nothing
+ * (reqs may then be NULL). */
 NL_CLIENT_API int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st);
 /* Spend duration_ps of virtual time computing. Does not wait for the server.
  * -1 for a duration over 2^62 ps (the protocol's time bound), sent to no one. */
@@ -92,10 +106,16 @@ NL_CLIENT_API int nl_client_barrier(nl_client *c);
 /* In-place sum of vals[n] over the ranks of the caller's job (all ranks
  * without `netloom serve --jobs`; the WELCOME gives the job's ranks): its
  * first rank reduces in rank order, then sends the sum back, on
- * point-to-point messages; bit-identical everywhere. */
+ * point-to-point messages with the library's tag NL_CLIENT_TAG_MAX + 1;
+ * bit-identical everywhere. Refused locally (-1, nothing sent): when
+ * n * 8 bytes exceed the server's payload limit (every rank refuses alike),
+ * and while a receive posted with tag NL_CLIENT_ANY has not been waited
+ * for, since the wire's wildcard would match the allreduce's message (the
+ * job's other ranks are not told: wait for such receives first). */
 NL_CLIENT_API int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n);
 /* Say BYE, wait for the server's answer, free. NULL is a no-op; returns -1
- * when the BYE could not complete (the client is freed anyway). */
+ * when the BYE could not complete (the client is freed anyway). After an
+ * error that made the connection unusable, frees and returns -1 at once. */
 NL_CLIENT_API int nl_client_close(nl_client *c);
 
 #ifdef __cplusplus

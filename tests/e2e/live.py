@@ -323,6 +323,238 @@ print('ok')
 """
 
 
+# Both clients alike: the C client through ctypes with the Python client's
+# calls (CLIENT_PRE), then a script. argv: PYDIR LIBCLIENT LANG ENDPOINT [RANK].
+CLIENT_PRE = r"""
+import ctypes, sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+lib, lang, ep = sys.argv[2], sys.argv[3], sys.argv[4]
+
+
+class CClient:
+    # The C client with the Python client's calls: -1 raises NetloomError.
+    def __init__(self, ep, rank, job=1, timeout_ms=10000):
+        L = self.L = ctypes.CDLL(lib)
+        P, U32, U64, I32, SZ = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32, ctypes.c_size_t
+        L.nl_client_connect.argtypes = [ctypes.POINTER(P), ctypes.c_char_p, U32, U64, U64, ctypes.c_int,
+                                        ctypes.c_char_p, SZ]
+        L.nl_client_error.restype = ctypes.c_char_p
+        L.nl_client_error.argtypes = [P]
+        L.nl_client_size.argtypes = [P]
+        L.nl_client_send.argtypes = [P, U32, I32, ctypes.c_char_p, SZ]
+        L.nl_client_isend.argtypes = [P, U32, I32, ctypes.c_char_p, SZ, ctypes.POINTER(U32)]
+        L.nl_client_irecv.argtypes = [P, I32, I32, ctypes.c_char_p, SZ, ctypes.POINTER(U32)]
+        L.nl_client_recv.argtypes = [P, I32, I32, ctypes.c_char_p, SZ, P]
+        L.nl_client_wait.argtypes = [P, U32, P]
+        L.nl_client_waitall.argtypes = [P, P, SZ, P]
+        L.nl_client_compute.argtypes = [P, U64]
+        L.nl_client_allreduce_sum.argtypes = [P, ctypes.POINTER(ctypes.c_double), SZ]
+        L.nl_client_barrier.argtypes = L.nl_client_close.argtypes = [P]
+        self.c, err = P(), ctypes.create_string_buffer(256)
+        if L.nl_client_connect(ctypes.byref(self.c), ep.encode(), rank, job, 0, timeout_ms, err, 256) < 0:
+            raise nl.NetloomError(err.value.decode())
+        self.size = L.nl_client_size(self.c)
+        self.bufs = {}
+
+    def _ok(self, rc):
+        if rc < 0:
+            raise nl.NetloomError(self.L.nl_client_error(self.c).decode())
+
+    def send(self, dst, tag, data):
+        self._ok(self.L.nl_client_send(self.c, dst, tag, data, len(data)))
+
+    def isend(self, dst, tag, data):
+        q = ctypes.c_uint32()
+        self._ok(self.L.nl_client_isend(self.c, dst, tag, data, len(data), ctypes.byref(q)))
+        return q.value
+
+    def irecv(self, src=-1, tag=-1, cap=64):
+        q, b = ctypes.c_uint32(), ctypes.create_string_buffer(cap)
+        self._ok(self.L.nl_client_irecv(self.c, src, tag, b, cap, ctypes.byref(q)))
+        self.bufs[q.value] = b
+        return q.value
+
+    def recv(self, src=-1, tag=-1, cap=64):
+        self._ok(self.L.nl_client_recv(self.c, src, tag, ctypes.create_string_buffer(cap), cap, None))
+
+    def wait(self, q):
+        self._ok(self.L.nl_client_wait(self.c, q, None))
+        return self.bufs.pop(q).value if q in self.bufs else None
+
+    def waitall(self, reqs):
+        # Each status pre-filled with 0xff bytes: what waitall leaves shows.
+        arr = (ctypes.c_uint32 * max(1, len(reqs)))(*reqs)
+        st = ctypes.create_string_buffer(b'\xff' * (40 * max(1, len(reqs))))
+        self._ok(self.L.nl_client_waitall(self.c, arr if reqs else None, len(reqs), st))
+        return [st.raw[40 * i:40 * i + 40] for i in range(len(reqs))]
+
+    def compute(self, ps):
+        self._ok(self.L.nl_client_compute(self.c, ps))
+
+    def barrier(self):
+        self._ok(self.L.nl_client_barrier(self.c))
+
+    def allreduce_sum(self, vals):
+        b = (ctypes.c_double * len(vals))(*vals)
+        self._ok(self.L.nl_client_allreduce_sum(self.c, b, len(vals)))
+        return list(b)
+
+    def close(self):
+        c, self.c = self.c, None
+        if self.L.nl_client_close(c) < 0:
+            raise nl.NetloomError('close failed')
+
+
+def tryit(what, f, *a):
+    try:
+        f(*a)
+        print(what, 'accepted')
+    except nl.NetloomError as e:
+        print(what, 'refused:', e)
+
+
+def tryit(what, f, *a):
+    try:
+        f(*a)
+        print(what, 'accepted')
+    except nl.NetloomError as e:
+        print(what, 'refused:', e)
+
+
+C = nl.Client if lang == 'py' else CClient
+"""
+
+# What both refuse locally (no seq taken, the session goes on), waitall of
+# none, an allreduce over the payload limit or behind a pending tag-ANY
+# receive (which would take its message), a send request's waitall status.
+CLIENTS = CLIENT_PRE + r"""
+r = int(sys.argv[5])
+c = C(ep, r, timeout_ms=20000)
+if r == 0:
+    tryit('send dst 7', c.send, 7, 0, b'12345678')
+    tryit('isend dst 2^32-1', c.isend, 0xFFFFFFFF, 0, b'x')
+if lang == 'py':  # what Python lets through that C's types stop
+    tryit('irecv cap -1', c.irecv, 0, 0, -1)
+    tryit('compute 1.5', c.compute, 1.5)
+    tryit('recv src 2^31', c.recv, 2**31, 0)
+    tryit('wait -1', c.wait, -1)
+    tryit('recv reserved tag', c.recv, 1 - r, nl.TAG_MAX + 1)
+    tryit('isend int', c.isend, 1 - r, 7, 1000)
+    tryit('isend str', c.isend, 1 - r, 7, 'text')
+print('waitall none', c.waitall([]))
+tryit('allreduce 200000', c.allreduce_sum, [1.0] * 200000)
+if r == 0:
+    q = c.irecv(-1, -1, 64)
+    tryit('allreduce behind ANY', c.allreduce_sum, [1.0])
+    got = c.wait(q)
+    print('wildcard got', got if lang == 'c' else got.data)
+    s = c.isend(1, 6, b'sixsix')
+    w = c.waitall([s])
+    print('waitall send', [x == bytes(40) for x in w] if lang == 'c' else w)
+else:
+    c.send(0, 5, b'user')
+    c.recv(0, 6)
+print('allreduce', c.allreduce_sum([float(r + 1)]))
+c.barrier()
+c.close()
+if lang == 'py':
+    c.close()  # a second close does nothing
+    print('closed twice')
+"""
+
+# No session: a job over 32 bits, no server (connect within its timeout).
+ALONE = CLIENT_PRE + r"""
+tryit('job', lambda: C(ep, 0, job=2**32 + 1))
+t0 = time.monotonic()
+tryit('no server', lambda: C(ep, 0, timeout_ms=1000))
+print('fast' if time.monotonic() - t0 < 1.5 else 'slow: %.2f s' % (time.monotonic() - t0))
+if lang == 'py':
+    tryit('bad endpoint', C, 'nonsense', 0)
+"""
+
+# The server is killed (-9) once this says 'connected': posts must fail
+# within timeout_ms, close() return at once.
+KILLED = CLIENT_PRE + r"""
+c = C(ep, 0, timeout_ms=1000)
+print('connected', flush=True)
+time.sleep(1)
+try:
+    for i in range(200000):
+        c.isend(1, 0, b'x') if lang == 'py' else c.compute(1000)
+    print('never failed')
+except nl.NetloomError as e:
+    print('posts failed:', e)
+t0 = time.monotonic()
+tryit('close', c.close)
+print('close fast' if time.monotonic() - t0 < 0.5 else 'close slow: %.2f s' % (time.monotonic() - t0))
+"""
+
+CLIENTS_WANT = [  # (rank or None for both, C too, line)
+    (0, True, "send dst 7 refused: dst 7, expected 0..1"),
+    (0, True, "isend dst 2^32-1 refused: dst 4294967295, expected 0..1"),
+    (None, False, "irecv cap -1 refused: cap -1, expected 0..18446744073709551615"),
+    (None, False, "compute 1.5 refused: compute: duration 1.5, expected an integer number of ps"),
+    (None, False, "recv src 2^31 refused: src 2147483648, expected 0..1 or ANY"),
+    (None, False, "wait -1 refused: wait: request -1 was never started"),
+    (None, False, "recv reserved tag refused: tag 1073741824, expected 0..1073741823 or ANY"),
+    (None, False, "isend int refused: payload of type int, expected bytes, bytearray or memoryview"),
+    (None, False, "isend str refused: payload of type str, expected bytes, bytearray or memoryview"),
+    (None, True, "waitall none []"),
+    (None, True, "allreduce 200000 refused: allreduce_sum: 200000 values (8 bytes each), the server takes at most "
+     "1048576 bytes"),
+    (0, True, "allreduce behind ANY refused: allreduce_sum: receive 0 (tag ANY) is still pending and would take "
+     "the allreduce's message; wait for it first"),
+    (0, True, "wildcard got b'user'"),
+    (0, True, "waitall send [None]"),
+    (None, True, "allreduce [3.0]"),
+    (None, False, "closed twice"),
+]
+
+
+def client_checks(d):
+    """CLIENTS, ALONE and KILLED in both clients."""
+    for name, text in (('clients', CLIENTS), ('alone', ALONE), ('killed', KILLED)):
+        open(os.path.join(d, name + '.py'), 'w').write(text)
+    for lang in ('py', 'c'):
+        s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '5000', name='cl' + lang)
+        res = clients([[PY, os.path.join(d, 'clients.py'), PYDIR, LIBCLIENT, lang, s.ep, str(r)] for r in range(2)],
+                      d, 'cl' + lang)
+        for r, (rc, out) in enumerate(res):
+            want = [l for rk, both, l in CLIENTS_WANT if rk in (None, r) and (both or lang == 'py')]
+            if lang == 'c':
+                want = [l.replace('(tag ANY)', '(tag NL_CLIENT_ANY)').replace('send [None]', 'send [True]')
+                        for l in want]
+            expect(rc == 0 and out.splitlines() == want, '%s rank %d: exit %d\n%s\nexpected\n%s'
+                   % (lang, r, rc, out, '\n'.join(want)))
+        rc = s.wait()
+        ranks = json.load(open(s.json))['live']['ranks']
+        expect(rc == 0 and all(x['state'] == 'finished' for x in ranks),
+               '%s: server %d: %s %s' % (lang, rc, open(s.err).read(), ranks))
+        r = subprocess.run([PY, os.path.join(d, 'alone.py'), PYDIR, LIBCLIENT, lang, 'ipc://%s/nobody.sock' % d],
+                           capture_output=True, text=True, timeout=TMO)
+        lines = r.stdout.splitlines()
+        expect(r.returncode == 0 and len(lines) == (4 if lang == 'py' else 3)
+               and lines[0] == 'job refused: job 4294967297, expected 0..4294967295'
+               and lines[1].startswith('no server refused: no WELCOME from') and lines[2] == 'fast'
+               and (lang == 'c' or lines[3].startswith("bad endpoint refused: connect 'nonsense': ")),
+               '%s alone: %d %s %s' % (lang, r.returncode, r.stdout, r.stderr))
+        s = Server(d, 2, '-s', 'backend=analytic', name='kill' + lang)
+        p = subprocess.Popen([PY, os.path.join(d, 'killed.py'), PYDIR, LIBCLIENT, lang, s.ep],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = p.stdout.readline()
+        expect(line.strip() == 'connected', '%s killed: %s' % (lang, line))
+        s.p.kill()
+        s.p.wait()
+        try:
+            out = p.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail('%s: posts to a server killed (-9) hung' % lang)
+        expect(p.returncode == 0 and 'posts failed: server not reading for 1000 ms' in out and 'close fast' in out,
+               '%s killed: %d %s' % (lang, p.returncode, out))
+
+
 def case_python_max_payload(d):
     """The Python client refuses a payload over WELCOME's max_payload as
     the C client does, before sending: libzmq would otherwise drop the
@@ -352,6 +584,7 @@ def case_python_max_payload(d):
     rc = s.wait()
     err = open(s.err).read()
     expect(rc == 0 and 'did not HELLO' not in err, 'waitall: server exited %d: %s' % (rc, err))
+    client_checks(d)
 
 
 def case_lockstep_identical(d):
