@@ -6,11 +6,22 @@
 # stream, encoded here from its text form, that shares router 6's +x
 # channel with the ring's 5 -> 0 messages), and prints the ring's message
 # latency (arrival - send, from --messages) in both runs and the report's
-# per-side lines.
+# per-side lines. Its files go to a directory under $TMPDIR (default /tmp),
+# removed on exit or interruption. Exit 0, or 1 with one line when the
+# server or a rank fails (the server's or rank's own message above it).
 set -eu
 build=${1:-build}
-dir=$(mktemp -d /tmp/nl-beside.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+dir=$(mktemp -d "${TMPDIR:-/tmp}/nl-beside.XXXXXX")
+srv=
+ranks=
+cleanup() {
+	for p in $srv $ranks; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+die() { echo "beside_trace.sh: $*" >&2; exit 1; }
 trace=${2:-}
 if [ -z "$trace" ]; then
 	trace=$dir/bulk.nlt
@@ -21,16 +32,44 @@ if [ -z "$trace" ]; then
 		i=0; while [ $i -lt 200 ]; do echo 'recv t=0 dur=0 peer=0 tag=1 bytes=65536'; i=$((i + 1)); done
 		echo 'finalize t=0 dur=0'
 	} > "$dir/bulk.txt"
-	"$build/netloom" trace encode "$dir/bulk.txt" "$trace"
+	"$build/netloom" trace encode "$dir/bulk.txt" "$trace" || die "netloom trace encode failed"
 fi
 run() { # NAME [serve options...]
 	name=$1; shift
 	"$build/netloom" serve --ranks 6 --listen "ipc://$dir/$name.sock" -q \
 		--messages "$dir/$name.msgs" -s backend=flit -s topology=torus:k=8 "$@" > "$dir/$name.out" &
 	srv=$!
-	while [ ! -e "$dir/$name.sock" ]; do sleep 0.05; done
-	for r in 0 1 2 3 4 5; do "$build/adapters/live_ring" "ipc://$dir/$name.sock" $r 30 16384 > /dev/null & done
-	wait
+	# The socket appears once the server listens; a server that exits
+	# first (a bad trace, say) has said why on stderr.
+	n=0
+	while [ ! -S "$dir/$name.sock" ]; do
+		if ! kill -0 "$srv" 2>/dev/null; then
+			rc=0; wait "$srv" || rc=$?; srv=
+			die "$name: netloom serve exited with status $rc before listening"
+		fi
+		n=$((n + 1))
+		[ $n -le 600 ] || die "$name: netloom serve not listening after 30 s"
+		sleep 0.05
+	done
+	ranks=
+	for r in 0 1 2 3 4 5; do
+		"$build/adapters/live_ring" "ipc://$dir/$name.sock" $r 30 16384 > /dev/null &
+		ranks="$ranks $!"
+	done
+	r=0; bad=
+	for p in $ranks; do
+		rc=0; wait "$p" || rc=$?
+		[ $rc -eq 0 ] || bad="${bad:-rank $r exited with status $rc}"
+		r=$((r + 1))
+	done
+	ranks=
+	if [ -n "$bad" ]; then
+		kill "$srv" 2>/dev/null || true
+		wait "$srv" 2>/dev/null || true; srv=
+		die "$name: $bad"
+	fi
+	rc=0; wait "$srv" || rc=$?; srv=
+	[ $rc -eq 0 ] || die "$name: netloom serve exited with status $rc"
 }
 run alone
 run beside --trace "$trace"

@@ -1295,6 +1295,54 @@ def case_beside_trace(d):
                         os.path.join(d, 'missing.nlt')], capture_output=True, text=True, timeout=TMO)
     expect(r.returncode == 2 and 'missing.nlt' in r.stderr and r.stderr.count('\n') == 1,
            'missing trace: %d %s' % (r.returncode, r.stderr))
+    beside_script(d)
+
+
+def beside_script(d):
+    """adapters/examples/beside_trace.sh: prints both runs' latencies; a
+    server that fails to start (it looped for ever waiting for the socket)
+    or a failing rank (its status was ignored) end it with one line, exit
+    1; its temporary directory is removed in every case, also on SIGTERM."""
+    script = os.path.join(PYDIR, '..', 'examples', 'beside_trace.sh')
+    build = os.path.dirname(os.path.abspath(NETLOOM))
+    tmp = os.path.join(d, 'bt')
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+
+    def run(*args):
+        try:
+            return subprocess.run(['sh', script] + list(args), capture_output=True, text=True, env=env, timeout=TMO)
+        except subprocess.TimeoutExpired:
+            fail('beside_trace.sh %s hung' % ' '.join(args))
+    r = run(build)
+    expect(r.returncode == 0 and r.stdout.startswith('ring alone:         190 ring messages')
+           and 'ring beside trace:  190 ring messages' in r.stdout, 'script: %d %s %s'
+           % (r.returncode, r.stdout, r.stderr))
+    r = run(build, os.path.join(d, 'missing.nlt'))
+    expect(r.returncode == 1 and r.stderr.splitlines()[-1] ==
+           'beside_trace.sh: beside: netloom serve exited with status 2 before listening',
+           'script, missing trace: %d %s' % (r.returncode, r.stderr))
+    fake = os.path.join(d, 'fakebuild')  # the real netloom, a live_ring that fails (or waits)
+    os.makedirs(os.path.join(fake, 'adapters'))
+    os.symlink(os.path.abspath(NETLOOM), os.path.join(fake, 'netloom'))
+    ring = os.path.join(fake, 'adapters', 'live_ring')
+    open(ring, 'w').write('#!/bin/sh\nexit 3\n')
+    os.chmod(ring, 0o755)
+    r = run(fake)
+    expect(r.returncode == 1 and r.stderr.splitlines()[-1] == 'beside_trace.sh: alone: rank 0 exited with status 3',
+           'script, failing rank: %d %s' % (r.returncode, r.stderr))
+    expect(os.listdir(tmp) == [], 'script left %s' % os.listdir(tmp))
+    open(ring, 'w').write('#!/bin/sh\nexec sleep 20\n')
+    p = subprocess.Popen(['sh', script, fake], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)
+    expect(len(os.listdir(tmp)) == 1, 'script running: %s' % os.listdir(tmp))
+    p.terminate()
+    try:
+        rc = p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail('beside_trace.sh ignored SIGTERM')
+    expect(rc != 0 and os.listdir(tmp) == [], 'script on SIGTERM: %d, left %s' % (rc, os.listdir(tmp)))
 
 
 def case_paced_behind(d):
