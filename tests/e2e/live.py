@@ -473,9 +473,14 @@ if lang == 'py':
     tryit('bad endpoint', C, 'nonsense', 0)
 """
 
-# The server is killed (-9) once this says 'connected': posts must fail
-# within timeout_ms, close() return at once.
+# Rank 1 waits in a barrier for rank 0, not yet connected: the error says
+# the server may be waiting for other ranks. The server is then killed
+# (-9) once this says 'connected': posts must fail within timeout_ms,
+# close() return at once.
 KILLED = CLIENT_PRE + r"""
+c1 = C(ep, 1, timeout_ms=500)
+tryit('barrier', c1.barrier)
+tryit('close after it', c1.close)
 c = C(ep, 0, timeout_ms=1000)
 print('connected', flush=True)
 time.sleep(1)
@@ -542,8 +547,9 @@ def client_checks(d):
         s = Server(d, 2, '-s', 'backend=analytic', name='kill' + lang)
         p = subprocess.Popen([PY, os.path.join(d, 'killed.py'), PYDIR, LIBCLIENT, lang, s.ep],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        first = [p.stdout.readline().rstrip('\n') for _ in range(2)]
         line = p.stdout.readline()
-        expect(line.strip() == 'connected', '%s killed: %s' % (lang, line))
+        expect(line.strip() == 'connected', '%s killed: %s %s' % (lang, first, line))
         s.p.kill()
         s.p.wait()
         try:
@@ -553,6 +559,11 @@ def client_checks(d):
             fail('%s: posts to a server killed (-9) hung' % lang)
         expect(p.returncode == 0 and 'posts failed: server not reading for 1000 ms' in out and 'close fast' in out,
                '%s killed: %d %s' % (lang, p.returncode, out))
+        expect(first == ['barrier refused: no answer from the server for 500 ms (op seq 0): it may be waiting for '
+                         'other ranks; raise timeout_ms', 'close after it refused: ' +
+                         ('close: no BYE, the connection was unusable: no answer from the server for 500 ms (op seq '
+                          '0): it may be waiting for other ranks; raise timeout_ms' if lang == 'py' else
+                          'close failed')], '%s timeout: %s' % (lang, first))
 
 
 def case_python_max_payload(d):
