@@ -306,7 +306,7 @@ int cli_serve_main(int argc, char **argv)
 				}
 		for (int i = 0; i < 3; i++)
 			if (outs[i] && out_check_writable(outs[i], &err) < 0) {
-				nl_err_prefix(&err, names[i]);
+				nl_err_prefix(&err, "%s", names[i]);
 				status = cli_report(&err);
 				goto out;
 			}
