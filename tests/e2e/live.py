@@ -1665,10 +1665,10 @@ for i in range(6):
 """
 
 
-# Ops after BYE: rank 0 blocks in a RECV, then declares BYE and two more
-# ops (the BYE is queued, not yet handed over); they were taken, then
-# dropped with no word. Rank 1 sends only once rank 0 got both ERRORs.
-AFTERBYE = r"""
+# The start of a raw-protocol client (argv: the Python client's folder, the
+# endpoint): DEALER sockets, a header packer (HELLO with aux 1) and a reply
+# reader that fails the case after 10 s of silence.
+RAW_DEALER = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
 import zmq
@@ -1683,6 +1683,13 @@ def reply(s):
         print('timeout'); sys.exit(1)
     p = s.recv_multipart()
     return nl.HDR.unpack(p[0]), (p[1].decode() if len(p) > 1 else '')
+"""
+
+
+# Ops after BYE: rank 0 blocks in a RECV, then declares BYE and two more
+# ops (the BYE is queued, not yet handed over); they were taken, then
+# dropped with no word. Rank 1 sends only once rank 0 got both ERRORs.
+AFTERBYE = RAW_DEALER + r"""
 a, b = sock(), sock()
 a.send(hdr(nl.HELLO, 0)); b.send(hdr(nl.HELLO, 1)); reply(a); reply(b)
 a.send(hdr(nl.RECV, 0, 0, peer=1, tag=1, a=8))
@@ -1746,21 +1753,7 @@ def case_version_error(d):
 # the rank a frame is about, whoever sent it, else as without a rank. A
 # takeover HELLO was counted twice (against the rank and as rankless), an
 # op for a rank from another connection only as rankless.
-ACCOUNT = r"""
-import sys
-sys.path.insert(0, sys.argv[1])
-import zmq
-import netloom_client as nl
-ctx = zmq.Context()
-def sock():
-    s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 1000); s.connect(sys.argv[2]); return s
-def hdr(t, rank, seq=0, peer=0, tag=0, a=0):
-    return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, seq, peer, tag, 1 if t == nl.HELLO else 0, 0, a, 0, 0)
-def reply(s):
-    if not s.poll(10000):
-        print('timeout'); sys.exit(1)
-    p = s.recv_multipart()
-    return nl.HDR.unpack(p[0]), (p[1].decode() if len(p) > 1 else '')
+ACCOUNT = RAW_DEALER + r"""
 a, b, x = sock(), sock(), sock()
 a.send(hdr(nl.HELLO, 0)); reply(a); b.send(hdr(nl.HELLO, 1)); reply(b)
 for s, frames, what in ((a, [hdr(nl.HELLO, 0)], 'own second HELLO'),
