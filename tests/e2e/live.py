@@ -414,14 +414,6 @@ def tryit(what, f, *a):
         print(what, 'refused:', e)
 
 
-def tryit(what, f, *a):
-    try:
-        f(*a)
-        print(what, 'accepted')
-    except nl.NetloomError as e:
-        print(what, 'refused:', e)
-
-
 C = nl.Client if lang == 'py' else CClient
 """
 
