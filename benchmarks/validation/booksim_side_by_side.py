@@ -11,7 +11,9 @@ For every curve (a BookSim cfg of booksim/ plus a traffic pattern) this
      latency_thres rule (emu/net/experiment.c, TrafficManager::_SingleSim),
   4. writes OUT/points.tsv (every netloom run), OUT/side_by_side.tsv (per
      curve and load: BookSim mean of seeds, netloom mean of seeds,
-     difference %), OUT/saturation.tsv and one SVG per curve (gnuplot).
+     difference %), OUT/saturation.tsv and one SVG per curve (gnuplot;
+     without it, optional, one line per curve says the SVG was not drawn,
+     the tables are written all the same and an older SVG is removed).
 
 Runs are serial (one core). Finished netloom points are kept in
 OUT/points.tsv and skipped when the script runs again with the same
@@ -25,6 +27,7 @@ import argparse
 import hashlib
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -286,7 +289,8 @@ def main():
     write_atomic(os.path.join(args.out, "saturation.tsv"), "\n".join(sat_rows) + "\n")
     write_atomic(os.path.join(args.out, "tables.md"), "\n".join(md) + "\n")
     print("\n".join(summary))
-    print("wrote %s/{points,side_by_side,saturation}.tsv, tables.md and <curve>.svg" % args.out)
+    print("wrote %s/{points,side_by_side,saturation}.tsv, tables.md%s" %
+          (args.out, " and <curve>.svg" if shutil.which("gnuplot") else ""))
 
 
 def plot(out, curve, traffic, rows, bs, ns):
@@ -297,6 +301,12 @@ def plot(out, curve, traffic, rows, bs, ns):
             f.write("%.2f %d %s %d %s\n" % (x, nb, "%.3f" % bl if nb else "NaN", nn,
                                             "%.3f" % nl if nn else "NaN"))
     svg = os.path.join(out, curve + ".svg")
+    if shutil.which("gnuplot") is None:
+        # A stale SVG beside fresh tables would show other figures.
+        if os.path.exists(svg):
+            os.remove(svg)
+        print("%s: gnuplot not found, SVG not drawn (install gnuplot-nox)" % svg, file=sys.stderr)
+        return
     gp = "\n".join([
         "set terminal svg size 640,420 dynamic font 'sans,11' background rgb 'white'",
         "set xrange [0:*]",
