@@ -274,13 +274,15 @@ struct analyze_cfg {
 
 /* Configurations of `family` ("flex", "dragonfly", "slimfly") with at least
  * N terminals on routers of at most R ports, each with full global bandwidth
- * as FleX §III-B sets it: FleX Nx = Ny, 3+ layers, p = links to the next
- * layer = floor(k/3); Dragonfly a = 2p = 2h; Slim Fly p = ceil(k'/2) (Besta
+ * as FleX §III-B sets it: FleX Nx = Ny, 3+ layers (an odd number for
+ * Nx = Ny = 2), p = links to the next layer = floor(k/3); Dragonfly a = 2p = 2h; Slim Fly p = ceil(k'/2) (Besta
  * & Hoefler, FleX ref. [4]). For each shape the smallest configuration
  * reaching N is listed, by routers ascending. *out is malloc'd (caller
  * frees). Each is built to measure its exact diameter (topo_diameter), so
- * the family must be registered; NL_ERANGE, before any is built, when
- * their router ports add up to more than ANALYZE_FULLBW_MAX_PORTS. */
+ * the family must be registered; a configuration the family refuses to
+ * build (NL_EINVAL or NL_ERANGE from topo_new) is left out, not an error.
+ * NL_ERANGE, before any is built, when their router ports add up to more
+ * than ANALYZE_FULLBW_MAX_PORTS. */
 int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct analyze_cfg **out,
 			   size_t *n, struct nl_err *err);
 

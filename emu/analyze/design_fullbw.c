@@ -3,7 +3,8 @@
  *
  * §III-B sets each family's concentration p for full global bandwidth:
  *   FleX:      Nx = Ny = n, p = floor(k/3) = the 2(n-1) links each router
- *              has to the next layer, so k = 6(n-1); layers Nz >= 3.
+ *              has to the next layer, so k = 6(n-1); layers Nz >= 3,
+ *              odd for n = 2 (2 x 2 layers with an even Nz split in two).
  *   Dragonfly: a = 2p = 2h, so k = p + (a-1) + h = 4h - 1; g <= a h + 1.
  *   Slim Fly:  MMS graph of prime power q = 4w + delta, network radix
  *              k' = (3q - delta)/2, p = ceil(k'/2) (Besta & Hoefler, FleX
@@ -47,8 +48,17 @@ static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, uint64_t p
 		l->v = v;
 		l->cap = cap;
 	}
-	NL_CHECK(topo_new(spec, &t, err));
-	int rc = analyze_graph_init(&g, t, err);
+	/* A configuration the family refuses (NL_EINVAL, NL_ERANGE: a rule
+	 * of its own the generator did not apply) is left out of the listing
+	 * instead of failing it; anything else (out of memory, an unknown
+	 * family) still fails. */
+	int rc = topo_new(spec, &t, err);
+	if (rc == NL_EINVAL || rc == NL_ERANGE) {
+		nl_err_clear(err);
+		return 0;
+	}
+	NL_CHECK(rc);
+	rc = analyze_graph_init(&g, t, err);
 	if (rc < 0) {
 		topo_free(t);
 		return rc;
@@ -81,6 +91,10 @@ static int cfg_flex(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *e
 		uint64_t nz = (N + per_layer - 1) / per_layer;
 		if (nz < 3)
 			nz = 3;
+		/* Nx = Ny = 2 with an even Nz splits into two halves (x + y + z
+		 * keeps its parity along every hop): take the next odd Nz. */
+		if (n == 2 && nz % 2 == 0)
+			nz++;
 		if (nz > 65535 || n * n * nz > (1u << 24))
 			continue; /* beyond what the family builds (nz <= 65535) or a listing should */
 		snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,

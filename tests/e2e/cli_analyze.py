@@ -262,6 +262,15 @@ def case_design_fullbw():
     for c in fl:
         if c["radix"] > 30 or c["endpoints"] < 1000 or 3 * c["p"] != c["radix"]:
             raise Fail(f"flex config breaks the request or p = k/3: {c}")
+    # Nx = Ny = 2 with an even Nz is two disconnected halves: the 2x2 row
+    # takes the next odd Nz (N = 2,000 and 25 needed Nz = 250 and 4, and
+    # the refusal failed the whole listing with exit 2).
+    for n, nz in ((2000, 251), (25, 5)):
+        fl2 = run_json("design", "flex", "--terminals", str(n), "--radix", "40", "--json")
+        eq(f"flex N={n}: one row per n = 2..7", len(fl2), 6)
+        two = [c for c in fl2 if c["spec"].startswith("flex:nx=2,ny=2,")]
+        eq(f"flex N={n}: 2x2 row", [(c["spec"], c["endpoints"], c["diameter"]) for c in two],
+           [(f"flex:nx=2,ny=2,nz={nz},p=2", 8 * nz, nz)])
     # Dragonfly a = 2p = 2h = 8 has radix 15; 1,000 terminals need 32 of
     # the up to 33 groups (Table 6 uses all 33: 264 routers, 1,452 links).
     df = run_json("design", "dragonfly", "--terminals", "1000", "--radix", "15", "--json")
