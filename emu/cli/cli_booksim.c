@@ -1,7 +1,8 @@
 /* BookSim2 configuration files to netloom INI (netloom config
- * --from-booksim). BookSim's syntax is `key = value;` with // and block
- * comments and {a,b} vectors. Every key with a netloom equivalent is
- * written with BookSim's effective value (its default when the file does
+ * --from-booksim). BookSim's syntax is `key = value;` with // comments
+ * and {a,b} vectors, read as its lexer reads it (bs_lex): what BookSim
+ * stops on is refused. Every key with a netloom equivalent is written
+ * with BookSim's effective value (its default when the file does
  * not set it), so the result does not depend on netloom's own defaults;
  * keys netloom does not model are accepted silently when they hold
  * BookSim's default, and named on the warning stream otherwise. Exact or
@@ -125,6 +126,163 @@ static bool bs_is_key(const char *key, const char **near)
 	return false;
 }
 
+/* BookSim's lexer (config.l), rule by rule. flex takes the longest
+ * match, the earlier rule on a tie; bs_lex does the same over these. */
+enum bs_tok {
+	BS_COMMENT, /* '//' to the end of the line */
+	BS_BLANK,   /* [ \t\r]: no other white space */
+	BS_NEWLINE,
+	BS_BRACE,   /* {a,b}: a STR */
+	BS_NUM,     /* -?[0-9]+ */
+	BS_FNUM,    /* -?[0-9]*\.[0-9]+ and -?({Digit}*\.)?{Digit}+{Exponent}? */
+	BS_STR,     /* [A-Za-z_\-/\.][A-Za-z0-9_\-/\.\+(\{\,)\}]* */
+	BS_CHAR,    /* any other character, one at a time: '=', ';' or a syntax error */
+	BS_END,
+};
+
+static size_t bs_digits(const char *p)
+{
+	size_t n = 0;
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	return n;
+}
+
+static bool bs_brace_char(char c)
+{
+	return c && (isalnum((unsigned char)c) || strchr("_-.({,)}", c));
+}
+
+static bool bs_str_char(char c)
+{
+	return c && (isalnum((unsigned char)c) || strchr("_-/.+({,)}", c));
+}
+
+/* The token at p (text ends at end; a NUL before it is a character
+ * BookSim refuses): its kind, and its length in *len. */
+static enum bs_tok bs_lex(const char *p, const char *end, size_t *len)
+{
+	if (p == end) {
+		*len = 0;
+		return BS_END;
+	}
+	size_t best = 1, n;
+	enum bs_tok kind = BS_CHAR;
+	/* Each rule in config.l's order: a later one wins only when longer. */
+#define BS_TRY(k, l)                                             \
+	do {                                                     \
+		if ((l) > best || ((l) == best && (k) < kind)) { \
+			best = (l);                              \
+			kind = (k);                              \
+		}                                                \
+	} while (0)
+	if (p[0] == '/' && p + 1 < end && p[1] == '/') {
+		for (n = 2; p + n < end && p[n] != '\n'; n++)
+			;
+		BS_TRY(BS_COMMENT, n);
+	}
+	for (n = 0; p + n < end && (p[n] == ' ' || p[n] == '\t' || p[n] == '\r'); n++)
+		;
+	if (n)
+		BS_TRY(BS_BLANK, n);
+	if (p[0] == '\n')
+		BS_TRY(BS_NEWLINE, 1);
+	if (p[0] == '{') {
+		/* '{', then characters of the class (',' and '}' among them),
+		 * ending at the last '}' with at least one character before it. */
+		size_t last = 0;
+		for (n = 1; p + n < end && bs_brace_char(p[n]); n++)
+			if (p[n] == '}' && n >= 2)
+				last = n + 1;
+		if (last)
+			BS_TRY(BS_BRACE, last);
+	}
+	const char *q = p + (p[0] == '-');
+	size_t sign = (size_t)(q - p), d = bs_digits(q);
+	if (d)
+		BS_TRY(BS_NUM, sign + d);
+	if (q[d] == '.' && bs_digits(q + d + 1)) {
+		size_t f = sign + d + 1 + bs_digits(q + d + 1);
+		const char *e = p + f;
+		if (*e == 'e' || *e == 'E') {
+			size_t x = 1 + (e[1] == '+' || e[1] == '-');
+			if (bs_digits(e + x))
+				f += x + bs_digits(e + x);
+		}
+		BS_TRY(BS_FNUM, f);
+	} else if (d && (q[d] == 'e' || q[d] == 'E')) {
+		const char *e = q + d;
+		size_t x = 1 + (e[1] == '+' || e[1] == '-');
+		if (bs_digits(e + x))
+			BS_TRY(BS_FNUM, sign + d + x + bs_digits(e + x));
+	}
+	if (isalpha((unsigned char)p[0]) || (p[0] && strchr("_-/.", p[0]))) {
+		for (n = 1; p + n < end && bs_str_char(p[n]); n++)
+			;
+		BS_TRY(BS_STR, n);
+	}
+#undef BS_TRY
+	*len = best;
+	return kind;
+}
+
+/* The next token that is not a comment or white space; *line counts the
+ * newlines passed. */
+static enum bs_tok bs_next(const char **p, const char *end, int *line, size_t *len)
+{
+	for (;;) {
+		enum bs_tok t = bs_lex(*p, end, len);
+		if (t == BS_NEWLINE)
+			(*line)++;
+		if (t != BS_COMMENT && t != BS_BLANK && t != BS_NEWLINE)
+			return t;
+		*p += *len;
+	}
+}
+
+/* A block comment's opening: a '/' word then '*' to BookSim. */
+static bool bs_block_comment(const char *p, const char *end)
+{
+	return p + 1 < end && p[0] == '/' && p[1] == '*';
+}
+
+/* What BookSim's parser stops on, as one line: a block comment, a quote
+ * or another character of no token, a value that is two tokens ('0x4':
+ * '0' then 'x4'), a missing ';' or '='. */
+static int bs_syntax_error(const char *path, int line, const char *p, const char *end, enum bs_tok t,
+			   struct nl_err *err)
+{
+	if (t == BS_END)
+		return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;'", path, line);
+	if (bs_block_comment(p, end))
+		return nl_errf(err, NL_EFORMAT,
+			       "%s:%d: '/*' is not BookSim syntax (BookSim's comments are '//' to the end of the line; "
+			       "it stops with 'Parse error')",
+			       path, line);
+	if (t == BS_CHAR && (p[0] == '"' || p[0] == '\''))
+		return nl_errf(err, NL_EFORMAT,
+			       "%s:%d: a quoted value is not BookSim syntax (BookSim stops with 'Parse error'): expected "
+			       "'key = value;' with the value unquoted",
+			       path, line);
+	if (t == BS_CHAR && p[0] != '=' && p[0] != ';') {
+		char c[8];
+		if (isprint((unsigned char)p[0]))
+			snprintf(c, sizeof c, "%c", p[0]);
+		else
+			snprintf(c, sizeof c, "\\x%02x", (unsigned char)p[0]);
+		return nl_errf(err, NL_EFORMAT,
+			       "%s:%d: '%s' is not BookSim syntax (BookSim stops with 'Parse error'): expected 'key = "
+			       "value;' with a word, a number or a {a,b} list as the value",
+			       path, line, c);
+	}
+	return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;'", path, line);
+}
+
+/* The file as BookSim's parser reads it (config.l, config.y): statements
+ * 'KEY = VALUE;', KEY a word and VALUE a word, a {a,b} list or a number
+ * in decimal, at least one; '//' comments; blanks are space, tab, CR and
+ * newline. What BookSim stops on ("Parse error on line N") is refused
+ * with file:line. A key set twice keeps its last value, as in BookSim. */
 static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 {
 	FILE *f;
@@ -136,89 +294,72 @@ static int bs_read(const char *path, struct bs_file *bf, struct nl_err *err)
 	if (big)
 		return nl_errf(err, NL_EFORMAT, "%s: larger than 64 KiB, not a BookSim config", path);
 	text[len] = '\0';
-
-	/* Strip comments, keeping newlines for line numbers. */
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '/' && text[i + 1] == '/') {
-			while (i < len && text[i] != '\n')
-				text[i++] = ' ';
-		} else if (text[i] == '/' && text[i + 1] == '*') {
-			if (!strstr(text + i + 2, "*/")) {
-				int open_line = 1;
-				for (size_t j = 0; j < i; j++)
-					open_line += text[j] == '\n';
-				return nl_errf(err, NL_EFORMAT, "%s:%d: '/*' comment not closed by '*/'", path,
-					       open_line);
-			}
-			while (i < len && !(text[i] == '*' && text[i + 1] == '/')) {
-				if (text[i] != '\n')
-					text[i] = ' ';
-				i++;
-			}
-			if (i < len)
-				text[i] = text[i + 1] = ' ';
-		}
-	}
+	const char *p = text, *end = text + len;
 	int line = 1;
-	char *p = text;
+	size_t n;
 	bf->n = 0;
-	while (*p) {
-		while (*p && isspace((unsigned char)*p)) {
-			line += *p == '\n';
-			p++;
-		}
-		if (!*p)
+	for (;;) {
+		enum bs_tok t = bs_next(&p, end, &line, &n);
+		if (t == BS_END)
 			break;
-		char *semi = strchr(p, ';');
-		if (!semi)
-			return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;' (missing ';')", path, line);
-		*semi = '\0';
+		if ((t != BS_STR && t != BS_BRACE) || bs_block_comment(p, end))
+			return bs_syntax_error(path, line, p, end, t, err);
+		const char *k = p;
+		size_t kl = n;
 		int stmt_line = line;
-		for (char *q = p; q < semi; q++)
-			line += *q == '\n';
-		char *eq = strchr(p, '=');
-		if (!eq)
-			return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;'", path, stmt_line);
-		*eq = '\0';
-		char *k = p, *v = eq + 1;
-		while (isspace((unsigned char)*k))
-			k++;
-		for (char *e = k + strlen(k); e > k && isspace((unsigned char)e[-1]); *--e = '\0')
-			;
-		while (isspace((unsigned char)*v))
-			v++;
-		for (char *e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); *--e = '\0')
-			;
-		/* A second '=' in the value, or a key with blanks inside, means
-		 * two statements ran together: the first one's ';' is missing
-		 * (BookSim's own parser rejects these too). */
-		if (v[0] != '"' && strchr(v, '='))
+		p += n;
+		t = bs_next(&p, end, &line, &n);
+		if (!(t == BS_CHAR && *p == '=') || bs_block_comment(p, end))
+			return bs_syntax_error(path, line, p, end, t, err);
+		p += n;
+		t = bs_next(&p, end, &line, &n);
+		if ((t != BS_STR && t != BS_BRACE && t != BS_NUM && t != BS_FNUM) || bs_block_comment(p, end))
+			return bs_syntax_error(path, line, p, end, t, err);
+		const char *v = p;
+		size_t vl = n;
+		int value_line = line;
+		p += n;
+		t = bs_next(&p, end, &line, &n);
+		if (!(t == BS_CHAR && *p == ';')) {
+			/* A value run on into another token ('0x4', '4k', '1.5.2'):
+			 * one value to the user, two tokens to BookSim. */
+			size_t run = vl;
+			while (v + run < end && !isspace((unsigned char)v[run]) && v[run] != ';' && v[run] != '\0')
+				run++;
+			if (bs_block_comment(p, end))
+				return bs_syntax_error(path, line, p, end, t, err);
+			if (p == v + vl && t != BS_END && *p != '=' && run > vl)
+				return nl_errf(err, NL_EFORMAT,
+					       "%s:%d: '%.*s = %.*s': BookSim reads the value as '%.*s' then '%.*s' and stops "
+					       "with 'Parse error': expected a decimal number, a word or a {a,b} list",
+					       path, value_line, (int)kl, k, (int)run, v, (int)vl, v, (int)(run - vl), p);
+			if (t == BS_CHAR && *p != '=')
+				return bs_syntax_error(path, line, p, end, t, err);
 			return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;' (missing ';')", path,
-				       stmt_line);
-		for (char *q = k; *q; q++)
-			if (isspace((unsigned char)*q))
-				return nl_errf(err, NL_EFORMAT, "%s:%d: expected 'key = value;'", path, stmt_line);
-		size_t vl = strlen(v);
-		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
-			v[vl - 1] = '\0';
-			v++;
+				       value_line);
 		}
-		if (!*k || strlen(k) >= sizeof bf->kv[0].key || strlen(v) >= sizeof bf->kv[0].val)
-			return nl_errf(err, NL_EFORMAT, "%s:%d: bad key or value", path, stmt_line);
+		p += n;
+		if (kl >= sizeof bf->kv[0].key || vl >= sizeof bf->kv[0].val)
+			return nl_errf(err, NL_EFORMAT, "%s:%d: key or value longer than %zu characters", path, stmt_line,
+				       (kl >= sizeof bf->kv[0].key ? sizeof bf->kv[0].key : sizeof bf->kv[0].val) - 1);
 		if (bf->n == BS_MAX)
 			return nl_errf(err, NL_ERANGE, "%s: more than %d settings", path, BS_MAX);
 		int slot = bf->n;
 		for (int i = 0; i < bf->n; i++)
-			if (!strcmp(bf->kv[i].key, k))
+			if (strlen(bf->kv[i].key) == kl && !strncmp(bf->kv[i].key, k, kl))
 				slot = i;
-		snprintf(bf->kv[slot].key, sizeof bf->kv[slot].key, "%s", k);
-		snprintf(bf->kv[slot].val, sizeof bf->kv[slot].val, "%s", v);
+		snprintf(bf->kv[slot].key, sizeof bf->kv[slot].key, "%.*s", (int)kl, k);
+		snprintf(bf->kv[slot].val, sizeof bf->kv[slot].val, "%.*s", (int)vl, v);
 		bf->kv[slot].line = stmt_line;
 		bf->kv[slot].used = false;
 		if (slot == bf->n)
 			bf->n++;
-		p = semi + 1;
 	}
+	if (bf->n == 0)
+		return nl_errf(err, NL_EFORMAT,
+			       "%s: no 'key = value;' setting (BookSim's parser stops with 'Parse error' on a file "
+			       "without one)",
+			       path);
 	return 0;
 }
 
@@ -438,6 +579,42 @@ static bool bs_number(const char *v, double *out)
 	errno = 0;
 	*out = v && *v ? strtod(v, &end) : 0;
 	return v && *v && !*end && !errno && isfinite(*out);
+}
+
+/* BookSim's thresholds (latency_thres, warmup_thres, stopping_thres and
+ * the acc_ forms): a negative one turns its check off
+ * (trafficmanager.cpp: `_latency_thres[c] >= 0.0 &&`, in the sample loop
+ * and the drain). netloom's keys have no 'off': the largest value each
+ * accepts stands for it (1e12 cycles of mean latency; a relative change
+ * of 1e6), written under a comment that says so. Each is compared with
+ * '>' only, so the largest is never exceeded by a finite latency or
+ * change; what differs is an infinite relative change, a sample period
+ * that counted nothing after one that counted some (docs/configuration.md). */
+static void bs_put_thres(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const char *key, int *n)
+{
+	const char *v = bs_get(bf, key);
+	double x;
+	if (bs_multi(bf, key) || !bs_number(v, &x) || !(x < 0)) {
+		bs_put(out, warn, path, bf, key, v, NULL, n);
+		return;
+	}
+	size_t n_tables;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	struct config c;
+	const struct param_def *def = NULL;
+	config_init(&c, tables, n_tables);
+	bool found = config_find_key(&c, key, &def) && def && def->max > 0;
+	config_release(&c);
+	if (!found) { /* a netloom without the key: bs_put names it */
+		bs_put(out, warn, path, bf, key, v, NULL, n);
+		return;
+	}
+	char num[40];
+	snprintf(num, sizeof num, "%.15g", def->max);
+	fprintf(out, "; %s = %s: BookSim's check is off (a negative threshold); %s, netloom's largest, stands for it\n",
+		key, v, num);
+	bs_put(out, warn, path, bf, key, num, NULL, n);
 }
 
 /* injection_rate in flits/cycle: BookSim's rate is in packets unless
@@ -1160,7 +1337,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 					       "latency_thres", "warmup_thres", "acc_warmup_thres", "stopping_thres",
 					       "acc_stopping_thres", NULL};
 	for (int i = 0; sim_keys[i]; i++)
-		bs_put(out, warn, path, bf, sim_keys[i], bs_get(bf, sim_keys[i]), NULL, &unmapped);
+		if (strstr(sim_keys[i], "_thres"))
+			bs_put_thres(out, warn, path, bf, sim_keys[i], &unmapped);
+		else
+			bs_put(out, warn, path, bf, sim_keys[i], bs_get(bf, sim_keys[i]), NULL, &unmapped);
 	const char *seed = bs_get(bf, "seed");
 	if (!strcmp(seed, "time"))
 		bs_warn(warn, path, bf, "seed", "'time' seeds are not reproducible; using 0", &unmapped);

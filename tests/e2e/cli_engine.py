@@ -80,12 +80,12 @@ def case_booksim_convert():
         # are written out for what the file leaves unset.
         bs = os.path.join(tmp, "mesh.cfg")
         write(bs, "// a mesh\ntopology = mesh;\nk = 4;\nn = 3;\nrouting_function = dor;\n"
-                  "packet_size = 4;\ninjection_rate = 0.05;\n/* block\n comment */ traffic = transpose;\n")
+                  "packet_size = 4;\ninjection_rate = 0.05;\n// line\n// comments\ntraffic = transpose; // here too\n")
         ini = read_ini(run("config", "--from-booksim", bs).stdout.decode())
         eq("mesh topology", ini["network"]["topology"], "mesh:k=4x4x4")
         eq("mesh channel_latency", ini["network"]["channel_latency"], "1")
         eq("packets to flits", float(ini["traffic"]["injection_rate"]), 0.2)
-        eq("traffic after a block comment", ini["traffic"]["traffic"], "transpose")
+        eq("traffic after comments", ini["traffic"]["traffic"], "transpose")
         eq("BookSim's default num_vcs", ini["router"]["num_vcs"], "16")
         bs = os.path.join(tmp, "flat.cfg")
         write(bs, "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\nuse_noc_latency = 0;\n"
@@ -240,15 +240,23 @@ def case_booksim_invalid_values():
         eq("defaults stand for what was left out", (j["sw_allocator"], j["num_vcs"], j["sim_type"]),
            ("islip", 16, "latency"))
         eq("packet_size kept", j["packet_size"], "4")
-        # A rate that is not a number is named like latency_thres = O.1,
-        # not read as its leading digits (0.1O: 0.1) or as 0 (O.1, abc, '').
+        # A rate that is a word is named like latency_thres = O.1, not
+        # read as 0 (O.1, abc). 0.1O and an empty value are not BookSim
+        # syntax (its parser stops): refused, not read as 0.1 or 0.
         head = "topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n"
-        for v in ("O.1", "0.1O", "abc", ""):
+        for v in ("O.1", "abc"):
             write(bs, head + f"injection_rate = {v};\n")
             p = run("config", "--from-booksim", bs, code=3)
             eq(f"injection_rate = {v!r}", p.stderr.decode(),
                f"netloom: {bs}:5: cannot map 'injection_rate = {v}': expected a number\n")
             check(f"injection_rate = {v!r} left out", "injection_rate" not in p.stdout.decode())
+        for v, msg in (("0.1O", "'injection_rate = 0.1O': BookSim reads the value as '0.1' then 'O' and stops with "
+                                "'Parse error': expected a decimal number, a word or a {a,b} list"),
+                       ("", "expected 'key = value;'")):
+            write(bs, head + f"injection_rate = {v};\n")
+            p = run("config", "--from-booksim", bs, code=2)
+            eq(f"injection_rate = {v!r}: nothing written", p.stdout, b"")
+            one_line_error(p, f"netloom: {bs}:5: {msg}")
         # Values BookSim takes and a netloom run refuses: the converted
         # configuration is built as a run builds it, and refused (exit 2,
         # nothing on stdout), not written to fail at the first run.
@@ -257,6 +265,30 @@ def case_booksim_invalid_values():
             write(bs, head + extra)
             p = run("config", "--from-booksim", bs, code=2)
             one_line_error(p, f"netloom: {bs}: the converted configuration does not run: {why}")
+        # A negative threshold turns BookSim's check off (trafficmanager.cpp:
+        # 'thres >= 0.0 &&'): it was refused as out of range (exit 3, the
+        # default 500 written); now netloom's largest value stands for it,
+        # under a comment, and the INI loads.
+        thres = (("latency_thres", "-1.0", "1000000000000"), ("warmup_thres", "{-1.0}", "1000000"),
+                 ("acc_warmup_thres", "-0.5", "1000000"), ("stopping_thres", "-1e3", "1000000"),
+                 ("acc_stopping_thres", "-1", "1000000"))
+        write(bs, head + "".join(f"{k} = {v};\n" for k, v, _ in thres))
+        p = run("config", "--from-booksim", bs)
+        eq("thresholds off: stderr", p.stderr, b"")
+        text = p.stdout.decode()
+        ini = read_ini(text)
+        for k, v, want in thres:
+            eq(f"{k} = {v}", ini["simulation"][k], want)
+            check(f"{k}: comment says so", f"; {k} = {v.strip('{}')}: BookSim's check is off (a negative threshold); {want}, "
+                  "netloom's largest, stands for it\n" in text)
+        conv = os.path.join(tmp, "thres.ini")
+        write(conv, text)
+        j = run_json("config", "-c", conv, "--json")
+        eq("thresholds off: loaded", [j[k] for k, _, _ in thres], [1e12, 1e6, 1e6, 1e6, 1e6])
+        write(bs, head + "latency_thres = 0.0;\nstopping_thres = 0.5;\n")
+        ini = read_ini(run("config", "--from-booksim", bs).stdout.decode())
+        eq("thresholds >= 0 as they are", (ini["simulation"]["latency_thres"], ini["simulation"]["stopping_thres"]),
+           ("0.0", "0.5"))
         write(bs, head + "injection_rate_uses_flits = l;\ninjection_rate = 0.2;\n")
         p = run("config", "--from-booksim", bs, code=3)
         eq("injection_rate_uses_flits = l", p.stderr.decode().splitlines(),
@@ -276,6 +308,39 @@ def case_booksim_syntax():
         one_line_error(p, f"{bs}:2: expected 'key = value;'")
         p = run("config", "--from-booksim", os.path.join(tmp, "none.cfg"), code=2)
         one_line_error(p, f"{tmp}/none.cfg: cannot open BookSim config: No such file or directory")
+        # What BookSim's parser (config.l, config.y) stops on is refused
+        # with file:line: it took quotes, 0x4 (written to the INI as 0x4,
+        # which netloom reads as 4) and /* */ comments that BookSim refuses.
+        head = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n"
+        for body, msg in (
+                ('topology = "mesh";\nk = 4;\n', ":1: a quoted value is not BookSim syntax (BookSim stops with "
+                 "'Parse error'): expected 'key = value;' with the value unquoted"),
+                (head + "num_vcs = 0x4;\n", ":5: 'num_vcs = 0x4': BookSim reads the value as '0' then 'x4' and "
+                 "stops with 'Parse error': expected a decimal number, a word or a {a,b} list"),
+                (head + "injection_rate = 1.;\n", ":5: 'injection_rate = 1.': BookSim reads the value as '1' then '.'"),
+                (head + "injection_rate = {0.1, 0.2};\n", ":5: '{' is not BookSim syntax"),
+                (head + "k = +4;\n", ":5: '+' is not BookSim syntax"),
+                (head + "\fk = 4;\n", ":5: '\\x0c' is not BookSim syntax"),
+                ("/* a mesh */\n" + head, ":1: '/*' is not BookSim syntax (BookSim's comments are '//' to the end "
+                 "of the line; it stops with 'Parse error')"),
+                (head + "k = 4; /* x */\n", ":5: '/*' is not BookSim syntax"),
+                (head + "k = 4 /* x */;\n", ":5: '/*' is not BookSim syntax"),
+                (head + "k = 4;;\n", ":5: expected 'key = value;'"),
+                ("", ": no 'key = value;' setting (BookSim's parser stops with 'Parse error' on a file without one)"),
+                ("// only a comment\n", ": no 'key = value;' setting")):
+            write(bs, body)
+            p = run("config", "--from-booksim", bs, code=2)
+            one_line_error(p, f"netloom: {bs}{msg}")
+        # What it takes: words with BookSim's punctuation, {a,b} lists,
+        # numbers as its lexer reads them (.5, 1e-1, -1.0), '//' after a
+        # ';' or a word, several statements on a line, CR LF line ends.
+        write(bs, "topology = mesh;k = 4;\r\nn = 2; // c\nrouting_function = dor;\ninjection_rate = .05;\n"
+                  "injection_rate_uses_flits = 1;\ntraffic = hotspot({{0,5},{1,1}});\nwarmup_thres = 1e-1;\n"
+                  "stopping_thres = {0.2};\n")
+        ini = read_ini(run("config", "--from-booksim", bs).stdout.decode())
+        eq("lexer: values", (ini["network"]["topology"], ini["traffic"]["injection_rate"], ini["traffic"]["traffic"],
+                             ini["simulation"]["warmup_thres"], ini["simulation"]["stopping_thres"]),
+           ("mesh:k=4x4", "0.05", "hotspot:nodes=0/5,rates=1/1", "1e-1", "0.2"))
 
 
 def case_booksim_missing_semicolon():
