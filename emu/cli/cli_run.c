@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "net/net.h"
@@ -48,7 +49,10 @@ static void run_usage(FILE *f, const char *cmd)
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
 		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
-			"first unstable (saturated) point unless --continue."
+			"first unstable (saturated) point unless --continue. With sim_type = throughput\n"
+			"no point is judged saturated (BookSim's throughput mode: no latency threshold):\n"
+			"the sweep runs every rate (a deadlock still stops it) and its last line says\n"
+			"so, with the largest accepted rate."
 		      : "Simulate one operating point: warm-up, measurement until convergence, drain\n"
 			"(BookSim2's method), and report latency, throughput, hops and channel use.",
 		sweep ? "      --rates A:B:STEP  injection rates from A to B inclusive (flits/cycle/endpoint)\n"
@@ -380,6 +384,8 @@ struct sweep_print {
 	const struct nl_sim_info *info;
 	const struct nl_err *err;
 	uint32_t n;
+	double max_accepted; /* the largest accepted rate of a stable point, as nl_sweep's */
+	double max_offered;  /* the offered rate of that point */
 	bool quiet; /* an MPI rank other than 0 */
 	int stdout_errno; /* the first failed flush's errno, for cli_stdout_finish */
 };
@@ -392,6 +398,10 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 	struct sweep_print *sp = ctx;
 	if (pt->deadlock && !sp->quiet)
 		run_report_deadlock(sp->sim, sp->err);
+	if (pt->stable && pt->accepted > sp->max_accepted) {
+		sp->max_accepted = pt->accepted;
+		sp->max_offered = pt->offered;
+	}
 	if (sp->o->table) {
 		if (sp->n == 0)
 			run_print_header(sp->info, sp->o->csv);
@@ -433,12 +443,23 @@ int cli_sweep_main(int argc, char **argv)
 		rc = 0;
 	}
 	if (rc == 0) {
-		char last_txt[32] = "none";
+		char last_txt[32] = "none", at_txt[48] = "";
 		if (sw.last_stable_rate >= 0)
 			snprintf(last_txt, sizeof last_txt, "%.4g", sw.last_stable_rate);
+		if (sp.max_accepted > 0)
+			snprintf(at_txt, sizeof at_txt, " at offered %.4g", sp.max_offered);
+		/* Throughput mode has no latency threshold: a point is unstable
+		 * only when its warm-up never ended, so "no saturation" would
+		 * claim what nothing judged (docs/results.md). */
+		const char *sim_type = config_get(session_config(sim), "sim_type");
+		const bool throughput = sim_type && !strcmp(sim_type, "throughput");
 		if (o.table && !o.csv && sw.deadlock_rate >= 0)
 			printf("deadlock at rate %.4g: the sweep stops (last stable rate %s)\n", sw.deadlock_rate,
 			       last_txt);
+		else if (o.table && !o.csv && throughput)
+			printf("sim_type = throughput: saturation is not judged (stable only says the point measured); "
+			       "last stable rate %s, max accepted %.4f%s\n",
+			       last_txt, sw.max_accepted, at_txt);
 		else if (o.table && !o.csv && sw.first_unstable_rate >= 0)
 			printf("saturation: last stable rate %s, first unstable %.4g, max accepted %.4f\n",
 			       last_txt, sw.first_unstable_rate, sw.max_accepted);
