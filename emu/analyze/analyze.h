@@ -46,23 +46,24 @@ void analyze_graph_release(struct analyze_graph *g);
 /* --- distances --------------------------------------------------------------- */
 
 enum analyze_dist_mode {
-	ANALYZE_DIST_AUTO,    /* exact unless the work estimate exceeds budget */
+	ANALYZE_DIST_AUTO,    /* exact unless its projected work exceeds budget */
 	ANALYZE_DIST_EXACT,   /* exact whatever it costs */
 	ANALYZE_DIST_SAMPLED, /* sampled sources */
 };
 
 struct analyze_dist_opts {
 	enum analyze_dist_mode mode;
-	uint64_t budget;  /* AUTO: largest exact work (word operations per BFS level); 0 = default */
+	uint64_t budget;  /* AUTO: most words an exact run may touch (projected); 0 = default */
 	uint32_t samples; /* sampled mode: BFS sources, 0 = default (1024, capped at n) */
 	uint64_t seed;    /* picks the sampled sources */
 };
 
-/* Default AUTO budget on the work estimate ceil(orbits / 64) * (routers +
- * adjacency entries), i.e. word operations per BFS level: 1e10 is about 10
- * s on one core for a low-diameter graph (a 131,136-router dragonfly,
- * estimate 2.6e10, takes 28 s exact). */
-#define ANALYZE_DIST_BUDGET_DEFAULT 10000000000ull
+/* Default AUTO budget on the words an exact run touches, as counted by
+ * the BFS itself (adjacency entries read, frontier entries, array clears;
+ * see analyze_distances): 2e9 is about 10 s on one core where neighbours
+ * are scattered in memory (dln:n=50000,d=8 counts 1.5e9 in 7.5 s) and 4 s
+ * where they are near (meshes: 2-2.5 ns a word). */
+#define ANALYZE_DIST_BUDGET_DEFAULT 2000000000ull
 #define ANALYZE_DIST_SAMPLES_DEFAULT 1024u
 
 struct analyze_dist {
@@ -82,8 +83,11 @@ struct analyze_dist {
 /* Distances of the router graph. Exact runs one BFS per vertex orbit (the
  * family's orbits callback, or one BFS for TOPO_F_VERTEX_TRANSITIVE, else
  * every router), weighting each by its orbit size. BFS is bit-parallel: 64
- * sources share one sweep over the CSR, so the work is
- * ceil(sources/64) * (n + adjacency) word operations per level.
+ * sources share one sweep per BFS level, so a batch of 64 costs up to
+ * (n + adjacency) words per level, and levels grow with the eccentricity.
+ * AUTO runs the exact batches counting the words touched; after each but
+ * the last it projects the average batch over all batches, and once that
+ * exceeds the budget it discards them and samples (is_exact = false).
  * A disconnected graph gives is_connected = false (diameter UINT32_MAX). */
 int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 		      const struct analyze_dist_opts *o, struct analyze_dist *out, struct nl_err *err);

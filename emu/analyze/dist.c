@@ -74,7 +74,7 @@ static inline void dist_count(uint64_t fresh, bool per_source, uint64_t *lvcnt, 
  * routers), whichever touches fewer adjacency entries. */
 static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const uint64_t *weight,
 		      uint32_t ns, bool per_source, struct dist_ws *ws, struct dist_acc *a, uint64_t *sum,
-		      uint32_t *ecc)
+		      uint32_t *ecc, uint64_t *work)
 {
 	const uint64_t full = ns == 64 ? ~0ull : (1ull << ns) - 1;
 	uint32_t n = g->n;
@@ -86,6 +86,7 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 	memset(vis, 0, (size_t)n * sizeof *vis);
 	memset(fr, 0, (size_t)n * sizeof *fr);
 	memset(nx, 0, (size_t)n * sizeof *nx);
+	*work += 4 * (uint64_t)n; /* the three clears and the closing scan */
 	for (uint32_t b = 0; b < ns; b++) {
 		if (!fr[src[b]])
 			cur[n_cur++] = src[b];
@@ -106,7 +107,11 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 			m_front += g->off[cur[i] + 1] - g->off[cur[i]];
 		if (per_source)
 			memset(lvcnt, 0, sizeof lvcnt);
+		/* Words touched: the frontier twice, the next one (below) and
+		 * the adjacency entries read (bottom-up: and every router). */
+		*work += 2 * (uint64_t)n_cur;
 		if (m_front <= m_unfull) {
+			*work += m_front;
 			for (uint32_t i = 0; i < n_cur; i++) {
 				uint32_t v = cur[i];
 				uint64_t bits = fr[v];
@@ -121,25 +126,30 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 				}
 			}
 		} else {
+			uint64_t swept = n;
 			for (uint32_t v = 0; v < n; v++) {
 				uint64_t seen = vis[v];
 				if (seen == full)
 					continue;
 				uint64_t acc = 0;
-				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
-					acc |= fr[g->adj[k]];
+				uint32_t k = g->off[v], end = g->off[v + 1];
+				while (k < end) {
+					acc |= fr[g->adj[k++]];
 					if ((acc | seen) == full)
 						break;
 				}
+				swept += k - g->off[v];
 				uint64_t fresh = acc & ~seen;
 				if (fresh) {
 					nx[v] = fresh;
 					next[n_next++] = v;
 				}
 			}
+			*work += swept;
 		}
 		for (uint32_t i = 0; i < n_cur; i++)
 			fr[cur[i]] = 0;
+		*work += n_next;
 		for (uint32_t i = 0; i < n_next; i++) {
 			uint32_t v = next[i];
 			uint64_t fresh = nx[v];
@@ -270,56 +280,80 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 	uint32_t ns = dist_orbits(t, src, w, &method, err, &rc);
 	if (rc < 0)
 		goto done;
+	/* AUTO: exact while the BFS work stays within the budget. A batch of
+	 * 64 sources costs one sweep per BFS level, so its work grows with the
+	 * eccentricities (~440 levels in a 220 x 220 mesh) and the graph's
+	 * size alone cannot tell it. So the exact run counts the words it
+	 * touches (dist_bfs64) and, after each batch but the last, projects
+	 * the batches' average over all of them; once that exceeds the
+	 * budget it drops what it has and samples instead. The count does
+	 * not depend on the machine: the same graph is always exact or
+	 * always sampled. */
 	uint64_t budget = o && o->budget ? o->budget : ANALYZE_DIST_BUDGET_DEFAULT;
-	uint64_t work = ((uint64_t)ns + 63) / 64 * ((uint64_t)n + g->off[n]);
+	uint64_t n_batches = ((uint64_t)ns + 63) / 64;
 	enum analyze_dist_mode mode = o ? o->mode : ANALYZE_DIST_AUTO;
-	bool sampled = mode == ANALYZE_DIST_SAMPLED || (mode == ANALYZE_DIST_AUTO && work > budget);
 	uint32_t want = o && o->samples ? o->samples : ANALYZE_DIST_SAMPLES_DEFAULT;
-	if (sampled && want >= n)
-		sampled = false; /* as many samples as routers: run them all, exactly */
-	if (sampled) {
-		/* Uniform sources without replacement: a partial Fisher-Yates. */
-		struct rng r;
-		rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, DIST_RNG_SAMPLES);
-		for (uint32_t i = 0; i < n; i++)
-			src[i] = i;
-		for (uint32_t i = 0; i < want; i++) {
-			uint32_t j = i + (uint32_t)rng_below(&r, n - i);
-			uint32_t x = src[i];
-			src[i] = src[j];
-			src[j] = x;
-		}
-		ns = want;
-		for (uint32_t i = 0; i < ns; i++)
-			w[i] = 1;
-		method = "sampled";
-	}
-	sum = malloc((size_t)ns * sizeof *sum);
-	ecc = malloc((size_t)ns * sizeof *ecc);
+	bool can_sample = want < n; /* as many samples as routers: run them all, exactly */
+	bool sampled = can_sample && mode == ANALYZE_DIST_SAMPLED;
+	bool watch = can_sample && mode == ANALYZE_DIST_AUTO;
+	sum = malloc((size_t)n * sizeof *sum);
+	ecc = malloc((size_t)n * sizeof *ecc);
 	if (!sum || !ecc || dist_hist_grow(&acc, 16) < 0) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
 		goto done;
 	}
-	struct progress pg;
-	progress_init(&pg, "distances");
-	for (uint32_t b0 = 0; b0 < ns; b0 += 64) {
-		uint32_t m = ns - b0 < 64 ? ns - b0 : 64;
-		/* Per-source bookkeeping only when weights differ or the sampled
-		 * estimate needs each source's mean and eccentricity. */
-		bool per_source = sampled;
-		for (uint32_t b = 1; b < m && !per_source; b++)
-			per_source = w[b0 + b] != w[b0];
-		rc = dist_bfs64(g, src + b0, w + b0, m, per_source, &ws, &acc, sum + b0, ecc + b0);
-		if (rc < 0) {
-			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
-			progress_done(&pg);
-			goto done;
+	for (;;) {
+		if (sampled) {
+			/* Uniform sources without replacement: a partial Fisher-Yates. */
+			struct rng r;
+			rng_init(&r, o ? o->seed : 0, RNG_CLASS_ANALYSIS, DIST_RNG_SAMPLES);
+			for (uint32_t i = 0; i < n; i++)
+				src[i] = i;
+			for (uint32_t i = 0; i < want; i++) {
+				uint32_t j = i + (uint32_t)rng_below(&r, n - i);
+				uint32_t x = src[i];
+				src[i] = src[j];
+				src[j] = x;
+			}
+			ns = want;
+			for (uint32_t i = 0; i < ns; i++)
+				w[i] = 1;
+			method = "sampled";
 		}
-		char detail[64];
-		snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, ns);
-		progress_update(&pg, (double)(b0 + m) / ns, detail);
+		struct progress pg;
+		uint64_t work = 0;
+		bool over = false;
+		progress_init(&pg, "distances");
+		for (uint32_t b0 = 0; b0 < ns && !over; b0 += 64) {
+			uint32_t m = ns - b0 < 64 ? ns - b0 : 64;
+			/* Per-source bookkeeping only when weights differ or the sampled
+			 * estimate needs each source's mean and eccentricity. */
+			bool per_source = sampled;
+			for (uint32_t b = 1; b < m && !per_source; b++)
+				per_source = w[b0 + b] != w[b0];
+			rc = dist_bfs64(g, src + b0, w + b0, m, per_source, &ws, &acc, sum + b0, ecc + b0, &work);
+			if (rc < 0) {
+				rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);
+				progress_done(&pg);
+				goto done;
+			}
+			/* Projected total: the batches so far, averaged, times all. */
+			over = watch && b0 + m < ns &&
+			       (double)work / (double)(b0 / 64 + 1) * (double)n_batches > (double)budget;
+			char detail[64];
+			snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, ns);
+			progress_update(&pg, (double)(b0 + m) / ns, detail);
+		}
+		progress_done(&pg);
+		if (!over)
+			break;
+		/* Too costly to finish exactly: forget it and sample. */
+		memset(acc.hist, 0, (size_t)acc.hist_cap * sizeof *acc.hist);
+		acc.max_level = 0;
+		acc.disconnected = false;
+		sampled = true;
+		watch = false;
 	}
-	progress_done(&pg);
 
 	out->method = method;
 	out->n_sources = ns;

@@ -48,6 +48,27 @@ def case_describe_torus():
     out = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "4").stdout.decode()
     check("text says approximate", "moore ratio     <= " in out and
           "approximate" in out and f"lower bound {lo}" in out and f"upper bound {hi}" in out)
+    # The exact run's cost grows with the number of BFS levels: a 220x220
+    # mesh read back from an edge list (no symmetry: 48,400 sources, ~440
+    # levels) ran exact for 36 s on an estimate of 10^10 that ignored the
+    # levels, and dln:n=200000,d=8 for over 60 s. The counted work is
+    # projected after the first batches and they are sampled in seconds.
+    import time
+    with tempfile.TemporaryDirectory() as tmp:
+        edges = os.path.join(tmp, "m220.edges")
+        run("topo", "export", "mesh:k=220x220", "--format", "edgelist", "-o", edges)
+        for spec, diameter in ((f"graph:file={edges}", 438), ("dln:n=200000,d=8", None)):
+            t0 = time.monotonic()
+            d = run_json("topo", "describe", spec, "--json")
+            took = time.monotonic() - t0
+            eq(f"{spec}: exact", (d["exact"], d["distance_method"], d["samples"]), (False, "sampled", 1024))
+            check(f"{spec}: sampled in {took:.1f} s, expected well under 10 s", took < 8)
+            if diameter:
+                lo, hi = d["diameter_bounds"]
+                check(f"{spec}: diameter bounds {lo}..{hi} hold {diameter}", lo <= diameter <= hi)
+    # Under the budget the run stays exact (100x100: ~1 s).
+    d = run_json("topo", "describe", "mesh:k=100x100", "--json")
+    eq("mesh 100x100 exact", (d["exact"], d["distance_method"], d["diameter"]), (True, "all-sources", 198))
 
 
 def case_describe_trunks():
