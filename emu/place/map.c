@@ -12,6 +12,9 @@
 #include "core/error.h"
 #include "topo/topo.h"
 
+/* Longest line read, newline not counted (quoted in errors). */
+#define MAP_LINE_MAX 510
+
 static int map_number(const char **s, unsigned long long *v)
 {
 	char *end;
@@ -31,18 +34,25 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 		   struct nl_err *err)
 {
 	FILE *f;
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	uint32_t lineno = 0, seen = 0;
 	int rc = 0;
 	NL_CHECK(nl_open_input(path, "map file", &f, err));
 	for (uint32_t i = 0; i < n_ranks; i++)
 		endpoint[i] = UINT32_MAX;
-	while (fgets(line, sizeof line, f)) {
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		const char *s = line;
 		unsigned long long rank, ep;
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			rc = nl_errf(err, NL_EFORMAT, "%s:%u: line longer than %zu characters", path, lineno, sizeof line - 2);
+		/* The string functions below would stop at a NUL and drop the rest. */
+		if (memchr(line, '\0', (size_t)len)) {
+			rc = nl_errf(err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, lineno);
+			goto out;
+		}
+		if ((size_t)len - (line[len - 1] == '\n') > MAP_LINE_MAX) {
+			rc = nl_errf(err, NL_EFORMAT, "%s:%u: line longer than %d characters", path, lineno, MAP_LINE_MAX);
 			goto out;
 		}
 		while (*s == ' ' || *s == '\t')
@@ -92,6 +102,7 @@ int place_read_map(const char *path, uint32_t n_ranks, uint32_t n_endpoints, uin
 			     n_ranks);
 	}
 out:
+	free(line);
 	fclose(f);
 	return rc;
 }

@@ -303,6 +303,11 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 			tok = nt2;
 			tokcap = (size_t)len / 2 + 1;
 		}
+		/* The string functions below would stop at a NUL and drop the rest. */
+		if (memchr(buf, '\0', (size_t)len)) {
+			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", pr->file, line);
+			goto out;
+		}
 		char *hash = strchr(buf, '#');
 		if (hash)
 			*hash = '\0';

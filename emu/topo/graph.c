@@ -218,10 +218,16 @@ static int graph_build(struct topo *t, struct nl_err *err)
 
 	if (!f)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s", path, strerror(errno));
-	while (getline(&buf, &bufcap, f) >= 0) {
+	ssize_t len;
+	while ((len = getline(&buf, &bufcap, f)) >= 0) {
 		char *tok[3], *save = NULL;
 		int nt = 0;
 		line++;
+		/* The string functions below would stop at a NUL and drop the rest. */
+		if (memchr(buf, '\0', (size_t)len)) {
+			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, line);
+			goto out;
+		}
 		char *hash = strchr(buf, '#');
 		if (hash) {
 			has_counts = has_counts || graph_is_count_header(hash + 1);

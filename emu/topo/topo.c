@@ -81,6 +81,7 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 	FILE *f = fopen(path, "r");
 	char *line = NULL, *buf = NULL;
 	size_t cap = 0, len = 0, buf_cap = 0;
+	unsigned lineno = 0;
 	ssize_t n;
 
 	*out = NULL;
@@ -88,6 +89,15 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 		return nl_errf(err, NL_EIO, "topology '@%s': cannot open spec file: %s", path, strerror(errno));
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		const char *s = line;
+		lineno++;
+		/* strlen below would stop at a NUL and drop the rest of the line. */
+		if (memchr(line, '\0', (size_t)n)) {
+			free(buf);
+			free(line);
+			fclose(f);
+			return nl_errf(err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text spec file", path,
+				       lineno);
+		}
 		while (*s && isspace((unsigned char)*s))
 			s++;
 		size_t k = strlen(s);

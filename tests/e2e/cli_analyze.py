@@ -410,6 +410,16 @@ def case_errors():
     one_line_error(p, "even number")
     p = run("design", "mesh", code=2)
     one_line_error(p, "unknown family 'mesh'")
+    # A NUL byte cut the line there and the rest was dropped silently
+    # ('1 2\0 3 4 5 6' read as '1 2': 3 routers, exit 0).
+    with tempfile.TemporaryDirectory() as tmp:
+        for fam, text in (("graph", b"0 1\n1 2\0 3 4 5 6\n"),
+                          ("anynet", b"router 0 node 0 router 1\nrouter 1 node 1\0 router 0\n")):
+            path = os.path.join(tmp, f"nul.{fam}")
+            with open(path, "wb") as f:
+                f.write(text)
+            p = run("topo", "describe", f"{fam}:file={path}", code=2)
+            one_line_error(p, f"topology '{fam}': {path}:2: unexpected NUL byte; expected a text file")
 
 
 def case_help():

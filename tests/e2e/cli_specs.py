@@ -9,7 +9,7 @@ import os
 import tempfile
 
 import clitest
-from clitest import Fail, eq, run
+from clitest import Fail, eq, one_line_error, run
 
 # 48 odd and 8 even offsets (the shape of seed 002's n64000k64), with
 # enough digits to pass 255 characters, the old `-s` limit.
@@ -46,6 +46,11 @@ def case_long_specs():
         eq("topology = @FILE (as written)", topology_of("-c", ref), "@" + spec_file)
         described = run("topo", "describe", "@" + spec_file).stdout.decode().splitlines()[0].split()
         eq("topo describe @FILE", described[1], SPEC)
+        # A NUL byte in a spec file cut the line there: torus:k=4x4\0,p=2
+        # built torus p=1 with exit 0.
+        nul = write("nul.spec", "# a comment\ntorus:k=4x4\0,p=2\n")
+        p = run("topo", "describe", "@" + nul, code=2)
+        one_line_error(p, f"{nul}:2: unexpected NUL byte")
         bad = write("bad.ini", "[network]\ntopology = a" + " b" * 150 + "\n")
         err = run("config", "-c", bad, code=2).stderr.decode()
         if "cannot be split" not in err or "syntax error" in err:

@@ -190,6 +190,10 @@ bad dupkey $'[job A]\ntrace = a.nlt\nplacement = contiguous\nplacement = spread'
   "$dir/dupkey.ini:4: [job A] key 'placement' given twice (first at line 3); expected each key once"
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
+# A NUL byte in a map line was reported as a line over 510 characters.
+printf '0 0\n1 2\0 junk\n' > "$dir/nul.map"
+bad nulmap $'[job A]\ntrace = a.nlt\nplacement = map\nplacement_map = nul.map' \
+  "$dir/nulmap.ini: [job A] key 'placement': $dir/nul.map:2: unexpected NUL byte; expected a text file"
 bad missing $'[job A]\ntrace = nope.nlt' \
   "$dir/missing.ini: [job A] key 'trace': $dir/nope.nlt: cannot open: No such file or directory"
 bad full $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt' \
