@@ -18,7 +18,10 @@ static const char *param_type_name(enum param_type t)
 	case PARAM_BOOL: return "boolean";
 	case PARAM_STRING: return "string";
 	case PARAM_DIMS: return "dimensions like 8x8x4";
-	case PARAM_LIST: return "list like -1/1/3/9";
+	/* No negative in the example: most lists (hotspot's endpoints and
+	 * weights) refuse them; equality's offsets, which take them, say so
+	 * in their own help. */
+	case PARAM_LIST: return "integers separated by '/', like 0/3/9";
 	case PARAM_CHOICE: return "choice";
 	case PARAM_SPEC: return "spec";
 	case PARAM_RANGE: return "value or range like 1..32";

@@ -105,6 +105,9 @@ static void test_param_errors(void)
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,n=2", "t", &e), NL_EINVAL, &e, "given twice");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=abc", "t", &e), NL_EFORMAT, &e, "expected an integer");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=1e", "t", &e), NL_EFORMAT, &e, "expected a number");
+	/* The list example names no negative: hotspot's nodes=a said "like -1/1/3/9" and then refused -1. */
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=a", "t", &e), NL_EFORMAT, &e,
+		  "value 'a': expected integers separated by '/', like 0/3/9");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,mode=x", "t", &e), NL_EINVAL, &e,
 		  "expected one of wormhole, vct");
 	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,", "t", &e), NL_EFORMAT, &e, "trailing ','");
