@@ -140,6 +140,16 @@ def case_faults_flex():
     f = json.loads(a)["faults"]
     eq("FleX 6x6x3 tolerance (Table 5)", f["tolerance_pct"], 75)
     eq("links", f["links"], 1080)
+    # Table 5's fat tree at N ~ 1,000 says 45%; netloom's graph (Table 6's
+    # 300 routers, 2,000 links) tolerates 55% with the default seed: its 200
+    # switches with 10 router links each keep most trials connected at 50%
+    # (docs/analysis.md). 59 of 100 trials at 55%, so the seed is pinned.
+    need_family("fattree")
+    f = run_json("topo", "describe", "fattree:k=10,n=3", "--faults", "--json")["faults"]
+    eq("fat tree links", f["links"], 2000)
+    eq("fat tree tolerance (Table 5 says 45%)", f["tolerance_pct"], 55)
+    at = {s["removed_pct"]: s["connected"] for s in f["steps"]}
+    eq("fat tree trials connected at 45..60%", [at[p] for p in (45, 50, 55, 60)], [94, 87, 59, 26])
 
 
 def case_export():
