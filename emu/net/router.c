@@ -1550,11 +1550,20 @@ static void fl_va_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
 		}
 }
 
+/* A grant is discarded when its output VC is taken by the time it
+ * completes (BookSim's "no longer available", fl_va_eval), here counting
+ * the grants applied before it in this update too: with pipelined_stages
+ * and an internal speedup, allocations evaluated in different steps of a
+ * cycle complete in the same step (delays count cycles), and the later
+ * one did not see the earlier one's grant, which is applied only here.
+ * Without both, the VC is always free here. */
 static void fl_va_update(struct flitnet *n, struct fl_router *ro, uint32_t r)
 {
 	(void)r;
 	while (ro->va_q.len && fl_due(fl_node(n, ro, ro->va_q.head), n->now)) {
 		int32_t res = fl_node(n, ro, ro->va_q.head)->result;
+		if (res >= 0 && n->ovc[(uint64_t)ro->vc_base + (uint32_t)res].owner != FL_NONE)
+			res = FL_STALL_BUFFER_BUSY;
 		fl_va_apply(n, ro, fl_q_pop(n, ro, Q_VA), res, false);
 	}
 }
@@ -1642,19 +1651,46 @@ static void fl_sa_eval(struct flitnet *n, struct fl_router *ro, uint32_t r)
 	lead = fl_eval_extent(n, ro, Q_SA);
 	uint32_t n_req = fl_sa_gather(n, ro, lead);
 	fl_sa_allocate(n, ro, n_req, fl_done_at(t, n->rc.sw_alloc_delay));
-	if (n->rc.sw_alloc_delay > 1)
+	if (n->rc.sw_alloc_delay <= 1)
+		return;
+	/* The grants completing in this step. With pipelined_stages and an
+	 * internal speedup they may come from allocations made in different
+	 * steps of one cycle (delays count cycles), none of which saw the
+	 * others' grants: a grant whose crossbar input or output an earlier
+	 * one of this step takes is dropped, as the allocator would have, so
+	 * the crossbar passes one flit per input and output per step. The
+	 * marks use the allocator's scratch (in_match by crossbar input,
+	 * out_match by crossbar output; -1 on entry and exit). */
+	const bool same_step = n->rc.pipelined_stages && n->steps_max > 1;
+	for (i = 0, li = ro->sa_q.head; i < ro->sa_q.len; i++, li = fl_node(n, ro, li)->next) {
+		struct fl_node *nd = fl_node(n, ro, li);
+		if (!fl_due(nd, t))
+			break;
+		if (nd->result < 0)
+			continue;
+		uint64_t iv = (uint64_t)ro->vc_base + li;
+		uint64_t ov = (uint64_t)(ro->port_base + n->ivc[iv].out_port) * n->V + n->ivc[iv].out_vc;
+		if (fl_out_full(n, ov, iv))
+			nd->result = FL_STALL_BUFFER_FULL;
+		else if (n->hold && fl_hold_blocks(n, ro, fl_hold_ein(n, li), (uint32_t)nd->result))
+			nd->result = FL_STALL_CROSSBAR_CONFLICT; /* a hold set since the grant */
+		if (!same_step || nd->result < 0)
+			continue;
+		const uint32_t ein = fl_hold_ein(n, li), eout = (uint32_t)nd->result;
+		if (n->in_match[ein] >= 0 || n->out_match[eout] >= 0) {
+			nd->result = FL_STALL_CROSSBAR_CONFLICT;
+			continue;
+		}
+		n->in_match[ein] = (int32_t)eout;
+		n->out_match[eout] = (int32_t)ein;
+	}
+	if (same_step)
 		for (i = 0, li = ro->sa_q.head; i < ro->sa_q.len; i++, li = fl_node(n, ro, li)->next) {
-			struct fl_node *nd = fl_node(n, ro, li);
+			const struct fl_node *nd = fl_node(n, ro, li);
 			if (!fl_due(nd, t))
 				break;
-			if (nd->result < 0)
-				continue;
-			uint64_t iv = (uint64_t)ro->vc_base + li;
-			uint64_t ov = (uint64_t)(ro->port_base + n->ivc[iv].out_port) * n->V + n->ivc[iv].out_vc;
-			if (fl_out_full(n, ov, iv))
-				nd->result = FL_STALL_BUFFER_FULL;
-			else if (n->hold && fl_hold_blocks(n, ro, fl_hold_ein(n, li), (uint32_t)nd->result))
-				nd->result = FL_STALL_CROSSBAR_CONFLICT; /* a hold set since the grant */
+			if (nd->result >= 0)
+				n->in_match[fl_hold_ein(n, li)] = n->out_match[nd->result] = -1;
 		}
 }
 
