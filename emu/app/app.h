@@ -66,7 +66,10 @@ enum app_coll {
 };
 
 /* Algorithm names (the values of coll_<name>_algorithm). Which ones a
- * collective accepts is in its key's choice list; docs/replay.md. */
+ * collective accepts is in its key's choice list; docs/replay.md. The
+ * last two are outcomes, never choices, counted in coll_alg_used:
+ * Rabenseifner falling back as Open MPI's does when the element count
+ * (8-byte elements assumed) is below the largest power of two <= p. */
 #define APP_ALG_MAP(X)                                        \
 	X(APP_ALG_AUTO, "auto")                               \
 	X(APP_ALG_LINEAR, "linear")                           \
@@ -84,7 +87,9 @@ enum app_coll {
 	X(APP_ALG_SCATTER_ALLGATHER_RING, "scatter_allgather_ring") \
 	X(APP_ALG_RABENSEIFNER, "rabenseifner")               \
 	X(APP_ALG_REDUCE_BCAST, "reduce_bcast")               \
-	X(APP_ALG_GATHER_BCAST, "gather_bcast")
+	X(APP_ALG_GATHER_BCAST, "gather_bcast")               \
+	X(APP_ALG_RABENSEIFNER_LINEAR, "rabenseifner->linear") \
+	X(APP_ALG_RABENSEIFNER_RD, "rabenseifner->recursive_doubling")
 
 enum app_alg {
 #define APP_ALG_ENUM_(name, text) name,

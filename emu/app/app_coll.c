@@ -49,6 +49,19 @@ static bool app_is_pof2(uint32_t p)
 	return p && !(p & (p - 1));
 }
 
+/* Open MPI's Rabenseifner reduce and allreduce (coll_base_reduce.c
+ * redscat_gather, coll_base_allreduce.c redscat_allgather) need an element
+ * count of at least the largest power of two <= p; below it they run basic
+ * linear reduce / recursive doubling instead, also when forced. Elements
+ * are taken as 8 bytes, as for libnbc's decisions. */
+static bool app_rabenseifner_falls_back(uint32_t p, uint64_t bytes)
+{
+	uint64_t pof2 = 1;
+	while (2 * pof2 <= p)
+		pof2 *= 2;
+	return bytes / 8 < pof2;
+}
+
 int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg, const struct app_coll_sizes *z)
 {
 	uint32_t p = c->p, root = z->root;
@@ -121,6 +134,11 @@ int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg,
 			app_tree(c, false, TREE_CHAIN, 2, SZ_FULL, root, z->bytes, 0, NULL);
 			return 0;
 		case APP_ALG_RABENSEIFNER:
+			if (app_rabenseifner_falls_back(p, z->bytes)) {
+				app_tree(c, false, TREE_FLAT, 2, SZ_FULL, root, z->bytes, 0, NULL);
+				c->alg = APP_ALG_RABENSEIFNER_LINEAR;
+				return 0;
+			}
 			app_simple(c, PRIM_RS_HALVING, z->bytes, 0, NULL, NULL);
 			app_tree(c, false, TREE_KNOMIAL, 2, SZ_SUBTREE, root, 0, per, NULL);
 			return 0;
@@ -144,6 +162,11 @@ int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg,
 			app_simple(c, PRIM_AR_RING, z->bytes, 0, NULL, NULL);
 			return 0;
 		case APP_ALG_RABENSEIFNER:
+			if (app_rabenseifner_falls_back(p, z->bytes)) {
+				app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
+				c->alg = APP_ALG_RABENSEIFNER_RD;
+				return 0;
+			}
 			app_simple(c, PRIM_AR_RABENSEIFNER, z->bytes, 0, NULL, NULL);
 			return 0;
 		default:
@@ -507,13 +530,14 @@ int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_
 	}
 	enum app_alg alg = (enum app_alg)a->cfg.coll_alg[coll];
 	if (alg == APP_ALG_AUTO)
-		alg = app_tuned_choose(coll, p, app_decision_bytes(coll, &z, p), nonblocking);
+		alg = app_tuned_choose(coll, p, app_decision_bytes(coll, &z, p), nonblocking,
+				       op->flags & TRACE_F_IN_PLACE);
 	if (app_coll_plan(co, coll, alg, &z) < 0) {
 		app_coll_free(a, c);
 		return app_bad_op(a, r, err, "algorithm '%s' does not apply to %s", app_alg_name(alg),
 				  app_coll_name(coll));
 	}
-	a->res.coll_alg_used[coll][alg]++;
+	a->res.coll_alg_used[coll][co->alg]++;
 	a->res.coll_calls[coll]++;
 
 	uint32_t q = app_req_new(a, r, REQ_COLL, 0);

@@ -213,7 +213,7 @@ struct app_coll_inst {
 	uint8_t ckind;         /* enum app_coll */
 	uint32_t step;         /* next step within the part */
 	uint32_t outstanding;  /* sub-requests of the current step not complete */
-	uint8_t alg;           /* enum app_alg chosen */
+	uint8_t alg;           /* enum app_alg that runs (a fallback included) */
 	uint64_t t_entry;      /* when the owner entered the collective */
 	uint64_t t_peer;       /* latest member entry time learnt from its messages */
 	struct app_coll_part parts[APP_COLL_MAX_PARTS];
@@ -236,7 +236,9 @@ uint32_t app_prim_step(const struct app_coll_part *pt, uint32_t p, uint32_t me, 
 		       struct app_xfer *out);
 
 /* Fill c->parts for collective `coll` with algorithm `alg` (never AUTO),
- * sizes from the op. Returns 0 or NL_EINVAL when alg does not apply. */
+ * sizes from the op, and c->alg with what runs: alg, or the algorithm
+ * Open MPI falls back to inside it (APP_ALG_RABENSEIFNER_LINEAR,
+ * APP_ALG_RABENSEIFNER_RD). Returns 0 or NL_EINVAL when alg does not apply. */
 struct app_coll_sizes {
 	uint64_t bytes;        /* vector / own block / own send size */
 	uint64_t block;        /* per-rank block */
@@ -250,8 +252,9 @@ int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg,
 
 /* Open MPI 4.1.4's fixed decision (coll/tuned; libnbc for non-blocking;
  * coll/basic where tuned has none) for collective `coll` on p ranks with
- * decision size `bytes`. Never returns APP_ALG_AUTO. */
-enum app_alg app_tuned_choose(enum app_coll coll, uint32_t p, uint64_t bytes, bool nonblocking);
+ * decision size `bytes`; in_place: MPI_IN_PLACE was passed (libnbc's
+ * iallreduce looks at it). Never returns APP_ALG_AUTO. */
+enum app_alg app_tuned_choose(enum app_coll coll, uint32_t p, uint64_t bytes, bool nonblocking, bool in_place);
 
 /* --- ranks, communicators, engine ------------------------------------------ */
 

@@ -122,7 +122,10 @@ static const uint8_t tuned_bcast_map[] = {
 };
 
 /* reduce, commutative. Open MPI: 1 linear, 2 chain, 3 pipeline, 4 binary,
- * 5 binomial, 6 in-order_binary, 7 rabenseifner. */
+ * 5 binomial, 6 in-order_binary, 7 rabenseifner. Rule {8, 7} picks
+ * Rabenseifner for fewer than 8 bytes on 2-3 ranks, where its element
+ * count is below 2: Open MPI's redscat_gather then runs basic linear, and
+ * so does app_coll_plan. */
 static const struct tuned_band tuned_reduce[] = {
 	{4, {{8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}, {TUNED_INF, 3}}},
 	{8, {{4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}, {TUNED_INF, 1}}},
@@ -265,7 +268,7 @@ static enum app_alg tuned_lookup(const struct tuned_table *t, uint32_t p, uint64
 /* libnbc (non-blocking) selection, Open MPI 4.1.4. Where libnbc looks at
  * the element count (count >= the largest power of two <= p), we assume
  * 8-byte elements, since traces carry bytes. */
-static enum app_alg tuned_nbc(enum app_coll coll, uint32_t p, uint64_t bytes)
+static enum app_alg tuned_nbc(enum app_coll coll, uint32_t p, uint64_t bytes, bool in_place)
 {
 	uint64_t pof2 = 1;
 	while (2 * pof2 <= p)
@@ -277,10 +280,10 @@ static enum app_alg tuned_nbc(enum app_coll coll, uint32_t p, uint64_t bytes)
 		if (p <= 4)
 			return APP_ALG_LINEAR;
 		return bytes < 65536 ? APP_ALG_BINOMIAL : APP_ALG_CHAIN;
-	case APP_COLL_ALLREDUCE: /* nbc_iallreduce.c: binomial reduce + bcast, or redscat_allgather */
-		if (p < 4 || bytes < 65536 || bytes / 8 < pof2)
+	case APP_COLL_ALLREDUCE: /* nbc_iallreduce.c: binomial reduce + bcast, redscat_allgather or ring */
+		if (p < 4 || bytes < 65536 || in_place)
 			return APP_ALG_REDUCE_BCAST;
-		return APP_ALG_RABENSEIFNER;
+		return bytes / 8 >= pof2 ? APP_ALG_RABENSEIFNER : APP_ALG_RING;
 	case APP_COLL_REDUCE: /* nbc_ireduce.c */
 		if (p > 2 && bytes / 8 >= pof2)
 			return APP_ALG_RABENSEIFNER;
@@ -293,7 +296,7 @@ static enum app_alg tuned_nbc(enum app_coll coll, uint32_t p, uint64_t bytes)
 	}
 }
 
-enum app_alg app_tuned_choose(enum app_coll coll, uint32_t p, uint64_t bytes, bool nonblocking)
+enum app_alg app_tuned_choose(enum app_coll coll, uint32_t p, uint64_t bytes, bool nonblocking, bool in_place)
 {
 	static const struct tuned_table allreduce = TUNED_TABLE(tuned_allreduce, tuned_allreduce_map);
 	static const struct tuned_table alltoall = TUNED_TABLE(tuned_alltoall, tuned_alltoall_map);
@@ -310,7 +313,7 @@ enum app_alg app_tuned_choose(enum app_coll coll, uint32_t p, uint64_t bytes, bo
 	static const struct tuned_table scatter = TUNED_TABLE(tuned_scatter, tuned_scatter_map);
 
 	if (nonblocking)
-		return tuned_nbc(coll, p, bytes);
+		return tuned_nbc(coll, p, bytes, in_place);
 	switch (coll) {
 	case APP_COLL_ALLREDUCE: return tuned_lookup(&allreduce, p, bytes);
 	case APP_COLL_ALLTOALL: return tuned_lookup(&alltoall, p, bytes);

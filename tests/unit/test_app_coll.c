@@ -388,40 +388,40 @@ static void test_step_symmetry(void)
 static void test_open_mpi_decisions(void)
 {
 	/* Spot checks against coll_tuned_decision_fixed.c (v4.1.4). */
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 8, false), APP_ALG_RECURSIVE_DOUBLING);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 8192, false), APP_ALG_RABENSEIFNER);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 2, 4, false), APP_ALG_RING);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 16, 100, false), APP_ALG_RECURSIVE_DOUBLING);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 200, 1000, false), APP_ALG_REDUCE_BCAST);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 16, 4, false), APP_ALG_KNOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 16, 100000, false), APP_ALG_BINOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 4, false), APP_ALG_KNOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 1 << 20, false), APP_ALG_LINEAR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 16, 2 << 20, false), APP_ALG_SCATTER_ALLGATHER);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 8, 0, false), APP_ALG_RECURSIVE_DOUBLING);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 4, 0, false), APP_ALG_LINEAR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 100, 0, false), APP_ALG_BRUCK);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLTOALL, 16, 100, false), APP_ALG_BRUCK);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLTOALL, 16, 1 << 20, false), APP_ALG_LINEAR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLTOALL, 2, 1 << 21, false), APP_ALG_PAIRWISE);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHER, 16, 8, false), APP_ALG_RECURSIVE_DOUBLING);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHER, 40, 8192, false), APP_ALG_NEIGHBOR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHERV, 8, 100, false), APP_ALG_GATHER_BCAST);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHERV, 8, 2000, false), APP_ALG_BRUCK);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHERV, 4, 300, false), APP_ALG_NEIGHBOR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_REDUCE, 8, 100, false), APP_ALG_BINARY);
-	CHECK_EQ(app_tuned_choose(APP_COLL_REDUCE, 16, 100000, false), APP_ALG_BINOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_GATHER, 16, 100, false), APP_ALG_BINOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_SCATTER, 8, 100, false), APP_ALG_BINOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_SCAN, 8, 100, false), APP_ALG_LINEAR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_GATHERV, 8, 100, false), APP_ALG_LINEAR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 8, false, false), APP_ALG_RECURSIVE_DOUBLING);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 8192, false, false), APP_ALG_RABENSEIFNER);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 2, 4, false, false), APP_ALG_RING);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 16, 100, false, false), APP_ALG_RECURSIVE_DOUBLING);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 200, 1000, false, false), APP_ALG_REDUCE_BCAST);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 16, 4, false, false), APP_ALG_KNOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 16, 100000, false, false), APP_ALG_BINOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 4, false, false), APP_ALG_KNOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 1 << 20, false, false), APP_ALG_LINEAR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 16, 2 << 20, false, false), APP_ALG_SCATTER_ALLGATHER);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 8, 0, false, false), APP_ALG_RECURSIVE_DOUBLING);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 4, 0, false, false), APP_ALG_LINEAR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 100, 0, false, false), APP_ALG_BRUCK);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLTOALL, 16, 100, false, false), APP_ALG_BRUCK);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLTOALL, 16, 1 << 20, false, false), APP_ALG_LINEAR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLTOALL, 2, 1 << 21, false, false), APP_ALG_PAIRWISE);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHER, 16, 8, false, false), APP_ALG_RECURSIVE_DOUBLING);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHER, 40, 8192, false, false), APP_ALG_NEIGHBOR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHERV, 8, 100, false, false), APP_ALG_GATHER_BCAST);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHERV, 8, 2000, false, false), APP_ALG_BRUCK);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLGATHERV, 4, 300, false, false), APP_ALG_NEIGHBOR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_REDUCE, 8, 100, false, false), APP_ALG_BINARY);
+	CHECK_EQ(app_tuned_choose(APP_COLL_REDUCE, 16, 100000, false, false), APP_ALG_BINOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_GATHER, 16, 100, false, false), APP_ALG_BINOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_SCATTER, 8, 100, false, false), APP_ALG_BINOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_SCAN, 8, 100, false, false), APP_ALG_LINEAR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_GATHERV, 8, 100, false, false), APP_ALG_LINEAR);
 	/* libnbc */
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 4, 100, true), APP_ALG_LINEAR);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 100, true), APP_ALG_BINOMIAL);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 1 << 20, true), APP_ALG_CHAIN);
-	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 8, 0, true), APP_ALG_BRUCK);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 8, true), APP_ALG_REDUCE_BCAST);
-	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 1 << 20, true), APP_ALG_RABENSEIFNER);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 4, 100, true, false), APP_ALG_LINEAR);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 100, true, false), APP_ALG_BINOMIAL);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BCAST, 8, 1 << 20, true, false), APP_ALG_CHAIN);
+	CHECK_EQ(app_tuned_choose(APP_COLL_BARRIER, 8, 0, true, false), APP_ALG_BRUCK);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 8, true, false), APP_ALG_REDUCE_BCAST);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 1 << 20, true, false), APP_ALG_RABENSEIFNER);
 }
 
 static void test_auto_every_collective(void)
@@ -520,6 +520,108 @@ static void test_collective_wait_accounting(void)
 	}
 }
 
+/* One collective (op kind, app_coll) on every rank of p: the run's
+ * messages and bytes, and how often each algorithm ran. setting may be
+ * NULL (auto); flags are the op's TRACE_F_*. */
+static int run_coll(uint32_t p, uint16_t kind, enum app_coll coll, const char *setting, uint64_t bytes,
+		    uint16_t flags, struct expect *got, uint32_t *used, struct nl_err *err)
+{
+	struct syn s;
+	struct syn_run run;
+	const char *const set[] = {"latency_ns=1000", "bandwidth_gbps=8", setting, NULL};
+	syn_init(&s, p);
+	for (uint32_t r = 0; r < p; r++) {
+		struct trace_op *op = syn_coll(&s, r, kind, 0, (int32_t)(p / 2), bytes, 0);
+		op->flags = flags;
+		if (flags & TRACE_F_NONBLOCKING) {
+			op->req = 1;
+			syn_wait(&s, r, 1);
+		}
+	}
+	struct app_source src = {.n_ranks = s.n_ranks, .next = syn_next, .ctx = &s};
+	memset(&run, 0, sizeof run);
+	int rc = syn_replay_src(&src, set, &run);
+	if (rc < 0)
+		*err = run.err;
+	if (rc == 0) {
+		const struct app_results *res = app_results(run.app);
+		got->msgs = res->coll_msgs;
+		got->bytes = res->coll_bytes;
+		for (unsigned g = 0; g < APP_ALG__COUNT; g++)
+			used[g] = res->coll_alg_used[coll][g];
+	}
+	syn_run_free(&run);
+	syn_free(&s);
+	return rc;
+}
+
+/* Open MPI's Rabenseifner reduce / allreduce run basic linear / recursive
+ * doubling when the element count (8-byte elements) is below the largest
+ * power of two <= p, whether auto chose them or they were forced; the
+ * results name the fallback. */
+static void test_rabenseifner_fallback(void)
+{
+	struct nl_err err = {0};
+	struct expect got;
+	uint32_t used[APP_ALG__COUNT];
+	/* auto on 2 and 3 ranks, 4 bytes: tuned's rule picks Rabenseifner
+	 * (coll_tuned_decision_fixed.c), which falls back to linear. */
+	for (uint32_t p = 2; p <= 3; p++) {
+		CHECK_OK(run_coll(p, TOP_REDUCE, APP_COLL_REDUCE, NULL, 4, 0, &got, used, &err), &err);
+		CHECK_UINT(got.msgs, ==, p - 1);
+		CHECK_UINT(got.bytes, ==, 4 * (p - 1));
+		CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, p);
+		CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 0);
+	}
+	/* Forced, 4 ranks: 24 bytes (3 elements < 4) fall back, 32 do not. */
+	static const char *const red = "coll_reduce_algorithm=rabenseifner";
+	static const char *const allred = "coll_allreduce_algorithm=rabenseifner";
+	CHECK_OK(run_coll(4, TOP_REDUCE, APP_COLL_REDUCE, red, 24, 0, &got, used, &err), &err);
+	CHECK_UINT(got.msgs, ==, 3);
+	CHECK_UINT(got.bytes, ==, 3 * 24);
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, 4);
+	CHECK_OK(run_coll(4, TOP_REDUCE, APP_COLL_REDUCE, red, 32, 0, &got, used, &err), &err);
+	CHECK_UINT(got.msgs, ==, 4 * 2 + 3); /* recursive halving, then the binomial gather */
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 4);
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, 0);
+	/* Allreduce, 8 ranks: 56 bytes (7 elements < 8) run recursive doubling. */
+	struct expect want = e_rdx(8, 56);
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 56, 0, &got, used, &err), &err);
+	CHECK_UINT(got.msgs, ==, want.msgs);
+	CHECK_UINT(got.bytes, ==, want.bytes);
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER_RD], ==, 8);
+	want = e_rabenseifner(8, 64);
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 64, 0, &got, used, &err), &err);
+	CHECK_UINT(got.msgs, ==, want.msgs);
+	CHECK_UINT(got.bytes, ==, want.bytes);
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 8);
+}
+
+/* libnbc's iallreduce (nbc_iallreduce.c): binomial reduce + bcast with
+ * MPI_IN_PLACE whatever the size, the ring when the count is below the
+ * largest power of two <= p. */
+static void test_nbc_allreduce(void)
+{
+	struct nl_err err = {0};
+	struct expect got, want = e_tree2(8, 1 << 20);
+	uint32_t used[APP_ALG__COUNT];
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, NULL, 1 << 20, TRACE_F_NONBLOCKING | TRACE_F_IN_PLACE,
+			  &got, used, &err),
+		 &err);
+	CHECK_UINT(got.msgs, ==, want.msgs);
+	CHECK_UINT(got.bytes, ==, want.bytes);
+	CHECK_UINT(used[APP_ALG_REDUCE_BCAST], ==, 8);
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, NULL, 1 << 20, TRACE_F_NONBLOCKING, &got, used,
+			  &err),
+		 &err);
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 8);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 1 << 20, true, true), APP_ALG_REDUCE_BCAST);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 16384, 65536, true, false), APP_ALG_RING);
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 16384, 131072, true, false), APP_ALG_RABENSEIFNER);
+	/* Blocking: coll/tuned does not look at MPI_IN_PLACE. */
+	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 1 << 20, false, true), APP_ALG_RABENSEIFNER);
+}
+
 int main(void)
 {
 	TEST_RUN(test_algorithms_closed_forms);
@@ -531,5 +633,7 @@ int main(void)
 	TEST_RUN(test_auto_every_collective);
 	TEST_RUN(test_bcast_binomial_timing);
 	TEST_RUN(test_collective_wait_accounting);
+	TEST_RUN(test_rabenseifner_fallback);
+	TEST_RUN(test_nbc_allreduce);
 	return test_done();
 }
