@@ -67,9 +67,11 @@ enum app_coll {
 
 /* Algorithm names (the values of coll_<name>_algorithm). Which ones a
  * collective accepts is in its key's choice list; docs/replay.md. The
- * last two are outcomes, never choices, counted in coll_alg_used:
+ * last three are outcomes, never choices, counted in coll_alg_used:
  * Rabenseifner falling back as Open MPI's does when the element count
- * (8-byte elements assumed) is below the largest power of two <= p. */
+ * (8-byte elements assumed) is below the largest power of two <= p, and a
+ * blocking bcast/reduce/allreduce of count 0, which Open MPI returns from
+ * at once. */
 #define APP_ALG_MAP(X)                                        \
 	X(APP_ALG_AUTO, "auto")                               \
 	X(APP_ALG_LINEAR, "linear")                           \
@@ -89,7 +91,8 @@ enum app_coll {
 	X(APP_ALG_REDUCE_BCAST, "reduce_bcast")               \
 	X(APP_ALG_GATHER_BCAST, "gather_bcast")               \
 	X(APP_ALG_RABENSEIFNER_LINEAR, "rabenseifner->linear") \
-	X(APP_ALG_RABENSEIFNER_RD, "rabenseifner->recursive_doubling")
+	X(APP_ALG_RABENSEIFNER_RD, "rabenseifner->recursive_doubling") \
+	X(APP_ALG_ZERO_COUNT, "zero-count")
 
 enum app_alg {
 #define APP_ALG_ENUM_(name, text) name,
@@ -179,6 +182,11 @@ struct app_source {
 	app_next_op_fn next;
 	void *ctx;
 	uint64_t total_ops;             /* for progress; 0 = unknown */
+	/* A collective's 0 bytes may stand for a size the source did not
+	 * know (DUMPI's datatypes of unknown size, OTF2's byte totals), so
+	 * it does not prove count 0: such bcast/reduce/allreduce are replayed
+	 * in full, not as zero-count. */
+	bool zero_bytes_unknown;
 };
 
 /* A source streaming from an open archive: one trace_rank_reader per rank,

@@ -439,6 +439,19 @@ static void app_coll_sizes(const struct trace_op *op, enum app_coll coll, uint32
 	}
 }
 
+/* Open MPI's MPI_Bcast, MPI_Reduce and MPI_Allreduce return MPI_SUCCESS
+ * at once when count is 0 (ompi/mpi/c/bcast.c, reduce.c, allreduce.c):
+ * no messages, no synchronisation. Only the blocking calls: the
+ * non-blocking forms replay their algorithm. Bytes 0 is count 0 unless
+ * the source says it may be an unknown size. */
+static bool app_coll_zero_count(const struct app *a, enum app_coll coll, bool nonblocking,
+				const struct app_coll_sizes *z)
+{
+	if (nonblocking || z->bytes || a->src.zero_bytes_unknown)
+		return false;
+	return coll == APP_COLL_BCAST || coll == APP_COLL_REDUCE || coll == APP_COLL_ALLREDUCE;
+}
+
 static enum app_coll app_coll_of_kind(uint16_t kind)
 {
 	switch (kind) {
@@ -528,14 +541,18 @@ int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_
 			z.root = 0;
 		}
 	}
-	enum app_alg alg = (enum app_alg)a->cfg.coll_alg[coll];
-	if (alg == APP_ALG_AUTO)
-		alg = app_tuned_choose(coll, p, app_decision_bytes(coll, &z, p), nonblocking,
-				       op->flags & TRACE_F_IN_PLACE);
-	if (app_coll_plan(co, coll, alg, &z) < 0) {
-		app_coll_free(a, c);
-		return app_bad_op(a, r, err, "algorithm '%s' does not apply to %s", app_alg_name(alg),
-				  app_coll_name(coll));
+	if (app_coll_zero_count(a, coll, nonblocking, &z)) {
+		co->alg = APP_ALG_ZERO_COUNT; /* no parts: completes at once */
+	} else {
+		enum app_alg alg = (enum app_alg)a->cfg.coll_alg[coll];
+		if (alg == APP_ALG_AUTO)
+			alg = app_tuned_choose(coll, p, app_decision_bytes(coll, &z, p), nonblocking,
+					       op->flags & TRACE_F_IN_PLACE);
+		if (app_coll_plan(co, coll, alg, &z) < 0) {
+			app_coll_free(a, c);
+			return app_bad_op(a, r, err, "algorithm '%s' does not apply to %s", app_alg_name(alg),
+					  app_coll_name(coll));
+		}
 	}
 	a->res.coll_alg_used[coll][co->alg]++;
 	a->res.coll_calls[coll]++;

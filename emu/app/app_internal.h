@@ -213,7 +213,7 @@ struct app_coll_inst {
 	uint8_t ckind;         /* enum app_coll */
 	uint32_t step;         /* next step within the part */
 	uint32_t outstanding;  /* sub-requests of the current step not complete */
-	uint8_t alg;           /* enum app_alg that runs (a fallback included) */
+	uint8_t alg;           /* enum app_alg that runs (a fallback or zero-count included) */
 	uint64_t t_entry;      /* when the owner entered the collective */
 	uint64_t t_peer;       /* latest member entry time learnt from its messages */
 	struct app_coll_part parts[APP_COLL_MAX_PARTS];

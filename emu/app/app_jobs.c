@@ -209,6 +209,10 @@ int app_jobs_source_new(struct app_jobs_source **out, const struct app_source *j
 		.ctx = js,
 		.total_ops = ops == UINT64_MAX ? 0 : ops,
 	};
+	/* One flag for all: a job whose zero sizes may be unknown makes every
+	 * job's zero-byte collectives replay in full. */
+	for (uint32_t j = 0; j < n_jobs; j++)
+		combined->zero_bytes_unknown |= jobs[j].zero_bytes_unknown;
 	*out = js;
 	return 0;
 too_many:

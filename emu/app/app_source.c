@@ -3,6 +3,7 @@
  * one decoded frame per active rank whatever the trace's length. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app/app.h"
 #include "core/error.h"
@@ -16,6 +17,21 @@ struct app_archive_source {
 	uint32_t repeat;                     /* passes over each stream (app_archive_source_set_repeat) */
 	uint32_t *pass;                      /* [n_ranks] current pass, when repeat > 1 */
 };
+
+/* Archives whose collective sizes can be 0 without the count being 0
+ * (docs/trace-format.md): the DUMPI importer writes 0 bytes for a datatype
+ * it cannot size; the OTF2 importer derives sizes from byte totals
+ * (Score-P's count what a rank sent to and received from all members),
+ * not from counts. The recorder, the SimGrid importer and hand-written
+ * text write count x type size. */
+static bool app_recorder_sizes_inexact(const char *recorder)
+{
+	static const char *const inexact[] = {"netloom-import-dumpi", "netloom-import-otf2"};
+	for (size_t i = 0; recorder && i < sizeof inexact / sizeof *inexact; i++)
+		if (!strncmp(recorder, inexact[i], strlen(inexact[i])))
+			return true;
+	return false;
+}
 
 static int app_archive_next(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err)
 {
@@ -79,6 +95,7 @@ int app_archive_source_new(struct app_archive_source **out, struct trace_archive
 	src->total_ops = 0;
 	for (uint32_t r = 0; m->rank_ops && r < m->n_ranks; r++)
 		src->total_ops += m->rank_ops[r];
+	src->zero_bytes_unknown = app_recorder_sizes_inexact(m->recorder);
 	*out = s;
 	return 0;
 }

@@ -522,9 +522,10 @@ static void test_collective_wait_accounting(void)
 
 /* One collective (op kind, app_coll) on every rank of p: the run's
  * messages and bytes, and how often each algorithm ran. setting may be
- * NULL (auto); flags are the op's TRACE_F_*. */
+ * NULL (auto); flags are the op's TRACE_F_*; zero_unknown marks the
+ * source's 0 bytes as possibly an unknown size. */
 static int run_coll(uint32_t p, uint16_t kind, enum app_coll coll, const char *setting, uint64_t bytes,
-		    uint16_t flags, struct expect *got, uint32_t *used, struct nl_err *err)
+		    uint16_t flags, bool zero_unknown, struct expect *got, uint32_t *used, struct nl_err *err)
 {
 	struct syn s;
 	struct syn_run run;
@@ -538,7 +539,8 @@ static int run_coll(uint32_t p, uint16_t kind, enum app_coll coll, const char *s
 			syn_wait(&s, r, 1);
 		}
 	}
-	struct app_source src = {.n_ranks = s.n_ranks, .next = syn_next, .ctx = &s};
+	struct app_source src = {.n_ranks = s.n_ranks, .next = syn_next, .ctx = &s,
+				 .zero_bytes_unknown = zero_unknown};
 	memset(&run, 0, sizeof run);
 	int rc = syn_replay_src(&src, set, &run);
 	if (rc < 0)
@@ -567,7 +569,7 @@ static void test_rabenseifner_fallback(void)
 	/* auto on 2 and 3 ranks, 4 bytes: tuned's rule picks Rabenseifner
 	 * (coll_tuned_decision_fixed.c), which falls back to linear. */
 	for (uint32_t p = 2; p <= 3; p++) {
-		CHECK_OK(run_coll(p, TOP_REDUCE, APP_COLL_REDUCE, NULL, 4, 0, &got, used, &err), &err);
+		CHECK_OK(run_coll(p, TOP_REDUCE, APP_COLL_REDUCE, NULL, 4, 0, false, &got, used, &err), &err);
 		CHECK_UINT(got.msgs, ==, p - 1);
 		CHECK_UINT(got.bytes, ==, 4 * (p - 1));
 		CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, p);
@@ -576,22 +578,22 @@ static void test_rabenseifner_fallback(void)
 	/* Forced, 4 ranks: 24 bytes (3 elements < 4) fall back, 32 do not. */
 	static const char *const red = "coll_reduce_algorithm=rabenseifner";
 	static const char *const allred = "coll_allreduce_algorithm=rabenseifner";
-	CHECK_OK(run_coll(4, TOP_REDUCE, APP_COLL_REDUCE, red, 24, 0, &got, used, &err), &err);
+	CHECK_OK(run_coll(4, TOP_REDUCE, APP_COLL_REDUCE, red, 24, 0, false, &got, used, &err), &err);
 	CHECK_UINT(got.msgs, ==, 3);
 	CHECK_UINT(got.bytes, ==, 3 * 24);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, 4);
-	CHECK_OK(run_coll(4, TOP_REDUCE, APP_COLL_REDUCE, red, 32, 0, &got, used, &err), &err);
+	CHECK_OK(run_coll(4, TOP_REDUCE, APP_COLL_REDUCE, red, 32, 0, false, &got, used, &err), &err);
 	CHECK_UINT(got.msgs, ==, 4 * 2 + 3); /* recursive halving, then the binomial gather */
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 4);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, 0);
 	/* Allreduce, 8 ranks: 56 bytes (7 elements < 8) run recursive doubling. */
 	struct expect want = e_rdx(8, 56);
-	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 56, 0, &got, used, &err), &err);
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 56, 0, false, &got, used, &err), &err);
 	CHECK_UINT(got.msgs, ==, want.msgs);
 	CHECK_UINT(got.bytes, ==, want.bytes);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER_RD], ==, 8);
 	want = e_rabenseifner(8, 64);
-	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 64, 0, &got, used, &err), &err);
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 64, 0, false, &got, used, &err), &err);
 	CHECK_UINT(got.msgs, ==, want.msgs);
 	CHECK_UINT(got.bytes, ==, want.bytes);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 8);
@@ -606,12 +608,12 @@ static void test_nbc_allreduce(void)
 	struct expect got, want = e_tree2(8, 1 << 20);
 	uint32_t used[APP_ALG__COUNT];
 	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, NULL, 1 << 20, TRACE_F_NONBLOCKING | TRACE_F_IN_PLACE,
-			  &got, used, &err),
+			  false, &got, used, &err),
 		 &err);
 	CHECK_UINT(got.msgs, ==, want.msgs);
 	CHECK_UINT(got.bytes, ==, want.bytes);
 	CHECK_UINT(used[APP_ALG_REDUCE_BCAST], ==, 8);
-	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, NULL, 1 << 20, TRACE_F_NONBLOCKING, &got, used,
+	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, NULL, 1 << 20, TRACE_F_NONBLOCKING, false, &got, used,
 			  &err),
 		 &err);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 8);
@@ -620,6 +622,70 @@ static void test_nbc_allreduce(void)
 	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 16384, 131072, true, false), APP_ALG_RABENSEIFNER);
 	/* Blocking: coll/tuned does not look at MPI_IN_PLACE. */
 	CHECK_EQ(app_tuned_choose(APP_COLL_ALLREDUCE, 8, 1 << 20, false, true), APP_ALG_RABENSEIFNER);
+}
+
+/* Blocking bcast, reduce and allreduce of count 0 return at once, as Open
+ * MPI's C bindings do: no messages, no waiting for the other members. */
+static void test_zero_count(void)
+{
+	static const uint16_t kinds[] = {TOP_BCAST, TOP_REDUCE, TOP_ALLREDUCE};
+	static const enum app_coll colls[] = {APP_COLL_BCAST, APP_COLL_REDUCE, APP_COLL_ALLREDUCE};
+	struct nl_err err = {0};
+	struct expect got;
+	uint32_t used[APP_ALG__COUNT];
+	for (size_t k = 0; k < 3; k++) {
+		CHECK_OK(run_coll(8, kinds[k], colls[k], NULL, 0, 0, false, &got, used, &err), &err);
+		CHECK_UINT(got.msgs, ==, 0);
+		CHECK_UINT(used[APP_ALG_ZERO_COUNT], ==, 8);
+		/* A source whose 0 bytes may be an unknown size: replayed in full. */
+		CHECK_OK(run_coll(8, kinds[k], colls[k], NULL, 0, 0, true, &got, used, &err), &err);
+		CHECK_UINT(got.msgs, >, 0);
+		CHECK_UINT(used[APP_ALG_ZERO_COUNT], ==, 0);
+		/* The non-blocking forms run their algorithm. */
+		CHECK_OK(run_coll(8, kinds[k], colls[k], NULL, 0, TRACE_F_NONBLOCKING, false, &got, used, &err), &err);
+		CHECK_UINT(got.msgs, >, 0);
+		CHECK_UINT(used[APP_ALG_ZERO_COUNT], ==, 0);
+	}
+	/* No synchronisation: the root computes 10 us first, the others do
+	 * not wait for it. */
+	struct syn s;
+	struct syn_run run;
+	syn_init(&s, 8);
+	for (uint32_t r = 0; r < 8; r++) {
+		if (r == 2)
+			syn_compute(&s, r, 10000000);
+		syn_coll(&s, r, TOP_BCAST, 0, 2, 0, 0);
+	}
+	CHECK_OK(syn_replay(&s, NULL, &run), &run.err);
+	const struct app_results *res = app_results(run.app);
+	CHECK_UINT(res->ranks[0].finish_ps, ==, 0);
+	CHECK_UINT(res->ranks[0].wait_ps, ==, 0);
+	CHECK_UINT(res->runtime_ps, ==, 10000000);
+	syn_run_free(&run);
+	syn_free(&s);
+
+	/* Archives: the DUMPI and OTF2 importers' 0 bytes may be an unknown
+	 * size (docs/trace-format.md); the others' are count 0. */
+	static const char *const recorders[] = {"", "netloom-record 1", "netloom-import-simgrid x",
+						"netloom-import-dumpi x", "netloom-import-otf2 x"};
+	for (size_t i = 0; i < 5; i++) {
+		const char *txt = test_tmppath("zero.txt"), *nlt = test_tmppath("zero.nlt");
+		FILE *f = fopen(txt, "w");
+		CHECK(f != NULL);
+		if (!f)
+			return;
+		fprintf(f, "netloom-trace 2\nranks 4\nrecorder \"%s\"\n", recorders[i]);
+		for (int r = 0; r < 4; r++)
+			fprintf(f, "rank %d\ninit t=0 dur=0\nbcast t=0 dur=0 comm=0\nfinalize t=0 dur=0\n", r);
+		fclose(f);
+		CHECK_OK(trace_encode_text(txt, nlt, &err), &err);
+		CHECK_OK(syn_replay_archive(nlt, NULL, &run), &run.err);
+		res = app_results(run.app);
+		bool zero = i < 3;
+		CHECK_UINT(res->coll_alg_used[APP_COLL_BCAST][APP_ALG_ZERO_COUNT], ==, zero ? 4 : 0);
+		CHECK_UINT(res->coll_msgs, ==, zero ? 0 : 3);
+		syn_run_free(&run);
+	}
 }
 
 int main(void)
@@ -635,5 +701,8 @@ int main(void)
 	TEST_RUN(test_collective_wait_accounting);
 	TEST_RUN(test_rabenseifner_fallback);
 	TEST_RUN(test_nbc_allreduce);
+	test_tmpdir_make("app_coll");
+	TEST_RUN(test_zero_count);
+	test_tmpdir_remove();
 	return test_done();
 }
