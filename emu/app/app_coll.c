@@ -159,6 +159,16 @@ int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg,
 			app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
 			return 0;
 		case APP_ALG_RING:
+			/* coll_base_allreduce.c, allreduce_intra_ring: "count less
+			 * than size - use recursive doubling" (the segmented ring,
+			 * modelled as this one, ends there too). libnbc's ring,
+			 * which it picks exactly when the count is small, has no
+			 * such case. */
+			if (!z->nonblocking && z->bytes / 8 < p) {
+				app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
+				c->alg = APP_ALG_RING_RD;
+				return 0;
+			}
 			app_simple(c, PRIM_AR_RING, z->bytes, 0, NULL, NULL);
 			return 0;
 		case APP_ALG_RABENSEIFNER:
@@ -526,6 +536,7 @@ int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_
 	struct app_coll_sizes z;
 	app_coll_sizes(op, coll, p, me, sc, rc, &z);
 	z.radix = (uint32_t)a->cfg.knomial_radix;
+	z.nonblocking = nonblocking;
 	if (op->peer < 0 || z.root >= p) {
 		switch (coll) {
 		case APP_COLL_BCAST:

@@ -597,6 +597,25 @@ static void test_rabenseifner_fallback(void)
 	CHECK_UINT(got.msgs, ==, want.msgs);
 	CHECK_UINT(got.bytes, ==, want.bytes);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 8);
+	/* Ring allreduce (coll_base_allreduce.c): fewer elements than ranks
+	 * run recursive doubling; 5 ranks, 32 bytes = 4 elements. libnbc's
+	 * ring (non-blocking) has no such case. */
+	static const char *const ring = "coll_allreduce_algorithm=ring";
+	want = e_rdx(5, 32);
+	CHECK_OK(run_coll(5, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, ring, 32, 0, false, &got, used, &err), &err);
+	CHECK_UINT(got.msgs, ==, want.msgs);
+	CHECK_UINT(got.bytes, ==, want.bytes);
+	CHECK_UINT(used[APP_ALG_RING_RD], ==, 5);
+	CHECK_UINT(used[APP_ALG_RING], ==, 0);
+	want = e_ar_ring(5, 40);
+	CHECK_OK(run_coll(5, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, ring, 40, 0, false, &got, used, &err), &err);
+	CHECK_UINT(got.msgs, ==, want.msgs);
+	CHECK_UINT(used[APP_ALG_RING], ==, 5);
+	CHECK_OK(run_coll(5, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, ring, 32, TRACE_F_NONBLOCKING, false, &got, used,
+			  &err),
+		 &err);
+	CHECK_UINT(used[APP_ALG_RING], ==, 5);
+	CHECK_UINT(used[APP_ALG_RING_RD], ==, 0);
 }
 
 /* libnbc's iallreduce (nbc_iallreduce.c): binomial reduce + bcast with
