@@ -475,13 +475,43 @@ static int dl_confirm(struct flitnet *n, bool global, uint64_t waited, struct nl
 		       n->now, flits, vcs, line, how);
 }
 
+/* The network has not moved for longer than the bound, nothing is in
+ * flight, and the exact check finds no VCs waiting on each other: a state
+ * the argument in fl_dl_setup says cannot occur, so the engine's own state
+ * is inconsistent (73dd860 fixed one such: a stale switch hold blocked an
+ * output no VC held). Nothing will move again, so the run ends here as a
+ * report, never as a measurement of a frozen network (issue 11, part 8). */
+static int dl_frozen(struct flitnet *n, struct nl_err *err)
+{
+	struct net_deadlock *d = &n->dl;
+	memset(d, 0, sizeof *d);
+	d->cycle = n->now;
+	d->flits = n->flits_in_net;
+	d->global = true;
+	d->waited = n->now - n->last_move;
+	d->bound = n->dl_bound;
+	n->has_dl = true;
+	free(n->report);
+	n->report = NULL;
+	return nl_errf(err, NL_EDEADLOCK,
+		       "network stopped at cycle %" PRIu64 ": nothing moved for %" PRIu64 " cycles (bound %" PRIu64
+		       ") with %" PRIu64 " flits in it and none in flight, yet no input VCs wait on each other: the "
+		       "engine's state is inconsistent (a netloom bug: please report it with this configuration)",
+		       n->now, n->now - n->last_move, n->dl_bound, (uint64_t)n->flits_in_net);
+}
+
 int fl_dl_global(struct flitnet *n, struct nl_err *err)
 {
 	/* Nothing has changed since a check that found no deadlock (a state
 	 * the argument in fl_dl_setup says cannot occur): do not repeat it
-	 * every cycle; the local scans still run. */
-	if (n->dl_gchecked == n->last_move)
+	 * every cycle; the local scans still run, and past the bound the run
+	 * stops (dl_frozen), unless a deadlock was found (a caller that runs
+	 * on after one is shown it again by the scans). */
+	if (n->dl_gchecked == n->last_move) {
+		if (n->now - n->last_move > n->dl_bound && !n->has_dl)
+			return dl_frozen(n, err);
 		return n->now >= n->dl_next_scan ? fl_dl_scan(n, err) : 0;
+	}
 	n->dl_gchecked = n->last_move;
 	return dl_confirm(n, true, n->now - n->last_move, err);
 }
