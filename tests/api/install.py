@@ -63,6 +63,18 @@ with tempfile.TemporaryDirectory() as dest:
     bad = [s for s in exported if not s.startswith("nl_")]
     if bad:
         fail(f"libnetloom.so exports non-API symbols: {bad[:10]}")
+    # The live client exports client.h only: libnetloom's nl_err_name and
+    # nl_strerror, compiled into it too, stayed exported (two definitions in
+    # a program linking both libraries).
+    clibs = glob.glob(os.path.join(dest, "**", "libnetloom-client.so.*"), recursive=True)
+    clibs = [c for c in clibs if not os.path.islink(c)]
+    if len(clibs) != 1:
+        fail(f"expected one installed libnetloom-client.so, found {clibs}")
+    cnm = sh(["nm", "-D", "--defined-only", clibs[0]]).stdout.split("\n")
+    cexported = sorted(l.split()[-1] for l in cnm if " T " in l)
+    cbad = [s for s in cexported if not s.startswith("nl_client_")]
+    if cbad or not cexported:
+        fail(f"libnetloom-client.so exports {cbad[:10] or 'nothing'} beyond client.h's nl_client_*")
     run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(libs[0]))
     for cfg in CONFIGS:
         ex = subprocess.run([exe, *cfg], capture_output=True, text=True, env=run_env)
@@ -75,7 +87,7 @@ with tempfile.TemporaryDirectory() as dest:
             fail(f"{cfg}: the example's JSON differs from netloom run's ({len(ex.stdout)} vs "
                  f"{len(cli.stdout)} bytes)")
         print(f"ok {cfg or ['defaults']}: {len(ex.stdout)} bytes identical")
-    print(f"ok: {len(exported)} exported symbols, all nl_*")
+    print(f"ok: {len(exported)} exported symbols, all nl_*; client: {len(cexported)}, all nl_client_*")
 # The build tree's own netloom.pc (meson-uninstalled) builds the example
 # too, without installing (docs/api.md).
 with tempfile.TemporaryDirectory() as tmp:
