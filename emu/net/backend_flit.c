@@ -8,8 +8,10 @@
  * yet simulated at or after s (the cycle of s itself unless the network has
  * already run it, as after an advance that stopped on a delivery in that
  * cycle). A send before the time the network reached (the last advance's
- * *reached_ps), or an advance to it, is refused as the analytic backend
- * refuses it (net.h's contract), and so is a send past NET_TIME_MAX_PS (net_time_check).
+ * *reached_ps, or inside a deliver callback the delivery's time, which is
+ * the time that advance reaches), or an advance to it, is refused as the
+ * analytic backend refuses it (net.h's contract), and so is a send past
+ * NET_TIME_MAX_PS (net_time_check).
  *
  * The report lists the busiest router-to-router channels of the whole
  * replay: a channel carries at most one flit per cycle, so its busy time is
@@ -33,7 +35,9 @@ struct flit_backend {
 	uint64_t flit_bytes, packet_bytes;
 	uint64_t *job_flits; /* count_jobs: the observer's per (channel, job) counts */
 	bool chan_summed;    /* under MPI: the channels' counts are the ranks' sum (flit_report) */
-	uint64_t reached_ps; /* the time the last advance reached (ps): no send or advance before it */
+	uint64_t reached_ps; /* the time the network reached (ps): no send or advance before it */
+	net_deliver_fn deliver; /* the running advance's caller's callback (flit_deliver calls it) */
+	void *deliver_ctx;
 };
 
 
@@ -203,6 +207,16 @@ static int flit_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, ui
 	return 0;
 }
 
+/* The advance's deliver callback, called through here so a send it makes
+ * is checked against the delivery's time: the advance reaches that time
+ * (it stops there), as the analytic backend's does before its callbacks. */
+static void flit_deliver(void *ctx, uint64_t msg_id, uint64_t t_ps)
+{
+	struct flit_backend *fb = ctx;
+	fb->reached_ps = t_ps;
+	fb->deliver(fb->deliver_ctx, msg_id, t_ps);
+}
+
 static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn deliver, void *ctx,
 			uint64_t *reached_ps, uint64_t *next_ps, struct nl_err *err)
 {
@@ -211,8 +225,10 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	uint64_t last = until_ps / fb->cycle_ps; /* last cycle that may run */
 
 	NL_CHECK(net_time_check("flit backend", false, until_ps, fb->reached_ps, err));
-	n->msg.deliver = deliver;
-	n->msg.deliver_ctx = ctx;
+	fb->deliver = deliver;
+	fb->deliver_ctx = ctx;
+	n->msg.deliver = flit_deliver;
+	n->msg.deliver_ctx = fb;
 	n->msg.delivered = 0;
 	*reached_ps = until_ps;
 	while (n->now <= last) {

@@ -78,6 +78,7 @@ void session_net_close(nl_sim *s)
 	net_backend_free(s->net);
 	s->net = NULL;
 	s->net_topo = NULL;
+	s->net_failed = 0;
 }
 
 void session_results_clear(nl_sim *s)

@@ -61,6 +61,8 @@ struct nl_sim {
 	/* Message-level network (nl_sim_net_open). */
 	struct net_backend *net;
 	const struct topo *net_topo;  /* its topology, NULL: none */
+	int net_failed;               /* 0, or the code a send or advance on it failed with that left it
+				       * part-way (NL_EDEADLOCK, NL_ENOMEM): it takes no more calls */
 
 	/* The public call whose caller's callback is running ("nl_sim_sweep",
 	 * "nl_sim_advance"), or NULL. That call holds pointers into the

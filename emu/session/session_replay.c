@@ -461,6 +461,26 @@ int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 	return 0;
 }
 
+/* A send or advance that failed after the backend began to change its
+ * state (a deadlock found while running, memory running out between
+ * packets) leaves the network part-way: its time and queues no longer
+ * match any one instant, so it takes no more sends or advances. The
+ * refusals (NL_EINVAL, NL_ERANGE, NL_ESTATE) change nothing. */
+static int session_net_result(nl_sim *s, int rc)
+{
+	if (rc < 0 && rc != NL_EINVAL && rc != NL_ERANGE && rc != NL_ESTATE)
+		s->net_failed = rc;
+	return rc;
+}
+
+static int session_net_usable(const nl_sim *s, const char *fn, struct nl_err *err)
+{
+	if (!s->net_failed)
+		return 0;
+	return nl_errf(err, NL_ESTATE, "%s: the network stopped at an earlier failure (%s); expected nl_sim_net_open first",
+		       fn, nl_err_name(s->net_failed));
+}
+
 int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
 		struct nl_err *err)
 {
@@ -470,12 +490,13 @@ int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t
 	NL_CHECK(session_enter(s, "nl_sim_send", "nl_sim_advance", err));
 	if (!s->net)
 		NL_CHECK(nl_sim_net_open(s, err));
+	NL_CHECK(session_net_usable(s, "nl_sim_send", err));
 	/* The backends index endpoints unchecked (hot path): check here. */
 	const struct topo *t = s->net_topo;
 	if (t && (src >= t->n_endpoints || dst >= t->n_endpoints))
 		return nl_errf(err, NL_ERANGE, "send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
 			       dst, t->n_endpoints);
-	return s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err);
+	return session_net_result(s, s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err));
 }
 
 /* nl_sim_advance's deliver when the caller wants no notification. */
@@ -492,12 +513,13 @@ int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ct
 	NL_CHECK(session_enter(s, "nl_sim_advance", NULL, err));
 	if (!s->net)
 		return nl_errf(err, NL_ESTATE, "advance: no network yet (nl_sim_net_open or nl_sim_send first)");
+	NL_CHECK(session_net_usable(s, "nl_sim_advance", err));
 	uint64_t reached, next;
 	/* Both backends then stop at the same instants with or without one. */
 	if (!deliver)
 		deliver = session_deliver_none;
 	s->in_callback = "nl_sim_advance";
-	int rc = s->net->ops->advance(s->net, until_ps, deliver, ctx, &reached, &next, err);
+	int rc = session_net_result(s, s->net->ops->advance(s->net, until_ps, deliver, ctx, &reached, &next, err));
 	s->in_callback = NULL;
 	if (rc < 0)
 		return rc;

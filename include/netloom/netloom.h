@@ -251,7 +251,8 @@ NL_API int nl_sim_net_open(nl_sim *s, struct nl_err *err);
 /* Hand a message of `bytes` from endpoint src to endpoint dst to the
  * network at now_ps. msg_id is the caller's, returned on delivery. Opens
  * the network first if needed. now_ps before the time the network reached
- * (the last nl_sim_advance's *reached_ps) is NL_ESTATE, on every backend.
+ * (the last nl_sim_advance's *reached_ps; from its deliver callback, the
+ * delivery's time) is NL_ESTATE, on every backend.
  * Beyond what the model's clock holds, NL_ERANGE: now_ps past 2^62 ps
  * (about 53 days), a message too large to packetise (flit: more than
  * 2^32-1 packets) or to serialise in 2^62 ps (analytic). May be called
@@ -264,7 +265,14 @@ NL_API int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, u
  * NULL: no notification, the stop is the same). *reached_ps: the time
  * reached; *next_ps: the earliest time anything can happen next
  * (UINT64_MAX when idle). Either may be NULL. until_ps before the time
- * reached: NL_ESTATE. NL_EDEADLOCK when the network stalls. */
+ * reached: NL_ESTATE. NL_EDEADLOCK when the network stalls.
+ *
+ * A send or advance that fails with anything but NL_EINVAL, NL_ERANGE or
+ * NL_ESTATE (those refuse the call and change nothing), such as
+ * NL_EDEADLOCK or NL_ENOMEM, leaves the network part-way: every later
+ * nl_sim_send and nl_sim_advance is then NL_ESTATE ("the network stopped
+ * at an earlier failure (NL_EDEADLOCK); expected nl_sim_net_open first")
+ * until nl_sim_net_open or a configuration change builds a new one. */
 NL_API int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
 			  uint64_t *next_ps, struct nl_err *err);
 

@@ -402,6 +402,86 @@ static void test_message_extremes(void)
 	nl_sim_free(s);
 }
 
+/* A send from a deliver callback dated before the delivery is refused on
+ * both backends with the same words (the flit backend took it and moved
+ * it to its current cycle); one at the delivery's time is taken. */
+struct past {
+	nl_sim *s;
+	int n, rc_past, rc_now;
+	uint64_t t;
+	char msg[NL_ERR_MSG_MAX];
+};
+
+static void past_deliver(void *ctx, uint64_t id, uint64_t t)
+{
+	struct past *p = ctx;
+	struct nl_err e = {0};
+	p->n++;
+	if (id != 1)
+		return;
+	p->t = t;
+	p->rc_past = nl_sim_send(p->s, 0, 0, 3, 64, 2, &e);
+	snprintf(p->msg, sizeof p->msg, "%s", e.msg);
+	p->rc_now = nl_sim_send(p->s, t, 0, 3, 64, 3, &e);
+}
+
+static void test_send_before_delivery(void)
+{
+	static const char *const backends[] = {"flit", "analytic"};
+	for (int b = 0; b < 2; b++) {
+		struct nl_err e = {0};
+		nl_sim *s = NULL;
+		CHECK_OK(nl_sim_new(&s, &e), &e);
+		CHECK_OK(nl_sim_set(s, "topology", "mesh:k=2x2", &e), &e);
+		CHECK_OK(nl_sim_set(s, "backend", backends[b], &e), &e);
+		CHECK_OK(nl_sim_send(s, 0, 0, 1, 64, 1, &e), &e);
+		struct past p = {.s = s};
+		uint64_t reached = 0, next = 0;
+		for (int guard = 0; next != UINT64_MAX && guard < 100; guard++)
+			CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, past_deliver, &p, &reached, &next, &e), &e);
+		CHECK_EQ(p.n, 2); /* 1, then 3 sent from the callback; 2 refused */
+		CHECK(p.t > 0);
+		CHECK_EQ(p.rc_past, NL_ESTATE);
+		char want[128];
+		snprintf(want, sizeof want, "%s backend: send at 0 ps, before the reached time %llu ps", backends[b],
+			 (unsigned long long)p.t);
+		CHECK_STR(p.msg, want);
+		CHECK_EQ(p.rc_now, 0);
+		nl_sim_free(s);
+	}
+}
+
+/* After an advance that failed part-way (a deadlock), the network takes
+ * no more sends or advances, at any time, until nl_sim_net_open builds a
+ * new one (the flit backend took a send at 0 ps, its reached time stale). */
+static void test_send_after_deadlock(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_load_string(s,
+				    "backend = flit\ntopology = torus:k=8\nrouting_function = dor:dateline=0\n"
+				    "num_vcs = 1\nvc_buf_size = 2\n",
+				    NULL, &e),
+		 &e);
+	for (uint32_t i = 0; i < 8; i++)
+		CHECK_OK(nl_sim_send(s, 0, i, (i + 4) % 8, 1 << 16, i, &e), &e);
+	uint64_t reached = 0, next = 0;
+	int rc = 0;
+	for (int guard = 0; rc == 0 && next != UINT64_MAX && guard < 100; guard++)
+		rc = nl_sim_advance(s, UINT64_MAX / 2, NULL, NULL, &reached, &next, &e);
+	CHECK_ERR(rc, NL_EDEADLOCK, &e, "deadlock");
+	const char *want = "the network stopped at an earlier failure (NL_EDEADLOCK); expected nl_sim_net_open first";
+	CHECK_ERR(nl_sim_send(s, 0, 0, 1, 64, 100, &e), NL_ESTATE, &e, want);
+	CHECK_ERR(nl_sim_send(s, UINT64_C(1) << 40, 0, 1, 64, 101, &e), NL_ESTATE, &e, want);
+	CHECK_ERR(nl_sim_advance(s, UINT64_MAX / 2, NULL, NULL, &reached, &next, &e), NL_ESTATE, &e, want);
+	CHECK_OK(nl_sim_net_open(s, &e), &e);
+	CHECK_OK(nl_sim_send(s, 0, 0, 1, 64, 102, &e), &e);
+	CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, NULL, NULL, &reached, &next, &e), &e);
+	CHECK(reached > 0 && reached < UINT64_MAX / 2);
+	nl_sim_free(s);
+}
+
 /* A NULL session or required pointer is NL_EINVAL naming the call, in
  * every entry point; a NULL deliver callback means no notification, on
  * both backends alike. */
@@ -544,6 +624,8 @@ int main(void)
 	TEST_RUN(test_callback_reentry);
 	TEST_RUN(test_sweep_tiny_step);
 	TEST_RUN(test_message_extremes);
+	TEST_RUN(test_send_before_delivery);
+	TEST_RUN(test_send_after_deadlock);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
