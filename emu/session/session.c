@@ -490,10 +490,18 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 		 struct nl_sweep *out, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_sweep", NULL, err));
-	session_results_clear(s);
+	/* The arguments first: a call refused for them keeps the last results
+	 * (and the pointers handed out into them, nl_sim_deadlock_report's). */
 	if (!(lo >= 0 && hi >= lo && hi <= 1 && step > 0 && isfinite(step))) /* NaN too */
 		return nl_errf(err, NL_EINVAL, "sweep: rates %g:%g:%g: expected 0 <= A <= B <= 1 and a finite STEP > 0", lo,
 			       hi, step);
+	/* Counted in double: a tiny step's quotient (1e20, or inf for a
+	 * denormal) is out of any integer's range. */
+	double n_steps_d = floor((hi - lo) / step + 1e-9);
+	if (!(n_steps_d < (double)UINT32_MAX))
+		return nl_errf(err, NL_ERANGE, "sweep: rates %g:%g:%g: more than %u points", lo, hi, step, UINT32_MAX);
+	long n_steps = (long)n_steps_d;
+	session_results_clear(s);
 	NL_CHECK(session_topo(s, err));
 	NL_CHECK(session_default_routing(s, err));
 	(void)session_routing_spec(s);
@@ -501,12 +509,6 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 	NL_CHECK(session_cable_refuse_synthetic(s, err));
 	struct nl_sweep sw = {.last_stable_rate = -1, .first_unstable_rate = -1, .deadlock_rate = -1};
 	int rc = 0;
-	/* Counted in double: a tiny step's quotient (1e20, or inf for a
-	 * denormal) is out of any integer's range. */
-	double n_steps_d = floor((hi - lo) / step + 1e-9);
-	if (!(n_steps_d < (double)UINT32_MAX))
-		return nl_errf(err, NL_ERANGE, "sweep: rates %g:%g:%g: more than %u points", lo, hi, step, UINT32_MAX);
-	long n_steps = (long)n_steps_d;
 	double *rates = malloc(((size_t)n_steps + 1) * sizeof *rates);
 	/* Under MPI a failure here, on one rank, must not leave the others in
 	 * the first point's collectives. */

@@ -16,7 +16,9 @@
  * Errors: every function that can fail returns 0 or a negative NL_E* code
  * and, when `err` is not NULL, fills it with one line naming the file,
  * key or value at fault and what was expected. A failed call leaves the
- * session as it was, except that a failed run discards the last results.
+ * session as it was, except that a run, sweep or replay that fails after
+ * its arguments were accepted discards the last results (one refused for
+ * its arguments keeps them).
  * A NULL session or required pointer is NL_EINVAL naming the call.
  *
  * Callbacks (nl_sim_sweep's on_point, nl_sim_advance's deliver) run while

@@ -482,6 +482,38 @@ static void test_send_after_deadlock(void)
 	nl_sim_free(s);
 }
 
+/* Calls refused for their arguments keep the last results: a deadlocked
+ * run's report (a pointer the caller holds) and its JSON outlive a sweep
+ * with rates 0.5:0.1:0.1 or too many points, and a run_rate of 2.0 (the
+ * sweep discarded them first: a dangling report). */
+static void test_refused_keeps_results(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_load_string(s,
+				    "topology = torus:k=8\nrouting_function = dor:dateline=0\nnum_vcs = 1\n"
+				    "injection_rate = 0.9\n",
+				    NULL, &e),
+		 &e);
+	CHECK_ERR(nl_sim_run(s, NULL, &e), NL_EDEADLOCK, &e, "deadlock");
+	const char *rep = nl_sim_deadlock_report(s);
+	CHECK(rep[0] != '\0');
+	char *before = NULL, *after = NULL;
+	CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &before, NULL, &e), &e);
+	CHECK_ERR(nl_sim_sweep(s, 0.5, 0.1, 0.1, 0, NULL, NULL, NULL, &e), NL_EINVAL, &e, "0.5:0.1:0.1");
+	CHECK(nl_sim_deadlock_report(s) == rep);
+	CHECK_ERR(nl_sim_sweep(s, 0, 1, 1e-20, 0, NULL, NULL, NULL, &e), NL_ERANGE, &e, "points");
+	CHECK(nl_sim_deadlock_report(s) == rep);
+	CHECK_ERR(nl_sim_run_rate(s, 2.0, NULL, &e), NL_ERANGE, &e, "2");
+	CHECK(nl_sim_deadlock_report(s) == rep);
+	CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &after, NULL, &e), &e);
+	CHECK(before && after && !strcmp(before, after));
+	free(before);
+	free(after);
+	nl_sim_free(s);
+}
+
 /* A NULL session or required pointer is NL_EINVAL naming the call, in
  * every entry point; a NULL deliver callback means no notification, on
  * both backends alike. */
@@ -626,6 +658,7 @@ int main(void)
 	TEST_RUN(test_message_extremes);
 	TEST_RUN(test_send_before_delivery);
 	TEST_RUN(test_send_after_deadlock);
+	TEST_RUN(test_refused_keeps_results);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
