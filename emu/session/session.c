@@ -114,6 +114,8 @@ static void session_reconfigured(nl_sim *s)
 	session_net_close(s);
 	free(s->routing_spec);
 	s->routing_spec = NULL;
+	free(s->info_routing);
+	s->info_routing = NULL;
 	topo_free(s->topo);
 	s->topo = NULL;
 	s->is_bound = false;
@@ -234,9 +236,19 @@ int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 	if (!info || info->size < sizeof *info)
 		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
 	NL_CHECK(session_topo(s, err));
-	NL_CHECK(session_default_routing(s, err));
+	/* What a run would use, without setting the key: a later call's
+	 * results do not depend on whether info was called. */
+	const char *rf = session_routing_effective(s);
+	if (!strcmp(rf, s->nc.routing_function)) {
+		info->routing = session_routing_spec(s);
+	} else {
+		if (!s->info_routing) {
+			struct nl_err ignored = {0};
+			(void)route_spec_canonical(rf, &s->info_routing, &ignored);
+		}
+		info->routing = s->info_routing ? s->info_routing : rf;
+	}
 	info->topology = s->topo->spec;
-	info->routing = session_routing_spec(s);
 	info->traffic = s->tc.traffic;
 	info->n_routers = s->topo->n_routers;
 	info->n_endpoints = s->topo->n_endpoints;

@@ -29,6 +29,7 @@ struct nl_sim {
 	struct sim_cfg sc;
 	struct topo *topo;            /* built from nc.topology on first need */
 	char *routing_spec;           /* nc.routing_function's canonical spec on topo (owned), NULL: not built */
+	char *info_routing;           /* nl_sim_info's routing when the pick differs from nc's (owned), or NULL */
 	struct net_mpi *mpi;          /* ranks sharing synthetic points (session_set_mpi), or NULL */
 	enum session_spread spread;   /* how a sweep uses them */
 
@@ -111,6 +112,15 @@ int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err
  * without naming a routing function, as compare and serve do. Nothing
  * when the key is set, no topology is built, or the default is dor. */
 int session_default_routing(nl_sim *s, struct nl_err *err);
+
+/* Whether the user set routing_function (a value session_default_routing
+ * picked does not count: it is picked again for a new topology). */
+bool session_routing_is_set(const nl_sim *s);
+
+/* The routing function a run would use on s->topo, without setting the
+ * key: routing_function as set, else the family's default, else the
+ * key's (s must be bound). */
+const char *session_routing_effective(nl_sim *s);
 
 /* Build routing function `spec` on t with the VCs a flit network gives it
  * (num_vcs / traffic_classes of s's configuration): the registry's checks,

@@ -37,6 +37,9 @@ static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *
 	*want_topo = !(*ops)->topology_optional || config_get(&s->cfg, "topology");
 	if (*want_topo && session_topo(s, err) < 0)
 		return nl_err_prefix(err, "key 'topology'");
+	/* routing_function unset: the family's default, as run and replay. */
+	if (*want_topo && !(*ops)->ignores_routing)
+		NL_CHECK(session_default_routing(s, err));
 	return 0;
 }
 
@@ -167,15 +170,38 @@ int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err
 	return 0;
 }
 
+/* The origin session_default_routing records its pick under: a key with
+ * this origin is one the user left unset. */
+static const char session_picked_origin[] = "the topology family's default (routing_function unset)";
+
+bool session_routing_is_set(const nl_sim *s)
+{
+	for (size_t i = 0; i < s->cfg.n_entries; i++)
+		if (!strcmp(s->cfg.entries[i].def->name, "routing_function"))
+			return strcmp(s->cfg.entries[i].origin, session_picked_origin) != 0;
+	return false;
+}
+
+const char *session_routing_effective(nl_sim *s)
+{
+	if (!s->topo || session_routing_is_set(s))
+		return s->nc.routing_function;
+	const char *r = session_pick_routing(s->topo);
+	return r ? r : s->nc.routing_function;
+}
+
 int session_default_routing(nl_sim *s, struct nl_err *err)
 {
 	NL_CHECK(session_bind(s, err));
-	if (!s->topo || config_get(&s->cfg, "routing_function"))
+	/* A pick made for an earlier topology is picked again: the session's
+	 * history (a run, a network opened before the topology changed) does
+	 * not decide the routing. */
+	if (!s->topo || session_routing_is_set(s))
 		return 0;
 	const char *r = session_pick_routing(s->topo);
 	if (!r || !strcmp(r, s->nc.routing_function)) /* dor on tori and meshes: the key's default */
 		return 0;
-	NL_CHECK(session_set_picked_routing(s, "the topology family's default (routing_function unset)", err));
+	NL_CHECK(session_set_picked_routing(s, session_picked_origin, err));
 	free(s->routing_spec); /* the default's, if it was asked for */
 	s->routing_spec = NULL;
 	return session_bind(s, err);
@@ -246,7 +272,7 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
  * refused rather than ignored. */
 static int session_check_routing(nl_sim *s, struct nl_err *err)
 {
-	const char *rf = config_get(&s->cfg, "routing_function");
+	const char *rf = session_routing_is_set(s) ? config_get(&s->cfg, "routing_function") : NULL;
 	if (!rf)
 		return 0;
 	if (!s->replay_topo) {
@@ -308,6 +334,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 		NL_CHECK(config_set(&s->cfg, "topology", ro->topology, "--topology", err));
 		topo_free(s->topo);
 		s->topo = NULL;
+		free(s->info_routing);
+		s->info_routing = NULL;
 		s->is_bound = false;
 		session_net_close(s);
 	}

@@ -151,7 +151,10 @@ struct nl_sim_info {
 	int32_t max_samples;    /* sample periods at most, warm-up included (BookSim's rule) */
 };
 
-/* Build the topology if needed and describe the session. */
+/* Build the topology if needed and describe the session. With
+ * routing_function unset, routing is the family's default a run would
+ * pick (dor on tori and meshes, min elsewhere); the configuration is not
+ * changed. */
 NL_API int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err);
 
 /* --- synthetic traffic on the flit model ----------------------------------- */
@@ -247,7 +250,10 @@ NL_API int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, str
 typedef void (*nl_deliver_fn)(void *ctx, uint64_t msg_id, uint64_t t_ps);
 
 /* Build the configured backend (key `backend`) over the configured
- * topology for message-level use; replaces an earlier one. */
+ * topology for message-level use; replaces an earlier one. The flit
+ * backend with routing_function unset runs the family's default, as
+ * nl_sim_run and nl_sim_replay do (a default picked for an earlier
+ * topology is picked again for the current one). */
 NL_API int nl_sim_net_open(nl_sim *s, struct nl_err *err);
 
 /* Hand a message of `bytes` from endpoint src to endpoint dst to the

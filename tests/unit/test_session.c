@@ -514,6 +514,63 @@ static void test_refused_keeps_results(void)
 	nl_sim_free(s);
 }
 
+/* routing_function unset: nl_sim_net_open picks the family's default as
+ * run and replay do (a dragonfly failed: 'dor' does not run there, unless
+ * nl_sim_info had been called: it set the key); nl_sim_info reports the
+ * pick without setting it, and a pick follows the topology, so a later
+ * call's results do not depend on what was called before. */
+static void test_default_routing_history(void)
+{
+	struct nl_err e = {0};
+	struct nl_sim_info info = {.size = sizeof info};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "dragonfly:a=4,p=2,h=2", &e), &e);
+	CHECK_OK(nl_sim_set(s, "backend", "flit", &e), &e);
+	CHECK_OK(nl_sim_net_open(s, &e), &e);
+	CHECK_OK(nl_sim_send(s, 0, 0, 71, 64, 1, &e), &e);
+	uint64_t reached = 0, next = 0;
+	CHECK_OK(nl_sim_advance(s, UINT64_MAX / 2, NULL, NULL, &reached, &next, &e), &e);
+	CHECK(reached > 0 && reached < UINT64_MAX / 2);
+	nl_sim_free(s);
+	/* info, run or net_open on a dragonfly, then a torus: the torus runs
+	 * dor, byte for byte as a fresh session's. */
+	char *fresh = run_json(cfg_a, &e);
+	CHECK(fresh != NULL);
+	for (int k = 0; k < 3; k++) {
+		CHECK_OK(nl_sim_new(&s, &e), &e);
+		CHECK_OK(nl_sim_set(s, "topology", "dragonfly:a=4,p=2,h=2", &e), &e);
+		if (k == 0) {
+			CHECK_OK(nl_sim_info(s, &info, &e), &e);
+			CHECK(!strncmp(info.routing, "min", 3));
+		} else if (k == 1) {
+			CHECK_OK(nl_sim_run(s, NULL, &e), &e);
+		} else {
+			CHECK_OK(nl_sim_set(s, "backend", "flit", &e), &e);
+			CHECK_OK(nl_sim_net_open(s, &e), &e);
+			CHECK_OK(nl_sim_set(s, "backend", "analytic", &e), &e);
+		}
+		for (size_t i = 0; cfg_a[i]; i++)
+			CHECK_OK(nl_sim_set(s, cfg_a[i], NULL, &e), &e);
+		CHECK_OK(nl_sim_info(s, &info, &e), &e);
+		CHECK_STR(info.routing, "dor:dateline=1");
+		char *json = NULL;
+		CHECK_OK(nl_sim_run(s, NULL, &e), &e);
+		CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &json, NULL, &e), &e);
+		CHECK(json && fresh && !strcmp(json, fresh));
+		free(json);
+		nl_sim_free(s);
+	}
+	free(fresh);
+	/* A routing_function the user set stays, whatever the topology. */
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_set(s, "routing_function", "min", &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "torus:k=4x4", &e), &e);
+	CHECK_OK(nl_sim_info(s, &info, &e), &e);
+	CHECK(!strncmp(info.routing, "min", 3));
+	nl_sim_free(s);
+}
+
 /* A NULL session or required pointer is NL_EINVAL naming the call, in
  * every entry point; a NULL deliver callback means no notification, on
  * both backends alike. */
@@ -659,6 +716,7 @@ int main(void)
 	TEST_RUN(test_send_before_delivery);
 	TEST_RUN(test_send_after_deadlock);
 	TEST_RUN(test_refused_keeps_results);
+	TEST_RUN(test_default_routing_history);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
