@@ -3,6 +3,7 @@
  * written (docs/results.md); the CLI writes them through this file. */
 #include "session/session.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
@@ -374,7 +375,8 @@ const char *nl_sim_deadlock_report(const nl_sim *s)
 /* What the sweep does with a point that has joined s->points: the
  * saturation summary, the caller's callback, and whether to stop (the
  * first unstable point unless NL_SWEEP_CONTINUE, any deadlock). Returns
- * 1 to stop, or the callback's non-zero value (*rc gets it). */
+ * 1 to stop, 2 when the callback stopped it (*rc gets its non-zero
+ * value), else 0. */
 static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_point, void *ctx, struct nl_sweep *sw,
 		      int *rc)
 {
@@ -401,7 +403,7 @@ static int sweep_take(nl_sim *s, double rate, unsigned flags, nl_point_fn on_poi
 		s->in_callback = NULL;
 		if (stop) {
 			*rc = stop;
-			return 1;
+			return 2;
 		}
 	}
 	return pt->deadlock || (!pt->stable && !pt->warmup_only && !(flags & NL_SWEEP_CONTINUE));
@@ -450,7 +452,7 @@ static int sweep_run_packed(nl_sim *s, double rate, uint8_t **buf, size_t *len, 
  * takes them in order as one process would, so all stop at the same point
  * and the points past it (at most N - 1) are dropped. */
 static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsigned flags, nl_point_fn on_point,
-			void *ctx, struct nl_sweep *sw, struct nl_err *err)
+			void *ctx, struct nl_sweep *sw, bool *by_callback, struct nl_err *err)
 {
 	const uint32_t N = net_mpi_size(s->mpi), me = net_mpi_rank(s->mpi);
 	size_t *at = malloc(((size_t)N + 1) * sizeof *at);
@@ -485,14 +487,18 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 			if (urc < 0)
 				break;
 			s->n_points++;
-			stop = sweep_take(s, rates[base + r], flags, on_point, ctx, sw, &rc) != 0;
+			int how = sweep_take(s, rates[base + r], flags, on_point, ctx, sw, &rc);
+			*by_callback = how == 2;
+			stop = how != 0;
 		}
 		free(all);
 		/* Every rank took the same records the same way; only a local
 		 * failure (memory) can differ, and must end the sweep on all. */
 		urc = net_mpi_agree(s->mpi, urc, err);
-		if (urc < 0)
+		if (urc < 0) {
 			rc = urc;
+			*by_callback = false;
+		}
 	}
 	free(at);
 	return rc;
@@ -535,19 +541,25 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 		snprintf(rate_txt, sizeof rate_txt, "%.12g", lo + (double)k * step);
 		rates[k] = strtod(rate_txt, NULL);
 	}
+	bool by_callback = false; /* on_point stopped it: its value, the points kept */
 	if (s->mpi && s->spread == SESSION_SPREAD_POINTS) {
-		rc = sweep_points(s, rates, (uint32_t)n_steps + 1, flags, on_point, ctx, &sw, err);
+		rc = sweep_points(s, rates, (uint32_t)n_steps + 1, flags, on_point, ctx, &sw, &by_callback, err);
 	} else {
 		for (long k = 0; k <= n_steps; k++) {
 			rc = session_point(s, rates[k], err);
 			if (rc < 0 && rc != NL_EDEADLOCK)
 				break;
-			if (sweep_take(s, rates[k], flags, on_point, ctx, &sw, &rc))
+			int how = sweep_take(s, rates[k], flags, on_point, ctx, &sw, &rc);
+			by_callback = how == 2;
+			if (how)
 				break;
 		}
 	}
 	free(rates);
-	if (rc < 0 && rc != NL_EDEADLOCK) {
+	if (by_callback && rc < 0)
+		nl_errf(err, rc, "sweep stopped by on_point (returned %d) after %" PRIu32 " point%s", rc, s->n_points,
+			s->n_points == 1 ? "" : "s");
+	if (rc < 0 && rc != NL_EDEADLOCK && !by_callback) {
 		session_results_clear(s);
 		return rc;
 	}

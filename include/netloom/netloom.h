@@ -199,8 +199,11 @@ NL_API int nl_sim_run(nl_sim *s, struct nl_point *pt, struct nl_err *err);
  * injection_rate=R` would. */
 NL_API int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *pt, struct nl_err *err);
 
-/* Called after each point of a sweep; a non-zero return stops the sweep
- * (nl_sim_sweep then returns that value). */
+/* Called after each point of a sweep; a non-zero return stops the sweep:
+ * nl_sim_sweep then returns that value and keeps the points run so far
+ * (nl_sim_json writes them as the sweep's results, *out summarises them);
+ * a negative value also fills err ("sweep stopped by on_point (returned
+ * -1) after 2 points", code the value). */
 typedef int (*nl_point_fn)(void *ctx, const struct nl_point *pt);
 
 #define NL_SWEEP_CONTINUE 1u /* keep going after an unstable point */

@@ -571,6 +571,42 @@ static void test_default_routing_history(void)
 	nl_sim_free(s);
 }
 
+/* on_point stops a sweep with any non-zero value: nl_sim_sweep returns
+ * it and keeps the points run so far (their JSON is the stopped sweep's);
+ * a negative value also gets a message (it lost the points, with an empty
+ * message and json 'no results'). */
+static int stop_at_02(void *ctx, const struct nl_point *pt)
+{
+	return pt->offered >= 0.2 ? *(const int *)ctx : 0;
+}
+
+static void test_sweep_stopped(void)
+{
+	static const int values[] = {-1, 1, -42};
+	for (int k = 0; k < 3; k++) {
+		struct nl_err e = {0};
+		struct nl_sweep sw = {0};
+		nl_sim *s = NULL;
+		CHECK_OK(nl_sim_new(&s, &e), &e);
+		CHECK_OK(nl_sim_set(s, "topology", "mesh:k=3x3", &e), &e);
+		int v = values[k];
+		CHECK_INT(nl_sim_sweep(s, 0.1, 0.5, 0.1, 0, stop_at_02, &v, &sw, &e), ==, v);
+		CHECK_UINT(sw.n_points, ==, 2);
+		if (v < 0) {
+			char want[96];
+			snprintf(want, sizeof want, "sweep stopped by on_point (returned %d) after 2 points", v);
+			CHECK_STR(e.msg, want);
+			CHECK_INT(e.code, ==, v);
+		}
+		char *json = NULL;
+		CHECK_OK(nl_sim_json(s, NL_JSON_REPRODUCIBLE, &json, NULL, &e), &e);
+		CHECK(json && strstr(json, "\"command\": \"sweep\"") && strstr(json, "\"offered\": 0.2") &&
+		      !strstr(json, "\"offered\": 0.3"));
+		free(json);
+		nl_sim_free(s);
+	}
+}
+
 /* A NULL session or required pointer is NL_EINVAL naming the call, in
  * every entry point; a NULL deliver callback means no notification, on
  * both backends alike. */
@@ -717,6 +753,7 @@ int main(void)
 	TEST_RUN(test_send_after_deadlock);
 	TEST_RUN(test_refused_keeps_results);
 	TEST_RUN(test_default_routing_history);
+	TEST_RUN(test_sweep_stopped);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
