@@ -226,6 +226,15 @@ static void cl_free(nl_client *c, bool drop)
 static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
 		      int timeout_ms, const char *server_pub, const char *key_file, char *errbuf, size_t errcap)
 {
+	/* libzmq asserts on a NULL endpoint (aborting the program). */
+	if (!out || !endpoint) {
+		if (out)
+			*out = NULL;
+		if (errbuf && errcap)
+			snprintf(errbuf, errcap, "connect: NULL %s, expected %s", out ? "endpoint" : "client pointer",
+				 out ? "tcp://HOST:PORT or ipc://PATH" : "where to store the client");
+		return -1;
+	}
 	*out = NULL;
 	nl_client *c = calloc(1, sizeof *c);
 	if (!c) {
@@ -341,10 +350,31 @@ int nl_client_connect_curve(nl_client **out, const char *endpoint, uint32_t rank
 	return cl_connect(out, endpoint, rank, job, token, timeout_ms, server_pub, key_file, errbuf, errcap);
 }
 
-uint32_t nl_client_rank(const nl_client *c) { return c->rank; }
-uint32_t nl_client_size(const nl_client *c) { return c->size; }
-uint64_t nl_client_now_ps(const nl_client *c) { return c->now_ps; }
-const char *nl_client_error(const nl_client *c) { return c->err; }
+/* A NULL client: 0 from the getters, -1 from the calls, and this line. */
+static const char cl_null_msg[] = "NULL client, expected one from nl_client_connect";
+
+uint32_t nl_client_rank(const nl_client *c) { return c ? c->rank : 0; }
+uint32_t nl_client_size(const nl_client *c) { return c ? c->size : 0; }
+uint64_t nl_client_now_ps(const nl_client *c) { return c ? c->now_ps : 0; }
+const char *nl_client_error(const nl_client *c) { return c ? c->err : cl_null_msg; }
+
+/* A NULL pointer the call would write through or read len > 0 bytes
+ * from: refused locally (nothing sent, the connection goes on). */
+static int cl_check_ptr(nl_client *c, const void *p, size_t len, const char *call, const char *what)
+{
+	if (p || !len)
+		return 0;
+	snprintf(c->err, sizeof c->err, "%s: NULL %s with %zu bytes, expected a buffer", call, what, len);
+	return -1;
+}
+
+static int cl_check_out(nl_client *c, const void *p, const char *call, const char *what)
+{
+	if (p)
+		return 0;
+	snprintf(c->err, sizeof c->err, "%s: NULL %s, expected where to store the request", call, what);
+	return -1;
+}
 
 /* A destination rank: the job's ranks are world ranks 0..size-1 on the wire. */
 static int cl_check_dst(nl_client *c, uint32_t dst)
@@ -358,7 +388,7 @@ static int cl_check_dst(nl_client *c, uint32_t dst)
 
 static int cl_check(nl_client *c, int32_t tag, bool wild_ok)
 {
-	if (c->broken)
+	if (!c || c->broken)
 		return -1;
 	if (tag > NL_CLIENT_TAG_MAX || tag < (wild_ok ? NL_CLIENT_ANY : 0)) {
 		snprintf(c->err, sizeof c->err, "tag %d, expected 0..%d%s", tag, NL_CLIENT_TAG_MAX,
@@ -402,14 +432,15 @@ static int cl_send_blocking(nl_client *c, uint32_t dst, int32_t tag, const void 
 
 int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len)
 {
-	if (cl_check(c, tag, false) < 0 || cl_check_dst(c, dst) < 0)
+	if (cl_check(c, tag, false) < 0 || cl_check_dst(c, dst) < 0 || cl_check_ptr(c, buf, len, "send", "buf") < 0)
 		return -1;
 	return cl_send_blocking(c, dst, tag, buf, len);
 }
 
 int nl_client_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len, uint32_t *req)
 {
-	if (cl_check(c, tag, false) < 0 || cl_check_dst(c, dst) < 0)
+	if (cl_check(c, tag, false) < 0 || cl_check_dst(c, dst) < 0 || cl_check_ptr(c, buf, len, "isend", "buf") < 0 ||
+	    cl_check_out(c, req, "isend", "req") < 0)
 		return -1;
 	return cl_isend(c, dst, tag, buf, len, ZP_F_NONBLOCKING, req);
 }
@@ -470,7 +501,7 @@ static int cl_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap
 int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, struct nl_client_status *st)
 {
 	uint32_t seq = 0;
-	if (cl_check(c, tag, true) < 0)
+	if (cl_check(c, tag, true) < 0 || cl_check_ptr(c, buf, cap, "recv", "buf") < 0)
 		return -1;
 	if (cl_irecv(c, src, tag, buf, cap, 0, &seq) < 0 || cl_await(c, seq) < 0)
 		return -1;
@@ -479,14 +510,15 @@ int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap
 
 int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint32_t *req)
 {
-	if (cl_check(c, tag, true) < 0)
+	if (cl_check(c, tag, true) < 0 || cl_check_ptr(c, buf, cap, "irecv", "buf") < 0 ||
+	    cl_check_out(c, req, "irecv", "req") < 0)
 		return -1;
 	return cl_irecv(c, src, tag, buf, cap, ZP_F_NONBLOCKING, req);
 }
 
 int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st)
 {
-	if (c->broken)
+	if (!c || c->broken)
 		return -1;
 	if (req >= c->seq) {
 		snprintf(c->err, sizeof c->err, "wait: request %u was never started", req);
@@ -500,10 +532,14 @@ int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st)
 
 int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st)
 {
-	if (c->broken)
+	if (!c || c->broken)
 		return -1;
 	if (n == 0) /* MPI_Waitall of none: nothing to wait for, nothing sent */
 		return 0;
+	if (!reqs) {
+		snprintf(c->err, sizeof c->err, "waitall: NULL reqs with %zu requests, expected an array", n);
+		return -1;
+	}
 	if (n > ZP_WAITALL_MAX) {
 		snprintf(c->err, sizeof c->err, "waitall: %zu requests, expected 0..%u", n, ZP_WAITALL_MAX);
 		return -1;
@@ -529,7 +565,7 @@ int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_cl
 
 int nl_client_compute(nl_client *c, uint64_t duration_ps)
 {
-	if (c->broken)
+	if (!c || c->broken)
 		return -1;
 	if (duration_ps > ZP_TIME_MAX_PS) { /* the server would refuse it (docs/zmq-protocol.md, "Time bound") */
 		snprintf(c->err, sizeof c->err, "compute: duration %llu ps, expected at most 2^62 = %llu ps",
@@ -545,7 +581,7 @@ int nl_client_compute(nl_client *c, uint64_t duration_ps)
 
 int nl_client_barrier(nl_client *c)
 {
-	if (c->broken)
+	if (!c || c->broken)
 		return -1;
 	struct zp_hdr h = {.type = ZP_BARRIER, .seq = c->seq};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
@@ -559,7 +595,9 @@ int nl_client_barrier(nl_client *c)
  * reduces in rank order, then sends the sum back. */
 int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 {
-	if (c->broken)
+	if (!c || c->broken)
+		return -1;
+	if (cl_check_ptr(c, vals, n * sizeof *vals, "allreduce_sum", "vals") < 0)
 		return -1;
 	/* Refused on every rank alike, before any message: what one rank
 	 * refuses, all do, so none waits for the others. */

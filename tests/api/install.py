@@ -75,6 +75,69 @@ with tempfile.TemporaryDirectory() as dest:
     cbad = [s for s in cexported if not s.startswith("nl_client_")]
     if cbad or not cexported:
         fail(f"libnetloom-client.so exports {cbad[:10] or 'nothing'} beyond client.h's nl_client_*")
+    # NULL arguments: -1 with one line, never libzmq's abort
+    # ("Assertion failed: uri_ != NULL") or a NULL dereference. In a child
+    # process, so an abort fails the check instead of the test runner.
+    null_check = r'''
+import ctypes, sys
+L = ctypes.CDLL(sys.argv[1])
+P, V = ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p
+L.nl_client_connect.argtypes = [P, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64,
+                                ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+L.nl_client_error.argtypes = [V]
+L.nl_client_error.restype = ctypes.c_char_p
+for f in ("nl_client_send", "nl_client_barrier", "nl_client_compute", "nl_client_rank"):
+    getattr(L, f).argtypes = {"nl_client_send": [V, ctypes.c_uint32, ctypes.c_int32, V, ctypes.c_size_t],
+                              "nl_client_compute": [V, ctypes.c_uint64]}.get(f, [V])
+c, err = ctypes.c_void_p(1), ctypes.create_string_buffer(256)
+rc = L.nl_client_connect(ctypes.byref(c), None, 0, 1, 0, 500, err, 256)
+print(rc, c.value, err.value.decode())
+rc = L.nl_client_connect(None, b"ipc:///nonexistent/x", 0, 1, 0, 500, err, 256)
+print(rc, err.value.decode())
+print(L.nl_client_send(None, 0, 0, None, 8), L.nl_client_barrier(None), L.nl_client_compute(None, 1),
+      L.nl_client_rank(None), L.nl_client_error(None).decode())
+# Connected: NULL buffers and request pointers are refused locally and the
+# connection goes on (the BYE completes).
+L.nl_client_isend.argtypes = [V, ctypes.c_uint32, ctypes.c_int32, V, ctypes.c_size_t, V]
+L.nl_client_irecv.argtypes = [V, ctypes.c_int32, ctypes.c_int32, V, ctypes.c_size_t, V]
+L.nl_client_waitall.argtypes = [V, V, ctypes.c_size_t, V]
+L.nl_client_close.argtypes = [V]
+c = ctypes.c_void_p()
+if L.nl_client_connect(ctypes.byref(c), sys.argv[2].encode(), 0, 1, 0, 20000, err, 256) < 0:
+    sys.exit("connect: " + err.value.decode())
+one = ctypes.create_string_buffer(8)
+for call in (lambda: L.nl_client_send(c, 0, 0, None, 8), lambda: L.nl_client_isend(c, 0, 0, one, 8, None),
+             lambda: L.nl_client_irecv(c, 0, 0, None, 8, ctypes.byref(ctypes.c_uint32())),
+             lambda: L.nl_client_waitall(c, None, 2, None)):
+    rc = call()
+    print(rc, L.nl_client_error(c).decode())
+print("close", L.nl_client_close(c))
+'''
+    with tempfile.TemporaryDirectory() as sd:
+        ep = "ipc://" + os.path.join(sd, "s")
+        srv = subprocess.Popen([netloom, "serve", "--ranks", "1", "-s", "backend=analytic", "--listen", ep],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            nc = subprocess.run([sys.executable, "-c", null_check, clibs[0], ep], capture_output=True, text=True,
+                                timeout=60)
+        finally:
+            try:
+                srv.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv.wait()
+    want = ["-1 None connect: NULL endpoint, expected tcp://HOST:PORT or ipc://PATH",
+            "-1 connect: NULL client pointer, expected where to store the client",
+            "-1 -1 -1 0 NULL client, expected one from nl_client_connect",
+            "-1 send: NULL buf with 8 bytes, expected a buffer",
+            "-1 isend: NULL req, expected where to store the request",
+            "-1 irecv: NULL buf with 8 bytes, expected a buffer",
+            "-1 waitall: NULL reqs with 2 requests, expected an array",
+            "close 0"]
+    if nc.returncode != 0 or nc.stdout.splitlines() != want:
+        fail(f"client NULL arguments: exit {nc.returncode}, got {nc.stdout.splitlines()}, expected {want}\n"
+             f"{nc.stderr[-500:]}")
+    print("ok: client NULL arguments refused with one line")
     run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(libs[0]))
     for cfg in CONFIGS:
         ex = subprocess.run([exe, *cfg], capture_output=True, text=True, env=run_env)
