@@ -154,7 +154,9 @@ struct nl_sim_info {
 /* Build the topology if needed and describe the session. With
  * routing_function unset, routing is the family's default a run would
  * pick (dor on tori and meshes, min elsewhere); the configuration is not
- * changed. */
+ * changed. The topology is the one runs, sweeps and the flit backend use;
+ * the analytic backend (key backend's default) uses it only when key
+ * topology is set (nl_sim_net_open). */
 NL_API int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err);
 
 /* --- synthetic traffic on the flit model ----------------------------------- */
@@ -252,8 +254,14 @@ NL_API int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, str
  * byte arrived. */
 typedef void (*nl_deliver_fn)(void *ctx, uint64_t msg_id, uint64_t t_ps);
 
-/* Build the configured backend (key `backend`) over the configured
- * topology for message-level use; replaces an earlier one. The flit
+/* Build the configured backend (key `backend`) for message-level use;
+ * replaces an earlier one. The flit backend runs over the configured
+ * topology (the default torus:k=8x8 when key topology is unset). The
+ * analytic backend, as in nl_sim_replay and `netloom serve`, runs over
+ * the topology only when key topology is set; without it the network is
+ * topology-free: any endpoint numbers (no range check), no router hops,
+ * and no contention beyond the endpoints' (link_model none or endpoint;
+ * links needs a topology; docs/replay.md "analytic"). The flit
  * backend with routing_function unset runs the family's default, as
  * nl_sim_run and nl_sim_replay do (a default picked for an earlier
  * topology is picked again for the current one). */
@@ -261,9 +269,11 @@ NL_API int nl_sim_net_open(nl_sim *s, struct nl_err *err);
 
 /* Hand a message of `bytes` from endpoint src to endpoint dst to the
  * network at now_ps. msg_id is the caller's, returned on delivery. Opens
- * the network first if needed. now_ps before the time the network reached
- * (the last nl_sim_advance's *reached_ps; from its deliver callback, the
- * delivery's time) is NL_ESTATE, on every backend.
+ * the network first if needed. src or dst outside the network's
+ * topology is NL_ERANGE (none for the topology-free analytic network).
+ * now_ps before the time the network reached (the last nl_sim_advance's
+ * *reached_ps; from its deliver callback, the delivery's time) is
+ * NL_ESTATE, on every backend.
  * Beyond what the model's clock holds, NL_ERANGE: now_ps past 2^62 ps
  * (about 53 days), a message too large to packetise (flit: more than
  * 2^32-1 packets) or to serialise in 2^62 ps (analytic). May be called

@@ -607,6 +607,32 @@ static void test_sweep_stopped(void)
 	}
 }
 
+/* The analytic message backend (backend's default) without a topology
+ * set is topology-free, as replay and serve are: any endpoint is taken,
+ * although nl_sim_info reports the default torus:k=8x8 (runs and the flit
+ * backend use it). With the topology set, or on the flit backend, an
+ * endpoint outside it is NL_ERANGE. */
+static void test_analytic_topology_free(void)
+{
+	struct nl_err e = {0};
+	struct nl_sim_info info = {.size = sizeof info};
+	nl_sim *s = NULL;
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_OK(nl_sim_info(s, &info, &e), &e);
+	CHECK_UINT(info.n_endpoints, ==, 64);
+	CHECK_OK(nl_sim_send(s, 0, 70000, 4000000000u, 64, 1, &e), &e);
+	struct got g = {0};
+	drive(s, &g, 1, &e);
+	CHECK_EQ(g.n, 1);
+	const char *want = "send: endpoint 70000 -> 4000000000: expected < 64";
+	CHECK_OK(nl_sim_set(s, "backend", "flit", &e), &e);
+	CHECK_ERR(nl_sim_send(s, 0, 70000, 4000000000u, 64, 2, &e), NL_ERANGE, &e, want);
+	CHECK_OK(nl_sim_set(s, "backend", "analytic", &e), &e);
+	CHECK_OK(nl_sim_set(s, "topology", "torus:k=8x8", &e), &e);
+	CHECK_ERR(nl_sim_send(s, 0, 70000, 4000000000u, 64, 3, &e), NL_ERANGE, &e, want);
+	nl_sim_free(s);
+}
+
 /* A NULL session or required pointer is NL_EINVAL naming the call, in
  * every entry point; a NULL deliver callback means no notification, on
  * both backends alike. */
@@ -754,6 +780,7 @@ int main(void)
 	TEST_RUN(test_refused_keeps_results);
 	TEST_RUN(test_default_routing_history);
 	TEST_RUN(test_sweep_stopped);
+	TEST_RUN(test_analytic_topology_free);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
