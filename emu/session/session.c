@@ -50,6 +50,31 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 	return st->t;
 }
 
+int session_err_line(struct nl_err *err, int rc)
+{
+	if (rc >= 0 || !err)
+		return rc;
+	char out[NL_ERR_MSG_MAX];
+	size_t o = 0;
+	/* Room for the longest escape (\xHH) and the NUL. */
+	for (const unsigned char *p = (const unsigned char *)err->msg; *p && o + 5 < sizeof out; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			out[o++] = (char)*p;
+			continue;
+		}
+		const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+		if (esc) {
+			memcpy(out + o, esc, 2);
+			o += 2;
+		} else {
+			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+		}
+	}
+	out[o] = '\0';
+	memcpy(err->msg, out, o + 1);
+	return rc;
+}
+
 int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err)
 {
 	if (!s)
@@ -162,7 +187,7 @@ const struct config *session_config(const nl_sim *s)
 	return &s->cfg;
 }
 
-int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
+static int sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_load_file", NULL, err));
 	if (!path)
@@ -172,7 +197,12 @@ int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 	return 0;
 }
 
-int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
+int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
+{
+	return session_err_line(err, sim_load_file(s, path, err));
+}
+
+static int sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_load_string", NULL, err));
 	if (!ini)
@@ -182,14 +212,31 @@ int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_e
 	return 0;
 }
 
-int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
+int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
+{
+	return session_err_line(err, sim_load_string(s, ini, name, err));
+}
+
+static int sim_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_set", NULL, err));
 	if (!key)
 		return nl_errf(err, NL_EINVAL, "nl_sim_set: NULL key");
-	NL_CHECK(config_set(&s->cfg, key, value, "-s", err));
+	NL_CHECK(config_set(&s->cfg, key, value, label, err));
 	session_reconfigured(s);
 	return 0;
+}
+
+int session_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err)
+{
+	return session_err_line(err, sim_set(s, key, value, label, err));
+}
+
+int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
+{
+	/* The key=value form is what `netloom -s` takes, and how the CLI
+	 * sets its -s options: its errors keep the CLI's label. */
+	return session_set(s, key, value, value ? "nl_sim_set" : "-s", err);
 }
 
 int session_bind(nl_sim *s, struct nl_err *err)
@@ -231,7 +278,7 @@ static const char *session_routing_spec(nl_sim *s)
 	return s->routing_spec ? s->routing_spec : s->nc.routing_function;
 }
 
-int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
+static int sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_info", NULL, err));
 	if (!info || info->size < sizeof *info)
@@ -258,6 +305,11 @@ int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 	info->warmup_periods = (int32_t)s->sc.warmup_periods;
 	info->max_samples = (int32_t)s->sc.max_samples;
 	return 0;
+}
+
+int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
+{
+	return session_err_line(err, sim_info(s, info, err));
 }
 
 static void session_point_public(const struct net_point *p, struct nl_point *o)
@@ -334,7 +386,7 @@ static int session_refuse_no_endpoints(const nl_sim *s, struct nl_err *err)
 		       s->topo->spec);
 }
 
-int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
+static int sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_run_rate", NULL, err));
 	if (!(rate >= 0 && rate <= 1)) /* NaN too */
@@ -353,6 +405,11 @@ int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err 
 			session_point_public(&s->points[0], out);
 	}
 	return rc;
+}
+
+int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
+{
+	return session_err_line(err, sim_run_rate(s, rate, out, err));
 }
 
 int nl_sim_run(nl_sim *s, struct nl_point *out, struct nl_err *err)
@@ -504,7 +561,7 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 	return rc;
 }
 
-int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
+static int sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
 		 struct nl_sweep *out, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_sweep", NULL, err));
@@ -569,6 +626,12 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 	if (out)
 		*out = sw;
 	return rc;
+}
+
+int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
+		 struct nl_sweep *out, struct nl_err *err)
+{
+	return session_err_line(err, sim_sweep(s, lo, hi, step, flags, on_point, ctx, out, err));
 }
 
 /* The document's head: version, command, topology, configuration. */
@@ -657,7 +720,7 @@ int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct
 	return 0;
 }
 
-int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
+static int sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_write_json", NULL, err));
 	if (!path)
@@ -670,4 +733,9 @@ int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct 
 	int rc = out_write_json(path, doc, err);
 	json_decref(doc);
 	return rc;
+}
+
+int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
+{
+	return session_err_line(err, sim_write_json(s, flags, path, err));
 }

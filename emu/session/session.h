@@ -40,6 +40,10 @@ struct session_tables {
 /* Fill st and return its array (*n entries). */
 const struct config_table *const *session_config_tables(struct session_tables *st, size_t *n);
 
+/* nl_sim_set with the label its errors start with ("-s" for the CLI's
+ * options: "-s: unknown key 'x'"), control characters in them escaped. */
+int session_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err);
+
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 /* The configuration as results record it (config_to_json), with a

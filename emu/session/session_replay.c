@@ -375,7 +375,7 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	return ro->on_app ? ro->on_app(ro->ctx, s->app, m, err) : 0;
 }
 
-int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+static int session_replay_run(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
 		   struct nl_err *err)
 {
 	static const struct session_replay_opts no_opts;
@@ -453,12 +453,23 @@ fail:
 	return rc;
 }
 
-int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
+int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+		   struct nl_err *err)
+{
+	return session_err_line(err, session_replay_run(s, path, ro, out, err));
+}
+
+static int sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_replay", NULL, err));
 	if (!path)
 		return nl_errf(err, NL_EINVAL, "nl_sim_replay: NULL path");
 	return session_replay(s, path, NULL, out, err);
+}
+
+int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
+{
+	return session_err_line(err, sim_replay(s, path, out, err));
 }
 
 const struct session_replay_view *session_replay_view(const nl_sim *s)
@@ -468,7 +479,7 @@ const struct session_replay_view *session_replay_view(const nl_sim *s)
 
 /* --- message by message ---------------------------------------------------- */
 
-int nl_sim_net_open(nl_sim *s, struct nl_err *err)
+static int sim_net_open(nl_sim *s, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_net_open", NULL, err));
 	const struct net_backend_ops *ops;
@@ -487,6 +498,11 @@ int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 	s->net = b;
 	s->net_topo = want_topo ? s->topo : NULL;
 	return 0;
+}
+
+int nl_sim_net_open(nl_sim *s, struct nl_err *err)
+{
+	return session_err_line(err, sim_net_open(s, err));
 }
 
 /* A send or advance that failed after the backend began to change its
@@ -509,7 +525,7 @@ static int session_net_usable(const nl_sim *s, const char *fn, struct nl_err *er
 		       fn, nl_err_name(s->net_failed));
 }
 
-int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
+static int sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
 		struct nl_err *err)
 {
 	/* The one call a deliver callback may make: a server answers a
@@ -525,6 +541,12 @@ int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t
 		return nl_errf(err, NL_ERANGE, "send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
 			       dst, t->n_endpoints);
 	return session_net_result(s, s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err));
+}
+
+int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
+		struct nl_err *err)
+{
+	return session_err_line(err, sim_send(s, now_ps, src, dst, bytes, msg_id, err));
 }
 
 /* nl_sim_advance's deliver when the caller wants no notification. */

@@ -15,10 +15,11 @@
  *
  * Errors: every function that can fail returns 0 or a negative NL_E* code
  * and, when `err` is not NULL, fills it with one line naming the file,
- * key or value at fault and what was expected. A failed call leaves the
- * session as it was, except that a run, sweep or replay that fails after
- * its arguments were accepted discards the last results (one refused for
- * its arguments keeps them).
+ * key or value at fault and what was expected (control characters of
+ * the caller's text it quotes written as \n, \r, \t or \xHH). A failed
+ * call leaves the session as it was, except that a run, sweep or replay
+ * that fails after its arguments were accepted discards the last results
+ * (one refused for its arguments keeps them).
  * A NULL session or required pointer is NL_EINVAL naming the call.
  *
  * Callbacks (nl_sim_sweep's on_point, nl_sim_advance's deliver) run while
@@ -134,7 +135,9 @@ NL_API int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err);
 NL_API int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err);
 
 /* Set one key: nl_sim_set(s, "topology", "torus:k=4x4", err), or with
- * value NULL a "key=value" string as `netloom -s` takes. */
+ * value NULL a "key=value" string as `netloom -s` takes. Errors start
+ * "nl_sim_set: " ("nl_sim_set: unknown key 'x'"), in the key=value form
+ * "-s: " as the CLI's. */
 NL_API int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err);
 
 /* What the configuration resolved to. Strings belong to the session. */

@@ -633,6 +633,33 @@ static void test_analytic_topology_free(void)
 	nl_sim_free(s);
 }
 
+/* Errors are one line: control characters echoed from the caller's key,
+ * value, INI name or path are escaped; nl_sim_set's own errors are
+ * labelled nl_sim_set (they said '-s', a CLI option), its key=value form
+ * keeps '-s' as the CLI's. */
+static void test_error_one_line(void)
+{
+	struct nl_err e = {0};
+	nl_sim *s = NULL;
+	struct nl_replay r = {.size = sizeof r};
+	CHECK_OK(nl_sim_new(&s, &e), &e);
+	CHECK_ERR(nl_sim_set(s, "seed\nnum_vcs", "1", &e), NL_ECONFIG, &e, "nl_sim_set: unknown key 'seed\\nnum_vcs'");
+	CHECK(!strchr(e.msg, '\n'));
+	CHECK_ERR(nl_sim_set(s, "num_vcs", "2\r\x01", &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs' value '2\\r\\x01'");
+	CHECK_ERR(nl_sim_set(s, "num_vcs=x", NULL, &e), NL_ECONFIG, &e, "-s: key 'num_vcs' value 'x'");
+	CHECK_ERR(nl_sim_load_string(s, "num_vcs = 0\n", "a\nb.ini", &e), NL_ECONFIG, &e, "a\\nb.ini");
+	CHECK(!strchr(e.msg, '\n'));
+	CHECK_ERR(nl_sim_load_file(s, "/nonexistent/a\nb.ini", &e), NL_EIO, &e, "/nonexistent/a\\nb.ini");
+	CHECK(!strchr(e.msg, '\n'));
+	CHECK_ERR(nl_sim_replay(s, "/nonexistent/a\tb.nlt", &r, &e), NL_ENOTFOUND, &e, "/nonexistent/a\\tb.nlt");
+	CHECK(!strchr(e.msg, '\t'));
+	CHECK_OK(nl_sim_set(s, "topology", "torus:k=4\nx", &e), &e);
+	struct nl_sim_info info = {.size = sizeof info};
+	CHECK(nl_sim_info(s, &info, &e) < 0);
+	CHECK(e.msg[0] && !strchr(e.msg, '\n'));
+	nl_sim_free(s);
+}
+
 /* A NULL session or required pointer is NL_EINVAL naming the call, in
  * every entry point; a NULL deliver callback means no notification, on
  * both backends alike. */
@@ -781,6 +808,7 @@ int main(void)
 	TEST_RUN(test_default_routing_history);
 	TEST_RUN(test_sweep_stopped);
 	TEST_RUN(test_analytic_topology_free);
+	TEST_RUN(test_error_one_line);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
 	TEST_RUN(test_replay);
