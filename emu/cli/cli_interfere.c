@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "session/session.h"
 
 /* Exit status: the table and JSON were written, the --plot chart not. */
 enum { CLI_INTERFERE_NO_PLOT = 3 };
@@ -218,7 +219,7 @@ int cli_interfere_main(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = nl_sim_set(sim, sets[i], NULL, &err);
+		rc = session_set(sim, sets[i], NULL, "-s", &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;

@@ -176,7 +176,7 @@ static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info 
 	if (o->cfg.config_path)
 		cli_config_hint(o->cfg.config_path, rc, err);
 	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
-		rc = nl_sim_set(s, o->cfg.sets[i], NULL, err);
+		rc = session_set(s, o->cfg.sets[i], NULL, "-s", err);
 	*info = (struct nl_sim_info){.size = sizeof *info};
 	if (rc == 0)
 		rc = nl_sim_info(s, info, err);

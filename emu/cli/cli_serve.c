@@ -249,7 +249,7 @@ int cli_serve_main(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = nl_sim_set(sim, sets[i], NULL, &err);
+		rc = session_set(sim, sets[i], NULL, "-s", &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;

@@ -234,9 +234,8 @@ int session_set(nl_sim *s, const char *key, const char *value, const char *label
 
 int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
 {
-	/* The key=value form is what `netloom -s` takes, and how the CLI
-	 * sets its -s options: its errors keep the CLI's label. */
-	return session_set(s, key, value, value ? "nl_sim_set" : "-s", err);
+	/* The CLI sets its -s options with session_set and its own label. */
+	return session_set(s, key, value, "nl_sim_set", err);
 }
 
 int session_bind(nl_sim *s, struct nl_err *err)

@@ -136,8 +136,7 @@ NL_API int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, stru
 
 /* Set one key: nl_sim_set(s, "topology", "torus:k=4x4", err), or with
  * value NULL a "key=value" string as `netloom -s` takes. Errors start
- * "nl_sim_set: " ("nl_sim_set: unknown key 'x'"), in the key=value form
- * "-s: " as the CLI's. */
+ * "nl_sim_set: " in both forms ("nl_sim_set: unknown key 'x'"). */
 NL_API int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err);
 
 /* What the configuration resolved to. Strings belong to the session. */

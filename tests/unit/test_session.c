@@ -646,7 +646,7 @@ static void test_error_one_line(void)
 	CHECK_ERR(nl_sim_set(s, "seed\nnum_vcs", "1", &e), NL_ECONFIG, &e, "nl_sim_set: unknown key 'seed\\nnum_vcs'");
 	CHECK(!strchr(e.msg, '\n'));
 	CHECK_ERR(nl_sim_set(s, "num_vcs", "2\r\x01", &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs' value '2\\r\\x01'");
-	CHECK_ERR(nl_sim_set(s, "num_vcs=x", NULL, &e), NL_ECONFIG, &e, "-s: key 'num_vcs' value 'x'");
+	CHECK_ERR(nl_sim_set(s, "num_vcs=x", NULL, &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs' value 'x'");
 	CHECK_ERR(nl_sim_load_string(s, "num_vcs = 0\n", "a\nb.ini", &e), NL_ECONFIG, &e, "a\\nb.ini");
 	CHECK(!strchr(e.msg, '\n'));
 	CHECK_ERR(nl_sim_load_file(s, "/nonexistent/a\nb.ini", &e), NL_EIO, &e, "/nonexistent/a\\nb.ini");
