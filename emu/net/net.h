@@ -66,7 +66,7 @@ struct net_backend_ops {
 
 	/* Hand a message to the network at now_ps, which is never earlier than
 	 * the time the network has reached nor later than NET_TIME_MAX_PS
-	 * (net_send_time_check refuses both). bytes may be 0 (a control
+	 * (net_time_check refuses both). bytes may be 0 (a control
 	 * message still crosses the network as one minimal packet). */
 	int (*send)(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep,
 		    uint64_t bytes, uint64_t msg_id, struct nl_err *err);
