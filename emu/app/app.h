@@ -91,7 +91,6 @@ enum app_coll {
 	X(APP_ALG_REDUCE_BCAST, "reduce_bcast")               \
 	X(APP_ALG_GATHER_BCAST, "gather_bcast")               \
 	X(APP_ALG_RABENSEIFNER_LINEAR, "rabenseifner->linear") \
-	X(APP_ALG_RABENSEIFNER_RD, "rabenseifner->recursive_doubling") \
 	X(APP_ALG_RING_RD, "ring->recursive_doubling") \
 	X(APP_ALG_ZERO_COUNT, "zero-count")
 

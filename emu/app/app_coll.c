@@ -172,9 +172,12 @@ int app_coll_plan(struct app_coll_inst *c, enum app_coll coll, enum app_alg alg,
 			app_simple(c, PRIM_AR_RING, z->bytes, 0, NULL, NULL);
 			return 0;
 		case APP_ALG_RABENSEIFNER:
+			/* coll_base_allreduce.c, redscat_allgather: "switching to
+			 * basic linear allreduce" (linear reduce to 0, linear bcast). */
 			if (app_rabenseifner_falls_back(p, z->bytes)) {
-				app_simple(c, PRIM_RDX, z->bytes, 0, NULL, NULL);
-				c->alg = APP_ALG_RABENSEIFNER_RD;
+				app_tree(c, false, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+				app_tree(c, true, TREE_FLAT, 2, SZ_FULL, 0, z->bytes, 0, NULL);
+				c->alg = APP_ALG_RABENSEIFNER_LINEAR;
 				return 0;
 			}
 			app_simple(c, PRIM_AR_RABENSEIFNER, z->bytes, 0, NULL, NULL);

@@ -238,7 +238,7 @@ uint32_t app_prim_step(const struct app_coll_part *pt, uint32_t p, uint32_t me, 
 /* Fill c->parts for collective `coll` with algorithm `alg` (never AUTO),
  * sizes from the op, and c->alg with what runs: alg, or the algorithm
  * Open MPI falls back to inside it (APP_ALG_RABENSEIFNER_LINEAR,
- * APP_ALG_RABENSEIFNER_RD, APP_ALG_RING_RD). Returns 0 or NL_EINVAL when
+ * APP_ALG_RING_RD). Returns 0 or NL_EINVAL when
  * alg does not apply. */
 struct app_coll_sizes {
 	uint64_t bytes;        /* vector / own block / own send size */

@@ -586,12 +586,14 @@ static void test_rabenseifner_fallback(void)
 	CHECK_UINT(got.msgs, ==, 4 * 2 + 3); /* recursive halving, then the binomial gather */
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER], ==, 4);
 	CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, 0);
-	/* Allreduce, 8 ranks: 56 bytes (7 elements < 8) run recursive doubling. */
-	struct expect want = e_rdx(8, 56);
+	/* Allreduce, 8 ranks: 56 bytes (7 elements < 8) run Open MPI's basic
+	 * linear allreduce (linear reduce to 0 and linear bcast), not
+	 * recursive doubling. */
+	struct expect want = e_tree2(8, 56);
 	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 56, 0, false, &got, used, &err), &err);
 	CHECK_UINT(got.msgs, ==, want.msgs);
 	CHECK_UINT(got.bytes, ==, want.bytes);
-	CHECK_UINT(used[APP_ALG_RABENSEIFNER_RD], ==, 8);
+	CHECK_UINT(used[APP_ALG_RABENSEIFNER_LINEAR], ==, 8);
 	want = e_rabenseifner(8, 64);
 	CHECK_OK(run_coll(8, TOP_ALLREDUCE, APP_COLL_ALLREDUCE, allred, 64, 0, false, &got, used, &err), &err);
 	CHECK_UINT(got.msgs, ==, want.msgs);
