@@ -453,14 +453,14 @@ static void app_coll_sizes(const struct trace_op *op, enum app_coll coll, uint32
 }
 
 /* Open MPI's MPI_Bcast, MPI_Reduce and MPI_Allreduce return MPI_SUCCESS
- * at once when count is 0 (ompi/mpi/c/bcast.c, reduce.c, allreduce.c):
- * no messages, no synchronisation. Only the blocking calls: the
- * non-blocking forms replay their algorithm. Bytes 0 is count 0 unless
- * the source says it may be an unknown size. */
-static bool app_coll_zero_count(const struct app *a, enum app_coll coll, bool nonblocking,
-				const struct app_coll_sizes *z)
+ * at once when count is 0 (ompi/mpi/c/bcast.c, reduce.c, allreduce.c),
+ * and their non-blocking forms hand back a request already complete
+ * (ibcast.c, ireduce.c, iallreduce.c: ompi_request_empty): no messages,
+ * no synchronisation. Bytes 0 is count 0 unless the source says it may
+ * be an unknown size. */
+static bool app_coll_zero_count(const struct app *a, enum app_coll coll, const struct app_coll_sizes *z)
 {
-	if (nonblocking || z->bytes || a->src.zero_bytes_unknown)
+	if (z->bytes || a->src.zero_bytes_unknown)
 		return false;
 	return coll == APP_COLL_BCAST || coll == APP_COLL_REDUCE || coll == APP_COLL_ALLREDUCE;
 }
@@ -555,7 +555,7 @@ int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_
 			z.root = 0;
 		}
 	}
-	if (app_coll_zero_count(a, coll, nonblocking, &z)) {
+	if (app_coll_zero_count(a, coll, &z)) {
 		co->alg = APP_ALG_ZERO_COUNT; /* no parts: completes at once */
 	} else {
 		enum app_alg alg = (enum app_alg)a->cfg.coll_alg[coll];
