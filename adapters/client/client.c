@@ -56,10 +56,14 @@ static uint64_t cl_ms(void)
 static int cl_fail(nl_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int cl_fail(nl_client *c, const char *fmt, ...)
 {
+	/* One line whatever the endpoint text it quotes holds ("tcp://a\rb"). */
+	struct nl_err e = {.code = -1};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(c->err, sizeof c->err, fmt, ap);
+	vsnprintf(e.msg, sizeof e.msg, fmt, ap);
 	va_end(ap);
+	nl_err_one_line(&e, -1);
+	snprintf(c->err, sizeof c->err, "%s", e.msg);
 	c->broken = true;
 	return -1;
 }

@@ -172,7 +172,11 @@ int cli_mpi_stop(int argc, char **argv, int status)
 
 int cli_report(const struct nl_err *err)
 {
-	fprintf(stderr, "netloom: %s\n", err->msg[0] ? err->msg : nl_strerror(err->code));
+	/* One line whatever user text the message quotes (a -s key holding a
+	 * newline, a path with a carriage return). */
+	struct nl_err line = *err;
+	nl_err_one_line(&line, line.code < 0 ? line.code : -1);
+	fprintf(stderr, "netloom: %s\n", line.msg[0] ? line.msg : nl_strerror(err->code));
 	return cli_exit_code(err);
 }
 

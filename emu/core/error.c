@@ -46,6 +46,31 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
 	return code;
 }
 
+int nl_err_one_line(struct nl_err *err, int rc)
+{
+	if (rc >= 0 || !err)
+		return rc;
+	char out[NL_ERR_MSG_MAX];
+	size_t o = 0;
+	/* Room for the longest escape (\xHH) and the NUL. */
+	for (const unsigned char *p = (const unsigned char *)err->msg; *p && o + 5 < sizeof out; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			out[o++] = (char)*p;
+			continue;
+		}
+		const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+		if (esc) {
+			memcpy(out + o, esc, 2);
+			o += 2;
+		} else {
+			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+		}
+	}
+	out[o] = '\0';
+	memcpy(err->msg, out, o + 1);
+	return rc;
+}
+
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)
 {
 	char head[NL_ERR_MSG_MAX], old[NL_ERR_MSG_MAX];

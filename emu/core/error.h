@@ -21,6 +21,12 @@
 int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Make the message in *err one line, whatever user text it quotes:
+ * control characters are written as \n, \r, \t or \xHH. Returns rc, so
+ * a call ends `return nl_err_one_line(err, f(...));` (nothing done for
+ * rc >= 0). */
+int nl_err_one_line(struct nl_err *err, int rc);
+
 /* Prefix the message already in *err with "prefix: " (for adding the file
  * name or the enclosing component on the way up). Returns err->code. */
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)

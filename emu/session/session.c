@@ -50,30 +50,6 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 	return st->t;
 }
 
-int session_err_line(struct nl_err *err, int rc)
-{
-	if (rc >= 0 || !err)
-		return rc;
-	char out[NL_ERR_MSG_MAX];
-	size_t o = 0;
-	/* Room for the longest escape (\xHH) and the NUL. */
-	for (const unsigned char *p = (const unsigned char *)err->msg; *p && o + 5 < sizeof out; p++) {
-		if (*p >= 0x20 && *p != 0x7f) {
-			out[o++] = (char)*p;
-			continue;
-		}
-		const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
-		if (esc) {
-			memcpy(out + o, esc, 2);
-			o += 2;
-		} else {
-			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
-		}
-	}
-	out[o] = '\0';
-	memcpy(err->msg, out, o + 1);
-	return rc;
-}
 
 int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err)
 {
@@ -199,7 +175,7 @@ static int sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 
 int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err)
 {
-	return session_err_line(err, sim_load_file(s, path, err));
+	return nl_err_one_line(err, sim_load_file(s, path, err));
 }
 
 static int sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
@@ -214,7 +190,7 @@ static int sim_load_string(nl_sim *s, const char *ini, const char *name, struct 
 
 int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err)
 {
-	return session_err_line(err, sim_load_string(s, ini, name, err));
+	return nl_err_one_line(err, sim_load_string(s, ini, name, err));
 }
 
 static int sim_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err)
@@ -229,7 +205,7 @@ static int sim_set(nl_sim *s, const char *key, const char *value, const char *la
 
 int session_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err)
 {
-	return session_err_line(err, sim_set(s, key, value, label, err));
+	return nl_err_one_line(err, sim_set(s, key, value, label, err));
 }
 
 int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err)
@@ -308,7 +284,7 @@ static int sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 
 int nl_sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 {
-	return session_err_line(err, sim_info(s, info, err));
+	return nl_err_one_line(err, sim_info(s, info, err));
 }
 
 static void session_point_public(const struct net_point *p, struct nl_point *o)
@@ -408,7 +384,7 @@ static int sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_
 
 int nl_sim_run_rate(nl_sim *s, double rate, struct nl_point *out, struct nl_err *err)
 {
-	return session_err_line(err, sim_run_rate(s, rate, out, err));
+	return nl_err_one_line(err, sim_run_rate(s, rate, out, err));
 }
 
 int nl_sim_run(nl_sim *s, struct nl_point *out, struct nl_err *err)
@@ -630,7 +606,7 @@ static int sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flag
 int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, nl_point_fn on_point, void *ctx,
 		 struct nl_sweep *out, struct nl_err *err)
 {
-	return session_err_line(err, sim_sweep(s, lo, hi, step, flags, on_point, ctx, out, err));
+	return nl_err_one_line(err, sim_sweep(s, lo, hi, step, flags, on_point, ctx, out, err));
 }
 
 /* The document's head: version, command, topology, configuration. */
@@ -736,5 +712,5 @@ static int sim_write_json(const nl_sim *s, unsigned flags, const char *path, str
 
 int nl_sim_write_json(const nl_sim *s, unsigned flags, const char *path, struct nl_err *err)
 {
-	return session_err_line(err, sim_write_json(s, flags, path, err));
+	return nl_err_one_line(err, sim_write_json(s, flags, path, err));
 }

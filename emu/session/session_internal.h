@@ -78,12 +78,6 @@ struct nl_sim {
  * nl_sim_advance's deliver callback). One line naming fn either way. */
 int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err);
 
-/* Keep *err one line: control characters the message echoes from user
- * text (a key, value, INI name or path holding a newline) become \n, \r,
- * \t or \xHH. Returns rc; what every public entry point that echoes
- * user text returns through. */
-int session_err_line(struct nl_err *err, int rc);
-
 /* Bind the typed configs (once per configuration). */
 int session_bind(nl_sim *s, struct nl_err *err);
 

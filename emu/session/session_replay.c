@@ -456,7 +456,7 @@ fail:
 int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
 		   struct nl_err *err)
 {
-	return session_err_line(err, session_replay_run(s, path, ro, out, err));
+	return nl_err_one_line(err, session_replay_run(s, path, ro, out, err));
 }
 
 static int sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
@@ -469,7 +469,7 @@ static int sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct
 
 int nl_sim_replay(nl_sim *s, const char *path, struct nl_replay *out, struct nl_err *err)
 {
-	return session_err_line(err, sim_replay(s, path, out, err));
+	return nl_err_one_line(err, sim_replay(s, path, out, err));
 }
 
 const struct session_replay_view *session_replay_view(const nl_sim *s)
@@ -502,7 +502,7 @@ static int sim_net_open(nl_sim *s, struct nl_err *err)
 
 int nl_sim_net_open(nl_sim *s, struct nl_err *err)
 {
-	return session_err_line(err, sim_net_open(s, err));
+	return nl_err_one_line(err, sim_net_open(s, err));
 }
 
 /* A send or advance that failed after the backend began to change its
@@ -546,7 +546,7 @@ static int sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint
 int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
 		struct nl_err *err)
 {
-	return session_err_line(err, sim_send(s, now_ps, src, dst, bytes, msg_id, err));
+	return nl_err_one_line(err, sim_send(s, now_ps, src, dst, bytes, msg_id, err));
 }
 
 /* nl_sim_advance's deliver when the caller wants no notification. */

@@ -96,6 +96,9 @@ rc = L.nl_client_connect(None, b"ipc:///nonexistent/x", 0, 1, 0, 500, err, 256)
 print(rc, err.value.decode())
 print(L.nl_client_send(None, 0, 0, None, 8), L.nl_client_barrier(None), L.nl_client_compute(None, 1),
       L.nl_client_rank(None), L.nl_client_error(None).decode())
+# An endpoint holding a carriage return is quoted escaped: one line.
+rc = L.nl_client_connect(ctypes.byref(c), b"tcp://a\rb", 0, 1, 0, 500, err, 256)
+print(rc, err.value.decode())
 # Connected: NULL buffers and request pointers are refused locally and the
 # connection goes on (the BYE completes).
 L.nl_client_isend.argtypes = [V, ctypes.c_uint32, ctypes.c_int32, V, ctypes.c_size_t, V]
@@ -129,6 +132,7 @@ print("close", L.nl_client_close(c))
     want = ["-1 None connect: NULL endpoint, expected tcp://HOST:PORT or ipc://PATH",
             "-1 connect: NULL client pointer, expected where to store the client",
             "-1 -1 -1 0 NULL client, expected one from nl_client_connect",
+            "-1 connect 'tcp://a\\rb': Invalid argument",
             "-1 send: NULL buf with 8 bytes, expected a buffer",
             "-1 isend: NULL req, expected where to store the request",
             "-1 irecv: NULL buf with 8 bytes, expected a buffer",

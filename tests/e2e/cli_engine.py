@@ -569,6 +569,9 @@ def case_errors():
         one_line_error(p, "netloom config: unknown option '--frob' (see 'netloom config --help')")
         p = run("config", "-s", "num_vcs=300", code=2)
         one_line_error(p, "-s: key 'num_vcs' value '300' out of range: expected a value in 1..255")
+        # A key holding a newline stays one line (config printed it raw).
+        p = run("config", "-s", "num_vc\n=3", code=2)
+        one_line_error(p, "-s: unknown key 'num_vc\\n' (did you mean 'num_vcs'?)")
         eq("--json target after sweep errors", open(target).read(), "sentinel\n")
         # A network that does not fit in memory is refused like any other
         # configuration (exit 2): exit 1 is the deadlock's alone.
