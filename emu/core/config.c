@@ -308,6 +308,14 @@ static char *config_ini_reader(char *buf, int size, void *stream)
 	if (n < 0)
 		return NULL;
 	x->lineno++;
+	/* libinih stops at a NUL: the rest of the line would be dropped
+	 * silently ('topology = torus:k=4x4\0,p=3' read as k=4x4), as the
+	 * topology readers refuse it (96669b7). */
+	if (memchr(x->line, '\0', (size_t)n)) {
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: unexpected NUL byte; expected a text file", x->path,
+				x->lineno);
+		return NULL;
+	}
 	while (n > 0 && (x->line[n - 1] == '\n' || x->line[n - 1] == '\r'))
 		x->line[--n] = '\0';
 	x->line_len = (size_t)n;

@@ -456,6 +456,8 @@ def case_errors():
         twice_sec = ini("ts.ini", "[router]\nnum_vcs = 2\n[network]\ntopology = mesh:k=4x4\n[router]\nnum_vcs = 4\n")
         two_bad = ini("tb.ini", "[router]\nvc_buf_size = x\nvc_buf_size = 4\nalloc_iter = 2\n")
         indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
+        # A NUL byte cut the line silently (p=3 dropped).
+        nul = ini("nu.ini", "[network]\ntopology = torus:k=4x4\0,p=3\n")
         cases = [
             # key=value errors: -s and file
             (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
@@ -495,6 +497,7 @@ def case_errors():
             (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
             # inih reads an indented line as the continuation of the previous value.
             (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
+            (("-c", nul), f"{nul}:2: unexpected NUL byte; expected a text file"),
             # topology, routing, traffic, flow control
             (("-s", "topology=hypertorus:k=4"), "unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
             (("-s", "topology=torus:k=1x4"),
@@ -550,7 +553,8 @@ def case_errors():
                 one_line_error(p, msg.replace("netloom run", f"netloom {cmd}"))
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         eq("nothing else written", sorted(os.listdir(tmp)),
-           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini", "keep.json"]))
+           sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
+                   "nu.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):
