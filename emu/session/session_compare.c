@@ -257,8 +257,10 @@ static int cmp_sys_sim(const struct cmp *c, const struct cmp_sys *s, nl_sim **ou
 	}
 	for (uint32_t i = 0; i < s->n_kv; i++)
 		if ((rc = nl_sim_set(sim, s->kv[i].key, s->kv[i].value, err)) < 0) {
-			if (!strncmp(err->msg, "-s: ", 4)) /* the option nl_sim_set names: here a study key */
-				memmove(err->msg, err->msg + 4, strlen(err->msg + 4) + 1);
+			/* The call nl_sim_set names: here a study key, located below. */
+			static const char call[] = "nl_sim_set: ";
+			if (!strncmp(err->msg, call, sizeof call - 1))
+				memmove(err->msg, err->msg + sizeof call - 1, strlen(err->msg + sizeof call - 1) + 1);
 			nl_err_prefix(err, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
 			goto fail;
 		}
