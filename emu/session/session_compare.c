@@ -255,15 +255,14 @@ static int cmp_sys_sim(const struct cmp *c, const struct cmp_sys *s, nl_sim **ou
 		nl_err_prefix(err, "%s:%d: [system %s] key 'config'", c->path, s->config_line, s->name);
 		goto fail;
 	}
-	for (uint32_t i = 0; i < s->n_kv; i++)
-		if ((rc = nl_sim_set(sim, s->kv[i].key, s->kv[i].value, err)) < 0) {
-			/* The call nl_sim_set names: here a study key, located below. */
-			static const char call[] = "nl_sim_set: ";
-			if (!strncmp(err->msg, call, sizeof call - 1))
-				memmove(err->msg, err->msg + sizeof call - 1, strlen(err->msg + sizeof call - 1) + 1);
-			nl_err_prefix(err, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
+	for (uint32_t i = 0; i < s->n_kv; i++) {
+		/* Set with the key's place in the study as its origin, which
+		 * the configuration's errors then name. */
+		char where[NL_ERR_MSG_MAX];
+		snprintf(where, sizeof where, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
+		if ((rc = session_set(sim, s->kv[i].key, s->kv[i].value, where, err)) < 0)
 			goto fail;
-		}
+	}
 	/* A backend other than these is the study's problem, reported once
 	 * (cmp_validate), not again for every system. */
 	if (cmp_backend_ok(c->backend) && (rc = nl_sim_set(sim, "backend", c->backend, err)) < 0) {
