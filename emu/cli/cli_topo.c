@@ -45,7 +45,7 @@ static const char describe_usage[] =
 	"  --trials N        fault trials per 5% step (default 100)\n"
 	"  --exact           exact distances whatever the cost\n"
 	"  --sampled         sampled distances (see --samples)\n"
-	"  --samples N       BFS sources when sampling (default 1024)\n"
+	"  --samples N       BFS sources when sampling, at least 2 (default 1024)\n"
 	"  -o, --output FILE write there (atomically) instead of stdout\n"
 	"  -h, --help        this text\n";
 
@@ -346,7 +346,10 @@ static int topo_describe_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'n':
-			if (cli_parse_u64(cmd, "--samples", optarg, 1, UINT32_MAX, &v) < 0)
+			/* At least two: the ASPL's 95% interval is the spread of
+			 * per-source means, which one source cannot give (it
+			 * printed +- 0). */
+			if (cli_parse_u64(cmd, "--samples", optarg, 2, UINT32_MAX, &v) < 0)
 				return CLI_USAGE;
 			o.samples = v;
 			break;

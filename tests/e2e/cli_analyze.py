@@ -410,6 +410,10 @@ def case_errors():
     for args in (("--exact", "--sampled"), ("--sampled", "--exact")):
         p = run("topo", "describe", "torus:k=8x8", *args, code=2)
         one_line_error(p, "--exact and --sampled together")
+    # One sampled source has no spread to give the ASPL's 95% interval
+    # (it printed "+- 0.000000").
+    p = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "1", code=2)
+    one_line_error(p, "--samples")
     p = run("topo", "frob", code=2)
     one_line_error(p, "unknown subcommand 'frob'")
     p = run("design", "hyperx", "--radix", "128", code=2)
