@@ -206,7 +206,10 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
  * max_samples, so every period is warm-up, nothing is measured, and each
  * point ends unstable ("Too many sample periods needed to converge").
  * With the two equal, warm-up ends with the last period, whose figures
- * are reported (BookSim's too): no warning. */
+ * are reported as a stable point, BookSim's result too (_SingleSim counts
+ * the run converged once its state is "running"): kept, but said, since
+ * no packet was measured or drained (a 65,535-cycle channel reported
+ * latency 7, the packets a node sent itself). */
 static bool run_warmup_only(const struct nl_sim_info *info)
 {
 	return info->warmup_periods > 0 && info->max_samples < info->warmup_periods;
@@ -220,6 +223,12 @@ static void run_warn_warmup_only(const struct nl_sim_info *info)
 			"nothing is measured, and each point is reported unstable (BookSim's rule); expected max_samples >= "
 			"warmup_periods\n",
 			info->max_samples, info->warmup_periods);
+	else if (info->warmup_periods > 0 && info->max_samples == info->warmup_periods)
+		fprintf(stderr,
+			"netloom: warning: max_samples = warmup_periods = %d: warm-up ends with the last sample period, "
+			"so each point reports that warm-up period's figures, with no packet measured or drained "
+			"(BookSim's rule); expected max_samples > warmup_periods\n",
+			info->max_samples);
 }
 
 /* warmup_only: the point's warm-up never ended (session_last_point_warmup_only). */
