@@ -65,6 +65,13 @@ static const char *const structured_specs[] = {
 	"dragonfly:a=2,p=1,h=5,g=4",
 	"dragonfly:a=5,p=1,h=3,g=8",
 	"dragonfly:a=12,p=1,h=6,g=70",
+	/* Few groups, each reached by every router's own global links
+	 * (dragonfly_find_diameter's shortcut), and one group too many. */
+	"dragonfly:a=6,p=1,h=3,g=2",
+	"dragonfly:a=6,p=1,h=3,g=4",
+	"dragonfly:a=4,p=1,h=4,g=5",
+	"dragonfly:a=4,p=1,h=2,g=5",
+	"dragonfly:a=1,p=1,h=3,g=2",
 	"fattree:k=3,n=3",
 	"fattree:k=2,n=4",
 	"clos:l=3,r=8",
