@@ -400,7 +400,12 @@ static int config_ini_flush(struct config_ini_ctx *x)
 			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", x->pend_where, section);
 	}
 	if (x->rc == 0 && !x->pend_cont) {
-		int first = ini_keys_seen(&x->seen, section, x->pend_name, x->pend_line);
+		/* A key before the first header belongs to its table's section
+		 * (docs/configuration.md), so 'num_vcs' there and again under
+		 * [router] is set twice. A key in a wrong section or an unknown
+		 * one keeps its own; config_set_checked refuses it. */
+		const struct config_table *t = section[0] ? NULL : config_find_key(x->c, x->pend_name, NULL);
+		int first = ini_keys_seen(&x->seen, t ? t->section : section, x->pend_name, x->pend_line);
 		if (first < 0)
 			x->rc = nl_errf(x->err, NL_ENOMEM, "%s: out of memory", x->pend_where);
 		else if (first > 0)

@@ -459,6 +459,9 @@ def case_errors():
         # section or two.
         twice = ini("tw.ini", "[router]\nnum_vcs = 2\nvc_buf_size = 4\nnum_vcs = 4\n")
         twice_sec = ini("ts.ini", "[router]\nnum_vcs = 2\n[network]\ntopology = mesh:k=4x4\n[router]\nnum_vcs = 4\n")
+        # ... or before the first header and again in the key's section
+        # (a section-less key matched no section's, so the last one won).
+        twice_flat = ini("tf.ini", "injection_rate = 0.3\n[traffic]\ninjection_rate = 0.05\n")
         two_bad = ini("tb.ini", "[router]\nvc_buf_size = x\nvc_buf_size = 4\nalloc_iter = 2\n")
         indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
         # A NUL byte cut the line silently (p=3 dropped).
@@ -499,6 +502,8 @@ def case_errors():
              "once (-s overrides a file's key)"),
             (("-c", twice_sec), f"{twice_sec}:6: key 'num_vcs' set twice in this file (first at line 2); expected "
              "each key once (-s overrides a file's key)"),
+            (("-c", twice_flat), f"{twice_flat}:3: key 'injection_rate' set twice in this file (first at line 1); "
+             "expected each key once (-s overrides a file's key)"),
             (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
             # inih reads an indented line as the continuation of the previous value.
             (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
@@ -559,7 +564,7 @@ def case_errors():
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
-                   "nu.ini", "keep.json"]))
+                   "tf.ini", "nu.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):
