@@ -45,6 +45,22 @@ static const char *param_bound(char buf[40], double v)
 	return buf;
 }
 
+/* x within d's bounds, compared as integers: (double)x rounds above
+ * 2^53, so 9007199254740993 passed a max of 2^53 and 9200000000000000512
+ * one of 9.2e18. The integers in [min, max] are [ceil(min), floor(max)];
+ * a bound beyond int64's range excludes all of them or none. */
+static bool param_int_in_bounds(const struct param_def *d, int64_t x)
+{
+	const double two63 = 9223372036854775808.0;
+	double lo = ceil(d->min), hi = floor(d->max);
+
+	if (!param_has_bounds(d))
+		return true;
+	if (lo >= two63 || hi < -two63)
+		return false;
+	return (lo < -two63 || x >= (int64_t)lo) && (hi >= two63 || x <= (int64_t)hi);
+}
+
 static int param_range_error(const struct param_def *d, const char *value, const char *what,
 			     struct nl_err *err)
 {
@@ -100,7 +116,7 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 		if (param_parse_i64(p, end, &x) < 0)
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected %s",
 				       what, d->name, value, param_type_name(d->type));
-		if (param_has_bounds(d) && ((double)x < d->min || (double)x > d->max))
+		if (!param_int_in_bounds(d, x))
 			return param_range_error(d, value, what, err);
 		vec->v[vec->n++] = x;
 		if (!q)
@@ -129,7 +145,7 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected an integer",
 				       what, d->name, value);
 		}
-		if (param_has_bounds(d) && ((double)x < d->min || (double)x > d->max))
+		if (!param_int_in_bounds(d, x))
 			return param_range_error(d, value, what, err);
 		*PARAM_FIELD(out, d, int64_t) = x;
 		return 0;
@@ -186,8 +202,7 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		if (r->lo > r->hi)
 			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': range is empty (lo > hi)",
 				       what, d->name, value);
-		if (param_has_bounds(d) && ((double)r->lo < d->min || (double)r->hi > d->max))
-		{
+		if (!param_int_in_bounds(d, r->lo) || !param_int_in_bounds(d, r->hi)) {
 			char lo[40], hi[40];
 			return nl_errf(err, NL_ERANGE,
 				       "%s: parameter '%s' value '%s' out of range: expected values in %s..%s", what,

@@ -481,6 +481,9 @@ def case_errors():
             # An integral bound in full, not 9.00719925474099e+15.
             (("-s", "placement_seed=-1"),
              "-s: key 'placement_seed' value '-1' out of range: expected a value in 0..9007199254740992"),
+            # Compared as integers: (double) rounded 2^53 + 1 down to the bound.
+            (("-s", "placement_seed=9007199254740993"),
+             "-s: key 'placement_seed' value '9007199254740993' out of range: expected a value in 0..9007199254740992"),
             (("-s", "injection_rate=1.5"),
              "-s: key 'injection_rate' value '1.5' out of range: expected a value in 0..1"),
             (("-s", "packet_size=8..2"), "-s: key 'packet_size' value '8..2': range is empty (lo > hi)"),

@@ -116,6 +116,46 @@ static void test_param_errors(void)
 	CHECK_ERR(param_parse(demo_defs, &d, "n=1", "t", &e), NL_EFORMAT, &e, "expected ':'");
 }
 
+/* Integer bounds past 2^53 compare as integers: (double)x rounded
+ * 9007199254740993 down to a max of 2^53 (placement_seed) and
+ * 9200000000000000512 to 9.2e18 (layout_seed), so both were accepted. */
+struct big {
+	int64_t seed, wide;
+	struct param_range r;
+	struct param_vec v;
+};
+
+static const struct param_def big_defs[] = {
+	{"seed", PARAM_INT, offsetof(struct big, seed), "0", 0, 9007199254740992.0, "2^53", NULL},
+	{"wide", PARAM_INT, offsetof(struct big, wide), "0", -9.2e18, 9.2e18, "9.2e18", NULL},
+	{"r", PARAM_RANGE, offsetof(struct big, r), "0", -9007199254740992.0, 9007199254740992.0, "range", NULL},
+	{"v", PARAM_LIST, offsetof(struct big, v), "0", 0, 9007199254740992.0, "list", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static void test_param_big_bounds(void)
+{
+	struct big b;
+	struct nl_err e = {0};
+	CHECK_OK(param_parse(big_defs, &b, ":seed=9007199254740992,wide=9200000000000000000", "t", &e), &e);
+	CHECK_EQ(b.seed, INT64_C(9007199254740992));
+	CHECK_EQ(b.wide, INT64_C(9200000000000000000));
+	CHECK_OK(param_parse(big_defs, &b, ":wide=-9200000000000000000,r=-9007199254740992..9007199254740992", "t",
+			     &e), &e);
+	CHECK_ERR(param_parse(big_defs, &b, ":seed=9007199254740993", "t", &e), NL_ERANGE, &e,
+		  "value '9007199254740993' out of range: expected a value in 0..9007199254740992");
+	CHECK_ERR(param_parse(big_defs, &b, ":wide=9200000000000000512", "t", &e), NL_ERANGE, &e,
+		  "value '9200000000000000512' out of range");
+	CHECK_ERR(param_parse(big_defs, &b, ":wide=-9200000000000000512", "t", &e), NL_ERANGE, &e,
+		  "value '-9200000000000000512' out of range");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=0..9007199254740993", "t", &e), NL_ERANGE, &e,
+		  "value '0..9007199254740993' out of range");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=-9007199254740993..0", "t", &e), NL_ERANGE, &e,
+		  "value '-9007199254740993..0' out of range");
+	CHECK_ERR(param_parse(big_defs, &b, ":v=1/9007199254740993", "t", &e), NL_ERANGE, &e,
+		  "value '1/9007199254740993' out of range");
+}
+
 static void test_rng_determinism(void)
 {
 	struct rng a, b, c;
@@ -485,6 +525,7 @@ int main(void)
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
+	TEST_RUN(test_param_big_bounds);
 	TEST_RUN(test_rng_determinism);
 	TEST_RUN(test_rng_distribution);
 	TEST_RUN(test_stats_hist);
