@@ -261,7 +261,8 @@ static int config_ini_flush(struct config_ini_ctx *x);
  * with its first key, so an unknown one was named at that key's line, and
  * one with no keys passed unnoticed. The key before the header is
  * complete: checked first, so errors come in file order. A line inih
- * refuses (no ']') is left to it; "[]" is the keys before any header. */
+ * refuses (no ']') is left to it. "[]" is unknown too: inih would hand
+ * its keys over as the section-less ones before any header. */
 static int config_ini_header(struct config_ini_ctx *x, const char *start)
 {
 	if (*start != '[' || (start > x->line && x->pend_name))
@@ -272,7 +273,7 @@ static int config_ini_header(struct config_ini_ctx *x, const char *start)
 	while (*end && *end != ']' && !(*end == ';' && config_ini_blank(end[-1])))
 		end++;
 	size_t n = (size_t)(end - start - 1);
-	if (*end != ']' || n == 0)
+	if (*end != ']')
 		return 0;
 	for (size_t t = 0; t < x->c->n_tables; t++)
 		if (strlen(x->c->tables[t]->section) == n && !strncmp(x->c->tables[t]->section, start + 1, n))

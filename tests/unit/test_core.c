@@ -290,6 +290,13 @@ static void test_config_file(void)
 	p = test_write_tmp("[nosuch]\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section [nosuch]");
 	unlink(p);
+	/* "[]" names no section: its keys read as section-less ones. */
+	p = test_write_tmp("[]\nnum_vcs = 4\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section []");
+	unlink(p);
+	p = test_write_tmp("[network]\nnum_vcs = 4\n[]\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: unknown section []");
+	unlink(p);
 	/* The key before it is checked first: the first bad line is reported. */
 	p = test_write_tmp("num_vcs = 0\n[nosuch]\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: key 'num_vcs' value '0' out of range");
