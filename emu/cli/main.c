@@ -40,10 +40,24 @@ static void cli_print_usage(FILE *f)
 	fprintf(f, "\n'netloom <command> --help' describes a command's options.\n");
 }
 
+static const char cli_version_usage[] =
+	"usage: netloom version\n"
+	"\n"
+	"Print the netloom version and the build (the commit it was built from),\n"
+	"as results documents record it.\n";
+
 int cli_version_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(cli_version_usage, stdout);
+		return CLI_OK;
+	}
+	/* Like every other command: an option or argument it does not take
+	 * is refused, not ignored. */
+	if (argc > 1 && argv[1][0] == '-' && argv[1][1])
+		return cli_usage_error("version", "unknown option '%s' (see 'netloom version --help')", argv[1]);
+	if (argc > 1)
+		return cli_usage_error("version", "unexpected argument '%s'", argv[1]);
 	/* The build: the commit (and a hash of uncommitted edits) the
 	 * binary was built from, what compare's cache and every results
 	 * document record (scripts/build_id.sh); the version alone when not

@@ -1182,6 +1182,12 @@ def case_help():
         p = run(*args)
         check(f"{' '.join(args)}: usage", p.stdout.decode().startswith(f"usage: netloom {args[0]}"))
         eq(f"{' '.join(args)}: stderr", p.stderr, b"")
+    # version took any arguments and printed the version (exit 0).
+    check("version --help: usage", run("version", "--help").stdout.decode().startswith("usage: netloom version"))
+    p = run("version", "--bogus", "extra", code=2)
+    one_line_error(p, "netloom version: unknown option '--bogus' (see 'netloom version --help')")
+    p = run("version", "extra", code=2)
+    one_line_error(p, "netloom version: unexpected argument 'extra'")
     text = run("run", "--help").stdout.decode()
     for name in ("dor", "valiant", "min", "uniform", "bitcomp", "bitrev", "shuffle", "transpose", "bitrot",
                  "hotspot", "randperm", "asymmetric", "neighbor", "tornado", "swap2"):
