@@ -42,7 +42,8 @@ static void run_usage(FILE *f, const char *cmd)
 		"%s"
 		"      --json FILE     write results as JSON, atomically ('-': stdout, instead of the table)\n"
 		"      --csv           print CSV instead of the table\n"
-		"      --reproducible  write wall_seconds as 0 so repeated runs compare byte for byte\n"
+		"      --reproducible  write wall_seconds as 0 and print no wall time or rate, so\n"
+		"                      repeated runs compare byte for byte\n"
 		"  -h, --help          this text\n\n"
 		"Defaults: torus:k=8x8, dor, uniform traffic at 0.1 flits/cycle/endpoint.\n"
 		"%s"
@@ -371,7 +372,12 @@ int cli_run_main(int argc, char **argv)
 	if (rc == 0 && o.table) {
 		run_print_header(&info, o.csv);
 		run_print_point(&pt, &info, session_last_point_warmup_only(sim), o.csv, o.reproducible);
-		if (!o.csv && !deadlocked)
+		/* --reproducible leaves out the wall time and the rate, the
+		 * table's only wall-clock figures, as it zeroes wall_seconds. */
+		if (!o.csv && !deadlocked && o.reproducible)
+			printf("%llu cycles, %llu flit-hops\n", (unsigned long long)pt.cycles,
+			       (unsigned long long)pt.flit_hops);
+		else if (!o.csv && !deadlocked)
 			printf("%llu cycles, %llu flit-hops in %.2f s (%.2f M flit-hops/s)\n",
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);

@@ -748,6 +748,14 @@ def case_reproducible():
         c2 = run(*args, "--csv", "--reproducible").stdout
         eq("CSV: same seed, same bytes", c1, c2)
         eq("CSV wall_seconds", c1.decode().splitlines()[1].split(",")[-1], "0.000")
+        # The table too: its last line printed the wall time and the rate
+        # ("in 0.00 s (3.35 M flit-hops/s)") under --reproducible.
+        t1 = run(*args, "--reproducible").stdout.decode()
+        t2 = run(*args, "--reproducible").stdout.decode()
+        eq("table: same seed, same bytes", t1, t2)
+        check(f"table: no wall time or rate: {t1.splitlines()[-1]!r}",
+              re.fullmatch(r"\d+ cycles, \d+ flit-hops", t1.splitlines()[-1]))
+        check("table without --reproducible: the rate", "M flit-hops/s)" in run(*args).stdout.decode())
         # The same holds for a sweep.
         s = ("sweep", *SMALL, "--rates", "0.1:0.3:0.1", "--reproducible", "--json")
         run(*s, f[0])
