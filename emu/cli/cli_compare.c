@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/cli_compare_html.h"
@@ -39,8 +40,76 @@ static const char compare_usage[] =
 	"the cache, which every rank reads (docs/scaling.md).\n"
 	"\n"
 	"Exit status: 0 every cell ran; 3 the report was written but some cells\n"
-	"failed (deadlock or error, marked in the report); 1 an error, 2 a bad\n"
-	"command line or study file (nothing written).\n";
+	"failed (deadlock or error, marked in the report); 1 an error while\n"
+	"running or writing (no report, the previous one left whole); 2 a bad\n"
+	"command line or study file, or a DIR the report cannot be written to\n"
+	"(nothing run, nothing written).\n";
+
+/* The report's files, written together or not at all (compare_write). */
+enum { COMPARE_N_FILES = 3 };
+static const char *const compare_files[COMPARE_N_FILES] = {"report.json", "report.md", "index.html"};
+
+/* Whether the report can be written into dir, checked before the study
+ * runs: a directory where report.md goes, or a DIR that is a file, fails
+ * now with nothing run (exit 2, docs/procurement.md "every problem is
+ * found before the first replay"), not after every replay. A DIR not yet
+ * there is session_compare's to create (and refuse, before any run). */
+static int compare_check_dir(const char *dir, struct nl_err *err)
+{
+	struct stat st;
+	char path[4200];
+	if (stat(dir, &st) != 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return nl_errf(err, NL_EINVAL, "-o %s: not a directory; expected a directory to write the report to",
+			       dir);
+	for (size_t i = 0; i < COMPARE_N_FILES; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, compare_files[i]);
+		NL_CHECK(out_check_writable(path, err));
+	}
+	return 0;
+}
+
+/* Write the report: its three files staged beside their places first,
+ * renamed into place only once all three are written, so a write that
+ * fails (a full disk) leaves the previous report whole rather than a new
+ * report.json beside an old index.html. A rename failing after another
+ * succeeded (rare: same directory) is said in the error line. */
+static int compare_write(const json_t *doc, const char *md, const char *dir, struct nl_err *err)
+{
+	char *tmp[COMPARE_N_FILES] = {NULL}, path[COMPARE_N_FILES][4200];
+	for (size_t i = 0; i < COMPARE_N_FILES; i++)
+		snprintf(path[i], sizeof path[i], "%s/%s", dir, compare_files[i]);
+	/* report.json as out_write_json writes it: with a trailing newline. */
+	char *json = out_json_string(doc);
+	size_t n = json ? strlen(json) : 0;
+	char *t = json ? realloc(json, n + 2) : NULL;
+	int rc = 0;
+	if (!t) {
+		free(json);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path[0]);
+	}
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	rc = out_stage(path[0], t, n + 1, &tmp[0], err);
+	free(t);
+	if (rc == 0)
+		rc = out_stage(path[1], md, strlen(md), &tmp[1], err);
+	if (rc == 0)
+		rc = cli_compare_html(doc, dir, &tmp[2], err);
+	for (size_t i = 0; rc == 0 && i < COMPARE_N_FILES; i++) {
+		rc = out_commit(&tmp[i], path[i], err);
+		if (rc < 0 && i > 0) {
+			char why[NL_ERR_MSG_MAX];
+			snprintf(why, sizeof why, "%s", err->msg);
+			nl_errf(err, rc, "%s; %s%s%s already replaced, the rest not: a mixed report (run again)", why,
+				compare_files[0], i > 1 ? " and " : "", i > 1 ? compare_files[1] : "");
+		}
+	}
+	for (size_t i = 0; i < COMPARE_N_FILES; i++)
+		out_unstage(&tmp[i]);
+	return rc;
+}
 
 /* The options: the report's directory into dir_buf (*dir points there),
  * --jobs into *jobs; the study is argv[optind] after it. -1 to go on,
@@ -113,10 +182,13 @@ int cli_compare_main(int argc, char **argv)
 	struct progress pg;
 	progress_init(&pg, "compare");
 	struct session_compare_opts o = {.dir = dir, .jobs = (unsigned)jobs, .pg = quiet ? NULL : &pg, .mpi = mpi};
-	struct session_compare_result res;
+	struct session_compare_result res = {0};
 	struct nl_err err = {0};
 	double t0 = nl_wall_seconds();
-	rc = session_compare(argv[optind], &o, &res, &err);
+	/* Rank 0 alone writes the report, so it alone checks where. */
+	rc = quiet ? 0 : compare_check_dir(dir, &err);
+	if ((rc = net_mpi_agree(mpi, rc, &err)) == 0)
+		rc = session_compare(argv[optind], &o, &res, &err);
 	progress_done(&pg);
 	if (rc < 0) {
 		if (res.problems) {
@@ -147,15 +219,7 @@ int cli_compare_main(int argc, char **argv)
 		json_object_set_new(ex, "build", json_string(version_build()));
 		json_object_set_new(ex, "wall_seconds", json_real(nl_wall_seconds() - t0));
 		json_object_set_new(res.doc, "execution", ex);
-		char path[4096];
-		snprintf(path, sizeof path, "%s/report.json", dir);
-		rc = out_write_json(path, res.doc, &err);
-		if (rc == 0) {
-			snprintf(path, sizeof path, "%s/report.md", dir);
-			rc = out_write_atomic(path, res.markdown, strlen(res.markdown), &err);
-		}
-		if (rc == 0)
-			rc = cli_compare_html(res.doc, dir, &err);
+		rc = compare_write(res.doc, res.markdown, dir, &err);
 		if (rc == 0)
 			printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u "
 			       "failed); %u system(s) priced, %u cost(s) from the cache\n",
@@ -166,8 +230,15 @@ int cli_compare_main(int argc, char **argv)
 	free(res.markdown);
 	/* The report is whole, but some cells failed (a deadlock, an error):
 	 * a status of its own, so a script or CI job notices without parsing
-	 * the report; 1 and 2 mean no report at all. */
-	rc = rc < 0 ? cli_report(&err) : res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
+	 * the report; 1 and 2 mean no report at all. A report not written
+	 * after the runs is 1 whatever the cause (cli_exit_code would make
+	 * an NL_EIO a 2, "nothing run", which is not so here). */
+	if (rc < 0) {
+		cli_report(&err);
+		rc = CLI_FAIL;
+	} else {
+		rc = res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
+	}
 out:
 	/* A report rank 0 could not write fails every rank. */
 	rc = net_mpi_agree_exit(mpi, rc);

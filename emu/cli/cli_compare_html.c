@@ -439,7 +439,7 @@ static void h_execution(struct html *h)
 	fputs("</tr>\n</table>\n", f);
 }
 
-int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err)
+int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_err *err)
 {
 	struct html h = {.doc = doc, .dir = dir};
 	h.sys = json_object_get(doc, "systems");
@@ -503,7 +503,7 @@ int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err)
 	}
 	char path[4200];
 	snprintf(path, sizeof path, "%s/index.html", dir);
-	int rc = out_write_atomic(path, page, len, err);
+	int rc = out_stage(path, page, len, tmp, err);
 	free(page);
 	return rc;
 }

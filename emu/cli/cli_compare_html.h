@@ -6,10 +6,13 @@
 
 #include "core/error.h"
 
-/* Write DIR/index.html from report.json's document (execution included):
+/* DIR/index.html from report.json's document (execution included):
  * static, no script and no network access; the plots inline SVG drawn by
  * gnuplot (a one-line note in place of each when gnuplot is not on PATH),
- * the tables inline. Written atomically. */
-int cli_compare_html(const json_t *doc, const char *dir, struct nl_err *err);
+ * the tables inline. Staged, not yet in place: written to a temporary
+ * file beside DIR/index.html, *tmp its name (out_stage, core/output.h),
+ * for the caller to out_commit with the report's other files, or
+ * out_unstage. */
+int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_err *err);
 
 #endif

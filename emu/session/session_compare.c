@@ -668,10 +668,17 @@ static void *cmp_worker(void *arg)
 	}
 }
 
-static int cmp_mkdir(const char *p, struct nl_err *err)
+/* Directory p, made unless there: a file of that name is refused here,
+ * before any run, not found when the cache or the report is written. */
+static int cmp_mkdir(const char *p, const char *what, struct nl_err *err)
 {
+	struct stat st;
 	if (mkdir(p, 0777) < 0 && errno != EEXIST)
 		return nl_errf(err, NL_EIO, "%s: cannot create directory: %s", p, strerror(errno));
+	if (stat(p, &st) < 0)
+		return nl_errf(err, NL_EIO, "%s: %s", p, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return nl_errf(err, NL_EIO, "%s: not a directory; expected a directory %s", p, what);
 	return 0;
 }
 
@@ -789,10 +796,10 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	int rc = 0;
 	/* Rank 0 alone writes: the directories, the costs, the cache. */
 	if (c->rank == 0) {
-		rc = cmp_mkdir(c->o->dir, err);
+		rc = cmp_mkdir(c->o->dir, "to write the report to", err);
 		snprintf(p, sizeof p, "%s/cache", c->o->dir);
 		if (rc == 0)
-			rc = cmp_mkdir(p, err);
+			rc = cmp_mkdir(p, "for the report's cache", err);
 		for (uint32_t s = 0; rc == 0 && s < c->n_sys; s++)
 			if (c->sys[s].cost_ok && !c->sys[s].cost_cached) {
 				cmp_cost_put(c, &c->sys[s]);

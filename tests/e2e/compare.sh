@@ -227,6 +227,38 @@ netloom: $dir/empty.ini: [system b]: key 'topology' unset; expected a topology (
 printf '[study]\nbackend =\n[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nobackend.ini"
 bad nobackend "netloom: $dir/nobackend.ini:2: [study] key 'backend': value '': expected analytic or flit"
 
+# Where the report cannot go is found before any run: exit 2, nothing run
+# (no new cache entry), the previous report untouched, rather than every
+# replay run and then a new report.json beside the old index.html.
+printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/w1.ini"
+printf '[study]\nseeds = 2\n' | cat "$dir/w1.ini" - > "$dir/w2.ini"
+"$netloom" compare "$dir/w1.ini" -o "$dir/w" > /dev/null || fail "report place: first run"
+cp -r "$dir/w" "$dir/w0"
+rm "$dir/w/report.md"
+mkdir "$dir/w/report.md"
+out=$("$netloom" compare "$dir/w2.ini" -o "$dir/w" 2>&1 >/dev/null); rc=$?
+expect_eq "report.md a directory" "$rc:$out" "2:netloom: $dir/w/report.md: is a directory; expected a file name to write"
+expect_eq "report.md a directory: nothing run" "$(ls "$dir/w/cache" | wc -l)" "$(ls "$dir/w0/cache" | wc -l)"
+cmp -s "$dir/w/report.json" "$dir/w0/report.json" || fail "report.md a directory: report.json replaced"
+rmdir "$dir/w/report.md"
+cp "$dir/w0/report.md" "$dir/w/report.md"
+out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini" 2>&1 >/dev/null); rc=$?
+expect_eq "-o a file" "$rc:$out" "2:netloom: -o $dir/w1.ini: not a directory; expected a directory to write the report to"
+mkdir "$dir/wc"
+: > "$dir/wc/cache"
+out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?
+expect_eq "DIR/cache a file" "$rc:$out" "2:netloom: $dir/wc/cache: not a directory; expected a directory for the report's cache"
+# A write that fails after the runs (a full disk; here a file size limit
+# below index.html's size) is status 1, and the report is the previous
+# one whole, three files and no temporary one left.
+limit=$(( ($(stat -c %s "$dir/w/index.html") - 1) / 1024 ))
+out=$(trap '' XFSZ; ulimit -f "$limit"; "$netloom" compare "$dir/w2.ini" -o "$dir/w" 2>&1 >/dev/null); rc=$?
+expect_eq "write fails" "$rc:$out" "1:netloom: $dir/w/index.html: write failed: File too large"
+for f in report.json report.md index.html; do
+  cmp -s "$dir/w/$f" "$dir/w0/$f" || fail "write fails: $f replaced"
+done
+expect_eq "write fails: files" "$(ls -A "$dir/w" | tr '\n' ' ')" "cache index.html report.json report.md "
+
 # study.contention names each system's path_select (the analytic
 # backend's choice among equal-cost paths), not always spread.
 printf '[system a]\ntopology = fattree:k=4,n=2\npath_select = first\n[system b]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/paths.ini"
