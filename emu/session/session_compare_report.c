@@ -48,18 +48,24 @@ static void cmp_cell(const struct cmp *c, uint32_t w, uint32_t s, struct cmp_cel
 
 /* docs/procurement.md, "Aggregates": the weighted geometric mean over the
  * workloads of a system's median runtime over the reference's; NAN when a
- * cell of either failed. */
+ * cell of either failed. The weights are taken over the largest, which
+ * changes nothing in the mean but keeps any positive finite weight in
+ * range: two of 1e308 summed to inf, and 4e-324 times a logarithm to 0,
+ * each giving a relative runtime of exactly 1. */
 static double cmp_relative(const struct cmp *c, uint32_t s, uint32_t ref)
 {
-	double sum = 0, wsum = 0;
+	double sum = 0, wsum = 0, wmax = 0;
+	for (uint32_t w = 0; w < c->n_wl; w++)
+		wmax = fmax(wmax, c->wl[w].weight);
 	for (uint32_t w = 0; w < c->n_wl; w++) {
 		struct cmp_cell a, b;
 		cmp_cell(c, w, s, &a);
 		cmp_cell(c, w, ref, &b);
 		if (!a.ok || !b.ok || !(a.median > 0) || !(b.median > 0))
 			return NAN;
-		sum += c->wl[w].weight * log(a.median / b.median);
-		wsum += c->wl[w].weight;
+		const double weight = c->wl[w].weight / wmax;
+		sum += weight * log(a.median / b.median);
+		wsum += weight;
 	}
 	return exp(sum / wsum);
 }

@@ -259,6 +259,19 @@ for f in report.json report.md index.html; do
 done
 expect_eq "write fails: files" "$(ls -A "$dir/w" | tr '\n' ' ')" "cache index.html report.json report.md "
 
+# Only the weights' ratios matter: both workloads at 1e308 (whose sum is
+# inf) or 4e-324 (whose products with a logarithm are 0) give the relative
+# runtime of weight 1, not exactly 1 for every system.
+for wt in 1 1e308 4e-324; do
+  printf '[system t]\ntopology = torus:k=4x4\nlink_model = links\n[system f]\ntopology = fattree:k=4,n=2\nlink_model = links\n[workload a]\ntrace = %s\nweight = %s\n[workload b]\ntrace = %s\nweight = %s\n' \
+    "$s/lammps-lj-8.nlt" "$wt" "$s/hpcc-8.nlt" "$wt" > "$dir/weight.ini"
+  "$netloom" compare "$dir/weight.ini" -o "$dir/weight" > /dev/null || fail "weight $wt: exit $?"
+  rel=$(json "$dir/weight/report.json" 'd["systems"][1]["relative_runtime"]')
+  [ "$wt" = 1 ] && rel1=$rel
+  expect_eq "weight $wt: relative runtime" "$rel" "$rel1"
+done
+[ "$rel1" != 1.0 ] || fail "weight: the systems tie, nothing tested"
+
 # study.contention names each system's path_select (the analytic
 # backend's choice among equal-cost paths), not always spread.
 printf '[system a]\ntopology = fattree:k=4,n=2\npath_select = first\n[system b]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/paths.ini"
