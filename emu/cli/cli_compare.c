@@ -151,6 +151,8 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	if (!*dir)
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
+	if (!**dir)
+		return cli_usage_error(cmd, "-o '': empty directory name; expected a directory to write the report to");
 	return -1;
 }
 

@@ -673,6 +673,8 @@ static void *cmp_worker(void *arg)
 static int cmp_mkdir(const char *p, const char *what, struct nl_err *err)
 {
 	struct stat st;
+	if (!*p)
+		return nl_errf(err, NL_EINVAL, "empty directory name; expected a directory %s", what);
 	if (mkdir(p, 0777) < 0 && errno != EEXIST)
 		return nl_errf(err, NL_EIO, "%s: cannot create directory: %s", p, strerror(errno));
 	if (stat(p, &st) < 0)

@@ -244,6 +244,8 @@ rmdir "$dir/w/report.md"
 cp "$dir/w0/report.md" "$dir/w/report.md"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "-o a file" "$rc:$out" "2:netloom: -o $dir/w1.ini: not a directory; expected a directory to write the report to"
+out=$("$netloom" compare "$dir/w1.ini" -o "" 2>&1 >/dev/null); rc=$?
+expect_eq "-o ''" "$rc:$out" "2:netloom compare: -o '': empty directory name; expected a directory to write the report to"
 mkdir "$dir/wc"
 : > "$dir/wc/cache"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?
