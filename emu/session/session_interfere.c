@@ -101,11 +101,32 @@ static int ifr_place(struct ifr *x, uint32_t j, uint8_t *busy, struct nl_err *er
 	return 0;
 }
 
+/* The keys a [job NAME] section sets for its job (docs/placement.md,
+ * "Workload files"). Set in the system configuration (a -c file, -s) they
+ * placed no job, yet the document's config echoed them as if they had:
+ * refused, naming where. */
+static int ifr_check_job_keys(const struct ifr *x, struct nl_err *err)
+{
+	static const char *const keys[] = {"placement", "placement_seed", "ranks_per_node", "placement_inner",
+					   "placement_map"};
+	const struct config *c = &x->s->cfg;
+	for (size_t i = 0; i < c->n_entries; i++)
+		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+			if (!strcmp(c->entries[i].def->name, keys[k]))
+				return nl_errf(err, NL_ECONFIG,
+					       "%s: key '%s': a job's key, not the system's; expected it in the "
+					       "workload file %s ([job NAME] %s%s, docs/placement.md)",
+					       c->entries[i].origin, keys[k], x->path, keys[k],
+					       strcmp(keys[k], "placement_seed") ? "" : ", or [workload] seed for every job");
+	return 0;
+}
+
 /* Open the traces, resolve compute time, place the jobs in file order. */
 static int ifr_setup(struct ifr *x, struct nl_err *err)
 {
 	nl_sim *s = x->s;
 	struct app_config ac;
+	NL_CHECK(ifr_check_job_keys(x, err));
 	NL_CHECK(app_config_bind(&s->cfg, &ac, err));
 	x->ops = net_backend_find(ac.backend, err);
 	if (!x->ops)

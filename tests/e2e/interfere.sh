@@ -205,6 +205,16 @@ bad pattern $'[job S]\nsynthetic = uniform\nranks = 4' \
   "$dir/pattern.ini:2: [job S] key 'synthetic': value 'uniform': expected a synthetic pattern: alltoall, shift or ring"
 bad stray $'[job A]\ntrace = a.nlt\nsteps = 4' \
   "$dir/stray.ini:2: [job A]: ranks, bytes, interval_s and steps describe a synthetic job; expected key 'synthetic' with them"
+# A job's placement keys set for the system (-s, a -c file) placed no
+# job, yet the JSON's config echoed them: refused, naming the key and where.
+out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s placement_seed=5 --json "$dir/jobkey.json" 2>&1 >/dev/null); rc=$?
+expect_eq "placement_seed on -s" "$rc:$out" \
+  "2:netloom: -s: key 'placement_seed': a job's key, not the system's; expected it in the workload file $dir/halves.ini ([job NAME] placement_seed, or [workload] seed for every job, docs/placement.md)"
+[ ! -e "$dir/jobkey.json" ] || fail "placement_seed on -s: JSON written"
+printf '[replay]\nplacement = random-node\n' | cat "$dir/sys.ini" - > "$dir/sysplace.ini"
+out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sysplace.ini" 2>&1 >/dev/null); rc=$?
+expect_eq "placement in the system file" "$rc:$out" \
+  "2:netloom: $dir/sysplace.ini:7: key 'placement': a job's key, not the system's; expected it in the workload file $dir/halves.ini ([job NAME] placement, docs/placement.md)"
 out=$("$netloom" interfere "$dir/halves.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no topology" "$rc:$out" \
   "2:netloom: key 'topology': not set; expected the machine the jobs share (interference needs a network)"
