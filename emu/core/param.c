@@ -126,6 +126,27 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 	return 0;
 }
 
+/* value's index in d->choices, or -1. */
+static int param_choice_index(const struct param_def *d, const char *value)
+{
+	for (int i = 0; d->choices[i]; i++)
+		if (!strcmp(value, d->choices[i]))
+			return i;
+	return -1;
+}
+
+static int param_choice_error(const struct param_def *d, const char *value, const char *what,
+			      struct nl_err *err)
+{
+	char list[PARAM_STR_MAX] = "";
+	size_t used = 0;
+	for (int i = 0; d->choices[i]; i++)
+		used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s",
+					 i ? ", " : "", d->choices[i]);
+	return nl_errf(err, NL_EINVAL, "%s: parameter '%s' value '%s': expected one of %s", what, d->name, value,
+		       list);
+}
+
 int param_set(const struct param_def *d, void *out, const char *value, const char *what,
 	      struct nl_err *err)
 {
@@ -184,6 +205,11 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		if (n >= PARAM_STR_MAX)
 			return nl_errf(err, NL_ERANGE, "%s: parameter '%s': value longer than %d characters",
 				       what, d->name, PARAM_STR_MAX - 1);
+		/* A name checked when read, kept as text for its registry's
+		 * lookup; "" is the unset default (a value given is never
+		 * empty: config and specs refuse that first). */
+		if (d->type == PARAM_STRING && d->choices && value[0] && param_choice_index(d, value) < 0)
+			return param_choice_error(d, value, what, err);
 		memcpy(PARAM_FIELD(out, d, char), value, n + 1);
 		return 0;
 	}
@@ -211,18 +237,11 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		return 0;
 	}
 	case PARAM_CHOICE: {
-		char list[PARAM_STR_MAX] = "";
-		size_t used = 0;
-		for (int i = 0; d->choices[i]; i++) {
-			if (!strcmp(value, d->choices[i])) {
-				*PARAM_FIELD(out, d, int) = i;
-				return 0;
-			}
-			used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0,
-						 "%s%s", i ? ", " : "", d->choices[i]);
-		}
-		return nl_errf(err, NL_EINVAL, "%s: parameter '%s' value '%s': expected one of %s",
-			       what, d->name, value, list);
+		int i = param_choice_index(d, value);
+		if (i < 0)
+			return param_choice_error(d, value, what, err);
+		*PARAM_FIELD(out, d, int) = i;
+		return 0;
 	}
 	}
 	NL_BUG("parameter type %d", (int)d->type);
@@ -427,7 +446,7 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 {
 	for (const struct param_def *d = defs; d && d->name; d++) {
 		fprintf(f, "%s%-14s %s", indent, d->name, d->help ? d->help : "");
-		if (d->type == PARAM_CHOICE) {
+		if (d->type == PARAM_CHOICE || (d->type == PARAM_STRING && d->choices)) {
 			fprintf(f, " (");
 			for (int i = 0; d->choices[i]; i++)
 				fprintf(f, "%s%s", i ? "|" : "", d->choices[i]);

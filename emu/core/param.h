@@ -20,7 +20,7 @@ enum param_type {
 	PARAM_INT,    /* int64_t */
 	PARAM_DOUBLE, /* double */
 	PARAM_BOOL,   /* bool: 0/1/true/false/yes/no/on/off */
-	PARAM_STRING, /* char[PARAM_STR_MAX] */
+	PARAM_STRING, /* char[PARAM_STR_MAX]; with choices, one of them (or the default "") */
 	PARAM_DIMS,   /* struct param_vec from "8x8x4" (also a lone "8") */
 	PARAM_LIST,   /* struct param_vec from "-1/1/3/9" (also a lone "3") */
 	PARAM_CHOICE, /* int index into def->choices, from one of the names */
@@ -54,7 +54,7 @@ struct param_def {
 	const char *defval;         /* text of the default; NULL = required */
 	double min, max;            /* inclusive bounds (numbers, vector elements) */
 	const char *help;           /* one line */
-	const char *const *choices; /* PARAM_CHOICE: NULL-terminated names */
+	const char *const *choices; /* PARAM_CHOICE, PARAM_STRING: NULL-terminated names */
 };
 
 /* A parameter table is an array of param_def ended by an entry whose name is

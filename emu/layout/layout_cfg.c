@@ -14,6 +14,18 @@
 #include "topo/topo.h"
 
 static const char *const layout_placements[] = {"auto", "rule", "anneal", NULL};
+/* The names of the cost presets (model.c) and packaging rules (pack.c),
+ * in their registries' order, so layout_preset and layout_pack are checked
+ * when read (docs/configuration.md). A param table can hold only a name
+ * list, not a registry of structs; tests/unit/test_cable.c checks that
+ * these match layout_model_list and layout_rule_list. Whether a rule
+ * applies needs the topology: layout_cfg_rule checks it at build. */
+static const char *const layout_cfg_presets[] = {"flex", "besta", "equality", "fujiwara", NULL};
+static const char *const layout_cfg_rules[] = {
+	"base-cabinets", "flex-fig7",    "hyperx-enclosure", "dragonfly-group", "slimfly-pair",
+	"tree-pods",     "equality-42u", "family-cabinets",  "grid-folded",     "canonical",
+	NULL,
+};
 
 #define K(f) offsetof(struct layout_cfg, f)
 static const struct param_def layout_keys[] = {
@@ -27,13 +39,13 @@ static const struct param_def layout_keys[] = {
 	{"propagation_ns_per_m", PARAM_DOUBLE, K(propagation_ns_per_m), "5.0", 1e-3, 1e3,
 	 "cable_latency: signal propagation delay, ns per metre (5.0 = about 2/3 c, copper or fibre)", NULL},
 	{"layout_preset", PARAM_STRING, K(preset), "flex", 0, 0,
-	 "cable_latency: cabinet and cable-length model (netloom cost --list-presets)", NULL},
+	 "cable_latency: cabinet and cable-length model (netloom cost --list-presets)", layout_cfg_presets},
 	{"layout_placement", PARAM_CHOICE, K(placement), "auto", 0, 0,
 	 "cable_latency: cabinets on the floor: auto = the packaging rule's order when it has one, else "
 	 "anneal; rule; anneal (seeded simulated annealing of the total cable length)",
 	 layout_placements},
 	{"layout_pack", PARAM_STRING, K(pack), "", 0, 0,
-	 "cable_latency: packaging rule by name (default: the first that applies to the topology)", NULL},
+	 "cable_latency: packaging rule by name (default: the first that applies to the topology)", layout_cfg_rules},
 	{"layout_per_cabinet", PARAM_INT, K(per_cabinet), "0", 0, 1 << 24,
 	 "cable_latency: routers per cabinet for the canonical rule (0 = 16, or 8 for 64 routers)", NULL},
 	{"layout_iterations", PARAM_INT, K(iterations), "1000000", 0, 1099511627776.0,

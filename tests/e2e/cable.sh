@@ -70,13 +70,18 @@ bad() { # expected-substring args...
   local rc=$?
   expect_eq "exit for $*" "$rc" 2
   expect_eq "stderr lines for $*" "$(wc -l < "$dir/bad.err")" 1
-  grep -qF "$want" "$dir/bad.err" || fail "error for $*: got '$(cat "$dir/bad.err")', expected '$want'"
+  grep -qF -- "$want" "$dir/bad.err" || fail "error for $*: got '$(cat "$dir/bad.err")', expected '$want'"
   [ ! -e "$dir/bad.json" ] || fail "$* wrote a result"
 }
 bad "key 'cable_latency' value 'maybe'" -s cable_latency=maybe
 bad "key 'propagation_ns_per_m' value '-5' out of range" -s propagation_ns_per_m=-5
 bad "key 'cable_latency': value '1': needs a topology" -s cable_latency=1
-bad "key 'layout_preset': unknown cost preset 'cheap'" -s cable_latency=1 -s topology=torus:k=4x4 -s layout_preset=cheap
+# Names are checked when read, as every other key, with the valid ones.
+bad "-s: key 'layout_preset' value 'cheap': expected one of flex, besta, equality, fujiwara" -s layout_preset=cheap
+bad "-s: key 'layout_pack' value 'zz': expected one of base-cabinets, flex-fig7," -s layout_pack=zz
+# Whether a rule applies needs the topology: checked when it is laid out.
+bad "key 'layout_pack': value 'flex-fig7': the rule does not apply" -s cable_latency=1 -s topology=torus:k=4x4 \
+  -s layout_pack=flex-fig7
 "$netloom" run -s cable_latency=1 > /dev/null 2> "$dir/run.err"
 expect_eq "run exit" $? 2
 grep -qF "key 'cable_latency': value '1': synthetic runs take no cable lengths yet" "$dir/run.err" || fail "run error: $(cat "$dir/run.err")"

@@ -116,6 +116,30 @@ static void test_param_errors(void)
 	CHECK_ERR(param_parse(demo_defs, &d, "n=1", "t", &e), NL_EFORMAT, &e, "expected ':'");
 }
 
+/* A string with choices is one of them, kept as text (layout_preset and
+ * layout_pack, which took any text when read); "" is its unset default. */
+struct named {
+	char s[PARAM_STR_MAX];
+};
+
+static const char *const named_names[] = {"flex", "besta", NULL};
+static const struct param_def named_defs[] = {
+	{"s", PARAM_STRING, offsetof(struct named, s), "", 0, 0, "a name", named_names},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static void test_param_named(void)
+{
+	struct named v;
+	struct nl_err e = {0};
+	CHECK_OK(param_parse(named_defs, &v, "", "t", &e), &e);
+	CHECK_STR(v.s, "");
+	CHECK_OK(param_parse(named_defs, &v, ":s=besta", "t", &e), &e);
+	CHECK_STR(v.s, "besta");
+	CHECK_ERR(param_parse(named_defs, &v, ":s=bogus", "t", &e), NL_EINVAL, &e,
+		  "t: parameter 's' value 'bogus': expected one of flex, besta");
+}
+
 /* Integer bounds past 2^53 compare as integers: (double)x rounded
  * 9007199254740993 down to a max of 2^53 (placement_seed) and
  * 9200000000000000512 to 9.2e18 (layout_seed), so both were accepted. */
@@ -533,6 +557,7 @@ int main(void)
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
 	TEST_RUN(test_param_big_bounds);
+	TEST_RUN(test_param_named);
 	TEST_RUN(test_rng_determinism);
 	TEST_RUN(test_rng_distribution);
 	TEST_RUN(test_stats_hist);
