@@ -109,6 +109,7 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 			cmp_problem(c, "%s:%d: [%s]: more than %d systems", f, line, section, CMP_MAX_SYS);
 			return false;
 		}
+		c->sys[c->n_sys].line = line;
 		c->sys[c->n_sys++].name = strdup(section + 7);
 	} else if (!strncmp(section, "workload ", 9) && section[9]) {
 		for (uint32_t i = 0; i < c->n_wl; i++)
@@ -121,6 +122,7 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 		}
 		struct cmp_wl *w = &c->wl[c->n_wl++];
 		w->name = strdup(section + 9);
+		w->line = line;
 		w->weight = 1;
 	} else {
 		cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]", f, line,
@@ -319,16 +321,18 @@ static int cmp_sys_ports(struct cmp_sys *s, const struct topo *t)
 	return 0;
 }
 
-/* Where system s sets key: "FILE:LINE: [system S]" when inline, else the
- * section (the key comes from its config file or the default). */
+/* Where system s sets key: "FILE:LINE: [system S]", the key's line when
+ * inline, else its section header's (the key comes from its config file
+ * or the default). */
 static void cmp_where(const struct cmp *c, const struct cmp_sys *s, const char *key, char *out, size_t n)
 {
+	int line = s->line;
 	for (uint32_t i = s->n_kv; i-- > 0;)
 		if (!strcmp(s->kv[i].key, key)) {
-			snprintf(out, n, "%s:%d: [system %s]", c->path, s->kv[i].line, s->name);
-			return;
+			line = s->kv[i].line;
+			break;
 		}
-	snprintf(out, n, "%s: [system %s]", c->path, s->name);
+	snprintf(out, n, "%s:%d: [system %s]", c->path, line, s->name);
 }
 
 /* The routing function a replay of system s will run (its own, or the
@@ -495,8 +499,9 @@ static void cmp_validate(struct cmp *c)
 	for (uint32_t i = 0; i < c->n_wl; i++) {
 		struct cmp_wl *w = &c->wl[i];
 		if (!w->trace) {
-			cmp_problem(c, "%s: [workload %s]: key 'trace' missing; expected a trace archive (.nlt)", c->path,
-				    w->name);
+			/* At its header's line, where the key is missing. */
+			cmp_problem(c, "%s:%d: [workload %s] key 'trace': missing; expected a trace archive (.nlt)",
+				    c->path, w->line, w->name);
 			continue;
 		}
 		if (w->placement && strcmp(w->placement, "linear") && !place_find(w->placement, NULL)) {
@@ -530,8 +535,8 @@ static void cmp_validate(struct cmp *c)
 		const char *topo = config_get(&sim->cfg, "topology");
 		const char *rf = config_get(&sim->cfg, "routing_function");
 		if (!topo) {
-			cmp_problem(c, "%s: [system %s]: key 'topology' unset; expected a topology (e.g. "
-				       "torus:k=4x4), inline or in its config file", c->path, s->name);
+			cmp_problem(c, "%s:%d: [system %s] key 'topology': unset; expected a topology (e.g. "
+				       "torus:k=4x4), inline or in its config file", c->path, s->line, s->name);
 		} else if (session_bind(sim, &err) < 0 || session_topo(sim, &err) < 0) {
 			cmp_problem(c, "%s: [system %s] key 'topology': value '%s': %s", c->path, s->name, topo,
 				    err.msg);

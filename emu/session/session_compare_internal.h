@@ -29,6 +29,7 @@ struct cmp_kv {
 
 struct cmp_sys {
 	char *name;
+	int line;                  /* of its [system NAME] header: where a key it lacks is missing */
 	char *config;              /* resolved path, or NULL */
 	int config_line;
 	struct cmp_kv kv[CMP_MAX_KEYS];
@@ -54,6 +55,7 @@ struct cmp_sys {
 
 struct cmp_wl {
 	char *name;
+	int line;                  /* of its [workload NAME] header */
 	char *trace;               /* resolved path */
 	int trace_line;
 	uint32_t ranks;            /* 0: as the trace */

@@ -146,7 +146,7 @@ printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds =
 bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
 bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before '=', got key 'topology torus'
-netloom: $dir/noeq.ini: [system a]: key 'topology' unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+netloom: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
 # Every problem at once, each with its line: the file's own and the study's.
 printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
 bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a number > 0
@@ -217,12 +217,13 @@ netloom: $dir/nofit.ini: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expec
 
 # Sections without keys are sections: an empty system is refused for its
 # topology (not dropped, so reference = b finds it), an empty workload
-# for its trace, an empty unknown section or second [study] as such.
+# for its trace (each at its header's line, where the key is missing), an
+# empty unknown section or second [study] as such.
 printf '[study]\nreference = b\n[system a]\ntopology = torus:k=4x4\n[system b]\n[workload w]\ntrace = %s\n[workload x]\n[bogus]\n[study]\n' "$s/lammps-lj-8.nlt" > "$dir/empty.ini"
 bad empty "netloom: $dir/empty.ini:9: section [bogus]: expected [study], [system NAME] or [workload NAME]
 netloom: $dir/empty.ini:10: [study] given twice (first at line 1); expected one [study] section
-netloom: $dir/empty.ini: [workload x]: key 'trace' missing; expected a trace archive (.nlt)
-netloom: $dir/empty.ini: [system b]: key 'topology' unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+netloom: $dir/empty.ini:8: [workload x] key 'trace': missing; expected a trace archive (.nlt)
+netloom: $dir/empty.ini:5: [system b] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
 # An empty backend: one line, not one more per system with a '-s:' prefix.
 printf '[study]\nbackend =\n[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nobackend.ini"
 bad nobackend "netloom: $dir/nobackend.ini:2: [study] key 'backend': value '': expected analytic or flit"
