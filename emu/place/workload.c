@@ -269,8 +269,15 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 		w->seed = u;
 		return 0;
 	}
-	if (!x->job)
+	if (!x->job) {
+		/* A key before the first header belongs to no job: it was
+		 * dropped silently ("foo = 1", or a job key misplaced). */
+		if (!x->src.headers)
+			x->rc = nl_errf(x->err, NL_ECONFIG,
+					"%s:%d: key '%s' before any section; expected it under [workload] or [job NAME]",
+					x->path, x->src.line, key);
 		return 0;
+	}
 	if (wl_twice(x, section, key))
 		return 0;
 	return wl_job_key(x, x->job, section, key, value);

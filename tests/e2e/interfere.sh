@@ -170,6 +170,10 @@ bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
 bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
   "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
 bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: expected [workload] or [job NAME]"
+# A key before any header was dropped silently.
+bad nosection $'trace = a.nlt\n[job A]\ntrace = a.nlt' \
+  "$dir/nosection.ini:1: key 'trace' before any section; expected it under [workload] or [job NAME]"
+bad emptyheader $'[]\ntrace = a.nlt\n[job A]\ntrace = a.nlt' "$dir/emptyheader.ini:1: section []: expected [workload] or [job NAME]"
 # Sections without keys are sections (inih reports a section only with a
 # key): an empty job is refused for its trace, not run as "1 jobs"; an
 # empty job named twice, or an empty unknown section, as such.
