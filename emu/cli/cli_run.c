@@ -116,23 +116,40 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			return -c;
 		if (c > 0)
 			continue;
+		/* --json=FILE, --rates=A:B:S, --spread=X: the form getopt's long
+		 * options (and --config=/--set= here) take. */
+		char name[16];
+		const char *inl = NULL, *eq = strchr(a, '=');
+		if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof name) {
+			snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+			bool flag = !strcmp(name, "--csv") || !strcmp(name, "--reproducible") ||
+				    !strcmp(name, "--continue") || !strcmp(name, "--help");
+			if (flag)
+				return cli_usage_error(cmd, "option '%s' takes no value (got '%s')", name, a);
+			if (strcmp(name, "--json") && strcmp(name, "--rates") && strcmp(name, "--spread"))
+				return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", a, cmd);
+			a = name;
+			inl = eq + 1;
+		}
+#define RUN_VALUE() (inl ? inl : argv[++i])
+#define RUN_HAS_VALUE() (inl || i + 1 < argc)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			run_usage(stdout, cmd);
 			return -1;
 		} else if (run_twice(cmd, a, o)) {
 			return CLI_USAGE;
-		} else if (!strcmp(a, "--json") && i + 1 < argc) {
-			o->json_path = argv[++i];
+		} else if (!strcmp(a, "--json") && RUN_HAS_VALUE()) {
+			o->json_path = RUN_VALUE();
 		} else if (!strcmp(a, "--csv")) {
 			o->csv = true;
 		} else if (!strcmp(a, "--reproducible")) {
 			o->reproducible = true;
-		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && i + 1 < argc) {
-			o->rates = argv[++i];
+		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && RUN_HAS_VALUE()) {
+			o->rates = RUN_VALUE();
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 			o->keep_going = true;
-		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && i + 1 < argc) {
-			const char *v = argv[++i];
+		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && RUN_HAS_VALUE()) {
+			const char *v = RUN_VALUE();
 			o->spread_set = true;
 			if (!strcmp(v, "points"))
 				o->spread = SESSION_SPREAD_POINTS;
@@ -144,8 +161,10 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread")))) {
 			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
-			return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", a, cmd);
+			return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", argv[i], cmd);
 		}
+#undef RUN_VALUE
+#undef RUN_HAS_VALUE
 	}
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");

@@ -647,6 +647,18 @@ def case_option_values():
             p = run(*args, code=2)
             one_line_error(p, msg)
             check(f"{' '.join(args)}: nothing written", not os.path.exists(a) and not os.path.exists(b))
+        # --json=FILE, --rates=A:B:S, --spread=X, as getopt's long options
+        # and --config=/--set= take them (they were refused as unknown).
+        p = run("run", *SMALL, f"--json={a}")
+        d = json.load(open(a))
+        check("run --json=FILE wrote its JSON", d["results"]["throughput"]["accepted"] > 0)
+        p = run("sweep", *SMALL, "--rates=0.1:0.2:0.1", "--spread=points", "--csv")
+        eq("sweep --rates=, --spread= rows", len(p.stdout.decode().splitlines()), 3)
+        for args, msg in ((("run", "--csv=1"), "netloom run: option '--csv' takes no value (got '--csv=1')"),
+                          (("run", "--json=x", "--json", b), "netloom run: option '--json' given twice"),
+                          (("run", "--bogus=1"), "netloom run: unknown option '--bogus=1'")):
+            p = run(*args, code=2)
+            one_line_error(p, msg)
 
 
 def case_sweep_error_no_output():
