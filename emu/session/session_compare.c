@@ -228,6 +228,11 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		}
 		return 1;
 	}
+	/* A key before the first header belongs to no section: it was
+	 * dropped silently ("foo = 1", or "seeds = 3" above [study]). */
+	if (!c->src.headers)
+		cmp_problem(c, "%s:%d: key '%s' before any section; expected it under [study], [system NAME] or "
+			    "[workload NAME]", f, line, name);
 	return 1; /* keys of a section already reported */
 }
 

@@ -224,6 +224,9 @@ bad empty "netloom: $dir/empty.ini:9: section [bogus]: expected [study], [system
 netloom: $dir/empty.ini:10: [study] given twice (first at line 1); expected one [study] section
 netloom: $dir/empty.ini:8: [workload x] key 'trace': missing; expected a trace archive (.nlt)
 netloom: $dir/empty.ini:5: [system b] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+# A key before the first header was dropped silently.
+printf 'seeds = 3\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nosection.ini"
+bad nosection "netloom: $dir/nosection.ini:1: key 'seeds' before any section; expected it under [study], [system NAME] or [workload NAME]"
 # An empty backend: one line, not one more per system with a '-s:' prefix.
 printf '[study]\nbackend =\n[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nobackend.ini"
 bad nobackend "netloom: $dir/nobackend.ini:2: [study] key 'backend': value '': expected analytic or flit"
