@@ -360,6 +360,16 @@ static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, con
 }
 
 /* "FILE:LINE" of a key the study sets, "FILE" for a default. */
+/* The line of system s's key `name`: where the study sets it, else its
+ * [system NAME] header (the key then comes from its config file). */
+static int cmp_sys_key_line(const struct cmp_sys *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->n_kv; i++)
+		if (!strcmp(s->kv[i].key, name))
+			return s->kv[i].line;
+	return s->line;
+}
+
 static const char *cmp_at(const struct cmp *c, int line, char *buf, size_t n)
 {
 	if (line)
@@ -433,7 +443,9 @@ static void cmp_check_fit(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
 		/* No trace, an unknown policy: reported with the workload. */
 		if (!w->trace_ranks || (!linear && !ops))
 			continue;
-		cmp_at(c, w->placement_line, at, sizeof at);
+		/* Without a placement key (linear by default), the workload's
+		 * header: every problem names a line. */
+		cmp_at(c, w->placement_line ? w->placement_line : w->line, at, sizeof at);
 		if (config_set(&sim->cfg, "placement", policy, "study", &err) < 0 ||
 		    app_config_bind(&sim->cfg, &ac, &err) < 0) {
 			cmp_problem(c, "%s: [workload %s] on system '%s': %s", at, w->name, s->name, err.msg);
@@ -445,7 +457,8 @@ static void cmp_check_fit(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
 			if (w->trace_ranks > s->endpoints)
 				cmp_problem(c, "%s: [workload %s] trace '%s': %u ranks; expected at most the %u endpoints of "
 					       "system '%s' (placement linear: one rank per endpoint)",
-					    c->path, w->name, w->trace, w->trace_ranks, s->endpoints, s->name);
+					    cmp_at(c, w->trace_line, at, sizeof at), w->name, w->trace, w->trace_ranks,
+					    s->endpoints, s->name);
 			continue;
 		}
 		uint32_t *ep = malloc((size_t)w->trace_ranks * sizeof *ep);
@@ -528,7 +541,8 @@ static void cmp_validate(struct cmp *c)
 			cmp_problem(c, "%s: [workload %s] key 'ranks': value '%u': expected the trace's %u ranks",
 				    cmp_at(c, w->ranks_line, at, sizeof at), w->name, w->ranks, w->trace_ranks);
 		if (cmp_hash_file(w->trace, &w->trace_hash, &err) < 0)
-			cmp_problem(c, "%s: [workload %s] key 'trace': %s", c->path, w->name, err.msg);
+			cmp_problem(c, "%s: [workload %s] key 'trace': %s", cmp_at(c, w->trace_line, at, sizeof at),
+				    w->name, err.msg);
 	}
 	for (uint32_t i = 0; i < c->n_sys; i++) {
 		struct cmp_sys *s = &c->sys[i];
@@ -543,8 +557,8 @@ static void cmp_validate(struct cmp *c)
 			cmp_problem(c, "%s:%d: [system %s] key 'topology': unset; expected a topology (e.g. "
 				       "torus:k=4x4), inline or in its config file", c->path, s->line, s->name);
 		} else if (session_bind(sim, &err) < 0 || session_topo(sim, &err) < 0) {
-			cmp_problem(c, "%s: [system %s] key 'topology': value '%s': %s", c->path, s->name, topo,
-				    err.msg);
+			cmp_problem(c, "%s: [system %s] key 'topology': value '%s': %s",
+				    cmp_at(c, cmp_sys_key_line(s, "topology"), at, sizeof at), s->name, topo, err.msg);
 		} else {
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);

@@ -210,10 +210,18 @@ printf '[system a]\ntopology = torus:k=2x2\nplacement_map = two.map\n[workload w
 "$netloom" compare "$dir/twomap.ini" -o "$dir/twomap" > /dev/null 2> "$dir/twomap.err"; rc=$?
 expect_eq "two ranks per endpoint by map: exit status" "$rc:$(cat "$dir/twomap.err")" "0:"
 printf '[system a]\ntopology = torus:k=4x4\nranks_per_node = 2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/rpnlinear.ini"
-bad rpnlinear "netloom: $dir/rpnlinear.ini: [workload w] on system 'a': key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
+bad rpnlinear "netloom: $dir/rpnlinear.ini:4: [workload w] on system 'a': key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
 printf '[system a]\ntopology = torus:k=2x2\n[workload w]\ntrace = %s\nplacement = contiguous\n[workload l]\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/nofit.ini"
 bad nofit "netloom: $dir/nofit.ini:5: [workload w] key 'placement': value 'contiguous' on system 'a': placement: job 0 needs 8 endpoints (8 ranks, 1 per node), only 4 of 4 free
-netloom: $dir/nofit.ini: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expected at most the 4 endpoints of system 'a' (placement linear: one rank per endpoint)"
+netloom: $dir/nofit.ini:7: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expected at most the 4 endpoints of system 'a' (placement linear: one rank per endpoint)"
+
+# A topology that does not build: at the line of its key.
+printf '[system a]\ntopology = torus:k=1x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badtopo.ini"
+out=$("$netloom" compare "$dir/badtopo.ini" -o "$dir/out-badtopo" 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in
+"2:netloom: $dir/badtopo.ini:2: [system a] key 'topology': value 'torus:k=1x4': "*) ;;
+*) fail "bad topology: expected its key's line, got '$rc:$out'" ;;
+esac
 
 # Sections without keys are sections: an empty system is refused for its
 # topology (not dropped, so reference = b finds it), an empty workload
