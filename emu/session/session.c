@@ -505,10 +505,19 @@ static int sweep_points(nl_sim *s, const double *rates, uint32_t n_rates, unsign
 			struct sweep_rec h;
 			const uint8_t *p = all + at[r];
 			memcpy(&h, p, sizeof h);
-			if (h.msg_len) /* the point's error or deadlock line, as one process leaves it */
-				nl_errf(err, h.rc, "%s", (const char *)p + sizeof h);
+			const char *line = (const char *)p + sizeof h;
+			const bool kept = h.rc == 0 || (h.rc == NL_EDEADLOCK && h.point_len);
+			/* The point's deadlock line as one process leaves it; a
+			 * point that failed (out of memory on that rank's node)
+			 * with the rank that ran it, as net_mpi_agree names a
+			 * rank's failure (docs/scaling.md, "Failures on one
+			 * rank"). */
+			if (h.msg_len && (kept || r == 0))
+				nl_errf(err, h.rc, "%s", line);
+			else if (h.msg_len)
+				nl_errf(err, h.rc, "MPI rank %" PRIu32 " of %" PRIu32 ": %s", r, N, line);
 			rc = h.rc;
-			if (rc < 0 && !(rc == NL_EDEADLOCK && h.point_len)) {
+			if (!kept) {
 				stop = true;
 				break;
 			}

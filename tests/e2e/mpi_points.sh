@@ -160,6 +160,29 @@ one_fails "run, another config on rank 1" \
   "^netloom: MPI rank 1 of 2: its resolved configuration \(-c, -s\) differs from rank 0's" 2 \
   "$netloom" run -c my.ini "${short[@]}"
 rm "$dir/n1/lammps.nlt" "$dir/n1/my.ini"
+# A point that fails on its rank alone under --spread points (out of
+# memory: rank 1 has too little for a 256x256 torus, rank 0 enough): rank
+# 0 names that rank, as net_mpi_agree names a rank's failure, after the
+# rows of the points taken before it (a sweep prints its rows as they
+# come, with or without mpirun); no summary line, no JSON, exit 2 on every
+# rank. Before, the line came without "MPI rank 1 of 2: ". Skipped where
+# netloom cannot start under the limit (a sanitizer's reservations).
+big=(sweep -s topology=torus:k=256x256 -s num_vcs=2 -s sample_period=20 -s max_samples=2 -s warmup_periods=1
+     -s seed=1 -s sim_type=throughput --rates 0.01:0.02:0.01 --spread points --json "$dir/oom.json")
+if (ulimit -v 250000 && "$netloom" version) >/dev/null 2>&1; then
+  export EXITS=$dir/exits-oom
+  out=$(timeout 60 mpirun --oversubscribe -np 1 "${ranked[@]}" "$netloom" "${big[@]}" : \
+        -np 1 "${ranked[@]}" sh -c 'ulimit -v 250000 && exec "$0" "$@"' "$netloom" "${big[@]}" \
+        </dev/null 2>&1 >"$dir/oom.out")
+  [ $? -ne 124 ] || fail "--spread points, out of memory on rank 1: hung"
+  expect_eq "--spread points, out of memory on rank 1: statuses" "$(awk '{print $2}' "$EXITS" | tr '\n' ' ')" "2 2 "
+  expect_eq "--spread points, out of memory on rank 1: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+  grep -q '^netloom: MPI rank 1 of 2: out of memory building the network model (65536 routers' <<<"$out" \
+    || fail "--spread points, out of memory on rank 1: got '$out'"
+  expect_eq "--spread points, out of memory on rank 1: rows" "$(grep -c '^ *0\.0' "$dir/oom.out")" 1
+  expect_eq "--spread points, out of memory on rank 1: stdout lines" "$(wc -l <"$dir/oom.out")" 3
+  [ ! -e "$dir/oom.json" ] || fail "--spread points, out of memory on rank 1: wrote the JSON"
+fi
 # Rank 0 cannot write the report (its name is taken by a directory): every
 # rank exits with rank 0's status, not "some cells failed".
 mkdir -p "$dir/cw/report.json"
