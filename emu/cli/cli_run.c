@@ -123,7 +123,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof name) {
 			snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
 			bool flag = !strcmp(name, "--csv") || !strcmp(name, "--reproducible") ||
-				    !strcmp(name, "--continue") || !strcmp(name, "--help");
+				    (!strcmp(cmd, "sweep") && !strcmp(name, "--continue")) || !strcmp(name, "--help");
 			if (flag)
 				return cli_usage_error(cmd, "option '%s' takes no value (got '%s')", name, a);
 			if (strcmp(name, "--json") && strcmp(name, "--rates") && strcmp(name, "--spread"))
@@ -166,6 +166,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 #undef RUN_VALUE
 #undef RUN_HAS_VALUE
 	}
+	if (o->json_path && !o->json_path[0])
+		return cli_usage_error(cmd, "--json '': empty file name; expected a file to write, or '-' for standard "
+				       "output");
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
 	int rates_bad = !strcmp(cmd, "sweep") ? sweep_parse_rates(o->rates, &o->a, &o->b, &o->step) : 0;

@@ -656,7 +656,11 @@ def case_option_values():
         eq("sweep --rates=, --spread= rows", len(p.stdout.decode().splitlines()), 3)
         for args, msg in ((("run", "--csv=1"), "netloom run: option '--csv' takes no value (got '--csv=1')"),
                           (("run", "--json=x", "--json", b), "netloom run: option '--json' given twice"),
-                          (("run", "--bogus=1"), "netloom run: unknown option '--bogus=1'")):
+                          (("run", "--bogus=1"), "netloom run: unknown option '--bogus=1'"),
+                          (("run", "--continue=1"), "netloom run: unknown option '--continue=1'"),
+                          (("run", "--json="), "netloom run: --json '': empty file name"),
+                          (("sweep", "--rates", "0.1:0.1:0.1", "--json", ""), "netloom sweep: --json '': empty file name"),
+                          (("sweep", "--continue=1"), "netloom sweep: option '--continue' takes no value")):
             p = run(*args, code=2)
             one_line_error(p, msg)
 
