@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "core/stats.h"
 #include "topo/topo.h"
 
 /* Stream ids within RNG_CLASS_ANALYSIS, so analyses never share draws. */
@@ -391,7 +392,10 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 		double var = ns > 1 ? m2 / (double)(ns - 1) : 0;
 		double fpc = sqrt((double)(n - ns) / (double)(n - 1)); /* finite population */
 		out->aspl = mean;
-		out->aspl_ci95 = 1.959963984540054 * sqrt(var / (double)ns) * fpc;
+		/* Student's t, not the normal 1.96: with the few sources a
+		 * user may ask for (--samples 2) the normal interval held the
+		 * exact ASPL in 28 of 40 seeds on mesh:k=12x12. */
+		out->aspl_ci95 = ns > 1 ? stats_t95(ns - 1) * sqrt(var / (double)ns) * fpc : 0;
 		out->diameter = maxecc;
 		out->diameter_hi = hi;
 		for (uint32_t h = 1; h < out->hist_len; h++)

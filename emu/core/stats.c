@@ -157,3 +157,26 @@ uint64_t stats_hist_percentile(const struct stats_hist *h, double q)
 	}
 	return h->max;
 }
+
+double stats_t95(uint32_t df)
+{
+	/* t(0.975, df) for df = 1..30, from the distribution's tables. */
+	static const double t[30] = {
+		12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157, 2.228139,
+		2.200985,  2.178813, 2.160369, 2.144787, 2.131450, 2.119905, 2.109816, 2.100922, 2.093024, 2.085963,
+		2.079614,  2.073873, 2.068658, 2.063899, 2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
+	};
+	if (df == 0)
+		return INFINITY;
+	if (df <= 30)
+		return t[df - 1];
+	/* Above: the Cornish-Fisher expansion in 1/df around the normal
+	 * quantile z (Abramowitz & Stegun 26.7.5), within 1e-5 of the
+	 * table's value at df = 30 and closer beyond. */
+	const double z = 1.959963984540054, z2 = z * z, v = (double)df;
+	const double g1 = (z2 + 1) * z / 4;
+	const double g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
+	const double g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;
+	const double g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160;
+	return z + (g1 + (g2 + (g3 + g4 / v) / v) / v) / v;
+}

@@ -34,6 +34,12 @@ double stats_acc_mean(const struct stats_acc *a); /* 0 when empty */
 double stats_acc_stddev(const struct stats_acc *a);
 void stats_acc_merge(struct stats_acc *into, const struct stats_acc *from);
 
+/* The two-sided 95% critical value of Student's t with df degrees of
+ * freedom (df >= 1): the half-width of a mean's 95% confidence interval
+ * from df + 1 samples is this times the standard error. 1.96 (the normal
+ * quantile) for few samples covers far less than 95%: 70% at 2. */
+double stats_t95(uint32_t df);
+
 #define STATS_HIST_EXACT 4096u /* values below are counted exactly */
 #define STATS_HIST_SUB 256u    /* buckets per power of two above that */
 #define STATS_HIST_NBINS (STATS_HIST_EXACT + 52u * STATS_HIST_SUB) /* bins[] entries */

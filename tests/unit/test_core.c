@@ -267,6 +267,23 @@ static void test_stats_hist(void)
 	CHECK_NEAR(stats_acc_stddev(&a), 1.41421356, 1e-6);
 }
 
+/* Student's t: the table (df <= 30) and the expansion beyond agree with
+ * published values (t(0.975, 40) = 2.021075, 60: 2.000298, 120: 1.979930)
+ * and tend to the normal 1.96. */
+static void test_stats_t95(void)
+{
+	CHECK_NEAR(stats_t95(1), 12.706205, 1e-6);
+	CHECK_NEAR(stats_t95(2), 4.302653, 1e-6);
+	CHECK_NEAR(stats_t95(30), 2.042272, 1e-6);
+	CHECK_NEAR(stats_t95(31), 2.039513, 2e-5);
+	CHECK_NEAR(stats_t95(40), 2.021075, 1e-5);
+	CHECK_NEAR(stats_t95(60), 2.000298, 1e-5);
+	CHECK_NEAR(stats_t95(120), 1.979930, 1e-5);
+	CHECK_NEAR(stats_t95(1000000), 1.959964, 1e-5);
+	for (uint32_t df = 1; df < 200; df++)
+		CHECK(stats_t95(df + 1) < stats_t95(df));
+}
+
 struct demo_cfg {
 	int64_t num_vcs;
 	double injection_rate;
@@ -561,6 +578,7 @@ int main(void)
 	TEST_RUN(test_rng_determinism);
 	TEST_RUN(test_rng_distribution);
 	TEST_RUN(test_stats_hist);
+	TEST_RUN(test_stats_t95);
 	TEST_RUN(test_config_file);
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_output_atomic);
