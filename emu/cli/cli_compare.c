@@ -70,6 +70,22 @@ static int compare_check_dir(const char *dir, struct nl_err *err)
 	return 0;
 }
 
+/* Register a staged file for removal on SIGINT/SIGTERM (out_staged_add)
+ * under a copy of its name, which outlives out_commit's freeing it: the
+ * report's files are staged while gnuplot draws the plots, seconds, and
+ * an interrupt left report.json.tmpXXXXXX beside the old report. */
+static int compare_staged(const char *tmp, char **reg, struct nl_err *err)
+{
+	if (!(*reg = strdup(tmp)))
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", tmp);
+	int rc = out_staged_add(*reg, err);
+	if (rc < 0) {
+		free(*reg);
+		*reg = NULL;
+	}
+	return rc;
+}
+
 /* Write the report: its three files staged beside their places first,
  * renamed into place only once all three are written, so a write that
  * fails (a full disk) leaves the previous report whole rather than a new
@@ -77,7 +93,7 @@ static int compare_check_dir(const char *dir, struct nl_err *err)
  * succeeded (rare: same directory) is said in the error line. */
 static int compare_write(const json_t *doc, const char *md, const char *dir, struct nl_err *err)
 {
-	char *tmp[COMPARE_N_FILES] = {NULL}, path[COMPARE_N_FILES][4200];
+	char *tmp[COMPARE_N_FILES] = {NULL}, *reg[COMPARE_N_FILES] = {NULL}, path[COMPARE_N_FILES][4200];
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)
 		snprintf(path[i], sizeof path[i], "%s/%s", dir, compare_files[i]);
 	/* report.json as out_write_json writes it: with a trailing newline. */
@@ -94,9 +110,15 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 	rc = out_stage(path[0], t, n + 1, &tmp[0], err);
 	free(t);
 	if (rc == 0)
+		rc = compare_staged(tmp[0], &reg[0], err);
+	if (rc == 0)
 		rc = out_stage(path[1], md, strlen(md), &tmp[1], err);
 	if (rc == 0)
+		rc = compare_staged(tmp[1], &reg[1], err);
+	if (rc == 0)
 		rc = cli_compare_html(doc, dir, &tmp[2], err);
+	if (rc == 0)
+		rc = compare_staged(tmp[2], &reg[2], err);
 	for (size_t i = 0; rc == 0 && i < COMPARE_N_FILES; i++) {
 		rc = out_commit(&tmp[i], path[i], err);
 		if (rc < 0 && i > 0) {
@@ -108,6 +130,13 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 	}
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)
 		out_unstage(&tmp[i]);
+	/* Forgotten only now: an interrupt before this point removes what
+	 * is still staged (a committed file's name no longer exists). */
+	for (size_t i = 0; i < COMPARE_N_FILES; i++)
+		if (reg[i]) {
+			out_staged_del(reg[i]);
+			free(reg[i]);
+		}
 	return rc;
 }
 
@@ -181,6 +210,8 @@ int cli_compare_main(int argc, char **argv)
 	/* Under MPI rank 0 alone prints and writes; every rank computes the
 	 * same status from the same gathered results. */
 	const bool quiet = net_mpi_rank(mpi) != 0;
+	/* An interrupt while the report is staged removes it (compare_write). */
+	out_signals_catch();
 	struct progress pg;
 	progress_init(&pg, "compare");
 	struct session_compare_opts o = {.dir = dir, .jobs = (unsigned)jobs, .pg = quiet ? NULL : &pg, .mpi = mpi};

@@ -87,9 +87,14 @@ static void h_plot(struct html *h, const char *title, const char *script)
 	} else {
 		char tmp[4200];
 		snprintf(tmp, sizeof tmp, "%s/.plot.svg.tmp", h->dir);
-		FILE *p = popen("gnuplot", "w");
-		if (!p) {
+		/* Registered while gnuplot writes it, so an interrupt does not
+		 * leave it in the report's directory (out_staged_add). */
+		FILE *p = NULL;
+		if (out_staged_add(tmp, &(struct nl_err){0}) < 0) {
+			snprintf(why, sizeof why, "out of memory");
+		} else if (!(p = popen("gnuplot", "w"))) {
 			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(errno));
+			out_staged_del(tmp);
 		} else {
 			fprintf(p, "set terminal svg size 820,420 noenhanced font 'sans,11' background rgb 'white'\n"
 				   "set output '");
@@ -114,6 +119,7 @@ static void h_plot(struct html *h, const char *title, const char *script)
 				fclose(in);
 			}
 			unlink(tmp);
+			out_staged_del(tmp); /* and ends the process here if it was interrupted */
 		}
 	}
 	const char *start = svg ? strstr(svg, "<svg") : NULL; /* without the XML prologue and doctype */

@@ -71,6 +71,21 @@ expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cach
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "cached report differs"
 expect_eq "second run cost" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
 
+# An interrupt while the report is staged (here while gnuplot draws, the
+# report's slow part) removes what was staged and leaves the previous
+# report whole: report.json.tmpXXXXXX and report.md.tmpXXXXXX were left.
+cp -r "$dir/a" "$dir/intr"
+mkdir -p "$dir/slowgp"
+printf '#!/bin/sh\necho $$ > "%s/gp.pid"\nexec sleep 60\n' "$dir" > "$dir/slowgp/gnuplot"
+chmod +x "$dir/slowgp/gnuplot"
+PATH="$dir/slowgp:$PATH" "$netloom" compare "$dir/study.ini" -o "$dir/intr" > /dev/null 2>&1 & cpid=$!
+for _ in $(seq 1 1200); do [ -s "$dir/gp.pid" ] && break; sleep 0.1; done
+kill -TERM "$cpid"; wait "$cpid"; rc=$?
+[ -s "$dir/gp.pid" ] && kill "$(cat "$dir/gp.pid")" 2> /dev/null
+expect_eq "interrupted while staged: exit status" "$rc" 143
+expect_eq "interrupted while staged: files left" "$(cd "$dir/intr" && ls -A | tr '\n' ' ')" "cache index.html report.json report.md "
+cmp -s "$dir/a/report.json" "$dir/intr/report.json" || fail "interrupted while staged: the previous report.json changed"
+
 # A new cost preset prices every system again and replays nothing.
 sed 's/^preset = flex/preset = besta/' "$dir/study.ini" > "$dir/preset.ini"
 "$netloom" compare "$dir/preset.ini" -o "$dir/a" > /dev/null || fail "preset run"
