@@ -21,6 +21,7 @@
  * its router's crossbar is sent ahead as a request (a block of source
  * MX_LA_REQ after the events: key, VC and a copy of its record), decided on
  * a record the receiver keeps for it by input VC until the head arrives. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,17 +244,18 @@ int net_mpi_open(struct net_mpi **out, struct nl_err *err)
 }
 
 /* NETLOOM_MPI_STATS=1: rank 0 prints the exchange's figures, summed over
- * the ranks, to stderr (benchmarks/engine/mpi.sh reads them). */
+ * the ranks, to stderr (benchmarks/engine/mpi.sh reads them). Rank 0's
+ * environment decides; the sum is taken on every rank whatever its own
+ * environment says, so that a rank without the variable does not leave
+ * rank 0 alone in the reduction. */
 static void mpi_print_stats(struct net_mpi *m)
 {
 	const char *e = getenv("NETLOOM_MPI_STATS");
-	if (!e || !*e || !strcmp(e, "0"))
-		return;
 	uint64_t mine[8] = {m->st.cycles, m->st.bytes, m->st.hdr_bytes, m->st.msgs, m->st.events, m->st.heads,
 			    m->st.vcalls, m->st.wcycles};
 	uint64_t all[8];
 	MPI_Reduce(mine, all, 8, MPI_UINT64_T, MPI_SUM, 0, m->comm);
-	if (m->rank != 0)
+	if (m->rank != 0 || !e || !*e || !strcmp(e, "0"))
 		return;
 	const double w = m->st.cycles ? (double)m->st.cycles : 1.0;
 	fprintf(stderr,
@@ -367,6 +369,8 @@ struct fl_mx {
 	struct stats_hist loc[3];    /* ranks other than 0: own partitions' records since the last fold */
 	uint64_t lookahead;          /* L: fewest cycles from an event's sending to its cycle, over links
 					between ranks (UINT64_MAX: none) */
+	uint64_t planned;            /* the window fl_mpi_plan chose, before NETLOOM_MPI_WINDOW's cap */
+	uint64_t env_cap;            /* this rank's NETLOOM_MPI_WINDOW (UINT64_MAX: unset) */
 	/* lookahead_decide = upstream with more than one rank (mx_la_*). */
 	struct mx_xs *xs;            /* [iv] sender side */
 	uint32_t stamp;              /* this exchange's, never 0 */
@@ -400,15 +404,42 @@ static void mx_fold(void *in, void *inout, int *len, MPI_Datatype *type)
 	}
 }
 
+/* NETLOOM_MPI_WINDOW (docs/scaling.md, "Windows"): a cap on the window
+ * in cycles, 1 to 4294967295, or unset (UINT64_MAX). Read by each rank
+ * from its own environment at build time: a bad value fails the build
+ * there, which the build's agreement turns into every rank's failure,
+ * named with the rank; ranks whose values differ take the smallest
+ * (fl_mpi_begin), since the results do not depend on the window. */
+static int mx_env_cap(uint64_t *cap, struct nl_err *err)
+{
+	const char *s = getenv("NETLOOM_MPI_WINDOW");
+	*cap = UINT64_MAX;
+	if (!s || !*s)
+		return 0;
+	char *e;
+	errno = 0;
+	unsigned long long v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &e, 10) : 0;
+	if (s[0] < '0' || s[0] > '9' || errno || *e || v < 1 || v > UINT32_MAX)
+		return nl_errf(err, NL_ECONFIG,
+			       "environment variable NETLOOM_MPI_WINDOW '%s': expected a whole number of cycles from 1 "
+			       "to 4294967295 (the longest window between two exchanges), or the variable unset",
+			       s);
+	*cap = v;
+	return 0;
+}
+
 int fl_mpi_setup(struct flitnet *n, struct nl_err *err)
 {
 	struct net_mpi *m = n->sc.mpi;
 	const uint32_t N = m->size;
+	uint64_t cap;
+	NL_CHECK(mx_env_cap(&cap, err));
 	struct fl_mx *x = calloc(1, sizeof *x);
 	if (!x)
 		goto nomem;
 	n->mx = x;
 	x->m = m;
+	x->env_cap = cap;
 	x->scount = calloc(N, sizeof(int));
 	x->sdispl = calloc(N, sizeof(int));
 	x->rcount = calloc(N, sizeof(int));
@@ -563,23 +594,27 @@ void fl_mpi_plan(struct flitnet *n)
 	if (n->la_upstream)
 		w = 1;
 	/* NETLOOM_MPI_WINDOW=k caps the window (1: an exchange every cycle,
-	 * as before windows; benchmarks and debugging). Every rank has the
-	 * launcher's environment. */
-	uint32_t cap;
-	if (mpi_env_u32("NETLOOM_MPI_WINDOW", &cap) && cap >= 1 && cap < w)
-		w = cap;
-	n->x_window = w;
+	 * as before windows; benchmarks and debugging): fl_mpi_begin applies
+	 * the ranks' smallest, since a rank's environment is its own (a
+	 * window of another length on one rank is another sequence of
+	 * collectives). */
+	x->planned = w;
+	n->x_window = w < x->env_cap ? w : x->env_cap;
 	x->m->lookahead = L;
-	x->m->window = w;
+	x->m->window = n->x_window;
 }
 
 void fl_mpi_begin(struct flitnet *n)
 {
+	struct fl_mx *x = n->mx;
 	mx_base(n);
-	uint64_t v[2] = {UINT64_MAX - fl_next_work(n), mx_last_event(n)}, g[2];
-	MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
+	uint64_t v[3] = {UINT64_MAX - fl_next_work(n), mx_last_event(n), UINT64_MAX - x->env_cap}, g[3];
+	MPI_Allreduce(v, g, 3, MPI_UINT64_T, MPI_MAX, x->m->comm);
 	n->x_next = UINT64_MAX - g[0];
 	n->x_clast = g[1];
+	const uint64_t cap = UINT64_MAX - g[2];
+	n->x_window = x->planned < cap ? x->planned : cap;
+	x->m->window = n->x_window;
 }
 
 /* Room for `more` bytes at the end of a growable buffer. */

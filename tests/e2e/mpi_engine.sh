@@ -117,6 +117,34 @@ refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
 refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations" \
   2 "$netloom" serve
+# NETLOOM_MPI_WINDOW is each rank's own environment: given to one rank
+# only (an MPMD launch, a launcher that does not pass it on), the ranks
+# take the smallest cap and the results do not change. Before, the ranks
+# ran windows of two lengths and died in MPI_ERR_TRUNCATE (exit 15); and
+# NETLOOM_MPI_STATS on rank 0 alone left it waiting in the statistics'
+# reduction at the end.
+tw=(run -s topology=torus:k=16x16 -s sample_period=300 -s max_samples=2 -s warmup_periods=1 --reproducible)
+"$netloom" "${tw[@]}" --json "$dir/win-seq.json" >/dev/null || fail "NETLOOM_MPI_WINDOW: sequential run"
+for side in 0 1; do
+  e0=(env NETLOOM_MPI_STATS=1) e1=(env)
+  if [ $side = 0 ]; then e0+=(NETLOOM_MPI_WINDOW=1); else e1+=(NETLOOM_MPI_WINDOW=1); fi
+  out=$(timeout 60 mpirun --oversubscribe -np 1 "${e0[@]}" "$netloom" "${tw[@]}" --json "$dir/win-$side.json" : \
+        -np 1 "${e1[@]}" "$netloom" "${tw[@]}" --json "$dir/win-$side.json" </dev/null 2>&1 >/dev/null)
+  expect_eq "NETLOOM_MPI_WINDOW=1 on rank $side only: exit" "$?" 0
+  cmp -s "$dir/win-seq.json" "$dir/win-$side.json" || fail "NETLOOM_MPI_WINDOW=1 on rank $side only: JSON differs"
+  grep -q "^netloom mpi: 2 ranks, lookahead 2 cycles, window up to 1 cycles;" <<<"$out" \
+    || fail "NETLOOM_MPI_WINDOW=1 on rank $side only: got '$(head -c 300 <<<"$out")'"
+done
+# A value that is not a window is refused, not ignored; on one rank, with
+# that rank's number.
+for v in 0 -1 abc 4294967296; do
+  refused "NETLOOM_MPI_WINDOW=$v" \
+    "^netloom: environment variable NETLOOM_MPI_WINDOW '$v': expected a whole number of cycles from 1 to 4294967295" \
+    2 env NETLOOM_MPI_WINDOW=$v "$netloom" "${tw[@]}"
+done
+refused "NETLOOM_MPI_WINDOW=abc on rank 1" "^netloom: MPI rank 1 of 2: environment variable NETLOOM_MPI_WINDOW 'abc':" \
+  1 "$netloom" "${tw[@]}" : -np 1 env NETLOOM_MPI_WINDOW=abc "$netloom" "${tw[@]}"
+
 # A deadlock is the run's result as in one process (exit 1, the JSON's
 # "stuck" object), without the list of waiting VCs.
 dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2
