@@ -480,6 +480,7 @@ struct fl_xbox {
 	struct fl_xevent *ev;
 	struct route_cand *la; /* lookahead_decide = upstream: [event * la_w] carried decisions */
 	uint32_t n, cap;
+	bool listed;           /* its target is in the sender's xdst (n > 0 implies listed) */
 };
 
 /* The flit network: model state (routers, ports, VCs, NICs, wheel, pools),
@@ -706,6 +707,12 @@ struct flitnet {
 	uint16_t *r_part;              /* root, n_parts > 1: [router] owning partition */
 	bool r_scattered;              /* partitions are METIS's, not router ranges */
 	struct fl_xbox *xbox;          /* n_parts > 1: [n_parts] outboxes */
+	uint32_t *xdst;                /* n_parts > 1: [n_xdst] the targets of this partition's listed
+					  outboxes, in order of their first event (fl_xsend) */
+	uint32_t n_xdst, cap_xdst;
+	uint32_t *xin;                 /* n_parts > 1: [n_xin] the partitions whose outboxes towards this
+					  one the cycle's merge takes, in partition order (fl_part_merge_own) */
+	uint32_t n_xin, cap_xin;
 	uint32_t *xpkt;                /* n_parts > 1: [iv] local record of the packet arriving on iv
 					  from another partition (its flits arrive contiguously) */
 	uint32_t *xsrc, *xstamp;       /* n_parts > 1, lookahead_decide = upstream: [iv] the sender's record
@@ -988,12 +995,14 @@ int fl_part_metis(const struct topo *t, uint32_t n_parts, const uint32_t *r_eps,
 /* Merge partition s's outbox towards partition p into p's wheel, and one
  * event of such an outbox (la: its carried decisions, or NULL). */
 void fl_xmerge(struct flitnet *n, struct flitnet *s, struct flitnet *p);
+/* Merge the outboxes p->xin lists into p (fl_part_merge_own lists them). */
 void fl_part_merge_into(struct flitnet *n, struct flitnet *p);
 /* Every partition of this process takes what the others addressed to it
  * (fl_part_merge_into), on the workers when there are some: the cycle
  * boundary's merge, and under MPI the merge between a rank's own
  * partitions after each cycle of a window but its last (their links may
- * be shorter than the window). */
+ * be shorter than the window). Visits only the (source, target) pairs
+ * with events: O(partitions + such pairs), not partitions squared. */
 void fl_part_merge_own(struct flitnet *n);
 void fl_xmerge_event(struct flitnet *n, struct flitnet *p, struct fl_xevent *xe, const struct route_cand *la);
 /* Before running: the drivers' and observer's settings of the root to the

@@ -137,6 +137,42 @@ static void test_synthetic_split(void)
 	}
 }
 
+/* As many partitions as routers, or one fewer: nearly every link crosses
+ * a boundary and a partition takes events from several others in one
+ * cycle, which the merge lists per (source, target) pair (part.c,
+ * fl_part_list_inbound). The bytes are still one partition's. */
+static void test_router_per_partition(void)
+{
+	static const char *const cases[][10] = {
+		{"topology=torus:k=4x4", "routing_function=dor", "num_vcs=2", "packet_size=1..4", "injection_rate=0.4",
+		 NULL},
+		/* 36 routers, upstream decisions across every boundary. */
+		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=min:select=adaptive", "num_vcs=4",
+		 "routing_delay=0", "lookahead_decide=upstream", "packet_size=1..4", "injection_rate=0.35", NULL},
+	};
+	static const char *const many[][2][3] = {
+		{{"partitions=15", NULL}, {"partitions=35", NULL}},
+		{{"partitions=16", NULL}, {"partitions=36", NULL}},
+		{{"partitions=16", "threads=2", NULL}, {"partitions=36", "threads=3", NULL}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct nl_err e = {0};
+		char *one = point_json(cases[i], splits[0], &e);
+		CHECK_OK(one ? 0 : -1, &e);
+		for (size_t p = 0; one && p < sizeof many / sizeof *many; p++) {
+			const char *const *parts = many[p][i];
+			char *s = point_json(cases[i], parts, &e);
+			CHECK_OK(s ? 0 : -1, &e);
+			if (s && strcmp(one, s))
+				fprintf(stderr, "case %zu, %s %s differs from one partition\n", i, parts[0],
+					parts[1] ? parts[1] : "");
+			CHECK_STR(one, s);
+			free(s);
+		}
+		free(one);
+	}
+}
+
 /* Deadlocks: the same error line, report and JSON for any N (the checks
  * read each input VC's packet from its owner's pool). */
 static char *deadlock_text(const char *const *base, const char *const *parts)
@@ -409,6 +445,7 @@ int main(void)
 {
 	TEST_RUN(test_partitions_auto);
 	TEST_RUN(test_synthetic_split);
+	TEST_RUN(test_router_per_partition);
 	TEST_RUN(test_ranges_and_crossing);
 	TEST_RUN(test_deadlock_split);
 	TEST_RUN(test_backend_split);
