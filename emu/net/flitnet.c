@@ -437,7 +437,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	uint32_t n_threads = fl_workers_resolve(sc->threads, t->n_routers);
 	if (n_threads > t->n_routers) {
 		flitnet_free(n);
-		return nl_errf(err, NL_ECONFIG, "[simulation] threads = %lld: expected at most %u (a router at least per thread)",
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'threads' value '%lld' out of range: expected 0 (automatic) or 1..%u (a router at "
+			       "least per thread)",
 			       (long long)sc->threads, t->n_routers);
 	}
 	/* MPI ranks run partitions too, each its share of threads: at least

@@ -244,7 +244,10 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 				       "partitions %u (at least threads x ranks, with %u MPI ranks): the network has %u "
 				       "routers, one at least per partition; expected fewer ranks or threads",
 				       n_parts, n->x_size, R);
-		return nl_errf(err, NL_ECONFIG, "partitions %u: expected 1..%u (one router at least in each)", n_parts, R);
+		return nl_errf(err, NL_ECONFIG,
+			       "key 'partitions' value '%u' out of range: expected 0 (automatic) or 1..%u (one router "
+			       "at least in each)",
+			       n_parts, R);
 	}
 	n->own = calloc(n_parts, sizeof *n->own);
 	if (!n->own)

@@ -549,6 +549,13 @@ def case_errors():
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic_classes=2"),
              "[router] traffic_classes = 2 leaves num_vcs / 2 = 1 VCs per class: routing function 'dor' on a "
              "torus needs an even num_vcs >= 2 (two dateline classes), got 1"),
+            # partitions and threads past the routers: 0 (automatic) is in range too.
+            (("-s", "topology=torus:k=4x4", "-s", "partitions=17"),
+             "key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router at least in "
+             "each)"),
+            (("-s", "topology=torus:k=4x4", "-s", "threads=17"),
+             "key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at least per "
+             "thread)"),
             (("-s", "topology=full:n=4,p=0", "-s", "routing_function=min"),
              "topology 'full:n=4,p=0,k=1': no endpoints; synthetic traffic needs at least one"),
             # command line
