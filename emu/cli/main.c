@@ -1,4 +1,5 @@
 /* netloom: entry point and subcommand dispatch. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,23 +12,24 @@ struct cli_cmd {
 	const char *name;
 	int (*main)(int argc, char **argv);
 	const char *help;
+	bool spreads; /* spreads its work over MPI ranks (under a launcher, the others refuse) */
 };
 
 /* A new subcommand is one file in emu/cli/ plus one line here. */
 static const struct cli_cmd cli_cmds[] = {
-	{"run", cli_run_main, "simulate one operating point of synthetic traffic"},
-	{"sweep", cli_sweep_main, "load-latency curve over a range of injection rates"},
-	{"config", cli_config_main, "show the resolved configuration, list keys, convert BookSim configs"},
-	{"version", cli_version_main, "print the netloom version"},
-	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives"},
-	{"topo", cli_topo_main, "describe, analyse and export topologies"},
-	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)"},
-	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime"},
-	{"serve", cli_serve_main, "live emulation: client processes exchange real messages over ZeroMQ"},
-	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)"},
-	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG"},
-	{"interfere", cli_interfere_main, "several jobs on one machine: slowdown against running alone, colliding links"},
-	{"compare", cli_compare_main, "candidate systems side by side: runtime, cost, power under a study's workloads"},
+	{"run", cli_run_main, "simulate one operating point of synthetic traffic", true},
+	{"sweep", cli_sweep_main, "load-latency curve over a range of injection rates", true},
+	{"config", cli_config_main, "show the resolved configuration, list keys, convert BookSim configs", false},
+	{"version", cli_version_main, "print the netloom version", false},
+	{"trace", cli_trace_main, "inspect, verify, convert and bundle MPI trace archives", false},
+	{"topo", cli_topo_main, "describe, analyse and export topologies", false},
+	{"design", cli_design_main, "search a topology design space (HyperX, Equality, FleX, ...)", false},
+	{"replay", cli_replay_main, "replay an MPI trace on a network model and predict its runtime", true},
+	{"serve", cli_serve_main, "live emulation: client processes exchange real messages over ZeroMQ", false},
+	{"cost", cli_cost_main, "cabinets, cables, cost and power of a topology (layout presets)", false},
+	{"layout", cli_layout_main, "draw a topology's floor plan and longest cables as SVG", false},
+	{"interfere", cli_interfere_main, "several jobs on one machine: slowdown against running alone, colliding links", false},
+	{"compare", cli_compare_main, "candidate systems side by side: runtime, cost, power under a study's workloads", true},
 };
 
 static void cli_print_usage(FILE *f)
@@ -46,18 +48,25 @@ static const char cli_version_usage[] =
 	"Print the netloom version and the build (the commit it was built from),\n"
 	"as results documents record it.\n";
 
-int cli_version_main(int argc, char **argv)
+/* quiet: an MPI rank other than 0, which prints nothing and returns
+ * what rank 0 does. */
+static int cli_version(int argc, char **argv, bool quiet)
 {
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(cli_version_usage, stdout);
+		if (!quiet)
+			fputs(cli_version_usage, stdout);
 		return CLI_OK;
 	}
 	/* Like every other command: an option or argument it does not take
 	 * is refused, not ignored. */
+	if (argc > 1 && quiet)
+		return CLI_USAGE;
 	if (argc > 1 && argv[1][0] == '-' && argv[1][1])
 		return cli_usage_error("version", "unknown option '%s' (see 'netloom version --help')", argv[1]);
 	if (argc > 1)
 		return cli_usage_error("version", "unexpected argument '%s'", argv[1]);
+	if (quiet)
+		return CLI_OK;
 	/* The build: the commit (and a hash of uncommitted edits) the
 	 * binary was built from, what compare's cache and every results
 	 * document record (scripts/build_id.sh); the version alone when not
@@ -69,40 +78,74 @@ int cli_version_main(int argc, char **argv)
 	return CLI_OK;
 }
 
-int main(int argc, char **argv)
+int cli_version_main(int argc, char **argv)
 {
+	return cli_version(argc, argv, false);
+}
+
+static const struct cli_cmd *cli_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
+		if (!strcmp(name, cli_cmds[i].name))
+			return &cli_cmds[i];
+	return NULL;
+}
+
+/* What prints only (usage, the version) and the refusal of an unknown
+ * command: quiet, an MPI rank other than 0, prints nothing and returns
+ * what rank 0 does, so a launch says it once. A command found is
+ * returned in *cmd (its work is the caller's). */
+static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cmd **cmd)
+{
+	*cmd = NULL;
 	if (argc < 2) {
-		cli_print_usage(stderr);
+		if (!quiet)
+			cli_print_usage(stderr);
 		return CLI_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		cli_print_usage(stdout);
+		if (!quiet)
+			cli_print_usage(stdout);
 		return CLI_OK;
 	}
-	if (!strcmp(argv[1], "--version"))
-		return cli_version_main(argc - 1, argv + 1);
-	/* Under an MPI launcher run and sweep spread their simulations over
-	 * the ranks (emu/net/mpi.c), compare its replays, replay its network;
-	 * any other command would run once per rank, side by side, writing
-	 * the same files. It still joins the ranks' comparison of their
-	 * command lines (cli_mpi_open), so that in an MPMD launch whose other
-	 * ranks run one of those four, they do not wait for it. */
-	uint32_t rank, size;
-	if (net_mpi_launched(&rank, &size) && size > 1 && strcmp(argv[1], "run") && strcmp(argv[1], "sweep") &&
-	    strcmp(argv[1], "compare") && strcmp(argv[1], "replay")) {
-		struct net_mpi *m = NULL;
-		int rc = net_mpi_built() ? cli_mpi_open(argc - 1, argv + 1, &m) : 0;
-		if (rc == 0 && rank == 0)
-			fprintf(stderr,
-				"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep', 'compare' and "
-				"'replay' spread their simulations over MPI ranks: run '%s' without mpirun\n",
-				argv[1], size, argv[1]);
-		net_mpi_close(m);
-		return rc ? rc : CLI_FAIL;
-	}
-	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
-		if (!strcmp(argv[1], cli_cmds[i].name))
-			return cli_cmds[i].main(argc - 1, argv + 1);
-	fprintf(stderr, "netloom: unknown command '%s' (see 'netloom --help')\n", argv[1]);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return cli_version(argc - 1, argv + 1, quiet);
+	*cmd = cli_find(argv[1]);
+	if (*cmd)
+		return CLI_OK;
+	if (!quiet)
+		fprintf(stderr, "netloom: unknown command '%s' (see 'netloom --help')\n", argv[1]);
 	return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t rank, size;
+	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;
+	const struct cli_cmd *c = argc > 1 ? cli_find(argv[1]) : NULL;
+	if (!ranks || (c && c->spreads)) {
+		int rc = cli_main_local(argc, argv, false, &c);
+		return c ? c->main(argc - 1, argv + 1) : rc;
+	}
+	/* Under an MPI launcher of several ranks run and sweep spread their
+	 * simulations over the ranks (emu/net/mpi.c), compare its replays,
+	 * replay its network; any other command would run once per rank,
+	 * side by side, writing the same files, and is refused. Usage, the
+	 * version and an unknown command's refusal write no file and are
+	 * said once, by rank 0 (docs/scaling.md). All first join the ranks'
+	 * comparison of their command lines (cli_mpi_stop), so that in an
+	 * MPMD launch whose other ranks run one of those four, they do not
+	 * wait for them. */
+	int rc = cli_mpi_stop(argc - 1, argv + 1, CLI_OK);
+	if (rc != CLI_OK)
+		return rc;
+	rc = cli_main_local(argc, argv, rank != 0, &c);
+	if (!c)
+		return rc;
+	if (rank == 0)
+		fprintf(stderr,
+			"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep', 'compare' and "
+			"'replay' spread their simulations over MPI ranks: run '%s' without mpirun\n",
+			argv[1], size, argv[1]);
+	return CLI_FAIL;
 }

@@ -114,6 +114,25 @@ mpi 2 "$netloom" compare "$dir/study/study.ini" -o "$dir/c2" >/dev/null 2>&1 || 
 expect_eq "compare again: executed" "$(json "$dir/c2/report.json" 'd["execution"]["executed_runs"]')" 0
 [ "$(strip "$dir/cseq/report.json")" = "$(strip "$dir/c2/report.json")" ] || fail "compare from the cache: report differs"
 
+# Usage, the version and an unknown command under a launcher: what one
+# process says, said once (by rank 0), with its exit status. Before, an
+# unknown command was refused as a command that does not use the ranks
+# (exit 1), and --version and the usage came once per rank.
+for a in bogus --version version --help help ""; do
+  read -r -a w <<<"$a"
+  "$netloom" "${w[@]}" >"$dir/one.out" 2>"$dir/one.err"
+  want=$?
+  mpi 2 "$netloom" "${w[@]}" >"$dir/two.out" 2>"$dir/two.err"
+  expect_eq "'netloom $a' under 2 ranks: exit" "$?" "$want"
+  cmp -s "$dir/one.out" "$dir/two.out" || fail "'netloom $a' under 2 ranks: stdout: $(head -c 300 "$dir/two.out")"
+  # stderr: netloom's lines as in one process, mpirun's notices of a
+  # non-zero exit (blocks between lines of dashes) aside.
+  sed '/^-\{20,\}$/,/^-\{20,\}$/d' "$dir/two.err" >"$dir/two-own.err"
+  cmp -s "$dir/one.err" "$dir/two-own.err" || fail "'netloom $a' under 2 ranks: stderr: $(head -c 300 "$dir/two-own.err")"
+  [ "$a" != bogus ] || expect_eq "bogus under 2 ranks" "$(cat "$dir/two-own.err")" \
+    "netloom: unknown command 'bogus' (see 'netloom --help')"
+done
+
 # One rank fails alone. Each rank runs in a directory of its own (an MPMD
 # launch): rank 0's holds the file, the others' do not, as a node would
 # that cannot see it. mpirun is told not to kill the others when one exits,
@@ -225,6 +244,7 @@ mpmd_fails "compare, another -o on rank 1" "'-o $dir/cb' where rank 0 has '-o $d
 out=$(mpi 2 "$netloom" topo list 2>&1 >/dev/null)
 expect_eq "topo list under 2 ranks: lines" "$(grep -c . <<<"$out")" 1
 grep -q "^netloom topo: started by an MPI launcher with 2 ranks" <<<"$out" || fail "topo list under 2 ranks: got '$out'"
+mpmd_fails "--version on rank 1" "'--version' where rank 0 has 'run'" run "${torus[@]}" -- --version
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "ok: sweeps and compare over MPI ranks equal the sequential ones; one rank's failure fails all"
