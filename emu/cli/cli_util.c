@@ -146,8 +146,8 @@ int cli_mpi_open(int argc, char **argv, struct net_mpi **m)
 		return CLI_FAIL;
 	}
 	struct nl_err err = {0};
-	if (net_mpi_open(m, &err) < 0)
-		return rank == 0 ? cli_report(&err) : CLI_FAIL;
+	if (net_mpi_open(m, &err) < 0) /* every rank ends with rank 0's status */
+		return rank == 0 ? cli_report(&err) : cli_exit_code(&err);
 	/* Every rank runs the same collectives only when all were given the
 	 * same command and options (an MPMD launch may give them others). */
 	if (cli_mpi_same_words(*m, argc, argv, &err) < 0) {
