@@ -384,6 +384,22 @@ nomem:
 
 /* --- the boundary ---------------------------------------------------------- */
 
+/* Append v to a partition list (xdst, xin) grown by doubling from 8;
+ * false when out of memory (n->oom ends the run). */
+static bool fl_part_list_add(struct flitnet *n, uint32_t **list, uint32_t *len, uint32_t *cap, uint32_t v)
+{
+	if (*len == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 8;
+		uint32_t *l = fl_grow(n, *list, (size_t)c * sizeof *l);
+		if (!l)
+			return false;
+		*list = l;
+		*cap = c;
+	}
+	(*list)[(*len)++] = v;
+	return true;
+}
+
 void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_event *ev)
 {
 	struct fl_xbox *x = &n->xbox[part];
@@ -404,15 +420,8 @@ void fl_xsend(struct flitnet *n, uint32_t part, uint64_t cycle, const struct fl_
 	if (!x->listed) {
 		/* At most one entry per target: an outbox stays listed until a
 		 * merge takes it (under MPI one bound for another rank stays). */
-		if (n->n_xdst == n->cap_xdst) {
-			uint32_t cap = n->cap_xdst ? 2 * n->cap_xdst : 8;
-			uint32_t *d = fl_grow(n, n->xdst, (size_t)cap * sizeof *d);
-			if (!d)
-				return;
-			n->xdst = d;
-			n->cap_xdst = cap;
-		}
-		n->xdst[n->n_xdst++] = part;
+		if (!fl_part_list_add(n, &n->xdst, &n->n_xdst, &n->cap_xdst, part))
+			return;
 		x->listed = true;
 	}
 	struct fl_xevent *xe = &x->ev[x->n];
@@ -509,17 +518,10 @@ static void fl_part_list_inbound(struct flitnet *n)
 				continue;
 			}
 			struct flitnet *p = n->part[t];
-			if (p->n_xin == p->cap_xin) {
-				uint32_t cap = p->cap_xin ? 2 * p->cap_xin : 8;
-				uint32_t *in = fl_grow(n, p->xin, (size_t)cap * sizeof *in);
-				if (!in) {
-					s->xdst[kept++] = t; /* n->oom ends the run */
-					continue;
-				}
-				p->xin = in;
-				p->cap_xin = cap;
+			if (!fl_part_list_add(n, &p->xin, &p->n_xin, &p->cap_xin, s->part_id)) {
+				s->xdst[kept++] = t; /* n->oom ends the run */
+				continue;
 			}
-			p->xin[p->n_xin++] = s->part_id;
 			s->xbox[t].listed = false;
 		}
 		s->n_xdst = kept;
