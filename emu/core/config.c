@@ -545,6 +545,14 @@ const char *config_get(const struct config *c, const char *key)
 	return NULL;
 }
 
+const char *config_origin(const struct config *c, const char *key)
+{
+	for (size_t i = 0; c && i < c->n_entries; i++)
+		if (!strcmp(c->entries[i].def->name, key))
+			return c->entries[i].origin;
+	return NULL;
+}
+
 int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err)
 {
 	char what[300];
@@ -586,11 +594,7 @@ int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
 			}
 			const char *set = config_get(c, d->name);
 			if (set) {
-				const char *origin = "";
-				for (size_t i = 0; i < c->n_entries; i++)
-					if (c->entries[i].def == d)
-						origin = c->entries[i].origin;
-				fprintf(f, "%s = %s    ; from %s\n", d->name, buf, origin);
+				fprintf(f, "%s = %s    ; from %s\n", d->name, buf, config_origin(c, d->name));
 			} else {
 				fprintf(f, "%s = %s\n", d->name, buf);
 			}

@@ -69,6 +69,12 @@ const struct config_table *config_find_key(const struct config *c, const char *k
 /* Text of a key as set, or NULL when it was left at its default. */
 const char *config_get(const struct config *c, const char *key);
 
+/* Where a key was set, as read-time errors name it ("file.ini:12", "-s"),
+ * so a check made later, once the topology is known, starts its message
+ * the same way; NULL when the key was left at its default or c is NULL.
+ * The string is c's, valid until the key is set again or c released. */
+const char *config_origin(const struct config *c, const char *key);
+
 /* Fill a module's typed struct: defaults, then the values set. */
 int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err);
 

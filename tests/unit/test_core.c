@@ -311,6 +311,14 @@ static void test_config_file(void)
 	CHECK_EQ(v.num_vcs, 8);
 	CHECK_NEAR(v.injection_rate, 0.25, 0);
 	CHECK_STR(v.topology, "torus:k=8x8");
+	/* Where each key was set, as read-time errors say it, for checks
+	 * made once the topology is known (partitions, threads, num_vcs). */
+	char at[300];
+	snprintf(at, sizeof at, "%s:4", p);
+	CHECK_STR(config_origin(&c, "injection_rate"), at);
+	CHECK_STR(config_origin(&c, "num_vcs"), "-s");
+	CHECK(config_origin(&c, "topology") == NULL);
+	CHECK(config_origin(NULL, "num_vcs") == NULL);
 	unlink(p);
 
 	p = test_write_tmp("num_vc = 4\n");
