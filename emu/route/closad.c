@@ -44,6 +44,7 @@
  * the channel-dependency graph is acyclic (checked by the route unit test).
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include <stddef.h>
 
@@ -77,8 +78,8 @@ static int closad_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'closad': topology '%s' has no HyperX coordinates",
 			       r->topo->ops->name);
 	if (r->n_vcs < 2 || r->n_vcs % 2)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'closad' needs an even num_vcs >= 2 (one half per phase), got %u", r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'closad' needs an even num_vcs >= 2 (one half per phase), got %u", r->n_vcs);
 	r->max_cands = 1;
 	r->needs_pend = ((const struct closad_params *)r->params)->queue == ROUTE_Q_ROUTED;
 	r->views |= route_queue_views(((const struct closad_params *)r->params)->queue);

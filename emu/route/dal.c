@@ -80,6 +80,7 @@
  * HyperX instances and checks it).
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -117,9 +118,9 @@ static int dal_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'dal': topology '%s' has no HyperX coordinates",
 			       r->topo->ops->name);
 	if (r->n_vcs < 2 || r->n_vcs % 2)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'dal' needs an even num_vcs >= 2 (adaptive lower half, escape upper half; seed 001 uses 6), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'dal' needs an even num_vcs >= 2 (adaptive lower half, escape upper half; seed 001 uses 6), got %u",
+				      r->n_vcs);
 	/* The marks are bits of route_pkt.vc_class; candidates are at most
 	 * one per dimension and tier plus the escape. */
 	if (h->L > 7)

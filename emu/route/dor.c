@@ -50,9 +50,9 @@ static int dor_init(struct route *r, struct nl_err *err)
 	for (int d = 0; d < g->n_dims; d++)
 		wraps |= g->wrap[d];
 	if (wraps && p->dateline && (r->n_vcs < 2 || r->n_vcs % 2))
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got %u",
+				      r->n_vcs);
 	r->max_cands = 1;
 	return 0;
 }

@@ -92,10 +92,10 @@ static int duato_init(struct route *r, struct nl_err *err)
 	s->rings = wraps && p->dateline;
 	s->esc = s->rings ? 2 : 1;
 	if (r->n_vcs < s->esc + 1)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'duato' needs num_vcs >= %u here (%u escape VC%s for dimension order%s, at least 1 adaptive; seed 003 uses 4), got %u",
-			       s->esc + 1, s->esc, s->esc > 1 ? "s" : "", s->rings ? ", two dateline classes" : "",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'duato' needs num_vcs >= %u here (%u escape VC%s for dimension order%s, at least 1 adaptive; seed 003 uses 4), got %u",
+				      s->esc + 1, s->esc, s->esc > 1 ? "s" : "", s->rings ? ", two dateline classes" : "",
+				      r->n_vcs);
 	r->needs_atomic_vcs = true;
 	return 0;
 }

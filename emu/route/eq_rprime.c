@@ -53,6 +53,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "route/route_internal.h"
 #include "topo/topo.h"
 
 int eq_rprime_build(struct eq_rprime *rp, const struct topo *t, const char *name, struct nl_err *err)
@@ -136,12 +137,12 @@ int eq_route_init(struct route *r, struct eq_route *s, bool adaptive_src, uint32
 	if (adaptive_src && s->rp.max_sub_hops > need)
 		NL_BUG("Equality R' has a %u-hop sub-shortest path, diameter %u", s->rp.max_sub_hops, d);
 	if (r->n_vcs < need)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function '%s' needs num_vcs >= %u on this Equality network (VC k on hop k, seed 002 §3.5: %s), got %u",
-			       r->ops->name, need,
-			       adaptive_src ? (d == 2 ? "4 for diameter 2" : "diameter + 1 for diameter >= 3")
-					    : "the diameter",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function '%s' needs num_vcs >= %u on this Equality network (VC k on hop k, seed 002 §3.5: %s), got %u",
+				      r->ops->name, need,
+				      adaptive_src ? (d == 2 ? "4 for diameter 2" : "diameter + 1 for diameter >= 3")
+						   : "the diameter",
+				      r->n_vcs);
 	s->class_w = r->n_vcs / need;
 	s->threshold = threshold;
 	s->adaptive_src = adaptive_src;

@@ -30,6 +30,7 @@
  * diameter D (2 on the 3-layer FleX); each class gets num_vcs / D VCs.
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -81,9 +82,9 @@ static int flexmin_init(struct route *r, struct nl_err *err)
 	if (diameter == 0 || diameter > 254)
 		return nl_errf(err, NL_EINVAL, "routing function 'flexmin': diameter %u out of range", diameter);
 	if (r->n_vcs < diameter)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'flexmin' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
-			       diameter, r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'flexmin' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
+				      diameter, r->n_vcs);
 	s->class_w = r->n_vcs / diameter;
 	r->max_cands = 1;
 	return 0;

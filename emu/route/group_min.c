@@ -53,9 +53,9 @@ static int group_min_init(struct route *r, struct nl_err *err)
 			       "routing function 'group_min': topology '%s' has no groups joined by global links",
 			       r->topo->ops->name);
 	if (r->n_vcs < 2)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'group_min': num_vcs = %u, expected >= 2 (VC class 0 before the global hop, class 1 after it, as BookSim's min_dragonflynew)",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'group_min': num_vcs = %u, expected >= 2 (VC class 0 before the global hop, class 1 after it, as BookSim's min_dragonflynew)",
+				      r->n_vcs);
 	/* The dragonfly view (a gateway exists only on a dragonfly), kept for
 	 * the closed form at every hop. */
 	*(const struct topo_dragonfly **)r->state = topo_dragonfly_of(r->topo);

@@ -338,10 +338,10 @@ static int lbr_init(struct route *r, struct nl_err *err)
 	NL_CHECK(lbr_tables(t, s, err));
 	uint32_t classes = 2 * (s->diameter ? s->diameter : 1);
 	if (r->n_vcs < classes)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'lbr' needs num_vcs >= 2 x the diameter = %u (one VC class per hop of a "
-			       "Valiant path), got %u",
-			       classes, r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'lbr' needs num_vcs >= 2 x the diameter = %u (one VC class per hop of a "
+				      "Valiant path), got %u",
+				      classes, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
 	s->max_hops = classes;
 	size_t pairs = (size_t)s->n * s->n;

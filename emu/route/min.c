@@ -169,9 +169,9 @@ static int min_init(struct route *r, struct nl_err *err)
 	}
 	uint32_t classes = s->diameter ? s->diameter : 1;
 	if (r->n_vcs < classes)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
-			       s->diameter, r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'min' needs num_vcs >= the diameter %u (one VC class per hop), got %u",
+				      s->diameter, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
 	if (s->select != MIN_ADAPTIVE)
 		r->max_cands = 1;

@@ -35,6 +35,7 @@
  * `classes=hop` forces the classes. The ejection hop uses every VC.
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -282,13 +283,13 @@ static int ma_init(struct route *r, struct nl_err *err)
 	if (per_hop) {
 		uint32_t classes = s->max_hops ? s->max_hops : 1;
 		if (r->n_vcs < classes) {
-			rc = nl_errf(err, NL_ECONFIG,
-				     "routing function 'min_anynet'%s needs num_vcs >= %u (one VC class per hop of its longest route), "
-				     "got %u%s",
-				     pr->classes == MA_CLASSES_HOP ? " with classes=hop" : "", classes, r->n_vcs,
-				     pr->classes == MA_CLASSES_HOP ? ""
-								   : ": its routes' channel dependencies are cyclic; "
-								     "classes=none runs BookSim's rule, which can deadlock");
+			rc = route_vcs_errf(r, err,
+					    "routing function 'min_anynet'%s needs num_vcs >= %u (one VC class per hop of its longest route), "
+					    "got %u%s",
+					    pr->classes == MA_CLASSES_HOP ? " with classes=hop" : "", classes, r->n_vcs,
+					    pr->classes == MA_CLASSES_HOP ? ""
+									  : ": its routes' channel dependencies are cyclic; "
+									    "classes=none runs BookSim's rule, which can deadlock");
 			goto out;
 		}
 		s->class_w = r->n_vcs / classes;

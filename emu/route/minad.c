@@ -32,6 +32,7 @@
  * D! orders close cycles between dimensions), hence the escape.
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include "core/error.h"
 #include "route/hyperx_route.h"
@@ -59,9 +60,9 @@ static int minad_init(struct route *r, struct nl_err *err)
 		return nl_errf(err, NL_EUNSUPPORTED, "routing function 'minad': topology '%s' has no HyperX coordinates",
 			       r->topo->ops->name);
 	if (r->n_vcs < 2 || r->n_vcs % 2)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'minad' needs an even num_vcs >= 2 (adaptive lower half, escape upper half; seed 001 uses 6), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'minad' needs an even num_vcs >= 2 (adaptive lower half, escape upper half; seed 001 uses 6), got %u",
+				      r->n_vcs);
 	r->max_cands = (uint32_t)h->L + 1 < ROUTE_MAX_CANDS ? (uint32_t)h->L + 1 : ROUTE_MAX_CANDS;
 	if ((uint32_t)h->L + 1 > ROUTE_MAX_CANDS)
 		return nl_errf(err, NL_ECONFIG,

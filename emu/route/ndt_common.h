@@ -36,8 +36,8 @@ static inline int ndt_route_init(struct route *r, const char *why, struct nl_err
 		return nl_errf(err, NL_EUNSUPPORTED, "routing function '%s' runs on the nD twin torus (ndt) only",
 			       r->ops->name);
 	if (r->n_vcs < 4 || r->n_vcs % 4)
-		return nl_errf(err, NL_ECONFIG, "routing function '%s' needs num_vcs a multiple of 4 (%s), got %u",
-			       r->ops->name, why, r->n_vcs);
+		return route_vcs_errf(r, err, "routing function '%s' needs num_vcs a multiple of 4 (%s), got %u",
+				      r->ops->name, why, r->n_vcs);
 	r->max_cands = 1;
 	return 0;
 }

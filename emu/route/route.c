@@ -1,6 +1,8 @@
 /* Routing: parsing, lifecycle and shared helpers. */
 #include "route/route.h"
+#include "route/route_internal.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,8 +110,26 @@ int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
 	return rc;
 }
 
+int route_vcs_errf(const struct route *r, struct nl_err *err, const char *fmt, ...)
+{
+	char msg[NL_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (r->vcs_origin)
+		return nl_errf(err, NL_ECONFIG, "%s: %s", r->vcs_origin, msg);
+	return nl_errf(err, NL_ECONFIG, "%s", msg);
+}
+
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
 	      struct nl_err *err)
+{
+	return route_new_origin(spec, t, n_vcs, NULL, out, err);
+}
+
+int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const char *vcs_origin,
+		     struct route **out, struct nl_err *err)
 {
 	const char *tail;
 	struct route *r;
@@ -136,7 +156,9 @@ int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct rou
 		goto fail;
 	r->max_cands = ROUTE_MAX_CANDS;
 	r->hop_pure = ops->is_deterministic;
+	r->vcs_origin = vcs_origin;
 	rc = ops->init(r, err);
+	r->vcs_origin = NULL; /* the caller's string may not outlive the call */
 	if (rc < 0)
 		goto fail;
 	if (r->max_cands < 1 || r->max_cands > ROUTE_MAX_CANDS)

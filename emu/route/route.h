@@ -238,6 +238,10 @@ struct route {
 	void *state;             /* ops->state_size bytes (owned) */
 	char *spec;              /* canonical spec (owned) */
 	uint32_t n_vcs;          /* VCs per port */
+	/* Where num_vcs was set ("file.ini:12", "-s"), so init's VC-count
+	 * refusals (route_vcs_errf) start as read-time errors do; NULL: its
+	 * default, or not known. Not owned; set during route_new only. */
+	const char *vcs_origin;
 	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
 	uint32_t snapshot_period; /* cycles between ops->snapshot calls; init sets it, 0 = never */
 	unsigned views;          /* ROUTE_VIEW_* this instance reads beyond the local view; init sets them */
@@ -314,7 +318,8 @@ struct route_ops {
 
 	/* Check the topology and the VC count, precompute. Errors name the
 	 * rule ("dor on torus needs an even number of VCs >= 2 (dateline
-	 * classes)"). */
+	 * classes)"); a refused VC count goes through route_vcs_errf
+	 * (route_internal.h), which says where num_vcs was set. */
 	int (*init)(struct route *r, struct nl_err *err);
 	void (*release)(struct route *r);
 
@@ -366,6 +371,12 @@ int route_spec_canonical(const char *spec, char **out, struct nl_err *err);
  * n_vcs VCs. */
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
 	      struct nl_err *err);
+/* The same, with where num_vcs was set (config_origin: "file.ini:12",
+ * "-s"; NULL when unknown or left at its default): a refused VC count then
+ * reads "file.ini:12: routing function 'dor' on a torus needs ...", as
+ * the errors found while reading the configuration do. */
+int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const char *vcs_origin,
+		     struct route **out, struct nl_err *err);
 void route_free(struct route *r);
 
 /* Print every algorithm with its parameters and families (for --help). */

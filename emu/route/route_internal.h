@@ -7,8 +7,15 @@
 #include "route/route.h"
 #include "topo/topo.h"
 
+struct nl_err;
 struct rng;
 struct topo_grid;
+
+/* Refuse r's VC count in init: the message, prefixed with where num_vcs
+ * was set (r->vcs_origin) when known; returns NL_ECONFIG. Every
+ * function's VC check says it through here, so each names its origin. */
+int route_vcs_errf(const struct route *r, struct nl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Packet p's source router. The packet carries its source endpoint only:
  * the router is two table reads away, and the packet record (28 bytes)

@@ -58,6 +58,7 @@
  * first route at injection (route_ops.decide_at_injection).
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -191,9 +192,9 @@ static int ugal_init(struct route *r, struct nl_err *err)
 		s->bs_dragonfly = topo_dragonfly_of(t) != NULL;
 		if (s->bs_dragonfly) {
 			if (r->n_vcs != 3)
-				return nl_errf(err, NL_ECONFIG,
-					       "routing function 'ugal:mode=booksim' on a dragonfly needs num_vcs = 3 (one per phase, as BookSim's ugal_dragonflynew asserts), got %u",
-					       r->n_vcs);
+				return route_vcs_errf(r, err,
+						      "routing function 'ugal:mode=booksim' on a dragonfly needs num_vcs = 3 (one per phase, as BookSim's ugal_dragonflynew asserts), got %u",
+						      r->n_vcs);
 			s->compute = ugal_compute_bs_dragonfly;
 			return 0;
 		}
@@ -202,17 +203,17 @@ static int ugal_init(struct route *r, struct nl_err *err)
 				       "routing function 'ugal:mode=booksim' reproduces BookSim's dragonfly and flattened butterfly rules; topology '%s' is neither (use mode=local or mode=global)",
 				       t->ops->name);
 		if (r->n_vcs < 2 || r->n_vcs % 2)
-			return nl_errf(err, NL_ECONFIG,
-				       "routing function 'ugal:mode=booksim' on '%s' needs an even num_vcs >= 2 (lower half towards the intermediate, upper half after, as ugal_flatfly_onchip), got %u",
-				       t->ops->name, r->n_vcs);
+			return route_vcs_errf(r, err,
+					      "routing function 'ugal:mode=booksim' on '%s' needs an even num_vcs >= 2 (lower half towards the intermediate, upper half after, as ugal_flatfly_onchip), got %u",
+					      t->ops->name, r->n_vcs);
 		s->compute = ugal_compute_bs_flatfly;
 		return 0;
 	}
 	uint32_t classes = 2 * (s->diameter ? s->diameter : 1);
 	if (r->n_vcs < classes)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'ugal' needs num_vcs >= 2 x the diameter = %u (one VC class per hop of the longest Valiant path), got %u",
-			       classes, r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'ugal' needs num_vcs >= 2 x the diameter = %u (one VC class per hop of the longest Valiant path), got %u",
+				      classes, r->n_vcs);
 	s->class_w = r->n_vcs / classes;
 	s->compute = ugal_compute_default;
 	return 0;

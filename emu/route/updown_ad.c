@@ -91,9 +91,9 @@ static int updown_ad_init(struct route *r, struct nl_err *err)
 	const struct updown_ad_params *p = r->params;
 	const struct topo *t = r->topo;
 	if (r->n_vcs < 2)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'updown_adaptive' needs num_vcs >= 2 (VC 0 the up*/down* escape, at least 1 adaptive; seed 003 uses 4), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'updown_adaptive' needs num_vcs >= 2 (VC 0 the up*/down* escape, at least 1 adaptive; seed 003 uses 4), got %u",
+				      r->n_vcs);
 	NL_CHECK(updown_build(&s->u, t, (uint32_t)p->root, "updown_adaptive", err));
 	uint32_t n = t->n_routers;
 	s->dist = malloc((size_t)n * n);

@@ -62,9 +62,9 @@ static int valiant_init(struct route *r, struct nl_err *err)
 	s->hx = topo_hyperx_of(r->topo);
 	if (s->hx) {
 		if (r->n_vcs < 2 || r->n_vcs % 2)
-			return nl_errf(err, NL_ECONFIG,
-				       "routing function 'valiant' on the HyperX family needs an even num_vcs >= 2 (one half per phase), got %u",
-				       r->n_vcs);
+			return route_vcs_errf(r, err,
+					      "routing function 'valiant' on the HyperX family needs an even num_vcs >= 2 (one half per phase), got %u",
+					      r->n_vcs);
 		r->max_cands = 1;
 		return 0;
 	}
@@ -74,13 +74,13 @@ static int valiant_init(struct route *r, struct nl_err *err)
 	for (int d = 0; d < g->n_dims; d++)
 		s->wraps |= g->wrap[d];
 	if (s->wraps && (r->n_vcs < 4 || r->n_vcs % 4))
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 dateline classes), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 dateline classes), got %u",
+				      r->n_vcs);
 	if (!s->wraps && (r->n_vcs < 2 || r->n_vcs % 2))
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'valiant' on a mesh needs an even num_vcs >= 2 (one class per phase), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'valiant' on a mesh needs an even num_vcs >= 2 (one class per phase), got %u",
+				      r->n_vcs);
 	r->max_cands = 1;
 	return 0;
 }

@@ -42,6 +42,7 @@
  * the half, once, at the source).
  */
 #include "route/route.h"
+#include "route/route_internal.h"
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -94,9 +95,9 @@ static int xyyx_init(struct route *r, struct nl_err *err)
 			       "routing function 'xyyx': topology '%s' has neither HyperX coordinates nor a mesh grid",
 			       r->topo->ops->name);
 	if (r->n_vcs < 2 || r->n_vcs % 2)
-		return nl_errf(err, NL_ECONFIG,
-			       "routing function 'xyyx' needs an even num_vcs >= 2 (the lower half for XY, the upper half for YX; odd counts make BookSim's halves overlap), got %u",
-			       r->n_vcs);
+		return route_vcs_errf(r, err,
+				      "routing function 'xyyx' needs an even num_vcs >= 2 (the lower half for XY, the upper half for YX; odd counts make BookSim's halves overlap), got %u",
+				      r->n_vcs);
 	uint32_t kmax = 1;
 	for (int d = 0; h && d < h->L; d++)
 		kmax = h->K[d] > kmax ? h->K[d] : kmax;
