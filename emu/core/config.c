@@ -423,22 +423,6 @@ static int config_ini_flush(struct config_ini_ctx *x)
 	return x->rc;
 }
 
-/* An indented "name = value" (a blank next to the '=') is a mis-indented
- * key, not the rest of a value: it is checked on its own line as the
- * previous key's value, as inih reports it, so the message names it. */
-static bool config_ini_looks_like_key(const char *v)
-{
-	const char *s = v;
-	while (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))
-		s++;
-	if (s == v)
-		return false;
-	bool blank = config_ini_blank(*s);
-	while (config_ini_blank(*s))
-		s++;
-	return *s == '=' && (blank || config_ini_blank(s[1]));
-}
-
 static int config_ini_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct config_ini_ctx *x = user;
@@ -447,7 +431,10 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 	if (x->rc < 0)
 		return 0;
 	size_t n = strlen(value);
-	bool join = x->is_cont && (x->is_chunk || !config_ini_looks_like_key(value));
+	/* An indented "name = value" is a mis-indented key, not the rest of a
+	 * value (ini_lines_is_key): it is checked on its own line as the
+	 * previous key's value, as inih reports it, so the message names it. */
+	bool join = x->is_cont && (x->is_chunk || !ini_lines_is_key(value));
 	if (join && x->pend_name && !strcmp(x->pend_name, name) && !strcmp(x->pend_section, section)) {
 		char *v = realloc(x->pend_value, x->pend_len + n + 1);
 		if (!v) {

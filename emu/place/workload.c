@@ -8,7 +8,6 @@
  * what was expected. Relative paths are relative to the workload file.
  */
 #include <errno.h>
-#include <ini.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -246,7 +245,6 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 {
 	struct wl_ctx *x = user;
 	struct place_workload *w = x->w;
-	ini_lines_key(&x->src);
 	if (x->rc < 0)
 		return 0;
 	/* a new section (inih reports sections with their first key) */
@@ -258,6 +256,13 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	}
 	if (x->rc < 0)
 		return 0;
+	if (x->src.is_misindented) {
+		x->rc = nl_errf(x->err, NL_ECONFIG,
+				"%s:%d: [%s] indented line '%s' reads as 'name = value' after key '%s'; expected keys "
+				"unindented (an indented line continues the key before it)",
+				x->path, x->src.line, section, value, key);
+		return 0;
+	}
 	if (!strcmp(section, "workload")) {
 		uint64_t u;
 		if (wl_twice(x, section, key))
@@ -318,13 +323,14 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	NL_CHECK(nl_open_input(path, "workload file", &x.src.f, err));
 	x.src.empty_section = wl_empty_section;
 	x.src.empty_ctx = &x;
-	int line = ini_parse_stream(ini_lines_read, &x.src, wl_handler, &x);
-	ini_lines_finish(&x.src);
+	int line = ini_lines_parse(&x.src, wl_handler, &x);
 	fclose(x.src.f);
 	ini_keys_release(&x.keys);
 	int rc = x.rc;
 	if (rc == 0 && line > 0)
 		rc = nl_errf(err, NL_ECONFIG, "%s:%d: expected 'key = value', '[job NAME]' or a comment", path, line);
+	else if (rc == 0 && line == -2)
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	else if (rc == 0 && line < 0)
 		rc = nl_errf(err, NL_EIO, "%s: cannot read workload file", path);
 	else if (rc == 0 && w->n_jobs == 0)

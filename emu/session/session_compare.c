@@ -10,7 +10,6 @@
  * changed. Cost and power come from emu/layout, as `netloom cost` has them.
  */
 #include <errno.h>
-#include <ini.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -143,11 +142,15 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 {
 	const char *f = c->path;
 	int line = c->src.line;
-	ini_lines_key(&c->src);
 	/* a new section (inih reports sections with their first key) */
 	if ((strcmp(section, c->section) || c->src.headers != c->section_headers) &&
 	    !cmp_section(c, section, c->src.header_line, c->src.headers))
 		return 1;
+	if (c->src.is_misindented) {
+		cmp_problem(c, "%s:%d: [%s] indented line '%s' reads as 'name = value' after key '%s'; expected keys "
+			    "unindented (an indented line continues the key before it)", f, line, section, value, name);
+		return 1;
+	}
 	/* inih also splits at ':', so "topology torus:k=4" (no '=') reads as
 	 * key "topology torus": a key with a blank in it is refused. */
 	if (name[strcspn(name, " \t")]) {
@@ -913,11 +916,12 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		c->src.f = f;
 		c->src.empty_section = cmp_empty_section;
 		c->src.empty_ctx = c;
-		int line = ini_parse_stream(ini_lines_read, &c->src, cmp_ini_any, c);
-		ini_lines_finish(&c->src);
+		int line = ini_lines_parse(&c->src, cmp_ini_any, c);
 		fclose(f);
 		if (line > 0)
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
+		else if (line < 0)
+			cmp_problem(c, "%s: out of memory reading the study file", study);
 		/* With the file's own problems too: every problem at once
 		 * (docs/procurement.md), not one round per fix. */
 		cmp_validate(c);

@@ -157,6 +157,17 @@ bad dupsys "netloom: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; ex
 printf '[system a]\ntopology = torus:k=4x4\ntopology = torus:k=8x8\n[workload w]\ntrace = %s\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/dupkey.ini"
 bad dupkey "netloom: $dir/dupkey.ini:3: [system a] key 'topology' given twice (first at line 2); expected each key once
 netloom: $dir/dupkey.ini:6: [workload w] key 'trace' given twice (first at line 5); expected each key once"
+# A value continued on indented lines, as configuration files take it
+# (docs/configuration.md): joined without a separator, blank and comment
+# lines between allowed, errors at the key's first line; an indented
+# 'name = value' is a mis-indented key. Read as the key given twice.
+printf '[system a]\ntopology = torus:\n    k=4\n\n# the second dimension\n    x4\nrouting_function = dor\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/cont.ini"
+"$netloom" compare "$dir/cont.ini" -o "$dir/out-cont" > /dev/null || fail "continued topology: exit $?"
+expect_eq "continued topology" "$(json "$dir/out-cont/report.json" '[(x["topology"], x["routing"]) for x in d["systems"]]')" \
+  "[('torus:k=4x4', 'dor')]"
+printf '[system a]\ntopology = torus:k=4\n  y4\n  link_model = links\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badcont.ini"
+bad badcont "netloom: $dir/badcont.ini:4: [system a] indented line 'link_model = links' reads as 'name = value' after key 'topology'; expected keys unindented (an indented line continues the key before it)
+netloom: $dir/badcont.ini:2: [system a] key 'topology': value 'torus:k=4y4': topology 'torus': parameter 'k' value '4y4': expected dimensions like 8x8x4"
 printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
 bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"

@@ -192,6 +192,12 @@ bad dupnext $'[job A]\ntrace = a.nlt\n\n[job A]\nrepeat = 2' \
 # A key twice in one section: the last one won silently.
 bad dupkey $'[job A]\ntrace = a.nlt\nplacement = contiguous\nplacement = spread' \
   "$dir/dupkey.ini:4: [job A] key 'placement' given twice (first at line 3); expected each key once"
+# Indented lines continue a value (as in configuration files), not a key
+# given twice; an indented 'name = value' is a mis-indented key.
+bad cont $'[job A]\ntrace = a.nlt\nplacement = near\n  est' \
+  "$dir/cont.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
+bad misindent $'[job A]\ntrace = a.nlt\nplacement = spread\n  repeat = 2' \
+  "$dir/misindent.ini:4: [job A] indented line 'repeat = 2' reads as 'name = value' after key 'placement'; expected keys unindented (an indented line continues the key before it)"
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
 # A NUL byte in a map line was reported as a line over 510 characters.

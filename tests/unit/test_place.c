@@ -275,6 +275,22 @@ static void test_workload(void)
 	CHECK_EQ(w.jobs[1].start_ps, 0);
 	CHECK_EQ(w.jobs[1].repeat, 1);
 	place_workload_release(&w);
+	/* Indented lines continue a value, as in configuration files (a
+	 * blank or comment line between them too); the key keeps its line. */
+	path = map_file("[job a]\ntrace = /x/\n  a.nlt\nplacement = random-\n\n; the policy\n\tnode\n"
+			"[job b]\n  trace = b.nlt\n");
+	CHECK_OK(place_workload_read(path, &w, &err), &err);
+	CHECK_EQ(w.n_jobs, 2);
+	CHECK_STR(w.jobs[0].trace, "/x/a.nlt");
+	CHECK_STR(w.jobs[0].policy, "random-node");
+	CHECK_STR(w.jobs[1].name, "b");
+	place_workload_release(&w);
+	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 0\n  0\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'repeat': value '00': expected an integer 1..1000000");
+	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 2\n  placement = spread\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":4: [job a] indented line 'placement = spread' reads as 'name = value' after key 'repeat'");
 	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 0\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'repeat': value '0': expected an integer 1..1000000");
