@@ -184,8 +184,8 @@ struct app_source {
 	uint64_t total_ops;             /* for progress; 0 = unknown */
 	/* A collective's 0 bytes may stand for a size the source did not
 	 * know (DUMPI's datatypes of unknown size, OTF2's byte totals), so
-	 * it does not prove count 0: such bcast/reduce/allreduce are replayed
-	 * in full, not as zero-count. */
+	 * it does not prove count 0: such collectives are replayed in full,
+	 * not as zero-count. */
 	bool zero_bytes_unknown;
 };
 

@@ -452,17 +452,65 @@ static void app_coll_sizes(const struct trace_op *op, enum app_coll coll, uint32
 	}
 }
 
-/* Open MPI's MPI_Bcast, MPI_Reduce and MPI_Allreduce return MPI_SUCCESS
- * at once when count is 0 (ompi/mpi/c/bcast.c, reduce.c, allreduce.c),
- * and their non-blocking forms hand back a request already complete
- * (ibcast.c, ireduce.c, iallreduce.c: ompi_request_empty): no messages,
- * no synchronisation. Bytes 0 is count 0 unless the source says it may
- * be an unknown size. */
-static bool app_coll_zero_count(const struct app *a, enum app_coll coll, const struct app_coll_sizes *z)
+/* Open MPI 4.1.4's C bindings return MPI_SUCCESS at once, before any
+ * coll component runs, when this rank's own arguments leave nothing to
+ * move: no messages, no synchronisation. Each rank tests its own counts
+ * (on an intracommunicator a rooted one does not look at the root's), so
+ * the tests below are per rank. A non-blocking form that returns hands
+ * back a request already complete (ompi_request_empty); the others run
+ * their libnbc schedule whatever the counts. alltoallv, alltoallw,
+ * gatherv and scatterv have no such test in either form and run in full.
+ * The trace's sizes are the call's counts x type size (trace.h): bytes 0
+ * is count 0 unless the source says it may be an unknown size. */
+static bool app_coll_zero_count(const struct app *a, enum app_coll coll, const struct trace_op *op, uint32_t me,
+				const struct app_coll_sizes *z)
 {
-	if (z->bytes || a->src.zero_bytes_unknown)
+	if (a->src.zero_bytes_unknown)
 		return false;
-	return coll == APP_COLL_BCAST || coll == APP_COLL_REDUCE || coll == APP_COLL_ALLREDUCE;
+	bool in_place = op->flags & TRACE_F_IN_PLACE, root_in_place = in_place && me == z->root;
+	switch (coll) {
+	case APP_COLL_BCAST:
+	case APP_COLL_REDUCE:
+	case APP_COLL_ALLREDUCE:
+		/* ompi/mpi/c/bcast.c, reduce.c, allreduce.c: count 0; the
+		 * same test in ibcast.c, ireduce.c, iallreduce.c. */
+		return !z->bytes;
+	case APP_COLL_SCAN:
+		/* scan.c: count 0. iscan.c has no test, but libnbc's
+		 * nbc_iscan.c returns its no-op request for count 0. */
+		return !z->bytes;
+	case APP_COLL_EXSCAN:
+		/* exscan.c: count 0; iexscan.c and nbc_iexscan.c run. */
+		return !z->nonblocking && !z->bytes;
+	case APP_COLL_REDUCE_SCATTER:
+		/* reduce_scatter.c, ireduce_scatter.c: every recvcounts[i]
+		 * 0 (their sum, or bytes without counts). */
+		return !z->total;
+	case APP_COLL_REDUCE_SCATTER_BLOCK:
+		/* reduce_scatter_block.c, ireduce_scatter_block.c: recvcount 0. */
+		return !op->recv_bytes;
+	case APP_COLL_ALLGATHER:
+		/* allgather.c: sendcount 0 (unless MPI_IN_PLACE) or recvcount
+		 * 0; iallgather.c runs. */
+		return !z->nonblocking && ((!in_place && !op->bytes) || !op->recv_bytes);
+	case APP_COLL_ALLGATHERV:
+		/* allgatherv.c: every recvcounts[i] 0; iallgatherv.c runs. */
+		return !z->nonblocking && !z->total;
+	case APP_COLL_ALLTOALL:
+		/* alltoall.c: recvcount 0 or a receive type of size 0;
+		 * ialltoall.c runs. */
+		return !z->nonblocking && !op->recv_bytes;
+	case APP_COLL_GATHER:
+		/* gather.c: the rank's own sendcount 0, the root's recvcount
+		 * when it passes MPI_IN_PLACE; igather.c runs. */
+		return !z->nonblocking && !(root_in_place ? op->recv_bytes : op->bytes);
+	case APP_COLL_SCATTER:
+		/* scatter.c: the rank's own recvcount 0, the root's sendcount
+		 * when it passes MPI_IN_PLACE; iscatter.c runs. */
+		return !z->nonblocking && !(root_in_place ? op->bytes : op->recv_bytes);
+	default:
+		return false;
+	}
 }
 
 static enum app_coll app_coll_of_kind(uint16_t kind)
@@ -555,7 +603,7 @@ int app_coll_start(struct app *a, uint32_t r, const struct trace_op *op, uint32_
 			z.root = 0;
 		}
 	}
-	if (app_coll_zero_count(a, coll, &z)) {
+	if (app_coll_zero_count(a, coll, op, me, &z)) {
 		co->alg = APP_ALG_ZERO_COUNT; /* no parts: completes at once */
 	} else {
 		enum app_alg alg = (enum app_alg)a->cfg.coll_alg[coll];

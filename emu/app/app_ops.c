@@ -519,7 +519,8 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 		NL_CHECK(app_comm_resolve(a, r, op->comm, &c, err));
 		struct trace_op syn = {.kind = op->kind == TOP_COMM_SPLIT ? TOP_ALLGATHER : TOP_ALLREDUCE,
 				       .comm = op->comm,
-				       .bytes = 8};
+				       .bytes = 8,
+				       .recv_bytes = 8};
 		/* MPI_Comm_idup (flag nonblocking): the same collective,
 		 * completing with the op's request. */
 		bool nb = op->flags & TRACE_F_NONBLOCKING;

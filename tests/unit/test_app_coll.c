@@ -709,6 +709,134 @@ static void test_zero_count(void)
 	}
 }
 
+/* One collective of zero counts on every rank of 8 (root 2; rank 2
+ * first computes 10 us): sizes 0, per-rank counts all 0 for the v kinds.
+ * Returns the messages, how often zero-count ran, and rank 0's finish and
+ * wait times. */
+struct zero_run {
+	uint64_t msgs, zero, finish_ps, wait_ps, runtime_ps;
+};
+
+static int run_zero(uint16_t kind, enum app_coll coll, uint16_t flags, struct zero_run *got, struct nl_err *err)
+{
+	static const uint64_t zeros[8] = {0};
+	struct syn s;
+	struct syn_run run;
+	syn_init(&s, 8);
+	for (uint32_t r = 0; r < 8; r++) {
+		if (r == 2)
+			syn_compute(&s, r, 10000000);
+		struct trace_op *op = syn_coll(&s, r, kind, 0, 2, 0, 0);
+		op->flags = flags;
+		if (kind == TOP_GATHERV || kind == TOP_ALLGATHERV || kind == TOP_REDUCE_SCATTER ||
+		    kind == TOP_ALLTOALLV || kind == TOP_ALLTOALLW || kind == TOP_SCATTERV) {
+			op->n_counts = 8;
+			op->send_counts = zeros;
+			op->recv_counts = zeros;
+		}
+		if (flags & TRACE_F_NONBLOCKING) {
+			op->req = 1;
+			syn_wait(&s, r, 1);
+		}
+	}
+	int rc = syn_replay(&s, NULL, &run);
+	if (rc < 0)
+		*err = run.err;
+	if (rc == 0) {
+		const struct app_results *res = app_results(run.app);
+		*got = (struct zero_run){res->coll_msgs, res->coll_alg_used[coll][APP_ALG_ZERO_COUNT],
+					 res->ranks[0].finish_ps, res->ranks[0].wait_ps, res->runtime_ps};
+	}
+	syn_run_free(&run);
+	syn_free(&s);
+	return rc;
+}
+
+/* The other collectives of zero counts follow Open MPI 4.1.4's C bindings
+ * (ompi/mpi/c/<name>.c; non-blocking: i<name>.c, and libnbc's
+ * nbc_iscan.c): where they return at once, replay sends nothing and no
+ * rank waits for the root's 10 us; where they do not (alltoallv, gatherv,
+ * scatterv, most non-blocking forms), the algorithm runs with empty
+ * messages. */
+static void test_zero_count_others(void)
+{
+	static const struct {
+		uint16_t kind;
+		enum app_coll coll;
+		bool is_zero, is_zero_nb; /* blocking, non-blocking form returns at once */
+	} cases[] = {
+		{TOP_ALLGATHER, APP_COLL_ALLGATHER, true, false},
+		{TOP_ALLGATHERV, APP_COLL_ALLGATHERV, true, false},
+		{TOP_ALLTOALL, APP_COLL_ALLTOALL, true, false},
+		{TOP_GATHER, APP_COLL_GATHER, true, false},
+		{TOP_SCATTER, APP_COLL_SCATTER, true, false},
+		{TOP_SCAN, APP_COLL_SCAN, true, true},
+		{TOP_EXSCAN, APP_COLL_EXSCAN, true, false},
+		{TOP_REDUCE_SCATTER_BLOCK, APP_COLL_REDUCE_SCATTER_BLOCK, true, true},
+		{TOP_REDUCE_SCATTER, APP_COLL_REDUCE_SCATTER, true, true},
+		{TOP_ALLTOALLV, APP_COLL_ALLTOALLV, false, false},
+		{TOP_GATHERV, APP_COLL_GATHERV, false, false},
+		{TOP_SCATTERV, APP_COLL_SCATTERV, false, false},
+	};
+	struct nl_err err = {0};
+	struct zero_run got = {0};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		for (int nb = 0; nb < 2; nb++) {
+			const char *name = trace_op_name(cases[i].kind);
+			bool want = nb ? cases[i].is_zero_nb : cases[i].is_zero;
+			if (run_zero(cases[i].kind, cases[i].coll, nb ? TRACE_F_NONBLOCKING : 0, &got, &err) < 0) {
+				TEST_FAIL_("%s nb=%d: replay failed: %s", name, nb, err.msg);
+				continue;
+			}
+			if (want && (got.msgs || got.zero != 8 || got.finish_ps || got.wait_ps ||
+				     got.runtime_ps != 10000000))
+				TEST_FAIL_("%s nb=%d: %llu messages, zero-count on %llu ranks, rank 0 finished "
+					   "at %llu ps (waited %llu), runtime %llu ps; expected 0, 8, 0 (0), 10000000",
+					   name, nb, (unsigned long long)got.msgs, (unsigned long long)got.zero,
+					   (unsigned long long)got.finish_ps, (unsigned long long)got.wait_ps,
+					   (unsigned long long)got.runtime_ps);
+			if (!want && (!got.msgs || got.zero))
+				TEST_FAIL_("%s nb=%d: %llu messages, zero-count on %llu ranks; expected it to run",
+					   name, nb, (unsigned long long)got.msgs, (unsigned long long)got.zero);
+		}
+
+	/* Each rank tests its own counts: a gather's non-root its send size
+	 * (the recorder leaves its recv_bytes 0), the root passing
+	 * MPI_IN_PLACE its receive size; a scatter the other way round. */
+	static const struct {
+		uint16_t kind;
+		uint64_t root_bytes, root_recv, bytes, recv;
+		uint64_t msgs; /* 0: zero-count on every rank */
+	} per_rank[] = {
+		{TOP_GATHER, 0, 8, 8, 0, 3},   /* in place: the root receives 8 from each */
+		{TOP_GATHER, 8, 0, 0, 0, 0},   /* in place, recvcount 0: all return */
+		{TOP_SCATTER, 8, 0, 0, 8, 3},  /* in place: the root sends 8 to each */
+		{TOP_SCATTER, 0, 8, 8, 0, 0},  /* in place, sendcount 0: all return */
+	};
+	for (size_t i = 0; i < sizeof per_rank / sizeof *per_rank; i++) {
+		struct syn s;
+		struct syn_run run;
+		syn_init(&s, 4);
+		for (uint32_t r = 0; r < 4; r++) {
+			struct trace_op *op = r == 1 ? syn_coll(&s, r, per_rank[i].kind, 0, 1, per_rank[i].root_bytes,
+								per_rank[i].root_recv)
+						     : syn_coll(&s, r, per_rank[i].kind, 0, 1, per_rank[i].bytes,
+								per_rank[i].recv);
+			if (r == 1)
+				op->flags = TRACE_F_IN_PLACE;
+		}
+		CHECK_OK(syn_replay(&s, NULL, &run), &run.err);
+		if (run.app) {
+			const struct app_results *res = app_results(run.app);
+			enum app_coll coll = per_rank[i].kind == TOP_GATHER ? APP_COLL_GATHER : APP_COLL_SCATTER;
+			CHECK_UINT(res->coll_msgs, ==, per_rank[i].msgs);
+			CHECK_UINT(res->coll_alg_used[coll][APP_ALG_ZERO_COUNT], ==, per_rank[i].msgs ? 0 : 4);
+		}
+		syn_run_free(&run);
+		syn_free(&s);
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_algorithms_closed_forms);
@@ -724,6 +852,7 @@ int main(void)
 	TEST_RUN(test_nbc_allreduce);
 	test_tmpdir_make("app_coll");
 	TEST_RUN(test_zero_count);
+	TEST_RUN(test_zero_count_others);
 	test_tmpdir_remove();
 	return test_done();
 }
