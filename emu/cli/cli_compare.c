@@ -70,22 +70,6 @@ static int compare_check_dir(const char *dir, struct nl_err *err)
 	return 0;
 }
 
-/* Register a staged file for removal on SIGINT/SIGTERM (out_staged_add)
- * under a copy of its name, which outlives out_commit's freeing it: the
- * report's files are staged while gnuplot draws the plots, seconds, and
- * an interrupt left report.json.tmpXXXXXX beside the old report. */
-static int compare_staged(const char *tmp, char **reg, struct nl_err *err)
-{
-	if (!(*reg = strdup(tmp)))
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", tmp);
-	int rc = out_staged_add(*reg, err);
-	if (rc < 0) {
-		free(*reg);
-		*reg = NULL;
-	}
-	return rc;
-}
-
 /* Write the report: its three files staged beside their places first,
  * renamed into place only once all three are written, so a write that
  * fails (a full disk) leaves the previous report whole rather than a new
@@ -93,7 +77,7 @@ static int compare_staged(const char *tmp, char **reg, struct nl_err *err)
  * succeeded (rare: same directory) is said in the error line. */
 static int compare_write(const json_t *doc, const char *md, const char *dir, struct nl_err *err)
 {
-	char *tmp[COMPARE_N_FILES] = {NULL}, *reg[COMPARE_N_FILES] = {NULL}, path[COMPARE_N_FILES][4200];
+	char *tmp[COMPARE_N_FILES] = {NULL}, path[COMPARE_N_FILES][4200];
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)
 		snprintf(path[i], sizeof path[i], "%s/%s", dir, compare_files[i]);
 	/* report.json as out_write_json writes it: with a trailing newline. */
@@ -107,18 +91,16 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 	}
 	t[n] = '\n';
 	t[n + 1] = '\0';
-	rc = out_stage(path[0], t, n + 1, &tmp[0], err);
+	/* Registered for SIGINT/SIGTERM from before each file exists
+	 * (out_stage_registered): the files are staged while gnuplot draws
+	 * the plots, seconds, and an interrupt left report.json.tmpXXXXXX
+	 * beside the old report. */
+	rc = out_stage_registered(path[0], t, n + 1, &tmp[0], err);
 	free(t);
 	if (rc == 0)
-		rc = compare_staged(tmp[0], &reg[0], err);
-	if (rc == 0)
-		rc = out_stage(path[1], md, strlen(md), &tmp[1], err);
-	if (rc == 0)
-		rc = compare_staged(tmp[1], &reg[1], err);
+		rc = out_stage_registered(path[1], md, strlen(md), &tmp[1], err);
 	if (rc == 0)
 		rc = cli_compare_html(doc, dir, &tmp[2], err);
-	if (rc == 0)
-		rc = compare_staged(tmp[2], &reg[2], err);
 	for (size_t i = 0; rc == 0 && i < COMPARE_N_FILES; i++) {
 		rc = out_commit(&tmp[i], path[i], err);
 		if (rc < 0 && i > 0) {
@@ -128,15 +110,10 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 				compare_files[0], i > 1 ? " and " : "", i > 1 ? compare_files[1] : "");
 		}
 	}
+	/* Forgotten only now: an interrupt before this point removes what
+	 * is still staged, and one during the renames waits for the last. */
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)
 		out_unstage(&tmp[i]);
-	/* Forgotten only now: an interrupt before this point removes what
-	 * is still staged (a committed file's name no longer exists). */
-	for (size_t i = 0; i < COMPARE_N_FILES; i++)
-		if (reg[i]) {
-			out_staged_del(reg[i]);
-			free(reg[i]);
-		}
 	return rc;
 }
 

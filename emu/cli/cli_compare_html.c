@@ -509,7 +509,7 @@ int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_e
 	}
 	char path[4200];
 	snprintf(path, sizeof path, "%s/index.html", dir);
-	int rc = out_stage(path, page, len, tmp, err);
+	int rc = out_stage_registered(path, page, len, tmp, err);
 	free(page);
 	return rc;
 }

@@ -15,18 +15,35 @@
 
 #include "core/error.h"
 
+static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct nl_err *err);
+static int out_staged_add_stage(const char *path, struct nl_err *err);
+static bool out_is_stage(const char *path);
+static bool out_stage_is_done(const char *path);
+static void out_stage_done(char **tmp);
+
 /* The temporary file beside `path` that out_write_atomic renames over it
- * (mode 0600 until written); *tmp is malloc'd. */
-static int out_tmp_open(const char *path, char **tmp, struct nl_err *err)
+ * (mode 0600 until written); *tmp is malloc'd. With is_registered, the
+ * name is registered (out_staged_add) as a template before mkstemp fills
+ * it in place and creates the file, so no signal finds the file made but
+ * not registered. */
+static int out_tmp_open(const char *path, char **tmp, bool is_registered, struct nl_err *err)
 {
 	size_t plen = strlen(path);
 	*tmp = malloc(plen + 16);
 	if (!*tmp)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	snprintf(*tmp, plen + 16, "%s.tmpXXXXXX", path);
+	int rc = is_registered ? out_staged_add_stage(*tmp, err) : 0;
+	if (rc < 0) {
+		free(*tmp);
+		*tmp = NULL;
+		return rc;
+	}
 	int fd = mkstemp(*tmp);
 	if (fd < 0) {
 		int e = errno;
+		if (is_registered)
+			out_staged_del(*tmp);
 		free(*tmp);
 		*tmp = NULL;
 		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
@@ -56,7 +73,7 @@ int out_check_writable(const char *path, struct nl_err *err)
 		if (access(real, W_OK) != 0)
 			rc = nl_errf(err, NL_EIO, "%s: cannot write: %s", path, strerror(errno));
 	} else {
-		int fd = out_tmp_open(real, &tmp, err);
+		int fd = out_tmp_open(real, &tmp, false, err);
 		if (fd < 0) {
 			rc = fd;
 		} else {
@@ -118,13 +135,15 @@ static int out_copy_into(char **tmp, const char *path, struct nl_err *err)
 		rc = nl_errf(err, NL_EIO, "%s: write failed: %s", path, strerror(errno));
 	if (in >= 0)
 		close(in);
-	out_unstage(tmp);
+	unlink(*tmp);
+	out_stage_done(tmp);
 	return rc;
 }
 
-int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err)
+static int out_stage_as(const char *path, const void *data, size_t len, char **tmp, bool is_registered,
+			struct nl_err *err)
 {
-	NL_CHECK(out_tmp_for(path, tmp, err));
+	NL_CHECK(out_tmp_make(path, tmp, is_registered, err));
 	int fd = open(*tmp, O_WRONLY);
 	if (fd < 0) {
 		int e = errno;
@@ -140,6 +159,16 @@ int out_stage(const char *path, const void *data, size_t len, char **tmp, struct
 	if (rc < 0)
 		out_unstage(tmp);
 	return rc;
+}
+
+int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err)
+{
+	return out_stage_as(path, data, len, tmp, false, err);
+}
+
+int out_stage_registered(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err)
+{
+	return out_stage_as(path, data, len, tmp, true, err);
 }
 
 int out_commit(char **tmp, const char *path, struct nl_err *err)
@@ -166,8 +195,7 @@ int out_commit(char **tmp, const char *path, struct nl_err *err)
 		out_unstage(tmp);
 		return nl_errf(err, NL_EIO, "%s: cannot replace file: %s", path, strerror(e));
 	}
-	free(*tmp);
-	*tmp = NULL;
+	out_stage_done(tmp);
 	return 0;
 }
 
@@ -175,7 +203,11 @@ void out_unstage(char **tmp)
 {
 	if (!*tmp)
 		return;
-	unlink(*tmp);
+	bool is_stage = out_is_stage(*tmp);
+	if (!is_stage || !out_stage_is_done(*tmp))
+		unlink(*tmp);
+	if (is_stage)
+		out_staged_del(*tmp); /* polls: a recorded signal ends the process here */
 	free(*tmp);
 	*tmp = NULL;
 }
@@ -200,7 +232,8 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 	return out_commit(&tmp, path, err);
 }
 
-int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
+/* out_tmp_for, registered or not (out_tmp_open). */
+static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct nl_err *err)
 {
 	char *real;
 	*tmp = NULL;
@@ -216,12 +249,17 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
 		if (asprintf(&real, "%s/netloom-out", dir && *dir ? dir : "/tmp") < 0)
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
-	int fd = out_tmp_open(real, tmp, err);
+	int fd = out_tmp_open(real, tmp, is_registered, err);
 	free(real);
 	if (fd < 0)
 		return fd;
 	close(fd);
 	return 0;
+}
+
+int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
+{
+	return out_tmp_make(path, tmp, false, err);
 }
 
 /* --- staged outputs and signals ------------------------------------------------ */
@@ -233,7 +271,11 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
  * outside it, and its length is published after its entry is stored. */
 static volatile sig_atomic_t out_pending_sig; /* the recorded signal, or 0 */
 static volatile sig_atomic_t out_n_staged;    /* entries of out_staged in use */
-static const char **out_staged;               /* the callers' paths, in registration order */
+static struct out_staged_entry {
+	const char *path; /* the caller's string (out_stage_registered's name) */
+	bool is_stage;    /* made by out_stage_registered: kept through out_commit */
+	bool is_done;     /* ... and moved into place: its name is free again */
+} *out_staged;                                /* in registration order */
 static size_t out_staged_cap;
 
 /* Async-signal-safe: records the signal while something is staged,
@@ -263,26 +305,71 @@ void out_signals_catch(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
-int out_staged_add(const char *path, struct nl_err *err)
+static int out_staged_push(const char *path, bool is_stage, struct nl_err *err)
 {
 	size_t n = (size_t)out_n_staged;
 	if (n == out_staged_cap) {
 		size_t cap = n ? 2 * n : 4;
-		const char **p = realloc(out_staged, cap * sizeof *p);
+		struct out_staged_entry *p = realloc(out_staged, cap * sizeof *p);
 		if (!p)
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		out_staged = p;
 		out_staged_cap = cap;
 	}
-	out_staged[n] = path;
+	out_staged[n] = (struct out_staged_entry){path, is_stage, false};
 	out_n_staged = (sig_atomic_t)(n + 1);
 	return 0;
+}
+
+int out_staged_add(const char *path, struct nl_err *err)
+{
+	return out_staged_push(path, false, err);
+}
+
+static int out_staged_add_stage(const char *path, struct nl_err *err)
+{
+	return out_staged_push(path, true, err);
+}
+
+/* The entry of the name out_stage_registered made at `path` (the pointer,
+ * not the string), NULL when there is none. */
+static struct out_staged_entry *out_stage_find(const char *path)
+{
+	for (size_t i = (size_t)out_n_staged; i-- > 0;)
+		if (out_staged[i].path == path)
+			return out_staged[i].is_stage ? &out_staged[i] : NULL;
+	return NULL;
+}
+
+static bool out_is_stage(const char *path)
+{
+	return out_stage_find(path) != NULL;
+}
+
+static bool out_stage_is_done(const char *path)
+{
+	struct out_staged_entry *e = out_stage_find(path);
+	return e && e->is_done;
+}
+
+/* *tmp's file is gone (moved into place or copied out): free its name, or
+ * one out_stage_registered made stays registered, marked done, until
+ * out_unstage. */
+static void out_stage_done(char **tmp)
+{
+	struct out_staged_entry *e = out_stage_find(*tmp);
+	if (e) {
+		e->is_done = true;
+		return;
+	}
+	free(*tmp);
+	*tmp = NULL;
 }
 
 void out_staged_del(const char *path)
 {
 	size_t n = (size_t)out_n_staged, i = n;
-	while (i > 0 && out_staged[i - 1] != path)
+	while (i > 0 && out_staged[i - 1].path != path)
 		i--;
 	if (i == 0)
 		return;
@@ -302,7 +389,8 @@ void out_staged_poll(void)
 	if (!sig)
 		return;
 	for (size_t i = (size_t)out_n_staged; i-- > 0;)
-		out_remove_tree(out_staged[i]);
+		if (!out_staged[i].is_done)
+			out_remove_tree(out_staged[i].path);
 	out_n_staged = 0;
 	/* Ended by the signal, as the user asked: the parent sees it. */
 	sigset_t set;

@@ -19,8 +19,9 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 /* out_write_atomic in two steps, for several files written together or
  * not at all: out_stage writes data to a temporary file (synced, mode
  * 0644; *tmp its malloc'd name); out_commit moves it to `path` (and frees
- * *tmp); out_unstage removes a staged file (NULL: none) and frees its
- * name. Both set *tmp to NULL when done with it. out_tmp_for makes the
+ * *tmp, unless out_stage_registered made it); out_unstage removes a
+ * staged file (NULL: none) and frees its name. Both set *tmp to NULL when
+ * done with it. out_tmp_for makes the
  * temporary file empty, for a program that writes it itself (gnuplot).
  *
  * Where `path` goes (nl_output_target, core/error.h): a file, or the file
@@ -33,6 +34,18 @@ int out_stage(const char *path, const void *data, size_t len, char **tmp, struct
 int out_tmp_for(const char *path, char **tmp, struct nl_err *err);
 int out_commit(char **tmp, const char *path, struct nl_err *err);
 void out_unstage(char **tmp);
+
+/* out_stage for a file to be removed on SIGINT/SIGTERM (out_staged_add,
+ * below) until it is in place: the temporary name is registered before
+ * the file exists (a template that mkstemp fills in place), so there is
+ * no moment when a signal would leave it. The name stays registered, and
+ * *tmp set, through out_commit, which moves the file into place but keeps
+ * the name: a signal while several files staged together are committed
+ * waits until all are in place, not one new file beside old ones. Then
+ * out_unstage (after out_commit or instead of it) removes the file if it
+ * is still staged, forgets the name (out_staged_del, which polls) and
+ * frees it; *tmp is NULL after it. */
+int out_stage_registered(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
 
 /* Can out_write_atomic create its temporary file beside `path`? Tried
  * and removed at once, so a command whose output cannot be written fails

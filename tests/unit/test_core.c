@@ -1,4 +1,5 @@
 /* Unit tests: core (errors, parameters, RNG, statistics, config, output). */
+#include <dirent.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <math.h>
@@ -490,6 +491,74 @@ static void test_output_staged_signals(void)
 	out_remove_tree(a);
 }
 
+/* Files staged with out_stage_registered (compare's report): registered
+ * from before they exist and through out_commit, so a signal after the
+ * first is in place still waits, and the poll in out_unstage removes the
+ * one not yet committed. In a child; the directory is the caller's. */
+static int test_registered_child(const char *dir)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct nl_err e = {0};
+		char a[128], b[128], *ta = NULL, *tb = NULL;
+		snprintf(a, sizeof a, "%s/a.json", dir);
+		snprintf(b, sizeof b, "%s/b.md", dir);
+		out_signals_catch();
+		if (out_stage_registered(a, "a\n", 2, &ta, &e) || out_stage_registered(b, "b\n", 2, &tb, &e))
+			_exit(10);
+		if (out_commit(&ta, a, &e) || !ta)
+			_exit(11); /* the name stays set, registered, after the rename */
+		raise(SIGINT);
+		out_unstage(&ta); /* forgets a's name and polls */
+		_exit(12); /* the poll returned: the signal was not recorded */
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	return status;
+}
+
+static void test_output_staged_registered(void)
+{
+	char dir[] = "/tmp/nltest-reg-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	int status = test_registered_child(dir);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGINT);
+	char path[160];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/a.json", dir);
+	CHECK(stat(path, &st) == 0); /* committed before the signal */
+	snprintf(path, sizeof path, "%s/b.md", dir);
+	CHECK(stat(path, &st) != 0);
+	/* Nothing else: b's temporary file is gone. */
+	int n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK_EQ(n, 1);
+	out_remove_tree(dir);
+	/* Without a signal: in place, nothing left, the name freed. */
+	CHECK(mkdtemp(strcpy(dir, "/tmp/nltest-reg-XXXXXX")) != NULL);
+	struct nl_err e = {0};
+	char *tmp = NULL;
+	snprintf(path, sizeof path, "%s/c.txt", dir);
+	CHECK_OK(out_stage_registered(path, "c\n", 2, &tmp, &e), &e);
+	CHECK(tmp && stat(tmp, &st) == 0);
+	CHECK_OK(out_commit(&tmp, path, &e), &e);
+	CHECK(tmp && stat(tmp, &st) != 0 && stat(path, &st) == 0);
+	out_unstage(&tmp);
+	CHECK(tmp == NULL && stat(path, &st) == 0);
+	/* Unstaged without a commit: removed. */
+	CHECK_OK(out_stage_registered(path, "d\n", 2, &tmp, &e), &e);
+	char name[160];
+	snprintf(name, sizeof name, "%s", tmp);
+	out_unstage(&tmp);
+	CHECK(tmp == NULL && stat(name, &st) != 0);
+	out_remove_tree(dir);
+}
+
 /* Issue 10 part 4b: values longer than libinih's 200-byte line (Equality
  * n64000k64 is ~400 characters) load from files, whole or continued on
  * indented lines, and go through -s; what cannot load says why. */
@@ -592,5 +661,6 @@ int main(void)
 	TEST_RUN(test_output_atomic);
 	TEST_RUN(test_output_empty_name);
 	TEST_RUN(test_output_staged_signals);
+	TEST_RUN(test_output_staged_registered);
 	return test_done();
 }
