@@ -60,6 +60,7 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	NL_CHECK(config_bind(cfg, &net_router_table, &rc, err));
 	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
 	sc.mpi = b->mpi;
+	sc.cfg = cfg;
 	if (rc.st_prepare_delay + rc.st_final_delay < 1)
 		return nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
 	uint64_t max_flits = ((uint64_t)nc.packet_bytes + (uint64_t)nc.flit_bytes - 1) / (uint64_t)nc.flit_bytes;

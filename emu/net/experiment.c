@@ -321,6 +321,7 @@ int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_
 	NL_CHECK(config_bind(cfg, &net_router_table, &rc, err));
 	NL_CHECK(config_bind(cfg, &traffic_table, &tc, err));
 	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
+	sc.cfg = cfg;
 	NL_CHECK(topo_new(nc.topology, &t, err));
 	int r = net_run_point(&nc, &rc, &sc, &tc, t, tc.injection_rate, pt, err);
 	topo_free(t);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "net/hold.h"
 #include "net/net_internal.h"
@@ -436,11 +437,12 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * (a thread without one would idle). */
 	uint32_t n_threads = fl_workers_resolve(sc->threads, t->n_routers);
 	if (n_threads > t->n_routers) {
+		const char *at = config_origin(sc->cfg, "threads");
 		flitnet_free(n);
 		return nl_errf(err, NL_ECONFIG,
-			       "key 'threads' value '%lld' out of range: expected 0 (automatic) or 1..%u (a router at "
-			       "least per thread)",
-			       (long long)sc->threads, t->n_routers);
+			       "%s%skey 'threads' value '%lld' out of range: expected 0 (automatic) or 1..%u (a router "
+			       "at least per thread)",
+			       at ? at : "", at ? ": " : "", (long long)sc->threads, t->n_routers);
 	}
 	/* MPI ranks run partitions too, each its share of threads: at least
 	 * that many per rank (results do not depend on the count). */
@@ -488,10 +490,15 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			       c, (long long)rc->num_vcs);
 	}
 	n->cls_w = n->V / n->n_cls;
-	rc_ = route_new(nc->routing_function, t, n->cls_w, &n->route, err);
-	if (rc_ < 0 && n->n_cls > 1) /* its "got N" counts one class's VCs */
-		nl_err_prefix(err, "[router] traffic_classes = %u leaves num_vcs / %u = %u VCs per class", n->n_cls,
-			      n->n_cls, n->cls_w);
+	/* A refused VC count starts with where num_vcs was set; with traffic
+	 * classes, where traffic_classes was, before what it left per class. */
+	rc_ = route_new_origin(nc->routing_function, t, n->cls_w,
+			       n->n_cls > 1 ? NULL : config_origin(sc->cfg, "num_vcs"), &n->route, err);
+	if (rc_ < 0 && n->n_cls > 1) { /* its "got N" counts one class's VCs */
+		const char *at = config_origin(sc->cfg, "traffic_classes");
+		nl_err_prefix(err, "%s%s[router] traffic_classes = %u leaves num_vcs / %u = %u VCs per class",
+			      at ? at : "", at ? ": " : "", n->n_cls, n->n_cls, n->cls_w);
+	}
 	/* The live global view needs the network in one partition: the
 	 * automatic count gives it that on one thread and one rank. */
 	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && parts_auto && n_threads == 1 && n_ranks == 1)

@@ -175,6 +175,11 @@ struct sim_cfg {
 	int64_t threads;          /* threads running the partitions side by side (0 = one per processor) */
 	int partitioner;          /* NET_PART_RANGES (contiguous router ranges) or NET_PART_METIS */
 	struct net_mpi *mpi;      /* not a key: the MPI ranks sharing each run (NULL: this process alone) */
+	/* Not a key: the configuration these were bound from, so a check made
+	 * once the topology is known (partitions, threads, num_vcs) starts
+	 * with where its key was set (config_origin), as read-time errors do.
+	 * NULL: not known. Not owned; read while the network is built. */
+	const struct config *cfg;
 };
 
 /* --- MPI ranks (issue 16 part 2, mpi.c) ------------------------------------ */

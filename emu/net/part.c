@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "net/mpi.h"
 #include "net/net_internal.h"
@@ -244,10 +245,11 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 				       "partitions %u (at least threads x ranks, with %u MPI ranks): the network has %u "
 				       "routers, one at least per partition; expected fewer ranks or threads",
 				       n_parts, n->x_size, R);
+		const char *at = config_origin(n->sc.cfg, "partitions");
 		return nl_errf(err, NL_ECONFIG,
-			       "key 'partitions' value '%u' out of range: expected 0 (automatic) or 1..%u (one router "
-			       "at least in each)",
-			       n_parts, R);
+			       "%s%skey 'partitions' value '%u' out of range: expected 0 (automatic) or 1..%u (one "
+			       "router at least in each)",
+			       at ? at : "", at ? ": " : "", n_parts, R);
 	}
 	n->own = calloc(n_parts, sizeof *n->own);
 	if (!n->own)

@@ -222,6 +222,7 @@ int session_bind(nl_sim *s, struct nl_err *err)
 	NL_CHECK(config_bind(&s->cfg, &net_router_table, &s->rc, err));
 	NL_CHECK(config_bind(&s->cfg, &traffic_table, &s->tc, err));
 	NL_CHECK(config_bind(&s->cfg, &net_sim_table, &s->sc, err));
+	s->sc.cfg = &s->cfg;
 	s->is_bound = true;
 	return 0;
 }

@@ -466,6 +466,10 @@ def case_errors():
         indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
         # A NUL byte cut the line silently (p=3 dropped).
         nul = ini("nu.ini", "[network]\ntopology = torus:k=4x4\0,p=3\n")
+        # Refused once the topology is known, at the key's line as when read.
+        parts_file = ini("pa.ini", "[network]\ntopology = torus:k=4x4\n[simulation]\npartitions = 17\n")
+        threads_file = ini("th.ini", "[network]\ntopology = torus:k=4x4\n[simulation]\nthreads = 17\n")
+        vcs_file = ini("vc.ini", "[network]\ntopology = torus:k=4x4\n[router]\nvc_buf_size = 4\nnum_vcs = 3\n")
         cases = [
             # key=value errors: -s and file
             (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
@@ -525,13 +529,21 @@ def case_errors():
              "routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=2"),
              "routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
+            # A VC count refused by the routing function starts with where
+            # num_vcs was set, as read-time errors do (none: its default).
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=3"),
-             "routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 3"),
+             "netloom: -s: routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), "
+             "got 3"),
+            (("-c", vcs_file),
+             f"netloom: {vcs_file}:5: routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline "
+             "classes), got 3"),
             (("-s", "topology=torus:k=4x4", "-s", "routing_function=valiant", "-s", "num_vcs=2"),
-             "routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 dateline "
-             "classes), got 2"),
+             "netloom: -s: routing function 'valiant' on a torus needs num_vcs a multiple of 4 (2 phases x 2 "
+             "dateline classes), got 2"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=min", "-s", "num_vcs=4"),
-             "routing function 'min' needs num_vcs >= the diameter 6 (one VC class per hop), got 4"),
+             "netloom: -s: routing function 'min' needs num_vcs >= the diameter 6 (one VC class per hop), got 4"),
+            (("-s", "topology=mesh:k=10x10", "-s", "routing_function=min"),
+             "netloom: routing function 'min' needs num_vcs >= the diameter 18 (one VC class per hop), got 16"),
             (("-s", "topology=mesh:k=4x4", "-s", "flow_control=vct", "-s", "packet_size=16"),
              "flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
@@ -547,15 +559,22 @@ def case_errors():
               "-s", "internal_speedup=17"),
              "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic_classes=2"),
-             "[router] traffic_classes = 2 leaves num_vcs / 2 = 1 VCs per class: routing function 'dor' on a "
+             "netloom: -s: [router] traffic_classes = 2 leaves num_vcs / 2 = 1 VCs per class: routing function 'dor' on a "
              "torus needs an even num_vcs >= 2 (two dateline classes), got 1"),
-            # partitions and threads past the routers: 0 (automatic) is in range too.
+            # partitions and threads past the routers: 0 (automatic) is in
+            # range too; where the key was set first, as read-time errors.
             (("-s", "topology=torus:k=4x4", "-s", "partitions=17"),
-             "key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router at least in "
-             "each)"),
+             "netloom: -s: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 (one router "
+             "at least in each)"),
+            (("-c", parts_file),
+             f"netloom: {parts_file}:4: key 'partitions' value '17' out of range: expected 0 (automatic) or 1..16 "
+             "(one router at least in each)"),
             (("-s", "topology=torus:k=4x4", "-s", "threads=17"),
-             "key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at least per "
-             "thread)"),
+             "netloom: -s: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 (a router at "
+             "least per thread)"),
+            (("-c", threads_file),
+             f"netloom: {threads_file}:4: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 "
+             "(a router at least per thread)"),
             (("-s", "topology=full:n=4,p=0", "-s", "routing_function=min"),
              "topology 'full:n=4,p=0,k=1': no endpoints; synthetic traffic needs at least one"),
             # command line
@@ -574,7 +593,7 @@ def case_errors():
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
-                   "tf.ini", "nu.ini", "keep.json"]))
+                   "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):
