@@ -54,7 +54,8 @@ enum analyze_dist_mode {
 struct analyze_dist_opts {
 	enum analyze_dist_mode mode;
 	uint64_t budget;  /* AUTO: most words an exact run may touch (projected); 0 = default */
-	uint32_t samples; /* sampled mode: BFS sources, 0 = default (1024, capped at n) */
+	uint32_t samples; /* sampled mode: BFS sources, 0 = default (1024, capped at n, and by sample_budget) */
+	uint64_t sample_budget; /* sampling the default number: most words it may touch (projected); 0 = default */
 	uint64_t seed;    /* picks the sampled sources */
 };
 
@@ -66,11 +67,22 @@ struct analyze_dist_opts {
 #define ANALYZE_DIST_BUDGET_DEFAULT 2000000000ull
 #define ANALYZE_DIST_SAMPLES_DEFAULT 1024u
 
+/* Default budget of a sampled run of the default number of sources,
+ * counted as above: 4e8 words. A word costs more sampled than exact
+ * (per-source counting, 64 scattered frontiers): about 2.5 ns on
+ * mesh:k=220x220, 3.5 on 440x440, 5.5 on dln:n=200000,d=8 and 10 on
+ * 880x880 (user CPU on a loaded 2-core host), so 1-4 s. 1,024 sources of
+ * the 220 x 220 mesh or dln fit, the 440 x 440 mesh gets 256, 880 x 880
+ * the one batch of 64 that always runs. */
+#define ANALYZE_DIST_SAMPLE_BUDGET_DEFAULT 400000000ull
+
 struct analyze_dist {
 	bool is_exact;
 	bool is_connected;     /* every source reached every router */
 	const char *method;    /* "vertex-transitive", "orbits", "all-sources", "sampled" */
 	uint32_t n_sources;    /* BFS sources run (orbit representatives or samples) */
+	uint32_t samples_wanted; /* sampled: sources asked for; n_sources < it when the sample budget stopped */
+	bool is_diameter_exact; /* exact run, or sampled with the family's closed form (topo_ops.diameter) */
 	uint32_t diameter;     /* exact, or the largest eccentricity seen (a lower bound) */
 	uint32_t diameter_hi;  /* == diameter when exact; else min over sources of 2*ecc (an upper bound) */
 	double aspl;           /* mean hops over ordered pairs of distinct routers */
@@ -88,7 +100,13 @@ struct analyze_dist {
  * AUTO runs the exact batches counting the words touched; after each but
  * the last it projects the average batch over all batches, and once that
  * exceeds the budget it discards them and samples (is_exact = false).
- * A disconnected graph gives is_connected = false (diameter UINT32_MAX). */
+ * Sampling the default number of sources stops, in whole batches of 64,
+ * before the batch that would take its projected work past
+ * sample_budget (n_sources < samples_wanted; at least one batch runs);
+ * an explicit o->samples runs whole. Sampled, a family with a closed-form
+ * diameter reports it (is_diameter_exact; NL_ECORRUPT if the samples'
+ * bounds do not hold it). A disconnected graph gives is_connected =
+ * false (diameter UINT32_MAX). */
 int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 		      const struct analyze_dist_opts *o, struct analyze_dist *out, struct nl_err *err);
 void analyze_dist_release(struct analyze_dist *d);
@@ -149,6 +167,10 @@ double analyze_ratio_B(const struct analyze_graph *g, double bisection);
 /* Moore bound: the most routers a graph of degree d and diameter D can
  * have, 1 + d * sum_{i<D} (d-1)^i (FleX §III-A Fig. 3, seed 002 §5.1). */
 double analyze_moore_bound(uint32_t degree, uint32_t diameter);
+
+/* log10 of analyze_moore_bound, finite where the bound overflows a double
+ * (degree 4 past diameter ~646: mesh:k=440x440's 878). */
+double analyze_moore_bound_log10(uint32_t degree, uint32_t diameter);
 
 /* --- link-failure tolerance ---------------------------------------------------- */
 

@@ -8,6 +8,7 @@
  */
 #include "analyze/analyze.h"
 
+#include <math.h>
 #include <metis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,17 @@ double analyze_moore_bound(uint32_t degree, uint32_t diameter)
 		layer *= (double)degree - 1;
 	}
 	return total;
+}
+
+double analyze_moore_bound_log10(uint32_t degree, uint32_t diameter)
+{
+	double m = analyze_moore_bound(degree, diameter);
+	if (isfinite(m))
+		return log10(m);
+	/* Past a double the degree is at least 3 (degree 2 gives 1 + 2D),
+	 * and the sum is d ((d-1)^D - 1) / (d-2) + 1, whose -1 and +1 lie
+	 * some 300 digits below a double's precision. */
+	return log10((double)degree) + (double)diameter * log10((double)degree - 1) - log10((double)degree - 2);
 }
 
 /* --- formulas ------------------------------------------------------------------ */

@@ -52,13 +52,19 @@ struct dist_ws {
 	uint32_t *cur, *next;    /* [n] frontier lists: vertices with fr (nx) != 0 */
 };
 
-/* Count the routers that `fresh` newly reaches, per source or in total. */
-static inline void dist_count(uint64_t fresh, bool per_source, uint64_t *lvcnt, uint64_t *plain)
+/* Count the routers that `fresh` newly reaches, per source or in total.
+ * Per source costs one step a bit, 64 per router in a full batch: more
+ * than the adjacency reads of a sparse random graph (dln:n=200000,d=8
+ * read 8e6 words a batch and ran 1.3e7 of these steps), so they count as
+ * work. */
+static inline void dist_count(uint64_t fresh, bool per_source, uint64_t *lvcnt, uint64_t *plain,
+			      uint64_t *work)
 {
 	if (!per_source) {
 		*plain += (uint64_t)__builtin_popcountll(fresh);
 		return;
 	}
+	*work += (uint64_t)__builtin_popcountll(fresh);
 	while (fresh) {
 		lvcnt[__builtin_ctzll(fresh)]++;
 		fresh &= fresh - 1;
@@ -157,7 +163,7 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 			vis[v] |= fresh;
 			if (vis[v] == full)
 				m_unfull -= g->off[v + 1] - g->off[v];
-			dist_count(fresh, per_source, lvcnt, &plain);
+			dist_count(fresh, per_source, lvcnt, &plain, work);
 		}
 		if (!n_next)
 			break;
@@ -258,7 +264,7 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 
 	memset(out, 0, sizeof *out);
 	if (n < 2) {
-		out->is_exact = out->is_connected = true;
+		out->is_exact = out->is_diameter_exact = out->is_connected = true;
 		out->method = "all-sources";
 		out->n_sources = n;
 		out->hist = calloc(1, sizeof *out->hist);
@@ -294,9 +300,23 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 	uint64_t n_batches = ((uint64_t)ns + 63) / 64;
 	enum analyze_dist_mode mode = o ? o->mode : ANALYZE_DIST_AUTO;
 	uint32_t want = o && o->samples ? o->samples : ANALYZE_DIST_SAMPLES_DEFAULT;
+	/* The default number of samples has a budget too: 16 batches of 64
+	 * cost 16 x levels x (routers + adjacency) at worst, and the levels
+	 * grow with the graph (mesh:k=440x440 counted 1.3e9 words, 8.4 s;
+	 * 880x880 ran over 49 s). A count the caller chose runs whole. */
+	uint64_t sample_budget = o && o->sample_budget ? o->sample_budget : ANALYZE_DIST_SAMPLE_BUDGET_DEFAULT;
+	bool sample_capped = !(o && o->samples);
 	bool can_sample = want < n; /* as many samples as routers: run them all, exactly */
 	bool sampled = can_sample && mode == ANALYZE_DIST_SAMPLED;
 	bool watch = can_sample && mode == ANALYZE_DIST_AUTO;
+	/* Every batch counts at least its 4n words of clears, so when those
+	 * alone pass the budget the exact run cannot fit: sample at once
+	 * rather than spend a batch finding out (mesh:k=880x880: 12,100
+	 * batches, the first about as costly as the whole sampled run). */
+	if (watch && (double)n_batches * 4.0 * (double)n > (double)budget) {
+		sampled = true;
+		watch = false;
+	}
 	sum = malloc((size_t)n * sizeof *sum);
 	ecc = malloc((size_t)n * sizeof *ecc);
 	if (!sum || !ecc || dist_hist_grow(&acc, 16) < 0) {
@@ -320,6 +340,7 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 			for (uint32_t i = 0; i < ns; i++)
 				w[i] = 1;
 			method = "sampled";
+			out->samples_wanted = want;
 		}
 		struct progress pg;
 		uint64_t work = 0;
@@ -341,6 +362,14 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 			/* Projected total: the batches so far, averaged, times all. */
 			over = watch && b0 + m < ns &&
 			       (double)work / (double)(b0 / 64 + 1) * (double)n_batches > (double)budget;
+			/* Sampled: stop before the batch that would take the
+			 * projected work past the budget. The sources are a
+			 * uniform draw in order (Fisher-Yates above), so those
+			 * run are a uniform sample of their own size, and the
+			 * interval below, over ns sources, widens with fewer. */
+			if (sampled && sample_capped && b0 + m < ns &&
+			    (double)work / (double)(b0 / 64 + 1) * (double)(b0 / 64 + 2) > (double)sample_budget)
+				ns = b0 + m;
 			char detail[64];
 			snprintf(detail, sizeof detail, "%u of %u BFS sources", b0 + m, ns);
 			progress_update(&pg, (double)(b0 + m) / ns, detail);
@@ -358,7 +387,7 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 
 	out->method = method;
 	out->n_sources = ns;
-	out->is_exact = !sampled;
+	out->is_exact = out->is_diameter_exact = !sampled;
 	out->is_connected = !acc.disconnected;
 	out->hist_len = acc.max_level + 1;
 	out->hist = calloc(out->hist_len, sizeof *out->hist);
@@ -400,6 +429,20 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 		out->diameter_hi = hi;
 		for (uint32_t h = 1; h < out->hist_len; h++)
 			out->hist[h] = (uint64_t)llround((double)acc.hist[h] * (double)n / (2.0 * ns));
+		/* A family's closed form (docs/topologies.md) is the diameter
+		 * itself, where the samples only bracket it: mesh:k=440x440
+		 * printed 865..910 for 878. The bracket must hold it. */
+		if (!acc.disconnected && t->ops->diameter) {
+			uint32_t dia = t->ops->diameter(t);
+			if (dia < maxecc || dia > hi) {
+				rc = nl_errf(err, NL_ECORRUPT,
+					     "%s: closed-form diameter %u outside the sampled bounds %u..%u", t->spec,
+					     dia, maxecc, hi);
+				goto done;
+			}
+			out->diameter = out->diameter_hi = dia;
+			out->is_diameter_exact = true;
+		}
 	}
 	if (acc.disconnected) {
 		out->diameter = out->diameter_hi = UINT32_MAX;

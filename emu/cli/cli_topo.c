@@ -5,6 +5,7 @@
  *   netloom topo describe SPEC [--json] [--bisection] [--faults] [--seed N] ...
  *   netloom topo export SPEC --format edgelist|dot|json [-o FILE]
  */
+#include <float.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -45,7 +46,8 @@ static const char describe_usage[] =
 	"  --trials N        fault trials per 5% step (default 100)\n"
 	"  --exact           exact distances whatever the cost\n"
 	"  --sampled         sampled distances (see --samples)\n"
-	"  --samples N       BFS sources when sampling, at least 2 (default 1024)\n"
+	"  --samples N       BFS sources when sampling, at least 2 (default 1024, fewer\n"
+	"                    where the sampling budget runs out; N given runs whole)\n"
 	"  -o, --output FILE write there (atomically) instead of stdout\n"
 	"  -h, --help        this text\n";
 
@@ -103,6 +105,49 @@ struct describe_result {
 	double moore;
 };
 
+/* routers / Moore bound while both are doubles: a bound past 1.8e308
+ * (degree 4 past diameter ~646) printed 'Moore bound inf' and ratio 0. */
+static bool describe_moore_fits(uint32_t routers, double bound)
+{
+	return isfinite(bound) && (double)routers / bound >= DBL_MIN;
+}
+
+/* 10^x as text with `digits` significant digits ("5.21e+418"): the Moore
+ * bound and ratio where a double cannot hold them. */
+static const char *describe_pow10(char *buf, size_t cap, double x, int digits)
+{
+	double e = floor(x), m = pow(10, x - e), scale = pow(10, digits - 1);
+	m = round(m * scale) / scale;
+	if (m >= 10) {
+		m /= 10;
+		e += 1;
+	}
+	snprintf(buf, cap, "%.*ge%+.0f", digits, m, e);
+	return buf;
+}
+
+/* The Moore bound for degree and diameter, and routers / it, as text:
+ * %.10g and %.6g while they are doubles, else from its logarithm. */
+static void describe_moore_text(char *bound, char *ratio, size_t cap, uint32_t routers, uint32_t degree,
+				uint32_t diameter)
+{
+	double mb = analyze_moore_bound(degree, diameter);
+	if (describe_moore_fits(routers, mb)) {
+		snprintf(bound, cap, "%.10g", mb);
+		snprintf(ratio, cap, "%.6g", (double)routers / mb);
+		return;
+	}
+	double lg = analyze_moore_bound_log10(degree, diameter);
+	describe_pow10(bound, cap, lg, 10);
+	describe_pow10(ratio, cap, log10((double)routers) - lg, 6);
+}
+
+/* routers / Moore bound as JSON, null where a double cannot hold it. */
+static json_t *describe_json_moore_ratio(uint32_t routers, double bound)
+{
+	return describe_moore_fits(routers, bound) ? json_real((double)routers / bound) : json_null();
+}
+
 /* A JSON string of s, any byte it holds (a graph:file= path) that is not
  * UTF-8 read as U+FFFD: json_string refuses invalid UTF-8, and "spec"
  * went missing. */
@@ -135,10 +180,12 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	json_object_set_new(j, "diameter", d->is_connected ? json_integer(d->diameter) : json_null());
 	json_object_set_new(j, "aspl", d->is_connected ? json_real(d->aspl) : json_null());
 	json_object_set_new(j, "exact", json_boolean(d->is_exact));
+	json_object_set_new(j, "diameter_exact", json_boolean(d->is_diameter_exact));
 	json_object_set_new(j, "distance_method", json_string(d->method));
 	json_object_set_new(j, "bfs_sources", json_integer(d->n_sources));
 	if (!d->is_exact) {
 		json_object_set_new(j, "samples", json_integer(d->n_sources));
+		json_object_set_new(j, "samples_requested", json_integer(d->samples_wanted));
 		json_object_set_new(j, "confidence", json_real(0.95));
 		json_object_set_new(j, "aspl_ci95", json_real(d->aspl_ci95));
 		json_t *bounds = json_array();
@@ -190,14 +237,17 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	json_object_set_new(j, "bisection", b);
 
 	if (d->is_connected) {
-		json_object_set_new(j, "moore_bound", topo_json_num(r->moore));
-		json_object_set_new(j, "moore_ratio", json_real((double)t->n_routers / r->moore));
-		json_object_set_new(j, "moore_ratio_exact", json_boolean(d->is_exact));
-		if (!d->is_exact) { /* from the diameter bounds: [at the upper, at the lower] */
+		double lg = analyze_moore_bound_log10(r->g.max_degree, d->diameter);
+		json_object_set_new(j, "moore_bound", isfinite(r->moore) ? topo_json_num(r->moore) : json_null());
+		json_object_set_new(j, "moore_ratio", describe_json_moore_ratio(t->n_routers, r->moore));
+		json_object_set_new(j, "moore_bound_log10", json_real(lg));
+		json_object_set_new(j, "moore_ratio_log10", json_real(log10((double)t->n_routers) - lg));
+		json_object_set_new(j, "moore_ratio_exact", json_boolean(d->is_diameter_exact));
+		if (!d->is_diameter_exact) { /* from the diameter bounds: [at the upper, at the lower] */
 			json_t *mb = json_array();
-			json_array_append_new(
-				mb, json_real((double)t->n_routers / analyze_moore_bound(r->g.max_degree, d->diameter_hi)));
-			json_array_append_new(mb, json_real((double)t->n_routers / r->moore));
+			json_array_append_new(mb, describe_json_moore_ratio(t->n_routers, analyze_moore_bound(
+										      r->g.max_degree, d->diameter_hi)));
+			json_array_append_new(mb, describe_json_moore_ratio(t->n_routers, r->moore));
 			json_object_set_new(j, "moore_ratio_bounds", mb);
 		}
 	} else {
@@ -250,11 +300,18 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 		fprintf(f, "diameter        %u\n", d->diameter);
 		fprintf(f, "aspl            %.6f\n", d->aspl);
 	} else {
-		fprintf(f, "diameter        %u..%u (sampled, %u sources)\n", d->diameter, d->diameter_hi,
-			d->n_sources);
+		if (d->is_diameter_exact)
+			fprintf(f, "diameter        %u (closed form; distances sampled, %u sources)\n", d->diameter,
+				d->n_sources);
+		else
+			fprintf(f, "diameter        %u..%u (sampled, %u sources)\n", d->diameter, d->diameter_hi,
+				d->n_sources);
 		fprintf(f, "aspl            %.6f +- %.6f (95%% confidence)\n", d->aspl, d->aspl_ci95);
 	}
-	fprintf(f, "distances       %s, %u BFS source%s\n", d->method, d->n_sources, d->n_sources == 1 ? "" : "s");
+	fprintf(f, "distances       %s, %u BFS source%s", d->method, d->n_sources, d->n_sources == 1 ? "" : "s");
+	if (!d->is_exact && d->n_sources < d->samples_wanted)
+		fprintf(f, " of %u (the sampling budget ran out; --samples N runs N)", d->samples_wanted);
+	fprintf(f, "\n");
 	fprintf(f, "histogram      ");
 	for (uint32_t i = 1; i < d->hist_len; i++)
 		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
@@ -274,15 +331,20 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	if (basis >= 0)
 		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
 			analyze_ratio_B(&r->g, basis));
-	if (d->is_connected && d->is_exact)
-		fprintf(f, "moore ratio     %.6g (%u routers / Moore bound %.10g for degree %u, diameter %u)\n",
-			(double)t->n_routers / r->moore, t->n_routers, r->moore, r->g.max_degree, d->diameter);
-	else if (d->is_connected) /* the true diameter is only bracketed */
+	char mb[48], mr[48];
+	if (d->is_connected)
+		describe_moore_text(mb, mr, sizeof mb, t->n_routers, r->g.max_degree, d->diameter);
+	if (d->is_connected && d->is_diameter_exact) {
+		fprintf(f, "moore ratio     %s (%u routers / Moore bound %s for degree %u, diameter %u)\n", mr,
+			t->n_routers, mb, r->g.max_degree, d->diameter);
+	} else if (d->is_connected) { /* the true diameter is only bracketed */
+		char mb_hi[48], mr_hi[48];
+		describe_moore_text(mb_hi, mr_hi, sizeof mb_hi, t->n_routers, r->g.max_degree, d->diameter_hi);
 		fprintf(f,
-			"moore ratio     <= %.6g, approximate (%u routers / Moore bound %.10g for degree %u and the "
-			"sampled diameter's lower bound %u; %.6g at its upper bound %u)\n",
-			(double)t->n_routers / r->moore, t->n_routers, r->moore, r->g.max_degree, d->diameter,
-			(double)t->n_routers / analyze_moore_bound(r->g.max_degree, d->diameter_hi), d->diameter_hi);
+			"moore ratio     <= %s, approximate (%u routers / Moore bound %s for degree %u and the "
+			"sampled diameter's lower bound %u; %s at its upper bound %u)\n",
+			mr, t->n_routers, mb, r->g.max_degree, d->diameter, mr_hi, d->diameter_hi);
+	}
 	if (o->faults) {
 		const struct analyze_faults *fl = &r->fl;
 		if (fl->tolerance_pct < 0)

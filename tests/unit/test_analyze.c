@@ -351,6 +351,87 @@ static void test_sampled(void)
 	topo_free(t);
 }
 
+/* The default number of samples stops at the sampling budget, in whole
+ * batches of 64, and its 95% interval widens with fewer sources: with no
+ * budget 16 batches of 64 cost up to 16 x levels x (routers + adjacency)
+ * (mesh:k=880x880 ran over 49 s). A count the caller gives runs whole. */
+static void test_sample_budget(void)
+{
+	struct topo *t = new_topo("mesh:k=40x40");
+	struct analyze_graph g;
+	struct analyze_dist ex, full, cut, asked;
+	struct nl_err e = {0};
+	if (!t || run_dist(t, &g, &ex, ANALYZE_DIST_EXACT, 0, 1) != 0) {
+		topo_free(t);
+		return;
+	}
+	struct analyze_dist_opts o = {.mode = ANALYZE_DIST_SAMPLED, .seed = 5};
+	CHECK_OK(analyze_distances(t, &g, &o, &full, &e), &e);
+	CHECK_EQ(full.n_sources, 1024);
+	CHECK_EQ(full.samples_wanted, 1024);
+	o.sample_budget = 1; /* past it after the first batch */
+	CHECK_OK(analyze_distances(t, &g, &o, &cut, &e), &e);
+	CHECK(!cut.is_exact);
+	CHECK_EQ(cut.n_sources, 64);
+	CHECK_EQ(cut.samples_wanted, 1024);
+	CHECK(cut.aspl_ci95 > full.aspl_ci95);
+	CHECK(fabs(cut.aspl - ex.aspl) <= cut.aspl_ci95);
+	o.samples = 1024; /* asked for: runs whole */
+	CHECK_OK(analyze_distances(t, &g, &o, &asked, &e), &e);
+	CHECK_EQ(asked.n_sources, 1024);
+	CHECK(asked.aspl == full.aspl);
+	/* AUTO falling back to sampling keeps the sampling budget. */
+	struct analyze_dist_opts au = {.mode = ANALYZE_DIST_AUTO, .budget = 100, .sample_budget = 1, .seed = 5};
+	analyze_dist_release(&asked);
+	CHECK_OK(analyze_distances(t, &g, &au, &asked, &e), &e);
+	CHECK(!asked.is_exact);
+	CHECK_EQ(asked.n_sources, 64);
+	CHECK(asked.aspl == cut.aspl);
+	analyze_dist_release(&asked);
+	analyze_dist_release(&cut);
+	analyze_dist_release(&full);
+	analyze_dist_release(&ex);
+	analyze_graph_release(&g);
+	topo_free(t);
+}
+
+/* Sampled distances of a family with a closed-form diameter report it,
+ * exact: mesh:k=440x440 printed 'diameter 865..910 (sampled)' for 878.
+ * A graph without one (the same mesh read from an edge list has no
+ * closed form) keeps the bounds. */
+static void test_sampled_closed_diameter(void)
+{
+	struct topo *t = new_topo("mesh:k=30x20");
+	struct analyze_graph g;
+	struct analyze_dist d;
+	if (!t || run_dist(t, &g, &d, ANALYZE_DIST_SAMPLED, 4, 2) != 0) {
+		topo_free(t);
+		return;
+	}
+	CHECK(!d.is_exact);
+	CHECK(d.is_diameter_exact);
+	CHECK_EQ(d.diameter, 48);
+	CHECK_EQ(d.diameter_hi, 48);
+	analyze_dist_release(&d);
+	analyze_graph_release(&g);
+	topo_free(t);
+	t = new_topo("graph:file=" TEST_SRC("tests/data/topo/petersen.edges"));
+	if (t && run_dist(t, &g, &d, ANALYZE_DIST_SAMPLED, 4, 2) == 0) {
+		CHECK(!d.is_diameter_exact);
+		analyze_dist_release(&d);
+		analyze_graph_release(&g);
+	}
+	topo_free(t);
+	/* One router is exact whatever the mode. */
+	t = new_topo("fly:k=4");
+	if (t && run_dist(t, &g, &d, ANALYZE_DIST_SAMPLED, 4, 2) == 0) {
+		CHECK(d.is_exact && d.is_diameter_exact);
+		analyze_dist_release(&d);
+		analyze_graph_release(&g);
+	}
+	topo_free(t);
+}
+
 /* Two disjoint triangles. No registered family builds a disconnected
  * graph (the graph family refuses one), so a test-local family does. */
 static int two_triangles_build(struct topo *t, struct nl_err *err)
@@ -746,6 +827,13 @@ static void test_ratios_and_moore(void)
 	CHECK_NEAR(analyze_moore_bound(3, 2), 10, 0);
 	CHECK_NEAR(analyze_moore_bound(4, 8), 1 + 4 * (1 + 3 + 9 + 27 + 81 + 243 + 729 + 2187), 0);
 	CHECK_NEAR(analyze_moore_bound(7, 0), 1, 0);
+	/* Past a double (degree 4, diameter 878: mesh:k=440x440 printed
+	 * 'Moore bound inf', ratio 0) the logarithm stays finite:
+	 * 1 + 4 (3^878 - 1) / 2 = 2 * 3^878 - 1. */
+	CHECK(!isfinite(analyze_moore_bound(4, 878)));
+	CHECK_NEAR(analyze_moore_bound_log10(4, 878), log10(2.0) + 878 * log10(3.0), 1e-9);
+	CHECK_NEAR(analyze_moore_bound_log10(4, 8), log10(1 + 4 * (1 + 3 + 9 + 27 + 81 + 243 + 729 + 2187)), 1e-12);
+	CHECK_NEAR(analyze_moore_bound_log10(3, 1100), log10(3.0) + 1100 * log10(2.0), 1e-9);
 	/* The Petersen graph meets the Moore bound for degree 3, diameter 2. */
 	t = new_topo("graph:file=" TEST_SRC("tests/data/topo/petersen.edges"));
 	if (t) {
@@ -933,6 +1021,8 @@ int main(void)
 	TEST_RUN(test_orbits_match_all_sources);
 	TEST_RUN(test_permuted_all_sources);
 	TEST_RUN(test_sampled);
+	TEST_RUN(test_sample_budget);
+	TEST_RUN(test_sampled_closed_diameter);
 	TEST_RUN(test_disconnected);
 	TEST_RUN(test_metis_closed_form);
 	TEST_RUN(test_bisection_brute_force);
