@@ -90,6 +90,14 @@ int net_backend_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32
 	return b->ops->count_jobs(b, ep_job, n_jobs, err);
 }
 
+int net_backend_job_links(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
+			  struct nl_err *err)
+{
+	if (!b->ops->job_links)
+		return nl_errf(err, NL_EUNSUPPORTED, "network backend '%s' cannot count link use per job", b->ops->name);
+	return b->ops->job_links(b, use, n, unit, err);
+}
+
 const uint64_t *net_backend_job_use(const struct net_backend *b, const char **unit)
 {
 	return b->ops->job_use ? b->ops->job_use(b, unit) : NULL;

@@ -34,6 +34,7 @@ struct flit_backend {
 	uint64_t cycle_ps;
 	uint64_t flit_bytes, packet_bytes;
 	uint64_t *job_flits; /* count_jobs: the observer's per (channel, job) counts */
+	struct net_job_use *job_list; /* job_links: job_flits' nonzero counts */
 	bool chan_summed;    /* under MPI: the channels' counts are the ranks' sum (flit_report) */
 	uint64_t reached_ps; /* the time the network reached (ps): no send or advance before it */
 	net_deliver_fn deliver; /* the running advance's caller's callback (flit_deliver calls it) */
@@ -106,6 +107,7 @@ static void flit_destroy(struct net_backend *b)
 		return;
 	flitnet_free(fb->net);
 	free(fb->job_flits);
+	free(fb->job_list);
 	free(fb);
 	b->state = NULL;
 }
@@ -316,6 +318,38 @@ static int flit_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32
 	return 0;
 }
 
+/* job_flits' nonzero counts, in port then job order as they lie. The
+ * counts themselves stay a channels x jobs table: router.c adds each flit
+ * hop to it by index. */
+static int flit_job_links(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
+			  struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	const struct flitnet *net = fb->net;
+	size_t len = (size_t)net->topo->n_ports * net->obs.n_jobs, k = 0;
+	*unit = "flits";
+	*use = NULL;
+	*n = 0;
+	if (!fb->job_flits)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		k += fb->job_flits[i] != 0;
+	struct net_job_use *l = malloc((k ? k : 1) * sizeof *l);
+	if (!l)
+		return nl_errf(err, NL_ENOMEM, "out of memory for per-job link counts");
+	k = 0;
+	for (size_t i = 0; i < len; i++)
+		if (fb->job_flits[i])
+			l[k++] = (struct net_job_use){.port = (uint32_t)(i / net->obs.n_jobs),
+						      .job = (uint32_t)(i % net->obs.n_jobs),
+						      .count = fb->job_flits[i]};
+	free(fb->job_list);
+	fb->job_list = l;
+	*use = l;
+	*n = k;
+	return 0;
+}
+
 static const uint64_t *flit_job_use(const struct net_backend *b, const char **unit)
 {
 	const struct flit_backend *fb = b->state;
@@ -353,6 +387,7 @@ const struct net_backend_ops net_backend_flit_ops = {
 	.advance = flit_advance,
 	.report = flit_report,
 	.count_jobs = flit_count_jobs,
+	.job_links = flit_job_links,
 	.job_use = flit_job_use,
 	.set_link_latency = flit_set_link_latency,
 };

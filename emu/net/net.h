@@ -35,6 +35,13 @@ struct net_backend;
  * arrived at the destination endpoint. */
 typedef void (*net_deliver_fn)(void *ctx, uint64_t msg_id, uint64_t t_ps);
 
+/* One channel's use by one job (count_jobs, job_links). */
+struct net_job_use {
+	uint32_t port;  /* the topology's global port the channel leaves from */
+	uint32_t job;   /* < count_jobs' n_jobs */
+	uint64_t count; /* in job_links' unit, > 0 */
+};
+
 struct net_backend_ops {
 	const char *name; /* "flit", "analytic" */
 	const char *help; /* one line */
@@ -99,9 +106,18 @@ struct net_backend_ops {
 	 * e (kept by pointer, caller owns it), and a message counts for the
 	 * job of its source endpoint. NULL: the backend cannot. */
 	int (*count_jobs)(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err);
-	/* Those counts, [global port * n_jobs + job] (the topology's global
-	 * port the channel leaves from), in *unit ("flits", "bytes"); NULL
-	 * before count_jobs. */
+	/* Those counts, the nonzero ones only, sorted by port then job: *n
+	 * entries at *use (the backend owns them, valid until the next
+	 * job_links, job_use, send or destroy), in *unit ("flits", "bytes");
+	 * *n = 0 before count_jobs. Memory follows the (channel, job) pairs
+	 * used, not channels x jobs. NULL: the backend cannot count. */
+	int (*job_links)(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
+			 struct nl_err *err);
+	/* The same as a table, [global port * n_jobs + job] (the topology's
+	 * global port the channel leaves from), in *unit, with the lifetime of
+	 * job_links' list; NULL before count_jobs or out of memory. Its
+	 * n_ports x n_jobs counters are for one job (`netloom compare`);
+	 * several jobs read job_links. */
 	const uint64_t *(*job_use)(const struct net_backend *b, const char **unit);
 };
 
@@ -418,6 +434,9 @@ void net_backend_free(struct net_backend *b);
 
 /* ops->count_jobs, or NL_EUNSUPPORTED naming the backend when it has none. */
 int net_backend_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err);
+/* ops->job_links, or NL_EUNSUPPORTED naming the backend when it has none. */
+int net_backend_job_links(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
+			  struct nl_err *err);
 /* ops->job_use, or NULL. */
 const uint64_t *net_backend_job_use(const struct net_backend *b, const char **unit);
 

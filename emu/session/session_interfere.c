@@ -53,8 +53,9 @@ struct ifr {
 	struct place_workload w;
 	struct ifr_job jobs[PLACE_MAX_JOBS];
 	uint32_t *ep_job;          /* [n_endpoints] job of each endpoint (0 where none runs) */
-	uint64_t *use;             /* [n_ports * n_jobs] shared run: per (channel, job) */
-	const char *unit;          /* of use: "flits" or "bytes" */
+	json_t *links;             /* the shared run's link use (ifr_links_json) */
+	uint64_t per_job[PLACE_MAX_JOBS];   /* each job's use of the links, in links' unit */
+	uint64_t on_shared[PLACE_MAX_JOBS]; /* of which on links another job used */
 	json_t *net_report;        /* the shared run's network report */
 	char label[128];           /* progress label of the run going on */
 };
@@ -66,7 +67,7 @@ static void ifr_release(struct ifr *x)
 		free(x->jobs[j].ep);
 	}
 	free(x->ep_job);
-	free(x->use);
+	json_decref(x->links);
 	json_decref(x->net_report);
 	place_workload_release(&x->w);
 }
@@ -202,6 +203,85 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 	return rc;
 }
 
+/* The links of the shared run from its per-(channel, job) counts (sorted
+ * by port then job, nonzero only): the links' total, those used, those
+ * used by two jobs or more, and the top ones by their use (ties: lower
+ * port); x->per_job and x->on_shared get each job's totals. */
+static json_t *ifr_links_json(struct ifr *x, const struct net_job_use *use, size_t n_use, const char *unit)
+{
+	const struct topo *t = x->t;
+	const uint32_t J = x->w.n_jobs;
+	uint32_t k = x->o->top_links ? x->o->top_links : 10;
+	size_t *top = calloc(k, sizeof *top); /* index in use[] of each top link's first count */
+	uint32_t n_top = 0;
+	uint64_t total = 0, *top_sum = calloc(k, sizeof *top_sum);
+	uint32_t used = 0, n_shared = 0;
+	json_t *o = json_object();
+	if (!top || !top_sum || !o) {
+		free(top);
+		free(top_sum);
+		json_decref(o);
+		return NULL;
+	}
+	for (size_t i = 0, end; i < n_use; i = end) {
+		uint32_t g = use[i].port;
+		uint64_t sum = 0;
+		for (end = i; end < n_use && use[end].port == g; end++)
+			sum += use[end].count;
+		if (!topo_port_is_network(t, g))
+			continue;
+		for (size_t e = i; e < end; e++)
+			x->per_job[use[e].job] += use[e].count;
+		total += sum;
+		used++;
+		if (end - i < 2)
+			continue;
+		n_shared++;
+		for (size_t e = i; e < end; e++)
+			x->on_shared[use[e].job] += use[e].count;
+		/* Insertion into the top k, descending, first port first on ties. */
+		uint32_t pos = n_top < k ? n_top++ : k;
+		while (pos > 0 && top_sum[pos - 1] < sum) {
+			if (pos < k) {
+				top[pos] = top[pos - 1];
+				top_sum[pos] = top_sum[pos - 1];
+			}
+			pos--;
+		}
+		if (pos < k) {
+			top[pos] = i;
+			top_sum[pos] = sum;
+		}
+	}
+	json_object_set_new(o, "unit", json_string(unit));
+	json_object_set_new(o, "total", json_integer((json_int_t)total));
+	json_object_set_new(o, "links_used", json_integer(used));
+	json_object_set_new(o, "links_shared", json_integer(n_shared));
+	json_t *arr = json_array();
+	for (uint32_t i = 0; i < n_top; i++) {
+		uint32_t g = use[top[i]].port, r = t->port_router[g];
+		uint64_t u[PLACE_MAX_JOBS] = {0};
+		for (size_t e = top[i]; e < n_use && use[e].port == g; e++)
+			u[use[e].job] = use[e].count;
+		json_t *l = json_object(), *fl = json_array(), *sh = json_array();
+		for (uint32_t j = 0; j < J; j++) {
+			json_array_append_new(fl, json_integer((json_int_t)u[j]));
+			json_array_append_new(sh, json_real((double)u[j] / (double)top_sum[i]));
+		}
+		json_object_set_new(l, "router", json_integer(r));
+		json_object_set_new(l, "port", json_integer(g - t->port_base[r]));
+		json_object_set_new(l, "peer_router", json_integer(t->port_router[t->peer[g]]));
+		json_object_set_new(l, "total", json_integer((json_int_t)top_sum[i]));
+		json_object_set_new(l, "per_job", fl);
+		json_object_set_new(l, "shares", sh);
+		json_array_append_new(arr, l);
+	}
+	json_object_set_new(o, "top_shared", arr);
+	free(top);
+	free(top_sum);
+	return o;
+}
+
 /* Replay jobs [first, first + n) together on a fresh network; shared: also
  * count link use per job. */
 static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struct nl_err *err)
@@ -274,14 +354,18 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 		app_job_latency(app, k, &mj->lat);
 	}
 	if (rc == 0 && shared) {
-		const uint64_t *use = net_backend_job_use(net, &x->unit);
-		size_t len = (size_t)x->t->n_ports * x->w.n_jobs * sizeof *x->use;
-		x->use = malloc(len ? len : 1);
-		x->net_report = json_object();
-		if (!x->use || !x->net_report)
-			rc = nl_errf(err, NL_ENOMEM, "out of memory");
-		else
-			memcpy(x->use, use, len);
+		/* Read while the backend holds them: the counts are the
+		 * backend's, nothing here copies them. */
+		const struct net_job_use *use;
+		size_t n_use;
+		const char *unit;
+		rc = net_backend_job_links(net, &use, &n_use, &unit, err);
+		if (rc == 0) {
+			x->links = ifr_links_json(x, use, n_use, unit);
+			x->net_report = json_object();
+			if (!x->links || !x->net_report)
+				rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		}
 		if (rc == 0 && net->ops->report)
 			rc = net->ops->report(net, x->net_report, err);
 	}
@@ -314,90 +398,11 @@ static json_t *ifr_ratio(uint64_t shared, uint64_t alone)
 	return alone ? json_real((double)shared / (double)alone - 1.0) : json_null();
 }
 
-/* The links: per job totals, links used by two jobs or more, and the top
- * ones by their flits (ties: lower port). */
-static json_t *ifr_links_json(const struct ifr *x, uint64_t *on_shared, uint64_t *per_job)
-{
-	const struct topo *t = x->t;
-	const uint32_t J = x->w.n_jobs;
-	uint32_t k = x->o->top_links ? x->o->top_links : 10;
-	uint32_t *top = calloc(k, sizeof *top), n_top = 0;
-	uint64_t total = 0, *top_sum = calloc(k, sizeof *top_sum);
-	uint32_t used = 0, n_shared = 0;
-	json_t *o = json_object();
-	if (!top || !top_sum || !o) {
-		free(top);
-		free(top_sum);
-		json_decref(o);
-		return NULL;
-	}
-	for (uint32_t g = 0; g < t->n_ports; g++) {
-		if (!topo_port_is_network(t, g))
-			continue;
-		const uint64_t *u = &x->use[(size_t)g * J];
-		uint64_t sum = 0;
-		uint32_t jobs = 0;
-		for (uint32_t j = 0; j < J; j++) {
-			sum += u[j];
-			per_job[j] += u[j];
-			jobs += u[j] > 0;
-		}
-		total += sum;
-		used += jobs > 0;
-		if (jobs < 2)
-			continue;
-		n_shared++;
-		for (uint32_t j = 0; j < J; j++)
-			on_shared[j] += u[j];
-		/* Insertion into the top k, descending, first port first on ties. */
-		uint32_t pos = n_top < k ? n_top++ : k;
-		while (pos > 0 && top_sum[pos - 1] < sum) {
-			if (pos < k) {
-				top[pos] = top[pos - 1];
-				top_sum[pos] = top_sum[pos - 1];
-			}
-			pos--;
-		}
-		if (pos < k) {
-			top[pos] = g;
-			top_sum[pos] = sum;
-		}
-	}
-	json_object_set_new(o, "unit", json_string(x->unit));
-	json_object_set_new(o, "total", json_integer((json_int_t)total));
-	json_object_set_new(o, "links_used", json_integer(used));
-	json_object_set_new(o, "links_shared", json_integer(n_shared));
-	json_t *arr = json_array();
-	for (uint32_t i = 0; i < n_top; i++) {
-		uint32_t g = top[i], r = t->port_router[g];
-		const uint64_t *u = &x->use[(size_t)g * J];
-		json_t *l = json_object(), *fl = json_array(), *sh = json_array();
-		for (uint32_t j = 0; j < J; j++) {
-			json_array_append_new(fl, json_integer((json_int_t)u[j]));
-			json_array_append_new(sh, json_real((double)u[j] / (double)top_sum[i]));
-		}
-		json_object_set_new(l, "router", json_integer(r));
-		json_object_set_new(l, "port", json_integer(g - t->port_base[r]));
-		json_object_set_new(l, "peer_router", json_integer(t->port_router[t->peer[g]]));
-		json_object_set_new(l, "total", json_integer((json_int_t)top_sum[i]));
-		json_object_set_new(l, "per_job", fl);
-		json_object_set_new(l, "shares", sh);
-		json_array_append_new(arr, l);
-	}
-	json_object_set_new(o, "top_shared", arr);
-	free(top);
-	free(top_sum);
-	return o;
-}
-
 static json_t *ifr_doc(const struct ifr *x)
 {
 	const uint32_t J = x->w.n_jobs;
-	uint64_t on_shared[PLACE_MAX_JOBS] = {0}, per_job[PLACE_MAX_JOBS] = {0};
-	json_t *links = ifr_links_json(x, on_shared, per_job);
 	json_t *doc = json_object(), *res = json_object(), *jobs = json_array();
-	if (!links || !doc || !res || !jobs) {
-		json_decref(links);
+	if (!doc || !res || !jobs) {
 		json_decref(doc);
 		json_decref(res);
 		json_decref(jobs);
@@ -433,8 +438,8 @@ static json_t *ifr_doc(const struct ifr *x)
 		json_object_set_new(shift, "p50", ifr_ratio(jb->shared.lat.p50_ps, jb->alone.lat.p50_ps));
 		json_object_set_new(shift, "p99", ifr_ratio(jb->shared.lat.p99_ps, jb->alone.lat.p99_ps));
 		json_object_set_new(o, "latency_shift", shift);
-		json_object_set_new(o, "link_use", json_integer((json_int_t)per_job[j]));
-		json_object_set_new(o, "link_use_shared", json_integer((json_int_t)on_shared[j]));
+		json_object_set_new(o, "link_use", json_integer((json_int_t)x->per_job[j]));
+		json_object_set_new(o, "link_use_shared", json_integer((json_int_t)x->on_shared[j]));
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
@@ -445,7 +450,7 @@ static json_t *ifr_doc(const struct ifr *x)
 	json_object_set_new(res, "topology", json_string(x->t->spec));
 	json_object_set_new(res, "backend", json_string(x->ops->name));
 	json_object_set_new(res, "jobs", jobs);
-	json_object_set_new(res, "links", links);
+	json_object_set(res, "links", x->links);
 	json_object_set(res, "network", x->net_report);
 	json_object_set_new(doc, "results", res);
 	return doc;

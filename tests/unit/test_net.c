@@ -1,4 +1,5 @@
-/* Unit tests: the flit-level network model (emu/net). */
+/* Unit tests: the flit-level network model (emu/net), and the per-job
+ * link counts of both message backends (net.h's count_jobs). */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -427,6 +428,127 @@ static void test_config_errors(void)
 	CHECK_ERR(run_point_kv(ps, &pt, &e), NL_ECONFIG, &e, "range is empty");
 }
 
+/* The global port of router a whose channel leads to router b. */
+static uint32_t port_to(const struct topo *t, uint32_t a, uint32_t b)
+{
+	for (uint32_t g = t->port_base[a]; g < t->port_base[a + 1]; g++)
+		if (topo_port_is_network(t, g) && t->port_router[t->peer[g]] == b)
+			return g;
+	TEST_FAIL_("no channel from router %u to router %u", a, b);
+	return 0;
+}
+
+#define JL_K 8u    /* torus:k=8x8 */
+#define JL_JOBS 5u /* endpoint e runs job e % 5 */
+
+/* count_jobs on backend b over torus:k=8x8 (one endpoint per router): every
+ * endpoint e sends 100 + 37 e bytes to the router 3 hops along +x, a
+ * unique minimal route (dor's and the analytic model's); job e % 5. The
+ * counts are computed here from the routes: payload bytes (analytic) or
+ * flits (flit: ceil(payload / 16) per packet of at most 64 bytes). 192
+ * (channel, job) pairs: the analytic table grows from its 64 slots. */
+static void job_links_check(struct net_backend *b, const struct topo *t, bool flits)
+{
+	struct nl_err e = {0};
+	const struct net_job_use *use = NULL;
+	size_t n = 99;
+	const char *unit = NULL;
+	uint32_t ep_job[JL_K * JL_K];
+	uint64_t *want = calloc((size_t)t->n_ports * JL_JOBS, sizeof *want);
+	CHECK(want != NULL && t->n_endpoints == JL_K * JL_K);
+	/* Before count_jobs: nothing. */
+	CHECK_OK(net_backend_job_links(b, &use, &n, &unit, &e), &e);
+	CHECK_UINT(n, ==, 0);
+	CHECK(net_backend_job_use(b, &unit) == NULL);
+	for (uint32_t s = 0; s < t->n_endpoints; s++)
+		ep_job[s] = s % JL_JOBS;
+	CHECK_OK(net_backend_count_jobs(b, ep_job, JL_JOBS, &e), &e);
+	for (uint32_t s = 0; s < t->n_endpoints; s++) {
+		uint32_t r = topo_ep_router(t, s), x = r % JL_K, y = r / JL_K;
+		uint64_t bytes = 100 + 37 * (uint64_t)s, amount = flits ? 0 : bytes;
+		for (uint64_t left = bytes, p; flits && left; left -= p) {
+			p = left < 64 ? left : 64;
+			amount += (p + 15) / 16;
+		}
+		for (uint32_t h = 0; h < 3; h++) {
+			uint32_t a = y * JL_K + (x + h) % JL_K, c = y * JL_K + (x + h + 1) % JL_K;
+			want[(size_t)port_to(t, a, c) * JL_JOBS + ep_job[s]] += amount;
+		}
+		uint32_t d = 0;
+		while (topo_ep_router(t, d) != y * JL_K + (x + 3) % JL_K)
+			d++;
+		CHECK_OK(b->ops->send(b, 0, s, d, bytes, s, &e), &e);
+	}
+	struct deliveries got = {.n = 0};
+	uint64_t reached = 0, next = 0;
+	for (int guard = 0; guard < 100000 && next != UINT64_MAX; guard++)
+		CHECK_OK(b->ops->advance(b, UINT64_MAX / 2, on_deliver, &got, &reached, &next, &e), &e);
+	CHECK_INT(got.n, ==, 64);
+
+	CHECK_OK(net_backend_job_links(b, &use, &n, &unit, &e), &e);
+	CHECK_STR(unit, flits ? "flits" : "bytes");
+	size_t k = 0;
+	for (size_t i = 0; i < (size_t)t->n_ports * JL_JOBS; i++) {
+		if (!want[i])
+			continue;
+		if (k < n && (use[k].port != i / JL_JOBS || use[k].job != i % JL_JOBS || use[k].count != want[i]))
+			TEST_FAIL_("pair %zu: port %u job %u count %llu, expected port %zu job %zu count %llu", k,
+				   use[k].port, use[k].job, (unsigned long long)use[k].count, i / JL_JOBS, i % JL_JOBS,
+				   (unsigned long long)want[i]);
+		k++;
+	}
+	CHECK_UINT(k, ==, 192);
+	CHECK_UINT(n, ==, k);
+	/* The table view holds the same counts. */
+	const uint64_t *dense = net_backend_job_use(b, &unit);
+	CHECK(dense != NULL);
+	for (size_t i = 0; dense && i < (size_t)t->n_ports * JL_JOBS; i++)
+		if (dense[i] != want[i])
+			TEST_FAIL_("table [%zu]: %llu, expected %llu", i, (unsigned long long)dense[i],
+				   (unsigned long long)want[i]);
+	/* A second count_jobs starts again from zero. */
+	CHECK_OK(net_backend_count_jobs(b, ep_job, JL_JOBS, &e), &e);
+	CHECK_OK(net_backend_job_links(b, &use, &n, &unit, &e), &e);
+	CHECK_UINT(n, ==, 0);
+	free(want);
+}
+
+static void test_job_links(void)
+{
+	struct nl_err e = {0};
+	struct topo *t = NULL;
+	CHECK_OK(topo_new("torus:k=8x8", &t, &e), &e);
+
+	struct config cfg;
+	struct net_backend b = {0};
+	const char *kv[] = {"topology=torus:k=8x8", "routing_function=dor", "flit_bytes=16", "packet_bytes=64",
+			    NULL};
+	CHECK_OK(make_config(&cfg, kv, &e), &e);
+	b.ops = net_backend_find("flit", &e);
+	CHECK_OK(b.ops->create(&b, &cfg, t, &e), &e);
+	job_links_check(&b, t, true);
+	b.ops->destroy(&b);
+	config_release(&cfg);
+
+	/* The analytic model counts on its links only. */
+	const struct config_table *an_tables[1];
+	memset(&b, 0, sizeof b);
+	b.ops = net_backend_find("analytic", &e);
+	an_tables[0] = b.ops->config;
+	config_init(&cfg, an_tables, 1);
+	CHECK_OK(config_set(&cfg, "link_model=endpoint", NULL, "test", &e), &e);
+	CHECK_OK(b.ops->create(&b, &cfg, t, &e), &e);
+	uint32_t zero = 0;
+	CHECK_ERR(net_backend_count_jobs(&b, &zero, 1, &e), NL_EUNSUPPORTED, &e, "needs link_model = links");
+	b.ops->destroy(&b);
+	CHECK_OK(config_set(&cfg, "link_model=links", NULL, "test", &e), &e);
+	CHECK_OK(b.ops->create(&b, &cfg, t, &e), &e);
+	job_links_check(&b, t, false);
+	b.ops->destroy(&b);
+	config_release(&cfg);
+	topo_free(t);
+}
+
 int main(void)
 {
 	TEST_RUN(test_zero_load_mesh);
@@ -440,5 +562,6 @@ int main(void)
 	TEST_RUN(test_booksim_point);
 	TEST_RUN(test_saturation_detected);
 	TEST_RUN(test_config_errors);
+	TEST_RUN(test_job_links);
 	return test_done();
 }
