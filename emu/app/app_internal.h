@@ -151,6 +151,7 @@ struct app_pair {
 	uint32_t recv_seq;  /* next sequence number the receiver may match */
 	uint32_t in_flight; /* stamped but not yet accepted */
 	uint32_t held;      /* out-of-order arrivals, sorted by seq (via all_next) */
+	uint32_t held_tail; /* last of held; meaningful only while held != APP_NONE */
 	uint32_t idle;      /* nothing in flight: kept for reuse until a sweep */
 	uint64_t key;
 };

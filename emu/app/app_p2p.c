@@ -334,7 +334,7 @@ static int app_pair_stamp(struct app *a, struct app_msg *ms)
 			return NL_ENOMEM;
 		}
 		struct app_pair *pr = app_pool_at(&a->pairs, p);
-		pr->held = APP_NONE;
+		pr->held = pr->held_tail = APP_NONE;
 		pr->key = key;
 	}
 	struct app_pair *pr = app_pool_at(&a->pairs, p);
@@ -605,7 +605,23 @@ static int app_arrive(struct app *a, uint32_t m, struct nl_err *err)
 	NL_ASSERT(p != APP_NONE);
 	struct app_pair *pr = app_pool_at(&a->pairs, p);
 	if (ms->seq != pr->recv_seq) {
-		/* Early: keep in seq order until the gap fills. */
+		/* Early: keep in seq order until the gap fills. Early arrivals
+		 * mostly come in ascending seq (the small messages that
+		 * overtook a large one), so they go after the tail in O(1) and
+		 * N of them cost O(N), not the O(N^2) of a walk each; only one
+		 * that overtook a held message walks from the head. */
+		if (pr->held == APP_NONE) {
+			ms->all_next = APP_NONE;
+			pr->held = pr->held_tail = m;
+			return 0;
+		}
+		struct app_msg *tail = app_msg_at(a, pr->held_tail);
+		if (tail->seq < ms->seq) {
+			ms->all_next = APP_NONE;
+			tail->all_next = m;
+			pr->held_tail = m;
+			return 0;
+		}
 		uint32_t *link = &pr->held;
 		while (*link != APP_NONE && app_msg_at(a, *link)->seq < ms->seq)
 			link = &app_msg_at(a, *link)->all_next;

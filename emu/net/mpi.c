@@ -354,6 +354,12 @@ struct mx_park {
 	uint32_t pkt, next;
 };
 
+/* An outbox of this rank's partitions holding events at a window's end. */
+struct mx_box {
+	uint32_t rank;     /* its target's: target % ranks */
+	uint32_t src, dst; /* source and target partitions */
+};
+
 struct fl_mx {
 	struct net_mpi *m;
 	uint64_t base[MH_N_COUNTERS]; /* the root's counters after the last exchange */
@@ -381,6 +387,8 @@ struct fl_mx {
 	uint32_t *park_head, *park_tail; /* [iv] receiver side: FIFO of records decided ahead of their head */
 	struct mx_park *park;        /* its nodes, free list through next */
 	uint32_t n_park, cap_park, free_park;
+	struct mx_box *box;          /* the exchange's outboxes with events, in packing order (mx_boxes) */
+	uint32_t n_box, cap_box;
 };
 
 static inline bool mx_owned(const struct flitnet *n, uint32_t k)
@@ -497,6 +505,7 @@ void fl_mpi_release(struct flitnet *n)
 	free(x->park_head);
 	free(x->park_tail);
 	free(x->park);
+	free(x->box);
 	for (int i = 0; i < 3; i++)
 		stats_hist_release(&x->loc[i]);
 	free(x);
@@ -524,7 +533,7 @@ static void mx_base(struct flitnet *n)
 }
 
 /* The latest cycle of an event pending in this rank's partitions or
- * outboxes. */
+ * outboxes (those with events are in their source's xdst, fl_xsend). */
 static uint64_t mx_last_event(const struct flitnet *n)
 {
 	uint64_t last = 0;
@@ -533,10 +542,12 @@ static uint64_t mx_last_event(const struct flitnet *n)
 		uint64_t c = fl_part_last_event(s);
 		if (c > last)
 			last = c;
-		for (uint32_t p = 0; p < n->n_parts && s->xbox; p++)
-			for (uint32_t k = 0; k < s->xbox[p].n; k++)
-				if (s->xbox[p].ev[k].cycle > last)
-					last = s->xbox[p].ev[k].cycle;
+		for (uint32_t j = 0; j < s->n_xdst; j++) {
+			const struct fl_xbox *x = &s->xbox[s->xdst[j]];
+			for (uint32_t k = 0; k < x->n; k++)
+				if (x->ev[k].cycle > last)
+					last = x->ev[k].cycle;
+		}
 	}
 	return last;
 }
@@ -671,7 +682,7 @@ static void mx_la_add(struct flitnet *n, const struct mx_dec *d)
 static void mx_la_collect(struct flitnet *n)
 {
 	struct fl_mx *mx = n->mx;
-	const uint32_t V = n->V, N = n->x_size, P = n->n_parts;
+	const uint32_t V = n->V, N = n->x_size;
 	if (++mx->stamp == 0) { /* wrapped: forget every stamp */
 		memset(mx->xs, 0, (size_t)n->topo->n_ports * V * sizeof *mx->xs);
 		mx->stamp = 1;
@@ -681,7 +692,8 @@ static void mx_la_collect(struct flitnet *n)
 	mx->n_dec = 0;
 	for (uint32_t i = 0; i < n->n_own; i++) {
 		const struct flitnet *s = n->part[n->own[i]];
-		for (uint32_t k = 0; k < P && s->xbox; k++) {
+		for (uint32_t d = 0; d < s->n_xdst; d++) {
+			const uint32_t k = s->xdst[d];
 			if (mx_owned(n, k))
 				continue;
 			const struct fl_xbox *x = &s->xbox[k];
@@ -948,6 +960,49 @@ static uint64_t mx_box_next(const struct fl_xbox *x, uint64_t next)
 	return next;
 }
 
+static int mx_box_cmp(const void *a, const void *b)
+{
+	const struct mx_box *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* The outboxes of this rank's partitions that hold events, taken from
+ * their sources' lists (fl_xsend lists a box with events; part.c's merges
+ * inside a window leave those for other ranks listed) into mx->box in the
+ * order the exchange packs and merges them: by target rank, source, then
+ * target, as a visit of every (source, target) pair would take them.
+ * Every list is emptied, since the exchange empties every box. That
+ * visit cost partitions squared over ranks per window: 64x64 torus,
+ * 3 x 300 cycles, 2 ranks, 2,048 partitions took 100-107 s of user CPU
+ * (19-20 s now; docs/scaling.md, "Partition count"). Out of
+ * memory: no box and the lists kept (n->oom ends the run at this
+ * exchange, on every rank). */
+static void mx_boxes(struct flitnet *n)
+{
+	struct fl_mx *mx = n->mx;
+	uint32_t listed = 0;
+	mx->n_box = 0;
+	for (uint32_t i = 0; i < n->n_own; i++)
+		listed += n->part[n->own[i]]->n_xdst;
+	if (!MX_GROW(n, mx->box, mx->cap_box, listed))
+		return;
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		struct flitnet *s = n->part[n->own[i]];
+		for (uint32_t j = 0; j < s->n_xdst; j++) {
+			const uint32_t t = s->xdst[j];
+			s->xbox[t].listed = false;
+			if (s->xbox[t].n)
+				mx->box[mx->n_box++] = (struct mx_box){.rank = t % n->x_size, .src = s->part_id, .dst = t};
+		}
+		s->n_xdst = 0;
+	}
+	qsort(mx->box, mx->n_box, sizeof *mx->box, mx_box_cmp);
+}
+
 /* The messages completed this cycle on every rank, on every rank: each
  * rank's list (its partitions', router << 32 | record index) gathered in
  * rank order into the root's list, which fl_part_exchange then delivers
@@ -1007,9 +1062,9 @@ void fl_mpi_exchange(struct flitnet *n)
 		uint64_t w = fl_part_next_work(s);
 		if (w < next)
 			next = w;
-		for (uint32_t p = 0; p < P && s->xbox; p++) {
-			events += s->xbox[p].n;
-			next = mx_box_next(&s->xbox[p], next);
+		for (uint32_t j = 0; j < s->n_xdst; j++) {
+			events += s->xbox[s->xdst[j]].n;
+			next = mx_box_next(&s->xbox[s->xdst[j]], next);
 		}
 		if (s == n)
 			continue;
@@ -1021,19 +1076,18 @@ void fl_mpi_exchange(struct flitnet *n)
 	const uint64_t clast = mx_last_event(n); /* before packing empties the outboxes */
 	if (mx->xs)
 		mx_la_collect(n);
+	mx_boxes(n);
 
 	/* Pack, peer by peer: for each of this rank's source partitions in
 	 * order, its outboxes towards that peer's partitions in order. */
 	size_t used = 0;
+	uint32_t b = 0;
 	for (uint32_t q = 0; q < N; q++) {
 		size_t start = used;
-		if (q != me)
-			for (uint32_t i = 0; i < n->n_own; i++) {
-				struct flitnet *s = n->part[n->own[i]];
-				for (uint32_t p = q; p < P && s->xbox; p += N)
-					if (s->xbox[p].n)
-						mx_pack(n, &s->xbox[p], s->part_id, p, &used);
-			}
+		for (; b < mx->n_box && mx->box[b].rank == q; b++)
+			if (q != me)
+				mx_pack(n, &n->part[mx->box[b].src]->xbox[mx->box[b].dst], mx->box[b].src, mx->box[b].dst,
+					&used);
 		if (q != me && mx->n_lreq)
 			mx_la_pack_req(n, q, &used);
 		mx->sdispl[q] = (int)start;
@@ -1102,11 +1156,13 @@ void fl_mpi_exchange(struct flitnet *n)
 	 * blocks of its rank's message. */
 	for (uint32_t q = 0; q < N; q++)
 		mx->cursor[q] = 0;
+	b = 0;
+	while (b < mx->n_box && mx->box[b].rank < me)
+		b++;
 	for (uint32_t s = 0; s < P; s++) {
 		if (mx_owned(n, s)) {
-			for (uint32_t i = 0; i < n->n_own; i++)
-				if (n->own[i] != s)
-					fl_xmerge(n, n->part[s], n->part[n->own[i]]);
+			for (; b < mx->n_box && mx->box[b].rank == me && mx->box[b].src == s; b++)
+				fl_xmerge(n, n->part[s], n->part[mx->box[b].dst]);
 			continue;
 		}
 		const uint32_t q = s % N;

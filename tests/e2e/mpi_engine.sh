@@ -92,6 +92,18 @@ mpi 2 "$netloom" run "${t[@]}" -s threads=2 --reproducible --json "$dir/thr-2.js
   || fail "threads=2 under 2 ranks exit $?"
 # The configuration echo says threads = 2: compare the results.
 expect_eq "threads=2 under 2 ranks" "$(json "$dir/thr-2.json" 'd["results"]')" "$(json "$dir/thr-seq.json" 'd["results"]')"
+# Many partitions on each rank: a window's end packs only the outboxes
+# that hold events and merges a rank's own ones (mx_boxes), in the order
+# of a visit of every (source, target) pair; 13 partitions, so a rank's
+# partitions send to partitions of their own rank and of one or two
+# others, in windows of one cycle and of several (channel_latency = 5;
+# METIS's partitions interleave the routers).
+mpi_same_as_seq many_parts "2 3" -s topology=torus:k=8x8 -s num_vcs=2 -s injection_rate=0.3 -s partitions=13 \
+  "${short[@]}"
+mpi_same_as_seq many_parts_w "2 3" -s topology=torus:k=8x8 -s num_vcs=2 -s injection_rate=0.3 -s partitions=13 \
+  -s channel_latency=5 "${short[@]}"
+mpi_same_as_seq many_parts_metis "2 3" -s topology=dragonfly:a=3,p=2,h=3 -s routing_function=ugal:mode=local \
+  -s num_vcs=6 -s injection_rate=0.25 -s global_latency=40 -s partitioner=metis -s partitions=13 "${short[@]}"
 s=(-s topology=torus:k=4x4 -s num_vcs=2 "${short[@]}")
 "$netloom" sweep "${s[@]}" --rates 0.1:0.3:0.1 --reproducible --json "$dir/sw-seq.json" >/dev/null || fail "sweep: sequential"
 mpi 3 "$netloom" sweep "${s[@]}" --rates 0.1:0.3:0.1 --reproducible --json "$dir/sw-3.json" >/dev/null 2>&1 \

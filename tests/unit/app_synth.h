@@ -142,10 +142,11 @@ struct syn_run {
 	struct app_archive_source *arch_src;
 };
 
-/* Replay s on the analytic backend with settings ("key=value", NULL-ended);
+/* Replay s on the analytic backend with settings ("key=value", NULL-ended)
+ * and, if on_match is not NULL, that match observer (app_set_match_hook);
  * fills run (release with syn_run_free). Returns app_run's result. */
-static inline int syn_replay_src(const struct app_source *src, const char *const *settings,
-				 struct syn_run *run)
+static inline int syn_replay_src_hook(const struct app_source *src, const char *const *settings,
+				      app_match_fn on_match, void *match_ctx, struct syn_run *run)
 {
 	static const struct config_table *tables[2];
 	tables[0] = &app_config_table;
@@ -164,18 +165,33 @@ static inline int syn_replay_src(const struct app_source *src, const char *const
 	}
 	if ((run->rc = app_new(&run->app, &ac, src, &run->net, NULL, &run->err)) < 0)
 		return run->rc;
+	if (on_match)
+		app_set_match_hook(run->app, on_match, match_ctx);
 	run->rc = app_run(run->app, NULL, &run->err);
 	return run->rc;
 }
 
-static inline int syn_replay(struct syn *s, const char *const *settings, struct syn_run *run)
+static inline int syn_replay_src(const struct app_source *src, const char *const *settings,
+				 struct syn_run *run)
+{
+	return syn_replay_src_hook(src, settings, NULL, NULL, run);
+}
+
+/* syn_replay with a match observer (NULL: none). */
+static inline int syn_replay_hook(struct syn *s, const char *const *settings, app_match_fn on_match,
+				  void *match_ctx, struct syn_run *run)
 {
 	memset(run, 0, sizeof *run);
 	for (uint32_t r = 0; r < SYN_MAX_RANKS; r++)
 		s->pos[r] = 0;
 	struct app_source src = {.n_ranks = s->n_ranks, .n_comms = s->n_comms, .comms = s->comms,
 				 .next = syn_next, .ctx = s};
-	return syn_replay_src(&src, settings, run);
+	return syn_replay_src_hook(&src, settings, on_match, match_ctx, run);
+}
+
+static inline int syn_replay(struct syn *s, const char *const *settings, struct syn_run *run)
+{
+	return syn_replay_hook(s, settings, NULL, NULL, run);
 }
 
 /* The same for an archive file. */

@@ -173,6 +173,62 @@ static void test_non_overtaking(void)
 	syn_free(&s);
 }
 
+/* The receives' matches in call order: message sizes and receive ops. */
+struct match_log {
+	uint64_t bytes[16], recv_op[16];
+	uint32_t n;
+};
+
+static void match_log_add(void *ctx, const struct app_match_info *mi)
+{
+	struct match_log *log = ctx;
+	if (log->n < 16) {
+		log->bytes[log->n] = mi->bytes;
+		log->recv_op[log->n] = mi->recv_op;
+	}
+	log->n++;
+}
+
+static void test_held_order(void)
+{
+	/* Twelve same-tag eager messages from rank 1, sized so that the
+	 * network reorders them in every way the held list sees: the first
+	 * batch (posted at 0, message k arrives at 1 us + size_k ns) arrives
+	 * in seq order 2 4 6 5 1 0 7 3: into an empty list, after the tail,
+	 * into the middle, at the head; seq 0 then drains 1 and 2 and stops at
+	 * the gap of 3, 7 goes after a tail left by the drain, and 3 drains
+	 * the rest. The second batch (at 20 us) arrives in reverse, each at
+	 * the head. Rank 0's blocking receives must take them in send order
+	 * (MPI 3.1 §3.5 non-overtaking), whatever the arrival order. */
+	static const uint64_t size[12] = {1200, 1000, 10, 2000, 20, 500, 30, 1500, 70, 60, 50, 40};
+	static const uint32_t reqs1[8] = {1, 2, 3, 4, 5, 6, 7, 8}, reqs2[4] = {9, 10, 11, 12};
+	struct syn s;
+	struct syn_run run;
+	struct match_log log = {0};
+	syn_init(&s, 2);
+	for (uint32_t k = 0; k < 8; k++)
+		syn_isend(&s, 1, 0, 7, size[k], k + 1);
+	syn_waitlist(&s, 1, TOP_WAITALL, reqs1, 8, 0);
+	syn_compute(&s, 1, 20 * US);
+	for (uint32_t k = 8; k < 12; k++)
+		syn_isend(&s, 1, 0, 7, size[k], k + 1);
+	syn_waitlist(&s, 1, TOP_WAITALL, reqs2, 4, 0);
+	for (uint32_t k = 0; k < 12; k++)
+		syn_recv(&s, 0, 1, 7, size[k]);
+	CHECK_OK(syn_replay_hook(&s, net_1us, match_log_add, &log, &run), &run.err);
+	CHECK_UINT(log.n, ==, 12);
+	for (uint32_t k = 0; k < 12 && k < log.n; k++) {
+		CHECK_UINT(log.bytes[k], ==, size[k]);
+		CHECK_UINT(log.recv_op[k], ==, k);
+	}
+	/* Seq 3 completes the first batch at 3 us, seq 8 (70 bytes) the
+	 * second at 20 + 1.07 us. */
+	CHECK_UINT(finish(&run, 0), ==, 21 * US + 70 * NS);
+	CHECK_UINT(app_results(run.app)->unmatched_msgs, ==, 0);
+	syn_run_free(&run);
+	syn_free(&s);
+}
+
 static void test_wildcards(void)
 {
 	/* Rank 0 posts recv(ANY_SOURCE, tag 5) then recv(2, ANY_TAG). Rank 1
@@ -703,6 +759,7 @@ int main(void)
 	TEST_RUN(test_eager_threshold_boundary);
 	TEST_RUN(test_ssend_bsend);
 	TEST_RUN(test_non_overtaking);
+	TEST_RUN(test_held_order);
 	TEST_RUN(test_wildcards);
 	TEST_RUN(test_wildcard_post_order);
 	TEST_RUN(test_unexpected_and_probe);
