@@ -106,6 +106,8 @@ static bool run_twice(const char *cmd, const char *a, const struct run_opts *o)
 	return seen;
 }
 
+/* Returns 0, an exit status after a usage error, or -1 for --help (the
+ * caller prints it: run_help). */
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
 	const char *cmd = argv[0];
@@ -134,7 +136,6 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 #define RUN_VALUE() (inl ? inl : argv[++i])
 #define RUN_HAS_VALUE() (inl || i + 1 < argc)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			run_usage(stdout, cmd);
 			return -1;
 		} else if (run_twice(cmd, a, o)) {
 			return CLI_USAGE;
@@ -317,6 +318,19 @@ static int run_write_json(nl_sim *sim, const struct run_opts *o, struct nl_err *
 	return rc;
 }
 
+/* --help: under a launcher of several ranks the ranks' comparison of
+ * command lines comes first (cli_mpi_stop), then rank 0 alone prints the
+ * usage, so a launch prints it once, as 'netloom --help' (main.c); when
+ * the lines differ, rank 0's line naming the difference is all. */
+static int run_help(int argc, char **argv)
+{
+	uint32_t rank, size;
+	int rc = cli_mpi_stop(argc, argv, CLI_OK);
+	if (rc == CLI_OK && (!net_mpi_launched(&rank, &size) || rank == 0))
+		run_usage(stdout, argv[0]);
+	return rc;
+}
+
 /* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports
  * the same error; every rank exits with the same code). */
 static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool quiet)
@@ -372,7 +386,7 @@ int cli_run_main(int argc, char **argv)
 	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
 	if (rc) {
-		rc = cli_mpi_stop(argc, argv, rc < 0 ? CLI_OK : rc);
+		rc = rc < 0 ? run_help(argc, argv) : cli_mpi_stop(argc, argv, rc);
 		goto done_opts;
 	}
 	if ((rc = run_mpi_open(argc, argv, &mpi, &o)))
@@ -461,7 +475,7 @@ int cli_sweep_main(int argc, char **argv)
 	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
 	if (rc) {
-		rc = cli_mpi_stop(argc, argv, rc < 0 ? CLI_OK : rc);
+		rc = rc < 0 ? run_help(argc, argv) : cli_mpi_stop(argc, argv, rc);
 		goto done_opts;
 	}
 	if ((rc = run_mpi_open(argc, argv, &mpi, &o)))

@@ -117,8 +117,9 @@ expect_eq "compare again: executed" "$(json "$dir/c2/report.json" 'd["execution"
 # Usage, the version and an unknown command under a launcher: what one
 # process says, said once (by rank 0), with its exit status. Before, an
 # unknown command was refused as a command that does not use the ranks
-# (exit 1), and --version and the usage came once per rank.
-for a in bogus --version version --help help ""; do
+# (exit 1), and --version and the usage came once per rank; and so did
+# run's and sweep's --help.
+for a in bogus --version version --help help "" "run --help" "sweep -h" "sweep --rates 0.1:0.2:0.1 --help"; do
   read -r -a w <<<"$a"
   "$netloom" "${w[@]}" >"$dir/one.out" 2>"$dir/one.err"
   want=$?
@@ -234,8 +235,10 @@ mpmd_fails "sweep on rank 1, run on rank 0" "'sweep' where rank 0 has 'run'" \
   run "${torus[@]}" -- sweep "${torus[@]}" --rates 0.1:0.3:0.1
 mpmd_fails "a command that does not use the ranks on rank 1" "'topo' where rank 0 has 'run'" \
   run "${torus[@]}" -- topo list
-mpmd_fails "--help on rank 1 (it ran nothing)" "'--help' where rank 0 has '--rates 0.1:0.3:0.1'" \
+mpmd_fails "--help on rank 1 (it ran nothing, said nothing)" "'--help' where rank 0 has '--rates 0.1:0.3:0.1'" \
   sweep --rates 0.1:0.3:0.1 "${torus[@]}" -- sweep --help
+mpmd_fails "--help on rank 0 only" "'-s topology=torus:k=4x4' where rank 0 has '--help'" \
+  run --help -- run "${torus[@]}"
 mpmd_fails "compare, another -o on rank 1" "'-o $dir/cb' where rank 0 has '-o $dir/ca'" \
   compare "$dir/study/study.ini" -o "$dir/ca" -- compare "$dir/study/study.ini" -o "$dir/cb"
 [ ! -e "$dir/ca" ] && [ ! -e "$dir/cb" ] || fail "compare, another -o on rank 1: wrote a report"
