@@ -48,6 +48,13 @@ int cli_mpi_open(int argc, char **argv, struct net_mpi **m);
  * or when the command lines differ the exit status of cli_mpi_open after
  * rank 0 said so; without a launcher of several ranks, status. */
 int cli_mpi_stop(int argc, char **argv, int status);
+/* cli_mpi_stop for a command that only prints (--help, the version, an
+ * unknown command's refusal): say(ctx) prints it once per launch, by rank
+ * 0 after the command lines agreed and before any rank may exit (they
+ * wait for it), since mpirun ends a job whose first rank exits non-zero
+ * and rank 0 could be killed before it said why; without a launcher of
+ * several ranks, by the process. Not called when the lines differ. */
+int cli_mpi_stop_say(int argc, char **argv, int status, void (*say)(void *ctx), void *ctx);
 
 /* At the end of a command that printed its results on stdout: flush it
  * and check that every write reached it (a full disk, /dev/full, a closed

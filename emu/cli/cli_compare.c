@@ -119,7 +119,15 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 
 /* The options: the report's directory into dir_buf (*dir points there),
  * --jobs into *jobs; the study is argv[optind] after it. -1 to go on,
- * else the exit status (after --help or a usage error, said). */
+ * COMPARE_HELP for --help (printed by the caller, once per launch), else
+ * the exit status after a usage error, said. */
+enum { COMPARE_HELP = -2 };
+
+static void compare_say_usage(void *ctx)
+{
+	(void)ctx;
+	fputs(compare_usage, stdout);
+}
 static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, const char **dir, uint64_t *jobs)
 {
 	static const struct option longopts[] = {
@@ -145,8 +153,7 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 				return CLI_USAGE;
 			break;
 		case 'h':
-			fputs(compare_usage, stdout);
-			return CLI_OK;
+			return COMPARE_HELP;
 		default:
 			return cli_getopt_error(cmd, argv, c);
 		}
@@ -174,8 +181,11 @@ int cli_compare_main(int argc, char **argv)
 	if (given)
 		memcpy(given, argv, (size_t)argc * sizeof *given);
 	int rc = compare_parse(argc, argv, dir_buf, sizeof dir_buf, &dir, &jobs);
-	if (rc >= 0) {
-		rc = cli_mpi_stop(argc, given ? given : argv, rc);
+	if (rc >= 0 || rc == COMPARE_HELP) {
+		/* --help: said once per launch (cli_mpi_stop_say). */
+		const bool help = rc == COMPARE_HELP;
+		rc = help ? cli_mpi_stop_say(argc, given ? given : argv, CLI_OK, compare_say_usage, NULL)
+			  : cli_mpi_stop(argc, given ? given : argv, rc);
 		free(given);
 		return rc;
 	}

@@ -68,6 +68,12 @@ static void cli_replay_usage(FILE *f)
 	config_release(&c);
 }
 
+static void cli_replay_say_usage(void *ctx)
+{
+	(void)ctx;
+	cli_replay_usage(stdout);
+}
+
 struct cli_replay_ctx {
 	FILE *f;
 };
@@ -262,6 +268,16 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 				? "link_model = none"
 				: "no link report");
 	}
+
+	/* What the flit model simulated: its flit-hops are what a replay costs
+	 * (docs/replay.md, "Cost of a flit replay"), so a user can tell a
+	 * long replay's cause before trying a bigger one. No wall-clock time
+	 * here: the report stays the same bytes run after run (--json has
+	 * wall_seconds). */
+	json_t *cyc = json_object_get(net_report, "cycles"), *fh = json_object_get(net_report, "flit_hops");
+	if (json_is_integer(cyc) && json_is_integer(fh))
+		fprintf(f, "\n  simulated: %" PRId64 " network cycles, %" PRId64 " flit-hops (router-to-router channel traversals)\n",
+			(int64_t)json_integer_value(cyc), (int64_t)json_integer_value(fh));
 
 	/* cable_latency (docs/layout.md): the layout behind the latencies. */
 	json_t *cab = json_object_get(net_report, "cables"), *ll = json_object_get(net_report, "link_latency");
@@ -635,8 +651,9 @@ int cli_replay_main(int argc, char **argv)
 		memcpy(given, argv, (size_t)argc * sizeof *given);
 	rc = cli_replay_args(argc, argv, &sim0, &o, &err, &help);
 	if (rc == 0 && help) {
-		cli_replay_usage(stdout);
-		status = cli_mpi_stop(argc, given ? given : argv, CLI_OK);
+		/* Said once per launch, by rank 0 after the ranks compared
+		 * their command lines (cli_mpi_stop_say). */
+		status = cli_mpi_stop_say(argc, given ? given : argv, CLI_OK, cli_replay_say_usage, NULL);
 		goto out;
 	}
 	/* Every rank opens MPI, then all agree on the command line and files. */

@@ -318,17 +318,19 @@ static int run_write_json(nl_sim *sim, const struct run_opts *o, struct nl_err *
 	return rc;
 }
 
+static void run_say_usage(void *cmd)
+{
+	run_usage(stdout, cmd);
+}
+
 /* --help: under a launcher of several ranks the ranks' comparison of
- * command lines comes first (cli_mpi_stop), then rank 0 alone prints the
- * usage, so a launch prints it once, as 'netloom --help' (main.c); when
- * the lines differ, rank 0's line naming the difference is all. */
+ * command lines comes first, then rank 0 alone prints the usage while the
+ * others wait (cli_mpi_stop_say), so a launch prints it once, as 'netloom
+ * --help' (main.c); when the lines differ, rank 0's line naming the
+ * difference is all. */
 static int run_help(int argc, char **argv)
 {
-	uint32_t rank, size;
-	int rc = cli_mpi_stop(argc, argv, CLI_OK);
-	if (rc == CLI_OK && (!net_mpi_launched(&rank, &size) || rank == 0))
-		run_usage(stdout, argv[0]);
-	return rc;
+	return cli_mpi_stop_say(argc, argv, CLI_OK, run_say_usage, argv[0]);
 }
 
 /* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports

@@ -159,15 +159,33 @@ int cli_mpi_open(int argc, char **argv, struct net_mpi **m)
 	return 0;
 }
 
-int cli_mpi_stop(int argc, char **argv, int status)
+int cli_mpi_stop_say(int argc, char **argv, int status, void (*say)(void *ctx), void *ctx)
 {
 	uint32_t rank, size;
-	if (!net_mpi_launched(&rank, &size) || size <= 1 || !net_mpi_built())
+	if (!net_mpi_launched(&rank, &size) || size <= 1 || !net_mpi_built()) {
+		if (say)
+			say(ctx);
 		return status;
+	}
 	struct net_mpi *m = NULL;
 	int rc = cli_mpi_open(argc, argv, &m);
+	if (rc == 0 && say) {
+		if (rank == 0) {
+			say(ctx);
+			fflush(stdout);
+			fflush(stderr);
+		}
+		/* Every rank waits here until rank 0 has said it. */
+		struct nl_err err = {0};
+		(void)net_mpi_agree(m, 0, &err);
+	}
 	net_mpi_close(m);
 	return rc ? rc : status;
+}
+
+int cli_mpi_stop(int argc, char **argv, int status)
+{
+	return cli_mpi_stop_say(argc, argv, status, NULL, NULL);
 }
 
 int cli_report(const struct nl_err *err)

@@ -118,6 +118,27 @@ static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cm
 	return CLI_USAGE;
 }
 
+/* What rank 0 says for a launch that runs no command (cli_mpi_stop_say):
+ * the usage, the version or an unknown command's refusal, or the refusal
+ * of a command that does not spread over the ranks. */
+struct main_say {
+	int argc;
+	char **argv;
+	uint32_t size;
+};
+
+static void main_say(void *ctx)
+{
+	const struct main_say *x = ctx;
+	const struct cli_cmd *c;
+	cli_main_local(x->argc, x->argv, false, &c);
+	if (c)
+		fprintf(stderr,
+			"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep', 'compare' and "
+			"'replay' spread their simulations over MPI ranks: run '%s' without mpirun\n",
+			x->argv[1], x->size, x->argv[1]);
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t rank, size;
@@ -133,19 +154,13 @@ int main(int argc, char **argv)
 	 * side by side, writing the same files, and is refused. Usage, the
 	 * version and an unknown command's refusal write no file and are
 	 * said once, by rank 0 (docs/scaling.md). All first join the ranks'
-	 * comparison of their command lines (cli_mpi_stop), so that in an
+	 * comparison of their command lines (cli_mpi_stop_say), so that in an
 	 * MPMD launch whose other ranks run one of those four, they do not
 	 * wait for them. */
-	int rc = cli_mpi_stop(argc - 1, argv + 1, CLI_OK);
-	if (rc != CLI_OK)
-		return rc;
-	rc = cli_main_local(argc, argv, rank != 0, &c);
-	if (!c)
-		return rc;
-	if (rank == 0)
-		fprintf(stderr,
-			"netloom %s: started by an MPI launcher with %u ranks; only 'run', 'sweep', 'compare' and "
-			"'replay' spread their simulations over MPI ranks: run '%s' without mpirun\n",
-			argv[1], size, argv[1]);
-	return CLI_FAIL;
+	struct main_say x = {.argc = argc, .argv = argv, .size = size};
+	int rc = cli_main_local(argc, argv, true, &c); /* every rank's status, quietly */
+	int agreed = cli_mpi_stop_say(argc - 1, argv + 1, CLI_OK, main_say, &x);
+	if (agreed != CLI_OK)
+		return agreed;
+	return c ? CLI_FAIL : rc;
 }

@@ -118,8 +118,9 @@ expect_eq "compare again: executed" "$(json "$dir/c2/report.json" 'd["execution"
 # process says, said once (by rank 0), with its exit status. Before, an
 # unknown command was refused as a command that does not use the ranks
 # (exit 1), and --version and the usage came once per rank; and so did
-# run's and sweep's --help.
-for a in bogus --version version --help help "" "run --help" "sweep -h" "sweep --rates 0.1:0.2:0.1 --help"; do
+# run's, sweep's, replay's and compare's --help.
+for a in bogus --version version --help help "" "run --help" "sweep -h" "sweep --rates 0.1:0.2:0.1 --help" \
+  "replay --help" "replay -h $dir/study/lammps.nlt" "compare --help" "compare -o $dir/nowhere -h"; do
   read -r -a w <<<"$a"
   "$netloom" "${w[@]}" >"$dir/one.out" 2>"$dir/one.err"
   want=$?

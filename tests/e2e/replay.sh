@@ -90,6 +90,12 @@ expect_eq "flit cycles" "$(json "$dir/flit.json" 'd["results"]["network"]["cycle
 # 7 flits of 16 bytes each, and no other channel carries anything.
 expect_eq "flit busiest links" "$(json "$dir/flit.json" '[(l["from"], l["to"], l["flits"]) for l in d["results"]["network"]["busiest_links"]]')" "[('router 0', 'router 1', 70), ('router 1', 'router 0', 70)]"
 expect_eq "flit links add up to flit_hops" "$(json "$dir/flit.json" 'sum(l["flits"] for l in d["results"]["network"]["busiest_links"]) == d["results"]["network"]["flit_hops"]')" True
+# The text report says what was simulated (140 flit-hops: the links
+# above), the same figures as the JSON; the analytic report has no such line.
+"$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 > "$dir/flit.txt" || fail "flit replay text"
+expect_eq "flit simulated line" "$(grep '^  simulated:' "$dir/flit.txt")" \
+  "  simulated: $(json "$dir/flit.json" 'd["results"]["network"]["cycles"]') network cycles, 140 flit-hops (router-to-router channel traversals)"
+grep -q "simulated:" "$dir/pp.txt" && fail "analytic report has a simulated line"
 
 # 6. CSV.
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --csv > "$dir/pp.csv" || fail "csv"
