@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <sys/types.h>
 #include <ini.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -194,31 +193,20 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
 
 /* Reading INI files through libinih.
  *
- * Debian builds libinih with a fixed 200-byte line buffer (INI_MAX_LINE,
- * the terminating newline and NUL included) and with multi-line values
- * (INI_ALLOW_MULTILINE: an indented line continues the previous key). A
- * long topology spec (Equality n64000k64 is ~400 characters, seed 002)
- * must still load, so the reader below hands inih one physical line at a
- * time and cuts a longer one into a key line plus indented continuation
- * chunks; the handler joins a key's continuation lines without a
- * separator (specs have no spaces) and validates the joined value once
- * (an indented line that reads "name = value" stays a mis-indented key).
- * Chunks are cut only between two non-blank characters, never before a
- * comment or section character, and a trailing " ; comment" is dropped
- * first, so inih sees exactly the value the long line held. */
+ * A long topology spec (Equality n64000k64 is ~400 characters, seed 002)
+ * must still load, though Debian's libinih reads at most 198 characters a
+ * line: the shared reader (struct ini_lines_reader, as study and workload
+ * files are read) hands inih one physical line at a time and cuts a longer
+ * one into a key line plus indented continuation chunks; the handler joins
+ * a key's continuation lines without a separator (specs have no spaces)
+ * and validates the joined value once (an indented line that reads
+ * "name = value" stays a mis-indented key). */
 struct config_ini_ctx {
 	struct config *c;
 	const char *path;
 	struct nl_err *err;
 	int rc;
-	FILE *f;
-	int lineno;       /* lines read so far: the reader counts them for messages */
-	char *line;       /* the current physical line (getline buffer, owned) */
-	size_t line_cap;
-	size_t line_len;  /* its length without the newline */
-	size_t pos;       /* next byte of `line` to hand over; == line_len when done */
-	bool is_cont;     /* the line handed over last continues the previous value */
-	bool is_chunk;    /* ... and is a piece of a long line cut by the reader */
+	struct ini_lines_reader rd; /* the file's lines: the one being read, for messages */
 	/* The key being read: validated when the next key starts or at the end. */
 	char *pend_section, *pend_name, *pend_value; /* owned, NULL when none */
 	size_t pend_len;
@@ -236,23 +224,6 @@ static bool config_ini_blank(char ch)
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
 }
 
-/* Where a chunk of at most `max` bytes starting at x->pos ends: the whole
- * rest when it fits, else the last cut after `lo` between two non-blank
- * characters whose right side does not start a comment or a section; 0
- * when there is none. */
-static size_t config_ini_cut(const struct config_ini_ctx *x, size_t max, size_t lo)
-{
-	const char *l = x->line;
-	if (x->line_len - x->pos <= max)
-		return x->line_len;
-	if (lo < x->pos + 1)
-		lo = x->pos + 1;
-	for (size_t e = x->pos + max; e > lo; e--)
-		if (!config_ini_blank(l[e - 1]) && !config_ini_blank(l[e]) && !strchr(";#[", l[e]))
-			return e;
-	return 0;
-}
-
 static int config_ini_flush(struct config_ini_ctx *x);
 
 /* A section header, as inih reads one (an indented '[' after a key is
@@ -263,9 +234,10 @@ static int config_ini_flush(struct config_ini_ctx *x);
  * complete: checked first, so errors come in file order. A line inih
  * refuses (no ']') is left to it. "[]" is unknown too: inih would hand
  * its keys over as the section-less ones before any header. */
-static int config_ini_header(struct config_ini_ctx *x, const char *start)
+static int config_ini_header(struct config_ini_ctx *x)
 {
-	if (*start != '[' || (start > x->line && x->pend_name))
+	const char *start = x->rd.text + x->rd.indent;
+	if (*start != '[' || (x->rd.indent > 0 && x->pend_name))
 		return 0;
 	if (config_ini_flush(x) < 0)
 		return x->rc;
@@ -278,101 +250,25 @@ static int config_ini_header(struct config_ini_ctx *x, const char *start)
 	for (size_t t = 0; t < x->c->n_tables; t++)
 		if (strlen(x->c->tables[t]->section) == n && !strncmp(x->c->tables[t]->section, start + 1, n))
 			return 0;
-	return x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: unknown section [%.*s]", x->path, x->lineno, (int)n,
+	return x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: unknown section [%.*s]", x->path, x->rd.line, (int)n,
 			       start + 1);
 }
 
 static char *config_ini_reader(char *buf, int size, void *stream)
 {
 	struct config_ini_ctx *x = stream;
-	size_t max = (size_t)size - 2; /* room for the newline and the NUL */
 
 	if (x->rc < 0)
 		return NULL;
-	if (x->pos < x->line_len) {
-		/* The next chunk of a long line, as an indented continuation. */
-		size_t e = config_ini_cut(x, max - 1, 0);
-		if (!e) {
-			x->rc = nl_errf(x->err, NL_ECONFIG,
-					"%s:%d: line of %zu characters cannot be split into libinih's %d-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'",
-					x->path, x->lineno, x->line_len, size - 2);
-			return NULL;
-		}
-		buf[0] = ' ';
-		memcpy(buf + 1, x->line + x->pos, e - x->pos);
-		memcpy(buf + 1 + (e - x->pos), "\n", 2);
-		x->pos = e;
-		x->is_cont = x->is_chunk = true;
-		return buf;
-	}
-	ssize_t n = getline(&x->line, &x->line_cap, x->f);
-	if (n < 0)
-		return NULL;
-	x->lineno++;
-	/* libinih stops at a NUL: the rest of the line would be dropped
-	 * silently ('topology = torus:k=4x4\0,p=3' read as k=4x4), as the
-	 * topology readers refuse it (96669b7). */
-	if (memchr(x->line, '\0', (size_t)n)) {
-		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: unexpected NUL byte; expected a text file", x->path,
-				x->lineno);
+	char *s = ini_lines_reader_next(buf, size, &x->rd);
+	if (!s) {
+		if (x->rd.why[0])
+			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: %s", x->path, x->rd.line, x->rd.why);
 		return NULL;
 	}
-	while (n > 0 && (x->line[n - 1] == '\n' || x->line[n - 1] == '\r'))
-		x->line[--n] = '\0';
-	x->line_len = (size_t)n;
-	x->pos = 0;
-	const char *start = x->line;
-	while (config_ini_blank(*start))
-		start++;
-	/* inih's rule: an indented non-blank line after a key continues it. */
-	x->is_cont = start > x->line && *start && !strchr(";#", *start);
-	x->is_chunk = false;
-	if (x->line_len > max) {
-		if (strchr(";#", *start)) {
-			x->line_len = x->pos = 0; /* a comment: hand over nothing of it */
-			buf[0] = '\n';
-			buf[1] = '\0';
-			return buf;
-		}
-		if (*start == '[') {
-			x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section header longer than libinih's %d characters",
-					x->path, x->lineno, size - 2);
-			return NULL;
-		}
-		/* Drop an inline comment (" ;" as inih has it) and trailing blanks. */
-		for (size_t i = 1; i < x->line_len; i++)
-			if (x->line[i] == ';' && config_ini_blank(x->line[i - 1])) {
-				x->line_len = i;
-				break;
-			}
-		while (x->line_len > 0 && config_ini_blank(x->line[x->line_len - 1]))
-			x->line_len--;
-		x->line[x->line_len] = '\0';
-		const char *eq = strchr(x->line, '=');
-		if (!x->is_cont && (!eq || (size_t)(eq - x->line) + 1 >= max)) {
-			x->rc = nl_errf(x->err, NL_ECONFIG,
-					"%s:%d: line of %zu characters without 'key =' in its first %d; libinih reads at most %d characters a line",
-					x->path, x->lineno, x->line_len, size - 2, size - 2);
-			return NULL;
-		}
-		size_t e = config_ini_cut(x, max, x->is_cont ? 0 : (size_t)(eq - x->line) + 1);
-		if (!e) {
-			x->rc = nl_errf(x->err, NL_ECONFIG,
-					"%s:%d: line of %zu characters cannot be split into libinih's %d-character lines; shorten it, continue it on indented lines, or use 'topology = @file'",
-					x->path, x->lineno, x->line_len, size - 2);
-			return NULL;
-		}
-		memcpy(buf, x->line, e);
-		memcpy(buf + e, "\n", 2);
-		x->pos = e;
-		return buf;
-	}
-	if (config_ini_header(x, start) < 0)
+	if (!x->rd.is_chunk && config_ini_header(x) < 0)
 		return NULL;
-	memcpy(buf, x->line, x->line_len);
-	memcpy(buf + x->line_len, "\n", 2);
-	x->pos = x->line_len;
-	return buf;
+	return s;
 }
 
 static void config_ini_drop_pending(struct config_ini_ctx *x)
@@ -434,7 +330,7 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 	/* An indented "name = value" is a mis-indented key, not the rest of a
 	 * value (ini_lines_is_key): it is checked on its own line as the
 	 * previous key's value, as inih reports it, so the message names it. */
-	bool join = x->is_cont && (x->is_chunk || !ini_lines_is_key(value));
+	bool join = x->rd.is_cont && (x->rd.is_chunk || !ini_lines_is_key(value));
 	if (join && x->pend_name && !strcmp(x->pend_name, name) && !strcmp(x->pend_section, section)) {
 		char *v = realloc(x->pend_value, x->pend_len + n + 1);
 		if (!v) {
@@ -452,12 +348,12 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 	x->pend_name = strdup(name);
 	x->pend_value = strdup(value);
 	x->pend_len = n;
-	snprintf(x->pend_where, sizeof x->pend_where, "%s:%d", x->path, x->lineno);
-	x->pend_line = x->lineno;
-	x->pend_cont = x->is_cont;
+	snprintf(x->pend_where, sizeof x->pend_where, "%s:%d", x->path, x->rd.line);
+	x->pend_line = x->rd.line;
+	x->pend_cont = x->rd.is_cont;
 	if (!x->pend_section || !x->pend_name || !x->pend_value) {
 		config_ini_drop_pending(x);
-		x->rc = nl_errf(x->err, NL_ENOMEM, "%s:%d: out of memory", x->path, x->lineno);
+		x->rc = nl_errf(x->err, NL_ENOMEM, "%s:%d: out of memory", x->path, x->rd.line);
 		return 0;
 	}
 	return 1;
@@ -497,17 +393,17 @@ int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_er
 			config_release(&tmp);
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		}
-	struct config_ini_ctx x = {.c = &tmp, .path = path, .err = err, .rc = 0, .f = f};
+	struct config_ini_ctx x = {.c = &tmp, .path = path, .err = err, .rc = 0, .rd = {.f = f}};
 	int line = ini_parse_stream(config_ini_reader, &x, config_ini_handler, &x);
 	config_ini_flush(&x);
 	bool read_error = ferror(f);
-	free(x.line);
+	ini_lines_reader_release(&x.rd);
 	ini_keys_release(&x.seen);
 	/* The first bad line in file order is the one reported: a key is
 	 * checked when the next one starts, so its error may be found after
 	 * an inih syntax error on a later line, or before one on an earlier
 	 * line (reader errors stop at the line being read). */
-	int key_line = x.err_line ? x.err_line : x.lineno;
+	int key_line = x.err_line ? x.err_line : x.rd.line;
 	if (x.rc < 0 && !(line > 0 && line < key_line)) {
 		config_release(&tmp);
 		return x.rc;

@@ -1,11 +1,135 @@
-/* An inih reader that counts lines and section headers, and joins a key's
- * continuation lines before its handler sees it (ini_lines.h). */
+/* Physical lines of any length for inih, and an inih reader that counts
+ * lines and section headers and joins a key's continuation lines before
+ * its handler sees it (ini_lines.h). */
 #include "core/ini_lines.h"
 
 #include <ctype.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+
+static bool ini_lines_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
+}
+
+/* Where a piece of at most `max` bytes starting at r->pos ends: the whole
+ * rest when it fits, else the last cut after `lo` between two non-blank
+ * characters whose right side does not start a comment or a section (inih
+ * strips the blanks around a piece and reads one starting with ';', '#'
+ * or '[' as no continuation); 0 when there is none. */
+static size_t ini_lines_cut(const struct ini_lines_reader *r, size_t max, size_t lo)
+{
+	const char *l = r->text;
+	if (r->len - r->pos <= max)
+		return r->len;
+	if (lo < r->pos + 1)
+		lo = r->pos + 1;
+	for (size_t e = r->pos + max; e > lo; e--)
+		if (!ini_lines_blank(l[e - 1]) && !ini_lines_blank(l[e]) && !strchr(";#[", l[e]))
+			return e;
+	return 0;
+}
+
+char *ini_lines_reader_next(char *buf, int size, void *stream)
+{
+	struct ini_lines_reader *r = stream;
+	size_t max = (size_t)size - 2; /* room for the newline and the NUL */
+
+	if (r->why[0])
+		return NULL;
+	if (r->pos < r->len) {
+		/* The next chunk of a long line, as an indented continuation. */
+		size_t e = ini_lines_cut(r, max - 1, 0);
+		r->is_cont = r->is_chunk = true;
+		if (!e) {
+			snprintf(r->why, sizeof r->why,
+				 "line of %zu characters cannot be split into libinih's %d-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'",
+				 r->len, size - 2);
+			return NULL;
+		}
+		buf[0] = ' ';
+		memcpy(buf + 1, r->text + r->pos, e - r->pos);
+		memcpy(buf + 1 + (e - r->pos), "\n", 2);
+		r->pos = e;
+		return buf;
+	}
+	ssize_t n = getline(&r->text, &r->cap, r->f);
+	if (n < 0)
+		return NULL;
+	r->line++;
+	bool has_nul = memchr(r->text, '\0', (size_t)n) != NULL;
+	while (n > 0 && (r->text[n - 1] == '\n' || r->text[n - 1] == '\r'))
+		r->text[--n] = '\0';
+	r->len = (size_t)n;
+	r->pos = 0;
+	r->indent = 0;
+	while (ini_lines_blank(r->text[r->indent]))
+		r->indent++;
+	const char *start = r->text + r->indent;
+	/* inih's rule: an indented non-blank line after a key continues it. */
+	r->is_cont = r->indent > 0 && *start && !strchr(";#", *start);
+	r->is_chunk = false;
+	/* libinih stops at a NUL: the rest of the line would be dropped
+	 * silently ('topology = torus:k=4x4\0,p=3' read as k=4x4), as the
+	 * topology readers refuse it (96669b7). */
+	if (has_nul) {
+		r->len = 0;
+		snprintf(r->why, sizeof r->why, "unexpected NUL byte; expected a text file");
+		return NULL;
+	}
+	if (r->len > max) {
+		if (strchr(";#", *start)) {
+			r->len = 0; /* a comment: hand over nothing of it */
+			buf[0] = '\n';
+			buf[1] = '\0';
+			return buf;
+		}
+		if (*start == '[') {
+			snprintf(r->why, sizeof r->why, "section header longer than libinih's %d characters", size - 2);
+			return NULL;
+		}
+		/* Drop an inline comment (" ;" as inih has it) and trailing blanks. */
+		for (size_t i = 1; i < r->len; i++)
+			if (r->text[i] == ';' && ini_lines_blank(r->text[i - 1])) {
+				r->len = i;
+				break;
+			}
+		while (r->len > 0 && ini_lines_blank(r->text[r->len - 1]))
+			r->len--;
+		r->text[r->len] = '\0';
+		const char *eq = strchr(r->text, '=');
+		if (!r->is_cont && (!eq || (size_t)(eq - r->text) + 1 >= max)) {
+			snprintf(r->why, sizeof r->why,
+				 "line of %zu characters without 'key =' in its first %d; libinih reads at most %d characters a line",
+				 r->len, size - 2, size - 2);
+			return NULL;
+		}
+		size_t e = ini_lines_cut(r, max, r->is_cont ? 0 : (size_t)(eq - r->text) + 1);
+		if (!e) {
+			snprintf(r->why, sizeof r->why,
+				 "line of %zu characters cannot be split into libinih's %d-character lines; shorten it, continue it on indented lines, or use 'topology = @file'",
+				 r->len, size - 2);
+			return NULL;
+		}
+		memcpy(buf, r->text, e);
+		memcpy(buf + e, "\n", 2);
+		r->pos = e;
+		return buf;
+	}
+	memcpy(buf, r->text, r->len);
+	memcpy(buf + r->len, "\n", 2);
+	r->pos = r->len;
+	return buf;
+}
+
+void ini_lines_reader_release(struct ini_lines_reader *r)
+{
+	free(r->text);
+	r->text = NULL;
+	r->cap = r->len = r->pos = 0;
+}
 
 /* inih's MAX_SECTION: a longer section name reaches the handler cut to
  * MAX_SECTION - 1 characters. */
@@ -64,34 +188,28 @@ static void ini_lines_flush(struct ini_lines *r)
 	ini_lines_drop_key(r);
 }
 
+/* The reader's next piece; a line's first piece may be a section header,
+ * counted here as inih reads it. */
 static char *ini_lines_read(char *str, int num, void *stream)
 {
 	struct ini_lines *r = stream;
-	char *s = fgets(str, num, r->f);
-	if (!s)
-		return NULL;
-	r->is_indented = false;
-	if (!r->mid_line) {
-		r->line++;
-		/* inih's line start: blanks skipped (isspace), a comment or
-		 * nothing after them reads as no line. */
-		const char *start = s;
-		while (*start && isspace((unsigned char)*start))
-			start++;
-		r->is_indented = start > s && *start && !strchr(";#", *start);
-		/* An indented '[' after a key continues that key (inih). */
-		if (*start == '[' && !(r->is_indented && r->key.name)) {
-			ini_lines_flush(r); /* before the count: the key's section */
-			r->headers++;
-			r->header_line = r->line;
-			ini_lines_finish(r);
-			r->hdr.is_pending = ini_lines_header_name(s, r->hdr.name, sizeof r->hdr.name);
-			r->hdr.has_keys = false;
-			r->hdr.line = r->line;
-			r->hdr.index = r->headers;
-		}
+	char *s = ini_lines_reader_next(str, num, &r->rd);
+	if (!s || r->rd.is_chunk)
+		return s;
+	r->line = r->rd.line;
+	/* A section header, as inih reads it (after blanks), unless it is an
+	 * indented '[' after a key: inih continues that key with it. */
+	const char *text = r->rd.text; /* the whole line: s may be a piece of it */
+	if (text[r->rd.indent] == '[' && !(r->rd.is_cont && r->key.name)) {
+		ini_lines_flush(r); /* before the count: the key's section */
+		r->headers++;
+		r->header_line = r->line;
+		ini_lines_finish(r);
+		r->hdr.is_pending = ini_lines_header_name(text, r->hdr.name, sizeof r->hdr.name);
+		r->hdr.has_keys = false;
+		r->hdr.line = r->line;
+		r->hdr.index = r->headers;
 	}
-	r->mid_line = !strchr(s, '\n');
 	return s;
 }
 
@@ -112,9 +230,10 @@ static int ini_lines_handler(void *user, const char *section, const char *name, 
 	r->hdr.has_keys = true;
 	if (r->key.is_nomem)
 		return 1;
-	bool is_cont = r->is_indented && r->key.name && !strcmp(r->key.name, name) &&
+	bool is_cont = r->rd.is_cont && r->key.name && !strcmp(r->key.name, name) &&
 		       !strcmp(r->key.section, section);
-	if (is_cont && !ini_lines_is_key(value)) {
+	/* A chunk of a long line is part of the value whatever it reads. */
+	if (is_cont && (r->rd.is_chunk || !ini_lines_is_key(value))) {
 		size_t n = strlen(value);
 		char *v = realloc(r->key.value, r->key.len + n + 1);
 		if (!v) {
@@ -142,17 +261,27 @@ int ini_lines_parse(struct ini_lines *r, ini_lines_handler_fn handler, void *use
 {
 	r->key.fn = handler;
 	r->key.user = user;
+	r->rd.f = r->f;
 	int line = ini_parse_stream(ini_lines_read, r, ini_lines_handler, r);
-	if (!r->key.is_nomem)
+	/* A line the reader refused ends the file there: the key before it
+	 * is complete unless the line continued it. */
+	bool refused = r->rd.why[0] != '\0';
+	if (!r->key.is_nomem && !(refused && r->rd.is_cont))
 		ini_lines_flush(r);
 	ini_lines_drop_key(r);
 	ini_lines_finish(r);
+	ini_lines_reader_release(&r->rd);
 	if (r->key.is_nomem || line < 0)
 		return line < 0 ? line : -2;
 	/* The first bad line in file order: a key's handler runs once the
-	 * key is complete, after inih may have refused a later line. */
+	 * key is complete, after inih may have refused a later line; the
+	 * reader stops inih at the line it refuses. */
+	if (refused && line == 0)
+		line = r->rd.line;
 	if (r->key.fail_line && (line == 0 || r->key.fail_line < line))
-		return r->key.fail_line;
+		line = r->key.fail_line;
+	if (line != r->rd.line)
+		r->rd.why[0] = '\0';
 	return line;
 }
 

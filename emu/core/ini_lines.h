@@ -1,12 +1,14 @@
-/* An inih reader (ini_parse_stream) over a FILE that counts what inih's
- * handler cannot see: the line being read, and the section headers read
- * so far. inih reports a section only with its keys, so a header that
- * repeats the one before it ("[job A]" twice in a row) reads as more keys
- * of the same section unless the handler compares `headers` with the
- * count when its section began. Lines longer than inih's buffer arrive
- * in pieces and count once. ini_lines_parse hands the handler each key
- * once, its indented continuation lines joined, as configuration files
- * read them (core/config.c, docs/configuration.md). */
+/* INI files through inih (ini_parse_stream), for every reader: the
+ * physical-line reader below hands inih one line of any length, cut into
+ * pieces it can hold (configuration, study and workload files alike), and
+ * ini_lines counts what inih's handler cannot see: the line being read,
+ * and the section headers read so far. inih reports a section only with
+ * its keys, so a header that repeats the one before it ("[job A]" twice in
+ * a row) reads as more keys of the same section unless the handler
+ * compares `headers` with the count when its section began.
+ * ini_lines_parse hands the handler each key once, its indented
+ * continuation lines (and the pieces of a long line) joined, as
+ * configuration files read them (core/config.c, docs/configuration.md). */
 #ifndef NETLOOM_CORE_INI_LINES_H
 #define NETLOOM_CORE_INI_LINES_H
 
@@ -17,16 +19,52 @@
 /* inih's handler (ini.h ini_handler): nonzero on success. */
 typedef int (*ini_lines_handler_fn)(void *user, const char *section, const char *name, const char *value);
 
+/* Debian builds libinih with a fixed 200-byte line buffer (INI_MAX_LINE,
+ * the newline and the NUL included): it reads the rest of a longer line as
+ * lines of their own. This reader, inih's ini_reader over a FILE, hands it
+ * one physical line at a time and cuts a longer one into its first piece
+ * plus indented continuation chunks, which the handler appends to the
+ * key's value without a separator (is_chunk), so the value arrives whole:
+ * cuts fall between two non-blank characters, never before a comment or
+ * section character, and a trailing " ; comment" is dropped first. A long
+ * comment line is handed over as a blank one. Zero-initialise, set f. */
+struct ini_lines_reader {
+	FILE *f;
+	int line;        /* physical lines read so far: the one being read (1-based) */
+	char *text;      /* that line without its newline (getline buffer, owned) */
+	size_t cap;
+	size_t len;      /* its length (a long line's without its trailing comment) */
+	size_t pos;      /* the next byte of text to hand over; len when done */
+	size_t indent;   /* the blanks that start it */
+	bool is_cont;    /* the piece handed over last continues the key before
+			  * it (inih's rule): a chunk, or an indented line that
+			  * is no blank or comment line */
+	bool is_chunk;   /* ... and is a piece of a long line after its first */
+	/* Why the reader stopped at `line` ("FILE:LINE: " not included), ""
+	 * while it has not: a NUL byte, or a long line it cannot cut (a
+	 * section header, no "key =" in the first piece, blanks or comment
+	 * characters at every cut). is_cont and is_chunk then describe the
+	 * piece it could not hand over. */
+	char why[256];
+};
+
+/* inih's reader (ini.h ini_reader; stream is a struct ini_lines_reader):
+ * the next piece of at most size - 2 characters and a newline in buf,
+ * NULL at the end of the file, on a read error (ferror(f)) or when the
+ * line cannot be handed over (why says so; every later call returns NULL
+ * too). */
+char *ini_lines_reader_next(char *buf, int size, void *stream);
+void ini_lines_reader_release(struct ini_lines_reader *r);
+
 struct ini_lines {
 	FILE *f;
 	int line;        /* the line being read (1-based); while the handler
 			  * of ini_lines_parse runs, the key's (first) line */
 	int headers;     /* section headers read so far */
 	int header_line; /* the last header's line */
-	bool mid_line;   /* the last read ended inside a line */
-	bool is_indented; /* the line read last starts with a blank and is no
-			   * blank or comment line: inih continues the last key
-			   * with it, when a key came since the last header */
+	/* The lines of f. After ini_lines_parse, rd.why says why the line it
+	 * returned could not be read, "" when inih or a handler refused it. */
+	struct ini_lines_reader rd;
 	/* While the handler of ini_lines_parse runs: the key is an indented
 	 * line that reads "name = value", a mis-indented key. inih hands it
 	 * over as the value of the key before it (the handler gets that
@@ -62,10 +100,13 @@ struct ini_lines {
  * a key continues its value (libinih's INI_ALLOW_MULTILINE rule, as in
  * configuration files): it is appended without a separator, the key keeps
  * its first line, and r->line is that line while the handler runs (r->headers
- * and r->header_line are its section's). An indented "name = value" line
+ * and r->header_line are its section's). A line longer than inih's buffer
+ * is read whole (struct ini_lines_reader). An indented "name = value" line
  * is handed over on its own (is_misindented). Returns 0, the first line
- * that inih could not parse or whose handler failed, or -2 when out of
- * memory. A section with no keys goes to empty_section when set. */
+ * that inih could not parse, whose handler failed or that the reader
+ * could not hand over (r->rd.why says why; nothing after it is read),
+ * or -2 when out of memory. A section with no keys goes
+ * to empty_section when set. */
 int ini_lines_parse(struct ini_lines *r, ini_lines_handler_fn handler, void *user);
 
 /* An indented value that reads "name = value" (a word, then '=' with a

@@ -168,6 +168,20 @@ expect_eq "continued topology" "$(json "$dir/out-cont/report.json" '[(x["topolog
 printf '[system a]\ntopology = torus:k=4\n  y4\n  link_model = links\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badcont.ini"
 bad badcont "netloom: $dir/badcont.ini:4: [system a] indented line 'link_model = links' reads as 'name = value' after key 'topology'; expected keys unindented (an indented line continues the key before it)
 netloom: $dir/badcont.ini:2: [system a] key 'topology': value 'torus:k=4y4': topology 'torus': parameter 'k' value '4y4': expected dimensions like 8x8x4"
+# A line past libinih's 198 characters (a 240-character topology and a
+# comment) is read whole, as in configuration files (its pieces were read
+# as lines of their own: "unknown key 'ate_system_3/...'"), and the lines
+# after it keep their numbers.
+g=$(printf 'graph_files_of_the_candidate_system_%s/' 1 2 3 4 5)
+mkdir -p "$dir/$g" && "$netloom" topo export torus:k=4x4 --format edgelist > "$dir/${g}torus-4x4-exported.edges" ||
+  fail "long line: edge list"
+printf '[system a]\ntopology = graph:file=%storus-4x4-exported.edges,p=1   ; a long line\nrouting_function = min\n[workload w]\ntrace = %s\n' \
+  "$g" "$s/lammps-lj-8.nlt" > "$dir/long.ini"
+"$netloom" compare "$dir/long.ini" -o "$dir/out-long" > /dev/null || fail "long line: exit $?"
+expect_eq "long line" "$(json "$dir/out-long/report.json" '[(x["topology"], x["routing"]) for x in d["systems"]]')" \
+  "[('graph:file=$dir/${g}torus-4x4-exported.edges,p=1', 'min')]"
+sed 's/^routing_function = min/routing_fuction = min/' "$dir/long.ini" > "$dir/longbad.ini"
+bad longbad "netloom: $dir/longbad.ini:3: [system a]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
 printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
 bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"

@@ -198,6 +198,15 @@ bad cont $'[job A]\ntrace = a.nlt\nplacement = near\n  est' \
   "$dir/cont.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 bad misindent $'[job A]\ntrace = a.nlt\nplacement = spread\n  repeat = 2' \
   "$dir/misindent.ini:4: [job A] indented line 'repeat = 2' reads as 'name = value' after key 'placement'; expected keys unindented (an indented line continues the key before it)"
+# A line past libinih's 198 characters (218 and a comment) is read whole,
+# as in configuration files (its pieces were read as lines of their own:
+# "longline.ini:3: expected 'key = value' ..."), and the lines after it
+# keep their numbers.
+long=$(printf './%.0s' $(seq 100))
+bad longline "[job A]"$'\n'"trace = ${long}nosuch.nlt   ; a long line"$'\n[job B]\ntrace = a.nlt' \
+  "$dir/longline.ini: [job A] key 'trace': $dir/${long}nosuch.nlt: cannot open: No such file or directory"
+bad longnext "[job A]"$'\n'"trace = ${long}a.nlt"$'\n[job B]\ntrace = a.nlt\nplacement = nearest' \
+  "$dir/longnext.ini:5: [job B] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
 # A NUL byte in a map line was reported as a line over 510 characters.

@@ -12,6 +12,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/ini_lines.h"
 #include "core/output.h"
 #include "core/param.h"
 #include "core/rng.h"
@@ -644,6 +645,87 @@ static void test_config_long_values(void)
 	config_release(&c);
 }
 
+/* ini_lines' handler for test_ini_lines_long: "line [section] name=value\n"
+ * per key, appended to the buffer. */
+struct ini_seen {
+	struct ini_lines *r;
+	char out[4096];
+};
+
+static int ini_seen_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_seen *s = user;
+	size_t n = strlen(s->out);
+	snprintf(s->out + n, sizeof s->out - n, "%d [%s] %s=%s\n", s->r->line, section, name, value);
+	return 1;
+}
+
+/* Parse `len` bytes of text with ini_lines_parse; its return value. */
+static int ini_seen_parse(struct ini_seen *s, struct ini_lines *r, const char *text, size_t len)
+{
+	*r = (struct ini_lines){0};
+	s->r = r;
+	s->out[0] = '\0';
+	r->f = fmemopen((void *)text, len, "r");
+	if (!r->f)
+		return -100;
+	int line = ini_lines_parse(r, ini_seen_key, s);
+	fclose(r->f);
+	return line;
+}
+
+/* Study and workload files read long lines as configuration files do
+ * (one reader, struct ini_lines_reader): a line past libinih's 198
+ * characters arrives whole at its own line, the lines after it keep their
+ * numbers, and a line that cannot be cut stops the file at its line with
+ * config.c's reason. */
+static void test_ini_lines_long(void)
+{
+	struct ini_seen s;
+	struct ini_lines r;
+	char v[320], text[1200], want[1200];
+	for (size_t i = 0; i < 300; i++)
+		v[i] = (char)('a' + i % 26);
+	v[300] = '\0';
+	int n = snprintf(text, sizeof text, "[s]\nk = %s   ; comment\nb = 2\n; %s\nc = x\n    %s\n[t]\nd = 4\n", v, v, v);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
+	snprintf(want, sizeof want, "2 [s] k=%s\n3 [s] b=2\n5 [s] c=x%s\n8 [t] d=4\n", v, v);
+	CHECK_STR(s.out, want);
+	CHECK_EQ(r.headers, 2);
+	CHECK_EQ(r.header_line, 7);
+	CHECK_STR(r.rd.why, "");
+
+	/* Blanks at every cut: the keys before it are read, none after. */
+	char blanks[400] = "topology = a";
+	for (int i = 0; i < 150; i++)
+		strcat(blanks, " b");
+	n = snprintf(text, sizeof text, "[s]\nb = 2\n%s\nc = 3\n", blanks);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK_STR(s.out, "2 [s] b=2\n");
+	CHECK(!strncmp(r.rd.why, "line of 312 characters cannot be split into libinih's 198-character lines", 72));
+	/* The same past the first piece: the key is not handed over cut. */
+	n = snprintf(text, sizeof text, "[s]\nb = 2\nk = %s", v);
+	for (int i = 0; i < 150; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, " y");
+	n += snprintf(text + n, sizeof text - (size_t)n, "\nc = 3\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK_STR(s.out, "2 [s] b=2\n");
+	CHECK(!strncmp(r.rd.why, "line of 604 characters cannot be split into libinih's 198-character lines (a run", 80));
+	/* ... unless an earlier line was bad: that one is named. */
+	n = snprintf(text, sizeof text, "[s]\nno equals sign\n%s\n", blanks);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 2);
+	CHECK_STR(r.rd.why, "");
+	/* A NUL byte: libinih stopped there and dropped the rest silently. */
+	static const char nul[] = "[s]\nb = 2\nc = torus:k=4x4\0,p=3\nd = 4\n";
+	CHECK_EQ(ini_seen_parse(&s, &r, nul, sizeof nul - 1), 3);
+	CHECK_STR(s.out, "2 [s] b=2\n");
+	CHECK_STR(r.rd.why, "unexpected NUL byte; expected a text file");
+	/* A long section header. */
+	n = snprintf(text, sizeof text, "[s]\nb = 2\n[%s]\nc = 3\n", v);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK_STR(r.rd.why, "section header longer than libinih's 198 characters");
+}
+
 int main(void)
 {
 	TEST_RUN(test_error_table);
@@ -658,6 +740,7 @@ int main(void)
 	TEST_RUN(test_stats_t95);
 	TEST_RUN(test_config_file);
 	TEST_RUN(test_config_long_values);
+	TEST_RUN(test_ini_lines_long);
 	TEST_RUN(test_output_atomic);
 	TEST_RUN(test_output_empty_name);
 	TEST_RUN(test_output_staged_signals);

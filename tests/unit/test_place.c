@@ -285,6 +285,25 @@ static void test_workload(void)
 	CHECK_STR(w.jobs[0].policy, "random-node");
 	CHECK_STR(w.jobs[1].name, "b");
 	place_workload_release(&w);
+	/* A line past libinih's 198 characters is read whole, as in
+	 * configuration files (its pieces were read as lines of their own),
+	 * and the lines after it keep their numbers. */
+	char longw[700], trace[400];
+	size_t tn = 0;
+	for (int i = 0; i < 12; i++)
+		tn += (size_t)snprintf(trace + tn, sizeof trace - tn, "/directory_%02d_of_a_trace", i);
+	snprintf(trace + tn, sizeof trace - tn, "/a.nlt");
+	snprintf(longw, sizeof longw, "[job a]\ntrace = %s   ; a long path\nrepeat = 2\n[job b]\ntrace = b.nlt\n", trace);
+	path = map_file(longw);
+	CHECK_OK(place_workload_read(path, &w, &err), &err);
+	CHECK_EQ(w.n_jobs, 2);
+	CHECK_STR(w.jobs[0].trace, trace);
+	CHECK_EQ(w.jobs[0].repeat, 2);
+	place_workload_release(&w);
+	snprintf(longw, sizeof longw, "[job a]\ntrace = %s\n[job b]\ntrace = b.nlt\nrepeat = 0\n", trace);
+	path = map_file(longw);
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":5: [job b] key 'repeat': value '0': expected an integer 1..1000000");
 	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 0\n  0\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'repeat': value '00': expected an integer 1..1000000");
