@@ -170,7 +170,7 @@ bad badcont "netloom: $dir/badcont.ini:4: [system a] indented line 'link_model =
 netloom: $dir/badcont.ini:2: [system a] key 'topology': value 'torus:k=4y4': topology 'torus': parameter 'k' value '4y4': expected dimensions like 8x8x4"
 # A line past libinih's 198 characters (a 240-character topology and a
 # comment) is read whole, as in configuration files (its pieces were read
-# as lines of their own: "unknown key 'ate_system_3/...'"), and the lines
+# as lines of their own: "unknown key 'ate_system_5/torus-4x4-...'"), and the lines
 # after it keep their numbers.
 g=$(printf 'graph_files_of_the_candidate_system_%s/' 1 2 3 4 5)
 mkdir -p "$dir/$g" && "$netloom" topo export torus:k=4x4 --format edgelist > "$dir/${g}torus-4x4-exported.edges" ||
