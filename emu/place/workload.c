@@ -327,7 +327,9 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 	fclose(x.src.f);
 	ini_keys_release(&x.keys);
 	int rc = x.rc;
-	if (rc == 0 && line > 0)
+	if (rc == 0 && line > 0 && x.src.rd.why[0])
+		rc = nl_errf(err, NL_ECONFIG, "%s:%d: %s", path, line, x.src.rd.why);
+	else if (rc == 0 && line > 0)
 		rc = nl_errf(err, NL_ECONFIG, "%s:%d: expected 'key = value', '[job NAME]' or a comment", path, line);
 	else if (rc == 0 && line == -2)
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);

@@ -609,20 +609,25 @@ static int cmp_on_app(void *ctx, struct app *app, const struct trace_manifest *m
 static int cmp_links_take(nl_sim *sim, struct cmp_run *r)
 {
 	const char *unit = "";
-	const uint64_t *use = r->links_why[0] ? NULL : net_backend_job_use(sim->replay_net, &unit);
+	const struct net_job_use *use = NULL;
+	size_t n_use = 0;
 	const struct topo *t = sim->replay_topo;
-	if (!use || !t)
+	struct nl_err why = {0};
+	if (r->links_why[0] || !t)
 		return 0;
+	if (net_backend_job_links(sim->replay_net, &use, &n_use, &unit, &why) < 0)
+		return -1;
 	snprintf(r->links_unit, sizeof r->links_unit, "%s", unit);
+	/* One job: at most one entry per port, in port order. */
 	uint32_t n = 0;
-	for (uint32_t g = 0; g < t->n_ports; g++)
-		n += topo_port_is_network(t, g) && use[g];
+	for (size_t i = 0; i < n_use; i++)
+		n += topo_port_is_network(t, use[i].port) && use[i].count;
 	if (n && !(r->links = calloc(n, sizeof *r->links)))
 		return -1;
-	for (uint32_t g = 0; g < t->n_ports; g++)
-		if (topo_port_is_network(t, g) && use[g]) {
-			r->links[r->n_links][0] = g;
-			r->links[r->n_links++][1] = use[g];
+	for (size_t i = 0; i < n_use; i++)
+		if (topo_port_is_network(t, use[i].port) && use[i].count) {
+			r->links[r->n_links][0] = use[i].port;
+			r->links[r->n_links++][1] = use[i].count;
 		}
 	return 0;
 }
@@ -918,13 +923,18 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		c->src.empty_ctx = c;
 		int line = ini_lines_parse(&c->src, cmp_ini_any, c);
 		fclose(f);
-		if (line > 0)
+		if (line > 0 && c->src.rd.why[0])
+			cmp_problem(c, "%s:%d: %s", study, line, c->src.rd.why);
+		else if (line > 0)
 			cmp_problem(c, "%s:%d: expected 'key = value' or a [section]", study, line);
 		else if (line < 0)
 			cmp_problem(c, "%s: out of memory reading the study file", study);
 		/* With the file's own problems too: every problem at once
-		 * (docs/procurement.md), not one round per fix. */
-		cmp_validate(c);
+		 * (docs/procurement.md), not one round per fix; but not after
+		 * a line the reader could not hand over, where reading stopped:
+		 * the unread rest would give problems that are not there. */
+		if (!(line > 0 && c->src.rd.why[0]))
+			cmp_validate(c);
 	}
 	if (c->n_problems) {
 		res->problems = c->problems;

@@ -182,6 +182,12 @@ expect_eq "long line" "$(json "$dir/out-long/report.json" '[(x["topology"], x["r
   "[('graph:file=$dir/${g}torus-4x4-exported.edges,p=1', 'min')]"
 sed 's/^routing_function = min/routing_fuction = min/' "$dir/long.ini" > "$dir/longbad.ini"
 bad longbad "netloom: $dir/longbad.ini:3: [system a]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
+# A long line with blanks at every cut cannot be handed to libinih in
+# pieces: refused at its line with configuration files' reason (not the
+# generic "expected 'key = value'"); reading stops there, so the unread
+# rest adds no problems ("no [workload NAME] section").
+printf '[system a]\ntopology = torus:k=4%300sx4\n[workload w]\ntrace = %s\n' "" "$s/lammps-lj-8.nlt" > "$dir/uncut.ini"
+bad uncut "netloom: $dir/uncut.ini:2: line of 322 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
 printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
 bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"

@@ -207,6 +207,10 @@ bad longline "[job A]"$'\n'"trace = ${long}nosuch.nlt   ; a long line"$'\n[job B
   "$dir/longline.ini: [job A] key 'trace': $dir/${long}nosuch.nlt: cannot open: No such file or directory"
 bad longnext "[job A]"$'\n'"trace = ${long}a.nlt"$'\n[job B]\ntrace = a.nlt\nplacement = nearest' \
   "$dir/longnext.ini:5: [job B] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
+# One with blanks at every cut cannot be handed over in pieces: refused
+# at its line with the reason configuration files give.
+bad uncut "[job A]"$'\n'"trace = a.nlt$(printf '%300s' '')x" \
+  "$dir/uncut.ini:2: line of 314 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
   "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
 # A NUL byte in a map line was reported as a line over 510 characters.
