@@ -142,10 +142,16 @@ static void describe_moore_text(char *bound, char *ratio, size_t cap, uint32_t r
 	describe_pow10(ratio, cap, log10((double)routers) - lg, 6);
 }
 
-/* routers / Moore bound as JSON, null where a double cannot hold it. */
-static json_t *describe_json_moore_ratio(uint32_t routers, double bound)
+/* routers / the Moore bound for degree and diameter as JSON, null where
+ * a double cannot hold it: from the logarithms when the bound is past a
+ * double but the ratio is not (mesh:k=324x324: ratio 3.2e-304). */
+static json_t *describe_json_moore_ratio(uint32_t routers, uint32_t degree, uint32_t diameter)
 {
-	return describe_moore_fits(routers, bound) ? json_real((double)routers / bound) : json_null();
+	double bound = analyze_moore_bound(degree, diameter);
+	if (describe_moore_fits(routers, bound))
+		return json_real((double)routers / bound);
+	double ratio = pow(10, log10((double)routers) - analyze_moore_bound_log10(degree, diameter));
+	return isfinite(ratio) && ratio >= DBL_MIN ? json_real(ratio) : json_null();
 }
 
 /* A JSON string of s, any byte it holds (a graph:file= path) that is not
@@ -239,15 +245,14 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	if (d->is_connected) {
 		double lg = analyze_moore_bound_log10(r->g.max_degree, d->diameter);
 		json_object_set_new(j, "moore_bound", isfinite(r->moore) ? topo_json_num(r->moore) : json_null());
-		json_object_set_new(j, "moore_ratio", describe_json_moore_ratio(t->n_routers, r->moore));
+		json_object_set_new(j, "moore_ratio", describe_json_moore_ratio(t->n_routers, r->g.max_degree, d->diameter));
 		json_object_set_new(j, "moore_bound_log10", json_real(lg));
 		json_object_set_new(j, "moore_ratio_log10", json_real(log10((double)t->n_routers) - lg));
 		json_object_set_new(j, "moore_ratio_exact", json_boolean(d->is_diameter_exact));
 		if (!d->is_diameter_exact) { /* from the diameter bounds: [at the upper, at the lower] */
 			json_t *mb = json_array();
-			json_array_append_new(mb, describe_json_moore_ratio(t->n_routers, analyze_moore_bound(
-										      r->g.max_degree, d->diameter_hi)));
-			json_array_append_new(mb, describe_json_moore_ratio(t->n_routers, r->moore));
+			json_array_append_new(mb, describe_json_moore_ratio(t->n_routers, r->g.max_degree, d->diameter_hi));
+			json_array_append_new(mb, describe_json_moore_ratio(t->n_routers, r->g.max_degree, d->diameter));
 			json_object_set_new(j, "moore_ratio_bounds", mb);
 		}
 	} else {

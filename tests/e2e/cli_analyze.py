@@ -108,6 +108,13 @@ def case_describe_torus():
     eq("torus 1400x3: exact, bound past a double", (d["diameter"], d["moore_bound"], d["moore_ratio"]), (701, None, None))
     out = run("topo", "describe", "torus:k=1400x3").stdout.decode()
     check("torus 1400x3: bound in text", "moore ratio     7.24803e-332 (4200 routers / Moore bound 5.794681284e+334" in out)
+    # A bound past a double whose ratio is not: the ratio is given (it
+    # was null whenever the bound was, docs/analysis.md: "null where a
+    # double cannot hold them").
+    d = run_json("topo", "describe", "mesh:k=1025x2", "--json")
+    eq("mesh 1025x2: bound past a double", (d["diameter"], d["moore_bound"]), (1025, None))
+    check(f"mesh 1025x2: ratio {d['moore_ratio']} = 10^{d['moore_ratio_log10']}", d["moore_ratio"] is not None and
+          abs(d["moore_ratio"] / 10 ** d["moore_ratio_log10"] - 1) < 1e-9)
     # Under the budget the run stays exact (100x100: ~1 s).
     d = run_json("topo", "describe", "mesh:k=100x100", "--json")
     eq("mesh 100x100 exact", (d["exact"], d["distance_method"], d["diameter"]), (True, "all-sources", 198))
