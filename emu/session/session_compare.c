@@ -373,6 +373,39 @@ static int cmp_sys_key_line(const struct cmp_sys *s, const char *name)
 	return s->line;
 }
 
+/* The flit backend's partitions and threads against system s's routers,
+ * which the engine checks only as it builds the network: the replay
+ * would fail after the study had started, its report written with an
+ * error cell (exit 3), where a system that does not build is refused
+ * before the first replay (docs/procurement.md). The engine's wording
+ * (part.c, flitnet.c), at the study's line or the key's origin. */
+static void cmp_check_flit_counts(struct cmp *c, const struct cmp_sys *s, const nl_sim *sim)
+{
+	if (strcmp(c->backend, "flit"))
+		return;
+	const uint32_t routers = sim->topo->n_routers;
+	const struct {
+		const char *key;
+		int64_t value;
+		const char *each;
+	} counts[] = {
+		{"partitions", sim->sc.partitions, "one router at least in each"},
+		{"threads", sim->sc.threads, "a router at least per thread"},
+	};
+	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+		if (counts[i].value <= (int64_t)routers)
+			continue;
+		char where[1200];
+		cmp_where(c, s, counts[i].key, where, sizeof where);
+		const char *origin = config_origin(&sim->cfg, counts[i].key);
+		bool inline_key = cmp_sys_key_line(s, counts[i].key) != s->line;
+		cmp_problem(c, "%s key '%s': value '%lld' out of range: expected 0 (automatic) or 1..%u (%s)%s%s%s",
+			    where, counts[i].key, (long long)counts[i].value, routers, counts[i].each,
+			    !inline_key && origin ? " (set at " : "", !inline_key && origin ? origin : "",
+			    !inline_key && origin ? ")" : "");
+	}
+}
+
 static const char *cmp_at(const struct cmp *c, int line, char *buf, size_t n)
 {
 	if (line)
@@ -566,6 +599,7 @@ static void cmp_validate(struct cmp *c)
 			s->endpoints = sim->topo->n_endpoints;
 			s->topology = strdup(topo);
 			cmp_check_routing(c, s, sim, rf);
+			cmp_check_flit_counts(c, s, sim);
 			cmp_check_fit(c, s, sim);
 			cmp_check_maps(c, s, sim);
 			cmp_path_select(c, s, sim);

@@ -188,6 +188,14 @@ bad longbad "netloom: $dir/longbad.ini:3: [system a]: unknown key 'routing_fucti
 # rest adds no problems ("no [workload NAME] section").
 printf '[system a]\ntopology = torus:k=4%300sx4\n[workload w]\ntrace = %s\n' "" "$s/lammps-lj-8.nlt" > "$dir/uncut.ini"
 bad uncut "netloom: $dir/uncut.ini:2: line of 322 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
+# The flit backend's partitions and threads past the routers: refused
+# before any replay, at the study's line or the config file's, as a system
+# that does not build (it ran, failed, and wrote a report: exit 3).
+printf '[study]\nbackend = flit\n[system a]\ntopology = torus:k=4x4\npartitions = 17\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/parts.ini"
+bad parts "netloom: $dir/parts.ini:5: [system a] key 'partitions': value '17' out of range: expected 0 (automatic) or 1..16 (one router at least in each)"
+printf '[network]\ntopology = torus:k=4x4\n[simulation]\nthreads = 17\n' > "$dir/threads-sys.ini"
+printf '[study]\nbackend = flit\n[system a]\nconfig = threads-sys.ini\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/threads.ini"
+bad threads "netloom: $dir/threads.ini:3: [system a] key 'threads': value '17' out of range: expected 0 (automatic) or 1..16 (a router at least per thread) (set at $dir/threads-sys.ini:4)"
 printf '[study]\nseeds = 2\n[system a]\ntopology = torus:k=4x4\n[study]\nseeds = 3\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupstudy.ini"
 bad dupstudy "netloom: $dir/dupstudy.ini:5: [study] given twice (first at line 1); expected one [study] section"
 printf '[system a]\ntopology torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/noeq.ini"
