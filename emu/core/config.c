@@ -200,7 +200,7 @@ int config_set(struct config *c, const char *kv, const char *value, const char *
  * one into a key line plus indented continuation chunks; the handler joins
  * a key's continuation lines without a separator (specs have no spaces)
  * and validates the joined value once (an indented line that reads
- * "name = value" stays a mis-indented key). */
+ * "name = value" is refused as a mis-indented key). */
 struct config_ini_ctx {
 	struct config *c;
 	const char *path;
@@ -212,7 +212,7 @@ struct config_ini_ctx {
 	size_t pend_len;
 	char pend_where[300];
 	int pend_line;
-	bool pend_cont;   /* inih's continuation line: an indented key, checked as a value */
+	bool pend_cont;   /* inih's continuation line: an indented key, refused */
 	int err_line;     /* line of the key error in rc, 0 when not known (the line being read) */
 	/* The keys this file set: one set twice is refused (the last one
 	 * won silently; -s overrides a file's key). */
@@ -313,6 +313,16 @@ static int config_ini_flush(struct config_ini_ctx *x)
 	}
 	if (x->rc == 0)
 		x->rc = config_set_checked(x->c, section, x->pend_name, x->pend_value, x->pend_where, x->err);
+	/* A mis-indented key whose line the previous key's type refuses says
+	 * so ("key 'num_vcs' value 'vc_buf_size = 2': expected an integer");
+	 * a text key took the line as its value, silently ('placement_map =
+	 * placement = random-node'): refused as study and workload files
+	 * refuse it. The file's keys are dropped with it (config_load_stream). */
+	if (x->rc == 0 && x->pend_cont) {
+		char msg[NL_ERR_MSG_MAX];
+		ini_lines_misindented_msg(msg, sizeof msg, section, x->pend_name, x->pend_value);
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s: %s", x->pend_where, msg);
+	}
 	if (x->rc < 0)
 		x->err_line = x->pend_line;
 	config_ini_drop_pending(x);
@@ -328,8 +338,9 @@ static int config_ini_handler(void *user, const char *section, const char *name,
 		return 0;
 	size_t n = strlen(value);
 	/* An indented "name = value" is a mis-indented key, not the rest of a
-	 * value (ini_lines_is_key): it is checked on its own line as the
-	 * previous key's value, as inih reports it, so the message names it. */
+	 * value (ini_lines_is_key): it is refused on its own line, after a
+	 * check as the previous key's value, as inih reports it, so the
+	 * message names it. */
 	bool join = x->rd.is_cont && (x->rd.is_chunk || !ini_lines_is_key(value));
 	if (join && x->pend_name && !strcmp(x->pend_name, name) && !strcmp(x->pend_section, section)) {
 		char *v = realloc(x->pend_value, x->pend_len + n + 1);

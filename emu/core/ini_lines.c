@@ -32,6 +32,20 @@ static size_t ini_lines_cut(const struct ini_lines_reader *r, size_t max, size_t
 	return 0;
 }
 
+/* Drop the line's inline comment (a ';' after a blank, as inih has it)
+ * and the blanks before it. */
+static void ini_lines_drop_comment(struct ini_lines_reader *r)
+{
+	for (size_t i = 1; i < r->len; i++)
+		if (r->text[i] == ';' && ini_lines_blank(r->text[i - 1])) {
+			r->len = i;
+			break;
+		}
+	while (r->len > 0 && ini_lines_blank(r->text[r->len - 1]))
+		r->len--;
+	r->text[r->len] = '\0';
+}
+
 char *ini_lines_reader_next(char *buf, int size, void *stream)
 {
 	struct ini_lines_reader *r = stream;
@@ -90,15 +104,7 @@ char *ini_lines_reader_next(char *buf, int size, void *stream)
 			snprintf(r->why, sizeof r->why, "section header longer than libinih's %d characters", size - 2);
 			return NULL;
 		}
-		/* Drop an inline comment (" ;" as inih has it) and trailing blanks. */
-		for (size_t i = 1; i < r->len; i++)
-			if (r->text[i] == ';' && ini_lines_blank(r->text[i - 1])) {
-				r->len = i;
-				break;
-			}
-		while (r->len > 0 && ini_lines_blank(r->text[r->len - 1]))
-			r->len--;
-		r->text[r->len] = '\0';
+		ini_lines_drop_comment(r);
 		const char *eq = strchr(r->text, '=');
 		if (!r->is_cont && (!eq || (size_t)(eq - r->text) + 1 >= max)) {
 			snprintf(r->why, sizeof r->why,
@@ -118,6 +124,13 @@ char *ini_lines_reader_next(char *buf, int size, void *stream)
 		r->pos = e;
 		return buf;
 	}
+	/* inih drops a key line's " ; comment" but keeps a continuation
+	 * line's in the value ("topology = torus:k=4" then "  x4 ; 4x4 torus"
+	 * read k as '4x4 ; 4x4 torus'); docs/configuration.md has it end any
+	 * line. The line starts with a non-blank that is no ';', so some of
+	 * it stays. */
+	if (r->is_cont)
+		ini_lines_drop_comment(r);
 	memcpy(buf, r->text, r->len);
 	memcpy(buf + r->len, "\n", 2);
 	r->pos = r->len;
@@ -297,6 +310,15 @@ bool ini_lines_is_key(const char *v)
 		s++;
 	return *s == '=' && (blank || (s[1] && isspace((unsigned char)s[1])));
 }
+
+void ini_lines_misindented_msg(char *buf, size_t n, const char *section, const char *name, const char *value)
+{
+	snprintf(buf, n,
+		 "%s%s%sindented line '%s' reads as 'name = value' after key '%s'; expected keys unindented (an "
+		 "indented line continues the key before it)",
+		 section[0] ? "[" : "", section, section[0] ? "] " : "", value, name);
+}
+
 int ini_keys_seen(struct ini_keys *k, const char *section, const char *name, int line)
 {
 	size_t ls = strlen(section), ln = strlen(name);

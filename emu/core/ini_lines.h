@@ -27,7 +27,10 @@ typedef int (*ini_lines_handler_fn)(void *user, const char *section, const char 
  * key's value without a separator (is_chunk), so the value arrives whole:
  * cuts fall between two non-blank characters, never before a comment or
  * section character, and a trailing " ; comment" is dropped first. A long
- * comment line is handed over as a blank one. Zero-initialise, set f. */
+ * comment line is handed over as a blank one. An indented continuation
+ * line loses its " ; comment" too: inih strips it from a key's first line
+ * only, and kept it in the value (docs/configuration.md). Zero-initialise,
+ * set f. */
 struct ini_lines_reader {
 	FILE *f;
 	int line;        /* physical lines read so far: the one being read (1-based) */
@@ -113,6 +116,13 @@ int ini_lines_parse(struct ini_lines *r, ini_lines_handler_fn handler, void *use
  * blank next to it) is a mis-indented key, not the rest of a value:
  * configuration, study and workload files all hold to it. */
 bool ini_lines_is_key(const char *v);
+
+/* The refusal of such a line, in buf (truncated to n), the same words in
+ * every reader: "[SECTION] indented line 'VALUE' reads as 'name = value'
+ * after key 'NAME'; expected keys unindented (...)", without "[SECTION] "
+ * when section is "" (a configuration file's keys before any header).
+ * The caller puts "FILE:LINE: " before it. */
+void ini_lines_misindented_msg(char *buf, size_t n, const char *section, const char *name, const char *value);
 
 /* The keys an INI file set, by section and name, with the line of each:
  * every reader (configuration, study, workload) refuses a key set twice

@@ -396,6 +396,13 @@ def case_config_dump():
         j = run_json("config", "-c", fb, "--json")
         eq("flat num_vcs", j["num_vcs"], 4)
         eq("flat channel_latency", j["channel_latency"], 3)
+        # A continuation line's ' ; comment' is a comment, as a key line's
+        # (the topology was 'torus:k=4x4 ; 4x4 torus').
+        fk = os.path.join(tmp, "cont.ini")
+        write(fk, "[network]\ntopology = torus:k=4\n  x4 ; 4x4 torus\n[router]\nnum_vcs = 4 ; four\n")
+        j = run_json("config", "-c", fk, "--json")
+        eq("continued topology", j["topology"], "torus:k=4x4")
+        eq("num_vcs after it", j["num_vcs"], 4)
 
 
 def case_config_json():
@@ -464,6 +471,11 @@ def case_errors():
         twice_flat = ini("tf.ini", "injection_rate = 0.3\n[traffic]\ninjection_rate = 0.05\n")
         two_bad = ini("tb.ini", "[router]\nvc_buf_size = x\nvc_buf_size = 4\nalloc_iter = 2\n")
         indented = ini("in.ini", "[router]\nnum_vcs = 4\n  vc_buf_size = 2\n")
+        # After a text key the line was its value, silently ('placement_map =
+        # placement = random-node', the topology 'routing_function = min').
+        indented_text = ini("it.ini", "[network]\ntopology = torus:k=4x4\n[replay]\nplacement_map = my.map\n"
+                                      "  placement = random-node\n")
+        indented_topo = ini("io.ini", "[network]\ntopology = torus:k=4x4\n  routing_function = min\n")
         # A NUL byte cut the line silently (p=3 dropped).
         nul = ini("nu.ini", "[network]\ntopology = torus:k=4x4\0,p=3\n")
         # Refused once the topology is known, at the key's line as when read.
@@ -514,6 +526,12 @@ def case_errors():
             (("-c", two_bad), f"{two_bad}:2: key 'vc_buf_size' value 'x': expected an integer"),
             # inih reads an indented line as the continuation of the previous value.
             (("-c", indented), f"{indented}:3: key 'num_vcs' value 'vc_buf_size = 2': expected an integer"),
+            (("-c", indented_text), f"{indented_text}:5: [replay] indented line 'placement = random-node' reads as "
+             "'name = value' after key 'placement_map'; expected keys unindented (an indented line continues the "
+             "key before it)"),
+            (("-c", indented_topo), f"{indented_topo}:3: [network] indented line 'routing_function = min' reads as "
+             "'name = value' after key 'topology'; expected keys unindented (an indented line continues the key "
+             "before it)"),
             (("-c", nul), f"{nul}:2: unexpected NUL byte; expected a text file"),
             # topology, routing, traffic, flow control
             (("-s", "topology=hypertorus:k=4"), "unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
@@ -593,7 +611,7 @@ def case_errors():
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
-                   "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "keep.json"]))
+                   "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):

@@ -165,6 +165,12 @@ printf '[system a]\ntopology = torus:\n    k=4\n\n# the second dimension\n    x4
 "$netloom" compare "$dir/cont.ini" -o "$dir/out-cont" > /dev/null || fail "continued topology: exit $?"
 expect_eq "continued topology" "$(json "$dir/out-cont/report.json" '[(x["topology"], x["routing"]) for x in d["systems"]]')" \
   "[('torus:k=4x4', 'dor')]"
+# A continuation line's ' ; comment' is a comment, as a key line's (the
+# topology was 'torus:k=4x4 ; a 4x4 torus').
+printf '[system a]\ntopology = torus:k=4\n    x4 ; a 4x4 torus\nrouting_function = dor ; dimension order\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/contc.ini"
+"$netloom" compare "$dir/contc.ini" -o "$dir/out-contc" > /dev/null || fail "continued topology, comment: exit $?"
+expect_eq "continued topology, comment" "$(json "$dir/out-contc/report.json" '[(x["topology"], x["routing"]) for x in d["systems"]]')" \
+  "[('torus:k=4x4', 'dor')]"
 printf '[system a]\ntopology = torus:k=4\n  y4\n  link_model = links\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/badcont.ini"
 bad badcont "netloom: $dir/badcont.ini:4: [system a] indented line 'link_model = links' reads as 'name = value' after key 'topology'; expected keys unindented (an indented line continues the key before it)
 netloom: $dir/badcont.ini:2: [system a] key 'topology': value 'torus:k=4y4': topology 'torus': parameter 'k' value '4y4': expected dimensions like 8x8x4"

@@ -196,6 +196,10 @@ bad dupkey $'[job A]\ntrace = a.nlt\nplacement = contiguous\nplacement = spread'
 # given twice; an indented 'name = value' is a mis-indented key.
 bad cont $'[job A]\ntrace = a.nlt\nplacement = near\n  est' \
   "$dir/cont.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
+# ... and drop a ' ; comment' as a key's first line does (the value was
+# 'nearest ; the policy').
+bad contcomment $'[job A]\ntrace = a.nlt\nplacement = near\n  est ; the policy' \
+  "$dir/contcomment.ini:3: [job A] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 bad misindent $'[job A]\ntrace = a.nlt\nplacement = spread\n  repeat = 2' \
   "$dir/misindent.ini:4: [job A] indented line 'repeat = 2' reads as 'name = value' after key 'placement'; expected keys unindented (an indented line continues the key before it)"
 # A line past libinih's 198 characters (218 and a comment) is read whole,

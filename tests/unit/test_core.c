@@ -598,6 +598,25 @@ static void test_config_long_values(void)
 	p = test_write_tmp("num_vcs = 4\n  injection_rate = 0.5\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":2: key 'num_vcs' value 'injection_rate = 0.5'");
 	unlink(p);
+	/* After a text key, which took the line as its value silently: refused
+	 * in study and workload files' words. */
+	p = test_write_tmp("[network]\ntopology = torus:k=4x4\n  num_vcs = 2\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e,
+		  ":3: [network] indented line 'num_vcs = 2' reads as 'name = value' after key 'topology'; expected "
+		  "keys unindented (an indented line continues the key before it)");
+	unlink(p);
+	p = test_write_tmp("topology = torus:k=4x4\n\tnum_vcs = 2\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e,
+		  ":2: indented line 'num_vcs = 2' reads as 'name = value' after key 'topology'; expected");
+	unlink(p);
+
+	/* A continuation line's " ; comment" is a comment, as a key line's. */
+	p = test_write_tmp("[network]\ntopology = torus:k=4\n  x4 ; 4x4 torus\n\t;x\nnum_vcs = 7 ; seven\n");
+	CHECK_OK(config_load_file(&c, p, &e), &e);
+	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
+	CHECK_STR(v.topology, "torus:k=4x4");
+	CHECK_EQ(v.num_vcs, 7);
+	unlink(p);
 
 	/* A long comment line is a comment. */
 	memset(text, 0, sizeof text);
@@ -694,6 +713,12 @@ static void test_ini_lines_long(void)
 	CHECK_EQ(r.headers, 2);
 	CHECK_EQ(r.header_line, 7);
 	CHECK_STR(r.rd.why, "");
+
+	/* A continuation line's " ; comment" is dropped, as a key line's;
+	 * a ';' after no blank is part of the value. */
+	const char *cc = "[s]\nk = a ; first\n  b ; second\n\tc;d\ne = 1\n";
+	CHECK_EQ(ini_seen_parse(&s, &r, cc, strlen(cc)), 0);
+	CHECK_STR(s.out, "2 [s] k=abc;d\n5 [s] e=1\n");
 
 	/* Blanks at every cut: the keys before it are read, none after. */
 	char blanks[400] = "topology = a";
