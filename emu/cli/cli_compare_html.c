@@ -9,6 +9,7 @@
  * still carry the figures. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -96,6 +97,17 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(errno));
 			out_staged_del(tmp);
 		} else {
+			/* A gnuplot that has ended (an interrupt sent to the
+			 * process group, as `timeout -s INT` does, can end it or
+			 * its shell) makes a write to it raise SIGPIPE, whose default action
+			 * would end netloom with the report staged: ignored while
+			 * we write (not in gnuplot: set after popen), a failed
+			 * write is gnuplot failing, and out_staged_del below
+			 * then ends the process by the interrupt, cleanly. */
+			struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+			sigemptyset(&ign.sa_mask);
+			sigaction(SIGPIPE, &ign, &old_pipe);
+			errno = 0;
 			fprintf(p, "set terminal svg size 820,420 noenhanced font 'sans,11' background rgb 'white'\n"
 				   "set output '");
 			for (const char *c = tmp; *c; c++)
@@ -103,9 +115,14 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			fprintf(p, "'\nset datafile missing '?'\nset title ");
 			gp_str(p, title);
 			fprintf(p, "\n%s\nunset output\n", script);
+			bool is_sent = fflush(p) == 0 && !ferror(p);
+			int e = errno;
 			int st = pclose(p);
-			FILE *in = st == 0 ? fopen(tmp, "r") : NULL;
-			if (!in) {
+			sigaction(SIGPIPE, &old_pipe, NULL);
+			FILE *in = is_sent && st == 0 ? fopen(tmp, "r") : NULL;
+			if (!is_sent) {
+				snprintf(why, sizeof why, "gnuplot failed (cannot write to it: %s)", strerror(e));
+			} else if (!in) {
 				snprintf(why, sizeof why, "gnuplot failed (exit status %d)",
 					 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 			} else {

@@ -266,9 +266,10 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
 
 /* What a SIGINT or SIGTERM must not leave behind, and the signal waiting
  * for the work's next poll. The only mutable globals of core: a signal
- * handler reaches no context. The handler reads out_n_staged and writes
- * out_pending_sig, nothing else; the list is changed and read only
- * outside it, and its length is published after its entry is stored. */
+ * handler reaches no context. The handler writes out_pending_sig and
+ * reads the list (a second signal unlinks its paths), which is changed
+ * only with SIGINT and SIGTERM blocked (out_staged_lock), so the handler
+ * never sees an entry half written or the array while realloc moves it. */
 static volatile sig_atomic_t out_pending_sig; /* the recorded signal, or 0 */
 static volatile sig_atomic_t out_n_staged;    /* entries of out_staged in use */
 static struct out_staged_entry {
@@ -278,25 +279,49 @@ static struct out_staged_entry {
 } *out_staged;                                /* in registration order */
 static size_t out_staged_cap;
 
-/* Async-signal-safe: records the signal while something is staged,
- * else lets it end the process at once, as without the handler
- * (SA_RESETHAND has made its action the default again). */
+/* Async-signal-safe: records the first signal while something is
+ * staged, else ends the process at once, as without the handler. A
+ * second signal (coreutils `timeout -s INT` sends one to netloom, then
+ * one to its process group) first unlinks the staged files: unlink is
+ * async-signal-safe, out_remove_tree is not, so a staged directory
+ * stays (docs/replay.md). The raised signal is blocked until
+ * the handler returns, then ends the process by its default action. */
 static void out_on_signal(int sig)
 {
-	if (out_n_staged > 0) {
+	if (out_n_staged > 0 && !out_pending_sig) {
 		out_pending_sig = sig;
 		return;
 	}
+	for (size_t i = (size_t)out_n_staged; i-- > 0;)
+		if (!out_staged[i].is_done)
+			unlink(out_staged[i].path);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* Block SIGINT and SIGTERM in this thread while the list changes (*old:
+ * the mask to restore with out_staged_unlock). */
+static void out_staged_lock(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void out_staged_unlock(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 void out_signals_catch(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM};
 	/* SA_RESTART: work that goes on after a recorded signal does not see
-	 * EINTR; SA_RESETHAND: a second signal ends the process at once. */
-	struct sigaction sa = {.sa_handler = out_on_signal, .sa_flags = SA_RESTART | SA_RESETHAND}, old;
+	 * EINTR. No SA_RESETHAND: a second signal goes through the handler,
+	 * which removes the staged files before it ends the process. */
+	struct sigaction sa = {.sa_handler = out_on_signal, .sa_flags = SA_RESTART}, old;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGTERM);
@@ -307,17 +332,22 @@ void out_signals_catch(void)
 
 static int out_staged_push(const char *path, bool is_stage, struct nl_err *err)
 {
+	sigset_t old;
+	out_staged_lock(&old);
 	size_t n = (size_t)out_n_staged;
 	if (n == out_staged_cap) {
 		size_t cap = n ? 2 * n : 4;
 		struct out_staged_entry *p = realloc(out_staged, cap * sizeof *p);
-		if (!p)
+		if (!p) {
+			out_staged_unlock(&old);
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		}
 		out_staged = p;
 		out_staged_cap = cap;
 	}
 	out_staged[n] = (struct out_staged_entry){path, is_stage, false};
 	out_n_staged = (sig_atomic_t)(n + 1);
+	out_staged_unlock(&old);
 	return 0;
 }
 
@@ -359,7 +389,10 @@ static void out_stage_done(char **tmp)
 {
 	struct out_staged_entry *e = out_stage_find(*tmp);
 	if (e) {
+		sigset_t old;
+		out_staged_lock(&old);
 		e->is_done = true;
+		out_staged_unlock(&old);
 		return;
 	}
 	free(*tmp);
@@ -373,6 +406,8 @@ void out_staged_del(const char *path)
 		i--;
 	if (i == 0)
 		return;
+	sigset_t old;
+	out_staged_lock(&old);
 	memmove(&out_staged[i - 1], &out_staged[i], (n - i) * sizeof *out_staged);
 	out_n_staged = (sig_atomic_t)(n - 1);
 	if (n == 1) {
@@ -380,6 +415,7 @@ void out_staged_del(const char *path)
 		out_staged = NULL;
 		out_staged_cap = 0;
 	}
+	out_staged_unlock(&old);
 	out_staged_poll();
 }
 

@@ -63,8 +63,9 @@ int out_check_writable(const char *path, struct nl_err *err);
  * staged, it records the signal, and the work removes what is staged and
  * ends the process by the same signal (exit status 128 + signal number)
  * at its next poll. With nothing staged the signal ends the process at
- * once, as without a handler; a second signal always does (leaving what
- * is staged).
+ * once, as without a handler; a second signal always does, after
+ * unlinking the staged files (a staged directory stays: removing a
+ * tree is not async-signal-safe).
  *
  * out_signals_catch installs the handler for SIGINT and SIGTERM (not for
  * one ignored when the process started): called by a command's main;

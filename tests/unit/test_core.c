@@ -560,6 +560,51 @@ static void test_output_staged_registered(void)
 	out_remove_tree(dir);
 }
 
+/* Two SIGINTs while files are staged (coreutils `timeout -s INT` signals
+ * netloom, then its process group): the second ends the process at once,
+ * by SIGINT, but first removes the staged files: b's temporary file and
+ * one registered with out_staged_add (gnuplot's). a, committed, stays. */
+static void test_output_staged_second_signal(void)
+{
+	char dir[] = "/tmp/nltest-sig2-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char a[128], b[128], plot[128];
+	snprintf(a, sizeof a, "%s/a.json", dir);
+	snprintf(b, sizeof b, "%s/b.md", dir);
+	snprintf(plot, sizeof plot, "%s/.plot.svg.tmp", dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct nl_err e = {0};
+		char *ta = NULL, *tb = NULL;
+		out_signals_catch();
+		if (out_stage_registered(a, "a\n", 2, &ta, &e) || out_stage_registered(b, "b\n", 2, &tb, &e))
+			_exit(10);
+		if (out_commit(&ta, a, &e) || out_staged_add(plot, &e))
+			_exit(11);
+		FILE *f = fopen(plot, "w");
+		if (!f || fclose(f))
+			_exit(12);
+		raise(SIGINT); /* recorded */
+		raise(SIGINT); /* removes b's and plot's files, ends the process */
+		_exit(13);
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGINT);
+	struct stat st;
+	CHECK(stat(a, &st) == 0);
+	CHECK(stat(b, &st) != 0);
+	int n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	CHECK_EQ(n, 1);
+	out_remove_tree(dir);
+}
+
 /* Issue 10 part 4b: values longer than libinih's 200-byte line (Equality
  * n64000k64 is ~400 characters) load from files, whole or continued on
  * indented lines, and go through -s; what cannot load says why. */
@@ -770,5 +815,6 @@ int main(void)
 	TEST_RUN(test_output_empty_name);
 	TEST_RUN(test_output_staged_signals);
 	TEST_RUN(test_output_staged_registered);
+	TEST_RUN(test_output_staged_second_signal);
 	return test_done();
 }
