@@ -97,8 +97,3 @@ int net_backend_job_links(struct net_backend *b, const struct net_job_use **use,
 		return nl_errf(err, NL_EUNSUPPORTED, "network backend '%s' cannot count link use per job", b->ops->name);
 	return b->ops->job_links(b, use, n, unit, err);
 }
-
-const uint64_t *net_backend_job_use(const struct net_backend *b, const char **unit)
-{
-	return b->ops->job_use ? b->ops->job_use(b, unit) : NULL;
-}

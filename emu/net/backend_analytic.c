@@ -90,6 +90,7 @@
 #include "core/error.h"
 #include "core/evheap.h"
 #include "core/param.h"
+#include "net/analytic_jobs.h"
 #include "net/calibration.h"
 #include "net/net.h"
 #include "topo/topo.h"
@@ -185,18 +186,8 @@ struct analytic {
 	uint64_t n_msgs, n_bytes;
 
 	/* count_jobs (issue 13): payload bytes per (router channel, job of the
-	 * source endpoint), for the pairs messages used only: a table keyed by
-	 * (global port, job), open addressing with linear probing, at most
-	 * half full. A dense channels x jobs table cost 8 bytes x n_ports per
-	 * job whatever the jobs used (1.4 GB for 64 jobs of 8 ranks on
-	 * torus:k=512x512). */
-	struct net_job_use *job_tab;  /* [2^job_bits], port ANALYTIC_JOB_FREE: a free slot; NULL: not counting */
-	unsigned job_bits;            /* log2 of the table's slots */
-	size_t job_n;                 /* pairs held */
-	struct net_job_use *job_list; /* job_links' sorted copy, [job_n] */
-	uint64_t *job_dense;          /* job_use's table, [n_ports * n_jobs] */
-	const uint32_t *ep_job;
-	uint32_t n_jobs;
+	 * source endpoint), for the pairs messages used only (analytic_jobs.c) */
+	struct analytic_jobs jobs;
 
 	/* calibration: one-way time (ps) measured at sizes, increasing; the
 	 * ping-pong's and (optional, n = 0 when absent) the exchange's */
@@ -205,8 +196,6 @@ struct analytic {
 
 #define ANALYTIC_DIST_MAX_ROUTERS 4096u
 #define ANALYTIC_ECMP_MAX 64u /* equal-cost next hops kept per router without a second scan */
-#define ANALYTIC_JOB_FREE UINT32_MAX /* job_tab: the port of a free slot */
-#define ANALYTIC_JOB_BITS0 6u        /* job_tab: 64 slots to start with */
 
 static void analytic_destroy(struct net_backend *b)
 {
@@ -219,9 +208,7 @@ static void analytic_destroy(struct net_backend *b)
 	free(a->off);
 	free(a->link_ps);
 	free(a->dist);
-	free(a->job_tab);
-	free(a->job_list);
-	free(a->job_dense);
+	analytic_jobs_release(&a->jobs);
 	net_cal_free(&a->cal);
 	net_cal_free(&a->cal_x);
 	free(a);
@@ -514,60 +501,6 @@ static void analytic_res(const struct analytic *a, size_t i, size_t n, uint32_t 
 	}
 }
 
-/* The slot of (port, job) in a table of 2^bits slots: where the pair is,
- * or the free slot it goes to. Fibonacci hashing (Knuth, TAOCP vol. 3,
- * 6.4): the top bits of the pair times 2^64 / golden ratio, so ports
- * that differ only in high bits still spread. */
-static size_t analytic_job_slot(const struct net_job_use *tab, unsigned bits, uint32_t port, uint32_t job)
-{
-	size_t mask = ((size_t)1 << bits) - 1;
-	size_t i = (size_t)((((uint64_t)port << 32 | job) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-	while (tab[i].port != ANALYTIC_JOB_FREE && (tab[i].port != port || tab[i].job != job))
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* An empty table of 2^bits slots, or NULL. */
-static struct net_job_use *analytic_job_table(unsigned bits)
-{
-	struct net_job_use *tab = malloc(((size_t)1 << bits) * sizeof *tab);
-	for (size_t i = 0; tab && i < (size_t)1 << bits; i++)
-		tab[i].port = ANALYTIC_JOB_FREE;
-	return tab;
-}
-
-/* Room in job_tab for `more` new pairs, the table staying at most half
- * full, so a message's counts cannot fail half-way through its route. */
-static int analytic_job_reserve(struct analytic *a, size_t more)
-{
-	unsigned bits = a->job_bits;
-	while (2 * (a->job_n + more) > (size_t)1 << bits)
-		bits++;
-	if (bits == a->job_bits)
-		return 0;
-	struct net_job_use *tab = analytic_job_table(bits);
-	if (!tab)
-		return NL_ENOMEM;
-	for (size_t i = 0; i < (size_t)1 << a->job_bits; i++)
-		if (a->job_tab[i].port != ANALYTIC_JOB_FREE)
-			tab[analytic_job_slot(tab, bits, a->job_tab[i].port, a->job_tab[i].job)] = a->job_tab[i];
-	free(a->job_tab);
-	a->job_tab = tab;
-	a->job_bits = bits;
-	return 0;
-}
-
-/* Count `bytes` for (port, job); analytic_job_reserve made the room. */
-static void analytic_job_add(struct analytic *a, uint32_t port, uint32_t job, uint64_t bytes)
-{
-	struct net_job_use *u = &a->job_tab[analytic_job_slot(a->job_tab, a->job_bits, port, job)];
-	if (u->port == ANALYTIC_JOB_FREE) {
-		*u = (struct net_job_use){.port = port, .job = job, .count = 0};
-		a->job_n++;
-	}
-	u->count += bytes;
-}
-
 static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep, uint32_t dst_ep,
 			 uint64_t bytes, uint64_t msg_id, struct nl_err *err)
 {
@@ -626,7 +559,7 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 	} else {
 		if (!t && (analytic_grow_endpoints(a, src_ep) < 0 || analytic_grow_endpoints(a, dst_ep) < 0))
 			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
-		if (a->job_tab && analytic_job_reserve(a, h) < 0)
+		if (a->jobs.tab && analytic_jobs_reserve(&a->jobs, h) < 0)
 			return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory for per-job link counts");
 		/* Injection, the router channels (links), ejection: the message
 		 * enters each at its offset from the start t0. */
@@ -650,8 +583,8 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 			ch->busy_ps += ser;
 			ch->bytes += bytes;
 			ch->msgs++;
-			if (a->job_tab && c >= 2 * a->n_ep)
-				analytic_job_add(a, (uint32_t)(c - 2 * a->n_ep), a->ep_job[src_ep], bytes);
+			if (a->jobs.tab && c >= 2 * a->n_ep)
+				analytic_jobs_add(&a->jobs, (uint32_t)(c - 2 * a->n_ep), src_ep, bytes);
 		}
 		done = t0 + path + ser + a->latency_ps;
 	}
@@ -836,67 +769,21 @@ static int analytic_count_jobs(struct net_backend *b, const uint32_t *ep_job, ui
 			       "analytic backend: per-job link use needs link_model = links, ideal = no and a topology "
 			       "(key 'link_model' is '%s')",
 			       analytic_link_models[a->p.link_model]);
-	struct net_job_use *tab = analytic_job_table(ANALYTIC_JOB_BITS0);
-	if (!tab)
+	(void)n_jobs; /* the table is keyed by job: any number fits */
+	if (analytic_jobs_start(&a->jobs, ep_job) < 0) /* a second call starts the counts again */
 		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory");
-	free(a->job_tab); /* a second call starts the counts again */
-	a->job_tab = tab;
-	a->job_bits = ANALYTIC_JOB_BITS0;
-	a->job_n = 0;
-	a->ep_job = ep_job;
-	a->n_jobs = n_jobs;
 	return 0;
 }
 
-static int analytic_job_cmp(const void *pa, const void *pb)
-{
-	const struct net_job_use *x = pa, *y = pb;
-	if (x->port != y->port)
-		return x->port < y->port ? -1 : 1;
-	return (x->job > y->job) - (x->job < y->job);
-}
-
-/* The table's pairs sorted by (port, job): O(p log p) for the p pairs
- * used, once per report. */
+/* The counts' pairs sorted by (port, job), once per report. */
 static int analytic_job_links(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
 			      struct nl_err *err)
 {
 	struct analytic *a = b->state;
 	*unit = "bytes";
-	*use = NULL;
-	*n = 0;
-	if (!a->job_tab)
-		return 0;
-	struct net_job_use *l = malloc((a->job_n ? a->job_n : 1) * sizeof *l);
-	if (!l)
+	if (analytic_jobs_list(&a->jobs, use, n) < 0)
 		return nl_errf(err, NL_ENOMEM, "analytic backend: out of memory for per-job link counts");
-	size_t k = 0;
-	for (size_t i = 0; i < (size_t)1 << a->job_bits; i++)
-		if (a->job_tab[i].port != ANALYTIC_JOB_FREE)
-			l[k++] = a->job_tab[i];
-	qsort(l, k, sizeof *l, analytic_job_cmp);
-	free(a->job_list);
-	a->job_list = l;
-	*use = l;
-	*n = k;
 	return 0;
-}
-
-static const uint64_t *analytic_job_use(const struct net_backend *b, const char **unit)
-{
-	struct analytic *a = b->state;
-	*unit = "bytes";
-	if (!a->job_tab)
-		return NULL;
-	uint64_t *d = calloc((size_t)a->t->n_ports * (a->n_jobs ? a->n_jobs : 1), sizeof *d);
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < (size_t)1 << a->job_bits; i++)
-		if (a->job_tab[i].port != ANALYTIC_JOB_FREE)
-			d[(size_t)a->job_tab[i].port * a->n_jobs + a->job_tab[i].job] = a->job_tab[i].count;
-	free(a->job_dense);
-	a->job_dense = d;
-	return d;
 }
 
 const struct net_backend_ops net_analytic_ops = {
@@ -913,5 +800,4 @@ const struct net_backend_ops net_analytic_ops = {
 	.set_link_latency = analytic_set_link_latency,
 	.count_jobs = analytic_count_jobs,
 	.job_links = analytic_job_links,
-	.job_use = analytic_job_use,
 };

@@ -350,13 +350,6 @@ static int flit_job_links(struct net_backend *b, const struct net_job_use **use,
 	return 0;
 }
 
-static const uint64_t *flit_job_use(const struct net_backend *b, const char **unit)
-{
-	const struct flit_backend *fb = b->state;
-	*unit = "flits";
-	return fb->job_flits;
-}
-
 /* cable_latency (issue 13) on the flit model: each router-to-router
  * channel's extra picoseconds rounded UP to whole cycles (a channel
  * delivers at a cycle boundary, and no cable is faster than its length),
@@ -388,6 +381,5 @@ const struct net_backend_ops net_backend_flit_ops = {
 	.report = flit_report,
 	.count_jobs = flit_count_jobs,
 	.job_links = flit_job_links,
-	.job_use = flit_job_use,
 	.set_link_latency = flit_set_link_latency,
 };

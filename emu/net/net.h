@@ -108,17 +108,11 @@ struct net_backend_ops {
 	int (*count_jobs)(struct net_backend *b, const uint32_t *ep_job, uint32_t n_jobs, struct nl_err *err);
 	/* Those counts, the nonzero ones only, sorted by port then job: *n
 	 * entries at *use (the backend owns them, valid until the next
-	 * job_links, job_use, send or destroy), in *unit ("flits", "bytes");
+	 * job_links, send or destroy), in *unit ("flits", "bytes");
 	 * *n = 0 before count_jobs. Memory follows the (channel, job) pairs
 	 * used, not channels x jobs. NULL: the backend cannot count. */
 	int (*job_links)(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
 			 struct nl_err *err);
-	/* The same as a table, [global port * n_jobs + job] (the topology's
-	 * global port the channel leaves from), in *unit, with the lifetime of
-	 * job_links' list; NULL before count_jobs or out of memory. Its
-	 * n_ports x n_jobs counters are for one job (`netloom compare`);
-	 * several jobs read job_links. */
-	const uint64_t *(*job_use)(const struct net_backend *b, const char **unit);
 };
 
 struct net_backend {
@@ -437,7 +431,5 @@ int net_backend_count_jobs(struct net_backend *b, const uint32_t *ep_job, uint32
 /* ops->job_links, or NL_EUNSUPPORTED naming the backend when it has none. */
 int net_backend_job_links(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
 			  struct nl_err *err);
-/* ops->job_use, or NULL. */
-const uint64_t *net_backend_job_use(const struct net_backend *b, const char **unit);
 
 #endif
