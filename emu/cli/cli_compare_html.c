@@ -89,11 +89,20 @@ static void h_plot(struct html *h, const char *title, const char *script)
 		char tmp[4200];
 		snprintf(tmp, sizeof tmp, "%s/.plot.svg.tmp", h->dir);
 		/* Registered while gnuplot writes it, so an interrupt does not
-		 * leave it in the report's directory (out_staged_add). */
+		 * leave it in the report's directory (out_staged_add).
+		 * The shell opens it (gnuplot writes its SVG to standard output),
+		 * so it exists before gnuplot, which outlives a SIGINT, starts:
+		 * a second interrupt unlinks it for good, where gnuplot's own
+		 * 'set output' would make it again after the unlink. */
+		char cmd[4 * sizeof tmp + 32];
+		size_t k = (size_t)snprintf(cmd, sizeof cmd, "exec gnuplot > '");
+		for (const char *c = tmp; *c && k + 8 < sizeof cmd; c++)
+			k += (size_t)snprintf(cmd + k, sizeof cmd - k, *c == '\'' ? "'\\''" : "%c", *c);
+		snprintf(cmd + k, sizeof cmd - k, "'");
 		FILE *p = NULL;
 		if (out_staged_add(tmp, &(struct nl_err){0}) < 0) {
 			snprintf(why, sizeof why, "out of memory");
-		} else if (!(p = popen("gnuplot", "w"))) {
+		} else if (!(p = popen(cmd, "w"))) {
 			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(errno));
 			out_staged_del(tmp);
 		} else {
@@ -109,10 +118,7 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			sigaction(SIGPIPE, &ign, &old_pipe);
 			errno = 0;
 			fprintf(p, "set terminal svg size 820,420 noenhanced font 'sans,11' background rgb 'white'\n"
-				   "set output '");
-			for (const char *c = tmp; *c; c++)
-				fprintf(p, *c == '\'' ? "''" : "%c", *c);
-			fprintf(p, "'\nset datafile missing '?'\nset title ");
+				   "set datafile missing '?'\nset title ");
 			gp_str(p, title);
 			fprintf(p, "\n%s\nunset output\n", script);
 			bool is_sent = fflush(p) == 0 && !ferror(p);
