@@ -257,10 +257,9 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	if (x->rc < 0)
 		return 0;
 	if (x->src.is_misindented) {
-		x->rc = nl_errf(x->err, NL_ECONFIG,
-				"%s:%d: [%s] indented line '%s' reads as 'name = value' after key '%s'; expected keys "
-				"unindented (an indented line continues the key before it)",
-				x->path, x->src.line, section, value, key);
+		char msg[NL_ERR_MSG_MAX];
+		ini_lines_misindented_msg(msg, sizeof msg, section, key, value);
+		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: %s", x->path, x->src.line, msg);
 		return 0;
 	}
 	if (!strcmp(section, "workload")) {

@@ -147,8 +147,9 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	    !cmp_section(c, section, c->src.header_line, c->src.headers))
 		return 1;
 	if (c->src.is_misindented) {
-		cmp_problem(c, "%s:%d: [%s] indented line '%s' reads as 'name = value' after key '%s'; expected keys "
-			    "unindented (an indented line continues the key before it)", f, line, section, value, name);
+		char msg[NL_ERR_MSG_MAX];
+		ini_lines_misindented_msg(msg, sizeof msg, section, name, value);
+		cmp_problem(c, "%s:%d: %s", f, line, msg);
 		return 1;
 	}
 	/* inih also splits at ':', so "topology torus:k=4" (no '=') reads as
