@@ -224,21 +224,28 @@ static json_t *ifr_links_json(struct ifr *x, const struct net_job_use *use, size
 		return NULL;
 	}
 	for (size_t i = 0, end; i < n_use; i = end) {
-		uint32_t g = use[i].port;
+		const uint32_t g = use[i].port;
+		const bool is_network = topo_port_is_network(t, g);
 		uint64_t sum = 0;
-		for (end = i; end < n_use && use[end].port == g; end++)
-			sum += use[end].count;
-		if (!topo_port_is_network(t, g))
+		/* Walked by pointer: an index loop over the run made gcc 12 -O3
+		 * warn of an iteration past the address space
+		 * (-Waggressive-loop-optimizations). */
+		const struct net_job_use *u = use + i;
+		for (; u < use + n_use && u->port == g; u++) {
+			sum += u->count;
+			if (is_network)
+				x->per_job[u->job] += u->count;
+		}
+		end = (size_t)(u - use);
+		if (!is_network)
 			continue;
-		for (size_t e = i; e < end; e++)
-			x->per_job[use[e].job] += use[e].count;
 		total += sum;
 		used++;
 		if (end - i < 2)
 			continue;
 		n_shared++;
-		for (size_t e = i; e < end; e++)
-			x->on_shared[use[e].job] += use[e].count;
+		for (u = use + i; u < use + end; u++)
+			x->on_shared[u->job] += u->count;
 		/* Insertion into the top k, descending, first port first on ties. */
 		uint32_t pos = n_top < k ? n_top++ : k;
 		while (pos > 0 && top_sum[pos - 1] < sum) {
