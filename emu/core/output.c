@@ -307,12 +307,12 @@ static void out_staged_lock(sigset_t *old)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, old);
+	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 static void out_staged_unlock(const sigset_t *old)
 {
-	sigprocmask(SIG_SETMASK, old, NULL);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 void out_signals_catch(void)
@@ -433,7 +433,7 @@ void out_staged_poll(void)
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	signal(sig, SIG_DFL);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	raise(sig);
 	_exit(128 + sig);
 }
