@@ -2,6 +2,7 @@
 #include "adapters/curve_keys.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <zmq.h>
@@ -12,6 +13,36 @@ int zp_curve_valid(const char *s)
 {
 	uint8_t raw[32];
 	return strlen(s) == ZP_Z85_KEY && zmq_z85_decode(raw, s) != NULL;
+}
+
+/* ZeroMQ's Z85 alphabet (RFC 32/Z85), in digit order. */
+static const char curve_z85[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+
+void zp_curve_why(const char *s, char *buf, size_t size)
+{
+	size_t n = strlen(s);
+	if (n != ZP_Z85_KEY) {
+		snprintf(buf, size, "%zu characters, not %d", n, ZP_Z85_KEY);
+		return;
+	}
+	/* Z85 decodes 5 characters into a 32-bit word; libzmq refuses a
+	 * character outside the alphabet and a group over 2^32 - 1. */
+	for (size_t g = 0; g < n; g += 5) {
+		uint64_t v = 0;
+		for (size_t i = g; i < g + 5; i++) {
+			const char *d = s[i] ? strchr(curve_z85, s[i]) : NULL;
+			if (!d) {
+				snprintf(buf, size, "character %zu is outside Z85's alphabet", i + 1);
+				return;
+			}
+			v = v * 85 + (uint64_t)(d - curve_z85);
+		}
+		if (v > UINT32_MAX) {
+			snprintf(buf, size, "characters %zu..%zu decode past 32 bits", g + 1, g + 5);
+			return;
+		}
+	}
+	snprintf(buf, size, "not a Z85 key");
 }
 
 /* "  name = VALUE  " -> VALUE when the line names `name`, else NULL. */
@@ -42,27 +73,49 @@ int zp_curve_read(const char *path, char pub[ZP_Z85_KEY + 1], char sec[ZP_Z85_KE
 	char line[256];
 	unsigned lineno = 0;
 	int have_pub = 0, have_sec = 0, rc = 0;
+	unsigned pub_line = 0, sec_line = 0;
 	while (rc == 0 && fgets(line, sizeof line, f)) {
 		lineno++;
 		char *v;
 		int is_sec = 0;
 		if (!(v = curve_field(line, "public")) && !(is_sec = 1, v = curve_field(line, "secret")))
 			continue; /* comments and anything else */
-		if (!zp_curve_valid(v))
-			rc = nl_errf(err, NL_ECONFIG, "CURVE key file '%s' line %u: %s key '%.48s', expected %d Z85 characters",
-				     path, lineno, is_sec ? "secret" : "public", v, ZP_Z85_KEY);
-		else if (is_sec) {
+		if (!zp_curve_valid(v)) {
+			/* A secret key's text is never quoted, not even the
+			 * part of a malformed one: the message goes to logs. */
+			char why[128];
+			zp_curve_why(v, why, sizeof why);
+			if (is_sec)
+				rc = nl_errf(err, NL_ECONFIG, "CURVE key file '%s' line %u: malformed secret key (%s), "
+					     "expected %d Z85 characters", path, lineno, why, ZP_Z85_KEY);
+			else
+				rc = nl_errf(err, NL_ECONFIG, "CURVE key file '%s' line %u: public key '%.48s' (%s), "
+					     "expected %d Z85 characters", path, lineno, v, why, ZP_Z85_KEY);
+		} else if (is_sec) {
 			if (sec)
 				memcpy(sec, v, ZP_Z85_KEY + 1);
 			have_sec = 1;
+			sec_line = lineno;
 		} else {
 			memcpy(pub, v, ZP_Z85_KEY + 1);
 			have_pub = 1;
+			pub_line = lineno;
 		}
 	}
 	fclose(f);
+	memset(line, 0, sizeof line);
 	if (rc == 0 && (!have_pub || (sec && !have_sec)))
 		rc = nl_errf(err, NL_ECONFIG, "CURVE key file '%s': no %s line, expected 'public = KEY'%s", path,
 			     have_pub ? "secret" : "public", sec ? " and 'secret = KEY'" : "");
+	/* CURVE proves possession of the secret key that goes with the
+	 * public one: a file whose two keys are not a pair would only fail
+	 * the handshake later, silently ("no WELCOME"). Where libzmq has no
+	 * CURVE (zmq_curve_public fails), the caller's setsockopt says so. */
+	char derived[ZP_Z85_KEY + 1];
+	if (rc == 0 && sec && zmq_curve_public(derived, sec) == 0 && strcmp(derived, pub))
+		rc = nl_errf(err, NL_ECONFIG, "CURVE key file '%s': the public key (line %u) is not the secret key's "
+			     "(line %u), expected the pair --curve-keygen wrote", path, pub_line, sec_line);
+	if (rc < 0 && sec)
+		memset(sec, 0, ZP_Z85_KEY + 1);
 	return rc;
 }

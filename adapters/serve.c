@@ -235,6 +235,9 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 			       o->listen);
 	if (tcp)
 		NL_CHECK(live_check_port(o->listen, err));
+	if (ipc && !o->listen[6]) /* libzmq's bind says only EINVAL */
+		return nl_errf(err, NL_ECONFIG, "--listen: 'ipc://': empty ipc path, expected ipc://PATH (a socket file "
+			       "to create)");
 	if (ipc)
 		NL_CHECK(live_check_ipc_free(o->listen, o->listen + 6, err));
 	/* libzmq binds interfaces and numeric addresses, not host names. */

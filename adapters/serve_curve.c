@@ -22,7 +22,9 @@
 #include "core/output.h"
 
 /* One allowed key a line: bare Z85, or 'public = KEY' (so .pub files can
- * be concatenated); blank lines and # comments are skipped. */
+ * be concatenated); blank lines and # comments are skipped. A line is
+ * never quoted back: a key pair's 'secret = KEY' line (a .key file given
+ * for a .pub one) would go to the terminal and logs. */
 static int live_curve_allow(struct live_server *s, const char *path, struct nl_err *err)
 {
 	FILE *f;
@@ -44,9 +46,17 @@ static int live_curve_allow(struct live_server *s, const char *path, struct nl_e
 			*--end = '\0';
 		if (!*p || (*p == '#' && !zp_curve_valid(p))) /* '#' is also a Z85 character */
 			continue;
+		if (!strncmp(p, "secret", 6) && p[6] && strchr(" \t=", p[6])) {
+			rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s' line %u: a secret key ('secret = ...'), expected "
+				     "public keys only (the clients' .pub files); a secret key must stay with its owner",
+				     path, lineno);
+			break;
+		}
 		if (!zp_curve_valid(p)) {
-			rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s' line %u: '%.48s', expected a %d-character Z85 "
-				     "public key", path, lineno, p, ZP_Z85_KEY);
+			char why[128];
+			zp_curve_why(p, why, sizeof why);
+			rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s' line %u: not a public key (%s), expected a "
+				     "%d-character Z85 public key, bare or 'public = KEY'", path, lineno, why, ZP_Z85_KEY);
 			break;
 		}
 		uint8_t (*a)[32] = realloc(s->curve_allowed, (s->n_allowed + 1) * sizeof *a);
@@ -58,6 +68,7 @@ static int live_curve_allow(struct live_server *s, const char *path, struct nl_e
 		zmq_z85_decode(a[s->n_allowed++], p);
 	}
 	fclose(f);
+	memset(line, 0, sizeof line);
 	if (rc == 0 && s->n_allowed == 0)
 		rc = nl_errf(err, NL_ECONFIG, "--curve-allow: '%s': no key, expected one Z85 public key a line", path);
 	return rc;
@@ -158,6 +169,11 @@ void live_curve_free(struct live_server *s)
 
 int live_curve_keygen(const char *path, struct nl_err *err)
 {
+	/* Two files, PATH and PATH.pub: no standard output ('-'), which the
+	 * shared check below would take, and its empty-name wording. */
+	if (!*path || !strcmp(path, "-"))
+		return nl_errf(err, NL_ECONFIG, "--curve-keygen '%s': %s (expected a file to write; the key pair goes to "
+			       "FILE and FILE.pub)", path, *path ? "not a file name" : "empty file name");
 	if (!zmq_has("curve"))
 		return nl_errf(err, NL_ECONFIG, "--curve-keygen: this libzmq has no CURVE support");
 	char pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];
@@ -172,6 +188,10 @@ int live_curve_keygen(const char *path, struct nl_err *err)
 	 * secret. A new 0600 temporary file, renamed into place. */
 	if (access(path, F_OK) == 0)
 		return nl_errf(err, NL_EIO, "--curve-keygen: '%s' exists, expected a new file", path);
+	/* A directory, or one that cannot be written, is said as for every
+	 * output, before a key is made. */
+	if (out_check_writable(path, err) < 0 || out_check_writable(pubpath, err) < 0)
+		return nl_err_prefix(err, "--curve-keygen");
 	char tmp[4096 + 8];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);

@@ -402,6 +402,22 @@ static void live_open_take(struct live_rank *rk, const uint32_t *req, size_t n)
 	rk->n_open = k;
 }
 
+/* msg for a server-to-client type (WELCOME, DONE, DELIVER, ERROR) sent by
+ * a client: its name, and the types a client may send (docs/zmq-protocol.md
+ * "Client to server": those below WELCOME), from proto.h's list. */
+static void live_not_client_type(char *msg, size_t size, unsigned type)
+{
+	const char *names[ZP_WELCOME];
+	unsigned n = 0;
+	for (unsigned t = 0; t < ZP_WELCOME; t++)
+		if (zp_type_name(t))
+			names[n++] = zp_type_name(t);
+	size_t len = (size_t)snprintf(msg, size, "%s (type %u) is a server-to-client type, expected a client to send only ",
+				      zp_type_name(type), type);
+	for (unsigned i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(msg + len, size - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", names[i]);
+}
+
 /* One multipart message from the socket: identity, header, [payload].
  * False when none was waiting. */
 static bool live_on_message(struct live_server *s)
@@ -460,10 +476,18 @@ static bool live_on_message(struct live_server *s)
 	}
 	struct live_rank *rk = h.rank < s->n ? &s->ranks[h.rank] : NULL;
 	if (!rk || rk->state == LR_ABSENT || rk->id_len != id_len || memcmp(rk->id, id, id_len)) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
-			 zp_type_name(h.type), h.rank);
-		live_offence(s, id, id_len, rk ? (int32_t)h.rank : -1, true, rk ? ZP_ENOHELLO : ZP_ERANK, msg);
+		char msg[200];
+		int code = rk ? ZP_ENOHELLO : ZP_ERANK;
+		/* A server's type is wrong from any connection: said first,
+		 * rather than the HELLO it did not send. */
+		if (h.type >= ZP_WELCOME) {
+			live_not_client_type(msg, sizeof msg, h.type);
+			code = ZP_EMALFORMED;
+		} else {
+			snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
+				 zp_type_name(h.type), h.rank);
+		}
+		live_offence(s, id, id_len, rk ? (int32_t)h.rank : -1, true, code, msg);
 		if (rk && rk->state == LR_READY)
 			snprintf(rk->why, sizeof rk->why,
 				 "another connection sent frames for this rank (refused, %" PRIu64 " time%s)", rk->foreign,
@@ -490,7 +514,8 @@ static bool live_on_message(struct live_server *s)
 		goto out;
 	}
 	if (h.type >= ZP_WELCOME) {
-		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EMALFORMED, "server-to-client message type from a client");
+		live_not_client_type(msg, sizeof msg, h.type);
+		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EMALFORMED, msg);
 		goto out;
 	}
 	if (h.seq != rk->next_seq) {

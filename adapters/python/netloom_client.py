@@ -52,16 +52,58 @@ class Status:
         self.t_sent_ps, self.t_arrived_ps, self.t_done_ps = t_sent, t_arrived, t_done
 
 
-def read_curve_key(path):
-    """(public, secret or None) from a netloom CURVE key file, Z85 bytes."""
-    keys = {}
-    for line in open(path):
-        name, eq, val = line.partition('=')
-        if eq and name.strip() in ('public', 'secret'):
-            keys[name.strip()] = val.strip().encode()
-    if 'public' not in keys:
-        raise NetloomError("CURVE key file '%s': no 'public = KEY' line" % path)
-    return keys['public'], keys.get('secret')
+Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#'
+
+
+def _z85_why(v):
+    """Why v is not a 40-character Z85 key (None if it is), quoting none of
+    it: v may be a secret key. As zp_curve_why in adapters/curve_keys.c."""
+    if len(v) != 40:
+        return '%d characters, not 40' % len(v)
+    for g in range(0, 40, 5):
+        x = 0
+        for i in range(g, g + 5):
+            if v[i] not in Z85:
+                return "character %d is outside Z85's alphabet" % (i + 1)
+            x = x * 85 + Z85.index(v[i])
+        if x > U32:
+            return 'characters %d..%d decode past 32 bits' % (g + 1, g + 5)
+    return None
+
+
+def read_curve_key(path, secret=False):
+    """(public, secret or None) from a netloom CURVE key file, Z85 bytes;
+    with secret=True the secret key must be there, and be the public key's
+    pair. Refused with the C client's words (adapters/curve_keys.c), which
+    never quote a secret key."""
+    try:
+        f = open(path, errors='replace')  # bytes that are no text: no Z85 key either
+    except IsADirectoryError:
+        raise NetloomError('%s: is a directory, not a CURVE key file' % path) from None
+    except OSError as e:
+        raise NetloomError('%s: cannot open CURVE key file: %s' % (path, e.strerror)) from None
+    keys, lines = {}, {}
+    with f:
+        for n, line in enumerate(f, 1):
+            name, eq, val = line.partition('=')
+            name, val = name.strip(), val.strip()
+            if not eq or name not in ('public', 'secret'):
+                continue  # comments and anything else
+            why = _z85_why(val)
+            if why and name == 'secret':
+                raise NetloomError("CURVE key file '%s' line %d: malformed secret key (%s), expected 40 Z85 characters"
+                                   % (path, n, why))
+            if why:
+                raise NetloomError("CURVE key file '%s' line %d: public key '%.48s' (%s), expected 40 Z85 characters"
+                                   % (path, n, val, why))
+            keys[name], lines[name] = val.encode(), n
+    if 'public' not in keys or (secret and 'secret' not in keys):
+        raise NetloomError("CURVE key file '%s': no %s line, expected 'public = KEY'%s"
+                           % (path, 'secret' if 'public' in keys else 'public', " and 'secret = KEY'" if secret else ''))
+    if secret and zmq.has('curve') and zmq.curve_public(keys['secret']) != keys['public']:
+        raise NetloomError("CURVE key file '%s': the public key (line %d) is not the secret key's (line %d), expected "
+                           "the pair --curve-keygen wrote" % (path, lines['public'], lines['secret']))
+    return keys['public'], keys.get('secret') if secret else None
 
 
 class Client:
@@ -97,10 +139,9 @@ class Client:
             if curve_server or curve_key:
                 if not curve_server or not curve_key:
                     raise NetloomError("CURVE: expected both the server's public key file and this client's key file")
-                pub, sec = read_curve_key(curve_key)
-                if sec is None:
-                    raise NetloomError("CURVE key file '%s': no 'secret = KEY' line" % curve_key)
+                # The server's file first, as the C client reads them.
                 self._sock.curve_serverkey = read_curve_key(curve_server)[0]
+                pub, sec = read_curve_key(curve_key, secret=True)
                 self._sock.curve_publickey, self._sock.curve_secretkey = pub, sec
             try:
                 self._sock.connect(endpoint)
@@ -221,13 +262,15 @@ class Client:
         connection that never said HELLO. Nothing is sent, no seq taken."""
         if not internal:
             _int('tag', tag, 0, TAG_MAX)
-        if isinstance(data, (int, str)):  # bytes(1000) would be 1000 zero bytes
-            raise NetloomError('payload of type %s, expected bytes, bytearray or memoryview' % type(data).__name__)
+        # Bytes-like only (the buffer protocol), never converted: bytes()
+        # would make 1000 zero bytes of the int 1000 and a payload of a
+        # list or range of small ints, and raise ValueError past 255.
         try:
-            data = bytes(data)
+            if not isinstance(data, bytes):
+                data = memoryview(data).tobytes()
         except TypeError:
-            raise NetloomError('payload of type %s, expected bytes, bytearray or memoryview'
-                               % type(data).__name__) from None
+            raise NetloomError('payload of type %s, expected bytes-like (bytes, bytearray, memoryview or another '
+                               'buffer)' % type(data).__name__) from None
         if len(data) > self.max_payload:
             raise NetloomError('payload of %d bytes, the server takes at most %d' % (len(data), self.max_payload))
         return data

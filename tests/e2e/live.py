@@ -434,6 +434,9 @@ if lang == 'py':  # what Python lets through that C's types stop
     tryit('recv reserved tag', c.recv, 1 - r, nl.TAG_MAX + 1)
     tryit('isend int', c.isend, 1 - r, 7, 1000)
     tryit('isend str', c.isend, 1 - r, 7, 'text')
+    tryit('isend list', c.isend, 1 - r, 7, [1, 2])  # was sent as b'\x01\x02'
+    tryit('isend range', c.isend, 1 - r, 7, range(3))
+    tryit('isend list 300', c.isend, 1 - r, 7, [300])  # was a ValueError
 print('waitall none', c.waitall([]))
 tryit('allreduce 200000', c.allreduce_sum, [1.0] * 200000)
 if r == 0:
@@ -495,8 +498,16 @@ CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (None, False, "recv src 2^31 refused: src 2147483648, expected 0..1 or ANY"),
     (None, False, "wait -1 refused: wait: request -1 was never started"),
     (None, False, "recv reserved tag refused: tag 1073741824, expected 0..1073741823 or ANY"),
-    (None, False, "isend int refused: payload of type int, expected bytes, bytearray or memoryview"),
-    (None, False, "isend str refused: payload of type str, expected bytes, bytearray or memoryview"),
+    (None, False, "isend int refused: payload of type int, expected bytes-like (bytes, bytearray, memoryview or "
+     "another buffer)"),
+    (None, False, "isend str refused: payload of type str, expected bytes-like (bytes, bytearray, memoryview or "
+     "another buffer)"),
+    (None, False, "isend list refused: payload of type list, expected bytes-like (bytes, bytearray, memoryview or "
+     "another buffer)"),
+    (None, False, "isend range refused: payload of type range, expected bytes-like (bytes, bytearray, memoryview or "
+     "another buffer)"),
+    (None, False, "isend list 300 refused: payload of type list, expected bytes-like (bytes, bytearray, memoryview "
+     "or another buffer)"),
     (None, True, "waitall none []"),
     (None, True, "allreduce 200000 refused: allreduce_sum: 200000 values (8 bytes each), the server takes at most "
      "1048576 bytes"),
@@ -811,6 +822,13 @@ def case_errors(d):
                 "--listen: 'tcp://127.0.0.1:%s': port '%s', expected 1..65535 (or 0 or * for any free port)"
                 % (port, port), 'port ' + port)
     refused(('--ranks', '2', '--listen', 'tcp://[::1]:70000'), "port '70000', expected 1..65535", 'v6 port')
+    refused(('--ranks', '2', '--listen', 'ipc://'), "netloom: --listen: 'ipc://': empty ipc path, expected "
+            "ipc://PATH (a socket file to create)", 'empty ipc path')  # was libzmq's "Invalid argument"
+    # Not '': write failed, nor a key pair in a file named '-'.
+    for name, why in (('', 'empty file name'), ('-', 'not a file name')):
+        refused(('--curve-keygen', name), "netloom: --curve-keygen '%s': %s (expected a file to write; the key pair "
+                "goes to FILE and FILE.pub)" % (name, why), 'keygen %r' % name)
+    expect(not os.path.exists('-') and not os.path.exists('-.pub'), "keygen '-' wrote a file")
     # libzmq's ipc bind deletes whatever is at the path: a file that is
     # not a socket is refused and kept.
     keep = os.path.join(d, 'notes.txt')
@@ -1014,6 +1032,87 @@ c.close()
 '''
 
 
+# Key files read by both clients (argv: PYDIR LIBCLIENT ENDPOINT SERVER_PUB
+# KEY...): what each says for each client key file, before any connection.
+KEYCHECK = r"""
+import ctypes, sys
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+L = ctypes.CDLL(sys.argv[2])
+ep, srv = sys.argv[3], sys.argv[4]
+L.nl_client_connect_curve.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_uint32,
+                                      ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p,
+                                      ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+for key in sys.argv[5:]:
+    try:
+        nl.Client(ep, 0, timeout_ms=300, curve_server=srv, curve_key=key)
+        print('py accepted')
+    except nl.NetloomError as e:
+        print('py', e)
+    c, err = ctypes.c_void_p(), ctypes.create_string_buffer(512)
+    rc = L.nl_client_connect_curve(ctypes.byref(c), ep.encode(), 0, 1, 0, 300, srv.encode(), key.encode(), err, 512)
+    print('c', err.value.decode() if rc < 0 else 'accepted')
+"""
+
+
+def curve_key_files(d, keys):
+    """Key files refused by the server and both clients, naming the file
+    and line; no message holds 8 characters in a row of a secret key."""
+    def secret(path):
+        return [l.partition('=')[2].strip() for l in open(path) if l.startswith('secret')][0]
+
+    def leaks(text, sec):
+        return [sec[i:i + 8] for i in range(len(sec) - 7) if sec[i:i + 8] in text]
+
+    def serve(*args):
+        return subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--listen', 'ipc://%s/ck' % d] + list(args),
+                              capture_output=True, text=True, timeout=TMO)
+    sk, ak = keys['server'], keys['alice']
+    lines = open(sk).read().splitlines()  # comment, public, secret
+    # The key pair given as the allowed list: its secret line was quoted.
+    r = serve('--curve-key', sk, '--curve-allow', sk)
+    expect(r.returncode == 2 and r.stderr == "netloom: --curve-allow: '%s' line 3: a secret key ('secret = ...'), "
+           "expected public keys only (the clients' .pub files); a secret key must stay with its owner\n" % sk
+           and not leaks(r.stderr, secret(sk)), 'secret in --curve-allow: %r' % r.stderr)
+    # A malformed secret key (one character short; one character changed
+    # to a non-Z85 one): its line and length or position, none of its text.
+    cut = os.path.join(d, 'cut.key')
+    open(cut, 'w').write('%s\n%s\n%s\n' % (lines[0], lines[1], lines[2][:-1]))
+    odd = os.path.join(d, 'odd.key')
+    open(odd, 'w').write('%s\n%s\n%s"%s\n' % (lines[0], lines[1], lines[2][:-21], lines[2][-20:]))
+    for path, why in ((cut, '39 characters, not 40'), (odd, "character 20 is outside Z85's alphabet")):
+        r = serve('--curve-key', path, '--curve-allow', ak + '.pub')
+        want = "netloom: CURVE key file '%s' line 3: malformed secret key (%s), expected 40 Z85 characters\n" % (path,
+                                                                                                           why)
+        expect(r.returncode == 2 and r.stderr == want and not leaks(r.stderr, secret(sk)),
+               'malformed secret: %r, expected %r' % (r.stderr, want))
+    # A public key that is not the secret key's: it was taken, and every
+    # client then failed with only "no WELCOME".
+    mix = os.path.join(d, 'mix.key')
+    open(mix, 'w').write('%s\n%s\n' % (open(ak).read().splitlines()[1], lines[2]))
+    mixmsg = "CURVE key file '%s': the public key (line 1) is not the secret key's (line 2), expected the pair " \
+             "--curve-keygen wrote" % mix
+    r = serve('--curve-key', mix, '--curve-allow', ak + '.pub')
+    expect(r.returncode == 2 and r.stderr == 'netloom: %s\n' % mixmsg and not leaks(r.stderr, secret(sk)),
+           'mismatched pair: %r' % r.stderr)
+    expect(not os.path.exists('%s/ck' % d), 'a refused key file left a socket')
+    # Both clients alike: a missing file named as the CURVE key file (the
+    # Python client said only "[Errno 2] ..."), a mismatched pair, a
+    # malformed secret key.
+    script = os.path.join(d, 'keycheck.py')
+    open(script, 'w').write(KEYCHECK)
+    nothere = os.path.join(d, 'nonexist')
+    r = subprocess.run([PY, script, PYDIR, LIBCLIENT, 'ipc://%s/nobody' % d, sk + '.pub', nothere, mix, cut],
+                       capture_output=True, text=True, timeout=TMO)
+    want = []
+    for msg in ('%s: cannot open CURVE key file: No such file or directory' % nothere, mixmsg,
+                "CURVE key file '%s' line 3: malformed secret key (39 characters, not 40), expected 40 Z85 characters"
+                % cut):
+        want += ['py ' + msg, 'c ' + msg]
+    expect(r.returncode == 0 and r.stdout.splitlines() == want and not leaks(r.stdout, secret(sk)),
+           'client key files: %d %s %s\nexpected\n%s' % (r.returncode, r.stdout, r.stderr, '\n'.join(want)))
+
+
 def case_curve(d):
     if subprocess.run([PY, '-c', 'import zmq; assert zmq.has("curve")'], capture_output=True).returncode != 0:
         print('SKIP: no pyzmq with CURVE for %s' % PY)
@@ -1030,6 +1129,13 @@ def case_curve(d):
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--curve-key', keys['server'], '--listen',
                         'ipc://%s/c0' % d], capture_output=True, text=True)
     expect(r.returncode == 2 and 'expected both --curve-key and --curve-allow' in r.stderr, 'alone: %s' % r.stderr)
+    curve_key_files(d, keys)
+    # An output that cannot be written is said before a key is made, as
+    # for every output (it was "write failed", or a key without its .pub).
+    os.mkdir(os.path.join(d, 'k.key.pub'))
+    r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', os.path.join(d, 'k.key')], capture_output=True, text=True)
+    expect(r.returncode == 2 and r.stderr == 'netloom: --curve-keygen: %s/k.key.pub: is a directory; expected a file '
+           'name to write\n' % d and not os.path.exists(os.path.join(d, 'k.key')), 'keygen: %r' % r.stderr)
     allow = os.path.join(d, 'allow')
     open(allow, 'w').write(open(keys['alice'] + '.pub').read() + open(keys['carol'] + '.pub').read())
     script = os.path.join(d, 'curve.py')
@@ -1771,6 +1877,24 @@ print('both done')
 """
 
 
+# Server-to-client types sent by a client: before HELLO (a connection
+# claiming rank 0) and after it (from rank 0). One rank.
+TOCLIENT = RAW_DEALER + r"""
+a, x = sock(), sock()
+x.send(hdr(nl.WELCOME, 0)); h, text = reply(x)
+print('WELCOME before HELLO: %d %s' % (h[8], text))
+a.send(hdr(nl.HELLO, 0)); reply(a)
+for t, frames in (('DONE', [hdr(nl.DONE, 0)]), ('DELIVER', [hdr(nl.DELIVER, 0), b'x']),
+                  ('ERROR', [hdr(nl.ERROR, 0, tag=1), b'hi'])):
+    a.send_multipart(frames); h, text = reply(a)
+    print('%s after HELLO: %d %s' % (t, h[8], text))
+a.send(hdr(nl.BYE, 0, 0))
+while reply(a)[0][2] != nl.DONE:
+    pass
+print('done')
+"""
+
+
 GARBAGE = r"""
 import os, struct, sys
 sys.path.insert(0, sys.argv[1])
@@ -1915,6 +2039,23 @@ def case_protocol(d):
     expect(rep['results']['messages']['unmatched'] == 1 and '  warning: 1 messages were sent but never received\n' in text and
            '  rank 0: finished; 3 refused frames;' in text and '  rank 1: finished; 1 refused frames;' in text and
            '  connections without a rank: 2 refused frames (2 logged)' in text, 'accounting text: %s' % text)
+    # A server-to-client type from a client is named, with the types a
+    # client may send ("WELCOME for rank 0 from a connection that did not
+    # HELLO as it" before HELLO, "server-to-client message type from a
+    # client" after).
+    s, out = py_session(d, 1, 'toclient', TOCLIENT)
+    srv = s.wait()
+    types = 'is a server-to-client type, expected a client to send only HELLO, SEND, RECV, WAIT, COMPUTE, BARRIER, ' \
+            'BYE, HEARTBEAT or WAITALL'
+    expect(out.splitlines() == [
+        'WELCOME before HELLO: 1 connection claiming rank 0: WELCOME (type 16) ' + types,
+        'DONE after HELLO: 1 rank 0: DONE (type 17) ' + types,
+        'DELIVER after HELLO: 1 rank 0: DELIVER (type 18) ' + types,
+        'ERROR after HELLO: 1 rank 0: ERROR (type 19) ' + types,
+        'done'], 'server-to-client types: %s' % out)
+    live = json.load(open(s.json))['live']
+    expect(srv == 0 and live['ranks'][0]['refused_frames'] == 4 and live['refused_frames'] == 4,
+           'server-to-client types: server %d: %s %s' % (srv, open(s.err).read(), live))
     # The bound is checked before the engine hands an op to the network
     # (after cpu_factor): a job past it loses its offending ranks, not the
     # session (it stopped with every job's results lost).
