@@ -321,11 +321,7 @@ void cli_config_hint(const char *path, int rc, struct nl_err *err)
 		" (this looks like a BookSim2 config: convert it with 'netloom config --from-booksim FILE')";
 	if (rc != NL_ECONFIG || !cli_booksim_syntax(path))
 		return;
-	/* One line still: the error, shortened if both do not fit, then the hint. */
-	size_t room = sizeof err->msg - sizeof hint;
-	if (strlen(err->msg) > room)
-		memcpy(err->msg + room - 3, "...", 4);
-	strcat(err->msg, hint);
+	nl_err_suffix(err, hint);
 }
 
 int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)

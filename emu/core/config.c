@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -150,9 +151,7 @@ static int config_set_checked(struct config *c, const char *section, const char 
 	void *scratch = calloc(1, t->struct_size);
 	if (!scratch)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
-	char what[300];
-	snprintf(what, sizeof what, "%s", where);
-	int rc = param_set(d, scratch, value, what, err);
+	int rc = param_set(d, scratch, value, where, err);
 	free(scratch);
 	if (rc < 0) {
 		/* param_set says "parameter"; for config files "key" reads better. */
@@ -210,7 +209,7 @@ struct config_ini_ctx {
 	/* The key being read: validated when the next key starts or at the end. */
 	char *pend_section, *pend_name, *pend_value; /* owned, NULL when none */
 	size_t pend_len;
-	char pend_where[300];
+	char pend_where[PATH_MAX + 16]; /* "PATH:LINE" */
 	int pend_line;
 	bool pend_cont;   /* inih's continuation line: an indented key, refused */
 	int err_line;     /* line of the key error in rc, 0 when not known (the line being read) */

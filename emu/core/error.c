@@ -34,13 +34,67 @@ const char *nl_strerror(int code)
 	return "unknown error";
 }
 
+/* Store the len-byte text src in err->msg. A text that does not fit
+ * keeps its start and its end around "...": an error names the file
+ * first and says what was wrong last, and a long path (or a long quoted
+ * value) must not push the reason off the end. Three eighths of the room
+ * go to the start, the rest to the end. */
+static void nl_err_store(struct nl_err *err, const char *src, size_t len)
+{
+	const size_t cap = sizeof err->msg;
+	if (len < cap) {
+		memmove(err->msg, src, len + 1);
+		return;
+	}
+	static const char gap[] = "...";
+	const size_t keep = cap - 1 - (sizeof gap - 1), head = keep * 3 / 8, tail = keep - head;
+	memmove(err->msg, src, head);
+	memcpy(err->msg + head, gap, sizeof gap - 1);
+	memmove(err->msg + head + sizeof gap - 1, src + len - tail, tail);
+	err->msg[cap - 1] = '\0';
+}
+
+/* Format into *err through nl_err_store: the whole text first (on the
+ * stack when it fits there, which is every message but the rare long
+ * one), so what is cut is its middle. */
+static void nl_err_vformat(struct nl_err *err, const char *fmt, va_list ap)
+{
+	char small[4 * NL_ERR_MSG_MAX];
+	va_list again;
+	va_copy(again, ap);
+	int len = vsnprintf(small, sizeof small, fmt, ap);
+	if (len < 0) {
+		snprintf(err->msg, sizeof err->msg, "%s", nl_strerror(err->code));
+	} else if ((size_t)len < sizeof small) {
+		nl_err_store(err, small, (size_t)len);
+	} else {
+		char *big = malloc((size_t)len + 1);
+		if (big) {
+			vsnprintf(big, (size_t)len + 1, fmt, again);
+			nl_err_store(err, big, (size_t)len);
+			free(big);
+		} else {
+			nl_err_store(err, small, sizeof small - 1);
+		}
+	}
+	va_end(again);
+}
+
+static void nl_err_format(struct nl_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	nl_err_vformat(err, fmt, ap);
+	va_end(ap);
+}
+
 int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
 		err->code = code;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		nl_err_vformat(err, fmt, ap);
 		va_end(ap);
 	}
 	return code;
@@ -50,10 +104,10 @@ int nl_err_one_line(struct nl_err *err, int rc)
 {
 	if (rc >= 0 || !err)
 		return rc;
-	char out[NL_ERR_MSG_MAX];
+	/* Each byte of the message becomes at most four (\xHH). */
+	char out[4 * NL_ERR_MSG_MAX];
 	size_t o = 0;
-	/* Room for the longest escape (\xHH) and the NUL. */
-	for (const unsigned char *p = (const unsigned char *)err->msg; *p && o + 5 < sizeof out; p++) {
+	for (const unsigned char *p = (const unsigned char *)err->msg; *p; p++) {
 		if (*p >= 0x20 && *p != 0x7f) {
 			out[o++] = (char)*p;
 			continue;
@@ -67,13 +121,13 @@ int nl_err_one_line(struct nl_err *err, int rc)
 		}
 	}
 	out[o] = '\0';
-	memcpy(err->msg, out, o + 1);
+	nl_err_store(err, out, o);
 	return rc;
 }
 
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)
 {
-	char head[NL_ERR_MSG_MAX], old[NL_ERR_MSG_MAX];
+	char head[4 * NL_ERR_MSG_MAX], old[NL_ERR_MSG_MAX];
 	va_list ap;
 
 	if (!err)
@@ -82,10 +136,17 @@ int nl_err_prefix(struct nl_err *err, const char *fmt, ...)
 	vsnprintf(head, sizeof head, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	if (old[0])
-		snprintf(err->msg, sizeof err->msg, "%s: %s", head, old);
-	else
-		snprintf(err->msg, sizeof err->msg, "%s: %s", head, nl_strerror(err->code));
+	nl_err_format(err, "%s: %s", head, old[0] ? old : nl_strerror(err->code));
+	return err->code;
+}
+
+int nl_err_suffix(struct nl_err *err, const char *text)
+{
+	char old[NL_ERR_MSG_MAX];
+	if (!err)
+		return NL_EINVAL;
+	memcpy(old, err->msg, sizeof old);
+	nl_err_format(err, "%s%s", old, text);
 	return err->code;
 }
 

@@ -32,6 +32,12 @@ int nl_err_one_line(struct nl_err *err, int rc);
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Append text to the message already in *err. Returns err->code.
+ * Every helper here that writes a message keeps it within
+ * NL_ERR_MSG_MAX by cutting its middle ("..."), never its end: the
+ * reason, which comes last, survives a long path. */
+int nl_err_suffix(struct nl_err *err, const char *text);
+
 /* Open path for reading (*f) as an input file described by what ("config
  * file", "BookSim config"). Fails with "PATH: cannot open WHAT: <reason>",
  * or "PATH: is a directory, not a WHAT" for a directory (which fopen

@@ -54,6 +54,42 @@ static void test_error_table(void)
 	CHECK_STR(e.msg, "file.ini:7: field 'k' is 3");
 }
 
+/* A message longer than NL_ERR_MSG_MAX loses its middle, not its end:
+ * a 700-character path once left "PATH...aaaa" with the reason cut off
+ * (`netloom trace info LONG/nonexist.nltr` printed only the path). */
+static void test_error_long(void)
+{
+	struct nl_err e = {0};
+	char path[701];
+	memset(path, 'p', sizeof path - 1);
+	path[sizeof path - 1] = '\0';
+	path[0] = '/';
+	nl_errf(&e, NL_EIO, "%s: cannot open: %s", path, "No such file or directory");
+	size_t len = strlen(e.msg);
+	CHECK(len == NL_ERR_MSG_MAX - 1);
+	CHECK(strncmp(e.msg, "/ppp", 4) == 0);
+	CHECK(strstr(e.msg, "...") != NULL);
+	CHECK(len > 40 && !strcmp(e.msg + len - 40, "ppp: cannot open: No such file or directory" + 3));
+	/* Prefixing a long location keeps the reason too. */
+	nl_errf(&e, NL_ECONFIG, "key 'num_vcs' value 'x': expected an integer");
+	nl_err_prefix(&e, "%s:%d", path, 4);
+	CHECK(strlen(e.msg) == NL_ERR_MSG_MAX - 1);
+	CHECK(strstr(e.msg, "pp:4: key 'num_vcs' value 'x': expected an integer") != NULL);
+	/* And appending (a hint) keeps the end, hint included. */
+	nl_err_suffix(&e, " (a hint)");
+	len = strlen(e.msg);
+	CHECK(len == NL_ERR_MSG_MAX - 1 && !strcmp(e.msg + len - 9, " (a hint)"));
+	CHECK(strstr(e.msg, "expected an integer (a hint)") != NULL);
+	/* Escaping control characters may lengthen a message past the limit. */
+	char ctl[NL_ERR_MSG_MAX - 1];
+	memset(ctl, '\x01', sizeof ctl - 1);
+	ctl[sizeof ctl - 1] = '\0';
+	CHECK_EQ(nl_err_one_line(&e, nl_errf(&e, NL_ECONFIG, "%s: the end", ctl)), NL_ECONFIG);
+	len = strlen(e.msg);
+	CHECK(len == NL_ERR_MSG_MAX - 1 && !strcmp(e.msg + len - 9, ": the end"));
+	CHECK(strncmp(e.msg, "\\x01\\x01", 8) == 0);
+}
+
 static void test_param_parse(void)
 {
 	struct demo d;
@@ -799,6 +835,7 @@ static void test_ini_lines_long(void)
 int main(void)
 {
 	TEST_RUN(test_error_table);
+	TEST_RUN(test_error_long);
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
