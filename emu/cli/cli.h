@@ -21,7 +21,9 @@ struct nl_err;
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Print "netloom: <msg>" on stderr (one line) and return the exit status
- * that goes with the error code (CLI_USAGE for input errors). */
+ * that goes with the error code (CLI_USAGE for input errors; CLI_FAIL for
+ * an NL_EIO while stdout's error flag is set, a result lost on stdout,
+ * after which the flag is cleared: cli_stdout_finish). */
 int cli_report(const struct nl_err *err);
 /* The exit code cli_report would return for err, printing nothing. */
 int cli_exit_code(const struct nl_err *err);
@@ -56,12 +58,17 @@ int cli_mpi_stop(int argc, char **argv, int status);
  * several ranks, by the process. Not called when the lines differ. */
 int cli_mpi_stop_say(int argc, char **argv, int status, void (*say)(void *ctx), void *ctx);
 
-/* At the end of a command that printed its results on stdout: flush it
- * and check that every write reached it (a full disk, /dev/full, a closed
- * pipe). Returns rc when they did; else prints "netloom: stdout: write
- * failed: <reason>" and returns CLI_USAGE (CLI_FAIL, a deadlock, kept): a
- * result that was lost must not exit 0, nor 3 (config --from-booksim's
- * 'written, but not everything mapped'). early_errno: errno of an earlier
+/* At the end of every command (main.c calls it after each; run, sweep,
+ * replay and compare also before their ranks agree on the status): flush
+ * stdout and check that every write reached it (a full disk, /dev/full, a
+ * closed pipe). Returns rc when they did; else prints "netloom: stdout:
+ * write failed: <reason>", clears stdout's error flag (so a second call
+ * says nothing) and returns CLI_FAIL, the work failing, not bad input
+ * (CLI_USAGE, bad input said before, kept): a result that was lost must
+ * not exit 0, nor 3 (config --from-booksim's 'written, but not everything
+ * mapped'). A failed write cli_report said ("stdout: write failed" from
+ * out_write_atomic's '-') is not said again: cli_report clears the flag,
+ * and cli_exit_code gives it 1 too. early_errno: errno of an earlier
  * failed fflush(stdout) (the reason when nothing is left to write now),
  * or 0. */
 int cli_stdout_finish(int rc, int early_errno);

@@ -260,7 +260,9 @@ int cli_compare_main(int argc, char **argv)
 		rc = res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
 	}
 out:
-	/* A report rank 0 could not write fails every rank. */
+	/* A report rank 0 could not write fails every rank, and so does its
+	 * summary line lost on stdout (cli_stdout_finish: 1). */
+	rc = cli_stdout_finish(rc, 0);
 	rc = net_mpi_agree_exit(mpi, rc);
 	net_mpi_close(mpi);
 	return rc;

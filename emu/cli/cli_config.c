@@ -158,5 +158,5 @@ int cli_config_main(int argc, char **argv)
 	config_release(&cfg);
 out:
 	cli_cfg_opts_release(&o);
-	return cli_stdout_finish(rc, 0);
+	return rc;
 }

@@ -748,6 +748,9 @@ out:
 	free(o.files);
 	free(o.sets);
 	free(given);
+	/* Here, not only in main.c's: a report lost on rank 0's stdout fails
+	 * every rank. */
+	status = cli_stdout_finish(status, 0);
 	status = net_mpi_agree_exit(mpi, status);
 	net_mpi_close(mpi);
 	return status;

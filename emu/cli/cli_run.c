@@ -299,23 +299,21 @@ static void run_report_deadlock(const nl_sim *s, const struct nl_err *err)
 		fprintf(stderr, "deadlocked input VCs:\n%s", list);
 }
 
-/* Exit status 1 is the deadlock's alone (docs/results.md): a network too
- * large for memory is a configuration this machine cannot run, 2 like
- * the other refusals, not 1 as cli_exit_code maps it for other commands. */
+/* Exit status 1 is a deadlock's, or a result lost on its way to stdout
+ * (docs/results.md): a network too large for memory is a configuration
+ * this machine cannot run, 2 like the other refusals, not 1 as
+ * cli_exit_code maps it for other commands. */
 static int run_exit_code(const struct nl_err *err)
 {
 	return err->code == NL_ENOMEM ? CLI_USAGE : cli_exit_code(err);
 }
 
 /* The JSON file, or stdout for '-'. A failed write to stdout is reported
- * with err, and stdout's error flag cleared so that cli_stdout_finish does
- * not say so a second time. */
+ * with err (cli_report then clears stdout's error flag, so that
+ * cli_stdout_finish does not say so a second time). */
 static int run_write_json(nl_sim *sim, const struct run_opts *o, struct nl_err *err)
 {
-	int rc = nl_sim_write_json(sim, o->reproducible ? NL_JSON_REPRODUCIBLE : 0, o->json_path, err);
-	if (rc < 0 && !strcmp(o->json_path, "-"))
-		clearerr(stdout);
-	return rc;
+	return nl_sim_write_json(sim, o->reproducible ? NL_JSON_REPRODUCIBLE : 0, o->json_path, err);
 }
 
 static void run_say_usage(void *cmd)
@@ -338,9 +336,12 @@ static int run_help(int argc, char **argv)
 static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool quiet)
 {
 	if (rc < 0) {
+		/* Before cli_report, which clears stdout's error flag that
+		 * cli_exit_code reads. */
+		int code = run_exit_code(err);
 		if (!quiet)
 			cli_report(err);
-		return run_exit_code(err);
+		return code;
 	}
 	return deadlocked ? CLI_FAIL : CLI_OK;
 }

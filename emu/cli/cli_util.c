@@ -195,7 +195,11 @@ int cli_report(const struct nl_err *err)
 	struct nl_err line = *err;
 	nl_err_one_line(&line, line.code < 0 ? line.code : -1);
 	fprintf(stderr, "netloom: %s\n", line.msg[0] ? line.msg : nl_strerror(err->code));
-	return cli_exit_code(err);
+	int rc = cli_exit_code(err);
+	/* Said: the dispatcher's cli_stdout_finish must not say it again. */
+	if (err->code == NL_EIO && ferror(stdout))
+		clearerr(stdout);
+	return rc;
 }
 
 int cli_exit_code(const struct nl_err *err)
@@ -205,6 +209,13 @@ int cli_exit_code(const struct nl_err *err)
 	case NL_EDEADLOCK:
 	case NL_ETIMEOUT:
 		return CLI_FAIL;
+	case NL_EIO:
+		/* With stdout's error flag set, the failed write is the result's
+		 * on standard output ('-': "stdout: write failed"): a full disk or
+		 * a closed pipe, the work failing, not bad input (1, as
+		 * cli_stdout_finish). Other input/output errors name a file
+		 * given (unreadable, not writable): bad input. */
+		return ferror(stdout) ? CLI_FAIL : CLI_USAGE;
 	default:
 		return CLI_USAGE;
 	}
@@ -221,7 +232,10 @@ int cli_stdout_finish(int rc, int early_errno)
 		return rc;
 	e = early_errno ? early_errno : e ? e : EIO;
 	fprintf(stderr, "netloom: stdout: write failed: %s\n", strerror(e));
-	return rc == CLI_FAIL ? rc : CLI_USAGE;
+	/* Said once: a second call (a command's own, then the dispatcher's)
+	 * finds the flag clear. */
+	clearerr(stdout);
+	return rc == CLI_USAGE ? rc : CLI_FAIL;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

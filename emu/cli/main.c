@@ -144,9 +144,14 @@ int main(int argc, char **argv)
 	uint32_t rank, size;
 	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;
 	const struct cli_cmd *c = argc > 1 ? cli_find(argv[1]) : NULL;
+	/* Every command ends through cli_stdout_finish, so none can forget
+	 * it: a result lost on stdout (a full disk, /dev/full, a closed pipe)
+	 * is one line and exit status 1, never 0 (run, sweep, replay and
+	 * compare call it themselves as well, before their ranks agree on
+	 * the status; it says a failure once). */
 	if (!ranks || (c && c->spreads)) {
 		int rc = cli_main_local(argc, argv, false, &c);
-		return c ? c->main(argc - 1, argv + 1) : rc;
+		return cli_stdout_finish(c ? c->main(argc - 1, argv + 1) : rc, 0);
 	}
 	/* Under an MPI launcher of several ranks run and sweep spread their
 	 * simulations over the ranks (emu/net/mpi.c), compare its replays,
@@ -162,5 +167,5 @@ int main(int argc, char **argv)
 	int agreed = cli_mpi_stop_say(argc - 1, argv + 1, CLI_OK, main_say, &x);
 	if (agreed != CLI_OK)
 		return agreed;
-	return c ? CLI_FAIL : rc;
+	return cli_stdout_finish(c ? CLI_FAIL : rc, 0);
 }
