@@ -124,7 +124,8 @@ struct analyze_bisect {
 	uint32_t part_routers[2];
 	uint32_t runs;
 	uint32_t unbalanced;     /* METIS results rejected: halves differing by more than one router */
-	const char *method;      /* "recursive" or "kway": which METIS call found the minimum */
+	const char *method;      /* "recursive" or "kway": which METIS call found the minimum ("endpoints") */
+	bool is_endpoint_cut;    /* one router: cut = endpoint links, no METIS run (seed 002 §4.3) */
 };
 
 /* Balanced 2-way partition of the router graph by METIS minimising the
@@ -135,7 +136,11 @@ struct analyze_bisect {
  * largest router weight (one router when p is uniform); other results are
  * rejected. Edge weight = parallel links. runs seeds x {recursive, k-way},
  * minimum cut kept; deterministic for a given seed. NL_EINVAL if no run
- * gave a balanced bisection. */
+ * gave a balanced bisection. A single router with E >= 2 endpoints has no
+ * router link to cut: out->cut is then floor(E/2) endpoint links, the
+ * half of the endpoints on the side without the switch (seed 002 §4.3: a
+ * 12-port switch, B = 6 cables, b_r = 1/2), is_endpoint_cut set, runs 0;
+ * fewer endpoints, or no router, is NL_EINVAL. */
 int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bisect_opts *o,
 			 struct analyze_bisect *out, struct nl_err *err);
 

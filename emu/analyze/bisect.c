@@ -35,8 +35,26 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
+	for (uint32_t v = 0; v < n; v++)
+		ep_total += g->n_endpoints[v];
+	/* One router: no router graph to cut, but the system still has a
+	 * bisection (seed 002 §4.3): its endpoints in two halves, the switch
+	 * with one of them, the other half's cables cut; a 12-port switch
+	 * cuts 6 of its 12 cables, b_r = 1/2. */
+	if (n == 1 && ep_total >= 2) {
+		out->cut = ep_total / 2;
+		out->part_weight[0] = ep_total - ep_total / 2;
+		out->part_weight[1] = ep_total / 2;
+		out->part_routers[0] = 1;
+		out->is_endpoint_cut = true;
+		out->method = "endpoints";
+		return 0;
+	}
 	if (n < 2)
-		return nl_errf(err, NL_EINVAL, "bisection needs at least 2 routers, the topology has %u", n);
+		return nl_errf(err, NL_EINVAL,
+			       "bisection needs at least 2 routers, or one with 2 endpoints; the topology has %u "
+			       "router%s and %llu endpoints",
+			       n, n == 1 ? "" : "s", (unsigned long long)ep_total);
 	if (n > (uint32_t)INT32_MAX || m > (uint32_t)INT32_MAX)
 		return nl_errf(err, NL_ERANGE, "graph too large for METIS (%u routers, %u adjacency entries)", n, m);
 	xadj = malloc(((size_t)n + 1) * sizeof *xadj);
@@ -48,8 +66,6 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 		rc = nl_errf(err, NL_ENOMEM, "out of memory for METIS");
 		goto done;
 	}
-	for (uint32_t v = 0; v < n; v++)
-		ep_total += g->n_endpoints[v];
 	for (uint32_t v = 0; v <= n; v++)
 		xadj[v] = (idx_t)g->off[v];
 	for (uint32_t i = 0; i < m; i++) {

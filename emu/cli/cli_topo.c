@@ -207,7 +207,16 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	json_t *b = json_object();
 	double basis = -1;
 	const char *basis_name = NULL;
-	if (r->has_metis) {
+	if (r->has_metis && r->b.is_endpoint_cut) {
+		/* One router (seed 002 §4.3): the endpoints halved, their links cut. */
+		json_t *pw = json_array();
+		for (int side = 0; side < 2; side++)
+			json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[side]));
+		json_object_set_new(b, "endpoint_cut", json_integer((json_int_t)r->b.cut));
+		json_object_set_new(b, "endpoint_cut_part_endpoints", pw);
+		basis = (double)r->b.cut;
+		basis_name = "endpoint_cut";
+	} else if (r->has_metis) {
 		json_object_set_new(b, "metis", json_integer((json_int_t)r->b.cut));
 		json_object_set_new(b, "metis_runs", json_integer(r->b.runs));
 		json_object_set_new(b, "metis_unbalanced_rejected", json_integer(r->b.unbalanced));
@@ -237,7 +246,8 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	}
 	if (basis_name) {
 		json_object_set_new(b, "b_r", json_real(analyze_ratio_b(&r->g, basis)));
-		json_object_set_new(b, "B_r", json_real(analyze_ratio_B(&r->g, basis)));
+		/* B_r divides by the router links: none, no ratio. */
+		json_object_set_new(b, "B_r", r->g.phys_links ? json_real(analyze_ratio_B(&r->g, basis)) : json_null());
 		json_object_set_new(b, "ratios_from", json_string(basis_name));
 	}
 	json_object_set_new(j, "bisection", b);
@@ -321,7 +331,12 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	for (uint32_t i = 1; i < d->hist_len; i++)
 		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
 	fprintf(f, "%s\n", d->is_exact ? " (router pairs)" : " (estimated router pairs)");
-	if (r->has_metis && t->n_endpoints > 0)
+	if (r->has_metis && r->b.is_endpoint_cut)
+		fprintf(f, "bisection       %llu endpoint links (one router: endpoints %llu | %llu, the switch with the "
+			   "first half; seed 002 §4.3)\n",
+			(unsigned long long)r->b.cut, (unsigned long long)r->b.part_weight[0],
+			(unsigned long long)r->b.part_weight[1]);
+	else if (r->has_metis && t->n_endpoints > 0)
 		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, endpoints %llu | %llu)\n",
 			(unsigned long long)r->b.cut, r->b.runs, (unsigned long long)r->b.part_weight[0],
 			(unsigned long long)r->b.part_weight[1]);
@@ -333,9 +348,12 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 			r->f.source);
 	/* An upper bound is not the bisection: no ratios from it. */
 	double basis = r->has_metis ? (double)r->b.cut : r->f.has && !r->f.is_upper_bound ? r->f.value : -1;
-	if (basis >= 0)
+	if (basis >= 0 && r->g.phys_links)
 		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
 			analyze_ratio_B(&r->g, basis));
+	else if (basis >= 0) /* B_r divides by the router links */
+		fprintf(f, "bisection ratio b_r %.4f, B_r not defined (no router-router links) (seed 002 §4.3)\n",
+			analyze_ratio_b(&r->g, basis));
 	char mb[48], mr[48];
 	if (d->is_connected)
 		describe_moore_text(mb, mr, sizeof mb, t->n_routers, r->g.max_degree, d->diameter);

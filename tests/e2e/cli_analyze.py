@@ -381,6 +381,19 @@ def case_bisection_formulas():
         near(f"{spec} B_r", d["bisection"]["B_r"], want / d["physical_links"], 1e-15)
         out = run("topo", "describe", spec).stdout.decode()
         check(f"{spec}: '{want} links' in text", f"bisection       {want} links by HyperX" in out)
+    # One router: seed 002 §4.3's 12-port switch, bisection 6 endpoint
+    # cables, b_r = 1/2; B_r (over router links) not defined. It was refused
+    # ('bisection needs at least 2 routers', exit 2). Odd: 5 endpoints, 2 cut.
+    out = run("topo", "describe", "fly:k=12", "--bisection").stdout.decode()
+    check(f"fly:k=12 endpoint cut: {out!r}",
+          "\nbisection       6 endpoint links (one router: endpoints 6 | 6, the switch with the first half; "
+          "seed 002 §4.3)\n" in out)
+    check("fly:k=12 ratios", "\nbisection ratio b_r 0.5000, B_r not defined (no router-router links) "
+          "(seed 002 §4.3)\n" in out)
+    check("fly:k=12 the rest of describe", "\nmoore ratio     1 " in out and out.startswith("topology        fly:k=12"))
+    b = run_json("topo", "describe", "fly:k=5", "--bisection", "--json")["bisection"]
+    eq("fly:k=5 bisection", b, {"endpoint_cut": 2, "endpoint_cut_part_endpoints": [3, 2], "b_r": 0.4, "B_r": None,
+                                "ratios_from": "endpoint_cut"})
     # Torus: 2P/k with k the largest radix when even; none when it is odd
     # (4x5: brute force and METIS 10, no formula line).
     d = run_json("topo", "describe", "torus:k=4x6", "--json")
