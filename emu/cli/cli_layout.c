@@ -1,11 +1,13 @@
 /* netloom layout: draw a topology's floor plan (cabinets on the grid and
  * its longest cables) as SVG, and optionally its per-link cable lengths.
  *
- *   netloom layout SPEC --svg OUT [--longest N] [--lengths OUT] [layout options]
- */
+ *   netloom layout SPEC [--svg OUT] [--longest N] [--lengths OUT] [layout options]
+ *
+ * (at least one of --svg and --lengths). */
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,15 +23,16 @@
 #include "core/text.h"
 
 static const char layout_usage[] =
-	"usage: netloom layout SPEC --svg OUT [options]\n"
+	"usage: netloom layout SPEC [--svg OUT] [--lengths OUT] [options]\n"
 	"\n"
 	"Packs SPEC into cabinets, places them on the floor and draws the plan:\n"
 	"each cabinet with its index and routers, and the longest cables as\n"
-	"Manhattan routes between cabinets (docs/layout.md).\n"
+	"Manhattan routes between cabinets (docs/layout.md). Give --svg, --lengths\n"
+	"or both; they are written together or not at all.\n"
 	"\n"
 	"  --svg OUT         write the floor plan there (atomically)\n"
 	"  --longest N       cables drawn, longest first (default 20)\n"
-	"  --lengths OUT     also write one line per link: 'router port router port metres'\n"
+	"  --lengths OUT     write one line per link: 'router port router port metres'\n"
 	"  --preset P        cost and cable model (default flex; see netloom cost --help)\n"
 	"  --layout L        auto (default), rule or anneal\n"
 	"  --iterations N    annealing moves per trial (default 1000000)\n"
@@ -187,31 +190,55 @@ struct lay_out {
 	char *buf;
 	size_t len;
 	char *tmp;        /* staged temporary file, NULL when none */
+	bool is_stream;   /* a device or FIFO (/dev/stdout, a pipe): written in place */
 };
 
-/* Write every output or none: each file goes to a temporary file beside
- * it (written, synced), and only when all are staged are they renamed
- * over their targets; on a failure every temporary file is removed, so no
- * target changes (only a rename failing after an earlier one succeeded,
- * e.g. the target became a directory meanwhile, leaves the earlier one
- * replaced). Standard output is written last. */
+/* Write every output or none: each is staged first, a file to a temporary
+ * file beside it, a device or FIFO to one in TMPDIR (written, synced).
+ * Then what is written in place goes, devices and FIFOs, then standard
+ * output, since those writes can still fail (a full device, a closed
+ * pipe) and cannot be taken back; the files are renamed over their
+ * targets last, so a failure before leaves every file target as it was.
+ * On a failure every temporary file is removed. What cannot be undone: a
+ * device written before a later in-place write failed keeps its bytes,
+ * and a rename failing after an earlier one succeeded (the target became
+ * a directory meanwhile) leaves the earlier one replaced. SIGPIPE is
+ * ignored while writing in place: a reader gone (`| head`) is a failed
+ * write, said, with the staged files removed, not the end of the process
+ * with them left behind. */
 static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
 {
 	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (!strcmp(o[i].path, "-"))
+			continue;
+		char *real = NULL;
+		int kind = nl_output_target(o[i].path, &real, err);
+		free(real);
+		if (kind < 0) {
+			rc = kind;
+			break;
+		}
+		o[i].is_stream = kind == NL_OUT_STREAM;
+		rc = out_stage(o[i].path, o[i].buf, o[i].len, &o[i].tmp, err);
+	}
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (strcmp(o[i].path, "-"))
-			rc = out_stage(o[i].path, o[i].buf, o[i].len, &o[i].tmp, err);
+		if (o[i].is_stream)
+			rc = out_commit(&o[i].tmp, o[i].path, err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (!strcmp(o[i].path, "-"))
+			rc = out_write_atomic("-", o[i].buf, o[i].len, err);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if (o[i].tmp)
 			rc = out_commit(&o[i].tmp, o[i].path, err);
 	for (size_t i = 0; i < n; i++)
 		out_unstage(&o[i].tmp);
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (!strcmp(o[i].path, "-"))
-			rc = out_write_atomic("-", o[i].buf, o[i].len, err);
 	return rc;
 }
-
 
 int cli_layout_main(int argc, char **argv)
 {

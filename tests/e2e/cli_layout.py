@@ -4,22 +4,26 @@
 Usage: cli_layout.py NETLOOM CASE. Exit 0 pass, 1 fail.
 """
 import os
+import subprocess
 import tempfile
 
-from clitest import run_tty, Fail, check, eq, main, near, one_line_error, run, run_json
+from clitest import run_tty, ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json
 
 
 def case_table6():
     # FleX Table 6 (seed 000 §IV-A) with the flex preset and each family's
     # packaging rule: structure and power exact, cost within 10%.
-    rows = (("fattree:k=10,n=3", 300, 20, 2000, 6.88e6, None),
-            ("dragonfly:a=8,p=4,h=4", 264, 15, 1452, 5.16e6, 11088),
-            ("hyperx:s=10x10,k=1x1,t=10", 100, 28, 900, 2.75e6, 7840),
-            ("slimfly:q=9,p=6", 162, 19, 1053, 3.48e6, 8618.4),
-            ("flex:nx=6,ny=6,nz=3,p=10", 108, 30, 1080, 3.05e6, 9072))
-    for spec, routers, radix, links, cost, power in rows:
+    # fill: the fullest cabinet's modules, as docs/layout.md states them
+    # (it said FleX's racks hold 60 to 126; FleX's hold 66, dragonfly's 40).
+    rows = (("fattree:k=10,n=3", 300, 20, 2000, 6.88e6, None, 120),
+            ("dragonfly:a=8,p=4,h=4", 264, 15, 1452, 5.16e6, 11088, 40),
+            ("hyperx:s=10x10,k=1x1,t=10", 100, 28, 900, 2.75e6, 7840, 110),
+            ("slimfly:q=9,p=6", 162, 19, 1053, 3.48e6, 8618.4, 126),
+            ("flex:nx=6,ny=6,nz=3,p=10", 108, 30, 1080, 3.05e6, 9072, 66))
+    for spec, routers, radix, links, cost, power, fill in rows:
         d = run_json("cost", spec, "--json", "-", "--iterations", "100000")
         eq(f"{spec} routers", d["routers"], routers)
+        eq(f"{spec} fullest cabinet (docs/layout.md)", d["cabinets"]["max_units"], fill)
         eq(f"{spec} radix", d["radix"], radix)
         eq(f"{spec} links", d["links"], links)
         if power is not None:
@@ -141,6 +145,38 @@ def case_atomic_outputs():
         run("layout", "torus:k=4x4", "--svg", svg, "--lengths", lens)
         check("both written", open(svg).read().startswith("<?xml") and len(open(lens).read().splitlines()) == 1 + 32)
         eq("only the outputs", sorted(os.listdir(d)), ["ok.len", "ok.svg"])
+    # A device or standard output is written in place, so it goes before
+    # any file is renamed: one that fails leaves no file behind (the SVG
+    # was renamed first and stayed, exit 2 all the same).
+    if os.access("/dev/full", os.W_OK):
+        with tempfile.TemporaryDirectory() as d:
+            svg = os.path.join(d, "ok.svg")
+            p = run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=2)
+            one_line_error(p, "/dev/full: write failed")
+            eq("--lengths /dev/full: nothing left", os.listdir(d), [])
+            with open("/dev/full", "wb") as full:
+                p = subprocess.run([NETLOOM, "layout", "torus:k=4x4", "--svg", svg, "--lengths", "-"], stdout=full,
+                                   stderr=subprocess.PIPE, env=ENV)
+            eq("--lengths - > /dev/full: exit", p.returncode, 1)
+            eq("--lengths - > /dev/full: stderr", p.stderr.decode(),
+               "netloom: stdout: write failed: No space left on device\n")
+            eq("--lengths - > /dev/full: nothing left", os.listdir(d), [])
+            with open(svg, "w") as f:
+                f.write("old")
+            run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=2)
+            eq("--lengths /dev/full: old svg kept", open(svg).read(), "old")
+    # A reader gone (| head): a failed write, said, not SIGPIPE with the
+    # SVG already renamed. 64x64: lengths past a pipe's buffer.
+    with tempfile.TemporaryDirectory() as d:
+        svg = os.path.join(d, "big.svg")
+        r, w = os.pipe()
+        os.close(r)
+        p = subprocess.run([NETLOOM, "layout", "torus:k=64x64", "--layout", "rule", "--svg", svg, "--lengths",
+                            "/dev/stdout"], stdout=w, stderr=subprocess.PIPE, env=ENV)
+        os.close(w)
+        eq("reader gone: exit", p.returncode, 2)
+        eq("reader gone: stderr", p.stderr.decode(), "netloom: /dev/stdout: write failed: Broken pipe\n")
+        eq("reader gone: nothing left", os.listdir(d), [])
 
 
 def case_clos_pack():
@@ -179,6 +215,10 @@ def case_help():
     for args in (("cost", "--help"), ("layout", "--help")):
         check(f"{args}: usage", run(*args).stdout.decode().startswith("usage: netloom"))
         check(f"{args}: lists --radix (accepted by both)", "--radix K" in run(*args).stdout.decode())
+    # --svg is not required: --lengths alone is a layout's output too.
+    eq("layout usage line", run("layout", "--help").stdout.decode().splitlines()[0],
+       "usage: netloom layout SPEC [--svg OUT] [--lengths OUT] [options]")
+    eq("--lengths alone", len(run("layout", "torus:k=4x4", "--lengths", "-").stdout.decode().splitlines()), 1 + 32)
     # cable_latency's help says what the code does: the flit backend takes
     # it (issue 11 part 1), run and sweep refuse it.
     keys = run("config", "--keys").stdout.decode()
