@@ -233,5 +233,11 @@ int live_record_open(struct live_server *s, struct nl_err *err);
 int live_record_close(struct live_server *s, struct nl_err *err);
 /* Text report on o->report, JSON to o->json_path. */
 int live_report(struct live_server *s, int run_rc, struct nl_err *err);
+/* The last finish time (ps, *ps) of ranks lo..lo+n-1 that finished, after
+ * the engine has ended; false (and 0) when none did. A live rank finished
+ * when it said BYE (LR_DONE): an evicted one's stream ends where it was
+ * evicted, which the engine counts as a finish and the report does not.
+ * A --trace rank finished unless the session stopped first. */
+bool live_finish_ps(const struct live_server *s, uint32_t lo, uint32_t n, uint64_t *ps);
 
 #endif

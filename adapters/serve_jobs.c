@@ -90,7 +90,9 @@ const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_
 /* Counts over one job's ranks. */
 struct live_job_sum {
 	uint32_t lo, n, finished, evicted, absent;
-	uint64_t refused, lost_to, lost_from, finish_ps;
+	uint64_t refused, lost_to, lost_from;
+	bool has_finish;    /* some rank finished: finish_ps is the last one's */
+	uint64_t finish_ps;
 };
 
 static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
@@ -98,7 +100,6 @@ static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
 	/* A job is a range of world ranks: only its own are visited. */
 	struct live_job_sum t = {.lo = s->comms ? s->comms[j].world_ranks[0] : 0,
 				 .n = s->comms ? s->comms[j].size : s->n};
-	const struct app_results *res = app_results(session_src_app(s->eng));
 	for (uint32_t r = t.lo; r < t.lo + t.n; r++) {
 		const struct live_rank *rk = &s->ranks[r];
 		t.finished += rk->state == LR_DONE;
@@ -107,9 +108,8 @@ static struct live_job_sum live_job_sum(const struct live_server *s, uint32_t j)
 		t.refused += rk->offences;
 		t.lost_to += rk->lost_to;
 		t.lost_from += rk->lost_from;
-		if (res && r < res->n_ranks && res->ranks[r].finish_ps > t.finish_ps)
-			t.finish_ps = res->ranks[r].finish_ps;
 	}
+	t.has_finish = live_finish_ps(s, t.lo, t.n, &t.finish_ps);
 	return t;
 }
 
@@ -118,14 +118,17 @@ json_t *live_jobs_json(const struct live_server *s)
 	json_t *a = json_array();
 	for (uint32_t j = 0; a && j < s->n_jobs; j++) {
 		struct live_job_sum t = live_job_sum(s, j);
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I}", "job",
+		/* finish_ps: null when no rank of the job finished (an evicted
+		 * rank's stream ends where it went: not a finish). */
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:o}", "job",
 						   (json_int_t)j + 1, "first_rank", (json_int_t)t.lo, "ranks",
 						   (json_int_t)t.n, "finished", (json_int_t)t.finished, "evicted",
 						   (json_int_t)t.evicted, "never_connected", (json_int_t)t.absent,
 						   "delivered", (json_int_t)s->job_delivered[j],
 						   "refused_frames", (json_int_t)t.refused, "payloads_lost_to",
 						   (json_int_t)t.lost_to, "payloads_lost_from", (json_int_t)t.lost_from,
-						   "finish_ps", (json_int_t)t.finish_ps));
+						   "finish_ps", t.has_finish ? json_integer((json_int_t)t.finish_ps)
+									     : json_null()));
 	}
 	return a;
 }
@@ -136,10 +139,13 @@ void live_jobs_text(const struct live_server *s, FILE *f)
 		return;
 	for (uint32_t j = 0; j < s->n_jobs; j++) {
 		struct live_job_sum t = live_job_sum(s, j);
+		char fin[40] = "none finished"; /* as the beside-trace lines say it */
+		if (t.has_finish)
+			snprintf(fin, sizeof fin, "%.9f s", (double)t.finish_ps * 1e-12);
 		fprintf(f, "  job %" PRIu32 " (ranks %" PRIu32 "-%" PRIu32 "): %" PRIu32 " finished, %" PRIu32
 			   " evicted, %" PRIu32 " never connected; %" PRIu64 " messages delivered, %" PRIu64
-			   " refused frames, finish %.9f s\n",
+			   " refused frames, finish %s\n",
 			j + 1, t.lo, t.lo + t.n - 1, t.finished, t.evicted, t.absent, s->job_delivered[j], t.refused,
-			(double)t.finish_ps * 1e-12);
+			fin);
 	}
 }

@@ -94,6 +94,20 @@ out:
 	return rc;
 }
 
+bool live_finish_ps(const struct live_server *s, uint32_t lo, uint32_t n, uint64_t *ps)
+{
+	const struct app_results *res = app_results(session_src_app(s->eng));
+	bool any = false;
+	*ps = 0;
+	for (uint32_t r = lo; res && r < lo + n && r < res->n_ranks; r++) {
+		bool fin = r < s->n ? s->ranks[r].state == LR_DONE : !res->partial || res->stop[r].finished;
+		if (fin && res->ranks[r].finish_ps >= *ps)
+			*ps = res->ranks[r].finish_ps;
+		any |= fin;
+	}
+	return any;
+}
+
 /* Paced: wall time from virtual time 0 (every rank connected) to the end. */
 static uint64_t live_paced_wall(const struct live_server *s)
 {
@@ -142,9 +156,12 @@ static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool pa
 			s->n, backend, (double)res->stopped_ps * 1e-12, s->delivered);
 		fprintf(f, "  partial: each rank up to its last completed operation (until_s); the one under way is left out\n");
 	} else {
-		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, virtual runtime %.9f s, %" PRIu64
-			   " messages delivered\n",
-			s->n, backend, (double)res->runtime_ps * 1e-12, s->delivered);
+		uint64_t fin_ps;
+		char rt[64] = "no rank finished";
+		if (live_finish_ps(s, 0, res->n_ranks, &fin_ps))
+			snprintf(rt, sizeof rt, "virtual runtime %.9f s", (double)fin_ps * 1e-12);
+		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, %s, %" PRIu64 " messages delivered\n", s->n,
+			backend, rt, s->delivered);
 	}
 	fprintf(f, "    rank      compute_s         comm_s         wait_s %s   messages%s\n",
 		partial ? "       until_s" : "      finish_s", partial ? "  at the stop" : "");
@@ -154,8 +171,8 @@ static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool pa
 		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64, r, (double)st->compute_ps * 1e-12,
 			(double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
 			(double)(sp ? sp->until_ps : st->finish_ps) * 1e-12, st->msgs_sent);
-		if (sp && r < s->n && s->ranks[r].state == LR_EVICTED) {
-			fputs("  evicted", f); /* its stream was ended for it: not "finished" */
+		if (r < s->n && s->ranks[r].state == LR_EVICTED) {
+			fputs("  evicted", f); /* its stream was ended for it: not "finished", no finish */
 		} else if (sp) {
 			const char *op = sp->in_op ? trace_op_name(sp->op_kind) : NULL;
 			fprintf(f, "  %s%s", sp->finished ? "finished" : sp->in_op ? "in " : "between ops",
@@ -171,6 +188,15 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	json_t *doc = session_src_json(s->eng, err);
 	if (!doc)
 		return NL_ENOMEM;
+	const struct app_results *res = app_results(session_src_app(s->eng));
+	uint64_t fin_ps;
+	if (!res->partial) {
+		/* The session's runtime is its finished ranks' (live_finish_ps),
+		 * not the engine's, which ends evicted ranks' streams too. */
+		json_t *rt = json_object_get(json_object_get(doc, "results"), "runtime");
+		bool any = live_finish_ps(s, 0, res->n_ranks, &fin_ps);
+		json_object_set_new(rt, "predicted_s", any ? json_real((double)fin_ps * 1e-12) : json_null());
+	}
 	json_t *live = json_object(), *ranks = json_array();
 	for (uint32_t r = 0; r < s->n; r++) {
 		const struct live_rank *rk = &s->ranks[r];
@@ -220,7 +246,6 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		rc = out_write_json(o->json_path, doc, err);
 	if (o->report) {
 		FILE *f = o->report;
-		const struct app_results *res = app_results(session_src_app(s->eng));
 		live_ranks_text(s, doc, f, res->partial);
 		struct app_latency lat;
 		app_latency(session_src_app(s->eng), -1, &lat);

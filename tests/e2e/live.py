@@ -971,6 +971,71 @@ def case_all_evicted(d):
     expect(rc == 0 and os.path.exists(p.rec), 'one finished, one evicted: rc %d, %s' % (rc, open(p.err).read()))
     ranks = json.load(open(p.json))['live']['ranks']
     expect([x['state'] for x in ranks] == ['finished', 'evicted'], 'JSON ranks: %s' % ranks)
+    jobs_finish(d)
+
+
+JOBFIN = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, rank, job, mode = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+c = nl.Client(ep, rank, job=job, timeout_ms=20000)
+try:
+    if mode == 'pair':  # ranks 0 and 1: 3 us, a message each way, done
+        c.compute(3000000)
+        r = c.isend(1 - rank, 0, b'x' * 16)
+        c.recv(1 - rank, 0, 64)
+        c.wait(r)
+        c.close()
+    elif mode == 'silent':  # 12 us of compute, then silent until evicted
+        c.compute(5000000)
+        c.compute(7000000)
+        time.sleep(4)
+    else:  # 1 us, then a receive from rank 4, which never connects
+        c.compute(1000000)
+        c.recv(4, 0, 64)
+except nl.NetloomError as e:
+    print(e)
+"""
+
+
+def jobs_finish(d):
+    """A job's finish time and the session's virtual runtime come from
+    finished ranks only. They took the latest end of any rank: a job whose
+    ranks were all evicted after computing 12 us finished at 13 us, and so
+    did the session (job 1 finished at 4 us); a job of which no rank
+    finished, its rank 4 never connected, finished at 0."""
+    script = os.path.join(d, 'jobfin.py')
+    open(script, 'w').write(JOBFIN)
+    s = Server(d, 4, '-s', 'backend=analytic', '--jobs', '2,2', '--heartbeat-ms', '200', '--timeout-ms', '1000',
+               name='jfsilent')
+    modes = ('pair', 'pair', 'silent', 'silent')
+    clients([[PY, script, PYDIR, s.ep, str(r), str(1 + r // 2), modes[r]] for r in range(4)], d, 'jfs')
+    expect(s.wait() == 0, 'job 2 evicted: server %s' % open(s.err).read())
+    rep, text = json.load(open(s.json)), open(s.out).read()
+    fin = max(x['finish_s'] for x in rep['results']['ranks'][:2])
+    jobs = rep['live']['jobs']
+    expect(rep['results']['runtime']['predicted_s'] == fin and fin < 12e-6 and jobs[0]['finish_ps'] == round(
+        fin * 1e12) and jobs[1]['finish_ps'] is None, 'job 2 evicted: runtime %s, jobs %s'
+        % (rep['results']['runtime'], jobs))
+    lines = text.splitlines()
+    expect(lines[0].endswith('virtual runtime %.9f s, 2 messages delivered' % fin)
+           and '  job 2 (ranks 2-3): 0 finished, 2 evicted, 0 never connected; 0 messages delivered, 0 refused '
+           'frames, finish none finished' in lines
+           and [l.split()[-1] for l in lines if l.split()[:1] in (['2'], ['3'])] == ['evicted', 'evicted'],
+           'job 2 evicted: text %s' % text)
+    # Rank 4 never connects: ranks 2 and 3 wait on it forever (deadlock).
+    s = Server(d, 5, '-s', 'backend=analytic', '--jobs', '2,3', '--connect-timeout-ms', '3000', name='jfdead')
+    modes = ('pair', 'pair', 'wait', 'wait')
+    clients([[PY, script, PYDIR, s.ep, str(r), str(1 + r // 2), modes[r]] for r in range(4)], d, 'jfd')
+    expect(s.wait() == 1, 'deadlock: server %s' % open(s.err).read())
+    jobs = json.load(open(s.json))['live']['jobs']
+    expect(jobs[0]['finished'] == 2 and (jobs[0]['finish_ps'] or 0) > 0 and jobs[1]['finished'] == 0
+           and jobs[1]['finish_ps'] is None,
+           'deadlock: jobs %s' % jobs)
+    expect('  job 2 (ranks 2-4): 0 finished, 1 evicted, 0 never connected; 0 messages delivered, 0 refused '
+           'frames, finish none finished' in open(s.out).read().splitlines(), 'deadlock: text %s'
+           % open(s.out).read())
 
 
 
