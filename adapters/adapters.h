@@ -41,11 +41,11 @@ struct live_opts {
 	const char *curve_key;     /* CURVE: the server's key file (public + secret), or NULL */
 	const char *curve_allow;   /* CURVE: client public keys allowed in, one a line */
 	const char *trace_path;    /* an .nlt trace replayed beside the ranks on its own endpoints, or NULL */
-	const char *record_path;   /* write the session as an .nlt archive, or NULL */
-	const char *messages_path; /* write every matched message's virtual times, or NULL */
-	const char *json_path;     /* write the report as JSON, or NULL */
+	const char *record_path;   /* write the session as an .nlt archive (a file: '-' refused), or NULL */
+	const char *messages_path; /* write every matched message's virtual times ('-': stdout), or NULL */
+	const char *json_path;     /* write the report as JSON ('-': stdout), or NULL */
 	FILE *log;                 /* one line per event worth a human's attention */
-	FILE *report;              /* the text report at the end, or NULL */
+	FILE *report;              /* the text report at the end (none when an output is '-'), or NULL */
 };
 
 void live_opts_init(struct live_opts *o);
@@ -58,8 +58,10 @@ int live_curve_keygen(const char *path, struct nl_err *err);
  * until every rank has said BYE or been evicted, then report. 0 when every
  * rank not evicted finished, and at least one did; NL_EDEADLOCK when some waited forever (after evictions,
  * typically); NL_ESTATE when SIGINT or SIGTERM stopped it (handlers are
- * installed for the run and restored after it; the connected ranks get
- * ERROR ZP_EABORT, the report is written marked stopped, no archive), or
+ * installed from before the bind and restored at the end; the connected
+ * ranks get ERROR ZP_EABORT, the report is written marked stopped, no
+ * archive; a second signal over 1 s after the first ends the process,
+ * its staged files removed: docs/live.md "Stopping"), or
  * when no rank finished because every one was evicted (the report is
  * written, no archive); another error for a bad endpoint, configuration
  * or output. */

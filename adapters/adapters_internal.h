@@ -231,7 +231,8 @@ void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format
 int live_record_open(struct live_server *s, struct nl_err *err);
 /* Close the streams and write the archive (atomically); partial files go. */
 int live_record_close(struct live_server *s, struct nl_err *err);
-/* Text report on o->report, JSON to o->json_path. */
+/* Text report on o->report (none when --json or --messages is '-',
+ * standard output), JSON to o->json_path. */
 int live_report(struct live_server *s, int run_rc, struct nl_err *err);
 /* The last finish time (ps, *ps) of ranks lo..lo+n-1 that finished, after
  * the engine has ended; false (and 0) when none did. A live rank finished

@@ -44,15 +44,48 @@
 #include "session/session.h"
 #include "traces/trace.h"
 
-/* The signal (SIGINT, SIGTERM) that asked the session to stop, or 0. The
- * one mutable global of the adapter: a signal handler reaches no context.
- * live_next checks it at every op and every poll (zmq_poll returns early
- * with EINTR), so the session stops within a heartbeat interval. */
-static volatile sig_atomic_t live_stop_sig;
+/* SIGINT and SIGTERM (docs/live.md "Stopping"). The first asks the
+ * session to stop: live_next checks live_stop_sig at every op and every
+ * poll (zmq_poll returns early with EINTR, SA_RESTART or not), so the
+ * session stops within a heartbeat interval and reports. A second one
+ * within LIVE_SIGNAL_BURST_MS of the first is the same request: coreutils
+ * `timeout` sends two at once (to the server, then to its process group).
+ * A later one ends the process at once, should the stop be stuck, after
+ * unlinking every file the server has staged (out_staged_add: the
+ * recording's streams, the --messages log, the JSON report, the ipc://
+ * socket file); while the --record archive is assembled (its temporary
+ * file is the trace writer's, not on that list) it waits until the
+ * archive is in place. The adapter's only mutable globals: a signal
+ * handler reaches no context. */
+enum { LIVE_SIGNAL_BURST_MS = 1000 };
+static volatile sig_atomic_t live_stop_sig;  /* the signal that asked the session to stop, or 0 */
+static volatile sig_atomic_t live_kill_held; /* 1 while the archive is assembled: a second signal waits */
+static volatile sig_atomic_t live_kill_sig;  /* the second signal that waited, or 0 */
+static uint64_t live_stop_at_ns;             /* when live_stop_sig came (the handler's own) */
+
+/* End the process by sig, as without a handler, leaving no staged file.
+ * In the handler, sig is blocked until it returns, then ends the process. */
+static void live_kill(int sig)
+{
+	out_staged_unlink();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 static void live_on_signal(int sig)
 {
-	live_stop_sig = sig;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe (POSIX) */
+	uint64_t now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (!live_stop_sig) {
+		live_stop_at_ns = now_ns;
+		live_stop_sig = sig;
+	} else if (now_ns - live_stop_at_ns >= (uint64_t)LIVE_SIGNAL_BURST_MS * 1000000u) {
+		if (live_kill_held)
+			live_kill_sig = sig;
+		else
+			live_kill(sig);
+	}
 }
 
 int live_check_stop(struct live_server *s)
@@ -287,7 +320,41 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 		s->ipc_path = s->endpoint + 6;
 		s->ipc_dev = (uint64_t)st.st_dev;
 		s->ipc_ino = (uint64_t)st.st_ino;
+		NL_CHECK(out_staged_add(s->ipc_path, err)); /* removed by a second signal too */
 	}
+	return 0;
+}
+
+/* Open the --messages log: a temporary file beside its path, moved into
+ * place at the end (as every output: core/output.h), and registered for a
+ * second signal to remove (out_stage_registered); '-' (standard output)
+ * an anonymous temporary file, copied out at the end. */
+static int live_msgs_open(struct live_server *s, char **tmp, struct nl_err *err)
+{
+	const char *path = s->o->messages_path;
+	if (!strcmp(path, "-")) {
+		if (!(s->msgs = tmpfile()))
+			return nl_errf(err, NL_EIO, "--messages: '-': cannot create a temporary file: %s", strerror(errno));
+		return 0;
+	}
+	if (out_stage_registered(path, "", 0, tmp, err) < 0)
+		return nl_err_prefix(err, "--messages");
+	if (!(s->msgs = fopen(*tmp, "w")))
+		return nl_errf(err, NL_EIO, "--messages: '%s': %s", *tmp, strerror(errno));
+	return 0;
+}
+
+/* Copy the --messages log (anonymous) to standard output. */
+static int live_msgs_to_stdout(FILE *f, struct nl_err *err)
+{
+	char buf[65536];
+	size_t got;
+	rewind(f);
+	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fwrite(buf, 1, got, stdout) != got)
+			break;
+	if (ferror(f) || ferror(stdout) || fflush(stdout) != 0)
+		return nl_errf(err, NL_EIO, "--messages: standard output: write failed: %s", strerror(errno));
 	return 0;
 }
 
@@ -296,14 +363,63 @@ static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *er
 {
 	if (!s->msgs)
 		return 0;
-	int bad = ferror(s->msgs);
+	bool to_stdout = !strcmp(s->o->messages_path, "-");
+	int bad = ferror(s->msgs) || (fflush(s->msgs) != 0);
+	if (!bad && to_stdout && live_msgs_to_stdout(s->msgs, err) < 0) {
+		fclose(s->msgs);
+		s->msgs = NULL;
+		return err->code;
+	}
 	bad |= fclose(s->msgs);
 	s->msgs = NULL;
 	if (bad)
 		return nl_errf(err, NL_EIO, "--messages: '%s': write failed", s->o->messages_path);
-	if (out_commit(tmp, s->o->messages_path, err) < 0)
+	if (!to_stdout && out_commit(tmp, s->o->messages_path, err) < 0)
 		return nl_err_prefix(err, "--messages");
 	return 0;
+}
+
+/* --record '-' or a device or FIFO: the archive is assembled from the
+ * ranks' streams, written beside its path, into a file renamed into
+ * place (traces/ trace_archive_write refuses a device or FIFO), so it
+ * cannot go to standard output or a pipe. Refused before the session,
+ * not after it ran. */
+static int live_record_check(const char *path, struct nl_err *err)
+{
+	if (!strcmp(path, "-"))
+		return nl_errf(err, NL_ECONFIG, "--record: '-': an archive is written to a file, not to standard output; "
+						"expected a file name (FILE.nlt)");
+	char *real;
+	int kind = nl_output_target(path, &real, err);
+	if (kind < 0)
+		return nl_err_prefix(err, "--record");
+	free(real);
+	if (kind == NL_OUT_STREAM)
+		return nl_errf(err, NL_ECONFIG, "--record: '%s': a device or FIFO; expected a file name for the archive",
+			       path);
+	return 0;
+}
+
+/* Catch SIGINT and SIGTERM (live_on_signal), or put *old_int, *old_term back. */
+static void live_signals(bool install, struct sigaction *old_int, struct sigaction *old_term)
+{
+	if (!install) {
+		sigaction(SIGINT, old_int, NULL);
+		sigaction(SIGTERM, old_term, NULL);
+		return;
+	}
+	/* Both blocked in the handler: a second signal waits for the first's
+	 * handler. SA_RESTART spares stdio an EINTR; poll(2), under
+	 * zmq_poll, and nanosleep return early whatever it says. */
+	struct sigaction sa = {.sa_handler = live_on_signal, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	live_stop_sig = 0;
+	live_kill_held = 0;
+	live_kill_sig = 0;
+	sigaction(SIGINT, &sa, old_int);
+	sigaction(SIGTERM, &sa, old_term);
 }
 
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
@@ -312,8 +428,12 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 				.stall_head = LIVE_NONE};
 	int rc;
 	char *msgs_tmp = NULL; /* --messages, staged (core/output.h) */
+	struct sigaction old_int, old_term;
+	bool has_signals = false;
 	if (o->n_ranks == 0)
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
+	if (o->record_path)
+		NL_CHECK(live_record_check(o->record_path, err));
 	if (stats_hist_init(&s.residence_ns) < 0)
 		return nl_errf(err, NL_ENOMEM, "live: out of memory");
 	if (stats_hist_init(&s.lag_ns) < 0) {
@@ -339,34 +459,19 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 			goto out;
 		s.cpu_factor = ac.cpu_factor;
 	}
+	/* SIGINT, SIGTERM: stop, tell the ranks, report (live_on_signal),
+	 * from before the first file is made to the end. */
+	live_signals(true, &old_int, &old_term);
+	has_signals = true;
 	if ((rc = live_bind(&s, err)) < 0)
 		goto out;
 	if ((rc = live_record_open(&s, err)) < 0)
 		goto out;
-	/* --messages is written to a temporary file beside it, moved into
-	 * place at the end (as every output: core/output.h). */
-	if (o->messages_path) {
-		if ((rc = out_tmp_for(o->messages_path, &msgs_tmp, err)) < 0) {
-			nl_err_prefix(err, "--messages");
-			goto out;
-		}
-		if (!(s.msgs = fopen(msgs_tmp, "w"))) {
-			rc = nl_errf(err, NL_EIO, "--messages: '%s': %s", msgs_tmp, strerror(errno));
-			goto out;
-		}
-	}
+	if (o->messages_path && (rc = live_msgs_open(&s, &msgs_tmp, err)) < 0)
+		goto out;
 	s.start_ms = live_clock_ms();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", s.endpoint, o->n_ranks);
-	/* SIGINT, SIGTERM: stop, tell the ranks, report. A second one kills
-	 * (SA_RESETHAND), should the engine be stuck outside the pump. */
-	struct sigaction sa = {.sa_handler = live_on_signal, .sa_flags = SA_RESETHAND}, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	live_stop_sig = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	int run_rc = session_src_run(s.eng, err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	s.end_ns = live_clock_ns();
 	live_evictions_summary(&s);
 	if (s.rankless_bad > LIVE_LOGGED_REFUSALS)
@@ -430,8 +535,17 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	}
 	if ((rc = live_msgs_commit(&s, &msgs_tmp, err)) < 0)
 		goto out;
-	if (run_rc == 0 && (rc = live_record_close(&s, err)) < 0)
-		goto out;
+	if (run_rc == 0) {
+		live_kill_held = 1;
+		rc = live_record_close(&s, err);
+		live_kill_held = 0;
+		if (live_kill_sig) { /* a second signal came meanwhile: the archive is in place (or gone) */
+			live_kill(live_kill_sig);
+			_exit(128 + live_kill_sig);
+		}
+		if (rc < 0)
+			goto out;
+	}
 	struct nl_err rerr = {0};
 	if ((rc = live_report(&s, run_rc, &rerr)) < 0) {
 		*err = rerr;
@@ -445,15 +559,19 @@ out:
 	if (s.msgs)
 		fclose(s.msgs);
 	out_unstage(&msgs_tmp);
-	for (uint32_t r = 0; s.ranks && r < s.n; r++) {
+	/* Last rank first: the staged-file list is searched from its end
+	 * (out_staged_del), so 2^20 streams are forgotten in O(1) each. */
+	for (uint32_t r = s.n; s.ranks && r-- > 0;) {
 		struct live_rank *rk = &s.ranks[r];
 		live_queue_clear(rk);
 		for (uint32_t i = 0; i < rk->n_pay; i++)
 			zmq_msg_close(&rk->pay[i].msg);
 		if (rk->w)
 			trace_stream_abort(rk->w);
-		if (rk->w_path)
+		if (rk->w_path) {
 			unlink(rk->w_path);
+			out_staged_del(rk->w_path);
+		}
 		free(rk->w_path);
 		free(rk->q);
 		free(rk->pay);
@@ -470,6 +588,10 @@ out:
 	if (s.zctx)
 		zmq_ctx_term(s.zctx);
 	live_remove_ipc(&s); /* normal end, error or stop: libzmq leaves the file */
+	if (s.ipc_path)
+		out_staged_del(s.ipc_path);
+	if (has_signals)
+		live_signals(false, &old_int, &old_term);
 	stats_hist_release(&s.residence_ns);
 	stats_hist_release(&s.lag_ns);
 	return rc;

@@ -49,6 +49,8 @@ int live_record_open(struct live_server *s, struct nl_err *err)
 		if (!rk->w_path)
 			return nl_errf(err, NL_ENOMEM, "live: out of memory");
 		snprintf(rk->w_path, len, "%s.rank%" PRIu32 ".tmp", s->o->record_path, r);
+		/* Registered before it exists: a second signal removes it (serve.c). */
+		NL_CHECK(out_staged_add(rk->w_path, err));
 		NL_CHECK(trace_stream_open(&rk->w, r, rk->w_path, err));
 	}
 	return 0;
@@ -106,6 +108,32 @@ bool live_finish_ps(const struct live_server *s, uint32_t lo, uint32_t n, uint64
 		any |= fin;
 	}
 	return any;
+}
+
+/* --json: '-' on standard output; a file is staged and registered (a
+ * second signal removes it: serve.c), then moved into place. The bytes
+ * of out_write_json. */
+static int live_json_write(const char *path, const json_t *doc, struct nl_err *err)
+{
+	if (!strcmp(path, "-"))
+		return out_write_json(path, doc, err);
+	char *text = out_json_string(doc), *tmp = NULL;
+	if (!text)
+		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON", path);
+	size_t n = strlen(text);
+	char *t = realloc(text, n + 2);
+	if (!t) {
+		free(text);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	t[n] = '\n';
+	t[n + 1] = '\0';
+	int rc = out_stage_registered(path, t, n + 1, &tmp, err);
+	if (rc == 0)
+		rc = out_commit(&tmp, path, err);
+	out_unstage(&tmp);
+	free(t);
+	return rc;
 }
 
 /* Paced: wall time from virtual time 0 (every rank connected) to the end. */
@@ -243,8 +271,12 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	json_object_set_new(doc, "live", live);
 	int rc = 0;
 	if (o->json_path)
-		rc = out_write_json(o->json_path, doc, err);
-	if (o->report) {
+		rc = live_json_write(o->json_path, doc, err);
+	/* An output on standard output ('-') takes it instead of the text
+	 * report, as replay's --json - does (two are refused). */
+	bool is_stdout_taken = (o->json_path && !strcmp(o->json_path, "-")) ||
+			       (o->messages_path && !strcmp(o->messages_path, "-"));
+	if (o->report && !is_stdout_taken) {
 		FILE *f = o->report;
 		live_ranks_text(s, doc, f, res->partial);
 		struct app_latency lat;

@@ -292,11 +292,16 @@ static void out_on_signal(int sig)
 		out_pending_sig = sig;
 		return;
 	}
+	out_staged_unlink();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void out_staged_unlink(void)
+{
 	for (size_t i = (size_t)out_n_staged; i-- > 0;)
 		if (!out_staged[i].is_done)
 			unlink(out_staged[i].path);
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 /* Block SIGINT and SIGTERM in this thread while the list changes (*old:

@@ -84,6 +84,12 @@ int out_staged_add(const char *path, struct nl_err *err);
 void out_staged_del(const char *path);
 void out_staged_poll(void);
 
+/* Unlink every registered file not in place yet (a directory stays), at
+ * once: async-signal-safe, for a command with a SIGINT/SIGTERM handler of
+ * its own that ends the process (netloom serve's second signal,
+ * docs/live.md "Stopping"). The list is left as it is. */
+void out_staged_unlink(void);
+
 /* Remove `path`: a file, or a directory with everything in it (what
  * remains when a part cannot be removed stays). Not async-signal-safe. */
 void out_remove_tree(const char *path);

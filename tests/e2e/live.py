@@ -867,6 +867,36 @@ def case_errors(d):
                 "netloom serve: %s '%s/./same.x': the same file as %s; expected another file" % (b, d, a),
                 'same file %s %s' % (a, b))
     expect(not os.path.exists('%s/sf' % d) and not os.path.exists('%s/same.x' % d), 'same file: outputs left')
+    # '-' is standard output (it made a file named '-' for --messages and
+    # --record); an archive is a file: --record '-' or a FIFO is refused.
+    refused(('--ranks', '2', '--listen', 'ipc://%s/rs' % d, '--record', '-'),
+            "netloom: --record: '-': an archive is written to a file, not to standard output; expected a file "
+            "name (FILE.nlt)", 'record -')
+    os.mkfifo(os.path.join(d, 'rec.fifo'))
+    refused(('--ranks', '2', '--listen', 'ipc://%s/rf' % d, '--record', '%s/rec.fifo' % d),
+            "netloom: --record: '%s/rec.fifo': a device or FIFO; expected a file name for the archive" % d,
+            'record FIFO')
+    refused(('--ranks', '2', '--listen', 'ipc://%s/ss' % d, '--json', '-', '--messages', '-'),
+            "netloom serve: --messages '-': the same file as --json; expected another file", 'two on stdout')
+    for opt in ('--messages', '--json'):  # on standard output, instead of the text report
+        w = os.path.join(d, 'dash' + opt)
+        os.mkdir(w)
+        ep = 'ipc://%s/a.sock' % w
+        p = subprocess.Popen([os.path.abspath(NETLOOM), 'serve', '--ranks', '2', '--listen', ep, '-s',
+                              'backend=analytic', opt, '-'], cwd=w, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        t0 = time.time()
+        while not os.path.exists(ep[6:]) and time.time() - t0 < 10:
+            time.sleep(0.02)
+        res = clients([[RING, ep, str(r), '2', '16'] for r in range(2)], w, 'c')
+        out, err = p.communicate(timeout=TMO)
+        expect(p.returncode == 0 and all(rc == 0 for rc, _ in res), '%s -: %d %s' % (opt, p.returncode, err))
+        if opt == '--messages':
+            ok = len(out.splitlines()) == 6 and all(len(l.split()) == 9 for l in out.splitlines())
+        else:
+            ok = json.loads(out)['live']['delivered'] == 6
+        expect(ok and not os.path.exists(os.path.join(w, '-')), "%s -: stdout %r, files %s"
+               % (opt, out[:300], os.listdir(w)))
     r = serve('--ranks', '2', '-s', 'backend=nope', '--listen', 'ipc://%s/z' % d)
     expect(r.returncode == 2 and 'backend' in r.stderr, 'backend: %s' % r.stderr)
     # --messages is staged and moved into place at the end: during the
@@ -2393,6 +2423,94 @@ def case_signal(d):
     live = json.load(open(f.json))['live']
     expect(live['stopped'] is False and 'stopped_by' not in live and 'stop_reason' not in live,
            'finished session marked stopped: %s' % live)
+    signal_twice(d)
+
+
+def signal_twice(d):
+    """Two signals. coreutils `timeout` sends SIGTERM to the server, then
+    to its process group: the second, at once, is the same request, so
+    the session stops as after one. It was killed (SA_RESETHAND) when it
+    came after the first one's handler: no report, no ERROR 13 to the
+    clients, j.json.tmpXXXXXX, r.nlt.rank*.tmp and the socket left,
+    --messages replaced. A second signal 1 s later ends the server at once
+    (a stop stuck writing --json into a FIFO nobody reads) and removes its
+    temporary files first (the streams and the socket stayed)."""
+    keep = ('j.json', 'm.txt', 'o.txt', 'e.txt')
+
+    def start(name, *extra, tmo=(), env=None):
+        t = os.path.join(d, name)
+        os.mkdir(t)
+        ep = 'ipc://%s/a.sock' % t
+        open(os.path.join(t, 'm.txt'), 'w').write('old\n')
+        p = subprocess.Popen(list(tmo) + [os.path.abspath(NETLOOM), 'serve', '--ranks', '3', '--listen', ep,
+                                          '--messages', 'm.txt', '--record', 'r.nlt', '-s', 'backend=analytic']
+                             + list(extra), cwd=t, env=env, stdout=open(os.path.join(t, 'o.txt'), 'w'),
+                             stderr=open(os.path.join(t, 'e.txt'), 'w'))
+        t0 = time.time()
+        while not os.path.exists(os.path.join(t, 'a.sock')) and time.time() - t0 < 10:
+            time.sleep(0.02)
+        cl = [subprocess.Popen([RING, ep, str(r), '3', '64'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True) for r in range(2)]
+        return t, p, cl
+
+    def stopped(t, p, cl, rc_want, name):
+        rc = p.wait(TMO)
+        t_end = time.time()
+        outs = [c.communicate(timeout=TMO)[0] for c in cl]
+        err = open(os.path.join(t, 'e.txt')).read().splitlines()
+        expect(rc == rc_want and err[-1:] == ['netloom: stopped by SIGTERM before every rank finished'],
+               '%s: rc %d, stderr %s' % (name, rc, err))
+        expect(time.time() - t_end < 5 and all('session stopped: stopped by SIGTERM' in o for o in outs),
+               '%s: clients not told: %s' % (name, outs))
+        live = json.load(open(os.path.join(t, 'j.json')))['live']
+        expect(live['stopped'] is True and live['stopped_by'] == 'SIGTERM', '%s: JSON %s' % (name, live))
+        expect('stopped at virtual time' in open(os.path.join(t, 'o.txt')).read(), '%s: no text report' % name)
+        expect(open(os.path.join(t, 'm.txt')).read() == '', '%s: --messages %r'
+               % (name, open(os.path.join(t, 'm.txt')).read()))
+        left = sorted(set(os.listdir(t)) - set(keep))
+        expect(left == [], '%s left %s' % (name, left))
+
+    t, p, cl = start('tmo', '--json', 'j.json', tmo=('timeout', '2'))
+    stopped(t, p, cl, 124, 'timeout 2')
+    # The same burst, the second signal sure to come after the first one's
+    # handler (timeout's can come before it, and both count once): 0.1 s
+    # apart, while the stop waits to write --json into a FIFO.
+    fifo = os.path.join(d, 'b.fifo')
+    os.mkfifo(fifo)
+    t, p, cl = start('burst', '--json', fifo)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    time.sleep(0.3)
+    expect(p.poll() is None, 'two signals 0.1 s apart: the server ended, rc %s' % p.poll())
+    with open(fifo) as f:
+        open(os.path.join(t, 'j.json'), 'w').write(f.read())
+    stopped(t, p, cl, 1, 'two signals 0.1 s apart')
+    # The second signal 1.5 s after the first, while the stop waits to
+    # write --json into a FIFO: the server ends by it, and every temporary
+    # file goes (the JSON's, staged in TMPDIR, the streams, the socket);
+    # --messages was in place before.
+    k = os.path.join(d, 'kill')
+    os.mkdir(k)
+    os.mkfifo(os.path.join(k, 'j.fifo'))
+    t, p, cl = start('kill/run', '--json', '../j.fifo', env=dict(os.environ, TMPDIR=k))
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    t0 = time.time()
+    while open(os.path.join(t, 'm.txt')).read() == 'old\n' and time.time() - t0 < 10:
+        time.sleep(0.02)
+    time.sleep(1.5)
+    expect(p.poll() is None, 'the stop did not wait for the FIFO (rc %s)' % p.poll())
+    staged = sorted(set(os.listdir(t) + os.listdir(k)) - set(keep + ('j.fifo', 'run')))
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(TMO)
+    for c in cl:
+        c.kill()
+        c.wait(TMO)
+    left = sorted(set(os.listdir(t) + os.listdir(k)) - set(keep + ('j.fifo', 'run')))
+    expect(rc == -signal.SIGTERM and left == [] and len(staged) >= 4,
+           'second signal: rc %d, left %s (staged before it: %s)' % (rc, left, staged))
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
