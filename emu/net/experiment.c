@@ -195,12 +195,18 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 		 * the end of measurement counted only those already out, the
 		 * short fast ones: on BookSim's torus88 at offered 1.0 transpose,
 		 * network latency 104.5 where BookSim gives 133.3. Without a
-		 * latency check, as there; the drain limit still applies. */
+		 * latency check, as there; the drain limit still applies.
+		 * In steps of FL_TP_DRAIN_STEP cycles, not one: under MPI every
+		 * call ends a window (docs/scaling.md), and windows of one
+		 * cycle cost a collective a cycle. A fixed step keeps the run
+		 * the same whatever the partitioning; it may end up to a step
+		 * after the last measured packet (cycles, flit_hops). */
+		enum { FL_TP_DRAIN_STEP = 32 };
 		fl_gen_stop(n);
 		while (n->obs.measured_alive > 0) {
-			NL_CHECK(flitnet_run_until(n, n->now + 1, err));
+			NL_CHECK(flitnet_run_until(n, n->now + FL_TP_DRAIN_STEP, err));
 			uint64_t steps = n->now - drain_start;
-			if (steps % 1000 == 0)
+			if (steps % 1024 == 0)
 				exp_progress(pg, n, "draining", -1);
 			if (steps >= (uint64_t)sc->max_drain_cycles) {
 				pt->stable = false;
