@@ -404,6 +404,22 @@ static void h_tables_systems(struct html *h)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	/* A system priced on its own layout keys, not the study's preset
+	 * (docs/procurement.md), says so under the table. */
+	for (size_t y = 0; y < h->n_sys; y++) {
+		const json_t *o = json_array_get(h->sys, y), *cab = json_object_get(o, "cables");
+		if (strcmp(jstr(cab, "layout"), "system"))
+			continue;
+		fputs("<p>System <b>", f);
+		cli_xml_escape(f, jstr(o, "name"));
+		fputs("</b> is priced and cabled with its own layout keys: preset <b>", f);
+		cli_xml_escape(f, jstr(cab, "preset"));
+		fputs("</b>, packaging rule <code>", f);
+		cli_xml_escape(f, jstr(cab, "rule"));
+		fputs("</code>, floor <code>", f);
+		cli_xml_escape(f, jstr(cab, "placement"));
+		fputs("</code>.</p>\n", f);
+	}
 }
 
 static void h_tables_links(struct html *h)

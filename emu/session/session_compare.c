@@ -527,6 +527,21 @@ static void cmp_path_select(struct cmp *c, struct cmp_sys *s, nl_sim *sim)
 		cmp_problem(c, "out of memory");
 }
 
+/* A problem with system s's own layout keys (cmp_sys_cost's err, "key
+ * 'layout_pack': ..."), at that key's line, else at its header's with
+ * where its config file sets it. */
+static void cmp_layout_problem(struct cmp *c, const struct cmp_sys *s, const nl_sim *sim, const char *msg)
+{
+	char key[64] = "", where[1200];
+	if (sscanf(msg, "key '%63[^']'", key) != 1)
+		key[0] = 0;
+	cmp_where(c, s, key, where, sizeof where);
+	const char *origin = key[0] ? config_origin(&sim->cfg, key) : NULL;
+	bool inline_key = key[0] && cmp_sys_key_line(s, key) != s->line;
+	cmp_problem(c, "%s %s%s%s%s", where, msg, !inline_key && origin ? " (set at " : "",
+		    !inline_key && origin ? origin : "", !inline_key && origin ? ")" : "");
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
  * routing, cost), the traces open, their ranks fit every system. */
 static void cmp_validate(struct cmp *c)
@@ -606,8 +621,8 @@ static void cmp_validate(struct cmp *c)
 			cmp_path_select(c, s, sim);
 			if (cmp_sys_ports(s, sim->topo) < 0)
 				cmp_problem(c, "out of memory");
-			if (m)
-				cmp_sys_cost(c, s, sim->topo, m);
+			if (m && cmp_sys_cost(c, s, sim->topo, &sim->cfg, &err) < 0)
+				cmp_layout_problem(c, s, sim, err.msg);
 		}
 		nl_sim_free(sim);
 	}

@@ -258,8 +258,9 @@ void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
 }
 
 /* Cost and power have a cache of their own (cache/cost-KEY.json), keyed by
- * what they depend on: the canonical topology, the preset, the layout mode,
- * the netloom version and the build's identity; not the routing, router or
+ * what they depend on: the canonical topology, the layout (preset, rule,
+ * placement: the study's or the system's own keys, cmp_sys_layout), the
+ * netloom version and the build's identity; not the routing, router or
  * backend keys, so a new preset prices every system again and replays
  * nothing, and a changed router key replays and prices nothing it need
  * not. Validation only reads the cache (nothing is written before every
@@ -278,14 +279,18 @@ static bool cmp_cost_get(const struct cmp *c, struct cmp_sys *s)
 		return false;
 	double ct, pw, len;
 	json_int_t links, copper, fibre, term, cab;
-	bool ok = json_unpack(j, "{s:F, s:F, s:F, s:I, s:I, s:I, s:I, s:I}", "cost_usd", &ct, "power_w", &pw,
-			      "length_m", &len, "links", &links, "copper", &copper, "fibre", &fibre,
-			      "terminal_cables", &term, "cabinets", &cab) == 0;
+	const char *rule;
+	int annealed;
+	bool ok = json_unpack(j, "{s:F, s:F, s:F, s:I, s:I, s:I, s:I, s:I, s:s, s:b}", "cost_usd", &ct, "power_w",
+			      &pw, "length_m", &len, "links", &links, "copper", &copper, "fibre", &fibre,
+			      "terminal_cables", &term, "cabinets", &cab, "rule", &rule, "annealed", &annealed) == 0;
 	if (ok) {
 		s->cost = (struct layout_summary){.cost_total = ct, .power_w = pw, .length_m = len,
 						  .links = (uint64_t)links, .copper = (uint64_t)copper,
 						  .fibre = (uint64_t)fibre, .terminal_cables = (uint64_t)term,
 						  .cabinets = (uint32_t)cab};
+		snprintf(s->cost_rule, sizeof s->cost_rule, "%s", rule);
+		s->cost_annealed = annealed;
 		s->cost_ok = s->cost_cached = true;
 	}
 	json_decref(j);
@@ -298,44 +303,87 @@ void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s)
 	struct nl_err err = {0};
 	const struct layout_summary *y = &s->cost;
 	cmp_cost_path(c, s->cost_key, p, sizeof p);
-	json_t *j = json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I}", "cost_usd", y->cost_total, "power_w",
-			      y->power_w, "length_m", y->length_m, "links", (json_int_t)y->links, "copper",
+	json_t *j = json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:s, s:b}", "cost_usd", y->cost_total,
+			      "power_w", y->power_w, "length_m", y->length_m, "links", (json_int_t)y->links, "copper",
 			      (json_int_t)y->copper, "fibre", (json_int_t)y->fibre, "terminal_cables",
-			      (json_int_t)y->terminal_cables, "cabinets", (json_int_t)y->cabinets);
+			      (json_int_t)y->terminal_cables, "cabinets", (json_int_t)y->cabinets, "rule", s->cost_rule,
+			      "annealed", (int)s->cost_annealed);
 	if (j)
 		(void)out_write_json(p, j, &err); /* a cache that cannot be written costs a re-evaluation */
 	json_decref(j);
 }
 
-void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20])
+void cmp_cost_key(const char *spec, const struct layout_cfg *lc, const char *build, char key[20])
 {
-	char buf[1024];
+	char buf[1400], anneal[128] = "";
 	/* The files the spec names by their contents, not their paths (an
 	 * edited anynet or graph file is another network); the spec as it is
 	 * only when out of memory. */
 	char *files = cmp_spec_files(spec, cmp_file_id, NULL);
 	const char *topo = files ? files : spec;
-	snprintf(buf, sizeof buf, "cost 3\nbuild=%s\nversion=%s\npreset=%s\nlayout=rule\ntopology=%016" PRIx64 "\n",
-		 build, nl_version(), preset, (uint64_t)XXH64(topo, strlen(topo), 0));
+	/* The annealing's budget and seed matter only when it may run. */
+	if (lc->placement != LAYOUT_PLACE_RULE)
+		snprintf(anneal, sizeof anneal, "iterations=%lld\ntrials=%lld\nseed=%lld\n", (long long)lc->iterations,
+			 (long long)lc->trials, (long long)lc->seed);
+	snprintf(buf, sizeof buf,
+		 "cost 4\nbuild=%s\nversion=%s\npreset=%s\npack=%s\nper_cabinet=%lld\nplacement=%d\n%stopology=%016" PRIx64
+		 "\n",
+		 build, nl_version(), lc->preset, lc->pack, (long long)lc->per_cabinet, lc->placement, anneal,
+		 (uint64_t)XXH64(topo, strlen(topo), 0));
 	free(files);
 	snprintf(key, 20, "%016" PRIx64, (uint64_t)XXH64(buf, strlen(buf), 0));
 }
 
-/* Cost and power of system s: from the cost cache, or the packaging rule,
- * rule floor order (no annealing: deterministic and fast; `netloom cost
- * --layout anneal` refines). */
-void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m)
+/* The [layout] keys that choose cabinets, floor and cable lengths: a
+ * system that sets one (inline or in its config file) is laid out with
+ * them, as its cable_latency replays are (layout_cfg_build), so one report
+ * never prices a system on one layout and times its cables on another. */
+static const char *const cmp_layout_keys[] = {
+	"layout_preset",     "layout_pack",   "layout_per_cabinet", "layout_placement",
+	"layout_iterations", "layout_trials", "layout_seed",        NULL,
+};
+
+/* The layout that prices system s: the study's preset and the packaging
+ * rule's floor order (no annealing: deterministic and fast; `netloom cost
+ * --layout anneal` refines), each overridden by the system's own key. */
+static int cmp_sys_layout(const struct cmp *c, struct cmp_sys *s, const struct config *cfg, struct nl_err *err)
 {
-	struct nl_err err = {0};
-	cmp_cost_key(t->spec, c->preset, version_build(), s->cost_key);
+	NL_CHECK(config_bind(cfg, &layout_config_table, &s->layout, err));
+	s->has_layout_keys = false;
+	for (const char *const *k = cmp_layout_keys; *k; k++)
+		s->has_layout_keys |= config_get(cfg, *k) != NULL;
+	if (!config_get(cfg, "layout_preset"))
+		snprintf(s->layout.preset, sizeof s->layout.preset, "%s", c->preset);
+	if (!config_get(cfg, "layout_placement"))
+		s->layout.placement = LAYOUT_PLACE_RULE;
+	return 0;
+}
+
+int cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct config *cfg,
+		 struct nl_err *err)
+{
+	NL_CHECK(cmp_sys_layout(c, s, cfg, err));
+	cmp_cost_key(t->spec, &s->layout, version_build(), s->cost_key);
 	if (cmp_cost_get(c, s))
-		return;
+		return 0;
 	struct layout lo;
-	if (layout_pack(&lo, t, NULL, 0, &err) == 0) {
-		if (layout_place_rule(&lo, &err) == 0 && layout_summarise(&lo, m, 0, &s->cost, &err) == 0)
-			s->cost_ok = true;
-		layout_release(&lo);
+	const struct layout_model *m;
+	struct nl_err why = {0};
+	/* The system's own keys failing to lay it out (a rule that does not
+	 * pack its family, a per-cabinet count without the canonical rule) is
+	 * a problem of the study; the study's defaults always lay out. */
+	if (layout_cfg_build(&lo, t, &s->layout, &m, &why) < 0) {
+		if (s->has_layout_keys)
+			return nl_errf(err, why.code, "%s", why.msg);
+		snprintf(s->cost_err, sizeof s->cost_err, "%s", why.msg);
+		return 0;
 	}
-	if (!s->cost_ok)
-		snprintf(s->cost_err, sizeof s->cost_err, "%s", err.msg);
+	snprintf(s->cost_rule, sizeof s->cost_rule, "%s", lo.rule->name);
+	s->cost_annealed = lo.is_annealed;
+	if (layout_summarise(&lo, m, 0, &s->cost, &why) == 0)
+		s->cost_ok = true;
+	else
+		snprintf(s->cost_err, sizeof s->cost_err, "%s", why.msg);
+	layout_release(&lo);
+	return 0;
 }

@@ -45,7 +45,13 @@ struct cmp_sys {
 	uint32_t n_ports;
 	uint32_t *port_router, *port_local, *port_peer;
 	const char **port_class;
-	/* Cost and power: cached apart from the replays (key cost_key). */
+	/* Cost and power: cached apart from the replays (key cost_key), under
+	 * the layout of cmp_sys_layout: the study's preset and the packaging
+	 * rule's floor order, but for the [layout] keys the system sets. */
+	struct layout_cfg layout;
+	bool has_layout_keys;      /* it sets one of them (inline or in its config file) */
+	char cost_rule[32];        /* the packaging rule that packed it */
+	bool cost_annealed;        /* its cabinets placed on the floor by annealing */
 	char cost_key[20];
 	bool cost_cached;
 	struct layout_summary cost;
@@ -131,9 +137,14 @@ char *cmp_md(const struct cmp *c);
  * and the identity of the build that runs it (version_build());
  * cmp_cache_get fills r from the cache (false: a miss), cmp_cache_put
  * stores it. cmp_cost_key: the cost key of topology spec (the files it
- * names by their contents) priced with preset by build. cmp_sys_cost:
- * system s's cost and power from the cost cache, else computed (read
- * only: run before anything is written); cmp_cost_put stores them. */
+ * names by their contents) laid out and priced as lc says (preset, rule,
+ * per-cabinet count, placement and, unless that is the rule's order, the
+ * annealing's budget and seed) by build. cmp_sys_cost: system s's cost
+ * and power under the layout of its configuration cfg (cmp_sys_layout),
+ * from the cost cache, else computed (read only: run before anything is
+ * written); -1 with err set when the system's own layout keys do not lay
+ * its topology out (a problem of the study, not a cost error);
+ * cmp_cost_put stores them. */
 int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
 	    struct nl_err *err);
 bool cmp_cache_get(const struct cmp *c, struct cmp_run *r);
@@ -147,10 +158,11 @@ bool cmp_is_file_key(const char *name);
  * (the caller frees it), or NULL when out of memory (fn returned NULL). */
 char *cmp_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path), void *ctx);
 void cmp_cache_put(const struct cmp *c, const struct cmp_run *r);
-void cmp_cost_key(const char *spec, const char *preset, const char *build, char key[20]);
+void cmp_cost_key(const char *spec, const struct layout_cfg *lc, const char *build, char key[20]);
 struct topo;
-struct layout_model;
-void cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct layout_model *m);
+struct config;
+int cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct config *cfg,
+		 struct nl_err *err);
 void cmp_cost_put(const struct cmp *c, const struct cmp_sys *s);
 
 /* The busiest links of a (workload w, system s) cell summed over its

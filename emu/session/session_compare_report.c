@@ -250,6 +250,12 @@ json_t *cmp_doc(const struct cmp *c)
 			json_object_set_new(cab, "length_m", json_real(y->cost.length_m));
 			json_object_set_new(cab, "terminal_cables", json_integer((json_int_t)y->cost.terminal_cables));
 			json_object_set_new(cab, "cabinets", json_integer(y->cost.cabinets));
+			/* The layout behind them: the study's, or the system's own
+			 * [layout] keys (docs/procurement.md). */
+			json_object_set_new(cab, "layout", json_string(y->has_layout_keys ? "system" : "study"));
+			json_object_set_new(cab, "preset", json_string(y->layout.preset));
+			json_object_set_new(cab, "rule", json_string(y->cost_rule));
+			json_object_set_new(cab, "placement", json_string(y->cost_annealed ? "anneal" : "rule"));
 			json_object_set_new(o, "cables", cab);
 		} else {
 			json_object_set_new(o, "cost_error", json_string(y->cost_err));
@@ -389,6 +395,16 @@ char *cmp_md(const struct cmp *c)
 		} else {
 			fprintf(f, " | n/a | n/a | n/a | n/a | n/a | n/a |\n");
 		}
+	}
+	for (uint32_t s = 0; s < c->n_sys; s++) {
+		const struct cmp_sys *y = &c->sys[s];
+		if (!y->cost_ok || !y->has_layout_keys)
+			continue;
+		fputs("\nSystem ", f);
+		cmp_md_name(f, y->name);
+		fprintf(f, " is priced and cabled with its own layout keys: preset **%s**, packaging rule `%s`, "
+			   "floor `%s` (`netloom cost --layout`).\n",
+			y->layout.preset, y->cost_rule, y->cost_annealed ? "anneal" : "rule");
 	}
 	fprintf(f, "\n## Communication share (time in MPI over run time, mean over seeds)\n\n");
 	cmp_md_wl_header(f, c);

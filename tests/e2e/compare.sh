@@ -6,8 +6,9 @@
 # that executes no replay, a new cost preset that replays nothing, a
 # changed system that replays only its cells, the routing run (named or
 # the family's default) in the cache key, a deadlocking system as a
-# failed cell (exit 3), and bad study files (routing against the family
-# and the VCs included) refused before any run with one line.
+# failed cell (exit 3), a system's own layout keys pricing it, and bad
+# study files (routing against the family and the VCs included) refused
+# before any run with one line.
 # usage: compare.sh NETLOOM SOURCE_ROOT
 set -uo pipefail
 netloom=$1
@@ -392,6 +393,54 @@ grep -q '| lammps (weight 1) | .* s (x1.000) | deadlock |' "$dir/f/report.md" ||
 expect_eq "failed cell: links" "$(json "$dir/f/report.json" 'd["cells"][1]["busiest_links"]')" \
   "{'unavailable': 'the cell failed (deadlock, seed 1): no link use reported'}"
 grep -q '^| lammps | ring | n/a | n/a | the cell failed (deadlock, seed 1): no link use reported |$' "$dir/f/report.md" || fail "failed cell: report.md links"
+
+# A system's own layout keys (layout_preset, layout_pack, ...) price and
+# cable it, as they lay out its cable_latency replays: two systems that
+# differ only in them get the cost and cables of `netloom cost` with the
+# same options (the study's preset and --layout rule for the keys a
+# system does not set), and the cost cache keys them: an edited
+# layout_preset re-prices that system alone. Priced on the study's
+# layout, system a got b's $143,519.54 and 87.2 m while its replays ran on
+# the one-cabinet besta layout.
+mkdir -p "$dir/lay"
+cat > "$dir/lay/s.ini" <<EOS
+[system a]
+topology = fattree:k=4,n=2
+cable_latency = 1
+layout_pack = canonical
+layout_preset = besta
+[system b]
+topology = fattree:k=4,n=2
+cable_latency = 1
+[system c]
+config = c.ini
+[workload w]
+trace = $s/lammps-lj-8.nlt
+EOS
+printf '[network]\ntopology = fattree:k=4,n=2\n[layout]\nlayout_preset = equality\n' > "$dir/lay/c.ini"
+lay_cost() { # SPEC OPTIONS...: [cost, length, cabinets] of netloom cost --layout rule
+  "$netloom" cost "$@" --layout rule --json - 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print([round(d["cost_usd"]["total"], 2), round(d["length_m"], 1), d["cabinets"]["count"]])'
+}
+lay_sys() { # NAME: [cost, length, cabinets] of system NAME in the layout study's report
+  json "$dir/lay/out/report.json" "[[round(s['cost_usd'], 2), round(s['cables']['length_m'], 1), s['cables']['cabinets']] for s in d['systems'] if s['name'] == '$1'][0]"
+}
+"$netloom" compare "$dir/lay/s.ini" -o "$dir/lay/out" > /dev/null || fail "layout keys: exit $?"
+expect_eq "layout keys: a as netloom cost" "$(lay_sys a)" "$(lay_cost fattree:k=4,n=2 --pack canonical --preset besta)"
+expect_eq "layout keys: b on the study's" "$(lay_sys b)" "$(lay_cost fattree:k=4,n=2 --preset flex)"
+expect_eq "layout keys: c from its config file" "$(lay_sys c)" "$(lay_cost fattree:k=4,n=2 --preset equality)"
+expect_eq "layout keys: report.json says whose" "$(json "$dir/lay/out/report.json" '[(s["cables"]["layout"], s["cables"]["preset"], s["cables"]["rule"]) for s in d["systems"]]')" "[('system', 'besta', 'canonical'), ('study', 'flex', 'tree-pods'), ('system', 'equality', 'tree-pods')]"
+grep -q 'System a is priced and cabled with its own layout keys: preset \*\*besta\*\*, packaging rule `canonical`' "$dir/lay/out/report.md" || fail "layout keys: report.md note"
+sed -i 's/^layout_preset = besta/layout_preset = fujiwara/' "$dir/lay/s.ini"
+"$netloom" compare "$dir/lay/s.ini" -o "$dir/lay/out" > /dev/null || fail "layout keys: edited preset: exit $?"
+expect_eq "layout keys: edited preset re-prices a alone" "$(json "$dir/lay/out/report.json" '[d["execution"][k] for k in ("cost_evaluations", "cost_cached")]')" "[1, 2]"
+expect_eq "layout keys: a as netloom cost after the edit" "$(lay_sys a)" "$(lay_cost fattree:k=4,n=2 --pack canonical --preset fujiwara)"
+# A layout key that cannot lay its system out is refused before any run,
+# at its line (or its config file's).
+printf '[system a]\ntopology = fattree:k=4,n=2\nlayout_pack = flex-fig7\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/bad.ini"
+"$netloom" compare "$dir/lay/bad.ini" -o "$dir/lay/bad" > /dev/null 2> "$dir/lay/bad.err"; rc=$?
+expect_eq "layout keys: bad pack: exit status" "$rc" 2
+expect_eq "layout keys: bad pack: message" "$(cat "$dir/lay/bad.err")" "netloom: $dir/lay/bad.ini:3: [system a] key 'layout_pack': value 'flex-fig7': the rule does not apply to fattree:k=4,n=2; expected a rule for its family, or unset"
 
 # A workload that deadlocks on every system: the report's charts say so
 # instead of gnuplot's warnings on stderr and a lost cost/power chart.

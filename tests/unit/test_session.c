@@ -722,11 +722,35 @@ static void test_compare_keys(void)
 	CHECK_OK(cmp_key(s, &w, 7, "5195950", c, &e), &e);
 	CHECK_STR(a, b);
 	CHECK(strcmp(a, c) != 0);
-	cmp_cost_key("torus:k=4x4", "flex", "0a0509e", a);
-	cmp_cost_key("torus:k=4x4", "flex", "0a0509e", b);
-	cmp_cost_key("torus:k=4x4", "flex", "5195950", c);
+	struct layout_cfg lc = {.preset = "flex", .placement = LAYOUT_PLACE_RULE, .iterations = 1000000, .trials = 5,
+				.seed = 1};
+	cmp_cost_key("torus:k=4x4", &lc, "0a0509e", a);
+	cmp_cost_key("torus:k=4x4", &lc, "0a0509e", b);
+	cmp_cost_key("torus:k=4x4", &lc, "5195950", c);
 	CHECK_STR(a, b);
 	CHECK(strcmp(a, c) != 0);
+	/* Every layout choice that moves cabinets or cables is in the cost
+	 * key (a system's own layout keys price it); the annealing's budget
+	 * and seed only when it may anneal. */
+	struct layout_cfg v[6];
+	for (int i = 0; i < 6; i++)
+		v[i] = lc;
+	snprintf(v[0].preset, sizeof v[0].preset, "besta");
+	snprintf(v[1].pack, sizeof v[1].pack, "canonical");
+	v[2].per_cabinet = 4;
+	v[3].placement = LAYOUT_PLACE_ANNEAL;
+	v[4] = v[3];
+	v[4].seed = 2;
+	v[5].seed = 2;
+	char k[6][20];
+	for (int i = 0; i < 6; i++)
+		cmp_cost_key("torus:k=4x4", &v[i], "0a0509e", k[i]);
+	for (int i = 0; i < 5; i++) {
+		CHECK(strcmp(k[i], a) != 0);
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(k[i], k[j]) != 0);
+	}
+	CHECK_STR(k[5], a);
 	/* vcs_tag filled the build's identity in (git describe or the version). */
 	CHECK(version_build()[0] && !strchr(version_build(), '@'));
 	nl_sim_free(s);
@@ -782,7 +806,8 @@ static void test_compare_topology_files(void)
 		CHECK_OK(nl_sim_new(&s, &e), &e);
 		CHECK_OK(nl_sim_set(s, "topology", spec, &e), &e);
 		CHECK_OK(cmp_key(s, &w, 1, "0a0509e", key[k], &e), &e);
-		cmp_cost_key(spec, "flex", "0a0509e", cost[k]);
+		struct layout_cfg lc = {.preset = "flex", .placement = LAYOUT_PLACE_RULE};
+		cmp_cost_key(spec, &lc, "0a0509e", cost[k]);
 		nl_sim_free(s);
 	}
 	CHECK_STR(key[0], key[1]);
