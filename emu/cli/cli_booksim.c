@@ -56,7 +56,7 @@ static const char *const bs_defaults[][2] = {
 	{"sim_type", "latency"}, {"warmup_periods", "3"}, {"sample_period", "1000"}, {"max_samples", "10"},
 	{"latency_thres", "500.0"}, {"warmup_thres", "0.05"}, {"acc_warmup_thres", "0.05"},
 	{"stopping_thres", "0.05"}, {"acc_stopping_thres", "0.05"}, {"seed", "0"}, {"router", "iq"},
-	{"x", "8"}, {"y", "8"}, {"xr", "1"}, {"yr", "1"}, {"use_read_write", "0"},
+	{"x", "8"}, {"y", "8"}, {"xr", "1"}, {"yr", "1"}, {"use_read_write", "0"}, {"perm_seed", "0"},
 };
 
 /* Keys netloom does not model, fine when they hold this (BookSim default)
@@ -711,9 +711,7 @@ static void bs_allocators(FILE *out, FILE *warn, const char *path, struct bs_fil
  * name is only meaningful with its network. Specs whose algorithm is not
  * registered in this build are refused when the converted network is
  * built (bs_check), not written. */
-static const char *bs_routing(const char *tp, const char *rf)
-{
-	static const char *const map[][3] = {
+static const char *const bs_routes[][3] = {
 		/* BookSim registers dor_mesh but no dor_torus. */
 		{"torus", "dim_order", "dor"}, {"torus", "valiant", "valiant"},
 		{"mesh", "dim_order", "dor"}, {"mesh", "dor", "dor"}, {"mesh", "valiant", "valiant"},
@@ -750,11 +748,36 @@ static const char *bs_routing(const char *tp, const char *rf)
 		/* xy_yx_no_express_cmesh: XY or YX at random per packet, each on
 		 * its half of the VCs. */
 		{"cmesh", "xy_yx_no_express", "xyyx"},
-	};
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-		if (!strcmp(tp, map[i][0]) && !strcmp(rf, map[i][1]))
-			return map[i][2];
+};
+
+static const char *bs_routing(const char *tp, const char *rf)
+{
+	for (size_t i = 0; i < sizeof bs_routes / sizeof *bs_routes; i++)
+		if (!strcmp(tp, bs_routes[i][0]) && !strcmp(rf, bs_routes[i][1]))
+			return bs_routes[i][2];
 	return NULL;
+}
+
+/* BookSim's valiant_torus (routefunc.cpp) takes the ring part (0 or 1,
+ * asserted) at every router before the destination, but dor_next_torus
+ * sets it only when the packet turns into a dimension: on a hop that
+ * continues in the same ring it is left unset, and BookSim aborts
+ * ("Assertion `ring_part == 1' failed", routefunc.cpp:1391). A minimal ring route takes up to k/2 hops, so it
+ * continues a ring once k >= 4; BookSim runs it with k = 2 or 3. */
+static bool bs_valiant_torus_aborts(const char *tp, const char *rf, long k)
+{
+	return !strcmp(tp, "torus") && !strcmp(rf, "valiant") && k >= 4;
+}
+
+/* The BookSim routing function names the conversion maps on network tp,
+ * comma-separated in buf ("" for a network it does not map). */
+static void bs_routing_names(const char *tp, long k, char *buf, size_t cap)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof bs_routes / sizeof *bs_routes && used < cap; i++)
+		if (!strcmp(tp, bs_routes[i][0]) && !bs_valiant_torus_aborts(tp, bs_routes[i][1], k))
+			used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", bs_routes[i][1]);
 }
 
 /* One integer list of a hotspot parameter as BookSim reads it
@@ -868,6 +891,101 @@ static bool bs_traffic(const char *tr, const uint32_t *map, size_t n_map, char *
 	if (!strncmp(tr, "hotspot", 7) && (!tr[7] || tr[7] == '('))
 		return bs_hotspot(tr, map, n_map, out, cap, why, why_cap);
 	return false;
+}
+
+/* BookSim's atoi: leading blanks, a sign and digits, 0 without digits.
+ * Returns whether that is the whole text ("5" yes; "5x" and "4,2,1",
+ * read as 5 and 4, no). */
+static bool bs_atoi(const char *s, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	bool digits = end != s && isdigit((unsigned char)end[-1]);
+	if (!digits)
+		*v = 0;
+	return digits && !*end && !errno;
+}
+
+/* A traffic value as BookSim's TrafficPattern::New reads it. */
+struct bs_pattern {
+	char name[256];      /* what bs_traffic maps: NAME without the arguments BookSim ignores */
+	long perm_seed;      /* randperm: its argument, else the perm_seed key */
+	long dig[3];         /* tornado, neighbor: k, n, xr */
+	char dig_arg[3][64]; /* the argument each came from, "" when from the key */
+	char note[320];      /* an INI comment: what BookSim reads of the arguments */
+	char why[256];       /* set when the value cannot be mapped for what BookSim reads */
+};
+
+/* NAME or NAME(PARAMS), PARAMS the text between the first '(' and the last
+ * ')' split by tokenize_str (bs_tokenize): text that does not start with
+ * '{' is one argument, so tornado(4,2,1) has the one argument "4,2,1",
+ * which atoi reads as k = 4, and tornado({4,2,1}) has three. By pattern
+ * (traffic.cpp): uniform, bitcomp, bitrev, shuffle, transpose and
+ * asymmetric read no argument; randperm reads its seed, else the
+ * perm_seed key; tornado and neighbor read k, n and xr, each missing one
+ * from the key of that name; hotspot reads nodes and rates (bs_hotspot,
+ * given the whole value, as is any pattern netloom does not have). */
+static void bs_pattern_read(struct bs_file *bf, const char *v, struct bs_pattern *pat)
+{
+	static const char *const no_args[] = {"uniform", "bitcomp", "bitrev", "shuffle", "transpose", "asymmetric",
+					      NULL};
+	static const char *const dig_keys[3] = {"k", "n", "xr"};
+	char param[256] = "", buf[512];
+	const char *el[BS_MAX_ELEMS];
+	memset(pat, 0, sizeof *pat);
+	const char *l = strchr(v, '('), *r = strrchr(v, ')');
+	size_t name_len = l ? (size_t)(l - v) : strlen(v);
+	if (l)
+		snprintf(param, sizeof param, "%.*s", (int)(r && r > l ? r - l - 1 : (long)strlen(l + 1)), l + 1);
+	int n_args = bs_tokenize(param, buf, sizeof buf, el, BS_MAX_ELEMS);
+	snprintf(pat->name, sizeof pat->name, "%.*s", (int)name_len, v);
+	for (int i = 0; no_args[i]; i++)
+		if (!strcmp(pat->name, no_args[i])) {
+			if (param[0])
+				snprintf(pat->note, sizeof pat->note,
+					 "; traffic = %s: BookSim's %s takes no argument (TrafficPattern::New ignores '%s')\n",
+					 v, pat->name, param);
+			return;
+		}
+	long x;
+	if (!strcmp(pat->name, "randperm")) {
+		if (n_args > 0) {
+			if (!bs_atoi(el[0], &pat->perm_seed))
+				snprintf(pat->note, sizeof pat->note,
+					 "; traffic = %s: BookSim reads the argument '%s' as the permutation seed %ld (atoi)\n",
+					 v, el[0], pat->perm_seed);
+			return;
+		}
+		const char *ps = bs_get(bf, "perm_seed");
+		if (!strcmp(ps, "time"))
+			snprintf(pat->why, sizeof pat->why,
+				 "BookSim draws the permutation seed from the clock (perm_seed = time): no fixed permutation to write; set perm_seed to an integer");
+		else if (!bs_atoi(ps, &pat->perm_seed))
+			snprintf(pat->why, sizeof pat->why,
+				 "BookSim's randperm reads perm_seed = '%s' as an integer: expected an integer", ps);
+		return;
+	}
+	if (strcmp(pat->name, "tornado") && strcmp(pat->name, "neighbor")) {
+		snprintf(pat->name, sizeof pat->name, "%s", v);
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (i >= n_args) {
+			bs_atoi(bs_get(bf, dig_keys[i]), &pat->dig[i]);
+			continue;
+		}
+		snprintf(pat->dig_arg[i], sizeof pat->dig_arg[i], "%s", el[i]);
+		if (!bs_atoi(el[i], &x) && !pat->note[0])
+			snprintf(pat->note, sizeof pat->note,
+				 "; traffic = %s: BookSim reads the argument '%s' as %s = %ld (atoi; several arguments are written %s({K,N,XR}))\n",
+				 v, el[i], dig_keys[i], x, pat->name);
+		pat->dig[i] = x;
+	}
+	if (n_args > 3 && !pat->note[0])
+		snprintf(pat->note, sizeof pat->note,
+			 "; traffic = %s: BookSim's %s reads three arguments (k, n, xr) and ignores the rest\n", v,
+			 pat->name);
 }
 
 /* BookSim's flatfly (flatfly_onchip.cpp) beyond k, n, c. It lays the
@@ -1208,7 +1326,26 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	}
 	const char *rf = bs_get(bf, "routing_function");
 	const char *r = bs_routing(tp, rf);
-	if (r)
+	if (!strcmp(rf, "none")) {
+		/* BookSim's default: it looks up none_TOPOLOGY, which no
+		 * network has. */
+		char names[256], why[640];
+		bool set = false;
+		for (int i = 0; i < bf->n; i++)
+			set |= !strcmp(bf->kv[i].key, "routing_function");
+		bs_routing_names(tp, k, names, sizeof names);
+		snprintf(why, sizeof why,
+			 "%s: BookSim stops with 'Invalid routing function: none_%s'; set routing_function to %s%s",
+			 set ? "'none' is no BookSim routing function"
+			     : "not set, and BookSim's default is 'none', which is no routing function",
+			 tp, names[0] ? "one of " : "BookSim's routing function for this network",
+			 names);
+		bs_warn(warn, path, bf, "routing_function", why, &unmapped);
+	} else if (bs_valiant_torus_aborts(tp, rf, k))
+		bs_warn(warn, path, bf, "routing_function",
+			"BookSim's valiant_torus aborts on a torus with k >= 4 (routefunc.cpp:1391: assertion 'ring_part == 1' failed: dor_next_torus leaves ring_part unset on a hop that continues in the same dimension); valiant on a mesh runs",
+			&unmapped);
+	else if (r)
 		snprintf(route, sizeof route, "%s", r);
 	else if (!strcmp(tp, "cmesh") && (!strcmp(rf, "dor") || !strcmp(rf, "xy_yx")))
 		bs_warn(warn, path, bf, "routing_function",
@@ -1224,16 +1361,22 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	if (strcmp(bs_get(bf, "router"), "iq"))
 		bs_warn(warn, path, bf, "router", "netloom models BookSim's iq router only", &unmapped);
 	char traffic_why[256];
-	bool traffic_ok = bs_traffic(bs_get(bf, "traffic"), map, n_map, traffic, sizeof traffic, traffic_why,
-				     sizeof traffic_why);
+	struct bs_pattern pat;
+	bs_pattern_read(bf, bs_get(bf, "traffic"), &pat);
+	snprintf(traffic_why, sizeof traffic_why, "%s", pat.why);
+	bool traffic_ok = !pat.why[0] && bs_traffic(pat.name, map, n_map, traffic, sizeof traffic, traffic_why,
+						    sizeof traffic_why);
+	if (traffic_ok && !strcmp(traffic, "randperm") && pat.perm_seed)
+		snprintf(traffic, sizeof traffic, "randperm:perm_seed=%ld", pat.perm_seed);
 	/* BookSim's tornado and neighbor (traffic.cpp) step the n digits of
-	 * the node id in base xr * k, from the config's k, n and xr keys,
-	 * whatever the network. netloom's step router coordinates on a torus,
-	 * mesh or cmesh and the endpoint ring elsewhere: the same
-	 * destinations only on a torus or mesh (one node per router: BookSim's
-	 * KNCube ignores c) with xr = 1. */
+	 * the node id in base xr * k, from their arguments or the config's k,
+	 * n and xr keys, whatever the network. netloom's step router
+	 * coordinates on a torus, mesh or cmesh and the endpoint ring
+	 * elsewhere: the same destinations only on a torus or mesh (one node
+	 * per router: BookSim's KNCube ignores c) with the network's k and n
+	 * and xr = 1. netloom's patterns take no k, n or xr of their own. */
 	if (traffic_ok && (!strcmp(traffic, "tornado") || !strcmp(traffic, "neighbor"))) {
-		long xr = strtol(bs_get(bf, "xr"), NULL, 10);
+		long xr = pat.dig[2];
 		bool grid = !strcmp(tp, "torus") || !strcmp(tp, "mesh");
 		char why[320];
 		if (!strcmp(tp, "anynet"))
@@ -1245,13 +1388,22 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 				 "BookSim's tornado and neighbor on the cmesh step k-ary digits of node ids, netloom's step router coordinates: different destinations");
 		else if (!grid)
 			snprintf(why, sizeof why,
-				 "BookSim's tornado and neighbor step %ld digits of the node id in base %ld (its n, k and xr keys) on any network; on its %s that is not netloom's pattern (netloom steps along the endpoint ring there)",
-				 nd, xr * k, tp);
+				 "BookSim's tornado and neighbor step %ld digits of the node id in base %ld (n, k and xr) on any network; on its %s that is not netloom's pattern (netloom steps along the endpoint ring there)",
+				 pat.dig[1], xr * pat.dig[0], tp);
+		else if (pat.dig[0] != k)
+			snprintf(why, sizeof why,
+				 "its argument '%s' is k = %ld: BookSim steps digits of the node id in base xr * k = %ld, netloom's %s the %s's coordinates in base k = %ld (it takes no k of its own)",
+				 pat.dig_arg[0], pat.dig[0], xr * pat.dig[0], traffic, tp, k);
+		else if (pat.dig[1] != nd)
+			snprintf(why, sizeof why,
+				 "its argument '%s' is n = %ld: BookSim steps %ld digits of the node id, netloom's %s all %ld coordinates of the %s (it takes no n of its own)",
+				 pat.dig_arg[1], pat.dig[1], pat.dig[1], traffic, nd, tp);
 		else if (xr != 1)
 			snprintf(why, sizeof why,
-				 "BookSim's tornado and neighbor step digits of the node id in base xr * k = %ld, netloom's the %s's coordinates in base k = %ld",
+				 "%s%s%sBookSim's tornado and neighbor step digits of the node id in base xr * k = %ld, netloom's the %s's coordinates in base k = %ld",
+				 pat.dig_arg[2][0] ? "its argument '" : "", pat.dig_arg[2], pat.dig_arg[2][0] ? "' is xr: " : "",
 				 xr * k, tp, k);
-		if (!grid || xr != 1) {
+		if (!grid || pat.dig[0] != k || pat.dig[1] != nd || xr != 1) {
 			bs_warn(warn, path, bf, "traffic", why, &unmapped);
 			traffic[0] = '\0';
 		}
@@ -1306,8 +1458,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 
 	/* [traffic]: injection rates are flits in netloom. */
 	fprintf(out, "\n[traffic]\n");
-	if (traffic[0])
+	if (traffic[0]) {
+		fputs(pat.note, out);
 		bs_put(out, warn, path, bf, "traffic", traffic, NULL, &unmapped);
+	}
 	else if (bs_multi(bf, "traffic"))
 		; /* named by bs_vectors */
 	else if (!traffic_ok && traffic_why[0])

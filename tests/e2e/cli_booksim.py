@@ -291,7 +291,7 @@ def case_routing_per_network():
         for topo, rf, want in (("torus", "ran_min", None), ("flatfly", "dim_order", None),
                                ("fattree", "min", None), ("mesh", "dor", "dor"),
                                ("fattree", "anca", "anca"), ("flatfly", "ugal", "ugal:mode=booksim"),
-                               ("flatfly", "valiant", "valiant:shortcut=1"), ("torus", "valiant", "valiant"),
+                               ("flatfly", "valiant", "valiant:shortcut=1"), ("mesh", "valiant", "valiant"),
                                ("torus", "dim_order", "dor"), ("mesh", "dim_order", "dor")):
             extra = "c = 1;\nx = 4;\ny = 4;\n" if topo == "flatfly" else ""
             with open(bs, "w") as f:
@@ -313,6 +313,44 @@ def case_routing_per_network():
               and "dor_torus" in named["routing_function"])
         check("its fallback is marked in the INI", "is not BookSim's routing" in text)
         runs(bs, text, tmp)
+        # valiant_torus aborts in BookSim once a ring route can take two
+        # hops (k >= 4: "routefunc.cpp:1391: ... Assertion `ring_part == 1'
+        # failed"); with k = 3 it runs, and maps.
+        for k, n in ((4, 2), (8, 2), (5, 1)):
+            with open(bs, "w") as f:
+                f.write(f"topology = torus;\nk = {k};\nn = {n};\nrouting_function = valiant;\nnum_vcs = 4;\n")
+            rc, text, named = convert(bs)
+            eq(f"valiant on a k = {k} torus: exit", rc, 3)
+            check(f"valiant on a k = {k} torus named with file:line and why: {named}",
+                  named.get("routing_function", "").startswith(f"netloom: {bs}:4: cannot map 'routing_function = valiant': "
+                                                               "BookSim's valiant_torus aborts")
+                  and "routefunc.cpp:1391" in named["routing_function"])
+            check(f"k = {k}: the INI routes with a marked fallback", "is not BookSim's routing" in text
+                  and ini_value(read_ini(text), "routing_function") == "dor")
+            runs(bs, text, tmp)
+        with open(bs, "w") as f:
+            f.write("topology = torus;\nk = 3;\nn = 2;\nrouting_function = valiant;\nnum_vcs = 4;\n")
+        rc, text, named = convert(bs)
+        mapped_or_named(bs, read_ini(text), named, "routing_function", "valiant")
+        # No routing_function: BookSim's default 'none' stops it ("Invalid
+        # routing function: none_mesh"); named as unset, with what to set.
+        for topo, names in (("mesh", "dim_order, dor, valiant"), ("torus", "dim_order")):
+            with open(bs, "w") as f:
+                f.write(f"topology = {topo};\nk = 4;\nn = 2;\n")
+            rc, text, named = convert(bs)
+            eq(f"{topo} without routing_function: exit", rc, 3)
+            eq(f"{topo} without routing_function: the message", named.get("routing_function"),
+               f"netloom: {bs}: cannot map 'routing_function': not set, and BookSim's default is 'none', which is no "
+               f"routing function: BookSim stops with 'Invalid routing function: none_{topo}'; set routing_function "
+               f"to one of {names}")
+            runs(bs, text, tmp)
+        with open(bs, "w") as f:
+            f.write("topology = mesh;\nk = 4;\nn = 2;\nrouting_function = none;\n")
+        rc, text, named = convert(bs)
+        check(f"routing_function = none named with its line: {named}",
+              rc == 3 and named.get("routing_function", "").startswith(
+                  f"netloom: {bs}:4: cannot map 'routing_function = none': 'none' is no BookSim routing function: "
+                  "BookSim stops with 'Invalid routing function: none_mesh'"))
 
 
 def case_allocator_iterations():
@@ -459,8 +497,9 @@ def case_bit_permutations():
 
 def case_digit_patterns():
     """BookSim's tornado and neighbor step digits of the node id in base
-    xr * k (the config's k, n, xr) on any network: exact on a torus or mesh
-    with xr = 1, named elsewhere."""
+    xr * k (their arguments, else the config's k, n, xr) on any network:
+    exact on a torus or mesh with its k and n and xr = 1, named elsewhere;
+    patterns' arguments as TrafficPattern::New reads them."""
     with tempfile.TemporaryDirectory() as tmp:
         cases = (("topology = torus;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n", True),
                  ("topology = mesh;\nk = 4;\nn = 3;\nrouting_function = dim_order;\n", True),
@@ -482,6 +521,45 @@ def case_digit_patterns():
                 check(f"{what}: traffic named with file:line and why: {named}",
                       "traffic" in named and f"{bs}:" in named["traffic"] and "digits of the node id" in named["traffic"])
                 eq(f"{what}: not written", ini_value(read_ini(text), "traffic"), None)
+        # Arguments as TrafficPattern::New reads them: tokenize_str makes
+        # text outside braces one argument (atoi reads "8,2,1" as 8);
+        # tornado and neighbor take k, n, xr from the missing ones' keys;
+        # the bit permutations, uniform and asymmetric read none.
+        torus8 = "topology = torus;\nk = 8;\nn = 2;\nrouting_function = dim_order;\nnum_vcs = 2;\n"
+        for tr, want, note in (("uniform()", "uniform", None), ("bitcomp(3)", "bitcomp", "ignores '3'"),
+                               ("transpose()", "transpose", None), ("shuffle(1,2)", "shuffle", "ignores '1,2'"),
+                               ("randperm(5)", "randperm:perm_seed=5", None), ("randperm()", "randperm", None),
+                               ("randperm(0)", "randperm", None),
+                               ("tornado(8,2,1)", "tornado", "reads the argument '8,2,1' as k = 8"),
+                               ("tornado(8,9,9)", "tornado", "reads the argument '8,9,9' as k = 8"),
+                               ("tornado({8,2,1})", "tornado", None), ("tornado({8})", "tornado", None),
+                               ("neighbor(8,2,1)", "neighbor", "as k = 8"), ("neighbor({8,2,1})", "neighbor", None),
+                               ("tornado({8,2,1,5})", "tornado", "ignores the rest")):
+            bs = write_cfg(tmp, "p.cfg", torus8 + f"traffic = {tr};\n")
+            rc, text, named = convert(bs)
+            eq(f"{tr}: converts", (rc, named), (0, {}))
+            eq(f"{tr}: as BookSim reads it", ini_value(read_ini(text), "traffic"), want)
+            check(f"{tr}: the INI says what BookSim ignores ({note!r}): {text!r}",
+                  (note in text) if note else f"; traffic = {tr}" not in text)
+            runs(bs, text, tmp)
+        bs = write_cfg(tmp, "p.cfg", torus8 + "traffic = randperm;\nperm_seed = 7;\n")
+        rc, text, named = convert(bs)
+        eq("randperm with perm_seed = 7", (rc, named, ini_value(read_ini(text), "traffic")),
+           (0, {}, "randperm:perm_seed=7"))
+        for extra, tr, why in (
+                ("", "tornado(4,2,1)", "its argument '4,2,1' is k = 4: BookSim steps digits of the node id in base "
+                                       "xr * k = 4, netloom's tornado the torus's coordinates in base k = 8"),
+                ("", "neighbor({8,3})", "its argument '3' is n = 3: BookSim steps 3 digits of the node id"),
+                ("", "tornado({8,2,2})", "its argument '2' is xr"),
+                ("", "neighbor(x)", "its argument 'x' is k = 0"),
+                ("perm_seed = time;\n", "randperm", "BookSim draws the permutation seed from the clock")):
+            bs = write_cfg(tmp, "p.cfg", torus8 + f"traffic = {tr};\n" + extra)
+            rc, text, named = convert(bs)
+            eq(f"{tr}: exit", rc, 3)
+            check(f"{tr}: named with file:line and the argument ({why!r}): {named}",
+                  named.get("traffic", "").startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}': {why}"))
+            eq(f"{tr}: not written", ini_value(read_ini(text), "traffic"), None)
+            runs(bs, text, tmp)
 
 
 def case_hotspot():
