@@ -185,7 +185,11 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 		/* The selected ranks of the old group, in the order given. MPI
 		 * requires them distinct (MPI-3.1 §6.3.2): a repeat makes the group
 		 * unknown, which also bounds the list by g1.n, the size the new
-		 * group is allocated for. */
+		 * group is allocated for. Each must also be a rank of the old group
+		 * (§6.3.2), whose size is known here: one outside it means the rank
+		 * files do not belong to a job of this size (a .meta with too few
+		 * numprocs), so the input is refused rather than the communicator
+		 * and all its traffic dropped. */
 		uint32_t *sel = NULL, ns = 0, cap = 0;
 		bool incl = r->label == DL_Group_incl || r->label == DL_Group_range_incl;
 		bool range = r->label == DL_Group_range_incl || r->label == DL_Group_range_excl;
@@ -210,11 +214,17 @@ static int p1_group(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank 
 				first = last = dumpi_arr(&p->st, &a[2], i);
 				stride = 1;
 			}
-			if (!stride || first < 0 || last < 0 || first >= g1.n || last >= g1.n) {
+			if (!stride) {
 				ok = false;
 				break;
 			}
 			for (int64_t x = first; stride > 0 ? x <= last : x >= last; x += stride) {
+				if (x < 0 || x >= g1.n) {
+					free(sel);
+					free(seen);
+					return dumpi_rec_err(d, rank, r->off, "%s: member %lld outside its group (size %u)",
+							     dumpi_label_name(r->label), (long long)x, g1.n);
+				}
 				if (seen[x]) {
 					ok = false;
 					break;

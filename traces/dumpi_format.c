@@ -581,7 +581,8 @@ int dumpi_stream_next(struct dumpi_stream *s, struct dumpi_rec *r, struct nl_err
 			uint32_t ns = be32(s->p + pos + 2);
 			pos += 6;
 			if (ns >= 1000000000u)
-				return ds_err(s, err, r->off, "%s record: %u nanoseconds", call->name, ns);
+				return ds_err(s, err, r->off, "%s record: timestamp nanoseconds %u (expected below 1000000000)",
+					      call->name, ns);
 			int64_t sec64 = unwrap_sec(s, c, sec, bias);
 			/* Unwrapping can add 2^16 s a record: bounded so the ns stay in int64. */
 			if (sec64 > DUMPI_MAX_SEC)

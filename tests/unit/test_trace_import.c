@@ -298,6 +298,14 @@ static void test_dumpi_mem_errors(void)
 	size_t n = fread(buf, 1, sizeof buf, f);
 	fclose(f);
 	CHECK_OK(trace_dumpi_import_mem(buf, n, &e), &e);
+	/* A timestamp's nanoseconds past 10^9 (the first record: label,
+	 * mask 0x4f, thread id, CPU start seconds, then its nanoseconds at 23):
+	 * what was expected said (was "MPI_Init record: 4285902080 nanoseconds"). */
+	buf[23] = 0xff;
+	CHECK_ERR(trace_dumpi_import_mem(buf, n, &e), NL_EFORMAT, &e,
+		  "(memory): rank 0, offset 16: MPI_Init record: timestamp nanoseconds 4285902080 (expected below "
+		  "1000000000)");
+	buf[23] = 0;
 	/* A damaged record label (the first record is at 8 + 8): its offset. */
 	buf[16] = 0xff;
 	buf[17] = 0xfe;
@@ -444,6 +452,124 @@ static void test_dumpi_communicators(void)
 	fclose(f);
 	CHECK_ERR(trace_import(test_tmppath("syn/syn.meta"), test_tmppath("syn2.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "syn.meta: rank 0 waits in collective call #0 on communicator 0, which 1 of its 4 members never make");
+}
+
+/* A .meta with fewer numprocs than the rank files were recorded with:
+ * testbgp's ranks build a group of world ranks 0..6, and 3 of them are
+ * outside a 3-rank world. Was exit 0 with the communicator, and all 525
+ * calls on it, listed as not converted (no p2p message left). */
+static void test_dumpi_group_outside(void)
+{
+	struct nl_err e = {0};
+	char from[512], to[512];
+	mkdir(test_tmppath("bgp3"), 0755);
+	for (int r = 0; r < 3; r++) {
+		snprintf(from, sizeof from, DATA "/dumpi/testbgp-%04d.bin", r);
+		snprintf(to, sizeof to, "%s/bgp3/testbgp-%04d.bin", test_tmpdir, r);
+		CHECK_EQ(copy_file(from, to), 0);
+	}
+	FILE *f = fopen(test_tmppath("bgp3/testbgp.meta"), "w");
+	fprintf(f, "numprocs=3\nfileprefix=testbgp\n");
+	fclose(f);
+	char want[700];
+	snprintf(want, sizeof want,
+		 "%s/bgp3/testbgp-0000.bin: rank 0, offset 226: MPI_Group_incl: member 3 outside its group (size 3)",
+		 test_tmpdir);
+	CHECK_ERR(trace_import(test_tmppath("bgp3/testbgp.meta"), test_tmppath("bgp3.nlt"), NULL, NULL, &e),
+		  NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	CHECK(access(test_tmppath("bgp3.nlt"), F_OK) != 0);
+}
+
+/* Groups on 3 ranks: Comm_group of a handle never defined, Group_incl of
+ * rank 5 of it (its size is not known: no error), Comm_create of that and
+ * a send on the result; then a range (0, 3, 2) of world's group: ranks 0
+ * and 2 (3 is past the group, but the stride steps over it). With
+ * bad_range, the range (0, 4, 2), whose member 4 is outside. */
+static void write_group_rank_with(const char *path, uint32_t rank, bool bad_range)
+{
+	struct dw w = {.n = 0};
+	int32_t five[] = {5};
+	uint64_t body = dw_begin(&w);
+	rec(&w, DL_Init, 0);
+	put32(&w, 0);
+	rec(&w, DL_Comm_group, 10); /* handle 9 -> group 10: unknown */
+	put16(&w, 9);
+	put16(&w, 10);
+	rec(&w, DL_Group_incl, 20); /* group 10, {5} -> 11 */
+	put16(&w, 10);
+	put32(&w, 1);
+	put_iarr(&w, five, 1);
+	put16(&w, 11);
+	rec(&w, DL_Comm_create, 30); /* world, group 11 -> 20 */
+	put16(&w, DH_COMM_WORLD);
+	put16(&w, 11);
+	put16(&w, 20);
+	rec(&w, DL_Send, 40); /* 1 x MPI_INT to rank 0 of communicator 20 */
+	put32(&w, 1);
+	put16(&w, 9);
+	put32(&w, 0);
+	put32(&w, 1);
+	put16(&w, 20);
+	rec(&w, DL_Comm_group, 50); /* world -> group 12: ranks 0 1 2 */
+	put16(&w, DH_COMM_WORLD);
+	put16(&w, 12);
+	rec(&w, DL_Group_range_incl, 60); /* group 12, {(0, 3 or 4, 2)} -> 13 */
+	put16(&w, 12);
+	put32(&w, 1);
+	put32(&w, 1);
+	put32(&w, 3);
+	put32(&w, 0);
+	put32(&w, bad_range ? 4 : 3);
+	put32(&w, 2);
+	put16(&w, 13);
+	rec(&w, DL_Comm_create, 70); /* world, group 13 -> 21 */
+	put16(&w, DH_COMM_WORLD);
+	put16(&w, 13);
+	put16(&w, 21);
+	rec(&w, DL_Finalize, 80);
+	(void)rank;
+	dw_finish(&w, body, path);
+}
+
+static void write_group_rank(const char *path, uint32_t rank)
+{
+	write_group_rank_with(path, rank, false);
+}
+
+static void write_bad_range_rank(const char *path, uint32_t rank)
+{
+	write_group_rank_with(path, rank, true);
+}
+
+static void test_dumpi_groups(void)
+{
+	struct nl_err e = {0};
+	struct warns w = {0};
+	const char *meta = dw_write_trace("grp", 3, write_group_rank);
+	CHECK_OK(trace_import(meta, test_tmppath("grp.nlt"), collect, &w, &e), &e);
+	/* A group of a communicator netloom does not know stays unknown. */
+	CHECK(has_warn(&w, "not converted: MPI_Comm_create x3 (new communicator's members unknown)"));
+	CHECK(has_warn(&w, "not converted: MPI_Send x3 (on a communicator netloom could not import)"));
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, test_tmppath("grp.nlt"), &e), &e);
+	const struct trace_manifest *m = trace_archive_manifest(a);
+	CHECK_EQ(m->n_comms, 3);
+	const struct trace_comm *c = m->n_comms == 3 ? trace_manifest_find_comm(m, 2) : NULL;
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_EQ(c->size, 2);
+		CHECK_EQ(c->world_ranks[0], 0);
+		CHECK_EQ(c->world_ranks[1], 2);
+	}
+	trace_archive_close(a);
+
+	/* Rank 2 reaches it first: pass 1 resumes the last member of the
+	 * resolved Comm_create. */
+	meta = dw_write_trace("grpbad", 3, write_bad_range_rank);
+	CHECK_ERR(trace_import(meta, test_tmppath("grpbad.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "grpbad-0002.bin: rank 2, offset 156: MPI_Group_range_incl: member 4 outside its group (size 3)");
+	CHECK(access(test_tmppath("grpbad.nlt"), F_OK) != 0);
 }
 
 /* --- SimGrid -------------------------------------------------------------------- */
@@ -769,6 +895,8 @@ int main(void)
 	TEST_RUN(test_dumpi_moved);
 	TEST_RUN(test_dumpi_mem_errors);
 	TEST_RUN(test_dumpi_communicators);
+	TEST_RUN(test_dumpi_group_outside);
+	TEST_RUN(test_dumpi_groups);
 	TEST_RUN(test_simgrid_ti32);
 	TEST_RUN(test_simgrid_isend_test_wait);
 	TEST_RUN(test_simgrid_datatypes_and_v);
