@@ -340,6 +340,15 @@ static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, con
 	return code;
 }
 
+/* OTF2's reason for e, or NULL when it gives none: the library describes
+ * codes outside its table (OTF2_ERROR_INVALID among them) as "Unknown error
+ * code", which says nothing about the file. */
+static const char *otf2_reason(OTF2_ErrorCode e)
+{
+	const char *s = OTF2_Error_GetDescription(e);
+	return s && *s && strcmp(s, "Unknown error code") ? s : NULL;
+}
+
 /* The archive's files, checked before the library opens them so that a
  * missing one is named. */
 static int check_file(struct otf2_import *im, const char *path, const char *what)
@@ -375,9 +384,12 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 	OTF2_Reader_CloseGlobalDefReader(rd, gdr);
 	if (c.nomem)
 		return nl_errf(im->err, NL_ENOMEM, "out of memory");
-	if (e != OTF2_SUCCESS)
+	if (e != OTF2_SUCCESS && otf2_reason(e))
 		return nl_errf(im->err, NL_ECORRUPT, "%s: corrupt or truncated global definitions: %s", def_path,
-			       OTF2_Error_GetDescription(e));
+			       otf2_reason(e));
+	if (e != OTF2_SUCCESS)
+		return nl_errf(im->err, NL_ECORRUPT,
+			       "%s: corrupt or truncated global definitions (expected a complete OTF2 .def file)", def_path);
 	struct otf2_defs *d = &im->defs;
 	if (d->n_strings)
 		qsort(d->strings, d->n_strings, sizeof *d->strings, cmp_string);
@@ -409,13 +421,21 @@ static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, u
 	struct stat st;
 	if (!stat(path, &st)) {
 		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, loc);
+		if (!dr)
+			return nl_errf(im->err, NL_ECORRUPT,
+				       "%s: cannot read the local definitions (expected an OTF2 .def file of location %llu)",
+				       path, (unsigned long long)loc);
 		uint64_t n;
-		OTF2_ErrorCode e = dr ? OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n) : OTF2_ERROR_INVALID;
-		if (dr)
-			OTF2_Reader_CloseDefReader(rd, dr);
-		if (e != OTF2_SUCCESS)
+		OTF2_ErrorCode e = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+		OTF2_Reader_CloseDefReader(rd, dr);
+		if (e != OTF2_SUCCESS && otf2_reason(e))
 			return nl_errf(im->err, NL_ECORRUPT, "%s: corrupt or truncated local definitions: %s", path,
-				       OTF2_Error_GetDescription(e));
+				       otf2_reason(e));
+		if (e != OTF2_SUCCESS)
+			return nl_errf(im->err, NL_ECORRUPT,
+				       "%s: corrupt or truncated local definitions (expected a complete OTF2 .def file of "
+				       "location %llu)",
+				       path, (unsigned long long)loc);
 	}
 	OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, loc);
 	snprintf(path, sizeof path, "%s/%llu.evt", dir, (unsigned long long)loc);

@@ -78,6 +78,13 @@ fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "c
 fresh2() { rm -rf "$dir/bad"; cp -r "$data/ember" "$dir/bad"; chmod -R u+w "$dir/bad"; }
 fresh2; cp "$data/crafted/idmap-64g-0.def" "$dir/bad/traces/0.def"; bad "crafted id map size" "traces/0.def"
 fresh2; cp "$data/crafted/alloc-16g-0.evt" "$dir/bad/traces/0.evt"; bad "crafted event sizes" "traces/0.evt"
+# An empty local definitions file: OTF2 gives no reason ("Unknown error
+# code" was printed), so what was expected is said.
+fresh2; : > "$dir/bad/traces/1.def"; bad "empty local .def" "traces/1.def"
+expect "empty local .def message" "$out" \
+  "netloom: $dir/bad/traces/1.def: cannot read the local definitions (expected an OTF2 .def file of location 1)"
+fresh2; : > "$dir/bad/traces.def"; bad "empty global .def" "traces.def"
+case $out in *"Unknown error code"*) fail "empty global .def: $out" ;; esac
 
 # Export (issue 17, part 3). Round trip: .nlt -> OTF2 -> .nlt replays to
 # the same JSON apart from the input's name, size, hashes, recorder and
