@@ -275,8 +275,13 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		goto fail;
 	}
 	/* A file shorter than the magic that holds its first bytes is an
-	 * archive cut short, as one cut inside the header is. */
-	if (!got || memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8)) {
+	 * archive cut short, as one cut inside the header is. An empty one
+	 * holds nothing to judge by: said as such. */
+	if (!got) {
+		rc = arch_err(a, err, NL_EFORMAT, 0, "empty file (expected a netloom trace archive)");
+		goto fail;
+	}
+	if (memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8)) {
 		rc = arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)");
 		goto fail;
 	}
