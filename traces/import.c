@@ -73,8 +73,12 @@ static int not_foreign(const char *in_path, int e, bool nlt_ok, struct nl_err *e
 			       in_path);
 	if (e)
 		return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path, strerror(e));
-	return nl_errf(err, NL_EFORMAT, "%s: unknown trace format: expected %s" FOREIGN_FORMATS, in_path,
-		       nlt_ok ? "a netloom trace archive (.nlt) or " : "");
+	/* An empty file has no format to be unknown: say it is empty (as the
+	 * archive reader does for an empty .nlt). */
+	struct stat st;
+	const bool empty = stat(in_path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+	return nl_errf(err, NL_EFORMAT, "%s: %s: expected %s" FOREIGN_FORMATS, in_path,
+		       empty ? "empty file" : "unknown trace format", nlt_ok ? "a netloom trace archive (.nlt) or " : "");
 }
 
 int trace_input_format(const char *in_path, const char **importer, struct nl_err *err)

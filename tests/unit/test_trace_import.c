@@ -845,6 +845,13 @@ static void test_detect_and_escape(void)
 		 test_tmppath("words.txt"));
 	CHECK_ERR(trace_input_format(test_tmppath("words.txt"), &importer, &e), NL_EFORMAT, &e, want);
 	CHECK_STR(e.msg, want);
+	/* An empty file is said to be empty (replay and convert said
+	 * "unknown trace format" where trace info said "empty file"). */
+	write_text(test_tmppath("empty.nlt"), "");
+	CHECK_ERR(trace_input_format(test_tmppath("empty.nlt"), &importer, &e), NL_EFORMAT, &e,
+		  "empty.nlt: empty file: expected a netloom trace archive (.nlt) or a DUMPI .meta file");
+	CHECK_ERR(trace_import(test_tmppath("empty.nlt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "empty.nlt: empty file: expected a DUMPI .meta file");
 	CHECK_OK(trace_input_format(DATA "/dumpi/testtrace.meta", &importer, &e), &e);
 	CHECK(importer && !strcmp(importer, "dumpi"));
 
