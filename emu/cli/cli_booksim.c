@@ -1527,6 +1527,10 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		 * every VC). */
 		if ((!strncmp(kv->key, "read_", 5) || !strncmp(kv->key, "write_", 6)) && !read_write)
 			fine = true;
+		/* perm_seed is read by randperm alone (traffic.cpp,
+		 * TrafficPattern::New), which consumes it above. */
+		if (!strcmp(kv->key, "perm_seed") && strncmp(bs_get(bf, "traffic"), "randperm", 8))
+			fine = true;
 		/* batch_size and batch_count only apply with sim_type = batch
 		 * (trafficmanager.cpp); cmeshconfig sets batch_size in latency mode. */
 		if ((!strcmp(kv->key, "batch_size") || !strcmp(kv->key, "batch_count")) &&

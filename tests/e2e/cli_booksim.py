@@ -546,6 +546,11 @@ def case_digit_patterns():
         rc, text, named = convert(bs)
         eq("randperm with perm_seed = 7", (rc, named, ini_value(read_ini(text), "traffic")),
            (0, {}, "randperm:perm_seed=7"))
+        # BookSim reads perm_seed for randperm only: inert beside another pattern.
+        bs = write_cfg(tmp, "p.cfg", torus8 + "traffic = uniform;\nperm_seed = 7;\n")
+        rc, text, named = convert(bs)
+        eq("uniform with perm_seed = 7", (rc, named, ini_value(read_ini(text), "traffic")), (0, {}, "uniform"))
+        runs(bs, text, tmp)
         for extra, tr, why in (
                 ("", "tornado(4,2,1)", "its argument '4,2,1' is k = 4: BookSim steps digits of the node id in base "
                                        "xr * k = 4, netloom's tornado the torus's coordinates in base k = 8"),
