@@ -422,6 +422,15 @@ static void live_signals(bool install, struct sigaction *old_int, struct sigacti
 	sigaction(SIGTERM, &sa, old_term);
 }
 
+/* For the beside-trace live side (session_src_side), as live_finish_ps: a
+ * live rank finished when it said BYE; an evicted one's stream end is no
+ * finish. */
+static bool live_rank_finished(void *ctx, uint32_t r)
+{
+	const struct live_server *s = ctx;
+	return s->ranks[r].state == LR_DONE;
+}
+
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE,
@@ -450,7 +459,8 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s.comms ? s.n_jobs : 0, .comms = s.comms,
 				 .next = live_next, .ctx = &s};
 	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .wall_compute = true,
-				      .on_match = live_on_match, .match_ctx = &s};
+				      .on_match = live_on_match, .match_ctx = &s, .rank_finished = live_rank_finished,
+				      .finished_ctx = &s};
 	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)
 		goto out;
 	{

@@ -186,6 +186,11 @@ struct session_src_opts {
 					 * durations, not CPU time) */
 	void (*on_match)(void *ctx, const struct app_match_info *mi); /* matches among src's ranks, or NULL */
 	void *match_ctx;
+	/* Whether src's rank finished (a live rank that said BYE), for its
+	 * side's figures; NULL: every rank did, unless stopped. A stream the
+	 * caller ended for it (an evicted live rank) is then no finish. */
+	bool (*rank_finished)(void *ctx, uint32_t rank);
+	void *finished_ctx;
 };
 /* Build over s's configuration (s keeps the topology; the run holds the
  * rest). Errors as replay's: [replay] keys, backend, trace, topology. */
@@ -204,7 +209,8 @@ uint32_t session_src_trace_ranks(const struct session_src *r); /* 0 without a tr
  * messages within that side (kept only when a trace runs beside). */
 struct session_src_figures {
 	uint32_t first_rank, ranks;
-	uint32_t finished;           /* of them, ranks that finished (all, unless stopped) */
+	uint32_t finished;           /* of them, ranks that finished (all, unless stopped or the
+				      * caller's rank_finished says not) */
 	uint64_t finish_ps, compute_ps, comm_ps, wait_ps; /* finish: the last finished rank's */
 	uint64_t messages;
 	double lat_mean_ps;

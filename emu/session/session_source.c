@@ -39,6 +39,8 @@ struct session_src {
 	uint32_t n_src;                /* the caller's ranks: world 0..n_src-1 */
 	app_match_fn on_match;
 	void *match_ctx;
+	bool (*rank_finished)(void *ctx, uint32_t rank); /* NULL: the caller's ranks finish as the trace's */
+	void *finished_ctx;
 	/* The trace beside them (NULL / 0 without one). */
 	char *trace_path;
 	struct trace_archive *arch;
@@ -140,6 +142,8 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 	r->n_src = o->src->n_ranks;
 	r->on_match = o->on_match;
 	r->match_ctx = o->match_ctx;
+	r->rank_finished = o->rank_finished;
+	r->finished_ctx = o->finished_ctx;
 	/* Configuration errors first ([replay] keys, backend), as replay. */
 	if ((rc = app_config_bind(&s->cfg, &r->ac, err)) < 0)
 		goto fail;
@@ -250,8 +254,13 @@ void session_src_side(const struct session_src *r, int trace, struct session_src
 	f->ranks = hi - lo;
 	for (uint32_t i = lo; i < hi && i < res->n_ranks; i++) {
 		const struct app_rank_stats *st = &res->ranks[i];
-		/* A stopped session's unfinished ranks have no finish (0). */
-		if (!res->partial || res->stop[i].finished) {
+		/* A stopped session's unfinished ranks have no finish (0), nor
+		 * has a caller's rank whose stream was ended for it: the engine
+		 * ends an evicted live rank's stream where it went, which is
+		 * no finish (the live report's runtime and jobs say the same). */
+		bool fin = i < r->n_src && r->rank_finished ? r->rank_finished(r->finished_ctx, i)
+							    : !res->partial || res->stop[i].finished;
+		if (fin) {
 			f->finished++;
 			if (st->finish_ps > f->finish_ps)
 				f->finish_ps = st->finish_ps;

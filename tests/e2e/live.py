@@ -1050,6 +1050,9 @@ try:
         c.recv(1 - rank, 0, 64)
         c.wait(r)
         c.close()
+    elif mode == 'alone':  # 3 us, done
+        c.compute(3000000)
+        c.close()
     elif mode == 'silent':  # 12 us of compute, then silent until evicted
         c.compute(5000000)
         c.compute(7000000)
@@ -1464,6 +1467,33 @@ def mean(v):
     return sum(v) / len(v)
 
 
+def beside_evicted(d, nlt):
+    """The live side's finish is its last finished rank's, as the session's
+    runtime and a job's (jobs_finish): it took the latest end of any live
+    rank, so rank 1, evicted after 12 us of compute, made it 12 us (rank 0
+    finished at 3 us); with every live rank evicted, 12 us for none
+    finished. The trace's side is unchanged."""
+    need_pyzmq()
+    script = os.path.join(d, 'jobfin.py')
+    open(script, 'w').write(JOBFIN)
+    for name, modes in (('bsome', ('alone', 'silent')), ('bnone', ('silent', 'silent'))):
+        s = Server(d, 2, '-s', 'backend=analytic', '--trace', nlt, '--heartbeat-ms', '200', '--timeout-ms', '1000',
+                   name=name)
+        clients([[PY, script, PYDIR, s.ep, str(r), '1', modes[r]] for r in range(2)], d, name)
+        rc = s.wait()
+        rep, text = json.load(open(s.json)), open(s.out).read()
+        b, ranks = rep['beside_trace'], rep['results']['ranks']
+        fin = ranks[0]['finish_s'] if name == 'bsome' else None
+        expect(rc == (0 if fin else 1) and [x['state'] for x in rep['live']['ranks']] == [
+            'finished' if m == 'alone' else 'evicted' for m in modes], '%s: server %d, %s' % (name, rc, text))
+        expect(b['live']['finish_s'] == fin and (fin is None or fin < 12e-6)
+               and b['trace']['finish_s'] == max(x['finish_s'] for x in ranks[2:]) > 0,
+               '%s: beside_trace %s' % (name, b))
+        live = [l for l in text.splitlines() if l.startswith('    live  ranks 0..1: finish ')]
+        expect(len(live) == 1 and live[0].split(',')[0].endswith('finish %.9f s' % fin if fin else 'finish none finished'),
+               '%s: text %s' % (name, text))
+
+
 def case_beside_trace(d):
     """A live ring of 6 ranks beside a replayed trace on the same flit
     network (torus:k=8, the trace on endpoints 6 and 7 by default): the
@@ -1508,6 +1538,7 @@ def case_beside_trace(d):
     expect(b['live']['finish_s'] is not None and b['trace']['finish_s'] is not None, 'finished sides: %s' % b)
     expect('beside_trace' not in json.load(open(alone.json)), 'beside_trace without --trace')
     expect(b['endpoints'] == [6, 7] and b['placement'] == 'linear', 'default placement: %s' % b)
+    beside_evicted(d, nlt)
     # Placed by the usual keys, on the endpoints the live ranks leave free.
     placed = ('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=random-node',
               '-s', 'placement_seed=3', '--trace', nlt)
