@@ -344,6 +344,26 @@ static void cmp_where(const struct cmp *c, const struct cmp_sys *s, const char *
 	snprintf(out, n, "%s:%d: [system %s]", c->path, line, s->name);
 }
 
+/* The line of system s's key `name`: where the study sets it, else its
+ * [system NAME] header (the key then comes from its config file). */
+static int cmp_sys_key_line(const struct cmp_sys *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->n_kv; i++)
+		if (!strcmp(s->kv[i].key, name))
+			return s->kv[i].line;
+	return s->line;
+}
+
+/* "FILE:LINE" of a key the study sets, "FILE" for a default. */
+static const char *cmp_at(const struct cmp *c, int line, char *buf, size_t n)
+{
+	if (line)
+		snprintf(buf, n, "%s:%d", c->path, line);
+	else
+		snprintf(buf, n, "%s", c->path);
+	return buf;
+}
+
 /* The routing function a replay of system s will run (its own, or the
  * one picked for the family when unset) against the topology and the VCs
  * a flit network gives it (num_vcs / traffic_classes): the registry's own
@@ -358,20 +378,20 @@ static void cmp_check_routing(struct cmp *c, struct cmp_sys *s, nl_sim *sim, con
 	if (!spec || !strcmp(spec, "none"))
 		return;
 	cmp_where(c, s, rf ? "routing_function" : "topology", where, sizeof where);
-	if (session_route_check(sim, sim->topo, spec, &err) < 0)
-		cmp_problem(c, "%s key 'routing_function': value '%s'%s: %s", where, spec,
-			    rf ? "" : " (picked for the family: key unset)", err.msg);
-}
-
-/* "FILE:LINE" of a key the study sets, "FILE" for a default. */
-/* The line of system s's key `name`: where the study sets it, else its
- * [system NAME] header (the key then comes from its config file). */
-static int cmp_sys_key_line(const struct cmp_sys *s, const char *name)
-{
-	for (uint32_t i = 0; i < s->n_kv; i++)
-		if (!strcmp(s->kv[i].key, name))
-			return s->kv[i].line;
-	return s->line;
+	if (session_route_check(sim, sim->topo, spec, &err) >= 0)
+		return;
+	/* A VC count the function refuses may be set elsewhere than the
+	 * routing: in the study at its own line, or in the system's config
+	 * file. Say where, as the partitions/threads check does. */
+	char at[1200];
+	const char *vcs_at = NULL;
+	if (strstr(err.msg, "num_vcs")) {
+		int line = cmp_sys_key_line(s, "num_vcs");
+		vcs_at = line != s->line ? cmp_at(c, line, at, sizeof at) : config_origin(&sim->cfg, "num_vcs");
+	}
+	cmp_problem(c, "%s key 'routing_function': value '%s'%s: %s%s%s%s", where, spec,
+		    rf ? "" : " (picked for the family: key unset)", err.msg, vcs_at ? " (num_vcs set at " : "",
+		    vcs_at ? vcs_at : "", vcs_at ? ")" : "");
 }
 
 /* The flit backend's partitions and threads against system s's routers,
@@ -405,15 +425,6 @@ static void cmp_check_flit_counts(struct cmp *c, const struct cmp_sys *s, const 
 			    !inline_key && origin ? " (set at " : "", !inline_key && origin ? origin : "",
 			    !inline_key && origin ? ")" : "");
 	}
-}
-
-static const char *cmp_at(const struct cmp *c, int line, char *buf, size_t n)
-{
-	if (line)
-		snprintf(buf, n, "%s:%d", c->path, line);
-	else
-		snprintf(buf, n, "%s", c->path);
-	return buf;
 }
 
 /* The placement policies' names, comma-separated, from the registry (so

@@ -360,7 +360,11 @@ grep -q "path_select = first on &apos;a&apos;" "$dir/paths/index.html" || fail "
 sed 's/^routing_function = dor/routing_function = nca/' "$dir/study.ini" > "$dir/family.ini"
 bad family "netloom: $dir/family.ini:8: [system torus] key 'routing_function': value 'nca': routing function 'nca' does not run on topology 'torus' (it supports: fattree, clos); set routing_function to one that does: dor, valiant, min, ugal, lbr, duato, updown, updown_adaptive"
 sed 's/^routing_function = dor/routing_function = dor\nnum_vcs = 1/' "$dir/study.ini" > "$dir/vcs.ini"
-bad vcs "netloom: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1"
+bad vcs "netloom: $dir/vcs.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1 (num_vcs set at $dir/vcs.ini:9)"
+# num_vcs from the system's config file: named where it was set.
+printf '[router]\nnum_vcs = 1\n' > "$dir/vcs-sys.ini"
+sed "s|^routing_function = dor|routing_function = dor\nconfig = $dir/vcs-sys.ini|" "$dir/study.ini" > "$dir/vcsfile.ini"
+bad vcsfile "netloom: $dir/vcsfile.ini:8: [system torus] key 'routing_function': value 'dor': routing function 'dor' on a torus needs an even num_vcs >= 2 (two dateline classes), got 1 (num_vcs set at $dir/vcs-sys.ini:2)"
 
 # A system that deadlocks (dor without dateline classes, 1 VC of 2 flits on
 # a ring) is a failed cell: the others are computed, the report is
