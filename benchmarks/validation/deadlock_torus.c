@@ -21,13 +21,14 @@ int main(int argc, char **argv)
 	for (int b = 0; b < 2; b++)
 		for (int s = 0; s < 4; s++) {
 			const char *kv[] = {"topology=torus:k=8x8", BENCH_BOOKSIM_TORUS, "injection_rate=1.0", NULL};
-			/* 20 periods of 10,000 cycles, never converged: 200,000 cycles. */
+			/* 20 periods of 10,000 cycles, never converged: 200,000 cycles,
+			 * then the throughput drain (docs/engine.md). */
 			const char *extra[] = {bufs[b], seeds[s], "sim_type=throughput", "sample_period=10000",
 					       "max_samples=20", "acc_stopping_thres=0", NULL};
 			struct net_point pt;
 			int r = bench_point(kv, extra, &pt);
 			runs++;
-			bool ok = r == 0 && !pt.deadlock && pt.cycles == 200000 && pt.accepted > 0.03;
+			bool ok = r == 0 && !pt.deadlock && pt.cycles >= 200000 && pt.accepted > 0.03;
 			printf("%s %s: %s, %llu cycles, accepted %.4f%s\n", bufs[b], seeds[s],
 			       r == 0 ? "no deadlock" : "deadlock reported", (unsigned long long)pt.cycles,
 			       pt.accepted, ok ? "" : "  <- FAIL");

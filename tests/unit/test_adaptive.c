@@ -103,7 +103,7 @@ static void test_watchdog(void)
 			CHECK_OK(watch_point(p, bufs[bi], seeds[0], 1.0, &pt, &e), &e);
 			if (pt.deadlock)
 				TEST_FAIL_("%s on %s, %s, %s at 1.0: %s", p->route, p->topo, bufs[bi], seeds[0], e.msg);
-			CHECK_UINT(pt.cycles, ==, 20000);
+			CHECK_UINT(pt.cycles, >=, 20000); /* then the throughput drain (docs/engine.md) */
 			double sat = pt.accepted;
 			net_point_release(&pt);
 			CHECK(sat > 0.02);
@@ -114,7 +114,7 @@ static void test_watchdog(void)
 				if (pt.deadlock)
 					TEST_FAIL_("%s on %s, %s, %s at %.3f: %s", p->route, p->topo, bufs[bi], seeds[si],
 						   rates[bi], e.msg);
-				CHECK_UINT(pt.cycles, ==, 20000);
+				CHECK_UINT(pt.cycles, >=, 20000); /* then the throughput drain (docs/engine.md) */
 				net_point_release(&pt);
 			}
 		}
@@ -196,7 +196,7 @@ static void test_updown_return_vct(void)
 			CHECK_OK(run_point_kv(run, &pt, &e), &e);
 			if (pt.deadlock)
 				TEST_FAIL_("updown_adaptive:escape=return on %s at %s: %s", topos[i], inj, e.msg);
-			CHECK_UINT(pt.cycles, ==, 20000);
+			CHECK_UINT(pt.cycles, >=, 20000); /* then the throughput drain (docs/engine.md) */
 			if (si < 0) {
 				sat = pt.accepted;
 				CHECK(sat > 0.02);

@@ -247,7 +247,7 @@ static void test_no_false_alarm_torus(void)
 			struct nl_err e = {0};
 			CHECK_OK(run_point_kv(kv, &pt, &e), &e);
 			CHECK(!pt.deadlock);
-			CHECK_UINT(pt.cycles, ==, 25000);
+			CHECK_UINT(pt.cycles, >=, 25000); /* then the throughput drain (docs/engine.md) */
 			CHECK(pt.accepted > 0.03);
 			net_point_release(&pt);
 		}

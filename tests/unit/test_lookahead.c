@@ -144,7 +144,7 @@ static void test_upstream_watchdog(void)
 			CHECK_OK(run_point_kv(kv, &pt, &e), &e);
 			if (pt.deadlock)
 				TEST_FAIL_("%s on %s, %s: %s", pairs[i][1], pairs[i][0], seeds[si], e.msg);
-			CHECK_UINT(pt.cycles, ==, 20000);
+			CHECK_UINT(pt.cycles, >=, 20000); /* then the throughput drain (docs/engine.md) */
 			CHECK(pt.accepted > 0.02);
 			net_point_release(&pt);
 		}

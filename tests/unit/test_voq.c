@@ -133,7 +133,7 @@ static void test_watchdog(void)
 				struct nl_err e = {0};
 				CHECK_OK(run_point_kv(kv, &pt, &e), &e);
 				CHECK(!pt.deadlock);
-				CHECK_UINT(pt.cycles, ==, 20000);
+				CHECK_UINT(pt.cycles, >=, 20000); /* then the throughput drain (docs/engine.md) */
 				net_point_release(&pt);
 			}
 	/* 2-flit packets in 8-flit VCs: fronts waiting for a VC have complete
