@@ -112,23 +112,16 @@ bool live_finish_ps(const struct live_server *s, uint32_t lo, uint32_t n, uint64
 
 /* --json: '-' on standard output; a file is staged and registered (a
  * second signal removes it: serve.c), then moved into place. The bytes
- * of out_write_json. */
+ * of out_write_json (out_json_text). */
 static int live_json_write(const char *path, const json_t *doc, struct nl_err *err)
 {
 	if (!strcmp(path, "-"))
 		return out_write_json(path, doc, err);
-	char *text = out_json_string(doc), *tmp = NULL;
-	if (!text)
-		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON", path);
-	size_t n = strlen(text);
-	char *t = realloc(text, n + 2);
-	if (!t) {
-		free(text);
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-	}
-	t[n] = '\n';
-	t[n + 1] = '\0';
-	int rc = out_stage_registered(path, t, n + 1, &tmp, err);
+	size_t n;
+	char *t = out_json_text(doc, &n), *tmp = NULL;
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON: out of memory", path);
+	int rc = out_stage_registered(path, t, n, &tmp, err);
 	if (rc == 0)
 		rc = out_commit(&tmp, path, err);
 	out_unstage(&tmp);

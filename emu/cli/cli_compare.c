@@ -82,21 +82,16 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)
 		snprintf(path[i], sizeof path[i], "%s/%s", dir, compare_files[i]);
 	/* report.json as out_write_json writes it: with a trailing newline. */
-	char *json = out_json_string(doc);
-	size_t n = json ? strlen(json) : 0;
-	char *t = json ? realloc(json, n + 2) : NULL;
+	size_t n;
+	char *t = out_json_text(doc, &n);
 	int rc = 0;
-	if (!t) {
-		free(json);
+	if (!t)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path[0]);
-	}
-	t[n] = '\n';
-	t[n + 1] = '\0';
 	/* Registered for SIGINT/SIGTERM from before each file exists
 	 * (out_stage_registered): the files are staged while gnuplot draws
 	 * the plots, seconds, and an interrupt left report.json.tmpXXXXXX
 	 * beside the old report. */
-	rc = out_stage_registered(path[0], t, n + 1, &tmp[0], err);
+	rc = out_stage_registered(path[0], t, n, &tmp[0], err);
 	free(t);
 	if (rc == 0)
 		rc = out_stage_registered(path[1], md, strlen(md), &tmp[1], err);

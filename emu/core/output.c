@@ -500,20 +500,28 @@ char *out_json_string(const struct json_t *doc)
 	return json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 }
 
-int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err)
+char *out_json_text(const struct json_t *doc, size_t *len)
 {
 	char *s = out_json_string(doc);
-	if (!s)
-		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON", path);
-	size_t n = strlen(s);
-	char *t = realloc(s, n + 2);
+	size_t n = s ? strlen(s) : 0;
+	char *t = s ? realloc(s, n + 2) : NULL;
 	if (!t) {
 		free(s);
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+		return NULL;
 	}
 	t[n] = '\n';
 	t[n + 1] = '\0';
-	int rc = out_write_atomic(path, t, n + 1, err);
+	*len = n + 1;
+	return t;
+}
+
+int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err)
+{
+	size_t n;
+	char *t = out_json_text(doc, &n);
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON: out of memory", path);
+	int rc = out_write_atomic(path, t, n, err);
 	free(t);
 	return rc;
 }

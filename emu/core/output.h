@@ -108,4 +108,10 @@ int out_write_json(const char *path, const struct json_t *doc, struct nl_err *er
 /* The same serialisation into a malloc'd string (caller frees). */
 char *out_json_string(const struct json_t *doc);
 
+/* The bytes out_write_json writes: out_json_string plus the trailing
+ * newline, its length (without the terminating NUL) in *len. NULL when
+ * out of memory. For writers that stage the file themselves (compare's
+ * report, serve's --json) or hand the text to a caller (nl_sim_json). */
+char *out_json_text(const struct json_t *doc, size_t *len);
+
 #endif

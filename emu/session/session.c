@@ -687,21 +687,14 @@ int nl_sim_json(const nl_sim *s, unsigned flags, char **out, size_t *len, struct
 	if (s->kind == SESSION_NONE)
 		return nl_errf(err, NL_ESTATE, "no results yet: run, sweep or replay first");
 	json_t *doc = session_json_doc(s, flags);
-	char *txt = doc ? out_json_string(doc) : NULL;
+	size_t n = 0;
+	char *t = doc ? out_json_text(doc, &n) : NULL;
 	json_decref(doc);
-	if (!txt)
+	if (!t)
 		return nl_errf(err, NL_ENOMEM, "cannot serialise JSON: out of memory");
-	size_t n = strlen(txt);
-	char *t = realloc(txt, n + 2);
-	if (!t) {
-		free(txt);
-		return nl_errf(err, NL_ENOMEM, "cannot serialise JSON: out of memory");
-	}
-	t[n] = '\n';
-	t[n + 1] = '\0';
 	*out = t;
 	if (len)
-		*len = n + 1;
+		*len = n;
 	return 0;
 }
 
