@@ -130,8 +130,10 @@ static const struct param_def net_sim_keys[] = {
 	{"check_interval", PARAM_INT, K(sim_cfg, check_interval), "-1", -1, 1e12,
 	 "cycles between credit/flit conservation checks: 0 off, -1 every 1024 cycles in debug builds and off in release builds",
 	 NULL},
-	{"max_drain_cycles", PARAM_INT, K(sim_cfg, max_drain_cycles), "1000000", 1, 1e12,
-	 "drain cycles at most before the point is reported unstable", NULL},
+	{"max_drain_cycles", PARAM_INT, K(sim_cfg, max_drain_cycles), "1000000", 0, 1e12,
+	 "drain cycles at most before the point is reported unstable; 0 (sim_type = throughput only): no drain, "
+	 "the run ends with its measurement and latency and hops count the packets retired by then",
+	 NULL},
 	{"visit_order", PARAM_CHOICE, K(sim_cfg, visit_order), "forward", 0, 0,
 	 "order routers and endpoints are visited within a cycle; results must not depend on it "
 	 "(a determinism check)", visit_order_names},
