@@ -4,7 +4,8 @@
 (a=8, p=4, h=4) and Slim Fly (q=9, p=6) under min, Valiant (ugal with a
 threshold that never takes the minimal path), UGAL-L and UGAL-G with the
 paper's BookSim settings: mean hops and latency at 0.1, and the accepted
-throughput offered 1.0 (sim_type=throughput). Writes
+throughput offered 1.0 (sim_type=throughput, no drain: max_drain_cycles =
+0, the measured window). Writes
 OUTDIR/flex_table6_routing.tsv and .svg."""
 import json
 import os
@@ -44,7 +45,7 @@ def main():
     for name, topo, vcs in SYSTEMS:
         for lab, rf in ROUTINGS:
             lo = point(netloom, topo, rf, vcs, 0.1)
-            hi = point(netloom, topo, rf, vcs, 1.0, ["sim_type=throughput", "max_samples=4"])
+            hi = point(netloom, topo, rf, vcs, 1.0, ["sim_type=throughput", "max_drain_cycles=0", "max_samples=4"])
             rows.append(f"{name}\t{lab}\t{lo['hops']['mean']:.3f}\t{lo['latency']['packet']['mean']:.2f}\t"
                         f"{hi['throughput']['accepted']:.4f}")
             bars.append((f"{name} {lab}", hi["throughput"]["accepted"]))

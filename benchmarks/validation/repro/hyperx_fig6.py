@@ -17,7 +17,8 @@ HYPERX_FIG6_SIZE selects the network:
   small  hyperx:s=4x4x4,t=4 (the same T/S ratio and beta = 0.5, 256
          endpoints: the quick check, the default on a loaded machine).
 Statistics are shortened to keep a 2-core machine usable: saturation is
-the throughput accepted at offered load 1.0 (sim_type=throughput,
+the throughput accepted at offered load 1.0 (sim_type=throughput, no
+drain: max_drain_cycles = 0, the measured window alone;
 max_samples = HYPERX_FIG6_SAMPLES 1,000-cycle periods, default 3, which
 counts the warm-up period as BookSim's does: one warm-up period and two
 measured samples), and the load-latency curve (Fig. 6 is four load-latency
@@ -91,7 +92,7 @@ def main():
         for algo in ALGOS:
             base = SETTINGS + router_set + ["topology=" + topo, "routing_function=" + ROUTING.get(algo, algo),
                                             "traffic=" + pat, "seed=1"]
-            sat = run(base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
+            sat = run(base + ["injection_rate=1.0", "sim_type=throughput", "max_drain_cycles=0", "warmup_periods=1",
                               "sample_period=1000", "max_samples=" + samples, "acc_stopping_thres=0"])
             if sat is None:
                 rows.append((pat, algo, None, "-", ["-"] * len(loads)))

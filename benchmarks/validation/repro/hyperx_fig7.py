@@ -35,7 +35,7 @@ links for 128 endpoints: beta = 0.5). HYPERX_FIG7_NETS (e.g.
 "clos,hx025"), HYPERX_FIG7_PATTERNS and HYPERX_FIG7_EXTRA=nca (the Clos
 also with oblivious `nca`) select what runs. Statistics as in
 hyperx_fig6.py: saturation = throughput accepted at offered 1.0
-(sim_type=throughput, max_samples = HYPERX_FIG7_SAMPLES 1,000-cycle
+(sim_type=throughput, no drain, max_samples = HYPERX_FIG7_SAMPLES 1,000-cycle
 periods, default 3, the first of them the warm-up: two measured samples),
 and the load-latency curve (Fig. 7 is
 four load-latency graphs) at the offered loads HYPERX_FIG7_LOADS (default
@@ -134,7 +134,7 @@ def main():
         for label, topo, algo, beta in curves:
             traffic = CLOS_SWAP2[size] if pat == "swap2" and topo.startswith("clos") else pat
             base = settings + ["topology=" + topo, "routing_function=" + algo, "traffic=" + traffic, "seed=1"]
-            sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "warmup_periods=1",
+            sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "max_drain_cycles=0", "warmup_periods=1",
                                        "sample_period=1000", "max_samples=" + samples,
                                        "acc_stopping_thres=0"], cache)
             if sat is None:
