@@ -250,13 +250,14 @@ static void info_text(const char *path, struct trace_archive *a, const struct tr
 	printf("ranks             %u\n", m->n_ranks);
 	printf("communicators     %u (world, self", m->n_comms);
 	for (uint32_t i = 2; i < m->n_comms; i++)
-		printf(", %u: %u ranks", m->comms[i].id, m->comms[i].size);
+		printf(", %u: %u rank%s", m->comms[i].id, m->comms[i].size, m->comms[i].size == 1 ? "" : "s");
 	printf(")\n");
 	printf("recorded runtime  %.9g s\n", m->recorded_runtime_s);
-	if (trace_manifest_ranks_per_core(m) > 0)
-		printf("recorded on       %u host%s, at most %u ranks on a host of %u cores (%.3g ranks per core)\n",
-		       m->hosts, m->hosts == 1 ? "" : "s", m->ranks_per_host, m->cores_per_host,
-		       trace_manifest_ranks_per_core(m));
+	double rpc = trace_manifest_ranks_per_core(m);
+	if (rpc > 0)
+		printf("recorded on       %u host%s, at most %u rank%s on a host of %u core%s (%.3g rank%s per core)\n",
+		       m->hosts, m->hosts == 1 ? "" : "s", m->ranks_per_host, m->ranks_per_host == 1 ? "" : "s",
+		       m->cores_per_host, m->cores_per_host == 1 ? "" : "s", rpc, rpc == 1 ? "" : "s");
 	else
 		printf("recorded on       (ranks per core unknown)\n");
 	printf("operations        %" PRIu64 "\n", s->ops);

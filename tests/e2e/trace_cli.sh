@@ -65,6 +65,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["p2p"], d["
 same "{'messages': 3, 'bytes': 8000} {'init': 3, 'finalize': 3, 'isend': 3, 'irecv': 3, 'waitall': 3}" \
 	"$T/json" "p2p messages and bytes (actions_waitall: 2000 + 3000 + 3000)"
 
+# Text info says "1 rank per core", "2 ranks" (it said "1 ranks per core").
+expect 0 "info (text) of the one-rank-per-core LAMMPS sample" "$NL" trace info "$2/traces/samples/lammps-lj-2.nlt"
+grep -q '^recorded on       1 host, at most 2 ranks on a host of 2 cores (1 rank per core)$' "$T/out" &&
+	ok "info: singular and plural units" || fail "info units: $(grep 'recorded on' "$T/out")"
+
 # --- dump -> encode byte identity -------------------------------------------------
 for f in bgp ti wa; do
 	"$NL" trace dump "$T/$f.nlt" >"$T/$f.txt" && "$NL" trace encode "$T/$f.txt" "$T/$f.re.nlt"
