@@ -140,17 +140,15 @@ def main():
                     "--netloom", netloom, "--spec", SPEC,
                     "--edges", os.path.join(HERE, "eq_small.edges"),
                     os.path.join(HERE, "eq_small.anynet")], check=True)
+    # The conversion must still run (it maps anynet and min to anynet and
+    # min_anynet), but its INI names the anynet file by absolute path, so
+    # the runs use the kept eq_small_min.ini (topology and routing given on
+    # the command line) and is not rewritten.
     conv = subprocess.run([netloom, "config", "--from-booksim", CFG], cwd=HERE,
                           capture_output=True, text=True)
-    unmapped = [l for l in conv.stderr.splitlines() if "cannot map" in l]
-    expected = ("'topology = anynet'", "'routing_function = min'")
-    if conv.returncode not in (0, 3) or any(not any(e in l for e in expected) for l in unmapped):
-        sys.exit("netloom config --from-booksim: unexpected result:\n" + conv.stderr)
+    if conv.returncode != 0:
+        sys.exit("netloom config --from-booksim %s: exit %d:\n%s" % (CFG, conv.returncode, conv.stderr))
     ini = os.path.join(HERE, "eq_small_min.ini")
-    with open(ini, "w") as f:
-        f.write(conv.stdout)
-    for l in unmapped:
-        print(l, file=sys.stderr)
 
     done = {}
     if os.path.exists(a.out):
