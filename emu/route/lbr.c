@@ -28,7 +28,12 @@
  * detours beside them, §III-C1); Valiant candidates draw w uniformly among
  * the routers other than s and d ("VAL [30]"; with N = 1, M = 3 as in
  * §III-C2's evaluation). A Valiant path may be no longer than the minimal
- * one (the text's "non-minimal" is whatever VAL returns).
+ * one (the text's "non-minimal" is whatever VAL returns), and one whose
+ * first leg passes through d ends there: the packet is delivered rather
+ * than carried on to w and back, and the snapshot's walk (lbr_walk) stops
+ * at d as well, so q counts the channels the packet uses (on torus 4x4,
+ * p=2 with n=0, m=1: 3.77-3.83 mean hops against 4.00 for the full
+ * detour; `valiant` keeps the detour unless shortcut=1).
  *
  * Gaps in the text, and what we chose:
  *  - q of a path. The text defines q on vertices ("queue length of the
