@@ -520,6 +520,20 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
 			      n->route->spec);
+	/* Its candidate priorities are the algorithm (route.h,
+	 * needs_priority_alloc): an allocator that ignores them takes a
+	 * deroute or an escape VC as readily as a free minimal port. */
+	if (rc_ == 0 && n->route->ops->needs_priority_alloc && !n->va_ops->by_priority) {
+		char ok[128] = "";
+		for (uint32_t k = 0; alloc_registry[k]; k++)
+			if (alloc_registry[k]->by_priority)
+				snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? " or " : "",
+					 alloc_registry[k]->name);
+		const char *at = config_origin(sc->cfg, "vc_allocator");
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "routing_function '%s' takes a deroute, a blocked port or its escape VCs only when no higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected vc_allocator = %s, got %s (%s%s)",
+			      n->route->spec, ok, n->va_ops->name, at ? "from " : "the default", at ? at : "");
+	}
 	/* lookahead_decide = upstream reads the downstream router's state from
 	 * the upstream one (router.c, fl_la_decide; with partitions, at the
 	 * exchange): no VOQ, whose rotations route a packet again at the same

@@ -24,7 +24,9 @@
  * (the view at route computation may be stale by then). The step-4 escape (the dimension-order port on the escape VCs) is
  * always the last, lowest-priority candidate. The VC allocator takes the
  * highest priority with a free VC, so it must be a by-priority allocator
- * (separable_input_first / separable_output_first).
+ * (separable_input_first / separable_output_first; route_ops.
+ * needs_priority_alloc, the engine refuses islip, whose round robin took
+ * deroutes at zero load: 2.11 hops on hyperx:s=4x4,t=2, minimal 1.46).
  *
  * Step 3's "unblocked switch" may have a queue threshold of its own,
  * `dqueue` (0, the default: `queue`'s), as §3.3 states neither rule; the
@@ -446,12 +448,13 @@ static int dal_compute(const struct route *r, uint32_t router, uint32_t in_port,
 
 const struct route_ops route_dal_ops = {
 	.name = "dal",
-	.help = "HyperX DAL: minimal if unblocked, else one deroute per offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3)",
+	.help = "HyperX DAL: minimal if unblocked, else one deroute per offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3); needs vc_allocator = separable_input_first or separable_output_first",
 	.params = dal_params_def,
 	.params_size = sizeof(struct dal_params),
 	.state_size = sizeof(struct dal_state),
 	.families = dal_families,
 	.is_deterministic = false,
+	.needs_priority_alloc = true,
 	.init = dal_init,
 	.inject = dal_inject,
 	.compute = dal_compute,

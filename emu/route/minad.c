@@ -12,7 +12,9 @@
  * `queue` flits are routed to it here and not yet sent: hyperx_route.h,
  * struct hxr_block, hxr_pick), less occupied first; then,
  * lowest priority, the dimension-order port on the escape VCs. The VC allocator must be a by-priority one
- * (separable_input_first / separable_output_first) for the order to count.
+ * (separable_input_first / separable_output_first) for the order to count: under islip's round robin a
+ * blocked dimension or the escape VCs are taken as often as a free dimension, which is not Min-AD
+ * (route_ops.needs_priority_alloc; the engine refuses islip).
  * No per-packet state.
  *
  * VCs (§4.1, 3 sets of 2 VCs, one of each set reserved for deadlock
@@ -101,11 +103,12 @@ static int minad_compute(const struct route *r, uint32_t router, uint32_t in_por
 
 const struct route_ops route_minad_ops = {
 	.name = "minad",
-	.help = "HyperX Min-AD: any unblocked offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3)",
+	.help = "HyperX Min-AD: any unblocked offset dimension, dimension-order escape VCs (Ahn et al. SC09 3.3); needs vc_allocator = separable_input_first or separable_output_first",
 	.params = minad_params_def,
 	.params_size = sizeof(struct minad_params),
 	.families = minad_families,
 	.is_deterministic = false,
+	.needs_priority_alloc = true,
 	.init = minad_init,
 	.inject = minad_inject,
 	.compute = minad_compute,

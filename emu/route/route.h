@@ -315,6 +315,15 @@ struct route_ops {
 	/* Deterministic algorithms get the acyclic channel-dependency check
 	 * in the registry conformance test. */
 	bool is_deterministic;
+	/* compute's priorities are part of the algorithm, not a tie-break:
+	 * a lower candidate (a deroute, an escape VC, a blocked port) is to
+	 * be taken only when no higher one has a free VC (minad, dal: seed
+	 * 001 §3.3's "if unblocked"). Only a by-priority VC allocator
+	 * (alloc_ops.by_priority, separable_*) honours that, so the engine
+	 * refuses any other (emu/net/flitnet.c); iSLIP picks by round robin
+	 * and took DAL's deroutes at zero load (hyperx:s=4x4,t=2, 0.001:
+	 * 2.11 hops, min 1.46). */
+	bool needs_priority_alloc;
 
 	/* Check the topology and the VC count, precompute. Errors name the
 	 * rule ("dor on torus needs an even number of VCs >= 2 (dateline

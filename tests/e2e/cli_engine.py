@@ -901,7 +901,8 @@ def case_routing_spec():
     fast = ("-s", "sample_period=100", "-s", "max_samples=3", "-s", "warmup_periods=1")
     for topo, typed, canon, extra in (
             ("flex:nx=3,ny=3,nz=2,p=2", "lbr:t=10", "lbr:t=10,n=1,m=3,redraw=1,rate=pair", ()),
-            ("hyperx:s=4x4,t=4", "dal", "dal:block=1,queue=0,dqueue=0", ("-s", "num_vcs=6"))):
+            ("hyperx:s=4x4,t=4", "dal", "dal:block=1,queue=0,dqueue=0",
+             ("-s", "num_vcs=6", "-s", "vc_allocator=separable_input_first"))):
         args = ("-s", f"topology={topo}", "-s", f"routing_function={typed}", *extra, *fast)
         p = run("run", *args)
         head = p.stdout.decode().splitlines()[0]

@@ -30,7 +30,7 @@ short="-s warmup_periods=2 -s sample_period=300 -s max_samples=4 -s seed=3 --rep
 runs=(
   "run -c $dir/ff.ini -s injection_rate=0.4 -s traffic=bitcomp $short"
   "run -c $dir/df.ini -s injection_rate=0.5 $short"
-  "run -s topology=hyperx:s=4x4x4,t=4 -s routing_function=dal -s num_vcs=6 -s vc_buf_size=32 -s flow_control=vct -s input_speedup=2 -s injection_rate=0.5 $short"
+  "run -s topology=hyperx:s=4x4x4,t=4 -s routing_function=dal -s num_vcs=6 -s vc_buf_size=32 -s flow_control=vct -s input_speedup=2 -s vc_allocator=separable_input_first -s injection_rate=0.5 $short"
   "run -s topology=fattree:k=4,n=3 -s routing_function=anca -s num_vcs=2 -s injection_rate=0.6 $short"
   "run -s topology=torus:k=6x6 -s routing_function=duato -s num_vcs=4 -s wait_for_tail_credit=1 -s packet_size=1..8 -s injection_rate=0.3 $short"
   # a recorded trace on the flit backend: messages, not synthetic traffic

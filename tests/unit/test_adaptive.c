@@ -37,11 +37,15 @@ static int watch_point(const struct pair *p, const char *buf, const char *seed, 
 	const char *atomic = strncmp(p->route, "duato", 5) && strncmp(p->route, "updown_adaptive", 15)
 				     ? "wait_for_tail_credit=0"
 				     : "wait_for_tail_credit=1";
+	/* Seed 001's tiers need a by-priority VC allocator (route_ops.needs_priority_alloc). */
+	const char *va = strncmp(p->route, "dal", 3) && strncmp(p->route, "minad", 5)
+				 ? "vc_allocator=islip"
+				 : "vc_allocator=separable_input_first";
 	const char *kv[] = {topo, route, vcs, buf, seed, inj, "packet_size=4", "sim_type=throughput",
 			    "sample_period=2000", "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0",
 			    /* The credit invariants (and the Equality functions'
 			     * port sums, route.port_sums) checked under saturation. */
-			    "check_interval=997", atomic, p->extra, NULL};
+			    "check_interval=997", atomic, va, p->extra, NULL};
 	return run_point_kv(kv, pt, e);
 }
 
@@ -144,11 +148,57 @@ static void test_queue_rule_needs_pend(void)
 	CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "needs [router] sequential_allocation = 1");
 	net_point_release(&pt);
 	const char *ok[] = {"topology=hyperx:s=3x3,t=2", "routing_function=dal:block=0,queue=2", "num_vcs=2",
-			    "injection_rate=0.1", "sample_period=500", "max_samples=2", "sequential_allocation=1", NULL};
+			    "injection_rate=0.1", "sample_period=500", "max_samples=2", "sequential_allocation=1",
+			    "vc_allocator=separable_input_first", NULL};
 	memset(&e, 0, sizeof e);
 	CHECK_OK(run_point_kv(ok, &pt, &e), &e);
 	CHECK(pt.accepted > 0.05);
 	net_point_release(&pt);
+}
+
+/* dal and minad rank their candidates (minimal, deroutes, escape: seed
+ * 001 §3.3, "minimal if unblocked"), which iSLIP ignores: refused under
+ * the default vc_allocator = islip, naming the key and the allocators that
+ * work. With one (separable_input_first, separable_output_first), a
+ * nearly idle network routes minimally: the hops of min, on a HyperX and
+ * a flattened butterfly. Under iSLIP dal took deroutes at zero load
+ * (hyperx:s=4x4,t=2: 2.11 hops, min 1.46). */
+static void test_priority_alloc(void)
+{
+	static const char *const topos[] = {"topology=hyperx:s=4x4,t=2", "topology=flatfly:m=4,n=3"};
+	static const char *const fns[] = {"routing_function=dal", "routing_function=minad"};
+	static const char *const vas[] = {"vc_allocator=separable_input_first", "vc_allocator=separable_output_first"};
+	for (size_t ti = 0; ti < 2; ti++) {
+		const char *kv[] = {topos[ti], "routing_function=min", "injection_rate=0.001", "sample_period=3000",
+				    NULL, NULL};
+		struct net_point pmin, pt;
+		struct nl_err e = {0};
+		CHECK_OK(run_point_kv(kv, &pmin, &e), &e);
+		CHECK(pmin.hops_mean > 1.0);
+		for (size_t fi = 0; fi < 2; fi++) {
+			kv[1] = fns[fi];
+			kv[4] = NULL;
+			memset(&e, 0, sizeof e);
+			CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e,
+				  "expected vc_allocator = separable_input_first or separable_output_first, got islip (the default)");
+			net_point_release(&pt);
+			kv[4] = "vc_allocator=islip";
+			memset(&e, 0, sizeof e);
+			CHECK_ERR(run_point_kv(kv, &pt, &e), NL_ECONFIG, &e, "got islip (from test)");
+			net_point_release(&pt);
+			for (size_t vi = 0; vi < 2; vi++) {
+				kv[4] = vas[vi];
+				memset(&e, 0, sizeof e);
+				CHECK_OK(run_point_kv(kv, &pt, &e), &e);
+				fprintf(stderr, "  %s %s %s at 0.001: %.4f hops (min %.4f)\n", topos[ti] + 9, fns[fi] + 17,
+					vas[vi] + 13, pt.hops_mean, pmin.hops_mean);
+				CHECK_NEAR(pt.hops_mean, pmin.hops_mean, 1e-9);
+				CHECK_UINT(pt.flit_hops, ==, pmin.flit_hops);
+				net_point_release(&pt);
+			}
+		}
+		net_point_release(&pmin);
+	}
 }
 
 /* duato needs atomic VC reuse: refused without wait_for_tail_credit = 1,
@@ -264,6 +314,7 @@ int main(void)
 	TEST_RUN(test_global_view_partitions);
 	TEST_RUN(test_queue_rule_needs_pend);
 	TEST_RUN(test_duato_atomic_vcs);
+	TEST_RUN(test_priority_alloc);
 	TEST_RUN(test_updown_return_vct);
 	TEST_RUN(test_snapshot_hook);
 	return test_done();

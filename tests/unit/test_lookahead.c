@@ -124,9 +124,11 @@ static void test_upstream_anca_herds(void)
 
 static void test_upstream_watchdog(void)
 {
-	static const char *const pairs[][4] = {
+	/* dal needs a by-priority VC allocator (route_ops.needs_priority_alloc). */
+	static const char *const pairs[][5] = {
 		{"topology=fattree:k=4,n=2", "routing_function=anca", "num_vcs=2", "wait_for_tail_credit=0"},
-		{"topology=hyperx:s=3x3x2,t=2", "routing_function=dal", "num_vcs=2", "wait_for_tail_credit=0"},
+		{"topology=hyperx:s=3x3x2,t=2", "routing_function=dal", "num_vcs=2", "wait_for_tail_credit=0",
+		 "vc_allocator=separable_input_first"},
 		{"topology=hyperx:s=3x3,t=2", "routing_function=min:select=adaptive", "num_vcs=2",
 		 "wait_for_tail_credit=0"},
 		{"topology=torus:k=4x4", "routing_function=duato", "num_vcs=4", "wait_for_tail_credit=1"},
@@ -138,7 +140,8 @@ static void test_upstream_watchdog(void)
 			const char *kv[] = {pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3], seeds[si],
 					    "vc_buf_size=1", "packet_size=4", "injection_rate=1.0", "routing_delay=0",
 					    "lookahead_decide=upstream", "sim_type=throughput", "sample_period=2000",
-					    "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0", NULL};
+					    "max_samples=10", "acc_stopping_thres=0", "watchdog_cycles=0", pairs[i][4],
+					    NULL};
 			struct net_point pt;
 			struct nl_err e = {0};
 			CHECK_OK(run_point_kv(kv, &pt, &e), &e);
