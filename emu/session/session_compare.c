@@ -9,6 +9,7 @@
  * hash of everything it depends on, so a re-run computes only what
  * changed. Cost and power come from emu/layout, as `netloom cost` has them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -82,16 +83,40 @@ static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out
 	return true;
 }
 
+/* The NAME of a "[KIND NAME]" header (section as libinih hands it, blanks
+ * and all) into buf: the text after KIND and its blanks, trailing blanks
+ * cut, so "[system  a ]" is system 'a' as "[system a]" is (they were two
+ * systems, both shown as 'a') and "[system  ]" has the empty name (it was
+ * a system named ' '). False when section is not of that kind. */
+static bool cmp_section_name(const char *section, const char *kind, char *buf, size_t n)
+{
+	size_t k = strlen(kind);
+	if (strncmp(section, kind, k) || !isblank((unsigned char)section[k]))
+		return false;
+	const char *p = section + k;
+	while (isblank((unsigned char)*p))
+		p++;
+	size_t len = strlen(p);
+	while (len && isblank((unsigned char)p[len - 1]))
+		len--;
+	snprintf(buf, n, "%.*s", (int)len, p);
+	return true;
+}
+
 /* A section of the study begins (its header at line, the index-th header
  * of the file): registered even when no key follows, so an empty
  * [system NAME] or [workload NAME] is refused for what it lacks rather
- * than dropped, and an unknown or second [study] is refused. False when
- * there are too many of its kind (reported). */
+ * than dropped, and an unknown or second [study] is refused. Sets
+ * cur_sys or cur_wl to the system or workload it defines (NULL: neither,
+ * or refused). False when there are too many of its kind (reported). */
 static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 {
 	const char *f = c->path;
+	char name[sizeof c->section];
 	snprintf(c->section, sizeof c->section, "%s", section);
 	c->section_headers = index;
+	c->cur_sys = NULL;
+	c->cur_wl = NULL;
 	ini_keys_release(&c->sec_keys);
 	if (!strcmp(section, "study")) {
 		if (c->study_line)
@@ -99,28 +124,29 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 				    line, c->study_line);
 		else
 			c->study_line = line;
-	} else if (!strncmp(section, "system ", 7) && section[7]) {
+	} else if (cmp_section_name(section, "system", name, sizeof name) && name[0]) {
 		for (uint32_t i = 0; i < c->n_sys; i++)
-			if (!strcmp(c->sys[i].name, section + 7))
+			if (!strcmp(c->sys[i].name, name))
 				cmp_problem(c, "%s:%d: [%s]: system '%s' defined twice; expected one section per system", f,
-					    line, section, section + 7);
+					    line, section, name);
 		if (c->n_sys == CMP_MAX_SYS) {
 			cmp_problem(c, "%s:%d: [%s]: more than %d systems", f, line, section, CMP_MAX_SYS);
 			return false;
 		}
-		c->sys[c->n_sys].line = line;
-		c->sys[c->n_sys++].name = strdup(section + 7);
-	} else if (!strncmp(section, "workload ", 9) && section[9]) {
+		c->cur_sys = &c->sys[c->n_sys++];
+		c->cur_sys->line = line;
+		c->cur_sys->name = strdup(name);
+	} else if (cmp_section_name(section, "workload", name, sizeof name) && name[0]) {
 		for (uint32_t i = 0; i < c->n_wl; i++)
-			if (!strcmp(c->wl[i].name, section + 9))
+			if (!strcmp(c->wl[i].name, name))
 				cmp_problem(c, "%s:%d: [%s]: workload '%s' defined twice; expected one section per workload",
-					    f, line, section, section + 9);
+					    f, line, section, name);
 		if (c->n_wl == CMP_MAX_WL) {
 			cmp_problem(c, "%s:%d: [%s]: more than %d workloads", f, line, section, CMP_MAX_WL);
 			return false;
 		}
-		struct cmp_wl *w = &c->wl[c->n_wl++];
-		w->name = strdup(section + 9);
+		struct cmp_wl *w = c->cur_wl = &c->wl[c->n_wl++];
+		w->name = strdup(name);
 		w->line = line;
 		w->weight = 1;
 	} else {
@@ -146,9 +172,18 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	if ((strcmp(section, c->section) || c->src.headers != c->section_headers) &&
 	    !cmp_section(c, section, c->src.header_line, c->src.headers))
 		return 1;
+	/* The section as messages name it: a system's or workload's name
+	 * trimmed, whatever blanks its header has. */
+	char sec[sizeof c->section + 16];
+	if (c->cur_sys)
+		snprintf(sec, sizeof sec, "system %s", c->cur_sys->name);
+	else if (c->cur_wl)
+		snprintf(sec, sizeof sec, "workload %s", c->cur_wl->name);
+	else
+		snprintf(sec, sizeof sec, "%s", section);
 	if (c->src.is_misindented) {
 		char msg[NL_ERR_MSG_MAX];
-		ini_lines_misindented_msg(msg, sizeof msg, section, name, value);
+		ini_lines_misindented_msg(msg, sizeof msg, sec, name, value);
 		cmp_problem(c, "%s:%d: %s", f, line, msg);
 		return 1;
 	}
@@ -163,7 +198,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 	int first = ini_keys_seen(&c->sec_keys, section, name, line);
 	if (first > 0) {
 		cmp_problem(c, "%s:%d: [%s] key '%s' given twice (first at line %d); expected each key once", f, line,
-			    section, name, first);
+			    sec, name, first);
 		return 1;
 	}
 	if (!strcmp(section, "study")) {
@@ -189,14 +224,14 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		}
 		return 1;
 	}
-	if (!strncmp(section, "system ", 7) && c->n_sys && !strcmp(c->sys[c->n_sys - 1].name, section + 7)) {
-		struct cmp_sys *s = &c->sys[c->n_sys - 1];
+	if (c->cur_sys) {
+		struct cmp_sys *s = c->cur_sys;
 		if (!strcmp(name, "config")) {
 			free(s->config);
 			s->config = cmp_path(c, value);
 			s->config_line = line;
 		} else if (s->n_kv == CMP_MAX_KEYS) {
-			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, section, CMP_MAX_KEYS);
+			cmp_problem(c, "%s:%d: [%s]: more than %d keys", f, line, sec, CMP_MAX_KEYS);
 		} else {
 			char *v = cmp_is_file_key(name)	     ? cmp_path(c, value)
 				  : !strcmp(name, "topology") ? cmp_spec_files(value, cmp_spec_path, c)
@@ -205,8 +240,8 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 		}
 		return 1;
 	}
-	if (!strncmp(section, "workload ", 9) && c->n_wl && !strcmp(c->wl[c->n_wl - 1].name, section + 9)) {
-		struct cmp_wl *w = &c->wl[c->n_wl - 1];
+	if (c->cur_wl) {
+		struct cmp_wl *w = c->cur_wl;
 		char *end;
 		if (!strcmp(name, "trace")) {
 			free(w->trace);
@@ -216,19 +251,19 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 			w->ranks_line = line;
 			if (!cmp_parse_u32(value, 1, UINT32_MAX, &w->ranks))
 				cmp_problem(c, "%s:%d: [%s] key 'ranks': value '%s': expected a positive integer", f, line,
-					    section, value);
+					    sec, value);
 		} else if (!strcmp(name, "weight")) {
 			w->weight = strtod(value, &end);
 			if (end == value || *end || !(w->weight > 0) || !isfinite(w->weight))
 				cmp_problem(c, "%s:%d: [%s] key 'weight': value '%s': expected a number > 0", f, line,
-					    section, value);
+					    sec, value);
 		} else if (!strcmp(name, "placement")) {
 			free(w->placement);
 			w->placement = strdup(value);
 			w->placement_line = line;
 		} else {
 			cmp_problem(c, "%s:%d: [%s]: unknown key '%s'; expected trace, ranks, weight or placement", f,
-				    line, section, name);
+				    line, sec, name);
 		}
 		return 1;
 	}

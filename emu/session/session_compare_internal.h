@@ -104,6 +104,8 @@ struct cmp {
 	char section[128];         /* the section being read */
 	struct ini_lines src;      /* the study file while it is read: its line and headers */
 	int section_headers;       /* src.headers when the section being read began (ini_lines.h) */
+	struct cmp_sys *cur_sys;   /* the system the section being read defines, or NULL */
+	struct cmp_wl *cur_wl;     /* the workload it defines, or NULL */
 	struct ini_keys sec_keys;  /* the keys of the section being read, for "given twice" */
 	int study_line;            /* header of the [study] section, 0 none yet */
 	char *problems;            /* one line each */

@@ -154,6 +154,17 @@ grep -q '^| a\\|b | `torus:k=4x4` |' "$dir/one/report.md" || fail "one system: '
 # line without '=' is not a key (inih splits at ':' too).
 printf '[system a]\ntopology = torus:k=4x4\n[system a]\ntopology = fattree:k=4,n=2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/dupsys.ini"
 bad dupsys "netloom: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; expected one section per system"
+# A name's blanks are not part of it: [system  a ] is system a again (it
+# was a second system, both shown as 'a'), and a name of blanks alone is
+# none ([system  ] was a system named ' ', where [system ] was refused).
+printf '[system a]\ntopology = torus:k=4x4\n[system  a ]\ntopology = fattree:k=4,n=2\n[workload  w ]\ntrace = %s\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/dupblank.ini"
+bad dupblank "netloom: $dir/dupblank.ini:3: [system  a ]: system 'a' defined twice; expected one section per system
+netloom: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a number > 0"
+printf '[system  ]\ntopology = torus:k=4x4\n[workload \t ]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/blankname.ini"
+bad blankname "netloom: $dir/blankname.ini:1: section [system  ]: expected [study], [system NAME] or [workload NAME]
+netloom: $dir/blankname.ini:3: section [workload $(printf '\t') ]: expected [study], [system NAME] or [workload NAME]
+netloom: $dir/blankname.ini: no [system NAME] section; expected at least one
+netloom: $dir/blankname.ini: no [workload NAME] section; expected at least one"
 # A key twice in one section, or [study] twice: the last one won silently.
 printf '[system a]\ntopology = torus:k=4x4\ntopology = torus:k=8x8\n[workload w]\ntrace = %s\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/dupkey.ini"
 bad dupkey "netloom: $dir/dupkey.ini:3: [system a] key 'topology' given twice (first at line 2); expected each key once
