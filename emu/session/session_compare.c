@@ -462,6 +462,37 @@ static void cmp_check_flit_counts(struct cmp *c, const struct cmp_sys *s, const 
 	}
 }
 
+/* A system's own placement and placement_seed (inline or in its config
+ * file) were overwritten by every replay with its workload's placement
+ * and its seed (cmp_run_one), so its cells ran placed otherwise than
+ * `netloom replay -c` of the same file, and its cache entries were those
+ * of a system without them: in a study a workload is placed
+ * (docs/procurement.md), on seeds 1..N of [study] seeds. Refused at the
+ * line that sets them, as `netloom interfere` refuses a system's job keys;
+ * ranks_per_node, placement_inner and placement_map stay the system's. */
+static void cmp_check_placement_keys(struct cmp *c, const struct cmp_sys *s, const nl_sim *sim)
+{
+	static const struct {
+		const char *key, *expected;
+	} keys[] = {
+		{"placement", "a study places each workload by its own key 'placement', not the system's; "
+			      "expected it in the [workload NAME] sections (docs/procurement.md)"},
+		{"placement_seed", "a study replays every cell with placement seeds 1..N, N = [study] seeds; "
+				   "expected [study] seeds (docs/procurement.md)"},
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		const char *origin = config_origin(&sim->cfg, keys[i].key);
+		if (!origin)
+			continue;
+		/* Inline, the origin is the study's "FILE:LINE: [system S]"
+		 * (cmp_sys_sim); from the config file, its "FILE:LINE". */
+		if (cmp_sys_key_line(s, keys[i].key) != s->line)
+			cmp_problem(c, "%s key '%s': %s", origin, keys[i].key, keys[i].expected);
+		else
+			cmp_problem(c, "%s: [system %s] key '%s': %s", origin, s->name, keys[i].key, keys[i].expected);
+	}
+}
+
 /* The placement policies' names, comma-separated, from the registry (so
  * the list cannot leave one out). */
 static const char *cmp_policy_names(char *buf, size_t n)
@@ -651,6 +682,7 @@ static void cmp_validate(struct cmp *c)
 		}
 		const char *topo = config_get(&sim->cfg, "topology");
 		const char *rf = config_get(&sim->cfg, "routing_function");
+		cmp_check_placement_keys(c, s, sim);
 		if (!topo) {
 			cmp_problem(c, "%s:%d: [system %s] key 'topology': unset; expected a topology (e.g. "
 				       "torus:k=4x4), inline or in its config file", c->path, s->line, s->name);

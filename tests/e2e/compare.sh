@@ -239,6 +239,15 @@ case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fa
 [ ! -e "$dir/out-missing" ] || fail "missing trace: output written"
 sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
 bad big "netloom: $dir/big.ini:18: [workload hpcc] key 'placement': value 'random-node' on system 'torus': placement: job 0 needs 16 endpoints (16 ranks, 1 per node), only 8 of 8 free"
+# A system's placement keys, inline or in its config file, were replaced
+# in every replay by its workload's placement and seed: its cells ran
+# placed otherwise than `netloom replay -c` of the same file, and were
+# cached as if the keys were not there. Refused at their lines.
+printf '[network]\ntopology = torus:k=4x4\n[replay]\nplacement = random-node\nplacement_seed = 9\n' > "$dir/plsys.ini"
+printf '[system a]\nconfig = plsys.ini\n[system b]\ntopology = torus:k=4x4\nplacement_seed = 2\n[workload w]\ntrace = %s\nplacement = contiguous\n' "$s/hpcc-8.nlt" > "$dir/plkeys.ini"
+bad plkeys "netloom: $dir/plsys.ini:4: [system a] key 'placement': a study places each workload by its own key 'placement', not the system's; expected it in the [workload NAME] sections (docs/procurement.md)
+netloom: $dir/plsys.ini:5: [system a] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)
+netloom: $dir/plkeys.ini:5: [system b] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)"
 
 # The files a topology spec names (anynet:file=, graph:file=) are the
 # study file's neighbours too, and their contents are in both cache keys:
