@@ -11,9 +11,12 @@
  * Each op is its MPI region (compute: region "compute", paradigm user)
  * from start to end, with the records Score-P writes for the call, sizes
  * in Score-P's convention so that the importer's Score-P rules read back
- * the op's own sizes (docs/trace-format.md, OTF2). Ops with no OTF2 record
- * (probes, persistent requests, non-blocking collectives, cancel) keep
- * their region and are counted.
+ * the op's own sizes (docs/trace-format.md, OTF2). What OTF2 has no record
+ * for goes into NETLOOM:: attributes of the region's Enter (probes,
+ * cancels, op flags, compute CPU times: TRACE_OTF2_ATTR_*), which
+ * netloom's import reads back; ops no attribute describes (persistent
+ * requests, non-blocking collectives, other cancels) keep their region,
+ * and they and the v-variants (byte totals only) are counted on stderr.
  */
 #include "traces/traces_internal.h"
 
@@ -31,6 +34,25 @@
 #include "core/output.h"
 
 enum { REGION_COMPUTE = TOP__COUNT, N_REGIONS, STR_REGION0 = 16 };
+
+/* The NETLOOM:: event attributes (traces_internal.h), by OTF2 reference. */
+enum { ATTR_PEER, ATTR_TAG, ATTR_COMM, ATTR_BYTES, ATTR_DONE, ATTR_FLAGS, ATTR_CPU, ATTR_REQUEST, N_ATTRS };
+static const struct {
+	const char *name, *desc;
+	OTF2_Type type;
+} attr_defs[N_ATTRS] = {
+	[ATTR_PEER] = {TRACE_OTF2_ATTR_PEER, "netloom probe: source rank in the communicator", OTF2_TYPE_INT32},
+	[ATTR_TAG] = {TRACE_OTF2_ATTR_TAG, "netloom probe: tag", OTF2_TYPE_INT32},
+	[ATTR_COMM] = {TRACE_OTF2_ATTR_COMM, "netloom probe: communicator", OTF2_TYPE_COMM},
+	[ATTR_BYTES] = {TRACE_OTF2_ATTR_BYTES, "netloom probe: bytes of the message found", OTF2_TYPE_UINT64},
+	[ATTR_DONE] = {TRACE_OTF2_ATTR_DONE, "netloom probe, cancel: 1 when a message was found, the cancel succeeded",
+		       OTF2_TYPE_UINT32},
+	[ATTR_FLAGS] = {TRACE_OTF2_ATTR_FLAGS, "netloom op flags (2 MPI_IN_PLACE, 4 outcome unknown)", OTF2_TYPE_UINT32},
+	[ATTR_CPU] = {TRACE_OTF2_ATTR_CPU, "netloom compute: thread CPU time of the interval, ps", OTF2_TYPE_UINT64},
+	[ATTR_REQUEST] = {TRACE_OTF2_ATTR_REQUEST, "netloom cancel: the request cancelled", OTF2_TYPE_UINT64},
+};
+/* The op flags an attribute carries: the others follow from the records. */
+#define EXPORT_FLAGS (TRACE_F_IN_PLACE | TRACE_F_NO_OUTCOME)
 
 struct ex_req {
 	uint64_t id;        /* OTF2 request id */
@@ -53,11 +75,13 @@ struct trace_otf2_writer {
 	char *dir, *tmp;
 	bool staged;              /* tmp registered with out_staged_add */
 	OTF2_Archive *ar;
+	OTF2_AttributeList *al;   /* the next Enter's attributes (emptied by each write) */
 	uint32_t n_ranks;
 	struct ex_rank *ranks;
 	struct trace_comm *comms; /* copy of the manifest's, ids >= 2 */
 	uint32_t n_comms;
 	uint64_t skipped[TOP__COUNT];
+	uint64_t totals_only[TOP__COUNT]; /* v-variants: byte totals, no per-rank sizes */
 	uint64_t length_ps;
 	int rc;                   /* first error */
 	struct nl_err err;
@@ -129,9 +153,11 @@ static int fail(struct trace_otf2_writer *w, OTF2_ErrorCode e, const char *what)
 
 /* The manifest fields OTF2 has no definition for, as trace file
  * properties (NETLOOM::..., TRACE_OTF2_PROP_*), which netloom's import
- * reads back (import_otf2.c): the program, its command line, machine and
- * MPI library, and the host layout that says whether a recorded runtime is
- * comparable. An empty string is not written (OTF2 reads it as removal). */
+ * reads back (import_otf2.c): the program, its command line, machine,
+ * MPI library and recorder (whose name says whether a collective's 0 bytes
+ * is count 0: docs/replay.md, "Count 0"), the host layout that says
+ * whether a recorded runtime is comparable, and the mark of netloom's own
+ * export. An empty string is not written (OTF2 reads it as removal). */
 static OTF2_ErrorCode otf2_set_manifest(OTF2_Archive *ar, const struct trace_manifest *m)
 {
 	const char *const str[][2] = {{TRACE_OTF2_PROP_APPLICATION, m->application},
@@ -142,6 +168,12 @@ static OTF2_ErrorCode otf2_set_manifest(OTF2_Archive *ar, const struct trace_man
 	for (size_t i = 0; e == OTF2_SUCCESS && i < sizeof str / sizeof *str; i++)
 		if (str[i][1] && str[i][1][0])
 			e = OTF2_Archive_SetProperty(ar, str[i][0], str[i][1], true);
+	if (e == OTF2_SUCCESS)
+		e = OTF2_Archive_SetProperty(ar, TRACE_OTF2_PROP_EXPORT, "1", true);
+	if (e == OTF2_SUCCESS && m->recorder && m->recorder[0])
+		e = OTF2_Archive_SetProperty(ar, TRACE_OTF2_PROP_RECORDER, m->recorder, true);
+	if (e == OTF2_SUCCESS && m->has_compute_cpu)
+		e = OTF2_Archive_SetProperty(ar, TRACE_OTF2_PROP_COMPUTE_CPU, "1", true);
 	char v[64];
 	if (e == OTF2_SUCCESS && m->has_host_info) {
 		snprintf(v, sizeof v, "%u %u %u", m->hosts, m->ranks_per_host, m->cores_per_host);
@@ -207,7 +239,7 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 	OTF2_Error_RegisterCallback(quiet_error, NULL);
 	w->ar = OTF2_Archive_Open(w->tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-	if (!w->ar)
+	if (!w->ar || !(w->al = OTF2_AttributeList_New()))
 		rc = nl_errf(err, NL_EIO, "%s: cannot create the OTF2 archive", dir);
 	if (!rc && (OTF2_Archive_SetFlushCallbacks(w->ar, &flush_cbs, NULL) != OTF2_SUCCESS ||
 		    OTF2_Archive_SetSerialCollectiveCallbacks(w->ar) != OTF2_SUCCESS ||
@@ -238,7 +270,7 @@ oom:
 
 static uint32_t peer_u(int32_t p)
 {
-	return p < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)p;
+	return p == TRACE_ANY_SOURCE ? TRACE_OTF2_ANY_SOURCE : p < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)p;
 }
 
 static struct ex_req *req_slot(struct trace_otf2_writer *w, struct ex_rank *rk, uint32_t req)
@@ -258,6 +290,13 @@ static struct ex_req *req_slot(struct trace_otf2_writer *w, struct ex_rank *rk, 
 		rk->n_reqs = n;
 	}
 	return &rk->reqs[req];
+}
+
+/* The live request req of rk (created by an isend or irecv written as
+ * such), or NULL. */
+static const struct ex_req *live_req(const struct ex_rank *rk, uint32_t req)
+{
+	return req < rk->n_reqs && rk->reqs[req].live ? &rk->reqs[req] : NULL;
 }
 
 static int complete(struct trace_otf2_writer *w, struct ex_rank *rk, uint32_t req, uint64_t t)
@@ -329,6 +368,9 @@ static int collective(struct trace_otf2_writer *w, struct ex_rank *rk, const str
 	case TOP_ALLTOALLV: cop = OTF2_COLLECTIVE_OP_ALLTOALLV; sent = sum_s; recvd = sum_r; break;
 	default: cop = OTF2_COLLECTIVE_OP_ALLTOALLW; sent = sum_s; recvd = sum_r; break;
 	}
+	if (op->kind == TOP_GATHERV || op->kind == TOP_SCATTERV || op->kind == TOP_ALLGATHERV ||
+	    op->kind == TOP_ALLTOALLV || op->kind == TOP_ALLTOALLW || op->kind == TOP_REDUCE_SCATTER)
+		w->totals_only[op->kind]++;
 	uint32_t r = op->kind == TOP_BCAST || op->kind == TOP_GATHER || op->kind == TOP_SCATTER || op->kind == TOP_REDUCE ||
 			     op->kind == TOP_GATHERV || op->kind == TOP_SCATTERV
 		? peer_u(op->peer) : OTF2_UNDEFINED_UINT32;
@@ -348,7 +390,13 @@ static int records(struct trace_otf2_writer *w, struct ex_rank *rk, const struct
 	case TOP_INIT:
 	case TOP_FINALIZE:
 	case TOP_COMM_FREE:
+	case TOP_PROBE:  /* no record: attributes (enter_attrs) */
+	case TOP_IPROBE:
 		return 0;
+	case TOP_CANCEL: /* the same, for a request the records name */
+		if (live_req(rk, op->req))
+			return 0;
+		break;
 	case TOP_SEND:
 	case TOP_SSEND:
 	case TOP_BSEND:
@@ -419,6 +467,35 @@ static int records(struct trace_otf2_writer *w, struct ex_rank *rk, const struct
 	return 0;
 }
 
+/* The attributes of op's Enter (TRACE_OTF2_ATTR_*): what its records do
+ * not say. */
+static OTF2_ErrorCode enter_attrs(struct trace_otf2_writer *w, const struct ex_rank *rk, const struct trace_op *op)
+{
+	OTF2_ErrorCode e = OTF2_SUCCESS;
+	const struct ex_req *q = op->kind == TOP_CANCEL ? live_req(rk, op->req) : NULL;
+	if (q) {
+		e = OTF2_AttributeList_AddUint64(w->al, ATTR_REQUEST, q->id);
+		if (e == OTF2_SUCCESS)
+			e = OTF2_AttributeList_AddUint32(w->al, ATTR_DONE, op->n_done);
+	}
+	if (op->kind == TOP_PROBE || op->kind == TOP_IPROBE) {
+		e = OTF2_AttributeList_AddInt32(w->al, ATTR_PEER, op->peer);
+		if (e == OTF2_SUCCESS)
+			e = OTF2_AttributeList_AddInt32(w->al, ATTR_TAG, op->tag);
+		if (e == OTF2_SUCCESS)
+			e = OTF2_AttributeList_AddCommRef(w->al, ATTR_COMM, comm_ref(w, op->comm));
+		if (e == OTF2_SUCCESS)
+			e = OTF2_AttributeList_AddUint64(w->al, ATTR_BYTES, op->bytes);
+		if (e == OTF2_SUCCESS)
+			e = OTF2_AttributeList_AddUint32(w->al, ATTR_DONE, op->n_done);
+	}
+	if (e == OTF2_SUCCESS && (op->flags & EXPORT_FLAGS))
+		e = OTF2_AttributeList_AddUint32(w->al, ATTR_FLAGS, op->flags & EXPORT_FLAGS);
+	if (e == OTF2_SUCCESS && op->kind == TOP_COMPUTE && op->cpu_ps)
+		e = OTF2_AttributeList_AddUint64(w->al, ATTR_CPU, op->cpu_ps);
+	return e;
+}
+
 int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
 			 uint64_t end_ps, struct nl_err *err)
 {
@@ -434,7 +511,9 @@ int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struc
 		end_ps = start_ps;
 	uint32_t region = op->kind == TOP_COMPUTE || op->kind == TOP_COMPUTE_FLOPS ? REGION_COMPUTE : op->kind;
 	rk->n_events += 2;
-	OTF2_ErrorCode e = OTF2_EvtWriter_Enter(rk->w, NULL, start_ps, region);
+	OTF2_ErrorCode e = enter_attrs(w, rk, op);
+	if (e == OTF2_SUCCESS)
+		e = OTF2_EvtWriter_Enter(rk->w, w->al, start_ps, region);
 	if (e == OTF2_SUCCESS && !records(w, rk, op, rank, start_ps, end_ps))
 		e = OTF2_EvtWriter_Leave(rk->w, NULL, end_ps, region);
 	if (e != OTF2_SUCCESS)
@@ -483,6 +562,13 @@ static int write_defs(struct trace_otf2_writer *w)
 	for (uint32_t i = 0; i < w->n_comms; i++) {
 		snprintf(buf, sizeof buf, "comm %u", w->comms[i].id);
 		OK(w, OTF2_GlobalDefWriter_WriteString(g, s_comm + i, buf), "string");
+	}
+	uint32_t s_attr = s_comm + w->n_comms;
+	for (uint32_t a = 0; a < N_ATTRS; a++) {
+		OK(w, OTF2_GlobalDefWriter_WriteString(g, s_attr + 2 * a, attr_defs[a].name), "string");
+		OK(w, OTF2_GlobalDefWriter_WriteString(g, s_attr + 2 * a + 1, attr_defs[a].desc), "string");
+		OK(w, OTF2_GlobalDefWriter_WriteAttribute(g, a, s_attr + 2 * a, s_attr + 2 * a + 1, attr_defs[a].type),
+		   "attribute");
 	}
 	OK(w, OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, 7, OTF2_PARADIGM_CLASS_PROCESS), "paradigm");
 	OK(w, OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
@@ -616,11 +702,21 @@ int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, vo
 	w->staged = false;
 	free(w->tmp);
 	w->tmp = NULL;
-	char line[160];
+	char line[240];
 	for (unsigned k = 0; warn && k < TOP__COUNT; k++)
 		if (w->skipped[k]) {
-			snprintf(line, sizeof line, "OTF2: %s x%llu written as its region only (OTF2 has no record for it)",
+			snprintf(line, sizeof line,
+				 "OTF2: %s x%llu written as its region only (OTF2 has no record for it): an import of the "
+				 "archive counts its time as compute, and a replay of it differs",
 				 trace_op_name(k), (unsigned long long)w->skipped[k]);
+			warn(warn_ctx, line);
+		}
+	for (unsigned k = 0; warn && k < TOP__COUNT; k++)
+		if (w->totals_only[k]) {
+			snprintf(line, sizeof line,
+				 "OTF2: %s x%llu written with its byte totals (OTF2 has no per-rank sizes): an import of the "
+				 "archive spreads them evenly over the members (the non-v kind), and a replay of it differs",
+				 trace_op_name(k), (unsigned long long)w->totals_only[k]);
 			warn(warn_ctx, line);
 		}
 	return 0;
@@ -636,6 +732,8 @@ void trace_otf2_writer_free(struct trace_otf2_writer *w)
 				OTF2_Archive_CloseEvtWriter(w->ar, w->ranks[r].w);
 		OTF2_Archive_Close(w->ar);
 	}
+	if (w->al)
+		OTF2_AttributeList_Delete(w->al);
 	if (w->tmp)
 		out_remove_tree(w->tmp);
 	if (w->staged)
@@ -683,9 +781,6 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 	trace_otf2_writer_free(w);
 	/* What an import of the archive cannot get back, and what a replay
 	 * of it then does differently (docs/trace-format.md 10.3). */
-	if (!rc && warn && m->has_compute_cpu)
-		warn(warn_ctx, "OTF2: the compute ops' CPU times are not written (OTF2 has no record for them): "
-			       "a replay of the imported archive computes for the recorded wall-clock gaps (compute_time = wall)");
 	if (!rc && warn && n_flops) {
 		char line[200];
 		snprintf(line, sizeof line,

@@ -13,6 +13,11 @@
  * that holds every rank in order (MPI_COMM_WORLD) is communicator 0, the
  * rest get ids from 2 in definition order; a COMM_SELF group (Score-P's
  * MPI_COMM_SELF and every size-1 communicator) is communicator 1.
+ * netloom's own export (the NETLOOM::EXPORT property) is read more
+ * closely: its size-1 groups are communicators of their own, as in the
+ * archive it came from, its NETLOOM:: event attributes give back probes,
+ * cancels, op flags and CPU times, and its recorder stays the original's, so
+ * replay's count-0 rule (docs/replay.md) sees the same archive.
  * Details and what is inferred or refused: docs/trace-format.md, "OTF2".
  */
 #include "traces/otf2_import.h"
@@ -180,12 +185,53 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef desc,
+				       OTF2_Type type)
+{
+	(void)desc;
+	struct defs_ctx *c = ud;
+	struct otf2_defs *d = c->d;
+	uint32_t cap = d->n_attrs;
+	if (!grow_to((void **)&d->attrs, &cap, (uint64_t)d->n_attrs + 1, sizeof *d->attrs)) {
+		c->nomem = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
+	d->attrs[d->n_attrs++] = (struct otf2_attr){.ref = self, .name = name, .type = type};
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The NETLOOM:: attributes (export_otf2.c) by name; one of another type
+ * is not netloom's and stays unused. */
+static void map_attrs(struct otf2_defs *d)
+{
+	static const struct {
+		const char *name;
+		OTF2_Type type;
+	} want[O2_ATTR__COUNT] = {
+		[O2_ATTR_PEER] = {TRACE_OTF2_ATTR_PEER, OTF2_TYPE_INT32},
+		[O2_ATTR_TAG] = {TRACE_OTF2_ATTR_TAG, OTF2_TYPE_INT32},
+		[O2_ATTR_COMM] = {TRACE_OTF2_ATTR_COMM, OTF2_TYPE_COMM},
+		[O2_ATTR_BYTES] = {TRACE_OTF2_ATTR_BYTES, OTF2_TYPE_UINT64},
+		[O2_ATTR_DONE] = {TRACE_OTF2_ATTR_DONE, OTF2_TYPE_UINT32},
+		[O2_ATTR_FLAGS] = {TRACE_OTF2_ATTR_FLAGS, OTF2_TYPE_UINT32},
+		[O2_ATTR_CPU] = {TRACE_OTF2_ATTR_CPU, OTF2_TYPE_UINT64},
+		[O2_ATTR_REQUEST] = {TRACE_OTF2_ATTR_REQUEST, OTF2_TYPE_UINT64},
+	};
+	for (int a = 0; a < O2_ATTR__COUNT; a++) {
+		d->nl_attr[a] = UINT32_MAX;
+		for (uint32_t i = 0; i < d->n_attrs; i++)
+			if (d->attrs[i].type == want[a].type && !strcmp(otf2_str(d, d->attrs[i].name), want[a].name))
+				d->nl_attr[a] = d->attrs[i].ref;
+	}
+}
+
 static void defs_release(struct otf2_defs *d)
 {
 	for (uint32_t i = 0; i < d->n_strings; i++)
 		free(d->strings[i].s);
 	free(d->strings);
 	free(d->regions);
+	free(d->attrs);
 	free(d->locs);
 	for (uint32_t i = 0; i < d->n_groups; i++)
 		free(d->groups[i].members);
@@ -314,8 +360,11 @@ static int map_comms(struct otf2_import *im)
 			c->nl_id = TRACE_COMM_WORLD;
 			continue;
 		}
-		if (g->n == 1 && !identity) {
-			/* Size 1 but a fixed member: still self for that rank. */
+		if (g->n == 1 && !identity && !im->is_netloom) {
+			/* Size 1 but a fixed member: still self for that rank.
+			 * netloom's export writes self as a COMM_SELF group and
+			 * each other communicator as it was: a size-1 one made by
+			 * MPI_Comm_split is not MPI_COMM_SELF there. */
 			c->nl_id = TRACE_COMM_SELF;
 			continue;
 		}
@@ -376,6 +425,7 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
 	OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
 	OTF2_ErrorCode e = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, &c);
 	OTF2_GlobalDefReaderCallbacks_Delete(cb);
 	uint64_t n = 0;
@@ -395,6 +445,7 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 		qsort(d->strings, d->n_strings, sizeof *d->strings, cmp_string);
 	if (d->n_regions)
 		qsort(d->regions, d->n_regions, sizeof *d->regions, cmp_region);
+	map_attrs(d);
 	for (uint32_t i = 0; i < d->n_regions; i++) {
 		struct otf2_region *r = &d->regions[i];
 		r->name_s = otf2_str(d, r->name);
@@ -484,6 +535,10 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 			     (unsigned long long)ch_evt, (unsigned long long)ch_def);
 	if (!rc && OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
 		rc = nl_errf(im->err, NL_ECORRUPT, "%s: cannot set up the OTF2 reader", in_path);
+	char *mark = NULL;
+	if (!rc && OTF2_Reader_GetProperty(rd, TRACE_OTF2_PROP_EXPORT, &mark) == OTF2_SUCCESS)
+		im->is_netloom = mark && !strcmp(mark, "1");
+	free(mark);
 	if (!rc)
 		rc = read_defs(im, rd, path);
 	if (!rc)
@@ -534,20 +589,31 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 	char *creator = NULL;
 	/* What netloom's export wrote as trace file properties (absent in
 	 * other writers' archives: then the file name, and empty strings). */
-	enum { N_PROP = 7 };
-	char *prop[N_PROP] = {NULL};
+	enum { N_PROP = 9 };
+	char *prop[N_PROP] = {NULL}, *rec = NULL;
 	static const char *const prop_names[N_PROP] = {
 		TRACE_OTF2_PROP_APPLICATION, TRACE_OTF2_PROP_COMMAND_LINE, TRACE_OTF2_PROP_MACHINE,
 		TRACE_OTF2_PROP_MPI_LIBRARY, TRACE_OTF2_PROP_HOSTS,        TRACE_OTF2_PROP_START_UNIX,
-		TRACE_OTF2_PROP_RUNTIME};
+		TRACE_OTF2_PROP_RUNTIME,     TRACE_OTF2_PROP_RECORDER,     TRACE_OTF2_PROP_COMPUTE_CPU};
 	if (!rc) {
-		char rec[160];
 		OTF2_Reader_GetCreator(rd, &creator);
-		snprintf(rec, sizeof rec, "netloom-import-otf2 %s (%s)", NETLOOM_VERSION,
-			 creator && *creator ? creator : "unknown creator");
 		for (int i = 0; i < N_PROP; i++)
 			if (OTF2_Reader_GetProperty(rd, prop_names[i], &prop[i]) != OTF2_SUCCESS)
 				prop[i] = NULL;
+		/* netloom's export: the original recorder first, whose name
+		 * replay's count-0 rule reads (docs/replay.md), then the way
+		 * the archive came. */
+		const char *orig = im->is_netloom && prop[7] ? prop[7] : "";
+		size_t cap = strlen(orig) + (creator ? strlen(creator) : 0) + 96;
+		if (!(rec = malloc(cap)))
+			rc = nl_errf(im->err, NL_ENOMEM, "out of memory");
+		else if (im->is_netloom)
+			snprintf(rec, cap, "%s%svia OTF2 (netloom-import-otf2 %s)", orig, *orig ? " " : "", NETLOOM_VERSION);
+		else
+			snprintf(rec, cap, "netloom-import-otf2 %s (%s)", NETLOOM_VERSION,
+				 creator && *creator ? creator : "unknown creator");
+	}
+	if (!rc) {
 		const char *bn = strrchr(base, '/');
 		struct trace_manifest m = {
 			.n_ranks = im->defs.n_ranks,
@@ -574,10 +640,12 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 			m.ranks_per_host = rph;
 			m.cores_per_host = cph;
 		}
+		m.has_compute_cpu = im->is_netloom && m.has_host_info && prop[8] && !strcmp(prop[8], "1");
 		rc = trace_builder_finish(im->b, &m, im->err);
 	}
 	for (int i = 0; i < N_PROP; i++)
 		free(prop[i]);
+	free(rec);
 	free(creator);
 	if (evt_open)
 		OTF2_Reader_CloseEvtFiles(rd);

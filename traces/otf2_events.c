@@ -15,6 +15,10 @@
  * id cannot be confused). Waits and tests become the requests the records
  * inside them complete (MpiIsendComplete, MpiIrecv) or test
  * (MpiRequestTest): Score-P records no request list, only outcomes.
+ *
+ * netloom's own export adds NETLOOM:: attributes to a region's Enter for
+ * what has no record (traces_internal.h): a probe's and a cancel's
+ * fields, op flags, a compute interval's CPU time (summed into the gap before the next call).
  */
 #include "traces/otf2_import.h"
 
@@ -92,11 +96,14 @@ static struct o2_op *push_op(struct o2_rank *s, uint16_t kind)
 		if (t > s->prev_end_ps) {
 			if (!GROW(s, ops, n_ops, cap_ops))
 				return NULL;
+			uint64_t dur = t - s->prev_end_ps;
 			s->ops[s->n_ops++] = (struct o2_op){
-				.op = {.kind = TOP_COMPUTE, .t_ps = s->prev_end_ps, .dur_ps = t - s->prev_end_ps},
+				.op = {.kind = TOP_COMPUTE, .t_ps = s->prev_end_ps, .dur_ps = dur,
+				       .cpu_ps = s->gap_cpu_ps < dur ? s->gap_cpu_ps : dur},
 				.wait_ix = SIZE_MAX};
 			s->call_first = s->n_ops;
 		}
+		s->gap_cpu_ps = 0;
 	}
 	if (!GROW(s, ops, n_ops, cap_ops))
 		return NULL;
@@ -131,16 +138,18 @@ static int comm_of(struct o2_rank *s, uint64_t ref, uint32_t *id, uint32_t *size
 	return 0;
 }
 
-static int32_t peer_of(uint32_t p)
+static int32_t peer_of(const struct o2_rank *s, uint32_t p)
 {
+	if (p == TRACE_OTF2_ANY_SOURCE && s->im->is_netloom)
+		return TRACE_ANY_SOURCE;
 	return p == OTF2_UNDEFINED_UINT32 ? TRACE_PROC_NULL : (int32_t)p;
 }
 
 /* The fields every point-to-point record gives. */
-static void set_p2p(struct o2_op *o, uint32_t comm, uint32_t peer, uint32_t tag, uint64_t len)
+static void set_p2p(const struct o2_rank *s, struct o2_op *o, uint32_t comm, uint32_t peer, uint32_t tag, uint64_t len)
 {
 	o->op.comm = comm;
-	o->op.peer = peer_of(peer);
+	o->op.peer = peer_of(s, peer);
 	o->op.tag = (int32_t)tag;
 	o->op.bytes = len;
 }
@@ -201,6 +210,8 @@ static void call_start(struct o2_rank *s, uint32_t region, uint64_t t)
 	s->call_first = s->n_ops;
 	s->n_done = s->n_tested = s->n_pend = 0;
 	s->new_comm = TRACE_COMM_NULL;
+	s->call_probe = s->call_cancel = false;
+	s->call_flags = 0;
 }
 
 static struct o2_req *req_oldest(struct o2_rank *s)
@@ -316,6 +327,29 @@ static int call_without_ops(struct o2_rank *s)
 	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
 		if (!strcmp(name, plain[i].name))
 			return push_op(s, plain[i].kind) ? 0 : nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+	bool probe = !strcmp(name, "MPI_Probe");
+	if (s->call_probe && (probe || !strcmp(name, "MPI_Iprobe"))) { /* netloom's export: attributes */
+		uint32_t c = 0;
+		NL_CHECK(comm_of(s, s->probe_comm, &c, NULL));
+		struct o2_op *o = push_op(s, probe ? TOP_PROBE : TOP_IPROBE);
+		if (!o)
+			return nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+		o->op.comm = c;
+		o->op.peer = s->probe_peer;
+		o->op.tag = s->probe_tag;
+		o->op.bytes = s->probe_bytes;
+		o->op.n_done = s->call_done;
+		return 0;
+	}
+	struct o2_req *q = s->call_cancel && !strcmp(name, "MPI_Cancel") ? req_find(s, s->cancel_req) : NULL;
+	if (q) { /* netloom's export: the request stays, its wait follows */
+		struct o2_op *o = push_op(s, TOP_CANCEL);
+		if (!o)
+			return nl_errf(s->im->err, NL_ENOMEM, "out of memory");
+		o->op.req = q->nl;
+		o->op.n_done = s->call_done;
+		return 0;
+	}
 	const char *why = "no communication record: its time counts as compute";
 	if (!strncmp(name, "MPI_I", 5) && (strstr(name, "gather") || strstr(name, "reduce") ||
 					       strstr(name, "alltoall") || strstr(name, "bcast") ||
@@ -350,6 +384,7 @@ static int call_end(struct o2_rank *s, uint64_t t)
 	uint64_t t0 = to_ps(s, s->call_t0), t1 = to_ps(s, t);
 	for (size_t i = s->call_first; i < s->n_ops; i++) {
 		struct trace_op *op = &s->ops[i].op;
+		op->flags |= s->call_flags;
 		/* Ops after the first (rare: one region with several records)
 		 * take no time, at the call's end (as the DUMPI importer does). */
 		op->t_ps = i == s->call_first ? t0 : t1;
@@ -381,20 +416,52 @@ static OTF2_CallbackCode end_record(struct o2_rank *s, bool implicit, uint64_t t
 
 /* --- callbacks ------------------------------------------------------------------ */
 
+/* The NETLOOM:: attributes of an outermost region's Enter (netloom's
+ * export; ignored elsewhere): a compute region's CPU time, a call's
+ * probe fields and op flags. */
+static void enter_attrs(struct o2_rank *s, const OTF2_AttributeList *al, bool is_call)
+{
+	const uint32_t *ref = s->im->defs.nl_attr;
+	if (!s->im->is_netloom || !al)
+		return;
+	uint64_t cpu;
+	if (!is_call) {
+		if (OTF2_AttributeList_GetUint64(al, ref[O2_ATTR_CPU], &cpu) == OTF2_SUCCESS)
+			s->gap_cpu_ps += cpu;
+		return;
+	}
+	uint32_t flags;
+	if (OTF2_AttributeList_GetUint32(al, ref[O2_ATTR_FLAGS], &flags) == OTF2_SUCCESS)
+		s->call_flags = (uint16_t)(flags & (TRACE_F_IN_PLACE | TRACE_F_NO_OUTCOME));
+	OTF2_CommRef comm = OTF2_UNDEFINED_COMM;
+	bool done = OTF2_AttributeList_GetUint32(al, ref[O2_ATTR_DONE], &s->call_done) == OTF2_SUCCESS;
+	s->call_probe = done && OTF2_AttributeList_GetInt32(al, ref[O2_ATTR_PEER], &s->probe_peer) == OTF2_SUCCESS &&
+			OTF2_AttributeList_GetInt32(al, ref[O2_ATTR_TAG], &s->probe_tag) == OTF2_SUCCESS &&
+			OTF2_AttributeList_GetCommRef(al, ref[O2_ATTR_COMM], &comm) == OTF2_SUCCESS &&
+			OTF2_AttributeList_GetUint64(al, ref[O2_ATTR_BYTES], &s->probe_bytes) == OTF2_SUCCESS;
+	s->probe_comm = comm;
+	s->call_cancel = done && OTF2_AttributeList_GetUint64(al, ref[O2_ATTR_REQUEST], &s->cancel_req) == OTF2_SUCCESS;
+}
+
 static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 				  OTF2_AttributeList *al, OTF2_RegionRef region)
 {
-	(void)loc, (void)pos, (void)al;
+	(void)loc, (void)pos;
 	struct o2_rank *s = ud;
 	s->last_ticks = t;
 	if (!s->have_origin) {
 		s->have_origin = true;
 		s->origin = t;
 	}
-	if (!is_mpi_region(s, region))
+	if (!is_mpi_region(s, region)) {
+		if (s->depth == 0)
+			enter_attrs(s, al, false);
 		return OTF2_CALLBACK_SUCCESS;
-	if (s->depth++ == 0)
+	}
+	if (s->depth++ == 0) {
 		call_start(s, region, t);
+		enter_attrs(s, al, true);
+	}
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -434,7 +501,7 @@ static OTF2_CallbackCode on_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	int rc = comm_of(s, comm, &c, NULL);
 	struct o2_op *o = push_op_rc(s, send_kind(s, false), &rc);
 	if (o)
-		set_p2p(o, c, receiver, tag, len);
+		set_p2p(s, o, c, receiver, tag, len);
 	return end_record(s, implicit, t, rc);
 }
 
@@ -452,7 +519,7 @@ static OTF2_CallbackCode on_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 		rc = req_new(s, req, 0, false, &nl);
 	struct o2_op *o = push_op_rc(s, send_kind(s, true), &rc);
 	if (o) {
-		set_p2p(o, c, receiver, tag, len);
+		set_p2p(s, o, c, receiver, tag, len);
 		o->op.req = nl;
 	}
 	return end_record(s, implicit, t, rc);
@@ -508,7 +575,7 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 			     s->im->path, s->rank, (unsigned long long)req);
 	if (!rc) {
 		struct o2_op *o = &s->ops[q->op_ix];
-		set_p2p(o, c, sender, tag, len);
+		set_p2p(s, o, c, sender, tag, len);
 		o->unresolved = false;
 		rc = req_done(s, q);
 	}
@@ -532,14 +599,14 @@ static OTF2_CallbackCode on_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
 	    s->ops[s->n_ops - 1].op.kind == TOP_SEND && s->ops[s->n_ops - 1].op.comm == c) {
 		struct trace_op *op = &s->ops[s->n_ops - 1].op;
 		op->kind = TOP_SENDRECV;
-		op->recv_peer = peer_of(sender);
+		op->recv_peer = peer_of(s, sender);
 		op->recv_tag = (int32_t)tag;
 		op->recv_bytes = len;
 		return end_record(s, implicit, t, 0);
 	}
 	struct o2_op *o = push_op_rc(s, TOP_RECV, &rc);
 	if (o)
-		set_p2p(o, c, sender, tag, len);
+		set_p2p(s, o, c, sender, tag, len);
 	return end_record(s, implicit, t, rc);
 }
 
@@ -675,7 +742,7 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
 		o->op.bytes = bytes;
 		o->op.recv_bytes = rbytes;
 		if (kind == TOP_BCAST || kind == TOP_GATHER || kind == TOP_SCATTER || kind == TOP_REDUCE)
-			o->op.peer = peer_of(root);
+			o->op.peer = peer_of(s, root);
 		if (kind == TOP_COMM_SPLIT || kind == TOP_COMM_DUP || kind == TOP_COMM_CREATE) {
 			o->op.bytes = 0;
 			o->op.new_comm = s->new_comm;

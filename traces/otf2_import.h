@@ -11,6 +11,13 @@
 
 #include "traces/traces_internal.h"
 
+/* The NETLOOM:: event attributes of netloom's own export
+ * (traces_internal.h, TRACE_OTF2_ATTR_*). */
+enum {
+	O2_ATTR_PEER, O2_ATTR_TAG, O2_ATTR_COMM, O2_ATTR_BYTES, O2_ATTR_DONE, O2_ATTR_FLAGS, O2_ATTR_CPU, O2_ATTR_REQUEST,
+	O2_ATTR__COUNT
+};
+
 /* What the global definitions say, in the form the converter needs. */
 struct otf2_defs {
 	uint64_t ticks_per_s;   /* ClockProperties timerResolution */
@@ -30,6 +37,15 @@ struct otf2_defs {
 	} *regions;
 	uint32_t n_regions;
 	bool is_eztrace;        /* EZTrace's dialect (docs/trace-format.md, OTF2) */
+	struct otf2_attr {
+		uint32_t ref;
+		uint32_t name;      /* string ref */
+		uint8_t type;       /* OTF2_Type */
+	} *attrs;
+	uint32_t n_attrs;
+	/* OTF2 ref of each NETLOOM:: attribute with the expected type, or
+	 * UINT32_MAX; only in netloom's own export (otf2_import.is_netloom). */
+	uint32_t nl_attr[O2_ATTR__COUNT];
 	struct otf2_loc {
 		uint64_t ref;       /* location ref */
 		uint32_t group;     /* location group ref */
@@ -69,6 +85,7 @@ struct otf2_import {
 	struct trace_skips *skips;
 	struct nl_err *err;
 	double runtime_s;       /* slowest rank, first MPI call to last */
+	bool is_netloom;        /* netloom's own export (TRACE_OTF2_PROP_EXPORT) */
 	char *application;      /* ProgramBegin name, or NULL */
 	uint64_t fatal;         /* dropped calls that change matching or completion */
 	char fatal_what[160];   /* the first of them, for the error line */
@@ -109,6 +126,18 @@ struct o2_rank {
 	uint64_t call_t0;     /* its enter time, ticks */
 	size_t call_first;    /* index of its first op in ops */
 	uint32_t new_comm;    /* CommCreate inside this call */
+	/* netloom's export: the NETLOOM:: attributes of the call's Enter
+	 * (probe and cancel fields, op flags) and the CPU time of the compute
+	 * regions since the previous call. */
+	bool call_probe;      /* PEER, TAG, COMM, BYTES and DONE all given */
+	bool call_cancel;     /* REQUEST and DONE given */
+	int32_t probe_peer, probe_tag;
+	uint64_t probe_comm;  /* OTF2 comm ref */
+	uint64_t probe_bytes;
+	uint64_t cancel_req;  /* OTF2 request id */
+	uint32_t call_done;   /* DONE: n_done */
+	uint16_t call_flags;  /* TRACE_F_IN_PLACE, TRACE_F_NO_OUTCOME */
+	uint64_t gap_cpu_ps;
 
 	struct o2_op *ops;
 	size_t n_ops, cap_ops;

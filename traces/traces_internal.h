@@ -250,6 +250,31 @@ extern const struct trace_importer_ops trace_import_otf2_ops;
 #define TRACE_OTF2_PROP_HOSTS "NETLOOM::HOSTS"
 #define TRACE_OTF2_PROP_START_UNIX "NETLOOM::START_UNIX"
 #define TRACE_OTF2_PROP_RUNTIME "NETLOOM::RECORDED_RUNTIME_S" /* %.17g: exact */
+/* Written on every export: "1", the version of what follows. Its presence
+ * tells the import the archive is netloom's own, whose collective sizes
+ * invert exactly, whose size-1 communicators are not MPI_COMM_SELF and
+ * whose Enter events carry the NETLOOM:: attributes below. */
+#define TRACE_OTF2_PROP_EXPORT "NETLOOM::EXPORT"
+#define TRACE_OTF2_PROP_RECORDER "NETLOOM::RECORDER"     /* the archive's recorder, when not empty */
+#define TRACE_OTF2_PROP_COMPUTE_CPU "NETLOOM::COMPUTE_CPU" /* "1": compute regions carry NETLOOM::CPU_PS */
+/* Event attributes of the Enter of an op's region: what OTF2 has no
+ * record for. Probes (which have no record at all): PEER, TAG, COMM,
+ * BYTES and DONE (n_done: found); cancel of a request the archive's
+ * records name: REQUEST (the OTF2 request id) and DONE (n_done: the
+ * cancel succeeded); any op: FLAGS (TRACE_F_IN_PLACE,
+ * TRACE_F_NO_OUTCOME); compute: CPU_PS. */
+#define TRACE_OTF2_ATTR_PEER "NETLOOM::PEER"   /* int32 */
+#define TRACE_OTF2_ATTR_TAG "NETLOOM::TAG"     /* int32 */
+#define TRACE_OTF2_ATTR_COMM "NETLOOM::COMM"   /* comm ref */
+#define TRACE_OTF2_ATTR_BYTES "NETLOOM::BYTES" /* uint64 */
+#define TRACE_OTF2_ATTR_DONE "NETLOOM::DONE"   /* uint32 */
+#define TRACE_OTF2_ATTR_FLAGS "NETLOOM::FLAGS" /* uint32 */
+#define TRACE_OTF2_ATTR_CPU "NETLOOM::CPU_PS"  /* uint64 */
+#define TRACE_OTF2_ATTR_REQUEST "NETLOOM::REQUEST" /* uint64 */
+/* A record's peer MPI_ANY_SOURCE (a receive that never matched: a
+ * cancelled one) in netloom's export; MPI_PROC_NULL is
+ * OTF2_UNDEFINED_UINT32, as the import reads any archive's. */
+#define TRACE_OTF2_ANY_SOURCE 0xfffffffeu
 /* An OTF2 anchor file (otf2_probe.c; built with or without the library). */
 int trace_otf2_probe(const char *path, const uint8_t *head, size_t n);
 
