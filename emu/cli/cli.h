@@ -28,6 +28,22 @@ int cli_report(const struct nl_err *err);
 /* The exit code cli_report would return for err, printing nothing. */
 int cli_exit_code(const struct nl_err *err);
 
+/* Before the work: can `path`, the value of output option `opt`
+ * ("--json"), be written? out_check_writable, with an empty name named by
+ * its option. A directory, a link to a missing file or a missing folder is
+ * refused in one line before any work, reported with cli_report (status
+ * 2: bad input, nothing written), not after minutes of it. Call it for
+ * every output option of a command. */
+int cli_check_output(const char *opt, const char *path, struct nl_err *err);
+
+/* After the work: a result that could not be written (a full disk,
+ * /dev/full as the file) although cli_check_output accepted its path.
+ * Prints the line as cli_report does and returns CLI_FAIL whatever the
+ * code: the work failing, not bad input (2 says nothing was written, and
+ * stdout may hold the result already), as compare's report and a result
+ * lost on stdout (cli_stdout_finish). */
+int cli_report_unwritten(const struct nl_err *err);
+
 /* Under mpirun (or srun) with more than one rank: MPI initialised into *m
  * (NULL when not launched by MPI, or launched with one rank and built
  * without MPI), and the ranks' command lines compared: argv[0..argc) (the
@@ -60,9 +76,10 @@ int cli_mpi_stop_say(int argc, char **argv, int status, void (*say)(void *ctx), 
 
 /* At the end of every command (main.c calls it after each; run, sweep,
  * replay and compare also before their ranks agree on the status): flush
- * stdout and check that every write reached it (a full disk, /dev/full, a
- * closed pipe). Returns rc when they did; else prints "netloom: stdout:
- * write failed: <reason>", clears stdout's error flag (so a second call
+ * stdout and check that every write reached it (a full disk, /dev/full; a
+ * closed pipe ends the process by SIGPIPE first, as it does any filter,
+ * unless SIGPIPE was ignored when it started). Returns rc when they did;
+ * else prints "netloom: stdout: write failed: <reason>", clears stdout's error flag (so a second call
  * says nothing) and returns CLI_FAIL, the work failing, not bad input
  * (CLI_USAGE, bad input said before, kept): a result that was lost must
  * not exit 0, nor 3 (config --from-booksim's 'written, but not everything
@@ -160,8 +177,10 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct t
 int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *example);
 
 /* Release what cli_layout_setup() built and turn rc (0 or negative, with
- * err set) into the command's exit status. */
-int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err);
+ * err set) into the command's exit status: cli_report's, or with
+ * is_unwritten (rc from writing the results after the work)
+ * cli_report_unwritten's. */
+int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, bool is_unwritten);
 
 /* The summary as a JSON object (caller owns). */
 struct json_t;

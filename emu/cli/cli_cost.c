@@ -164,11 +164,13 @@ int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *exam
 	return 0;
 }
 
-int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err)
+int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, bool is_unwritten)
 {
 	layout_release(lo);
 	topo_free(t);
-	return rc < 0 ? cli_report(err) : CLI_OK;
+	if (rc == 0)
+		return CLI_OK;
+	return is_unwritten ? cli_report_unwritten(err) : cli_report(err);
 }
 
 
@@ -318,16 +320,24 @@ int cli_cost_main(int argc, char **argv)
 	struct layout lo;
 	const struct layout_model *m;
 	struct layout_summary s;
+	/* The JSON is written after the annealing (seconds to minutes): a
+	 * path that cannot be written fails first. */
+	if (json_path && cli_check_output("--json", json_path, &err) < 0)
+		return cli_report(&err);
 	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
 		return cli_report(&err);
 	rc = layout_summarise(&lo, m, o.radix, &s, &err);
-	if (rc == 0 && json_path) {
+	if (rc < 0)
+		return cli_layout_finish(t, &lo, rc, &err, false);
+	/* The table first, as run's: a JSON file that then fails to write
+	 * (a full disk) loses only itself, status 1. */
+	if (!(json_path && !strcmp(json_path, "-")))
+		cost_text(stdout, &lo, m, &s);
+	if (json_path) {
 		json_t *doc = cli_layout_json(&lo, m, &s);
 		rc = doc ? out_write_json(json_path, doc, &err) : nl_errf(&err, NL_ENOMEM, "out of memory");
 		json_decref(doc);
 	}
-	if (rc == 0 && !(json_path && !strcmp(json_path, "-")))
-		cost_text(stdout, &lo, m, &s);
-	return cli_layout_finish(t, &lo, rc, &err);
+	return cli_layout_finish(t, &lo, rc, &err, true);
 }

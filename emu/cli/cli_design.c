@@ -84,7 +84,9 @@ static const char fullbw_usage[] =
 	"  -o, --output FILE write there (atomically) instead of stdout\n"
 	"  -h, --help        this text\n";
 
-/* Render to a buffer, then replace the output atomically. */
+/* Render to a buffer, then replace the output atomically. The output was
+ * checked before the search (cli_check_output), so a write failing now is
+ * the work failing (cli_report_unwritten: 1), not bad input. */
 static int design_emit_text(const char *path, char *buf, size_t len, struct nl_err *err)
 {
 	int rc = out_write_atomic(path, buf, len, err);
@@ -191,6 +193,8 @@ static int design_hyperx_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!N || !R || B < 0)
 		return cli_usage_error(cmd, "--terminals, --radix and --bisection are required");
+	if (cli_check_output("--output", output, &err) < 0)
+		return cli_report(&err);
 
 	struct analyze_hx_req req = {.N = N, .R = (uint32_t)R, .B = B};
 	struct analyze_hx reg, gen;
@@ -221,7 +225,7 @@ static int design_hyperx_main(int argc, char **argv)
 		fclose(f);
 		rc = design_emit_text(output, buf, len, &err);
 	}
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
 }
 
 /* --- equality ---------------------------------------------------------------------- */
@@ -291,6 +295,8 @@ static int design_equality_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!N || !K)
 		return cli_usage_error(cmd, "--routers and --radix are required");
+	if (cli_check_output("--output", output, &err) < 0)
+		return cli_report(&err);
 
 	struct analyze_eq_req req = {
 		.N = (uint32_t)N, .K = (uint32_t)K, .seed = seed, .population = (uint32_t)pop,
@@ -387,7 +393,7 @@ static int design_equality_main(int argc, char **argv)
 	free(spec);
 	free(nota);
 	analyze_eq_release(&e);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
 }
 
 /* --- flex, dragonfly, slimfly -------------------------------------------------------- */
@@ -429,6 +435,8 @@ static int design_fullbw_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!N || !R)
 		return cli_usage_error(cmd, "--terminals and --radix are required");
+	if (cli_check_output("--output", output, &err) < 0)
+		return cli_report(&err);
 
 	struct analyze_cfg *cfg = NULL;
 	size_t n = 0;
@@ -479,7 +487,7 @@ static int design_fullbw_main(int argc, char **argv)
 		}
 	}
 	free(cfg);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
 }
 
 /* The design searches, by the family they design (`netloom design NAME`). */

@@ -289,6 +289,11 @@ int cli_layout_main(int argc, char **argv)
 	struct topo *t;
 	struct layout lo;
 	const struct layout_model *m;
+	/* Written after the annealing (seconds to minutes): a path that
+	 * cannot be written fails first. */
+	if ((svg && cli_check_output("--svg", svg, &err) < 0) ||
+	    (lengths && cli_check_output("--lengths", lengths, &err) < 0))
+		return cli_report(&err);
 	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
 		return cli_report(&err);
@@ -304,9 +309,10 @@ int cli_layout_main(int argc, char **argv)
 		rc = lay_lengths(&out[n_out].buf, &out[n_out].len, &lo, m, &err);
 		n_out++;
 	}
+	bool is_unwritten = false;
 	if (rc == 0)
-		rc = lay_write_all(out, n_out, &err);
+		is_unwritten = (rc = lay_write_all(out, n_out, &err)) < 0;
 	for (size_t i = 0; i < n_out; i++)
 		free(out[i].buf);
-	return cli_layout_finish(t, &lo, rc, &err);
+	return cli_layout_finish(t, &lo, rc, &err, is_unwritten);
 }

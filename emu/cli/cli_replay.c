@@ -4,7 +4,8 @@
  * the predicted runtime against the recorded one, the per-rank breakdown,
  * message latencies by size class, collective algorithms used and the
  * busiest links. Exit status: 0 done, 1 the replay deadlocked (report on
- * stderr) or failed, 2 bad usage or bad input.
+ * stderr) or failed, or a result could not be written; 2 bad usage or bad
+ * input; 3 the report and --json written, the --otf2 / --svg timeline not.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "cli/cli.h"
@@ -310,6 +312,10 @@ static void cli_replay_csv(FILE *f, const struct app_results *res)
 
 #define CLI_REPLAY_MAX_TOPOS 16
 
+/* Exit status: the report and --json written, the --otf2 archive or the
+ * --svg drawing not (interfere's 3 for its --plot: docs/placement.md). */
+enum { CLI_REPLAY_NO_TIMELINE = 3 };
+
 struct cli_replay_opts {
 	const char *trace;
 	const char *json;
@@ -342,15 +348,6 @@ static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, str
 	}
 	*out = s;
 	return 0;
-}
-
-/* out_check_writable; an empty name is named by its option. */
-static int cli_replay_check_out(const char *opt, const char *path, struct nl_err *err)
-{
-	int rc = out_check_writable(path, err);
-	if (rc < 0 && !*path)
-		nl_err_prefix(err, "%s", opt);
-	return rc;
 }
 
 /* Parse the line into *o; the configuration is loaded into a first
@@ -431,9 +428,9 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	/* Outputs written at the end: a path that cannot be written fails
 	 * now, not after a replay of minutes. */
 	if (o->json)
-		NL_CHECK(cli_replay_check_out("--json", o->json, err));
+		NL_CHECK(cli_check_output("--json", o->json, err));
 	if (o->svg)
-		NL_CHECK(cli_replay_check_out("--svg", o->svg, err));
+		NL_CHECK(cli_check_output("--svg", o->svg, err));
 	if (o->otf2 && !*o->otf2)
 		return nl_errf(err, NL_EINVAL, "--otf2: empty directory name (expected a new directory for the OTF2 archive)");
 	return 0;
@@ -609,6 +606,36 @@ static json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n,
 	return doc;
 }
 
+/* The first network's timeline (--otf2, --svg) could not be written, as
+ * tl_err says: one line naming the option, said after the report and the
+ * JSON, which a drawing that fails (/dev/full) must not take with it.
+ * Returns the exit status: status when that is already a failure (a
+ * deadlock, the JSON lost), else CLI_REPLAY_NO_TIMELINE. */
+static int cli_replay_timeline_lost(const struct cli_replay_opts *o, const struct nl_err *tl_err, int status)
+{
+	/* The archive is finished first, into DIR that was new: when it is
+	 * there, the drawing failed; else the archive did, and the drawing
+	 * was not made either. */
+	bool is_svg = o->svg && (!o->otf2 || access(o->otf2, F_OK) == 0);
+	struct nl_err line = *tl_err;
+	if (is_svg)
+		nl_err_prefix(&line, "--svg %s: not written", o->svg);
+	else
+		nl_err_prefix(&line, "--otf2 %s: not written%s%s%s", o->otf2, o->svg ? " (nor --svg " : "",
+			      o->svg ? o->svg : "", o->svg ? ")" : "");
+	if (status == CLI_OK) {
+		const char *out = o->csv ? "the CSV" : "the report";
+		char said[64];
+		if (o->json && !strcmp(o->json, "-"))
+			snprintf(said, sizeof said, "; the JSON was written");
+		else
+			snprintf(said, sizeof said, "; %s%s written", out, o->json ? " and --json were" : " was");
+		nl_err_suffix(&line, said);
+	}
+	cli_report(&line);
+	return status == CLI_OK ? CLI_REPLAY_NO_TIMELINE : status;
+}
+
 /* Under mpirun (or srun) each replay is spread over the ranks: every rank
  * runs the application model and its share of the flit network
  * (docs/scaling.md); only rank 0 prints and writes. Returns 0 (*m NULL
@@ -627,14 +654,14 @@ static int cli_replay_mpi_open(int argc, char **argv, struct net_mpi **m, struct
 
 int cli_replay_main(int argc, char **argv)
 {
-	struct nl_err err = {0};
+	struct nl_err err = {0}, tl_err = {0}; /* tl_err: why the timeline was not written */
 	struct cli_replay_opts o = {0};
 	struct cli_replay_hooks hooks = {.o = &o};
 	struct cli_replay_run runs[CLI_REPLAY_MAX_TOPOS];
 	nl_sim *sim0 = NULL;
 	size_t n_runs = 0;
 	json_t *doc = NULL;
-	bool help = false, any_deadlock = false;
+	bool help = false, any_deadlock = false, is_tl_lost = false;
 	int status = CLI_OK, rc;
 	double t0 = nl_wall_seconds();
 
@@ -685,9 +712,10 @@ int cli_replay_main(int argc, char **argv)
 		/* The timeline is the first network's: written unless it
 		 * deadlocked, and its staged archive removed (cli_timeline_free)
 		 * before the next network, whose replay no longer polls for a
-		 * signal (out_staged_poll). */
+		 * signal (out_staged_poll). One that cannot be written is said
+		 * at the end, after the report and the JSON. */
 		if (rc == 0 && i == 0 && hooks.tl && !runs[0].v->deadlock)
-			rc = cli_timeline_finish(hooks.tl, &err);
+			is_tl_lost = cli_timeline_finish(hooks.tl, &tl_err) < 0;
 		if (i == 0) {
 			cli_timeline_free(hooks.tl);
 			hooks.tl = NULL;
@@ -737,8 +765,10 @@ int cli_replay_main(int argc, char **argv)
 		else
 			rc = nl_errf(&err, NL_ENOMEM, "%s: out of memory", o.json);
 		if (rc < 0)
-			status = cli_report(&err);
+			status = cli_report_unwritten(&err);
 	}
+	if (is_tl_lost)
+		status = cli_replay_timeline_lost(&o, &tl_err, status);
 out:
 	json_decref(doc);
 	cli_timeline_free(hooks.tl);

@@ -445,6 +445,10 @@ static int topo_describe_main(int argc, char **argv)
 		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
 	if (optind + 1 < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+	/* Written after the analysis (minutes with --bisection, --faults on a
+	 * large network): a path that cannot be written fails first. */
+	if (cli_check_output("--output", o.output, &err) < 0)
+		return cli_report(&err);
 
 	rc = topo_new(argv[optind], &r.t, &err);
 	if (rc < 0)
@@ -491,12 +495,12 @@ static int topo_describe_main(int argc, char **argv)
 		}
 		free(buf);
 	}
-	if (rc < 0)
-		goto fail;
 	analyze_dist_release(&r.d);
 	analyze_graph_release(&r.g);
 	topo_free(r.t);
-	return CLI_OK;
+	/* The analysis is done: a result that cannot be written now is the
+	 * work failing, 1. */
+	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
 fail:
 	analyze_dist_release(&r.d);
 	analyze_graph_release(&r.g);
@@ -536,12 +540,17 @@ static int topo_export_main(int argc, char **argv)
 	int fmt = analyze_format_parse(format);
 	if (fmt < 0)
 		return cli_usage_error(cmd, "--format '%s': expected edgelist, dot or json", format);
+	/* Written after building and rendering the network: a path that
+	 * cannot be written fails first. */
+	if (cli_check_output("--output", output, &err) < 0)
+		return cli_report(&err);
 
 	rc = topo_new(argv[optind], &t, &err);
 	if (rc < 0)
 		return cli_report(&err);
 	char *buf = NULL;
 	size_t len = 0;
+	bool is_unwritten = false;
 	FILE *mf = open_memstream(&buf, &len);
 	if (!mf) {
 		rc = nl_errf(&err, NL_ENOMEM, "out of memory");
@@ -549,11 +558,13 @@ static int topo_export_main(int argc, char **argv)
 		rc = analyze_export(t, (enum analyze_format)fmt, mf, &err);
 		fclose(mf);
 		if (rc == 0)
-			rc = out_write_atomic(output, buf, len, &err);
+			is_unwritten = (rc = out_write_atomic(output, buf, len, &err)) < 0;
 	}
 	free(buf);
 	topo_free(t);
-	return rc < 0 ? cli_report(&err) : CLI_OK;
+	if (rc == 0)
+		return CLI_OK;
+	return is_unwritten ? cli_report_unwritten(&err) : cli_report(&err);
 }
 
 int cli_topo_main(int argc, char **argv)

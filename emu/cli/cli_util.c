@@ -1,4 +1,4 @@
-/* Shared CLI helpers: error reporting and exit statuses. */
+/* Shared CLI helpers: error reporting, exit statuses and output checks. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "core/version.h"
 #include "net/net.h"
 
@@ -211,14 +212,30 @@ int cli_exit_code(const struct nl_err *err)
 		return CLI_FAIL;
 	case NL_EIO:
 		/* With stdout's error flag set, the failed write is the result's
-		 * on standard output ('-': "stdout: write failed"): a full disk or
-		 * a closed pipe, the work failing, not bad input (1, as
-		 * cli_stdout_finish). Other input/output errors name a file
-		 * given (unreadable, not writable): bad input. */
+		 * on standard output ('-': "stdout: write failed"): a full disk,
+		 * the work failing, not bad input (1, as cli_stdout_finish).
+		 * Other input/output errors here name a file given that cannot
+		 * be read, or an output refused before the work
+		 * (cli_check_output): bad input. A result that could not be
+		 * written after the work is cli_report_unwritten's. */
 		return ferror(stdout) ? CLI_FAIL : CLI_USAGE;
 	default:
 		return CLI_USAGE;
 	}
+}
+
+int cli_check_output(const char *opt, const char *path, struct nl_err *err)
+{
+	int rc = out_check_writable(path, err);
+	if (rc < 0 && !*path)
+		nl_err_prefix(err, "%s", opt);
+	return rc;
+}
+
+int cli_report_unwritten(const struct nl_err *err)
+{
+	cli_report(err);
+	return CLI_FAIL;
 }
 
 int cli_stdout_finish(int rc, int early_errno)

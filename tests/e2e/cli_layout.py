@@ -146,12 +146,13 @@ def case_atomic_outputs():
         check("both written", open(svg).read().startswith("<?xml") and len(open(lens).read().splitlines()) == 1 + 32)
         eq("only the outputs", sorted(os.listdir(d)), ["ok.len", "ok.svg"])
     # A device or standard output is written in place, so it goes before
-    # any file is renamed: one that fails leaves no file behind (the SVG
-    # was renamed first and stayed, exit 2 all the same).
+    # any file is renamed: one that fails leaves no file behind. A write
+    # failing after the work is the work failing, exit 1, not 2 (bad
+    # input: /dev/full was accepted before the work).
     if os.access("/dev/full", os.W_OK):
         with tempfile.TemporaryDirectory() as d:
             svg = os.path.join(d, "ok.svg")
-            p = run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=2)
+            p = run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=1)
             one_line_error(p, "/dev/full: write failed")
             eq("--lengths /dev/full: nothing left", os.listdir(d), [])
             with open("/dev/full", "wb") as full:
@@ -163,7 +164,7 @@ def case_atomic_outputs():
             eq("--lengths - > /dev/full: nothing left", os.listdir(d), [])
             with open(svg, "w") as f:
                 f.write("old")
-            run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=2)
+            run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=1)
             eq("--lengths /dev/full: old svg kept", open(svg).read(), "old")
     # A reader gone (| head): a failed write, said, not SIGPIPE with the
     # SVG already renamed. 64x64: lengths past a pipe's buffer.
@@ -174,7 +175,7 @@ def case_atomic_outputs():
         p = subprocess.run([NETLOOM, "layout", "torus:k=64x64", "--layout", "rule", "--svg", svg, "--lengths",
                             "/dev/stdout"], stdout=w, stderr=subprocess.PIPE, env=ENV)
         os.close(w)
-        eq("reader gone: exit", p.returncode, 2)
+        eq("reader gone: exit", p.returncode, 1)
         eq("reader gone: stderr", p.stderr.decode(), "netloom: /dev/stdout: write failed: Broken pipe\n")
         eq("reader gone: nothing left", os.listdir(d), [])
 

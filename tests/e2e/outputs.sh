@@ -68,6 +68,34 @@ if [ -w /dev/full ]; then
   out=$("$netloom" "${run[@]}" --json /dev/full 2>&1 >/dev/null)
   expect_eq "run --json /dev/full: exit" "$?" 2
   expect_eq "run --json /dev/full" "$out" "netloom: /dev/full: write failed: No space left on device"
+  # A result that cannot be written after the work (its path accepted
+  # before it) is the work failing: exit 1, not 2 ('nothing written'),
+  # and what went to stdout stays there.
+  out=$("$netloom" cost torus:k=4x4 --json /dev/full 2>err)
+  expect_eq "cost --json /dev/full: exit" "$?" 1
+  expect_eq "cost --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  grep -q '^topology     torus:k=4x4' <<<"$out" || fail "cost --json /dev/full: no table on stdout: '$out'"
+  for c in "layout torus:k=4x4 --svg /dev/full" "layout torus:k=4x4 --lengths /dev/full" \
+           "topo export torus:k=4x4 --format json -o /dev/full" "topo describe torus:k=4x4 -o /dev/full" \
+           "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o /dev/full" \
+           "design equality --routers 8 --radix 3 --generations 2 -o /dev/full" \
+           "design flex --terminals 64 --radix 16 --json -o /dev/full"; do
+    $netloom $c >/dev/null 2>err
+    expect_eq "$c: exit" "$?" 1
+    expect_eq "$c" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  done
+  out=$("$netloom" replay "$root/traces/samples/pingpong-2.nlt" --json /dev/full 2>err)
+  expect_eq "replay --json /dev/full: exit" "$?" 1
+  expect_eq "replay --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  grep -q '^  predicted runtime' <<<"$out" || fail "replay --json /dev/full: no report on stdout: '$out'"
+  # A drawing that cannot be written takes neither the report nor the
+  # JSON with it: one line, exit 3 (interfere's for its --plot).
+  out=$("$netloom" replay "$root/traces/samples/pingpong-2.nlt" --svg /dev/full --json rep.json 2>err)
+  expect_eq "replay --svg /dev/full: exit" "$?" 3
+  expect_eq "replay --svg /dev/full" "$(cat err)" \
+    "netloom: --svg /dev/full: not written: /dev/full: write failed: No space left on device; the report and --json were written"
+  grep -q '^  predicted runtime' <<<"$out" || fail "replay --svg /dev/full: no report on stdout: '$out'"
+  expect_eq "replay --svg /dev/full: JSON written" "$(json rep.json 'd["results"]["status"]')" ok
 fi
 
 # A directory or a dangling link: refused before the run, nothing on stdout.
@@ -82,6 +110,25 @@ expect_eq "run --json DANGLING: exit" "$?" 2
 expect_eq "run --json DANGLING: stdout" "$out" ""
 grep -q "^netloom: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
 [ -L dangling.json ] || fail "run --json DANGLING: the link was replaced"
+# Every command with output options checks each before its work: the
+# work here would fail on its own (a bad SPEC, an odd router count, a
+# design too large to build), so the line naming the output shows that
+# it came first.
+for c in "cost torus:k=0 --json" "layout torus:k=0 --svg" "layout torus:k=0 --svg ok.svg --lengths" \
+         "topo export torus:k=0 --format json -o" "topo describe torus:k=0 -o" \
+         "design equality --routers 7 --radix 3 -o" "design slimfly --terminals 100000 --radix 300 -o" \
+         "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o"; do
+  out=$($netloom $c outdir 2>err)
+  expect_eq "$c DIR: exit" "$?" 2
+  expect_eq "$c DIR: stdout" "$out" ""
+  expect_eq "$c DIR" "$(cat err)" "netloom: outdir: is a directory; expected a file name to write"
+  out=$($netloom $c dangling.json 2>err)
+  expect_eq "$c DANGLING: exit" "$?" 2
+  expect_eq "$c DANGLING: stdout" "$out" ""
+  grep -q "^netloom: dangling.json: a symbolic link to a missing file" err || fail "$c DANGLING: $(cat err)"
+done
+[ -L dangling.json ] || fail "DANGLING: the link was replaced"
+[ -e ok.svg ] && fail "layout --svg ok.svg --lengths DIR: ok.svg written"
 ls -a | grep -q '\.tmp' && fail "temporary files left: $(ls -a)"
 
 [ "$fails" -eq 0 ] || exit 1
