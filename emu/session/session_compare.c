@@ -536,6 +536,35 @@ static void cmp_check_maps(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
 	}
 }
 
+/* The analytic backend's calibration file of system s, read as its
+ * replays read it: the backend built over the system's topology, as each
+ * replay builds it. A missing, unreadable or malformed file, or one
+ * without a run of calibration_ranks ranks, failed every replay (exit 3,
+ * its cells errors), where `netloom replay` refuses it before running. */
+static void cmp_check_calibration(struct cmp *c, const struct cmp_sys *s, const nl_sim *sim)
+{
+	const char *path = config_get(&sim->cfg, "calibration");
+	if (strcmp(c->backend, "analytic") || !path || !path[0])
+		return;
+	struct nl_err err = {0};
+	struct net_backend *b = NULL;
+	const struct net_backend_ops *ops = net_backend_find("analytic", &err);
+	if (!ops || net_backend_new(ops, &sim->cfg, sim->topo, &b, &err) == 0) {
+		net_backend_free(b);
+		return;
+	}
+	/* The reader's message begins with the key, which ours names. */
+	const char *why = err.msg, *prefix = "key 'calibration': ";
+	if (!strncmp(why, prefix, strlen(prefix)))
+		why += strlen(prefix);
+	char where[1200];
+	cmp_where(c, s, "calibration", where, sizeof where);
+	const char *origin = config_origin(&sim->cfg, "calibration");
+	bool inline_key = cmp_sys_key_line(s, "calibration") != s->line;
+	cmp_problem(c, "%s key 'calibration': %s%s%s%s", where, why, !inline_key && origin ? " (set at " : "",
+		    !inline_key && origin ? origin : "", !inline_key && origin ? ")" : "");
+}
+
 /* Whether each workload's ranks fit system s, by the checks its replay
  * makes (app_config_bind with the workload's placement, session_replay.c):
  * placement linear needs an endpoint per rank and refuses ranks_per_node
@@ -696,6 +725,7 @@ static void cmp_validate(struct cmp *c)
 			cmp_check_flit_counts(c, s, sim);
 			cmp_check_fit(c, s, sim);
 			cmp_check_maps(c, s, sim);
+			cmp_check_calibration(c, s, sim);
 			cmp_path_select(c, s, sim);
 			if (cmp_sys_ports(s, sim->topo) < 0)
 				cmp_problem(c, "out of memory");

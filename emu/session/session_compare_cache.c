@@ -241,6 +241,13 @@ void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
 {
 	char p[1200];
 	struct nl_err err = {0};
+	/* A replay's error is not its key's result: a file unreadable or
+	 * corrupt (a trace's rank stream, a calibration once found only here),
+	 * memory, or a problem of the study the checks before the runs missed.
+	 * Cached, it came back on every re-run as a failed cell "from the
+	 * cache". A deadlock is the model's answer and is kept. */
+	if (r->status == 2)
+		return;
 	cmp_cache_path(c, r->key, p, sizeof p);
 	json_t *j = json_object();
 	json_object_set_new(j, "status", json_integer(r->status));

@@ -248,6 +248,30 @@ printf '[system a]\nconfig = plsys.ini\n[system b]\ntopology = torus:k=4x4\nplac
 bad plkeys "netloom: $dir/plsys.ini:4: [system a] key 'placement': a study places each workload by its own key 'placement', not the system's; expected it in the [workload NAME] sections (docs/procurement.md)
 netloom: $dir/plsys.ini:5: [system a] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)
 netloom: $dir/plkeys.ini:5: [system b] key 'placement_seed': a study replays every cell with placement seeds 1..N, N = [study] seeds; expected [study] seeds (docs/procurement.md)"
+# A system's calibration file that does not read as the analytic backend
+# reads it was found only by the replays (exit 3, the failure cached: a
+# re-run said "1 from the cache, 1 failed"): refused before any run, at
+# the key's line (or its system's, naming the config file's).
+echo garbage > "$dir/garbage.json"
+printf '[analytic]\ncalibration = %s\n' "$dir/garbage.json" > "$dir/calsys.ini"
+printf '[system a]\ntopology = torus:k=4x4\ncalibration = nosuch.json\n[system b]\nconfig = calsys.ini\ntopology = torus:k=4x4\n[system c]\ntopology = torus:k=4x4\ncalibration = %s\ncalibration_ranks = 7\n[workload w]\ntrace = %s\n' "$s/calibration-shm.json" "$s/hpcc-8.nlt" > "$dir/cal.ini"
+bad cal "netloom: $dir/cal.ini:3: [system a] key 'calibration': unable to open $dir/nosuch.json: No such file or directory
+netloom: $dir/cal.ini:4: [system b] key 'calibration': $dir/garbage.json:1: '[' or '{' expected near 'garbage' (set at $dir/calsys.ini:2)
+netloom: $dir/cal.ini:9: [system c] key 'calibration': calibration $s/calibration-shm.json: no run with 7 ranks (calibration_ranks)"
+# A replay that fails with an error is a failed cell, not a result to
+# keep: its cause (here a trace whose last rank stream does not
+# decompress, which only the replay reads) may be gone by the next run,
+# which replays it rather than report the error "from the cache".
+printf 'netloom-trace 1\nranks 2\napplication "c"\nrank 0\ninit t=0 dur=0\nsend t=0 dur=0 peer=1 tag=1 bytes=8\nfinalize t=0 dur=0\nrank 1\ninit t=0 dur=0\nrecv t=0 dur=0 peer=0 tag=1 bytes=8\nfinalize t=0 dur=0\n' > "$dir/corrupt.txt"
+"$netloom" trace encode "$dir/corrupt.txt" "$dir/corrupt.nlt" || fail "encode corrupt"
+python3 -c 'import sys; p=sys.argv[1]; d=bytearray(open(p,"rb").read()); i=d.rfind(b"\x28\xb5\x2f\xfd"); d[i+8]^=0xff; open(p,"wb").write(d)' "$dir/corrupt.nlt"
+printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = corrupt.nlt\n' > "$dir/corrupt.ini"
+for run in first second; do
+  "$netloom" compare "$dir/corrupt.ini" -o "$dir/corrupt" > /dev/null 2>&1; rc=$?
+  expect_eq "error cell, $run run: exit status, executed" \
+    "$rc $(json "$dir/corrupt/report.json" '[d["execution"][k] for k in ("executed_runs", "cached_runs", "failed_runs")]')" "3 [1, 0, 1]"
+done
+expect_eq "error cell: its error" "$(json "$dir/corrupt/report.json" '"does not decompress" in d["cells"][0]["seeds"][0]["error"]')" True
 
 # The files a topology spec names (anynet:file=, graph:file=) are the
 # study file's neighbours too, and their contents are in both cache keys:
