@@ -25,7 +25,7 @@
  *    the cost of adaptivity under load. On large networks that cost is
  *    the throughput: packets that took one escape hop ride up*-down*'s
  *    long routes through the root's neighbourhood to the end (RING-10 at
- *    512 switches, seed 003 sec. 6.2's settings: unstable from 0.06
+ *    512 switches, seed 003 sec. 6.2's settings: unstable from 0.08
  *    flits/cycle/endpoint, where the 5D torus with duato takes 0.15).
  *  - return: Silla & Duato's algorithm: at every router it is offered
  *    the minimal ports on the adaptive VCs again, besides its escape hop,
