@@ -11,6 +11,7 @@
 
 #include "app/app_internal.h"
 #include "core/error.h"
+#include "net/net.h"
 
 /* --- communicators and request ids -------------------------------------------------- */
 
@@ -273,17 +274,42 @@ static void app_test(struct app *a, uint32_t r)
 
 /* --- executing one op --------------------------------------------------------------- */
 
+/* dur_ps times cpu_factor, rounded to the nearest ps; UINT64_MAX when that
+ * is past 2^63 (llround's range), which app_compute_check refuses. */
 static uint64_t app_scale_compute(const struct app *a, uint64_t dur_ps)
 {
 	if (a->cpu_factor_is_one)
 		return dur_ps;
 	double x = (double)dur_ps * a->cfg.cpu_factor;
-	return x >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t)llround(x);
+	return x < 0x1p63 ? (uint64_t)llround(x) : UINT64_MAX;
+}
+
+/* A compute interval must end by NET_TIME_MAX_PS, the latest time the
+ * backends take a send (net.h): past it the clock would wrap (an event
+ * pushed before now) or the next send be refused. */
+static int app_compute_check(const struct app *a, uint32_t r, uint64_t d_ps, struct nl_err *err)
+{
+	if (d_ps == 0 || (a->now <= NET_TIME_MAX_PS && d_ps <= NET_TIME_MAX_PS - a->now))
+		return 0;
+	const struct trace_op *op = &a->ranks[r].op;
+	char dur[96];
+	if (op->kind == TOP_COMPUTE && !a->cpu_factor_is_one) {
+		double x = (double)(a->cfg.compute_time == APP_COMPUTE_CPU ? op->cpu_ps : op->dur_ps);
+		snprintf(dur, sizeof dur, "%.0f ps times cpu_factor %g = %.0f", x, a->cfg.cpu_factor,
+			 x * a->cfg.cpu_factor);
+	} else {
+		snprintf(dur, sizeof dur, "%" PRIu64, d_ps);
+	}
+	return app_bad_op(a, r, err,
+			  "compute of %s ps at %" PRIu64 " ps: expected to end by %" PRIu64
+			  " ps (2^62 ps, about 53 days; later times would overflow)",
+			  dur, a->now, NET_TIME_MAX_PS);
 }
 
 static int app_compute(struct app *a, uint32_t r, uint64_t d_ps, struct nl_err *err)
 {
 	struct app_rank *rk = &a->ranks[r];
+	NL_CHECK(app_compute_check(a, r, d_ps, err));
 	rk->st.compute_ps += d_ps;
 	if (d_ps == 0)
 		return 1;
@@ -390,6 +416,7 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 	switch (op->kind) {
 	case TOP_COMPUTE: {
 		uint64_t d = app_scale_compute(a, a->cfg.compute_time == APP_COMPUTE_CPU ? op->cpu_ps : op->dur_ps);
+		NL_CHECK(app_compute_check(a, r, d, err));
 		if (a->on_call)
 			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
 		return app_compute(a, r, d, err);
@@ -399,6 +426,7 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 		if (!(s >= 0) || s > 1e6)
 			return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
 		uint64_t d = (uint64_t)llround(s * 1e12);
+		NL_CHECK(app_compute_check(a, r, d, err));
 		if (a->on_call)
 			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
 		return app_compute(a, r, d, err);

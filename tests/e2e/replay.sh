@@ -259,6 +259,43 @@ printf '0 init\n1 init\n0 recv 1 0 1e6\n1 compute 2.5e9\n1 send 0 0 1e6\n0 final
 expect_eq "long idle: predicted within 1 ms of 2.5 s" \
   "$(json "$dir/idle.json" '2.5 < d["results"]["runtime"]["predicted_s"] < 2.501')" True
 
+# Compute past the engine's time limit (2^62 ps, NET_TIME_MAX_PS, where
+# sends stop): cpu_factor scales exactly up to it, then the op is refused
+# in one line. Before, 10 gave 9223372.04 s and 18.5 4611686.02 s (a
+# larger factor, a smaller runtime; exit 0), 1e19 ps alone 1e7 s, and two
+# computes that passed the limit together an internal "advance to ...,
+# before the reached time" (exit 2).
+lim="expected to end by 4611686018427387904 ps (2^62 ps, about 53 days; later times would overflow)"
+printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=1000000000000000000\nfinalize t=0 dur=0\n' > "$dir/cf.txt"
+"$netloom" trace encode "$dir/cf.txt" "$dir/cf.nlt" || fail "encode cpu_factor trace"
+for f in 1 4.5; do
+  "$netloom" replay "$dir/cf.nlt" -s cpu_factor=$f --json "$dir/cf.json" > /dev/null || fail "cpu_factor $f exit $?"
+  expect_eq "cpu_factor $f: predicted" "$(json "$dir/cf.json" 'd["results"]["runtime"]["predicted_s"] == '$f' * 1e6')" True
+done
+for f in 10 18.5; do
+  out=$("$netloom" replay "$dir/cf.nlt" -s cpu_factor=$f 2>&1); rc=$?
+  expect_eq "cpu_factor $f past the limit exit" $rc 2
+  expect_eq "cpu_factor $f past the limit" "$out" "netloom: trace rank 0 op 1 (compute): compute of 1000000000000000000 ps times cpu_factor $f = $(python3 -c "print(int(1e18 * $f))") ps at 0 ps: $lim"
+done
+for d in 4611686018427387904 4611686018427387905; do
+  printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=%s\nfinalize t=0 dur=0\n' $d > "$dir/cl.txt"
+  "$netloom" trace encode "$dir/cl.txt" "$dir/cl.nlt" || fail "encode compute $d"
+  out=$("$netloom" replay "$dir/cl.nlt" 2>&1 > /dev/null); rc=$?
+  if [ $d = 4611686018427387904 ]; then
+    expect_eq "compute of 2^62 ps exit" $rc 0
+  else
+    expect_eq "compute of 2^62 + 1 ps exit" $rc 2
+    expect_eq "compute of 2^62 + 1 ps" "$out" "netloom: trace rank 0 op 1 (compute): compute of $d ps at 0 ps: $lim"
+  fi
+done
+printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=3000000000000000000\ncompute t=3000000000000000000 dur=3000000000000000000\nfinalize t=0 dur=0\n' > "$dir/cw.txt"
+"$netloom" trace encode "$dir/cw.txt" "$dir/cw.nlt" || fail "encode two computes"
+for b in analytic flit; do
+  out=$("$netloom" replay "$dir/cw.nlt" -s backend=$b -s topology=torus:k=2x2 2>&1); rc=$?
+  expect_eq "two computes past the limit ($b) exit" $rc 2
+  expect_eq "two computes past the limit ($b)" "$out" "netloom: trace rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
+done
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1
