@@ -830,9 +830,14 @@ static void cmp_run_one(struct cmp *c, struct cmp_run *r)
 		}
 		free(cnt.ep_job);
 		/* Only rank 0 writes the cache: it puts the other ranks'
-		 * results after the gather (cmp_gather). */
-		if (c->rank == 0)
+		 * results after the gather (cmp_gather). One thread at a time:
+		 * the list of files staged for a signal is the process's
+		 * (cmp_cache_write, core/output.h). */
+		if (c->rank == 0) {
+			pthread_mutex_lock(&c->mu);
 			cmp_cache_put(c, r);
+			pthread_mutex_unlock(&c->mu);
+		}
 	}
 	nl_sim_free(sim);
 }
