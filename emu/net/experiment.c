@@ -27,6 +27,20 @@
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 
+/* Flits queued on network port g's channel before this cycle for a cycle
+ * at or after it. fl_output (router.c) counts a flit as it gives it its
+ * cycle c = max(at, out_free), with `at` at most one cycle after the call,
+ * so those queued before now that go at or after now take the cycles now
+ * .. out_free - 1 with no gap: out_free - now of them. Another rank's port
+ * has out_free 0 here, and no count. */
+static uint64_t exp_chan_queued(const struct flitnet *n, uint32_t g)
+{
+	const struct fl_port *pt = &n->ports[g];
+	return pt->link.network && pt->out_free > n->now ? pt->out_free - n->now : 0;
+}
+
+/* The channels' window is that of the flits put on them from now on:
+ * those already queued for now or later count in it. */
 static void exp_clear_stats(struct flitnet *n)
 {
 	fl_part_fold_hists(n);
@@ -36,8 +50,21 @@ static void exp_clear_stats(struct flitnet *n)
 	n->obs.accepted_flits = 0;
 	n->obs.sent_flits = 0;
 	for (uint32_t g = 0; g < n->topo->n_ports; g++)
-		n->ports[g].chan_flits = 0;
+		n->ports[g].chan_flits = exp_chan_queued(n, g);
 	n->obs.reset_time = n->now;
+}
+
+/* The channels' window ends now: flits counted as queued but going on the
+ * channel now or later are not in it (with a speedup, up to a queue's
+ * length a channel; 901 flits in 900 cycles before). */
+static void exp_stop_channels(struct flitnet *n)
+{
+	n->obs.count_channels = false;
+	for (uint32_t g = 0; g < n->topo->n_ports; g++) {
+		const uint64_t q = exp_chan_queued(n, g);
+		NL_ASSERT(n->ports[g].chan_flits >= q);
+		n->ports[g].chan_flits -= q;
+	}
 }
 
 /* Mean latency over retired packets and every flit still alive, as BookSim
@@ -138,7 +165,7 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 			converged = 0;
 			phase = PH_DRAINING;
 			n->obs.drain_time = n->now;
-			n->obs.count_channels = false;
+			exp_stop_channels(n);
 			fl_obs_phase(&n->obs, phase);
 			pt->samples = (uint32_t)total_phases + 1;
 			return 0;
@@ -169,11 +196,12 @@ static int exp_drive(struct flitnet *n, const struct sim_cfg *sc, struct net_poi
 		pt->stable = false;
 		pt->warmup_only = true;
 		n->obs.drain_time = n->now;
+		exp_stop_channels(n);
 		return 0;
 	}
 	phase = PH_DRAINING;
 	n->obs.drain_time = n->now;
-	n->obs.count_channels = false;
+	exp_stop_channels(n);
 	fl_obs_phase(&n->obs, phase);
 	/* Under MPI a rank knows its own sources' next packet only: the
 	 * count is summed over the ranks. */

@@ -1342,6 +1342,17 @@ static inline void fl_output(struct flitnet *n, uint32_t g, uint64_t at, uint32_
 		c = pt->out_free;
 	pt->out_free = c + 1;
 	const struct fl_link *l = &pt->link;
+	/* Channel use is counted here, where the flit is given its cycle c on
+	 * the channel, not at switch allocation: with a speedup the queue
+	 * can hold it past the window's end (docs/results.md, channels;
+	 * BookSim counts as its output buffer sends). A flit counted here
+	 * but sent from the window's end on is taken off by the experiment
+	 * (experiment.c, exp_chan_queued). */
+	if (l->network & n->obs.count_channels) {
+		pt->chan_flits++;
+		if (n->obs.job_flits)
+			n->obs.job_flits[(size_t)g * n->obs.n_jobs + n->obs.ep_job[n->pool.pkts[pkt].rt.src_ep]]++;
+	}
 	fl_send_flit(n, l, c + l->lat + 1, pkt, seq, vc);
 }
 
@@ -1402,15 +1413,7 @@ static inline __attribute__((always_inline)) void fl_sa_apply(struct flitnet *n,
 			.gout = gout, .pkt = pkt, .order = n->n_la_pend, .vc = ovc};
 		n->n_la_pend++;
 	}
-	if (n->ports[gout].link.network) {
-		n->flit_hops++;
-		if (n->obs.count_channels) {
-			n->ports[gout].chan_flits++;
-			if (n->obs.job_flits)
-				n->obs.job_flits[(size_t)gout * n->obs.n_jobs +
-						 n->obs.ep_job[n->pool.pkts[pkt].rt.src_ep]]++;
-		}
-	}
+	n->flit_hops += n->ports[gout].link.network;
 	n->ovc[ov].occ++;
 	NL_ASSERT(n->ovc[ov].occ <= n->buf);
 	if (!plain && n->pocc)

@@ -31,8 +31,14 @@ static uint64_t fx_digest(const struct flitnet *n)
 	MIX(n->obs.plat.max);
 	MIX((uint64_t)n->obs.nlat.sum);
 	MIX((uint64_t)n->obs.hops.sum);
-	for (uint32_t g = 0; g < n->topo->n_ports; g++)
-		MIX(n->ports[g].chan_flits);
+	/* Each channel's flits sent before now: chan_flits counts a flit as
+	 * it is queued for its cycle on the channel (router.c, fl_output),
+	 * which the fast path does at the switch grant and the general path
+	 * a step later, at the crossbar; out_free - now of them go from now. */
+	for (uint32_t g = 0; g < n->topo->n_ports; g++) {
+		const struct fl_port *pt = &n->ports[g];
+		MIX(pt->chan_flits - (pt->link.network && pt->out_free > n->now ? pt->out_free - n->now : 0));
+	}
 #undef MIX
 	return h;
 }
