@@ -318,7 +318,7 @@ struct route_ops {
 	/* compute's priorities are part of the algorithm, not a tie-break:
 	 * a lower candidate (a deroute, an escape VC, a blocked port) is to
 	 * be taken only when no higher one has a free VC (minad, dal: seed
-	 * 001 §3.3's "if unblocked"; updown_adaptive, whose up*/down* escape
+	 * 001 §3.3's "if unblocked"; updown_adaptive, whose up-down escape
 	 * may be non-minimal). Only a by-priority VC allocator
 	 * (alloc_ops.by_priority, separable_*) honours that, so the engine
 	 * refuses any other (emu/net/flitnet.c); iSLIP picks by round robin
