@@ -332,13 +332,16 @@ static int run_help(int argc, char **argv)
 }
 
 /* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports
- * the same error; every rank exits with the same code). */
-static int run_finish(int rc, bool deadlocked, const struct nl_err *err, bool quiet)
+ * the same error; every rank exits with the same code). is_unwritten: rc
+ * is the JSON file's, which failed to be written after the runs (a full
+ * disk, /dev/full; its path was checked before them): the work failing,
+ * 1, not bad input (cli_report_unwritten), the table already on stdout. */
+static int run_finish(int rc, bool deadlocked, bool is_unwritten, const struct nl_err *err, bool quiet)
 {
 	if (rc < 0) {
 		/* Before cli_report, which clears stdout's error flag that
 		 * cli_exit_code reads. */
-		int code = run_exit_code(err);
+		int code = is_unwritten ? CLI_FAIL : run_exit_code(err);
 		if (!quiet)
 			cli_report(err);
 		return code;
@@ -421,9 +424,10 @@ int cli_run_main(int argc, char **argv)
 			       (unsigned long long)pt.cycles, (unsigned long long)pt.flit_hops, pt.wall_seconds,
 			       pt.wall_seconds > 0 ? (double)pt.flit_hops / pt.wall_seconds / 1e6 : 0.0);
 	}
+	bool is_unwritten = false;
 	if (rc == 0 && o.json_path)
-		rc = run_write_json(sim, &o, &err);
-	rc = cli_stdout_finish(run_finish(rc, deadlocked, &err, quiet), 0);
+		is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten, &err, quiet), 0);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
@@ -474,7 +478,7 @@ int cli_sweep_main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct nl_sweep sw;
 	nl_sim *sim = NULL;
-	bool deadlocked = false;
+	bool deadlocked = false, is_unwritten = false;
 	struct net_mpi *mpi = NULL;
 	int rc = run_parse(argc, argv, &o);
 	if (rc) {
@@ -520,10 +524,10 @@ int cli_sweep_main(int argc, char **argv)
 		else if (o.table && !o.csv)
 			printf("no saturation up to %.4g, max accepted %.4f\n", sw.last_stable_rate, sw.max_accepted);
 		if (o.json_path)
-			rc = run_write_json(sim, &o, &err);
+			is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	}
 done:
-	rc = cli_stdout_finish(run_finish(rc, deadlocked, &err, quiet), sp.stdout_errno);
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten, &err, quiet), sp.stdout_errno);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:

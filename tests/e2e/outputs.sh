@@ -63,11 +63,16 @@ if mknod nulldev c 1 3 2>/dev/null; then
 else
   echo "outputs: mknod refused here; the device case is skipped"
 fi
-# A full device: the write error, exit 2.
+# A full device: the write error after the work, exit 1, the table kept.
 if [ -w /dev/full ]; then
-  out=$("$netloom" "${run[@]}" --json /dev/full 2>&1 >/dev/null)
-  expect_eq "run --json /dev/full: exit" "$?" 2
-  expect_eq "run --json /dev/full" "$out" "netloom: /dev/full: write failed: No space left on device"
+  out=$("$netloom" "${run[@]}" --json /dev/full 2>err)
+  expect_eq "run --json /dev/full: exit" "$?" 1
+  expect_eq "run --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  grep -q '^ *offered' <<<"$out" || fail "run --json /dev/full: no table on stdout: '$out'"
+  out=$("$netloom" sweep "${run[@]:1}" --rates 0.1:0.2:0.1 --json /dev/full 2>err)
+  expect_eq "sweep --json /dev/full: exit" "$?" 1
+  expect_eq "sweep --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  grep -q '^saturation\|^no saturation' <<<"$out" || fail "sweep --json /dev/full: no summary on stdout: '$out'"
   # A result that cannot be written after the work (its path accepted
   # before it) is the work failing: exit 1, not 2 ('nothing written'),
   # and what went to stdout stays there.
