@@ -1,6 +1,8 @@
 /* Building an archive from a sequence of ops per rank (importers and
  * `trace encode`): one stream writer per rank, writing a temporary file
- * next to the output, assembled by trace_archive_write at the end. In
+ * next to the output, assembled by trace_archive_write at the end. The
+ * temporary files are registered (out_staged_add), so a SIGINT or SIGTERM
+ * removes them and ends the build at its next op (core/output.h). In
  * check mode (no output path) every op is instead encoded and decoded
  * again and compared, which is the fuzz targets' oracle.
  */
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/output.h"
 
 enum { RANK_NEW, RANK_OPEN, RANK_DONE };
 
@@ -68,16 +71,24 @@ static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 	if (!p)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	snprintf(p, n, "%s.r%u.tmpXXXXXX", b->out_path, rank);
+	/* Registered as a template that mkstemp fills in place: no signal
+	 * finds the file made but not registered. */
+	int rc = out_staged_add(p, err);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
 	int fd = mkstemp(p);
 	if (fd < 0) {
 		int e = errno;
+		out_staged_del(p);
 		free(p);
 		return nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s", b->out_path,
 			       strerror(e));
 	}
 	close(fd);
 	b->paths[rank] = p;
-	int rc = trace_stream_open_opts(&b->w[rank], rank, p, &b->opts, err);
+	rc = trace_stream_open_opts(&b->w[rank], rank, p, &b->opts, err);
 	if (rc)
 		return rc;
 	b->state[rank] = RANK_OPEN;
@@ -133,6 +144,7 @@ int trace_builder_op(struct trace_builder *b, uint32_t rank, const struct trace_
 	b->ops[rank]++;
 	if (!b->out_path)
 		return check_op(b, op, err);
+	out_staged_poll(); /* a recorded SIGINT/SIGTERM: the streams removed, the process ended */
 	if (b->state[rank] == RANK_NEW)
 		NL_CHECK(open_rank(b, rank, err));
 	return stream_err(b, rank, trace_stream_append(b->w[rank], op, err), err);
@@ -176,11 +188,14 @@ void trace_builder_free(struct trace_builder *b)
 {
 	if (!b)
 		return;
-	for (uint32_t r = 0; b->paths && r < b->n_ranks; r++) {
+	/* Last rank first: out_staged_del finds the latest registration first,
+	 * so forgetting every stream costs O(ranks), not O(ranks^2). */
+	for (uint32_t r = b->paths ? b->n_ranks : 0; r-- > 0;) {
 		if (b->w && b->w[r])
 			trace_stream_abort(b->w[r]);
 		if (b->paths[r]) {
 			unlink(b->paths[r]);
+			out_staged_del(b->paths[r]); /* polls: a recorded signal ends the process here */
 			free(b->paths[r]);
 		}
 	}

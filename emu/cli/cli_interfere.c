@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,9 @@ static void cli_interfere_usage(FILE *f)
 		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
 		   "  --top N             colliding links listed, 1..100000 (default 10)\n\n"
 		   "Exit status: 0 done; 3 the table and JSON were written but the --plot chart was not\n"
-		   "(no gnuplot, gnuplot failed); 1 the run failed (deadlock, timeout, out of memory); 2 a\n"
-		   "bad command line, workload or configuration, or an output that cannot be written.\n");
+		   "(no gnuplot, gnuplot failed, the SVG could not be written: the old file kept); 1 the run\n"
+		   "failed (deadlock, timeout, out of memory); 2 a bad command line, workload or\n"
+		   "configuration, or an output that cannot be written.\n");
 }
 
 static double cli_num(json_t *o, const char *k)
@@ -109,7 +111,11 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 }
 
 /* Draw the chart: gnuplot reads a script with the data inline on stdin and
- * writes a temporary file, moved to OUT when it succeeded. */
+ * writes the SVG to a temporary file, registered so that SIGINT/SIGTERM
+ * removes it (core/output.h). gnuplot exits 0 after a failed write (a full
+ * disk), so its SVG is read back and checked whole (out_read_svg), then
+ * written as any output is (out_stage_registered, out_commit): OUT is the
+ * new chart or, when it cannot be written, the old file. */
 static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 {
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
@@ -117,28 +123,57 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 			       "--plot %s: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
 			       "gnuplot-nox); the table and JSON were written",
 			       out);
-	char *tmp;
-	if (out_tmp_for(out, &tmp, err) < 0)
+	char *gp, *tmp = NULL, *svg = NULL;
+	size_t len;
+	if (out_tmp_for_registered(out, &gp, err) < 0)
 		return nl_err_prefix(err, "--plot");
-	FILE *p = popen("gnuplot", "w");
-	if (!p) {
-		out_unstage(&tmp);
-		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(errno));
+	/* The shell opens the file (gnuplot writes its SVG to standard
+	 * output), so it exists before gnuplot, which outlives a SIGINT,
+	 * starts: a second signal unlinks it for good, where gnuplot's own
+	 * 'set output' would make it again (as compare's plots). */
+	char *cmd = NULL;
+	size_t cmd_len = 0;
+	FILE *c = open_memstream(&cmd, &cmd_len);
+	if (c) {
+		fputs("exec gnuplot > '", c);
+		for (const char *q = gp; *q; q++)
+			if (*q == '\'')
+				fputs("'\\''", c);
+			else
+				fputc(*q, c);
+		fputs("'", c);
 	}
+	if (!c || fclose(c) != 0) {
+		free(cmd);
+		out_unstage(&gp);
+		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory", out);
+	}
+	FILE *p = popen(cmd, "w");
+	free(cmd);
+	if (!p) {
+		int e = errno;
+		out_unstage(&gp);
+		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(e));
+	}
+	/* A gnuplot ended by the interrupt sent to the process group
+	 * (`timeout -s INT`) makes our write raise SIGPIPE, whose default
+	 * action would end netloom with the file staged: ignored while we
+	 * write (set after popen, so not in gnuplot); out_unstage below then
+	 * ends the process by the interrupt, cleanly. */
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	json_t *jobs = json_object_get(json_object_get(doc, "results"), "jobs"), *j;
 	size_t i;
 	fprintf(p, "set terminal svg size 800,480 dynamic enhanced font 'sans,11' background rgb 'white'\n");
-	fprintf(p, "set output '");
-	for (const char *c = tmp; *c; c++)
-		fprintf(p, *c == '\'' ? "''" : "%c", *c);
-	fprintf(p, "'\n$d << EOD\n");
+	fprintf(p, "$d << EOD\n");
 	json_array_foreach(jobs, i, j)
 	{
 		json_t *sd = json_object_get(j, "slowdown");
 		fprintf(p, "\"");
-		for (const char *c = json_string_value(json_object_get(j, "name")); *c; c++)
-			if (*c != '"' && *c != '\\')
-				fputc(*c, p);
+		for (const char *ch = json_string_value(json_object_get(j, "name")); *ch; ch++)
+			if (*ch != '"' && *ch != '\\')
+				fputc(*ch, p);
 		fprintf(p, "\" %.12g %.12g \"%+.1f%%\"\n", cli_num(json_object_get(j, "alone"), "runtime_s"),
 			cli_num(json_object_get(j, "shared"), "runtime_s"),
 			json_is_number(sd) ? 100.0 * json_number_value(sd) : 0.0);
@@ -149,16 +184,26 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\nset key top left\n"
 		   "set xtics nomirror\nset grid ytics\n"
 		   "plot $d using 2:xtic(1) title 'alone', '' using 3 title 'shared', "
-		   "'' using 0:3:4 with labels offset 2,0.7 notitle\n");
+		   "'' using 0:3:4 with labels offset 2,0.7 notitle\nunset output\n");
+	bool is_sent = fflush(p) == 0 && !ferror(p);
+	int e = errno;
 	int st = pclose(p);
-	if (st != 0) {
-		out_unstage(&tmp);
-		return nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (exit status %d)", out,
-			       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	}
-	if (out_commit(&tmp, out, err) < 0)
-		return nl_err_prefix(err, "--plot");
-	return 0;
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	int rc;
+	if (!is_sent)
+		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (cannot write to it: %s)", out, strerror(e));
+	else if (st != 0)
+		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (exit status %d)", out,
+			     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	else if ((rc = out_read_svg(gp, out, &svg, &len, err)) < 0)
+		nl_err_prefix(err, "--plot");
+	out_unstage(&gp); /* and ends the process here if it was interrupted */
+	if (rc == 0 && ((rc = out_stage_registered(out, svg, len, &tmp, err)) < 0 ||
+			(rc = out_commit(&tmp, out, err)) < 0))
+		nl_err_prefix(err, "--plot");
+	free(svg);
+	out_unstage(&tmp);
+	return rc;
 }
 
 static int cli_interfere_open(void *ctx, const char *path, struct trace_archive **a, struct nl_err *err)
@@ -245,6 +290,9 @@ int cli_interfere_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
+	/* The chart's temporary files, and a foreign trace's streams while
+	 * it is converted, are removed by SIGINT/SIGTERM (core/output.h). */
+	out_signals_catch();
 	struct progress prog;
 	progress_init(&prog, "interfere");
 	struct session_interfere_opts io = {.pg = prog.enabled ? &prog : NULL,

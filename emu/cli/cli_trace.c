@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
@@ -505,9 +506,6 @@ static int cmd_export(int argc, char **argv)
 	struct trace_archive *a;
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
-	/* The archive is staged beside DIR while it is written: a Ctrl-C
-	 * removes it (core/output.h) instead of leaving DIR.tmp-XXXXXX. */
-	out_signals_catch();
 	int rc = trace_export_otf2(a, dir, export_warn, NULL, &e);
 	trace_archive_close(a);
 	if (rc)
@@ -615,7 +613,15 @@ static int cmd_unpack(int argc, char **argv)
 	int rc = two_args("unpack", argc, argv, &bundle, &dir);
 	if (rc)
 		return rc;
+	/* Refused before anything is unpacked: the first entry's write said
+	 * "DIR/NAME: Not a directory", naming a file that is not there. */
 	struct nl_err e = {0};
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		nl_errf(&e, NL_EINVAL, "%s: not a directory; expected a directory to unpack the bundle into (made if missing)",
+			dir);
+		return report(&e);
+	}
 	char **names;
 	size_t n;
 	if (trace_bundle_unpack(bundle, dir, &names, &n, &e))
@@ -652,6 +658,10 @@ int cli_trace_main(int argc, char **argv)
 		for (int j = 2; j < argc; j++)
 			if (is_help(argv[j]) && strcmp(argv[j], "help"))
 				return sub_help(subs[i].name);
+		/* What a command stages (encode's and convert's per-rank
+		 * streams, export's DIR.tmp-XXXXXX) is removed by a Ctrl-C or
+		 * SIGTERM, which then ends the command (core/output.h). */
+		out_signals_catch();
 		return subs[i].fn(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "netloom trace: unknown command '%s' (see 'netloom trace --help')\n", argv[1]);

@@ -262,6 +262,57 @@ int out_tmp_for(const char *path, char **tmp, struct nl_err *err)
 	return out_tmp_make(path, tmp, false, err);
 }
 
+int out_tmp_for_registered(const char *path, char **tmp, struct nl_err *err)
+{
+	return out_tmp_make(path, tmp, true, err);
+}
+
+int out_read_svg(const char *file, const char *path, char **svg, size_t *len, struct nl_err *err)
+{
+	*svg = NULL;
+	*len = 0;
+	FILE *f = fopen(file, "rb");
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = f ? open_memstream(&text, &n) : NULL;
+	if (!f)
+		return nl_errf(err, NL_EIO, "%s: the SVG could not be written: cannot read back %s: %s", path, file,
+			       strerror(errno));
+	if (!m) {
+		fclose(f);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, got, m);
+	bool is_read = !ferror(f);
+	fclose(f);
+	if (fclose(m) != 0 || !text) {
+		free(text);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	if (!is_read) {
+		free(text);
+		return nl_errf(err, NL_EIO, "%s: the SVG could not be written: cannot read back %s", path, file);
+	}
+	size_t end = n;
+	while (end > 0 && memchr(" \t\r\n", text[end - 1], 4))
+		end--;
+	static const char close_tag[] = "</svg>";
+	size_t k = sizeof close_tag - 1;
+	if (!memmem(text, n, "<svg", 4) || end < k || memcmp(text + end - k, close_tag, k) != 0) {
+		free(text);
+		return nl_errf(err, NL_EIO,
+			       "%s: the SVG could not be written: gnuplot's output is cut (%zu bytes, no closing "
+			       "</svg>; a full disk?)",
+			       path, n);
+	}
+	*svg = text;
+	*len = n;
+	return 0;
+}
+
 /* --- staged outputs and signals ------------------------------------------------ */
 
 /* What a SIGINT or SIGTERM must not leave behind, and the signal waiting

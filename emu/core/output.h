@@ -47,6 +47,20 @@ void out_unstage(char **tmp);
  * frees it; *tmp is NULL after it. */
 int out_stage_registered(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
 
+/* out_tmp_for, its name registered as out_stage_registered's: a signal
+ * removes the file (one a program such as gnuplot is writing) until
+ * out_unstage. */
+int out_tmp_for_registered(const char *path, char **tmp, struct nl_err *err);
+
+/* Read back the SVG a program wrote to `file` for the output `path`
+ * (*svg malloc'd and NUL-terminated, *len its bytes), checked whole: an
+ * <svg element and, trailing white space aside, its closing </svg> last.
+ * gnuplot exits 0 after a failed write (a full disk), leaving the file
+ * cut mid-element or empty: that is NL_EIO, "PATH: the SVG could not be
+ * written: ...", and *svg NULL. To write it, stage the text (out_stage),
+ * which checks its own writes. */
+int out_read_svg(const char *file, const char *path, char **svg, size_t *len, struct nl_err *err);
+
 /* Can out_write_atomic create its temporary file beside `path`? Tried
  * and removed at once, so a command whose output cannot be written fails
  * before its work, not after ("-" is always fine). Its message is the

@@ -253,9 +253,53 @@ expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see '
 # missing), not 2 (bad input, nothing written).
 if command -v gnuplot > /dev/null; then
   run heavy --plot "$dir/heavy.svg"
-  grep -q "<svg" "$dir/heavy.svg" || fail "plot: no SVG"
-  [ ! -e "$dir/heavy.svg.tmp" ] || fail "plot: temporary left"
+  grep -q "<svg" "$dir/heavy.svg" && [ "$(tr -d '\n' < "$dir/heavy.svg" | tail -c 6)" = "</svg>" ] || fail "plot: no whole SVG"
+  ! compgen -G "$dir/heavy.svg.tmp*" > /dev/null || fail "plot: temporary left"
 fi
+# gnuplot exits 0 after a failed write (a full disk), its SVG cut at a
+# buffer's end or empty: exit 3, one line, the old chart kept and nothing
+# staged left (the cut file replaced the chart, exit 0, no message).
+mkdir -p "$dir/cutgp" "$dir/slowgp"
+cat > "$dir/cutgp/gnuplot" <<'EOF'
+#!/bin/sh
+out=$(sed -n "s/^set output '\(.*\)'\$/\1/p")
+cut='<?xml version="1.0" encoding="utf-8"?>\n<svg width="800" height="480">\n<path d="M10,20 L'
+if [ -n "$out" ]; then printf "$cut" > "$out"; else printf "$cut"; fi
+EOF
+chmod +x "$dir/cutgp/gnuplot"
+printf '<svg>old</svg>\n' > "$dir/cut.svg"
+out=$(PATH="$dir/cutgp:$PATH" "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/cut.svg" 2>&1 >/dev/null); rc=$?
+expect_eq "cut SVG from gnuplot" "$rc:$out" \
+  "3:netloom: --plot: $dir/cut.svg: the SVG could not be written: gnuplot's output is cut (87 bytes, no closing </svg>; a full disk?)"
+expect_eq "cut SVG: the old chart kept" "$(cat "$dir/cut.svg")" "<svg>old</svg>"
+expect_eq "cut SVG: nothing staged left" "$(compgen -G "$dir/cut.svg.*" | wc -l)" 0
+
+# SIGTERM while gnuplot draws removes the staged chart and ends the
+# command by the signal (exit 143; OUT.svg.tmpXXXXXX stayed). The fake
+# gnuplot reads the script, says it is drawing, and waits for the test's
+# go: the signal comes while the chart is staged, at any machine speed.
+cat > "$dir/slowgp/gnuplot" <<'EOF'
+#!/bin/sh
+cat > /dev/null
+touch "$GP_READY"
+i=0
+while [ ! -e "$GP_GO" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+exit 1
+EOF
+chmod +x "$dir/slowgp/gnuplot"
+for nsig in 1 2; do # 2: as 'timeout -s', a second signal at once
+  rm -f "$dir/gp.ready" "$dir/gp.go"
+  PATH="$dir/slowgp:$PATH" GP_READY="$dir/gp.ready" GP_GO="$dir/gp.go" \
+    "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/sig.svg" > /dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 600); do [ -e "$dir/gp.ready" ] && break; sleep 0.05; done
+  staged=$(compgen -G "$dir/sig.svg.tmp*" | wc -l)
+  for k in $(seq $nsig); do kill -TERM $pid; done
+  touch "$dir/gp.go"
+  wait $pid; rc=$?
+  expect_eq "plot interrupted by $nsig SIGTERM: staged, exit, files left" \
+    "$staged:$rc:$(compgen -G "$dir/sig.svg*" | wc -l)" "1:143:0"
+done
 rm -f "$dir/np.json"
 out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --json "$dir/np.json" --plot "$dir/np.svg" 2>&1 >/dev/null); rc=$?
 expect_eq "plot without gnuplot" "$rc:$out" \

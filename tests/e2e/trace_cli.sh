@@ -323,5 +323,57 @@ else
 	echo "# OTF2 export unavailable: waitall round trip skipped"
 fi
 
+# --- an interrupted conversion leaves nothing beside its output ---------------------------
+# SIGTERM while convert, import or encode writes its per-rank streams
+# (OUT.r0.tmpXXXXXX, ...) removes them and ends the command by the
+# signal; they stayed. The command is stopped once its streams exist, so
+# the signal comes while they are being written, whatever the machine's speed.
+python3 - "$T/big_actions.txt" "$T/big_dump.txt" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("0 init\n1 init\n")
+    f.write("0 send 1 1000 0\n1 recv 0 1000 0\n0 compute 1000\n1 compute 1000\n" * 300000)
+    f.write("0 finalize\n1 finalize\n")
+with open(sys.argv[2], "w") as f:
+    f.write("netloom-trace 2\nranks 2\n")
+    for r in (0, 1):
+        f.write("rank %d\n" % r + "compute_flops t=0 dur=0 flops=1000\n" * 600000)
+PY
+interrupted() { # DESC OUT COMMAND...
+	local desc=$1 out=$2 i streams
+	shift 2
+	rm -f "$out"*
+	"$@" >/dev/null 2>&1 &
+	local pid=$!
+	for i in $(seq 3000); do
+		compgen -G "$out.r*.tmp*" >/dev/null && kill -STOP $pid 2>/dev/null && break
+		sleep 0.01
+	done
+	streams=$(compgen -G "$out.r*.tmp*" | wc -l)
+	kill -TERM $pid
+	kill -CONT $pid
+	wait $pid
+	local rc=$? left
+	left=$(compgen -G "$out*" | wc -l)
+	if [ "$streams" -gt 0 ] && [ "$rc:$left" = "143:0" ]; then
+		ok "$desc interrupted: its $streams stream file(s) removed, exit 143"
+	else
+		fail "$desc interrupted: $streams stream file(s) when signalled, exit $rc, $left file(s) left: $(ls "$out"* 2>&1)"
+	fi
+}
+interrupted "convert" "$T/big.nlt" "$NL" trace convert "$T/big_actions.txt" "$T/big.nlt"
+interrupted "import" "$T/big.nlt" "$NL" trace import "$T/big_actions.txt" -o "$T/big.nlt"
+interrupted "encode" "$T/big.nlt" "$NL" trace encode "$T/big_dump.txt" "$T/big.nlt"
+rm -f "$T/big_actions.txt" "$T/big_dump.txt"
+
+# --- unpack into a file -------------------------------------------------------------------
+# Refused before anything is unpacked, naming DIR: it said "afile/bgp.nlt:
+# Not a directory".
+printf 'not a directory\n' >"$T/afile"
+expect 2 "unpack into a regular file" "$NL" trace unpack "$T/study.nlb" "$T/afile"
+same "netloom: $T/afile: not a directory; expected a directory to unpack the bundle into (made if missing)" \
+	"$T/err" "unpack: DIR named as no directory"
+same "not a directory" "$T/afile" "unpack: the file kept"
+
 echo "$n tests, $fails failed"
 [ "$fails" = 0 ]

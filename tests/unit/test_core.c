@@ -430,6 +430,62 @@ static void test_output_atomic(void)
 	CHECK_ERR(out_write_atomic("/nonexistent-dir/x.json", "x", 1, &e), NL_EIO, &e, "nonexistent-dir");
 }
 
+/* gnuplot exits 0 after a failed write (a full disk): its SVG, read back,
+ * is whole only with its closing tag last (interfere --plot wrote a file
+ * cut at 4,096 bytes, or an empty one, over the old chart). */
+static void test_output_read_svg(void)
+{
+	static const struct {
+		const char *text;
+		bool is_whole;
+	} cases[] = {
+		{"<?xml version=\"1.0\"?>\n<svg width=\"8\">\n<path d=\"M0\"/>\n</svg>\n\n", true},
+		{"<svg></svg>", true},
+		{"<?xml version=\"1.0\"?>\n<svg width=\"8\">\n<path d=\"M0", false},
+		{"", false},
+		{"</svg>\n", false},
+		{"<svg>\n</svg>\n<g>", false},
+	};
+	char path[] = "/tmp/nltest-svg-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct nl_err e = {0};
+		FILE *f = fopen(path, "w");
+		CHECK(f != NULL);
+		if (!f)
+			break;
+		fputs(cases[i].text, f);
+		fclose(f);
+		char *svg = NULL;
+		size_t len = 0;
+		int rc = out_read_svg(path, "out.svg", &svg, &len, &e);
+		if (cases[i].is_whole) {
+			CHECK_OK(rc, &e);
+			CHECK(svg && len == strlen(cases[i].text) && !strcmp(svg, cases[i].text));
+		} else {
+			CHECK_ERR(rc, NL_EIO, &e, "out.svg: the SVG could not be written: gnuplot's output is cut");
+			CHECK(svg == NULL);
+		}
+		free(svg);
+	}
+	unlink(path);
+	struct nl_err e = {0};
+	char *svg = NULL;
+	size_t len;
+	CHECK_ERR(out_read_svg(path, "out.svg", &svg, &len, &e), NL_EIO, &e, "cannot read back");
+	/* The registered empty file a program writes: removed by out_unstage. */
+	char *tmp = NULL;
+	struct stat st;
+	CHECK_OK(out_tmp_for_registered(path, &tmp, &e), &e);
+	CHECK(tmp && stat(tmp, &st) == 0 && st.st_size == 0);
+	char name[64];
+	snprintf(name, sizeof name, "%s", tmp ? tmp : "");
+	out_unstage(&tmp);
+	CHECK(tmp == NULL && stat(name, &st) != 0);
+}
+
 /* An empty output name is refused at once: it staged ".tmpXXXXXX" in the
  * working directory, and only the rename at the end failed, naming nothing. */
 static void test_output_empty_name(void)
@@ -853,5 +909,6 @@ int main(void)
 	TEST_RUN(test_output_staged_signals);
 	TEST_RUN(test_output_staged_registered);
 	TEST_RUN(test_output_staged_second_signal);
+	TEST_RUN(test_output_read_svg);
 	return test_done();
 }
