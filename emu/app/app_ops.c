@@ -306,10 +306,15 @@ static int app_compute_check(const struct app *a, uint32_t r, uint64_t d_ps, str
 			  dur, a->now, NET_TIME_MAX_PS);
 }
 
-static int app_compute(struct app *a, uint32_t r, uint64_t d_ps, struct nl_err *err)
+/* Rank r computes d_ps from now: checked once here, then, for a compute
+ * op (`is_op`; not a collective's reduction work), shown to on_call
+ * before the interval starts. */
+static int app_compute(struct app *a, uint32_t r, uint64_t d_ps, bool is_op, struct nl_err *err)
 {
 	struct app_rank *rk = &a->ranks[r];
 	NL_CHECK(app_compute_check(a, r, d_ps, err));
+	if (is_op && a->on_call)
+		a->on_call(a->on_call_ctx, r, &rk->op, a->now, a->now + d_ps, 0);
 	rk->st.compute_ps += d_ps;
 	if (d_ps == 0)
 		return 1;
@@ -332,7 +337,7 @@ static int app_reduction_work(struct app *a, uint32_t r, struct nl_err *err)
 	double s = op->flops / a->cfg.cpu_flops;
 	if (s > 1e6)
 		return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
-	return app_compute(a, r, (uint64_t)llround(s * 1e12), err);
+	return app_compute(a, r, (uint64_t)llround(s * 1e12), false, err);
 }
 
 static int app_exec_p2p(struct app *a, uint32_t r, uint32_t c, struct nl_err *err)
@@ -416,20 +421,13 @@ static int app_exec(struct app *a, uint32_t r, struct nl_err *err)
 	switch (op->kind) {
 	case TOP_COMPUTE: {
 		uint64_t d = app_scale_compute(a, a->cfg.compute_time == APP_COMPUTE_CPU ? op->cpu_ps : op->dur_ps);
-		NL_CHECK(app_compute_check(a, r, d, err));
-		if (a->on_call)
-			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
-		return app_compute(a, r, d, err);
+		return app_compute(a, r, d, true, err);
 	}
 	case TOP_COMPUTE_FLOPS: {
 		double s = op->flops / a->cfg.cpu_flops;
 		if (!(s >= 0) || s > 1e6)
 			return app_bad_op(a, r, err, "%g flops is not a valid amount of work", op->flops);
-		uint64_t d = (uint64_t)llround(s * 1e12);
-		NL_CHECK(app_compute_check(a, r, d, err));
-		if (a->on_call)
-			a->on_call(a->on_call_ctx, r, op, a->now, a->now + d, 0);
-		return app_compute(a, r, d, err);
+		return app_compute(a, r, (uint64_t)llround(s * 1e12), true, err);
 	}
 	case TOP_INIT:
 		app_call_begin(a, rk);
