@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "core/error.h"
+#include "core/staged.h"
 #include "core/text.h"
 
 char *trace_strdup(const char *s)
@@ -94,9 +95,20 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 	}
 	snprintf(f->tmp, plen + 16, "%s.tmpXXXXXX", real);
 	free(real);
+	/* Registered as a template that mkstemp fills in place, so a
+	 * SIGINT/SIGTERM removes the file (core/staged.h) from the moment it
+	 * exists until it is renamed into place or removed. */
+	int rc = out_staged_add(f->tmp, err);
+	if (rc < 0) {
+		free(f->path);
+		free(f->tmp);
+		f->path = f->tmp = NULL;
+		return rc;
+	}
 	f->fd = mkstemp(f->tmp);
 	if (f->fd < 0) {
 		int e = errno;
+		out_staged_del(f->tmp);
 		free(f->path);
 		free(f->tmp);
 		f->path = f->tmp = NULL;
@@ -108,6 +120,7 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 int trace_afile_write(struct trace_afile *f, const void *data, size_t len, struct nl_err *err)
 {
 	const char *p = data;
+	out_staged_poll(); /* a recorded SIGINT/SIGTERM: the file removed, the process ended */
 	while (len) {
 		ssize_t w = write(f->fd, p, len);
 		if (w < 0) {
@@ -145,6 +158,7 @@ int trace_afile_commit(struct trace_afile *f, struct nl_err *err)
 	}
 	if (rc)
 		unlink(f->tmp);
+	out_staged_del(f->tmp); /* polls: a recorded signal ends the process here */
 	free(f->tmp);
 	free(f->path);
 	f->tmp = f->path = NULL;
@@ -158,6 +172,7 @@ void trace_afile_abort(struct trace_afile *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	unlink(f->tmp);
+	out_staged_del(f->tmp);
 	free(f->tmp);
 	free(f->path);
 	f->tmp = f->path = NULL;

@@ -4,9 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <dirent.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +14,6 @@
 #include "core/error.h"
 
 static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct nl_err *err);
-static int out_staged_add_stage(const char *path, struct nl_err *err);
-static bool out_is_stage(const char *path);
-static bool out_stage_is_done(const char *path);
-static void out_stage_done(char **tmp);
 
 /* The temporary file beside `path` that out_write_atomic renames over it
  * (mode 0600 until written); *tmp is malloc'd. With is_registered, the
@@ -115,6 +109,17 @@ static int out_write_stream(const char *path, const void *data, size_t len, stru
 	return rc;
 }
 
+/* *tmp's file is gone (moved into place or copied out): free its name, or
+ * one out_stage_registered made stays registered, marked done, until
+ * out_unstage. */
+static void out_stage_done(char **tmp)
+{
+	if (out_staged_set_done(*tmp))
+		return;
+	free(*tmp);
+	*tmp = NULL;
+}
+
 /* Copy the staged file *tmp into the device or FIFO `path`, then remove it. */
 static int out_copy_into(char **tmp, const char *path, struct nl_err *err)
 {
@@ -203,8 +208,8 @@ void out_unstage(char **tmp)
 {
 	if (!*tmp)
 		return;
-	bool is_stage = out_is_stage(*tmp);
-	if (!is_stage || !out_stage_is_done(*tmp))
+	bool is_stage = out_staged_is_stage(*tmp);
+	if (!is_stage || !out_staged_is_done(*tmp))
 		unlink(*tmp);
 	if (is_stage)
 		out_staged_del(*tmp); /* polls: a recorded signal ends the process here */
@@ -311,212 +316,6 @@ int out_read_svg(const char *file, const char *path, char **svg, size_t *len, st
 	*svg = text;
 	*len = n;
 	return 0;
-}
-
-/* --- staged outputs and signals ------------------------------------------------ */
-
-/* What a SIGINT or SIGTERM must not leave behind, and the signal waiting
- * for the work's next poll. The only mutable globals of core: a signal
- * handler reaches no context. The handler writes out_pending_sig and
- * reads the list (a second signal unlinks its paths), which is changed
- * only with SIGINT and SIGTERM blocked (out_staged_lock), so the handler
- * never sees an entry half written or the array while realloc moves it. */
-static volatile sig_atomic_t out_pending_sig; /* the recorded signal, or 0 */
-static volatile sig_atomic_t out_n_staged;    /* entries of out_staged in use */
-static struct out_staged_entry {
-	const char *path; /* the caller's string (out_stage_registered's name) */
-	bool is_stage;    /* made by out_stage_registered: kept through out_commit */
-	bool is_done;     /* ... and moved into place: its name is free again */
-} *out_staged;                                /* in registration order */
-static size_t out_staged_cap;
-
-/* Async-signal-safe: records the first signal while something is
- * staged, else ends the process at once, as without the handler. A
- * second signal (coreutils `timeout -s INT` sends one to netloom, then
- * one to its process group) first unlinks the staged files: unlink is
- * async-signal-safe, out_remove_tree is not, so a staged directory
- * stays (docs/replay.md). The raised signal is blocked until
- * the handler returns, then ends the process by its default action. */
-static void out_on_signal(int sig)
-{
-	if (out_n_staged > 0 && !out_pending_sig) {
-		out_pending_sig = sig;
-		return;
-	}
-	out_staged_unlink();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-void out_staged_unlink(void)
-{
-	for (size_t i = (size_t)out_n_staged; i-- > 0;)
-		if (!out_staged[i].is_done)
-			unlink(out_staged[i].path);
-}
-
-/* Block SIGINT and SIGTERM in this thread while the list changes (*old:
- * the mask to restore with out_staged_unlock). */
-static void out_staged_lock(sigset_t *old)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-static void out_staged_unlock(const sigset_t *old)
-{
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-void out_signals_catch(void)
-{
-	static const int sigs[] = {SIGINT, SIGTERM};
-	/* SA_RESTART: work that goes on after a recorded signal does not see
-	 * EINTR. No SA_RESETHAND: a second signal goes through the handler,
-	 * which removes the staged files before it ends the process. */
-	struct sigaction sa = {.sa_handler = out_on_signal, .sa_flags = SA_RESTART}, old;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-}
-
-static int out_staged_push(const char *path, bool is_stage, struct nl_err *err)
-{
-	sigset_t old;
-	out_staged_lock(&old);
-	size_t n = (size_t)out_n_staged;
-	if (n == out_staged_cap) {
-		size_t cap = n ? 2 * n : 4;
-		struct out_staged_entry *p = realloc(out_staged, cap * sizeof *p);
-		if (!p) {
-			out_staged_unlock(&old);
-			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-		}
-		out_staged = p;
-		out_staged_cap = cap;
-	}
-	out_staged[n] = (struct out_staged_entry){path, is_stage, false};
-	out_n_staged = (sig_atomic_t)(n + 1);
-	out_staged_unlock(&old);
-	return 0;
-}
-
-int out_staged_add(const char *path, struct nl_err *err)
-{
-	return out_staged_push(path, false, err);
-}
-
-static int out_staged_add_stage(const char *path, struct nl_err *err)
-{
-	return out_staged_push(path, true, err);
-}
-
-/* The entry of the name out_stage_registered made at `path` (the pointer,
- * not the string), NULL when there is none. */
-static struct out_staged_entry *out_stage_find(const char *path)
-{
-	for (size_t i = (size_t)out_n_staged; i-- > 0;)
-		if (out_staged[i].path == path)
-			return out_staged[i].is_stage ? &out_staged[i] : NULL;
-	return NULL;
-}
-
-static bool out_is_stage(const char *path)
-{
-	return out_stage_find(path) != NULL;
-}
-
-static bool out_stage_is_done(const char *path)
-{
-	struct out_staged_entry *e = out_stage_find(path);
-	return e && e->is_done;
-}
-
-/* *tmp's file is gone (moved into place or copied out): free its name, or
- * one out_stage_registered made stays registered, marked done, until
- * out_unstage. */
-static void out_stage_done(char **tmp)
-{
-	struct out_staged_entry *e = out_stage_find(*tmp);
-	if (e) {
-		sigset_t old;
-		out_staged_lock(&old);
-		e->is_done = true;
-		out_staged_unlock(&old);
-		return;
-	}
-	free(*tmp);
-	*tmp = NULL;
-}
-
-void out_staged_del(const char *path)
-{
-	size_t n = (size_t)out_n_staged, i = n;
-	while (i > 0 && out_staged[i - 1].path != path)
-		i--;
-	if (i == 0)
-		return;
-	sigset_t old;
-	out_staged_lock(&old);
-	memmove(&out_staged[i - 1], &out_staged[i], (n - i) * sizeof *out_staged);
-	out_n_staged = (sig_atomic_t)(n - 1);
-	if (n == 1) {
-		free(out_staged);
-		out_staged = NULL;
-		out_staged_cap = 0;
-	}
-	out_staged_unlock(&old);
-	out_staged_poll();
-}
-
-void out_staged_poll(void)
-{
-	int sig = out_pending_sig;
-	if (!sig)
-		return;
-	for (size_t i = (size_t)out_n_staged; i-- > 0;)
-		if (!out_staged[i].is_done)
-			out_remove_tree(out_staged[i].path);
-	out_n_staged = 0;
-	/* Ended by the signal, as the user asked: the parent sees it. */
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	signal(sig, SIG_DFL);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-	_exit(128 + sig);
-}
-
-void out_remove_tree(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			char *sub;
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    asprintf(&sub, "%s/%s", path, e->d_name) < 0)
-				continue;
-			out_remove_tree(sub);
-			free(sub);
-		}
-		closedir(d);
-	}
-	rmdir(path);
 }
 
 /* The canonical name of `path`'s folder, then its last component. */

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/staged.h"
+
 struct nl_err;
 struct json_t;
 
@@ -36,15 +38,15 @@ int out_commit(char **tmp, const char *path, struct nl_err *err);
 void out_unstage(char **tmp);
 
 /* out_stage for a file to be removed on SIGINT/SIGTERM (out_staged_add,
- * below) until it is in place: the temporary name is registered before
- * the file exists (a template that mkstemp fills in place), so there is
- * no moment when a signal would leave it. The name stays registered, and
- * *tmp set, through out_commit, which moves the file into place but keeps
- * the name: a signal while several files staged together are committed
- * waits until all are in place, not one new file beside old ones. Then
- * out_unstage (after out_commit or instead of it) removes the file if it
- * is still staged, forgets the name (out_staged_del, which polls) and
- * frees it; *tmp is NULL after it. */
+ * core/staged.h) until it is in place: the temporary name is registered
+ * before the file exists (a template that mkstemp fills in place), so
+ * there is no moment when a signal would leave it. The name stays
+ * registered, and *tmp set, through out_commit, which moves the file into
+ * place but keeps the name: a signal while several files staged together
+ * are committed waits until all are in place, not one new file beside
+ * old ones. Then out_unstage (after out_commit or instead of it) removes
+ * the file if it is still staged, forgets the name (out_staged_del, which
+ * polls) and frees it; *tmp is NULL after it. */
 int out_stage_registered(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
 
 /* out_tmp_for, its name registered as out_stage_registered's: a signal
@@ -70,43 +72,9 @@ int out_read_svg(const char *file, const char *path, char **svg, size_t *len, st
  * directory and fail only at the rename. */
 int out_check_writable(const char *path, struct nl_err *err);
 
-/* Staged outputs and SIGINT/SIGTERM. An output staged during long work
- * (replay --otf2's temporary archive directory) must not be left behind
- * when the user interrupts the work. Removing a directory tree is not
- * async-signal-safe, so the handler does not remove it: while anything is
- * staged, it records the signal, and the work removes what is staged and
- * ends the process by the same signal (exit status 128 + signal number)
- * at its next poll. With nothing staged the signal ends the process at
- * once, as without a handler; a second signal always does, after
- * unlinking the staged files (a staged directory stays: removing a
- * tree is not async-signal-safe).
- *
- * out_signals_catch installs the handler for SIGINT and SIGTERM (not for
- * one ignored when the process started): called by a command's main;
- * without it the functions below only keep their list, and a library
- * user's signals are untouched. out_staged_add registers `path` (a file
- * or directory; the caller keeps the string, which may be a mkdtemp
- * template filled in later, valid and unmoved until out_staged_del):
- * call it before creating what `path` names, so there is no moment when
- * a signal would leave it. out_staged_del forgets it, after its owner
- * moved it into place or removed it. out_staged_poll is the poll, cheap
- * enough for every replayed op: a recorded signal removes every
- * registered path (recursively) and re-raises the signal with its
- * default action; out_staged_del polls too. */
-void out_signals_catch(void);
-int out_staged_add(const char *path, struct nl_err *err);
-void out_staged_del(const char *path);
-void out_staged_poll(void);
-
-/* Unlink every registered file not in place yet (a directory stays), at
- * once: async-signal-safe, for a command with a SIGINT/SIGTERM handler of
- * its own that ends the process (netloom serve's second signal,
- * docs/live.md "Stopping"). The list is left as it is. */
-void out_staged_unlink(void);
-
-/* Remove `path`: a file, or a directory with everything in it (what
- * remains when a part cannot be removed stays). Not async-signal-safe. */
-void out_remove_tree(const char *path);
+/* The staged list (out_signals_catch, out_staged_add, out_staged_del,
+ * out_staged_poll, out_staged_unlink, out_remove_tree) is core/staged.h,
+ * included above. */
 
 /* Whether two output paths name one file (so one write would lose the
  * other): the same device and inode when either exists (./a.svg and

@@ -1,10 +1,15 @@
 /* Unit tests: trace archive (hash, varints, op codec, writer/reader round
  * trip, determinism, writer and encoder errors). Corruption detection and
  * bounded reader memory: test_trace_corrupt.c. */
+#include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/staged.h"
 #include "test.h"
 #include "traces/trace.h"
 #include "traces/traces_internal.h"
@@ -528,6 +533,74 @@ static void test_stats_p2p_rules(void)
 	trace_archive_close(a);
 }
 
+/* --- the archive's temporary file and SIGINT/SIGTERM ------------------- */
+
+/* In a child with out_signals_catch: open `path` as trace pack, unpack
+ * and the archive writer do (trace_afile_open), write, then (is_commit)
+ * commit, and raise SIGTERM. While the temporary file exists the signal
+ * is only recorded, and the next write removes it and ends the process;
+ * once committed nothing is staged and the signal ends it at once.
+ * Returns the wait status; 10+ exits say what went wrong. */
+static int test_afile_signal_child(const char *path, bool is_commit)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct nl_err e = {0};
+		struct trace_afile af = {.fd = -1};
+		struct stat st;
+		out_signals_catch();
+		if (trace_afile_open(&af, path, &e) || trace_afile_write(&af, "netloom", 7, &e))
+			_exit(10);
+		if (is_commit && trace_afile_commit(&af, &e))
+			_exit(11);
+		raise(SIGTERM);
+		if (is_commit)
+			_exit(12); /* nothing staged: the signal should have ended it */
+		if (stat(af.tmp, &st) != 0)
+			_exit(13); /* removed before the poll */
+		trace_afile_write(&af, "x", 1, &e);
+		_exit(14); /* the write's poll returned */
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	return status;
+}
+
+/* The names in dir (not . and ..), joined by spaces. */
+static void test_dir_names(const char *dir, char *out, size_t n)
+{
+	out[0] = '\0';
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? " " : "", de->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* trace pack's, unpack's and the archive writer's temporary file
+ * (OUT.tmpXXXXXX) is registered from before it exists until it is in
+ * place: a SIGTERM while it is written removed nothing and ended the
+ * process at once, leaving it beside OUT. */
+static void test_afile_signals(void)
+{
+	const char *dir = test_tmppath("afile-signal");
+	char path[600], names[600];
+	CHECK(mkdir(dir, 0700) == 0);
+	snprintf(path, sizeof path, "%s/out.nlt", dir);
+	int status = test_afile_signal_child(path, false);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGTERM);
+	test_dir_names(dir, names, sizeof names);
+	CHECK_STR(names, "");
+	/* Committed: in place, its name forgotten (out_staged_del). */
+	status = test_afile_signal_child(path, true);
+	CHECK_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 100 + WEXITSTATUS(status), SIGTERM);
+	test_dir_names(dir, names, sizeof names);
+	CHECK_STR(names, "out.nlt");
+}
+
 int main(void)
 {
 	test_tmpdir_make("trace");
@@ -541,6 +614,7 @@ int main(void)
 	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_verify_semantics);
 	TEST_RUN(test_stats_p2p_rules);
+	TEST_RUN(test_afile_signals);
 	test_tmpdir_remove();
 	return test_done();
 }

@@ -1,0 +1,66 @@
+/* Staged outputs and SIGINT/SIGTERM: the list of files and directories a
+ * signal must not leave behind, and the handler that removes them. A unit
+ * of its own, apart from output.h's writers, so that code built without
+ * them (the PMPI recorder's archive writer, traces/record/meson.build)
+ * registers its temporary files too.
+ *
+ * One thread: the list is changed and polled by the thread doing the work
+ * (it is guarded against the signal handler, not against other threads).
+ */
+#ifndef NETLOOM_CORE_STAGED_H
+#define NETLOOM_CORE_STAGED_H
+
+#include <stdbool.h>
+
+struct nl_err;
+
+/* An output staged during long work (replay --otf2's temporary archive
+ * directory) must not be left behind when the user interrupts the work.
+ * Removing a directory tree is not async-signal-safe, so the handler does
+ * not remove it: while anything is staged, it records the signal, and the
+ * work removes what is staged and ends the process by the same signal
+ * (exit status 128 + signal number) at its next poll. With nothing staged
+ * the signal ends the process at once, as without a handler; a second
+ * signal always does, after unlinking the staged files (a staged directory
+ * stays: removing a tree is not async-signal-safe).
+ *
+ * out_signals_catch installs the handler for SIGINT and SIGTERM (not for
+ * one ignored when the process started): called by a command's main;
+ * without it the functions below only keep their list, and a library
+ * user's signals are untouched. out_staged_add registers `path` (a file
+ * or directory; the caller keeps the string, which may be a mkdtemp
+ * template filled in later, valid and unmoved until out_staged_del):
+ * call it before creating what `path` names, so there is no moment when
+ * a signal would leave it. out_staged_del forgets it, after its owner
+ * moved it into place or removed it. out_staged_poll is the poll, cheap
+ * enough for every replayed op: a recorded signal removes every
+ * registered path (recursively) and re-raises the signal with its
+ * default action; out_staged_del polls too. */
+void out_signals_catch(void);
+int out_staged_add(const char *path, struct nl_err *err);
+void out_staged_del(const char *path);
+void out_staged_poll(void);
+
+/* Unlink every registered file not in place yet (a directory stays), at
+ * once: async-signal-safe, for a command with a SIGINT/SIGTERM handler of
+ * its own that ends the process (netloom serve's second signal,
+ * docs/live.md "Stopping"). The list is left as it is. */
+void out_staged_unlink(void);
+
+/* Remove `path`: a file, or a directory with everything in it (what
+ * remains when a part cannot be removed stays). Not async-signal-safe. */
+void out_remove_tree(const char *path);
+
+/* For core/output.c's out_stage_registered, whose names stay registered
+ * through out_commit (output.h). out_staged_add_stage registers `path` as
+ * out_staged_add does, marked as such a name. out_staged_is_stage: is the
+ * latest registration of the pointer `path` one? out_staged_is_done: ...
+ * and is its file in place (out_staged_set_done)? out_staged_set_done
+ * marks it so (a signal no longer removes it); false when `path` is no
+ * such name, which is left as it is. */
+int out_staged_add_stage(const char *path, struct nl_err *err);
+bool out_staged_is_stage(const char *path);
+bool out_staged_is_done(const char *path);
+bool out_staged_set_done(const char *path);
+
+#endif
