@@ -46,6 +46,63 @@ static void ini_lines_drop_comment(struct ini_lines_reader *r)
 	r->text[r->len] = '\0';
 }
 
+/* inih's find_chars_or_comment: the first of `chars` in s, or the ';'
+ * after a blank that starts an inline comment, or the end. */
+static const char *ini_lines_find(const char *s, const char *chars)
+{
+	bool was_blank = false;
+	for (; *s && !strchr(chars, *s) && !(was_blank && *s == ';'); s++)
+		was_blank = isspace((unsigned char)*s);
+	return s;
+}
+
+/* Follow inih's reading of the line just read (its prev_name: r->has_key)
+ * and refuse a name it would cut (INI_LINES_NAME_MAX): a section header's,
+ * or that of the key an indented line continues. A long line's later
+ * chunks are continuations too (ini_lines_reader_next checks them), and a
+ * header longer than max is refused there. False with r->why set when
+ * refused. */
+static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
+{
+	const char *start = r->text + r->indent;
+	if (r->line == 1 && !strncmp(start, "\xEF\xBB\xBF", 3))
+		start += 3; /* inih skips a UTF-8 byte order mark */
+	if (!*start || strchr(";#", *start))
+		return true;
+	if (r->has_key && r->indent > 0) {
+		if (r->key_len < INI_LINES_NAME_MAX)
+			return true;
+		snprintf(r->why, sizeof r->why,
+			 "continues the key of line %d, whose name has %zu characters; libinih hands a continued "
+			 "key over under its first %d only: expected a name of at most %d characters",
+			 r->key_line, r->key_len, INI_LINES_NAME_MAX - 1, INI_LINES_NAME_MAX - 1);
+		return false;
+	}
+	if (*start == '[') {
+		const char *end = ini_lines_find(start + 1, "]");
+		size_t n = (size_t)(end - start - 1);
+		if (*end != ']')
+			return true; /* inih's syntax error */
+		r->has_key = false;
+		if (n < INI_LINES_NAME_MAX || r->len > max)
+			return true; /* a long line: refused below as such */
+		snprintf(r->why, sizeof r->why,
+			 "section name of %zu characters ('[%.20s...]'); libinih keeps its first %d only: expected "
+			 "at most %d characters",
+			 n, start + 1, INI_LINES_NAME_MAX - 1, INI_LINES_NAME_MAX - 1);
+		return false;
+	}
+	const char *end = ini_lines_find(start, "=:");
+	if (*end != '=' && *end != ':')
+		return true; /* inih's syntax error: prev_name unchanged */
+	while (end > start && isspace((unsigned char)end[-1]))
+		end--;
+	r->has_key = true;
+	r->key_line = r->line;
+	r->key_len = (size_t)(end - start);
+	return true;
+}
+
 char *ini_lines_reader_next(char *buf, int size, void *stream)
 {
 	struct ini_lines_reader *r = stream;
@@ -57,6 +114,13 @@ char *ini_lines_reader_next(char *buf, int size, void *stream)
 		/* The next chunk of a long line, as an indented continuation. */
 		size_t e = ini_lines_cut(r, max - 1, 0);
 		r->is_cont = r->is_chunk = true;
+		if (r->key_len >= INI_LINES_NAME_MAX) {
+			snprintf(r->why, sizeof r->why,
+				 "line of %zu characters whose key's name has %zu: libinih hands a long line's later "
+				 "pieces over under the key's first %d characters only: expected a name of at most %d",
+				 r->len, r->key_len, INI_LINES_NAME_MAX - 1, INI_LINES_NAME_MAX - 1);
+			return NULL;
+		}
 		if (!e) {
 			snprintf(r->why, sizeof r->why,
 				 "line of %zu characters cannot be split into libinih's %d-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'",
@@ -93,6 +157,8 @@ char *ini_lines_reader_next(char *buf, int size, void *stream)
 		snprintf(r->why, sizeof r->why, "unexpected NUL byte; expected a text file");
 		return NULL;
 	}
+	if (!ini_lines_track(r, max))
+		return NULL;
 	if (r->len > max) {
 		if (strchr(";#", *start)) {
 			r->len = 0; /* a comment: hand over nothing of it */
@@ -144,10 +210,6 @@ void ini_lines_reader_release(struct ini_lines_reader *r)
 	r->cap = r->len = r->pos = 0;
 }
 
-/* inih's MAX_SECTION: a longer section name reaches the handler cut to
- * MAX_SECTION - 1 characters. */
-#define INI_LINES_SECTION_MAX 50
-
 /* The name of the section header line s opens, as inih reads it: after
  * blanks, '[' up to the first ']' (an inline "; comment" before it makes
  * the line an error, not a header). False when s is no header. */
@@ -163,8 +225,8 @@ static bool ini_lines_header_name(const char *s, char *name, size_t n)
 	if (*p != ']')
 		return false;
 	size_t len = (size_t)(p - s - 1);
-	if (len >= INI_LINES_SECTION_MAX)
-		len = INI_LINES_SECTION_MAX - 1;
+	if (len >= INI_LINES_NAME_MAX)
+		len = INI_LINES_NAME_MAX - 1;
 	snprintf(name, n, "%.*s", (int)len, s + 1);
 	return true;
 }

@@ -16,6 +16,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* inih's MAX_SECTION and MAX_NAME (ini.c, fixed in Debian's build as
+ * upstream's): a section name, and the name a continuation line of a key
+ * is handed over with, keep at most INI_LINES_NAME_MAX - 1 characters,
+ * silently ('[job <54 characters>]' read as a job named by its first 45).
+ * The reader refuses a longer section name at its header's line, and a
+ * continuation line of a key whose name is longer. */
+#define INI_LINES_NAME_MAX 50
+
 /* inih's handler (ini.h ini_handler): nonzero on success. */
 typedef int (*ini_lines_handler_fn)(void *user, const char *section, const char *name, const char *value);
 
@@ -43,11 +51,17 @@ struct ini_lines_reader {
 			  * it (inih's rule): a chunk, or an indented line that
 			  * is no blank or comment line */
 	bool is_chunk;   /* ... and is a piece of a long line after its first */
+	/* inih's prev_name: a key line came since the last header (an
+	 * indented line then continues it, even one starting with '['),
+	 * that key's line and the length of its name. */
+	bool has_key;
+	int key_line;
+	size_t key_len;
 	/* Why the reader stopped at `line` ("FILE:LINE: " not included), ""
-	 * while it has not: a NUL byte, or a long line it cannot cut (a
+	 * while it has not: a NUL byte, a long line it cannot cut (a
 	 * section header, no "key =" in the first piece, blanks or comment
-	 * characters at every cut). is_cont and is_chunk then describe the
-	 * piece it could not hand over. */
+	 * characters at every cut), or a name inih would cut (INI_LINES_NAME_MAX).
+	 * is_cont and is_chunk then describe the piece it could not hand over. */
 	char why[256];
 };
 

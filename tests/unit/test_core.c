@@ -888,6 +888,48 @@ static void test_ini_lines_long(void)
 	CHECK_STR(r.rd.why, "section header longer than libinih's 198 characters");
 }
 
+/* inih keeps 49 characters of a section name and of the name it hands a
+ * continued key over with (its MAX_SECTION, MAX_NAME): a longer section
+ * name read as its first 49 ('[job <54 characters>]' a job named by 45 of
+ * them), silently. Refused at the line; names that fit, and a long key
+ * name on a line of its own, read as before. */
+static void test_ini_lines_names(void)
+{
+	struct ini_seen s;
+	struct ini_lines r;
+	char text[1200];
+	const char *n49 = "aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeee";
+	int n = snprintf(text, sizeof text, "[%s]\nk = 1\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
+	CHECK(strstr(s.out, n49) != NULL);
+	n = snprintf(text, sizeof text, "[s]\nk = 1\n[job %sXY]\nk = 2\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK_STR(s.out, "2 [s] k=1\n");
+	CHECK_STR(r.rd.why, "section name of 55 characters ('[job aaaaaaaaaabbbbbb...]'); libinih keeps its first 49 "
+			    "only: expected at most 49 characters");
+	/* Indented, before any key: a header still. After a key, it continues it. */
+	n = snprintf(text, sizeof text, "  [%sX]\nk = 2\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);
+	n = snprintf(text, sizeof text, "[s]\nk = 1\n  [%sX]\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
+	/* A key name of 50 characters: whole on its own line, cut on its
+	 * continuation lines (and a long line's later pieces). */
+	n = snprintf(text, sizeof text, "[s]\n%sX = 1\nb: 2\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
+	n = snprintf(text, sizeof text, "[s]\n%sX = 1\n  2\nb = 3\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK(!strncmp(r.rd.why, "continues the key of line 2, whose name has 50 characters; libinih", 66));
+	n = snprintf(text, sizeof text, "[s]\n%sX = ", n49);
+	for (int i = 0; i < 40; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, "/part%02d", i);
+	n += snprintf(text + n, sizeof text - (size_t)n, "\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 2);
+	CHECK(!strncmp(r.rd.why, "line of 333 characters whose key's name has 50", 46));
+	/* A header forgets the key: an indented line after it is no continuation. */
+	n = snprintf(text, sizeof text, "[s]\n%sX = 1\n[t]\n  b = 2\n", n49);
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
+}
+
 int main(void)
 {
 	TEST_RUN(test_error_table);
@@ -904,6 +946,7 @@ int main(void)
 	TEST_RUN(test_config_file);
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_ini_lines_long);
+	TEST_RUN(test_ini_lines_names);
 	TEST_RUN(test_output_atomic);
 	TEST_RUN(test_output_empty_name);
 	TEST_RUN(test_output_staged_signals);

@@ -320,6 +320,12 @@ static void test_workload(void)
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_inner = zigzag\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round_robin");
+	/* A job name libinih would cut to its first 45 characters (MAX_SECTION):
+	 * the job ran under the cut name. */
+	path = map_file("[job a]\ntrace = a.nlt\n[job job_with_a_very_long_name_that_goes_on_and_on_and_on_x]\n"
+			"trace = b.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: section name of 58 characters ('[job job_with_a_very_...]'); libinih keeps its first 49 only");
 	path = map_file("[job a]\ntrace = a.nlt\nno equals sign\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: expected 'key = value', '[job NAME]' or a comment");
