@@ -1,14 +1,30 @@
 /* group_min: group-minimal routing on the dragonfly, "group_min".
  *
  * BookSim2's min_dragonflynew (src/networks/dragonfly.cpp, its
- * dragonfly_port): a packet for another group takes a local hop to the
- * router of its group that holds the group's link toward the destination
- * group (the gateway, topo_group_gateway), that one global link, then a
- * local hop to the destination router: at most local, global, local, and
- * never through a third group. Within a group it takes the one local hop.
- * netloom's `min` is router-minimal instead: where a two-global-hop path
- * through a third group is as short as local-global-local it may take it
- * (Kim et al. ISCA 2008 §4.1 count only the l-g-l path as minimal).
+ * dragonfly_port): a packet for another group takes a local hop to a
+ * router of its group holding a global link toward the destination group
+ * (a gateway), that global link, then a local hop to the destination
+ * router: at most local, global, local, and never through a third group.
+ * Within a group it takes the one local hop. netloom's `min` is
+ * router-minimal instead: where a two-global-hop path through a third
+ * group is as short as local-global-local it may take it (Kim et al. ISCA
+ * 2008 §4.1 count only the l-g-l path as minimal).
+ *
+ * Parallel global links: with fewer groups than a*h + 1 a pair of groups
+ * has several links (rounds consecutive ones, and up to three circulant
+ * extras; topo_dragonfly.h), every one of them a minimal path. BookSim's
+ * dragonflynew has one link per pair, so it has no rule for them; taking
+ * only the first (k = 0, its dragonfly_port) would funnel a group pair's
+ * traffic through one channel (dragonfly:a=4,p=2,h=2,g=3 under uniform
+ * traffic: last stable rate 0.10 instead of 0.40, docs/engine.md). Each
+ * packet draws one of its source group's links toward the
+ * destination group at injection (route_pkt.inter, from the endpoint's
+ * stream; nothing is drawn when every pair has one link, so those runs
+ * are BookSim's). A router holding that link takes it; a router holding
+ * other links toward that group takes one of its own (one global hop
+ * instead of a local hop and a global hop); any other router takes the
+ * local hop to the drawn link's router. compute itself draws nothing and
+ * reads only the packet, so the route stays a function of the seed.
  *
  * A separate route_ops rather than a `min` parameter: `min`'s per-hop path
  * (the closed-form next hops of issue 10) stays exactly as it is for every
@@ -22,17 +38,20 @@
  * source group to a destination there stays in class 0, as in BookSim.
  * With n VCs class 0 is VCs 0 .. n/2-1 and class 1 the rest, so num_vcs =
  * 2 is BookSim's VC 0 and VC 1 exactly. Channel dependencies: local(0) ->
- * global(1) -> local(1) -> ejection, or local(0) -> ejection. A class-0
- * local channel is taken at most once per path and always first, and a
- * class-1 local channel is always last, so no dependency returns to a
- * channel class already left: the channel dependency graph is acyclic
- * (Dally & Towles §14.1) and the routing is deadlock-free with 2 VCs. One
- * VC would put the global hop and both local hops in one class, where the
- * local hops of different groups form cycles: refused.
+ * global(1) -> local(1) -> ejection, or local(0) -> ejection, whichever
+ * parallel link is taken (a gateway always takes a link of its own, so at
+ * most one local hop precedes the global one). A class-0 local channel is
+ * taken at most once per path and always first, and a class-1 local
+ * channel is always last, so no dependency returns to a channel class
+ * already left: the channel dependency graph is acyclic (Dally & Towles
+ * §14.1) and the routing is deadlock-free with 2 VCs. One VC would put
+ * the global hop and both local hops in one class, where the local hops
+ * of different groups form cycles: refused.
  */
 #include "route/route.h"
 
 #include "core/error.h"
+#include "core/rng.h"
 #include "route/route_internal.h"
 #include "topo/topo.h"
 #include "topo/topo_dragonfly.h"
@@ -42,6 +61,68 @@ static const char *const group_min_families[] = {"dragonfly", NULL};
 static const struct param_def group_min_params[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
+
+struct group_min_state {
+	const struct topo_dragonfly *df; /* the closed form, read at every hop */
+	bool has_parallel;               /* some group pair has more than one link */
+};
+
+/* The global links of group G toward group T != G, as group ports: the
+ * `rounds` consecutive ones (k = 0 .. rounds-1, topo_dragonfly_group_port)
+ * and then ex[0 .. *n_ex-1], the circulant extras reaching T (T = G + j is
+ * extra port 2(j-1) unless that is the odd `extra`'s last port, T = G - j
+ * is 2(j-1)+1, the last odd one goes to G + g/2; topo_dragonfly.h). Returns
+ * their number, rounds + *n_ex. O(1). */
+static uint32_t group_min_links(const struct topo_dragonfly *df, uint32_t G, uint32_t T, uint32_t ex[3],
+				uint32_t *n_ex)
+{
+	uint32_t n = 0;
+	if (df->extra) {
+		uint32_t base = df->rounds * (df->g - 1), fwd = (T + df->g - G) % df->g, back = df->g - fwd;
+		bool odd = df->extra & 1;
+		if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
+			ex[n++] = base + 2 * (fwd - 1);
+		if (2 * (back - 1) + 1 < df->extra)
+			ex[n++] = base + 2 * (back - 1) + 1;
+		if (odd && T == (G + df->g / 2) % df->g)
+			ex[n++] = base + df->extra - 1;
+	}
+	*n_ex = n;
+	return df->rounds + n;
+}
+
+/* Group port of link j of that list. */
+static inline uint32_t group_min_link(const struct topo_dragonfly *df, uint32_t G, uint32_t T, const uint32_t *ex,
+				      uint32_t j)
+{
+	return j < df->rounds ? topo_dragonfly_group_port(df, G, T, j) : ex[j - df->rounds];
+}
+
+/* The link of group G toward T that router index i of G takes for a
+ * packet that drew link j of n (group_min_links): j itself when i holds
+ * it, else link j mod (the links i holds) of i's own when it holds any,
+ * else j (held by another router of G). Returns the group port. The
+ * consecutive links i holds are those with k in [k_lo, k_hi): its group
+ * ports are i*h .. i*h+h-1, and link k is port c + k(g-1). */
+static uint32_t group_min_pick(const struct topo_dragonfly *df, uint32_t G, uint32_t T, uint32_t i, uint32_t j,
+			       const uint32_t *ex, uint32_t n_ex)
+{
+	uint32_t gp = group_min_link(df, G, T, ex, j);
+	if (gp / df->h == i)
+		return gp;
+	uint32_t m = df->g - 1, c = T < G ? T : T - 1, lo = i * df->h, hi = lo + df->h; /* [lo, hi) */
+	uint32_t k_lo = lo > c ? (lo - c + m - 1) / m : 0, k_hi = hi > c ? (hi - 1 - c) / m + 1 : 0;
+	if (k_hi > df->rounds)
+		k_hi = df->rounds;
+	uint32_t n_cons = k_hi > k_lo ? k_hi - k_lo : 0, own[3], n_own = 0;
+	for (uint32_t x = 0; x < n_ex; x++)
+		if (ex[x] / df->h == i)
+			own[n_own++] = ex[x];
+	if (n_cons + n_own == 0)
+		return gp;
+	uint32_t q = j % (n_cons + n_own);
+	return q < n_cons ? c + (k_lo + q) * m : own[q - n_cons];
+}
 
 static int group_min_init(struct route *r, struct nl_err *err)
 {
@@ -58,7 +139,9 @@ static int group_min_init(struct route *r, struct nl_err *err)
 				      r->n_vcs);
 	/* The dragonfly view (a gateway exists only on a dragonfly), kept for
 	 * the closed form at every hop. */
-	*(const struct topo_dragonfly **)r->state = topo_dragonfly_of(r->topo);
+	struct group_min_state *s = r->state;
+	s->df = topo_dragonfly_of(r->topo);
+	s->has_parallel = s->df->rounds > 1 || s->df->extra > 0;
 	r->max_cands = 1;
 	return 0;
 }
@@ -66,8 +149,10 @@ static int group_min_init(struct route *r, struct nl_err *err)
 static void group_min_inject(const struct route *r, struct route_pkt *p, struct rng *rng, uint8_t *vc_lo,
 			     uint8_t *vc_hi)
 {
-	(void)p;
-	(void)rng;
+	const struct group_min_state *s = r->state;
+	/* inter: a uniform 32-bit fraction, scaled at each hop to the number
+	 * of links of the pair (group_min_compute). */
+	p->inter = s->has_parallel ? (uint32_t)(rng_u64(rng) >> 32) : 0;
 	*vc_lo = 0;
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
@@ -76,7 +161,8 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 			     struct route_pkt *p, struct rng *rng, const struct route_view *v,
 			     struct route_cand *out)
 {
-	const struct topo_dragonfly *df = *(const struct topo_dragonfly *const *)r->state;
+	const struct group_min_state *s = r->state;
+	const struct topo_dragonfly *df = s->df;
 	const uint32_t a = df->a;
 	uint32_t cls;
 	bool global;
@@ -97,8 +183,16 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 		out->vc_hi = (uint8_t)(cls ? r->n_vcs - 1 : w - 1);
 		return 1;
 	}
-	uint32_t port = topo_dragonfly_group_min_port(df, router, p->dst_router, &global);
-	uint32_t G = router / a, T = p->dst_router / a;
+	uint32_t port, G = router / a, T = p->dst_router / a;
+	if (G != T && s->has_parallel) {
+		uint32_t ex[3], n_ex, n = group_min_links(df, G, T, ex, &n_ex);
+		uint32_t j = (uint32_t)(((uint64_t)p->inter * n) >> 32); /* in [0, n) */
+		uint32_t gp = group_min_pick(df, G, T, router % a, j, ex, n_ex), i = router % a, x = gp / df->h;
+		global = x == i;
+		port = global ? df->global_base + gp % df->h : x < i ? x : x - 1;
+	} else {
+		port = topo_dragonfly_group_min_port(df, router, p->dst_router, &global);
+	}
 	/* In the destination group: class 1 once the global hop is behind (we
 	 * left the source group), else class 0; elsewhere class 1 from the
 	 * global hop on. */
@@ -113,12 +207,12 @@ static int group_min_compute(const struct route *r, uint32_t router, uint32_t in
 
 const struct route_ops route_group_min_ops = {
 	.name = "group_min",
-	.help = "group-minimal dragonfly routing: local, global, local through the group's gateway, VC class 0 then 1 (BookSim2 min_dragonflynew; Kim et al. ISCA 2008)",
+	.help = "group-minimal dragonfly routing: local, global, local through a gateway (parallel global links: one drawn per packet), VC class 0 then 1 (BookSim2 min_dragonflynew; Kim et al. ISCA 2008)",
 	.params = group_min_params,
 	.params_size = 0,
-	.state_size = sizeof(const struct topo_dragonfly *),
+	.state_size = sizeof(struct group_min_state),
 	.families = group_min_families,
-	.is_deterministic = true,
+	.is_deterministic = true, /* compute draws nothing (a parallel link is drawn at inject) */
 	.init = group_min_init,
 	.inject = group_min_inject,
 	.compute = group_min_compute,

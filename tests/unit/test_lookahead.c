@@ -50,6 +50,9 @@ static void test_state_free_functions_same_run(void)
 		 NULL},
 		{"topology=dragonfly:a=4,p=2,h=2", "routing_function=group_min", "num_vcs=2", "local_latency=3",
 		 "global_latency=9", "injection_rate=0.4", NULL},
+		/* Parallel global links: the link drawn at injection (inter). */
+		{"topology=dragonfly:a=4,p=2,h=2,g=5", "routing_function=group_min", "num_vcs=2", "local_latency=3",
+		 "global_latency=9", "injection_rate=0.3", NULL},
 		{"topology=torus:k=5x5", "routing_function=dor", "num_vcs=4", "traffic_classes=2", "injection_rate=0.3",
 		 NULL},
 		{"topology=mesh:k=4x4", "routing_function=dor", "num_vcs=2", "internal_speedup=2", "output_speedup=2",

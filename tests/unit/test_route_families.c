@@ -1,6 +1,7 @@
 /* Unit tests: per-family routing defaults and functions (emu/route):
  * min's per-family VC semantics (issue 11 part 7), nca/anca drawing per
- * packet, group_min (BookSim's min_dragonflynew). */
+ * packet, group_min (BookSim's min_dragonflynew) and its parallel global
+ * links. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,114 @@ static void test_group_min(void)
 	topo_free(t);
 }
 
+/* group_min on dragonflies with parallel global links (g < a*h + 1: every
+ * group pair joined by `rounds` consecutive links and up to three
+ * circulant extras, topo_dragonfly.h): packets from the routers of group
+ * G to those of T, walked with draws spread over [0, 2^32) (inject's
+ * route_pkt.inter), cross every global link between the two groups and
+ * no other, with one global hop, at most three hops, no third group, and
+ * VC class 0 then 1; the CDG stays acyclic. Before, only the k = 0 link
+ * (the gateway) carried a pair's traffic: 1 of 4 links with g = 3. With
+ * g = a*h + 1 (one link per pair) nothing is drawn: inter stays 0. */
+static void test_group_min_parallel(void)
+{
+	static const char *const specs[] = {
+		"dragonfly:a=4,p=2,h=2,g=2", /* 8 links per pair, 2 per router */
+		"dragonfly:a=4,p=2,h=2,g=3", /* 4 per pair, one per router */
+		"dragonfly:a=4,p=2,h=2,g=5", /* 2 per pair: half the routers go local first */
+		"dragonfly:a=4,p=2,h=2,g=6", /* rounds 1, extra 3 (odd, even g) */
+		"dragonfly:a=4,p=1,h=3,g=6", /* rounds 2, extra 2 */
+		"dragonfly:a=3,p=1,h=2,g=6", /* rounds 1, extra 1 (odd) */
+		"dragonfly:a=6,p=1,h=2,g=8", /* rounds 1, extra 5 */
+	};
+	for (size_t c = 0; c < sizeof specs / sizeof *specs; c++) {
+		struct topo *t = NULL;
+		struct route *r = NULL;
+		struct nl_err e = {0};
+		CHECK_OK(topo_new(specs[c], &t, &e), &e);
+		CHECK_OK(route_new("group_min", t, 2, &r, &e), &e);
+		uint32_t n_groups, a;
+		CHECK(topo_groups(t, &n_groups, &a));
+		uint32_t per_ep = t->n_endpoints / t->n_routers;
+		/* used[g]: global port g carried a walk between its two groups. */
+		uint8_t *used = calloc(t->n_ports, 1);
+		uint32_t bad = 0;
+		for (uint32_t s = 0; s < t->n_routers && !bad; s++)
+			for (uint32_t d = 0; d < t->n_routers && !bad; d++) {
+				if (s / a == d / a)
+					continue;
+				for (uint32_t k = 0; k < 64 && !bad; k++) {
+					struct route_pkt pk = {.src_ep = test_src_ep(t, s), .dst_router = d,
+							       .dst_ep = d * per_ep,
+							       .inter = (uint32_t)(((uint64_t)k << 32 | 1u << 31) / 64)};
+					struct route_cand cd[ROUTE_MAX_CANDS];
+					uint32_t cur = s, hops = 0, n_global = 0, cls = 0;
+					while (cur != d && hops < 4) {
+						CHECK_INT(r->ops->compute(r, cur, 0, 0, &pk, NULL, NULL, cd), ==, 1);
+						uint32_t g = t->port_base[cur] + cd[0].port;
+						uint32_t next = t->port_router[t->peer[g]];
+						if (topo_link_class(t, g) == TOPO_LINK_GLOBAL) {
+							n_global++;
+							cls = 1;
+							used[g] = 1;
+						}
+						bad += cd[0].vc_lo != cls || cd[0].vc_hi != cls;
+						bad += next / a != s / a && next / a != d / a;
+						pk.hops++;
+						hops++;
+						cur = next;
+					}
+					bad += cur != d || n_global != 1 || hops > 3;
+					if (bad)
+						TEST_FAIL_("%s: router %u to %u, draw %u: at %u after %u hops (%u global), VCs %u..%u",
+							   specs[c], s, d, k, cur, hops, n_global, cd[0].vc_lo, cd[0].vc_hi);
+				}
+			}
+		/* Every global link is used, in both directions: the walks
+		 * cover every pair of groups. */
+		uint32_t n_links = 0, n_used = 0;
+		for (uint32_t g = 0; g < t->n_ports; g++)
+			if (topo_port_is_network(t, g) && topo_link_class(t, g) == TOPO_LINK_GLOBAL) {
+				n_links++;
+				n_used += used[g];
+			}
+		CHECK(n_links > 0);
+		if (n_used != n_links)
+			TEST_FAIL_("%s: %u of %u global channels carry a group pair's packets, expected all", specs[c],
+				   n_used, n_links);
+		/* inject draws the link only where a pair has several. */
+		struct rng rng;
+		rng_init(&rng, 3, RNG_CLASS_ROUTER, 0);
+		struct route_pkt pk = {.src_ep = 0, .dst_router = t->n_routers - 1, .dst_ep = t->n_endpoints - 1};
+		uint8_t lo, hi;
+		uint32_t draws = 0;
+		for (int i = 0; i < 8; i++) {
+			r->ops->inject(r, &pk, &rng, &lo, &hi);
+			draws |= pk.inter;
+		}
+		CHECK(draws != 0);
+		free(used);
+		route_free(r);
+		topo_free(t);
+		CHECK(check_routing(specs[c], "group_min", 2, 0));
+	}
+	/* One link per pair: no draw, inter 0 (the k = 0 gateway, BookSim's). */
+	struct topo *t = NULL;
+	struct route *r = NULL;
+	struct nl_err e = {0};
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &e), &e);
+	CHECK_OK(route_new("group_min", t, 2, &r, &e), &e);
+	struct rng rng;
+	rng_init(&rng, 3, RNG_CLASS_ROUTER, 0);
+	struct route_pkt pk = {.src_ep = 0, .dst_router = 35, .dst_ep = 71, .inter = 5};
+	uint8_t lo, hi;
+	r->ops->inject(r, &pk, &rng, &lo, &hi);
+	CHECK_UINT(pk.inter, ==, 0);
+	CHECK_UINT(rng.ctr, ==, 0);
+	route_free(r);
+	topo_free(t);
+}
+
 /* Walk ugal:mode=booksim on the dragonfly from s to d with an empty
  * congestion view; with inter != UINT32_MAX the packet is set on its
  * Valiant phase towards router inter first (decision made, as at
@@ -280,6 +389,7 @@ int main(void)
 	TEST_RUN(test_min_defaults);
 	TEST_RUN(test_nca_random);
 	TEST_RUN(test_group_min);
+	TEST_RUN(test_group_min_parallel);
 	TEST_RUN(test_ugal_booksim_group_minimal);
 	return test_done();
 }
