@@ -125,32 +125,34 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			int e = errno;
 			int st = pclose(p);
 			sigaction(SIGPIPE, &old_pipe, NULL);
-			FILE *in = is_sent && st == 0 ? fopen(tmp, "r") : NULL;
+			struct nl_err re = {0};
 			if (!is_sent) {
 				snprintf(why, sizeof why, "gnuplot failed (cannot write to it: %s)", strerror(e));
-			} else if (!in) {
+			} else if (st != 0) {
 				snprintf(why, sizeof why, "gnuplot failed (exit status %d)",
 					 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-			} else {
-				FILE *m = open_memstream(&svg, &len);
-				char buf[65536];
-				size_t n;
-				while (m && (n = fread(buf, 1, sizeof buf, in)) > 0)
-					fwrite(buf, 1, n, m);
-				if (m)
-					fclose(m);
-				fclose(in);
+			} else if (out_read_svg(tmp, tmp, &svg, &len, &re) < 0) {
+				/* gnuplot exits 0 after a failed write (a full
+				 * disk): its SVG, cut mid-element or empty, was
+				 * pasted into the page. The note gives why
+				 * without the temporary file's name. */
+				static const char lead[] = "could not be written: ";
+				const char *at = strstr(re.msg, lead);
+				snprintf(why, sizeof why, "%s", at ? at + sizeof lead - 1 : re.msg);
 			}
 			unlink(tmp);
 			out_staged_del(tmp); /* and ends the process here if it was interrupted */
 		}
 	}
 	const char *start = svg ? strstr(svg, "<svg") : NULL; /* without the XML prologue and doctype */
-	if (start)
+	if (start) {
 		fprintf(h->f, "%s\n", start);
-	else
-		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;%s&rdquo; not drawn: %s; the table below has its figures.</p>\n",
-			title, why[0] ? why : "gnuplot wrote no SVG");
+	} else {
+		/* why may hold markup ("no closing </svg>"). */
+		fprintf(h->f, "<p class=\"noplot\">Plot &ldquo;%s&rdquo; not drawn: ", title);
+		cli_xml_escape(h->f, why[0] ? why : "gnuplot wrote no SVG");
+		fprintf(h->f, "; the table below has its figures.</p>\n");
+	}
 	free(svg);
 	fprintf(h->f, "</figure>\n");
 }

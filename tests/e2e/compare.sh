@@ -86,6 +86,19 @@ kill -TERM "$cpid"; wait "$cpid"; rc=$?
 expect_eq "interrupted while staged: exit status" "$rc" 143
 expect_eq "interrupted while staged: files left" "$(cd "$dir/intr" && ls -A | tr '\n' ' ')" "cache index.html report.json report.md "
 cmp -s "$dir/a/report.json" "$dir/intr/report.json" || fail "interrupted while staged: the previous report.json changed"
+# gnuplot exits 0 after a failed write (a full disk), its SVG cut
+# mid-element: each plot is a note saying so; the cut SVG was pasted into
+# the page (an unclosed <svg> swallowing what follows it).
+mkdir -p "$dir/cutgp"
+printf '#!/bin/sh\ncat > /dev/null\nprintf %s\n' \
+  "'<?xml version=\"1.0\" encoding=\"utf-8\"?>\\n<svg width=\"820\" height=\"420\">\\n<path d=\"M10,20 L'" \
+  > "$dir/cutgp/gnuplot"
+chmod +x "$dir/cutgp/gnuplot"
+PATH="$dir/cutgp:$PATH" "$netloom" compare "$dir/study.ini" -o "$dir/cut" > /dev/null 2>&1 || fail "cut SVG: run"
+expect_eq "cut SVG: none in the page" "$(grep -c '<svg' "$dir/cut/index.html")" 0
+expect_eq "cut SVG: a note per plot" \
+  "$(grep -c 'not drawn: gnuplot&apos;s output is cut ([0-9]* bytes, no closing &lt;/svg&gt;; a full disk?)' "$dir/cut/index.html")" \
+  "$(grep -c '<figure>' "$dir/cut/index.html")"
 # An interrupt while a cache entry is written: the entry is staged under
 # a name registered for the signal, as the report's files are, so the
 # signal waits for it and then removes the temporary file, where
