@@ -83,6 +83,8 @@ struct trace_otf2_writer {
 	uint64_t skipped[TOP__COUNT];
 	uint64_t totals_only[TOP__COUNT]; /* v-variants: byte totals, no per-rank sizes */
 	uint64_t length_ps;
+	OTF2_ErrorCode otf2_err;  /* the first error OTF2 raised (otf2_error), or OTF2_SUCCESS */
+	bool has_cb;              /* otf2_error registered with this writer */
 	int rc;                   /* first error */
 	struct nl_err err;
 };
@@ -99,11 +101,21 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 	return 0;
 }
 
-static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
-				  const char *msg, va_list va)
+/* OTF2's error callback, ud the writer: the first error is kept, to be
+ * reported by the caller as one line. OTF2 drops some errors it raises:
+ * a buffer whose write to its file fails (a full disk) is noticed only when
+ * the file is closed, and OTF2_Archive_CloseEvtWriter and
+ * OTF2_Archive_Close still return OTF2_SUCCESS (OTF2 3.0: "Write of
+ * buffered data failed!" raised, not returned), so each step checks this
+ * too (otf2_check). */
+static OTF2_ErrorCode otf2_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
+				 const char *msg, va_list va)
 {
-	(void)ud, (void)file, (void)line, (void)fn, (void)msg, (void)va;
-	return code; /* reported by the caller, as one line */
+	(void)file, (void)line, (void)fn, (void)msg, (void)va;
+	struct trace_otf2_writer *w = ud;
+	if (w && code > OTF2_SUCCESS && w->otf2_err == OTF2_SUCCESS)
+		w->otf2_err = code;
+	return code;
 }
 
 static const OTF2_FlushCallbacks flush_cbs = {.otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush};
@@ -136,12 +148,27 @@ static uint32_t comm_ref(const struct trace_otf2_writer *w, uint32_t comm)
 	return OTF2_UNDEFINED_COMM;
 }
 
+/* The first error, as one line naming DIR, the step and OTF2's text;
+ * the first error OTF2 raised is the cause (a full disk: "File is too
+ * large", "No space left on device"), a step's own code its consequence
+ * ("An error appeared when data was processed"). */
 static int fail(struct trace_otf2_writer *w, OTF2_ErrorCode e, const char *what)
 {
+	if (w->otf2_err != OTF2_SUCCESS)
+		e = w->otf2_err;
 	if (!w->rc)
 		w->rc = nl_errf(&w->err, NL_EIO, "%s: cannot write the OTF2 archive (%s): %s", w->dir, what,
 				OTF2_Error_GetDescription(e));
 	return w->rc;
+}
+
+/* A step that returned e: its error, or one OTF2 raised and did not
+ * return (otf2_error). */
+static int otf2_check(struct trace_otf2_writer *w, OTF2_ErrorCode e, const char *what)
+{
+	if (e != OTF2_SUCCESS || w->otf2_err != OTF2_SUCCESS)
+		return fail(w, e, what);
+	return 0;
 }
 
 #define OK(w, call, what)                                  \
@@ -236,7 +263,8 @@ int trace_otf2_writer_new(struct trace_otf2_writer **wp, const char *dir, const 
 		return nl_errf(err, NL_EIO, "%s: cannot create a directory beside it: %s", dir, strerror(e));
 	}
 	rmdir(w->tmp); /* OTF2 creates it */
-	OTF2_Error_RegisterCallback(quiet_error, NULL);
+	OTF2_Error_RegisterCallback(otf2_error, w);
+	w->has_cb = true;
 	w->ar = OTF2_Archive_Open(w->tmp, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!w->ar || !(w->al = OTF2_AttributeList_New()))
@@ -516,8 +544,7 @@ int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struc
 		e = OTF2_EvtWriter_Enter(rk->w, w->al, start_ps, region);
 	if (e == OTF2_SUCCESS && !records(w, rk, op, rank, start_ps, end_ps))
 		e = OTF2_EvtWriter_Leave(rk->w, NULL, end_ps, region);
-	if (e != OTF2_SUCCESS)
-		fail(w, e, "event");
+	otf2_check(w, e, "events"); /* a buffer flushed to its file may have failed */
 	rk->last_ps = end_ps;
 	if (end_ps > w->length_ps)
 		w->length_ps = end_ps;
@@ -617,10 +644,13 @@ static int write_defs(struct trace_otf2_writer *w)
 }
 
 /* OTF2 stamps the anchor file with a random trace id; replace it with one
- * derived from the content so that the same run writes the same bytes. */
+ * derived from the content so that the same run writes the same bytes.
+ * An anchor that cannot be opened keeps OTF2's id; one whose rewrite
+ * fails is an error (w->rc). */
 static void fix_trace_id(struct trace_otf2_writer *w, uint64_t id)
 {
 	char path[4096];
+	bool ok = true;
 	snprintf(path, sizeof path, "%s/traces.otf2", w->tmp);
 	FILE *f = fopen(path, "r+b");
 	if (!f)
@@ -643,16 +673,36 @@ static void fix_trace_id(struct trace_otf2_writer *w, uint64_t id)
 	for (size_t i = 0; i + 8 <= n; i++) {
 		const uint8_t *rep = !memcmp(buf + i, le, 8) ? nle : !memcmp(buf + i, be, 8) ? nbe : NULL;
 		if (rep && !fseek(f, (long)i, SEEK_SET)) {
-			fwrite(rep, 1, 8, f);
+			ok = fwrite(rep, 1, 8, f) == 8;
 			break;
 		}
 	}
-	fclose(f);
+	if ((fclose(f) != 0 || !ok) && !w->rc)
+		w->rc = nl_errf(&w->err, NL_EIO, "%s: cannot write the OTF2 archive (anchor file): %s", w->dir,
+				strerror(errno));
 }
 
+/* The ops of each kind counted in n[] (skipped, totals_only) through
+ * `warn`, one line a kind: how they were written, and what an import of
+ * the archive makes of them. */
+static void warn_kinds(const uint64_t *n, const char *how, const char *import, trace_warn_fn warn, void *warn_ctx)
+{
+	char line[240];
+	for (unsigned k = 0; warn && k < TOP__COUNT; k++)
+		if (n[k]) {
+			snprintf(line, sizeof line,
+				 "OTF2: %s x%llu written %s: an import of the archive %s, and a replay of it differs",
+				 trace_op_name(k), (unsigned long long)n[k], how, import);
+			warn(warn_ctx, line);
+		}
+}
+
+/* Every file is checked as it is closed: OTF2 writes its buffers then,
+ * and a write that fails there (a full disk) must not leave a cut archive
+ * renamed into place with status 0. Whatever fails, DIR is not made:
+ * trace_otf2_writer_free removes the temporary directory. */
 int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err)
 {
-
 	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++) {
 		out_staged_poll();
 		OTF2_ErrorCode e = OTF2_EvtWriter_ProgramEnd(w->ranks[r].w, NULL, w->ranks[r].last_ps, 0);
@@ -660,25 +710,24 @@ int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, vo
 		if (e == OTF2_SUCCESS)
 			e = OTF2_Archive_CloseEvtWriter(w->ar, w->ranks[r].w);
 		w->ranks[r].w = NULL;
-		if (e != OTF2_SUCCESS)
-			fail(w, e, "events");
+		otf2_check(w, e, "events");
 	}
-	if (!w->rc && OTF2_Archive_CloseEvtFiles(w->ar) != OTF2_SUCCESS)
-		fail(w, OTF2_ERROR_INVALID, "events");
-	if (!w->rc && OTF2_Archive_OpenDefFiles(w->ar) == OTF2_SUCCESS) {
-		for (uint32_t r = 0; r < w->n_ranks; r++) {
-			OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(w->ar, r);
-			if (d)
-				OTF2_Archive_CloseDefWriter(w->ar, d);
-		}
-		OTF2_Archive_CloseDefFiles(w->ar);
+	if (!w->rc)
+		otf2_check(w, OTF2_Archive_CloseEvtFiles(w->ar), "events");
+	if (!w->rc)
+		otf2_check(w, OTF2_Archive_OpenDefFiles(w->ar), "local definitions");
+	for (uint32_t r = 0; !w->rc && r < w->n_ranks; r++) {
+		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(w->ar, r);
+		otf2_check(w, d ? OTF2_Archive_CloseDefWriter(w->ar, d) : OTF2_ERROR_INVALID, "local definitions");
 	}
+	if (!w->rc)
+		otf2_check(w, OTF2_Archive_CloseDefFiles(w->ar), "local definitions");
 	if (!w->rc)
 		write_defs(w);
 	OTF2_ErrorCode e = OTF2_Archive_Close(w->ar);
 	w->ar = NULL;
-	if (!w->rc && e != OTF2_SUCCESS)
-		fail(w, e, "close");
+	if (!w->rc)
+		otf2_check(w, e, "global definitions");
 	if (!w->rc) {
 		char anchor[4096];
 		uint64_t id = 0;
@@ -702,23 +751,10 @@ int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, vo
 	w->staged = false;
 	free(w->tmp);
 	w->tmp = NULL;
-	char line[240];
-	for (unsigned k = 0; warn && k < TOP__COUNT; k++)
-		if (w->skipped[k]) {
-			snprintf(line, sizeof line,
-				 "OTF2: %s x%llu written as its region only (OTF2 has no record for it): an import of the "
-				 "archive counts its time as compute, and a replay of it differs",
-				 trace_op_name(k), (unsigned long long)w->skipped[k]);
-			warn(warn_ctx, line);
-		}
-	for (unsigned k = 0; warn && k < TOP__COUNT; k++)
-		if (w->totals_only[k]) {
-			snprintf(line, sizeof line,
-				 "OTF2: %s x%llu written with its byte totals (OTF2 has no per-rank sizes): an import of the "
-				 "archive spreads them evenly over the members (the non-v kind), and a replay of it differs",
-				 trace_op_name(k), (unsigned long long)w->totals_only[k]);
-			warn(warn_ctx, line);
-		}
+	warn_kinds(w->skipped, "as its region only (OTF2 has no record for it)", "counts its time as compute", warn,
+		   warn_ctx);
+	warn_kinds(w->totals_only, "with its byte totals (OTF2 has no per-rank sizes)",
+		   "spreads them evenly over the members (the non-v kind)", warn, warn_ctx);
 	return 0;
 }
 
@@ -734,6 +770,8 @@ void trace_otf2_writer_free(struct trace_otf2_writer *w)
 	}
 	if (w->al)
 		OTF2_AttributeList_Delete(w->al);
+	if (w->has_cb)
+		OTF2_Error_RegisterCallback(otf2_error, NULL); /* quiet, w no longer there */
 	if (w->tmp)
 		out_remove_tree(w->tmp);
 	if (w->staged)

@@ -10,8 +10,10 @@
  *   pack OUT TRACE... [--config SYSTEM.ini]   reproducibility bundle
  *   unpack BUNDLE DIR        restore a bundle's files byte for byte
  *
- * Exit status: 0 ok, 1 the work failed (verify found damage), 2 bad usage
- * or bad input.
+ * Exit status: 0 ok, 1 the work failed (verify found damage; an output
+ * that could not be written after the work began: a full disk), 2 bad
+ * usage or bad input (an output that cannot be written at all is refused
+ * before the work).
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -116,6 +118,22 @@ static void show_progress(void *ctx, double fraction)
 static int report(const struct nl_err *e)
 {
 	return cli_report(e);
+}
+
+/* Exit status of a command that failed with e, its output `out` checked
+ * before the work began (export's DIR).
+ * The writers name the file they write first ("OUT: write failed: ...",
+ * "OUT: rank 0: write failed: ...", "DIR/NAME: ..." when sep is '/',
+ * export's "DIR: cannot write the OTF2 archive ..."), so an input/output
+ * error naming it is the output failing after the work began (a full
+ * disk): the work failing, status 1 (cli_report_unwritten), as for every
+ * command (docs/results.md); anything else is the input's. */
+static int report_out(const struct nl_err *e, const char *out, char sep)
+{
+	size_t n = strlen(out);
+	if (e->code == NL_EIO && n && !strncmp(e->msg, out, n) && e->msg[n] == sep)
+		return cli_report_unwritten(e);
+	return report(e);
 }
 
 /* --- info --------------------------------------------------------------------- */
@@ -504,12 +522,18 @@ static int cmd_export(int argc, char **argv)
 		return sub_usage("export", "missing arguments%s (usage: netloom trace %s)", NULL);
 	struct nl_err e = {0};
 	struct trace_archive *a;
+	/* DIR's folder must take the archive's temporary sibling (tried and
+	 * removed, as for a file); a DIR that exists is refused by the
+	 * export, before its work. */
+	struct stat st;
+	if (stat(dir, &st) != 0 && out_check_writable(dir, &e))
+		return report(&e);
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
 	int rc = trace_export_otf2(a, dir, export_warn, NULL, &e);
 	trace_archive_close(a);
 	if (rc)
-		return report(&e);
+		return report_out(&e, dir, ':');
 	printf("%s: OTF2 archive of %s (open %s/traces.otf2)\n", dir, file, dir);
 	return CLI_OK;
 }

@@ -103,6 +103,32 @@ if [ -w /dev/full ]; then
   expect_eq "replay --svg /dev/full: JSON written" "$(json rep.json 'd["results"]["status"]')" ok
 fi
 
+# A full disk, here a file size limit (SIGXFSZ ignored: a write past it
+# fails with EFBIG, as one on a full disk with ENOSPC), while an archive is
+# written: the work failing, exit 1, one line naming the output, nothing
+# left behind.
+limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$netloom" "$@"); }
+# OTF2 (a build with the library): the writer's buffers go to their files
+# when closed, where OTF2 raises the error without returning it; the
+# archive must not be moved into place cut, with status 0.
+if "$netloom" trace export "$root/traces/samples/lammps-lj-2.nlt" --otf2 lj.otf2 >/dev/null 2>&1; then
+  out=$(limited 100 trace export "$root/traces/samples/pingpong-2.nlt" --otf2 otf2full 2>err)
+  expect_eq "trace export --otf2, disk full: exit" "$?" 1
+  expect_eq "trace export --otf2, disk full" "$(cat err)" \
+    "netloom: otf2full: cannot write the OTF2 archive (events): File is too large"
+  expect_eq "trace export --otf2, disk full: stdout" "$out" ""
+  # replay's timeline (docs/replay.md): the report and --json written, 3.
+  out=$(limited 100 replay "$root/traces/samples/pingpong-2.nlt" --otf2 otf2rep --json rep2.json 2>err)
+  expect_eq "replay --otf2, disk full: exit" "$?" 3
+  expect_eq "replay --otf2, disk full" "$(cat err)" \
+    "netloom: --otf2 otf2rep: not written: otf2rep: cannot write the OTF2 archive (events): File is too large; the report and --json were written"
+  grep -q '^  predicted runtime' <<<"$out" || fail "replay --otf2, disk full: no report on stdout: '$out'"
+  expect_eq "replay --otf2, disk full: JSON written" "$(json rep2.json 'd["results"]["status"]')" ok
+  ls -d otf2full* otf2rep* 2>/dev/null && fail "OTF2, disk full: a cut archive left"
+else
+  echo "outputs: no OTF2 export in this build; its full-disk case is skipped"
+fi
+
 # A directory or a dangling link: refused before the run, nothing on stdout.
 mkdir outdir
 out=$("$netloom" "${run[@]}" --json outdir 2>err)
