@@ -24,7 +24,15 @@
  * At every router the head gets every minimal port on the adaptive VCs and
  * the DOR port on its escape VC, preferred by emptiness (the port's
  * downstream occupancy summed over its VCs), adaptive first on equal
- * occupancy. A packet may leave the escape VCs again at the next router:
+ * occupancy (route priorities: only a by-priority VC allocator,
+ * separable_input_first or separable_output_first, as seed 003's runs use,
+ * applies them; under islip, the default, its round robin takes any
+ * candidate with a free VC, which is still Duato's protocol, only without
+ * the selection function: torus:k=8x8, 4-flit packets, seed 1, latency
+ * 35.50 vs 35.25 cycles at 0.35 and accepted 0.291 vs 0.284 past
+ * saturation at 0.55, islip vs separable_input_first; so it is not
+ * refused, unlike dal, minad and updown_adaptive, whose priorities keep
+ * them minimal). A packet may leave the escape VCs again at the next router:
  * the escape hop is recomputed at every router from where the packet is
  * (a packet that arrived on an escape VC of the same ring keeps its
  * direction and dateline class, as dor.c does; one that arrived on an
