@@ -628,6 +628,11 @@ static int enc_op(struct enc *e, char *line)
 	op.send_counts = n_sc ? e->sc : NULL;
 	op.recv_counts = n_rc ? e->rc : NULL;
 	int rc = trace_builder_op(e->b, (uint32_t)e->rank, &op, e->err);
+	/* The op's errors are the line's; the builder's input/output errors
+	 * are the archive's (a full disk: "OUT: rank 0: write failed: ..."),
+	 * whichever line reached them, and name it alone. */
+	if (rc == NL_EIO)
+		return rc;
 	if (rc)
 		return nl_err_prefix(e->err, "%s:%llu", e->path, (unsigned long long)e->line_no);
 	return 0;

@@ -105,9 +105,12 @@ fi
 
 # A full disk, here a file size limit (SIGXFSZ ignored: a write past it
 # fails with EFBIG, as one on a full disk with ENOSPC), while an archive is
-# written: the work failing, exit 1, one line naming the output, nothing
-# left behind.
+# written: the work failing, exit 1, one line naming the output (not an
+# input line), nothing left behind.
 limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$netloom" "$@"); }
+out=$(limited 100 trace encode pp.txt enc-full.nlt 2>err)
+expect_eq "trace encode, disk full" "$(cat err)" "netloom: enc-full.nlt: rank 0: write failed: File too large"
+[ -e enc-full.nlt ] && fail "trace encode, disk full: a cut archive left"
 # OTF2 (a build with the library): the writer's buffers go to their files
 # when closed, where OTF2 raises the error without returning it; the
 # archive must not be moved into place cut, with status 0.
