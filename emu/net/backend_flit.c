@@ -15,7 +15,9 @@
  *
  * The report lists the busiest router-to-router channels of the whole
  * replay: a channel carries at most one flit per cycle, so its busy time is
- * its flits x cycle_ps and its utilisation flits / cycles.
+ * its flits x cycle_ps and its utilisation flits / cycles. Read mid-run
+ * (a stopped or deadlocked run) it counts the flits sent by the cycle
+ * reached, not those still queued for a later one.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -258,6 +260,18 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	return 0;
 }
 
+/* Flits counted on network port g's channel but given a cycle at or
+ * after now: fl_output (router.c) counts a flit as it queues it in the
+ * output stage, and those queued for now or later take the cycles now ..
+ * out_free - 1 back to back (experiment.c, exp_chan_queued). 0 at the end
+ * of a run; mid-run (a stopped live session, a deadlocked replay) up to
+ * the downstream buffers' credits with a speedup. */
+static uint64_t flit_chan_queued(const struct flitnet *n, uint32_t g)
+{
+	const struct fl_port *pt = &n->ports[g];
+	return pt->link.network && pt->out_free > n->now ? pt->out_free - n->now : 0;
+}
+
 static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 {
 	struct flit_backend *fb = b->state;
@@ -268,6 +282,14 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 	json_object_set_new(out, "topology", json_string(t->spec));
 	json_object_set_new(out, "cycles", json_integer((json_int_t)n->now));
 	json_object_set_new(out, "flit_hops", json_integer((json_int_t)n->flit_hops));
+	/* The flits sent by cycle now, the cycles reported: those still
+	 * queued are taken off while the channels are ranked, then put back
+	 * for the run to go on. Under MPI every rank takes off its own before
+	 * the sum, once: the first report ends the counts there. */
+	const uint32_t P = t->n_ports;
+	if (!fb->chan_summed)
+		for (uint32_t g = 0; g < P; g++)
+			n->ports[g].chan_flits -= flit_chan_queued(n, g);
 	if (n->mx && !fb->chan_summed) { /* each channel counted by its owner */
 		fl_mpi_sum_channels(n);
 		fb->chan_summed = true;
@@ -276,6 +298,9 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 	struct net_channel_use top[NET_BUSIEST];
 	uint64_t sum, n_chan;
 	uint32_t n_top = fl_busiest_channels(n, top, &sum, &n_chan);
+	if (!fb->chan_summed)
+		for (uint32_t g = 0; g < P; g++)
+			n->ports[g].chan_flits += flit_chan_queued(n, g);
 	json_t *arr = json_array();
 	for (uint32_t i = 0; i < n_top; i++) {
 		if (!top[i].flits)
