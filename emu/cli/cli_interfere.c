@@ -41,8 +41,9 @@ static void cli_interfere_usage(FILE *f)
 		   "  --top N             colliding links listed, 1..100000 (default 10)\n\n"
 		   "Exit status: 0 done; 3 the table and JSON were written but the --plot chart was not\n"
 		   "(no gnuplot, gnuplot failed, the SVG could not be written: the old file kept); 1 the run\n"
-		   "failed (deadlock, timeout, out of memory); 2 a bad command line, workload or\n"
-		   "configuration, or an output that cannot be written.\n");
+		   "failed (deadlock, timeout, out of memory) or --json could not be written after it (a\n"
+		   "full disk; the table on stdout); 2 a bad command line, workload or configuration, or an\n"
+		   "output that cannot be written (checked before the replays).\n");
 }
 
 static double cli_num(json_t *o, const char *k)
@@ -307,8 +308,11 @@ int cli_interfere_main(int argc, char **argv)
 	bool json_stdout = json_out && !strcmp(json_out, "-");
 	if (!json_stdout)
 		cli_interfere_table(stdout, doc, workload);
+	/* Its path was checked before the replays: a JSON that fails now (a
+	 * full disk) is the work failing, 1, not bad input, with the table
+	 * already on stdout (as run's, docs/results.md). */
 	if (json_out && out_write_json(json_out, doc, &err) < 0) {
-		status = cli_report(&err);
+		status = cli_report_unwritten(&err);
 		goto out;
 	}
 	/* The results are out (table, JSON): a plot that cannot be drawn is

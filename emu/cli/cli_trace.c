@@ -120,8 +120,23 @@ static int report(const struct nl_err *e)
 	return cli_report(e);
 }
 
+/* Before the work: can OUT (encode's, convert's, pack's) be written as an
+ * archive? cli_check_output, and not a device or FIFO: an archive is read
+ * back by offset (trace_afile_open refuses one too, but only once the work
+ * is done). Refused in one line, status 2. */
+static int check_archive_out(const char *opt, const char *out, struct nl_err *e)
+{
+	NL_CHECK(cli_check_output(opt, out, e));
+	char *real = NULL;
+	int kind = nl_output_target(out, &real, e);
+	free(real);
+	if (kind == NL_OUT_STREAM)
+		return nl_errf(e, NL_EIO, "%s: a device or FIFO; expected a file name for the archive", out);
+	return kind < 0 ? kind : 0;
+}
+
 /* Exit status of a command that failed with e, its output `out` checked
- * before the work began (export's DIR).
+ * before the work began (check_archive_out; export's and unpack's DIR).
  * The writers name the file they write first ("OUT: write failed: ...",
  * "OUT: rank 0: write failed: ...", "DIR/NAME: ..." when sep is '/',
  * export's "DIR: cannot write the OTF2 archive ..."), so an input/output
@@ -405,8 +420,10 @@ static int cmd_encode(int argc, char **argv)
 	struct nl_err e = {0};
 	/* An output that cannot be written is named as such, not as an
 	 * error at the input line the writer was reached from. */
-	if (out_check_writable(out, &e) || trace_encode_text(in, out, &e))
+	if (check_archive_out("OUT.nlt", out, &e))
 		return report(&e);
+	if (trace_encode_text(in, out, &e))
+		return report_out(&e, out, ':');
 	return CLI_OK;
 }
 
@@ -548,13 +565,13 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 	if (out_same_file(in, out))
 		return sub_usage(cmd, "OUT.nlt '%s': the same file as the input; expected another file (usage: netloom trace %s)",
 				 out);
-	if (out_check_writable(out, &e)) /* not as an error at an input line */
+	if (check_archive_out("OUT.nlt", out, &e)) /* not as an error at an input line */
 		return report(&e);
 	progress_init(&pr, "converting");
 	rc = trace_import_ex(in, out, convert_warn, &wc, show_progress, &pr, &e);
 	progress_done(&pr);
 	if (rc)
-		return report(&e);
+		return report_out(&e, out, ':');
 	struct trace_archive *a;
 	if (trace_archive_open(&a, out, &e))
 		return report(&e);
@@ -596,6 +613,11 @@ static int cmd_pack(int argc, char **argv)
 	}
 	if (!rc && !n)
 		rc = sub_usage("pack", "missing OUT.bundle or TRACE%s (usage: netloom trace %s)", NULL);
+	if (!rc) {
+		struct nl_err e = {0};
+		if (check_archive_out("OUT.bundle", out, &e))
+			rc = report(&e);
+	}
 	/* The configuration would be replaced by the bundle holding it. */
 	if (!rc && config && out_same_file(out, config))
 		rc = sub_usage("pack", "--config '%s': the same file as OUT.bundle; expected another file (usage: netloom trace %s)",
@@ -623,7 +645,7 @@ static int cmd_pack(int argc, char **argv)
 	if (!rc) {
 		struct nl_err e = {0};
 		if (trace_bundle_pack(out, traces, n, config, &e))
-			rc = report(&e);
+			rc = report_out(&e, out, ':');
 		else
 			printf("%s: %zu trace%s%s\n", out, n, n == 1 ? "" : "s", config ? " + config" : "");
 	}
@@ -649,7 +671,7 @@ static int cmd_unpack(int argc, char **argv)
 	char **names;
 	size_t n;
 	if (trace_bundle_unpack(bundle, dir, &names, &n, &e))
-		return report(&e);
+		return report_out(&e, dir, '/');
 	for (size_t i = 0; i < n; i++) {
 		printf("%s/%s\n", dir, names[i]);
 		free(names[i]);

@@ -101,6 +101,12 @@ if [ -w /dev/full ]; then
     "netloom: --svg /dev/full: not written: /dev/full: write failed: No space left on device; the report and --json were written"
   grep -q '^  predicted runtime' <<<"$out" || fail "replay --svg /dev/full: no report on stdout: '$out'"
   expect_eq "replay --svg /dev/full: JSON written" "$(json rep.json 'd["results"]["status"]')" ok
+  printf '[job A]\ntrace = %s\n[job B]\ntrace = %s\n' "$root/traces/samples/pingpong-2.nlt" \
+    "$root/traces/samples/lammps-lj-2.nlt" >jobs.ini
+  out=$("$netloom" interfere jobs.ini -s topology=torus:k=4x4 -s link_model=links --json /dev/full 2>err)
+  expect_eq "interfere --json /dev/full: exit" "$?" 1
+  expect_eq "interfere --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  grep -q '^netloom interfere: jobs.ini, 2 jobs' <<<"$out" || fail "interfere --json /dev/full: no table on stdout: '$out'"
 fi
 
 # A full disk, here a file size limit (SIGXFSZ ignored: a write past it
@@ -109,8 +115,16 @@ fi
 # input line), nothing left behind.
 limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$netloom" "$@"); }
 out=$(limited 100 trace encode pp.txt enc-full.nlt 2>err)
+expect_eq "trace encode, disk full: exit" "$?" 1
 expect_eq "trace encode, disk full" "$(cat err)" "netloom: enc-full.nlt: rank 0: write failed: File too large"
-[ -e enc-full.nlt ] && fail "trace encode, disk full: a cut archive left"
+out=$(limited 100 trace pack full.bundle "$root/traces/samples/pingpong-2.nlt" 2>err)
+expect_eq "trace pack, disk full: exit" "$?" 1
+expect_eq "trace pack, disk full" "$(cat err)" "netloom: full.bundle: write failed: File too large"
+"$netloom" trace pack pp.bundle "$root/traces/samples/pingpong-2.nlt" >/dev/null || fail "trace pack: exit $?"
+out=$(limited 100 trace unpack pp.bundle unpacked 2>err)
+expect_eq "trace unpack, disk full: exit" "$?" 1
+expect_eq "trace unpack, disk full" "$(cat err)" "netloom: unpacked/pingpong-2.nlt: write failed: File too large"
+[ -e enc-full.nlt ] || [ -e full.bundle ] || [ -e unpacked/pingpong-2.nlt ] && fail "disk full: a cut output left"
 # OTF2 (a build with the library): the writer's buffers go to their files
 # when closed, where OTF2 raises the error without returning it; the
 # archive must not be moved into place cut, with status 0.
@@ -120,6 +134,9 @@ if "$netloom" trace export "$root/traces/samples/lammps-lj-2.nlt" --otf2 lj.otf2
   expect_eq "trace export --otf2, disk full" "$(cat err)" \
     "netloom: otf2full: cannot write the OTF2 archive (events): File is too large"
   expect_eq "trace export --otf2, disk full: stdout" "$out" ""
+  out=$(limited 4 trace convert lj.otf2/traces.otf2 conv.nlt 2>err)
+  expect_eq "trace convert, disk full: exit" "$?" 1
+  expect_eq "trace convert, disk full" "$(cat err)" "netloom: conv.nlt: rank 0: write failed: File too large"
   # replay's timeline (docs/replay.md): the report and --json written, 3.
   out=$(limited 100 replay "$root/traces/samples/pingpong-2.nlt" --otf2 otf2rep --json rep2.json 2>err)
   expect_eq "replay --otf2, disk full: exit" "$?" 3
@@ -127,7 +144,7 @@ if "$netloom" trace export "$root/traces/samples/lammps-lj-2.nlt" --otf2 lj.otf2
     "netloom: --otf2 otf2rep: not written: otf2rep: cannot write the OTF2 archive (events): File is too large; the report and --json were written"
   grep -q '^  predicted runtime' <<<"$out" || fail "replay --otf2, disk full: no report on stdout: '$out'"
   expect_eq "replay --otf2, disk full: JSON written" "$(json rep2.json 'd["results"]["status"]')" ok
-  ls -d otf2full* otf2rep* 2>/dev/null && fail "OTF2, disk full: a cut archive left"
+  ls -d otf2full* otf2rep* conv.nlt 2>/dev/null && fail "OTF2, disk full: a cut archive left"
 else
   echo "outputs: no OTF2 export in this build; its full-disk case is skipped"
 fi
