@@ -10,6 +10,7 @@
 #include "app/app.h"
 #include "cli/cli.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "traces/trace.h"
 
 static void cli_open_warn(void *ctx, const char *line)
@@ -27,14 +28,21 @@ int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, 
 	const char *dir = getenv("TMPDIR");
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s/netloom-import-XXXXXX.nlt", dir && *dir ? dir : "/tmp");
+	/* Registered before mkstemps fills the template in place, so a
+	 * SIGINT/SIGTERM during the conversion (polled by it) removes this
+	 * file too, not only the conversion's own streams (core/staged.h). */
+	NL_CHECK(out_staged_add(tmp, err));
 	int fd = mkstemps(tmp, 4);
-	if (fd < 0)
+	if (fd < 0) {
+		out_staged_del(tmp);
 		return nl_errf(err, NL_EIO, "%s: cannot create a temporary archive to convert %s into", tmp, path);
+	}
 	close(fd);
 	int rc = trace_import(path, tmp, cli_open_warn, (void *)cmd, err);
 	if (!rc)
 		rc = trace_archive_open(a, tmp, err);
 	unlink(tmp); /* the open archive keeps its descriptor */
+	out_staged_del(tmp); /* polls: a recorded signal ends the process here */
 	return rc;
 }
 

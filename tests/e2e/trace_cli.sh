@@ -364,6 +364,28 @@ interrupted() { # DESC OUT COMMAND...
 interrupted "convert" "$T/big.nlt" "$NL" trace convert "$T/big_actions.txt" "$T/big.nlt"
 interrupted "import" "$T/big.nlt" "$NL" trace import "$T/big_actions.txt" -o "$T/big.nlt"
 interrupted "encode" "$T/big.nlt" "$NL" trace encode "$T/big_dump.txt" "$T/big.nlt"
+# replay (and interfere) convert a foreign trace into
+# $TMPDIR/netloom-import-XXXXXX.nlt first: SIGTERM during that conversion
+# removes it with its streams and ends the command by the signal; the
+# (empty) archive file stayed in TMPDIR.
+mkdir -p "$T/imptmp"
+TMPDIR=$T/imptmp "$NL" replay "$T/big_actions.txt" >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 3000); do
+	compgen -G "$T/imptmp/netloom-import-*.nlt.r*.tmp*" >/dev/null && kill -STOP $pid 2>/dev/null && break
+	sleep 0.01
+done
+before=$(ls -A "$T/imptmp" | wc -l)
+kill -TERM $pid
+kill -CONT $pid
+wait $pid
+rc=$?
+left=$(ls -A "$T/imptmp")
+if [ "$before" -gt 1 ] && [ "$rc" = 143 ] && [ -z "$left" ]; then
+	ok "replay's conversion interrupted: its $before file(s) in TMPDIR removed, exit 143"
+else
+	fail "replay's conversion interrupted: $before file(s) in TMPDIR when signalled, exit $rc, left: $left"
+fi
 rm -f "$T/big_actions.txt" "$T/big_dump.txt"
 
 # --- unpack into a file -------------------------------------------------------------------
