@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/text.h"
+
 const char *nl_err_name(int code)
 {
 	switch (code) {
@@ -106,18 +108,28 @@ int nl_err_one_line(struct nl_err *err, int rc)
 		return rc;
 	/* Each byte of the message becomes at most four (\xHH). */
 	char out[4 * NL_ERR_MSG_MAX];
-	size_t o = 0;
-	for (const unsigned char *p = (const unsigned char *)err->msg; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f) {
-			out[o++] = (char)*p;
+	size_t o = 0, n = strlen(err->msg);
+	const unsigned char *msg = (const unsigned char *)err->msg;
+	for (const unsigned char *p = msg; *p;) {
+		/* Valid UTF-8 is kept (a path or value in any script); a byte
+		 * that starts no valid sequence (a Latin-1 file, a cut one) is
+		 * escaped, as are C1 controls (U+0080..U+009F, which terminals
+		 * act on as they do on C0 ones). */
+		int len = *p >= 0x20 && *p != 0x7f ? text_utf8_len(p, n - (size_t)(p - msg)) : 0;
+		if (len == 1 || (len > 1 && !(p[0] == 0xc2 && p[1] < 0xa0))) {
+			memcpy(out + o, p, (size_t)len);
+			o += (size_t)len;
+			p += len;
 			continue;
 		}
-		const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
-		if (esc) {
-			memcpy(out + o, esc, 2);
-			o += 2;
-		} else {
-			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+		for (int i = 0; i < (len > 1 ? len : 1); i++, p++) {
+			const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+			if (esc) {
+				memcpy(out + o, esc, 2);
+				o += 2;
+			} else {
+				o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+			}
 		}
 	}
 	out[o] = '\0';

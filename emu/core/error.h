@@ -21,8 +21,10 @@
 int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Make the message in *err one line, whatever user text it quotes:
- * control characters are written as \n, \r, \t or \xHH. Returns rc, so
+/* Make the message in *err one line of well-formed text, whatever user
+ * text it quotes: control characters are written as \n, \r, \t or \xHH,
+ * and so is each byte that starts no valid UTF-8 sequence (and a C1
+ * control's two bytes); valid UTF-8 is kept. Returns rc, so
  * a call ends `return nl_err_one_line(err, f(...));` (nothing done for
  * rc >= 0). */
 int nl_err_one_line(struct nl_err *err, int rc);

@@ -4,35 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int text_utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char c = p[0];
-	int len;
-	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		lo = c == 0xe0 ? 0xa0 : 0x80; /* overlong */
-		hi = c == 0xed ? 0x9f : 0xbf; /* surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		lo = c == 0xf0 ? 0x90 : 0x80; /* overlong */
-		hi = c == 0xf4 ? 0x8f : 0xbf; /* past U+10FFFF */
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < len; i++) {
-		if ((size_t)i >= n)
-			return -1;
-		if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf))
-			return 0;
-	}
-	return len;
-}
-
 char *text_utf8_clean(const char *s, bool xml)
 {
 	size_t n = strlen(s);

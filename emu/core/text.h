@@ -10,8 +10,37 @@
 
 /* Length of the UTF-8 sequence at p[0..n): 1 to 4 when it is valid, 0 when
  * it is not (a stray continuation byte, an overlong form, a surrogate,
- * past U+10FFFF), -1 when valid so far but cut off at n (RFC 3629 §4). */
-int text_utf8_len(const unsigned char *p, size_t n);
+ * past U+10FFFF), -1 when valid so far but cut off at n (RFC 3629 §4).
+ * Inline: core/error.c, which the client and recorder libraries build
+ * alone, escapes invalid UTF-8 with it. */
+static inline int text_utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	int len;
+	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80; /* overlong */
+		hi = c == 0xed ? 0x9f : 0xbf; /* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80; /* overlong */
+		hi = c == 0xf4 ? 0x8f : 0xbf; /* past U+10FFFF */
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf))
+			return 0;
+	}
+	return len;
+}
 
 /* A malloc'd copy of s with every byte that does not start a valid UTF-8
  * sequence replaced by U+FFFD; with xml, also the control characters

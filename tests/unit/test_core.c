@@ -90,6 +90,26 @@ static void test_error_long(void)
 	CHECK(strncmp(e.msg, "\\x01\\x01", 8) == 0);
 }
 
+/* A config value or key of raw bytes (a Latin-1 file, a cut sequence)
+ * was echoed into the one-line error as is: invalid UTF-8 on the
+ * terminal, and in JSON that jansson refuses. Each byte that starts no
+ * valid sequence is escaped, as control characters are (C1 ones too);
+ * valid UTF-8 stays. */
+static void test_error_one_line_utf8(void)
+{
+	struct nl_err e = {0};
+	nl_errf(&e, NL_ECONFIG, "f.ini:2: key 'num_vcs' value '%s': expected an integer", "\xff\xfe\x01x");
+	CHECK_EQ(nl_err_one_line(&e, e.code), NL_ECONFIG);
+	CHECK_STR(e.msg, "f.ini:2: key 'num_vcs' value '\\xff\\xfe\\x01x': expected an integer");
+	nl_errf(&e, NL_ECONFIG, "unknown section [r\xc3t\xe9] at caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	nl_err_one_line(&e, e.code);
+	CHECK_STR(e.msg, "unknown section [r\\xc3t\\xe9] at caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	/* Overlong, surrogate, C1 (CSI), cut at the end. */
+	nl_errf(&e, NL_ECONFIG, "'\xc0\xaf' '\xed\xa0\x80' '\xc2\x9b" "2J' '\xc2\xa0' end \xe2\x82");
+	nl_err_one_line(&e, e.code);
+	CHECK_STR(e.msg, "'\\xc0\\xaf' '\\xed\\xa0\\x80' '\\xc2\\x9b2J' '\xc2\xa0' end \\xe2\\x82");
+}
+
 static void test_param_parse(void)
 {
 	struct demo d;
@@ -934,6 +954,7 @@ int main(void)
 {
 	TEST_RUN(test_error_table);
 	TEST_RUN(test_error_long);
+	TEST_RUN(test_error_one_line_utf8);
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
