@@ -1414,6 +1414,20 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	char route_note[512] = "";
 	bs_check(path, warn, bf, topo, route, sizeof route, traffic_ok ? traffic : NULL,
 		 n_vcs >= 1 && n_vcs <= 255 ? n_vcs : 16, route_note, sizeof route_note, &unmapped);
+	/* Per-link latencies describe the network they came with: a topology
+	 * left out takes them with it, as it takes its routing function.
+	 * Written for netloom's default network instead, they made the file
+	 * one that does not run (a dragonflynew of k = 0: 'local_latency':
+	 * torus has one class of links, exit 2), where a key left out is
+	 * status 3. */
+	if (!topo[0]) {
+		for (int i = 0; i < n_lat; i++) {
+			char why[320];
+			snprintf(why, sizeof why, "%s: left out with the topology", lat[i][2]);
+			bs_warn(warn, path, bf, lat[i][0], why, &unmapped);
+		}
+		n_lat = 0;
+	}
 
 	fprintf(out, "; netloom configuration converted from the BookSim2 config %s\n", path);
 	fprintf(out, "; by 'netloom config --from-booksim'. BookSim's defaults are written out.\n\n");

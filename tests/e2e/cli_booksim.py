@@ -344,6 +344,21 @@ def case_routing_per_network():
                f"routing function: BookSim stops with 'Invalid routing function: none_{topo}'; set routing_function "
                f"to one of {names}")
             runs(bs, text, tmp)
+        # A dragonflynew netloom cannot build (k = 0) is left out with its
+        # routing function and its 10/100-cycle links: written for the
+        # default torus, local_latency made the INI one that does not run
+        # (exit 2, not 3).
+        with open(bs, "w") as f:
+            f.write("topology = dragonflynew;\nk = 0;\nn = 1;\nrouting_function = min;\ntraffic = uniform;\n")
+        rc, text, named = convert(bs)
+        eq("dragonflynew k = 0: exit", rc, 3)
+        check(f"dragonflynew k = 0: topology named with its line: {named}",
+              named.get("topology", "").startswith(f"netloom: {bs}:1: cannot map 'topology = dragonflynew'"))
+        for key in ("terminal_latency", "local_latency", "global_latency"):
+            check(f"dragonflynew k = 0: {key} named as left out with the topology: {named}",
+                  named.get(key, "").endswith(": left out with the topology"))
+            eq(f"dragonflynew k = 0: {key} not written", ini_value(read_ini(text), key), None)
+        runs(bs, text, tmp)
         with open(bs, "w") as f:
             f.write("topology = mesh;\nk = 4;\nn = 2;\nrouting_function = none;\n")
         rc, text, named = convert(bs)
