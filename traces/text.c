@@ -218,6 +218,7 @@ struct enc {
 	uint64_t *sc, *rc;
 	uint32_t *reqs;
 	size_t cap_sc, cap_rc, cap_reqs;
+	uint32_t *comm_ids;     /* the manifest's communicators (ids >= 2), sorted, once the ops begin */
 };
 
 static int enc_err(struct enc *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -492,6 +493,45 @@ static int parse_list64(struct enc *e, const char *key, char *v, uint64_t **a, s
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The manifest is complete when the first rank section begins: its
+ * communicators' ids, sorted, so each op's are found in O(log n). */
+static int enc_comms_done(struct enc *e)
+{
+	e->comm_ids = malloc((e->m.n_comms ? e->m.n_comms : 1) * sizeof *e->comm_ids);
+	if (!e->comm_ids)
+		return nl_errf(e->err, NL_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < e->m.n_comms; i++)
+		e->comm_ids[i] = e->m.comms[i].id;
+	qsort(e->comm_ids, e->m.n_comms, sizeof *e->comm_ids, cmp_u32);
+	return 0;
+}
+
+/* An op's communicator must be one the archive defines, as `trace
+ * verify` checks (reader.c, op_semantics): world 0, self 1 or a 'comm'
+ * line's id. An archive with another was written, refused by verify and
+ * replayed as if it were world. The message lists the ids defined (the
+ * first 8 and the count). */
+static int enc_check_comm(struct enc *e, const char *key, uint32_t id)
+{
+	if (id == TRACE_COMM_WORLD || id == TRACE_COMM_SELF ||
+	    bsearch(&id, e->comm_ids, e->m.n_comms, sizeof id, cmp_u32))
+		return 0;
+	char ids[128];
+	size_t o = (size_t)snprintf(ids, sizeof ids, "0 (world), 1 (self)");
+	for (uint32_t i = 0; i < e->m.n_comms && i < 8 && o < sizeof ids; i++)
+		o += (size_t)snprintf(ids + o, sizeof ids - o, ", %u", e->comm_ids[i]);
+	if (e->m.n_comms > 8 && o < sizeof ids)
+		snprintf(ids + o, sizeof ids - o, ", ... (%u in all)", e->m.n_comms + 2);
+	return enc_err(e, "%s=%u: not a communicator of the trace (defined: %s; a 'comm ID RANKS...' line before the "
+		       "first rank section defines one)", key, id, ids);
+}
+
 static int enc_op(struct enc *e, char *line)
 {
 	struct trace_op op;
@@ -624,6 +664,10 @@ static int enc_op(struct enc *e, char *line)
 	if (op.cpu_ps && !e->m.has_compute_cpu && e->opts.format_version >= 2)
 		return enc_err(e, "cpu=%llu: the manifest does not say 'compute_cpu_time 1' (compute ops carry "
 			       "cpu only then)", (unsigned long long)op.cpu_ps);
+	NL_CHECK(enc_check_comm(e, "comm", op.comm));
+	if ((op.kind == TOP_COMM_SPLIT || op.kind == TOP_COMM_DUP || op.kind == TOP_COMM_CREATE) &&
+	    op.new_comm != TRACE_COMM_NULL)
+		NL_CHECK(enc_check_comm(e, "new_comm", op.new_comm));
 	op.n_counts = n_c ? n_c : n_sc ? n_sc : n_rc;
 	op.send_counts = n_sc ? e->sc : NULL;
 	op.recv_counts = n_rc ? e->rc : NULL;
@@ -701,6 +745,8 @@ static int enc_line(struct enc *e, char *line)
 		NL_CHECK(enc_rank_end(e));
 		if (e->rank >= 0)
 			NL_CHECK(trace_builder_end_rank(e->b, (uint32_t)e->rank, e->err));
+		else
+			NL_CHECK(enc_comms_done(e));
 		e->rank = r;
 		e->rank_ops = 0;
 		e->said_rank = e->next_rank;
@@ -768,5 +814,6 @@ int trace_encode_text(const char *text_path, const char *out_path, struct nl_err
 	free(e.sc);
 	free(e.rc);
 	free(e.reqs);
+	free(e.comm_ids);
 	return rc;
 }

@@ -388,6 +388,13 @@ static void test_encode_errors(void)
 		 "e.txt:5: cpu=10: expected at most dur=5"},
 		{"netloom-trace 2\nranks 1\nrank 0\ncompute t=0 dur=5 cpu=3\n",
 		 "e.txt:4: cpu=3: the manifest does not say 'compute_cpu_time 1'"},
+		/* A communicator the manifest does not define, which `trace
+		 * verify` refuses: refused at its line, with the ids defined. */
+		{"netloom-trace 1\nranks 2\ncomm 9 0 1\ncomm 3 1\nrank 0\nbcast t=0 bytes=4 peer=0 comm=7\nrank 1\n"
+		 "bcast t=0 bytes=4 peer=0\n",
+		 "e.txt:6: comm=7: not a communicator of the trace (defined: 0 (world), 1 (self), 3, 9; "},
+		{"netloom-trace 1\nranks 1\nrank 0\ncomm_split t=0 new_comm=2\n",
+		 "e.txt:4: new_comm=2: not a communicator of the trace (defined: 0 (world), 1 (self); "},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		FILE *f = fopen(txt, "w");
