@@ -91,6 +91,10 @@ struct place_job_spec {
 	uint64_t start_ps;        /* start_s: when the job's ranks begin */
 	uint32_t repeat;          /* times the trace runs back to back, default 1 */
 	int line;                 /* line of the section's first key, for messages */
+	/* Lines of the keys a problem found after the file is read names
+	 * (a trace that cannot be opened, a placement or map that fails),
+	 * 0 when the key is not set. */
+	int trace_line, placement_line, map_line;
 	/* A synthetic job instead of a trace (key `synthetic`, app.h
 	 * APP_SYNTH_*; -1 for a traced job): ranks, bytes per exchange, the
 	 * compute interval before each exchange and the number of steps. */

@@ -94,6 +94,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	if (!strcmp(key, "trace")) {
 		if (!*value)
 			return wl_bad(x, section, key, value, "a trace file (any format netloom replay reads)");
+		j->trace_line = x->src.line;
 		return wl_set_path(x, &j->trace, value);
 	}
 	if (!strcmp(key, "placement")) {
@@ -109,6 +110,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 			return wl_bad(x, section, key, value, exp);
 		}
 		snprintf(j->policy, sizeof j->policy, "%s", value);
+		j->placement_line = x->src.line;
 		return 0;
 	}
 	if (!strcmp(key, "placement_seed")) {
@@ -136,6 +138,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	if (!strcmp(key, "placement_map")) {
 		if (!*value)
 			return wl_bad(x, section, key, value, "a map file (rank endpoint per line)");
+		j->map_line = x->src.line;
 		return wl_set_path(x, &j->map_path, value);
 	}
 	if (!strcmp(key, "start_s")) {

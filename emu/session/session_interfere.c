@@ -92,8 +92,15 @@ static int ifr_place(struct ifr *x, uint32_t j, uint8_t *busy, struct nl_err *er
 		.map_path = sp->map_path,
 	};
 	int rc = pops ? place_job(pops, &req, jb->ep, err) : NL_ECONFIG;
+	/* Named by the key at fault, at its line: the map file's problems
+	 * are placement_map's (they were reported as 'placement'), others
+	 * the policy's, at the job's first key when it is the default. */
+	if (rc < 0 && !strcmp(sp->policy, "map"))
+		return nl_err_prefix(err, "%s:%d: [job %s] key 'placement_map'", x->path, sp->map_line, sp->name);
 	if (rc < 0)
-		return nl_err_prefix(err, "%s: [job %s] key 'placement'", x->path, sp->name);
+		return nl_err_prefix(err, "%s:%d: [job %s] key 'placement'%s", x->path,
+				     sp->placement_line ? sp->placement_line : sp->line, sp->name,
+				     sp->placement_line ? "" : " (unset: contiguous)");
 	/* Policies take free endpoints only (place_job), so jobs never share one. */
 	for (uint32_t r = 0; r < jb->n_ranks; r++) {
 		busy[jb->ep[r]] = 1;
@@ -173,7 +180,7 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 		rc = x->o->open_trace ? x->o->open_trace(x->o->ctx, sp->trace, &jb->arch, err)
 				      : trace_archive_open(&jb->arch, sp->trace, err);
 		if (rc < 0) {
-			rc = nl_err_prefix(err, "%s: [job %s] key 'trace'", x->path, sp->name);
+			rc = nl_err_prefix(err, "%s:%d: [job %s] key 'trace'", x->path, sp->trace_line, sp->name);
 			break;
 		}
 		const struct trace_manifest *m = trace_archive_manifest(jb->arch);
@@ -182,14 +189,14 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 		jb->n_ranks = m->n_ranks;
 		rc = app_compute_time_resolve(&jac, m, why, sizeof why, err);
 		if (rc < 0) {
-			rc = nl_err_prefix(err, "%s: [job %s]", x->path, sp->name);
+			rc = nl_err_prefix(err, "%s:%d: [job %s] key 'trace'", x->path, sp->trace_line, sp->name);
 			break;
 		}
 		if (traced && jac.compute_time != x->ac.compute_time) {
 			rc = nl_errf(err, NL_ECONFIG,
-				     "%s: [job %s]: its trace replays %s time where job '%s' replays %s; expected one "
-				     "kind for all jobs (set key 'compute_time')",
-				     x->path, sp->name, app_compute_time_name(jac.compute_time), traced->name,
+				     "%s:%d: [job %s] key 'trace': its trace replays %s time where job '%s' replays %s; "
+				     "expected one kind for all jobs (set key 'compute_time')",
+				     x->path, sp->trace_line, sp->name, app_compute_time_name(jac.compute_time), traced->name,
 				     app_compute_time_name(x->ac.compute_time));
 			break;
 		}

@@ -208,23 +208,31 @@ bad misindent $'[job A]\ntrace = a.nlt\nplacement = spread\n  repeat = 2' \
 # keep their numbers.
 long=$(printf './%.0s' $(seq 100))
 bad longline "[job A]"$'\n'"trace = ${long}nosuch.nlt   ; a long line"$'\n[job B]\ntrace = a.nlt' \
-  "$dir/longline.ini: [job A] key 'trace': $dir/${long}nosuch.nlt: cannot open: No such file or directory"
+  "$dir/longline.ini:2: [job A] key 'trace': $dir/${long}nosuch.nlt: cannot open: No such file or directory"
 bad longnext "[job A]"$'\n'"trace = ${long}a.nlt"$'\n[job B]\ntrace = a.nlt\nplacement = nearest' \
   "$dir/longnext.ini:5: [job B] key 'placement': value 'nearest': expected one of contiguous, random-node, random-router, round-robin, packed, spread, map"
 # One with blanks at every cut cannot be handed over in pieces: refused
 # at its line with the reason configuration files give.
 bad uncut "[job A]"$'\n'"trace = a.nlt$(printf '%300s' '')x" \
   "$dir/uncut.ini:2: line of 314 characters cannot be split into libinih's 198-character lines (a run of blanks or a comment character at every cut); shorten it, continue it on indented lines, or use 'topology = @file'"
+# Problems found once the file is read name the key at fault at its line:
+# a map file's are placement_map's (they were named 'placement', with no
+# line), a policy's at its line or, when unset, at the job's first key.
 bad overlap $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\nplacement = map\nplacement_map = even.map' \
-  "$dir/overlap.ini: [job B] key 'placement': $dir/even.map: rank 0: endpoint 0 is taken by another job"
+  "$dir/overlap.ini:6: [job B] key 'placement_map': $dir/even.map: rank 0: endpoint 0 is taken by another job"
+printf '0 0\n1 1\n' > "$dir/short.map"
+bad shortmap $'[job A]\nplacement_map = short.map\nplacement = map\ntrace = a.nlt' \
+  "$dir/shortmap.ini:2: [job A] key 'placement_map': $dir/short.map: rank 2: not mapped (the file maps 2 of 8 ranks)"
 # A NUL byte in a map line was reported as a line over 510 characters.
 printf '0 0\n1 2\0 junk\n' > "$dir/nul.map"
 bad nulmap $'[job A]\ntrace = a.nlt\nplacement = map\nplacement_map = nul.map' \
-  "$dir/nulmap.ini: [job A] key 'placement': $dir/nul.map:2: unexpected NUL byte; expected a text file"
-bad missing $'[job A]\ntrace = nope.nlt' \
-  "$dir/missing.ini: [job A] key 'trace': $dir/nope.nlt: cannot open: No such file or directory"
+  "$dir/nulmap.ini:4: [job A] key 'placement_map': $dir/nul.map:2: unexpected NUL byte; expected a text file"
+bad missing $'[job A]\nrepeat = 2\ntrace = nope.nlt' \
+  "$dir/missing.ini:3: [job A] key 'trace': $dir/nope.nlt: cannot open: No such file or directory"
 bad full $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt' \
-  "$dir/full.ini: [job C] key 'placement': placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+  "$dir/full.ini:6: [job C] key 'placement' (unset: contiguous): placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+bad fullset $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt\nplacement = spread' \
+  "$dir/fullset.ini:7: [job C] key 'placement': placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
 bad both $'[job A]\ntrace = a.nlt\nsynthetic = ring\nranks = 4' \
   "$dir/both.ini:2: [job A] keys 'trace' and 'synthetic': expected one of them, not both"
 bad noranks $'[job S]\nsynthetic = ring' "$dir/noranks.ini:2: [job S] key 'ranks': missing; expected the synthetic job's ranks"
