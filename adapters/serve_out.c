@@ -111,22 +111,11 @@ bool live_finish_ps(const struct live_server *s, uint32_t lo, uint32_t n, uint64
 }
 
 /* --json: '-' on standard output; a file is staged and registered (a
- * second signal removes it: serve.c), then moved into place. The bytes
- * of out_write_json (out_json_text). */
+ * second signal removes it: serve.c), then moved into place
+ * (out_write_json_registered). */
 static int live_json_write(const char *path, const json_t *doc, struct nl_err *err)
 {
-	if (!strcmp(path, "-"))
-		return out_write_json(path, doc, err);
-	size_t n;
-	char *t = out_json_text(doc, &n), *tmp = NULL;
-	if (!t)
-		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON: out of memory", path);
-	int rc = out_stage_registered(path, t, n, &tmp, err);
-	if (rc == 0)
-		rc = out_commit(&tmp, path, err);
-	out_unstage(&tmp);
-	free(t);
-	return rc;
+	return out_write_json_registered(path, doc, err);
 }
 
 /* Paced: wall time from virtual time 0 (every rank connected) to the end. */

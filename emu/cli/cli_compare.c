@@ -81,18 +81,12 @@ static int compare_write(const json_t *doc, const char *md, const char *dir, str
 	char *tmp[COMPARE_N_FILES] = {NULL}, path[COMPARE_N_FILES][4200];
 	for (size_t i = 0; i < COMPARE_N_FILES; i++)
 		snprintf(path[i], sizeof path[i], "%s/%s", dir, compare_files[i]);
-	/* report.json as out_write_json writes it: with a trailing newline. */
-	size_t n;
-	char *t = out_json_text(doc, &n);
-	int rc = 0;
-	if (!t)
-		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path[0]);
 	/* Registered for SIGINT/SIGTERM from before each file exists
 	 * (out_stage_registered): the files are staged while gnuplot draws
 	 * the plots, seconds, and an interrupt left report.json.tmpXXXXXX
-	 * beside the old report. */
-	rc = out_stage_registered(path[0], t, n, &tmp[0], err);
-	free(t);
+	 * beside the old report. report.json as out_write_json writes it:
+	 * with a trailing newline. */
+	int rc = out_stage_json_registered(path[0], doc, &tmp[0], err);
 	if (rc == 0)
 		rc = out_stage_registered(path[1], md, strlen(md), &tmp[1], err);
 	if (rc == 0)

@@ -375,3 +375,27 @@ int out_write_json(const char *path, const struct json_t *doc, struct nl_err *er
 	free(t);
 	return rc;
 }
+
+int out_stage_json_registered(const char *path, const struct json_t *doc, char **tmp, struct nl_err *err)
+{
+	size_t n;
+	char *t = out_json_text(doc, &n);
+	*tmp = NULL;
+	if (!t)
+		return nl_errf(err, NL_ENOMEM, "%s: cannot serialise JSON: out of memory", path);
+	int rc = out_stage_registered(path, t, n, tmp, err);
+	free(t);
+	return rc;
+}
+
+int out_write_json_registered(const char *path, const struct json_t *doc, struct nl_err *err)
+{
+	if (!strcmp(path, "-"))
+		return out_write_json(path, doc, err);
+	char *tmp;
+	int rc = out_stage_json_registered(path, doc, &tmp, err);
+	if (rc == 0)
+		rc = out_commit(&tmp, path, err);
+	out_unstage(&tmp); /* polls: a recorded signal ends the process here */
+	return rc;
+}

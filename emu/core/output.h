@@ -87,13 +87,23 @@ bool out_same_file(const char *a, const char *b);
  * atomically to `path` ("-" = stdout), with a trailing newline. */
 int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err);
 
+/* out_write_json of a file registered as out_stage_registered's, so a
+ * SIGINT/SIGTERM removes its temporary file until it is in place (then
+ * the final out_unstage's poll ends the process): compare's cache
+ * entries, serve's --json. out_stage_json_registered only stages it
+ * (*tmp set, as out_stage_registered), for files committed together
+ * (compare's report.json); "-" is not staged (out_write_json_registered
+ * writes stdout as out_write_json). */
+int out_write_json_registered(const char *path, const struct json_t *doc, struct nl_err *err);
+int out_stage_json_registered(const char *path, const struct json_t *doc, char **tmp, struct nl_err *err);
+
 /* The same serialisation into a malloc'd string (caller frees). */
 char *out_json_string(const struct json_t *doc);
 
 /* The bytes out_write_json writes: out_json_string plus the trailing
  * newline, its length (without the terminating NUL) in *len. NULL when
- * out of memory. For writers that stage the file themselves (compare's
- * report, serve's --json) or hand the text to a caller (nl_sim_json). */
+ * out of memory. For writers that hand the text to a caller
+ * (nl_sim_json). */
 char *out_json_text(const struct json_t *doc, size_t *len);
 
 #endif

@@ -248,12 +248,8 @@ bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
 static void cmp_cache_write(const char *path, const json_t *j)
 {
 	struct nl_err err = {0};
-	size_t n;
-	char *text = j ? out_json_text(j, &n) : NULL, *tmp = NULL;
-	if (text && out_stage_registered(path, text, n, &tmp, &err) == 0)
-		(void)out_commit(&tmp, path, &err);
-	out_unstage(&tmp);
-	free(text);
+	if (j)
+		(void)out_write_json_registered(path, j, &err);
 }
 
 void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
