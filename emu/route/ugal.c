@@ -189,8 +189,18 @@ static int ugal_init(struct route *r, struct nl_err *err)
 		if (pr->inter != UGAL_INTER_ROUTER)
 			return nl_errf(err, NL_ECONFIG,
 				       "routing function 'ugal': mode=booksim draws a router intermediate as BookSim does; expected inter=router");
-		s->bs_dragonfly = topo_dragonfly_of(t) != NULL;
+		const struct topo_dragonfly *df = topo_dragonfly_of(t);
+		s->bs_dragonfly = df != NULL;
 		if (s->bs_dragonfly) {
+			/* BookSim's dragonflynew has g = a*h + 1 groups, one global
+			 * link per pair, and its rule (dragonfly_port) names that
+			 * link: with fewer groups it would send all of a pair's
+			 * traffic through the first of its links (as group_min did
+			 * before 96a7ddc), a result BookSim never gives. */
+			if (df->rounds != 1 || df->extra)
+				return nl_errf(err, NL_EUNSUPPORTED,
+					       "routing function 'ugal:mode=booksim' reproduces BookSim's dragonflynew, whose g = a*h + 1 groups have one global link per pair; this dragonfly has g = %u (a*h + 1 = %u), so its rule would take the first of a pair's links only; use mode=local or mode=global",
+					       df->g, df->a * df->h + 1);
 			if (r->n_vcs != 3)
 				return route_vcs_errf(r, err,
 						      "routing function 'ugal:mode=booksim' on a dragonfly needs num_vcs = 3 (one per phase, as BookSim's ugal_dragonflynew asserts), got %u",

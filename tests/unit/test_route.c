@@ -276,6 +276,15 @@ static void test_ugal_booksim_cycle(void)
 	CHECK_ERR(route_new("ugal:mode=booksim", t, 4, &r, &e), NL_ECONFIG, &e, "needs num_vcs = 3");
 	CHECK_ERR(route_new("ugal", t, 5, &r, &e), NL_ECONFIG, &e, "needs num_vcs >= 2 x the diameter = 6");
 	topo_free(t);
+	/* Fewer groups than BookSim's a*h + 1: parallel global links, which
+	 * BookSim's rule cannot spread; refused, the generic modes run. */
+	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2,g=5", &t, &e), &e);
+	CHECK_ERR(route_new("ugal:mode=booksim", t, 3, &r, &e), NL_EUNSUPPORTED, &e,
+		  "this dragonfly has g = 5 (a*h + 1 = 9)");
+	CHECK_OK(route_new("ugal", t, 6, &r, &e), &e);
+	route_free(r);
+	r = NULL;
+	topo_free(t);
 	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
 	CHECK_ERR(route_new("ugal:inter=group", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "inter=group needs");
 	CHECK_ERR(route_new("ugal:mode=booksim", t, 8, &r, &e), NL_EUNSUPPORTED, &e, "use mode=local");
