@@ -27,6 +27,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -400,6 +401,30 @@ static int live_record_check(const char *path, struct nl_err *err)
 	return 0;
 }
 
+/* Open files the server holds besides its ranks': standard streams, the
+ * ZeroMQ context's eventfds and epoll, the listening socket, the
+ * --messages log, the archive and CURVE's ZAP sockets (16 measured). */
+#define LIVE_FD_SLACK 64u
+
+/* --record holds each rank's stream file open for the whole session, and
+ * each rank's client its connection: 2 files a rank. A limit on open
+ * files (main raises the soft one to the hard one) below that would fail
+ * a stream's open, or leave a client's connection unaccepted: refused
+ * before the session, not after the clients started. Without --record
+ * nothing is refused: ranks that cannot connect are evicted. */
+static int live_record_fds_check(uint32_t n_ranks, struct nl_err *err)
+{
+	struct rlimit rl;
+	uint64_t need = 2 * (uint64_t)n_ranks + LIVE_FD_SLACK;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || need <= (uint64_t)rl.rlim_cur)
+		return 0;
+	return nl_errf(err, NL_ECONFIG,
+		       "--record: %" PRIu32 " ranks need %" PRIu64 " open files (a stream file and a connection each, "
+		       "and %u for the server), above the limit of %" PRIu64 " (ulimit -n, which netloom raises to "
+		       "the hard limit, ulimit -Hn); raise ulimit -n to at least %" PRIu64,
+		       n_ranks, need, LIVE_FD_SLACK, (uint64_t)rl.rlim_cur, need);
+}
+
 /* Catch SIGINT and SIGTERM (live_on_signal), or put *old_int, *old_term back. */
 static void live_signals(bool install, struct sigaction *old_int, struct sigaction *old_term)
 {
@@ -441,8 +466,10 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	bool has_signals = false;
 	if (o->n_ranks == 0)
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
-	if (o->record_path)
+	if (o->record_path) {
 		NL_CHECK(live_record_check(o->record_path, err));
+		NL_CHECK(live_record_fds_check(o->n_ranks, err));
+	}
 	if (stats_hist_init(&s.residence_ns) < 0)
 		return nl_errf(err, NL_ENOMEM, "live: out of memory");
 	if (stats_hist_init(&s.lag_ns) < 0) {

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli/cli.h"
 #include "core/version.h"
@@ -139,9 +140,27 @@ static void main_say(void *ctx)
 			x->argv[1], x->size, x->argv[1]);
 }
 
+/* Raise the soft limit on open files to the hard one: serve --record
+ * holds a stream file per rank (and a connection per client), trace
+ * convert and import a temporary stream per rank of a trace whose ranks
+ * interleave, so the usual soft limit of 1024 stopped them near 1,000
+ * ranks although the hard limit allowed more. Many HPC tools do the same;
+ * systemd keeps the soft limit at 1024 only for programs using select(2),
+ * which netloom does not. A failure leaves the limit as it was: the
+ * commands that need more say so. */
+static void main_raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t rank, size;
+	main_raise_nofile();
 	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;
 	const struct cli_cmd *c = argc > 1 ? cli_find(argv[1]) : NULL;
 	/* Every command ends through cli_stdout_finish, so none can forget

@@ -1012,6 +1012,7 @@ def case_all_evicted(d):
            '%d not logged' % (n, n - 20) in err and len(err) == 24, '%d ranks: rc %d, %s' % (n, r.returncode, err))
     expect(json.load(open(many + '.json'))['live']['evictions'] == n, 'JSON evictions')
     expect(took < 20, '%d ranks that never connected took %.1f s of CPU time to evict and report' % (n, took))
+    record_many_ranks(d)
     s1 = Server(d, 1, '-s', 'backend=analytic', '--connect-timeout-ms', '300', name='one')
     rc = s1.wait()
     err = open(s1.err).read().splitlines()
@@ -1035,6 +1036,52 @@ def case_all_evicted(d):
     ranks = json.load(open(p.json))['live']['ranks']
     expect([x['state'] for x in ranks] == ['finished', 'evicted'], 'JSON ranks: %s' % ranks)
     jobs_finish(d)
+    record_many_ranks(d, script)
+
+
+def nofile(soft, hard):
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def record_many_ranks(d, alone=None):
+    """--record holds a stream file per rank: under the usual soft limit of
+    1024 open files a session of 1,100 ranks was refused at start ('...
+    rank1012.tmp: cannot create: Too many open files', exit 2), though the
+    hard limit allowed it; netloom raises its soft limit to the hard one.
+    A limit too low for the ranks' streams and connections is refused
+    before the session, in one line saying what to raise it to. With
+    `alone` (a client script), rank 0 finishes and the archive has every
+    rank; without, nobody comes (exit 1, as for 3 ranks)."""
+    n = 1100
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    name = 'rec%d%s' % (n, 'a' if alone else '')
+    rec = os.path.join(d, name + '.nlt')
+    ep = 'ipc://%s/%s.sock' % (d, name)
+    args = [NETLOOM, 'serve', '--ranks', str(n), '--listen', ep, '--record', rec, '-s', 'backend=analytic',
+            '--connect-timeout-ms', '3000' if alone else '300']
+    if not alone:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=TMO, preexec_fn=nofile(1024, 1024))
+        expect(r.returncode == 2 and r.stderr == 'netloom: --record: 1100 ranks need 2264 open files (a stream file '
+               'and a connection each, and 64 for the server), above the limit of 1024 (ulimit -n, which netloom '
+               'raises to the hard limit, ulimit -Hn); raise ulimit -n to at least 2264\n' and not r.stdout,
+               'hard limit 1024: rc %d, %r' % (r.returncode, r.stderr))
+        left = [f for f in os.listdir(d) if f.startswith(name)]
+        expect(not left, 'a refused session left %s' % left)
+    if hard != resource.RLIM_INFINITY and hard < 2264:
+        print('SKIP: hard limit on open files %d: no session of %d ranks recorded' % (hard, n))
+        return
+    if not alone:
+        r = subprocess.run(args, capture_output=True, text=True, timeout=TMO, preexec_fn=nofile(1024, hard))
+        expect(r.returncode == 1 and r.stderr.splitlines()[-1] == 'netloom: no rank finished: all %d ranks were '
+               'evicted (no --record archive written)' % n, 'soft limit 1024: rc %d, %s' % (r.returncode, r.stderr))
+        return
+    procs = clients_start([[PY, alone, PYDIR, ep]], d, name)
+    r = subprocess.run(args, capture_output=True, text=True, timeout=TMO, preexec_fn=nofile(1024, hard))
+    (crc, out), = clients_wait(procs)
+    expect(crc == 0 and r.returncode == 0, 'soft limit 1024, rank 0 came: client %d %s, server %d %s' %
+           (crc, out, r.returncode, r.stderr[-600:]))
+    info = subprocess.run([NETLOOM, 'trace', 'info', '--json', rec], capture_output=True, text=True, timeout=TMO)
+    expect(info.returncode == 0 and json.loads(info.stdout)['ranks'] == n, 'the archive: %s' % info.stderr)
 
 
 JOBFIN = r"""

@@ -397,6 +397,34 @@ else
 fi
 rm -f "$T/big_actions.txt" "$T/big_dump.txt"
 
+# --- more ranks than the usual soft limit on open files ----------------------------------
+# convert and import hold a temporary stream per rank while a trace's ranks
+# interleave: under the usual soft limit of 1024 open files a SimGrid
+# trace of 1,100 ranks failed ('sg1100.txt:1019: OUT: cannot create a
+# temporary stream file: Too many open files', exit 2), though the hard
+# limit allowed it. netloom raises its soft limit to the hard one at start.
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -ge 1300 ]; then
+	python3 -c '
+n = 1100
+for a in ("init", "send %d 0 64", "recv %d 0 64", "finalize"):
+    for r in range(n):
+        print(r, a % ((r + 1) % n if "send" in a else (r - 1) % n) if "%" in a else a)
+' >"$T/sg1100.txt"
+	for c in convert import; do
+		o=$T/sg1100-$c.nlt
+		[ $c = convert ] && args=("$T/sg1100.txt" "$o") || args=("$T/sg1100.txt" -o "$o")
+		expect 0 "$c of 1,100 interleaved ranks under a soft limit of 1024 open files" \
+			bash -c 'ulimit -Sn 1024 && exec "$@"' - "$NL" trace $c "${args[@]}"
+		"$NL" trace info --json "$o" 2>&1 |
+			python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["ranks"], d["ops"])' >"$T/out" 2>&1
+		same "1100 4400" "$T/out" "$c: the archive of 1,100 ranks"
+	done
+	rm -f "$T"/sg1100*
+else
+	ok "# SKIP traces of 1,100 ranks: hard limit on open files $hard"
+fi
+
 # --- unpack into a file -------------------------------------------------------------------
 # Refused before anything is unpacked, naming DIR: it said "afile/bgp.nlt:
 # Not a directory".
