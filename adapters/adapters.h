@@ -46,6 +46,8 @@ struct live_opts {
 	const char *json_path;     /* write the report as JSON ('-': stdout), or NULL */
 	FILE *log;                 /* one line per event worth a human's attention */
 	FILE *report;              /* the text report at the end (none when an output is '-'), or NULL */
+	bool *is_unwritten;        /* out, or NULL: set true when live_serve failed because an output (--record,
+				    * --messages, --json) could not be written once the session ran */
 };
 
 void live_opts_init(struct live_opts *o);
@@ -64,7 +66,8 @@ int live_curve_keygen(const char *path, struct nl_err *err);
  * its staged files removed: docs/live.md "Stopping"), or
  * when no rank finished because every one was evicted (the report is
  * written, no archive); another error for a bad endpoint, configuration
- * or output. */
+ * or output: an output that could not be written once the session ran (a
+ * full disk: the work failing, not bad input) sets *o->is_unwritten. */
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err);
 
 /* The message log line (both --messages and the replay check use it):

@@ -162,6 +162,7 @@ struct live_server {
 	int fatal;                /* an error that must stop the session (output, memory, lag, a signal) */
 	uint8_t stopped_by;       /* LS_*: the stop that reports (a signal, --max-lag-ms), else LS_NONE */
 	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
+	bool is_unwritten;        /* an output failed once the session ran (live_opts.is_unwritten) */
 };
 
 /* "never connected", "connected", "finished", "evicted". */
@@ -229,6 +230,9 @@ void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format
 
 /* serve_out.c */
 int live_record_open(struct live_server *s, struct nl_err *err);
+/* Append op to rank r's stream (nothing without --record). A failed write
+ * (a full disk) stops the session: s->fatal, an output lost. */
+int live_record_op(struct live_server *s, uint32_t r, const struct trace_op *op, struct nl_err *err);
 /* Close the streams and write the archive (atomically); partial files go. */
 int live_record_close(struct live_server *s, struct nl_err *err);
 /* Text report on o->report (none when --json or --messages is '-',

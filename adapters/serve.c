@@ -359,24 +359,30 @@ static int live_msgs_to_stdout(FILE *f, struct nl_err *err)
 	return 0;
 }
 
-/* Close the --messages log and move it into place (it was staged). */
+/* Close the --messages log and move it into place (it was staged). A
+ * failure is an output lost once the session ran (s->is_unwritten). */
 static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *err)
 {
 	if (!s->msgs)
 		return 0;
 	bool to_stdout = !strcmp(s->o->messages_path, "-");
-	int bad = ferror(s->msgs) || (fflush(s->msgs) != 0);
+	bool bad = ferror(s->msgs) || fflush(s->msgs) != 0;
 	if (!bad && to_stdout && live_msgs_to_stdout(s->msgs, err) < 0) {
 		fclose(s->msgs);
 		s->msgs = NULL;
+		s->is_unwritten = true;
 		return err->code;
 	}
-	bad |= fclose(s->msgs);
+	bad |= fclose(s->msgs) != 0;
 	s->msgs = NULL;
-	if (bad)
+	if (bad) {
+		s->is_unwritten = true;
 		return nl_errf(err, NL_EIO, "--messages: '%s': write failed", s->o->messages_path);
-	if (!to_stdout && out_commit(tmp, s->o->messages_path, err) < 0)
+	}
+	if (!to_stdout && out_commit(tmp, s->o->messages_path, err) < 0) {
+		s->is_unwritten = true;
 		return nl_err_prefix(err, "--messages");
+	}
 	return 0;
 }
 
@@ -631,6 +637,8 @@ out:
 		live_signals(false, &old_int, &old_term);
 	stats_hist_release(&s.residence_ns);
 	stats_hist_release(&s.lag_ns);
+	if (o->is_unwritten)
+		*o->is_unwritten = rc < 0 && s.is_unwritten;
 	return rc;
 }
 

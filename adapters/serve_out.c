@@ -56,6 +56,22 @@ int live_record_open(struct live_server *s, struct nl_err *err)
 	return 0;
 }
 
+int live_record_op(struct live_server *s, uint32_t r, const struct trace_op *op, struct nl_err *err)
+{
+	if (!s->ranks[r].w)
+		return 0;
+	struct nl_err e = {0};
+	int rc = trace_stream_append(s->ranks[r].w, op, &e);
+	if (rc < 0 && !s->fatal) {
+		s->fatal = rc;
+		s->fatal_err = e;
+		s->is_unwritten = true;
+	}
+	if (rc < 0 && err)
+		*err = s->fatal_err;
+	return rc < 0 ? s->fatal : 0;
+}
+
 int live_record_close(struct live_server *s, struct nl_err *err)
 {
 	if (!s->o->record_path)
@@ -85,6 +101,8 @@ int live_record_close(struct live_server *s, struct nl_err *err)
 	}
 	if (rc == 0)
 		rc = trace_archive_write(s->o->record_path, &m, paths, err);
+	if (rc < 0)
+		s->is_unwritten = true;
 out:
 	for (uint32_t r = 0; r < s->n; r++)
 		if (s->ranks[r].w_path)
@@ -252,8 +270,8 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	}
 	json_object_set_new(doc, "live", live);
 	int rc = 0;
-	if (o->json_path)
-		rc = live_json_write(o->json_path, doc, err);
+	if (o->json_path && (rc = live_json_write(o->json_path, doc, err)) < 0)
+		s->is_unwritten = true;
 	/* An output on standard output ('-') takes it instead of the text
 	 * report, as replay's --json - does (two are refused). */
 	bool is_stdout_taken = (o->json_path && !strcmp(o->json_path, "-")) ||

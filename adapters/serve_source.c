@@ -80,13 +80,6 @@ static void live_reply_done(struct live_server *s, uint32_t r, uint32_t seq)
 
 /* --- the op source --------------------------------------------------------- */
 
-static int live_record(struct live_server *s, uint32_t r, const struct trace_op *op, struct nl_err *err)
-{
-	if (!s->ranks[r].w)
-		return 0;
-	return trace_stream_append(s->ranks[r].w, op, err);
-}
-
 /* Paced mode's measured compute: a COMPUTE op no client sent, recorded
  * like any other so the session replays to the same times. */
 static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op *op, uint64_t dur_ps,
@@ -106,7 +99,7 @@ static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op 
 			*err = s->fatal_err;
 		return s->fatal;
 	}
-	NL_CHECK(live_record(s, r, op, err));
+	NL_CHECK(live_record_op(s, r, op, err));
 	s->ranks[r].n_pulled++;
 	return 1;
 }
@@ -294,7 +287,7 @@ int live_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *err)
 			!(rk->send_nowait && q.h.type == ZP_SEND);
 	rk->reply_seq = q.h.seq;
 	rk->n_pulled++;
-	NL_CHECK(live_record(s, r, op, err));
+	NL_CHECK(live_record_op(s, r, op, err));
 	return 1;
 }
 

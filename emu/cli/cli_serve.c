@@ -311,9 +311,13 @@ int cli_serve_main(int argc, char **argv)
 				goto out;
 			}
 	}
+	bool is_unwritten = false;
+	o.is_unwritten = &is_unwritten;
 	rc = live_serve(&o, sim, &err);
 	if (rc == NL_EDEADLOCK)
 		status = CLI_FAIL;
+	else if (rc < 0 && is_unwritten) /* after the clients ran: the work failing (docs/results.md) */
+		status = cli_report_unwritten(&err);
 	else if (rc < 0)
 		status = cli_report(&err);
 	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM, or every rank evicted: a failed run, not bad input */

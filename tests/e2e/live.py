@@ -931,6 +931,7 @@ def case_errors(d):
     expect(s.wait() == 0 and all(rc == 0 for rc, _ in res), 'atom: %s' % open(s.err).read())
     log = open(s.msgs).read().splitlines()
     expect(len(log) == 6 and 'old' not in log, '--messages after the session: %s' % log)
+    outputs_lost(d)
     need_pyzmq()
     script = os.path.join(d, 'late.py')
     open(script, 'w').write(LATE)
@@ -973,6 +974,48 @@ def case_errors(d):
     expect('no --record archive written: the session deadlocked' in open(s.err).read(), 'archive note: %s'
            % open(s.err).read())
 
+
+
+def outputs_lost(d):
+    """An output that cannot be written once the clients ran (a full disk)
+    is the work failing, status 1 (docs/results.md), not bad input (2, as
+    before), in one line. Nothing is left beside it."""
+    def run(name, opts, iters, fsize=None):
+        w = os.path.join(d, 'lost-' + name)
+        os.mkdir(w)
+        ep = 'ipc://%s/s.sock' % w
+
+        def limit():  # the shell's `trap '' XFSZ; ulimit -f`
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        p = subprocess.Popen([os.path.abspath(NETLOOM), 'serve', '--ranks', '2', '--listen', ep, '-s',
+                              'backend=analytic', '-q'] + opts, cwd=w, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=limit if fsize else None)
+        t0 = time.time()
+        while not os.path.exists(ep[6:]) and p.poll() is None and time.time() - t0 < 10:
+            time.sleep(0.02)
+        res = clients([[RING, ep, str(r), str(iters), '64'] for r in range(2)], w, 'c')
+        out, err = p.communicate(timeout=TMO)
+        left = sorted(f for f in os.listdir(w) if not f.startswith('c'))
+        return p.returncode, err, out, [rc for rc, _ in res], left
+    # The text report goes before --json (kept), after --messages (none:
+    # docs/live.md).
+    for opt in ('--json', '--messages'):
+        rc, err, out, crc, left = run('full' + opt, [opt, '/dev/full'], 3)
+        expect(rc == 1 and err.count('\n') == 1 and 'write failed: No space left on device' in err and
+               crc == [0, 0] and (out.startswith('netloom serve: 2 ranks') if opt == '--json' else not out),
+               '%s /dev/full: rc %d, clients %s, %r, stdout %r' % (opt, rc, crc, err, out[:100]))
+    rc, err, out, crc, left = run('fsize-msgs', ['--messages', 'm.msgs'], 100, 1024)
+    expect(rc == 1 and err.count('\n') == 1 and 'm.msgs' in err and not left,
+           '--messages, 1 KiB file size limit: rc %d, %r, left %s' % (rc, err, left))
+    # The archive (2,227 bytes) over the limit, its streams (about 1 KiB
+    # each) within it; then a rank's stream over it, which stops the session.
+    rc, err, out, crc, left = run('fsize-rec', ['--record', 'r.nlt'], 100, 2048)
+    expect(rc == 1 and err.count('\n') == 1 and 'write failed: File too large' in err and crc == [0, 0] and
+           not left, '--record, 2 KiB file size limit: rc %d, clients %s, %r, left %s' % (rc, crc, err, left))
+    rc, err, out, crc, left = run('fsize-stream', ['--record', 'r.nlt'], 3000, 1024)
+    expect(rc == 1 and err.count('\n') == 1 and 'write failed: File too large' in err and not left,
+           '--record stream, 1 KiB file size limit: rc %d, %r, left %s' % (rc, err, left))
 
 
 def case_all_evicted(d):
