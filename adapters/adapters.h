@@ -67,7 +67,8 @@ int live_curve_keygen(const char *path, struct nl_err *err);
  * when no rank finished because every one was evicted (the report is
  * written, no archive); another error for a bad endpoint, configuration
  * or output: an output that could not be written once the session ran (a
- * full disk: the work failing, not bad input) sets *o->is_unwritten. */
+ * full disk: the work failing, not bad input) sets *o->is_unwritten, its
+ * error naming the option (`--json: PATH: write failed: CAUSE`). */
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err);
 
 /* The message log line (both --messages and the replay check use it):

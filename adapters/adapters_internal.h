@@ -163,6 +163,7 @@ struct live_server {
 	uint8_t stopped_by;       /* LS_*: the stop that reports (a signal, --max-lag-ms), else LS_NONE */
 	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
 	bool is_unwritten;        /* an output failed once the session ran (live_opts.is_unwritten) */
+	int msgs_errno;           /* the --messages log's first failed write's errno, or 0 */
 };
 
 /* "never connected", "connected", "finished", "evicted". */
@@ -231,7 +232,8 @@ void live_log(struct live_server *s, const char *fmt, ...) __attribute__((format
 /* serve_out.c */
 int live_record_open(struct live_server *s, struct nl_err *err);
 /* Append op to rank r's stream (nothing without --record). A failed write
- * (a full disk) stops the session: s->fatal, an output lost. */
+ * (a full disk) stops the session: s->fatal, its line naming --record and
+ * the archive, not the rank's temporary stream file. */
 int live_record_op(struct live_server *s, uint32_t r, const struct trace_op *op, struct nl_err *err);
 /* Close the streams and write the archive (atomically); partial files go. */
 int live_record_close(struct live_server *s, struct nl_err *err);

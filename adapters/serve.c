@@ -366,18 +366,25 @@ static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *er
 	if (!s->msgs)
 		return 0;
 	bool to_stdout = !strcmp(s->o->messages_path, "-");
+	errno = 0;
 	bool bad = ferror(s->msgs) || fflush(s->msgs) != 0;
+	int e = s->msgs_errno ? s->msgs_errno : errno;
 	if (!bad && to_stdout && live_msgs_to_stdout(s->msgs, err) < 0) {
 		fclose(s->msgs);
 		s->msgs = NULL;
 		s->is_unwritten = true;
 		return err->code;
 	}
-	bad |= fclose(s->msgs) != 0;
+	errno = 0;
+	if (fclose(s->msgs) != 0 && !bad) {
+		bad = true;
+		e = errno;
+	}
 	s->msgs = NULL;
 	if (bad) {
 		s->is_unwritten = true;
-		return nl_errf(err, NL_EIO, "--messages: '%s': write failed", s->o->messages_path);
+		return nl_errf(err, NL_EIO, "--messages: %s: write failed: %s", s->o->messages_path,
+			       strerror(e ? e : EIO));
 	}
 	if (!to_stdout && out_commit(tmp, s->o->messages_path, err) < 0) {
 		s->is_unwritten = true;

@@ -56,6 +56,24 @@ int live_record_open(struct live_server *s, struct nl_err *err)
 	return 0;
 }
 
+/* A --record failure once the session ran: its line names the option and
+ * the archive, not rank r's temporary stream file (gone by the time it is
+ * read; as the trace builder's stream_err), or r = LIVE_NONE for the
+ * archive's own error, which names it already. */
+static int live_record_err(struct live_server *s, uint32_t r, int rc, struct nl_err *err)
+{
+	const char *tmp = r < s->n ? s->ranks[r].w_path : NULL;
+	size_t n = tmp ? strlen(tmp) : 0;
+	if (n && !strncmp(err->msg, tmp, n) && err->msg[n] == ':') {
+		char rest[NL_ERR_MSG_MAX];
+		snprintf(rest, sizeof rest, "%s", err->msg + n);
+		snprintf(err->msg, sizeof err->msg, "%s%s", s->o->record_path, rest);
+	}
+	nl_err_prefix(err, "--record");
+	s->is_unwritten = true;
+	return rc;
+}
+
 int live_record_op(struct live_server *s, uint32_t r, const struct trace_op *op, struct nl_err *err)
 {
 	if (!s->ranks[r].w)
@@ -63,9 +81,8 @@ int live_record_op(struct live_server *s, uint32_t r, const struct trace_op *op,
 	struct nl_err e = {0};
 	int rc = trace_stream_append(s->ranks[r].w, op, &e);
 	if (rc < 0 && !s->fatal) {
-		s->fatal = rc;
+		s->fatal = live_record_err(s, r, rc, &e);
 		s->fatal_err = e;
-		s->is_unwritten = true;
 	}
 	if (rc < 0 && err)
 		*err = s->fatal_err;
@@ -98,11 +115,11 @@ int live_record_close(struct live_server *s, struct nl_err *err)
 		rc = trace_stream_close(s->ranks[r].w, &m.rank_ops[r], &m.rank_bytes[r], &m.rank_hash[r], err);
 		s->ranks[r].w = NULL;
 		paths[r] = s->ranks[r].w_path;
+		if (rc < 0)
+			live_record_err(s, r, rc, err);
 	}
-	if (rc == 0)
-		rc = trace_archive_write(s->o->record_path, &m, paths, err);
-	if (rc < 0)
-		s->is_unwritten = true;
+	if (rc == 0 && (rc = trace_archive_write(s->o->record_path, &m, paths, err)) < 0)
+		live_record_err(s, LIVE_NONE, rc, err);
 out:
 	for (uint32_t r = 0; r < s->n; r++)
 		if (s->ranks[r].w_path)
@@ -133,7 +150,8 @@ bool live_finish_ps(const struct live_server *s, uint32_t lo, uint32_t n, uint64
  * (out_write_json_registered). */
 static int live_json_write(const char *path, const json_t *doc, struct nl_err *err)
 {
-	return out_write_json_registered(path, doc, err);
+	int rc = out_write_json_registered(path, doc, err);
+	return rc < 0 ? nl_err_prefix(err, "--json") : 0;
 }
 
 /* Paced: wall time from virtual time 0 (every rank connected) to the end. */

@@ -296,8 +296,12 @@ void live_on_match(void *ctx, const struct app_match_info *mi)
 {
 	struct live_server *s = ctx;
 	struct live_rank *src = &s->ranks[mi->src], *dst = &s->ranks[mi->dst];
-	if (s->msgs)
+	if (s->msgs) {
 		live_match_line(s->msgs, mi);
+		/* Its cause, kept: at the end ferror says only that a write failed. */
+		if (!s->msgs_errno && ferror(s->msgs))
+			s->msgs_errno = errno ? errno : EIO;
+	}
 	uint32_t i = 0;
 	while (i < src->n_pay && src->pay[i].op != mi->send_op)
 		i++;
