@@ -609,18 +609,43 @@ static bool peer_ok(int32_t p, uint32_t size, bool any_ok)
 	return p >= 0 && (uint32_t)p < size;
 }
 
-/* Check one op of `rank` against the manifest; is_member[i]: whether
- * the rank is in m->comms[i]. Returns a reason in buf, or NULL. */
-static const char *op_semantics(const struct trace_manifest *m, uint32_t rank, const uint8_t *is_member,
-				const struct trace_op *op, char *buf, size_t cap)
+/* A peer as the text form writes it (text.c, put_peer). */
+static const char *peer_str(char *buf, size_t cap, int32_t p)
 {
+	if (p == TRACE_ANY_SOURCE)
+		return "any";
+	if (p == TRACE_PROC_NULL)
+		return "null";
+	snprintf(buf, cap, "%d", p);
+	return buf;
+}
+
+/* An id that is no communicator of m: the message lists those defined
+ * (the first 8 and the count). */
+static const char *no_comm(const struct trace_manifest *m, const char *key, uint32_t id, char *buf, size_t cap)
+{
+	char ids[128];
+	uint32_t n_user = m->n_comms > 2 ? m->n_comms - 2 : 0;
+	size_t o = (size_t)snprintf(ids, sizeof ids, "0 (world), 1 (self)");
+	for (uint32_t i = 0; i < n_user && i < 8 && o < sizeof ids; i++)
+		o += (size_t)snprintf(ids + o, sizeof ids - o, ", %u", m->comms[i + 2].id);
+	if (n_user > 8 && o < sizeof ids)
+		snprintf(ids + o, sizeof ids - o, ", ... (%u in all)", m->n_comms);
+	snprintf(buf, cap, "%s=%u: not a communicator of the trace (defined: %s; a 'comm ID RANKS...' line before "
+		 "the first rank section defines one)", key, id, ids);
+	return buf;
+}
+
+const char *trace_op_semantics(const struct trace_manifest *m, uint32_t rank, const uint8_t *is_member,
+			       const struct trace_op *op, char *buf, size_t cap)
+{
+	char v[16];
 	const struct trace_comm *c = trace_manifest_find_comm(m, op->comm);
-	if (!c) {
-		snprintf(buf, cap, "communicator %u is not in the manifest", op->comm);
-		return buf;
-	}
+	if (!c)
+		return no_comm(m, "comm", op->comm, buf, cap);
 	if (c->id >= 2 && !is_member[c - m->comms]) {
-		snprintf(buf, cap, "rank %u is not a member of communicator %u", rank, c->id);
+		snprintf(buf, cap, "comm=%u: rank %u is not a member of communicator %u (expected 0 (world), 1 "
+			 "(self) or a communicator whose 'comm' line lists rank %u)", c->id, rank, c->id, rank);
 		return buf;
 	}
 	bool any = false, rooted = false, p2p = false;
@@ -653,10 +678,8 @@ static const char *op_semantics(const struct trace_manifest *m, uint32_t rank, c
 	case TOP_COMM_SPLIT:
 	case TOP_COMM_DUP:
 	case TOP_COMM_CREATE:
-		if (op->new_comm != TRACE_COMM_NULL && !trace_manifest_find_comm(m, op->new_comm)) {
-			snprintf(buf, cap, "new communicator %u is not in the manifest", op->new_comm);
-			return buf;
-		}
+		if (op->new_comm != TRACE_COMM_NULL && !trace_manifest_find_comm(m, op->new_comm))
+			return no_comm(m, "new_comm", op->new_comm, buf, cap);
 		break;
 	case TOP_CANCEL:
 		if (op->n_done > 1 || (op->n_done && (op->flags & TRACE_F_NO_OUTCOME))) {
@@ -717,41 +740,42 @@ static const char *op_semantics(const struct trace_manifest *m, uint32_t rank, c
 		return buf;
 	}
 	if (p2p && !peer_ok(op->peer, c->size, any)) {
-		snprintf(buf, cap, "peer %d not in communicator %u (size %u)", op->peer, c->id, c->size);
+		snprintf(buf, cap, "peer=%s: not a rank of communicator %u (size %u): expected 0 .. %u%s",
+			 peer_str(v, sizeof v, op->peer), c->id, c->size, c->size - 1,
+			 any ? ", any or null" : " or null");
 		return buf;
 	}
 	if (op->kind == TOP_SENDRECV && !peer_ok(op->recv_peer, c->size, true)) {
-		snprintf(buf, cap, "receive peer %d not in communicator %u (size %u)", op->recv_peer, c->id,
-			 c->size);
+		snprintf(buf, cap, "recv_peer=%s: not a rank of communicator %u (size %u): expected 0 .. %u, any or "
+			 "null", peer_str(v, sizeof v, op->recv_peer), c->id, c->size, c->size - 1);
 		return buf;
 	}
 	if (rooted && (op->peer < 0 || (uint32_t)op->peer >= c->size)) {
-		snprintf(buf, cap, "root %d not in communicator %u (size %u)", op->peer, c->id, c->size);
+		snprintf(buf, cap, "peer=%s: the root is not a rank of communicator %u (size %u): expected 0 .. %u",
+			 peer_str(v, sizeof v, op->peer), c->id, c->size, c->size - 1);
 		return buf;
 	}
 	if (op->n_counts && op->n_counts != c->size) {
-		snprintf(buf, cap, "%u per-rank counts for communicator %u of size %u", op->n_counts, c->id,
-			 c->size);
+		snprintf(buf, cap, "n_counts=%u: communicator %u has %u ranks: expected one count per rank",
+			 op->n_counts, c->id, c->size);
 		return buf;
 	}
 	return NULL;
 }
 
-/* Which listed communicators each rank is in: rank r's are
- * idx[first[r] .. first[r + 1]), indices into m->comms. Members are
- * distinct (replay refuses a world rank listed twice). */
-static int verify_members(struct trace_archive *a, uint32_t **first_out, uint32_t **idx_out, struct nl_err *err)
+int trace_comm_members(const struct trace_manifest *m, uint32_t **first_out, uint32_t **idx_out, uint32_t *dup_i,
+		       uint32_t *dup_j)
 {
-	const struct trace_manifest *m = &a->m;
 	uint64_t total = 0;
 	for (uint32_t i = 2; i < m->n_comms; i++)
 		total += m->comms[i].size;
 	uint32_t *first = calloc((size_t)m->n_ranks + 1, sizeof *first);
 	uint32_t *idx = malloc((total ? total : 1) * sizeof *idx);
-	uint32_t *seen = calloc(m->n_ranks, sizeof *seen); /* comm index + 1 that last listed the rank */
+	/* comm index + 1 that last listed the rank */
+	uint32_t *seen = calloc(m->n_ranks ? m->n_ranks : 1, sizeof *seen);
 	int rc = 0;
 	if (!first || !idx || !seen) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+		rc = NL_ENOMEM;
 		goto done;
 	}
 	for (uint32_t i = 2; i < m->n_comms && !rc; i++) {
@@ -759,19 +783,21 @@ static int verify_members(struct trace_archive *a, uint32_t **first_out, uint32_
 		for (uint32_t j = 0; j < c->size; j++) {
 			uint32_t w = c->world_ranks[j];
 			if (seen[w] == i + 1) {
-				rc = arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
-					      "metadata: communicator %u member %u is world rank %u, listed twice", c->id,
-					      j, w);
+				*dup_i = i;
+				*dup_j = j;
+				rc = NL_ECORRUPT;
 				break;
 			}
 			seen[w] = i + 1;
 			first[w + 1]++;
 		}
 	}
+	if (rc)
+		goto done;
 	for (uint32_t r = 0; r < m->n_ranks; r++)
 		first[r + 1] += first[r];
 	memset(seen, 0, m->n_ranks * sizeof *seen); /* now: entries filled per rank */
-	for (uint32_t i = 2; i < m->n_comms && !rc; i++)
+	for (uint32_t i = 2; i < m->n_comms; i++)
 		for (uint32_t j = 0; j < m->comms[i].size; j++) {
 			uint32_t w = m->comms[i].world_ranks[j];
 			idx[first[w] + seen[w]++] = i;
@@ -790,9 +816,15 @@ done:
 
 int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
 {
-	char why[160];
-	uint32_t *first = NULL, *idx = NULL;
-	NL_CHECK(verify_members(a, &first, &idx, err));
+	char why[512];
+	uint32_t *first = NULL, *idx = NULL, dup_i = 0, dup_j = 0;
+	int mrc = trace_comm_members(&a->m, &first, &idx, &dup_i, &dup_j);
+	if (mrc == NL_ENOMEM)
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
+	if (mrc)
+		return arch_err(a, err, NL_ECORRUPT, TRACE_HEADER_SIZE,
+				"metadata: communicator %u member %u is world rank %u, listed twice",
+				a->m.comms[dup_i].id, dup_j, a->m.comms[dup_i].world_ranks[dup_j]);
 	uint8_t *is_member = calloc(a->m.n_comms, 1);
 	int rc = is_member ? 0 : nl_errf(err, NL_ENOMEM, "%s: out of memory", a->path);
 	for (uint32_t rank = 0; rank < a->m.n_ranks && !rc; rank++) {
@@ -804,7 +836,7 @@ int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
 		if (rc)
 			break;
 		while ((rc = trace_rank_next(r, &op, err)) == 1) {
-			const char *bad = op_semantics(&a->m, rank, is_member, &op, why, sizeof why);
+			const char *bad = trace_op_semantics(&a->m, rank, is_member, &op, why, sizeof why);
 			if (bad) {
 				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: op %llu (%s): %s", a->path,
 					     rank, (unsigned long long)r->frame_off,

@@ -218,7 +218,13 @@ struct enc {
 	uint64_t *sc, *rc;
 	uint32_t *reqs;
 	size_t cap_sc, cap_rc, cap_reqs;
-	uint32_t *comm_ids;     /* the manifest's communicators (ids >= 2), sorted, once the ops begin */
+	/* The manifest as an archive has it (world, self, the others by id),
+	 * made when the first rank section begins: the ops are checked against
+	 * it by verify's rules (trace_op_semantics). The comms are e->m's. */
+	struct trace_manifest vm;
+	uint32_t *mem_first, *mem_idx; /* trace_comm_members of vm */
+	uint8_t *is_member;     /* [vm.n_comms]: the current rank is in vm.comms[i] */
+	uint32_t *listed;       /* [ranks]: 1 + the 'comm' line's index that last listed the world rank */
 };
 
 static int enc_err(struct enc *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -440,6 +446,8 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		}
 		struct trace_comm *c = &e->m.comms[e->m.n_comms];
 		memset(c, 0, sizeof *c);
+		if (!e->listed && !(e->listed = calloc(e->m.n_ranks ? e->m.n_ranks : 1, sizeof *e->listed)))
+			return nl_errf(e->err, NL_ENOMEM, "out of memory");
 		char *save = NULL;
 		char *tok = strtok_r(rest, " ", &save);
 		if (!tok || !parse_u32(tok, &c->id) || c->id < 2 || c->id == TRACE_COMM_NULL)
@@ -460,6 +468,14 @@ static int enc_header(struct enc *e, char *key, char *rest)
 				return enc_err(e, "comm %u: member '%s': expected a world rank < %u", c->id, tok,
 					       e->m.n_ranks);
 			}
+			/* verify and replay refuse a rank listed twice */
+			uint32_t w = c->world_ranks[c->size];
+			if (e->listed[w] == e->m.n_comms + 1) {
+				free(c->world_ranks);
+				return enc_err(e, "comm %u: member '%s': world rank %u is listed twice (expected "
+					       "distinct ranks)", c->id, tok, w);
+			}
+			e->listed[w] = e->m.n_comms + 1;
 			c->size++;
 		}
 		if (!c->size) {
@@ -493,43 +509,45 @@ static int parse_list64(struct enc *e, const char *key, char *v, uint64_t **a, s
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_comm(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t x = ((const struct trace_comm *)a)->id, y = ((const struct trace_comm *)b)->id;
 	return x < y ? -1 : x > y;
 }
 
 /* The manifest is complete when the first rank section begins: its
- * communicators' ids, sorted, so each op's are found in O(log n). */
+ * archive form, against which each op is checked (world and self are
+ * implicit; members are those of e->m's comms, borrowed). */
 static int enc_comms_done(struct enc *e)
 {
-	e->comm_ids = malloc((e->m.n_comms ? e->m.n_comms : 1) * sizeof *e->comm_ids);
-	if (!e->comm_ids)
+	struct trace_manifest *v = &e->vm;
+	uint32_t dup_i, dup_j;
+	v->n_ranks = e->m.n_ranks;
+	v->has_compute_cpu = e->m.has_compute_cpu;
+	v->n_comms = e->m.n_comms + 2;
+	v->comms = calloc(v->n_comms, sizeof *v->comms);
+	e->is_member = calloc(v->n_comms, 1);
+	if (!v->comms || !e->is_member)
 		return nl_errf(e->err, NL_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < e->m.n_comms; i++)
-		e->comm_ids[i] = e->m.comms[i].id;
-	qsort(e->comm_ids, e->m.n_comms, sizeof *e->comm_ids, cmp_u32);
+	v->comms[0] = (struct trace_comm){.id = TRACE_COMM_WORLD, .size = e->m.n_ranks};
+	v->comms[1] = (struct trace_comm){.id = TRACE_COMM_SELF, .size = 1};
+	memcpy(v->comms + 2, e->m.comms, e->m.n_comms * sizeof *v->comms);
+	qsort(v->comms + 2, e->m.n_comms, sizeof *v->comms, cmp_comm);
+	int rc = trace_comm_members(v, &e->mem_first, &e->mem_idx, &dup_i, &dup_j);
+	if (rc == NL_ENOMEM)
+		return nl_errf(e->err, NL_ENOMEM, "out of memory");
+	if (rc) /* each 'comm' line was checked */
+		NL_BUG("encode: communicator %u lists world rank %u twice", v->comms[dup_i].id,
+		       v->comms[dup_i].world_ranks[dup_j]);
 	return 0;
 }
 
-/* An op's communicator must be one the archive defines, as `trace
- * verify` checks (reader.c, op_semantics): world 0, self 1 or a 'comm'
- * line's id. An archive with another was written, refused by verify and
- * replayed as if it were world. The message lists the ids defined (the
- * first 8 and the count). */
-static int enc_check_comm(struct enc *e, const char *key, uint32_t id)
+/* The current rank's communicators, in is_member (set 1 or 0). */
+static void enc_mark_member(struct enc *e, uint8_t on)
 {
-	if (id == TRACE_COMM_WORLD || id == TRACE_COMM_SELF ||
-	    bsearch(&id, e->comm_ids, e->m.n_comms, sizeof id, cmp_u32))
-		return 0;
-	char ids[128];
-	size_t o = (size_t)snprintf(ids, sizeof ids, "0 (world), 1 (self)");
-	for (uint32_t i = 0; i < e->m.n_comms && i < 8 && o < sizeof ids; i++)
-		o += (size_t)snprintf(ids + o, sizeof ids - o, ", %u", e->comm_ids[i]);
-	if (e->m.n_comms > 8 && o < sizeof ids)
-		snprintf(ids + o, sizeof ids - o, ", ... (%u in all)", e->m.n_comms + 2);
-	return enc_err(e, "%s=%u: not a communicator of the trace (defined: %s; a 'comm ID RANKS...' line before the "
-		       "first rank section defines one)", key, id, ids);
+	uint32_t r = (uint32_t)e->rank;
+	for (uint32_t k = e->mem_first[r]; k < e->mem_first[r + 1]; k++)
+		e->is_member[e->mem_idx[k]] = on;
 }
 
 static int enc_op(struct enc *e, char *line)
@@ -664,10 +682,6 @@ static int enc_op(struct enc *e, char *line)
 	if (op.cpu_ps && !e->m.has_compute_cpu && e->opts.format_version >= 2)
 		return enc_err(e, "cpu=%llu: the manifest does not say 'compute_cpu_time 1' (compute ops carry "
 			       "cpu only then)", (unsigned long long)op.cpu_ps);
-	NL_CHECK(enc_check_comm(e, "comm", op.comm));
-	if ((op.kind == TOP_COMM_SPLIT || op.kind == TOP_COMM_DUP || op.kind == TOP_COMM_CREATE) &&
-	    op.new_comm != TRACE_COMM_NULL)
-		NL_CHECK(enc_check_comm(e, "new_comm", op.new_comm));
 	op.n_counts = n_c ? n_c : n_sc ? n_sc : n_rc;
 	op.send_counts = n_sc ? e->sc : NULL;
 	op.recv_counts = n_rc ? e->rc : NULL;
@@ -679,6 +693,13 @@ static int enc_op(struct enc *e, char *line)
 		return rc;
 	if (rc)
 		return nl_err_prefix(e->err, "%s:%llu", e->path, (unsigned long long)e->line_no);
+	/* After the builder, whose format-version errors come first (cpu= in
+	 * a version 1 text): an op verify would refuse (a peer outside its
+	 * communicator, a rank not a member) is refused at its line. */
+	char why[512];
+	const char *bad = trace_op_semantics(&e->vm, (uint32_t)e->rank, e->is_member, &op, why, sizeof why);
+	if (bad)
+		return enc_err(e, "%s", bad);
 	return 0;
 }
 
@@ -743,11 +764,14 @@ static int enc_line(struct enc *e, char *line)
 				       "with --rank cannot be encoded)",
 				       line, (long long)(e->rank + 1), e->m.n_ranks);
 		NL_CHECK(enc_rank_end(e));
-		if (e->rank >= 0)
+		if (e->rank >= 0) {
 			NL_CHECK(trace_builder_end_rank(e->b, (uint32_t)e->rank, e->err));
-		else
+			enc_mark_member(e, 0);
+		} else {
 			NL_CHECK(enc_comms_done(e));
+		}
 		e->rank = r;
+		enc_mark_member(e, 1);
 		e->rank_ops = 0;
 		e->said_rank = e->next_rank;
 		e->said_ops = e->next_ops;
@@ -814,6 +838,10 @@ int trace_encode_text(const char *text_path, const char *out_path, struct nl_err
 	free(e.sc);
 	free(e.rc);
 	free(e.reqs);
-	free(e.comm_ids);
+	free(e.vm.comms);
+	free(e.mem_first);
+	free(e.mem_idx);
+	free(e.is_member);
+	free(e.listed);
 	return rc;
 }

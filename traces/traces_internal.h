@@ -188,6 +188,28 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 /* Field-by-field equality (arrays by content). */
 bool trace_op_equal(const struct trace_op *a, const struct trace_op *b);
 
+/* --- an op's meaning in its trace (`trace verify`, `trace encode`) ----------
+ *
+ * One set of rules (reader.c), so that encode writes no archive verify
+ * refuses. m->comms as an opened archive's: world and self first, the
+ * others sorted by id. */
+
+/* Which communicators each world rank is in: rank r's are
+ * (*idx)[(*first)[r] .. (*first)[r + 1]), indices into m->comms (>= 2);
+ * the caller frees both. Returns 0, NL_ENOMEM, or NL_ECORRUPT for a
+ * communicator listing a world rank twice (replay refuses it): m->comms
+ * [*dup_i]'s member *dup_j. */
+int trace_comm_members(const struct trace_manifest *m, uint32_t **first, uint32_t **idx, uint32_t *dup_i,
+		       uint32_t *dup_j);
+/* Check one op of world rank `rank` as replay does (app.c, app_ops.c,
+ * docs/trace-format.md §6, §7): its communicators defined, the rank a
+ * member (is_member[i]: whether it is in m->comms[i]), peers and roots
+ * ranks of the communicator, per-rank counts its size, n_done in its
+ * kind's range, cpu time. Returns NULL, or the reason in buf, naming the
+ * field as the text form writes it ('peer=5: not a rank of ...'). */
+const char *trace_op_semantics(const struct trace_manifest *m, uint32_t rank, const uint8_t *is_member,
+			       const struct trace_op *op, char *buf, size_t cap);
+
 /* --- building an archive from ops (importers, `trace encode`) ---------------
  *
  * A builder owns one stream writer per rank, writing to temporary files next
