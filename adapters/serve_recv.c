@@ -504,8 +504,14 @@ static bool live_on_message(struct live_server *s)
 		goto out;
 	}
 	if (rk->state != LR_READY) {
-		live_send_error(s, h.rank, id, id_len, h.rank, ZP_EEVICTED,
-				rk->state == LR_EVICTED ? rk->why : "rank finished");
+		/* The rank's state, not a reason to refuse this frame: the
+		 * reason is the eviction's, said so. */
+		char line[sizeof rk->why + 40];
+		if (rk->state == LR_EVICTED)
+			snprintf(line, sizeof line, "rank %" PRIu32 " was evicted: %s", h.rank, rk->why);
+		else
+			snprintf(line, sizeof line, "rank %" PRIu32 " has finished", h.rank);
+		live_send_error(s, h.rank, id, id_len, h.rank, ZP_EEVICTED, line);
 		goto out;
 	}
 	if (h.type == ZP_HEARTBEAT) {

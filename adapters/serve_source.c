@@ -138,7 +138,11 @@ static bool live_time_check(struct live_server *s, uint32_t r, struct live_qop *
 	}
 	if (q->h.type == ZP_SEND || q->h.type == ZP_WAITALL)
 		zmq_msg_close(&q->pay);
-	live_send_error(s, r, rk->id, rk->id_len, r, ZP_EMALFORMED, line);
+	/* "rank R: ", as every other refusal (live_offence); the eviction's
+	 * notice says "rank R evicted: " before the same line. */
+	char refusal[256];
+	snprintf(refusal, sizeof refusal, "rank %" PRIu32 ": %s", r, line);
+	live_send_error(s, r, rk->id, rk->id_len, r, ZP_EMALFORMED, refusal);
 	live_evict(s, r, LE_OTHER, line);
 	return true;
 }

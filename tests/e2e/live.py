@@ -2069,6 +2069,43 @@ print('both done')
 """
 
 
+# Frames after a rank's end: rank 0 finishes (BYE), rank 1 is silent until
+# evicted, rank 2 heartbeats throughout and ends the session. Each then
+# sends a HEARTBEAT (rank 1 a COMPUTE too): ERROR 9, saying the rank's
+# state, not as if that frame were refused for the eviction's reason.
+AFTEREND = RAW_DEALER + r"""
+import time
+def until(s, keep, kind, about, what):
+    # s's next frame of type kind (an ERROR about rank `about`); the
+    # (rank, socket) pairs of keep send a HEARTBEAT every 100 ms meanwhile.
+    t0 = time.time()
+    while time.time() - t0 < 20:
+        for r, k in keep:
+            k.send(hdr(nl.HEARTBEAT, r))
+        if s.poll(100):
+            h, text = reply(s)
+            if h[2] == kind and (kind != nl.ERROR or h[5] == about):
+                return '%d about %d: %s' % (h[8], h[5], text)
+    print('timeout waiting for', what); sys.exit(1)
+a, b, c = sock(), sock(), sock()
+for r, s in enumerate((a, b, c)):
+    s.send(hdr(nl.HELLO, r))
+    until(s, [], nl.WELCOME, r, 'WELCOME')
+a.send(hdr(nl.BYE, 0, 0))
+until(a, [(0, a), (2, c)], nl.DONE, 0, "rank 0's BYE")
+a.send(hdr(nl.HEARTBEAT, 0))
+print('rank 0 heartbeat after BYE:', until(a, [(2, c)], nl.ERROR, 0, 'ERROR'))
+print('rank 1 eviction:', until(b, [(2, c)], nl.ERROR, 1, "rank 1's eviction"))
+b.send(hdr(nl.HEARTBEAT, 1))
+print('rank 1 heartbeat after:', until(b, [(2, c)], nl.ERROR, 1, 'ERROR'))
+b.send(hdr(nl.COMPUTE, 1, 0, a=5))
+print('rank 1 compute after:', until(b, [(2, c)], nl.ERROR, 1, 'ERROR'))
+c.send(hdr(nl.BYE, 2, 0))
+until(c, [], nl.DONE, 2, "rank 2's BYE")
+print('done')
+"""
+
+
 VERSION = r"""
 import struct, sys
 sys.path.insert(0, sys.argv[1])
@@ -2249,7 +2286,7 @@ def case_protocol(d):
     expect(last and 0 <= last[0] < 10**9, 'rank 0 final time - (2^62 - 2^56): %s' % last)
     r1 = [l for l in lines if l.startswith('rank 1 ')]
     expect(r1 and r1[0].startswith('rank 1 deliver 0 t_sent-2^62 0 | deliver 1 t_sent-2^62 0 | deliver 2 '
-                                   't_sent-2^62 0 | error 1 about 1: COMPUTE: field \'a\' (duration) is '
+                                   't_sent-2^62 0 | error 1 about 1: rank 1: COMPUTE: field \'a\' (duration) is '
                                    '2305843009213693952 ps at virtual time ') and
            r1[0].endswith('expected at most 0 (bound 2^62 - 2^56 ps)'),
            'rank 1: %s' % r1)
@@ -2272,6 +2309,21 @@ def case_protocol(d):
     live = json.load(open(s.json))['live']
     expect(live['ranks'][0]['state'] == 'finished' and live['ranks'][0]['refused_frames'] == 2 and
            live['refused_frames'] == 2, 'after BYE: %s' % live)
+    # Frames after a rank's end get ERROR 9 'rank R was evicted: WHY' (it
+    # was the bare WHY, as if the new frame were refused for it) or 'rank
+    # R has finished' (was 'rank finished').
+    script = os.path.join(d, 'afterend.py')
+    open(script, 'w').write(AFTEREND)
+    s = Server(d, 3, '-s', 'backend=analytic', '--heartbeat-ms', '100', '--timeout-ms', '600', name='afterend')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'afterend')
+    why = 'silent for more than 600 ms (heartbeat timeout)'
+    expect(rc == 0 and out.splitlines() == [
+        'rank 0 heartbeat after BYE: 9 about 0: rank 0 has finished',
+        'rank 1 eviction: 9 about 1: rank 1 evicted: ' + why,
+        'rank 1 heartbeat after: 9 about 1: rank 1 was evicted: ' + why,
+        'rank 1 compute after: 9 about 1: rank 1 was evicted: ' + why,
+        'done'], 'after the end: %d %s' % (rc, out))
+    expect(s.wait() == 0, 'after the end: server: %s' % open(s.err).read())
     # Every refused frame counted once, totals the sums of their parts; a
     # message its receiver never took is warned about in the text report.
     s, out = py_session(d, 2, 'account', ACCOUNT)
