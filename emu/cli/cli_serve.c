@@ -15,7 +15,7 @@
 
 static void cli_serve_usage(FILE *f)
 {
-	fputs("usage: netloom serve -c SYSTEM.ini --ranks N [options]\n"
+	fputs("usage: netloom serve [-c SYSTEM.ini] --ranks N [options]\n"
 	      "Serve a ZeroMQ endpoint; N client processes connect as ranks, exchange real payloads\n"
 	      "and receive them after the emulated network's delay, in lock-step virtual time\n"
 	      "(docs/live.md, docs/zmq-protocol.md).\n"

@@ -823,6 +823,10 @@ def case_errors(d):
     expect(r.stderr.count('\n') == 1, 'not one line: %s' % r.stderr)
     r = serve('--listen', 'ipc://%s/x' % d)
     expect(r.returncode == 2 and '--ranks' in r.stderr, 'no ranks: %s' % r.stderr)
+    # -c is optional (docs/live.md): the usage showed it as required.
+    r = serve('--help')
+    expect(r.returncode == 0 and r.stdout.startswith('usage: netloom serve [-c SYSTEM.ini] --ranks N [options]\n'),
+           'usage: %d %r' % (r.returncode, r.stdout[:80]))
     r = serve('--ranks', 'x')
     expect(r.returncode == 2 and '--ranks' in r.stderr, 'bad ranks: %s' % r.stderr)
     tok = os.path.join(d, 'tok')
