@@ -1271,11 +1271,19 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	int n_lat = 0;
 	uint32_t *map = NULL;
 	size_t n_map = 0;
-	if (!strcmp(tp, "torus") || !strcmp(tp, "mesh")) {
-		if (k < 2 || nd < 1 || nd > 16) {
-			return nl_errf(err, NL_ECONFIG, "%s: k = %ld, n = %ld: expected k >= 2 and 1 <= n <= 16", path,
-				       k, nd);
-		}
+	bool kncube = !strcmp(tp, "torus") || !strcmp(tp, "mesh");
+	if (kncube)
+		chan = strtol(bs_get(bf, "use_noc_latency"), NULL, 10) == 1 && !strcmp(tp, "torus") ? 2 : 1;
+	if (kncube && (k < 2 || nd < 1 || nd > 16)) {
+		/* Named and left out, as any key that does not convert (status
+		 * 3, the INI runs), with its channel length (below). */
+		char why[160];
+		if (k < 2)
+			snprintf(why, sizeof why, "a %s needs k >= 2 routers per dimension, got k = %ld", tp, k);
+		else
+			snprintf(why, sizeof why, "netloom's %s has 1 to 16 dimensions, got n = %ld", tp, nd);
+		bs_warn(warn, path, bf, k < 2 ? "k" : "n", why, &unmapped);
+	} else if (kncube) {
 		int used = snprintf(topo, sizeof topo, "%s:k=", tp);
 		for (long d = 0; d < nd; d++)
 			used += snprintf(topo + used, sizeof topo - (size_t)used, "%s%ld", d ? "x" : "", k);
@@ -1284,8 +1292,6 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		if (c != 1)
 			snprintf(topo_note, sizeof topo_note,
 				 "; c = %ld is not applied: BookSim's %s (KNCube) ignores c, one node per router\n", c, tp);
-		long noc = strtol(bs_get(bf, "use_noc_latency"), NULL, 10);
-		chan = (noc == 1 && !strcmp(tp, "torus")) ? 2 : 1;
 	} else if (!strcmp(tp, "fattree")) {
 		/* BookSim's k-ary n-tree (fattree.cpp): k^n nodes, n levels, every
 		 * channel 1 cycle. */
@@ -1419,7 +1425,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	 * Written for netloom's default network instead, they made the file
 	 * one that does not run (a dragonflynew of k = 0: 'local_latency':
 	 * torus has one class of links, exit 2), where a key left out is
-	 * status 3. */
+	 * status 3. So does a torus's or cmesh's channel length from
+	 * use_noc_latency (2 cycles): not written (0) for another network. */
 	if (!topo[0]) {
 		for (int i = 0; i < n_lat; i++) {
 			char why[320];
@@ -1427,6 +1434,13 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			bs_warn(warn, path, bf, lat[i][0], why, &unmapped);
 		}
 		n_lat = 0;
+		if (chan != 1) {
+			char why[320];
+			snprintf(why, sizeof why, "BookSim's %s channels with use_noc_latency = 1 are %ld cycles "
+				 "(channel_latency = %ld): left out with the topology", tp, chan, chan);
+			bs_warn(warn, path, bf, "use_noc_latency", why, &unmapped);
+			chan = 0;
+		}
 	}
 
 	fprintf(out, "; netloom configuration converted from the BookSim2 config %s\n", path);
@@ -1441,7 +1455,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 		bs_put(out, warn, path, bf, "routing_function", route, NULL, &unmapped);
 	char num[64];
 	snprintf(num, sizeof num, "%ld", chan);
-	bs_put(out, warn, path, bf, "channel_latency", num, NULL, &unmapped);
+	if (chan)
+		bs_put(out, warn, path, bf, "channel_latency", num, NULL, &unmapped);
 	/* Per-link latencies: a netloom without these keys refuses them here
 	 * (unknown key), so BookSim's 10/100-cycle links never silently
 	 * become 1-cycle ones. */

@@ -359,6 +359,26 @@ def case_routing_per_network():
                   named.get(key, "").endswith(": left out with the topology"))
             eq(f"dragonflynew k = 0: {key} not written", ini_value(read_ini(text), key), None)
         runs(bs, text, tmp)
+        # A torus or mesh netloom cannot build is named (k < 2, n > 16:
+        # exit 2 at once before; a size topo_new refuses) and left out with
+        # the 2-cycle channels use_noc_latency gave its torus (written for
+        # the default network before): exit 3, the INI runs.
+        for topo, k, n, key, chan in (("torus", 1, 2, "k", None), ("mesh", 0, 2, "k", "1"),
+                                      ("torus", 4, 17, "n", None), ("torus", 100000, 4, "topology", None)):
+            what = f"{topo} k = {k}, n = {n}"
+            with open(bs, "w") as f:
+                f.write(f"topology = {topo};\nk = {k};\nn = {n};\nrouting_function = dim_order;\ntraffic = uniform;\n")
+            rc, text, named = convert(bs)
+            eq(f"{what}: exit", rc, 3)
+            check(f"{what}: '{key}' named with its line: {named}", named.get(key, "").startswith(f"netloom: {bs}:"))
+            if topo == "torus":
+                check(f"{what}: use_noc_latency named as left out with the topology: {named}",
+                      named.get("use_noc_latency", "").endswith(
+                          "BookSim's torus channels with use_noc_latency = 1 are 2 cycles (channel_latency = 2): "
+                          "left out with the topology"))
+            eq(f"{what}: channel_latency", ini_value(read_ini(text), "channel_latency"), chan)
+            eq(f"{what}: no topology written", ini_value(read_ini(text), "topology"), None)
+            runs(bs, text, tmp)
         with open(bs, "w") as f:
             f.write("topology = mesh;\nk = 4;\nn = 2;\nrouting_function = none;\n")
         rc, text, named = convert(bs)
