@@ -339,32 +339,40 @@ with open(sys.argv[2], "w") as f:
     for r in (0, 1):
         f.write("rank %d\n" % r + "compute_flops t=0 dur=0 flops=1000\n" * 600000)
 PY
-# On a busy machine the poll can sleep through the streams' whole life
-# (about 0.5 s): a command that ran to the end unsignalled (no stream
-# seen, exit 0) is tried again, up to five times.
-interrupted() { # DESC OUT COMMAND...
-	local desc=$1 out=$2 i streams try rc left
+# stop_at GLOB COUNT_GLOB COMMAND...: runs COMMAND, stops it once a file
+# matches GLOB, counts COUNT_GLOB's matches then, sends SIGTERM; sets
+# $seen (that count) and $rc. On a busy machine the poll can sleep
+# through the streams' whole life (about 0.5 s): a command that ran to
+# the end unsignalled (nothing seen, exit 0) is tried again, up to five
+# times.
+stop_at() {
+	local glob=$1 count=$2 i try pid
 	shift 2
 	for try in 1 2 3 4 5; do
-		rm -f "$out"*
 		"$@" >/dev/null 2>&1 &
-		local pid=$!
+		pid=$!
 		for i in $(seq 3000); do
-			compgen -G "$out.r*.tmp*" >/dev/null && kill -STOP $pid 2>/dev/null && break
+			compgen -G "$glob" >/dev/null && kill -STOP $pid 2>/dev/null && break
 			sleep 0.01
 		done
-		streams=$(compgen -G "$out.r*.tmp*" | wc -l)
+		seen=$(compgen -G "$count" | wc -l)
 		kill -TERM $pid 2>/dev/null
 		kill -CONT $pid 2>/dev/null
 		wait $pid
 		rc=$?
-		left=$(compgen -G "$out*" | wc -l)
-		[ "$streams:$rc" = "0:0" ] || break
+		[ "$seen:$rc" = "0:0" ] || break
 	done
-	if [ "$streams" -gt 0 ] && [ "$rc:$left" = "143:0" ]; then
-		ok "$desc interrupted: its $streams stream file(s) removed, exit 143"
+}
+interrupted() { # DESC OUT COMMAND...
+	local desc=$1 out=$2 left
+	shift 2
+	rm -f "$out"*
+	stop_at "$out.r*.tmp*" "$out.r*.tmp*" "$@"
+	left=$(compgen -G "$out*" | wc -l)
+	if [ "$seen" -gt 0 ] && [ "$rc:$left" = "143:0" ]; then
+		ok "$desc interrupted: its $seen stream file(s) removed, exit 143"
 	else
-		fail "$desc interrupted: $streams stream file(s) when signalled, exit $rc, $left file(s) left: $(ls "$out"* 2>&1)"
+		fail "$desc interrupted: $seen stream file(s) when signalled, exit $rc, $left file(s) left: $(ls "$out"* 2>&1)"
 	fi
 }
 interrupted "convert" "$T/big.nlt" "$NL" trace convert "$T/big_actions.txt" "$T/big.nlt"
@@ -375,25 +383,12 @@ interrupted "encode" "$T/big.nlt" "$NL" trace encode "$T/big_dump.txt" "$T/big.n
 # removes it with its streams and ends the command by the signal; the
 # (empty) archive file stayed in TMPDIR.
 mkdir -p "$T/imptmp"
-for try in 1 2 3 4 5; do # as interrupted(): again if the poll missed the conversion
-	TMPDIR=$T/imptmp "$NL" replay "$T/big_actions.txt" >/dev/null 2>&1 &
-	pid=$!
-	for i in $(seq 3000); do
-		compgen -G "$T/imptmp/netloom-import-*.nlt.r*.tmp*" >/dev/null && kill -STOP $pid 2>/dev/null && break
-		sleep 0.01
-	done
-	before=$(ls -A "$T/imptmp" | wc -l)
-	kill -TERM $pid 2>/dev/null
-	kill -CONT $pid 2>/dev/null
-	wait $pid
-	rc=$?
-	left=$(ls -A "$T/imptmp")
-	[ "$before:$rc" = "0:0" ] || break
-done
-if [ "$before" -gt 1 ] && [ "$rc" = 143 ] && [ -z "$left" ]; then
-	ok "replay's conversion interrupted: its $before file(s) in TMPDIR removed, exit 143"
+stop_at "$T/imptmp/netloom-import-*.nlt.r*.tmp*" "$T/imptmp/*" env TMPDIR="$T/imptmp" "$NL" replay "$T/big_actions.txt"
+left=$(ls -A "$T/imptmp")
+if [ "$seen" -gt 1 ] && [ "$rc" = 143 ] && [ -z "$left" ]; then
+	ok "replay's conversion interrupted: its $seen file(s) in TMPDIR removed, exit 143"
 else
-	fail "replay's conversion interrupted: $before file(s) in TMPDIR when signalled, exit $rc, left: $left"
+	fail "replay's conversion interrupted: $seen file(s) in TMPDIR when signalled, exit $rc, left: $left"
 fi
 rm -f "$T/big_actions.txt" "$T/big_dump.txt"
 
