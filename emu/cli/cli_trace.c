@@ -462,6 +462,9 @@ static int cmd_verify(int argc, char **argv)
 		return CLI_OK;
 	if (rc == NL_ENOTFOUND || rc == NL_EIO || rc == NL_ENOMEM)
 		return report(&e);
+	/* One line of text, as cli_report writes: the message quotes the
+	 * archive's path, whatever bytes it holds. */
+	nl_err_one_line(&e, rc);
 	fprintf(stderr, "netloom: verify FAILED: %s\n", e.msg);
 	return CLI_FAIL;
 }

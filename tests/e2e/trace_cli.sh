@@ -144,6 +144,16 @@ else
 	fail "verify message: $(cat "$T/err")"
 fi
 expect 2 "verify of a missing file is bad input" "$NL" trace verify "$T/none.nlt"
+# The FAILED line is one line of text whatever bytes the path holds (as
+# every other error: nl_err_one_line).
+cp "$T/bad.nlt" "$T/b$(printf '\033[2J\377')d.nlt"
+expect 1 "verify of a bad archive named with control and non-UTF-8 bytes" "$NL" trace verify "$T/b$(printf '\033[2J\377')d.nlt"
+if grep -qF "netloom: verify FAILED: $T/b\\x1b[2J\\xffd.nlt: rank 6, offset $((size - 25)): hash mismatch" "$T/err" &&
+	[ "$(wc -l <"$T/err")" = 1 ]; then
+	ok "verify FAILED escapes the path's bytes"
+else
+	fail "verify FAILED message: $(cat -v "$T/err")"
+fi
 
 # --- pack / unpack ----------------------------------------------------------------------
 printf '[network]\ntopology = torus:k=4x4\n' >"$T/system.ini"
