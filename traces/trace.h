@@ -379,8 +379,13 @@ int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn war
  * Without the OTF2 library every call fails with NL_EUNSUPPORTED. */
 
 /* An OTF2 archive being written to `dir` (which must not exist): ranks and
- * communicators from m; written under a temporary name, renamed by
- * finish, removed by free when unfinished. */
+ * communicators from m; written under a temporary name (registered for
+ * SIGINT/SIGTERM), renamed by finish, removed by free when unfinished. A
+ * failed write leaves no `dir`: OTF2 raises write errors (a full disk)
+ * without returning them, so the writer keeps the first it raises, and
+ * every step checks it and its own return; the error names `dir`, the
+ * step and OTF2's cause ("DIR: cannot write the OTF2 archive (events):
+ * File is too large"), NL_EIO. */
 struct trace_otf2_writer;
 int trace_otf2_writer_new(struct trace_otf2_writer **w, const char *dir, const struct trace_manifest *m,
 			  struct nl_err *err);
@@ -389,7 +394,10 @@ int trace_otf2_writer_new(struct trace_otf2_writer **w, const char *dir, const s
 int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struct trace_op *op, uint64_t start_ps,
 			 uint64_t end_ps, struct nl_err *err);
 /* Write the definitions and move the archive into place; ops that have no
- * OTF2 record are counted through `warn` (one line per kind). */
+ * OTF2 record are counted through `warn` (one line per kind). Each file
+ * is checked as it is closed (OTF2 writes its buffers then): on any
+ * failure nothing is moved into place, and free removes the temporary
+ * directory. */
 int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err);
 void trace_otf2_writer_free(struct trace_otf2_writer *w);
 /* An archive with its recorded times (`netloom trace export --otf2`). */

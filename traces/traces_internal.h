@@ -570,10 +570,15 @@ const char *trace_escape(char *buf, size_t cap, const char *s);
 
 /* A file written in place of `path` atomically: data goes to a temporary
  * file in the same directory, which commit() syncs and renames over path;
- * abort() (also after a failed write) removes it. */
+ * abort() (also after a failed write) removes it. The temporary file is
+ * staged (core/staged.h) from open, before mkstemp creates it, until
+ * commit or abort forgets it: with out_signals_catch's handler, a SIGINT
+ * or SIGTERM meanwhile is recorded, and the next write (which polls),
+ * commit or abort removes the file and ends the process by that signal
+ * (a second signal unlinks it at once). One thread, as the staged list. */
 struct trace_afile {
 	int fd;
-	char *tmp;
+	char *tmp;  /* PATH.tmpXXXXXX (of the real file a link names), staged */
 	char *path;
 };
 int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err);
