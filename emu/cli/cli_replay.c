@@ -487,8 +487,13 @@ static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, boo
 	run->v = session_replay_view(run->sim);
 	if (run->v->deadlock) {
 		struct cli_replay_ctx lc = {stderr};
-		fprintf(stderr, "netloom: %s%s%s\n", run->topology ? run->topology : "", run->topology ? ": " : "",
-			err->msg);
+		/* The topology spec is the user's (an anynet file's path): one
+		 * line of clean text, as every other error (nl_err_one_line). */
+		struct nl_err line = *err;
+		if (run->topology)
+			nl_err_prefix(&line, "%s", run->topology);
+		nl_err_one_line(&line, NL_EDEADLOCK);
+		fprintf(stderr, "netloom: %s\n", line.msg);
 		app_deadlock_report(run->v->app, cli_replay_line, &lc);
 	}
 	return 0;

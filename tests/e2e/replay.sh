@@ -71,6 +71,15 @@ expect_eq "network deadlock exit" $? 1
 head -1 "$dir/sh.err" | grep -Eq "^netloom: network deadlock at cycle [0-9]+: 32 flits stuck in 16 input VCs that wait on each other: router 0 in-port 1 VC 0 waits for a VC 0 on out-port 0, .* \(global check: nothing in the network can move\)$" || fail "network deadlock line: $(head -1 "$dir/sh.err")"
 expect_eq "network deadlock json" "$(json "$dir/sh.json" 'd["results"]["status"], d["results"]["network"]["deadlock"]["input_vcs"], d["results"]["network"]["deadlock"]["check"]')" "('deadlock', 16, 'global')"
 "$netloom" replay "$dir/sh.nlt" "${ring[@]}" -s num_vcs=2 -s routing_function=dor > /dev/null || fail "shift with datelines should complete (exit $?)"
+# The line names the --topology spec as one line of clean text: an anynet
+# file in a folder whose name holds an escape sequence and a byte of no
+# UTF-8 came out raw (the terminal took the escape).
+odd=$dir/$'ring\033[1m\377'
+mkdir -p "$odd"
+python3 -c 'for r in range(8): print("router %d node %d router %d router %d" % (r, r, (r + 1) % 8, (r - 1) % 8))' > "$odd/ring.anynet"
+"$netloom" replay "$dir/sh.nlt" "${ring[@]:0:2}" --topology "anynet:file=$odd/ring.anynet" -s routing_function=min:classes=none "${ring[@]:4}" > /dev/null 2> "$dir/odd.err"
+expect_eq "network deadlock exit (anynet)" $? 1
+head -1 "$dir/odd.err" | grep -Fq 'ring\x1b[1m\xff/ring.anynet: network deadlock at cycle' || fail "deadlock line not escaped: $(head -c 160 "$dir/odd.err" | od -c | head -4)"
 
 # 5. Links on a topology: busiest links reported.
 "$netloom" replay "$dir/st.nlt" -s topology=torus:k=6 -s link_model=links -s report_links=40 --json "$dir/links.json" > "$dir/links.txt" || fail "links replay"
