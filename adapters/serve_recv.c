@@ -93,11 +93,13 @@ void live_rank_done(struct live_server *s, uint32_t r)
 
 static const char *const live_evict_kind_name[LE_N] = {"never connected", "heartbeat timeout", "other reasons"};
 
-void live_evict(struct live_server *s, uint32_t r, int kind, const char *why)
+/* Evicts rank r and tells its own client, not its job: false if r had
+ * already left (evicted or finished). */
+static bool live_evict_quiet(struct live_server *s, uint32_t r, int kind, const char *why)
 {
 	struct live_rank *rk = &s->ranks[r];
 	if (rk->state == LR_EVICTED || rk->state == LR_DONE)
-		return;
+		return false;
 	bool was_connected = rk->state == LR_READY;
 	if (was_connected)
 		live_ready_del(s, r);
@@ -111,14 +113,91 @@ void live_evict(struct live_server *s, uint32_t r, int kind, const char *why)
 		live_log(s, "evictions (%s): further ones are counted, not logged (the report names every rank)",
 			 live_evict_kind_name[kind]);
 	live_queue_clear(rk);
+	if (was_connected) {
+		char line[256];
+		snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
+		live_send_error(s, r, rk->id, rk->id_len, r, ZP_EEVICTED, line);
+	}
+	return true;
+}
+
+/* The notice (ERROR 9, header rank = the evicted rank) to each connected
+ * rank of a job: the list, not every rank, so a sweep of k evictions is
+ * not k * n (no other job can reach the rank). */
+static void live_notify_job(struct live_server *s, uint32_t job, uint32_t about, const char *line)
+{
+	for (uint32_t p = s->job_ready[job]; p != LIVE_NONE; p = s->ranks[p].job_next)
+		live_send_error(s, p, s->ranks[p].id, s->ranks[p].id_len, about, ZP_EEVICTED, line);
+}
+
+void live_evict(struct live_server *s, uint32_t r, int kind, const char *why)
+{
+	if (!live_evict_quiet(s, r, kind, why))
+		return;
 	char line[256];
 	snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", r, why);
-	if (was_connected)
-		live_send_error(s, r, rk->id, rk->id_len, r, ZP_EEVICTED, line);
-	/* Its job's connected ranks (no other job can reach it): the list,
-	 * not every rank, so a sweep of k evictions is not k * n. */
-	for (uint32_t p = s->job_ready[s->job_of[r]]; p != LIVE_NONE; p = s->ranks[p].job_next)
-		live_send_error(s, p, s->ranks[p].id, s->ranks[p].id_len, r, ZP_EEVICTED, line);
+	live_notify_job(s, s->job_of[r], r, line);
+}
+
+/* --- a sweep's notices, coalesced: a sweep (heartbeat timeouts, the
+ * never-connected pass) evicts up to every rank of a job at once, and a
+ * notice per eviction to each connected rank of the job was more frames
+ * than the server queues for a connection (send_hwm, 1,000 at least):
+ * 1,099 ranks that never connected got their job's one client evicted
+ * for 'stopped reading'. One notice per job and sweep names the count and
+ * the first ranks (docs/zmq-protocol.md, ERROR 9). The never-connected
+ * pass goes in rank order and jobs are ranges of ranks: one notice per
+ * job. The timeout sweep goes by last frame, so a notice goes out each
+ * time the job changes: one per job when one job times out at once. */
+
+#define LIVE_NOTICE_RANKS 8 /* ranks a coalesced notice names */
+
+struct live_notice {
+	uint32_t job;                       /* LIVE_NONE: none pending */
+	uint32_t n;                         /* evictions pending in it */
+	uint32_t first[LIVE_NOTICE_RANKS]; /* the first ones, in order */
+	int kind;                           /* the first one's kind (LE_*) */
+	char why[200];                      /* the first one's reason */
+};
+
+static void live_notice_flush(struct live_server *s, struct live_notice *nt)
+{
+	if (nt->job == LIVE_NONE || nt->n == 0)
+		goto out;
+	char line[512];
+	if (nt->n == 1) {
+		snprintf(line, sizeof line, "rank %" PRIu32 " evicted: %s", nt->first[0], nt->why);
+	} else {
+		int len = snprintf(line, sizeof line, "%" PRIu32 " ranks evicted (%s): ranks", nt->n,
+				   live_evict_kind_name[nt->kind]);
+		uint32_t shown = nt->n < LIVE_NOTICE_RANKS ? nt->n : LIVE_NOTICE_RANKS;
+		for (uint32_t i = 0; i < shown && len > 0 && (size_t)len < sizeof line; i++)
+			len += snprintf(line + len, sizeof line - (size_t)len, "%s %" PRIu32, i ? "," : "",
+					nt->first[i]);
+		if (len > 0 && (size_t)len < sizeof line)
+			snprintf(line + len, sizeof line - (size_t)len, "%s; rank %" PRIu32 ": %s",
+				 nt->n > shown ? ", ..." : "", nt->first[0], nt->why);
+	}
+	live_notify_job(s, nt->job, nt->first[0], line);
+out:
+	nt->job = LIVE_NONE;
+	nt->n = 0;
+}
+
+static void live_evict_batched(struct live_server *s, struct live_notice *nt, uint32_t r, int kind, const char *why)
+{
+	if (nt->job != s->job_of[r])
+		live_notice_flush(s, nt);
+	if (!live_evict_quiet(s, r, kind, why))
+		return;
+	if (nt->n == 0) {
+		nt->job = s->job_of[r];
+		nt->kind = kind;
+		snprintf(nt->why, sizeof nt->why, "%s", why);
+	}
+	if (nt->n < LIVE_NOTICE_RANKS)
+		nt->first[nt->n] = r;
+	nt->n++;
 }
 
 void live_evict_stalled(struct live_server *s)
@@ -149,6 +228,7 @@ void live_evictions_summary(struct live_server *s)
 void live_check_timeouts(struct live_server *s)
 {
 	live_evict_stalled(s);
+	struct live_notice nt = {.job = LIVE_NONE};
 	uint64_t now = live_clock_ms();
 	while (s->lru_head != LIVE_NONE && live_check_stop(s) == 0) {
 		uint32_t r = s->lru_head;
@@ -164,8 +244,9 @@ void live_check_timeouts(struct live_server *s)
 		else
 			snprintf(why, sizeof why, "silent for more than %" PRIu32 " ms (heartbeat timeout)",
 				 s->o->timeout_ms);
-		live_evict(s, r, LE_TIMEOUT, why);
+		live_evict_batched(s, &nt, r, LE_TIMEOUT, why);
 	}
+	live_notice_flush(s, &nt);
 	if (s->absent_next < s->n && now - s->start_ms > s->o->connect_ms) {
 		char why[128];
 		snprintf(why, sizeof why, "never connected within %" PRIu32 " ms", s->o->connect_ms);
@@ -173,8 +254,9 @@ void live_check_timeouts(struct live_server *s)
 		while (s->absent_next < s->n && live_check_stop(s) == 0) {
 			uint32_t r = s->absent_next++;
 			if (s->ranks[r].state == LR_ABSENT)
-				live_evict(s, r, LE_NEVER_CONNECTED, why);
+				live_evict_batched(s, &nt, r, LE_NEVER_CONNECTED, why);
 		}
+		live_notice_flush(s, &nt);
 	}
 }
 

@@ -1087,6 +1087,32 @@ def case_all_evicted(d):
     expect([x['state'] for x in ranks] == ['finished', 'evicted'], 'JSON ranks: %s' % ranks)
     jobs_finish(d)
     record_many_ranks(d, script)
+    notices_coalesced(d)
+
+
+def notices_coalesced(d):
+    """Ranks in one job, rank 0's client connects and reads nothing for a
+    while (busy): each never-connected eviction sent it a notice, and more
+    than the 1,000 frames the server queues for a connection got the client
+    evicted for 'stopped reading' (it failed, the session exited 1). The
+    pass's notices are one, naming the count and the first ranks. 3,000
+    ranks, not the 1,100 of record_many_ranks' case: the client's receive
+    queue (1,000 frames) and the socket buffers took up to about 1,900
+    notices here, which made 1,100 fail only under load."""
+    n = 3000
+    name = 'notices'
+    ep = 'ipc://%s/%s.sock' % (d, name)
+    script = os.path.join(d, name + '.py')
+    open(script, 'w').write('import sys, time\nsys.path.insert(0, sys.argv[1])\nimport netloom_client as nl\n'
+                            'c = nl.Client(sys.argv[2], 0, timeout_ms=20000)\ntime.sleep(4)\n'
+                            'c.compute(1000000)\nc.close()\n')
+    procs = clients_start([[PY, script, PYDIR, ep]], d, name)
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', str(n), '--listen', ep, '-s', 'backend=analytic',
+                        '--connect-timeout-ms', '3000', '--timeout-ms', '20000'],
+                       capture_output=True, text=True, timeout=TMO)
+    (crc, out), = clients_wait(procs)
+    expect(crc == 0 and r.returncode == 0 and 'stopped reading' not in r.stderr,
+           'one client of %d ranks: client %d %s, server %d %s' % (n, crc, out, r.returncode, r.stderr[-600:]))
 
 
 def nofile(soft, hard):
