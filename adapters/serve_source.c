@@ -91,7 +91,9 @@ static int live_pace_compute(struct live_server *s, uint32_t r, struct trace_op 
 	op->t_ps = session_src_now(s->eng);
 	op->dur_ps = dur_ps;
 	if (op->t_ps > LIVE_TIME_MAX_PS || dur_ps > LIVE_TIME_MAX_PS - op->t_ps) {
-		s->fatal = nl_errf(&s->fatal_err, NL_ERANGE,
+		/* A stop mid-session, as --max-lag-ms's: the work failing (exit
+		 * 1, docs/results.md), not bad input (NL_ESTATE: cli_serve). */
+		s->fatal = nl_errf(&s->fatal_err, NL_ESTATE,
 				   "paced: virtual time would pass 2^62 - 2^56 ps (%.0f s), the most a session holds "
 				   "(--pace %g: %.0f s of wall time)",
 				   (double)LIVE_TIME_MAX_PS * 1e-12, s->o->pace, (double)LIVE_TIME_MAX_PS * 1e-12 / s->o->pace);
@@ -302,9 +304,17 @@ void live_on_match(void *ctx, const struct app_match_info *mi)
 	struct live_rank *src = &s->ranks[mi->src], *dst = &s->ranks[mi->dst];
 	if (s->msgs) {
 		live_match_line(s->msgs, mi);
-		/* Its cause, kept: at the end ferror says only that a write failed. */
-		if (!s->msgs_errno && ferror(s->msgs))
+		/* Its cause, kept: at the end ferror says only that a write
+		 * failed. The session stops at once, as for a --record stream
+		 * (live_record_op): the clients get ERROR 13 with the line,
+		 * rather than run to the end for a log that is lost. */
+		if (!s->msgs_errno && ferror(s->msgs)) {
 			s->msgs_errno = errno ? errno : EIO;
+			s->is_unwritten = true;
+			if (!s->fatal)
+				s->fatal = nl_errf(&s->fatal_err, NL_EIO, "--messages: %s: write failed: %s",
+						   s->o->messages_path, strerror(s->msgs_errno));
+		}
 	}
 	uint32_t i = 0;
 	while (i < src->n_pay && src->pay[i].op != mi->send_op)

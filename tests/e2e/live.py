@@ -938,6 +938,7 @@ def case_errors(d):
     expect(len(log) == 6 and 'old' not in log, '--messages after the session: %s' % log)
     outputs_lost(d)
     need_pyzmq()
+    paced_bound(d)
     script = os.path.join(d, 'late.py')
     open(script, 'w').write(LATE)
     open(tok, 'w').write('11\n22\n')
@@ -981,6 +982,27 @@ def case_errors(d):
 
 
 
+def paced_bound(d):
+    """Paced mode stops the session when its measured time would pass the
+    bound of 2^62 - 2^56 ps (--pace 1e6: 4.6 s of wall time): a stop once
+    the clients ran, as --max-lag-ms's, status 1 (it was 2, bad input),
+    the line to the client (ERROR 13)."""
+    script = os.path.join(d, 'bound.py')
+    open(script, 'w').write('import sys, time\nsys.path.insert(0, sys.argv[1])\nimport netloom_client as nl\n'
+                            'c = nl.Client(sys.argv[2], 0, timeout_ms=20000)\ntime.sleep(5.5)\n'
+                            'try:\n    c.compute(1000)\n    c.close()\nexcept nl.NetloomError as e:\n    print(e)\n')
+    ep = 'ipc://%s/bound.sock' % d
+    procs = clients_start([[PY, script, PYDIR, ep]], d, 'bound')
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--listen', ep, '-s', 'backend=analytic', '-q',
+                        '--pace', '1e6', '--connect-timeout-ms', '5000', '--timeout-ms', '20000'],
+                       capture_output=True, text=True, timeout=TMO)
+    (crc, out), = clients_wait(procs)
+    line = ('paced: virtual time would pass 2^62 - 2^56 ps (4539628 s), the most a session holds (--pace 1e+06: '
+            '5 s of wall time)')
+    expect(r.returncode == 1 and r.stderr == 'netloom: %s\n' % line and line in out,
+           'paced past the time bound: rc %d, %r, client %d %s' % (r.returncode, r.stderr, crc, out))
+
+
 def outputs_lost(d):
     """An output that cannot be written once the clients ran (a full disk)
     is the work failing, status 1 (docs/results.md), not bad input (2, as
@@ -1012,9 +1034,12 @@ def outputs_lost(d):
         expect(rc == 1 and err == 'netloom: %s: /dev/full: write failed: No space left on device\n' % opt and
                crc == [0, 0] and (out.startswith('netloom serve: 2 ranks') if opt == '--json' else not out),
                '%s /dev/full: rc %d, clients %s, %r, stdout %r' % (opt, rc, crc, err, out[:100]))
-    rc, err, out, crc, left = run('fsize-msgs', ['--messages', 'm.msgs'], 100, 1024)
-    expect(rc == 1 and err == 'netloom: --messages: m.msgs: write failed: File too large\n' and not left,
-           '--messages, 1 KiB file size limit: rc %d, %r, left %s' % (rc, err, left))
+    # The log's write fails mid-session: the session stops then, as for a
+    # --record stream (the clients ran their 3,000 iterations to the end,
+    # then the server exited 1).
+    rc, err, out, crc, left = run('fsize-msgs', ['--messages', 'm.msgs'], 3000, 1024)
+    expect(rc == 1 and err == 'netloom: --messages: m.msgs: write failed: File too large\n' and 0 not in crc
+           and not left, '--messages, 1 KiB file size limit: rc %d, clients %s, %r, left %s' % (rc, crc, err, left))
     # The archive (2,227 bytes) over the limit, its streams (about 1 KiB
     # each) within it; then a rank's stream over it, which stops the session.
     rc, err, out, crc, left = run('fsize-rec', ['--record', 'r.nlt'], 100, 2048)
