@@ -9,14 +9,18 @@
 #include "traces/traces_internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "core/output.h"
 
 enum { RANK_NEW, RANK_OPEN, RANK_DONE };
+
+#define BUILDER_FD_SLACK 64u /* files beside the streams: the input, the archive, libraries' */
 
 struct trace_builder {
 	char *out_path;               /* NULL: check mode */
@@ -26,6 +30,9 @@ struct trace_builder {
 	char **paths;                 /* temporary stream files */
 	uint8_t *state;
 	uint64_t *ops;
+	uint32_t n_open;              /* streams open now (RANK_OPEN) */
+	bool is_nofile;               /* a stream hit the limit on open files: */
+	struct nl_err nofile;         /* its line, returned by finish */
 	/* check mode */
 	uint8_t *scratch;
 	size_t scratch_cap;
@@ -64,6 +71,34 @@ int trace_builder_new(struct trace_builder **bp, const char *out_path, uint32_t 
 	return 0;
 }
 
+/* A stream file the limit on open files refused (EMFILE): the trace's
+ * ranks interleave past it, and the input line at hand is not at fault.
+ * Said at finish, once the input is read, in one line naming the output,
+ * the ranks, the limit and what to raise it to (as serve --record's
+ * check, adapters/serve.c), not at the line: the importers prefix an
+ * op's error with its input file:line. Every stream is closed now, so
+ * the rest of the input is read with the files it needs. */
+static void builder_nofile(struct trace_builder *b)
+{
+	struct rlimit rl = {0};
+	getrlimit(RLIMIT_NOFILE, &rl);
+	uint64_t limit = (uint64_t)rl.rlim_cur, others = limit > b->n_open ? limit - b->n_open : 0;
+	uint64_t need = (uint64_t)b->n_ranks + (others > BUILDER_FD_SLACK ? others : BUILDER_FD_SLACK);
+	nl_errf(&b->nofile, NL_ECONFIG,
+		"%s: %u ranks need up to %" PRIu64 " open files (a temporary stream file per rank while the "
+		"trace's ranks interleave, and %" PRIu64 " for the rest), above the limit of %" PRIu64
+		" (ulimit -n, which netloom raises to the hard limit, ulimit -Hn); raise ulimit -n to at least %"
+		PRIu64,
+		b->out_path, b->n_ranks, need, need - b->n_ranks, limit, need);
+	b->is_nofile = true;
+	for (uint32_t r = 0; r < b->n_ranks; r++)
+		if (b->w[r]) {
+			trace_stream_abort(b->w[r]);
+			b->w[r] = NULL;
+		}
+	b->n_open = 0;
+}
+
 static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 {
 	size_t n = strlen(b->out_path) + 40;
@@ -83,6 +118,10 @@ static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 		int e = errno;
 		out_staged_del(p);
 		free(p);
+		if (e == EMFILE) {
+			builder_nofile(b);
+			return 0;
+		}
 		return nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s", b->out_path,
 			       strerror(e));
 	}
@@ -92,6 +131,7 @@ static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 	if (rc)
 		return rc;
 	b->state[rank] = RANK_OPEN;
+	b->n_open++;
 	return 0;
 }
 
@@ -145,8 +185,10 @@ int trace_builder_op(struct trace_builder *b, uint32_t rank, const struct trace_
 	if (!b->out_path)
 		return check_op(b, op, err);
 	out_staged_poll(); /* a recorded SIGINT/SIGTERM: the streams removed, the process ended */
-	if (b->state[rank] == RANK_NEW)
+	if (b->state[rank] == RANK_NEW && !b->is_nofile)
 		NL_CHECK(open_rank(b, rank, err));
+	if (b->is_nofile)
+		return 0; /* the input is read on, for its own errors; finish says it */
 	return stream_err(b, rank, trace_stream_append(b->w[rank], op, err), err);
 }
 
@@ -158,11 +200,16 @@ int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err
 	}
 	if (b->state[rank] == RANK_DONE)
 		return 0;
-	if (b->state[rank] == RANK_NEW)
+	if (b->state[rank] == RANK_NEW && !b->is_nofile)
 		NL_CHECK(open_rank(b, rank, err));
+	if (b->is_nofile) {
+		b->state[rank] = RANK_DONE;
+		return 0;
+	}
 	struct trace_stream_writer *w = b->w[rank];
 	b->w[rank] = NULL;
 	b->state[rank] = RANK_DONE;
+	b->n_open--;
 	return stream_err(b, rank, trace_stream_close(w, NULL, NULL, NULL, err), err);
 }
 
@@ -179,6 +226,10 @@ int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, stru
 		NL_CHECK(trace_builder_end_rank(b, r, err));
 	if (!b->out_path)
 		return 0;
+	if (b->is_nofile) {
+		*err = b->nofile;
+		return err->code;
+	}
 	struct trace_manifest mm = *m;
 	mm.rank_ops = mm.rank_bytes = mm.rank_hash = NULL;
 	return trace_archive_write(b->out_path, &mm, (const char *const *)b->paths, err);
