@@ -482,8 +482,8 @@ static void test_verify_semantics(void)
 		"netloom-trace 2\nranks 1\nrank 0\nwaitsome reqs=1,2 n_done=2\n",
 		"netloom-trace 2\nranks 1\nrank 0\ntestall reqs=1,2 n_done=2\ntestall reqs=1,2\n",
 		"netloom-trace 2\nranks 1\nrank 0\nwaitall reqs=1,2,3 n_done=3\nwaitall reqs=1\n",
-		"netloom-trace 2\nranks 2\ncomm 5 1\nrank 0\nrecv peer=any\nsendrecv peer=null recv_peer=any\n"
-		"bcast peer=1\nrank 1\nbcast peer=0 comm=5\nsend peer=0 comm=1\n",
+		("netloom-trace 2\nranks 2\ncomm 5 1\nrank 0\nrecv peer=any\nsendrecv peer=null recv_peer=any\n"
+		 "bcast peer=1\nrank 1\nbcast peer=0 comm=5\nsend peer=0 comm=1\n"),
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		FILE *f = fopen(txt, "w");
