@@ -531,8 +531,10 @@ static int enc_comms_done(struct enc *e)
 		return nl_errf(e->err, NL_ENOMEM, "out of memory");
 	v->comms[0] = (struct trace_comm){.id = TRACE_COMM_WORLD, .size = e->m.n_ranks};
 	v->comms[1] = (struct trace_comm){.id = TRACE_COMM_SELF, .size = 1};
-	memcpy(v->comms + 2, e->m.comms, e->m.n_comms * sizeof *v->comms);
-	qsort(v->comms + 2, e->m.n_comms, sizeof *v->comms, cmp_comm);
+	if (e->m.n_comms) { /* no 'comm' line: e->m.comms is NULL, which memcpy may not be given */
+		memcpy(v->comms + 2, e->m.comms, e->m.n_comms * sizeof *v->comms);
+		qsort(v->comms + 2, e->m.n_comms, sizeof *v->comms, cmp_comm);
+	}
 	int rc = trace_comm_members(v, &e->mem_first, &e->mem_idx, &dup_i, &dup_j);
 	if (rc == NL_ENOMEM)
 		return nl_errf(e->err, NL_ENOMEM, "out of memory");
