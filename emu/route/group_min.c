@@ -69,26 +69,14 @@ struct group_min_state {
 
 /* The global links of group G toward group T != G, as group ports: the
  * `rounds` consecutive ones (k = 0 .. rounds-1, topo_dragonfly_group_port)
- * and then ex[0 .. *n_ex-1], the circulant extras reaching T (T = G + j is
- * extra port 2(j-1) unless that is the odd `extra`'s last port, T = G - j
- * is 2(j-1)+1, the last odd one goes to G + g/2; topo_dragonfly.h). Returns
- * their number, rounds + *n_ex. O(1). */
+ * and then ex[0 .. *n_ex-1], the circulant extras reaching T
+ * (topo_dragonfly_extras_toward). Returns their number, rounds + *n_ex.
+ * O(1). */
 static uint32_t group_min_links(const struct topo_dragonfly *df, uint32_t G, uint32_t T, uint32_t ex[3],
 				uint32_t *n_ex)
 {
-	uint32_t n = 0;
-	if (df->extra) {
-		uint32_t base = df->rounds * (df->g - 1), fwd = (T + df->g - G) % df->g, back = df->g - fwd;
-		bool odd = df->extra & 1;
-		if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
-			ex[n++] = base + 2 * (fwd - 1);
-		if (2 * (back - 1) + 1 < df->extra)
-			ex[n++] = base + 2 * (back - 1) + 1;
-		if (odd && T == (G + df->g / 2) % df->g)
-			ex[n++] = base + df->extra - 1;
-	}
-	*n_ex = n;
-	return df->rounds + n;
+	*n_ex = topo_dragonfly_extras_toward(df, G, T, ex);
+	return df->rounds + *n_ex;
 }
 
 /* Group port of link j of that list. */

@@ -217,20 +217,10 @@ static uint32_t dragonfly_distance(const struct topo *t, uint32_t a, uint32_t b)
  * dragonfly_adjacent); callers check the far end. gp[] holds rounds + 3. */
 static inline uint32_t dragonfly_toward(const struct topo_dragonfly *df, uint32_t X, uint32_t T, uint32_t *gp)
 {
-	uint32_t n = 0, base = df->rounds * (df->g - 1);
+	uint32_t n = 0;
 	for (uint32_t k = 0; k < df->rounds; k++)
 		gp[n++] = topo_dragonfly_group_port(df, X, T, k);
-	if (!df->extra)
-		return n;
-	uint32_t fwd = (T + df->g - X) % df->g, back = (X + df->g - T) % df->g;
-	bool odd = df->extra & 1;
-	if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
-		gp[n++] = base + 2 * (fwd - 1);
-	if (2 * (back - 1) + 1 < df->extra)
-		gp[n++] = base + 2 * (back - 1) + 1;
-	if (odd && T == (X + df->g / 2) % df->g)
-		gp[n++] = base + df->extra - 1;
-	return n;
+	return n + topo_dragonfly_extras_toward(df, X, T, gp + n);
 }
 
 /* Insertion sort: the lists are a few dozen entries (h, or the routers

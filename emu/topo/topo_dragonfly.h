@@ -44,6 +44,29 @@ static inline uint32_t topo_dragonfly_group_port(const struct topo_dragonfly *df
 	return (T < G ? T : T - 1) + k * (df->g - 1);
 }
 
+/* The circulant `extra` group ports of group G that reach group T != G
+ * (T = G + j is extra port 2(j-1) unless that is an odd `extra`'s last
+ * port, T = G - j is 2(j-1)+1, an odd `extra`'s last goes to G + g/2), as
+ * group ports into ex[]; returns how many (0 .. 3). With the `rounds`
+ * consecutive ones (topo_dragonfly_group_port, k < rounds) they are all of
+ * G's links toward T. */
+static inline uint32_t topo_dragonfly_extras_toward(const struct topo_dragonfly *df, uint32_t G, uint32_t T,
+						    uint32_t ex[3])
+{
+	uint32_t n = 0;
+	if (!df->extra)
+		return 0;
+	uint32_t base = df->rounds * (df->g - 1), fwd = (T + df->g - G) % df->g, back = df->g - fwd;
+	bool odd = df->extra & 1;
+	if (2 * (fwd - 1) < df->extra && !(odd && 2 * (fwd - 1) == df->extra - 1))
+		ex[n++] = base + 2 * (fwd - 1);
+	if (2 * (back - 1) + 1 < df->extra)
+		ex[n++] = base + 2 * (back - 1) + 1;
+	if (odd && T == (G + df->g / 2) % df->g)
+		ex[n++] = base + df->extra - 1;
+	return n;
+}
+
 /* The gateway of group G toward group T != G, the k = 0 link (BookSim's
  * dragonfly_port takes it): its router's index in G, and its global port. */
 static inline void topo_dragonfly_gateway(const struct topo_dragonfly *df, uint32_t G, uint32_t T, uint32_t *index,
