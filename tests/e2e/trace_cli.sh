@@ -415,14 +415,18 @@ for a in ("init", "send %d 0 64", "recv %d 0 64", "finalize"):
     for r in range(n):
         print(r, a % ((r + 1) % n if "send" in a else (r - 1) % n) if "%" in a else a)
 ' >"$T/sg1100.txt"
+# sg1100_args COMMAND: $o and args=(...) for converting sg1100.txt with it.
+sg1100_args() {
+	o=$T/sg1100-$1.nlt
+	[ "$1" = convert ] && args=("$T/sg1100.txt" "$o") || args=("$T/sg1100.txt" -o "$o")
+}
 # Even the hard limit too low: one line naming the output, the ranks, the
 # limit and what to raise it to, as serve --record's; it blamed an input
 # line ('sg1100.txt:1019: OUT: cannot create a temporary stream file: Too
 # many open files'). Nothing is left beside the output.
 if [ "$hard" = unlimited ] || [ "$hard" -ge 1024 ]; then
 	for c in convert import; do
-		o=$T/sg1100-$c.nlt
-		[ $c = convert ] && args=("$T/sg1100.txt" "$o") || args=("$T/sg1100.txt" -o "$o")
+		sg1100_args $c
 		expect 2 "$c of 1,100 interleaved ranks under a hard limit of 1024 open files" \
 			bash -c 'ulimit -n 1024 && exec "$@"' - "$NL" trace $c "${args[@]}"
 		same "netloom: $o: 1100 ranks need up to 1164 open files (a temporary stream file per rank while the \
@@ -434,8 +438,7 @@ hard limit, ulimit -Hn); raise ulimit -n to at least 1164" "$T/err" "$c: the lin
 fi
 if [ "$hard" = unlimited ] || [ "$hard" -ge 1300 ]; then
 	for c in convert import; do
-		o=$T/sg1100-$c.nlt
-		[ $c = convert ] && args=("$T/sg1100.txt" "$o") || args=("$T/sg1100.txt" -o "$o")
+		sg1100_args $c
 		expect 0 "$c of 1,100 interleaved ranks under a soft limit of 1024 open files" \
 			bash -c 'ulimit -Sn 1024 && exec "$@"' - "$NL" trace $c "${args[@]}"
 		"$NL" trace info --json "$o" 2>&1 |
