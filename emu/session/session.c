@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/text.h"
 #include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
@@ -131,6 +132,14 @@ void nl_sim_free(nl_sim *s)
 	free(s->points);
 	config_release(&s->cfg);
 	free(s);
+}
+
+json_t *session_json_text(const char *s)
+{
+	char *clean = text_utf8_clean(s ? s : "", false);
+	json_t *j = clean ? json_string(clean) : NULL;
+	free(clean);
+	return j;
 }
 
 json_t *session_config_json(const struct config *cfg)

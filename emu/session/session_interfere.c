@@ -426,7 +426,9 @@ static json_t *ifr_doc(const struct ifr *x)
 		const struct ifr_job *jb = &x->jobs[j];
 		const struct place_job_spec *sp = jb->spec;
 		json_t *o = json_object(), *eps = json_array(), *shift = json_object();
-		json_object_set_new(o, "name", json_string(sp->name));
+		/* Names and paths are any bytes (a job '[job A\xff]'): as U+FFFD,
+		 * else the key went missing and the table read a NULL name. */
+		json_object_set_new(o, "name", session_json_text(sp->name));
 		if (sp->synthetic >= 0) {
 			json_t *sy = json_object();
 			json_object_set_new(sy, "pattern", json_string(app_synth_pattern_name(sp->synthetic)));
@@ -435,7 +437,7 @@ static json_t *ifr_doc(const struct ifr *x)
 			json_object_set_new(sy, "steps", json_integer((json_int_t)sp->synth_steps));
 			json_object_set_new(o, "synthetic", sy);
 		} else {
-			json_object_set_new(o, "trace", json_string(sp->trace));
+			json_object_set_new(o, "trace", session_json_text(sp->trace));
 		}
 		json_object_set_new(o, "ranks", json_integer(jb->n_ranks));
 		json_object_set_new(o, "placement", json_string(sp->policy));
@@ -459,9 +461,9 @@ static json_t *ifr_doc(const struct ifr *x)
 	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
 	json_object_set_new(doc, "netloom_build", json_string(version_build()));
 	json_object_set_new(doc, "command", json_string("interfere"));
-	json_object_set_new(doc, "workload", json_string(x->path));
+	json_object_set_new(doc, "workload", session_json_text(x->path));
 	json_object_set_new(doc, "config", session_config_json(&x->s->cfg));
-	json_object_set_new(res, "topology", json_string(x->t->spec));
+	json_object_set_new(res, "topology", session_json_text(x->t->spec));
 	json_object_set_new(res, "backend", json_string(x->ops->name));
 	json_object_set_new(res, "jobs", jobs);
 	json_object_set(res, "links", x->links);

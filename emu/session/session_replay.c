@@ -13,7 +13,6 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "core/text.h"
 #include "core/version.h"
 #include "net/net.h"
 #include "place/place.h"
@@ -41,17 +40,6 @@ static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *
 	if (*want_topo && !(*ops)->ignores_routing)
 		NL_CHECK(session_default_routing(s, err));
 	return 0;
-}
-
-/* A JSON string of s (a path, a manifest field: any bytes), bytes that
- * are not UTF-8 as U+FFFD: json_string refuses them, and the key went
- * missing from the result. */
-static json_t *session_json_text(const char *s)
-{
-	char *clean = text_utf8_clean(s ? s : "", false);
-	json_t *j = clean ? json_string(clean) : NULL;
-	free(clean);
-	return j;
 }
 
 /* What identifies the trace, so a result can be re-run to the same bits. */

@@ -152,6 +152,20 @@ expect_eq "synthetic job" "$(json "$dir/synring.json" 'd["results"]["jobs"][1]["
   "({'pattern': 'ring', 'bytes': 32768, 'interval_s': 5e-06, 'steps': 30}, 240)"
 expect_eq "synthetic counts = flit hops" "$(json "$dir/synring.json" 'd["results"]["links"]["total"] == d["results"]["network"]["flit_hops"]')" True
 
+# Names and paths are any bytes: a job name, a trace path and the
+# workload's own path that are not UTF-8 are in the JSON with U+FFFD
+# (docs/layout.md), where the keys went missing, the table printed
+# "(null)" and --plot crashed (exit 139, a staged SVG left).
+cp "$dir/a.nlt" "$dir/a"$'\xfe'".nlt"
+printf '[job A\xff\xfe]\ntrace = a\xfe.nlt\n[job ring]\nsynthetic = ring\nranks = 2\nsteps = 2\n' > "$dir/nu"$'\xff'".ini"
+"$netloom" interfere "$dir/nu"$'\xff'".ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/nu.json" --plot "$dir/nu.svg" > "$dir/nu.txt" ||
+  fail "non-UTF-8 names: exit $?"
+expect_eq "non-UTF-8 names in the JSON" \
+  "$(json "$dir/nu.json" 'ascii(([j["name"] for j in d["results"]["jobs"]], d["results"]["jobs"][0]["trace"].endswith("a\ufffd.nlt"), d["workload"].endswith("nu\ufffd.ini")))')" \
+  "(['A\ufffd\ufffd', 'ring'], True, True)"
+! grep -q "(null)" "$dir/nu.txt" || fail "non-UTF-8 names: the table prints (null)"
+[ -s "$dir/nu.svg" ] && ! compgen -G "$dir/nu.svg.tmp*" > /dev/null || fail "non-UTF-8 names: no chart, or a staged one left"
+
 # 9. Bad workloads: one line naming file, line, section, key, value and
 # what was expected; exit 2 (bad input); no JSON written.
 bad() { # NAME CONTENT EXPECTED-MESSAGE
