@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Install what is missing, build (optimised and sanitizer builds) and run the
 # whole test suite. The last line is "N passed, N failed".
+#   scripts/test.sh         (no arguments: CI runs it so)
 set -uo pipefail
+usage="usage: scripts/test.sh (no arguments: builds build/, build-asan/, build-release/, build-clang/ and build-tsan/, then runs the tests)"
+[ $# -eq 0 ] || case $1 in
+  -h | --help) echo "$usage"; exit 0 ;;
+  -*) echo "scripts/test.sh: unknown option '$1': expected no arguments (or -h, --help)" >&2; exit 2 ;;
+  *) echo "scripts/test.sh: unexpected argument '$1': it takes none and runs the whole suite (one test: meson test -C build NAME)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 scripts/deps.sh || exit 1
 scripts/build.sh || exit 1
