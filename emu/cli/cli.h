@@ -38,11 +38,17 @@ int cli_check_output(const char *opt, const char *path, struct nl_err *err);
 
 /* After the work: a result that could not be written (a full disk,
  * /dev/full as the file) although cli_check_output accepted its path.
- * Prints the line as cli_report does and returns CLI_FAIL whatever the
- * code: the work failing, not bad input (2 says nothing was written, and
- * stdout may hold the result already), as compare's report and a result
- * lost on stdout (cli_stdout_finish). */
-int cli_report_unwritten(const struct nl_err *err);
+ * Prints the line as cli_report does, after the output option `opt` whose
+ * value is `path` ("netloom: --json: r.json: write failed: No space left
+ * on device", as serve's --json, --messages and --record), and returns
+ * CLI_FAIL whatever the code: the work failing, not bad input (2 says
+ * nothing was written, and stdout may hold the result already), as a
+ * result lost on stdout (cli_stdout_finish). No option when opt is NULL
+ * (path unused: a line that names it already, serve's; an output given
+ * as an argument, trace's) or path is "-" (standard output, the default
+ * of design's and topo's -o: "stdout: write failed: ...", as
+ * cli_stdout_finish says it). */
+int cli_report_unwritten(const char *opt, const char *path, const struct nl_err *err);
 
 /* Under mpirun (or srun) with more than one rank: MPI initialised into *m
  * (NULL when not launched by MPI, or launched with one rank and built
@@ -178,9 +184,10 @@ int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *exam
 
 /* Release what cli_layout_setup() built and turn rc (0 or negative, with
  * err set) into the command's exit status: cli_report's, or with
- * is_unwritten (rc from writing the results after the work)
- * cli_report_unwritten's. */
-int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, bool is_unwritten);
+ * unwritten_opt (rc from writing the results after the work, to the
+ * output of that option, whose value is path) cli_report_unwritten's. */
+int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, const char *unwritten_opt,
+		      const char *path);
 
 /* The summary as a JSON object (caller owns). */
 struct json_t;

@@ -242,13 +242,12 @@ int cli_compare_main(int argc, char **argv)
 	 * a status of its own, so a script or CI job notices without parsing
 	 * the report; 1 and 2 mean no report at all. A report not written
 	 * after the runs is 1 whatever the cause (cli_exit_code would make
-	 * an NL_EIO a 2, "nothing run", which is not so here). */
-	if (rc < 0) {
-		cli_report(&err);
-		rc = CLI_FAIL;
-	} else {
+	 * an NL_EIO a 2, "nothing run", which is not so here); its line names
+	 * -o, as this command's other lines about DIR. */
+	if (rc < 0)
+		rc = cli_report_unwritten("-o", dir, &err);
+	else
 		rc = res.failed ? CLI_COMPARE_FAILED_CELLS : CLI_OK;
-	}
 out:
 	/* A report rank 0 could not write fails every rank, and so does its
 	 * summary line lost on stdout (cli_stdout_finish: 1). */

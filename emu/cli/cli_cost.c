@@ -164,13 +164,14 @@ int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *exam
 	return 0;
 }
 
-int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, bool is_unwritten)
+int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, const char *unwritten_opt,
+		      const char *path)
 {
 	layout_release(lo);
 	topo_free(t);
 	if (rc == 0)
 		return CLI_OK;
-	return is_unwritten ? cli_report_unwritten(err) : cli_report(err);
+	return unwritten_opt ? cli_report_unwritten(unwritten_opt, path, err) : cli_report(err);
 }
 
 
@@ -329,7 +330,7 @@ int cli_cost_main(int argc, char **argv)
 		return cli_report(&err);
 	rc = layout_summarise(&lo, m, o.radix, &s, &err);
 	if (rc < 0)
-		return cli_layout_finish(t, &lo, rc, &err, false);
+		return cli_layout_finish(t, &lo, rc, &err, NULL, NULL);
 	/* The table first, as run's: a JSON file that then fails to write
 	 * (a full disk) loses only itself, status 1. */
 	if (!(json_path && !strcmp(json_path, "-")))
@@ -339,5 +340,5 @@ int cli_cost_main(int argc, char **argv)
 		rc = doc ? out_write_json(json_path, doc, &err) : nl_errf(&err, NL_ENOMEM, "out of memory");
 		json_decref(doc);
 	}
-	return cli_layout_finish(t, &lo, rc, &err, true);
+	return cli_layout_finish(t, &lo, rc, &err, "--json", json_path);
 }

@@ -225,7 +225,7 @@ static int design_hyperx_main(int argc, char **argv)
 		fclose(f);
 		rc = design_emit_text(output, buf, len, &err);
 	}
-	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten("--output", output, &err) : CLI_OK;
 }
 
 /* --- equality ---------------------------------------------------------------------- */
@@ -393,7 +393,7 @@ static int design_equality_main(int argc, char **argv)
 	free(spec);
 	free(nota);
 	analyze_eq_release(&e);
-	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten("--output", output, &err) : CLI_OK;
 }
 
 /* --- flex, dragonfly, slimfly -------------------------------------------------------- */
@@ -487,7 +487,7 @@ static int design_fullbw_main(int argc, char **argv)
 		}
 	}
 	free(cfg);
-	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten("--output", output, &err) : CLI_OK;
 }
 
 /* The design searches, by the family they design (`netloom design NAME`). */

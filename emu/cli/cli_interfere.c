@@ -312,7 +312,7 @@ int cli_interfere_main(int argc, char **argv)
 	 * full disk) is the work failing, 1, not bad input, with the table
 	 * already on stdout (as run's, docs/results.md). */
 	if (json_out && out_write_json(json_out, doc, &err) < 0) {
-		status = cli_report_unwritten(&err);
+		status = cli_report_unwritten("--json", json_out, &err);
 		goto out;
 	}
 	/* The results are out (table, JSON): a plot that cannot be drawn is

@@ -187,6 +187,7 @@ static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, con
 /* One output of the command: where it goes and its bytes. */
 struct lay_out {
 	const char *path; /* "-" = stdout */
+	const char *opt;  /* the option it is the value of: "--svg" */
 	char *buf;
 	size_t len;
 	char *tmp;        /* staged temporary file, NULL when none */
@@ -205,8 +206,9 @@ struct lay_out {
  * a directory meanwhile) leaves the earlier one replaced. SIGPIPE is
  * ignored while writing in place: a reader gone (`| head`) is a failed
  * write, said, with the staged files removed, not the end of the process
- * with them left behind. */
-static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
+ * with them left behind. On failure *failed is the output that failed
+ * (its option leads the line: cli_report_unwritten). */
+static int lay_write_all(struct lay_out *o, size_t n, size_t *failed, struct nl_err *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -217,24 +219,26 @@ static int lay_write_all(struct lay_out *o, size_t n, struct nl_err *err)
 		free(real);
 		if (kind < 0) {
 			rc = kind;
+			*failed = i;
 			break;
 		}
 		o[i].is_stream = kind == NL_OUT_STREAM;
-		rc = out_stage(o[i].path, o[i].buf, o[i].len, &o[i].tmp, err);
+		if ((rc = out_stage(o[i].path, o[i].buf, o[i].len, &o[i].tmp, err)) < 0)
+			*failed = i;
 	}
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (o[i].is_stream)
-			rc = out_commit(&o[i].tmp, o[i].path, err);
+		if (o[i].is_stream && (rc = out_commit(&o[i].tmp, o[i].path, err)) < 0)
+			*failed = i;
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (!strcmp(o[i].path, "-"))
-			rc = out_write_atomic("-", o[i].buf, o[i].len, err);
+		if (!strcmp(o[i].path, "-") && (rc = out_write_atomic("-", o[i].buf, o[i].len, err)) < 0)
+			*failed = i;
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (o[i].tmp)
-			rc = out_commit(&o[i].tmp, o[i].path, err);
+		if (o[i].tmp && (rc = out_commit(&o[i].tmp, o[i].path, err)) < 0)
+			*failed = i;
 	for (size_t i = 0; i < n; i++)
 		out_unstage(&o[i].tmp);
 	return rc;
@@ -301,18 +305,22 @@ int cli_layout_main(int argc, char **argv)
 	size_t n_out = 0;
 	if (svg) {
 		out[n_out].path = svg;
+		out[n_out].opt = "--svg";
 		rc = lay_svg(&out[n_out].buf, &out[n_out].len, &lo, m, (uint32_t)longest, &err);
 		n_out++;
 	}
 	if (rc == 0 && lengths) {
 		out[n_out].path = lengths;
+		out[n_out].opt = "--lengths";
 		rc = lay_lengths(&out[n_out].buf, &out[n_out].len, &lo, m, &err);
 		n_out++;
 	}
-	bool is_unwritten = false;
-	if (rc == 0)
-		is_unwritten = (rc = lay_write_all(out, n_out, &err)) < 0;
+	const struct lay_out *unwritten = NULL;
+	size_t failed = 0;
+	if (rc == 0 && (rc = lay_write_all(out, n_out, &failed, &err)) < 0)
+		unwritten = &out[failed];
 	for (size_t i = 0; i < n_out; i++)
 		free(out[i].buf);
-	return cli_layout_finish(t, &lo, rc, &err, is_unwritten);
+	return cli_layout_finish(t, &lo, rc, &err, unwritten ? unwritten->opt : NULL,
+				 unwritten ? unwritten->path : NULL);
 }

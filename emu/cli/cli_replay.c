@@ -770,7 +770,7 @@ int cli_replay_main(int argc, char **argv)
 		else
 			rc = nl_errf(&err, NL_ENOMEM, "%s: out of memory", o.json);
 		if (rc < 0)
-			status = cli_report_unwritten(&err);
+			status = cli_report_unwritten("--json", o.json, &err);
 	}
 	if (is_tl_lost)
 		status = cli_replay_timeline_lost(&o, &tl_err, status);

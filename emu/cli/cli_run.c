@@ -332,16 +332,19 @@ static int run_help(int argc, char **argv)
 }
 
 /* quiet: an MPI rank other than 0, which prints nothing (rank 0 reports
- * the same error; every rank exits with the same code). is_unwritten: rc
- * is the JSON file's, which failed to be written after the runs (a full
- * disk, /dev/full; its path was checked before them): the work failing,
- * 1, not bad input (cli_report_unwritten), the table already on stdout. */
-static int run_finish(int rc, bool deadlocked, bool is_unwritten, const struct nl_err *err, bool quiet)
+ * the same error; every rank exits with the same code). unwritten: the
+ * --json path when rc is its file's, which failed to be written after the
+ * runs (a full disk, /dev/full; its path was checked before them): the
+ * work failing, 1, not bad input (cli_report_unwritten), the table
+ * already on stdout; else NULL. */
+static int run_finish(int rc, bool deadlocked, const char *unwritten, const struct nl_err *err, bool quiet)
 {
+	if (rc < 0 && unwritten)
+		return quiet ? CLI_FAIL : cli_report_unwritten("--json", unwritten, err);
 	if (rc < 0) {
 		/* Before cli_report, which clears stdout's error flag that
 		 * cli_exit_code reads. */
-		int code = is_unwritten ? CLI_FAIL : run_exit_code(err);
+		int code = run_exit_code(err);
 		if (!quiet)
 			cli_report(err);
 		return code;
@@ -427,7 +430,7 @@ int cli_run_main(int argc, char **argv)
 	bool is_unwritten = false;
 	if (rc == 0 && o.json_path)
 		is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
-	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten, &err, quiet), 0);
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet), 0);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
@@ -527,7 +530,8 @@ int cli_sweep_main(int argc, char **argv)
 			is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	}
 done:
-	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten, &err, quiet), sp.stdout_errno);
+	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet),
+			       sp.stdout_errno);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:

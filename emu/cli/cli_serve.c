@@ -317,7 +317,7 @@ int cli_serve_main(int argc, char **argv)
 	if (rc == NL_EDEADLOCK)
 		status = CLI_FAIL;
 	else if (rc < 0 && is_unwritten) /* after the clients ran: the work failing (docs/results.md) */
-		status = cli_report_unwritten(&err);
+		status = cli_report_unwritten(NULL, NULL, &err); /* live's line names the option */
 	else if (rc < 0)
 		status = cli_report(&err);
 	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM, or every rank evicted: a failed run, not bad input */

@@ -500,7 +500,7 @@ static int topo_describe_main(int argc, char **argv)
 	topo_free(r.t);
 	/* The analysis is done: a result that cannot be written now is the
 	 * work failing, 1. */
-	return rc < 0 ? cli_report_unwritten(&err) : CLI_OK;
+	return rc < 0 ? cli_report_unwritten("--output", o.output, &err) : CLI_OK;
 fail:
 	analyze_dist_release(&r.d);
 	analyze_graph_release(&r.g);
@@ -564,7 +564,7 @@ static int topo_export_main(int argc, char **argv)
 	topo_free(t);
 	if (rc == 0)
 		return CLI_OK;
-	return is_unwritten ? cli_report_unwritten(&err) : cli_report(&err);
+	return is_unwritten ? cli_report_unwritten("--output", output, &err) : cli_report(&err);
 }
 
 int cli_topo_main(int argc, char **argv)

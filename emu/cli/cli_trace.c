@@ -147,7 +147,7 @@ static int report_out(const struct nl_err *e, const char *out, char sep)
 {
 	size_t n = strlen(out);
 	if (e->code == NL_EIO && n && !strncmp(e->msg, out, n) && e->msg[n] == sep)
-		return cli_report_unwritten(e);
+		return cli_report_unwritten(NULL, out, e);
 	return report(e);
 }
 

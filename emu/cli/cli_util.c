@@ -232,9 +232,12 @@ int cli_check_output(const char *opt, const char *path, struct nl_err *err)
 	return rc;
 }
 
-int cli_report_unwritten(const struct nl_err *err)
+int cli_report_unwritten(const char *opt, const char *path, const struct nl_err *err)
 {
-	cli_report(err);
+	struct nl_err line = *err;
+	if (opt && strcmp(path, "-"))
+		nl_err_prefix(&line, "%s", opt);
+	cli_report(&line);
 	return CLI_FAIL;
 }
 

@@ -153,7 +153,7 @@ def case_atomic_outputs():
         with tempfile.TemporaryDirectory() as d:
             svg = os.path.join(d, "ok.svg")
             p = run("layout", "torus:k=4x4", "--svg", svg, "--lengths", "/dev/full", code=1)
-            one_line_error(p, "/dev/full: write failed")
+            one_line_error(p, "--lengths: /dev/full: write failed")
             eq("--lengths /dev/full: nothing left", os.listdir(d), [])
             with open("/dev/full", "wb") as full:
                 p = subprocess.run([NETLOOM, "layout", "torus:k=4x4", "--svg", svg, "--lengths", "-"], stdout=full,
@@ -176,7 +176,7 @@ def case_atomic_outputs():
                             "/dev/stdout"], stdout=w, stderr=subprocess.PIPE, env=ENV)
         os.close(w)
         eq("reader gone: exit", p.returncode, 1)
-        eq("reader gone: stderr", p.stderr.decode(), "netloom: /dev/stdout: write failed: Broken pipe\n")
+        eq("reader gone: stderr", p.stderr.decode(), "netloom: --lengths: /dev/stdout: write failed: Broken pipe\n")
         eq("reader gone: nothing left", os.listdir(d), [])
 
 

@@ -412,7 +412,7 @@ expect_eq "DIR/cache a file" "$rc:$out" "2:netloom: $dir/wc/cache: not a directo
 # one whole, three files and no temporary one left.
 limit=$(( ($(stat -c %s "$dir/w/index.html") - 1) / 1024 ))
 out=$(trap '' XFSZ; ulimit -f "$limit"; "$netloom" compare "$dir/w2.ini" -o "$dir/w" 2>&1 >/dev/null); rc=$?
-expect_eq "write fails" "$rc:$out" "1:netloom: $dir/w/index.html: write failed: File too large"
+expect_eq "write fails" "$rc:$out" "1:netloom: -o: $dir/w/index.html: write failed: File too large"
 for f in report.json report.md index.html; do
   cmp -s "$dir/w/$f" "$dir/w0/$f" || fail "write fails: $f replaced"
 done

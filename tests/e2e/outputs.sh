@@ -67,31 +67,41 @@ fi
 if [ -w /dev/full ]; then
   out=$("$netloom" "${run[@]}" --json /dev/full 2>err)
   expect_eq "run --json /dev/full: exit" "$?" 1
-  expect_eq "run --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  expect_eq "run --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
   grep -q '^ *offered' <<<"$out" || fail "run --json /dev/full: no table on stdout: '$out'"
   out=$("$netloom" sweep "${run[@]:1}" --rates 0.1:0.2:0.1 --json /dev/full 2>err)
   expect_eq "sweep --json /dev/full: exit" "$?" 1
-  expect_eq "sweep --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  expect_eq "sweep --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
   grep -q '^saturation\|^no saturation' <<<"$out" || fail "sweep --json /dev/full: no summary on stdout: '$out'"
   # A result that cannot be written after the work (its path accepted
   # before it) is the work failing: exit 1, not 2 ('nothing written'),
-  # and what went to stdout stays there.
+  # and what went to stdout stays there. The line names the option whose
+  # file it is (cli_report_unwritten), as serve's (live.py).
   out=$("$netloom" cost torus:k=4x4 --json /dev/full 2>err)
   expect_eq "cost --json /dev/full: exit" "$?" 1
-  expect_eq "cost --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  expect_eq "cost --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
   grep -q '^topology     torus:k=4x4' <<<"$out" || fail "cost --json /dev/full: no table on stdout: '$out'"
   for c in "layout torus:k=4x4 --svg /dev/full" "layout torus:k=4x4 --lengths /dev/full" \
+           "layout torus:k=4x4 --svg /dev/full --lengths ok.txt" "layout torus:k=4x4 --svg ok.svg --lengths /dev/full" \
            "topo export torus:k=4x4 --format json -o /dev/full" "topo describe torus:k=4x4 -o /dev/full" \
            "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o /dev/full" \
            "design equality --routers 8 --radix 3 --generations 2 -o /dev/full" \
            "design flex --terminals 64 --radix 16 --json -o /dev/full"; do
+    opt=${c%% /dev/full*}
+    opt=${opt##* }
+    [ "$opt" = -o ] && opt=--output
     $netloom $c >/dev/null 2>err
     expect_eq "$c: exit" "$?" 1
-    expect_eq "$c" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+    expect_eq "$c" "$(cat err)" "netloom: $opt: /dev/full: write failed: No space left on device"
   done
+  [ -e ok.txt ] || [ -e ok.svg ] && fail "layout, one output on /dev/full: the other written"
+  # Standard output, the default of -o, is named as such, with no option.
+  "$netloom" design flex --terminals 64 --radix 16 >/dev/full 2>err
+  expect_eq "design flex >/dev/full: exit" "$?" 1
+  expect_eq "design flex >/dev/full" "$(cat err)" "netloom: stdout: write failed: No space left on device"
   out=$("$netloom" replay "$root/traces/samples/pingpong-2.nlt" --json /dev/full 2>err)
   expect_eq "replay --json /dev/full: exit" "$?" 1
-  expect_eq "replay --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  expect_eq "replay --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
   grep -q '^  predicted runtime' <<<"$out" || fail "replay --json /dev/full: no report on stdout: '$out'"
   # A drawing that cannot be written takes neither the report nor the
   # JSON with it: one line, exit 3 (interfere's for its --plot).
@@ -105,7 +115,7 @@ if [ -w /dev/full ]; then
     "$root/traces/samples/lammps-lj-2.nlt" >jobs.ini
   out=$("$netloom" interfere jobs.ini -s topology=torus:k=4x4 -s link_model=links --json /dev/full 2>err)
   expect_eq "interfere --json /dev/full: exit" "$?" 1
-  expect_eq "interfere --json /dev/full" "$(cat err)" "netloom: /dev/full: write failed: No space left on device"
+  expect_eq "interfere --json /dev/full" "$(cat err)" "netloom: --json: /dev/full: write failed: No space left on device"
   grep -q '^netloom interfere: jobs.ini, 2 jobs' <<<"$out" || fail "interfere --json /dev/full: no table on stdout: '$out'"
 fi
 
