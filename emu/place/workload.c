@@ -68,6 +68,22 @@ static bool wl_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 	return true;
 }
 
+/* A seed: 0..2^53, the bound of a replay's key placement_seed
+ * (app_config.c), so the JSON's placement_seed (a signed 64-bit integer)
+ * holds it exactly, also for readers keeping numbers as doubles. Refused
+ * in a replay's words. */
+static bool wl_seed(struct wl_ctx *x, const char *section, const char *key, const char *value, uint64_t *out)
+{
+	const uint64_t max = UINT64_C(1) << 53;
+	if (wl_u64(value, 0, max, out))
+		return true;
+	if (!*value || value[strspn(value, "0123456789")])
+		return wl_bad(x, section, key, value, "an unsigned integer");
+	x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: [%s] key '%s': value '%s' out of range: expected a value in 0..%" PRIu64,
+			x->path, x->src.line, section, key, value, max);
+	return false;
+}
+
 /* A path relative to the workload file's folder (absolute ones stay). */
 static char *wl_path(const struct wl_ctx *x, const char *v)
 {
@@ -114,10 +130,10 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		return 0;
 	}
 	if (!strcmp(key, "placement_seed")) {
-		if (!wl_u64(value, 0, UINT64_MAX, &u))
-			return wl_bad(x, section, key, value, "an unsigned integer");
-		j->seed = u;
-		j->has_seed = true;
+		if (wl_seed(x, section, key, value, &u)) {
+			j->seed = u;
+			j->has_seed = true;
+		}
 		return 0;
 	}
 	if (!strcmp(key, "ranks_per_node")) {
@@ -271,9 +287,8 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 			return 0;
 		if (strcmp(key, "seed"))
 			return wl_bad(x, section, key, value, "a [workload] key: seed");
-		if (!wl_u64(value, 0, UINT64_MAX, &u))
-			return wl_bad(x, section, key, value, "an unsigned integer");
-		w->seed = u;
+		if (wl_seed(x, section, key, value, &u))
+			w->seed = u;
 		return 0;
 	}
 	if (!x->job) {

@@ -183,6 +183,9 @@ bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
   "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps"
 bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
   "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
+# Seeds as a replay's placement_seed, 0..2^53 (2^64 - 1 was written as -1).
+bad seed $'[job A]\ntrace = a.nlt\nplacement_seed = 18446744073709551615' \
+  "$dir/seed.ini:3: [job A] key 'placement_seed': value '18446744073709551615' out of range: expected a value in 0..9007199254740992"
 bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: expected [workload] or [job NAME]"
 # A key before any header was dropped silently.
 bad nosection $'trace = a.nlt\n[job A]\ntrace = a.nlt' \

@@ -317,6 +317,25 @@ static void test_workload(void)
 	path = map_file("[workload]\nseed = -1\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":2: [workload] key 'seed': value '-1': expected an unsigned integer");
+	/* Seeds are 0..2^53, as a replay's placement_seed: the JSON holds
+	 * them exactly (2^64 - 1 was written as placement_seed -1). */
+	path = map_file("[workload]\nseed = 9007199254740992\n[job a]\ntrace = a.nlt\n[job b]\ntrace = b.nlt\n"
+			"placement_seed = 0\n");
+	CHECK_OK(place_workload_read(path, &w, &err), &err);
+	CHECK_EQ(w.jobs[0].seed, UINT64_C(9007199254740992));
+	CHECK_EQ(w.jobs[1].seed, 0);
+	place_workload_release(&w);
+	path = map_file("[job a]\ntrace = a.nlt\nplacement_seed = 9007199254740993\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'placement_seed': value '9007199254740993' out of range: expected a value in "
+		  "0..9007199254740992");
+	path = map_file("[workload]\nseed = 18446744073709551615\n[job a]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":2: [workload] key 'seed': value '18446744073709551615' out of range: expected a value in "
+		  "0..9007199254740992");
+	path = map_file("[job a]\ntrace = a.nlt\nplacement_seed = 99999999999999999999\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: [job a] key 'placement_seed': value '99999999999999999999' out of range");
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_inner = zigzag\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round_robin");
