@@ -133,7 +133,8 @@ struct eq_ga {
 	uint32_t glen;       /* max genome length (items) = budget */
 	struct eq_eval ev;
 	uint8_t *mark;       /* [n_items] scratch */
-	uint32_t *pool;      /* [n_items] scratch */
+	uint32_t *pool;      /* [n_pool] scratch: the fill's item order, or both parents' items */
+	uint32_t n_pool;     /* max(n_items, 2 * glen) */
 };
 
 struct eq_ind {
@@ -297,7 +298,10 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 	g.ev.odd = malloc(((size_t)K + 2) * sizeof *g.ev.odd);
 	g.ev.even = malloc(((size_t)K + 2) * sizeof *g.ev.even);
 	g.mark = calloc(g.n_items, 1);
-	g.pool = malloc((size_t)g.n_items * sizeof *g.pool);
+	/* The crossover lists both parents' items, up to 2 (K - 2) entries:
+	 * more than the n_items candidates (about 3N/4) once K passes ~0.4 N. */
+	g.n_pool = g.n_items > 2 * g.glen ? g.n_items : 2 * g.glen;
+	g.pool = malloc((size_t)g.n_pool * sizeof *g.pool);
 	pop = calloc(popn, sizeof *pop);
 	next = calloc(popn, sizeof *next);
 	items = malloc((size_t)2 * popn * (g.glen ? g.glen : 1) * sizeof *items);
@@ -347,6 +351,7 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 			const struct eq_ind *pa = &pop[eq_tournament(&r, pop, popn)];
 			const struct eq_ind *pb = &pop[eq_tournament(&r, pop, popn)];
 			uint32_t nu = 0, used = 0;
+			NL_ASSERT(pa->n + pb->n <= g.n_pool);
 			for (uint32_t j = 0; j < pa->n; j++)
 				g.pool[nu++] = pa->items[j];
 			for (uint32_t j = 0; j < pb->n; j++)

@@ -405,6 +405,46 @@ static void test_equality_ga_optimum(void)
 	analyze_eq_release(&r);
 }
 
+/* The search returns a design of radix K for N routers, and the topology
+ * its notation builds has K network ports on every router. */
+static void eq_design_check(uint32_t N, uint32_t K)
+{
+	struct analyze_eq_req q = {.N = N, .K = K, .seed = 7, .population = 8, .generations = 4, .mutation = -1};
+	struct analyze_eq r;
+	struct nl_err e = {0};
+	CHECK_OK(analyze_equality_design(&q, &r, &e), &e);
+	CHECK_EQ(eq_radix(&r), K);
+	char spec[512];
+	int n = snprintf(spec, sizeof spec, "N%uK%u[", N, K);
+	for (uint32_t i = 0; i < r.n_sa; i++)
+		n += snprintf(spec + n, sizeof spec - (size_t)n, "%s%lld", i ? "," : "", (long long)r.sa[i]);
+	n += snprintf(spec + n, sizeof spec - (size_t)n, "](");
+	for (uint32_t i = 0; i < r.n_sb; i++)
+		n += snprintf(spec + n, sizeof spec - (size_t)n, "%s%lld", i ? "," : "", (long long)r.sb[i]);
+	snprintf(spec + n, sizeof spec - (size_t)n, ")");
+	struct topo *t = NULL;
+	CHECK_OK(topo_new(spec, &t, &e), &e);
+	CHECK_EQ(t->n_routers, N);
+	for (uint32_t v = 0; v < N; v++) {
+		uint32_t deg = 0;
+		for (uint32_t g = t->port_base[v]; g < t->port_base[v + 1]; g++)
+			deg += t->peer[g] != TOPO_NONE && !(t->peer[g] & TOPO_EP_BIT);
+		CHECK_EQ(deg, K);
+	}
+	topo_free(t);
+	analyze_eq_release(&r);
+}
+
+/* The largest radix, K = N - 1 (eq. 1: every candidate chord, the complete
+ * graph), for even N = 6 .. 40: the crossover copied both parents' items,
+ * up to 2(K - 2), into scratch sized for the N - 3 items and overflowed
+ * the heap (N=8 K=7: munmap_chunk(): invalid pointer). */
+static void test_equality_ga_full_radix(void)
+{
+	for (uint32_t N = 6; N <= 40; N += 2)
+		eq_design_check(N, N - 1);
+}
+
 /* FleX §III-B full global bandwidth listings against Table 6 (N ~ 1,000):
  * FleX 6x6x3 p=10 (108 routers, radix 30, 1,080 links, diameter 2), Slim
  * Fly q=9 (162 routers, 1,053 links, k' = 13, p = 7, diameter 2), and the
@@ -509,6 +549,7 @@ int main(void)
 	TEST_RUN(test_equality_eval);
 	TEST_RUN(test_equality_ga);
 	TEST_RUN(test_equality_ga_optimum);
+	TEST_RUN(test_equality_ga_full_radix);
 	TEST_RUN(test_fullbw_table6);
 	TEST_RUN(test_fullbw_limits);
 	return test_done();
