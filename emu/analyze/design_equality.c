@@ -151,10 +151,12 @@ static uint32_t eq_cost(const struct eq_ga *g, uint32_t item)
 }
 
 /* Fill ind from the items already marked in g->mark (cost `used`), then
- * with random unmarked items, in one random order, until the budget is
- * spent. If only a one-port gap is left and every one-port item is taken,
- * a one-port item is traded for a two-port one (the setup checked that a
- * mix of the right parity exists). Clears the marks. */
+ * with random unmarked items, in one random order, while they fit. All the
+ * items together cost N - 3 >= budget (eq. 1: radix N - 1), and afterwards
+ * every unmarked item costs more than what is left, so at most 1 is left,
+ * and then every one-port item is taken and a two-port item is free: one
+ * one-port item (the first in the order) is traded for the first free
+ * two-port one. Clears the marks. */
 static void eq_fill(struct eq_ga *g, struct rng *r, struct eq_ind *ind, uint32_t used)
 {
 	uint32_t left = g->budget - used;
@@ -162,25 +164,27 @@ static void eq_fill(struct eq_ga *g, struct rng *r, struct eq_ind *ind, uint32_t
 		for (uint32_t i = 0; i < g->n_items; i++)
 			g->pool[i] = i;
 		rng_shuffle_u32(r, g->pool, g->n_items);
-		for (uint32_t pass = 0; pass < 2 && left; pass++) {
-			for (uint32_t i = 0; i < g->n_items && left; i++) {
-				uint32_t it = g->pool[i];
-				if (!g->mark[it] && eq_cost(g, it) <= left) {
-					g->mark[it] = 1;
-					left -= eq_cost(g, it);
-				}
+		for (uint32_t i = 0; i < g->n_items && left; i++) {
+			uint32_t it = g->pool[i];
+			if (!g->mark[it] && eq_cost(g, it) <= left) {
+				g->mark[it] = 1;
+				left -= eq_cost(g, it);
 			}
-			if (left != 1)
-				break;
-			/* Trade: free a one-port item to make room for a two-port one. */
+		}
+		if (left == 1) {
+			uint32_t one = UINT32_MAX, two = UINT32_MAX;
 			for (uint32_t i = 0; i < g->n_items; i++) {
 				uint32_t it = g->pool[i];
-				if (g->mark[it] && eq_cost(g, it) == 1) {
-					g->mark[it] = 0;
-					left = 2;
-					break;
-				}
+				if (one == UINT32_MAX && g->mark[it] && eq_cost(g, it) == 1)
+					one = it;
+				if (two == UINT32_MAX && !g->mark[it] && eq_cost(g, it) == 2)
+					two = it;
 			}
+			if (one == UINT32_MAX || two == UINT32_MAX)
+				NL_BUG("equality design: N = %u, budget %u: no one-port item to trade for a two-port one", g->N, g->budget);
+			g->mark[one] = 0;
+			g->mark[two] = 1;
+			left = 0;
 		}
 	}
 	NL_ASSERT(left == 0);

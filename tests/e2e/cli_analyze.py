@@ -329,6 +329,12 @@ def case_design_equality_builds():
             raise Fail(f"notation with --endpoints 3: {d['notation']}")
         t = run_json("topo", "describe", d["spec"], "--json")
         eq(f"endpoints of {d['spec'][:30]}", t["endpoints"], 3 * r)
+    # Radix near N: the crossover overflowed the heap (8/7, 10/7, 20/12)
+    # and the fill's trade asserted (6/4, 40/34); test_design sweeps them all.
+    for r, k in ((6, 4), (8, 7), (10, 7), (20, 12), (40, 34)):
+        d = run_json("design", "equality", "--routers", str(r), "--radix", str(k), "--generations", "5", "--json")
+        t = run_json("topo", "describe", d["spec"], "--json")
+        eq(f"network degree of {d['spec']}", (t["routers"], t["network_degree"]), (r, k))
 
 
 def case_design_fullbw():

@@ -445,6 +445,18 @@ static void test_equality_ga_full_radix(void)
 		eq_design_check(N, N - 1);
 }
 
+/* Every radix K = 3 .. N - 1 that --radix accepts, for even N = 6 .. 40
+ * (eq. 1 reaches each: u one-port and w two-port chords with u + 2w = K - 2
+ * always exist). The fill's trade freed a one-port item, then re-picked it
+ * (N=6 K=4: "assertion failed: left == 0"; release builds printed a design
+ * of radix K - 1). */
+static void test_equality_ga_every_radix(void)
+{
+	for (uint32_t N = 6; N <= 40; N += 2)
+		for (uint32_t K = 3; K < N; K++)
+			eq_design_check(N, K);
+}
+
 /* FleX §III-B full global bandwidth listings against Table 6 (N ~ 1,000):
  * FleX 6x6x3 p=10 (108 routers, radix 30, 1,080 links, diameter 2), Slim
  * Fly q=9 (162 routers, 1,053 links, k' = 13, p = 7, diameter 2), and the
@@ -550,6 +562,7 @@ int main(void)
 	TEST_RUN(test_equality_ga);
 	TEST_RUN(test_equality_ga_optimum);
 	TEST_RUN(test_equality_ga_full_radix);
+	TEST_RUN(test_equality_ga_every_radix);
 	TEST_RUN(test_fullbw_table6);
 	TEST_RUN(test_fullbw_limits);
 	return test_done();
