@@ -20,6 +20,15 @@
 #include "core/ini_lines.h"
 #include "place/place.h"
 
+/* A job's first key of a synthetic job (ranks, bytes, interval_s, steps),
+ * line 0 for none: a traced job setting one is refused at that key, its
+ * value named, as every problem of the file is (docs/placement.md). */
+struct wl_synth_key {
+	int line;
+	char key[16];
+	char value[128];  /* as given (a number once the key is checked), cut past 127 characters */
+};
+
 struct wl_ctx {
 	struct place_workload *w;
 	const char *path;
@@ -34,6 +43,7 @@ struct wl_ctx {
 	int cur_headers;
 	struct place_job_spec *job; /* the job of the section being read, NULL for none */
 	struct ini_keys keys; /* the keys set, for "given twice" */
+	struct wl_synth_key synth_key[PLACE_MAX_JOBS]; /* of each job */
 };
 
 /* A key set twice in one section: the last one won silently. */
@@ -107,6 +117,13 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		      const char *value)
 {
 	uint64_t u;
+	struct wl_synth_key *sk = &x->synth_key[j - x->w->jobs];
+	if (!sk->line && (!strcmp(key, "ranks") || !strcmp(key, "bytes") || !strcmp(key, "interval_s") ||
+			  !strcmp(key, "steps"))) {
+		sk->line = x->src.line;
+		snprintf(sk->key, sizeof sk->key, "%s", key);
+		snprintf(sk->value, sizeof sk->value, "%s", value);
+	}
 	if (!strcmp(key, "trace")) {
 		if (!*value)
 			return wl_bad(x, section, key, value, "a trace file (any format netloom replay reads)");
@@ -367,12 +384,11 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 		else if (j->synthetic >= 0 && !j->synth_ranks)
 			rc = nl_errf(err, NL_ECONFIG, "%s:%d: [job %s] key 'ranks': missing; expected the synthetic job's ranks",
 				     path, j->line, j->name);
-		else if (j->synthetic < 0 && (j->synth_ranks || j->synth_bytes != 65536 || j->synth_steps != 100 ||
-					      j->synth_interval_ps))
+		else if (j->synthetic < 0 && x.synth_key[i].line)
 			rc = nl_errf(err, NL_ECONFIG,
-				     "%s:%d: [job %s]: ranks, bytes, interval_s and steps describe a synthetic job; expected "
-				     "key 'synthetic' with them",
-				     path, j->line, j->name);
+				     "%s:%d: [job %s] key '%s': value '%s': ranks, bytes, interval_s and steps describe a "
+				     "synthetic job; expected key 'synthetic' with them",
+				     path, x.synth_key[i].line, j->name, x.synth_key[i].key, x.synth_key[i].value);
 		else if (!strcmp(j->policy, "map") && !j->map_path)
 			rc = nl_errf(err, NL_ECONFIG,
 				     "%s:%d: [job %s] key 'placement_map': missing; expected a map file for placement = map",

@@ -255,8 +255,9 @@ bad both $'[job A]\ntrace = a.nlt\nsynthetic = ring\nranks = 4' \
 bad noranks $'[job S]\nsynthetic = ring' "$dir/noranks.ini:2: [job S] key 'ranks': missing; expected the synthetic job's ranks"
 bad pattern $'[job S]\nsynthetic = uniform\nranks = 4' \
   "$dir/pattern.ini:2: [job S] key 'synthetic': value 'uniform': expected a synthetic pattern: alltoall, shift or ring"
-bad stray $'[job A]\ntrace = a.nlt\nsteps = 4' \
-  "$dir/stray.ini:2: [job A]: ranks, bytes, interval_s and steps describe a synthetic job; expected key 'synthetic' with them"
+# At the key, named with its value (it was the section's first line).
+bad stray $'[job A]\ntrace = a.nlt\nplacement = packed\nsteps = 4' \
+  "$dir/stray.ini:4: [job A] key 'steps': value '4': ranks, bytes, interval_s and steps describe a synthetic job; expected key 'synthetic' with them"
 # A job's placement keys set for the system (-s, a -c file) placed no
 # job, yet the JSON's config echoed them: refused, naming the key and where.
 out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s placement_seed=5 --json "$dir/jobkey.json" 2>&1 >/dev/null); rc=$?

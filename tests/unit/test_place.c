@@ -336,6 +336,14 @@ static void test_workload(void)
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_seed = 99999999999999999999\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'placement_seed': value '99999999999999999999' out of range");
+	/* A synthetic job's key in a traced job, at its line with its value,
+	 * the default value too (steps = 100 passed). */
+	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 2\nsteps = 100\nbytes = 8\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":4: [job a] key 'steps': value '100': ranks, bytes, interval_s and steps describe a synthetic job");
+	path = map_file("[job a]\nsynthetic = ring\nranks = 2\n[job b]\ninterval_s = 0.5\ntrace = b.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":5: [job b] key 'interval_s': value '0.5': ranks, bytes");
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_inner = zigzag\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'placement_inner': value 'zigzag': expected linear or round_robin");
