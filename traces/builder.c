@@ -33,6 +33,7 @@ struct trace_builder {
 	uint32_t n_open;              /* streams open now (RANK_OPEN) */
 	bool is_nofile;               /* a stream hit the limit on open files: */
 	struct nl_err nofile;         /* its line, returned by finish */
+	bool is_unwritten;            /* writing a stream or the archive failed (trace_out_rc) */
 	/* check mode */
 	uint8_t *scratch;
 	size_t scratch_cap;
@@ -122,14 +123,15 @@ static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 			builder_nofile(b);
 			return 0;
 		}
-		return nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s", b->out_path,
-			       strerror(e));
+		return trace_out_rc(&b->is_unwritten,
+				    nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s",
+					    b->out_path, strerror(e)));
 	}
 	close(fd);
 	b->paths[rank] = p;
 	rc = trace_stream_open_opts(&b->w[rank], rank, p, &b->opts, err);
 	if (rc)
-		return rc;
+		return trace_out_rc(&b->is_unwritten, rc);
 	b->state[rank] = RANK_OPEN;
 	b->n_open++;
 	return 0;
@@ -156,9 +158,11 @@ static int check_op(struct trace_builder *b, const struct trace_op *op, struct n
 }
 
 /* An error of rank's stream writer names its temporary file, which is
- * gone once the build fails: name the output instead. */
+ * gone once the build fails: name the output instead. Its input/output
+ * errors are the output's (trace_out_rc). */
 static int stream_err(struct trace_builder *b, uint32_t rank, int rc, struct nl_err *err)
 {
+	trace_out_rc(&b->is_unwritten, rc);
 	const char *tmp = b->paths[rank];
 	size_t n = tmp ? strlen(tmp) : 0;
 	if (rc < 0 && err && n && !strncmp(err->msg, tmp, n) && err->msg[n] == ':') {
@@ -218,6 +222,11 @@ uint64_t trace_builder_rank_ops(const struct trace_builder *b, uint32_t rank)
 	return rank < b->n_ranks ? b->ops[rank] : 0;
 }
 
+bool trace_builder_is_unwritten(const struct trace_builder *b)
+{
+	return b && b->is_unwritten;
+}
+
 int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, struct nl_err *err)
 {
 	if (m->n_ranks != b->n_ranks)
@@ -232,7 +241,10 @@ int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, stru
 	}
 	struct trace_manifest mm = *m;
 	mm.rank_ops = mm.rank_bytes = mm.rank_hash = NULL;
-	return trace_archive_write(b->out_path, &mm, (const char *const *)b->paths, err);
+	/* Its only input is the streams written here: its input/output
+	 * errors are the output's; the manifest's are the trace's. */
+	return trace_out_rc(&b->is_unwritten,
+			    trace_archive_write(b->out_path, &mm, (const char *const *)b->paths, err));
 }
 
 void trace_builder_free(struct trace_builder *b)

@@ -46,9 +46,10 @@ static bool name_ok(const char *n)
 	return n[0] && strcmp(n, ".") && strcmp(n, "..") && !strchr(n, '/');
 }
 
-/* Compress one file into the bundle; fills size, hash, comp_len. */
+/* Compress one file into the bundle; fills size, hash, comp_len.
+ * is_unwritten: trace_out_rc, for the bundle's writes. */
 static int pack_file(struct trace_afile *af, ZSTD_CCtx *cc, const char *src, struct bentry *e,
-		     uint8_t *in, uint8_t *out, size_t out_cap, struct nl_err *err)
+		     uint8_t *in, uint8_t *out, size_t out_cap, bool *is_unwritten, struct nl_err *err)
 {
 	struct stat st;
 	struct trace_xxh64 h;
@@ -86,7 +87,7 @@ static int pack_file(struct trace_afile *af, ZSTD_CCtx *cc, const char *src, str
 				rc = nl_errf(err, NL_EIO, "%s: zstd: %s", src, ZSTD_getErrorName(pending));
 				break;
 			}
-			rc = trace_afile_write(af, out, ob.pos, err);
+			rc = trace_out_rc(is_unwritten, trace_afile_write(af, out, ob.pos, err));
 			e->comp_len += ob.pos;
 		} while (!rc && (mode == ZSTD_e_end ? pending != 0 : ib.pos < ib.size));
 	} while (!rc && left);
@@ -96,7 +97,7 @@ static int pack_file(struct trace_afile *af, ZSTD_CCtx *cc, const char *src, str
 }
 
 int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_traces,
-		      const char *config_path, struct nl_err *err)
+		      const char *config_path, bool *is_unwritten, struct nl_err *err)
 {
 	size_t n = n_traces + (config_path != NULL);
 	struct bentry *ents = calloc(n ? n : 1, sizeof *ents);
@@ -168,14 +169,17 @@ int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_
 	trace_put_u32(hdr + 8, BUNDLE_VERSION);
 	trace_put_u32(hdr + 12, (uint32_t)n);
 	trace_put_u64(hdr + 24, trace_xxh64(hdr, 24, 0));
-	rc = trace_afile_open(&af, out_path, err);
+	/* The traces verified: the work began, and the bundle's own
+	 * input/output errors from here on are its output failing. */
+	rc = trace_out_rc(is_unwritten, trace_afile_open(&af, out_path, err));
 	if (rc)
 		goto out;
-	rc = trace_afile_write(&af, hdr, sizeof hdr, err);
+	rc = trace_out_rc(is_unwritten, trace_afile_write(&af, hdr, sizeof hdr, err));
 	uint64_t off = BUNDLE_HDR;
 	for (size_t i = 0; i < n && !rc; i++) {
 		ents[i].offset = off;
-		rc = pack_file(&af, cc, i < n_traces ? traces[i] : config_path, &ents[i], in, out, out_cap, err);
+		rc = pack_file(&af, cc, i < n_traces ? traces[i] : config_path, &ents[i], in, out, out_cap,
+			       is_unwritten, err);
 		off += ents[i].comp_len;
 	}
 	if (rc)
@@ -220,11 +224,11 @@ int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_
 	trace_put_u64(tr + 8, off);
 	trace_put_u64(tr + 16, clen);
 	trace_put_u64(tr + 24, trace_xxh64(cidx, clen, 0));
-	rc = trace_afile_write(&af, cidx, clen, err);
+	rc = trace_out_rc(is_unwritten, trace_afile_write(&af, cidx, clen, err));
 	if (!rc)
-		rc = trace_afile_write(&af, tr, sizeof tr, err);
+		rc = trace_out_rc(is_unwritten, trace_afile_write(&af, tr, sizeof tr, err));
 	if (!rc) {
-		rc = trace_afile_commit(&af, err);
+		rc = trace_out_rc(is_unwritten, trace_afile_commit(&af, err));
 		af.tmp = NULL;
 	}
 out:
@@ -244,9 +248,11 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Decompress one entry into dir/name, checking size and hash. */
+/* Decompress one entry into dir/name, checking size and hash.
+ * is_unwritten: trace_out_rc, for dir/name's writes. */
 static int unpack_entry(int fd, const char *bundle, const char *dir, const struct bentry *e,
-			ZSTD_DCtx *dc, uint8_t *in, uint8_t *out, size_t out_cap, struct nl_err *err)
+			ZSTD_DCtx *dc, uint8_t *in, uint8_t *out, size_t out_cap, bool *is_unwritten,
+			struct nl_err *err)
 {
 	struct trace_afile af = {.fd = -1};
 	struct trace_xxh64 h;
@@ -256,7 +262,7 @@ static int unpack_entry(int fd, const char *bundle, const char *dir, const struc
 	if (!path)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	snprintf(path, plen, "%s/%s", dir, e->name);
-	rc = trace_afile_open(&af, path, err);
+	rc = trace_out_rc(is_unwritten, trace_afile_open(&af, path, err));
 	free(path);
 	if (rc)
 		return rc;
@@ -287,7 +293,7 @@ static int unpack_entry(int fd, const char *bundle, const char *dir, const struc
 				break;
 			}
 			trace_xxh64_update(&h, out, ob.pos);
-			rc = trace_afile_write(&af, out, ob.pos, err);
+			rc = trace_out_rc(is_unwritten, trace_afile_write(&af, out, ob.pos, err));
 		}
 		off += n;
 		left -= n;
@@ -302,12 +308,12 @@ static int unpack_entry(int fd, const char *bundle, const char *dir, const struc
 	if (rc)
 		trace_afile_abort(&af);
 	else
-		rc = trace_afile_commit(&af, err);
+		rc = trace_out_rc(is_unwritten, trace_afile_commit(&af, err));
 	return rc;
 }
 
 int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_out, size_t *n_names,
-			struct nl_err *err)
+			bool *is_unwritten, struct nl_err *err)
 {
 	uint8_t hdr[BUNDLE_HDR], tr[BUNDLE_TRAILER];
 	struct bentry *ents = NULL;
@@ -457,6 +463,8 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 			rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", bundle_path, sorted[i]);
 			goto out;
 		}
+	/* Not trace_out_rc: nothing is written yet, and a DIR that cannot
+	 * be made is a bad argument (the CLI checks it before the work). */
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		rc = nl_errf(err, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
 		goto out;
@@ -470,7 +478,7 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		goto out;
 	}
 	for (uint32_t i = 0; i < n && !rc; i++)
-		rc = unpack_entry(fd, bundle_path, dir, &ents[i], dc, in, out, out_cap, err);
+		rc = unpack_entry(fd, bundle_path, dir, &ents[i], dc, in, out, out_cap, is_unwritten, err);
 	if (!rc && names_out) {
 		char **names = calloc(n, sizeof *names);
 		if (!names) {

@@ -788,11 +788,12 @@ void trace_otf2_writer_free(struct trace_otf2_writer *w)
 }
 
 int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn warn, void *warn_ctx,
-		      struct nl_err *err)
+		      bool *is_unwritten, struct nl_err *err)
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
 	struct trace_otf2_writer *w;
-	NL_CHECK(trace_otf2_writer_new(&w, dir, m, err));
+	/* The writer reads nothing: its input/output errors are DIR's. */
+	NL_CHECK(trace_out_rc(is_unwritten, trace_otf2_writer_new(&w, dir, m, err)));
 	int rc = 0;
 	uint64_t n_flops = 0; /* ops whose work is a flop count (SimGrid's) */
 	for (uint32_t r = 0; !rc && r < m->n_ranks; r++) {
@@ -802,7 +803,7 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 		int got = 0;
 		while (!rc && (got = trace_rank_next(rd, &op, err)) == 1) {
 			n_flops += op.flops > 0;
-			rc = trace_otf2_writer_op(w, r, &op, op.t_ps, op.t_ps + op.dur_ps, err);
+			rc = trace_out_rc(is_unwritten, trace_otf2_writer_op(w, r, &op, op.t_ps, op.t_ps + op.dur_ps, err));
 		}
 		if (!rc && got < 0)
 			rc = got;
@@ -815,7 +816,7 @@ int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn wa
 			w->ranks[r].last_ps = end;
 	}
 	if (!rc)
-		rc = trace_otf2_writer_finish(w, warn, warn_ctx, err);
+		rc = trace_out_rc(is_unwritten, trace_otf2_writer_finish(w, warn, warn_ctx, err));
 	trace_otf2_writer_free(w);
 	/* What an import of the archive cannot get back, and what a replay
 	 * of it then does differently (docs/trace-format.md 10.3). */

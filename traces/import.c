@@ -93,11 +93,11 @@ int trace_input_format(const char *in_path, const char **importer, struct nl_err
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err)
 {
-	return trace_import_ex(in_path, out_path, warn, warn_ctx, NULL, NULL, err);
+	return trace_import_ex(in_path, out_path, warn, warn_ctx, NULL, NULL, NULL, err);
 }
 
 int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
-		    trace_progress_fn progress, void *progress_ctx, struct nl_err *err)
+		    trace_progress_fn progress, void *progress_ctx, bool *is_unwritten, struct nl_err *err)
 {
 	int e;
 	bool nlt;
@@ -112,7 +112,7 @@ int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn war
 	if (!ops)
 		return not_foreign(in_path, e, false, err);
 	struct trace_skips skips = {0};
-	int rc = ops->import(in_path, out_path, NULL, &skips, progress, progress_ctx, err);
+	int rc = ops->import(in_path, out_path, NULL, &skips, progress, progress_ctx, is_unwritten, err);
 	if (!rc)
 		trace_skips_report(&skips, warn, warn_ctx);
 	trace_skips_release(&skips);

@@ -364,7 +364,7 @@ static int map_file(const char *path, uint8_t **map, size_t *len, struct nl_err 
 
 static int dumpi_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
 			struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
-			struct nl_err *err)
+			bool *is_unwritten, struct nl_err *err)
 {
 	struct meta m;
 	struct dumpi_import d = {.in = in_path, .skips = skips, .err = err, .progress = progress,
@@ -390,6 +390,8 @@ static int dumpi_import(const char *in_path, const char *out_path, const struct 
 			*dot = '\0';
 		rc = dimp_run(&d, out_path, opts, m.hostname ? m.hostname : "", m.startime, app);
 	}
+	if (rc && is_unwritten && trace_builder_is_unwritten(d.b))
+		*is_unwritten = true;
 	dimp_release(&d);
 	for (uint32_t r = 0; d.paths && r < d.n_ranks; r++) {
 		if (d.map && d.map[r])

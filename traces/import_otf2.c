@@ -656,10 +656,13 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 }
 
 static int otf2_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
-		       struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx, struct nl_err *err)
+		       struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx, bool *is_unwritten,
+		       struct nl_err *err)
 {
 	struct otf2_import im = {.path = in_path, .skips = skips, .err = err};
 	int rc = import_run(&im, in_path, out_path, opts, progress, progress_ctx);
+	if (rc && is_unwritten && trace_builder_is_unwritten(im.b))
+		*is_unwritten = true;
 	trace_builder_free(im.b);
 	defs_release(&im.defs);
 	return rc;

@@ -393,7 +393,7 @@ static int import_actions(struct simgrid_import *s, FILE *f, const char *in_path
 
 static int sg_import(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
 		     struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
-		     struct nl_err *err)
+		     bool *is_unwritten, struct nl_err *err)
 {
 	struct simgrid_import s = {.err = err, .skips = skips, .tagged = -1, .progress = progress,
 		       .progress_ctx = progress_ctx};
@@ -407,6 +407,8 @@ static int sg_import(const char *in_path, const char *out_path, const struct tra
 	else
 		rc = import_actions(&s, f, in_path, out_path, opts, SIMGRID_MAX_RANKS);
 	fclose(f);
+	if (rc && is_unwritten && trace_builder_is_unwritten(s.b))
+		*is_unwritten = true;
 	sg_release(&s);
 	return rc;
 }

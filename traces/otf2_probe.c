@@ -27,9 +27,9 @@ int trace_otf2_probe(const char *path, const uint8_t *head, size_t n)
 #ifndef NETLOOM_HAVE_OTF2
 static int otf2_unavailable(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
 			    struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
-			    struct nl_err *err)
+			    bool *is_unwritten, struct nl_err *err)
 {
-	(void)out_path, (void)opts, (void)skips, (void)progress, (void)progress_ctx;
+	(void)out_path, (void)opts, (void)skips, (void)progress, (void)progress_ctx, (void)is_unwritten;
 	return nl_errf(err, NL_EUNSUPPORTED,
 		       "%s: an OTF2 archive, but this netloom was built without the OTF2 library "
 		       "(install libotf2-trace-dev and rebuild)",
@@ -78,9 +78,9 @@ void trace_otf2_writer_free(struct trace_otf2_writer *w)
 }
 
 int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn warn, void *warn_ctx,
-		      struct nl_err *err)
+		      bool *is_unwritten, struct nl_err *err)
 {
-	(void)a, (void)warn, (void)warn_ctx;
+	(void)a, (void)warn, (void)warn_ctx, (void)is_unwritten;
 	return no_export(dir, err);
 }
 #endif

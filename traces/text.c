@@ -688,10 +688,10 @@ static int enc_op(struct enc *e, char *line)
 	op.send_counts = n_sc ? e->sc : NULL;
 	op.recv_counts = n_rc ? e->rc : NULL;
 	int rc = trace_builder_op(e->b, (uint32_t)e->rank, &op, e->err);
-	/* The op's errors are the line's; the builder's input/output errors
-	 * are the archive's (a full disk: "OUT: rank 0: write failed: ..."),
-	 * whichever line reached them, and name it alone. */
-	if (rc == NL_EIO)
+	/* The op's errors are the line's; the output's failing (a full disk:
+	 * "OUT: rank 0: write failed: ...") is the archive's, whichever line
+	 * reached it, and names it alone. */
+	if (trace_builder_is_unwritten(e->b))
 		return rc;
 	if (rc)
 		return nl_err_prefix(e->err, "%s:%llu", e->path, (unsigned long long)e->line_no);
@@ -791,7 +791,7 @@ static int enc_line(struct enc *e, char *line)
 	return enc_header(e, line, sp + 1);
 }
 
-int trace_encode_text(const char *text_path, const char *out_path, struct nl_err *err)
+int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwritten, struct nl_err *err)
 {
 	struct enc e = {.path = text_path, .err = err, .rank = -1, .said_rank = -1, .next_rank = -1};
 	char *line = NULL;
@@ -835,6 +835,8 @@ int trace_encode_text(const char *text_path, const char *out_path, struct nl_err
 		rc = trace_builder_new(&e.b, out_path, e.m.n_ranks, &e.opts, err);
 	if (!rc)
 		rc = trace_builder_finish(e.b, &e.m, err);
+	if (rc && is_unwritten && trace_builder_is_unwritten(e.b))
+		*is_unwritten = true;
 	trace_builder_free(e.b);
 	trace_manifest_release(&e.m);
 	free(e.sc);

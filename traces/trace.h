@@ -330,23 +330,32 @@ int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct n
  * rank's ops (only `rank` when rank >= 0). */
 int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *err);
 
+/* is_unwritten, of the calls below that write an output (encode,
+ * import, export, pack, unpack): out, or NULL; set true when the call
+ * failed because its output could not be written once the work began (a
+ * write, a temporary file or the rename failing: a full disk), left
+ * alone for an error of the input or an output refused before any of it
+ * was written (unpack's DIR that cannot be made). The exit status of a
+ * command tells the two apart by it (docs/results.md "Exit status"),
+ * not by the message's text. */
+
 /* Read that text back and write the archive it describes; a dump of a
  * whole archive encodes to the same bytes. Errors name the line. */
-int trace_encode_text(const char *text_path, const char *out_path, struct nl_err *err);
+int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwritten, struct nl_err *err);
 
 /* --- reproducibility bundles ------------------------------------------------ */
 
 /* Pack traces (and an optional system config) into one file, each entry
  * with its name (basename), size and XXH64 (docs/trace-format.md §9). */
 int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_traces,
-		      const char *config_path, struct nl_err *err);
+		      const char *config_path, bool *is_unwritten, struct nl_err *err);
 
 /* Restore a bundle's files into dir (created if missing), byte for byte;
  * each file is checked against its hash and written atomically. On
  * success *names (if not NULL) lists what was written (caller frees each
  * and the array). */
 int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names, size_t *n_names,
-			struct nl_err *err);
+			bool *is_unwritten, struct nl_err *err);
 
 /* --- importers ------------------------------------------------------------ */
 
@@ -370,9 +379,10 @@ const char *trace_import_detect(const char *in_path);
 int trace_input_format(const char *in_path, const char **importer, struct nl_err *err);
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err);
-/* The same, reporting progress (fraction of ranks converted) to `progress`. */
+/* The same, reporting progress (fraction of ranks converted) to
+ * `progress`, and is_unwritten as trace_encode_text. */
 int trace_import_ex(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
-		    trace_progress_fn progress, void *progress_ctx, struct nl_err *err);
+		    trace_progress_fn progress, void *progress_ctx, bool *is_unwritten, struct nl_err *err);
 
 /* --- OTF2 export (docs/trace-format.md, OTF2) ------------------------------------
  *
@@ -400,8 +410,10 @@ int trace_otf2_writer_op(struct trace_otf2_writer *w, uint32_t rank, const struc
  * directory. */
 int trace_otf2_writer_finish(struct trace_otf2_writer *w, trace_warn_fn warn, void *warn_ctx, struct nl_err *err);
 void trace_otf2_writer_free(struct trace_otf2_writer *w);
-/* An archive with its recorded times (`netloom trace export --otf2`). */
+/* An archive with its recorded times (`netloom trace export --otf2`);
+ * is_unwritten as trace_encode_text (the writer's errors above, not the
+ * archive's). */
 int trace_export_otf2(struct trace_archive *a, const char *dir, trace_warn_fn warn, void *warn_ctx,
-		      struct nl_err *err);
+		      bool *is_unwritten, struct nl_err *err);
 
 #endif

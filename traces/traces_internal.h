@@ -16,6 +16,7 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH64_state_t by value: see struct trace_xxh64 */
 #include <xxhash.h>
 
+#include "netloom/netloom.h" /* NL_EIO (trace_out_rc) */
 #include "traces/trace.h"
 
 struct nl_err;
@@ -229,6 +230,10 @@ int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err
 int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, struct nl_err *err);
 /* Ops written to a rank so far. */
 uint64_t trace_builder_rank_ops(const struct trace_builder *b, uint32_t rank);
+/* Whether a call above failed writing the output (a temporary stream or
+ * the archive: a full disk), not on its op or manifest: the output
+ * failing after the work began (trace_out_rc). false for a NULL b. */
+bool trace_builder_is_unwritten(const struct trace_builder *b);
 void trace_builder_free(struct trace_builder *b);
 
 /* --- importers (plug-ins, registry in import.c) ----------------------------- */
@@ -251,10 +256,11 @@ struct trace_importer_ops {
 	const char *help; /* one line */
 	/* 1 when the file at path (first bytes in head[0..n)) is this format. */
 	int (*probe)(const char *path, const uint8_t *head, size_t n);
-	/* Convert; ops go to b (created here once the rank count is known). */
+	/* Convert; ops go to b (created here once the rank count is known).
+	 * is_unwritten as trace_import_ex's: trace_builder_is_unwritten. */
 	int (*import)(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
 		      struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
-		      struct nl_err *err);
+		      bool *is_unwritten, struct nl_err *err);
 };
 
 extern const struct trace_importer_ops trace_import_dumpi_ops;
@@ -585,6 +591,19 @@ int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err
 int trace_afile_write(struct trace_afile *f, const void *data, size_t len, struct nl_err *err);
 int trace_afile_commit(struct trace_afile *f, struct nl_err *err);
 void trace_afile_abort(struct trace_afile *f);
+
+/* rc, returned as is, of a call that writes a command's output (its
+ * archive, bundle or directory) after the work began: an input/output
+ * error there is the output failing (a full disk), and sets
+ * *is_unwritten (NULL: not wanted), so that the command's exit status
+ * tells it from an error of the input by a flag, not by the message's
+ * text (trace.h, docs/results.md "Exit status"). */
+static inline int trace_out_rc(bool *is_unwritten, int rc)
+{
+	if (rc == NL_EIO && is_unwritten)
+		*is_unwritten = true;
+	return rc;
+}
 
 /* pread exactly len bytes at off; 0, or -1 with errno (0 = short file). */
 int trace_pread_full(int fd, void *buf, size_t len, uint64_t off);

@@ -15,12 +15,14 @@
  * usage or bad input (an output that cannot be written at all is refused
  * before the work).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/error.h"
@@ -135,20 +137,59 @@ static int check_archive_out(const char *opt, const char *out, struct nl_err *e)
 	return kind < 0 ? kind : 0;
 }
 
-/* Exit status of a command that failed with e, its output `out` checked
+/* Exit status of a command that failed with e, its output checked
  * before the work began (check_archive_out; export's and unpack's DIR).
- * The writers name the file they write first ("OUT: write failed: ...",
- * "OUT: rank 0: write failed: ...", "DIR/NAME: ..." when sep is '/',
- * export's "DIR: cannot write the OTF2 archive ..."), so an input/output
- * error naming it is the output failing after the work began (a full
- * disk): the work failing, status 1 (cli_report_unwritten), as for every
- * command (docs/results.md); anything else is the input's. */
-static int report_out(const struct nl_err *e, const char *out, char sep)
+ * is_unwritten, set by the traces/ call (trace.h): the output failed
+ * after the work began (a full disk), the work failing, status 1
+ * (cli_report_unwritten), as for every command (docs/results.md);
+ * anything else is the input's. */
+static int report_out(const struct nl_err *e, bool is_unwritten)
 {
-	size_t n = strlen(out);
-	if (e->code == NL_EIO && n && !strncmp(e->msg, out, n) && e->msg[n] == sep)
-		return cli_report_unwritten(NULL, out, e);
-	return report(e);
+	/* No option: OUT is an argument, and the line names it. */
+	return is_unwritten ? cli_report_unwritten(NULL, NULL, e) : report(e);
+}
+
+/* Before the work: can unpack write into DIR? A file is tried in it (an
+ * existing DIR) or DIR is made (a missing one), and removed at once, so
+ * that a DIR no entry can be written into is refused before the bundle
+ * is read, in one line naming DIR (status 2), not by the first entry's
+ * write naming DIR/NAME, a file that is not there. */
+static int check_unpack_dir(const char *dir, struct nl_err *e)
+{
+	static const char *const expected = "expected a directory to unpack the bundle into (made if missing)";
+	struct stat st;
+	bool made = false;
+	if (!*dir)
+		return nl_errf(e, NL_EINVAL, "DIR: empty name; %s", expected);
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return nl_errf(e, NL_EINVAL, "%s: not a directory; %s", dir, expected);
+	} else if (errno == ENOENT && lstat(dir, &st) == 0) {
+		return nl_errf(e, NL_EIO, "%s: a symbolic link to a missing directory; %s", dir, expected);
+	} else if (mkdir(dir, 0755) != 0) {
+		return nl_errf(e, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+	} else {
+		made = true;
+	}
+	size_t n = strlen(dir) + 32;
+	char *probe = malloc(n);
+	int rc = 0;
+	if (!probe) {
+		rc = nl_errf(e, NL_ENOMEM, "out of memory");
+	} else {
+		snprintf(probe, n, "%s/.netloom-unpack-XXXXXX", dir);
+		int fd = mkstemp(probe);
+		if (fd < 0) {
+			rc = nl_errf(e, NL_EIO, "%s: cannot create files in the directory: %s", dir, strerror(errno));
+		} else {
+			close(fd);
+			unlink(probe);
+		}
+		free(probe);
+	}
+	if (made)
+		rmdir(dir);
+	return rc;
 }
 
 /* --- info --------------------------------------------------------------------- */
@@ -422,8 +463,9 @@ static int cmd_encode(int argc, char **argv)
 	 * error at the input line the writer was reached from. */
 	if (check_archive_out("OUT.nlt", out, &e))
 		return report(&e);
-	if (trace_encode_text(in, out, &e))
-		return report_out(&e, out, ':');
+	bool is_unwritten = false;
+	if (trace_encode_text(in, out, &is_unwritten, &e))
+		return report_out(&e, is_unwritten);
 	return CLI_OK;
 }
 
@@ -550,10 +592,11 @@ static int cmd_export(int argc, char **argv)
 		return report(&e);
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
-	int rc = trace_export_otf2(a, dir, export_warn, NULL, &e);
+	bool is_unwritten = false;
+	int rc = trace_export_otf2(a, dir, export_warn, NULL, &is_unwritten, &e);
 	trace_archive_close(a);
 	if (rc)
-		return report_out(&e, dir, ':');
+		return report_out(&e, is_unwritten);
 	printf("%s: OTF2 archive of %s (open %s/traces.otf2)\n", dir, file, dir);
 	return CLI_OK;
 }
@@ -570,11 +613,12 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 				 out);
 	if (check_archive_out("OUT.nlt", out, &e)) /* not as an error at an input line */
 		return report(&e);
+	bool is_unwritten = false;
 	progress_init(&pr, "converting");
-	rc = trace_import_ex(in, out, convert_warn, &wc, show_progress, &pr, &e);
+	rc = trace_import_ex(in, out, convert_warn, &wc, show_progress, &pr, &is_unwritten, &e);
 	progress_done(&pr);
 	if (rc)
-		return report_out(&e, out, ':');
+		return report_out(&e, is_unwritten);
 	struct trace_archive *a;
 	if (trace_archive_open(&a, out, &e))
 		return report(&e);
@@ -647,8 +691,9 @@ static int cmd_pack(int argc, char **argv)
 	}
 	if (!rc) {
 		struct nl_err e = {0};
-		if (trace_bundle_pack(out, traces, n, config, &e))
-			rc = report_out(&e, out, ':');
+		bool is_unwritten = false;
+		if (trace_bundle_pack(out, traces, n, config, &is_unwritten, &e))
+			rc = report_out(&e, is_unwritten);
 		else
 			printf("%s: %zu trace%s%s\n", out, n, n == 1 ? "" : "s", config ? " + config" : "");
 	}
@@ -662,19 +707,14 @@ static int cmd_unpack(int argc, char **argv)
 	int rc = two_args("unpack", argc, argv, &bundle, &dir);
 	if (rc)
 		return rc;
-	/* Refused before anything is unpacked: the first entry's write said
-	 * "DIR/NAME: Not a directory", naming a file that is not there. */
 	struct nl_err e = {0};
-	struct stat st;
-	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		nl_errf(&e, NL_EINVAL, "%s: not a directory; expected a directory to unpack the bundle into (made if missing)",
-			dir);
+	if (check_unpack_dir(dir, &e))
 		return report(&e);
-	}
 	char **names;
 	size_t n;
-	if (trace_bundle_unpack(bundle, dir, &names, &n, &e))
-		return report_out(&e, dir, '/');
+	bool is_unwritten = false;
+	if (trace_bundle_unpack(bundle, dir, &names, &n, &is_unwritten, &e))
+		return report_out(&e, is_unwritten);
 	for (size_t i = 0; i < n; i++) {
 		printf("%s/%s\n", dir, names[i]);
 		free(names[i]);

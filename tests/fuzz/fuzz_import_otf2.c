@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(to, sizeof to, "%s/traces.otf2", dir);
 	struct nl_err e = {0};
 	struct trace_skips skips = {0};
-	trace_import_otf2_ops.import(to, NULL, NULL, &skips, NULL, NULL, &e);
+	trace_import_otf2_ops.import(to, NULL, NULL, &skips, NULL, NULL, NULL, &e);
 	trace_skips_release(&skips);
 	return 0;
 }

@@ -699,7 +699,7 @@ static void test_zero_count(void)
 		for (int r = 0; r < 4; r++)
 			fprintf(f, "rank %d\ninit t=0 dur=0\nbcast t=0 dur=0 comm=0\nfinalize t=0 dur=0\n", r);
 		fclose(f);
-		CHECK_OK(trace_encode_text(txt, nlt, &err), &err);
+		CHECK_OK(trace_encode_text(txt, nlt, NULL, &err), &err);
 		CHECK_OK(syn_replay_archive(nlt, NULL, &run), &run.err);
 		res = app_results(run.app);
 		bool zero = i < 3;

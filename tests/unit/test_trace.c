@@ -316,7 +316,7 @@ static void test_dump_encode_identity(void)
 	CHECK_OK(trace_dump(a, -1, f, &e), &e);
 	fclose(f);
 	trace_archive_close(a);
-	CHECK_OK(trace_encode_text(txt, back, &e), &e);
+	CHECK_OK(trace_encode_text(txt, back, NULL, &e), &e);
 	size_t n1, n2;
 	uint8_t *x = test_slurp(p, &n1), *y = test_slurp(back, &n2);
 	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
@@ -426,7 +426,7 @@ static void test_encode_errors(void)
 		FILE *f = fopen(txt, "w");
 		fputs(cases[i].text, f);
 		fclose(f);
-		int rc = trace_encode_text(txt, out, &e);
+		int rc = trace_encode_text(txt, out, NULL, &e);
 		CHECK(rc < 0);
 		if (rc < 0 && !strstr(e.msg, cases[i].msg))
 			TEST_FAIL_("case %zu: \"%s\" lacks \"%s\"", i, e.msg, cases[i].msg);
@@ -439,7 +439,7 @@ static void test_encode_errors(void)
 	fputs("# hand written\nnetloom-trace 1\nranks 2\nrank 0\ninit\nsend peer=1 bytes=8 tag=any\nrank 1\n"
 	      "recv peer=any bytes=8\n", f);
 	fclose(f);
-	CHECK_OK(trace_encode_text(txt, out, &e), &e);
+	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
 	struct trace_archive *a;
 	CHECK_OK(trace_archive_open(&a, out, &e), &e);
 	struct trace_write_opts o;
@@ -490,7 +490,7 @@ static void test_verify_semantics(void)
 		fputs(good[i], f);
 		fclose(f);
 		struct trace_archive *a = NULL;
-		CHECK_OK(trace_encode_text(txt, out, &e), &e);
+		CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
 		CHECK_OK(trace_archive_open(&a, out, &e), &e);
 		if (!a)
 			continue;
@@ -602,7 +602,7 @@ static void test_stats_p2p_rules(void)
 	      "bcast bytes=5000\nrecv peer=1 bytes=5\n"
 	      "rank 1\nrecv peer=0 bytes=10\n", f);
 	fclose(f);
-	CHECK_OK(trace_encode_text(txt, out, &e), &e);
+	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
 	struct trace_archive *a;
 	struct trace_stats st;
 	CHECK_OK(trace_archive_open(&a, out, &e), &e);

@@ -72,7 +72,7 @@ static void test_format_versions(void)
 	CHECK_OK(trace_dump(a, -1, f, &e), &e);
 	fclose(f);
 	trace_archive_close(a);
-	CHECK_OK(trace_encode_text(txt, back, &e), &e);
+	CHECK_OK(trace_encode_text(txt, back, NULL, &e), &e);
 	size_t n1, n2;
 	uint8_t *x = test_slurp(v1, &n1), *y = test_slurp(back, &n2);
 	CHECK(x && y && n1 == n2 && !memcmp(x, y, n1));
@@ -124,7 +124,7 @@ static void test_cancel_op_text_and_verify(void)
 		uint8_t *x = test_slurp(p, &n2);
 		CHECK(t && strstr(t, "\nnetloom-trace 2\n") && strstr(t, want[k]));
 		free(t);
-		CHECK_OK(trace_encode_text(txt, back, &e), &e);
+		CHECK_OK(trace_encode_text(txt, back, NULL, &e), &e);
 		size_t n3;
 		uint8_t *y = test_slurp(back, &n3);
 		CHECK(x && y && n2 == n3 && !memcmp(x, y, n2));

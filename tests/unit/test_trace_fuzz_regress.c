@@ -130,13 +130,13 @@ static void test_bundle_index(void)
 {
 	struct nl_err e = {0};
 	const char *ab[] = {"a", "b"}, *aa[] = {"b", "a", "a"};
-	CHECK_OK(trace_bundle_unpack(write_bundle("ok.nlb", ab, 2, 0, 0), test_tmppath("ok"), NULL, NULL, &e), &e);
-	CHECK_ERR(trace_bundle_unpack(write_bundle("dup.nlb", aa, 3, 0, 0), test_tmppath("dup"), NULL, NULL, &e),
+	CHECK_OK(trace_bundle_unpack(write_bundle("ok.nlb", ab, 2, 0, 0), test_tmppath("ok"), NULL, NULL, NULL, &e), &e);
+	CHECK_ERR(trace_bundle_unpack(write_bundle("dup.nlb", aa, 3, 0, 0), test_tmppath("dup"), NULL, NULL, NULL, &e),
 		  NL_ECORRUPT, &e, "index names 'a' twice");
 	/* Index offset and length that only add up to the trailer's place
 	 * modulo 2^64: out of range, not a read at offset 2^64 - 32. */
 	CHECK_ERR(trace_bundle_unpack(write_bundle("wrap.nlb", ab, 2, (uint64_t)-64, 64), test_tmppath("wrap"), NULL,
-				      NULL, &e),
+				      NULL, NULL, &e),
 		  NL_ECORRUPT, &e, "trailer fields out of range");
 }
 

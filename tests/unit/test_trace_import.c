@@ -79,7 +79,7 @@ static void check_dump_encode(const char *nlt)
 	CHECK_OK(trace_dump(a, -1, f, &e), &e);
 	fclose(f);
 	trace_archive_close(a);
-	CHECK_OK(trace_encode_text(txt, back, &e), &e);
+	CHECK_OK(trace_encode_text(txt, back, NULL, &e), &e);
 	CHECK(same_file(nlt, back));
 }
 
