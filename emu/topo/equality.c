@@ -63,92 +63,132 @@ struct equality_state {
 	struct topo_equality eq;
 };
 
-/* Parse "[-]digits" at *s; advances *s. */
-static bool equality_int(const char **s, int64_t *v)
+/* The number "[-+]digits" (any length) at *s: advances *s past it and
+ * returns its length, 0 when there is none. Its value is checked by
+ * equality_set, so the notation and the key=value form refuse alike. */
+static size_t equality_number(const char **s)
 {
 	const char *p = *s;
-	bool neg = false;
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
+	p += *p == '-' || *p == '+';
 	if (!isdigit((unsigned char)*p))
-		return false;
-	int64_t x = 0;
-	while (isdigit((unsigned char)*p)) {
-		x = x * 10 + (*p++ - '0');
-		if (x > (1 << 24))
-			return false;
-	}
-	*v = neg ? -x : x;
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	size_t n = (size_t)(p - *s);
 	*s = p;
-	return true;
+	return n;
 }
 
-/* Parse a comma-separated list up to `close` into v[0..*n); an empty list
- * is allowed. */
-static bool equality_list(const char **s, char close, int64_t *v, int *n)
+/* Set parameter d (at d's offset in out) from the n characters at text
+ * through param_set: the key=value form's bounds and messages. */
+static int equality_set(const struct param_def *d, void *out, const char *text, size_t n, struct nl_err *err)
 {
+	char buf[64], *v = n < sizeof buf ? buf : malloc(n + 1);
+	if (!v)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	memcpy(v, text, n);
+	v[n] = '\0';
+	int rc = param_set(d, out, v, "topology 'equality'", err);
+	if (v != buf)
+		free(v);
+	return rc;
+}
+
+/* Parse a comma-separated list up to `close` into v[0..*n), each element
+ * checked as one integer within the bounds of list parameter def (an
+ * empty list is allowed). Returns 0, 1 when the text is not such a list,
+ * or a negative error (an element out of range, named alone). */
+static int equality_list(const char **s, char close, const struct param_def *def, int64_t *v, int *n,
+			 struct nl_err *err)
+{
+	struct param_def one = *def; /* one element, written to v[*n] */
 	const char *p = *s;
 	*n = 0;
+	one.type = PARAM_INT;
+	one.offset = 0;
 	while (*p == ' ')
 		p++;
 	if (*p == close) {
 		*s = p + 1;
-		return true;
+		return 0;
 	}
 	for (;;) {
 		while (*p == ' ')
 			p++;
-		if (*n == EQUALITY_MAX_OFFSETS || !equality_int(&p, &v[*n]))
-			return false;
+		const char *num = p;
+		size_t len = equality_number(&p);
+		if (*n == EQUALITY_MAX_OFFSETS || len == 0)
+			return 1;
+		int rc = equality_set(&one, &v[*n], num, len, err);
+		if (rc < 0)
+			return rc;
 		(*n)++;
 		while (*p == ' ')
 			p++;
 		if (*p == close) {
 			*s = p + 1;
-			return true;
+			return 0;
 		}
 		if (*p++ != ',')
-			return false;
+			return 1;
 	}
 }
 
-/* The paper's notation: N<n>K<k>[P<p>][S_A](S_B), letters in either case. */
+/* The paper's notation: N<n>K<k>[P<p>][S_A](S_B), letters in either case.
+ * Once N<digits>K<digits> is read the spec is Equality's: its numbers get
+ * the key=value form's range checks (n >= 4, p <= 65536, ...), and one
+ * out of range is refused naming it, not left as "unknown topology". */
 static int equality_parse_alias(const char *spec, void *params, struct nl_err *err)
 {
 	struct equality_params *pr = params;
-	const char *s = spec;
-	int64_t n, k, p = 0;
+	const char *s = spec, *num[3] = {NULL, NULL, NULL};
+	size_t len[3] = {0, 0, 0};
+	static const char *const key[3] = {"n", "k", "p"};
+	int rc;
 
 	if ((*s != 'N' && *s != 'n') || !isdigit((unsigned char)s[1]))
 		return 0;
 	s++;
-	if (!equality_int(&s, &n) || (*s != 'K' && *s != 'k'))
+	num[0] = s;
+	if (!(len[0] = equality_number(&s)) || (*s != 'K' && *s != 'k'))
 		return 0;
 	s++;
-	if (!equality_int(&s, &k))
+	num[1] = s;
+	if (!(len[1] = equality_number(&s)))
 		return 0;
 	if (*s == 'P' || *s == 'p') {
 		s++;
-		if (!equality_int(&s, &p))
+		num[2] = s;
+		if (!(len[2] = equality_number(&s)))
 			return 0;
 	}
+	if (*s != '\0' && *s != '[')
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (num[i] && (rc = equality_set(param_find(equality_params_def, key[i]), pr, num[i], len[i], err)) < 0)
+			return rc;
 	if (*s == '\0')
 		return nl_errf(err, NL_EINVAL,
 			       "topology 'equality': '%s' names a class of Equality networks (Remark 1); give the offsets as in N14K6[-1,1,3,9](4) or equality:n=,sa=,sb=",
 			       spec);
-	if (*s != '[')
-		return 0;
 	s++;
-	if (!equality_list(&s, ']', pr->a, &pr->n_a) || *s != '(' || (s++, !equality_list(&s, ')', pr->b, &pr->n_b)) ||
-	    *s != '\0')
+	rc = equality_list(&s, ']', param_find(equality_params_def, "sa"), pr->a, &pr->n_a, err);
+	if (rc == 0) {
+		if (*s == '(') {
+			s++;
+			rc = equality_list(&s, ')', param_find(equality_params_def, "sb"), pr->b, &pr->n_b, err);
+		} else {
+			rc = 1;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (rc > 0 || *s != '\0')
 		return nl_errf(err, NL_EFORMAT,
 			       "topology 'equality': cannot read '%s': expected N<routers>K<radix>[P<endpoints>][odd offsets](even offsets), e.g. N14K6[-1,1,3,9](4)",
 			       spec);
 	if (pr->n_a == 0)
 		return nl_errf(err, NL_EINVAL, "topology 'equality': '%s': S_A (in [...]) is empty", spec);
-	pr->n = n;
-	pr->k = k;
-	pr->p = p;
 	return 1;
 }
 

@@ -383,6 +383,44 @@ static void test_equality_notation(void)
 		  "the offsets leave router 1 unreachable from router 0 (the network is not connected)");
 }
 
+/* The notation's N, K and P and its offsets pass the key=value form's
+ * range checks with the same messages (seed 002 §3.2 is only a shorthand
+ * for the same parameters): N2K1[1]() built a 2-router network, P70000
+ * 980,000 endpoints, and N over 2^24 read as "unknown topology". */
+static void test_equality_notation_ranges(void)
+{
+	static const char *const same[][2] = {
+		{"N2K1[1]()", "equality:n=2,sa=1"},
+		{"N14K6P70000[-1,1,3,9](4)", "equality:n=14,sa=-1/1/3/9,sb=4,p=70000"},
+		{"N16777218K2[-1,1]()", "equality:n=16777218,sa=-1/1"},
+		{"N99999999999999999999K2[-1,1]()", "equality:n=99999999999999999999,sa=-1/1"},
+		{"N14K2000000[-1,1,3,9](4)", "equality:n=14,sa=-1/1/3/9,sb=4,k=2000000"},
+		{"N14K-6[-1,1,3,9](4)", "equality:n=14,sa=-1/1/3/9,sb=4,k=-6"},
+		{"n14k6p70000", "equality:n=14,sa=-1/1/3/9,sb=4,p=70000"},
+	};
+	struct topo *t = NULL;
+	for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+		struct nl_err ea = {0}, eb = {0};
+		CHECK_ERR(topo_new(same[i][1], &t, &eb), NL_ERANGE, &eb, "out of range");
+		CHECK_ERR(topo_new(same[i][0], &t, &ea), NL_ERANGE, &ea, "out of range");
+		CHECK_STR(ea.msg, eb.msg);
+	}
+	/* An offset is checked against its list's bounds and named alone. */
+	struct nl_err e = {0};
+	CHECK_ERR(topo_new("N14K6[-1,1,3,16777217](4)", &t, &e), NL_ERANGE, &e,
+		  "topology 'equality': parameter 'sa' value '16777217' out of range: expected a value in -16777216..16777216");
+	CHECK_ERR(topo_new("N14K6[-1,1,3,9](-4)", &t, &e), NL_ERANGE, &e,
+		  "topology 'equality': parameter 'sb' value '-4' out of range: expected a value in 0..16777216");
+	CHECK_ERR(topo_new("N14K6[-1,1,3,9](123456789012345678901234567890)", &t, &e), NL_ERANGE, &e,
+		  "parameter 'sb' value '123456789012345678901234567890' out of range");
+	/* The largest values in range still build, or fail on their own rule. */
+	t = tc_new("N4K2P65536[-1,1]()");
+	if (t) {
+		CHECK_EQ(t->n_endpoints, 4 * 65536);
+		topo_free(t);
+	}
+}
+
 static void test_equality_structure(void)
 {
 	/* N/2 as an even offset (one link) and as an odd offset; eq. 1 radix,
@@ -608,6 +646,7 @@ int main(void)
 	TEST_RUN(test_gf);
 	TEST_RUN(test_slimfly);
 	TEST_RUN(test_equality_notation);
+	TEST_RUN(test_equality_notation_ranges);
 	TEST_RUN(test_equality_structure);
 	TEST_RUN(test_equality_64000);
 	TEST_RUN(test_ndt);
