@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/param.h"
+#include "topo/topo.h"
 
 static const char design_usage[] =
 	"usage: netloom design <family> [options]\n"
@@ -252,13 +253,20 @@ static int design_equality_main(int argc, char **argv)
 	bool json = false;
 	struct nl_err err = {0};
 	int c, rc;
+	/* --routers and --endpoints go into the printed spec: the equality
+	 * family's bounds on n and p are theirs. */
+	const struct topo_ops *fam = topo_find("equality", &err);
+	if (!fam)
+		return cli_report(&err);
+	uint64_t max_n = (uint64_t)param_find(fam->params, "n")->max;
+	uint64_t max_p = (uint64_t)param_find(fam->params, "p")->max;
 
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
-			if (cli_parse_u64(cmd, "--routers", optarg, 6, 1u << 30, &N) < 0)
+			if (cli_parse_u64(cmd, "--routers", optarg, 6, max_n, &N) < 0)
 				return CLI_USAGE;
 			break;
 		case 'K':
@@ -282,7 +290,7 @@ static int design_equality_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'p':
-			if (cli_parse_u64(cmd, "--endpoints", optarg, 0, 1u << 20, &P) < 0)
+			if (cli_parse_u64(cmd, "--endpoints", optarg, 0, max_p, &P) < 0)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;

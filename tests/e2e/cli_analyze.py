@@ -458,6 +458,16 @@ def case_design_limits():
     b = run("design", "equality", "--routers", "14", "--radix", "6", "--generations", "2", "--endpoints", "0",
             "--json").stdout
     eq("--endpoints 0 = default", a, b)
+    # --endpoints and --routers go into the printed spec: the equality
+    # family's p (0..65536) and n (..2^24) bound them (--endpoints 65537
+    # printed a spec that topo refused).
+    d = run_json("design", "equality", "--routers", "14", "--radix", "6", "--generations", "2", "--endpoints",
+                 "65536", "--json")
+    eq("p at its bound", d["spec"].endswith(",p=65536"), True)
+    p = run("design", "equality", "--routers", "14", "--radix", "6", "--endpoints", "65537", code=2)
+    one_line_error(p, "--endpoints: expected an integer in 0..65536, got '65537'")
+    p = run("design", "equality", "--routers", "16777218", "--radix", "6", code=2)
+    one_line_error(p, "--routers: expected an integer in 6..16777216, got '16777218'")
     # Full-bandwidth listings refuse what would take minutes, before building.
     for fam in ("slimfly", "flex", "dragonfly"):
         t0 = time.monotonic()
