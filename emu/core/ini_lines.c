@@ -81,8 +81,21 @@ static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
 	if (*start == '[') {
 		const char *end = ini_lines_find(start + 1, "]");
 		size_t n = (size_t)(end - start - 1);
-		if (*end != ']')
-			return true; /* inih's syntax error */
+		/* inih's syntax error, which the readers reported as a section
+		 * named "" (workload files), "syntax error" (configuration
+		 * files) or not at all: say what is wrong. A ']' after a
+		 * " ;" is in the comment. */
+		if (*end != ']') {
+			bool in_comment = *end && strchr(end, ']');
+			int len = (int)(end - start), shown;
+			while (len > 1 && ini_lines_blank(start[len - 1]))
+				len--;
+			shown = len > 60 ? 60 : len;
+			snprintf(r->why, sizeof r->why, "'%.*s%s': expected ']' at the end of a section header%s", shown,
+				 start, len > shown ? "..." : "",
+				 in_comment ? " (its ']' follows ' ;', which starts a comment)" : "");
+			return false;
+		}
 		r->has_key = false;
 		if (n < INI_LINES_NAME_MAX || r->len > max)
 			return true; /* a long line: refused below as such */

@@ -514,7 +514,7 @@ def case_errors():
             (("-c", unknown_section), f"{unknown_section}:4: unknown section [bogus]"),
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
             (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
-            (("-c", bracket), f"{bracket}:2: syntax error: expected 'key = value' or '[section]'"),
+            (("-c", bracket), f"{bracket}:2: '[router': expected ']' at the end of a section header"),
             (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
             (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("-c", twice), f"{twice}:4: key 'num_vcs' set twice in this file (first at line 2); expected each key "

@@ -190,6 +190,8 @@ bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: ex
 # A key before any header was dropped silently.
 bad nosection $'trace = a.nlt\n[job A]\ntrace = a.nlt' \
   "$dir/nosection.ini:1: key 'trace' before any section; expected it under [workload] or [job NAME]"
+# A header without its ']' was "section []".
+bad unclosed $'[job A\ntrace = a.nlt' "$dir/unclosed.ini:1: '[job A': expected ']' at the end of a section header"
 bad emptyheader $'[]\ntrace = a.nlt\n[job A]\ntrace = a.nlt' "$dir/emptyheader.ini:1: section []: expected [workload] or [job NAME]"
 # Sections without keys are sections (inih reports a section only with a
 # key): an empty job is refused for its trace, not run as "1 jobs"; an

@@ -419,6 +419,9 @@ static void test_config_file(void)
 	p = test_write_tmp("num_vcs 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, "syntax error");
 	unlink(p);
+	p = test_write_tmp("[network]\ntopology = torus:k=4x4\n[router\nnum_vcs = 2\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: '[router': expected ']' at the end of a section header");
+	unlink(p);
 	CHECK_ERR(config_set(&c, "injection_rate=fast", NULL, "-s", &e), NL_ECONFIG, &e,
 		  "-s: key 'injection_rate' value 'fast': expected a number");
 	CHECK_ERR(config_load_file(&c, "/nonexistent/x.ini", &e), NL_EIO, &e, "cannot open");
@@ -945,6 +948,17 @@ static void test_ini_lines_names(void)
 	n += snprintf(text + n, sizeof text - (size_t)n, "\n");
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 2);
 	CHECK(!strncmp(r.rd.why, "line of 333 characters whose key's name has 50", 46));
+	/* A header without its ']' (inih's syntax error) says so at its line,
+	 * for every reader: workload files named it "section []", config
+	 * files "syntax error". A ']' after " ;" is in the comment. */
+	n = snprintf(text, sizeof text, "[s]\nk = 1\n[job A  \nk = 2\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK_STR(s.out, "2 [s] k=1\n");
+	CHECK_STR(r.rd.why, "'[job A': expected ']' at the end of a section header");
+	n = snprintf(text, sizeof text, "[job A ; x]\nk = 2\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);
+	CHECK_STR(r.rd.why, "'[job A': expected ']' at the end of a section header (its ']' follows ' ;', which starts a "
+			    "comment)");
 	/* A header forgets the key: an indented line after it is no continuation. */
 	n = snprintf(text, sizeof text, "[s]\n%sX = 1\n[t]\n  b = 2\n", n49);
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
