@@ -8,23 +8,35 @@
 # The medians of LAMMPS's own "Loop time" (the timestep loop only) and the
 # cost of one recorded call (callcost.c: MPI_Iprobe on MPI_PROC_NULL, one
 # rank, with and without the recorder) are printed above it. Target: below 5%.
-# usage: benchmarks/recorder/overhead.sh [REPS] [NP]   (defaults 7, 8)
+# usage: benchmarks/recorder/overhead.sh LIB CALLCOST [REPS] [NP]   (defaults 7, 8)
+# LIB is libnetloom-record.so and CALLCOST callcost.c's program, both of
+# the build being measured: meson passes its own (benchmarks/recorder/
+# meson.build), so `scripts/bench.sh recorder` measures build-rel's; by
+# hand, e.g. build-rel/traces/record/libnetloom-record.so
+# build-rel/benchmarks/recorder/callcost.
 # Exit status 77 (skipped) when mpirun or lmp is not installed.
 set -euo pipefail
+shopt -s inherit_errexit # a failed mpirun inside one()'s $(...) ends the script too
+usage="usage: overhead.sh LIB CALLCOST [REPS] [NP]"
+case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
+[ $# -ge 2 ] && [ $# -le 4 ] || { echo "$usage" >&2; exit 2; }
+# Made absolute before the cd below (a relative path is the caller's).
+[ -f "$1" ] || { echo "overhead.sh: LIB '$1': no such file (expected libnetloom-record.so of a build)" >&2; exit 2; }
+[ -f "$2" ] && [ -x "$2" ] || { echo "overhead.sh: CALLCOST '$2': not an executable (expected a build's benchmarks/recorder/callcost)" >&2; exit 2; }
+lib=$(realpath -- "$1")
+callcost=$(realpath -- "$2")
+reps=${3:-7}
+np=${4:-8}
+case $reps in '' | *[!0-9]* | 0*) echo "overhead.sh: REPS '$reps': expected a positive integer" >&2; exit 2 ;; esac
+case $np in '' | *[!0-9]* | 0*) echo "overhead.sh: NP '$np': expected a positive integer" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-reps=${1:-7}
-np=${2:-8}
-lib=$root/build/traces/record/libnetloom-record.so
-callcost=$root/build/benchmarks/recorder/callcost
 deck=$root/traces/samples/inputs/in.lj
 
 # Missing programs are a skip (77, meson's "skipped"), not a failure: a
 # plain scripts/bench.sh runs on machines without LAMMPS.
-command -v mpirun >/dev/null || { echo "overhead: mpirun not found (apt-get install openmpi-bin); skipped" >&2; exit 77; }
-command -v lmp >/dev/null || { echo "overhead: lmp not found (apt-get install lammps); skipped" >&2; exit 77; }
-[ -f "$lib" ] && [ -x "$callcost" ] || scripts/build.sh
-[ -f "$lib" ] && [ -x "$callcost" ] || { echo "overhead: $lib or $callcost was not built" >&2; exit 1; }
+command -v mpirun >/dev/null || { echo "overhead.sh: mpirun not found (apt-get install openmpi-bin); skipped" >&2; exit 77; }
+command -v lmp >/dev/null || { echo "overhead.sh: lmp not found (apt-get install lammps); skipped" >&2; exit 77; }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -42,7 +54,7 @@ one() {
   t0=$(date +%s.%N)
   if [ "$1" = with ]; then
     out=$(NETLOOM_TRACE="$work/t.nlt" mpirun -np "$np" env LD_PRELOAD="$lib" lmp -in in.lj -log none)
-    [ -s "$work/t.nlt" ] || { echo "overhead: no trace written" >&2; exit 1; }
+    [ -s "$work/t.nlt" ] || { echo "overhead.sh: no trace written" >&2; exit 1; }
     rm -f "$work/t.nlt"
   else
     out=$(mpirun -np "$np" lmp -in in.lj -log none)
@@ -53,8 +65,12 @@ one() {
 
 one without >/dev/null # warm the page cache
 for i in $(seq 1 "$reps"); do
-  echo "without $(one without)" >>"$work/times"
-  echo "with $(one with)" >>"$work/times"
+  # Assigned first: a failed run then ends the script (set -e), which an
+  # argument of echo would not.
+  r=$(one without)
+  echo "without $r" >>"$work/times"
+  r=$(one with)
+  echo "with $r" >>"$work/times"
 done
 
 # Per-call cost: the best of 3 runs each way (a single process, little noise).
