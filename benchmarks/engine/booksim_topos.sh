@@ -55,6 +55,18 @@ load=$4
 here=$(cd "$(dirname "$0")" && pwd)
 cfg=$here/../validation/booksim/$case.cfg
 [ -f "$cfg" ] || { echo "booksim_topos.sh: $cfg: no such BookSim configuration" >&2; exit 2; }
+if [ "$mode" = vs ]; then
+  # Checked before the conversion and netloom's runs, as hyperx_dal.sh
+  # checks its binary: a wrong BOOKSIM otherwise showed only as a missing
+  # line in its output after the first netloom run.
+  booksim=${BOOKSIM:?"booksim_topos.sh: set BOOKSIM to a BookSim2 binary for vs"}
+  case $booksim in
+  */*) [ -f "$booksim" ] && [ -x "$booksim" ] ||
+         { echo "booksim_topos.sh: BOOKSIM '$booksim': not an executable" >&2; exit 2; } ;;
+  *) command -v -- "$booksim" >/dev/null ||
+       { echo "booksim_topos.sh: BOOKSIM '$booksim': not found in PATH" >&2; exit 2; } ;;
+  esac
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0
@@ -125,7 +137,6 @@ vs)
   # traversals); BookSim2's from its overall statistics, accepted flit
   # rate x endpoints x cycles x (hops - 1) (its hop count includes the
   # ejection channel).
-  booksim=${BOOKSIM:?"booksim_topos.sh: set BOOKSIM to a BookSim2 binary for vs"}
   period=${SAMPLE_PERIOD:-300}
   pairs=${PAIRS:-3}
   eps=$("$netloom" run -c "$dir/$case.ini" -s injection_rate=0 -s sample_period=10 -s warmup_periods=0 -s max_samples=1 |
@@ -146,14 +157,18 @@ nl, bs = open(f"{d}/nl.out").read(), open(f"{d}/bs.out").read()
 m = re.search(r"(\d+) cycles, (\d+) flit-hops", nl)
 if not m:
     sys.exit("booksim_topos.sh: no flit-hops line in netloom's output")
+# A run that did not finish says why on its last line (BookSim2's own
+# error, e.g. "Error: Unknown routing function: ..."): shown with the miss.
+said = [l.strip() for l in bs.splitlines() if l.strip()]
+said = f"its last line: {said[-1]}" if said else "it printed nothing"
 def last(key):
     v = re.findall(key + r" = ([0-9.eE+-]+)", bs)
     if not v:
-        sys.exit(f"booksim_topos.sh: no '{key}' in BookSim2's output")
+        sys.exit(f"booksim_topos.sh: no '{key}' in BookSim2's output ({said})")
     return float(v[-1])
 cyc = re.findall(r"Time taken is (\d+) cycles", bs)
 if not cyc:
-    sys.exit("booksim_topos.sh: no 'Time taken' in BookSim2's output")
+    sys.exit(f"booksim_topos.sh: no 'Time taken' in BookSim2's output ({said})")
 bfh = last("Accepted flit rate average") * eps * int(cyc[-1]) * (last("Hops average") - 1)
 ncpu, bcpu = cpu("nl.cpu"), cpu("bs.cpu")
 r = (int(m.group(2)) / ncpu) / (bfh / bcpu)
