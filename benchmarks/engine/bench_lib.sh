@@ -12,3 +12,26 @@ if not m:
     sys.exit(sys.argv[1] + ": no flit-hops line in the output")
 print(f"{int(m.group(1)) / float(m.group(2)):.0f}")' "$1"
 }
+
+# Arguments and environment values are checked before the first run, each
+# refusal one line naming the value and what was expected, exit status 2
+# (a usage error): $1 names the calling script, $2 the argument as the
+# usage writes it.
+# `bench_count SCRIPT NAME VALUE [MIN]`: VALUE must be an integer of MIN
+# (1 unless given, or 0) or more, written without leading zeros.
+bench_count() {
+  local min=${4:-1} want="a positive integer"
+  [ "$min" -eq 1 ] || want="an integer, $min or more"
+  case $3 in
+  '' | *[!0-9]* | 0?*) echo "$1: $2 '$3': expected $want" >&2; exit 2 ;;
+  esac
+  [ "$3" -ge "$min" ] || { echo "$1: $2 '$3': expected $want" >&2; exit 2; }
+}
+# `bench_exe SCRIPT NAME PATH`: PATH must be an executable (a bare name is
+# looked up in PATH).
+bench_exe() {
+  case $3 in
+  */*) [ -f "$3" ] && [ -x "$3" ] || { echo "$1: $2 '$3': not an executable" >&2; exit 2; } ;;
+  *) command -v -- "$3" >/dev/null || { echo "$1: $2 '$3': not found in PATH" >&2; exit 2; } ;;
+  esac
+}

@@ -26,22 +26,31 @@
 set -euo pipefail
 case ${1:-} in -h | --help) echo "usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]"; exit 0 ;; esac
 [ $# -ge 1 ] || { echo "usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]" >&2; exit 2; }
+. "$(dirname "$0")/bench_lib.sh"
 netloom=${1:?usage: equality_scale.sh NETLOOM [128k|1m] [CYCLES] [THREADS]}
 size=${2:-128k}
 cycles=${3:-10000}
 threads=${4:-1}
+warmup=${WARMUP:-$cycles}
 case "$size" in
   128k) routers=8000 ;;
   1m) routers=64000 ;;
   *) echo "equality_scale.sh: unknown size '$size' (128k or 1m)" >&2; exit 2 ;;
 esac
+# All checked before the design (minutes on 1m): CYCLES 0 once ended the
+# run in a ZeroDivisionError, 'abc' in a ValueError.
+bench_exe equality_scale.sh NETLOOM "$netloom"
+bench_count equality_scale.sh CYCLES "$cycles"
+bench_count equality_scale.sh THREADS "$threads"
+bench_count equality_scale.sh WARMUP "$warmup" 0
+[ -z "${PARTITIONS:-}" ] || bench_count equality_scale.sh PARTITIONS "$PARTITIONS" 0 # 0: automatic
 if [ -n "${KEEP:-}" ]; then
   mkdir -p "$KEEP" || { echo "equality_scale.sh: cannot create KEEP directory '$KEEP'" >&2; exit 2; }
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$netloom" design equality --routers "$routers" --radix 64 --endpoints 16 --seed 1 --json -o "$tmp/design.json"
-python3 - "$netloom" "$tmp" "$size" "$cycles" "$threads" "${WARMUP:-$cycles}" <<'EOF'
+python3 - "$netloom" "$tmp" "$size" "$cycles" "$threads" "$warmup" <<'EOF'
 import json, math, os, resource, subprocess, sys, time
 netloom, tmp, size, cycles, threads, warmup = sys.argv[1:7]
 period = math.gcd(int(warmup), int(cycles))
@@ -56,7 +65,9 @@ args = [netloom, "run", "-s", "topology=" + d["spec"], "-s", "routing_function=a
 if os.environ.get("PARTITIONS"):
     args[2:2] = ["-s", "partitions=" + os.environ["PARTITIONS"]]
 t0 = time.monotonic()
-subprocess.run(args, check=True, env=dict(os.environ, NETLOOM_PROGRESS=os.environ.get("NETLOOM_PROGRESS", "0")))
+rc = subprocess.run(args, env=dict(os.environ, NETLOOM_PROGRESS=os.environ.get("NETLOOM_PROGRESS", "0"))).returncode
+if rc != 0:  # netloom has said why on its standard error
+    sys.exit(f"equality_scale.sh: netloom run failed (exit status {rc})")
 wall = time.monotonic() - t0
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest child: netloom run
 r = json.load(open(os.path.join(tmp, "run.json")))["results"]

@@ -18,7 +18,14 @@ case ${1:-} in -h | --help) echo "usage: flex_lbr.sh NETLOOM ROUTING LOAD | flex
 netloom=$1
 topo=flex:nx=6,ny=6,nz=3,p=10
 export NETLOOM_PROGRESS=0
+bench_exe flex_lbr.sh NETLOOM "$netloom"
 if [ "$2" = anynet ]; then
+  # The file's directory is checked before the export (a missing one
+  # ended it in a FileNotFoundError).
+  out_dir=$(dirname -- "$3")
+  [ -d "$out_dir" ] && [ -w "$out_dir" ] ||
+    { echo "flex_lbr.sh: FILE '$3': directory '$out_dir' does not exist or is not writable" >&2; exit 2; }
+  [ ! -d "$3" ] || { echo "flex_lbr.sh: FILE '$3': is a directory (expected the network file to write)" >&2; exit 2; }
   # "router R node E... router S..." per router: its endpoints (router-major,
   # p = 10) and its neighbours, from netloom's edge list.
   "$netloom" topo export "$topo" --format edgelist | python3 -c '
@@ -35,7 +42,10 @@ out = []
 for r in sorted(adj):
     nodes = " ".join(f"node {r * p + i}" for i in range(p))
     out.append(f"router {r} {nodes} " + " ".join(f"router {n}" for n in adj[r]))
-open(sys.argv[1], "w").write("\n".join(out) + "\n")' "$3"
+try:
+    open(sys.argv[1], "w").write("\n".join(out) + "\n")
+except OSError as e:
+    sys.exit(f"flex_lbr.sh: FILE {sys.argv[1]!r}: {e.strerror}")' "$3"
   exit 0
 fi
 routing=$2

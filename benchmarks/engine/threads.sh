@@ -11,9 +11,13 @@
 set -euo pipefail
 case ${1:-} in -h | --help) echo "usage: threads.sh NETLOOM [N] [CASE]"; exit 0 ;; esac
 [ $# -ge 1 ] || { echo "usage: threads.sh NETLOOM [N] [CASE]" >&2; exit 2; }
+. "$(dirname "$0")/bench_lib.sh"
 netloom=${1:?usage: threads.sh NETLOOM [N] [CASE]}
 threads=${2:-2}
 case=${3:-torus64}
+# Checked before both runs (N = 0 once ended them in a ZeroDivisionError).
+bench_exe threads.sh NETLOOM "$netloom"
+bench_count threads.sh N "$threads"
 common=(-s sample_period=300 -s max_samples=2 -s warmup_periods=1 -s seed=1)
 case "$case" in
   torus64) args=(-s topology=torus:k=64x64 -s num_vcs=2 -s injection_rate=0.1) ;;

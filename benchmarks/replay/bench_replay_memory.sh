@@ -4,12 +4,25 @@
 # patterns from replay_mktrace). Replay streams each rank's operations, so
 # the two peaks must be about equal. The last line is the ratio.
 # usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]
+# ITERS (default 10000, at least 10): the base trace's message-rate
+# iterations; its stencil has ITERS / 10.
 set -euo pipefail
 case ${1:-} in -h | --help) echo "usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]"; exit 0 ;; esac
-[ $# -ge 2 ] || { echo "usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]" >&2; exit 2; }
+[ $# -ge 2 ] && [ $# -le 3 ] || { echo "usage: bench_replay_memory.sh NETLOOM REPLAY_MKTRACE [ITERS]" >&2; exit 2; }
 netloom=$1
 mk=$2
 iters=${3:-10000}
+# Checked before the traces are made: ITERS 'abc' once ended the script
+# in "unbound variable", 0 in a figure of nothing, below 10 in an empty
+# base stencil.
+for a in "NETLOOM:$netloom" "REPLAY_MKTRACE:$mk"; do
+  [ -f "${a#*:}" ] && [ -x "${a#*:}" ] ||
+    { echo "bench_replay_memory.sh: ${a%%:*} '${a#*:}': not an executable" >&2; exit 2; }
+done
+case $iters in
+  '' | *[!0-9]* | 0*) echo "bench_replay_memory.sh: ITERS '$iters': expected an integer, 10 or more" >&2; exit 2 ;;
+esac
+[ "$iters" -ge 10 ] || { echo "bench_replay_memory.sh: ITERS '$iters': expected an integer, 10 or more" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0
@@ -17,8 +30,24 @@ export NETLOOM_PROGRESS=0
 peak_kib() { # peak RSS (KiB) of one command, via getrusage of the child
   python3 - "$@" <<'PY'
 import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+if rc != 0:  # the command has said why on its standard error
+    sys.exit(f"bench_replay_memory.sh: {' '.join(sys.argv[1:3])} failed (exit status {rc})")
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+ops() { # the trace's operations replayed, summed over its ranks
+  # (a command substitution does not inherit set -e: hence the exit)
+  rm -f "$dir/ops.json"
+  "$netloom" replay "$1" --json "$dir/ops.json" >/dev/null || exit
+  python3 - "$dir/ops.json" "$netloom" <<'PY'
+import json, sys
+try:
+    print(sum(r["ops"] for r in json.load(open(sys.argv[1]))["results"]["ranks"]))
+except OSError as e:
+    sys.exit(f"bench_replay_memory.sh: NETLOOM '{sys.argv[2]}': its replay wrote no JSON ({e.strerror})")
+except (ValueError, KeyError, TypeError) as e:
+    sys.exit(f"bench_replay_memory.sh: NETLOOM '{sys.argv[2]}': its replay JSON has no results.ranks[].ops ({type(e).__name__})")
 PY
 }
 
@@ -32,8 +61,8 @@ for pattern in msgrate stencil; do
       "$mk" "$dir/t$scale.nlt" stencil 16 $((n / 10)) 4096 10000
     fi
   done
-  ops1=$("$netloom" replay "$dir/t1.nlt" --json - | python3 -c 'import json,sys; print(sum(r["ops"] for r in json.load(sys.stdin)["results"]["ranks"]))')
-  ops10=$("$netloom" replay "$dir/t10.nlt" --json - | python3 -c 'import json,sys; print(sum(r["ops"] for r in json.load(sys.stdin)["results"]["ranks"]))')
+  ops1=$(ops "$dir/t1.nlt")
+  ops10=$(ops "$dir/t10.nlt")
   m1=$(peak_kib "$netloom" replay "$dir/t1.nlt")
   m10=$(peak_kib "$netloom" replay "$dir/t10.nlt")
   ratio=$(python3 -c "print(f'{$m10 / $m1:.3f}')")
