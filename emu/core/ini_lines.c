@@ -373,6 +373,21 @@ int ini_lines_parse(struct ini_lines *r, ini_lines_handler_fn handler, void *use
 	return line;
 }
 
+bool ini_lines_section_name(const char *section, const char *kind, char *buf, size_t n)
+{
+	size_t k = strlen(kind);
+	if (strncmp(section, kind, k) || !isblank((unsigned char)section[k]))
+		return false;
+	const char *p = section + k;
+	while (isblank((unsigned char)*p))
+		p++;
+	size_t len = strlen(p);
+	while (len && isblank((unsigned char)p[len - 1]))
+		len--;
+	snprintf(buf, n, "%.*s", (int)len, p);
+	return true;
+}
+
 bool ini_lines_is_key(const char *v)
 {
 	const char *s = v;

@@ -138,6 +138,13 @@ bool ini_lines_is_key(const char *v);
  * The caller puts "FILE:LINE: " before it. */
 void ini_lines_misindented_msg(char *buf, size_t n, const char *section, const char *name, const char *value);
 
+/* The NAME of a "[KIND NAME]" header (section as libinih hands it, blanks
+ * and all) into buf (truncated to n): the text after KIND and its blanks,
+ * trailing blanks cut, so "[job  A ]" is job 'A' as "[job A]" is, and
+ * "[job  ]" has the empty name. Study and workload files read their
+ * names so. False when section is not of that kind. */
+bool ini_lines_section_name(const char *section, const char *kind, char *buf, size_t n);
+
 /* The keys an INI file set, by section and name, with the line of each:
  * every reader (configuration, study, workload) refuses a key set twice
  * in one section, where inih hands both over and the last one won

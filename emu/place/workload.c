@@ -240,12 +240,14 @@ static void wl_section(struct wl_ctx *x, const char *section, int line, int inde
 	snprintf(x->cur, sizeof x->cur, "%s", section);
 	if (x->rc < 0 || !strcmp(section, "workload"))
 		return;
-	if (strncmp(section, "job ", 4) || !section[4]) {
+	/* The name without the blanks around it, as compare reads its
+	 * names: "[job  A ]" was a job ' A ' beside a job 'A'. */
+	char name[128];
+	if (!ini_lines_section_name(section, "job", name, sizeof name) || !name[0]) {
 		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: section [%s]: expected [workload] or [job NAME]", x->path,
 				line, section);
 		return;
 	}
-	const char *name = section + 4;
 	for (uint32_t i = 0; i < w->n_jobs; i++)
 		if (!strcmp(w->jobs[i].name, name)) {
 			x->rc = nl_errf(x->err, NL_ECONFIG,
@@ -292,9 +294,12 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 	}
 	if (x->rc < 0)
 		return 0;
+	/* Messages name a job as it runs: "[job  A ]" is [job A]. */
+	char sec[sizeof x->job->name + 4];
+	snprintf(sec, sizeof sec, "%s%s", x->job ? "job " : "", x->job ? x->job->name : section);
 	if (x->src.is_misindented) {
 		char msg[NL_ERR_MSG_MAX];
-		ini_lines_misindented_msg(msg, sizeof msg, section, key, value);
+		ini_lines_misindented_msg(msg, sizeof msg, sec, key, value);
 		x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: %s", x->path, x->src.line, msg);
 		return 0;
 	}
@@ -317,9 +322,9 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 					x->path, x->src.line, key);
 		return 0;
 	}
-	if (wl_twice(x, section, key))
+	if (wl_twice(x, sec, key))
 		return 0;
-	return wl_job_key(x, x->job, section, key, value);
+	return wl_job_key(x, x->job, sec, key, value);
 }
 
 /* ini_lines' empty_section: a header with no keys (inih never reports it). */

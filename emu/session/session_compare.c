@@ -9,7 +9,6 @@
  * hash of everything it depends on, so a re-run computes only what
  * changed. Cost and power come from emu/layout, as `netloom cost` has them.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -83,26 +82,6 @@ static bool cmp_parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out
 	return true;
 }
 
-/* The NAME of a "[KIND NAME]" header (section as libinih hands it, blanks
- * and all) into buf: the text after KIND and its blanks, trailing blanks
- * cut, so "[system  a ]" is system 'a' as "[system a]" is (they were two
- * systems, both shown as 'a') and "[system  ]" has the empty name (it was
- * a system named ' '). False when section is not of that kind. */
-static bool cmp_section_name(const char *section, const char *kind, char *buf, size_t n)
-{
-	size_t k = strlen(kind);
-	if (strncmp(section, kind, k) || !isblank((unsigned char)section[k]))
-		return false;
-	const char *p = section + k;
-	while (isblank((unsigned char)*p))
-		p++;
-	size_t len = strlen(p);
-	while (len && isblank((unsigned char)p[len - 1]))
-		len--;
-	snprintf(buf, n, "%.*s", (int)len, p);
-	return true;
-}
-
 /* A section of the study begins (its header at line, the index-th header
  * of the file): registered even when no key follows, so an empty
  * [system NAME] or [workload NAME] is refused for what it lacks rather
@@ -124,7 +103,7 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 				    line, c->study_line);
 		else
 			c->study_line = line;
-	} else if (cmp_section_name(section, "system", name, sizeof name) && name[0]) {
+	} else if (ini_lines_section_name(section, "system", name, sizeof name) && name[0]) {
 		for (uint32_t i = 0; i < c->n_sys; i++)
 			if (!strcmp(c->sys[i].name, name))
 				cmp_problem(c, "%s:%d: [%s]: system '%s' defined twice; expected one section per system", f,
@@ -136,7 +115,7 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 		c->cur_sys = &c->sys[c->n_sys++];
 		c->cur_sys->line = line;
 		c->cur_sys->name = strdup(name);
-	} else if (cmp_section_name(section, "workload", name, sizeof name) && name[0]) {
+	} else if (ini_lines_section_name(section, "workload", name, sizeof name) && name[0]) {
 		for (uint32_t i = 0; i < c->n_wl; i++)
 			if (!strcmp(c->wl[i].name, name))
 				cmp_problem(c, "%s:%d: [%s]: workload '%s' defined twice; expected one section per workload",

@@ -190,6 +190,9 @@ bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: ex
 # A key before any header was dropped silently.
 bad nosection $'trace = a.nlt\n[job A]\ntrace = a.nlt' \
   "$dir/nosection.ini:1: key 'trace' before any section; expected it under [workload] or [job NAME]"
+# A name without the blanks around it: '[job  A ]' was a job ' A ' beside 'A'.
+bad blanks $'[job  A ]\ntrace = a.nlt\n[job A]\ntrace = a.nlt' \
+  "$dir/blanks.ini:3: section [job A]: job 'A' given twice; expected one section per job"
 # A header without its ']' was "section []".
 bad unclosed $'[job A\ntrace = a.nlt' "$dir/unclosed.ini:1: '[job A': expected ']' at the end of a section header"
 bad emptyheader $'[]\ntrace = a.nlt\n[job A]\ntrace = a.nlt' "$dir/emptyheader.ini:1: section []: expected [workload] or [job NAME]"

@@ -336,6 +336,20 @@ static void test_workload(void)
 	path = map_file("[job a]\ntrace = a.nlt\nplacement_seed = 99999999999999999999\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":3: [job a] key 'placement_seed': value '99999999999999999999' out of range");
+	/* A job's name is read without the blanks around it, as compare's
+	 * are: "[job  a ]" was a job ' a ' beside a job 'a'. */
+	path = map_file("[job \t b \t]\ntrace = b.nlt\n");
+	CHECK_OK(place_workload_read(path, &w, &err), &err);
+	CHECK_STR(w.jobs[0].name, "b");
+	place_workload_release(&w);
+	path = map_file("[job  a ]\ntrace = a.nlt\n[job a]\ntrace = b.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: section [job a]: job 'a' given twice; expected one section per job");
+	path = map_file("[job  a ]\ntrace = a.nlt\nrepeat = 0\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err, ":3: [job a] key 'repeat': value '0'");
+	path = map_file("[job  ]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":1: section [job  ]: expected [workload] or [job NAME]");
 	/* A synthetic job's key in a traced job, at its line with its value,
 	 * the default value too (steps = 100 passed). */
 	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 2\nsteps = 100\nbytes = 8\n");
