@@ -12,6 +12,7 @@
  * analytic backend, ping-pong; figure: median and p99 residence in us.
  * Last line: the figure.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -91,17 +92,41 @@ static double wall(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The argument `s` (the usage's `name`) as a positive integer written in
+ * decimal digits only (strtoull alone takes "-2", "2x" and "" too); 0,
+ * after one line on stderr, when it is not one. */
+static uint64_t arg_count(const char *name, const char *s)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+	if (!v || *end || errno) {
+		fprintf(stderr, "bench_live: %s '%s': expected a positive integer\n", name, s);
+		return 0;
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || (strcmp(argv[1], "rate") && strcmp(argv[1], "residence"))) {
+	if (argc < 2 || (strcmp(argv[1], "rate") && strcmp(argv[1], "residence")) ||
+	    argc > (strcmp(argv[1], "rate") ? 3 : 5)) {
 		fprintf(stderr, "usage: bench_live rate BACKEND [RANKS [MSGS]] | residence [MSGS]\n");
 		return 2;
 	}
 	int pingpong = !strcmp(argv[1], "residence");
 	const char *backend = pingpong ? "analytic" : argc > 2 ? argv[2] : "analytic";
-	uint32_t n = pingpong ? 2 : argc > 3 ? (uint32_t)atoi(argv[3]) : 8;
-	uint64_t msgs = pingpong ? (argc > 2 ? strtoull(argv[2], NULL, 10) : 20000)
-				 : (argc > 4 ? strtoull(argv[4], NULL, 10) : 20000);
+	const char *ranks_arg = pingpong || argc <= 3 ? NULL : argv[3];
+	const char *msgs_arg = pingpong ? (argc > 2 ? argv[2] : NULL) : (argc > 4 ? argv[4] : NULL);
+	uint64_t n_arg = ranks_arg ? arg_count("RANKS", ranks_arg) : pingpong ? 2 : 8;
+	uint64_t msgs = n_arg && msgs_arg ? arg_count("MSGS", msgs_arg) : 20000;
+	if (!n_arg || !msgs)
+		return 2;
+	if (n_arg > 64 || n_arg % 2) { /* ranks pair up (2i, 2i+1); th[] and args[] hold 64 */
+		fprintf(stderr, "bench_live: RANKS '%s': expected an even number of ranks, at most 64\n", ranks_arg);
+		return 2;
+	}
+	uint32_t n = (uint32_t)n_arg;
 	char ep[128], json_path[128], kv[128];
 	snprintf(ep, sizeof ep, "ipc:///tmp/bench_live.%d.sock", (int)getpid());
 	snprintf(json_path, sizeof json_path, "/tmp/bench_live.%d.json", (int)getpid());
@@ -124,10 +149,6 @@ int main(int argc, char **argv)
 
 	pthread_t th[64];
 	struct rank_arg args[64];
-	if (n > 64 || n % 2) {
-		fprintf(stderr, "bench_live: RANKS must be even and at most 64\n");
-		return 2;
-	}
 	double t0 = wall();
 	for (uint32_t r = 0; r < n; r++) {
 		args[r] = (struct rank_arg){.ep = ep, .rank = r, .n = n, .msgs = msgs, .pingpong = pingpong};
