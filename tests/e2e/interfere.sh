@@ -166,6 +166,16 @@ expect_eq "non-UTF-8 names in the JSON" \
 ! grep -q "(null)" "$dir/nu.txt" || fail "non-UTF-8 names: the table prints (null)"
 [ -s "$dir/nu.svg" ] && ! compgen -G "$dir/nu.svg.tmp*" > /dev/null || fail "non-UTF-8 names: no chart, or a staged one left"
 
+# The inner mappings docs/placement.md names are the ones key
+# placement_inner takes (it said `round-robin`, refused).
+inner=$(sed -n '/^2\. Ranks go onto the nodes/,/^$/p' "$(dirname "$0")/../../docs/placement.md" | grep -o '`[a-z_-]*`' |
+  tr -d '`' | grep -v placement_inner)
+expect_eq "inner mappings in docs/placement.md" "$(echo $inner)" "linear round_robin"
+for m in $inner; do
+  printf '[job S]\nsynthetic = ring\nranks = 4\nsteps = 2\nranks_per_node = 2\nplacement_inner = %s\n' "$m" > "$dir/inner.ini"
+  "$netloom" interfere "$dir/inner.ini" -c "$dir/sys.ini" "${an[@]}" > /dev/null 2>&1 || fail "placement_inner = $m (docs/placement.md) refused"
+done
+
 # 9. Bad workloads: one line naming file, line, section, key, value and
 # what was expected; exit 2 (bad input); no JSON written.
 bad() { # NAME CONTENT EXPECTED-MESSAGE
