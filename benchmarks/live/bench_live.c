@@ -137,6 +137,7 @@ int main(int argc, char **argv)
 	if (nl_sim_new(&sim, &err) < 0 || nl_sim_set(sim, kv, NULL, &err) < 0 ||
 	    (!strcmp(backend, "flit") && nl_sim_set(sim, "topology=torus:k=8", NULL, &err) < 0)) {
 		fprintf(stderr, "bench_live: %s\n", err.msg);
+		nl_sim_free(sim);
 		return 1;
 	}
 	struct live_opts o;
@@ -154,35 +155,41 @@ int main(int argc, char **argv)
 		args[r] = (struct rank_arg){.ep = ep, .rank = r, .n = n, .msgs = msgs, .pingpong = pingpong};
 		pthread_create(&th[r], NULL, rank_main, &args[r]);
 	}
+	/* From here the server may have written json_path: every return
+	 * below goes through out, which removes it. */
 	int rc = live_serve(&o, sim, &err);
 	double t1 = wall();
-	if (rc < 0) { /* the clients cannot finish without a server */
+	if (rc < 0) { /* the clients cannot finish without a server: not joined */
 		fprintf(stderr, "bench_live: %s\n", err.msg);
-		return 1;
+		goto out;
 	}
 	for (uint32_t r = 0; r < n; r++) {
 		pthread_join(th[r], NULL);
-		if (args[r].rc)
+		if (args[r].rc) /* the rank said why */
 			rc = -1;
 	}
-	if (rc < 0) {
-		fprintf(stderr, "bench_live: %s\n", err.msg);
-		return 1;
-	}
+	if (rc < 0)
+		goto out;
 	json_error_t je;
 	json_t *doc = json_load_file(json_path, 0, &je);
-	unlink(json_path);
+	if (!doc) {
+		fprintf(stderr, "bench_live: %s: %s\n", json_path, je.text);
+		rc = -1;
+		goto out;
+	}
 	json_t *live = json_object_get(doc, "live");
 	uint64_t delivered = (uint64_t)json_integer_value(json_object_get(live, "delivered"));
 	double p50 = (double)json_integer_value(json_object_get(live, "residence_ns_p50")) * 1e-3;
 	double p99 = (double)json_integer_value(json_object_get(live, "residence_ns_p99")) * 1e-3;
 	json_decref(doc);
-	nl_sim_free(sim);
 	printf("backend %s, %u ranks, %" PRIu64 " messages delivered in %.3f s; residence p50 %.1f us, p99 %.1f us\n",
 	       backend, n, delivered, t1 - t0, p50, p99);
 	if (pingpong)
 		printf("residence median %.1f us p99 %.1f us\n", p50, p99);
 	else
 		printf("%.0f messages/s\n", (double)delivered / (t1 - t0));
-	return 0;
+out:
+	unlink(json_path);
+	nl_sim_free(sim);
+	return rc < 0 ? 1 : 0;
 }
