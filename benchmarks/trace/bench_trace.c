@@ -7,6 +7,11 @@
  *   bench_trace write [OPS_PER_RANK]   ops/s written (last line)
  *   bench_trace read [FILE]            ops/s read (last line)
  *   bench_trace memory                 reader heap, 1x vs 10x longer trace
+ *
+ * The archive it writes (/tmp/bench_trace_XXXXXX, 32 MB for read) and its
+ * per-rank streams (.r0 ...) are registered with core/staged.h: a SIGINT
+ * or SIGTERM removes them (at the next op written or read) and ends the
+ * process by that signal.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -19,6 +24,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "core/staged.h"
 #include "traces/trace.h"
 
 #define RANKS 8
@@ -40,6 +46,7 @@ static int write_rank(struct trace_stream_writer *w, uint32_t rank, uint64_t n_o
 		t += op.dur_ps;
 		NL_CHECK(trace_stream_append(w, &op, e));
 		done++;
+		out_staged_poll(); /* a recorded SIGINT/SIGTERM: the files removed, the process ended */
 		for (int i = 0; i < 8 && done < n_ops; i++, done++) {
 			memset(&op, 0, sizeof op);
 			op.kind = i < 4 ? TOP_IRECV : TOP_ISEND;
@@ -78,25 +85,29 @@ static int write_rank(struct trace_stream_writer *w, uint32_t rank, uint64_t n_o
 	return 0;
 }
 
-/* Write a RANKS-rank archive with ops_per_rank ops each; seconds taken. */
-static double write_archive(const char *path, uint64_t ops_per_rank, struct nl_err *e)
+/* Write a RANKS-rank archive with ops_per_rank ops each through the
+ * per-rank streams named spp (removed on every return); seconds taken. */
+static double write_archive(const char *path, const char *const spp[RANKS], uint64_t ops_per_rank,
+			    struct nl_err *e)
 {
-	char sp[RANKS][256];
-	const char *spp[RANKS];
 	double t0 = nl_wall_seconds();
-	for (uint32_t r = 0; r < RANKS; r++) {
+	int rc = 0;
+	for (uint32_t r = 0; r < RANKS && !rc; r++) {
 		struct trace_stream_writer *w;
-		snprintf(sp[r], sizeof sp[r], "%s.r%u", path, r);
-		spp[r] = sp[r];
-		if (trace_stream_open(&w, r, sp[r], e) || write_rank(w, r, ops_per_rank, e) ||
-		    trace_stream_close(w, NULL, NULL, NULL, e))
-			return -1;
+		rc = trace_stream_open(&w, r, spp[r], e);
+		if (!rc && write_rank(w, r, ops_per_rank, e)) {
+			trace_stream_abort(w);
+			rc = -1;
+		}
+		if (!rc)
+			rc = trace_stream_close(w, NULL, NULL, NULL, e);
 	}
 	struct trace_manifest m = {.n_ranks = RANKS, .application = "bench", .command_line = "", .machine = "",
 				   .recorder = "bench_trace", .mpi_library = ""};
-	int rc = trace_archive_write(path, &m, spp, e);
+	if (!rc)
+		rc = trace_archive_write(path, &m, spp, e);
 	for (uint32_t r = 0; r < RANKS; r++)
-		unlink(sp[r]);
+		unlink(spp[r]);
 	return rc ? -1 : nl_wall_seconds() - t0;
 }
 
@@ -116,8 +127,9 @@ static uint64_t read_all(const char *path, double *secs, size_t *peak_heap, stru
 		if (trace_rank_open(a, r, &rd, e))
 			break;
 		while (trace_rank_next(rd, &op, e) == 1)
-			if ((++n & 65535) == 0 && peak_heap) {
-				size_t now = mallinfo2().uordblks;
+			if ((++n & 65535) == 0) {
+				out_staged_poll(); /* a recorded SIGINT/SIGTERM: the files removed, the process ended */
+				size_t now = peak_heap ? mallinfo2().uordblks : 0;
 				if (now > peak)
 					peak = now;
 			}
@@ -154,10 +166,30 @@ int main(int argc, char **argv)
 {
 	struct nl_err e = {0};
 	char path[] = "/tmp/bench_trace_XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0)
+	char sp[RANKS][sizeof path + 8];
+	const char *spp[RANKS];
+	/* Registered before they exist (core/staged.h): from mkstemp on, a
+	 * SIGINT or SIGTERM leaves neither the archive nor a stream behind. */
+	out_signals_catch();
+	if (out_staged_add(path, &e) < 0) {
+		fprintf(stderr, "bench_trace: %s\n", e.msg);
 		return 1;
+	}
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		perror("bench_trace: /tmp/bench_trace_XXXXXX");
+		return 1;
+	}
 	close(fd);
+	for (uint32_t r = 0; r < RANKS; r++) {
+		snprintf(sp[r], sizeof sp[r], "%s.r%u", path, r);
+		spp[r] = sp[r];
+		if (out_staged_add(sp[r], &e) < 0) {
+			fprintf(stderr, "bench_trace: %s\n", e.msg);
+			out_staged_unlink();
+			return 1;
+		}
+	}
 	const char *mode = argc > 1 ? argv[1] : "read";
 	int rc = 0;
 
@@ -166,10 +198,10 @@ int main(int argc, char **argv)
 		uint64_t per = argc > 2 ? strtoull(argv[2], &end, 10) : 1000000;
 		if (!per || *end) {
 			fprintf(stderr, "bench_trace: write OPS '%s': expected a positive integer\n", argv[2]);
-			unlink(path);
-			return 2;
+			rc = 2;
+			goto out;
 		}
-		double s = write_archive(path, per, &e);
+		double s = write_archive(path, spp, per, &e);
 		if (s < 0) {
 			fprintf(stderr, "bench_trace: %s\n", e.msg);
 			rc = 1;
@@ -182,11 +214,11 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(mode, "read")) {
 		const char *in = argc > 2 ? argv[2] : path;
-		if (argc <= 2 && write_archive(path, 1000000, &e) < 0) {
+		if (argc <= 2 && write_archive(path, spp, 1000000, &e) < 0) {
 			fprintf(stderr, "bench_trace: %s\n", e.msg);
 			rc = 1;
 		} else {
-			double s, best = 1e30;
+			double s = 0, best = 1e30;
 			uint64_t n = 0;
 			for (int rep = 0; rep < 3; rep++) { /* best of 3: page cache warm */
 				n = read_all(in, &s, NULL, &e);
@@ -208,9 +240,9 @@ int main(int argc, char **argv)
 		size_t h1 = 0, h10 = 0;
 		double s;
 		uint64_t n1 = 0, n10 = 0;
-		if (write_archive(path, 200000, &e) >= 0)
+		if (write_archive(path, spp, 200000, &e) >= 0)
 			n1 = read_all(path, &s, &h1, &e);
-		if (write_archive(path, 2000000, &e) >= 0)
+		if (write_archive(path, spp, 2000000, &e) >= 0)
 			n10 = read_all(path, &s, &h10, &e);
 		if (!n1 || !n10) {
 			fprintf(stderr, "bench_trace: %s\n", e.msg);
@@ -224,6 +256,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_trace write [OPS_PER_RANK] | read [FILE] | memory\n");
 		rc = 2;
 	}
+out:
 	unlink(path);
+	out_staged_del(path);
+	for (uint32_t r = 0; r < RANKS; r++)
+		out_staged_del(sp[r]);
 	return rc;
 }
