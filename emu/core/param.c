@@ -65,17 +65,46 @@ static int param_range_error(const struct param_def *d, const char *value, const
 			     struct nl_err *err)
 {
 	char lo[40], hi[40];
-	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected %s %s..%s", what,
-		       d->name, value,
-		       d->type == PARAM_DIMS || d->type == PARAM_LIST ? "each element in" : "a value in",
-		       param_bound(lo, d->min), param_bound(hi, d->max));
+	return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s' out of range: expected a value in %s..%s",
+		       what, d->name, value, param_bound(lo, d->min), param_bound(hi, d->max));
 }
 
-/* Only decimal digits after an optional sign. */
+/* An element of a vector value out of d's bounds, or (unbounded d) past
+ * 64 bits: the range message, naming the element when the value has
+ * more than one ('4/1234567890123456789012345' said "expected integers
+ * separated by '/'", as if the digits were not a number). */
+static int param_elem_range_error(const struct param_def *d, const char *value, const char *elem, size_t n,
+				  bool is_sole, const char *what, struct nl_err *err)
+{
+	char lo[40] = "-9223372036854775808", hi[40] = "9223372036854775807";
+	if (param_has_bounds(d)) {
+		param_bound(lo, d->min);
+		param_bound(hi, d->max);
+	}
+	if (is_sole)
+		return nl_errf(err, NL_ERANGE,
+			       "%s: parameter '%s' value '%s' out of range: expected each element in %s..%s", what,
+			       d->name, value, lo, hi);
+	return nl_errf(err, NL_ERANGE,
+		       "%s: parameter '%s' value '%s' out of range: expected each element in %s..%s, got '%.*s'", what,
+		       d->name, value, lo, hi, (int)n, elem);
+}
+
+/* Only decimal digits after an optional sign, in s[0..n). */
+static bool param_is_decimal_n(const char *s, size_t n)
+{
+	size_t i = n && (*s == '-' || *s == '+');
+	if (i == n)
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
 static bool param_is_decimal(const char *s)
 {
-	s += *s == '-' || *s == '+';
-	return *s && s[strspn(s, "0123456789")] == '\0';
+	return param_is_decimal_n(s, strlen(s));
 }
 
 static int param_parse_i64(const char *s, const char *end, int64_t *out)
@@ -113,11 +142,17 @@ static int param_parse_vec(const struct param_def *d, const char *value, char se
 		if (vec->n == PARAM_VEC_MAX)
 			return nl_errf(err, NL_ERANGE, "%s: parameter '%s' value '%s': at most %d elements",
 				       what, d->name, value, PARAM_VEC_MAX);
-		if (param_parse_i64(p, end, &x) < 0)
+		bool is_sole = p == value && !q;
+		if (param_parse_i64(p, end, &x) < 0) {
+			/* Digits too many for 64 bits: out of range, as a
+			 * single number is (param_set's PARAM_INT). */
+			if (param_is_decimal_n(p, (size_t)(end - p)))
+				return param_elem_range_error(d, value, p, (size_t)(end - p), is_sole, what, err);
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected %s",
 				       what, d->name, value, param_type_name(d->type));
+		}
 		if (!param_int_in_bounds(d, x))
-			return param_range_error(d, value, what, err);
+			return param_elem_range_error(d, value, p, (size_t)(end - p), is_sole, what, err);
 		vec->v[vec->n++] = x;
 		if (!q)
 			break;

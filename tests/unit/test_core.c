@@ -238,6 +238,38 @@ static void test_param_big_bounds(void)
 		  "value '1/9007199254740993' out of range");
 }
 
+/* A list or dimensions element of more digits than 64 bits hold is out of
+ * range, as a single number is, not "expected integers separated by '/'";
+ * an element out of range is named when the value has more than one. */
+static void test_param_vec_element_range(void)
+{
+	static const struct param_def open_defs[] = {
+		{"v", PARAM_LIST, offsetof(struct big, v), "0", 0, 0, "unbounded list", NULL},
+		{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+	};
+	struct demo d;
+	struct big b;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=123456789012345678901234567890", "t", &e), NL_ERANGE, &e,
+		  "parameter 's' value '123456789012345678901234567890' out of range: expected each element in -64..64");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=-1/1/123456789012345678901234567890", "t", &e), NL_ERANGE, &e,
+		  "parameter 's' value '-1/1/123456789012345678901234567890' out of range: expected each element in "
+		  "-64..64, got '123456789012345678901234567890'");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=-99999999999999999999/1", "t", &e), NL_ERANGE, &e,
+		  "expected each element in -64..64, got '-99999999999999999999'");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8x1", "t", &e), NL_ERANGE, &e,
+		  "value '8x1' out of range: expected each element in 2..64, got '1'");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,k=8x99999999999999999999", "t", &e), NL_ERANGE, &e,
+		  "expected each element in 2..64, got '99999999999999999999'");
+	CHECK_ERR(param_parse(open_defs, &b, ":v=1/99999999999999999999", "t", &e), NL_ERANGE, &e,
+		  "expected each element in -9223372036854775808..9223372036854775807, got '99999999999999999999'");
+	/* Not digits: still a format error. */
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=1/1a", "t", &e), NL_EFORMAT, &e,
+		  "expected integers separated by '/'");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,s=1/-", "t", &e), NL_EFORMAT, &e,
+		  "expected integers separated by '/'");
+}
+
 static void test_rng_determinism(void)
 {
 	struct rng a, b, c;
@@ -973,6 +1005,7 @@ int main(void)
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
 	TEST_RUN(test_param_big_bounds);
+	TEST_RUN(test_param_vec_element_range);
 	TEST_RUN(test_param_named);
 	TEST_RUN(test_rng_determinism);
 	TEST_RUN(test_rng_distribution);
