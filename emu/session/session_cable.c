@@ -37,29 +37,22 @@ int session_cable_refuse_synthetic(nl_sim *s, struct nl_err *err)
 	return 0;
 }
 
-/* What the replay's report says about the layout behind the latencies. */
+/* What the replay's report says about the layout behind the latencies:
+ * the totals `netloom cost` gives (layout_summarise sums lengths in whole
+ * micrometres, docs/layout.md), not a sum of doubles in port order
+ * (259.19999999999976 m for cost's 259.2 on torus:k=8x8). */
 static json_t *session_cable_json(const struct layout *lo, const struct layout_model *m, const struct layout_cfg *lc,
-				  const double *len)
+				  const struct layout_summary *ls)
 {
-	const struct topo *t = lo->t;
-	uint64_t links = 0;
-	double total = 0, max = 0;
-	for (uint32_t g = 0; g < t->n_ports; g++) {
-		if (!topo_port_is_network(t, g) || t->peer[g] < g)
-			continue;
-		links++;
-		total += len[g];
-		max = len[g] > max ? len[g] : max;
-	}
 	json_t *o = json_object();
 	json_object_set_new(o, "preset", json_string(m->name));
 	json_object_set_new(o, "rule", json_string(lo->rule->name));
 	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));
 	json_object_set_new(o, "cabinets", json_integer(lo->n_cabinets));
-	json_object_set_new(o, "links", json_integer((json_int_t)links));
-	json_object_set_new(o, "length_m", json_real(total));
-	json_object_set_new(o, "mean_length_m", json_real(links ? total / (double)links : 0.0));
-	json_object_set_new(o, "max_length_m", json_real(max));
+	json_object_set_new(o, "links", json_integer((json_int_t)ls->links));
+	json_object_set_new(o, "length_m", json_real(ls->length_m));
+	json_object_set_new(o, "mean_length_m", json_real(ls->mean_m));
+	json_object_set_new(o, "max_length_m", json_real(ls->max_m));
 	json_object_set_new(o, "propagation_ns_per_m", json_real(lc->propagation_ns_per_m));
 	return o;
 }
@@ -98,7 +91,13 @@ int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, 
 		nl_err_prefix(err, "key 'cable_latency'");
 		goto out;
 	}
-	*info = session_cable_json(&lo, m, &lc, len);
+	struct layout_summary ls;
+	rc = layout_summarise(&lo, m, 0, &ls, err);
+	if (rc < 0) {
+		nl_err_prefix(err, "key 'cable_latency'");
+		goto out;
+	}
+	*info = session_cable_json(&lo, m, &lc, &ls);
 	if (!*info)
 		rc = nl_errf(err, NL_ENOMEM, "cable_latency: out of memory");
 out:

@@ -28,6 +28,14 @@ expect_eq "pingpong without cables" "$(json "$dir/off.json" 'round(d["results"][
 expect_eq "report" "$(json "$dir/on.json" 'd["results"]["network"]["cables"]["rule"], d["results"]["network"]["cables"]["cabinets"]')" "('canonical', 64)"
 grep -q "^  cables: 128 links laid out by canonical (flex preset, 64 cabinets, rule order)" "$dir/on.txt" \
   || fail "text report lacks the cables line: $(grep cables "$dir/on.txt")"
+# The report's lengths are `netloom cost`'s for the same layout, summed in
+# whole micrometres (docs/layout.md): the sum of doubles in port order gave
+# 259.19999999999976 m where cost gives 259.2.
+"$netloom" cost torus:k=8x8 --pack canonical --per-cabinet 1 --layout rule --json "$dir/cost.json" > /dev/null \
+  || fail "cost exit $?"
+expect_eq "cable lengths = cost's" \
+  "$(json "$dir/on.json" 'repr([d["results"]["network"]["cables"][k] for k in ("links", "length_m", "mean_length_m", "max_length_m")])')" \
+  "$(json "$dir/cost.json" 'repr([d[k] for k in ("links", "length_m", "mean_length_m", "max_length_m")])')"
 # 10 ns/m doubles the cables' share.
 want10=$(python3 -c "print(32000000 + 20 * round($len * 10.0 * 1000))")
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" "${lay[@]}" -s cable_latency=1 -s propagation_ns_per_m=10 --json "$dir/on10.json" \
