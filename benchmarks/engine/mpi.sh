@@ -19,9 +19,10 @@
 # from before windows has no NETLOOM_MPI_WINDOW; NETLOOM_MPI_WINDOW=1 in
 # the environment makes this one exchange every cycle).
 set -euo pipefail
-case ${1:-} in -h | --help) echo "usage: mpi.sh NETLOOM [N] [CASE]"; exit 0 ;; esac
-[ $# -ge 1 ] || { echo "usage: mpi.sh NETLOOM [N] [CASE]" >&2; exit 2; }
-netloom=${1:?usage: mpi.sh NETLOOM [N] [CASE]}
+usage="usage: mpi.sh NETLOOM [N] [CASE] [-s key=value ...]"
+case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+netloom=$1
 ranks=${2:-2}
 case=${3:-torus16}
 extra=("${@:4}")

@@ -20,9 +20,10 @@
 # dor, 2 VCs, idle), torus64_load (the same at 0.3). Further -s settings
 # are added to both runs (e.g. -s partitioner=metis).
 set -euo pipefail
-case ${1:-} in -h | --help) echo "usage: mpi_memory.sh NETLOOM [N] [CASE]"; exit 0 ;; esac
-[ $# -ge 1 ] || { echo "usage: mpi_memory.sh NETLOOM [N] [CASE]" >&2; exit 2; }
-netloom=${1:?usage: mpi_memory.sh NETLOOM [N] [CASE]}
+usage="usage: mpi_memory.sh NETLOOM [N] [CASE] [-s key=value ...]"
+case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+netloom=$1
 ranks=${2:-2}
 case=${3:-equality}
 extra=("${@:4}")
