@@ -54,6 +54,12 @@ def case_describe_torus():
         d = run_json("topo", "describe", "mesh:k=12x12", "--json", "--sampled", "--samples", "2", "--seed", str(seed))
         held += abs(d["aspl"] - exact) <= d["aspl_ci95"]
     check(f"95% interval from 2 sources holds the exact ASPL in {held} of 20 seeds (expected >= 17)", held >= 17)
+    # --samples N alone samples too, as docs/analysis.md says (it was
+    # ignored: a torus, one BFS, stayed exact).
+    d2 = run_json("topo", "describe", "torus:k=32x32", "--json", "--samples", "4")
+    eq("--samples alone: sampled", (d2["exact"], d2["samples"], d2["samples_requested"]), (False, 4, 4))
+    eq("--samples alone = with --sampled", d2,
+       run_json("topo", "describe", "torus:k=32x32", "--json", "--sampled", "--samples", "4"))
     out = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "4").stdout.decode()
     check("text says approximate", "moore ratio     <= " in out and
           "approximate" in out and f"lower bound {lo}" in out and f"upper bound {hi}" in out)
@@ -488,6 +494,11 @@ def case_errors():
     for args in (("--exact", "--sampled"), ("--sampled", "--exact")):
         p = run("topo", "describe", "torus:k=8x8", *args, code=2)
         one_line_error(p, "--exact and --sampled together")
+    # --samples N is the sampled method's: with --exact it is a usage error.
+    for args in (("--exact", "--samples", "8"), ("--samples", "8", "--exact")):
+        p = run("topo", "describe", "torus:k=8x8", *args, code=2)
+        one_line_error(p, "netloom topo describe: --exact and --samples together: --samples N samples the "
+                       "distances; expected one distance method")
     # One sampled source has no spread to give the ASPL's 95% interval
     # (it printed "+- 0.000000").
     p = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "1", code=2)
