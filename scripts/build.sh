@@ -10,8 +10,9 @@
 #
 #   scripts/build.sh [--asan | --release | --clang | --tsan] [TARGET...]
 #
-# TARGETs are meson targets (default: all); an unknown option is a usage
-# error (exit 2), an unknown target a build error (exit 1).
+# TARGETs are meson targets (default: all); an unknown option or a second
+# build kind is a usage error (exit 2), an unknown target a build error
+# (exit 1, meson's one line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,9 +55,18 @@ case "${1:-}" in
     echo "scripts/build.sh: unknown option '$1' (expected --asan, --release, --clang or --tsan)" >&2
     usage >&2; exit 2 ;;
 esac
-case "${1:-}" in --asan | --release | --clang | --tsan) shift ;; esac
+kind=
+case "${1:-}" in --asan | --release | --clang | --tsan) kind=$1; shift ;; esac
 for t in "$@"; do
-  case "$t" in -*) echo "scripts/build.sh: '$t': options come first, then targets" >&2; usage >&2; exit 2 ;; esac
+  case "$t" in
+  --asan | --release | --clang | --tsan)
+    [ -n "$kind" ] || { echo "scripts/build.sh: '$t': options come first, then targets" >&2; usage >&2; exit 2; }
+    # A second build kind, not a misplaced option: each kind is its own
+    # build directory, and one call builds one.
+    echo "scripts/build.sh: '$t' after '$kind': one build kind per call (--asan, --release, --clang or --tsan; run it twice for two)" >&2
+    exit 2 ;;
+  -*) echo "scripts/build.sh: '$t': options come first, then targets" >&2; usage >&2; exit 2 ;;
+  esac
 done
 targets=("$@")
 log=$(mktemp)
@@ -64,4 +74,14 @@ trap 'rm -f "$log"' EXIT
 if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" "${opts[@]}" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 fi
-meson compile -C "$dir" "${targets[@]}" >"$log" 2>&1 || { grep -v '^\[' "$log" >&2; exit 1; }
+if ! meson compile -C "$dir" "${targets[@]}" >"$log" 2>&1; then
+  # meson's own refusal (an unknown target) is one ERROR line among INFO
+  # lines, before ninja runs: that line alone. A compiler's messages are
+  # shown whole.
+  if grep -q '^ERROR: ' "$log" && ! grep -q '^\[' "$log"; then
+    echo "scripts/build.sh: $(sed -n 's/^ERROR: //p' "$log" | head -n 1) (in $dir/)" >&2
+  else
+    grep -v '^\[' "$log" >&2
+  fi
+  exit 1
+fi
