@@ -296,7 +296,9 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	const struct topo *t = r->t;
 	const struct analyze_dist *d = &r->d;
 
-	fprintf(f, "topology        %s\n", t->spec);
+	fputs("topology        ", f);
+	nl_fputs_one_line(t->spec, f); /* a graph:file= path can hold a newline */
+	fputc('\n', f);
 	fprintf(f, "routers         %u\n", t->n_routers);
 	fprintf(f, "endpoints       %u\n", t->n_endpoints);
 	fprintf(f, "radix           %u ports per router (endpoints included), %u router neighbours\n",

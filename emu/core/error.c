@@ -102,39 +102,58 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The next piece of p[0..n) as one line of well-formed text, written to
+ * piece (NUL-terminated, at most 16 bytes: one kept sequence, or up to four
+ * bytes as \xHH); *used is the bytes of p it stands for. Valid UTF-8 is
+ * kept (a path or value in any script); a byte that starts no valid
+ * sequence (a Latin-1 file, a cut one) is escaped, as are C0 and C1
+ * controls (U+0080..U+009F, which terminals act on as they do on C0 ones). */
+static size_t one_line_piece(const unsigned char *p, size_t n, char piece[20], size_t *used)
+{
+	int len = *p >= 0x20 && *p != 0x7f ? text_utf8_len(p, n) : 0;
+	if (len == 1 || (len > 1 && !(p[0] == 0xc2 && p[1] < 0xa0))) {
+		memcpy(piece, p, (size_t)len);
+		piece[len] = '\0';
+		*used = (size_t)len;
+		return (size_t)len;
+	}
+	size_t o = 0;
+	*used = len > 1 ? (size_t)len : 1;
+	for (size_t i = 0; i < *used; i++) {
+		const char *esc = p[i] == '\n' ? "\\n" : p[i] == '\r' ? "\\r" : p[i] == '\t' ? "\\t" : NULL;
+		if (esc)
+			o += (size_t)snprintf(piece + o, 20 - o, "%s", esc);
+		else
+			o += (size_t)snprintf(piece + o, 20 - o, "\\x%02x", p[i]);
+	}
+	return o;
+}
+
 int nl_err_one_line(struct nl_err *err, int rc)
 {
 	if (rc >= 0 || !err)
 		return rc;
 	/* Each byte of the message becomes at most four (\xHH). */
-	char out[4 * NL_ERR_MSG_MAX];
-	size_t o = 0, n = strlen(err->msg);
+	char out[4 * NL_ERR_MSG_MAX], piece[20];
+	size_t o = 0, n = strlen(err->msg), used;
 	const unsigned char *msg = (const unsigned char *)err->msg;
-	for (const unsigned char *p = msg; *p;) {
-		/* Valid UTF-8 is kept (a path or value in any script); a byte
-		 * that starts no valid sequence (a Latin-1 file, a cut one) is
-		 * escaped, as are C1 controls (U+0080..U+009F, which terminals
-		 * act on as they do on C0 ones). */
-		int len = *p >= 0x20 && *p != 0x7f ? text_utf8_len(p, n - (size_t)(p - msg)) : 0;
-		if (len == 1 || (len > 1 && !(p[0] == 0xc2 && p[1] < 0xa0))) {
-			memcpy(out + o, p, (size_t)len);
-			o += (size_t)len;
-			p += len;
-			continue;
-		}
-		for (int i = 0; i < (len > 1 ? len : 1); i++, p++) {
-			const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
-			if (esc) {
-				memcpy(out + o, esc, 2);
-				o += 2;
-			} else {
-				o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
-			}
-		}
+	for (const unsigned char *p = msg; *p; p += used) {
+		size_t k = one_line_piece(p, n - (size_t)(p - msg), piece, &used);
+		memcpy(out + o, piece, k);
+		o += k;
 	}
 	out[o] = '\0';
 	nl_err_store(err, out, o);
 	return rc;
+}
+
+void nl_fputs_one_line(const char *s, FILE *f)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), used;
+	char piece[20];
+	for (const unsigned char *q = p; *q; q += used)
+		fwrite(piece, 1, one_line_piece(q, n - (size_t)(q - p), piece, &used), f);
 }
 
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)

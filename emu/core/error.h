@@ -29,6 +29,10 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
  * rc >= 0). */
 int nl_err_one_line(struct nl_err *err, int rc);
 
+/* Write s to f escaped as nl_err_one_line escapes a message: user text
+ * (a graph:file= path) printed on a line of a report stays on it. */
+void nl_fputs_one_line(const char *s, FILE *f);
+
 /* Prefix the message already in *err with "prefix: " (for adding the file
  * name or the enclosing component on the way up). Returns err->code. */
 int nl_err_prefix(struct nl_err *err, const char *fmt, ...)

@@ -273,6 +273,15 @@ def case_export():
         dot = run("topo", "export", spec, "--format", "dot").stdout
         eq("dot first line", dot.split(b"\n")[0],
            b'graph "graph:file=' + os.fsencode(tmp) + b'/a\\x09b\\x0ac\\xff\\"q\\\\.edges,p=1,labels=0" {')
+        # describe's text printed the path raw: its newline split the
+        # "topology" line in two. Escaped as the errors escape it.
+        text = run("topo", "describe", spec).stdout
+        want = os.fsencode(tmp) + b'/a\\tb\\nc\\xff"q\\.edges'
+        eq("describe text first line", text.split(b"\n")[0],
+           b"topology        graph:file=" + want + b",p=1,labels=0")
+        eq("describe text second line", text.split(b"\n")[1], b"routers         16")
+        p = run("topo", "describe", f"graph:file={odd}.missing", code=2)
+        one_line_error(p, os.fsdecode(b"cannot open '" + want + b".missing'"))
 
 
 def case_design_hyperx():
