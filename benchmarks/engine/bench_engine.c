@@ -19,6 +19,10 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "speed";
 	struct net_point pt;
+	if (!strcmp(mode, "-h") || !strcmp(mode, "--help")) {
+		printf("usage: bench_engine speed|memory|wheel [injection_rate=R] (the rate: wheel only)\n");
+		return 0;
+	}
 	/* Only wheel takes a rate: speed and memory are the README's fixed
 	 * points, so anything more is refused rather than ignored. */
 	if (argc > 3 || (argc > 2 && strcmp(mode, "wheel")) ||

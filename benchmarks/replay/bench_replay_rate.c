@@ -64,6 +64,10 @@ static int gen_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *e
 int main(int argc, char **argv)
 {
 	struct gen g = {.ranks = 16, .iters = 20000, .window = 16, .bytes = 8};
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: bench_replay_rate [RANKS(even) [ITERS [WINDOW [BYTES]]]]\n");
+		return 0;
+	}
 	if (argc > 1)
 		g.ranks = (uint32_t)strtoul(argv[1], NULL, 0);
 	if (argc > 2)
