@@ -512,6 +512,19 @@ def case_errors():
     # (it printed "+- 0.000000").
     p = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "1", code=2)
     one_line_error(p, "--samples")
+    # -o in a missing folder names the folder (it said "cannot create
+    # temporary file: No such file or directory"), before any work.
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "nonexist", "x")
+        with open(os.path.join(tmp, "afile"), "w"):
+            pass
+        for args in (("topo", "export", "torus:k=4x4", "--format", "dot"), ("topo", "describe", "torus:k=4x4"),
+                     ("design", "equality", "--routers", "10", "--radix", "4")):
+            p = run(*args, "-o", out, code=2)
+            one_line_error(p, f"netloom: {out}: {tmp}/nonexist: no such directory")
+            p = run(*args, "-o", "nodir/x", code=2)
+            one_line_error(p, "netloom: nodir/x: nodir: no such directory")
+            check(f"{args[:2]}: nothing made", os.listdir(tmp) == ["afile"])
     p = run("topo", "frob", code=2)
     one_line_error(p, "unknown subcommand 'frob'")
     p = run("design", "hyperx", "--radix", "128", code=2)
