@@ -255,4 +255,13 @@ void cli_config_hint(const char *path, int rc, struct nl_err *err);
  * writes nothing. */
 void cli_xml_escape(FILE *f, const char *s);
 
+/* s as a gnuplot string constant on a command line: single-quoted, where
+ * every byte is itself but the quote (doubled); under a `noenhanced`
+ * terminal no '_', '^', '{}', '@' or '&' is markup, so a name is drawn as
+ * written. A control character (a newline would end the command, and
+ * XML 1.0 forbids most in the SVG) is drawn as '_'. NULL is ''. Names in
+ * a plot's data go through an array of these (gnuplot's data files have
+ * no escape for a '"' in a quoted field). */
+void cli_gp_str(FILE *f, const char *s);
+
 #endif

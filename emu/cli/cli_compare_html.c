@@ -32,15 +32,6 @@ struct html {
 };
 
 
-/* A name inside a gnuplot double-quoted string (noenhanced text). */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++)
-		fputc(*s == '"' || *s == '\\' || *s == '\n' ? '_' : *s, f);
-	fputc('"', f);
-}
-
 static const char *jstr(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -119,7 +110,7 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			errno = 0;
 			fprintf(p, "set terminal svg size 820,420 noenhanced font 'sans,11' background rgb 'white'\n"
 				   "set datafile missing '?'\nset title ");
-			gp_str(p, title);
+			cli_gp_str(p, title);
 			fprintf(p, "\n%s\nunset output\n", script);
 			bool is_sent = fflush(p) == 0 && !ferror(p);
 			int e = errno;
@@ -175,9 +166,15 @@ static void h_plot_cells(struct html *h, const char *title, const char *field, c
 	 * the chart. */
 	bool *has = calloc(h->n_sys ? h->n_sys : 1, sizeof *has);
 	size_t n_has = 0;
+	/* Names as string constants (cli_gp_str), the data numbers only. */
+	fprintf(f, "array wl[%zu]\n", h->n_wl);
+	for (size_t w = 0; w < h->n_wl; w++) {
+		fprintf(f, "wl[%zu] = ", w + 1);
+		cli_gp_str(f, jstr(json_array_get(h->wl, w), "name"));
+		fputc('\n', f);
+	}
 	fprintf(f, "$d << EOD\n");
 	for (size_t w = 0; w < h->n_wl; w++) {
-		gp_str(f, jstr(json_array_get(h->wl, w), "name"));
 		for (size_t y = 0; y < h->n_sys; y++) {
 			double v = jnum(h_cell(h, w, y), field);
 			isfinite(v) ? fprintf(f, " %.12g", v) : fprintf(f, " ?");
@@ -192,8 +189,8 @@ static void h_plot_cells(struct html *h, const char *title, const char *field, c
 	for (size_t y = 0, k = 0; has && y < h->n_sys; y++) {
 		if (!has[y])
 			continue;
-		fprintf(f, "%s using %zu%s title ", k ? ", ''" : "$d", y + 2, k ? "" : ":xtic(1)");
-		gp_str(f, jstr(json_array_get(h->sys, y), "name"));
+		fprintf(f, "%s using %zu%s title ", k ? ", ''" : "$d", y + 1, k ? "" : ":xtic(wl[int($0) + 1])");
+		cli_gp_str(f, jstr(json_array_get(h->sys, y), "name"));
 		k++;
 	}
 	fclose(f);
@@ -216,10 +213,15 @@ static void h_plot_systems(struct html *h)
 	if (!f)
 		return;
 	bool any[4] = {false};
+	fprintf(f, "array sys[%zu]\n", h->n_sys);
+	for (size_t y = 0; y < h->n_sys; y++) {
+		fprintf(f, "sys[%zu] = ", y + 1);
+		cli_gp_str(f, jstr(json_array_get(h->sys, y), "name"));
+		fputc('\n', f);
+	}
 	fprintf(f, "$s << EOD\n");
 	for (size_t y = 0; y < h->n_sys; y++) {
 		const json_t *o = json_array_get(h->sys, y);
-		gp_str(f, jstr(o, "name"));
 		for (size_t i = 0; i < 4; i++) {
 			double v = jnum(o, k[i]);
 			isfinite(v) ? fprintf(f, " %.12g", v) : fprintf(f, " ?");
@@ -241,8 +243,8 @@ static void h_plot_systems(struct html *h)
 				t[i]);
 			continue;
 		}
-		fprintf(f, "set title '%s'\nplot $s using 0:%zu:xtic(1) with boxes notitle lc %zu\n", t[i], i + 2,
-			i + 1);
+		fprintf(f, "set title '%s'\nplot $s using 0:%zu:xtic(sys[int($0) + 1]) with boxes notitle lc %zu\n", t[i],
+			i + 1, i + 1);
 	}
 	fprintf(f, "unset multiplot\n");
 	fclose(f);
@@ -258,25 +260,35 @@ static void h_plot_seeds(struct html *h)
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return;
-	fprintf(f, "$p << EOD\n");
 	size_t n = 0;
-	for (size_t w = 0; w < h->n_wl; w++)
-		for (size_t y = 0; y < h->n_sys; y++) {
-			const json_t *c = h_cell(h, w, y);
-			if (!isfinite(jnum(c, "runtime_s")))
-				continue;
-			char label[512];
-			snprintf(label, sizeof label, "%s / %s", jstr(c, "workload"), jstr(c, "system"));
-			gp_str(f, label);
-			fprintf(f, " %.12g %.12g %.12g\n", jnum(c, "runtime_min_s"), jnum(c, "runtime_s"),
+	for (size_t i = 0; i < h->n_wl * h->n_sys; i++)
+		n += isfinite(jnum(json_array_get(h->cells, i), "runtime_s")) != 0;
+	/* The cells that ran: their labels in an array of string constants
+	 * (cli_gp_str), their figures in the data, in the same order. */
+	if (n)
+		fprintf(f, "array cell[%zu]\n", n);
+	for (size_t i = 0, k = 0; i < h->n_wl * h->n_sys; i++) {
+		const json_t *c = json_array_get(h->cells, i);
+		if (!isfinite(jnum(c, "runtime_s")))
+			continue;
+		char label[512];
+		snprintf(label, sizeof label, "%s / %s", jstr(c, "workload"), jstr(c, "system"));
+		fprintf(f, "cell[%zu] = ", ++k);
+		cli_gp_str(f, label);
+		fputc('\n', f);
+	}
+	fprintf(f, "$p << EOD\n");
+	for (size_t i = 0; i < h->n_wl * h->n_sys; i++) {
+		const json_t *c = json_array_get(h->cells, i);
+		if (isfinite(jnum(c, "runtime_s")))
+			fprintf(f, "%.12g %.12g %.12g\n", jnum(c, "runtime_min_s"), jnum(c, "runtime_s"),
 				jnum(c, "runtime_max_s"));
-			n++;
-		}
+	}
 	fprintf(f, "EOD\nset ylabel 'runtime (s)'\nset yrange [0:*]\nset xtics rotate by -30\nset grid ytics\n"
 		   "set xrange [-0.5:%zu.5]\nset key below\n", n ? n - 1 : 0);
 	if (n)
-		fprintf(f, "plot $p using 0:3:2:4:xtic(1) with yerrorbars pt 7 title 'median, min..max over the "
-			   "placement seeds'\n");
+		fprintf(f, "plot $p using 0:2:1:3:xtic(cell[int($0) + 1]) with yerrorbars pt 7 title 'median, "
+			   "min..max over the placement seeds'\n");
 	fclose(f);
 	if (n)
 		h_plot(h, "placement sensitivity: runtime over the seeds", s);
@@ -316,7 +328,7 @@ static void h_plot_links(struct html *h)
 		char label[512];
 		snprintf(label, sizeof label, "%s / %s", jstr(c, "workload"), jstr(c, "system"));
 		fprintf(f, "%s$l%zu using 1:2 with linespoints title ", k++ ? ", " : "", i);
-		gp_str(f, label);
+		cli_gp_str(f, label);
 	}
 	fputc('\n', f);
 	fclose(f);

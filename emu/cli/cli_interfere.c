@@ -166,16 +166,22 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	json_t *jobs = json_object_get(json_object_get(doc, "results"), "jobs"), *j;
 	size_t i;
-	fprintf(p, "set terminal svg size 800,480 dynamic enhanced font 'sans,11' background rgb 'white'\n");
+	/* noenhanced: a job named lammps_lj or bully^2 is drawn so, not with
+	 * a subscript or a superscript. The names go in an array of string
+	 * constants (cli_gp_str), the data holds numbers only. */
+	fprintf(p, "set terminal svg size 800,480 dynamic noenhanced font 'sans,11' background rgb 'white'\n");
+	fprintf(p, "array name[%zu]\n", json_array_size(jobs) ? json_array_size(jobs) : 1);
+	json_array_foreach(jobs, i, j)
+	{
+		fprintf(p, "name[%zu] = ", i + 1);
+		cli_gp_str(p, json_string_value(json_object_get(j, "name")));
+		fputc('\n', p);
+	}
 	fprintf(p, "$d << EOD\n");
 	json_array_foreach(jobs, i, j)
 	{
 		json_t *sd = json_object_get(j, "slowdown");
-		fprintf(p, "\"");
-		for (const char *ch = json_string_value(json_object_get(j, "name")); *ch; ch++)
-			if (*ch != '"' && *ch != '\\')
-				fputc(*ch, p);
-		fprintf(p, "\" %.12g %.12g \"%+.1f%%\"\n", cli_num(json_object_get(j, "alone"), "runtime_s"),
+		fprintf(p, "%.12g %.12g \"%+.1f%%\"\n", cli_num(json_object_get(j, "alone"), "runtime_s"),
 			cli_num(json_object_get(j, "shared"), "runtime_s"),
 			json_is_number(sd) ? 100.0 * json_number_value(sd) : 0.0);
 	}
@@ -184,8 +190,8 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 		   "set ylabel 'runtime (s)'\nset yrange [0:*]\nset style data histograms\n"
 		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\nset key top left\n"
 		   "set xtics nomirror\nset grid ytics\n"
-		   "plot $d using 2:xtic(1) title 'alone', '' using 3 title 'shared', "
-		   "'' using 0:3:4 with labels offset 2,0.7 notitle\nunset output\n");
+		   "plot $d using 1:xtic(name[int($0) + 1]) title 'alone', '' using 2 title 'shared', "
+		   "'' using 0:2:3 with labels offset 2,0.7 notitle\nunset output\n");
 	bool is_sent = fflush(p) == 0 && !ferror(p);
 	int e = errno;
 	int st = pclose(p);

@@ -373,6 +373,19 @@ int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 	return 0;
 }
 
+void cli_gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
+			fputs("''", f);
+		else
+			fputc(c < 0x20 || c == 0x7f ? '_' : c, f);
+	}
+	fputc('\'', f);
+}
+
 void cli_xml_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {

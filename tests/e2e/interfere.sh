@@ -296,6 +296,17 @@ if command -v gnuplot > /dev/null; then
   run heavy --plot "$dir/heavy.svg"
   grep -q "<svg" "$dir/heavy.svg" && [ "$(tr -d '\n' < "$dir/heavy.svg" | tail -c 6)" = "</svg>" ] || fail "plot: no whole SVG"
   ! compgen -G "$dir/heavy.svg.tmp*" > /dev/null || fail "plot: temporary left"
+  # Job names drawn as written: gnuplot's enhanced text made lammps_lj a
+  # subscript, bully^2 a superscript, read {} and @ as markup, and the
+  # names lost '"' and '\'. Each is one <text> element, XML-escaped.
+  : > "$dir/names.ini"
+  names=('lammps_lj' 'bully^2' 'a"b\c' '{x}@y &<z' "it's")
+  for n in "${names[@]}"; do printf '[job %s]\nsynthetic = ring\nranks = 2\nsteps = 2\n' "$n" >> "$dir/names.ini"; done
+  "$netloom" interfere "$dir/names.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/names.svg" > /dev/null || fail "names: plot"
+  for n in "${names[@]}"; do
+    x=$(printf '%s' "$n" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
+    grep -qF "<text>$x</text>" "$dir/names.svg" || fail "names: '$n' not drawn as written ($x)"
+  done
 fi
 # gnuplot exits 0 after a failed write (a full disk), its SVG cut at a
 # buffer's end or empty: exit 3, one line, the old chart kept and nothing
