@@ -29,7 +29,7 @@ enum { CLI_INTERFERE_NO_PLOT = 3 };
 static void cli_interfere_usage(FILE *f)
 {
 	fprintf(f, "usage: netloom interfere WORKLOAD [-c SYSTEM.ini]... [-s key=value]... [--json OUT|-]\n"
-		   "                        [--plot OUT.svg] [--top N]\n\n"
+		   "                        [--plot OUT.svg|-] [--top N]\n\n"
 		   "Places the jobs of WORKLOAD (an INI file, docs/placement.md) on the configured network,\n"
 		   "runs each alone and all together on the same placement, and reports per job the runtime\n"
 		   "alone and shared, the slowdown, message latency p50/p99 alone and shared, and the links\n"
@@ -38,6 +38,7 @@ static void cli_interfere_usage(FILE *f)
 		   "  -s, --set K=V       override a key; repeatable\n"
 		   "  --json OUT          write the results document (atomically; '-' = stdout, then no table)\n"
 		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
+		   "                      ('-' = stdout, then no table; not with --json -)\n"
 		   "  --top N             colliding links listed, 1..100000 (default 10)\n\n"
 		   "Exit status: 0 done; 3 the table and JSON were written but the --plot chart was not\n"
 		   "(no gnuplot, gnuplot failed, the SVG could not be written: the old file kept); 1 the run\n"
@@ -205,9 +206,13 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 	else if ((rc = out_read_svg(gp, out, &svg, &len, err)) < 0)
 		nl_err_prefix(err, "--plot");
 	out_unstage(&gp); /* and ends the process here if it was interrupted */
-	if (rc == 0 && ((rc = out_stage_registered(out, svg, len, &tmp, err)) < 0 ||
-			(rc = out_commit(&tmp, out, err)) < 0))
+	if (rc == 0 && !strcmp(out, "-")) {
+		if ((rc = out_write_atomic(out, svg, len, err)) < 0)
+			nl_err_prefix(err, "--plot");
+	} else if (rc == 0 && ((rc = out_stage_registered(out, svg, len, &tmp, err)) < 0 ||
+			       (rc = out_commit(&tmp, out, err)) < 0)) {
 		nl_err_prefix(err, "--plot");
+	}
 	free(svg);
 	out_unstage(&tmp);
 	return rc;
@@ -288,6 +293,11 @@ int cli_interfere_main(int argc, char **argv)
 	/* Outputs that cannot be written fail before the replays, which
 	 * take minutes on a flit study, not after them; so do two outputs
 	 * naming one file (the plot would silently replace the JSON). */
+	if (json_out && plot && !strcmp(plot, "-") && !strcmp(json_out, "-")) {
+		status = cli_usage_error("interfere", "--plot - and --json -: both on standard output; expected a file "
+						      "for one of them");
+		goto out;
+	}
 	if (json_out && plot && out_same_file(json_out, plot)) {
 		status = cli_usage_error("interfere", "--plot '%s': the same file as --json; expected another file",
 					 plot);
@@ -311,8 +321,10 @@ int cli_interfere_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
-	bool json_stdout = json_out && !strcmp(json_out, "-");
-	if (!json_stdout)
+	/* A document on stdout ('-', as layout --svg - and replay --json -)
+	 * takes the table's place. */
+	bool is_stdout = (json_out && !strcmp(json_out, "-")) || (plot && !strcmp(plot, "-"));
+	if (!is_stdout)
 		cli_interfere_table(stdout, doc, workload);
 	/* Its path was checked before the replays: a JSON that fails now (a
 	 * full disk) is the work failing, 1, not bad input, with the table

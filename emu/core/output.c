@@ -261,7 +261,9 @@ static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct
 	*tmp = NULL;
 	if (!*path)
 		return out_empty_name(err);
-	int kind = nl_output_target(path, &real, err);
+	/* "-", standard output, is staged as a device is: not as a file
+	 * named "-" in the working directory. */
+	int kind = strcmp(path, "-") ? nl_output_target(path, &real, err) : (real = NULL, NL_OUT_STREAM);
 	if (kind < 0)
 		return kind;
 	if (kind == NL_OUT_STREAM) {

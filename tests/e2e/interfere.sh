@@ -307,7 +307,22 @@ if command -v gnuplot > /dev/null; then
     x=$(printf '%s' "$n" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
     grep -qF "<text>$x</text>" "$dir/names.svg" || fail "names: '$n' not drawn as written ($x)"
   done
+  # --plot - is the SVG on stdout, as layout --svg - (no table; no file
+  # named '-'); it was written to a file named '-'.
+  nl_abs=$(realpath "$netloom")
+  (cd "$dir" && "$nl_abs" interfere names.ini -c sys.ini "${an[@]}" --plot - > "$dir/stdout.svg"); rc=$?
+  expect_eq "--plot -: exit" $rc 0
+  expect_eq "--plot -: the SVG on stdout" "$(head -c 5 "$dir/stdout.svg"):$(tr -d '\n' < "$dir/stdout.svg" | tail -c 6)" \
+    "<?xml:</svg>"
+  cmp -s "$dir/stdout.svg" "$dir/names.svg" || fail "--plot -: not the chart --plot FILE draws"
+  [ ! -e "$dir/-" ] || fail "--plot -: a file named '-' written"
+  (cd "$dir" && "$nl_abs" interfere names.ini -c sys.ini "${an[@]}" --plot - --json "$dir/names.json" > "$dir/stdout2.svg") &&
+    cmp -s "$dir/stdout.svg" "$dir/stdout2.svg" && [ -s "$dir/names.json" ] || fail "--plot - with --json FILE"
 fi
+# Both on standard output: refused before the replays.
+out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --plot - --json - 2>&1 >"$dir/early.out"); rc=$?
+expect_eq "--plot - --json -" "$rc:$out:$(wc -c <"$dir/early.out")" \
+  "2:netloom interfere: --plot - and --json -: both on standard output; expected a file for one of them:0"
 # gnuplot exits 0 after a failed write (a full disk), its SVG cut at a
 # buffer's end or empty: exit 3, one line, the old chart kept and nothing
 # staged left (the cut file replaced the chart, exit 0, no message).
