@@ -96,6 +96,26 @@ static bool ini_lines_track(struct ini_lines_reader *r, size_t max)
 				 in_comment ? " (its ']' follows ' ;', which starts a comment)" : "");
 			return false;
 		}
+		/* inih ignores what follows the ']': a key written there
+		 * ('[network] topology = ...') was lost, and the run took
+		 * the defaults. Only blanks or a ';' comment may follow, as
+		 * after a value (docs/configuration.md); '#' starts a
+		 * comment only at the start of a line, as in inih. */
+		const char *rest = end + 1;
+		while (ini_lines_blank(*rest))
+			rest++;
+		if (*rest && *rest != ';') {
+			int len = (int)strlen(start), shown;
+			while (len > 1 && ini_lines_blank(start[len - 1]))
+				len--;
+			shown = len > 60 ? 60 : len;
+			snprintf(r->why, sizeof r->why,
+				 "'%.*s%s': text after the ']' of a section header; expected a key on a line of its own "
+				 "(only blanks or a ';' comment may follow ']'%s)",
+				 shown, start, len > shown ? "..." : "",
+				 *rest == '#' ? "; '#' starts a comment only at the start of a line" : "");
+			return false;
+		}
 		r->has_key = false;
 		if (n < INI_LINES_NAME_MAX || r->len > max)
 			return true; /* a long line: refused below as such */

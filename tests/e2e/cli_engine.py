@@ -458,6 +458,11 @@ def case_errors():
         wrong_section = ini("ws.ini", "[network]\ntopology = mesh:k=4x4\nnum_vcs = 2\n")
         syntax = ini("se.ini", "[router]\nnum_vcs = 2\nthis is not a setting\n")
         bracket = ini("sb.ini", "; comment\n[router\nnum_vcs = 2\n")
+        # inih ignores text after a header's ']': the key written there was
+        # lost and the run took the default (topology torus:k=8x8, num_vcs 16).
+        after_hdr = ini("ah.ini", "[network] topology = torus:k=4x4\nrouting_function = dor\n")
+        after_hdr2 = ini("a2.ini", "[network]\ntopology = torus:k=4x4\n[router] num_vcs = 4\n")
+        hdr_comment = ini("hc.ini", "[network] ; the network\ntopology = torus:k=4x4\n[router];x\nnum_vcs = 4\n")
         in_file = ini("rf.ini", "[router]\nvc_buf_size = 4\nnum_vcs = 0\n")
         missing = os.path.join(tmp, "missing.ini")
         # The first bad line is reported, with its own message, whatever follows.
@@ -515,6 +520,9 @@ def case_errors():
             (("-c", wrong_section), f"{wrong_section}:3: key 'num_vcs' belongs in section [router], not [network]"),
             (("-c", syntax), f"{syntax}:3: syntax error: expected 'key = value' or '[section]'"),
             (("-c", bracket), f"{bracket}:2: '[router': expected ']' at the end of a section header"),
+            (("-c", after_hdr), f"{after_hdr}:1: '[network] topology = torus:k=4x4': text after the ']' of a section "
+             "header; expected a key on a line of its own (only blanks or a ';' comment may follow ']')"),
+            (("-c", after_hdr2), f"{after_hdr2}:3: '[router] num_vcs = 4': text after the ']' of a section header"),
             (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
             (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("-c", twice), f"{twice}:4: key 'num_vcs' set twice in this file (first at line 2); expected each key "
@@ -609,9 +617,21 @@ def case_errors():
                 p = run(*a, code=2)
                 one_line_error(p, msg.replace("netloom run", f"netloom {cmd}"))
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
+        # config -c reads the file alike: it printed the defaults, status 0.
+        for path, line, hdr in ((after_hdr, 1, "[network] topology = torus:k=4x4"),
+                                (after_hdr2, 3, "[router] num_vcs = 4")):
+            one_line_error(run("config", "-c", path, code=2), f"{path}:{line}: '{hdr}': text after the ']' of a "
+                           "section header; expected a key on a line of its own")
+        p = run("config", "-c", hdr_comment)
+        check(f"config -c {hdr_comment}: a ';' comment after ']' is read: {p.stdout!r}",
+              b"\ntopology = torus:k=4x4 " in p.stdout and b"\nnum_vcs = 4 " in p.stdout)
+        p = run("config", "-c", ini("hh.ini", "[network] # the network\n"), code=2)
+        one_line_error(p, "(only blanks or a ';' comment may follow ']'; '#' starts a comment only at the start of "
+                          "a line)")
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
-                   "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "keep.json"]))
+                   "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
+                   "hh.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):

@@ -454,6 +454,10 @@ static void test_config_file(void)
 	p = test_write_tmp("[network]\ntopology = torus:k=4x4\n[router\nnum_vcs = 2\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: '[router': expected ']' at the end of a section header");
 	unlink(p);
+	/* A key on a header's line was dropped: num_vcs stayed 16. */
+	p = test_write_tmp("[network]\ntopology = torus:k=4x4\n[router] num_vcs = 4\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":3: '[router] num_vcs = 4': text after the ']' of a section");
+	unlink(p);
 	CHECK_ERR(config_set(&c, "injection_rate=fast", NULL, "-s", &e), NL_ECONFIG, &e,
 		  "-s: key 'injection_rate' value 'fast': expected a number");
 	CHECK_ERR(config_load_file(&c, "/nonexistent/x.ini", &e), NL_EIO, &e, "cannot open");
@@ -991,6 +995,23 @@ static void test_ini_lines_names(void)
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);
 	CHECK_STR(r.rd.why, "'[job A': expected ']' at the end of a section header (its ']' follows ' ;', which starts a "
 			    "comment)");
+	/* Text after a header's ']': inih ignores it, so a key written there
+	 * was lost ('[job A] trace = x.nlt' a job without its trace, '[job
+	 * A] x' job A). Blanks and a ';' comment may follow, as after a value. */
+	n = snprintf(text, sizeof text, "[s]\nk = 1\n[job A] trace = x.nlt  \nk = 2\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 3);
+	CHECK_STR(s.out, "2 [s] k=1\n");
+	CHECK_STR(r.rd.why, "'[job A] trace = x.nlt': text after the ']' of a section header; expected a key on a line of "
+			    "its own (only blanks or a ';' comment may follow ']')");
+	n = snprintf(text, sizeof text, "[job A]]\nk = 2\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);
+	CHECK(!strncmp(r.rd.why, "'[job A]]': text after the ']'", 30));
+	n = snprintf(text, sizeof text, "[s] # x\nk = 2\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 1);
+	CHECK(strstr(r.rd.why, "; '#' starts a comment only at the start of a line)") != NULL);
+	n = snprintf(text, sizeof text, "[s] \t\r\nk = 1\n[t] ; x ] y\nk = 2\n[u];x\nk = 3\n");
+	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
+	CHECK_STR(s.out, "2 [s] k=1\n4 [t] k=2\n6 [u] k=3\n");
 	/* A header forgets the key: an indented line after it is no continuation. */
 	n = snprintf(text, sizeof text, "[s]\n%sX = 1\n[t]\n  b = 2\n", n49);
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
