@@ -248,6 +248,17 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* dir/name, malloc'd (NULL when out of memory); a dir given with its
+ * trailing '/' ("out/") gets no second one, so errors read "out/a.nlt". */
+static char *join_path(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), plen = dl + strlen(name) + 2;
+	char *path = malloc(plen);
+	if (path)
+		snprintf(path, plen, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", name);
+	return path;
+}
+
 /* Decompress one entry into dir/name, checking size and hash.
  * is_unwritten: trace_out_rc, for dir/name's writes. */
 static int unpack_entry(int fd, const char *bundle, const char *dir, const struct bentry *e,
@@ -256,12 +267,10 @@ static int unpack_entry(int fd, const char *bundle, const char *dir, const struc
 {
 	struct trace_afile af = {.fd = -1};
 	struct trace_xxh64 h;
-	size_t plen = strlen(dir) + strlen(e->name) + 2;
-	char *path = malloc(plen);
+	char *path = join_path(dir, e->name);
 	int rc;
 	if (!path)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(path, plen, "%s/%s", dir, e->name);
 	rc = trace_out_rc(is_unwritten, trace_afile_open(&af, path, err));
 	free(path);
 	if (rc)
@@ -321,7 +330,8 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 	const char **sorted = NULL;
 	ZSTD_DCtx *dc = NULL;
 	struct stat st;
-	uint32_t n = 0;
+	uint32_t n = 0, n_done = 0; /* n_done: entries restored in dir */
+	bool is_dir_made = false;
 	int rc = 0;
 
 	if (names_out)
@@ -465,7 +475,9 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		}
 	/* Not trace_out_rc: nothing is written yet, and a DIR that cannot
 	 * be made is a bad argument (the CLI checks it before the work). */
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(dir, 0755) == 0) {
+		is_dir_made = true;
+	} else if (errno != EEXIST) {
 		rc = nl_errf(err, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
 		goto out;
 	}
@@ -477,8 +489,11 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (uint32_t i = 0; i < n && !rc; i++)
-		rc = unpack_entry(fd, bundle_path, dir, &ents[i], dc, in, out, out_cap, is_unwritten, err);
+	for (; n_done < n; n_done++) {
+		rc = unpack_entry(fd, bundle_path, dir, &ents[n_done], dc, in, out, out_cap, is_unwritten, err);
+		if (rc)
+			break;
+	}
 	if (!rc && names_out) {
 		char **names = calloc(n, sizeof *names);
 		if (!names) {
@@ -494,6 +509,19 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 			*n_names = n;
 	}
 out:
+	/* A failed call leaves no DIR it made (docs/trace-format.md §9):
+	 * the entries restored before the failure are its own, so they go,
+	 * then DIR, which rmdir keeps if anything else was put in it. A DIR
+	 * that was there is left as it is, with what was restored. */
+	if (rc && is_dir_made) {
+		for (uint32_t i = 0; i < n_done; i++) {
+			char *path = join_path(dir, ents[i].name);
+			if (path)
+				unlink(path);
+			free(path);
+		}
+		rmdir(dir);
+	}
 	close(fd);
 	for (uint32_t i = 0; ents && i < n; i++)
 		free(ents[i].name);

@@ -175,6 +175,25 @@ open(sys.argv[2], 'wb').write(d)
 PY
 expect 2 "unpack detects a damaged entry" "$NL" trace unpack "$T/badb.nlb" "$T/restored2"
 if grep -q "entry 'bgp.nlt'" "$T/err" && [ ! -e "$T/restored2/bgp.nlt" ]; then ok "damaged entry named, not written"; else fail "unpack damage: $(cat "$T/err")"; fi
+# A failed unpack leaves no DIR it made (it left it, empty), nor the
+# entries restored before the damaged one (here the last, system.ini: its
+# frame's checksum); a DIR that was there keeps them, and its own files.
+[ ! -e "$T/restored2" ] && ok "unpack: a damaged first entry leaves no DIR" || fail "unpack: $T/restored2 left"
+python3 - "$T/study.nlb" "$T/badlast.nlb" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[struct.unpack('<Q', d[-24:-16])[0] - 1] ^= 0x55
+open(sys.argv[2], 'wb').write(d)
+PY
+expect 2 "unpack detects a damaged last entry" "$NL" trace unpack "$T/badlast.nlb" "$T/restored3"
+grep -q "entry 'system.ini'" "$T/err" && [ ! -e "$T/restored3" ] && ok "unpack: a damaged last entry leaves no DIR" ||
+	fail "unpack: last entry: $(cat "$T/err"; ls -A "$T/restored3" 2>&1)"
+mkdir "$T/kept" && echo mine >"$T/kept/mine.txt"
+expect 2 "unpack of a damaged last entry into a DIR that was there" "$NL" trace unpack "$T/badlast.nlb" "$T/kept/"
+if [ "$(ls -A "$T/kept" | tr '\n' ' ')" = "bgp.nlt mine.txt ti.nlt " ] && cmp -s "$T/bgp.nlt" "$T/kept/bgp.nlt" &&
+	[ "$(cat "$T/kept/mine.txt")" = mine ]; then ok "unpack: a DIR that was there keeps its files and the restored ones"; else
+	fail "unpack: DIR that was there: $(ls -A "$T/kept")"
+fi
 expect 2 "pack refuses a damaged trace" "$NL" trace pack "$T/x.nlb" "$T/bad.nlt"
 # A bundle that cannot be created: one line, no crash (it freed the
 # temporary file's name twice and aborted).
@@ -508,7 +527,11 @@ if "$NL" trace export "$T/bgp.nlt" --otf2 "$T/full-probe" >/dev/null 2>&1; then
 else
 	ok "# SKIP export under a file size limit: no OTF2 export in this build"
 fi
-left=$(ls -a "$T" | grep '^full-' | grep -v '^full-u$'; ls -A "$T/full-u" 2>/dev/null)
+# A DIR given with its '/' is named with one '/' before the entry.
+expect 1 "trace unpack into DIR/ under a 4 KiB file size limit" limited 4 trace unpack "$T/bgp.nlb" "$T/full-s/"
+same "netloom: $T/full-s/bgp.nlt: write failed: File too large" "$T/err" "unpack DIR/, output failing: one '/'"
+# Nor the DIR unpack made (full-u, full-s: it was left, empty).
+left=$(ls -a "$T" | grep '^full-')
 [ -z "$left" ] && ok "output failing: nothing cut left behind" || fail "output failing: left $left"
 
 # --- an input error that quotes the output's name: status 2 --------------------------------
