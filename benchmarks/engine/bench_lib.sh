@@ -18,13 +18,16 @@ print(f"{int(m.group(1)) / float(m.group(2)):.0f}")' "$1"
 # (a usage error): $1 names the calling script, $2 the argument as the
 # usage writes it.
 # `bench_count SCRIPT NAME VALUE [MIN]`: VALUE must be an integer of MIN
-# (1 unless given, or 0) or more, written without leading zeros.
+# (1 unless given, or 0) or more, written without leading zeros, of at
+# most 18 digits: past 2^63 - 1 (19 digits) `[ -ge ]` fails with its own
+# line ("integer expression expected") before the refusal.
 bench_count() {
   local min=${4:-1} want="a positive integer"
   [ "$min" -eq 1 ] || want="an integer, $min or more"
   case $3 in
   '' | *[!0-9]* | 0?*) echo "$1: $2 '$3': expected $want" >&2; exit 2 ;;
   esac
+  [ "${#3}" -le 18 ] || { echo "$1: $2 '$3': expected $want (at most 18 digits)" >&2; exit 2; }
   [ "$3" -ge "$min" ] || { echo "$1: $2 '$3': expected $want" >&2; exit 2; }
 }
 # `bench_exe SCRIPT NAME PATH`: PATH must be an executable (a bare name is
