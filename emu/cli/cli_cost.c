@@ -17,7 +17,6 @@
 #include "core/progress.h"
 #include "layout/layout.h"
 #include "topo/topo.h"
-#include "core/text.h"
 
 static const char cost_usage[] =
 	"usage: netloom cost SPEC [options]\n"
@@ -178,9 +177,7 @@ int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl
 json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
 {
 	json_t *o = json_object(), *cls = json_array(), *cost = json_object(), *cab = json_object();
-	char *spec = text_utf8_clean(lo->t->spec, false); /* json_string() refuses invalid UTF-8: "spec" went missing */
-	json_object_set_new(o, "spec", json_string(spec ? spec : ""));
-	free(spec);
+	json_object_set_new(o, "spec", out_json_utf8(lo->t->spec)); /* a graph:file= path: any bytes */
 	json_object_set_new(o, "preset", json_string(m->name));
 	json_object_set_new(o, "rule", json_string(lo->rule->name));
 	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));

@@ -602,8 +602,8 @@ static json_t *cli_replay_doc_multi(const struct cli_replay_run *runs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		json_t *results = json_deep_copy(json_object_get(runs[i].v->doc, "results"));
 		json_object_del(results, "wall_seconds");
-		json_object_set_new(results, "topology", json_string(runs[i].v->topo->spec));
-		json_object_set_new(results, "routing", json_string(runs[i].v->routing));
+		json_object_set_new(results, "topology", out_json_utf8(runs[i].v->topo->spec));
+		json_object_set_new(results, "routing", out_json_utf8(runs[i].v->routing));
 		json_array_append_new(arr, results);
 	}
 	json_object_set_new(doc, "runs", arr);

@@ -19,7 +19,6 @@
 #include "core/output.h"
 #include "topo/topo.h"
 #include "topo/topo_tree.h"
-#include "core/text.h"
 
 static const char topo_usage[] =
 	"usage: netloom topo <list|describe|export> [options]\n"
@@ -154,24 +153,13 @@ static json_t *describe_json_moore_ratio(uint32_t routers, uint32_t degree, uint
 	return isfinite(ratio) && ratio >= DBL_MIN ? json_real(ratio) : json_null();
 }
 
-/* A JSON string of s, any byte it holds (a graph:file= path) that is not
- * UTF-8 read as U+FFFD: json_string refuses invalid UTF-8, and "spec"
- * went missing. */
-static json_t *describe_json_text(const char *s)
-{
-	char *clean = text_utf8_clean(s, false);
-	json_t *j = clean ? json_string(clean) : NULL;
-	free(clean);
-	return j;
-}
-
 static json_t *describe_json(const struct describe_opts *o, const struct describe_result *r)
 {
 	const struct topo *t = r->t;
 	const struct analyze_dist *d = &r->d;
 	json_t *j = json_object();
 
-	json_object_set_new(j, "spec", describe_json_text(t->spec));
+	json_object_set_new(j, "spec", out_json_utf8(t->spec) /* a graph:file= path: any bytes */);
 	json_object_set_new(j, "family", json_string(t->ops->name));
 	json_object_set_new(j, "routers", json_integer(t->n_routers));
 	json_object_set_new(j, "endpoints", json_integer(t->n_endpoints));

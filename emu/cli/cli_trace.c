@@ -194,17 +194,6 @@ static int check_unpack_dir(const char *dir, struct nl_err *e)
 
 /* --- info --------------------------------------------------------------------- */
 
-/* A JSON string of s (a file name, a manifest field: any bytes), every
- * byte that is not UTF-8 read as U+FFFD: json_string refuses invalid
- * UTF-8, and the key went missing. */
-static json_t *info_json_text(const char *s)
-{
-	char *clean = text_utf8_clean(s ? s : "", false);
-	json_t *j = clean ? json_string(clean) : NULL;
-	free(clean);
-	return j;
-}
-
 /* s on stdout for a terminal: control bytes and bytes that are not UTF-8
  * as \xHH (as the trace commands quote input bytes in errors), so a
  * manifest cannot move the cursor or recolour the terminal. */
@@ -229,14 +218,14 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
 	json_t *o = json_object();
-	json_object_set_new(o, "file", info_json_text(path));
+	json_object_set_new(o, "file", out_json_utf8(path));
 	json_object_set_new(o, "format_version", json_integer(m->format_version));
 	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
-	json_object_set_new(o, "application", info_json_text(m->application));
-	json_object_set_new(o, "command_line", info_json_text(m->command_line));
-	json_object_set_new(o, "machine", info_json_text(m->machine));
-	json_object_set_new(o, "recorder", info_json_text(m->recorder));
-	json_object_set_new(o, "mpi_library", info_json_text(m->mpi_library));
+	json_object_set_new(o, "application", out_json_utf8(m->application));
+	json_object_set_new(o, "command_line", out_json_utf8(m->command_line));
+	json_object_set_new(o, "machine", out_json_utf8(m->machine));
+	json_object_set_new(o, "recorder", out_json_utf8(m->recorder));
+	json_object_set_new(o, "mpi_library", out_json_utf8(m->mpi_library));
 	json_object_set_new(o, "start_unix", json_integer((json_int_t)m->start_unix));
 	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
 	/* Format 2: where the ranks ran (0 = unknown). */

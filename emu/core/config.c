@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/output.h"
 
 void config_init(struct config *c, const struct config_table *const *tables, size_t n_tables)
 {
@@ -509,8 +510,8 @@ static json_t *config_value_json(const struct param_def *d, const void *vals)
 	case PARAM_BOOL:
 		return json_boolean(*PARAM_FIELD(base, d, bool));
 	default:
-		param_format(d, vals, buf, sizeof buf);
-		return json_string(buf);
+		param_format(d, vals, buf, sizeof buf); /* a path, a spec: any bytes */
+		return out_json_utf8(buf);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct nl_err *err);
 
@@ -382,6 +383,14 @@ char *out_json_text(const struct json_t *doc, size_t *len)
 	t[n + 1] = '\0';
 	*len = n + 1;
 	return t;
+}
+
+json_t *out_json_utf8(const char *s)
+{
+	char *clean = text_utf8_clean(s ? s : "", false);
+	json_t *j = clean ? json_string(clean) : NULL;
+	free(clean);
+	return j;
 }
 
 int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err)

@@ -106,4 +106,12 @@ char *out_json_string(const struct json_t *doc);
  * (nl_sim_json). */
 char *out_json_text(const struct json_t *doc, size_t *len);
 
+/* A new JSON string of s, which may be any bytes (a path, a job name, a
+ * spec, a manifest field, a config value; NULL as ""), with each byte
+ * that is not UTF-8 as U+FFFD (docs/layout.md). json_string refuses
+ * invalid UTF-8 and returns NULL, which json_object_set_new takes without
+ * a word: the key went missing from the results. Use it for every string
+ * that did not come from the program itself. NULL when out of memory. */
+struct json_t *out_json_utf8(const char *s);
+
 #endif

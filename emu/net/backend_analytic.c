@@ -89,6 +89,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/evheap.h"
+#include "core/output.h"
 #include "core/param.h"
 #include "net/analytic_jobs.h"
 #include "net/calibration.h"
@@ -684,7 +685,7 @@ static int analytic_report(struct net_backend *b, json_t *out, struct nl_err *er
 	struct analytic *a = b->state;
 	json_object_set_new(out, "backend", json_string("analytic"));
 	if (a->t)
-		json_object_set_new(out, "topology", json_string(a->t->spec));
+		json_object_set_new(out, "topology", out_json_utf8(a->t->spec)); /* a graph:file= path */
 	json_object_set_new(out, "link_model", json_string(analytic_link_models[a->p.link_model]));
 	json_object_set_new(out, "path_select", json_string(analytic_path_selects[a->p.path_select]));
 	json_object_set_new(out, "ideal", json_boolean(a->p.ideal));

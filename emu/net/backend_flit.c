@@ -27,6 +27,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "net/mpi.h"
 #include "net/net_internal.h"
 #include "topo/topo.h"
@@ -279,7 +280,7 @@ static int flit_report(struct net_backend *b, json_t *out, struct nl_err *err)
 	const struct topo *t = n->topo;
 	(void)err;
 	json_object_set_new(out, "backend", json_string("flit"));
-	json_object_set_new(out, "topology", json_string(t->spec));
+	json_object_set_new(out, "topology", out_json_utf8(t->spec)); /* a graph:file= path: any bytes */
 	json_object_set_new(out, "cycles", json_integer((json_int_t)n->now));
 	json_object_set_new(out, "flit_hops", json_integer((json_int_t)n->flit_hops));
 	/* The flits sent by cycle now, the cycles reported: those still

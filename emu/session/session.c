@@ -16,7 +16,6 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
-#include "core/text.h"
 #include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
@@ -134,14 +133,6 @@ void nl_sim_free(nl_sim *s)
 	free(s);
 }
 
-json_t *session_json_text(const char *s)
-{
-	char *clean = text_utf8_clean(s ? s : "", false);
-	json_t *j = clean ? json_string(clean) : NULL;
-	free(clean);
-	return j;
-}
-
 json_t *session_config_json(const struct config *cfg)
 {
 	json_t *j = config_to_json(cfg);
@@ -151,7 +142,7 @@ json_t *session_config_json(const struct config *cfg)
 	/* "@FILE" is recorded as the spec it read, so the results' config
 	 * reproduces the run without the file (docs/configuration.md). */
 	if (j && topo && topo[0] == '@' && topo_spec_expand(topo, &spec, &e) == 0) {
-		json_object_set_new(j, "topology", json_string(spec));
+		json_object_set_new(j, "topology", out_json_utf8(spec));
 		free(spec);
 	}
 	return j;
@@ -635,16 +626,16 @@ static json_t *session_doc(const nl_sim *s, const char *cmd)
 	json_t *meta = json_object();
 	json_object_set_new(meta, "version", json_string(nl_version()));
 	json_object_set_new(meta, "build", json_string(version_build()));
-	json_object_set_new(meta, "command", json_string(cmd));
+	json_object_set_new(meta, "command", out_json_utf8(cmd));
 	json_object_set_new(doc, "netloom", meta);
 	json_t *topo = json_object();
-	json_object_set_new(topo, "spec", json_string(s->topo->spec));
+	json_object_set_new(topo, "spec", out_json_utf8(s->topo->spec));
 	json_object_set_new(topo, "routers", json_integer(s->topo->n_routers));
 	json_object_set_new(topo, "endpoints", json_integer(s->topo->n_endpoints));
 	json_object_set_new(doc, "topology", topo);
 	json_t *routing = json_object();
 	json_object_set_new(routing, "spec",
-			    json_string(s->routing_spec ? s->routing_spec : s->nc.routing_function));
+			    out_json_utf8(s->routing_spec ? s->routing_spec : s->nc.routing_function));
 	json_object_set_new(doc, "routing", routing);
 	json_object_set_new(doc, "config", session_config_json(&s->cfg));
 	return doc;

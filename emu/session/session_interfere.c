@@ -20,6 +20,7 @@
 #include "app/app.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "core/progress.h"
 #include "core/version.h"
 #include "net/net.h"
@@ -428,7 +429,7 @@ static json_t *ifr_doc(const struct ifr *x)
 		json_t *o = json_object(), *eps = json_array(), *shift = json_object();
 		/* Names and paths are any bytes (a job '[job A\xff]'): as U+FFFD,
 		 * else the key went missing and the table read a NULL name. */
-		json_object_set_new(o, "name", session_json_text(sp->name));
+		json_object_set_new(o, "name", out_json_utf8(sp->name));
 		if (sp->synthetic >= 0) {
 			json_t *sy = json_object();
 			json_object_set_new(sy, "pattern", json_string(app_synth_pattern_name(sp->synthetic)));
@@ -437,7 +438,7 @@ static json_t *ifr_doc(const struct ifr *x)
 			json_object_set_new(sy, "steps", json_integer((json_int_t)sp->synth_steps));
 			json_object_set_new(o, "synthetic", sy);
 		} else {
-			json_object_set_new(o, "trace", session_json_text(sp->trace));
+			json_object_set_new(o, "trace", out_json_utf8(sp->trace));
 		}
 		json_object_set_new(o, "ranks", json_integer(jb->n_ranks));
 		json_object_set_new(o, "placement", json_string(sp->policy));
@@ -461,9 +462,9 @@ static json_t *ifr_doc(const struct ifr *x)
 	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
 	json_object_set_new(doc, "netloom_build", json_string(version_build()));
 	json_object_set_new(doc, "command", json_string("interfere"));
-	json_object_set_new(doc, "workload", session_json_text(x->path));
+	json_object_set_new(doc, "workload", out_json_utf8(x->path));
 	json_object_set_new(doc, "config", session_config_json(&x->s->cfg));
-	json_object_set_new(res, "topology", session_json_text(x->t->spec));
+	json_object_set_new(res, "topology", out_json_utf8(x->t->spec));
 	json_object_set_new(res, "backend", json_string(x->ops->name));
 	json_object_set_new(res, "jobs", jobs);
 	json_object_set(res, "links", x->links);

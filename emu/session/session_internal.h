@@ -81,12 +81,6 @@ int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struc
 /* Bind the typed configs (once per configuration). */
 int session_bind(nl_sim *s, struct nl_err *err);
 
-/* A JSON string of s (a path, a job name, a manifest field: any bytes;
- * NULL as ""), bytes that are not UTF-8 as U+FFFD (docs/layout.md):
- * json_string refuses them, and the key went missing from the result.
- * NULL when out of memory. */
-struct json_t *session_json_text(const char *s);
-
 /* Build the topology from [network] topology if not built yet. */
 int session_topo(nl_sim *s, struct nl_err *err);
 

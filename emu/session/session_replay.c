@@ -12,6 +12,7 @@
 #include "app/app.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "core/progress.h"
 #include "core/version.h"
 #include "net/net.h"
@@ -46,14 +47,14 @@ static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *
 static json_t *session_trace_json(const char *path, const struct trace_manifest *m, uint64_t file_bytes)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "path", session_json_text(path));
+	json_object_set_new(o, "path", out_json_utf8(path));
 	json_object_set_new(o, "file_bytes", json_integer((json_int_t)file_bytes));
 	json_object_set_new(o, "format_version", json_integer(m->format_version));
-	json_object_set_new(o, "application", session_json_text(m->application));
-	json_object_set_new(o, "command_line", session_json_text(m->command_line));
-	json_object_set_new(o, "machine", session_json_text(m->machine));
-	json_object_set_new(o, "recorder", session_json_text(m->recorder));
-	json_object_set_new(o, "mpi_library", session_json_text(m->mpi_library));
+	json_object_set_new(o, "application", out_json_utf8(m->application));
+	json_object_set_new(o, "command_line", out_json_utf8(m->command_line));
+	json_object_set_new(o, "machine", out_json_utf8(m->machine));
+	json_object_set_new(o, "recorder", out_json_utf8(m->recorder));
+	json_object_set_new(o, "mpi_library", out_json_utf8(m->mpi_library));
 	json_object_set_new(o, "ranks", json_integer(m->n_ranks));
 	json_object_set_new(o, "communicators", json_integer(m->n_comms));
 	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
@@ -89,7 +90,7 @@ static json_t *session_replay_results(const nl_sim *s, bool deadlock)
 	double pred = (double)res->runtime_ps * 1e-12;
 	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
 	json_object_set_new(rt, "recorded_comparable", comparable < 0 ? json_null() : json_boolean(comparable));
-	json_object_set_new(rt, "recorded_note", json_string(s->comparable_why));
+	json_object_set_new(rt, "recorded_note", out_json_utf8(s->comparable_why));
 	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && comparable != 0
 						 ? json_real(pred / m->recorded_runtime_s)
 						 : json_null());
@@ -397,7 +398,7 @@ static int session_replay_run(nl_sim *s, const char *path, const struct session_
 	if (rrc == 0 && s->replay_net->ops->report)
 		rrc = s->replay_net->ops->report(s->replay_net, s->net_report, &rerr);
 	if (rrc == 0 && s->routing[0])
-		json_object_set_new(s->net_report, "routing", json_string(s->routing));
+		json_object_set_new(s->net_report, "routing", out_json_utf8(s->routing));
 	if (rrc == 0 && s->cables)
 		json_object_set(s->net_report, "cables", s->cables);
 	if (rrc == 0)

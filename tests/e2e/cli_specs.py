@@ -74,5 +74,32 @@ def case_spec_file_in_results():
         first = json.loads(run("run", *short, "--reproducible", "--json", "-").stdout)
         eq("the recorded spec runs the same point", first["results"], again["results"])
 
+        # A spec is any bytes (a graph:file= path that is not UTF-8): the
+        # results keep it with U+FFFD (docs/layout.md). json_string refused
+        # it, and config.topology (run, interfere, a @FILE's spec),
+        # topology.spec and the interfere results' topology went missing.
+        edges = os.path.join(tmp, "g\udcff.edges")  # the byte 0xff
+        with open(edges, "w") as f:
+            f.write("0 1\n1 2\n2 3\n3 0\n")
+        graph = "graph:file=" + edges + ",p=1"
+        shown = "graph:file=" + os.path.join(tmp, "g\ufffd.edges") + ",p=1"
+        doc = json.loads(run("run", "-s", "topology=" + graph, *short[2:], "--json", "-").stdout)
+        eq("non-UTF-8 spec: run's config.topology", doc["config"].get("topology"), shown)
+        eq("non-UTF-8 spec: run's topology.spec", doc["topology"].get("spec"), shown + ",labels=0")
+        at = os.path.join(tmp, "g.topo")
+        with open(at, "wb") as f:
+            f.write(os.fsencode(graph) + b"\n")
+        doc = json.loads(run("run", "-s", "topology=@" + at, *short[2:], "--json", "-").stdout)
+        eq("non-UTF-8 spec in a @FILE: run's config.topology", doc["config"].get("topology"), shown)
+        ring = os.path.join(tmp, "ring.ini")
+        with open(ring, "w") as f:
+            f.write("[job ring]\nsynthetic = ring\nranks = 2\nsteps = 2\n")
+        for backend in (["backend=flit"], ["backend=analytic", "-s", "link_model=links"]):
+            doc = json.loads(run("interfere", ring, "-s", "topology=" + graph, "-s", *backend, "--json", "-").stdout)
+            res = doc["results"]
+            eq(f"non-UTF-8 spec: interfere {backend[0]}: config.topology, results.topology, network.topology",
+               [doc["config"].get("topology"), res.get("topology"), res["network"].get("topology")],
+               [shown, shown + ",labels=0", shown + ",labels=0"])
+
 
 clitest.main(globals())
