@@ -246,11 +246,13 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 	json_t *live = json_object(), *ranks = json_array();
 	for (uint32_t r = 0; r < s->n; r++) {
 		const struct live_rank *rk = &s->ranks[r];
-		json_array_append_new(ranks, json_pack("{s:i, s:s, s:I, s:I, s:I, s:s}", "rank", (json_int_t)r, "state",
+		/* why quotes what a client sent and is cut at 200 bytes: any bytes,
+		 * as U+FFFD (a string json_pack refuses dropped the rank). */
+		json_array_append_new(ranks, json_pack("{s:i, s:s, s:I, s:I, s:I, s:o}", "rank", (json_int_t)r, "state",
 						       live_state_name(rk->state), "refused_frames",
 						       (json_int_t)rk->offences, "payloads_lost_to",
 						       (json_int_t)rk->lost_to, "payloads_lost_from",
-						       (json_int_t)rk->lost_from, "what_happened", rk->why));
+						       (json_int_t)rk->lost_from, "what_happened", out_json_utf8(rk->why)));
 	}
 	json_object_set_new(live, "ranks", ranks);
 	json_object_set_new(live, "jobs", live_jobs_json(s));
@@ -258,12 +260,12 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		json_object_set_new(live, "curve", json_pack("{s:I, s:I, s:I}", "allowed_keys", (json_int_t)s->n_allowed,
 							     "handshakes_accepted", (json_int_t)s->curve_ok,
 							     "handshakes_refused", (json_int_t)s->curve_refused));
-	json_object_set_new(live, "listen", json_string(s->endpoint));
+	json_object_set_new(live, "listen", out_json_utf8(s->endpoint));
 	json_object_set_new(live, "deadlock", json_boolean(run_rc == NL_EDEADLOCK));
 	json_object_set_new(live, "stopped", json_boolean(s->stopped_by != LS_NONE));
 	if (s->stopped_by) {
 		json_object_set_new(live, "stopped_by", json_string(live_stop_name(s->stopped_by)));
-		json_object_set_new(live, "stop_reason", json_string(s->fatal_err.msg));
+		json_object_set_new(live, "stop_reason", out_json_utf8(s->fatal_err.msg));
 	}
 	json_object_set_new(live, "evictions", json_integer((json_int_t)s->evictions));
 	json_object_set_new(live, "refused_frames", json_integer((json_int_t)s->frames_bad));

@@ -267,13 +267,13 @@ void cmp_cache_put(const struct cmp *c, const struct cmp_run *r)
 	json_object_set_new(j, "status", json_integer(r->status));
 	json_object_set_new(j, "runtime_s", json_real(r->runtime_s));
 	json_object_set_new(j, "comm_share", json_real(r->comm_share));
-	json_object_set_new(j, "error", json_string(r->err));
+	json_object_set_new(j, "error", out_json_utf8(r->err));
 	json_t *lk = json_array();
 	for (uint32_t i = 0; i < r->n_links; i++)
 		json_array_append_new(lk, json_pack("[II]", (json_int_t)r->links[i][0], (json_int_t)r->links[i][1]));
 	json_object_set_new(j, "links", lk);
 	json_object_set_new(j, "links_unit", json_string(r->links_unit));
-	json_object_set_new(j, "links_why", json_string(r->links_why));
+	json_object_set_new(j, "links_why", out_json_utf8(r->links_why));
 	cmp_cache_write(p, j);
 	json_decref(j);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/output.h"
 #include "session/session_compare_internal.h"
 
 static int cmp_dbl(const void *a, const void *b)
@@ -91,7 +92,7 @@ json_t *cmp_links_json(const struct cmp *c, uint32_t w, uint32_t s)
 		}
 	for (uint32_t k = 0; k < c->n_seeds; k++)
 		if (r[k].links_why[0]) {
-			json_object_set_new(o, "unavailable", json_string(r[k].links_why));
+			json_object_set_new(o, "unavailable", out_json_utf8(r[k].links_why));
 			return o;
 		}
 	uint64_t *use = calloc(y->n_ports ? y->n_ports : 1, sizeof *use), total = 0;
@@ -207,34 +208,34 @@ json_t *cmp_doc(const struct cmp *c)
 	       *cells = json_array();
 	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
 	json_object_set_new(doc, "command", json_string("compare"));
-	json_object_set_new(st, "path", json_string(c->path));
+	json_object_set_new(st, "path", out_json_utf8(c->path));
 	json_object_set_new(st, "backend", json_string(c->backend));
 	char *contention = cmp_contention(c);
-	json_object_set_new(st, "contention", contention ? json_string(contention) : json_null());
+	json_object_set_new(st, "contention", contention ? out_json_utf8(contention) : json_null());
 	free(contention);
 	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
-	json_object_set_new(st, "preset", json_string(c->preset));
-	json_object_set_new(st, "reference", json_string(c->sys[ref].name));
+	json_object_set_new(st, "preset", out_json_utf8(c->preset));
+	json_object_set_new(st, "reference", out_json_utf8(c->sys[ref].name));
 	json_object_set_new(doc, "study", st);
 	for (uint32_t w = 0; w < c->n_wl; w++) {
 		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(c->wl[w].name));
-		json_object_set_new(o, "trace", json_string(c->wl[w].trace));
+		json_object_set_new(o, "name", out_json_utf8(c->wl[w].name));
+		json_object_set_new(o, "trace", out_json_utf8(c->wl[w].trace));
 		char h[20];
 		snprintf(h, sizeof h, "%016" PRIx64, c->wl[w].trace_hash);
 		json_object_set_new(o, "trace_xxh64", json_string(h));
 		json_object_set_new(o, "ranks", json_integer(c->wl[w].trace_ranks));
 		json_object_set_new(o, "weight", json_real(c->wl[w].weight));
-		json_object_set_new(o, "placement", json_string(c->wl[w].placement ? c->wl[w].placement : "linear"));
+		json_object_set_new(o, "placement", out_json_utf8(c->wl[w].placement ? c->wl[w].placement : "linear"));
 		json_array_append_new(wls, o);
 	}
 	for (uint32_t s = 0; s < c->n_sys; s++) {
 		const struct cmp_sys *y = &c->sys[s];
 		json_t *o = json_object();
 		double rel = cmp_relative(c, s, ref);
-		json_object_set_new(o, "name", json_string(y->name));
-		json_object_set_new(o, "topology", json_string(y->topology));
-		json_object_set_new(o, "routing", json_string(y->routing ? y->routing : "none"));
+		json_object_set_new(o, "name", out_json_utf8(y->name));
+		json_object_set_new(o, "topology", out_json_utf8(y->topology));
+		json_object_set_new(o, "routing", out_json_utf8(y->routing ? y->routing : "none"));
 		json_object_set_new(o, "endpoints", json_integer(y->endpoints));
 		json_object_set_new(o, "relative_runtime", cmp_num(rel));
 		json_object_set_new(o, "performance", cmp_num(1 / rel));
@@ -253,12 +254,12 @@ json_t *cmp_doc(const struct cmp *c)
 			/* The layout behind them: the study's, or the system's own
 			 * [layout] keys (docs/procurement.md). */
 			json_object_set_new(cab, "layout", json_string(y->has_layout_keys ? "system" : "study"));
-			json_object_set_new(cab, "preset", json_string(y->layout.preset));
+			json_object_set_new(cab, "preset", out_json_utf8(y->layout.preset));
 			json_object_set_new(cab, "rule", json_string(y->cost_rule));
 			json_object_set_new(cab, "placement", json_string(y->cost_annealed ? "anneal" : "rule"));
 			json_object_set_new(o, "cables", cab);
 		} else {
-			json_object_set_new(o, "cost_error", json_string(y->cost_err));
+			json_object_set_new(o, "cost_error", out_json_utf8(y->cost_err));
 		}
 		json_array_append_new(sys, o);
 	}
@@ -272,9 +273,9 @@ json_t *cmp_doc(const struct cmp *c)
 		}
 		for (uint32_t s = 0; s < c->n_sys; s++) {
 			json_t *o = json_object(), *seeds = json_array();
-			json_object_set_new(o, "workload", json_string(c->wl[w].name));
-			json_object_set_new(o, "system", json_string(c->sys[s].name));
-			json_object_set_new(o, "status", json_string(cc[s].ok ? "ok" : cc[s].why));
+			json_object_set_new(o, "workload", out_json_utf8(c->wl[w].name));
+			json_object_set_new(o, "system", out_json_utf8(c->sys[s].name));
+			json_object_set_new(o, "status", out_json_utf8(cc[s].ok ? "ok" : cc[s].why));
 			json_object_set_new(o, "runtime_s", cc[s].ok ? cmp_num(cc[s].median) : json_null());
 			json_object_set_new(o, "runtime_min_s", cc[s].ok ? cmp_num(cc[s].min) : json_null());
 			json_object_set_new(o, "runtime_max_s", cc[s].ok ? cmp_num(cc[s].max) : json_null());
@@ -290,7 +291,7 @@ json_t *cmp_doc(const struct cmp *c)
 											      : "error"));
 				json_object_set_new(e, "runtime_s", r->status ? json_null() : json_real(r->runtime_s));
 				if (r->status)
-					json_object_set_new(e, "error", json_string(r->err));
+					json_object_set_new(e, "error", out_json_utf8(r->err));
 				json_object_set_new(e, "cache_key", json_string(r->key));
 				json_array_append_new(seeds, e);
 			}

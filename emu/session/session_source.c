@@ -19,6 +19,7 @@
 #include "app/app.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/output.h"
 #include "core/stats.h"
 #include "core/version.h"
 #include "net/net.h"
@@ -311,8 +312,10 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 	json_object_set_new(doc, "backend", json_string(r->net->ops->name));
 	if (r->arch) {
 		const struct trace_manifest *m = trace_archive_manifest(r->arch);
-		json_t *b = json_pack("{s:s, s:s, s:s, s:o, s:o}", "path", r->trace_path, "application",
-				      m->application ? m->application : "", "placement", r->placement, "live",
+		/* The path and the manifest's name are any bytes: as U+FFFD (a
+		 * string json_pack refuses made the whole report "out of memory"). */
+		json_t *b = json_pack("{s:o, s:o, s:s, s:o, s:o}", "path", out_json_utf8(r->trace_path), "application",
+				      out_json_utf8(m->application), "placement", r->placement, "live",
 				      src_side_json(r, 0), "trace", src_side_json(r, 1));
 		if (!b)
 			goto oom;

@@ -1689,6 +1689,14 @@ def case_beside_trace(d):
     expect(b['live']['finish_s'] is not None and b['trace']['finish_s'] is not None, 'finished sides: %s' % b)
     expect('beside_trace' not in json.load(open(alone.json)), 'beside_trace without --trace')
     expect(b['endpoints'] == [6, 7] and b['placement'] == 'linear', 'default placement: %s' % b)
+    # The trace's path is any bytes: in the report with U+FFFD
+    # (docs/layout.md), where json_pack refused it and serve ended in
+    # 'out of memory' with no report.
+    odd = os.path.join(d, 'bulk\udcff.nlt')  # the byte 0xff
+    open(odd, 'wb').write(open(nlt, 'rb').read())
+    u, _ = run_ring(d, 6, iters=2, nbytes=64, extra=net + ('--trace', odd), name='nonutf8')
+    path = json.load(open(u.json))['beside_trace']['path']
+    expect(path.endswith('bulk\ufffd.nlt'), 'beside_trace path of a non-UTF-8 name: %a' % path)
     beside_evicted(d, nlt)
     # Placed by the usual keys, on the endpoints the live ranks leave free.
     placed = ('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=random-node',
