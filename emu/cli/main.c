@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include "cli/cli.h"
+#include "core/staged.h"
 #include "core/version.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
@@ -161,6 +162,9 @@ int main(int argc, char **argv)
 {
 	uint32_t rank, size;
 	main_raise_nofile();
+	/* A file size limit is a full disk: status 1, one line, no cut file
+	 * (docs/results.md), not death by SIGXFSZ (153) with it left. */
+	out_signals_ignore_xfsz();
 	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;
 	const struct cli_cmd *c = argc > 1 ? cli_find(argv[1]) : NULL;
 	/* Every command ends through cli_stdout_finish, so none can forget

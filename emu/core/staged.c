@@ -85,6 +85,11 @@ void out_signals_catch(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+void out_signals_ignore_xfsz(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
+}
+
 static int out_staged_push(const char *path, bool is_stage, struct nl_err *err)
 {
 	sigset_t old;

@@ -37,6 +37,16 @@ struct nl_err;
  * registered path (recursively) and re-raises the signal with its
  * default action; out_staged_del polls too. */
 void out_signals_catch(void);
+
+/* Ignore SIGXFSZ for the process, so that a write past a file size limit
+ * (ulimit -f) fails with EFBIG, as one to a full disk fails with ENOSPC:
+ * the writer's error path then says so in one line, status 1, and
+ * removes its temporary file. By default the signal ended the process
+ * (status 153) with the temporary file left. Called by netloom's main,
+ * for every command; a library user's signals, and those of a program
+ * the recorder is preloaded into, are untouched (as with
+ * out_signals_catch). */
+void out_signals_ignore_xfsz(void);
 int out_staged_add(const char *path, struct nl_err *err);
 void out_staged_del(const char *path);
 void out_staged_poll(void);

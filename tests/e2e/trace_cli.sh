@@ -533,6 +533,29 @@ same "netloom: $T/full-s/bgp.nlt: write failed: File too large" "$T/err" "unpack
 # Nor the DIR unpack made (full-u, full-s: it was left, empty).
 left=$(ls -a "$T" | grep '^full-')
 [ -z "$left" ] && ok "output failing: nothing cut left behind" || fail "output failing: left $left"
+# The same with SIGXFSZ at its default action, as a user's shell leaves
+# it: netloom ignores it (main.c), so the write fails as above. The signal
+# ended the command (status 153) and left its temporary file
+# (dfl-t.json.tmpXXXXXX). env sets the default whatever the caller ignores.
+limited_dfl() { (ulimit -f "$1"; shift; exec env --default-signal=XFSZ "$NL" "$@"); }
+for c in "dfl-t.json|topo export torus:k=16x16 --format json -o $T/dfl-t.json|--output: " \
+	"dfl-e.nlt|trace encode $T/bgp.txt $T/dfl-e.nlt|" "dfl-p.nlb|trace pack $T/dfl-p.nlb $T/bgp.nlt|" \
+	"dfl-u/bgp.nlt|trace unpack $T/bgp.nlb $T/dfl-u|"; do
+	out=${c%%|*} args=${c#*|} opt=${c##*|}
+	args=${args%|*}
+	what=$(echo $args | cut -d' ' -f1-2)
+	expect 1 "$what under a 4 KiB file size limit, SIGXFSZ default: status 1" limited_dfl 4 $args
+	same "netloom: $opt$T/$out: write failed: File too large" "$T/err" "$what, SIGXFSZ default: one line"
+done
+if "$NL" trace export "$T/bgp.nlt" --otf2 "$T/dfl-probe" >/dev/null 2>&1; then
+	rm -rf "$T/dfl-probe"
+	expect 1 "trace export under a 4 KiB file size limit, SIGXFSZ default: status 1" \
+		limited_dfl 4 trace export "$T/bgp.nlt" --otf2 "$T/dfl-x"
+	same "netloom: $T/dfl-x: cannot write the OTF2 archive (events): File is too large" "$T/err" \
+		"trace export, SIGXFSZ default: one line"
+fi
+left=$(ls -a "$T" | grep -e '^dfl-' -e '\.tmp')
+[ -z "$left" ] && ok "SIGXFSZ default: nothing cut left behind" || fail "SIGXFSZ default: left $left"
 
 # --- an input error that quotes the output's name: status 2 --------------------------------
 # The status was guessed from the message: an input/output error whose
