@@ -704,8 +704,12 @@ static int cmd_unpack(int argc, char **argv)
 	bool is_unwritten = false;
 	if (trace_bundle_unpack(bundle, dir, &names, &n, &is_unwritten, &e))
 		return report_out(&e, is_unwritten);
+	/* DIR given as 'out/' lists 'out/a.nlt', as the errors name it
+	 * (bundle.c), not 'out//a.nlt'. */
+	const size_t dl = strlen(dir);
+	const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
 	for (size_t i = 0; i < n; i++) {
-		printf("%s/%s\n", dir, names[i]);
+		printf("%s%s%s\n", dir, sep, names[i]);
 		free(names[i]);
 	}
 	free(names);

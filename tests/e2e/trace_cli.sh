@@ -165,6 +165,13 @@ if cmp -s "$T/bgp.nlt" "$T/restored/bgp.nlt" && cmp -s "$T/ti.nlt" "$T/restored/
 else
 	fail "unpacked files differ"
 fi
+# DIR given with its '/': the files listed as 'DIR/NAME', not 'DIR//NAME'.
+expect 0 "unpack into DIR/" "$NL" trace unpack "$T/study.nlb" "$T/restored_s/"
+if grep -q '//' "$T/out" || ! grep -qx "$T/restored_s/bgp.nlt" "$T/out"; then
+	fail "unpack DIR/ listing: $(cat "$T/out")"
+else
+	ok "unpack DIR/ lists DIR/NAME"
+fi
 "$NL" trace pack "$T/study2.nlb" "$T/bgp.nlt" "$T/ti.nlt" --config "$T/system.ini" >/dev/null
 if cmp -s "$T/study.nlb" "$T/study2.nlb"; then ok "pack is deterministic"; else fail "pack differs between runs"; fi
 python3 - "$T/study.nlb" "$T/badb.nlb" <<'PY'
