@@ -36,6 +36,30 @@ int cli_exit_code(const struct nl_err *err);
  * every output option of a command. */
 int cli_check_output(const char *opt, const char *path, struct nl_err *err);
 
+/* A file a command reads or writes: the option or argument that names it
+ * ("--json", "-c", "TRACE") and its path (NULL: not given). */
+struct cli_file {
+	const char *opt;
+	const char *path;
+};
+
+/* Before the work: refuse an output that is one of the inputs, which it
+ * would replace ('replay p.nlt --json p.nlt' left JSON in p.nlt), or
+ * another output, which one would replace (two on standard output would
+ * mix), as trace convert refuses an OUT that is its input
+ * (docs/trace-format.md §9). Files compare with out_same_file; an input
+ * "-" (standard input) matches nothing. Returns 0, or NL_EINVAL with one
+ * line in err, without the command: "--json 'p.nlt': the same file as
+ * TRACE 'p.nlt', an input; expected another file". */
+int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_file *out, size_t n_out,
+		    struct nl_err *err);
+
+/* cli_check_files with the files a topology SPEC reads as the inputs: the
+ * spec file of "@FILE", the value of every file= parameter
+ * (graph:file=g.txt, anynet:file=a.anynet; named "graph:file=" in the
+ * line). A file named inside an @FILE's spec is not looked at. */
+int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err);
+
 /* After the work: a result that could not be written (a full disk,
  * /dev/full as the file) although cli_check_output accepted its path.
  * Prints the line as cli_report does, after the output option `opt` whose

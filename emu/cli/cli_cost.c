@@ -318,6 +318,10 @@ int cli_cost_main(int argc, char **argv)
 	struct layout lo;
 	const struct layout_model *m;
 	struct layout_summary s;
+	/* A --json naming a file the SPEC reads would replace it. */
+	struct cli_file out = {"--json", json_path};
+	if (cli_check_spec_files(argv[optind], &out, 1, &err) < 0)
+		return cli_usage_error(cmd, "%s", err.msg);
 	/* The JSON is written after the annealing (seconds to minutes): a
 	 * path that cannot be written fails first. */
 	if (json_path && cli_check_output("--json", json_path, &err) < 0)

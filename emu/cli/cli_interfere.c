@@ -235,13 +235,16 @@ int cli_interfere_main(int argc, char **argv)
 	};
 	struct nl_err err = {0};
 	const char **sets = calloc((size_t)argc, sizeof *sets), *json_out = NULL, *plot = NULL;
-	size_t n_sets = 0;
+	/* What it reads: WORKLOAD first, then each -c file. */
+	struct cli_file *files = calloc((size_t)argc + 1, sizeof *files);
+	size_t n_sets = 0, n_files = 0;
 	uint64_t top = 10;
 	nl_sim *sim = NULL;
 	json_t *doc = NULL;
 	int status = CLI_OK, ch, rc = 0;
-	if (!sets || nl_sim_new(&sim, &err) < 0) {
+	if (!sets || !files || nl_sim_new(&sim, &err) < 0) {
 		free(sets);
+		free(files);
 		return cli_report(&err);
 	}
 	optind = 1;
@@ -249,6 +252,7 @@ int cli_interfere_main(int argc, char **argv)
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
+			files[++n_files] = (struct cli_file){"-c", optarg};
 			rc = nl_sim_load_file(sim, optarg, &err);
 			cli_config_hint(optarg, rc, &err);
 			break;
@@ -292,15 +296,13 @@ int cli_interfere_main(int argc, char **argv)
 	const char *workload = argv[optind];
 	/* Outputs that cannot be written fail before the replays, which
 	 * take minutes on a flit study, not after them; so do two outputs
-	 * naming one file (the plot would silently replace the JSON). */
-	if (json_out && plot && !strcmp(plot, "-") && !strcmp(json_out, "-")) {
-		status = cli_usage_error("interfere", "--plot - and --json -: both on standard output; expected a file "
-						      "for one of them");
-		goto out;
-	}
-	if (json_out && plot && out_same_file(json_out, plot)) {
-		status = cli_usage_error("interfere", "--plot '%s': the same file as --json; expected another file",
-					 plot);
+	 * naming one file (the plot would silently replace the JSON) and an
+	 * output naming an input (WORKLOAD, a -c file), which it would
+	 * replace. */
+	files[0] = (struct cli_file){"WORKLOAD", workload};
+	struct cli_file outs[] = {{"--json", json_out}, {"--plot", plot}};
+	if (cli_check_files(files, n_files + 1, outs, 2, &err) < 0) {
+		status = cli_usage_error("interfere", "%s", err.msg);
 		goto out;
 	}
 	if ((json_out && out_check_writable(json_out, &err) < 0) || (plot && out_check_writable(plot, &err) < 0)) {
@@ -343,5 +345,6 @@ out:
 	json_decref(doc);
 	nl_sim_free(sim);
 	free(sets);
+	free(files);
 	return status;
 }

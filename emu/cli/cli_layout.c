@@ -293,6 +293,10 @@ int cli_layout_main(int argc, char **argv)
 	struct topo *t;
 	struct layout lo;
 	const struct layout_model *m;
+	/* An output naming a file the SPEC reads would replace it. */
+	struct cli_file outs[] = {{"--svg", svg}, {"--lengths", lengths}};
+	if (cli_check_spec_files(argv[optind], outs, 2, &err) < 0)
+		return cli_usage_error(cmd, "%s", err.msg);
 	/* Written after the annealing (seconds to minutes): a path that
 	 * cannot be written fails first. */
 	if ((svg && cli_check_output("--svg", svg, &err) < 0) ||

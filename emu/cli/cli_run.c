@@ -179,6 +179,11 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (rates_bad < 0)
 		return cli_usage_error(cmd, "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
 				       o->rates);
+	/* A --json naming the -c file would replace the configuration. */
+	struct cli_file in = {"-c", o->cfg.config_path}, out = {"--json", o->json_path};
+	struct nl_err same = {0};
+	if (cli_check_files(&in, 1, &out, 1, &same) < 0)
+		return cli_usage_error(cmd, "%s", same.msg);
 	/* With --json -, stdout carries the JSON document alone. */
 	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
 	if (o->csv && !o->table)

@@ -444,6 +444,9 @@ static int topo_describe_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	/* Written after the analysis (minutes with --bisection, --faults on a
 	 * large network): a path that cannot be written fails first. */
+	struct cli_file out = {"--output", o.output};
+	if (cli_check_spec_files(argv[optind], &out, 1, &err) < 0)
+		return cli_usage_error(cmd, "%s", err.msg);
 	if (cli_check_output("--output", o.output, &err) < 0)
 		return cli_report(&err);
 
@@ -539,6 +542,9 @@ static int topo_export_main(int argc, char **argv)
 		return cli_usage_error(cmd, "--format '%s': expected edgelist, dot or json", format);
 	/* Written after building and rendering the network: a path that
 	 * cannot be written fails first. */
+	struct cli_file out = {"--output", output};
+	if (cli_check_spec_files(argv[optind], &out, 1, &err) < 0)
+		return cli_usage_error(cmd, "%s", err.msg);
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
 

@@ -1,6 +1,7 @@
 /* Shared CLI helpers: error reporting, exit statuses and output checks. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -230,6 +231,70 @@ int cli_check_output(const char *opt, const char *path, struct nl_err *err)
 	if (rc < 0 && !*path)
 		nl_err_prefix(err, "%s", opt);
 	return rc;
+}
+
+int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_file *out, size_t n_out,
+		    struct nl_err *err)
+{
+	for (size_t i = 0; i < n_out; i++) {
+		const struct cli_file *o = &out[i];
+		if (!o->path)
+			continue;
+		for (size_t k = 0; k < n_in; k++)
+			if (in[k].path && strcmp(in[k].path, "-") && out_same_file(o->path, in[k].path))
+				return nl_errf(err, NL_EINVAL,
+					       "%s '%s': the same file as %s '%s', an input; expected another file",
+					       o->opt, o->path, in[k].opt, in[k].path);
+		/* Against the outputs given before it: the later option named. */
+		for (size_t k = 0; k < i; k++) {
+			if (!out[k].path || !out_same_file(o->path, out[k].path))
+				continue;
+			if (!strcmp(o->path, "-"))
+				return nl_errf(err, NL_EINVAL,
+					       "%s - and %s -: both on standard output; expected a file for one of them",
+					       o->opt, out[k].opt);
+			return nl_errf(err, NL_EINVAL, "%s '%s': the same file as %s; expected another file", o->opt,
+				       o->path, out[k].opt);
+		}
+	}
+	return 0;
+}
+
+/* At most this many files a spec reads are compared: more file= in one
+ * spec than any family takes. */
+#define CLI_SPEC_MAX_FILES 8
+
+int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err)
+{
+	struct cli_file in[CLI_SPEC_MAX_FILES];
+	char paths[CLI_SPEC_MAX_FILES][PATH_MAX], opts[CLI_SPEC_MAX_FILES][64];
+	size_t n = 0;
+	if (spec[0] == '@') {
+		in[n++] = (struct cli_file){"SPEC", spec + 1};
+	} else {
+		/* "family:key=value,...": a file= after ':' or ',', its value up
+		 * to the next ',' (a nested spec's too). */
+		for (const char *p = strstr(spec, "file="); p && n < CLI_SPEC_MAX_FILES; p = strstr(p + 1, "file=")) {
+			if (p == spec || (p[-1] != ':' && p[-1] != ','))
+				continue;
+			const char *v = p + 5, *end = strchr(v, ',');
+			size_t len = end ? (size_t)(end - v) : strlen(v);
+			/* Named after its family: the name before the last ':'. */
+			const char *colon = p - 1, *fam;
+			while (colon > spec && *colon != ':')
+				colon--;
+			for (fam = colon; fam > spec && fam[-1] != ':' && fam[-1] != ',' && fam[-1] != '=';)
+				fam--;
+			if (len == 0 || len >= PATH_MAX)
+				continue;
+			snprintf(paths[n], sizeof paths[n], "%.*s", (int)len, v);
+			snprintf(opts[n], sizeof opts[n], "%.*s:file=", (int)(colon - fam) < 40 ? (int)(colon - fam) : 40,
+				 fam);
+			in[n] = (struct cli_file){opts[n], paths[n]};
+			n++;
+		}
+	}
+	return cli_check_files(in, n, out, n_out, err);
 }
 
 int cli_report_unwritten(const char *opt, const char *path, const struct nl_err *err)

@@ -192,5 +192,61 @@ done
 [ -e ok.svg ] && fail "layout --svg ok.svg --lengths DIR: ok.svg written"
 ls -a | grep -q '\.tmp' && fail "temporary files left: $(ls -a)"
 
+# An output naming an input (docs/results.md): refused before the work,
+# status 2, one line, the input untouched (it was replaced by the JSON,
+# exit 0), as trace convert refuses an OUT that is its input.
+cp "$root/traces/samples/pingpong-2.nlt" orig.nlt
+"$netloom" topo export torus:k=4x4 --format edgelist -o orig.txt || fail "topo export -o orig.txt: exit $?"
+inputs() { # fresh inputs for each case: a case failing leaves the next its own
+  cp orig.nlt p.nlt && cp orig.txt g.txt
+  printf '%s\n' "[network]" "topology = torus:k=4x4" "[analytic]" "link_model = links" "[replay]" "backend = analytic" >sys.ini
+  printf '%s\n' "[job A]" "trace = p.nlt" >wl.ini
+  printf '%s\n' "[network]" "topology = torus:k=4x4" >run.ini
+  echo "graph:file=g.txt" >spec.txt
+}
+same() { # NAME FILE WANT_LINE COMMAND...: exit 2, WANT_LINE, FILE unchanged
+  local name=$1 f=$2 want=$3; shift 3
+  inputs
+  local before; before=$(cksum <"$f")
+  out=$("$netloom" "$@" 2>err)
+  expect_eq "$name: exit" "$?" 2
+  expect_eq "$name: stdout" "$out" ""
+  expect_eq "$name" "$(cat err)" "$want"
+  expect_eq "$name: $f untouched" "$(cksum <"$f")" "$before"
+}
+same "replay TRACE --json TRACE" p.nlt \
+  "netloom: replay: --json 'p.nlt': the same file as TRACE 'p.nlt', an input; expected another file" \
+  replay p.nlt -s topology=torus:k=4x4 --json p.nlt
+same "replay -c FILE --svg FILE" sys.ini \
+  "netloom: replay: --svg './sys.ini': the same file as -c 'sys.ini', an input; expected another file" \
+  replay p.nlt -c sys.ini --svg ./sys.ini
+same "run -c FILE --json FILE" run.ini \
+  "netloom run: --json 'run.ini': the same file as -c 'run.ini', an input; expected another file" \
+  "${run[@]}" -c run.ini --json run.ini
+same "sweep -c FILE --json FILE" run.ini \
+  "netloom sweep: --json 'run.ini': the same file as -c 'run.ini', an input; expected another file" \
+  sweep "${run[@]:1}" -c run.ini --rates 0.1:0.2:0.1 --json run.ini
+same "interfere WORKLOAD --json WORKLOAD" wl.ini \
+  "netloom interfere: --json 'wl.ini': the same file as WORKLOAD 'wl.ini', an input; expected another file" \
+  interfere wl.ini -c sys.ini --json wl.ini
+same "interfere -c FILE --plot FILE" sys.ini \
+  "netloom interfere: --plot 'sys.ini': the same file as -c 'sys.ini', an input; expected another file" \
+  interfere wl.ini -c sys.ini --plot sys.ini
+same "topo describe graph:file=F -o F" g.txt \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  topo describe graph:file=g.txt -o g.txt
+same "topo export graph:file=F -o F" g.txt \
+  "netloom topo export: --output 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  topo export graph:file=g.txt --format json -o g.txt
+same "cost graph:file=F --json F" g.txt \
+  "netloom cost: --json 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  cost graph:file=g.txt --json g.txt
+same "layout graph:file=F --svg F" g.txt \
+  "netloom layout: --svg 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  layout graph:file=g.txt --svg g.txt
+same "topo describe @SPEC -o SPEC" spec.txt \
+  "netloom topo describe: --output 'spec.txt': the same file as SPEC 'spec.txt', an input; expected another file" \
+  topo describe @spec.txt -o spec.txt
+
 [ "$fails" -eq 0 ] || exit 1
 echo "outputs: all checks passed"
