@@ -426,7 +426,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
 			       "give one of them");
 	/* An output that is an input (the trace, a -c file) would replace
-	 * it. */
+	 * it, and two outputs naming one file would replace each other. */
 	struct cli_file out[] = {{"--json", o->json}, {"--svg", o->svg}, {"--otf2", o->otf2}};
 	struct cli_file *in = calloc(o->n_files + 1, sizeof *in);
 	if (!in)
@@ -434,8 +434,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	in[0] = (struct cli_file){"TRACE", o->trace};
 	for (size_t i = 0; i < o->n_files; i++)
 		in[i + 1] = (struct cli_file){"-c", o->files[i]};
-	for (size_t i = 0; rc == 0 && i < sizeof out / sizeof out[0]; i++)
-		rc = cli_check_files(in, o->n_files + 1, &out[i], 1, err);
+	rc = cli_check_files(in, o->n_files + 1, out, sizeof out / sizeof out[0], err);
 	free(in);
 	if (rc < 0)
 		return nl_err_prefix(err, "replay");

@@ -247,6 +247,25 @@ same "layout graph:file=F --svg F" g.txt \
 same "topo describe @SPEC -o SPEC" spec.txt \
   "netloom topo describe: --output 'spec.txt': the same file as SPEC 'spec.txt', an input; expected another file" \
   topo describe @spec.txt -o spec.txt
+# replay's outputs against each other, as interfere's and layout's: the
+# JSON went into out.svg, exit 0; '-' twice mixed both on stdout.
+inputs
+out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg out.svg --json out.svg 2>err)
+expect_eq "replay --svg F --json F: exit" "$?" 2
+expect_eq "replay --svg F --json F: stdout" "$out" ""
+expect_eq "replay --svg F --json F" "$(cat err)" \
+  "netloom: replay: --svg 'out.svg': the same file as --json; expected another file"
+[ -e out.svg ] && fail "replay --svg F --json F: out.svg written"
+out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg - --json - 2>err)
+expect_eq "replay --svg - --json -: exit" "$?" 2
+expect_eq "replay --svg - --json -: stdout" "$out" ""
+expect_eq "replay --svg - --json -" "$(cat err)" \
+  "netloom: replay: --svg - and --json -: both on standard output; expected a file for one of them"
+out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg tl --otf2 ./tl 2>err)
+expect_eq "replay --svg F --otf2 F: exit" "$?" 2
+expect_eq "replay --svg F --otf2 F" "$(cat err)" \
+  "netloom: replay: --otf2 './tl': the same file as --svg; expected another file"
+[ -e tl ] && fail "replay --svg F --otf2 F: tl written"
 
 [ "$fails" -eq 0 ] || exit 1
 echo "outputs: all checks passed"
