@@ -60,6 +60,12 @@ int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_fil
  * line). A file named inside an @FILE's spec is not looked at. */
 int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err);
 
+/* The value of output option `opt` into *slot (NULL until given), once: a
+ * second one is refused, as run's --json and a second -c are
+ * (docs/configuration.md), where the last one won silently. 0, or
+ * CLI_USAGE after printing "netloom <cmd>: option '--json' given twice". */
+int cli_output_once(const char *cmd, const char *opt, const char **slot, const char *value);
+
 /* After the work: a result that could not be written (a full disk,
  * /dev/full as the file) although cli_check_output accepted its path.
  * Prints the line as cli_report does, after the output option `opt` whose

@@ -161,7 +161,7 @@ static int design_hyperx_main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "design hyperx", *output = "-";
+	const char *cmd = "design hyperx", *output = NULL;
 	uint64_t N = 0, R = 0;
 	double B = -1;
 	bool json = false;
@@ -185,7 +185,10 @@ static int design_hyperx_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
-		case 'o': output = optarg; break;
+		case 'o':
+			if (cli_output_once(cmd, "--output", &output, optarg))
+				return CLI_USAGE;
+			break;
 		case 'h': fputs(hyperx_usage, stdout); return CLI_OK;
 		default: return cli_getopt_error(cmd, argv, c);
 		}
@@ -194,6 +197,8 @@ static int design_hyperx_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!N || !R || B < 0)
 		return cli_usage_error(cmd, "--terminals, --radix and --bisection are required");
+	if (!output)
+		output = "-";
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
 
@@ -247,7 +252,7 @@ static int design_equality_main(int argc, char **argv)
 		{"endpoints", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "design equality", *output = "-";
+	const char *cmd = "design equality", *output = NULL;
 	uint64_t N = 0, K = 0, seed = 1, pop = 0, gens = 0, P = 0;
 	double mut = -1;
 	bool json = false;
@@ -294,7 +299,10 @@ static int design_equality_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
-		case 'o': output = optarg; break;
+		case 'o':
+			if (cli_output_once(cmd, "--output", &output, optarg))
+				return CLI_USAGE;
+			break;
 		case 'h': fputs(equality_usage, stdout); return CLI_OK;
 		default: return cli_getopt_error(cmd, argv, c);
 		}
@@ -303,6 +311,8 @@ static int design_equality_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!N || !K)
 		return cli_usage_error(cmd, "--routers and --radix are required");
+	if (!output)
+		output = "-";
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
 
@@ -414,7 +424,7 @@ static int design_fullbw_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
 	};
 	char cmd[64];
-	const char *output = "-";
+	const char *output = NULL;
 	uint64_t N = 0, R = 0;
 	bool json = false;
 	struct nl_err err = {0};
@@ -434,7 +444,10 @@ static int design_fullbw_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
-		case 'o': output = optarg; break;
+		case 'o':
+			if (cli_output_once(cmd, "--output", &output, optarg))
+				return CLI_USAGE;
+			break;
 		case 'h': fputs(fullbw_usage, stdout); return CLI_OK;
 		default: return cli_getopt_error(cmd, argv, c);
 		}
@@ -443,6 +456,8 @@ static int design_fullbw_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!N || !R)
 		return cli_usage_error(cmd, "--terminals and --radix are required");
+	if (!output)
+		output = "-";
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
 

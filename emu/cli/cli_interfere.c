@@ -260,10 +260,16 @@ int cli_interfere_main(int argc, char **argv)
 			sets[n_sets++] = optarg;
 			break;
 		case 'J':
-			json_out = optarg;
+			if (cli_output_once("interfere", "--json", &json_out, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			break;
 		case 'P':
-			plot = optarg;
+			if (cli_output_once("interfere", "--plot", &plot, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			break;
 		case 'T':
 			if (cli_parse_u64("interfere", "--top", optarg, 1, 100000, &top) != 0) {

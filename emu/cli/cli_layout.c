@@ -263,14 +263,16 @@ int cli_layout_main(int argc, char **argv)
 	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {
 		switch (c) {
 		case 's':
-			svg = optarg;
+			if (cli_output_once(cmd, "--svg", &svg, optarg))
+				return CLI_USAGE;
 			break;
 		case 'n':
 			if (cli_parse_u64(cmd, "--longest", optarg, 0, UINT32_MAX, &longest))
 				return CLI_USAGE;
 			break;
 		case 'l':
-			lengths = optarg;
+			if (cli_output_once(cmd, "--lengths", &lengths, optarg))
+				return CLI_USAGE;
 			break;
 		case 'h':
 			fputs(layout_usage, stdout);

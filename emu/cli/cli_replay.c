@@ -350,6 +350,16 @@ static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, str
 	return 0;
 }
 
+/* An output option's value, once: a second one is refused, as run's
+ * (cli_output_once), where the last one won silently. */
+static int replay_output_once(const char *opt, const char **slot, const char *value, struct nl_err *err)
+{
+	if (*slot)
+		return nl_errf(err, NL_EINVAL, "replay: option '%s' given twice", opt);
+	*slot = value;
+	return 0;
+}
+
 /* Parse the line into *o; the configuration is loaded into a first
  * session *sim as the options come, so a bad file is reported first. */
 static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_replay_opts *o, struct nl_err *err,
@@ -389,16 +399,16 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 				o->topos[o->n_topos++] = optarg;
 			break;
 		case 'J':
-			o->json = optarg;
+			rc = replay_output_once("--json", &o->json, optarg, err);
 			break;
 		case 'C':
 			o->csv = true;
 			break;
 		case 'O':
-			o->otf2 = optarg;
+			rc = replay_output_once("--otf2", &o->otf2, optarg, err);
 			break;
 		case 'V':
-			o->svg = optarg;
+			rc = replay_output_once("--svg", &o->svg, optarg, err);
 			break;
 		case 'h':
 			*help = true;

@@ -384,7 +384,7 @@ static int topo_describe_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	const char *cmd = "topo describe";
-	struct describe_opts o = {.seed = 1, .mode = ANALYZE_DIST_AUTO, .output = "-"};
+	struct describe_opts o = {.seed = 1, .mode = ANALYZE_DIST_AUTO};
 	struct describe_result r;
 	struct nl_err err = {0};
 	int c, rc;
@@ -406,7 +406,10 @@ static int topo_describe_main(int argc, char **argv)
 			o.mode = m;
 			break;
 		}
-		case 'o': o.output = optarg; break;
+		case 'o':
+			if (cli_output_once(cmd, "--output", &o.output, optarg))
+				return CLI_USAGE;
+			break;
 		case 'h': fputs(describe_usage, stdout); return CLI_OK;
 		case 's':
 			if (cli_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
@@ -444,6 +447,8 @@ static int topo_describe_main(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	/* Written after the analysis (minutes with --bisection, --faults on a
 	 * large network): a path that cannot be written fails first. */
+	if (!o.output)
+		o.output = "-";
 	struct cli_file out = {"--output", o.output};
 	if (cli_check_spec_files(argv[optind], &out, 1, &err) < 0)
 		return cli_usage_error(cmd, "%s", err.msg);
@@ -516,7 +521,7 @@ static int topo_export_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "topo export", *output = "-", *format = NULL;
+	const char *cmd = "topo export", *output = NULL, *format = NULL;
 	struct nl_err err = {0};
 	struct topo *t = NULL;
 	int c, rc;
@@ -526,7 +531,10 @@ static int topo_export_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F': format = optarg; break;
-		case 'o': output = optarg; break;
+		case 'o':
+			if (cli_output_once(cmd, "--output", &output, optarg))
+				return CLI_USAGE;
+			break;
 		case 'h': fputs(export_usage, stdout); return CLI_OK;
 		default: return cli_getopt_error(cmd, argv, c);
 		}
@@ -542,6 +550,8 @@ static int topo_export_main(int argc, char **argv)
 		return cli_usage_error(cmd, "--format '%s': expected edgelist, dot or json", format);
 	/* Written after building and rendering the network: a path that
 	 * cannot be written fails first. */
+	if (!output)
+		output = "-";
 	struct cli_file out = {"--output", output};
 	if (cli_check_spec_files(argv[optind], &out, 1, &err) < 0)
 		return cli_usage_error(cmd, "%s", err.msg);

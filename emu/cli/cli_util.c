@@ -260,6 +260,14 @@ int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_fil
 	return 0;
 }
 
+int cli_output_once(const char *cmd, const char *opt, const char **slot, const char *value)
+{
+	if (*slot)
+		return cli_usage_error(cmd, "option '%s' given twice", opt);
+	*slot = value;
+	return 0;
+}
+
 /* At most this many files a spec reads are compared: more file= in one
  * spec than any family takes. */
 #define CLI_SPEC_MAX_FILES 8

@@ -266,6 +266,25 @@ expect_eq "replay --svg F --otf2 F: exit" "$?" 2
 expect_eq "replay --svg F --otf2 F" "$(cat err)" \
   "netloom: replay: --otf2 './tl': the same file as --svg; expected another file"
 [ -e tl ] && fail "replay --svg F --otf2 F: tl written"
+# An output option given twice is refused, as run's --json (the last one
+# won silently, the first file never written).
+for c in "cost torus:k=4x4 --json a1.json --json" "layout torus:k=4x4 --svg a1.json --svg" \
+         "layout torus:k=4x4 --lengths a1.json --lengths" "replay p.nlt -s topology=torus:k=4x4 --json a1.json --json" \
+         "replay p.nlt -s topology=torus:k=4x4 --svg a1.json --svg" "replay p.nlt -s topology=torus:k=4x4 --otf2 a1.json --otf2" \
+         "interfere wl.ini -c sys.ini --json a1.json --json" "interfere wl.ini -c sys.ini --plot a1.json --plot" \
+         "topo describe torus:k=4x4 -o a1.json --output" "topo export torus:k=4x4 --format json -o a1.json -o" \
+         "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o a1.json -o" "design equality --routers 8 --radix 4 -o a1.json -o" \
+         "design slimfly --terminals 100 --radix 30 -o a1.json -o"; do
+  out=$($netloom $c a2.json 2>err)
+  expect_eq "$c twice: exit" "$?" 2
+  expect_eq "$c twice: stdout" "$out" ""
+  opt=${c##* }; [ "$opt" = -o ] && opt=--output
+  case $c in replay*) pre="netloom: replay:" ;; *) pre="netloom ${c%% torus*}:" ;; esac
+  case $c in design*) pre="netloom $(cut -d' ' -f1-2 <<<"$c"):" ;; interfere*) pre="netloom interfere:" ;; esac
+  expect_eq "$c twice" "$(cat err)" "$pre option '$opt' given twice"
+  [ -e a1.json ] || [ -e a2.json ] && fail "$c twice: written"
+  rm -rf a1.json a2.json
+done
 
 [ "$fails" -eq 0 ] || exit 1
 echo "outputs: all checks passed"
