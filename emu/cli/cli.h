@@ -55,9 +55,10 @@ int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_fil
 		    struct nl_err *err);
 
 /* cli_check_files with the files a topology SPEC reads as the inputs: the
- * spec file of "@FILE", the value of every file= parameter
- * (graph:file=g.txt, anynet:file=a.anynet; named "graph:file=" in the
- * line). A file named inside an @FILE's spec is not looked at. */
+ * spec file of "@FILE" (named "SPEC" in the line), the value of every
+ * file= parameter (graph:file=g.txt, anynet:file=a.anynet; named
+ * "graph:file="), those of the spec an @FILE holds too ("graph:file= in
+ * @spec.txt"). */
 int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err);
 
 /* The value of output option `opt` into *slot (NULL until given), once: a

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/config.h"
@@ -16,6 +17,7 @@
 #include "core/output.h"
 #include "core/version.h"
 #include "net/net.h"
+#include "topo/topo.h"
 
 /* The words every rank of a launch must share, each ended by a NUL: the
  * build, then the command and its arguments as given. *len its bytes;
@@ -268,41 +270,87 @@ int cli_output_once(const char *cmd, const char *opt, const char **slot, const c
 	return 0;
 }
 
-/* At most this many files a spec reads are compared: more file= in one
- * spec than any family takes. */
-#define CLI_SPEC_MAX_FILES 8
+/* At most this many files a spec (and a configuration) reads are
+ * compared: more file= in one spec than any family takes. */
+#define CLI_SPEC_MAX_FILES 16
+
+/* The files a command reads, gathered with the names the line gives them. */
+struct cli_inputs {
+	struct cli_file in[CLI_SPEC_MAX_FILES];
+	char paths[CLI_SPEC_MAX_FILES][PATH_MAX];
+	char opts[CLI_SPEC_MAX_FILES][256];
+	size_t n;
+};
+
+/* One more input, named `opt` (printf-style), at path[0..len). */
+static void cli_inputs_add(struct cli_inputs *x, const char *path, size_t len, const char *fmt, ...)
+{
+	if (x->n == CLI_SPEC_MAX_FILES || len == 0 || len >= PATH_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(x->opts[x->n], sizeof x->opts[x->n], fmt, ap);
+	va_end(ap);
+	snprintf(x->paths[x->n], sizeof x->paths[x->n], "%.*s", (int)len, path);
+	x->in[x->n] = (struct cli_file){x->opts[x->n], x->paths[x->n]};
+	x->n++;
+}
+
+/* The file= values of spec text ("family:key=value,..."): a file= after
+ * ':' or ',', its value up to the next ',' (a nested spec's too), named
+ * "<by>graph:file=<in>" after its family (the name before the last ':'). */
+static void cli_inputs_file_params(struct cli_inputs *x, const char *spec, const char *by, const char *in)
+{
+	for (const char *p = strstr(spec, "file="); p; p = strstr(p + 1, "file=")) {
+		if (p == spec || (p[-1] != ':' && p[-1] != ','))
+			continue;
+		const char *v = p + 5, *end = strchr(v, ',');
+		size_t len = end ? (size_t)(end - v) : strlen(v);
+		const char *colon = p - 1, *fam;
+		while (colon > spec && *colon != ':')
+			colon--;
+		for (fam = colon; fam > spec && fam[-1] != ':' && fam[-1] != ',' && fam[-1] != '=';)
+			fam--;
+		int fam_len = (int)(colon - fam) < 40 ? (int)(colon - fam) : 40;
+		cli_inputs_add(x, v, len, "%s%.*s:file=%s", by, fam_len, fam, in);
+	}
+}
+
+/* The files topology SPEC reads: an @FILE and the file= values of the
+ * spec it holds, or the spec's own file= values. `by` names where the
+ * spec was given ("" on the line; "-s topology " in a configuration).
+ * An @FILE is read here only when it is a regular file (what a FIFO or
+ * /dev/stdin holds would be gone for the command) and the command says
+ * why one cannot be read. */
+static void cli_inputs_spec(struct cli_inputs *x, const char *spec, const char *by)
+{
+	if (spec[0] != '@') {
+		cli_inputs_file_params(x, spec, by, "");
+		return;
+	}
+	if (by[0])
+		cli_inputs_add(x, spec + 1, strlen(spec + 1), "%s@FILE", by);
+	else
+		cli_inputs_add(x, spec + 1, strlen(spec + 1), "SPEC");
+	char *text = NULL, in[96];
+	struct nl_err ignored = {0};
+	struct stat st;
+	if (stat(spec + 1, &st) != 0 || !S_ISREG(st.st_mode) || topo_spec_expand(spec, &text, &ignored) < 0)
+		return;
+	snprintf(in, sizeof in, " in @%.80s", spec + 1);
+	cli_inputs_file_params(x, text, by, in);
+	free(text);
+}
 
 int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err)
 {
-	struct cli_file in[CLI_SPEC_MAX_FILES];
-	char paths[CLI_SPEC_MAX_FILES][PATH_MAX], opts[CLI_SPEC_MAX_FILES][64];
-	size_t n = 0;
-	if (spec[0] == '@') {
-		in[n++] = (struct cli_file){"SPEC", spec + 1};
-	} else {
-		/* "family:key=value,...": a file= after ':' or ',', its value up
-		 * to the next ',' (a nested spec's too). */
-		for (const char *p = strstr(spec, "file="); p && n < CLI_SPEC_MAX_FILES; p = strstr(p + 1, "file=")) {
-			if (p == spec || (p[-1] != ':' && p[-1] != ','))
-				continue;
-			const char *v = p + 5, *end = strchr(v, ',');
-			size_t len = end ? (size_t)(end - v) : strlen(v);
-			/* Named after its family: the name before the last ':'. */
-			const char *colon = p - 1, *fam;
-			while (colon > spec && *colon != ':')
-				colon--;
-			for (fam = colon; fam > spec && fam[-1] != ':' && fam[-1] != ',' && fam[-1] != '=';)
-				fam--;
-			if (len == 0 || len >= PATH_MAX)
-				continue;
-			snprintf(paths[n], sizeof paths[n], "%.*s", (int)len, v);
-			snprintf(opts[n], sizeof opts[n], "%.*s:file=", (int)(colon - fam) < 40 ? (int)(colon - fam) : 40,
-				 fam);
-			in[n] = (struct cli_file){opts[n], paths[n]};
-			n++;
-		}
-	}
-	return cli_check_files(in, n, out, n_out, err);
+	struct cli_inputs *x = calloc(1, sizeof *x);
+	if (!x)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	cli_inputs_spec(x, spec, "");
+	int rc = cli_check_files(x->in, x->n, out, n_out, err);
+	free(x);
+	return rc;
 }
 
 int cli_report_unwritten(const char *opt, const char *path, const struct nl_err *err)

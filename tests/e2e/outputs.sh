@@ -247,6 +247,13 @@ same "layout graph:file=F --svg F" g.txt \
 same "topo describe @SPEC -o SPEC" spec.txt \
   "netloom topo describe: --output 'spec.txt': the same file as SPEC 'spec.txt', an input; expected another file" \
   topo describe @spec.txt -o spec.txt
+# The files named inside an @FILE's spec too (the graph was replaced, exit 0).
+same "topo describe @SPEC -o its graph:file=" g.txt \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
+  topo describe @spec.txt -o g.txt
+same "cost @SPEC --json its graph:file=" g.txt \
+  "netloom cost: --json './g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
+  cost @spec.txt --json ./g.txt
 # replay's outputs against each other, as interfere's and layout's: the
 # JSON went into out.svg, exit 0; '-' twice mixed both on stdout.
 inputs
