@@ -61,6 +61,14 @@ int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_fil
  * @spec.txt"). */
 int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err);
 
+/* cli_check_files with the files a resolved configuration (-c, -s) names
+ * as the inputs: the topology's spec files (as cli_check_spec_files) and
+ * the keys placement_map and calibration, each named where it was set
+ * ("-s placement_map", "sys.ini:3 calibration", "-s topology
+ * graph:file="), as the work reads them (from the working folder). */
+struct config;
+int cli_check_config_files(const struct config *cfg, const struct cli_file *out, size_t n_out, struct nl_err *err);
+
 /* The value of output option `opt` into *slot (NULL until given), once: a
  * second one is refused, as run's --json and a second -c are
  * (docs/configuration.md), where the last one won silently. 0, or
@@ -157,7 +165,6 @@ int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, 
 
 /* Build the configuration: file, then overrides, validated against every
  * module's table. */
-struct config;
 int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err);
 void cli_cfg_opts_release(struct cli_cfg_opts *o);
 

@@ -446,6 +446,13 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		in[i + 1] = (struct cli_file){"-c", o->files[i]};
 	rc = cli_check_files(in, o->n_files + 1, out, sizeof out / sizeof out[0], err);
 	free(in);
+	/* So would one naming a file the configuration's keys name (-s
+	 * topology=graph:file=g.txt, placement_map, calibration) or a
+	 * --topology SPEC reads. */
+	if (rc == 0)
+		rc = cli_check_config_files(session_config(*sim), out, sizeof out / sizeof out[0], err);
+	for (size_t i = 0; rc == 0 && i < o->n_topos; i++)
+		rc = cli_check_spec_files(o->topos[i], out, sizeof out / sizeof out[0], err);
 	if (rc < 0)
 		return nl_err_prefix(err, "replay");
 	/* Outputs written at the end: a path that cannot be written fails

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "core/config.h"
@@ -184,6 +185,21 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	struct nl_err same = {0};
 	if (cli_check_files(&in, 1, &out, 1, &same) < 0)
 		return cli_usage_error(cmd, "%s", same.msg);
+	/* Nor a file its keys name (-s topology=graph:file=g.txt,
+	 * placement_map, calibration). A configuration that does not load is
+	 * the run's to report; a -c that is not a regular file (a FIFO) is
+	 * read once, by the run, so only the -s keys are looked at then. */
+	if (o->json_path && strcmp(o->json_path, "-")) {
+		struct cli_cfg_opts keys = o->cfg;
+		struct stat st;
+		if (keys.config_path && (stat(keys.config_path, &st) != 0 || !S_ISREG(st.st_mode)))
+			keys.config_path = NULL;
+		struct config cfg;
+		int rc = cli_cfg_load(&cfg, &keys, &same) < 0 ? 0 : cli_check_config_files(&cfg, &out, 1, &same);
+		config_release(&cfg);
+		if (rc < 0)
+			return cli_usage_error(cmd, "%s", same.msg);
+	}
 	/* With --json -, stdout carries the JSON document alone. */
 	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
 	if (o->csv && !o->table)

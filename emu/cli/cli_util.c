@@ -353,6 +353,29 @@ int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_
 	return rc;
 }
 
+int cli_check_config_files(const struct config *cfg, const struct cli_file *out, size_t n_out, struct nl_err *err)
+{
+	struct cli_inputs *x = calloc(1, sizeof *x);
+	if (!x)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	const char *topo = config_get(cfg, "topology");
+	char by[160];
+	if (topo) {
+		snprintf(by, sizeof by, "%.120s topology ", config_origin(cfg, "topology"));
+		cli_inputs_spec(x, topo, by);
+	}
+	/* Every other key naming a file the work reads (docs/configuration.md). */
+	static const char *const keys[] = {"placement_map", "calibration"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const char *v = config_get(cfg, keys[i]);
+		if (v && v[0])
+			cli_inputs_add(x, v, strlen(v), "%.120s %s", config_origin(cfg, keys[i]), keys[i]);
+	}
+	int rc = cli_check_files(x->in, x->n, out, n_out, err);
+	free(x);
+	return rc;
+}
+
 int cli_report_unwritten(const char *opt, const char *path, const struct nl_err *err)
 {
 	struct nl_err line = *err;

@@ -203,6 +203,8 @@ inputs() { # fresh inputs for each case: a case failing leaves the next its own
   printf '%s\n' "[job A]" "trace = p.nlt" >wl.ini
   printf '%s\n' "[network]" "topology = torus:k=4x4" >run.ini
   echo "graph:file=g.txt" >spec.txt
+  printf '0 0\n1 1\n' >map.txt
+  cp "$root/traces/samples/calibration-shm.json" cal.json
 }
 same() { # NAME FILE WANT_LINE COMMAND...: exit 2, WANT_LINE, FILE unchanged
   local name=$1 f=$2 want=$3; shift 3
@@ -254,6 +256,27 @@ same "topo describe @SPEC -o its graph:file=" g.txt \
 same "cost @SPEC --json its graph:file=" g.txt \
   "netloom cost: --json './g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
   cost @spec.txt --json ./g.txt
+# A file a configuration key names (-s or -c), or a --topology SPEC reads:
+# the graph, map or calibration was replaced, exit 0.
+same "run -s topology=graph:file=F --json F" g.txt \
+  "netloom run: --json 'g.txt': the same file as -s topology graph:file= 'g.txt', an input; expected another file" \
+  "${run[@]}" -s topology=graph:file=g.txt --json g.txt
+same "run -s topology=@SPEC --json SPEC" spec.txt \
+  "netloom run: --json 'spec.txt': the same file as -s topology @FILE 'spec.txt', an input; expected another file" \
+  "${run[@]}" -s topology=@spec.txt --json spec.txt
+printf '%s\n' "[network]" "topology = graph:file=g.txt" >graph.ini
+same "sweep -c FILE (topology = graph:file=F) --json F" g.txt \
+  "netloom sweep: --json './g.txt': the same file as graph.ini:2 topology graph:file= 'g.txt', an input; expected another file" \
+  sweep "${run[@]:3}" -c graph.ini --rates 0.1:0.2:0.1 --json ./g.txt
+same "replay -s placement_map=F --json F" map.txt \
+  "netloom: replay: --json 'map.txt': the same file as -s placement_map 'map.txt', an input; expected another file" \
+  replay p.nlt -s topology=torus:k=4x4 -s placement=map -s placement_map=map.txt --json map.txt
+same "replay -s calibration=F --svg F" cal.json \
+  "netloom: replay: --svg 'cal.json': the same file as -s calibration 'cal.json', an input; expected another file" \
+  replay p.nlt -s calibration=cal.json --svg cal.json
+same "replay --topology graph:file=F --json F" g.txt \
+  "netloom: replay: --json 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  replay p.nlt -t torus:k=4x4 -t graph:file=g.txt --json g.txt
 # replay's outputs against each other, as interfere's and layout's: the
 # JSON went into out.svg, exit 0; '-' twice mixed both on stdout.
 inputs
