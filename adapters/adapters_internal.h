@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <zmq.h>
+#include "adapters/zmq_port.h"
 
 #include "adapters/adapters.h"
 #include "adapters/proto.h"

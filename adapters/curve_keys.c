@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <zmq.h>
+#include "adapters/zmq_port.h"
 
 #include "core/error.h"
 
@@ -69,6 +69,7 @@ static char *curve_field(char *line, const char *name)
 int zp_curve_read(const char *path, char pub[ZP_Z85_KEY + 1], char sec[ZP_Z85_KEY + 1], struct nl_err *err)
 {
 	FILE *f;
+	NL_CHECK(nl_zmq_open(err)); /* the keys are checked with libzmq's Z85 */
 	NL_CHECK(nl_open_input(path, "CURVE key file", &f, err));
 	char line[256];
 	unsigned lineno = 0;

@@ -33,7 +33,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include <zmq.h>
+#include "adapters/zmq_port.h"
 
 #include "adapters/adapters.h"
 #include "adapters/adapters_internal.h"
@@ -479,6 +479,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	bool has_signals = false;
 	if (o->n_ranks == 0)
 		return nl_errf(err, NL_ECONFIG, "--ranks: 0, expected at least 1");
+	NL_CHECK(nl_zmq_open(err));
 	if (o->record_path) {
 		NL_CHECK(live_record_check(o->record_path, err));
 		NL_CHECK(live_record_fds_check(o->n_ranks, err));

@@ -174,6 +174,7 @@ int live_curve_keygen(const char *path, struct nl_err *err)
 	if (!*path || !strcmp(path, "-"))
 		return nl_errf(err, NL_ECONFIG, "--curve-keygen '%s': %s (expected a file to write; the key pair goes to "
 			       "FILE and FILE.pub)", path, *path ? "not a file name" : "empty file name");
+	NL_CHECK(nl_zmq_open(err));
 	if (!zmq_has("curve"))
 		return nl_errf(err, NL_ECONFIG, "--curve-keygen: this libzmq has no CURVE support");
 	char pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zmq.h>
+#include "adapters/zmq_port.h"
 
 #include "adapters/adapters.h"
 #include "adapters/adapters_internal.h"

@@ -2795,6 +2795,38 @@ def signal_twice(d):
            'second signal: rc %d, left %s (staged before it: %s)' % (rc, left, staged))
 
 
+def case_zmq_on_demand(d):
+    """libzmq is opened when the server starts, not linked (adapters/
+    zmq_port.h): the binary loads no libzmq, and one that cannot be
+    opened is one line naming it, status 2, nothing bound or written."""
+    r = subprocess.run(['ldd', NETLOOM], capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 0 and 'libc.so' in r.stdout, 'ldd: %d %s' % (r.returncode, r.stderr))
+    expect('libzmq' not in r.stdout, 'netloom loads libzmq at start:\n%s' % r.stdout)
+    bad = os.path.join(d, 'nolibzmq.so')
+    env = dict(os.environ, NETLOOM_LIBZMQ=bad)
+    for args, made in ((['--ranks', '2', '--listen', 'ipc://%s/nz' % d, '--json', '%s/r.json' % d],
+                        ('nz', 'r.json')),
+                       (['--curve-keygen', '%s/k' % d], ('k', 'k.pub'))):
+        r = subprocess.run([NETLOOM, 'serve'] + args, capture_output=True, text=True, timeout=TMO, env=env)
+        expect(r.returncode == 2 and r.stderr.startswith('netloom: live: cannot load libzmq (%s: ' % bad) and
+               r.stderr.count('\n') == 1 and 'NETLOOM_LIBZMQ' in r.stderr,
+               'missing libzmq, %s: %d %r' % (args[0], r.returncode, r.stderr))
+        left = [m for m in made if os.path.exists(os.path.join(d, m))]
+        expect(left == [], 'missing libzmq, %s: left %s' % (args[0], left))
+    # A library that is not libzmq: named, with the function it lacks.
+    env['NETLOOM_LIBZMQ'] = 'libm.so.6'
+    r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', '%s/k' % d], capture_output=True, text=True,
+                       timeout=TMO, env=env)
+    expect(r.returncode == 2 and r.stderr == 'netloom: live: libm.so.6 has no zmq_ctx_new; expected libzmq 4.1 '
+           'or later\n', 'not libzmq: %d %r' % (r.returncode, r.stderr))
+    # Named explicitly, the usual library serves as without the variable.
+    env['NETLOOM_LIBZMQ'] = 'libzmq.so.5'
+    r = subprocess.run([NETLOOM, 'serve', '--curve-keygen', '%s/k2' % d], capture_output=True, text=True,
+                       timeout=TMO, env=env)
+    expect(r.returncode == 0 and os.path.exists('%s/k2.pub' % d), 'libzmq.so.5 named: %d %r'
+           % (r.returncode, r.stderr))
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':
