@@ -49,7 +49,8 @@ static void cli_replay_usage(FILE *f)
 		"      --csv           print the per-rank breakdown (several networks: the comparison)\n"
 		"                      as CSV instead of the report\n"
 		"      --otf2 DIR      also write the predicted run (the first network's) as an OTF2 archive in DIR (new)\n"
-		"      --svg FILE      also draw the predicted timeline (ranks x time; at most 64 ranks)\n"
+		"      --svg FILE      also draw the predicted timeline (ranks x time; at most 64 ranks;\n"
+		"                      '-' = stdout, instead of the report)\n"
 		"  -h, --help          this text and the replay keys\n"
 		"\n"
 		"Under 'mpirun -np N' (or srun) a replay on the flit backend is spread over the N\n"
@@ -432,6 +433,8 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	o->trace = argv[optind];
 	if (o->csv && o->json && !strcmp(o->json, "-"))
 		return nl_errf(err, NL_EINVAL, "replay: --csv and --json - both want stdout; give --json a file");
+	if (o->csv && o->svg && !strcmp(o->svg, "-"))
+		return nl_errf(err, NL_EINVAL, "replay: --csv and --svg - both want stdout; give --svg a file");
 	if (o->n_topos && config_get(session_config(*sim), "topology"))
 		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
 			       "give one of them");
@@ -660,9 +663,11 @@ static int cli_replay_timeline_lost(const struct cli_replay_opts *o, const struc
 			      o->svg ? o->svg : "", o->svg ? ")" : "");
 	if (status == CLI_OK) {
 		const char *out = o->csv ? "the CSV" : "the report";
-		char said[64];
+		char said[64] = "";
 		if (o->json && !strcmp(o->json, "-"))
 			snprintf(said, sizeof said, "; the JSON was written");
+		else if (o->svg && !strcmp(o->svg, "-")) /* no report beside the SVG */
+			snprintf(said, sizeof said, "%s", o->json ? "; --json was written" : "");
 		else
 			snprintf(said, sizeof said, "; %s%s written", out, o->json ? " and --json were" : " was");
 		nl_err_suffix(&line, said);
@@ -770,10 +775,11 @@ int cli_replay_main(int argc, char **argv)
 	struct cli_replay_info info = {
 		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why,
 		.placement = v0->placement, .placement_seed = v0->ac->placement_seed, .ranks_per_node = v0->ac->ranks_per_node};
-	/* With the JSON on stdout, it is the only thing there. */
-	bool json_stdout = o.json && !strcmp(o.json, "-");
+	/* With the JSON or the SVG on stdout, it is the only thing there (as
+	 * interfere's --json - and --plot -): the report is not printed. */
+	bool doc_stdout = (o.json && !strcmp(o.json, "-")) || (o.svg && !strcmp(o.svg, "-"));
 	const char *backend = v0->backend;
-	if (!json_stdout) {
+	if (!doc_stdout) {
 		if (o.csv && n_runs > 1) {
 			cli_replay_table_csv(stdout, runs, n_runs, m, &info);
 		} else if (o.csv) {

@@ -296,6 +296,18 @@ expect_eq "replay --svg F --otf2 F: exit" "$?" 2
 expect_eq "replay --svg F --otf2 F" "$(cat err)" \
   "netloom: replay: --otf2 './tl': the same file as --svg; expected another file"
 [ -e tl ] && fail "replay --svg F --otf2 F: tl written"
+# replay --svg - alone: the SVG is all there is on stdout, as --json -
+# and interfere's --plot - (the report followed it there, exit 0).
+inputs
+"$netloom" replay p.nlt -s topology=torus:k=4x4 --svg - >tl.svg 2>err
+expect_eq "replay --svg -: exit" "$?" 0
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' tl.svg 2>/dev/null ||
+  fail "replay --svg -: stdout is not the SVG alone: $(grep -v '^<' tl.svg | head -2)"
+out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg - --csv 2>err)
+expect_eq "replay --svg - --csv: exit" "$?" 2
+expect_eq "replay --svg - --csv: stdout" "$out" ""
+expect_eq "replay --svg - --csv" "$(cat err)" \
+  "netloom: replay: --csv and --svg - both want stdout; give --svg a file"
 # An output option given twice is refused, as run's --json (the last one
 # won silently, the first file never written).
 for c in "cost torus:k=4x4 --json a1.json --json" "layout torus:k=4x4 --svg a1.json --svg" \
