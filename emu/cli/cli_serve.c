@@ -138,7 +138,10 @@ int cli_serve_main(int argc, char **argv)
 	nl_sim *sim = NULL;
 	struct live_opts o;
 	const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-	size_t n_sets = 0;
+	/* What it reads: the -c files, then --trace, --tokens, --curve-key
+	 * and --curve-allow (cli_serve_inputs). */
+	struct cli_file *files = calloc((size_t)argc + 4, sizeof *files);
+	size_t n_sets = 0, n_files = 0;
 	uint64_t v;
 	int ch, rc = 0, status = CLI_OK;
 	bool have_ranks = false;
@@ -153,7 +156,7 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
-	if (!sets) {
+	if (!sets || !files) {
 		status = cli_report(&(struct nl_err){.code = NL_ENOMEM, .msg = "out of memory"});
 		goto out;
 	}
@@ -162,6 +165,7 @@ int cli_serve_main(int argc, char **argv)
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
+			files[n_files++] = (struct cli_file){"-c", optarg};
 			rc = nl_sim_load_file(sim, optarg, &err);
 			cli_config_hint(optarg, rc, &err);
 			break;
@@ -205,7 +209,10 @@ int cli_serve_main(int argc, char **argv)
 			o.curve_allow = optarg;
 			break;
 		case LO_CGEN:
-			keygen = optarg;
+			if (cli_output_once("serve", "--curve-keygen", &keygen, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			break;
 		case LO_JOBS:
 			jobs_arg = optarg;
@@ -214,13 +221,22 @@ int cli_serve_main(int argc, char **argv)
 			o.trace_path = optarg;
 			break;
 		case LO_RECORD:
-			o.record_path = optarg;
+			if (cli_output_once("serve", "--record", &o.record_path, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			break;
 		case LO_MSGS:
-			o.messages_path = optarg;
+			if (cli_output_once("serve", "--messages", &o.messages_path, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			break;
 		case LO_JSON:
-			o.json_path = optarg;
+			if (cli_output_once("serve", "--json", &o.json_path, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			break;
 		case LO_MAXPAY:
 			if (cli_parse_u64("serve", "--max-payload", optarg, 0, 1u << 30, &o.max_payload) < 0) {
@@ -293,7 +309,9 @@ int cli_serve_main(int argc, char **argv)
 	}
 	/* Outputs that cannot be written fail before the session, not after
 	 * the clients ran; so do two naming one file (one would silently
-	 * replace the other). */
+	 * replace the other) and one naming a file it reads (a -c file,
+	 * --trace, --tokens, a CURVE key file, a file a configuration key
+	 * names), which it would replace. */
 	{
 		const char *outs[3] = {o.json_path, o.messages_path, o.record_path};
 		const char *names[3] = {"--json", "--messages", "--record"};
@@ -304,6 +322,17 @@ int cli_serve_main(int argc, char **argv)
 								 names[i], outs[i], names[j]);
 					goto out;
 				}
+		files[n_files++] = (struct cli_file){"--trace", o.trace_path};
+		files[n_files++] = (struct cli_file){"--tokens", tokens_path};
+		files[n_files++] = (struct cli_file){"--curve-key", o.curve_key};
+		files[n_files++] = (struct cli_file){"--curve-allow", o.curve_allow};
+		const struct cli_file out_files[3] = {{"--json", o.json_path}, {"--messages", o.messages_path},
+						      {"--record", o.record_path}};
+		if (cli_check_files(files, n_files, out_files, 3, &err) < 0 ||
+		    cli_check_config_files(session_config(sim), out_files, 3, &err) < 0) {
+			status = cli_usage_error("serve", "%s", err.msg);
+			goto out;
+		}
 		for (int i = 0; i < 3; i++)
 			if (outs[i] && out_check_writable(outs[i], &err) < 0) {
 				nl_err_prefix(&err, "%s", names[i]);
@@ -326,6 +355,7 @@ out:
 	free(tokens);
 	free(jobs);
 	free(sets);
+	free(files);
 	nl_sim_free(sim);
 	return status;
 }

@@ -296,6 +296,30 @@ expect_eq "replay --svg F --otf2 F: exit" "$?" 2
 expect_eq "replay --svg F --otf2 F" "$(cat err)" \
   "netloom: replay: --otf2 './tl': the same file as --svg; expected another file"
 [ -e tl ] && fail "replay --svg F --otf2 F: tl written"
+# serve's outputs against its inputs (-c, --trace, --tokens, a key's
+# file): the session ran (here: no client came, 1 s) and replaced them.
+serve=(serve --ranks 2 --connect-timeout-ms 1000 --listen "ipc://$dir/serve.sock")
+same "serve -c FILE --json FILE" sys.ini \
+  "netloom serve: --json 'sys.ini': the same file as -c 'sys.ini', an input; expected another file" \
+  "${serve[@]}" -c sys.ini --json sys.ini
+same "serve --trace F --record F" p.nlt \
+  "netloom serve: --record './p.nlt': the same file as --trace 'p.nlt', an input; expected another file" \
+  "${serve[@]}" --trace p.nlt --record ./p.nlt
+printf '1\n2\n' >tokens.txt
+same "serve --tokens F --messages F" tokens.txt \
+  "netloom serve: --messages 'tokens.txt': the same file as --tokens 'tokens.txt', an input; expected another file" \
+  "${serve[@]}" --tokens tokens.txt --messages tokens.txt
+same "serve -s topology=graph:file=F --json F" g.txt \
+  "netloom serve: --json 'g.txt': the same file as -s topology graph:file= 'g.txt', an input; expected another file" \
+  "${serve[@]}" -s topology=graph:file=g.txt --json g.txt
+# An output option of serve given twice (the last one won silently).
+for opt in --json --messages --record --curve-keygen; do
+  out=$("$netloom" "${serve[@]}" $opt a1.json $opt a2.json 2>err)
+  expect_eq "serve $opt twice: exit" "$?" 2
+  expect_eq "serve $opt twice" "$(cat err)" "netloom serve: option '$opt' given twice"
+  ls a1.json* a2.json* >/dev/null 2>&1 && fail "serve $opt twice: written"
+  rm -f a1.json* a2.json*
+done
 # replay --svg - alone: the SVG is all there is on stdout, as --json -
 # and interfere's --plot - (the report followed it there, exit 0).
 inputs
