@@ -144,12 +144,63 @@ char *cmp_spec_files(const char *spec, char *(*fn)(void *ctx, const char *path),
 	return buf;
 }
 
+/* A string of the cache key as JSON: as it is when jansson takes it (valid
+ * UTF-8, so every such study keeps its keys), else {"hex": its bytes in
+ * hex}, which no string equals and which keeps every byte. The key went
+ * through out_json_utf8, whose U+FFFD made values that differ only in
+ * bytes that are not UTF-8 one key ('uniform\xff' and 'uniform\xfe': the
+ * second cell took the first's result from the cache). NULL when out of
+ * memory. */
+static json_t *cmp_key_string(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	size_t n = strlen(s);
+	char *hex = malloc(2 * n + 1);
+	if (!hex)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+	j = json_pack("{s:s}", "hex", hex);
+	free(hex);
+	return j;
+}
+
+/* The string and spec values of j (config_to_json of cfg) that are not
+ * UTF-8, again from their bytes (cmp_key_string). -1 when out of memory. */
+static int cmp_key_bytes(const struct config *cfg, json_t *j)
+{
+	int rc = 0;
+	for (size_t t = 0; rc == 0 && t < cfg->n_tables; t++) {
+		const struct config_table *tab = cfg->tables[t];
+		void *vals = calloc(1, tab->struct_size ? tab->struct_size : 1);
+		struct nl_err e = {0};
+		if (!vals || config_bind(cfg, tab, vals, &e) < 0)
+			rc = -1;
+		for (const struct param_def *d = tab->keys; rc == 0 && d->name; d++) {
+			if (d->type != PARAM_STRING && d->type != PARAM_SPEC)
+				continue;
+			char buf[PARAM_STR_MAX];
+			param_format(d, vals, buf, sizeof buf);
+			json_t *v = json_string(buf);
+			if (v)
+				json_decref(v);
+			else
+				rc = json_object_set_new(j, d->name, cmp_key_string(buf));
+		}
+		free(vals);
+	}
+	return rc;
+}
+
 /* The cache key: the fully resolved configuration (every key with its
  * value or default, as `netloom config --json` has it: placement, seed
- * and routing included; no comments, so nothing of where a key was set),
- * in which the topology is its canonical spec and every file the replay
- * reads (placement_map, calibration, a topology's file=) is its contents'
- * hash instead of its path; then the trace's content hash, the netloom
+ * and routing included; no comments, so nothing of where a key was set;
+ * a value that is not UTF-8 by its bytes, cmp_key_string), in which the
+ * topology is its canonical spec and every file the replay reads
+ * (placement_map, calibration, a topology's file=) is its contents' hash
+ * instead of its path; then the trace's content hash, the netloom
  * version and the build's identity (a fix of the model changes results,
  * not the version). Builds sim's topology (session_topo). */
 int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
@@ -160,7 +211,9 @@ int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *buil
 	char *topo = cmp_spec_files(sim->topo->spec, cmp_file_id, NULL), *text = NULL;
 	int rc = j && topo ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = json_object_set_new(j, "topology", json_string(topo));
+		rc = cmp_key_bytes(&sim->cfg, j);
+	if (rc == 0)
+		rc = json_object_set_new(j, "topology", cmp_key_string(topo));
 	for (const char *const *k = cmp_file_keys; rc == 0 && *k; k++) {
 		const char *path = config_get(&sim->cfg, *k);
 		char *id = path && path[0] ? cmp_file_id(NULL, path) : NULL;

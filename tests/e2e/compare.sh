@@ -174,6 +174,20 @@ nl_abs=$(realpath "$netloom")
 expect_eq "relative map: the study's neighbour" "$(json "$dir/rel/out/report.json" 'd["cells"][0]["runtime_s"]')" \
   "$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')"
 
+# Values that differ only in bytes that are not UTF-8 are two keys: the
+# key read them through U+FFFD, so system b (traffic 'uniform\xfe', a key
+# the replay keeps in its configuration) took a's results from the cache
+# (2 executed, 2 cached). Traces named t\xff.nlt and t\xfe.nlt are keyed
+# by their bytes and give their own results.
+mkdir -p "$dir/bytes"
+cp "$s/lammps-lj-8.nlt" "$dir/bytes/t"$'\xff'".nlt"
+cp "$s/hpcc-8.nlt" "$dir/bytes/t"$'\xfe'".nlt"
+printf '[system a]\ntopology = torus:k=4x4\ntraffic = uniform\xff\n[system b]\ntopology = torus:k=4x4\ntraffic = uniform\xfe\n[workload x]\ntrace = t\xff.nlt\n[workload y]\ntrace = t\xfe.nlt\n' > "$dir/bytes/study.ini"
+"$netloom" compare "$dir/bytes/study.ini" -o "$dir/bytes/out" > /dev/null || fail "bytes: exit $?"
+expect_eq "bytes: executed" "$(json "$dir/bytes/out/report.json" '(d["execution"]["executed_runs"], d["execution"]["cached_runs"])')" "(4, 0)"
+expect_eq "bytes: keys" "$(json "$dir/bytes/out/report.json" 'len(set(c["seeds"][0]["cache_key"] for c in d["cells"]))')" 4
+expect_eq "bytes: traces" "$(json "$dir/bytes/out/report.json" 'len(set(c["runtime_s"] for c in d["cells"] if c["system"] == "a"))')" 2
+
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {
   out=$("$netloom" compare "$dir/$1.ini" -o "$dir/out-$1" 2>&1 >/dev/null); rc=$?

@@ -756,6 +756,29 @@ static void test_compare_keys(void)
 	nl_sim_free(s);
 }
 
+/* A value that is not UTF-8 is in compare's key by its bytes: through
+ * U+FFFD (out_json_utf8), 'uniform\xff' and 'uniform\xfe' had one key,
+ * that of 'uniform\xef\xbf\xbd' (U+FFFD typed), and the second cell of a
+ * study took the first's result from the cache. */
+static void test_compare_key_bytes(void)
+{
+	static const char *const traffic[] = {"uniform\xff", "uniform\xfe", "uniform\xef\xbf\xbd", "uniform"};
+	char key[4][20];
+	for (int i = 0; i < 4; i++) {
+		struct nl_err e = {0};
+		nl_sim *s = NULL;
+		struct cmp_wl w = {.trace_hash = 1};
+		CHECK_OK(nl_sim_new(&s, &e), &e);
+		CHECK_OK(nl_sim_set(s, "topology", "torus:k=4x4", &e), &e);
+		CHECK_OK(nl_sim_set(s, "traffic", traffic[i], &e), &e);
+		CHECK_OK(cmp_key(s, &w, 1, "0a0509e", key[i], &e), &e);
+		nl_sim_free(s);
+	}
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(key[i], key[j]) != 0);
+}
+
 /* A path under prefix ctx, as compare resolves a study's relative paths. */
 static char *test_under(void *ctx, const char *path)
 {
@@ -822,6 +845,7 @@ int main(void)
 {
 	TEST_RUN(test_config);
 	TEST_RUN(test_compare_topology_files);
+	TEST_RUN(test_compare_key_bytes);
 	TEST_RUN(test_run_rate);
 	TEST_RUN(test_run_rate_one_off);
 	TEST_RUN(test_callback_reentry);
