@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "core/error.h"
+#include "core/staged.h"
 
 #define BUNDLE_MAGIC "\x89NLB\r\n\x1a\n"
 #define BUNDLE_END_MAGIC "NLBUNEND"
@@ -328,9 +329,10 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 	struct bentry *ents = NULL;
 	uint8_t *cidx = NULL, *idx = NULL, *in = NULL, *out = NULL;
 	const char **sorted = NULL;
+	char **made = NULL; /* dir/name of the entries, registered while dir is a made one */
 	ZSTD_DCtx *dc = NULL;
 	struct stat st;
-	uint32_t n = 0, n_done = 0; /* n_done: entries restored in dir */
+	uint32_t n = 0, n_done = 0, n_made = 0; /* n_done: entries restored in dir; n_made: names in made */
 	bool is_dir_made = false;
 	int rc = 0;
 
@@ -474,13 +476,19 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 			goto out;
 		}
 	/* Not trace_out_rc: nothing is written yet, and a DIR that cannot
-	 * be made is a bad argument (the CLI checks it before the work). */
-	if (mkdir(dir, 0755) == 0) {
-		is_dir_made = true;
-	} else if (errno != EEXIST) {
-		rc = nl_errf(err, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+	 * be made is a bad argument (the CLI checks it before the work). A
+	 * DIR made here is registered, and so is each entry before it is
+	 * made, so a SIGINT or SIGTERM leaves no DIR, as a failure does
+	 * (core/staged.h, out_staged_mkdir). */
+	made = calloc(n, sizeof *made);
+	if (!made) {
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = out_staged_mkdir(dir, err)) < 0)
+		goto out;
+	is_dir_made = rc == 1;
+	rc = 0;
 	in = malloc(BUNDLE_CHUNK);
 	size_t out_cap = ZSTD_DStreamOutSize();
 	out = malloc(out_cap);
@@ -490,6 +498,18 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		goto out;
 	}
 	for (; n_done < n; n_done++) {
+		if (is_dir_made) {
+			if (!(made[n_made] = join_path(dir, ents[n_done].name))) {
+				rc = nl_errf(err, NL_ENOMEM, "out of memory");
+				break;
+			}
+			if ((rc = out_staged_add(made[n_made], err)) < 0) {
+				free(made[n_made]);
+				made[n_made] = NULL;
+				break;
+			}
+			n_made++;
+		}
 		rc = unpack_entry(fd, bundle_path, dir, &ents[n_done], dc, in, out, out_cap, is_unwritten, err);
 		if (rc)
 			break;
@@ -514,14 +534,20 @@ out:
 	 * then DIR, which rmdir keeps if anything else was put in it. A DIR
 	 * that was there is left as it is, with what was restored. */
 	if (rc && is_dir_made) {
-		for (uint32_t i = 0; i < n_done; i++) {
-			char *path = join_path(dir, ents[i].name);
-			if (path)
-				unlink(path);
-			free(path);
-		}
+		for (uint32_t i = 0; i < n_done; i++)
+			unlink(made[i]);
 		rmdir(dir);
 	}
+	/* Last registered first (each found at the end of the list); a
+	 * signal recorded meanwhile ends the process at the first, DIR still
+	 * registered, which its poll removes whole. */
+	for (uint32_t i = n_made; i-- > 0;) {
+		out_staged_del(made[i]);
+		free(made[i]);
+	}
+	if (is_dir_made)
+		out_staged_del(dir);
+	free(made);
 	close(fd);
 	for (uint32_t i = 0; ents && i < n; i++)
 		free(ents[i].name);

@@ -153,7 +153,8 @@ static int report_out(const struct nl_err *e, bool is_unwritten)
  * existing DIR) or DIR is made (a missing one), and removed at once, so
  * that a DIR no entry can be written into is refused before the bundle
  * is read, in one line naming DIR (status 2), not by the first entry's
- * write naming DIR/NAME, a file that is not there. */
+ * write naming DIR/NAME, a file that is not there. Both registered while
+ * they exist (out_staged_mkdir), so a SIGINT or SIGTERM leaves neither. */
 static int check_unpack_dir(const char *dir, struct nl_err *e)
 {
 	static const char *const expected = "expected a directory to unpack the bundle into (made if missing)";
@@ -166,9 +167,12 @@ static int check_unpack_dir(const char *dir, struct nl_err *e)
 			return nl_errf(e, NL_EINVAL, "%s: not a directory; %s", dir, expected);
 	} else if (errno == ENOENT && lstat(dir, &st) == 0) {
 		return nl_errf(e, NL_EIO, "%s: a symbolic link to a missing directory; %s", dir, expected);
-	} else if (mkdir(dir, 0755) != 0) {
-		return nl_errf(e, NL_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
 	} else {
+		int r = out_staged_mkdir(dir, e);
+		if (r < 0)
+			return r;
+		if (r == 0) /* there now, not at the stat: as mkdir said before */
+			return nl_errf(e, NL_EIO, "%s: cannot create directory: %s", dir, strerror(EEXIST));
 		made = true;
 	}
 	size_t n = strlen(dir) + 32;
@@ -178,17 +182,24 @@ static int check_unpack_dir(const char *dir, struct nl_err *e)
 		rc = nl_errf(e, NL_ENOMEM, "out of memory");
 	} else {
 		snprintf(probe, n, "%s/.netloom-unpack-XXXXXX", dir);
-		int fd = mkstemp(probe);
-		if (fd < 0) {
-			rc = nl_errf(e, NL_EIO, "%s: cannot create files in the directory: %s", dir, strerror(errno));
-		} else {
-			close(fd);
-			unlink(probe);
+		/* A template that mkstemp fills in place (trace_afile_open). */
+		if ((rc = out_staged_add(probe, e)) == 0) {
+			int fd = mkstemp(probe);
+			if (fd < 0) {
+				rc = nl_errf(e, NL_EIO, "%s: cannot create files in the directory: %s", dir,
+					     strerror(errno));
+			} else {
+				close(fd);
+				unlink(probe);
+			}
+			out_staged_del(probe);
 		}
 		free(probe);
 	}
-	if (made)
+	if (made) {
 		rmdir(dir);
+		out_staged_del(dir);
+	}
 	return rc;
 }
 

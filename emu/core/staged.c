@@ -5,6 +5,7 @@
 #include "core/staged.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ static struct out_staged_entry {
 	const char *path; /* the caller's string (out_stage_registered's name) */
 	bool is_stage;    /* made by out_stage_registered: kept through out_commit */
 	bool is_done;     /* ... and moved into place: its name is free again */
+	bool is_dir;      /* made by out_staged_mkdir: the handler removes it with rmdir */
 } *out_staged;                                /* in registration order */
 static size_t out_staged_cap;
 
@@ -34,7 +36,9 @@ static size_t out_staged_cap;
  * second signal (coreutils `timeout -s INT` sends one to netloom, then
  * one to its process group) first unlinks the staged files: unlink is
  * async-signal-safe, out_remove_tree is not, so a staged directory
- * stays (docs/replay.md). The raised signal is blocked until
+ * stays (docs/replay.md); one out_staged_mkdir made goes by rmdir, as
+ * async-signal-safe, once the files registered after it are unlinked
+ * (trace unpack's DIR and its entries). The raised signal is blocked until
  * the handler returns, then ends the process by its default action. */
 static void out_on_signal(int sig)
 {
@@ -49,9 +53,14 @@ static void out_on_signal(int sig)
 
 void out_staged_unlink(void)
 {
+	int e = errno; /* called by signal handlers: kept for the code they interrupted */
+	/* Last registered first: a directory's files go before it. */
 	for (size_t i = (size_t)out_n_staged; i-- > 0;)
-		if (!out_staged[i].is_done)
+		if (out_staged[i].is_dir)
+			rmdir(out_staged[i].path);
+		else if (!out_staged[i].is_done)
 			unlink(out_staged[i].path);
+	errno = e;
 }
 
 /* Block SIGINT and SIGTERM in this thread while the list changes (*old:
@@ -90,25 +99,30 @@ void out_signals_ignore_xfsz(void)
 	signal(SIGXFSZ, SIG_IGN);
 }
 
-static int out_staged_push(const char *path, bool is_stage, struct nl_err *err)
+/* Append `path` to the list; the caller holds out_staged_lock. */
+static int out_staged_push_locked(const char *path, bool is_stage, bool is_dir, struct nl_err *err)
 {
-	sigset_t old;
-	out_staged_lock(&old);
 	size_t n = (size_t)out_n_staged;
 	if (n == out_staged_cap) {
 		size_t cap = n ? 2 * n : 4;
 		struct out_staged_entry *p = realloc(out_staged, cap * sizeof *p);
-		if (!p) {
-			out_staged_unlock(&old);
+		if (!p)
 			return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-		}
 		out_staged = p;
 		out_staged_cap = cap;
 	}
-	out_staged[n] = (struct out_staged_entry){path, is_stage, false};
+	out_staged[n] = (struct out_staged_entry){path, is_stage, false, is_dir};
 	out_n_staged = (sig_atomic_t)(n + 1);
-	out_staged_unlock(&old);
 	return 0;
+}
+
+static int out_staged_push(const char *path, bool is_stage, struct nl_err *err)
+{
+	sigset_t old;
+	out_staged_lock(&old);
+	int rc = out_staged_push_locked(path, is_stage, false, err);
+	out_staged_unlock(&old);
+	return rc;
 }
 
 int out_staged_add(const char *path, struct nl_err *err)
@@ -119,6 +133,27 @@ int out_staged_add(const char *path, struct nl_err *err)
 int out_staged_add_stage(const char *path, struct nl_err *err)
 {
 	return out_staged_push(path, true, err);
+}
+
+int out_staged_mkdir(const char *path, struct nl_err *err)
+{
+	/* Made and registered with the signals blocked: registered first, a
+	 * second signal before mkdir failed with EEXIST would rmdir a
+	 * directory that was there; made first, a signal in between would
+	 * leave the new one. A signal now waits until both are done. */
+	sigset_t old;
+	out_staged_lock(&old);
+	int rc;
+	if (mkdir(path, 0755) != 0) {
+		int e = errno;
+		rc = e == EEXIST ? 0 : nl_errf(err, NL_EIO, "%s: cannot create directory: %s", path, strerror(e));
+	} else if ((rc = out_staged_push_locked(path, false, true, err)) < 0) {
+		rmdir(path);
+	} else {
+		rc = 1;
+	}
+	out_staged_unlock(&old);
+	return rc;
 }
 
 /* The entry of the name out_stage_registered made at `path` (the pointer,

@@ -51,7 +51,21 @@ int out_staged_add(const char *path, struct nl_err *err);
 void out_staged_del(const char *path);
 void out_staged_poll(void);
 
-/* Unlink every registered file not in place yet (a directory stays), at
+/* Make the directory `path` (mode 0755) and register it as out_staged_add
+ * does, with SIGINT and SIGTERM held off between the two, so a signal
+ * finds no directory or a registered one, never a directory that was
+ * there: 1 made (out_staged_del forgets it), 0 when `path` exists (not
+ * made, not registered; whether it is a directory is the caller's to
+ * check), else NL_EIO "PATH: cannot create directory: ..." or NL_ENOMEM,
+ * and nothing made. Its poll removes it with all it holds, as any
+ * registered directory; a second signal, which cannot remove a tree,
+ * removes it with rmdir after unlinking the files registered after it:
+ * register what goes in it (trace unpack's entries, their temporary
+ * files), before each is made, and nothing of it is left. */
+int out_staged_mkdir(const char *path, struct nl_err *err);
+
+/* Unlink every registered file not in place yet (a directory stays, but
+ * for an out_staged_mkdir one, removed by rmdir when empty by then), at
  * once: async-signal-safe, for a command with a SIGINT/SIGTERM handler of
  * its own that ends the process (netloom serve's second signal,
  * docs/live.md "Stopping"). The list is left as it is. */

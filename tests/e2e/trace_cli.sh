@@ -428,6 +428,59 @@ else
 fi
 rm -f "$T/big_actions.txt" "$T/big_dump.txt"
 
+# unpack interrupted: a DIR it made was left, with the entries restored
+# before the signal (a failure removed it since a588d93). 300 entries
+# take about a second, each synced; the unpack is stopped once the first
+# is in place, then signalled: SIGINT (a background job of a script
+# starts with it ignored, hence env), SIGTERM, and both at once, whose
+# second goes through the handler (unlink and rmdir, async-signal-safe)
+# before the first's poll. A DIR that was there keeps its own files.
+mkdir -p "$T/many"
+for i in $(seq -w 1 300); do cp "$T/bgp.nlt" "$T/many/t$i.nlt"; done
+"$NL" trace pack "$T/many.nlb" "$T/many"/t*.nlt >/dev/null
+rm -rf "$T/many"
+# unpack_stopped DIR SIGNAL...: runs unpack into DIR, stops it once an
+# entry is in place, sends the signals; sets $seen (entries then), $rc.
+unpack_stopped() {
+	local dir=$1 i try pid s
+	shift
+	for try in 1 2 3 4 5; do
+		env --default-signal=INT "$NL" trace unpack "$T/many.nlb" "$dir" >/dev/null 2>&1 &
+		pid=$!
+		for i in $(seq 3000); do
+			compgen -G "$dir/t*.nlt" >/dev/null && kill -STOP $pid 2>/dev/null && break
+			sleep 0.01
+		done
+		seen=$(compgen -G "$dir/t*.nlt" | wc -l)
+		for s in "$@"; do kill -"$s" $pid 2>/dev/null; done
+		kill -CONT $pid 2>/dev/null
+		wait $pid
+		rc=$?
+		[ "$seen:$rc" = "0:0" ] || break
+	done
+}
+for sigs in "INT 130" "TERM 143" "INT TERM 143"; do
+	want=${sigs##* }
+	read -ra sent <<<"${sigs% *}"
+	rm -rf "$T/u-int"
+	unpack_stopped "$T/u-int" "${sent[@]}"
+	if [ "$seen" -gt 0 ] && [ "$seen" -lt 300 ] && [ "$rc" = "$want" ] && [ ! -e "$T/u-int" ]; then
+		ok "unpack interrupted by ${sent[*]}: no DIR left ($seen entries in place then), exit $rc"
+	else
+		fail "unpack interrupted by ${sent[*]}: $seen entries in place when signalled, exit $rc (expected $want), left: $(ls -A "$T/u-int" 2>&1 | head -3)"
+	fi
+done
+mkdir -p "$T/u-had"
+echo mine >"$T/u-had/mine.txt"
+unpack_stopped "$T/u-had" INT
+left=$(ls -A "$T/u-had" | grep -v '^t[0-9]*\.nlt$')
+if [ "$rc" = 130 ] && [ "$left" = mine.txt ] && [ "$(cat "$T/u-had/mine.txt")" = mine ]; then
+	ok "unpack into a DIR that was there, interrupted: its own file kept, no temporary file, exit 130"
+else
+	fail "unpack into a DIR that was there, interrupted: exit $rc, left besides the entries: $left"
+fi
+rm -rf "$T/u-had" "$T/many.nlb"
+
 # --- more ranks than the usual soft limit on open files ----------------------------------
 # convert and import hold a temporary stream per rank while a trace's ranks
 # interleave: under the usual soft limit of 1024 open files a SimGrid
