@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "core/text.h"
 #include "session/session.h"
 
 /* Exit status: the table and JSON were written, the --plot chart not. */
@@ -57,6 +58,19 @@ static double cli_lat_us(json_t *job, const char *run, const char *p)
 	return 1e6 * cli_num(json_object_get(json_object_get(job, run), "latency"), p);
 }
 
+/* A string of the results, "" when missing. */
+static const char *cli_str(json_t *s)
+{
+	return json_is_string(s) ? json_string_value(s) : "";
+}
+
+/* s left-aligned in a column w terminal columns wide (text_width). */
+static void cli_interfere_cell(FILE *f, const char *s, size_t w)
+{
+	size_t n = text_width(s);
+	fprintf(f, "%s%*s", s, n < w ? (int)(w - n) : 0, "");
+}
+
 static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 {
 	json_t *res = json_object_get(doc, "results");
@@ -65,8 +79,19 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 	json_t *j;
 	fprintf(f, "netloom interfere: %s, %zu jobs on %s (backend %s)\n\n", workload, json_array_size(jobs),
 		json_string_value(json_object_get(res, "topology")), json_string_value(json_object_get(res, "backend")));
-	fprintf(f, "  %-16s %6s %-14s %14s %14s %9s %19s %19s %12s %12s\n", "job", "ranks", "placement", "alone_s",
-		"shared_s", "slowdown", "p50_us alone/shared", "p99_us alone/shared", "link_use", "on_shared");
+	/* The name column as wide as the longest name, in the columns a
+	 * terminal shows (text_width): padded by bytes, 'lammps_é' or 'ジョブ'
+	 * shifted the columns after it. */
+	size_t wn = 16;
+	json_array_foreach(jobs, i, j)
+	{
+		size_t w = text_width(cli_str(json_object_get(j, "name")));
+		wn = w > wn ? w : wn;
+	}
+	fprintf(f, "  ");
+	cli_interfere_cell(f, "job", wn);
+	fprintf(f, " %6s %-14s %14s %14s %9s %19s %19s %12s %12s\n", "ranks", "placement", "alone_s", "shared_s",
+		"slowdown", "p50_us alone/shared", "p99_us alone/shared", "link_use", "on_shared");
 	json_array_foreach(jobs, i, j)
 	{
 		json_t *sd = json_object_get(j, "slowdown");
@@ -75,9 +100,11 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 			snprintf(slow, sizeof slow, "%+.2f%%", 100.0 * json_number_value(sd));
 		snprintf(p50, sizeof p50, "%.3f/%.3f", cli_lat_us(j, "alone", "p50_s"), cli_lat_us(j, "shared", "p50_s"));
 		snprintf(p99, sizeof p99, "%.3f/%.3f", cli_lat_us(j, "alone", "p99_s"), cli_lat_us(j, "shared", "p99_s"));
-		fprintf(f, "  %-16s %6" JSON_INTEGER_FORMAT " %-14s %14.9f %14.9f %9s %19s %19s %12" JSON_INTEGER_FORMAT
+		fprintf(f, "  ");
+		cli_interfere_cell(f, cli_str(json_object_get(j, "name")), wn);
+		fprintf(f, " %6" JSON_INTEGER_FORMAT " %-14s %14.9f %14.9f %9s %19s %19s %12" JSON_INTEGER_FORMAT
 			   " %12" JSON_INTEGER_FORMAT "\n",
-			json_string_value(json_object_get(j, "name")), json_integer_value(json_object_get(j, "ranks")),
+			json_integer_value(json_object_get(j, "ranks")),
 			json_string_value(json_object_get(j, "placement")), cli_num(json_object_get(j, "alone"), "runtime_s"),
 			cli_num(json_object_get(j, "shared"), "runtime_s"), slow, p50, p99,
 			json_integer_value(json_object_get(j, "link_use")),

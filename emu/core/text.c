@@ -26,3 +26,51 @@ char *text_utf8_clean(const char *s, bool xml)
 	*w = '\0';
 	return out;
 }
+
+/* Code point of the valid sequence of len bytes at p. */
+static unsigned text_code_point(const unsigned char *p, int len)
+{
+	static const unsigned char lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	unsigned c = p[0] & lead_mask[len];
+	for (int i = 1; i < len; i++)
+		c = (c << 6) | (p[i] & 0x3f);
+	return c;
+}
+
+/* Columns of code point c (text_width). */
+static int text_code_width(unsigned c)
+{
+	static const unsigned zero[][2] = {
+		{0x0300, 0x036f}, {0x1ab0, 0x1aff}, {0x1dc0, 0x1dff}, {0x200b, 0x200f},
+		{0x20d0, 0x20ff}, {0xfe00, 0xfe0f}, {0xfe20, 0xfe2f},
+	};
+	static const unsigned wide[][2] = {
+		{0x1100, 0x115f},   {0x2329, 0x232a},   {0x2e80, 0x303e},   {0x3040, 0xa4cf},
+		{0xac00, 0xd7a3},   {0xf900, 0xfaff},   {0xfe10, 0xfe19},   {0xfe30, 0xfe6f},
+		{0xff00, 0xff60},   {0xffe0, 0xffe6},   {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff},
+		{0x20000, 0x2fffd}, {0x30000, 0x3fffd},
+	};
+	for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
+		if (c >= zero[i][0] && c <= zero[i][1])
+			return 0;
+	for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+		if (c >= wide[i][0] && c <= wide[i][1])
+			return 2;
+	return 1;
+}
+
+size_t text_width(const char *s)
+{
+	size_t n = strlen(s), w = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		int len = text_utf8_len(p, n - (size_t)(p - (const unsigned char *)s));
+		if (len <= 0) {
+			w++;
+			p++;
+		} else {
+			w += (size_t)text_code_width(text_code_point(p, len));
+			p += len;
+		}
+	}
+	return w;
+}

@@ -48,4 +48,14 @@ static inline int text_utf8_len(const unsigned char *p, size_t n)
  * NULL when out of memory. */
 char *text_utf8_clean(const char *s, bool xml);
 
+/* Columns s takes on a terminal, for tables padded by what they show
+ * rather than by bytes (printf's "%-16s" counts the 2 bytes of 'é' and
+ * the 9 of 'ジョブ' and so shifts the next columns): a code point is 1,
+ * an East Asian wide or fullwidth one 2 and a combining mark or zero-width
+ * one 0, from the main blocks of Unicode's EastAsianWidth (W, F) and the
+ * combining blocks as Markus Kuhn's wcwidth has them, not the full
+ * tables; a byte that is not UTF-8 is 1 (shown as U+FFFD). Not wcwidth(3),
+ * which depends on the locale (-1 for every non-ASCII character in "C"). */
+size_t text_width(const char *s);
+
 #endif

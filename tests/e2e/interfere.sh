@@ -85,6 +85,28 @@ expect_eq "--top 2 with the JSON alone on stdout" "$top" 2
 out=$("$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --top 0 2>&1 >/dev/null); rc=$?
 expect_eq "--top 0" "$rc:$out" "2:netloom interfere: --top: expected an integer in 1..100000, got '0'"
 
+# The table's columns after the job name start at the same terminal
+# column on every row, whatever the name's bytes: it was padded by bytes
+# (%-16s), so 'lammps_é' (9 bytes, 8 columns) and 'ジョブ' (9 bytes, 6
+# columns) shifted them left; a name past 16 columns widens the column.
+printf '%s\n' "[job lammps_é]" "trace = a.nlt" "$contig" "[job ジョブ_ジョブ_ジョブ]" "trace = bh.nlt" "$contig" > "$dir/names.ini"
+run names
+expect_eq "names: columns" "$(python3 - "$dir/names.txt" <<'EOP'
+import re, sys, unicodedata
+def width(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+cols = set()
+for name in ("job", "lammps_é", "ジョブ_ジョブ_ジョブ"):
+    row = [l for l in lines if l.startswith("  " + name + " ")]
+    if len(row) != 1:
+        print("no row for", name); sys.exit()
+    # Where the ranks column ends: after the name's padding and the number.
+    cols.add(width("  " + name) + width(re.match(r"\s*\S+", row[0][2 + len(name):]).group(0)))
+print(len(cols), sorted(cols))
+EOP
+)" "1 [29]"
+
 # 4. Determinism: the same workload gives the same bytes.
 "$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" --json "$dir/heavy2.json" > /dev/null || fail "heavy again"
 cmp -s "$dir/heavy.json" "$dir/heavy2.json" || fail "two runs of the same workload differ"

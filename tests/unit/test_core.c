@@ -17,6 +17,7 @@
 #include "core/param.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "core/text.h"
 #include "test.h"
 
 struct demo {
@@ -88,6 +89,20 @@ static void test_error_long(void)
 	len = strlen(e.msg);
 	CHECK(len == NL_ERR_MSG_MAX - 1 && !strcmp(e.msg + len - 9, ": the end"));
 	CHECK(strncmp(e.msg, "\\x01\\x01", 8) == 0);
+}
+
+/* The columns a table pads to (text_width): code points, East Asian wide
+ * ones 2, combining marks 0, a byte that is not UTF-8 1; not bytes. */
+static void test_text_width(void)
+{
+	CHECK_EQ(text_width(""), 0);
+	CHECK_EQ(text_width("job"), 3);
+	CHECK_EQ(text_width("lammps_\xc3\xa9"), 8);                     /* lammps_é */
+	CHECK_EQ(text_width("\xe3\x82\xb8\xe3\x83\xa7\xe3\x83\x96"), 6); /* ジョブ */
+	CHECK_EQ(text_width("e\xcc\x81"), 1);                           /* e + U+0301 */
+	CHECK_EQ(text_width("\xef\xbc\xa1"), 2);                        /* U+FF21, fullwidth A */
+	CHECK_EQ(text_width("\xf0\x9f\x98\x80"), 2);                    /* U+1F600 */
+	CHECK_EQ(text_width("a\xff" "b\xe3\x82"), 5);                   /* a byte each: bad, cut */
 }
 
 /* A config value or key of raw bytes (a Latin-1 file, a cut sequence)
@@ -1022,6 +1037,7 @@ int main(void)
 	TEST_RUN(test_error_table);
 	TEST_RUN(test_error_long);
 	TEST_RUN(test_error_one_line_utf8);
+	TEST_RUN(test_text_width);
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
