@@ -34,7 +34,7 @@
 #include "topo/topo.h"
 
 #ifdef NETLOOM_HAVE_MPI
-#include <mpi.h>
+#include "net/mpi_port.h"
 #endif
 
 /* --- launch ------------------------------------------------------------------ */
@@ -224,6 +224,7 @@ int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint
 
 int net_mpi_open(struct net_mpi **out, struct nl_err *err)
 {
+	NL_CHECK(nl_mpi_open(err));
 	struct net_mpi *m = calloc(1, sizeof *m);
 	if (!m)
 		return nl_errf(err, NL_ENOMEM, "out of memory");

@@ -29,6 +29,20 @@ if grep -q "built without MPI" <<<"$probe"; then
   exit 77
 fi
 
+# Open MPI is opened when a launcher starts netloom with ranks (emu/net/
+# mpi_port.h), not linked: the binary loads no libmpi, and a libmpi that
+# cannot be opened is one line from rank 0 and a non-zero exit, no hang.
+if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
+  ldd "$netloom" | grep -q libmpi && fail "netloom loads libmpi at start: $(ldd "$netloom" | grep libmpi)"
+  said=$(NETLOOM_LIBMPI=$dir/nolibmpi.so mpi 2 -x NETLOOM_LIBMPI "$netloom" run -s topology=torus:k=4x4 \
+    -s max_samples=1 -s sample_period=10 2>&1 >/dev/null)
+  rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "libmpi missing: exit $rc"
+  expect_eq "libmpi missing: error lines" "$(grep -c '^netloom' <<<"$said")" 1
+  grep -q "^netloom: MPI: cannot load libmpi ($dir/nolibmpi.so: .*NETLOOM_LIBMPI naming it\$" <<<"$said" ||
+    fail "libmpi missing: got '$said'"
+fi
+
 short=(-s sample_period=200 -s warmup_periods=2 -s max_samples=6)
 # name, then the run's keys
 cases=(
