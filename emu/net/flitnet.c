@@ -1,6 +1,7 @@
 /* The flit-level network: build, active lists and the cycle loop. Pools
  * and the timing wheel in wheel.c, router pipeline in router.c, endpoints
  * in nic.c. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -400,6 +401,26 @@ void fl_pkt_max_grow(struct flitnet *n, uint32_t flits)
 		return;
 	for (uint32_t k = 0; k < n->n_parts; k++)
 		n->part[k]->pkt_max_flits = flits;
+}
+
+/* NETLOOM_TEST_FAIL_ALLOC=N, for tests only (the unit tests' fail_nth):
+ * the Nth run-time allocation of each partition this process runs, and
+ * every later one, fail, so that one MPI rank runs out of memory alone,
+ * at a cycle a test can reproduce (tests/e2e/mpi_engine.sh). Unset or
+ * anything but a number from 1 to 4294967295: nothing fails. Read once,
+ * when the network is built. */
+static void fl_env_fail_nth(struct flitnet *n)
+{
+	const char *s = getenv("NETLOOM_TEST_FAIL_ALLOC");
+	if (!s || s[0] < '1' || s[0] > '9')
+		return;
+	char *e;
+	errno = 0;
+	unsigned long long v = strtoull(s, &e, 10);
+	if (errno || *e || v > UINT32_MAX)
+		return;
+	for (uint32_t i = 0; i < n->n_own; i++)
+		n->part[n->own[i]]->fail_nth = (uint32_t)v;
 }
 
 int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
@@ -852,6 +873,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
 	if (rc_ == 0 && n->mx)
 		fl_mpi_plan(n);
+	if (rc_ == 0)
+		fl_env_fail_nth(n);
 	/* A rank may run fewer partitions than threads (partitions set below
 	 * threads x ranks): one thread per partition at most. */
 	if (rc_ == 0 && n_threads > n->n_own)
@@ -1487,11 +1510,21 @@ static uint64_t fl_window_end(const struct flitnet *n, uint64_t b, uint64_t cycl
 	return e;
 }
 
-/* Run this rank's partitions one cycle (threads or one after the other). */
-static void fl_run_own_cycle(struct flitnet *n, struct nl_err *err)
+/* Run this rank's partitions one cycle (threads or one after the other),
+ * or none of them when a partition's pools cannot take the cycle:
+ * NL_ENOMEM then, its line in *err, and n->oom set for the exchange to
+ * fold. The cycle would take records the pools lack (fl_pkt_alloc gives
+ * FL_NONE, which fl_nic_generate indexes), as the single process never
+ * does (flitnet_run_until). */
+static int fl_run_own_cycle(struct flitnet *n, struct nl_err *err)
 {
-	for (uint32_t i = 0; i < n->n_own; i++)
-		(void)fl_reserve(n->part[n->own[i]], err); /* n->oom is folded at the exchange */
+	for (uint32_t i = 0; i < n->n_own; i++) {
+		int rc = fl_reserve(n->part[n->own[i]], err);
+		if (rc < 0) {
+			n->oom = true;
+			return rc;
+		}
+	}
 	if (n->workers)
 		fl_workers_cycle(n->workers);
 	else
@@ -1500,6 +1533,30 @@ static void fl_run_own_cycle(struct flitnet *n, struct nl_err *err)
 	/* A rank that does not run partition 0 still keeps its clock. */
 	if (n->own[0] != 0)
 		fl_set_now(n, n->now + 1);
+	return 0;
+}
+
+/* This rank's failure in the window before the exchange: a partition's
+ * run-time allocation that failed (a far event, a wheel slot: its oom),
+ * NL_ENOMEM with its line from fl_reserve, or 0. */
+static int fl_own_oom(struct flitnet *n, struct nl_err *err)
+{
+	for (uint32_t i = 0; i < n->n_own; i++)
+		if (n->part[n->own[i]]->oom)
+			return fl_reserve(n->part[n->own[i]], err);
+	return n->oom ? fl_reserve(n, err) : 0;
+}
+
+/* The run's end under MPI when some rank ran out of memory (n->oom, as
+ * the exchange folded it): every rank returns the line of the lowest rank
+ * that failed in the window (`rc`, this rank's: NL_ENOMEM or 0), as
+ * net_mpi_agree carries it; a rank that failed inside the exchange
+ * itself (its receive buffers) has no line the others see, and every
+ * rank takes its own from fl_reserve, rank 0's printed. */
+static int fl_run_windows_oom(struct flitnet *n, int rc, struct nl_err *err)
+{
+	rc = net_mpi_agree(n->sc.mpi, rc, err);
+	return rc < 0 ? rc : fl_reserve(n, err);
 }
 
 /* flitnet_run_until over MPI ranks: windows of cycles between exchanges.
@@ -1529,10 +1586,12 @@ static int fl_run_windows(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 			fl_route_snapshot(n);
 		const uint64_t e = fl_window_end(n, n->now, cycle, interval);
 		n->x_wstart = n->now;
-		/* The window's first cycle has work on some rank: all run it. */
-		fl_run_own_cycle(n, err);
+		/* The window's first cycle has work on some rank: all run it.
+		 * A rank whose pools cannot take a cycle runs no more of the
+		 * window; the exchange tells the others (n->oom). */
+		int rc = fl_run_own_cycle(n, err);
 		n->x_busy = true;
-		while (n->now <= e) {
+		while (rc == 0 && n->now <= e) {
 			if (n->n_own > 1)
 				fl_part_merge_own(n);
 			const uint64_t next = fl_next_work(n);
@@ -1543,11 +1602,13 @@ static int fl_run_windows(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 					break;
 				}
 			}
-			fl_run_own_cycle(n, err);
+			rc = fl_run_own_cycle(n, err);
 		}
+		if (rc == 0)
+			rc = fl_own_oom(n, err);
 		fl_part_exchange(n);
 		if (n->oom)
-			return fl_reserve(n, err);
+			return fl_run_windows_oom(n, rc, err);
 		/* The single process checks after each cycle with work only. */
 		if (n->x_gbusy) {
 			NL_CHECK(fl_dl_after_cycle(n, err));

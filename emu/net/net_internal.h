@@ -611,7 +611,7 @@ struct flitnet {
 	uint32_t n_far, cap_far;
 	uint64_t far_seq;            /* events sent to far[] so far */
 	bool oom;                    /* a run-time allocation failed: the run ends with NL_ENOMEM */
-	uint32_t fail_nth;           /* tests: the fail_nth-th run-time allocation from now fails (0 = off) */
+	uint32_t fail_nth;           /* tests: the fail_nth-th run-time allocation from now, and all later, fail (0 = off) */
 
 	/* Active lists. */
 	uint64_t *act_r, *act_r_next;  /* bitmaps of routers to step this / next cycle */

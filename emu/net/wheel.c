@@ -12,9 +12,20 @@
 
 /* --- pools ------------------------------------------------------------------ */
 
+/* Tests (fail_nth): the countdown stops at 1, so that allocation and
+ * every later one fail, as when memory has run out: a run that went on
+ * after a failure would meet the next one. */
+static bool fl_fail_test(struct flitnet *n)
+{
+	if (n->fail_nth <= 1)
+		return n->fail_nth == 1;
+	n->fail_nth--;
+	return false;
+}
+
 void *fl_grow(struct flitnet *n, void *p, size_t size)
 {
-	if (n->fail_nth && --n->fail_nth == 0) {
+	if (fl_fail_test(n)) {
 		n->oom = true;
 		return NULL;
 	}
@@ -42,7 +53,7 @@ void *fl_pool_grow(struct flitnet *n, void *p, size_t *bytes, size_t size)
 	const size_t old = p ? *bytes : 0;
 	if (p && size <= old) /* grown already by a call that failed later (fl_grow_pkts) */
 		return p;
-	if (n->fail_nth && --n->fail_nth == 0) {
+	if (fl_fail_test(n)) {
 		n->oom = true;
 		return NULL;
 	}

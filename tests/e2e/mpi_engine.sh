@@ -171,6 +171,33 @@ done
 refused "NETLOOM_MPI_WINDOW=abc on rank 1" "^netloom: MPI rank 1 of 2: environment variable NETLOOM_MPI_WINDOW 'abc':" \
   1 "$netloom" "${tw[@]}" : -np 1 env NETLOOM_MPI_WINDOW=abc "$netloom" "${tw[@]}"
 
+# Out of memory on one rank (NETLOOM_TEST_FAIL_ALLOC=N: that rank's Nth
+# run-time allocation and every later one fail): the rank runs no cycle
+# its pools cannot take, and the window's exchange ends the run on every
+# rank, exit 2, with that rank's line (docs/scaling.md, "Failures on one
+# rank"). Before, the rank ran the cycle and died in fl_nic_generate
+# (SIGSEGV, exit 139), or rank 0 printed a line of its own ('out of memory
+# at cycle 51: 641 events in flight').
+om=(run -s topology=torus:k=8x8 -s injection_rate=0.9 -s sample_period=200 -s warmup_periods=1 -s max_samples=3)
+oom() { # what rank-failing N expected-regex
+  local what=$1 r=$2 n=$3 re=$4 e0=(env) e1=(env) out EXITS=$dir/exits-oom-$RANDOM
+  if [ "$r" = 0 ]; then e0+=(NETLOOM_TEST_FAIL_ALLOC=$n); else e1+=(NETLOOM_TEST_FAIL_ALLOC=$n); fi
+  export EXITS
+  out=$(timeout 120 mpirun --oversubscribe -np 1 "${ranked[@]}" "${e0[@]}" "$netloom" "${om[@]}" : \
+        -np 1 "${ranked[@]}" "${e1[@]}" "$netloom" "${om[@]}" </dev/null 2>&1 >/dev/null)
+  [ $? -ne 124 ] || fail "$what: hung"
+  expect_eq "$what: statuses" "$(sort "$EXITS" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" "2 2 "
+  expect_eq "$what: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+  grep -qE "$re" <<<"$out" || fail "$what: got '$(head -c 300 <<<"$out")'"
+}
+# N = 1 is the packet pool at cycle 0 (the crash); the others' numbers
+# only pick a cycle past the first window, whichever allocation it is.
+why='(packet pool of [0-9]+ entries|VC buffer pool of [0-9]+ runs|[0-9]+ events in flight)$'
+oom "out of memory at cycle 0, rank 1" 1 1 '^netloom: MPI rank 1 of 2: out of memory at cycle 0: packet pool of [0-9]+ entries$'
+oom "out of memory in a window, rank 1" 1 26 "^netloom: MPI rank 1 of 2: out of memory at cycle [1-9][0-9]*: $why"
+oom "out of memory in a wheel slot, rank 1" 1 3 "^netloom: MPI rank 1 of 2: out of memory at cycle [0-9]+: $why"
+oom "out of memory, rank 0" 0 29 "^netloom: out of memory at cycle [1-9][0-9]*: $why"
+
 # A deadlock is the run's result as in one process (exit 1, the JSON's
 # "stuck" object), without the list of waiting VCs.
 dl=(-s topology=torus:k=8 -s routing_function=min:select=first,classes=none -s num_vcs=1 -s vc_buf_size=2
