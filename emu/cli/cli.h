@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "session/session.h"
 
@@ -301,5 +302,34 @@ void cli_xml_escape(FILE *f, const char *s);
  * a plot's data go through an array of these (gnuplot's data files have
  * no escape for a '"' in a quoted field). */
 void cli_gp_str(FILE *f, const char *s);
+
+/* A program netloom runs and writes to (gnuplot), as popen(cmd, "w"). */
+struct cli_child {
+	FILE *in;  /* the program's standard input; NULL once closed */
+	pid_t pid; /* its process id */
+};
+
+/* Note what netloom was started with, before main changes it for the
+ * process: SIGXFSZ's and SIGPIPE's actions (out_signals_ignore_xfsz; the
+ * writers ignore SIGPIPE while they write to a child) and the soft limit
+ * on open files (raised to the hard one). Called first in main. */
+void cli_child_note_start(void);
+
+/* Start `cmd` with /bin/sh -c, its standard input a pipe (c->in), the
+ * rest inherited, as popen(cmd, "w") does, but as netloom itself was
+ * started (cli_child_note_start): popen passed on the ignored SIGXFSZ,
+ * so a gnuplot writing past a file size limit wrote on, failing, and the
+ * raised limit on open files. 0, or -errno (c->in NULL, nothing runs). */
+int cli_child_start(struct cli_child *c, const char *cmd);
+
+/* Close c->in, if open, and wait for the program: its wait status, as
+ * pclose returns it, or -1 with errno set. */
+int cli_child_wait(struct cli_child *c);
+
+/* How a program whose wait status is `st` ended, for an error line:
+ * "exit status N" or "ended by signal N, NAME" (a gnuplot past a file
+ * size limit: "ended by signal 25, File size limit exceeded"); st < 0 is
+ * cli_child_wait's failure, errno still set. */
+void cli_child_why(int st, char *buf, size_t n);
 
 #endif

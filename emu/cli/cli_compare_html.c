@@ -90,18 +90,20 @@ static void h_plot(struct html *h, const char *title, const char *script)
 		for (const char *c = tmp; *c && k + 8 < sizeof cmd; c++)
 			k += (size_t)snprintf(cmd + k, sizeof cmd - k, *c == '\'' ? "'\\''" : "%c", *c);
 		snprintf(cmd + k, sizeof cmd - k, "'");
-		FILE *p = NULL;
+		struct cli_child gp;
+		int src;
 		if (out_staged_add(tmp, &(struct nl_err){0}) < 0) {
 			snprintf(why, sizeof why, "out of memory");
-		} else if (!(p = popen(cmd, "w"))) {
-			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(errno));
+		} else if ((src = cli_child_start(&gp, cmd)) < 0) {
+			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(-src));
 			out_staged_del(tmp);
 		} else {
+			FILE *p = gp.in;
 			/* A gnuplot that has ended (an interrupt sent to the
 			 * process group, as `timeout -s INT` does, can end it or
 			 * its shell) makes a write to it raise SIGPIPE, whose default action
 			 * would end netloom with the report staged: ignored while
-			 * we write (not in gnuplot: set after popen), a failed
+			 * we write (not in gnuplot: set after it started), a failed
 			 * write is gnuplot failing, and out_staged_del below
 			 * then ends the process by the interrupt, cleanly. */
 			struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
@@ -114,14 +116,15 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			fprintf(p, "\n%s\nunset output\n", script);
 			bool is_sent = fflush(p) == 0 && !ferror(p);
 			int e = errno;
-			int st = pclose(p);
+			int st = cli_child_wait(&gp);
 			sigaction(SIGPIPE, &old_pipe, NULL);
 			struct nl_err re = {0};
+			char how[96];
+			cli_child_why(st, how, sizeof how);
 			if (!is_sent) {
 				snprintf(why, sizeof why, "gnuplot failed (cannot write to it: %s)", strerror(e));
 			} else if (st != 0) {
-				snprintf(why, sizeof why, "gnuplot failed (exit status %d)",
-					 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+				snprintf(why, sizeof why, "gnuplot failed (%s)", how);
 			} else if (out_read_svg(tmp, tmp, &svg, &len, &re) < 0) {
 				/* gnuplot exits 0 after a failed write (a full
 				 * disk): its SVG, cut mid-element or empty, was

@@ -177,17 +177,18 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 		out_unstage(&gp);
 		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory", out);
 	}
-	FILE *p = popen(cmd, "w");
+	struct cli_child child;
+	int src = cli_child_start(&child, cmd);
 	free(cmd);
-	if (!p) {
-		int e = errno;
+	if (src < 0) {
 		out_unstage(&gp);
-		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(e));
+		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(-src));
 	}
+	FILE *p = child.in;
 	/* A gnuplot ended by the interrupt sent to the process group
 	 * (`timeout -s INT`) makes our write raise SIGPIPE, whose default
 	 * action would end netloom with the file staged: ignored while we
-	 * write (set after popen, so not in gnuplot); out_unstage below then
+	 * write (set after it started, so not in gnuplot); out_unstage below then
 	 * ends the process by the interrupt, cleanly. */
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
 	sigemptyset(&ign.sa_mask);
@@ -222,14 +223,15 @@ static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
 		   "'' using 0:2:3 with labels offset 2,0.7 notitle\nunset output\n");
 	bool is_sent = fflush(p) == 0 && !ferror(p);
 	int e = errno;
-	int st = pclose(p);
+	int st = cli_child_wait(&child);
 	sigaction(SIGPIPE, &old_pipe, NULL);
+	char how[96];
+	cli_child_why(st, how, sizeof how);
 	int rc;
 	if (!is_sent)
 		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (cannot write to it: %s)", out, strerror(e));
 	else if (st != 0)
-		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (exit status %d)", out,
-			     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (%s)", out, how);
 	else if ((rc = out_read_svg(gp, out, &svg, &len, err)) < 0)
 		nl_err_prefix(err, "--plot");
 	out_unstage(&gp); /* and ends the process here if it was interrupted */

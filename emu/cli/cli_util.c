@@ -1,15 +1,20 @@
 /* Shared CLI helpers: error reporting, exit statuses and output checks. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/config.h"
@@ -528,6 +533,95 @@ void cli_gp_str(FILE *f, const char *s)
 			fputc(c < 0x20 || c == 0x7f ? '_' : c, f);
 	}
 	fputc('\'', f);
+}
+
+/* What netloom was started with (cli_child_note_start), for the programs
+ * it starts. Written once, first in main, then only read, in the child
+ * between fork and exec, which no caller's context reaches. */
+static struct cli_child_start {
+	bool is_noted;
+	struct sigaction xfsz, pipe; /* SIG_DFL or SIG_IGN: exec keeps no handler */
+	struct rlimit nofile;
+	bool has_nofile;
+} cli_start;
+
+void cli_child_note_start(void)
+{
+	cli_start.is_noted = sigaction(SIGXFSZ, NULL, &cli_start.xfsz) == 0 &&
+			     sigaction(SIGPIPE, NULL, &cli_start.pipe) == 0;
+	cli_start.has_nofile = getrlimit(RLIMIT_NOFILE, &cli_start.nofile) == 0;
+}
+
+int cli_child_start(struct cli_child *c, const char *cmd)
+{
+	extern char **environ;
+	int fds[2];
+	c->in = NULL;
+	c->pid = -1;
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return -errno;
+	/* Ready before fork: netloom may have threads, so the child calls
+	 * only async-signal-safe functions before exec. */
+	char *const argv[] = {"sh", "-c", (char *)cmd, NULL};
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		/* exec sets caught signals (SIGINT, SIGTERM: out_signals_catch)
+		 * to their default action, but keeps ignored ones ignored, and
+		 * keeps the limits. The soft limit only is lowered: the hard one
+		 * is netloom's start one still. */
+		if (cli_start.is_noted) {
+			sigaction(SIGXFSZ, &cli_start.xfsz, NULL);
+			sigaction(SIGPIPE, &cli_start.pipe, NULL);
+		}
+		if (cli_start.has_nofile)
+			setrlimit(RLIMIT_NOFILE, &cli_start.nofile);
+		/* dup2 clears close-on-exec on the copy; a pipe end already
+		 * at 0 (netloom's stdin closed) keeps it, cleared here. */
+		if (fds[0] == STDIN_FILENO ? fcntl(fds[0], F_SETFD, 0) != 0 : dup2(fds[0], STDIN_FILENO) < 0)
+			_exit(127);
+		execve("/bin/sh", argv, environ);
+		_exit(127);
+	}
+	close(fds[0]);
+	c->pid = pid;
+	c->in = fdopen(fds[1], "w");
+	if (!c->in) {
+		int e = errno;
+		close(fds[1]); /* the shell reads an end of file */
+		waitpid(pid, &(int){0}, 0);
+		c->pid = -1;
+		return -e;
+	}
+	return 0;
+}
+
+int cli_child_wait(struct cli_child *c)
+{
+	if (c->in)
+		fclose(c->in);
+	c->in = NULL;
+	int st;
+	while (waitpid(c->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	c->pid = -1;
+	return st;
+}
+
+void cli_child_why(int st, char *buf, size_t n)
+{
+	if (st < 0)
+		snprintf(buf, n, "cannot wait for it: %s", strerror(errno));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, n, "ended by signal %d, %s", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, n, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 void cli_xml_escape(FILE *f, const char *s)

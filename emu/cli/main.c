@@ -161,6 +161,8 @@ static void main_raise_nofile(void)
 int main(int argc, char **argv)
 {
 	uint32_t rank, size;
+	/* What the programs netloom runs (gnuplot) start with, as it did. */
+	cli_child_note_start();
 	main_raise_nofile();
 	/* A file size limit is a full disk: status 1, one line, no cut file
 	 * (docs/results.md), not death by SIGXFSZ (153) with it left. */

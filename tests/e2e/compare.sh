@@ -99,6 +99,27 @@ expect_eq "cut SVG: none in the page" "$(grep -c '<svg' "$dir/cut/index.html")" 
 expect_eq "cut SVG: a note per plot" \
   "$(grep -c 'not drawn: gnuplot&apos;s output is cut ([0-9]* bytes, no closing &lt;/svg&gt;; a full disk?)' "$dir/cut/index.html")" \
   "$(grep -c '<figure>' "$dir/cut/index.html")"
+# gnuplot starts as netloom did (cli_child_start): popen passed on SIGXFSZ
+# ignored and the raised soft limit on open files. Each plot's fake
+# gnuplot says what it got (SigIgn's bit 24: SIGXFSZ), under a soft limit
+# of 256; every line must read the same.
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 256 ]; then
+  mkdir -p "$dir/envgp"
+  cat > "$dir/envgp/gnuplot" <<'EOF'
+#!/bin/sh
+cat > /dev/null
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)
+echo "xfsz_ignored=$((0x$ign >> 24 & 1)) nofile=$(ulimit -Sn)" >> "$GP_REPORT"
+printf '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n'
+EOF
+  chmod +x "$dir/envgp/gnuplot"
+  rm -f "$dir/gp.env"
+  (ulimit -Sn 256 && PATH="$dir/envgp:$PATH" GP_REPORT="$dir/gp.env" exec env --default-signal=XFSZ \
+    "$netloom" compare "$dir/study.ini" -o "$dir/envr" > /dev/null 2>&1) || fail "gnuplot's start: run"
+  expect_eq "gnuplot's signals and open-file limit: netloom's at start" \
+    "$(sort -u "$dir/gp.env" 2>&1):$(grep -c . "$dir/gp.env")" \
+    "xfsz_ignored=0 nofile=256:$(grep -c '<figure>' "$dir/envr/index.html")"
+fi
 # An interrupt while a cache entry is written: the entry is staged under
 # a name registered for the signal, as the report's files are, so the
 # signal waits for it and then removes the temporary file, where

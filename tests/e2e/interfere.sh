@@ -389,6 +389,35 @@ for nsig in 1 2; do # 2: as 'timeout -s', a second signal at once
   expect_eq "plot interrupted by $nsig SIGTERM: staged, exit, files left" \
     "$staged:$rc:$(compgen -G "$dir/sig.svg*" | wc -l)" "1:143:0"
 done
+# gnuplot starts as netloom did: popen passed on SIGXFSZ ignored (main
+# ignores it for its own writes) and the soft limit on open files main
+# raises to the hard one. The fake gnuplot says what it got (SigIgn's
+# bits 24 and 12: SIGXFSZ, SIGPIPE), under a soft limit of 256.
+mkdir -p "$dir/envgp"
+cat > "$dir/envgp/gnuplot" <<'EOF'
+#!/bin/sh
+cat > /dev/null
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)
+echo "xfsz_ignored=$((0x$ign >> 24 & 1)) pipe_ignored=$((0x$ign >> 12 & 1)) nofile=$(ulimit -Sn)" > "$GP_REPORT"
+printf '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n'
+EOF
+chmod +x "$dir/envgp/gnuplot"
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 256 ]; then
+  rm -f "$dir/gp.env"
+  (ulimit -Sn 256 && PATH="$dir/envgp:$PATH" GP_REPORT="$dir/gp.env" exec env --default-signal=XFSZ,PIPE \
+    "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$dir/env.svg" > /dev/null); rc=$?
+  expect_eq "gnuplot's signals and open-file limit: netloom's at start" "$rc:$(cat "$dir/gp.env" 2>&1)" \
+    "0:xfsz_ignored=0 pipe_ignored=0 nofile=256"
+fi
+# So the real gnuplot past a file size limit is ended by SIGXFSZ, as when
+# run alone (it wrote on, failing, and exited 0 with its SVG cut).
+if command -v gnuplot > /dev/null; then
+  printf '<svg>old</svg>\n' > "$dir/fsz.svg"
+  out=$( (ulimit -f 4 && exec env --default-signal=XFSZ "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" \
+    "${an[@]}" --plot "$dir/fsz.svg" 2>&1 >/dev/null) ); rc=$?
+  expect_eq "gnuplot past a file size limit" "$rc:$out:$(cat "$dir/fsz.svg"):$(compgen -G "$dir/fsz.svg.*" | wc -l)" \
+    "3:netloom: --plot $dir/fsz.svg: gnuplot failed (ended by signal 25, File size limit exceeded):<svg>old</svg>:0"
+fi
 rm -f "$dir/np.json"
 out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" --json "$dir/np.json" --plot "$dir/np.svg" 2>&1 >/dev/null); rc=$?
 expect_eq "plot without gnuplot" "$rc:$out" \
