@@ -31,7 +31,18 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
  * temporary file, made beside it, over it; a device or FIFO
  * (/dev/stdout, a pipe) is written in place, the temporary file made in
  * TMPDIR; a directory, socket or dangling link is refused, by
- * out_check_writable before any work. */
+ * out_check_writable before any work.
+ *
+ * "-" (standard output) is staged as a device is, never as a file named
+ * "-": out_tmp_for("-") (and out_stage("-")) makes *tmp
+ * "$TMPDIR/netloom-out.tmpXXXXXX" ("/tmp/..." when TMPDIR is unset or
+ * empty), mode 0600, registered by out_tmp_for_registered as any other,
+ * and writes nothing to standard output. A failure names that file, not
+ * "-" ("$TMPDIR/netloom-out: $TMPDIR: no such directory"), and comes only
+ * here: out_check_writable("-") is always 0. out_commit does not take
+ * "-" (it would rename the file to "./-"): the caller reads the file back
+ * (out_read_svg), writes standard output itself (out_write_atomic("-"))
+ * and removes the file (out_unstage), as interfere --plot - does. */
 int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
 int out_tmp_for(const char *path, char **tmp, struct nl_err *err);
 int out_commit(char **tmp, const char *path, struct nl_err *err);
