@@ -22,6 +22,7 @@
 #include "core/output.h"
 #include "core/progress.h"
 #include "core/text.h"
+#include "place/place.h"
 #include "session/session.h"
 
 /* Exit status: the table and JSON were written, the --plot chart not. */
@@ -254,6 +255,46 @@ static int cli_interfere_open(void *ctx, const char *path, struct trace_archive 
 }
 
 
+/* Refuse an output naming a file the workload's jobs read (a trace, a
+ * placement_map), named by the line that gives it ("wl.ini:2 [job A]
+ * trace"), which it would replace. The workload is read here as the
+ * session reads it (paths against its folder); one that cannot be read,
+ * or is no regular file (a FIFO read twice would be empty), is the
+ * session's to report. */
+static int cli_interfere_check_jobs(const char *workload, const struct cli_file *outs, size_t n_outs,
+				    struct nl_err *err)
+{
+	struct place_workload w;
+	struct nl_err ignored = {0};
+	struct stat st;
+	if (stat(workload, &st) != 0 || !S_ISREG(st.st_mode) || place_workload_read(workload, &w, &ignored) < 0)
+		return 0;
+	struct cli_file *in = calloc(2 * (size_t)w.n_jobs + 1, sizeof *in);
+	char(*names)[192] = calloc(2 * (size_t)w.n_jobs + 1, sizeof *names);
+	int rc = in && names ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (uint32_t i = 0; rc == 0 && i < w.n_jobs; i++) {
+		const struct place_job_spec *j = &w.jobs[i];
+		if (j->trace) {
+			snprintf(names[n], sizeof names[n], "%.80s:%d [job %s] trace", workload, j->trace_line, j->name);
+			in[n] = (struct cli_file){names[n], j->trace};
+			n++;
+		}
+		if (j->map_path) {
+			snprintf(names[n], sizeof names[n], "%.80s:%d [job %s] placement_map", workload, j->map_line,
+				 j->name);
+			in[n] = (struct cli_file){names[n], j->map_path};
+			n++;
+		}
+	}
+	if (rc == 0)
+		rc = cli_check_files(in, n, outs, n_outs, err);
+	free(names);
+	free(in);
+	place_workload_release(&w);
+	return rc;
+}
+
 int cli_interfere_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -336,7 +377,9 @@ int cli_interfere_main(int argc, char **argv)
 	 * replace. */
 	files[0] = (struct cli_file){"WORKLOAD", workload};
 	struct cli_file outs[] = {{"--json", json_out}, {"--plot", plot}};
-	if (cli_check_files(files, n_files + 1, outs, 2, &err) < 0) {
+	if (cli_check_files(files, n_files + 1, outs, 2, &err) < 0 ||
+	    cli_interfere_check_jobs(workload, outs, 2, &err) < 0 ||
+	    cli_check_config_files(session_config(sim), outs, 2, &err) < 0) {
 		status = cli_usage_error("interfere", "%s", err.msg);
 		goto out;
 	}

@@ -296,6 +296,18 @@ expect_eq "replay --svg F --otf2 F: exit" "$?" 2
 expect_eq "replay --svg F --otf2 F" "$(cat err)" \
   "netloom: replay: --otf2 './tl': the same file as --svg; expected another file"
 [ -e tl ] && fail "replay --svg F --otf2 F: tl written"
+# interfere's outputs against the files its workload's jobs read (a
+# trace, a placement_map, against the workload's folder) and its keys'.
+printf '%s\n' "[job A]" "trace = p.nlt" "placement = map" "placement_map = map.txt" "[job B]" "trace = p.nlt" >wl2.ini
+same "interfere: a job's trace as --json" p.nlt \
+  "netloom interfere: --json 'p.nlt': the same file as wl2.ini:2 [job A] trace 'p.nlt', an input; expected another file" \
+  interfere wl2.ini -c sys.ini --json p.nlt
+same "interfere: a job's placement_map as --plot" map.txt \
+  "netloom interfere: --plot './map.txt': the same file as wl2.ini:4 [job A] placement_map 'map.txt', an input; expected another file" \
+  interfere wl2.ini -c sys.ini --plot ./map.txt
+same "interfere -s topology=graph:file=F --json F" g.txt \
+  "netloom interfere: --json 'g.txt': the same file as -s topology graph:file= 'g.txt', an input; expected another file" \
+  interfere wl.ini -c sys.ini -s topology=graph:file=g.txt --json g.txt
 # serve's outputs against its inputs (-c, --trace, --tokens, a key's
 # file): the session ran (here: no client came, 1 s) and replaced them.
 serve=(serve --ranks 2 --connect-timeout-ms 1000 --listen "ipc://$dir/serve.sock")
