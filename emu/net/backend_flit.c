@@ -239,6 +239,11 @@ static int flit_advance(struct net_backend *b, uint64_t until_ps, net_deliver_fn
 	*reached_ps = until_ps;
 	while (n->now <= last) {
 		uint64_t next = fl_next_work_all(n);
+		/* Under MPI a rank failed between two steps (flit_agree). */
+		if (n->mx && fl_mpi_peer_check(n, err) < 0) {
+			n->msg.deliver = NULL;
+			return NL_ESTATE;
+		}
 		if (next > last) {
 			for (uint32_t k = 0; k < n->n_parts; k++)
 				fl_set_now(n->part[k], last + 1);
@@ -395,6 +400,21 @@ static int flit_set_link_latency(struct net_backend *b, const uint64_t *lat_ps, 
 	return rc;
 }
 
+static int flit_agree(struct net_backend *b, int rc, struct nl_err *err)
+{
+	struct flit_backend *fb = b->state;
+	struct flitnet *n = fb->net;
+	if (!n->mx)
+		return rc;
+	/* A rank that learned of a failure in a step has its placeholder
+	 * line; the others say whether they failed, in what is a step's
+	 * first collective for a rank still in the network's steps. */
+	const bool told = fl_mpi_peer_check(n, NULL) < 0;
+	if (!told)
+		fl_mpi_step_end(n, rc < 0);
+	return net_mpi_agree(b->mpi, told ? 0 : rc, err);
+}
+
 const struct net_backend_ops net_backend_flit_ops = {
 	.name = "flit",
 	.help = "flit-level network model: BookSim2-compatible input-queued VC routers",
@@ -408,4 +428,5 @@ const struct net_backend_ops net_backend_flit_ops = {
 	.count_jobs = flit_count_jobs,
 	.job_links = flit_job_links,
 	.set_link_latency = flit_set_link_latency,
+	.agree = flit_agree,
 };

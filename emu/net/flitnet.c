@@ -1419,7 +1419,7 @@ uint64_t fl_next_work(const struct flitnet *n)
 
 uint64_t fl_next_work_all(const struct flitnet *n)
 {
-	return n->mx ? fl_mpi_min(n, fl_next_work(n)) : fl_next_work(n);
+	return n->mx ? fl_mpi_next_work(n) : fl_next_work(n);
 }
 
 /* Move every partition's clock to cycle t (idle time: no work before t). */
@@ -1576,6 +1576,7 @@ static int fl_run_windows(struct flitnet *n, uint64_t cycle, struct nl_err *err)
 {
 	const uint64_t interval = fl_check_interval(n);
 	fl_mpi_begin(n);
+	NL_CHECK(fl_mpi_peer_check(n, err));
 	while (n->now < cycle) {
 		if (n->x_next > n->now) {
 			fl_jump(n, n->x_next < cycle ? n->x_next : cycle);

@@ -390,6 +390,7 @@ struct fl_mx {
 	uint32_t n_park, cap_park, free_park;
 	struct mx_box *box;          /* the exchange's outboxes with events, in packing order (mx_boxes) */
 	uint32_t n_box, cap_box;
+	bool peer_failed;            /* a step's first collective said a rank failed (mx_step) */
 };
 
 static inline bool mx_owned(const struct flitnet *n, uint32_t k)
@@ -616,17 +617,59 @@ void fl_mpi_plan(struct flitnet *n)
 	x->m->window = n->x_window;
 }
 
+/* A step's first collective: every step the driver takes into the
+ * network (flitnet_run_until's fl_mpi_begin, an advance's next cycle
+ * with work, fl_mpi_next_work) starts with this one reduction, and so
+ * does fl_mpi_step_end. A rank that failed between two steps (a replay's
+ * trace it could not decode) ends with fl_mpi_step_end while the others
+ * are in their next step's first collective: the same reduction, which
+ * tells them (MS_FAILED), where a collective of another shape met them
+ * and MPI aborted the launch (MPI_ERR_TRUNCATE). Maxima of uint64: the
+ * words a call does not use are 0. */
+enum { MS_NOT_NEXT, MS_LAST_EVENT, MS_NOT_CAP, MS_FAILED, MS_WORDS };
+
+static void mx_step(const struct flitnet *n, const uint64_t v[MS_WORDS], uint64_t g[MS_WORDS])
+{
+	MPI_Allreduce(v, g, MS_WORDS, MPI_UINT64_T, MPI_MAX, n->mx->m->comm);
+	if (g[MS_FAILED])
+		n->mx->peer_failed = true;
+}
+
 void fl_mpi_begin(struct flitnet *n)
 {
 	struct fl_mx *x = n->mx;
 	mx_base(n);
-	uint64_t v[3] = {UINT64_MAX - fl_next_work(n), mx_last_event(n), UINT64_MAX - x->env_cap}, g[3];
-	MPI_Allreduce(v, g, 3, MPI_UINT64_T, MPI_MAX, x->m->comm);
-	n->x_next = UINT64_MAX - g[0];
-	n->x_clast = g[1];
-	const uint64_t cap = UINT64_MAX - g[2];
+	uint64_t v[MS_WORDS] = {UINT64_MAX - fl_next_work(n), mx_last_event(n), UINT64_MAX - x->env_cap, 0};
+	uint64_t g[MS_WORDS];
+	mx_step(n, v, g);
+	n->x_next = UINT64_MAX - g[MS_NOT_NEXT];
+	n->x_clast = g[MS_LAST_EVENT];
+	const uint64_t cap = UINT64_MAX - g[MS_NOT_CAP];
 	n->x_window = x->planned < cap ? x->planned : cap;
 	x->m->window = n->x_window;
+}
+
+uint64_t fl_mpi_next_work(const struct flitnet *n)
+{
+	uint64_t v[MS_WORDS] = {UINT64_MAX - fl_next_work(n), 0, 0, 0}, g[MS_WORDS];
+	mx_step(n, v, g);
+	return UINT64_MAX - g[MS_NOT_NEXT];
+}
+
+int fl_mpi_peer_check(const struct flitnet *n, struct nl_err *err)
+{
+	if (!n->mx->peer_failed)
+		return 0;
+	return nl_errf(err, NL_ESTATE, "another of the %u MPI ranks failed", n->x_size);
+}
+
+bool fl_mpi_step_end(struct flitnet *n, bool failed)
+{
+	if (n->mx->peer_failed)
+		return true;
+	uint64_t v[MS_WORDS] = {0, 0, 0, failed}, g[MS_WORDS];
+	mx_step(n, v, g);
+	return g[MS_FAILED] != 0;
 }
 
 /* Room for `more` bytes at the end of a growable buffer. */
@@ -1217,13 +1260,6 @@ uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
 	return g;
 }
 
-uint64_t fl_mpi_min(const struct flitnet *n, uint64_t v)
-{
-	uint64_t g = v;
-	MPI_Allreduce(&v, &g, 1, MPI_UINT64_T, MPI_MIN, n->mx->m->comm);
-	return g;
-}
-
 /* MPI counts are ints: large arrays go in pieces. */
 #define MX_CHUNK (1u << 28)
 
@@ -1389,10 +1425,22 @@ uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v)
 	return v;
 }
 
-uint64_t fl_mpi_min(const struct flitnet *n, uint64_t v)
+uint64_t fl_mpi_next_work(const struct flitnet *n)
+{
+	return fl_next_work(n);
+}
+
+int fl_mpi_peer_check(const struct flitnet *n, struct nl_err *err)
 {
 	(void)n;
-	return v;
+	(void)err;
+	return 0;
+}
+
+bool fl_mpi_step_end(struct flitnet *n, bool failed)
+{
+	(void)n;
+	return failed;
 }
 
 void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count)

@@ -21,6 +21,7 @@
 #ifndef NETLOOM_NET_MPI_H
 #define NETLOOM_NET_MPI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct flitnet;
@@ -41,8 +42,22 @@ void fl_mpi_plan(struct flitnet *n);
 
 /* flitnet_run_until's entry: the counters' base (the driver may have
  * changed them since the last cycle), the next cycle with work and the
- * latest pending event on any rank. Collective. */
+ * latest pending event on any rank. Collective: a step's first, as
+ * fl_mpi_next_work's and fl_mpi_step_end's (mpi.c, mx_step), which may
+ * say that a rank failed (fl_mpi_peer_check). */
 void fl_mpi_begin(struct flitnet *n);
+/* The next cycle with work on any rank (fl_next_work's minimum), as a
+ * step's first collective (fl_mpi_begin). Collective. */
+uint64_t fl_mpi_next_work(const struct flitnet *n);
+/* After a step's first collective: NL_ESTATE when it said that a rank
+ * failed (between two steps: fl_mpi_step_end), a placeholder line in
+ * *err for the driver's agreement (the flit backend's agree) to replace
+ * with that rank's; the step goes no further. Else 0. */
+int fl_mpi_peer_check(const struct flitnet *n, struct nl_err *err);
+/* This rank's end of the driver's steps, `failed` or not, as a step's
+ * first collective (the others may be in their next step's): whether any
+ * rank failed. Collective, unless a step said so already (true then). */
+bool fl_mpi_step_end(struct flitnet *n, bool failed);
 /* A window's end under MPI (fl_part_exchange): outboxes to other ranks
  * sent, theirs received, every target merged in source-partition order,
  * counters folded into the root on every rank; n->x_next, x_clast,
@@ -52,7 +67,6 @@ void fl_mpi_exchange(struct flitnet *n);
 /* Sum / maximum of v over the ranks (every rank gets it). Collective. */
 uint64_t fl_mpi_sum(const struct flitnet *n, uint64_t v);
 uint64_t fl_mpi_max(const struct flitnet *n, uint64_t v);
-uint64_t fl_mpi_min(const struct flitnet *n, uint64_t v);
 /* In place, over the ranks: int64 sums of a[0..count). Collective. */
 void fl_mpi_sum_i64(const struct flitnet *n, int64_t *a, uint64_t count);
 /* In place, over the ranks: uint16 sums, uint8 minima. Collective. */

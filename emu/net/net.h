@@ -113,6 +113,16 @@ struct net_backend_ops {
 	 * used, not channels x jobs. NULL: the backend cannot count. */
 	int (*job_links)(struct net_backend *b, const struct net_job_use **use, size_t *n, const char **unit,
 			 struct nl_err *err);
+
+	/* Under MPI (b->mpi), after the caller's sends and advances: this
+	 * rank's status rc agreed over the ranks, as net_mpi_agree does
+	 * (the first failing rank's code and line on every rank), where a
+	 * rank may have failed alone between two of them (a replay's trace
+	 * it could not decode) while the others went on into the network:
+	 * their next send or advance learned it in its first collective and
+	 * failed with a placeholder line, which this replaces. Collective.
+	 * NULL: the backend does not spread over ranks. */
+	int (*agree)(struct net_backend *b, int rc, struct nl_err *err);
 };
 
 struct net_backend {

@@ -387,8 +387,16 @@ static int session_replay_run(nl_sim *s, const char *path, const struct session_
 			h = h * 0x9e3779b97f4a7c15ULL ^ m->rank_hash[r];
 		rc = net_mpi_agree_same(s->mpi, h, "its resolved configuration or trace", err);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		rc = app_run(s->app, ro->pg, err);
+		/* Under MPI a rank can fail alone in the replay (a trace that
+		 * does not decode on its node) while the others go on into the
+		 * network: the network's next step tells them, and the failing
+		 * rank's line is agreed (docs/scaling.md, "Failures on one
+		 * rank"). */
+		if (s->mpi && s->replay_net->ops->agree)
+			rc = s->replay_net->ops->agree(s->replay_net, rc, err);
+	}
 	bool deadlock = rc == NL_EDEADLOCK;
 	if (rc < 0 && !deadlock)
 		goto fail;

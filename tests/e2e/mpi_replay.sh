@@ -145,6 +145,35 @@ for what in "st.nlt -s topology=torus:k=4x4" "same.nlt -c s.ini"; do
     fail "another $what on rank 1: got '$out'"
 done
 
+# A trace that fails to decode on one rank only (its copy corrupt in rank
+# 15's second frame, on rank 1's node; the manifest agrees): that rank
+# fails in the replay, op 29, while the others are in the network's next
+# step, which tells them. Every rank exits non-zero, rank 0 prints the
+# failing rank's line. Before, the launch died in MPI_Allreduce
+# (MPI_ERR_TRUNCATE, exit 15) without a line from netloom. Corrupt on
+# both ranks: the same line from rank 0 itself.
+"$netloom" trace dump "$dir/st.nlt" | sed 's/^frame_target .*/frame_target 256/' >"$dir/st256.txt" &&
+  "$netloom" trace encode "$dir/st256.txt" "$dir/n0/st256.nlt" || fail "st256.nlt: encode"
+python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-30] ^= 0xff; open(sys.argv[2], 'wb').write(b)" \
+  "$dir/n0/st256.nlt" "$dir/n1/st256.nlt"
+why='trace rank 15 op 29: st256.nlt: rank 15, offset [0-9]+: frame does not decompress: '
+"$netloom" replay "$dir/n0/st256.nlt" -s backend=flit -s topology=torus:k=4x4 >/dev/null ||
+  fail "st256.nlt: sequential replay exit $?"
+for bad in 1 0 both; do
+  : >"$EXITS"
+  w0=$dir/n0 w1=$dir/n0
+  case $bad in 1) w1=$dir/n1 ;; 0) w0=$dir/n1 ;; both) w0=$dir/n1 w1=$dir/n1 ;; esac
+  out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$w0" "${ranked[@]}" "$netloom" replay st256.nlt -s backend=flit \
+        -s topology=torus:k=4x4 : -np 1 --wdir "$w1" "${ranked[@]}" "$netloom" replay st256.nlt -s backend=flit \
+        -s topology=torus:k=4x4 </dev/null 2>&1 >/dev/null)
+  [ $? -ne 124 ] || fail "trace corrupt on rank $bad: hung"
+  expect_eq "trace corrupt on rank $bad: statuses" "$(sort "$EXITS" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" "2 2 "
+  expect_eq "trace corrupt on rank $bad: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+  pre=''
+  [ "$bad" != 1 ] || pre='MPI rank 1 of 2: '
+  grep -qE "^netloom: $pre$why" <<<"$out" || fail "trace corrupt on rank $bad: got '$(head -c 300 <<<"$out")'"
+done
+
 # Another command line on rank 1 (an MPMD launch): refused before any
 # collective on every rank, exit 2, one line naming what differs, within
 # seconds. Before, a second -t on rank 1 printed rank 0's report and then
