@@ -22,8 +22,13 @@
  * another group, Kim §4.2) or a group (`inter=group`, families with
  * groups: phase 0 ends on entering a random other group). Both phases
  * follow the first minimal port (topo_min_ports: the lowest, which is
- * dimension order on HyperX and the flattened butterfly). Runs on any
- * family with closed-form minimal next hops.
+ * dimension order on HyperX and the flattened butterfly). Where the
+ * HyperX family's links are trunked (K > 1; hyperx, flatfly, full) a hop
+ * takes the least occupied trunk of that port's dimension and
+ * coordinate, and the queues every mode compares are those trunks'
+ * (the least; UGAL-G's per hop), as the other HyperX functions use
+ * trunks (docs/engine.md). Runs on any family with closed-form minimal
+ * next hops.
  *
  * Deadlock freedom (local, global): VC class per hop. A Valiant path is
  * at most D hops to the intermediate and D hops on, so a packet that has
@@ -262,14 +267,54 @@ static void ugal_inject(const struct route *r, struct route_pkt *p, struct rng *
 	*vc_hi = (uint8_t)(r->n_vcs - 1);
 }
 
+/* The least occupied of the n trunks from local port `first` on (ports
+ * first..first + n - 1, which lead to the same router), by
+ * route_view_port_q(which); the first on a tie. *q gets its queue. With
+ * n = 1 (no trunking) it reads `first` only, as before trunks were
+ * taken, so untrunked results are unchanged. */
+static inline uint32_t ugal_least_trunk(const struct route_view *v, uint32_t router, uint32_t first, uint32_t n,
+					int which, uint64_t *q)
+{
+	uint32_t best = first;
+	uint64_t bq = route_view_port_q(v, router, first, which);
+	for (uint32_t k = 1; k < n; k++) {
+		uint64_t qk = route_view_port_q(v, router, first + k, which);
+		if (qk < bq) {
+			bq = qk;
+			best = first + k;
+		}
+	}
+	*q = bq;
+	return best;
+}
+
 /* The first port of the dimension-order minimal path from a to b (the
  * first offset dimension, trunk 0: topo_min_ports' first), read from the
- * HyperX view's coordinates; b != a. The generic topology calls (distance,
- * min_ports) were most of a flattened-butterfly decision's cost. */
-static inline uint32_t ugal_hx_first_port(const struct topo_hyperx *h, uint32_t a, uint32_t b)
+ * HyperX view's coordinates; b != a; *n_trunks gets K of that dimension
+ * (its trunks are the ports from it on). The generic topology calls
+ * (distance, min_ports) were most of a flattened-butterfly decision's
+ * cost. */
+static inline uint32_t ugal_hx_first_port(const struct topo_hyperx *h, uint32_t a, uint32_t b, uint32_t *n_trunks)
 {
 	int d = hxr_first_offset(h, a, b);
+	*n_trunks = h->K[d];
 	return topo_hyperx_port(h, d, topo_hyperx_coord(h, a, d), topo_hyperx_coord(h, b, d), 0);
+}
+
+/* The port a hop takes from a toward b on the HyperX view: the first
+ * offset dimension's least occupied trunk, by the flits queued for its
+ * downstream buffers summed over its VCs (route_view_port_occ, the queue
+ * UGAL compares; valiant and minad pick their trunk the same way, on
+ * their VCs), as every HyperX function uses trunked links
+ * (docs/engine.md). Untrunked: trunk 0, no view read. */
+static inline uint32_t ugal_hx_hop_port(const struct topo_hyperx *h, const struct route_view *v, uint32_t a,
+					uint32_t b)
+{
+	uint32_t n, port = ugal_hx_first_port(h, a, b, &n);
+	uint64_t q;
+	if (n == 1 || !v)
+		return port;
+	return ugal_least_trunk(v, a, port, n, ROUTE_Q_CREDIT, &q);
 }
 
 /* Router hops from a to b on the HyperX view: the dimensions where they
@@ -285,15 +330,29 @@ static inline uint32_t ugal_hx_distance(const struct topo_hyperx *h, uint32_t a,
 
 /* The first minimal port from router to target != router: topo_min_ports'
  * first, from the HyperX view when the family has one (the generic call
- * was a third of a local-mode hop's cost on the flattened butterfly). */
+ * was a third of a local-mode hop's cost on the flattened butterfly);
+ * *n_trunks gets the trunks from it on (1 off the HyperX view). */
 static inline uint32_t ugal_first_port(const struct topo *t, const struct ugal_state *s, uint32_t router,
-				       uint32_t target)
+				       uint32_t target, uint32_t *n_trunks)
 {
 	if (s->hx)
-		return ugal_hx_first_port(s->hx, router, target);
+		return ugal_hx_first_port(s->hx, router, target, n_trunks);
 	uint32_t port;
 	topo_min_ports(t, router, target, 0, &port, 1);
+	*n_trunks = 1;
 	return port;
+}
+
+/* UGAL-L's queue of the first hop from router to target != router: the
+ * least of its trunks' (route_view_port_q(which)), the trunk the packet
+ * then takes when which is credit. */
+static inline uint64_t ugal_first_q(const struct topo *t, const struct ugal_state *s, const struct route_view *v,
+				    uint32_t router, uint32_t target, int which)
+{
+	uint32_t n, port = ugal_first_port(t, s, router, target, &n);
+	uint64_t q;
+	ugal_least_trunk(v, router, port, n, which, &q);
+	return q;
 }
 
 /* topo_distance, from the HyperX view when the family has one. */
@@ -303,16 +362,24 @@ static inline uint32_t ugal_distance(const struct topo *t, const struct ugal_sta
 }
 
 /* UGAL-G: occupancy summed over every channel of the first-port minimal
- * path from router to target; the first hop from the local view. */
+ * path from router to target; the first hop from the local view. Where
+ * links are trunked a hop counts its least occupied trunk, the one a
+ * packet there takes (ugal_hx_hop_port). */
 static uint64_t ugal_path_q(const struct topo *t, const struct ugal_state *s, const struct route_view *v,
 			    uint32_t router, uint32_t target)
 {
 	uint64_t q = 0;
 	bool first = true;
 	while (router != target) {
-		uint32_t port = ugal_first_port(t, s, router, target);
-		uint64_t g = (uint64_t)t->port_base[router] + port;
-		q += s->snap ? s->snap[g] : first ? route_view_port_occ(v, port) : route_view_gocc(v, g);
+		uint32_t n, port = ugal_first_port(t, s, router, target, &n);
+		uint64_t g = (uint64_t)t->port_base[router] + port, best = UINT64_MAX;
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t qk = s->snap ? s->snap[g + k]
+				      : first ? route_view_port_occ(v, port + k)
+					      : route_view_gocc(v, g + k);
+			best = qk < best ? qk : best;
+		}
+		q += best;
 		first = false;
 		router = t->port_router[t->peer[g]];
 	}
@@ -358,8 +425,8 @@ static void ugal_decide(const struct route *r, uint32_t router, struct route_pkt
 	} else {
 		uint64_t hm = ugal_distance(t, s, router, p->dst_router);
 		uint64_t hn = ugal_distance(t, s, router, inter) + ugal_distance(t, s, inter, p->dst_router);
-		uint64_t qm = route_view_port_q(v, router, ugal_first_port(t, s, router, p->dst_router), pr->queue);
-		uint64_t qn = route_view_port_q(v, router, ugal_first_port(t, s, router, inter), pr->queue);
+		uint64_t qm = ugal_first_q(t, s, v, router, p->dst_router, pr->queue);
+		uint64_t qn = ugal_first_q(t, s, v, router, inter, pr->queue);
 		take_min = (int64_t)(hm * qm) <= (int64_t)(hn * qn) + pr->threshold;
 	}
 	if (!take_min) {
@@ -385,7 +452,12 @@ static __attribute__((noinline)) int ugal_compute_default(const struct route *r,
 		p->phase = PH_MIN;
 	uint32_t target = p->phase == PH_NONMIN ? p->inter : p->dst_router;
 	uint32_t lo = (uint32_t)p->hops * s->class_w;
-	out->port = (uint16_t)ugal_first_port(t, s, router, target);
+	if (s->hx) {
+		out->port = (uint16_t)ugal_hx_hop_port(s->hx, v, router, target);
+	} else {
+		uint32_t n;
+		out->port = (uint16_t)ugal_first_port(t, s, router, target, &n);
+	}
 	out->vc_lo = (uint8_t)lo;
 	out->vc_hi = (uint8_t)(lo + s->class_w - 1);
 	out->prio = 0;
@@ -455,8 +527,8 @@ static __attribute__((noinline)) int ugal_compute_bs_dragonfly(const struct rout
 
 /* ugal_flatfly_onchip's decision at the source router (in_channel < gC).
  * One pass over the dimensions finds the intermediate, both hop counts
- * and both first ports (each path's first port is in its first offset
- * dimension, trunk 0). The draws are find_ran_intm's, one per dimension
+ * and both first ports (trunk 0 of each path's first offset dimension;
+ * trunked, the queue read is the least occupied trunk's). The draws are find_ran_intm's, one per dimension
  * where source and destination differ, in dimension order, whatever the
  * outcome: the stream's sequence must not depend on the queues. Only the
  * queue reads are skipped where they cannot change the outcome. */
@@ -475,7 +547,8 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 	const uint16_t *cs_at = h->coord + (size_t)router * (size_t)L;
 	const uint16_t *cd_at = h->coord + (size_t)p->dst_router * (size_t)L;
 	uint32_t inter = 0, hm = 0, hn = 0;
-	uint32_t port_m = UINT32_MAX, port_n = UINT32_MAX; /* first ports towards dst and inter; none yet */
+	uint32_t port_m = UINT32_MAX, port_n = UINT32_MAX; /* first ports (trunk 0) towards dst and inter; none yet */
+	uint32_t k_m = 1, k_n = 1;                         /* their trunks */
 	for (int d = 0; d < L; d++) {
 		uint32_t cs = cs_at[d], cd = cd_at[d];
 		if (cs == cd) {
@@ -486,20 +559,32 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
 		inter += ci * h->stride[d];
 		hm++;
 		hn += (cs != ci) + (ci != cd);
-		if (port_m == UINT32_MAX)
+		if (port_m == UINT32_MAX) {
 			port_m = topo_hyperx_port(h, d, cs, cd, 0);
-		if (port_n == UINT32_MAX && ci != cs)
+			k_m = h->K[d];
+		}
+		if (port_n == UINT32_MAX && ci != cs) {
 			port_n = topo_hyperx_port(h, d, cs, ci, 0);
+			k_n = h->K[d];
+		}
 	}
 	/* Minimal when hm x qm <= hn x qn + 2. hn >= hm >= 1 (the detour
 	 * crosses every dimension the minimal path does), so hm x qm <= 2
 	 * decides it without qn, and a shared first port has qn = qm. No
 	 * port towards inter: inter is the source, and qn = UINT32_MAX
-	 * makes the minimal path win (hn = hm then). */
-	uint64_t qm = route_view_port_occ(v, port_m);
+	 * makes the minimal path win (hn = hm then). Trunked (BookSim has
+	 * no trunks), a path's queue is its least occupied trunk's, the one
+	 * the hop takes (ugal_hx_hop_port); untrunked, the one port's. */
+	uint64_t qm, qn;
+	ugal_least_trunk(v, router, port_m, k_m, ROUTE_Q_CREDIT, &qm);
 	bool take_min = (uint64_t)hm * qm <= 2;
 	if (!take_min) {
-		uint64_t qn = port_n == UINT32_MAX ? UINT32_MAX : port_n == port_m ? qm : route_view_port_occ(v, port_n);
+		if (port_n == UINT32_MAX)
+			qn = UINT32_MAX;
+		else if (port_n == port_m)
+			qn = qm;
+		else
+			ugal_least_trunk(v, router, port_n, k_n, ROUTE_Q_CREDIT, &qn);
 		take_min = (uint64_t)hm * qm <= (uint64_t)hn * qn + 2;
 	}
 	if (take_min) {
@@ -514,7 +599,7 @@ static void ugal_bs_flatfly_decide(const struct route *r, uint32_t router, struc
  * phase 1 (BookSim's ph 1, towards the intermediate) is PH_NONMIN here,
  * its ph 2 PH_MIN. */
 static inline int ugal_bs_flatfly_hop(const struct route *r, uint32_t router, struct route_pkt *p,
-				      struct route_cand *out)
+				      const struct route_view *v, struct route_cand *out)
 {
 	uint32_t target = p->dst_router, half = r->n_vcs / 2;
 	uint32_t lo = half, hi = r->n_vcs - 1;
@@ -529,7 +614,7 @@ static inline int ugal_bs_flatfly_hop(const struct route *r, uint32_t router, st
 	}
 	if (router == target)
 		return route_eject(r, p, out);
-	uint32_t port = ugal_hx_first_port(((const struct ugal_state *)r->state)->hx, router, target);
+	uint32_t port = ugal_hx_hop_port(((const struct ugal_state *)r->state)->hx, v, router, target);
 	*out = (struct route_cand){.port = (uint16_t)port, .vc_lo = (uint8_t)lo, .vc_hi = (uint8_t)hi, .prio = 0};
 	return 1;
 }
@@ -541,7 +626,7 @@ static __attribute__((noinline)) int ugal_compute_bs_flatfly_source(const struct
 								    struct route_cand *out)
 {
 	ugal_bs_flatfly_decide(r, router, p, rng, v);
-	return ugal_bs_flatfly_hop(r, router, p, out);
+	return ugal_bs_flatfly_hop(r, router, p, v, out);
 }
 
 /* BookSim's ugal_flatfly_onchip. The source decision is a separate
@@ -552,7 +637,7 @@ static __attribute__((noinline)) int ugal_compute_bs_flatfly(const struct route 
 {
 	if (p->hops == 0 && p->vc_class != UGAL_DECIDED)
 		return ugal_compute_bs_flatfly_source(r, router, p, rng, v, out);
-	return ugal_bs_flatfly_hop(r, router, p, out);
+	return ugal_bs_flatfly_hop(r, router, p, v, out);
 }
 
 /* mode=booksim with lookahead routing: BookSim decides as the head leaves
