@@ -69,7 +69,8 @@ static const struct param_def min_params_def[] = {
 	 "choice among minimal ports; auto: first (dimension order) on an untrunked HyperX/flatfly, else hash",
 	 min_select_names},
 	{"classes", PARAM_CHOICE, offsetof(struct min_params, classes), "auto", 0, 0,
-	 "VC classes: hop (one per hop), none (every VC on every hop), auto (none on trees and for dimension order on a HyperX, else hop)",
+	 "VC classes: hop (one per hop), none (every VC on every hop, which can deadlock where the routes' channel dependencies are cyclic, as on a torus), "
+	 "auto (none on trees and for dimension order on a HyperX, else hop)",
 	 min_classes_names},
 	{"table", PARAM_CHOICE, offsetof(struct min_params, table), "auto", 0, 0,
 	 "auto (closed-form next hops when the topology has them, else a BFS table), always (the table; same routes)",

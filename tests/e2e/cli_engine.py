@@ -1303,6 +1303,17 @@ def case_help():
     for name in ("dor", "valiant", "min", "uniform", "bitcomp", "bitrev", "shuffle", "transpose", "bitrot",
                  "hotspot", "randperm", "asymmetric", "neighbor", "tornado", "swap2"):
         check(f"run --help lists {name}", re.search(rf"^  {name} ", text, flags=re.M))
+    # Every setting that lets a function deadlock says so in its help
+    # (min:classes=none did not: torus:k=4x4, num_vcs=1, vc_buf_size=1
+    # deadlocks at cycle 306).
+    warnings = {"dor": ("dateline", "which can deadlock a torus"),
+                "duato": ("dateline", "can close a cycle"),
+                "min": ("classes", "none (every VC on every hop, which can deadlock"),
+                "ugal": ("mode", "so it can deadlock")}
+    for name, (key, needle) in warnings.items():
+        block = re.search(rf"^  {name} .*?(?=^  \S)", text, flags=re.M | re.S)
+        line = re.search(rf"^      {key} .*$", block.group(0) if block else "", flags=re.M)
+        check(f"run --help: {name}:{key} warns '{needle}'", line and needle in line.group(0))
 
 
 def case_directory_inputs():
