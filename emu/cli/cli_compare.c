@@ -133,6 +133,8 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 	while ((c = getopt_long(argc, argv, ":ho:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': /* without trailing slashes: "DIR/index.html", not "DIR//index.html" */
+			if (cli_output_once(cmd, "--output", dir, dir_buf))
+				return CLI_USAGE;
 			snprintf(dir_buf, size, "%s", optarg);
 			for (size_t n = strlen(dir_buf); n > 1 && dir_buf[n - 1] == '/'; n--)
 				dir_buf[n - 1] = '\0';

@@ -256,6 +256,18 @@ same "topo describe @SPEC -o its graph:file=" g.txt \
 same "cost @SPEC --json its graph:file=" g.txt \
   "netloom cost: --json './g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
   cost @spec.txt --json ./g.txt
+# A nested spec's files, found through the base's own parameters (the
+# text scan took "g.txt):trials=1" for the graph and missed an @FILE as
+# the base: both were replaced, exit 0).
+same "topo describe p2(graph:file=F) -o F" g.txt \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  topo describe 'p2(graph:file=g.txt):trials=1' -o g.txt
+same "topo describe p2(@SPEC) -o SPEC" spec.txt \
+  "netloom topo describe: --output 'spec.txt': the same file as p2:base=@FILE 'spec.txt', an input; expected another file" \
+  topo describe 'p2(@spec.txt):trials=1' -o spec.txt
+same "cost p2(@SPEC) --json its graph:file=" g.txt \
+  "netloom cost: --json 'g.txt': the same file as graph:file= in @spec.txt 'g.txt', an input; expected another file" \
+  cost 'p2(@spec.txt)' --json g.txt
 # A file a configuration key names (-s or -c), or a --topology SPEC reads:
 # the graph, map or calibration was replaced, exit 0.
 same "run -s topology=graph:file=F --json F" g.txt \
@@ -345,8 +357,10 @@ expect_eq "replay --svg - --csv: stdout" "$out" ""
 expect_eq "replay --svg - --csv" "$(cat err)" \
   "netloom: replay: --csv and --svg - both want stdout; give --svg a file"
 # An output option given twice is refused, as run's --json (the last one
-# won silently, the first file never written).
-for c in "cost torus:k=4x4 --json a1.json --json" "layout torus:k=4x4 --svg a1.json --svg" \
+# won silently, the first file never written; compare's -o too).
+printf '[study]\nbackend = analytic\n[system torus]\ntopology = torus:k=4x4\n[workload pp]\ntrace = %s\n' \
+  "$root/traces/samples/pingpong-2.nlt" >study.ini
+for c in "compare study.ini -o a1.json -o" "cost torus:k=4x4 --json a1.json --json" "layout torus:k=4x4 --svg a1.json --svg" \
          "layout torus:k=4x4 --lengths a1.json --lengths" "replay p.nlt -s topology=torus:k=4x4 --json a1.json --json" \
          "replay p.nlt -s topology=torus:k=4x4 --svg a1.json --svg" "replay p.nlt -s topology=torus:k=4x4 --otf2 a1.json --otf2" \
          "interfere wl.ini -c sys.ini --json a1.json --json" "interfere wl.ini -c sys.ini --plot a1.json --plot" \
@@ -358,7 +372,8 @@ for c in "cost torus:k=4x4 --json a1.json --json" "layout torus:k=4x4 --svg a1.j
   expect_eq "$c twice: stdout" "$out" ""
   opt=${c##* }; [ "$opt" = -o ] && opt=--output
   case $c in replay*) pre="netloom: replay:" ;; *) pre="netloom ${c%% torus*}:" ;; esac
-  case $c in design*) pre="netloom $(cut -d' ' -f1-2 <<<"$c"):" ;; interfere*) pre="netloom interfere:" ;; esac
+  case $c in design*) pre="netloom $(cut -d' ' -f1-2 <<<"$c"):" ;; interfere*) pre="netloom interfere:" ;;
+    compare*) pre="netloom compare:" ;; esac
   expect_eq "$c twice" "$(cat err)" "$pre option '$opt' given twice"
   [ -e a1.json ] || [ -e a2.json ] && fail "$c twice: written"
   rm -rf a1.json a2.json
