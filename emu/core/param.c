@@ -107,13 +107,22 @@ static bool param_is_decimal(const char *s)
 	return param_is_decimal_n(s, strlen(s));
 }
 
+/* A blank strtoll and strtod skip before a number (C11 7.22.1.4: the
+ * isspace characters of the C locale). */
+static bool param_is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 static int param_parse_i64(const char *s, const char *end, int64_t *out)
 {
 	char buf[64];
 	size_t n = (size_t)(end - s);
 	char *e;
 
-	if (n == 0 || n >= sizeof buf)
+	/* A blank before the digits is refused as one after them is
+	 * ('ugal:threshold= 5' was read as 5, 'threshold=5 ' refused). */
+	if (n == 0 || n >= sizeof buf || param_is_blank(*s))
 		return -1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
@@ -210,7 +219,7 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		char *e;
 		errno = 0;
 		double x = strtod(value, &e);
-		if (errno || e == value || *e != '\0' || !isfinite(x))
+		if (errno || e == value || *e != '\0' || !isfinite(x) || param_is_blank(value[0]))
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected a number",
 				       what, d->name, value);
 		if (param_has_bounds(d) && (x < d->min || x > d->max))

@@ -945,6 +945,19 @@ def case_routing_spec():
                (canon, rf))
     head = run("run", "-s", "topology=dragonfly:a=4,p=2,h=2", *fast).stdout.decode().splitlines()[0]
     check(f"unset routing named in the header: {head}", ", routing min:select=auto,classes=auto,table=auto, " in head)
+    # A blank around a value or key is refused, before it as after it:
+    # 'ugal:threshold= 5' ran with threshold 5 (strtoll skips a leading
+    # blank) while 'threshold=5 ' was refused. Hexadecimal stays.
+    for spec, needle in (("ugal:threshold= 5", "parameter 'threshold' value ' 5': expected an integer"),
+                         ("ugal:threshold=5 ", "parameter 'threshold' value '5 ': expected an integer"),
+                         ("ugal: threshold=5", "unknown parameter ' threshold'"),
+                         ("ugal:threshold =5", "unknown parameter 'threshold '")):
+        p = run("run", "-s", "topology=hyperx:s=3x3,t=1", "-s", "num_vcs=4", "-s", f"routing_function={spec}",
+                *fast, code=2)
+        one_line_error(p, "routing function 'ugal': " + needle)
+    head = run("run", "-s", "topology=hyperx:s=3x3,t=1", "-s", "num_vcs=4", "-s", "routing_function=ugal:threshold=0x5",
+               *fast).stdout.decode().splitlines()[0]
+    check(f"ugal:threshold=0x5 is 5: {head}", ",threshold=5," in head)
 
 
 def case_zero_load():

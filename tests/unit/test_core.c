@@ -253,6 +253,44 @@ static void test_param_big_bounds(void)
 		  "value '1/9007199254740993' out of range");
 }
 
+/* A blank around a value or key is refused, before it as after it:
+ * strtoll and strtod skip leading blanks, so 'ugal:threshold= 5' ran with
+ * 5 while 'threshold=5 ' was refused (integers, numbers, dimensions,
+ * lists and ranges alike). Hexadecimal stays (docs/configuration.md). */
+static void test_param_blanks(void)
+{
+	static const char *const bad[][2] = {
+		{":n= 5", "parameter 'n' value ' 5': expected an integer"},
+		{":n=5 ", "parameter 'n' value '5 ': expected an integer"},
+		{":n=\t5", "parameter 'n' value '\t5': expected an integer"},
+		{":n= -5", "parameter 'n' value ' -5': expected an integer"},
+		{":n=1,x= 0.25", "parameter 'x' value ' 0.25': expected a number"},
+		{":n=1,x=0.25 ", "parameter 'x' value '0.25 ': expected a number"},
+		{":n=1,k=8x 8", "parameter 'k' value '8x 8': expected dimensions"},
+		{":n=1,k= 8x8", "parameter 'k' value ' 8x8': expected dimensions"},
+		{":n=1,s=-1/ 3", "parameter 's' value '-1/ 3': expected integers"},
+		{":n=1,mode= vct", "parameter 'mode' value ' vct': expected one of"},
+		{":n=1, x=0.25", "unknown parameter ' x'"},
+		{":n=1,x =0.25", "unknown parameter 'x '"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct demo d;
+		struct nl_err e = {0};
+		CHECK(param_parse(demo_defs, &d, bad[i][0], "t", &e) < 0);
+		if (!strstr(e.msg, bad[i][1]))
+			TEST_FAIL_("%s: message \"%s\" lacks \"%s\"", bad[i][0], e.msg, bad[i][1]);
+	}
+	struct big b;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(big_defs, &b, ":r= 1..2", "t", &e), NL_EFORMAT, &e, "value ' 1..2'");
+	CHECK_ERR(param_parse(big_defs, &b, ":r=1.. 2", "t", &e), NL_EFORMAT, &e, "value '1.. 2'");
+	struct demo d;
+	CHECK_OK(param_parse(demo_defs, &d, ":n=0x1f", "t", &e), &e);
+	CHECK_EQ(d.n, 31);
+	CHECK_OK(param_parse(demo_defs, &d, ":n=+5,x=0.75", "t", &e), &e);
+	CHECK_EQ(d.n, 5);
+}
+
 /* A list or dimensions element of more digits than 64 bits hold is out of
  * range, as a single number is, not "expected integers separated by '/'";
  * an element out of range is named when the value has more than one. */
@@ -1041,6 +1079,7 @@ int main(void)
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
+	TEST_RUN(test_param_blanks);
 	TEST_RUN(test_param_big_bounds);
 	TEST_RUN(test_param_vec_element_range);
 	TEST_RUN(test_param_named);
