@@ -192,5 +192,7 @@ int main(int argc, char **argv)
 	int agreed = cli_mpi_stop_say(argc - 1, argv + 1, CLI_OK, main_say, &x);
 	if (agreed != CLI_OK)
 		return agreed;
-	return cli_stdout_finish(c ? CLI_FAIL : rc, 0);
+	/* The refused command: a usage error (status 2, docs/results.md),
+	 * as an unknown command is; nothing ran. */
+	return cli_stdout_finish(c ? CLI_USAGE : rc, 0);
 }

@@ -143,6 +143,15 @@ refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
 refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations" \
   2 "$netloom" serve
+# A command that does not use the ranks is a usage error on every rank:
+# status 2 (docs/results.md), as an unknown command's; it was 1.
+EXITS=$dir/exits-topo
+export EXITS
+out=$(mpi 2 "${ranked[@]}" "$netloom" topo describe torus:k=4x4 2>&1 >/dev/null)
+expect_eq "topo describe under 2 ranks: statuses" "$(sort "$EXITS" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" "2 2 "
+expect_eq "topo describe under 2 ranks: error lines" "$(grep -c '^netloom' <<<"$out")" 1
+grep -q "^netloom topo: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations over MPI ranks: run 'topo' without mpirun\$" \
+  <<<"$out" || fail "topo describe under 2 ranks: got '$(head -c 300 <<<"$out")'"
 # NETLOOM_MPI_WINDOW is each rank's own environment: given to one rank
 # only (an MPMD launch, a launcher that does not pass it on), the ranks
 # take the smallest cap and the results do not change. Before, the ranks
