@@ -52,7 +52,8 @@ struct ma_params {
 
 static const struct param_def ma_params_def[] = {
 	{"classes", PARAM_CHOICE, offsetof(struct ma_params, classes), "auto", 0, 0,
-	 "none (BookSim: every VC on every hop), hop (one VC class per hop), auto (none when the table's "
+	 "none (BookSim: every VC on every hop, which can deadlock where the table's channel dependencies "
+	 "are cyclic), hop (one VC class per hop), auto (none when the table's "
 	 "channel dependencies are acyclic, else hop)",
 	 ma_classes_names},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},

@@ -1322,6 +1322,7 @@ def case_help():
     warnings = {"dor": ("dateline", "which can deadlock a torus"),
                 "duato": ("dateline", "can close a cycle"),
                 "min": ("classes", "none (every VC on every hop, which can deadlock"),
+                "min_anynet": ("classes", "every VC on every hop, which can deadlock"),
                 "ugal": ("mode", "so it can deadlock")}
     for name, (key, needle) in warnings.items():
         block = re.search(rf"^  {name} .*?(?=^  \S)", text, flags=re.M | re.S)
