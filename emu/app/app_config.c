@@ -99,7 +99,7 @@ static const struct param_def app_keys[] = {
 	{"placement_inner", PARAM_CHOICE, offsetof(struct app_config, placement_inner), "linear", 0, 0,
 	 "ranks onto the job's nodes: linear (ranks_per_node consecutive ranks per node) or round_robin",
 	 app_inner_names},
-	{"placement_map", PARAM_STRING, offsetof(struct app_config, placement_map), "", 0, 0,
+	{"placement_map", PARAM_PATH, offsetof(struct app_config, placement_map), "", 0, 0,
 	 "file of 'rank endpoint' lines for placement = map", NULL},
 	APP_KEY_ALG(APP_COLL_BARRIER, "barrier", alg_barrier),
 	APP_KEY_ALG(APP_COLL_BCAST, "bcast", alg_bcast),

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -301,50 +300,42 @@ static void cli_inputs_add(struct cli_inputs *x, const char *path, size_t len, c
 	x->n++;
 }
 
-/* The file= values of spec text ("family:key=value,..."): a file= after
- * ':' or ',', its value up to the next ',' (a nested spec's too), named
- * "<by>graph:file=<in>" after its family (the name before the last ':'). */
-static void cli_inputs_file_params(struct cli_inputs *x, const char *spec, const char *by, const char *in)
+/* Where a spec was given and what gathers its files (cli_inputs_spec). */
+struct cli_spec_inputs {
+	struct cli_inputs *x;
+	const char *by;
+};
+
+/* One file topology SPEC reads, named after where it was given: "SPEC" or
+ * "<by>@FILE" for the spec's own @FILE, "<by>graph:file=" for a
+ * family's file parameter, "<by>p2:base=@FILE" for a nested spec's
+ * @FILE, with " in @spec.txt" when an @FILE's text names it. */
+static int cli_inputs_spec_file(void *ctx, const struct topo_spec_file *f)
 {
-	for (const char *p = strstr(spec, "file="); p; p = strstr(p + 1, "file=")) {
-		if (p == spec || (p[-1] != ':' && p[-1] != ','))
-			continue;
-		const char *v = p + 5, *end = strchr(v, ',');
-		size_t len = end ? (size_t)(end - v) : strlen(v);
-		const char *colon = p - 1, *fam;
-		while (colon > spec && *colon != ':')
-			colon--;
-		for (fam = colon; fam > spec && fam[-1] != ':' && fam[-1] != ',' && fam[-1] != '=';)
-			fam--;
-		int fam_len = (int)(colon - fam) < 40 ? (int)(colon - fam) : 40;
-		cli_inputs_add(x, v, len, "%s%.*s:file=%s", by, fam_len, fam, in);
-	}
+	const struct cli_spec_inputs *s = ctx;
+	char in[96] = "";
+	if (f->in)
+		snprintf(in, sizeof in, " in @%.80s", f->in);
+	if (!f->family && s->by[0])
+		cli_inputs_add(s->x, f->path, strlen(f->path), "%s@FILE", s->by);
+	else if (!f->family)
+		cli_inputs_add(s->x, f->path, strlen(f->path), "SPEC");
+	else
+		cli_inputs_add(s->x, f->path, strlen(f->path), "%s%.40s:%.40s=%s%s", s->by, f->family, f->key,
+			       f->is_spec_file ? "@FILE" : "", in);
+	return 0;
 }
 
-/* The files topology SPEC reads: an @FILE and the file= values of the
- * spec it holds, or the spec's own file= values. `by` names where the
- * spec was given ("" on the line; "-s topology " in a configuration).
- * An @FILE is read here only when it is a regular file (what a FIFO or
- * /dev/stdin holds would be gone for the command) and the command says
- * why one cannot be read. */
+/* The files topology SPEC reads, as the topology layer resolves it
+ * (topo_spec_files). `by` names where the spec was given ("" on the
+ * line; "-s topology " in a configuration). A spec that does not parse
+ * keeps the files found before its error: the command says what is
+ * wrong with it. */
 static void cli_inputs_spec(struct cli_inputs *x, const char *spec, const char *by)
 {
-	if (spec[0] != '@') {
-		cli_inputs_file_params(x, spec, by, "");
-		return;
-	}
-	if (by[0])
-		cli_inputs_add(x, spec + 1, strlen(spec + 1), "%s@FILE", by);
-	else
-		cli_inputs_add(x, spec + 1, strlen(spec + 1), "SPEC");
-	char *text = NULL, in[96];
+	struct cli_spec_inputs s = {x, by};
 	struct nl_err ignored = {0};
-	struct stat st;
-	if (stat(spec + 1, &st) != 0 || !S_ISREG(st.st_mode) || topo_spec_expand(spec, &text, &ignored) < 0)
-		return;
-	snprintf(in, sizeof in, " in @%.80s", spec + 1);
-	cli_inputs_file_params(x, text, by, in);
-	free(text);
+	topo_spec_files(spec, cli_inputs_spec_file, &s, &ignored);
 }
 
 int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err)

@@ -25,6 +25,7 @@ static const char *param_type_name(enum param_type t)
 	case PARAM_CHOICE: return "choice";
 	case PARAM_SPEC: return "spec";
 	case PARAM_RANGE: return "value or range like 1..32";
+	case PARAM_PATH: return "file";
 	}
 	return "?";
 }
@@ -244,7 +245,8 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 			       what, d->name, value);
 	}
 	case PARAM_STRING:
-	case PARAM_SPEC: {
+	case PARAM_SPEC:
+	case PARAM_PATH: {
 		size_t n = strlen(value);
 		if (n >= PARAM_STR_MAX)
 			return nl_errf(err, NL_ERANGE, "%s: parameter '%s': value longer than %d characters",
@@ -452,6 +454,7 @@ void param_format(const struct param_def *d, const void *in, char *buf, size_t c
 		return;
 	case PARAM_STRING:
 	case PARAM_SPEC:
+	case PARAM_PATH:
 		snprintf(buf, cap, "%s", PARAM_FIELD(base, d, char));
 		return;
 	case PARAM_DIMS:
@@ -500,6 +503,8 @@ void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 			fprintf(f, " [default %s]", d->defval);
 		else
 			fprintf(f, " [required]");
+		if (d->type == PARAM_PATH)
+			fprintf(f, " [input file]");
 		/* Integer keys say so: "[-1e+06..1e+06]" read as a real range. */
 		if (param_has_bounds(d) && d->type == PARAM_INT)
 			fprintf(f, " [integer, %.0f..%.0f]", d->min, d->max);

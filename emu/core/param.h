@@ -26,6 +26,8 @@ enum param_type {
 	PARAM_CHOICE, /* int index into def->choices, from one of the names */
 	PARAM_SPEC,   /* char[PARAM_STR_MAX]: a nested spec, "p2(torus:k=8x8)" */
 	PARAM_RANGE,  /* struct param_range from "1..32" (also a lone "4" = 4..4) */
+	PARAM_PATH,   /* char[PARAM_STR_MAX]: a file the thing reads, text as PARAM_STRING; marked
+		       * so its inputs are found from the table (topo_spec_files), not the text */
 };
 
 #define PARAM_VEC_MAX 16

@@ -137,7 +137,7 @@ static const struct param_def analytic_keys[] = {
 	 NULL},
 	{"report_links", PARAM_INT, offsetof(struct analytic_params, report_links), "10", 0, 100000,
 	 "analytic backend: number of busiest channels listed in results", NULL},
-	{"calibration", PARAM_STRING, offsetof(struct analytic_params, calibration), "", 0, 0,
+	{"calibration", PARAM_PATH, offsetof(struct analytic_params, calibration), "", 0, 0,
 	 "analytic backend: JSON of measured one-way times per size (the recorder's ping-pong); "
 	 "replaces latency_ns and bandwidth_gbps", NULL},
 	{"calibration_ranks", PARAM_INT, offsetof(struct analytic_params, calibration_ranks), "2", 1, 1 << 24,

@@ -167,7 +167,7 @@ static json_t *cmp_key_string(const char *s)
 	return j;
 }
 
-/* The string and spec values of j (config_to_json of cfg) that are not
+/* The string, spec and path values of j (config_to_json of cfg) that are not
  * UTF-8, again from their bytes (cmp_key_string). -1 when out of memory. */
 static int cmp_key_bytes(const struct config *cfg, json_t *j)
 {
@@ -179,7 +179,7 @@ static int cmp_key_bytes(const struct config *cfg, json_t *j)
 		if (!vals || config_bind(cfg, tab, vals, &e) < 0)
 			rc = -1;
 		for (const struct param_def *d = tab->keys; rc == 0 && d->name; d++) {
-			if (d->type != PARAM_STRING && d->type != PARAM_SPEC)
+			if (d->type != PARAM_STRING && d->type != PARAM_SPEC && d->type != PARAM_PATH)
 				continue;
 			char buf[PARAM_STR_MAX];
 			param_format(d, vals, buf, sizeof buf);

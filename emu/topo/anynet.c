@@ -48,7 +48,7 @@ struct anynet_params {
 };
 
 static const struct param_def anynet_params_def[] = {
-	{"file", PARAM_STRING, offsetof(struct anynet_params, file), NULL, 0, 0,
+	{"file", PARAM_PATH, offsetof(struct anynet_params, file), NULL, 0, 0,
 	 "BookSim2 anynet network_file: 'router R node N ... router S [LAT] ...' per line", NULL},
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };

@@ -37,7 +37,7 @@ struct graph_params {
 };
 
 static const struct param_def graph_params_def[] = {
-	{"file", PARAM_STRING, offsetof(struct graph_params, file), NULL, 0, 0,
+	{"file", PARAM_PATH, offsetof(struct graph_params, file), NULL, 0, 0,
 	 "edge-list file: one 'a b' router pair per line ('a b links' after '# " GRAPH_COUNT_HEADER "'), '#' comments", NULL},
 	{"p", PARAM_INT, offsetof(struct graph_params, p), "1", 0, 65536, "endpoints per router", NULL},
 	{"labels", PARAM_BOOL, offsetof(struct graph_params, labels), "0", 0, 0,

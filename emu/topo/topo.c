@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/registry.h"
@@ -150,6 +151,57 @@ int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
 	return 0;
 }
 
+/* The family and parsed params of `spec` (not "@path"): a family's own
+ * notation (e.g. Equality's N14K6[...](4)) first, then "family:k=v,...".
+ * *params is the caller's to free; nothing is allocated on failure. */
+static int topo_parse(const char *spec, const struct topo_ops **ops, void **params, struct nl_err *err)
+{
+	char name[64], what[96];
+	size_t n;
+	const struct topo_ops *const *all = topo_list(&n);
+	int rc;
+
+	*ops = NULL;
+	*params = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!all[i]->parse_alias)
+			continue;
+		void *p = calloc(1, all[i]->params_size ? all[i]->params_size : 1);
+		if (!p)
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		snprintf(what, sizeof what, "topology '%s'", all[i]->name);
+		rc = param_defaults(all[i]->params, p, what, err);
+		if (rc == 0)
+			rc = all[i]->parse_alias(spec, p, err);
+		if (rc == 1) {
+			*ops = all[i];
+			*params = p;
+			return 0;
+		}
+		free(p);
+		if (rc < 0)
+			return rc;
+	}
+	const char *tail = param_split_name(spec, name, sizeof name, err);
+	if (!tail)
+		return NL_EINVAL;
+	const struct topo_ops *o = topo_find(name, err);
+	if (!o)
+		return NL_ENOTFOUND;
+	void *p = calloc(1, o->params_size ? o->params_size : 1);
+	if (!p)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(what, sizeof what, "topology '%s'", o->name);
+	rc = param_parse(o->params, p, tail, what, err);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*ops = o;
+	*params = p;
+	return 0;
+}
+
 int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 {
 	if (spec[0] == '@') {
@@ -161,70 +213,24 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 		return rc;
 	}
 
-	char name[64], what[96];
 	struct topo *t;
-	const struct topo_ops *ops = NULL;
 	int rc;
-	size_t n;
-	const struct topo_ops *const *all = topo_list(&n);
 
 	*out = NULL;
 	t = calloc(1, sizeof *t);
 	if (!t)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-
-	/* A family's own notation (e.g. Equality's N14K6[...](4)) first. */
-	for (size_t i = 0; i < n && !ops; i++) {
-		if (!all[i]->parse_alias)
-			continue;
-		void *params = calloc(1, all[i]->params_size ? all[i]->params_size : 1);
-		if (!params) {
-			rc = nl_errf(err, NL_ENOMEM, "out of memory");
-			goto fail;
-		}
-		snprintf(what, sizeof what, "topology '%s'", all[i]->name);
-		rc = param_defaults(all[i]->params, params, what, err);
-		if (rc == 0)
-			rc = all[i]->parse_alias(spec, params, err);
-		if (rc == 1) {
-			ops = all[i];
-			t->params = params;
-		} else {
-			free(params);
-			if (rc < 0)
-				goto fail;
-		}
-	}
-	if (!ops) {
-		const char *tail = param_split_name(spec, name, sizeof name, err);
-		if (!tail) {
-			rc = NL_EINVAL;
-			goto fail;
-		}
-		ops = topo_find(name, err);
-		if (!ops) {
-			rc = NL_ENOTFOUND;
-			goto fail;
-		}
-		t->params = calloc(1, ops->params_size ? ops->params_size : 1);
-		if (!t->params) {
-			rc = nl_errf(err, NL_ENOMEM, "out of memory");
-			goto fail;
-		}
-		snprintf(what, sizeof what, "topology '%s'", ops->name);
-		rc = param_parse(ops->params, t->params, tail, what, err);
-		if (rc < 0)
-			goto fail;
-	}
-	t->ops = ops;
-	if (ops->state_size) {
-		t->state = calloc(1, ops->state_size);
+	rc = topo_parse(spec, &t->ops, &t->params, err);
+	if (rc < 0)
+		goto fail;
+	if (t->ops->state_size) {
+		t->state = calloc(1, t->ops->state_size);
 		if (!t->state) {
 			rc = nl_errf(err, NL_ENOMEM, "out of memory");
 			goto fail;
 		}
 	}
-	rc = ops->build(t, err);
+	rc = t->ops->build(t, err);
 	if (rc < 0)
 		goto fail;
 	rc = topo_set_spec(t, err);
@@ -235,6 +241,56 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 fail:
 	topo_free(t);
 	return rc;
+}
+
+/* Nested specs (a family's PARAM_SPEC, an @FILE) followed deeper than this
+ * are refused: a spec file may name itself ("p2(@a.txt)" in a.txt). */
+#define TOPO_SPEC_MAX_DEPTH 16
+
+/* topo_spec_files for `spec`, nested in `at`'s family and key (both NULL
+ * for the spec itself) and read from the @FILE `in` (NULL: none). */
+static int topo_files_walk(const char *spec, const struct topo_spec_file *at, const char *in, int depth,
+			   topo_spec_file_fn each, void *ctx, struct nl_err *err)
+{
+	int rc = 0;
+
+	if (depth > TOPO_SPEC_MAX_DEPTH)
+		return nl_errf(err, NL_EINVAL,
+			       "topology '%.200s': specs nested more than %d deep; expected a spec file that does not "
+			       "name itself",
+			       spec, TOPO_SPEC_MAX_DEPTH);
+	if (spec[0] == '@') {
+		struct topo_spec_file f = {spec + 1, true, at->family, at->key, in};
+		struct stat st;
+		char *text;
+		NL_CHECK(each(ctx, &f));
+		/* What a FIFO or /dev/stdin holds would be gone for the
+		 * topology itself: such a file is named, not read. */
+		if (stat(spec + 1, &st) == 0 && !S_ISREG(st.st_mode))
+			return 0;
+		NL_CHECK(topo_spec_expand(spec, &text, err));
+		rc = topo_files_walk(text, &(struct topo_spec_file){0}, spec + 1, depth + 1, each, ctx, err);
+		free(text);
+		return rc;
+	}
+	const struct topo_ops *ops;
+	void *params;
+	NL_CHECK(topo_parse(spec, &ops, &params, err));
+	for (const struct param_def *d = ops->params; rc >= 0 && d && d->name; d++) {
+		const char *v = PARAM_FIELD(params, d, char);
+		struct topo_spec_file f = {v, false, ops->name, d->name, in};
+		if (d->type == PARAM_PATH && v[0])
+			rc = each(ctx, &f);
+		else if (d->type == PARAM_SPEC && v[0])
+			rc = topo_files_walk(v, &f, in, depth + 1, each, ctx, err);
+	}
+	free(params);
+	return rc < 0 ? rc : 0;
+}
+
+int topo_spec_files(const char *spec, topo_spec_file_fn each, void *ctx, struct nl_err *err)
+{
+	return topo_files_walk(spec, &(struct topo_spec_file){0}, NULL, 0, each, ctx, err);
 }
 
 void topo_print_help(FILE *f)

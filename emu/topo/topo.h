@@ -210,6 +210,27 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err);
  * a copy of any other spec; *out is the caller's to free. */
 int topo_spec_expand(const char *spec, char **out, struct nl_err *err);
 
+/* A file a topology spec reads (topo_spec_files). */
+struct topo_spec_file {
+	const char *path;   /* as the spec writes it (an @FILE without its '@') */
+	bool is_spec_file;  /* an @FILE: a spec's text, not a family's data */
+	const char *family; /* family whose parameter names it; NULL for the spec's own @FILE */
+	const char *key;    /* that parameter ("file"; "base" for a nested @FILE); NULL with family */
+	const char *in;     /* the @FILE whose text holds it; NULL when the spec given does */
+};
+/* Called for each file: 0 to go on, a negative code to stop the walk with it. */
+typedef int (*topo_spec_file_fn)(void *ctx, const struct topo_spec_file *f);
+
+/* The files `spec` reads, without building it: resolved as topo_new does
+ * (family, params, nested specs, "@path"), `each` is called for every
+ * parameter that names an input file (PARAM_PATH) and is set, and for
+ * every "@path" before its text is read. An "@path" that is not a regular
+ * file (a FIFO, /dev/stdin) is named but not read: what it holds would be
+ * gone for the topology itself. A spec that does not parse returns
+ * topo_new's error, after the files found before it. Pointers in *f are
+ * valid during the call only. */
+int topo_spec_files(const char *spec, topo_spec_file_fn each, void *ctx, struct nl_err *err);
+
 /* Free a topology (NULL is a no-op). */
 void topo_free(struct topo *t);
 

@@ -1,6 +1,8 @@
 /* Unit tests: topology registry conformance and the grid families. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -239,6 +241,106 @@ static void test_topo_spec_file(void)
 	CHECK(t == NULL);
 }
 
+/* topo_spec_files' calls, as "family:key=path in IN;" ('@' for an @FILE). */
+struct spec_files_seen {
+	char text[1024];
+	int stop_after; /* return NL_ESTATE at this call (1-based); 0 never */
+	int n;
+};
+
+static int spec_files_note(void *ctx, const struct topo_spec_file *f)
+{
+	struct spec_files_seen *s = ctx;
+	size_t used = strlen(s->text);
+	snprintf(s->text + used, sizeof s->text - used, "%s:%s=%s%s%s%s;", f->family ? f->family : "",
+		 f->key ? f->key : "", f->is_spec_file ? "@" : "", f->path, f->in ? " in " : "", f->in ? f->in : "");
+	return ++s->n == s->stop_after ? NL_ESTATE : 0;
+}
+
+static const char *spec_files(const char *spec, int want_rc, struct spec_files_seen *s)
+{
+	struct nl_err e = {0};
+	memset(s, 0, sizeof *s);
+	int rc = topo_spec_files(spec, spec_files_note, s, &e);
+	CHECK_EQ(rc, want_rc);
+	if (rc != want_rc)
+		fprintf(stderr, "  spec '%s': %s\n", spec, e.msg);
+	return s->text;
+}
+
+/* The files a spec reads, found through the families' tables: PARAM_PATH
+ * parameters, nested specs, @FILEs; nothing opened but the @FILEs. */
+static void test_topo_spec_files(void)
+{
+	struct spec_files_seen s;
+	struct nl_err e = {0};
+	char inner[64], outer[64], self[64], at[80], text[160];
+
+	CHECK_STR(spec_files("graph:file=g.txt,p=2", 0, &s), "graph:file=g.txt;");
+	CHECK_STR(spec_files("anynet:file=/data/ring6.anynet", 0, &s), "anynet:file=/data/ring6.anynet;");
+	/* Nested: the base's own parameters, not the text up to the next ','
+	 * ("g.txt):trials=2" before). */
+	CHECK_STR(spec_files("p2(graph:file=g.txt):trials=2", 0, &s), "graph:file=g.txt;");
+	CHECK_STR(spec_files("p3:base=anynet:file=a.net,cab=4", 0, &s), "anynet:file=a.net;");
+	/* No file: a family without one, Equality's own notation. */
+	CHECK_STR(spec_files("torus:k=4x4", 0, &s), "");
+	CHECK_STR(spec_files("N14K6P3[-1,1,3,9](4)", 0, &s), "");
+	CHECK_STR(spec_files("p2(torus:k=6x6)", 0, &s), "");
+
+	/* An @FILE, and the files its text names; a nested @FILE. */
+	snprintf(inner, sizeof inner, "%s", test_write_tmp("# the graph\ngraph:file=g.txt\n"));
+	snprintf(text, sizeof text, "p2(@%s):trials=2\n", inner);
+	snprintf(outer, sizeof outer, "%s", test_write_tmp(text));
+	snprintf(at, sizeof at, "@%s", inner);
+	snprintf(text, sizeof text, ":=@%s;graph:file=g.txt in %s;", inner, inner);
+	CHECK_STR(spec_files(at, 0, &s), text);
+	snprintf(at, sizeof at, "@%s", outer);
+	snprintf(text, sizeof text, ":=@%s;p2:base=@%s in %s;graph:file=g.txt in %s;", outer, inner, outer, inner);
+	CHECK_STR(spec_files(at, 0, &s), text);
+	snprintf(at, sizeof at, "p1(@%s)", inner);
+	snprintf(text, sizeof text, "p1:base=@%s;graph:file=g.txt in %s;", inner, inner);
+	CHECK_STR(spec_files(at, 0, &s), text);
+	/* The callback stops the walk with its code. */
+	memset(&s, 0, sizeof s);
+	s.stop_after = 2;
+	snprintf(at, sizeof at, "@%s", outer);
+	CHECK_EQ(topo_spec_files(at, spec_files_note, &s, &e), NL_ESTATE);
+	CHECK_EQ(s.n, 2);
+
+	/* A FIFO is named, not read (its text would be gone for the
+	 * topology): no wait for a writer. */
+	snprintf(text, sizeof text, "%s.fifo", inner);
+	if (mkfifo(text, 0600) == 0) {
+		snprintf(at, sizeof at, "@%s", text);
+		char want[96];
+		snprintf(want, sizeof want, ":=@%s;", text);
+		CHECK_STR(spec_files(at, 0, &s), want);
+		unlink(text);
+	}
+
+	/* A spec that does not parse: topo_new's error, after the files
+	 * found before it. */
+	CHECK_ERR(topo_spec_files("graph:file=g.txt,q=1", spec_files_note, &s, &e), NL_EINVAL, &e,
+		  "topology 'graph': unknown parameter 'q'");
+	CHECK_ERR(topo_spec_files("tarus:k=4", spec_files_note, &s, &e), NL_ENOTFOUND, &e,
+		  "unknown topology 'tarus'");
+	CHECK_ERR(topo_spec_files("p2(graph:p=2)", spec_files_note, &s, &e), NL_EINVAL, &e,
+		  "required parameter 'file' missing");
+	CHECK_STR(spec_files("@/nonexistent/x.topo", NL_EIO, &s), ":=@/nonexistent/x.topo;");
+	/* A spec file naming itself ends (topo_new would recurse). */
+	snprintf(self, sizeof self, "%s", test_write_tmp(""));
+	FILE *f = fopen(self, "w");
+	if (f) {
+		fprintf(f, "p2(@%s)\n", self);
+		fclose(f);
+	}
+	snprintf(at, sizeof at, "@%s", self);
+	CHECK_ERR(topo_spec_files(at, spec_files_note, &s, &e), NL_EINVAL, &e, "specs nested more than 16 deep");
+	unlink(self);
+	unlink(outer);
+	unlink(inner);
+}
+
 int main(void)
 {
 	TEST_RUN(test_registry_conformance);
@@ -249,5 +351,6 @@ int main(void)
 	TEST_RUN(test_torus_closed_forms);
 	TEST_RUN(test_topo_errors);
 	TEST_RUN(test_topo_spec_file);
+	TEST_RUN(test_topo_spec_files);
 	return test_done();
 }
