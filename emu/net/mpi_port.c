@@ -2,10 +2,10 @@
  * NL_MPI_PORT only (meson.build). */
 #include <dlfcn.h>
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #define NL_MPI_PORT_IMPL
+#include "core/dl.h"
 #include "core/error.h"
 #include "net/mpi_port.h"
 
@@ -22,36 +22,19 @@ int nl_mpi_open(struct nl_err *err)
 	static bool opened;
 	if (opened)
 		return 0;
-	const char *env = getenv("NETLOOM_LIBMPI");
-	const char *lib = env && *env ? env : "libmpi.so.40";
 	/* Global: Open MPI's components, which it opens itself, resolve
-	 * libmpi's symbols from the global scope (mpi4py opens it so too). */
-	void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
-	if (!h)
-		return nl_errf(err, NL_EIO,
-			       "MPI: cannot load libmpi (%s); expected Open MPI's libmpi.so.40 (Debian: libopenmpi3), "
-			       "or NETLOOM_LIBMPI naming it",
-			       dlerror());
+	 * libmpi's symbols from the global scope (mpi4py opens it so too).
+	 * libmpi.so.40 is the soname of Open MPI 3.0 to 5.0. */
+	static const struct nl_dl_lib lib = {"MPI", "libmpi", "NETLOOM_LIBMPI", "libmpi.so.40",
+					     "Open MPI's libmpi.so.40 (Debian: libopenmpi3)", "Open MPI's libmpi",
+					     RTLD_NOW | RTLD_GLOBAL};
+#define NL_MPI_SYM(ret, name, args) {"MPI_" #name, offsetof(struct nl_mpi_api, name)},
+#define NL_MPI_SYM_GLOBAL(global) {#global, offsetof(struct nl_mpi_api, global)},
+	static const struct nl_dl_sym syms[] = {NL_MPI_FUNCS(NL_MPI_SYM) NL_MPI_GLOBALS(NL_MPI_SYM_GLOBAL)};
+#undef NL_MPI_SYM
+#undef NL_MPI_SYM_GLOBAL
 	struct nl_mpi_api api;
-	void *sym;
-	/* dlsym's void * to a function pointer: POSIX requires the two to
-	 * have one form; copied, not cast, as ISO C has no such conversion. */
-#define NL_MPI_RESOLVE(ret, name, args)                                                                   \
-	sym = dlsym(h, "MPI_" #name);                                                                     \
-	memcpy(&api.name, &sym, sizeof sym);                                                              \
-	if (!sym) {                                                                                       \
-		dlclose(h);                                                                               \
-		return nl_errf(err, NL_EIO, "MPI: %s has no MPI_" #name "; expected Open MPI's libmpi", lib); \
-	}
-	NL_MPI_FUNCS(NL_MPI_RESOLVE)
-#undef NL_MPI_RESOLVE
-#define NL_MPI_RESOLVE_GLOBAL(global)                                                                     \
-	if (!(api.global = dlsym(h, #global))) {                                                          \
-		dlclose(h);                                                                               \
-		return nl_errf(err, NL_EIO, "MPI: %s has no " #global "; expected Open MPI's libmpi", lib); \
-	}
-	NL_MPI_GLOBALS(NL_MPI_RESOLVE_GLOBAL)
-#undef NL_MPI_RESOLVE_GLOBAL
+	NL_CHECK(nl_dl_open(&lib, syms, sizeof syms / sizeof syms[0], &api, err));
 	nl_mpi = api;
 	opened = true;
 	return 0;
