@@ -202,11 +202,45 @@ static int topo_parse(const char *spec, const struct topo_ops **ops, void **para
 	return 0;
 }
 
+/* Nested specs (a family's PARAM_SPEC, an @FILE) followed deeper than this
+ * are refused: a spec file may name itself ("p2(@a.txt)" in a.txt). */
+#define TOPO_SPEC_MAX_DEPTH 16
+
+/* How deep this thread is in topo_new (an @FILE's spec, a permuted
+ * network's base): without a bound a spec file naming itself recursed
+ * until the stack ran out (SIGSEGV). Per thread: replays build networks
+ * on several at once. */
+static _Thread_local int topo_new_depth;
+static _Thread_local bool topo_new_too_deep;
+
+static int topo_new_at(const char *spec, struct topo **out, struct nl_err *err);
+
 int topo_new(const char *spec, struct topo **out, struct nl_err *err)
+{
+	*out = NULL;
+	if (topo_new_depth >= TOPO_SPEC_MAX_DEPTH) {
+		topo_new_too_deep = true;
+		return nl_errf(err, NL_EINVAL, "too deep");
+	}
+	topo_new_depth++;
+	int rc = topo_new_at(spec, out, err);
+	/* Said once, of the spec the caller gave, rather than under each
+	 * level's "base topology" prefix. */
+	if (--topo_new_depth == 0 && topo_new_too_deep) {
+		topo_new_too_deep = false;
+		if (rc < 0)
+			rc = nl_errf(err, NL_EINVAL,
+				     "topology '%.200s': specs nested more than %d deep; expected a spec file that does "
+				     "not name itself",
+				     spec, TOPO_SPEC_MAX_DEPTH);
+	}
+	return rc;
+}
+
+static int topo_new_at(const char *spec, struct topo **out, struct nl_err *err)
 {
 	if (spec[0] == '@') {
 		char *text;
-		*out = NULL;
 		NL_CHECK(topo_spec_expand(spec, &text, err));
 		int rc = topo_new(text, out, err);
 		free(text);
@@ -242,10 +276,6 @@ fail:
 	topo_free(t);
 	return rc;
 }
-
-/* Nested specs (a family's PARAM_SPEC, an @FILE) followed deeper than this
- * are refused: a spec file may name itself ("p2(@a.txt)" in a.txt). */
-#define TOPO_SPEC_MAX_DEPTH 16
 
 /* topo_spec_files for `spec`, nested in `at`'s family and key (both NULL
  * for the spec itself) and read from the @FILE `in` (NULL: none). */

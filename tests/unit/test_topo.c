@@ -336,6 +336,10 @@ static void test_topo_spec_files(void)
 	}
 	snprintf(at, sizeof at, "@%s", self);
 	CHECK_ERR(topo_spec_files(at, spec_files_note, &s, &e), NL_EINVAL, &e, "specs nested more than 16 deep");
+	/* topo_new itself ends too: it recursed until the stack ran out. */
+	struct topo *t = NULL;
+	CHECK_ERR(topo_new(at, &t, &e), NL_EINVAL, &e, "specs nested more than 16 deep");
+	CHECK(t == NULL);
 	unlink(self);
 	unlink(outer);
 	unlink(inner);
