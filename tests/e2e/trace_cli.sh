@@ -376,13 +376,13 @@ with open(sys.argv[2], "w") as f:
         f.write("rank %d\n" % r + "compute_flops t=0 dur=0 flops=1000\n" * 600000)
 PY
 # stop_at GLOB COUNT_GLOB COMMAND...: runs COMMAND, stops it once a file
-# matches GLOB, counts COUNT_GLOB's matches then, sends SIGTERM; sets
-# $seen (that count) and $rc. On a busy machine the poll can sleep
-# through the streams' whole life (about 0.5 s): a command that ran to
-# the end unsignalled (nothing seen, exit 0) is tried again, up to five
-# times.
+# matches GLOB, counts COUNT_GLOB's matches then, sends the signals of
+# $STOP_SIGNALS (default TERM) in turn; sets $seen (that count) and $rc.
+# On a busy machine the poll can sleep through the streams' whole life
+# (about 0.5 s): a command that ran to the end unsignalled (nothing seen,
+# exit 0) is tried again, up to five times.
 stop_at() {
-	local glob=$1 count=$2 i try pid
+	local glob=$1 count=$2 i try pid s
 	shift 2
 	for try in 1 2 3 4 5; do
 		"$@" >/dev/null 2>&1 &
@@ -392,7 +392,7 @@ stop_at() {
 			sleep 0.01
 		done
 		seen=$(compgen -G "$count" | wc -l)
-		kill -TERM $pid 2>/dev/null
+		for s in ${STOP_SIGNALS:-TERM}; do kill -"$s" $pid 2>/dev/null; done
 		kill -CONT $pid 2>/dev/null
 		wait $pid
 		rc=$?
@@ -442,22 +442,9 @@ rm -rf "$T/many"
 # unpack_stopped DIR SIGNAL...: runs unpack into DIR, stops it once an
 # entry is in place, sends the signals; sets $seen (entries then), $rc.
 unpack_stopped() {
-	local dir=$1 i try pid s
+	local dir=$1
 	shift
-	for try in 1 2 3 4 5; do
-		env --default-signal=INT "$NL" trace unpack "$T/many.nlb" "$dir" >/dev/null 2>&1 &
-		pid=$!
-		for i in $(seq 3000); do
-			compgen -G "$dir/t*.nlt" >/dev/null && kill -STOP $pid 2>/dev/null && break
-			sleep 0.01
-		done
-		seen=$(compgen -G "$dir/t*.nlt" | wc -l)
-		for s in "$@"; do kill -"$s" $pid 2>/dev/null; done
-		kill -CONT $pid 2>/dev/null
-		wait $pid
-		rc=$?
-		[ "$seen:$rc" = "0:0" ] || break
-	done
+	STOP_SIGNALS="$*" stop_at "$dir/t*.nlt" "$dir/t*.nlt" env --default-signal=INT "$NL" trace unpack "$T/many.nlb" "$dir"
 }
 for sigs in "INT 130" "TERM 143" "INT TERM 143"; do
 	want=${sigs##* }
