@@ -12,7 +12,9 @@
  * sends after receiving them all. Messages = RANKS/2 x ITERS x (WINDOW + 1).
  * The last line is the figure.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,21 @@ static int gen_next(void *ctx, uint32_t r, struct trace_op *op, struct nl_err *e
 	return 1;
 }
 
+/* A decimal argument up to max: digits only (strtoull alone took "-2" as
+ * 2^64 - 2 and "x" as 0). */
+static bool arg_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	if (*s < '0' || *s > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || *end || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct gen g = {.ranks = 16, .iters = 20000, .window = 16, .bytes = 8};
@@ -68,15 +85,20 @@ int main(int argc, char **argv)
 		printf("usage: bench_replay_rate [RANKS(even) [ITERS [WINDOW [BYTES]]]]\n");
 		return 0;
 	}
-	if (argc > 1)
-		g.ranks = (uint32_t)strtoul(argv[1], NULL, 0);
-	if (argc > 2)
-		g.iters = strtoull(argv[2], NULL, 0);
-	if (argc > 3)
-		g.window = (uint32_t)strtoul(argv[3], NULL, 0);
-	if (argc > 4)
-		g.bytes = strtoull(argv[4], NULL, 0);
-	if (g.ranks < 2 || g.ranks % 2 || g.window < 1 || g.window > 65536 || !g.iters) {
+	static const char *const names[4] = {"RANKS", "ITERS", "WINDOW", "BYTES"};
+	static const uint64_t maxes[4] = {UINT32_MAX, UINT64_MAX, 65536, UINT32_MAX};
+	uint64_t a[4] = {g.ranks, g.iters, g.window, g.bytes};
+	for (int i = 0; i < 4 && i + 1 < argc; i++)
+		if (!arg_u64(argv[i + 1], maxes[i], &a[i])) {
+			fprintf(stderr, "bench_replay_rate: %s '%s': expected a decimal integer up to %" PRIu64 "\n",
+				names[i], argv[i + 1], maxes[i]);
+			return 2;
+		}
+	g.ranks = (uint32_t)a[0];
+	g.iters = a[1];
+	g.window = (uint32_t)a[2];
+	g.bytes = a[3];
+	if (g.ranks < 2 || g.ranks % 2 || g.window < 1 || !g.iters) {
 		fprintf(stderr, "usage: bench_replay_rate [RANKS(even) [ITERS [WINDOW [BYTES]]]]\n");
 		return 2;
 	}

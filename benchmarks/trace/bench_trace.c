@@ -195,7 +195,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "write")) {
 		char *end = "";
-		uint64_t per = argc > 2 ? strtoull(argv[2], &end, 10) : 1000000;
+		uint64_t per = 1000000;
+		/* Digits only: strtoull took "-5" as 2^64 - 5. */
+		if (argc > 2)
+			per = argv[2][0] >= '0' && argv[2][0] <= '9' ? strtoull(argv[2], &end, 10) : 0;
 		if (!per || *end) {
 			fprintf(stderr, "bench_trace: write OPS '%s': expected a positive integer\n", argv[2]);
 			rc = 2;
