@@ -1044,7 +1044,8 @@ static void mx_boxes(struct flitnet *n)
 		}
 		s->n_xdst = 0;
 	}
-	qsort(mx->box, mx->n_box, sizeof *mx->box, mx_box_cmp);
+	if (mx->n_box) /* box is NULL until a window has sent something: qsort's argument must not be */
+		qsort(mx->box, mx->n_box, sizeof *mx->box, mx_box_cmp);
 }
 
 /* The messages completed this cycle on every rank, on every rank: each

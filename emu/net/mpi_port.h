@@ -1,6 +1,6 @@
 /* Open MPI for the MPI engine (mpi.c), opened when netloom is started by
- * an MPI launcher with more than one rank (nl_mpi_open, from
- * net_mpi_open) instead of linked into netloom.
+ * an MPI launcher, for run, sweep, replay and compare (nl_mpi_open, from
+ * net_mpi_open), instead of linked into netloom.
  *
  * Why: linked, libmpi and what it needs (Open MPI's ORTE and OPAL,
  * hwloc, libevent, libudev) were loaded by every netloom process, and
