@@ -218,7 +218,7 @@ static int topo_new_at(const char *spec, struct topo **out, struct nl_err *err);
 int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 {
 	*out = NULL;
-	if (topo_new_depth >= TOPO_SPEC_MAX_DEPTH) {
+	if (topo_new_depth > TOPO_SPEC_MAX_DEPTH) { /* the caller's spec and 16 levels in it, as topo_spec_files */
 		topo_new_too_deep = true;
 		return nl_errf(err, NL_EINVAL, "too deep");
 	}
@@ -230,9 +230,9 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 		topo_new_too_deep = false;
 		if (rc < 0)
 			rc = nl_errf(err, NL_EINVAL,
-				     "topology '%.200s': specs nested more than %d deep; expected a spec file that does "
-				     "not name itself",
-				     spec, TOPO_SPEC_MAX_DEPTH);
+				     "topology '%.200s': specs nested more than %d deep; expected %d levels at most (a "
+				     "spec file that names itself never ends)",
+				     spec, TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
 	}
 	return rc;
 }
@@ -286,9 +286,9 @@ static int topo_files_walk(const char *spec, const struct topo_spec_file *at, co
 
 	if (depth > TOPO_SPEC_MAX_DEPTH)
 		return nl_errf(err, NL_EINVAL,
-			       "topology '%.200s': specs nested more than %d deep; expected a spec file that does not "
-			       "name itself",
-			       spec, TOPO_SPEC_MAX_DEPTH);
+			       "topology '%.200s': specs nested more than %d deep; expected %d levels at most (a spec "
+			       "file that names itself never ends)",
+			       spec, TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
 	if (spec[0] == '@') {
 		struct topo_spec_file f = {spec + 1, true, at->family, at->key, in};
 		struct stat st;
