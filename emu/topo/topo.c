@@ -206,6 +206,13 @@ static int topo_parse(const char *spec, const struct topo_ops **ops, void **para
  * are refused: a spec file may name itself ("p2(@a.txt)" in a.txt). */
 #define TOPO_SPEC_MAX_DEPTH 16
 
+/* The refusal quotes the spec's first 200 bytes ("%.200s"); "..." after
+ * them says the rest was cut, rather than showing a cut spec as whole. */
+static const char *topo_spec_cut(const char *spec)
+{
+	return strlen(spec) > 200 ? "..." : "";
+}
+
 /* How deep this thread is in topo_new (an @FILE's spec, a permuted
  * network's base): without a bound a spec file naming itself recursed
  * until the stack ran out (SIGSEGV). Per thread: replays build networks
@@ -230,9 +237,9 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 		topo_new_too_deep = false;
 		if (rc < 0)
 			rc = nl_errf(err, NL_EINVAL,
-				     "topology '%.200s': specs nested more than %d deep; expected %d levels at most (a "
-				     "spec file that names itself never ends)",
-				     spec, TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
+				     "topology '%.200s%s': specs nested more than %d deep; expected %d levels at most "
+				     "(a spec file that names itself never ends)",
+				     spec, topo_spec_cut(spec), TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
 	}
 	return rc;
 }
@@ -286,9 +293,9 @@ static int topo_files_walk(const char *spec, const struct topo_spec_file *at, co
 
 	if (depth > TOPO_SPEC_MAX_DEPTH)
 		return nl_errf(err, NL_EINVAL,
-			       "topology '%.200s': specs nested more than %d deep; expected %d levels at most (a spec "
-			       "file that names itself never ends)",
-			       spec, TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
+			       "topology '%.200s%s': specs nested more than %d deep; expected %d levels at most (a "
+			       "spec file that names itself never ends)",
+			       spec, topo_spec_cut(spec), TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
 	if (spec[0] == '@') {
 		struct topo_spec_file f = {spec + 1, true, at->family, at->key, in};
 		struct stat st;

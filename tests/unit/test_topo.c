@@ -340,6 +340,19 @@ static void test_topo_spec_files(void)
 	struct topo *t = NULL;
 	CHECK_ERR(topo_new(at, &t, &e), NL_EINVAL, &e, "specs nested more than 16 deep");
 	CHECK(t == NULL);
+	/* 17 wrappers, 230 bytes: the quoted spec is cut at 200 and says so,
+	 * and one that fits is quoted whole. */
+	char deep[400] = "", *w = deep, want[256];
+	for (int i = 0; i < 17; i++)
+		w += sprintf(w, "p2(");
+	w += sprintf(w, "torus:k=4");
+	for (int i = 0; i < 17; i++)
+		w += sprintf(w, "):trials=2");
+	CHECK_EQ((int)strlen(deep), 230);
+	snprintf(want, sizeof want, "topology '%.200s...': specs nested more than 16 deep", deep);
+	CHECK_ERR(topo_new(deep, &t, &e), NL_EINVAL, &e, want);
+	CHECK_ERR(topo_spec_files(at, spec_files_note, &s, &e), NL_EINVAL, &e, "specs nested");
+	CHECK(strstr(e.msg, "...'") == NULL);
 	unlink(self);
 	unlink(outer);
 	unlink(inner);
