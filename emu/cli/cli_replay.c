@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "core/text.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
 #include "session/session.h"
@@ -553,17 +554,22 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 	fprintf(f, "  compute time       %s\n\n", info->compute_why);
 	/* Columns as wide as the longest spec. Routing as configured or
 	 * picked: the canonical spec, every parameter given, is in the
-	 * CSV and the JSON. */
-	int wn = 28, wr = 8;
+	 * CSV and the JSON.
+	 * Widths in terminal columns (text_width): a graph file named
+	 * 'réseau.txt' shifted the next columns when padded by bytes. */
+	size_t wn = 28, wr = 8;
 	for (size_t i = 0; i < n; i++) {
-		const char *net = runs[i].v->topo ? runs[i].v->topo->spec : runs[i].topology;
-		if ((int)strlen(net) > wn)
-			wn = (int)strlen(net);
-		if ((int)strlen(runs[i].v->routing_given) > wr)
-			wr = (int)strlen(runs[i].v->routing_given);
+		size_t net = text_width(runs[i].v->topo ? runs[i].v->topo->spec : runs[i].topology);
+		size_t rt = text_width(runs[i].v->routing_given);
+		wn = net > wn ? net : wn;
+		wr = rt > wr ? rt : wr;
 	}
-	fprintf(f, "  %-*s %-*s %8s %9s %14s %10s  %-26s %6s\n", wn, "network", wr, "routing", "routers", "endpoints",
-		"predicted_s", "comm_share", "busiest link", "load");
+	fprintf(f, "  ");
+	text_put_padded(f, "network", wn);
+	fprintf(f, " ");
+	text_put_padded(f, "routing", wr);
+	fprintf(f, " %8s %9s %14s %10s  %-26s %6s\n", "routers", "endpoints", "predicted_s", "comm_share",
+		"busiest link", "load");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_replay_run *r = &runs[i];
 		const struct app_results *res = app_results(r->v->app);
@@ -578,10 +584,12 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 			snprintf(pred, sizeof pred, "deadlock");
 		else
 			snprintf(pred, sizeof pred, "%.9f", (double)res->runtime_ps * 1e-12);
-		fprintf(f, "  %-*s %-*s %8" PRIu32 " %9" PRIu32 " %14s %9.1f%%  %-26s %6s\n", wn,
-			r->v->topo ? r->v->topo->spec : r->topology, wr, r->v->routing_given[0] ? r->v->routing_given : "-",
-			r->v->topo ? r->v->topo->n_routers : 0, r->v->topo ? r->v->topo->n_endpoints : 0, pred,
-			100.0 * session_comm_share(res), link, load);
+		fprintf(f, "  ");
+		text_put_padded(f, r->v->topo ? r->v->topo->spec : r->topology, wn);
+		fprintf(f, " ");
+		text_put_padded(f, r->v->routing_given[0] ? r->v->routing_given : "-", wr);
+		fprintf(f, " %8" PRIu32 " %9" PRIu32 " %14s %9.1f%%  %-26s %6s\n", r->v->topo ? r->v->topo->n_routers : 0,
+			r->v->topo ? r->v->topo->n_endpoints : 0, pred, 100.0 * session_comm_share(res), link, load);
 	}
 	fprintf(f, "\n  comm_share: the ranks' time in MPI calls (communication and waiting) over their run time;\n"
 		   "  load: the share of the run the busiest link was busy (%s)\n",

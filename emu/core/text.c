@@ -74,3 +74,9 @@ size_t text_width(const char *s)
 	}
 	return w;
 }
+
+void text_put_padded(FILE *f, const char *s, size_t w)
+{
+	size_t n = text_width(s);
+	fprintf(f, "%s%*s", s, n < w ? (int)(w - n) : 0, "");
+}

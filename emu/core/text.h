@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Length of the UTF-8 sequence at p[0..n): 1 to 4 when it is valid, 0 when
  * it is not (a stray continuation byte, an overlong form, a surrogate,
@@ -57,5 +58,9 @@ char *text_utf8_clean(const char *s, bool xml);
  * tables; a byte that is not UTF-8 is 1 (shown as U+FFFD). Not wcwidth(3),
  * which depends on the locale (-1 for every non-ASCII character in "C"). */
 size_t text_width(const char *s);
+
+/* s left-aligned in a column w terminal columns wide (text_width): what
+ * printf's "%-*s" does for ASCII. */
+void text_put_padded(FILE *f, const char *s, size_t w);
 
 #endif

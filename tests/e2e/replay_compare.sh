@@ -176,6 +176,22 @@ for spec in hyperx:s=2x2 flatfly:m=2,n=2; do
   expect_eq "single --topology $spec: routing" "$(json "$dir/hx.json" 'd["config"]["routing_function"]')" "min"
 done
 # Bad input: a network too small, and two ways of naming the network.
+# Columns line up as a terminal shows them: a graph file whose name is
+# not ASCII ('réseau_ジョブ.txt') shifted every later column by the bytes
+# its name has beyond its width.
+"$netloom" topo export torus:k=2 --format edgelist -o "$dir/réseau_ジョブ.txt" || fail "export the graph"
+"$netloom" replay "$dir/own.nlt" -s backend=flit --topology "graph:file=$dir/réseau_ジョブ.txt" --topology torus:k=2 > "$dir/u.txt" ||
+  fail "compare with a non-ASCII file name exit $?"
+python3 - "$dir/u.txt" <<'PY' || fail "compare: table columns do not line up with a non-ASCII network name"
+import re, sys, unicodedata
+def width(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+lines = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n")
+         if l.startswith(("  network ", "  graph:", "  torus:"))]
+# The display column where the third field (routers) ends, on each line.
+cols = {width(l[:list(re.finditer(r"\S+", l))[2].end()]) for l in lines}
+sys.exit(0 if len(lines) == 3 and len(cols) == 1 else 1)
+PY
 "$netloom" replay "$dir/own.nlt" --topology torus:k=2 --topology mesh:k=1x1 2> "$dir/e.err" > "$dir/e.txt"
 expect_eq "compare: bad topology exit" "$?" 2
 [ -s "$dir/e.txt" ] && fail "compare: bad topology printed a table"
