@@ -80,14 +80,18 @@ static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
 {
 	char *e;
 	errno = 0;
-	*a = strtod(s, &e);
-	if (*e != ':')
+	/* Each number where its part starts (cli_strtod: ' 0.1' is refused as
+	 * '0.1 ' is), none empty (':0.5:0.1' was read as 0:0.5:0.1). */
+	*a = cli_strtod(s, &e);
+	if (e == s || *e != ':')
 		return -1;
-	*b = strtod(e + 1, &e);
-	if (*e != ':')
+	s = e + 1;
+	*b = cli_strtod(s, &e);
+	if (e == s || *e != ':')
 		return -1;
-	*step = strtod(e + 1, &e);
-	if (*e || errno || !isfinite(*a) || !isfinite(*b) || !isfinite(*step) || !(*step > 0) || *a < 0 ||
+	s = e + 1;
+	*step = cli_strtod(s, &e);
+	if (e == s || *e || errno || !isfinite(*a) || !isfinite(*b) || !isfinite(*step) || !(*step > 0) || *a < 0 ||
 	    *b < *a || *b > 1)
 		return -1;
 	/* A step far below the table's 4 decimals is a typo, not a sweep. */

@@ -61,8 +61,8 @@ static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, stru
 	for (uint32_t j = 0; j < n; j++) {
 		char *end;
 		errno = 0;
-		unsigned long long x = strtoull(p, &end, 10);
-		if (end == p || *p == '-' || errno || x == 0 || x > (1u << 20) || (*end != ',' && *end != '\0')) {
+		unsigned long long x = cli_strtou(p, &end); /* no sign, no blank ('4, 4') */
+		if (end == p || errno || x == 0 || x > (1u << 20) || (*end != ',' && *end != '\0')) {
 			free(v);
 			int len = (int)strcspn(p, ",");
 			return nl_errf(err, NL_ECONFIG, "--jobs: '%s': job %" PRIu32 " size '%.*s', expected a list of "

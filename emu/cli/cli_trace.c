@@ -402,8 +402,9 @@ static int cmd_dump(int argc, char **argv)
 			char *end;
 			if (i + 1 >= argc)
 				return sub_usage("dump", "--rank needs a value%s (usage: netloom trace %s)", NULL);
-			long long r = strtoll(argv[++i], &end, 10);
-			if (*end || !*argv[i] || r < 0)
+			errno = 0;
+			unsigned long long r = cli_strtou(argv[++i], &end);
+			if (*end || end == argv[i] || errno || r > INT64_MAX)
 				return sub_usage("dump", "--rank '%s': expected a rank number (usage: netloom trace %s)",
 						 argv[i]);
 			rank = r;

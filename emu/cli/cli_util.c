@@ -409,14 +409,41 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+/* A blank strtoull and strtod skip before a number (C11 7.22.1.3-4: the
+ * isspace characters of the C locale). */
+static bool cli_is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+unsigned long long cli_strtou(const char *s, char **end)
+{
+	/* A digit first: strtoull also takes a sign, and reads '-1' as
+	 * 2^64 - 1. */
+	if (*s < '0' || *s > '9') {
+		*end = (char *)s;
+		return 0;
+	}
+	return strtoull(s, end, 10);
+}
+
+double cli_strtod(const char *s, char **end)
+{
+	if (cli_is_blank(*s)) {
+		*end = (char *)s;
+		return 0;
+	}
+	return strtod(s, end);
+}
+
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	char *end;
 	errno = 0;
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s)
 		goto bad;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
+	unsigned long long v = cli_strtou(s, &end);
+	if (end == s || errno || *end || v < lo || v > hi)
 		goto bad;
 	*out = v;
 	return 0;
@@ -428,10 +455,10 @@ bad:
 
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
 {
-	char *end;
+	char *end = NULL;
 	errno = 0;
-	double v = s && *s ? strtod(s, &end) : NAN;
-	if (!s || !*s || errno || *end || !(v >= lo && v <= hi)) {
+	double v = s ? cli_strtod(s, &end) : NAN;
+	if (!s || end == s || errno || *end || !(v >= lo && v <= hi)) {
 		cli_usage_error(cmd, "%s: expected a number in %.15g..%.15g, got '%s'", opt, lo, hi, s ? s : "");
 		return -1;
 	}

@@ -729,6 +729,55 @@ def case_option_values():
             one_line_error(p, msg)
 
 
+    # Every command's numeric options refuse a blank before the number as
+    # one after it (strtoull and strtod skipped it: --top ' 3' ran with 3),
+    # and an unsigned one a sign (--seed ' -1' ran with 2^64 - 1), as -s
+    # values do (16b4747). The options are those of each command's --help.
+    def usage(cmd, opt, lo, hi, kind="an integer"):
+        return lambda v: f"netloom {cmd}: {opt}: expected {kind} in {lo}..{hi}, got '{v}'"
+    spec, u64max = "torus:k=4x4", 2**64 - 1
+    for args, v, msg in (
+            (("interfere", "wl.ini", "--top"), "3", usage("interfere", "--top", 1, 100000)),
+            (("compare", "study.ini", "--jobs"), "2", usage("compare", "--jobs", 1, 64)),
+            (("compare", "study.ini", "-j"), "2", usage("compare", "--jobs", 1, 64)),
+            (("serve", "--ranks"), "4", usage("serve", "--ranks", 1, 1 << 20)),
+            (("serve", "--ranks", "4", "--max-payload"), "64", usage("serve", "--max-payload", 0, 1 << 30)),
+            (("serve", "--ranks", "4", "--timeout-ms"), "100", usage("serve", "--timeout-ms", 1, 3600000)),
+            (("serve", "--ranks", "4", "--pace"), "2", usage("serve", "--pace", 1e-06, 1000000, "a number")),
+            (("cost", spec, "--seed"), "1", usage("cost", "--seed", 0, u64max)),
+            (("cost", spec, "--trials"), "2", usage("cost", "--trials", 1, 1000)),
+            (("layout", spec, "--longest"), "5", usage("layout", "--longest", 0, 2**32 - 1)),
+            (("topo", "describe", spec, "--seed"), "1", usage("topo describe", "--seed", 0, u64max)),
+            (("topo", "describe", spec, "--samples"), "4", usage("topo describe", "--samples", 2, 2**32 - 1)),
+            (("design", "hyperx", "--terminals"), "64", usage("design hyperx", "--terminals", 1, u64max // 2)),
+            (("design", "hyperx", "--bisection"), "0.5",
+             usage("design hyperx", "--bisection", 1e-09, 1000000000, "a number")),
+            (("design", "equality", "--mutation"), "0.3", usage("design equality", "--mutation", 0, 1, "a number")),
+            (("design", "flex", "--radix"), "16", usage("design flex", "--radix", 2, 100000))):
+        unsigned = "an integer" in msg("")
+        for bad in (f" {v}", f"\t{v}", f"{v} ") + ((" -1", "-1", "+1") if unsigned else ()):
+            p = run(*args, bad, code=2)
+            one_line_error(p, msg(bad))
+    rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
+    jobs = "netloom: --jobs: '{}': job {} size '{}', expected a list of rank counts"
+    for args, bad, msg in (
+            (("sweep", *SMALL, "--rates"), " 0.1:0.2:0.1", rates.format(" 0.1:0.2:0.1")),
+            (("sweep", *SMALL, "--rates"), "0.1: 0.2:0.1", rates.format("0.1: 0.2:0.1")),
+            (("sweep", *SMALL, "--rates"), "0.1:0.2: 0.1", rates.format("0.1:0.2: 0.1")),
+            (("sweep", *SMALL, "--rates"), "0.1 :0.2:0.1", rates.format("0.1 :0.2:0.1")),
+            (("sweep", *SMALL, "--rates"), ":0.2:0.1", rates.format(":0.2:0.1")),
+            (("serve", "--ranks", "4", "--jobs"), " 2,2", jobs.format(" 2,2", 1, " 2")),
+            (("serve", "--ranks", "4", "--jobs"), "2, 2", jobs.format("2, 2", 2, " 2")),
+            (("serve", "--ranks", "4", "--jobs"), "2 ,2", jobs.format("2 ,2", 1, "2 ")),
+            (("serve", "--ranks", "4", "--jobs"), "+2,2", jobs.format("+2,2", 1, "+2")),
+            (("trace", "dump", "t.nlt", "--rank"), " 3", "netloom trace dump: --rank ' 3': expected a rank number"),
+            (("trace", "dump", "t.nlt", "--rank"), "3 ", "netloom trace dump: --rank '3 ': expected a rank number"),
+            (("trace", "dump", "t.nlt", "--rank"), "99999999999999999999",
+             "netloom trace dump: --rank '99999999999999999999': expected a rank number")):
+        p = run(*args, bad, code=2)
+        one_line_error(p, msg)
+
+
 def case_sweep_error_no_output():
     # Routing, traffic and flow-control checks fail before anything is
     # printed, for sweep as for run: stdout stays empty (a CSV consumer
