@@ -25,7 +25,8 @@
 #include "place/place.h"
 #include "session/session.h"
 
-/* Exit status: the table and JSON were written, the --plot chart not. */
+/* Exit status: the results asked for were written (the table, --json),
+ * the --plot chart not. */
 enum { CLI_INTERFERE_NO_PLOT = 3 };
 
 static void cli_interfere_usage(FILE *f)
@@ -42,11 +43,11 @@ static void cli_interfere_usage(FILE *f)
 		   "  --plot OUT.svg      runtime alone and shared per job, an SVG drawn by gnuplot\n"
 		   "                      ('-' = stdout, then no table; not with --json -)\n"
 		   "  --top N             colliding links listed, 1..100000 (default 10)\n\n"
-		   "Exit status: 0 done; 3 the table and JSON were written but the --plot chart was not\n"
-		   "(no gnuplot, gnuplot failed, the SVG could not be written: the old file kept); 1 the run\n"
-		   "failed (deadlock, timeout, out of memory) or --json could not be written after it (a\n"
-		   "full disk; the table on stdout); 2 a bad command line, workload or configuration, or an\n"
-		   "output that cannot be written (checked before the replays).\n");
+		   "Exit status: 0 done; 3 the table and --json (those asked for) were written but the\n"
+		   "--plot chart was not (no gnuplot, gnuplot failed, the SVG could not be written: the old\n"
+		   "file kept); 1 the run failed (deadlock, timeout, out of memory) or --json could not be\n"
+		   "written after it (a full disk; the table on stdout); 2 a bad command line, workload or\n"
+		   "configuration, or an output that cannot be written (checked before the replays).\n");
 }
 
 static double cli_num(json_t *o, const char *k)
@@ -145,14 +146,16 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
  * removes it (core/output.h). gnuplot exits 0 after a failed write (a full
  * disk), so its SVG is read back and checked whole (out_read_svg), then
  * written as any output is (out_stage_registered, out_commit): OUT is the
- * new chart or, when it cannot be written, the old file. */
-static int cli_interfere_plot(json_t *doc, const char *out, struct nl_err *err)
+ * new chart or, when it cannot be written, the old file. written: what
+ * the command wrote before ("the table was written"), said with a missing
+ * gnuplot. */
+static int cli_interfere_plot(json_t *doc, const char *out, const char *written, struct nl_err *err)
 {
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
 		return nl_errf(err, NL_EUNSUPPORTED,
 			       "--plot %s: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
-			       "gnuplot-nox); the table and JSON were written",
-			       out);
+			       "gnuplot-nox); %s",
+			       out, written);
 	char *gp, *tmp = NULL, *svg = NULL;
 	size_t len;
 	if (out_tmp_for_registered(out, &gp, err) < 0)
@@ -414,8 +417,15 @@ int cli_interfere_main(int argc, char **argv)
 		goto out;
 	}
 	/* The results are out (table, JSON): a plot that cannot be drawn is
-	 * a status of its own, not 2, which says nothing was written. */
-	if (plot && cli_interfere_plot(doc, plot, &err) < 0) {
+	 * a status of its own, not 2, which says nothing was written. Its
+	 * line says which were: the table unless a document took stdout, the
+	 * JSON with --json (it said 'the table and JSON' with neither). */
+	const char *written = "nothing was written";
+	if (!is_stdout)
+		written = json_out ? "the table and JSON were written" : "the table was written";
+	else if (json_out)
+		written = "the JSON was written";
+	if (plot && cli_interfere_plot(doc, plot, written, &err) < 0) {
 		cli_report(&err);
 		status = CLI_INTERFERE_NO_PLOT;
 	}

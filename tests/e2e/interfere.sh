@@ -423,6 +423,23 @@ out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini"
 expect_eq "plot without gnuplot" "$rc:$out" \
   "3:netloom: --plot $dir/np.svg: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written"
 [ -s "$dir/np.json" ] || fail "plot without gnuplot: JSON missing"
+# The line says what was written (it said 'the table and JSON' whatever
+# was): the table alone without --json, the JSON alone on stdout or beside
+# --plot -, nothing with --plot - alone. stdout: the table ('netloom
+# interfere: ...'), the JSON ('{') or nothing.
+nogp="gnuplot not found; expected gnuplot on PATH (Debian: apt-get install gnuplot-nox)"
+for c in "np.svg||the table was written|netloom" "np.svg|-|the JSON was written|{" \
+         "-|$dir/np2.json|the JSON was written|" "-||nothing was written|"; do
+  IFS='|' read -r plot json said head <<< "$c"
+  [ "$plot" = - ] || plot=$dir/$plot
+  rm -f "$dir/np2.json" "$dir/np.svg"
+  out=$(PATH=/nonexistent "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot "$plot" \
+    ${json:+--json "$json"} 2>&1 >"$dir/np.out"); rc=$?
+  expect_eq "plot without gnuplot, --plot $plot ${json:+--json $json}: status, line, stdout" \
+    "$rc:$out:$(head -c ${#head} "$dir/np.out")" "3:netloom: --plot $plot: $nogp; $said:$head"
+  [ -z "$json" ] || [ "$json" = - ] || [ -s "$json" ] || fail "plot without gnuplot, --json $json: JSON missing"
+  [ ! -e "$dir/np.svg" ] || fail "plot without gnuplot: $dir/np.svg written"
+done
 
 # Outputs that cannot be written fail before the replays (they failed
 # after them, the table printed): nothing on stdout.
