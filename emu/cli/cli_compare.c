@@ -44,7 +44,8 @@ static const char compare_usage[] =
 	"failed (deadlock or error, marked in the report); 1 an error while\n"
 	"running or writing (no report, the previous one left whole); 2 a bad\n"
 	"command line or study file, or a DIR the report cannot be written to\n"
-	"(nothing run, nothing written).\n";
+	"or whose report files are files the study reads (nothing run, nothing\n"
+	"written).\n";
 
 /* The report's files, written together or not at all (compare_write). */
 enum { COMPARE_N_FILES = 3 };
@@ -69,6 +70,43 @@ static int compare_check_dir(const char *dir, struct nl_err *err)
 		NL_CHECK(out_check_writable(path, err));
 	}
 	return 0;
+}
+
+/* The report's files, against the files the study reads
+ * (session_compare_opts check_file, check_config): a trace, a system's
+ * configuration or a file its keys name, or the study itself, in DIR
+ * under a report's name, was replaced by the report with status 0, as
+ * every other command refuses an output naming an input (cli_check_files). */
+struct compare_outs {
+	struct cli_file f[COMPARE_N_FILES];
+	char path[COMPARE_N_FILES][4200];
+};
+
+static void compare_outs_init(struct compare_outs *o, const char *dir)
+{
+	for (size_t i = 0; i < COMPARE_N_FILES; i++) {
+		snprintf(o->path[i], sizeof o->path[i], "%s/%s", dir, compare_files[i]);
+		o->f[i] = (struct cli_file){"-o", o->path[i]};
+	}
+}
+
+static int compare_check_file(void *ctx, const char *what, const char *path, struct nl_err *err)
+{
+	const struct compare_outs *o = ctx;
+	const struct cli_file in = {what, path};
+	int rc = cli_check_files(&in, 1, o->f, COMPARE_N_FILES, err);
+	if (rc < 0)
+		nl_err_prefix(err, "compare");
+	return rc;
+}
+
+static int compare_check_config(void *ctx, const struct config *cfg, struct nl_err *err)
+{
+	const struct compare_outs *o = ctx;
+	int rc = cli_check_config_files(cfg, o->f, COMPARE_N_FILES, err);
+	if (rc < 0)
+		nl_err_prefix(err, "compare");
+	return rc;
 }
 
 /* Write the report: its three files staged beside their places first,
@@ -193,7 +231,17 @@ int cli_compare_main(int argc, char **argv)
 	out_signals_catch();
 	struct progress pg;
 	progress_init(&pg, "compare");
-	struct session_compare_opts o = {.dir = dir, .jobs = (unsigned)jobs, .pg = quiet ? NULL : &pg, .mpi = mpi};
+	struct compare_outs outs;
+	compare_outs_init(&outs, dir);
+	/* Rank 0 alone writes the report, so it alone compares it with the
+	 * study's files. */
+	struct session_compare_opts o = {.dir = dir,
+					 .jobs = (unsigned)jobs,
+					 .pg = quiet ? NULL : &pg,
+					 .mpi = mpi,
+					 .check_file = quiet ? NULL : compare_check_file,
+					 .check_config = quiet ? NULL : compare_check_config,
+					 .check_ctx = &outs};
 	struct session_compare_result res = {0};
 	struct nl_err err = {0};
 	double t0 = nl_wall_seconds();

@@ -152,6 +152,19 @@ struct session_compare_opts {
 	 * result on every rank (the same res everywhere); only rank 0 creates
 	 * the directory and writes the caches, every rank reads them. */
 	struct net_mpi *mpi;
+	/* The files the study reads, for the caller to compare with what it
+	 * will write (NULL: not asked). While the study is validated, before
+	 * anything is run or written: check_file with each file it names,
+	 * `what` saying where ("STUDY", "study.ini:9 [workload w] trace",
+	 * "study.ini:5 [system a] config"), the path as it is read; then
+	 * check_config with each system's resolved configuration, whose keys
+	 * name files too (its topology's, placement_map, calibration; origins
+	 * "study.ini:6: [system a]" inline, the config file's otherwise). A
+	 * negative return is a problem of the study: err's line, with the
+	 * others. */
+	int (*check_file)(void *ctx, const char *what, const char *path, struct nl_err *err);
+	int (*check_config)(void *ctx, const struct config *cfg, struct nl_err *err);
+	void *check_ctx;
 };
 struct session_compare_result {
 	struct json_t *doc;    /* report.json without the execution figures; caller decrefs */

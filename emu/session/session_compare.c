@@ -627,12 +627,33 @@ static void cmp_layout_problem(struct cmp *c, const struct cmp_sys *s, const nl_
 		    !inline_key && origin ? origin : "", !inline_key && origin ? ")" : "");
 }
 
+/* A file the study reads, `what` (printf-style) naming where, handed to
+ * the caller's check (session_compare_opts): an output of its that would
+ * replace the file is a problem of the study, before anything is written. */
+static void cmp_check_file(struct cmp *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void cmp_check_file(struct cmp *c, const char *path, const char *fmt, ...)
+{
+	char what[1200];
+	struct nl_err err = {0};
+	va_list ap;
+	if (!c->o->check_file || !path)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (c->o->check_file(c->o->check_ctx, what, path, &err) < 0)
+		cmp_problem(c, "%s", err.msg);
+}
+
 /* Every problem of the study, before any run: the systems build (topology,
- * routing, cost), the traces open, their ranks fit every system. */
+ * routing, cost), the traces open, their ranks fit every system, and the
+ * caller writes none of the files the study reads. */
 static void cmp_validate(struct cmp *c)
 {
 	struct nl_err err = {0};
 	char at[1100];
+	cmp_check_file(c, c->path, "STUDY");
 	if (!c->n_sys)
 		cmp_problem(c, "%s: no [system NAME] section; expected at least one", c->path);
 	if (!c->n_wl)
@@ -653,6 +674,7 @@ static void cmp_validate(struct cmp *c)
 	}
 	for (uint32_t i = 0; i < c->n_wl; i++) {
 		struct cmp_wl *w = &c->wl[i];
+		cmp_check_file(c, w->trace, "%s:%d [workload %s] trace", c->path, w->trace_line, w->name);
 		if (!w->trace) {
 			/* At its header's line, where the key is missing. */
 			cmp_problem(c, "%s:%d: [workload %s] key 'trace': missing; expected a trace archive (.nlt)",
@@ -684,10 +706,13 @@ static void cmp_validate(struct cmp *c)
 	for (uint32_t i = 0; i < c->n_sys; i++) {
 		struct cmp_sys *s = &c->sys[i];
 		nl_sim *sim;
+		cmp_check_file(c, s->config, "%s:%d [system %s] config", c->path, s->config_line, s->name);
 		if (cmp_sys_sim(c, s, &sim, &err) < 0) {
 			cmp_problem(c, "%s", err.msg);
 			continue;
 		}
+		if (c->o->check_config && c->o->check_config(c->o->check_ctx, &sim->cfg, &err) < 0)
+			cmp_problem(c, "%s", err.msg);
 		const char *topo = config_get(&sim->cfg, "topology");
 		const char *rf = config_get(&sim->cfg, "routing_function");
 		cmp_check_placement_keys(c, s, sim);

@@ -379,5 +379,68 @@ for c in "compare study.ini -o a1.json -o" "cost torus:k=4x4 --json a1.json --js
   rm -rf a1.json a2.json
 done
 
+# compare's report (DIR/report.json, report.md, index.html) against the
+# files its study reads: the study, a workload's trace, a system's config
+# file and the files its keys name (a trace named report.md and
+# 'compare study.ini -o .': the trace replaced by the report, exit 0).
+# Nothing run, no report, no cache.
+same_compare() { # as same; then nothing of the report written beside FILE
+  same "$@"
+  local d f
+  d=$(dirname "$2")
+  for f in report.json report.md index.html cache; do
+    [ "$d/$f" = "./$2" ] || [ "$d/$f" = "$2" ] || [ ! -e "$d/$f" ] || fail "$1: $d/$f written"
+    rm -rf "${d:?}/$f"
+  done
+}
+cmp_study() { # STUDY TRACE [SYSTEM KEY LINES...]: a study of torus:k=4x4 (or the keys given) and TRACE
+  local f=$1 t=$2; shift 2
+  { printf '%s\n' "[study]" "[system a]"; [ $# -gt 0 ] && printf '%s\n' "$@" || echo "topology = torus:k=4x4"
+    printf '%s\n' "[workload w]" "trace = $t"; } >"$f"
+}
+cp orig.nlt report.md
+cmp_study cmp.ini report.md
+same_compare "compare: a trace as DIR/report.md" report.md \
+  "netloom: compare: -o './report.md': the same file as cmp.ini:5 [workload w] trace 'report.md', an input; expected another file" \
+  compare cmp.ini -o .
+cmp_study report.json p.nlt
+same_compare "compare: the study as DIR/report.json" report.json \
+  "netloom: compare: -o './report.json': the same file as STUDY 'report.json', an input; expected another file" \
+  compare report.json -o .
+printf '%s\n' "[network]" "topology = torus:k=4x4" >report.md
+cmp_study cmp.ini p.nlt "config = report.md"
+same_compare "compare: a system's config file as DIR/report.md" report.md \
+  "netloom: compare: -o './report.md': the same file as cmp.ini:3 [system a] config 'report.md', an input; expected another file" \
+  compare cmp.ini -o .
+printf '0 0\n1 1\n' >index.html
+cmp_study cmp.ini p.nlt "topology = torus:k=4x4" "placement_map = index.html"
+same_compare "compare: a system's placement_map as DIR/index.html" index.html \
+  "netloom: compare: -o './index.html': the same file as cmp.ini:4: [system a] placement_map 'index.html', an input; expected another file" \
+  compare cmp.ini -o .
+cp orig.txt report.md
+printf '%s\n' "[network]" "topology = graph:file=report.md" >gsys.ini
+cmp_study cmp.ini p.nlt "config = gsys.ini"
+same_compare "compare: a config file's graph:file= as DIR/report.md" report.md \
+  "netloom: compare: -o './report.md': the same file as gsys.ini:2 topology graph:file= 'report.md', an input; expected another file" \
+  compare cmp.ini -o .
+echo "graph:file=g.txt" >index.html
+cmp_study cmp.ini p.nlt "topology = @index.html"
+same_compare "compare: a system's @FILE spec as DIR/index.html" index.html \
+  "netloom: compare: -o './index.html': the same file as cmp.ini:3: [system a] topology @FILE 'index.html', an input; expected another file" \
+  compare cmp.ini -o .
+# A study in another folder: its paths are read from there.
+mkdir -p st && cp orig.nlt st/report.md
+cmp_study st/cmp.ini report.md
+same_compare "compare: a trace as DIR/report.md, from another folder" st/report.md \
+  "netloom: compare: -o 'st/report.md': the same file as st/cmp.ini:5 [workload w] trace 'st/report.md', an input; expected another file" \
+  compare st/cmp.ini -o st/
+# A report.md the study does not read is the report's to replace.
+inputs
+echo old >report.md
+cmp_study cmp.ini p.nlt
+"$netloom" compare cmp.ini -o . >/dev/null 2>err || fail "compare -o . over an unread report.md: exit $?: $(cat err)"
+grep -q '^# ' report.md || fail "compare -o . over an unread report.md: not replaced"
+rm -rf report.json report.md index.html cache
+
 [ "$fails" -eq 0 ] || exit 1
 echo "outputs: all checks passed"
