@@ -333,7 +333,10 @@ void cli_child_note_start(void);
 int cli_child_start(struct cli_child *c, const char *cmd);
 
 /* Close c->in, if open, and wait for the program: its wait status, as
- * pclose returns it, or -1 with errno set. */
+ * pclose returns it, or -1 with errno set. A SIGINT or SIGTERM meanwhile
+ * is passed on to the program (SIGKILL 3 s later if it has not ended),
+ * which is reaped, then raised again in netloom: with out_signals_catch's
+ * handler and something staged, the next poll ends the process by it. */
 int cli_child_wait(struct cli_child *c);
 
 /* How a program whose wait status is `st` ended, for an error line:

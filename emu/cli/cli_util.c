@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -619,15 +621,56 @@ int cli_child_start(struct cli_child *c, const char *cmd)
 	return 0;
 }
 
+/* How long a program given netloom's interrupt has to end on it before
+ * SIGKILL, in cli_child_wait's 100 ms ticks. */
+#define CLI_CHILD_GRACE_TICKS 30
+
 int cli_child_wait(struct cli_child *c)
 {
 	if (c->in)
 		fclose(c->in);
 	c->in = NULL;
-	int st;
-	while (waitpid(c->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	/* A SIGINT or SIGTERM sent to netloom alone (kill PID, not the process
+	 * group) was recorded by out_signals_catch's handler, whose SA_RESTART
+	 * restarted waitpid: netloom waited for the program to finish (a
+	 * gnuplot drawing for minutes), the staged chart with it. Held while
+	 * we wait and taken here instead, it is passed on to the program,
+	 * which is reaped (SIGKILL if it has not ended in 3 s), then raised
+	 * again for the handler, so the caller's out_unstage or
+	 * out_staged_del removes what is staged and ends netloom by it, as
+	 * elsewhere. One netloom ignores (SIGINT in a script's background
+	 * job) is left to be ignored: blocked, it would be queued. SIGCHLD
+	 * wakes the wait at the program's end; the 100 ms tick is for one
+	 * lost to another child. */
+	static const int sigs[] = {SIGINT, SIGTERM};
+	sigset_t set, old;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction sa;
+		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&set, sigs[i]);
+	}
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	int st = 0, sig = 0, n_ticks = 0;
+	pid_t r;
+	while ((r = waitpid(c->pid, &st, WNOHANG)) == 0 || (r < 0 && errno == EINTR)) {
+		int got = sigtimedwait(&set, NULL, &(struct timespec){.tv_nsec = 100000000});
+		if ((got == SIGINT || got == SIGTERM) && !sig) {
+			sig = got;
+			kill(c->pid, sig);
+		} else if (got < 0 && sig && ++n_ticks == CLI_CHILD_GRACE_TICKS) {
+			kill(c->pid, SIGKILL);
+		}
+	}
+	int e = errno;
+	if (sig)
+		raise(sig); /* pending until the mask is restored */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		errno = e;
+		return -1;
+	}
 	c->pid = -1;
 	return st;
 }

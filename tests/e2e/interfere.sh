@@ -389,6 +389,52 @@ for nsig in 1 2; do # 2: as 'timeout -s', a second signal at once
   expect_eq "plot interrupted by $nsig SIGTERM: staged, exit, files left" \
     "$staged:$rc:$(compgen -G "$dir/sig.svg*" | wc -l)" "1:143:0"
 done
+# SIGTERM or SIGINT to netloom alone (its PID, not the process group)
+# while gnuplot draws: netloom waited for gnuplot to finish (waitpid
+# restarted after the handler recorded the signal), here 120 s. The signal
+# is passed on to gnuplot, which is reaped, and netloom ends by it with
+# nothing staged left; the JSON, written before the chart, is whole. The
+# fake gnuplot reads the script, notes its PID (the one netloom started:
+# sh -c 'exec gnuplot', then exec sleep) and sleeps.
+mkdir -p "$dir/sleepgp"
+cat > "$dir/sleepgp/gnuplot" <<'EOF'
+#!/bin/sh
+cat > /dev/null
+echo $$ > "$GP_PID.tmp" && mv "$GP_PID.tmp" "$GP_PID"
+exec sleep 120
+EOF
+chmod +x "$dir/sleepgp/gnuplot"
+for s in TERM:143 INT:130; do
+  rm -f "$dir/gp.pid" "$dir/alone.json"
+  # env: a script's background job starts with SIGINT ignored, which
+  # netloom would keep ignored (out_signals_catch).
+  PATH="$dir/sleepgp:$PATH" GP_PID="$dir/gp.pid" env --default-signal=INT \
+    "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/alone.json" \
+    --plot "$dir/alone.svg" > /dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 1200); do [ -s "$dir/gp.pid" ] && break; sleep 0.05; done
+  gpid=$(cat "$dir/gp.pid" 2>/dev/null)
+  staged=$(compgen -G "$dir/alone.svg.tmp*" | wc -l)
+  kill -"${s%:*}" $pid
+  # 20 s on a loaded machine (before: the whole 120 s; then the test ends
+  # the fake gnuplot itself).
+  for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  ended=yes
+  if kill -0 $pid 2>/dev/null; then
+    ended=no
+    [ -z "$gpid" ] || kill -KILL "$gpid"
+  fi
+  wait $pid; rc=$?
+  gp_gone=yes
+  if [ -n "$gpid" ] && kill -0 "$gpid" 2>/dev/null; then
+    gp_gone=no
+    kill -KILL "$gpid"
+  fi
+  expect_eq "SIG${s%:*} to netloom alone while gnuplot draws: staged, ended, status, gnuplot gone, files left" \
+    "$staged:$ended:$rc:$gp_gone:$(compgen -G "$dir/alone.svg*" | wc -l):$(compgen -G "$dir/alone.json?*" | wc -l)" \
+    "1:yes:${s#*:}:yes:0:0"
+  json "$dir/alone.json" 'len(d["results"]["jobs"])' > /dev/null 2>&1 || fail "SIG${s%:*} while gnuplot draws: JSON not whole"
+done
 # gnuplot starts as netloom did: popen passed on SIGXFSZ ignored (main
 # ignores it for its own writes) and the soft limit on open files main
 # raises to the hard one. The fake gnuplot says what it got (SigIgn's
