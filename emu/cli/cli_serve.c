@@ -322,6 +322,22 @@ int cli_serve_main(int argc, char **argv)
 								 names[i], outs[i], names[j]);
 					goto out;
 				}
+		/* An ipc:// endpoint is a file too: the socket that the bind
+		 * creates (or replaces) and removes at exit. An output there
+		 * was lost after the session ('--record s.nlt -l ipc://s.nlt':
+		 * not a regular file). Not standard output, and not an
+		 * abstract socket (@NAME), which has no file. */
+		const char *sock = o.listen && !strncmp(o.listen, "ipc://", 6) && o.listen[6] && o.listen[6] != '@'
+					   ? o.listen + 6
+					   : NULL;
+		for (int i = 0; sock && i < 3; i++)
+			if (outs[i] && strcmp(outs[i], "-") && out_same_file(outs[i], strcmp(sock, "-") ? sock : "./-")) {
+				status = cli_usage_error("serve",
+							 "%s '%s': the same file as --listen '%s', the socket it creates; "
+							 "expected another file",
+							 names[i], outs[i], o.listen);
+				goto out;
+			}
 		files[n_files++] = (struct cli_file){"--trace", o.trace_path};
 		files[n_files++] = (struct cli_file){"--tokens", tokens_path};
 		files[n_files++] = (struct cli_file){"--curve-key", o.curve_key};
