@@ -66,13 +66,6 @@ static const char *cli_str(json_t *s)
 	return json_is_string(s) ? json_string_value(s) : "";
 }
 
-/* s left-aligned in a column w terminal columns wide (text_width). */
-static void cli_interfere_cell(FILE *f, const char *s, size_t w)
-{
-	size_t n = text_width(s);
-	fprintf(f, "%s%*s", s, n < w ? (int)(w - n) : 0, "");
-}
-
 static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 {
 	json_t *res = json_object_get(doc, "results");
@@ -91,7 +84,7 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 		wn = w > wn ? w : wn;
 	}
 	fprintf(f, "  ");
-	cli_interfere_cell(f, "job", wn);
+	text_put_padded(f, "job", wn);
 	fprintf(f, " %6s %-14s %14s %14s %9s %19s %19s %12s %12s\n", "ranks", "placement", "alone_s", "shared_s",
 		"slowdown", "p50_us alone/shared", "p99_us alone/shared", "link_use", "on_shared");
 	json_array_foreach(jobs, i, j)
@@ -103,7 +96,7 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 		snprintf(p50, sizeof p50, "%.3f/%.3f", cli_lat_us(j, "alone", "p50_s"), cli_lat_us(j, "shared", "p50_s"));
 		snprintf(p99, sizeof p99, "%.3f/%.3f", cli_lat_us(j, "alone", "p99_s"), cli_lat_us(j, "shared", "p99_s"));
 		fprintf(f, "  ");
-		cli_interfere_cell(f, cli_str(json_object_get(j, "name")), wn);
+		text_put_padded(f, cli_str(json_object_get(j, "name")), wn);
 		fprintf(f, " %6" JSON_INTEGER_FORMAT " %-14s %14.9f %14.9f %9s %19s %19s %12" JSON_INTEGER_FORMAT
 			   " %12" JSON_INTEGER_FORMAT "\n",
 			json_integer_value(json_object_get(j, "ranks")),
@@ -281,6 +274,8 @@ static int cli_interfere_check_jobs(const char *workload, const struct cli_file 
 		if (j->trace) {
 			snprintf(names[n], sizeof names[n], "%.80s:%d [job %s] trace", workload, j->trace_line, j->name);
 			in[n] = (struct cli_file){names[n], j->trace};
+			/* And the files a foreign trace reads besides it. */
+			rc = cli_check_trace_files(names[n], j->trace, outs, n_outs, err);
 			n++;
 		}
 		if (j->map_path) {
