@@ -715,6 +715,14 @@ static const char *const bs_routes[][3] = {
 		/* BookSim registers dor_mesh but no dor_torus. */
 		{"torus", "dim_order", "dor"}, {"torus", "valiant", "valiant"},
 		{"mesh", "dim_order", "dor"}, {"mesh", "dor", "dor"}, {"mesh", "valiant", "valiant"},
+		/* xy_yx_mesh / adaptive_xy_yx_mesh (routefunc.cpp): XY or YX per
+		 * packet at the source router (at random, or toward the first
+		 * port with fewer credits used, random on a tie), XY on the
+		 * lower num_vcs / 2 VCs, YX on the upper, every VC at the
+		 * destination router: netloom's xyyx on a mesh. An odd num_vcs
+		 * (BookSim's halves share the middle VC) is refused by xyyx and
+		 * named by bs_check. */
+		{"mesh", "xy_yx", "xyyx"}, {"mesh", "adaptive_xy_yx", "xyyx:order=adaptive"},
 		/* min_flatfly (registered as ran_min_flatfly) is dimension order
 		 * (lowest dimension first) on every VC. */
 		{"flatfly", "ran_min", "min:select=first,classes=none"},

@@ -303,6 +303,23 @@ def case_routing_per_network():
                 check(f"{topo} {rf}: named ({named})", "routing_function" in named)
             else:
                 mapped_or_named(bs, ini, named, "routing_function", want)
+        # xy_yx_mesh and adaptive_xy_yx_mesh (routefunc.cpp): XY or YX per
+        # packet (at random, or on the first ports' credits), each on its
+        # half of the VCs: netloom's xyyx on a mesh, exactly (exit 0).
+        for rf, want in (("xy_yx", "xyyx"), ("adaptive_xy_yx", "xyyx:order=adaptive")):
+            with open(bs, "w") as f:
+                f.write(f"topology = mesh;\nk = 4;\nn = 2;\nrouting_function = {rf};\nnum_vcs = 4;\n")
+            rc, text, named = convert(bs)
+            eq(f"mesh {rf}: converts exactly", (rc, named), (0, {}))
+            eq(f"mesh {rf}: routing_function", ini_value(read_ini(text), "routing_function"), want)
+            runs(bs, text, tmp)
+            # An odd num_vcs: BookSim's halves share the middle VC; xyyx
+            # refuses it, so it is named with netloom's reason.
+            with open(bs, "w") as f:
+                f.write(f"topology = mesh;\nk = 4;\nn = 2;\nrouting_function = {rf};\nnum_vcs = 3;\n")
+            rc, text, named = convert(bs)
+            check(f"mesh {rf} with num_vcs = 3 named: {named}",
+                  rc == 3 and "even num_vcs" in named.get("routing_function", ""))
         # BookSim registers dor_mesh, not dor_torus: it exits on a torus.
         with open(bs, "w") as f:
             f.write("topology = torus;\nk = 4;\nn = 2;\nrouting_function = dor;\nnum_vcs = 4;\n")
@@ -334,7 +351,7 @@ def case_routing_per_network():
         mapped_or_named(bs, read_ini(text), named, "routing_function", "valiant")
         # No routing_function: BookSim's default 'none' stops it ("Invalid
         # routing function: none_mesh"); named as unset, with what to set.
-        for topo, names in (("mesh", "dim_order, dor, valiant"), ("torus", "dim_order")):
+        for topo, names in (("mesh", "dim_order, dor, valiant, xy_yx, adaptive_xy_yx"), ("torus", "dim_order")):
             with open(bs, "w") as f:
                 f.write(f"topology = {topo};\nk = 4;\nn = 2;\n")
             rc, text, named = convert(bs)
