@@ -86,7 +86,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	static const char *const names[4] = {"RANKS", "ITERS", "WINDOW", "BYTES"};
-	static const uint64_t maxes[4] = {UINT32_MAX, UINT64_MAX, 65536, UINT32_MAX};
+	/* RANKS: the replay's limit (app_new takes at most 2^24 - 1 ranks, for
+	 * its map keys), so a larger value is this argument's error. */
+	static const uint64_t maxes[4] = {(1u << 24) - 1, UINT64_MAX, 65536, UINT32_MAX};
 	uint64_t a[4] = {g.ranks, g.iters, g.window, g.bytes};
 	for (int i = 0; i < 4 && i + 1 < argc; i++)
 		if (!arg_u64(argv[i + 1], maxes[i], &a[i])) {
@@ -94,6 +96,14 @@ int main(int argc, char **argv)
 				names[i], argv[i + 1], maxes[i]);
 			return 2;
 		}
+	/* The messages it counts (RANKS/2 x ITERS x (WINDOW + 1)) in 64 bits. */
+	uint64_t iters_max = UINT64_MAX / (a[0] / 2 ? a[0] / 2 : 1) / (a[2] + 1);
+	if (a[1] > iters_max) {
+		fprintf(stderr, "bench_replay_rate: ITERS '%s': expected a decimal integer up to %" PRIu64
+				" (RANKS/2 x ITERS x (WINDOW + 1) messages within 64 bits)\n",
+			argv[2], iters_max);
+		return 2;
+	}
 	g.ranks = (uint32_t)a[0];
 	g.iters = a[1];
 	g.window = (uint32_t)a[2];

@@ -13,6 +13,7 @@
  * or SIGTERM removes them (at the next op written or read) and ends the
  * process by that signal.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -28,6 +29,10 @@
 #include "traces/trace.h"
 
 #define RANKS 8
+/* write's OPS_PER_RANK at most: ops * RANKS and a stream's virtual time
+ * (below 2.7e5 ps an op: write_rank's durations and gaps) stay within 64
+ * bits. */
+#define WRITE_OPS_MAX 10000000000000ull
 
 /* One rank's synthetic stream: cycles of compute, 4 irecv + 4 isend to
  * ring neighbours, waitall on the 8 requests, an allreduce every 10 cycles. */
@@ -196,11 +201,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "write")) {
 		char *end = "";
 		uint64_t per = 1000000;
-		/* Digits only: strtoull took "-5" as 2^64 - 5. */
+		/* Digits only (strtoull reads "-5" as 2^64 - 5) and in range
+		 * (2^64 and more as 2^64 - 1, ERANGE). */
+		errno = 0;
 		if (argc > 2)
 			per = argv[2][0] >= '0' && argv[2][0] <= '9' ? strtoull(argv[2], &end, 10) : 0;
-		if (!per || *end) {
-			fprintf(stderr, "bench_trace: write OPS '%s': expected a positive integer\n", argv[2]);
+		if (!per || *end || errno || per > WRITE_OPS_MAX) {
+			fprintf(stderr, "bench_trace: write OPS '%s': expected a positive integer up to %" PRIu64 "\n",
+				argv[2], (uint64_t)WRITE_OPS_MAX);
 			rc = 2;
 			goto out;
 		}

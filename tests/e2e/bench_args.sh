@@ -21,7 +21,18 @@ refused() { # NEEDLE COMMAND...
 for v in -5 x 0 12x ""; do
 	refused "write OPS '$v': expected a positive integer" "$trace" write "$v"
 done
+# Out of range: strtoull's ERANGE read as 2^64 - 1 (ran until killed),
+# and OPS x 8 ranks past 64 bits.
+for v in 99999999999999999999999 18446744073709551616 18446744073709551615 10000000000001; do
+	refused "write OPS '$v': expected a positive integer up to 10000000000000" timeout 10 "$trace" write "$v"
+done
 refused "RANKS '-2': expected a decimal integer" "$rate" -2
+# Above the replay's 2^24 - 1 ranks (app_new refused it: exit 1).
+refused "RANKS '33554432': expected a decimal integer up to 16777215" timeout 10 "$rate" 33554432
+refused "RANKS '16777216': expected a decimal integer up to 16777215" timeout 10 "$rate" 16777216
+# The messages RANKS/2 x ITERS x (WINDOW + 1) past 64 bits.
+refused "ITERS '18446744073709551615': expected a decimal integer up to 542551296285575047" \
+	timeout 10 "$rate" 4 18446744073709551615 16
 refused "RANKS 'x': expected a decimal integer" "$rate" x
 refused "ITERS ' 5': expected a decimal integer" "$rate" 4 " 5"
 refused "WINDOW '70000': expected a decimal integer up to 65536" "$rate" 4 10 70000
