@@ -29,6 +29,8 @@ struct run_opts {
 	bool spread_set;       /* --spread given */
 	double a, b, step;     /* sweep: --rates parsed */
 	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
+	const char *cmd;       /* "run" or "sweep" */
+	bool check_config_keys; /* -c is not a regular file: its keys checked once read (run_setup) */
 };
 
 static void run_usage(FILE *f, const char *cmd)
@@ -115,7 +117,7 @@ static bool run_twice(const char *cmd, const char *a, const struct run_opts *o)
  * caller prints it: run_help). */
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
-	const char *cmd = argv[0];
+	const char *cmd = o->cmd = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int c = cli_cfg_opt(&o->cfg, cmd, argc, argv, &i);
@@ -191,13 +193,16 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error(cmd, "%s", same.msg);
 	/* Nor a file its keys name (-s topology=graph:file=g.txt,
 	 * placement_map, calibration). A configuration that does not load is
-	 * the run's to report; a -c that is not a regular file (a FIFO) is
-	 * read once, by the run, so only the -s keys are looked at then. */
+	 * the run's to report; a -c that is not a regular file (a FIFO,
+	 * /dev/stdin) is read once, by the run, so only the -s keys are looked
+	 * at here and the rest once it is read (run_setup). */
 	if (o->json_path && strcmp(o->json_path, "-")) {
 		struct cli_cfg_opts keys = o->cfg;
 		struct stat st;
-		if (keys.config_path && (stat(keys.config_path, &st) != 0 || !S_ISREG(st.st_mode)))
+		if (keys.config_path && (stat(keys.config_path, &st) != 0 || !S_ISREG(st.st_mode))) {
 			keys.config_path = NULL;
+			o->check_config_keys = true;
+		}
 		struct config cfg;
 		int rc = cli_cfg_load(&cfg, &keys, &same) < 0 ? 0 : cli_check_config_files(&cfg, &out, 1, &same);
 		config_release(&cfg);
@@ -226,6 +231,12 @@ static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info 
 		cli_config_hint(o->cfg.config_path, rc, err);
 	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
 		rc = session_set(s, o->cfg.sets[i], NULL, "-s", err);
+	/* The keys of a -c read from a pipe, now that it is read: a --json
+	 * naming a file they name would replace it (run_parse checked the
+	 * others). Status 2, before any work. */
+	if (rc == 0 && o->check_config_keys &&
+	    cli_check_config_files(session_config(s), &(struct cli_file){"--json", o->json_path}, 1, err) < 0)
+		rc = nl_err_prefix(err, "%s", o->cmd);
 	*info = (struct nl_sim_info){.size = sizeof *info};
 	if (rc == 0)
 		rc = nl_sim_info(s, info, err);

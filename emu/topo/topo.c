@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,57 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 	return 0;
 }
 
+/* What each @FILE that is not a regular file (a FIFO, /dev/stdin, a
+ * shell's <(...)) gave when first read in this process, by device and
+ * inode: its text or its error. Such a file yields its text once, and a
+ * spec is read more than once: topo_spec_files finds the files it names
+ * (checked against the outputs, docs/results.md) before topo_new builds
+ * it, and a session records the spec it read. Read again, the pipe would
+ * be empty (a FIFO with no writer left: a wait forever). Kept here rather
+ * than the CLI putting such an @FILE's text in place of its name, because
+ * this one reader serves every caller, nested specs (p2(@/dev/stdin), an
+ * @FILE naming one) included, and errors still name the @FILE. A process
+ * reads a handful: never freed. A mutex: replays build networks on
+ * several threads at once. */
+struct topo_pipe_text {
+	dev_t dev;
+	ino_t ino;
+	int rc;                       /* topo_read_spec_file's */
+	char *text;                   /* rc 0: the spec text */
+	struct nl_err err;            /* rc < 0: its error */
+	struct topo_pipe_text *next;
+};
+static struct topo_pipe_text *topo_pipe_texts;
+static pthread_mutex_t topo_pipe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* topo_read_spec_file, through topo_pipe_texts for a file that is not
+ * regular. The lock is held while reading, so one thread reads a pipe. */
+static int topo_spec_text(const char *path, char **out, struct nl_err *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+		return topo_read_spec_file(path, out, err);
+	*out = NULL;
+	pthread_mutex_lock(&topo_pipe_lock);
+	struct topo_pipe_text *p = topo_pipe_texts;
+	while (p && (p->dev != st.st_dev || p->ino != st.st_ino))
+		p = p->next;
+	if (!p && (p = calloc(1, sizeof *p))) {
+		p->dev = st.st_dev;
+		p->ino = st.st_ino;
+		p->rc = topo_read_spec_file(path, &p->text, &p->err);
+		p->next = topo_pipe_texts;
+		topo_pipe_texts = p;
+	}
+	int rc = p ? p->rc : nl_errf(err, NL_ENOMEM, "out of memory");
+	if (p && rc < 0 && err)
+		*err = p->err;
+	if (p && rc == 0 && !(*out = strdup(p->text)))
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
+	pthread_mutex_unlock(&topo_pipe_lock);
+	return rc;
+}
+
 int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
 {
 	*out = NULL;
@@ -142,7 +194,7 @@ int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
 		return *out ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
 	}
 	char *text;
-	NL_CHECK(topo_read_spec_file(spec + 1, &text, err));
+	NL_CHECK(topo_spec_text(spec + 1, &text, err));
 	if (text[0] == '@') {
 		free(text);
 		return nl_errf(err, NL_EINVAL, "topology '%s': a spec file cannot name another spec file", spec);
@@ -298,13 +350,10 @@ static int topo_files_walk(const char *spec, const struct topo_spec_file *at, co
 			       spec, topo_spec_cut(spec), TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
 	if (spec[0] == '@') {
 		struct topo_spec_file f = {spec + 1, true, at->family, at->key, in};
-		struct stat st;
 		char *text;
 		NL_CHECK(each(ctx, &f));
-		/* What a FIFO or /dev/stdin holds would be gone for the
-		 * topology itself: such a file is named, not read. */
-		if (stat(spec + 1, &st) == 0 && !S_ISREG(st.st_mode))
-			return 0;
+		/* A FIFO or /dev/stdin too: topo_new gets the same text
+		 * (topo_pipe_texts). */
 		NL_CHECK(topo_spec_expand(spec, &text, err));
 		rc = topo_files_walk(text, &(struct topo_spec_file){0}, spec + 1, depth + 1, each, ctx, err);
 		free(text);

@@ -204,7 +204,10 @@ const struct topo_ops *topo_find(const char *name, struct nl_err *err);
 /* Parse `spec` and build the topology. On failure nothing is allocated and
  * *err says which parameter of which family was wrong. "@path" reads the
  * spec from a file (any length; lines joined without separators, '#'
- * lines skipped); the canonical t->spec is then the spec itself. */
+ * lines skipped); the canonical t->spec is then the spec itself. A path
+ * that is not a regular file (a FIFO, /dev/stdin) is read once per
+ * process: every later read of it (topo_spec_files, topo_spec_expand, a
+ * nested spec) gets the same text, or the same error. */
 int topo_new(const char *spec, struct topo **out, struct nl_err *err);
 /* The spec "@path" stands for (its file's text, as topo_new reads it), or
  * a copy of any other spec; *out is the caller's to free. */
@@ -225,10 +228,10 @@ typedef int (*topo_spec_file_fn)(void *ctx, const struct topo_spec_file *f);
  * (family, params, nested specs, "@path"), `each` is called for every
  * parameter that names an input file (PARAM_PATH) and is set, and for
  * every "@path" before its text is read. An "@path" that is not a regular
- * file (a FIFO, /dev/stdin) is named but not read: what it holds would be
- * gone for the topology itself. A spec that does not parse returns
- * topo_new's error, after the files found before it. Pointers in *f are
- * valid during the call only. */
+ * file (a FIFO, /dev/stdin) is read too, once: topo_new then builds the
+ * same text. A spec that does not parse returns topo_new's error, after
+ * the files found before it. Pointers in *f are valid during the call
+ * only. */
 int topo_spec_files(const char *spec, topo_spec_file_fn each, void *ctx, struct nl_err *err);
 
 /* Free a topology (NULL is a no-op). */

@@ -280,6 +280,48 @@ printf '%s\n' "[network]" "topology = graph:file=g.txt" >graph.ini
 same "sweep -c FILE (topology = graph:file=F) --json F" g.txt \
   "netloom sweep: --json './g.txt': the same file as graph.ini:2 topology graph:file= 'g.txt', an input; expected another file" \
   sweep "${run[@]:3}" -c graph.ini --rates 0.1:0.2:0.1 --json ./g.txt
+# The same read from a pipe: an @FILE that is /dev/stdin, a FIFO or a
+# <(...), and a -c /dev/stdin (the graph was replaced, exit 0). The pipe's
+# text is read once, for the check and the build alike.
+same "topo describe @/dev/stdin -o its graph:file=" g.txt \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= in @/dev/stdin 'g.txt', an input; expected another file" \
+  topo describe @/dev/stdin -o g.txt < <(echo 'graph:file=g.txt')
+same "topo describe p2(@/dev/stdin) -o its graph:file=" g.txt \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= in @/dev/stdin 'g.txt', an input; expected another file" \
+  topo describe 'p2(@/dev/stdin):trials=1' -o g.txt < <(echo 'graph:file=g.txt')
+exec {piped}< <(echo 'p2(graph:file=g.txt):trials=1')
+same "topo describe @<(...) -o its graph:file=" g.txt \
+  "netloom topo describe: --output 'g.txt': the same file as graph:file= in @/dev/fd/$piped 'g.txt', an input; expected another file" \
+  topo describe @/dev/fd/$piped -o g.txt
+exec {piped}<&-
+same "run -s topology=@/dev/stdin --json its graph:file=" g.txt \
+  "netloom run: --json 'g.txt': the same file as -s topology graph:file= in @/dev/stdin 'g.txt', an input; expected another file" \
+  run "${run[@]:3}" -s topology=@/dev/stdin --json g.txt < <(echo 'graph:file=g.txt')
+same "run -c /dev/stdin (topology = graph:file=F) --json F" g.txt \
+  "netloom: run: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; expected another file" \
+  run "${run[@]:3}" -c /dev/stdin --json g.txt < <(cat graph.ini)
+same "sweep -c /dev/stdin (topology = graph:file=F) --json F" g.txt \
+  "netloom: sweep: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; expected another file" \
+  sweep "${run[@]:3}" -c /dev/stdin --rates 0.1:0.2:0.1 --json g.txt < <(cat graph.ini)
+mkfifo spec.fifo
+timeout 60 sh -c 'echo "graph:file=g.txt" >spec.fifo' &
+writer=$!
+same "cost @FIFO --json its graph:file=" g.txt \
+  "netloom cost: --json 'g.txt': the same file as graph:file= in @spec.fifo 'g.txt', an input; expected another file" \
+  cost @spec.fifo --json g.txt
+wait "$writer" || fail "cost @FIFO: the writer's text was not read (status $?)"
+# What was read for the check is what is built, and recorded ("@FILE" as
+# the spec it read, docs/configuration.md; '@/dev/stdin' before, its
+# second read finding the pipe empty).
+out=$(echo 'torus:k=4' | "$netloom" topo describe @/dev/stdin 2>&1)
+expect_eq "topo describe @/dev/stdin: the spec piped" "$(echo "$out" | sed -n 's/^topology *//p')" "torus:k=4,n=0,p=1"
+echo 'torus:k=4' | "$netloom" topo describe 'p2(@/dev/stdin):trials=1' -o piped.txt 2>err ||
+  fail "topo describe p2(@/dev/stdin) -o F: exit $?: $(cat err)"
+expect_eq "topo describe p2(@/dev/stdin) -o F: the spec piped" "$(sed -n 's/^topology *//p' piped.txt)" \
+  "p2(torus:k=4,n=0,p=1):trials=1,cab=0,frac=1,seed=1"
+echo 'torus:k=4x4' | "$netloom" run "${run[@]:3}" -s topology=@/dev/stdin --json piped.json >/dev/null 2>err ||
+  fail "run -s topology=@/dev/stdin --json F: exit $?: $(cat err)"
+expect_eq "run -s topology=@/dev/stdin: the spec recorded" "$(json piped.json 'd["config"]["topology"]')" "torus:k=4x4"
 same "replay -s placement_map=F --json F" map.txt \
   "netloom: replay: --json 'map.txt': the same file as -s placement_map 'map.txt', an input; expected another file" \
   replay p.nlt -s topology=torus:k=4x4 -s placement=map -s placement_map=map.txt --json map.txt
