@@ -37,6 +37,7 @@ struct bs_kv {
 	int line;
 	bool used;
 	bool is_multi; /* a vector of per-class values: named, not written */
+	char why[400]; /* why it was first named (bs_warn), "" when not: for the INI's note */
 };
 
 struct bs_file {
@@ -404,6 +405,8 @@ static void bs_warn(FILE *warn, const char *path, struct bs_file *bf, const char
 			bf->kv[i].used = true;
 			line = bf->kv[i].line;
 			val = bf->kv[i].val;
+			if (!bf->kv[i].why[0])
+				snprintf(bf->kv[i].why, sizeof bf->kv[i].why, "%s", why);
 		}
 	if (line)
 		fprintf(warn, "netloom: %s:%d: cannot map '%s = %s': %s\n", path, line, key, val, why);
@@ -532,9 +535,47 @@ static bool bs_multi(const struct bs_file *bf, const char *key)
 	return false;
 }
 
+/* The default netloom gives `key` when a file leaves it out. */
+static const char *bs_default(const char *key)
+{
+	size_t n_tables;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	struct config c;
+	const struct param_def *def = NULL;
+	config_init(&c, tables, n_tables);
+	config_find_key(&c, key, &def);
+	config_release(&c);
+	return def ? def->defval : NULL;
+}
+
+/* The INI's note where a named key is left out: what BookSim had (val, or
+ * the file's value), why it was named (bs_warn's reason, else `why`), and
+ * the default netloom applies instead, so one who keeps only the INI sees
+ * that the value is netloom's, not BookSim's (as the routing function's
+ * fallback says, bs_check). */
+static void bs_note_left_out(FILE *out, const struct bs_file *bf, const char *key, const char *val,
+			     const char *why)
+{
+	for (int i = 0; i < bf->n; i++)
+		if (!strcmp(bf->kv[i].key, key)) {
+			val = bf->kv[i].val;
+			if (bf->kv[i].why[0])
+				why = bf->kv[i].why;
+		}
+	fprintf(out, "; %s: BookSim's '%s' is not mapped%s%s;\n", key, val,
+		why ? ": " : " (see the conversion's messages)", why ? why : "");
+	const char *def = bs_default(key);
+	if (def && def[0])
+		fprintf(out, "; netloom uses its default instead: %s = %s.\n", key, def);
+	else if (def)
+		fprintf(out, "; netloom uses its default instead: %s unset.\n", key);
+}
+
 /* Write `key = val` if netloom accepts the value; otherwise name it as
  * unmappable with netloom's reason (`what`, when given, says how val was
- * derived from the file), so the INI written always loads. */
+ * derived from the file), so the INI written always loads, and note in
+ * the INI that netloom's default applies there. */
 static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const char *key, const char *val,
 		   const char *what, int *n)
 {
@@ -543,9 +584,11 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
 	struct config c;
 	struct nl_err e = {0};
+	if (bs_multi(bf, key)) {
+		bs_note_left_out(out, bf, key, val, NULL); /* named by bs_vectors */
+		return;
+	}
 	config_init(&c, tables, n_tables);
-	if (bs_multi(bf, key))
-		return; /* named by bs_vectors */
 	int rc = config_set(&c, key, val, "BookSim", &e);
 	config_release(&c);
 	if (rc == 0) {
@@ -562,6 +605,7 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 		snprintf(why, sizeof why, "%s%sthis netloom has no key '%s' for it", what ? what : "", what ? ": " : "",
 			 key);
 		bs_warn(warn, path, bf, key, why, n);
+		bs_note_left_out(out, bf, key, val, why);
 		return;
 	}
 	r = r ? r + strlen(needle) : e.msg;
@@ -569,6 +613,7 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 		r++;
 	snprintf(why, sizeof why, "%s%s%s", what ? what : "", what ? " is " : "", r);
 	bs_warn(warn, path, bf, key, why, n);
+	bs_note_left_out(out, bf, key, val, why);
 }
 
 /* A number as the whole value ('O.1', '0.1O', 'abc' and '' are not 0 or
@@ -623,17 +668,22 @@ static void bs_put_thres(FILE *out, FILE *warn, const char *path, struct bs_file
 static void bs_put_rate(FILE *out, FILE *warn, const char *path, struct bs_file *bf, bool rate_ok, double rate,
 			const char *ps, int *unmapped)
 {
-	if (bs_multi(bf, "injection_rate"))
-		return; /* named by bs_vectors */
+	const char *v = bs_get(bf, "injection_rate");
+	if (bs_multi(bf, "injection_rate")) {
+		bs_note_left_out(out, bf, "injection_rate", v, NULL); /* named by bs_vectors */
+		return;
+	}
 	double flits;
 	if (!bs_number(bs_get(bf, "injection_rate_uses_flits"), &flits) || flits != (long)flits) {
 		bs_warn(warn, path, bf, "injection_rate_uses_flits", "expected an integer (0 or 1)", unmapped);
 		bs_warn(warn, path, bf, "injection_rate", "its unit is unknown (injection_rate_uses_flits is not an integer)",
 			unmapped);
+		bs_note_left_out(out, bf, "injection_rate", v, NULL);
 		return;
 	}
 	if (!rate_ok) {
 		bs_warn(warn, path, bf, "injection_rate", "expected a number", unmapped);
+		bs_note_left_out(out, bf, "injection_rate", v, NULL);
 		return;
 	}
 	char how[160] = "", num[64];
@@ -691,6 +741,7 @@ static void bs_allocators(FILE *out, FILE *warn, const char *path, struct bs_fil
 			 "BookSim runs %d iteration(s) in the VC allocator and %d in the switch allocator; netloom's alloc_iters serves both",
 			 vc_it, sw_it);
 		bs_warn(warn, path, bf, "sw_allocator", why, unmapped);
+		bs_note_left_out(out, bf, "alloc_iters", file_iters, why);
 		return;
 	}
 	int iters = vc_it > sw_it ? vc_it : sw_it;
@@ -1165,20 +1216,6 @@ static void bs_cmesh(const char *path, FILE *warn, struct bs_file *bf, long k, l
  * not mapped, in order of preference (NULL: netloom's default). */
 static const char *const bs_fallback_routes[] = {NULL, "min", "min:classes=none"};
 
-/* The default netloom gives `key` when a file leaves it out. */
-static const char *bs_default(const char *key)
-{
-	size_t n_tables;
-	struct session_tables st;
-	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
-	struct config c;
-	const struct param_def *def = NULL;
-	config_init(&c, tables, n_tables);
-	config_find_key(&c, key, &def);
-	config_release(&c);
-	return def ? def->defval : NULL;
-}
-
 /* Build what the INI will describe (the topology, the routing function
  * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is
  * named here, with netloom's reason, and left out, not found by `netloom
@@ -1258,7 +1295,7 @@ static void bs_check(const char *path, FILE *warn, struct bs_file *bf, char *top
 	topo_free(t);
 }
 
-/* The conversion over a caller-provided bs_file (85 KB: on the heap, not
+/* The conversion over a caller-provided bs_file (190 KB: on the heap, not
  * the stack, and not static: the API is reentrant, no mutable globals). */
 static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *bf, struct nl_err *err)
 {
@@ -1457,6 +1494,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	if (topo[0]) {
 		fputs(topo_note, out);
 		bs_put(out, warn, path, bf, "topology", topo, NULL, &unmapped);
+	} else {
+		bs_note_left_out(out, bf, "topology", tp, NULL);
 	}
 	fputs(route_note, out);
 	if (route[0])
@@ -1509,15 +1548,18 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			&unmapped);
 	else if (!traffic_ok)
 		bs_warn(warn, path, bf, "traffic", "no netloom equivalent pattern", &unmapped);
+	if (!traffic[0])
+		bs_note_left_out(out, bf, "traffic", bs_get(bf, "traffic"), NULL);
 	double rate;
 	const bool rate_ok = bs_number(bs_get(bf, "injection_rate"), &rate);
 	const char *ps = bs_get(bf, "packet_size");
-	if (bs_multi(bf, "packet_size"))
-		; /* named by bs_vectors */
-	else if (ps[0] == '{')
+	if (bs_multi(bf, "packet_size")) {
+		bs_note_left_out(out, bf, "packet_size", ps, NULL); /* named by bs_vectors */
+	} else if (ps[0] == '{') {
 		bs_warn(warn, path, bf, "packet_size", "size vectors with rates are not modelled; use lo..hi",
 			&unmapped);
-	else
+		bs_note_left_out(out, bf, "packet_size", ps, NULL);
+	} else
 		bs_put(out, warn, path, bf, "packet_size", ps, NULL, &unmapped);
 	bs_put_rate(out, warn, path, bf, rate_ok, rate, ps, &unmapped);
 	if (!bs_multi(bf, "injection_process") && strcmp(bs_get(bf, "injection_process"), "bernoulli"))

@@ -417,13 +417,21 @@ def case_allocator_iterations():
                 ("sw_allocator = islip(3);\nvc_allocator = separable_input_first;\n", "3", "islip", None),
                 ("sw_allocator = islip(3);\nvc_allocator = islip(3);\nalloc_iters = 2;\n", "3", "islip", None),
                 ("sw_allocator = islip(3);\n", None, None, "sw_allocator"),
-                ("sw_allocator = islip(x);\n", None, None, "sw_allocator")):
+                ("sw_allocator = islip(x);\n", None, None, "sw_allocator"),
+                ("vc_allocator = max_size;\n", None, None, "vc_allocator")):
             with open(bs, "w") as f:
                 f.write(base + extra)
             rc, text, named = convert(bs)
             ini = read_ini(text)
             if named_key:
                 check(f"{extra!r}: {named_key} named ({named})", named_key in named)
+                # What is left out is noted in the INI, with netloom's
+                # default that applies instead (alloc_iters when the
+                # iteration counts differ).
+                left = "alloc_iters" if extra == "sw_allocator = islip(3);\n" else named_key
+                check(f"{extra!r}: the INI notes {left} left out: {text!r}",
+                      f"\n; {left}: BookSim's '" in text and f"\n; netloom uses its default instead: {left} = " in text
+                      and ini_value(ini, left) is None)
                 continue
             eq(f"{extra!r}: nothing named", named, {})
             eq(f"{extra!r}: alloc_iters", ini_value(ini, "alloc_iters"), want_iters)
@@ -544,6 +552,11 @@ def case_bit_permutations():
                   named["traffic"].startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}'")
                   and "power of two" in named["traffic"])
             eq(f"{tr}: not written", ini_value(read_ini(text), "traffic"), None)
+            # ... and the INI says so where the key would be: netloom's
+            # default pattern is not BookSim's.
+            check(f"{tr}: the INI notes what BookSim had, why and what netloom uses: {text!r}",
+                  f"[traffic]\n; traffic: BookSim's '{tr}' is not mapped: BookSim exits: " in text
+                  and "\n; netloom uses its default instead: traffic = uniform.\n" in text)
             runs(bs, text, tmp)
 
 
@@ -616,6 +629,9 @@ def case_digit_patterns():
             check(f"{tr}: named with file:line and the argument ({why!r}): {named}",
                   named.get("traffic", "").startswith(f"netloom: {bs}:6: cannot map 'traffic = {tr}': {why}"))
             eq(f"{tr}: not written", ini_value(read_ini(text), "traffic"), None)
+            check(f"{tr}: the INI notes it: {text!r}",
+                  f"\n; traffic: BookSim's '{tr}' is not mapped: {why}" in text
+                  and "\n; netloom uses its default instead: traffic = uniform.\n" in text)
             runs(bs, text, tmp)
 
 
