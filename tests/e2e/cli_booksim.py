@@ -441,6 +441,31 @@ def case_allocator_iterations():
             p = subprocess.run([clitest.NETLOOM, "run", "-c", "/dev/stdin", *SHORT], input=text.encode(),
                                capture_output=True, env=clitest.ENV)
             eq(f"{extra!r}: the INI runs ({p.stderr.decode()[-200:]!r})", p.returncode, 0)
+        # An allocator delay above 1: BookSim2's IQ router aborts ("Assertion
+        # `time >= 0' failed", iq_router.cpp:783 for the VC allocator, :1641
+        # for the switch allocator) once two requests reach a router's
+        # allocator within delay - 1 cycles: named, left out with a note
+        # (exit 3), the INI runs. A delay of 1 maps.
+        for key, value, where in (("vc_alloc_delay", 2, 783), ("vc_alloc_delay", 3, 783),
+                                  ("sw_alloc_delay", 2, 1641)):
+            with open(bs, "w") as f:
+                f.write(base + f"{key} = {value};\n")
+            rc, text, named = convert(bs)
+            eq(f"{key} = {value}: exit", rc, 3)
+            eq(f"{key} = {value}: only it named", sorted(named), [key])
+            check(f"{key} = {value}: file:line and BookSim's assertion: {named}",
+                  named[key].startswith(f"netloom: {bs}:6: cannot map '{key} = {value}': BookSim aborts")
+                  and f"iq_router.cpp:{where}" in named[key])
+            eq(f"{key} = {value}: left out", ini_value(read_ini(text), key), None)
+            check(f"{key} = {value}: the INI notes it: {text!r}",
+                  f"\n; {key}: BookSim's '{value}' is not mapped: BookSim aborts" in text
+                  and f"\n; netloom uses its default instead: {key} = 1.\n" in text)
+            runs(bs, text, tmp)
+        with open(bs, "w") as f:
+            f.write(base + "vc_alloc_delay = 1;\nsw_alloc_delay = 1;\n")
+        rc, text, named = convert(bs)
+        eq("allocator delays of 1: converts", (rc, named), (0, {}))
+        eq("vc_alloc_delay = 1 written", ini_value(read_ini(text), "vc_alloc_delay"), "1")
 
 
 def case_anynet():
