@@ -296,6 +296,16 @@ static int config_ini_flush(struct config_ini_ctx *x)
 		if (!known)
 			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", x->pend_where, section);
 	}
+	/* A '//' line holding '=' or ':' (BookSim's "// $Id: singleconfig
+	 * ...", examples/anynet/anynet_config) reaches us as the key
+	 * "// $Id", inih taking ':' as a separator: it is a comment INI does
+	 * not have, refused as the other lines of no INI syntax are, not as
+	 * an unknown key. */
+	if (x->rc == 0 && !strncmp(x->pend_name, "//", 2))
+		x->rc = nl_errf(x->err, NL_ECONFIG,
+				"%s: syntax error: expected 'key = value' or '[section]' (an INI comment starts with ';' "
+				"or '#', not '//')",
+				x->pend_where);
 	if (x->rc == 0 && !x->pend_cont) {
 		/* A key before the first header belongs to its table's section
 		 * (docs/configuration.md), so 'num_vcs' there and again under
