@@ -882,7 +882,8 @@ static int mx_dec_cmp(const void *a, const void *b)
 static void mx_la_decide(struct flitnet *n)
 {
 	struct fl_mx *mx = n->mx;
-	qsort(mx->dec, mx->n_dec, sizeof *mx->dec, mx_dec_cmp);
+	if (mx->n_dec) /* dec is NULL until a window has decided something: qsort's argument must not be */
+		qsort(mx->dec, mx->n_dec, sizeof *mx->dec, mx_dec_cmp);
 	for (uint32_t i = 0; i < mx->n_dec; i++) {
 		const struct mx_dec *d = &mx->dec[i];
 		struct flitnet *p = n->part[d->part];
