@@ -147,7 +147,7 @@ int cli_serve_main(int argc, char **argv)
 	bool have_ranks = false;
 	const char *tokens_path = NULL;
 	uint64_t *tokens = NULL;
-	const char *jobs_arg = NULL, *keygen = NULL;
+	const char *jobs_arg = NULL, *keygen = NULL, *listen_arg = NULL;
 	uint32_t *jobs = NULL;
 
 	live_opts_init(&o);
@@ -181,6 +181,12 @@ int cli_serve_main(int argc, char **argv)
 			have_ranks = true;
 			break;
 		case 'l':
+			/* One endpoint: a second --listen replaced the first
+			 * silently, where a user may have meant both. */
+			if (cli_output_once("serve", "--listen", &listen_arg, optarg)) {
+				status = CLI_USAGE;
+				goto out;
+			}
 			o.listen = optarg;
 			break;
 		case LO_ALLOW:

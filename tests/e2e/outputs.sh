@@ -400,6 +400,12 @@ for opt in --json --messages --record --curve-keygen; do
   ls a1.json* a2.json* >/dev/null 2>&1 && fail "serve $opt twice: written"
   rm -f a1.json* a2.json*
 done
+# --listen twice: one endpoint is bound, the second replaced the first
+# silently (exit 0, listening on b.sock only).
+"$netloom" serve --ranks 2 --connect-timeout-ms 1000 --listen "ipc://$dir/a.sock" --listen "ipc://$dir/b.sock" > /dev/null 2> err
+expect_eq "serve --listen twice: exit" "$?" 2
+expect_eq "serve --listen twice" "$(cat err)" "netloom serve: option '--listen' given twice"
+ls "$dir"/a.sock "$dir"/b.sock >/dev/null 2>&1 && fail "serve --listen twice: a socket was bound"
 # replay --svg - alone: the SVG is all there is on stdout, as --json -
 # and interfere's --plot - (the report followed it there, exit 0).
 inputs
