@@ -475,6 +475,25 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 			rc = nl_errf(err, NL_ECORRUPT, "%s: index names '%s' twice", bundle_path, sorted[i]);
 			goto out;
 		}
+	/* An entry restored onto the bundle itself (an entry of its name in
+	 * DIR, or a link there to it) would replace it as it is read: found
+	 * before anything is made, as a command's output naming its input. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct stat est;
+		char *path = join_path(dir, ents[i].name);
+		if (!path) {
+			rc = nl_errf(err, NL_ENOMEM, "out of memory");
+			goto out;
+		}
+		bool same = stat(path, &est) == 0 && est.st_dev == st.st_dev && est.st_ino == st.st_ino;
+		if (same)
+			rc = nl_errf(err, NL_EINVAL,
+				     "%s: entry '%s': '%s' is the bundle itself, which it would replace; expected another DIR",
+				     bundle_path, ents[i].name, path);
+		free(path);
+		if (rc)
+			goto out;
+	}
 	/* Not trace_out_rc: nothing is written yet, and a DIR that cannot
 	 * be made is a bad argument (the CLI checks it before the work). A
 	 * DIR made here is registered, and so is each entry before it is

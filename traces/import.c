@@ -90,6 +90,14 @@ int trace_input_format(const char *in_path, const char **importer, struct nl_err
 	return ops || nlt ? 0 : not_foreign(in_path, e, true, err);
 }
 
+int trace_input_files(const char *in_path, trace_input_file_fn each, void *ctx, struct nl_err *err)
+{
+	int e;
+	bool nlt;
+	const struct trace_importer_ops *ops = detect(in_path, &e, &nlt);
+	return ops && ops->files ? ops->files(in_path, each, ctx, err) : 0;
+}
+
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err)
 {

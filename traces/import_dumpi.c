@@ -406,6 +406,24 @@ static int dumpi_import(const char *in_path, const char *out_path, const struct 
 	return rc;
 }
 
+/* The rank files, found as dumpi_import finds them. */
+static int dumpi_files(const char *in_path, trace_input_file_fn each, void *ctx, struct nl_err *err)
+{
+	struct meta m;
+	char **paths = NULL;
+	int rc = read_meta(in_path, &m, err);
+	if (!rc)
+		rc = find_rank_files(in_path, &m, &paths, err);
+	for (uint32_t r = 0; !rc && r < (uint32_t)m.numprocs; r++)
+		rc = each(ctx, &(struct trace_input_file){paths[r], r, "file"});
+	for (uint32_t r = 0; paths && r < (uint32_t)m.numprocs; r++)
+		free(paths[r]);
+	free(paths);
+	free(m.hostname);
+	free(m.fileprefix);
+	return rc;
+}
+
 int trace_dumpi_import_mem(const uint8_t *data, size_t len, struct nl_err *err)
 {
 	/* One rank's file, as rank 0 of a 16-rank job (peers up to 15 are
@@ -451,4 +469,5 @@ const struct trace_importer_ops trace_import_dumpi_ops = {
 	.help = "DUMPI trace: the .meta file, rank files <fileprefix>-NNNN.bin beside it",
 	.probe = dumpi_probe,
 	.import = dumpi_import,
+	.files = dumpi_files,
 };

@@ -461,6 +461,9 @@ static int read_defs(struct otf2_import *im, OTF2_Reader *rd, const char *def_pa
 	return 0;
 }
 
+/* The longest anchor path read, and so NAME and NAME.def. */
+enum { OTF2_PATH_MAX = 4096 };
+
 static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, uint32_t rank, struct o2_rank *s)
 {
 	uint64_t loc = im->defs.rank_loc[rank];
@@ -502,47 +505,66 @@ static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, u
 	return rc;
 }
 
-static int import_run(struct otf2_import *im, const char *in_path, const char *out_path,
-		      const struct trace_write_opts *opts, trace_progress_fn progress, void *progress_ctx)
+/* Open the archive at in_path (its anchor NAME.otf2, or a directory
+ * holding traces.otf2) and read what maps its ranks: anchor[] gets the
+ * anchor's path, base[] NAME, *rdp the reader (NULL until opened; the
+ * caller closes it), im->defs the global definitions with the ranks'
+ * locations. `each`, when not NULL, is called with the anchor (for a
+ * directory given) and NAME.def before they are read (otf2_files). */
+static int archive_open(struct otf2_import *im, const char *in_path, char *anchor, char *base, OTF2_Reader **rdp,
+			trace_input_file_fn each, void *ctx)
 {
-	char base[4096], path[4096], dir_anchor[4096];
+	char path[OTF2_PATH_MAX];
 	struct stat st;
+	*rdp = NULL;
+	snprintf(anchor, OTF2_PATH_MAX, "%s", in_path);
 	if (!stat(in_path, &st) && S_ISDIR(st.st_mode)) { /* DIR holding traces.otf2 */
-		snprintf(dir_anchor, sizeof dir_anchor, "%s/traces.otf2", in_path);
-		in_path = dir_anchor;
+		snprintf(anchor, OTF2_PATH_MAX, "%s/traces.otf2", in_path);
+		if (each)
+			NL_CHECK(each(ctx, &(struct trace_input_file){anchor, -1, "anchor file"}));
 	}
-	size_t len = strlen(in_path);
-	if (len < 5 || strcmp(in_path + len - 5, ".otf2") || len >= sizeof base)
-		return nl_errf(im->err, NL_EFORMAT, "%s: expected the anchor file of an OTF2 archive (NAME.otf2)", in_path);
-	memcpy(base, in_path, len - 5);
+	size_t len = strlen(anchor);
+	if (len < 5 || strcmp(anchor + len - 5, ".otf2") || len >= OTF2_PATH_MAX - 1)
+		return nl_errf(im->err, NL_EFORMAT, "%s: expected the anchor file of an OTF2 archive (NAME.otf2)", anchor);
+	memcpy(base, anchor, len - 5);
 	base[len - 5] = '\0';
 	snprintf(path, sizeof path, "%s.def", base);
+	if (each)
+		NL_CHECK(each(ctx, &(struct trace_input_file){path, -1, "global definitions"}));
 	NL_CHECK(check_file(im, path, "global definitions"));
 
 	OTF2_Error_RegisterCallback(quiet_error, NULL);
-	OTF2_Reader *rd = OTF2_Reader_Open(in_path);
+	OTF2_Reader *rd = *rdp = OTF2_Reader_Open(anchor);
 	if (!rd)
 		return nl_errf(im->err, NL_ECORRUPT, "%s: cannot open the OTF2 anchor file (corrupt or truncated?)",
-			       in_path);
-	int rc = 0;
+			       anchor);
 	/* OTF2 allocates buffers of the anchor's chunk sizes: refuse absurd
 	 * ones (Score-P writes 1 MiB and 4 MiB; OTF2 allows up to 16 MiB). */
 	uint64_t ch_evt = 0, ch_def = 0;
 	if (OTF2_Reader_GetChunkSize(rd, &ch_evt, &ch_def) != OTF2_SUCCESS || ch_evt < 256 || ch_def < 256 ||
 	    ch_evt > (64u << 20) || ch_def > (64u << 20))
-		rc = nl_errf(im->err, NL_ECORRUPT,
-			     "%s: chunk sizes %llu and %llu bytes (expected 256 B .. 64 MiB: corrupt anchor file?)", in_path,
-			     (unsigned long long)ch_evt, (unsigned long long)ch_def);
-	if (!rc && OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
-		rc = nl_errf(im->err, NL_ECORRUPT, "%s: cannot set up the OTF2 reader", in_path);
+		return nl_errf(im->err, NL_ECORRUPT,
+			       "%s: chunk sizes %llu and %llu bytes (expected 256 B .. 64 MiB: corrupt anchor file?)", anchor,
+			       (unsigned long long)ch_evt, (unsigned long long)ch_def);
+	if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS)
+		return nl_errf(im->err, NL_ECORRUPT, "%s: cannot set up the OTF2 reader", anchor);
 	char *mark = NULL;
-	if (!rc && OTF2_Reader_GetProperty(rd, TRACE_OTF2_PROP_EXPORT, &mark) == OTF2_SUCCESS)
+	if (OTF2_Reader_GetProperty(rd, TRACE_OTF2_PROP_EXPORT, &mark) == OTF2_SUCCESS)
 		im->is_netloom = mark && !strcmp(mark, "1");
 	free(mark);
-	if (!rc)
-		rc = read_defs(im, rd, path);
-	if (!rc)
-		rc = map_ranks(im);
+	NL_CHECK(read_defs(im, rd, path));
+	return map_ranks(im);
+}
+
+static int import_run(struct otf2_import *im, const char *in_path, const char *out_path,
+		      const struct trace_write_opts *opts, trace_progress_fn progress, void *progress_ctx)
+{
+	char base[OTF2_PATH_MAX], anchor[OTF2_PATH_MAX];
+	OTF2_Reader *rd;
+	int rc = archive_open(im, in_path, anchor, base, &rd, NULL, NULL);
+	if (!rd)
+		return rc;
+	in_path = anchor;
 	if (!rc)
 		rc = map_comms(im);
 	for (uint32_t r = 0; !rc && r < im->defs.n_ranks; r++)
@@ -668,9 +690,37 @@ static int otf2_import(const char *in_path, const char *out_path, const struct t
 	return rc;
 }
 
+/* The files import_run reads: the anchor (a directory given), NAME.def,
+ * then each rank's location's events and its local definitions when
+ * there are (read_rank). Reading the global definitions maps the ranks
+ * to locations, as the import does; no events are read. */
+static int otf2_files(const char *in_path, trace_input_file_fn each, void *ctx, struct nl_err *err)
+{
+	struct trace_skips skips = {0};
+	struct otf2_import im = {.path = in_path, .skips = &skips, .err = err};
+	char anchor[OTF2_PATH_MAX], base[OTF2_PATH_MAX], path[OTF2_PATH_MAX + 32];
+	OTF2_Reader *rd;
+	int rc = archive_open(&im, in_path, anchor, base, &rd, each, ctx);
+	for (uint32_t r = 0; !rc && r < im.defs.n_ranks; r++) {
+		unsigned long long loc = im.defs.rank_loc[r];
+		snprintf(path, sizeof path, "%s/%llu.evt", base, loc);
+		rc = each(ctx, &(struct trace_input_file){path, r, "events"});
+		snprintf(path, sizeof path, "%s/%llu.def", base, loc);
+		struct stat st;
+		if (!rc && !stat(path, &st))
+			rc = each(ctx, &(struct trace_input_file){path, r, "definitions"});
+	}
+	if (rd)
+		OTF2_Reader_Close(rd);
+	defs_release(&im.defs);
+	trace_skips_release(&skips);
+	return rc;
+}
+
 const struct trace_importer_ops trace_import_otf2_ops = {
 	.name = "otf2",
 	.help = "OTF2 archive (Score-P, EZTrace): the anchor file NAME.otf2, NAME.def and NAME/ beside it",
 	.probe = trace_otf2_probe,
 	.import = otf2_import,
+	.files = otf2_files,
 };

@@ -260,12 +260,13 @@ static int first_line_fields(FILE *f)
 	return n;
 }
 
-static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path, const char *out_path,
-			const struct trace_write_opts *opts)
+/* The actions files an index lists, resolved (resolve_listed), into
+ * *files[0..*n), the caller's to free, those before an error too. */
+static int index_files(FILE *idx, const char *in_path, char ***files_out, size_t *n_out, struct nl_err *err)
 {
 	char **files = NULL, *line = NULL, *tok[2];
 	size_t n = 0, cap = 0, lcap = 0;
-	int rc = 0, hint_tag = 0, hint_untag = 0;
+	int rc = 0;
 	uint64_t ln = 0;
 
 	while (!rc && getline(&line, &lcap, idx) >= 0) {
@@ -273,7 +274,7 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 		if (simgrid_blank(line))
 			continue;
 		if (simgrid_tokenize(line, tok, 2) != 1) {
-			rc = nl_errf(s->err, NL_EFORMAT, "%s:%llu: expected one trace file name per line", in_path,
+			rc = nl_errf(err, NL_EFORMAT, "%s:%llu: expected one trace file name per line", in_path,
 				     (unsigned long long)ln);
 			break;
 		}
@@ -281,7 +282,7 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 			cap = cap ? 2 * cap : 64;
 			char **t = realloc(files, cap * sizeof *t);
 			if (!t) {
-				rc = nl_errf(s->err, NL_ENOMEM, "out of memory");
+				rc = nl_errf(err, NL_ENOMEM, "out of memory");
 				break;
 			}
 			files = t;
@@ -289,7 +290,7 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 		files[n] = resolve_listed(in_path, tok[0]);
 		if (!files[n]) {
 			char name[256];
-			rc = nl_errf(s->err, NL_ENOTFOUND,
+			rc = nl_errf(err, NL_ENOTFOUND,
 				     "%s:%llu: rank %zu trace '%s' not found (looked beside the index, in its parent "
 				     "directories and by basename)",
 				     in_path, (unsigned long long)ln, n, trace_escape(name, sizeof name, tok[0]));
@@ -297,11 +298,23 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 		}
 		n++;
 		if (n > SIMGRID_MAX_RANKS)
-			rc = nl_errf(s->err, NL_ERANGE, "%s: more than %u rank files", in_path, SIMGRID_MAX_RANKS);
+			rc = nl_errf(err, NL_ERANGE, "%s: more than %u rank files", in_path, SIMGRID_MAX_RANKS);
 	}
 	free(line);
 	if (!rc && !n)
-		rc = nl_errf(s->err, NL_EFORMAT, "%s: the index lists no trace files", in_path);
+		rc = nl_errf(err, NL_EFORMAT, "%s: the index lists no trace files", in_path);
+	*files_out = files;
+	*n_out = n;
+	return rc;
+}
+
+static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path, const char *out_path,
+			const struct trace_write_opts *opts)
+{
+	char **files;
+	size_t n;
+	int hint_tag = 0, hint_untag = 0;
+	int rc = index_files(idx, in_path, &files, &n, s->err);
 	/* Pass 1: the format generation, over every rank file. */
 	for (size_t r = 0; !rc && r < n; r++) {
 		long long maxr = -1;
@@ -413,6 +426,27 @@ static int sg_import(const char *in_path, const char *out_path, const struct tra
 	return rc;
 }
 
+/* An index's actions files, rank by rank; an actions file reads no other. */
+static int sg_files(const char *in_path, trace_input_file_fn each, void *ctx, struct nl_err *err)
+{
+	FILE *f = fopen(in_path, "r");
+	if (!f)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path,
+			       strerror(errno));
+	char **files = NULL;
+	size_t n = 0;
+	int rc = first_line_fields(f) == 1 ? index_files(f, in_path, &files, &n, err) : 0;
+	fclose(f);
+	/* Those listed before an error too (trace_input_files). */
+	int rc_each = 0;
+	for (size_t r = 0; !rc_each && r < n; r++)
+		rc_each = each(ctx, &(struct trace_input_file){files[r], (int64_t)r, "file"});
+	for (size_t r = 0; r < n; r++)
+		free(files[r]);
+	free(files);
+	return rc_each ? rc_each : rc;
+}
+
 int trace_simgrid_import_mem(const uint8_t *data, size_t len, struct nl_err *err)
 {
 	struct trace_skips skips = {0};
@@ -477,4 +511,5 @@ const struct trace_importer_ops trace_import_simgrid_ops = {
 	.help = "SimGrid time-independent trace (actions file or index of per-rank files)",
 	.probe = sg_probe,
 	.import = sg_import,
+	.files = sg_files,
 };

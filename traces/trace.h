@@ -377,6 +377,26 @@ const char *trace_import_detect(const char *in_path);
  * cannot be read (NL_ENOTFOUND, NL_EIO) or NL_EFORMAT "unknown trace
  * format: expected ..." listing every format read. */
 int trace_input_format(const char *in_path, const char **importer, struct nl_err *err);
+/* A file a foreign trace reads besides the one given (trace_input_files). */
+struct trace_input_file {
+	const char *path; /* as the importer opens it */
+	int64_t rank;     /* the rank whose file it is; -1 for one of the whole trace */
+	const char *what; /* "file" (a rank's), "events", "definitions", "global definitions", "anchor file" */
+};
+/* Called for each file: 0 to go on, a negative code to stop the walk with it. */
+typedef int (*trace_input_file_fn)(void *ctx, const struct trace_input_file *f);
+/* The files trace_import reads from in_path besides in_path itself,
+ * without converting it: a DUMPI .meta's rank files (<fileprefix>-NNNN.bin,
+ * found as the import finds them), a SimGrid index's actions files, an
+ * OTF2 archive's global definitions, then each rank's location's events
+ * and local definitions (its anchor too, for a directory holding
+ * traces.otf2). `each` is called for every file before it is read; a
+ * netloom archive, a SimGrid actions file and a file of no known format
+ * read none. A trace the import would refuse returns its error, after
+ * the files found before it. Pointers in *f are valid during the call
+ * only. A command compares them with its outputs: an output naming one
+ * would replace the trace it converts. */
+int trace_input_files(const char *in_path, trace_input_file_fn each, void *ctx, struct nl_err *err);
 int trace_import(const char *in_path, const char *out_path, trace_warn_fn warn, void *warn_ctx,
 		 struct nl_err *err);
 /* The same, reporting progress (fraction of ranks converted) to

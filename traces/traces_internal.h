@@ -261,6 +261,9 @@ struct trace_importer_ops {
 	int (*import)(const char *in_path, const char *out_path, const struct trace_write_opts *opts,
 		      struct trace_skips *skips, trace_progress_fn progress, void *progress_ctx,
 		      bool *is_unwritten, struct nl_err *err);
+	/* The files import reads besides in_path (trace_input_files), or
+	 * NULL: none. */
+	int (*files)(const char *in_path, trace_input_file_fn each, void *ctx, struct nl_err *err);
 };
 
 extern const struct trace_importer_ops trace_import_dumpi_ops;

@@ -62,6 +62,17 @@ int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_fil
  * @spec.txt"). */
 int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_out, struct nl_err *err);
 
+/* cli_check_files with the files a foreign trace reads besides TRACE
+ * itself as the inputs (trace_input_files: a DUMPI .meta's rank files, a
+ * SimGrid index's actions files, an OTF2 archive's definitions and event
+ * files), TRACE named `opt` ("TRACE", "wl.ini:2 [job A] trace"): "--json
+ * 't-0001.bin': the same file as TRACE t.meta's rank 1 file
+ * 't-0001.bin', an input; expected another file". Only outputs that
+ * exist are compared (a file the trace reads does); a trace that cannot
+ * be read is the command's to report. */
+int cli_check_trace_files(const char *opt, const char *trace, const struct cli_file *out, size_t n_out,
+			  struct nl_err *err);
+
 /* cli_check_files with the files a resolved configuration (-c, -s) names
  * as the inputs: the topology's spec files (as cli_check_spec_files) and
  * the keys placement_map and calibration, each named where it was set

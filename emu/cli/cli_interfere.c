@@ -274,6 +274,8 @@ static int cli_interfere_check_jobs(const char *workload, const struct cli_file 
 		if (j->trace) {
 			snprintf(names[n], sizeof names[n], "%.80s:%d [job %s] trace", workload, j->trace_line, j->name);
 			in[n] = (struct cli_file){names[n], j->trace};
+			/* And the files a foreign trace reads besides it. */
+			rc = cli_check_trace_files(names[n], j->trace, outs, n_outs, err);
 			n++;
 		}
 		if (j->map_path) {

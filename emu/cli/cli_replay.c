@@ -450,6 +450,10 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		in[i + 1] = (struct cli_file){"-c", o->files[i]};
 	rc = cli_check_files(in, o->n_files + 1, out, sizeof out / sizeof out[0], err);
 	free(in);
+	/* So would one naming a file a foreign TRACE reads besides itself
+	 * (a DUMPI rank file), which the conversion reads first. */
+	if (rc == 0)
+		rc = cli_check_trace_files("TRACE", o->trace, out, sizeof out / sizeof out[0], err);
 	/* So would one naming a file the configuration's keys name (-s
 	 * topology=graph:file=g.txt, placement_map, calibration) or a
 	 * --topology SPEC reads. */

@@ -612,6 +612,10 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 	if (out_same_file(in, out))
 		return sub_usage(cmd, "OUT.nlt '%s': the same file as the input; expected another file (usage: netloom trace %s)",
 				 out);
+	/* So would a file it reads besides IN (a DUMPI rank file). */
+	const struct cli_file f = {"OUT.nlt", out};
+	if (cli_check_trace_files("IN", in, &f, 1, &e))
+		return sub_usage(cmd, "%s (usage: netloom trace %s)", e.msg);
 	if (check_archive_out("OUT.nlt", out, &e)) /* not as an error at an input line */
 		return report(&e);
 	bool is_unwritten = false;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "core/version.h"
 #include "net/net.h"
 #include "topo/topo.h"
+#include "traces/trace.h"
 
 /* The words every rank of a launch must share, each ended by a NUL: the
  * build, then the command and its arguments as given. *len its bytes;
@@ -372,6 +374,59 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
 	int rc = cli_check_files(x->in, x->n, out, n_out, err);
 	free(x);
 	return rc;
+}
+
+/* A trace's files against the outputs that exist (cli_check_trace_files). */
+struct cli_trace_check {
+	const char *opt, *trace;
+	const struct cli_file *out;
+	struct stat *st; /* out[i]'s; st_nlink 0 when it is not there */
+	size_t n_out;
+	struct nl_err *err;
+	bool is_refused;
+};
+
+static int cli_trace_file(void *ctx, const struct trace_input_file *f)
+{
+	struct cli_trace_check *c = ctx;
+	struct stat st;
+	if (stat(f->path, &st) != 0)
+		return 0;
+	for (size_t i = 0; i < c->n_out; i++) {
+		if (!c->st[i].st_nlink || c->st[i].st_dev != st.st_dev || c->st[i].st_ino != st.st_ino)
+			continue;
+		char rank[32] = "";
+		if (f->rank >= 0)
+			snprintf(rank, sizeof rank, "rank %lld ", (long long)f->rank);
+		c->is_refused = true;
+		return nl_errf(c->err, NL_EINVAL,
+			       "%s '%s': the same file as %s %s's %s%s '%s', an input; expected another file", c->out[i].opt,
+			       c->out[i].path, c->opt, c->trace, rank, f->what, f->path);
+	}
+	return 0;
+}
+
+int cli_check_trace_files(const char *opt, const char *trace, const struct cli_file *out, size_t n_out,
+			  struct nl_err *err)
+{
+	if (!trace || !strcmp(trace, "-"))
+		return 0;
+	struct cli_trace_check c = {opt, trace, out, calloc(n_out ? n_out : 1, sizeof *c.st), n_out, err, false};
+	if (!c.st)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	/* Outputs not there yet are no file the trace reads: the walk (an
+	 * OTF2 archive's definitions read) is skipped when none is. */
+	bool any = false;
+	for (size_t i = 0; i < n_out; i++)
+		if (out[i].path && strcmp(out[i].path, "-") && stat(out[i].path, &c.st[i]) == 0 && c.st[i].st_nlink)
+			any = true;
+		else
+			c.st[i].st_nlink = 0;
+	struct nl_err ignored = {0};
+	if (any)
+		trace_input_files(trace, cli_trace_file, &c, &ignored);
+	free(c.st);
+	return c.is_refused ? NL_EINVAL : 0;
 }
 
 int cli_report_unwritten(const char *opt, const char *path, const struct nl_err *err)

@@ -329,6 +329,52 @@ cp "$T/system.ini" "$T/sys2.ini"
 expect 2 "pack onto its --config" "$NL" trace pack "$T/sys2.ini" "$T/bgp.nlt" --config "$T/sys2.ini"
 cmp -s "$T/system.ini" "$T/sys2.ini" && grep -q "the same file as OUT.bundle" "$T/err" && ok "pack: config kept" || fail "pack onto its config: $(cat "$T/err")"
 
+# --- an output that is a file the trace reads besides IN is refused --------------------------
+# Only IN itself was compared: replay, interfere, convert and import
+# replaced a DUMPI rank file, a SimGrid index's actions file or an OTF2
+# archive's definitions or events (exit 0). Each found through the
+# importer (trace_input_files), named by rank, status 2, the file kept.
+mkdir "$T/pr"
+cp "$DATA"/dumpi/testtrace* "$T/pr/"
+cp -r "$DATA/simgrid/replay" "$T/pr/sg"
+printf '[job A]\ntrace = testtrace.meta\n' >"$T/pr/wl.ini"
+printf '[network]\ntopology = torus:k=4x4\n[analytic]\nlink_model = links\n' >"$T/pr/sys.ini"
+otf2=
+if "$NL" trace convert "$DATA/otf2/ember/traces.otf2" "$T/pr/probe.nlt" >/dev/null 2>&1; then
+	cp -r "$DATA/otf2/ember" "$T/pr/ember"
+	otf2=1
+fi
+# CMD|FILE|LINE: in $T/pr, CMD exits 2 with LINE, FILE unchanged (run
+# from there: NL may be relative to the build directory).
+case $NL in /*) nl_abs=$NL ;; *) nl_abs=$PWD/$NL ;; esac
+for c in "replay testtrace.meta --json testtrace-0001.bin|testtrace-0001.bin|netloom: replay: --json 'testtrace-0001.bin': the same file as TRACE testtrace.meta's rank 1 file './testtrace-0001.bin', an input; expected another file" \
+	"replay testtrace.meta --svg testtrace-0002.bin|testtrace-0002.bin|netloom: replay: --svg 'testtrace-0002.bin': the same file as TRACE testtrace.meta's rank 2 file './testtrace-0002.bin', an input; expected another file" \
+	"trace convert testtrace.meta testtrace-0003.bin|testtrace-0003.bin|netloom trace convert: OUT.nlt 'testtrace-0003.bin': the same file as IN testtrace.meta's rank 3 file './testtrace-0003.bin', an input; expected another file (usage: netloom trace convert IN OUT.nlt)" \
+	"trace import testtrace.meta -o ./testtrace-0000.bin|testtrace-0000.bin|netloom trace import: OUT.nlt './testtrace-0000.bin': the same file as IN testtrace.meta's rank 0 file './testtrace-0000.bin', an input; expected another file (usage: netloom trace import IN -o OUT.nlt)" \
+	"interfere wl.ini -c sys.ini --json testtrace-0001.bin|testtrace-0001.bin|netloom interfere: --json 'testtrace-0001.bin': the same file as wl.ini:2 [job A] trace testtrace.meta's rank 1 file './testtrace-0001.bin', an input; expected another file" \
+	"replay sg/split_traces --json sg/actions0.txt|sg/actions0.txt|netloom: replay: --json 'sg/actions0.txt': the same file as TRACE sg/split_traces's rank 0 file 'sg/actions0.txt', an input; expected another file" \
+	"trace convert sg/split_traces sg/actions1.txt|sg/actions1.txt|netloom trace convert: OUT.nlt 'sg/actions1.txt': the same file as IN sg/split_traces's rank 1 file 'sg/actions1.txt', an input; expected another file (usage: netloom trace convert IN OUT.nlt)" \
+	${otf2:+"replay ember/traces.otf2 --json ember/traces/1.evt|ember/traces/1.evt|netloom: replay: --json 'ember/traces/1.evt': the same file as TRACE ember/traces.otf2's rank 1 events 'ember/traces/1.evt', an input; expected another file"} \
+	${otf2:+"replay ember/traces.otf2 --svg ember/traces/2.def|ember/traces/2.def|netloom: replay: --svg 'ember/traces/2.def': the same file as TRACE ember/traces.otf2's rank 2 definitions 'ember/traces/2.def', an input; expected another file"} \
+	${otf2:+"trace convert ember/traces.otf2 ember/traces.def|ember/traces.def|netloom trace convert: OUT.nlt 'ember/traces.def': the same file as IN ember/traces.otf2's global definitions 'ember/traces.def', an input; expected another file (usage: netloom trace convert IN OUT.nlt)"} \
+	${otf2:+"trace import ember -o ember/traces.otf2|ember/traces.otf2|netloom trace import: OUT.nlt 'ember/traces.otf2': the same file as IN ember's anchor file 'ember/traces.otf2', an input; expected another file (usage: netloom trace import IN -o OUT.nlt)"}; do
+	cmd=${c%%|*} rest=${c#*|}
+	file=${rest%%|*} line=${rest#*|}
+	cp "$T/pr/$file" "$T/pr/kept"
+	(cd "$T/pr" && exec "$nl_abs" $cmd) >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(cat "$T/err")" = "$line" ] && cmp -s "$T/pr/$file" "$T/pr/kept" && [ ! -s "$T/out" ]; then
+		ok "$cmd: refused, $file kept"
+	else
+		fail "$cmd: exit $rc (expected 2), $(cat "$T/err")"
+		cp "$T/pr/kept" "$T/pr/$file"
+	fi
+done
+[ -n "$otf2" ] || ok "# SKIP OTF2 archive's files as outputs: no OTF2 import in this build"
+# Outputs that are none of them still run.
+(cd "$T/pr" && exec "$nl_abs" replay testtrace.meta --json new.json) >/dev/null 2>&1 && [ -s "$T/pr/new.json" ] &&
+	ok "replay of a DUMPI trace, --json a new file: written" || fail "replay testtrace.meta --json new.json"
+
 # --- pack --config refuses what 'netloom run -c' refuses ------------------------------------
 printf 'topology = nonsense\n' >"$T/bad.ini"
 "$NL" run -c "$T/bad.ini" >/dev/null 2>"$T/run.err"
@@ -515,6 +561,27 @@ else
 	ok "# SKIP traces of 1,100 ranks: hard limit on open files $hard"
 fi
 rm -f "$T"/sg1100*
+
+# --- unpack onto the bundle itself ------------------------------------------------------------
+# An entry named as the bundle, unpacked into the bundle's folder (or a
+# DIR holding a link to it), replaced the bundle, exit 0. Refused before
+# anything is written, naming the entry and the bundle.
+mkdir "$T/self" "$T/self/sub"
+cp "$T/bgp.nlt" "$T/self/x.nlb"
+"$NL" trace pack "$T/self.nlb" "$T/self/x.nlb" "$T/wa.nlt" >/dev/null
+mv "$T/self.nlb" "$T/self/x.nlb"
+cp "$T/self/x.nlb" "$T/self/kept.nlb"
+ln -s ../x.nlb "$T/self/sub/x.nlb"
+for d in "$T/self" "$T/self/sub"; do
+	expect 2 "unpack into DIR where an entry is the bundle (${d#$T/})" "$NL" trace unpack "$T/self/x.nlb" "$d"
+	same "netloom: $T/self/x.nlb: entry 'x.nlb': '$d/x.nlb' is the bundle itself, which it would replace; expected another DIR" \
+		"$T/err" "unpack onto the bundle: one line naming the entry and the bundle"
+	if cmp -s "$T/self/x.nlb" "$T/self/kept.nlb" && [ ! -e "$d/wa.nlt" ]; then
+		ok "unpack onto the bundle: bundle kept, nothing written"
+	else
+		fail "unpack onto the bundle: bundle replaced or entry written"
+	fi
+done
 
 # --- unpack into a file -------------------------------------------------------------------
 # Refused before anything is unpacked, naming DIR: it said "afile/bgp.nlt:
