@@ -535,8 +535,10 @@ static bool bs_multi(const struct bs_file *bf, const char *key)
 	return false;
 }
 
-/* The default netloom gives `key` when a file leaves it out. */
-static const char *bs_default(const char *key)
+/* netloom's definition of `key` (its default, its range), or NULL for a
+ * key netloom does not have. The tables are static: the definition
+ * outlives the configuration it was looked up in. */
+static const struct param_def *bs_key_def(const char *key)
 {
 	size_t n_tables;
 	struct session_tables st;
@@ -544,8 +546,15 @@ static const char *bs_default(const char *key)
 	struct config c;
 	const struct param_def *def = NULL;
 	config_init(&c, tables, n_tables);
-	config_find_key(&c, key, &def);
+	bool found = config_find_key(&c, key, &def);
 	config_release(&c);
+	return found ? def : NULL;
+}
+
+/* The default netloom gives `key` when a file leaves it out. */
+static const char *bs_default(const char *key)
+{
+	const struct param_def *def = bs_key_def(key);
 	return def ? def->defval : NULL;
 }
 
@@ -643,15 +652,8 @@ static void bs_put_thres(FILE *out, FILE *warn, const char *path, struct bs_file
 		bs_put(out, warn, path, bf, key, v, NULL, n);
 		return;
 	}
-	size_t n_tables;
-	struct session_tables st;
-	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
-	struct config c;
-	const struct param_def *def = NULL;
-	config_init(&c, tables, n_tables);
-	bool found = config_find_key(&c, key, &def) && def && def->max > 0;
-	config_release(&c);
-	if (!found) { /* a netloom without the key: bs_put names it */
+	const struct param_def *def = bs_key_def(key);
+	if (!def || !(def->max > 0)) { /* a netloom without the key: bs_put names it */
 		bs_put(out, warn, path, bf, key, v, NULL, n);
 		return;
 	}
