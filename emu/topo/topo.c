@@ -265,6 +265,16 @@ static const char *topo_spec_cut(const char *spec)
 	return strlen(spec) > 200 ? "..." : "";
 }
 
+/* The refusal of a spec nested too deep, said by topo_new and
+ * topo_spec_files alike. */
+static int topo_too_deep(const char *spec, struct nl_err *err)
+{
+	return nl_errf(err, NL_EINVAL,
+		       "topology '%.200s%s': specs nested more than %d deep; expected %d levels at most (a spec file "
+		       "that names itself never ends)",
+		       spec, topo_spec_cut(spec), TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
+}
+
 /* How deep this thread is in topo_new (an @FILE's spec, a permuted
  * network's base): without a bound a spec file naming itself recursed
  * until the stack ran out (SIGSEGV). Per thread: replays build networks
@@ -288,10 +298,7 @@ int topo_new(const char *spec, struct topo **out, struct nl_err *err)
 	if (--topo_new_depth == 0 && topo_new_too_deep) {
 		topo_new_too_deep = false;
 		if (rc < 0)
-			rc = nl_errf(err, NL_EINVAL,
-				     "topology '%.200s%s': specs nested more than %d deep; expected %d levels at most "
-				     "(a spec file that names itself never ends)",
-				     spec, topo_spec_cut(spec), TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
+			rc = topo_too_deep(spec, err);
 	}
 	return rc;
 }
@@ -344,10 +351,7 @@ static int topo_files_walk(const char *spec, const struct topo_spec_file *at, co
 	int rc = 0;
 
 	if (depth > TOPO_SPEC_MAX_DEPTH)
-		return nl_errf(err, NL_EINVAL,
-			       "topology '%.200s%s': specs nested more than %d deep; expected %d levels at most (a "
-			       "spec file that names itself never ends)",
-			       spec, topo_spec_cut(spec), TOPO_SPEC_MAX_DEPTH, TOPO_SPEC_MAX_DEPTH);
+		return topo_too_deep(spec, err);
 	if (spec[0] == '@') {
 		struct topo_spec_file f = {spec + 1, true, at->family, at->key, in};
 		char *text;
