@@ -301,7 +301,10 @@ int cli_serve_main(int argc, char **argv)
 	}
 	if (jobs_arg) {
 		if (cli_serve_jobs(jobs_arg, &jobs, &o.n_jobs, &err) < 0) {
-			status = cli_report(&err);
+			/* A bad list is the command line's, said as serve's other
+			 * options are ("netloom serve: --jobs: ..."). */
+			nl_err_one_line(&err, err.code);
+			status = err.code == NL_ECONFIG ? cli_usage_error("serve", "%s", err.msg) : cli_report(&err);
 			goto out;
 		}
 		o.job_sizes = jobs;
