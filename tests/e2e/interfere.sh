@@ -56,6 +56,11 @@ expect_eq "halves runtimes" "$(json "$dir/halves.json" '[j["alone"]["runtime_s"]
 expect_eq "halves latency" "$(json "$dir/halves.json" '[j["alone"]["latency"] == j["shared"]["latency"] for j in d["results"]["jobs"]]')" \
   "[True, True]"
 grep -q "links: 48 used, 0 by two jobs or more" "$dir/halves.txt" || fail "halves table lacks the link line"
+expect_eq "halves header" "$(head -n 1 "$dir/halves.txt")" "netloom interfere: $dir/halves.ini, 2 jobs on torus:k=4x4,n=0,p=1 (backend flit)"
+# One job alone: "1 job", not "1 jobs".
+printf '[job A]\ntrace = a.nlt\n' > "$dir/one.ini"
+run one
+expect_eq "one job header" "$(head -n 1 "$dir/one.txt")" "netloom interfere: $dir/one.ini, 1 job on torus:k=4x4,n=0,p=1 (backend flit)"
 
 # 2. Interleaved router by router (A on even routers, B on odd ones): the
 # jobs share links, A slows down, and more so beside the heavier B.
