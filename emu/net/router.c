@@ -161,7 +161,7 @@ void fl_router_arrivals(struct flitnet *n, uint32_t r, uint32_t first)
  * it, so the fast step handles each stage's items present at the start of
  * the step in one pass, stages in route, VA, SA, crossbar order: each pass
  * only reads state that the later passes change afterwards in BookSim's
- * order too (see the notes at fl_router_step_unit). */
+ * order too (see the notes at fl_router_step). */
 
 static inline uint32_t fl_done_at(uint64_t now, int64_t delay)
 {
