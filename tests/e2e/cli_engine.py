@@ -763,7 +763,7 @@ def case_option_values():
             p = run(*args, bad, code=2)
             one_line_error(p, msg(bad))
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
-    jobs = "netloom: --jobs: '{}': job {} size '{}', expected a list of rank counts"
+    jobs = "netloom serve: --jobs: '{}': job {} size '{}', expected a list of rank counts"
     for args, bad, msg in (
             (("sweep", *SMALL, "--rates"), " 0.1:0.2:0.1", rates.format(" 0.1:0.2:0.1")),
             (("sweep", *SMALL, "--rates"), "0.1: 0.2:0.1", rates.format("0.1: 0.2:0.1")),
