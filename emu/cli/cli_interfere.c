@@ -72,8 +72,9 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 	json_t *jobs = json_object_get(res, "jobs"), *links = json_object_get(res, "links");
 	size_t i;
 	json_t *j;
-	fprintf(f, "netloom interfere: %s, %zu job%s on %s (backend %s)\n\n", workload, json_array_size(jobs),
-		json_array_size(jobs) == 1 ? "" : "s", json_string_value(json_object_get(res, "topology")), json_string_value(json_object_get(res, "backend")));
+	const size_t n_jobs = json_array_size(jobs);
+	fprintf(f, "netloom interfere: %s, %zu job%s on %s (backend %s)\n\n", workload, n_jobs, n_jobs == 1 ? "" : "s",
+		json_string_value(json_object_get(res, "topology")), json_string_value(json_object_get(res, "backend")));
 	/* The name column as wide as the longest name, in the columns a
 	 * terminal shows (text_width): padded by bytes, 'lammps_é' or 'ジョブ'
 	 * shifted the columns after it. */
