@@ -353,6 +353,19 @@ int cli_check_spec_files(const char *spec, const struct cli_file *out, size_t n_
 	return rc;
 }
 
+/* A configuration's file key into the inputs (config_each_path). */
+struct cli_inputs_key {
+	struct cli_inputs *x;
+	const struct config *cfg;
+};
+
+static int cli_inputs_add_key(void *ctx, const char *key, const char *value)
+{
+	const struct cli_inputs_key *k = ctx;
+	cli_inputs_add(k->x, value, strlen(value), "%.120s %s", config_origin(k->cfg, key), key);
+	return 0;
+}
+
 int cli_check_config_files(const struct config *cfg, const struct cli_file *out, size_t n_out, struct nl_err *err)
 {
 	struct cli_inputs *x = calloc(1, sizeof *x);
@@ -365,12 +378,7 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
 		cli_inputs_spec(x, topo, by);
 	}
 	/* Every other key naming a file the work reads (docs/configuration.md). */
-	static const char *const keys[] = {"placement_map", "calibration"};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const char *v = config_get(cfg, keys[i]);
-		if (v && v[0])
-			cli_inputs_add(x, v, strlen(v), "%.120s %s", config_origin(cfg, keys[i]), keys[i]);
-	}
+	config_each_path(cfg, cli_inputs_add_key, &(struct cli_inputs_key){x, cfg});
 	int rc = cli_check_files(x->in, x->n, out, n_out, err);
 	free(x);
 	return rc;

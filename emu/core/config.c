@@ -449,6 +449,24 @@ const char *config_get(const struct config *c, const char *key)
 	return NULL;
 }
 
+bool config_is_path_key(const struct config *c, const char *key)
+{
+	const struct param_def *d;
+	return config_find_key(c, key, &d) && d->type == PARAM_PATH;
+}
+
+int config_each_path(const struct config *c, int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	for (size_t t = 0; t < c->n_tables; t++)
+		for (const struct param_def *d = c->tables[t]->keys; d->name; d++) {
+			const char *v = d->type == PARAM_PATH ? config_get(c, d->name) : NULL;
+			int rc = v && v[0] ? fn(ctx, d->name, v) : 0;
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
 const char *config_origin(const struct config *c, const char *key)
 {
 	for (size_t i = 0; c && i < c->n_entries; i++)

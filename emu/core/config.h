@@ -69,6 +69,17 @@ const struct config_table *config_find_key(const struct config *c, const char *k
 /* Text of a key as set, or NULL when it was left at its default. */
 const char *config_get(const struct config *c, const char *key);
 
+/* Whether `key` names a file the work reads (a PARAM_PATH key of c's
+ * tables: placement_map, calibration). Checks of inputs against outputs
+ * and compare's cache key list the files from here, so a key added with
+ * PARAM_PATH is covered by both without naming it there. */
+bool config_is_path_key(const struct config *c, const char *key);
+
+/* fn(ctx, key, value) for each PARAM_PATH key of c's tables set to a
+ * non-empty value, in table order; a non-zero return stops the walk and
+ * is returned. */
+int config_each_path(const struct config *c, int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
 /* Where a key was set, as read-time errors name it ("file.ini:12", "-s"),
  * so a check made later, once the topology is known, starts its message
  * the same way; NULL when the key was left at its default or c is NULL.

@@ -19,18 +19,21 @@
 
 #include "session/session_compare_internal.h"
 
-/* The keys whose value names a file the replay reads: the key holds only
- * the path, so the file's bytes go into the cache key instead (an edited
- * map or calibration file must replay; the same file reached by another
- * path, from another directory, must not). */
-static const char *const cmp_file_keys[] = {"placement_map", "calibration", NULL};
-
+/* The keys whose value names a file the replay reads (PARAM_PATH,
+ * config_is_path_key): the key holds only the path, so the file's bytes go
+ * into the cache key instead (an edited map or calibration file must
+ * replay; the same file reached by another path, from another directory,
+ * must not). */
 bool cmp_is_file_key(const char *name)
 {
-	for (const char *const *k = cmp_file_keys; *k; k++)
-		if (!strcmp(*k, name))
-			return true;
-	return false;
+	size_t n;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n);
+	struct config c;
+	config_init(&c, tables, n);
+	bool is_path = config_is_path_key(&c, name);
+	config_release(&c);
+	return is_path;
 }
 
 /* XXH64 of a file's bytes; false when it cannot be read. */
@@ -203,6 +206,16 @@ static int cmp_key_bytes(const struct config *cfg, json_t *j)
  * instead of its path; then the trace's content hash, the netloom
  * version and the build's identity (a fix of the model changes results,
  * not the version). Builds sim's topology (session_topo). */
+/* A file key of the cache key: its file's id in place of its path
+ * (config_each_path); -1 when out of memory. */
+static int cmp_key_file(void *ctx, const char *key, const char *path)
+{
+	char *id = cmp_file_id(NULL, path);
+	int rc = id ? json_object_set_new(ctx, key, json_string(id)) : -1;
+	free(id);
+	return rc;
+}
+
 int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *build, char key[20],
 	    struct nl_err *err)
 {
@@ -214,13 +227,8 @@ int cmp_key(nl_sim *sim, const struct cmp_wl *w, uint64_t seed, const char *buil
 		rc = cmp_key_bytes(&sim->cfg, j);
 	if (rc == 0)
 		rc = json_object_set_new(j, "topology", cmp_key_string(topo));
-	for (const char *const *k = cmp_file_keys; rc == 0 && *k; k++) {
-		const char *path = config_get(&sim->cfg, *k);
-		char *id = path && path[0] ? cmp_file_id(NULL, path) : NULL;
-		if (path && path[0])
-			rc = id ? json_object_set_new(j, *k, json_string(id)) : -1;
-		free(id);
-	}
+	if (rc == 0)
+		rc = config_each_path(&sim->cfg, cmp_key_file, j) ? nl_errf(err, NL_ENOMEM, "out of memory") : 0;
 	if (rc == 0)
 		text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)

@@ -441,6 +441,51 @@ static const struct param_def demo_cfg_keys[] = {
 static const struct config_table demo_table = {"network", "demo", demo_cfg_keys, sizeof(struct demo_cfg)};
 static const struct config_table *const demo_tables[] = {&demo_table};
 
+/* The file keys come from the tables (PARAM_PATH), set ones only, in
+ * table order; a walk stops at the first non-zero return. */
+struct demo_files {
+	int64_t n;
+	char map[PARAM_STR_MAX], calib[PARAM_STR_MAX], name[PARAM_STR_MAX];
+};
+static const struct param_def demo_file_keys[] = {
+	{"placement_map", PARAM_PATH, offsetof(struct demo_files, map), "", 0, 0, "a map", NULL},
+	{"n", PARAM_INT, offsetof(struct demo_files, n), "1", 0, 9, "n", NULL},
+	{"label", PARAM_STRING, offsetof(struct demo_files, name), "", 0, 0, "not a file", NULL},
+	{"calibration", PARAM_PATH, offsetof(struct demo_files, calib), "", 0, 0, "a file", NULL},
+	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+static const struct config_table demo_file_table = {"app", "demo", demo_file_keys, sizeof(struct demo_files)};
+
+static int demo_path_seen(void *ctx, const char *key, const char *value)
+{
+	char *seen = ctx;
+	size_t len = strlen(seen);
+	snprintf(seen + len, 256 - len, "%s=%s;", key, value);
+	return strcmp(key, "calibration") ? 0 : 7;
+}
+
+static void test_config_path_keys(void)
+{
+	const struct config_table *const tables[] = {&demo_table, &demo_file_table};
+	struct config c;
+	struct nl_err e = {0};
+	char seen[256] = "";
+	config_init(&c, tables, 2);
+	CHECK(config_is_path_key(&c, "placement_map"));
+	CHECK(config_is_path_key(&c, "calibration"));
+	CHECK(!config_is_path_key(&c, "label"));
+	CHECK(!config_is_path_key(&c, "topology"));
+	CHECK(!config_is_path_key(&c, "no_such_key"));
+	CHECK(config_each_path(&c, demo_path_seen, seen) == 0);
+	CHECK_STR(seen, ""); /* none set */
+	CHECK_OK(config_set(&c, "label=x.map", NULL, "-s", &e), &e);
+	CHECK_OK(config_set(&c, "calibration=c.json", NULL, "-s", &e), &e);
+	CHECK_OK(config_set(&c, "placement_map=m.txt", NULL, "-s", &e), &e);
+	CHECK(config_each_path(&c, demo_path_seen, seen) == 7);
+	CHECK_STR(seen, "placement_map=m.txt;calibration=c.json;");
+	config_release(&c);
+}
+
 static void test_config_file(void)
 {
 	struct config c;
@@ -1088,6 +1133,7 @@ int main(void)
 	TEST_RUN(test_stats_hist);
 	TEST_RUN(test_stats_t95);
 	TEST_RUN(test_config_file);
+	TEST_RUN(test_config_path_keys);
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_ini_lines_long);
 	TEST_RUN(test_ini_lines_names);
