@@ -514,11 +514,15 @@ int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
 				fprintf(f, "; %s =   (unset)\n", d->name);
 				continue;
 			}
+			/* A value that starts with ';' (read from 'key =;x') is
+			 * written against the '=': after a blank, the reader takes
+			 * it for a comment, and the dump would not load back. */
+			const char *sep = buf[0] == ';' ? "" : " ";
 			const char *set = config_get(c, d->name);
 			if (set) {
-				fprintf(f, "%s = %s    ; from %s\n", d->name, buf, config_origin(c, d->name));
+				fprintf(f, "%s =%s%s    ; from %s\n", d->name, sep, buf, config_origin(c, d->name));
 			} else {
-				fprintf(f, "%s = %s\n", d->name, buf);
+				fprintf(f, "%s =%s%s\n", d->name, sep, buf);
 			}
 		}
 		free(vals);

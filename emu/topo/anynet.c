@@ -343,7 +343,8 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 
 	/* Directed channels: the last explicit mention of a -> b sets its
 	 * latency; an implied reverse (lat 0) only creates it, 1 cycle. */
-	qsort(ps.links, ps.n_links, sizeof *ps.links, anynet_cmp_link);
+	if (ps.n_links) /* a lone router has none: qsort's array must not be NULL */
+		qsort(ps.links, ps.n_links, sizeof *ps.links, anynet_cmp_link);
 	dl = malloc((ps.n_links ? ps.n_links : 1) * sizeof *dl);
 	deg = calloc(R, sizeof *deg);
 	next = calloc(R, sizeof *next);

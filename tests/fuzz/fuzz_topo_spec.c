@@ -1,0 +1,95 @@
+/* Fuzz target: the topology spec reader (topo/topo.h), the text a user
+ * gives as `-s topology=...` or `topology =` in a file. Every input is
+ * parsed without building (topo_spec_files: families, parameters, nested
+ * specs); small ones are also built (topo_new). A refusal must have a
+ * message. A spec that builds must give a canonical spec that builds
+ * again to the same spec and the same numbers of routers, ports and
+ * endpoints (the canonical spec is what results files record to rerun
+ * with). Inputs that would read files ('@' spec files, file= parameters)
+ * are skipped: a path such as /dev/zero never ends. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "fuzz.h"
+#include "topo/topo.h"
+
+/* A refusal says why: a message, which the API and the command line print
+ * as one line (nl_err_one_line escapes a control byte the input put in). */
+static void fuzz_refusal(struct nl_err *err, int rc, const char *what)
+{
+	if (rc >= 0 || !err->code)
+		NL_BUG("%s: refused with %d, error code %d", what, rc, err->code);
+	nl_err_one_line(err, rc);
+	if (!err->msg[0] || strchr(err->msg, '\n'))
+		NL_BUG("%s: the refusal is not one non-empty line: '%s'", what, err->msg);
+}
+
+static int fuzz_no_file(void *ctx, const struct topo_spec_file *f)
+{
+	(void)ctx;
+	(void)f;
+	return -1; /* not reached: inputs naming files are skipped */
+}
+
+/* Small enough to build within the suite's time and memory: at most six
+ * numbers, none above 8 (8x8x8x8 routers at most). */
+static bool fuzz_small(const char *s)
+{
+	int numbers = 0;
+	for (const char *p = s; *p;) {
+		if (*p < '0' || *p > '9') {
+			p++;
+			continue;
+		}
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (++numbers > 6 || v > 8 || end - p > 2)
+			return false;
+		p = end;
+	}
+	return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 4096)
+		return 0;
+	char *spec = malloc(size + 1);
+	if (!spec)
+		return 0;
+	memcpy(spec, data, size);
+	spec[size] = '\0';
+	if (strchr(spec, '@') || strstr(spec, "file")) {
+		free(spec);
+		return 0;
+	}
+	struct nl_err err = {0};
+	int rc = topo_spec_files(spec, fuzz_no_file, NULL, &err);
+	if (rc < 0)
+		fuzz_refusal(&err, rc, "topo_spec_files");
+	struct topo *t = NULL, *again = NULL;
+	err = (struct nl_err){0};
+	if (!fuzz_small(spec)) {
+		free(spec);
+		return 0;
+	}
+	rc = topo_new(spec, &t, &err);
+	if (rc < 0) {
+		fuzz_refusal(&err, rc, "topo_new");
+	} else {
+		err = (struct nl_err){0};
+		if (topo_new(t->spec, &again, &err) < 0)
+			NL_BUG("the canonical spec '%s' of '%s' is refused: %s", t->spec, spec, err.msg);
+		if (strcmp(t->spec, again->spec) || t->n_routers != again->n_routers ||
+		    t->n_ports != again->n_ports || t->n_endpoints != again->n_endpoints)
+			NL_BUG("'%s' builds '%s' (%u routers, %u ports, %u endpoints), which builds '%s' (%u, %u, %u)",
+			       spec, t->spec, t->n_routers, t->n_ports, t->n_endpoints, again->spec, again->n_routers,
+			       again->n_ports, again->n_endpoints);
+	}
+	topo_free(again);
+	topo_free(t);
+	free(spec);
+	return 0;
+}
