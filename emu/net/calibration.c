@@ -34,11 +34,15 @@ static int cal_table(struct net_cal *c, json_t *tab, const char *path, const cha
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(tab, i);
 		json_t *b = json_object_get(e, "bytes"), *sec = json_object_get(e, "median_seconds");
+		/* A time above NET_CAL_MAX_SECONDS is no measurement, and in
+		 * picoseconds it would pass the 64 bits simulated time has. */
 		if (!json_is_integer(b) || json_integer_value(b) < 0 || !json_is_number(sec) ||
-		    json_number_value(sec) < 0 || (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1]))
+		    !(json_number_value(sec) >= 0 && json_number_value(sec) <= NET_CAL_MAX_SECONDS) ||
+		    (i && (uint64_t)json_integer_value(b) <= c->bytes[i - 1]))
 			return nl_errf(err, NL_EFORMAT,
-				       "calibration %s: %s[%zu]: expected increasing 'bytes' and a 'median_seconds' >= 0",
-				       path, name, i);
+				       "calibration %s: %s[%zu]: expected increasing 'bytes' and a 'median_seconds' >= 0 "
+				       "(at most %g)",
+				       path, name, i, NET_CAL_MAX_SECONDS);
 		c->bytes[i] = (uint64_t)json_integer_value(b);
 		c->ps[i] = json_number_value(sec) * 1e12;
 	}
@@ -92,10 +96,19 @@ uint64_t net_cal_ps(const struct net_cal *c, uint64_t bytes)
 	while (hi + 1 < c->n && c->bytes[hi] < bytes)
 		hi++;
 	size_t lo = hi - 1;
-	double x0 = (double)c->bytes[lo], x1 = (double)c->bytes[hi];
-	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * ((double)bytes - x0) / (x1 - x0);
+	/* A measured size takes its measured time, to the picosecond: the
+	 * line through a neighbour's far larger time rounds it away. */
 	if (bytes <= c->bytes[0])
-		y = c->ps[0];
+		return (uint64_t)llround(c->ps[0]);
+	if (bytes == c->bytes[hi])
+		return (uint64_t)llround(c->ps[hi]);
+	/* The offsets in whole bytes (doubles lose bytes above 2^53). */
+	double f = (double)(bytes - c->bytes[lo]) / (double)(c->bytes[hi] - c->bytes[lo]);
+	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * f;
+	/* Extrapolated far past the last size, a slope can pass what the
+	 * simulated time holds: the longest time instead. */
+	if (!(y < NET_CAL_MAX_PS))
+		return (uint64_t)NET_CAL_MAX_PS;
 	return y > 0 ? (uint64_t)llround(y) : 0;
 }
 

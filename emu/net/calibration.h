@@ -8,6 +8,12 @@
 
 struct nl_err;
 
+/* The longest one-way time a table may hold (seconds; 11.6 days), and the
+ * longest time net_cal_ps gives (ps, 2^62: any sum of a few of them still
+ * fits simulated time's 64 bits). */
+#define NET_CAL_MAX_SECONDS 1e6
+#define NET_CAL_MAX_PS 4611686018427387904.0
+
 struct net_cal {
 	uint64_t *bytes;
 	double *ps;

@@ -364,6 +364,10 @@ static void test_calibration(void)
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": -2e-6}]}",
 		 "one_way[1]: expected increasing 'bytes' and a 'median_seconds' >= 0"},
+		/* 3e10 s is 3e22 ps, past simulated time's 64 bits. */
+		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
+		 " {\"bytes\": 8, \"median_seconds\": 3e10}]}",
+		 "one_way[1]: expected increasing 'bytes' and a 'median_seconds' >= 0 (at most 1e+06)"},
 		{"{\"ranks\": 2, \"one_way\": [{\"bytes\": 0, \"median_seconds\": 1e-6},"
 		 " {\"bytes\": 8, \"median_seconds\": 2e-6}], \"exchange\": 3}",
 		 "expected a 'exchange' array"},
