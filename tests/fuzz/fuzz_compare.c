@@ -1,0 +1,90 @@
+/* Fuzz target: a `netloom compare` study file (docs/procurement.md), read
+ * and validated as a user's: its sections and keys, each system's
+ * configuration, topology, routing, placement and cost checks. The study
+ * is written as study.ini in a directory of its own that holds nothing
+ * else, so no trace it names opens and validation always finds a problem:
+ * nothing runs. A refusal must have a message and list its problems, one
+ * non-empty line each. Skipped: a '/' (an absolute or outside path:
+ * /dev/stdin never ends), an '@' (spec files) and a number above 32 (the
+ * topology is built and priced). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "fuzz.h"
+#include "session/session.h"
+
+static char fuzz_dir[64];
+
+static void fuzz_cleanup(void)
+{
+	char p[96];
+	snprintf(p, sizeof p, "%s/study.ini", fuzz_dir);
+	unlink(p);
+	rmdir(fuzz_dir);
+}
+
+static bool fuzz_skipped(const uint8_t *data, size_t size)
+{
+	if (memchr(data, '/', size) || memchr(data, '@', size))
+		return true;
+	unsigned long v = 0;
+	for (size_t i = 0; i < size; i++) {
+		if (data[i] >= '0' && data[i] <= '9') {
+			v = v * 10 + (data[i] - '0');
+			if (v > 32)
+				return true;
+		} else {
+			v = 0;
+		}
+	}
+	return false;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > (1u << 16) || fuzz_skipped(data, size))
+		return 0;
+	if (!fuzz_dir[0]) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(fuzz_dir, sizeof fuzz_dir, "%.40s/nl-fuzz-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+		if (!mkdtemp(fuzz_dir))
+			NL_BUG("cannot create a directory from %s", fuzz_dir);
+		atexit(fuzz_cleanup);
+	}
+	char study[96], out[96];
+	snprintf(study, sizeof study, "%s/study.ini", fuzz_dir);
+	snprintf(out, sizeof out, "%s/out", fuzz_dir);
+	FILE *f = fopen(study, "wb");
+	if (!f)
+		return 0;
+	bool written = fwrite(data, 1, size, f) == size;
+	if (fclose(f) != 0 || !written)
+		return 0;
+	struct session_compare_opts o = {.dir = out, .jobs = 1};
+	struct session_compare_result res;
+	struct nl_err err = {0};
+	int rc = session_compare(study, &o, &res, &err);
+	if (rc >= 0)
+		NL_BUG("a study whose traces cannot open was accepted (%u runs)", res.runs);
+	nl_err_one_line(&err, rc);
+	if (!err.code || !err.msg[0] || strchr(err.msg, '\n'))
+		NL_BUG("refused (%d) without a one-line message: '%s'", rc, err.msg);
+	if (res.problems) {
+		for (const char *p = res.problems; *p;) {
+			size_t n = strcspn(p, "\n");
+			if (n == 0)
+				NL_BUG("an empty line among the problems:\n%s", res.problems);
+			p += n + (p[n] == '\n');
+		}
+	}
+	free(res.problems);
+	free(res.markdown);
+	json_decref(res.doc);
+	return 0;
+}
