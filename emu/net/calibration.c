@@ -102,9 +102,11 @@ uint64_t net_cal_ps(const struct net_cal *c, uint64_t bytes)
 		return (uint64_t)llround(c->ps[0]);
 	if (bytes == c->bytes[hi])
 		return (uint64_t)llround(c->ps[hi]);
-	/* The offsets in whole bytes (doubles lose bytes above 2^53). */
-	double f = (double)(bytes - c->bytes[lo]) / (double)(c->bytes[hi] - c->bytes[lo]);
-	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * f;
+	/* The offsets in whole bytes (doubles lose bytes above 2^53); below
+	 * that, the same operations in the same order as before, so the
+	 * same times to the picosecond. */
+	double y = c->ps[lo] + (c->ps[hi] - c->ps[lo]) * (double)(bytes - c->bytes[lo]) /
+				       (double)(c->bytes[hi] - c->bytes[lo]);
 	/* Extrapolated far past the last size, a slope can pass what the
 	 * simulated time holds: the longest time instead. */
 	if (!(y < NET_CAL_MAX_PS))
