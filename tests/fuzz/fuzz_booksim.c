@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "fuzz_file.h"
 #include "session/session.h"
 
@@ -74,9 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(out);
 	fclose(warn);
 	if (n < 0) {
-		nl_err_one_line(&err, n);
-		if (!err.code || !err.msg[0] || strchr(err.msg, '\n'))
-			NL_BUG("refused (%d) without a one-line message: '%s'", n, err.msg);
+		fuzz_refusal(&err, n, "the conversion");
 	} else {
 		size_t n_tables;
 		struct session_tables st;

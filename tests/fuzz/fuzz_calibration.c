@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "fuzz_file.h"
 #include "net/calibration.h"
 
@@ -43,9 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nl_err err = {0};
 	int rc = net_cal_load(path, data[0], &one_way, &exchange, &err);
 	if (rc < 0) {
-		nl_err_one_line(&err, rc);
-		if (!err.code || !err.msg[0] || strchr(err.msg, '\n'))
-			NL_BUG("refused (%d) without a one-line message: '%s'", rc, err.msg);
+		fuzz_refusal(&err, rc, "net_cal_load");
 	} else {
 		fuzz_check_table(&one_way, "one_way");
 		if (exchange.n)

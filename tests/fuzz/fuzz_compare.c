@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "session/session.h"
 
 static char fuzz_dir[64];
@@ -72,9 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = session_compare(study, &o, &res, &err);
 	if (rc >= 0)
 		NL_BUG("a study whose traces cannot open was accepted (%u runs)", res.runs);
-	nl_err_one_line(&err, rc);
-	if (!err.code || !err.msg[0] || strchr(err.msg, '\n'))
-		NL_BUG("refused (%d) without a one-line message: '%s'", rc, err.msg);
+	fuzz_refusal(&err, rc, "session_compare");
 	if (res.problems) {
 		for (const char *p = res.problems; *p;) {
 			size_t n = strcspn(p, "\n");

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "fuzz_file.h"
 #include "place/place.h"
 
@@ -19,9 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nl_err err = {0};
 	int rc = place_read_map(path, n_ranks, n_endpoints, endpoint, &err);
 	if (rc < 0) {
-		nl_err_one_line(&err, rc);
-		if (!err.code || !err.msg[0] || strchr(err.msg, '\n'))
-			NL_BUG("refused (%d) without a one-line message: '%s'", rc, err.msg);
+		fuzz_refusal(&err, rc, "place_read_map");
 		return 0;
 	}
 	for (uint32_t r = 0; r < n_ranks; r++)

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "fuzz_file.h"
 #include "topo/topo.h"
 
@@ -23,9 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nl_err err = {0};
 	int rc = topo_new(spec, &t, &err);
 	if (rc < 0) {
-		nl_err_one_line(&err, rc);
-		if (!err.code || !err.msg[0] || strchr(err.msg, '\n'))
-			NL_BUG("%s: refused (%d) without a one-line message: '%s'", spec, rc, err.msg);
+		fuzz_refusal(&err, rc, spec);
 		return 0;
 	}
 	err = (struct nl_err){0};

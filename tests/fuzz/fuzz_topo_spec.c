@@ -13,18 +13,8 @@
 
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "topo/topo.h"
-
-/* A refusal says why: a message, which the API and the command line print
- * as one line (nl_err_one_line escapes a control byte the input put in). */
-static void fuzz_refusal(struct nl_err *err, int rc, const char *what)
-{
-	if (rc >= 0 || !err->code)
-		NL_BUG("%s: refused with %d, error code %d", what, rc, err->code);
-	nl_err_one_line(err, rc);
-	if (!err->msg[0] || strchr(err->msg, '\n'))
-		NL_BUG("%s: the refusal is not one non-empty line: '%s'", what, err->msg);
-}
 
 static int fuzz_no_file(void *ctx, const struct topo_spec_file *f)
 {

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
+#include "fuzz_refusal.h"
 #include "fuzz_file.h"
 #include "place/place.h"
 
@@ -19,9 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nl_err err = {0};
 	int rc = place_workload_read(path, &w, &err);
 	if (rc < 0) {
-		nl_err_one_line(&err, rc);
-		if (!err.code || !err.msg[0] || strchr(err.msg, '\n') || w.n_jobs)
-			NL_BUG("refused (%d) without a one-line message or with jobs kept (%u): '%s'", rc, w.n_jobs, err.msg);
+		fuzz_refusal(&err, rc, "place_workload_read");
+		if (w.n_jobs)
+			NL_BUG("refused, but %u jobs kept", w.n_jobs);
 		return 0;
 	}
 	if (w.n_jobs < 1 || w.n_jobs > PLACE_MAX_JOBS)
