@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Build the fuzz targets with clang's libFuzzer (+ ASan/UBSan) into
 # build-fuzz/, for open-ended fuzzing beyond the bounded runs of the test
-# suite. Needs Debian's clang and libclang-rt-14-dev (scripts/deps.sh);
-# libxxhash is linked statically, as in meson.build.
+# suite. Needs Debian's clang and libclang-rt-14-dev (scripts/deps.sh).
 #
 #   tests/fuzz/build-libfuzzer.sh
 #   build-fuzz/fuzz_trace_reader -max_total_time=300 build-fuzz/corpus/trace_reader tests/fuzz/corpus/trace_reader
@@ -10,7 +9,15 @@
 # (the first corpus directory receives new inputs; the repo's is read-only
 # seed material). Crashes are written as crash-* files in the current dir.
 # scripts/fuzz.sh runs every target this builds (it reads the paths printed
-# below): add a new target to the list here.
+# below).
+#
+# Every target links libnetloom.a as meson builds it, with the same
+# compiler, sanitizers and libFuzzer's coverage (build-fuzz/lib, set up
+# once; its logs in build-fuzz/lib-*.log), and the targets are the
+# tests/fuzz/fuzz_*.c files: nothing here lists the library's sources or
+# the targets, so neither can drift from meson.build. (A hand-kept list of
+# source files lacked emu/core/staged.c once output staging moved there,
+# and this script failed to link until 2026-12-03.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-clang}
@@ -18,31 +25,9 @@ command -v "$CC" >/dev/null ||
 	{ echo "tests/fuzz/build-libfuzzer.sh: CC: '$CC' not found (needs clang with libFuzzer: scripts/deps.sh)" >&2; exit 1; }
 out=build-fuzz
 mkdir -p "$out"
-flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DNETLOOM_VERSION=\"fuzz\" -fsanitize=fuzzer,address,undefined
+flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iemu -I. -Iinclude)
-srcs=(traces/*.c emu/core/error.c emu/core/text.c emu/core/output.c emu/core/staged.c adapters/proto.c)
-targets=(trace_reader import_dumpi import_simgrid zmq_frame)
-libs=(-lzstd -l:libxxhash.a -ljansson -lm)
-# The OTF2 importer, when the OTF2 library is installed (its files need it).
-if pkg-config --exists otf2; then
-	flags+=(-DNETLOOM_HAVE_OTF2 $(pkg-config --cflags otf2))
-	libs+=($(pkg-config --libs otf2))
-	targets+=(import_otf2)
-else
-	srcs=($(printf '%s\n' "${srcs[@]}" | grep -vE 'traces/(import_otf2|otf2_events|otf2_infer|export_otf2)\.c$'))
-fi
-for t in "${targets[@]}"; do
-	"$CC" "${flags[@]}" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${srcs[@]}" "${libs[@]}"
-	mkdir -p "$out/corpus/$t"
-	echo "$out/fuzz_$t"
-done
 
-# The targets that read through the whole library (configuration tables,
-# topology families, placement, compare): libnetloom.a built by meson with
-# the same compiler, sanitizers and libFuzzer's coverage, in $out/lib
-# (set up once; its build log in $out/lib-setup.log), and linked with
-# each. The BookSim converter is the command line's: its file is compiled
-# into its target.
 lib=$out/lib
 if [ ! -f "$lib/build.ninja" ]; then
 	CC="$CC" meson setup "$lib" -Dbuildtype=debug -Doptimization=1 -Db_sanitize=address,undefined -Dmpi=disabled \
@@ -50,16 +35,32 @@ if [ ! -f "$lib/build.ninja" ]; then
 		{ cat "$out/lib-setup.log" >&2; exit 1; }
 fi
 ninja -C "$lib" libnetloom.a >"$out/lib-build.log" 2>&1 || { cat "$out/lib-build.log" >&2; exit 1; }
-lib_libs=(-l:libxxhash.a $(pkg-config --libs libzstd jansson inih) -ldl -lpthread -lm)
-pkg-config --exists metis && lib_libs+=($(pkg-config --libs metis))
-pkg-config --exists otf2 && lib_libs+=($(pkg-config --libs otf2))
+libs=(-l:libxxhash.a $(pkg-config --libs libzstd jansson inih) -ldl -lpthread -lm)
+pkg-config --exists metis && libs+=($(pkg-config --libs metis))
 # metis.pc may be missing where the library is installed (Debian's is):
 # meson then finds it by name, and so does the linker here.
-pkg-config --exists metis || ! ldconfig -p 2>/dev/null | grep -q libmetis || lib_libs+=(-lmetis)
-for t in config_ini topo_spec topo_file workload calibration compare place_map booksim; do
+pkg-config --exists metis || ! ldconfig -p 2>/dev/null | grep -q libmetis || libs+=(-lmetis)
+# The OTF2 importer is in the library when meson found OTF2 (meson.build
+# then compiles traces/import_otf2.c into it), and so is its target.
+otf2=no
+[ -n "$(find "$lib" -name '*import_otf2.c.o' -print -quit)" ] && otf2=yes
+if [ $otf2 = yes ]; then
+	flags+=(-DNETLOOM_HAVE_OTF2 $(pkg-config --cflags otf2))
+	libs+=($(pkg-config --libs otf2))
+fi
+
+for src in tests/fuzz/fuzz_*.c; do
+	t=${src#tests/fuzz/fuzz_}
+	t=${t%.c}
 	extra=()
-	[ "$t" = booksim ] && extra=(emu/cli/cli_booksim.c)
-	"$CC" "${flags[@]}" -I"$lib" -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${extra[@]}" "$lib/libnetloom.a" "${lib_libs[@]}"
+	case $t in
+	driver) continue ;; # the suite's replay driver, not a target
+	import_otf2) [ $otf2 = yes ] || continue ;;
+	# The BookSim converter is the command line's (emu/cli), not the
+	# library's: its file is compiled into its target, as in tests/meson.build.
+	booksim) extra=(emu/cli/cli_booksim.c) ;;
+	esac
+	"$CC" "${flags[@]}" -I"$lib" -o "$out/fuzz_$t" "$src" "${extra[@]}" "$lib/libnetloom.a" "${libs[@]}"
 	mkdir -p "$out/corpus/$t"
 	echo "$out/fuzz_$t"
 done
