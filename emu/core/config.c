@@ -500,8 +500,55 @@ static int config_resolved(const struct config *c, const struct config_table *t,
 	return rc;
 }
 
+/* Why libinih would not read value v back as written after "key = ", or
+ * NULL when it would. A value that starts with ';' is written against
+ * the '=' (config_dump_ini), so only a ';' after a blank inside it
+ * starts a comment. Blanks are inih's (isspace): a '\r' inside a value
+ * reads back, one at either end is dropped. */
+static const char *config_ini_unwritable(const char *v)
+{
+	size_t n = strlen(v);
+	if (strchr(v, '\n'))
+		return "holds a line break, which ends the line in an INI file";
+	if (config_ini_blank(v[0]) || config_ini_blank(v[n - 1]))
+		return "starts or ends with a blank, which the INI reader drops";
+	for (size_t i = 1; i < n; i++)
+		if (v[i] == ';' && config_ini_blank(v[i - 1]))
+			return "holds a ';' after a blank, which starts a comment in an INI file";
+	return NULL;
+}
+
+/* The whole configuration is checked before a line is written: a dump
+ * that could not load back to the same configuration is refused, not
+ * half-written. */
+static int config_dump_check(const struct config *c, struct nl_err *err)
+{
+	for (size_t t = 0; t < c->n_tables; t++) {
+		const struct config_table *tab = c->tables[t];
+		void *vals;
+		NL_CHECK(config_resolved(c, tab, &vals, err));
+		for (const struct param_def *d = tab->keys; d->name; d++) {
+			char buf[PARAM_STR_MAX];
+			param_format(d, vals, buf, sizeof buf);
+			const char *why = buf[0] ? config_ini_unwritable(buf) : NULL;
+			if (why) {
+				const char *from = config_origin(c, d->name);
+				int rc = nl_errf(err, NL_ECONFIG,
+						 "%s: key '%s': value '%s' %s, so it cannot be dumped as INI and load "
+						 "back (give it with -s, or use --json)",
+						 from ? from : "default", d->name, buf, why);
+				free(vals);
+				return rc;
+			}
+		}
+		free(vals);
+	}
+	return 0;
+}
+
 int config_dump_ini(const struct config *c, FILE *f, struct nl_err *err)
 {
+	NL_CHECK(config_dump_check(c, err));
 	for (size_t t = 0; t < c->n_tables; t++) {
 		const struct config_table *tab = c->tables[t];
 		void *vals;

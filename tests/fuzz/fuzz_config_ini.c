@@ -27,6 +27,8 @@ static char *fuzz_dump(const struct config *c)
 	if (!f)
 		return NULL;
 	int rc = config_dump_ini(c, f, &err);
+	if (rc < 0)
+		fprintf(stderr, "dump refused: %s\n", err.msg);
 	if (fclose(f) != 0 || rc < 0) {
 		free(buf);
 		return NULL;

@@ -486,6 +486,60 @@ static void test_config_path_keys(void)
 	config_release(&c);
 }
 
+/* --dump refuses, before writing a line, a value the INI reader would not
+ * read back as written; a value starting with ';' is written against the
+ * '=' and loads back. */
+static void test_config_dump_unwritable(void)
+{
+	const struct config_table *const tables[] = {&demo_table, &demo_file_table};
+	static const struct {
+		const char *value, *why;
+	} bad[] = {
+		{"a ;b", "';' after a blank"},
+		{"a\t;b", "';' after a blank"},
+		{"a ", "starts or ends with a blank"},
+		{" a", "starts or ends with a blank"},
+		{"a\nb", "line break"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct config c;
+		struct nl_err e = {0};
+		char *text = NULL;
+		size_t len = 0;
+		config_init(&c, tables, 2);
+		CHECK_OK(config_set(&c, "label", bad[i].value, "-s", &e), &e);
+		FILE *f = open_memstream(&text, &len);
+		CHECK(f != NULL);
+		CHECK_ERR(config_dump_ini(&c, f, &e), NL_ECONFIG, &e, bad[i].why);
+		CHECK(strstr(e.msg, "-s: key 'label'") != NULL);
+		fclose(f);
+		CHECK_EQ(len, 0); /* nothing half-written */
+		free(text);
+		config_release(&c);
+	}
+	struct config c, back;
+	struct nl_err e = {0};
+	char *text = NULL;
+	size_t len = 0;
+	config_init(&c, tables, 2);
+	CHECK_OK(config_set(&c, "label", ";x ;y", "-s", &e), &e);
+	CHECK_ERR(config_dump_ini(&c, stdout, &e), NL_ECONFIG, &e, "';' after a blank");
+	static const char *const good[] = {";x;y", "a;b", "a\rb", "a\t b"};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		CHECK_OK(config_set(&c, "label", good[i], "-s", &e), &e);
+		FILE *f = open_memstream(&text, &len);
+		CHECK_OK(config_dump_ini(&c, f, &e), &e);
+		fclose(f);
+		config_init(&back, tables, 2);
+		CHECK_OK(config_load_string(&back, text, "dump", &e), &e);
+		CHECK_STR(config_get(&back, "label"), good[i]);
+		free(text);
+		text = NULL;
+		config_release(&back);
+	}
+	config_release(&c);
+}
+
 static void test_config_file(void)
 {
 	struct config c;
@@ -1128,6 +1182,7 @@ int main(void)
 	TEST_RUN(test_param_big_bounds);
 	TEST_RUN(test_param_vec_element_range);
 	TEST_RUN(test_param_named);
+	TEST_RUN(test_config_dump_unwritable);
 	TEST_RUN(test_rng_determinism);
 	TEST_RUN(test_rng_distribution);
 	TEST_RUN(test_stats_hist);
