@@ -30,8 +30,11 @@ int cli_report(const struct nl_err *err);
 int cli_exit_code(const struct nl_err *err);
 
 /* Before the work: can `path`, the value of output option `opt`
- * ("--json"), be written? out_check_writable, with an empty name named by
- * its option. A directory, a link to a missing file or a missing folder is
+ * ("--json"), be written? out_check_writable, its message prefixed with
+ * the option ("--json: out/r.json: out: no such directory": a command
+ * with several outputs says which one), and with an empty name always
+ * named by its option; an argument's name ("OUT.nlt") is not prefixed,
+ * the message already names its path. A directory, a link to a missing file or a missing folder is
  * refused in one line before any work, reported with cli_report (status
  * 2: bad input, nothing written), not after minutes of it. Call it for
  * every output option of a command. */

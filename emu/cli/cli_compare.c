@@ -67,7 +67,7 @@ static int compare_check_dir(const char *dir, struct nl_err *err)
 			       dir);
 	for (size_t i = 0; i < COMPARE_N_FILES; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, compare_files[i]);
-		NL_CHECK(out_check_writable(path, err));
+		NL_CHECK(cli_check_output("-o", path, err));
 	}
 	return 0;
 }

@@ -382,7 +382,8 @@ int cli_interfere_main(int argc, char **argv)
 		status = cli_usage_error("interfere", "%s", err.msg);
 		goto out;
 	}
-	if ((json_out && out_check_writable(json_out, &err) < 0) || (plot && out_check_writable(plot, &err) < 0)) {
+	if ((json_out && cli_check_output("--json", json_out, &err) < 0) ||
+	    (plot && cli_check_output("--plot", plot, &err) < 0)) {
 		status = cli_report(&err);
 		goto out;
 	}

@@ -224,7 +224,7 @@ static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info 
 	/* The JSON is written after the runs: a path that cannot be written
 	 * fails first (rank 0 writes it; the caller agrees over the ranks). */
 	if (o->json_path)
-		NL_CHECK(out_check_writable(o->json_path, err));
+		NL_CHECK(cli_check_output("--json", o->json_path, err));
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
 	if (o->cfg.config_path)

@@ -359,8 +359,7 @@ int cli_serve_main(int argc, char **argv)
 			goto out;
 		}
 		for (int i = 0; i < 3; i++)
-			if (outs[i] && out_check_writable(outs[i], &err) < 0) {
-				nl_err_prefix(&err, "%s", names[i]);
+			if (outs[i] && cli_check_output(names[i], outs[i], &err) < 0) {
 				status = cli_report(&err);
 				goto out;
 			}

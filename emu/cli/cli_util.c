@@ -238,7 +238,7 @@ int cli_exit_code(const struct nl_err *err)
 int cli_check_output(const char *opt, const char *path, struct nl_err *err)
 {
 	int rc = out_check_writable(path, err);
-	if (rc < 0 && !*path)
+	if (rc < 0 && (!*path || opt[0] == '-'))
 		nl_err_prefix(err, "%s", opt);
 	return rc;
 }

@@ -429,7 +429,7 @@ cp -r "$dir/w" "$dir/w0"
 rm "$dir/w/report.md"
 mkdir "$dir/w/report.md"
 out=$("$netloom" compare "$dir/w2.ini" -o "$dir/w" 2>&1 >/dev/null); rc=$?
-expect_eq "report.md a directory" "$rc:$out" "2:netloom: $dir/w/report.md: is a directory; expected a file name to write"
+expect_eq "report.md a directory" "$rc:$out" "2:netloom: -o: $dir/w/report.md: is a directory; expected a file name to write"
 expect_eq "report.md a directory: nothing run" "$(ls "$dir/w/cache" | wc -l)" "$(ls "$dir/w0/cache" | wc -l)"
 cmp -s "$dir/w/report.json" "$dir/w0/report.json" || fail "report.md a directory: report.json replaced"
 rmdir "$dir/w/report.md"

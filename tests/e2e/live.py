@@ -870,7 +870,7 @@ def case_errors(d):
     # A report that cannot be written is refused before the session (it
     # failed after the clients had run).
     refused(('--ranks', '2', '--listen', 'ipc://%s/jn' % d, '--json', '%s/no/such/r.json' % d),
-            '%s/no/such/r.json: %s/no/such: no such directory' % (d, d), 'unwritable --json')
+            'netloom: --json: %s/no/such/r.json: %s/no/such: no such directory' % (d, d), 'unwritable --json')
     refused(('--ranks', '2', '--max-lag-ms', '5', '--listen', 'ipc://%s/ml' % d),
             '--max-lag-ms 5 needs --pace', 'max-lag-ms without --pace')
     refused(('--ranks', '4', '--jobs', '0,4', '--listen', 'ipc://%s/j0' % d),

@@ -164,29 +164,32 @@ mkdir outdir
 out=$("$netloom" "${run[@]}" --json outdir 2>err)
 expect_eq "run --json DIR: exit" "$?" 2
 expect_eq "run --json DIR: stdout" "$out" ""
-expect_eq "run --json DIR" "$(cat err)" "netloom: outdir: is a directory; expected a file name to write"
+expect_eq "run --json DIR" "$(cat err)" "netloom: --json: outdir: is a directory; expected a file name to write"
 ln -s missing/x.json dangling.json
 out=$("$netloom" "${run[@]}" --json dangling.json 2>err)
 expect_eq "run --json DANGLING: exit" "$?" 2
 expect_eq "run --json DANGLING: stdout" "$out" ""
-grep -q "^netloom: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
+grep -q "^netloom: --json: dangling.json: a symbolic link to a missing file" err || fail "run --json DANGLING: $(cat err)"
 [ -L dangling.json ] || fail "run --json DANGLING: the link was replaced"
 # Every command with output options checks each before its work: the
 # work here would fail on its own (a bad SPEC, an odd router count, a
 # design too large to build), so the line naming the output shows that
-# it came first.
+# it came first. The line names the option (the long form of -o), so a
+# command with two outputs says which one it refused.
 for c in "cost torus:k=0 --json" "layout torus:k=0 --svg" "layout torus:k=0 --svg ok.svg --lengths" \
          "topo export torus:k=0 --format json -o" "topo describe torus:k=0 -o" \
          "design equality --routers 7 --radix 3 -o" "design slimfly --terminals 100000 --radix 300 -o" \
          "design hyperx --terminals 64 --radix 16 --bisection 0.5 -o"; do
+  opt=${c##* }
+  [ "$opt" = -o ] && opt=--output
   out=$($netloom $c outdir 2>err)
   expect_eq "$c DIR: exit" "$?" 2
   expect_eq "$c DIR: stdout" "$out" ""
-  expect_eq "$c DIR" "$(cat err)" "netloom: outdir: is a directory; expected a file name to write"
+  expect_eq "$c DIR" "$(cat err)" "netloom: $opt: outdir: is a directory; expected a file name to write"
   out=$($netloom $c dangling.json 2>err)
   expect_eq "$c DANGLING: exit" "$?" 2
   expect_eq "$c DANGLING: stdout" "$out" ""
-  grep -q "^netloom: dangling.json: a symbolic link to a missing file" err || fail "$c DANGLING: $(cat err)"
+  grep -q "^netloom: $opt: dangling.json: a symbolic link to a missing file" err || fail "$c DANGLING: $(cat err)"
 done
 [ -L dangling.json ] || fail "DANGLING: the link was replaced"
 [ -e ok.svg ] && fail "layout --svg ok.svg --lengths DIR: ok.svg written"

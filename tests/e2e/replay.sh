@@ -229,7 +229,7 @@ expect_eq "hop latency without a topology" "$out" "netloom: hop_latency_ns = 50 
 for opt in --json --svg; do
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/nodir/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
   expect_eq "replay $opt in a missing folder exit" $rc 2
-  expect_eq "replay $opt in a missing folder" "$out" "netloom: $dir/nodir/x.out: $dir/nodir: no such directory"
+  expect_eq "replay $opt in a missing folder" "$out" "netloom: $opt: $dir/nodir/x.out: $dir/nodir: no such directory"
   expect_eq "replay $opt in a missing folder: stdout" "$(wc -c < "$dir/nodir.txt")" 0
 done
 # An empty name, the same: it ran the whole replay, then failed naming
