@@ -26,6 +26,13 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
  * an NL_EIO while stdout's error flag is set, a result lost on stdout,
  * after which the flag is cleared: cli_stdout_finish). */
 int cli_report(const struct nl_err *err);
+
+/* cli_report for a command whose argument checks prefix their messages
+ * with its name ("replay: missing TRACE"), so that they travel as they
+ * are between MPI ranks: such a message is said as the other commands say
+ * their usage errors, "netloom replay: missing TRACE"; any other as
+ * cli_report says it ("netloom: -s: unknown key ..."). */
+int cli_report_cmd(const char *cmd, const struct nl_err *err);
 /* The exit code cli_report would return for err, printing nothing. */
 int cli_exit_code(const struct nl_err *err);
 

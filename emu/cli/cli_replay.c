@@ -776,7 +776,7 @@ int cli_replay_main(int argc, char **argv)
 		rc = net_mpi_agree(mpi, rc, &err);
 	}
 	if (rc < 0) {
-		status = cli_report(&err);
+		status = cli_report_cmd("replay", &err);
 		goto out;
 	}
 	if (any_deadlock)

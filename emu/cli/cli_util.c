@@ -202,11 +202,20 @@ int cli_mpi_stop(int argc, char **argv, int status)
 
 int cli_report(const struct nl_err *err)
 {
+	return cli_report_cmd(NULL, err);
+}
+
+int cli_report_cmd(const char *cmd, const struct nl_err *err)
+{
 	/* One line whatever user text the message quotes (a -s key holding a
 	 * newline, a path with a carriage return). */
 	struct nl_err line = *err;
 	nl_err_one_line(&line, line.code < 0 ? line.code : -1);
-	fprintf(stderr, "netloom: %s\n", line.msg[0] ? line.msg : nl_strerror(err->code));
+	size_t n = cmd ? strlen(cmd) : 0;
+	if (n && !strncmp(line.msg, cmd, n) && line.msg[n] == ':' && line.msg[n + 1] == ' ')
+		fprintf(stderr, "netloom %s: %s\n", cmd, line.msg + n + 2);
+	else
+		fprintf(stderr, "netloom: %s\n", line.msg[0] ? line.msg : nl_strerror(err->code));
 	int rc = cli_exit_code(err);
 	/* Said: the dispatcher's cli_stdout_finish must not say it again. */
 	if (err->code == NL_EIO && ferror(stdout))

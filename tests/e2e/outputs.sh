@@ -220,10 +220,10 @@ same() { # NAME FILE WANT_LINE COMMAND...: exit 2, WANT_LINE, FILE unchanged
   expect_eq "$name: $f untouched" "$(cksum <"$f")" "$before"
 }
 same "replay TRACE --json TRACE" p.nlt \
-  "netloom: replay: --json 'p.nlt': the same file as TRACE 'p.nlt', an input; expected another file" \
+  "netloom replay: --json 'p.nlt': the same file as TRACE 'p.nlt', an input; expected another file" \
   replay p.nlt -s topology=torus:k=4x4 --json p.nlt
 same "replay -c FILE --svg FILE" sys.ini \
-  "netloom: replay: --svg './sys.ini': the same file as -c 'sys.ini', an input; expected another file" \
+  "netloom replay: --svg './sys.ini': the same file as -c 'sys.ini', an input; expected another file" \
   replay p.nlt -c sys.ini --svg ./sys.ini
 same "run -c FILE --json FILE" run.ini \
   "netloom run: --json 'run.ini': the same file as -c 'run.ini', an input; expected another file" \
@@ -326,13 +326,13 @@ echo 'torus:k=4x4' | "$netloom" run "${run[@]:3}" -s topology=@/dev/stdin --json
   fail "run -s topology=@/dev/stdin --json F: exit $?: $(cat err)"
 expect_eq "run -s topology=@/dev/stdin: the spec recorded" "$(json piped.json 'd["config"]["topology"]')" "torus:k=4x4"
 same "replay -s placement_map=F --json F" map.txt \
-  "netloom: replay: --json 'map.txt': the same file as -s placement_map 'map.txt', an input; expected another file" \
+  "netloom replay: --json 'map.txt': the same file as -s placement_map 'map.txt', an input; expected another file" \
   replay p.nlt -s topology=torus:k=4x4 -s placement=map -s placement_map=map.txt --json map.txt
 same "replay -s calibration=F --svg F" cal.json \
-  "netloom: replay: --svg 'cal.json': the same file as -s calibration 'cal.json', an input; expected another file" \
+  "netloom replay: --svg 'cal.json': the same file as -s calibration 'cal.json', an input; expected another file" \
   replay p.nlt -s calibration=cal.json --svg cal.json
 same "replay --topology graph:file=F --json F" g.txt \
-  "netloom: replay: --json 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
+  "netloom replay: --json 'g.txt': the same file as graph:file= 'g.txt', an input; expected another file" \
   replay p.nlt -t torus:k=4x4 -t graph:file=g.txt --json g.txt
 # replay's outputs against each other, as interfere's and layout's: the
 # JSON went into out.svg, exit 0; '-' twice mixed both on stdout.
@@ -341,17 +341,17 @@ out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg out.svg --json out.s
 expect_eq "replay --svg F --json F: exit" "$?" 2
 expect_eq "replay --svg F --json F: stdout" "$out" ""
 expect_eq "replay --svg F --json F" "$(cat err)" \
-  "netloom: replay: --svg 'out.svg': the same file as --json; expected another file"
+  "netloom replay: --svg 'out.svg': the same file as --json; expected another file"
 [ -e out.svg ] && fail "replay --svg F --json F: out.svg written"
 out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg - --json - 2>err)
 expect_eq "replay --svg - --json -: exit" "$?" 2
 expect_eq "replay --svg - --json -: stdout" "$out" ""
 expect_eq "replay --svg - --json -" "$(cat err)" \
-  "netloom: replay: --svg - and --json -: both on standard output; expected a file for one of them"
+  "netloom replay: --svg - and --json -: both on standard output; expected a file for one of them"
 out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg tl --otf2 ./tl 2>err)
 expect_eq "replay --svg F --otf2 F: exit" "$?" 2
 expect_eq "replay --svg F --otf2 F" "$(cat err)" \
-  "netloom: replay: --otf2 './tl': the same file as --svg; expected another file"
+  "netloom replay: --otf2 './tl': the same file as --svg; expected another file"
 [ -e tl ] && fail "replay --svg F --otf2 F: tl written"
 # interfere's outputs against the files its workload's jobs read (a
 # trace, a placement_map, against the workload's folder) and its keys'.
@@ -420,7 +420,7 @@ out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg - --csv 2>err)
 expect_eq "replay --svg - --csv: exit" "$?" 2
 expect_eq "replay --svg - --csv: stdout" "$out" ""
 expect_eq "replay --svg - --csv" "$(cat err)" \
-  "netloom: replay: --csv and --svg - both want stdout; give --svg a file"
+  "netloom replay: --csv and --svg - both want stdout; give --svg a file"
 # An output option given twice is refused, as run's --json (the last one
 # won silently, the first file never written; compare's -o too).
 printf '[study]\nbackend = analytic\n[system torus]\ntopology = torus:k=4x4\n[workload pp]\ntrace = %s\n' \
@@ -436,7 +436,7 @@ for c in "compare study.ini -o a1.json -o" "cost torus:k=4x4 --json a1.json --js
   expect_eq "$c twice: exit" "$?" 2
   expect_eq "$c twice: stdout" "$out" ""
   opt=${c##* }; [ "$opt" = -o ] && opt=--output
-  case $c in replay*) pre="netloom: replay:" ;; *) pre="netloom ${c%% torus*}:" ;; esac
+  case $c in replay*) pre="netloom replay:" ;; *) pre="netloom ${c%% torus*}:" ;; esac
   case $c in design*) pre="netloom $(cut -d' ' -f1-2 <<<"$c"):" ;; interfere*) pre="netloom interfere:" ;;
     compare*) pre="netloom compare:" ;; esac
   expect_eq "$c twice" "$(cat err)" "$pre option '$opt' given twice"

@@ -197,7 +197,7 @@ expect_eq "compare: bad topology exit" "$?" 2
 [ -s "$dir/e.txt" ] && fail "compare: bad topology printed a table"
 "$netloom" replay "$dir/own.nlt" --topology torus:k=2 -s topology=torus:k=4 2> "$dir/e.err"
 expect_eq "compare: --topology with -s topology exit" "$?" 2
-expect_eq "compare: --topology with -s topology message" "$(cat "$dir/e.err")" "netloom: replay: --topology and the key 'topology' both name the network; give one of them"
+expect_eq "compare: --topology with -s topology message" "$(cat "$dir/e.err")" "netloom replay: --topology and the key 'topology' both name the network; give one of them"
 
 # The recorded sample the quick start replays says it plainly too.
 "$netloom" replay "$root/traces/samples/lammps-lj-16.nlt" -s ideal=yes > "$dir/l.txt" || fail "lammps-lj-16 exit $?"

@@ -347,15 +347,15 @@ fi
 # CMD|FILE|LINE: in $T/pr, CMD exits 2 with LINE, FILE unchanged (run
 # from there: NL may be relative to the build directory).
 case $NL in /*) nl_abs=$NL ;; *) nl_abs=$PWD/$NL ;; esac
-for c in "replay testtrace.meta --json testtrace-0001.bin|testtrace-0001.bin|netloom: replay: --json 'testtrace-0001.bin': the same file as TRACE testtrace.meta's rank 1 file './testtrace-0001.bin', an input; expected another file" \
-	"replay testtrace.meta --svg testtrace-0002.bin|testtrace-0002.bin|netloom: replay: --svg 'testtrace-0002.bin': the same file as TRACE testtrace.meta's rank 2 file './testtrace-0002.bin', an input; expected another file" \
+for c in "replay testtrace.meta --json testtrace-0001.bin|testtrace-0001.bin|netloom replay: --json 'testtrace-0001.bin': the same file as TRACE testtrace.meta's rank 1 file './testtrace-0001.bin', an input; expected another file" \
+	"replay testtrace.meta --svg testtrace-0002.bin|testtrace-0002.bin|netloom replay: --svg 'testtrace-0002.bin': the same file as TRACE testtrace.meta's rank 2 file './testtrace-0002.bin', an input; expected another file" \
 	"trace convert testtrace.meta testtrace-0003.bin|testtrace-0003.bin|netloom trace convert: OUT.nlt 'testtrace-0003.bin': the same file as IN testtrace.meta's rank 3 file './testtrace-0003.bin', an input; expected another file (usage: netloom trace convert IN OUT.nlt)" \
 	"trace import testtrace.meta -o ./testtrace-0000.bin|testtrace-0000.bin|netloom trace import: OUT.nlt './testtrace-0000.bin': the same file as IN testtrace.meta's rank 0 file './testtrace-0000.bin', an input; expected another file (usage: netloom trace import IN -o OUT.nlt)" \
 	"interfere wl.ini -c sys.ini --json testtrace-0001.bin|testtrace-0001.bin|netloom interfere: --json 'testtrace-0001.bin': the same file as wl.ini:2 [job A] trace testtrace.meta's rank 1 file './testtrace-0001.bin', an input; expected another file" \
-	"replay sg/split_traces --json sg/actions0.txt|sg/actions0.txt|netloom: replay: --json 'sg/actions0.txt': the same file as TRACE sg/split_traces's rank 0 file 'sg/actions0.txt', an input; expected another file" \
+	"replay sg/split_traces --json sg/actions0.txt|sg/actions0.txt|netloom replay: --json 'sg/actions0.txt': the same file as TRACE sg/split_traces's rank 0 file 'sg/actions0.txt', an input; expected another file" \
 	"trace convert sg/split_traces sg/actions1.txt|sg/actions1.txt|netloom trace convert: OUT.nlt 'sg/actions1.txt': the same file as IN sg/split_traces's rank 1 file 'sg/actions1.txt', an input; expected another file (usage: netloom trace convert IN OUT.nlt)" \
-	${otf2:+"replay ember/traces.otf2 --json ember/traces/1.evt|ember/traces/1.evt|netloom: replay: --json 'ember/traces/1.evt': the same file as TRACE ember/traces.otf2's rank 1 events 'ember/traces/1.evt', an input; expected another file"} \
-	${otf2:+"replay ember/traces.otf2 --svg ember/traces/2.def|ember/traces/2.def|netloom: replay: --svg 'ember/traces/2.def': the same file as TRACE ember/traces.otf2's rank 2 definitions 'ember/traces/2.def', an input; expected another file"} \
+	${otf2:+"replay ember/traces.otf2 --json ember/traces/1.evt|ember/traces/1.evt|netloom replay: --json 'ember/traces/1.evt': the same file as TRACE ember/traces.otf2's rank 1 events 'ember/traces/1.evt', an input; expected another file"} \
+	${otf2:+"replay ember/traces.otf2 --svg ember/traces/2.def|ember/traces/2.def|netloom replay: --svg 'ember/traces/2.def': the same file as TRACE ember/traces.otf2's rank 2 definitions 'ember/traces/2.def', an input; expected another file"} \
 	${otf2:+"trace convert ember/traces.otf2 ember/traces.def|ember/traces.def|netloom trace convert: OUT.nlt 'ember/traces.def': the same file as IN ember/traces.otf2's global definitions 'ember/traces.def', an input; expected another file (usage: netloom trace convert IN OUT.nlt)"} \
 	${otf2:+"trace import ember -o ember/traces.otf2|ember/traces.otf2|netloom trace import: OUT.nlt 'ember/traces.otf2': the same file as IN ember's anchor file 'ember/traces.otf2', an input; expected another file (usage: netloom trace import IN -o OUT.nlt)"}; do
 	cmd=${c%%|*} rest=${c#*|}
