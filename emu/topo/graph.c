@@ -272,6 +272,16 @@ static int graph_build(struct topo *t, struct nl_err *err)
 		rc = topo_errf(t, err, NL_EFORMAT, "%s: no links (expected lines 'a b')", path);
 		goto out;
 	}
+	/* Every router has a link, so n routers need at least n / 2 links: a
+	 * larger id is a gap, refused before arrays of n are allocated (a
+	 * 20-byte file naming router 700000001 asked for 5.6 GB). */
+	if (n > 2 * (uint64_t)n_links) {
+		rc = topo_errf(t, err, NL_EFORMAT,
+			       "%s: largest router id is %u, but %zu links join at most %llu routers (ids must run 0..n-1 "
+			       "without gaps)",
+			       path, n - 1, n_links, 2 * (unsigned long long)n_links);
+		goto out;
+	}
 	deg = calloc(n, sizeof *deg);
 	next = calloc(n, sizeof *next);
 	if (!deg || !next) {
