@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -86,6 +87,12 @@ struct anynet_parse {
 	uint32_t cap_routers, n_routers;
 	struct anynet_link *links;
 	size_t n_links, cap_links;
+	/* Ids 0..n-1 must each be a word of the file, and a file of S bytes
+	 * holds at most (S + 1) / 2 words: a larger id is a gap, refused
+	 * before the arrays above grow to it (a one-line file naming router
+	 * 16777215 filled 128 MB first). UINT64_MAX when the size is not
+	 * known (not a regular file). */
+	uint64_t id_bound, file_bytes;
 };
 
 static int anynet_grow(void **p, uint32_t *cap, uint32_t need, size_t elem, int fill)
@@ -176,6 +183,23 @@ static int anynet_cmp_link(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* The id after the word `what` ("router" or "node"), or an error code. */
+static int64_t anynet_id(const struct topo *t, const struct anynet_parse *ps, unsigned line, const char *what,
+			 const char *tok, struct nl_err *err)
+{
+	int64_t id = anynet_int(tok, ANYNET_MAX_ID);
+	if (id < 0)
+		return topo_errf(t, err, NL_EFORMAT, "%s:%u: %s id '%s'; expected an integer 0..%u", ps->path, line, what,
+				 tok, ANYNET_MAX_ID - 1);
+	if ((uint64_t)id >= ps->id_bound)
+		return topo_errf(t, err, NL_EFORMAT,
+				 "%s:%u: %s id %lld, but the file's %llu bytes can name at most %llu ids; expected %s ids "
+				 "0..n-1 without gaps",
+				 ps->path, line, what, (long long)id, (unsigned long long)ps->file_bytes,
+				 (unsigned long long)ps->id_bound, what);
+	return id;
+}
+
 /* Parse one line's tokens (tok[0..nt-1]). */
 static int anynet_line(const struct topo *t, struct anynet_parse *ps, unsigned line, char **tok, int nt,
 		       struct nl_err *err)
@@ -192,10 +216,9 @@ static int anynet_line(const struct topo *t, struct anynet_parse *ps, unsigned l
 	if (nt < 2)
 		return topo_errf(t, err, NL_EFORMAT, "%s:%u: '%s' without an id; expected '%s ID'", path, line, tok[0],
 				 tok[0]);
-	int64_t head = anynet_int(tok[1], ANYNET_MAX_ID);
+	int64_t head = anynet_id(t, ps, line, tok[0], tok[1], err);
 	if (head < 0)
-		return topo_errf(t, err, NL_EFORMAT, "%s:%u: %s id '%s'; expected an integer 0..%u", path, line, tok[0],
-				 tok[1], ANYNET_MAX_ID - 1);
+		return (int)head;
 	/* BookSim makes the head id of every line a router, "node N" too. */
 	if (anynet_router_seen(ps, (uint32_t)head, line) < 0)
 		return nl_errf(err, NL_ENOMEM, "out of memory reading '%s'", path);
@@ -208,10 +231,9 @@ static int anynet_line(const struct topo *t, struct anynet_parse *ps, unsigned l
 			if (i + 1 >= nt)
 				return topo_errf(t, err, NL_EFORMAT, "%s:%u: '%s' without an id at the end of the line; expected '%s ID'",
 						 path, line, w, w);
-			body = anynet_int(tok[++i], ANYNET_MAX_ID);
+			body = anynet_id(t, ps, line, w, tok[++i], err);
 			if (body < 0)
-				return topo_errf(t, err, NL_EFORMAT, "%s:%u: %s id '%s'; expected an integer 0..%u", path, line,
-						 w, tok[i], ANYNET_MAX_ID - 1);
+				return (int)body;
 			have_body = true;
 			lat_set = false;
 			uint32_t b = (uint32_t)body, h = (uint32_t)head;
@@ -290,6 +312,10 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 	if (!f)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s; expected a BookSim anynet network_file",
 				 pr->file, strerror(errno));
+	struct stat sb;
+	ps.id_bound = UINT64_MAX;
+	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
+		ps.id_bound = ((ps.file_bytes = (uint64_t)sb.st_size) + 1) / 2;
 	ssize_t len;
 	while ((len = getline(&buf, &bufcap, f)) >= 0) {
 		char *save = NULL;

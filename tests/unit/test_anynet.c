@@ -119,6 +119,9 @@ static void test_parse_errors(void)
 		{"router 0 node 0 node 2 router 1\nrouter 1\n", "node 1 is missing; expected node ids 0..2"},
 		{"router 0 node 0 router 2\n", "router 1 is missing; expected router ids 0..2"},
 		{"router 0 router 1\n", "no nodes"},
+		/* Refused before arrays of 2^24 ids are filled. */
+		{"router 16777215 node 0\n", ":1: router id 16777215, but the file's 23 bytes can name at most 12 ids"},
+		{"router 0 node 9999\n", ":1: node id 9999, but the file's 19 bytes can name at most 10 ids"},
 		{"router 0 node 0 node 1 4 router 2\nrouter 1 router 2 node 2\n",
 		 ":1: latency 4 after 'node 1' on router 0's line: BookSim gives it to the channel router 0 -> router 1"},
 	};
