@@ -58,7 +58,13 @@ grep -q "rank 0: blocked in op 2 send to 1 tag 7 comm 0 (1048576 bytes)" "$dir/d
 grep -q "waits for: send to 0 tag 7 comm 0, 1048576 bytes, rendezvous: no matching receive posted at world rank 0" "$dir/dl.err" || fail "deadlock rank 1 detail"
 expect_eq "deadlock json" "$(json "$dir/dl.json" 'd["results"]["status"], len(d["results"]["deadlock"]["stuck"])')" "('deadlock', 2)"
 "$mk" "$dir/ok.nlt" deadlock 1024 || fail "mktrace small"
-"$netloom" replay "$dir/ok.nlt" > /dev/null 2>&1 || fail "eager exchange should complete (exit $?)"
+# Both messages leave after each rank's 1 us of compute, eagerly, and cross
+# at once (link_model none: no shared channel): 1 us + 1000 ns latency +
+# 1024 B at 1 B/ns = 3.024 us on either rank.
+"$netloom" replay "$dir/ok.nlt" "${net[@]}" --json "$dir/ok.json" > /dev/null 2>&1 || fail "eager exchange should complete (exit $?)"
+expect_eq "eager exchange: status, runtime (ps), eager, rendezvous" \
+  "$(json "$dir/ok.json" '(d["results"]["status"], round(d["results"]["runtime"]["predicted_s"]*1e12), d["results"]["messages"]["eager"], d["results"]["messages"]["rendezvous"])')" \
+  "('ok', 3024000, 2, 0)"
 
 # 4b. A network deadlock on the flit backend: 8 ranks on a ring without VC
 #     classes each send to the rank 3 on. The replay fails with the
@@ -114,7 +120,7 @@ expect_eq "csv rows" "$(wc -l < "$dir/pp.csv")" 3
 # 7. Bad input: one line naming the problem, exit 2, nothing written.
 out=$("$netloom" replay "$dir/missing.nlt" --json "$dir/bad.json" 2>&1); rc=$?
 expect_eq "missing trace exit" $rc 2
-case "$out" in *"$dir/missing.nlt"*) ;; *) fail "missing trace message: $out" ;; esac
+expect_eq "missing trace message" "$out" "netloom: $dir/missing.nlt: cannot open: No such file or directory"
 [ -e "$dir/bad.json" ] && fail "a failed run wrote JSON"
 out=$("$netloom" replay "$dir/pp.nlt" -s eager_treshold=5 2>&1); rc=$?
 expect_eq "bad key exit" $rc 2
@@ -124,14 +130,17 @@ expect_eq "bad backend exit" $rc 2
 case "$out" in *"key 'backend': unknown network backend 'flitz' (valid: analytic"*) ;; *) fail "bad backend message: $out" ;; esac
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
 expect_eq "bad topology exit" $rc 2
+expect_eq "bad topology message" "$out" "netloom: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 2>&1); rc=$?
 expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
 expect_eq "topology too small exit" $rc 2
 expect_eq "topology too small message" "$out" "netloom: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
 printf 'not a trace' > "$dir/junk.nlt"
-"$netloom" replay "$dir/junk.nlt" > /dev/null 2>&1; expect_eq "junk exit" $? 2
-"$netloom" replay > /dev/null 2>&1; expect_eq "no args exit" $? 2
+out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
+expect_eq "junk message" "$out" "netloom: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
+out=$("$netloom" replay 2>&1); expect_eq "no args exit" $? 2
+expect_eq "no args message" "$out" "netloom replay: missing TRACE (see 'netloom replay --help')"
 
 # Cancel (format version 2): rank 0 cancels a wildcard receive nothing
 # matches (cancelled, as recorded), then receives tag 9; rank 1's isend is
@@ -192,6 +201,7 @@ expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
+expect_eq "placement too small" "$out" "netloom: key 'placement': placement: job 0 needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
 # 6 ranks, 2 per endpoint, on a 4-endpoint network: the policy's own
 # need (3 endpoints), not one endpoint per rank (refused before).
 for b in analytic flit; do
@@ -292,6 +302,9 @@ for d in 4611686018427387904 4611686018427387905; do
   out=$("$netloom" replay "$dir/cl.nlt" 2>&1 > /dev/null); rc=$?
   if [ $d = 4611686018427387904 ]; then
     expect_eq "compute of 2^62 ps exit" $rc 0
+    # Exactly at the limit: the runtime is the compute itself, 2^62 ps.
+    "$netloom" replay "$dir/cl.nlt" --json "$dir/cl.json" > /dev/null 2>&1 || fail "compute of 2^62 ps: --json run"
+    expect_eq "compute of 2^62 ps: predicted" "$(json "$dir/cl.json" 'round(d["results"]["runtime"]["predicted_s"] * 1e12) == 2**62')" True
   else
     expect_eq "compute of 2^62 + 1 ps exit" $rc 2
     expect_eq "compute of 2^62 + 1 ps" "$out" "netloom: trace rank 0 op 1 (compute): compute of $d ps at 0 ps: $lim"
