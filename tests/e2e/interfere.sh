@@ -198,9 +198,18 @@ expect_eq "non-UTF-8 names in the JSON" \
 inner=$(sed -n '/^2\. Ranks go onto the nodes/,/^$/p' "$(dirname "$0")/../../docs/placement.md" | grep -o '`[a-z_-]*`' |
   tr -d '`' | grep -v placement_inner)
 expect_eq "inner mappings in docs/placement.md" "$(echo $inner)" "linear round_robin"
+# Accepted is not enough: each must place the ranks as it says. 4 ranks, 2
+# per node on routers 0 and 1 (neighbours): linear fills a node first,
+# round_robin deals the ranks out. The ring's 2 steps of 64 KiB from r to
+# r + 1 then cross the one link between them 2 times a step (1 -> 2,
+# 3 -> 0) under linear, 4 times (every message) under round_robin.
+declare -A inner_want=([linear]="([0, 0, 1, 1], 262144)" [round_robin]="([0, 1, 0, 1], 524288)")
 for m in $inner; do
   printf '[job S]\nsynthetic = ring\nranks = 4\nsteps = 2\nranks_per_node = 2\nplacement_inner = %s\n' "$m" > "$dir/inner.ini"
-  "$netloom" interfere "$dir/inner.ini" -c "$dir/sys.ini" "${an[@]}" > /dev/null 2>&1 || fail "placement_inner = $m (docs/placement.md) refused"
+  "$netloom" interfere "$dir/inner.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/inner.json" > /dev/null 2>&1 ||
+    { fail "placement_inner = $m (docs/placement.md) refused"; continue; }
+  expect_eq "placement_inner = $m: endpoints, link_use" \
+    "$(json "$dir/inner.json" '(lambda j: (j["endpoints"], j["link_use"]))(d["results"]["jobs"][0])')" "${inner_want[$m]}"
 done
 
 # 9. Bad workloads: one line naming file, line, section, key, value and
