@@ -963,6 +963,16 @@ def case_json_fields():
     eq("histogram sums to packets", sum(hist), d["results"]["packets"])
     check("self-traffic at 0 hops", hist[0] > 0)
     eq("histogram length (diameter 6)", len(hist), 7)
+    # Minimal routes on the mesh take the Manhattan distance: along one
+    # row of 4, ordered pairs are 4 at distance 0, 6 at 1, 4 at 2, 2 at 3;
+    # the two dimensions convolve to 16, 48, 68, 64, 40, 16, 4 of 256.
+    # Each bin is binomial over the packets: within 5 standard deviations.
+    npk = sum(hist)
+    for i, w in enumerate((16, 48, 68, 64, 40, 16, 4)):
+        p_i = w / 256
+        sd = (npk * p_i * (1 - p_i)) ** 0.5
+        check(f"hops histogram[{i}] = {hist[i]} within 5 sd ({sd:.1f}) of {npk * p_i:.1f} (uniform on a 4x4 mesh)",
+              abs(hist[i] - npk * p_i) <= 5 * sd)
     near("hops mean from the histogram", d["results"]["hops"]["mean"],
          sum(i * n for i, n in enumerate(hist)) / sum(hist), 1e-9)
 
