@@ -90,10 +90,15 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 		char *end;
 		errno = 0;
 		line[strcspn(line, "\r\n")] = '\0'; /* quoted in errors: one line */
-		unsigned long long v = strtoull(line, &end, 10);
+		/* Blanks around the number are let be, but a digit must come
+		 * first after them: strtoull also takes a sign after a blank, so
+		 * ' -1' was the token 2^64 - 1 and '+5' was 5 (only a '-' at the
+		 * start of the line was refused). */
+		const char *p = line + strspn(line, " \t");
+		unsigned long long v = cli_strtou(p, &end);
 		while (*end == ' ')
 			end++;
-		if (errno || end == line || *end || line[0] == '-')
+		if (errno || end == p || *end)
 			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": '%.40s', expected a decimal token",
 				     path, i + 1, line);
 		else if (i == n)

@@ -880,6 +880,12 @@ def case_errors(d):
     open(tok, 'w').write('1\r\nx\r\n')
     refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t2' % d),
             "line 2: 'x', expected a decimal token", 'tokens CRLF')
+    # A sign is no digit, after a blank too: ' -1' was the token 2^64 - 1
+    # and '+5' was 5 (only '-' first on the line was refused).
+    for line in (' -1', '\t-7', '+5'):
+        open(tok, 'w').write('1\n%s\n' % line)
+        refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t3' % d),
+                "line 2: '%s', expected a decimal token" % line.replace('\t', '\\t'), 'tokens %r' % line)
     # compute_time = cpu replayed every live COMPUTE as 0 s: refused at
     # start, as replay refuses it for a trace without CPU time.
     refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
