@@ -128,6 +128,16 @@ static int report(const struct nl_err *e)
  * is done). Refused in one line, status 2. */
 static int check_archive_out(const char *opt, const char *out, struct nl_err *e)
 {
+	/* Not '' nor '-': cli_check_output lets '-' through as standard
+	 * output, which an archive cannot be, so encode, convert, import and
+	 * pack wrote a file named '-' in the working folder (and said "or '-'
+	 * for standard output" of an empty name), as serve's --curve-keygen
+	 * refuses both. */
+	if (!*out)
+		return nl_errf(e, NL_EINVAL, "%s '': empty file name; expected a file to write", opt);
+	if (!strcmp(out, "-"))
+		return nl_errf(e, NL_EINVAL, "%s '-': not a file name (an archive cannot go to standard output); "
+			       "expected a file to write", opt);
 	NL_CHECK(cli_check_output(opt, out, e));
 	char *real = NULL;
 	int kind = nl_output_target(out, &real, e);

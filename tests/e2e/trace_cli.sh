@@ -312,6 +312,29 @@ fi
 expect 0 "info of an archive whose machine is Latin-1" "$NL" trace info "$T/lat.nlt"
 grep -q '^machine           caf\\xe9$' "$T/out" && ok "info prints invalid UTF-8 as \\xHH" || fail "info latin-1: $(grep machine "$T/out")"
 
+# --- an archive's OUT '-' or '' is refused --------------------------------------------------
+# '-' was taken as a file name: encode, convert, import and pack wrote a
+# file named '-' in the working folder (exit 0), and an empty OUT's error
+# offered "or '-' for standard output". Run in $T/wd, where it was written
+# (NL may be relative to the build directory).
+mkdir -p "$T/wd"
+case $NL in /*) nl_wd=$NL ;; *) nl_wd=$PWD/$NL ;; esac
+for c in "encode $T/esc.txt @|OUT.nlt" "convert $DATA/dumpi/testbgp.meta @|OUT.nlt" \
+	"import $DATA/dumpi/testbgp.meta -o @|OUT.nlt" "pack @ $T/bgp.nlt|OUT.bundle"; do
+	args=${c%|*} what=${c#*|}
+	for o in - ''; do
+		read -r -a words <<<"$args"
+		for i in "${!words[@]}"; do [ "${words[$i]}" = @ ] && words[$i]=$o; done
+		(cd "$T/wd" && exec "$nl_wd" trace "${words[@]}") >"$T/out" 2>"$T/err"
+		st=$?
+		if [ "$o" = - ]; then want="netloom: $what '-': not a file name (an archive cannot go to standard output); expected a file to write"
+		else want="netloom: $what '': empty file name; expected a file to write"; fi
+		if [ "$st" = 2 ] && [ "$(cat "$T/err")" = "$want" ]; then ok "trace ${args%% *} OUT '$o' refused in one line"
+		else fail "trace ${args%% *} OUT '$o': exit $st, $(cat "$T/err")"; fi
+	done
+done
+[ -z "$(ls -A "$T/wd")" ] && ok "OUT '-': no file named '-' written" || fail "OUT '-' wrote '$(ls -A "$T/wd")'"
+
 # --- an output that is an input is refused, the input kept ---------------------------------
 cp "$DATA/simgrid/replay/actions_bcast.txt" "$T/ab.txt"
 for c in "convert $T/ab.txt $T/ab.txt" "import $T/ab.txt -o $T/./ab.txt"; do
