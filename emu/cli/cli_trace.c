@@ -555,6 +555,10 @@ static int cmd_import(int argc, char **argv)
 		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
 			if (++i == argc)
 				return sub_usage("import", "option '%s' needs a value (usage: netloom trace %s)", argv[i - 1]);
+			/* Once, as every output option (docs/results.md): the
+			 * last one won, and the first was never written. */
+			if (out)
+				return sub_usage("import", "option '%s' given twice (usage: netloom trace %s)", argv[i - 1]);
 			out = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return sub_usage("import", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
@@ -582,6 +586,8 @@ static int cmd_export(int argc, char **argv)
 		if (!strcmp(argv[i], "--otf2")) {
 			if (++i == argc)
 				return sub_usage("export", "option '%s' needs a value (usage: netloom trace %s)", argv[i - 1]);
+			if (dir)
+				return sub_usage("export", "option '%s' given twice (usage: netloom trace %s)", argv[i - 1]);
 			dir = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return sub_usage("export", "unknown option '%s' (usage: netloom trace %s)", argv[i]);

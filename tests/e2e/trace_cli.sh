@@ -334,6 +334,14 @@ for c in "encode $T/esc.txt @|OUT.nlt" "convert $DATA/dumpi/testbgp.meta @|OUT.n
 	done
 done
 [ -z "$(ls -A "$T/wd")" ] && ok "OUT '-': no file named '-' written" || fail "OUT '-' wrote '$(ls -A "$T/wd")'"
+# An output option given twice is refused (docs/results.md): the last one
+# won, the first never written.
+expect 2 "import: -o twice" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/i1.nlt" -o "$T/i2.nlt"
+same "netloom trace import: option '-o' given twice (usage: netloom trace import IN -o OUT.nlt)" "$T/err" "import: -o twice named"
+expect 2 "export: --otf2 twice" "$NL" trace export "$T/bgp.nlt" --otf2 "$T/x1.otf2" --otf2 "$T/x2.otf2"
+same "netloom trace export: option '--otf2' given twice (usage: netloom trace export FILE --otf2 DIR)" "$T/err" \
+	"export: --otf2 twice named"
+[ ! -e "$T/i2.nlt" ] && [ ! -e "$T/x2.otf2" ] && ok "an output given twice: nothing written" || fail "an output given twice was written"
 
 # --- an output that is an input is refused, the input kept ---------------------------------
 cp "$DATA/simgrid/replay/actions_bcast.txt" "$T/ab.txt"
