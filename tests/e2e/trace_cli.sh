@@ -342,6 +342,8 @@ expect 2 "export: --otf2 twice" "$NL" trace export "$T/bgp.nlt" --otf2 "$T/x1.ot
 same "netloom trace export: option '--otf2' given twice (usage: netloom trace export FILE --otf2 DIR)" "$T/err" \
 	"export: --otf2 twice named"
 [ ! -e "$T/i2.nlt" ] && [ ! -e "$T/x2.otf2" ] && ok "an output given twice: nothing written" || fail "an output given twice was written"
+expect 2 "export: --otf2 ''" "$NL" trace export "$T/bgp.nlt" --otf2 ''
+same "netloom: --otf2: empty directory name (expected a new directory for the OTF2 archive)" "$T/err" "export: --otf2 '' named"
 
 # --- an output that is an input is refused, the input kept ---------------------------------
 cp "$DATA/simgrid/replay/actions_bcast.txt" "$T/ab.txt"
