@@ -441,6 +441,17 @@ static int topo_describe_main(int argc, char **argv)
 					    "expected one distance method");
 	if (o.samples)
 		o.mode = ANALYZE_DIST_SAMPLED;
+	/* --metis-runs N and --trials N tune --bisection and --faults: alone
+	 * they were accepted and ignored (nothing partitioned, no trial run),
+	 * as --samples N was. Both are at least 1 when given. */
+	if (o.runs && !o.bisection)
+		return cli_usage_error(cmd, "--metis-runs %llu without --bisection: only the METIS partition runs it; "
+					    "expected --bisection with it, or no --metis-runs",
+				       (unsigned long long)o.runs);
+	if (o.trials && !o.faults)
+		return cli_usage_error(cmd, "--trials %llu without --faults: only the link-failure trials use it; "
+					    "expected --faults with it, or no --trials",
+				       (unsigned long long)o.trials);
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
 	if (optind + 1 < argc)

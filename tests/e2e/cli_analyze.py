@@ -508,6 +508,14 @@ def case_errors():
         p = run("topo", "describe", "torus:k=8x8", *args, code=2)
         one_line_error(p, "netloom topo describe: --exact and --samples together: --samples N samples the "
                        "distances; expected one distance method")
+    # --metis-runs and --trials tune --bisection and --faults: alone they
+    # were accepted and ignored (exit 0, nothing partitioned or tried).
+    for opt, n, needs, what in (("--metis-runs", "5", "--bisection", "only the METIS partition runs it"),
+                                ("--trials", "7", "--faults", "only the link-failure trials use it")):
+        p = run("topo", "describe", "torus:k=4x4", opt, n, code=2)
+        one_line_error(p, f"netloom topo describe: {opt} {n} without {needs}: {what}; expected {needs} with it, "
+                       f"or no {opt}")
+        run("topo", "describe", "torus:k=4x4", opt, n, needs, code=0)
     # One sampled source has no spread to give the ASPL's 95% interval
     # (it printed "+- 0.000000").
     p = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "1", code=2)
