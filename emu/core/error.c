@@ -202,6 +202,11 @@ void nl_bug_(const char *file, int line, const char *fmt, ...)
 
 int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err)
 {
+	/* An empty name (-c '', --config=) read as ": cannot open config
+	 * file: No such file or directory", the name shown as nothing. */
+	*f = NULL;
+	if (!*path)
+		return nl_errf(err, NL_EIO, "'': empty file name; expected a %s to read", what);
 	*f = fopen(path, "r");
 	if (!*f)
 		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));

@@ -47,7 +47,8 @@ int nl_err_suffix(struct nl_err *err, const char *text);
 /* Open path for reading (*f) as an input file described by what ("config
  * file", "BookSim config"). Fails with "PATH: cannot open WHAT: <reason>",
  * or "PATH: is a directory, not a WHAT" for a directory (which fopen
- * opens and whose first read fails with a less helpful message). */
+ * opens and whose first read fails with a less helpful message), or
+ * "'': empty file name; expected a WHAT to read". */
 int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err);
 
 /* Where an output written by temporary file and rename goes. A results

@@ -528,6 +528,9 @@ def case_errors():
              "header; expected a key on a line of its own (only blanks or a ';' comment may follow ']')"),
             (("-c", after_hdr2), f"{after_hdr2}:3: '[router] num_vcs = 4': text after the ']' of a section header"),
             (("-c", missing), f"{missing}: cannot open config file: No such file or directory"),
+            # The empty name was shown as nothing: ": cannot open config file".
+            (("-c", ""), "netloom: '': empty file name; expected a config file to read"),
+            (("--config=",), "netloom: '': empty file name; expected a config file to read"),
             (("-c", bad_then_good), f"{bad_then_good}:2: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("-c", twice), f"{twice}:4: key 'num_vcs' set twice in this file (first at line 2); expected each key "
              "once (-s overrides a file's key)"),
@@ -1420,6 +1423,16 @@ def case_directory_inputs():
         for args, needle in cases:
             p = run(*args, code=2)
             one_line_error(p, d + ": " + needle if not needle.startswith("--") else needle)
+            check(f"{' '.join(args)}: nothing written", not os.path.exists(out))
+        # An empty name likewise: it read ": cannot open WHAT: No such file
+        # or directory", the name shown as nothing.
+        for args, what in ((("config", "--from-booksim", ""), "BookSim config"),
+                           (("replay", "x.nlt", "-c", ""), "config file"),
+                           (("compare", "", "-o", out), "study file"),
+                           (("serve", "--ranks", "2", "--tokens", ""), "tokens file"),
+                           (("interfere", "", "-s", "topology=torus:k=4x4", "-s", "link_model=links"), "workload file")):
+            p = run(*args, code=2)
+            one_line_error(p, f"'': empty file name; expected a {what} to read")
             check(f"{' '.join(args)}: nothing written", not os.path.exists(out))
 
 
