@@ -97,6 +97,23 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
  * CLI_USAGE after printing "netloom <cmd>: option '--json' given twice". */
 int cli_output_once(const char *cmd, const char *opt, const char **slot, const char *value);
 
+/* The codes of getopt_long's options met so far (cli_value_once); zero
+ * it before the scan. */
+struct cli_seen {
+	int code[64];
+	unsigned n;
+};
+
+/* getopt_long's option c, when longopts gives it a value (has_arg
+ * required_argument), a second time: refused, as run's and sweep's
+ * options and every output option are ('design hyperx --terminals 64 ...
+ * --terminals 128' ran with 128, the first silently dropped). Options
+ * taken several times (-c, -s) are the caller's to leave out. 0, or
+ * CLI_USAGE after printing "netloom <cmd>: option '--terminals' given
+ * twice". */
+struct option;
+int cli_value_once(const char *cmd, const struct option *longopts, struct cli_seen *seen, int c);
+
 /* After the work: a result that could not be written (a full disk,
  * /dev/full as the file) although cli_check_output accepted its path.
  * Prints the line as cli_report does, after the output option `opt` whose
@@ -202,6 +219,7 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o);
 
 /* Options shared by `netloom cost` and `netloom layout` (cli_cost.c). */
 struct cli_layout_opts {
+	struct cli_seen seen;  /* options given, each once (cli_value_once) */
 	const char *preset;    /* cost preset name */
 	const char *placement; /* "auto", "rule" or "anneal" */
 	uint64_t iterations;   /* annealing moves per trial */

@@ -168,7 +168,10 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 	int c;
 	opterr = 0;
 	optind = 0;
+	struct cli_seen seen = {0};
 	while ((c = getopt_long(argc, argv, ":ho:j:", longopts, NULL)) != -1) {
+		if (cli_value_once(cmd, longopts, &seen, c))
+			return CLI_USAGE;
 		switch (c) {
 		case 'o': /* without trailing slashes: "DIR/index.html", not "DIR//index.html" */
 			if (cli_output_once(cmd, "--output", dir, dir_buf))

@@ -99,6 +99,12 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 	int c;
 	*status = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		/* Every option with a value, the command's own too (--json,
+		 * --svg, --longest), once. */
+		if (cli_value_once(cmd, longopts, &o->seen, c)) {
+			*status = CLI_USAGE;
+			return -1;
+		}
 		int r = cli_layout_opt(o, cmd, c, optarg);
 		if (r < 0) {
 			*status = -r;

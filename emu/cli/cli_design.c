@@ -170,7 +170,10 @@ static int design_hyperx_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
+	struct cli_seen seen = {0};
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (cli_value_once(cmd, longopts, &seen, c))
+			return CLI_USAGE;
 		switch (c) {
 		case 'N':
 			if (cli_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)
@@ -268,7 +271,10 @@ static int design_equality_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
+	struct cli_seen seen = {0};
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (cli_value_once(cmd, longopts, &seen, c))
+			return CLI_USAGE;
 		switch (c) {
 		case 'N':
 			if (cli_parse_u64(cmd, "--routers", optarg, 6, max_n, &N) < 0)
@@ -433,7 +439,10 @@ static int design_fullbw_main(int argc, char **argv)
 	snprintf(cmd, sizeof cmd, "design %s", argv[0]);
 	opterr = 0;
 	optind = 0;
+	struct cli_seen seen = {0};
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (cli_value_once(cmd, longopts, &seen, c))
+			return CLI_USAGE;
 		switch (c) {
 		case 'N':
 			if (cli_parse_u64(cmd, "--terminals", optarg, 1, UINT64_MAX / 2, &N) < 0)

@@ -311,6 +311,7 @@ int cli_interfere_main(int argc, char **argv)
 	nl_sim *sim = NULL;
 	json_t *doc = NULL;
 	int status = CLI_OK, ch, rc = 0;
+	struct cli_seen seen = {0};
 	if (!sets || !files || nl_sim_new(&sim, &err) < 0) {
 		free(sets);
 		free(files);
@@ -319,6 +320,11 @@ int cli_interfere_main(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
+		/* -c and -s are taken several times. */
+		if (ch != 'c' && ch != 's' && cli_value_once("interfere", longopts, &seen, ch)) {
+			status = CLI_USAGE;
+			goto out;
+		}
 		switch (ch) {
 		case 'c':
 			files[++n_files] = (struct cli_file){"-c", optarg};

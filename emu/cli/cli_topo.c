@@ -393,7 +393,10 @@ static int topo_describe_main(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	opterr = 0;
 	optind = 0;
+	struct cli_seen seen = {0};
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (cli_value_once(cmd, longopts, &seen, c))
+			return CLI_USAGE;
 		switch (c) {
 		case 'j': o.json = true; break;
 		case 'b': o.bisection = true; break;
@@ -539,7 +542,10 @@ static int topo_export_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
+	struct cli_seen seen = {0};
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (cli_value_once(cmd, longopts, &seen, c))
+			return CLI_USAGE;
 		switch (c) {
 		case 'F': format = optarg; break;
 		case 'o':

@@ -412,6 +412,8 @@ static int cmd_dump(int argc, char **argv)
 			char *end;
 			if (i + 1 >= argc)
 				return sub_usage("dump", "--rank needs a value%s (usage: netloom trace %s)", NULL);
+			if (rank >= 0) /* the last one won */
+				return sub_usage("dump", "option '--rank' given twice%s (usage: netloom trace %s)", NULL);
 			errno = 0;
 			unsigned long long r = cli_strtou(argv[++i], &end);
 			if (*end || end == argv[i] || errno || r > INT64_MAX)

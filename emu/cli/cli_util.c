@@ -287,6 +287,21 @@ int cli_output_once(const char *cmd, const char *opt, const char **slot, const c
 	return 0;
 }
 
+int cli_value_once(const char *cmd, const struct option *longopts, struct cli_seen *seen, int c)
+{
+	const struct option *o = longopts;
+	while (o->name && (o->flag || o->val != c))
+		o++;
+	if (!o->name || o->has_arg != required_argument)
+		return 0;
+	for (unsigned i = 0; i < seen->n; i++)
+		if (seen->code[i] == c)
+			return cli_usage_error(cmd, "option '--%s' given twice", o->name);
+	if (seen->n < sizeof seen->code / sizeof *seen->code)
+		seen->code[seen->n++] = c;
+	return 0;
+}
+
 /* At most this many files a spec (and a configuration) reads are
  * compared: more file= in one spec than any family takes. */
 #define CLI_SPEC_MAX_FILES 16

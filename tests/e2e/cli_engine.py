@@ -765,6 +765,30 @@ def case_option_values():
         for bad in (f" {v}", f"\t{v}", f"{v} ") + ((" -1", "-1", "+1") if unsigned else ()):
             p = run(*args, bad, code=2)
             one_line_error(p, msg(bad))
+    # Every command's options with a value, given twice, are refused as
+    # run's and sweep's are: the last one won silently ('design hyperx
+    # --terminals 64 ... --terminals 128' designed for 128). -c and -s of
+    # serve and interfere stay repeatable.
+    for args, opt, v1, v2 in (
+            (("design", "hyperx", "--radix", "16", "--bisection", "0.5"), "--terminals", "64", "128"),
+            (("design", "hyperx", "--terminals", "64", "--radix", "16"), "--bisection", "0.5", "0.25"),
+            (("design", "equality", "--routers", "16", "--radix", "4"), "--seed", "1", "2"),
+            (("design", "flex", "--terminals", "64"), "--radix", "16", "12"),
+            (("topo", "describe", spec), "--seed", "1", "2"),
+            (("topo", "export", spec), "--format", "dot", "json"),
+            (("cost", spec), "--preset", "flex", "besta"),
+            (("cost", spec), "--seed", "1", "2"),
+            (("layout", spec, "--svg", "x.svg"), "--longest", "3", "4"),
+            (("compare", "study.ini", "-o", "r"), "--jobs", "1", "2"),
+            (("interfere", "wl.ini", "-s", "num_vcs=2", "-s", "num_vcs=4"), "--top", "1", "2"),
+            (("serve",), "--ranks", "1", "2"),
+            (("serve", "--ranks", "2"), "--jobs", "1,1", "2"),
+            (("serve", "--ranks", "2"), "--tokens", "t1", "t2")):
+        p = run(*args, opt, v1, opt, v2, code=2)
+        one_line_error(p, f"netloom {' '.join(args[:2]) if args[0] in ('design', 'topo') else args[0]}: "
+                       f"option '{opt}' given twice")
+    p = run("trace", "dump", "t.nlt", "--rank", "0", "--rank", "1", code=2)
+    one_line_error(p, "netloom trace dump: option '--rank' given twice")
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
     jobs = "netloom serve: --jobs: '{}': job {} size '{}', expected a list of rank counts"
     for args, bad, msg in (
