@@ -113,6 +113,23 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 		if (r == 0)
 			return c;
 	}
+	/* --layout rule places the cabinets in the rule's order, annealing
+	 * nothing: the annealing's options were parsed and ignored
+	 * ('--layout rule --iterations 7' printed "rule order"). Under auto
+	 * the family decides, so they stay accepted there. */
+	static const struct {
+		int code;
+		const char *opt;
+	} anneal[] = {{CLI_LO_ITER, "--iterations"}, {CLI_LO_TRIALS, "--trials"}, {CLI_LO_SEED, "--seed"}};
+	for (size_t i = 0; !strcmp(o->placement, "rule") && i < sizeof anneal / sizeof *anneal; i++)
+		for (unsigned k = 0; k < o->seen.n; k++)
+			if (o->seen.code[k] == anneal[i].code) {
+				*status = cli_usage_error(cmd, "%s with --layout rule: only the annealing uses it (rule keeps "
+							  "the packaging rule's floor order); expected --layout anneal or "
+							  "auto with it, or no %s",
+							  anneal[i].opt, anneal[i].opt);
+				return -1;
+			}
 	return -1;
 }
 

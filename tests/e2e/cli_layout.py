@@ -82,6 +82,14 @@ def case_errors():
     eq("--per-cabinet with --pack canonical",
        run_json("cost", "dragonfly:a=4,p=2,h=2", "--pack", "canonical", "--per-cabinet", "2", "--json", "-")
        ["cabinets"]["count"], 18)
+    # --layout rule anneals nothing: the annealing's options were ignored
+    # (it printed "rule order"); under auto the family decides.
+    for opt, v in (("--iterations", "7"), ("--trials", "2"), ("--seed", "3")):
+        for args in (("cost", "dragonfly:a=4,p=2,h=2"), ("layout", "dragonfly:a=4,p=2,h=2", "--lengths", "-")):
+            one_line_error(run(*args, "--layout", "rule", opt, v, code=2),
+                           f"netloom {args[0]}: {opt} with --layout rule: only the annealing uses it (rule keeps the "
+                           f"packaging rule's floor order); expected --layout anneal or auto with it, or no {opt}")
+        run("cost", "dragonfly:a=4,p=2,h=2", "--layout", "anneal", opt, v)  # taken there (exit 0)
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "no", "such", "dir", "x.svg")
         p = run("layout", "torus:k=4x4", "--svg", bad, code=2)
