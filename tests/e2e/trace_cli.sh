@@ -334,6 +334,16 @@ for c in "encode $T/esc.txt @|OUT.nlt" "convert $DATA/dumpi/testbgp.meta @|OUT.n
 	done
 done
 [ -z "$(ls -A "$T/wd")" ] && ok "OUT '-': no file named '-' written" || fail "OUT '-' wrote '$(ls -A "$T/wd")'"
+# An empty input name is said as one (it read "netloom: : cannot open: No
+# such file or directory", the name shown as nothing).
+for c in "info|trace file" "dump|trace file" "verify|trace file" "encode|text trace|$T/e.nlt" \
+	"convert|trace file|$T/e.nlt" "unpack|netloom bundle|$T/e.d" "export|trace file|--otf2 $T/e.otf2"; do
+	IFS='|' read -r sub what rest <<<"$c"
+	expect 2 "trace $sub ''" "$NL" trace "$sub" '' $rest
+	same "netloom: '': empty file name; expected a $what to read" "$T/err" "trace $sub '': named"
+done
+expect 2 "replay ''" "$NL" replay ''
+same "netloom: '': empty file name; expected a trace file to read" "$T/err" "replay '': named"
 # An output option given twice is refused (docs/results.md): the last one
 # won, the first never written.
 expect 2 "import: -o twice" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/i1.nlt" -o "$T/i2.nlt"
