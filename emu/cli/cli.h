@@ -41,7 +41,9 @@ int cli_exit_code(const struct nl_err *err);
  * the option ("--json: out/r.json: out: no such directory": a command
  * with several outputs says which one), and with an empty name always
  * named by its option; an argument's name ("OUT.nlt") is not prefixed,
- * the message already names its path. A directory, a link to a missing file or a missing folder is
+ * the message already names its path. A path that starts with '-' (but
+ * "-") is refused as an option taken for the value ("--json '--csv': an
+ * option, not a file name ..."). A directory, a link to a missing file or a missing folder is
  * refused in one line before any work, reported with cli_report (status
  * 2: bad input, nothing written), not after minutes of it. Call it for
  * every output option of a command. */

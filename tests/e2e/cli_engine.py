@@ -789,6 +789,32 @@ def case_option_values():
                        f"option '{opt}' given twice")
     p = run("trace", "dump", "t.nlt", "--rank", "0", "--rank", "1", code=2)
     one_line_error(p, "netloom trace dump: option '--rank' given twice")
+    # An output option whose value was left out took the next option for
+    # its file: 'run --json --csv' wrote the JSON to a file named '--csv'
+    # and printed the table (exit 0). Run in a folder of its own, where
+    # such a file was written.
+    trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples",
+                         "pingpong-2.nlt")
+    with tempfile.TemporaryDirectory() as tmp:
+        def run_in(*args, code=0):  # in tmp (NETLOOM may be relative to the build folder)
+            p = subprocess.run([os.path.abspath(NETLOOM), *args], capture_output=True, env=ENV, cwd=tmp)
+            if p.returncode != code:
+                raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}: {p.stderr.decode()!r}")
+            return p
+        for args, opt, nxt in ((("run", *SMALL), "--json", "--csv"),
+                               (("sweep", *SMALL, "--rates", "0.1:0.1:0.1"), "--json", "--reproducible"),
+                               (("replay", trace), "--svg", "--csv"),
+                               (("cost", spec), "--json", "--reproducible"),
+                               (("topo", "describe", spec), "-o", "--json"),
+                               (("design", "hyperx", "--terminals", "64", "--radix", "16", "--bisection", "0.5"),
+                                "-o", "--json")):
+            p = run_in(*args, opt, nxt, code=2)
+            name = "--output" if opt == "-o" else opt
+            one_line_error(p, f"netloom: {name} '{nxt}': an option, not a file name (a value left out?); "
+                           f"expected a file to write (./{nxt} for a file of that name)")
+            check(f"{' '.join(args[:2])} {opt} {nxt}: nothing written", os.listdir(tmp) == [])
+        run_in("run", *SMALL, "--json", "./--csv")
+        check("run --json ./--csv writes the file so named", os.path.exists(os.path.join(tmp, "--csv")))
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
     jobs = "netloom serve: --jobs: '{}': job {} size '{}', expected a list of rank counts"
     for args, bad, msg in (
