@@ -49,6 +49,14 @@ int cli_exit_code(const struct nl_err *err);
  * every output option of a command. */
 int cli_check_output(const char *opt, const char *path, struct nl_err *err);
 
+/* An output's value that starts with '-' (but "-" itself): its option's
+ * value was left out and the next option taken for it. 0, or NL_EINVAL
+ * with "OPT 'VALUE': an option, not a KIND name (a value left out?);
+ * expected EXPECTED (./VALUE for a KIND of that name)"; KIND is "file"
+ * or "directory". cli_check_output calls it. */
+int cli_value_not_option(const char *opt, const char *value, const char *kind, const char *expected,
+			 struct nl_err *err);
+
 /* A file a command reads or writes: the option or argument that names it
  * ("--json", "-c", "TRACE") and its path (NULL: not given). */
 struct cli_file {

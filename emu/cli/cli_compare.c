@@ -199,6 +199,9 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
 	if (!**dir)
 		return cli_usage_error(cmd, "-o '': empty directory name; expected a directory to write the report to");
+	struct nl_err err = {0};
+	if (cli_value_not_option("-o", *dir, "directory", "a directory to write the report to", &err))
+		return cli_usage_error(cmd, "%s", err.msg);
 	return -1;
 }
 

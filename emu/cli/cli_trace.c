@@ -613,6 +613,8 @@ static int cmd_export(int argc, char **argv)
 		nl_errf(&e, NL_EINVAL, "--otf2: empty directory name (expected a new directory for the OTF2 archive)");
 		return report(&e);
 	}
+	if (cli_value_not_option("--otf2", dir, "directory", "a new directory for the OTF2 archive", &e))
+		return report(&e);
 	struct stat st;
 	if (stat(dir, &st) != 0 && out_check_writable(dir, &e))
 		return report(&e);

@@ -246,17 +246,24 @@ int cli_exit_code(const struct nl_err *err)
 
 int cli_check_output(const char *opt, const char *path, struct nl_err *err)
 {
-	/* A value that is an option: the output's own value was left out,
-	 * and the next option taken for it ('run --json --csv' wrote the JSON
-	 * to a file named '--csv' and printed the table, exit 0). A file of
-	 * such a name is still written as ./--csv. */
-	if (path[0] == '-' && path[1])
-		return nl_errf(err, NL_EINVAL, "%s '%s': an option, not a file name (a value left out?); expected a file "
-			       "to write (./%s for a file of that name)", opt, path, path);
+	NL_CHECK(cli_value_not_option(opt, path, "file", "a file to write", err));
 	int rc = out_check_writable(path, err);
 	if (rc < 0 && (!*path || opt[0] == '-'))
 		nl_err_prefix(err, "%s", opt);
 	return rc;
+}
+
+int cli_value_not_option(const char *opt, const char *value, const char *kind, const char *expected,
+			 struct nl_err *err)
+{
+	/* A value that is an option: the output's own value was left out,
+	 * and the next option taken for it ('run --json --csv' wrote the JSON
+	 * to a file named '--csv' and printed the table, exit 0). A file of
+	 * such a name is still written as ./--csv. */
+	if (value[0] != '-' || !value[1])
+		return 0;
+	return nl_errf(err, NL_EINVAL, "%s '%s': an option, not a %s name (a value left out?); expected %s (./%s for a "
+		       "%s of that name)", opt, value, kind, expected, value, kind);
 }
 
 int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_file *out, size_t n_out,

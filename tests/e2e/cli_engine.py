@@ -813,6 +813,17 @@ def case_option_values():
             one_line_error(p, f"netloom: {name} '{nxt}': an option, not a file name (a value left out?); "
                            f"expected a file to write (./{nxt} for a file of that name)")
             check(f"{' '.join(args[:2])} {opt} {nxt}: nothing written", os.listdir(tmp) == [])
+        # The same of a directory output: replay's and trace export's
+        # --otf2 made a directory '--csv', compare -o one named '--jobs'.
+        study = os.path.join(tmp, "..", os.path.basename(tmp) + ".ini")
+        for args, opt, nxt, what in ((("replay", trace), "--otf2", "--csv", "a new directory for the OTF2 archive"),
+                                     (("trace", "export", trace), "--otf2", "--csv",
+                                      "a new directory for the OTF2 archive"),
+                                     (("compare", study), "-o", "--jobs", "a directory to write the report to")):
+            p = run_in(*args, opt, nxt, code=2)
+            one_line_error(p, f"{opt} '{nxt}': an option, not a directory name (a value left out?); expected {what} "
+                           f"(./{nxt} for a directory of that name)")
+            check(f"{' '.join(args[:2])} {opt} {nxt}: nothing made", os.listdir(tmp) == [])
         run_in("run", *SMALL, "--json", "./--csv")
         check("run --json ./--csv writes the file so named", os.path.exists(os.path.join(tmp, "--csv")))
     rates = "netloom sweep: --rates '{}': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0"
