@@ -292,7 +292,10 @@ int cli_serve_main(int argc, char **argv)
 		goto out;
 	}
 	if (keygen) {
-		if (live_curve_keygen(keygen, &err) < 0)
+		/* As every output's (cli_check_output): '--curve-keygen
+		 * --quiet' wrote the key pair to '--quiet' and '--quiet.pub'. */
+		if (cli_value_not_option("--curve-keygen", keygen, "file", "a file to write; the key pair goes to FILE "
+					 "and FILE.pub", &err) < 0 || live_curve_keygen(keygen, &err) < 0)
 			status = cli_report(&err);
 		goto out;
 	}

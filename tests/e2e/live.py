@@ -861,6 +861,14 @@ def case_errors(d):
         refused(('--curve-keygen', name), "netloom: --curve-keygen '%s': %s (expected a file to write; the key pair "
                 "goes to FILE and FILE.pub)" % (name, why), 'keygen %r' % name)
     expect(not os.path.exists('-') and not os.path.exists('-.pub'), "keygen '-' wrote a file")
+    # Its value left out, the next option was taken for FILE: the key pair
+    # went to '--quiet' and '--quiet.pub' (exit 0).
+    r = subprocess.run([os.path.abspath(NETLOOM), 'serve', '--curve-keygen', '--quiet'], capture_output=True,
+                       text=True, timeout=TMO, cwd=d)
+    expect(r.returncode == 2 and r.stderr == "netloom: --curve-keygen '--quiet': an option, not a file name (a value "
+           "left out?); expected a file to write; the key pair goes to FILE and FILE.pub (./--quiet for a file of "
+           "that name)\n", 'keygen --quiet: %d %r' % (r.returncode, r.stderr))
+    expect(not os.path.exists(os.path.join(d, '--quiet')), "keygen --quiet wrote a file")
     # libzmq's ipc bind deletes whatever is at the path: a file that is
     # not a socket is refused and kept.
     keep = os.path.join(d, 'notes.txt')
