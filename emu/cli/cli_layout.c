@@ -256,6 +256,7 @@ int cli_layout_main(int argc, char **argv)
 	};
 	const char *cmd = "layout", *svg = NULL, *lengths = NULL;
 	uint64_t longest = 20;
+	bool has_longest = false;
 	struct cli_layout_opts o;
 	int c, bad;
 
@@ -269,6 +270,7 @@ int cli_layout_main(int argc, char **argv)
 		case 'n':
 			if (cli_parse_u64(cmd, "--longest", optarg, 0, UINT32_MAX, &longest))
 				return CLI_USAGE;
+			has_longest = true;
 			break;
 		case 'l':
 			if (cli_output_once(cmd, "--lengths", &lengths, optarg))
@@ -288,6 +290,11 @@ int cli_layout_main(int argc, char **argv)
 		return bad;
 	if (!svg && !lengths)
 		return cli_usage_error(cmd, "nothing to write: give --svg OUT and/or --lengths OUT");
+	/* --longest N counts the cables drawn: with --lengths alone, which
+	 * lists every link, it was parsed and ignored. */
+	if (has_longest && !svg)
+		return cli_usage_error(cmd, "--longest %llu without --svg: only the drawing uses it (--lengths lists every "
+				       "link); expected --svg with it, or no --longest", (unsigned long long)longest);
 	if (svg && lengths && out_same_file(svg, lengths))
 		return cli_usage_error(cmd, "--lengths '%s': the same file as --svg; expected another file", lengths);
 

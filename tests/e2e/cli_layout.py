@@ -90,6 +90,13 @@ def case_errors():
                            f"netloom {args[0]}: {opt} with --layout rule: only the annealing uses it (rule keeps the "
                            f"packaging rule's floor order); expected --layout anneal or auto with it, or no {opt}")
         run("cost", "dragonfly:a=4,p=2,h=2", "--layout", "anneal", opt, v)  # taken there (exit 0)
+    # --longest counts the cables drawn: with --lengths alone it was ignored.
+    with tempfile.TemporaryDirectory() as d:
+        lens = os.path.join(d, "l.txt")
+        one_line_error(run("layout", "torus:k=4x4", "--lengths", lens, "--longest", "5", code=2),
+                       "netloom layout: --longest 5 without --svg: only the drawing uses it (--lengths lists every "
+                       "link); expected --svg with it, or no --longest")
+        check("--longest without --svg: nothing written", not os.path.exists(lens))
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "no", "such", "dir", "x.svg")
         p = run("layout", "torus:k=4x4", "--svg", bad, code=2)
