@@ -532,7 +532,10 @@ unsigned long long cli_strtou(const char *s, char **end)
 
 double cli_strtod(const char *s, char **end)
 {
-	if (cli_is_blank(*s)) {
+	/* Decimal, as the whole-number options are (cli_strtou): strtod also
+	 * reads C99's hexadecimal floats, so '--bisection 0x10' was 16. */
+	const char *digits = s + (*s == '-' || *s == '+');
+	if (cli_is_blank(*s) || (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))) {
 		*end = (char *)s;
 		return 0;
 	}

@@ -762,7 +762,9 @@ def case_option_values():
             (("design", "equality", "--mutation"), "0.3", usage("design equality", "--mutation", 0, 1, "a number")),
             (("design", "flex", "--radix"), "16", usage("design flex", "--radix", 2, 100000))):
         unsigned = "an integer" in msg("")
-        for bad in (f" {v}", f"\t{v}", f"{v} ") + ((" -1", "-1", "+1") if unsigned else ()):
+        # A number option is decimal as a whole-number one is: strtod's
+        # hexadecimal floats were read ('--bisection 0x10' designed for 16).
+        for bad in (f" {v}", f"\t{v}", f"{v} ") + ((" -1", "-1", "+1") if unsigned else ("0x10", "-0X1p-1")):
             p = run(*args, bad, code=2)
             one_line_error(p, msg(bad))
     # Every command's options with a value, given twice, are refused as
