@@ -17,13 +17,25 @@
  */
 #include "analyze/analyze.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/rng.h"
 
 #define EQ_RNG_BASE (0x45514741ull << 32) /* "EQGA" << 32 | generation */
+
+/* Work allowed, in BFS edge steps: each of population x (generations + 1)
+ * evaluations is a BFS over N routers of radix K (about 5.7 x 10^8 steps a
+ * second on an AMD EPYC core: the 8,000-router design of issue 16 is
+ * 1.25 x 10^9, 2.2 s; the 64,000-router one 10^10, 18 s). Past this, about
+ * six minutes, a request is refused before it starts instead of running
+ * for hours or days (--routers 16 --radix 4 --population 100000
+ * --generations 1000000 is 6.4 x 10^12). */
+#define EQ_MAX_WORK 2e11
+#define EQ_STEPS_PER_S 5.7e8
 
 /* --- evaluation ------------------------------------------------------------------ */
 
@@ -271,6 +283,17 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 			       N - 1, N);
 	if (popn < 2)
 		return nl_errf(err, NL_EINVAL, "equality design: population %u: expected at least 2", popn);
+	double work = (double)popn * ((double)gens + 1) * N * K;
+	if (work > EQ_MAX_WORK) {
+		double min = work / EQ_STEPS_PER_S / 60;
+		return nl_errf(err, NL_EINVAL,
+			       "equality design: --routers %u --radix %u --population %u --generations %u is %.5g BFS "
+			       "steps (population x (generations + 1) x routers x radix), about %.0f %s of work; expected "
+			       "at most %.0g (about %.0f minutes): fewer routers, a smaller radix or population, or fewer "
+			       "generations",
+			       N, K, popn, gens, work, min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes",
+			       EQ_MAX_WORK, EQ_MAX_WORK / EQ_STEPS_PER_S / 60);
+	}
 
 	/* Items: one-port (odd 3..N-3, and N/2 if even), then two-port. */
 	g.N = N;
@@ -323,7 +346,12 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 		eq_score(&g, &pop[i]);
 		out->evaluations++;
 	}
+	struct progress pg;
+	progress_init(&pg, "equality design");
 	for (uint32_t gen = 1; gen <= gens; gen++) {
+		char detail[48];
+		snprintf(detail, sizeof detail, "generation %u of %u", gen, gens);
+		progress_update(&pg, (double)(gen - 1) / gens, detail);
 		rng_init(&r, req->seed, RNG_CLASS_DESIGN, EQ_RNG_BASE | gen);
 		/* Two elites survive unchanged. */
 		uint32_t e0 = 0, e1 = popn > 1 ? 1 : 0;
@@ -391,6 +419,7 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 		next = t;
 		out->generations = gen;
 	}
+	progress_done(&pg);
 
 	uint32_t b = 0;
 	for (uint32_t i = 1; i < popn; i++)

@@ -483,6 +483,16 @@ def case_design_limits():
     one_line_error(p, "--endpoints: expected an integer in 0..65536, got '65537'")
     p = run("design", "equality", "--routers", "16777218", "--radix", "6", code=2)
     one_line_error(p, "--routers: expected an integer in 6..16777216, got '16777218'")
+    # The GA's work is population x (generations + 1) BFS of routers x
+    # radix steps: past 2 x 10^11 (minutes) refused before it starts (these
+    # ran for hours; the second also asked for gigabytes of genomes).
+    for args, work, took in ((("--routers", "16", "--radix", "4", "--population", "100000", "--generations", "1000000"),
+                              "6.4e+12", "about 3 hours"),
+                             (("--routers", "16777216", "--radix", "16777215", "--population", "2", "--generations", "1"),
+                              "1.1259e+15", "about 549 hours")):
+        p = run("design", "equality", *args, code=2)
+        one_line_error(p, f"netloom: equality design: {' '.join(args)} is {work} BFS steps "
+                          f"(population x (generations + 1) x routers x radix), {took} of work; expected at most 2e+11")
     # Full-bandwidth listings refuse what would take minutes, before building.
     for fam in ("slimfly", "flex", "dragonfly"):
         t0 = time.monotonic()
