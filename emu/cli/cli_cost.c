@@ -313,6 +313,7 @@ int cli_cost_main(int argc, char **argv)
 	const char *cmd = "cost", *json_path = NULL;
 	struct cli_layout_opts o;
 	int c, bad;
+	bool list = false;
 
 	cli_layout_opts_init(&o);
 	while ((c = cli_layout_getopt(&o, cmd, argc, argv, longopts, &bad)) != -1) {
@@ -322,8 +323,8 @@ int cli_cost_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'L':
-			cost_list_presets();
-			return CLI_OK;
+			list = true;
+			break;
 		case 'h':
 			fputs(cost_usage, stdout);
 			return CLI_OK;
@@ -333,6 +334,17 @@ int cli_cost_main(int argc, char **argv)
 	}
 	if (bad)
 		return bad;
+	/* The listing stands alone: what else the line asks for is refused,
+	 * not ignored ('cost --list-presets extra' listed and exited 0). */
+	if (list) {
+		if (optind < argc)
+			return cli_usage_error(cmd, "unexpected argument '%s' with --list-presets (it prints the presets alone)",
+					       argv[optind]);
+		if (argc > 2)
+			return cli_usage_error(cmd, "--list-presets prints the presets alone; expected no other option with it");
+		cost_list_presets();
+		return CLI_OK;
+	}
 	bad = cli_layout_spec_arg(cmd, argc, argv, "flex:nx=6,ny=6,nz=3,p=10");
 	if (bad)
 		return bad;

@@ -76,6 +76,11 @@ def case_errors():
     one_line_error(run("cost", "nosuch:k=1", code=2), "unknown topology 'nosuch'")
     one_line_error(run("cost", "slimfly:q=9,p=6", "--radix", "18", code=2), "--radix: value 18: expected at least 19")
     one_line_error(run("layout", "torus:k=4x4", code=2), "--svg")
+    # --list-presets listed and exited 0 whatever else the line said.
+    one_line_error(run("cost", "--list-presets", "extra", code=2),
+                   "netloom cost: unexpected argument 'extra' with --list-presets")
+    one_line_error(run("cost", "--list-presets", "--seed", "5", code=2),
+                   "netloom cost: --list-presets prints the presets alone; expected no other option with it")
     # --per-cabinet was ignored unless the rule is canonical.
     one_line_error(run("cost", "dragonfly:a=4,p=2,h=2", "--per-cabinet", "2", code=2),
                    "--per-cabinet 2: only the canonical rule takes it")
