@@ -172,6 +172,11 @@ static int check_unpack_dir(const char *dir, struct nl_err *e)
 	bool made = false;
 	if (!*dir)
 		return nl_errf(e, NL_EINVAL, "DIR: empty name; %s", expected);
+	/* '-' is standard output to every other output: here it made a
+	 * directory named '-' (./- still names one). */
+	if (!strcmp(dir, "-"))
+		return nl_errf(e, NL_EINVAL, "DIR '-': not a directory name (files cannot unpack to standard output); %s",
+			       expected);
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
 			return nl_errf(e, NL_EINVAL, "%s: not a directory; %s", dir, expected);
@@ -769,8 +774,13 @@ int cli_trace_main(int argc, char **argv)
 		{"convert", cmd_convert}, {"pack", cmd_pack},       {"unpack", cmd_unpack}, {"import", cmd_import},
 		{"export", cmd_export},
 	};
+	/* One line, as topo and design say it (the usage was 14 lines). */
 	if (argc < 2) {
-		trace_usage(stderr);
+		fputs("netloom trace: missing subcommand (", stderr);
+		for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+			fprintf(stderr, "%s%s", subs[i].name,
+				i + 2 < sizeof subs / sizeof *subs ? ", " : i + 1 < sizeof subs / sizeof *subs ? " or " : "");
+		fputs("; see --help)\n", stderr);
 		return CLI_USAGE;
 	}
 	if (is_help(argv[1])) {

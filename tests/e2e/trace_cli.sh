@@ -166,6 +166,13 @@ else
 	fail "unpacked files differ"
 fi
 # DIR given with its '/': the files listed as 'DIR/NAME', not 'DIR//NAME'.
+# DIR '-' made a directory named '-' (run from $T, where it would be).
+nl_abs=$(cd "$(dirname "$NL")" && pwd)/$(basename "$NL")
+(cd "$T" && "$nl_abs" trace unpack study.nlb - >out 2>err; echo $? >rc)
+same 2 "$T/rc" "unpack into '-': exit 2"
+same "netloom: DIR '-': not a directory name (files cannot unpack to standard output); expected a directory to unpack the bundle into (made if missing)" \
+	"$T/err" "unpack into '-': refused in one line"
+[ ! -e "$T/-" ] && ok "unpack into '-': no directory '-'" || fail "unpack into '-' made $T/-"
 expect 0 "unpack into DIR/" "$NL" trace unpack "$T/study.nlb" "$T/restored_s/"
 if grep -q '//' "$T/out" || ! grep -qx "$T/restored_s/bgp.nlt" "$T/out"; then
 	fail "unpack DIR/ listing: $(cat "$T/out")"
@@ -220,6 +227,8 @@ for c in info dump encode verify convert pack unpack; do
 done
 expect 0 "trace --help" "$NL" trace --help
 expect 2 "trace without a command" "$NL" trace
+same "netloom trace: missing subcommand (info, dump, encode, verify, convert, pack, unpack, import or export; see --help)" "$T/err" \
+	"trace without a command: one line, as topo and design"
 expect 2 "unknown option" "$NL" trace info --frob "$T/bgp.nlt"
 same "netloom trace info: unknown option '--frob' (usage: netloom trace info FILE [--json])" "$T/err" "usage error is one line"
 expect 2 "convert of an unknown format" "$NL" trace convert "$T/system.ini" "$T/x.nlt"
