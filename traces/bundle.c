@@ -340,7 +340,7 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		*names_out = NULL;
 	if (n_names)
 		*n_names = 0;
-	NL_CHECK(trace_input_named(bundle_path, "netloom bundle", err));
+	NL_CHECK(nl_input_named(bundle_path, "netloom bundle", NL_ENOTFOUND, err));
 	int fd = open(bundle_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", bundle_path,

@@ -67,7 +67,7 @@ const char *trace_import_detect(const char *in_path)
  * unknown (nlt_ok: a netloom archive would have been read too). */
 static int not_foreign(const char *in_path, int e, bool nlt_ok, struct nl_err *err)
 {
-	NL_CHECK(trace_input_named(in_path, "trace file", err));
+	NL_CHECK(nl_input_named(in_path, "trace file", NL_ENOTFOUND, err));
 	if (e == EISDIR)
 		return nl_errf(err, NL_EIO,
 			       "%s: is a directory, not a trace file (an OTF2 archive is given by its anchor file, NAME.otf2, or the directory holding traces.otf2)",

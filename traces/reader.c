@@ -249,7 +249,7 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	int rc;
 
 	*ap = NULL;
-	NL_CHECK(trace_input_named(path, "trace file", err));
+	NL_CHECK(nl_input_named(path, "trace file", NL_ENOTFOUND, err));
 	a = calloc(1, sizeof *a);
 	if (!a)
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);

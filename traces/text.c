@@ -797,7 +797,7 @@ int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwr
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;
-	NL_CHECK(trace_input_named(text_path, "text trace", err));
+	NL_CHECK(nl_input_named(text_path, "text trace", NL_ENOTFOUND, err));
 	FILE *f = fopen(text_path, "r");
 	if (!f)
 		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", text_path,

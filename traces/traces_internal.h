@@ -577,12 +577,6 @@ bool trace_is_text(const uint8_t *p, size_t n);
  * Returns buf. */
 const char *trace_escape(char *buf, size_t cap, const char *s);
 
-/* An input named '' (NL_ENOTFOUND, as a missing file: "'': empty file
- * name; expected a WHAT to read"), else 0: open('') failed with
- * "cannot open: No such file or directory" after a name shown as
- * nothing. */
-int trace_input_named(const char *path, const char *what, struct nl_err *err);
-
 /* A file written in place of `path` atomically: data goes to a temporary
  * file in the same directory, which commit() syncs and renames over path;
  * abort() (also after a failed write) removes it. The temporary file is

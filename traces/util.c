@@ -69,13 +69,6 @@ const char *trace_escape(char *buf, size_t cap, const char *s)
 	return buf;
 }
 
-int trace_input_named(const char *path, const char *what, struct nl_err *err)
-{
-	if (*path)
-		return 0;
-	return nl_errf(err, NL_ENOTFOUND, "'': empty file name; expected a %s to read", what);
-}
-
 int trace_afile_open(struct trace_afile *f, const char *path, struct nl_err *err)
 {
 	char *real;

@@ -57,6 +57,10 @@ int cli_check_output(const char *opt, const char *path, struct nl_err *err);
 int cli_value_not_option(const char *opt, const char *value, const char *kind, const char *expected,
 			 struct nl_err *err);
 
+/* The DIR of --otf2 (replay, trace export): not '' nor a value that is an
+ * option (cli_value_not_option). 0, or NL_EINVAL with the line. */
+int cli_check_otf2_dir(const char *dir, struct nl_err *err);
+
 /* A file a command reads or writes: the option or argument that names it
  * ("--json", "-c", "TRACE") and its path (NULL: not given). */
 struct cli_file {

@@ -469,10 +469,8 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		NL_CHECK(cli_check_output("--json", o->json, err));
 	if (o->svg)
 		NL_CHECK(cli_check_output("--svg", o->svg, err));
-	if (o->otf2 && !*o->otf2)
-		return nl_errf(err, NL_EINVAL, "--otf2: empty directory name (expected a new directory for the OTF2 archive)");
 	if (o->otf2)
-		NL_CHECK(cli_value_not_option("--otf2", o->otf2, "directory", "a new directory for the OTF2 archive", err));
+		NL_CHECK(cli_check_otf2_dir(o->otf2, err));
 	return 0;
 }
 

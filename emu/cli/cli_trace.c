@@ -611,14 +611,9 @@ static int cmd_export(int argc, char **argv)
 	/* DIR's folder must take the archive's temporary sibling (tried and
 	 * removed, as for a file); a DIR that exists is refused by the
 	 * export, before its work. */
-	/* An empty DIR said as replay's --otf2 says it: out_check_writable's
-	 * line named no option and offered '-' for standard output, which a
-	 * directory cannot be. */
-	if (!*dir) {
-		nl_errf(&e, NL_EINVAL, "--otf2: empty directory name (expected a new directory for the OTF2 archive)");
-		return report(&e);
-	}
-	if (cli_value_not_option("--otf2", dir, "directory", "a new directory for the OTF2 archive", &e))
+	/* As replay's --otf2 (out_check_writable's line for an empty DIR
+	 * named no option and offered '-' for standard output). */
+	if (cli_check_otf2_dir(dir, &e))
 		return report(&e);
 	struct stat st;
 	if (stat(dir, &st) != 0 && out_check_writable(dir, &e))

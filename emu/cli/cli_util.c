@@ -266,6 +266,14 @@ int cli_value_not_option(const char *opt, const char *value, const char *kind, c
 		       "%s of that name)", opt, value, kind, expected, value, kind);
 }
 
+int cli_check_otf2_dir(const char *dir, struct nl_err *err)
+{
+	static const char *const expected = "a new directory for the OTF2 archive";
+	if (!*dir)
+		return nl_errf(err, NL_EINVAL, "--otf2: empty directory name (expected %s)", expected);
+	return cli_value_not_option("--otf2", dir, "directory", expected, err);
+}
+
 int cli_check_files(const struct cli_file *in, size_t n_in, const struct cli_file *out, size_t n_out,
 		    struct nl_err *err)
 {

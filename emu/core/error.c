@@ -200,13 +200,19 @@ void nl_bug_(const char *file, int line, const char *fmt, ...)
 	abort();
 }
 
-int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err)
+int nl_input_named(const char *path, const char *what, int code, struct nl_err *err)
 {
 	/* An empty name (-c '', --config=) read as ": cannot open config
 	 * file: No such file or directory", the name shown as nothing. */
+	if (*path)
+		return 0;
+	return nl_errf(err, code, "'': empty file name; expected a %s to read", what);
+}
+
+int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err)
+{
 	*f = NULL;
-	if (!*path)
-		return nl_errf(err, NL_EIO, "'': empty file name; expected a %s to read", what);
+	NL_CHECK(nl_input_named(path, what, NL_EIO, err));
 	*f = fopen(path, "r");
 	if (!*f)
 		return nl_errf(err, NL_EIO, "%s: cannot open %s: %s", path, what, strerror(errno));
