@@ -893,8 +893,6 @@ static bool bs_hotspot(const char *tr, const uint32_t *map, size_t n_map, char *
 	}
 	for (int i = n_rates; i < n_nodes; i++)
 		rates[i] = n_rates ? rates[n_rates - 1] : 1;
-	char list_n[256] = "", list_r[256] = "";
-	size_t used_n = 0, used_r = 0;
 	for (int i = 0; i < n_nodes; i++) {
 		if (nodes[i] < 0) {
 			snprintf(why, why_cap, "BookSim draws hot node %ld at random (a negative id)", nodes[i]);
@@ -912,7 +910,27 @@ static bool bs_hotspot(const char *tr, const uint32_t *map, size_t n_map, char *
 			}
 			id = map[id];
 		}
-		used_n += (size_t)snprintf(list_n + used_n, sizeof list_n - used_n, "%s%ld", i ? "/" : "", id);
+		nodes[i] = id;
+	}
+	/* A node listed twice is drawn with the sum of its rates (BookSim
+	 * picks among the list's entries); netloom takes each node once. */
+	int n_kept = 0;
+	for (int i = 0; i < n_nodes; i++) {
+		int k = 0;
+		while (k < n_kept && nodes[k] != nodes[i])
+			k++;
+		if (k < n_kept) {
+			rates[k] += rates[i];
+			continue;
+		}
+		nodes[n_kept] = nodes[i];
+		rates[n_kept++] = rates[i];
+	}
+	n_nodes = n_kept;
+	char list_n[256] = "", list_r[256] = "";
+	size_t used_n = 0, used_r = 0;
+	for (int i = 0; i < n_nodes; i++) {
+		used_n += (size_t)snprintf(list_n + used_n, sizeof list_n - used_n, "%s%ld", i ? "/" : "", nodes[i]);
 		used_r += (size_t)snprintf(list_r + used_r, sizeof list_r - used_r, "%s%ld", i ? "/" : "", rates[i]);
 		if (used_n >= sizeof list_n || used_r >= sizeof list_r) {
 			snprintf(why, why_cap, "too many hot nodes");

@@ -19,7 +19,7 @@ struct hotspot_params {
 
 static const struct param_def hotspot_params_def[] = {
 	{"nodes", PARAM_LIST, offsetof(struct hotspot_params, nodes), "0", 0, 0,
-	 "hot-spot endpoints, e.g. 0/63", NULL},
+	 "hot-spot endpoints, each once, e.g. 0/63", NULL},
 	{"rates", PARAM_LIST, offsetof(struct hotspot_params, rates), "1", 1, 1e9,
 	 "relative weight of each hot spot (one value = all equal)", NULL},
 	{"frac", PARAM_DOUBLE, offsetof(struct hotspot_params, frac), "1", 0, 1,
@@ -45,6 +45,18 @@ static int hotspot_init(struct traffic *tr, struct nl_err *err)
 			return nl_errf(err, NL_ERANGE,
 				       "traffic 'hotspot': parameter 'nodes' value %lld is not an endpoint (0..%u)",
 				       (long long)p->nodes.v[i], tr->n_active - 1);
+	/* A node listed twice was drawn with the sum of its weights, which
+	 * 'rates' says in one place ('nodes=0/0' is 'nodes=0'). */
+	for (int i = 1; i < p->nodes.n; i++)
+		for (int k = 0; k < i; k++)
+			if (p->nodes.v[k] == p->nodes.v[i]) {
+				char v[PARAM_STR_MAX];
+				param_format(&hotspot_params_def[0], p, v, sizeof v);
+				return nl_errf(err, NL_EINVAL,
+					       "traffic 'hotspot': parameter 'nodes' value '%s': endpoint %lld given twice; "
+					       "expected each endpoint once (weigh them with 'rates')",
+					       v, (long long)p->nodes.v[i]);
+			}
 	s->total = 0;
 	for (int i = 0; i < p->nodes.n; i++)
 		s->total += p->rates.n == 1 ? p->rates.v[0] : p->rates.v[i];

@@ -674,7 +674,10 @@ def case_hotspot():
                          ("hotspot({{0,5}})", "hotspot:nodes=0/5,rates=1/1"),
                          # top-level elements 0 and 5: node 0 at rate 5
                          ("hotspot({0,5},{1,1})", "hotspot:nodes=0"),
-                         ("hotspot(3)", "hotspot:nodes=3")):
+                         ("hotspot(3)", "hotspot:nodes=3"),
+                         # a node listed twice: drawn with the sum of its rates
+                         ("hotspot({{0,5,0},{1,1,2}})", "hotspot:nodes=0/5,rates=3/1"),
+                         ("hotspot({{3,3}})", "hotspot:nodes=3")):
             bs = write_cfg(tmp, "h.cfg", base + f"traffic = {tr};\n")
             rc, text, named = convert(bs)
             eq(f"{tr}: converts", (rc, named), (0, {}))

@@ -584,6 +584,10 @@ def case_errors():
              "hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=16"),
              "traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
+            # a node twice: drawn with the sum of its weights, silently
+            (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=0/5/0"),
+             "traffic 'hotspot': parameter 'nodes' value '0/5/0': endpoint 0 given twice; expected each endpoint "
+             "once (weigh them with 'rates')"),
             (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
              "traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
             (("-s", "topology=mesh:k=4x4", "-s", "st_final_delay=0"),

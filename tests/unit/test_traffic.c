@@ -219,6 +219,8 @@ static void test_errors(void)
 	CHECK_ERR(traffic_new("hotspot:nodes=99", t, 0, &tr, &e), NL_ERANGE, &e, "value 99 is not an endpoint");
 	CHECK_ERR(traffic_new("hotspot:nodes=1/2,rates=1/2/3", t, 0, &tr, &e), NL_EINVAL, &e,
 		  "has 3 values for 2 nodes");
+	CHECK_ERR(traffic_new("hotspot:nodes=0/0", t, 0, &tr, &e), NL_EINVAL, &e,
+		  "parameter 'nodes' value '0/0': endpoint 0 given twice; expected each endpoint once");
 	CHECK(tr == NULL);
 	topo_free(t);
 }
