@@ -198,14 +198,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
 
-/* strtoull (base 10) and strtod for an option's value or a part of it (a
- * list's element), without what those skip or take before the number: a
- * blank, and for cli_strtou a sign. Such a value sets *end to s, as text
- * with no number does, so ' 4' is refused as '4 ' is (as -s values are,
- * param.c). errno as strtoull's and strtod's (ERANGE); the caller checks
- * *end. */
+/* strtoull (base 10) for an option's value or a part of it (a list's
+ * element), without what it skips or takes before the number: a blank
+ * and a sign. Such a value sets *end to s, as text with no number does,
+ * so ' 4' is refused as '4 ' is (as -s values are, param.c). errno as
+ * strtoull's (ERANGE); the caller checks *end. A number (not a whole
+ * one) is read with param_strtod (core/param.h), alike. */
 unsigned long long cli_strtou(const char *s, char **end);
-double cli_strtod(const char *s, char **end);
 
 /* getopt_long's complaint (c = ':' for a missing value, else an unknown
  * option at argv[optind - 1]) as one line of ours; returns CLI_USAGE. Use

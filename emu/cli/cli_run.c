@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/param.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
 #include "route/route.h"
@@ -82,17 +83,17 @@ static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
 {
 	char *e;
 	errno = 0;
-	/* Each number where its part starts (cli_strtod: ' 0.1' is refused as
+	/* Each number where its part starts (param_strtod: ' 0.1' is refused as
 	 * '0.1 ' is), none empty (':0.5:0.1' was read as 0:0.5:0.1). */
-	*a = cli_strtod(s, &e);
+	*a = param_strtod(s, &e);
 	if (e == s || *e != ':')
 		return -1;
 	s = e + 1;
-	*b = cli_strtod(s, &e);
+	*b = param_strtod(s, &e);
 	if (e == s || *e != ':')
 		return -1;
 	s = e + 1;
-	*step = cli_strtod(s, &e);
+	*step = param_strtod(s, &e);
 	if (e == s || *e || errno || !isfinite(*a) || !isfinite(*b) || !isfinite(*step) || !(*step > 0) || *a < 0 ||
 	    *b < *a || *b > 1)
 		return -1;

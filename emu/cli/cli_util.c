@@ -22,6 +22,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/param.h"
 #include "core/version.h"
 #include "net/net.h"
 #include "topo/topo.h"
@@ -520,13 +521,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
-/* A blank strtoull and strtod skip before a number (C11 7.22.1.3-4: the
- * isspace characters of the C locale). */
-static bool cli_is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
 unsigned long long cli_strtou(const char *s, char **end)
 {
 	/* A digit first: strtoull also takes a sign, and reads '-1' as
@@ -536,18 +530,6 @@ unsigned long long cli_strtou(const char *s, char **end)
 		return 0;
 	}
 	return strtoull(s, end, 10);
-}
-
-double cli_strtod(const char *s, char **end)
-{
-	/* Decimal, as the whole-number options are (cli_strtou): strtod also
-	 * reads C99's hexadecimal floats, so '--bisection 0x10' was 16. */
-	const char *digits = s + (*s == '-' || *s == '+');
-	if (cli_is_blank(*s) || (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))) {
-		*end = (char *)s;
-		return 0;
-	}
-	return strtod(s, end);
 }
 
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -571,7 +553,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
 {
 	char *end = NULL;
 	errno = 0;
-	double v = s ? cli_strtod(s, &end) : NAN;
+	double v = s ? param_strtod(s, &end) : NAN;
 	if (!s || end == s || errno || *end || !(v >= lo && v <= hi)) {
 		cli_usage_error(cmd, "%s: expected a number in %.15g..%.15g, got '%s'", opt, lo, hi, s ? s : "");
 		return -1;

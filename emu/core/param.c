@@ -115,6 +115,16 @@ static bool param_is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+double param_strtod(const char *s, char **end)
+{
+	const char *digits = s + (*s == '-' || *s == '+');
+	if (param_is_blank(*s) || (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))) {
+		*end = (char *)s;
+		return 0;
+	}
+	return strtod(s, end);
+}
+
 static int param_parse_i64(const char *s, const char *end, int64_t *out)
 {
 	char buf[64];

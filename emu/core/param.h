@@ -80,6 +80,15 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 int param_set(const struct param_def *d, void *out, const char *value, const char *what,
 	      struct nl_err *err);
 
+/* strtod for a decimal number in a user's text (a command's option, a
+ * key of a workload or study file): without what strtod takes beyond
+ * one, a blank before it and C99's hexadecimal floats ('0x1p-3', read as
+ * 0.125). Such text sets *end to s, as text with no number does, so the
+ * caller's check refuses ' 0.5' and '0x10' as it refuses 'x'. 'inf' and
+ * 'nan' are read as strtod reads them: the caller's range refuses them.
+ * errno as strtod's (ERANGE). */
+double param_strtod(const char *s, char **end);
+
 /* Apply all defaults (required parameters are left zeroed). */
 int param_defaults(const struct param_def *defs, void *out, const char *what, struct nl_err *err);
 

@@ -18,6 +18,7 @@
 #include "app/app.h"
 #include "core/error.h"
 #include "core/ini_lines.h"
+#include "core/param.h"
 #include "place/place.h"
 
 /* A job's first key of a synthetic job (ranks, bytes, interval_s, steps),
@@ -177,7 +178,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	if (!strcmp(key, "start_s")) {
 		char *end;
 		errno = 0;
-		double d = strtod(value, &end);
+		double d = param_strtod(value, &end);
 		if (!*value || *end || errno || !(d >= 0) || d > 1e6)
 			return wl_bad(x, section, key, value, "seconds, 0..1e6");
 		j->start_ps = (uint64_t)llround(d * 1e12);
@@ -216,7 +217,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 	if (!strcmp(key, "interval_s")) {
 		char *end;
 		errno = 0;
-		double d = strtod(value, &end);
+		double d = param_strtod(value, &end);
 		if (!*value || *end || errno || !(d >= 0) || d > 1e3)
 			return wl_bad(x, section, key, value, "seconds, 0..1e3 (compute before each exchange)");
 		j->synth_interval_ps = (uint64_t)llround(d * 1e12);

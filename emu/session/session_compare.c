@@ -26,6 +26,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/param.h"
 #include "core/progress.h"
 #include "core/version.h"
 #include "layout/layout.h"
@@ -232,7 +233,7 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 				cmp_problem(c, "%s:%d: [%s] key 'ranks': value '%s': expected a positive integer", f, line,
 					    sec, value);
 		} else if (!strcmp(name, "weight")) {
-			w->weight = strtod(value, &end);
+			w->weight = param_strtod(value, &end);
 			if (end == value || *end || !(w->weight > 0) || !isfinite(w->weight))
 				cmp_problem(c, "%s:%d: [%s] key 'weight': value '%s': expected a number > 0", f, line,
 					    sec, value);

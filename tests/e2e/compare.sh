@@ -235,6 +235,9 @@ bad dupsys "netloom: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; ex
 printf '[system a]\ntopology = torus:k=4x4\n[system  a ]\ntopology = fattree:k=4,n=2\n[workload  w ]\ntrace = %s\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/dupblank.ini"
 bad dupblank "netloom: $dir/dupblank.ini:3: [system  a ]: system 'a' defined twice; expected one section per system
 netloom: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a number > 0"
+# A weight is a decimal number: strtod read 0x1p1 as 2.
+printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 0x1p1\n' "$s/lammps-lj-8.nlt" > "$dir/hexweight.ini"
+bad hexweight "netloom: $dir/hexweight.ini:5: [workload w] key 'weight': value '0x1p1': expected a number > 0"
 printf '[system  ]\ntopology = torus:k=4x4\n[workload \t ]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/blankname.ini"
 bad blankname "netloom: $dir/blankname.ini:1: section [system  ]: expected [study], [system NAME] or [workload NAME]
 netloom: $dir/blankname.ini:3: section [workload $(printf '\t') ]: expected [study], [system NAME] or [workload NAME]

@@ -229,6 +229,12 @@ bad key $'[job A]\ntrace = a.nlt\nstart = 1' \
   "$dir/key.ini:3: [job A] key 'start': value '1': expected a job key: trace, placement, placement_seed, ranks_per_node, placement_inner, placement_map, start_s, repeat; or for a synthetic job synthetic, ranks, bytes, interval_s, steps"
 bad start $'[job A]\ntrace = a.nlt\nstart_s = -1' \
   "$dir/start.ini:3: [job A] key 'start_s': value '-1': expected seconds, 0..1e6"
+# Seconds are decimal, as a command's numbers are: strtod read C99's
+# hexadecimal floats, so 0x1p-3 started the job at 0.125 s.
+bad start_hex $'[job A]\ntrace = a.nlt\nstart_s = 0x1p-3' \
+  "$dir/start_hex.ini:3: [job A] key 'start_s': value '0x1p-3': expected seconds, 0..1e6"
+bad interval_hex $'[job A]\nsynthetic = ring\nranks = 4\ninterval_s = 0X1P-20' \
+  "$dir/interval_hex.ini:4: [job A] key 'interval_s': value '0X1P-20': expected seconds, 0..1e3 (compute before each exchange)"
 # Seeds as a replay's placement_seed, 0..2^53 (2^64 - 1 was written as -1).
 bad seed $'[job A]\ntrace = a.nlt\nplacement_seed = 18446744073709551615' \
   "$dir/seed.ini:3: [job A] key 'placement_seed': value '18446744073709551615' out of range: expected a value in 0..9007199254740992"

@@ -189,6 +189,21 @@ static void test_param_errors(void)
 	CHECK_ERR(param_parse(demo_defs, &d, "n=1", "t", &e), NL_EFORMAT, &e, "expected ':'");
 }
 
+/* param_strtod: a decimal number, no blank before it and no C99
+ * hexadecimal float (a workload's start_s = 0x1p-3 was 0.125 s). */
+static void test_param_strtod(void)
+{
+	static const char *const refused[] = {"0x1p-3", "-0X1P-3", "+0x10", " 0.5", "\t1", ""};
+	char *end;
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		(void)param_strtod(refused[i], &end);
+		CHECK(end == refused[i]);
+	}
+	CHECK(param_strtod("0.125", &end) == 0.125 && *end == '\0');
+	CHECK(param_strtod("-1e3:", &end) == -1e3 && *end == ':');
+	CHECK(param_strtod("0", &end) == 0 && *end == '\0');
+}
+
 /* A string with choices is one of them, kept as text (layout_preset and
  * layout_pack, which took any text when read); "" is its unset default. */
 struct named {
@@ -1176,6 +1191,7 @@ int main(void)
 	TEST_RUN(test_error_one_line_utf8);
 	TEST_RUN(test_text_width);
 	TEST_RUN(test_param_parse);
+	TEST_RUN(test_param_strtod);
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
 	TEST_RUN(test_param_blanks);
