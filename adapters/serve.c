@@ -499,7 +499,8 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		goto out;
 	struct app_source src = {.n_ranks = o->n_ranks, .n_comms = s.comms ? s.n_jobs : 0, .comms = s.comms,
 				 .next = live_next, .ctx = &s};
-	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .wall_compute = true,
+	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .trace_opt = "--trace",
+				      .wall_compute = true,
 				      .on_match = live_on_match, .match_ctx = &s, .rank_finished = live_rank_finished,
 				      .finished_ctx = &s};
 	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)

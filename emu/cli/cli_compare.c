@@ -55,13 +55,17 @@ static const char *const compare_files[COMPARE_N_FILES] = {"report.json", "repor
  * runs: a directory where report.md goes, or a DIR that is a file, fails
  * now with nothing run (exit 2, docs/procurement.md "every problem is
  * found before the first replay"), not after every replay. A DIR not yet
- * there is session_compare's to create (and refuse, before any run). */
+ * there is session_compare's to create, in a folder that must be there
+ * and writable: checked as an output file's is, its line naming -o as
+ * every output's names its option ("-o: nodir/x: nodir: no such
+ * directory", where session_compare's mkdir said "nodir/x: cannot create
+ * directory: No such file or directory"). */
 static int compare_check_dir(const char *dir, struct nl_err *err)
 {
 	struct stat st;
 	char path[4200];
 	if (stat(dir, &st) != 0)
-		return 0;
+		return out_check_writable(dir, err) < 0 ? nl_err_prefix(err, "-o") : 0;
 	if (!S_ISDIR(st.st_mode))
 		return nl_errf(err, NL_EINVAL, "-o %s: not a directory; expected a directory to write the report to",
 			       dir);

@@ -167,8 +167,11 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 		goto fail;
 	}
 	if (o->trace_path) {
-		if ((rc = src_open_trace(r, o->src, o->trace_path, err)) < 0)
+		if ((rc = src_open_trace(r, o->src, o->trace_path, err)) < 0) {
+			if (o->trace_opt && rc != NL_ENOMEM)
+				nl_err_prefix(err, "%s", o->trace_opt);
 			goto fail;
+		}
 		src = &r->combined;
 	}
 	if ((rc = session_bind(s, err)) < 0)

@@ -441,6 +441,10 @@ out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "-o a file" "$rc:$out" "2:netloom: -o $dir/w1.ini: not a directory; expected a directory to write the report to"
 out=$("$netloom" compare "$dir/w1.ini" -o "" 2>&1 >/dev/null); rc=$?
 expect_eq "-o ''" "$rc:$out" "2:netloom compare: -o '': empty directory name; expected a directory to write the report to"
+# DIR in a missing folder: named with its option, as every output is
+# (it said "cannot create directory: No such file or directory").
+out=$("$netloom" compare "$dir/w1.ini" -o "$dir/nodir/x" 2>&1 >/dev/null); rc=$?
+expect_eq "-o in a missing folder" "$rc:$out" "2:netloom: -o: $dir/nodir/x: $dir/nodir: no such directory"
 mkdir "$dir/wc"
 : > "$dir/wc/cache"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?

@@ -1741,6 +1741,12 @@ def case_beside_trace(d):
                         os.path.join(d, 'missing.nlt')], capture_output=True, text=True, timeout=TMO)
     expect(r.returncode == 2 and 'missing.nlt' in r.stderr and r.stderr.count('\n') == 1,
            'missing trace: %d %s' % (r.returncode, r.stderr))
+    # Named with its option, as every input and output is (a directory
+    # said "netloom: DIR: not a regular file").
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/td' % d, '--trace', d],
+                       capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and r.stderr == 'netloom: --trace: %s: not a regular file\n' % d,
+           'trace a directory: %d %s' % (r.returncode, r.stderr))
     beside_script(d)
 
 
