@@ -112,19 +112,20 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
 int cli_output_once(const char *cmd, const char *opt, const char **slot, const char *value);
 
 /* The codes of getopt_long's options met so far (cli_value_once); zero
- * it before the scan. */
+ * it before the scan, setting repeatable for a command whose options may
+ * be given several times: {.repeatable = "cs"} for -c and -s. */
 struct cli_seen {
 	int code[64];
 	unsigned n;
+	const char *repeatable; /* short option codes taken several times, or NULL */
 };
 
 /* getopt_long's option c, when longopts gives it a value (has_arg
  * required_argument), a second time: refused, as run's and sweep's
  * options and every output option are ('design hyperx --terminals 64 ...
- * --terminals 128' ran with 128, the first silently dropped). Options
- * taken several times (-c, -s) are the caller's to leave out. 0, or
- * CLI_USAGE after printing "netloom <cmd>: option '--terminals' given
- * twice". */
+ * --terminals 128' ran with 128, the first silently dropped), but for
+ * those in seen->repeatable. 0, or CLI_USAGE after printing "netloom
+ * <cmd>: option '--terminals' given twice". */
 struct option;
 int cli_value_once(const char *cmd, const struct option *longopts, struct cli_seen *seen, int c);
 

@@ -311,7 +311,7 @@ int cli_interfere_main(int argc, char **argv)
 	nl_sim *sim = NULL;
 	json_t *doc = NULL;
 	int status = CLI_OK, ch, rc = 0;
-	struct cli_seen seen = {0};
+	struct cli_seen seen = {.repeatable = "cs"}; /* -c and -s are taken several times */
 	if (!sets || !files || nl_sim_new(&sim, &err) < 0) {
 		free(sets);
 		free(files);
@@ -320,8 +320,7 @@ int cli_interfere_main(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
-		/* -c and -s are taken several times. */
-		if (ch != 'c' && ch != 's' && cli_value_once("interfere", longopts, &seen, ch)) {
+		if (cli_value_once("interfere", longopts, &seen, ch)) {
 			status = CLI_USAGE;
 			goto out;
 		}

@@ -154,7 +154,7 @@ int cli_serve_main(int argc, char **argv)
 	uint64_t *tokens = NULL;
 	const char *jobs_arg = NULL, *keygen = NULL, *listen_arg = NULL;
 	uint32_t *jobs = NULL;
-	struct cli_seen seen = {0};
+	struct cli_seen seen = {.repeatable = "cs"}; /* -c and -s are taken several times */
 
 	live_opts_init(&o);
 	o.report = stdout;
@@ -169,8 +169,7 @@ int cli_serve_main(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, ":c:s:n:l:qh", longopts, NULL)) != -1) {
-		/* -c and -s are taken several times. */
-		if (ch != 'c' && ch != 's' && cli_value_once("serve", longopts, &seen, ch)) {
+		if (cli_value_once("serve", longopts, &seen, ch)) {
 			status = CLI_USAGE;
 			goto out;
 		}

@@ -317,6 +317,10 @@ int cli_value_once(const char *cmd, const struct option *longopts, struct cli_se
 		o++;
 	if (!o->name || o->has_arg != required_argument)
 		return 0;
+	/* A long option's code (past a char) is in no such list; strchr
+	 * would find the terminating NUL for 0. */
+	if (seen->repeatable && c > 0 && c <= 0x7f && strchr(seen->repeatable, c))
+		return 0;
 	for (unsigned i = 0; i < seen->n; i++)
 		if (seen->code[i] == c)
 			return cli_usage_error(cmd, "option '--%s' given twice", o->name);

@@ -789,6 +789,7 @@ def case_option_values():
             (("interfere", "wl.ini", "-s", "num_vcs=2", "-s", "num_vcs=4"), "--top", "1", "2"),
             (("serve",), "--ranks", "1", "2"),
             (("serve", "--ranks", "2"), "--jobs", "1,1", "2"),
+            (("serve", "-s", "num_vcs=2", "--set", "num_vcs=4", "--ranks", "2"), "--jobs", "1,1", "2"),
             (("serve", "--ranks", "2"), "--tokens", "t1", "t2")):
         p = run(*args, opt, v1, opt, v2, code=2)
         one_line_error(p, f"netloom {' '.join(args[:2]) if args[0] in ('design', 'topo') else args[0]}: "
