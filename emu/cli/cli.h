@@ -270,14 +270,16 @@ struct option;
 int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char **argv,
 		      const struct option *longopts, int *status);
 
-/* Build SPEC, pack and place it as the options say. On failure nothing is
- * left allocated. */
+/* Build SPEC, pack and place it as the options say, for command cmd. An
+ * annealing option given where --layout auto keeps the rule's own floor
+ * order is refused with a message starting "<cmd>: " (say it with
+ * cli_report_cmd). On failure nothing is left allocated. */
 struct topo;
 struct layout;
 struct layout_model;
 struct layout_summary;
-int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t, struct layout *lo,
-		     const struct layout_model **m, struct nl_err *err);
+int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const char *spec, struct topo **t,
+		     struct layout *lo, const struct layout_model **m, struct nl_err *err);
 
 /* The one positional SPEC after the options (argv[optind]): 0 when it is
  * there alone, else the usage exit status after printing the error, whose

@@ -32,7 +32,8 @@ static const char cost_usage[] =
 	"                    else annealing), rule, or anneal\n"
 	"  --iterations N    annealing moves per trial (default 1000000; seed 003: 10^8)\n"
 	"  --trials N        annealing trials, shortest kept (default 5, as seed 003)\n"
-	"  --seed N          annealing seed (default 1)\n"
+	"  --seed N          annealing seed (default 1); these three are refused\n"
+	"                    where nothing is annealed (rule, or auto on an own order)\n"
 	"  --pack R          packaging rule by name (default: the family's own);\n"
 	"                    canonical = routers in id order, --per-cabinet per cabinet\n"
 	"  --per-cabinet N   routers per cabinet for canonical (default 16, 8 for 64);\n"
@@ -93,6 +94,30 @@ int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char
 	}
 }
 
+/* The first annealing option given (--iterations, --trials, --seed), or
+ * NULL. */
+static const char *cli_layout_anneal_opt(const struct cli_layout_opts *o)
+{
+	static const struct {
+		int code;
+		const char *opt;
+	} anneal[] = {{CLI_LO_ITER, "--iterations"}, {CLI_LO_TRIALS, "--trials"}, {CLI_LO_SEED, "--seed"}};
+	for (size_t i = 0; i < sizeof anneal / sizeof *anneal; i++)
+		for (unsigned k = 0; k < o->seen.n; k++)
+			if (o->seen.code[k] == anneal[i].code)
+				return anneal[i].opt;
+	return NULL;
+}
+
+/* --layout given, or auto by default. */
+static bool cli_layout_given(const struct cli_layout_opts *o)
+{
+	for (unsigned k = 0; k < o->seen.n; k++)
+		if (o->seen.code[k] == CLI_LO_LAYOUT)
+			return true;
+	return false;
+}
+
 int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char **argv,
 		      const struct option *longopts, int *status)
 {
@@ -116,25 +141,18 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 	/* --layout rule places the cabinets in the rule's order, annealing
 	 * nothing: the annealing's options were parsed and ignored
 	 * ('--layout rule --iterations 7' printed "rule order"). Under auto
-	 * the family decides, so they stay accepted there. */
-	static const struct {
-		int code;
-		const char *opt;
-	} anneal[] = {{CLI_LO_ITER, "--iterations"}, {CLI_LO_TRIALS, "--trials"}, {CLI_LO_SEED, "--seed"}};
-	for (size_t i = 0; !strcmp(o->placement, "rule") && i < sizeof anneal / sizeof *anneal; i++)
-		for (unsigned k = 0; k < o->seen.n; k++)
-			if (o->seen.code[k] == anneal[i].code) {
-				*status = cli_usage_error(cmd, "%s with --layout rule: only the annealing uses it (rule keeps "
-							  "the packaging rule's floor order); expected --layout anneal or "
-							  "auto with it, or no %s",
-							  anneal[i].opt, anneal[i].opt);
-				return -1;
-			}
+	 * the packaging rule decides, once the topology is packed
+	 * (cli_layout_setup). */
+	const char *opt = !strcmp(o->placement, "rule") ? cli_layout_anneal_opt(o) : NULL;
+	if (opt)
+		*status = cli_usage_error(cmd, "%s with --layout rule: only the annealing uses it (rule keeps the "
+					  "packaging rule's floor order); expected --layout anneal or auto with it, or no %s",
+					  opt, opt);
 	return -1;
 }
 
-int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct topo **t, struct layout *lo,
-		     const struct layout_model **m, struct nl_err *err)
+int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const char *spec, struct topo **t,
+		     struct layout *lo, const struct layout_model **m, struct nl_err *err)
 {
 	int rc;
 	*t = NULL;
@@ -155,6 +173,17 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *spec, struct t
 		goto fail_layout;
 	}
 	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && !lo->rule_cell);
+	/* Under auto a rule with its own floor order anneals nothing, as
+	 * --layout rule does: the annealing's options were parsed and
+	 * ignored ('cost flex:... --iterations 7' exited 0, "rule order"). */
+	const char *opt = anneal ? NULL : cli_layout_anneal_opt(o);
+	if (opt) {
+		rc = nl_errf(err, NL_ECONFIG,
+			     "%s: %s with --layout auto%s: only the annealing uses it, and auto keeps the floor order of "
+			     "rule '%s' (%s); expected --layout anneal with it, or no %s",
+			     cmd, opt, cli_layout_given(o) ? "" : " (the default)", lo->rule->name, (*t)->spec, opt);
+		goto fail_layout;
+	}
 	if (anneal) {
 		/* A long annealing shows where it is (stderr, terminals only). */
 		struct progress pg;
@@ -362,9 +391,9 @@ int cli_cost_main(int argc, char **argv)
 	 * path that cannot be written fails first. */
 	if (json_path && cli_check_output("--json", json_path, &err) < 0)
 		return cli_report(&err);
-	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
+	int rc = cli_layout_setup(&o, cmd, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
-		return cli_report(&err);
+		return cli_report_cmd(cmd, &err);
 	rc = layout_summarise(&lo, m, o.radix, &s, &err);
 	if (rc < 0)
 		return cli_layout_finish(t, &lo, rc, &err, NULL, NULL);

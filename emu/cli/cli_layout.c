@@ -37,7 +37,8 @@ static const char layout_usage[] =
 	"  --layout L        auto (default), rule or anneal\n"
 	"  --iterations N    annealing moves per trial (default 1000000)\n"
 	"  --trials N        annealing trials (default 5)\n"
-	"  --seed N          annealing seed (default 1)\n"
+	"  --seed N          annealing seed (default 1); these three are refused\n"
+	"                    where nothing is annealed (rule, or auto on an own order)\n"
 	"  --pack R          packaging rule by name (default: the family's own)\n"
 	"  --per-cabinet N   routers per cabinet for the canonical rule (with --pack canonical)\n"
 	"  --radix K         as netloom cost's (router part priced); the plan does not depend on it\n"
@@ -311,9 +312,9 @@ int cli_layout_main(int argc, char **argv)
 	if ((svg && cli_check_output("--svg", svg, &err) < 0) ||
 	    (lengths && cli_check_output("--lengths", lengths, &err) < 0))
 		return cli_report(&err);
-	int rc = cli_layout_setup(&o, argv[optind], &t, &lo, &m, &err);
+	int rc = cli_layout_setup(&o, cmd, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
-		return cli_report(&err);
+		return cli_report_cmd(cmd, &err);
 	struct lay_out out[2] = {{0}};
 	size_t n_out = 0;
 	if (svg) {

@@ -21,7 +21,9 @@ def case_table6():
             ("slimfly:q=9,p=6", 162, 19, 1053, 3.48e6, 8618.4, 126),
             ("flex:nx=6,ny=6,nz=3,p=10", 108, 30, 1080, 3.05e6, 9072, 66))
     for spec, routers, radix, links, cost, power, fill in rows:
-        d = run_json("cost", spec, "--json", "-", "--iterations", "100000")
+        # HyperX and FleX keep their rule's floor order: nothing to anneal.
+        budget = () if spec.startswith(("hyperx", "flex")) else ("--iterations", "100000")
+        d = run_json("cost", spec, "--json", "-", *budget)
         eq(f"{spec} routers", d["routers"], routers)
         eq(f"{spec} fullest cabinet (docs/layout.md)", d["cabinets"]["max_units"], fill)
         eq(f"{spec} radix", d["radix"], radix)
@@ -88,8 +90,19 @@ def case_errors():
        run_json("cost", "dragonfly:a=4,p=2,h=2", "--pack", "canonical", "--per-cabinet", "2", "--json", "-")
        ["cabinets"]["count"], 18)
     # --layout rule anneals nothing: the annealing's options were ignored
-    # (it printed "rule order"); under auto the family decides.
+    # (it printed "rule order"); so does auto on a rule with its own floor
+    # order (FleX, HyperX), and there they were ignored too.
     for opt, v in (("--iterations", "7"), ("--trials", "2"), ("--seed", "3")):
+        for args in (("cost", "flex:nx=6,ny=6,nz=3,p=10"), ("layout", "hyperx:s=10x10,k=1x1,t=10", "--lengths", "-")):
+            spec = args[1] if args[0] == "cost" else "hyperx:s=10x10,k=1x1,t=10,r=0"
+            rule = "flex-fig7" if args[0] == "cost" else "hyperx-enclosure"
+            for layout, said in (((), " (the default)"), (("--layout", "auto"), "")):
+                one_line_error(run(*args, *layout, opt, v, code=2),
+                               f"netloom {args[0]}: {opt} with --layout auto{said}: only the annealing uses it, and "
+                               f"auto keeps the floor order of rule '{rule}' ({spec}); expected --layout anneal with "
+                               f"it, or no {opt}")
+        run("cost", "flex:nx=6,ny=6,nz=3,p=10", "--layout", "anneal", opt, v)  # taken there (exit 0)
+        run("cost", "dragonfly:a=4,p=2,h=2", opt, v)  # auto anneals a dragonfly (exit 0)
         for args in (("cost", "dragonfly:a=4,p=2,h=2"), ("layout", "dragonfly:a=4,p=2,h=2", "--lengths", "-")):
             one_line_error(run(*args, "--layout", "rule", opt, v, code=2),
                            f"netloom {args[0]}: {opt} with --layout rule: only the annealing uses it (rule keeps the "
