@@ -682,6 +682,9 @@ struct flitnet {
 	uint64_t dl_period;            /* cycles between local scans */
 	uint64_t dl_next_scan;         /* cycle of the next local scan */
 	uint64_t dl_gchecked;          /* last_move at the last global check that found nothing */
+	uint64_t dl_full_checks;       /* exact checks run (tests read it) */
+	uint64_t dl_check_after;       /* local check: no exact check before this cycle (fl_dl_scan) */
+	uint8_t dl_backoff;            /* checks in a row that found only queues, at most DL_BACKOFF_MAX */
 	uint8_t *dl_dead;              /* [iv] exact check: 1 = in the deadlocked set */
 	uint32_t *dl_rq;               /* [router] exact check's work queue */
 	uint8_t *dl_rqueued;           /* [router] queued in dl_rq */

@@ -17,6 +17,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "net/net.h"
+#include "net/net_internal.h"
 #include "topo/topo.h"
 #include "traffic/traffic.h"
 #include "net_config.h"
@@ -135,6 +136,18 @@ static void direct_close(struct direct *d)
 	flitnet_free(d->n);
 	topo_free(d->t);
 	config_release(&d->cfg);
+}
+
+/* A direct run with traffic, as the run command sets it up. */
+static void direct_traffic(struct direct *d, const char *const *kv)
+{
+	struct traffic_cfg tc;
+	struct nl_err e = {0};
+	direct_open(d, kv);
+	CHECK_OK(config_bind(&d->cfg, &traffic_table, &tc, &e), &e);
+	CHECK_OK(traffic_new(tc.traffic, d->t, (uint64_t)d->sc.seed, &d->tr, &e), &e);
+	CHECK_OK(flitnet_set_traffic(d->n, d->tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
+				     (uint32_t)tc.packet_size.hi, &e), &e);
 }
 
 /* Advance to until_ps through every delivery; the first error. */
@@ -317,14 +330,9 @@ static void test_reports_are_real(void)
 					    "num_vcs=2", "vc_buf_size=2", "packet_size=1..8", "traffic=tornado",
 					    rates[ri], seeds[si], "watchdog_cycles=1", NULL};
 			struct direct d;
-			struct traffic_cfg tc;
 			struct nl_err e = {0};
-			direct_open(&d, kv);
+			direct_traffic(&d, kv);
 			struct flitnet *n = d.n;
-			CHECK_OK(config_bind(&d.cfg, &traffic_table, &tc, &e), &e);
-			CHECK_OK(traffic_new(tc.traffic, d.t, (uint64_t)d.sc.seed, &d.tr, &e), &e);
-			CHECK_OK(flitnet_set_traffic(n, d.tr, tc.injection_rate, (uint32_t)tc.packet_size.lo,
-						     (uint32_t)tc.packet_size.hi, &e), &e);
 			int r = flitnet_run_until(n, 100000, &e);
 			if (r == NL_EDEADLOCK) {
 				found++;
@@ -381,6 +389,60 @@ static void test_bound(void)
 	}
 }
 
+/* Past saturation the exact check runs at most every 2, 4, then 8 scans
+ * while it finds only queues (deadlock.c, DL_BACKOFF_MAX): on the
+ * saturated deadlock-free 8x8 torus, far fewer checks than scans that saw
+ * a front wait the bound. A deadlock forming past saturation is still
+ * found within 1.5 L + 4 L of forming (docs/engine.md): the same runs
+ * (the checks change nothing) with watchdog_cycles = 1, which checks
+ * every cycle, give the cycle it formed within a cycle or two. */
+static void test_saturated_checks(void)
+{
+	const char *kv[] = {"topology=torus:k=8x8", "routing_function=dor", "num_vcs=2", "vc_buf_size=2",
+			    "injection_rate=1.0", "seed=1", NULL};
+	struct direct d;
+	struct nl_err e = {0};
+	direct_traffic(&d, kv);
+	CHECK_OK(flitnet_run_until(d.n, 20000, &e), &e);
+	const uint64_t scans = 20000 / d.n->dl_period;
+	fprintf(stderr, "# saturated 8x8 torus, 20000 cycles: %llu scans, %llu exact checks\n",
+		(unsigned long long)scans, (unsigned long long)d.n->dl_full_checks);
+	CHECK_UINT(d.n->dl_full_checks, >, 0);
+	CHECK_UINT(d.n->dl_full_checks * 6, <, scans);
+	direct_close(&d);
+
+	static const char *const cases[][7] = {
+		{"topology=hyperx:s=4x4x4,t=4", "num_vcs=4", "vc_buf_size=8", "routing_function=min:select=hash,classes=none",
+		 "injection_rate=1.0", NULL},
+		{"topology=torus:k=8x8", "routing_function=dor:dateline=0", "num_vcs=1", "vc_buf_size=2",
+		 "packet_size=4", "injection_rate=0.6", NULL},
+		{"topology=torus:k=8", "routing_function=min:select=first,classes=none", "num_vcs=2", "vc_buf_size=2",
+		 "packet_size=1..8", "injection_rate=0.3", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		uint64_t found[2] = {0, 0}, bound = 0;
+		for (int every = 0; every < 2; every++) {
+			const char *k2[10];
+			int k = 0;
+			for (; cases[i][k]; k++)
+				k2[k] = cases[i][k];
+			k2[k++] = every ? "watchdog_cycles=1" : "watchdog_cycles=0";
+			k2[k] = NULL;
+			direct_traffic(&d, k2);
+			if (!every)
+				bound = flitnet_deadlock_bound(d.n);
+			struct nl_err e2 = {0};
+			CHECK_ERR(flitnet_run_until(d.n, 200000, &e2), NL_EDEADLOCK, &e2, "network deadlock at cycle");
+			found[every] = flitnet_deadlock(d.n)->cycle;
+			direct_close(&d);
+		}
+		fprintf(stderr, "# %s: deadlock formed by cycle %llu, found at %llu (bound L = %llu)\n", cases[i][0],
+			(unsigned long long)found[1], (unsigned long long)found[0], (unsigned long long)bound);
+		CHECK_UINT(found[0], >=, found[1]);
+		CHECK_UINT(2 * (found[0] - found[1]), <=, 11 * bound);
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_bound);
@@ -390,5 +452,6 @@ int main(void)
 	TEST_RUN(test_no_false_alarm_torus);
 	TEST_RUN(test_no_false_alarm_long_waits);
 	TEST_RUN(test_reports_are_real);
+	TEST_RUN(test_saturated_checks);
 	return test_done();
 }
