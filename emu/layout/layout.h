@@ -233,10 +233,22 @@ struct layout_cfg {
 
 extern const struct config_table layout_config_table;
 
+struct config;
+
 /* Pack and place t as lc says (keys named in errors), and resolve its
- * preset into *m. On failure nothing is allocated. Release lo with
- * layout_release. */
+ * preset into *m. cfg, when not NULL, is the configuration lc was bound
+ * from: an annealing key it sets where nothing is annealed is refused
+ * (layout_cfg_check_anneal). On failure nothing is allocated. Release lo
+ * with layout_release. */
 int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
-		     const struct layout_model **m, struct nl_err *err);
+		     const struct config *cfg, const struct layout_model **m, struct nl_err *err);
+
+/* NL_ECONFIG when cfg sets layout_iterations, layout_trials or layout_seed
+ * (even to its default) and lc's placement anneals nothing: rule, or auto
+ * where t's packaging rule has its own floor order (t is packed to know;
+ * only then). They were read and ignored, as `netloom cost --layout rule
+ * --iterations N` was before it was refused. */
+int layout_cfg_check_anneal(const struct layout_cfg *lc, const struct config *cfg, const struct topo *t,
+			    struct nl_err *err);
 
 #endif

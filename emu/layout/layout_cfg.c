@@ -86,8 +86,54 @@ static int layout_cfg_rule(const struct layout_cfg *lc, const struct topo *t, st
 	return nl_errf(err, NL_ECONFIG, "key 'layout_pack': value '%s': expected one of %s", lc->pack, names);
 }
 
+/* The first annealing key cfg sets, when lo's placement under lc anneals
+ * nothing: refused, naming it (layout_cfg_check_anneal). */
+static int layout_cfg_unannealed(const struct layout_cfg *lc, const struct config *cfg, const struct layout *lo,
+				 struct nl_err *err)
+{
+	static const char *const keys[] = {"layout_iterations", "layout_trials", "layout_seed"};
+	if (!cfg || lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && !lo->rule_cell))
+		return 0;
+	const char *dflt = config_get(cfg, "layout_placement") ? "" : " (the default)";
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		const char *v = config_get(cfg, keys[i]);
+		if (!v)
+			continue;
+		if (lc->placement == LAYOUT_PLACE_RULE)
+			return nl_errf(err, NL_ECONFIG,
+				       "key '%s': value '%s': only the annealing uses it, and layout_placement = rule%s "
+				       "keeps the packaging rule's floor order; expected layout_placement = anneal with it, "
+				       "or %s unset",
+				       keys[i], v, dflt, keys[i]);
+		return nl_errf(err, NL_ECONFIG,
+			       "key '%s': value '%s': only the annealing uses it, and layout_placement = auto%s keeps the "
+			       "floor order of rule '%s' (%s); expected layout_placement = anneal with it, or %s unset",
+			       keys[i], v, dflt, lo->rule->name, lo->t->spec, keys[i]);
+	}
+	return 0;
+}
+
+int layout_cfg_check_anneal(const struct layout_cfg *lc, const struct config *cfg, const struct topo *t,
+			    struct nl_err *err)
+{
+	if (!cfg || lc->placement == LAYOUT_PLACE_ANNEAL ||
+	    (!config_get(cfg, "layout_iterations") && !config_get(cfg, "layout_trials") &&
+	     !config_get(cfg, "layout_seed")))
+		return 0;
+	struct layout lo = {.rule_cell = NULL};
+	if (lc->placement == LAYOUT_PLACE_AUTO) {
+		if (lc->pack[0])
+			NL_CHECK(layout_cfg_rule(lc, t, err));
+		NL_CHECK(layout_pack(&lo, t, lc->pack[0] ? lc->pack : NULL, (uint32_t)lc->per_cabinet, err));
+	}
+	int rc = layout_cfg_unannealed(lc, cfg, &lo, err);
+	if (lc->placement == LAYOUT_PLACE_AUTO)
+		layout_release(&lo);
+	return rc;
+}
+
 int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
-		     const struct layout_model **m, struct nl_err *err)
+		     const struct config *cfg, const struct layout_model **m, struct nl_err *err)
 {
 	*m = layout_model_find(lc->preset, err);
 	if (!*m)
@@ -103,8 +149,13 @@ int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layou
 		layout_release(lo);
 		return rc;
 	}
+	int rc = layout_cfg_unannealed(lc, cfg, lo, err);
+	if (rc < 0) {
+		layout_release(lo);
+		return rc;
+	}
 	bool anneal = lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && !lo->rule_cell);
-	int rc = anneal ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
+	rc = anneal ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
 					      (uint64_t)lc->seed, err)
 			: layout_place_rule(lo, err);
 	if (rc < 0)

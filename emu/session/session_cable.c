@@ -75,7 +75,7 @@ int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, 
 
 	struct layout lo;
 	const struct layout_model *m;
-	NL_CHECK(layout_cfg_build(&lo, t, &lc, &m, err));
+	NL_CHECK(layout_cfg_build(&lo, t, &lc, &s->cfg, &m, err));
 	int rc = 0;
 	double *len = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *len);
 	uint64_t *lat = malloc((size_t)(t->n_ports ? t->n_ports : 1) * sizeof *lat);

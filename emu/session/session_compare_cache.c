@@ -443,6 +443,14 @@ int cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, c
 		 struct nl_err *err)
 {
 	NL_CHECK(cmp_sys_layout(c, s, cfg, err));
+	/* An annealing key is refused where nothing anneals, before the cache
+	 * (a rule-order price is cached without them): the price's placement,
+	 * or with cable_latency and no layout_placement the replays' (auto),
+	 * which the key then serves. */
+	struct layout_cfg used = s->layout;
+	if (used.cable_latency && !config_get(cfg, "layout_placement"))
+		used.placement = LAYOUT_PLACE_AUTO;
+	NL_CHECK(layout_cfg_check_anneal(&used, cfg, t, err));
 	cmp_cost_key(t->spec, &s->layout, version_build(), s->cost_key);
 	if (cmp_cost_get(c, s))
 		return 0;
@@ -452,7 +460,7 @@ int cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, c
 	/* The system's own keys failing to lay it out (a rule that does not
 	 * pack its family, a per-cabinet count without the canonical rule) is
 	 * a problem of the study; the study's defaults always lay out. */
-	if (layout_cfg_build(&lo, t, &s->layout, &m, &why) < 0) {
+	if (layout_cfg_build(&lo, t, &s->layout, NULL, &m, &why) < 0) {
 		if (s->has_layout_keys)
 			return nl_errf(err, why.code, "%s", why.msg);
 		snprintf(s->cost_err, sizeof s->cost_err, "%s", why.msg);

@@ -90,6 +90,17 @@ bad "-s: key 'layout_pack' value 'zz': expected one of base-cabinets, flex-fig7,
 # Whether a rule applies needs the topology: checked when it is laid out.
 bad "key 'layout_pack': value 'flex-fig7': the rule does not apply" -s cable_latency=1 -s topology=torus:k=4x4 \
   -s layout_pack=flex-fig7
+# An annealing key where nothing is annealed is refused, not ignored (it
+# ran, "rule order"): layout_placement = rule, or auto (the default) on a
+# rule with its own floor order; a value equal to the default is set too.
+bad "key 'layout_iterations': value '7': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_iterations unset" \
+  "${net[@]}" "${lay[@]}" -s cable_latency=1 -s layout_iterations=7
+bad "key 'layout_seed': value '1': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,n=0,p=1); expected layout_placement = anneal with it, or layout_seed unset" \
+  "${net[@]}" -s cable_latency=1 -s layout_seed=1
+bad "key 'layout_trials': value '2': only the annealing uses it, and layout_placement = auto keeps the floor order" \
+  "${net[@]}" -s cable_latency=1 -s layout_placement=auto -s layout_trials=2
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s cable_latency=1 -s layout_placement=anneal -s layout_iterations=7 > /dev/null \
+  || fail "layout_iterations with layout_placement=anneal: exit $?"
 "$netloom" run -s cable_latency=1 > /dev/null 2> "$dir/run.err"
 expect_eq "run exit" $? 2
 grep -qF "key 'cable_latency': value '1': synthetic runs take no cable lengths yet" "$dir/run.err" || fail "run error: $(cat "$dir/run.err")"

@@ -571,6 +571,25 @@ printf '[system a]\ntopology = fattree:k=4,n=2\nlayout_pack = flex-fig7\n[worklo
 "$netloom" compare "$dir/lay/bad.ini" -o "$dir/lay/bad" > /dev/null 2> "$dir/lay/bad.err"; rc=$?
 expect_eq "layout keys: bad pack: exit status" "$rc" 2
 expect_eq "layout keys: bad pack: message" "$(cat "$dir/lay/bad.err")" "netloom: $dir/lay/bad.ini:3: [system a] key 'layout_pack': value 'flex-fig7': the rule does not apply to fattree:k=4,n=2; expected a rule for its family, or unset"
+# An annealing key where nothing anneals is refused at its line, not
+# ignored: the price's rule order (set, or the study's default, even to
+# the key's default value: a cached rule-order price did not check it), or
+# with cable_latency and no layout_placement the replays' auto on a rule
+# with its own floor order. They ran and exited 0.
+printf '[system a]\ntopology = torus:k=8x8\nlayout_placement = rule\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/ann.ini"
+"$netloom" compare "$dir/lay/ann.ini" -o "$dir/lay/ann" > /dev/null || fail "layout keys: rule order: exit $?"
+sed -i 's/^layout_placement = rule$/&\nlayout_trials = 2/' "$dir/lay/ann.ini"
+"$netloom" compare "$dir/lay/ann.ini" -o "$dir/lay/ann" > /dev/null 2> "$dir/lay/ann.err"; rc=$?
+expect_eq "layout keys: trials with rule: exit status" "$rc" 2
+expect_eq "layout keys: trials with rule: message" "$(cat "$dir/lay/ann.err")" "netloom: $dir/lay/ann.ini:4: [system a] key 'layout_trials': value '2': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_trials unset"
+printf '[system a]\ntopology = fattree:k=4,n=2\nlayout_seed = 1\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/ann2.ini"
+"$netloom" compare "$dir/lay/ann2.ini" -o "$dir/lay/ann2" > /dev/null 2> "$dir/lay/ann2.err"; rc=$?
+expect_eq "layout keys: seed on the study's rule order: exit status" "$rc" 2
+expect_eq "layout keys: seed on the study's rule order: message" "$(cat "$dir/lay/ann2.err")" "netloom: $dir/lay/ann2.ini:3: [system a] key 'layout_seed': value '1': only the annealing uses it, and layout_placement = rule (the default) keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_seed unset"
+printf '[system a]\ntopology = torus:k=8x8\ncable_latency = 1\nlayout_iterations = 1000\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/ann3.ini"
+"$netloom" compare "$dir/lay/ann3.ini" -o "$dir/lay/ann3" > /dev/null 2> "$dir/lay/ann3.err"; rc=$?
+expect_eq "layout keys: iterations on the replays' own order: exit status" "$rc" 2
+expect_eq "layout keys: iterations on the replays' own order: message" "$(cat "$dir/lay/ann3.err")" "netloom: $dir/lay/ann3.ini:4: [system a] key 'layout_iterations': value '1000': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,n=0,p=1); expected layout_placement = anneal with it, or layout_iterations unset"
 
 # A workload that deadlocks on every system: the report's charts say so
 # instead of gnuplot's warnings on stderr and a lost cost/power chart.

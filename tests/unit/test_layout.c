@@ -538,10 +538,10 @@ static void test_per_cabinet_canonical_only(void)
 	struct nl_err err = {0};
 	struct layout_cfg lc = {.preset = "flex", .placement = LAYOUT_PLACE_RULE, .per_cabinet = 2, .trials = 1};
 	CHECK_OK(topo_new("dragonfly:a=4,p=2,h=2", &t, &err), &err);
-	CHECK_ERR(layout_cfg_build(&lo, t, &lc, &m, &err), NL_ECONFIG, &err,
+	CHECK_ERR(layout_cfg_build(&lo, t, &lc, NULL, &m, &err), NL_ECONFIG, &err,
 		  "key 'layout_per_cabinet': value '2': only the canonical rule takes it");
 	snprintf(lc.pack, sizeof lc.pack, "canonical");
-	CHECK_OK(layout_cfg_build(&lo, t, &lc, &m, &err), &err);
+	CHECK_OK(layout_cfg_build(&lo, t, &lc, NULL, &m, &err), &err);
 	CHECK_EQ(lo.n_cabinets, 18);
 	layout_release(&lo);
 	topo_free(t);
