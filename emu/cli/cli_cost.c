@@ -138,16 +138,8 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 		if (r == 0)
 			return c;
 	}
-	/* --layout rule places the cabinets in the rule's order, annealing
-	 * nothing: the annealing's options were parsed and ignored
-	 * ('--layout rule --iterations 7' printed "rule order"). Under auto
-	 * the packaging rule decides, once the topology is packed
-	 * (cli_layout_setup). */
-	const char *opt = !strcmp(o->placement, "rule") ? cli_layout_anneal_opt(o) : NULL;
-	if (opt)
-		*status = cli_usage_error(cmd, "%s with --layout rule: only the annealing uses it (rule keeps the "
-					  "packaging rule's floor order); expected --layout anneal or auto with it, or no %s",
-					  opt, opt);
+	/* The annealing's options where nothing is annealed are refused once
+	 * the topology is packed (cli_layout_setup). */
 	return -1;
 }
 
@@ -173,10 +165,19 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const cha
 		goto fail_layout;
 	}
 	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && !lo->rule_cell);
-	/* Under auto a rule with its own floor order anneals nothing, as
-	 * --layout rule does: the annealing's options were parsed and
-	 * ignored ('cost flex:... --iterations 7' exited 0, "rule order"). */
+	/* --layout rule places the cabinets in the rule's order, annealing
+	 * nothing, and so does auto on a rule with its own floor order: the
+	 * annealing's options were parsed and ignored ('--layout rule
+	 * --iterations 7' printed "rule order"). Auto is suggested only where
+	 * it anneals (it refuses them on FleX, HyperX, folded tori). */
 	const char *opt = anneal ? NULL : cli_layout_anneal_opt(o);
+	if (opt && !strcmp(o->placement, "rule")) {
+		rc = nl_errf(err, NL_ECONFIG,
+			     "%s: %s with --layout rule: only the annealing uses it (rule keeps the packaging rule's floor "
+			     "order); expected --layout anneal%s with it, or no %s",
+			     cmd, opt, lo->rule_cell ? "" : " or auto", opt);
+		goto fail_layout;
+	}
 	if (opt) {
 		rc = nl_errf(err, NL_ECONFIG,
 			     "%s: %s with --layout auto%s: only the annealing uses it, and auto keeps the floor order of "

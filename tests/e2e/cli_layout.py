@@ -108,6 +108,12 @@ def case_errors():
                            f"netloom {args[0]}: {opt} with --layout rule: only the annealing uses it (rule keeps the "
                            f"packaging rule's floor order); expected --layout anneal or auto with it, or no {opt}")
         run("cost", "dragonfly:a=4,p=2,h=2", "--layout", "anneal", opt, v)  # taken there (exit 0)
+        # Auto is suggested only where it anneals: on a rule with its own
+        # floor order it refuses them too (it was suggested there).
+        for args in (("cost", "flex:nx=6,ny=6,nz=3,p=10"), ("layout", "torus:k=8x8", "--lengths", "-")):
+            one_line_error(run(*args, "--layout", "rule", opt, v, code=2),
+                           f"netloom {args[0]}: {opt} with --layout rule: only the annealing uses it (rule keeps the "
+                           f"packaging rule's floor order); expected --layout anneal with it, or no {opt}")
     # --longest counts the cables drawn: with --lengths alone it was ignored.
     with tempfile.TemporaryDirectory() as d:
         lens = os.path.join(d, "l.txt")
