@@ -69,9 +69,10 @@ static int not_foreign(const char *in_path, int e, bool nlt_ok, struct nl_err *e
 {
 	NL_CHECK(nl_input_named(in_path, "trace file", NL_ENOTFOUND, err));
 	if (e == EISDIR)
-		return nl_errf(err, NL_EIO,
-			       "%s: is a directory, not a trace file (an OTF2 archive is given by its anchor file, NAME.otf2, or the directory holding traces.otf2)",
-			       in_path);
+		return trace_dir_error(in_path,
+				       "an OTF2 archive is given by its anchor file, NAME.otf2, or the directory "
+				       "holding traces.otf2",
+				       err);
 	if (e)
 		return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path, strerror(e));
 	/* An empty file has no format to be unknown: say it is empty (as the

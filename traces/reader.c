@@ -265,8 +265,12 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 			     strerror(errno));
 		goto fail;
 	}
-	if (fstat(a->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = nl_errf(err, NL_EIO, "%s: not a regular file", path);
+	bool stated = fstat(a->fd, &st) == 0;
+	if (!stated || !S_ISREG(st.st_mode)) {
+		/* A directory is said as replay says it ('serve --trace DIR'
+		 * said "not a regular file"). */
+		rc = stated && S_ISDIR(st.st_mode) ? trace_dir_error(path, NULL, err)
+						   : nl_errf(err, NL_EIO, "%s: not a regular file", path);
 		goto fail;
 	}
 	uint64_t size = (uint64_t)st.st_size;

@@ -25,6 +25,12 @@ char *trace_strdup(const char *s)
 	return d;
 }
 
+int trace_dir_error(const char *path, const char *hint, struct nl_err *err)
+{
+	return nl_errf(err, NL_EIO, "%s: is a directory, not a trace file%s%s%s", path, hint ? " (" : "", hint ? hint : "",
+		       hint ? ")" : "");
+}
+
 static bool is_ctl(uint8_t c)
 {
 	return c < 0x20 || c == 0x7f;

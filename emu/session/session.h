@@ -195,7 +195,7 @@ struct session_src_opts {
 					 * its endpoints: key `placement` on those left free, default
 					 * linear (the endpoints after the caller's) */
 	const char *trace_opt;          /* what gave trace_path, prefixed to the lines about it
-					 * ("--trace: t: not a regular file"), or NULL */
+					 * ("--trace: t: is a directory, not a trace file"), or NULL */
 	bool wall_compute;              /* live ranks: compute_time auto replays compute ops' durations
 					 * (wall); compute_time cpu is refused (NL_ECONFIG: they declare
 					 * durations, not CPU time) */

@@ -1486,6 +1486,10 @@ def case_directory_inputs():
             (("trace", "unpack", d, out), "is a directory, not a netloom bundle"),
             (("compare", d, "-o", out), "is a directory, not a study file"),
             (("serve", "--ranks", "2", "--tokens", d), "--tokens: " + d + ": is a directory, not a tokens file"),
+            # As replay says it (they said "not a regular file").
+            (("serve", "--ranks", "2", "--listen", "ipc://" + os.path.join(tmp, "s"), "--trace", d),
+             "--trace: " + d + ": is a directory, not a trace file"),
+            (("trace", "info", d), "is a directory, not a trace file"),
             (("interfere", d, "-c", d), "is a directory, not a config file"),
         ]
         for args, needle in cases:

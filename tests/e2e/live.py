@@ -1742,10 +1742,11 @@ def case_beside_trace(d):
     expect(r.returncode == 2 and 'missing.nlt' in r.stderr and r.stderr.count('\n') == 1,
            'missing trace: %d %s' % (r.returncode, r.stderr))
     # Named with its option, as every input and output is (a directory
-    # said "netloom: DIR: not a regular file").
+    # said "netloom: DIR: not a regular file"), and said as replay says it
+    # (its OTF2 hint aside: serve reads only archives).
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/td' % d, '--trace', d],
                        capture_output=True, text=True, timeout=TMO)
-    expect(r.returncode == 2 and r.stderr == 'netloom: --trace: %s: not a regular file\n' % d,
+    expect(r.returncode == 2 and r.stderr == 'netloom: --trace: %s: is a directory, not a trace file\n' % d,
            'trace a directory: %d %s' % (r.returncode, r.stderr))
     beside_script(d)
 
