@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/param.h"
 
 /* SimGrid Datatype ids (smpi_datatype.cpp CREATE_MPI_DATATYPE) -> bytes on
  * LP64; -1 is MPI_DATATYPE_NULL (size 0). */
@@ -65,12 +66,14 @@ bool simgrid_parse_int(const char *t, long long lo, long long hi, long long *v)
 	return true;
 }
 
-/* SimGrid parses sizes as doubles and truncates (parse_integer). */
+/* SimGrid parses sizes as doubles and truncates (parse_integer). Decimal,
+ * as the traces SimGrid writes: strtod read C99's hexadecimal floats
+ * ('0x1p3' as 8), in sizes and in flops (param_strtod). */
 static bool parse_size(const char *t, double *v)
 {
 	char *end;
 	errno = 0;
-	double x = strtod(t, &end);
+	double x = param_strtod(t, &end);
 	if (errno || !*t || *end || !isfinite(x) || fabs(x) > 9.2e18)
 		return false;
 	*v = trunc(x);
@@ -81,7 +84,7 @@ static bool parse_flops(const char *t, double *v)
 {
 	char *end;
 	errno = 0;
-	double x = strtod(t, &end);
+	double x = param_strtod(t, &end);
 	if (errno || !*t || *end || !isfinite(x) || x < 0)
 		return false;
 	*v = x;

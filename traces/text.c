@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "core/error.h"
+#include "core/param.h"
 
 /* --- dump ------------------------------------------------------------------- */
 
@@ -401,10 +402,13 @@ static int enc_header(struct enc *e, char *key, char *rest)
 		char *end;
 		if (e->seen & H_RT)
 			return enc_err(e, "recorded_runtime_s given twice");
+		/* Decimal, as the dump prints it: strtod read C99's
+		 * hexadecimal floats ('0x1p3' as 8), a blank before the
+		 * number, 'inf', 'nan' and a negative time. */
 		errno = 0;
-		e->m.recorded_runtime_s = strtod(rest, &end);
-		if (!*rest || *end || errno)
-			return enc_err(e, "recorded_runtime_s '%s': expected a number", rest);
+		e->m.recorded_runtime_s = param_strtod(rest, &end);
+		if (!*rest || *end || errno || !isfinite(e->m.recorded_runtime_s) || e->m.recorded_runtime_s < 0)
+			return enc_err(e, "recorded_runtime_s '%s': expected a decimal number of seconds >= 0", rest);
 		e->seen |= H_RT;
 		return 0;
 	}
@@ -632,7 +636,7 @@ static int enc_op(struct enc *e, char *line)
 		case 7: {
 			char *end;
 			errno = 0;
-			op.flops = strtod(v, &end);
+			op.flops = param_strtod(v, &end); /* decimal: '0x1p3' was read as 8 */
 			ok = *v && !*end && !errno && isfinite(op.flops) && op.flops >= 0;
 			break;
 		}

@@ -370,6 +370,20 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv n_counts=2 send_counts=1,2,3\n",
 		 "e.txt:4: n_counts, send_counts and recv_counts disagree on the number of ranks"},
 		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=-1\n", "e.txt:4: flops '-1': bad value"},
+		/* Decimal, as dump prints them: strtod read C99's hexadecimal
+		 * floats ('0x1p3' as 8), a blank, 'inf', 'nan' and a negative
+		 * runtime. */
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=0x1p3\n", "e.txt:4: flops '0x1p3': bad value"},
+		{"netloom-trace 1\nranks 1\nrecorded_runtime_s 0x1p3\n",
+		 "e.txt:3: recorded_runtime_s '0x1p3': expected a decimal number of seconds >= 0"},
+		{"netloom-trace 1\nranks 1\nrecorded_runtime_s  1\n",
+		 "e.txt:3: recorded_runtime_s ' 1': expected a decimal number of seconds >= 0"},
+		{"netloom-trace 1\nranks 1\nrecorded_runtime_s inf\n",
+		 "e.txt:3: recorded_runtime_s 'inf': expected a decimal number of seconds >= 0"},
+		{"netloom-trace 1\nranks 1\nrecorded_runtime_s nan\n",
+		 "e.txt:3: recorded_runtime_s 'nan': expected a decimal number of seconds >= 0"},
+		{"netloom-trace 1\nranks 1\nrecorded_runtime_s -1\n",
+		 "e.txt:3: recorded_runtime_s '-1': expected a decimal number of seconds >= 0"},
 		{"netloom-trace 1\nranks 2\nrank 0\n", "e.txt: 2 ranks declared, rank sections end after rank 0"},
 		{"netloom-trace 1\nranks 1\nframe_target 5\nrank 0\n", "e.txt:3: frame_target '5': expected 256 .. 16777216 bytes"},
 		/* 0 is refused, not taken for the default (the archive's header

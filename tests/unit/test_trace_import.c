@@ -749,6 +749,17 @@ static void test_simgrid_old_form_and_errors(void)
 	write_text(test_tmppath("bad.txt"), "0 init\n0 bcast abc\n");
 	CHECK_ERR(trace_import(test_tmppath("bad.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "bad.txt:2: bcast size 'abc': expected a number of elements");
+	/* Decimal numbers: strtod read C99's hexadecimal floats, so a size of
+	 * 0x1p3 sent 8 elements and a compute of 0x1p3 8 flops. */
+	write_text(test_tmppath("hex.txt"), "0 init\n0 bcast 0x1p3\n");
+	CHECK_ERR(trace_import(test_tmppath("hex.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "hex.txt:2: bcast size '0x1p3': expected a number of elements");
+	write_text(test_tmppath("hex2.txt"), "0 init\n0 compute -0X10\n");
+	CHECK_ERR(trace_import(test_tmppath("hex2.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "hex2.txt:2: compute '-0X10': expected a number of flops >= 0");
+	write_text(test_tmppath("hex3.txt"), "0 init\n0 send 0 0x10\n");
+	CHECK_ERR(trace_import(test_tmppath("hex3.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "hex3.txt:2: size '0x10': expected a number of elements");
 	write_text(test_tmppath("bad2.txt"), "0 init\n0 frobnicate 1\n");
 	CHECK_ERR(trace_import(test_tmppath("bad2.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
 		  "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)");
