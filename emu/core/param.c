@@ -229,8 +229,11 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 	case PARAM_DOUBLE: {
 		char *e;
 		errno = 0;
-		double x = strtod(value, &e);
-		if (errno || e == value || *e != '\0' || !isfinite(x) || param_is_blank(value[0]))
+		/* Decimal, as a command's numbers are: strtod read C99's
+		 * hexadecimal floats ('injection_rate = 0x1p-4' ran at
+		 * 0.0625); integers keep their 0x. */
+		double x = param_strtod(value, &e);
+		if (errno || e == value || *e != '\0' || !isfinite(x))
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected a number",
 				       what, d->name, value);
 		if (param_has_bounds(d) && (x < d->min || x > d->max))

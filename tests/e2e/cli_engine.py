@@ -497,6 +497,10 @@ def case_errors():
             (("-s", "frobnicate=4"), "-s: unknown key 'frobnicate' (see 'netloom config --keys' for the list)"),
             (("-s", "num_vcs=abc"), "-s: key 'num_vcs' value 'abc': expected an integer"),
             (("-s", "injection_rate=fast"), "-s: key 'injection_rate' value 'fast': expected a number"),
+            # Reals are decimal, as a command's numbers: C99's hexadecimal
+            # floats ran ('0x1p-4' at 0.0625); integers keep their 0x.
+            (("-s", "injection_rate=0x1p-4"), "-s: key 'injection_rate' value '0x1p-4': expected a number"),
+            (("-s", "bandwidth_gbps=0X10"), "-s: key 'bandwidth_gbps' value '0X10': expected a number"),
             (("-s", "wait_for_tail_credit=maybe"),
              "-s: key 'wait_for_tail_credit' value 'maybe': expected 0/1, true/false, yes/no or on/off"),
             (("-s", "num_vcs=0"), "-s: key 'num_vcs' value '0' out of range: expected a value in 1..255"),

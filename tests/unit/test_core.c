@@ -281,6 +281,9 @@ static void test_param_blanks(void)
 		{":n= -5", "parameter 'n' value ' -5': expected an integer"},
 		{":n=1,x= 0.25", "parameter 'x' value ' 0.25': expected a number"},
 		{":n=1,x=0.25 ", "parameter 'x' value '0.25 ': expected a number"},
+		/* C99's hexadecimal floats: x=0x1p-2 was 0.25. */
+		{":n=1,x=0x1p-2", "parameter 'x' value '0x1p-2': expected a number"},
+		{":n=1,x=-0X1", "parameter 'x' value '-0X1': expected a number"},
 		{":n=1,k=8x 8", "parameter 'k' value '8x 8': expected dimensions"},
 		{":n=1,k= 8x8", "parameter 'k' value ' 8x8': expected dimensions"},
 		{":n=1,s=-1/ 3", "parameter 's' value '-1/ 3': expected integers"},
@@ -627,6 +630,8 @@ static void test_config_file(void)
 	unlink(p);
 	CHECK_ERR(config_set(&c, "injection_rate=fast", NULL, "-s", &e), NL_ECONFIG, &e,
 		  "-s: key 'injection_rate' value 'fast': expected a number");
+	CHECK_ERR(config_set(&c, "injection_rate=0x1p-4", NULL, "-s", &e), NL_ECONFIG, &e,
+		  "-s: key 'injection_rate' value '0x1p-4': expected a number");
 	CHECK_ERR(config_load_file(&c, "/nonexistent/x.ini", &e), NL_EIO, &e, "cannot open");
 	/* Failed loads left the earlier values alone. */
 	CHECK_OK(config_bind(&c, &demo_table, &v, &e), &e);
