@@ -742,30 +742,27 @@ static void test_simgrid_old_form_and_errors(void)
 	if (n == 4)
 		CHECK_STR(ops[2], "send p=0 t=0 b=200 r=0 n=0 f=0 fl=0"); /* 50 x float (id 5) */
 
-	write_text(test_tmppath("mixed.txt"), "0 init\n0 send 1 100\n0 wait 0 1 0\n1 init\n");
-	CHECK_ERR(trace_import(test_tmppath("mixed.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "mixed.txt: mixes the tagged form (line 3: 4 point-to-point arguments or wait/test with 3) and the "
-		  "older untagged form (line 2)");
-	write_text(test_tmppath("bad.txt"), "0 init\n0 bcast abc\n");
-	CHECK_ERR(trace_import(test_tmppath("bad.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "bad.txt:2: bcast size 'abc': expected a number of elements");
-	/* Decimal numbers: strtod read C99's hexadecimal floats, so a size of
-	 * 0x1p3 sent 8 elements and a compute of 0x1p3 8 flops. */
-	write_text(test_tmppath("hex.txt"), "0 init\n0 bcast 0x1p3\n");
-	CHECK_ERR(trace_import(test_tmppath("hex.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "hex.txt:2: bcast size '0x1p3': expected a number of elements");
-	write_text(test_tmppath("hex2.txt"), "0 init\n0 compute -0X10\n");
-	CHECK_ERR(trace_import(test_tmppath("hex2.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "hex2.txt:2: compute '-0X10': expected a number of flops >= 0");
-	write_text(test_tmppath("hex3.txt"), "0 init\n0 send 0 0x10\n");
-	CHECK_ERR(trace_import(test_tmppath("hex3.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "hex3.txt:2: size '0x10': expected a number of elements");
-	write_text(test_tmppath("bad2.txt"), "0 init\n0 frobnicate 1\n");
-	CHECK_ERR(trace_import(test_tmppath("bad2.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)");
-	write_text(test_tmppath("bad3.txt"), "0 init\n0 send 1 0 10 77\n1 init\n");
-	CHECK_ERR(trace_import(test_tmppath("bad3.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "bad3.txt:2: datatype '77': expected a SimGrid datatype id (-1 .. 59)");
+	/* Refused action files: name, content, the line. Decimal numbers:
+	 * strtod read C99's hexadecimal floats, so a size of 0x1p3 sent 8
+	 * elements and a compute of 0x1p3 8 flops. */
+	static const char *const refused[][3] = {
+		{"mixed.txt", "0 init\n0 send 1 100\n0 wait 0 1 0\n1 init\n",
+		 "mixed.txt: mixes the tagged form (line 3: 4 point-to-point arguments or wait/test with 3) and the "
+		 "older untagged form (line 2)"},
+		{"bad.txt", "0 init\n0 bcast abc\n", "bad.txt:2: bcast size 'abc': expected a number of elements"},
+		{"hex.txt", "0 init\n0 bcast 0x1p3\n", "hex.txt:2: bcast size '0x1p3': expected a number of elements"},
+		{"hex2.txt", "0 init\n0 compute -0X10\n", "hex2.txt:2: compute '-0X10': expected a number of flops >= 0"},
+		{"hex3.txt", "0 init\n0 send 0 0x10\n", "hex3.txt:2: size '0x10': expected a number of elements"},
+		{"bad2.txt", "0 init\n0 frobnicate 1\n",
+		 "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)"},
+		{"bad3.txt", "0 init\n0 send 1 0 10 77\n1 init\n",
+		 "bad3.txt:2: datatype '77': expected a SimGrid datatype id (-1 .. 59)"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		write_text(test_tmppath(refused[i][0]), refused[i][1]);
+		CHECK_ERR(trace_import(test_tmppath(refused[i][0]), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT,
+			  &e, refused[i][2]);
+	}
 	write_text(test_tmppath("idx.txt"), "nothere_0.txt\n");
 	CHECK_ERR(trace_import(test_tmppath("idx.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
 		  "idx.txt:1: rank 0 trace 'nothere_0.txt' not found");
