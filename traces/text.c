@@ -574,6 +574,17 @@ static int enc_op(struct enc *e, char *line)
 	static const char *const keys[] = {"t", "dur", "flags", "comm", "peer", "tag", "bytes", "flops",
 					   "recv_peer", "recv_tag", "recv_bytes", "n_counts", "send_counts",
 					   "recv_counts", "req", "reqs", "n_done", "new_comm", "color", "key", "cpu"};
+	/* What each field takes, for the line that refuses a value (the
+	 * count lists say their own). */
+	static const char *const expected[] = {
+		"picoseconds, a whole number", "picoseconds, a whole number",
+		"flag names or numbers up to 65535 joined by '|'", "a communicator id, a whole number",
+		"a rank, 'any' or 'null'", "a tag (an integer) or 'any'", "a byte count, a whole number",
+		"a decimal number of flops >= 0", "a rank, 'any' or 'null'", "a tag (an integer) or 'any'",
+		"a byte count, a whole number", "a rank count >= 1", "", "", "a request id, a whole number",
+		"request ids joined by ','", "a count, a whole number", "a communicator id or 'null'",
+		"an integer", "an integer", "picoseconds, a whole number >= 1"};
+	_Static_assert(sizeof expected / sizeof *expected == sizeof keys / sizeof *keys, "one per field");
 	while ((tok = strtok_r(NULL, " ", &save))) {
 		char *eq = strchr(tok, '=');
 		if (!eq)
@@ -589,6 +600,7 @@ static int enc_op(struct enc *e, char *line)
 			return enc_err(e, "op field '%s' given twice", tok);
 		seen |= 1u << k;
 		bool ok = true;
+		const size_t v_len = strlen(v); /* flags and reqs are split in place */
 		switch (k) {
 		case 0: ok = parse_u64(v, &op.t_ps); break;
 		case 1: ok = parse_u64(v, &op.dur_ps); break;
@@ -673,8 +685,12 @@ static int enc_op(struct enc *e, char *line)
 		case 19: ok = parse_i32(v, &op.key); break;
 		case 20: ok = parse_u64(v, &op.cpu_ps) && op.cpu_ps; break;
 		}
-		if (!ok)
-			return enc_err(e, "%s '%s': bad value", keys[k], v);
+		if (!ok) {
+			for (size_t i = 0; i < v_len; i++)
+				if (!v[i])
+					v[i] = k == 2 ? '|' : ',';
+			return enc_err(e, "%s '%s': expected %s", keys[k], v, expected[k]);
+		}
 	}
 	if ((n_sc && n_rc && n_sc != n_rc) || (n_c && ((n_sc && n_sc != n_c) || (n_rc && n_rc != n_c))))
 		return enc_err(e, "n_counts, send_counts and recv_counts disagree on the number of ranks");

@@ -364,16 +364,21 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
-		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 peer=x\n", "e.txt:4: peer 'x': bad value"},
+		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 peer=x\n", "e.txt:4: peer 'x': expected a rank, 'any' or 'null'"},
+		/* The whole value, though flags and reqs are split in place. */
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=1,x,2\n",
+		 "e.txt:4: reqs '1,x,2': expected request ids joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute t=0 dur=5 flags=0x1|zz\n",
+		 "e.txt:4: flags '0x1|zz': expected flag names or numbers up to 65535 joined by '|'"},
 		{"netloom-trace 1\nranks 1\nrank 0\nfoo t=1\n", "e.txt:4: unknown op 'foo'"},
 		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 t=2\n", "e.txt:4: op field 't' given twice"},
 		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv n_counts=2 send_counts=1,2,3\n",
 		 "e.txt:4: n_counts, send_counts and recv_counts disagree on the number of ranks"},
-		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=-1\n", "e.txt:4: flops '-1': bad value"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=-1\n", "e.txt:4: flops '-1': expected a decimal number of flops >= 0"},
 		/* Decimal, as dump prints them: strtod read C99's hexadecimal
 		 * floats ('0x1p3' as 8), a blank, 'inf', 'nan' and a negative
 		 * runtime. */
-		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=0x1p3\n", "e.txt:4: flops '0x1p3': bad value"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=0x1p3\n", "e.txt:4: flops '0x1p3': expected a decimal number of flops >= 0"},
 		{"netloom-trace 1\nranks 1\nrecorded_runtime_s 0x1p3\n",
 		 "e.txt:3: recorded_runtime_s '0x1p3': expected a decimal number of seconds >= 0"},
 		{"netloom-trace 1\nranks 1\nrecorded_runtime_s  1\n",
