@@ -72,12 +72,6 @@ SKIP = {
     "build/netloom config --from-booksim mybooksim.cfg > mine.ini": "mybooksim.cfg: the reader's BookSim2 file",
     "build/netloom sweep -c mine.ini --rates 0.05:0.5:0.05 --json curve.json":
         "mine.ini: written by the line above from the reader's BookSim2 file",
-    "netloom replay app.nlt -s backend=flit -s topology=torus:k=4x4": "app.nlt: the reader's trace",
-    "netloom replay app.nlt -s topology=torus:k=4x4 -s link_model=links -s hop_latency_ns=50":
-        "app.nlt: the reader's trace",
-    "netloom replay app.nlt -s coll_allreduce_algorithm=ring --json out.json": "app.nlt: the reader's trace",
-    "netloom replay trace.nlt -s backend=flit -s topology=torus:k=8x8 -s placement=random-node -s placement_seed=7":
-        "trace.nlt: the reader's trace",
     "netloom run -c my.ini -s threads=2": "my.ini: the reader's configuration",
     "netloom run -c my.ini -s threads=0": "my.ini: the reader's configuration",
     "netloom run -c my.ini -s threads=2 -s partitions=2": "my.ini: the reader's configuration",
