@@ -566,12 +566,13 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 
 /* --- small shared utilities ------------------------------------------------ */
 
-/* malloc'd copy of s (NULL for NULL). */
 /* "PATH: is a directory, not a trace file", as every command that reads a
  * trace says it (an archive, or replay's and trace import's foreign
  * traces); hint, when not NULL, adds in parentheses the directory the
  * command would take (an OTF2 archive's). NL_EIO. */
 int trace_dir_error(const char *path, const char *hint, struct nl_err *err);
+
+/* malloc'd copy of s (NULL for NULL). */
 char *trace_strdup(const char *s);
 
 /* Is p[0..n) text: valid UTF-8 without control bytes other than tab, CR

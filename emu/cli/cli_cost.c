@@ -94,6 +94,15 @@ int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char
 	}
 }
 
+/* Was the option of getopt code `code` given? */
+static bool cli_layout_seen(const struct cli_layout_opts *o, int code)
+{
+	for (unsigned k = 0; k < o->seen.n; k++)
+		if (o->seen.code[k] == code)
+			return true;
+	return false;
+}
+
 /* The first annealing option given (--iterations, --trials, --seed), or
  * NULL. */
 static const char *cli_layout_anneal_opt(const struct cli_layout_opts *o)
@@ -103,19 +112,9 @@ static const char *cli_layout_anneal_opt(const struct cli_layout_opts *o)
 		const char *opt;
 	} anneal[] = {{CLI_LO_ITER, "--iterations"}, {CLI_LO_TRIALS, "--trials"}, {CLI_LO_SEED, "--seed"}};
 	for (size_t i = 0; i < sizeof anneal / sizeof *anneal; i++)
-		for (unsigned k = 0; k < o->seen.n; k++)
-			if (o->seen.code[k] == anneal[i].code)
-				return anneal[i].opt;
+		if (cli_layout_seen(o, anneal[i].code))
+			return anneal[i].opt;
 	return NULL;
-}
-
-/* --layout given, or auto by default. */
-static bool cli_layout_given(const struct cli_layout_opts *o)
-{
-	for (unsigned k = 0; k < o->seen.n; k++)
-		if (o->seen.code[k] == CLI_LO_LAYOUT)
-			return true;
-	return false;
 }
 
 int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char **argv,
@@ -164,7 +163,7 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const cha
 			     o->per_cabinet, (*t)->spec, lo->rule->name);
 		goto fail_layout;
 	}
-	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && !lo->rule_cell);
+	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && layout_auto_anneals(lo));
 	/* --layout rule places the cabinets in the rule's order, annealing
 	 * nothing, and so does auto on a rule with its own floor order: the
 	 * annealing's options were parsed and ignored ('--layout rule
@@ -175,14 +174,14 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const cha
 		rc = nl_errf(err, NL_ECONFIG,
 			     "%s: %s with --layout rule: only the annealing uses it (rule keeps the packaging rule's floor "
 			     "order); expected --layout anneal%s with it, or no %s",
-			     cmd, opt, lo->rule_cell ? "" : " or auto", opt);
+			     cmd, opt, layout_auto_anneals(lo) ? " or auto" : "", opt);
 		goto fail_layout;
 	}
 	if (opt) {
 		rc = nl_errf(err, NL_ECONFIG,
 			     "%s: %s with --layout auto%s: only the annealing uses it, and auto keeps the floor order of "
 			     "rule '%s' (%s); expected --layout anneal with it, or no %s",
-			     cmd, opt, cli_layout_given(o) ? "" : " (the default)", lo->rule->name, (*t)->spec, opt);
+			     cmd, opt, cli_layout_seen(o, CLI_LO_LAYOUT) ? "" : " (the default)", lo->rule->name, (*t)->spec, opt);
 		goto fail_layout;
 	}
 	if (anneal) {

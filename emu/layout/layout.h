@@ -217,6 +217,14 @@ struct config_table;
 
 enum { LAYOUT_PLACE_AUTO, LAYOUT_PLACE_RULE, LAYOUT_PLACE_ANNEAL };
 
+/* Does a packed layout anneal under auto placement? Only where its rule
+ * has no floor order of its own (FleX, HyperX, folded tori and meshes
+ * keep theirs). */
+static inline bool layout_auto_anneals(const struct layout *lo)
+{
+	return !lo->rule_cell;
+}
+
 /* [layout]: how the session lays a topology out for cable_latency (issue
  * 13, docs/layout.md). The same choices as `netloom cost`'s options. */
 struct layout_cfg {

@@ -86,39 +86,47 @@ static int layout_cfg_rule(const struct layout_cfg *lc, const struct topo *t, st
 	return nl_errf(err, NL_ECONFIG, "key 'layout_pack': value '%s': expected one of %s", lc->pack, names);
 }
 
+/* Does lc's placement anneal lo (packed)? */
+static bool layout_cfg_anneals(const struct layout_cfg *lc, const struct layout *lo)
+{
+	return lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && layout_auto_anneals(lo));
+}
+
+/* The first of the annealing's keys that cfg sets, or NULL. */
+static const char *layout_cfg_anneal_key(const struct config *cfg)
+{
+	static const char *const keys[] = {"layout_iterations", "layout_trials", "layout_seed"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (config_get(cfg, keys[i]))
+			return keys[i];
+	return NULL;
+}
+
 /* The first annealing key cfg sets, when lo's placement under lc anneals
  * nothing: refused, naming it (layout_cfg_check_anneal). */
 static int layout_cfg_unannealed(const struct layout_cfg *lc, const struct config *cfg, const struct layout *lo,
 				 struct nl_err *err)
 {
-	static const char *const keys[] = {"layout_iterations", "layout_trials", "layout_seed"};
-	if (!cfg || lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && !lo->rule_cell))
+	const char *key = cfg && !layout_cfg_anneals(lc, lo) ? layout_cfg_anneal_key(cfg) : NULL;
+	if (!key)
 		return 0;
+	const char *v = config_get(cfg, key);
 	const char *dflt = config_get(cfg, "layout_placement") ? "" : " (the default)";
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		const char *v = config_get(cfg, keys[i]);
-		if (!v)
-			continue;
-		if (lc->placement == LAYOUT_PLACE_RULE)
-			return nl_errf(err, NL_ECONFIG,
-				       "key '%s': value '%s': only the annealing uses it, and layout_placement = rule%s "
-				       "keeps the packaging rule's floor order; expected layout_placement = anneal with it, "
-				       "or %s unset",
-				       keys[i], v, dflt, keys[i]);
+	if (lc->placement == LAYOUT_PLACE_RULE)
 		return nl_errf(err, NL_ECONFIG,
-			       "key '%s': value '%s': only the annealing uses it, and layout_placement = auto%s keeps the "
-			       "floor order of rule '%s' (%s); expected layout_placement = anneal with it, or %s unset",
-			       keys[i], v, dflt, lo->rule->name, lo->t->spec, keys[i]);
-	}
-	return 0;
+			       "key '%s': value '%s': only the annealing uses it, and layout_placement = rule%s keeps the "
+			       "packaging rule's floor order; expected layout_placement = anneal with it, or %s unset",
+			       key, v, dflt, key);
+	return nl_errf(err, NL_ECONFIG,
+		       "key '%s': value '%s': only the annealing uses it, and layout_placement = auto%s keeps the floor "
+		       "order of rule '%s' (%s); expected layout_placement = anneal with it, or %s unset",
+		       key, v, dflt, lo->rule->name, lo->t->spec, key);
 }
 
 int layout_cfg_check_anneal(const struct layout_cfg *lc, const struct config *cfg, const struct topo *t,
 			    struct nl_err *err)
 {
-	if (!cfg || lc->placement == LAYOUT_PLACE_ANNEAL ||
-	    (!config_get(cfg, "layout_iterations") && !config_get(cfg, "layout_trials") &&
-	     !config_get(cfg, "layout_seed")))
+	if (!cfg || lc->placement == LAYOUT_PLACE_ANNEAL || !layout_cfg_anneal_key(cfg))
 		return 0;
 	struct layout lo = {.rule_cell = NULL};
 	if (lc->placement == LAYOUT_PLACE_AUTO) {
@@ -154,8 +162,7 @@ int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layou
 		layout_release(lo);
 		return rc;
 	}
-	bool anneal = lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && !lo->rule_cell);
-	rc = anneal ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
+	rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
 					      (uint64_t)lc->seed, err)
 			: layout_place_rule(lo, err);
 	if (rc < 0)
