@@ -36,10 +36,16 @@ if [ ! -f "$lib/build.ninja" ]; then
 fi
 ninja -C "$lib" libnetloom.a >"$out/lib-build.log" 2>&1 || { cat "$out/lib-build.log" >&2; exit 1; }
 libs=(-l:libxxhash.a $(pkg-config --libs libzstd jansson inih) -ldl -lpthread -lm)
-pkg-config --exists metis && libs+=($(pkg-config --libs metis))
-# metis.pc may be missing where the library is installed (Debian's is):
-# meson then finds it by name, and so does the linker here.
-pkg-config --exists metis || ! ldconfig -p 2>/dev/null | grep -q libmetis || libs+=(-lmetis)
+# METIS is required (meson.build), found by pkg-config or, where metis.pc
+# is missing (Debian's package has none), by name, as the linker does here.
+# (An 'ldconfig -p | grep -q libmetis' test decided this once: under
+# pipefail, grep -q leaving at the first match failed ldconfig on a broken
+# pipe about as often as not, and the targets then did not link.)
+if pkg-config --exists metis; then
+	libs+=($(pkg-config --libs metis))
+else
+	libs+=(-lmetis)
+fi
 # The OTF2 importer is in the library when meson found OTF2 (meson.build
 # then compiles traces/import_otf2.c into it), and so is its target.
 otf2=no
