@@ -20,7 +20,7 @@ static const char *const layout_placements[] = {"auto", "rule", "anneal", NULL};
  * list, not a registry of structs; tests/unit/test_cable.c checks that
  * these match layout_model_list and layout_rule_list. Whether a rule
  * applies needs the topology: layout_cfg_rule checks it at build. */
-static const char *const layout_cfg_presets[] = {"flex", "besta", "equality", "fujiwara", NULL};
+static const char *const layout_cfg_presets[] = {"flex", "besta", "equality", "fujiwara", "hyperx", NULL};
 static const char *const layout_cfg_rules[] = {
 	"base-cabinets", "flex-fig7",    "hyperx-enclosure", "dragonfly-group", "slimfly-pair",
 	"tree-pods",     "equality-42u", "family-cabinets",  "grid-folded",     "canonical",

@@ -121,11 +121,38 @@ static const struct layout_model layout_model_fujiwara = {
 	LAYOUT_PORT_POWER,
 };
 
+/* HyperX §5 (seed 001): enclosures of S1 switches on a 2-D floor, 1.2 m
+ * pitch in both directions plus one metre of overhead per cable, every
+ * cable optical; the switch sits on the board of its terminals. The paper
+ * gives no prices, power or backplane lengths. */
+static const struct layout_model layout_model_hyperx = {
+	.name = "hyperx",
+	.help = "HyperX §5 (seed 001): enclosures at a 1.2 m pitch, 1 m overhead per cable, all optical",
+	.notes = "stated: enclosure pitch 1.2 m in each dimension, 1 m overhead per inter-enclosure cable, "
+		 "all cables optical, switch on the board of its terminals (no terminal cables); assumed "
+		 "(the paper gives no prices, power or backplane lengths): intra-enclosure links 1 m "
+		 "(the optical backplane; as flex's intra-rack cable), Besta's fibre and router lines, "
+		 "40 Gbps, 4 x 0.7 W per port",
+	.cab_width_m = 1.2,
+	.cab_depth_m = 1.2,
+	.cab_units = 42,
+	.unit_m = 0.04445,
+	.intra_m = 1.0,
+	.overhead_m = 1.0,
+	.overhead_per_end = false,
+	.terminal_m = 0.0,
+	.count_terminals = false,
+	.copper_max_m = -1.0,
+	LAYOUT_BESTA_COST,
+	LAYOUT_PORT_POWER,
+};
+
 static const struct layout_model *const layout_models[] = {
 	&layout_model_flex,
 	&layout_model_besta,
 	&layout_model_equality,
 	&layout_model_fujiwara,
+	&layout_model_hyperx,
 };
 
 const struct layout_model *const *layout_model_list(size_t *n)

@@ -85,7 +85,7 @@ bad "key 'cable_latency' value 'maybe'" -s cable_latency=maybe
 bad "key 'propagation_ns_per_m' value '-5' out of range" -s propagation_ns_per_m=-5
 bad "key 'cable_latency': value '1': needs a topology" -s cable_latency=1
 # Names are checked when read, as every other key, with the valid ones.
-bad "-s: key 'layout_preset' value 'cheap': expected one of flex, besta, equality, fujiwara" -s layout_preset=cheap
+bad "-s: key 'layout_preset' value 'cheap': expected one of flex, besta, equality, fujiwara, hyperx" -s layout_preset=cheap
 bad "-s: key 'layout_pack' value 'zz': expected one of base-cabinets, flex-fig7," -s layout_pack=zz
 # Whether a rule applies needs the topology: checked when it is laid out.
 bad "key 'layout_pack': value 'flex-fig7': the rule does not apply" -s cable_latency=1 -s topology=torus:k=4x4 \

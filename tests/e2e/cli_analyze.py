@@ -168,6 +168,133 @@ def case_table4_ratios():
         near(f"{spec} B_r", d["bisection"]["B_r"], want, 5e-4)
 
 
+def case_table4_rows():
+    # FleX Table 4's other rows (N ~ 2,000, 5,000, 10,000), the §III-B
+    # full-global-bandwidth configurations: FleX Nx = Ny = 8, 10, 12 (eq. 8)
+    # and 2-D HyperX S = 14, 18, 22 (eq. 1) exactly; the 3-level fat tree
+    # 0.250 at every size (METIS, even k); the full dragonflies a = 2p = 2h,
+    # h = 5, 6, 7, whose analytic cut (g - 1)^2/4 + a^2/4 links gives the
+    # table (test_analyze, dragonfly_table4), where METIS's 8 runs stay
+    # within 0.0013 above it.
+    rows = (("flex:nx=8,ny=8,nz=3,p=14", 0.286), ("flex:nx=10,ny=10,nz=3,p=18", 0.278),
+            ("flex:nx=12,ny=12,nz=3,p=22", 0.273), ("hyperx:s=14x14,t=13", 0.269),
+            ("hyperx:s=18x18,t=17", 0.265), ("hyperx:s=22x22,t=21", 0.262))
+    for spec, want in rows:
+        d = run_json("topo", "describe", spec, "--json")
+        eq(f"{spec} ratios from", d["bisection"]["ratios_from"], "formula")
+        near(f"{spec} B_r", d["bisection"]["B_r"], want, 5e-4)
+    for spec in ("fattree:k=12,n=3", "fattree:k=16,n=3", "fattree:k=22,n=3"):
+        d = run_json("topo", "describe", spec, "--json", "--bisection")
+        eq(f"{spec} B_r", d["bisection"]["B_r"], 0.25)
+    for spec, want in (("dragonfly:a=10,p=5,h=5", 0.182), ("dragonfly:a=12,p=6,h=6", 0.179),
+                       ("dragonfly:a=14,p=7,h=7", 0.177)):
+        d = run_json("topo", "describe", spec, "--json", "--bisection")
+        b = d["bisection"]["B_r"]
+        check(f"{spec}: METIS B_r {b:.4f} within 0.0015 above Table 4's {want}", want - 5e-4 <= b <= want + 1.5e-3)
+    # Slim Fly's column gives no q; q = 19 (10,830 terminals) matches the
+    # 10,000 row's 0.328 (3,439 of 10,469 links), the other rows match no
+    # q (docs/analysis.md).
+    b = run_json("topo", "describe", "slimfly:q=19", "--json", "--bisection")["bisection"]
+    eq("slimfly q=19 METIS cut", b["metis"], 3439)
+    near("slimfly q=19 B_r (Table 4, N ~ 10,000: 0.328)", b["B_r"], 0.328, 5e-4)
+
+
+def case_table5_rows():
+    # FleX Table 5 (link-failure tolerance, 100 trials per 5% step, default
+    # seed) at the sizes Table 4 uses: FleX 5x5 (N ~ 500), 8x8, 10x10, 12x12
+    # (70, 80, 80, 85%); 2-D HyperX 8x8 T = 7 and 18x18 T = 17 (70, 80%;
+    # 10x10 is case faults_flex's companion: 75%); the full dragonflies
+    # a = 2p = 2h, h = 3 .. 7 (50, 55, 60, 65, 65%); Slim Fly q = 7, 11, 19
+    # (60, 70, 75%). Near things, with the trials connected at the table's
+    # step and the next: dragonfly h = 6 (62 at 65%), Slim Fly q = 11 (54 at
+    # 70%). The rows that do not come out are in docs/analysis.md.
+    rows = (("flex:nx=5,ny=5,nz=3,p=8", 70), ("flex:nx=8,ny=8,nz=3,p=14", 80),
+            ("flex:nx=10,ny=10,nz=3,p=18", 80), ("flex:nx=12,ny=12,nz=3,p=22", 85),
+            ("hyperx:s=8x8,t=7", 70), ("hyperx:s=10x10,t=10", 75), ("hyperx:s=18x18,t=17", 80),
+            ("dragonfly:a=6,p=3,h=3", 50), ("dragonfly:a=8,p=4,h=4", 55), ("dragonfly:a=10,p=5,h=5", 60),
+            ("dragonfly:a=12,p=6,h=6", 65), ("dragonfly:a=14,p=7,h=7", 65),
+            ("slimfly:q=7", 60), ("slimfly:q=11", 70), ("slimfly:q=19", 75))
+    for spec, want in rows:
+        f = run_json("topo", "describe", spec, "--faults", "--json")["faults"]
+        eq(f"{spec} tolerance (Table 5)", f["tolerance_pct"], want)
+    # The rows that differ, pinned as docs/analysis.md gives them: HyperX
+    # 14x14 (N ~ 2,000) 48 of 100 trials connected at 80%, so 75% here
+    # where the table has 80%; HyperX 22x22 (N ~ 10,000) 55 at 85%, so 85%
+    # where the table has 80%; Slim Fly q = 16 (N ~ 5,000) 75% (table 70%);
+    # the fat trees k = 8, 13, 17, 22 five points above the table's 45, 55,
+    # 60, 65%.
+    for spec, pct, conn, tol in (("hyperx:s=14x14,t=13", 80, 48, 75), ("hyperx:s=22x22,t=21", 85, 55, 85),
+                                 ("slimfly:q=16", 75, 55, 75), ("fattree:k=8,n=3", 50, 65, 50),
+                                 ("fattree:k=13,n=3", 60, 69, 60), ("fattree:k=17,n=3", 65, 72, 65),
+                                 ("fattree:k=22,n=3", 70, 65, 70)):
+        f = run_json("topo", "describe", spec, "--faults", "--json")["faults"]
+        at = {s["removed_pct"]: s["connected"] for s in f["steps"]}
+        eq(f"{spec} trials connected at {pct}%", at[pct], conn)
+        eq(f"{spec} tolerance", f["tolerance_pct"], tol)
+
+
+def case_moore_fig3():
+    # FleX §III-A / Fig. 3: dragonfly 15.38% of the diameter-3 Moore bound
+    # and Slim Fly 90.00% of the diameter-2 one. The network radix of these
+    # points is not stated: 15.38% is the balanced dragonfly with h = 36
+    # (network radix 107; at radix 98-101 it is 15.42-15.44%), 90.00% the
+    # MMS graph q = 53 (k' = 79). (FleX's 20.28% at radix 100:
+    # test_analyze test_flex_metrics.)
+    d = run_json("topo", "describe", "slimfly:q=53,p=1", "--json")
+    eq("slimfly q=53 degree", d["network_degree"], 79)
+    eq("slimfly q=53 diameter", d["diameter"], 2)
+    near("slimfly q=53 moore ratio (Fig. 3: 90.00%)", d["moore_ratio"], 0.9000, 5e-5)
+    d = run_json("topo", "describe", "dragonfly:a=72,p=1,h=36", "--samples", "2", "--json")
+    eq("dragonfly h=36 degree", d["network_degree"], 107)
+    eq("dragonfly h=36 diameter", [d["diameter"], d["diameter_exact"]], [3, True])
+    near("dragonfly h=36 moore ratio (Fig. 3: 15.38%)", d["moore_ratio"], 0.1538, 5e-5)
+
+
+def case_ratios_seed002():
+    # Seed 002 §4.3: b_r is 1/2 for one 12-port switch (case
+    # bisection_formulas), 1/4 for a two-tier and 1/6 for a three-tier fat
+    # tree.
+    for spec, want in (("fattree:k=4,n=2", 1 / 4), ("fattree:k=8,n=2", 1 / 4), ("fattree:k=4,n=3", 1 / 6),
+                       ("fattree:k=10,n=3", 1 / 6)):
+        d = run_json("topo", "describe", spec, "--json", "--bisection")
+        near(f"{spec} b_r", d["bisection"]["b_r"], want, 1e-12)
+
+
+def case_swap_graphs():
+    # Seed 003 §5.2, n = 12 (4,096 switches): P2-2DTORUS has a diameter 25
+    # hops and an ASPL 11.59 hops above RING-4's (P2 itself: test_topo_perm);
+    # P2-5DTORUS an ASPL 1.48 hops above RING-10's. RING-10's diameter is 5
+    # for 8 of seeds 1-10; seed 1's graph has one pair at distance 6
+    # (docs/topologies.md), so seed 3 is the paper's 5.
+    p2t = run_json("topo", "describe", "p2(torus:k=64x64)", "--json")
+    ring4 = run_json("topo", "describe", "dln:n=4096,d=4", "--json")
+    eq("P2-2DTORUS diameter - RING-4's (25)", p2t["diameter"] - ring4["diameter"], 25)
+    near("P2-2DTORUS ASPL - RING-4's (11.59)", p2t["aspl"] - ring4["aspl"], 11.59, 0.01)
+    p25 = run_json("topo", "describe", "p2(torus:k=4x4x4x8x8)", "--json")
+    ring10 = run_json("topo", "describe", "dln:n=4096,d=10", "--json")
+    eq("RING-10 seed 1: one pair at distance 6", [ring10["diameter"], ring10["histogram"][6]], [6, 1])
+    ring10 = run_json("topo", "describe", "dln:n=4096,d=10,seed=3", "--json")
+    eq("P2-5DTORUS diameter - RING-10's (5)", p25["diameter"] - ring10["diameter"], 5)
+    near("P2-5DTORUS ASPL - RING-10's (1.48)", p25["aspl"] - ring10["aspl"], 1.48, 0.01)
+    # §5.3: DRAGONFLY-32-4 (degree 35) on 4,096 switches and HYPERX-16-16-16
+    # (degree 45); the dragonfly beats P2-FHYPERCUBE (degree 13) by 2 hops of
+    # diameter and 0.87 of ASPL (0.88 here).
+    df = run_json("topo", "describe", "dragonfly:a=32,h=4,g=128,p=1", "--json")
+    eq("DRAGONFLY-32-4 routers, degree", [df["routers"], df["network_degree"]], [4096, 35])
+    hx = run_json("topo", "describe", "hyperx:s=16x16x16,t=1", "--json")
+    eq("HYPERX-16-16-16 degree", hx["network_degree"], 45)
+    pf = run_json("topo", "describe", "p2(foldedhypercube:n=12)", "--json")
+    eq("P2-FHYPERCUBE degree", pf["network_degree"], 13)
+    eq("P2-FHYPERCUBE diameter - DRAGONFLY-32-4's (2)", pf["diameter"] - df["diameter"], 2)
+    near("P2-FHYPERCUBE ASPL - DRAGONFLY-32-4's (0.87)", pf["aspl"] - df["aspl"], 0.87, 0.015)
+    # §6.2: 256 switches, 2,048 nodes: DRAGONFLY-8-4 (degree 11),
+    # DRAGONFLY-16-8 (23), HYPERX-16-4-4 (21).
+    for spec, deg in (("dragonfly:a=8,h=4,g=32,p=8", 11), ("dragonfly:a=16,h=8,g=16,p=8", 23),
+                      ("hyperx:s=16x4x4,t=8", 21)):
+        d = run_json("topo", "describe", spec, "--json")
+        eq(f"{spec} routers, nodes, degree", [d["routers"], d["endpoints"], d["network_degree"]], [256, 2048, deg])
+
+
 def case_faults_reproducible():
     a = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "9", "--json").stdout
     b = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "9", "--json").stdout

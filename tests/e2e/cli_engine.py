@@ -667,7 +667,7 @@ def case_errors():
         one_line_error(p, "-s: key 'num_vcs' value '300' out of range: expected a value in 1..255")
         # layout_preset and layout_pack are names, checked when read (config took any).
         p = run("config", "-s", "layout_preset=bogus", code=2)
-        one_line_error(p, "-s: key 'layout_preset' value 'bogus': expected one of flex, besta, equality, fujiwara")
+        one_line_error(p, "-s: key 'layout_preset' value 'bogus': expected one of flex, besta, equality, fujiwara, hyperx")
         p = run("config", "-s", "layout_pack=bogus", code=2)
         one_line_error(p, "-s: key 'layout_pack' value 'bogus': expected one of base-cabinets, flex-fig7, ")
         # A key holding a newline stays one line (config printed it raw).

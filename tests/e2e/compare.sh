@@ -301,7 +301,7 @@ netloom: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a topology 
 printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
 bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a number > 0
 netloom: $dir/multi.ini:2: [study] key 'backend': value 'nosuch': expected analytic or flit
-netloom: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara)
+netloom: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara, hyperx)
 netloom: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread, map)
 netloom: $dir/multi.ini:8: [workload w] key 'ranks': value '16': expected the trace's 8 ranks"
 # placement = map: a system without placement_map, or whose map does not

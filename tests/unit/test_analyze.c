@@ -775,6 +775,57 @@ static void test_flex_table3(void)
 	}
 }
 
+/* FleX Table 4's dragonfly column (N ~ 1,000 .. 10,000): the full
+ * dragonflies a = 2p = 2h, g = ah + 1 groups, h = 4 .. 7, have B_r 0.187,
+ * 0.182, 0.179, 0.177 with B = m^2 + (a/2)^2, m = (g - 1)/2: half of one
+ * group X on each side, each half with the m groups its global links reach
+ * (one global link joins every pair of groups), so m^2 global links and
+ * the (a/2)^2 local links inside X are cut. Built here on netloom's
+ * wiring: balanced, and exactly that cut. METIS (8 runs) finds 272, 654,
+ * 1,340 and 2,460 (test cli_analyze table4_rows bounds it). */
+static void test_dragonfly_table4(void)
+{
+	static const struct {
+		uint32_t h;
+		double table;
+	} row[] = {{4, 0.187}, {5, 0.182}, {6, 0.179}, {7, 0.177}};
+	for (size_t i = 0; i < sizeof row / sizeof *row; i++) {
+		uint32_t h = row[i].h, a = 2 * h, g = a * h + 1, m = (g - 1) / 2;
+		char spec[64];
+		snprintf(spec, sizeof spec, "dragonfly:a=%u,p=%u,h=%u", a, h, h);
+		struct topo *t = new_topo(spec);
+		struct analyze_graph gr;
+		struct nl_err e = {0};
+		if (!t)
+			continue;
+		CHECK_EQ(t->n_routers, a * g);
+		CHECK_OK(analyze_graph_init(&gr, t, &e), &e);
+		char *side = malloc(t->n_routers);
+		memset(side, 1, t->n_routers);
+		for (uint32_t r = 0; r < a / 2; r++) { /* group X = 0, its first half */
+			side[r] = 0;
+			for (uint32_t p = t->port_base[r]; p < t->port_base[r + 1]; p++) {
+				if (!topo_port_is_network(t, p))
+					continue;
+				uint32_t grp = t->port_router[t->peer[p]] / a;
+				if (grp != 0)
+					memset(side + (size_t)grp * a, 0, a);
+			}
+		}
+		uint32_t n0 = 0;
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			n0 += side[r] == 0;
+		CHECK_EQ(n0, t->n_routers / 2);
+		uint64_t cut = cut_of(&gr, side);
+		CHECK_UINT(cut, ==, (uint64_t)m * m + (a / 2) * (a / 2));
+		double br = analyze_ratio_B(&gr, cut);
+		CHECK_NEAR(br, row[i].table, 5e-4);
+		free(side);
+		analyze_graph_release(&gr);
+		topo_free(t);
+	}
+}
+
 /* FleX §III-A (Fig. 3): with network radix 100 (Nx = Ny = 26, three
  * layers) FleX reaches 20.28% of the diameter-2 Moore bound; Table 6's
  * 6x6x3 p=10: diameter 2, and the distance split of §III-B.2. */
@@ -1027,6 +1078,7 @@ int main(void)
 	TEST_RUN(test_metis_closed_form);
 	TEST_RUN(test_bisection_brute_force);
 	TEST_RUN(test_flex_table3);
+	TEST_RUN(test_dragonfly_table4);
 	TEST_RUN(test_flex_metrics);
 	TEST_RUN(test_ratios_and_moore);
 	TEST_RUN(test_faults_ring);

@@ -152,6 +152,26 @@ static void test_table6_floor(void)
 	CHECK(sf > 3.48e6 * 1.07);
 }
 
+/* FleX §IV-C's higher-cost configuration (Fig. 13): 960 terminals, 192
+ * routers of radix 33, 2,688 links, 5.49e6 $ and 17,740 W. Under the flex
+ * preset on the Fig. 7 rule: 5,470,179 $ (-0.4%) and 192 x 33 x 2.8 =
+ * 17,740.8 W. */
+static void test_fig13_cost_power(void)
+{
+	const struct layout_model *m = lay_preset("flex");
+	struct topo *t = NULL;
+	struct layout lo;
+	struct layout_summary s;
+	lay_make_summary("flex:nx=8,ny=8,nz=3,p=5", m, 0, &t, &lo, &s);
+	CHECK_EQ(s.endpoints, 960);
+	CHECK_EQ(s.routers, 192);
+	CHECK_EQ(s.radix, 33);
+	CHECK_EQ(s.links, 2688);
+	CHECK_NEAR(s.power_w, 17740.0, 1.0);
+	CHECK_NEAR(s.cost_total / 5.49e6, 1.0, 0.01);
+	lay_drop(t, &lo);
+}
+
 /* FleX Fig. 7: cabinet (z, x) holds the y-axis; links run only between
  * layers, so every cable is inter-cabinet and its length is |dx| 0.6 m +
  * |dz| 2.1 m + 2 m: the mean over the 6x6x3 links is 7/6 0.6 + 4/3 2.1 + 2
@@ -314,6 +334,55 @@ static void test_cable_rules(void)
 	CHECK_NEAR(s.cost_copper, (0.4079 * s.copper_m + 0.5771 * (double)s.copper) * 40, 1e-6);
 	CHECK_NEAR(s.cost_fibre, (0.0919 * s.fibre_m + 7.2745 * (double)s.fibre) * 40, 1e-6);
 	CHECK_NEAR(s.cost_terminals, (0.4079 + 0.5771) * (double)s.terminal_cables * 40, 1e-6);
+	free(len);
+	lay_drop(t, &lo);
+}
+
+/* HyperX §5 (seed 001): the 128K system T = 16, S = (32, 16, 16), K =
+ * (1, 2, 2) packed one enclosure per dimension-1 line on a 16 x 16 floor.
+ * Each enclosure's backplane joins C(32, 2) = 496 switch pairs; each pair
+ * of enclosures in a row or column is joined by 32 x K = 64 links (two
+ * 64-fibre ribbons); 120 enclosure pairs per row or column in 15 distinct
+ * lengths, 2.2 m to 19 m at a 1.2 m pitch with 1 m overhead (preset
+ * hyperx); 7,680 ribbons (32 links each) of 60 km (59,904 m) in all. */
+static void test_hyperx_packaging(void)
+{
+	const struct layout_model *m = lay_preset("hyperx");
+	struct topo *t = NULL;
+	struct layout lo;
+	struct layout_summary s;
+	struct nl_err err = {0};
+	lay_make("hyperx:s=32x16x16,k=1x2x2,t=16,r=128", m, &t, &lo, 0);
+	CHECK_STR(lo.rule->name, "hyperx-enclosure");
+	CHECK_OK(layout_summarise(&lo, m, 0, &s, &err), &err);
+	CHECK_EQ(s.endpoints, 131072);
+	CHECK_EQ(s.cabinets, 256);
+	CHECK_EQ(s.rows, 16);
+	CHECK_EQ(s.cols, 16);
+	CHECK_EQ(s.intra_links, 256ull * 496);
+	CHECK_EQ(s.inter_links, 2ull * 16 * 120 * 64);
+	CHECK_EQ(s.inter_links / 32, 7680);
+	CHECK_NEAR(s.max_m, 19.0, 1e-9);
+	CHECK_NEAR((s.length_m - 1.0 * s.intra_links) / 32, 59904.0, 1e-6); /* backplane: 1 m assumed */
+	double *len = calloc(t->n_ports, sizeof *len);
+	layout_port_lengths(&lo, m, len);
+	uint32_t hist[16] = {0};
+	double lo_m = 1e9;
+	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (!topo_port_is_network(t, g) || lo.cabinet[t->port_router[g]] == lo.cabinet[t->port_router[t->peer[g]]])
+			continue;
+		if (len[g] < lo_m)
+			lo_m = len[g];
+		long d = lround((len[g] - 1.0) / 1.2);
+		CHECK(d >= 1 && d <= 15 && fabs(len[g] - (1.0 + 1.2 * (double)d)) < 1e-9);
+		if (d >= 1 && d <= 15)
+			hist[d]++;
+	}
+	CHECK_NEAR(lo_m, 2.2, 1e-9);
+	/* Both ends counted: per distance d, 32 rows or columns x (16 - d)
+	 * enclosure pairs x 64 links x 2 ports. */
+	for (uint32_t d = 1; d <= 15; d++)
+		CHECK_EQ(hist[d], 32u * (16 - d) * 64 * 2);
 	free(len);
 	lay_drop(t, &lo);
 }
@@ -508,7 +577,7 @@ static void test_clos_packaged_cost(void)
  * under every preset that uses it; radix 3 is on the line. */
 static void test_router_price_floor(void)
 {
-	static const char *presets[] = {"besta", "equality", "fujiwara"};
+	static const char *presets[] = {"besta", "equality", "fujiwara", "hyperx"};
 	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
 		const struct layout_model *m = lay_preset(presets[i]);
 		struct topo *t = NULL;
@@ -614,6 +683,8 @@ int main(void)
 	TEST_RUN(test_table6_power);
 	TEST_RUN(test_table6_cost);
 	TEST_RUN(test_table6_floor);
+	TEST_RUN(test_fig13_cost_power);
+	TEST_RUN(test_hyperx_packaging);
 	TEST_RUN(test_flex_fig7);
 	TEST_RUN(test_pack_rules);
 	TEST_RUN(test_cable_rules);

@@ -47,6 +47,11 @@ static void test_fattree(void)
 	CHECK_EQ(t->n_routers, 300);
 	CHECK_EQ(topo_max_radix(t), 20);
 	CHECK_EQ(topo_count_links(t), 2000);
+	/* Seed 000 Table 2: a 3-level fat tree has diameter 4. */
+	uint32_t diam;
+	uint64_t sum;
+	tc_all_pairs(t, &diam, &sum);
+	CHECK_EQ(diam, 4);
 	const struct topo_tree *tr = topo_tree_of(t);
 	CHECK(tr && tr->xgft && tr->n_levels == 3);
 	CHECK_EQ(tr->level_first[1], 100);
@@ -102,6 +107,15 @@ static void test_clos_formulas(void)
 		CHECK_EQ(diam, 2 * (L - 1));
 		tc_orbits(t);
 		topo_free(t);
+	}
+
+	/* Seed 002 §5.5: the largest 3-layer fat tree of 36-port routers has
+	 * 11,664 endpoints (2 x 18^3). */
+	struct topo *t36 = tc_new("clos:l=3,r=36");
+	if (t36) {
+		CHECK_EQ(t36->n_endpoints, 11664);
+		CHECK_EQ(topo_max_radix(t36), 36);
+		topo_free(t36);
 	}
 
 	/* §4.1's tapered example (N = 4096, R = 32, beta = 0.5): 205 level-1
@@ -296,7 +310,22 @@ static void test_slimfly(void)
 		tc_distance_vs_bfs(t, q <= 11 ? 0 : 20);
 		topo_free(t);
 	}
+	/* Seed 002 §2.2, 80-port routers: delta = 0 holds 2,048 routers and
+	 * 49,152 endpoints (q = 32, k' = 48, p = 24). Its k' = 53 system of
+	 * about 2,450 routers is q = 35 and its 52,272 endpoints are q = 33
+	 * with p = 24: neither is a prime power, so no MMS graph exists there
+	 * (docs/topologies.md). */
+	t = tc_new("slimfly:q=32,p=24");
+	if (t) {
+		CHECK_EQ(t->n_routers, 2048);
+		CHECK_EQ(t->n_endpoints, 49152);
+		CHECK(topo_slimfly_of(t) && topo_slimfly_of(t)->kprime == 48);
+		CHECK_UINT(topo_max_radix(t), <=, 80);
+		topo_free(t);
+	}
 	struct nl_err e = {0};
+	CHECK_ERR(topo_new("slimfly:q=35", &t, &e), NL_EINVAL, &e, "35 is not a prime power");
+	CHECK_ERR(topo_new("slimfly:q=33", &t, &e), NL_EINVAL, &e, "33 is not a prime power");
 	CHECK_ERR(topo_new("slimfly:q=6", &t, &e), NL_EINVAL, &e,
 		  "topology 'slimfly': parameter 'q': 6 is not a prime power (the MMS construction needs q = p^m = 4w + delta, delta in {-1, 0, 1})");
 	CHECK_ERR(topo_new("slimfly:q=2", &t, &e), NL_EINVAL, &e,
@@ -451,6 +480,49 @@ static void test_equality_structure(void)
 			CHECK(u->n_ports == t->n_ports && !memcmp(u->peer, t->peer, t->n_ports * sizeof *t->peer));
 			topo_free(u);
 		}
+		topo_free(t);
+	}
+}
+
+/* Seed 002's other sizes. §3.3.1: 1,840 routers of network radix 17 take
+ * four even offsets (8 ports, N/2 = 920 not among them) and nine odd
+ * ones; with 920 among the four even offsets they take 7 ports and ten
+ * odd offsets fill radix 17 (eq. 1). §5.5: the 1E system E807,
+ * n20000K64p16, 320,000 endpoints on 80-port routers (its offsets are in
+ * the paper's Table 3, not in our copy: 64 odd ones here). */
+static void test_equality_sizes(void)
+{
+	static const struct {
+		const char *spec;
+		uint32_t n_sa, n_sb;
+	} r17[] = {
+		{"equality:n=1840,sa=-1/1/3/5/7/9/11/13/15,sb=2/4/6/8", 9, 4},
+		{"equality:n=1840,sa=-1/1/3/5/7/9/11/13/15/17,sb=2/4/6/920", 10, 4},
+	};
+	for (size_t i = 0; i < sizeof r17 / sizeof *r17; i++) {
+		struct topo *t = tc_new(r17[i].spec);
+		if (!t)
+			continue;
+		const struct topo_equality *q = topo_equality_of(t);
+		CHECK(q && q->K == 17);
+		CHECK_EQ(t->n_routers, 1840);
+		CHECK_EQ(topo_max_radix(t), 17);
+		for (uint32_t r = 0; r < t->n_routers; r++)
+			if (topo_router_degree(t, r) != 17) {
+				TEST_FAIL_("%s: router %u degree %u", r17[i].spec, r, topo_router_degree(t, r));
+				break;
+			}
+		topo_free(t);
+	}
+	char spec[512] = "N20000K64P16[-1";
+	for (int s = 1; s <= 125; s += 2)
+		snprintf(spec + strlen(spec), sizeof spec - strlen(spec), ",%d", s);
+	strcat(spec, "]()");
+	struct topo *t = tc_new(spec);
+	if (t) {
+		CHECK_EQ(t->n_routers, 20000);
+		CHECK_EQ(t->n_endpoints, 320000);
+		CHECK_EQ(topo_max_radix(t), 80);
 		topo_free(t);
 	}
 }
@@ -648,6 +720,7 @@ int main(void)
 	TEST_RUN(test_equality_notation);
 	TEST_RUN(test_equality_notation_ranges);
 	TEST_RUN(test_equality_structure);
+	TEST_RUN(test_equality_sizes);
 	TEST_RUN(test_equality_64000);
 	TEST_RUN(test_ndt);
 	TEST_RUN(test_dln);

@@ -149,6 +149,29 @@ static void test_graph_errors(void)
 
 /* --- hyperx ---------------------------------------------------------------- */
 
+/* Shortest paths from a to b (counted over the router graph, distances
+ * from topo_distance) and two-hop paths a - v - b. */
+static uint64_t min_paths(const struct topo *t, uint32_t a, uint32_t b, uint32_t *two)
+{
+	uint32_t d = topo_distance(t, a, b);
+	if (d == 0)
+		return 1;
+	uint64_t n = 0;
+	*two = 0;
+	for (uint32_t g = t->port_base[a]; g < t->port_base[a + 1]; g++) {
+		if (!topo_port_is_network(t, g))
+			continue;
+		uint32_t v = t->port_router[t->peer[g]];
+		if (topo_distance(t, v, b) == d - 1) {
+			uint32_t ignore;
+			n += min_paths(t, v, b, &ignore);
+		}
+		if (v != b && topo_distance(t, v, b) == 1)
+			(*two)++;
+	}
+	return n;
+}
+
 static void test_hyperx(void)
 {
 	/* FleX Table 6's HyperX: 10x10, T = 10: 100 routers, 1,000 terminals,
@@ -170,6 +193,57 @@ static void test_hyperx(void)
 	CHECK_EQ(topo_cabinet_count(t), 10);
 	CHECK_EQ(topo_router_cabinet(t, 37), 3);
 	topo_free(t);
+
+	/* Seed 001's other HyperXs: Fig. 3 (a) 2 x 4 switches, T = 4: 32
+	 * terminals; (b) 3 x 3, T = 4: 36. Fig. 6: T = 8, S = 8, K = 1 with
+	 * 32-port switches: 512 switches, 4,096 terminals, beta = KS/2T =
+	 * 0.5. Fig. 7's beta = 0.25 HyperX: T = 14, S = 7, K = 1, P = 343 (its
+	 * 4,802 terminal ports hold the 4,096 terminals), radix 32. */
+	static const struct {
+		const char *spec;
+		uint32_t routers, endpoints, radix; /* T + sum (S - 1), within the 32 ports of Figs. 6-7 */
+		double beta;
+	} fig[] = {
+		{"hyperx:s=2x4,t=4", 8, 32, 8, 0.25},
+		{"hyperx:s=3x3,t=4", 9, 36, 8, 0.375},
+		{"hyperx:s=8x8x8,t=8", 512, 4096, 29, 0.5},
+		{"hyperx:s=7x7x7,t=14", 343, 4802, 32, 0.25},
+	};
+	for (size_t i = 0; i < sizeof fig / sizeof *fig; i++) {
+		t = tc_new(fig[i].spec);
+		if (!t)
+			continue;
+		const struct topo_hyperx *h = topo_hyperx_of(t);
+		CHECK_EQ(t->n_routers, fig[i].routers);
+		CHECK_EQ(t->n_endpoints, fig[i].endpoints);
+		CHECK_EQ(topo_max_radix(t), fig[i].radix);
+		uint32_t minks = UINT32_MAX;
+		for (int d = 0; h && d < h->L; d++)
+			if (h->K[d] * h->S[d] < minks)
+				minks = h->K[d] * h->S[d];
+		CHECK(h && minks / (2.0 * h->T) == fig[i].beta);
+		topo_free(t);
+	}
+
+	/* §3.3: between switches offset in D dimensions there are D! shortest
+	 * paths, each one step per offset dimension. */
+	t = tc_new("hyperx:s=3x4x2x3,t=1");
+	if (t) {
+		static const uint64_t fact[] = {1, 1, 2, 6, 24};
+		const struct topo_hyperx *h = topo_hyperx_of(t);
+		for (uint32_t a = 0; a < t->n_routers; a += 5)
+			for (uint32_t b = 0; b < t->n_routers; b++) {
+				uint32_t D = 0, two;
+				for (int d = 0; d < h->L; d++)
+					D += topo_hyperx_coord(h, a, d) != topo_hyperx_coord(h, b, d);
+				if (min_paths(t, a, b, &two) != fact[D]) {
+					TEST_FAIL_("hyperx 3x4x2x3: %u -> %u offset in %u dimensions: %llu shortest paths", a, b,
+						   D, (unsigned long long)min_paths(t, a, b, &two));
+					b = t->n_routers, a = t->n_routers;
+				}
+			}
+		topo_free(t);
+	}
 
 	/* Irregular shape and trunking (Fig. 3a-like): S = 2x4, K = 2x1. */
 	t = tc_new("hyperx:s=2x4,k=2x1,t=4");
@@ -361,11 +435,58 @@ static void test_flex_table6(void)
 	}
 }
 
+/* Seed 000 §III-C.1's minimal-path counts on the 3-layer FleX (Nx = 4,
+ * Ny = 5). Same layer, x and y both differing: 4 paths; same layer, one
+ * of them equal: 2(Nx - 2) or 2(Ny - 2); different layers, one
+ * differing: the direct link and Nx - 2 or Ny - 2 two-hop detours. The
+ * paper's "(Nx - 2) or (Ny - 2)" for different layers with x and y both
+ * equal is not what the graph has: every router of the third layer that
+ * shares y (Nx - 1) or x (Ny - 1) is a two-hop path, Nx + Ny - 2 = 7
+ * (Algorithm 1 itself draws from the Nx - 1 of them on the x axis). */
+static void test_flex_paths(void)
+{
+	struct topo *t = tc_new("flex:nx=4,ny=5,nz=3,p=1");
+	if (!t)
+		return;
+	const struct topo_flex *f = topo_flex_of(t);
+	const uint32_t nx = 4, ny = 5;
+	for (uint32_t a = 0; a < t->n_routers; a++)
+		for (uint32_t b = 0; b < t->n_routers; b++) {
+			if (a == b)
+				continue;
+			uint32_t xa, ya, za, xb, yb, zb, two = 0;
+			topo_flex_xyz(f, a, &xa, &ya, &za);
+			topo_flex_xyz(f, b, &xb, &yb, &zb);
+			uint64_t n = min_paths(t, a, b, &two), want, want_two;
+			if (za == zb)
+				want = xa != xb && ya != yb ? 4 : xa == xb ? 2 * (ny - 2) : 2 * (nx - 2), want_two = want;
+			else if (xa == xb && ya == yb)
+				want = want_two = nx + ny - 2;
+			else if (xa == xb || ya == yb)
+				want = 1, want_two = xa == xb ? ny - 2 : nx - 2;
+			else
+				want = want_two = 2; /* both differ: (xa, yb) or (xb, ya) on the third layer */
+			if (n != want || two != want_two) {
+				TEST_FAIL_("(%u,%u,%u) -> (%u,%u,%u): %llu minimal paths, %u two-hop; expected %llu, %llu", xa,
+					   ya, za, xb, yb, zb, (unsigned long long)n, two, (unsigned long long)want,
+					   (unsigned long long)want_two);
+				goto out;
+			}
+		}
+out:
+	topo_free(t);
+}
+
 static void test_flex_layers(void)
 {
 	/* §III-B: the diameter grows past 2 with more than three layers; FleX
-	 * 6x6 with 4 to 7 layers has diameter 3. */
-	for (int nz = 4; nz <= 7; nz++) {
+	 * 6x6 with 4 to 7 layers has diameter 3 (§IV-C). Fig. 16 (p = 1, mean
+	 * hops under uniform traffic, which the router-pair ASPL orders the
+	 * same way): 4 layers above 5, every one of 4-7 between the 3-layer
+	 * FleX and the 6x6x6 HyperX, and the 6x6 HyperX below the 3-layer
+	 * FleX. */
+	double aspl[8] = {0};
+	for (int nz = 3; nz <= 7; nz++) {
 		char spec[64];
 		snprintf(spec, sizeof spec, "flex:nx=6,ny=6,nz=%d,p=10", nz);
 		struct topo *t = tc_new(spec);
@@ -374,11 +495,28 @@ static void test_flex_layers(void)
 		uint32_t diam;
 		uint64_t sum;
 		tc_all_pairs(t, &diam, &sum);
-		CHECK_EQ(diam, 3);
+		aspl[nz] = tc_aspl(t, sum);
+		CHECK_EQ(diam, nz == 3 ? 2 : 3);
 		CHECK_EQ(topo_max_radix(t), 30);
 		CHECK_EQ(topo_count_links(t), 36ull * nz * 10);
 		topo_free(t);
 	}
+	double hx[2] = {0};
+	static const char *const hxs[2] = {"hyperx:s=6x6,t=1", "hyperx:s=6x6x6,t=1"};
+	for (int i = 0; i < 2; i++) {
+		struct topo *t = tc_new(hxs[i]);
+		if (!t)
+			continue;
+		uint32_t diam;
+		uint64_t sum;
+		tc_all_pairs(t, &diam, &sum);
+		hx[i] = tc_aspl(t, sum);
+		topo_free(t);
+	}
+	CHECK(aspl[4] > aspl[5]);
+	for (int nz = 4; nz <= 7; nz++)
+		CHECK(aspl[3] < aspl[nz] && aspl[nz] < hx[1]);
+	CHECK(hx[0] < aspl[3]);
 	/* Two layers: radix Nx + Ny + p - 2 (§III-A), links Nx Ny Nz (k - p) / 2. */
 	struct topo *t = tc_new("flex:nx=4,ny=5,nz=2,p=3");
 	if (t) {
@@ -512,6 +650,7 @@ int main(void)
 	TEST_RUN(test_hypercubes);
 	TEST_RUN(test_flatfly);
 	TEST_RUN(test_flex_table6);
+	TEST_RUN(test_flex_paths);
 	TEST_RUN(test_flex_layers);
 	TEST_RUN(test_dragonfly);
 	return test_done();
