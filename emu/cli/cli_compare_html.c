@@ -387,6 +387,42 @@ static void h_tables_runtime(struct html *h)
 	fputs("</table>\n", f);
 }
 
+/* Every seed that deadlocked or failed, with report.json's message: the
+ * runtime table's cell says only "deadlock" or "error" (no table when
+ * every run ended). */
+static void h_tables_failed(struct html *h)
+{
+	FILE *f = h->f;
+	bool head = false;
+	for (size_t i = 0; i < json_array_size(h->cells); i++) {
+		const json_t *c = json_array_get(h->cells, i), *seeds = json_object_get(c, "seeds");
+		for (size_t k = 0; k < json_array_size(seeds); k++) {
+			const json_t *e = json_array_get(seeds, k);
+			if (!strcmp(jstr(e, "status"), "ok"))
+				continue;
+			if (!head)
+				fputs("<table id=\"failed\"><caption>Failed runs: the message of every seed that deadlocked "
+				      "or failed</caption>\n<tr><th>workload</th><th>system</th><th>seed</th><th>status</th>"
+				      "<th>message</th></tr>\n",
+				      f);
+			head = true;
+			fputs("<tr><td>", f);
+			cli_xml_escape(f, jstr(c, "workload"));
+			fputs("</td><td>", f);
+			cli_xml_escape(f, jstr(c, "system"));
+			fputs("</td><td>", f);
+			h_num(h, jnum(e, "seed"), 1, "%.0f", "cells/%zu/seeds/%zu/seed", i, k);
+			fputs("</td><td class=\"failed\">", f);
+			cli_xml_escape(f, jstr(e, "status"));
+			fprintf(f, "</td><td class=\"msg\" data-k=\"cells/%zu/seeds/%zu/error\">", i, k);
+			cli_xml_escape(f, jstr(e, "error"));
+			fputs("</td></tr>\n", f);
+		}
+	}
+	if (head)
+		fputs("</table>\n", f);
+}
+
 static void h_tables_systems(struct html *h)
 {
 	static const char *const k[] = {"relative_runtime", "performance", "cost_usd", "power_w", "perf_per_musd",
@@ -522,7 +558,7 @@ int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_e
 	fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}\n"
 	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:0.25em 0.6em;"
 	      "text-align:right}th{background:#eef}caption{font-weight:bold;text-align:left;padding:0.3em 0}\n"
-	      "td.failed{background:#fdd;color:#900;font-weight:bold}figure{margin:1em 0}\n"
+	      "td.failed{background:#fdd;color:#900;font-weight:bold}td.msg{text-align:left}figure{margin:1em 0}\n"
 	      ".limits{border-left:4px solid #c80;padding:0.4em 0.8em;background:#fff8e8}\n"
 	      ".noplot{color:#666;font-style:italic}\n</style></head><body>\n<h1>netloom compare: ",
 	      f);
@@ -548,6 +584,7 @@ int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_e
 	h_plot_cells(&h, "runtime per workload and system (median over the seeds)", "runtime_s", "runtime (s)");
 	h_plot_cells(&h, "slowdown against the best system", "slowdown_vs_best", "runtime / best runtime");
 	h_tables_runtime(&h);
+	h_tables_failed(&h);
 	fputs("<h2>Placement sensitivity</h2>\n", f);
 	h_plot_seeds(&h);
 	fputs("<h2>Cost, power, performance per dollar and per watt</h2>\n", f);

@@ -339,6 +339,33 @@ static void cmp_md_wl_header(FILE *f, const struct cmp *c)
 	fputc('\n', f);
 }
 
+/* Every seed that deadlocked or failed, with its message: the runtime
+ * table says only "deadlock" or "error", and a reader of report.md should
+ * not need report.json to learn why (nothing when every run ended). */
+static void cmp_md_failed(FILE *f, const struct cmp *c)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < c->n_runs && !any; i++)
+		any = c->runs[i].status != 0;
+	if (!any)
+		return;
+	fprintf(f, "\n## Failed runs\n\n| workload | system | seed | status | message |\n|---|---|---|---|---|\n");
+	for (uint32_t w = 0; w < c->n_wl; w++)
+		for (uint32_t s = 0; s < c->n_sys; s++)
+			for (uint32_t k = 0; k < c->n_seeds; k++) {
+				const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds + k];
+				if (!r->status)
+					continue;
+				fputs("| ", f);
+				cmp_md_name(f, c->wl[w].name);
+				fputs(" | ", f);
+				cmp_md_name(f, c->sys[s].name);
+				fprintf(f, " | %" PRIu64 " | %s | ", cmp_seed(k), r->status == 1 ? "deadlock" : "error");
+				cmp_md_name(f, r->err);
+				fputs(" |\n", f);
+			}
+}
+
 char *cmp_md(const struct cmp *c)
 {
 	char *buf = NULL;
@@ -375,6 +402,7 @@ char *cmp_md(const struct cmp *c)
 		}
 		fputc('\n', f);
 	}
+	cmp_md_failed(f, c);
 	fprintf(f, "\n## Systems\n\n| system | topology | routing | endpoints | relative runtime | cost ($) | power (W) | "
 		   "perf per M$ | perf per kW | cables (copper/fibre) | cable length (m) |\n"
 		   "|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -523,6 +523,11 @@ grep -q '| lammps (weight 1) | .* s (x1.000) | deadlock |' "$dir/f/report.md" ||
 expect_eq "failed cell: links" "$(json "$dir/f/report.json" 'd["cells"][1]["busiest_links"]')" \
   "{'unavailable': 'the cell failed (deadlock, seed 1): no link use reported'}"
 grep -q '^| lammps | ring | n/a | n/a | the cell failed (deadlock, seed 1): no link use reported |$' "$dir/f/report.md" || fail "failed cell: report.md links"
+# Why it failed is in report.md and index.html too, not only report.json.
+grep -q '^| lammps | ring | 1 | deadlock | .*network deadlock.* |$' "$dir/f/report.md" || fail "failed cell: report.md message"
+grep -q '<table id="failed">' "$dir/f/index.html" || fail "failed cell: index.html failed runs"
+grep -q 'data-k="cells/1/seeds/0/error">.*network deadlock' "$dir/f/index.html" || fail "failed cell: index.html message"
+grep -q 'Failed runs' "$dir/a/report.md" "$dir/a/index.html" && fail "failed runs listed where every run ended"
 
 # A system's own layout keys (layout_preset, layout_pack, ...) price and
 # cable it, as they lay out its cable_latency replays: two systems that
