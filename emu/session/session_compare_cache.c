@@ -253,6 +253,18 @@ static void cmp_cache_path(const struct cmp *c, const char *key, char *out, size
 	snprintf(out, n, "%s/cache/%s.json", c->o->dir, key);
 }
 
+/* Whether a cache entry's status and figures are ones cmp_cache_put
+ * writes: ok (0) with a runtime >= 0 and a communication share in [0, 1],
+ * or a deadlock (1); never an error (2, not cached) or any other number.
+ * A file edited or damaged into valid JSON is a miss, as an unreadable
+ * one is, not a failed cell with an empty message. */
+static bool cmp_cache_sane(json_int_t status, double runtime_s, double comm_share)
+{
+	if (status == 1)
+		return true;
+	return status == 0 && runtime_s >= 0 && comm_share >= 0 && comm_share <= 1;
+}
+
 bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
 {
 	char p[1200];
@@ -266,7 +278,11 @@ bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
 	       *lw = json_object_get(j, "links_why"), *e2;
 	json_t *cs = json_object_get(j, "comm_share");
 	bool ok = json_is_integer(st) && json_is_number(rt) && json_is_number(cs) && json_is_string(e) && json_is_array(lk) &&
-		  json_is_string(lu) && json_is_string(lw);
+		  json_is_string(lu) && json_is_string(lw) &&
+		  cmp_cache_sane(json_integer_value(st), json_number_value(rt), json_number_value(cs));
+	/* A link is a router-to-router port of the run's system: one beyond
+	 * them would be dropped from the busiest links without a word. */
+	const uint32_t n_ports = c->sys[r->s].n_ports;
 	size_t n = ok ? json_array_size(lk) : 0, i;
 	if (ok && n && !(r->links = calloc(n, sizeof *r->links)))
 		ok = false;
@@ -275,7 +291,7 @@ bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
 		if (!ok)
 			break;
 		json_int_t g, u;
-		ok = json_unpack(e2, "[II]", &g, &u) == 0 && g >= 0 && u >= 0;
+		ok = json_unpack(e2, "[II]", &g, &u) == 0 && g >= 0 && (uint64_t)g < n_ports && u >= 0;
 		if (ok) {
 			r->links[i][0] = (uint64_t)g;
 			r->links[i][1] = (uint64_t)u;

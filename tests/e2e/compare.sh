@@ -72,6 +72,31 @@ expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cach
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "cached report differs"
 expect_eq "second run cost" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
 
+# A cache entry damaged into valid JSON is a miss, as an unreadable one
+# is: a status cmp_cache_put never writes (an error, or no status at all)
+# was a failed cell with an empty message, a negative runtime a result,
+# and a link beyond the system's ports silently left out of its busiest
+# links. Each of the four is replayed; the report is the computed one.
+cp -r "$dir/a" "$dir/damaged"
+python3 - "$dir/damaged" <<'EOP'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/report.json"))
+torus = [s["cache_key"] for c in r["cells"] if c["system"] == "torus" for s in c["seeds"]]
+edits = [("status", 7), ("status", 2), ("runtime_s", -1.0), ("links", None)]
+for key, (field, value) in zip(torus, edits):
+    p = "%s/cache/%s.json" % (d, key)
+    e = json.load(open(p))
+    if field == "links":
+        e["links"][0][0] = 1000000
+    else:
+        e[field] = value
+    json.dump(e, open(p, "w"))
+EOP
+"$netloom" compare "$dir/study.ini" -o "$dir/damaged" > /dev/null || fail "damaged cache entries: run"
+expect_eq "damaged cache entries: executed, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["executed_runs"], d["execution"]["cached_runs"])')" "(4, 4)"
+[ "$(strip "$dir/damaged/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "damaged cache entries: report differs"
+
 # An interrupt while the report is staged (here while gnuplot draws, the
 # report's slow part) removes what was staged and leaves the previous
 # report whole: report.json.tmpXXXXXX and report.md.tmpXXXXXX were left.
