@@ -368,6 +368,24 @@ static void cmp_cost_path(const struct cmp *c, const char *key, char *out, size_
 	snprintf(out, n, "%s/cache/cost-%s.json", c->o->dir, key);
 }
 
+/* Whether a cost entry reads as one cmp_cost_put writes: amounts and
+ * counts >= 0 (the presets' router line is floored at $0), the cables by
+ * medium adding up to the links, a cabinet at least, and a packaging rule
+ * of layout_rule_list(). A file damaged into other values is a miss. */
+static bool cmp_cost_sane(double cost, double power, double length, json_int_t links, json_int_t copper,
+			  json_int_t fibre, json_int_t term, json_int_t cabinets, const char *rule)
+{
+	if (!(cost >= 0 && power >= 0 && length >= 0) || links < 0 || copper < 0 || fibre < 0 || term < 0 ||
+	    cabinets < 1 || cabinets > UINT32_MAX || copper + fibre != links)
+		return false;
+	size_t n;
+	const struct layout_rule *const *rules = layout_rule_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rules[i]->name, rule))
+			return true;
+	return false;
+}
+
 static bool cmp_cost_get(const struct cmp *c, struct cmp_sys *s)
 {
 	char p[1200];
@@ -381,7 +399,8 @@ static bool cmp_cost_get(const struct cmp *c, struct cmp_sys *s)
 	int annealed;
 	bool ok = json_unpack(j, "{s:F, s:F, s:F, s:I, s:I, s:I, s:I, s:I, s:s, s:b}", "cost_usd", &ct, "power_w",
 			      &pw, "length_m", &len, "links", &links, "copper", &copper, "fibre", &fibre,
-			      "terminal_cables", &term, "cabinets", &cab, "rule", &rule, "annealed", &annealed) == 0;
+			      "terminal_cables", &term, "cabinets", &cab, "rule", &rule, "annealed", &annealed) == 0 &&
+		  cmp_cost_sane(ct, pw, len, links, copper, fibre, term, cab, rule);
 	if (ok) {
 		s->cost = (struct layout_summary){.cost_total = ct, .power_w = pw, .length_m = len,
 						  .links = (uint64_t)links, .copper = (uint64_t)copper,

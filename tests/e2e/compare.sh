@@ -96,6 +96,19 @@ EOP
 "$netloom" compare "$dir/study.ini" -o "$dir/damaged" > /dev/null || fail "damaged cache entries: run"
 expect_eq "damaged cache entries: executed, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["executed_runs"], d["execution"]["cached_runs"])')" "(4, 4)"
 [ "$(strip "$dir/damaged/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "damaged cache entries: report differs"
+# So is a damaged cost entry: a negative cost, cables by medium that do
+# not add up to the links, a packaging rule that does not exist.
+python3 - "$dir/damaged" <<'EOP'
+import glob, json, sys
+for p, (field, value) in zip(sorted(glob.glob(sys.argv[1] + "/cache/cost-*.json")), [("cost_usd", -1.0), ("copper", 1)]):
+    e = json.load(open(p))
+    e[field] = e[field] + value if field == "copper" else value
+    e["rule"] = "nosuch" if field == "copper" else e["rule"]
+    json.dump(e, open(p, "w"))
+EOP
+"$netloom" compare "$dir/study.ini" -o "$dir/damaged" > /dev/null || fail "damaged cost entries: run"
+expect_eq "damaged cost entries: priced, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["cost_evaluations"], d["execution"]["cost_cached"])')" "(2, 0)"
+[ "$(strip "$dir/damaged/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "damaged cost entries: report differs"
 
 # An interrupt while the report is staged (here while gnuplot draws, the
 # report's slow part) removes what was staged and leaves the previous
