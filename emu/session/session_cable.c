@@ -57,18 +57,20 @@ static json_t *session_cable_json(const struct layout *lo, const struct layout_m
 	return o;
 }
 
-int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, json_t **info, struct nl_err *err)
+int session_cable_plan(nl_sim *s, const struct net_backend_ops *ops, const struct topo *t, uint64_t **lat_ps,
+		       json_t **info, struct nl_err *err)
 {
 	struct layout_cfg lc;
+	*lat_ps = NULL;
 	*info = NULL;
 	NL_CHECK(config_bind(&s->cfg, &layout_config_table, &lc, err));
 	if (!lc.cable_latency)
 		return 0;
-	if (!b->ops->set_link_latency)
+	if (!ops->set_link_latency)
 		return nl_errf(err, NL_EUNSUPPORTED,
 			       "key 'cable_latency': value '1': network backend '%s' has no per-link latency; "
 			       "expected 0, or backend = analytic or flit",
-			       b->ops->name);
+			       ops->name);
 	if (!t)
 		return nl_errf(err, NL_ECONFIG,
 			       "key 'cable_latency': value '1': needs a topology to lay out; set key 'topology'");
@@ -86,11 +88,6 @@ int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, 
 	layout_port_lengths(&lo, m, len);
 	for (uint32_t g = 0; g < t->n_ports; g++)
 		lat[g] = topo_port_is_network(t, g) ? session_cable_ps(len[g], lc.propagation_ns_per_m) : 0;
-	rc = b->ops->set_link_latency(b, lat, err);
-	if (rc < 0) {
-		nl_err_prefix(err, "key 'cable_latency'");
-		goto out;
-	}
 	struct layout_summary ls;
 	rc = layout_summarise(&lo, m, 0, &ls, err);
 	if (rc < 0) {
@@ -98,11 +95,36 @@ int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, 
 		goto out;
 	}
 	*info = session_cable_json(&lo, m, &lc, &ls);
-	if (!*info)
+	if (!*info) {
 		rc = nl_errf(err, NL_ENOMEM, "cable_latency: out of memory");
+		goto out;
+	}
+	*lat_ps = lat;
+	lat = NULL;
 out:
 	free(lat);
 	free(len);
 	layout_release(&lo);
+	return rc;
+}
+
+int session_cable_set(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err)
+{
+	if (!lat_ps)
+		return 0;
+	int rc = b->ops->set_link_latency(b, lat_ps, err);
+	return rc < 0 ? nl_err_prefix(err, "key 'cable_latency'") : 0;
+}
+
+int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, json_t **info, struct nl_err *err)
+{
+	uint64_t *lat;
+	NL_CHECK(session_cable_plan(s, b->ops, t, &lat, info, err));
+	int rc = session_cable_set(b, lat, err);
+	free(lat);
+	if (rc < 0) {
+		json_decref(*info);
+		*info = NULL;
+	}
 	return rc;
 }

@@ -58,6 +58,8 @@ struct ifr {
 	uint64_t per_job[PLACE_MAX_JOBS];   /* each job's use of the links, in links' unit */
 	uint64_t on_shared[PLACE_MAX_JOBS]; /* of which on links another job used */
 	json_t *net_report;        /* the shared run's network report */
+	uint64_t *cable_ps;        /* cable_latency's channel latencies, laid out once (NULL: off) */
+	json_t *cables;            /* the layout behind them, for the network report */
 	char label[128];           /* progress label of the run going on */
 };
 
@@ -70,6 +72,8 @@ static void ifr_release(struct ifr *x)
 	free(x->ep_job);
 	json_decref(x->links);
 	json_decref(x->net_report);
+	free(x->cable_ps);
+	json_decref(x->cables);
 	place_workload_release(&x->w);
 }
 
@@ -158,6 +162,10 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 	net_backend_free(probe);
 	if (prc < 0)
 		return prc;
+	/* cable_latency: one layout for every run (each job alone, then all
+	 * together), where each run laid the same topology out again: with
+	 * the annealing, seconds per run for the same answer. */
+	NL_CHECK(session_cable_plan(s, x->ops, x->t, &x->cable_ps, &x->cables, err));
 	NL_CHECK(place_workload_read(x->path, &x->w, err));
 	uint8_t *busy = calloc(x->t->n_endpoints, 1);
 	x->ep_job = calloc(x->t->n_endpoints, sizeof *x->ep_job);
@@ -311,11 +319,8 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	uint64_t start[PLACE_MAX_JOBS];
 	uint32_t *rank_ep = NULL;
 	int rc = net_backend_new(x->ops, &x->s->cfg, x->t, &net, err);
-	if (rc == 0) { /* cable_latency applies here as in a replay */
-		json_t *cables = NULL;
-		rc = session_cable_apply(x->s, net, x->t, &cables, err);
-		json_decref(cables);
-	}
+	if (rc == 0) /* cable_latency applies here as in a replay */
+		rc = session_cable_set(net, x->cable_ps, err);
 	for (uint32_t k = 0; rc == 0 && k < n; k++) {
 		struct ifr_job *jb = &x->jobs[first + k];
 		const struct place_job_spec *sp = jb->spec;
@@ -383,6 +388,9 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 		}
 		if (rc == 0 && net->ops->report)
 			rc = net->ops->report(net, x->net_report, err);
+		/* As a replay's report: which layout timed the cables. */
+		if (rc == 0 && x->cables)
+			rc = json_object_set(x->net_report, "cables", x->cables) ? nl_errf(err, NL_ENOMEM, "out of memory") : 0;
 	}
 	app_free(app);
 	app_jobs_source_free(js);

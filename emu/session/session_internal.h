@@ -90,11 +90,6 @@ void session_results_clear(nl_sim *s);
 /* Drop the message-level network. */
 void session_net_close(nl_sim *s);
 
-/* cable_latency (session_cable.c). With key cable_latency = 1, lay t out
- * by the [layout] keys and give backend b every router-router link's
- * cable propagation delay (one-line errors name the key: a backend without
- * per-link latency, no topology, bad layout keys); *info gets a new JSON
- * object describing the layout, NULL when the key is 0. */
 /* The first routing function in the registry that runs on t's family (dor
  * on tori and meshes, min elsewhere), or NULL: what replays and live
  * sessions use when the configuration names none. */
@@ -133,8 +128,24 @@ struct place_ops;
 int session_place_policy(const char *name, const struct topo *t, const struct place_ops **out,
 			 struct nl_err *err);
 
+/* cable_latency (session_cable.c). With key cable_latency = 1, lay t out
+ * by the [layout] keys and give backend b every router-router link's
+ * cable propagation delay (one-line errors name the key: a backend without
+ * per-link latency, no topology, bad layout keys); *info gets a new JSON
+ * object describing the layout, NULL when the key is 0. */
 int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, struct json_t **info,
 			struct nl_err *err);
+
+/* session_cable_apply in two steps, for a caller that builds several
+ * networks of one topology (interfere: each job alone, then all): plan
+ * lays t out once for backends of ops (the layout may anneal for
+ * seconds) and gives *lat_ps, a new array of t->n_ports channel
+ * latencies the caller frees, and *info as above (both NULL when the key
+ * is 0); set hands lat_ps to backend b (nothing when NULL). */
+struct net_backend_ops;
+int session_cable_plan(nl_sim *s, const struct net_backend_ops *ops, const struct topo *t, uint64_t **lat_ps,
+		       struct json_t **info, struct nl_err *err);
+int session_cable_set(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err);
 
 /* Synthetic runs use the flit model directly: NL_EUNSUPPORTED when
  * cable_latency = 1. */

@@ -160,6 +160,17 @@ out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s backend=analyt
 expect_eq "analytic without links" "$rc:$out" \
   "2:netloom: analytic backend: per-job link use needs link_model = links, ideal = no and a topology (key 'link_model' is 'none')"
 
+# cable_latency: the shared run's network report says which layout timed
+# the cables, as a replay's does (it had link_latency but no cables), the
+# one `netloom cost` gives for the same keys, with its link latencies.
+cab=(-s cable_latency=1 -s layout_placement=anneal -s layout_iterations=1000 -s layout_trials=2)
+"$netloom" interfere "$dir/heavy.ini" -c "$dir/sys.ini" "${an[@]}" "${cab[@]}" --json "$dir/ac.json" > /dev/null || fail "analytic cables"
+"$netloom" cost torus:k=4x4 --layout anneal --iterations 1000 --trials 2 --json "$dir/ac-cost.json" > /dev/null || fail "cost for cables"
+expect_eq "cables: the layout in the report" \
+  "$(json "$dir/ac.json" '[d["results"]["network"]["cables"][k] for k in ("preset", "rule", "placement", "cabinets", "links", "length_m")]')" \
+  "$(json "$dir/ac-cost.json" '[d["preset"], d["rule"], d["placement"], d["cabinets"]["count"], d["links"], d["length_m"]]')"
+expect_eq "cables: link latencies" "$(json "$dir/ac.json" 'd["results"]["network"]["link_latency"]["channels"]')" 64
+
 # 8. A synthetic job: A beside a ring of 32 KiB exchanges on the odd
 # routers, as steady as B (30 steps of 5 us compute then one exchange):
 # zero slowdown on the other half of the machine, a slowdown interleaved;
