@@ -289,7 +289,8 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 {
 	fprintf(f, "topology     %s\n", lo->t->spec);
 	fprintf(f, "preset       %s (%s)\n", m->name, m->help);
-	fprintf(f, "packaging    %s: %u cabinets, floor %u x %u, ", lo->rule->name, s->cabinets, s->rows, s->cols);
+	fprintf(f, "packaging    %s: %u cabinet%s, floor %u x %u, ", lo->rule->name, s->cabinets,
+		s->cabinets == 1 ? "" : "s", s->rows, s->cols);
 	if (lo->is_annealed)
 		fprintf(f, "annealed (%llu moves x %u trials, best trial %u)\n", (unsigned long long)lo->iterations,
 			lo->trials, lo->best_trial);

@@ -107,8 +107,8 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	cli_xml_escape(f, spec ? spec : "");
 	free(spec);
 	fprintf(f, "</text>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinets (", LAY_MARGIN,
-		LAY_MARGIN, lo->n_cabinets);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinet%s (", LAY_MARGIN,
+		LAY_MARGIN, lo->n_cabinets, lo->n_cabinets == 1 ? "" : "s");
 	cli_xml_escape(f, lo->rule->name);
 	fprintf(f, ", %s), red: the %u longest of %u cables</text>\n", lo->is_annealed ? "annealed" : "rule order",
 		longest < n ? longest : n, n);

@@ -286,11 +286,12 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	/* cable_latency (docs/layout.md): the layout behind the latencies. */
 	json_t *cab = json_object_get(net_report, "cables"), *ll = json_object_get(net_report, "link_latency");
 	if (cab && ll) {
-		fprintf(f, "\n  cables: %" PRId64 " links laid out by %s (%s preset, %" PRId64 " cabinets, %s): mean %.2f m, "
+		const int64_t n_cab = (int64_t)json_integer_value(json_object_get(cab, "cabinets"));
+		fprintf(f, "\n  cables: %" PRId64 " links laid out by %s (%s preset, %" PRId64 " cabinet%s, %s): mean %.2f m, "
 			   "longest %.2f m\n",
 			(int64_t)json_integer_value(json_object_get(cab, "links")),
 			json_string_value(json_object_get(cab, "rule")), json_string_value(json_object_get(cab, "preset")),
-			(int64_t)json_integer_value(json_object_get(cab, "cabinets")),
+			n_cab, n_cab == 1 ? "" : "s",
 			!strcmp(json_string_value(json_object_get(cab, "placement")), "anneal") ? "annealed" : "rule order",
 			json_real_value(json_object_get(cab, "mean_length_m")),
 			json_real_value(json_object_get(cab, "max_length_m")));

@@ -28,6 +28,11 @@ expect_eq "pingpong without cables" "$(json "$dir/off.json" 'round(d["results"][
 expect_eq "report" "$(json "$dir/on.json" 'd["results"]["network"]["cables"]["rule"], d["results"]["network"]["cables"]["cabinets"]')" "('canonical', 64)"
 grep -q "^  cables: 128 links laid out by canonical (flex preset, 64 cabinets, rule order)" "$dir/on.txt" \
   || fail "text report lacks the cables line: $(grep cables "$dir/on.txt")"
+# One cabinet is "1 cabinet".
+"$netloom" replay "$dir/pp.nlt" -s topology=torus:k=4x4 -s cable_latency=1 -s layout_placement=rule > "$dir/one.txt" \
+  || fail "replay in one cabinet exit $?"
+grep -q "^  cables: 32 links laid out by canonical (flex preset, 1 cabinet, rule order)" "$dir/one.txt" \
+  || fail "one cabinet: $(grep cables "$dir/one.txt")"
 # The report's lengths are `netloom cost`'s for the same layout, summed in
 # whole micrometres (docs/layout.md): the sum of doubles in port order gave
 # 259.19999999999976 m where cost gives 259.2.

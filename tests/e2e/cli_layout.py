@@ -67,6 +67,13 @@ def case_outputs():
         check("text report alongside --json FILE", "cost " in out and "power " in out)
         eq("json written", run_json("cost", "dragonfly:a=4,p=2,h=2", "--json", "-")["routers"], 36)
         eq("file has it", __import__("json").load(open(js))["routers"], 36)
+        # One cabinet is "1 cabinet", in the text and the plan's title.
+        one = run("cost", "torus:k=4x4", "--layout", "rule").stdout.decode()
+        check("1 cabinet: cost text", "canonical: 1 cabinet, floor 1 x 1," in one)
+        check("18 cabinets: cost text", "flex-fig7: 18 cabinets, floor" in run("cost", "flex:nx=6,ny=6,nz=3,p=10").stdout.decode())
+        run("layout", "torus:k=4x4", "--layout", "rule", "--svg", svg)
+        check("1 cabinet: plan title", ">1 cabinet (canonical, rule order)" in open(svg).read())
+        check("18 cabinets: plan title", ">18 cabinets (flex-fig7" in text)
 
 
 def case_errors():
