@@ -291,7 +291,11 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	fprintf(f, "preset       %s (%s)\n", m->name, m->help);
 	fprintf(f, "packaging    %s: %u cabinet%s, floor %u x %u, ", lo->rule->name, s->cabinets,
 		s->cabinets == 1 ? "" : "s", s->rows, s->cols);
-	if (lo->is_annealed)
+	/* One cabinet has no placement to improve: the annealing returns at
+	 * once, and "annealed (1000000 moves x 5 trials)" claimed work not done. */
+	if (lo->is_annealed && s->cabinets < 2)
+		fprintf(f, "one cabinet, nothing to anneal\n");
+	else if (lo->is_annealed)
 		fprintf(f, "annealed (%llu moves x %u trials, best trial %u)\n", (unsigned long long)lo->iterations,
 			lo->trials, lo->best_trial);
 	else

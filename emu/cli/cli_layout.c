@@ -110,8 +110,11 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinet%s (", LAY_MARGIN,
 		LAY_MARGIN, lo->n_cabinets, lo->n_cabinets == 1 ? "" : "s");
 	cli_xml_escape(f, lo->rule->name);
-	fprintf(f, ", %s), red: the %u longest of %u cables</text>\n", lo->is_annealed ? "annealed" : "rule order",
-		longest < n ? longest : n, n);
+	const char *order = !lo->is_annealed ? "rule order" : lo->n_cabinets < 2 ? "nothing to anneal" : "annealed";
+	if (longest == 0 || n == 0)
+		fprintf(f, ", %s), %u cables, none drawn</text>\n", order, n);
+	else
+		fprintf(f, ", %s), red: the %u longest of %u cables</text>\n", order, longest < n ? longest : n, n);
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
 		double x, y;
 		lay_cell_xy(lo, m, c, &x, &y);

@@ -74,6 +74,18 @@ def case_outputs():
         run("layout", "torus:k=4x4", "--layout", "rule", "--svg", svg)
         check("1 cabinet: plan title", ">1 cabinet (canonical, rule order)" in open(svg).read())
         check("18 cabinets: plan title", ">18 cabinets (flex-fig7" in text)
+        # One cabinet anneals nothing: the text claimed 1000000 moves x 5 trials.
+        auto = run("cost", "torus:k=4x4").stdout.decode()
+        check("1 cabinet: nothing annealed", "canonical: 1 cabinet, floor 1 x 1, one cabinet, nothing to anneal\n" in auto)
+        check("18 cabinets annealed", "annealed (1000" in run("cost", "dragonfly:a=8,p=4,h=4", "--iterations", "1000",
+                                                             "--trials", "1").stdout.decode())
+        run("layout", "torus:k=4x4", "--svg", svg)
+        check("1 cabinet: plan title, auto", ">1 cabinet (canonical, nothing to anneal), red:" in open(svg).read())
+        # --longest 0 draws no cable: the title said "the 0 longest".
+        run("layout", "flex:nx=6,ny=6,nz=3,p=10", "--svg", svg, "--longest", "0")
+        drawn = open(svg).read()
+        check("--longest 0 title", "flex-fig7, rule order), 1080 cables, none drawn</text>" in drawn)
+        eq("--longest 0 draws none", drawn.count("<polyline "), 0)
 
 
 def case_errors():
