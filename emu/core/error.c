@@ -2,6 +2,7 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,11 +226,28 @@ int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *e
 	return 0;
 }
 
+/* lstat said ENOTDIR: a folder of `path` is a file. Named, as a missing
+ * folder is (out_no_dir, core/output.c), where strerror's "Not a
+ * directory" left the reader to find which part of the path it meant. */
+static int nl_output_notdir(const char *path, struct nl_err *err)
+{
+	char d[PATH_MAX];
+	struct stat st;
+	for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		snprintf(d, sizeof d, "%.*s", (int)(s - path), path);
+		if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode))
+			return nl_errf(err, NL_EIO, "%s: %s: not a directory", path, d);
+	}
+	return nl_errf(err, NL_EIO, "%s: %s", path, strerror(ENOTDIR));
+}
+
 int nl_output_target(const char *path, char **real, struct nl_err *err)
 {
 	struct stat st;
 	*real = NULL;
 	if (lstat(path, &st) != 0) {
+		if (errno == ENOTDIR)
+			return nl_output_notdir(path, err);
 		if (errno != ENOENT)
 			return nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
 		*real = strdup(path);

@@ -483,6 +483,9 @@ expect_eq "-o ''" "$rc:$out" "2:netloom compare: -o '': empty directory name; ex
 # (it said "cannot create directory: No such file or directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/nodir/x" 2>&1 >/dev/null); rc=$?
 expect_eq "-o in a missing folder" "$rc:$out" "2:netloom: -o: $dir/nodir/x: $dir/nodir: no such directory"
+# DIR under a file: the file named (it said "$dir/w1.ini/x: Not a directory").
+out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini/x" 2>&1 >/dev/null); rc=$?
+expect_eq "-o under a file" "$rc:$out" "2:netloom: -o: $dir/w1.ini/x: $dir/w1.ini: not a directory"
 mkdir "$dir/wc"
 : > "$dir/wc/cache"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?

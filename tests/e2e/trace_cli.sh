@@ -110,6 +110,10 @@ expect 2 "encode to a missing directory" "$NL" trace encode "$T/bgp.txt" "$T/no/
 same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory" "$T/err" "encode: the output named"
 expect 2 "import to a missing directory" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/no/such/x.nlt"
 same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory" "$T/err" "import: the output named"
+# A folder of the output that is a file: that file named, not strerror's
+# bare "Not a directory".
+expect 2 "encode under a file" "$NL" trace encode "$T/bgp.txt" "$T/bgp.txt/deeper/x.nlt"
+same "netloom: $T/bgp.txt/deeper/x.nlt: $T/bgp.txt: not a directory" "$T/err" "encode: the file in the way named"
 
 # Recorded samples (traces/samples/, written by the recorder): every one
 # verifies and re-encodes from its dump to the same bytes.
