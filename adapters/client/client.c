@@ -390,6 +390,19 @@ static int cl_check_dst(nl_client *c, uint32_t dst)
 	return 0;
 }
 
+/* A receive's source: a world rank 0..size-1 or NL_CLIENT_ANY, as the
+ * Python client checks it. The server refuses any other (ERROR 8), which
+ * for an irecv comes after the call returned, its seq taken here but not
+ * there: every later op was then out of order. */
+static int cl_check_src(nl_client *c, int32_t src)
+{
+	if (src != NL_CLIENT_ANY && (src < 0 || (uint32_t)src >= c->size)) {
+		snprintf(c->err, sizeof c->err, "src %d, expected 0..%u or NL_CLIENT_ANY", src, c->size - 1);
+		return -1;
+	}
+	return 0;
+}
+
 static int cl_check(nl_client *c, int32_t tag, bool wild_ok)
 {
 	if (!c || c->broken)
@@ -505,7 +518,7 @@ static int cl_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap
 int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, struct nl_client_status *st)
 {
 	uint32_t seq = 0;
-	if (cl_check(c, tag, true) < 0 || cl_check_ptr(c, buf, cap, "recv", "buf") < 0)
+	if (cl_check(c, tag, true) < 0 || cl_check_src(c, src) < 0 || cl_check_ptr(c, buf, cap, "recv", "buf") < 0)
 		return -1;
 	if (cl_irecv(c, src, tag, buf, cap, 0, &seq) < 0 || cl_await(c, seq) < 0)
 		return -1;
@@ -514,7 +527,7 @@ int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap
 
 int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint32_t *req)
 {
-	if (cl_check(c, tag, true) < 0 || cl_check_ptr(c, buf, cap, "irecv", "buf") < 0 ||
+	if (cl_check(c, tag, true) < 0 || cl_check_src(c, src) < 0 || cl_check_ptr(c, buf, cap, "irecv", "buf") < 0 ||
 	    cl_check_out(c, req, "irecv", "req") < 0)
 		return -1;
 	return cl_irecv(c, src, tag, buf, cap, ZP_F_NONBLOCKING, req);

@@ -87,7 +87,8 @@ NL_CLIENT_API int nl_client_send(nl_client *c, uint32_t dst, int32_t tag, const 
 NL_CLIENT_API int nl_client_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len,
 				  uint32_t *req);
 /* Blocking receive into buf[cap] (src and tag may be NL_CLIENT_ANY); st may be NULL.
- * A message longer than cap is an error (MPI's truncation). */
+ * src in 0..nl_client_size()-1, tag in 0..NL_CLIENT_TAG_MAX (both refused
+ * locally otherwise). A message longer than cap is an error (MPI's truncation). */
 NL_CLIENT_API int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap,
 				 struct nl_client_status *st);
 /* Non-blocking receive: buf must stay valid until nl_client_wait(*req). */

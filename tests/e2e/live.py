@@ -445,6 +445,8 @@ c = C(ep, r, timeout_ms=20000)
 if r == 0:
     tryit('send dst 7', c.send, 7, 0, b'12345678')
     tryit('isend dst 2^32-1', c.isend, 0xFFFFFFFF, 0, b'x')
+    tryit('recv src 7', c.recv, 7, 0)
+    tryit('irecv src -2', c.irecv, -2, 0, 8)  # C sent it: its seq taken, every later op out of order
 if lang == 'py':  # what Python lets through that C's types stop
     tryit('irecv cap -1', c.irecv, 0, 0, -1)
     tryit('compute 1.5', c.compute, 1.5)
@@ -512,6 +514,8 @@ print('close fast' if time.monotonic() - t0 < 0.5 else 'close slow: %.2f s' % (t
 CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (0, True, "send dst 7 refused: dst 7, expected 0..1"),
     (0, True, "isend dst 2^32-1 refused: dst 4294967295, expected 0..1"),
+    (0, True, "recv src 7 refused: src 7, expected 0..1 or ANY"),
+    (0, True, "irecv src -2 refused: src -2, expected 0..1 or ANY"),
     (None, False, "irecv cap -1 refused: cap -1, expected 0..18446744073709551615"),
     (None, False, "compute 1.5 refused: compute: duration 1.5, expected an integer number of ps"),
     (None, False, "recv src 2^31 refused: src 2147483648, expected 0..1 or ANY"),
@@ -550,8 +554,8 @@ def client_checks(d):
         for r, (rc, out) in enumerate(res):
             want = [l for rk, both, l in CLIENTS_WANT if rk in (None, r) and (both or lang == 'py')]
             if lang == 'c':
-                want = [l.replace('(tag ANY)', '(tag NL_CLIENT_ANY)').replace('send [None]', 'send [True]')
-                        for l in want]
+                want = [l.replace('(tag ANY)', '(tag NL_CLIENT_ANY)').replace('or ANY', 'or NL_CLIENT_ANY')
+                        .replace('send [None]', 'send [True]') for l in want]
             expect(rc == 0 and out.splitlines() == want, '%s rank %d: exit %d\n%s\nexpected\n%s'
                    % (lang, r, rc, out, '\n'.join(want)))
         rc = s.wait()
