@@ -4,12 +4,32 @@
  * from the four neighbours, sends to them, waits for all eight requests (one waitall), checks every
  * payload and computes 2 us of virtual time. Prints each receive as
  * live_ring does. Exit 0 on success, 1 on any error or wrong payload. */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "netloom/client.h"
+
+#define PROG "live_halo"
+
+/* argv[i] as a decimal number 0..max, or a line naming it and exit 2 (as
+ * the usage line): strtoul takes "1x" as 1 and "abc" as 0, so a typo
+ * would connect as another process's rank and take it. */
+static uint64_t arg_num(char **argv, int i, const char *name, uint64_t max)
+{
+	const char *s = argv[i];
+	char *end;
+	errno = 0;
+	unsigned long long v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v > max) {
+		fprintf(stderr, "%s: %s '%s': expected a decimal number 0..%llu\n", PROG, name, s, (unsigned long long)max);
+		exit(2);
+	}
+	return v;
+}
 
 int main(int argc, char **argv)
 {
@@ -17,9 +37,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: live_halo ENDPOINT RANK PX ITERS BYTES\n");
 		return 2;
 	}
-	uint32_t rank = (uint32_t)strtoul(argv[2], NULL, 10), px = (uint32_t)strtoul(argv[3], NULL, 10);
-	int iters = atoi(argv[4]);
-	size_t bytes = strtoul(argv[5], NULL, 10);
+	uint32_t rank = (uint32_t)arg_num(argv, 2, "RANK", UINT32_MAX), px = (uint32_t)arg_num(argv, 3, "PX", UINT32_MAX);
+	int iters = (int)arg_num(argv, 4, "ITERS", INT_MAX);
+	size_t bytes = (size_t)arg_num(argv, 5, "BYTES", UINT32_MAX);
 	if (bytes < 8)
 		bytes = 8;
 	char err[256];

@@ -9,12 +9,32 @@
  * ranks' numbers checks the sum. Prints each receive's virtual times:
  *   recv SRC TAG BYTES T_SENT T_ARRIVED T_DONE
  * Exit 0 on success, 1 on any error or wrong payload. */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "netloom/client.h"
+
+#define PROG "live_ring"
+
+/* argv[i] as a decimal number 0..max, or a line naming it and exit 2 (as
+ * the usage line): strtoul takes "1x" as 1 and "abc" as 0, so a typo
+ * would connect as another process's rank and take it. */
+static uint64_t arg_num(char **argv, int i, const char *name, uint64_t max)
+{
+	const char *s = argv[i];
+	char *end;
+	errno = 0;
+	unsigned long long v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v > max) {
+		fprintf(stderr, "%s: %s '%s': expected a decimal number 0..%llu\n", PROG, name, s, (unsigned long long)max);
+		exit(2);
+	}
+	return v;
+}
 
 /* Report, close and free the buffers (out, in: NULL before they exist). */
 static int fail(nl_client *c, const char *what, void *out, void *in)
@@ -32,9 +52,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: live_ring ENDPOINT RANK ITERS BYTES [RING]\n");
 		return 2;
 	}
-	uint32_t rank = (uint32_t)strtoul(argv[2], NULL, 10);
-	int iters = atoi(argv[3]);
-	size_t bytes = strtoul(argv[4], NULL, 10);
+	uint32_t rank = (uint32_t)arg_num(argv, 2, "RANK", UINT32_MAX);
+	int iters = (int)arg_num(argv, 3, "ITERS", INT_MAX);
+	size_t bytes = (size_t)arg_num(argv, 4, "BYTES", UINT32_MAX);
+	uint64_t ring = argc == 6 ? arg_num(argv, 5, "RING", UINT32_MAX) : 0;
 	if (bytes < 8)
 		bytes = 8;
 	char err[256];
@@ -47,8 +68,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint32_t size = nl_client_size(c), n = size;
-	if (argc == 6 && strtoul(argv[5], NULL, 10) > 0 && strtoul(argv[5], NULL, 10) < size)
-		n = (uint32_t)strtoul(argv[5], NULL, 10);
+	if (ring > 0 && ring < size)
+		n = (uint32_t)ring;
 	uint32_t right = (rank + 1) % n, left = (rank + n - 1) % n;
 	unsigned char *out = calloc(1, bytes), *in = calloc(1, bytes);
 	if (!out || !in)

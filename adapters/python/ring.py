@@ -2,6 +2,7 @@
 """Python twin of adapters/examples/ring.c (same ops, same output lines):
    ring.py ENDPOINT RANK ITERS BYTES"""
 import os
+import re
 import struct
 import sys
 
@@ -9,8 +10,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netloom_client as nl  # noqa: E402
 
 
+def arg_num(i, name, top):
+    """sys.argv[i] as a decimal number 0..top, or a line naming it and exit
+    2, as live_ring says it (int() takes '1_0', ' 5' and '+5')."""
+    s = sys.argv[i]
+    if not re.fullmatch('[0-9]+', s, re.ASCII) or int(s) > top:
+        print("ring.py: %s '%s': expected a decimal number 0..%d" % (name, s, top), file=sys.stderr)
+        sys.exit(2)
+    return int(s)
+
+
 def main():
-    endpoint, rank, iters, nbytes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), max(8, int(sys.argv[4]))
+    if len(sys.argv) != 5:
+        print('usage: ring.py ENDPOINT RANK ITERS BYTES', file=sys.stderr)
+        sys.exit(2)
+    endpoint = sys.argv[1]
+    rank, iters = arg_num(2, 'RANK', 2**32 - 1), arg_num(3, 'ITERS', 2**31 - 1)
+    nbytes = max(8, arg_num(4, 'BYTES', 2**32 - 1))
     c = nl.Client(endpoint, rank, job=1, timeout_ms=20000)
     n = c.size
     right, left = (rank + 1) % n, (rank + n - 1) % n

@@ -159,6 +159,27 @@ def case_ring_record_replay(d):
     expect(rep['netloom_version'] == ver[1], 'version %r, netloom version says %r' % (rep['netloom_version'], ver))
     expect(rep['netloom_build'] == (ver[3].rstrip(')') if len(ver) > 2 else ver[1]),
            'build %r, netloom version says %r' % (rep['netloom_build'], ver))
+    example_args(d)
+
+
+def example_args(d):
+    """The examples refuse a malformed number, exit 2, before connecting:
+    live_ring read RANK '1x' as 1 and 'abc' as 0 (taking another process's
+    rank), ring.py took '1_0' as 10."""
+    ep = 'ipc://%s/nobody.sock' % d
+    cmds = [([RING, ep, '1x', '2', '16'], "live_ring: RANK '1x': expected a decimal number 0..4294967295"),
+            ([RING, ep, 'abc', '2', '16'], "live_ring: RANK 'abc': expected a decimal number 0..4294967295"),
+            ([RING, ep, '0', '2', '16', '2z'], "live_ring: RING '2z': expected a decimal number 0..4294967295"),
+            ([HALO, ep, '0', '2x', '2', '16'], "live_halo: PX '2x': expected a decimal number 0..4294967295"),
+            ([HALO, ep, '0', '2', '-1', '16'], "live_halo: ITERS '-1': expected a decimal number 0..2147483647")]
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode == 0:
+        cmds += [([PY, os.path.join(PYDIR, 'ring.py'), ep, '1_0', '2', '16'],
+                  "ring.py: RANK '1_0': expected a decimal number 0..4294967295"),
+                 ([PY, os.path.join(PYDIR, 'ring.py'), ep, '0', '2'], 'usage: ring.py ENDPOINT RANK ITERS BYTES')]
+    for cmd, want in cmds:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TMO)
+        expect(r.returncode == 2 and r.stderr == want + '\n' and not r.stdout,
+               '%s: exit %d, %r, expected exit 2 and %r' % (cmd[1:], r.returncode, r.stderr, want))
 
 
 def case_rendezvous(d):
