@@ -469,6 +469,20 @@ static bool live_rank_finished(void *ctx, uint32_t r)
 	return s->ranks[r].state == LR_DONE;
 }
 
+/* Before each op of a --trace beside (session_src_opts.poll): a stop (a
+ * signal, a fatal error) is checked there too, as live_next checks it, so
+ * it stops the session while the trace replays on after the live ranks
+ * finished, or while they all wait. */
+static int live_poll(void *ctx, struct nl_err *err)
+{
+	struct live_server *s = ctx;
+	if (live_check_stop(s) < 0) {
+		*err = s->fatal_err;
+		return s->fatal;
+	}
+	return 0;
+}
+
 int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err)
 {
 	struct live_server s = {.o = o, .n = o->n_ranks, .err = err, .lru_head = LIVE_NONE, .lru_tail = LIVE_NONE,
@@ -502,7 +516,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .trace_opt = "--trace",
 				      .wall_compute = true,
 				      .on_match = live_on_match, .match_ctx = &s, .rank_finished = live_rank_finished,
-				      .finished_ctx = &s};
+				      .finished_ctx = &s, .poll = live_poll, .poll_ctx = &s};
 	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)
 		goto out;
 	{

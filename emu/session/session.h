@@ -206,6 +206,13 @@ struct session_src_opts {
 	 * caller ended for it (an evicted live rank) is then no finish. */
 	bool (*rank_finished)(void *ctx, uint32_t rank);
 	void *finished_ctx;
+	/* Called before each op the trace beside pulls, or NULL: a negative
+	 * return (filling err) stops the run as the caller's next() does. The
+	 * caller's source is asked for nothing once its ranks are done, or
+	 * while they wait, so its own checks (a signal) would not run while
+	 * the trace replays on. */
+	int (*poll)(void *ctx, struct nl_err *err);
+	void *poll_ctx;
 };
 /* Build over s's configuration (s keeps the topology; the run holds the
  * rest). Errors as replay's: [replay] keys, backend, trace, topology. */

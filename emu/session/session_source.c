@@ -46,6 +46,9 @@ struct session_src {
 	char *trace_path;
 	struct trace_archive *arch;
 	struct app_archive_source *asrc;
+	struct app_source trace_src;   /* asrc's, pulled through src_trace_next */
+	int (*poll)(void *ctx, struct nl_err *err); /* before each trace op, or NULL */
+	void *poll_ctx;
 	struct app_jobs_source *js;
 	struct app_source combined;
 	uint32_t n_trace;
@@ -113,6 +116,17 @@ static int src_place_trace(struct session_src *r, uint32_t total, struct nl_err 
 	return 0;
 }
 
+/* The trace's next op, after the caller's poll: the trace replays on
+ * while the caller's ranks ask nothing (done, or waiting), and the poll is
+ * where the caller can stop it then. */
+static int src_trace_next(void *ctx, uint32_t rank, struct trace_op *op, struct nl_err *err)
+{
+	struct session_src *r = ctx;
+	if (r->poll)
+		NL_CHECK(r->poll(r->poll_ctx, err));
+	return r->trace_src.next(r->trace_src.ctx, rank, op, err);
+}
+
 /* The trace beside the caller's ranks: open it, combine the two as jobs. */
 static int src_open_trace(struct session_src *r, const struct app_source *src, const char *path,
 			  struct nl_err *err)
@@ -122,7 +136,10 @@ static int src_open_trace(struct session_src *r, const struct app_source *src, c
 	if (!r->trace_path)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	NL_CHECK(trace_archive_open(&r->arch, path, err));
-	NL_CHECK(app_archive_source_new(&r->asrc, r->arch, &jobs[1], err));
+	NL_CHECK(app_archive_source_new(&r->asrc, r->arch, &r->trace_src, err));
+	jobs[1] = r->trace_src;
+	jobs[1].next = src_trace_next;
+	jobs[1].ctx = r;
 	r->n_trace = jobs[1].n_ranks;
 	NL_CHECK(app_jobs_source_new(&r->js, jobs, 2, &r->combined, err));
 	r->have_hist = true; /* released zeroed when an init fails */
@@ -145,6 +162,8 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 	r->match_ctx = o->match_ctx;
 	r->rank_finished = o->rank_finished;
 	r->finished_ctx = o->finished_ctx;
+	r->poll = o->poll;
+	r->poll_ctx = o->poll_ctx;
 	/* Configuration errors first ([replay] keys, backend), as replay. */
 	if ((rc = app_config_bind(&s->cfg, &r->ac, err)) < 0)
 		goto fail;

@@ -2756,7 +2756,37 @@ def case_signal(d):
     live = json.load(open(f.json))['live']
     expect(live['stopped'] is False and 'stopped_by' not in live and 'stop_reason' not in live,
            'finished session marked stopped: %s' % live)
+    signal_beside_trace(d)
     signal_twice(d)
+
+
+def signal_beside_trace(d):
+    """A signal while the trace beside replays on, its live ranks done,
+    stops the session too: the engine pulled no live op any more, where
+    the stop was checked, so SIGTERM was ignored until the trace's end (14
+    s here) and the session reported as finished, exit 0."""
+    s = Server(d, 2, '-s', 'backend=flit', '-s', 'topology=torus:k=8', '--trace', bulk_trace(d, k=20000),
+               name='sigtrace')
+    res = clients([[RING, s.ep, str(r), '1', '16'] for r in range(2)], d, 'sigtrace')
+    expect(all(rc == 0 for rc, _ in res), 'ring: %s' % res)
+    time.sleep(0.3)
+    t0 = time.time()
+    s.p.send_signal(signal.SIGTERM)
+    try:
+        rc = s.p.wait(5)
+    except subprocess.TimeoutExpired:
+        s.p.kill()
+        s.p.wait()
+        fail('beside a trace: SIGTERM did not stop the session within 5 s')
+    err = open(s.err).read().splitlines()
+    told = 'stopped by SIGTERM before every rank finished'
+    expect(rc == 1 and err[-1] == 'netloom: ' + told and time.time() - t0 < 5,
+           'beside a trace: rc %d, stderr %s' % (rc, err))
+    rep = json.load(open(s.json))
+    expect(rep['live']['stopped'] is True and rep['live']['stop_reason'] == told and rep['results']['partial'] is True
+           and [r['state'] for r in rep['live']['ranks']] == ['finished', 'finished']
+           and rep['beside_trace']['trace']['finish_s'] is None and not os.path.exists(s.rec),
+           'beside a trace: %s %s' % (rep['live'], rep['beside_trace']))
 
 
 def signal_twice(d):
