@@ -594,7 +594,18 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		n_done += s.ranks[r].state == LR_DONE;
 	if (run_rc == 0 && n_done == 0) {
 		const char *rec = o->record_path ? " (no --record archive written)" : "";
-		if (s.n == 1)
+		/* Beside a trace, its ranks ran to their end and the report shows
+		 * their runtime: the line says the live ranks are the ones that
+		 * did not finish. */
+		if (o->trace_path && s.n == 1)
+			run_rc = nl_errf(err, NL_ESTATE,
+					 "no live rank finished: rank 0 was evicted; the trace beside ran alone%s", rec);
+		else if (o->trace_path)
+			run_rc = nl_errf(err, NL_ESTATE,
+					 "no live rank finished: all %" PRIu32
+					 " live ranks were evicted; the trace beside ran alone%s",
+					 s.n, rec);
+		else if (s.n == 1)
 			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: rank 0 was evicted%s", rec);
 		else
 			run_rc = nl_errf(err, NL_ESTATE, "no rank finished: all %" PRIu32 " ranks were evicted%s", s.n, rec);

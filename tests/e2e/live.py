@@ -1742,6 +1742,17 @@ def case_beside_trace(d):
     path = json.load(open(u.json))['beside_trace']['path']
     expect(path.endswith('bulk\ufffd.nlt'), 'beside_trace path of a non-UTF-8 name: %a' % path)
     beside_evicted(d, nlt)
+    # No live rank came, the trace ran to its end: the line says the live
+    # ranks did not finish (it said "no rank finished", above a report
+    # showing the trace's runtime).
+    for n, said in ((2, 'all 2 live ranks were'), (1, 'rank 0 was')):
+        s = Server(d, n, '-s', 'backend=analytic', '--trace', nlt, '--connect-timeout-ms', '300', name='nobody%d' % n)
+        rc = s.wait()
+        err = open(s.err).read().splitlines()
+        expect(rc == 1 and err[-1] == 'netloom: no live rank finished: %s evicted; the trace beside ran alone '
+               '(no --record archive written)' % said, 'nobody beside a trace: rc %d, %s' % (rc, err))
+        b = json.load(open(s.json))['beside_trace']
+        expect(b['trace']['finish_s'] is not None and b['live']['finish_s'] is None, 'beside_trace: %s' % b)
     # Placed by the usual keys, on the endpoints the live ranks leave free.
     placed = ('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=random-node',
               '-s', 'placement_seed=3', '--trace', nlt)
