@@ -573,6 +573,41 @@ out:
 		PMPI_Comm_free(&node);
 }
 
+/* Whether folder (where setting var=value puts a file) can take files:
+ * "" when it can, else the problem in bad. Checked in MPI_Init so that a
+ * missing folder is said once, before the run, not found when the streams
+ * are created (a line per rank) or, when only the archive goes there
+ * (NETLOOM_TRACE_TMPDIR set), after the whole run by rank 0. */
+static void rec_check_folder(const char *var, const char *value, const char *folder, char *bad, size_t cap)
+{
+	struct stat st;
+	char what[PATH_MAX + 16] = ""; /* the folder, when the value is not the folder itself */
+
+	if (strcmp(value, folder))
+		snprintf(what, sizeof what, " folder '%s':", folder);
+	if (stat(folder, &st) != 0)
+		snprintf(bad, cap, "%s='%s':%s %s; expected an existing folder", var, value, what, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(bad, cap, "%s='%s':%s not a folder; expected an existing folder", var, value, what);
+	else if (access(folder, W_OK | X_OK) != 0)
+		snprintf(bad, cap, "%s='%s':%s cannot write in it: %s", var, value, what, strerror(errno));
+}
+
+/* The folders the recording writes into: every rank its stream file's
+ * (NETLOOM_TRACE_TMPDIR, else the archive's), rank 0 also the archive's. */
+static void rec_check_folders(const char *out, const char *tmp, char *bad, size_t cap)
+{
+	const char *slash = out && *out ? strrchr(out, '/') : NULL;
+	char dir[PATH_MAX];
+
+	if (tmp && *tmp)
+		rec_check_folder("NETLOOM_TRACE_TMPDIR", tmp, tmp, bad, cap);
+	if (bad[0] || !slash || (tmp && *tmp && rec.rank != 0))
+		return;
+	snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	rec_check_folder("NETLOOM_TRACE", out, dir, bad, cap);
+}
+
 /* The settings (environment variables), checked in MPI_Init: parsed into
  * rec (NETLOOM_TRACE_CPU into *cpu: 'a'uto, 'y' on, 'n' off), or the first
  * problem, as one line without the "netloom-record: " prefix, in bad
@@ -606,6 +641,9 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 			 out, out);
 		return;
 	}
+	rec_check_folders(out, getenv("NETLOOM_TRACE_TMPDIR"), bad, cap);
+	if (bad[0])
+		return;
 	rec.start_barrier = 0;
 	if (sb && *sb) {
 		char *end = NULL;
