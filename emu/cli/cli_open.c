@@ -2,6 +2,7 @@
  * foreign trace (DUMPI, SimGrid, OTF2) converted first into an unlinked
  * temporary archive, its dropped calls named on stderr as `trace convert`
  * does; and `replay --otf2`, the predicted timeline as OTF2. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,23 @@ int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, 
 	NL_CHECK(trace_input_format(path, &importer, err));
 	if (!importer)
 		return trace_archive_open(a, path, err);
-	const char *dir = getenv("TMPDIR");
+	const char *env = getenv("TMPDIR"), *dir = env && *env ? env : "/tmp";
 	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s/netloom-import-XXXXXX.nlt", dir && *dir ? dir : "/tmp");
+	snprintf(tmp, sizeof tmp, "%s/netloom-import-XXXXXX.nlt", dir);
 	/* Registered before mkstemps fills the template in place, so a
 	 * SIGINT/SIGTERM during the conversion (polled by it) removes this
 	 * file too, not only the conversion's own streams (core/staged.h). */
 	NL_CHECK(out_staged_add(tmp, err));
 	int fd = mkstemps(tmp, 4);
 	if (fd < 0) {
+		/* Named by the folder and its variable: the template, filled in
+		 * by the failed call, names a file that never existed. */
+		int e = errno;
 		out_staged_del(tmp);
-		return nl_errf(err, NL_EIO, "%s: cannot create a temporary archive to convert %s into", tmp, path);
+		return nl_errf(err, NL_EIO,
+			       "%s: cannot create a temporary archive in %s '%s' to convert it into: %s; expected "
+			       "TMPDIR to name a folder that can be written in",
+			       path, env && *env ? "TMPDIR" : "the default temporary folder", dir, strerror(e));
 	}
 	close(fd);
 	int rc = trace_import(path, tmp, cli_open_warn, (void *)cmd, err);

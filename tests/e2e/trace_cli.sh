@@ -529,6 +529,11 @@ else
 	fail "replay's conversion interrupted: $seen file(s) in TMPDIR when signalled, exit $rc, left: $left"
 fi
 rm -f "$T/big_actions.txt" "$T/big_dump.txt"
+# A TMPDIR replay cannot convert into: one line naming the input, TMPDIR
+# and the reason (it named a file of the template that never existed).
+expect 2 "replay of a DUMPI trace with a missing TMPDIR" env TMPDIR="$T/no-tmp" "$NL" replay "$DATA/dumpi/testbgp.meta"
+same "netloom: $DATA/dumpi/testbgp.meta: cannot create a temporary archive in TMPDIR '$T/no-tmp' to convert it into: No such file or directory; expected TMPDIR to name a folder that can be written in" "$T/err" \
+	"replay names TMPDIR and why the temporary archive could not be made"
 
 # unpack interrupted: a DIR it made was left, with the entries restored
 # before the signal (a failure removed it since a588d93). 300 entries
