@@ -55,14 +55,27 @@ void app_make_ready(struct app *a, uint32_t r)
 
 /* --- setup ------------------------------------------------------------------------ */
 
+/* The source lists more communicators than replay numbers: said with
+ * their count, which grows with a run that creates and frees one per step
+ * (the manifest keeps freed ones), and the limit. */
+static int app_too_many_comms(const struct app *a, struct nl_err *err)
+{
+	uint64_t n = 2; /* world and self, which the source may omit */
+	for (uint32_t i = 0; i < a->src.n_comms; i++)
+		n += a->src.comms[i].id != TRACE_COMM_WORLD && a->src.comms[i].id != TRACE_COMM_SELF;
+	return nl_errf(err, NL_EUNSUPPORTED,
+		       "trace manifest: %" PRIu64 " communicators (world, self and every one the program "
+		       "created, freed ones too); expected at most %u, replay's limit",
+		       n, APP_MAX_COMMS);
+}
+
 static int app_add_comm(struct app *a, uint32_t id, uint32_t size, const uint32_t *world,
 			struct nl_err *err)
 {
 	if (app_map_get(&a->comm_index, id) != APP_NONE)
 		return nl_errf(err, NL_EFORMAT, "trace manifest: communicator %" PRIu32 " listed twice", id);
 	if (a->n_comms >= APP_MAX_COMMS)
-		return nl_errf(err, NL_EUNSUPPORTED, "trace manifest: more than %u communicators",
-			       APP_MAX_COMMS);
+		return app_too_many_comms(a, err);
 	/* Counted at once, so app_free releases it whatever fails below. */
 	struct app_comm *cm = &a->comms[a->n_comms++];
 	cm->id = id;

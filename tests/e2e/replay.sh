@@ -320,6 +320,24 @@ for b in analytic flit; do
   expect_eq "two computes past the limit ($b)" "$out" "netloom: trace rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
 done
 
+# Replay numbers at most 65535 communicators, world and self among them;
+# the manifest keeps freed ones, so a run creating one per step passes
+# that: the refusal gives the count, not only "more than".
+python3 - "$dir/mc.txt" <<'PY'
+import sys
+n = 65534  # with world and self: 65536
+with open(sys.argv[1], "w") as f:
+    f.write("netloom-trace 2\nranks 1\n")
+    f.writelines("comm %d 0\n" % (i + 2) for i in range(n))
+    f.write("rank 0\ninit t=0 dur=0\n")
+    f.writelines("comm_dup t=0 dur=0 new_comm=%d\ncomm_free t=0 dur=0 comm=%d\n" % (i + 2, i + 2) for i in range(n))
+    f.write("finalize t=0 dur=0\n")
+PY
+"$netloom" trace encode "$dir/mc.txt" "$dir/mc.nlt" || fail "encode 65536 communicators"
+out=$("$netloom" replay "$dir/mc.nlt" 2>&1); rc=$?
+expect_eq "65536 communicators exit" $rc 2
+expect_eq "65536 communicators" "$out" "netloom: trace manifest: 65536 communicators (world, self and every one the program created, freed ones too); expected at most 65535, replay's limit"
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1
