@@ -136,6 +136,24 @@ static int arch_err(struct trace_archive *a, struct nl_err *err, int code, uint6
 	return nl_errf(err, code, "%s: offset %llu: %s", a->path, (unsigned long long)off, what);
 }
 
+/* The first bytes are not the magic. A trace of a format netloom imports
+ * (`replay` takes it as it is) is named with the way to an archive,
+ * as `convert` names an archive it is given; anything else is bad magic. */
+static int not_an_archive(struct trace_archive *a, struct nl_err *err)
+{
+	static const struct {
+		const char *importer, *what;
+	} formats[] = {{"dumpi", "a DUMPI"}, {"simgrid", "a SimGrid time-independent"}, {"otf2", "an OTF2"}};
+	const char *importer = trace_import_detect(a->path);
+	for (size_t i = 0; importer && i < sizeof formats / sizeof *formats; i++)
+		if (!strcmp(importer, formats[i].importer))
+			return nl_errf(err, NL_EINVAL,
+				       "%s: %s trace, not a netloom trace archive: expected a .nlt; convert it "
+				       "first (netloom trace convert %s OUT.nlt)",
+				       a->path, formats[i].what, a->path);
+	return arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)");
+}
+
 /* Parse the decompressed metadata block into a->m and the section index. */
 static int parse_meta(struct trace_archive *a, const uint8_t *p, size_t len, uint64_t meta_off,
 		      uint64_t meta_len, struct nl_err *err)
@@ -287,7 +305,7 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		goto fail;
 	}
 	if (memcmp(hdr, TRACE_MAGIC, got < 8 ? got : 8)) {
-		rc = arch_err(a, err, NL_EFORMAT, 0, "not a netloom trace archive (bad magic)");
+		rc = not_an_archive(a, err);
 		goto fail;
 	}
 	if (got < sizeof hdr) {

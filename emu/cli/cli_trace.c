@@ -520,7 +520,8 @@ static int cmd_verify(int argc, char **argv)
 	}
 	if (!rc)
 		return CLI_OK;
-	if (rc == NL_ENOTFOUND || rc == NL_EIO || rc == NL_ENOMEM)
+	/* A foreign trace (NL_EINVAL) is not damage: bad input, status 2. */
+	if (rc == NL_ENOTFOUND || rc == NL_EIO || rc == NL_ENOMEM || rc == NL_EINVAL)
 		return report(&e);
 	/* One line of text, as cli_report writes: the message quotes the
 	 * archive's path, whatever bytes it holds. */

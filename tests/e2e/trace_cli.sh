@@ -75,6 +75,14 @@ for f in bgp ti wa; do
 	"$NL" trace dump "$T/$f.nlt" >"$T/$f.txt" && "$NL" trace encode "$T/$f.txt" "$T/$f.re.nlt"
 	if cmp -s "$T/$f.nlt" "$T/$f.re.nlt"; then ok "dump -> encode is byte-identical ($f)"; else fail "dump -> encode ($f)"; fi
 done
+# The trace commands that read an archive, given a trace replay converts
+# by itself: the format named with the way to an archive, status 2 (was
+# "bad magic", and for verify "verify FAILED", status 1).
+for c in info dump verify; do
+	expect 2 "$c of a DUMPI .meta" "$NL" trace $c "$DATA/dumpi/testbgp.meta"
+	same "netloom: $DATA/dumpi/testbgp.meta: a DUMPI trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/dumpi/testbgp.meta OUT.nlt)" "$T/err" \
+		"$c of a DUMPI .meta says what it is and how to convert it"
+done
 expect 0 "dump --rank 3" "$NL" trace dump "$T/bgp.nlt" --rank 3
 if grep -q '^rank 3$' "$T/out" && ! grep -q '^rank 0$' "$T/out"; then ok "dump --rank prints only that rank"; else fail "dump --rank"; fi
 cp "$T/out" "$T/r3.txt"
