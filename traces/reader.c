@@ -287,8 +287,9 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	if (!stated || !S_ISREG(st.st_mode)) {
 		/* A directory is said as replay says it ('serve --trace DIR'
 		 * said "not a regular file"). */
-		rc = stated && S_ISDIR(st.st_mode) ? trace_dir_error(path, NULL, err)
-						   : nl_errf(err, NL_EIO, "%s: not a regular file", path);
+		rc = !stated || !S_ISDIR(st.st_mode) ? nl_errf(err, NL_EIO, "%s: not a regular file", path)
+		     : trace_import_detect(path)      ? not_an_archive(a, err) /* an OTF2 archive's */
+						      : trace_dir_error(path, NULL, err);
 		goto fail;
 	}
 	uint64_t size = (uint64_t)st.st_size;

@@ -83,6 +83,10 @@ for c in info dump verify; do
 	same "netloom: $DATA/dumpi/testbgp.meta: a DUMPI trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/dumpi/testbgp.meta OUT.nlt)" "$T/err" \
 		"$c of a DUMPI .meta says what it is and how to convert it"
 done
+# An OTF2 archive's directory too (was "is a directory, not a trace file").
+expect 2 "info of an OTF2 archive's directory" "$NL" trace info "$DATA/otf2/ember"
+same "netloom: $DATA/otf2/ember: an OTF2 trace, not a netloom trace archive: expected a .nlt; convert it first (netloom trace convert $DATA/otf2/ember OUT.nlt)" "$T/err" \
+	"info of an OTF2 directory says what it is and how to convert it"
 expect 0 "dump --rank 3" "$NL" trace dump "$T/bgp.nlt" --rank 3
 if grep -q '^rank 3$' "$T/out" && ! grep -q '^rank 0$' "$T/out"; then ok "dump --rank prints only that rank"; else fail "dump --rank"; fi
 cp "$T/out" "$T/r3.txt"
