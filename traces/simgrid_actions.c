@@ -246,10 +246,13 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 	}
 	if (!strcmp(act, "sleep")) {
 		NEED(1);
-		if (!parse_flops(a[0], &v) || v > 1.8e7)
-			return simgrid_err(s, "sleep '%s': expected seconds >= 0", a[0]);
+		/* The duration is a u64 of ps: below 2^64 ps (about 213 days).
+		 * llround stops at 2^63, and gave 2^63 ps for any longer sleep. */
+		if (!parse_flops(a[0], &v) || !(v * 1e12 < 0x1p64))
+			return simgrid_err(s, "sleep '%s': expected seconds >= 0 and below 18446744.0737 (2^64 ps)",
+					   a[0]);
 		op.kind = TOP_COMPUTE;
-		op.dur_ps = (uint64_t)llround(v * 1e12);
+		op.dur_ps = (uint64_t)round(v * 1e12);
 		return sg_emit(s, rank, &op);
 	}
 	if (!strcmp(act, "send") || !strcmp(act, "isend") || !strcmp(act, "recv") || !strcmp(act, "irecv")) {

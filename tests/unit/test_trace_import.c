@@ -757,11 +757,30 @@ static void test_simgrid_old_form_and_errors(void)
 		 "bad2.txt:2: unknown action 'frobnicate' (SimGrid's replay would stop here too)"},
 		{"bad3.txt", "0 init\n0 send 1 0 10 77\n1 init\n",
 		 "bad3.txt:2: datatype '77': expected a SimGrid datatype id (-1 .. 59)"},
+		{"sleep.txt", "0 init\n0 sleep 2e7\n",
+		 "sleep.txt:2: sleep '2e7': expected seconds >= 0 and below 18446744.0737 (2^64 ps)"},
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
 		write_text(test_tmppath(refused[i][0]), refused[i][1]);
 		CHECK_ERR(trace_import(test_tmppath(refused[i][0]), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT,
 			  &e, refused[i][2]);
+	}
+	/* A sleep past 2^63 ps (about 107 days) keeps its length: llround
+	 * gave 2^63 ps for any of them. */
+	write_text(test_tmppath("sleep2.txt"), "0 init\n0 sleep 1.7e7\n0 finalize\n");
+	CHECK_OK(trace_import(test_tmppath("sleep2.txt"), test_tmppath("sleep2.nlt"), NULL, NULL, &e), &e);
+	struct trace_archive *sa;
+	struct trace_rank_reader *sr;
+	struct trace_op sop;
+	if (trace_archive_open(&sa, test_tmppath("sleep2.nlt"), &e) == 0) {
+		if (trace_rank_open(sa, 0, &sr, &e) == 0) {
+			while (trace_rank_next(sr, &sop, &e) == 1 && sop.kind != TOP_COMPUTE)
+				;
+			CHECK_EQ(sop.kind, TOP_COMPUTE);
+			CHECK_UINT(sop.dur_ps, ==, 17000000000000000000ull);
+			trace_rank_close(sr);
+		}
+		trace_archive_close(sa);
 	}
 	write_text(test_tmppath("idx.txt"), "nothere_0.txt\n");
 	CHECK_ERR(trace_import(test_tmppath("idx.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
