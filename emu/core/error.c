@@ -226,10 +226,7 @@ int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *e
 	return 0;
 }
 
-/* lstat said ENOTDIR: a folder of `path` is a file. Named, as a missing
- * folder is (out_no_dir, core/output.c), where strerror's "Not a
- * directory" left the reader to find which part of the path it meant. */
-static int nl_output_notdir(const char *path, struct nl_err *err)
+int nl_path_folder_error(const char *path, struct nl_err *err)
 {
 	char d[PATH_MAX];
 	struct stat st;
@@ -238,7 +235,9 @@ static int nl_output_notdir(const char *path, struct nl_err *err)
 		if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode))
 			return nl_errf(err, NL_EIO, "%s: %s: not a directory", path, d);
 	}
-	return nl_errf(err, NL_EIO, "%s: %s", path, strerror(ENOTDIR));
+	const char *slash = strrchr(path, '/');
+	snprintf(d, sizeof d, "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path), slash ? path : ".");
+	return nl_errf(err, NL_EIO, "%s: %s: no such directory", path, d);
 }
 
 int nl_output_target(const char *path, char **real, struct nl_err *err)
@@ -247,7 +246,7 @@ int nl_output_target(const char *path, char **real, struct nl_err *err)
 	*real = NULL;
 	if (lstat(path, &st) != 0) {
 		if (errno == ENOTDIR)
-			return nl_output_notdir(path, err);
+			return nl_path_folder_error(path, err);
 		if (errno != ENOENT)
 			return nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
 		*real = strdup(path);

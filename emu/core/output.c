@@ -16,21 +16,6 @@
 
 static int out_tmp_make(const char *path, char **tmp, bool is_registered, struct nl_err *err);
 
-/* `path`'s folder is missing (or is a file): named, where mkstemp's
- * "cannot create temporary file: No such file or directory" named only a
- * file nobody asked for. */
-static int out_no_dir(const char *path, struct nl_err *err)
-{
-	const char *slash = strrchr(path, '/');
-	int n = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
-	const char *dir = slash ? path : ".";
-	struct stat st;
-	char d[PATH_MAX];
-	snprintf(d, sizeof d, "%.*s", n, dir);
-	bool is_file = stat(d, &st) == 0 && !S_ISDIR(st.st_mode);
-	return nl_errf(err, NL_EIO, "%s: %s: %s", path, d, is_file ? "not a directory" : "no such directory");
-}
-
 /* The temporary file beside `path` that out_write_atomic renames over it
  * (mode 0600 until written); *tmp is malloc'd. With is_registered, the
  * name is registered (out_staged_add) as a template before mkstemp fills
@@ -57,7 +42,7 @@ static int out_tmp_open(const char *path, char **tmp, bool is_registered, struct
 		free(*tmp);
 		*tmp = NULL;
 		if (e == ENOENT || e == ENOTDIR)
-			return out_no_dir(path, err);
+			return nl_path_folder_error(path, err);
 		return nl_errf(err, NL_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
 	}
 	return fd;
