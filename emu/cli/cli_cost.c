@@ -291,13 +291,11 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	fprintf(f, "preset       %s (%s)\n", m->name, m->help);
 	fprintf(f, "packaging    %s: %u cabinet%s, floor %u x %u, ", lo->rule->name, s->cabinets,
 		s->cabinets == 1 ? "" : "s", s->rows, s->cols);
-	/* One cabinet has no placement to improve: the annealing returns at
-	 * once, and "annealed (1000000 moves x 5 trials)" claimed work not done. */
-	if (lo->is_annealed && s->cabinets < 2)
-		fprintf(f, "one cabinet, nothing to anneal\n");
-	else if (lo->is_annealed)
+	if (layout_anneal_moved(lo))
 		fprintf(f, "annealed (%llu moves x %u trials, best trial %u)\n", (unsigned long long)lo->iterations,
 			lo->trials, lo->best_trial);
+	else if (lo->is_annealed)
+		fprintf(f, "one cabinet, nothing to anneal\n");
 	else
 		fprintf(f, "rule order\n");
 	fprintf(f, "cabinet fill largest %uU of %uU (%u cabinets over)\n", s->max_units, m->cab_units, s->over_units);

@@ -110,7 +110,7 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinet%s (", LAY_MARGIN,
 		LAY_MARGIN, lo->n_cabinets, lo->n_cabinets == 1 ? "" : "s");
 	cli_xml_escape(f, lo->rule->name);
-	const char *order = !lo->is_annealed ? "rule order" : lo->n_cabinets < 2 ? "nothing to anneal" : "annealed";
+	const char *order = layout_anneal_moved(lo) ? "annealed" : lo->is_annealed ? "nothing to anneal" : "rule order";
 	if (longest == 0 || n == 0)
 		fprintf(f, ", %s), %u cables, none drawn</text>\n", order, n);
 	else

@@ -225,6 +225,14 @@ static inline bool layout_auto_anneals(const struct layout *lo)
 	return !lo->rule_cell;
 }
 
+/* Did the annealing of an annealed layout have anything to move? Not in
+ * one cabinet: it returns at once, and a report saying "annealed (1000000
+ * moves x 5 trials)" would claim work not done. */
+static inline bool layout_anneal_moved(const struct layout *lo)
+{
+	return lo->is_annealed && lo->n_cabinets >= 2;
+}
+
 /* [layout]: how the session lays a topology out for cable_latency (issue
  * 13, docs/layout.md). The same choices as `netloom cost`'s options. */
 struct layout_cfg {
