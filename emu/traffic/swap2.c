@@ -13,6 +13,9 @@
  * with. */
 #include "traffic/traffic.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "core/error.h"
 #include "topo/topo.h"
 #include "topo/topo_hyperx.h"
@@ -38,10 +41,29 @@ struct swap2_state {
 	uint32_t k[2], stride[2];
 };
 
+/* Whether s was given: its default is the lone 1. */
+static bool swap2_has_numbering(const struct param_vec *s)
+{
+	return s->n > 1 || s->v[0] != 1;
+}
+
 static int swap2_init(struct traffic *tr, struct nl_err *err)
 {
 	const struct swap2_params *p = tr->params;
 	struct swap2_state *st = tr->state;
+	/* s without t was dropped for the topology's own coordinates, so
+	 * swap2:s=4x4x4 on an 8x8 torus paired the torus's endpoints, not the
+	 * numbering asked for. */
+	if (p->t == 0 && swap2_has_numbering(&p->s)) {
+		char dims[PARAM_VEC_MAX * 8] = "";
+		for (int d = 0; d < p->s.n; d++)
+			snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld", d ? "x" : "",
+				 (long long)p->s.v[d]);
+		return nl_errf(err, NL_ECONFIG,
+			       "traffic 'swap2': s=%s needs t, the endpoints per switch of that numbering (t=0 "
+			       "takes the topology's own coordinates and no s); expected e.g. swap2:s=%s,t=1",
+			       dims, dims);
+	}
 	if (p->t > 0) {
 		if (p->s.n < 2)
 			return nl_errf(err, NL_ECONFIG, "traffic 'swap2': s has %d dimension; expected at least 2, e.g. s=8x8x8",

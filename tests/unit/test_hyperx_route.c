@@ -594,6 +594,11 @@ static void test_swap2_numbering(void)
 		  "s x t numbers 2048 endpoints; the topology has 4096");
 	CHECK_ERR(traffic_new("swap2:s=512,t=8", clos, 1, &b, &e), NL_ECONFIG, &e, "s has 1 dimension");
 	CHECK_ERR(traffic_new("swap2", clos, 1, &b, &e), NL_EUNSUPPORTED, &e, "or a numbering, e.g. swap2:s=8x8x8,t=8");
+	/* s without t: refused, not dropped for the HyperX's own coordinates
+	 * (on an 8x8 torus s=4x4x4 paired the torus's endpoints). */
+	CHECK_ERR(traffic_new("swap2:s=8x8x8", hx, 1, &b, &e), NL_ECONFIG, &e,
+		  "traffic 'swap2': s=8x8x8 needs t, the endpoints per switch of that numbering");
+	CHECK_ERR(traffic_new("swap2:s=4x4x4", clos, 1, &b, &e), NL_ECONFIG, &e, "expected e.g. swap2:s=4x4x4,t=1");
 	topo_free(hx);
 	topo_free(clos);
 }
