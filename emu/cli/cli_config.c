@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "netloom/netloom.h"
+#include "session/session.h"
 
 static void config_usage(FILE *f)
 {
@@ -138,7 +139,10 @@ int cli_config_main(int argc, char **argv)
 		rc = config_from_booksim(booksim, &err);
 		goto out;
 	}
-	if (cli_cfg_load(&cfg, &o, &err) < 0) {
+	/* The routing a run would use: the key's own default, dor, does not
+	 * run on most families, so a dump of a hyperx configuration did not
+	 * load back to one that runs. */
+	if (cli_cfg_load(&cfg, &o, &err) < 0 || (!keys && session_config_pick_routing(&cfg, &err) < 0)) {
 		rc = cli_report(&err);
 		config_release(&cfg);
 		goto out;

@@ -44,6 +44,14 @@ const struct config_table *const *session_config_tables(struct session_tables *s
  * options: "-s: unknown key 'x'"), control characters in them escaped. */
 int session_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err);
 
+/* routing_function as run and sweep resolve it, for a configuration
+ * shown without a run (netloom config): when the key is unset, the
+ * topology family's default (dor on tori, meshes and the cmesh, min
+ * elsewhere) is set in cfg, under the origin a run records. Only the
+ * spec's family is read, nothing is built; a spec whose family is not
+ * known leaves cfg as it was (a run reports it). */
+int session_config_pick_routing(struct config *cfg, struct nl_err *err);
+
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 /* The configuration as results record it (config_to_json), with a

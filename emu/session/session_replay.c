@@ -135,11 +135,11 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
  * function that runs on any topology (min). Not simply the registry's
  * first match: valiant (registered before min) runs on HyperX and
  * flattened butterflies, and non-minimal routing is no one's default. */
-const char *session_pick_routing(const struct topo *t)
+static const char *session_pick_routing_family(const char *family)
 {
 	const struct route_ops *dor = route_find("dor", NULL);
 	for (size_t j = 0; dor && dor->families && dor->families[j]; j++)
-		if (!strcmp(dor->families[j], t->ops->name))
+		if (!strcmp(dor->families[j], family))
 			return dor->name;
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);
@@ -147,6 +147,11 @@ const char *session_pick_routing(const struct topo *t)
 		if (!all[i]->families)
 			return all[i]->name;
 	return NULL;
+}
+
+const char *session_pick_routing(const struct topo *t)
+{
+	return session_pick_routing_family(t->ops->name);
 }
 
 int session_set_picked_routing(nl_sim *s, const char *origin, struct nl_err *err)
@@ -194,6 +199,40 @@ int session_default_routing(nl_sim *s, struct nl_err *err)
 	free(s->routing_spec); /* the default's, if it was asked for */
 	s->routing_spec = NULL;
 	return session_bind(s, err);
+}
+
+/* The family a topology spec names: its first word ("torus" of
+ * "torus:k=8x8", "p2" of "p2(torus:k=8x8)"), after reading an "@FILE"
+ * spec's text; NULL when that word is no family. */
+static const struct topo_ops *session_spec_family(const char *spec, struct nl_err *err)
+{
+	char *text = NULL;
+	if (topo_spec_expand(spec, &text, err) < 0)
+		return NULL;
+	size_t n = strcspn(text, ":(");
+	const struct topo_ops *ops = NULL;
+	if (n < 64) {
+		char name[64];
+		memcpy(name, text, n);
+		name[n] = '\0';
+		ops = topo_find(name, err);
+	}
+	free(text);
+	return ops;
+}
+
+int session_config_pick_routing(struct config *cfg, struct nl_err *err)
+{
+	const char *spec = config_get(cfg, "topology");
+	const struct param_def *def = NULL;
+	if (!spec || config_get(cfg, "routing_function") || !config_find_key(cfg, "routing_function", &def))
+		return 0;
+	struct nl_err ignored = {0};
+	const struct topo_ops *family = session_spec_family(spec, &ignored);
+	const char *r = family ? session_pick_routing_family(family->name) : NULL;
+	if (!r || !strcmp(r, def->defval)) /* dor on tori and meshes: the key's default */
+		return 0;
+	return config_set(cfg, "routing_function", r, session_picked_origin, err);
 }
 
 /* The emu/place policy `name` (key `placement`, not linear) for a network

@@ -394,6 +394,20 @@ def case_config_dump():
         eq("same configuration as JSON", run_json("config", "-c", fc, "--json"),
            run_json("config", "-c", fo, "-s", "num_vcs=6", "-s", "routing_function=min:select=first",
                     "-s", "internal_speedup=1.5", "--json"))
+        # routing_function unset: the family's default a run uses (min on a
+        # HyperX), noted as such, so the dump loads back to a configuration
+        # that runs; it said dor, which does not run on a HyperX.
+        fh = os.path.join(tmp, "hx.ini")
+        write(fh, "[network]\ntopology = hyperx:s=4x4\n")
+        h = run("config", "-c", fh).stdout.decode()
+        check("family's routing in the dump", "routing_function = min    ; from the topology family's default "
+              "(routing_function unset)\n" in h)
+        eq("family's routing in --json", run_json("config", "-c", fh, "--json")["routing_function"], "min")
+        fhd = os.path.join(tmp, "hx_dump.ini")
+        write(fhd, h)
+        eq("the dump runs", run_json("run", "-c", fhd, "-s", "sample_period=100", "--json", "-")["routing"]["spec"],
+           "min:select=auto,classes=auto,table=auto")
+        eq("a torus keeps the key's default, unnoted", "routing_function = dor\n" in run("config").stdout.decode(), True)
         # BookSim style: keys before any section header are accepted.
         fb = os.path.join(tmp, "flat.ini")
         write(fb, "num_vcs = 4\nchannel_latency = 3\n")
