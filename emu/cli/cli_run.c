@@ -561,6 +561,10 @@ int cli_sweep_main(int argc, char **argv)
 		else if (o.table && !o.csv && sw.first_unstable_rate >= 0)
 			printf("saturation: last stable rate %s, first unstable %.4g, max accepted %.4f\n",
 			       last_txt, sw.first_unstable_rate, sw.max_accepted);
+		else if (o.table && !o.csv && sw.last_stable_rate < 0)
+			/* Neither stable nor unstable: every warm-up ran out, so
+			 * there is no rate to say "up to" (it printed -1). */
+			printf("no saturation judged: no point ended its warm-up (last stable rate none)\n");
 		else if (o.table && !o.csv)
 			printf("no saturation up to %.4g, max accepted %.4f\n", sw.last_stable_rate, sw.max_accepted);
 		if (o.json_path)

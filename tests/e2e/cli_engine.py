@@ -182,6 +182,9 @@ def case_warmup_only():
            "netloom: warning: max_samples = 2 < warmup_periods = 3: every sample period is warm-up, nothing is "
            "measured, and each point is reported unstable (BookSim's rule); expected max_samples >= warmup_periods\n")
         check(f"{cmd}: table label: {p.stdout.decode()!r}", "no (warm-up only)" in p.stdout.decode())
+        if cmd == "sweep":  # no rate to say "up to": it said "no saturation up to -1"
+            eq("sweep: last line", p.stdout.decode().splitlines()[-1],
+               "no saturation judged: no point ended its warm-up (last stable rate none)")
         # Equal: warm-up ends with the last period, whose figures are
         # reported (a stable point, as BookSim reports it), but nothing
         # was measured or drained: said on stderr (it was silent, and a
