@@ -475,6 +475,26 @@ const char *config_origin(const struct config *c, const char *key)
 	return NULL;
 }
 
+/* An origin of the form "path:line", as config_load_stream records it. */
+static bool config_origin_is_file_line(const char *origin)
+{
+	const char *colon = origin ? strrchr(origin, ':') : NULL;
+	if (!colon || colon == origin || !colon[1])
+		return false;
+	for (const char *d = colon + 1; *d; d++)
+		if (!isdigit((unsigned char)*d))
+			return false;
+	return true;
+}
+
+int config_err_file_line(const struct config *c, const char *key, struct nl_err *err)
+{
+	const char *at = config_origin(c, key);
+	if (!config_origin_is_file_line(at))
+		return err ? err->code : NL_EINVAL;
+	return nl_err_prefix(err, "%s", at);
+}
+
 int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err)
 {
 	char what[300];

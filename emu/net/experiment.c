@@ -327,8 +327,8 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 			      "measured until its packets have drained");
 	else
 		rc_ = flitnet_new(nc, rc, sc, t, &n, err);
-	if (rc_ == 0)
-		rc_ = traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err);
+	if (rc_ == 0 && traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err) < 0)
+		rc_ = config_err_file_line(sc->cfg, "traffic", err);
 	if (rc_ == 0) {
 		flitnet_set_class_rule(n, tc->traffic_class);
 		rc_ = flitnet_set_traffic(n, tr, rate, (uint32_t)tc->packet_size.lo, (uint32_t)tc->packet_size.hi,
@@ -389,7 +389,8 @@ int net_run_point_cfg(const struct config *cfg, struct net_point *pt, struct nl_
 	NL_CHECK(config_bind(cfg, &traffic_table, &tc, err));
 	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
 	sc.cfg = cfg;
-	NL_CHECK(topo_new(nc.topology, &t, err));
+	if (topo_new(nc.topology, &t, err) < 0)
+		return config_err_file_line(cfg, "topology", err);
 	int r = net_run_point(&nc, &rc, &sc, &tc, t, tc.injection_rate, pt, err);
 	topo_free(t);
 	return r;

@@ -513,8 +513,9 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->cls_w = n->V / n->n_cls;
 	/* A refused VC count starts with where num_vcs was set; with traffic
 	 * classes, where traffic_classes was, before what it left per class. */
-	rc_ = route_new_origin(nc->routing_function, t, n->cls_w,
-			       n->n_cls > 1 ? NULL : config_origin(sc->cfg, "num_vcs"), &n->route, err);
+	const struct route_origin route_at = {.vcs = n->n_cls > 1 ? NULL : config_origin(sc->cfg, "num_vcs"),
+					      .spec_cfg = sc->cfg};
+	rc_ = route_new_origin(nc->routing_function, t, n->cls_w, &route_at, &n->route, err);
 	if (rc_ < 0 && n->n_cls > 1) { /* its "got N" counts one class's VCs */
 		const char *at = config_origin(sc->cfg, "traffic_classes");
 		nl_err_prefix(err, "%s%s[router] traffic_classes = %u leaves num_vcs / %u = %u VCs per class",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/registry.h"
 #include "topo/topo.h"
@@ -110,8 +111,9 @@ int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
 	return rc;
 }
 
-int route_vcs_errf(const struct route *r, struct nl_err *err, const char *fmt, ...)
+int route_vcs_errf(struct route *r, struct nl_err *err, const char *fmt, ...)
 {
+	r->vcs_refused = true;
 	char msg[NL_ERR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
@@ -128,7 +130,17 @@ int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct rou
 	return route_new_origin(spec, t, n_vcs, NULL, out, err);
 }
 
-int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const char *vcs_origin,
+/* A refusal of the spec itself (its name, family, parameters, or what
+ * init found wrong with them) starts with where routing_function was
+ * set, when a file set it; a VC count's with where num_vcs was. */
+static int route_spec_refused(const struct route_origin *at, int rc, struct nl_err *err)
+{
+	if (at && at->spec_cfg)
+		return config_err_file_line(at->spec_cfg, "routing_function", err);
+	return rc;
+}
+
+int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const struct route_origin *at,
 		     struct route **out, struct nl_err *err)
 {
 	const char *tail;
@@ -138,8 +150,10 @@ int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, con
 	*out = NULL;
 	const struct route_ops *ops = route_lookup(spec, &tail, err);
 	if (!ops)
-		return tail ? NL_ENOTFOUND : NL_EINVAL;
-	NL_CHECK(route_check_family(ops, t, err));
+		return route_spec_refused(at, tail ? NL_ENOTFOUND : NL_EINVAL, err);
+	rc = route_check_family(ops, t, err);
+	if (rc < 0)
+		return route_spec_refused(at, rc, err);
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
@@ -152,13 +166,17 @@ int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, con
 		goto fail;
 	}
 	rc = route_params_parse(ops, tail, &r->params, err);
-	if (rc < 0)
+	if (rc < 0) {
+		rc = route_spec_refused(at, rc, err);
 		goto fail;
+	}
 	r->max_cands = ROUTE_MAX_CANDS;
 	r->hop_pure = ops->is_deterministic;
-	r->vcs_origin = vcs_origin;
+	r->vcs_origin = at ? at->vcs : NULL;
 	rc = ops->init(r, err);
 	r->vcs_origin = NULL; /* the caller's string may not outlive the call */
+	if (rc < 0 && !r->vcs_refused && rc != NL_ENOMEM)
+		rc = route_spec_refused(at, rc, err);
 	if (rc < 0)
 		goto fail;
 	if (r->max_cands < 1 || r->max_cands > ROUTE_MAX_CANDS)

@@ -19,6 +19,8 @@
 
 #include "core/param.h"
 
+struct config;
+
 struct nl_err;
 struct rng;
 struct topo;
@@ -242,6 +244,7 @@ struct route {
 	 * refusals (route_vcs_errf) start as read-time errors do; NULL: its
 	 * default, or not known. Not owned; set during route_new only. */
 	const char *vcs_origin;
+	bool vcs_refused; /* init refused the VC count (route_vcs_errf) */
 	uint32_t max_cands;      /* most candidates compute returns; init may lower it (default ROUTE_MAX_CANDS) */
 	uint32_t snapshot_period; /* cycles between ops->snapshot calls; init sets it, 0 = never */
 	unsigned views;          /* ROUTE_VIEW_* this instance reads beyond the local view; init sets them */
@@ -381,11 +384,20 @@ int route_spec_canonical(const char *spec, char **out, struct nl_err *err);
  * n_vcs VCs. */
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,
 	      struct nl_err *err);
-/* The same, with where num_vcs was set (config_origin: "file.ini:12",
- * "-s"; NULL when unknown or left at its default): a refused VC count then
- * reads "file.ini:12: routing function 'dor' on a torus needs ...", as
- * the errors found while reading the configuration do. */
-int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const char *vcs_origin,
+/* Where the keys route_new reads were set, so its refusals start as the
+ * errors found while reading the configuration do. */
+struct route_origin {
+	/* num_vcs's (config_origin: "file.ini:12", "-s"; NULL when unknown or
+	 * left at its default): "file.ini:12: routing function 'dor' on a
+	 * torus needs ..." */
+	const char *vcs;
+	/* The configuration routing_function came from (NULL: none): a
+	 * refused spec starts with its file and line when a file set it
+	 * (config_err_file_line). */
+	const struct config *spec_cfg;
+};
+/* The same, with where its keys were set (at may be NULL). */
+int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, const struct route_origin *at,
 		     struct route **out, struct nl_err *err);
 void route_free(struct route *r);
 

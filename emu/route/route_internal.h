@@ -14,7 +14,7 @@ struct topo_grid;
 /* Refuse r's VC count in init: the message, prefixed with where num_vcs
  * was set (r->vcs_origin) when known; returns NL_ECONFIG. Every
  * function's VC check says it through here, so each names its origin. */
-int route_vcs_errf(const struct route *r, struct nl_err *err, const char *fmt, ...)
+int route_vcs_errf(struct route *r, struct nl_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Packet p's source router. The packet carries its source endpoint only:

@@ -148,8 +148,8 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 		return nl_errf(err, NL_ECONFIG,
 			       "key 'topology': not set; expected the machine the jobs share (interference needs a "
 			       "network)");
-	if (session_topo(s, err) < 0)
-		return nl_err_prefix(err, "key 'topology'");
+	if (session_topo_as(s, "key 'topology'", err) < 0)
+		return err->code;
 	if (!x->ops->ignores_routing)
 		NL_CHECK(session_default_routing(s, err));
 	x->t = s->topo;

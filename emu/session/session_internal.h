@@ -81,8 +81,11 @@ int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struc
 /* Bind the typed configs (once per configuration). */
 int session_bind(nl_sim *s, struct nl_err *err);
 
-/* Build the topology from [network] topology if not built yet. */
+/* Build the topology from [network] topology if not built yet. A spec
+ * refused starts with `label` when given ("key 'topology'"), and before
+ * it the file and line that set it, if a file did. */
 int session_topo(nl_sim *s, struct nl_err *err);
+int session_topo_as(nl_sim *s, const char *label, struct nl_err *err);
 
 /* Drop the last results and everything built for them. */
 void session_results_clear(nl_sim *s);

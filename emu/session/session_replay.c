@@ -35,8 +35,8 @@ static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *
 	/* A backend that accepts no topology (the analytic one) keeps its
 	 * contention-free default unless the user set one. */
 	*want_topo = !(*ops)->topology_optional || config_get(&s->cfg, "topology");
-	if (*want_topo && session_topo(s, err) < 0)
-		return nl_err_prefix(err, "key 'topology'");
+	if (*want_topo && session_topo_as(s, "key 'topology'", err) < 0)
+		return err->code;
 	/* routing_function unset: the family's default, as run and replay. */
 	if (*want_topo && !(*ops)->ignores_routing)
 		NL_CHECK(session_default_routing(s, err));
@@ -373,8 +373,10 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	 * only when set, so its default stays contention-free. */
 	bool want_topo = !ops->topology_optional || config_get(&s->cfg, "topology");
 	if (want_topo) {
-		if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0)
-			return nl_err_prefix(err, "%s", label);
+		if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0) {
+			nl_err_prefix(err, "%s", label);
+			return config_err_file_line(&s->cfg, "topology", err);
+		}
 		/* Linear placement needs an endpoint per rank; a policy checks
 		 * its own need (ranks_per_node ranks share one: place_job). */
 		if (!strcmp(s->ac.placement, "linear") && s->topo->n_endpoints < m->n_ranks)

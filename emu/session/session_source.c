@@ -198,8 +198,7 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 	/* As replay: a backend that accepts no topology (the analytic one)
 	 * gets one only when the user set it. */
 	if (!ops->topology_optional || config_get(&s->cfg, "topology")) {
-		if ((rc = session_topo(s, err)) < 0) {
-			rc = nl_err_prefix(err, "key 'topology'");
+		if ((rc = session_topo_as(s, "key 'topology'", err)) < 0) {
 			goto fail;
 		}
 		r->topo = s->topo;

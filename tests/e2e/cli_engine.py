@@ -508,7 +508,25 @@ def case_errors():
         parts_file = ini("pa.ini", "[network]\ntopology = torus:k=4x4\n[simulation]\npartitions = 17\n")
         threads_file = ini("th.ini", "[network]\ntopology = torus:k=4x4\n[simulation]\nthreads = 17\n")
         vcs_file = ini("vc.ini", "[network]\ntopology = torus:k=4x4\n[router]\nvc_buf_size = 4\nnum_vcs = 3\n")
+        # The specs parsed once the network is built named no file: a
+        # bad topology, traffic or routing function in run.ini read as if
+        # typed with -s.
+        topo_file = ini("tp.ini", "[network]\ntopology = torus:k=1x4\n")
+        traffic_file = ini("tr.ini", "[network]\ntopology = mesh:k=4x4\n[traffic]\ntraffic = diagonal\n")
+        rf_file = ini("ru.ini", "[network]\ntopology = mesh:k=4x4\nrouting_function = zigzag\n")
+        rf_param_file = ini("rp.ini", "[network]\nrouting_function = dor:dateline=2\ntopology = mesh:k=4x4\n")
+        rf_family_file = ini("rm.ini", "[network]\ntopology = full:n=8\nrouting_function = dor\n")
         cases = [
+            (("-c", topo_file), f"netloom: {topo_file}:2: topology 'torus': parameter 'k' value '1x4' out of "
+             "range: expected each element in 2..65535, got '1'"),
+            (("-c", traffic_file), f"netloom: {traffic_file}:4: unknown traffic pattern 'diagonal' (valid: "
+             "uniform, bitcomp, bitrev, shuffle, transpose, bitrot, hotspot, randperm, asymmetric, neighbor, "
+             "tornado, swap2, nextgroup)"),
+            (("-c", rf_file), f"netloom: {rf_file}:3: unknown routing function 'zigzag' (valid: dor,"),
+            (("-c", rf_param_file), f"netloom: {rf_param_file}:2: routing function 'dor': parameter 'dateline' "
+             "value '2': expected 0/1"),
+            (("-c", rf_family_file), f"netloom: {rf_family_file}:3: routing function 'dor' does not run on "
+             "topology 'full'"),
             # key=value errors: -s and file
             (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("-s", "frobnicate=4"), "-s: unknown key 'frobnicate' (see 'netloom config --keys' for the list)"),
@@ -663,7 +681,7 @@ def case_errors():
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
                    "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
-                   "hh.ini", "keep.json"]))
+                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):

@@ -131,6 +131,11 @@ case "$out" in *"key 'backend': unknown network backend 'flitz' (valid: analytic
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
 expect_eq "bad topology exit" $rc 2
 expect_eq "bad topology message" "$out" "netloom: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
+# From a file, the message starts with its line (it named no file).
+printf '[network]\ntopology = torus:k=1\n' > "$dir/badtopo.ini"
+out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/badtopo.ini" 2>&1); rc=$?
+expect_eq "bad topology in a file exit" $rc 2
+expect_eq "bad topology in a file message" "$out" "netloom: $dir/badtopo.ini:2: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 2>&1); rc=$?
 expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?

@@ -85,7 +85,7 @@ static int conform_one(const char *spec, const struct route_ops *ops, int *react
 		int rc = NL_ECONFIG;
 		uint32_t vcs = 1;
 		for (; vcs <= 16 && rc == NL_ECONFIG; vcs++) {
-			rc = route_new_origin(spec, t, vcs, "vcs.ini:3", &r, &e) < 0 ? e.code : 0;
+			rc = route_new_origin(spec, t, vcs, &(struct route_origin){.vcs = "vcs.ini:3"}, &r, &e) < 0 ? e.code : 0;
 			if (rc == NL_ECONFIG && strncmp(e.msg, "vcs.ini:3: ", 11))
 				TEST_FAIL_("%s on %s, %u VCs: refused without num_vcs's origin: %s", spec,
 					   family_specs[f], vcs, e.msg);
@@ -511,15 +511,15 @@ static void test_route_errors(void)
 	CHECK_ERR(route_new("valiant", t, 2, &r, &e), NL_ECONFIG, &e, "multiple of 4");
 	/* With where num_vcs was set, the refusal starts there, as errors
 	 * found while reading the configuration do; without, as before. */
-	CHECK_ERR(route_new_origin("dor", t, 3, "run.ini:7", &r, &e), NL_ECONFIG, &e,
+	CHECK_ERR(route_new_origin("dor", t, 3, &(struct route_origin){.vcs = "run.ini:7"}, &r, &e), NL_ECONFIG, &e,
 		  "run.ini:7: routing function 'dor' on a torus needs an even num_vcs >= 2");
 	CHECK(!strncmp(e.msg, "run.ini:7: ", 11));
-	CHECK_ERR(route_new_origin("valiant", t, 2, "-s", &r, &e), NL_ECONFIG, &e, "-s: routing function 'valiant'");
+	CHECK_ERR(route_new_origin("valiant", t, 2, &(struct route_origin){.vcs = "-s"}, &r, &e), NL_ECONFIG, &e, "-s: routing function 'valiant'");
 	CHECK(!strncmp(e.msg, "-s: ", 4));
 	CHECK_ERR(route_new("dor", t, 3, &r, &e), NL_ECONFIG, &e, "needs an even num_vcs >= 2");
 	CHECK(!strncmp(e.msg, "routing function 'dor'", 22));
 	/* The origin is for messages only: nothing else changes. */
-	CHECK_OK(route_new_origin("dor", t, 2, "-s", &r, &e), &e);
+	CHECK_OK(route_new_origin("dor", t, 2, &(struct route_origin){.vcs = "-s"}, &r, &e), &e);
 	CHECK(r->vcs_origin == NULL);
 	route_free(r);
 	topo_free(t);
