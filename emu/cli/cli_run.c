@@ -306,6 +306,21 @@ static void run_print_point(const struct nl_point *pt, const struct nl_sim_info 
 			       "-", "-", "-", "-", "-", "-", (unsigned long long)pt->deadlock_cycle);
 		return;
 	}
+	/* No packet measured (a rate so low, or packets so long, that none
+	 * was created and arrived in the window): the latency and hop
+	 * figures have no value. BookSim prints nan; 0.00 read as a
+	 * latency, and in a curve as a point at zero. */
+	if (pt->packets == 0 && !warmup_only) {
+		if (csv)
+			printf("%.6g,%.6g,%.6g,,,,,,,%d,%llu,%llu,%.3f\n", pt->offered, pt->injected, pt->accepted,
+			       pt->stable, (unsigned long long)pt->cycles, (unsigned long long)pt->flit_hops,
+			       reproducible ? 0.0 : pt->wall_seconds);
+		else
+			printf("%9.4f %9.4f %9.4f  %9s %6s %6s %7s  %9s %6s  %s\n", pt->offered, pt->injected,
+			       pt->accepted, "-", "-", "-", "-", "-", "-",
+			       pt->stable ? "yes (no packet measured)" : "no (saturated)");
+		return;
+	}
 	if (csv) {
 		printf("%.6g,%.6g,%.6g,%.6g,%llu,%llu,%llu,%.6g,%.6g,%d,%llu,%llu,%.3f\n", pt->offered,
 		       pt->injected, pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50,

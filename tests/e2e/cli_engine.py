@@ -1163,6 +1163,17 @@ def case_zero_load():
     near("packet latency vs T0 over the measured hops", d["latency"]["packet"]["mean"], formula, 0.001 * formula)
     eq("zero-load network latency = packet latency", d["latency"]["network"]["mean"], d["latency"]["packet"]["mean"])
     eq("max latency = T0 of the diameter (6 hops)", d["latency"]["packet"]["max"], 7 * R + 6 * L + 3)
+    # A point that measured no packet: its latency is no 0.00 but '-'
+    # (empty in CSV). Packets of 65,535 flits at 0.01: one created every
+    # 6.5 M cycles per endpoint, none arrives in the 3,000-cycle window.
+    none = ("run", "-s", "topology=mesh:k=4x4", "-s", "packet_size=65535", "-s", "injection_rate=0.01",
+            "--reproducible")
+    d = run_json(*none, "--json", "-")["results"]
+    eq("no packet measured: packets", d["packets"], 0)
+    row = run(*none).stdout.decode().splitlines()[2]
+    eq("no packet measured: table row", row.split()[3:], ["-"] * 6 + ["yes", "(no", "packet", "measured)"])
+    row = run(*none, "--csv").stdout.decode().splitlines()[1]
+    eq("no packet measured: CSV row", row.split(",")[3:10], [""] * 6 + ["1"])
 
 
 def case_sweep_booksim():
