@@ -20,7 +20,11 @@
  * channel (no backfilling), and without contention the time is the
  * link_model = none time. The model does not cut messages into packets
  * (the flit backend does). Deterministic: no draws, ties complete in
- * send order.
+ * send order. For one send order the time is continuous in hop_latency,
+ * but the order is not: at hop_latency 0 answers over routes of
+ * different lengths tie and go in rank order, at any positive value the
+ * shorter route's go first, and the prediction can jump by tens of per
+ * cent between the two (docs/replay.md gives a halo exchange).
  *
  * The minimal route: dimension order on grids (torus, mesh: the shorter
  * way round a ring, + on a tie). On other topologies several neighbours
