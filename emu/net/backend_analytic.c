@@ -543,7 +543,9 @@ static int analytic_send(struct net_backend *b, uint64_t now_ps, uint32_t src_ep
 	uint64_t done;
 	if (a->p.ideal) {
 		done = now_ps;
-	} else if (a->p.link_model == ANALYTIC_LINK_BUS) {
+	} else if (a->p.link_model == ANALYTIC_LINK_BUS && bytes > 0) {
+		/* An empty message takes the branch below: it waits for no
+		 * channel in any sharing model, the bus too. */
 		uint64_t ser = analytic_ser_ps(a, bytes, false), t0 = now_ps > a->bus.free_ps ? now_ps : a->bus.free_ps;
 		a->bus.free_ps = t0 + ser;
 		a->bus.busy_ps += ser;
