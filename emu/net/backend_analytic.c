@@ -50,7 +50,7 @@
  *
  * link_model = bus: every message crosses one shared channel of the given
  * bandwidth, FIFO in send order: a shared-memory node, where all copies
- * share the memory system.
+ * share the memory system. It has no routers, so a hop latency is refused.
  *
  * Per-link latency (set_link_latency; the session's cable_latency, issue
  * 13): every router-to-router channel c of the minimal route adds its own
@@ -261,6 +261,13 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 	if (a->p.link_model == ANALYTIC_LINK_LINKS && !t) {
 		rc = nl_errf(err, NL_ECONFIG,
 			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
+		goto fail;
+	}
+	if (a->p.hop_latency_ns > 0 && a->p.link_model == ANALYTIC_LINK_BUS) { /* checked first: a topology would not help */
+		rc = nl_errf(err, NL_ECONFIG,
+			     "hop_latency_ns = %g: key 'link_model' is 'bus': expected none, endpoint or links (a bus "
+			     "has no router hops)",
+			     a->p.hop_latency_ns);
 		goto fail;
 	}
 	if (a->p.hop_latency_ns > 0 && !t) { /* no routers to count: it would be ignored */

@@ -487,7 +487,20 @@ static void test_bad_config(void)
 	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"path_select=random", NULL}), NL_ECONFIG, &k.err,
 		  "key 'path_select' value 'random': expected one of spread, first");
 	bk_close(&k);
+	/* A bus has no routers: a hop latency with it would change nothing,
+	 * with or without a topology, so it is refused as cable_latency is. */
+	struct topo *t = NULL;
 	struct nl_err e = {0};
+	CHECK_OK(topo_new("mesh:k=4", &t, &e), &e);
+	CHECK_ERR(bk_open(&k, t, (const char *const[]){"link_model=bus", "hop_latency_ns=100", NULL}), NL_ECONFIG,
+		  &k.err, "hop_latency_ns = 100: key 'link_model' is 'bus': expected none, endpoint or links (a bus has no router hops)");
+	bk_close(&k);
+	CHECK_ERR(bk_open(&k, NULL, (const char *const[]){"link_model=bus", "hop_latency_ns=100", NULL}), NL_ECONFIG,
+		  &k.err, "hop_latency_ns = 100: key 'link_model' is 'bus'");
+	bk_close(&k);
+	CHECK_OK(bk_open(&k, t, (const char *const[]){"link_model=bus", "hop_latency_ns=0", NULL}), &k.err);
+	bk_close(&k);
+	topo_free(t);
 	CHECK(net_backend_find("nope", &e) == NULL);
 	CHECK(strstr(e.msg, "unknown network backend 'nope' (valid: analytic") != NULL);
 }
