@@ -25,10 +25,12 @@ static const char compare_usage[] =
 	"usage: netloom compare STUDY.ini -o DIR [-j N]\n"
 	"\n"
 	"Replays every workload of the study file on every candidate system\n"
-	"(each repeat seed), prices each system under the study's cost preset\n"
-	"(or its own layout_* keys), and writes DIR/index.html (tables and\n"
-	"gnuplot SVG plots, static: open it in a browser), DIR/report.json and\n"
-	"DIR/report.md (docs/procurement.md).\n"
+	"(once per seed of [study] seeds, or once in all where the workload's\n"
+	"placement does not use the seed: only random-node and random-router\n"
+	"do), prices each system under the study's cost preset (or its own\n"
+	"layout_* keys), and writes DIR/index.html (tables and gnuplot SVG\n"
+	"plots, static: open it in a browser), DIR/report.json and DIR/report.md\n"
+	"(docs/procurement.md).\n"
 	"Results are cached in DIR/cache: a re-run computes only what changed.\n"
 	"\n"
 	"  -o, --output DIR  the report's directory (created)\n"
@@ -278,6 +280,7 @@ int cli_compare_main(int argc, char **argv)
 		json_object_set_new(ex, "runs", json_integer(res.runs));
 		json_object_set_new(ex, "executed_runs", json_integer(res.executed));
 		json_object_set_new(ex, "cached_runs", json_integer(res.cached));
+		json_object_set_new(ex, "reused_runs", json_integer(res.reused));
 		json_object_set_new(ex, "failed_runs", json_integer(res.failed));
 		/* Replays and cost evaluations are cached apart: a new preset
 		 * prices again and replays nothing. */
@@ -292,9 +295,9 @@ int cli_compare_main(int argc, char **argv)
 		rc = compare_write(res.doc, res.markdown, dir, &err);
 		if (rc == 0)
 			printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u "
-			       "failed); %u system(s) priced, %u cost(s) from the cache\n",
-			       dir, dir, dir, res.runs, res.executed, res.cached, res.failed, res.cost_evaluated,
-			       res.cost_cached);
+			       "reused from seed 1, %u failed); %u system(s) priced, %u cost(s) from the cache\n",
+			       dir, dir, dir, res.runs, res.executed, res.cached, res.reused, res.failed,
+			       res.cost_evaluated, res.cost_cached);
 	}
 	json_decref(res.doc);
 	free(res.markdown);

@@ -255,6 +255,24 @@ static void h_plot_systems(struct html *h)
 	free(s);
 }
 
+/* The workloads whose placement does not read the seed, as report.md
+ * names them: seed 1 replayed, its result every seed's. */
+static void h_unseeded(struct html *h)
+{
+	const double seeds = jnum(json_object_get(h->doc, "study"), "seeds");
+	for (size_t w = 0; w < h->n_wl; w++) {
+		const json_t *wl = json_array_get(h->wl, w);
+		if (!(seeds > 1) || !(jnum(wl, "seeds_replayed") < seeds))
+			continue;
+		fputs("<p>Workload <b>", h->f);
+		cli_xml_escape(h->f, jstr(wl, "name"));
+		fputs("</b> (placement <code>", h->f);
+		cli_xml_escape(h->f, jstr(wl, "placement"));
+		fprintf(h->f, "</code>, which does not use the seed): seed 1 replayed on each system, its result also "
+			      "that of seeds 2..%.0f.</p>\n", seeds);
+	}
+}
+
 /* Placement sensitivity: each cell's median with its min..max over seeds. */
 static void h_plot_seeds(struct html *h)
 {
@@ -520,18 +538,19 @@ static void h_tables_links(struct html *h)
 
 static void h_execution(struct html *h)
 {
-	static const char *const k[] = {"runs", "simulations_executed", "cached_runs", "failed_runs",
+	static const char *const k[] = {"runs", "simulations_executed", "cached_runs", "reused_runs", "failed_runs",
 					"cost_evaluations", "cost_cached", "jobs", "wall_seconds"};
+	const size_t n = sizeof k / sizeof *k;
 	const json_t *ex = json_object_get(h->doc, "execution");
 	FILE *f = h->f;
 	fprintf(f, "<table id=\"execution\"><caption>This run (the only figures that differ between runs of the "
 		   "same study)</caption>\n<tr>");
-	for (size_t i = 0; i < 8; i++)
+	for (size_t i = 0; i < n; i++)
 		fprintf(f, "<th>%s</th>", k[i]);
 	fputs("</tr>\n<tr>", f);
-	for (size_t i = 0; i < 8; i++) {
+	for (size_t i = 0; i < n; i++) {
 		fputs("<td>", f);
-		h_num(h, jnum(ex, k[i]), 1, i == 7 ? "%.2f" : "%.0f", "execution/%s", k[i]);
+		h_num(h, jnum(ex, k[i]), 1, i == n - 1 ? "%.2f" : "%.0f", "execution/%s", k[i]);
 		fputs("</td>", f);
 	}
 	fputs("</tr>\n</table>\n", f);
@@ -586,6 +605,7 @@ int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_e
 	h_tables_runtime(&h);
 	h_tables_failed(&h);
 	fputs("<h2>Placement sensitivity</h2>\n", f);
+	h_unseeded(&h);
 	h_plot_seeds(&h);
 	fputs("<h2>Cost, power, performance per dollar and per watt</h2>\n", f);
 	h_plot_systems(&h);

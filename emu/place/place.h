@@ -47,6 +47,11 @@ struct place_req {
 struct place_ops {
 	const char *name;   /* "contiguous" */
 	const char *help;   /* one line */
+	/* It draws from req->seed (random-node, random-router): another seed
+	 * may give other endpoints. The others give the same ones whatever
+	 * the seed, so a caller repeating a job over seeds (`netloom
+	 * compare`) can place it once. */
+	bool uses_seed;
 	int (*place)(const struct place_req *req, uint32_t n_nodes, uint32_t *nodes, struct nl_err *err);
 };
 

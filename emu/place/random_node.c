@@ -29,5 +29,6 @@ static int place_random_node(const struct place_req *req, uint32_t n_nodes, uint
 const struct place_ops place_random_node_ops = {
 	.name = "random-node",
 	.help = "uniformly random free endpoints (seeded)",
+	.uses_seed = true,
 	.place = place_random_node,
 };

@@ -36,5 +36,6 @@ static int place_random_router(const struct place_req *req, uint32_t n_nodes, ui
 const struct place_ops place_random_router_ops = {
 	.name = "random-router",
 	.help = "routers in random order (seeded), all free endpoints of each",
+	.uses_seed = true,
 	.place = place_random_router,
 };

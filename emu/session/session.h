@@ -179,6 +179,7 @@ struct session_compare_result {
 	char *markdown;        /* report.md; caller frees */
 	char *problems;        /* validation problems, one per line; caller frees */
 	uint32_t runs, executed, cached, failed;
+	uint32_t reused;       /* runs given seed 1's result: their placement does not read the seed */
 	uint32_t cost_evaluated, cost_cached; /* systems priced, systems whose cost came from the cache */
 };
 int session_compare(const char *study, const struct session_compare_opts *o, struct session_compare_result *res,

@@ -682,7 +682,9 @@ static void cmp_validate(struct cmp *c)
 				    c->path, w->line, w->name);
 			continue;
 		}
-		if (w->placement && strcmp(w->placement, "linear") && !place_find(w->placement, NULL)) {
+		const struct place_ops *pops = w->placement ? place_find(w->placement, NULL) : NULL;
+		w->uses_seed = pops && pops->uses_seed;
+		if (w->placement && strcmp(w->placement, "linear") && !pops) {
 			char names[256];
 			cmp_at(c, w->placement_line, at, sizeof at);
 			cmp_problem(c, "%s: [workload %s] key 'placement': value '%s': expected linear or a policy of "
@@ -854,9 +856,9 @@ static void *cmp_worker(void *arg)
 		/* This rank's runs: i = rank, rank + ranks, ... (all of them in
 		 * one process). */
 		uint64_t i = (uint64_t)atomic_fetch_add(&c->next, 1) * c->size + c->rank;
-		if (i >= c->n_runs)
+		if (i >= c->n_todo)
 			return NULL;
-		cmp_run_one(c, &c->runs[i]);
+		cmp_run_one(c, &c->runs[c->todo[i]]);
 		pthread_mutex_lock(&c->mu);
 		c->done++;
 		if (c->o->pg) {
@@ -960,16 +962,16 @@ static size_t cmp_unpack_run(struct cmp *c, const uint8_t *p)
 static int cmp_gather(struct cmp *c, struct nl_err *err)
 {
 	size_t len = 0;
-	for (uint32_t i = c->rank; i < c->n_runs; i += c->size)
-		len += cmp_pack_run(&c->runs[i], i, NULL);
+	for (uint32_t i = c->rank; i < c->n_todo; i += c->size)
+		len += cmp_pack_run(&c->runs[c->todo[i]], c->todo[i], NULL);
 	uint8_t *mine = malloc(len ? len : 1), *all = NULL;
 	size_t *at = malloc(((size_t)c->size + 1) * sizeof *at);
 	int rc = mine && at ? 0 : nl_errf(err, NL_ENOMEM, "out of memory");
 	rc = net_mpi_agree(c->o->mpi, rc, err);
 	if (rc == 0) {
 		len = 0;
-		for (uint32_t i = c->rank; i < c->n_runs; i += c->size)
-			len += cmp_pack_run(&c->runs[i], i, mine + len);
+		for (uint32_t i = c->rank; i < c->n_todo; i += c->size)
+			len += cmp_pack_run(&c->runs[c->todo[i]], c->todo[i], mine + len);
 		rc = net_mpi_allgather(c->o->mpi, mine, len, &all, at, err);
 	}
 	int urc = 0;
@@ -983,13 +985,41 @@ static int cmp_gather(struct cmp *c, struct nl_err *err)
 	if (rc == 0)
 		rc = net_mpi_agree(c->o->mpi, urc, err);
 	if (rc == 0 && c->rank == 0)
-		for (uint32_t i = 0; i < c->n_runs; i++)
-			if (i % c->size != 0 && !c->runs[i].cached)
-				cmp_cache_put(c, &c->runs[i]);
+		for (uint32_t i = 0; i < c->n_todo; i++)
+			if (i % c->size != 0 && !c->runs[c->todo[i]].cached)
+				cmp_cache_put(c, &c->runs[c->todo[i]]);
 	free(mine);
 	free(all);
 	free(at);
 	return rc;
+}
+
+/* Each reused run (a seed its workload's placement does not read) takes
+ * the result of its cell's seed 1, replayed or cached: every seed's entry
+ * of the report is there, as when each replayed, and the seeds' sums
+ * (busiest links) count it once per seed. */
+static int cmp_reuse(struct cmp *c, struct nl_err *err)
+{
+	for (uint32_t i = 0; i < c->n_runs; i++) {
+		struct cmp_run *r = &c->runs[i];
+		if (!r->reused)
+			continue;
+		const struct cmp_run *first = r - r->k;
+		const uint32_t s = r->s, w = r->w, k = r->k;
+		*r = *first;
+		r->s = s;
+		r->w = w;
+		r->k = k;
+		r->reused = true;
+		r->links = NULL;
+		if (first->n_links && !(r->links = malloc((size_t)first->n_links * sizeof *r->links))) {
+			r->n_links = 0;
+			return nl_errf(err, NL_ENOMEM, "out of memory");
+		}
+		if (first->n_links)
+			memcpy(r->links, first->links, (size_t)first->n_links * sizeof *r->links);
+	}
+	return 0;
 }
 
 static int cmp_run_all(struct cmp *c, struct nl_err *err)
@@ -1010,15 +1040,22 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	}
 	c->n_runs = c->n_sys * c->n_wl * c->n_seeds;
 	c->runs = calloc(c->n_runs, sizeof *c->runs);
-	if (rc == 0 && !c->runs)
+	c->todo = calloc(c->n_runs, sizeof *c->todo);
+	if (rc == 0 && (!c->runs || !c->todo))
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 	NL_CHECK(net_mpi_agree(c->o->mpi, rc, err));
 	uint32_t i = 0;
 	for (uint32_t w = 0; w < c->n_wl; w++)
 		for (uint32_t s = 0; s < c->n_sys; s++)
-			for (uint32_t k = 0; k < c->n_seeds; k++)
-				c->runs[i++] = (struct cmp_run){.s = s, .w = w, .k = k};
-	c->n_mine = c->n_runs > c->rank ? (c->n_runs - c->rank + c->size - 1) / c->size : 0;
+			for (uint32_t k = 0; k < c->n_seeds; k++) {
+				/* A seed its workload's placement does not read
+				 * gives seed 1's result: not replayed again. */
+				const bool reused = k > 0 && !c->wl[w].uses_seed;
+				if (!reused)
+					c->todo[c->n_todo++] = i;
+				c->runs[i++] = (struct cmp_run){.s = s, .w = w, .k = k, .reused = reused};
+			}
+	c->n_mine = c->n_todo > c->rank ? (c->n_todo - c->rank + c->size - 1) / c->size : 0;
 	unsigned nt = c->o->jobs ? c->o->jobs : 1;
 	if (nt > c->n_mine)
 		nt = c->n_mine ? c->n_mine : 1;
@@ -1033,7 +1070,9 @@ static int cmp_run_all(struct cmp *c, struct nl_err *err)
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&c->mu);
-	return c->size > 1 ? cmp_gather(c, err) : 0;
+	if (c->size > 1)
+		NL_CHECK(cmp_gather(c, err));
+	return cmp_reuse(c, err);
 }
 
 static void cmp_release(struct cmp *c)
@@ -1064,6 +1103,7 @@ static void cmp_release(struct cmp *c)
 	for (uint32_t i = 0; c->runs && i < c->n_runs; i++)
 		free(c->runs[i].links);
 	free(c->runs);
+	free(c->todo);
 }
 
 int session_compare(const char *study, const struct session_compare_opts *o, struct session_compare_result *res,
@@ -1133,9 +1173,11 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 	if ((rc = cmp_run_all(c, err)) < 0)
 		goto out;
 	for (uint32_t i = 0; i < c->n_runs; i++) {
-		res->executed += !c->runs[i].cached;
-		res->cached += c->runs[i].cached;
-		res->failed += c->runs[i].status != 0;
+		const struct cmp_run *r = &c->runs[i];
+		res->executed += !r->reused && !r->cached;
+		res->cached += !r->reused && r->cached;
+		res->reused += r->reused;
+		res->failed += r->status != 0;
 	}
 	res->runs = c->n_runs;
 	res->cost_evaluated = c->cost_evaluated;

@@ -71,6 +71,11 @@ struct cmp_wl {
 	/* After validation. */
 	uint64_t trace_hash;       /* XXH64 of the archive's bytes */
 	uint32_t trace_ranks;
+	/* Its placement draws from the seed (place_ops.uses_seed): each seed
+	 * replays. Else nothing a replay runs reads the seed (the flit
+	 * network's draws are keyed by the system's key `seed`, which the
+	 * study does not vary), so seed 1's replay is every seed's result. */
+	bool uses_seed;
 };
 
 /* One replay: system s, workload w, seed index k. */
@@ -80,6 +85,7 @@ struct cmp_run {
 	double runtime_s;
 	double comm_share;         /* session_comm_share of the replay */
 	bool cached;
+	bool reused;               /* seed 1's result, not replayed (its workload's uses_seed false) */
 	char key[20];
 	char err[NL_ERR_MSG_MAX];
 	/* Link use of the replay: (port, count) for every router-to-router
@@ -113,11 +119,13 @@ struct cmp {
 	/* Runs. */
 	struct cmp_run *runs;
 	uint32_t n_runs;
+	uint32_t *todo;            /* indices into runs of those replayed: all but the reused */
+	uint32_t n_todo;
 	const struct session_compare_opts *o;
 	atomic_uint next;
 	pthread_mutex_t mu;
 	uint32_t done;
-	uint32_t rank, size;       /* MPI: this rank runs runs i = rank mod size (0 and 1 alone) */
+	uint32_t rank, size;       /* MPI: this rank runs todo[i], i = rank mod size (0 and 1 alone) */
 	uint32_t n_mine;           /* how many that is */
 	uint32_t cost_evaluated;   /* systems priced in this run (not from the cache) */
 };

@@ -227,6 +227,9 @@ json_t *cmp_doc(const struct cmp *c)
 		json_object_set_new(o, "ranks", json_integer(c->wl[w].trace_ranks));
 		json_object_set_new(o, "weight", json_real(c->wl[w].weight));
 		json_object_set_new(o, "placement", out_json_utf8(c->wl[w].placement ? c->wl[w].placement : "linear"));
+		/* A placement that does not read the seed replays seed 1 alone
+		 * (docs/procurement.md, [study] seeds). */
+		json_object_set_new(o, "seeds_replayed", json_integer(c->wl[w].uses_seed ? c->n_seeds : 1));
 		json_array_append_new(wls, o);
 	}
 	for (uint32_t s = 0; s < c->n_sys; s++) {
@@ -293,6 +296,8 @@ json_t *cmp_doc(const struct cmp *c)
 				if (r->status)
 					json_object_set_new(e, "error", out_json_utf8(r->err));
 				json_object_set_new(e, "cache_key", json_string(r->key));
+				if (r->reused)
+					json_object_set_new(e, "same_as_seed", json_integer((json_int_t)cmp_seed(0)));
 				json_array_append_new(seeds, e);
 			}
 			json_object_set_new(o, "seeds", seeds);
@@ -366,6 +371,21 @@ static void cmp_md_failed(FILE *f, const struct cmp *c)
 			}
 }
 
+/* The workloads whose placement does not read the seed, when there are
+ * seeds to repeat: replayed with seed 1 alone, its result every seed's. */
+static void cmp_md_unseeded(FILE *f, const struct cmp *c)
+{
+	for (uint32_t w = 0; w < c->n_wl && c->n_seeds > 1; w++) {
+		if (c->wl[w].uses_seed)
+			continue;
+		fputs("Workload **", f);
+		cmp_md_name(f, c->wl[w].name);
+		fprintf(f, "** (placement `%s`, which does not use the seed): seed 1 replayed on each system, its result "
+			   "also that of seeds 2..%u.\n\n",
+			c->wl[w].placement ? c->wl[w].placement : "linear", c->n_seeds);
+	}
+}
+
 char *cmp_md(const struct cmp *c)
 {
 	char *buf = NULL;
@@ -381,6 +401,7 @@ char *cmp_md(const struct cmp *c)
 					     "else not modelled"
 					   : "modelled",
 		c->n_seeds, c->preset, c->sys[ref].name);
+	cmp_md_unseeded(f, c);
 	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n");
 	cmp_md_wl_header(f, c);
 	for (uint32_t w = 0; w < c->n_wl; w++) {

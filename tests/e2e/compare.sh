@@ -49,7 +49,16 @@ cmp -s "$dir/a/report.md" "$dir/b/report.md" || fail "-j1 and -j2 report.md diff
 grep -q '<h2>Execution' "$dir/a/index.html" || fail "index.html: no execution table"
 expect_eq "cells" "$(json "$dir/a/report.json" 'len(d["cells"])')" 4
 expect_eq "cells ok" "$(json "$dir/a/report.json" 'sorted(set(c["status"] for c in d["cells"]))')" "['ok']"
-expect_eq "executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 8
+# lammps's placement (linear) does not use the seed: seed 1 replays on
+# each system and is seed 2's result too (8 replays before, 6 now);
+# hpcc's random-node replays both seeds.
+expect_eq "executed" "$(json "$dir/a/report.json" '[d["execution"][k] for k in ("runs", "executed_runs", "reused_runs")]')" "[8, 6, 2]"
+expect_eq "reused seeds" "$(json "$dir/a/report.json" '[(c["workload"], [(s["seed"], s.get("same_as_seed")) for s in c["seeds"]]) for c in d["cells"] if c["system"] == "torus"]')" \
+  "[('lammps', [(1, None), (2, 1)]), ('hpcc', [(1, None), (2, None)])]"
+expect_eq "seeds replayed" "$(json "$dir/a/report.json" '[w["seeds_replayed"] for w in d["workloads"]]')" "[1, 2]"
+expect_eq "reused seeds: the same result" "$(json "$dir/a/report.json" 'all(c["seeds"][0]["runtime_s"] == c["seeds"][1]["runtime_s"] and c["runtime_min_s"] == c["runtime_max_s"] for c in d["cells"] if c["workload"] == "lammps")')" True
+grep -q '^Workload \*\*lammps\*\* (placement `linear`, which does not use the seed): seed 1 replayed on each system, its result also that of seeds 2..2.$' "$dir/a/report.md" || fail "report.md: reused seeds not said"
+grep -q '<p>Workload <b>lammps</b> (placement <code>linear</code>, which does not use the seed)' "$dir/a/index.html" || fail "index.html: reused seeds not said"
 expect_eq "reference" "$(json "$dir/a/report.json" '[s["relative_runtime"] for s in d["systems"]][0]')" 1.0
 expect_eq "cost" "$(json "$dir/a/report.json" 'all(s["cost_usd"] > 0 and s["power_w"] > 0 for s in d["systems"])')" True
 # Slowdown against the best: 1 for the fastest system of each workload.
@@ -68,7 +77,7 @@ expect_eq "build" "$(json "$dir/a/report.json" 'len(d["execution"]["build"]) > 0
 # A second run computes nothing; the report is the same.
 "$netloom" compare "$dir/study.ini" -o "$dir/a" -j2 > /dev/null || fail "second run"
 expect_eq "second run executed" "$(json "$dir/a/report.json" 'd["execution"]["executed_runs"]')" 0
-expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cached_runs"]')" 8
+expect_eq "second run cached" "$(json "$dir/a/report.json" 'd["execution"]["cached_runs"]')" 6
 [ "$(strip "$dir/a/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "cached report differs"
 expect_eq "second run cost" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
 
@@ -77,14 +86,18 @@ expect_eq "second run cost" "$(json "$dir/a/report.json" 'd["execution"]["cost_e
 # was a failed cell with an empty message, a negative runtime a result,
 # and a link beyond the system's ports silently left out of its busiest
 # links. Each of the four is replayed; the report is the computed one.
+# Four entries: the torus's three (lammps's seed 1, which seed 2 reuses,
+# and hpcc's two), and the fat tree's lammps entry for the error status.
 cp -r "$dir/a" "$dir/damaged"
 python3 - "$dir/damaged" <<'EOP'
 import json, sys
 d = sys.argv[1]
 r = json.load(open(d + "/report.json"))
-torus = [s["cache_key"] for c in r["cells"] if c["system"] == "torus" for s in c["seeds"]]
+keys = [s["cache_key"] for c in r["cells"] if c["system"] == "torus" for s in c["seeds"] if "same_as_seed" not in s]
+keys.insert(1, [c for c in r["cells"] if c["system"] == "fattree"][0]["seeds"][0]["cache_key"])
 edits = [("status", 7), ("status", 2), ("runtime_s", -1.0), ("links", None)]
-for key, (field, value) in zip(torus, edits):
+assert len(set(keys)) == 4
+for key, (field, value) in zip(keys, edits):
     p = "%s/cache/%s.json" % (d, key)
     e = json.load(open(p))
     if field == "links":
@@ -94,7 +107,7 @@ for key, (field, value) in zip(torus, edits):
     json.dump(e, open(p, "w"))
 EOP
 "$netloom" compare "$dir/study.ini" -o "$dir/damaged" > /dev/null || fail "damaged cache entries: run"
-expect_eq "damaged cache entries: executed, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["executed_runs"], d["execution"]["cached_runs"])')" "(4, 4)"
+expect_eq "damaged cache entries: executed, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["executed_runs"], d["execution"]["cached_runs"])')" "(4, 2)"
 [ "$(strip "$dir/damaged/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "damaged cache entries: report differs"
 # So is a damaged cost entry: a negative cost, cables by medium that do
 # not add up to the links, a packaging rule that does not exist.
@@ -192,18 +205,18 @@ sed 's/^preset = flex/preset = besta/' "$dir/study.ini" > "$dir/preset.ini"
 expect_eq "preset: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 0
 expect_eq "preset: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
 expect_eq "preset: cost changed" "$(python3 -c "import json,sys; a,b=(json.load(open(p))[\"systems\"][0][\"cost_usd\"] for p in sys.argv[1:]); print(a != b)" "$dir/a/report.json" "$dir/b/report.json")" True
-# A changed system replays only its own cells (2 workloads x 2 seeds) and
-# keeps its cost (same topology).
+# A changed system replays only its own cells (hpcc's 2 seeds, lammps's
+# seed 1, which is its seed 2's result) and keeps its cost (same topology).
 sed 's/^config = fattree.ini/config = fattree.ini\nchannel_latency = 2/' "$dir/study.ini" > "$dir/changed.ini"
 "$netloom" compare "$dir/changed.ini" -o "$dir/a" > /dev/null || fail "changed run"
-expect_eq "changed: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 4
+expect_eq "changed: simulations" "$(json "$dir/a/report.json" 'd["execution"]["simulations_executed"]')" 3
 expect_eq "changed: cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 0
 # The routing a replay runs is in its key, named or the family's default
 # (a changed default must not serve results of the old one): the fat tree
 # that names none ran min, so naming min replays nothing, naming nca
-# replays its 4 cells, and dropping it again replays nothing.
+# replays its 3 replays (lammps reuses seed 1), and dropping it again replays nothing.
 expect_eq "picked routing" "$(json "$dir/b/report.json" 'd["systems"][1]["routing"]')" min
-for r in min:0 nca:4 -:0; do
+for r in min:0 nca:3 -:0; do
 	if [ "${r%:*}" = - ]; then cp "$dir/study.ini" "$dir/routing.ini"
 	else sed "s/^config = fattree.ini/config = fattree.ini\nrouting_function = ${r%:*}/" "$dir/study.ini" > "$dir/routing.ini"; fi
 	"$netloom" compare "$dir/routing.ini" -o "$dir/b" > /dev/null || fail "routing ${r%:*}: run"

@@ -61,6 +61,17 @@ static void test_registry_and_validity(void)
 		uint32_t ep[48];
 		CHECK_OK(place_job(all[i], &rq, ep, &err), &err);
 		check_valid(&rq, ep);
+		/* uses_seed tells the truth (compare places a job once when
+		 * it is false): no other seed moves a rank, or some does. */
+		bool moved = false;
+		for (uint64_t seed = 2; seed <= 4; seed++) {
+			uint32_t other[48];
+			rq.seed = seed;
+			CHECK_OK(place_job(all[i], &rq, other, &err), &err);
+			moved |= memcmp(ep, other, sizeof ep) != 0;
+		}
+		CHECK_EQ(moved, all[i]->uses_seed);
+		rq.seed = 1;
 		rq.n_ranks = 49;
 		uint32_t ep2[49];
 		CHECK_ERR(place_job(all[i], &rq, ep2, &err), NL_ECONFIG, &err, "needs 49 endpoints");
