@@ -235,6 +235,8 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 	json_object_set_new(o, "rule", json_string(lo->rule->name));
 	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));
 	if (lo->is_annealed) {
+		/* false in one cabinet: nothing moved, as the text says. */
+		json_object_set_new(o, "annealed", json_boolean(layout_anneal_moved(lo)));
 		json_object_set_new(o, "iterations", json_integer((json_int_t)lo->iterations));
 		json_object_set_new(o, "trials", json_integer(lo->trials));
 		json_object_set_new(o, "best_trial", json_integer(lo->best_trial));

@@ -48,6 +48,9 @@ static json_t *session_cable_json(const struct layout *lo, const struct layout_m
 	json_object_set_new(o, "preset", json_string(m->name));
 	json_object_set_new(o, "rule", json_string(lo->rule->name));
 	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));
+	/* Whether the annealing had cabinets to move: not in one, where the
+	 * text says "nothing to anneal" as `netloom cost` does. */
+	json_object_set_new(o, "annealed", json_boolean(layout_anneal_moved(lo)));
 	json_object_set_new(o, "cabinets", json_integer(lo->n_cabinets));
 	json_object_set_new(o, "links", json_integer((json_int_t)ls->links));
 	json_object_set_new(o, "length_m", json_real(ls->length_m));

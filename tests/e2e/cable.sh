@@ -33,6 +33,21 @@ grep -q "^  cables: 128 links laid out by canonical (flex preset, 64 cabinets, r
   || fail "replay in one cabinet exit $?"
 grep -q "^  cables: 32 links laid out by canonical (flex preset, 1 cabinet, rule order)" "$dir/one.txt" \
   || fail "one cabinet: $(grep cables "$dir/one.txt")"
+# Annealing one cabinet moves nothing: the line said "annealed" where
+# cost and layout say "nothing to anneal"; the JSON keeps what was asked
+# (placement anneal) and says nothing moved (annealed false). Two
+# cabinets anneal.
+"$netloom" replay "$dir/pp.nlt" -s topology=torus:k=4x4 -s cable_latency=1 -s layout_placement=anneal \
+  --json "$dir/onea.json" > "$dir/onea.txt" || fail "replay annealing one cabinet exit $?"
+grep -q "^  cables: 32 links laid out by canonical (flex preset, 1 cabinet, nothing to anneal)" "$dir/onea.txt" \
+  || fail "one cabinet annealed: $(grep cables "$dir/onea.txt")"
+expect_eq "one cabinet annealed: JSON" "$(json "$dir/onea.json" '[d["results"]["network"]["cables"][k] for k in ("placement", "annealed")]')" "['anneal', False]"
+"$netloom" replay "$dir/pp.nlt" -s topology=torus:k=4x8 -s cable_latency=1 -s layout_placement=anneal \
+  -s layout_per_cabinet=16 -s layout_iterations=1000 --json "$dir/twoa.json" > "$dir/twoa.txt" || fail "replay annealing two cabinets exit $?"
+grep -q "^  cables: 64 links laid out by canonical (flex preset, 2 cabinets, annealed)" "$dir/twoa.txt" \
+  || fail "two cabinets annealed: $(grep cables "$dir/twoa.txt")"
+expect_eq "two cabinets annealed: JSON" "$(json "$dir/twoa.json" '[d["results"]["network"]["cables"][k] for k in ("placement", "annealed")]')" "['anneal', True]"
+expect_eq "cost --json: one cabinet not annealed" "$("$netloom" cost torus:k=4x4 --layout anneal --json - | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["placement"], d["annealed"])')" "anneal False"
 # The report's lengths are `netloom cost`'s for the same layout, summed in
 # whole micrometres (docs/layout.md): the sum of doubles in port order gave
 # 259.19999999999976 m where cost gives 259.2.
