@@ -259,12 +259,29 @@ struct config;
 int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
 		     const struct config *cfg, const struct layout_model **m, struct nl_err *err);
 
+/* layout_cfg_build in two steps, for a caller that needs the packing
+ * before it places (`netloom compare` checks the annealing keys on it,
+ * then reuses it on a cache miss). layout_cfg_pack: t packed as lc says
+ * (layout_pack, its rule and routers per cabinet checked); on failure
+ * nothing is allocated. layout_cfg_place: lo, packed by layout_cfg_pack
+ * under the same lc, placed on the floor and *m resolved; on failure lo
+ * is released. */
+int layout_cfg_pack(struct layout *lo, const struct topo *t, const struct layout_cfg *lc, struct nl_err *err);
+int layout_cfg_place(struct layout *lo, const struct layout_cfg *lc, const struct config *cfg,
+		     const struct layout_model **m, struct nl_err *err);
+
 /* NL_ECONFIG when cfg sets layout_iterations, layout_trials or layout_seed
  * (even to its default) and lc's placement anneals nothing: rule, or auto
- * where t's packaging rule has its own floor order (t is packed to know;
- * only then). They were read and ignored, as `netloom cost --layout rule
- * --iterations N` was before it was refused. */
+ * where t's packaging rule has its own floor order. To know that, auto
+ * reads packed (t as layout_cfg_pack packs it under lc) or, when packed
+ * is NULL, packs t here; only then. They were read and ignored, as
+ * `netloom cost --layout rule --iterations N` was before it was refused. */
 int layout_cfg_check_anneal(const struct layout_cfg *lc, const struct config *cfg, const struct topo *t,
-			    struct nl_err *err);
+			    const struct layout *packed, struct nl_err *err);
+
+/* The first of the annealing keys (layout_iterations, layout_trials,
+ * layout_seed) that cfg sets, or NULL: where layout_cfg_check_anneal may
+ * need the packing. */
+const char *layout_cfg_anneal_key(const struct config *cfg);
 
 #endif

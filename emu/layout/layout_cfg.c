@@ -92,8 +92,7 @@ static bool layout_cfg_anneals(const struct layout_cfg *lc, const struct layout 
 	return lc->placement == LAYOUT_PLACE_ANNEAL || (lc->placement == LAYOUT_PLACE_AUTO && layout_auto_anneals(lo));
 }
 
-/* The first of the annealing's keys that cfg sets, or NULL. */
-static const char *layout_cfg_anneal_key(const struct config *cfg)
+const char *layout_cfg_anneal_key(const struct config *cfg)
 {
 	static const char *const keys[] = {"layout_iterations", "layout_trials", "layout_seed"};
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
@@ -124,28 +123,21 @@ static int layout_cfg_unannealed(const struct layout_cfg *lc, const struct confi
 }
 
 int layout_cfg_check_anneal(const struct layout_cfg *lc, const struct config *cfg, const struct topo *t,
-			    struct nl_err *err)
+			    const struct layout *packed, struct nl_err *err)
 {
 	if (!cfg || lc->placement == LAYOUT_PLACE_ANNEAL || !layout_cfg_anneal_key(cfg))
 		return 0;
-	struct layout lo = {.rule_cell = NULL};
-	if (lc->placement == LAYOUT_PLACE_AUTO) {
-		if (lc->pack[0])
-			NL_CHECK(layout_cfg_rule(lc, t, err));
-		NL_CHECK(layout_pack(&lo, t, lc->pack[0] ? lc->pack : NULL, (uint32_t)lc->per_cabinet, err));
-	}
+	if (lc->placement != LAYOUT_PLACE_AUTO || packed)
+		return layout_cfg_unannealed(lc, cfg, packed, err);
+	struct layout lo;
+	NL_CHECK(layout_cfg_pack(&lo, t, lc, err));
 	int rc = layout_cfg_unannealed(lc, cfg, &lo, err);
-	if (lc->placement == LAYOUT_PLACE_AUTO)
-		layout_release(&lo);
+	layout_release(&lo);
 	return rc;
 }
 
-int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
-		     const struct config *cfg, const struct layout_model **m, struct nl_err *err)
+int layout_cfg_pack(struct layout *lo, const struct topo *t, const struct layout_cfg *lc, struct nl_err *err)
 {
-	*m = layout_model_find(lc->preset, err);
-	if (!*m)
-		return nl_err_prefix(err, "key 'layout_preset'");
 	if (lc->pack[0])
 		NL_CHECK(layout_cfg_rule(lc, t, err));
 	NL_CHECK(layout_pack(lo, t, lc->pack[0] ? lc->pack : NULL, (uint32_t)lc->per_cabinet, err));
@@ -157,15 +149,40 @@ int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layou
 		layout_release(lo);
 		return rc;
 	}
+	return 0;
+}
+
+/* Place packed lo as lc says, under model m; lo released on failure. */
+static int layout_cfg_place_in(struct layout *lo, const struct layout_cfg *lc, const struct config *cfg,
+			       const struct layout_model *m, struct nl_err *err)
+{
 	int rc = layout_cfg_unannealed(lc, cfg, lo, err);
-	if (rc < 0) {
-		layout_release(lo);
-		return rc;
-	}
-	rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, *m, (uint64_t)lc->iterations, (uint32_t)lc->trials,
-					      (uint64_t)lc->seed, err)
-			: layout_place_rule(lo, err);
+	if (rc == 0)
+		rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, m, (uint64_t)lc->iterations,
+								      (uint32_t)lc->trials, (uint64_t)lc->seed, err)
+						: layout_place_rule(lo, err);
 	if (rc < 0)
 		layout_release(lo);
 	return rc;
+}
+
+int layout_cfg_place(struct layout *lo, const struct layout_cfg *lc, const struct config *cfg,
+		     const struct layout_model **m, struct nl_err *err)
+{
+	*m = layout_model_find(lc->preset, err);
+	if (!*m) {
+		layout_release(lo);
+		return nl_err_prefix(err, "key 'layout_preset'");
+	}
+	return layout_cfg_place_in(lo, lc, cfg, *m, err);
+}
+
+int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
+		     const struct config *cfg, const struct layout_model **m, struct nl_err *err)
+{
+	*m = layout_model_find(lc->preset, err);
+	if (!*m)
+		return nl_err_prefix(err, "key 'layout_preset'");
+	NL_CHECK(layout_cfg_pack(lo, t, lc, err));
+	return layout_cfg_place_in(lo, lc, cfg, *m, err);
 }

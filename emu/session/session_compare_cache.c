@@ -474,6 +474,18 @@ static int cmp_sys_layout(const struct cmp *c, struct cmp_sys *s, const struct c
 	return 0;
 }
 
+/* The price's layout could not be packed or placed: a problem of the
+ * study when the system's own keys chose it (a rule that does not pack
+ * its family, a per-cabinet count without the canonical rule), else the
+ * system's cost error (the study's defaults always lay out). */
+static int cmp_layout_failed(struct cmp_sys *s, const struct nl_err *why, struct nl_err *err)
+{
+	if (s->has_layout_keys)
+		return nl_errf(err, why->code, "%s", why->msg);
+	snprintf(s->cost_err, sizeof s->cost_err, "%s", why->msg);
+	return 0;
+}
+
 int cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, const struct config *cfg,
 		 struct nl_err *err)
 {
@@ -481,26 +493,31 @@ int cmp_sys_cost(const struct cmp *c, struct cmp_sys *s, const struct topo *t, c
 	/* An annealing key is refused where nothing anneals, before the cache
 	 * (a rule-order price is cached without them): the price's placement,
 	 * or with cable_latency and no layout_placement the replays' (auto),
-	 * which the key then serves. */
+	 * which the key then serves. Auto needs the packing to know; it is
+	 * the price's too (the same pack keys), so a miss reuses it. */
 	struct layout_cfg used = s->layout;
 	if (used.cable_latency && !config_get(cfg, "layout_placement"))
 		used.placement = LAYOUT_PLACE_AUTO;
-	NL_CHECK(layout_cfg_check_anneal(&used, cfg, t, err));
-	cmp_cost_key(t->spec, &s->layout, version_build(), s->cost_key);
-	if (cmp_cost_get(c, s))
-		return 0;
 	struct layout lo;
-	const struct layout_model *m;
 	struct nl_err why = {0};
-	/* The system's own keys failing to lay it out (a rule that does not
-	 * pack its family, a per-cabinet count without the canonical rule) is
-	 * a problem of the study; the study's defaults always lay out. */
-	if (layout_cfg_build(&lo, t, &s->layout, NULL, &m, &why) < 0) {
-		if (s->has_layout_keys)
-			return nl_errf(err, why.code, "%s", why.msg);
-		snprintf(s->cost_err, sizeof s->cost_err, "%s", why.msg);
-		return 0;
+	bool packed = false;
+	if (used.placement == LAYOUT_PLACE_AUTO && layout_cfg_anneal_key(cfg)) {
+		if (layout_cfg_pack(&lo, t, &s->layout, &why) < 0)
+			return cmp_layout_failed(s, &why, err);
+		packed = true;
 	}
+	int rc = layout_cfg_check_anneal(&used, cfg, t, packed ? &lo : NULL, err);
+	cmp_cost_key(t->spec, &s->layout, version_build(), s->cost_key);
+	if (rc < 0 || cmp_cost_get(c, s)) {
+		if (packed)
+			layout_release(&lo);
+		return rc;
+	}
+	if (!packed && layout_cfg_pack(&lo, t, &s->layout, &why) < 0)
+		return cmp_layout_failed(s, &why, err);
+	const struct layout_model *m;
+	if (layout_cfg_place(&lo, &s->layout, NULL, &m, &why) < 0)
+		return cmp_layout_failed(s, &why, err);
 	snprintf(s->cost_rule, sizeof s->cost_rule, "%s", lo.rule->name);
 	s->cost_annealed = lo.is_annealed;
 	if (layout_summarise(&lo, m, 0, &s->cost, &why) == 0)
