@@ -197,17 +197,18 @@ static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool pa
 	const struct app_results *res = app_results(session_src_app(s->eng));
 	const char *backend = json_string_value(json_object_get(doc, "backend"));
 	if (partial) {
-		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, stopped at virtual time %.9f s (partial), %" PRIu64
-			   " messages delivered\n",
-			s->n, backend, (double)res->stopped_ps * 1e-12, s->delivered);
+		fprintf(f, "netloom serve: %" PRIu32 " rank%s, %s backend, stopped at virtual time %.9f s (partial), %" PRIu64
+			   " message%s delivered\n",
+			s->n, s->n == 1 ? "" : "s", backend, (double)res->stopped_ps * 1e-12, s->delivered,
+			s->delivered == 1 ? "" : "s");
 		fprintf(f, "  partial: each rank up to its last completed operation (until_s); the one under way is left out\n");
 	} else {
 		uint64_t fin_ps;
 		char rt[64] = "no rank finished";
 		if (live_finish_ps(s, 0, res->n_ranks, &fin_ps))
 			snprintf(rt, sizeof rt, "virtual runtime %.9f s", (double)fin_ps * 1e-12);
-		fprintf(f, "netloom serve: %" PRIu32 " ranks, %s backend, %s, %" PRIu64 " messages delivered\n", s->n,
-			backend, rt, s->delivered);
+		fprintf(f, "netloom serve: %" PRIu32 " rank%s, %s backend, %s, %" PRIu64 " message%s delivered\n", s->n,
+			s->n == 1 ? "" : "s", backend, rt, s->delivered, s->delivered == 1 ? "" : "s");
 	}
 	fprintf(f, "    rank      compute_s         comm_s         wait_s %s   messages%s\n",
 		partial ? "       until_s" : "      finish_s", partial ? "  at the stop" : "");

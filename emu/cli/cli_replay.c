@@ -151,6 +151,16 @@ static void cli_replay_recorded(FILE *f, const struct trace_manifest *m, const s
 	fprintf(f, "  compute time       %s\n", info->compute_why);
 }
 
+/* The banner's "(APP, N ranks)": the manifest's application when it names
+ * one (nothing, not "?", when it does not), the rank count with its
+ * number. */
+static void cli_replay_trace_what(FILE *f, const struct trace_manifest *m)
+{
+	const bool named = m->application && m->application[0];
+	fprintf(f, "(%s%s%" PRIu32 " rank%s)", named ? m->application : "", named ? ", " : "", m->n_ranks,
+		m->n_ranks == 1 ? "" : "s");
+}
+
 static void cli_replay_report(FILE *f, const struct app *app, const struct trace_manifest *m,
 			      const char *trace_path, const char *backend, json_t *net_report,
 			      const struct cli_replay_info *info)
@@ -159,9 +169,10 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	double pred = (double)res->runtime_ps * 1e-12;
 	const char *topo = json_string_value(json_object_get(net_report, "topology"));
 	const char *routing = json_string_value(json_object_get(net_report, "routing"));
-	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on backend %s%s%s%s%s\n", trace_path,
-		m->application && m->application[0] ? m->application : "?", m->n_ranks, backend,
-		topo ? ", topology " : "", topo ? topo : "", routing ? ", routing " : "", routing ? routing : "");
+	fprintf(f, "netloom replay: %s ", trace_path);
+	cli_replay_trace_what(f, m);
+	fprintf(f, " on backend %s%s%s%s%s\n", backend, topo ? ", topology " : "", topo ? topo : "",
+		routing ? ", routing " : "", routing ? routing : "");
 	fprintf(f, "  predicted runtime  %.9f s\n", pred);
 	if (info->placement && strcmp(info->placement, "linear"))
 		fprintf(f, "  placement          %s (seed %" PRId64 ", %" PRId64 " rank%s per node)\n", info->placement,
@@ -551,8 +562,9 @@ static json_t *cli_replay_busiest(const struct cli_replay_run *run)
 static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t n, const struct trace_manifest *m,
 			     const char *trace_path, const char *backend, const struct cli_replay_info *info)
 {
-	fprintf(f, "netloom replay: %s (%s, %" PRIu32 " ranks) on %zu networks, backend %s\n", trace_path,
-		m->application && m->application[0] ? m->application : "?", m->n_ranks, n, backend);
+	fprintf(f, "netloom replay: %s ", trace_path);
+	cli_replay_trace_what(f, m);
+	fprintf(f, " on %zu networks, backend %s\n", n, backend);
 	if (!info->placement || !strcmp(info->placement, "linear"))
 		fprintf(f, "  placement          rank r on endpoint r (linear) on every network\n");
 	else

@@ -31,7 +31,7 @@ static int place_packed(const struct place_req *req, uint32_t n_nodes, uint32_t 
 	const uint32_t *off = pg.off, *ep = pg.ep, *goff = pg.goff, *grt = pg.grt, G = pg.n_groups;
 	struct packed_key *key = malloc((size_t)G * sizeof *key + 1);
 	if (!key) {
-		rc = nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (uint32_t g = 0; g < G; g++)

@@ -38,7 +38,7 @@ int64_t place_free_by_router(const struct place_req *req, uint32_t **off, uint32
 	if (!*off || !*ep) {
 		free(*off);
 		free(*ep);
-		return nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	}
 	for (uint32_t e = 0; e < t->n_endpoints; e++)
 		if (place_is_free(req, e))
@@ -49,7 +49,7 @@ int64_t place_free_by_router(const struct place_req *req, uint32_t **off, uint32
 	if (!fill) {
 		free(*off);
 		free(*ep);
-		return nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	}
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		fill[r] = (*off)[r];
@@ -77,7 +77,7 @@ int place_routers_by_group(const struct place_req *req, uint32_t *n_groups, uint
 		free(*goff);
 		free(*grt);
 		free(fill);
-		return nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	}
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		(*goff)[place_group_of(req, r) + 1]++;
@@ -146,7 +146,7 @@ int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t
 	const struct topo *t = req->t;
 	uint32_t per = req->ranks_per_node ? req->ranks_per_node : 1;
 	if (req->n_ranks == 0)
-		return nl_errf(err, NL_ECONFIG, "placement: job %u has no ranks", req->job);
+		return nl_errf(err, NL_ECONFIG, "the job has no ranks");
 	if (ops == &place_map_ops)
 		return ops->place(req, req->n_ranks, endpoint, err);
 
@@ -154,11 +154,11 @@ int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t
 	for (uint32_t e = 0; e < t->n_endpoints; e++)
 		n_free += place_is_free(req, e);
 	if (n_nodes > n_free)
-		return nl_errf(err, NL_ECONFIG, "placement: job %u needs %u endpoints (%u ranks, %u per node), only %u of %u free",
-			       req->job, n_nodes, req->n_ranks, per, n_free, t->n_endpoints);
+		return nl_errf(err, NL_ECONFIG, "the job needs %u endpoints (%u ranks, %u per node), only %u of %u free",
+			       n_nodes, req->n_ranks, per, n_free, t->n_endpoints);
 	uint32_t *nodes = malloc((size_t)n_nodes * sizeof *nodes);
 	if (!nodes)
-		return nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	int rc = ops->place(req, n_nodes, nodes, err);
 	if (rc == 0) {
 		for (uint32_t i = 0; i < req->n_ranks; i++)

@@ -64,7 +64,9 @@ const struct place_ops *place_find(const char *name, struct nl_err *err);
 /* Place one job: endpoint[rank] for every rank (n_ranks entries, caller's
  * array). Fails, writing nothing the caller can use, when fewer than
  * ceil(n_ranks / ranks_per_node) endpoints are free, or when the policy's
- * input (map file) is wrong; *err names the file, line, field and value. */
+ * input (map file) is wrong; *err names the file, line, field and value
+ * of a map, else says what the job needs, without naming the key or job:
+ * the caller, which knows them, prefixes that. */
 int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t *endpoint, struct nl_err *err);
 
 /* The group a router belongs to when the request gives none: the

@@ -15,7 +15,7 @@ static int place_random_node(const struct place_req *req, uint32_t n_nodes, uint
 	uint32_t *free_ep = malloc((size_t)t->n_endpoints * sizeof *free_ep + 1), n = 0;
 	struct rng rng;
 	if (!free_ep)
-		return nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	for (uint32_t e = 0; e < t->n_endpoints; e++)
 		if (place_is_free(req, e))
 			free_ep[n++] = e;

@@ -14,7 +14,7 @@ static int place_random_router(const struct place_req *req, uint32_t n_nodes, ui
 	uint32_t *off, *ep, *order = malloc((size_t)t->n_routers * sizeof *order + 1), k = 0;
 	struct rng rng;
 	if (!order)
-		return nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		return nl_errf(err, NL_ENOMEM, "out of memory");
 	int64_t rc = place_free_by_router(req, &off, &ep, err);
 	if (rc < 0) {
 		free(order);

@@ -21,7 +21,7 @@ static int place_spread(const struct place_req *req, uint32_t n_nodes, uint32_t 
 	uint32_t *round = calloc((size_t)G + 1, sizeof *round), *next = calloc((size_t)G + 1, sizeof *next);
 	uint32_t *left = calloc((size_t)G + 1, sizeof *left);
 	if (!round || !next || !left) {
-		rc = nl_errf(err, NL_ENOMEM, "placement: out of memory");
+		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (uint32_t g = 0; g < G; g++)

@@ -130,6 +130,10 @@ int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struc
 struct place_ops;
 int session_place_policy(const char *name, const struct topo *t, const struct place_ops **out,
 			 struct nl_err *err);
+/* A place_job failure under policy ops: *err prefixed with the key at
+ * fault (placement_map for a map, else placement and its value); returns
+ * err's code. */
+int session_place_failed(const struct place_ops *ops, struct nl_err *err);
 
 /* cable_latency (session_cable.c). With key cable_latency = 1, lay t out
  * by the [layout] keys and give backend b every router-router link's

@@ -259,6 +259,16 @@ int session_place_policy(const char *name, const struct topo *t, const struct pl
 	return 0;
 }
 
+/* A failed place_job named by the key at fault, as `netloom interfere`
+ * names it: a map file's problems are placement_map's, the others the
+ * policy's, with its value. */
+int session_place_failed(const struct place_ops *ops, struct nl_err *err)
+{
+	if (!strcmp(ops->name, "map"))
+		return nl_err_prefix(err, "key 'placement_map'");
+	return nl_err_prefix(err, "key 'placement': value '%s'", ops->name);
+}
+
 /* Key `placement`: s->rank_ep stays NULL for linear (rank r on endpoint
  * r), else gets endpoint[rank] from the emu/place policy. The replay is
  * one job on an empty machine, job index 0 (issue 13). */
@@ -287,7 +297,7 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	int rc = place_job(ops, &req, ep, err);
 	if (rc < 0) {
 		free(ep);
-		return nl_err_prefix(err, "key 'placement'");
+		return session_place_failed(ops, err);
 	}
 	snprintf(s->placement, sizeof s->placement, "%s", ops->name);
 	s->rank_ep = ep;

@@ -106,7 +106,7 @@ static int src_place_trace(struct session_src *r, uint32_t total, struct nl_err 
 	free(busy);
 	if (rc < 0) {
 		free(ep);
-		return nl_err_prefix(err, "key 'placement'");
+		return session_place_failed(ops, err);
 	}
 	for (uint32_t i = 0; i < r->n_src; i++)
 		r->rank_ep[i] = i;

@@ -367,7 +367,7 @@ expect_eq "missing trace lines" "$(printf '%s\n' "$out" | wc -l)" 1
 case $out in *"[workload hpcc] key 'trace': value '$dir/nothere.nlt'"*) ;; *) fail "missing trace: $out" ;; esac
 [ ! -e "$dir/out-missing" ] || fail "missing trace: output written"
 sed "s|^trace = $s/hpcc-8.nlt|trace = $s/hpcc-16.nlt|; s/^topology = torus:k=4x4/topology = torus:k=2x4/" "$dir/study.ini" > "$dir/big.ini"
-bad big "netloom: $dir/big.ini:18: [workload hpcc] key 'placement': value 'random-node' on system 'torus': placement: job 0 needs 16 endpoints (16 ranks, 1 per node), only 8 of 8 free"
+bad big "netloom: $dir/big.ini:18: [workload hpcc] key 'placement': value 'random-node' on system 'torus': the job needs 16 endpoints (16 ranks, 1 per node), only 8 of 8 free"
 # A system's placement keys, inline or in its config file, were replaced
 # in every replay by its workload's placement and seed: its cells ran
 # placed otherwise than `netloom replay -c` of the same file, and were
@@ -446,7 +446,7 @@ expect_eq "two ranks per endpoint by map: exit status" "$rc:$(cat "$dir/twomap.e
 printf '[system a]\ntopology = torus:k=4x4\nranks_per_node = 2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/rpnlinear.ini"
 bad rpnlinear "netloom: $dir/rpnlinear.ini:4: [workload w] on system 'a': key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
 printf '[system a]\ntopology = torus:k=2x2\n[workload w]\ntrace = %s\nplacement = contiguous\n[workload l]\ntrace = %s\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/nofit.ini"
-bad nofit "netloom: $dir/nofit.ini:5: [workload w] key 'placement': value 'contiguous' on system 'a': placement: job 0 needs 8 endpoints (8 ranks, 1 per node), only 4 of 4 free
+bad nofit "netloom: $dir/nofit.ini:5: [workload w] key 'placement': value 'contiguous' on system 'a': the job needs 8 endpoints (8 ranks, 1 per node), only 4 of 4 free
 netloom: $dir/nofit.ini:7: [workload l] trace '$s/lammps-lj-8.nlt': 8 ranks; expected at most the 4 endpoints of system 'a' (placement linear: one rank per endpoint)"
 
 # A topology that does not build: at the line of its key.

@@ -315,9 +315,9 @@ bad nulmap $'[job A]\ntrace = a.nlt\nplacement = map\nplacement_map = nul.map' \
 bad missing $'[job A]\nrepeat = 2\ntrace = nope.nlt' \
   "$dir/missing.ini:3: [job A] key 'trace': $dir/nope.nlt: cannot open: No such file or directory"
 bad full $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt' \
-  "$dir/full.ini:6: [job C] key 'placement' (unset: contiguous): placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+  "$dir/full.ini:6: [job C] key 'placement' (unset: contiguous): the job needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
 bad fullset $'[job A]\ntrace = bh.nlt\n[job B]\ntrace = bh.nlt\n[job C]\ntrace = bh.nlt\nplacement = spread' \
-  "$dir/fullset.ini:7: [job C] key 'placement': placement: job 2 needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
+  "$dir/fullset.ini:7: [job C] key 'placement': the job needs 8 endpoints (8 ranks, 1 per node), only 0 of 16 free"
 bad both $'[job A]\ntrace = a.nlt\nsynthetic = ring\nranks = 4' \
   "$dir/both.ini:2: [job A] keys 'trace' and 'synthetic': expected one of them, not both"
 bad noranks $'[job S]\nsynthetic = ring' "$dir/noranks.ini:2: [job S] key 'ranks': missing; expected the synthetic job's ranks"

@@ -2269,6 +2269,10 @@ def case_version_error(d):
         'compute v0: ERROR 2 rank 0: frame header: version 0, expected 1',
         'bye: DONE 0 '], 'replies: %s' % out)
     expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    # One rank is "1 rank" ("1 ranks" before).
+    head = open(s.out).read().split('\n')[0]
+    expect(head.startswith('netloom serve: 1 rank, analytic backend, ') and head.endswith(', 0 messages delivered'),
+           'report head: %r' % head)
 
 
 # Refused frames, each counted once (docs/live.md "Robustness"): against

@@ -206,7 +206,7 @@ expect_eq "placement without topology exit" $rc 2
 expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
-expect_eq "placement too small" "$out" "netloom: key 'placement': placement: job 0 needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
+expect_eq "placement too small" "$out" "netloom: key 'placement': value 'random-node': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
 # 6 ranks, 2 per endpoint, on a 4-endpoint network: the policy's own
 # need (3 endpoints), not one endpoint per rank (refused before).
 for b in analytic flit; do
@@ -226,6 +226,15 @@ printf 'netloom-trace 1\nranks 2\napplication "self"\nrank 0\ninit t=0 dur=0\nis
 "$netloom" replay "$dir/self.nlt" --json "$dir/self.json" > "$dir/self.out" || fail "replay self"
 expect_eq "self messages: count, to_self, latency n" "$(json "$dir/self.json" '(lambda m: (m["count"], m["to_self"], m["latency"]["n"]))(d["results"]["messages"])')" "(2, 1, 1)"
 grep -q "^  (and 1 message ranks sent to themselves: delivered at once, no latency)$" "$dir/self.out" || fail "self messages: text note"
+# The banner of a one-rank trace that names no application said
+# "(?, 1 ranks)": now "(1 rank)", on one network and on several.
+printf 'netloom-trace 1\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=1\nfinalize t=0 dur=0\n' > "$dir/one.txt"
+"$netloom" trace encode "$dir/one.txt" "$dir/one.nlt" || fail "encode one rank"
+"$netloom" replay "$dir/one.nlt" > "$dir/one.out" || fail "replay one rank"
+expect_eq "one rank, no application: banner" "$(head -1 "$dir/one.out")" "netloom replay: $dir/one.nlt (1 rank) on backend analytic"
+"$netloom" replay "$dir/one.nlt" --topology torus:k=2 --topology torus:k=3 > "$dir/one.out" || fail "replay one rank on two networks"
+expect_eq "one rank, two networks: banner" "$(head -1 "$dir/one.out")" "netloom replay: $dir/one.nlt (1 rank) on 2 networks, backend analytic"
+expect_eq "two ranks named: banner" "$(head -1 "$dir/self.out")" "netloom replay: $dir/self.nlt (self, 2 ranks) on backend analytic"
 # A rendezvous message (1 MB: RTS, CTS, data) on an idle network takes
 # link_model none's time with endpoint and links too: the empty control
 # messages pay the route's hop latency (they skipped it, 0.1 us less).
@@ -271,6 +280,15 @@ expect_eq "analytic without topology: bad routing_function" "${out:0:75}" "netlo
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map 2>&1); rc=$?
 expect_eq "placement map without a file exit" $rc 2
 expect_eq "placement map without a file" "$out" "netloom: key 'placement_map': missing; expected a map file for placement = map"
+# A placement that fails is named once, by the key at fault: the line
+# said "key 'placement': placement: job 0 needs ..." (the library's
+# prefix and a job index a replay does not have), and a map file's
+# problem was the key 'placement''s.
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=contiguous 2>&1); rc=$?
+expect_eq "contiguous too small" "$rc:$out" "2:netloom: key 'placement': value 'contiguous': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
+printf '0 1\n' > "$dir/short.map"
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map -s placement_map="$dir/short.map" 2>&1); rc=$?
+expect_eq "placement map short" "$rc:$out" "2:netloom: key 'placement_map': $dir/short.map: rank 1: not mapped (the file maps 1 of 6 ranks)"
 
 # A backend name longer than the old 256-byte field (overflowed it before).
 out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
