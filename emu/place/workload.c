@@ -399,6 +399,13 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 			rc = nl_errf(err, NL_ECONFIG,
 				     "%s:%d: [job %s] key 'placement_map': missing; expected a map file for placement = map",
 				     path, j->line, j->name);
+		/* A map under another policy was read and ignored: the job
+		 * ran placed by that policy, its map file unread. */
+		else if (strcmp(j->policy, "map") && j->map_path)
+			rc = nl_errf(err, NL_ECONFIG,
+				     "%s:%d: [job %s] key 'placement_map': only placement = map reads it, and the job's "
+				     "placement is %s%s; expected placement = map with it, or placement_map unset",
+				     path, j->map_line, j->name, j->policy, j->placement_line ? "" : " (unset)");
 		if (!j->has_seed)
 			j->seed = w->seed;
 	}
