@@ -294,10 +294,11 @@ int cli_compare_main(int argc, char **argv)
 		json_object_set_new(res.doc, "execution", ex);
 		rc = compare_write(res.doc, res.markdown, dir, &err);
 		if (rc == 0)
-			printf("%s/index.html, %s/report.json, %s/report.md: %u runs (%u executed, %u from the cache, %u "
-			       "reused from seed 1, %u failed); %u system(s) priced, %u cost(s) from the cache\n",
-			       dir, dir, dir, res.runs, res.executed, res.cached, res.reused, res.failed,
-			       res.cost_evaluated, res.cost_cached);
+			printf("%s/index.html, %s/report.json, %s/report.md: %u run%s (%u executed, %u from the cache, %u "
+			       "reused from seed 1, %u failed); %u system%s priced, %u cost%s from the cache\n",
+			       dir, dir, dir, res.runs, res.runs == 1 ? "" : "s", res.executed, res.cached, res.reused,
+			       res.failed, res.cost_evaluated, res.cost_evaluated == 1 ? "" : "s", res.cost_cached,
+			       res.cost_cached == 1 ? "" : "s");
 	}
 	json_decref(res.doc);
 	free(res.markdown);

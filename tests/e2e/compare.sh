@@ -227,7 +227,9 @@ done
 # map replays (and gives its own runtime), the same map again replays nothing.
 printf '[system a]\ntopology = torus:k=4x4\nplacement_map = %s\nlink_model = links\nhop_latency_ns = 100\n[workload w]\ntrace = %s\nplacement = map\n' "$dir/rev.map" "$s/lammps-lj-8.nlt" > "$dir/map.ini"
 for i in 0 1 2 3 4 5 6 7; do echo "$i $((15 - i))"; done > "$dir/rev.map"
-"$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: first run"
+"$netloom" compare "$dir/map.ini" -o "$dir/m" > "$dir/m.out" || fail "map: first run"
+# One run, one system: singular ("1 runs", "1 system(s) priced").
+expect_eq "one run: summary" "$(cat "$dir/m.out")" "$dir/m/index.html, $dir/m/report.json, $dir/m/report.md: 1 run (1 executed, 0 from the cache, 0 reused from seed 1, 0 failed); 1 system priced, 0 costs from the cache"
 rt1=$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')
 printf '0 0\n1 10\n2 5\n3 15\n4 2\n5 8\n6 13\n7 7\n' > "$dir/rev.map"
 "$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: edited map run"
