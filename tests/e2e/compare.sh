@@ -262,6 +262,12 @@ expect_eq "bytes: executed" "$(json "$dir/bytes/out/report.json" '(d["execution"
 expect_eq "bytes: keys" "$(json "$dir/bytes/out/report.json" 'len(set(c["seeds"][0]["cache_key"] for c in d["cells"]))')" 4
 expect_eq "bytes: traces" "$(json "$dir/bytes/out/report.json" 'len(set(c["runtime_s"] for c in d["cells"] if c["system"] == "a"))')" 2
 
+# --help says what a study file holds (it named only docs/procurement.md)
+# and the range of -j.
+help=$("$netloom" compare --help) || fail "compare --help exit $?"
+for w in '[study]            backend (analytic or flit), seeds (1..64)' '[system NAME]' '[workload NAME]' 'threads, 1..64'; do
+  case $help in *"$w"*) ;; *) fail "compare --help lacks '$w'" ;; esac
+done
 # bad NAME EXPECTED-LINE: the study $dir/NAME.ini fails before any run, one line, exit 2, nothing written.
 bad() {
   out=$("$netloom" compare "$dir/$1.ini" -o "$dir/out-$1" 2>&1 >/dev/null); rc=$?
