@@ -841,6 +841,12 @@ done:
 int trace_archive_verify(struct trace_archive *a, struct nl_err *err)
 {
 	char why[512];
+	if (a->m.n_comms > TRACE_REPLAY_MAX_COMMS) {
+		/* A format-valid archive replay refuses: said as replay says it. */
+		char where[NL_ERR_MSG_MAX];
+		snprintf(where, sizeof where, "%s: ", a->path);
+		return trace_comms_over_limit(err, where, a->m.n_comms);
+	}
 	uint32_t *first = NULL, *idx = NULL, dup_i = 0, dup_j = 0;
 	int mrc = trace_comm_members(&a->m, &first, &idx, &dup_i, &dup_j);
 	if (mrc == NL_ENOMEM)

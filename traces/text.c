@@ -526,6 +526,13 @@ static int enc_comms_done(struct enc *e)
 {
 	struct trace_manifest *v = &e->vm;
 	uint32_t dup_i, dup_j;
+	if ((uint64_t)e->m.n_comms + 2 > TRACE_REPLAY_MAX_COMMS) {
+		/* verify would refuse the archive (section 7): the whole
+		 * manifest is at fault, not one 'comm' line. */
+		char where[NL_ERR_MSG_MAX], esc[NL_ERR_MSG_MAX];
+		snprintf(where, sizeof where, "%s: ", trace_escape(esc, sizeof esc, e->path));
+		return trace_comms_over_limit(e->err, where, (uint64_t)e->m.n_comms + 2);
+	}
 	v->n_ranks = e->m.n_ranks;
 	v->has_compute_cpu = e->m.has_compute_cpu;
 	v->n_comms = e->m.n_comms + 2;

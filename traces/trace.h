@@ -38,6 +38,12 @@ struct nl_err;
 #define TRACE_COMM_NULL UINT32_MAX /* new_comm of a rank that gets MPI_COMM_NULL */
 /* world_ranks[0] of TRACE_COMM_SELF: "the calling rank" (self differs per rank). */
 #define TRACE_SELF_RANK UINT32_MAX
+/* The most communicators replay numbers, world and self included (it packs
+ * a communicator's index in 16 bits of its map keys). The format allows
+ * more; `trace verify` and `trace encode` refuse them as replay does
+ * (docs/trace-format.md section 7), so a trace is not found unusable only
+ * when a long run starts. */
+#define TRACE_REPLAY_MAX_COMMS ((1u << 16) - 1)
 
 /* Version of the archive format this code writes (docs/trace-format.md).
  * It reads every version from TRACE_FORMAT_VERSION_MIN on. */
@@ -225,6 +231,11 @@ const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m
 /* The most ranks that shared one core when the trace was recorded
  * (ranks_per_host / cores_per_host), or 0 when the archive does not say. */
 double trace_manifest_ranks_per_core(const struct trace_manifest *m);
+
+/* Replay's refusal of a manifest of n_comms communicators (world and self
+ * included, n_comms > TRACE_REPLAY_MAX_COMMS), in one line after where
+ * ("x.nlt: ", "t.txt:9: " or ""): fills err and returns NL_EUNSUPPORTED. */
+int trace_comms_over_limit(struct nl_err *err, const char *where, uint64_t n_comms);
 
 /* Free what a manifest owns (strings, comms, per-rank arrays) and zero it;
  * for manifests built with malloc'd members (importers, text parser). */

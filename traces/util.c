@@ -231,6 +231,16 @@ double trace_manifest_ranks_per_core(const struct trace_manifest *m)
 	return (double)m->ranks_per_host / m->cores_per_host;
 }
 
+int trace_comms_over_limit(struct nl_err *err, const char *where, uint64_t n_comms)
+{
+	/* The count, not only "more than": the manifest keeps freed
+	 * communicators, so a run creating one per step grows it. */
+	return nl_errf(err, NL_EUNSUPPORTED,
+		       "%strace manifest: %llu communicators (world, self and every one the program created, "
+		       "freed ones too); expected at most %u, replay's limit",
+		       where, (unsigned long long)n_comms, TRACE_REPLAY_MAX_COMMS);
+}
+
 const struct trace_comm *trace_manifest_find_comm(const struct trace_manifest *m, uint32_t id)
 {
 	size_t lo = 0, hi = m->n_comms;

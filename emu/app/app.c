@@ -56,17 +56,13 @@ void app_make_ready(struct app *a, uint32_t r)
 /* --- setup ------------------------------------------------------------------------ */
 
 /* The source lists more communicators than replay numbers: said with
- * their count, which grows with a run that creates and frees one per step
- * (the manifest keeps freed ones), and the limit. */
+ * their count and the limit, as trace verify says it. */
 static int app_too_many_comms(const struct app *a, struct nl_err *err)
 {
 	uint64_t n = 2; /* world and self, which the source may omit */
 	for (uint32_t i = 0; i < a->src.n_comms; i++)
 		n += a->src.comms[i].id != TRACE_COMM_WORLD && a->src.comms[i].id != TRACE_COMM_SELF;
-	return nl_errf(err, NL_EUNSUPPORTED,
-		       "trace manifest: %" PRIu64 " communicators (world, self and every one the program "
-		       "created, freed ones too); expected at most %u, replay's limit",
-		       n, APP_MAX_COMMS);
+	return trace_comms_over_limit(err, "", n);
 }
 
 static int app_add_comm(struct app *a, uint32_t id, uint32_t size, const uint32_t *world,

@@ -24,7 +24,7 @@ struct nl_err;
 
 /* Limits that come from the packing of map keys. */
 #define APP_MAX_RANKS ((1u << 24) - 1)
-#define APP_MAX_COMMS ((1u << 16) - 1)
+#define APP_MAX_COMMS TRACE_REPLAY_MAX_COMMS
 
 /* --- u64 -> u32 hash map (open addressing, linear probing) --------------- */
 

@@ -6,6 +6,7 @@
  *   replay_mktrace OUT.nlt stencil RANKS ITERS BYTES COMPUTE_NS
  *   replay_mktrace OUT.nlt msgrate RANKS ITERS WINDOW BYTES
  *   replay_mktrace OUT.nlt shift RANKS DIST BYTES
+ *   replay_mktrace OUT.nlt comms COUNT
  *
  * pingpong: 2 ranks, rank 0 computes 1 us then sends, rank 1 answers.
  * deadlock: 2 ranks that both Send BYTES to each other before receiving.
@@ -19,6 +20,9 @@
  * shift: every rank irecvs BYTES from rank - DIST and isends BYTES to
  *   rank + DIST (mod RANKS), then waits: on a ring without VC classes
  *   the messages deadlock the network.
+ * comms: 2 ranks that dup world and free the copy COUNT times, so the
+ *   manifest lists COUNT communicators besides world and self (trace
+ *   encode refuses more than replay numbers; this writer does not).
  * The manifest's recorded runtime is the sum of rank 0's compute times.
  */
 #include <inttypes.h>
@@ -82,12 +86,14 @@ static uint64_t arg(int argc, char **argv, int i)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: replay_mktrace OUT.nlt pingpong|deadlock|stencil|msgrate|shift ARGS...\n");
+		fprintf(stderr, "usage: replay_mktrace OUT.nlt pingpong|deadlock|stencil|msgrate|shift|comms ARGS...\n");
 		return 2;
 	}
 	const char *out = argv[1], *kind = argv[2];
 	struct gen g = {0};
-	if (!strcmp(kind, "pingpong") || !strcmp(kind, "deadlock"))
+	struct trace_comm *comms = NULL; /* besides world and self: kind comms */
+	uint32_t n_comms = 0, world2[] = {0, 1};
+	if (!strcmp(kind, "pingpong") || !strcmp(kind, "deadlock") || !strcmp(kind, "comms"))
 		g.n = 2;
 	else if (!strcmp(kind, "stencil") || !strcmp(kind, "msgrate") || !strcmp(kind, "shift"))
 		g.n = (uint32_t)arg(argc, argv, 3);
@@ -141,6 +147,16 @@ int main(int argc, char **argv)
 				waitall(&g, r, reqs, 4);
 				put(&g, r, (struct trace_op){.kind = TOP_ALLREDUCE, .bytes = 8, .recv_bytes = 8});
 			}
+	} else if (!strcmp(kind, "comms")) {
+		n_comms = (uint32_t)arg(argc, argv, 3);
+		comms = calloc(n_comms ? n_comms : 1, sizeof *comms);
+		for (uint32_t i = 0; i < n_comms; i++) {
+			comms[i] = (struct trace_comm){.id = i + 2, .size = 2, .world_ranks = world2};
+			for (uint32_t r = 0; r < 2; r++) {
+				put(&g, r, (struct trace_op){.kind = TOP_COMM_DUP, .new_comm = i + 2});
+				put(&g, r, (struct trace_op){.kind = TOP_COMM_FREE, .comm = i + 2});
+			}
+		}
 	} else if (!strcmp(kind, "shift")) {
 		uint64_t dist = arg(argc, argv, 4) % g.n, bytes = arg(argc, argv, 5);
 		static const uint32_t reqs[] = {0, 1};
@@ -175,6 +191,8 @@ int main(int argc, char **argv)
 	struct trace_manifest m = {0};
 	m.format_version = TRACE_FORMAT_VERSION;
 	m.n_ranks = g.n;
+	m.n_comms = n_comms;
+	m.comms = comms;
 	char app[64];
 	snprintf(app, sizeof app, "synthetic-%s", kind);
 	m.application = app;
@@ -197,6 +215,7 @@ int main(int argc, char **argv)
 		unlink(g.paths[r]);
 		free(g.paths[r]);
 	}
+	free(comms);
 	free(m.rank_ops);
 	free(m.rank_bytes);
 	free(m.rank_hash);
