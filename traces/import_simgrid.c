@@ -56,15 +56,29 @@ static int sg_line(struct simgrid_import *s, char *line, int64_t rank_filter)
 static const char sg_actions_hint[] = " (ranks are the ones this file has actions for; a per-rank file of a larger "
 				      "trace is converted through the index file that lists every rank's file)";
 
-/* First pass over one file: max rank id and the generation evidence; when
+/* What a first pass over the input learns. The generation evidence
+ * gathers over every file; the ranks are one file's. */
+struct sg_scan {
+	int hint_tag, hint_untag; /* first line of each generation's evidence, 0: none */
+	long long min_rank, max_rank; /* of the lines of the file, -1 when it has none */
+	long long own_rank;       /* an index's file: the rank it is listed for; -1 otherwise */
+	long long comm_size;      /* the largest 'comm_size N' of the file (SMPI writes the
+				   * size of the communicator asked), 0 when none */
+	uint64_t comm_size_line;
+	bool has_own;             /* own_rank has a line in the file */
+};
+
+/* First pass over one file: its ranks and the generation evidence; when
  * seen is not NULL (SIMGRID_MAX_RANKS bits), the ranks that have lines. */
-static int sg_prescan(struct simgrid_import *s, FILE *f, long long *max_rank, int *hint_tag, int *hint_untag,
-		      uint8_t *seen)
+static int sg_prescan(struct simgrid_import *s, FILE *f, struct sg_scan *sc, uint8_t *seen)
 {
 	char *line = NULL, *tok[8];
 	size_t cap = 0;
 	char name[32];
 	s->line_no = 0;
+	sc->min_rank = sc->max_rank = -1;
+	sc->has_own = false;
+	sc->comm_size = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		s->line_no++;
 		if (simgrid_blank(line))
@@ -90,15 +104,25 @@ static int sg_prescan(struct simgrid_import *s, FILE *f, long long *max_rank, in
 			free(line);
 			return simgrid_err(s, "expected '<rank> <action> ...' with a rank 0 .. %u", SIMGRID_MAX_RANKS - 1);
 		}
-		if (rk > *max_rank)
-			*max_rank = rk;
+		if (rk > sc->max_rank)
+			sc->max_rank = rk;
+		if (sc->min_rank < 0 || rk < sc->min_rank)
+			sc->min_rank = rk;
+		sc->has_own |= rk == sc->own_rank;
 		if (seen)
 			seen[rk >> 3] |= (uint8_t)(1u << (rk & 7));
-		int h = simgrid_generation_hint(simgrid_canonical(tok[1], name, sizeof name), n - 2);
-		if (h > 0 && !*hint_tag)
-			*hint_tag = (int)s->line_no;
-		if (h < 0 && !*hint_untag)
-			*hint_untag = (int)s->line_no;
+		const char *act = simgrid_canonical(tok[1], name, sizeof name);
+		long long size;
+		if (n >= 3 && !strcmp(act, "comm_size") && simgrid_parse_int(tok[2], 1, LLONG_MAX, &size) &&
+		    size > sc->comm_size) {
+			sc->comm_size = size;
+			sc->comm_size_line = s->line_no;
+		}
+		int h = simgrid_generation_hint(act, n - 2);
+		if (h > 0 && !sc->hint_tag)
+			sc->hint_tag = (int)s->line_no;
+		if (h < 0 && !sc->hint_untag)
+			sc->hint_untag = (int)s->line_no;
 	}
 	free(line);
 	if (ferror(f))
@@ -261,10 +285,13 @@ static int first_line_fields(FILE *f)
 }
 
 /* The actions files an index lists, resolved (resolve_listed), into
- * *files[0..*n), the caller's to free, those before an error too. */
-static int index_files(FILE *idx, const char *in_path, char ***files_out, size_t *n_out, struct nl_err *err)
+ * *files[0..*n), and the index line of each into *lines: the caller's to
+ * free, those before an error too. */
+static int index_files(FILE *idx, const char *in_path, char ***files_out, uint64_t **lines_out, size_t *n_out,
+		       struct nl_err *err)
 {
 	char **files = NULL, *line = NULL, *tok[2];
+	uint64_t *lines = NULL;
 	size_t n = 0, cap = 0, lcap = 0;
 	int rc = 0;
 	uint64_t ln = 0;
@@ -281,12 +308,16 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, size_t
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
 			char **t = realloc(files, cap * sizeof *t);
-			if (!t) {
+			if (t)
+				files = t;
+			uint64_t *l = t ? realloc(lines, cap * sizeof *l) : NULL;
+			if (!l) {
 				rc = nl_errf(err, NL_ENOMEM, "out of memory");
 				break;
 			}
-			files = t;
+			lines = l;
 		}
+		lines[n] = ln;
 		files[n] = resolve_listed(in_path, tok[0]);
 		if (!files[n]) {
 			char name[256];
@@ -304,7 +335,69 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, size_t
 	if (!rc && !n)
 		rc = nl_errf(err, NL_EFORMAT, "%s: the index lists no trace files", in_path);
 	*files_out = files;
+	*lines_out = lines;
 	*n_out = n;
+	return rc;
+}
+
+/* Rank r's file (line `ln` of the index) against the index: SimGrid
+ * replays rank i from the file on line i and ignores the lines of other
+ * ranks, so a file without rank r's lines is listed on the wrong line
+ * (or once too often: more files than the trace has ranks), and one with
+ * lines of a rank past the last file's is part of a trace of more ranks. */
+static int sg_check_listed(struct simgrid_import *s, const char *in_path, uint64_t ln, size_t n_files,
+			   const char *file, const struct sg_scan *sc)
+{
+	char name[256];
+	trace_escape(name, sizeof name, file);
+	if (sc->max_rank >= (long long)n_files)
+		return nl_errf(s->err, NL_EFORMAT,
+			       "%s: lists %zu rank file%s, but rank %lld's file '%s' has lines of rank %lld: expected "
+			       "one file per rank of the trace, line i naming rank i's",
+			       in_path, n_files, n_files == 1 ? "" : "s", sc->own_rank, name, sc->max_rank);
+	if (sc->comm_size > (long long)n_files)
+		return nl_errf(s->err, NL_EFORMAT,
+			       "%s: lists %zu rank file%s, but the trace has at least %lld ranks ('%s' line %llu: "
+			       "comm_size %lld): expected one file per rank of the trace, line i naming rank i's",
+			       in_path, n_files, n_files == 1 ? "" : "s", sc->comm_size, name, (unsigned long long)sc->comm_size_line,
+			       sc->comm_size);
+	if (sc->has_own)
+		return 0;
+	char has[96];
+	if (sc->max_rank < 0)
+		snprintf(has, sizeof has, "it has no actions");
+	else if (sc->min_rank == sc->max_rank)
+		snprintf(has, sizeof has, "its lines are rank %lld's", sc->max_rank);
+	else
+		snprintf(has, sizeof has, "its lines are of ranks %lld .. %lld", sc->min_rank, sc->max_rank);
+	return nl_errf(s->err, NL_EFORMAT,
+		       "%s:%llu: rank %lld's file '%s' has no line of rank %lld (%s): expected one file per rank "
+		       "of the trace, line i naming rank i's; the index lists %zu",
+		       in_path, (unsigned long long)ln, sc->own_rank, name, sc->own_rank, has, n_files);
+}
+
+/* Pass 1 over an index's files: the format generation, and each file
+ * against its line (sg_check_listed). */
+static int index_prescan(struct simgrid_import *s, const char *in_path, char **files, const uint64_t *lines,
+			 size_t n)
+{
+	struct sg_scan sc = {0};
+	int rc = 0;
+	for (size_t r = 0; !rc && r < n; r++) {
+		FILE *f = fopen(files[r], "r");
+		if (!f)
+			return nl_errf(s->err, NL_EIO, "%s: cannot open: %s", files[r], strerror(errno));
+		s->file = files[r];
+		sc.own_rank = (long long)r;
+		rc = sg_prescan(s, f, &sc, NULL);
+		fclose(f);
+		if (!rc && (sc.hint_tag && sc.hint_untag))
+			rc = sg_decide(s, files[r], sc.hint_tag, sc.hint_untag);
+		if (!rc)
+			rc = sg_check_listed(s, in_path, lines[r], n, files[r], &sc);
+	}
+	if (!rc)
+		rc = sg_decide(s, in_path, sc.hint_tag, sc.hint_untag);
 	return rc;
 }
 
@@ -312,25 +405,11 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 			const struct trace_write_opts *opts)
 {
 	char **files;
+	uint64_t *lines;
 	size_t n;
-	int hint_tag = 0, hint_untag = 0;
-	int rc = index_files(idx, in_path, &files, &n, s->err);
-	/* Pass 1: the format generation, over every rank file. */
-	for (size_t r = 0; !rc && r < n; r++) {
-		long long maxr = -1;
-		FILE *f = fopen(files[r], "r");
-		if (!f) {
-			rc = nl_errf(s->err, NL_EIO, "%s: cannot open: %s", files[r], strerror(errno));
-			break;
-		}
-		s->file = files[r];
-		rc = sg_prescan(s, f, &maxr, &hint_tag, &hint_untag, NULL);
-		fclose(f);
-		if (!rc && (hint_tag && hint_untag))
-			rc = sg_decide(s, files[r], hint_tag, hint_untag);
-	}
+	int rc = index_files(idx, in_path, &files, &lines, &n, s->err);
 	if (!rc)
-		rc = sg_decide(s, in_path, hint_tag, hint_untag);
+		rc = index_prescan(s, in_path, files, lines, n);
 	if (!rc)
 		rc = sg_setup(s, (uint32_t)n, out_path, opts);
 	/* Pass 2: convert rank by rank. */
@@ -348,11 +427,17 @@ static int import_index(struct simgrid_import *s, FILE *idx, const char *in_path
 		if (!rc && s->progress)
 			s->progress(s->progress_ctx, (double)(r + 1) / (double)n);
 	}
+	/* A rank or a count list beyond the files: the index is what is
+	 * short, not the line (its counts were read as datatypes). */
+	if (rc && s->is_rank_count_short)
+		nl_err_prefix(s->err, "%s: lists %zu rank file%s, fewer than the trace has ranks", in_path, n,
+			      n == 1 ? "" : "s");
 	if (!rc)
 		rc = sg_finish(s, in_path);
 	for (size_t i = 0; i < n; i++)
 		free(files[i]);
 	free(files);
+	free(lines);
 	return rc;
 }
 
@@ -374,14 +459,14 @@ static int sg_check_ranks(struct simgrid_import *s, const char *in_path, const u
 static int import_actions(struct simgrid_import *s, FILE *f, const char *in_path, const char *out_path,
 			  const struct trace_write_opts *opts, uint32_t max_ranks)
 {
-	long long maxr = -1;
-	int hint_tag = 0, hint_untag = 0;
+	struct sg_scan sc = {.own_rank = -1};
 	uint8_t *seen = calloc(SIMGRID_MAX_RANKS / 8, 1);
 	int rc;
 	if (!seen)
 		return nl_errf(s->err, NL_ENOMEM, "out of memory");
 	s->file = in_path;
-	rc = sg_prescan(s, f, &maxr, &hint_tag, &hint_untag, seen);
+	rc = sg_prescan(s, f, &sc, seen);
+	long long maxr = sc.max_rank;
 	if (!rc && maxr < 0)
 		rc = nl_errf(s->err, NL_EFORMAT, "%s: no actions", in_path);
 	if (!rc && maxr >= max_ranks)
@@ -391,7 +476,7 @@ static int import_actions(struct simgrid_import *s, FILE *f, const char *in_path
 		rc = sg_check_ranks(s, in_path, seen, maxr);
 	free(seen);
 	NL_CHECK(rc);
-	NL_CHECK(sg_decide(s, in_path, hint_tag, hint_untag));
+	NL_CHECK(sg_decide(s, in_path, sc.hint_tag, sc.hint_untag));
 	NL_CHECK(sg_setup(s, (uint32_t)maxr + 1, out_path, opts));
 	s->hint = sg_actions_hint;
 	rewind(f);
@@ -434,8 +519,9 @@ static int sg_files(const char *in_path, trace_input_file_fn each, void *ctx, st
 		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path,
 			       strerror(errno));
 	char **files = NULL;
+	uint64_t *lines = NULL;
 	size_t n = 0;
-	int rc = first_line_fields(f) == 1 ? index_files(f, in_path, &files, &n, err) : 0;
+	int rc = first_line_fields(f) == 1 ? index_files(f, in_path, &files, &lines, &n, err) : 0;
 	fclose(f);
 	/* Those listed before an error too (trace_input_files). */
 	int rc_each = 0;
@@ -444,6 +530,7 @@ static int sg_files(const char *in_path, trace_input_file_fn each, void *ctx, st
 	for (size_t r = 0; r < n; r++)
 		free(files[r]);
 	free(files);
+	free(lines);
 	return rc_each ? rc_each : rc;
 }
 

@@ -135,9 +135,11 @@ static int sg_dtype(struct simgrid_import *s, uint32_t rank, char **a, int n, in
 static int sg_rank_arg(struct simgrid_import *s, const char *t, const char *what, int32_t *v)
 {
 	long long x;
-	if (!simgrid_parse_int(t, 0, (long long)s->n_ranks - 1, &x))
+	if (!simgrid_parse_int(t, 0, (long long)s->n_ranks - 1, &x)) {
+		s->is_rank_count_short = simgrid_parse_int(t, s->n_ranks, SIMGRID_MAX_RANKS - 1, &x);
 		return simgrid_err(s, "%s '%s': expected a rank 0 .. %u%s", what, t, s->n_ranks - 1,
 			      s->hint ? s->hint : "");
+	}
 	*v = (int32_t)x;
 	return 0;
 }
@@ -193,6 +195,24 @@ int simgrid_skip(struct simgrid_import *s, const char *name, const char *why)
 	do {                                                                                        \
 		if (n < (min))                                                                      \
 			return simgrid_err(s, "%s: expected at least %d arguments, got %d", act, (min), n); \
+	} while (0)
+
+/* A count list of another length than n_ranks: more arguments than the
+ * action has with n_ranks counts and every optional one. The trace has
+ * more ranks than the import counts (an index listing too few files),
+ * which the caller says; read on, the counts would be taken for
+ * datatypes, roots or flops. */
+static int sg_too_many(struct simgrid_import *s, const char *act, int n, int max, const char *what)
+{
+	s->is_rank_count_short = true;
+	return simgrid_err(s, "%s: %d arguments, more than the %d it has with %u ranks (%s)%s", act, n, max,
+			   s->n_ranks, what, s->hint ? s->hint : "");
+}
+
+#define AT_MOST(max, what)                                              \
+	do {                                                            \
+		if (n > (max))                                          \
+			return sg_too_many(s, act, n, (max), (what));   \
 	} while (0)
 
 /* *out = v elements of elem bytes (v from parse_size: 0 .. 9.2e18), or
@@ -391,6 +411,10 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		int cs = (int)s->n_ranks;
 		bool rooted = act[0] == 'g';
 		NEED(cs + 1);
+		if (rooted)
+			AT_MOST(cs + 4, "send, counts, root, 2 datatypes");
+		else
+			AT_MOST(2 * cs + 3, "send, counts, 2 datatypes, displacements");
 		if (!parse_size(a[0], &v) || v < 0)
 			return simgrid_err(s, "%s send size '%s': expected a number of elements", act, a[0]);
 		int ti = 1 + cs;
@@ -417,6 +441,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		/* ScatterVArgParser: sendcounts[n] recv [root] [dt1 dt2]. */
 		int cs = (int)s->n_ranks;
 		NEED(cs + 1);
+		AT_MOST(cs + 4, "counts, receive, root, 2 datatypes");
 		if (!parse_size(a[cs], &v) || v < 0)
 			return simgrid_err(s, "scatterv receive size '%s': expected a number of elements", a[cs]);
 		if (n > cs + 1)
@@ -434,6 +459,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		/* AllToAllVArgParser: sendbuf sendcounts[n] recvbuf recvcounts[n] [dt1 dt2]. */
 		int cs = (int)s->n_ranks;
 		NEED(2 * cs + 2);
+		AT_MOST(2 * cs + 4, "send buffer, counts, receive buffer, counts, 2 datatypes");
 		NL_CHECK(sg_dtype(s, rank, a, n, 2 * cs + 2, &e1));
 		NL_CHECK(sg_dtype(s, rank, a, n, 2 * cs + 3, &e2));
 		NL_CHECK(sg_counts(s, a, 1, s->sc, e1));
@@ -448,6 +474,7 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
 		/* ReduceScatterArgParser: recvcounts[n] comp [dt]. */
 		int cs = (int)s->n_ranks;
 		NEED(cs + 1);
+		AT_MOST(cs + 2, "counts, computation, datatype");
 		if (!parse_flops(a[cs], &op.flops))
 			return simgrid_err(s, "reducescatter computation '%s': expected flops >= 0", a[cs]);
 		NL_CHECK(sg_dtype(s, rank, a, n, cs + 1, &e1));

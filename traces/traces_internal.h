@@ -546,6 +546,7 @@ struct simgrid_import {
 	uint32_t *reqs;
 	size_t cap_reqs;
 	const char *hint;           /* appended to out-of-range rank errors */
+	bool is_rank_count_short;   /* the error names a rank or count list beyond n_ranks */
 	trace_progress_fn progress;
 	void *progress_ctx;
 };

@@ -921,6 +921,63 @@ static void test_simgrid_split_index(void)
 	}
 }
 
+/* An index listing fewer files than the trace has ranks, or more, or a
+ * file on another rank's line: said in one line naming the index and the
+ * inconsistency, not as an error of the first line it made unreadable (a
+ * count read as a datatype in ti_trace0.txt), nothing written. */
+static void test_simgrid_index_mismatch(void)
+{
+	struct nl_err e = {0};
+	char want[900];
+	const char *ti = DATA "/simgrid/replay_multiple/ti_traces_32_1/ti_trace";
+	const char *tail = ": expected one file per rank of the trace, line i naming rank i's";
+	FILE *f = fopen(test_tmppath("ix8"), "w");
+	for (int r = 0; r < 8; r++)
+		fprintf(f, "%s%d.txt\n", ti, r);
+	fclose(f);
+	snprintf(want, sizeof want,
+		 "%s: lists 8 rank files, but the trace has at least 32 ranks ('%s0.txt' line 6: comm_size 32)%s",
+		 test_tmppath("ix8"), ti, tail);
+	CHECK_ERR(trace_import(test_tmppath("ix8"), test_tmppath("ix.nlt"), NULL, NULL, &e), NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	/* No comm_size lines: the first rank or count list past the files. */
+	write_text(test_tmppath("ix1"), DATA "/simgrid/replay/actions0.txt\n");
+	snprintf(want, sizeof want,
+		 "%s: lists 1 rank file, fewer than the trace has ranks: " DATA
+		 "/simgrid/replay/actions0.txt:2: partner '1': expected a rank 0 .. 0",
+		 test_tmppath("ix1"));
+	CHECK_ERR(trace_import(test_tmppath("ix1"), test_tmppath("ix.nlt"), NULL, NULL, &e), NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	write_text(test_tmppath("v0.txt"), "0 init\n0 alltoallv 4 1 1 1 1 4 1 1 1 1\n0 finalize\n");
+	write_text(test_tmppath("v1.txt"), "1 init\n1 alltoallv 4 1 1 1 1 4 1 1 1 1\n1 finalize\n");
+	write_text(test_tmppath("ixv"), "v0.txt\nv1.txt\n");
+	CHECK_ERR(trace_import(test_tmppath("ixv"), test_tmppath("ix.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "ixv: lists 2 rank files, fewer than the trace has ranks: ");
+	CHECK(strstr(e.msg, "v0.txt:2: alltoallv: 10 arguments, more than the 8 it has with 2 ranks (send buffer, "
+			    "counts, receive buffer, counts, 2 datatypes)") != NULL);
+	/* More files than ranks: the extra line names a file of another rank. */
+	write_text(test_tmppath("ix3"), DATA "/simgrid/replay/actions0.txt\n" DATA "/simgrid/replay/actions1.txt\n"
+					  "\n" DATA "/simgrid/replay/actions1.txt\n");
+	snprintf(want, sizeof want,
+		 "%s:4: rank 2's file '" DATA "/simgrid/replay/actions1.txt' has no line of rank 2 (its lines are "
+		 "rank 1's)%s; the index lists 3",
+		 test_tmppath("ix3"), tail);
+	CHECK_ERR(trace_import(test_tmppath("ix3"), test_tmppath("ix.nlt"), NULL, NULL, &e), NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	write_text(test_tmppath("empty.txt"), "# nothing\n");
+	write_text(test_tmppath("ixe"), "v0.txt\nempty.txt\n");
+	CHECK_ERR(trace_import(test_tmppath("ixe"), test_tmppath("ix.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "ixe:2: rank 1's file '");
+	CHECK(strstr(e.msg, "empty.txt' has no line of rank 1 (it has no actions): expected one file") != NULL);
+	/* A line of a rank past the last file's. */
+	write_text(test_tmppath("w1.txt"), "1 init\n3 init\n1 finalize\n");
+	write_text(test_tmppath("ixw"), "v0.txt\nw1.txt\n");
+	CHECK_ERR(trace_import(test_tmppath("ixw"), test_tmppath("ix.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "ixw: lists 2 rank files, but rank 1's file '");
+	CHECK(strstr(e.msg, "w1.txt' has lines of rank 3: expected one file per rank") != NULL);
+	CHECK(access(test_tmppath("ix.nlt"), F_OK) != 0);
+}
+
 int main(void)
 {
 	test_tmpdir_make("import");
@@ -937,6 +994,7 @@ int main(void)
 	TEST_RUN(test_simgrid_old_form_and_errors);
 	TEST_RUN(test_simgrid_split_index);
 	TEST_RUN(test_simgrid_per_rank_files);
+	TEST_RUN(test_simgrid_index_mismatch);
 	TEST_RUN(test_detect_and_escape);
 	test_tmpdir_remove();
 	return test_done();
