@@ -856,6 +856,9 @@ int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwr
 		rc = nl_errf(err, NL_EFORMAT, "%s: no 'ranks' line", text_path);
 	if (!rc)
 		rc = enc_rank_end(&e);
+	if (!rc && e.rank < 0)
+		rc = nl_errf(err, NL_EFORMAT, "%s: %u rank%s declared, no 'rank' section: expected sections rank 0 .. %u",
+			     text_path, e.m.n_ranks, e.m.n_ranks == 1 ? "" : "s", e.m.n_ranks - 1);
 	if (!rc && e.rank + 1 != (int64_t)e.m.n_ranks)
 		rc = nl_errf(err, NL_EFORMAT, "%s: %u ranks declared, rank sections end after rank %lld (a dump "
 				 "made with --rank cannot be encoded)", text_path, e.m.n_ranks, (long long)e.rank);

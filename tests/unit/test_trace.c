@@ -390,6 +390,9 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 1\nrecorded_runtime_s -1\n",
 		 "e.txt:3: recorded_runtime_s '-1': expected a decimal number of seconds >= 0"},
 		{"netloom-trace 1\nranks 2\nrank 0\n", "e.txt: 2 ranks declared, rank sections end after rank 0"},
+		/* No section at all: not "end after rank -1". */
+		{"netloom-trace 2\nranks 3\n", "e.txt: 3 ranks declared, no 'rank' section: expected sections rank 0 .. 2"},
+		{"netloom-trace 2\nranks 1\n", "e.txt: 1 rank declared, no 'rank' section: expected sections rank 0 .. 0"},
 		{"netloom-trace 1\nranks 1\nframe_target 5\nrank 0\n", "e.txt:3: frame_target '5': expected 256 .. 16777216 bytes"},
 		/* 0 is refused, not taken for the default (the archive's header
 		 * would not say what the text says). */
