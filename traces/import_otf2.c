@@ -505,6 +505,34 @@ static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, u
 	return rc;
 }
 
+/* Local definitions files are optional in OTF2, but they hold the id
+ * mappings and clock offsets of their location's events: when some ranks'
+ * locations have one and another's is missing, that file was lost, and
+ * reading its events unmapped gives wrong communicators or times (a
+ * missing 2.def of the Ember archive was reported as an unknown
+ * communicator in 2.evt). */
+static int check_local_defs(struct otf2_import *im, const char *dir)
+{
+	char path[OTF2_PATH_MAX + 32];
+	struct stat st;
+	uint32_t n_have = 0, first_missing = UINT32_MAX;
+	for (uint32_t r = 0; r < im->defs.n_ranks; r++) {
+		snprintf(path, sizeof path, "%s/%llu.def", dir, (unsigned long long)im->defs.rank_loc[r]);
+		if (!stat(path, &st))
+			n_have++;
+		else if (first_missing == UINT32_MAX)
+			first_missing = r;
+	}
+	if (!n_have || first_missing == UINT32_MAX)
+		return 0;
+	uint64_t loc = im->defs.rank_loc[first_missing];
+	snprintf(path, sizeof path, "%s/%llu.def", dir, (unsigned long long)loc);
+	return nl_errf(im->err, NL_ENOTFOUND,
+		       "%s: file missing (expected the local definitions of rank %u's location %llu, as %u other "
+		       "ranks' locations have them: they map the ids of its event file)",
+		       path, first_missing, (unsigned long long)loc, n_have);
+}
+
 /* Open the archive at in_path (its anchor NAME.otf2, or a directory
  * holding traces.otf2) and read what maps its ranks: anchor[] gets the
  * anchor's path, base[] NAME, *rdp the reader (NULL until opened; the
@@ -571,6 +599,8 @@ static int import_run(struct otf2_import *im, const char *in_path, const char *o
 		if (OTF2_Reader_SelectLocation(rd, im->defs.rank_loc[r]) != OTF2_SUCCESS)
 			rc = nl_errf(im->err, NL_ECORRUPT, "%s: cannot select location %llu", in_path,
 				     (unsigned long long)im->defs.rank_loc[r]);
+	if (!rc)
+		rc = check_local_defs(im, base);
 	bool def_open = false, evt_open = false;
 	if (!rc) {
 		def_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
