@@ -267,9 +267,11 @@ static bool req_null(int64_t v)
 static int check_peer(struct p2 *c, int32_t peer, uint32_t gid)
 {
 	uint32_t size = gid == TRACE_COMM_SELF ? 1 : dumpi_gc_size(c->d, gid);
-	if (peer >= 0 && (uint32_t)peer >= size)
+	if (peer >= 0 && (uint32_t)peer >= size) {
+		c->d->is_peer_outside = true;
 		return dumpi_rec_err(c->d, c->rank, c->r->off, "%s: peer %d outside its communicator (size %u)",
 			       dumpi_label_name(c->r->label), peer, size);
+	}
 	return 0;
 }
 

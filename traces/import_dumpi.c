@@ -343,6 +343,27 @@ static int find_rank_files(const char *meta_path, const struct meta *m, char ***
 	return rc;
 }
 
+/* Rank n's file, beside rank 0's (paths[0], "PREFIX-0000.bin" or
+ * "PREFIX-0.bin"), when it exists; NULL otherwise. A peer past the world's
+ * size then says that numprocs is short of the trace's ranks, not that the
+ * rank file is damaged. */
+static char *next_rank_file(const char *rank0, uint32_t n)
+{
+	const char *dash = strrchr(rank0, '-');
+	if (!dash)
+		return NULL;
+	size_t digits = strspn(dash + 1, "0");
+	char *prefix = malloc((size_t)(dash - rank0) + 1);
+	if (!prefix)
+		return NULL;
+	memcpy(prefix, rank0, (size_t)(dash - rank0));
+	prefix[dash - rank0] = '\0';
+	int width = digits > 1 ? (int)digits : 0;
+	char *p = rank_file_exists(prefix, width, n) ? rank_file(prefix, width, n) : NULL;
+	free(prefix);
+	return p;
+}
+
 static int map_file(const char *path, uint8_t **map, size_t *len, struct nl_err *err)
 {
 	struct stat st;
@@ -389,6 +410,13 @@ static int dumpi_import(const char *in_path, const char *out_path, const struct 
 		if (dot && dot != app)
 			*dot = '\0';
 		rc = dimp_run(&d, out_path, opts, m.hostname ? m.hostname : "", m.startime, app);
+	}
+	char *extra = rc && d.is_peer_outside ? next_rank_file(d.paths[0], d.n_ranks) : NULL;
+	if (extra) {
+		char esc[256];
+		nl_err_prefix(err, "%s: numprocs=%u, though rank file '%s' exists: fewer than the trace has ranks",
+			      in_path, d.n_ranks, trace_escape(esc, sizeof esc, extra));
+		free(extra);
 	}
 	if (rc && is_unwritten && trace_builder_is_unwritten(d.b))
 		*is_unwritten = true;

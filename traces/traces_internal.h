@@ -487,6 +487,7 @@ struct dumpi_import {
 	trace_progress_fn progress;
 	void *progress_ctx;
 	double runtime_s;
+	bool is_peer_outside; /* the error is a peer past its communicator's size */
 	char app[256], cmd[1024];
 	uint8_t ver[3];
 	/* pass-2 scratch */

@@ -217,6 +217,38 @@ static int copy_file(const char *from, const char *to)
 	return 0;
 }
 
+/* A .meta whose numprocs is short of the trace's ranks (a peer past it)
+ * while the next rank's file is there: said, before the peer's error. */
+static void test_dumpi_numprocs_short(void)
+{
+	struct nl_err e = {0};
+	char from[512], to[512], want[900];
+	mkdir(test_tmppath("short"), 0755);
+	for (int r = 0; r < 4; r++) {
+		snprintf(from, sizeof from, DATA "/dumpi/testtrace-%04d.bin", r);
+		snprintf(to, sizeof to, "%s/short/testtrace-%04d.bin", test_tmpdir, r);
+		CHECK_EQ(copy_file(from, to), 0);
+	}
+	FILE *f = fopen(test_tmppath("short/s.meta"), "w");
+	fprintf(f, "numprocs=2\nfileprefix=%s/short/testtrace\n", test_tmpdir);
+	fclose(f);
+	const char *peer = "testtrace-0000.bin: rank 0, offset 208: MPI_Recv: peer 3 outside its communicator (size 2)";
+	snprintf(want, sizeof want,
+		 "%s/short/s.meta: numprocs=2, though rank file '%s/short/testtrace-0002.bin' exists: fewer than the "
+		 "trace has ranks: %s/short/%s",
+		 test_tmpdir, test_tmpdir, test_tmpdir, peer);
+	CHECK_ERR(trace_import(test_tmppath("short/s.meta"), test_tmppath("short.nlt"), NULL, NULL, &e), NL_EFORMAT,
+		  &e, want);
+	CHECK_STR(e.msg, want);
+	/* Without rank 2's file, only the peer's error. */
+	unlink(test_tmppath("short/testtrace-0002.bin"));
+	snprintf(want, sizeof want, "%s/short/%s", test_tmpdir, peer);
+	CHECK_ERR(trace_import(test_tmppath("short/s.meta"), test_tmppath("short.nlt"), NULL, NULL, &e), NL_EFORMAT,
+		  &e, want);
+	CHECK_STR(e.msg, want);
+	CHECK(access(test_tmppath("short.nlt"), F_OK) != 0);
+}
+
 static void test_dumpi_moved(void)
 {
 	/* The .meta names the recording machine's absolute prefix; the rank
@@ -984,6 +1016,7 @@ int main(void)
 	TEST_RUN(test_dumpi_testtrace);
 	TEST_RUN(test_dumpi_testbgp);
 	TEST_RUN(test_dumpi_moved);
+	TEST_RUN(test_dumpi_numprocs_short);
 	TEST_RUN(test_dumpi_mem_errors);
 	TEST_RUN(test_dumpi_communicators);
 	TEST_RUN(test_dumpi_group_outside);
