@@ -19,7 +19,7 @@
 #include "core/error.h"
 #include "core/staged.h"
 
-#define BUNDLE_MAGIC "\x89NLB\r\n\x1a\n"
+#define BUNDLE_MAGIC TRACE_BUNDLE_MAGIC
 #define BUNDLE_END_MAGIC "NLBUNEND"
 #define BUNDLE_VERSION 1u
 #define BUNDLE_HDR 32u
@@ -35,6 +35,22 @@ struct bentry {
 	char *name;
 	uint64_t size, hash, offset, comp_len;
 };
+
+bool trace_bundle_given(const char *path, struct nl_err *err)
+{
+	uint8_t magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool is_bundle = trace_pread_full(fd, magic, sizeof magic, 0) == 0 && !memcmp(magic, BUNDLE_MAGIC, 8);
+	close(fd);
+	if (is_bundle)
+		nl_errf(err, NL_EINVAL,
+			"%s: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first "
+			"(netloom trace unpack %s DIR)",
+			path, path);
+	return is_bundle;
+}
 
 static const char *base_name(const char *p)
 {

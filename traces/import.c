@@ -75,6 +75,8 @@ static int not_foreign(const char *in_path, int e, bool nlt_ok, struct nl_err *e
 				       err);
 	if (e)
 		return nl_errf(err, e == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", in_path, strerror(e));
+	if (trace_bundle_given(in_path, err))
+		return err->code;
 	/* An empty file has no format to be unknown: say it is empty (as the
 	 * archive reader does for an empty .nlt). */
 	struct stat st;

@@ -25,6 +25,7 @@ struct nl_err;
 
 #define TRACE_MAGIC "\x89NLT\r\n\x1a\n"        /* archive, 8 bytes (PNG-style: catches text-mode copies) */
 #define TRACE_STREAM_MAGIC "\x89NLS\r\n\x1a\n" /* per-rank stream file, 8 bytes */
+#define TRACE_BUNDLE_MAGIC "\x89NLB\r\n\x1a\n" /* reproducibility bundle (bundle.c), 8 bytes */
 #define TRACE_HEADER_SIZE 64u
 #define TRACE_STREAM_HEADER_SIZE 24u
 #define TRACE_CHUNK_FRAME 'F'
@@ -573,6 +574,12 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
  * traces); hint, when not NULL, adds in parentheses the directory the
  * command would take (an OTF2 archive's). NL_EIO. */
 int trace_dir_error(const char *path, const char *hint, struct nl_err *err);
+
+/* When path is a reproducibility bundle, given where a trace is read:
+ * "PATH: a netloom bundle, not a trace: expected a .nlt or a foreign
+ * trace; unpack it first (netloom trace unpack PATH DIR)", NL_EINVAL, and
+ * true; false, err untouched, for any other file. */
+bool trace_bundle_given(const char *path, struct nl_err *err);
 
 /* malloc'd copy of s (NULL for NULL). */
 char *trace_strdup(const char *s);

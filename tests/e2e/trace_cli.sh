@@ -197,6 +197,17 @@ else
 fi
 "$NL" trace pack "$T/study2.nlb" "$T/bgp.nlt" "$T/ti.nlt" --config "$T/system.ini" >/dev/null
 if cmp -s "$T/study.nlb" "$T/study2.nlb"; then ok "pack is deterministic"; else fail "pack differs between runs"; fi
+# A bundle where a trace is read: named, with the way to its traces (it
+# was "bad magic" or "unknown trace format"), status 2, nothing written.
+bmsg="netloom: $T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)"
+for cmd in info verify dump "export --otf2 $T/bx" "convert $T/bx.nlt"; do
+	read -r -a args <<<"$cmd"
+	expect 2 "trace ${args[0]} of a bundle: exit 2" "$NL" trace "${args[0]}" "$T/study.nlb" "${args[@]:1}"
+	same "$bmsg" "$T/err" "trace ${args[0]} of a bundle: named"
+done
+expect 2 "replay of a bundle: exit 2" "$NL" replay "$T/study.nlb"
+same "$bmsg" "$T/err" "replay of a bundle: named"
+[ ! -e "$T/bx" ] && [ ! -e "$T/bx.nlt" ] && ok "nothing written from a bundle" || fail "output written from a bundle"
 python3 - "$T/study.nlb" "$T/badb.nlb" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], 'rb').read())
