@@ -55,8 +55,9 @@ static const struct trace_sub {
 	 "the identical bytes (same writer parameters, same netloom and libzstd)."},
 	{"verify", "verify FILE",
 	 "Decode every rank's stream and check it against the manifest: hashes, op\n"
-	 "counts, frame index, communicator ids, peers and roots. Prints one line;\n"
-	 "exit 0 when intact, 1 when damaged."},
+	 "counts, frame index, communicator ids, peers and roots, and what replay\n"
+	 "refuses (more than 65,535 communicators). Prints one line; exit 0 when\n"
+	 "intact, 1 when damaged or refused, 2 when FILE cannot be read as an archive."},
 	{"convert", "convert IN OUT.nlt",
 	 "Import a foreign trace: a DUMPI .meta file (its rank .bin files beside it, found\n"
 	 "by basename when the recorded fileprefix path does not exist), a SimGrid\n"
