@@ -441,6 +441,14 @@ static int cmd_dump(int argc, char **argv)
 	struct progress pr;
 	if (trace_archive_open(&a, file, &e))
 		return report(&e);
+	uint32_t n_ranks = trace_archive_manifest(a)->n_ranks;
+	if (rank >= (int64_t)n_ranks) {
+		/* Named with the archive, whose ranks they are. */
+		trace_archive_close(a);
+		nl_errf(&e, NL_ERANGE, "%s: --rank %lld: expected 0 .. %u, the archive's ranks", file, (long long)rank,
+			n_ranks - 1);
+		return report(&e);
+	}
 	progress_init(&pr, "dumping");
 	trace_archive_set_progress(a, show_progress, &pr);
 	int rc = trace_dump(a, rank, stdout, &e);

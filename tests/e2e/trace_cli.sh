@@ -93,6 +93,8 @@ cp "$T/out" "$T/r3.txt"
 expect 2 "encode of a one-rank dump is refused" "$NL" trace encode "$T/r3.txt" "$T/x.nlt"
 same "netloom: $T/r3.txt:15: 'rank 3': expected 'rank 0' (every rank below 7, in order; a dump made with --rank cannot be encoded)" \
 	"$T/err" "encode names why"
+expect 2 "dump --rank past the ranks: exit 2" "$NL" trace dump "$T/bgp.nlt" --rank 7
+same "netloom: $T/bgp.nlt: --rank 7: expected 0 .. 6, the archive's ranks" "$T/err" "dump --rank past the ranks names the archive"
 sed 's/^alltoall \(.*\)$/alltoall \1 frob=1/' "$T/bgp.txt" >"$T/bad.txt"
 expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x.nlt"
 line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
