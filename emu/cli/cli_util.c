@@ -272,6 +272,13 @@ int cli_check_otf2_dir(const char *dir, struct nl_err *err)
 	static const char *const expected = "a new directory for the OTF2 archive";
 	if (!*dir)
 		return nl_errf(err, NL_EINVAL, "--otf2: empty directory name (expected %s)", expected);
+	/* Not standard output, as other outputs take '-': an archive is a
+	 * directory of files ('-' made a directory of that name). */
+	if (!strcmp(dir, "-"))
+		return nl_errf(err, NL_EINVAL,
+			       "--otf2 '-': not a directory name (an OTF2 archive is a directory of files, it cannot go "
+			       "to standard output); expected %s",
+			       expected);
 	return cli_value_not_option("--otf2", dir, "directory", expected, err);
 }
 

@@ -392,6 +392,16 @@ same "netloom trace export: option '--otf2' given twice (usage: netloom trace ex
 [ ! -e "$T/i2.nlt" ] && [ ! -e "$T/x2.otf2" ] && ok "an output given twice: nothing written" || fail "an output given twice was written"
 expect 2 "export: --otf2 ''" "$NL" trace export "$T/bgp.nlt" --otf2 ''
 same "netloom: --otf2: empty directory name (expected a new directory for the OTF2 archive)" "$T/err" "export: --otf2 '' named"
+# '-', as other outputs take it for standard output: refused, not made a
+# directory named '-' (run from $T, where it would be).
+o2dash="netloom: --otf2 '-': not a directory name (an OTF2 archive is a directory of files, it cannot go to standard output); expected a new directory for the OTF2 archive"
+(cd "$T" && "$nl_abs" trace export bgp.nlt --otf2 - >out 2>err; echo $? >rc)
+same 2 "$T/rc" "export: --otf2 '-': exit 2"
+same "$o2dash" "$T/err" "export: --otf2 '-' named"
+(cd "$T" && "$nl_abs" replay bgp.nlt --otf2 - >out 2>err; echo $? >rc)
+same 2 "$T/rc" "replay: --otf2 '-': exit 2"
+same "$o2dash" "$T/err" "replay: --otf2 '-' named"
+[ ! -e "$T/-" ] && ok "--otf2 '-': no directory '-'" || fail "--otf2 '-' made $T/-"
 
 # --- an output that is an input is refused, the input kept ---------------------------------
 cp "$DATA/simgrid/replay/actions_bcast.txt" "$T/ab.txt"
