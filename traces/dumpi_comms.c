@@ -616,6 +616,28 @@ static int submit(struct dumpi_import *d, uint32_t rank, struct dumpi_p1_rank *p
 	return 0;
 }
 
+/* The rank file read as world rank `rank` records MPI_Comm_rank on
+ * MPI_COMM_WORLD returning another rank: it is that rank's file, renamed
+ * or copied over (its peers would be read from the wrong rank, and the
+ * replay deadlock or give another runtime). A negative value is no rank
+ * and is left alone. */
+static int p1_check_world_rank(struct dumpi_import *d, uint32_t rank, const struct dumpi_rec *r)
+{
+	if (r->label != DL_Comm_rank || r->n_args < 2 || r->a[0].v != DH_COMM_WORLD || r->a[1].v < 0 ||
+	    r->a[1].v == (int64_t)rank)
+		return 0;
+	long long got = (long long)r->a[1].v;
+	if (got >= (long long)d->n_ranks)
+		return dumpi_rec_err(d, rank, r->off,
+				     "MPI_Comm_rank on MPI_COMM_WORLD gave %lld: the file of world rank %lld, past "
+				     "the .meta's numprocs=%u; expected rank %u's",
+				     got, got, d->n_ranks, rank);
+	return dumpi_rec_err(d, rank, r->off,
+			     "MPI_Comm_rank on MPI_COMM_WORLD gave %lld: the file of world rank %lld, found as "
+			     "rank %u's; expected rank %u's (a rank file renamed or copied over?)",
+			     got, got, rank, rank);
+}
+
 /* Advance one rank until it blocks on a creating call or ends. */
 static int p1_advance(struct dumpi_import *d, uint32_t rank, bool *progress)
 {
@@ -660,6 +682,7 @@ static int p1_advance(struct dumpi_import *d, uint32_t rank, bool *progress)
 			}
 			continue;
 		}
+		NL_CHECK(p1_check_world_rank(d, rank, &r));
 		if (r.label == DL_Comm_free) {
 			if (!dumpi_comm_set(&p->comm, &p->n_comm, (uint16_t)r.a[0].v, DUMPI_H_NONE))
 				return dumpi_nomem(d);

@@ -398,7 +398,7 @@ enum {
 	DL_Alltoallv = 61, DL_Reduce = 62, DL_Allreduce = 65, DL_Reduce_scatter = 66, DL_Scan = 67,
 	DL_Comm_group = 72, DL_Group_union = 73, DL_Group_intersection = 74, DL_Group_difference = 75,
 	DL_Group_incl = 76, DL_Group_excl = 77, DL_Group_range_incl = 78, DL_Group_range_excl = 79,
-	DL_Group_free = 80, DL_Comm_dup = 84, DL_Comm_create = 85, DL_Comm_split = 86,
+	DL_Group_free = 80, DL_Comm_rank = 82, DL_Comm_dup = 84, DL_Comm_create = 85, DL_Comm_split = 86,
 	DL_Comm_free = 87, DL_Cart_create = 99, DL_Graph_create = 101, DL_Cart_sub = 111,
 	DL_Init = 124, DL_Finalize = 125, DL_Alltoallw = 155, DL_Exscan = 156, DL_Init_thread = 171,
 	DL_Type_dup = 178, DL_Type_create_darray = 217, DL_Type_create_hindexed = 218,

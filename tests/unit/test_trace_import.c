@@ -249,6 +249,45 @@ static void test_dumpi_numprocs_short(void)
 	CHECK(access(test_tmppath("short.nlt"), F_OK) != 0);
 }
 
+/* A rank file that is another rank's (copied over, renamed): its
+ * MPI_Comm_rank on MPI_COMM_WORLD says which, and the import stops there
+ * rather than converting it (the replay then deadlocked). */
+static void test_dumpi_rank_file_swapped(void)
+{
+	struct nl_err e = {0};
+	char from[512], to[512], want[900];
+	mkdir(test_tmppath("swap"), 0755);
+	for (int r = 0; r < 4; r++) {
+		snprintf(from, sizeof from, DATA "/dumpi/testtrace-%04d.bin", r == 1 ? 2 : r);
+		snprintf(to, sizeof to, "%s/swap/testtrace-%04d.bin", test_tmpdir, r);
+		CHECK_EQ(copy_file(from, to), 0);
+	}
+	FILE *f = fopen(test_tmppath("swap/s.meta"), "w");
+	fprintf(f, "numprocs=4\nfileprefix=%s/swap/testtrace\n", test_tmpdir);
+	fclose(f);
+	snprintf(want, sizeof want,
+		 "%s/swap/testtrace-0001.bin: rank 1, offset 58: MPI_Comm_rank on MPI_COMM_WORLD gave 2: the file of "
+		 "world rank 2, found as rank 1's; expected rank 1's (a rank file renamed or copied over?)",
+		 test_tmpdir);
+	CHECK_ERR(trace_import(test_tmppath("swap/s.meta"), test_tmppath("swap.nlt"), NULL, NULL, &e), NL_EFORMAT,
+		  &e, want);
+	CHECK_STR(e.msg, want);
+	/* Rank 3's file as rank 0's, in a trace of 3. */
+	CHECK_EQ(copy_file(DATA "/dumpi/testtrace-0003.bin", test_tmppath("swap/testtrace-0000.bin")), 0);
+	CHECK_EQ(copy_file(DATA "/dumpi/testtrace-0001.bin", test_tmppath("swap/testtrace-0001.bin")), 0);
+	f = fopen(test_tmppath("swap/s.meta"), "w");
+	fprintf(f, "numprocs=3\nfileprefix=%s/swap/testtrace\n", test_tmpdir);
+	fclose(f);
+	snprintf(want, sizeof want,
+		 "%s/swap/testtrace-0000.bin: rank 0, offset 58: MPI_Comm_rank on MPI_COMM_WORLD gave 3: the file of "
+		 "world rank 3, past the .meta's numprocs=3; expected rank 0's",
+		 test_tmpdir);
+	CHECK_ERR(trace_import(test_tmppath("swap/s.meta"), test_tmppath("swap.nlt"), NULL, NULL, &e), NL_EFORMAT,
+		  &e, want);
+	CHECK_STR(e.msg, want);
+	CHECK(access(test_tmppath("swap.nlt"), F_OK) != 0);
+}
+
 static void test_dumpi_moved(void)
 {
 	/* The .meta names the recording machine's absolute prefix; the rank
@@ -474,8 +513,9 @@ static void test_dumpi_communicators(void)
 	char path[600];
 	snprintf(path, sizeof path, "%s/syn/syn-0003.bin", test_tmpdir);
 	write_dumpi_rank(path, 3);
-	/* Replace rank 3 by rank 0 of testtrace: it calls no MPI_Comm_split. */
-	FILE *in = fopen(DATA "/dumpi/testtrace-0000.bin", "rb");
+	/* Replace rank 3 by rank 3 of testtrace: it calls no MPI_Comm_split
+	 * (rank 0's would be refused first, as another rank's file). */
+	FILE *in = fopen(DATA "/dumpi/testtrace-0003.bin", "rb");
 	static uint8_t buf[1 << 16];
 	size_t n = fread(buf, 1, sizeof buf, in);
 	fclose(in);
@@ -1017,6 +1057,7 @@ int main(void)
 	TEST_RUN(test_dumpi_testbgp);
 	TEST_RUN(test_dumpi_moved);
 	TEST_RUN(test_dumpi_numprocs_short);
+	TEST_RUN(test_dumpi_rank_file_swapped);
 	TEST_RUN(test_dumpi_mem_errors);
 	TEST_RUN(test_dumpi_communicators);
 	TEST_RUN(test_dumpi_group_outside);
