@@ -641,6 +641,15 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 			 out, out);
 		return;
 	}
+	/* As trace convert's OUT '-': not standard output, where the other
+	 * netloom commands write (an archive is read back by offset), nor a
+	 * file named '-' in the working folder. */
+	if (out && !strcmp(out, "-")) {
+		snprintf(bad, cap,
+			 "NETLOOM_TRACE='-': not a file name (an archive cannot go to standard output); expected "
+			 "the archive's file name (e.g. run.nlt)");
+		return;
+	}
 	rec_check_folders(out, getenv("NETLOOM_TRACE_TMPDIR"), bad, cap);
 	if (bad[0])
 		return;
