@@ -474,6 +474,18 @@ static int import_actions(struct simgrid_import *s, FILE *f, const char *in_path
 			     max_ranks);
 	if (!rc)
 		rc = sg_check_ranks(s, in_path, seen, maxr);
+	/* SMPI writes the size of the communicator asked: more than the
+	 * file's ranks is a per-rank file of a larger trace (as a gap is),
+	 * said before its first collective's count list does not fit. */
+	if (!rc && sc.comm_size > maxr + 1) {
+		char ranks[64];
+		snprintf(ranks, sizeof ranks, maxr ? "ranks 0 .. %lld" : "rank 0 only", maxr);
+		rc = nl_errf(s->err, NL_EFORMAT,
+			     "%s: actions of %s, but line %llu says comm_size %lld: expected actions for every rank "
+			     "0 .. %lld%s",
+			     in_path, ranks, (unsigned long long)sc.comm_size_line, sc.comm_size, sc.comm_size - 1,
+			     sg_actions_hint);
+	}
 	free(seen);
 	NL_CHECK(rc);
 	NL_CHECK(sg_decide(s, in_path, sc.hint_tag, sc.hint_untag));

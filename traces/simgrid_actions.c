@@ -205,8 +205,8 @@ int simgrid_skip(struct simgrid_import *s, const char *name, const char *why)
 static int sg_too_many(struct simgrid_import *s, const char *act, int n, int max, const char *what)
 {
 	s->is_rank_count_short = true;
-	return simgrid_err(s, "%s: %d arguments, more than the %d it has with %u ranks (%s)%s", act, n, max,
-			   s->n_ranks, what, s->hint ? s->hint : "");
+	return simgrid_err(s, "%s: %d arguments, more than the %d it has with %u rank%s (%s)%s", act, n, max,
+			   s->n_ranks, s->n_ranks == 1 ? "" : "s", what, s->hint ? s->hint : "");
 }
 
 #define AT_MOST(max, what)                                              \

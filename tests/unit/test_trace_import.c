@@ -898,6 +898,22 @@ static void test_simgrid_per_rank_files(void)
 		  "(memory): rank 0 has no actions, though rank 1 has");
 	static const char ok[] = "1 init\n0 init\n1 finalize\n0 finalize\n";
 	CHECK_OK(trace_simgrid_import_mem((const uint8_t *)ok, strlen(ok), &e), &e);
+	/* A per-rank file whose comm_size says the trace is larger: said as
+	 * such, not at its first count list that does not fit (ti_trace0.txt's
+	 * alltoallv on line 69, whose counts were read as datatypes). */
+	snprintf(want, sizeof want,
+		 DATA "/simgrid/replay_multiple/ti_traces_32_1/ti_trace0.txt: actions of rank 0 only, but line 6 says "
+		      "comm_size 32: expected actions for every rank 0 .. 31%s",
+		 hint);
+	CHECK_ERR(trace_import(DATA "/simgrid/replay_multiple/ti_traces_32_1/ti_trace0.txt", test_tmppath("t0.nlt"),
+			       NULL, NULL, &e),
+		  NL_EFORMAT, &e, want);
+	CHECK_STR(e.msg, want);
+	static const char cs[] = "0 init\n1 init\n0 comm_size 4\n0 finalize\n1 finalize\n";
+	CHECK_ERR(trace_simgrid_import_mem((const uint8_t *)cs, strlen(cs), &e), NL_EFORMAT, &e,
+		  "(memory): actions of ranks 0 .. 1, but line 3 says comm_size 4: expected actions for every rank 0 .. 3");
+	static const char cs2[] = "0 init\n1 init\n0 comm_size 2\n1 comm_size 1\n0 finalize\n1 finalize\n";
+	CHECK_OK(trace_simgrid_import_mem((const uint8_t *)cs2, strlen(cs2), &e), &e);
 }
 
 /* Format detection: binary input is never a SimGrid trace (a netloom
