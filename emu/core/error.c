@@ -237,6 +237,11 @@ int nl_path_folder_error(const char *path, struct nl_err *err)
 	}
 	const char *slash = strrchr(path, '/');
 	snprintf(d, sizeof d, "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path), slash ? path : ".");
+	/* The folder is there, but its file system makes no file in it
+	 * (/proc, /sys: mkstemp's ENOENT). */
+	if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+		return nl_errf(err, NL_EIO, "%s: %s: a folder no file can be created in; expected a folder to write to",
+			       path, d);
 	return nl_errf(err, NL_EIO, "%s: %s: no such directory", path, d);
 }
 

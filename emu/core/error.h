@@ -73,8 +73,10 @@ int nl_output_target(const char *path, char **real, struct nl_err *err);
 /* `path` cannot be made because a folder of it is missing or is a file:
  * the line names that folder ("x/y.json: x: not a directory" for the
  * first part of the path that is a file, else "nodir/y.json: nodir: no
- * such directory" for its folder), where strerror's "Not a directory" or
- * mkstemp's "No such file or directory" named nothing. NL_EIO. */
+ * such directory" for its folder, or "/proc/x.nlt: /proc: a folder no
+ * file can be created in" when it exists), where strerror's "Not a
+ * directory" or mkstemp's "No such file or directory" named nothing.
+ * NL_EIO. */
 int nl_path_folder_error(const char *path, struct nl_err *err);
 
 /* Reset to "no error". */

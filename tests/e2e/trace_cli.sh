@@ -124,6 +124,13 @@ expect 2 "encode to a missing directory" "$NL" trace encode "$T/bgp.txt" "$T/no/
 same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory" "$T/err" "encode: the output named"
 expect 2 "import to a missing directory" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/no/such/x.nlt"
 same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory" "$T/err" "import: the output named"
+# A folder that exists but takes no new file (/proc): it was called
+# missing ("/proc: no such directory", mkstemp's ENOENT).
+if [ -d /proc/self ]; then
+	expect 2 "encode into /proc" "$NL" trace encode "$T/bgp.txt" /proc/x.nlt
+	same "netloom: /proc/x.nlt: /proc: a folder no file can be created in; expected a folder to write to" "$T/err" \
+		"encode into /proc: the folder named as there"
+fi
 # A folder of the output that is a file: that file named, not strerror's
 # bare "Not a directory".
 expect 2 "encode under a file" "$NL" trace encode "$T/bgp.txt" "$T/bgp.txt/deeper/x.nlt"
