@@ -522,8 +522,8 @@ static int cmd_verify(int argc, char **argv)
 			uint64_t ops = 0;
 			for (uint32_t r = 0; r < m->n_ranks; r++)
 				ops += m->rank_ops[r];
-			printf("%s: OK: %u ranks, %" PRIu64 " ops, every stream matches its hash and op count\n", file,
-			       m->n_ranks, ops);
+			printf("%s: OK: %u rank%s, %" PRIu64 " op%s, every stream matches its hash and op count\n",
+			       file, m->n_ranks, m->n_ranks == 1 ? "" : "s", ops, ops == 1 ? "" : "s");
 		}
 		trace_archive_close(a);
 	}
@@ -668,7 +668,8 @@ static int convert_run(const char *cmd, const char *in, const char *out)
 	uint64_t ops = 0;
 	for (uint32_t r = 0; r < m->n_ranks; r++)
 		ops += m->rank_ops[r];
-	printf("%s: %u ranks, %" PRIu64 " ops (from %s, %s)\n", out, m->n_ranks, ops, in, m->recorder);
+	printf("%s: %u rank%s, %" PRIu64 " op%s (from %s, %s)\n", out, m->n_ranks, m->n_ranks == 1 ? "" : "s", ops,
+	       ops == 1 ? "" : "s", in, m->recorder);
 	trace_archive_close(a);
 	return CLI_OK;
 }

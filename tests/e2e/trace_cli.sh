@@ -155,6 +155,13 @@ done
 # --- verify -------------------------------------------------------------------------
 expect 0 "verify an intact archive" "$NL" trace verify "$T/bgp.nlt"
 same "$T/bgp.nlt: OK: 7 ranks, 2723 ops, every stream matches its hash and op count" "$T/out" "verify OK line"
+# One rank: "1 rank", not "1 ranks", in convert's and verify's lines.
+printf '0 init\n0 compute 1000\n0 finalize\n' >"$T/one_actions.txt"
+expect 0 "convert a one-rank SimGrid trace" "$NL" trace convert "$T/one_actions.txt" "$T/one.nlt"
+case "$(cat "$T/out")" in "$T/one.nlt: 1 rank, 3 ops (from $T/one_actions.txt, "*) ok "convert line: 1 rank" ;;
+	*) fail "convert line: $(cat "$T/out")" ;; esac
+expect 0 "verify a one-rank archive" "$NL" trace verify "$T/one.nlt"
+same "$T/one.nlt: OK: 1 rank, 3 ops, every stream matches its hash and op count" "$T/out" "verify OK line: 1 rank"
 python3 - "$T/bgp.nlt" "$T/bad.nlt" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], 'rb').read())
