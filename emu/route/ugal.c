@@ -37,7 +37,7 @@
  * 2 x diameter; each class gets num_vcs / (2D) VCs; ejection uses every
  * VC (a sink).
  *
- * `mode=booksim` reproduces BookSim2's own functions (threshold ignored):
+ * `mode=booksim` reproduces BookSim2's own functions (threshold refused):
  * on the dragonfly ugal_dragonflynew (src/networks/dragonfly.cpp):
  * intermediate = the router of a random endpoint of the whole network,
  * minimal when 1 x min_q <= 2 x nonmin_q + 30, every hop by BookSim's
@@ -175,6 +175,14 @@ static int ugal_init(struct route *r, struct nl_err *err)
 			       "routing function 'ugal': queue=%s applies to mode=local only (global reads channel "
 			       "occupancy along the paths, booksim BookSim's credits); expected queue=credit",
 			       route_queue_names[pr->queue]);
+	/* booksim mode keeps BookSim's own biases (+30 on the dragonfly, +2
+	 * on the flattened butterfly), so a threshold there would be read and
+	 * dropped; refused like snapshot= and queue= outside their modes. */
+	if (pr->threshold && pr->mode == UGAL_BOOKSIM)
+		return nl_errf(err, NL_ECONFIG,
+			       "routing function 'ugal': threshold=%lld applies to mode=local and mode=global only "
+			       "(mode=booksim keeps BookSim's own bias); expected threshold=0",
+			       (long long)pr->threshold);
 	r->needs_pend = pr->queue == ROUTE_Q_ROUTED;
 	r->views |= route_queue_views(pr->queue);
 	if (pr->mode == UGAL_GLOBAL && pr->snapshot) {

@@ -294,6 +294,12 @@ static void test_ugal_booksim_cycle(void)
 	/* xyyx: BookSim's halves overlap for an odd VC count; refused. */
 	CHECK_OK(topo_new("flatfly:m=4,n=3", &t, &e), &e);
 	CHECK_ERR(route_new("xyyx", t, 3, &r, &e), NL_ECONFIG, &e, "needs an even num_vcs >= 2");
+	/* mode=booksim keeps BookSim's bias: a threshold is refused, as
+	 * snapshot= and queue= are outside their modes, not dropped. */
+	CHECK_ERR(route_new("ugal:mode=booksim,threshold=30", t, 2, &r, &e), NL_ECONFIG, &e,
+		  "threshold=30 applies to mode=local and mode=global only");
+	CHECK_OK(route_new("ugal:mode=booksim,threshold=0", t, 2, &r, &e), &e);
+	route_free(r);
 	topo_free(t);
 }
 
