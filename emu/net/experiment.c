@@ -279,6 +279,7 @@ static void exp_collect(const struct flitnet *n, struct net_point *pt)
 	pt->window_cycles = window;
 	pt->injected = (double)n->obs.sent_flits / (double)window / n_active;
 	pt->accepted = (double)n->obs.accepted_flits / (double)window / n_active;
+	pt->active_endpoints = n->synth.traffic->n_active;
 	pt->packets = n->obs.plat.n;
 	pt->plat_mean = stats_hist_mean(&n->obs.plat);
 	pt->plat_p50 = stats_hist_percentile(&n->obs.plat, 50);
@@ -503,6 +504,7 @@ json_t *net_point_json(const struct net_point *pt, const struct topo *t, bool re
 	json_object_set_new(thr, "offered", json_real(pt->offered));
 	json_object_set_new(thr, "injected", json_real(pt->injected));
 	json_object_set_new(thr, "accepted", json_real(pt->accepted));
+	json_object_set_new(thr, "active_endpoints", json_integer(pt->active_endpoints));
 	json_object_set_new(thr, "unit", json_string("flits/cycle/endpoint"));
 	json_object_set_new(res, "throughput", thr);
 	json_object_set_new(hops, "mean", json_real(pt->hops_mean));

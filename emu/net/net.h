@@ -351,6 +351,8 @@ struct net_point {
 	double offered;       /* configured injection rate, flits/cycle/endpoint */
 	double injected;      /* measured, flits/cycle/endpoint */
 	double accepted;      /* measured, flits/cycle/endpoint */
+	uint32_t active_endpoints; /* endpoints the traffic uses, the rates' divisor (fewer than the
+				      topology's for a bit pattern: the largest power of two or four) */
 	bool stable;          /* false: latency threshold exceeded or drain failed */
 	bool converged;       /* three converged samples before max_samples */
 	bool warmup_only;     /* max_samples ran out in warm-up (warmup_periods not reached, or the

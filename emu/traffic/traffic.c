@@ -28,6 +28,35 @@ void traffic_free(struct traffic *tr)
 	free(tr);
 }
 
+/* log2 of the endpoints a bit pattern uses: the largest power of two (of
+ * four, an even bit count, with TRAFFIC_F_POW4) not above n_endpoints;
+ * 0 when fewer than two (four) endpoints. */
+static uint32_t traffic_pow_bits(unsigned flags, uint32_t n_endpoints)
+{
+	uint32_t bits = 0;
+	while ((2ull << bits) <= n_endpoints)
+		bits++;
+	if ((flags & TRAFFIC_F_POW4) && (bits & 1))
+		bits--;
+	return bits;
+}
+
+uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char **need)
+{
+	char name[64];
+	struct nl_err ignored = {0};
+	*need = NULL;
+	const char *tail = param_split_name(spec, name, sizeof name, &ignored);
+	const struct traffic_ops *ops = tail ? traffic_find(name, &ignored) : NULL;
+	if (!ops || !(ops->flags & (TRAFFIC_F_POW2 | TRAFFIC_F_POW4)))
+		return n_endpoints;
+	uint32_t bits = traffic_pow_bits(ops->flags, n_endpoints);
+	if (bits == 0 || (1u << bits) == n_endpoints)
+		return n_endpoints;
+	*need = (ops->flags & TRAFFIC_F_POW4) ? "a power of four" : "a power of two";
+	return 1u << bits;
+}
+
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err)
 {
@@ -59,11 +88,7 @@ int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct tr
 	if (rc < 0)
 		goto fail;
 	if (ops->flags & (TRAFFIC_F_POW2 | TRAFFIC_F_POW4)) {
-		uint32_t bits = 0;
-		while ((2ull << bits) <= t->n_endpoints)
-			bits++;
-		if ((ops->flags & TRAFFIC_F_POW4) && (bits & 1))
-			bits--;
+		uint32_t bits = traffic_pow_bits(ops->flags, t->n_endpoints);
 		if (bits == 0) {
 			rc = nl_errf(err, NL_ECONFIG, "traffic '%s' needs at least %d endpoints", ops->name,
 				     (ops->flags & TRAFFIC_F_POW4) ? 4 : 2);

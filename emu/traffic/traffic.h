@@ -77,6 +77,13 @@ const struct traffic_ops *traffic_find(const char *name, struct nl_err *err);
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err);
 void traffic_free(struct traffic *tr);
+
+/* How many of n_endpoints the pattern spec would use, without building it:
+ * n_endpoints, or fewer for a bit pattern, which takes the largest power of
+ * two (four) that fits. *need is then "a power of two" ("a power of four"),
+ * else NULL. A spec traffic_new refuses gives n_endpoints (the run reports
+ * the error). */
+uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char **need);
 void traffic_print_help(FILE *f);
 
 /* Whether endpoint e takes part (sends and receives). */

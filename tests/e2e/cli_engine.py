@@ -1087,6 +1087,30 @@ def case_json_fields():
          sum(i * n for i, n in enumerate(hist)) / sum(hist), 1e-9)
 
 
+def case_active_endpoints():
+    # A bit pattern uses the largest power of two (transpose: of four) of
+    # the endpoints, and the rates are per endpoint used: on an 8x4 torus
+    # transpose runs on 16 of 32. The banner said "32 endpoints" and the
+    # JSON had no count, so accepted 0.1 read as 32 x 0.1 flits/cycle.
+    args = ("-s", "topology=torus:k=8x4", "-s", "num_vcs=2", "-s", "sample_period=300")
+    for cmd, extra in (("run", ()), ("sweep", ("--rates", "0.1:0.1:0.1"))):
+        first = run(cmd, *args, "-s", "traffic=transpose", *extra).stdout.decode().splitlines()[0]
+        check(f"{cmd} banner says 16 active: {first}",
+              "traffic transpose, 32 routers, 32 endpoints (16 active: transpose needs a power of four), seed 0"
+              in first)
+    r = run_json("run", *args, "-s", "traffic=transpose", "--json", "-")["results"]["throughput"]
+    eq("transpose: throughput.active_endpoints", r["active_endpoints"], 16)
+    near("transpose: accepted is per active endpoint", r["accepted"], 0.1, 0.01)
+    first = run("run", *args, "-s", "traffic=bitcomp").stdout.decode().splitlines()[0]
+    check(f"bitcomp (power of two, all 32 used): no count in the banner: {first}",
+          "32 endpoints, seed 0" in first)
+    first = run("run", "-s", "topology=torus:k=6x4", "-s", "num_vcs=2", "-s", "sample_period=300",
+                "-s", "traffic=bitcomp").stdout.decode().splitlines()[0]
+    check(f"bitcomp on 24: {first}", "24 endpoints (16 active: bitcomp needs a power of two), seed 0" in first)
+    r = run_json("run", *args, "--json", "-")["results"]["throughput"]
+    eq("uniform: throughput.active_endpoints", r["active_endpoints"], 32)
+
+
 def case_routing_spec():
     # The routing function's parameters are recorded in full, defaults
     # included, as the topology's are: in the table's first line and in
