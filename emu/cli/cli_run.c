@@ -79,23 +79,37 @@ static void run_usage(FILE *f, const char *cmd)
 
 #define SWEEP_MAX_POINTS 100000
 
-static int sweep_parse_rates(const char *s, double *a, double *b, double *step)
+/* One part of A:B:STEP, ended by `stop` (':' or the string's end); 0, -1
+ * when it is no number, or -3 when it is one too small to represent
+ * (*bad then points at it, *bad_len its length). */
+static int sweep_parse_rate(const char **s, char stop, double *out, const char **bad, int *bad_len)
 {
 	char *e;
 	errno = 0;
 	/* Each number where its part starts (param_strtod: ' 0.1' is refused as
 	 * '0.1 ' is), none empty (':0.5:0.1' was read as 0:0.5:0.1). */
-	*a = param_strtod(s, &e);
-	if (e == s || *e != ':')
+	*out = param_strtod(*s, &e);
+	if (e == *s || *e != stop)
 		return -1;
-	s = e + 1;
-	*b = param_strtod(s, &e);
-	if (e == s || *e != ':')
+	if (errno == ERANGE && *out == 0) {
+		*bad = *s;
+		*bad_len = (int)(e - *s);
+		return -3;
+	}
+	if (errno)
 		return -1;
-	s = e + 1;
-	*step = param_strtod(s, &e);
-	if (e == s || *e || errno || !isfinite(*a) || !isfinite(*b) || !isfinite(*step) || !(*step > 0) || *a < 0 ||
-	    *b < *a || *b > 1)
+	*s = e + 1;
+	return 0;
+}
+
+static int sweep_parse_rates(const char *s, double *a, double *b, double *step, const char **bad, int *bad_len)
+{
+	int rc;
+	if ((rc = sweep_parse_rate(&s, ':', a, bad, bad_len)) < 0 ||
+	    (rc = sweep_parse_rate(&s, ':', b, bad, bad_len)) < 0 ||
+	    (rc = sweep_parse_rate(&s, '\0', step, bad, bad_len)) < 0)
+		return rc;
+	if (!isfinite(*a) || !isfinite(*b) || !isfinite(*step) || !(*step > 0) || *a < 0 || *b < *a || *b > 1)
 		return -1;
 	/* A step far below the table's 4 decimals is a typo, not a sweep. */
 	if ((*b - *a) / *step > SWEEP_MAX_POINTS)
@@ -180,7 +194,13 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 				       "output");
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
-	int rates_bad = !strcmp(cmd, "sweep") ? sweep_parse_rates(o->rates, &o->a, &o->b, &o->step) : 0;
+	const char *bad = NULL;
+	int bad_len = 0;
+	int rates_bad = !strcmp(cmd, "sweep") ? sweep_parse_rates(o->rates, &o->a, &o->b, &o->step, &bad, &bad_len) : 0;
+	if (rates_bad == -3)
+		return cli_usage_error(cmd, "--rates '%s': '%.*s' is too small to represent (rounds to 0); expected 0 or "
+				       "at least 4.9e-324",
+				       o->rates, bad_len, bad);
 	if (rates_bad == -2)
 		return cli_usage_error(cmd, "--rates '%s': more than %d points: expected a larger STEP", o->rates,
 				       SWEEP_MAX_POINTS);

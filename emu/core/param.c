@@ -122,7 +122,14 @@ double param_strtod(const char *s, char **end)
 		*end = (char *)s;
 		return 0;
 	}
-	return strtod(s, end);
+	/* C11 7.22.1.3 lets strtod set ERANGE on any underflow, and glibc
+	 * does for subnormals: 1e-320 is in 0..1 and was refused as not a
+	 * number. Only an underflow to 0 loses the value. */
+	int saved = errno;
+	double x = strtod(s, end);
+	if (errno == ERANGE && x != 0 && isfinite(x))
+		errno = saved;
+	return x;
 }
 
 static int param_parse_i64(const char *s, const char *end, int64_t *out)
@@ -233,6 +240,11 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 		 * hexadecimal floats ('injection_rate = 0x1p-4' ran at
 		 * 0.0625); integers keep their 0x. */
 		double x = param_strtod(value, &e);
+		if (errno == ERANGE && x == 0 && e != value && *e == '\0')
+			return nl_errf(err, NL_ERANGE,
+				       "%s: parameter '%s' value '%s': too small to represent (rounds to 0); expected 0 "
+				       "or a magnitude of at least 4.9e-324",
+				       what, d->name, value);
 		if (errno || e == value || *e != '\0' || !isfinite(x))
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected a number",
 				       what, d->name, value);

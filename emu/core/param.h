@@ -86,7 +86,9 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
  * 0.125). Such text sets *end to s, as text with no number does, so the
  * caller's check refuses ' 0.5' and '0x10' as it refuses 'x'. 'inf' and
  * 'nan' are read as strtod reads them: the caller's range refuses them.
- * errno as strtod's (ERANGE). */
+ * errno as strtod's, ERANGE for an overflow (+-HUGE_VAL) or a nonzero
+ * number that rounds to 0 (below 4.9e-324), but not for a subnormal
+ * result (1e-320), which is the number read. */
 double param_strtod(const char *s, char **end);
 
 /* Apply all defaults (required parameters are left zeroed). */

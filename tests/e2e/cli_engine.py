@@ -892,6 +892,23 @@ def case_option_values():
         one_line_error(p, msg)
 
 
+def case_subnormal_rates():
+    # strtod sets ERANGE for a subnormal result: 1e-320 is in 0..1 but
+    # was refused ('expected a number', 'expected 0 <= A <= B <= 1'). It
+    # is read; only a number that rounds to 0 is refused, saying so.
+    d = run_json("sweep", *SMALL, "--rates", "1e-320:1e-320:1", "--json", "-")["results"]["points"]
+    eq("sweep 1e-320: one point at its rate", [p["throughput"]["offered"] for p in d], [1e-320])
+    d = run_json("run", *SMALL, "-s", "injection_rate=1e-320", "--json", "-")
+    eq("run injection_rate=1e-320", d["results"]["throughput"]["offered"], 1e-320)
+    p = run("run", *SMALL, "-s", "injection_rate=1e-400", code=2)
+    one_line_error(p, "netloom: -s: key 'injection_rate' value '1e-400': too small to represent (rounds to 0); "
+                      "expected 0 or a magnitude of at least 4.9e-324")
+    for rates, part in (("1e-400:0.1:0.1", "1e-400"), ("0:1e-999:0.1", "1e-999"), ("0:0.1:-1e-400", "-1e-400")):
+        p = run("sweep", *SMALL, "--rates", rates, code=2)
+        one_line_error(p, f"netloom sweep: --rates '{rates}': '{part}' is too small to represent (rounds to 0); "
+                          "expected 0 or at least 4.9e-324")
+
+
 def case_sweep_error_no_output():
     # Routing, traffic and flow-control checks fail before anything is
     # printed, for sweep as for run: stdout stays empty (a CSV consumer
