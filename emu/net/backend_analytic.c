@@ -246,6 +246,39 @@ static int analytic_build_dist(struct analytic *a, struct nl_err *err)
 	return 0;
 }
 
+/* ideal = yes has zero latency and infinite bandwidth, so a latency,
+ * bandwidth or calibration key would be read and dropped: refused, with or
+ * without a topology (hop_latency_ns was refused only without one, as
+ * needing it), as bus refuses hop_latency_ns and both refuse cable_latency.
+ * A zero latency says what ideal does and is kept. */
+static int analytic_refuse_ideal_keys(const struct analytic_params *p, const struct config *cfg,
+				      struct nl_err *err)
+{
+	if (!p->ideal)
+		return 0;
+	if (p->hop_latency_ns > 0)
+		return nl_errf(err, NL_ECONFIG,
+			       "hop_latency_ns = %g: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no "
+			       "(the ideal network has no latency)",
+			       p->hop_latency_ns);
+	if (p->latency_ns > 0 && config_get(cfg, "latency_ns"))
+		return nl_errf(err, NL_ECONFIG,
+			       "latency_ns = %g: key 'ideal' is 'yes': expected latency_ns = 0 or unset, or ideal = no "
+			       "(the ideal network has no latency)",
+			       p->latency_ns);
+	if (config_get(cfg, "bandwidth_gbps"))
+		return nl_errf(err, NL_ECONFIG,
+			       "bandwidth_gbps = %g: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no "
+			       "(the ideal network has infinite bandwidth)",
+			       p->bandwidth_gbps);
+	if (p->calibration[0])
+		return nl_errf(err, NL_ECONFIG,
+			       "calibration = %s: key 'ideal' is 'yes': expected calibration unset or ideal = no "
+			       "(the ideal network replaces measured times with zero)",
+			       p->calibration);
+	return 0;
+}
+
 static int analytic_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
 			   struct nl_err *err)
 {
@@ -258,6 +291,8 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 	if (rc < 0)
 		goto fail;
 	a->t = t;
+	if (cfg && (rc = analytic_refuse_ideal_keys(&a->p, cfg, err)) < 0)
+		goto fail;
 	if (a->p.link_model == ANALYTIC_LINK_LINKS && !t) {
 		rc = nl_errf(err, NL_ECONFIG,
 			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
@@ -276,7 +311,7 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 			     a->p.hop_latency_ns);
 		goto fail;
 	}
-	if (a->p.calibration[0] && !a->p.ideal) {
+	if (a->p.calibration[0]) {
 		rc = net_cal_load(a->p.calibration, a->p.calibration_ranks, &a->cal, &a->cal_x, err);
 		if (rc < 0)
 			goto fail;

@@ -248,6 +248,15 @@ done
 out=$("$netloom" replay "$dir/rv.nlt" -s hop_latency_ns=50 2>&1); rc=$?
 expect_eq "hop latency without a topology exit" $rc 2
 expect_eq "hop latency without a topology" "$out" "netloom: hop_latency_ns = 50 needs a topology (set 'topology', e.g. torus:k=4x4)"
+# The ideal network reads no hop latency: refused with or without a
+# topology, the same line (it said 'needs a topology' without one and ran
+# with one).
+for topo in "" "-s topology=torus:k=4x4"; do
+  out=$("$netloom" replay "$dir/rv.nlt" -s ideal=yes -s hop_latency_ns=50 $topo 2>&1 > "$dir/ih.txt"); rc=$?
+  expect_eq "ideal with hop latency ($topo) exit" $rc 2
+  expect_eq "ideal with hop latency ($topo)" "$out" "netloom: hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal network has no latency)"
+  expect_eq "ideal with hop latency ($topo): nothing on stdout" "$(cat "$dir/ih.txt")" ""
+done
 # An output path that cannot be written fails before the replay: nothing
 # on stdout.
 for opt in --json --svg; do

@@ -500,6 +500,29 @@ static void test_bad_config(void)
 	bk_close(&k);
 	CHECK_OK(bk_open(&k, t, (const char *const[]){"link_model=bus", "hop_latency_ns=0", NULL}), &k.err);
 	bk_close(&k);
+	/* ideal = yes has no latency and infinite bandwidth: a key it would
+	 * drop is refused with or without a topology (hop_latency_ns was
+	 * refused only without one, as needing it); a zero latency agrees. */
+	for (int with_topo = 0; with_topo < 2; with_topo++) {
+		const struct topo *tt = with_topo ? t : NULL;
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "hop_latency_ns=50", NULL}), NL_ECONFIG,
+			  &k.err,
+			  "hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal "
+			  "network has no latency)");
+		bk_close(&k);
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "latency_ns=5", NULL}), NL_ECONFIG, &k.err,
+			  "latency_ns = 5: key 'ideal' is 'yes': expected latency_ns = 0 or unset, or ideal = no");
+		bk_close(&k);
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "bandwidth_gbps=100", NULL}), NL_ECONFIG,
+			  &k.err, "bandwidth_gbps = 100: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no");
+		bk_close(&k);
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "calibration=c.json", NULL}), NL_ECONFIG,
+			  &k.err, "calibration = c.json: key 'ideal' is 'yes': expected calibration unset or ideal = no");
+		bk_close(&k);
+		CHECK_OK(bk_open(&k, tt, (const char *const[]){"ideal=yes", "hop_latency_ns=0", "latency_ns=0", NULL}),
+			 &k.err);
+		bk_close(&k);
+	}
 	topo_free(t);
 	CHECK(net_backend_find("nope", &e) == NULL);
 	CHECK(strstr(e.msg, "unknown network backend 'nope' (valid: analytic") != NULL);
