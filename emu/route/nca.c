@@ -61,8 +61,16 @@ static int nca_init(struct route *r, struct nl_err *err)
 			       r->ops->name, r->topo->ops->name);
 	r->max_cands = 1;
 	if (r->ops->params_size) { /* anca: queue=routed reads sequential allocation's count */
-		r->needs_pend = ((const struct anca_params *)r->params)->queue == ROUTE_Q_ROUTED;
-		r->views |= route_queue_views(((const struct anca_params *)r->params)->queue);
+		const struct anca_params *pr = r->params;
+		/* One draw is nca: nothing is compared, so a queue would be
+		 * read and dropped (as ugal refuses queue= outside mode=local). */
+		if (pr->choices == 1 && pr->queue != ROUTE_Q_CREDIT)
+			return nl_errf(err, NL_ECONFIG,
+				       "routing function 'anca': queue=%s compares up-ports and choices=1 draws one "
+				       "(nca); expected queue=credit or choices other than 1",
+				       route_queue_names[pr->queue]);
+		r->needs_pend = pr->queue == ROUTE_Q_ROUTED;
+		r->views |= route_queue_views(pr->queue);
 	}
 	return 0;
 }

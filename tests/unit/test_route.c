@@ -291,6 +291,14 @@ static void test_ugal_booksim_cycle(void)
 	CHECK_ERR(route_new("nca", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
 	CHECK_ERR(route_new("xyyx", t, 2, &r, &e), NL_EUNSUPPORTED, &e, "does not run on topology 'torus'");
 	topo_free(t);
+	/* anca with one draw compares nothing: a queue is refused, not dropped. */
+	CHECK_OK(topo_new("fattree:k=4,n=2", &t, &e), &e);
+	CHECK_ERR(route_new("anca:choices=1,queue=output", t, 1, &r, &e), NL_ECONFIG, &e,
+		  "queue=output compares up-ports and choices=1 draws one (nca)");
+	CHECK_OK(route_new("anca:choices=1", t, 1, &r, &e), &e);
+	route_free(r);
+	r = NULL;
+	topo_free(t);
 	/* xyyx: BookSim's halves overlap for an odd VC count; refused. */
 	CHECK_OK(topo_new("flatfly:m=4,n=3", &t, &e), &e);
 	CHECK_ERR(route_new("xyyx", t, 3, &r, &e), NL_ECONFIG, &e, "needs an even num_vcs >= 2");
