@@ -105,6 +105,15 @@ int cli_check_trace_files(const char *opt, const char *trace, const struct cli_f
 struct config;
 int cli_check_config_files(const struct config *cfg, const struct cli_file *out, size_t n_out, struct nl_err *err);
 
+/* Key placement_map set where the placement in force is not `map`: the
+ * map would not be read (the job placed by that policy), so a typo in
+ * `placement` or a forgotten one is refused, as a workload file's [job]
+ * refuses it. For replay and serve only: compare lets a system's map sit
+ * beside workloads placed otherwise. NL_ECONFIG naming the key (and its
+ * file:line when a -c file set it), its value, the placement and what was
+ * expected; 0 otherwise. */
+int cli_check_placement_map(const struct config *cfg, struct nl_err *err);
+
 /* The value of output option `opt` into *slot (NULL until given), once: a
  * second one is refused, as run's --json and a second -c are
  * (docs/configuration.md), where the last one won silently. 0, or

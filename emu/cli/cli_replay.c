@@ -451,6 +451,8 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		return nl_errf(err, NL_EINVAL, "replay: --csv and --json - both want stdout; give --json a file");
 	if (o->csv && o->svg && !strcmp(o->svg, "-"))
 		return nl_errf(err, NL_EINVAL, "replay: --csv and --svg - both want stdout; give --svg a file");
+	/* Replay's one job: a map beside another placement is never read. */
+	NL_CHECK(cli_check_placement_map(session_config(*sim), err));
 	if (o->n_topos && config_get(session_config(*sim), "topology"))
 		return nl_errf(err, NL_EINVAL, "replay: --topology and the key 'topology' both name the network; "
 			       "give one of them");

@@ -367,7 +367,8 @@ int cli_serve_main(int argc, char **argv)
 		const struct cli_file out_files[3] = {{"--json", o.json_path}, {"--messages", o.messages_path},
 						      {"--record", o.record_path}};
 		if (cli_check_files(files, n_files, out_files, 3, &err) < 0 ||
-		    cli_check_config_files(session_config(sim), out_files, 3, &err) < 0) {
+		    cli_check_config_files(session_config(sim), out_files, 3, &err) < 0 ||
+		    cli_check_placement_map(session_config(sim), &err) < 0) {
 			status = cli_usage_error("serve", "%s", err.msg);
 			goto out;
 		}

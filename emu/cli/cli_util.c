@@ -442,6 +442,19 @@ int cli_check_config_files(const struct config *cfg, const struct cli_file *out,
 	return rc;
 }
 
+int cli_check_placement_map(const struct config *cfg, struct nl_err *err)
+{
+	const char *map = config_get(cfg, "placement_map");
+	const char *policy = config_get(cfg, "placement");
+	if (!map || !map[0] || (policy && !strcmp(policy, "map")))
+		return 0;
+	nl_errf(err, NL_ECONFIG,
+		"key 'placement_map': value '%s': only placement = map reads it, and the placement in force is %s%s; "
+		"expected placement = map with it, or placement_map unset",
+		map, policy ? policy : "linear", policy ? "" : " (unset)");
+	return config_err_file_line(cfg, "placement_map", err);
+}
+
 /* A trace's files against the outputs that exist (cli_check_trace_files). */
 struct cli_trace_check {
 	const char *opt, *trace;

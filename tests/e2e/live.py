@@ -1768,6 +1768,14 @@ def case_beside_trace(d):
                         '-s', 'placement=nope'] + list(net), capture_output=True, text=True, timeout=TMO)
     expect(r.returncode == 2 and "key 'placement': value 'nope'" in r.stderr and r.stderr.count('\n') == 1,
            'bad placement: %d %s' % (r.returncode, r.stderr))
+    # A map beside another placement was never read (the trace placed
+    # linear, exit 0): refused, naming the key, its value and the policy.
+    r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/pm' % d, '--trace', nlt,
+                        '-s', 'placement=random-node', '-s', 'placement_map=any.map'] + list(net),
+                       capture_output=True, text=True, timeout=TMO)
+    expect(r.returncode == 2 and r.stderr == "netloom serve: key 'placement_map': value 'any.map': only placement = "
+           "map reads it, and the placement in force is random-node; expected placement = map with it, or "
+           "placement_map unset\n", 'placement_map unread: %d %s' % (r.returncode, r.stderr))
     # Too few endpoints for ranks + trace: a one-line error naming the key.
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '7', '--listen', 'ipc://%s/few' % d, '--trace', nlt] +
                        list(net), capture_output=True, text=True, timeout=TMO)

@@ -299,6 +299,15 @@ printf '0 1\n' > "$dir/short.map"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map -s placement_map="$dir/short.map" 2>&1); rc=$?
 expect_eq "placement map short" "$rc:$out" "2:netloom: key 'placement_map': $dir/short.map: rank 1: not mapped (the file maps 1 of 6 ranks)"
 
+# A map under another placement was never read (exit 0, placed linear or
+# by that policy): refused, naming the key, its value and the placement,
+# at its -c file's line when a file set it.
+out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement_map=any.map 2>&1); rc=$?
+expect_eq "placement_map without placement" "$rc:$out" "2:netloom: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is linear (unset); expected placement = map with it, or placement_map unset"
+printf 'topology = torus:k=4x4\nplacement = spread\nplacement_map = any.map\n' > "$dir/pm.ini"
+out=$("$netloom" replay "$dir/st.nlt" -c "$dir/pm.ini" 2>&1); rc=$?
+expect_eq "placement_map beside spread" "$rc:$out" "2:netloom: $dir/pm.ini:3: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
+
 # A backend name longer than the old 256-byte field (overflowed it before).
 out=$("$netloom" replay "$dir/st.nlt" -s backend="$(printf 'x%.0s' $(seq 1000))" 2>&1); rc=$?
 expect_eq "long backend exit" $rc 2
