@@ -142,10 +142,17 @@ void live_jobs_text(const struct live_server *s, FILE *f)
 		char fin[40] = "none finished"; /* as the beside-trace lines say it */
 		if (t.has_finish)
 			snprintf(fin, sizeof fin, "%.9f s", (double)t.finish_ps * 1e-12);
-		fprintf(f, "  job %" PRIu32 " (ranks %" PRIu32 "-%" PRIu32 "): %" PRIu32 " finished, %" PRIu32
-			   " evicted, %" PRIu32 " never connected; %" PRIu64 " messages delivered, %" PRIu64
-			   " refused frames, finish %s\n",
-			j + 1, t.lo, t.lo + t.n - 1, t.finished, t.evicted, t.absent, s->job_delivered[j], t.refused,
-			fin);
+		/* A one-rank job is "rank 3", and one message or frame is
+		 * said in the singular, as the session's line says it. */
+		char ranks[48];
+		if (t.n == 1)
+			snprintf(ranks, sizeof ranks, "rank %" PRIu32, t.lo);
+		else
+			snprintf(ranks, sizeof ranks, "ranks %" PRIu32 "-%" PRIu32, t.lo, t.lo + t.n - 1);
+		uint64_t msgs = s->job_delivered[j];
+		fprintf(f, "  job %" PRIu32 " (%s): %" PRIu32 " finished, %" PRIu32 " evicted, %" PRIu32
+			   " never connected; %" PRIu64 " message%s delivered, %" PRIu64 " refused frame%s, finish %s\n",
+			j + 1, ranks, t.finished, t.evicted, t.absent, msgs, msgs == 1 ? "" : "s", t.refused,
+			t.refused == 1 ? "" : "s", fin);
 	}
 }

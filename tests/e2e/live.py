@@ -1245,6 +1245,12 @@ try:
         c.recv(1 - rank, 0, 64)
         c.wait(r)
         c.close()
+    elif mode == 'self':  # 3 us, a message to itself, done
+        c.compute(3000000)
+        r = c.isend(rank, 0, b'x' * 16)
+        c.recv(rank, 0, 64)
+        c.wait(r)
+        c.close()
     elif mode == 'alone':  # 3 us, done
         c.compute(3000000)
         c.close()
@@ -1297,6 +1303,16 @@ def jobs_finish(d):
     expect('  job 2 (ranks 2-4): 0 finished, 1 evicted, 0 never connected; 0 messages delivered, 0 refused '
            'frames, finish none finished' in open(s.out).read().splitlines(), 'deadlock: text %s'
            % open(s.out).read())
+    # One-rank jobs: 'rank 1' and '1 message', where the lines said
+    # '(ranks 1-1)' and '1 messages delivered'.
+    s = Server(d, 2, '-s', 'backend=analytic', '--jobs', '1,1', name='jfone')
+    clients([[PY, script, PYDIR, s.ep, str(r), str(1 + r), ('self', 'alone')[r]] for r in range(2)], d, 'jfo')
+    expect(s.wait() == 0, 'one-rank jobs: server %s' % open(s.err).read())
+    lines = [l for l in open(s.out).read().splitlines() if l.startswith('  job ')]
+    expect(len(lines) == 2 and lines[0].startswith('  job 1 (rank 0): 1 finished, 0 evicted, 0 never connected; '
+                                                   '1 message delivered, 0 refused frames, finish ')
+           and lines[1].startswith('  job 2 (rank 1): 1 finished, 0 evicted, 0 never connected; 0 messages '
+                                   'delivered, 0 refused frames, finish '), 'one-rank jobs: text %s' % lines)
 
 
 
