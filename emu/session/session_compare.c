@@ -487,6 +487,27 @@ static const char *cmp_policy_names(char *buf, size_t n)
 	return buf;
 }
 
+/* A placement_map no workload reads (none placed by `map`): a system's
+ * map may sit beside workloads placed otherwise, but a file that cannot
+ * be opened is refused as other missing inputs are, so a mistyped path
+ * is heard of rather than run past. */
+static void cmp_check_unread_map(struct cmp *c, const struct cmp_sys *s, const nl_sim *sim, const char *path)
+{
+	FILE *f = NULL;
+	struct nl_err err = {0};
+	if (nl_open_input(path, "map file", &f, &err) == 0) {
+		fclose(f);
+		return;
+	}
+	const char *origin = config_origin(&sim->cfg, "placement_map");
+	if (cmp_sys_key_line(s, "placement_map") != s->line)
+		cmp_problem(c, "%s key 'placement_map': %s; expected a map file ('rank endpoint' lines)", origin,
+			    err.msg);
+	else
+		cmp_problem(c, "%s: [system %s] key 'placement_map': %s; expected a map file ('rank endpoint' lines)",
+			    origin, s->name, err.msg);
+}
+
 /* Workloads placed by `map` on system s: the map file must be named and
  * read as a map of the trace's ranks onto s's endpoints now, not fail
  * every replay later. */
@@ -494,10 +515,12 @@ static void cmp_check_maps(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
 {
 	char at[1100];
 	const char *path = config_get(&sim->cfg, "placement_map");
+	bool is_read = false;
 	for (uint32_t j = 0; j < c->n_wl; j++) {
 		const struct cmp_wl *w = &c->wl[j];
 		if (!w->placement || strcmp(w->placement, "map") || !w->trace_ranks)
 			continue;
+		is_read = true;
 		cmp_at(c, w->placement_line, at, sizeof at);
 		if (!path || !path[0]) {
 			cmp_problem(c, "%s: [workload %s] key 'placement': value 'map': system '%s' sets no "
@@ -514,6 +537,8 @@ static void cmp_check_maps(struct cmp *c, const struct cmp_sys *s, nl_sim *sim)
 				    s->name, err.msg);
 		free(ep);
 	}
+	if (!is_read && path && path[0])
+		cmp_check_unread_map(c, s, sim, path);
 }
 
 /* The analytic backend's calibration file of system s, read as its

@@ -368,6 +368,11 @@ netloom: $dir/multi.ini:8: [workload w] key 'ranks': value '16': expected the tr
 printf '[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x4\nplacement_map = %s\n[workload w]\ntrace = %s\nplacement = map\n' "$dir/rev.map" "$s/lammps-lj-8.nlt" > "$dir/nomap.ini"
 bad nomap "netloom: $dir/nomap.ini:8: [workload w] key 'placement': value 'map': system 'a' sets no placement_map; expected a map file ('rank endpoint' lines) in the system
 netloom: $dir/nomap.ini:8: [workload w] on system 'b': key 'placement_map': $dir/rev.map:2: endpoint 10: expected an endpoint below 8"
+# A map no workload reads (all placed linear) was never opened: a
+# mistyped path ran, exit 0. One that cannot be read is refused as other
+# missing inputs are; one that can may sit there.
+printf '[system a]\ntopology = torus:k=4x4\nplacement_map = nothere.map\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/unreadmap.ini"
+bad unreadmap "netloom: $dir/unreadmap.ini:3: [system a] key 'placement_map': $dir/nothere.map: cannot open map file: No such file or directory; expected a map file ('rank endpoint' lines)"
 sed "s|^trace = $s/hpcc-8.nlt|trace = nothere.nlt|" "$dir/study.ini" > "$dir/missing.ini"
 out=$("$netloom" compare "$dir/missing.ini" -o "$dir/out-missing" 2>&1 >/dev/null); rc=$?
 expect_eq "missing trace status" "$rc" 2
