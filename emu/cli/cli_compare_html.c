@@ -416,7 +416,8 @@ static void h_tables_failed(struct html *h)
 		const json_t *c = json_array_get(h->cells, i), *seeds = json_object_get(c, "seeds");
 		for (size_t k = 0; k < json_array_size(seeds); k++) {
 			const json_t *e = json_array_get(seeds, k);
-			if (!strcmp(jstr(e, "status"), "ok"))
+			/* A seed given seed 1's result is that row's ("1-N"). */
+			if (!strcmp(jstr(e, "status"), "ok") || json_object_get(e, "same_as_seed"))
 				continue;
 			if (!head)
 				fputs("<table id=\"failed\"><caption>Failed runs: the message of every seed that deadlocked "
@@ -430,6 +431,10 @@ static void h_tables_failed(struct html *h)
 			cli_xml_escape(f, jstr(c, "system"));
 			fputs("</td><td>", f);
 			h_num(h, jnum(e, "seed"), 1, "%.0f", "cells/%zu/seeds/%zu/seed", i, k);
+			const json_t *next = json_array_get(seeds, k + 1);
+			if (next && json_object_get(next, "same_as_seed"))
+				h_num(h, jnum(json_array_get(seeds, json_array_size(seeds) - 1), "seed"), 1, "-%.0f",
+				      "cells/%zu/seeds/%zu/seed", i, json_array_size(seeds) - 1);
 			fputs("</td><td class=\"failed\">", f);
 			cli_xml_escape(f, jstr(e, "status"));
 			fprintf(f, "</td><td class=\"msg\" data-k=\"cells/%zu/seeds/%zu/error\">", i, k);

@@ -1202,7 +1202,8 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 		res->executed += !r->reused && !r->cached;
 		res->cached += !r->reused && r->cached;
 		res->reused += r->reused;
-		res->failed += r->status != 0;
+		/* A reused seed repeats seed 1's failure; it did not fail again. */
+		res->failed += r->status != 0 && !r->reused;
 	}
 	res->runs = c->n_runs;
 	res->cost_evaluated = c->cost_evaluated;

@@ -346,7 +346,9 @@ static void cmp_md_wl_header(FILE *f, const struct cmp *c)
 
 /* Every seed that deadlocked or failed, with its message: the runtime
  * table says only "deadlock" or "error", and a reader of report.md should
- * not need report.json to learn why (nothing when every run ended). */
+ * not need report.json to learn why (nothing when every run ended). A
+ * failed seed 1 whose result seeds 2..N reuse is one row, "1-N": they
+ * did not run, and N copies of one message read as N failures. */
 static void cmp_md_failed(FILE *f, const struct cmp *c)
 {
 	bool any = false;
@@ -359,13 +361,16 @@ static void cmp_md_failed(FILE *f, const struct cmp *c)
 		for (uint32_t s = 0; s < c->n_sys; s++)
 			for (uint32_t k = 0; k < c->n_seeds; k++) {
 				const struct cmp_run *r = &c->runs[(w * c->n_sys + s) * c->n_seeds + k];
-				if (!r->status)
+				if (!r->status || r->reused)
 					continue;
 				fputs("| ", f);
 				cmp_md_name(f, c->wl[w].name);
 				fputs(" | ", f);
 				cmp_md_name(f, c->sys[s].name);
-				fprintf(f, " | %" PRIu64 " | %s | ", cmp_seed(k), r->status == 1 ? "deadlock" : "error");
+				fprintf(f, " | %" PRIu64, cmp_seed(k));
+				if (k + 1 < c->n_seeds && r[1].reused)
+					fprintf(f, "-%" PRIu64, cmp_seed(c->n_seeds - 1));
+				fprintf(f, " | %s | ", r->status == 1 ? "deadlock" : "error");
 				cmp_md_name(f, r->err);
 				fputs(" |\n", f);
 			}

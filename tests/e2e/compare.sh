@@ -595,6 +595,18 @@ grep -q '^| lammps | ring | 1 | deadlock | .*network deadlock.* |$' "$dir/f/repo
 grep -q '<table id="failed">' "$dir/f/index.html" || fail "failed cell: index.html failed runs"
 grep -q 'data-k="cells/1/seeds/0/error">.*network deadlock' "$dir/f/index.html" || fail "failed cell: index.html message"
 grep -q 'Failed runs' "$dir/a/report.md" "$dir/a/index.html" && fail "failed runs listed where every run ended"
+# Seeds 2..3 of a workload placed without the seed reuse seed 1's
+# failure: one row "1-3" and one failed run, where each seed was listed
+# and counted.
+sed 's/^reference = ok$/&\nseeds = 3/; s/^trace = .*/&\nplacement = contiguous/' "$dir/fail.ini" > "$dir/fail3.ini"
+"$netloom" compare "$dir/fail3.ini" -o "$dir/f3" > /dev/null 2>&1; rc=$?
+expect_eq "failed reused seeds: exit, failed, reused" \
+  "$rc $(json "$dir/f3/report.json" '[d["execution"][k] for k in ("failed_runs", "reused_runs")]')" "3 [1, 4]"
+expect_eq "failed reused seeds: report.md rows" "$(grep -c '^| lammps | ring |.*| deadlock |' "$dir/f3/report.md")" 1
+grep -q '^| lammps | ring | 1-3 | deadlock | .*network deadlock.* |$' "$dir/f3/report.md" || fail "failed reused seeds: report.md"
+expect_eq "failed reused seeds: index.html rows" "$(grep -c 'data-k="cells/1/seeds/[0-9]/error"' "$dir/f3/index.html")" 1
+grep -q 'seeds/0/seed" data-v="1">1</span><span data-k="cells/1/seeds/2/seed" data-v="3">-3</span>' "$dir/f3/index.html" ||
+  fail "failed reused seeds: index.html seeds"
 
 # A system's own layout keys (layout_preset, layout_pack, ...) price and
 # cable it, as they lay out its cable_latency replays: two systems that
