@@ -198,7 +198,8 @@ int cli_mpi_stop_say(int argc, char **argv, int status, void (*say)(void *ctx), 
  * or 0. */
 int cli_stdout_finish(int rc, int early_errno);
 
-/* Print "netloom <cmd>: <printf message>" on stderr; returns CLI_USAGE. */
+/* Print "netloom <cmd>: <printf message>" on stderr (under a launcher of
+ * several ranks, on rank 0 only); returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Option values, strictly: an unsigned decimal integer in [lo, hi] (no

@@ -536,6 +536,13 @@ int cli_stdout_finish(int rc, int early_errno)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	/* Under a launcher of several ranks every rank parses the same line
+	 * and fails the same check: rank 0 alone says it, as it says every
+	 * agreed error; a rank whose line differs is named by the ranks'
+	 * comparison of their command lines that follows (cli_mpi_stop). */
+	uint32_t rank, size;
+	if (net_mpi_launched(&rank, &size) && size > 1 && rank != 0)
+		return CLI_USAGE;
 	va_list ap;
 	fprintf(stderr, "netloom %s: ", cmd);
 	va_start(ap, fmt);

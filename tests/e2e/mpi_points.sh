@@ -118,9 +118,11 @@ expect_eq "compare again: executed" "$(json "$dir/c2/report.json" 'd["execution"
 # process says, said once (by rank 0), with its exit status. Before, an
 # unknown command was refused as a command that does not use the ranks
 # (exit 1), and --version and the usage came once per rank; and so did
-# run's, sweep's, replay's and compare's --help.
+# run's, sweep's, replay's and compare's --help; and so did their usage
+# errors (every rank failing the same check), as N copies of one line.
 for a in bogus --version version --help help "" "run --help" "sweep -h" "sweep --rates 0.1:0.2:0.1 --help" \
-  "replay --help" "replay -h $dir/study/lammps.nlt" "compare --help" "compare -o $dir/nowhere -h"; do
+  "replay --help" "replay -h $dir/study/lammps.nlt" "compare --help" "compare -o $dir/nowhere -h" \
+  "run --csv x.csv" "sweep --rates 0.3:0.1:0.1" "replay" "replay $dir/study/lammps.nlt --bogus" "compare"; do
   read -r -a w <<<"$a"
   "$netloom" "${w[@]}" >"$dir/one.out" 2>"$dir/one.err"
   want=$?
