@@ -471,8 +471,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	const bool parts_auto = n->sc.partitions == 0;
 	if (parts_auto)
 		n->sc.partitions = fl_partitions_auto(n_threads, n_ranks, t->n_routers);
-	if ((int64_t)n_threads * n_ranks > n->sc.partitions)
+	const bool raise = (int64_t)n_threads * n_ranks > n->sc.partitions;
+	if (raise)
 		n->sc.partitions = (int64_t)n_threads * n_ranks;
+	n->parts_chosen = parts_auto || raise;
 	char parts_what[64]; /* what the user set, for the refusals below */
 	if (sc->mpi)
 		snprintf(parts_what, sizeof parts_what, "%u MPI ranks", n_ranks);

@@ -240,7 +240,9 @@ int fl_part_plan(struct flitnet *n, uint32_t n_parts, struct nl_err *err)
 	n->x_rank = net_mpi_rank(n->sc.mpi);
 	n->x_size = net_mpi_size(n->sc.mpi);
 	if (n_parts < 1 || n_parts > R) {
-		if (n->x_size > 1) /* raised to threads x ranks by flitnet_new */
+		/* A count given above the routers is the key's fault, under MPI
+		 * too; one flitnet_new chose is the ranks' and threads'. */
+		if (n->parts_chosen && n->x_size > 1)
 			return nl_errf(err, NL_ECONFIG,
 				       "partitions %u (at least threads x ranks, with %u MPI ranks): the network has %u "
 				       "routers, one at least per partition; expected fewer ranks or threads",

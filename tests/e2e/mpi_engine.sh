@@ -141,6 +141,13 @@ refused() { # what expected-regex mpirun-args...
 }
 refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
+# partitions above the routers: the key's value when the user gave it
+# (as in one process), the ranks and threads when they raised it. Before,
+# a given 40 was blamed on 'threads x ranks'.
+refused "partitions=40 on 16 routers" "^netloom: -s: key 'partitions' value '40' out of range: expected 0 \(automatic\) or 1\.\.16 " \
+  2 "$netloom" run -s topology=torus:k=4x4 -s partitions=40
+refused "3 ranks on 2 routers" "^netloom: partitions 3 \(at least threads x ranks, with 3 MPI ranks\): the network has 2 routers" \
+  3 "$netloom" run -s topology=torus:k=2
 refused "serve" "^netloom serve: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations" \
   2 "$netloom" serve
 # A command that does not use the ranks is a usage error on every rank:
