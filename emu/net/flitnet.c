@@ -468,12 +468,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* MPI ranks run partitions too, each its share of threads: at least
 	 * that many per rank (results do not depend on the count). */
 	const uint32_t n_ranks = net_mpi_size(sc->mpi);
+	const uint32_t plan_threads = fl_workers_plan(sc->threads, n_threads, n_ranks, t->n_routers);
 	const bool parts_auto = n->sc.partitions == 0;
 	if (parts_auto)
-		n->sc.partitions = fl_partitions_auto(n_threads, n_ranks, t->n_routers);
-	const bool raise = (int64_t)n_threads * n_ranks > n->sc.partitions;
+		n->sc.partitions = fl_partitions_auto(plan_threads, n_ranks, t->n_routers);
+	const bool raise = (int64_t)plan_threads * n_ranks > n->sc.partitions;
 	if (raise)
-		n->sc.partitions = (int64_t)n_threads * n_ranks;
+		n->sc.partitions = (int64_t)plan_threads * n_ranks;
 	n->parts_chosen = parts_auto || raise;
 	char parts_what[64]; /* what the user set, for the refusals below */
 	if (sc->mpi)

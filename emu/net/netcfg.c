@@ -143,7 +143,7 @@ static const struct param_def net_sim_keys[] = {
 	 "value; raised to `threads` when below it). 0 = automatic: 8 per thread on several threads (at "
 	 "most one per 64 routers), so traffic crowded into one router range still spreads over every "
 	 "thread; from 2,048 routers on, one per 256 routers at least, on one thread too (a partition's "
-	 "routers stay in the caches through its cycle); otherwise 1; under mpirun `threads` x ranks", NULL},
+	 "routers stay in the caches through its cycle); otherwise 1; under mpirun `threads` x ranks (threads = 0: one per 512 routers x ranks, whatever a node's processors)", NULL},
 	{"partitioner", PARAM_CHOICE, K(sim_cfg, partitioner), "ranges", 0, 0,
 	 "how routers are cut into partitions: ranges (contiguous router ranges balanced by routers and "
 	 "endpoints) or metis (METIS k-way, fewest links between partitions, the same balance); results are "

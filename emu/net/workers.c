@@ -223,6 +223,19 @@ uint32_t fl_workers_resolve(int64_t threads, uint32_t n_routers)
 	return t ? t : 1u;
 }
 
+uint32_t fl_workers_plan(int64_t threads, uint32_t n_threads, uint32_t n_ranks, uint32_t n_routers)
+{
+	if (n_ranks <= 1 || threads > 0)
+		return n_threads;
+	/* threads = 0 under MPI: what the routers call for, not this node's
+	 * processors, which other nodes need not share; at most the routers'
+	 * share of each rank, so that the partitions fit the routers. */
+	uint32_t t = n_routers / FL_ROUTERS_PER_THREAD;
+	if (t > n_routers / n_ranks)
+		t = n_routers / n_ranks;
+	return t ? t : 1u;
+}
+
 /* Two reasons to cut more partitions than threads, both free of any
  * effect on results (part.c):
  *

@@ -46,6 +46,13 @@ void fl_workers_stop(struct fl_workers *w);
  * for 0 one per 512 routers, at most one per online processor, at least
  * one. */
 uint32_t fl_workers_resolve(int64_t threads, uint32_t n_routers);
+/* The threads per rank that the partition count is planned for: every
+ * MPI rank must cut the same partitions, and threads = 0 resolves on each
+ * node's own processors (nodes of a cluster differ), so under several
+ * ranks it plans for one per 512 routers whatever the processors, at
+ * most n_routers / n_ranks, at least one; otherwise n_threads, the
+ * threads fl_workers_resolve gave. A rank runs its share on n_threads. */
+uint32_t fl_workers_plan(int64_t threads, uint32_t n_threads, uint32_t n_ranks, uint32_t n_routers);
 /* Partitions for [simulation] partitions = 0 (automatic) on n_threads
  * threads in each of n_ranks processes over n_routers routers. */
 uint32_t fl_partitions_auto(uint32_t n_threads, uint32_t n_ranks, uint32_t n_routers);

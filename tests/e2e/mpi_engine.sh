@@ -8,9 +8,10 @@
 # exchanges (long links, METIS cutting whole dragonfly groups, snapshots
 # and checks inside them, an idle run, a deadlock); refused settings give
 # one line and a non-zero exit on every rank, without a hang.
-# usage: mpi_engine.sh NETLOOM   (exit 77: netloom built without MPI)
+# usage: mpi_engine.sh NETLOOM [ONE_CPU.so]   (exit 77: netloom built without MPI)
 set -uo pipefail
 netloom=$1
+one_cpu=${2:-}
 . "$(dirname "$0")/lib.sh"
 
 command -v mpirun >/dev/null 2>&1 || { echo "mpirun not found: skipping" >&2; exit 77; }
@@ -162,6 +163,20 @@ expect_eq "topo describe under 2 ranks: statuses" "$(sort "$EXITS" 2>/dev/null |
 expect_eq "topo describe under 2 ranks: error lines" "$(grep -c '^netloom' <<<"$out")" 1
 grep -q "^netloom topo: started by an MPI launcher with 2 ranks; only 'run', 'sweep', 'compare' and 'replay' spread their simulations over MPI ranks: run 'topo' without mpirun\$" \
   <<<"$out" || fail "topo describe under 2 ranks: got '$(head -c 300 <<<"$out")'"
+# threads = 0 resolves on each rank's node (one thread per 512 routers,
+# at most one per processor), and nodes differ: one rank here sees one
+# processor (ONE_CPU.so), the other this machine's. The partitions must be
+# the same on every rank all the same; they were threads x ranks, so the
+# ranks cut 2 and 4 partitions of the 1,024 routers and rank 1 crashed
+# (SIGSEGV). (On a one-processor machine both ranks see one.)
+if [ -n "$one_cpu" ]; then
+  tz=(run -s topology=torus:k=32x32 -s sample_period=100 -s max_samples=2 -s warmup_periods=1 -s threads=0 --reproducible)
+  "$netloom" "${tz[@]}" --json "$dir/tz-seq.json" >/dev/null || fail "threads=0: sequential run"
+  out=$(timeout 120 mpirun --oversubscribe -np 1 "$netloom" "${tz[@]}" --json "$dir/tz-2.json" : \
+        -np 1 env LD_PRELOAD="$one_cpu" "$netloom" "${tz[@]}" --json "$dir/tz-2.json" </dev/null 2>&1 >/dev/null)
+  expect_eq "threads=0 on nodes of other processors: exit" "$?" 0
+  cmp -s "$dir/tz-seq.json" "$dir/tz-2.json" || fail "threads=0 on nodes of other processors: JSON differs: $(head -c 300 <<<"$out")"
+fi
 # NETLOOM_MPI_WINDOW is each rank's own environment: given to one rank
 # only (an MPMD launch, a launcher that does not pass it on), the ranks
 # take the smallest cap and the results do not change. Before, the ranks
