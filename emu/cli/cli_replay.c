@@ -481,7 +481,12 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	if (rc < 0)
 		return nl_err_prefix(err, "replay");
 	/* Outputs written at the end: a path that cannot be written fails
-	 * now, not after a replay of minutes. */
+	 * now, not after a replay of minutes. Under a launcher of several
+	 * ranks only rank 0 writes them (cli_replay_mpi_open): another node
+	 * need not have their folder, as for run and sweep. */
+	uint32_t rank, size;
+	if (net_mpi_launched(&rank, &size) && size > 1 && rank != 0)
+		return 0;
 	if (o->json)
 		NL_CHECK(cli_check_output("--json", o->json, err));
 	if (o->svg)

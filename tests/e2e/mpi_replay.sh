@@ -174,6 +174,23 @@ for bad in 1 0 both; do
   grep -qE "^netloom: $pre$why" <<<"$out" || fail "trace corrupt on rank $bad: got '$(head -c 300 <<<"$out")'"
 done
 
+# Outputs only rank 0 writes: their folder exists on rank 0's node only
+# (n0/out). Before, rank 1 checked them too and failed every rank
+# ('MPI rank 1 of 2: --json: out/x.json: out: no such directory'), where
+# run and sweep check them on rank 0 alone.
+mkdir -p "$dir/n0/out"
+cp "$dir/st.nlt" "$dir/n1/st.nlt"
+(cd "$dir/n0" && "$netloom" replay st.nlt -s backend=flit -t torus:k=4x4 --json "$dir/out-seq.json" >/dev/null 2>&1) ||
+  fail "outputs on rank 0's node: sequential replay exit $?"
+: >"$EXITS"
+outs=(replay st.nlt -s backend=flit -t torus:k=4x4 --json out/x.json --svg out/x.svg --otf2 out/o)
+out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$netloom" "${outs[@]}" : \
+      -np 1 --wdir "$dir/n1" "${ranked[@]}" "$netloom" "${outs[@]}" </dev/null 2>&1 >/dev/null)
+expect_eq "outputs on rank 0's node: statuses" "$(sort "$EXITS" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" "0 0 "
+[ -s "$dir/n0/out/x.svg" ] && [ -d "$dir/n0/out/o" ] || fail "outputs on rank 0's node: not written: $(head -c 300 <<<"$out")"
+[ "$(nowall "$dir/out-seq.json")" = "$(nowall "$dir/n0/out/x.json" 2>/dev/null)" ] ||
+  fail "outputs on rank 0's node: JSON differs from the sequential replay"
+
 # Another command line on rank 1 (an MPMD launch): refused before any
 # collective on every rank, exit 2, one line naming what differs, within
 # seconds. Before, a second -t on rank 1 printed rank 0's report and then
