@@ -240,7 +240,14 @@ static int graph_build(struct topo *t, struct nl_err *err)
 				nt++;
 		if (nt == 0)
 			continue;
-		if (nt != 2 && !(nt == 3 && has_counts)) {
+		if (nt != 2 && has_counts && nt != 3) {
+			rc = topo_errf(t, err, NL_EFORMAT,
+				       "%s:%u: expected 'a b' or 'a b links', got %d field%s (two router ids, then "
+				       "an optional count of parallel links)",
+				       path, line, nt, nt == 1 ? "" : "s");
+			goto out;
+		}
+		if (nt != 2 && !has_counts) {
 			rc = topo_errf(t, err, NL_EFORMAT,
 				       "%s:%u: expected two router ids 'a b', got %d field%s (a link count as a third field "
 				       "is read after the line '# %s', as netloom's edgelist export writes)",

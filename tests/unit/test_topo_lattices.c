@@ -113,6 +113,15 @@ static void test_graph_errors(void)
 	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "three.edges:2: expected two router ids 'a b', got 3 fields");
 	unlink(path);
 
+	/* With the column line a third field is read, so a fourth is named as
+	 * such: the message used to ask for the column line the file has. */
+	path = tc_tmpfile("# router_a router_b parallel_links\n0 1 2 3\n", "four.edges");
+	snprintf(spec, sizeof spec, "graph:file=%s", path);
+	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e,
+		  "four.edges:2: expected 'a b' or 'a b links', got 4 fields");
+	CHECK(strstr(e.msg, "is read after the line") == NULL);
+	unlink(path);
+
 	path = tc_tmpfile("0 1\n1 x2\n", "word.edges");
 	snprintf(spec, sizeof spec, "graph:file=%s", path);
 	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "word.edges:2: router id 'x2' is not an integer 0..n-1");
