@@ -291,7 +291,9 @@ int analyze_equality_eval(uint32_t N, const int64_t *sa, uint32_t n_sa, const in
 /* One configuration of a full-global-bandwidth listing. */
 struct analyze_cfg {
 	char spec[160];      /* builds with topo_new */
-	uint64_t routers, endpoints, links;
+	uint64_t routers, endpoints;
+	uint64_t links;          /* router pairs joined, a trunk counted once */
+	uint64_t physical_links; /* router-router cables, each parallel link counted */
 	uint32_t radix;      /* ports per router, endpoints included */
 	uint32_t p;          /* endpoints per router */
 	uint32_t diameter;   /* measured on the built topology (UINT32_MAX if not built) */

@@ -74,6 +74,7 @@ static int cfg_push(struct cfg_list *l, const char *spec, uint32_t p, uint64_t p
 		c->routers = t->n_routers;
 		c->endpoints = t->n_endpoints;
 		c->links = g.links;
+		c->physical_links = g.phys_links;
 		c->radix = topo_max_radix(t);
 		c->p = p;
 		c->diameter = diameter;

@@ -74,7 +74,9 @@ static const char fullbw_usage[] =
 	"full global bandwidth as FleX §III-B defines it (FleX: Nx = Ny, p = links\n"
 	"to the next layer = floor(k/3); Dragonfly: a = 2p = 2h; Slim Fly:\n"
 	"p = ceil(k'/2)). For each shape the smallest configuration reaching N is\n"
-	"listed with routers, endpoints, radix, links and measured diameter.\n"
+	"listed with routers, endpoints, radix, links (router pairs joined),\n"
+	"physical links (cables: a dragonfly with fewer than a*h+1 groups joins\n"
+	"two groups by several) and measured diameter.\n"
 	"Every configuration is built, so a request whose configurations total\n"
 	"more than 5x10^7 router ports (about 5 s; e.g. Slim Fly beyond radix\n"
 	"~250 for 1,000 terminals) is refused, naming the total.\n"
@@ -485,6 +487,7 @@ static int design_fullbw_main(int argc, char **argv)
 			json_object_set_new(o, "p", json_integer(cfg[i].p));
 			json_object_set_new(o, "radix", json_integer(cfg[i].radix));
 			json_object_set_new(o, "links", json_integer((json_int_t)cfg[i].links));
+			json_object_set_new(o, "physical_links", json_integer((json_int_t)cfg[i].physical_links));
 			json_object_set_new(o, "diameter",
 					    cfg[i].diameter == UINT32_MAX ? json_null() : json_integer(cfg[i].diameter));
 			json_array_append_new(a, o);
@@ -501,12 +504,13 @@ static int design_fullbw_main(int argc, char **argv)
 			if (!n)
 				fprintf(f, "no configuration meets the request\n");
 			else
-				fprintf(f, "%-40s %9s %10s %5s %10s %8s\n", "spec", "routers", "endpoints", "radix",
-					"links", "diameter");
+				fprintf(f, "%-40s %9s %10s %5s %10s %10s %8s\n", "spec", "routers", "endpoints", "radix",
+					"links", "physical", "diameter");
 			for (size_t i = 0; i < n; i++) {
-				fprintf(f, "%-40s %9llu %10llu %5u %10llu ", cfg[i].spec,
+				fprintf(f, "%-40s %9llu %10llu %5u %10llu %10llu ", cfg[i].spec,
 					(unsigned long long)cfg[i].routers, (unsigned long long)cfg[i].endpoints,
-					cfg[i].radix, (unsigned long long)cfg[i].links);
+					cfg[i].radix, (unsigned long long)cfg[i].links,
+					(unsigned long long)cfg[i].physical_links);
 				if (cfg[i].diameter == UINT32_MAX)
 					fprintf(f, "%8s\n", "-");
 				else

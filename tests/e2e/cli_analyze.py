@@ -8,6 +8,7 @@ landed yet).
 """
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -504,6 +505,18 @@ def case_design_fullbw():
     df = run_json("design", "dragonfly", "--terminals", "1000", "--radix", "15", "--json")
     eq("dragonfly", [(c["spec"], c["routers"], c["endpoints"], c["links"], c["diameter"]) for c in df],
        [("dragonfly:a=8,p=4,h=4,g=32", 256, 1024, 32 * 28 + 32 * 8 * 4 // 2, 3)])
+    # With fewer groups than a h + 1, pairs of groups share several global
+    # cables: the listing gives the cables too, as topo describe counts
+    # them (it gave only the router pairs, 16 of 20 cables here).
+    df2 = run_json("design", "dragonfly", "--terminals", "10", "--radix", "8", "--json")
+    d2 = run_json("topo", "describe", df2[0]["spec"], "--json")
+    eq("dragonfly a=4 g=2 links/physical_links", [df2[0].get(k) for k in ("spec", "links", "physical_links")],
+       ["dragonfly:a=4,p=2,h=2,g=2", d2["links"], d2["physical_links"]])
+    if d2["physical_links"] == d2["links"]:
+        raise Fail(f"dragonfly a=4 g=2 has no trunked global links: {d2}")
+    txt = run("design", "dragonfly", "--terminals", "10", "--radix", "8")
+    if not re.search(r"dragonfly:a=4,p=2,h=2,g=2 +8 +16 +7 +16 +20 +2\n", txt.stdout.decode()):
+        raise Fail(f"dragonfly text row lacks the 20 physical links: {txt.stdout!r}")
     t = run_json("topo", "describe", "dragonfly:a=8,p=4,h=4", "--json")
     eq("Table 6 dragonfly", [t[k] for k in ("routers", "endpoints", "radix", "links")], [264, 1056, 15, 1452])
     need_family("slimfly")
