@@ -99,6 +99,29 @@ static int design_emit_text(const char *path, char *buf, size_t len, struct nl_e
 
 /* --- hyperx ------------------------------------------------------------------------ */
 
+/* A required option that was not given, by name: "missing --radix
+ * (required: --routers, --radix)". names[i] was given when given[i]. */
+struct design_required {
+	const char *name;
+	bool is_given;
+};
+
+static int design_missing(const char *cmd, const struct design_required *req, size_t n)
+{
+	char missing[128] = "", all[128] = "";
+	size_t m = 0, a = 0;
+	for (size_t i = 0; i < n; i++) {
+		a += (size_t)snprintf(all + a, a < sizeof all ? sizeof all - a : 0, "%s%s", i ? ", " : "", req[i].name);
+		if (!req[i].is_given)
+			m += (size_t)snprintf(missing + m, m < sizeof missing ? sizeof missing - m : 0, "%s%s",
+					      m ? ", " : "", req[i].name);
+	}
+	if (!m)
+		return 0;
+	cli_usage_error(cmd, "missing %s (required: %s)", missing, all);
+	return -1;
+}
+
 static void hx_vec_text(FILE *f, const uint32_t *v, uint32_t n, char sep)
 {
 	for (uint32_t i = 0; i < n; i++)
@@ -200,8 +223,9 @@ static int design_hyperx_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (!N || !R || B < 0)
-		return cli_usage_error(cmd, "--terminals, --radix and --bisection are required");
+	const struct design_required required[] = {{"--terminals", N != 0}, {"--radix", R != 0}, {"--bisection", B >= 0}};
+	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
+		return CLI_USAGE;
 	if (!output)
 		output = "-";
 	if (cli_check_output("--output", output, &err) < 0)
@@ -317,8 +341,9 @@ static int design_equality_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (!N || !K)
-		return cli_usage_error(cmd, "--routers and --radix are required");
+	const struct design_required required[] = {{"--routers", N != 0}, {"--radix", K != 0}};
+	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
+		return CLI_USAGE;
 	if (!output)
 		output = "-";
 	if (cli_check_output("--output", output, &err) < 0)
@@ -465,8 +490,9 @@ static int design_fullbw_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (!N || !R)
-		return cli_usage_error(cmd, "--terminals and --radix are required");
+	const struct design_required required[] = {{"--terminals", N != 0}, {"--radix", R != 0}};
+	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
+		return CLI_USAGE;
 	if (!output)
 		output = "-";
 	if (cli_check_output("--output", output, &err) < 0)

@@ -685,8 +685,15 @@ def case_errors():
             check(f"{args[:2]}: nothing made", os.listdir(tmp) == ["afile"])
     p = run("topo", "frob", code=2)
     one_line_error(p, "unknown subcommand 'frob'")
-    p = run("design", "hyperx", "--radix", "128", code=2)
-    one_line_error(p, "required")
+    # A missing option is named (the line listed every required option,
+    # given or not: '--terminals, --radix and --bisection are required').
+    for args, want in ((("hyperx", "--radix", "128"), "missing --terminals, --bisection"),
+                       (("hyperx", "--terminals", "64", "--radix", "16"), "missing --bisection"),
+                       (("equality", "--routers", "16"), "missing --radix"),
+                       (("flex", "--radix", "16"), "missing --terminals"),
+                       (("slimfly",), "missing --terminals, --radix")):
+        p = run("design", *args, code=2)
+        one_line_error(p, f"netloom design {args[0]}: {want} (required:")
     p = run("design", "hyperx", "--terminals", "100", "--radix", "1", "--bisection", "0.5", code=2)
     one_line_error(p, "--radix")
     p = run("design", "equality", "--routers", "15", "--radix", "4", code=2)
