@@ -406,6 +406,7 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 	else if (*p != '\0')
 		return nl_errf(err, NL_EFORMAT, "%s: expected ':' before parameters in '%s'", what, tail);
 
+	const struct param_def *prev = NULL; /* the parameter before this one */
 	while (*p) {
 		char key[64], val[PARAM_STR_MAX];
 		const char *comma = strchr(p, ',');
@@ -413,6 +414,13 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 		const char *eq = memchr(p, '=', (size_t)(end - p));
 		char names[512];
 
+		/* A file name holding a ',' is cut there: say why the rest is
+		 * not a parameter. */
+		if (!eq && prev && prev->type == PARAM_PATH)
+			return nl_errf(err, NL_EFORMAT,
+				       "%s: expected key=value, got '%.*s' (parameters are split at ','; the path of "
+				       "'%s' cannot hold one)",
+				       what, (int)(end - p), p, prev->name);
 		if (!eq || eq == p)
 			return nl_errf(err, NL_EFORMAT, "%s: expected key=value, got '%.*s'", what,
 				       (int)(end - p), p);
@@ -436,6 +444,7 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' has an empty value", what, key);
 		seen[d - defs] = 1;
 		NL_CHECK(param_set(d, out, val, what, err));
+		prev = d;
 		p = comma ? comma + 1 : end;
 		if (comma && !*p)
 			return nl_errf(err, NL_EFORMAT, "%s: trailing ',' in '%s'", what, tail);

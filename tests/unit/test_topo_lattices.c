@@ -122,6 +122,12 @@ static void test_graph_errors(void)
 	CHECK(strstr(e.msg, "is read after the line") == NULL);
 	unlink(path);
 
+	/* A ',' ends the path (it separates parameters): the rest was named as
+	 * a bad parameter with no word on why. */
+	CHECK_ERR(topo_new("graph:file=my,graph.edges,p=2", &t, &e), NL_EFORMAT, &e,
+		  "expected key=value, got 'graph.edges' (parameters are split at ','; the path of 'file' cannot "
+		  "hold one)");
+
 	path = tc_tmpfile("0 1\n1 x2\n", "word.edges");
 	snprintf(spec, sizeof spec, "graph:file=%s", path);
 	CHECK_ERR(topo_new(spec, &t, &e), NL_EFORMAT, &e, "word.edges:2: router id 'x2' is not an integer 0..n-1");
