@@ -80,13 +80,15 @@ static int topo_set_spec(struct topo *t, struct nl_err *err)
  * spec of any length can be wrapped over several lines. */
 static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 {
-	FILE *f = fopen(path, "r");
 	char *line = NULL, *buf = NULL;
 	size_t cap = 0, len = 0, buf_cap = 0;
 	unsigned lineno = 0;
 	ssize_t n;
 
 	*out = NULL;
+	if (!path[0])
+		return nl_errf(err, NL_EINVAL, "topology '@': expected a spec file name after '@'");
+	FILE *f = fopen(path, "r");
 	if (!f)
 		return nl_errf(err, NL_EIO, "topology '@%s': cannot open spec file: %s", path, strerror(errno));
 	while ((n = getline(&line, &cap, f)) >= 0) {
@@ -124,12 +126,16 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 		buf[len] = '\0';
 	}
 	bool bad = ferror(f);
+	int read_errno = errno; /* getline's, before free and fclose */
 	free(line);
 	fclose(f);
-	if (bad || len == 0) {
+	if (bad) {
 		free(buf);
-		return nl_errf(err, bad ? NL_EIO : NL_EINVAL, "topology '@%s': %s", path,
-			       bad ? "cannot read spec file" : "spec file holds no spec (only blank and '#' lines)");
+		return nl_errf(err, NL_EIO, "topology '@%s': cannot read spec file: %s", path, strerror(read_errno));
+	}
+	if (len == 0) {
+		free(buf);
+		return nl_errf(err, NL_EINVAL, "topology '@%s': spec file holds no spec (only blank and '#' lines)", path);
 	}
 	*out = buf;
 	return 0;

@@ -239,6 +239,10 @@ static void test_topo_spec_file(void)
 	unlink(path);
 	CHECK_ERR(topo_new("@/nonexistent/x.topo", &t, &e), NL_EIO, &e,
 		  "topology '@/nonexistent/x.topo': cannot open spec file");
+	/* A folder opens but cannot be read: the reason is given (it said
+	 * 'cannot read spec file' and no more), and '@' alone names no file. */
+	CHECK_ERR(topo_new("@/", &t, &e), NL_EIO, &e, "topology '@/': cannot read spec file: Is a directory");
+	CHECK_ERR(topo_new("@", &t, &e), NL_EINVAL, &e, "topology '@': expected a spec file name after '@'");
 	CHECK(t == NULL);
 }
 
