@@ -435,6 +435,13 @@ int param_parse(const struct param_def *defs, void *out, const char *tail, const
 		const struct param_def *d = param_find(defs, key);
 		if (!d) {
 			param_names(defs, names, sizeof names);
+			/* base=fattree:k=2,n=2 is cut at the ',': say why n is
+			 * not the base's. */
+			if (prev && prev->type == PARAM_SPEC)
+				return nl_errf(err, NL_EINVAL,
+					       "%s: unknown parameter '%s' (valid: %s; a ',' ends the value of '%s': a "
+					       "nested spec holding ',' goes in parentheses, as in p2(torus:k=8x8,p=2))",
+					       what, key, names, prev->name);
 			return nl_errf(err, NL_EINVAL, "%s: unknown parameter '%s' (valid: %s)", what, key,
 				       names);
 		}

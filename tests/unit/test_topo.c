@@ -243,6 +243,11 @@ static void test_topo_spec_file(void)
 	 * 'cannot read spec file' and no more), and '@' alone names no file. */
 	CHECK_ERR(topo_new("@/", &t, &e), NL_EIO, &e, "topology '@/': cannot read spec file: Is a directory");
 	CHECK_ERR(topo_new("@", &t, &e), NL_EINVAL, &e, "topology '@': expected a spec file name after '@'");
+	/* A ',' ends a nested spec given as base=: its next parameter was
+	 * named unknown with no word on why. */
+	CHECK_ERR(topo_new("p1:base=fattree:k=2,n=2", &t, &e), NL_EINVAL, &e,
+		  "topology 'p1': unknown parameter 'n' (valid: base, trials, cab, frac, seed; a ',' ends the value "
+		  "of 'base': a nested spec holding ',' goes in parentheses, as in p2(torus:k=8x8,p=2))");
 	CHECK(t == NULL);
 }
 
