@@ -720,6 +720,13 @@ def case_help():
         out = run(*args).stdout.decode()
         if not out.startswith("usage: netloom"):
             raise Fail(f"{' '.join(args)}: no usage text")
+    # --seed seeds the analysis, not a random topology (dln, p1..p3 keep
+    # their spec's seed=): the help said 'seed of every random choice'.
+    h = run("topo", "describe", "--help").stdout.decode()
+    check("describe --help: --seed is the analysis's, a topology's seed is its spec's seed=",
+          "every random choice" not in h and "spec's seed=" in h)
+    eq("--seed leaves dln's graph", run_json("topo", "describe", "dln:n=50,d=4", "--seed", "7", "--json")["aspl"],
+       run_json("topo", "describe", "dln:n=50,d=4", "--json")["aspl"])
     lst = run("topo", "list").stdout.decode()
     for fam in ("torus", "mesh", "hyperx"):
         if f"  {fam} " not in lst:
