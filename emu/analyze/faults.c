@@ -44,8 +44,10 @@ int analyze_link_faults(const struct topo *t, const struct analyze_fault_opts *o
 	out->n_steps = 100 / out->step_pct + 1;
 	if (out->n_steps > ANALYZE_FAULT_MAX_STEPS)
 		out->n_steps = ANALYZE_FAULT_MAX_STEPS;
-	if ((out->n_steps - 1) * out->step_pct == 100)
-		out->n_steps--; /* removing every link disconnects any graph of 2+ routers */
+	/* Removing every link disconnects any graph of 2+ routers; one router
+	 * (no router-router links) stays connected at 100% too. */
+	if ((out->n_steps - 1) * out->step_pct == 100 && t->n_routers > 1)
+		out->n_steps--;
 
 	uint64_t m = 0;
 	for (uint32_t g = 0; g < t->n_ports; g++)

@@ -362,7 +362,9 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	}
 	if (o->faults) {
 		const struct analyze_faults *fl = &r->fl;
-		if (fl->tolerance_pct < 0)
+		if (fl->links == 0) /* one router: connected whatever fails */
+			fprintf(f, "link faults     no router-router links to fail (one router): connected at every step\n");
+		else if (fl->tolerance_pct < 0)
 			fprintf(f, "link faults     not connected in most trials even with no failure\n");
 		else
 			fprintf(f, "link faults     tolerates %d%% of %llu links (more than half of %u trials connected)\n",

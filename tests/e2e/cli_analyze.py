@@ -310,6 +310,13 @@ def case_faults_reproducible():
     c = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "10", "--json").stdout
     if c == a:
         raise Fail("a different seed gave the same fault trials")
+    # One router has no links to fail ('tolerates 95% of 0 links' printed).
+    f = run_json("topo", "describe", "fly:k=4", "--faults", "--json")["faults"]
+    eq("fly:k=4 faults links/tolerance/last step", (f["links"], f["tolerance_pct"], f["steps"][-1]["removed_pct"]),
+       (0, 100, 100))
+    txt = run("topo", "describe", "fly:k=4", "--faults").stdout.decode()
+    check(f"fly:k=4 faults text: {txt!r}",
+          "link faults     no router-router links to fail (one router): connected at every step\n" in txt)
 
 
 def case_faults_flex():

@@ -925,6 +925,24 @@ static void test_faults_ring(void)
 	topo_free(t);
 }
 
+/* One router has no router-router links: it stays connected at every
+ * step, 100% included (the 100% step was dropped as if every network had
+ * 2+ routers, and 'tolerates 95% of 0 links' printed). */
+static void test_faults_one_router(void)
+{
+	struct topo *t = new_topo("fly:k=4");
+	struct analyze_faults f;
+	struct nl_err e = {0};
+	if (!t)
+		return;
+	CHECK_OK(analyze_link_faults(t, NULL, &f, &e), &e);
+	CHECK_EQ(f.links, 0);
+	CHECK_EQ(f.n_steps, 21);
+	CHECK_EQ(f.connected[20], 100);
+	CHECK_EQ(f.tolerance_pct, 100);
+	topo_free(t);
+}
+
 /* The reverse union-find agrees with removing the links and running BFS,
  * trial by trial (same rng streams), and the same seed gives the same
  * result. */
@@ -1082,6 +1100,7 @@ int main(void)
 	TEST_RUN(test_flex_metrics);
 	TEST_RUN(test_ratios_and_moore);
 	TEST_RUN(test_faults_ring);
+	TEST_RUN(test_faults_one_router);
 	TEST_RUN(test_faults_against_bfs);
 	TEST_RUN(test_export);
 	return test_done();
