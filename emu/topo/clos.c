@@ -68,6 +68,14 @@ static int clos_build(struct topo *t, struct nl_err *err)
 	uint32_t R = (uint32_t)pr->r;
 	bool explicit_ports = pr->down.v[0] != 0 || pr->up.v[0] != 0;
 
+	/* down= and up= replace the taper together: one alone leaves the
+	 * other level counts unknown (0 is the unset default). */
+	if (explicit_ports && (pr->down.v[0] == 0) != (pr->up.v[0] == 0)) {
+		bool has_up = pr->up.v[0] != 0;
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter '%s' given without '%s': explicit ports need both (e.g. down=20x16,up=10x16)",
+				 has_up ? "up" : "down", has_up ? "down" : "up");
+	}
 	if (explicit_ports) {
 		for (int i = 0; i < 2; i++) {
 			const struct param_vec *v = i ? &pr->up : &pr->down;

@@ -154,6 +154,13 @@ static void test_clos_formulas(void)
 		  "parameter 'taper': a 8:1 ratio leaves no up port on a radix-8 switch");
 	CHECK_ERR(topo_new("clos:l=3,r=16,down=10,up=8", &t, &e), NL_ERANGE, &e,
 		  "level 1 needs 10 down + 8 up ports, more than r=16");
+	/* up= alone was refused as the 'down' parameter's fault ('every level
+	 * below the core needs at least one down port'): name the missing one. */
+	CHECK_ERR(topo_new("clos:l=2,r=4,up=1", &t, &e), NL_EINVAL, &e,
+		  "topology 'clos': parameter 'up' given without 'down': explicit ports need both (e.g. "
+		  "down=20x16,up=10x16)");
+	CHECK_ERR(topo_new("clos:l=2,r=4,down=3", &t, &e), NL_EINVAL, &e,
+		  "topology 'clos': parameter 'down' given without 'up'");
 }
 
 static void test_myriclos_table1(void)
