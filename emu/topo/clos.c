@@ -68,6 +68,13 @@ static int clos_build(struct topo *t, struct nl_err *err)
 	uint32_t R = (uint32_t)pr->r;
 	bool explicit_ports = pr->down.v[0] != 0 || pr->up.v[0] != 0;
 
+	/* One level is one switch with n terminal ports: nothing for taper=,
+	 * down= or up= to shape. */
+	bool is_tapered = pr->taper.n != 1 || pr->taper.v[0] != 1;
+	if (L == 1 && (explicit_ports || is_tapered))
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter '%s': l=1 is one switch, with no level below the core to shape",
+				 pr->down.v[0] ? "down" : pr->up.v[0] ? "up" : "taper");
 	/* down= and up= replace the taper together: one alone leaves the
 	 * other level counts unknown (0 is the unset default). */
 	if (explicit_ports && (pr->down.v[0] == 0) != (pr->up.v[0] == 0)) {

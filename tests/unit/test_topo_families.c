@@ -161,6 +161,13 @@ static void test_clos_formulas(void)
 		  "down=20x16,up=10x16)");
 	CHECK_ERR(topo_new("clos:l=2,r=4,down=3", &t, &e), NL_EINVAL, &e,
 		  "topology 'clos': parameter 'down' given without 'up'");
+	/* One level is one switch: taper=, down= and up= shape the levels
+	 * below the core, which it has none of (they were ignored, and the
+	 * canonical spec kept them). */
+	CHECK_ERR(topo_new("clos:l=1,r=4,taper=3", &t, &e), NL_EINVAL, &e,
+		  "topology 'clos': parameter 'taper': l=1 is one switch, with no level below the core to shape");
+	CHECK_ERR(topo_new("clos:l=1,r=4,down=2,up=2", &t, &e), NL_EINVAL, &e,
+		  "topology 'clos': parameter 'down': l=1 is one switch");
 }
 
 static void test_myriclos_table1(void)
