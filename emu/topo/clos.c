@@ -25,6 +25,8 @@
  */
 #include "topo/topo_internal.h"
 
+#include <stdio.h>
+
 #include "core/error.h"
 
 struct clos_params {
@@ -45,7 +47,7 @@ static const struct param_def clos_params_def[] = {
 	{"taper", PARAM_DIMS, offsetof(struct clos_params, taper), "1", 1, 65535,
 	 "down:up link ratio T of each level below the core, e.g. 2x1 (one value for all)", NULL},
 	{"down", PARAM_DIMS, offsetof(struct clos_params, down), "0", 0, 65535,
-	 "explicit down ports per level below the core, e.g. 20x16 (overrides taper)", NULL},
+	 "explicit down ports per level below the core, e.g. 20x16 (instead of taper)", NULL},
 	{"up", PARAM_DIMS, offsetof(struct clos_params, up), "0", 0, 65535,
 	 "explicit up ports per level below the core, e.g. 10x16 (with down=)", NULL},
 	{"pack", PARAM_BOOL, offsetof(struct clos_params, pack), "1", 0, 0,
@@ -82,6 +84,17 @@ static int clos_build(struct topo *t, struct nl_err *err)
 		return topo_errf(t, err, NL_EINVAL,
 				 "parameter '%s' given without '%s': explicit ports need both (e.g. down=20x16,up=10x16)",
 				 has_up ? "up" : "down", has_up ? "down" : "up");
+	}
+	if (explicit_ports && is_tapered) {
+		char taper[PARAM_STR_MAX];
+		size_t used = 0;
+		for (int i = 0; i < pr->taper.n; i++) /* "2x1", as given */
+			used += (size_t)snprintf(taper + used, used < sizeof taper ? sizeof taper - used : 0, "%s%lld",
+						 i ? "x" : "", (long long)pr->taper.v[i]);
+		return topo_errf(t, err, NL_EINVAL,
+				 "parameter 'taper': %s with down= and up=, which give the ports instead; expected one or "
+				 "the other",
+				 taper);
 	}
 	if (explicit_ports) {
 		for (int i = 0; i < 2; i++) {

@@ -168,6 +168,11 @@ static void test_clos_formulas(void)
 		  "topology 'clos': parameter 'taper': l=1 is one switch, with no level below the core to shape");
 	CHECK_ERR(topo_new("clos:l=1,r=4,down=2,up=2", &t, &e), NL_EINVAL, &e,
 		  "topology 'clos': parameter 'down': l=1 is one switch");
+	/* down= and up= replace the taper: with both, taper=3 was ignored and
+	 * kept in the canonical spec. */
+	CHECK_ERR(topo_new("clos:l=2,r=4,taper=3,down=2,up=2", &t, &e), NL_EINVAL, &e,
+		  "topology 'clos': parameter 'taper': 3 with down= and up=, which give the ports instead; expected "
+		  "one or the other");
 }
 
 static void test_myriclos_table1(void)
