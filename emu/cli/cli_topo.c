@@ -155,6 +155,29 @@ static json_t *describe_json_moore_ratio(uint32_t routers, uint32_t degree, uint
 	return isfinite(ratio) && ratio >= DBL_MIN ? json_real(ratio) : json_null();
 }
 
+/* The cut the bisection ratios come from, and its name: the endpoint cut
+ * of one router, else the smaller of METIS's cut and an exact formula
+ * (METIS is a heuristic: one run cut 610 links of a 256 x 256 torus whose
+ * bisection, 2P/k, is 512), never an upper bound. -1 when there is none. */
+static double describe_ratio_basis(const struct describe_result *r, const char **name)
+{
+	bool has_exact_formula = r->f.has && !r->f.is_upper_bound;
+	if (r->has_metis && r->b.is_endpoint_cut) {
+		*name = "endpoint_cut";
+		return (double)r->b.cut;
+	}
+	if (r->has_metis && !(has_exact_formula && r->f.value < (double)r->b.cut)) {
+		*name = "metis";
+		return (double)r->b.cut;
+	}
+	if (has_exact_formula) {
+		*name = "formula";
+		return r->f.value;
+	}
+	*name = NULL;
+	return -1;
+}
+
 static json_t *describe_json(const struct describe_opts *o, const struct describe_result *r)
 {
 	const struct topo *t = r->t;
@@ -195,8 +218,8 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	json_object_set_new(j, "histogram", h);
 
 	json_t *b = json_object();
-	double basis = -1;
-	const char *basis_name = NULL;
+	const char *basis_name;
+	double basis = describe_ratio_basis(r, &basis_name);
 	if (r->has_metis && r->b.is_endpoint_cut) {
 		/* One router (seed 002 §4.3): the endpoints halved, their links cut. */
 		json_t *pw = json_array();
@@ -204,8 +227,6 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 			json_array_append_new(pw, json_integer((json_int_t)r->b.part_weight[side]));
 		json_object_set_new(b, "endpoint_cut", json_integer((json_int_t)r->b.cut));
 		json_object_set_new(b, "endpoint_cut_part_endpoints", pw);
-		basis = (double)r->b.cut;
-		basis_name = "endpoint_cut";
 	} else if (r->has_metis) {
 		json_object_set_new(b, "metis", json_integer((json_int_t)r->b.cut));
 		json_object_set_new(b, "metis_runs", json_integer(r->b.runs));
@@ -220,8 +241,6 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 		}
 		json_object_set_new(b, "metis_part_endpoints", pw);
 		json_object_set_new(b, "metis_part_routers", pr);
-		basis = (double)r->b.cut;
-		basis_name = "metis";
 	}
 	if (r->f.has && r->f.is_upper_bound) {
 		json_object_set_new(b, "upper_bound", topo_json_num(r->f.value));
@@ -229,10 +248,6 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	} else if (r->f.has) {
 		json_object_set_new(b, "formula", topo_json_num(r->f.value));
 		json_object_set_new(b, "formula_source", json_string(r->f.source));
-		if (!basis_name) {
-			basis = r->f.value;
-			basis_name = "formula";
-		}
 	}
 	if (basis_name) {
 		json_object_set_new(b, "b_r", json_real(analyze_ratio_b(&r->g, basis)));
@@ -338,8 +353,8 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	if (r->f.has)
 		fprintf(f, "bisection       %s%.10g links by %s\n", r->f.is_upper_bound ? "<= " : "", r->f.value,
 			r->f.source);
-	/* An upper bound is not the bisection: no ratios from it. */
-	double basis = r->has_metis ? (double)r->b.cut : r->f.has && !r->f.is_upper_bound ? r->f.value : -1;
+	const char *basis_name;
+	double basis = describe_ratio_basis(r, &basis_name);
 	if (basis >= 0 && r->g.phys_links)
 		fprintf(f, "bisection ratio b_r %.4f, B_r %.4f (seed 002 §4.3)\n", analyze_ratio_b(&r->g, basis),
 			analyze_ratio_B(&r->g, basis));

@@ -566,6 +566,14 @@ def case_bisection_formulas():
     # (4x5: brute force and METIS 10, no formula line).
     d = run_json("topo", "describe", "torus:k=4x6", "--json")
     eq("torus 4x6 formula", d["bisection"]["formula"], 8)
+    # METIS, a heuristic, can miss the exact formula's cut: on a 256 x 256
+    # torus one run cut 610 links where 2P/k gives 512, and the ratios came
+    # from 610. The smaller, exact cut gives them now; METIS's is still shown.
+    b = run_json("topo", "describe", "torus:k=256x256", "--json", "--bisection", "--metis-runs", "1")["bisection"]
+    check(f"torus 256x256: METIS above the formula (else no case): {b}", b["metis"] > b["formula"] == 512)
+    eq("torus 256x256 ratios from", (b["ratios_from"], b["B_r"]), ("formula", 512 / (2 * 65536)))
+    out = run("topo", "describe", "torus:k=256x256", "--bisection", "--metis-runs", "1").stdout.decode()
+    check(f"torus 256x256 text ratios from 512: {out!r}", "\nbisection ratio b_r 0.0026, B_r 0.0039 " in out)
     d = run_json("topo", "describe", "torus:k=4x5", "--json", "--bisection")
     eq("torus 4x5: no formula", "formula" in d["bisection"], False)
     eq("torus 4x5 metis", d["bisection"]["metis"], 10)
