@@ -233,15 +233,20 @@ void session_set_mpi(nl_sim *s, struct net_mpi *m, enum session_spread spread)
 	s->spread = spread;
 }
 
-int session_topo_as(nl_sim *s, const char *label, struct nl_err *err)
+int session_topo_new(nl_sim *s, const char *label, struct nl_err *err)
 {
-	NL_CHECK(session_bind(s, err));
 	if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0) {
 		if (label)
 			nl_err_prefix(err, "%s", label);
 		return config_err_file_line(&s->cfg, "topology", err);
 	}
 	return 0;
+}
+
+int session_topo_as(nl_sim *s, const char *label, struct nl_err *err)
+{
+	NL_CHECK(session_bind(s, err));
+	return session_topo_new(s, label, err);
 }
 
 int session_topo(nl_sim *s, struct nl_err *err)

@@ -86,6 +86,8 @@ int session_bind(nl_sim *s, struct nl_err *err);
  * it the file and line that set it, if a file did. */
 int session_topo(nl_sim *s, struct nl_err *err);
 int session_topo_as(nl_sim *s, const char *label, struct nl_err *err);
+/* The same once s->nc is bound (session_topo_as binds every table first). */
+int session_topo_new(nl_sim *s, const char *label, struct nl_err *err);
 
 /* Drop the last results and everything built for them. */
 void session_results_clear(nl_sim *s);

@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/param.h"
 #include "core/progress.h"
 #include "core/version.h"
 #include "net/net.h"
@@ -209,14 +210,8 @@ static const struct topo_ops *session_spec_family(const char *spec, struct nl_er
 	char *text = NULL;
 	if (topo_spec_expand(spec, &text, err) < 0)
 		return NULL;
-	size_t n = strcspn(text, ":(");
-	const struct topo_ops *ops = NULL;
-	if (n < 64) {
-		char name[64];
-		memcpy(name, text, n);
-		name[n] = '\0';
-		ops = topo_find(name, err);
-	}
+	char name[64];
+	const struct topo_ops *ops = param_split_name(text, name, sizeof name, err) ? topo_find(name, err) : NULL;
 	free(text);
 	return ops;
 }
@@ -383,10 +378,7 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	 * only when set, so its default stays contention-free. */
 	bool want_topo = !ops->topology_optional || config_get(&s->cfg, "topology");
 	if (want_topo) {
-		if (!s->topo && topo_new(s->nc.topology, &s->topo, err) < 0) {
-			nl_err_prefix(err, "%s", label);
-			return config_err_file_line(&s->cfg, "topology", err);
-		}
+		NL_CHECK(session_topo_new(s, label, err));
 		/* Linear placement needs an endpoint per rank; a policy checks
 		 * its own need (ranks_per_node ranks share one: place_job). */
 		if (!strcmp(s->ac.placement, "linear") && s->topo->n_endpoints < m->n_ranks)
