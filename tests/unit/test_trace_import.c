@@ -217,21 +217,40 @@ static int copy_file(const char *from, const char *to)
 	return 0;
 }
 
+/* testtrace's rank files copied into test_tmpdir/dir, rank r's file being
+ * sample rank from[r]'s (a renamed or copied-over file when they differ). */
+static void dumpi_copy_ranks(const char *dir, const int from[4])
+{
+	char src[512], dst[512];
+	for (int r = 0; r < 4; r++) {
+		snprintf(src, sizeof src, DATA "/dumpi/testtrace-%04d.bin", from[r]);
+		snprintf(dst, sizeof dst, "%s/%s/testtrace-%04d.bin", test_tmpdir, dir, r);
+		CHECK_EQ(copy_file(src, dst), 0);
+	}
+}
+
+/* test_tmpdir/dir/s.meta naming numprocs ranks of the files there. */
+static void dumpi_write_meta(const char *dir, int numprocs)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s/s.meta", test_tmpdir, dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "numprocs=%d\nfileprefix=%s/%s/testtrace\n", numprocs, test_tmpdir, dir);
+	fclose(f);
+}
+
 /* A .meta whose numprocs is short of the trace's ranks (a peer past it)
  * while the next rank's file is there: said, before the peer's error. */
 static void test_dumpi_numprocs_short(void)
 {
 	struct nl_err e = {0};
-	char from[512], to[512], want[900];
+	char want[900];
 	mkdir(test_tmppath("short"), 0755);
-	for (int r = 0; r < 4; r++) {
-		snprintf(from, sizeof from, DATA "/dumpi/testtrace-%04d.bin", r);
-		snprintf(to, sizeof to, "%s/short/testtrace-%04d.bin", test_tmpdir, r);
-		CHECK_EQ(copy_file(from, to), 0);
-	}
-	FILE *f = fopen(test_tmppath("short/s.meta"), "w");
-	fprintf(f, "numprocs=2\nfileprefix=%s/short/testtrace\n", test_tmpdir);
-	fclose(f);
+	dumpi_copy_ranks("short", (const int[4]){0, 1, 2, 3});
+	dumpi_write_meta("short", 2);
 	const char *peer = "testtrace-0000.bin: rank 0, offset 208: MPI_Recv: peer 3 outside its communicator (size 2)";
 	snprintf(want, sizeof want,
 		 "%s/short/s.meta: numprocs=2, though rank file '%s/short/testtrace-0002.bin' exists: fewer than the "
@@ -255,16 +274,10 @@ static void test_dumpi_numprocs_short(void)
 static void test_dumpi_rank_file_swapped(void)
 {
 	struct nl_err e = {0};
-	char from[512], to[512], want[900];
+	char want[900];
 	mkdir(test_tmppath("swap"), 0755);
-	for (int r = 0; r < 4; r++) {
-		snprintf(from, sizeof from, DATA "/dumpi/testtrace-%04d.bin", r == 1 ? 2 : r);
-		snprintf(to, sizeof to, "%s/swap/testtrace-%04d.bin", test_tmpdir, r);
-		CHECK_EQ(copy_file(from, to), 0);
-	}
-	FILE *f = fopen(test_tmppath("swap/s.meta"), "w");
-	fprintf(f, "numprocs=4\nfileprefix=%s/swap/testtrace\n", test_tmpdir);
-	fclose(f);
+	dumpi_copy_ranks("swap", (const int[4]){0, 2, 2, 3});
+	dumpi_write_meta("swap", 4);
 	snprintf(want, sizeof want,
 		 "%s/swap/testtrace-0001.bin: rank 1, offset 58: MPI_Comm_rank on MPI_COMM_WORLD gave 2: the file of "
 		 "world rank 2, found as rank 1's; expected rank 1's (a rank file renamed or copied over?)",
@@ -275,9 +288,7 @@ static void test_dumpi_rank_file_swapped(void)
 	/* Rank 3's file as rank 0's, in a trace of 3. */
 	CHECK_EQ(copy_file(DATA "/dumpi/testtrace-0003.bin", test_tmppath("swap/testtrace-0000.bin")), 0);
 	CHECK_EQ(copy_file(DATA "/dumpi/testtrace-0001.bin", test_tmppath("swap/testtrace-0001.bin")), 0);
-	f = fopen(test_tmppath("swap/s.meta"), "w");
-	fprintf(f, "numprocs=3\nfileprefix=%s/swap/testtrace\n", test_tmpdir);
-	fclose(f);
+	dumpi_write_meta("swap", 3);
 	snprintf(want, sizeof want,
 		 "%s/swap/testtrace-0000.bin: rank 0, offset 58: MPI_Comm_rank on MPI_COMM_WORLD gave 3: the file of "
 		 "world rank 3, past the .meta's numprocs=3; expected rank 0's",
