@@ -385,8 +385,9 @@ static int enc_header(struct enc *e, char *key, char *rest)
 	if (!strcmp(key, "ranks")) {
 		if (e->have_ranks)
 			return enc_err(e, "ranks given twice");
-		if (!parse_u32(rest, &e->m.n_ranks) || !e->m.n_ranks)
-			return enc_err(e, "ranks '%s': expected an integer >= 1", rest);
+		if (!parse_u32(rest, &e->m.n_ranks) || !e->m.n_ranks || e->m.n_ranks > TRACE_REPLAY_MAX_RANKS)
+			return enc_err(e, "ranks '%s': expected an integer 1 .. %u (replay's limit)", rest,
+				       TRACE_REPLAY_MAX_RANKS);
 		e->have_ranks = true;
 		return 0;
 	}

@@ -44,6 +44,11 @@ struct nl_err;
  * (docs/trace-format.md section 7), so a trace is not found unusable only
  * when a long run starts. */
 #define TRACE_REPLAY_MAX_COMMS ((1u << 16) - 1)
+/* The most ranks replay runs (it packs a rank in 24 bits of its map keys).
+ * `trace encode` refuses a manifest declaring more at its line: it sizes
+ * per-rank tables from the count before any rank section is read, so
+ * 4294967295 ended in "out of memory" with no line named. */
+#define TRACE_REPLAY_MAX_RANKS ((1u << 24) - 1)
 
 /* Version of the archive format this code writes (docs/trace-format.md).
  * It reads every version from TRACE_FORMAT_VERSION_MIN on. */

@@ -23,7 +23,7 @@ struct nl_err;
 #define APP_NONE UINT32_MAX
 
 /* Limits that come from the packing of map keys. */
-#define APP_MAX_RANKS ((1u << 24) - 1)
+#define APP_MAX_RANKS TRACE_REPLAY_MAX_RANKS
 #define APP_MAX_COMMS TRACE_REPLAY_MAX_COMMS
 
 /* --- u64 -> u32 hash map (open addressing, linear probing) --------------- */

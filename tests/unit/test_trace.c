@@ -362,6 +362,9 @@ static void test_encode_errors(void)
 		 "compute op with cpu time needs format version 2 (this stream writes version 1)"},
 
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
+		/* Refused at its line, not after allocating per-rank tables. */
+		{"netloom-trace 1\nranks 16777216\n", "e.txt:2: ranks '16777216': expected an integer 1 .. 16777215 (replay's limit)"},
+		{"netloom-trace 1\nranks 0\n", "e.txt:2: ranks '0': expected an integer 1 .. 16777215 (replay's limit)"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
 		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 peer=x\n", "e.txt:4: peer 'x': expected a rank, 'any' or 'null'"},
