@@ -72,10 +72,15 @@ static void export_edgelist(const struct topo *t, const struct analyze_graph *g,
 	fprintf(f, "# routers %u endpoints %u links %llu physical_links %llu\n", t->n_routers, t->n_endpoints,
 		(unsigned long long)g->links, (unsigned long long)g->phys_links);
 	fprintf(f, "# router_a router_b parallel_links\n");
-	for (uint32_t a = 0; a < g->n; a++)
+	/* A router without links (the one router of a crossbar) is a line of
+	 * its own: graph:file= reads it, where a file of no links is refused. */
+	for (uint32_t a = 0; a < g->n; a++) {
+		if (g->off[a] == g->off[a + 1])
+			fprintf(f, "%u\n", a);
 		for (uint32_t i = g->off[a]; i < g->off[a + 1]; i++)
 			if (g->adj[i] > a)
 				fprintf(f, "%u %u %u\n", a, g->adj[i], g->mult[i]);
+	}
 }
 
 static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE *f)

@@ -5,7 +5,9 @@
  * '#' starts a comment to the end of the line; blank lines are ignored.
  * After the comment line "# router_a router_b parallel_links" (the column
  * line 'netloom topo export --format edgelist' writes, so its output reads
- * back) a line may also be "a b w", w parallel links (a positive integer).
+ * back) a line may also be "a b w", w parallel links (a positive integer),
+ * or "a" alone, a router without links: the export writes "0" for a
+ * one-router network (a crossbar), which has no link to name its router.
  * Without that line a third field is an error, as it always was: a stray
  * number is not silently taken for a link count.
  * With labels=0 (the default) ids are the integers 0..n-1, every one of
@@ -240,11 +242,11 @@ static int graph_build(struct topo *t, struct nl_err *err)
 				nt++;
 		if (nt == 0)
 			continue;
-		if (nt != 2 && has_counts && nt != 3) {
+		if (nt > 3 && has_counts) {
 			rc = topo_errf(t, err, NL_EFORMAT,
-				       "%s:%u: expected 'a b' or 'a b links', got %d field%s (two router ids, then "
-				       "an optional count of parallel links)",
-				       path, line, nt, nt == 1 ? "" : "s");
+				       "%s:%u: expected 'a b' or 'a b links', got %d fields (two router ids, then "
+				       "an optional count of parallel links; or one id, a router without links)",
+				       path, line, nt);
 			goto out;
 		}
 		if (nt != 2 && !has_counts) {
@@ -255,6 +257,12 @@ static int graph_build(struct topo *t, struct nl_err *err)
 			goto out;
 		}
 		uint32_t a, b, w = 1;
+		if (nt == 1) {
+			if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &names, &a, err)) < 0)
+				goto out;
+			n = a + 1 > n ? a + 1 : n;
+			continue;
+		}
 		if ((rc = graph_parse_id(t, path, line, tok[0], pr->labels, &names, &a, err)) < 0 ||
 		    (rc = graph_parse_id(t, path, line, tok[1], pr->labels, &names, &b, err)) < 0 ||
 		    (nt == 3 && (rc = graph_parse_count(t, path, line, tok[2], &w, err)) < 0))
@@ -275,14 +283,28 @@ static int graph_build(struct topo *t, struct nl_err *err)
 		rc = topo_errf(t, err, NL_EIO, "%s: read error: %s", path, strerror(errno));
 		goto out;
 	}
-	if (n_links == 0) {
+	if (n == 0) {
 		rc = topo_errf(t, err, NL_EFORMAT, "%s: no links (expected lines 'a b')", path);
 		goto out;
 	}
-	/* Every router has a link, so n routers need at least n / 2 links: a
-	 * larger id is a gap, refused before arrays of n are allocated (a
-	 * 20-byte file naming router 700000001 asked for 5.6 GB). */
-	if (n > 2 * (uint64_t)n_links) {
+	/* A router without links is a whole network (a crossbar) or a gap. */
+	if (n_links == 0 && n > 1) {
+		rc = topo_errf(t, err, NL_EFORMAT,
+			       "%s: no links, but router ids up to %u (a router without links must be the only one, id 0)",
+			       path, n - 1);
+		goto out;
+	}
+	if (n_links == 0 && pr->p == 0) {
+		rc = topo_errf(t, err, NL_ECONFIG,
+			       "parameter 'p': 0 leaves %s's one router, which has no links, without ports; expected p >= 1",
+			       path);
+		goto out;
+	}
+	/* Past one router every router has a link, so n routers need at least
+	 * n / 2 links: a larger id is a gap, refused before arrays of n are
+	 * allocated (a 20-byte file naming router 700000001 asked for 5.6 GB).
+	 * labels=1 numbers only the words it read, so it has no gaps. */
+	if (!pr->labels && n > 1 && n > 2 * (uint64_t)n_links) {
 		rc = topo_errf(t, err, NL_EFORMAT,
 			       "%s: largest router id is %u, but %zu links join at most %llu routers (ids must run 0..n-1 "
 			       "without gaps)",
@@ -297,10 +319,18 @@ static int graph_build(struct topo *t, struct nl_err *err)
 	}
 	for (size_t i = 0; i < 2 * n_links; i++)
 		deg[ends[i]]++;
-	for (uint32_t r = 0; r < n; r++)
+	for (uint32_t r = 0; n > 1 && r < n; r++)
 		if (deg[r] == 0) {
-			rc = topo_errf(t, err, NL_EFORMAT, "%s: router %u has no links (ids must run 0..n-1 without gaps; largest is %u)",
-				       path, r, n - 1);
+			/* With labels=1 only a lone id makes a router without
+			 * links: there are no gaps to blame. */
+			if (pr->labels)
+				rc = topo_errf(t, err, NL_EFORMAT,
+					       "%s: router '%s' has no links (a router without links must be the only one)",
+					       path, graph_names_word(&names, r));
+			else
+				rc = topo_errf(t, err, NL_EFORMAT,
+					       "%s: router %u has no links (ids must run 0..n-1 without gaps; largest is %u)",
+					       path, r, n - 1);
 			goto out;
 		}
 	if ((uint64_t)n * (uint64_t)pr->p >= TOPO_EP_BIT) {

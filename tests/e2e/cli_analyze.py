@@ -419,6 +419,72 @@ def case_export():
         one_line_error(p, os.fsdecode(b"cannot open '" + want + b".missing'"))
 
 
+# The smallest legal instance of every family (one router where the family
+# allows it), for the export -> graph:file= round trip below.
+SMALLEST = {
+    "torus": ["torus:k=2"], "mesh": ["mesh:k=2"], "full": ["full:n=2"],
+    "hypercube": ["hypercube:n=1"], "foldedhypercube": ["foldedhypercube:n=2"],
+    "hyperx": ["hyperx:s=2", "hyperx:s=2x3,k=2x1,t=2"], "flatfly": ["flatfly:m=2,n=2"],
+    "flex": ["flex:nx=2,ny=3,nz=2"], "dragonfly": ["dragonfly:a=1,p=1,h=1"],
+    "fattree": ["fattree:k=2,n=1", "fattree:k=2,n=2"], "clos": ["clos:l=1,r=2", "clos:l=2,r=4"],
+    "myriclos": ["myriclos:n=32"], "slimfly": ["slimfly:q=3"], "equality": ["equality:n=4,sa=-1/1"],
+    "ndt": ["ndt:k=2x2x2"], "dln": ["dln:n=3,d=2"], "fly": ["fly:k=2"], "cmesh": ["cmesh:k=2"],
+    "p1": ["p1(torus:k=4x4)"], "p2": ["p2(torus:k=4x4)"], "p3": ["p3(torus:k=4x4)"],
+    "graph": ["graph:file={tmp}/g.edges"], "anynet": ["anynet:file={tmp}/a.net"],
+}
+
+
+def case_export_roundtrip():
+    # Every family's edgelist export reads back as graph:file= with the
+    # same routers, links and distances (endpoints too, from p=, where every
+    # router has as many). A one-router network (fly, clos:l=1, fattree
+    # n=1) exported a file of no links, which graph:file= refused ("no
+    # links"); it now writes the router alone, "0".
+    families = re.findall(r"^  (\S+) ", run("topo", "list").stdout.decode(), re.M)
+    eq("every family has a smallest instance", sorted(f for f in families if f not in SMALLEST), [])
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "g.edges"), "w") as f:
+            f.write("0 1\n1 2\n2 0\n0 1\n")
+        with open(os.path.join(tmp, "a.net"), "w") as f:
+            f.write("router 0 node 0 node 1 router 1 10 router 2\nrouter 1 node 2 router 2 4\nrouter 2 node 3\n")
+        out = os.path.join(tmp, "rt.edges")
+        for fam in families:
+            for spec in SMALLEST[fam]:
+                spec = spec.format(tmp=tmp)
+                run("topo", "export", spec, "--format", "edgelist", "-o", out)
+                a = run_json("topo", "describe", spec, "--json")
+                per = {r["endpoints"] for r in json.loads(run("topo", "export", spec, "--format", "json").stdout)["routers"]}
+                p_ = per.pop() if len(per) == 1 else 1
+                b = run_json("topo", "describe", f"graph:file={out},p={p_}", "--json")
+                keys = ["routers", "links", "physical_links", "diameter", "histogram"] + (["endpoints"] if not per else [])
+                for k in keys:
+                    eq(f"{spec} round trip {k}", b[k], a[k])
+        eq("one router alone", [l for l in run("topo", "export", "fly:k=4", "--format", "edgelist").stdout.decode()
+                                .splitlines() if not l.startswith("#")], ["0"])
+        # A router alone is a whole network, not a gap in a larger one.
+        bad = os.path.join(tmp, "w.edges")
+        for body, msg in (("0\n1\n", "w.edges: no links, but router ids up to 1 (a router without links must be "
+                                         "the only one, id 0)"),
+                          ("3\n", "w.edges: no links, but router ids up to 3"),
+                          ("0\n1 2\n", "w.edges: largest router id is 2, but 1 links join at most 2 routers")):
+            with open(bad, "w") as f:
+                f.write("# router_a router_b parallel_links\n" + body)
+            one_line_error(run("topo", "describe", f"graph:file={bad}", code=2), msg)
+        with open(bad, "w") as f:
+            f.write("# router_a router_b parallel_links\nx\na b\n")
+        one_line_error(run("topo", "describe", f"graph:file={bad},labels=1", code=2),
+                       "w.edges: router 'x' has no links (a router without links must be the only one)")
+        with open(bad, "w") as f:
+            f.write("0\n")
+        one_line_error(run("topo", "describe", f"graph:file={bad}", code=2),
+                       "w.edges:1: expected two router ids 'a b', got 1 field")
+        # ... and needs endpoints: with p=0 it would be a network of no ports.
+        run("topo", "export", "fly:k=2", "--format", "edgelist", "-o", bad)
+        one_line_error(run("topo", "describe", f"graph:file={bad},p=0", code=2),
+                       "parameter 'p': 0 leaves " + bad + "'s one router, which has no links, without ports; "
+                       "expected p >= 1")
+
+
 def case_design_hyperx():
     # HyperX Table 1 (seed 001): N = 2^17, R = 128.
     want = {0.125: (2401, 1805), 0.25: (2744, 2430), 0.5: (4096, 3780), 1: (10000, 7220)}
