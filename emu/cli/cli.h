@@ -207,6 +207,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * blank before or after it). 0, or -1 after printing "netloom <cmd>:
  * <opt>: expected ..., got '<s>'". */
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/* The largest --seed: the [layout] key layout_seed's bound, and within a
+ * JSON integer (int64), so the seed a result records is the seed given. */
+#define CLI_SEED_MAX 9200000000000000000ull
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
 
 /* strtoull (base 10) for an option's value or a part of it (a list's

@@ -74,7 +74,7 @@ int cli_layout_opt(struct cli_layout_opts *o, const char *cmd, int c, const char
 		o->trials = (uint32_t)v;
 		return 1;
 	case CLI_LO_SEED:
-		if (cli_parse_u64(cmd, "--seed", arg, 0, UINT64_MAX, &o->seed))
+		if (cli_parse_u64(cmd, "--seed", arg, 0, CLI_SEED_MAX, &o->seed))
 			return -CLI_USAGE;
 		return 1;
 	case CLI_LO_PACK:
@@ -239,6 +239,7 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 		json_object_set_new(o, "annealed", json_boolean(layout_anneal_moved(lo)));
 		json_object_set_new(o, "iterations", json_integer((json_int_t)lo->iterations));
 		json_object_set_new(o, "trials", json_integer(lo->trials));
+		json_object_set_new(o, "seed", json_integer((json_int_t)lo->seed));
 		json_object_set_new(o, "best_trial", json_integer(lo->best_trial));
 	}
 	json_object_set_new(o, "routers", json_integer(s->routers));
@@ -294,8 +295,8 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	fprintf(f, "packaging    %s: %u cabinet%s, floor %u x %u, ", lo->rule->name, s->cabinets,
 		s->cabinets == 1 ? "" : "s", s->rows, s->cols);
 	if (layout_anneal_moved(lo))
-		fprintf(f, "annealed (%llu moves x %u trials, best trial %u)\n", (unsigned long long)lo->iterations,
-			lo->trials, lo->best_trial);
+		fprintf(f, "annealed (%llu moves x %u trials, seed %llu, best trial %u)\n",
+			(unsigned long long)lo->iterations, lo->trials, (unsigned long long)lo->seed, lo->best_trial);
 	else if (lo->is_annealed)
 		fprintf(f, "one cabinet, nothing to anneal\n");
 	else

@@ -171,7 +171,13 @@ static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, con
 		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
 	}
 	layout_port_lengths(lo, m, len);
-	fprintf(f, "# %s preset=%s rule=%s: router port router port metres\n", t->spec, m->name, lo->rule->name);
+	fprintf(f, "# %s preset=%s rule=%s", t->spec, m->name, lo->rule->name);
+	/* The annealing's budget and seed place the cabinets: with them the
+	 * header says how to get these lengths again. */
+	if (layout_anneal_moved(lo))
+		fprintf(f, " layout_iterations=%llu layout_trials=%u layout_seed=%llu", (unsigned long long)lo->iterations,
+			lo->trials, (unsigned long long)lo->seed);
+	fprintf(f, ": router port router port metres\n");
 	for (uint32_t g = 0; g < t->n_ports; g++) {
 		if (!topo_port_is_network(t, g) || t->peer[g] < g)
 			continue;

@@ -329,6 +329,7 @@ int layout_place_anneal(struct layout *lo, const struct layout_model *m, uint64_
 	lo->is_annealed = true;
 	lo->iterations = iterations;
 	lo->trials = trials;
+	lo->seed = seed;
 	lo->best_trial = best_trial;
 	rc = 0;
 out:

@@ -130,6 +130,7 @@ struct layout {
 	bool is_annealed;
 	uint64_t iterations;    /* annealing: per trial */
 	uint32_t trials;        /* annealing: independent trials, best kept */
+	uint64_t seed;          /* annealing: the placement's random streams */
 	uint32_t best_trial;
 	/* Progress of layout_place_anneal (borrowed; set it after
 	 * layout_pack, which clears the struct): NULL = silent. */

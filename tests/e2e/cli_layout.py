@@ -39,6 +39,28 @@ def case_reproducible():
     a = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
     b = run("cost", "torus:k=8x8x4", "--json", "-", "--layout", "anneal", "--seed", "3").stdout
     eq("same seed, same bytes", a, b)
+    # Every output of an annealed layout records its seed, whose placement
+    # differs from another seed's (--json had the iterations and trials
+    # only, the text and the --lengths header none of them).
+    spec = "dln:n=64,d=4"
+    j7, j8 = (run_json("cost", spec, "--seed", s, "--iterations", "100", "--trials", "1", "--json", "-")
+              for s in ("7", "8"))
+    check("seeds 7 and 8 price differently", j7["length_m"] != j8["length_m"])
+    eq("json seed", (j7["seed"], j8["seed"]), (7, 8))
+    check("text seed", "(1000000 moves x 5 trials, seed 7, best trial" in run("cost", spec, "--seed", "7").stdout.decode())
+    with tempfile.TemporaryDirectory() as d:
+        lens = os.path.join(d, "l.len")
+        run("layout", spec, "--seed", "7", "--iterations", "1000", "--lengths", lens)
+        eq("lengths header", open(lens).readline(), "# dln:n=64,d=4,p=1,seed=1 preset=flex rule=canonical "
+           "layout_iterations=1000 layout_trials=5 layout_seed=7: router port router port metres\n")
+        run("layout", "torus:k=4x4", "--lengths", lens)
+        eq("no annealing, no seed", open(lens).readline(),
+           "# torus:k=4x4,n=0,p=1 preset=flex rule=canonical: router port router port metres\n")
+    # A JSON integer holds the seed recorded (--seed 2^64 - 1 was taken).
+    j = run_json("cost", spec, "--seed", "9200000000000000000", "--iterations", "10", "--json", "-")
+    eq("largest seed recorded", j["seed"], 9200000000000000000)
+    one_line_error(run("cost", spec, "--seed", "18446744073709551615", code=2),
+                   "--seed: expected an integer in 0..9200000000000000000, got '18446744073709551615'")
     # A long annealing shows its progress on a terminal (trial, moves, ETA),
     # cleared at the end; nothing when stderr is not a terminal.
     env = {k: v for k, v in os.environ.items() if k != "NETLOOM_PROGRESS"}
