@@ -434,7 +434,7 @@ static int topo_describe_main(int argc, char **argv)
 			break;
 		case 'h': fputs(describe_usage, stdout); return CLI_OK;
 		case 's':
-			if (cli_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &o.seed) < 0)
+			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &o.seed) < 0)
 				return CLI_USAGE;
 			break;
 		case 'r':

@@ -729,6 +729,12 @@ def case_errors():
     one_line_error(p, "unknown topology 'nosuch'")
     p = run("topo", "describe", "torus:k=8x8", "--seed", "abc", code=2)
     one_line_error(p, "--seed")
+    # The JSON records the seed given ('--seed 18446744073709551615' was
+    # taken and recorded as "seed": -1, which no run accepts).
+    eq("largest seed recorded", run_json("topo", "describe", "torus:k=4x4", "--json", "--seed",
+                                         "9200000000000000000")["seed"], 9200000000000000000)
+    one_line_error(run("topo", "describe", "torus:k=4x4", "--json", "--seed", "18446744073709551615", code=2),
+                   "--seed: expected an integer in 0..9200000000000000000, got '18446744073709551615'")
     p = run("topo", "describe", "torus:k=8x8", "--frobnicate", code=2)
     one_line_error(p, "--frobnicate")
     for args in (("--exact", "--sampled"), ("--sampled", "--exact")):
