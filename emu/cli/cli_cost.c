@@ -290,7 +290,9 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 
 static void cost_text(FILE *f, const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
 {
-	fprintf(f, "topology     %s\n", lo->t->spec);
+	fputs("topology     ", f);
+	nl_fputs_one_line(lo->t->spec, f); /* a graph:file= path can hold a newline */
+	fputc('\n', f);
 	fprintf(f, "preset       %s (%s)\n", m->name, m->help);
 	fprintf(f, "packaging    %s: %u cabinet%s, floor %u x %u, ", lo->rule->name, s->cabinets,
 		s->cabinets == 1 ? "" : "s", s->rows, s->cols);

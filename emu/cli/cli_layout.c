@@ -171,7 +171,9 @@ static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, con
 		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
 	}
 	layout_port_lengths(lo, m, len);
-	fprintf(f, "# %s preset=%s rule=%s", t->spec, m->name, lo->rule->name);
+	fputs("# ", f);
+	nl_fputs_one_line(t->spec, f); /* a newline in a graph:file= path would end the comment */
+	fprintf(f, " preset=%s rule=%s", m->name, lo->rule->name);
 	/* The annealing's budget and seed place the cabinets: with them the
 	 * header says how to get these lengths again. */
 	if (layout_anneal_moved(lo))

@@ -192,6 +192,21 @@ def case_svg_escape():
         check(f"non-UTF-8 name in the SVG: {title!r}", title.endswith("ring\ufffd\ufffd\ufffd.edges,p=1,labels=0"))
         spec = run_json("cost", f"graph:file={raw}", "--json", "-").get("spec", "")
         check(f"non-UTF-8 name in the JSON: {spec!r}", spec.endswith("ring\ufffd\ufffd\x01.edges,p=1,labels=0"))
+        # A newline in the name: cost's 'topology' line and the --lengths
+        # header stay one line each (both were cut in two), escaped as
+        # topo describe's text and the errors escape it.
+        nl = os.path.join(d, "a\nb.edges")
+        with open(nl, "w") as f:
+            f.write("0 1\n1 2\n2 3\n3 0\n")
+        text = run("cost", f"graph:file={nl}").stdout.decode().splitlines()
+        eq("cost topology line", text[0], f"topology     graph:file={d}/a\\nb.edges,p=1,labels=0")
+        check(f"next line the preset: {text[1]!r}", text[1].startswith("preset "))
+        lens = os.path.join(d, "l.len")
+        run("layout", f"graph:file={nl}", "--lengths", lens)
+        lines = open(lens).read().splitlines()
+        eq("lengths header", lines[0], f"# graph:file={d}/a\\nb.edges,p=1,labels=0 preset=flex rule=canonical: "
+           "router port router port metres")
+        eq("then the links", lines[1:], ["0 0 1 0 1.00000", "0 1 3 1 1.00000", "1 1 2 0 1.00000", "2 1 3 0 1.00000"])
 
 
 def case_atomic_outputs():
