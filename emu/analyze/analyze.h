@@ -211,12 +211,24 @@ enum analyze_format { ANALYZE_FMT_EDGELIST, ANALYZE_FMT_DOT, ANALYZE_FMT_JSON };
 /* "edgelist" / "dot" / "json" to the enum; -1 if unknown. */
 int analyze_format_parse(const char *name);
 
+/* The cabinets an export names (borrowed): cabinet[r] of each router, of
+ * n_cabinets, packed by the rule named `rule` (netloom cost's packaging,
+ * which the caller computes: analyze does not depend on layout). */
+struct analyze_packing {
+	const uint32_t *cabinet; /* [n_routers] */
+	uint32_t n_cabinets;
+	const char *rule;
+};
+
 /* Write t to f in the format. Edge list: '#' comment header, then one
  * "a b w" line per router pair (a < b, w parallel links). DOT: an
  * undirected graph, coordinates where the family has a grid view. JSON:
  * routers with their ports (peer router/port or endpoint), endpoints per
- * router and coordinates. Returns NL_EIO if a write fails. */
-int analyze_export(const struct topo *t, enum analyze_format fmt, FILE *f, struct nl_err *err);
+ * router and coordinates. DOT and JSON give each router's cabinet from
+ * pk, or from the topology's own packaging hint (topo_router_cabinet)
+ * when pk is NULL. Returns NL_EIO if a write fails. */
+int analyze_export(const struct topo *t, const struct analyze_packing *pk, enum analyze_format fmt, FILE *f,
+		   struct nl_err *err);
 
 /* --- design-space search --------------------------------------------------------- */
 

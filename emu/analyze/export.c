@@ -83,7 +83,13 @@ static void export_edgelist(const struct topo *t, const struct analyze_graph *g,
 	}
 }
 
-static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE *f)
+static uint32_t export_cabinet(const struct topo *t, const struct analyze_packing *pk, uint32_t r)
+{
+	return pk ? pk->cabinet[r] : topo_router_cabinet(t, r);
+}
+
+static void export_dot(const struct topo *t, const struct analyze_packing *pk, const struct analyze_graph *g,
+		       FILE *f)
 {
 	fprintf(f, "graph ");
 	export_quoted(f, t->spec, EXPORT_DOT);
@@ -92,7 +98,7 @@ static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE
 		uint32_t c[TOPO_MAX_COORDS];
 		int nc = topo_coords(t, r, c);
 		fprintf(f, "  r%u [label=\"%u\", endpoints=%u, cabinet=%u", r, r, g->n_endpoints[r],
-			topo_router_cabinet(t, r));
+			export_cabinet(t, pk, r));
 		if (nc > 0) {
 			fprintf(f, ", coord=\"");
 			for (int d = 0; d < nc; d++)
@@ -115,7 +121,8 @@ static void export_dot(const struct topo *t, const struct analyze_graph *g, FILE
 	fprintf(f, "}\n");
 }
 
-static void export_json(const struct topo *t, const struct analyze_graph *g, FILE *f)
+static void export_json(const struct topo *t, const struct analyze_packing *pk, const struct analyze_graph *g,
+			FILE *f)
 {
 	fprintf(f, "{\n  \"spec\": ");
 	export_quoted(f, t->spec, EXPORT_JSON);
@@ -125,13 +132,18 @@ static void export_json(const struct topo *t, const struct analyze_graph *g, FIL
 		t->n_endpoints, t->n_ports);
 	fprintf(f, "  \"links\": %llu,\n  \"physical_links\": %llu,\n", (unsigned long long)g->links,
 		(unsigned long long)g->phys_links);
-	fprintf(f, "  \"cabinets\": %u,\n", topo_cabinet_count(t));
+	fprintf(f, "  \"cabinets\": %u,\n", pk ? pk->n_cabinets : topo_cabinet_count(t));
+	if (pk) {
+		fprintf(f, "  \"packaging\": ");
+		export_quoted(f, pk->rule, EXPORT_JSON);
+		fprintf(f, ",\n");
+	}
 	fprintf(f, "  \"routers\": [");
 	for (uint32_t r = 0; r < t->n_routers; r++) {
 		uint32_t c[TOPO_MAX_COORDS];
 		int nc = topo_coords(t, r, c);
 		fprintf(f, "%s\n    {\"id\": %u, \"endpoints\": %u, \"cabinet\": %u", r ? "," : "", r,
-			g->n_endpoints[r], topo_router_cabinet(t, r));
+			g->n_endpoints[r], export_cabinet(t, pk, r));
 		if (nc > 0) {
 			fprintf(f, ", \"coord\": [");
 			for (int d = 0; d < nc; d++)
@@ -160,7 +172,8 @@ static void export_json(const struct topo *t, const struct analyze_graph *g, FIL
 	fprintf(f, "\n  ]\n}\n");
 }
 
-int analyze_export(const struct topo *t, enum analyze_format fmt, FILE *f, struct nl_err *err)
+int analyze_export(const struct topo *t, const struct analyze_packing *pk, enum analyze_format fmt, FILE *f,
+		   struct nl_err *err)
 {
 	struct analyze_graph g;
 	NL_CHECK(analyze_graph_init(&g, t, err));
@@ -169,10 +182,10 @@ int analyze_export(const struct topo *t, enum analyze_format fmt, FILE *f, struc
 		export_edgelist(t, &g, f);
 		break;
 	case ANALYZE_FMT_DOT:
-		export_dot(t, &g, f);
+		export_dot(t, pk, &g, f);
 		break;
 	case ANALYZE_FMT_JSON:
-		export_json(t, &g, f);
+		export_json(t, pk, &g, f);
 		break;
 	}
 	analyze_graph_release(&g);

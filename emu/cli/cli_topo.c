@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "layout/layout.h"
 #include "topo/topo.h"
 #include "topo/topo_tree.h"
 
@@ -600,16 +601,28 @@ static int topo_export_main(int argc, char **argv)
 	char *buf = NULL;
 	size_t len = 0;
 	bool is_unwritten = false;
+	/* The cabinets are netloom cost's (the default packaging rule), not
+	 * the topology's own hint, which is canonical 16 where the family has
+	 * no rule of its own there: a dragonfly's 17 cabinets against cost's
+	 * 33, one group each. */
+	struct layout lo;
+	rc = layout_pack(&lo, t, NULL, 0, &err);
+	if (rc < 0) {
+		topo_free(t);
+		return cli_report(&err);
+	}
+	struct analyze_packing pk = {lo.cabinet, lo.n_cabinets, lo.rule->name};
 	FILE *mf = open_memstream(&buf, &len);
 	if (!mf) {
 		rc = nl_errf(&err, NL_ENOMEM, "out of memory");
 	} else {
-		rc = analyze_export(t, (enum analyze_format)fmt, mf, &err);
+		rc = analyze_export(t, &pk, (enum analyze_format)fmt, mf, &err);
 		fclose(mf);
 		if (rc == 0)
 			is_unwritten = (rc = out_write_atomic(output, buf, len, &err)) < 0;
 	}
 	free(buf);
+	layout_release(&lo);
 	topo_free(t);
 	if (rc == 0)
 		return CLI_OK;

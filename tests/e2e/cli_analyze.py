@@ -356,6 +356,16 @@ def case_export():
         eq("coord of router 5", d["routers"][5]["coord"], [1, 1])
         dot = run("topo", "export", "torus:k=4x3", "--format", "dot").stdout.decode()
         eq("dot edges", dot.count(" -- "), 24)
+        # The cabinets are netloom cost's packaging: a dragonfly's groups,
+        # one per cabinet (they were the topology's canonical 16 routers
+        # per cabinet: 3 cabinets where cost counts 9).
+        spec = "dragonfly:a=4,p=2,h=2"
+        d = json.loads(run("topo", "export", spec, "--format", "json").stdout)
+        c = run_json("cost", spec, "--json", "-")
+        eq("export cabinets = cost's", (d["cabinets"], d["packaging"]), (c["cabinets"]["count"], c["rule"]))
+        eq("a group per cabinet", [r["cabinet"] for r in d["routers"]], [r // 4 for r in range(36)])
+        dot = run("topo", "export", spec, "--format", "dot").stdout.decode()
+        eq("dot cabinets", [int(x) for x in re.findall(r"cabinet=(\d+)", dot)], [r // 4 for r in range(36)])
         # A failed write leaves nothing behind and says so in one line.
         bad = os.path.join(tmp, "missing", "t.dot")
         p = run("topo", "export", "torus:k=4x3", "--format", "dot", "-o", bad, code=2)

@@ -1013,7 +1013,7 @@ static void test_export(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	CHECK_OK(analyze_export(t, ANALYZE_FMT_EDGELIST, f, &e), &e);
+	CHECK_OK(analyze_export(t, NULL, ANALYZE_FMT_EDGELIST, f, &e), &e);
 	fclose(f);
 	uint32_t a, b, w, lines = 0;
 	uint64_t phys = 0;
@@ -1036,7 +1036,7 @@ static void test_export(void)
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	CHECK_OK(analyze_export(t, ANALYZE_FMT_JSON, f, &e), &e);
+	CHECK_OK(analyze_export(t, NULL, ANALYZE_FMT_JSON, f, &e), &e);
 	fclose(f);
 	json_error_t je;
 	json_t *doc = json_loads(buf, 0, &je);
@@ -1068,7 +1068,7 @@ static void test_export(void)
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	CHECK_OK(analyze_export(t, ANALYZE_FMT_DOT, f, &e), &e);
+	CHECK_OK(analyze_export(t, NULL, ANALYZE_FMT_DOT, f, &e), &e);
 	fclose(f);
 	uint32_t edges = 0;
 	for (char *p = buf; (p = strstr(p, " -- ")); p++)
