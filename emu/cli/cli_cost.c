@@ -152,6 +152,11 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const cha
 	if (!*m)
 		return nl_err_prefix(err, "--preset");
 	NL_CHECK(topo_new(spec, t, err));
+	/* layout takes --radix too and never prices: it accepted a part too
+	 * small for the routers, which cost refused, after the annealing. */
+	rc = layout_check_radix(*t, o->radix, err);
+	if (rc < 0)
+		goto fail_topo;
 	rc = layout_pack(lo, *t, o->pack, o->per_cabinet, err);
 	if (rc < 0)
 		goto fail_topo;

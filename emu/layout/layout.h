@@ -201,6 +201,11 @@ struct layout_summary {
 	uint32_t over_units;       /* cabinets above cab_units */
 };
 
+/* 0 when a router part of `radix` ports (0 = the largest router's) can
+ * serve every router of t; NL_ECONFIG naming the radix needed otherwise.
+ * Check it before the annealing, which may run for minutes. */
+int layout_check_radix(const struct topo *t, uint32_t radix, struct nl_err *err);
+
 /* Summarise the placed layout under model m. Routers are priced per
  * physical part (s->parts). radix 0 = the topology's
  * largest router radix (every router the same part); otherwise the part's

@@ -290,6 +290,14 @@ static void layout_count_terminal(const struct layout *lo, const struct layout_m
 	}
 }
 
+int layout_check_radix(const struct topo *t, uint32_t radix, struct nl_err *err)
+{
+	if (radix && radix < topo_max_radix(t))
+		return nl_errf(err, NL_ECONFIG, "--radix: value %u: expected at least %u (the ports of %s's largest router)",
+			       radix, topo_max_radix(t), t->spec);
+	return 0;
+}
+
 int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
 		     struct layout_summary *s, struct nl_err *err)
 {
@@ -298,9 +306,7 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	struct layout_terminals term = {0};
 	if (!lo->cell)
 		return nl_errf(err, NL_ESTATE, "layout: cabinets not placed on the floor yet");
-	if (radix && radix < topo_max_radix(t))
-		return nl_errf(err, NL_ECONFIG, "--radix: value %u: expected at least %u (the ports of %s's largest router)",
-			       radix, topo_max_radix(t), t->spec);
+	NL_CHECK(layout_check_radix(t, radix, err));
 	*s = (struct layout_summary){0};
 	s->routers = t->n_routers;
 	s->endpoints = t->n_endpoints;

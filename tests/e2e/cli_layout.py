@@ -118,6 +118,14 @@ def case_errors():
     one_line_error(run("cost", "torus:k=4x4", "--trials", "0", code=2), "--trials")
     one_line_error(run("cost", "nosuch:k=1", code=2), "unknown topology 'nosuch'")
     one_line_error(run("cost", "slimfly:q=9,p=6", "--radix", "18", code=2), "--radix: value 18: expected at least 19")
+    # layout takes cost's options: a part too small for the routers, which
+    # cost refuses, was accepted (exit 0, the plan drawn).
+    with tempfile.TemporaryDirectory() as d:
+        svg = os.path.join(d, "r.svg")
+        one_line_error(run("layout", "slimfly:q=9,p=6", "--radix", "18", "--svg", svg, code=2),
+                       "--radix: value 18: expected at least 19")
+        eq("nothing written", os.listdir(d), [])
+        run("layout", "slimfly:q=9,p=6", "--radix", "20", "--svg", svg)
     one_line_error(run("layout", "torus:k=4x4", code=2), "--svg")
     # --list-presets listed and exited 0 whatever else the line said.
     one_line_error(run("cost", "--list-presets", "extra", code=2),
