@@ -302,8 +302,9 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 	fprintf(f, "packaging    %s: %u cabinet%s, floor %u x %u, ", lo->rule->name, s->cabinets,
 		s->cabinets == 1 ? "" : "s", s->rows, s->cols);
 	if (layout_anneal_moved(lo))
-		fprintf(f, "annealed (%llu moves x %u trials, seed %llu, best trial %u)\n",
-			(unsigned long long)lo->iterations, lo->trials, (unsigned long long)lo->seed, lo->best_trial);
+		fprintf(f, "annealed (%llu move%s x %u trial%s, seed %llu, best trial %u)\n",
+			(unsigned long long)lo->iterations, lo->iterations == 1 ? "" : "s", lo->trials,
+			lo->trials == 1 ? "" : "s", (unsigned long long)lo->seed, lo->best_trial);
 	else if (lo->is_annealed)
 		fprintf(f, "one cabinet, nothing to anneal\n");
 	else

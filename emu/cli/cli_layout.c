@@ -112,9 +112,10 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	cli_xml_escape(f, lo->rule->name);
 	const char *order = layout_anneal_moved(lo) ? "annealed" : lo->is_annealed ? "nothing to anneal" : "rule order";
 	if (longest == 0 || n == 0)
-		fprintf(f, ", %s), %u cables, none drawn</text>\n", order, n);
+		fprintf(f, ", %s), %u cable%s, none drawn</text>\n", order, n, n == 1 ? "" : "s");
 	else
-		fprintf(f, ", %s), red: the %u longest of %u cables</text>\n", order, longest < n ? longest : n, n);
+		fprintf(f, ", %s), red: the %u longest of %u cable%s</text>\n", order, longest < n ? longest : n, n,
+			n == 1 ? "" : "s");
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
 		double x, y;
 		lay_cell_xy(lo, m, c, &x, &y);

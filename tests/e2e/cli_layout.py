@@ -47,6 +47,9 @@ def case_reproducible():
               for s in ("7", "8"))
     check("seeds 7 and 8 price differently", j7["length_m"] != j8["length_m"])
     eq("json seed", (j7["seed"], j8["seed"]), (7, 8))
+    # One trial is "1 trial" (the text said "1 trials"), one move "1 move".
+    check("1 trial", "annealed (1 move x 1 trial, seed 1, best trial 0)" in
+          run("cost", spec, "--iterations", "1", "--trials", "1").stdout.decode())
     check("text seed", "(1000000 moves x 5 trials, seed 7, best trial" in run("cost", spec, "--seed", "7").stdout.decode())
     with tempfile.TemporaryDirectory() as d:
         lens = os.path.join(d, "l.len")
@@ -107,6 +110,11 @@ def case_outputs():
         run("layout", "flex:nx=6,ny=6,nz=3,p=10", "--svg", svg, "--longest", "0")
         drawn = open(svg).read()
         check("--longest 0 title", "flex-fig7, rule order), 1080 cables, none drawn</text>" in drawn)
+        # One cable is "1 cable" (the title said "the 1 longest of 1 cables").
+        run("layout", "dragonfly:a=1,p=1,h=1", "--svg", svg)
+        check("1 cable title", "annealed), red: the 1 longest of 1 cable</text>" in open(svg).read())
+        run("layout", "full:n=2", "--svg", svg, "--longest", "0")
+        check("1 cable, none drawn", "rule order), 1 cable, none drawn</text>" in open(svg).read())
         eq("--longest 0 draws none", drawn.count("<polyline "), 0)
 
 
