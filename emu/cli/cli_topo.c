@@ -340,9 +340,9 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 		fprintf(f, " %u:%llu", i, (unsigned long long)d->hist[i]);
 	fprintf(f, "%s\n", d->is_exact ? " (router pairs)" : " (estimated router pairs)");
 	if (r->has_metis && r->b.is_endpoint_cut)
-		fprintf(f, "bisection       %llu endpoint links (one router: endpoints %llu | %llu, the switch with the "
+		fprintf(f, "bisection       %llu endpoint link%s (one router: endpoints %llu | %llu, the switch with the "
 			   "first half; seed 002 §4.3)\n",
-			(unsigned long long)r->b.cut, (unsigned long long)r->b.part_weight[0],
+			(unsigned long long)r->b.cut, r->b.cut == 1 ? "" : "s", (unsigned long long)r->b.part_weight[0],
 			(unsigned long long)r->b.part_weight[1]);
 	else if (r->has_metis && t->n_endpoints > 0)
 		fprintf(f, "bisection       %llu links by METIS (%u seeded runs, endpoints %llu | %llu)\n",
@@ -366,8 +366,8 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 	if (d->is_connected)
 		describe_moore_text(mb, mr, sizeof mb, t->n_routers, r->g.max_degree, d->diameter);
 	if (d->is_connected && d->is_diameter_exact) {
-		fprintf(f, "moore ratio     %s (%u routers / Moore bound %s for degree %u, diameter %u)\n", mr,
-			t->n_routers, mb, r->g.max_degree, d->diameter);
+		fprintf(f, "moore ratio     %s (%u router%s / Moore bound %s for degree %u, diameter %u)\n", mr,
+			t->n_routers, t->n_routers == 1 ? "" : "s", mb, r->g.max_degree, d->diameter);
 	} else if (d->is_connected) { /* the true diameter is only bracketed */
 		char mb_hi[48], mr_hi[48];
 		describe_moore_text(mb_hi, mr_hi, sizeof mb_hi, t->n_routers, r->g.max_degree, d->diameter_hi);

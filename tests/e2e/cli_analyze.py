@@ -469,6 +469,10 @@ def case_export_roundtrip():
                 keys = ["routers", "links", "physical_links", "diameter", "histogram"] + (["endpoints"] if not per else [])
                 for k in keys:
                     eq(f"{spec} round trip {k}", b[k], a[k])
+        # One router, one link cut: not "1 endpoint links", "1 routers".
+        text = run("topo", "describe", "fly:k=2", "--bisection").stdout.decode()
+        check("1 endpoint link", "\nbisection       1 endpoint link (one router: endpoints 1 | 1," in text)
+        check("1 router", "\nmoore ratio     1 (1 router / Moore bound 1 for degree 0, diameter 0)\n" in text)
         eq("one router alone", [l for l in run("topo", "export", "fly:k=4", "--format", "edgelist").stdout.decode()
                                 .splitlines() if not l.startswith("#")], ["0"])
         # A router alone is a whole network, not a gap in a larger one.
