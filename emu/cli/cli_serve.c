@@ -121,6 +121,30 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	return 0;
 }
 
+/* The placement keys place only a --trace's ranks: live rank r is on
+ * endpoint r (docs/live.md). Without --trace they placed nothing, yet the
+ * session ran (placement = random-node, say, exit 0) and its report's
+ * configuration echoed them as if they had: refused, as
+ * cli_check_placement_map refuses a map nothing reads. */
+static int cli_serve_check_placement(const struct config *cfg, const char *trace_path, struct nl_err *err)
+{
+	static const char *const keys[] = {"placement", "placement_seed", "ranks_per_node", "placement_inner",
+					   "placement_map"};
+	if (trace_path)
+		return 0;
+	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+		const char *value = config_get(cfg, keys[k]);
+		if (!value || !value[0])
+			continue;
+		nl_errf(err, NL_ECONFIG,
+			"key '%s': value '%s': it places a --trace's ranks only, and there is no --trace (live rank r "
+			"is on endpoint r); expected --trace with it, or %s unset",
+			keys[k], value, keys[k]);
+		return config_err_file_line(cfg, keys[k], err);
+	}
+	return 0;
+}
+
 enum { LO_CKEY = 1096, LO_CALLOW, LO_CGEN, LO_JOBS, LO_ALLOW = 1100, LO_PACE, LO_MAXLAG, LO_TOKENS, LO_RECORD, LO_MSGS, LO_JSON, LO_MAXPAY, LO_HB, LO_TO, LO_CTO, LO_TRACE };
 
 int cli_serve_main(int argc, char **argv)
@@ -368,6 +392,7 @@ int cli_serve_main(int argc, char **argv)
 						      {"--record", o.record_path}};
 		if (cli_check_files(files, n_files, out_files, 3, &err) < 0 ||
 		    cli_check_config_files(session_config(sim), out_files, 3, &err) < 0 ||
+		    cli_serve_check_placement(session_config(sim), o.trace_path, &err) < 0 ||
 		    cli_check_placement_map(session_config(sim), &err) < 0) {
 			status = cli_usage_error("serve", "%s", err.msg);
 			goto out;

@@ -925,6 +925,22 @@ def case_errors(d):
             "key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
             "expected wall or auto", 'compute_time cpu')
     expect(not os.path.exists('%s/cpu' % d), 'compute_time cpu left a socket')
+    # The placement keys place a --trace's ranks only (live rank r is on
+    # endpoint r): without --trace they placed nothing and the session ran
+    # (exit 0), its report echoing them. Refused, from a -c file with its line.
+    sysini = os.path.join(d, 'placed.ini')
+    open(sysini, 'w').write('[network]\ntopology = torus:k=4\n[replay]\nplacement = random-node\n')
+    for args, key, value, at in ((('-s', 'placement=random-node'), 'placement', 'random-node', ''),
+                                 (('-s', 'placement_seed=7'), 'placement_seed', '7', ''),
+                                 (('-s', 'ranks_per_node=2'), 'ranks_per_node', '2', ''),
+                                 (('-s', 'placement_inner=round_robin'), 'placement_inner', 'round_robin', ''),
+                                 (('-s', 'placement_map=any.map'), 'placement_map', 'any.map', ''),
+                                 (('-c', sysini), 'placement', 'random-node', sysini + ':4: ')):
+        r = serve('--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--connect-timeout-ms', '300', *args)
+        expect(r.returncode == 2 and r.stderr == "netloom serve: %skey '%s': value '%s': it places a --trace's ranks "
+               "only, and there is no --trace (live rank r is on endpoint r); expected --trace with it, or %s unset\n"
+               % (at, key, value, key), 'placement without --trace %s: %d %r' % (args, r.returncode, r.stderr))
+    expect(not os.path.exists('%s/pl' % d), 'placement without --trace left a socket')
     # Every output is checked before the session (--record was checked
     # only when written, after the clients ran), and two naming one file
     # are refused (one replaced the other, exit 0).
