@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Python twin of adapters/examples/ring.c (same ops, same output lines):
-   ring.py ENDPOINT RANK ITERS BYTES"""
+   ring.py ENDPOINT RANK ITERS BYTES
+Exit 0 on success, 1 on any error (one line naming the op) or wrong
+payload, 2 on a bad argument."""
 import os
 import re
 import struct
@@ -20,6 +22,40 @@ def arg_num(i, name, top):
     return int(s)
 
 
+class Failed(Exception):
+    """An op failed: ring.py prints one line naming it, as live_ring does."""
+
+
+def step(what, fn, *args):
+    """fn(*args), a NetloomError turned into Failed('WHAT: error')."""
+    try:
+        return fn(*args)
+    except nl.NetloomError as e:
+        raise Failed('%s: %s' % (what, e)) from None
+
+
+def ring(c, rank, iters, nbytes):
+    n = c.size
+    right, left = (rank + 1) % n, (rank + n - 1) % n
+    for it in range(iters):
+        step('compute', c.compute, 1000000 * (1 + rank % 3))
+        out = struct.pack('<iI', it, rank) + bytes([(rank + it) & 0xFF]) * (nbytes - 8)
+        req = step('isend', c.isend, right, it, out)
+        st = step('recv', c.recv, left, it, nbytes)
+        got_it, got_from = struct.unpack('<iI', st.data[:8])
+        if got_it != it or got_from != left or st.source != left or len(st.data) != nbytes \
+                or (nbytes > 8 and st.data[-1] != (left + it) & 0xFF):
+            raise Failed('rank %d iteration %d: wrong payload' % (rank, it))
+        print('recv %d %d %d %d %d %d' % (st.source, st.tag, len(st.data), st.t_sent_ps, st.t_arrived_ps,
+                                          st.t_done_ps))
+        step('wait', c.wait, req)
+    total = step('allreduce', c.allreduce_sum, [float(rank)])[0]
+    if total != n * (n - 1) / 2:
+        raise Failed('allreduce gave %g, expected %g' % (total, n * (n - 1) / 2))
+    step('barrier', c.barrier)
+    print('rank %d done t=%d ps' % (rank, c.now_ps))
+
+
 def main():
     if len(sys.argv) != 5:
         print('usage: ring.py ENDPOINT RANK ITERS BYTES', file=sys.stderr)
@@ -27,27 +63,21 @@ def main():
     endpoint = sys.argv[1]
     rank, iters = arg_num(2, 'RANK', 2**32 - 1), arg_num(3, 'ITERS', 2**31 - 1)
     nbytes = max(8, arg_num(4, 'BYTES', 2**32 - 1))
-    c = nl.Client(endpoint, rank, job=1, timeout_ms=20000)
-    n = c.size
-    right, left = (rank + 1) % n, (rank + n - 1) % n
-    for it in range(iters):
-        c.compute(1000000 * (1 + rank % 3))
-        out = struct.pack('<iI', it, rank) + bytes([(rank + it) & 0xFF]) * (nbytes - 8)
-        req = c.isend(right, it, out)
-        st = c.recv(left, it, nbytes)
-        got_it, got_from = struct.unpack('<iI', st.data[:8])
-        if got_it != it or got_from != left or st.source != left or len(st.data) != nbytes \
-                or (nbytes > 8 and st.data[-1] != (left + it) & 0xFF):
-            sys.exit('ring.py: rank %d iteration %d: wrong payload' % (rank, it))
-        print('recv %d %d %d %d %d %d' % (st.source, st.tag, len(st.data), st.t_sent_ps, st.t_arrived_ps,
-                                          st.t_done_ps))
-        c.wait(req)
-    total = c.allreduce_sum([float(rank)])[0]
-    if total != n * (n - 1) / 2:
-        sys.exit('ring.py: allreduce gave %g' % total)
-    c.barrier()
-    print('rank %d done t=%d ps' % (rank, c.now_ps))
-    c.close()
+    # Errors are one line and exit status 1, as live_ring's (a traceback
+    # ended every failed connect or op).
+    c = None
+    try:
+        c = step('connect', nl.Client, endpoint, rank, 1, 0, 20000)
+        ring(c, rank, iters, nbytes)
+        step('close', c.close)
+    except Failed as e:
+        print('ring.py: %s' % e, file=sys.stderr)
+        if c is not None:
+            try:
+                c.close()
+            except nl.NetloomError:
+                pass  # the error above is the one to report
+        sys.exit(1)
 
 
 if __name__ == '__main__':

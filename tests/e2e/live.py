@@ -180,6 +180,19 @@ def example_args(d):
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=TMO)
         expect(r.returncode == 2 and r.stderr == want + '\n' and not r.stdout,
                '%s: exit %d, %r, expected exit 2 and %r' % (cmd[1:], r.returncode, r.stderr, want))
+    # A failed connect or op is one line and exit status 1 in both rings
+    # (ring.py ended in a traceback).
+    s = Server(d, 1, '-s', 'backend=analytic', '--connect-timeout-ms', '500', name='badrank')
+    why = 'connection without a rank: HELLO: rank 3, expected 0..0'
+    cmds = [([RING, s.ep, '3', '2', '16'], 'live_ring: connect: server refused HELLO: unknown rank: ' + why)]
+    if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode == 0:
+        cmds += [([PY, os.path.join(PYDIR, 'ring.py'), s.ep, '3', '2', '16'],
+                  'ring.py: connect: server refused HELLO: ' + why)]
+    for cmd, want in cmds:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=TMO)
+        expect(r.returncode == 1 and r.stderr == want + '\n' and not r.stdout,
+               '%s: exit %d, %r, expected exit 1 and %r' % (cmd[1:], r.returncode, r.stderr, want))
+    s.wait()
 
 
 def case_rendezvous(d):
