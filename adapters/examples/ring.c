@@ -60,8 +60,15 @@ int main(int argc, char **argv)
 		bytes = 8;
 	char err[256];
 	nl_client *c;
-	/* Over CURVE when both key files are named (docs/live.md "Encryption"). */
+	/* Over CURVE when both key files are named (docs/live.md "Encryption").
+	 * One alone connected in plain text, with no word: refused, so a
+	 * user who meant CURVE never runs unencrypted. */
 	const char *srv = getenv("NETLOOM_CURVE_SERVER"), *key = getenv("NETLOOM_CURVE_KEY");
+	if (!srv != !key) {
+		fprintf(stderr, "%s: %s set without %s, expected both (CURVE) or neither\n", PROG,
+			srv ? "NETLOOM_CURVE_SERVER" : "NETLOOM_CURVE_KEY", srv ? "NETLOOM_CURVE_KEY" : "NETLOOM_CURVE_SERVER");
+		return 2;
+	}
 	if ((srv && key ? nl_client_connect_curve(&c, argv[1], rank, 1, 0, 20000, srv, key, err, sizeof err)
 			: nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err)) < 0) {
 		fprintf(stderr, "live_ring: connect: %s\n", err);

@@ -63,11 +63,19 @@ def main():
     endpoint = sys.argv[1]
     rank, iters = arg_num(2, 'RANK', 2**32 - 1), arg_num(3, 'ITERS', 2**31 - 1)
     nbytes = max(8, arg_num(4, 'BYTES', 2**32 - 1))
+    # Over CURVE when both key files are named, as live_ring (docs/live.md
+    # "Encryption"); one alone is refused rather than connecting in plain text.
+    srv, key = os.environ.get('NETLOOM_CURVE_SERVER'), os.environ.get('NETLOOM_CURVE_KEY')
+    if (srv is None) != (key is None):
+        print('ring.py: %s set without %s, expected both (CURVE) or neither'
+              % (('NETLOOM_CURVE_SERVER', 'NETLOOM_CURVE_KEY') if key is None
+                 else ('NETLOOM_CURVE_KEY', 'NETLOOM_CURVE_SERVER')), file=sys.stderr)
+        sys.exit(2)
     # Errors are one line and exit status 1, as live_ring's (a traceback
     # ended every failed connect or op).
     c = None
     try:
-        c = step('connect', nl.Client, endpoint, rank, 1, 0, 20000)
+        c = step('connect', nl.Client, endpoint, rank, 1, 0, 20000, srv, key)
         ring(c, rank, iters, nbytes)
         step('close', c.close)
     except Failed as e:

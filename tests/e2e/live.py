@@ -1538,6 +1538,29 @@ def case_curve(d):
         expect(p.returncode == 0 and 'recv ' in out, 'C client over CURVE: %d %s' % (p.returncode, out))
     expect(s2.wait() == 0, 'C session: %s' % open(s2.err).read())
     expect(json.load(open(s2.json))['live']['curve']['handshakes_accepted'] == 2, 'C session: no CURVE')
+    # ring.py reads the same variables: C and Python ranks over CURVE.
+    s3 = Server(d, 2, '-s', 'backend=analytic', '--curve-key', keys['server'], '--curve-allow', allow, name='curvepy')
+    procs = []
+    for r, k, cmd in ((0, 'alice', [RING]), (1, 'carol', [PY, os.path.join(PYDIR, 'ring.py')])):
+        env = dict(os.environ, NETLOOM_CURVE_SERVER=srv, NETLOOM_CURVE_KEY=keys[k])
+        procs.append(subprocess.Popen(cmd + [s3.ep, str(r), '3', '64'], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    for p in procs:
+        out = p.communicate(timeout=TMO)[0]
+        expect(p.returncode == 0 and 'recv ' in out, 'ring.py over CURVE: %d %s' % (p.returncode, out))
+    expect(s3.wait() == 0, 'ring.py session: %s' % open(s3.err).read())
+    expect(json.load(open(s3.json))['live']['curve']['handshakes_accepted'] == 2, 'ring.py session: no CURVE')
+    # One of the two variables alone: refused, exit 2 (live_ring connected
+    # in plain text with no word; ring.py read neither).
+    for var, other in (('NETLOOM_CURVE_SERVER', 'NETLOOM_CURVE_KEY'), ('NETLOOM_CURVE_KEY', 'NETLOOM_CURVE_SERVER')):
+        env = dict(os.environ, **{var: srv})
+        env.pop(other, None)
+        for cmd, prog in (([RING], 'live_ring'), ([PY, os.path.join(PYDIR, 'ring.py')], 'ring.py')):
+            r = subprocess.run(cmd + ['ipc://%s/nobody' % d, '0', '2', '16'], env=env, capture_output=True,
+                               text=True, timeout=TMO)
+            want = '%s: %s set without %s, expected both (CURVE) or neither\n' % (prog, var, other)
+            expect(r.returncode == 2 and r.stderr == want and not r.stdout,
+                   '%s with %s alone: %d %r' % (prog, var, r.returncode, r.stderr))
     # Z85 keys may hold '=' and '#': take what follows the first '='.
     mal = [l.partition('=')[2].strip() for l in open(keys['mallory'] + '.pub') if l.startswith('public')][0]
     expect('client key %s is not in --curve-allow' % mal in open(s.err).read(), 'log: %s' % open(s.err).read())
