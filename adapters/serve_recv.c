@@ -565,6 +565,11 @@ static bool live_on_message(struct live_server *s)
 		if (h.type >= ZP_WELCOME) {
 			live_not_client_type(msg, sizeof msg, h.type);
 			code = ZP_EMALFORMED;
+		} else if (!rk) {
+			/* No such rank (ERROR 3): said as HELLO says it, not as
+			 * a missing HELLO, which no HELLO could mend. */
+			snprintf(msg, sizeof msg, "%s: rank %" PRIu32 ", expected 0..%" PRIu32, zp_type_name(h.type),
+				 h.rank, s->n - 1);
 		} else {
 			snprintf(msg, sizeof msg, "%s for rank %" PRIu32 " from a connection that did not HELLO as it",
 				 zp_type_name(h.type), h.rank);

@@ -2363,6 +2363,8 @@ for s, frames, what in ((a, [hdr(nl.HELLO, 0)], 'own second HELLO'),
                         (b, [hdr(nl.SEND, 0, 0, peer=1), b'zz'], 'op for rank 0 from rank 1'),
                         (x, [hdr(nl.COMPUTE, 1, 0, a=5)], 'op for rank 1 from no rank'),
                         (x, [hdr(nl.HELLO, 7)], 'HELLO for no rank'),
+                        (x, [hdr(nl.COMPUTE, 7, 0, a=5)], 'op for no rank'),
+                        (a, [hdr(nl.HEARTBEAT, 2)], 'heartbeat for no rank from rank 0'),
                         (x, [b'junk'], 'garbage')):
     s.send_multipart(frames)
     h, text = reply(s)
@@ -2544,20 +2546,22 @@ def case_protocol(d):
         'op for rank 1 from no rank: 7 connection claiming rank 1: COMPUTE for rank 1 from a connection that did '
         'not HELLO as it',
         'HELLO for no rank: 3 connection without a rank: HELLO: rank 7, expected 0..1',
+        'op for no rank: 3 connection without a rank: COMPUTE: rank 7, expected 0..1',
+        'heartbeat for no rank from rank 0: 3 connection without a rank: HEARTBEAT: rank 2, expected 0..1',
         'garbage: 1 connection without a rank: frame header: length 4, expected 56 bytes',
         'both done'], 'accounting: %s' % out)
     expect(srv == 0, 'accounting: server exited %d: %s' % (srv, open(s.err).read()))
     rep = json.load(open(s.json))
     live = rep['live']
-    expect([r['refused_frames'] for r in live['ranks']] == [3, 1] and live['refused_frames_without_rank'] == 2 and
-           live['refused_frames'] == 6 and live['jobs'][0]['refused_frames'] == 4 and
+    expect([r['refused_frames'] for r in live['ranks']] == [3, 1] and live['refused_frames_without_rank'] == 4 and
+           live['refused_frames'] == 8 and live['jobs'][0]['refused_frames'] == 4 and
            live['jobs'][0]['never_connected'] == 0 and
            live['ranks'][0]['what_happened'] == 'another connection sent frames for this rank (refused, 2 times)',
            'accounting JSON: %s' % live)
     text = open(s.out).read()
     expect(rep['results']['messages']['unmatched'] == 1 and '  warning: 1 messages were sent but never received\n' in text and
            '  rank 0: finished; 3 refused frames;' in text and '  rank 1: finished; 1 refused frames;' in text and
-           '  connections without a rank: 2 refused frames (2 logged)' in text, 'accounting text: %s' % text)
+           '  connections without a rank: 4 refused frames (3 logged)' in text, 'accounting text: %s' % text)
     # A server-to-client type from a client is named, with the types a
     # client may send ("WELCOME for rank 0 from a connection that did not
     # HELLO as it" before HELLO, "server-to-client message type from a
