@@ -67,7 +67,9 @@ enum zp_type {
  * --jobs), so a client's collectives stay within its job. */
 #define ZP_F_JOBINFO 8u
 
-/* ERROR codes (the header's tag field); the payload frame is one line of text. */
+/* ERROR codes (the header's tag field); the payload frame is one line of text.
+ * adapters/python/netloom_client.py ERROR_NAMES repeats the names: both
+ * clients say an ERROR as "server: NAME: TEXT". */
 #define ZP_ERR_MAP(X)                              \
 	X(ZP_EMALFORMED, 1, "malformed frame")     \
 	X(ZP_EVERSION, 2, "unsupported version")   \

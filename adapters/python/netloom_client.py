@@ -28,6 +28,16 @@ SEND_NOWAIT = 4  # WELCOME flag
 JOBINFO = 8  # HELLO: ask for the job's ranks; WELCOME: peer = first rank, tag = ranks
 WELCOME, DONE, DELIVER, ERROR = 16, 17, 18, 19
 EEVICTED = 9
+# ERROR codes and their names, as adapters/proto.h's ZP_ERR_MAP: an error
+# from the server reads 'server: NAME: TEXT' in both clients.
+ERROR_NAMES = {1: 'malformed frame', 2: 'unsupported version', 3: 'unknown rank', 4: 'rank taken', 5: 'bad token',
+               6: 'payload over the limit', 7: 'no HELLO yet', 8: 'bad peer or tag', 9: 'rank evicted',
+               10: 'out of order', 11: 'session deadlocked', 12: 'wrong job', 13: 'session stopped'}
+
+
+def _error_line(code, text):
+    """'NAME: TEXT' of an ERROR frame (code, payload bytes)."""
+    return '%s: %s' % (ERROR_NAMES.get(code, 'unknown error'), text.decode(errors='replace'))
 
 
 class NetloomError(Exception):
@@ -155,7 +165,7 @@ class Client:
                 raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
             h, pay = self._recv_frames()
             if h[2] == ERROR:
-                raise NetloomError('server refused HELLO: %s' % pay.decode(errors='replace'))
+                raise NetloomError('server refused HELLO: %s' % _error_line(h[8], pay))
             if h[2] != WELCOME:
                 raise NetloomError('bad answer to HELLO: type %d' % h[2])
         except (NetloomError, zmq.ZMQError, OSError) as e:
@@ -221,7 +231,7 @@ class Client:
         elif typ == ERROR:
             if h[8] == EEVICTED and h[5] != self.rank:
                 return  # a peer left
-            raise self._broken('server: %s' % pay.decode(errors='replace'))
+            raise self._broken('server: %s' % _error_line(h[8], pay))
 
     def _await(self, seq):
         quiet = time.monotonic()
