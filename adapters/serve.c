@@ -199,7 +199,10 @@ void live_queue_clear(struct live_rank *rk)
  * one (libzmq otherwise takes "99999" modulo 2^16, or any text as 0). */
 static int live_check_port(const char *listen, struct nl_err *err)
 {
-	const char *colon = strrchr(listen + 6, ':');
+	/* An IPv6 host is bracketed: its own colons are no port's ('[::1]'
+	 * alone was port '1]'). */
+	const char *host_end = listen[6] == '[' ? strchr(listen + 6, ']') : listen + 6;
+	const char *colon = host_end ? strrchr(host_end, ':') : NULL;
 	const char *port = colon ? colon + 1 : "";
 	if (!strcmp(port, "*"))
 		return 0;
@@ -262,6 +265,11 @@ static int live_bind(struct live_server *s, struct nl_err *err)
 	bool localname = !strncmp(o->listen, "tcp://localhost:", 16);
 	bool local6 = !strncmp(o->listen, "tcp://[::1]:", 12);
 	bool ipc = !strncmp(o->listen, "ipc://", 6);
+	/* A loopback address without its port is refused for the port, not
+	 * sent to --allow-remote, which would not mend it. */
+	if (!strcmp(o->listen, "tcp://127.0.0.1") || !strcmp(o->listen, "tcp://localhost") ||
+	    !strcmp(o->listen, "tcp://[::1]"))
+		NL_CHECK(live_check_port(o->listen, err));
 	if (!local4 && !localname && !local6 && !ipc && !(o->allow_remote && tcp))
 		return nl_errf(err, NL_ECONFIG,
 			       "--listen: '%s', expected tcp://127.0.0.1:PORT, tcp://localhost:PORT, tcp://[::1]:PORT "

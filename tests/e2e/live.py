@@ -892,6 +892,13 @@ def case_errors(d):
                 "--listen: 'tcp://127.0.0.1:%s': port '%s', expected 1..65535 (or 0 or * for any free port)"
                 % (port, port), 'port ' + port)
     refused(('--ranks', '2', '--listen', 'tcp://[::1]:70000'), "port '70000', expected 1..65535", 'v6 port')
+    # A loopback address without its port is refused for the port (it was
+    # sent to --allow-remote), and an IPv6 host's colons are no port's
+    # ('tcp://[::1]' was port '1]').
+    for ep, extra in (('tcp://127.0.0.1', ()), ('tcp://localhost', ()), ('tcp://[::1]', ()),
+                      ('tcp://[::1]', ('--allow-remote',)), ('tcp://[::]', ('--allow-remote',))):
+        refused(('--ranks', '2', '--listen', ep) + extra, "netloom: --listen: '%s': port '', expected 1..65535 (or 0 "
+                "or * for any free port)" % ep, 'no port %s %s' % (ep, extra))
     refused(('--ranks', '2', '--listen', 'ipc://'), "netloom: --listen: 'ipc://': empty ipc path, expected "
             "ipc://PATH (a socket file to create)", 'empty ipc path')  # was libzmq's "Invalid argument"
     # Not '': write failed, nor a key pair in a file named '-'.
