@@ -155,6 +155,14 @@ def case_ring_record_replay(d):
     rep = json.load(open(s.json))
     expect(rep['live']['delivered'] == 4 * 6 + 6, 'delivered %d' % rep['live']['delivered'])
     expect(rep['command'] == 'serve', 'command %r' % rep.get('command'))
+    # The latency line counts the barrier's messages too, which the head
+    # line's 'N messages delivered' does not: the split is said.
+    m = rep['results']['messages']
+    expect(m['collective']['count'] > 0 and
+           '  message latency: %d messages (%d point-to-point, %d inside barriers), mean ' %
+           (m['count'], m['p2p']['count'], m['collective']['count']) in open(s.out).read() and
+           ', %d messages delivered\n' % m['p2p']['count'] in open(s.out).read(),
+           'latency line: %s' % open(s.out).read())
     ver = subprocess.run([NETLOOM, 'version'], capture_output=True, text=True).stdout.split()
     expect(rep['netloom_version'] == ver[1], 'version %r, netloom version says %r' % (rep['netloom_version'], ver))
     expect(rep['netloom_build'] == (ver[3].rstrip(')') if len(ver) > 2 else ver[1]),
