@@ -878,6 +878,11 @@ def case_errors(d):
     r = serve('--help')
     expect(r.returncode == 0 and r.stdout.startswith('usage: netloom serve [-c SYSTEM.ini] --ranks N [options]\n'),
            'usage: %d %r' % (r.returncode, r.stdout[:80]))
+    # '-' is standard output for both, as docs/live.md and replay's help say
+    # (serve's help did not).
+    expect("      --json FILE          write the report as JSON ('-' = stdout, instead of the text report)\n"
+           in r.stdout and "                           ('-' = stdout, instead of the text report)\n"
+           "      --json" in r.stdout, 'usage: --json and --messages -: %s' % r.stdout)
     r = serve('--ranks', 'x')
     expect(r.returncode == 2 and '--ranks' in r.stderr, 'bad ranks: %s' % r.stderr)
     tok = os.path.join(d, 'tok')
