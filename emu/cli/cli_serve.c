@@ -122,26 +122,44 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	return 0;
 }
 
-/* The placement keys place only a --trace's ranks: live rank r is on
- * endpoint r (docs/live.md). Without --trace they placed nothing, yet the
- * session ran (placement = random-node, say, exit 0) and its report's
- * configuration echoed them as if they had: refused, as
- * cli_check_placement_map refuses a map nothing reads. */
-static int cli_serve_check_placement(const struct config *cfg, const char *trace_path, struct nl_err *err)
+/* What a key set for a --trace's ranks only does, and why it does
+ * nothing for live ranks; NULL for a key live ranks use too. The
+ * placement keys (live rank r is on endpoint r, docs/live.md), the
+ * collective algorithms but the barrier's (a live rank's only collective;
+ * the clients' allreduce_sum is point-to-point) and cpu_flops (live ranks
+ * declare COMPUTE durations, not flop counts). */
+static const char *cli_serve_trace_only(const char *key)
 {
-	static const char *const keys[] = {"placement", "placement_seed", "ranks_per_node", "placement_inner",
-					   "placement_map"};
+	static const char *const placement[] = {"placement", "placement_seed", "ranks_per_node", "placement_inner",
+						"placement_map"};
+	for (size_t k = 0; k < sizeof placement / sizeof *placement; k++)
+		if (!strcmp(key, placement[k]))
+			return "it places a --trace's ranks only, and there is no --trace (live rank r is on endpoint r)";
+	if (!strncmp(key, "coll_", 5) && strcmp(key, "coll_barrier_algorithm"))
+		return "it shapes a --trace's collectives only, and there is no --trace (a live rank's only collective "
+		       "is the barrier; the clients' allreduce_sum is point-to-point)";
+	if (!strcmp(key, "cpu_flops"))
+		return "it times a --trace's flop counts only, and there is no --trace (live ranks declare COMPUTE "
+		       "durations)";
+	return NULL;
+}
+
+/* Without --trace, the keys that act on a trace's ranks only did
+ * nothing, yet the session ran (placement = random-node, say, exit 0) and
+ * its report's configuration echoed them as if they had: refused, as
+ * cli_check_placement_map refuses a map nothing reads. */
+static int cli_serve_check_trace_keys(const struct config *cfg, const char *trace_path, struct nl_err *err)
+{
 	if (trace_path)
 		return 0;
-	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-		const char *value = config_get(cfg, keys[k]);
-		if (!value || !value[0])
+	for (size_t i = 0; i < cfg->n_entries; i++) {
+		const char *key = cfg->entries[i].def->name, *value = cfg->entries[i].value;
+		const char *why = cli_serve_trace_only(key);
+		if (!why || !value[0])
 			continue;
-		nl_errf(err, NL_ECONFIG,
-			"key '%s': value '%s': it places a --trace's ranks only, and there is no --trace (live rank r "
-			"is on endpoint r); expected --trace with it, or %s unset",
-			keys[k], value, keys[k]);
-		return config_err_file_line(cfg, keys[k], err);
+		nl_errf(err, NL_ECONFIG, "key '%s': value '%s': %s; expected --trace with it, or %s unset", key, value,
+			why, key);
+		return config_err_file_line(cfg, key, err);
 	}
 	return 0;
 }
@@ -393,7 +411,7 @@ int cli_serve_main(int argc, char **argv)
 						      {"--record", o.record_path}};
 		if (cli_check_files(files, n_files, out_files, 3, &err) < 0 ||
 		    cli_check_config_files(session_config(sim), out_files, 3, &err) < 0 ||
-		    cli_serve_check_placement(session_config(sim), o.trace_path, &err) < 0 ||
+		    cli_serve_check_trace_keys(session_config(sim), o.trace_path, &err) < 0 ||
 		    cli_check_placement_map(session_config(sim), &err) < 0) {
 			status = cli_usage_error("serve", "%s", err.msg);
 			goto out;

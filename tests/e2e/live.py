@@ -974,6 +974,17 @@ def case_errors(d):
                "only, and there is no --trace (live rank r is on endpoint r); expected --trace with it, or %s unset\n"
                % (at, key, value, key), 'placement without --trace %s: %d %r' % (args, r.returncode, r.stderr))
     expect(not os.path.exists('%s/pl' % d), 'placement without --trace left a socket')
+    # So are the collective algorithms but the barrier's (a live rank's
+    # only collective) and cpu_flops: they shape a trace's ops only.
+    coll = "it shapes a --trace's collectives only, and there is no --trace (a live rank's only collective is the " \
+           "barrier; the clients' allreduce_sum is point-to-point)"
+    for key, value, why in (('coll_allreduce_algorithm', 'ring', coll), ('coll_knomial_radix', '8', coll),
+                            ('cpu_flops', '2e9', "it times a --trace's flop counts only, and there is no --trace "
+                             "(live ranks declare COMPUTE durations)")):
+        r = serve('--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--connect-timeout-ms', '300', '-s',
+                  '%s=%s' % (key, value))
+        expect(r.returncode == 2 and r.stderr == "netloom serve: key '%s': value '%s': %s; expected --trace with it, "
+               "or %s unset\n" % (key, value, why, key), '%s without --trace: %d %r' % (key, r.returncode, r.stderr))
     # Every output is checked before the session (--record was checked
     # only when written, after the clients ran), and two naming one file
     # are refused (one replaced the other, exit 0).
