@@ -786,6 +786,7 @@ def case_option_values():
     def usage(cmd, opt, lo, hi, kind="an integer"):
         return lambda v: f"netloom {cmd}: {opt}: expected {kind} in {lo}..{hi}, got '{v}'"
     spec, u64max = "torus:k=4x4", 2**64 - 1
+    seed_max = 9200000000000000000  # CLI_SEED_MAX: a seed a JSON integer holds
     for args, v, msg in (
             (("interfere", "wl.ini", "--top"), "3", usage("interfere", "--top", 1, 100000)),
             (("compare", "study.ini", "--jobs"), "2", usage("compare", "--jobs", 1, 64)),
@@ -794,10 +795,10 @@ def case_option_values():
             (("serve", "--ranks", "4", "--max-payload"), "64", usage("serve", "--max-payload", 0, 1 << 30)),
             (("serve", "--ranks", "4", "--timeout-ms"), "100", usage("serve", "--timeout-ms", 1, 3600000)),
             (("serve", "--ranks", "4", "--pace"), "2", usage("serve", "--pace", 1e-06, 1000000, "a number")),
-            (("cost", spec, "--seed"), "1", usage("cost", "--seed", 0, u64max)),
+            (("cost", spec, "--seed"), "1", usage("cost", "--seed", 0, seed_max)),
             (("cost", spec, "--trials"), "2", usage("cost", "--trials", 1, 1000)),
             (("layout", spec, "--longest"), "5", usage("layout", "--longest", 0, 2**32 - 1)),
-            (("topo", "describe", spec, "--seed"), "1", usage("topo describe", "--seed", 0, u64max)),
+            (("topo", "describe", spec, "--seed"), "1", usage("topo describe", "--seed", 0, seed_max)),
             (("topo", "describe", spec, "--samples"), "4", usage("topo describe", "--samples", 2, 2**32 - 1)),
             (("design", "hyperx", "--terminals"), "64", usage("design hyperx", "--terminals", 1, u64max // 2)),
             (("design", "hyperx", "--bisection"), "0.5",
