@@ -31,6 +31,7 @@ static void cli_serve_usage(FILE *f)
 	      "      --curve-allow FILE   client public keys allowed in (one a line); others are refused\n"
 	      "      --curve-keygen FILE  write a new key pair to FILE (0600) and FILE.pub, then exit\n"
 	      "      --tokens FILE        one decimal token per line, rank order; HELLO must carry its rank's\n"
+	      "                           (blank lines and '#' comments skipped)\n"
 	      "      --trace FILE.nlt     replay this trace beside the ranks, on endpoints of its own (key\n"
 	      "                           'placement'; default: the endpoints after the ranks'), loading the\n"
 	      "                           same network; the report gives the ranks' and the trace's figures\n"
@@ -77,7 +78,17 @@ static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, stru
 	return 0;
 }
 
-/* Read n decimal tokens, one a line. */
+/* Is the tokens file's line (its end of line cut) one to skip: blank, or
+ * a '#' comment, as a placement map file's? A file written by hand or a
+ * script often ends in a blank line. */
+static int cli_serve_token_skipped(const char *line)
+{
+	const char *s = line + strspn(line, " \t");
+	return *s == '\0' || *s == '#';
+}
+
+/* Read n decimal tokens, one a line; blank lines and '#' comments (a
+ * whole line, or after the token) are skipped. */
 static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct nl_err *err)
 {
 	FILE *f;
@@ -85,26 +96,30 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 		return nl_err_prefix(err, "--tokens");
 	uint64_t *t = calloc(n, sizeof *t);
 	char line[128];
-	uint32_t i = 0;
+	uint32_t i = 0, lineno = 0;
 	int rc = 0;
 	while (rc == 0 && t && fgets(line, sizeof line, f)) {
 		char *end;
-		errno = 0;
+		lineno++;
 		line[strcspn(line, "\r\n")] = '\0'; /* quoted in errors: one line */
+		if (cli_serve_token_skipped(line))
+			continue;
 		/* Blanks around the number are let be, but a digit must come
 		 * first after them: strtoull also takes a sign after a blank, so
 		 * ' -1' was the token 2^64 - 1 and '+5' was 5 (only a '-' at the
 		 * start of the line was refused). */
 		const char *p = line + strspn(line, " \t");
+		errno = 0;
 		unsigned long long v = cli_strtou(p, &end);
-		while (*end == ' ')
-			end++;
-		if (errno || end == p || *end)
-			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": '%.40s', expected a decimal token",
-				     path, i + 1, line);
+		end += strspn(end, " \t");
+		if (errno || end == p || (*end && *end != '#'))
+			rc = nl_errf(err, NL_ECONFIG,
+				     "--tokens: '%s' line %" PRIu32 ": '%.40s', expected a decimal token "
+				     "0..18446744073709551615",
+				     path, lineno, line);
 		else if (i == n)
-			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': more than %" PRIu32 " lines, expected one per rank",
-				     path, n);
+			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": more than %" PRIu32
+				     " tokens, expected one per rank", path, lineno, n);
 		else
 			t[i++] = v;
 	}
@@ -112,7 +127,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	if (!t)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	if (rc == 0 && i != n)
-		rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': %" PRIu32 " lines, expected %" PRIu32 " (one per rank)",
+		rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s': %" PRIu32 " tokens, expected %" PRIu32 " (one per rank)",
 			     path, i, n);
 	if (rc < 0) {
 		free(t);

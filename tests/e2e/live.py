@@ -888,7 +888,7 @@ def case_errors(d):
     tok = os.path.join(d, 'tok')
     open(tok, 'w').write('1\n')
     r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/y' % d)
-    expect(r.returncode == 2 and '1 lines, expected 2' in r.stderr, 'tokens: %s' % r.stderr)
+    expect(r.returncode == 2 and '1 tokens, expected 2' in r.stderr, 'tokens: %s' % r.stderr)
     r = serve('--ranks', '8', '--jobs', '4,x', '--listen', 'ipc://%s/j1' % d)
     expect(r.returncode == 2 and "--jobs: '4,x': job 2 size 'x'" in r.stderr and r.stderr.count('\n') == 1,
            'jobs syntax: %s' % r.stderr)
@@ -952,6 +952,19 @@ def case_errors(d):
         open(tok, 'w').write('1\n%s\n' % line)
         refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t3' % d),
                 "line 2: '%s', expected a decimal token" % line.replace('\t', '\\t'), 'tokens %r' % line)
+    # Blank lines and '#' comments are skipped, as in a placement map file
+    # (a file ending in a blank line was refused: "line 3: ''"); a line is
+    # counted as a line, not as a token, in a message.
+    open(tok, 'w').write('# rank tokens\n1\n\n2  # rank 1\n\n')
+    r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t4' % d, '--connect-timeout-ms', '1')
+    expect('--tokens' not in r.stderr, 'tokens with blank and comment lines: %r' % r.stderr)
+    open(tok, 'w').write('1\n\n2 x\n')
+    refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t5' % d),
+            "line 3: '2 x', expected a decimal token 0..18446744073709551615", 'tokens line number')
+    # Past 2^64 - 1 the message names the range (it said only "decimal").
+    open(tok, 'w').write('1\n18446744073709551616\n')
+    refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t6' % d),
+            "line 2: '18446744073709551616', expected a decimal token 0..18446744073709551615", 'tokens 2^64')
     # compute_time = cpu replayed every live COMPUTE as 0 s: refused at
     # start, as replay refuses it for a trace without CPU time.
     refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
