@@ -545,6 +545,13 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		goto out;
 	s.start_ms = live_clock_ms();
 	live_log(&s, "listening on %s for %" PRIu32 " ranks", s.endpoint, o->n_ranks);
+	/* Not an error: a closed network may want it. But without CURVE any
+	 * host that reaches the port can take a rank (with its token, if
+	 * --tokens is set) and everything goes in plain text. */
+	if (o->allow_remote && !o->curve_key)
+		live_log(&s, "warning: --allow-remote without --curve-key: any host that reaches %s can connect, "
+			 "in plain text; expected --curve-key and --curve-allow with it (docs/live.md, \"Encryption\")",
+			 s.endpoint);
 	int run_rc = session_src_run(s.eng, err);
 	s.end_ns = live_clock_ns();
 	live_evictions_summary(&s);

@@ -965,6 +965,14 @@ def case_errors(d):
     open(tok, 'w').write('1\n18446744073709551616\n')
     refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t6' % d),
             "line 2: '18446744073709551616', expected a decimal token 0..18446744073709551615", 'tokens 2^64')
+    # --allow-remote without CURVE: one warning line (not an error), none
+    # with -q (it said nothing, though the docs say to use it with CURVE).
+    warn = "netloom serve: warning: --allow-remote without --curve-key: any host that reaches "
+    for q in ((), ('-q',)):
+        r = serve('--ranks', '1', '--allow-remote', '--listen', 'tcp://127.0.0.1:0', '--connect-timeout-ms', '1', *q)
+        lines = [l for l in r.stderr.splitlines() if l.startswith(warn)]
+        expect(len(lines) == (0 if q else 1) and (q or 'in plain text; expected --curve-key and --curve-allow with '
+               'it (docs/live.md, "Encryption")' in lines[0]), 'allow-remote warning %s: %r' % (q, r.stderr))
     # compute_time = cpu replayed every live COMPUTE as 0 s: refused at
     # start, as replay refuses it for a trace without CPU time.
     refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
