@@ -7,10 +7,19 @@
 # channel with the ring's 5 -> 0 messages), and prints the ring's message
 # latency (arrival - send, from --messages) in both runs and the report's
 # per-side lines. Its files go to a directory under $TMPDIR (default /tmp),
-# removed on exit or interruption. Exit 0, or 1 with one line when the
-# server or a rank fails (the server's or rank's own message above it).
+# removed on exit or interruption. Exit 0, or 1 with one line when
+# BUILD_DIR has no netloom or live_ring, or when the server or a rank
+# fails (the server's or rank's own message above it).
 set -eu
 build=${1:-build}
+# Said first, in one line: a wrong BUILD_DIR gave the shell's "not found"
+# and then "netloom trace encode failed".
+for exe in netloom adapters/live_ring; do
+	[ -x "$build/$exe" ] || {
+		echo "beside_trace.sh: build directory '$build' has no $exe; expected BUILD_DIR where ninja built netloom" >&2
+		exit 1
+	}
+done
 dir=$(mktemp -d "${TMPDIR:-/tmp}/nl-beside.XXXXXX")
 srv=
 ranks=

@@ -1939,6 +1939,12 @@ def beside_script(d):
     expect(r.returncode == 1 and r.stderr.splitlines()[-1] ==
            'beside_trace.sh: beside: netloom serve exited with status 2 before listening',
            'script, missing trace: %d %s' % (r.returncode, r.stderr))
+    # A build directory without netloom: one line saying so (it was the
+    # shell's "not found", then "netloom trace encode failed").
+    r = run(os.path.join(d, 'nobuild'))
+    expect(r.returncode == 1 and r.stderr == "beside_trace.sh: build directory '%s' has no netloom; expected "
+           "BUILD_DIR where ninja built netloom\n" % os.path.join(d, 'nobuild'),
+           'script, no build: %d %r' % (r.returncode, r.stderr))
     fake = os.path.join(d, 'fakebuild')  # the real netloom, a live_ring that fails (or waits)
     os.makedirs(os.path.join(fake, 'adapters'))
     os.symlink(os.path.abspath(NETLOOM), os.path.join(fake, 'netloom'))
