@@ -67,6 +67,11 @@ enum zp_type {
  * --jobs), so a client's collectives stay within its job. */
 #define ZP_F_JOBINFO 8u
 
+/* The longest text an ERROR carries: the server's error lines are struct
+ * nl_err messages (NL_ERR_MSG_MAX - 1 bytes; serve.c checks it), and a
+ * longer one is cut there. Both clients keep the whole text. */
+#define ZP_ERROR_TEXT_MAX 511
+
 /* ERROR codes (the header's tag field); the payload frame is one line of text.
  * adapters/python/netloom_client.py ERROR_NAMES repeats the names: both
  * clients say an ERROR as "server: NAME: TEXT". */

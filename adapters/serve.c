@@ -165,8 +165,10 @@ drop:
 void live_send_error(struct live_server *s, uint32_t to, const unsigned char *id, size_t id_len, uint32_t rank,
 		     int code, const char *line)
 {
+	_Static_assert(ZP_ERROR_TEXT_MAX == NL_ERR_MSG_MAX - 1, "an ERROR's text is an nl_err message");
 	struct zp_hdr h = {.type = ZP_ERROR, .rank = rank, .tag = code};
-	live_send(s, to, id, id_len, &h, NULL, line, strlen(line));
+	size_t len = strlen(line);
+	live_send(s, to, id, id_len, &h, NULL, line, len < ZP_ERROR_TEXT_MAX ? len : ZP_ERROR_TEXT_MAX);
 }
 
 /* --- ranks --------------------------------------------------------------------- */

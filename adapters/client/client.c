@@ -29,6 +29,11 @@ struct nl_client_pending {
 	struct nl_client_status st;
 };
 
+/* Room for the longest error line: "server refused HELLO: ", an error
+ * name and the server's whole text (ZP_ERROR_TEXT_MAX bytes), as the
+ * Python client gives it (the text was cut at 200 bytes). */
+#define CL_ERR_MAX (ZP_ERROR_TEXT_MAX + 256)
+
 struct nl_client {
 	void *zctx, *sock;
 	uint32_t rank, size;
@@ -43,7 +48,7 @@ struct nl_client {
 	size_t n_pend, cap_pend;
 	bool broken;
 	bool send_nowait;     /* WELCOME's ZP_F_SEND_NOWAIT: a blocking send gets no DONE */
-	char err[256];
+	char err[CL_ERR_MAX];
 };
 
 static uint64_t cl_ms(void)
@@ -57,13 +62,12 @@ static int cl_fail(nl_client *c, const char *fmt, ...) __attribute__((format(pri
 static int cl_fail(nl_client *c, const char *fmt, ...)
 {
 	/* One line whatever the endpoint text it quotes holds ("tcp://a\rb"). */
-	struct nl_err e = {.code = -1};
+	char raw[CL_ERR_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	nl_err_one_line(&e, -1);
-	snprintf(c->err, sizeof c->err, "%s", e.msg);
+	nl_str_one_line(c->err, sizeof c->err, raw);
 	c->broken = true;
 	return -1;
 }
@@ -154,8 +158,8 @@ static int cl_handle(nl_client *c, int flags)
 	}
 	case ZP_ERROR: {
 		size_t n = has_pay ? zmq_msg_size(&pay) : 0;
-		if (n > 200)
-			n = 200;
+		if (n > ZP_ERROR_TEXT_MAX) /* none from netloom's server; kept within int */
+			n = ZP_ERROR_TEXT_MAX;
 		if (h.tag == ZP_EEVICTED && h.rank != c->rank)
 			break; /* a peer left; operations that need it will deadlock and say so */
 		rc = cl_fail(c, "server: %s: %.*s", zp_err_text((unsigned)h.tag), (int)n,

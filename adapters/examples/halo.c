@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	size_t bytes = (size_t)arg_num(argv, 5, "BYTES", UINT32_MAX);
 	if (bytes < 8)
 		bytes = 8;
-	char err[256];
+	char err[1024]; /* any reason, a server's whole ERROR text included */
 	nl_client *c;
 	if (nl_client_connect(&c, argv[1], rank, 1, 0, 20000, err, sizeof err) < 0) {
 		fprintf(stderr, "live_halo: connect: %s\n", err);

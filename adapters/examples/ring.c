@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	uint64_t ring = argc == 6 ? arg_num(argv, 5, "RING", UINT32_MAX) : 0;
 	if (bytes < 8)
 		bytes = 8;
-	char err[256];
+	char err[1024]; /* any reason, a server's whole ERROR text included */
 	nl_client *c;
 	/* Over CURVE when both key files are named (docs/live.md "Encryption").
 	 * One alone connected in plain text, with no word: refused, so a

@@ -148,6 +148,22 @@ int nl_err_one_line(struct nl_err *err, int rc)
 	return rc;
 }
 
+size_t nl_str_one_line(char *dst, size_t cap, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0, used;
+	char piece[20];
+	for (const unsigned char *q = p; *q; q += used) {
+		size_t k = one_line_piece(q, n - (size_t)(q - p), piece, &used);
+		if (o + k >= cap)
+			break;
+		memcpy(dst + o, piece, k);
+		o += k;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
 void nl_fputs_one_line(const char *s, FILE *f)
 {
 	const unsigned char *p = (const unsigned char *)s;

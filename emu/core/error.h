@@ -29,6 +29,11 @@ int nl_errf(struct nl_err *err, int code, const char *fmt, ...)
  * rc >= 0). */
 int nl_err_one_line(struct nl_err *err, int rc);
 
+/* Write s to dst (cap > 0 bytes, NUL-terminated) escaped as
+ * nl_err_one_line escapes a message, cut before the first piece that does
+ * not fit; for a line longer than a struct nl_err holds. Returns its length. */
+size_t nl_str_one_line(char *dst, size_t cap, const char *s);
+
 /* Write s to f escaped as nl_err_one_line escapes a message: user text
  * (a graph:file= path) printed on a line of a report stays on it. */
 void nl_fputs_one_line(const char *s, FILE *f);

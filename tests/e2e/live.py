@@ -412,8 +412,8 @@ class CClient:
         L.nl_client_compute.argtypes = [P, U64]
         L.nl_client_allreduce_sum.argtypes = [P, ctypes.POINTER(ctypes.c_double), SZ]
         L.nl_client_barrier.argtypes = L.nl_client_close.argtypes = [P]
-        self.c, err = P(), ctypes.create_string_buffer(256)
-        if L.nl_client_connect(ctypes.byref(self.c), ep.encode(), rank, job, 0, timeout_ms, err, 256) < 0:
+        self.c, err = P(), ctypes.create_string_buffer(1024)
+        if L.nl_client_connect(ctypes.byref(self.c), ep.encode(), rank, job, 0, timeout_ms, err, 1024) < 0:
             raise nl.NetloomError(err.value.decode())
         self.size = L.nl_client_size(self.c)
         self.bufs = {}
@@ -553,6 +553,34 @@ tryit('close', c.close)
 print('close fast' if time.monotonic() - t0 < 0.5 else 'close slow: %.2f s' % (time.monotonic() - t0))
 """
 
+# A server whose ERROR texts are the protocol's longest (ZP_ERROR_TEXT_MAX,
+# 511 bytes): rank 0 is welcomed and its barrier refused, rank 1 refused at
+# HELLO. Both clients give the whole text (C cut it at 200 bytes, and its
+# lines at 255).
+LONGERR = CLIENT_PRE + r"""
+import threading, zmq
+TEXT = ('the whole text, ' * 40)[:505] + ' (end)'
+ctx = zmq.Context()
+srv = ctx.socket(zmq.ROUTER)
+srv.setsockopt(zmq.LINGER, 0)
+srv.bind(ep)
+def hdr(t, rank, tag=0, aux=0, a=0, b=0):
+    return nl.HDR.pack(nl.MAGIC, 1, t, 0, 0, rank, 0, 0, tag, aux, 0, a, b, 0)
+def serve():
+    while srv.poll(10000):
+        f = srv.recv_multipart()
+        h = nl.HDR.unpack(f[1])
+        if h[2] == nl.HELLO and h[5] == 0:
+            srv.send_multipart([f[0], hdr(nl.WELCOME, 0, aux=2, a=1 << 20, b=500)])
+        elif h[2] != nl.HEARTBEAT:
+            srv.send_multipart([f[0], hdr(nl.ERROR, h[5], tag=1), TEXT.encode()])
+threading.Thread(target=serve, daemon=True).start()
+assert len(TEXT) == 511
+c = C(ep, 0, timeout_ms=5000)
+tryit('barrier', c.barrier)
+tryit('hello', lambda: C(ep, 1, timeout_ms=5000))
+"""
+
 CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (0, True, "send dst 7 refused: dst 7, expected 0..1"),
     (0, True, "isend dst 2^32-1 refused: dst 4294967295, expected 0..1"),
@@ -664,6 +692,21 @@ def case_python_max_payload(d):
     err = open(s.err).read()
     expect(rc == 0 and 'did not HELLO' not in err, 'waitall: server exited %d: %s' % (rc, err))
     client_checks(d)
+    long_error_text(d)
+
+
+def long_error_text(d):
+    """Both clients give an ERROR's whole text, the protocol's longest."""
+    script = os.path.join(d, 'longerr.py')
+    open(script, 'w').write(LONGERR)
+    text = ('the whole text, ' * 40)[:505] + ' (end)'
+    want = ['barrier refused: server: malformed frame: ' + text,
+            'hello refused: server refused HELLO: malformed frame: ' + text]
+    for lang in ('py', 'c'):
+        r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, 'ipc://%s/longerr-%s' % (d, lang)],
+                           capture_output=True, text=True, timeout=TMO)
+        expect(r.returncode == 0 and r.stdout.splitlines() == want, '%s long error text: %d %s %s'
+               % (lang, r.returncode, r.stdout, r.stderr))
 
 
 def case_lockstep_identical(d):
