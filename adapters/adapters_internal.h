@@ -146,6 +146,7 @@ struct live_server {
 	uint64_t behind_ns;       /* paced: wall time with a release overdue by more than LIVE_LATE_NS */
 	uint64_t behind_until_ns; /* paced: end of the last such interval */
 	uint64_t end_ns;          /* paced: wall clock when the engine finished (0: still running) */
+	uint64_t paced_last_ns;   /* paced: wall clock of the last release, where pacing ends (0: none) */
 	struct stats_hist residence_ns;
 	double cpu_factor;        /* [replay] cpu_factor: the engine scales each COMPUTE by it */
 	uint32_t n_jobs;          /* jobs 1..n_jobs (one when --jobs is not given) */

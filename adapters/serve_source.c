@@ -41,8 +41,10 @@ static void live_pace_release(struct live_server *s, uint64_t t_ps)
 		struct timespec ts = {(time_t)((target - now) / 1000000000u), (long)((target - now) % 1000000000u)};
 		nanosleep(&ts, NULL);
 		stats_hist_add(&s->lag_ns, 0);
+		s->paced_last_ns = target;
 		return;
 	}
+	s->paced_last_ns = now;
 	uint64_t lag = now - target;
 	stats_hist_add(&s->lag_ns, lag);
 	if (lag > LIVE_LATE_NS) {

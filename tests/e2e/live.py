@@ -1795,6 +1795,21 @@ def case_paced(d):
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '1', '--pace', '0', '--listen', 'ipc://%s/q' % d],
                        capture_output=True, text=True, timeout=TMO)
     expect(r.returncode == 2 and '--pace' in r.stderr, 'pace 0: %s' % r.stderr)
+    # Beside a trace that outlasts the ring (0.4 s of virtual time against
+    # the ring's few ms): only releases to live ranks are paced, so the
+    # paced wall time ends at the last of them, not when the trace's rest,
+    # replayed unpaced, is done (it gave 55 ms of wall against 0.4 s of
+    # virtual time, matching neither side), and the text says so.
+    pingpong = os.path.join(PYDIR, '..', '..', 'traces', 'samples', 'pingpong-2.nlt')
+    s, _ = run_ring(d, 2, extra=('-s', 'backend=analytic', '-s', 'topology=torus:k=4', '--pace', '1', '--trace',
+                                 pingpong), name='pt')
+    rep = json.load(open(s.json))
+    live, finish_s = rep['live'], rep['beside_trace']['live']['finish_s']
+    expect(rep['results']['runtime']['predicted_s'] > 0.3 and finish_s * 1e9 <= live['paced_wall_ns']
+           <= finish_s * 1e9 + live['lag_ns_max'] + 1e6, 'paced beside a trace: live finish %.6f s, %s'
+           % (finish_s, live))
+    expect("(wall, to the live ranks' last release; the trace's ops after it replayed unpaced)\n"
+           in open(s.out).read(), 'paced beside a trace, text: %s' % open(s.out).read())
 
 
 def bulk_trace(d, k=200, nbytes=65536):
