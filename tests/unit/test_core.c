@@ -125,6 +125,22 @@ static void test_error_one_line_utf8(void)
 	CHECK_STR(e.msg, "'\\xc0\\xaf' '\\xed\\xa0\\x80' '\\xc2\\x9b2J' '\xc2\xa0' end \\xe2\\x82");
 }
 
+/* nl_str_one_line: the escaping of nl_err_one_line for a line longer than
+ * an nl_err holds (the C client's error lines), cut at a whole piece. */
+static void test_str_one_line(void)
+{
+	char big[3 * NL_ERR_MSG_MAX], out[4 * NL_ERR_MSG_MAX], small[6];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	CHECK(nl_str_one_line(out, sizeof out, big) == sizeof big - 1);
+	CHECK(strcmp(out, big) == 0);
+	CHECK(nl_str_one_line(out, sizeof out, "a\rb\xff\xc3\xa9") == 10);
+	CHECK_STR(out, "a\\rb\\xff\xc3\xa9");
+	/* "ab\\t" and its NUL fit in 6 bytes, "\\n" after them does not: cut before it. */
+	CHECK(nl_str_one_line(small, sizeof small, "ab\t\nc") == 4);
+	CHECK_STR(small, "ab\\t");
+}
+
 static void test_param_parse(void)
 {
 	struct demo d;
@@ -1194,6 +1210,7 @@ int main(void)
 	TEST_RUN(test_error_table);
 	TEST_RUN(test_error_long);
 	TEST_RUN(test_error_one_line_utf8);
+	TEST_RUN(test_str_one_line);
 	TEST_RUN(test_text_width);
 	TEST_RUN(test_param_parse);
 	TEST_RUN(test_param_strtod);
