@@ -95,10 +95,13 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	if (nl_open_input(path, "tokens file", &f, err))
 		return nl_err_prefix(err, "--tokens");
 	uint64_t *t = calloc(n, sizeof *t);
-	char line[128];
+	/* getline: a fixed buffer split a long '#' comment, and its rest was
+	 * read as the next line's token. */
+	char *line = NULL;
+	size_t cap = 0;
 	uint32_t i = 0, lineno = 0;
 	int rc = 0;
-	while (rc == 0 && t && fgets(line, sizeof line, f)) {
+	while (rc == 0 && t && getline(&line, &cap, f) >= 0) {
 		char *end;
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0'; /* quoted in errors: one line */
@@ -123,6 +126,7 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 		else
 			t[i++] = v;
 	}
+	free(line);
 	fclose(f);
 	if (!t)
 		return nl_errf(err, NL_ENOMEM, "out of memory");

@@ -998,7 +998,7 @@ def case_errors(d):
     # Blank lines and '#' comments are skipped, as in a placement map file
     # (a file ending in a blank line was refused: "line 3: ''"); a line is
     # counted as a line, not as a token, in a message.
-    open(tok, 'w').write('# rank tokens\n1\n\n2  # rank 1\n\n')
+    open(tok, 'w').write('# rank tokens%s\n1\n\n2  # rank 1\n\n' % (', long' * 40))
     r = serve('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t4' % d, '--connect-timeout-ms', '1')
     expect('--tokens' not in r.stderr, 'tokens with blank and comment lines: %r' % r.stderr)
     open(tok, 'w').write('1\n\n2 x\n')
