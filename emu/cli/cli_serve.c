@@ -101,9 +101,17 @@ static int cli_serve_tokens(const char *path, uint32_t n, uint64_t **out, struct
 	size_t cap = 0;
 	uint32_t i = 0, lineno = 0;
 	int rc = 0;
-	while (rc == 0 && t && getline(&line, &cap, f) >= 0) {
+	ssize_t len;
+	while (rc == 0 && t && (len = getline(&line, &cap, f)) >= 0) {
 		char *end;
 		lineno++;
+		/* The string functions below would stop at a NUL and take '1\0x'
+		 * for the token 1, as the map reader says. */
+		if (memchr(line, '\0', (size_t)len)) {
+			rc = nl_errf(err, NL_ECONFIG, "--tokens: '%s' line %" PRIu32 ": unexpected NUL byte; expected a "
+				     "text file", path, lineno);
+			break;
+		}
 		line[strcspn(line, "\r\n")] = '\0'; /* quoted in errors: one line */
 		if (cli_serve_token_skipped(line))
 			continue;

@@ -1004,6 +1004,10 @@ def case_errors(d):
     open(tok, 'w').write('1\n\n2 x\n')
     refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t5' % d),
             "line 3: '2 x', expected a decimal token 0..18446744073709551615", 'tokens line number')
+    # A NUL byte ended the line's text: '1\0x' was the token 1.
+    open(tok, 'w').write('1\n2\0x\n')
+    refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t7' % d),
+            "--tokens: '%s' line 2: unexpected NUL byte; expected a text file" % tok, 'tokens NUL')
     # Past 2^64 - 1 the message names the range (it said only "decimal").
     open(tok, 'w').write('1\n18446744073709551616\n')
     refused(('--ranks', '2', '--tokens', tok, '--listen', 'ipc://%s/t6' % d),
