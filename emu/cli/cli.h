@@ -221,10 +221,14 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
  * one) is read with param_strtod (core/param.h), alike. */
 unsigned long long cli_strtou(const char *s, char **end);
 
-/* getopt_long's complaint (c = ':' for a missing value, else an unknown
- * option at argv[optind - 1]) as one line of ours; returns CLI_USAGE. Use
- * with opterr = 0 and an optstring starting with ':'. */
-int cli_getopt_error(const char *cmd, char **argv, int c);
+/* getopt_long's complaint (c = ':' for a missing value, else '?' for an
+ * unknown, ambiguous or valued flag option) as one line of ours in buf:
+ * "option '--s' is ambiguous (--set, --svg)", "unknown option '-x' (see
+ * 'netloom CMD --help')", ... cli_getopt_error prints it ("netloom CMD:
+ * ...") and returns CLI_USAGE. Call right after getopt_long returned c,
+ * with opterr = 0, an optstring starting with ':' and its longopts. */
+void cli_getopt_message(char *buf, size_t n, const char *cmd, char **argv, const struct option *longopts, int c);
+int cli_getopt_error(const char *cmd, char **argv, const struct option *longopts, int c);
 
 /* Options shared by the commands that take a configuration:
  * -c FILE (INI), -s key=value (repeatable, applied after the file). */
@@ -233,7 +237,20 @@ struct cli_cfg_opts {
 	const char **sets;
 	int n_sets;
 	struct session_tables tables; /* what the loaded config's tables point into */
+	char **expanded;              /* argv words cli_long_expand wrote */
+	int n_expanded;
 };
+
+/* The long options of a line read without getopt_long (run, sweep,
+ * config) given abbreviated, as getopt_long takes them ("--rep",
+ * "--ra=0.1:0.5:0.1"): each is rewritten in argv to its full name, owned
+ * by o (cli_cfg_opts_release frees it). Values are skipped: the word after
+ * a required_argument option of longopts, or after a short option that
+ * optstring marks with ':'. Returns 0, or CLI_USAGE after printing
+ * "netloom CMD: option '--s' is ambiguous (--set, --spread)". Unknown
+ * options are left for the command's parser to name. */
+int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option *longopts, const char *optstring,
+		    int argc, char **argv);
 
 /* Recognise -c/--config and -s/--set at argv[*i] (advancing *i past the
  * value). Returns 1 when consumed, 0 when not ours, CLI_USAGE (negated) on

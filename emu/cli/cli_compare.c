@@ -203,7 +203,7 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 		case 'h':
 			return COMPARE_HELP;
 		default:
-			return cli_getopt_error(cmd, argv, c);
+			return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (optind >= argc)

@@ -1,5 +1,6 @@
 /* netloom config: show the resolved configuration, list the keys, and
  * convert BookSim2 configuration files. */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,17 @@ int cli_config_main(int argc, char **argv)
 	const char *mode = NULL; /* the option that chose what to print */
 	int rc = CLI_OK;
 
+	/* Their names, for abbreviations (cli_long_expand). */
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+		{"dump", no_argument, NULL, 'd'},         {"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'k'},         {"from-booksim", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	if (cli_long_expand(&o, "config", longopts, "c:s:h", argc, argv)) {
+		rc = CLI_USAGE;
+		goto out;
+	}
 	for (int i = 1; i < argc; i++) {
 		int c = cli_cfg_opt(&o, "config", argc, argv, &i);
 		if (c < 0) {

@@ -373,7 +373,7 @@ int cli_cost_main(int argc, char **argv)
 			fputs(cost_usage, stdout);
 			return CLI_OK;
 		default:
-			return cli_getopt_error(cmd, argv, c);
+			return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (bad)

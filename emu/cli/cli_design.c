@@ -218,7 +218,7 @@ static int design_hyperx_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(hyperx_usage, stdout); return CLI_OK;
-		default: return cli_getopt_error(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (optind < argc)
@@ -336,7 +336,7 @@ static int design_equality_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(equality_usage, stdout); return CLI_OK;
-		default: return cli_getopt_error(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (optind < argc)
@@ -485,7 +485,7 @@ static int design_fullbw_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(fullbw_usage, stdout); return CLI_OK;
-		default: return cli_getopt_error(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (optind < argc)

@@ -355,7 +355,7 @@ int cli_interfere_main(int argc, char **argv)
 			cli_interfere_usage(stdout);
 			goto out;
 		default:
-			status = cli_getopt_error("interfere", argv, ch);
+			status = cli_getopt_error("interfere", argv, longopts, ch);
 			goto out;
 		}
 	}

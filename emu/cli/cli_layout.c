@@ -293,7 +293,7 @@ int cli_layout_main(int argc, char **argv)
 			fputs(layout_usage, stdout);
 			return CLI_OK;
 		default:
-			return cli_getopt_error(cmd, argv, c);
+			return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (bad)

@@ -430,12 +430,11 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		case 'h':
 			*help = true;
 			break;
-		case ':':
-			rc = nl_errf(err, NL_EINVAL, "replay: option '%s' needs a value", argv[optind - 1]);
-			break;
-		default:
-			rc = nl_errf(err, NL_EINVAL, "replay: unknown option '%s' (see 'netloom replay --help')",
-				     argv[optind - 1]);
+		default: {
+			char msg[512];
+			cli_getopt_message(msg, sizeof msg, "replay", argv, longopts, ch);
+			rc = nl_errf(err, NL_EINVAL, "replay: %s", msg);
+		}
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)

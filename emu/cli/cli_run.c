@@ -1,6 +1,7 @@
 /* netloom run / netloom sweep: synthetic-traffic experiments on the flit
  * model, as a table on stdout, CSV, and JSON. */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,7 +133,23 @@ static bool run_twice(const char *cmd, const char *a, const struct run_opts *o)
  * caller prints it: run_help). */
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
+	/* Their names, for abbreviations (cli_long_expand). */
+	static const struct option run_longopts[] = {
+		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
+		{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const struct option sweep_longopts[] = {
+		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
+		{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
+		{"rates", required_argument, NULL, 'r'},  {"continue", no_argument, NULL, 'k'},
+		{"spread", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+	};
 	const char *cmd = o->cmd = argv[0];
+	if (cli_long_expand(&o->cfg, cmd, strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, "c:s:h", argc, argv))
+		return CLI_USAGE;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int c = cli_cfg_opt(&o->cfg, cmd, argc, argv, &i);

@@ -346,7 +346,7 @@ int cli_serve_main(int argc, char **argv)
 			cli_serve_usage(stdout);
 			goto out;
 		default:
-			status = cli_getopt_error("serve", argv, ch);
+			status = cli_getopt_error("serve", argv, longopts, ch);
 			goto out;
 		}
 	}

@@ -454,7 +454,7 @@ static int topo_describe_main(int argc, char **argv)
 				return CLI_USAGE;
 			o.samples = v;
 			break;
-		default: return cli_getopt_error(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	/* --samples N asks for sampled distances (docs/analysis.md): alone it
@@ -573,7 +573,7 @@ static int topo_export_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'h': fputs(export_usage, stdout); return CLI_OK;
-		default: return cli_getopt_error(cmd, argv, c);
+		default: return cli_getopt_error(cmd, argv, longopts, c);
 		}
 	}
 	if (optind >= argc)

@@ -593,11 +593,93 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
 	return 0;
 }
 
-int cli_getopt_error(const char *cmd, char **argv, int c)
+/* The names in longopts that start with the name of arg ("--na" or
+ * "--na=value"), as "--name, --next" in list; their count, or 0 when one
+ * of them is the name itself (getopt_long takes an exact name). */
+static unsigned cli_long_candidates(const struct option *longopts, const char *arg, char *list, size_t n)
 {
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-	return cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
+	const char *name = arg + 2;
+	size_t len = strcspn(name, "=");
+	unsigned count = 0;
+	size_t used = 0;
+	list[0] = '\0';
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (strlen(o->name) == len)
+			return 0;
+		int w = snprintf(list + used, n - used, "%s--%s", count ? ", " : "", o->name);
+		if (w > 0 && (size_t)w < n - used)
+			used += (size_t)w;
+		count++;
+	}
+	return count;
+}
+
+/* When the long option arg abbreviates several of longopts, and only
+ * then, its one line in buf: "option '--s' is ambiguous (--set, --svg)". */
+static bool cli_ambiguous_option(char *buf, size_t n, const struct option *longopts, const char *arg)
+{
+	char list[256];
+	if (strncmp(arg, "--", 2) || !arg[2] || cli_long_candidates(longopts, arg, list, sizeof list) < 2)
+		return false;
+	snprintf(buf, n, "option '%.*s' is ambiguous (%s)", (int)strcspn(arg, "="), arg, list);
+	return true;
+}
+
+/* The one line for a long option `arg` ("--xy" or "--xy=v") that is not
+ * in longopts: ambiguous (naming the options it abbreviates) or unknown. */
+static void cli_unknown_option(char *buf, size_t n, const char *cmd, const struct option *longopts, const char *arg)
+{
+	if (!cli_ambiguous_option(buf, n, longopts, arg))
+		snprintf(buf, n, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+}
+
+/* The long option of longopts whose val is c and whose has_arg is
+ * has_arg, or NULL. */
+static const struct option *cli_option_of(const struct option *longopts, int c, int has_arg)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (!o->flag && o->val == c && o->has_arg == has_arg)
+			return o;
+	return NULL;
+}
+
+/* getopt_long leaves optind past a long option it refuses, but on a short
+ * one only when it was the last of its cluster ('-xq' stops at x with
+ * optind on that word still): the short one is named from optopt. A long
+ * option given a value it does not take sets optopt to its val; an
+ * unknown or ambiguous one sets 0. */
+void cli_getopt_message(char *buf, size_t n, const char *cmd, char **argv, const struct option *longopts, int c)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = !strncmp(arg, "--", 2) && arg[2];
+	if (c == ':') {
+		const struct option *o = cli_option_of(longopts, optopt, required_argument);
+		if (is_long && o)
+			snprintf(buf, n, "option '--%s' needs a value", o->name);
+		else if (is_long)
+			snprintf(buf, n, "option '%s' needs a value", arg);
+		else
+			snprintf(buf, n, "option '-%c' needs a value", optopt);
+		return;
+	}
+	if (is_long && !optopt) {
+		cli_unknown_option(buf, n, cmd, longopts, arg);
+		return;
+	}
+	const struct option *flag = cli_option_of(longopts, optopt, no_argument);
+	if (is_long && strchr(arg, '=') && flag)
+		snprintf(buf, n, "option '--%s' takes no value (got '%s')", flag->name, arg);
+	else
+		snprintf(buf, n, "unknown option '-%c' (see 'netloom %s --help')", optopt, cmd);
+}
+
+int cli_getopt_error(const char *cmd, char **argv, const struct option *longopts, int c)
+{
+	char msg[512];
+	cli_getopt_message(msg, sizeof msg, cmd, argv, longopts, c);
+	return cli_usage_error(cmd, "%s", msg);
 }
 
 int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i)
@@ -641,6 +723,79 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o)
 	free(o->sets);
 	o->sets = NULL;
 	o->n_sets = 0;
+	for (int k = 0; k < o->n_expanded; k++)
+		free(o->expanded[k]);
+	free(o->expanded);
+	o->expanded = NULL;
+	o->n_expanded = 0;
+}
+
+/* The option of longopts that arg ("--na" or "--na=v") names or
+ * abbreviates, or NULL (unknown or ambiguous: not one). */
+static const struct option *cli_long_match(const struct option *longopts, const char *arg)
+{
+	const char *name = arg + 2;
+	size_t len = strcspn(name, "=");
+	const struct option *found = NULL;
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (strlen(o->name) == len)
+			return o;
+		if (found)
+			return NULL;
+		found = o;
+	}
+	return found;
+}
+
+/* argv[i], an abbreviation of `full`, replaced by "--full[=value]" that
+ * o owns. */
+static int cli_long_rewrite(struct cli_cfg_opts *o, const char *cmd, char **argv, int i, const struct option *full)
+{
+	const char *eq = strchr(argv[i], '=');
+	size_t n = strlen(full->name) + (eq ? strlen(eq) : 0) + 3;
+	char *s = malloc(n);
+	char **grown = realloc(o->expanded, (size_t)(o->n_expanded + 1) * sizeof *grown);
+	if (grown)
+		o->expanded = grown;
+	if (!s || !grown) {
+		free(s);
+		return cli_usage_error(cmd, "out of memory");
+	}
+	snprintf(s, n, "--%s%s", full->name, eq ? eq : "");
+	o->expanded[o->n_expanded++] = s;
+	argv[i] = s;
+	return 0;
+}
+
+int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option *longopts, const char *optstring,
+		    int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] == '-' && a[1] && a[1] != '-' && !a[2]) {
+			const char *spec = strchr(optstring, a[1]);
+			i += spec && spec[1] == ':';
+			continue;
+		}
+		if (strncmp(a, "--", 2))
+			continue;
+		const struct option *m = cli_long_match(longopts, a);
+		if (!m) {
+			char msg[512];
+			if (cli_ambiguous_option(msg, sizeof msg, longopts, a))
+				return cli_usage_error(cmd, "%s", msg);
+			continue; /* unknown: the command's parser names it */
+		}
+		bool abbreviated = strlen(m->name) != strcspn(a + 2, "=");
+		if (abbreviated && cli_long_rewrite(o, cmd, argv, i, m))
+			return CLI_USAGE;
+		i += m->has_arg == required_argument && !strchr(a, '=');
+	}
+	return 0;
 }
 
 void cli_config_hint(const char *path, int rc, struct nl_err *err)

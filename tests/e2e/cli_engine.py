@@ -1556,6 +1556,42 @@ def case_help():
         check(f"run --help: {name}:{key} warns '{needle}'", line and needle in line.group(0))
 
 
+def case_option_prefixes():
+    """A long option abbreviated to the start of several (the commands' own,
+    from their --help) is said to be ambiguous, naming them: it was
+    reported as an unknown option, which getopt_long users read as a
+    misspelling. run, sweep and config, read without getopt_long, take a
+    unique abbreviation as the others do (they refused every one)."""
+    for args, msg in (
+            (("replay", "--s", "x"), "netloom replay: option '--s' is ambiguous (--set, --svg)"),
+            (("sweep", "--s", "x"), "netloom sweep: option '--s' is ambiguous (--set, --spread)"),
+            (("sweep", "--r=0.1:0.1:0.1"), "netloom sweep: option '--r' is ambiguous (--reproducible, --rates)"),
+            (("serve", "--m", "1"), "netloom serve: option '--m' is ambiguous (--max-lag-ms, --messages, --max-payload)"),
+            (("topo", "describe", "--s", "torus:k=4"),
+             "netloom topo describe: option '--s' is ambiguous (--seed, --sampled, --samples)"),
+            (("layout", "--l", "x", "torus:k=4"), "netloom layout: option '--l' is ambiguous (--layout, --longest, --lengths)"),
+            (("config", "--c"), "netloom config: option '--config' needs a value"),
+            # The rest of getopt_long's complaints, each naming the option
+            # as given or in full: '--bis=3' was an unknown option, '-xq'
+            # named the word before it, '--o' lacked its full name.
+            (("topo", "describe", "--bis=3", "torus:k=4"),
+             "netloom topo describe: option '--bisection' takes no value (got '--bis=3')"),
+            (("serve", "--ranks", "2", "-xq"), "netloom serve: unknown option '-x' (see 'netloom serve --help')"),
+            (("replay", "--o"), "netloom replay: option '--otf2' needs a value"),
+            (("compare", "--x"), "netloom compare: unknown option '--x' (see 'netloom compare --help')"),
+            (("run", "--jsn", "x"), "netloom run: unknown option '--jsn' (see 'netloom run --help')")):
+        p = run(*args, code=2)
+        one_line_error(p, msg)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "a.json")
+        run("run", *SMALL, "--rep", f"--js={out}")
+        d = json.load(open(out))
+        eq("run --rep: wall_seconds", d["results"]["wall_seconds"], 0)
+        p = run("sweep", *SMALL, "--ra", "0.1:0.2:0.1", "--sp=points", "--cs")
+        eq("sweep --ra, --sp=, --cs rows", len(p.stdout.decode().splitlines()), 3)
+        eq("config --se num_vcs=3 --j", run_json("config", "--se", "num_vcs=3", "--j")["num_vcs"], 3)
+
+
 def case_directory_inputs():
     """A directory given where a file is read: one line saying so, exit 2,
     nothing written. fopen opens a directory and only its first read
