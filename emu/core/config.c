@@ -490,7 +490,7 @@ static bool config_origin_is_file_line(const char *origin)
 int config_err_file_line(const struct config *c, const char *key, struct nl_err *err)
 {
 	const char *at = config_origin(c, key);
-	if (!config_origin_is_file_line(at))
+	if (!config_origin_is_file_line(at) && !(at && !strcmp(at, "-s")))
 		return err ? err->code : NL_EINVAL;
 	return nl_err_prefix(err, "%s", at);
 }

@@ -87,11 +87,12 @@ int config_each_path(const struct config *c, int (*fn)(void *ctx, const char *ke
 const char *config_origin(const struct config *c, const char *key);
 
 /* Prefix the refusal in *err with the file and line where `key` was set
- * ("run.ini:3: topology 'torus': ..."), when a configuration file set it:
- * a spec parsed only when the network is built (topology, traffic,
- * routing_function) is then found in the file as a value read earlier
- * is. Set otherwise (-s, --topology, a study) or left at its default:
- * unchanged, the option's own text naming the value. Returns err->code. */
+ * ("run.ini:3: topology 'torus': ..."), when a configuration file set it,
+ * or with "-s" when the command line's -s did: a spec parsed only when the
+ * network is built (topology, traffic, routing_function) is then found
+ * where it was given, as a value read earlier is. Set otherwise
+ * (--topology, a study, nl_sim_set) or left at its default: unchanged, the
+ * caller's own text naming the value. Returns err->code. */
 int config_err_file_line(const struct config *c, const char *key, struct nl_err *err);
 
 /* Fill a module's typed struct: defaults, then the values set. */

@@ -299,6 +299,14 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	return 0;
 }
 
+/* A refusal of routing_function's value, with the key and where it was
+ * set (file:line or -s), as a refused topology's is (session_topo_new). */
+static int session_routing_refused(nl_sim *s, struct nl_err *err)
+{
+	nl_err_prefix(err, "key 'routing_function'");
+	return config_err_file_line(&s->cfg, "routing_function", err);
+}
+
 /* A routing_function set for a backend that does not run it: checked as
  * the flit backend would check it (route_new on the topology, with the
  * VCs per traffic class), or by name without a topology, so a typo is
@@ -311,10 +319,12 @@ static int session_check_routing(nl_sim *s, struct nl_err *err)
 	if (!s->replay_topo) {
 		char name[64];
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(rf, ":"), rf);
-		return route_find(name, err) ? 0 : nl_err_prefix(err, "key 'routing_function'");
+		if (!route_find(name, err))
+			return session_routing_refused(s, err);
+		return 0;
 	}
 	if (session_route_check(s, s->replay_topo, rf, err) < 0)
-		return nl_err_prefix(err, "key 'routing_function'");
+		return session_routing_refused(s, err);
 	return 0;
 }
 

@@ -587,20 +587,22 @@ def case_errors():
              "'name = value' after key 'topology'; expected keys unindented (an indented line continues the key "
              "before it)"),
             (("-c", nul), f"{nul}:2: unexpected NUL byte; expected a text file"),
-            # topology, routing, traffic, flow control
-            (("-s", "topology=hypertorus:k=4"), "unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
+            # topology, routing, traffic, flow control; a spec's refusal
+            # starts with -s, as one from a file starts with its line (it
+            # named no place).
+            (("-s", "topology=hypertorus:k=4"), "netloom: -s: unknown topology 'hypertorus' (valid: torus, mesh, full, graph"),
             (("-s", "topology=torus:k=1x4"),
-             "topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
-            (("-s", "topology=torus:q=4"), "topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
+             "netloom: -s: topology 'torus': parameter 'k' value '1x4' out of range: expected each element in 2..65535"),
+            (("-s", "topology=torus:q=4"), "netloom: -s: topology 'torus': unknown parameter 'q' (valid: k, n, p)"),
             # A ':' with nothing after it (as a trailing ',' is refused).
             (("-s", "topology=dragonfly:a=4,p=2,h=2", "-s", "routing_function=ugal:"),
-             "routing function 'ugal': expected key=value after ':' (or no ':' for the defaults)"),
+             "netloom: -s: routing function 'ugal': expected key=value after ':' (or no ':' for the defaults)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=zigzag"),
-             "unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx"),
+             "netloom: -s: unknown routing function 'zigzag' (valid: dor, valiant, min, ugal, nca, anca, group_min, xyyx"),
             (("-s", "topology=full:n=8", "-s", "routing_function=dor"),
-             "routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
+             "netloom: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
             (("-s", "topology=mesh:k=4x4", "-s", "routing_function=dor:dateline=2"),
-             "routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
+             "netloom: -s: routing function 'dor': parameter 'dateline' value '2': expected 0/1"),
             # A VC count refused by the routing function starts with where
             # num_vcs was set, as read-time errors do (none: its default).
             (("-s", "topology=torus:k=4x4", "-s", "num_vcs=3"),
@@ -619,16 +621,16 @@ def case_errors():
             (("-s", "topology=mesh:k=4x4", "-s", "flow_control=vct", "-s", "packet_size=16"),
              "flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
-             "unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, bitrot, "
-             "hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
+             "netloom: -s: unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, "
+             "bitrot, hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=16"),
-             "traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
+             "netloom: -s: traffic 'hotspot': parameter 'nodes' value 16 is not an endpoint (0..15)"),
             # a node twice: drawn with the sum of its weights, silently
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=hotspot:nodes=0/5/0"),
-             "traffic 'hotspot': parameter 'nodes' value '0/5/0': endpoint 0 given twice; expected each endpoint "
+             "netloom: -s: traffic 'hotspot': parameter 'nodes' value '0/5/0': endpoint 0 given twice; expected each endpoint "
              "once (weigh them with 'rates')"),
             (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
-             "traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
+             "netloom: -s: traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
             (("-s", "topology=mesh:k=4x4", "-s", "st_final_delay=0"),
              "st_prepare_delay + st_final_delay must be at least 1 cycle"),
             (("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.9", "-s", "packet_size=1",

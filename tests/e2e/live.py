@@ -1955,7 +1955,7 @@ def case_beside_trace(d):
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/pm' % d, '--trace', nlt,
                         '-s', 'placement=random-node', '-s', 'placement_map=any.map'] + list(net),
                        capture_output=True, text=True, timeout=TMO)
-    expect(r.returncode == 2 and r.stderr == "netloom serve: key 'placement_map': value 'any.map': only placement = "
+    expect(r.returncode == 2 and r.stderr == "netloom serve: -s: key 'placement_map': value 'any.map': only placement = "
            "map reads it, and the placement in force is random-node; expected placement = map with it, or "
            "placement_map unset\n", 'placement_map unread: %d %s' % (r.returncode, r.stderr))
     # Too few endpoints for ranks + trace: a one-line error naming the key.

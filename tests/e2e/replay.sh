@@ -130,12 +130,18 @@ expect_eq "bad backend exit" $rc 2
 case "$out" in *"key 'backend': unknown network backend 'flitz' (valid: analytic"*) ;; *) fail "bad backend message: $out" ;; esac
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=1 2>&1); rc=$?
 expect_eq "bad topology exit" $rc 2
-expect_eq "bad topology message" "$out" "netloom: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
+expect_eq "bad topology message" "$out" "netloom: -s: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
 # From a file, the message starts with its line (it named no file).
 printf '[network]\ntopology = torus:k=1\n' > "$dir/badtopo.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/badtopo.ini" 2>&1); rc=$?
 expect_eq "bad topology in a file exit" $rc 2
 expect_eq "bad topology in a file message" "$out" "netloom: $dir/badtopo.ini:2: key 'topology': topology 'torus': parameter 'k' value '1' out of range: expected each element in 2..65535"
+# A routing_function the analytic backend only checks named no file,
+# as a topology's did before.
+printf '[network]\ntopology = torus:k=4\nrouting_function = zigzag\n' > "$dir/badrf.ini"
+out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/badrf.ini" 2>&1); rc=$?
+expect_eq "bad routing in a file exit" $rc 2
+expect_eq "bad routing in a file message" "${out%% (valid*}" "netloom: $dir/badrf.ini:3: key 'routing_function': unknown routing function 'zigzag'"
 out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 2>&1); rc=$?
 expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
@@ -282,10 +288,10 @@ done
 # refused, not ignored.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s link_model=links -s routing_function=min:foo=1 2>&1); rc=$?
 expect_eq "analytic: bad routing_function exit" $rc 2
-expect_eq "analytic: bad routing_function" "$out" "netloom: key 'routing_function': routing function 'min': unknown parameter 'foo' (valid: select, classes, table)"
+expect_eq "analytic: bad routing_function" "$out" "netloom: -s: key 'routing_function': routing function 'min': unknown parameter 'foo' (valid: select, classes, table)"
 out=$("$netloom" replay "$dir/st.nlt" -s routing_function=zigzag 2>&1); rc=$?
 expect_eq "analytic without topology: bad routing_function exit" $rc 2
-expect_eq "analytic without topology: bad routing_function" "${out:0:75}" "netloom: key 'routing_function': unknown routing function 'zigzag' (valid: "
+expect_eq "analytic without topology: bad routing_function" "${out:0:79}" "netloom: -s: key 'routing_function': unknown routing function 'zigzag' (valid: "
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map 2>&1); rc=$?
 expect_eq "placement map without a file exit" $rc 2
 expect_eq "placement map without a file" "$out" "netloom: key 'placement_map': missing; expected a map file for placement = map"
@@ -303,7 +309,7 @@ expect_eq "placement map short" "$rc:$out" "2:netloom: key 'placement_map': $dir
 # by that policy): refused, naming the key, its value and the placement,
 # at its -c file's line when a file set it.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement_map=any.map 2>&1); rc=$?
-expect_eq "placement_map without placement" "$rc:$out" "2:netloom: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is linear (unset); expected placement = map with it, or placement_map unset"
+expect_eq "placement_map without placement" "$rc:$out" "2:netloom: -s: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is linear (unset); expected placement = map with it, or placement_map unset"
 printf 'topology = torus:k=4x4\nplacement = spread\nplacement_map = any.map\n' > "$dir/pm.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/pm.ini" 2>&1); rc=$?
 expect_eq "placement_map beside spread" "$rc:$out" "2:netloom: $dir/pm.ini:3: key 'placement_map': value 'any.map': only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
