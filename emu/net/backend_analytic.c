@@ -247,7 +247,8 @@ static int analytic_build_dist(struct analytic *a, struct nl_err *err)
 }
 
 /* ideal = yes has zero latency and infinite bandwidth, so a latency,
- * bandwidth or calibration key would be read and dropped: refused, with or
+ * bandwidth, calibration or channel key (link_model, path_select,
+ * report_links) would be read and dropped: refused, with or
  * without a topology (hop_latency_ns was refused only without one, as
  * needing it), as bus refuses hop_latency_ns and both refuse cable_latency.
  * A zero latency says what ideal does and is kept. */
@@ -276,7 +277,35 @@ static int analytic_refuse_ideal_keys(const struct analytic_params *p, const str
 			       "calibration = %s: key 'ideal' is 'yes': expected calibration unset or ideal = no "
 			       "(the ideal network replaces measured times with zero)",
 			       p->calibration);
+	if (p->link_model != ANALYTIC_LINK_NONE)
+		return nl_errf(err, NL_ECONFIG,
+			       "link_model = %s: key 'ideal' is 'yes': expected link_model = none or unset, or ideal = "
+			       "no (the ideal network holds no channel, so none is shared)",
+			       analytic_link_models[p->link_model]);
+	if (config_get(cfg, "path_select"))
+		return nl_errf(err, NL_ECONFIG,
+			       "path_select = %s: key 'ideal' is 'yes': expected path_select unset or ideal = no (the "
+			       "ideal network reserves no route's channels)",
+			       analytic_path_selects[p->path_select]);
+	if (config_get(cfg, "report_links"))
+		return nl_errf(err, NL_ECONFIG,
+			       "report_links = %lld: key 'ideal' is 'yes': expected report_links unset or ideal = no "
+			       "(the ideal network has no busy channel to list)",
+			       (long long)p->report_links);
 	return 0;
+}
+
+/* calibration_ranks picks a run of the calibration file: without one it
+ * would be read and dropped, as the keys ideal = yes refuses. */
+static int analytic_refuse_calibration_ranks(const struct analytic_params *p, const struct config *cfg,
+					     struct nl_err *err)
+{
+	if (p->calibration[0] || !config_get(cfg, "calibration_ranks"))
+		return 0;
+	return nl_errf(err, NL_ECONFIG,
+		       "calibration_ranks = %lld: key 'calibration' is unset: expected calibration (the file whose "
+		       "run it picks) or calibration_ranks unset",
+		       (long long)p->calibration_ranks);
 }
 
 static int analytic_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
@@ -291,7 +320,8 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 	if (rc < 0)
 		goto fail;
 	a->t = t;
-	if (cfg && (rc = analytic_refuse_ideal_keys(&a->p, cfg, err)) < 0)
+	if (cfg && ((rc = analytic_refuse_ideal_keys(&a->p, cfg, err)) < 0 ||
+		    (rc = analytic_refuse_calibration_ranks(&a->p, cfg, err)) < 0))
 		goto fail;
 	if (a->p.link_model == ANALYTIC_LINK_LINKS && !t) {
 		rc = nl_errf(err, NL_ECONFIG,

@@ -519,10 +519,30 @@ static void test_bad_config(void)
 		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "calibration=c.json", NULL}), NL_ECONFIG,
 			  &k.err, "calibration = c.json: key 'ideal' is 'yes': expected calibration unset or ideal = no");
 		bk_close(&k);
-		CHECK_OK(bk_open(&k, tt, (const char *const[]){"ideal=yes", "hop_latency_ns=0", "latency_ns=0", NULL}),
+		/* ... and so is a channel key: they were accepted and changed
+		 * nothing (no channel is held, none is listed). */
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "link_model=endpoint", NULL}), NL_ECONFIG,
+			  &k.err,
+			  "link_model = endpoint: key 'ideal' is 'yes': expected link_model = none or unset, or ideal = "
+			  "no (the ideal network holds no channel, so none is shared)");
+		bk_close(&k);
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "path_select=first", NULL}), NL_ECONFIG,
+			  &k.err, "path_select = first: key 'ideal' is 'yes': expected path_select unset or ideal = no");
+		bk_close(&k);
+		CHECK_ERR(bk_open(&k, tt, (const char *const[]){"ideal=yes", "report_links=3", NULL}), NL_ECONFIG,
+			  &k.err, "report_links = 3: key 'ideal' is 'yes': expected report_links unset or ideal = no");
+		bk_close(&k);
+		CHECK_OK(bk_open(&k, tt, (const char *const[]){"ideal=yes", "hop_latency_ns=0", "latency_ns=0",
+								"link_model=none", NULL}),
 			 &k.err);
 		bk_close(&k);
 	}
+	/* calibration_ranks picks a run of the calibration file: without
+	 * one it was read and dropped. */
+	CHECK_ERR(bk_open(&k, t, (const char *const[]){"calibration_ranks=4", NULL}), NL_ECONFIG, &k.err,
+		  "calibration_ranks = 4: key 'calibration' is unset: expected calibration (the file whose run it "
+		  "picks) or calibration_ranks unset");
+	bk_close(&k);
 	topo_free(t);
 	CHECK(net_backend_find("nope", &e) == NULL);
 	CHECK(strstr(e.msg, "unknown network backend 'nope' (valid: analytic") != NULL);
