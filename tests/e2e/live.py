@@ -1028,14 +1028,14 @@ def case_errors(d):
     expect(not os.path.exists('%s/cpu' % d), 'compute_time cpu left a socket')
     # The placement keys place a --trace's ranks only (live rank r is on
     # endpoint r): without --trace they placed nothing and the session ran
-    # (exit 0), its report echoing them. Refused, from a -c file with its line.
+    # (exit 0), its report echoing them. Refused, naming -s or the -c file's line.
     sysini = os.path.join(d, 'placed.ini')
     open(sysini, 'w').write('[network]\ntopology = torus:k=4\n[replay]\nplacement = random-node\n')
-    for args, key, value, at in ((('-s', 'placement=random-node'), 'placement', 'random-node', ''),
-                                 (('-s', 'placement_seed=7'), 'placement_seed', '7', ''),
-                                 (('-s', 'ranks_per_node=2'), 'ranks_per_node', '2', ''),
-                                 (('-s', 'placement_inner=round_robin'), 'placement_inner', 'round_robin', ''),
-                                 (('-s', 'placement_map=any.map'), 'placement_map', 'any.map', ''),
+    for args, key, value, at in ((('-s', 'placement=random-node'), 'placement', 'random-node', '-s: '),
+                                 (('-s', 'placement_seed=7'), 'placement_seed', '7', '-s: '),
+                                 (('-s', 'ranks_per_node=2'), 'ranks_per_node', '2', '-s: '),
+                                 (('-s', 'placement_inner=round_robin'), 'placement_inner', 'round_robin', '-s: '),
+                                 (('-s', 'placement_map=any.map'), 'placement_map', 'any.map', '-s: '),
                                  (('-c', sysini), 'placement', 'random-node', sysini + ':4: ')):
         r = serve('--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--connect-timeout-ms', '300', *args)
         expect(r.returncode == 2 and r.stderr == "netloom serve: %skey '%s': value '%s': it places a --trace's ranks "
@@ -1051,7 +1051,7 @@ def case_errors(d):
                              "(live ranks declare COMPUTE durations)")):
         r = serve('--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--connect-timeout-ms', '300', '-s',
                   '%s=%s' % (key, value))
-        expect(r.returncode == 2 and r.stderr == "netloom serve: key '%s': value '%s': %s; expected --trace with it, "
+        expect(r.returncode == 2 and r.stderr == "netloom serve: -s: key '%s': value '%s': %s; expected --trace with it, "
                "or %s unset\n" % (key, value, why, key), '%s without --trace: %d %r' % (key, r.returncode, r.stderr))
     # Every output is checked before the session (--record was checked
     # only when written, after the clients ran), and two naming one file
