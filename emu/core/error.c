@@ -134,17 +134,9 @@ int nl_err_one_line(struct nl_err *err, int rc)
 {
 	if (rc >= 0 || !err)
 		return rc;
-	/* Each byte of the message becomes at most four (\xHH). */
-	char out[4 * NL_ERR_MSG_MAX], piece[20];
-	size_t o = 0, n = strlen(err->msg), used;
-	const unsigned char *msg = (const unsigned char *)err->msg;
-	for (const unsigned char *p = msg; *p; p += used) {
-		size_t k = one_line_piece(p, n - (size_t)(p - msg), piece, &used);
-		memcpy(out + o, piece, k);
-		o += k;
-	}
-	out[o] = '\0';
-	nl_err_store(err, out, o);
+	/* Each byte of the message becomes at most four (\xHH): never cut. */
+	char out[4 * NL_ERR_MSG_MAX];
+	nl_err_store(err, out, nl_str_one_line(out, sizeof out, err->msg));
 	return rc;
 }
 
