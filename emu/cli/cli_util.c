@@ -593,24 +593,34 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo,
 	return 0;
 }
 
-/* The names in longopts that start with the name of arg ("--na" or
- * "--na=value"), as "--name, --next" in list; their count, or 0 when one
- * of them is the name itself (getopt_long takes an exact name). */
-static unsigned cli_long_candidates(const struct option *longopts, const char *arg, char *list, size_t n)
+/* The options of longopts that arg ("--na" or "--na=value") names: the
+ * one whose name it is (getopt_long takes an exact name), else every one
+ * its name starts. Returns their count (1 for an exact name), the first
+ * in *first, and "--name, --next" in list (n bytes) when list is not NULL. */
+static unsigned cli_long_matches(const struct option *longopts, const char *arg, const struct option **first,
+				 char *list, size_t n)
 {
 	const char *name = arg + 2;
 	size_t len = strcspn(name, "=");
 	unsigned count = 0;
 	size_t used = 0;
-	list[0] = '\0';
+	*first = NULL;
+	if (list)
+		list[0] = '\0';
 	for (const struct option *o = longopts; o->name; o++) {
 		if (strncmp(o->name, name, len))
 			continue;
-		if (strlen(o->name) == len)
-			return 0;
-		int w = snprintf(list + used, n - used, "%s--%s", count ? ", " : "", o->name);
-		if (w > 0 && (size_t)w < n - used)
-			used += (size_t)w;
+		if (strlen(o->name) == len) {
+			*first = o;
+			return 1;
+		}
+		if (!count)
+			*first = o;
+		if (list) {
+			int w = snprintf(list + used, n - used, "%s--%s", count ? ", " : "", o->name);
+			if (w > 0 && (size_t)w < n - used)
+				used += (size_t)w;
+		}
 		count++;
 	}
 	return count;
@@ -621,7 +631,8 @@ static unsigned cli_long_candidates(const struct option *longopts, const char *a
 static bool cli_ambiguous_option(char *buf, size_t n, const struct option *longopts, const char *arg)
 {
 	char list[256];
-	if (strncmp(arg, "--", 2) || !arg[2] || cli_long_candidates(longopts, arg, list, sizeof list) < 2)
+	const struct option *first;
+	if (strncmp(arg, "--", 2) || !arg[2] || cli_long_matches(longopts, arg, &first, list, sizeof list) < 2)
 		return false;
 	snprintf(buf, n, "option '%.*s' is ambiguous (%s)", (int)strcspn(arg, "="), arg, list);
 	return true;
@@ -734,19 +745,8 @@ void cli_cfg_opts_release(struct cli_cfg_opts *o)
  * abbreviates, or NULL (unknown or ambiguous: not one). */
 static const struct option *cli_long_match(const struct option *longopts, const char *arg)
 {
-	const char *name = arg + 2;
-	size_t len = strcspn(name, "=");
-	const struct option *found = NULL;
-	for (const struct option *o = longopts; o->name; o++) {
-		if (strncmp(o->name, name, len))
-			continue;
-		if (strlen(o->name) == len)
-			return o;
-		if (found)
-			return NULL;
-		found = o;
-	}
-	return found;
+	const struct option *first;
+	return cli_long_matches(longopts, arg, &first, NULL, 0) == 1 ? first : NULL;
 }
 
 /* argv[i], an abbreviation of `full`, replaced by "--full[=value]" that
