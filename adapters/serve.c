@@ -259,19 +259,24 @@ static void live_remove_ipc(struct live_server *s)
 		unlink(s->ipc_path);
 }
 
+/* Is listen tcp://HOST with or without a port? Without one it is still
+ * a loopback address, refused below for the port, not sent to
+ * --allow-remote, which would not mend it. */
+static bool live_listen_host_is(const char *listen, const char *host)
+{
+	size_t n = strlen(host);
+	return !strncmp(listen, "tcp://", 6) && !strncmp(listen + 6, host, n) &&
+	       (listen[6 + n] == ':' || listen[6 + n] == '\0');
+}
+
 static int live_bind(struct live_server *s, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
 	bool tcp = !strncmp(o->listen, "tcp://", 6);
-	bool local4 = !strncmp(o->listen, "tcp://127.0.0.1:", 16);
-	bool localname = !strncmp(o->listen, "tcp://localhost:", 16);
-	bool local6 = !strncmp(o->listen, "tcp://[::1]:", 12);
+	bool local4 = live_listen_host_is(o->listen, "127.0.0.1");
+	bool localname = live_listen_host_is(o->listen, "localhost");
+	bool local6 = live_listen_host_is(o->listen, "[::1]");
 	bool ipc = !strncmp(o->listen, "ipc://", 6);
-	/* A loopback address without its port is refused for the port, not
-	 * sent to --allow-remote, which would not mend it. */
-	if (!strcmp(o->listen, "tcp://127.0.0.1") || !strcmp(o->listen, "tcp://localhost") ||
-	    !strcmp(o->listen, "tcp://[::1]"))
-		NL_CHECK(live_check_port(o->listen, err));
 	if (!local4 && !localname && !local6 && !ipc && !(o->allow_remote && tcp))
 		return nl_errf(err, NL_ECONFIG,
 			       "--listen: '%s', expected tcp://127.0.0.1:PORT, tcp://localhost:PORT, tcp://[::1]:PORT "
