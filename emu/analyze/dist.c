@@ -50,7 +50,25 @@ static int dist_hist_grow(struct dist_acc *a, uint32_t level)
 struct dist_ws {
 	uint64_t *vis, *fr, *nx; /* [n] bit b: source b has reached / newly reached v */
 	uint32_t *cur, *next;    /* [n] frontier lists: vertices with fr (nx) != 0 */
+	/* The caller's progress line, the fraction done before this batch and
+	 * the batch's share: a batch over millions of routers runs for
+	 * seconds, so its levels redraw the line too. */
+	struct progress *pg;
+	double pg_before, pg_share;
 };
+
+/* Redraw the line during a batch: the level and the routers reached so
+ * far, summed over the frontiers (a router once per level some source
+ * newly reaches it at: the whole graph for one source). The levels grow
+ * and shrink, so no share done is claimed inside the first batch (it gave
+ * an ETA of 56,351 s at level 1); later ones show the batches done. */
+static void dist_level_progress(const struct dist_ws *ws, uint32_t level, uint64_t reached, uint32_t n)
+{
+	char detail[80];
+	snprintf(detail, sizeof detail, "BFS level %u, %llu router visits of %u routers", level,
+		 (unsigned long long)reached, n);
+	progress_update(ws->pg, ws->pg_before > 0 ? ws->pg_before : -1, detail);
+}
 
 /* Count the routers that `fresh` newly reaches, per source or in total.
  * Per source costs one step a bit, 64 per router in a full batch: more
@@ -107,6 +125,7 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 	for (uint32_t i = 0; i < n_cur; i++)
 		if (vis[cur[i]] == full)
 			m_unfull -= g->off[cur[i] + 1] - g->off[cur[i]];
+	uint64_t reached = n_cur;
 	for (uint32_t level = 1; n_cur; level++) {
 		uint64_t m_front = 0, plain = 0;
 		uint32_t n_next = 0;
@@ -122,6 +141,9 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 			for (uint32_t i = 0; i < n_cur; i++) {
 				uint32_t v = cur[i];
 				uint64_t bits = fr[v];
+				/* A level of millions of routers takes seconds. */
+				if (ws->pg && !(i & 0xffff) && i)
+					dist_level_progress(ws, level, reached, n);
 				for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
 					uint32_t u = g->adj[k];
 					uint64_t add = bits & ~vis[u] & ~nx[u];
@@ -136,6 +158,8 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 			uint64_t swept = n;
 			for (uint32_t v = 0; v < n; v++) {
 				uint64_t seen = vis[v];
+				if (ws->pg && !(v & 0xffff) && v)
+					dist_level_progress(ws, level, reached, n);
 				if (seen == full)
 					continue;
 				uint64_t acc = 0;
@@ -167,6 +191,9 @@ static int dist_bfs64(const struct analyze_graph *g, const uint32_t *src, const 
 		}
 		if (!n_next)
 			break;
+		reached += n_next;
+		if (ws->pg)
+			dist_level_progress(ws, level, reached, n);
 		if (dist_hist_grow(a, level) < 0)
 			return NL_ENOMEM;
 		if (per_source) {
@@ -353,6 +380,9 @@ int analyze_distances(const struct topo *t, const struct analyze_graph *g,
 			bool per_source = sampled;
 			for (uint32_t b = 1; b < m && !per_source; b++)
 				per_source = w[b0 + b] != w[b0];
+			ws.pg = &pg;
+			ws.pg_before = (double)b0 / ns;
+			ws.pg_share = (double)m / ns;
 			rc = dist_bfs64(g, src + b0, w + b0, m, per_source, &ws, &acc, sum + b0, ecc + b0, &work);
 			if (rc < 0) {
 				rc = nl_errf(err, NL_ENOMEM, "%s: out of memory for BFS", t->spec);

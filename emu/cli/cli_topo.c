@@ -489,7 +489,7 @@ static int topo_describe_main(int argc, char **argv)
 	if (cli_check_output("--output", o.output, &err) < 0)
 		return cli_report(&err);
 
-	rc = topo_new(argv[optind], &r.t, &err);
+	rc = topo_new_shown(argv[optind], &r.t, &err);
 	if (rc < 0)
 		return cli_report(&err);
 	rc = analyze_graph_init(&r.g, r.t, &err);
@@ -595,7 +595,7 @@ static int topo_export_main(int argc, char **argv)
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
 
-	rc = topo_new(argv[optind], &t, &err);
+	rc = topo_new_shown(argv[optind], &t, &err);
 	if (rc < 0)
 		return cli_report(&err);
 	char *buf = NULL;

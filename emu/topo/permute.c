@@ -261,6 +261,8 @@ int topo_perm_build(struct topo *t, int method, struct nl_err *err)
 	struct progress prog;
 	int rc;
 
+	/* Its own line counts the trials, which are most of the work. */
+	t->building = NULL;
 	rc = topo_new(pr->base, &base, err);
 	if (rc < 0)
 		return nl_err_prefix(err, "topology '%s': base topology", t->ops->name);

@@ -191,6 +191,11 @@ struct topo {
 	 * through topo_router_cabinet(). */
 	uint32_t *cabinet;
 	uint32_t n_cabinets;
+
+	/* Progress of the build on a terminal, or NULL: topo_new_shown sets
+	 * it around ops->build of the caller's own spec (not a nested base), and
+	 * topo_connect and topo_attach count the ports they fill. */
+	struct topo_build_progress *building;
 };
 
 /* --- registry and lifecycle --------------------------------------------- */
@@ -209,6 +214,10 @@ const struct topo_ops *topo_find(const char *name, struct nl_err *err);
  * process: every later read of it (topo_spec_files, topo_spec_expand, a
  * nested spec) gets the same text, or the same error. */
 int topo_new(const char *spec, struct topo **out, struct nl_err *err);
+/* topo_new showing the build's progress when stderr is a terminal, for a
+ * command whose first long step is building the one topology it was given
+ * (topo describe, topo export); topo_new itself builds silently. */
+int topo_new_shown(const char *spec, struct topo **out, struct nl_err *err);
 /* The spec "@path" stands for (its file's text, as topo_new reads it), or
  * a copy of any other spec; *out is the caller's to free. */
 int topo_spec_expand(const char *spec, char **out, struct nl_err *err);

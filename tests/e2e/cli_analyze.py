@@ -12,7 +12,7 @@ import re
 import sys
 import tempfile
 
-from clitest import ENV, Fail, check, eq, main, near, one_line_error, run, run_json  # noqa: F401
+from clitest import ENV, Fail, check, eq, main, near, one_line_error, run, run_json, run_tty  # noqa: F401
 
 def need_family(name):
     if f"  {name} " not in run("topo", "list").stdout.decode():
@@ -125,6 +125,22 @@ def case_describe_torus():
     # Under the budget the run stays exact (100x100: ~1 s).
     d = run_json("topo", "describe", "mesh:k=100x100", "--json")
     eq("mesh 100x100 exact", (d["exact"], d["distance_method"], d["diameter"]), (True, "all-sources", 198))
+
+
+def case_describe_progress():
+    # foldedhypercube:n=20 (a million routers, 23 million ports) spends
+    # seconds building the topology and its router graph before the
+    # distances: a terminal sees each phase, cleared at the end; a pipe
+    # sees nothing.
+    env = {k: v for k, v in ENV.items() if k != "NETLOOM_PROGRESS"}
+    args = ("topo", "describe", "foldedhypercube:n=20", "--json")
+    plain = run(*args, env=env)
+    eq("stderr when not a terminal", plain.stderr, b"")
+    out, tty = run_tty(args, env)
+    check(f"build progress on a terminal: {tty[:200]!r}", b"building topology: " in tty and b" ports" in tty)
+    check(f"router graph progress on a terminal: {tty[-400:]!r}", b"router graph: " in tty and b" routers" in tty)
+    check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
+    eq("stdout unchanged", out, plain.stdout)
 
 
 def case_describe_trunks():
