@@ -57,7 +57,7 @@ static int cmesh_build(struct topo *t, struct nl_err *err)
 	uint32_t k = (uint32_t)pr->k, c = (uint32_t)pr->c;
 	uint32_t kk[2] = {k, k};
 	bool wrap[2] = {false, false};
-	NL_CHECK(topo_grid_build(t, 2, kk, wrap, c, err));
+	NL_CHECK(topo_grid_build(t, 2, kk, wrap, c, "c", err));
 	/* Renumber: topo_grid_build attached endpoints router-major. */
 	for (uint32_t g = 0; g < t->n_ports; g++)
 		if (topo_port_is_terminal(t, g))

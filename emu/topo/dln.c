@@ -152,8 +152,9 @@ static int dln_build(struct topo *t, struct nl_err *err)
 	if (M % 2)
 		return topo_errf(t, err, NL_EINVAL, "parameters 'n', 'd': n (d-2) = %llu shortcut ends cannot be paired (must be even)",
 				 (unsigned long long)M);
-	if ((uint64_t)N * (D + p) >= TOPO_EP_BIT || (uint64_t)N * p >= TOPO_EP_BIT)
-		return topo_errf(t, err, NL_ERANGE, "%u switches of radix %u is more than supported", N, D + p);
+	char given[96];
+	snprintf(given, sizeof given, "parameters n=%u, d=%u, p=%u", N, D, p);
+	NL_CHECK(topo_size_check(t, given, N, (double)N * (D + p), (double)N * p, err));
 	stub = malloc((M ? M : 1) * sizeof *stub);
 	next = calloc(N, sizeof *next);
 	if (!stub || !next) {

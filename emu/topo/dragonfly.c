@@ -99,9 +99,13 @@ static int dragonfly_build(struct topo *t, struct nl_err *err)
 				 "parameter 'g': the a*h = %llu global ports of a group leave %llu over after the g-1 = %llu other groups; an odd remainder needs an even g",
 				 (unsigned long long)(a * h), (unsigned long long)extra, (unsigned long long)m);
 	uint64_t n = g * a;
-	if (n > (1u << 30) || n * p >= TOPO_EP_BIT || a + h + p > (1u << 20))
-		return topo_errf(t, err, NL_ERANGE, "%llu routers with radix %llu is more than supported",
-				 (unsigned long long)n, (unsigned long long)(a - 1 + h + p));
+	char given[128];
+	snprintf(given, sizeof given, "parameters a=%llu, p=%llu, h=%llu, g=%llu", (unsigned long long)a,
+		 (unsigned long long)p, (unsigned long long)h, (unsigned long long)g);
+	NL_CHECK(topo_size_check(t, given, (double)n, (double)n * (double)(a - 1 + h + p), (double)n * (double)p, err));
+	if (a + h + p > (1u << 20))
+		return topo_errf(t, err, NL_ERANGE, "%s give routers of %llu ports; expected at most 2^20 (1048576)", given,
+				 (unsigned long long)(a - 1 + h + p));
 	df->a = (uint32_t)a;
 	df->p = (uint32_t)p;
 	df->h = (uint32_t)h;

@@ -277,11 +277,11 @@ static int equality_build(struct topo *t, struct nl_err *err)
 		goto out;
 	}
 	pr->k = K;
-	if ((uint64_t)N * (K + p) >= TOPO_EP_BIT || (uint64_t)N * p >= TOPO_EP_BIT) {
-		rc = topo_errf(t, err, NL_ERANGE, "%u routers of radix %llu is more than supported", N,
-			       (unsigned long long)(K + p));
+	char given[96];
+	snprintf(given, sizeof given, "parameters n=%u, p=%llu with radix K=%u", N, (unsigned long long)p, K);
+	rc = topo_size_check(t, given, N, (double)N * (double)(K + p), (double)N * (double)p, err);
+	if (rc < 0)
 		goto out;
-	}
 	eq->N = N;
 	eq->K = K;
 	eq->p = (uint32_t)p;

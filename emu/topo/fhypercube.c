@@ -31,8 +31,9 @@ static int fhypercube_build(struct topo *t, struct nl_err *err)
 	struct topo_hypercube *hc = t->state;
 	uint32_t n = (uint32_t)pr->n, p = (uint32_t)pr->p, nr = 1u << n, mask = nr - 1;
 
-	if ((uint64_t)nr * p >= TOPO_EP_BIT)
-		return topo_errf(t, err, NL_ERANGE, "2^%u routers x p=%u endpoints is more than supported", n, p);
+	char given[64];
+	snprintf(given, sizeof given, "parameters n=%u, p=%u", n, p);
+	NL_CHECK(topo_size_check(t, given, nr, (double)nr * (n + 1 + p), (double)nr * p, err));
 	NL_CHECK(topo_alloc(t, nr, NULL, n + 1 + p, nr * p, err));
 	for (uint32_t r = 0; r < nr; r++) {
 		for (uint32_t d = 0; d < n; d++)

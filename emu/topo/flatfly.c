@@ -37,7 +37,7 @@ static int flatfly_build(struct topo *t, struct nl_err *err)
 		S[d] = (uint32_t)pr->m;
 		K[d] = (uint32_t)pr->k;
 	}
-	return topo_hyperx_setup(t, t->state, L, S, K, (uint32_t)pr->m, "n", err);
+	return topo_hyperx_setup(t, t->state, L, S, K, (uint32_t)pr->m, "n", "m", err);
 }
 
 static void flatfly_release(struct topo *t)

@@ -61,9 +61,11 @@ static int flex_build(struct topo *t, struct nl_err *err)
 	if (pr->p == 0)
 		pr->p = (int64_t)(nx + ny - 2);
 	uint32_t p = (uint32_t)pr->p;
-	if (n > (1u << 30) || n * p >= TOPO_EP_BIT || (uint64_t)2 * (nx + ny) > (1u << 20))
-		return topo_errf(t, err, NL_ERANGE, "%llu routers with p=%u is more than supported",
-				 (unsigned long long)n, p);
+	char given[128];
+	snprintf(given, sizeof given, "parameters nx=%llu, ny=%llu, nz=%llu, p=%u", (unsigned long long)nx,
+		 (unsigned long long)ny, (unsigned long long)nz, p);
+	double net_ports = nz == 2 ? nx + ny - 2.0 : 2.0 * (nx + ny - 2.0); /* term_base below */
+	NL_CHECK(topo_size_check(t, given, (double)n, (double)n * (net_ports + p), (double)n * p, err));
 	/* A hop changes z by one and x + y by one: with Nx = Ny = 2 and an even
 	 * ring of layers x + y + z keeps its parity, so the graph splits. */
 	if (nx == 2 && ny == 2 && nz % 2 == 0)

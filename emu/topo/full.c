@@ -28,7 +28,7 @@ static int full_build(struct topo *t, struct nl_err *err)
 {
 	const struct full_params *pr = t->params;
 	uint32_t S = (uint32_t)pr->n, K = (uint32_t)pr->k;
-	return topo_hyperx_setup(t, t->state, 1, &S, &K, (uint32_t)pr->p, "n", err);
+	return topo_hyperx_setup(t, t->state, 1, &S, &K, (uint32_t)pr->p, "n", "p", err);
 }
 
 static void full_release(struct topo *t)

@@ -33,7 +33,7 @@ static int hypercube_build(struct topo *t, struct nl_err *err)
 		S[d] = 2;
 		K[d] = 1;
 	}
-	NL_CHECK(topo_hyperx_setup(t, &st->hx, n, S, K, (uint32_t)pr->p, "n", err));
+	NL_CHECK(topo_hyperx_setup(t, &st->hx, n, S, K, (uint32_t)pr->p, "n", "p", err));
 	st->hc.n = n;
 	st->hc.folded = false;
 	st->hc.p = (uint32_t)pr->p;

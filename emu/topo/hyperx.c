@@ -22,14 +22,54 @@
 
 #include "core/error.h"
 
+/* Refuse a HyperX past the port table's limits with its sizes and the
+ * parameters that give them: the generic refusal of topo_alloc named
+ * neither ('full:n=65535': "4294836225 ports / 65535 endpoints is more
+ * than supported"). */
+static int hyperx_check_size(struct topo *t, int L, const uint32_t *S, const uint32_t *K, uint32_t T,
+			     const char *sname, const char *tname, struct nl_err *err)
+{
+	char sv[TOPO_MAX_DIMS * 11], kv[TOPO_MAX_DIMS * 11];
+	double n = 1;
+	uint64_t deg = 0;
+
+	for (int d = 0; d < L; d++) {
+		n *= S[d];
+		deg += (uint64_t)K[d] * (S[d] - 1);
+	}
+	topo_dims_text(sv, sizeof sv, S, L);
+	topo_dims_text(kv, sizeof kv, K, L);
+	if (n > (1u << 30))
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter '%s' gives S = %s: %.15g switches; expected at most 2^30 (1073741824)", sname,
+				 sv, n);
+	if (deg > (1u << 20))
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter '%s' gives S = %s, K = %s: %llu ports per switch to other switches, sum "
+				 "K_d (S_d - 1); expected at most 2^20 (1048576)",
+				 sname, sv, kv, (unsigned long long)deg);
+	if (n * T >= TOPO_EP_BIT)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter '%s' = %u on %.15g switches (S = %s): %.15g endpoints; expected fewer than "
+				 "2^31 (2147483648)",
+				 tname, T, n, sv, n * T);
+	if (n * (double)(deg + T) >= TOPO_EP_BIT)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameters '%s', '%s' give %.15g switches (S = %s) of %llu ports each (%s = %u of "
+				 "them for terminals): %.15g ports; expected fewer than 2^31 (2147483648)",
+				 sname, tname, n, sv, (unsigned long long)(deg + T), tname, T, n * (double)(deg + T));
+	return 0;
+}
+
 int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
-		      uint32_t T, const char *sname, struct nl_err *err)
+		      uint32_t T, const char *sname, const char *tname, struct nl_err *err)
 {
 	uint64_t n = 1, deg = 0;
 
 	if (L < 1 || L > TOPO_MAX_DIMS)
 		return topo_errf(t, err, NL_ERANGE, "parameter '%s': 1 to %d dimensions, got %d", sname,
 				 TOPO_MAX_DIMS, L);
+	NL_CHECK(hyperx_check_size(t, L, S, K, T, sname, tname, err));
 	hx->L = L;
 	hx->T = T;
 	for (int d = 0; d < L; d++) {
@@ -39,14 +79,8 @@ int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint3
 		hx->port_base[d] = (uint32_t)deg;
 		n *= S[d];
 		deg += (uint64_t)K[d] * (S[d] - 1);
-		if (n > (1u << 30) || deg > (1u << 20))
-			return topo_errf(t, err, NL_ERANGE, "parameter '%s': more than 2^30 switches or 2^20 ports per switch",
-					 sname);
 	}
 	hx->term_base = (uint32_t)deg;
-	if (n * T >= TOPO_EP_BIT)
-		return topo_errf(t, err, NL_ERANGE, "%llu endpoints is more than supported (2^31)",
-				 (unsigned long long)(n * T));
 	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, (uint32_t)deg + T, (uint32_t)n * T, err));
 	hx->coord = malloc((size_t)n * (size_t)L * sizeof *hx->coord);
 	if (!hx->coord)
@@ -193,7 +227,7 @@ static int hyperx_build(struct topo *t, struct nl_err *err)
 		return topo_errf(t, err, NL_ERANGE,
 				 "parameter 'r': the switch needs T + sum K_d (S_d - 1) = %llu ports, more than r=%lld (seed 001 eq. 2)",
 				 (unsigned long long)radix, (long long)pr->r);
-	NL_CHECK(topo_hyperx_setup(t, hx, L, S, K, (uint32_t)pr->t, "s", err));
+	NL_CHECK(topo_hyperx_setup(t, hx, L, S, K, (uint32_t)pr->t, "s", "t", err));
 	/* §5: the first dimension is routed within an enclosure. */
 	t->cabinet = malloc((size_t)t->n_routers * sizeof *t->cabinet);
 	if (!t->cabinet)

@@ -75,9 +75,9 @@ static int slimfly_build(struct topo *t, struct nl_err *err)
 		pr->p = (sf->kprime + 1) / 2;
 	sf->p = (uint32_t)pr->p;
 	uint64_t n = 2ull * q * q;
-	if (n * sf->p >= TOPO_EP_BIT || n * (sf->kprime + sf->p) >= TOPO_EP_BIT)
-		return topo_errf(t, err, NL_ERANGE, "parameter 'q': %llu routers of radix %u is more than supported",
-				 (unsigned long long)n, sf->kprime + sf->p);
+	char given[96];
+	snprintf(given, sizeof given, "parameters q=%u, p=%u", (unsigned)q, sf->p);
+	NL_CHECK(topo_size_check(t, given, (double)n, (double)n * (sf->kprime + sf->p), (double)n * sf->p, err));
 
 	/* GF(q) subtraction as a table: routing subtracts field elements at
 	 * every hop, and topo_gf_add loops over base-p digits with divisions

@@ -464,6 +464,22 @@ void topo_print_help(FILE *f)
 	}
 }
 
+/* "parameters l=2, r=64" of t's plain parameters (a nested base left
+ * out), for the refusal of a family that does not name its own. */
+static void topo_params_text(const struct topo *t, char *buf, size_t cap)
+{
+	char v[PARAM_STR_MAX];
+	size_t used = (size_t)snprintf(buf, cap, "parameters");
+	int n = 0;
+
+	for (const struct param_def *d = t->ops->params; d && d->name && used < cap; d++) {
+		if (d->type == PARAM_SPEC)
+			continue;
+		param_format(d, t->params, v, sizeof v);
+		used += (size_t)snprintf(buf + used, cap - used, "%s %s=%s", n++ ? "," : "", d->name, v);
+	}
+}
+
 int topo_alloc(struct topo *t, uint32_t n_routers, const uint32_t *n_ports, uint32_t uniform,
 	       uint32_t n_endpoints, struct nl_err *err)
 {
@@ -473,9 +489,11 @@ int topo_alloc(struct topo *t, uint32_t n_routers, const uint32_t *n_ports, uint
 		return nl_errf(err, NL_EINVAL, "topology '%s': no routers", t->ops->name);
 	for (uint32_t r = 0; r < n_routers; r++)
 		total += n_ports ? n_ports[r] : uniform;
-	if (total >= TOPO_EP_BIT || n_endpoints >= TOPO_EP_BIT)
-		return nl_errf(err, NL_ERANGE, "topology '%s': %llu ports / %u endpoints is more than supported (2^31)",
-			       t->ops->name, (unsigned long long)total, n_endpoints);
+	if (total >= TOPO_EP_BIT || n_endpoints >= TOPO_EP_BIT) {
+		char given[256];
+		topo_params_text(t, given, sizeof given);
+		return topo_size_check(t, given, n_routers, (double)total, n_endpoints, err);
+	}
 	t->port_base = malloc(((size_t)n_routers + 1) * sizeof *t->port_base);
 	t->peer = malloc((size_t)total * sizeof *t->peer);
 	t->port_router = malloc((size_t)total * sizeof *t->port_router);
@@ -627,8 +645,37 @@ int topo_check(const struct topo *t, struct nl_err *err)
 	return rc;
 }
 
+/* Refuse a grid past the port table's limits with its radices and the
+ * sizes they give (it said "parameter 'k': more than 2^30 routers" and
+ * "too many endpoints", naming no value). `pname` is the family's
+ * endpoints-per-router parameter. */
+static int topo_grid_check_size(const struct topo *t, int n_dims, const uint32_t *k, uint32_t p,
+				const char *pname, struct nl_err *err)
+{
+	char kv[TOPO_MAX_DIMS * 11];
+	double n = 1;
+
+	for (int d = 0; d < n_dims; d++)
+		n *= k[d];
+	topo_dims_text(kv, sizeof kv, k, n_dims);
+	if (n > (1u << 30))
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter 'k' = %s: %.15g routers; expected at most 2^30 (1073741824)", kv, n);
+	if (n * p >= TOPO_EP_BIT)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameter '%s' = %u on %.15g routers (k = %s): %.15g endpoints; expected fewer than "
+				 "2^31 (2147483648)",
+				 pname, p, n, kv, n * p);
+	if (n * (2.0 * n_dims + p) >= TOPO_EP_BIT)
+		return topo_errf(t, err, NL_ERANGE,
+				 "parameters 'k', '%s' give %.15g routers (k = %s) of %u ports each: %.15g ports; "
+				 "expected fewer than 2^31 (2147483648)",
+				 pname, n, kv, 2u * (uint32_t)n_dims + p, n * (2.0 * n_dims + p));
+	return 0;
+}
+
 int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *wrap, uint32_t p,
-		    struct nl_err *err)
+		    const char *pname, struct nl_err *err)
 {
 	struct topo_grid *gr = t->state;
 	uint64_t n = 1;
@@ -637,6 +684,7 @@ int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *w
 	if (n_dims < 1 || n_dims > TOPO_MAX_DIMS)
 		return nl_errf(err, NL_ERANGE, "topology '%s': parameter 'k': 1 to %d dimensions, got %d",
 			       t->ops->name, TOPO_MAX_DIMS, n_dims);
+	NL_CHECK(topo_grid_check_size(t, n_dims, k, p, pname, err));
 	gr->n_dims = n_dims;
 	gr->p = p;
 	for (int d = 0; d < n_dims; d++) {
@@ -644,12 +692,7 @@ int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *w
 		gr->wrap[d] = wrap[d];
 		gr->stride[d] = (uint32_t)n;
 		n *= k[d];
-		if (n > (1u << 30))
-			return nl_errf(err, NL_ERANGE, "topology '%s': parameter 'k': more than 2^30 routers",
-				       t->ops->name);
 	}
-	if (n * p >= TOPO_EP_BIT)
-		return nl_errf(err, NL_ERANGE, "topology '%s': too many endpoints", t->ops->name);
 	NL_CHECK(topo_alloc(t, (uint32_t)n, NULL, 2u * (uint32_t)n_dims + p, (uint32_t)n * p, err));
 	gr->coord = malloc((size_t)n * (size_t)n_dims * sizeof *gr->coord);
 	if (!gr->coord)
@@ -725,7 +768,7 @@ int topo_grid_build_params(struct topo *t, bool wrap_all, struct nl_err *err)
 		return nd;
 	for (int d = 0; d < nd; d++)
 		wrap[d] = wrap_all;
-	return topo_grid_build(t, nd, k, wrap, (uint32_t)pr->p, err);
+	return topo_grid_build(t, nd, k, wrap, (uint32_t)pr->p, "p", err);
 }
 
 uint32_t topo_grid_mesh_distance(const struct topo *t, uint32_t a, uint32_t b)

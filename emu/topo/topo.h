@@ -415,11 +415,12 @@ void topo_connect(struct topo *t, uint32_t ra, uint32_t pa, uint32_t rb, uint32_
 void topo_attach(struct topo *t, uint32_t ep, uint32_t r, uint32_t p);
 
 /* Build a Cartesian grid (torus when wrap[d], mesh otherwise) with p
- * endpoints per router, numbered router-major (ep = r * p + i), and publish
+ * endpoints per router (the family's parameter `pname`, named when the
+ * grid is too large), numbered router-major (ep = r * p + i), and publish
  * it as t->grid. The grid is kept in t->state, which must be at least
  * sizeof(struct topo_grid). */
 int topo_grid_build(struct topo *t, int n_dims, const uint32_t *k, const bool *wrap, uint32_t p,
-		    struct nl_err *err);
+		    const char *pname, struct nl_err *err);
 
 /* Free what topo_grid_build allocated (a family's release callback). */
 void topo_grid_release(struct topo *t);

@@ -45,6 +45,15 @@ extern const struct topo_ops topo_p1_ops;
 extern const struct topo_ops topo_p2_ops;
 extern const struct topo_ops topo_p3_ops;
 
+/* 0, or the refusal of a network past the port table's limits (at most
+ * 2^30 routers, fewer than 2^31 ports and endpoints) naming `given`, the
+ * parameters and values that give those sizes ("parameters n=8, d=4"). */
+int topo_size_check(const struct topo *t, const char *given, double routers, double ports, double endpoints,
+		    struct nl_err *err);
+
+/* The n values of v as "8x8x4" in buf (cut at cap), for messages. */
+const char *topo_dims_text(char *buf, size_t cap, const uint32_t *v, int n);
+
 /* Record an error prefixed with "topology '<family>': " and return code. */
 int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -52,10 +61,10 @@ int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fm
 /* Build a HyperX (seed 001 §3) into t and publish hx (which must live in
  * t->state; topo_hyperx_of returns it): L dimensions of S[d] switches, K[d] trunked links
  * per aligned pair, T terminals per switch, endpoints router-major. Fails
- * with an error naming `sname` (the family's parameter for S) when the
- * network is too large. */
+ * with an error naming `sname` and `tname` (the family's parameters for S
+ * and T) when the network is too large. */
 int topo_hyperx_setup(struct topo *t, struct topo_hyperx *hx, int L, const uint32_t *S, const uint32_t *K,
-		      uint32_t T, const char *sname, struct nl_err *err);
+		      uint32_t T, const char *sname, const char *tname, struct nl_err *err);
 
 /* hypercube's state: its HyperX view first, so t->state is that view for
  * topo_hyperx_of, then its hypercube view. */

@@ -20,6 +20,27 @@ int topo_errf(const struct topo *t, struct nl_err *err, int code, const char *fm
 	return nl_errf(err, code, "topology '%s': %s", t->ops->name, msg);
 }
 
+int topo_size_check(const struct topo *t, const char *given, double routers, double ports, double endpoints,
+		    struct nl_err *err)
+{
+	if (routers <= (1u << 30) && ports < TOPO_EP_BIT && endpoints < TOPO_EP_BIT)
+		return 0;
+	return topo_errf(t, err, NL_ERANGE,
+			 "%s give %.15g routers, %.15g ports and %.15g endpoints; expected at most 2^30 (1073741824) "
+			 "routers and fewer than 2^31 (2147483648) ports and endpoints",
+			 given, routers, ports, endpoints);
+}
+
+const char *topo_dims_text(char *buf, size_t cap, const uint32_t *v, int n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int d = 0; d < n && used < cap; d++)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%u", d ? "x" : "", v[d]);
+	return buf;
+}
+
 /* --- edge multiset ------------------------------------------------------- */
 
 static uint64_t topo_edge_key(uint32_t a, uint32_t b)

@@ -729,6 +729,56 @@ out:
 		  "parameter 'd': degree 8 needs more than the 8 switches (d <= n-1)");
 }
 
+/* A network past the port table (2^30 routers, 2^31 ports or endpoints)
+ * is refused in one line naming the parameters, their values, the size
+ * they give and the limit: these said "too many endpoints", "more than
+ * 2^30 routers" or "N ports / M endpoints is more than supported" with no
+ * parameter, value or limit. */
+static void test_size_refusals(void)
+{
+	static const struct {
+		const char *spec, *needle;
+	} cases[] = {
+		{"torus:k=65535x65535",
+		 "topology 'torus': parameter 'k' = 65535x65535: 4294836225 routers; expected at most 2^30 (1073741824)"},
+		{"torus:k=32768x16384,p=4", "topology 'torus': parameter 'p' = 4 on 536870912 routers (k = 32768x16384): "
+					    "2147483648 endpoints; expected fewer than 2^31 (2147483648)"},
+		{"mesh:k=16384x16384x4", "topology 'mesh': parameters 'k', 'p' give 1073741824 routers (k = 16384x16384x4) "
+					 "of 7 ports each: 7516192768 ports; expected fewer than 2^31 (2147483648)"},
+		{"cmesh:k=32768", "topology 'cmesh': parameter 'c' = 4 on 1073741824 routers (k = 32768x32768): 4294967296 "
+				  "endpoints; expected fewer than 2^31 (2147483648)"},
+		{"hyperx:s=65535x65535",
+		 "topology 'hyperx': parameter 's' gives S = 65535x65535: 4294836225 switches; expected at most 2^30"},
+		{"hyperx:s=1024x1024,k=1024", "topology 'hyperx': parameter 's' gives S = 1024x1024, K = 1024x1024: 2095104 "
+					      "ports per switch to other switches, sum K_d (S_d - 1); expected at most 2^20"},
+		{"flatfly:m=256,n=4", "topology 'flatfly': parameter 'm' = 256 on 16777216 switches (S = 256x256x256): "
+				      "4294967296 endpoints; expected fewer than 2^31 (2147483648)"},
+		{"full:n=46341", "topology 'full': parameters 'n', 'p' give 46341 switches (S = 46341) of 46341 ports each "
+				 "(p = 1 of them for terminals): 2147488281 ports; expected fewer than 2^31 (2147483648)"},
+		{"dln:n=16777216,d=4096", "topology 'dln': parameters n=16777216, d=4096, p=1 give 16777216 routers, "
+					  "68736253952 ports and 16777216 endpoints; expected at most 2^30 (1073741824) "
+					  "routers and fewer than 2^31 (2147483648) ports and endpoints"},
+		{"equality:n=16777216,sa=-1/1,p=65536", "topology 'equality': parameters n=16777216, p=65536 with radix K=2 "
+							"give 16777216 routers, 1099545182208 ports"},
+		{"slimfly:q=4093", "topology 'slimfly': parameters q=4093, p=3070 give 33505298 routers"},
+		{"dragonfly:a=1024,h=512,p=512", "topology 'dragonfly': parameters a=1024, p=512, h=512, g=524289 give "
+						 "536871936 routers"},
+		{"flex:nx=65535,ny=65535", "topology 'flex': parameters nx=65535, ny=65535, nz=3, p=131068 give 12884508675 "
+					   "routers"},
+		{"foldedhypercube:n=24,p=4096", "topology 'foldedhypercube': parameters n=24, p=4096 give 16777216 routers, "
+						"69138907136 ports and 68719476736 endpoints"},
+		{"clos:l=2,r=65535", "topology 'clos': parameters l=2, r=65535, n=2147385345, taper=1, down=0, up=0, pack=1 "
+				     "give 98302 routers, 6442156035 ports and 2147385345 endpoints; expected at most 2^30"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct topo *t = NULL;
+		struct nl_err e = {0};
+		CHECK_ERR(topo_new(cases[i].spec, &t, &e), NL_ERANGE, &e, cases[i].needle);
+		CHECK(!t);
+		CHECK(!strchr(e.msg, '\n'));
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_fattree);
@@ -743,5 +793,6 @@ int main(void)
 	TEST_RUN(test_equality_64000);
 	TEST_RUN(test_ndt);
 	TEST_RUN(test_dln);
+	TEST_RUN(test_size_refusals);
 	return test_done();
 }
