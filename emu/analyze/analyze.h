@@ -331,4 +331,15 @@ struct analyze_cfg {
 int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct analyze_cfg **out,
 			   size_t *n, struct nl_err *err);
 
+/* Why a listing can be empty: the radix of the family's smallest
+ * configuration (FleX 6, Dragonfly 3, Slim Fly 8) and the most terminals a
+ * configuration of at most R ports reaches under the same rules and
+ * limits (0 when none fits R). NL_EINVAL for an unknown family. */
+struct analyze_fullbw_reach {
+	uint32_t min_radix;
+	uint64_t max_terminals;
+	char max_spec[160]; /* the configuration reaching them ("" when none) */
+};
+int analyze_fullbw_reach(const char *family, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err);
+
 #endif

@@ -160,15 +160,86 @@ static int cfg_slimfly(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err
 	return 0;
 }
 
+/* The most terminals of each family within radix R, under the rules and
+ * limits of its generator above (which lists the fewest groups or layers
+ * reaching N; here the most the family and the listing allow). */
+static void reach_keep(struct analyze_fullbw_reach *o, uint64_t terminals, const char *spec)
+{
+	if (terminals > o->max_terminals) {
+		o->max_terminals = terminals;
+		snprintf(o->max_spec, sizeof o->max_spec, "%s", spec);
+	}
+}
+
+static void reach_flex(uint32_t R, struct analyze_fullbw_reach *o)
+{
+	char spec[160];
+	o->min_radix = 6; /* n = 2: k = 6 (n - 1) */
+	for (uint64_t n = 2; 6 * (n - 1) <= R; n++) {
+		uint64_t p = 2 * (n - 1), nz = (1u << 24) / (n * n);
+		if (nz > 65535)
+			nz = 65535;
+		if (n == 2 && nz % 2 == 0)
+			nz--;
+		if (nz < 3)
+			continue;
+		snprintf(spec, sizeof spec, "flex:nx=%llu,ny=%llu,nz=%llu,p=%llu", (unsigned long long)n,
+			 (unsigned long long)n, (unsigned long long)nz, (unsigned long long)p);
+		reach_keep(o, n * n * nz * p, spec);
+	}
+}
+
+static void reach_dragonfly(uint32_t R, struct analyze_fullbw_reach *o)
+{
+	char spec[160];
+	o->min_radix = 3; /* h = 1: k = 4h - 1 */
+	for (uint64_t h = 1; 4 * h - 1 <= R; h++) {
+		uint64_t a = 2 * h, g = a * h + 1;
+		snprintf(spec, sizeof spec, "dragonfly:a=%llu,p=%llu,h=%llu,g=%llu", (unsigned long long)a,
+			 (unsigned long long)h, (unsigned long long)h, (unsigned long long)g);
+		reach_keep(o, a * h * g, spec);
+	}
+}
+
+static void reach_slimfly(uint32_t R, struct analyze_fullbw_reach *o)
+{
+	char spec[160];
+	o->min_radix = 8; /* q = 3: k' = 5, p = 3 */
+	for (uint64_t q = 3;; q++) {
+		int64_t delta = q % 4 == 1 ? 1 : q % 4 == 0 ? 0 : -1;
+		if (q % 4 == 2 || !cfg_prime_power(q))
+			continue;
+		uint64_t kn = (uint64_t)((3 * (int64_t)q - delta) / 2), p = (kn + 1) / 2;
+		if (kn + p > R)
+			break;
+		snprintf(spec, sizeof spec, "slimfly:q=%llu,p=%llu", (unsigned long long)q, (unsigned long long)p);
+		reach_keep(o, 2 * q * q * p, spec);
+	}
+}
+
 /* The §III-B rule of each family, by the name `netloom design` takes. */
 static const struct {
 	const char *name;
 	int (*gen)(struct cfg_list *l, uint64_t N, uint32_t R, struct nl_err *err);
+	void (*reach)(uint32_t R, struct analyze_fullbw_reach *o);
 } fullbw_generators[] = {
-	{"flex", cfg_flex},
-	{"dragonfly", cfg_dragonfly},
-	{"slimfly", cfg_slimfly},
+	{"flex", cfg_flex, reach_flex},
+	{"dragonfly", cfg_dragonfly, reach_dragonfly},
+	{"slimfly", cfg_slimfly, reach_slimfly},
 };
+
+int analyze_fullbw_reach(const char *family, uint32_t R, struct analyze_fullbw_reach *out, struct nl_err *err)
+{
+	size_t g = 0, n_gen = sizeof fullbw_generators / sizeof fullbw_generators[0];
+
+	memset(out, 0, sizeof *out);
+	while (g < n_gen && strcmp(family, fullbw_generators[g].name))
+		g++;
+	if (g == n_gen)
+		return nl_errf(err, NL_EINVAL, "design: unknown family '%s' (valid: flex, dragonfly, slimfly)", family);
+	fullbw_generators[g].reach(R, out);
+	return 0;
+}
 
 static int cfg_cmp(const void *a, const void *b)
 {

@@ -449,6 +449,27 @@ static int design_equality_main(int argc, char **argv)
 
 /* --- flex, dragonfly, slimfly -------------------------------------------------------- */
 
+/* The line of an empty listing: why nothing fits (it said only "no
+ * configuration meets the request", leaving the architect to guess whether
+ * the radix or the terminals were out of reach). */
+static void fullbw_none_text(FILE *f, const char *family, uint32_t R)
+{
+	struct analyze_fullbw_reach r;
+	struct nl_err err = {0};
+
+	if (analyze_fullbw_reach(family, R, &r, &err) < 0 || !r.min_radix) {
+		fprintf(f, "no configuration meets the request\n");
+	} else if (R < r.min_radix) {
+		fprintf(f, "no configuration meets the request: the smallest %s with full global bandwidth has radix %u; "
+			   "expected --radix %u or more\n",
+			family, r.min_radix, r.min_radix);
+	} else {
+		fprintf(f, "no configuration meets the request: within radix %u the most terminals are %llu (%s); expected "
+			   "--terminals %llu or fewer, or a larger --radix\n",
+			R, (unsigned long long)r.max_terminals, r.max_spec, (unsigned long long)r.max_terminals);
+	}
+}
+
 static int design_fullbw_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -528,7 +549,7 @@ static int design_fullbw_main(int argc, char **argv)
 			fprintf(f, "%s with >= %llu terminals, radix <= %llu, full global bandwidth (seed 000 §III-B)\n",
 				argv[0], (unsigned long long)N, (unsigned long long)R);
 			if (!n)
-				fprintf(f, "no configuration meets the request\n");
+				fullbw_none_text(f, argv[0], (uint32_t)R);
 			else
 				fprintf(f, "%-40s %9s %10s %5s %10s %10s %8s\n", "spec", "routers", "endpoints", "radix",
 					"links", "physical", "diameter");

@@ -622,7 +622,28 @@ def case_design_fullbw():
         raise Fail(f"dragonfly text row lacks the 20 physical links: {txt.stdout!r}")
     t = run_json("topo", "describe", "dragonfly:a=8,p=4,h=4", "--json")
     eq("Table 6 dragonfly", [t[k] for k in ("routers", "endpoints", "radix", "links")], [264, 1056, 15, 1452])
+    # Nothing fits: the line says why, the radix below the family's
+    # smallest or the most terminals within the radix (it said only "no
+    # configuration meets the request"); one terminal more than that most
+    # lists nothing, that most lists its configuration.
+    none = run("design", "dragonfly", "--terminals", "1000", "--radix", "2").stdout.decode()
+    eq("dragonfly radix 2", none.splitlines()[-1], "no configuration meets the request: the smallest dragonfly with "
+       "full global bandwidth has radix 3; expected --radix 3 or more")
+    none = run("design", "dragonfly", "--terminals", "2551", "--radix", "20").stdout.decode()
+    eq("dragonfly 2551 at radix 20", none.splitlines()[-1], "no configuration meets the request: within radix 20 "
+       "the most terminals are 2550 (dragonfly:a=10,p=5,h=5,g=51); expected --terminals 2550 or fewer, or a "
+       "larger --radix")
+    most = run_json("design", "dragonfly", "--terminals", "2550", "--radix", "20", "--json")
+    eq("dragonfly 2550 at radix 20", [c["spec"] for c in most], ["dragonfly:a=10,p=5,h=5,g=51"])
+    none = run("design", "flex", "--terminals", "1000", "--radix", "5").stdout.decode()
+    eq("flex radix 5", none.splitlines()[-1], "no configuration meets the request: the smallest flex with full "
+       "global bandwidth has radix 6; expected --radix 6 or more")
     need_family("slimfly")
+    none = run("design", "slimfly", "--terminals", "55", "--radix", "8").stdout.decode()
+    eq("slimfly 55 at radix 8", none.splitlines()[-1], "no configuration meets the request: within radix 8 the "
+       "most terminals are 54 (slimfly:q=3,p=3); expected --terminals 54 or fewer, or a larger --radix")
+    eq("slimfly 54 at radix 8", [c["spec"] for c in run_json("design", "slimfly", "--terminals", "54", "--radix", "8",
+                                                            "--json")], ["slimfly:q=3,p=3"])
     # Slim Fly q = 9: k' = 13, full bandwidth p = 7, radix 20, 162 routers,
     # 1,053 links (Table 6 lowers p to 6 to stay near 1,000 terminals).
     sf = run_json("design", "slimfly", "--terminals", "1000", "--radix", "20", "--json")
