@@ -245,6 +245,16 @@ int param_set(const struct param_def *d, void *out, const char *value, const cha
 				       "%s: parameter '%s' value '%s': too small to represent (rounds to 0); expected 0 "
 				       "or a magnitude of at least 4.9e-324",
 				       what, d->name, value);
+		/* A decimal past the doubles ('frac=1e400') is a number, out of
+		 * range: it said "expected a number". */
+		if (errno == ERANGE && isinf(x) && e != value && *e == '\0') {
+			if (param_has_bounds(d))
+				return param_range_error(d, value, what, err);
+			return nl_errf(err, NL_ERANGE,
+				       "%s: parameter '%s' value '%s': too large to represent; expected a magnitude of at "
+				       "most 1.8e308",
+				       what, d->name, value);
+		}
 		if (errno || e == value || *e != '\0' || !isfinite(x))
 			return nl_errf(err, NL_EFORMAT, "%s: parameter '%s' value '%s': expected a number",
 				       what, d->name, value);

@@ -261,6 +261,28 @@ static const struct param_def big_defs[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+/* A decimal past the doubles is out of range, not "not a number"
+ * ('p2(torus:k=4x4):frac=1e400' said "expected a number"): the range of a
+ * bounded parameter, the largest double of an unbounded one. */
+static void test_param_huge_numbers(void)
+{
+	static const struct param_def free_defs[] = {
+		{"y", PARAM_DOUBLE, 0, "0", 0, 0, "unbounded", NULL},
+		{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
+	};
+	struct demo d;
+	double y;
+	struct nl_err e = {0};
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=1e400", "t", &e), NL_ERANGE, &e,
+		  "t: parameter 'x' value '1e400' out of range: expected a value in 0..1");
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=-1e400", "t", &e), NL_ERANGE, &e,
+		  "parameter 'x' value '-1e400' out of range: expected a value in 0..1");
+	CHECK_ERR(param_parse(free_defs, &y, ":y=2e308", "t", &e), NL_ERANGE, &e,
+		  "t: parameter 'y' value '2e308': too large to represent; expected a magnitude of at most 1.8e308");
+	CHECK_OK(param_parse(free_defs, &y, ":y=1.7e308", "t", &e), &e);
+	CHECK_ERR(param_parse(demo_defs, &d, ":n=1,x=1e400x", "t", &e), NL_EFORMAT, &e, "expected a number");
+}
+
 static void test_param_big_bounds(void)
 {
 	struct big b;
@@ -1217,6 +1239,7 @@ int main(void)
 	TEST_RUN(test_param_nested);
 	TEST_RUN(test_param_errors);
 	TEST_RUN(test_param_blanks);
+	TEST_RUN(test_param_huge_numbers);
 	TEST_RUN(test_param_big_bounds);
 	TEST_RUN(test_param_vec_element_range);
 	TEST_RUN(test_param_named);
