@@ -61,6 +61,24 @@ static int64_t clos_vec(const struct param_vec *v, int l)
 	return v->v[v->n == 1 ? 0 : l];
 }
 
+/* down= or up= given: the default is the single value 0, so a list whose
+ * first level is 0 ('down=0x16') is given too (it was taken as unset and
+ * refused as "'up' given without 'down'"). */
+static bool clos_vec_is_set(const struct param_vec *v)
+{
+	return v->n > 1 || v->v[0] != 0;
+}
+
+/* "20x16", as given, for messages. */
+static const char *clos_vec_text(char *buf, size_t cap, const struct param_vec *v)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < v->n && used < cap; i++)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%lld", i ? "x" : "", (long long)v->v[i]);
+	return buf;
+}
+
 static int clos_build(struct topo *t, struct nl_err *err)
 {
 	struct clos_params *pr = t->params;
@@ -68,7 +86,8 @@ static int clos_build(struct topo *t, struct nl_err *err)
 	uint32_t down[TOPO_MAX_LEVELS], up[TOPO_MAX_LEVELS];
 	int L = (int)pr->l;
 	uint32_t R = (uint32_t)pr->r;
-	bool explicit_ports = pr->down.v[0] != 0 || pr->up.v[0] != 0;
+	bool has_down = clos_vec_is_set(&pr->down), has_up = clos_vec_is_set(&pr->up);
+	bool explicit_ports = has_down || has_up;
 
 	/* One level is one switch with n terminal ports: nothing for taper=,
 	 * down= or up= to shape. */
@@ -76,11 +95,10 @@ static int clos_build(struct topo *t, struct nl_err *err)
 	if (L == 1 && (explicit_ports || is_tapered))
 		return topo_errf(t, err, NL_EINVAL,
 				 "parameter '%s': l=1 is one switch, with no level below the core to shape",
-				 pr->down.v[0] ? "down" : pr->up.v[0] ? "up" : "taper");
+				 has_down ? "down" : has_up ? "up" : "taper");
 	/* down= and up= replace the taper together: one alone leaves the
 	 * other level counts unknown (0 is the unset default). */
-	if (explicit_ports && (pr->down.v[0] == 0) != (pr->up.v[0] == 0)) {
-		bool has_up = pr->up.v[0] != 0;
+	if (explicit_ports && has_down != has_up) {
 		return topo_errf(t, err, NL_EINVAL,
 				 "parameter '%s' given without '%s': explicit ports need both (e.g. down=20x16,up=10x16)",
 				 has_up ? "up" : "down", has_up ? "down" : "up");
@@ -104,10 +122,14 @@ static int clos_build(struct topo *t, struct nl_err *err)
 						 "parameter '%s' has %d values; give one or l-1 = %d (the levels below the core)",
 						 i ? "up" : "down", v->n, L - 1);
 			for (int l = 0; l + 1 < L; l++)
-				if (clos_vec(v, l) < 1)
+				if (clos_vec(v, l) < 1) {
+					char text[PARAM_STR_MAX];
 					return topo_errf(t, err, NL_ERANGE,
-							 "parameter '%s': every level below the core needs at least one %s port",
-							 i ? "up" : "down", i ? "up" : "down");
+							 "parameter '%s' value '%s': level %d has no %s port; expected at least "
+							 "one at every level below the core",
+							 i ? "up" : "down", clos_vec_text(text, sizeof text, v), l + 1,
+							 i ? "up" : "down");
+				}
 		}
 	} else if (pr->taper.n != 1 && pr->taper.n != L - 1) {
 		return topo_errf(t, err, NL_EINVAL,

@@ -161,6 +161,15 @@ static void test_clos_formulas(void)
 		  "down=20x16,up=10x16)");
 	CHECK_ERR(topo_new("clos:l=2,r=4,down=3", &t, &e), NL_EINVAL, &e,
 		  "topology 'clos': parameter 'down' given without 'up'");
+	/* A list whose first level is 0 is given: 'down=0x16' was taken for
+	 * the unset default and refused as "'up' given without 'down'". */
+	CHECK_ERR(topo_new("clos:l=3,r=32,down=0x16,up=10x16", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'down' value '0x16': level 1 has no down port; expected at least one at "
+		  "every level below the core");
+	CHECK_ERR(topo_new("clos:l=3,r=32,down=20x16,up=10x0", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'up' value '10x0': level 2 has no up port");
+	CHECK_ERR(topo_new("clos:l=3,r=32,down=20x16,up=0x16", &t, &e), NL_ERANGE, &e,
+		  "topology 'clos': parameter 'up' value '0x16': level 1 has no up port");
 	/* One level is one switch: taper=, down= and up= shape the levels
 	 * below the core, which it has none of (they were ignored, and the
 	 * canonical spec kept them). */
