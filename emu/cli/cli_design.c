@@ -59,7 +59,7 @@ static const char equality_usage[] =
 	"  --radix K         network radix (router-to-router ports)\n"
 	"  --endpoints P     endpoints per router in the printed spec (default 0:\n"
 	"                    the family's default; the paper's n64000k64p16 is P 16)\n"
-	"  --seed S          random seed (default 1)\n"
+	"  --seed S          random seed, 0..9.2e18 (default 1)\n"
 	"  --population P    individuals per generation (default 40)\n"
 	"  --generations G   generations (default 60)\n"
 	"  --mutation M      mutation probability per child (default 0.3)\n"
@@ -311,7 +311,7 @@ static int design_equality_main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 's':
-			if (cli_parse_u64(cmd, "--seed", optarg, 0, UINT64_MAX, &seed) < 0)
+			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &seed) < 0)
 				return CLI_USAGE;
 			break;
 		case 'P':

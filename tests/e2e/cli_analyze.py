@@ -753,6 +753,13 @@ def case_design_limits():
     eq("p at its bound", d["spec"].endswith(",p=65536"), True)
     p = run("design", "equality", "--routers", "14", "--radix", "6", "--endpoints", "65537", code=2)
     one_line_error(p, "--endpoints: expected an integer in 0..65536, got '65537'")
+    # The JSON records the seed given ('--seed 18446744073709551615' was
+    # taken and recorded as "seed": -1), as topo describe's does.
+    eq("largest design seed recorded", run_json("design", "equality", "--routers", "14", "--radix", "6", "--generations",
+                                                "1", "--seed", "9200000000000000000", "--json")["seed"],
+       9200000000000000000)
+    one_line_error(run("design", "equality", "--routers", "14", "--radix", "6", "--seed", "18446744073709551615", code=2),
+                   "--seed: expected an integer in 0..9200000000000000000, got '18446744073709551615'")
     p = run("design", "equality", "--routers", "16777218", "--radix", "6", code=2)
     one_line_error(p, "--routers: expected an integer in 6..16777216, got '16777218'")
     # The GA's work is population x (generations + 1) BFS of routers x
