@@ -240,7 +240,7 @@ json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, c
 	json_object_set_new(o, "rule", json_string(lo->rule->name));
 	json_object_set_new(o, "placement", json_string(lo->is_annealed ? "anneal" : "rule"));
 	if (lo->is_annealed) {
-		/* false in one cabinet: nothing moved, as the text says. */
+		/* false in one cabinet or with 0 moves: nothing moved, as the text says. */
 		json_object_set_new(o, "annealed", json_boolean(layout_anneal_moved(lo)));
 		json_object_set_new(o, "iterations", json_integer((json_int_t)lo->iterations));
 		json_object_set_new(o, "trials", json_integer(lo->trials));
@@ -305,8 +305,10 @@ static void cost_text(FILE *f, const struct layout *lo, const struct layout_mode
 		fprintf(f, "annealed (%llu move%s x %u trial%s, seed %llu, best trial %u)\n",
 			(unsigned long long)lo->iterations, lo->iterations == 1 ? "" : "s", lo->trials,
 			lo->trials == 1 ? "" : "s", (unsigned long long)lo->seed, lo->best_trial);
-	else if (lo->is_annealed)
+	else if (lo->is_annealed && lo->n_cabinets < 2)
 		fprintf(f, "one cabinet, nothing to anneal\n");
+	else if (lo->is_annealed)
+		fprintf(f, "not annealed (0 moves), row-major on the square grid\n");
 	else
 		fprintf(f, "rule order\n");
 	fprintf(f, "cabinet fill largest %uU of %uU (%u cabinets over)\n", s->max_units, m->cab_units, s->over_units);

@@ -110,7 +110,7 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">%u cabinet%s (", LAY_MARGIN,
 		LAY_MARGIN, lo->n_cabinets, lo->n_cabinets == 1 ? "" : "s");
 	cli_xml_escape(f, lo->rule->name);
-	const char *order = layout_anneal_moved(lo) ? "annealed" : lo->is_annealed ? "nothing to anneal" : "rule order";
+	const char *order = layout_order_words(lo);
 	if (longest == 0 || n == 0)
 		fprintf(f, ", %s), %u cable%s, none drawn</text>\n", order, n, n == 1 ? "" : "s");
 	else
@@ -176,8 +176,9 @@ static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, con
 	nl_fputs_one_line(t->spec, f); /* a newline in a graph:file= path would end the comment */
 	fprintf(f, " preset=%s rule=%s", m->name, lo->rule->name);
 	/* The annealing's budget and seed place the cabinets: with them the
-	 * header says how to get these lengths again. */
-	if (layout_anneal_moved(lo))
+	 * header says how to get these lengths again (0 moves included: a
+	 * replay's default budget would move them). */
+	if (lo->is_annealed && lo->n_cabinets >= 2)
 		fprintf(f, " layout_iterations=%llu layout_trials=%u layout_seed=%llu", (unsigned long long)lo->iterations,
 			lo->trials, (unsigned long long)lo->seed);
 	fprintf(f, ": router port router port metres\n");

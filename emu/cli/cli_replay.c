@@ -301,12 +301,16 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	if (cab && ll) {
 		const int64_t n_cab = (int64_t)json_integer_value(json_object_get(cab, "cabinets"));
 		const bool anneal = !strcmp(json_string_value(json_object_get(cab, "placement")), "anneal");
+		/* layout_order_words, from the JSON: what moved the cabinets. */
+		const char *order = !anneal ? "rule order"
+				    : json_is_true(json_object_get(cab, "annealed")) ? "annealed"
+				    : n_cab < 2 ? "nothing to anneal" : "0 annealing moves";
 		fprintf(f, "\n  cables: %" PRId64 " links laid out by %s (%s preset, %" PRId64 " cabinet%s, %s): mean %.2f m, "
 			   "longest %.2f m\n",
 			(int64_t)json_integer_value(json_object_get(cab, "links")),
 			json_string_value(json_object_get(cab, "rule")), json_string_value(json_object_get(cab, "preset")),
 			n_cab, n_cab == 1 ? "" : "s",
-			!anneal ? "rule order" : json_is_true(json_object_get(cab, "annealed")) ? "annealed" : "nothing to anneal",
+			order,
 			json_real_value(json_object_get(cab, "mean_length_m")),
 			json_real_value(json_object_get(cab, "max_length_m")));
 		fprintf(f, "          at %g ns/m: channel latency mean %.2f ns, max %.2f ns; %.2f ns per message\n",

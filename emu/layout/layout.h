@@ -232,11 +232,25 @@ static inline bool layout_auto_anneals(const struct layout *lo)
 }
 
 /* Did the annealing of an annealed layout have anything to move? Not in
- * one cabinet: it returns at once, and a report saying "annealed (1000000
+ * one cabinet, nor with 0 moves per trial (layout_iterations = 0, "no
+ * annealing" in docs/layout.md): it returns at once, the cabinets in
+ * row-major order on the square grid, and a report saying "annealed (0
  * moves x 5 trials)" would claim work not done. */
 static inline bool layout_anneal_moved(const struct layout *lo)
 {
-	return lo->is_annealed && lo->n_cabinets >= 2;
+	return lo->is_annealed && lo->n_cabinets >= 2 && lo->iterations > 0;
+}
+
+/* How the cabinets were placed, in a report's words: "annealed", "rule
+ * order", or why an annealed layout moved nothing ("nothing to anneal" in
+ * one cabinet, "0 annealing moves"). */
+static inline const char *layout_order_words(const struct layout *lo)
+{
+	if (layout_anneal_moved(lo))
+		return "annealed";
+	if (!lo->is_annealed)
+		return "rule order";
+	return lo->n_cabinets < 2 ? "nothing to anneal" : "0 annealing moves";
 }
 
 /* [layout]: how the session lays a topology out for cable_latency (issue

@@ -47,6 +47,12 @@ expect_eq "one cabinet annealed: JSON" "$(json "$dir/onea.json" '[d["results"]["
 grep -q "^  cables: 64 links laid out by canonical (flex preset, 2 cabinets, annealed)" "$dir/twoa.txt" \
   || fail "two cabinets annealed: $(grep cables "$dir/twoa.txt")"
 expect_eq "two cabinets annealed: JSON" "$(json "$dir/twoa.json" '[d["results"]["network"]["cables"][k] for k in ("placement", "annealed")]')" "['anneal', True]"
+# 0 moves per trial moves nothing either (the line said "annealed").
+"$netloom" replay "$dir/pp.nlt" -s topology=torus:k=4x8 -s cable_latency=1 -s layout_placement=anneal \
+  -s layout_per_cabinet=16 -s layout_iterations=0 --json "$dir/twoz.json" > "$dir/twoz.txt" || fail "replay with 0 moves exit $?"
+grep -q "^  cables: 64 links laid out by canonical (flex preset, 2 cabinets, 0 annealing moves)" "$dir/twoz.txt" \
+  || fail "two cabinets, 0 moves: $(grep cables "$dir/twoz.txt")"
+expect_eq "two cabinets, 0 moves: JSON" "$(json "$dir/twoz.json" '[d["results"]["network"]["cables"][k] for k in ("placement", "annealed")]')" "['anneal', False]"
 expect_eq "cost --json: one cabinet not annealed" "$("$netloom" cost torus:k=4x4 --layout anneal --json - | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["placement"], d["annealed"])')" "anneal False"
 # The report's lengths are `netloom cost`'s for the same layout, summed in
 # whole micrometres (docs/layout.md): the sum of doubles in port order gave

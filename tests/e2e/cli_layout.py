@@ -104,6 +104,17 @@ def case_outputs():
         check("1 cabinet: nothing annealed", "canonical: 1 cabinet, floor 1 x 1, one cabinet, nothing to anneal\n" in auto)
         check("18 cabinets annealed", "annealed (1000" in run("cost", "dragonfly:a=8,p=4,h=4", "--iterations", "1000",
                                                              "--trials", "1").stdout.decode())
+        # --iterations 0 moves nothing ("no annealing", docs/layout.md): the
+        # text said "annealed (0 moves x 5 trials ...)" and the JSON true.
+        zero = run("cost", "dln:n=64,d=4", "--iterations", "0").stdout.decode()
+        check(f"0 moves: cost text {zero[:300]!r}",
+              "canonical: 8 cabinets, floor 3 x 3, not annealed (0 moves), row-major on the square grid\n" in zero)
+        d = run_json("cost", "dln:n=64,d=4", "--iterations", "0", "--json", "-")
+        eq("0 moves: JSON", (d["placement"], d["annealed"], d["iterations"]), ("anneal", False, 0))
+        run("layout", "dln:n=64,d=4", "--iterations", "0", "--svg", svg)
+        check("0 moves: plan title", ">8 cabinets (canonical, 0 annealing moves), red:" in open(svg).read())
+        head = run("layout", "dln:n=64,d=4", "--iterations", "0", "--lengths", "-").stdout.decode().split("\n")[0]
+        check(f"0 moves: --lengths header keeps the keys {head!r}", " layout_iterations=0 layout_trials=5 layout_seed=1:" in head)
         run("layout", "torus:k=4x4", "--svg", svg)
         check("1 cabinet: plan title, auto", ">1 cabinet (canonical, nothing to anneal), red:" in open(svg).read())
         # --longest 0 draws no cable: the title said "the 0 longest".
