@@ -193,7 +193,7 @@ static void eq_fill(struct eq_ga *g, struct rng *r, struct eq_ind *ind, uint32_t
 					two = it;
 			}
 			if (one == UINT32_MAX || two == UINT32_MAX)
-				NL_BUG("equality design: N = %u, budget %u: no one-port item to trade for a two-port one", g->N, g->budget);
+				NL_BUG("design equality: N = %u, budget %u: no one-port item to trade for a two-port one", g->N, g->budget);
 			g->mark[one] = 0;
 			g->mark[two] = 1;
 			left = 0;
@@ -277,17 +277,17 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 
 	memset(out, 0, sizeof *out);
 	if (N < 6 || N % 2)
-		return nl_errf(err, NL_EINVAL, "equality design: --routers %u: expected an even number >= 6", N);
+		return nl_errf(err, NL_EINVAL, "design equality: --routers %u: expected an even number >= 6", N);
 	if (K < 3 || K >= N)
-		return nl_errf(err, NL_EINVAL, "equality design: --radix %u: expected 3 .. %u for %u routers", K,
+		return nl_errf(err, NL_EINVAL, "design equality: --radix %u: expected 3 .. %u for %u routers", K,
 			       N - 1, N);
 	if (popn < 2)
-		return nl_errf(err, NL_EINVAL, "equality design: population %u: expected at least 2", popn);
+		return nl_errf(err, NL_EINVAL, "design equality: population %u: expected at least 2", popn);
 	double work = (double)popn * ((double)gens + 1) * N * K;
 	if (work > EQ_MAX_WORK) {
 		double min = work / EQ_STEPS_PER_S / 60;
 		return nl_errf(err, NL_EINVAL,
-			       "equality design: --routers %u --radix %u --population %u --generations %u is %.5g BFS "
+			       "design equality: --routers %u --radix %u --population %u --generations %u is %.5g BFS "
 			       "steps (population x (generations + 1) x routers x radix), about %.0f %s of work; expected "
 			       "at most %.0g (about %.0f minutes): fewer routers, a smaller radix or population, or fewer "
 			       "generations",
@@ -316,7 +316,7 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 		feasible = (g.budget - u) / 2 <= n_two;
 	if (!feasible) {
 		free(g.chord);
-		return nl_errf(err, NL_EINVAL, "equality design: no network of %u routers has radix %u", N, K);
+		return nl_errf(err, NL_EINVAL, "design equality: no network of %u routers has radix %u", N, K);
 	}
 	g.glen = g.budget;
 	g.ev.N = N;
@@ -448,7 +448,7 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 	goto done;
 nomem:
 	analyze_eq_release(out);
-	rc = nl_errf(err, NL_ENOMEM, "equality design: out of memory");
+	rc = nl_errf(err, NL_ENOMEM, "design equality: out of memory");
 done:
 	free(g.chord);
 	free(g.ev.dist);

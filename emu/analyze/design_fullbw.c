@@ -258,9 +258,9 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
 	*out = NULL;
 	*n = 0;
 	if (N < 1)
-		return nl_errf(err, NL_EINVAL, "%s design: --terminals must be at least 1", family);
+		return nl_errf(err, NL_EINVAL, "design %s: --terminals must be at least 1", family);
 	if (R < 2)
-		return nl_errf(err, NL_EINVAL, "%s design: --radix %u: a router needs at least 2 ports", family, R);
+		return nl_errf(err, NL_EINVAL, "design %s: --radix %u: a router needs at least 2 ports", family, R);
 	size_t g = 0, n_gen = sizeof fullbw_generators / sizeof fullbw_generators[0];
 	while (g < n_gen && strcmp(family, fullbw_generators[g].name))
 		g++;
@@ -274,7 +274,7 @@ int analyze_fullbw_configs(const char *family, uint64_t N, uint32_t R, struct an
 	rc = fullbw_generators[g].gen(&l, N, R, err);
 	if (rc == 0 && l.work > ANALYZE_FULLBW_MAX_PORTS)
 		rc = nl_errf(err, NL_ERANGE,
-			     "%s design: --radix %u with --terminals %llu builds %llu router ports; "
+			     "design %s: --radix %u with --terminals %llu builds %llu router ports; "
 			     "expected at most %llu (seconds of work): lower --radix or --terminals",
 			     family, R, (unsigned long long)N, (unsigned long long)l.work,
 			     (unsigned long long)ANALYZE_FULLBW_MAX_PORTS);

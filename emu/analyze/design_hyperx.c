@@ -159,16 +159,16 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 {
 	memset(out, 0, sizeof *out);
 	if (req->N < 1)
-		return nl_errf(err, NL_EINVAL, "hyperx design: --terminals must be at least 1");
+		return nl_errf(err, NL_EINVAL, "design hyperx: --terminals must be at least 1");
 	if (req->R < 2)
-		return nl_errf(err, NL_EINVAL, "hyperx design: --radix %u: a switch needs at least 2 ports", req->R);
+		return nl_errf(err, NL_EINVAL, "design hyperx: --radix %u: a switch needs at least 2 ports", req->R);
 	if (!(req->B > 0) || !isfinite(req->B))
-		return nl_errf(err, NL_EINVAL, "hyperx design: --bisection %g: expected a number > 0", req->B);
+		return nl_errf(err, NL_EINVAL, "design hyperx: --bisection %g: expected a number > 0", req->B);
 	/* beta = min(K S) / 2T <= K_1 S_1 / 2 with K_1 (S_1 - 1) <= R - 1
 	 * (eq. 2, T >= 1), largest at S_1 = 2, K_1 = R - 1: beta <= R - 1. */
 	if (req->B > (double)req->R - 1.0 + 1e-9)
 		return nl_errf(err, NL_EINVAL,
-			       "hyperx design: --bisection %g: expected at most %u (R - 1, the most any HyperX "
+			       "design hyperx: --bisection %g: expected at most %u (R - 1, the most any HyperX "
 			       "of radix %u reaches: one dimension of 2 switches, %u trunked links, 1 terminal)",
 			       req->B, req->R - 1, req->R, req->R - 1);
 
@@ -185,7 +185,7 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 		if (h.is_over) {
 			memset(out, 0, sizeof *out);
 			return nl_errf(err, NL_ERANGE,
-				       "hyperx design: --terminals %llu with --radix %u: the %s search passed its limit of "
+				       "design hyperx: --terminals %llu with --radix %u: the %s search passed its limit of "
 				       "%llu steps (about 5 s) at L = %u without finishing; expected a smaller request "
 				       "(e.g. --terminals 10^9 at --radix 128 takes ~3x10^7)",
 				       (unsigned long long)req->N, req->R, regular ? "regular" : "general",

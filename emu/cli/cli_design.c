@@ -237,7 +237,7 @@ static int design_hyperx_main(int argc, char **argv)
 	if (rc == 0)
 		rc = analyze_hyperx_design(&req, false, &gen, &err);
 	if (rc < 0)
-		return cli_report(&err);
+		return cli_report_cmd(cmd, &err);
 	if (json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "terminals", json_integer((json_int_t)N));
@@ -356,7 +356,7 @@ static int design_equality_main(int argc, char **argv)
 	struct analyze_eq e;
 	rc = analyze_equality_design(&req, &e, &err);
 	if (rc < 0)
-		return cli_report(&err);
+		return cli_report_cmd(cmd, &err);
 
 	/* The spec (topology family syntax) and the paper's notation. */
 	char *spec = NULL, *nota = NULL;
@@ -523,7 +523,7 @@ static int design_fullbw_main(int argc, char **argv)
 	size_t n = 0;
 	rc = analyze_fullbw_configs(argv[0], N, (uint32_t)R, &cfg, &n, &err);
 	if (rc < 0)
-		return cli_report(&err);
+		return cli_report_cmd(cmd, &err);
 	if (json) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < n; i++) {

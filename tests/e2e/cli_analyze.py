@@ -739,7 +739,7 @@ def case_design_limits():
     check(f"answered in {time.monotonic() - t0:.2f} s", time.monotonic() - t0 < 5)
     for r in ("48", "64", "96"):
         p = run("design", "hyperx", "--terminals", "100", "--radix", r, "--bisection", "100", code=2)
-        one_line_error(p, f"--bisection 100: expected at most {int(r) - 1}")
+        one_line_error(p, f"netloom design hyperx: --bisection 100: expected at most {int(r) - 1}")
     # --endpoints 0 is the documented default.
     a = run("design", "equality", "--routers", "14", "--radix", "6", "--generations", "2", "--json").stdout
     b = run("design", "equality", "--routers", "14", "--radix", "6", "--generations", "2", "--endpoints", "0",
@@ -760,6 +760,10 @@ def case_design_limits():
        9200000000000000000)
     one_line_error(run("design", "equality", "--routers", "14", "--radix", "6", "--seed", "18446744073709551615", code=2),
                    "--seed: expected an integer in 0..9200000000000000000, got '18446744073709551615'")
+    # The search's refusals read as the options' do, 'netloom design
+    # FAMILY: ...' (they said 'netloom: equality design: ...').
+    one_line_error(run("design", "equality", "--routers", "7", "--radix", "4", code=2),
+                   "netloom design equality: --routers 7: expected an even number >= 6")
     p = run("design", "equality", "--routers", "16777218", "--radix", "6", code=2)
     one_line_error(p, "--routers: expected an integer in 6..16777216, got '16777218'")
     # The GA's work is population x (generations + 1) BFS of routers x
@@ -770,13 +774,13 @@ def case_design_limits():
                              (("--routers", "16777216", "--radix", "16777215", "--population", "2", "--generations", "1"),
                               "1.1259e+15", "about 549 hours")):
         p = run("design", "equality", *args, code=2)
-        one_line_error(p, f"netloom: equality design: {' '.join(args)} is {work} BFS steps "
+        one_line_error(p, f"netloom design equality: {' '.join(args)} is {work} BFS steps "
                           f"(population x (generations + 1) x routers x radix), {took} of work; expected at most 2e+11")
     # Full-bandwidth listings refuse what would take minutes, before building.
     for fam in ("slimfly", "flex", "dragonfly"):
         t0 = time.monotonic()
         p = run("design", fam, "--terminals", "1000", "--radix", "2000", code=2)
-        one_line_error(p, "--radix 2000 with --terminals 1000 builds")
+        one_line_error(p, f"netloom design {fam}: --radix 2000 with --terminals 1000 builds")
         check(f"{fam}: refused in {time.monotonic() - t0:.2f} s", time.monotonic() - t0 < 5)
 
 

@@ -291,7 +291,7 @@ static void test_hyperx_work_limit(void)
 	struct nl_err e = {0};
 	struct analyze_hx_req q = {.N = 9223372036854775807ull, .R = 128, .B = 0.5};
 	CHECK_ERR(analyze_hyperx_design(&q, false, &h, &e), NL_ERANGE, &e,
-		  "hyperx design: --terminals 9223372036854775807 with --radix 128: the general search passed its "
+		  "design hyperx: --terminals 9223372036854775807 with --radix 128: the general search passed its "
 		  "limit of 50000000 steps");
 	CHECK(!h.found);
 	q.N = 1000000000;
