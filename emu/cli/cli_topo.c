@@ -382,9 +382,15 @@ static void describe_text(FILE *f, const struct describe_opts *o, const struct d
 			fprintf(f, "link faults     no router-router links to fail (one router): connected at every step\n");
 		else if (fl->tolerance_pct < 0)
 			fprintf(f, "link faults     not connected in most trials even with no failure\n");
-		else
-			fprintf(f, "link faults     tolerates %d%% of %llu links (more than half of %u trials connected)\n",
-				fl->tolerance_pct, (unsigned long long)fl->links, fl->trials);
+		else {
+			/* The links that share removes, rounded: in a small network
+			 * "45% of 3 links" is 1 link, which the line says. */
+			uint64_t removed = fl->removed[fl->tolerance_pct / fl->step_pct];
+			fprintf(f,
+				"link faults     tolerates %d%% of %llu links (%llu removed; more than half of %u trials "
+				"connected)\n",
+				fl->tolerance_pct, (unsigned long long)fl->links, (unsigned long long)removed, fl->trials);
+		}
 		fprintf(f, "connected      ");
 		for (uint32_t s = 0; s < fl->n_steps; s++)
 			fprintf(f, " %u%%:%u", s * fl->step_pct, fl->connected[s]);

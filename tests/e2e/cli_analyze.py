@@ -326,6 +326,11 @@ def case_faults_reproducible():
     c = run("topo", "describe", "hypercube:n=6", "--faults", "--seed", "10", "--json").stdout
     if c == a:
         raise Fail("a different seed gave the same fault trials")
+    # The text gives the links that share removes: in a small network the
+    # share is coarse (45% of 3 links is 1 link, 50% is 2).
+    txt = run("topo", "describe", "full:n=3", "--faults").stdout.decode()
+    check(f"full:n=3 faults text: {txt!r}",
+          "link faults     tolerates 45% of 3 links (1 removed; more than half of 100 trials connected)\n" in txt)
     # One router has no links to fail ('tolerates 95% of 0 links' printed).
     f = run_json("topo", "describe", "fly:k=4", "--faults", "--json")["faults"]
     eq("fly:k=4 faults links/tolerance/last step", (f["links"], f["tolerance_pct"], f["steps"][-1]["removed_pct"]),
