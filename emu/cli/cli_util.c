@@ -25,6 +25,7 @@
 #include "core/param.h"
 #include "core/version.h"
 #include "net/net.h"
+#include "place/place.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
 
@@ -446,13 +447,13 @@ int cli_check_placement_map(const struct config *cfg, struct nl_err *err)
 {
 	const char *map = config_get(cfg, "placement_map");
 	const char *policy = config_get(cfg, "placement");
-	if (!map || !map[0] || (policy && !strcmp(policy, "map")))
-		return 0;
-	nl_errf(err, NL_ECONFIG,
-		"key 'placement_map': value '%s': only placement = map reads it, and the placement in force is %s%s; "
-		"expected placement = map with it, or placement_map unset",
-		map, policy ? policy : "linear", policy ? "" : " (unset)");
-	return config_err_file_line(cfg, "placement_map", err);
+	if (!map || !map[0])
+		return 0; /* placement = map without one: session_place, once the policy is resolved */
+	if (place_check_map(policy ? policy : "linear", policy != NULL, map, err) < 0) {
+		nl_err_prefix(err, "key 'placement_map'");
+		return config_err_file_line(cfg, "placement_map", err);
+	}
+	return 0;
 }
 
 /* A trace's files against the outputs that exist (cli_check_trace_files). */

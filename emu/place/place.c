@@ -7,6 +7,7 @@
 #include "place/place_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/registry.h"
@@ -139,6 +140,19 @@ const struct place_ops *place_find(const char *name, struct nl_err *err)
 {
 	return registry_find((const void *const *)place_policies, sizeof place_policies / sizeof *place_policies, name,
 			     "placement policy", err);
+}
+
+int place_check_map(const char *policy, bool is_set, const char *map, struct nl_err *err)
+{
+	bool is_map = !strcmp(policy, "map"), has_map = map && map[0];
+	if (is_map && !has_map)
+		return nl_errf(err, NL_ECONFIG, "missing; expected a map file for placement = map");
+	if (!is_map && has_map)
+		return nl_errf(err, NL_ECONFIG,
+			       "value '%s': only placement = map reads it, and the placement in force is %s%s; "
+			       "expected placement = map with it, or placement_map unset",
+			       map, policy, is_set ? "" : " (unset)");
+	return 0;
 }
 
 int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t *endpoint, struct nl_err *err)

@@ -69,6 +69,15 @@ const struct place_ops *place_find(const char *name, struct nl_err *err);
  * the caller, which knows them, prefixes that. */
 int place_job(const struct place_ops *ops, const struct place_req *req, uint32_t *endpoint, struct nl_err *err);
 
+/* placement and placement_map agree: placement = map needs a map file,
+ * and no other policy reads one (it would be ignored, the job placed by
+ * that policy). `policy` is the placement in force, `is_set` false when
+ * it is the default nobody set; `map` the file, or NULL or "" when unset.
+ * 0, or NL_ECONFIG with one line in *err ("value 'a.map': only placement
+ * = map reads it, ..."), to which the caller adds the key and where
+ * ("wl.ini:3: [job A] key 'placement_map'", "-s: key 'placement_map'"). */
+int place_check_map(const char *policy, bool is_set, const char *map, struct nl_err *err);
+
 /* The group a router belongs to when the request gives none: the
  * family's own cabinet rule when it has one (topo_router_cabinet: FleX
  * rack, HyperX enclosure, ...), else its dragonfly group, else 16 routers

@@ -395,17 +395,11 @@ int place_workload_read(const char *path, struct place_workload *w, struct nl_er
 				     "%s:%d: [job %s] key '%s': value '%s': ranks, bytes, interval_s and steps describe a "
 				     "synthetic job; expected key 'synthetic' with them",
 				     path, x.synth_key[i].line, j->name, x.synth_key[i].key, x.synth_key[i].value);
-		else if (!strcmp(j->policy, "map") && !j->map_path)
-			rc = nl_errf(err, NL_ECONFIG,
-				     "%s:%d: [job %s] key 'placement_map': missing; expected a map file for placement = map",
-				     path, j->line, j->name);
 		/* A map under another policy was read and ignored: the job
 		 * ran placed by that policy, its map file unread. */
-		else if (strcmp(j->policy, "map") && j->map_path)
-			rc = nl_errf(err, NL_ECONFIG,
-				     "%s:%d: [job %s] key 'placement_map': only placement = map reads it, and the job's "
-				     "placement is %s%s; expected placement = map with it, or placement_map unset",
-				     path, j->map_line, j->name, j->policy, j->placement_line ? "" : " (unset)");
+		else if (place_check_map(j->policy, j->placement_line != 0, j->map_path, err) < 0)
+			rc = nl_err_prefix(err, "%s:%d: [job %s] key 'placement_map'", path,
+					   j->map_path ? j->map_line : j->line, j->name);
 		if (!j->has_seed)
 			j->seed = w->seed;
 	}

@@ -276,8 +276,14 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 		return 0;
 	const struct place_ops *ops = NULL;
 	NL_CHECK(session_place_policy(s->ac.placement, s->replay_topo, &ops, err));
-	if (!strcmp(ops->name, "map") && !s->ac.placement_map[0]) /* as a workload file's [job] says it */
-		return nl_errf(err, NL_ECONFIG, "key 'placement_map': missing; expected a map file for placement = map");
+	/* placement = map needs its file, named at the line that asked for
+	 * it. A map beside another policy is the command's to refuse
+	 * (cli_check_placement_map): compare lets a system's map sit beside
+	 * workloads placed otherwise. */
+	if (!strcmp(ops->name, "map") && place_check_map(ops->name, true, s->ac.placement_map, err) < 0) {
+		nl_err_prefix(err, "key 'placement_map'");
+		return config_err_file_line(&s->cfg, "placement", err);
+	}
 	uint32_t *ep = malloc((size_t)(m->n_ranks ? m->n_ranks : 1) * sizeof *ep);
 	if (!ep)
 		return nl_errf(err, NL_ENOMEM, "out of memory");

@@ -270,11 +270,13 @@ bad empty '# nothing' "$dir/empty.ini: no [job NAME] section; expected at least 
 bad nomap $'[job A]\ntrace = a.nlt\nplacement = map' \
   "$dir/nomap.ini:2: [job A] key 'placement_map': missing; expected a map file for placement = map"
 # A map under another policy was read and ignored (the job placed
-# contiguous, exit 0, the map file never opened): refused at its line.
+# contiguous, exit 0, the map file never opened): refused at its line,
+# in replay's words (cli_check_placement_map), its value quoted as the
+# path it resolves to beside the workload file, as a map's own errors are.
 bad mapnotmap $'[job A]\ntrace = a.nlt\nplacement_map = even.map' \
-  "$dir/mapnotmap.ini:3: [job A] key 'placement_map': only placement = map reads it, and the job's placement is contiguous (unset); expected placement = map with it, or placement_map unset"
+  "$dir/mapnotmap.ini:3: [job A] key 'placement_map': value '$dir/even.map': only placement = map reads it, and the placement in force is contiguous (unset); expected placement = map with it, or placement_map unset"
 bad mapspread $'[job A]\ntrace = a.nlt\nplacement_map = even.map\nplacement = spread' \
-  "$dir/mapspread.ini:3: [job A] key 'placement_map': only placement = map reads it, and the job's placement is spread; expected placement = map with it, or placement_map unset"
+  "$dir/mapspread.ini:3: [job A] key 'placement_map': value '$dir/even.map': only placement = map reads it, and the placement in force is spread; expected placement = map with it, or placement_map unset"
 bad dup $'[job A]\ntrace = a.nlt\n[job B]\ntrace = a.nlt\n[job A]\nrepeat = 2' \
   "$dir/dup.ini:5: section [job A]: job 'A' given twice; expected one section per job"
 # The same job's header twice in a row (inih passes keys, not headers).

@@ -294,7 +294,11 @@ expect_eq "analytic without topology: bad routing_function exit" $rc 2
 expect_eq "analytic without topology: bad routing_function" "${out:0:79}" "netloom: -s: key 'routing_function': unknown routing function 'zigzag' (valid: "
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map 2>&1); rc=$?
 expect_eq "placement map without a file exit" $rc 2
-expect_eq "placement map without a file" "$out" "netloom: key 'placement_map': missing; expected a map file for placement = map"
+expect_eq "placement map without a file" "$out" "netloom: -s: key 'placement_map': missing; expected a map file for placement = map"
+# From a file, at placement's line, as a workload's [job] names its line.
+printf '[network]\ntopology = torus:k=4x4\n[replay]\nplacement = map\n' > "$dir/nomap.ini"
+out=$("$netloom" replay "$dir/st.nlt" -c "$dir/nomap.ini" 2>&1); rc=$?
+expect_eq "placement map without a file, from a file" "$rc:$out" "2:netloom: $dir/nomap.ini:4: key 'placement_map': missing; expected a map file for placement = map"
 # A placement that fails is named once, by the key at fault: the line
 # said "key 'placement': placement: job 0 needs ..." (the library's
 # prefix and a job index a replay does not have), and a map file's
