@@ -7,21 +7,26 @@
 #   - with --stderr RE, the recorded run's stderr matches the extended
 #     regular expression RE (e.g. the "not recorded" summary);
 #   - with --default-path, NETLOOM_TRACE is left unset and the archive must
-#     appear under its default name, <program>-<ranks>.nlt.
+#     appear under its default name, <program>-<ranks>.nlt;
+#   - with --no-finalize, both runs end without MPI_Finalize
+#     (NLTEST_NO_FINALIZE, mpitest.h) and must fail alike (mpirun's exit
+#     status for ranks that skip it), with no archive and no stream file.
 # Both runs execute in a fresh temporary directory.
-# usage: run-mpi-test.sh [--no-archive] [--default-path] [--stderr RE] [--env VAR=VALUE]...
+# usage: run-mpi-test.sh [--no-archive] [--default-path] [--no-finalize] [--stderr RE] [--env VAR=VALUE]...
 #                        RECORDER_SO CHECKER PROGRAM NP [ARGS...]
 # Exit 77 (meson: skipped) only when mpirun is not installed.
 set -uo pipefail
 
 no_archive=0
 default_path=0
+no_finalize=0
 stderr_re=""
 extra_env=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-archive) no_archive=1; shift ;;
     --default-path) default_path=1; shift ;;
+    --no-finalize) no_finalize=1; no_archive=1; shift ;;
     --stderr) stderr_re="$2"; shift 2 ;;
     --env) extra_env+=("$2"); shift 2 ;;
     *) break ;;
@@ -49,16 +54,23 @@ if [ "$default_path" = 1 ]; then
   trace_env=()
 fi
 
-if ! mpirun -np "$np" "$prog" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err" </dev/null; then
-  echo "FAIL: $prog without the recorder failed:" >&2
+if [ "$no_finalize" = 1 ]; then
+  export NLTEST_NO_FINALIZE=1
+fi
+mpirun -np "$np" "$prog" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err" </dev/null
+plain_rc=$?
+if [ "$no_finalize" = 0 ] && [ "$plain_rc" != 0 ] || [ "$no_finalize" = 1 ] && [ "$plain_rc" = 0 ]; then
+  echo "FAIL: $prog without the recorder exited $plain_rc:" >&2
   cat "$tmp/plain.err" >&2
   exit 1
 fi
 
-if ! env "${trace_env[@]}" NLTEST_EXPECT="$tmp/expect" "${extra_env[@]}" \
-     mpirun -np "$np" env LD_PRELOAD="$lib" "$prog" "$@" \
-     >"$tmp/rec.out" 2>"$tmp/rec.err" </dev/null; then
-  echo "FAIL: $prog under the recorder failed:" >&2
+env "${trace_env[@]}" NLTEST_EXPECT="$tmp/expect" "${extra_env[@]}" \
+  mpirun -np "$np" env LD_PRELOAD="$lib" "$prog" "$@" \
+  >"$tmp/rec.out" 2>"$tmp/rec.err" </dev/null
+rec_rc=$?
+if [ "$rec_rc" != "$plain_rc" ]; then
+  echo "FAIL: $prog under the recorder exited $rec_rc, without it $plain_rc:" >&2
   cat "$tmp/rec.err" >&2
   exit 1
 fi

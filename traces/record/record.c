@@ -525,9 +525,16 @@ static int rec_paths(const char *run_tag)
 }
 
 /* Drop a stream file left behind when the program exits without
- * MPI_Finalize (MPI_Abort kills us before this runs; nothing to do then). */
+ * MPI_Finalize (MPI_Abort kills us before this runs; nothing to do then).
+ * The user ran the program to get an archive and none will come: rank 0
+ * says so, once for the run, unless recording had already stopped and
+ * said why (rec_fail), since every rank that skips MPI_Finalize lands
+ * here. */
 static void rec_atexit(void)
 {
+	if (rec.rank == 0 && rec.is_active)
+		fprintf(stderr, REC_NAME ": no trace written: the program exited without calling MPI_Finalize; "
+				"expected MPI_Finalize before the program ends\n");
 	if (rec.is_sink_open) {
 		rec_sink_abort();
 		rec.is_sink_open = false;
