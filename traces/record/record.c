@@ -134,6 +134,16 @@ bool rec_is_active(void)
 	return rec.is_active;
 }
 
+/* Stop recording on this rank: no more ops, the stream file removed. */
+static void rec_quit(void)
+{
+	rec.is_active = false;
+	if (rec.is_sink_open) {
+		rec_sink_abort();
+		rec.is_sink_open = false;
+	}
+}
+
 void rec_fail(const char *fmt, ...)
 {
 	char msg[512];
@@ -152,11 +162,7 @@ void rec_fail(const char *fmt, ...)
 		fprintf(stderr, REC_NAME ": %s; recording stopped\n", msg);
 	else
 		fprintf(stderr, REC_NAME ": rank %d: %s; recording stopped\n", rec.rank, msg);
-	rec.is_active = false;
-	if (rec.is_sink_open) {
-		rec_sink_abort();
-		rec.is_sink_open = false;
-	}
+	rec_quit();
 }
 
 void rec_unsupported(enum rec_unsup what)
@@ -809,11 +815,19 @@ static void rec_stop(void)
 	};
 	struct rec_call c;
 
-	if (rec.is_active && !rec.is_writing)
-		rec_fail("the recorded window never opened: NETLOOM_TRACE_START_BARRIER=%llu, but "
-			 "the program called MPI_Barrier on MPI_COMM_WORLD %llu time%s",
-			 (unsigned long long)rec.start_barrier, (unsigned long long)rec.n_world_barriers,
-			 rec.n_world_barriers == 1 ? "" : "s");
+	/* MPI_Barrier on MPI_COMM_WORLD is collective, so every rank counted
+	 * the same barriers and misses the window alike: rank 0 says it once
+	 * for the run, as a bad setting is said, not one line per rank. */
+	if (rec.is_active && !rec.is_writing) {
+		if (rec.rank == 0)
+			fprintf(stderr,
+				REC_NAME ": the recorded window never opened: NETLOOM_TRACE_START_BARRIER=%llu, "
+					 "but the program called MPI_Barrier on MPI_COMM_WORLD %llu time%s; "
+					 "recording stopped\n",
+				(unsigned long long)rec.start_barrier, (unsigned long long)rec.n_world_barriers,
+				rec.n_world_barriers == 1 ? "" : "s");
+		rec_quit();
+	}
 	rec_begin(&c);
 	if (c.is_on) {
 		struct trace_op op = {.kind = TOP_FINALIZE};
