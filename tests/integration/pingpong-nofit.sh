@@ -20,4 +20,25 @@ rc=$?
 grep -qx "netloom-pingpong: --max-bytes: value '1073741825': expected an integer from 1 to 1073741824" "$dir/big.err" ||
   { echo "FAIL: --max-bytes 1073741825: $(cat "$dir/big.err")"; exit 1; }
 ! grep -q '^usage:' "$dir/big.err" || { echo "FAIL: --max-bytes 1073741825 printed the usage"; exit 1; }
-echo "pingpong-nofit: warned; --max-bytes over 1 GiB refused"
+# A command line it cannot run is one line naming what is wrong, exit 2
+# (an unknown option, a missing value, an argument and an odd number of
+# ranks printed only the usage text, naming nothing); --help is the usage
+# on stdout, exit 0.
+refused() { # expected-line np args...
+  local want=$1 np=$2
+  shift 2
+  mpi "$np" "$1" "${@:2}" >"$dir/r.out" 2>"$dir/r.err"
+  local rc=$?
+  [ "$rc" = 2 ] || { echo "FAIL: ${*:2}: exit $rc, expected 2: $(cat "$dir/r.err")"; exit 1; }
+  grep -qxF -- "$want" "$dir/r.err" || { echo "FAIL: ${*:2} (np $np): $(cat "$dir/r.err")"; exit 1; }
+  ! grep -q '^usage:' "$dir/r.err" || { echo "FAIL: ${*:2} printed the usage"; exit 1; }
+}
+refused "netloom-pingpong: unknown option '--bogus'; expected --max-bytes, --iters, --reps or --fit-min (see --help)" 2 "$1" --bogus
+refused "netloom-pingpong: --iters: missing value; expected an integer from 1 to 10000000" 2 "$1" --iters
+refused "netloom-pingpong: unexpected argument 'extra'; expected options only (see --help)" 2 "$1" extra
+refused "netloom-pingpong: 3 ranks: expected an even number of ranks, 2 or more (ranks pair up: mpirun -np 2 ...)" 3 "$1"
+mpi 2 "$1" --help >"$dir/h.out" 2>"$dir/h.err"
+rc=$?
+[ "$rc" = 0 ] && grep -q '^usage: netloom-pingpong' "$dir/h.out" ||
+  { echo "FAIL: --help: exit $rc, stdout: $(head -1 "$dir/h.out"), stderr: $(head -1 "$dir/h.err")"; exit 1; }
+echo "pingpong-nofit: warned; --max-bytes over 1 GiB refused; bad command lines named; --help"

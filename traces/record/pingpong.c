@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +51,31 @@ static int pp_cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int pp_usage(int rank)
+/* The usage text, asked for (--help): on stdout, exit status 0. */
+static void pp_usage(int rank)
 {
 	if (rank == 0)
-		fprintf(stderr, "usage: netloom-pingpong [--max-bytes N] [--iters N] [--reps N] "
+		printf("usage: netloom-pingpong [--max-bytes N] [--iters N] [--reps N] "
 				"[--fit-min N]\n"
 				"  --max-bytes N  largest message, 1 .. 1073741824 (1 GiB), default 4194304\n"
 				"  --iters N      round trips per batch, 1 .. 10000000, default 1000\n"
 				"  --reps N       batches per size, 1 .. 1000, default 7\n"
 				"  --fit-min N    smallest size in the bandwidth fit, default 65536\n"
 				"  run with an even number of ranks >= 2 (mpirun -np 2 ...)\n");
+}
+
+/* A command line it cannot run: one line from rank 0, exit status 2. */
+__attribute__((format(printf, 2, 3))) static int pp_refuse(int rank, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rank != 0)
+		return 2;
+	fputs("netloom-pingpong: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	return 2;
 }
 
@@ -73,6 +89,8 @@ static long pp_max(const char *opt)
 					   : 0;
 }
 
+/* The options (argv), into *o: 0, -1 when --help was asked and said, or
+ * 2 with one line said by rank 0. */
 static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
 {
 	*o = (struct pp_opts){.min_bytes = 1, .max_bytes = 4L << 20, .iters = 1000, .reps = 7,
@@ -80,20 +98,26 @@ static int pp_parse(int argc, char **argv, struct pp_opts *o, int rank)
 	for (int i = 1; i < argc; i += 2) { /* option, value */
 		long max = pp_max(argv[i]), v;
 		char *end = NULL;
-		if (i + 1 >= argc || !max)
-			return pp_usage(rank);
+		char range[64] = "an integer >= 1";
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			pp_usage(rank);
+			return -1;
+		}
+		if (argv[i][0] != '-')
+			return pp_refuse(rank, "unexpected argument '%s'; expected options only (see --help)", argv[i]);
+		if (!max)
+			return pp_refuse(rank,
+					 "unknown option '%s'; expected --max-bytes, --iters, --reps or --fit-min "
+					 "(see --help)",
+					 argv[i]);
+		if (max != LONG_MAX)
+			snprintf(range, sizeof range, "an integer from 1 to %ld", max);
+		if (i + 1 >= argc)
+			return pp_refuse(rank, "%s: missing value; expected %s", argv[i], range);
 		errno = 0;
 		v = strtol(argv[i + 1], &end, 10);
-		if (errno || !end || *end || v < 1 || v > max) {
-			if (rank == 0 && max == LONG_MAX)
-				fprintf(stderr, "netloom-pingpong: %s: value '%s': expected an integer >= 1\n",
-					argv[i], argv[i + 1]);
-			else if (rank == 0)
-				fprintf(stderr,
-					"netloom-pingpong: %s: value '%s': expected an integer from 1 to %ld\n",
-					argv[i], argv[i + 1], max);
-			return 2;
-		}
+		if (errno || !end || *end || v < 1 || v > max)
+			return pp_refuse(rank, "%s: value '%s': expected %s", argv[i], argv[i + 1], range);
 		if (!strcmp(argv[i], "--max-bytes"))
 			o->max_bytes = v;
 		else if (!strcmp(argv[i], "--iters"))
@@ -166,12 +190,14 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	rc = pp_parse(argc, argv, &o, rank);
-	if (!rc && (n < 2 || n % 2)) {
-		rc = pp_usage(rank);
-	}
+	if (!rc && (n < 2 || n % 2))
+		rc = pp_refuse(rank,
+			       "%d rank%s: expected an even number of ranks, 2 or more (ranks pair up: "
+			       "mpirun -np 2 ...)",
+			       n, n == 1 ? "" : "s");
 	if (rc) {
 		MPI_Finalize();
-		return rc;
+		return rc < 0 ? 0 : rc;
 	}
 	sizes[0] = 0;
 	for (long s = o.min_bytes; s <= o.max_bytes && n_sizes < 64; s *= 2)
