@@ -166,8 +166,8 @@ const char *app_compute_time_name(int v)
 /* "16 ranks on 1 host of 2 cores (8 per core)" */
 static void app_describe_hosts(const struct trace_manifest *m, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%u ranks on %u host%s of %u core%s (%.3g per core)", m->n_ranks, m->hosts,
-		 m->hosts == 1 ? "" : "s", m->cores_per_host, m->cores_per_host == 1 ? "" : "s",
+	snprintf(buf, cap, "%u rank%s on %u host%s of %u core%s (%.3g per core)", m->n_ranks,
+		 m->n_ranks == 1 ? "" : "s", m->hosts, m->hosts == 1 ? "" : "s", m->cores_per_host, m->cores_per_host == 1 ? "" : "s",
 		 trace_manifest_ranks_per_core(m));
 }
 

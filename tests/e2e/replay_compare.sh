@@ -69,6 +69,25 @@ grep -q "^  recorded runtime   0.000020000 s (comparable: recorded with 2 ranks 
   fail "own: text lacks the comparable line"
 grep -q "^  ratio              0.5000 (predicted / recorded)$" "$dir/o.txt" || fail "own: text lacks the ratio"
 expect_eq "own JSON comparable/ratio" "$(json "$dir/o.json" '(d["results"]["runtime"]["recorded_comparable"], round(d["results"]["runtime"]["ratio"], 9))')" "(True, 0.5)"
+# One rank recorded alone: "1 rank on 1 host" (it said "1 ranks").
+cat > "$dir/one.txt" <<EOF
+netloom-trace 2
+ranks 1
+application "synthetic"
+recorded_runtime_s 1e-05
+hosts 1
+ranks_per_host 1
+cores_per_host 2
+compute_cpu_time 0
+rank 0
+init t=0 dur=0
+compute t=0 dur=10000000
+finalize t=10000000 dur=0
+EOF
+"$netloom" trace encode "$dir/one.txt" "$dir/one.nlt" || fail "encode one.nlt"
+"$netloom" replay "$dir/one.nlt" -s ideal=yes > "$dir/one.out" || fail "replay one exit $?"
+grep -q "^  recorded runtime   0.000010000 s (comparable: recorded with 1 rank on 1 host of 2 cores (0.5 per core))$" "$dir/one.out" ||
+  fail "one rank: $(grep 'recorded runtime' "$dir/one.out")"
 
 # 2. compute_time: auto picks cpu only when ranks shared cores and CPU
 #    time is there; wall and cpu force it; cpu without CPU time fails.

@@ -1,4 +1,4 @@
-/* Recorder test, 2 ranks: the program changes directory after MPI_Init
+/* Recorder test, 2 ranks (or 1, record-one-rank): the program changes directory after MPI_Init
  * (as a solver moving into its output folder does). The archive and the
  * stream files stay where the recording began: with a relative path
  * (the default name here) they were looked for in the new directory,
@@ -16,7 +16,7 @@
 int main(int argc, char **argv)
 {
 	mt_init(&argc, &argv);
-	MT_REQUIRE(mt_size == 2);
+	MT_REQUIRE(mt_size <= 2);
 	char dir[32];
 	snprintf(dir, sizeof dir, "elsewhere%d", mt_rank);
 	mkdir(dir, 0700); /* exists from the run without the recorder */

@@ -263,8 +263,8 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 	}
 	if (!getenv("NETLOOM_TRACE_QUIET"))
 		fprintf(stderr,
-			REC_NAME ": wrote %s (%d ranks, %" PRIu64 " ops, %.3f s recorded)\n",
-			run->out_shown, n, total_ops, m.recorded_runtime_s);
+			REC_NAME ": wrote %s (%d rank%s, %" PRIu64 " ops, %.3f s recorded)\n",
+			run->out_shown, n, n == 1 ? "" : "s", total_ops, m.recorded_runtime_s);
 	rc = 0;
 out:
 	free(per_rank);
