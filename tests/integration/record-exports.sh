@@ -58,4 +58,21 @@ expect polls-differ 1 "^netloom-record: rank 1: NETLOOM_TRACE_POLLS='y': expecte
 
 run barrier-space 2 "${env_ok[@]}" "NETLOOM_TRACE_START_BARRIER= -1" "$pp" "${ppargs[@]}"
 expect barrier-space 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER=' -1': expected a count of MPI_Barrier calls on MPI_COMM_WORLD \(0 or more\); not recording\$"
+# A folder the program cannot write in is one line with what was expected,
+# as a missing folder's is (it ended at the errno text). Root writes
+# anywhere: as root the ranks run as nobody (runuser), else skipped.
+mkdir -p "$dir/ro" "$dir/tmp" && chmod 555 "$dir/ro" && chmod 1777 "$dir/tmp" && chmod 755 "$dir"
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  command -v runuser >/dev/null && id nobody >/dev/null 2>&1 && as_user=(runuser -u nobody --)
+fi
+if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+  "${as_user[@]}" env HOME="$dir/tmp" TMPDIR="$dir/tmp" timeout 120 mpirun --oversubscribe -np 2 \
+    env LD_PRELOAD="$lib" NETLOOM_TRACE="$dir/ro/m.nlt" "$pp" "${ppargs[@]}" </dev/null \
+    >"$dir/ro.out" 2>"$dir/ro.err" || { echo "FAIL: ro: exit $?: $(head -5 "$dir/ro.err")"; exit 1; }
+  expect ro 1 "^netloom-record: NETLOOM_TRACE='$dir/ro/m\.nlt': folder '$dir/ro': cannot write in it: Permission denied; expected a folder the program can write in; not recording\$"
+  expect ro 2 '^netloom-record: '
+else
+  echo "record-exports: root without runuser or nobody: unwritable folder not checked"
+fi
 echo "record-exports: settings problems said once, by the rank that has them"

@@ -603,7 +603,8 @@ static void rec_check_folder(const char *var, const char *value, const char *fol
 	else if (!S_ISDIR(st.st_mode))
 		snprintf(bad, cap, "%s='%s':%s not a folder; expected an existing folder", var, value, what);
 	else if (access(folder, W_OK | X_OK) != 0)
-		snprintf(bad, cap, "%s='%s':%s cannot write in it: %s", var, value, what, strerror(errno));
+		snprintf(bad, cap, "%s='%s':%s cannot write in it: %s; expected a folder the program can write in",
+			 var, value, what, strerror(errno));
 }
 
 /* The folders the recording writes into: every rank its stream file's
