@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/registry.h"
 
@@ -52,15 +53,26 @@ int net_backend_new(const struct net_backend_ops *ops, const struct config *cfg,
 	return net_backend_new_mpi(ops, cfg, t, NULL, out, err);
 }
 
+/* A backend that cannot run over MPI ranks, named where it was set (the
+ * file:line or -s), or as the default when nobody set it: the user who
+ * left backend unset never wrote 'analytic'. */
+static int net_backend_refuse_mpi(const struct net_backend_ops *ops, const struct config *cfg, struct nl_err *err)
+{
+	bool is_set = cfg && config_get(cfg, "backend");
+	int rc = nl_errf(err, NL_EUNSUPPORTED,
+			 "key 'backend': value '%s'%s does not spread over MPI ranks; expected flit, or run without "
+			 "mpirun",
+			 ops->name, is_set ? "" : " (the default)");
+	return cfg && err ? config_err_file_line(cfg, "backend", err) : rc;
+}
+
 int net_backend_new_mpi(const struct net_backend_ops *ops, const struct config *cfg, const struct topo *t,
 			struct net_mpi *mpi, struct net_backend **out, struct nl_err *err)
 {
 	if (!t && !ops->topology_optional)
 		return nl_errf(err, NL_EINVAL, "network backend '%s' needs a topology", ops->name);
 	if (mpi && !ops->spreads_over_ranks)
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "key 'backend': value '%s' does not spread over MPI ranks; expected flit, or run without mpirun",
-			       ops->name);
+		return net_backend_refuse_mpi(ops, cfg, err);
 	struct net_backend *b = calloc(1, sizeof *b);
 	if (!b)
 		return nl_errf(err, NL_ENOMEM, "out of memory");

@@ -106,8 +106,17 @@ out=$(mpi 2 "$netloom" replay "$dir/st.nlt" -s backend=analytic 2>&1 >/dev/null)
 rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "analytic under 2 ranks: exit $rc"
 expect_eq "analytic: error lines" "$(grep -c '^netloom' <<<"$out")" 1
-grep -q "^netloom: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
+grep -q "^netloom: -s: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
   <<<"$out" || fail "analytic: got '$out'"
+# Left unset, the user wrote no 'analytic': the line says it is the
+# default, as set in a file it names the file and line.
+out=$(mpi 2 "$netloom" replay "$dir/st.nlt" 2>&1 >/dev/null)
+grep -qx "netloom: key 'backend': value 'analytic' (the default) does not spread over MPI ranks; expected flit, or run without mpirun" \
+  <<<"$out" || fail "analytic by default: got '$out'"
+printf '[replay]\nbackend = analytic\n' >"$dir/an.ini"
+out=$(mpi 2 "$netloom" replay "$dir/st.nlt" -c "$dir/an.ini" 2>&1 >/dev/null)
+grep -qx "netloom: $dir/an.ini:2: key 'backend': value 'analytic' does not spread over MPI ranks; expected flit, or run without mpirun" \
+  <<<"$out" || fail "analytic in a file: got '$out'"
 
 # The timeline files: written by rank 0 alone, as the sequential replay's.
 "$netloom" replay "${torus[@]}" --svg "$dir/seq.svg" >/dev/null || fail "svg: sequential"
