@@ -143,6 +143,15 @@ int cli_layout_getopt(struct cli_layout_opts *o, const char *cmd, int argc, char
 	return -1;
 }
 
+/* An option's value refused by the layout library ("--radix: value 18:
+ * ..."): said as the command's other option errors are, "netloom cost:
+ * --radix: ..." (cli_report_cmd), not "netloom: --radix: ...". Out of
+ * memory keeps its own line. */
+static int cli_layout_opt_refused(const char *cmd, struct nl_err *err)
+{
+	return err->code == NL_ECONFIG ? nl_err_prefix(err, "%s", cmd) : err->code;
+}
+
 int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const char *spec, struct topo **t,
 		     struct layout *lo, const struct layout_model **m, struct nl_err *err)
 {
@@ -150,23 +159,27 @@ int cli_layout_setup(const struct cli_layout_opts *o, const char *cmd, const cha
 	*t = NULL;
 	*m = layout_model_find(o->preset, err);
 	if (!*m)
-		return nl_err_prefix(err, "--preset");
+		return nl_err_prefix(err, "%s: --preset", cmd);
 	NL_CHECK(topo_new(spec, t, err));
 	/* layout takes --radix too and never prices: it accepted a part too
 	 * small for the routers, which cost refused, after the annealing. */
 	rc = layout_check_radix(*t, o->radix, err);
-	if (rc < 0)
+	if (rc < 0) {
+		rc = cli_layout_opt_refused(cmd, err);
 		goto fail_topo;
+	}
 	rc = layout_pack(lo, *t, o->pack, o->per_cabinet, err);
-	if (rc < 0)
+	if (rc < 0) {
+		rc = cli_layout_opt_refused(cmd, err);
 		goto fail_topo;
+	}
 	if (o->per_cabinet && strcmp(lo->rule->name, "canonical")) {
 		/* Only the canonical rule counts routers per cabinet: ignoring
 		 * the option would price another packing than asked for. */
 		rc = nl_errf(err, NL_ECONFIG,
-			     "--per-cabinet %u: only the canonical rule takes it, and %s is packed by rule '%s'; "
+			     "%s: --per-cabinet %u: only the canonical rule takes it, and %s is packed by rule '%s'; "
 			     "expected --pack canonical with it, or no --per-cabinet",
-			     o->per_cabinet, (*t)->spec, lo->rule->name);
+			     cmd, o->per_cabinet, (*t)->spec, lo->rule->name);
 		goto fail_layout;
 	}
 	bool anneal = !strcmp(o->placement, "anneal") || (!strcmp(o->placement, "auto") && layout_auto_anneals(lo));

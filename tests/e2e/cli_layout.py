@@ -131,6 +131,19 @@ def case_outputs():
 
 def case_errors():
     one_line_error(run("cost", code=2), "missing topology SPEC")
+    # Every option error of cost and layout names the command, as run's,
+    # replay's and topo's do (--preset, --pack, --radix and --per-cabinet
+    # said 'netloom: ...', --iterations 'netloom cost: ...').
+    for opts, said in ((("--iterations", "x"), "--iterations: expected an integer"),
+                       (("--preset", "nosuch"), "--preset: unknown cost preset 'nosuch'"),
+                       (("--pack", "nosuch"), "--pack: unknown packaging rule 'nosuch'"),
+                       (("--pack", "flex-fig7"), "--pack: rule 'flex-fig7' does not apply"),
+                       (("--radix", "4"), "--radix: value 4: expected at least 5"),
+                       (("--per-cabinet", "2"), "--per-cabinet 2: only the canonical rule takes it")):
+        spec = "dragonfly:a=4,p=2,h=2" if opts[0] == "--per-cabinet" else "torus:k=4x4"
+        for cmd, out in (("cost", ()), ("layout", ("--lengths", "-"))):
+            p = run(cmd, spec, *opts, *out, code=2)
+            one_line_error(p, f"netloom {cmd}: {said}")
     one_line_error(run("cost", "torus:k=4x4", "--preset", "nosuch", code=2), "unknown cost preset 'nosuch'")
     one_line_error(run("cost", "torus:k=4x4", "--pack", "flex-fig7", code=2), "does not apply")
     one_line_error(run("cost", "torus:k=4x4", "--layout", "foo", code=2), "--layout")
