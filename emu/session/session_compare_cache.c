@@ -258,11 +258,16 @@ static void cmp_cache_path(const struct cmp *c, const char *key, char *out, size
  * or a deadlock (1); never an error (2, not cached) or any other number.
  * A file edited or damaged into valid JSON is a miss, as an unreadable
  * one is, not a failed cell with an empty message. */
+/* The longest runtime a replay reports: its clock counts picoseconds in
+ * a uint64_t, about 213 days. A larger one (1e308) is no replay's, and
+ * its ratios to the other systems' overflow to infinity. */
+#define CMP_RUNTIME_MAX_S ((double)UINT64_MAX * 1e-12)
+
 static bool cmp_cache_sane(json_int_t status, double runtime_s, double comm_share)
 {
 	if (status == 1)
 		return true;
-	return status == 0 && runtime_s >= 0 && comm_share >= 0 && comm_share <= 1;
+	return status == 0 && runtime_s >= 0 && runtime_s <= CMP_RUNTIME_MAX_S && comm_share >= 0 && comm_share <= 1;
 }
 
 bool cmp_cache_get(const struct cmp *c, struct cmp_run *r)
@@ -368,15 +373,30 @@ static void cmp_cost_path(const struct cmp *c, const char *key, char *out, size_
 	snprintf(out, n, "%s/cache/cost-%s.json", c->o->dir, key);
 }
 
+/* The most a system netloom can build is priced at: the port table holds
+ * fewer than 2^31 ports (docs/topologies.md), so at most 2^30 links and
+ * 2^31 terminal cables, and at the presets' dearest lines ($350 a port,
+ * $15,029 a router, about $4M for a 100 km cable, 4 lanes x 0.7 W a
+ * port) such a system stays below $10^18, 10^18 m of cable and 10^10 W.
+ * A cached figure past them (1e308) is no pricing's, and reaches the
+ * report as a 309-digit number and a plot with no bar. */
+#define CMP_COST_MAX_USD 1e18
+#define CMP_LENGTH_MAX_M 1e18
+#define CMP_POWER_MAX_W 1e10
+#define CMP_PORTS_MAX ((json_int_t)1 << 31)
+
 /* Whether a cost entry reads as one cmp_cost_put writes: amounts and
- * counts >= 0 (the presets' router line is floored at $0), the cables by
- * medium adding up to the links, a cabinet at least, and a packaging rule
- * of layout_rule_list(). A file damaged into other values is a miss. */
+ * counts >= 0 (the presets' router line is floored at $0) and within what
+ * a system of the port table prices at, the cables by medium adding up to
+ * the links, a cabinet at least, and a packaging rule of
+ * layout_rule_list(). A file damaged into other values is a miss. */
 static bool cmp_cost_sane(double cost, double power, double length, json_int_t links, json_int_t copper,
 			  json_int_t fibre, json_int_t term, json_int_t cabinets, const char *rule)
 {
-	if (!(cost >= 0 && power >= 0 && length >= 0) || links < 0 || copper < 0 || fibre < 0 || term < 0 ||
-	    cabinets < 1 || cabinets > UINT32_MAX || copper + fibre != links)
+	if (!(cost >= 0 && cost <= CMP_COST_MAX_USD && power >= 0 && power <= CMP_POWER_MAX_W && length >= 0 &&
+	      length <= CMP_LENGTH_MAX_M) ||
+	    links < 0 || links > CMP_PORTS_MAX / 2 || copper < 0 || fibre < 0 || term < 0 || term > CMP_PORTS_MAX ||
+	    cabinets < 1 || cabinets > UINT32_MAX || copper > links || copper + fibre != links)
 		return false;
 	size_t n;
 	const struct layout_rule *const *rules = layout_rule_list(&n);

@@ -122,6 +122,26 @@ EOP
 "$netloom" compare "$dir/study.ini" -o "$dir/damaged" > /dev/null || fail "damaged cost entries: run"
 expect_eq "damaged cost entries: priced, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["cost_evaluations"], d["execution"]["cost_cached"])')" "(2, 0)"
 [ "$(strip "$dir/damaged/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "damaged cost entries: report differs"
+# So is a figure no pricing or replay gives, past what the port table's
+# systems reach: a cost, power or cable length of 1e308 was taken (the
+# report's cost a 309-digit number, its plots without bars), and so was a
+# runtime of 1e308 s (its slowdowns infinite).
+python3 - "$dir/damaged" <<'EOP'
+import glob, json, sys
+costs = sorted(glob.glob(sys.argv[1] + "/cache/cost-*.json"))
+for p, field in zip(costs, ("cost_usd", "power_w")):
+    e = json.load(open(p))
+    e[field] = 1e308
+    e["length_m"] = 1e308 if field == "power_w" else e["length_m"]
+    json.dump(e, open(p, "w"))
+runs = sorted(set(glob.glob(sys.argv[1] + "/cache/*.json")) - set(costs))
+e = json.load(open(runs[0]))
+e["status"], e["runtime_s"] = 0, 1e308
+json.dump(e, open(runs[0], "w"))
+EOP
+"$netloom" compare "$dir/study.ini" -o "$dir/damaged" > /dev/null || fail "huge cached figures: run"
+expect_eq "huge cached figures: priced, cached" "$(json "$dir/damaged/report.json" '(d["execution"]["cost_evaluations"], d["execution"]["cost_cached"], d["execution"]["executed_runs"])')" "(2, 0, 1)"
+[ "$(strip "$dir/damaged/report.json")" = "$(strip "$dir/b/report.json")" ] || fail "huge cached figures: report differs"
 
 # An interrupt while the report is staged (here while gnuplot draws, the
 # report's slow part) removes what was staged and leaves the previous
