@@ -42,6 +42,9 @@ struct layout_model {
 	double cab_width_m;     /* floor pitch along a row (x) */
 	double cab_depth_m;     /* floor pitch between rows (y), aisle included */
 	uint32_t cab_units;     /* rack units per cabinet (42) */
+	bool endpoints_on_board; /* a router's endpoints share its board and take no
+				  * unit of their own (HyperX §5: a board is one
+				  * switch and its 16 terminals) */
 	double unit_m;          /* height of one U: 0.04445 m */
 
 	/* Cable length: intra-cabinet router-router cables are intra_m + 2

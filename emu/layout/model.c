@@ -123,19 +123,23 @@ static const struct layout_model layout_model_fujiwara = {
 
 /* HyperX §5 (seed 001): enclosures of S1 switches on a 2-D floor, 1.2 m
  * pitch in both directions plus one metre of overhead per cable, every
- * cable optical; the switch sits on the board of its terminals. The paper
- * gives no prices, power or backplane lengths. */
+ * cable optical; the switch sits on the board of its terminals ("Each
+ * board thus comprises 16 terminal nodes and one switch", 32 boards an
+ * enclosure), so a board fills one slot, its terminals in it, and the
+ * 128K system's enclosure holds 32 of 42U. The paper gives no prices,
+ * power or backplane lengths. */
 static const struct layout_model layout_model_hyperx = {
 	.name = "hyperx",
 	.help = "HyperX §5 (seed 001): enclosures at a 1.2 m pitch, 1 m overhead per cable, all optical",
 	.notes = "stated: enclosure pitch 1.2 m in each dimension, 1 m overhead per inter-enclosure cable, "
-		 "all cables optical, switch on the board of its terminals (no terminal cables); assumed "
+		 "all cables optical, switch on the board of its terminals (no terminal cables; one slot for both); assumed "
 		 "(the paper gives no prices, power or backplane lengths): intra-enclosure links 1 m "
 		 "(the optical backplane; as flex's intra-rack cable), Besta's fibre and router lines, "
 		 "40 Gbps, 4 x 0.7 W per port",
 	.cab_width_m = 1.2,
 	.cab_depth_m = 1.2,
 	.cab_units = 42,
+	.endpoints_on_board = true,
 	.unit_m = 0.04445,
 	.intra_m = 1.0,
 	.overhead_m = 1.0,
@@ -298,6 +302,33 @@ int layout_check_radix(const struct topo *t, uint32_t radix, struct nl_err *err)
 	return 0;
 }
 
+/* The fullest cabinet and the cabinets over cab_units, in U: a router
+ * and an endpoint 1U each, except under a preset whose endpoints sit on
+ * their router's board (endpoints_on_board), where an endpoint in its
+ * router's cabinet takes no unit of its own; node-only cabinets (ep_cabinet)
+ * keep their endpoints' units, they are not on a switch's board. */
+static int layout_fill(const struct layout *lo, const struct layout_model *m, struct layout_summary *s,
+		       struct nl_err *err)
+{
+	uint32_t *on_board = NULL;
+	if (m->endpoints_on_board && !lo->ep_cabinet) {
+		on_board = calloc(lo->n_cabinets ? lo->n_cabinets : 1, sizeof *on_board);
+		if (!on_board)
+			return nl_errf(err, NL_ENOMEM, "layout: out of memory");
+		for (uint32_t e = 0; e < lo->t->n_endpoints; e++)
+			on_board[lo->cabinet[topo_ep_router(lo->t, e)]]++;
+	}
+	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
+		uint32_t u = lo->units[c] - (on_board ? on_board[c] : 0);
+		if (u > s->max_units)
+			s->max_units = u;
+		if (u > m->cab_units)
+			s->over_units++;
+	}
+	free(on_board);
+	return 0;
+}
+
 int layout_summarise(const struct layout *lo, const struct layout_model *m, uint32_t radix,
 		     struct layout_summary *s, struct nl_err *err)
 {
@@ -375,11 +406,5 @@ int layout_summarise(const struct layout *lo, const struct layout_model *m, uint
 	s->cost_total = s->cost_routers + s->cost_copper + s->cost_fibre + s->cost_terminals;
 	s->power_w = (double)(s->ports_used * m->lanes * m->mw_per_lane) / 1000.0;
 	s->power_part_w = (double)(s->ports_part * m->lanes * m->mw_per_lane) / 1000.0;
-	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
-		if (lo->units[c] > s->max_units)
-			s->max_units = lo->units[c];
-		if (lo->units[c] > m->cab_units)
-			s->over_units++;
-	}
-	return 0;
+	return layout_fill(lo, m, s, err);
 }

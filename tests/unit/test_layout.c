@@ -362,6 +362,11 @@ static void test_hyperx_packaging(void)
 	CHECK_EQ(s.intra_links, 256ull * 496);
 	CHECK_EQ(s.inter_links, 2ull * 16 * 120 * 64);
 	CHECK_EQ(s.inter_links / 32, 7680);
+	/* An enclosure holds 32 boards, each a switch and its 16 terminals
+	 * (§5): 32 of 42U, none over (it counted 32 + 512 = 544U a cabinet,
+	 * all 256 over). */
+	CHECK_EQ(s.max_units, 32);
+	CHECK_EQ(s.over_units, 0);
 	CHECK_NEAR(s.max_m, 19.0, 1e-9);
 	CHECK_NEAR((s.length_m - 1.0 * s.intra_links) / 32, 59904.0, 1e-6); /* backplane: 1 m assumed */
 	double *len = calloc(t->n_ports, sizeof *len);
