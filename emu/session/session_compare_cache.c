@@ -253,16 +253,17 @@ static void cmp_cache_path(const struct cmp *c, const char *key, char *out, size
 	snprintf(out, n, "%s/cache/%s.json", c->o->dir, key);
 }
 
-/* Whether a cache entry's status and figures are ones cmp_cache_put
- * writes: ok (0) with a runtime >= 0 and a communication share in [0, 1],
- * or a deadlock (1); never an error (2, not cached) or any other number.
- * A file edited or damaged into valid JSON is a miss, as an unreadable
- * one is, not a failed cell with an empty message. */
 /* The longest runtime a replay reports: its clock counts picoseconds in
  * a uint64_t, about 213 days. A larger one (1e308) is no replay's, and
  * its ratios to the other systems' overflow to infinity. */
 #define CMP_RUNTIME_MAX_S ((double)UINT64_MAX * 1e-12)
 
+/* Whether a cache entry's status and figures are ones cmp_cache_put
+ * writes: ok (0) with a runtime in [0, CMP_RUNTIME_MAX_S] and a
+ * communication share in [0, 1], or a deadlock (1); never an error (2,
+ * not cached) or any other number.
+ * A file edited or damaged into valid JSON is a miss, as an unreadable
+ * one is, not a failed cell with an empty message. */
 static bool cmp_cache_sane(json_int_t status, double runtime_s, double comm_share)
 {
 	if (status == 1)
