@@ -27,15 +27,28 @@
 
 #define EQ_RNG_BASE (0x45514741ull << 32) /* "EQGA" << 32 | generation */
 
-/* Work allowed, in BFS edge steps: each of population x (generations + 1)
- * evaluations is a BFS over N routers of radix K (about 5.7 x 10^8 steps a
- * second on an AMD EPYC core: the 8,000-router design of issue 16 is
- * 1.25 x 10^9, 2.2 s; the 64,000-router one 10^10, 18 s). Past this, about
- * six minutes, a request is refused before it starts instead of running
- * for hours or days (--routers 16 --radix 4 --population 100000
- * --generations 1000000 is 6.4 x 10^12). */
-#define EQ_MAX_WORK 2e11
-#define EQ_STEPS_PER_S 5.7e8
+/* Work allowed: each of population x (generations + 1) evaluations is a
+ * BFS over N routers of radix K, N x K steps. The rate falls as the BFS's
+ * dist and queue arrays (8N bytes) leave the caches, so it is taken by
+ * size, on the conservative side of what a release build measured on a
+ * shared 2-core AMD EPYC (default population and generations unless said):
+ * 3.6-5.5 x 10^8 steps a second up to 64,000 routers (the 8,000-router
+ * radix-64 design of issue 16, 1.25 x 10^9 steps, 3.7 s loaded), 2.1-3.5
+ * x 10^8 at 250,000 to 1,000,000 (1,000,000 radix 3, 7.3 x 10^9 steps,
+ * 34.5 s), 1.0-2.3 x 10^8 at 4 and 16.8 million. A request past six
+ * minutes at its size's rate is refused before it starts instead of
+ * running for hours or days (--routers 16 --radix 4 --population 100000
+ * --generations 1000000 is 6.4 x 10^12 steps). */
+#define EQ_MAX_S 360.0
+
+static double eq_steps_per_s(uint32_t N)
+{
+	if (N <= 65536)
+		return 4e8;
+	if (N <= 1048576)
+		return 2e8;
+	return 1e8;
+}
 
 /* --- evaluation ------------------------------------------------------------------ */
 
@@ -284,15 +297,16 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 	if (popn < 2)
 		return nl_errf(err, NL_EINVAL, "design equality: population %u: expected at least 2", popn);
 	double work = (double)popn * ((double)gens + 1) * N * K;
-	if (work > EQ_MAX_WORK) {
-		double min = work / EQ_STEPS_PER_S / 60;
+	double rate = eq_steps_per_s(N), max_work = EQ_MAX_S * rate;
+	if (work > max_work) {
+		double min = work / rate / 60;
 		return nl_errf(err, NL_EINVAL,
 			       "design equality: --routers %u --radix %u --population %u --generations %u is %.5g BFS "
-			       "steps (population x (generations + 1) x routers x radix), about %.0f %s of work; expected "
-			       "at most %.0g (about %.0f minutes): fewer routers, a smaller radix or population, or fewer "
-			       "generations",
-			       N, K, popn, gens, work, min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes",
-			       EQ_MAX_WORK, EQ_MAX_WORK / EQ_STEPS_PER_S / 60);
+			       "steps (population x (generations + 1) x routers x radix), about %.0f %s of work at %.0g "
+			       "steps a second; expected at most %.3g (about %.0f minutes): fewer routers, a smaller radix "
+			       "or population, or fewer generations",
+			       N, K, popn, gens, work, min >= 120 ? min / 60 : min, min >= 120 ? "hours" : "minutes", rate,
+			       max_work, EQ_MAX_S / 60);
 	}
 
 	/* Items: one-port (odd 3..N-3, and N/2 if even), then two-port. */
