@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "core/progress.h"
 #include "layout/layout.h"
 #include "topo/topo.h"
 #include "topo/topo_tree.h"
@@ -553,6 +554,24 @@ fail:
 	return cli_report(&err);
 }
 
+/* Writes the rendered export, saying so on a terminal when it is large:
+ * foldedhypercube:n=20 as JSON is 836 MB, whose write and sync take
+ * seconds after the rendering's progress line has gone. Below 32 MB (a
+ * fraction of a second) nothing is drawn, as no progress line is. */
+static int export_write_shown(const char *output, const char *buf, size_t len, struct nl_err *err)
+{
+	struct progress pr;
+	char detail[64];
+	progress_init(&pr, strcmp(output, "-") ? output : "standard output");
+	if (len >= ((size_t)32 << 20)) {
+		snprintf(detail, sizeof detail, "writing %.0f MB", (double)len / 1e6);
+		progress_show(&pr, detail);
+	}
+	int rc = out_write_atomic(output, buf, len, err);
+	progress_done(&pr);
+	return rc;
+}
+
 static int topo_export_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -625,7 +644,7 @@ static int topo_export_main(int argc, char **argv)
 		rc = analyze_export(t, &pk, (enum analyze_format)fmt, mf, &err);
 		fclose(mf);
 		if (rc == 0)
-			is_unwritten = (rc = out_write_atomic(output, buf, len, &err)) < 0;
+			is_unwritten = (rc = export_write_shown(output, buf, len, &err)) < 0;
 	}
 	free(buf);
 	layout_release(&lo);

@@ -42,6 +42,14 @@ void progress_update(struct progress *p, double fraction, const char *detail)
 	p->drawn = true;
 }
 
+void progress_show(struct progress *p, const char *detail)
+{
+	if (!p->enabled)
+		return;
+	fprintf(stderr, "\r\033[K%s: %s", p->label, detail);
+	p->drawn = true;
+}
+
 void progress_done(struct progress *p)
 {
 	if (p->enabled && p->drawn)

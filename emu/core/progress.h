@@ -23,6 +23,11 @@ void progress_init(struct progress *p, const char *label);
  * text such as "cycle 12000". Cheap when not due: call it freely. */
 void progress_update(struct progress *p, double fraction, const char *detail);
 
+/* Draw `detail` now, not waiting for a redraw to fall due: for a phase
+ * that is one long call (writing a file of hundreds of megabytes), where
+ * no later update comes to draw it. */
+void progress_show(struct progress *p, const char *detail);
+
 /* Clear the line. */
 void progress_done(struct progress *p);
 

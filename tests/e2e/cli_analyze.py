@@ -143,6 +143,30 @@ def case_describe_progress():
     eq("stdout unchanged", out, plain.stdout)
 
 
+def case_export_progress():
+    # foldedhypercube:n=18 as an edge list (262,144 routers, 38 MB) rendered
+    # for a second or more, then was written and synced, with nothing on the
+    # terminal after the router graph's line (n=20 as JSON: 836 MB, 12 s
+    # rendering, 4 s writing): a terminal now sees the rendering (its share
+    # done) and the write, cleared at the end; a pipe, or NETLOOM_PROGRESS=0
+    # on a terminal, sees nothing.
+    env = {k: v for k, v in ENV.items() if k != "NETLOOM_PROGRESS"}
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.edgelist")
+        args = ("topo", "export", "foldedhypercube:n=18", "--format", "edgelist", "-o", out)
+        _, tty = run_tty(args, env)
+        check(f"rendering progress on a terminal: {tty[-600:]!r}",
+              b"rendering edgelist: " in tty and b"% " in tty and b" of 262144" in tty)
+        mb = round(os.path.getsize(out) / 1e6)
+        check(f"writing {mb} MB shown on a terminal: {tty[-200:]!r}", f"{out}: writing {mb} MB".encode() in tty)
+        check("line cleared at the end", tty.endswith(b"\r\x1b[K"))
+        with open(out, "rb") as f:
+            eq("file header", f.readline(), b"# netloom edgelist foldedhypercube:n=18,p=1\n")
+        eq("stderr when not a terminal", run(*args, env=env).stderr, b"")
+        _, tty = run_tty(args, {**env, "NETLOOM_PROGRESS": "0"})
+        eq("terminal with NETLOOM_PROGRESS=0", tty, b"")
+
+
 def case_describe_trunks():
     # HyperX with trunking K = 2 in dimension 1: links count each trunk once.
     d = run_json("topo", "describe", "hyperx:s=4x3,k=1x2,t=2", "--json", "--bisection")
