@@ -105,6 +105,23 @@ static uint32_t export_cabinet(const struct topo *t, const struct analyze_packin
 	return pk ? pk->cabinet[r] : topo_router_cabinet(t, r);
 }
 
+/* A grid router's drawing position: dimension 0 across, 1 down, as the
+ * coordinates; a third dimension's layers (and a fifth's) are placed side
+ * by side across, a fourth's (and a sixth's) below one another, each
+ * layer one column or row apart from the next, so no two routers share a
+ * position (torus:k=4x4x4 drew its 4 layers on the same 16 points). */
+static void export_grid_pos(const struct topo_grid *g, uint32_t r, uint64_t *x, uint64_t *y)
+{
+	uint64_t pos[2] = {0, 0}, place[2] = {1, 1};
+	for (int d = 0; d < g->n_dims; d++) {
+		int axis = d % 2;
+		pos[axis] += place[axis] * topo_grid_coord(g, r, d);
+		place[axis] *= d < 2 ? g->k[d] + 1 : g->k[d];
+	}
+	*x = pos[0];
+	*y = pos[1];
+}
+
 static void export_dot(const struct topo *t, const struct analyze_packing *pk, const struct analyze_graph *g,
 		       struct progress *pr, FILE *f)
 {
@@ -123,8 +140,11 @@ static void export_dot(const struct topo *t, const struct analyze_packing *pk, c
 				fprintf(f, "%s%u", d ? "," : "", c[d]);
 			fprintf(f, "\"");
 		}
-		if (t->grid)
-			fprintf(f, ", pos=\"%u,%u!\"", c[0], nc > 1 ? c[1] : 0);
+		if (t->grid) {
+			uint64_t x, y;
+			export_grid_pos(t->grid, r, &x, &y);
+			fprintf(f, ", pos=\"%llu,%llu!\"", (unsigned long long)x, (unsigned long long)y);
+		}
 		fprintf(f, "];\n");
 	}
 	for (uint32_t a = 0; a < g->n; a++) {

@@ -401,6 +401,22 @@ def case_export():
         eq("coord of router 5", d["routers"][5]["coord"], [1, 1])
         dot = run("topo", "export", "torus:k=4x3", "--format", "dot").stdout.decode()
         eq("dot edges", dot.count(" -- "), 24)
+        # Grid positions: a 2-D grid is drawn at its coordinates; a third
+        # dimension's layers (a fourth's) are shifted across (down) as
+        # wholes, so no two routers share a point (torus:k=4x4x4 drew its
+        # 4 layers on the same 16 points, mesh:k=3x2x2x2 its 8 on 6).
+        for spec, n in (("torus:k=4x3", 12), ("torus:k=4x4x4", 64), ("mesh:k=3x2x2x2", 24)):
+            dot = run("topo", "export", spec, "--format", "dot").stdout.decode()
+            nodes = [([int(v) for v in c.split(",")], (int(x), int(y)))
+                     for c, x, y in re.findall(r'coord="([0-9,]+)", pos="(\d+),(\d+)!"', dot)]
+            eq(f"{spec}: routers with a position", len(nodes), n)
+            eq(f"{spec}: routers sharing a position", len(nodes) - len({p for _, p in nodes}), 0)
+            shift = {}
+            for c, (x, y) in nodes:
+                shift.setdefault(tuple(c[2:]), set()).add((x - c[0], y - c[1]))
+            eq(f"{spec}: each layer keeps the 2-D drawing", [len(v) for v in shift.values()], [1] * len(shift))
+            if len(c) == 2:
+                eq(f"{spec}: 2-D at its coordinates", shift[()], {(0, 0)})
         # The cabinets are netloom cost's packaging: a dragonfly's groups,
         # one per cabinet (they were the topology's canonical 16 routers
         # per cabinet: 3 cabinets where cost counts 9).
