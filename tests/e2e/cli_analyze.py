@@ -929,6 +929,17 @@ def case_help():
           "every random choice" not in h and "spec's seed=" in h)
     eq("--seed leaves dln's graph", run_json("topo", "describe", "dln:n=50,d=4", "--seed", "7", "--json")["aspl"],
        run_json("topo", "describe", "dln:n=50,d=4", "--json")["aspl"])
+    # design equality --help gives each option's range as its refusal does
+    # and says large searches are refused (it said '>= 6' for --routers and
+    # nothing for the rest, nor of the limit).
+    h = run("design", "equality", "--help").stdout.decode()
+    for opt in ("--routers", "--endpoints", "--population", "--generations"):
+        args = ("--routers", "14", "--radix", "6", opt, "x") if opt != "--routers" else ("--routers", "x")
+        err = run("design", "equality", *args, code=2).stderr.decode()
+        rng = re.search(r"expected an integer in (\d+\.\.\d+)", err).group(1)
+        line = next((ln for ln in h.splitlines() if ln.lstrip().startswith(opt + " ")), "")
+        check(f"design equality --help gives {opt} {rng}: {line!r}", rng in line)
+    check("design equality --help says large searches are refused", "refused" in h)
     lst = run("topo", "list").stdout.decode()
     for fam in ("torus", "mesh", "hyperx"):
         if f"  {fam} " not in lst:
