@@ -622,6 +622,66 @@ static void rec_check_folders(const char *out, const char *tmp, char *bad, size_
 	rec_check_folder("NETLOOM_TRACE", out, dir, bad, cap);
 }
 
+/* The folder the stream files go in, as rec_paths puts them: tmpdir when
+ * set, else the archive's folder ("." for a bare name). */
+static const char *rec_stream_folder(const char *out, const char *tmpdir, char *dir, size_t cap)
+{
+	const char *slash = out && *out ? strrchr(out, '/') : NULL;
+
+	if (tmpdir && *tmpdir)
+		return tmpdir;
+	if (!slash)
+		return ".";
+	snprintf(dir, cap, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	return dir;
+}
+
+/* The run tag in the stream files' names: rank 0's pid and clock, at a
+ * fixed width so that the longest name the run creates is known before
+ * the tag is (rec_check_name_length), not dependent on the pid. */
+#define REC_RUN_TAG_FMT "%016llx-%016llx"
+#define REC_RUN_TAG_LEN 33
+
+/* The archive's name (NETLOOM_TRACE, or "<app>-<np>.nlt") against the
+ * longest file name the run creates from it in folder: the last rank's
+ * stream ".NAME.<run>.r<rank>.stream" (rank 0's ".xfer" copies and the
+ * archive's temporary name are shorter). Past the folder's limit, every
+ * rank found it creating its stream, a line each; now it is said once. */
+static void rec_check_name_length(const char *out, const char *folder, char *bad, size_t cap)
+{
+	char def[REC_STR_MAX + 32];
+	const char *name = out, *slash;
+	long limit;
+
+	if (!out || !*out) {
+		snprintf(def, sizeof def, "%s-%d.nlt", rec.application, rec.size);
+		name = def;
+	}
+	slash = strrchr(name, '/');
+	const char *base = slash ? slash + 1 : name;
+	int rank_digits = snprintf(NULL, 0, "%d", rec.size - 1);
+	size_t extra = strlen(".") + strlen(".") + REC_RUN_TAG_LEN + strlen(".r") + (size_t)rank_digits +
+		       strlen(".stream");
+	limit = pathconf(folder, _PC_NAME_MAX);
+	if (limit <= 0)
+		limit = NAME_MAX; /* unknown or no limit: the usual one */
+	if (strlen(base) + extra <= (size_t)limit)
+		return;
+	size_t most = (size_t)limit > extra ? (size_t)limit - extra : 0;
+	if (out && *out)
+		snprintf(bad, cap,
+			 "NETLOOM_TRACE='%s': file name of %zu bytes; the ranks' stream files "
+			 "(.NAME.<run>.r<rank>.stream) add %zu, past the folder's limit of %ld bytes a name; "
+			 "expected a file name of at most %zu bytes",
+			 out, strlen(base), extra, limit, most);
+	else
+		snprintf(bad, cap,
+			 "default archive name '%s' (NETLOOM_TRACE unset): %zu bytes; the ranks' stream files "
+			 "(.NAME.<run>.r<rank>.stream) add %zu, past the folder's limit of %ld bytes a name; "
+			 "expected NETLOOM_TRACE set to a file name of at most %zu bytes",
+			 name, strlen(base), extra, limit, most);
+}
+
 /* The settings (environment variables), checked in MPI_Init: parsed into
  * rec (NETLOOM_TRACE_CPU into *cpu: 'a'uto, 'y' on, 'n' off), or the first
  * problem, as one line without the "netloom-record: " prefix, in bad
@@ -632,6 +692,8 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 	const char *polls = getenv("NETLOOM_TRACE_POLLS");
 	const char *out = getenv("NETLOOM_TRACE");
 	const char *sb = getenv("NETLOOM_TRACE_START_BARRIER");
+	const char *tmpdir = getenv("NETLOOM_TRACE_TMPDIR");
+	char dir[PATH_MAX];
 	struct stat st;
 
 	bad[0] = '\0';
@@ -664,7 +726,10 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 			 "the archive's file name (e.g. run.nlt)");
 		return;
 	}
-	rec_check_folders(out, getenv("NETLOOM_TRACE_TMPDIR"), bad, cap);
+	rec_check_folders(out, tmpdir, bad, cap);
+	if (bad[0])
+		return;
+	rec_check_name_length(out, rec_stream_folder(out, tmpdir, dir, sizeof dir), bad, cap);
 	if (bad[0])
 		return;
 	rec.start_barrier = 0;
@@ -719,6 +784,7 @@ static void rec_start(int provided)
 	PMPI_Comm_set_errhandler(rec.priv, MPI_ERRORS_RETURN);
 	rec.is_enabled = true;
 
+	rec_read_cmdline(); /* the default archive name is the program's */
 	rec_read_settings(bad, sizeof bad, &cpu_mode);
 	if (rec.rank == 0) {
 		agree.tag_pid = (uint64_t)getpid();
@@ -751,9 +817,8 @@ static void rec_start(int provided)
 	rec.is_cpu_time = cpu_mode == 'y'   ? true
 			  : cpu_mode == 'n' ? false
 					    : !rec.cores_per_host || rec.ranks_per_host > rec.cores_per_host;
-	snprintf(run_tag, sizeof run_tag, "%llx-%llx", (unsigned long long)agree.tag_pid,
+	snprintf(run_tag, sizeof run_tag, REC_RUN_TAG_FMT, (unsigned long long)agree.tag_pid,
 		 (unsigned long long)agree.tag_ns);
-	rec_read_cmdline();
 	rec_read_machine();
 	rec_read_mpi_library();
 	rec.is_active = true; /* from here on, failures go through rec_fail */
