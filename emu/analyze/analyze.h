@@ -265,6 +265,16 @@ struct analyze_hx {
 int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct analyze_hx *out,
 			  struct nl_err *err);
 
+/* Why the search finds nothing: the HyperX (regular or general) of radix
+ * <= R and relative bisection >= B with the most terminals, within the
+ * search's limits (at most ANALYZE_HX_MAX_L and R - 1 dimensions, the same
+ * step budget), in out (found = true; T its terminals a switch, so the
+ * most terminals are switches * T, saturated at 2^63). Ties keep the
+ * smaller T. NL_ERANGE when the step budget runs out first, NL_EINVAL for
+ * a request analyze_hyperx_design refuses. */
+int analyze_hyperx_reach(const struct analyze_hx_req *req, bool regular, struct analyze_hx *out,
+			 struct nl_err *err);
+
 /* Equality design by genetic algorithm (seed 002 §3.3). */
 struct analyze_eq_req {
 	uint32_t N;          /* routers, even, >= 6 */

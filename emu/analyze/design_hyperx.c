@@ -15,6 +15,7 @@
 #include "analyze/analyze.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -54,6 +55,35 @@ static uint32_t hx_min_k(double B, uint32_t T, uint32_t S)
 	return k < 1 ? 1 : (uint32_t)k;
 }
 
+/* Fill o with the HyperX of shape S[0..L-1] (P switches), T terminals a
+ * switch and the least K meeting the bisection (eq. 4), which fits radix
+ * R (eq. 2). */
+static void hx_record(struct analyze_hx *o, double B, uint32_t R, uint32_t T, const uint32_t *S, uint32_t L,
+		      uint64_t P)
+{
+	uint64_t ports = T, minks = UINT64_MAX;
+
+	o->found = true;
+	o->L = L;
+	o->T = T;
+	o->switches = P;
+	for (uint32_t k = 0; k < L; k++) {
+		o->S[k] = S[k];
+		o->K[k] = hx_min_k(B, T, S[k]);
+		ports += (uint64_t)o->K[k] * (S[k] - 1);
+		if ((uint64_t)o->K[k] * S[k] < minks)
+			minks = (uint64_t)o->K[k] * S[k];
+	}
+	o->ports = (uint32_t)ports;
+	o->beta = (double)minks / (2.0 * T);
+	/* The largest T the same S, K admit: ports (2) and bisection (4). */
+	uint64_t tmax = R - (ports - T);
+	double tb = floor((double)minks / (2.0 * B) + 1e-9);
+	if (tb < (double)tmax)
+		tmax = (uint64_t)tb;
+	o->T_max = (uint32_t)tmax;
+}
+
 /* Check shape S[0..L-1] with product P; record it if it beats the best. */
 static void hx_try(struct hx_search *h, uint64_t P)
 {
@@ -73,27 +103,8 @@ static void hx_try(struct hx_search *h, uint64_t P)
 	}
 	if (ports > h->R)
 		return;
-	struct analyze_hx *o = h->out;
 	h->best = P;
-	o->found = true;
-	o->L = h->L;
-	o->T = T;
-	o->switches = P;
-	o->ports = (uint32_t)ports;
-	uint64_t minks = UINT64_MAX;
-	for (uint32_t k = 0; k < h->L; k++) {
-		o->S[k] = h->S[k];
-		o->K[k] = K[k];
-		if ((uint64_t)K[k] * h->S[k] < minks)
-			minks = (uint64_t)K[k] * h->S[k];
-	}
-	o->beta = (double)minks / (2.0 * T);
-	/* The largest T the same S, K admit: ports (2) and bisection (4). */
-	uint64_t tmax = h->R - (ports - T);
-	double tb = floor((double)minks / (2.0 * h->B) + 1e-9);
-	if (tb < (double)tmax)
-		tmax = (uint64_t)tb;
-	o->T_max = (uint32_t)tmax;
+	hx_record(h->out, h->B, h->R, T, h->S, h->L, P);
 }
 
 /* The fewest ports a dimension of S switches can charge in (2): K >=
@@ -191,6 +202,184 @@ int analyze_hyperx_design(const struct analyze_hx_req *req, bool regular, struct
 				       (unsigned long long)req->N, req->R, regular ? "regular" : "general",
 				       (unsigned long long)HX_MAX_WORK, L);
 		}
+	}
+	return 0;
+}
+
+/* --- reach: why nothing meets a request ----------------------------------- */
+
+/* Products saturate here: --terminals is below 2^63, so a larger count
+ * stands for "more than any request". */
+#define HX_REACH_CAP (1ull << 63)
+
+static uint64_t hx_mul_cap(uint64_t a, uint64_t b)
+{
+	return b && a > HX_REACH_CAP / b ? HX_REACH_CAP : a * b;
+}
+
+/* The ports a dimension of S switches takes at T terminals a switch: the
+ * least K meeting the bisection (eq. 4) times its S - 1 links. */
+static uint64_t hx_dim_ports(double B, uint32_t T, uint32_t S)
+{
+	return (uint64_t)hx_min_k(B, T, S) * (S - 1);
+}
+
+/* A lower bound of hx_dim_ports over T >= t that is nondecreasing in S
+ * (hx_min_ports scaled by t), so the loops over S can break on it. */
+static uint64_t hx_dim_floor(double B, uint32_t T, uint32_t S)
+{
+	double kb = ceil(2.0 * B * (double)T * (double)(S - 1) / (double)S - 1e-9);
+	return kb > (double)(S - 1) ? (uint64_t)kb : (uint64_t)(S - 1);
+}
+
+struct hx_reach {
+	double B;
+	uint32_t R;
+	uint32_t Lcap;          /* the search's most dimensions: R - 1 and ANALYZE_HX_MAX_L */
+	uint64_t work;          /* steps so far, against HX_MAX_WORK as the search */
+	uint64_t most;          /* most terminals so far */
+	struct analyze_hx *out; /* the configuration reaching them */
+};
+
+/* Keep S[0..L-1] (any order) at T terminals when it has more terminals
+ * than the best so far; ties keep the earlier (smaller T). */
+static void hx_reach_keep(struct hx_reach *r, uint32_t T, uint32_t *S, uint32_t L, uint64_t P)
+{
+	uint64_t terminals = hx_mul_cap(P, T);
+
+	if (terminals <= r->most)
+		return;
+	for (uint32_t i = 1; i < L; i++) /* nondecreasing, as eq. 6 lists them */
+		for (uint32_t j = i; j > 0 && S[j - 1] > S[j]; j--) {
+			uint32_t t = S[j];
+			S[j] = S[j - 1];
+			S[j - 1] = t;
+		}
+	r->most = terminals;
+	hx_record(r->out, r->B, r->R, T, S, L, P);
+}
+
+/* Regular: L dimensions of S switches each, as many as the ports left
+ * after T terminals pay for. */
+static void hx_reach_regular(struct hx_reach *r)
+{
+	uint32_t S[ANALYZE_HX_MAX_L];
+
+	for (uint32_t T = 1; T < r->R && hx_dim_floor(r->B, T, 2) <= r->R - T; T++) {
+		uint64_t budget = r->R - T;
+		for (uint32_t s = 2; hx_dim_floor(r->B, T, s) <= budget; s++) {
+			if (++r->work > HX_MAX_WORK)
+				return;
+			uint64_t cost = hx_dim_ports(r->B, T, s);
+			if (cost > budget)
+				continue;
+			uint32_t L = budget / cost < r->Lcap ? (uint32_t)(budget / cost) : r->Lcap;
+			uint64_t P = 1;
+			for (uint32_t k = 0; k < L; k++) {
+				S[k] = s;
+				P = hx_mul_cap(P, s);
+			}
+			hx_reach_keep(r, T, S, L, P);
+		}
+	}
+}
+
+/* General, at T terminals a switch: the most switches within the ports
+ * left, by a knapsack over (dimensions used, ports spent): most[l][c] is
+ * the largest product of at most l dimensions costing at most c ports,
+ * pick[l][c] the S of its last dimension (0: fewer than l). 0, or -1 out
+ * of memory; stops (r->work past HX_MAX_WORK) when the steps would pass
+ * the limit. */
+static int hx_reach_general_t(struct hx_reach *r, uint32_t T)
+{
+	uint32_t budget = r->R - T, L = r->Lcap < budget ? r->Lcap : budget;
+	size_t w = (size_t)budget + 1;
+	uint32_t S[ANALYZE_HX_MAX_L];
+
+	/* Each cell is a step, whether or not a dimension fits in it. */
+	if ((uint64_t)L * w > HX_MAX_WORK - r->work) {
+		r->work = HX_MAX_WORK + 1;
+		return 0;
+	}
+	r->work += (uint64_t)L * w;
+	uint64_t *most = malloc((L + 1) * w * sizeof *most);
+	uint32_t *pick = malloc((L + 1) * w * sizeof *pick);
+	if (!most || !pick) {
+		free(most);
+		free(pick);
+		return -1;
+	}
+	for (size_t c = 0; c < w; c++) {
+		most[c] = 1;
+		pick[c] = 0;
+	}
+	for (uint32_t l = 1; l <= L && r->work <= HX_MAX_WORK; l++) {
+		const uint64_t *prev = most + (l - 1) * w;
+		uint64_t *cur = most + l * w;
+		uint32_t *cp = pick + l * w;
+		for (size_t c = 0; c < w && r->work <= HX_MAX_WORK; c++) {
+			cur[c] = prev[c];
+			cp[c] = 0;
+			for (uint32_t s = 2; hx_dim_floor(r->B, T, s) <= c; s++) {
+				if (++r->work > HX_MAX_WORK)
+					break;
+				uint64_t cost = hx_dim_ports(r->B, T, s);
+				if (cost > c)
+					continue;
+				uint64_t v = hx_mul_cap(prev[c - cost], s);
+				if (v > cur[c]) {
+					cur[c] = v;
+					cp[c] = s;
+				}
+			}
+		}
+	}
+	if (r->work <= HX_MAX_WORK) {
+		uint32_t n = 0;
+		size_t c = budget;
+		for (uint32_t l = L; l > 0; l--) {
+			uint32_t s = pick[l * w + c];
+			if (s) {
+				S[n++] = s;
+				c -= hx_dim_ports(r->B, T, s);
+			}
+		}
+		if (n) /* no dimension fits the ports left: no HyperX at this T */
+			hx_reach_keep(r, T, S, n, most[L * w + budget]);
+	}
+	free(most);
+	free(pick);
+	return 0;
+}
+
+int analyze_hyperx_reach(const struct analyze_hx_req *req, bool regular, struct analyze_hx *out,
+			 struct nl_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (req->R < 2 || !(req->B > 0) || req->B > (double)req->R - 1.0 + 1e-9)
+		return nl_errf(err, NL_EINVAL, "design hyperx: reach: radix %u, bisection %g: not a valid request", req->R,
+			       req->B);
+	struct hx_reach r = {
+		.B = req->B,
+		.R = req->R,
+		.Lcap = req->R - 1 < ANALYZE_HX_MAX_L ? req->R - 1 : ANALYZE_HX_MAX_L,
+		.out = out,
+	};
+	if (regular)
+		hx_reach_regular(&r);
+	else
+		/* T past the ports the smallest dimension leaves: none beyond. */
+		for (uint32_t T = 1; T < req->R && hx_dim_floor(req->B, T, 2) <= req->R - T && r.work <= HX_MAX_WORK;
+		     T++)
+			if (hx_reach_general_t(&r, T) < 0) {
+				memset(out, 0, sizeof *out);
+				return nl_errf(err, NL_ENOMEM, "out of memory");
+			}
+	if (r.work > HX_MAX_WORK) {
+		memset(out, 0, sizeof *out);
+		return nl_errf(err, NL_ERANGE,
+			       "the most terminals within radix %u was not found within the search's limit of %llu steps",
+			       req->R, (unsigned long long)HX_MAX_WORK);
 	}
 	return 0;
 }

@@ -130,28 +130,35 @@ static void hx_vec_text(FILE *f, const uint32_t *v, uint32_t n, char sep)
 		fprintf(f, "%s%u", i ? (sep == 'x' ? "x" : ",") : "", v[i]);
 }
 
+/* The topology SPEC that builds h ("" when out of memory). */
+static void hx_spec(char *spec, size_t cap, const struct analyze_hx *h)
+{
+	FILE *f = fmemopen(spec, cap, "w");
+
+	if (!f) {
+		spec[0] = '\0';
+		return;
+	}
+	fprintf(f, "hyperx:s=");
+	hx_vec_text(f, h->S, h->L, 'x');
+	fprintf(f, ",k=");
+	hx_vec_text(f, h->K, h->L, 'x');
+	fprintf(f, ",t=%u", h->T);
+	fputc('\0', f);
+	fclose(f);
+}
+
 static json_t *hx_json(const struct analyze_hx *h)
 {
 	if (!h->found)
 		return json_null();
 	json_t *o = json_object(), *S = json_array(), *K = json_array();
 	char spec[512];
-	FILE *f = fmemopen(spec, sizeof spec, "w");
 	for (uint32_t i = 0; i < h->L; i++) {
 		json_array_append_new(S, json_integer(h->S[i]));
 		json_array_append_new(K, json_integer(h->K[i]));
 	}
-	if (f) {
-		fprintf(f, "hyperx:s=");
-		hx_vec_text(f, h->S, h->L, 'x');
-		fprintf(f, ",k=");
-		hx_vec_text(f, h->K, h->L, 'x');
-		fprintf(f, ",t=%u", h->T);
-		fputc('\0', f);
-		fclose(f);
-	} else {
-		spec[0] = '\0';
-	}
+	hx_spec(spec, sizeof spec, h);
 	json_object_set_new(o, "L", json_integer(h->L));
 	json_object_set_new(o, "S", S);
 	json_object_set_new(o, "K", K);
@@ -166,10 +173,32 @@ static json_t *hx_json(const struct analyze_hx *h)
 	return o;
 }
 
-static void hx_text(FILE *f, const char *what, const struct analyze_hx *h)
+/* The line when no HyperX meets the request: the most terminals one of
+ * the radix and bisection reaches, and which (it said only "no HyperX
+ * meets the request", leaving the architect to guess how far to lower
+ * --terminals or raise --radix). */
+static void hx_none_text(FILE *f, const char *what, const struct analyze_hx_req *req)
+{
+	struct analyze_hx most;
+	struct nl_err err = {0};
+	char spec[512];
+
+	if (analyze_hyperx_reach(req, !strcmp(what, "regular"), &most, &err) < 0) {
+		fprintf(f, "%-8s no HyperX meets the request (%s)\n", what, err.msg);
+		return;
+	}
+	uint64_t terminals = most.switches * most.T;
+	hx_spec(spec, sizeof spec, &most);
+	fprintf(f,
+		"%-8s no HyperX meets the request: within radix %u and bisection %g the most terminals are %llu (%s); "
+		"expected --terminals %llu or fewer, a larger --radix or a smaller --bisection\n",
+		what, req->R, req->B, (unsigned long long)terminals, spec, (unsigned long long)terminals);
+}
+
+static void hx_text(FILE *f, const char *what, const struct analyze_hx *h, const struct analyze_hx_req *req)
 {
 	if (!h->found) {
-		fprintf(f, "%-8s no HyperX meets the request\n", what);
+		hx_none_text(f, what, req);
 		return;
 	}
 	fprintf(f, "%-8s L=%u S=(", what, h->L);
@@ -257,8 +286,8 @@ static int design_hyperx_main(int argc, char **argv)
 			return cli_report(&(struct nl_err){NL_ENOMEM, "out of memory"});
 		fprintf(f, "HyperX with >= %llu terminals, radix <= %llu, relative bisection >= %g (seed 001 §3.1.2)\n",
 			(unsigned long long)N, (unsigned long long)R, B);
-		hx_text(f, "regular", &reg);
-		hx_text(f, "general", &gen);
+		hx_text(f, "regular", &reg, &req);
+		hx_text(f, "general", &gen, &req);
 		fclose(f);
 		rc = design_emit_text(output, buf, len, &err);
 	}

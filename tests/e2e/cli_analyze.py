@@ -580,6 +580,23 @@ def case_design_hyperx():
     t = run_json("topo", "describe", d["regular"]["spec"], "--json", "--sampled", "--samples", "8")
     eq("regular built routers", t["routers"], 4096)
     eq("regular built radix", t["radix"], d["regular"]["ports"])
+    # Nothing fits: each line says the most terminals a HyperX of the
+    # radix and bisection reaches, and which (it said only "no HyperX meets
+    # the request"); that most finds it, one terminal more finds none.
+    none = run("design", "hyperx", "--terminals", "1000", "--radix", "3", "--bisection", "0.5").stdout.decode()
+    for kind in ("regular", "general"):
+        eq(f"{kind} at radix 3", [l for l in none.splitlines() if l.startswith(kind)],
+           [f"{kind:<8} no HyperX meets the request: within radix 3 and bisection 0.5 the most terminals are 4 "
+            "(hyperx:s=2x2,k=1x1,t=1); expected --terminals 4 or fewer, a larger --radix or a smaller --bisection"])
+    none = run("design", "hyperx", "--terminals", "1000", "--radix", "12", "--bisection", "3").stdout.decode()
+    for kind, most, spec in (("regular", 36, "hyperx:s=6x6,k=1x1,t=1"), ("general", 42, "hyperx:s=6x7,k=1x1,t=1")):
+        eq(f"{kind} at radix 12", [l for l in none.splitlines() if l.startswith(kind)],
+           [f"{kind:<8} no HyperX meets the request: within radix 12 and bisection 3 the most terminals are {most} "
+            f"({spec}); expected --terminals {most} or fewer, a larger --radix or a smaller --bisection"])
+        d = run_json("design", "hyperx", "--terminals", str(most), "--radix", "12", "--bisection", "3", "--json")
+        eq(f"{kind} {most} at radix 12", (d[kind] or {}).get("terminals"), most)
+        d = run_json("design", "hyperx", "--terminals", str(most + 1), "--radix", "12", "--bisection", "3", "--json")
+        eq(f"{kind} {most + 1} at radix 12", d[kind], None)
 
 
 def case_design_equality():
