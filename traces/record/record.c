@@ -496,7 +496,7 @@ static int rec_absolute(char *path, size_t cap)
 /* NETLOOM_TRACE, or "<app>-<np>.nlt" in the working directory. The stream
  * files go beside the archive (NETLOOM_TRACE_TMPDIR overrides), named with
  * a run tag all ranks share so concurrent runs do not collide. */
-static int rec_paths(const char *run_tag)
+static int rec_paths(const char *run_tag, int rank)
 {
 	const char *env = getenv("NETLOOM_TRACE");
 	const char *tmp = getenv("NETLOOM_TRACE_TMPDIR");
@@ -526,7 +526,7 @@ static int rec_paths(const char *run_tag)
 		snprintf(dir, sizeof dir, "/");
 	base = base ? base + 1 : rec.out_path;
 	n = snprintf(rec.stream_path, sizeof rec.stream_path, "%s/.%s.%s.r%d.stream", dir, base,
-		     run_tag, rec.rank);
+		     run_tag, rank);
 	return n < 0 || (size_t)n >= sizeof rec.stream_path ? -1 : 0;
 }
 
@@ -682,6 +682,33 @@ static void rec_check_name_length(const char *out, const char *folder, char *bad
 			 name, strlen(base), extra, limit, most);
 }
 
+/* The same for the whole path: the last rank's stream path, made
+ * absolute as rec_paths makes it, within PATH_MAX (every rank said
+ * "output path too long (NETLOOM_TRACE)", naming no length or limit).
+ * rec_paths fills rec's paths with a stand-in tag here; MPI_Init fills
+ * them again with the real one. */
+static void rec_check_path_length(const char *out, const char *tmpdir, char *bad, size_t cap)
+{
+	char tag[REC_RUN_TAG_LEN + 1];
+
+	memset(tag, 'x', REC_RUN_TAG_LEN);
+	tag[REC_RUN_TAG_LEN] = '\0';
+	if (rec_paths(tag, rec.size - 1) == 0)
+		return;
+	if (tmpdir && *tmpdir)
+		snprintf(bad, cap,
+			 "NETLOOM_TRACE_TMPDIR='%s' (%zu bytes) with NETLOOM_TRACE='%s' (%zu bytes): the ranks' stream "
+			 "file paths (.NAME.<run>.r<rank>.stream, absolute) pass the limit of %d bytes a path; expected "
+			 "shorter paths",
+			 tmpdir, strlen(tmpdir), out ? out : "", out ? strlen(out) : 0, PATH_MAX);
+	else
+		snprintf(bad, cap,
+			 "NETLOOM_TRACE='%s': path of %zu bytes; the ranks' stream file paths beside it "
+			 "(.NAME.<run>.r<rank>.stream, absolute) pass the limit of %d bytes a path; expected a shorter "
+			 "path",
+			 out ? out : "", out ? strlen(out) : 0, PATH_MAX);
+}
+
 /* The settings (environment variables), checked in MPI_Init: parsed into
  * rec (NETLOOM_TRACE_CPU into *cpu: 'a'uto, 'y' on, 'n' off), or the first
  * problem, as one line without the "netloom-record: " prefix, in bad
@@ -730,6 +757,9 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 	if (bad[0])
 		return;
 	rec_check_name_length(out, rec_stream_folder(out, tmpdir, dir, sizeof dir), bad, cap);
+	if (bad[0])
+		return;
+	rec_check_path_length(out, tmpdir, bad, cap);
 	if (bad[0])
 		return;
 	rec.start_barrier = 0;
@@ -822,7 +852,7 @@ static void rec_start(int provided)
 	rec_read_machine();
 	rec_read_mpi_library();
 	rec.is_active = true; /* from here on, failures go through rec_fail */
-	if (rec_paths(run_tag) < 0) {
+	if (rec_paths(run_tag, rec.rank) < 0) {
 		rec_fail("output path too long (NETLOOM_TRACE)");
 		return;
 	}
