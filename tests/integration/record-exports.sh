@@ -63,8 +63,11 @@ expect barrier-space 1 "^netloom-record: NETLOOM_TRACE_START_BARRIER=' -1': expe
 # anywhere: as root the ranks run as nobody (runuser), else skipped.
 mkdir -p "$dir/ro" "$dir/tmp" && chmod 555 "$dir/ro" && chmod 1777 "$dir/tmp" && chmod 755 "$dir"
 as_user=()
-if [ "$(id -u)" = 0 ]; then
-  command -v runuser >/dev/null && id nobody >/dev/null 2>&1 && as_user=(runuser -u nobody --)
+# nobody must reach the build: a clone under a folder of mode 700 (mktemp
+# -d's) is out of its reach, and the check cannot run there.
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
+   runuser -u nobody -- test -x "$pp" -a -r "$lib" -a -w "$dir/tmp"; then
+  as_user=(runuser -u nobody --)
 fi
 if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
   "${as_user[@]}" env HOME="$dir/tmp" TMPDIR="$dir/tmp" timeout 120 mpirun --oversubscribe -np 2 \
@@ -73,6 +76,6 @@ if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
   expect ro 1 "^netloom-record: NETLOOM_TRACE='$dir/ro/m\.nlt': folder '$dir/ro': cannot write in it: Permission denied; expected a folder the program can write in; not recording\$"
   expect ro 2 '^netloom-record: '
 else
-  echo "record-exports: root without runuser or nobody: unwritable folder not checked"
+  echo "record-exports: root without runuser, or nobody, or a build nobody can reach: unwritable folder not checked"
 fi
 echo "record-exports: settings problems said once, by the rank that has them"
