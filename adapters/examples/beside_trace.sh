@@ -23,8 +23,12 @@ done
 dir=$(mktemp -d "${TMPDIR:-/tmp}/nl-beside.XXXXXX")
 srv=
 ranks=
+# The server stops on SIGTERM the way it ends a run, writing its
+# --messages file into $dir: it is waited for before $dir goes, or rm -rf
+# races it ("Directory not empty") and the folder stays.
 cleanup() {
 	for p in $srv $ranks; do kill "$p" 2>/dev/null || true; done
+	for p in $srv $ranks; do wait "$p" 2>/dev/null || true; done
 	rm -rf "$dir"
 }
 trap cleanup EXIT
