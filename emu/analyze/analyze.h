@@ -226,7 +226,10 @@ struct analyze_packing {
  * routers with their ports (peer router/port or endpoint), endpoints per
  * router and coordinates. DOT and JSON give each router's cabinet from
  * pk, or from the topology's own packaging hint (topo_router_cabinet)
- * when pk is NULL. Returns NL_EIO if a write fails. */
+ * when pk is NULL. Returns NL_EIO if a write fails (ferror(f) then says
+ * so; the caller's stream knows why). Polls out_staged_poll every 4,096
+ * rows (core/staged.h), so a SIGINT/SIGTERM caught while f's file is
+ * staged ends the process during the rendering. */
 int analyze_export(const struct topo *t, const struct analyze_packing *pk, enum analyze_format fmt, FILE *f,
 		   struct nl_err *err);
 

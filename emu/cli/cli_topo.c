@@ -554,20 +554,23 @@ fail:
 	return cli_report(&err);
 }
 
-/* Writes the rendered export, saying so on a terminal when it is large:
- * foldedhypercube:n=20 as JSON is 836 MB, whose write and sync take
- * seconds after the rendering's progress line has gone. Below 32 MB (a
- * fraction of a second) nothing is drawn, as no progress line is. */
-static int export_write_shown(const char *output, const char *buf, size_t len, struct nl_err *err)
+/* Puts the rendered export in place (out_stream_commit: the last flush,
+ * the sync and the rename, or the copy to standard output), saying so on
+ * a terminal when it is large: foldedhypercube:n=20 as JSON is 836 MB,
+ * whose sync or copy takes seconds after the rendering's progress line
+ * has gone. Below 32 MB (a fraction of a second) nothing is drawn, as no
+ * progress line is. */
+static int export_commit_shown(struct out_stream *os, struct nl_err *err)
 {
 	struct progress pr;
 	char detail[64];
-	progress_init(&pr, strcmp(output, "-") ? output : "standard output");
-	if (len >= ((size_t)32 << 20)) {
-		snprintf(detail, sizeof detail, "writing %.0f MB", (double)len / 1e6);
+	fflush(os->f); /* os->bytes is then the whole document; a failure is the commit's to say */
+	progress_init(&pr, strcmp(os->path, "-") ? os->path : "standard output");
+	if (os->bytes >= ((unsigned long long)32 << 20)) {
+		snprintf(detail, sizeof detail, "writing %.0f MB", (double)os->bytes / 1e6);
 		progress_show(&pr, detail);
 	}
-	int rc = out_write_atomic(output, buf, len, err);
+	int rc = out_stream_commit(os, err);
 	progress_done(&pr);
 	return rc;
 }
@@ -619,12 +622,17 @@ static int topo_export_main(int argc, char **argv)
 		return cli_usage_error(cmd, "%s", err.msg);
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
+	/* Standard output, a device or a FIFO is staged in TMPDIR, which
+	 * cli_check_output does not look at: a TMPDIR that cannot take the
+	 * staged file fails here too, not after the network is built. */
+	char *probe;
+	if (out_tmp_for(output, &probe, &err) < 0)
+		return cli_report(&err);
+	out_unstage(&probe);
 
 	rc = topo_new_shown(argv[optind], &t, &err);
 	if (rc < 0)
 		return cli_report(&err);
-	char *buf = NULL;
-	size_t len = 0;
 	bool is_unwritten = false;
 	/* The cabinets are netloom cost's (the default packaging rule), not
 	 * the topology's own hint, which is canonical 16 where the family has
@@ -637,16 +645,24 @@ static int topo_export_main(int argc, char **argv)
 		return cli_report(&err);
 	}
 	struct analyze_packing pk = {lo.cabinet, lo.n_cabinets, lo.rule->name};
-	FILE *mf = open_memstream(&buf, &len);
-	if (!mf) {
-		rc = nl_errf(&err, NL_ENOMEM, "out of memory");
-	} else {
-		rc = analyze_export(t, &pk, (enum analyze_format)fmt, mf, &err);
-		fclose(mf);
-		if (rc == 0)
-			is_unwritten = (rc = export_write_shown(output, buf, len, &err)) < 0;
+	/* Streamed into a staged file, never held whole in memory (the JSON
+	 * of foldedhypercube:n=20 is 836 MB). A signal removes the staged
+	 * file (the rendering polls), so an interrupted export leaves the old
+	 * output as it was and no temporary file. */
+	struct out_stream os;
+	out_signals_catch();
+	rc = out_stream_open(&os, output, &err);
+	is_unwritten = rc < 0;
+	if (rc == 0) {
+		rc = analyze_export(t, &pk, (enum analyze_format)fmt, os.f, &err);
+		/* A failed write is the commit's to say, naming the output. */
+		if (rc == 0 || ferror(os.f)) {
+			is_unwritten = true;
+			rc = export_commit_shown(&os, &err);
+		} else {
+			out_stream_abort(&os);
+		}
 	}
-	free(buf);
 	layout_release(&lo);
 	topo_free(t);
 	if (rc == 0)

@@ -277,6 +277,135 @@ int out_tmp_for_registered(const char *path, char **tmp, struct nl_err *err)
 	return out_tmp_make(path, tmp, true, err);
 }
 
+/* A streamed output's buffer: 1 MiB, so an 836 MB document is some 800
+ * writes rather than the 4 KiB default's 200,000. */
+#define OUT_STREAM_BUF ((size_t)1 << 20)
+
+/* s->f's writes (fopencookie): all of buf, else -1 with the error kept in
+ * s->write_errno, which stdio's error flag does not keep (a later call
+ * may change errno before the commit reads it). After one failure every
+ * write fails at once: a full disk is not tried again at each buffer. */
+static ssize_t out_stream_write(void *cookie, const char *buf, size_t len)
+{
+	struct out_stream *s = cookie;
+	size_t left = len;
+	while (left && !s->write_errno) {
+		ssize_t w = write(s->fd, buf, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			s->write_errno = errno;
+			break;
+		}
+		buf += w;
+		left -= (size_t)w;
+		s->bytes += (unsigned long long)w;
+	}
+	return s->write_errno ? -1 : (ssize_t)len;
+}
+
+int out_stream_open(struct out_stream *s, const char *path, struct nl_err *err)
+{
+	*s = (struct out_stream){.path = path, .fd = -1};
+	NL_CHECK(out_tmp_for_registered(path, &s->tmp, err));
+	char *real = NULL;
+	struct nl_err ignored; /* out_tmp_for_registered took the target: it does not fail now */
+	s->is_replace = strcmp(path, "-") && nl_output_target(path, &real, &ignored) == NL_OUT_FILE;
+	free(real);
+	s->fd = open(s->tmp, O_WRONLY);
+	if (s->fd < 0) {
+		int e = errno;
+		out_unstage(&s->tmp);
+		return nl_errf(err, NL_EIO, "%s: cannot write temporary file: %s", path, strerror(e));
+	}
+	s->buf = malloc(OUT_STREAM_BUF);
+	s->f = s->buf ? fopencookie(s, "w", (cookie_io_functions_t){.write = out_stream_write}) : NULL;
+	if (!s->f || setvbuf(s->f, s->buf, _IOFBF, OUT_STREAM_BUF) != 0) {
+		if (s->f)
+			fclose(s->f);
+		s->f = NULL;
+		out_stream_abort(s);
+		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	return 0;
+}
+
+/* Close s->f and the staged file, checking every write; with is_replace
+ * the file is synced first, as out_stage's. The message names the output,
+ * or the staged file where that is in TMPDIR. */
+static int out_stream_close(struct out_stream *s, struct nl_err *err)
+{
+	const char *name = s->is_replace ? s->path : s->tmp;
+	if ((fflush(s->f) != 0 || ferror(s->f)) && !s->write_errno)
+		s->write_errno = EIO;
+	fclose(s->f); /* nothing left to flush: its errors are write_errno's */
+	s->f = NULL;
+	free(s->buf);
+	s->buf = NULL;
+	int rc = 0;
+	if (s->write_errno)
+		rc = nl_errf(err, NL_EIO, "%s: write failed: %s", name, strerror(s->write_errno));
+	else if (s->is_replace && fsync(s->fd) != 0 && errno != EINVAL)
+		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", name, strerror(errno));
+	if (close(s->fd) != 0 && rc == 0)
+		rc = nl_errf(err, NL_EIO, "%s: write failed: %s", name, strerror(errno));
+	s->fd = -1;
+	return rc;
+}
+
+/* The staged file `file` onto standard output, 64 KiB at a time (never
+ * the whole document in memory), polling between chunks: a SIGINT while
+ * a slow reader drains hundreds of megabytes ends the copy there. */
+static int out_copy_stdout(const char *file, struct nl_err *err)
+{
+	int in = open(file, O_RDONLY), rc = 0;
+	if (in < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot read back: %s", file, strerror(errno));
+	char buf[65536];
+	for (;;) {
+		ssize_t got = read(in, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			rc = nl_errf(err, NL_EIO, "%s: cannot read back: %s", file, strerror(errno));
+		else if (got > 0 && fwrite(buf, 1, (size_t)got, stdout) != (size_t)got)
+			rc = nl_errf(err, NL_EIO, "stdout: write failed: %s", strerror(errno));
+		if (got <= 0 || rc < 0)
+			break;
+		out_staged_poll();
+	}
+	close(in);
+	if (rc == 0 && fflush(stdout) != 0)
+		rc = nl_errf(err, NL_EIO, "stdout: write failed: %s", strerror(errno));
+	return rc;
+}
+
+int out_stream_commit(struct out_stream *s, struct nl_err *err)
+{
+	int rc = out_stream_close(s, err);
+	if (rc == 0 && !strcmp(s->path, "-"))
+		rc = out_copy_stdout(s->tmp, err);
+	else if (rc == 0)
+		rc = out_commit(&s->tmp, s->path, err);
+	out_unstage(&s->tmp); /* polls: a recorded signal ends the process here */
+	return rc;
+}
+
+void out_stream_abort(struct out_stream *s)
+{
+	if (s->f) {
+		s->write_errno = ECANCELED; /* fclose's flush writes nothing */
+		fclose(s->f);
+		s->f = NULL;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	out_unstage(&s->tmp);
+}
+
 int out_read_svg(const char *file, const char *path, char **svg, size_t *len, struct nl_err *err)
 {
 	*svg = NULL;

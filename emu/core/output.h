@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/staged.h"
 
@@ -42,7 +43,8 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
  * here: out_check_writable("-") is always 0. out_commit does not take
  * "-" (it would rename the file to "./-"): the caller reads the file back
  * (out_read_svg), writes standard output itself (out_write_atomic("-"))
- * and removes the file (out_unstage), as interfere --plot - does. */
+ * and removes the file (out_unstage), as interfere --plot - does;
+ * out_stream_commit, below, does all three for a streamed output. */
 int out_stage(const char *path, const void *data, size_t len, char **tmp, struct nl_err *err);
 int out_tmp_for(const char *path, char **tmp, struct nl_err *err);
 int out_commit(char **tmp, const char *path, struct nl_err *err);
@@ -64,6 +66,45 @@ int out_stage_registered(const char *path, const void *data, size_t len, char **
  * removes the file (one a program such as gnuplot is writing) until
  * out_unstage. */
 int out_tmp_for_registered(const char *path, char **tmp, struct nl_err *err);
+
+/* One output written as a stream, for a document too large to hold in
+ * memory first (topo export's JSON of a million routers is 836 MB). The
+ * text goes through a 1 MiB stdio buffer into a file staged as
+ * out_tmp_for_registered's (beside `path`; in TMPDIR for "-", a device
+ * or a FIFO, which then need room there for the whole document), so a
+ * SIGINT/SIGTERM removes it (the writer polls out_staged_poll), a
+ * failure leaves an old file at `path` as it was, and nothing reaches
+ * standard output before the whole document is written.
+ *
+ * out_stream_open stages the file and opens s->f on it; `path` is
+ * borrowed, and *s must stay where it is (s->f writes through it),
+ * until the commit or abort. It fails as out_tmp_for_registered does,
+ * with nothing staged. The caller writes only s->f and never closes it.
+ * out_stream_commit checks every write (the first one that failed, then
+ * the flush, the sync and the close): "PATH: write failed: No space
+ * left on device", PATH the output, or for one staged in TMPDIR the
+ * temporary file (TMPDIR's disk failed, not the output), the file
+ * removed; then puts the file in place as out_commit does, "-" copied
+ * to standard output in 64 KiB chunks ("stdout: write failed: ..."),
+ * and removes what is left (out_unstage, which polls).
+ * out_stream_abort, instead of the commit (the rendering failed),
+ * closes and removes the file. Each leaves s->f and s->tmp NULL.
+ * s->bytes counts the bytes that reached the staged file (f's buffer
+ * flushes): after fflush(s->f), the whole document, for a progress line
+ * naming its size. */
+struct out_stream {
+	FILE *f;          /* the caller's stream onto the staged file */
+	char *tmp;        /* the staged file's name (registered), NULL when none */
+	const char *path; /* the output, borrowed; "-" for standard output */
+	int fd;           /* the staged file, written by f's buffer flushes */
+	char *buf;        /* f's buffer, malloc'd */
+	int write_errno;  /* errno of the first failed write, 0 while none failed */
+	bool is_replace;  /* renamed over path (synced first), not copied out */
+	unsigned long long bytes; /* written to the staged file so far */
+};
+int out_stream_open(struct out_stream *s, const char *path, struct nl_err *err);
+int out_stream_commit(struct out_stream *s, struct nl_err *err);
+void out_stream_abort(struct out_stream *s);
 
 /* Read back the SVG a program wrote to `file` for the output `path`
  * (*svg malloc'd and NUL-terminated, *len its bytes), checked whole: an
