@@ -22,6 +22,7 @@
 #include "core/output.h"
 #include "core/progress.h"
 #include "core/text.h"
+#include "layout/layout.h"
 #include "net/net.h"
 #include "netloom/netloom.h"
 #include "session/session.h"
@@ -301,10 +302,8 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	if (cab && ll) {
 		const int64_t n_cab = (int64_t)json_integer_value(json_object_get(cab, "cabinets"));
 		const bool anneal = !strcmp(json_string_value(json_object_get(cab, "placement")), "anneal");
-		/* layout_order_words, from the JSON: what moved the cabinets. */
-		const char *order = !anneal ? "rule order"
-				    : json_is_true(json_object_get(cab, "annealed")) ? "annealed"
-				    : n_cab < 2 ? "nothing to anneal" : "0 annealing moves";
+		const char *order = layout_order_phrase(anneal, json_is_true(json_object_get(cab, "annealed")),
+							(uint64_t)(n_cab > 0 ? n_cab : 0));
 		fprintf(f, "\n  cables: %" PRId64 " links laid out by %s (%s preset, %" PRId64 " cabinet%s, %s): mean %.2f m, "
 			   "longest %.2f m\n",
 			(int64_t)json_integer_value(json_object_get(cab, "links")),

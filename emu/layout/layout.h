@@ -246,14 +246,21 @@ static inline bool layout_anneal_moved(const struct layout *lo)
 
 /* How the cabinets were placed, in a report's words: "annealed", "rule
  * order", or why an annealed layout moved nothing ("nothing to anneal" in
- * one cabinet, "0 annealing moves"). */
+ * one cabinet, "0 annealing moves"). layout_order_phrase takes the three
+ * facts by value, for a report that has them from a results document
+ * (replay's "cables" object) rather than a struct layout. */
+static inline const char *layout_order_phrase(bool is_annealed, bool moved, uint64_t n_cabinets)
+{
+	if (!is_annealed)
+		return "rule order";
+	if (moved)
+		return "annealed";
+	return n_cabinets < 2 ? "nothing to anneal" : "0 annealing moves";
+}
+
 static inline const char *layout_order_words(const struct layout *lo)
 {
-	if (layout_anneal_moved(lo))
-		return "annealed";
-	if (!lo->is_annealed)
-		return "rule order";
-	return lo->n_cabinets < 2 ? "nothing to anneal" : "0 annealing moves";
+	return layout_order_phrase(lo->is_annealed, layout_anneal_moved(lo), lo->n_cabinets);
 }
 
 /* [layout]: how the session lays a topology out for cable_latency (issue
