@@ -179,40 +179,20 @@ void fl_pools_free(struct flitnet *n)
 	pl->pkts_bytes = pl->la_cand_bytes = pl->la_n_bytes = pl->msg_bytes = pl->runs_bytes = 0;
 }
 
-uint32_t fl_pkt_alloc(struct flitnet *n)
+/* The pools' slow halves, for fl_pkt_alloc and fl_run_alloc
+ * (net_internal.h) when the free list is empty. */
+uint32_t fl_pkt_alloc_grow(struct flitnet *n)
 {
-	uint32_t i = n->pool.free_pkt;
-	if (i != FL_NONE) {
-		n->pool.free_pkt = n->pool.pkts[i].next;
-		return i;
-	}
 	if (n->pool.n_pkts == n->pool.cap_pkts && fl_grow_pkts(n, (uint64_t)n->pool.n_pkts + 1) < 0)
 		return FL_NONE;
 	return n->pool.n_pkts++;
 }
 
-void fl_pkt_free(struct flitnet *n, uint32_t i)
+uint32_t fl_run_alloc_fresh(struct flitnet *n)
 {
-	n->pool.pkts[i].next = n->pool.free_pkt;
-	n->pool.free_pkt = i;
-}
-
-uint32_t fl_run_alloc(struct flitnet *n)
-{
-	uint32_t i = n->pool.free_run;
-	if (i != FL_NONE) {
-		n->pool.free_run = n->pool.runs[i].next;
-		return i;
-	}
 	if (n->pool.n_runs == n->pool.cap_runs)
 		NL_BUG("run pool exhausted within a cycle (%u runs)", n->pool.cap_runs);
 	return n->pool.n_runs++;
-}
-
-void fl_run_free(struct flitnet *n, uint32_t i)
-{
-	n->pool.runs[i].next = n->pool.free_run;
-	n->pool.free_run = i;
 }
 
 /* Before a cycle: room for what one cycle can take from the pools (a new
