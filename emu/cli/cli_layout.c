@@ -69,20 +69,21 @@ static void lay_cell_xy(const struct layout *lo, const struct layout_model *m, u
 }
 
 
-/* Render the floor plan into *out (malloc'd, *out_len bytes). */
-static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
-		   uint32_t longest, struct nl_err *err)
+/* Rows written between polls for a SIGINT/SIGTERM (out_staged_poll). */
+#define LAY_POLL_ROWS 4096u
+
+/* Render the floor plan onto f (an out_stream's: its write errors are the
+ * commit's to report). */
+static int lay_svg(FILE *f, const struct layout *lo, const struct layout_model *m, uint32_t longest,
+		   struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	double *len = malloc((size_t)t->n_ports * sizeof *len);
 	struct lay_cable *cab = malloc((size_t)t->n_ports * sizeof *cab);
 	uint32_t *count = calloc(lo->n_cabinets ? lo->n_cabinets : 1, sizeof *count);
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = NULL;
 	int rc;
 
-	if (!len || !cab || !count || !(f = open_memstream(&buf, &size))) {
+	if (!len || !cab || !count) {
 		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
 		goto out;
 	}
@@ -117,6 +118,8 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 		fprintf(f, ", %s), red: the %u longest of %u cable%s</text>\n", order, longest < n ? longest : n, n,
 			n == 1 ? "" : "s");
 	for (uint32_t c = 0; c < lo->n_cabinets; c++) {
+		if (c % LAY_POLL_ROWS == 0)
+			out_staged_poll();
 		double x, y;
 		lay_cell_xy(lo, m, c, &x, &y);
 		double cw = 0.9 * m->cab_width_m * LAY_PX, ch = 0.6 * LAY_PX;
@@ -137,40 +140,23 @@ static int lay_svg(char **out, size_t *out_len, const struct layout *lo, const s
 			t->port_router[t->peer[g]], cab[i].len);
 	}
 	fprintf(f, "</svg>\n");
-	if (fclose(f)) {
-		f = NULL;
-		rc = nl_errf(err, NL_ENOMEM, "layout: out of memory");
-		goto out;
-	}
-	f = NULL;
-	*out = buf;
-	*out_len = size;
-	buf = NULL;
 	rc = 0;
 out:
-	if (f)
-		fclose(f);
-	free(buf);
 	free(len);
 	free(cab);
 	free(count);
 	return rc;
 }
 
-/* One line per router-router link: the form a later session layer reads
- * for cable latencies. */
-static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, const struct layout_model *m,
-		       struct nl_err *err)
+/* One line per router-router link onto f (an out_stream's), the form a
+ * later session layer reads for cable latencies: 304 MB for
+ * foldedhypercube:n=20, which is why it is streamed, not held. */
+static int lay_lengths(FILE *f, const struct layout *lo, const struct layout_model *m, struct nl_err *err)
 {
 	const struct topo *t = lo->t;
 	double *len = malloc((size_t)t->n_ports * sizeof *len);
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = len ? open_memstream(&buf, &size) : NULL;
-	if (!f) {
-		free(len);
+	if (!len)
 		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
-	}
 	layout_port_lengths(lo, m, len);
 	fputs("# ", f);
 	nl_fputs_one_line(t->spec, f); /* a newline in a graph:file= path would end the comment */
@@ -183,78 +169,63 @@ static int lay_lengths(char **out, size_t *out_len, const struct layout *lo, con
 			lo->trials, (unsigned long long)lo->seed);
 	fprintf(f, ": router port router port metres\n");
 	for (uint32_t g = 0; g < t->n_ports; g++) {
+		if (g % LAY_POLL_ROWS == 0)
+			out_staged_poll();
 		if (!topo_port_is_network(t, g) || t->peer[g] < g)
 			continue;
 		uint32_t p = t->peer[g], a = t->port_router[g], b = t->port_router[p];
 		fprintf(f, "%u %u %u %u %.5f\n", a, g - t->port_base[a], b, p - t->port_base[b], len[g]);
 	}
 	free(len);
-	if (fclose(f)) {
-		free(buf);
-		return nl_errf(err, NL_ENOMEM, "layout: out of memory");
-	}
-	*out = buf;
-	*out_len = size;
 	return 0;
 }
 
-/* One output of the command: where it goes and its bytes. */
+/* One output of the command: where it goes and the stream it is written
+ * through (core/output.h). */
 struct lay_out {
 	const char *path; /* "-" = stdout */
 	const char *opt;  /* the option it is the value of: "--svg" */
-	char *buf;
-	size_t len;
-	char *tmp;        /* staged temporary file, NULL when none */
-	bool is_stream;   /* a device or FIFO (/dev/stdout, a pipe): written in place */
+	struct out_stream s;
+	bool is_svg;      /* the floor plan (lay_svg), else the lengths (lay_lengths) */
+	bool is_open;     /* s opened: out_stream_abort has a name to forget */
 };
 
-/* Write every output or none: each is staged first, a file to a temporary
- * file beside it, a device or FIFO to one in TMPDIR (written, synced).
- * Then what is written in place goes, devices and FIFOs, then standard
- * output, since those writes can still fail (a full device, a closed
- * pipe) and cannot be taken back; the files are renamed over their
- * targets last, so a failure before leaves every file target as it was.
- * On a failure every temporary file is removed. What cannot be undone: a
- * device written before a later in-place write failed keeps its bytes,
+/* Write every output or none. Each was rendered whole into its staged
+ * file (a file's beside it, a device's, FIFO's or standard output's in
+ * TMPDIR), and each is finished (its writes checked, synced) before any
+ * is placed. Then what is written in place goes, devices and FIFOs, then
+ * standard output, since those writes can still fail (a full device, a
+ * closed pipe) and cannot be taken back; the files are renamed over
+ * their targets last, so a failure before leaves every file target as it
+ * was. On a failure every staged file is removed. What cannot be undone:
+ * a device written before a later in-place write failed keeps its bytes,
  * and a rename failing after an earlier one succeeded (the target became
  * a directory meanwhile) leaves the earlier one replaced. SIGPIPE is
  * ignored while writing in place: a reader gone (`| head`) is a failed
  * write, said, with the staged files removed, not the end of the process
- * with them left behind. On failure *failed is the output that failed
- * (its option leads the line: cli_report_unwritten). */
+ * with them left behind. The staged names stay registered until every
+ * output is in place: a SIGINT/SIGTERM meanwhile ends the process after
+ * the last, not between two. On failure *failed is the output that
+ * failed (its option leads the line: cli_report_unwritten). */
 static int lay_write_all(struct lay_out *o, size_t n, size_t *failed, struct nl_err *err)
 {
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (!strcmp(o[i].path, "-"))
-			continue;
-		char *real = NULL;
-		int kind = nl_output_target(o[i].path, &real, err);
-		free(real);
-		if (kind < 0) {
-			rc = kind;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if ((rc = out_stream_finish(&o[i].s, err)) < 0)
 			*failed = i;
-			break;
-		}
-		o[i].is_stream = kind == NL_OUT_STREAM;
-		if ((rc = out_stage(o[i].path, o[i].buf, o[i].len, &o[i].tmp, err)) < 0)
-			*failed = i;
-	}
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (o[i].is_stream && (rc = out_commit(&o[i].tmp, o[i].path, err)) < 0)
+		if (!o[i].s.is_replace && strcmp(o[i].path, "-") && (rc = out_stream_place(&o[i].s, err)) < 0)
 			*failed = i;
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (!strcmp(o[i].path, "-") && (rc = out_write_atomic("-", o[i].buf, o[i].len, err)) < 0)
+		if (!strcmp(o[i].path, "-") && (rc = out_stream_place(&o[i].s, err)) < 0)
 			*failed = i;
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (o[i].tmp && (rc = out_commit(&o[i].tmp, o[i].path, err)) < 0)
+		if (o[i].s.is_replace && (rc = out_stream_place(&o[i].s, err)) < 0)
 			*failed = i;
-	for (size_t i = 0; i < n; i++)
-		out_unstage(&o[i].tmp);
 	return rc;
 }
 
@@ -325,29 +296,45 @@ int cli_layout_main(int argc, char **argv)
 	if ((svg && cli_check_output("--svg", svg, &err) < 0) ||
 	    (lengths && cli_check_output("--lengths", lengths, &err) < 0))
 		return cli_report(&err);
+	/* Standard output, a device or a FIFO is staged in TMPDIR, which
+	 * cli_check_output does not look at: a TMPDIR that cannot take the
+	 * staged file fails here too, not after the annealing. */
+	for (size_t i = 0; i < 2; i++) {
+		char *probe = NULL;
+		if (outs[i].path && out_tmp_for(outs[i].path, &probe, &err) < 0)
+			return cli_report(&err);
+		out_unstage(&probe);
+	}
 	int rc = cli_layout_setup(&o, cmd, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
 		return cli_report_cmd(cmd, &err);
 	struct lay_out out[2] = {{0}};
 	size_t n_out = 0;
-	if (svg) {
-		out[n_out].path = svg;
-		out[n_out].opt = "--svg";
-		rc = lay_svg(&out[n_out].buf, &out[n_out].len, &lo, m, (uint32_t)longest, &err);
-		n_out++;
-	}
-	if (rc == 0 && lengths) {
-		out[n_out].path = lengths;
-		out[n_out].opt = "--lengths";
-		rc = lay_lengths(&out[n_out].buf, &out[n_out].len, &lo, m, &err);
-		n_out++;
-	}
+	if (svg)
+		out[n_out++] = (struct lay_out){.path = svg, .opt = "--svg", .is_svg = true};
+	if (lengths)
+		out[n_out++] = (struct lay_out){.path = lengths, .opt = "--lengths"};
+	/* From here until every output is in place a SIGINT/SIGTERM removes
+	 * the staged files (the rendering polls); during the annealing above
+	 * the default action ends the process at once, nothing staged yet. */
+	out_signals_catch();
 	const struct lay_out *unwritten = NULL;
 	size_t failed = 0;
+	for (size_t i = 0; i < n_out && rc == 0; i++) {
+		if ((rc = out_stream_open(&out[i].s, out[i].path, &err)) < 0)
+			failed = i;
+		out[i].is_open = rc == 0;
+	}
+	if (rc < 0)
+		unwritten = &out[failed];
+	for (size_t i = 0; i < n_out && rc == 0; i++)
+		rc = out[i].is_svg ? lay_svg(out[i].s.f, &lo, m, (uint32_t)longest, &err)
+					  : lay_lengths(out[i].s.f, &lo, m, &err);
 	if (rc == 0 && (rc = lay_write_all(out, n_out, &failed, &err)) < 0)
 		unwritten = &out[failed];
 	for (size_t i = 0; i < n_out; i++)
-		free(out[i].buf);
+		if (out[i].is_open)
+			out_stream_abort(&out[i].s); /* removes what is staged; once placed, forgets the name (polls) */
 	return cli_layout_finish(t, &lo, rc, &err, unwritten ? unwritten->opt : NULL,
 				 unwritten ? unwritten->path : NULL);
 }

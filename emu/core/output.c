@@ -380,13 +380,26 @@ static int out_copy_stdout(const char *file, struct nl_err *err)
 	return rc;
 }
 
-int out_stream_commit(struct out_stream *s, struct nl_err *err)
+int out_stream_finish(struct out_stream *s, struct nl_err *err)
 {
 	int rc = out_stream_close(s, err);
-	if (rc == 0 && !strcmp(s->path, "-"))
-		rc = out_copy_stdout(s->tmp, err);
-	else if (rc == 0)
-		rc = out_commit(&s->tmp, s->path, err);
+	if (rc < 0)
+		out_unstage(&s->tmp);
+	return rc;
+}
+
+int out_stream_place(struct out_stream *s, struct nl_err *err)
+{
+	if (!strcmp(s->path, "-"))
+		return out_copy_stdout(s->tmp, err);
+	return out_commit(&s->tmp, s->path, err);
+}
+
+int out_stream_commit(struct out_stream *s, struct nl_err *err)
+{
+	int rc = out_stream_finish(s, err);
+	if (rc == 0)
+		rc = out_stream_place(s, err);
 	out_unstage(&s->tmp); /* polls: a recorded signal ends the process here */
 	return rc;
 }

@@ -106,6 +106,20 @@ int out_stream_open(struct out_stream *s, const char *path, struct nl_err *err);
 int out_stream_commit(struct out_stream *s, struct nl_err *err);
 void out_stream_abort(struct out_stream *s);
 
+/* out_stream_commit in two steps, for several streamed outputs written
+ * together or not at all (layout's --svg and --lengths): the caller
+ * finishes every one before it places any. out_stream_finish checks the
+ * writes, flush, sync and close as out_stream_commit does (on failure
+ * the file is removed, s->tmp NULL) and leaves the file staged and
+ * registered. out_stream_place then puts it in place as out_commit does,
+ * "-" copied to standard output, but keeps the name registered: a signal
+ * meanwhile waits until the caller's out_unstage(&s->tmp) for each, after
+ * the last is in place, so it never leaves one new file beside old ones.
+ * out_stream_abort, at any step, removes what is still staged and
+ * forgets the name. */
+int out_stream_finish(struct out_stream *s, struct nl_err *err);
+int out_stream_place(struct out_stream *s, struct nl_err *err);
+
 /* Read back the SVG a program wrote to `file` for the output `path`
  * (*svg malloc'd and NUL-terminated, *len its bytes), checked whole: an
  * <svg element and, trailing white space aside, its closing </svg> last.

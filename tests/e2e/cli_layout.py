@@ -388,5 +388,91 @@ def case_swap_cables():
             check(f"{ring} over {p2}: {100 * rel:+.1f}% (paper {100 * want:+.1f}%)", abs(rel - want) <= 0.015)
 
 
+def case_streamed():
+    # The outputs are streamed into files staged beside them (in TMPDIR
+    # for standard output, a device or a FIFO), never held whole in memory
+    # (--lengths of foldedhypercube:n=20 is 304 MB), and the staged files
+    # are registered: a SIGTERM while they were being written removed
+    # nothing, leaving x.len.tmpXXXXXX (a cut copy) beside the old x.len.
+    # Now the signal removes it, the old files stay and the status is the
+    # signal's.
+    import glob
+    import re
+    import resource
+    import signal
+    import time
+    with tempfile.TemporaryDirectory() as d:
+        svg, lens = os.path.join(d, "x.svg"), os.path.join(d, "x.len")
+        for path in (svg, lens):
+            with open(path, "w") as f:
+                f.write("old\n")
+        # foldedhypercube:n=17: 31 MB of lengths. The staged file is
+        # awaited non-empty: the outputs' writability checks make and
+        # remove empty ones before the work.
+        p = subprocess.Popen([NETLOOM, "layout", "foldedhypercube:n=17", "--svg", svg, "--lengths", lens],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+        t0, seen = time.time(), False
+        while not seen and p.poll() is None and time.time() - t0 < 240:
+            seen = any(os.path.getsize(f) > 0 for f in glob.glob(lens + ".tmp*") if os.path.exists(f))
+            time.sleep(0.002)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=240)
+        check(f"the staged file was seen being written (exit {p.returncode})", seen)
+        eq("SIGTERM while writing: status", p.returncode, -signal.SIGTERM)
+        eq("SIGTERM while writing: stderr", err, b"")
+        eq("SIGTERM while writing: files left", sorted(os.listdir(d)), ["x.len", "x.svg"])
+        eq("SIGTERM while writing: the old files kept", [open(svg).read(), open(lens).read()], ["old\n", "old\n"])
+
+        # A full disk (a file size limit, SIGXFSZ ignored: EFBIG as ENOSPC)
+        # while streaming the lengths: one line naming them, status 1, both
+        # old files as they were (the SVG, finished first, not put in
+        # place), nothing staged left; for standard output the staged file
+        # in TMPDIR is named and nothing reaches stdout.
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+        tmpdir = os.path.join(d, "tmpdir")
+        os.mkdir(tmpdir)
+        env = {**ENV, "TMPDIR": tmpdir}
+        small = ("layout", "torus:k=64x64", "--layout", "rule")
+        full = subprocess.run([NETLOOM, *small, "--svg", svg, "--longest", "0", "--lengths", lens],
+                              capture_output=True, env=env, preexec_fn=limited)
+        eq("full disk: status", full.returncode, 1)
+        eq("full disk: message", full.stderr.decode(), f"netloom: --lengths: {lens}: write failed: File too large\n")
+        eq("full disk: files left", sorted(os.listdir(d)), ["tmpdir", "x.len", "x.svg"])
+        eq("full disk: the old files kept", [open(svg).read(), open(lens).read()], ["old\n", "old\n"])
+        full = subprocess.run([NETLOOM, *small, "--lengths", "-"], capture_output=True, env=env, preexec_fn=limited)
+        eq("full TMPDIR, stdout: status", full.returncode, 1)
+        check(f"full TMPDIR, stdout: message {full.stderr!r}",
+              re.fullmatch(re.escape(tmpdir) + r"/netloom-out\.tmp\w{6}: write failed: File too large\n",
+                           full.stderr.decode().removeprefix("netloom: ")) is not None)
+        eq("full TMPDIR, stdout: nothing on stdout", full.stdout, b"")
+        eq("full TMPDIR, stdout: nothing left in TMPDIR", os.listdir(tmpdir), [])
+        # A TMPDIR that cannot take standard output's staged file is
+        # refused before the work.
+        gone = run(*small, "--lengths", "-", code=2, env={**ENV, "TMPDIR": os.path.join(d, "none")})
+        eq("TMPDIR gone: message", gone.stderr.decode(),
+           f"netloom: {d}/none/netloom-out: {d}/none: no such directory\n")
+
+        # The same bytes to a file, to standard output and to a pipe named
+        # as a file (/dev/stdout: written in place), for outputs of several
+        # 1 MiB buffers (foldedhypercube:n=15: 6.5 MB of lengths); nothing
+        # staged is left in TMPDIR.
+        big = ("layout", "foldedhypercube:n=15")
+        run(*big, "--svg", svg, "--lengths", lens, env=env)
+        with open(svg, "rb") as f:
+            svg_doc = f.read()
+        with open(lens, "rb") as f:
+            lens_doc = f.read()
+        check(f"several buffers: {len(lens_doc)} bytes", len(lens_doc) > 4 << 20)
+        for opt, doc, other in (("--svg", svg_doc, "--lengths"), ("--lengths", lens_doc, "--svg")):
+            keep = os.path.join(d, "other")
+            eq(f"{opt} -: stdout = FILE", run(*big, opt, "-", other, keep, env=env).stdout, doc)
+            eq(f"{opt} /dev/stdout: = FILE", run(*big, opt, "/dev/stdout", other, keep, env=env).stdout, doc)
+            with open(keep, "rb") as f:
+                eq(f"{other} beside {opt} -: = alone", f.read(), svg_doc if other == "--svg" else lens_doc)
+            eq(f"{opt}: nothing left in TMPDIR", os.listdir(tmpdir), [])
+
+
 if __name__ == "__main__":
     main(globals())
