@@ -150,7 +150,12 @@ bool out_same_file(const char *a, const char *b);
 
 /* Serialise `doc` (indented, keys in insertion order, doubles to 17
  * significant digits so a re-run compares byte for byte) and write it
- * atomically to `path` ("-" = stdout), with a trailing newline. */
+ * atomically to `path` ("-" = stdout), with a trailing newline. A file
+ * (or a link to one) gets the text streamed into its staged file
+ * (out_stream: registered, so a SIGINT/SIGTERM caught by
+ * out_signals_catch removes it), never whole in memory; standard
+ * output, a device or a FIFO gets it from memory in one write, as
+ * out_write_atomic writes them, nothing staged in TMPDIR. */
 int out_write_json(const char *path, const struct json_t *doc, struct nl_err *err);
 
 /* out_write_json of a file registered as out_stage_registered's, so a

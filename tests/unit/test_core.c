@@ -699,6 +699,59 @@ static void test_output_atomic(void)
 	CHECK_ERR(out_write_atomic("/nonexistent-dir/x.json", "x", 1, &e), NL_EIO, &e, "nonexistent-dir");
 }
 
+/* out_write_json streams a file's text (json_dumpf into an out_stream)
+ * where it serialised it whole in memory first: the bytes must be the
+ * ones out_json_text gives (the trailing newline included) across many
+ * 1 MiB buffers, through a link as well, with nothing staged left. */
+static void test_output_json_streamed(void)
+{
+	struct nl_err e = {0};
+	char dir[] = "/tmp/nltest-json-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	json_t *doc = json_object(), *rows = json_array();
+	json_object_set_new(doc, "spec", json_string("torus:k=8x8 \xc3\xa9 \"quoted\""));
+	for (int i = 0; i < 40000; i++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "rank", json_integer(i));
+		json_object_set_new(r, "compute_s", json_real(i / 3.0));
+		json_object_set_new(r, "finish_s", i % 7 ? json_real(1e-9 * i) : json_null());
+		json_array_append_new(rows, r);
+	}
+	json_object_set_new(doc, "ranks", rows);
+	size_t want_len;
+	char *want = out_json_text(doc, &want_len);
+	CHECK(want && want_len > (size_t)3 << 20 && want[want_len - 1] == '\n');
+	char path[64], link[64];
+	snprintf(path, sizeof path, "%s/out.json", dir);
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	CHECK(symlink("out.json", link) == 0);
+	for (int pass = 0; pass < 2; pass++) {
+		CHECK_OK(out_write_json(pass ? link : path, doc, &e), &e);
+		FILE *f = fopen(path, "rb");
+		char *got = malloc(want_len + 1);
+		size_t n = f && got ? fread(got, 1, want_len + 1, f) : 0;
+		if (f)
+			fclose(f);
+		CHECK_UINT(n, ==, want_len);
+		CHECK(n == want_len && !memcmp(got, want, n));
+		free(got);
+		struct stat st;
+		CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	}
+	DIR *d = opendir(dir);
+	int entries = 0;
+	for (struct dirent *de; d && (de = readdir(d));)
+		entries += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK_EQ(entries, 2);
+	free(want);
+	json_decref(doc);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* gnuplot exits 0 after a failed write (a full disk): its SVG, read back,
  * is whole only with its closing tag last (interfere --plot wrote a file
  * cut at 4,096 bytes, or an empty one, over the old chart). */
@@ -1254,6 +1307,7 @@ int main(void)
 	TEST_RUN(test_ini_lines_long);
 	TEST_RUN(test_ini_lines_names);
 	TEST_RUN(test_output_atomic);
+	TEST_RUN(test_output_json_streamed);
 	TEST_RUN(test_output_empty_name);
 	TEST_RUN(test_output_staged_signals);
 	TEST_RUN(test_output_staged_registered);
