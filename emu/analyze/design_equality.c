@@ -292,8 +292,8 @@ int analyze_equality_design(const struct analyze_eq_req *req, struct analyze_eq 
 	if (N < 6 || N % 2)
 		return nl_errf(err, NL_EINVAL, "design equality: --routers %u: expected an even number >= 6", N);
 	if (K < 3 || K >= N)
-		return nl_errf(err, NL_EINVAL, "design equality: --radix %u: expected 3 .. %u for %u routers", K,
-			       N - 1, N);
+		return nl_errf(err, NL_EINVAL, "design equality: --radix: expected an integer in 3..%u for %u routers, "
+			       "got '%u'", N - 1, N, K);
 	if (popn < 2)
 		return nl_errf(err, NL_EINVAL, "design equality: population %u: expected at least 2", popn);
 	double work = (double)popn * ((double)gens + 1) * N * K;

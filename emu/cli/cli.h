@@ -207,6 +207,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * blank before or after it). 0, or -1 after printing "netloom <cmd>:
  * <opt>: expected ..., got '<s>'". */
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* The same, where the bounds come from another option: why (" for 14
+ * routers") follows the range in the message. */
+int cli_parse_u64_for(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, const char *why,
+		      uint64_t *out);
 
 /* The largest --seed: the [layout] key layout_seed's bound, and within a
  * JSON integer (int64), so the seed a result records is the seed given. */

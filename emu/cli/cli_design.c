@@ -312,7 +312,7 @@ static int design_equality_main(int argc, char **argv)
 		{"endpoints", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *cmd = "design equality", *output = NULL;
+	const char *cmd = "design equality", *output = NULL, *radix_arg = NULL;
 	uint64_t N = 0, K = 0, seed = 1, pop = 0, gens = 0, P = 0;
 	double mut = -1;
 	bool json = false;
@@ -337,10 +337,7 @@ static int design_equality_main(int argc, char **argv)
 			if (cli_parse_u64(cmd, "--routers", optarg, 6, max_n, &N) < 0)
 				return CLI_USAGE;
 			break;
-		case 'K':
-			if (cli_parse_u64(cmd, "--radix", optarg, 3, 1u << 30, &K) < 0)
-				return CLI_USAGE;
-			break;
+		case 'K': radix_arg = optarg; break;
 		case 's':
 			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &seed) < 0)
 				return CLI_USAGE;
@@ -372,7 +369,19 @@ static int design_equality_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	const struct design_required required[] = {{"--routers", N != 0}, {"--radix", K != 0}};
+	/* --radix's bound is N - 1 (a router has N - 1 others to link to), so
+	 * it is checked once --routers, given before or after it, is known. */
+	if (radix_arg) {
+		char why[48] = "";
+		uint64_t max_k = 1u << 30;
+		if (N) {
+			max_k = N - 1;
+			snprintf(why, sizeof why, " for %llu routers", (unsigned long long)N);
+		}
+		if (cli_parse_u64_for(cmd, "--radix", radix_arg, 3, max_k, why, &K) < 0)
+			return CLI_USAGE;
+	}
+	const struct design_required required[] = {{"--routers", N != 0}, {"--radix", radix_arg != NULL}};
 	if (design_missing(cmd, required, sizeof required / sizeof required[0]))
 		return CLI_USAGE;
 	if (!output)

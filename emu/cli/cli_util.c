@@ -566,6 +566,12 @@ unsigned long long cli_strtou(const char *s, char **end)
 
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
+	return cli_parse_u64_for(cmd, opt, s, lo, hi, "", out);
+}
+
+int cli_parse_u64_for(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, const char *why,
+		      uint64_t *out)
+{
 	char *end;
 	errno = 0;
 	if (!s)
@@ -576,8 +582,8 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, 
 	*out = v;
 	return 0;
 bad:
-	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu, got '%s'", opt, (unsigned long long)lo,
-			(unsigned long long)hi, s ? s : "");
+	cli_usage_error(cmd, "%s: expected an integer in %llu..%llu%s, got '%s'", opt, (unsigned long long)lo,
+			(unsigned long long)hi, why, s ? s : "");
 	return -1;
 }
 

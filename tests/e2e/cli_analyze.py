@@ -905,6 +905,15 @@ def case_design_limits():
                    "netloom design equality: --routers 7: expected an even number >= 6")
     p = run("design", "equality", "--routers", "16777218", "--radix", "6", code=2)
     one_line_error(p, "--routers: expected an integer in 6..16777216, got '16777218'")
+    # --radix's range is 3..N-1 given --routers, before or after it, in one
+    # format whichever end it misses ('--radix 2' said '3..1073741824'
+    # where '--radix 20' said '3 .. 13 for 14 routers').
+    for args, got in ((("--routers", "14", "--radix", "2"), "2"), (("--radix", "2", "--routers", "14"), "2"),
+                      (("--routers", "14", "--radix", "20"), "20"), (("--radix", "14", "--routers", "14"), "14")):
+        one_line_error(run("design", "equality", *args, code=2),
+                       f"netloom design equality: --radix: expected an integer in 3..13 for 14 routers, got '{got}'")
+    one_line_error(run("design", "equality", "--radix", "2", code=2),
+                   "netloom design equality: --radix: expected an integer in 3..1073741824, got '2'")
     # The GA's work is population x (generations + 1) BFS of routers x
     # radix steps: past six minutes at the size's rate refused before it
     # starts (these ran for hours; the second also asked for gigabytes of
@@ -1033,6 +1042,8 @@ def case_help():
         rng = re.search(r"expected an integer in (\d+\.\.\d+)", err).group(1)
         line = next((ln for ln in h.splitlines() if ln.lstrip().startswith(opt + " ")), "")
         check(f"design equality --help gives {opt} {rng}: {line!r}", rng in line)
+    rline = next((ln for ln in h.splitlines() if ln.lstrip().startswith("--radix ")), "")
+    check(f"design equality --help gives --radix 3..N-1: {rline!r}", "3..N-1" in rline)
     check("design equality --help says large searches are refused", "refused" in h)
     lst = run("topo", "list").stdout.decode()
     for fam in ("torus", "mesh", "hyperx"):

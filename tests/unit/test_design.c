@@ -428,7 +428,7 @@ static void test_equality_ga(void)
 	CHECK_ERR(analyze_equality_design(&(struct analyze_eq_req){.N = 15, .K = 6}, &r1, &e), NL_EINVAL, &e,
 		  "even number");
 	CHECK_ERR(analyze_equality_design(&(struct analyze_eq_req){.N = 14, .K = 14}, &r1, &e), NL_EINVAL, &e,
-		  "--radix 14");
+		  "--radix: expected an integer in 3..13 for 14 routers, got '14'");
 }
 
 /* N = 14, K = 6: every chord set (4 ports beyond the ring from the one-port
