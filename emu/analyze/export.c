@@ -111,18 +111,47 @@ static uint32_t export_cabinet(const struct topo *t, const struct analyze_packin
 	return pk ? pk->cabinet[r] : topo_router_cabinet(t, r);
 }
 
-/* A grid router's drawing position: dimension 0 across, 1 down, as the
+/* The drawing extent of each coordinate, for pos=: a grid's radixes, or for
+ * another family with coordinates (hyperx, flatfly, dragonfly, trees...)
+ * the largest value seen plus one. 0 when routers have no coordinates or
+ * not all the same number of them (no layout then). */
+static int export_pos_extent(const struct topo *t, uint32_t *k)
+{
+	if (t->grid) {
+		for (int d = 0; d < t->grid->n_dims; d++)
+			k[d] = t->grid->k[d];
+		return t->grid->n_dims;
+	}
+	int n = 0;
+	for (uint32_t r = 0; r < t->n_routers; r++) {
+		uint32_t c[TOPO_MAX_COORDS];
+		int nc = topo_coords(t, r, c);
+		if (nc <= 0 || (r && nc != n))
+			return 0;
+		if (!r) {
+			n = nc;
+			for (int d = 0; d < n; d++)
+				k[d] = 0;
+		}
+		for (int d = 0; d < n; d++)
+			if (c[d] + 1 > k[d])
+				k[d] = c[d] + 1;
+	}
+	return n;
+}
+
+/* A router's drawing position: dimension 0 across, 1 down, as the
  * coordinates; a third dimension's layers (and a fifth's) are placed side
  * by side across, a fourth's (and a sixth's) below one another, each
  * layer one column or row apart from the next, so no two routers share a
  * position (torus:k=4x4x4 drew its 4 layers on the same 16 points). */
-static void export_grid_pos(const struct topo_grid *g, uint32_t r, uint64_t *x, uint64_t *y)
+static void export_pos(const uint32_t *k, const uint32_t *c, int n, uint64_t *x, uint64_t *y)
 {
 	uint64_t pos[2] = {0, 0}, place[2] = {1, 1};
-	for (int d = 0; d < g->n_dims; d++) {
+	for (int d = 0; d < n; d++) {
 		int axis = d % 2;
-		pos[axis] += place[axis] * topo_grid_coord(g, r, d);
-		place[axis] *= d < 2 ? g->k[d] + 1 : g->k[d];
+		pos[axis] += place[axis] * c[d];
+		place[axis] *= d < 2 ? (uint64_t)k[d] + 1 : k[d];
 	}
 	*x = pos[0];
 	*y = pos[1];
@@ -134,6 +163,8 @@ static void export_dot(const struct topo *t, const struct analyze_packing *pk, c
 	fprintf(f, "graph ");
 	export_quoted(f, t->spec, EXPORT_DOT);
 	fprintf(f, " {\n  node [shape=circle];\n");
+	uint32_t k[TOPO_MAX_COORDS];
+	int n_pos = export_pos_extent(t, k);
 	for (uint32_t r = 0; r < g->n; r++) {
 		uint32_t c[TOPO_MAX_COORDS];
 		int nc = topo_coords(t, r, c);
@@ -146,9 +177,9 @@ static void export_dot(const struct topo *t, const struct analyze_packing *pk, c
 				fprintf(f, "%s%u", d ? "," : "", c[d]);
 			fprintf(f, "\"");
 		}
-		if (t->grid) {
+		if (n_pos && nc == n_pos) {
 			uint64_t x, y;
-			export_grid_pos(t->grid, r, &x, &y);
+			export_pos(k, c, n_pos, &x, &y);
 			fprintf(f, ", pos=\"%llu,%llu!\"", (unsigned long long)x, (unsigned long long)y);
 		}
 		fprintf(f, "];\n");

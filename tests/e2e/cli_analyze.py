@@ -482,7 +482,10 @@ def case_export():
         # dimension's layers (a fourth's) are shifted across (down) as
         # wholes, so no two routers share a point (torus:k=4x4x4 drew its
         # 4 layers on the same 16 points, mesh:k=3x2x2x2 its 8 on 6).
-        for spec, n in (("torus:k=4x3", 12), ("torus:k=4x4x4", 64), ("mesh:k=3x2x2x2", 24)):
+        # Families with coordinates but no grid are laid out alike
+        # (hyperx:s=4x4 wrote coord= and no pos=).
+        for spec, n in (("torus:k=4x3", 12), ("torus:k=4x4x4", 64), ("mesh:k=3x2x2x2", 24),
+                        ("hyperx:s=4x3", 12), ("hyperx:s=4x4x3", 48), ("hyperx:s=3x2x2x2", 24)):
             dot = run("topo", "export", spec, "--format", "dot").stdout.decode()
             nodes = [([int(v) for v in c.split(",")], (int(x), int(y)))
                      for c, x, y in re.findall(r'coord="([0-9,]+)", pos="(\d+),(\d+)!"', dot)]
