@@ -493,6 +493,23 @@ static int rec_absolute(char *path, size_t cap)
 	return 0;
 }
 
+/* The folder the stream files go in, into dir: tmpdir when set, else the
+ * archive's folder ("." for a bare name, "/" for one at the root). The
+ * one rule for rec_paths and the checks at MPI_Init (rec_check_name_length),
+ * so the folder checked is the folder written in. */
+static const char *rec_stream_folder(const char *out, const char *tmpdir, char *dir, size_t cap)
+{
+	const char *slash = out && *out ? strrchr(out, '/') : NULL;
+
+	if (tmpdir && *tmpdir)
+		snprintf(dir, cap, "%s", tmpdir);
+	else if (!slash)
+		snprintf(dir, cap, ".");
+	else
+		snprintf(dir, cap, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	return dir;
+}
+
 /* NETLOOM_TRACE, or "<app>-<np>.nlt" in the working directory. The stream
  * files go beside the archive (NETLOOM_TRACE_TMPDIR overrides), named with
  * a run tag all ranks share so concurrent runs do not collide. */
@@ -513,17 +530,10 @@ static int rec_paths(const char *run_tag, int rank)
 	memcpy(rec.out_shown, rec.out_path, (size_t)n + 1);
 	if (rec_absolute(rec.out_path, sizeof rec.out_path) < 0)
 		return -1;
+	rec_stream_folder(rec.out_path, tmp, dir, sizeof dir);
+	if (tmp && *tmp && rec_absolute(dir, sizeof dir) < 0)
+		return -1;
 	base = strrchr(rec.out_path, '/');
-	if (tmp && *tmp) {
-		snprintf(dir, sizeof dir, "%s", tmp);
-		if (rec_absolute(dir, sizeof dir) < 0)
-			return -1;
-	} else if (base)
-		snprintf(dir, sizeof dir, "%.*s", (int)(base - rec.out_path), rec.out_path);
-	else
-		snprintf(dir, sizeof dir, ".");
-	if (!*dir)
-		snprintf(dir, sizeof dir, "/");
 	base = base ? base + 1 : rec.out_path;
 	n = snprintf(rec.stream_path, sizeof rec.stream_path, "%s/.%s.%s.r%d.stream", dir, base,
 		     run_tag, rank);
@@ -620,20 +630,6 @@ static void rec_check_folders(const char *out, const char *tmp, char *bad, size_
 		return;
 	snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
 	rec_check_folder("NETLOOM_TRACE", out, dir, bad, cap);
-}
-
-/* The folder the stream files go in, as rec_paths puts them: tmpdir when
- * set, else the archive's folder ("." for a bare name). */
-static const char *rec_stream_folder(const char *out, const char *tmpdir, char *dir, size_t cap)
-{
-	const char *slash = out && *out ? strrchr(out, '/') : NULL;
-
-	if (tmpdir && *tmpdir)
-		return tmpdir;
-	if (!slash)
-		return ".";
-	snprintf(dir, cap, "%.*s", slash == out ? 1 : (int)(slash - out), out);
-	return dir;
 }
 
 /* The run tag in the stream files' names: rank 0's pid and clock, at a
