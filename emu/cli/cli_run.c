@@ -482,6 +482,20 @@ static int run_setup_agreed(nl_sim **out, const struct run_opts *o, struct nl_si
 	return 0;
 }
 
+/* run's and sweep's opening: the options (or --help), then the ranks when
+ * launched by MPI. False with *rc the exit code when the command stops
+ * there (help printed, or an error said, on every rank alike). */
+static bool run_open(int argc, char **argv, struct run_opts *o, struct net_mpi **mpi, int *rc)
+{
+	*rc = run_parse(argc, argv, o);
+	if (*rc) {
+		*rc = *rc < 0 ? run_help(argc, argv) : cli_mpi_stop(argc, argv, *rc);
+		return false;
+	}
+	*rc = run_mpi_open(argc, argv, mpi, o);
+	return *rc == 0;
+}
+
 int cli_run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
@@ -490,12 +504,8 @@ int cli_run_main(int argc, char **argv)
 	struct nl_err err = {0};
 	nl_sim *sim = NULL;
 	struct net_mpi *mpi = NULL;
-	int rc = run_parse(argc, argv, &o);
-	if (rc) {
-		rc = rc < 0 ? run_help(argc, argv) : cli_mpi_stop(argc, argv, rc);
-		goto done_opts;
-	}
-	if ((rc = run_mpi_open(argc, argv, &mpi, &o)))
+	int rc;
+	if (!run_open(argc, argv, &o, &mpi, &rc))
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	bool deadlocked = false;
@@ -580,12 +590,8 @@ int cli_sweep_main(int argc, char **argv)
 	nl_sim *sim = NULL;
 	bool deadlocked = false, is_unwritten = false;
 	struct net_mpi *mpi = NULL;
-	int rc = run_parse(argc, argv, &o);
-	if (rc) {
-		rc = rc < 0 ? run_help(argc, argv) : cli_mpi_stop(argc, argv, rc);
-		goto done_opts;
-	}
-	if ((rc = run_mpi_open(argc, argv, &mpi, &o)))
+	int rc;
+	if (!run_open(argc, argv, &o, &mpi, &rc))
 		goto done_opts;
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	struct sweep_print sp = {.o = &o, .info = &info, .err = &err, .quiet = quiet};
