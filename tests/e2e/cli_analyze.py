@@ -12,7 +12,7 @@ import re
 import sys
 import tempfile
 
-from clitest import ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, run_tty  # noqa: F401
+from clitest import ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, run_tty, sigterm_while_staged  # noqa: F401,E501
 
 def need_family(name):
     if f"  {name} " not in run("topo", "list").stdout.decode():
@@ -176,11 +176,9 @@ def case_export_streamed():
     # being written removed nothing, leaving out.json.tmpXXXXXX (a cut
     # copy, megabytes of it) beside the old out.json. Now the signal
     # removes it, the old file stays and the status is the signal's.
-    import glob
     import resource
     import signal
     import subprocess
-    import time
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "out.json")
         with open(out, "w") as f:
@@ -189,16 +187,10 @@ def case_export_streamed():
         # MB when whole). The staged file is awaited non-empty: the
         # output's writability checks make and remove empty ones before
         # the work.
-        p = subprocess.Popen([NETLOOM, "topo", "export", "foldedhypercube:n=19", "--format", "json", "-o", out],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
-        t0, seen = time.time(), False
-        while not seen and p.poll() is None and time.time() - t0 < 120:
-            seen = any(os.path.getsize(f) > 0 for f in glob.glob(out + ".tmp*") if os.path.exists(f))
-            time.sleep(0.005)
-        p.send_signal(signal.SIGTERM)
-        _, err = p.communicate(timeout=120)
-        check(f"the staged file was seen being written (exit {p.returncode})", seen)
-        eq("SIGTERM while writing: status", p.returncode, -signal.SIGTERM)
+        seen, status, err = sigterm_while_staged(
+            ["topo", "export", "foldedhypercube:n=19", "--format", "json", "-o", out], out + ".tmp*", 120)
+        check(f"the staged file was seen being written (exit {status})", seen)
+        eq("SIGTERM while writing: status", status, -signal.SIGTERM)
         eq("SIGTERM while writing: stderr", err, b"")
         eq("SIGTERM while writing: files left", sorted(os.listdir(d)), ["out.json"])
         eq("SIGTERM while writing: the old file kept", open(out).read(), "old\n")

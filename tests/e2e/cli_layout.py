@@ -7,7 +7,7 @@ import os
 import subprocess
 import tempfile
 
-from clitest import run_tty, ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json
+from clitest import run_tty, ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, sigterm_while_staged
 
 
 def case_table6():
@@ -396,11 +396,9 @@ def case_streamed():
     # nothing, leaving x.len.tmpXXXXXX (a cut copy) beside the old x.len.
     # Now the signal removes it, the old files stay and the status is the
     # signal's.
-    import glob
     import re
     import resource
     import signal
-    import time
     with tempfile.TemporaryDirectory() as d:
         svg, lens = os.path.join(d, "x.svg"), os.path.join(d, "x.len")
         for path in (svg, lens):
@@ -409,16 +407,10 @@ def case_streamed():
         # foldedhypercube:n=17: 31 MB of lengths. The staged file is
         # awaited non-empty: the outputs' writability checks make and
         # remove empty ones before the work.
-        p = subprocess.Popen([NETLOOM, "layout", "foldedhypercube:n=17", "--svg", svg, "--lengths", lens],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
-        t0, seen = time.time(), False
-        while not seen and p.poll() is None and time.time() - t0 < 240:
-            seen = any(os.path.getsize(f) > 0 for f in glob.glob(lens + ".tmp*") if os.path.exists(f))
-            time.sleep(0.002)
-        p.send_signal(signal.SIGTERM)
-        _, err = p.communicate(timeout=240)
-        check(f"the staged file was seen being written (exit {p.returncode})", seen)
-        eq("SIGTERM while writing: status", p.returncode, -signal.SIGTERM)
+        seen, status, err = sigterm_while_staged(
+            ["layout", "foldedhypercube:n=17", "--svg", svg, "--lengths", lens], lens + ".tmp*", 240)
+        check(f"the staged file was seen being written (exit {status})", seen)
+        eq("SIGTERM while writing: status", status, -signal.SIGTERM)
         eq("SIGTERM while writing: stderr", err, b"")
         eq("SIGTERM while writing: files left", sorted(os.listdir(d)), ["x.len", "x.svg"])
         eq("SIGTERM while writing: the old files kept", [open(svg).read(), open(lens).read()], ["old\n", "old\n"])

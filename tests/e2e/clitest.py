@@ -82,6 +82,33 @@ def run_tty(args, env):
     return out, got
 
 
+def sigterm_while_staged(args, staged, timeout):
+    """Run netloom ARGS, wait until a staged file (a name matching the glob
+    STAGED, e.g. OUT + ".tmp*") has bytes in it, send SIGTERM and return
+    (whether one was seen, exit status, stderr). Awaited non-empty: the
+    outputs' writability checks make and remove empty staged files before
+    the work. A staged file may go between the listing and the size (a
+    probe removed, the rename at the end), so a vanished one is not seen."""
+    import glob
+    import signal
+    import time
+
+    def has_bytes(f):
+        try:
+            return os.path.getsize(f) > 0
+        except OSError:
+            return False
+
+    p = subprocess.Popen([NETLOOM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    t0, seen = time.time(), False
+    while not seen and p.poll() is None and time.time() - t0 < timeout:
+        seen = any(has_bytes(f) for f in glob.glob(staged))
+        time.sleep(0.002)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=timeout)
+    return seen, p.returncode, err
+
+
 def main(namespace):
     """Run the case named by argv[2] among namespace's case_* functions."""
     cases = {k[5:]: v for k, v in namespace.items() if k.startswith("case_")}
