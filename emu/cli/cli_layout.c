@@ -57,6 +57,47 @@ static int lay_cable_cmp(const void *a, const void *b)
 	return x->g < y->g ? -1 : x->g > y->g;
 }
 
+/* The `cap` cables that sort first (lay_cable_cmp), kept in a heap whose
+ * root is the one that sorts last among them, so a cable that sorts
+ * before it replaces it. Only the drawn cables are kept: holding every
+ * cable to sort them all took 16 bytes a port, some 350 MB of
+ * foldedhypercube:n=20's 707 MB peak, to draw 20 of them. The order is
+ * total (ports are unique), so the cables kept and their sorted order are
+ * those a sort of all would give. */
+static void lay_heap_down(struct lay_cable *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, top = i;
+		if (l < n && lay_cable_cmp(&h[l], &h[top]) > 0)
+			top = l;
+		if (r < n && lay_cable_cmp(&h[r], &h[top]) > 0)
+			top = r;
+		if (top == i)
+			return;
+		struct lay_cable tmp = h[i];
+		h[i] = h[top];
+		h[top] = tmp;
+		i = top;
+	}
+}
+
+static void lay_keep_first(struct lay_cable *h, uint32_t *n, uint32_t cap, struct lay_cable c)
+{
+	if (*n < cap) {
+		uint32_t i = (*n)++;
+		h[i] = c;
+		while (i > 0 && lay_cable_cmp(&h[(i - 1) / 2], &h[i]) < 0) {
+			struct lay_cable tmp = h[i];
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = tmp;
+			i = (i - 1) / 2;
+		}
+	} else if (cap > 0 && lay_cable_cmp(&c, &h[0]) < 0) {
+		h[0] = c;
+		lay_heap_down(h, *n, 0);
+	}
+}
+
 /* Pixels per metre, margin. */
 #define LAY_PX 60.0
 #define LAY_MARGIN 40.0
@@ -79,7 +120,8 @@ static int lay_svg(FILE *f, const struct layout *lo, const struct layout_model *
 {
 	const struct topo *t = lo->t;
 	double *len = malloc((size_t)t->n_ports * sizeof *len);
-	struct lay_cable *cab = malloc((size_t)t->n_ports * sizeof *cab);
+	const uint32_t cap = longest < t->n_ports ? longest : t->n_ports;
+	struct lay_cable *cab = malloc((cap ? cap : 1) * sizeof *cab);
 	uint32_t *count = calloc(lo->n_cabinets ? lo->n_cabinets : 1, sizeof *count);
 	int rc;
 
@@ -88,11 +130,13 @@ static int lay_svg(FILE *f, const struct layout *lo, const struct layout_model *
 		goto out;
 	}
 	layout_port_lengths(lo, m, len);
-	uint32_t n = 0;
+	uint32_t n = 0, kept = 0;
 	for (uint32_t g = 0; g < t->n_ports; g++)
-		if (topo_port_is_network(t, g) && t->peer[g] > g)
-			cab[n++] = (struct lay_cable){g, len[g]};
-	qsort(cab, n, sizeof *cab, lay_cable_cmp);
+		if (topo_port_is_network(t, g) && t->peer[g] > g) {
+			n++;
+			lay_keep_first(cab, &kept, cap, (struct lay_cable){g, len[g]});
+		}
+	qsort(cab, kept, sizeof *cab, lay_cable_cmp);
 	for (uint32_t r = 0; r < t->n_routers; r++)
 		count[lo->cabinet[r]]++;
 
@@ -129,7 +173,7 @@ static int lay_svg(FILE *f, const struct layout *lo, const struct layout_model *
 			   "%u<tspan x=\"%.1f\" dy=\"10\">%ur</tspan></text>\n",
 			x, y - 2, c, x, count[c]);
 	}
-	for (uint32_t i = 0; i < n && i < longest; i++) {
+	for (uint32_t i = 0; i < kept; i++) {
 		uint32_t g = cab[i].g, a = lo->cabinet[t->port_router[g]], b = lo->cabinet[t->port_router[t->peer[g]]];
 		double xa, ya, xb, yb, off = (double)(i % 7) - 3;
 		lay_cell_xy(lo, m, a, &xa, &ya);

@@ -86,6 +86,12 @@ def case_outputs():
         eq("cables drawn", text.count("<polyline "), 5)
         lines = open(lens).read().splitlines()
         eq("one line per link", len(lines), 1 + 1080)
+        # The drawn cables are the longest, longest first (they are kept in
+        # a heap of --longest entries, not picked from a sort of all).
+        import re
+        drawn_m = [float(x) for x in re.findall(r"<title>routers \d+-\d+: ([0-9.]+) m</title>", text)]
+        top = sorted((float(x.split()[4]) for x in lines[1:]), reverse=True)[:5]
+        eq("drawn: the 5 longest, longest first", drawn_m, [round(x, 2) for x in top])
         near("mean length (Fig. 7: 7/6 0.6 + 4/3 2.1 + 2)", sum(float(x.split()[4]) for x in lines[1:]) / 1080,
              5.5, 1e-9)
         out = run("cost", "dragonfly:a=4,p=2,h=2", "--json", js).stdout.decode()
