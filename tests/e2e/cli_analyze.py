@@ -12,7 +12,7 @@ import re
 import sys
 import tempfile
 
-from clitest import ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, run_tty, sigterm_while_staged  # noqa: F401,E501
+from clitest import ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, run_tty, disk_full_at_64k, sigterm_while_staged  # noqa: F401,E501
 
 def need_family(name):
     if f"  {name} " not in run("topo", "list").stdout.decode():
@@ -176,7 +176,6 @@ def case_export_streamed():
     # being written removed nothing, leaving out.json.tmpXXXXXX (a cut
     # copy, megabytes of it) beside the old out.json. Now the signal
     # removes it, the old file stays and the status is the signal's.
-    import resource
     import signal
     import subprocess
     with tempfile.TemporaryDirectory() as d:
@@ -200,20 +199,17 @@ def case_export_streamed():
         # streaming: one line naming the output, status 1, the old file
         # as it was and nothing staged left; for standard output the
         # staged file in TMPDIR is named, and nothing reaches stdout.
-        def limited():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
         tmpdir = os.path.join(d, "tmpdir")
         os.mkdir(tmpdir)
         env = {**ENV, "TMPDIR": tmpdir}
         full = subprocess.run([NETLOOM, "topo", "export", "torus:k=32x32", "--format", "json", "-o", out],
-                              capture_output=True, env=env, preexec_fn=limited)
+                              capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full disk: status", full.returncode, 1)
         eq("full disk: message", full.stderr.decode(), f"netloom: --output: {out}: write failed: File too large\n")
         eq("full disk: files left", sorted(os.listdir(d)), ["out.json", "tmpdir"])
         eq("full disk: the old file kept", open(out).read(), "old\n")
         full = subprocess.run([NETLOOM, "topo", "export", "torus:k=32x32", "--format", "json"],
-                              capture_output=True, env=env, preexec_fn=limited)
+                              capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full TMPDIR, stdout: status", full.returncode, 1)
         check(f"full TMPDIR, stdout: message {full.stderr!r}",
               re.fullmatch(re.escape(tmpdir) + r"/netloom-out\.tmp\w{6}: write failed: File too large\n",

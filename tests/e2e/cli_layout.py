@@ -7,7 +7,7 @@ import os
 import subprocess
 import tempfile
 
-from clitest import run_tty, ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, sigterm_while_staged
+from clitest import run_tty, ENV, NETLOOM, Fail, check, eq, main, near, one_line_error, run, run_json, disk_full_at_64k, sigterm_while_staged
 
 
 def case_table6():
@@ -403,7 +403,6 @@ def case_streamed():
     # Now the signal removes it, the old files stay and the status is the
     # signal's.
     import re
-    import resource
     import signal
     with tempfile.TemporaryDirectory() as d:
         svg, lens = os.path.join(d, "x.svg"), os.path.join(d, "x.len")
@@ -426,20 +425,17 @@ def case_streamed():
         # old files as they were (the SVG, finished first, not put in
         # place), nothing staged left; for standard output the staged file
         # in TMPDIR is named and nothing reaches stdout.
-        def limited():
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
         tmpdir = os.path.join(d, "tmpdir")
         os.mkdir(tmpdir)
         env = {**ENV, "TMPDIR": tmpdir}
         small = ("layout", "torus:k=64x64", "--layout", "rule")
         full = subprocess.run([NETLOOM, *small, "--svg", svg, "--longest", "0", "--lengths", lens],
-                              capture_output=True, env=env, preexec_fn=limited)
+                              capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full disk: status", full.returncode, 1)
         eq("full disk: message", full.stderr.decode(), f"netloom: --lengths: {lens}: write failed: File too large\n")
         eq("full disk: files left", sorted(os.listdir(d)), ["tmpdir", "x.len", "x.svg"])
         eq("full disk: the old files kept", [open(svg).read(), open(lens).read()], ["old\n", "old\n"])
-        full = subprocess.run([NETLOOM, *small, "--lengths", "-"], capture_output=True, env=env, preexec_fn=limited)
+        full = subprocess.run([NETLOOM, *small, "--lengths", "-"], capture_output=True, env=env, preexec_fn=disk_full_at_64k)
         eq("full TMPDIR, stdout: status", full.returncode, 1)
         check(f"full TMPDIR, stdout: message {full.stderr!r}",
               re.fullmatch(re.escape(tmpdir) + r"/netloom-out\.tmp\w{6}: write failed: File too large\n",

@@ -82,6 +82,16 @@ def run_tty(args, env):
     return out, got
 
 
+def disk_full_at_64k():
+    """A preexec_fn that makes writes past 64 KiB fail as on a full disk:
+    a file size limit with SIGXFSZ ignored, so write() fails with EFBIG
+    where a full disk gives ENOSPC."""
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+
+
 def sigterm_while_staged(args, staged, timeout):
     """Run netloom ARGS, wait until a staged file (a name matching the glob
     STAGED, e.g. OUT + ".tmp*") has bytes in it, send SIGTERM and return
