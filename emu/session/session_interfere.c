@@ -140,6 +140,10 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 	nl_sim *s = x->s;
 	struct app_config ac;
 	NL_CHECK(ifr_check_job_keys(x, err));
+	/* The workload first: a mistyped WORKLOAD was reported as the
+	 * system's missing topology, and a bad one only after the topology
+	 * was built and its cables laid out (seconds with the annealing). */
+	NL_CHECK(place_workload_read(x->path, &x->w, err));
 	NL_CHECK(app_config_bind(&s->cfg, &ac, err));
 	x->ops = net_backend_find(ac.backend, err);
 	if (!x->ops)
@@ -166,7 +170,6 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 	 * together), where each run laid the same topology out again: with
 	 * the annealing, seconds per run for the same answer. */
 	NL_CHECK(session_cable_plan(s, x->ops, x->t, &x->cable_ps, &x->cables, err));
-	NL_CHECK(place_workload_read(x->path, &x->w, err));
 	uint8_t *busy = calloc(x->t->n_endpoints, 1);
 	x->ep_job = calloc(x->t->n_endpoints, sizeof *x->ep_job);
 	if (!busy || !x->ep_job) {

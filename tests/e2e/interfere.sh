@@ -347,6 +347,11 @@ expect_eq "placement in the system file" "$rc:$out" \
 out=$("$netloom" interfere "$dir/halves.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no topology" "$rc:$out" \
   "2:netloom: key 'topology': not set; expected the machine the jobs share (interference needs a network)"
+# A mistyped WORKLOAD is named before the system's keys are looked at
+# (it was reported as the missing topology).
+out=$("$netloom" interfere "$dir/nosuch.ini" 2>&1 >/dev/null); rc=$?
+expect_eq "missing workload file" "$rc:$out" \
+  "2:netloom: $dir/nosuch.ini: cannot open workload file: No such file or directory"
 out=$("$netloom" interfere -c "$dir/sys.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "no workload" "$rc:$out" "2:netloom interfere: missing WORKLOAD (see 'netloom interfere --help')"
 
