@@ -378,6 +378,13 @@ int cli_serve_main(int argc, char **argv)
 					 o.max_lag_ms);
 		goto out;
 	}
+	if (!o.curve_key != !o.curve_allow) {
+		/* The command line's, said as serve's other option pairs are
+		 * (live_curve_setup says the same to API callers). */
+		status = cli_usage_error("serve", "%s given alone, expected both --curve-key and --curve-allow",
+					 o.curve_key ? "--curve-key" : "--curve-allow");
+		goto out;
+	}
 	if (o.heartbeat_ms >= o.timeout_ms) {
 		status = cli_usage_error("serve", "--heartbeat-ms %u must be below --timeout-ms %u", o.heartbeat_ms,
 					 o.timeout_ms);

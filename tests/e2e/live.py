@@ -962,6 +962,11 @@ def case_errors(d):
         refused(('--curve-keygen', name), "netloom: --curve-keygen '%s': %s (expected a file to write; the key pair "
                 "goes to FILE and FILE.pub)" % (name, why), 'keygen %r' % name)
     expect(not os.path.exists('-') and not os.path.exists('-.pub'), "keygen '-' wrote a file")
+    # Half of the CURVE pair is the command line's error, named as serve's
+    # other option pairs are (it was 'netloom: ...').
+    for opt in ('--curve-key', '--curve-allow'):
+        refused(('--ranks', '2', opt, 'x'), "netloom serve: %s given alone, expected both --curve-key and "
+                "--curve-allow" % opt, opt + ' alone')
     # Its value left out, the next option was taken for FILE: the key pair
     # went to '--quiet' and '--quiet.pub' (exit 0).
     r = subprocess.run([os.path.abspath(NETLOOM), 'serve', '--curve-keygen', '--quiet'], capture_output=True,
