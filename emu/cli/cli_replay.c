@@ -450,9 +450,9 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		return nl_errf(err, NL_EINVAL, "replay: unexpected argument '%s' after TRACE", argv[optind + 1]);
 	o->trace = argv[optind];
 	if (o->csv && o->json && !strcmp(o->json, "-"))
-		return nl_errf(err, NL_EINVAL, "replay: --csv and --json - both want stdout; give --json a file");
+		return nl_errf(err, NL_EINVAL, "replay: --csv and --json -: both on standard output; expected a file for --json");
 	if (o->csv && o->svg && !strcmp(o->svg, "-"))
-		return nl_errf(err, NL_EINVAL, "replay: --csv and --svg - both want stdout; give --svg a file");
+		return nl_errf(err, NL_EINVAL, "replay: --csv and --svg -: both on standard output; expected a file for --svg");
 	/* Replay's one job: a map beside another placement is never read. */
 	NL_CHECK(cli_check_placement_map(session_config(*sim), err));
 	if (o->n_topos && config_get(session_config(*sim), "topology"))

@@ -250,7 +250,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	/* With --json -, stdout carries the JSON document alone. */
 	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
 	if (o->csv && !o->table)
-		return cli_usage_error(cmd, "--csv and --json - both write to stdout");
+		return cli_usage_error(cmd, "--csv and --json -: both on standard output; expected a file for --json");
 	return 0;
 }
 

@@ -932,7 +932,7 @@ def case_json_stdout():
     d = json.loads(run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--json", "-").stdout)
     eq("sweep --json -: points", len(d["results"]["points"]), 2)
     p = run("run", *SMALL, "--json", "-", "--csv", code=2)
-    one_line_error(p, "netloom run: --csv and --json - both write to stdout")
+    one_line_error(p, "netloom run: --csv and --json -: both on standard output; expected a file for --json")
 
 
 # --- results ----------------------------------------------------------------------

@@ -420,7 +420,7 @@ out=$("$netloom" replay p.nlt -s topology=torus:k=4x4 --svg - --csv 2>err)
 expect_eq "replay --svg - --csv: exit" "$?" 2
 expect_eq "replay --svg - --csv: stdout" "$out" ""
 expect_eq "replay --svg - --csv" "$(cat err)" \
-  "netloom replay: --csv and --svg - both want stdout; give --svg a file"
+  "netloom replay: --csv and --svg -: both on standard output; expected a file for --svg"
 # An output option given twice is refused, as run's --json (the last one
 # won silently, the first file never written; compare's -o too).
 printf '[study]\nbackend = analytic\n[system torus]\ntopology = torus:k=4x4\n[workload pp]\ntrace = %s\n' \
