@@ -60,6 +60,12 @@ static void cli_replay_usage(FILE *f)
 		"Under 'mpirun -np N' (or srun) a replay on the flit backend is spread over the N\n"
 		"ranks, with the same results; rank 0 prints and writes (docs/scaling.md).\n"
 		"\n"
+		"Exit status: 0 done;\n"
+		"1 the replay failed: a network deadlock (reported, --json written), a timeout, out of\n"
+		"  memory, or an output could not be written after it;\n"
+		"2 a bad command line, configuration or trace, or an output that cannot be written\n"
+		"  (checked first).\n"
+		"\n"
 		"Network backends:\n");
 	size_t n;
 	const struct net_backend_ops *const *all = net_backend_list(&n);

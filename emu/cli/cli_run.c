@@ -52,6 +52,10 @@ static void run_usage(FILE *f, const char *cmd)
 		"  -h, --help          this text\n\n"
 		"Defaults: torus:k=8x8, dor, uniform traffic at 0.1 flits/cycle/endpoint.\n"
 		"%s"
+		"Exit status: 0 done%s;\n"
+		"1 the %s failed: a deadlock (reported, its JSON written), a timeout, out of memory,\n"
+		"  or --json could not be written after it;\n"
+		"2 a bad command line or configuration, or a --json that cannot be written (checked first).\n\n"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
 		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
@@ -73,7 +77,8 @@ static void run_usage(FILE *f, const char *cmd)
 			"either way, and the same points: in rounds of N, those past the first unstable\n"
 			"one are dropped. Rank 0 prints and writes the JSON (docs/scaling.md).\n"
 		      : "Under 'mpirun -np N' (or srun) the point is spread over the N ranks, with the\n"
-			"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n");
+			"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n",
+		sweep ? " (saturated points included)" : "", sweep ? "sweep" : "run");
 	route_print_help(f);
 	traffic_print_help(f);
 }
