@@ -47,7 +47,12 @@ static void cli_serve_usage(FILE *f)
 	      "      --pace SCALE         paced mode: virtual time follows the wall clock x SCALE, compute is\n"
 	      "                           measured, releases wait for the wall clock (default: lock-step)\n"
 	      "      --max-lag-ms MS      paced: stop with an error once a release lags the wall clock by more\n"
-	      "  -q, --quiet              no log lines on stderr\n",
+	      "  -q, --quiet              no log lines on stderr\n"
+	      "\n"
+	      "Exit status: 0 every remaining rank finished (some may have been evicted); 1 ranks\n"
+	      "waited forever (a deadlock), every rank was evicted, the session was stopped (a\n"
+	      "signal, --max-lag-ms) or an output could not be written once it ran; 2 bad input\n"
+	      "(docs/live.md, \"Start a session\").\n",
 	      f);
 }
 
