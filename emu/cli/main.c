@@ -41,7 +41,12 @@ static void cli_print_usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].help);
-	fprintf(f, "\n'netloom <command> --help' describes a command's options.\n");
+	fprintf(f, "\n'netloom <command> --help' describes a command's options.\n"
+		   "\nExit status: 0 done; 1 the work failed (a deadlock, a timeout, out of memory, an\n"
+		   "output that could not be written after the work); 2 a bad command line,\n"
+		   "configuration, input or output (checked before the work); 3 where a command's\n"
+		   "--help says (a chart not drawn, a BookSim key not mapped). Errors are one line on\n"
+		   "stderr.\n");
 }
 
 static const char cli_version_usage[] =
