@@ -52,6 +52,11 @@ struct live_opts {
 
 void live_opts_init(struct live_opts *o);
 
+/* 0, or NL_ECONFIG when o names one of curve_key and curve_allow without
+ * the other (live_serve checks it too; the command line says it first, as
+ * its other option pairs). serve_curve.c. */
+int live_curve_check(const struct live_opts *o, struct nl_err *err);
+
 /* Write a new CURVE key pair: path (public + secret, mode 0600, must not
  * exist) and path.pub (public only). serve_curve.c. */
 int live_curve_keygen(const char *path, struct nl_err *err);

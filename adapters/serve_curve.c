@@ -74,14 +74,20 @@ static int live_curve_allow(struct live_server *s, const char *path, struct nl_e
 	return rc;
 }
 
+int live_curve_check(const struct live_opts *o, struct nl_err *err)
+{
+	if (!o->curve_key != !o->curve_allow)
+		return nl_errf(err, NL_ECONFIG, "%s given alone, expected both --curve-key and --curve-allow",
+			       o->curve_key ? "--curve-key" : "--curve-allow");
+	return 0;
+}
+
 int live_curve_setup(struct live_server *s, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
 	if (!o->curve_key && !o->curve_allow)
 		return 0;
-	if (!o->curve_key || !o->curve_allow)
-		return nl_errf(err, NL_ECONFIG, "%s given alone, expected both --curve-key and --curve-allow",
-			       o->curve_key ? "--curve-key" : "--curve-allow");
+	NL_CHECK(live_curve_check(o, err));
 	if (!zmq_has("curve"))
 		return nl_errf(err, NL_ECONFIG, "--curve-key: this libzmq has no CURVE support (zmq_has(\"curve\") is 0)");
 	char pub[ZP_Z85_KEY + 1], sec[ZP_Z85_KEY + 1];

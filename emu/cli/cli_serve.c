@@ -383,11 +383,9 @@ int cli_serve_main(int argc, char **argv)
 					 o.max_lag_ms);
 		goto out;
 	}
-	if (!o.curve_key != !o.curve_allow) {
-		/* The command line's, said as serve's other option pairs are
-		 * (live_curve_setup says the same to API callers). */
-		status = cli_usage_error("serve", "%s given alone, expected both --curve-key and --curve-allow",
-					 o.curve_key ? "--curve-key" : "--curve-allow");
+	if (live_curve_check(&o, &err) < 0) {
+		/* The command line's, said as serve's other option pairs are. */
+		status = cli_usage_error("serve", "%s", err.msg);
 		goto out;
 	}
 	if (o.heartbeat_ms >= o.timeout_ms) {
