@@ -37,7 +37,8 @@ for c in "${cases[@]}"; do
     { echo "booksim_table.sh: case '$c': load '${c#*@}', expected a number in (0, 1]" >&2; exit 2; }
 done
 out=$(mktemp)
-trap 'rm -f "$out" "$out.medians"' EXIT
+trap 'rm -f "$out"' EXIT
+medians=()
 echo "| case | netloom CPU s | BookSim2 CPU s | ratio (pairs) |"
 echo "|---|---|---|---|"
 for c in "${cases[@]}"; do
@@ -54,7 +55,6 @@ bs = sorted(float(m.group(2)) for m in pairs)
 print(f"| {sys.argv[2]} | {nl[0]:.3f}-{nl[-1]:.3f} | {bs[0]:.3f}-{bs[-1]:.3f} | "
       f"**{lines[-1]}x** ({', '.join(m.group(3) for m in pairs)}) |")
 PY
-  tail -n 1 "$out" >>"$out.medians"
+  medians+=("$(tail -n 1 "$out")")
 done
-sort -n "$out.medians" | head -n 1
-rm -f "$out.medians"
+printf '%s\n' "${medians[@]}" | sort -n | head -n 1
