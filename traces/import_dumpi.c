@@ -172,10 +172,11 @@ static int read_meta(const char *path, struct meta *m, struct nl_err *err)
 		if (!strcmp(line, "numprocs")) {
 			errno = 0;
 			m->numprocs = strtoll(v, &end, 10);
-			if (errno || *end || m->numprocs <= 0 || m->numprocs > (1 << 24)) {
+			if (errno || *end || m->numprocs <= 0 || m->numprocs > TRACE_REPLAY_MAX_RANKS) {
 				char esc[128];
-				rc = nl_errf(err, NL_EFORMAT, "%s:%llu: numprocs '%s': expected 1 .. %d", path,
-					     (unsigned long long)ln, trace_escape(esc, sizeof esc, v), 1 << 24);
+				rc = nl_errf(err, NL_EFORMAT, "%s:%llu: numprocs '%s': expected 1 .. %u", path,
+					     (unsigned long long)ln, trace_escape(esc, sizeof esc, v),
+					     TRACE_REPLAY_MAX_RANKS);
 			}
 		} else if (!strcmp(line, "fileprefix")) {
 			free(m->fileprefix);

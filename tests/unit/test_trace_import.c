@@ -994,7 +994,12 @@ static void test_detect_and_escape(void)
 		  "ctl.txt:2: unknown action 'fr\\x01ob\\xff\xc3\xa9' (SimGrid's replay would stop here too)");
 	write_text(test_tmppath("ctl.meta"), "numprocs=4\x1b[2J\nfileprefix=x\n");
 	CHECK_ERR(trace_import(test_tmppath("ctl.meta"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
-		  "ctl.meta:1: numprocs '4\\x1b[2J': expected 1 .. 16777216");
+		  "ctl.meta:1: numprocs '4\\x1b[2J': expected 1 .. 16777215");
+	/* One rank more than an archive can hold is refused at the .meta
+	 * line, not after looking for 16,777,216 rank files. */
+	write_text(test_tmppath("big.meta"), "numprocs=16777216\nfileprefix=x\n");
+	CHECK_ERR(trace_import(test_tmppath("big.meta"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
+		  "big.meta:1: numprocs '16777216': expected 1 .. 16777215");
 	char buf[16];
 	CHECK_STR(trace_escape(buf, sizeof buf, "a\tb\xc3(\xe2\x82\xac"), "a\\x09b\\xc3(\xe2\x82\xac");
 	CHECK_STR(trace_escape(buf, 6, "ab\x01" "cd"), "ab"); /* cut before an escape that does not fit */
