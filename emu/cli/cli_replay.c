@@ -535,19 +535,27 @@ static int cli_replay_on_app(void *ctx, struct app *app, const struct trace_mani
 	return cli_timeline_start(&h->tl, app, m, h->o->otf2, h->o->svg, err);
 }
 
-/* Replay on one network. A deadlock is a result (report on stderr);
- * other failures fill *err. */
+/* The session options of a run on one network: the same when it is
+ * prepared and when it runs (pg only then). */
+static struct session_replay_opts cli_replay_ro(const struct cli_replay_run *run, bool pick_routing,
+						struct cli_replay_hooks *hooks, struct progress *pg)
+{
+	return (struct session_replay_opts){.topology = run->topology,
+					    .pick_routing = pick_routing,
+					    .pg = pg,
+					    .open_trace = cli_replay_open,
+					    .on_app = cli_replay_on_app,
+					    .ctx = hooks};
+}
+
+/* Replay on one network, prepared (session_replay_prepare). A deadlock
+ * is a result (report on stderr); other failures fill *err. */
 static int cli_replay_run_one(struct cli_replay_run *run, const char *trace, bool pick_routing,
 			      struct cli_replay_hooks *hooks, struct nl_err *err)
 {
 	struct progress prog;
 	progress_init(&prog, "replay");
-	struct session_replay_opts ro = {.topology = run->topology,
-					 .pick_routing = pick_routing,
-					 .pg = prog.enabled ? &prog : NULL,
-					 .open_trace = cli_replay_open,
-					 .on_app = cli_replay_on_app,
-					 .ctx = hooks};
+	struct session_replay_opts ro = cli_replay_ro(run, pick_routing, hooks, prog.enabled ? &prog : NULL);
 	int rc = session_replay(run->sim, trace, &ro, NULL, err);
 	progress_done(&prog);
 	if (rc < 0 && rc != NL_EDEADLOCK)
@@ -774,6 +782,12 @@ int cli_replay_main(int argc, char **argv)
 		session_set_mpi(sim0, mpi, SESSION_SPREAD_NETWORK);
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
+	/* Every network is prepared (topology, routing, placement, the
+	 * backend) before the first replays: a --topology its routing does
+	 * not run on was refused only after the networks before it had
+	 * replayed, minutes of flit simulation thrown away (exit 2 is
+	 * "checked first"). The networks stay built until the end either way,
+	 * for the report. */
 	for (size_t i = 0; rc == 0 && i < want; i++) {
 		runs[i].topology = o.n_topos ? o.topos[i] : NULL;
 		if (i == 0) {
@@ -789,6 +803,10 @@ int cli_replay_main(int argc, char **argv)
 			session_set_mpi(runs[i].sim, mpi, SESSION_SPREAD_NETWORK);
 		}
 		n_runs++;
+		struct session_replay_opts ro = cli_replay_ro(&runs[i], pick_routing, &hooks, NULL);
+		rc = session_replay_prepare(runs[i].sim, o.trace, &ro, &err);
+	}
+	for (size_t i = 0; rc == 0 && i < n_runs; i++) {
 		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
 		if (rc == 0)
 			any_deadlock |= runs[i].v->deadlock;

@@ -107,6 +107,7 @@ void session_results_clear(nl_sim *s)
 	s->rank_ep = NULL;
 	s->placement[0] = s->routing[0] = s->routing_given[0] = s->compute_why[0] = s->comparable_why[0] = '\0';
 	s->kind = SESSION_NONE;
+	s->is_replay_prepared = false;
 }
 
 /* The configuration changed: everything built from it goes. */

@@ -100,6 +100,15 @@ struct session_replay_opts {
 int session_replay(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
 		   struct nl_err *err);
 
+/* Everything session_replay does before the replay runs: the trace, the
+ * backend, the topology, the routing, the placement and the app (ro's
+ * open_trace and on_app called), each refusal as session_replay says it.
+ * The next session_replay on s, with the same path and ro, runs what was
+ * prepared. A caller replaying on several networks prepares them all
+ * first, so a network that cannot run is refused before the first one
+ * has spent its time (netloom replay -t A -t B). */
+int session_replay_prepare(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_err *err);
+
 /* What a replay left, for the CLI's reports; valid until the session
  * changes. NULL when the last run was no replay. */
 struct session_replay_view {

@@ -58,6 +58,8 @@ struct nl_sim {
 	char compute_why[320];
 	char comparable_why[320];
 	struct session_replay_view view;
+	bool is_replay_prepared;      /* session_replay_prepare built the above; the replay has not run */
+	double replay_prep_s;         /* the seconds it took (part of the document's wall_seconds) */
 
 	/* Message-level network (nl_sim_net_open). */
 	struct net_backend *net;

@@ -423,15 +423,10 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	return ro->on_app ? ro->on_app(ro->ctx, s->app, m, err) : 0;
 }
 
-static int session_replay_run(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
-		   struct nl_err *err)
+static int session_replay_prepare_run(nl_sim *s, const char *path, const struct session_replay_opts *ro,
+				      struct nl_err *err)
 {
-	static const struct session_replay_opts no_opts;
 	double t0 = nl_wall_seconds();
-	if (out && out->size < sizeof *out)
-		return nl_errf(err, NL_EINVAL, "nl_sim_replay: out->size must be sizeof(struct nl_replay)");
-	if (!ro)
-		ro = &no_opts;
 	session_results_clear(s);
 	int rc = session_replay_build(s, path, ro, err);
 	/* Under MPI a trace or file one rank cannot read fails every rank
@@ -446,16 +441,42 @@ static int session_replay_run(nl_sim *s, const char *path, const struct session_
 			h = h * 0x9e3779b97f4a7c15ULL ^ m->rank_hash[r];
 		rc = net_mpi_agree_same(s->mpi, h, "its resolved configuration or trace", err);
 	}
-	if (rc == 0) {
-		rc = app_run(s->app, ro->pg, err);
-		/* Under MPI a rank can fail alone in the replay (a trace that
-		 * does not decode on its node) while the others go on into the
-		 * network: the network's next step tells them, and the failing
-		 * rank's line is agreed (docs/scaling.md, "Failures on one
-		 * rank"). */
-		if (s->mpi && s->replay_net->ops->agree)
-			rc = s->replay_net->ops->agree(s->replay_net, rc, err);
+	if (rc < 0) {
+		session_results_clear(s);
+		return rc;
 	}
+	s->is_replay_prepared = true;
+	s->replay_prep_s = nl_wall_seconds() - t0;
+	return 0;
+}
+
+int session_replay_prepare(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_err *err)
+{
+	static const struct session_replay_opts no_opts;
+	return nl_err_one_line(err, session_replay_prepare_run(s, path, ro ? ro : &no_opts, err));
+}
+
+static int session_replay_run(nl_sim *s, const char *path, const struct session_replay_opts *ro, struct nl_replay *out,
+		   struct nl_err *err)
+{
+	static const struct session_replay_opts no_opts;
+	if (out && out->size < sizeof *out)
+		return nl_errf(err, NL_EINVAL, "nl_sim_replay: out->size must be sizeof(struct nl_replay)");
+	if (!ro)
+		ro = &no_opts;
+	if (!s->is_replay_prepared)
+		NL_CHECK(session_replay_prepare_run(s, path, ro, err));
+	s->is_replay_prepared = false;
+	/* The document's wall_seconds: the preparation and the replay, not
+	 * the other networks' replays run in between. */
+	double t0 = nl_wall_seconds() - s->replay_prep_s;
+	int rc = app_run(s->app, ro->pg, err);
+	/* Under MPI a rank can fail alone in the replay (a trace that does
+	 * not decode on its node) while the others go on into the network:
+	 * the network's next step tells them, and the failing rank's line is
+	 * agreed (docs/scaling.md, "Failures on one rank"). */
+	if (s->mpi && s->replay_net->ops->agree)
+		rc = s->replay_net->ops->agree(s->replay_net, rc, err);
 	bool deadlock = rc == NL_EDEADLOCK;
 	if (rc < 0 && !deadlock)
 		goto fail;

@@ -158,6 +158,22 @@ import re, sys
 a, b = (re.sub(r'"wall_seconds": [^\n]*', '', open(p).read()) for p in sys.argv[1:])
 sys.exit(a != b)
 PY
+# A network that cannot run is refused before the first network replays
+# (exit 2, "checked first"): its routing, or too few endpoints. It was
+# refused only after the networks before it had replayed, and the first
+# network's --otf2 archive was left behind by a command that failed.
+lj8="$root/traces/samples/lammps-lj-8.nlt"
+for bad in "-s routing_function=dor -t torus:k=4x4 -t fattree:k=4,n=2|netloom: -s: routing function 'dor' does not run on topology 'fattree' (it supports: torus, mesh, cmesh); set routing_function to one that does: min, nca, anca, lbr, updown, updown_adaptive" \
+           "-t torus:k=4x4 -t torus:k=2|netloom: --topology: 'torus:k=2' has 2 endpoints, the trace needs 8 (one per rank)"; do
+  rm -rf "$dir/late.otf2" "$dir/late.json"
+  # shellcheck disable=SC2086 # the options are words
+  "$netloom" replay "$lj8" -s backend=flit ${bad%%|*} --otf2 "$dir/late.otf2" --json "$dir/late.json" 2> "$dir/late.err"
+  rc=$?
+  expect_eq "late bad network ${bad%%|*}: exit and message" "$rc $(cat "$dir/late.err")" "2 ${bad#*|}"
+  [ -e "$dir/late.otf2" ] && fail "late bad network ${bad%%|*}: the first network's --otf2 was written"
+  [ -e "$dir/late.json" ] && fail "late bad network ${bad%%|*}: --json was written"
+done
+
 # Each row is the replay on that network alone (same routing).
 for t in "torus:k=2 dor" "dragonfly:a=2,p=1,h=1,g=2 min" "fattree:k=2,n=1 min"; do
   set -- $t
