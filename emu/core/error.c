@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/text.h"
 
@@ -213,9 +214,14 @@ int nl_input_named(const char *path, const char *what, int code, struct nl_err *
 {
 	/* An empty name (-c '', --config=) read as ": cannot open config
 	 * file: No such file or directory", the name shown as nothing. */
-	if (*path)
-		return 0;
-	return nl_errf(err, code, "'': empty file name; expected a %s to read", what);
+	if (!*path)
+		return nl_errf(err, code, "'': empty file name; expected a %s to read", what);
+	/* '-' names standard output for the results (--json -); as an input
+	 * it read as "-: cannot open: No such file or directory", as if a
+	 * file were missing. A file named '-' is still read. */
+	if (!strcmp(path, "-") && access(path, F_OK) != 0)
+		return nl_errf(err, code, "'-': standard input is not read here; expected a %s's path", what);
+	return 0;
 }
 
 int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err)

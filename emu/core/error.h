@@ -53,12 +53,15 @@ int nl_err_suffix(struct nl_err *err, const char *text);
  * file", "BookSim config"). Fails with "PATH: cannot open WHAT: <reason>",
  * or "PATH: is a directory, not a WHAT" for a directory (which fopen
  * opens and whose first read fails with a less helpful message), or
- * "'': empty file name; expected a WHAT to read" (nl_input_named). */
+ * "'': empty file name; expected a WHAT to read" or the refusal of '-'
+ * (nl_input_named). */
 int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err);
 
 /* An input named '' refused with error `code` ("'': empty file name;
- * expected a WHAT to read"), else 0: for readers that open their file
- * otherwise than nl_open_input (open(2), an archive's reader). */
+ * expected a WHAT to read"), and '-' when no file has that name ("'-':
+ * standard input is not read here; expected a WHAT's path"), else 0: for
+ * readers that open their file otherwise than nl_open_input (open(2), an
+ * archive's reader). */
 int nl_input_named(const char *path, const char *what, int code, struct nl_err *err);
 
 /* Where an output written by temporary file and rename goes. A results

@@ -396,6 +396,23 @@ for c in "info|trace file" "dump|trace file" "verify|trace file" "encode|text tr
 done
 expect 2 "replay ''" "$NL" replay ''
 same "netloom: '': empty file name; expected a trace file to read" "$T/err" "replay '': named"
+# An input named '-' is said to be standard input, which these do not
+# read (it read "netloom: -: cannot open: No such file or directory", as
+# if a file were missing); a file named '-' is still read.
+for c in "trace info|trace file" "trace verify|trace file" "trace encode|text trace|$T/e.nlt" \
+	"trace convert|trace file|$T/e.nlt" "trace unpack|netloom bundle|$T/e.d" "replay|trace file" \
+	"run -c|config file" "interfere|workload file" "compare|study file|-o $T/e.cmp"; do
+	IFS='|' read -r cmd what rest <<<"$c"
+	read -r -a words <<<"$cmd"
+	(cd "$T/wd" && exec "$nl_wd" "${words[@]}" - $rest) >"$T/out" 2>"$T/err"
+	st=$?
+	[ "$st" = 2 ] && ok "$cmd '-': exit 2" || fail "$cmd '-': exit $st"
+	same "netloom: '-': standard input is not read here; expected a $what's path" "$T/err" "$cmd '-': named"
+done
+cp "$T/bgp.nlt" "$T/wd/-"
+(cd "$T/wd" && exec "$nl_wd" trace verify -) >"$T/out" 2>"$T/err" && ok "a file named '-' is read" ||
+	fail "a file named '-': $(cat "$T/err")"
+rm -f "$T/wd/-"
 # An output option given twice is refused (docs/results.md): the last one
 # won, the first never written.
 expect 2 "import: -o twice" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/i1.nlt" -o "$T/i2.nlt"
