@@ -688,6 +688,9 @@ struct flitnet {
 	uint8_t *dl_dead;              /* [iv] exact check: 1 = in the deadlocked set */
 	uint32_t *dl_rq;               /* [router] exact check's work queue */
 	uint8_t *dl_rqueued;           /* [router] queued in dl_rq */
+	uint8_t *dl_held;              /* [router] 1: may hold flits (an arrival into an empty input VC
+					* sets it, a local scan that finds every input VC empty clears
+					* it); one byte a router, so partitions set their own unraced */
 	uint16_t *dl_count;            /* under MPI: [iv] every rank's buffered flits, for the exact check */
 	bool has_dl;                   /* dl holds the last deadlock found */
 	struct net_deadlock dl;

@@ -123,6 +123,8 @@ static inline __attribute__((always_inline)) void fl_router_arrive_at(struct fli
 	uint64_t iv = (uint64_t)ro->vc_base + li;
 	bool was_empty = n->ivc[iv].count == 0;
 
+	if (was_empty)
+		n->dl_held[r] = 1;
 	fl_buf_push(n, iv, pkt, seq);
 	if (n->ivc[iv].state == VC_IDLE) {
 		NL_ASSERT(was_empty && seq == 0);
