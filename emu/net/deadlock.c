@@ -18,8 +18,9 @@
  *    flits that have not changed for dl_bound cycles; if there is one, the
  *    exact check runs. Finds a deadlocked corner while the rest of the
  *    network keeps moving. The scan reads one 32-byte record per input VC
- *    (the front flit's packet for non-empty ones) and nothing on the hot
- *    path changes for it. Past saturation fronts wait longer than the
+ *    of the routers that may hold flits (dl_held; the front flit's packet
+ *    for non-empty VCs), and the hot path only marks a router when a flit
+ *    enters an empty VC. Past saturation fronts wait longer than the
  *    bound in plain queues, and the exact check, a pass over the whole
  *    network, ran at every scan: after a check that finds no deadlock
  *    the next waits 2, 4, then 8 scans, until a scan finds no front that
