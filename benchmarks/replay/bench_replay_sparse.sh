@@ -16,13 +16,11 @@ case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
 netloom=$1
 mk=$2
 runs=${3:-3}
-for a in "NETLOOM:$netloom" "REPLAY_MKTRACE:$mk"; do
-  [ -f "${a#*:}" ] && [ -x "${a#*:}" ] ||
-    { echo "bench_replay_sparse.sh: ${a%%:*} '${a#*:}': not an executable" >&2; exit 2; }
-done
-case $runs in
-  '' | *[!0-9]* | 0*) echo "bench_replay_sparse.sh: RUNS '$runs': expected an integer, 1 or more" >&2; exit 2 ;;
-esac
+# shellcheck source=benchmarks/engine/bench_lib.sh
+. "$(dirname "$0")/../engine/bench_lib.sh"
+bench_exe bench_replay_sparse.sh NETLOOM "$netloom"
+bench_exe bench_replay_sparse.sh REPLAY_MKTRACE "$mk"
+bench_count bench_replay_sparse.sh RUNS "$runs"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export NETLOOM_PROGRESS=0
