@@ -123,15 +123,20 @@ static inline __attribute__((always_inline)) void fl_router_arrive_at(struct fli
 	uint64_t iv = (uint64_t)ro->vc_base + li;
 	bool was_empty = n->ivc[iv].count == 0;
 
-	if (was_empty)
-		n->dl_held[r] = 1;
 	fl_buf_push(n, iv, pkt, seq);
+	/* An empty VC is idle or active (routing and VC allocation hold the
+	 * head): the two branches that queue it also mark the router for
+	 * the deadlock scan (dl_held), no test of its own per flit. */
 	if (n->ivc[iv].state == VC_IDLE) {
 		NL_ASSERT(was_empty && seq == 0);
 		n->ivc[iv].state = VC_ROUTING;
+		n->dl_held[r] = 1;
 		fl_q_push_arrival(n, ro, Q_ROUTE, li);
 	} else if (n->ivc[iv].state == VC_ACTIVE && was_empty) {
+		n->dl_held[r] = 1;
 		fl_q_push_arrival(n, ro, Q_SA, li);
+	} else {
+		NL_ASSERT(!was_empty);
 	}
 }
 
