@@ -307,6 +307,10 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 	size_t bufcap = 0, n_dl = 0, tokcap = 0;
 	unsigned line = 0;
 	int rc = 0;
+	/* '-' as graph_build's. */
+	struct nl_err named;
+	if (nl_input_named(pr->file, "BookSim anynet network_file", NL_EIO, &named) < 0)
+		return topo_errf(t, err, NL_EIO, "parameter 'file': %s", named.msg);
 	FILE *f = fopen(pr->file, "r");
 
 	if (!f)

@@ -216,6 +216,11 @@ static int graph_build(struct topo *t, struct nl_err *err)
 	unsigned line = 0;
 	bool has_counts = false;
 	int rc = 0;
+	/* '-' (standard input, as results' '-' is standard output) read as
+	 * "cannot open '-': No such file or directory". */
+	struct nl_err named;
+	if (nl_input_named(path, "graph edge list", NL_EIO, &named) < 0)
+		return topo_errf(t, err, NL_EIO, "parameter 'file': %s", named.msg);
 	FILE *f = fopen(path, "r");
 
 	if (!f)

@@ -138,6 +138,8 @@ static void test_parse_errors(void)
 	struct topo *t = NULL;
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("anynet:file=/nonexistent/net", &t, &e), NL_EIO, &e, "cannot open '/nonexistent/net'");
+	CHECK_ERR(topo_new("anynet:file=-", &t, &e), NL_EIO, &e,
+		  "parameter 'file': '-': standard input is not read here; expected a BookSim anynet network_file's path");
 }
 
 /* Next router of the table route from r toward router d. */

@@ -102,6 +102,9 @@ static void test_graph_errors(void)
 
 	CHECK_ERR(topo_new("graph:file=/nonexistent/x.edges", &t, &e), NL_EIO, &e,
 		  "topology 'graph': parameter 'file': cannot open '/nonexistent/x.edges'");
+	/* '-' is no standard input here (it read as a missing file). */
+	CHECK_ERR(topo_new("graph:file=-", &t, &e), NL_EIO, &e,
+		  "topology 'graph': parameter 'file': '-': standard input is not read here; expected a graph edge list's path");
 
 	path = tc_tmpfile("0 1\n# comment\n1 1\n", "loop.edges");
 	snprintf(spec, sizeof spec, "graph:file=%s", path);
