@@ -298,16 +298,19 @@ void fl_free_lines(void *p)
  * 1, what injection and ejection channels have always had),
  * channel_latency for a family without classes, local_latency /
  * global_latency (0 = channel_latency) for one with them. A class key
- * set for a family without the class is refused, not ignored. */
-static int fl_class_latencies(const struct net_cfg *nc, const struct topo *t, uint16_t lat[TOPO_N_LINK_CLASSES],
-			      struct nl_err *err)
+ * set for a family without the class is refused, not ignored, at the
+ * file line or -s that set it (cfg), as a key refused when read is. */
+static int fl_class_latencies(const struct net_cfg *nc, const struct topo *t, const struct config *cfg,
+			      uint16_t lat[TOPO_N_LINK_CLASSES], struct nl_err *err)
 {
-	if (!topo_has_link_classes(t) && (nc->local_latency || nc->global_latency))
-		return nl_errf(err, NL_ECONFIG,
-			       "key '%s': value '%lld': topology '%s' has one class of links; expected 0 (unset), "
-			       "or channel_latency",
-			       nc->local_latency ? "local_latency" : "global_latency",
-			       (long long)(nc->local_latency ? nc->local_latency : nc->global_latency), t->ops->name);
+	if (!topo_has_link_classes(t) && (nc->local_latency || nc->global_latency)) {
+		const char *key = nc->local_latency ? "local_latency" : "global_latency";
+		nl_errf(err, NL_ECONFIG,
+			"key '%s': value '%lld': topology '%s' has one class of links; expected 0 (unset), "
+			"or channel_latency",
+			key, (long long)(nc->local_latency ? nc->local_latency : nc->global_latency), t->ops->name);
+		return config_err_file_line(cfg, key, err);
+	}
 	lat[TOPO_LINK_TERMINAL] = (uint16_t)(nc->terminal_latency ? nc->terminal_latency : 1);
 	lat[TOPO_LINK_NETWORK] = (uint16_t)nc->channel_latency;
 	lat[TOPO_LINK_LOCAL] = (uint16_t)(nc->local_latency ? nc->local_latency : nc->channel_latency);
@@ -720,23 +723,26 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * BookSim2 gives every channel its own latency (1 for injection and
 	 * ejection, 10/100 for the dragonfly's local/global channels). */
 	uint16_t class_lat[TOPO_N_LINK_CLASSES];
-	rc_ = fl_class_latencies(nc, t, class_lat, err);
+	rc_ = fl_class_latencies(nc, t, sc->cfg, class_lat, err);
 	/* noc_latency = 1 (issue 11 part 7): router channels as long as BookSim2's
 	 * flatfly lays them out on chip (flatfly_onchip.cpp); read only then. */
 	uint16_t *noc_lat = NULL;
 	/* A family whose channels each have their own latency (anynet's file,
 	 * TOPO_F_LINK_LATENCY) always gives them; the class keys cannot. */
 	bool own_lat = (t->ops->flags & TOPO_F_LINK_LATENCY) != 0;
-	if (rc_ == 0 && own_lat && (nc->channel_latency != 1 || nc->terminal_latency > 1))
-		rc_ = nl_errf(err, NL_ECONFIG, "key '%s': value '%lld': topology '%s' takes every channel's latency from its file; "
-					       "expected %s",
-			      nc->channel_latency != 1 ? "channel_latency" : "terminal_latency",
-			      (long long)(nc->channel_latency != 1 ? nc->channel_latency : nc->terminal_latency),
-			      t->ops->name, nc->channel_latency != 1 ? "1 (unset)" : "0 or 1 (unset)");
-	if (rc_ == 0 && nc->noc_latency && !t->ops->link_latency)
-		rc_ = nl_errf(err, NL_ECONFIG, "key 'noc_latency': value '1': topology '%s' has no on-chip layout; "
-					       "expected 0, or a flatfly or hyperx topology (BookSim's flatfly)", t->ops->name);
-	else if (rc_ == 0 && (nc->noc_latency || own_lat) && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
+	if (rc_ == 0 && own_lat && (nc->channel_latency != 1 || nc->terminal_latency > 1)) {
+		const char *key = nc->channel_latency != 1 ? "channel_latency" : "terminal_latency";
+		nl_errf(err, NL_ECONFIG, "key '%s': value '%lld': topology '%s' takes every channel's latency from its file; "
+					 "expected %s",
+			key, (long long)(nc->channel_latency != 1 ? nc->channel_latency : nc->terminal_latency),
+			t->ops->name, nc->channel_latency != 1 ? "1 (unset)" : "0 or 1 (unset)");
+		rc_ = config_err_file_line(sc->cfg, key, err);
+	}
+	if (rc_ == 0 && nc->noc_latency && !t->ops->link_latency) {
+		nl_errf(err, NL_ECONFIG, "key 'noc_latency': value '1': topology '%s' has no on-chip layout; "
+					 "expected 0, or a flatfly or hyperx topology (BookSim's flatfly)", t->ops->name);
+		rc_ = config_err_file_line(sc->cfg, "noc_latency", err);
+	} else if (rc_ == 0 && (nc->noc_latency || own_lat) && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
 		goto nomem;
 	else if (noc_lat)
 		rc_ = t->ops->link_latency(t, noc_lat, err);

@@ -516,6 +516,9 @@ def case_errors():
         rf_file = ini("ru.ini", "[network]\ntopology = mesh:k=4x4\nrouting_function = zigzag\n")
         rf_param_file = ini("rp.ini", "[network]\nrouting_function = dor:dateline=2\ntopology = mesh:k=4x4\n")
         rf_family_file = ini("rm.ini", "[network]\ntopology = full:n=8\nrouting_function = dor\n")
+        # A link latency key the topology has no use for, refused once the
+        # network is built: it named no place, unlike partitions above.
+        lat_file = ini("ll.ini", "[network]\ntopology = mesh:k=4x4\nlocal_latency = 3\n")
         cases = [
             (("-c", topo_file), f"netloom: {topo_file}:2: topology 'torus': parameter 'k' value '1x4' out of "
              "range: expected each element in 2..65535, got '1'"),
@@ -653,6 +656,13 @@ def case_errors():
             (("-c", threads_file),
              f"netloom: {threads_file}:4: key 'threads' value '17' out of range: expected 0 (automatic) or 1..16 "
              "(a router at least per thread)"),
+            (("-c", lat_file),
+             f"netloom: {lat_file}:3: key 'local_latency': value '3': topology 'mesh' has one class of links; "
+             "expected 0 (unset), or channel_latency"),
+            (("-s", "topology=torus:k=4x4", "-s", "global_latency=5"),
+             "netloom: -s: key 'global_latency': value '5': topology 'torus' has one class of links"),
+            (("-s", "topology=torus:k=4x4", "-s", "noc_latency=1"),
+             "netloom: -s: key 'noc_latency': value '1': topology 'torus' has no on-chip layout"),
             (("-s", "topology=full:n=4,p=0", "-s", "routing_function=min"),
              "topology 'full:n=4,p=0,k=1': no endpoints; synthetic traffic needs at least one"),
             # command line
@@ -683,7 +693,7 @@ def case_errors():
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
                    "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
-                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "keep.json"]))
+                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):
