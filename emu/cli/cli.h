@@ -201,6 +201,10 @@ int cli_stdout_finish(int rc, int early_errno);
 /* Print "netloom <cmd>: <printf message>" on stderr (under a launcher of
  * several ranks, on rank 0 only); returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_usage_error for an argument arg that no option of cmd takes: a
+ * 'KEY=VALUE' is told to use -s, an existing file -c (and
+ * --from-booksim when from_booksim), anything else is an unknown option. */
+int cli_unknown_arg(const char *cmd, const char *arg, bool from_booksim);
 
 /* Option values, strictly: an unsigned decimal integer in [lo, hi] (no
  * sign, no blank, nothing after the digits) or a number in [lo, hi] (no

@@ -135,7 +135,7 @@ int cli_config_main(int argc, char **argv)
 			rc = cli_usage_error("config", "option '--from-booksim' needs a value");
 			goto out;
 		} else {
-			rc = cli_usage_error("config", "unknown option '%s' (see 'netloom config --help')", argv[i]);
+			rc = cli_unknown_arg("config", argv[i], true);
 			goto out;
 		}
 	}

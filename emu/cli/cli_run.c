@@ -206,7 +206,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread")))) {
 			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
-			return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", argv[i], cmd);
+			return cli_unknown_arg(cmd, argv[i], false);
 		}
 #undef RUN_VALUE
 #undef RUN_HAS_VALUE

@@ -553,6 +553,23 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+int cli_unknown_arg(const char *cmd, const char *arg, bool from_booksim)
+{
+	/* BookSim2's command line is 'booksim FILE KEY=VALUE...': its users
+	 * type that form here, and "unknown option" did not say what to
+	 * type instead. */
+	size_t name = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	struct stat st;
+	if (arg[0] != '-' && name > 0 && arg[name] == '=')
+		return cli_usage_error(cmd, "argument '%s' is not an option; expected -s %s to set a key", arg, arg);
+	if (arg[0] != '-' && stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+		return cli_usage_error(cmd, "argument '%s' is not an option; expected -c %s to read a configuration "
+					    "file%s%s%s",
+				       arg, arg, from_booksim ? " (or --from-booksim " : "", from_booksim ? arg : "",
+				       from_booksim ? " to convert a BookSim2 one)" : "");
+	return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+}
+
 unsigned long long cli_strtou(const char *s, char **end)
 {
 	/* A digit first: strtoull also takes a sign, and reads '-1' as

@@ -669,6 +669,13 @@ def case_errors():
             (("--frobnicate",), "netloom run: unknown option '--frobnicate' (see 'netloom run --help')"),
             (("-c",), "netloom run: option '-c' needs a value"),
             (("-c", "a.ini", "-c", "b.ini"), "netloom run: only one -c FILE is allowed (got 'a.ini' and 'b.ini')"),
+            # BookSim2's command line ('booksim FILE KEY=VALUE'): said as
+            # "unknown option", without what to type instead.
+            (("injection_rate=0.2",),
+             "netloom run: argument 'injection_rate=0.2' is not an option; expected -s injection_rate=0.2 to set a key"),
+            ((in_file,), f"netloom run: argument '{in_file}' is not an option; expected -c {in_file} to read a "
+             "configuration file"),
+            (("extra",), "netloom run: unknown option 'extra' (see 'netloom run --help')"),
         ]
         target = os.path.join(tmp, "keep.json")
         for args, msg in cases:
@@ -710,6 +717,11 @@ def case_errors():
         one_line_error(p, "netloom sweep: --rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)")
         p = run("config", "--frob", code=2)
         one_line_error(p, "netloom config: unknown option '--frob' (see 'netloom config --help')")
+        p = run("config", "num_vcs=4", code=2)
+        one_line_error(p, "netloom config: argument 'num_vcs=4' is not an option; expected -s num_vcs=4 to set a key")
+        p = run("config", in_file, code=2)
+        one_line_error(p, f"netloom config: argument '{in_file}' is not an option; expected -c {in_file} to read a "
+                          f"configuration file (or --from-booksim {in_file} to convert a BookSim2 one)")
         p = run("config", "-s", "num_vcs=300", code=2)
         one_line_error(p, "-s: key 'num_vcs' value '300' out of range: expected a value in 1..255")
         # layout_preset and layout_pack are names, checked when read (config took any).
