@@ -147,6 +147,14 @@ int cli_config_main(int argc, char **argv)
 				     o.config_path ? "-c" : "-s");
 		goto out;
 	}
+	/* --keys prints each key's own default, range and meaning: a file
+	 * or an override was read, then ignored, silently. */
+	if (keys && (o.config_path || o.n_sets)) {
+		rc = cli_usage_error("config", "--keys lists every key's own default: '%s' does not apply (the values a "
+					       "configuration resolves to: netloom config -c FILE -s ...)",
+				     o.config_path ? "-c" : "-s");
+		goto out;
+	}
 	if (booksim) {
 		rc = config_from_booksim(booksim, &err);
 		goto out;

@@ -462,6 +462,12 @@ def case_config_keys():
     line = next(l for l in keys_text.splitlines() if l.startswith("  lookahead_decide "))
     check(f"lookahead_decide help: {line!r}", "one partition only" not in line
           and "any number of partitions, threads and MPI ranks; not with voq = 1" in line)
+    # A file or override given with --keys was read, then ignored: the
+    # defaults were printed, status 0.
+    for extra, opt in ((("-s", "num_vcs=4"), "-s"), (("-c", "/dev/null"), "-c")):
+        one_line_error(run("config", "--keys", *extra, code=2),
+                       f"netloom config: --keys lists every key's own default: '{opt}' does not apply (the values a "
+                       "configuration resolves to: netloom config -c FILE -s ...)")
 
 
 # --- bad configurations -----------------------------------------------------------
