@@ -1233,8 +1233,13 @@ static void bs_cmesh(const char *path, FILE *warn, struct bs_file *bf, long k, l
 }
 
 /* What a converted file routes with when BookSim's routing function is
- * not mapped, in order of preference (NULL: netloom's default). */
-static const char *const bs_fallback_routes[] = {NULL, "min", "min:classes=none"};
+ * not mapped, in order of preference (NULL: netloom's default). Each
+ * must also not deadlock: updown (Autonet's up/down routing) closes no
+ * cycle of channel dependencies on any network with any VC count
+ * (Schroeder et al. 1991), where min:classes=none, the one that built
+ * with 1 VC, deadlocked the default torus within 400 cycles at a load
+ * of 0.5. */
+static const char *const bs_fallback_routes[] = {NULL, "min", "updown", "min:classes=none"};
 
 /* Build what the INI will describe (the topology, the routing function
  * over n_vcs VCs, the traffic pattern), so a spec netloom cannot run is

@@ -137,8 +137,9 @@ def case_booksim_unmapped_runs():
     # Issue 11 part 6: whatever is named and left out, the converted file
     # runs. A routing function that does not run on the converted network
     # (or on netloom's default one, when the topology is left out) is
-    # replaced by the first of netloom's default, min, min:classes=none
-    # that does, with a comment saying it is not BookSim's routing.
+    # replaced by the first of netloom's default, min, updown,
+    # min:classes=none that does, with a comment saying it is not
+    # BookSim's routing.
     cases = [
         ("ft.cfg", "topology = fattree;\nk = 2;\nn = 3;\nrouting_function = min;\n", "min", "fattree:k=2,n=3"),
         ("df.cfg", "topology = dragonflynew;\nk = 2;\nn = 1;\nrouting_function = valiant;\nnum_vcs = 3;\n",
@@ -148,8 +149,12 @@ def case_booksim_unmapped_runs():
         # The topology left out takes the routing function built for it
         # along: netloom's default network with its default routing.
         ("any.cfg", "topology = anynet;\nnetwork_file = missing.anynet;\nrouting_function = min;\n", "dor", None),
-        # One VC: the default torus's dor needs two, min's hop classes more.
-        ("odd.cfg", "topology = weird;\nrouting_function = min;\nnum_vcs = 1;\n", "min:classes=none", None),
+        # One VC: the default torus's dor needs two, min's hop classes more;
+        # min:classes=none, written before, deadlocked at this load.
+        ("odd.cfg", "topology = weird;\nrouting_function = min;\nnum_vcs = 1;\ninjection_rate = 0.5;\n", "updown",
+         None),
+        ("df1.cfg", "topology = dragonflynew;\nk = 2;\nn = 1;\nrouting_function = min;\nnum_vcs = 1;\n"
+                    "injection_rate = 0.5;\n", "updown", "dragonfly:a=4,p=2,h=2"),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for name, text, route, topo in cases:
