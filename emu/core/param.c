@@ -140,13 +140,22 @@ static int param_parse_i64(const char *s, const char *end, int64_t *out)
 
 	/* A blank before the digits is refused as one after them is
 	 * ('ugal:threshold= 5' was read as 5, 'threshold=5 ' refused). */
-	if (n == 0 || n >= sizeof buf || param_is_blank(*s))
+	if (n == 0 || param_is_blank(*s))
 		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
 	/* Decimal, or hexadecimal with 0x: a leading zero is not octal. */
-	const char *digits = buf + (buf[0] == '-' || buf[0] == '+');
-	int base = (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) ? 16 : 10;
+	size_t sign = *s == '-' || *s == '+';
+	size_t pre = sign + (n >= sign + 2 && s[sign] == '0' && (s[sign + 1] == 'x' || s[sign + 1] == 'X') ? 2 : 0);
+	int base = pre > sign ? 16 : 10;
+	/* Leading zeros are not digits that count: 70 zeros and a 4 are 4,
+	 * and were refused as out of range (too long for the buffer). */
+	size_t z = pre;
+	while (z + 1 < n && s[z] == '0')
+		z++;
+	if (pre + n - z >= sizeof buf)
+		return -1;
+	memcpy(buf, s, pre);
+	memcpy(buf + pre, s + z, n - z);
+	buf[pre + n - z] = '\0';
 	errno = 0;
 	long long v = strtoll(buf, &e, base);
 	if (errno || *e != '\0')

@@ -433,6 +433,14 @@ def case_config_dump():
 
 def case_config_json():
     j = run_json("config", "--json", "-s", "packet_size=1..4", "-s", "wait_for_tail_credit=yes")
+    # Leading zeros of any number (a leading 0 is not octal): past 63
+    # characters 4 was refused as out of range, a spec's 4 too.
+    zeros = "0" * 70
+    j2 = run_json("config", "--json", "-s", f"num_vcs={zeros}4", "-s", f"vc_buf_size=0x{zeros}10",
+                  "-s", f"seed=-{zeros}1")
+    eq("leading zeros", [j2["num_vcs"], j2["vc_buf_size"], j2["seed"]], [4, 16, -1])
+    p = run("run", "-s", f"topology=mesh:k={zeros}2x2", "-s", "sample_period=100", "--json", "-")
+    eq("a spec's leading zeros", json.loads(p.stdout)["topology"]["routers"], 4)
     want_types = {
         "topology": str, "routing_function": str, "channel_latency": int, "cycle_ps": int,
         "flow_control": str, "num_vcs": int, "vc_buf_size": int, "internal_speedup": float,
