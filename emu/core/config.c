@@ -306,6 +306,12 @@ static int config_ini_flush(struct config_ini_ctx *x)
 				"%s: syntax error: expected 'key = value' or '[section]' (an INI comment starts with ';' "
 				"or '#', not '//')",
 				x->pend_where);
+	/* '= 4' (inih hands over an empty name) was "unknown key ''". */
+	if (x->rc == 0 && !x->pend_name[0])
+		x->rc = nl_errf(x->err, NL_ECONFIG,
+				"%s: syntax error: a value without a key name before its '=' or ':'; expected 'key = value' "
+				"or '[section]'",
+				x->pend_where);
 	if (x->rc == 0 && !x->pend_cont) {
 		/* A key before the first header belongs to its table's section
 		 * (docs/configuration.md), so 'num_vcs' there and again under

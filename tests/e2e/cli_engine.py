@@ -769,7 +769,10 @@ def case_errors():
         for name, text, want in (("m1.ini", "hello world\nfoo = bar\n", ":1: syntax error"),
                                  ("m2.ini", "foo = bar\nhello world\n", ":1: unknown key 'foo'"),
                                  ("m3.ini", "num_vcs = 2\nhello world\nnum_vcs = 3\n", ":2: syntax error"),
-                                 ("m4.ini", "num_vcs = 2\nnum_vcs = 3\nhello world\n", ":2: key 'num_vcs' set twice")):
+                                 ("m4.ini", "num_vcs = 2\nnum_vcs = 3\nhello world\n", ":2: key 'num_vcs' set twice"),
+                                 # It was "unknown key ''".
+                                 ("m5.ini", "[router]\n= 4\n", ":2: syntax error: a value without a key name before "
+                                  "its '=' or ':'; expected 'key = value' or '[section]'")):
             path = ini(name, text)
             p = run("config", "-c", path, code=2)
             one_line_error(p, f"netloom: {path}{want}")
