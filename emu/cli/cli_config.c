@@ -27,7 +27,12 @@ static void config_usage(FILE *f)
 		"  --from-booksim FILE  write the netloom INI equivalent of a BookSim2 config to stdout;\n"
 		"                       what cannot be mapped is named on stderr (exit status 3 if anything)\n"
 		"  -c, --config FILE    INI file to start from\n"
-		"  -s, --set KEY=VAL    override one key (repeatable)\n");
+		"  -s, --set KEY=VAL    override one key (repeatable)\n"
+		"  -h, --help           this text\n\n"
+		"Exit status: 0 done; 1 standard output could not be written;\n"
+		"2 a bad command line or configuration, or a BookSim2 config that cannot be read or\n"
+		"  does not run once converted (nothing written);\n"
+		"3 --from-booksim named what it could not map (the INI is written without it).\n");
 }
 
 /* What the command does is chosen by one of --dump, --json, --keys and

@@ -1578,6 +1578,16 @@ def case_help():
         p = run(*args)
         check(f"{' '.join(args)}: usage", p.stdout.decode().startswith(f"usage: netloom {args[0]}"))
         eq(f"{' '.join(args)}: stderr", p.stderr, b"")
+    # Each help lists every option its command takes, and the exit
+    # statuses (config's lacked -h and its statuses 1, 2 and 3).
+    common = ("-c, --config", "-s, --set", "-h, --help", "Exit status: 0")
+    opts = {"run": common + ("--json", "--csv", "--reproducible"),
+            "sweep": common + ("--json", "--csv", "--reproducible", "--rates", "--continue", "--spread"),
+            "config": common + ("--dump", "--json", "--keys", "--from-booksim", "\n3 ")}
+    for cmd, names in opts.items():
+        text = run(cmd, "--help").stdout.decode()
+        for name in names:
+            check(f"{cmd} --help lists {name!r}", name in text)
     # version took any arguments and printed the version (exit 0).
     check("version --help: usage", run("version", "--help").stdout.decode().startswith("usage: netloom version"))
     p = run("version", "--bogus", "extra", code=2)
