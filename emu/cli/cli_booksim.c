@@ -620,7 +620,9 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 	r = r ? r + strlen(needle) : e.msg;
 	while (*r == ':' || *r == ' ')
 		r++;
-	snprintf(why, sizeof why, "%s%s%s", what ? what : "", what ? " is " : "", r);
+	/* "2 flits/cycle ... is out of range", but "inf flits/cycle ...:
+	 * expected a number", not "... is expected a number". */
+	snprintf(why, sizeof why, "%s%s%s", what ? what : "", !what ? "" : strncmp(r, "expected", 8) ? " is " : ": ", r);
 	bs_warn(warn, path, bf, key, why, n);
 	bs_note_left_out(out, bf, key, val, why);
 }

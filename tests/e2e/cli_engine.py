@@ -253,6 +253,15 @@ def case_booksim_invalid_values():
         eq("defaults stand for what was left out", (j["sw_allocator"], j["num_vcs"], j["sim_type"]),
            ("islip", 16, "latency"))
         eq("packet_size kept", j["packet_size"], "4")
+        # A size too large for a double made the rate 'inf', named as
+        # "inf flits/cycle (...) is expected a number".
+        big = os.path.join(tmp, "big.cfg")
+        write(big, "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\npacket_size = 1e400;\n")
+        err = run("config", "--from-booksim", big, code=3).stderr.decode().splitlines()
+        eq("a rate of inf flits", err, [f"netloom: {big}:5: cannot map 'packet_size = 1e400': expected value or range like "
+                                        "1..32",
+                                        f"netloom: {big}: cannot map 'injection_rate': inf flits/cycle (0.1 packets of "
+                                        "inf flits): expected a number"])
         # A rate that is a word is named like latency_thres = O.1, not
         # read as 0 (O.1, abc). 0.1O and an empty value are not BookSim
         # syntax (its parser stops): refused, not read as 0.1 or 0.
