@@ -253,6 +253,14 @@ def case_booksim_invalid_values():
         eq("defaults stand for what was left out", (j["sw_allocator"], j["num_vcs"], j["sim_type"]),
            ("islip", 16, "latency"))
         eq("packet_size kept", j["packet_size"], "4")
+        # A real for an integer key, on which BookSim stops: named, or
+        # for the network's size refused (the docs said both were read).
+        for text, code, line in (("num_vcs = 4.0;", 3, ":5: cannot map 'num_vcs = 4.0': expected an integer"),
+                                 ("k = 4.0;", 2, ":5: 'k = 4.0': expected one integer (BookSim reads k as an int)")):
+            real = os.path.join(tmp, "real.cfg")
+            write(real, f"topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n{text}\n")
+            p = run("config", "--from-booksim", real, code=code)
+            check(f"{text}: {p.stderr!r}", f"netloom: {real}{line}\n" in p.stderr.decode())
         # A size too large for a double made the rate 'inf', named as
         # "inf flits/cycle (...) is expected a number".
         big = os.path.join(tmp, "big.cfg")
