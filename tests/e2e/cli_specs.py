@@ -5,6 +5,7 @@ through one long INI line, through indented continuation lines and through
 `topology = @FILE`, and every route gives the same topology; a line libinih
 cannot take says why instead of "syntax error".
 """
+import json
 import os
 import tempfile
 
@@ -51,6 +52,11 @@ def case_long_specs():
         nul = write("nul.spec", "# a comment\ntorus:k=4x4\0,p=2\n")
         p = run("topo", "describe", "@" + nul, code=2)
         one_line_error(p, f"{nul}:2: unexpected NUL byte")
+        # A UTF-8 byte order mark (Windows editors write one) was read into
+        # the family's name: "unknown topology '\ufeffmesh'", the mark unseen.
+        bom = write("bom.spec", "\ufeff# a comment\nmesh:k=2x2\n")
+        p = run("run", "-s", "topology=@" + bom, "-s", "sample_period=100", "--json", "-")
+        eq("a spec file's byte order mark", json.loads(p.stdout)["topology"]["spec"], "mesh:k=2x2,n=0,p=1")
         bad = write("bad.ini", "[network]\ntopology = a" + " b" * 150 + "\n")
         err = run("config", "-c", bad, code=2).stderr.decode()
         if "cannot be split" not in err or "syntax error" in err:
