@@ -75,11 +75,15 @@ size_t config_edit_distance(const char *a, const char *b, bool ignore_case)
 
 static const char *config_suggest(const struct config *c, const char *key)
 {
+	/* Case counts and keys have no section in their name, but
+	 * 'NUM_VCS' and a dotted 'router.num_vcs' are num_vcs all the same:
+	 * neither had a suggestion (the BookSim conversion ignores case too). */
+	const char *dot = strrchr(key, '.');
 	const char *best = NULL;
 	size_t best_d = 3;
 	for (size_t t = 0; t < c->n_tables; t++)
 		for (const struct param_def *d = c->tables[t]->keys; d->name; d++) {
-			size_t e = config_edit_distance(key, d->name, false);
+			size_t e = dot && !strcmp(dot + 1, d->name) ? 0 : config_edit_distance(key, d->name, true);
 			if (e < best_d) {
 				best_d = e;
 				best = d->name;

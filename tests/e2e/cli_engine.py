@@ -569,6 +569,9 @@ def case_errors():
             # key=value errors: -s and file
             (("-s", "num_vc=4"), "-s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
             (("-s", "frobnicate=4"), "-s: unknown key 'frobnicate' (see 'netloom config --keys' for the list)"),
+            # Case and a section written into the name had no suggestion.
+            (("-s", "NUM_VCS=4"), "-s: unknown key 'NUM_VCS' (did you mean 'num_vcs'?)"),
+            (("-s", "router.num_vcs=4"), "-s: unknown key 'router.num_vcs' (did you mean 'num_vcs'?)"),
             (("-s", "num_vcs=abc"), "-s: key 'num_vcs' value 'abc': expected an integer"),
             (("-s", "injection_rate=fast"), "-s: key 'injection_rate' value 'fast': expected a number"),
             # Reals are decimal, as a command's numbers: C99's hexadecimal
