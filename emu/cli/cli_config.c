@@ -125,6 +125,20 @@ int cli_config_main(int argc, char **argv)
 		}
 		if (c > 0)
 			continue;
+		/* --from-booksim=FILE, the form getopt's long options take (and
+		 * --config=/--set= here); it was an unknown option. */
+		const char *eq = !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+		if (eq && (size_t)(eq - argv[i]) == strlen("--from-booksim") && !strncmp(argv[i], "--from-booksim", 14)) {
+			if ((rc = config_mode(&mode, "--from-booksim")))
+				goto out;
+			booksim = eq + 1;
+			continue;
+		}
+		if (eq && ((size_t)(eq - argv[i]) == 6 && (!strncmp(argv[i], "--dump", 6) || !strncmp(argv[i], "--json", 6) ||
+							  !strncmp(argv[i], "--keys", 6) || !strncmp(argv[i], "--help", 6)))) {
+			rc = cli_usage_error("config", "option '%.6s' takes no value (got '%s')", argv[i], argv[i]);
+			goto out;
+		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			config_usage(stdout);
 			goto out;

@@ -840,9 +840,19 @@ def case_option_values():
                           (("run", "--continue=1"), "netloom run: unknown option '--continue=1'"),
                           (("run", "--json="), "netloom run: --json '': empty file name"),
                           (("sweep", "--rates", "0.1:0.1:0.1", "--json", ""), "netloom sweep: --json '': empty file name"),
-                          (("sweep", "--continue=1"), "netloom sweep: option '--continue' takes no value")):
+                          (("sweep", "--continue=1"), "netloom sweep: option '--continue' takes no value"),
+                          # config's flags alike (they were unknown options)
+                          (("config", "--dump=1"), "netloom config: option '--dump' takes no value (got '--dump=1')"),
+                          (("config", "--keys="), "netloom config: option '--keys' takes no value (got '--keys=')"),
+                          (("config", f"--from-booksim={bs}", "--from-booksim", bs),
+                           "netloom config: option '--from-booksim' given twice")):
             p = run(*args, code=2)
             one_line_error(p, msg)
+        # config --from-booksim=FILE (and its abbreviation) converts as
+        # --from-booksim FILE does; it was refused as an unknown option.
+        want = run("config", "--from-booksim", bs).stdout
+        for opt in ("--from-booksim=", "--from="):
+            eq(f"config {opt}FILE", run("config", opt + bs).stdout, want)
 
 
     # Every command's numeric options refuse a blank before the number as
