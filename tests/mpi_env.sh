@@ -62,7 +62,8 @@ ranked=(bash -c '"$@"; rc=$?; echo "$OMPI_COMM_WORLD_RANK $rc" >>"$EXITS"; exit 
 # comparison, by rank 0, when the lines agree); the caller's `fail` and
 # `expect_eq` (tests/e2e/lib.sh) otherwise.
 mpmd_fails() { # what expected-difference rank-0-args... -- rank-1-args...
-  local what=$1 re=$2 a=() out t0 EXITS=$dir/exits-$RANDOM
+  local what=$1 re=$2 a=() out t0 EXITS
+  EXITS=$(mktemp "$dir/exits.XXXXXX") # unique: $RANDOM names collided
   shift 2
   while [ "$1" != -- ]; do a+=("$1"); shift; done
   shift

@@ -214,7 +214,8 @@ refused "NETLOOM_MPI_WINDOW=abc on rank 1" "^netloom: MPI rank 1 of 2: environme
 # at cycle 51: 641 events in flight').
 om=(run -s topology=torus:k=8x8 -s injection_rate=0.9 -s sample_period=200 -s warmup_periods=1 -s max_samples=3)
 oom() { # what rank-failing N expected-regex
-  local what=$1 r=$2 n=$3 re=$4 e0=(env) e1=(env) out EXITS=$dir/exits-oom-$RANDOM
+  local what=$1 r=$2 n=$3 re=$4 e0=(env) e1=(env) out EXITS
+  EXITS=$(mktemp "$dir/exits-oom.XXXXXX") # unique, as mpi_points.sh's
   if [ "$r" = 0 ]; then e0+=(NETLOOM_TEST_FAIL_ALLOC=$n); else e1+=(NETLOOM_TEST_FAIL_ALLOC=$n); fi
   export EXITS
   out=$(OMPI_MCA_orte_abort_on_non_zero_status=0 timeout 120 mpirun --oversubscribe -np 1 "${ranked[@]}" "${e0[@]}" "$netloom" "${om[@]}" : \

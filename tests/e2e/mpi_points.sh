@@ -151,7 +151,10 @@ cp "$dir/study/lammps.nlt" "$dir/n0/lammps.nlt"
 one_fails() { # what expected-regex ranks command...
   local what=$1 re=$2 n=$3
   shift 3
-  export EXITS=$dir/exits-$RANDOM
+  # A file of its own: exits-$RANDOM could name an earlier launch's (15
+  # bits, some twenty launches), whose lines then counted too.
+  EXITS=$(mktemp "$dir/exits.XXXXXX")
+  export EXITS
   local out
   out=$(timeout 60 mpirun --oversubscribe -np 1 --wdir "$dir/n0" "${ranked[@]}" "$@" : \
         -np $((n - 1)) --wdir "$dir/n1" "${ranked[@]}" "$@" </dev/null 2>&1 >/dev/null)
