@@ -205,6 +205,15 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * 'KEY=VALUE' is told to use -s, an existing file -c (and
  * --from-booksim when from_booksim), anything else is an unknown option. */
 int cli_unknown_arg(const char *cmd, const char *arg, bool from_booksim);
+/* A '--name=value' argument, the form getopt's long options take, for
+ * the commands that read their own options by hand (run, sweep, config):
+ * name (of size cap) gets '--name' and *value 'value' when name is one of
+ * valued (NULL-terminated), and 1 is returned. 0: arg is not of that form
+ * (or its name does not fit), nothing split. CLI_USAGE after saying "option
+ * '--x' takes no value (got '--x=1')" for a name in flags, or "unknown
+ * option '--y=1'" for any other. */
+int cli_split_long_value(const char *cmd, const char *arg, const char *const *flags, const char *const *valued,
+			 char *name, size_t cap, const char **value);
 
 /* Option values, strictly: an unsigned decimal integer in [lo, hi] (no
  * sign, no blank, nothing after the digits) or a number in [lo, hi] (no

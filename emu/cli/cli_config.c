@@ -127,17 +127,20 @@ int cli_config_main(int argc, char **argv)
 			continue;
 		/* --from-booksim=FILE, the form getopt's long options take (and
 		 * --config=/--set= here); it was an unknown option. */
-		const char *eq = !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
-		if (eq && (size_t)(eq - argv[i]) == strlen("--from-booksim") && !strncmp(argv[i], "--from-booksim", 14)) {
-			if ((rc = config_mode(&mode, "--from-booksim")))
-				goto out;
-			booksim = eq + 1;
-			continue;
-		}
-		if (eq && ((size_t)(eq - argv[i]) == 6 && (!strncmp(argv[i], "--dump", 6) || !strncmp(argv[i], "--json", 6) ||
-							  !strncmp(argv[i], "--keys", 6) || !strncmp(argv[i], "--help", 6)))) {
-			rc = cli_usage_error("config", "option '%.6s' takes no value (got '%s')", argv[i], argv[i]);
+		static const char *const flags[] = {"--dump", "--json", "--keys", "--help", NULL};
+		static const char *const valued[] = {"--from-booksim", NULL};
+		char name[16];
+		const char *inl = NULL;
+		int split = cli_split_long_value("config", argv[i], flags, valued, name, sizeof name, &inl);
+		if (split == CLI_USAGE) {
+			rc = CLI_USAGE;
 			goto out;
+		}
+		if (split) {
+			if ((rc = config_mode(&mode, "--from-booksim"))) /* valued's one; mode outlives name */
+				goto out;
+			booksim = inl;
+			continue;
 		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			config_usage(stdout);

@@ -164,19 +164,17 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			continue;
 		/* --json=FILE, --rates=A:B:S, --spread=X: the form getopt's long
 		 * options (and --config=/--set= here) take. */
+		static const char *const run_flags[] = {"--csv", "--reproducible", "--help", NULL};
+		static const char *const sweep_flags[] = {"--csv", "--reproducible", "--help", "--continue", NULL};
+		static const char *const run_valued[] = {"--json", "--rates", "--spread", NULL};
 		char name[16];
-		const char *inl = NULL, *eq = strchr(a, '=');
-		if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof name) {
-			snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-			bool flag = !strcmp(name, "--csv") || !strcmp(name, "--reproducible") ||
-				    (!strcmp(cmd, "sweep") && !strcmp(name, "--continue")) || !strcmp(name, "--help");
-			if (flag)
-				return cli_usage_error(cmd, "option '%s' takes no value (got '%s')", name, a);
-			if (strcmp(name, "--json") && strcmp(name, "--rates") && strcmp(name, "--spread"))
-				return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", a, cmd);
+		const char *inl = NULL;
+		int split = cli_split_long_value(cmd, a, strcmp(cmd, "sweep") ? run_flags : sweep_flags, run_valued, name,
+						 sizeof name, &inl);
+		if (split == CLI_USAGE)
+			return CLI_USAGE;
+		if (split)
 			a = name;
-			inl = eq + 1;
-		}
 #define RUN_VALUE() (inl ? inl : argv[++i])
 #define RUN_HAS_VALUE() (inl || i + 1 < argc)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

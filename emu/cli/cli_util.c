@@ -570,6 +570,30 @@ int cli_unknown_arg(const char *cmd, const char *arg, bool from_booksim)
 	return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
 }
 
+/* Is name one of list's (NULL-terminated)? */
+static bool cli_listed(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+int cli_split_long_value(const char *cmd, const char *arg, const char *const *flags, const char *const *valued,
+			 char *name, size_t cap, const char **value)
+{
+	const char *eq = strchr(arg, '=');
+	if (strncmp(arg, "--", 2) || !eq || (size_t)(eq - arg) >= cap)
+		return 0;
+	snprintf(name, cap, "%.*s", (int)(eq - arg), arg);
+	if (cli_listed(name, flags))
+		return cli_usage_error(cmd, "option '%s' takes no value (got '%s')", name, arg);
+	if (!cli_listed(name, valued))
+		return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+	*value = eq + 1;
+	return 1;
+}
+
 unsigned long long cli_strtou(const char *s, char **end)
 {
 	/* A digit first: strtoull also takes a sign, and reads '-1' as
