@@ -3,7 +3,7 @@
 # (docs/procurement.md): a clean commit is its `git describe`; uncommitted
 # edits to the code built into netloom add a hash of them, different for
 # different edits (two dirty builds of one commit once shared cache
-# entries), the same for an edit of a document; not a git checkout fails
+# entries), none for an edit of a document alone; not a git checkout fails
 # (meson then uses the project version).
 # usage: build_id.sh SOURCE_ROOT
 set -uo pipefail
@@ -17,6 +17,9 @@ mkdir -p "$repo/emu" "$repo/docs"
 g init -q && echo a > "$repo/emu/model.c" && echo d > "$repo/docs/a.md" && g add emu docs && g commit -q -m one
 head=$(g rev-parse --short HEAD)
 expect_eq "clean tree" "$(sh "$script" "$repo")" "$head"
+echo e >> "$repo/docs/a.md"
+expect_eq "only a document edited: the commit's code, its identity" "$(sh "$script" "$repo")" "$head"
+g checkout -q docs/a.md
 echo b >> "$repo/emu/model.c"
 one=$(sh "$script" "$repo")
 [[ $one =~ ^$head-dirty-[0-9a-f]{12}$ ]] || fail "edited tree: '$one', expected $head-dirty-<12 hex>"
