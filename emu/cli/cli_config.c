@@ -1,5 +1,6 @@
 /* netloom config: show the resolved configuration, list the keys, and
  * convert BookSim2 configuration files. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,9 +67,18 @@ static int config_booksim_runs(const char *path, const char *ini, struct nl_err 
 		rc = nl_sim_run(s, NULL, err);
 	nl_sim_free(s);
 	if (rc < 0) {
-		char why[sizeof err->msg];
-		snprintf(why, sizeof why, "%s", err->msg);
-		return nl_errf(err, NL_ECONFIG, "%s: the converted configuration does not run: %s", path, why);
+		/* A refusal found at a key's line names the converted INI's
+		 * line, which the user never sees: the key names it. */
+		const char *why = err->msg;
+		size_t n = strlen(path);
+		if (!strncmp(why, path, n) && why[n] == ':' && isdigit((unsigned char)why[n + 1])) {
+			const char *rest = why + n + 1 + strspn(why + n + 1, "0123456789");
+			if (!strncmp(rest, ": ", 2))
+				why = rest + 2;
+		}
+		char copy[sizeof err->msg];
+		snprintf(copy, sizeof copy, "%s", why);
+		return nl_errf(err, NL_ECONFIG, "%s: the converted configuration does not run: %s", path, copy);
 	}
 	return 0;
 }

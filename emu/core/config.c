@@ -497,12 +497,20 @@ static bool config_origin_is_file_line(const char *origin)
 	return true;
 }
 
+int config_err_file_line_any(const struct config *c, const char *const *keys, struct nl_err *err)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		const char *at = config_origin(c, keys[i]);
+		if (config_origin_is_file_line(at) || (at && !strcmp(at, "-s")))
+			return nl_err_prefix(err, "%s", at);
+	}
+	return err ? err->code : NL_EINVAL;
+}
+
 int config_err_file_line(const struct config *c, const char *key, struct nl_err *err)
 {
-	const char *at = config_origin(c, key);
-	if (!config_origin_is_file_line(at) && !(at && !strcmp(at, "-s")))
-		return err ? err->code : NL_EINVAL;
-	return nl_err_prefix(err, "%s", at);
+	const char *const keys[] = {key, NULL};
+	return config_err_file_line_any(c, keys, err);
 }
 
 int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err)

@@ -95,6 +95,13 @@ const char *config_origin(const struct config *c, const char *key);
  * caller's own text naming the value. Returns err->code. */
 int config_err_file_line(const struct config *c, const char *key, struct nl_err *err);
 
+/* The same for a refusal that several keys make together ("st_prepare_delay
+ * + st_final_delay must be at least 1 cycle"): the place of the first of
+ * `keys` (NULL-terminated, the one to change first) that a file or -s set. */
+int config_err_file_line_any(const struct config *c, const char *const *keys, struct nl_err *err);
+/* The NULL-terminated list of keys, as an argument: CONFIG_KEYS("a", "b"). */
+#define CONFIG_KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 /* Fill a module's typed struct: defaults, then the values set. */
 int config_bind(const struct config *c, const struct config_table *t, void *out, struct nl_err *err);
 

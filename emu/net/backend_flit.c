@@ -65,16 +65,22 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	NL_CHECK(config_bind(cfg, &net_sim_table, &sc, err));
 	sc.mpi = b->mpi;
 	sc.cfg = cfg;
-	if (rc.st_prepare_delay + rc.st_final_delay < 1)
-		return nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+	/* Refusals of keys together, found at the first key's file:line. */
+	if (rc.st_prepare_delay + rc.st_final_delay < 1) {
+		nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+		return config_err_file_line_any(cfg, CONFIG_KEYS("st_final_delay", "st_prepare_delay"), err);
+	}
 	uint64_t max_flits = ((uint64_t)nc.packet_bytes + (uint64_t)nc.flit_bytes - 1) / (uint64_t)nc.flit_bytes;
-	if (max_flits > 65535)
-		return nl_errf(err, NL_ECONFIG, "packet_bytes %lld / flit_bytes %lld gives %llu flits per packet (at most 65535)",
-			       (long long)nc.packet_bytes, (long long)nc.flit_bytes, (unsigned long long)max_flits);
-	if (nc.flow_control == FL_VCT && max_flits > (uint64_t)rc.vc_buf_size)
-		return nl_errf(err, NL_ECONFIG,
-			       "flow_control = vct needs vc_buf_size (%lld) >= flits per full packet (%llu)",
-			       (long long)rc.vc_buf_size, (unsigned long long)max_flits);
+	if (max_flits > 65535) {
+		nl_errf(err, NL_ECONFIG, "packet_bytes %lld / flit_bytes %lld gives %llu flits per packet (at most 65535)",
+			(long long)nc.packet_bytes, (long long)nc.flit_bytes, (unsigned long long)max_flits);
+		return config_err_file_line_any(cfg, CONFIG_KEYS("packet_bytes", "flit_bytes"), err);
+	}
+	if (nc.flow_control == FL_VCT && max_flits > (uint64_t)rc.vc_buf_size) {
+		nl_errf(err, NL_ECONFIG, "flow_control = vct needs vc_buf_size (%lld) >= flits per full packet (%llu)",
+			(long long)rc.vc_buf_size, (unsigned long long)max_flits);
+		return config_err_file_line_any(cfg, CONFIG_KEYS("flow_control", "vc_buf_size", "packet_bytes"), err);
+	}
 	struct flit_backend *fb = calloc(1, sizeof *fb);
 	if (!fb)
 		return nl_errf(err, NL_ENOMEM, "out of memory");

@@ -316,17 +316,20 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 	memset(pt, 0, sizeof *pt);
 	pt->offered = rate;
 	pt->stable = true;
-	if (nc->flow_control == FL_VCT && tc->packet_size.hi > rc->vc_buf_size)
-		rc_ = nl_errf(err, NL_ECONFIG,
-			      "flow_control = vct needs vc_buf_size (%lld) >= the largest packet (%lld flits)",
-			      (long long)rc->vc_buf_size, (long long)tc->packet_size.hi);
-	else if (rc->st_prepare_delay + rc->st_final_delay < 1)
-		rc_ = nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
-	else if (sc->max_drain_cycles == 0 && sc->sim_type == 0)
-		rc_ = nl_errf(err, NL_ECONFIG,
-			      "max_drain_cycles = 0 (no drain) needs sim_type = throughput: a latency point is "
-			      "measured until its packets have drained");
-	else
+	/* Refusals of keys together, found at the first key's file:line. */
+	if (nc->flow_control == FL_VCT && tc->packet_size.hi > rc->vc_buf_size) {
+		nl_errf(err, NL_ECONFIG, "flow_control = vct needs vc_buf_size (%lld) >= the largest packet (%lld flits)",
+			(long long)rc->vc_buf_size, (long long)tc->packet_size.hi);
+		rc_ = config_err_file_line_any(sc->cfg, CONFIG_KEYS("flow_control", "vc_buf_size", "packet_size"), err);
+	} else if (rc->st_prepare_delay + rc->st_final_delay < 1) {
+		nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+		rc_ = config_err_file_line_any(sc->cfg, CONFIG_KEYS("st_final_delay", "st_prepare_delay"), err);
+	} else if (sc->max_drain_cycles == 0 && sc->sim_type == 0) {
+		nl_errf(err, NL_ECONFIG,
+			"max_drain_cycles = 0 (no drain) needs sim_type = throughput: a latency point is "
+			"measured until its packets have drained");
+		rc_ = config_err_file_line_any(sc->cfg, CONFIG_KEYS("max_drain_cycles", "sim_type"), err);
+	} else
 		rc_ = flitnet_new(nc, rc, sc, t, &n, err);
 	if (rc_ == 0 && traffic_new(tc->traffic, t, (uint64_t)sc->seed, &tr, err) < 0)
 		rc_ = config_err_file_line(sc->cfg, "traffic", err);

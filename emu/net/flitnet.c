@@ -437,10 +437,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		return nl_errf(err, NL_ECONFIG, "num_vcs %lld: at most 255", (long long)rc->num_vcs);
 	if (topo_max_radix(t) > 65535)
 		return nl_errf(err, NL_EUNSUPPORTED, "routers with more than 65535 ports are not supported");
-	if (rc->input_speedup > rc->num_vcs)
-		return nl_errf(err, NL_ECONFIG,
-			       "input_speedup %lld exceeds num_vcs %lld (VCs are interleaved over crossbar inputs)",
-			       (long long)rc->input_speedup, (long long)rc->num_vcs);
+	if (rc->input_speedup > rc->num_vcs) {
+		nl_errf(err, NL_ECONFIG, "input_speedup %lld exceeds num_vcs %lld (VCs are interleaved over crossbar inputs)",
+			(long long)rc->input_speedup, (long long)rc->num_vcs);
+		return config_err_file_line_any(sc->cfg, CONFIG_KEYS("input_speedup", "num_vcs"), err);
+	}
 	uint32_t n_alloc = 0;
 	while (alloc_registry[n_alloc])
 		n_alloc++;
@@ -512,9 +513,10 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	if (n->n_cls < 1 || n->V % n->n_cls) {
 		uint32_t c = n->n_cls;
 		flitnet_free(n);
-		return nl_errf(err, NL_ECONFIG,
-			       "[router] traffic_classes = %u: num_vcs (%lld) must be a multiple of it (equal VC ranges per class)",
-			       c, (long long)rc->num_vcs);
+		nl_errf(err, NL_ECONFIG,
+			"[router] traffic_classes = %u: num_vcs (%lld) must be a multiple of it (equal VC ranges per class)", c,
+			(long long)rc->num_vcs);
+		return config_err_file_line_any(sc->cfg, CONFIG_KEYS("traffic_classes", "num_vcs"), err);
 	}
 	n->cls_w = n->V / n->n_cls;
 	/* A refused VC count starts with where num_vcs was set; with traffic
@@ -531,23 +533,33 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * automatic count gives it that on one thread and one rank. */
 	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && parts_auto && n_threads == 1 && n_ranks == 1)
 		n->sc.partitions = 1;
-	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi))
+	/* The refusals below of keys together are found at the file:line of
+	 * the first key listed that was set, the one they expect changed first. */
+	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi)) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' reads the live global congestion view, which %s "
 			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
 			      n->route->spec, parts_what, sc->mpi ? ", without mpirun" : "");
-	if (rc_ == 0 && n->route->needs_pend && !rc->sequential_allocation)
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("partitions", "threads", "routing_function"), err);
+	}
+	if (rc_ == 0 && n->route->needs_pend && !rc->sequential_allocation) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",
 			      n->route->spec);
-	if (rc_ == 0 && n->route->needs_vct && nc->flow_control != FL_VCT)
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("sequential_allocation", "routing_function"), err);
+	}
+	if (rc_ == 0 && n->route->needs_vct && nc->flow_control != FL_VCT) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' lets a packet leave its escape VC for adaptive VCs and come back, deadlock-free only when a blocked packet holds one buffer (Duato 1996); expected flow_control = vct, got wormhole",
 			      n->route->spec);
-	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit)
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("flow_control", "routing_function"), err);
+	}
+	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
 			      n->route->spec);
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("wait_for_tail_credit", "routing_function"), err);
+	}
 	/* Its candidate priorities are the algorithm (route.h,
 	 * needs_priority_alloc): an allocator that ignores them takes a
 	 * deroute or an escape VC as readily as a free minimal port. */
@@ -567,19 +579,25 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * exchange): no VOQ, whose rotations route a packet again at the same
 	 * router. */
 	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
-	if (rc_ == 0 && n->la_upstream && rc->voq)
+	if (rc_ == 0 && n->la_upstream && rc->voq) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("voq", "lookahead_decide"), err);
+	}
 	/* Sequential allocation counts a packet at the router that routes it,
 	 * as it is routed: a decision made upstream, or a VOQ rotation that
 	 * routes a packet again where it is, would count it elsewhere or
 	 * twice. */
-	if (rc_ == 0 && rc->sequential_allocation && n->la_upstream)
+	if (rc_ == 0 && rc->sequential_allocation && n->la_upstream) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "[router] sequential_allocation = 1 with lookahead_decide = upstream: a decision made at the router before cannot see this router's order of decisions; expected lookahead_decide = arrival");
-	if (rc_ == 0 && rc->sequential_allocation && rc->voq)
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("lookahead_decide", "sequential_allocation"), err);
+	}
+	if (rc_ == 0 && rc->sequential_allocation && rc->voq) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "[router] sequential_allocation = 1 with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0");
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("voq", "sequential_allocation"), err);
+	}
 	if (rc_ < 0) {
 		flitnet_free(n);
 		return rc_;

@@ -544,6 +544,13 @@ def case_errors():
         parts_file = ini("pa.ini", "[network]\ntopology = torus:k=4x4\n[simulation]\npartitions = 17\n")
         threads_file = ini("th.ini", "[network]\ntopology = torus:k=4x4\n[simulation]\nthreads = 17\n")
         vcs_file = ini("vc.ini", "[network]\ntopology = torus:k=4x4\n[router]\nvc_buf_size = 4\nnum_vcs = 3\n")
+        # Refusals of keys together name the file:line of the key they
+        # expect changed first (they named none).
+        st_file = ini("st.ini", "[network]\ntopology = mesh:k=4x4\n[router]\nst_prepare_delay = 0\nst_final_delay = 0\n")
+        drain_file = ini("drain.ini", "topology = mesh:k=4x4\nmax_drain_cycles = 0\n")
+        speedup_file = ini("sp.ini", "topology = mesh:k=4x4\ninput_speedup = 4\nnum_vcs = 2\n")
+        voq_file = ini("voq.ini", "topology = mesh:k=4x4\nrouting_function = min\nnum_vcs = 6\nsequential_allocation = 1\n"
+                       "voq = 1\n")
         # The specs parsed once the network is built named no file: a
         # bad topology, traffic or routing function in run.ini read as if
         # typed with -s.
@@ -661,7 +668,11 @@ def case_errors():
             (("-s", "topology=mesh:k=10x10", "-s", "routing_function=min"),
              "netloom: routing function 'min' needs num_vcs >= the diameter 18 (one VC class per hop), got 16"),
             (("-s", "topology=mesh:k=4x4", "-s", "flow_control=vct", "-s", "packet_size=16"),
-             "flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)"),
+             "netloom: -s: flow_control = vct needs vc_buf_size (8) >= the largest packet (16 flits)\n"),
+            (("-c", st_file), f"netloom: {st_file}:5: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
+            (("-c", drain_file), f"netloom: {drain_file}:2: max_drain_cycles = 0 (no drain) needs sim_type = throughput"),
+            (("-c", speedup_file), f"netloom: {speedup_file}:2: input_speedup 4 exceeds num_vcs 2 "),
+            (("-c", voq_file), f"netloom: {voq_file}:5: [router] sequential_allocation = 1 with voq = 1: "),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
              "netloom: -s: unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, "
              "bitrot, hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
@@ -674,7 +685,7 @@ def case_errors():
             (("-s", "topology=torus:k=8", "-s", "traffic=swap2"),
              "netloom: -s: traffic 'swap2' needs a topology with coordinates in at least 2 dimensions"),
             (("-s", "topology=mesh:k=4x4", "-s", "st_final_delay=0"),
-             "st_prepare_delay + st_final_delay must be at least 1 cycle"),
+             "netloom: -s: st_prepare_delay + st_final_delay must be at least 1 cycle\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.9", "-s", "packet_size=1",
               "-s", "internal_speedup=17"),
              "-s: key 'internal_speedup' value '17' out of range: expected a value in 1..16"),
@@ -739,7 +750,8 @@ def case_errors():
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
                    "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
-                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "keep.json"]))
+                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "st.ini", "drain.ini", "sp.ini",
+                   "voq.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):

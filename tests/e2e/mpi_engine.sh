@@ -140,7 +140,7 @@ refused() { # what expected-regex mpirun-args...
   expect_eq "$what: error lines" "$lines" 1
   grep -qE "$re" <<<"$out" || fail "$what: got '$out'"
 }
-refused "UGAL-G" "^netloom: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
+refused "UGAL-G" "^netloom: -s: routing_function 'ugal:mode=global.*' reads the live global congestion view, which 3 MPI ranks cannot give" \
   3 "$netloom" run -s topology=dragonfly:a=4,p=2,h=2 -s routing_function=ugal:mode=global -s num_vcs=6
 # partitions above the routers: the key's value when the user gave it
 # (as in one process), the ranks and threads when they raised it. Before,
