@@ -83,6 +83,21 @@ static int config_booksim_runs(const char *path, const char *ini, struct nl_err 
 	return 0;
 }
 
+/* Whether the file given to --from-booksim loads as a netloom INI with a
+ * key at least (the mistake the other way round: cli_config_hint). */
+static bool config_is_netloom(const char *path)
+{
+	size_t n_tables;
+	struct session_tables st;
+	const struct config_table *const *tables = session_config_tables(&st, &n_tables);
+	struct config c;
+	struct nl_err quiet = {0};
+	config_init(&c, tables, n_tables);
+	bool is = config_load_file(&c, path, &quiet) == 0 && c.n_entries > 0;
+	config_release(&c);
+	return is;
+}
+
 /* --from-booksim: the INI on stdout once it is known to run; what could
  * not be mapped on stderr. The exit status: 0, 3 (something named), or
  * the error's. */
@@ -96,6 +111,9 @@ static int config_from_booksim(const char *path, struct nl_err *err)
 		return cli_report(err);
 	}
 	int n = cli_booksim_convert(path, mem, stderr, err);
+	if (n < 0 && (err->code == NL_EFORMAT || err->code == NL_ECONFIG) && config_is_netloom(path))
+		nl_err_suffix(err, " (this is a netloom configuration: read it with 'netloom run -c FILE' or 'netloom config -c "
+				   "FILE')");
 	if (fclose(mem) != 0 && n >= 0)
 		n = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	if (n >= 0 && config_booksim_runs(path, ini, err) < 0)

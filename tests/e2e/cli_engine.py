@@ -365,6 +365,17 @@ def case_booksim_syntax():
             write(bs, body)
             p = run("config", "--from-booksim", bs, code=2)
             one_line_error(p, f"netloom: {bs}{msg}")
+            check(f"{body!r}: a BookSim file not called a netloom one", b"netloom configuration" not in p.stderr)
+        # A netloom INI given to --from-booksim (the mistake the other way
+        # round from run -c on a BookSim file): said so.
+        for body, msg in (("[network]\ntopology = torus:k=4x4\n", ":1: '[' is not BookSim syntax"),
+                          ("topology = torus:k=4x4\nnum_vcs = 2\n", ":1: 'topology = torus:k=4x4': BookSim reads")):
+            write(bs, body)
+            p = run("config", "--from-booksim", bs, code=2)
+            one_line_error(p, f"netloom: {bs}{msg}")
+            check(f"{body!r}: the hint to read it with -c: {p.stderr!r}",
+                  p.stderr.endswith(b" (this is a netloom configuration: read it with 'netloom run -c FILE' or "
+                                    b"'netloom config -c FILE')\n"))
         # What it takes: words with BookSim's punctuation, {a,b} lists,
         # numbers as its lexer reads them (.5, 1e-1, -1.0), '//' after a
         # ';' or a word, several statements on a line, CR LF line ends.
