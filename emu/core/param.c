@@ -129,7 +129,8 @@ double param_strtod(const char *s, char **end)
 	double x = strtod(s, end);
 	if (errno == ERANGE && x != 0 && isfinite(x))
 		errno = saved;
-	return x;
+	/* '-0' is 0: kept negative, tables and JSON wrote it as -0.0000. */
+	return x == 0 ? 0.0 : x;
 }
 
 static int param_parse_i64(const char *s, const char *end, int64_t *out)

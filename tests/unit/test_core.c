@@ -218,6 +218,9 @@ static void test_param_strtod(void)
 	CHECK(param_strtod("0.125", &end) == 0.125 && *end == '\0');
 	CHECK(param_strtod("-1e3:", &end) == -1e3 && *end == ':');
 	CHECK(param_strtod("0", &end) == 0 && *end == '\0');
+	/* '-0' is 0 ('injection_rate = -0' was printed -0.0000 and -0.0). */
+	CHECK(!signbit(param_strtod("-0", &end)) && *end == '\0');
+	CHECK(!signbit(param_strtod("-0.0e5", &end)) && *end == '\0');
 }
 
 /* A string with choices is one of them, kept as text (layout_preset and
