@@ -584,8 +584,8 @@ static void bs_note_left_out(FILE *out, const struct bs_file *bf, const char *ke
 /* Write `key = val` if netloom accepts the value; otherwise name it as
  * unmappable with netloom's reason (`what`, when given, says how val was
  * derived from the file), so the INI written always loads, and note in
- * the INI that netloom's default applies there. */
-static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const char *key, const char *val,
+ * the INI that netloom's default applies there. Whether it was written. */
+static bool bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, const char *key, const char *val,
 		   const char *what, int *n)
 {
 	size_t n_tables;
@@ -595,14 +595,14 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 	struct nl_err e = {0};
 	if (bs_multi(bf, key)) {
 		bs_note_left_out(out, bf, key, val, NULL); /* named by bs_vectors */
-		return;
+		return false;
 	}
 	config_init(&c, tables, n_tables);
 	int rc = config_set(&c, key, val, "BookSim", &e);
 	config_release(&c);
 	if (rc == 0) {
 		fprintf(out, "%s = %s\n", key, val);
-		return;
+		return true;
 	}
 	/* "BookSim: key 'K' value 'V': expected ..." -> "expected ..." */
 	char needle[320], why[NL_ERR_MSG_MAX + 128];
@@ -615,7 +615,7 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 			 key);
 		bs_warn(warn, path, bf, key, why, n);
 		bs_note_left_out(out, bf, key, val, why);
-		return;
+		return false;
 	}
 	r = r ? r + strlen(needle) : e.msg;
 	while (*r == ':' || *r == ' ')
@@ -625,6 +625,7 @@ static void bs_put(FILE *out, FILE *warn, const char *path, struct bs_file *bf, 
 	snprintf(why, sizeof why, "%s%s%s", what ? what : "", !what ? "" : strncmp(r, "expected", 8) ? " is " : ": ", r);
 	bs_warn(warn, path, bf, key, why, n);
 	bs_note_left_out(out, bf, key, val, why);
+	return false;
 }
 
 /* A number as the whole value ('O.1', '0.1O', 'abc' and '' are not 0 or
@@ -670,7 +671,7 @@ static void bs_put_thres(FILE *out, FILE *warn, const char *path, struct bs_file
  * injection_rate_uses_flits. A rate or a flag that is not a number is
  * named and left out, not written as 0. */
 static void bs_put_rate(FILE *out, FILE *warn, const char *path, struct bs_file *bf, bool rate_ok, double rate,
-			const char *ps, int *unmapped)
+			const char *ps, bool ps_mapped, int *unmapped)
 {
 	const char *v = bs_get(bf, "injection_rate");
 	if (bs_multi(bf, "injection_rate")) {
@@ -687,6 +688,16 @@ static void bs_put_rate(FILE *out, FILE *warn, const char *path, struct bs_file 
 	}
 	if (!rate_ok) {
 		bs_warn(warn, path, bf, "injection_rate", "expected a number", unmapped);
+		bs_note_left_out(out, bf, "injection_rate", v, NULL);
+		return;
+	}
+	/* In packets of a size netloom does not take: the flits it stands for
+	 * are not the run's either (it read '7000 flits/cycle (0.1 packets
+	 * of 70000 flits) is out of range'). */
+	if (flits == 0 && !ps_mapped) {
+		bs_warn(warn, path, bf, "injection_rate",
+			"its unit is packets of packet_size, which is not mapped (BookSim's injection_rate_uses_flits = 0)",
+			unmapped);
 		bs_note_left_out(out, bf, "injection_rate", v, NULL);
 		return;
 	}
@@ -1610,6 +1621,7 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 	double rate;
 	const bool rate_ok = bs_number(bs_get(bf, "injection_rate"), &rate);
 	const char *ps = bs_get(bf, "packet_size");
+	bool ps_mapped = false;
 	if (bs_multi(bf, "packet_size")) {
 		bs_note_left_out(out, bf, "packet_size", ps, NULL); /* named by bs_vectors */
 	} else if (ps[0] == '{') {
@@ -1617,8 +1629,8 @@ static int bs_convert(const char *path, FILE *out, FILE *warn, struct bs_file *b
 			&unmapped);
 		bs_note_left_out(out, bf, "packet_size", ps, NULL);
 	} else
-		bs_put(out, warn, path, bf, "packet_size", ps, NULL, &unmapped);
-	bs_put_rate(out, warn, path, bf, rate_ok, rate, ps, &unmapped);
+		ps_mapped = bs_put(out, warn, path, bf, "packet_size", ps, NULL, &unmapped);
+	bs_put_rate(out, warn, path, bf, rate_ok, rate, ps, ps_mapped, &unmapped);
 	if (!bs_multi(bf, "injection_process") && strcmp(bs_get(bf, "injection_process"), "bernoulli"))
 		bs_warn(warn, path, bf, "injection_process", "only bernoulli is modelled", &unmapped);
 

@@ -261,15 +261,20 @@ def case_booksim_invalid_values():
             write(real, f"topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n{text}\n")
             p = run("config", "--from-booksim", real, code=code)
             check(f"{text}: {p.stderr!r}", f"netloom: {real}{line}\n" in p.stderr.decode())
-        # A size too large for a double made the rate 'inf', named as
-        # "inf flits/cycle (...) is expected a number".
+        # A rate in packets of a size netloom does not take is named for
+        # that: it was converted with the size, then named out of range
+        # ('7000 flits/cycle (0.1 packets of 70000 flits) is out of range')
+        # or, past a double, 'inf flits/cycle ... expected a number'.
         big = os.path.join(tmp, "big.cfg")
-        write(big, "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\npacket_size = 1e400;\n")
-        err = run("config", "--from-booksim", big, code=3).stderr.decode().splitlines()
-        eq("a rate of inf flits", err, [f"netloom: {big}:5: cannot map 'packet_size = 1e400': expected value or range like "
-                                        "1..32",
-                                        f"netloom: {big}: cannot map 'injection_rate': inf flits/cycle (0.1 packets of "
-                                        "inf flits): expected a number"])
+        for size, why in (("1e400", "expected value or range like 1..32"),
+                          ("70000", "out of range: expected values in 1..65535")):
+            write(big, "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dim_order;\n"
+                       f"packet_size = {size};\ninjection_rate = 0.1;\n")
+            err = run("config", "--from-booksim", big, code=3).stderr.decode().splitlines()
+            eq(f"packet_size = {size}: a rate in its packets", err,
+               [f"netloom: {big}:5: cannot map 'packet_size = {size}': {why}",
+                f"netloom: {big}:6: cannot map 'injection_rate = 0.1': its unit is packets of packet_size, which is "
+                "not mapped (BookSim's injection_rate_uses_flits = 0)"])
         # A rate that is a word is named like latency_thres = O.1, not
         # read as 0 (O.1, abc). 0.1O and an empty value are not BookSim
         # syntax (its parser stops): refused, not read as 0.1 or 0.
