@@ -16,9 +16,22 @@ scripts/build.sh --asan || exit 1
 # The build users run most (meson's release buildtype, -O3) must build
 # warning-free too: gcc reports other warnings at -O3.
 scripts/build.sh --release || exit 1
-# A second compiler (clang, release) must build warning-free and give the
-# tested build's results to the byte (test 'compilers_agree').
-scripts/build.sh --clang || exit 1
+# A second compiler (clang, release) must build the product warning-free
+# (netloom, its libraries, the recorder and the live adapters: the targets
+# not defined under tests/ or benchmarks/, which gcc builds twice above)
+# and give the tested build's results to the byte (test 'compilers_agree').
+# The tests' and benchmarks' 183 build steps of 410 took 40% of its time.
+product=$(meson introspect build --targets | python3 -c '
+import json, os, sys
+root = os.path.realpath(sys.argv[1])
+for t in json.load(sys.stdin):
+    where = os.path.relpath(os.path.dirname(os.path.realpath(t["defined_in"])), root)
+    if where.split(os.sep)[0] in ("tests", "benchmarks") or t["type"] == "custom":
+        continue
+    print(("" if where == "." else where + "/") + t["name"] + ":" + t["type"].replace(" ", "_"))
+' "$PWD") && [ -n "$product" ] || { echo "scripts/test.sh: cannot list the product's targets (meson introspect build)" >&2; exit 1; }
+# shellcheck disable=SC2086 # one target per word
+scripts/build.sh --clang $product || exit 1
 export NETLOOM_OTHER_BUILD=$PWD/build-clang/netloom
 # The threaded flit model's determinism test under ThreadSanitizer.
 scripts/build.sh --tsan test_part || exit 1
