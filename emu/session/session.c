@@ -271,7 +271,9 @@ static const char *session_routing_spec(nl_sim *s)
 static int sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 {
 	NL_CHECK(session_enter(s, "nl_sim_info", NULL, err));
-	if (!info || info->size < sizeof *info)
+	if (!info)
+		return nl_errf(err, NL_EINVAL, "nl_sim_info: NULL info");
+	if (info->size < sizeof *info)
 		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
 	NL_CHECK(session_topo(s, err));
 	/* What a run would use, without setting the key: a later call's

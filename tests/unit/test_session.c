@@ -689,7 +689,9 @@ static void test_null_arguments(void)
 	nl_sim *s = NULL;
 	CHECK_OK(nl_sim_new(&s, &e), &e);
 	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=2x2", &e), &e);
-	CHECK_ERR(nl_sim_info(s, NULL, &e), NL_EINVAL, &e, "nl_sim_info");
+	CHECK_ERR(nl_sim_info(s, NULL, &e), NL_EINVAL, &e, "nl_sim_info: NULL info");
+	struct nl_sim_info small = {.size = 8};
+	CHECK_ERR(nl_sim_info(s, &small, &e), NL_EINVAL, &e, "info->size must be sizeof(struct nl_sim_info)");
 	CHECK_OK(nl_sim_run(s, NULL, &e), &e);
 	CHECK_ERR(nl_sim_json(s, 0, NULL, NULL, &e), NL_EINVAL, &e, "nl_sim_json: NULL out");
 	CHECK_ERR(nl_sim_write_json(s, 0, NULL, &e), NL_EINVAL, &e, "nl_sim_write_json: NULL path");
