@@ -733,9 +733,12 @@ int topo_grid_dims(const struct topo *t, const struct param_vec *kv, int64_t n, 
 {
 	int nd = kv->n;
 	if (n != 0 && kv->n != 1 && n != kv->n)
+		/* The hint uses the caller's own values: a fixed example
+		 * (k=8,n=2) named a shape ndt refuses (it needs n >= 3). */
 		return nl_errf(err, NL_EINVAL,
-			       "topology '%s': parameter 'n' is %lld but 'k' has %d dimensions; give k=8x8 or k=8,n=2",
-			       t->ops->name, (long long)n, kv->n);
+			       "topology '%s': parameter 'n' is %lld but 'k' has %d dimensions; expected n=%d or no "
+			       "'n' (n= repeats one radix: k=%lld,n=%lld)",
+			       t->ops->name, (long long)n, kv->n, kv->n, (long long)kv->v[0], (long long)n);
 	if (n != 0)
 		nd = (int)n;
 	if (nd > TOPO_MAX_DIMS)
