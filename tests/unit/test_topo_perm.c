@@ -215,6 +215,11 @@ static void test_permute_determinism_and_fraction(void)
 	topo_free(none);
 	topo_free(some);
 	topo_free(all);
+	/* '-0' is the fraction 0: the canonical spec says 0, not -0. */
+	struct topo *neg = tc_new("p2(torus:k=4x4):trials=1,frac=-0");
+	if (neg)
+		CHECK_STR(neg->spec, "p2(torus:k=4x4,n=0,p=1):trials=1,cab=0,frac=0,seed=1");
+	topo_free(neg);
 }
 
 static void test_permute_errors(void)
