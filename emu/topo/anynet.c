@@ -338,10 +338,16 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", pr->file, line);
 			goto out;
 		}
-		char *hash = strchr(buf, '#');
+		/* A UTF-8 byte order mark is skipped, as in graph: files: it
+		 * made the first word "unknown word 'router'", the mark
+		 * invisible. */
+		char *text = buf;
+		if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+			text += 3;
+		char *hash = strchr(text, '#');
 		if (hash)
 			*hash = '\0';
-		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
+		for (char *w = strtok_r(text, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
 			tok[nt++] = w;
 		if (nt && (rc = anynet_line(t, &ps, line, tok, nt, err)) < 0)
 			goto out;

@@ -235,12 +235,19 @@ static int graph_build(struct topo *t, struct nl_err *err)
 			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, line);
 			goto out;
 		}
-		char *hash = strchr(buf, '#');
+		/* A UTF-8 byte order mark, as Windows editors begin a file
+		 * with, is skipped as the INI and @FILE readers skip it: it
+		 * was read into the first id ("router id '0' is not an
+		 * integer", the mark invisible). */
+		char *text = buf;
+		if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+			text += 3;
+		char *hash = strchr(text, '#');
 		if (hash) {
 			has_counts = has_counts || graph_is_count_header(hash + 1);
 			*hash = '\0';
 		}
-		for (char *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
+		for (char *w = strtok_r(text, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save))
 			if (nt < 3)
 				tok[nt++] = w;
 			else
