@@ -184,7 +184,8 @@ static int sim_load_string(nl_sim *s, const char *ini, const char *name, struct 
 	NL_CHECK(session_enter(s, "nl_sim_load_string", NULL, err));
 	if (!ini)
 		return nl_errf(err, NL_EINVAL, "nl_sim_load_string: NULL text");
-	NL_CHECK(config_load_string(&s->cfg, ini, name ? name : "<string>", err));
+	/* An empty name is no name: its errors began ":1: unknown key". */
+	NL_CHECK(config_load_string(&s->cfg, ini, name && *name ? name : "<string>", err));
 	session_reconfigured(s);
 	return 0;
 }

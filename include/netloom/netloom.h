@@ -131,7 +131,7 @@ NL_API void nl_sim_free(nl_sim *s);
 /* Read an INI file (BookSim2 key names, sections optional). */
 NL_API int nl_sim_load_file(nl_sim *s, const char *path, struct nl_err *err);
 
-/* Read INI text; `name` is what errors call it (NULL: "<string>"). */
+/* Read INI text; `name` is what errors call it (NULL or "": "<string>"). */
 NL_API int nl_sim_load_string(nl_sim *s, const char *ini, const char *name, struct nl_err *err);
 
 /* Set one key: nl_sim_set(s, "topology", "torus:k=4x4", err), or with

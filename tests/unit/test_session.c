@@ -649,6 +649,9 @@ static void test_error_one_line(void)
 	CHECK_ERR(nl_sim_set(s, "num_vcs=x", NULL, &e), NL_ECONFIG, &e, "nl_sim_set: key 'num_vcs' value 'x'");
 	CHECK_ERR(nl_sim_load_string(s, "num_vcs = 0\n", "a\nb.ini", &e), NL_ECONFIG, &e, "a\\nb.ini");
 	CHECK(!strchr(e.msg, '\n'));
+	/* An empty name is called "<string>", as NULL is (it began ":1:"). */
+	CHECK_ERR(nl_sim_load_string(s, "num_vcs = 0\n", "", &e), NL_ECONFIG, &e, "<string>:1: key 'num_vcs'");
+	CHECK_ERR(nl_sim_load_string(s, "num_vcs = 0\n", NULL, &e), NL_ECONFIG, &e, "<string>:1: key 'num_vcs'");
 	CHECK_ERR(nl_sim_load_file(s, "/nonexistent/a\nb.ini", &e), NL_EIO, &e, "/nonexistent/a\\nb.ini");
 	CHECK(!strchr(e.msg, '\n'));
 	CHECK_ERR(nl_sim_replay(s, "/nonexistent/a\tb.nlt", &r, &e), NL_ENOTFOUND, &e, "/nonexistent/a\\tb.nlt");
