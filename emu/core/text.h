@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Length of the UTF-8 sequence at p[0..n): 1 to 4 when it is valid, 0 when
  * it is not (a stray continuation byte, an overlong form, a surrogate,
@@ -41,6 +42,15 @@ static inline int text_utf8_len(const unsigned char *p, size_t n)
 			return 0;
 	}
 	return len;
+}
+
+/* The bytes of a UTF-8 byte order mark at the start of a file's first
+ * line of n bytes: 3, else 0. Windows editors begin files with it; it is
+ * not text (libinih drops it from INI files), and read as text it hid in
+ * the first word, invisible in the error that quoted it. */
+static inline size_t text_bom_len(const char *line, size_t n)
+{
+	return n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3) ? 3 : 0;
 }
 
 /* A malloc'd copy of s with every byte that does not start a valid UTF-8

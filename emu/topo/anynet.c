@@ -43,6 +43,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 struct anynet_params {
 	char file[PARAM_STR_MAX]; /* BookSim network_file */
@@ -338,12 +339,9 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", pr->file, line);
 			goto out;
 		}
-		/* A UTF-8 byte order mark is skipped, as in graph: files: it
-		 * made the first word "unknown word 'router'", the mark
-		 * invisible. */
-		char *text = buf;
-		if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-			text += 3;
+		/* A byte order mark made the first word "unknown word
+		 * 'router'". */
+		char *text = line == 1 ? buf + text_bom_len(buf, (size_t)len) : buf;
 		char *hash = strchr(text, '#');
 		if (hash)
 			*hash = '\0';

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 /* The export's column line: after it, "a b w" lines carry link counts. */
 #define GRAPH_COUNT_HEADER "router_a router_b parallel_links"
@@ -235,13 +236,9 @@ static int graph_build(struct topo *t, struct nl_err *err)
 			rc = topo_errf(t, err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text file", path, line);
 			goto out;
 		}
-		/* A UTF-8 byte order mark, as Windows editors begin a file
-		 * with, is skipped as the INI and @FILE readers skip it: it
-		 * was read into the first id ("router id '0' is not an
-		 * integer", the mark invisible). */
-		char *text = buf;
-		if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-			text += 3;
+		/* A byte order mark was read into the first id ("router id
+		 * '0' is not an integer"). */
+		char *text = line == 1 ? buf + text_bom_len(buf, (size_t)len) : buf;
 		char *hash = strchr(text, '#');
 		if (hash) {
 			has_counts = has_counts || graph_is_count_header(hash + 1);

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/registry.h"
+#include "core/text.h"
 
 const struct topo_ops *topo_find(const char *name, struct nl_err *err)
 {
@@ -103,12 +104,10 @@ static int topo_read_spec_file(const char *path, char **out, struct nl_err *err)
 			return nl_errf(err, NL_EFORMAT, "%s:%u: unexpected NUL byte; expected a text spec file", path,
 				       lineno);
 		}
-		/* A UTF-8 byte order mark, as Windows editors begin a file
-		 * with, is not text (libinih drops it from INI files): it was
-		 * read into the family's name, "unknown topology 'mesh'" with
-		 * the mark invisible, and hid a first line's '#'. */
-		if (lineno == 1 && n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
-			s += 3;
+		/* A byte order mark was read into the family's name
+		 * ("unknown topology 'mesh'") and hid a first line's '#'. */
+		if (lineno == 1)
+			s += text_bom_len(line, (size_t)n);
 		while (*s && isspace((unsigned char)*s))
 			s++;
 		size_t k = strlen(s);
