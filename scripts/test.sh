@@ -55,18 +55,9 @@ export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# ThreadSanitizer's run of part (a minute of threads computing) goes
-# beside the main suite, whose MPI and live tests leave a quarter of the
-# processors idle while they wait; its output follows the suite's.
-tsan_log=$(mktemp) || exit 1
-TSAN_OPTIONS=halt_on_error=1:exitcode=66 meson test -C build-tsan part --print-errorlogs --no-rebuild \
-  >"$tsan_log" 2>&1 &
-tsan_pid=$!
 meson test -C build --num-processes "$jobs" --print-errorlogs --no-rebuild
-wait "$tsan_pid"
-cat "$tsan_log"
-rm -f "$tsan_log"
 meson test -C build-asan --suite unit --num-processes "$jobs" --print-errorlogs --no-rebuild
+TSAN_OPTIONS=halt_on_error=1:exitcode=66 meson test -C build-tsan part --print-errorlogs --no-rebuild
 
 python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json build-tsan/meson-logs/testlog.json <<'PY'
 import json, sys
