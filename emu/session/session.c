@@ -216,6 +216,16 @@ int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_err *err
 	return session_set(s, key, value, "nl_sim_set", err);
 }
 
+const struct net_backend_ops *session_backend_find(const nl_sim *s, const char *name, struct nl_err *err)
+{
+	const struct net_backend_ops *ops = net_backend_find(name, err);
+	if (!ops) {
+		nl_err_prefix(err, "key 'backend'");
+		config_err_file_line(&s->cfg, "backend", err);
+	}
+	return ops;
+}
+
 int session_bind(nl_sim *s, struct nl_err *err)
 {
 	if (s->is_bound)

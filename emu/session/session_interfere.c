@@ -145,9 +145,9 @@ static int ifr_setup(struct ifr *x, struct nl_err *err)
 	 * was built and its cables laid out (seconds with the annealing). */
 	NL_CHECK(place_workload_read(x->path, &x->w, err));
 	NL_CHECK(app_config_bind(&s->cfg, &ac, err));
-	x->ops = net_backend_find(ac.backend, err);
+	x->ops = session_backend_find(s, ac.backend, err);
 	if (!x->ops)
-		return nl_err_prefix(err, "key 'backend'");
+		return err->code;
 	if (!config_get(&s->cfg, "topology") && x->ops->topology_optional)
 		return nl_errf(err, NL_ECONFIG,
 			       "key 'topology': not set; expected the machine the jobs share (interference needs a "

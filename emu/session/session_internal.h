@@ -83,6 +83,11 @@ int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struc
 /* Bind the typed configs (once per configuration). */
 int session_bind(nl_sim *s, struct nl_err *err);
 
+/* The network backend of key `backend` (value `name`, the bound
+ * app_config's); NULL with "FILE:LINE: key 'backend': unknown network
+ * backend ..." (or "-s: ...") when there is none of that name. */
+const struct net_backend_ops *session_backend_find(const nl_sim *s, const char *name, struct nl_err *err);
+
 /* Build the topology from [network] topology if not built yet. A spec
  * refused starts with `label` when given ("key 'topology'"), and before
  * it the file and line that set it, if a file did. */

@@ -29,9 +29,9 @@ static int session_backend(nl_sim *s, const struct net_backend_ops **ops, bool *
 {
 	struct app_config ac;
 	NL_CHECK(app_config_bind(&s->cfg, &ac, err));
-	*ops = net_backend_find(ac.backend, err);
+	*ops = session_backend_find(s, ac.backend, err);
 	if (!*ops)
-		return nl_err_prefix(err, "key 'backend'");
+		return err->code;
 	NL_CHECK(session_bind(s, err));
 	/* A backend that accepts no topology (the analytic one) keeps its
 	 * contention-free default unless the user set one. */
@@ -376,9 +376,9 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	const struct trace_manifest *m = trace_archive_manifest(s->arch);
 	NL_CHECK(app_compute_time_resolve(&s->ac, m, s->compute_why, sizeof s->compute_why, err));
 	s->comparable = app_recorded_comparable(m, s->comparable_why, sizeof s->comparable_why);
-	const struct net_backend_ops *ops = net_backend_find(s->ac.backend, err);
+	const struct net_backend_ops *ops = session_backend_find(s, s->ac.backend, err);
 	if (!ops)
-		return nl_err_prefix(err, "key 'backend'");
+		return err->code;
 	if (ro->topology) {
 		NL_CHECK(config_set(&s->cfg, "topology", ro->topology, "--topology", err));
 		topo_free(s->topo);

@@ -180,9 +180,9 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 			     "expected wall or auto");
 		goto fail;
 	}
-	const struct net_backend_ops *ops = net_backend_find(r->ac.backend, err);
+	const struct net_backend_ops *ops = session_backend_find(s, r->ac.backend, err);
 	if (!ops) {
-		rc = nl_err_prefix(err, "key 'backend'");
+		rc = err->code;
 		goto fail;
 	}
 	if (o->trace_path) {
