@@ -134,15 +134,16 @@ const char *session_routing_effective(nl_sim *s);
  * before any run; nothing kept. */
 int session_route_check(nl_sim *s, const struct topo *t, const char *spec, struct nl_err *err);
 
-/* The emu/place policy of key `placement` (not linear) for topology t, or
- * a one-line NL_ECONFIG (unknown name with the choices; no topology). */
+/* The emu/place policy of s's key `placement` (`name`, not linear) for
+ * topology t, or a one-line NL_ECONFIG (unknown name with the choices; no
+ * topology) starting with the file:line or -s that set the key. */
 struct place_ops;
-int session_place_policy(const char *name, const struct topo *t, const struct place_ops **out,
+int session_place_policy(const nl_sim *s, const char *name, const struct topo *t, const struct place_ops **out,
 			 struct nl_err *err);
 /* A place_job failure under policy ops: *err prefixed with the key at
- * fault (placement_map for a map, else placement and its value); returns
- * err's code. */
-int session_place_failed(const struct place_ops *ops, struct nl_err *err);
+ * fault (placement_map for a map, else placement and its value) and where
+ * s set it; returns err's code. */
+int session_place_failed(const nl_sim *s, const struct place_ops *ops, struct nl_err *err);
 
 /* cable_latency (session_cable.c). With key cable_latency = 1, lay t out
  * by the [layout] keys and give backend b every router-router link's

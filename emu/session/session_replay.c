@@ -230,10 +230,11 @@ int session_config_pick_routing(struct config *cfg, struct nl_err *err)
 	return config_set(cfg, "routing_function", r, session_picked_origin, err);
 }
 
-/* The emu/place policy `name` (key `placement`, not linear) for a network
- * of topology t: one-line errors for an unknown name (the choices listed)
- * or a backend without a topology. */
-int session_place_policy(const char *name, const struct topo *t, const struct place_ops **out,
+/* The emu/place policy `name` (key `placement` of s, not linear) for a
+ * network of topology t: one-line errors for an unknown name (the choices
+ * listed) or a backend without a topology, at the file:line or -s that
+ * set the key (the key is read when the run places its ranks). */
+int session_place_policy(const nl_sim *s, const char *name, const struct topo *t, const struct place_ops **out,
 			 struct nl_err *err)
 {
 	const struct place_ops *ops = place_find(name, NULL);
@@ -243,25 +244,31 @@ int session_place_policy(const char *name, const struct topo *t, const struct pl
 		char names[512] = "linear";
 		for (size_t i = 0; i < n; i++)
 			snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", all[i]->name);
-		return nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", name, names);
+		nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", name, names);
+		return config_err_file_line(&s->cfg, "placement", err);
 	}
-	if (!t)
-		return nl_errf(err, NL_ECONFIG,
-			       "key 'placement': value '%s': this backend runs without a topology; expected linear, or "
-			       "set key 'topology'",
-			       name);
+	if (!t) {
+		nl_errf(err, NL_ECONFIG,
+			"key 'placement': value '%s': this backend runs without a topology; expected linear, or set key "
+			"'topology'",
+			name);
+		return config_err_file_line(&s->cfg, "placement", err);
+	}
 	*out = ops;
 	return 0;
 }
 
 /* A failed place_job named by the key at fault, as `netloom interfere`
  * names it: a map file's problems are placement_map's, the others the
- * policy's, with its value. */
-int session_place_failed(const struct place_ops *ops, struct nl_err *err)
+ * policy's, with its value; first the file:line or -s that set it. */
+int session_place_failed(const nl_sim *s, const struct place_ops *ops, struct nl_err *err)
 {
-	if (!strcmp(ops->name, "map"))
-		return nl_err_prefix(err, "key 'placement_map'");
-	return nl_err_prefix(err, "key 'placement': value '%s'", ops->name);
+	if (!strcmp(ops->name, "map")) {
+		nl_err_prefix(err, "key 'placement_map'");
+		return config_err_file_line(&s->cfg, "placement_map", err);
+	}
+	nl_err_prefix(err, "key 'placement': value '%s'", ops->name);
+	return config_err_file_line(&s->cfg, "placement", err);
 }
 
 /* Key `placement`: s->rank_ep stays NULL for linear (rank r on endpoint
@@ -275,7 +282,7 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	if (!strcmp(s->ac.placement, "linear"))
 		return 0;
 	const struct place_ops *ops = NULL;
-	NL_CHECK(session_place_policy(s->ac.placement, s->replay_topo, &ops, err));
+	NL_CHECK(session_place_policy(s, s->ac.placement, s->replay_topo, &ops, err));
 	/* placement = map needs its file, named at the line that asked for
 	 * it. A map beside another policy is the command's to refuse
 	 * (cli_check_placement_map): compare lets a system's map sit beside
@@ -298,7 +305,7 @@ static int session_place(nl_sim *s, const struct trace_manifest *m, struct nl_er
 	int rc = place_job(ops, &req, ep, err);
 	if (rc < 0) {
 		free(ep);
-		return session_place_failed(ops, err);
+		return session_place_failed(s, ops, err);
 	}
 	snprintf(s->placement, sizeof s->placement, "%s", ops->name);
 	s->rank_ep = ep;

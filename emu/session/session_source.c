@@ -79,7 +79,7 @@ static int src_place_trace(struct session_src *r, uint32_t total, struct nl_err 
 	if (!strcmp(r->ac.placement, "linear"))
 		return 0;
 	const struct place_ops *ops = NULL;
-	int prc = session_place_policy(r->ac.placement, r->topo, &ops, err);
+	int prc = session_place_policy(r->s, r->ac.placement, r->topo, &ops, err);
 	if (prc < 0)
 		return prc;
 	uint8_t *busy = calloc(r->topo->n_endpoints, 1);
@@ -106,7 +106,7 @@ static int src_place_trace(struct session_src *r, uint32_t total, struct nl_err 
 	free(busy);
 	if (rc < 0) {
 		free(ep);
-		return session_place_failed(ops, err);
+		return session_place_failed(r->s, ops, err);
 	}
 	for (uint32_t i = 0; i < r->n_src; i++)
 		r->rank_ep[i] = i;

@@ -210,13 +210,17 @@ expect_eq "contiguous is linear on an empty machine" "$(json "$dir/pl_c.json" "$
 expect_eq "ranks_per_node 2 nodes" "$(json "$dir/pl_rpn.json" 'len(set(d["results"]["rank_endpoints"]))')" 3
 out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -s placement=bogus 2>&1); rc=$?
 expect_eq "placement bad exit" $rc 2
-expect_eq "placement bad message" "$out" "netloom: key 'placement': value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+expect_eq "placement bad message" "$out" "netloom: -s: key 'placement': value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
+# Set in a file: its line (these named no place).
+printf '[replay]\nplacement = bogus\n' > "$dir/plb.ini"
+out=$("$netloom" replay "$dir/st.nlt" "${pl[@]}" -c "$dir/plb.ini" 2>&1); rc=$?
+expect_eq "placement bad in a file" "$rc:$out" "2:netloom: $dir/plb.ini:2: key 'placement': value 'bogus': expected one of linear, contiguous, random-node, random-router, round-robin, packed, spread, map"
 out=$("$netloom" replay "$dir/st.nlt" -s placement=spread 2>&1); rc=$?
 expect_eq "placement without topology exit" $rc 2
-expect_eq "placement without topology" "$out" "netloom: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
+expect_eq "placement without topology" "$out" "netloom: -s: key 'placement': value 'spread': this backend runs without a topology; expected linear, or set key 'topology'"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=random-node 2>&1); rc=$?
 expect_eq "placement too small exit" $rc 2
-expect_eq "placement too small" "$out" "netloom: key 'placement': value 'random-node': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
+expect_eq "placement too small" "$out" "netloom: -s: key 'placement': value 'random-node': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
 # 6 ranks, 2 per endpoint, on a 4-endpoint network: the policy's own
 # need (3 endpoints), not one endpoint per rank (refused before).
 for b in analytic flit; do
@@ -308,10 +312,10 @@ expect_eq "placement map without a file, from a file" "$rc:$out" "2:netloom: $di
 # prefix and a job index a replay does not have), and a map file's
 # problem was the key 'placement''s.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2x2 -s placement=contiguous 2>&1); rc=$?
-expect_eq "contiguous too small" "$rc:$out" "2:netloom: key 'placement': value 'contiguous': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
+expect_eq "contiguous too small" "$rc:$out" "2:netloom: -s: key 'placement': value 'contiguous': the job needs 6 endpoints (6 ranks, 1 per node), only 4 of 4 free"
 printf '0 1\n' > "$dir/short.map"
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=4x4 -s placement=map -s placement_map="$dir/short.map" 2>&1); rc=$?
-expect_eq "placement map short" "$rc:$out" "2:netloom: key 'placement_map': $dir/short.map: rank 1: not mapped (the file maps 1 of 6 ranks)"
+expect_eq "placement map short" "$rc:$out" "2:netloom: -s: key 'placement_map': $dir/short.map: rank 1: not mapped (the file maps 1 of 6 ranks)"
 
 # A map under another placement was never read (exit 0, placed linear or
 # by that policy): refused, naming the key, its value and the placement,
