@@ -66,10 +66,6 @@ static int flit_create(struct net_backend *b, const struct config *cfg, const st
 	sc.mpi = b->mpi;
 	sc.cfg = cfg;
 	/* Refusals of keys together, found at the first key's file:line. */
-	if (rc.st_prepare_delay + rc.st_final_delay < 1) {
-		nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
-		return config_err_file_line_any(cfg, CONFIG_KEYS("st_final_delay", "st_prepare_delay"), err);
-	}
 	uint64_t max_flits = ((uint64_t)nc.packet_bytes + (uint64_t)nc.flit_bytes - 1) / (uint64_t)nc.flit_bytes;
 	if (max_flits > 65535) {
 		nl_errf(err, NL_ECONFIG, "packet_bytes %lld / flit_bytes %lld gives %llu flits per packet (at most 65535)",

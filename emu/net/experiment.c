@@ -321,9 +321,6 @@ int net_run_point(const struct net_cfg *nc, const struct router_cfg *rc, const s
 		nl_errf(err, NL_ECONFIG, "flow_control = vct needs vc_buf_size (%lld) >= the largest packet (%lld flits)",
 			(long long)rc->vc_buf_size, (long long)tc->packet_size.hi);
 		rc_ = config_err_file_line_any(sc->cfg, CONFIG_KEYS("flow_control", "vc_buf_size", "packet_size"), err);
-	} else if (rc->st_prepare_delay + rc->st_final_delay < 1) {
-		nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
-		rc_ = config_err_file_line_any(sc->cfg, CONFIG_KEYS("st_final_delay", "st_prepare_delay"), err);
 	} else if (sc->max_drain_cycles == 0 && sc->sim_type == 0) {
 		nl_errf(err, NL_ECONFIG,
 			"max_drain_cycles = 0 (no drain) needs sim_type = throughput: a latency point is "

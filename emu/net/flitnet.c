@@ -437,6 +437,11 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		return nl_errf(err, NL_ECONFIG, "num_vcs %lld: at most 255", (long long)rc->num_vcs);
 	if (topo_max_radix(t) > 65535)
 		return nl_errf(err, NL_EUNSUPPORTED, "routers with more than 65535 ports are not supported");
+	/* Refusals of keys together, found at the first key's file:line. */
+	if (rc->st_prepare_delay + rc->st_final_delay < 1) {
+		nl_errf(err, NL_ECONFIG, "st_prepare_delay + st_final_delay must be at least 1 cycle");
+		return config_err_file_line_any(sc->cfg, CONFIG_KEYS("st_final_delay", "st_prepare_delay"), err);
+	}
 	if (rc->input_speedup > rc->num_vcs) {
 		nl_errf(err, NL_ECONFIG, "input_speedup %lld exceeds num_vcs %lld (VCs are interleaved over crossbar inputs)",
 			(long long)rc->input_speedup, (long long)rc->num_vcs);
