@@ -857,9 +857,7 @@ void cli_config_hint(const char *path, int rc, struct nl_err *err)
 
 int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 {
-	size_t n;
-	const struct config_table *const *tables = session_config_tables(&o->tables, &n);
-	config_init(cfg, tables, n);
+	session_config_init(cfg, &o->tables);
 	if (o->config_path) {
 		int rc = config_load_file(cfg, o->config_path, err);
 		cli_config_hint(o->config_path, rc, err);

@@ -158,6 +158,11 @@ static int config_set_checked(struct config *c, const char *section, const char 
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", where);
 	int rc = param_set(d, scratch, value, where, err);
 	free(scratch);
+	if (rc == 0 && c->check_value && c->check_value(key, value, err) < 0) {
+		nl_err_prefix(err, "%s: key '%s' value '%s'", where, key, value);
+		err->code = NL_ECONFIG;
+		return NL_ECONFIG;
+	}
 	if (rc < 0) {
 		/* param_set says "parameter"; for config files "key" reads better. */
 		char *p = strstr(err->msg, ": parameter '");
@@ -418,6 +423,7 @@ int config_load_stream(struct config *c, FILE *f, const char *path, struct nl_er
 	/* Parse into a copy so a failing file leaves *c untouched. */
 	struct config tmp;
 	config_init(&tmp, c->tables, c->n_tables);
+	tmp.check_value = c->check_value;
 	for (size_t i = 0; i < c->n_entries; i++)
 		if (config_put(&tmp, c->entries[i].table, c->entries[i].def, c->entries[i].value,
 			       c->entries[i].origin) < 0) {

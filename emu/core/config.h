@@ -42,6 +42,13 @@ struct config {
 	size_t n_tables;
 	struct config_entry *entries; /* owned; last value of a key wins */
 	size_t n_entries, cap_entries;
+	/* Names a module above core registers (a network backend, a placement
+	 * policy) are string keys to the tables; this checks such a value
+	 * when it is set, as a table's choices are, so a typo is refused at
+	 * its file:line or -s by every command, not only by the one that
+	 * reads the key. Fills *err with "expected ..." and returns < 0; NULL:
+	 * no such keys. */
+	int (*check_value)(const char *key, const char *value, struct nl_err *err);
 };
 
 /* Start an empty configuration over `tables` (kept by pointer). */

@@ -19,6 +19,7 @@
 #include "core/version.h"
 #include "layout/layout.h"
 #include "net/net.h"
+#include "place/place.h"
 #include "route/route.h"
 #include "session/session_internal.h"
 #include "topo/topo.h"
@@ -50,6 +51,42 @@ const struct config_table *const *session_config_tables(struct session_tables *s
 	return st->t;
 }
 
+/* Placement policies by name: linear, then emu/place's. */
+void session_place_names(char *buf, size_t cap)
+{
+	size_t n;
+	const struct place_ops *const *all = place_list(&n);
+	snprintf(buf, cap, "linear");
+	for (size_t i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), cap - strlen(buf), ", %s", all[i]->name);
+}
+
+/* The config's check_value: backend and placement name registries above
+ * emu/app, whose table declares them as strings. */
+static int session_check_value(const char *key, const char *value, struct nl_err *err)
+{
+	char names[512] = "";
+	if (!strcmp(key, "backend") && !net_backend_find(value, NULL)) {
+		size_t n;
+		const struct net_backend_ops *const *all = net_backend_list(&n);
+		for (size_t i = 0; i < n; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+				 all[i]->name);
+	} else if (!strcmp(key, "placement") && strcmp(value, "linear") && !place_find(value, NULL)) {
+		session_place_names(names, sizeof names);
+	} else {
+		return 0;
+	}
+	return nl_errf(err, NL_ECONFIG, "expected one of %s", names);
+}
+
+void session_config_init(struct config *cfg, struct session_tables *st)
+{
+	size_t n;
+	const struct config_table *const *t = session_config_tables(st, &n);
+	config_init(cfg, t, n);
+	cfg->check_value = session_check_value;
+}
 
 int session_enter(const nl_sim *s, const char *fn, const char *allowed_in, struct nl_err *err)
 {
@@ -68,9 +105,7 @@ int nl_sim_new(nl_sim **out, struct nl_err *err)
 	nl_sim *s = calloc(1, sizeof *s);
 	if (!s)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	size_t n;
-	const struct config_table *const *t = session_config_tables(&s->tables, &n);
-	config_init(&s->cfg, t, n);
+	session_config_init(&s->cfg, &s->tables);
 	*out = s;
 	return 0;
 }

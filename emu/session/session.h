@@ -40,6 +40,15 @@ struct session_tables {
 /* Fill st and return its array (*n entries). */
 const struct config_table *const *session_config_tables(struct session_tables *st, size_t *n);
 
+/* config_init with those tables, and the check of the values named in
+ * registries above the tables' modules (backend, placement) that makes
+ * a session's or the CLI's configuration refuse an unknown one where it
+ * is set. */
+void session_config_init(struct config *cfg, struct session_tables *st);
+
+/* "linear, contiguous, ...": the values key placement accepts. */
+void session_place_names(char *buf, size_t cap);
+
 /* nl_sim_set with the label its errors start with ("-s" for the CLI's
  * options: "-s: unknown key 'x'"), control characters in them escaped. */
 int session_set(nl_sim *s, const char *key, const char *value, const char *label, struct nl_err *err);

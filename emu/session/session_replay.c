@@ -239,11 +239,8 @@ int session_place_policy(const nl_sim *s, const char *name, const struct topo *t
 {
 	const struct place_ops *ops = place_find(name, NULL);
 	if (!ops) {
-		size_t n;
-		const struct place_ops *const *all = place_list(&n);
-		char names[512] = "linear";
-		for (size_t i = 0; i < n; i++)
-			snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", all[i]->name);
+		char names[512];
+		session_place_names(names, sizeof names);
 		nl_errf(err, NL_ECONFIG, "key 'placement': value '%s': expected one of %s", name, names);
 		return config_err_file_line(&s->cfg, "placement", err);
 	}

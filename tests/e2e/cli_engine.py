@@ -621,6 +621,12 @@ def case_errors():
              "separable_output_first"),
             (("-s", "flow_control=store_forward"),
              "-s: key 'flow_control' value 'store_forward': expected one of wormhole, vct"),
+            # Keys run does not read, checked where set as their typed
+            # neighbours are: a backend or placement typo ran silently.
+            (("-s", "backend=flitz"), "-s: key 'backend' value 'flitz': expected one of analytic, flit"),
+            (("-s", "placement=rando"),
+             "-s: key 'placement' value 'rando': expected one of linear, contiguous, random-node, random-router, "
+             "round-robin, packed, spread, map"),
             (("-s", "novalue"), "-s: expected key=value, got 'novalue'"),
             (("-s", "num_vcs="), "-s: key 'num_vcs' has an empty value"),
             (("-c", in_file), f"{in_file}:3: key 'num_vcs' value '0' out of range: expected a value in 1..255"),

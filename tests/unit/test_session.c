@@ -99,6 +99,14 @@ static void test_config(void)
 	CHECK_ERR(nl_sim_load_string(s, "[router]\nnum_vcs = -3\n", "inline.ini", &err), NL_ECONFIG, &err,
 		  "inline.ini");
 	CHECK_ERR(nl_sim_load_file(s, "/nonexistent/x.ini", &err), NL_EIO, &err, "/nonexistent/x.ini");
+	/* Names of emu/net's backends and emu/place's policies are checked
+	 * when set, as choices are, not when a replay first reads them. */
+	CHECK_ERR(nl_sim_set(s, "backend", "nope", &err), NL_ECONFIG, &err,
+		  "nl_sim_set: key 'backend' value 'nope': expected one of analytic, flit");
+	CHECK_ERR(nl_sim_load_string(s, "[replay]\nbackend = flit\nplacement = nope\n", "p.ini", &err), NL_ECONFIG,
+		  &err, "p.ini:3: key 'placement' value 'nope': expected one of linear, contiguous");
+	CHECK_OK(nl_sim_set(s, "placement", "spread", &err), &err);
+	CHECK_OK(nl_sim_set(s, "placement", "linear", &err), &err);
 	/* Keys, INI text and an INI file give the same configuration. */
 	CHECK_OK(nl_sim_load_string(s, "topology = torus:k=4x4\ninjection_rate = 0.3\nseed = 11\n", NULL, &err),
 		 &err);
