@@ -340,6 +340,30 @@ static void run_warn_warmup_only(const struct nl_sim_info *info)
 			info->max_samples);
 }
 
+/* A rate as the table shows it: 4 decimals, or 3 significant digits
+ * below 0.001, where 4 decimals showed an offered 0.00003 as 0.0000. */
+static const char *run_rate_text(char buf[24], double r)
+{
+	snprintf(buf, 24, r > 0 && r < 0.001 ? "%.2e" : "%.4f", r);
+	return buf;
+}
+
+static void run_print_rate(double r)
+{
+	char b[24];
+	printf("%9s", run_rate_text(b, r));
+}
+
+/* offered, injected and accepted, blank-separated. */
+static void run_print_rates(const struct nl_point *pt)
+{
+	run_print_rate(pt->offered);
+	putchar(' ');
+	run_print_rate(pt->injected);
+	putchar(' ');
+	run_print_rate(pt->accepted);
+}
+
 /* warmup_only: the point's warm-up never ended (session_last_point_warmup_only). */
 static void run_print_point(const struct nl_point *pt, const struct nl_sim_info *info, bool warmup_only, bool csv,
 			    bool reproducible)
@@ -349,9 +373,11 @@ static void run_print_point(const struct nl_point *pt, const struct nl_sim_info 
 		if (csv)
 			printf("%.6g,,,,,,,,,0,%llu,%llu,%.3f\n", pt->offered, (unsigned long long)pt->cycles,
 			       (unsigned long long)pt->flit_hops, reproducible ? 0.0 : pt->wall_seconds);
-		else
-			printf("%9.4f %9s %9s  %9s %6s %6s %7s  %9s %6s  deadlock at cycle %llu\n", pt->offered, "-", "-",
-			       "-", "-", "-", "-", "-", "-", (unsigned long long)pt->deadlock_cycle);
+		else {
+			run_print_rate(pt->offered);
+			printf(" %9s %9s  %9s %6s %6s %7s  %9s %6s  deadlock at cycle %llu\n", "-", "-", "-", "-", "-",
+			       "-", "-", "-", (unsigned long long)pt->deadlock_cycle);
+		}
 		return;
 	}
 	/* No packet measured (a rate so low, or packets so long, that none
@@ -363,10 +389,11 @@ static void run_print_point(const struct nl_point *pt, const struct nl_sim_info 
 			printf("%.6g,%.6g,%.6g,,,,,,,%d,%llu,%llu,%.3f\n", pt->offered, pt->injected, pt->accepted,
 			       pt->stable, (unsigned long long)pt->cycles, (unsigned long long)pt->flit_hops,
 			       reproducible ? 0.0 : pt->wall_seconds);
-		else
-			printf("%9.4f %9.4f %9.4f  %9s %6s %6s %7s  %9s %6s  %s\n", pt->offered, pt->injected,
-			       pt->accepted, "-", "-", "-", "-", "-", "-",
+		else {
+			run_print_rates(pt);
+			printf("  %9s %6s %6s %7s  %9s %6s  %s\n", "-", "-", "-", "-", "-", "-",
 			       pt->stable ? "yes (no packet measured)" : "no (saturated)");
+		}
 		return;
 	}
 	if (csv) {
@@ -377,9 +404,9 @@ static void run_print_point(const struct nl_point *pt, const struct nl_sim_info 
 		       (unsigned long long)pt->flit_hops, reproducible ? 0.0 : pt->wall_seconds);
 		return;
 	}
-	printf("%9.4f %9.4f %9.4f  %9.2f %6llu %6llu %7llu  %9.2f %6.2f  %s\n", pt->offered, pt->injected,
-	       pt->accepted, pt->plat_mean, (unsigned long long)pt->plat_p50, (unsigned long long)pt->plat_p99,
-	       (unsigned long long)pt->plat_max, pt->nlat_mean, pt->hops_mean,
+	run_print_rates(pt);
+	printf("  %9.2f %6llu %6llu %7llu  %9.2f %6.2f  %s\n", pt->plat_mean, (unsigned long long)pt->plat_p50,
+	       (unsigned long long)pt->plat_p99, (unsigned long long)pt->plat_max, pt->nlat_mean, pt->hops_mean,
 	       pt->stable         ? "yes"
 	       : !warmup_only     ? "no (saturated)"
 	       : run_warmup_only(info) ? "no (warm-up only)"
@@ -610,7 +637,8 @@ int cli_sweep_main(int argc, char **argv)
 		rc = 0;
 	}
 	if (rc == 0) {
-		char last_txt[32] = "none", at_txt[48] = "";
+		char last_txt[32] = "none", at_txt[48] = "", max_txt[24];
+		run_rate_text(max_txt, sw.max_accepted);
 		if (sw.last_stable_rate >= 0)
 			snprintf(last_txt, sizeof last_txt, "%.4g", sw.last_stable_rate);
 		if (sp.max_accepted > 0)
@@ -625,17 +653,17 @@ int cli_sweep_main(int argc, char **argv)
 			       last_txt);
 		else if (o.table && !o.csv && throughput)
 			printf("sim_type = throughput: saturation is not judged (stable only says the point measured); "
-			       "last stable rate %s, max accepted %.4f%s\n",
-			       last_txt, sw.max_accepted, at_txt);
+			       "last stable rate %s, max accepted %s%s\n",
+			       last_txt, max_txt, at_txt);
 		else if (o.table && !o.csv && sw.first_unstable_rate >= 0)
-			printf("saturation: last stable rate %s, first unstable %.4g, max accepted %.4f\n",
-			       last_txt, sw.first_unstable_rate, sw.max_accepted);
+			printf("saturation: last stable rate %s, first unstable %.4g, max accepted %s\n",
+			       last_txt, sw.first_unstable_rate, max_txt);
 		else if (o.table && !o.csv && sw.last_stable_rate < 0)
 			/* Neither stable nor unstable: every warm-up ran out, so
 			 * there is no rate to say "up to" (it printed -1). */
 			printf("no saturation judged: no point ended its warm-up (last stable rate none)\n");
 		else if (o.table && !o.csv)
-			printf("no saturation up to %.4g, max accepted %.4f\n", sw.last_stable_rate, sw.max_accepted);
+			printf("no saturation up to %.4g, max accepted %s\n", sw.last_stable_rate, max_txt);
 		if (o.json_path)
 			is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	}

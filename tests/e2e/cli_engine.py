@@ -1326,6 +1326,13 @@ def case_zero_load():
     eq("no packet measured: table row", row.split()[3:], ["-"] * 6 + ["yes", "(no", "packet", "measured)"])
     row = run(*none, "--csv").stdout.decode().splitlines()[1]
     eq("no packet measured: CSV row", row.split(",")[3:10], [""] * 6 + ["1"])
+    # Rates below 0.001 keep three significant digits: four decimals
+    # showed an offered 0.00003 as 0.0000, and its max accepted so too.
+    low = ("-s", "topology=mesh:k=4x4", "-s", "injection_rate=0.00003", "--reproducible")
+    row = run("run", *low).stdout.decode().splitlines()[2]
+    eq("low rate: table offered", row.split()[0], "3.00e-05")
+    last = run("sweep", *low, "--rates", "0.00003:0.00003:0.00001").stdout.decode().splitlines()[-1]
+    check(f"low rate: sweep's last line: {last}", re.fullmatch(r"no saturation up to 3e-05, max accepted \d\.\d\de-0[45]", last))
 
 
 def case_sweep_booksim():
