@@ -284,8 +284,9 @@ struct config;
 /* Pack and place t as lc says (keys named in errors), and resolve its
  * preset into *m. cfg, when not NULL, is the configuration lc was bound
  * from: an annealing key it sets where nothing is annealed is refused
- * (layout_cfg_check_anneal). On failure nothing is allocated. Release lo
- * with layout_release. */
+ * (layout_cfg_check_anneal), and a key refused starts its message with
+ * the file:line or -s that set it. On failure nothing is allocated.
+ * Release lo with layout_release. */
 int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
 		     const struct config *cfg, const struct layout_model **m, struct nl_err *err);
 

@@ -177,12 +177,27 @@ int layout_cfg_place(struct layout *lo, const struct layout_cfg *lc, const struc
 	return layout_cfg_place_in(lo, lc, cfg, *m, err);
 }
 
+/* A refusal of `keys`, read when the network is laid out, named where
+ * the first of them that a file or -s set was set. */
+static int layout_cfg_at(const struct config *cfg, const char *const *keys, struct nl_err *err)
+{
+	return cfg ? config_err_file_line_any(cfg, keys, err) : err->code;
+}
+
 int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layout_cfg *lc,
 		     const struct config *cfg, const struct layout_model **m, struct nl_err *err)
 {
 	*m = layout_model_find(lc->preset, err);
-	if (!*m)
-		return nl_err_prefix(err, "key 'layout_preset'");
-	NL_CHECK(layout_cfg_pack(lo, t, lc, err));
+	if (!*m) {
+		nl_err_prefix(err, "key 'layout_preset'");
+		return layout_cfg_at(cfg, CONFIG_KEYS("layout_preset"), err);
+	}
+	if (layout_cfg_pack(lo, t, lc, err) < 0)
+		return layout_cfg_at(cfg, CONFIG_KEYS("layout_pack", "layout_per_cabinet"), err);
+	/* Checked again by layout_cfg_place_in, which names no place. */
+	if (layout_cfg_unannealed(lc, cfg, lo, err) < 0) {
+		layout_release(lo);
+		return layout_cfg_at(cfg, CONFIG_KEYS(layout_cfg_anneal_key(cfg)), err);
+	}
 	return layout_cfg_place_in(lo, lc, cfg, *m, err);
 }

@@ -246,6 +246,17 @@ static int analytic_build_dist(struct analytic *a, struct nl_err *err)
 	return 0;
 }
 
+/* The refusal rc just made of `key` (with `other`, NULL: alone), named
+ * where the first of them that a file or -s set was set (a value read
+ * when the backend is built, as the flit backend's are). */
+static int analytic_at(const struct config *cfg, const char *key, const char *other, struct nl_err *err, int rc)
+{
+	if (!cfg || !err)
+		return rc;
+	return other ? config_err_file_line_any(cfg, CONFIG_KEYS(key, other), err)
+		     : config_err_file_line(cfg, key, err);
+}
+
 /* ideal = yes has zero latency and infinite bandwidth, so a latency,
  * bandwidth, calibration or channel key (link_model, path_select,
  * report_links) would be read and dropped: refused, with or
@@ -258,40 +269,47 @@ static int analytic_refuse_ideal_keys(const struct analytic_params *p, const str
 	if (!p->ideal)
 		return 0;
 	if (p->hop_latency_ns > 0)
-		return nl_errf(err, NL_ECONFIG,
-			       "hop_latency_ns = %g: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no "
-			       "(the ideal network has no latency)",
-			       p->hop_latency_ns);
+		return analytic_at(cfg, "hop_latency_ns", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "hop_latency_ns = %g: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no "
+					   "(the ideal network has no latency)",
+					   p->hop_latency_ns));
 	if (p->latency_ns > 0 && config_get(cfg, "latency_ns"))
-		return nl_errf(err, NL_ECONFIG,
-			       "latency_ns = %g: key 'ideal' is 'yes': expected latency_ns = 0 or unset, or ideal = no "
-			       "(the ideal network has no latency)",
-			       p->latency_ns);
+		return analytic_at(cfg, "latency_ns", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "latency_ns = %g: key 'ideal' is 'yes': expected latency_ns = 0 or unset, or ideal = no "
+					   "(the ideal network has no latency)",
+					   p->latency_ns));
 	if (config_get(cfg, "bandwidth_gbps"))
-		return nl_errf(err, NL_ECONFIG,
-			       "bandwidth_gbps = %g: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no "
-			       "(the ideal network has infinite bandwidth)",
-			       p->bandwidth_gbps);
+		return analytic_at(cfg, "bandwidth_gbps", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "bandwidth_gbps = %g: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no "
+					   "(the ideal network has infinite bandwidth)",
+					   p->bandwidth_gbps));
 	if (p->calibration[0])
-		return nl_errf(err, NL_ECONFIG,
-			       "calibration = %s: key 'ideal' is 'yes': expected calibration unset or ideal = no "
-			       "(the ideal network replaces measured times with zero)",
-			       p->calibration);
+		return analytic_at(cfg, "calibration", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "calibration = %s: key 'ideal' is 'yes': expected calibration unset or ideal = no "
+					   "(the ideal network replaces measured times with zero)",
+					   p->calibration));
 	if (p->link_model != ANALYTIC_LINK_NONE)
-		return nl_errf(err, NL_ECONFIG,
-			       "link_model = %s: key 'ideal' is 'yes': expected link_model = none or unset, or ideal = "
-			       "no (the ideal network holds no channel, so none is shared)",
-			       analytic_link_models[p->link_model]);
+		return analytic_at(cfg, "link_model", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "link_model = %s: key 'ideal' is 'yes': expected link_model = none or unset, or ideal = "
+					   "no (the ideal network holds no channel, so none is shared)",
+					   analytic_link_models[p->link_model]));
 	if (config_get(cfg, "path_select"))
-		return nl_errf(err, NL_ECONFIG,
-			       "path_select = %s: key 'ideal' is 'yes': expected path_select unset or ideal = no (the "
-			       "ideal network reserves no route's channels)",
-			       analytic_path_selects[p->path_select]);
+		return analytic_at(cfg, "path_select", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "path_select = %s: key 'ideal' is 'yes': expected path_select unset or ideal = no (the "
+					   "ideal network reserves no route's channels)",
+					   analytic_path_selects[p->path_select]));
 	if (config_get(cfg, "report_links"))
-		return nl_errf(err, NL_ECONFIG,
-			       "report_links = %lld: key 'ideal' is 'yes': expected report_links unset or ideal = no "
-			       "(the ideal network has no busy channel to list)",
-			       (long long)p->report_links);
+		return analytic_at(cfg, "report_links", "ideal", err,
+				   nl_errf(err, NL_ECONFIG,
+					   "report_links = %lld: key 'ideal' is 'yes': expected report_links unset or ideal = no "
+					   "(the ideal network has no busy channel to list)",
+					   (long long)p->report_links));
 	return 0;
 }
 
@@ -302,10 +320,11 @@ static int analytic_refuse_calibration_ranks(const struct analytic_params *p, co
 {
 	if (p->calibration[0] || !config_get(cfg, "calibration_ranks"))
 		return 0;
-	return nl_errf(err, NL_ECONFIG,
-		       "calibration_ranks = %lld: key 'calibration' is unset: expected calibration (the file whose "
-		       "run it picks) or calibration_ranks unset",
-		       (long long)p->calibration_ranks);
+	return analytic_at(cfg, "calibration_ranks", NULL, err,
+			   nl_errf(err, NL_ECONFIG,
+				   "calibration_ranks = %lld: key 'calibration' is unset: expected calibration (the file whose "
+				   "run it picks) or calibration_ranks unset",
+				   (long long)p->calibration_ranks));
 }
 
 static int analytic_create(struct net_backend *b, const struct config *cfg, const struct topo *t,
@@ -324,21 +343,23 @@ static int analytic_create(struct net_backend *b, const struct config *cfg, cons
 		    (rc = analytic_refuse_calibration_ranks(&a->p, cfg, err)) < 0))
 		goto fail;
 	if (a->p.link_model == ANALYTIC_LINK_LINKS && !t) {
-		rc = nl_errf(err, NL_ECONFIG,
-			     "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)");
+		rc = analytic_at(cfg, "link_model", NULL, err,
+				 nl_errf(err, NL_ECONFIG,
+					 "link_model = links needs a topology (set 'topology', e.g. torus:k=4x4)"));
 		goto fail;
 	}
 	if (a->p.hop_latency_ns > 0 && a->p.link_model == ANALYTIC_LINK_BUS) { /* checked first: a topology would not help */
-		rc = nl_errf(err, NL_ECONFIG,
-			     "hop_latency_ns = %g: key 'link_model' is 'bus': expected none, endpoint or links (a bus "
-			     "has no router hops)",
-			     a->p.hop_latency_ns);
+		rc = analytic_at(cfg, "hop_latency_ns", "link_model", err,
+				 nl_errf(err, NL_ECONFIG,
+					 "hop_latency_ns = %g: key 'link_model' is 'bus': expected none, endpoint or links "
+					 "(a bus has no router hops)",
+					 a->p.hop_latency_ns));
 		goto fail;
 	}
 	if (a->p.hop_latency_ns > 0 && !t) { /* no routers to count: it would be ignored */
-		rc = nl_errf(err, NL_ECONFIG,
-			     "hop_latency_ns = %g needs a topology (set 'topology', e.g. torus:k=4x4)",
-			     a->p.hop_latency_ns);
+		rc = analytic_at(cfg, "hop_latency_ns", NULL, err,
+				 nl_errf(err, NL_ECONFIG, "hop_latency_ns = %g needs a topology (set 'topology', e.g. torus:k=4x4)",
+					 a->p.hop_latency_ns));
 		goto fail;
 	}
 	if (a->p.calibration[0]) {

@@ -69,14 +69,17 @@ int session_cable_plan(nl_sim *s, const struct net_backend_ops *ops, const struc
 	NL_CHECK(config_bind(&s->cfg, &layout_config_table, &lc, err));
 	if (!lc.cable_latency)
 		return 0;
-	if (!ops->set_link_latency)
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "key 'cable_latency': value '1': network backend '%s' has no per-link latency; "
-			       "expected 0, or backend = analytic or flit",
-			       ops->name);
-	if (!t)
-		return nl_errf(err, NL_ECONFIG,
-			       "key 'cable_latency': value '1': needs a topology to lay out; set key 'topology'");
+	if (!ops->set_link_latency) {
+		nl_errf(err, NL_EUNSUPPORTED,
+			"key 'cable_latency': value '1': network backend '%s' has no per-link latency; expected 0, or "
+			"backend = analytic or flit",
+			ops->name);
+		return config_err_file_line(&s->cfg, "cable_latency", err);
+	}
+	if (!t) {
+		nl_errf(err, NL_ECONFIG, "key 'cable_latency': value '1': needs a topology to lay out; set key 'topology'");
+		return config_err_file_line(&s->cfg, "cable_latency", err);
+	}
 
 	struct layout lo;
 	const struct layout_model *m;
@@ -95,6 +98,7 @@ int session_cable_plan(nl_sim *s, const struct net_backend_ops *ops, const struc
 	rc = layout_summarise(&lo, m, 0, &ls, err);
 	if (rc < 0) {
 		nl_err_prefix(err, "key 'cable_latency'");
+		config_err_file_line(&s->cfg, "cable_latency", err);
 		goto out;
 	}
 	*info = session_cable_json(&lo, m, &lc, &ls);
@@ -111,19 +115,21 @@ out:
 	return rc;
 }
 
-int session_cable_set(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err)
+int session_cable_set(const nl_sim *s, struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err)
 {
 	if (!lat_ps)
 		return 0;
-	int rc = b->ops->set_link_latency(b, lat_ps, err);
-	return rc < 0 ? nl_err_prefix(err, "key 'cable_latency'") : 0;
+	if (b->ops->set_link_latency(b, lat_ps, err) == 0)
+		return 0;
+	nl_err_prefix(err, "key 'cable_latency'");
+	return config_err_file_line(&s->cfg, "cable_latency", err);
 }
 
 int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, json_t **info, struct nl_err *err)
 {
 	uint64_t *lat;
 	NL_CHECK(session_cable_plan(s, b->ops, t, &lat, info, err));
-	int rc = session_cable_set(b, lat, err);
+	int rc = session_cable_set(s, b, lat, err);
 	free(lat);
 	if (rc < 0) {
 		json_decref(*info);

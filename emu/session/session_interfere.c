@@ -323,7 +323,7 @@ static int ifr_run(struct ifr *x, uint32_t first, uint32_t n, bool shared, struc
 	uint32_t *rank_ep = NULL;
 	int rc = net_backend_new(x->ops, &x->s->cfg, x->t, &net, err);
 	if (rc == 0) /* cable_latency applies here as in a replay */
-		rc = session_cable_set(net, x->cable_ps, err);
+		rc = session_cable_set(x->s, net, x->cable_ps, err);
 	for (uint32_t k = 0; rc == 0 && k < n; k++) {
 		struct ifr_job *jb = &x->jobs[first + k];
 		const struct place_job_spec *sp = jb->spec;

@@ -148,7 +148,8 @@ int session_place_failed(const nl_sim *s, const struct place_ops *ops, struct nl
 /* cable_latency (session_cable.c). With key cable_latency = 1, lay t out
  * by the [layout] keys and give backend b every router-router link's
  * cable propagation delay (one-line errors name the key: a backend without
- * per-link latency, no topology, bad layout keys); *info gets a new JSON
+ * per-link latency, no topology, bad layout keys) and start with the
+ * file:line or -s that set it; *info gets a new JSON
  * object describing the layout, NULL when the key is 0. */
 int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, struct json_t **info,
 			struct nl_err *err);
@@ -162,7 +163,7 @@ int session_cable_apply(nl_sim *s, struct net_backend *b, const struct topo *t, 
 struct net_backend_ops;
 int session_cable_plan(nl_sim *s, const struct net_backend_ops *ops, const struct topo *t, uint64_t **lat_ps,
 		       struct json_t **info, struct nl_err *err);
-int session_cable_set(struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err);
+int session_cable_set(const nl_sim *s, struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err);
 
 /* Synthetic runs use the flit model directly: NL_EUNSUPPORTED when
  * cable_latency = 1. */

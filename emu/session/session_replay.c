@@ -401,10 +401,11 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 		NL_CHECK(session_topo_new(s, label, err));
 		/* Linear placement needs an endpoint per rank; a policy checks
 		 * its own need (ranks_per_node ranks share one: place_job). */
-		if (!strcmp(s->ac.placement, "linear") && s->topo->n_endpoints < m->n_ranks)
-			return nl_errf(err, NL_ECONFIG,
-				       "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
-				       label, s->nc.topology, s->topo->n_endpoints, m->n_ranks);
+		if (!strcmp(s->ac.placement, "linear") && s->topo->n_endpoints < m->n_ranks) {
+			nl_errf(err, NL_ECONFIG, "%s: '%s' has %" PRIu32 " endpoints, the trace needs %" PRIu32 " (one per rank)",
+				label, s->nc.topology, s->topo->n_endpoints, m->n_ranks);
+			return config_err_file_line(&s->cfg, "topology", err);
+		}
 		if (ro->pick_routing)
 			NL_CHECK(session_set_picked_routing(s, "--topology", err));
 		else if (!ops->ignores_routing)

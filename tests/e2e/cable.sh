@@ -109,19 +109,25 @@ bad() { # expected-substring args...
 }
 bad "key 'cable_latency' value 'maybe'" -s cable_latency=maybe
 bad "key 'propagation_ns_per_m' value '-5' out of range" -s propagation_ns_per_m=-5
-bad "key 'cable_latency': value '1': needs a topology" -s cable_latency=1
+bad "-s: key 'cable_latency': value '1': needs a topology" -s cable_latency=1
 # Names are checked when read, as every other key, with the valid ones.
 bad "-s: key 'layout_preset' value 'cheap': expected one of flex, besta, equality, fujiwara, hyperx" -s layout_preset=cheap
 bad "-s: key 'layout_pack' value 'zz': expected one of base-cabinets, flex-fig7," -s layout_pack=zz
 # Whether a rule applies needs the topology: checked when it is laid out.
-bad "key 'layout_pack': value 'flex-fig7': the rule does not apply" -s cable_latency=1 -s topology=torus:k=4x4 \
+bad "-s: key 'layout_pack': value 'flex-fig7': the rule does not apply" -s cable_latency=1 -s topology=torus:k=4x4 \
   -s layout_pack=flex-fig7
+# Set in a file: its line.
+printf '[layout]\ncable_latency = 1\nlayout_pack = flex-fig7\n' > "$dir/lp.ini"
+bad "$dir/lp.ini:3: key 'layout_pack': value 'flex-fig7': the rule does not apply" -c "$dir/lp.ini" -s topology=torus:k=4x4
+printf '[layout]\ncable_latency = 1\n' > "$dir/cl.ini"
+bad "$dir/cl.ini:2: key 'cable_latency': per-link latency: key 'ideal': value 'yes': expected no" -c "$dir/cl.ini" \
+  -s ideal=yes -s topology=torus:k=4x4
 # An annealing key where nothing is annealed is refused, not ignored (it
 # ran, "rule order"): layout_placement = rule, or auto (the default) on a
 # rule with its own floor order; a value equal to the default is set too.
-bad "key 'layout_iterations': value '7': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_iterations unset" \
+bad "-s: key 'layout_iterations': value '7': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_iterations unset" \
   "${net[@]}" "${lay[@]}" -s cable_latency=1 -s layout_iterations=7
-bad "key 'layout_seed': value '1': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,n=0,p=1); expected layout_placement = anneal with it, or layout_seed unset" \
+bad "-s: key 'layout_seed': value '1': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,n=0,p=1); expected layout_placement = anneal with it, or layout_seed unset" \
   "${net[@]}" -s cable_latency=1 -s layout_seed=1
 bad "key 'layout_trials': value '2': only the annealing uses it, and layout_placement = auto keeps the floor order" \
   "${net[@]}" -s cable_latency=1 -s layout_placement=auto -s layout_trials=2

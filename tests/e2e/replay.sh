@@ -150,7 +150,7 @@ out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 
 expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
 expect_eq "topology too small exit" $rc 2
-expect_eq "topology too small message" "$out" "netloom: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
+expect_eq "topology too small message" "$out" "netloom: -s: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
 printf 'not a trace' > "$dir/junk.nlt"
 out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
 expect_eq "junk message" "$out" "netloom: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
@@ -261,16 +261,27 @@ for lm in none endpoint links; do
 done
 out=$("$netloom" replay "$dir/rv.nlt" -s hop_latency_ns=50 2>&1); rc=$?
 expect_eq "hop latency without a topology exit" $rc 2
-expect_eq "hop latency without a topology" "$out" "netloom: hop_latency_ns = 50 needs a topology (set 'topology', e.g. torus:k=4x4)"
+expect_eq "hop latency without a topology" "$out" "netloom: -s: hop_latency_ns = 50 needs a topology (set 'topology', e.g. torus:k=4x4)"
 # The ideal network reads no hop latency: refused with or without a
 # topology, the same line (it said 'needs a topology' without one and ran
 # with one).
 for topo in "" "-s topology=torus:k=4x4"; do
   out=$("$netloom" replay "$dir/rv.nlt" -s ideal=yes -s hop_latency_ns=50 $topo 2>&1 > "$dir/ih.txt"); rc=$?
   expect_eq "ideal with hop latency ($topo) exit" $rc 2
-  expect_eq "ideal with hop latency ($topo)" "$out" "netloom: hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal network has no latency)"
+  expect_eq "ideal with hop latency ($topo)" "$out" "netloom: -s: hop_latency_ns = 50: key 'ideal' is 'yes': expected hop_latency_ns = 0 or ideal = no (the ideal network has no latency)"
   expect_eq "ideal with hop latency ($topo): nothing on stdout" "$(cat "$dir/ih.txt")" ""
 done
+# Refusals of keys read when the network is built start with the place
+# that set the key (they named none): the first of the keys in a file.
+printf '[analytic]\nlink_model = bus\nhop_latency_ns = 50\n' > "$dir/bus.ini"
+out=$("$netloom" replay "$dir/rv.nlt" -c "$dir/bus.ini" -s topology=torus:k=4x4 2>&1); rc=$?
+expect_eq "bus with hop latency, in a file" "$rc:$out" "2:netloom: $dir/bus.ini:3: hop_latency_ns = 50: key 'link_model' is 'bus': expected none, endpoint or links (a bus has no router hops)"
+printf '[analytic]\nideal = yes\nbandwidth_gbps = 5\n' > "$dir/idb.ini"
+out=$("$netloom" replay "$dir/rv.nlt" -c "$dir/idb.ini" 2>&1); rc=$?
+expect_eq "ideal with a bandwidth, in a file" "$rc:$out" "2:netloom: $dir/idb.ini:3: bandwidth_gbps = 5: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no (the ideal network has infinite bandwidth)"
+printf '[network]\ntopology = torus:k=2\n' > "$dir/small.ini"
+out=$("$netloom" replay "$dir/st.nlt" -c "$dir/small.ini" 2>&1); rc=$?
+expect_eq "topology too small, in a file" "$rc:$out" "2:netloom: $dir/small.ini:2: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
 # An output path that cannot be written fails before the replay: nothing
 # on stdout.
 for opt in --json --svg; do
