@@ -311,6 +311,39 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
+/* A -s of a key that synthetic runs do not read ([replay], [analytic],
+ * and [layout] but cable_latency, which run refuses): it ran silently,
+ * and '-s placement=random-node' looked like a placed run. A key from
+ * the -c file is not warned of, since one system file commonly serves
+ * replay and run alike. The last -s of each key only. */
+static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
+{
+	static const char *const unread[] = {"replay", "analytic", "layout"};
+	for (int i = 0; i < o->cfg.n_sets; i++) {
+		const char *kv = o->cfg.sets[i];
+		size_t n = strcspn(kv, "=");
+		char key[128];
+		if (n >= sizeof key)
+			continue;
+		memcpy(key, kv, n);
+		key[n] = '\0';
+		bool later = false;
+		for (int j = i + 1; j < o->cfg.n_sets && !later; j++)
+			later = !strncmp(o->cfg.sets[j], key, n) && o->cfg.sets[j][n] == '=';
+		const struct config_table *t = config_find_key(session_config(s), key, NULL);
+		if (later || !t || !strcmp(key, "cable_latency"))
+			continue;
+		for (size_t k = 0; k < sizeof unread / sizeof *unread; k++)
+			if (!strcmp(t->section, unread[k])) {
+				fprintf(stderr, "netloom %s: warning: -s ", o->cmd);
+				nl_fputs_one_line(kv, stderr);
+				fprintf(stderr, ": key '%s' of [%s] is not read by %s (synthetic traffic on the flit model); "
+						"it has no effect\n",
+					key, t->section, o->cmd);
+			}
+	}
+}
+
 /* max_samples below warmup_periods: BookSim counts warm-up periods in
  * max_samples, so every period is warm-up, nothing is measured, and each
  * point ends unstable ("Too many sample periods needed to converge").
@@ -540,8 +573,10 @@ int cli_run_main(int argc, char **argv)
 	const bool quiet = net_mpi_rank(mpi) != 0;
 	bool deadlocked = false;
 	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
-	if (rc == 0 && !quiet)
+	if (rc == 0 && !quiet) {
+		run_warn_unread(sim, &o);
 		run_warn_warmup_only(&info);
+	}
 	if (rc == 0) {
 		rc = nl_sim_run(sim, &pt, &err);
 		if (rc == NL_EDEADLOCK && pt.deadlock) {
@@ -628,8 +663,10 @@ int cli_sweep_main(int argc, char **argv)
 	rc = run_setup_agreed(&sim, &o, &info, mpi, &err);
 	if (rc < 0)
 		goto done;
-	if (!quiet)
+	if (!quiet) {
+		run_warn_unread(sim, &o);
 		run_warn_warmup_only(&info);
+	}
 	sp.sim = sim;
 	rc = nl_sim_sweep(sim, o.a, o.b, o.step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
 	if (rc == NL_EDEADLOCK) {

@@ -30,11 +30,12 @@ int session_cable_refuse_synthetic(nl_sim *s, struct nl_err *err)
 {
 	struct layout_cfg lc;
 	NL_CHECK(config_bind(&s->cfg, &layout_config_table, &lc, err));
-	if (lc.cable_latency)
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "key 'cable_latency': value '1': synthetic runs take no cable lengths yet (replays do, "
-			       "on the analytic and flit backends); expected 0");
-	return 0;
+	if (!lc.cable_latency)
+		return 0;
+	nl_errf(err, NL_EUNSUPPORTED,
+		"key 'cable_latency': value '1': synthetic runs take no cable lengths yet (replays do, on the analytic "
+		"and flit backends); expected 0");
+	return config_err_file_line(&s->cfg, "cable_latency", err);
 }
 
 /* What the replay's report says about the layout behind the latencies:

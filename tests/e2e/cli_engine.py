@@ -224,6 +224,31 @@ def case_warmup_only():
         check(f"max_samples={ms}: channels.max >= mean", r["channels"]["max"] >= r["channels"]["mean"] > 0)
 
 
+def case_unread_keys():
+    # A -s of a key synthetic runs do not read ([replay], [analytic],
+    # [layout]) ran silently: '-s placement=random-node' looked like a
+    # placed run. Warned of once per key (its last -s), with no effect on
+    # the results; a -c file's, shared with replays, is not.
+    base = ("--reproducible", "-s", "topology=torus:k=4x4", "-s", "sample_period=300")
+    plain = run("run", *base).stdout
+    for cmd, extra in (("run", ()), ("sweep", ("--rates", "0.1:0.1:0.1"))):
+        p = run(cmd, *base, "-s", "placement=random-node", "-s", "num_vcs=16", "-s", "ideal=yes",
+                "-s", "placement=spread", *extra)
+        eq(f"{cmd}: warnings", p.stderr.decode().splitlines(), [
+            f"netloom {cmd}: warning: -s ideal=yes: key 'ideal' of [analytic] is not read by {cmd} (synthetic "
+            "traffic on the flit model); it has no effect",
+            f"netloom {cmd}: warning: -s placement=spread: key 'placement' of [replay] is not read by {cmd} "
+            "(synthetic traffic on the flit model); it has no effect"])
+        if cmd == "run":
+            eq("run: the same results", p.stdout, plain)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "sys.ini")
+        write(path, "[network]\ntopology = torus:k=4x4\n[replay]\nplacement = spread\n[layout]\nlayout_seed = 3\n")
+        p = run("run", "-c", path, *base)
+        eq("keys from a file: no warning", p.stderr.decode(), "")
+        eq("keys from a file: the same results", p.stdout, plain)
+
+
 def case_booksim_invalid_values():
     # Values netloom does not accept are named like unmappable keys and
     # left out, so the INI written always loads.
