@@ -1137,8 +1137,9 @@ def case_errors(d):
     expect(srv == 0 and ranks[0]['what_happened'] == 'never connected within 3000 ms',
            'late HELLO: server %d, rank 0: %s' % (srv, ranks[0]))
     # A rank that never connects is evicted and the others are told; the
-    # session ends in a deadlock report, not a hang.
-    s = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '500', '--heartbeat-ms', '100',
+    # session ends in a deadlock report, not a hang. (2000 ms: the client
+    # that connects must beat the eviction on a loaded host.)
+    s = Server(d, 2, '-s', 'backend=analytic', '--connect-timeout-ms', '2000', '--heartbeat-ms', '100',
                '--timeout-ms', '1000', name='absent')
     res = clients([[RING, s.ep, '0', '2', '16']], d, 'absent')
     expect(res[0][0] == 1, 'client of a deadlocked session exited %d' % res[0][0])
