@@ -151,11 +151,12 @@ int app_config_bind(const struct config *cfg, struct app_config *out, struct nl_
 	/* Linear placement puts rank r on endpoint r: ranks share endpoints
 	 * only under a policy, and a ranks_per_node it ignored let a run
 	 * look like one that shared them. */
-	if (out->ranks_per_node > 1 && !strcmp(out->placement, "linear"))
-		return nl_errf(err, NL_ECONFIG,
-			       "key 'ranks_per_node': %lld ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)",
-			       (long long)out->ranks_per_node);
-	return 0;
+	if (out->ranks_per_node <= 1 || strcmp(out->placement, "linear"))
+		return 0;
+	nl_errf(err, NL_ECONFIG,
+		"key 'ranks_per_node': %lld ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)",
+		(long long)out->ranks_per_node);
+	return cfg ? config_err_file_line(cfg, "ranks_per_node", err) : err->code;
 }
 
 const char *app_compute_time_name(int v)

@@ -378,7 +378,8 @@ static int session_replay_build(nl_sim *s, const char *path, const struct sessio
 	NL_CHECK(app_config_bind(&s->cfg, &s->ac, err));
 	NL_CHECK(ro->open_trace ? ro->open_trace(ro->ctx, path, &s->arch, err) : trace_archive_open(&s->arch, path, err));
 	const struct trace_manifest *m = trace_archive_manifest(s->arch);
-	NL_CHECK(app_compute_time_resolve(&s->ac, m, s->compute_why, sizeof s->compute_why, err));
+	if (app_compute_time_resolve(&s->ac, m, s->compute_why, sizeof s->compute_why, err) < 0)
+		return config_err_file_line(&s->cfg, "compute_time", err);
 	s->comparable = app_recorded_comparable(m, s->comparable_why, sizeof s->comparable_why);
 	const struct net_backend_ops *ops = session_backend_find(s, s->ac.backend, err);
 	if (!ops)

@@ -175,9 +175,10 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 	 * every COMPUTE as 0 s, so it is refused, as replay refuses it for a
 	 * trace without CPU time. */
 	if (o->wall_compute && r->ac.compute_time == APP_COMPUTE_CPU) {
-		rc = nl_errf(err, NL_ECONFIG,
-			     "key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
-			     "expected wall or auto");
+		nl_errf(err, NL_ECONFIG,
+			"key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; expected "
+			"wall or auto");
+		rc = config_err_file_line(&s->cfg, "compute_time", err);
 		goto fail;
 	}
 	const struct net_backend_ops *ops = session_backend_find(s, r->ac.backend, err);
@@ -203,11 +204,12 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 		}
 		r->topo = s->topo;
 		if (!strcmp(r->ac.placement, "linear") && r->topo->n_endpoints < src->n_ranks) {
-			rc = nl_errf(err, NL_ECONFIG,
-				     "key 'topology': '%s' has %" PRIu32 " endpoints, the session needs %" PRIu32
-				     " (one per rank%s)",
-				     s->nc.topology, r->topo->n_endpoints, src->n_ranks,
-				     o->trace_path ? ", the trace's included" : "");
+			nl_errf(err, NL_ECONFIG,
+				"key 'topology': '%s' has %" PRIu32 " endpoints, the session needs %" PRIu32
+				" (one per rank%s)",
+				s->nc.topology, r->topo->n_endpoints, src->n_ranks,
+				o->trace_path ? ", the trace's included" : "");
+			rc = config_err_file_line(&s->cfg, "topology", err);
 			goto fail;
 		}
 		if (!config_get(&s->cfg, "routing_function")) {

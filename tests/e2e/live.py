@@ -1030,8 +1030,12 @@ def case_errors(d):
     # compute_time = cpu replayed every live COMPUTE as 0 s: refused at
     # start, as replay refuses it for a trace without CPU time.
     refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
-            "key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
+            "netloom: -s: key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
             "expected wall or auto", 'compute_time cpu')
+    # Read when the session builds its network: named where set (it was not).
+    refused(('--ranks', '20', '-s', 'topology=torus:k=4x4', '--listen', 'ipc://%s/small' % d),
+            "netloom: -s: key 'topology': 'torus:k=4x4' has 16 endpoints, the session needs 20 (one per rank)",
+            'topology too small')
     expect(not os.path.exists('%s/cpu' % d), 'compute_time cpu left a socket')
     # The placement keys place a --trace's ranks only (live rank r is on
     # endpoint r): without --trace they placed nothing and the session ran

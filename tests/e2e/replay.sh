@@ -231,7 +231,7 @@ done
 # ranks_per_node under linear placement was ignored: refused.
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=8x8 -s ranks_per_node=2 2>&1); rc=$?
 expect_eq "ranks_per_node with linear exit" $rc 2
-expect_eq "ranks_per_node with linear" "$out" "netloom: key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
+expect_eq "ranks_per_node with linear" "$out" "netloom: -s: key 'ranks_per_node': 2 ranks per endpoint need a placement policy (placement = linear puts rank r on endpoint r); set placement, e.g. contiguous (docs/placement.md)"
 # A rank's message to itself crosses no network: counted in to_self and
 # under the latency table, not as a latency (the table's counts fell
 # short of the message count with no word why).

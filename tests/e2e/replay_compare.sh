@@ -107,7 +107,7 @@ grep -q "(auto: the trace has no CPU time; ranks shared cores when recorded, so 
   "$netloom" replay "$dir/nocpu.nlt" -s ideal=yes) || fail "auto without CPU time: reason"
 "$netloom" replay "$dir/nocpu.nlt" -s compute_time=cpu > "$dir/x.txt" 2> "$dir/x.err"
 expect_eq "cpu without CPU time: exit" "$?" 2
-expect_eq "cpu without CPU time: message" "$(cat "$dir/x.err")" "netloom: key 'compute_time': value 'cpu': the trace has no CPU time (format 2, recorder ''); expected wall or auto"
+expect_eq "cpu without CPU time: message" "$(cat "$dir/x.err")" "netloom: -s: key 'compute_time': value 'cpu': the trace has no CPU time (format 2, recorder ''); expected wall or auto"
 [ -s "$dir/x.txt" ] && fail "cpu without CPU time: wrote a report"
 
 # 3. A version-1 archive (lammps-lj-2 as recorded before format 2).
