@@ -402,6 +402,20 @@ bool cli_booksim_syntax(const char *path);
  * hint to convert it when it looks like a BookSim2 config. */
 void cli_config_hint(const char *path, int rc, struct nl_err *err);
 
+/* A -s of a key that `cmd` does not read, there as it is: a key of one of
+ * `sections` (NULL-terminated; cable_latency, which synthetic runs refuse,
+ * excepted), warned of on stderr, once per key (its last -s), with `why`
+ * (what cmd runs). It ran silently, and '-s placement=random-node' on run,
+ * or '-s num_vcs=4' on an analytic replay, read as a change made. A -c
+ * file's keys are not: one system file commonly serves every command. */
+void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
+		     const char *const *sections, const char *why);
+
+/* cli_warn_unread for a replay or live session of cfg, by `cmd`: the
+ * [traffic] keys of synthetic runs, and those of the backends other than
+ * cfg's ([router] under analytic, [analytic] under flit; docs/replay.md). */
+void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
+
 /* Text as XML/HTML character data or attribute value (& < > " ' escaped):
  * names and specs may hold any character (graph:file=a&b<c.edges). NULL
  * writes nothing. */

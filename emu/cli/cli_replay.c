@@ -780,6 +780,8 @@ int cli_replay_main(int argc, char **argv)
 	rc = net_mpi_agree(mpi, rc, &err);
 	if (rc == 0)
 		session_set_mpi(sim0, mpi, SESSION_SPREAD_NETWORK);
+	if (rc == 0 && net_mpi_rank(mpi) == 0)
+		cli_warn_unread_replay("replay", session_config(sim0), o.sets, o.n_sets);
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
 	/* Every network is prepared (topology, routing, placement, the

@@ -311,37 +311,13 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 	       "p50", "p99", "max", "net.mean", "hops", "stable");
 }
 
-/* A -s of a key that synthetic runs do not read ([replay], [analytic],
- * and [layout] but cable_latency, which run refuses): it ran silently,
- * and '-s placement=random-node' looked like a placed run. A key from
- * the -c file is not warned of, since one system file commonly serves
- * replay and run alike. The last -s of each key only. */
+/* run and sweep read neither a replay's keys nor the analytic backend's
+ * nor the layout's (cable_latency they refuse). */
 static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
 {
-	static const char *const unread[] = {"replay", "analytic", "layout"};
-	for (int i = 0; i < o->cfg.n_sets; i++) {
-		const char *kv = o->cfg.sets[i];
-		size_t n = strcspn(kv, "=");
-		char key[128];
-		if (n >= sizeof key)
-			continue;
-		memcpy(key, kv, n);
-		key[n] = '\0';
-		bool later = false;
-		for (int j = i + 1; j < o->cfg.n_sets && !later; j++)
-			later = !strncmp(o->cfg.sets[j], key, n) && o->cfg.sets[j][n] == '=';
-		const struct config_table *t = config_find_key(session_config(s), key, NULL);
-		if (later || !t || !strcmp(key, "cable_latency"))
-			continue;
-		for (size_t k = 0; k < sizeof unread / sizeof *unread; k++)
-			if (!strcmp(t->section, unread[k])) {
-				fprintf(stderr, "netloom %s: warning: -s ", o->cmd);
-				nl_fputs_one_line(kv, stderr);
-				fprintf(stderr, ": key '%s' of [%s] is not read by %s (synthetic traffic on the flit model); "
-						"it has no effect\n",
-					key, t->section, o->cmd);
-			}
-	}
+	static const char *const unread[] = {"replay", "analytic", "layout", NULL};
+	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, unread,
+			"synthetic traffic on the flit model");
 }
 
 /* max_samples below warmup_periods: BookSim counts warm-up periods in

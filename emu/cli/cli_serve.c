@@ -362,6 +362,8 @@ int cli_serve_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
+	if (!keygen)
+		cli_warn_unread_replay("serve", session_config(sim), sets, n_sets);
 	if (optind < argc) {
 		status = cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
 		goto out;

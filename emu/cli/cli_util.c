@@ -846,6 +846,55 @@ int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option
 	return 0;
 }
 
+void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
+		     const char *const *sections, const char *why)
+{
+	for (size_t i = 0; i < n_sets; i++) {
+		const char *kv = sets[i];
+		size_t n = strcspn(kv, "=");
+		char key[128];
+		if (n >= sizeof key)
+			continue;
+		memcpy(key, kv, n);
+		key[n] = '\0';
+		bool later = false;
+		for (size_t j = i + 1; j < n_sets && !later; j++)
+			later = !strncmp(sets[j], key, n) && sets[j][n] == '=';
+		const struct config_table *t = config_find_key(cfg, key, NULL);
+		if (later || !t || !strcmp(key, "cable_latency"))
+			continue;
+		for (size_t k = 0; sections[k]; k++)
+			if (!strcmp(t->section, sections[k])) {
+				fprintf(stderr, "netloom %s: warning: -s ", cmd);
+				nl_fputs_one_line(kv, stderr);
+				fprintf(stderr, ": key '%s' of [%s] is not read by %s (%s); it has no effect\n", key,
+					t->section, cmd, why);
+			}
+	}
+}
+
+void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	const struct param_def *d = NULL;
+	const char *backend = config_get(cfg, "backend");
+	if (!backend && config_find_key(cfg, "backend", &d))
+		backend = d->defval;
+	const struct net_backend_ops *ops = backend ? net_backend_find(backend, NULL) : NULL;
+	if (!ops)
+		return;
+	/* [traffic] is synthetic traffic's; each other backend's table is
+	 * its own (docs/replay.md: each backend ignores the other's keys). */
+	const char *sections[8] = {"traffic"};
+	size_t n = 1, nb;
+	const struct net_backend_ops *const *all = net_backend_list(&nb);
+	for (size_t i = 0; i < nb && n + 1 < sizeof sections / sizeof *sections; i++)
+		if (all[i] != ops && all[i]->config && all[i]->config != ops->config)
+			sections[n++] = all[i]->config->section;
+	char why[PARAM_STR_MAX + 16];
+	snprintf(why, sizeof why, "backend %s", ops->name);
+	cli_warn_unread(cmd, cfg, sets, n_sets, sections, why);
+}
+
 void cli_config_hint(const char *path, int rc, struct nl_err *err)
 {
 	static const char hint[] =

@@ -1032,6 +1032,11 @@ def case_errors(d):
     refused(('--ranks', '2', '-s', 'compute_time=cpu', '--listen', 'ipc://%s/cpu' % d),
             "netloom: -s: key 'compute_time': value 'cpu': live ranks declare COMPUTE durations, not CPU time; "
             "expected wall or auto", 'compute_time cpu')
+    # A -s of a key the backend does not read: warned of (it was silent).
+    r = serve('--ranks', '1', '--listen', 'ipc://%s/warn' % d, '--connect-timeout-ms', '1', '-s', 'num_vcs=4')
+    expect(r.stderr.splitlines()[:1] == ["netloom serve: warning: -s num_vcs=4: key 'num_vcs' of [router] is not "
+                                         "read by serve (backend analytic); it has no effect"],
+           'unread key: %r' % r.stderr)
     # Read when the session builds its network: named where set (it was not).
     refused(('--ranks', '20', '-s', 'topology=torus:k=4x4', '--listen', 'ipc://%s/small' % d),
             "netloom: -s: key 'topology': 'torus:k=4x4' has 16 endpoints, the session needs 20 (one per rank)",

@@ -26,6 +26,21 @@ expect_eq "pingpong identity" "$(json "$dir/pp.json" 'len(d["trace"]["rank_hashe
 grep -q "predicted runtime  0.000032000 s" "$dir/pp.txt" || fail "text report lacks the predicted runtime"
 grep -q "ratio              3.2000 (predicted / recorded; comparability unknown)" "$dir/pp.txt" || fail "text report lacks the ratio"
 
+# A -s of a key the backend does not read ran silently ('-s num_vcs=4' on
+# the analytic backend read as a router change): warned of, once per key,
+# with the same results; a -c file's keys are not (one file serves both).
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s num_vcs=2 -s traffic=transpose -s num_vcs=4 --json "$dir/pw.json" \
+  > /dev/null 2> "$dir/pw.err" || fail "replay with unread keys exit $?"
+expect_eq "unread keys: warnings" "$(cat "$dir/pw.err")" "netloom replay: warning: -s traffic=transpose: key 'traffic' of [traffic] is not read by replay (backend analytic); it has no effect
+netloom replay: warning: -s num_vcs=4: key 'num_vcs' of [router] is not read by replay (backend analytic); it has no effect"
+expect_eq "unread keys: the same prediction" "$(json "$dir/pw.json" 'd["results"]["runtime"]["predicted_s"]')" \
+  "$(json "$dir/pp.json" 'd["results"]["runtime"]["predicted_s"]')"
+out=$("$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 -s num_vcs=4 -s ideal=yes 2>&1 > /dev/null)
+expect_eq "unread keys on the flit backend" "$out" "netloom replay: warning: -s ideal=yes: key 'ideal' of [analytic] is not read by replay (backend flit); it has no effect"
+printf '[router]\nnum_vcs = 4\n' > "$dir/rt.ini"
+out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/rt.ini" 2>&1 > /dev/null)
+expect_eq "unread keys from a file: no warning" "$out" ""
+
 # 2. Determinism: identical JSON except wall_seconds.
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" --json "$dir/pp2.json" > /dev/null || fail "second run"
 python3 - "$dir/pp.json" "$dir/pp2.json" <<'PY' || fail "two runs differ beyond wall_seconds"
