@@ -263,6 +263,18 @@ static bool parse_u32(const char *s, uint32_t *v)
 	return true;
 }
 
+/* strtok_r skips empty items, which read '2,,3' as two ids and 'in_place|'
+ * as one flag: a hand-edited list with an item gone or doubled separators
+ * is refused instead (dump never prints one). */
+static bool has_empty_item(const char *v, char sep)
+{
+	char prev = sep;
+	for (; *v; prev = *v++)
+		if (*v == sep && prev == sep)
+			return true;
+	return prev == sep;
+}
+
 static bool parse_i32(const char *s, int32_t *v)
 {
 	char *end;
@@ -496,6 +508,8 @@ static int enc_header(struct enc *e, char *key, char *rest)
 static int parse_list64(struct enc *e, const char *key, char *v, uint64_t **a, size_t *cap, uint32_t *n)
 {
 	*n = 0;
+	if (*v && has_empty_item(v, ','))
+		return enc_err(e, "%s '%s': an empty item; expected unsigned integers joined by ','", key, v);
 	for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (*n == *cap) {
 			size_t c = *cap ? 2 * *cap : 64;
@@ -614,6 +628,7 @@ static int enc_op(struct enc *e, char *line)
 		case 1: ok = parse_u64(v, &op.dur_ps); break;
 		case 2: {
 			uint32_t f = 0;
+			ok = !has_empty_item(v, '|');
 			for (char *s2 = NULL, *fl = strtok_r(v, "|", &s2); fl && ok; fl = strtok_r(NULL, "|", &s2)) {
 				size_t i = 0;
 				while (i < sizeof flag_names / sizeof *flag_names && strcmp(fl, flag_names[i].name))
@@ -667,6 +682,7 @@ static int enc_op(struct enc *e, char *line)
 		case 14: ok = parse_u32(v, &op.req); break;
 		case 15: {
 			op.n_reqs = 0;
+			ok = !has_empty_item(v, ',');
 			for (char *s2 = NULL, *r = strtok_r(v, ",", &s2); r && ok; r = strtok_r(NULL, ",", &s2)) {
 				if (op.n_reqs == e->cap_reqs) {
 					size_t c = e->cap_reqs ? 2 * e->cap_reqs : 64;

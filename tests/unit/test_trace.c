@@ -373,6 +373,18 @@ static void test_encode_errors(void)
 		 "e.txt:4: reqs '1,x,2': expected request ids joined by ','"},
 		{"netloom-trace 1\nranks 1\nrank 0\ncompute t=0 dur=5 flags=0x1|zz\n",
 		 "e.txt:4: flags '0x1|zz': expected flag names or numbers up to 65535 joined by '|'"},
+		/* An empty item was skipped: '1,,2' read as two ids, a trailing
+		 * '|' or ',' ignored. */
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=1,,2\n",
+		 "e.txt:4: reqs '1,,2': expected request ids joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=,1\n", "e.txt:4: reqs ',1': expected request ids joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=1,\n", "e.txt:4: reqs '1,': expected request ids joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\nbarrier t=0 flags=nonblocking| req=1\n",
+		 "e.txt:4: flags 'nonblocking|': expected flag names or numbers up to 65535 joined by '|'"},
+		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 send_counts=1,,2 recv_counts=1,2\n",
+		 "e.txt:4: send_counts '1,,2': an empty item; expected unsigned integers joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 send_counts=1 recv_counts=1,\n",
+		 "e.txt:4: recv_counts '1,': an empty item; expected unsigned integers joined by ','"},
 		{"netloom-trace 1\nranks 1\nrank 0\nfoo t=1\n", "e.txt:4: unknown op 'foo'"},
 		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 t=2\n", "e.txt:4: op field 't' given twice"},
 		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv n_counts=2 send_counts=1,2,3\n",
