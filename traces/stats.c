@@ -92,6 +92,14 @@ static bool creates_request(const struct trace_op *op)
 	}
 }
 
+/* Byte and time fields are full u64 values (docs/trace-format.md
+ * section 6): two sends of 2^63 bytes wrapped the sum to 0, and info
+ * printed that. A sum past UINT64_MAX stays there instead. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct nl_err *err)
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
@@ -121,7 +129,7 @@ int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct n
 			case TOP_SENDRECV:
 				if (op.peer != TRACE_PROC_NULL) {
 					s->p2p_messages++;
-					s->p2p_bytes += op.bytes;
+					s->p2p_bytes = add_sat(s->p2p_bytes, op.bytes);
 				}
 				break;
 			case TOP_SEND_INIT:
@@ -132,7 +140,7 @@ int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct n
 				const struct psend *p = ps_get(&ps, op.req);
 				if (p && p->peer != TRACE_PROC_NULL) {
 					s->p2p_messages++;
-					s->p2p_bytes += p->bytes;
+					s->p2p_bytes = add_sat(s->p2p_bytes, p->bytes);
 				}
 				break;
 			}
@@ -140,8 +148,8 @@ int trace_archive_stats(struct trace_archive *a, struct trace_stats *s, struct n
 				ps_del(&ps, op.req);
 				break;
 			case TOP_COMPUTE:
-				s->compute_ps += op.dur_ps;
-				s->compute_cpu_ps += op.cpu_ps;
+				s->compute_ps = add_sat(s->compute_ps, op.dur_ps);
+				s->compute_cpu_ps = add_sat(s->compute_cpu_ps, op.cpu_ps);
 				break;
 			case TOP_COMPUTE_FLOPS:
 				s->compute_flops += op.flops;

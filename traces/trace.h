@@ -332,7 +332,7 @@ struct trace_stats {
 	uint64_t ops;                    /* all operations */
 	uint64_t calls[TOP__COUNT];      /* per kind */
 	uint64_t p2p_messages;           /* sends, sendrecv once, persistent per start; not to PROC_NULL */
-	uint64_t p2p_bytes;              /* their payload bytes */
+	uint64_t p2p_bytes;              /* their payload bytes (sums stop at UINT64_MAX) */
 	uint64_t compute_ps;             /* sum of TOP_COMPUTE durations */
 	uint64_t compute_cpu_ps;         /* sum of their CPU times (format 2) */
 	double compute_flops;            /* sum of TOP_COMPUTE_FLOPS flops */

@@ -241,6 +241,14 @@ static void info_put_text(const char *s)
 	}
 }
 
+/* jansson's integers are signed: a u64 past INT64_MAX (a start_unix or a
+ * byte count the archive allows) came out negative. Such a value is a
+ * JSON number with an exponent instead, as info's reader can take it. */
+static json_t *json_u64(uint64_t v)
+{
+	return v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);
+}
+
 static json_t *info_json(const char *path, struct trace_archive *a, const struct trace_stats *s)
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
@@ -253,7 +261,7 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 	json_object_set_new(o, "machine", out_json_utf8(m->machine));
 	json_object_set_new(o, "recorder", out_json_utf8(m->recorder));
 	json_object_set_new(o, "mpi_library", out_json_utf8(m->mpi_library));
-	json_object_set_new(o, "start_unix", json_integer((json_int_t)m->start_unix));
+	json_object_set_new(o, "start_unix", json_u64(m->start_unix));
 	json_object_set_new(o, "recorded_runtime_s", json_real(m->recorded_runtime_s));
 	/* Format 2: where the ranks ran (0 = unknown). */
 	json_object_set_new(o, "hosts", json_integer(m->hosts));
@@ -286,7 +294,7 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 
 	json_t *p2p = json_object();
 	json_object_set_new(p2p, "messages", json_integer((json_int_t)s->p2p_messages));
-	json_object_set_new(p2p, "bytes", json_integer((json_int_t)s->p2p_bytes));
+	json_object_set_new(p2p, "bytes", json_u64(s->p2p_bytes));
 	json_object_set_new(o, "p2p", p2p);
 
 	json_t *comp = json_object();

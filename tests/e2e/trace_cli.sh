@@ -65,6 +65,14 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["p2p"], d["
 same "{'messages': 3, 'bytes': 8000} {'init': 3, 'finalize': 3, 'isend': 3, 'irecv': 3, 'waitall': 3}" \
 	"$T/json" "p2p messages and bytes (actions_waitall: 2000 + 3000 + 3000)"
 
+# u64 values past INT64_MAX: info --json printed "start_unix": -1 and
+# "bytes": -9223372036854775808 (jansson's integers are signed).
+printf 'netloom-trace 2\nranks 2\nstart_unix 18446744073709551615\nrank 0\nsend peer=1 bytes=9223372036854775808\nrank 1\nrecv peer=0 bytes=1\n' >"$T/u64.txt"
+expect 0 "encode u64 values past INT64_MAX" "$NL" trace encode "$T/u64.txt" "$T/u64.nlt"
+expect 0 "info --json of u64 values past INT64_MAX" "$NL" trace info --json "$T/u64.nlt"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(d["start_unix"]), int(d["p2p"]["bytes"]))' "$T/out" >"$T/json" 2>&1
+same "18446744073709551616 9223372036854775808" "$T/json" "info --json: start_unix and p2p.bytes past INT64_MAX are not negative"
+
 # Text info says "1 rank per core", "2 ranks" (it said "1 ranks per core").
 expect 0 "info (text) of the one-rank-per-core LAMMPS sample" "$NL" trace info "$2/traces/samples/lammps-lj-2.nlt"
 grep -q '^recorded on       1 host, at most 2 ranks on a host of 2 cores (1 rank per core)$' "$T/out" &&

@@ -651,6 +651,33 @@ static void test_stats_p2p_rules(void)
 	trace_archive_close(a);
 }
 
+static void test_stats_saturate(void)
+{
+	/* Byte counts and durations are full u64 values: their sums wrapped
+	 * (2^63 + 2^63 bytes gave 0, UINT64_MAX + 5 ps of compute gave 4) and
+	 * info printed them. They stop at UINT64_MAX. */
+	struct nl_err e = {0};
+	char txt[512], out[512];
+	snprintf(txt, sizeof txt, "%s", test_tmppath("sat.txt"));
+	snprintf(out, sizeof out, "%s", test_tmppath("sat.nlt"));
+	FILE *f = fopen(txt, "w");
+	fputs("netloom-trace 2\nranks 2\ncompute_cpu_time 1\nrank 0\n"
+	      "send peer=1 bytes=9223372036854775808\nsend peer=1 bytes=9223372036854775808\n"
+	      "compute dur=18446744073709551615 cpu=18446744073709551615\ncompute dur=5 cpu=5\n"
+	      "rank 1\nrecv peer=0 bytes=1\n", f);
+	fclose(f);
+	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
+	struct trace_archive *a;
+	struct trace_stats st;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	CHECK_OK(trace_archive_stats(a, &st, &e), &e);
+	CHECK_UINT(st.p2p_messages, ==, 2);
+	CHECK_UINT(st.p2p_bytes, ==, UINT64_MAX);
+	CHECK_UINT(st.compute_ps, ==, UINT64_MAX);
+	CHECK_UINT(st.compute_cpu_ps, ==, UINT64_MAX);
+	trace_archive_close(a);
+}
+
 /* --- the archive's temporary file and SIGINT/SIGTERM ------------------- */
 
 /* In a child with out_signals_catch: open `path` as trace pack, unpack
@@ -732,6 +759,7 @@ int main(void)
 	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_verify_semantics);
 	TEST_RUN(test_stats_p2p_rules);
+	TEST_RUN(test_stats_saturate);
 	TEST_RUN(test_afile_signals);
 	test_tmpdir_remove();
 	return test_done();
