@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/error.h"
+
 #ifndef NETLOOM_VERSION
 #define NETLOOM_VERSION "0.0.0"
 #endif
@@ -144,6 +146,26 @@ static void rec_quit(void)
 	}
 }
 
+/* A path or setting quoted in a message may hold a newline or another
+ * control byte (NETLOOM_TRACE_POLLS=$'x\ny' printed two lines, the second
+ * without the prefix): escaped as the netloom CLI escapes its messages
+ * (nl_str_one_line, \n and \xHH), never cut. One fprintf: ranks sharing
+ * stderr write whole lines. */
+void rec_say(const char *fmt, ...)
+{
+	char line[2 * PATH_MAX + 512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	char *esc = malloc(4 * sizeof line);
+	if (esc)
+		nl_str_one_line(esc, 4 * sizeof line, line);
+	fprintf(stderr, REC_NAME ": %s\n", esc ? esc : line);
+	free(esc);
+}
+
 void rec_fail(const char *fmt, ...)
 {
 	char msg[512];
@@ -159,9 +181,9 @@ void rec_fail(const char *fmt, ...)
 	char named[32];
 	snprintf(named, sizeof named, ": rank %d: ", rec.rank);
 	if (strstr(msg, named))
-		fprintf(stderr, REC_NAME ": %s; recording stopped\n", msg);
+		rec_say("%s; recording stopped", msg);
 	else
-		fprintf(stderr, REC_NAME ": rank %d: %s; recording stopped\n", rec.rank, msg);
+		rec_say("rank %d: %s; recording stopped", rec.rank, msg);
 	rec_quit();
 }
 
@@ -834,9 +856,9 @@ static void rec_start(int provided)
 	rec_read_hosts(); /* collective: every rank, whatever its settings */
 	if (bad[0]) {
 		if (rec.rank == 0)
-			fprintf(stderr, REC_NAME ": %s; not recording\n", bad);
+			rec_say("%s; not recording", bad);
 		else if (rec_str_hash(bad) != agree.bad_hash)
-			fprintf(stderr, REC_NAME ": rank %d: %s; not recording\n", rec.rank, bad);
+			rec_say("rank %d: %s; not recording", rec.rank, bad);
 		return;
 	}
 	/* auto: only when ranks share cores (unknown counts as shared). */

@@ -258,13 +258,12 @@ static int rec_assemble(struct rec_run *run, const struct rec_summary *s, char *
 			m.recorded_runtime_s = s[r].runtime_s;
 	}
 	if (rec_sink_archive(run->out_path, &m, (const char *const *)paths) < 0) {
-		fprintf(stderr, REC_NAME ": no trace written: %s\n", rec_sink_error());
+		rec_say("no trace written: %s", rec_sink_error());
 		goto out;
 	}
 	if (!getenv("NETLOOM_TRACE_QUIET"))
-		fprintf(stderr,
-			REC_NAME ": wrote %s (%d rank%s, %" PRIu64 " ops, %.3f s recorded)\n",
-			run->out_shown, n, n == 1 ? "" : "s", total_ops, m.recorded_runtime_s);
+		rec_say("wrote %s (%d rank%s, %" PRIu64 " ops, %.3f s recorded)", run->out_shown, n,
+			n == 1 ? "" : "s", total_ops, m.recorded_runtime_s);
 	rc = 0;
 out:
 	free(per_rank);

@@ -136,6 +136,9 @@ void rec_cancel_outcome(uint32_t req, int outcome);
 
 /* Stop recording on this rank with one line on stderr. */
 void rec_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "netloom-record: " and the message on stderr as one line: control bytes
+ * escaped (the message may quote a path or a setting), one write. */
+void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool rec_is_active(void);
 /* Inside the recorded window (NETLOOM_TRACE_START_BARRIER): ops are
  * written and requests get ids. Outside it only communicators and
