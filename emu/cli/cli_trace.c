@@ -103,12 +103,20 @@ static int sub_help(const char *name)
 
 static int sub_usage(const char *name, const char *fmt, const char *arg)
 {
-	char cmd[32];
+	/* arg is a word of the command line, which may hold a newline
+	 * ('--rank $'1\n2'' printed two lines): escaped as the messages
+	 * naming files are (nl_str_one_line), never cut. */
+	char cmd[32], *shown = NULL;
+	size_t cap = arg ? 4 * strlen(arg) + 1 : 0;
+	if (arg && (shown = malloc(cap)))
+		nl_str_one_line(shown, cap, arg);
 	snprintf(cmd, sizeof cmd, "trace %s", name);
+	int rc = CLI_USAGE;
 	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++)
 		if (!strcmp(trace_subs[i].name, name))
-			return cli_usage_error(cmd, fmt, arg ? arg : "", trace_subs[i].usage);
-	return CLI_USAGE;
+			rc = cli_usage_error(cmd, fmt, shown ? shown : arg ? arg : "", trace_subs[i].usage);
+	free(shown);
+	return rc;
 }
 
 /* Progress on stderr when it is a terminal (core/progress.h). */

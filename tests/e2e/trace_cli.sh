@@ -282,6 +282,13 @@ same "netloom trace: missing subcommand (info, dump, encode, verify, convert, pa
 	"trace without a command: one line, as topo and design"
 expect 2 "unknown option" "$NL" trace info --frob "$T/bgp.nlt"
 same "netloom trace info: unknown option '--frob' (usage: netloom trace info FILE [--json])" "$T/err" "usage error is one line"
+# A word of the command line holding a newline printed two lines.
+expect 2 "unknown option with a newline" "$NL" trace info $'--fr\nob' "$T/bgp.nlt"
+same "netloom trace info: unknown option '--fr\\nob' (usage: netloom trace info FILE [--json])" "$T/err" \
+	"usage error naming a word with a newline is one line"
+expect 2 "--rank with a newline" "$NL" trace dump "$T/bgp.nlt" --rank $'1\n2'
+same "netloom trace dump: --rank '1\\n2': expected a rank number (usage: netloom trace dump FILE [--rank R])" "$T/err" \
+	"--rank with a newline: one line"
 expect 2 "convert of an unknown format" "$NL" trace convert "$T/system.ini" "$T/x.nlt"
 
 # --- importer and reader errors (user-found defects) ------------------------------------
