@@ -771,6 +771,23 @@ static void rec_read_settings(char *bad, size_t cap, char *cpu_mode)
 			 "the archive's file name (e.g. run.nlt)");
 		return;
 	}
+	/* What the archive's writer refuses at MPI_Finalize (trace_afile_open,
+	 * as trace convert refuses it as OUT), found now, once, not after the
+	 * whole run with the trace lost: a symbolic link to a missing file, a
+	 * device or FIFO (an archive is read back by offset), a socket. */
+	if (out && *out && lstat(out, &st) == 0) {
+		if (S_ISLNK(st.st_mode) && stat(out, &st) != 0) {
+			snprintf(bad, cap,
+				 "NETLOOM_TRACE='%s': a symbolic link to a missing file (%s); expected a file to write",
+				 out, strerror(errno));
+			return;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(bad, cap, "NETLOOM_TRACE='%s': %s; expected the archive's file name (e.g. run.nlt)", out,
+				 S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ? "a device or FIFO" : "not a regular file");
+			return;
+		}
+	}
 	rec_check_folders(out, tmpdir, bad, cap);
 	if (bad[0])
 		return;
