@@ -36,6 +36,8 @@ refused() { # expected-line np args...
 refused "netloom-pingpong: unknown option '--bogus'; expected --max-bytes, --iters, --reps or --fit-min (see --help)" 2 "$1" --bogus
 refused "netloom-pingpong: --iters: missing value; expected an integer from 1 to 10000000" 2 "$1" --iters
 refused "netloom-pingpong: unexpected argument 'extra'; expected options only (see --help)" 2 "$1" extra
+# A value holding a newline printed two lines: escaped, one line.
+refused 'netloom-pingpong: --iters: value '"'"'1\n2'"'"': expected an integer from 1 to 10000000' 2 "$1" --iters $'1\n2'
 refused "netloom-pingpong: 3 ranks: expected an even number of ranks, 2 or more (ranks pair up: mpirun -np 2 ...)" 3 "$1"
 mpi 2 "$1" --help >"$dir/h.out" 2>"$dir/h.err"
 rc=$?

@@ -71,11 +71,24 @@ __attribute__((format(printf, 2, 3))) static int pp_refuse(int rank, const char 
 
 	if (rank != 0)
 		return 2;
-	fputs("netloom-pingpong: ", stderr);
+	/* The line quotes command-line words, which may hold a newline
+	 * (--iters $'1\n2' printed two lines): control bytes are written as
+	 * netloom's messages write them, \n, \t, \r or \xHH. */
+	char line[1024], out[4 * sizeof line];
+	size_t o = 0;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			out[o++] = (char)*p;
+		else if (*p == '\n' || *p == '\t' || *p == '\r')
+			o += (size_t)snprintf(out + o, sizeof out - o, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		else
+			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+	}
+	out[o] = '\0';
+	fprintf(stderr, "netloom-pingpong: %s\n", out);
 	return 2;
 }
 
