@@ -270,8 +270,10 @@ int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option
 		    int argc, char **argv);
 
 /* Recognise -c/--config and -s/--set at argv[*i] (advancing *i past the
- * value). Returns 1 when consumed, 0 when not ours, CLI_USAGE (negated) on
- * a missing value. */
+ * value; -cFILE and --config=FILE carry it in the word), and a last '--'
+ * (the end of the options, for commands that take no arguments). Returns
+ * 1 when consumed, 0 when not ours, CLI_USAGE (negated) on a missing value
+ * or a word after '--'. */
 int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i);
 
 /* Build the configuration: file, then overrides, validated against every

@@ -748,12 +748,26 @@ int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, 
 	bool is_s = !strcmp(a, "-s") || !strcmp(a, "--set");
 	const char *val = NULL;
 
+	/* The end of the options, as getopt_long reads it for the other
+	 * commands (replay, cost, ...): these take no arguments, so nothing
+	 * may follow. It was refused as an unknown option '--'. */
+	if (!strcmp(a, "--")) {
+		if (*i + 1 < argc)
+			return -cli_usage_error(cmd, "unexpected argument '%s' after '--'", argv[*i + 1]);
+		return 1;
+	}
 	if (!strncmp(a, "--config=", 9)) {
 		val = a + 9;
 		is_c = true;
 	} else if (!strncmp(a, "--set=", 6)) {
 		val = a + 6;
 		is_s = true;
+	} else if (a[0] == '-' && (a[1] == 'c' || a[1] == 's') && a[2]) {
+		/* -cFILE, -sKEY=VAL: getopt's attached short values, which the
+		 * other commands take. */
+		val = a + 2;
+		is_c = a[1] == 'c';
+		is_s = a[1] == 's';
 	} else if (is_c || is_s) {
 		if (*i + 1 >= argc)
 			return -cli_usage_error(cmd, "option '%s' needs a value", a);

@@ -1744,6 +1744,30 @@ def case_option_prefixes():
         eq("config --se num_vcs=3 --j", run_json("config", "--se", "num_vcs=3", "--j")["num_vcs"], 3)
 
 
+def case_option_forms():
+    """run, sweep and config, read without getopt_long, take the forms the
+    other commands take from it: -cFILE and -sKEY=VAL (refused as unknown
+    options '-cFILE'), and '--' ending the options (refused as an unknown
+    option '--'); they take no arguments, so a word after '--' is refused."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ini = os.path.join(tmp, "my.ini")
+        write(ini, "topology = mesh:k=4x4\nnum_vcs = 2\nsample_period = 300\n")
+        want = run("run", "-c", ini, "-s", "injection_rate=0.2", "--reproducible").stdout
+        for args in ((f"-c{ini}", "-sinjection_rate=0.2", "--reproducible"),
+                     ("-c", ini, "-s", "injection_rate=0.2", "--reproducible", "--")):
+            eq(f"run {' '.join(args)}", run("run", *args).stdout, want)
+        want = run("sweep", "-c", ini, "--rates", "0.1:0.2:0.1", "--csv", "--reproducible").stdout
+        eq("sweep -cFILE ... --", run("sweep", f"-c{ini}", "--rates", "0.1:0.2:0.1", "--csv", "--reproducible",
+                                     "--").stdout, want)
+        eq("config -snum_vcs=3 --json --", run_json("config", "-snum_vcs=3", "--json", "--")["num_vcs"], 3)
+        for args, msg in ((("run", "--", "-c", ini), "netloom run: unexpected argument '-c' after '--'"),
+                          (("sweep", "-c", ini, "--rates", "0.1:0.1:0.1", "--", "x"),
+                           "netloom sweep: unexpected argument 'x' after '--'"),
+                          (("config", "--", "--keys"), "netloom config: unexpected argument '--keys' after '--'")):
+            p = run(*args, code=2)
+            one_line_error(p, msg)
+
+
 def case_directory_inputs():
     """A directory given where a file is read: one line saying so, exit 2,
     nothing written. fopen opens a directory and only its first read
