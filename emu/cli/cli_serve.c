@@ -48,6 +48,7 @@ static void cli_serve_usage(FILE *f)
 	      "                           measured, releases wait for the wall clock (default: lock-step)\n"
 	      "      --max-lag-ms MS      paced: stop with an error once a release lags the wall clock by more\n"
 	      "  -q, --quiet              no log lines on stderr\n"
+	      "  -h, --help               this text\n"
 	      "\n"
 	      "Exit status: 0 every remaining rank finished (some may have been evicted); 1 ranks\n"
 	      "waited forever (a deadlock), every rank was evicted, the session was stopped (a\n"

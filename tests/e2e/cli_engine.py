@@ -1684,6 +1684,12 @@ def case_help():
         text = run(cmd, "--help").stdout.decode()
         for name in names:
             check(f"{cmd} --help lists {name!r}", name in text)
+    # Every command with options lists -h, --help among them (interfere's
+    # and serve's did not, though both take it).
+    for args in (("replay",), ("interfere",), ("serve",), ("cost",), ("layout",), ("compare",),
+                 ("topo", "describe"), ("topo", "export"), ("design", "hyperx"), ("design", "equality")):
+        text = run(*args, "--help").stdout.decode()
+        check(f"{' '.join(args)} --help lists -h, --help", re.search(r"^  -h, --help +this text", text, flags=re.M))
     # version took any arguments and printed the version (exit 0).
     check("version --help: usage", run("version", "--help").stdout.decode().startswith("usage: netloom version"))
     p = run("version", "--bogus", "extra", code=2)
