@@ -38,9 +38,14 @@ static void config_usage(FILE *f)
 
 /* What the command does is chosen by one of --dump, --json, --keys and
  * --from-booksim: a second is refused, not ignored (the last one won, or
- * --keys hid --dump). Returns 0, or CLI_USAGE after saying why. */
+ * --keys hid --dump). The same flag again changes nothing and is taken,
+ * as every command takes its flags (run --csv, topo describe --json,
+ * serve -q); --from-booksim, with a value, is refused twice as every
+ * option with a value is. Returns 0, or CLI_USAGE after saying why. */
 static int config_mode(const char **mode, const char *opt)
 {
+	if (*mode && !strcmp(*mode, opt) && strcmp(opt, "--from-booksim"))
+		return 0;
 	if (*mode && !strcmp(*mode, opt))
 		return cli_usage_error("config", "option '%s' given twice", opt);
 	if (*mode)

@@ -878,7 +878,6 @@ def case_option_values():
                  "netloom sweep: option '--spread' given twice"),
                 (("config", "--keys", "--dump"), "netloom config: '--dump' with '--keys': expected one of --dump, --json, --keys, --from-booksim"),
                 (("config", "--dump", "--json"), "netloom config: '--json' with '--dump'"),
-                (("config", "--json", "--json"), "netloom config: option '--json' given twice"),
                 (("config", "--from-booksim", bs, "--json"), "netloom config: '--json' with '--from-booksim'"),
                 (("config", "--from-booksim", bs, "-s", "num_vcs=4"),
                  "netloom config: --from-booksim converts its file alone: '-s' does not apply"),
@@ -907,6 +906,12 @@ def case_option_values():
                            "netloom config: option '--from-booksim' given twice")):
             p = run(*args, code=2)
             one_line_error(p, msg)
+        # A flag given twice changes nothing and is taken, as every command
+        # takes its flags (run --csv --csv); config refused its own.
+        want = run("config", "-s", "num_vcs=3", "--json").stdout
+        eq("config --json --json", run("config", "-s", "num_vcs=3", "--json", "--json").stdout, want)
+        eq("config --dump --dump", run("config", "--dump", "--dump").stdout, run("config").stdout)
+        eq("config --keys --keys", run("config", "--keys", "--keys").stdout, run("config", "--keys").stdout)
         # config --from-booksim=FILE (and its abbreviation) converts as
         # --from-booksim FILE does; it was refused as an unknown option.
         want = run("config", "--from-booksim", bs).stdout
