@@ -41,7 +41,7 @@ static void cli_print_usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].help);
-	fprintf(f, "\n'netloom <command> --help' describes a command's options.\n"
+	fprintf(f, "\n'netloom <command> --help' (or 'netloom help <command>') describes a command's options.\n"
 		   "\nExit status: 0 done; 1 the work failed (a deadlock, a timeout, out of memory, an\n"
 		   "output that could not be written after the work); 2 a bad command line,\n"
 		   "configuration, input or output (checked before the work); 3 where a command's\n"
@@ -111,6 +111,19 @@ static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cm
 		return CLI_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		/* 'help CMD' with a known CMD is CMD --help (main rewrote it);
+		 * anything else after it was ignored, the usage printed. */
+		if (argc > 2 && !cli_find(argv[2])) {
+			if (!quiet)
+				fprintf(stderr, "netloom: unknown command '%s' (see 'netloom --help')\n", argv[2]);
+			return CLI_USAGE;
+		}
+		if (argc > 2) {
+			if (!quiet)
+				fprintf(stderr, "netloom: unexpected argument '%s' after '%s %s'; expected 'netloom %s --help'\n",
+					argv[3], argv[1], argv[2], argv[2]);
+			return CLI_USAGE;
+		}
 		if (!quiet)
 			cli_print_usage(stdout);
 		return CLI_OK;
@@ -172,6 +185,17 @@ int main(int argc, char **argv)
 	/* A file size limit is a full disk: status 1, one line, no cut file
 	 * (docs/results.md), not death by SIGXFSZ (153) with it left. */
 	out_signals_ignore_xfsz();
+	/* 'netloom help run' printed netloom's usage, not run's: it is
+	 * 'netloom run --help', whatever the command (under mpirun too). */
+	char *help_argv[4];
+	if (argc == 3 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) &&
+	    cli_find(argv[2])) {
+		help_argv[0] = argv[0];
+		help_argv[1] = argv[2];
+		help_argv[2] = "--help";
+		help_argv[3] = NULL;
+		argv = help_argv;
+	}
 	const bool ranks = net_mpi_launched(&rank, &size) && size > 1;
 	const struct cli_cmd *c = argc > 1 ? cli_find(argv[1]) : NULL;
 	/* Every command ends through cli_stdout_finish, so none can forget

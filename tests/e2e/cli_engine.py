@@ -1695,6 +1695,13 @@ def case_help():
                  ("topo", "describe"), ("topo", "export"), ("design", "hyperx"), ("design", "equality")):
         text = run(*args, "--help").stdout.decode()
         check(f"{' '.join(args)} --help lists -h, --help", re.search(r"^  -h, --help +this text", text, flags=re.M))
+    # 'netloom help CMD' is 'netloom CMD --help'; it printed netloom's usage,
+    # and ignored a command that does not exist.
+    for args in (("help", "run"), ("--help", "sweep"), ("-h", "config"), ("help", "topo")):
+        eq(f"netloom {' '.join(args)}", run(*args).stdout, run(args[1], "--help").stdout)
+    one_line_error(run("help", "bogus", code=2), "netloom: unknown command 'bogus' (see 'netloom --help')")
+    one_line_error(run("help", "run", "x", code=2),
+                   "netloom: unexpected argument 'x' after 'help run'; expected 'netloom run --help'")
     # version took any arguments and printed the version (exit 0).
     check("version --help: usage", run("version", "--help").stdout.decode().startswith("usage: netloom version"))
     p = run("version", "--bogus", "extra", code=2)
