@@ -437,8 +437,11 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 			rc = replay_output_once("--svg", &o->svg, optarg, err);
 			break;
 		case 'h':
+			/* The usage, whatever follows: as every other command,
+			 * not a refusal of a later word ('replay --help --bogus'
+			 * failed, status 2). */
 			*help = true;
-			break;
+			return 0;
 		default: {
 			char msg[512];
 			cli_getopt_message(msg, sizeof msg, "replay", argv, longopts, ch);

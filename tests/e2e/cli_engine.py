@@ -1695,6 +1695,12 @@ def case_help():
                  ("topo", "describe"), ("topo", "export"), ("design", "hyperx"), ("design", "equality")):
         text = run(*args, "--help").stdout.decode()
         check(f"{' '.join(args)} --help lists -h, --help", re.search(r"^  -h, --help +this text", text, flags=re.M))
+    # --help prints the usage whatever follows it, in every command (replay
+    # went on and refused the next word: 'replay --help --bogus', status 2).
+    for args in (("run",), ("replay",), ("interfere",), ("serve",), ("cost",), ("compare",), ("topo", "describe")):
+        want = run(*args, "--help").stdout
+        for more in (("--bogus",), ("-s", "bogus=1")):
+            eq(f"{' '.join(args)} --help {' '.join(more)}", run(*args, "--help", *more).stdout, want)
     # 'netloom help CMD' is 'netloom CMD --help'; it printed netloom's usage,
     # and ignored a command that does not exist.
     for args in (("help", "run"), ("--help", "sweep"), ("-h", "config"), ("help", "topo")):
