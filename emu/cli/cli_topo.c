@@ -75,6 +75,14 @@ static int topo_list_main(int argc, char **argv)
 		fputs(list_usage, stdout);
 		return CLI_OK;
 	}
+	/* A last '--' ends the options, as getopt_long reads it in the other
+	 * commands; an option is named as they name one. */
+	if (argc == 2 && !strcmp(argv[1], "--"))
+		argc = 1;
+	if (argc > 2 && !strcmp(argv[1], "--"))
+		return cli_usage_error("topo list", "unexpected argument '%s' after '--'", argv[2]);
+	if (argc > 1 && argv[1][0] == '-' && argv[1][1])
+		return cli_usage_error("topo list", "unknown option '%s' (see 'netloom topo list --help')", argv[1]);
 	if (argc > 1)
 		return cli_usage_error("topo list", "unexpected argument '%s'", argv[1]);
 	printf("topology families (SPEC = family:key=value,...):\n");

@@ -64,6 +64,10 @@ static int cli_version(int argc, char **argv, bool quiet)
 			fputs(cli_version_usage, stdout);
 		return CLI_OK;
 	}
+	/* A last '--' ends the options, as getopt_long reads it in the other
+	 * commands (it was refused as an unknown option '--'). */
+	if (argc == 2 && !strcmp(argv[1], "--"))
+		argc = 1;
 	/* Like every other command: an option or argument it does not take
 	 * is refused, not ignored. */
 	if (argc > 1 && quiet)

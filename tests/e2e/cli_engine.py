@@ -1790,6 +1790,13 @@ def case_option_forms():
                           (("config", "--", "--keys"), "netloom config: unexpected argument '--keys' after '--'")):
             p = run(*args, code=2)
             one_line_error(p, msg)
+    # version and topo list, read without getopt_long too, alike ('topo
+    # list --bogus' said "unexpected argument").
+    eq("version --", run("version", "--").stdout, run("version").stdout)
+    eq("topo list --", run("topo", "list", "--").stdout, run("topo", "list").stdout)
+    one_line_error(run("topo", "list", "--bogus", code=2),
+                   "netloom topo list: unknown option '--bogus' (see 'netloom topo list --help')")
+    one_line_error(run("topo", "list", "--", "x", code=2), "netloom topo list: unexpected argument 'x' after '--'")
 
 
 def case_directory_inputs():
