@@ -322,8 +322,9 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, uint64
 		if (!files[n]) {
 			char name[256];
 			rc = nl_errf(err, NL_ENOTFOUND,
-				     "%s:%llu: rank %zu trace '%s' not found (looked beside the index, in its parent "
-				     "directories and by basename)",
+				     "%s:%llu: rank %zu trace '%s' not found (the file was read as a SimGrid index, one "
+				     "rank's trace file per line; looked beside it, in its parent directories and by "
+				     "basename)",
 				     in_path, (unsigned long long)ln, n, trace_escape(name, sizeof name, tok[0]));
 			break;
 		}

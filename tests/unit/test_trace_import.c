@@ -867,7 +867,8 @@ static void test_simgrid_old_form_and_errors(void)
 	}
 	write_text(test_tmppath("idx.txt"), "nothere_0.txt\n");
 	CHECK_ERR(trace_import(test_tmppath("idx.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_ENOTFOUND, &e,
-		  "idx.txt:1: rank 0 trace 'nothere_0.txt' not found");
+		  "idx.txt:1: rank 0 trace 'nothere_0.txt' not found (the file was read as a SimGrid index, one "
+		  "rank's trace file per line;");
 	CHECK(access(test_tmppath("x.nlt"), F_OK) != 0);
 	write_text(test_tmppath("neither.txt"), "a=b\nc=d\n");
 	CHECK_ERR(trace_import(test_tmppath("neither.txt"), test_tmppath("x.nlt"), NULL, NULL, &e), NL_EFORMAT, &e,
