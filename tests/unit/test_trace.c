@@ -609,46 +609,57 @@ static void test_verify_semantics(void)
 	trace_builder_free(b);
 }
 
+/* The statistics of the archive encoded from trace text `text`, written
+ * as NAME.txt and NAME.nlt in the test folder. */
+static void stats_of_text(const char *name, const char *text, struct trace_stats *st)
+{
+	struct nl_err e = {0};
+	char txt[512], out[512];
+	snprintf(txt, sizeof txt, "%s", test_tmppath(name));
+	snprintf(out, sizeof out, "%s.nlt", txt);
+	snprintf(txt + strlen(txt), sizeof txt - strlen(txt), ".txt");
+	FILE *f = fopen(txt, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
+	struct trace_archive *a;
+	CHECK_OK(trace_archive_open(&a, out, &e), &e);
+	CHECK_OK(trace_archive_stats(a, st, &e), &e);
+	trace_archive_close(a);
+}
+
 static void test_stats_p2p_rules(void)
 {
 	/* p2p.messages: the send family, one per sendrecv, one per start of a
 	 * persistent send; nothing to MPI_PROC_NULL; receives never. */
-	struct nl_err e = {0};
-	char txt[512], out[512];
-	snprintf(txt, sizeof txt, "%s", test_tmppath("p2p.txt"));
-	snprintf(out, sizeof out, "%s", test_tmppath("p2p.nlt"));
-	FILE *f = fopen(txt, "w");
-	fputs("netloom-trace 1\nranks 2\nrank 0\n"
-	      "send peer=1 bytes=10\n"              /* 1: 10 */
-	      "ssend peer=1 bytes=20\n"             /* 2: 30 */
-	      "bsend peer=null bytes=1000\n"        /* PROC_NULL: no */
-	      "rsend peer=1 bytes=30\n"             /* 3: 60 */
-	      "isend peer=1 bytes=40 req=1\n"       /* 4: 100 */
-	      "issend peer=null bytes=1000 req=2\n" /* no */
-	      "waitall reqs=1,2\n"
-	      "sendrecv peer=1 bytes=50 recv_peer=1 recv_bytes=999\n" /* 5: 150 */
-	      "sendrecv peer=null bytes=1000 recv_peer=1 recv_bytes=7\n" /* no */
-	      "send_init peer=1 bytes=100 req=3\n"
-	      "send_init peer=null bytes=1000 req=4\n"
-	      "recv_init peer=1 bytes=1000 req=5\n"
-	      "start req=3\nwait req=3\nstart req=3\nwait req=3\nstart req=3\nwait req=3\n" /* 6..8: 450 */
-	      "start req=4\nstart req=5\n"          /* PROC_NULL and a receive: no */
-	      "request_free req=3\n"
-	      "isend peer=1 bytes=1 req=3\n"        /* 9: 451 (id 3 reused by an isend) */
-	      "start req=3\n"                       /* not persistent any more: no */
-	      "bcast bytes=5000\nrecv peer=1 bytes=5\n"
-	      "rank 1\nrecv peer=0 bytes=10\n", f);
-	fclose(f);
-	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
-	struct trace_archive *a;
 	struct trace_stats st;
-	CHECK_OK(trace_archive_open(&a, out, &e), &e);
-	CHECK_OK(trace_archive_stats(a, &st, &e), &e);
+	stats_of_text("p2p", "netloom-trace 1\nranks 2\nrank 0\n"
+		      "send peer=1 bytes=10\n"              /* 1: 10 */
+		      "ssend peer=1 bytes=20\n"             /* 2: 30 */
+		      "bsend peer=null bytes=1000\n"        /* PROC_NULL: no */
+		      "rsend peer=1 bytes=30\n"             /* 3: 60 */
+		      "isend peer=1 bytes=40 req=1\n"       /* 4: 100 */
+		      "issend peer=null bytes=1000 req=2\n" /* no */
+		      "waitall reqs=1,2\n"
+		      "sendrecv peer=1 bytes=50 recv_peer=1 recv_bytes=999\n" /* 5: 150 */
+		      "sendrecv peer=null bytes=1000 recv_peer=1 recv_bytes=7\n" /* no */
+		      "send_init peer=1 bytes=100 req=3\n"
+		      "send_init peer=null bytes=1000 req=4\n"
+		      "recv_init peer=1 bytes=1000 req=5\n"
+		      "start req=3\nwait req=3\nstart req=3\nwait req=3\nstart req=3\nwait req=3\n" /* 6..8: 450 */
+		      "start req=4\nstart req=5\n"          /* PROC_NULL and a receive: no */
+		      "request_free req=3\n"
+		      "isend peer=1 bytes=1 req=3\n"        /* 9: 451 (id 3 reused by an isend) */
+		      "start req=3\n"                       /* not persistent any more: no */
+		      "bcast bytes=5000\nrecv peer=1 bytes=5\n"
+		      "rank 1\nrecv peer=0 bytes=10\n", &st);
 	CHECK_UINT(st.p2p_messages, ==, 9);
 	CHECK_UINT(st.p2p_bytes, ==, 451);
 	CHECK_UINT(st.calls[TOP_START], ==, 6);
 	CHECK_UINT(st.ops, ==, 26); /* 25 on rank 0, 1 on rank 1 */
-	trace_archive_close(a);
 }
 
 static void test_stats_saturate(void)
@@ -656,26 +667,16 @@ static void test_stats_saturate(void)
 	/* Byte counts and durations are full u64 values: their sums wrapped
 	 * (2^63 + 2^63 bytes gave 0, UINT64_MAX + 5 ps of compute gave 4) and
 	 * info printed them. They stop at UINT64_MAX. */
-	struct nl_err e = {0};
-	char txt[512], out[512];
-	snprintf(txt, sizeof txt, "%s", test_tmppath("sat.txt"));
-	snprintf(out, sizeof out, "%s", test_tmppath("sat.nlt"));
-	FILE *f = fopen(txt, "w");
-	fputs("netloom-trace 2\nranks 2\ncompute_cpu_time 1\nrank 0\n"
-	      "send peer=1 bytes=9223372036854775808\nsend peer=1 bytes=9223372036854775808\n"
-	      "compute dur=18446744073709551615 cpu=18446744073709551615\ncompute dur=5 cpu=5\n"
-	      "rank 1\nrecv peer=0 bytes=1\n", f);
-	fclose(f);
-	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
-	struct trace_archive *a;
 	struct trace_stats st;
-	CHECK_OK(trace_archive_open(&a, out, &e), &e);
-	CHECK_OK(trace_archive_stats(a, &st, &e), &e);
+	stats_of_text("sat", "netloom-trace 2\nranks 2\ncompute_cpu_time 1\nrank 0\n"
+		      "send peer=1 bytes=9223372036854775808\nsend peer=1 bytes=9223372036854775808\n"
+		      "compute dur=18446744073709551615 cpu=18446744073709551615\ncompute dur=5 cpu=5\n"
+		      "rank 1\nrecv peer=0 bytes=1\n",
+		      &st);
 	CHECK_UINT(st.p2p_messages, ==, 2);
 	CHECK_UINT(st.p2p_bytes, ==, UINT64_MAX);
 	CHECK_UINT(st.compute_ps, ==, UINT64_MAX);
 	CHECK_UINT(st.compute_cpu_ps, ==, UINT64_MAX);
-	trace_archive_close(a);
 }
 
 /* --- the archive's temporary file and SIGINT/SIGTERM ------------------- */
