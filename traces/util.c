@@ -145,23 +145,20 @@ int trace_afile_commit(struct trace_afile *f, struct nl_err *err)
 	int rc = 0;
 	if (fsync(f->fd) != 0 && errno != EINVAL)
 		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", f->path, strerror(errno));
-	/* mkstemp makes 0600; archives are ordinary files. */
-	if (!rc)
-		fchmod(f->fd, 0644);
+	/* The temporary name less ".tmpXXXXXX": the file a link names. */
+	char *target = rc ? NULL : trace_strdup(f->tmp);
+	if (!rc && !target)
+		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", f->path);
+	if (!rc) {
+		target[strlen(f->tmp) - strlen(".tmpXXXXXX")] = '\0';
+		/* mkstemp makes 0600; archives are ordinary files. */
+		fchmod(f->fd, out_file_mode(target));
+	}
 	close(f->fd);
 	f->fd = -1;
-	if (!rc) {
-		size_t n = strlen(f->tmp) - strlen(".tmpXXXXXX");
-		char *target = trace_strdup(f->tmp);
-		if (!target)
-			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", f->path);
-		else {
-			target[n] = '\0'; /* the temporary name less ".tmpXXXXXX": the file a link names */
-			if (rename(f->tmp, target) != 0)
-				rc = nl_errf(err, NL_EIO, "%s: cannot replace file: %s", f->path, strerror(errno));
-			free(target);
-		}
-	}
+	if (!rc && rename(f->tmp, target) != 0)
+		rc = nl_errf(err, NL_EIO, "%s: cannot replace file: %s", f->path, strerror(errno));
+	free(target);
 	if (rc)
 		unlink(f->tmp);
 	out_staged_del(f->tmp); /* polls: a recorded signal ends the process here */

@@ -162,7 +162,7 @@ static int out_stage_as(const char *path, const void *data, size_t len, char **t
 	if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
 		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", path, strerror(errno));
 	/* mkstemp makes 0600; results are ordinary files. */
-	fchmod(fd, 0644);
+	fchmod(fd, out_file_mode(path));
 	close(fd);
 	if (rc < 0)
 		out_unstage(tmp);
@@ -195,7 +195,7 @@ int out_commit(char **tmp, const char *path, struct nl_err *err)
 		free(real);
 		return out_copy_into(tmp, path, err);
 	}
-	chmod(*tmp, 0644); /* mkstemp made it 0600 (gnuplot keeps that); results are ordinary files */
+	chmod(*tmp, out_file_mode(real)); /* mkstemp made it 0600 (gnuplot keeps that); results are ordinary files */
 	int moved = rename(*tmp, real);
 	free(real);
 	if (moved != 0) {

@@ -252,3 +252,30 @@ void out_remove_tree(const char *path)
 	}
 	rmdir(path);
 }
+
+/* The process's umask, from /proc/self/status's "Umask:" line (Linux
+ * 4.7 and later); -1 where it cannot be read. */
+static int out_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	int mask = -1;
+	while (mask < 0 && fgets(line, sizeof line, f)) {
+		unsigned m;
+		if (sscanf(line, "Umask: %o", &m) == 1 && m <= 0777)
+			mask = (int)m;
+	}
+	fclose(f);
+	return mask;
+}
+
+mode_t out_file_mode(const char *path)
+{
+	struct stat st;
+	if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return st.st_mode & 07777;
+	int mask = out_umask();
+	return mask < 0 ? 0644 : (mode_t)(0666 & ~mask);
+}

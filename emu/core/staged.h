@@ -11,6 +11,7 @@
 #define NETLOOM_CORE_STAGED_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct nl_err;
 
@@ -86,5 +87,13 @@ int out_staged_add_stage(const char *path, struct nl_err *err);
 bool out_staged_is_stage(const char *path);
 bool out_staged_is_done(const char *path);
 bool out_staged_set_done(const char *path);
+
+/* The mode a result written to `path` gets: that of the regular file
+ * there now, which it replaces (kept, as editors keep it), else what
+ * creating the file would give, 0666 less the process's umask (read from
+ * /proc/self/status: umask(2) cannot read it without setting it, which
+ * would race with other threads creating files; 0644 where /proc does
+ * not say). Results were 0644 whatever the umask. */
+mode_t out_file_mode(const char *path);
 
 #endif

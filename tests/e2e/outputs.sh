@@ -32,6 +32,21 @@ ln -s real.nlt link.nlt
 "$netloom" trace encode pp.txt link.nlt >/dev/null || fail "trace encode LINK: exit $?"
 [ -L link.nlt ] && "$netloom" trace verify link.nlt >/dev/null || fail "trace encode LINK: link replaced or archive bad"
 
+# Modes: a new result gets what creating it would under the umask, and a
+# replaced one keeps its own (results were 0644 whatever the umask, so a
+# umask 077 user's results were world-readable).
+(umask 077 && "$netloom" "${run[@]}" --json m1.json >/dev/null) || fail "run under umask 077: exit $?"
+expect_eq "new result under umask 077" "$(stat -c %a m1.json)" 600
+(umask 022 && "$netloom" "${run[@]}" --json m2.json >/dev/null) || fail "run under umask 022: exit $?"
+expect_eq "new result under umask 022" "$(stat -c %a m2.json)" 644
+chmod 640 m2.json
+"$netloom" "${run[@]}" --json m2.json >/dev/null || fail "run over a 0640 result: exit $?"
+expect_eq "replaced result keeps its mode" "$(stat -c %a m2.json)" 640
+(umask 077 && "$netloom" trace encode pp.txt m.nlt >/dev/null) || fail "trace encode under umask 077: exit $?"
+expect_eq "new archive under umask 077" "$(stat -c %a m.nlt)" 600
+(umask 077 && "$netloom" layout torus:k=4x4 --svg m.svg >/dev/null) || fail "layout under umask 077: exit $?"
+expect_eq "new SVG under umask 077" "$(stat -c %a m.svg)" 600
+
 # A FIFO: the reader gets the JSON, the FIFO stays a FIFO.
 mkfifo fifo
 timeout 60 cat fifo >from-fifo &
