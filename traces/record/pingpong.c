@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
+
 #define PP_TAG 17
 #define PP_MAX_BYTES_MAX (1L << 30) /* --max-bytes: sizes are int counts of MPI_BYTE */
 #define PP_ITERS_MAX 10000000L
@@ -72,22 +74,13 @@ __attribute__((format(printf, 2, 3))) static int pp_refuse(int rank, const char 
 	if (rank != 0)
 		return 2;
 	/* The line quotes command-line words, which may hold a newline
-	 * (--iters $'1\n2' printed two lines): control bytes are written as
-	 * netloom's messages write them, \n, \t, \r or \xHH. */
+	 * (--iters $'1\n2' printed two lines): escaped as netloom's messages
+	 * are (nl_str_one_line). */
 	char line[1024], out[4 * sizeof line];
-	size_t o = 0;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f)
-			out[o++] = (char)*p;
-		else if (*p == '\n' || *p == '\t' || *p == '\r')
-			o += (size_t)snprintf(out + o, sizeof out - o, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
-		else
-			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
-	}
-	out[o] = '\0';
+	nl_str_one_line(out, sizeof out, line);
 	fprintf(stderr, "netloom-pingpong: %s\n", out);
 	return 2;
 }
