@@ -161,9 +161,7 @@ static int out_stage_as(const char *path, const void *data, size_t len, char **t
 	int rc = out_write_all(fd, path, data, len, err);
 	if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
 		rc = nl_errf(err, NL_EIO, "%s: sync failed: %s", path, strerror(errno));
-	/* mkstemp makes 0600; results are ordinary files. */
-	fchmod(fd, out_file_mode(path));
-	close(fd);
+	close(fd); /* 0600 (mkstemp) until out_commit gives it the result's mode */
 	if (rc < 0)
 		out_unstage(tmp);
 	return rc;

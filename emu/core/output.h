@@ -21,7 +21,8 @@ int out_write_atomic(const char *path, const void *data, size_t len, struct nl_e
 
 /* out_write_atomic in two steps, for several files written together or
  * not at all: out_stage writes data to a temporary file (synced, mode
- * out_file_mode(path); *tmp its malloc'd name); out_commit moves it to `path` (and frees
+ * 0600; *tmp its malloc'd name); out_commit moves it to `path` with mode
+ * out_file_mode (and frees
  * *tmp, unless out_stage_registered made it); out_unstage removes a
  * staged file (NULL: none) and frees its name. Both set *tmp to NULL when
  * done with it. out_tmp_for makes the
