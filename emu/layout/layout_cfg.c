@@ -152,15 +152,14 @@ int layout_cfg_pack(struct layout *lo, const struct topo *t, const struct layout
 	return 0;
 }
 
-/* Place packed lo as lc says, under model m; lo released on failure. */
-static int layout_cfg_place_in(struct layout *lo, const struct layout_cfg *lc, const struct config *cfg,
-			       const struct layout_model *m, struct nl_err *err)
+/* Place packed lo as lc says, under model m (its annealing keys checked
+ * by the caller); lo released on failure. */
+static int layout_cfg_place_in(struct layout *lo, const struct layout_cfg *lc, const struct layout_model *m,
+			       struct nl_err *err)
 {
-	int rc = layout_cfg_unannealed(lc, cfg, lo, err);
-	if (rc == 0)
-		rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, m, (uint64_t)lc->iterations,
-								      (uint32_t)lc->trials, (uint64_t)lc->seed, err)
-						: layout_place_rule(lo, err);
+	int rc = layout_cfg_anneals(lc, lo) ? layout_place_anneal(lo, m, (uint64_t)lc->iterations,
+								  (uint32_t)lc->trials, (uint64_t)lc->seed, err)
+					    : layout_place_rule(lo, err);
 	if (rc < 0)
 		layout_release(lo);
 	return rc;
@@ -174,7 +173,11 @@ int layout_cfg_place(struct layout *lo, const struct layout_cfg *lc, const struc
 		layout_release(lo);
 		return nl_err_prefix(err, "key 'layout_preset'");
 	}
-	return layout_cfg_place_in(lo, lc, cfg, *m, err);
+	if (layout_cfg_unannealed(lc, cfg, lo, err) < 0) {
+		layout_release(lo);
+		return err->code;
+	}
+	return layout_cfg_place_in(lo, lc, *m, err);
 }
 
 /* A refusal of `keys`, read when the network is laid out, named where
@@ -194,10 +197,9 @@ int layout_cfg_build(struct layout *lo, const struct topo *t, const struct layou
 	}
 	if (layout_cfg_pack(lo, t, lc, err) < 0)
 		return layout_cfg_at(cfg, CONFIG_KEYS("layout_pack", "layout_per_cabinet"), err);
-	/* Checked again by layout_cfg_place_in, which names no place. */
 	if (layout_cfg_unannealed(lc, cfg, lo, err) < 0) {
 		layout_release(lo);
 		return layout_cfg_at(cfg, CONFIG_KEYS(layout_cfg_anneal_key(cfg)), err);
 	}
-	return layout_cfg_place_in(lo, lc, cfg, *m, err);
+	return layout_cfg_place_in(lo, lc, *m, err);
 }
