@@ -405,13 +405,13 @@ bool cli_booksim_syntax(const char *path);
 void cli_config_hint(const char *path, int rc, struct nl_err *err);
 
 /* A -s of a key that `cmd` does not read, there as it is: a key of one of
- * `sections` (NULL-terminated; cable_latency, which synthetic runs refuse,
- * excepted), warned of on stderr, once per key (its last -s), with `why`
+ * `sections` (NULL-terminated) but `read` (one of theirs cmd reads; NULL:
+ * none), warned of on stderr, once per key (its last -s), with `why`
  * (what cmd runs). It ran silently, and '-s placement=random-node' on run,
  * or '-s num_vcs=4' on an analytic replay, read as a change made. A -c
  * file's keys are not: one system file commonly serves every command. */
 void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
-		     const char *const *sections, const char *why);
+		     const char *const *sections, const char *read, const char *why);
 
 /* cli_warn_unread for a replay or live session of cfg, by `cmd`: the
  * [traffic] keys of synthetic runs, and those of the backends other than

@@ -312,11 +312,11 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 }
 
 /* run and sweep read neither a replay's keys nor the analytic backend's
- * nor the layout's (cable_latency they refuse). */
+ * nor the layout's but cable_latency, which they read to refuse. */
 static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
 {
 	static const char *const unread[] = {"replay", "analytic", "layout", NULL};
-	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, unread,
+	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, unread, "cable_latency",
 			"synthetic traffic on the flit model");
 }
 

@@ -861,7 +861,7 @@ int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option
 }
 
 void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
-		     const char *const *sections, const char *why)
+		     const char *const *sections, const char *read, const char *why)
 {
 	for (size_t i = 0; i < n_sets; i++) {
 		const char *kv = sets[i];
@@ -875,7 +875,7 @@ void cli_warn_unread(const char *cmd, const struct config *cfg, const char *cons
 		for (size_t j = i + 1; j < n_sets && !later; j++)
 			later = !strncmp(sets[j], key, n) && sets[j][n] == '=';
 		const struct config_table *t = config_find_key(cfg, key, NULL);
-		if (later || !t || !strcmp(key, "cable_latency"))
+		if (later || !t || (read && !strcmp(key, read)))
 			continue;
 		for (size_t k = 0; sections[k]; k++)
 			if (!strcmp(t->section, sections[k])) {
@@ -906,7 +906,7 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
 			sections[n++] = all[i]->config->section;
 	char why[PARAM_STR_MAX + 16];
 	snprintf(why, sizeof why, "backend %s", ops->name);
-	cli_warn_unread(cmd, cfg, sets, n_sets, sections, why);
+	cli_warn_unread(cmd, cfg, sets, n_sets, sections, NULL, why);
 }
 
 void cli_config_hint(const char *path, int rc, struct nl_err *err)
