@@ -103,6 +103,7 @@ int cli_check_trace_files(const char *opt, const char *trace, const struct cli_f
  * ("-s placement_map", "sys.ini:3 calibration", "-s topology
  * graph:file="), as the work reads them (from the working folder). */
 struct config;
+struct config_unread;
 int cli_check_config_files(const struct config *cfg, const struct cli_file *out, size_t n_out, struct nl_err *err);
 
 /* Key placement_map set where the placement in force is not `map`: the
@@ -404,18 +405,20 @@ bool cli_booksim_syntax(const char *path);
  * hint to convert it when it looks like a BookSim2 config. */
 void cli_config_hint(const char *path, int rc, struct nl_err *err);
 
-/* A -s of a key that `cmd` does not read, there as it is: a key of one of
- * `sections` (NULL-terminated) but `read` (one of theirs cmd reads; NULL:
- * none), warned of on stderr, once per key (its last -s), with `why`
- * (what cmd runs). It ran silently, and '-s placement=random-node' on run,
- * or '-s num_vcs=4' on an analytic replay, read as a change made. A -c
- * file's keys are not: one system file commonly serves every command. */
+/* A -s of a key that `cmd` does not read, there as it is (one u says is
+ * not read: config_unread_has), warned of on stderr, once per key (its
+ * last -s), with `why` (what cmd runs). It ran silently, and '-s
+ * placement=random-node' on run, or '-s num_vcs=4' on an analytic
+ * replay, read as a change made. A -c file's keys are not: one system
+ * file commonly serves every command. */
 void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
-		     const char *const *sections, const char *read, const char *why);
+		     const struct config_unread *u, const char *why);
 
 /* cli_warn_unread for a replay or live session of cfg, by `cmd`: the
- * [traffic] keys of synthetic runs, and those of the backends other than
- * cfg's ([router] under analytic, [analytic] under flit; docs/replay.md). */
+ * [traffic] keys and the experiment's [simulation] keys of synthetic
+ * runs, those of the backends other than cfg's ([router] under analytic,
+ * [analytic] under flit) and those cfg's backend declares it does not
+ * read (net_backend_ops.unread; docs/replay.md). */
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
 /* Text as XML/HTML character data or attribute value (& < > " ' escaped):

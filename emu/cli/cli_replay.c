@@ -71,13 +71,16 @@ static void cli_replay_usage(FILE *f)
 	const struct net_backend_ops *const *all = net_backend_list(&n);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-10s %s\n", all[i]->name, all[i]->help);
-	fprintf(f, "\nKeys (see docs/replay.md):\n");
+	fprintf(f, "\nKeys (see docs/replay.md; those of synthetic runs, [traffic] and the experiment's\n"
+		   "phases, are not read by a replay; each backend reads only its own table):\n");
 	size_t nt;
 	struct session_tables st;
 	const struct config_table *const *tables = session_config_tables(&st, &nt);
 	struct config c;
 	config_init(&c, tables, nt);
-	config_print_keys(&c, f);
+	static const char *const synthetic[] = {"traffic", NULL};
+	const struct config_unread u = {.sections = synthetic, .keys = net_sim_experiment_keys};
+	config_print_keys_read(&c, f, &u);
 	config_release(&c);
 }
 

@@ -315,8 +315,10 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
  * nor the layout's but cable_latency, which they read to refuse. */
 static void run_warn_unread(const nl_sim *s, const struct run_opts *o)
 {
-	static const char *const unread[] = {"replay", "analytic", "layout", NULL};
-	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, unread, "cable_latency",
+	static const char *const sections[] = {"replay", "analytic", "layout", NULL};
+	static const char *const read[] = {"cable_latency", NULL};
+	static const struct config_unread u = {.sections = sections, .read = read};
+	cli_warn_unread(o->cmd, session_config(s), o->cfg.sets, (size_t)o->cfg.n_sets, &u,
 			"synthetic traffic on the flit model");
 }
 

@@ -861,7 +861,7 @@ int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option
 }
 
 void cli_warn_unread(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
-		     const char *const *sections, const char *read, const char *why)
+		     const struct config_unread *u, const char *why)
 {
 	for (size_t i = 0; i < n_sets; i++) {
 		const char *kv = sets[i];
@@ -875,16 +875,22 @@ void cli_warn_unread(const char *cmd, const struct config *cfg, const char *cons
 		for (size_t j = i + 1; j < n_sets && !later; j++)
 			later = !strncmp(sets[j], key, n) && sets[j][n] == '=';
 		const struct config_table *t = config_find_key(cfg, key, NULL);
-		if (later || !t || (read && !strcmp(key, read)))
+		if (later || !t || !config_unread_has(u, t, key))
 			continue;
-		for (size_t k = 0; sections[k]; k++)
-			if (!strcmp(t->section, sections[k])) {
-				fprintf(stderr, "netloom %s: warning: -s ", cmd);
-				nl_fputs_one_line(kv, stderr);
-				fprintf(stderr, ": key '%s' of [%s] is not read by %s (%s); it has no effect\n", key,
-					t->section, cmd, why);
-			}
+		fprintf(stderr, "netloom %s: warning: -s ", cmd);
+		nl_fputs_one_line(kv, stderr);
+		fprintf(stderr, ": key '%s' of [%s] is not read by %s (%s); it has no effect\n", key, t->section,
+			cmd, why);
 	}
+}
+
+/* Append the NULL-terminated names to list (of cap entries, *n used,
+ * NULL-terminated after). */
+static void cli_names_add(const char **list, size_t cap, size_t *n, const char *const *names)
+{
+	for (size_t i = 0; names && names[i] && *n + 1 < cap; i++)
+		list[(*n)++] = names[i];
+	list[*n] = NULL;
 }
 
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
@@ -896,17 +902,34 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
 	const struct net_backend_ops *ops = backend ? net_backend_find(backend, NULL) : NULL;
 	if (!ops)
 		return;
-	/* [traffic] is synthetic traffic's; each other backend's table is
-	 * its own (docs/replay.md: each backend ignores the other's keys). */
-	const char *sections[8] = {"traffic"};
-	size_t n = 1, nb;
+	/* [traffic] and the experiment's phases are synthetic traffic's; each
+	 * other backend's table is its own (docs/replay.md: each backend
+	 * ignores the other's keys). */
+	static const char *const synthetic[] = {"traffic", NULL};
+	const char *sections[16], *keys[32], *read[16];
+	size_t ns = 0, nk = 0, nr = 0, nb;
+	cli_names_add(sections, 16, &ns, synthetic);
 	const struct net_backend_ops *const *all = net_backend_list(&nb);
-	for (size_t i = 0; i < nb && n + 1 < sizeof sections / sizeof *sections; i++)
+	for (size_t i = 0; i < nb; i++)
 		if (all[i] != ops && all[i]->config && all[i]->config != ops->config)
-			sections[n++] = all[i]->config->section;
+			cli_names_add(sections, 16, &ns, (const char *const[]){all[i]->config->section, NULL});
+	cli_names_add(keys, 32, &nk, net_sim_experiment_keys);
+	if (ops->unread) {
+		cli_names_add(sections, 16, &ns, ops->unread->sections);
+		cli_names_add(keys, 32, &nk, ops->unread->keys);
+		cli_names_add(read, 16, &nr, ops->unread->read);
+	}
+	/* A routing function the backend does not run is still checked with
+	 * the flit model's VCs per class (session_check_routing): those keys
+	 * then decide whether the replay is refused. */
+	static const char *const route_vcs[] = {"num_vcs", "traffic_classes", NULL};
+	if (ops->ignores_routing && config_get(cfg, "routing_function"))
+		cli_names_add(read, 16, &nr, route_vcs);
+	read[nr] = NULL;
+	const struct config_unread u = {sections, keys, read};
 	char why[PARAM_STR_MAX + 16];
 	snprintf(why, sizeof why, "backend %s", ops->name);
-	cli_warn_unread(cmd, cfg, sets, n_sets, sections, NULL, why);
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
 }
 
 void cli_config_hint(const char *path, int rc, struct nl_err *err)

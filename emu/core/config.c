@@ -659,8 +659,36 @@ json_t *config_to_json(const struct config *c)
 
 void config_print_keys(const struct config *c, FILE *f)
 {
+	config_print_keys_read(c, f, NULL);
+}
+
+static bool config_name_in(const char *const *names, const char *name)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+bool config_unread_has(const struct config_unread *u, const struct config_table *t, const char *key)
+{
+	if (!u || config_name_in(u->read, key))
+		return false;
+	return config_name_in(u->sections, t->section) || config_name_in(u->keys, key);
+}
+
+void config_print_keys_read(const struct config *c, FILE *f, const struct config_unread *u)
+{
 	for (size_t t = 0; t < c->n_tables; t++) {
-		fprintf(f, "[%s]  %s\n", c->tables[t]->section, c->tables[t]->help);
-		param_print_help(f, c->tables[t]->keys, "  ");
+		const struct config_table *tb = c->tables[t];
+		bool header = false;
+		for (const struct param_def *d = tb->keys; d && d->name; d++) {
+			if (config_unread_has(u, tb, d->name))
+				continue;
+			if (!header)
+				fprintf(f, "[%s]  %s\n", tb->section, tb->help);
+			header = true;
+			param_print_one(f, d, "  ");
+		}
 	}
 }

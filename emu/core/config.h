@@ -128,4 +128,21 @@ size_t config_edit_distance(const char *a, const char *b, bool ignore_case);
 /* Print all tables' keys with help (for `netloom config --help-keys`). */
 void config_print_keys(const struct config *c, FILE *f);
 
+/* The keys of a configuration a command does not read (one system file
+ * holds every command's): whole sections, further keys of other
+ * sections, and keys of those sections it reads after all. Any list may
+ * be NULL; each is NULL-terminated. */
+struct config_unread {
+	const char *const *sections;
+	const char *const *keys;
+	const char *const *read;
+};
+
+/* Whether `key` of table t is one u says is not read. */
+bool config_unread_has(const struct config_unread *u, const struct config_table *t, const char *key);
+
+/* config_print_keys without the keys u says are not read (a section left
+ * with none is not printed); u NULL prints all. */
+void config_print_keys_read(const struct config *c, FILE *f, const struct config_unread *u);
+
 #endif

@@ -552,27 +552,31 @@ void param_format_all(const struct param_def *defs, const void *in, char *buf, s
 
 void param_print_help(FILE *f, const struct param_def *defs, const char *indent)
 {
-	for (const struct param_def *d = defs; d && d->name; d++) {
-		fprintf(f, "%s%-14s %s", indent, d->name, d->help ? d->help : "");
-		if (d->type == PARAM_CHOICE || (d->type == PARAM_STRING && d->choices)) {
-			fprintf(f, " (");
-			for (int i = 0; d->choices[i]; i++)
-				fprintf(f, "%s%s", i ? "|" : "", d->choices[i]);
-			fprintf(f, ")");
-		}
-		if (d->defval)
-			fprintf(f, " [default %s]", d->defval);
-		else
-			fprintf(f, " [required]");
-		if (d->type == PARAM_PATH)
-			fprintf(f, " [input file]");
-		/* Integer keys say so: "[-1e+06..1e+06]" read as a real range. */
-		if (param_has_bounds(d) && d->type == PARAM_INT)
-			fprintf(f, " [integer, %.0f..%.0f]", d->min, d->max);
-		else if (param_has_bounds(d))
-			fprintf(f, " [%.15g..%.15g]", d->min, d->max);
-		fputc('\n', f);
+	for (const struct param_def *d = defs; d && d->name; d++)
+		param_print_one(f, d, indent);
+}
+
+void param_print_one(FILE *f, const struct param_def *d, const char *indent)
+{
+	fprintf(f, "%s%-14s %s", indent, d->name, d->help ? d->help : "");
+	if (d->type == PARAM_CHOICE || (d->type == PARAM_STRING && d->choices)) {
+		fprintf(f, " (");
+		for (int i = 0; d->choices[i]; i++)
+			fprintf(f, "%s%s", i ? "|" : "", d->choices[i]);
+		fprintf(f, ")");
 	}
+	if (d->defval)
+		fprintf(f, " [default %s]", d->defval);
+	else
+		fprintf(f, " [required]");
+	if (d->type == PARAM_PATH)
+		fprintf(f, " [input file]");
+	/* Integer keys say so: "[-1e+06..1e+06]" read as a real range. */
+	if (param_has_bounds(d) && d->type == PARAM_INT)
+		fprintf(f, " [integer, %.0f..%.0f]", d->min, d->max);
+	else if (param_has_bounds(d))
+		fprintf(f, " [%.15g..%.15g]", d->min, d->max);
+	fputc('\n', f);
 }
 
 char *param_spec_string(const char *family, const struct param_def *defs, const void *params)

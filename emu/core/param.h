@@ -109,6 +109,8 @@ char *param_spec_string(const char *family, const struct param_def *defs, const 
 
 /* Print one line per parameter: name, type, default, range, help. */
 void param_print_help(FILE *f, const struct param_def *defs, const char *indent);
+/* One key's line of param_print_help. */
+void param_print_one(FILE *f, const struct param_def *d, const char *indent);
 
 /* Typed access to a field (defs and offsets are the caller's contract). */
 #define PARAM_FIELD(base, d, type) ((type *)((char *)(base) + (d)->offset))

@@ -886,12 +886,24 @@ static int analytic_job_links(struct net_backend *b, const struct net_job_use **
 	return 0;
 }
 
+/* The analytic model takes a message's time from [analytic] alone (and
+ * the topology's minimal routes when one is set): the flit model's
+ * channels, cycle, packets and engine settings change nothing here. The
+ * routing function is read to check it (session_check_routing). */
+static const char *const analytic_unread_sections[] = {"network", "simulation", NULL};
+static const char *const analytic_read_keys[] = {"topology", "routing_function", NULL};
+static const struct config_unread analytic_unread = {
+	.sections = analytic_unread_sections,
+	.read = analytic_read_keys,
+};
+
 const struct net_backend_ops net_analytic_ops = {
 	.name = "analytic",
 	.topology_optional = true,
 	.ignores_routing = true,
 	.help = "latency + size/bandwidth per message; optional endpoint or per-link FIFO sharing",
 	.config = &net_analytic_config,
+	.unread = &analytic_unread,
 	.create = analytic_create,
 	.destroy = analytic_destroy,
 	.send = analytic_send,

@@ -417,11 +417,15 @@ static int flit_agree(struct net_backend *b, int rc, struct nl_err *err)
 	return net_mpi_agree(b->mpi, told ? 0 : rc, err);
 }
 
+/* Messages drive the network: none of a synthetic experiment's phases. */
+static const struct config_unread flit_unread = {.keys = net_sim_experiment_keys};
+
 const struct net_backend_ops net_backend_flit_ops = {
 	.name = "flit",
 	.help = "flit-level network model: BookSim2-compatible input-queued VC routers",
 	.spreads_over_ranks = true,
 	.config = &net_router_table,
+	.unread = &flit_unread,
 	.create = flit_create,
 	.destroy = flit_destroy,
 	.send = flit_send,

@@ -26,6 +26,7 @@
 
 struct config;
 struct config_table;
+struct config_unread;
 struct json_t;
 struct nl_err;
 struct topo;
@@ -63,6 +64,12 @@ struct net_backend_ops {
 	/* Configuration keys this backend reads (shown by config --keys and
 	 * recorded in results); NULL for none. */
 	const struct config_table *config;
+
+	/* The keys of the shared tables ([network], [router], [simulation])
+	 * it does not read either, besides every other backend's `config`
+	 * table: a replay or live session warns of them when set with -s
+	 * (they change nothing), NULL for none. */
+	const struct config_unread *unread;
 
 	/* Set up over topology t (kept by pointer, caller owns it; the
 	 * analytic backend accepts NULL) with the backend's keys from cfg.
@@ -261,6 +268,10 @@ int net_mpi_allgather(const struct net_mpi *m, const void *buf, size_t len, uint
 extern const struct config_table net_network_table;
 extern const struct config_table net_router_table;
 extern const struct config_table net_sim_table;
+/* The [simulation] keys only a synthetic-traffic experiment reads (its
+ * phases, convergence and drain: experiment.c); a replay or live session
+ * drives the network by its messages and reads none of them. */
+extern const char *const net_sim_experiment_keys[];
 
 /* --- the flit-level network ---------------------------------------------- */
 

@@ -155,6 +155,12 @@ static const struct param_def net_sim_keys[] = {
 	{NULL, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
+const char *const net_sim_experiment_keys[] = {
+	"sim_type",	"warmup_periods",     "sample_period",	"max_samples",	    "latency_thres",
+	"warmup_thres", "acc_warmup_thres",   "stopping_thres", "acc_stopping_thres", "max_drain_cycles",
+	NULL,
+};
+
 const struct config_table net_network_table = {
 	"network", "the network: topology, routing, channels", net_network_keys, sizeof(struct net_cfg)};
 const struct config_table net_router_table = {
