@@ -57,6 +57,13 @@ expect_eq "halves latency" "$(json "$dir/halves.json" '[j["alone"]["latency"] ==
   "[True, True]"
 grep -q "links: 48 used, 0 by two jobs or more" "$dir/halves.txt" || fail "halves table lacks the link line"
 expect_eq "halves header" "$(head -n 1 "$dir/halves.txt")" "netloom interfere: $dir/halves.ini, 2 jobs on torus:k=4x4,n=0,p=1 (backend flit)"
+# A -s of a key no replay reads ran silently (the table unchanged):
+# warned of as replay does, the table the same.
+"$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s sample_period=3 -s latency_ns=5 > "$dir/hw.txt" 2> "$dir/hw.err" \
+  || fail "halves with unread keys: exit $?"
+expect_eq "unread keys warned" "$(cat "$dir/hw.err")" "netloom interfere: warning: -s sample_period=3: key 'sample_period' of [simulation] is not read by interfere (backend flit); it has no effect
+netloom interfere: warning: -s latency_ns=5: key 'latency_ns' of [analytic] is not read by interfere (backend flit); it has no effect"
+cmp -s "$dir/hw.txt" "$dir/halves.txt" || fail "unread keys changed the table"
 # One job alone: "1 job", not "1 jobs".
 printf '[job A]\ntrace = a.nlt\n' > "$dir/one.ini"
 run one
