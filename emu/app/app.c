@@ -426,12 +426,16 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 		}
 	}
 	app_finish_results(a);
-	uint32_t stuck = 0, first = APP_NONE;
+	uint32_t stuck = 0, first = APP_NONE, cut = 0, first_cut = APP_NONE;
 	for (uint32_t r = 0; r < a->n_ranks; r++)
 		if (a->ranks[r].state != RK_DONE) {
 			stuck++;
 			if (first == APP_NONE)
 				first = r;
+		} else if (!a->ranks[r].finalized) {
+			cut++;
+			if (first_cut == APP_NONE)
+				first_cut = r;
 		}
 	if (!stuck)
 		return 0;
@@ -439,10 +443,17 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 	a->t_deadlock = a->now;
 	const struct app_rank *rk = &a->ranks[first];
 	const char *name = trace_op_name(rk->op.kind);
+	/* A rank whose trace stopped short of its finalize left the others
+	 * waiting for what it never sent: said first, as the likely cause. */
+	char why[160] = "";
+	if (cut)
+		snprintf(why, sizeof why, "; %" PRIu32 " rank%s ended without finalize (rank %" PRIu32
+			 " after %" PRIu64 " ops): a cut trace?", cut, cut > 1 ? "s" : "", first_cut,
+			 a->ranks[first_cut].st.ops);
 	return nl_errf(err, NL_EDEADLOCK,
 		       "replay deadlock at t=%.9f s: %" PRIu32 " of %" PRIu32
-		       " ranks wait forever (rank %" PRIu32 " in op %" PRIu64 " %s)",
-		       (double)a->now * 1e-12, stuck, a->n_ranks, first, rk->op_index, name ? name : "?");
+		       " ranks wait forever (rank %" PRIu32 " in op %" PRIu64 " %s)%s",
+		       (double)a->now * 1e-12, stuck, a->n_ranks, first, rk->op_index, name ? name : "?", why);
 }
 
 uint64_t app_now(const struct app *a)

@@ -192,6 +192,20 @@ static void app_fmt_tag(char *buf, size_t cap, int32_t tag)
 		snprintf(buf, cap, "%" PRId32, tag);
 }
 
+/* What a stuck request's peer, world rank w, has become when it has left
+ * the replay: a cut trace (no finalize) is the usual cause of a deadlock
+ * whose peer is gone, and the stuck rank's line alone did not say so. */
+static void app_fmt_peer_ended(const struct app *a, uint32_t w, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (w >= a->n_ranks || a->ranks[w].state != RK_DONE)
+		return;
+	if (a->ranks[w].finalized)
+		snprintf(buf, cap, ", which has finalized");
+	else
+		snprintf(buf, cap, ", whose trace ended after %" PRIu64 " ops without finalize", a->ranks[w].st.ops);
+}
+
 /* One line about an incomplete point-to-point request. */
 static void app_describe_p2p(const struct app *a, const struct app_req *rq, char *buf, size_t cap)
 {
@@ -200,19 +214,23 @@ static void app_describe_p2p(const struct app *a, const struct app_req *rq, char
 	app_fmt_peer(peer, sizeof peer, rq->peer, rq->kind == REQ_RECV);
 	app_fmt_tag(tag, sizeof tag, rq->tag);
 	const char *what = rq->parent != APP_NONE ? " (inside the collective)" : "";
+	char ended[96] = "";
 	if (rq->kind == REQ_SEND) {
 		uint32_t dst = app_comm_world(cm, rq->rank, (uint32_t)rq->peer);
+		app_fmt_peer_ended(a, dst, ended, sizeof ended);
 		snprintf(buf, cap,
 			 "send to %s tag %s comm %" PRIu32 "%s, %" PRIu64
-			 " bytes, rendezvous: no matching receive posted at world rank %" PRIu32,
-			 peer, rq->tag < -1 ? "(internal)" : tag, cm->id, what, rq->bytes, dst);
+			 " bytes, rendezvous: no matching receive posted at world rank %" PRIu32 "%s",
+			 peer, rq->tag < -1 ? "(internal)" : tag, cm->id, what, rq->bytes, dst, ended);
 	} else {
 		char from[48] = "any rank";
-		if (rq->peer >= 0)
-			snprintf(from, sizeof from, "world rank %" PRIu32,
-				 app_comm_world(cm, rq->rank, (uint32_t)rq->peer));
-		snprintf(buf, cap, "recv from %s tag %s comm %" PRIu32 "%s: no matching message from %s", peer,
-			 rq->tag < -1 ? "(internal)" : tag, cm->id, what, from);
+		if (rq->peer >= 0) {
+			uint32_t src = app_comm_world(cm, rq->rank, (uint32_t)rq->peer);
+			snprintf(from, sizeof from, "world rank %" PRIu32, src);
+			app_fmt_peer_ended(a, src, ended, sizeof ended);
+		}
+		snprintf(buf, cap, "recv from %s tag %s comm %" PRIu32 "%s: no matching message from %s%s", peer,
+			 rq->tag < -1 ? "(internal)" : tag, cm->id, what, from, ended);
 	}
 }
 
