@@ -681,15 +681,18 @@ int nl_sim_sweep(nl_sim *s, double lo, double hi, double step, unsigned flags, n
 	return nl_err_one_line(err, sim_sweep(s, lo, hi, step, flags, on_point, ctx, out, err));
 }
 
+void session_json_head(json_t *doc, const char *cmd)
+{
+	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
+	json_object_set_new(doc, "netloom_build", json_string(version_build()));
+	json_object_set_new(doc, "command", json_string(cmd));
+}
+
 /* The document's head: version, command, topology, configuration. */
 static json_t *session_doc(const nl_sim *s, const char *cmd)
 {
 	json_t *doc = json_object();
-	json_t *meta = json_object();
-	json_object_set_new(meta, "version", json_string(nl_version()));
-	json_object_set_new(meta, "build", json_string(version_build()));
-	json_object_set_new(meta, "command", out_json_utf8(cmd));
-	json_object_set_new(doc, "netloom", meta);
+	session_json_head(doc, cmd);
 	json_t *topo = json_object();
 	json_object_set_new(topo, "spec", out_json_utf8(s->topo->spec));
 	json_object_set_new(topo, "routers", json_integer(s->topo->n_routers));

@@ -10,6 +10,7 @@
 
 #include "core/output.h"
 #include "session/session_compare_internal.h"
+#include "session/session_internal.h"
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -206,8 +207,7 @@ json_t *cmp_doc(const struct cmp *c)
 	uint32_t ref = cmp_ref(c);
 	json_t *doc = json_object(), *st = json_object(), *sys = json_array(), *wls = json_array(),
 	       *cells = json_array();
-	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
-	json_object_set_new(doc, "command", json_string("compare"));
+	session_json_head(doc, "compare");
 	json_object_set_new(st, "path", out_json_utf8(c->path));
 	json_object_set_new(st, "backend", json_string(c->backend));
 	char *contention = cmp_contention(c);

@@ -470,9 +470,7 @@ static json_t *ifr_doc(const struct ifr *x)
 		json_object_set_new(o, "link_use_shared", json_integer((json_int_t)x->on_shared[j]));
 		json_array_append_new(jobs, o);
 	}
-	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
-	json_object_set_new(doc, "netloom_build", json_string(version_build()));
-	json_object_set_new(doc, "command", json_string("interfere"));
+	session_json_head(doc, "interfere");
 	json_object_set_new(doc, "workload", out_json_utf8(x->path));
 	json_object_set_new(doc, "config", session_config_json(&x->s->cfg));
 	json_object_set_new(res, "topology", out_json_utf8(x->t->spec));

@@ -118,9 +118,7 @@ static int session_replay_doc(nl_sim *s, const char *path, bool deadlock, double
 	json_t *doc = json_object();
 	if (!doc)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
-	json_object_set_new(doc, "netloom_build", json_string(version_build()));
-	json_object_set_new(doc, "command", json_string("replay"));
+	session_json_head(doc, "replay");
 	json_object_set_new(doc, "trace", session_trace_json(path, m, trace_archive_file_bytes(s->arch)));
 	json_object_set_new(doc, "config", session_config_json(&s->cfg));
 	json_t *results = session_replay_results(s, deadlock);

@@ -322,9 +322,7 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 	json_t *net = json_object();
 	if (!doc || !net)
 		goto oom;
-	json_object_set_new(doc, "netloom_version", json_string(nl_version()));
-	json_object_set_new(doc, "netloom_build", json_string(version_build()));
-	json_object_set_new(doc, "command", json_string("serve"));
+	session_json_head(doc, "serve");
 	json_object_set_new(doc, "results", app_results_json(r->app));
 	if (r->net->ops->report && r->net->ops->report(r->net, net, err) < 0) {
 		json_decref(net);

@@ -1174,13 +1174,17 @@ def case_json_fields():
     # takes exactly one +x and one +y channel hop (3 routers).
     d = run_json("run", "-s", "topology=torus:k=4x4", "-s", "num_vcs=2", "-s", "traffic=neighbor",
                  "-s", "injection_rate=0.1", "-s", "sample_period=2000", "--json", "-")
-    eq("top-level keys", sorted(d), ["config", "netloom", "results", "routing", "topology"])
-    eq("command", d["netloom"]["command"], "run")
+    # The head every results document starts with (replay, interfere,
+    # serve and compare had it flat, run and sweep nested under "netloom").
+    eq("top-level keys", list(d), ["netloom_version", "netloom_build", "command", "topology", "routing", "config",
+                                   "results"])
+    eq("command", d["command"], "run")
     # The build that produced the results, as `netloom version` names it
     # (the version alone when not built from a git checkout).
     m = re.fullmatch(r"netloom (\S+)(?: \(build (\S+)\))?\n", run("version").stdout.decode())
     check("version line", m)
-    eq("build", d["netloom"]["build"], m.group(2) or m.group(1))
+    eq("version", d["netloom_version"], m.group(1))
+    eq("build", d["netloom_build"], m.group(2) or m.group(1))
     eq("topology", [d["topology"][k] for k in ("routers", "endpoints")], [16, 16])
     c = d["config"]
     eq("config records what was set", (c["topology"], c["traffic"], c["num_vcs"]), ("torus:k=4x4", "neighbor", 2))
@@ -1375,7 +1379,7 @@ def case_sweep_booksim():
         out = os.path.join(tmp, "sweep.json")
         p = run("sweep", "-c", conv, "--rates", "0.05:0.40:0.05", "--csv", "--json", out)
         d = json.load(open(out))
-    eq("command", d["netloom"]["command"], "sweep")
+    eq("command", d["command"], "sweep")
     pts = d["results"]["points"]
     rates = [pt["throughput"]["offered"] for pt in pts]
     stable = [pt["stable"] for pt in pts]

@@ -48,6 +48,9 @@ cmp -s "$dir/a/report.md" "$dir/b/report.md" || fail "-j1 and -j2 report.md diff
 [ "$(sed '/<h2>Execution/,$d' "$dir/a/index.html")" = "$(sed '/<h2>Execution/,$d' "$dir/b/index.html")" ] || fail "-j1 and -j2 index.html differ"
 grep -q '<h2>Execution' "$dir/a/index.html" || fail "index.html: no execution table"
 expect_eq "cells" "$(json "$dir/a/report.json" 'len(d["cells"])')" 4
+# The head of every results document; compare's lacked netloom_build.
+expect_eq "report head" "$(json "$dir/a/report.json" '[(k, d[k]) for k in list(d)[:3]]')" \
+  "[('netloom_version', '$("$netloom" version | cut -d' ' -f2)'), ('netloom_build', '$("$netloom" version | sed -E 's/^netloom ([^ ]+)$/\1/; s/^netloom [^ ]+ \(build ([^)]+)\)$/\1/')'), ('command', 'compare')]"
 expect_eq "cells ok" "$(json "$dir/a/report.json" 'sorted(set(c["status"] for c in d["cells"]))')" "['ok']"
 # lammps's placement (linear) does not use the seed: seed 1 replays on
 # each system and is seed 2's result too (8 replays before, 6 now);

@@ -64,7 +64,7 @@ wait "$reader"
 
 # /dev/stdout into a pipe (a link to pipe:[...], which realpath cannot resolve).
 "$netloom" "${run[@]}" --json /dev/stdout 2>err | cat >piped
-grep -q '"netloom"' piped || fail "run --json /dev/stdout | ...: $(cat err)"
+grep -q '"netloom_version"' piped || fail "run --json /dev/stdout | ...: $(cat err)"
 
 # A device: written in place.
 if mknod nulldev c 1 3 2>/dev/null; then
