@@ -99,7 +99,7 @@ static json_t *topo_json_num(double v)
 }
 
 struct describe_opts {
-	bool json, bisection, faults;
+	bool json, bisection, faults, seed_given;
 	uint64_t seed, runs, trials, samples;
 	enum analyze_dist_mode mode;
 	const char *output;
@@ -452,6 +452,7 @@ static int topo_describe_main(int argc, char **argv)
 		case 's':
 			if (cli_parse_u64(cmd, "--seed", optarg, 0, CLI_SEED_MAX, &o.seed) < 0)
 				return CLI_USAGE;
+			o.seed_given = true;
 			break;
 		case 'r':
 			if (cli_parse_u64(cmd, "--metis-runs", optarg, 1, 10000, &o.runs) < 0)
@@ -490,6 +491,15 @@ static int topo_describe_main(int argc, char **argv)
 		return cli_usage_error(cmd, "--trials %llu without --faults: only the link-failure trials use it; "
 					    "expected --faults with it, or no --trials",
 				       (unsigned long long)o.trials);
+	/* --seed with nothing seeded was accepted and printed as the seed of
+	 * a description with nothing random in it. Distances left to AUTO
+	 * may still be sampled (a large graph): said after, not refused. */
+	bool seeded = o.bisection || o.faults;
+	if (o.seed_given && !seeded && o.mode == ANALYZE_DIST_EXACT)
+		return cli_usage_error(cmd, "--seed %llu with --exact and without --bisection or --faults: nothing "
+					    "is random here; expected --bisection, --faults or sampled distances with "
+					    "it, or no --seed",
+				       (unsigned long long)o.seed);
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing SPEC (e.g. torus:k=8x8; see 'netloom topo list')");
 	if (optind + 1 < argc)
@@ -514,6 +524,11 @@ static int topo_describe_main(int argc, char **argv)
 	rc = analyze_distances(r.t, &r.g, &dopt, &r.d, &err);
 	if (rc < 0)
 		goto fail;
+	if (o.seed_given && !seeded && r.d.is_exact)
+		fprintf(stderr,
+			"netloom %s: warning: --seed %llu: the distances are exact and neither --bisection nor "
+			"--faults was given; nothing is random here, it has no effect\n",
+			cmd, (unsigned long long)o.seed);
 	rc = analyze_bisection_formula(r.t, &r.g, &r.f, &err);
 	if (rc < 0)
 		goto fail;

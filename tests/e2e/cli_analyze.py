@@ -962,6 +962,19 @@ def case_errors():
         one_line_error(p, f"netloom topo describe: {opt} {n} without {needs}: {what}; expected {needs} with it, "
                        f"or no {opt}")
         run("topo", "describe", "torus:k=4x4", opt, n, needs, code=0)
+    # --seed with nothing random was accepted silently and printed as the
+    # description's seed: refused with --exact, warned of when the
+    # distances came out exact, quiet when something used it.
+    p = run("topo", "describe", "torus:k=4x4", "--seed", "3", "--exact", code=2)
+    one_line_error(p, "netloom topo describe: --seed 3 with --exact and without --bisection or --faults: nothing is "
+                   "random here; expected --bisection, --faults or sampled distances with it, or no --seed")
+    p = run("topo", "describe", "torus:k=4x4", "--seed", "3", code=0)
+    eq("--seed, exact distances: warned", p.stderr.decode(),
+       "netloom topo describe: warning: --seed 3: the distances are exact and neither --bisection nor --faults "
+       "was given; nothing is random here, it has no effect\n")
+    for extra in (("--faults", "--trials", "3"), ("--bisection", "--metis-runs", "1"), ("--sampled", "--samples", "4")):
+        p = run("topo", "describe", "torus:k=4x4", "--seed", "3", *extra, code=0)
+        eq(f"--seed with {extra[0]}: no warning", p.stderr.decode(), "")
     # One sampled source has no spread to give the ASPL's 95% interval
     # (it printed "+- 0.000000").
     p = run("topo", "describe", "torus:k=32x32", "--sampled", "--samples", "1", code=2)
