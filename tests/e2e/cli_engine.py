@@ -1290,7 +1290,8 @@ def case_routing_spec():
             d = run_json(cmd, *args, *more, "--json", "-")
             eq(f"{cmd} {typed}: routing.spec", d["routing"], {"spec": canon})
             eq(f"{cmd} {typed}: config.routing_function as typed", d["config"]["routing_function"], typed)
-            eq(f"{cmd} {typed}: key order", list(d)[:4], ["netloom", "topology", "routing", "config"])
+            eq(f"{cmd} {typed}: key order", list(d)[:6],
+               ["netloom_version", "netloom_build", "command", "topology", "routing", "config"])
     # routing_function unset: the family's default, recorded, as replay
     # --topology, serve and compare pick it (dor, the key's default, ran
     # only on tori, meshes and the cmesh: 'routing function dor does not
