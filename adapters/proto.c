@@ -219,3 +219,16 @@ bool zp_is_other_version(const void *hdr, size_t hdr_len)
 	const uint8_t *p = hdr;
 	return hdr_len == ZP_HDR_BYTES && zp_get16(p) == ZP_MAGIC && p[2] != ZP_VERSION;
 }
+
+bool zp_peek_server_type(const void *hdr, size_t hdr_len, struct zp_hdr *h)
+{
+	const uint8_t *p = hdr;
+	if (hdr_len != ZP_HDR_BYTES || zp_get16(p) != ZP_MAGIC || p[2] != ZP_VERSION || p[3] < ZP_WELCOME ||
+	    !zp_type_name(p[3]))
+		return false;
+	memset(h, 0, sizeof *h);
+	h->version = p[2];
+	h->type = p[3];
+	h->rank = zp_get32(p + 8);
+	return true;
+}

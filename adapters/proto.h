@@ -134,4 +134,12 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
  * client of another version is told that, not that its frame is broken. */
 bool zp_is_other_version(const void *hdr, size_t hdr_len);
 
+/* Whether hdr (hdr_len bytes) is a header of the right size, magic and
+ * version whose type is a server-to-client one (WELCOME, DONE, DELIVER,
+ * ERROR), whatever its other fields; then h holds its type and rank only.
+ * The server refuses such a frame from a client for its type: its fields
+ * are laid out for the client to check, and a client sending one is told
+ * what it may send, not that a DONE's field 'aux' is set. */
+bool zp_peek_server_type(const void *hdr, size_t hdr_len, struct zp_hdr *h);
+
 #endif

@@ -542,8 +542,12 @@ static bool live_on_message(struct live_server *s)
 			     n < 2 ? "message without a header frame" : "more than header + payload frames");
 		goto out;
 	}
-	int drc = zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3,
-			    n == 3 ? zmq_msg_size(&parts[2]) : 0, s->o->max_payload, &h, &e);
+	/* A server's type (WELCOME..ERROR) is refused for being one, below,
+	 * whatever its other fields: their checks are a client's. */
+	int drc = zp_peek_server_type(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), &h)
+			  ? 0
+			  : zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3,
+				      n == 3 ? zmq_msg_size(&parts[2]) : 0, s->o->max_payload, &h, &e);
 	if (drc < 0) {
 		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload;
 		int code = big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED;

@@ -2524,11 +2524,18 @@ print('both done')
 # claiming rank 0) and after it (from rank 0). One rank.
 TOCLIENT = RAW_DEALER + r"""
 a, x = sock(), sock()
+# A server's type whatever its other fields: a DONE with field 'aux', a
+# DELIVER without its payload frame, an ERROR of code 0 (each was refused
+# for that field, as if a client might send a well-formed one).
+bad_aux = nl.HDR.pack(nl.MAGIC, 1, nl.DONE, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0)
 x.send(hdr(nl.WELCOME, 0)); h, text = reply(x)
 print('WELCOME before HELLO: %d %s' % (h[8], text))
+x.send(bad_aux); h, text = reply(x)
+print('DONE with aux before HELLO: %d %s' % (h[8], text))
 a.send(hdr(nl.HELLO, 0)); reply(a)
 for t, frames in (('DONE', [hdr(nl.DONE, 0)]), ('DELIVER', [hdr(nl.DELIVER, 0), b'x']),
-                  ('ERROR', [hdr(nl.ERROR, 0, tag=1), b'hi'])):
+                  ('ERROR', [hdr(nl.ERROR, 0, tag=1), b'hi']), ('DONE with aux', [bad_aux]),
+                  ('DELIVER without payload', [hdr(nl.DELIVER, 0)]), ('ERROR of code 0', [hdr(nl.ERROR, 0)])):
     a.send_multipart(frames); h, text = reply(a)
     print('%s after HELLO: %d %s' % (t, h[8], text))
 a.send(hdr(nl.BYE, 0, 0))
@@ -2709,12 +2716,16 @@ def case_protocol(d):
             'BYE, HEARTBEAT or WAITALL'
     expect(out.splitlines() == [
         'WELCOME before HELLO: 1 connection claiming rank 0: WELCOME (type 16) ' + types,
+        'DONE with aux before HELLO: 1 connection claiming rank 0: DONE (type 17) ' + types,
         'DONE after HELLO: 1 rank 0: DONE (type 17) ' + types,
         'DELIVER after HELLO: 1 rank 0: DELIVER (type 18) ' + types,
         'ERROR after HELLO: 1 rank 0: ERROR (type 19) ' + types,
+        'DONE with aux after HELLO: 1 rank 0: DONE (type 17) ' + types,
+        'DELIVER without payload after HELLO: 1 rank 0: DELIVER (type 18) ' + types,
+        'ERROR of code 0 after HELLO: 1 rank 0: ERROR (type 19) ' + types,
         'done'], 'server-to-client types: %s' % out)
     live = json.load(open(s.json))['live']
-    expect(srv == 0 and live['ranks'][0]['refused_frames'] == 4 and live['refused_frames'] == 4,
+    expect(srv == 0 and live['ranks'][0]['refused_frames'] == 8 and live['refused_frames'] == 8,
            'server-to-client types: server %d: %s %s' % (srv, open(s.err).read(), live))
     # The bound is checked before the engine hands an op to the network
     # (after cpu_factor): a job past it loses its offending ranks, not the

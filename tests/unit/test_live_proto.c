@@ -125,10 +125,33 @@ static void test_errors(void)
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "non-decreasing");
 }
 
+/* A server's type is recognised whatever its other fields (the server
+ * refuses it from a client for its type); a client's type, a bad magic or
+ * another version is not. */
+static void test_peek_server_type(void)
+{
+	struct zp_hdr done = {.version = ZP_VERSION, .type = ZP_DONE, .rank = 3, .aux = 1}, out;
+	uint8_t x[ZP_HDR_BYTES];
+	zp_encode(&done, x);
+	CHECK(zp_peek_server_type(x, sizeof x, &out));
+	CHECK_EQ(out.type, ZP_DONE);
+	CHECK_EQ(out.rank, 3);
+	CHECK_EQ(out.aux, 0);
+	CHECK(!zp_peek_server_type(x, sizeof x - 1, &out));
+	x[2] = 2;
+	CHECK(!zp_peek_server_type(x, sizeof x, &out));
+	struct zp_hdr bye = {.version = ZP_VERSION, .type = ZP_BYE};
+	zp_encode(&bye, x);
+	CHECK(!zp_peek_server_type(x, sizeof x, &out));
+	x[3] = 20; /* no type */
+	CHECK(!zp_peek_server_type(x, sizeof x, &out));
+}
+
 int main(void)
 {
 	TEST_RUN(test_roundtrip);
 	TEST_RUN(test_layout);
 	TEST_RUN(test_errors);
+	TEST_RUN(test_peek_server_type);
 	return test_done();
 }
