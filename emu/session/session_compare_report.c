@@ -499,9 +499,9 @@ char *cmp_md(const struct cmp *c)
 			{
 				if (i == 5)
 					break;
-				fprintf(f, " %" JSON_INTEGER_FORMAT ".%" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
-					   " %s: %.1f%%;",
-					json_integer_value(json_object_get(e, "router")),
+				fprintf(f, "%s %" JSON_INTEGER_FORMAT ".%" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
+					   " %s: %.1f%%",
+					i ? ";" : "", json_integer_value(json_object_get(e, "router")),
 					json_integer_value(json_object_get(e, "port")),
 					json_integer_value(json_object_get(e, "peer_router")),
 					json_string_value(json_object_get(e, "class")),

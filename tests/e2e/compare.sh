@@ -72,6 +72,10 @@ expect_eq "slowdown" "$(json "$dir/a/report.json" 'min(c["slowdown_vs_best"] for
 expect_eq "links unit" "$(json "$dir/a/report.json" 'd["cells"][0]["busiest_links"]["unit"]')" bytes
 expect_eq "links sorted" "$(json "$dir/a/report.json" '(lambda t: [x["use"] for x in t] == sorted([x["use"] for x in t], reverse=True) and len(t) == 10)(d["cells"][0]["busiest_links"]["top"])')" True
 expect_eq "links share" "$(json "$dir/a/report.json" '(lambda l: abs(l["top"][0]["share"] - l["top"][0]["use"] / l["total"]) < 1e-12 and l["top"][0]["peer_router"] != l["top"][0]["router"])(d["cells"][0]["busiest_links"])')" True
+# report.md's busiest links: '; ' between links, none after the last
+# (the line read '... 4.0%; |').
+grep -Eq '^\| lammps \| torus \| bytes \| [0-9]+ \| [0-9]+\.[0-9]+ -> [0-9]+ network: [0-9.]+%(; [0-9]+\.[0-9]+ -> [0-9]+ network: [0-9.]+%){4} \|$' "$dir/a/report.md" ||
+  fail "report.md: busiest links of lammps on torus: $(grep '^| lammps | torus | bytes' "$dir/a/report.md")"
 expect_eq "links why" "$(json "$dir/a/report.json" '"link_model" in d["cells"][1]["busiest_links"]["unavailable"]')" True
 expect_eq "comm share" "$(json "$dir/a/report.json" 'all(0 < c["comm_share"] < 1 for c in d["cells"])')" True
 expect_eq "cost evaluations" "$(json "$dir/a/report.json" 'd["execution"]["cost_evaluations"]')" 2
