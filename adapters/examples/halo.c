@@ -15,17 +15,18 @@
 
 #define PROG "live_halo"
 
-/* argv[i] as a decimal number 0..max, or a line naming it and exit 2 (as
- * the usage line): strtoul takes "1x" as 1 and "abc" as 0, so a typo
+/* argv[i] as a decimal number min..max, or a line naming it and exit 2
+ * (as the usage line): strtoul takes "1x" as 1 and "abc" as 0, so a typo
  * would connect as another process's rank and take it. */
-static uint64_t arg_num(char **argv, int i, const char *name, uint64_t max)
+static uint64_t arg_num(char **argv, int i, const char *name, uint64_t min, uint64_t max)
 {
 	const char *s = argv[i];
 	char *end;
 	errno = 0;
 	unsigned long long v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
-	if (s[0] < '0' || s[0] > '9' || *end || errno || v > max) {
-		fprintf(stderr, "%s: %s '%s': expected a decimal number 0..%llu\n", PROG, name, s, (unsigned long long)max);
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v < min || v > max) {
+		fprintf(stderr, "%s: %s '%s': expected a decimal number %llu..%llu\n", PROG, name, s,
+			(unsigned long long)min, (unsigned long long)max);
 		exit(2);
 	}
 	return v;
@@ -37,9 +38,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: live_halo ENDPOINT RANK PX ITERS BYTES\n");
 		return 2;
 	}
-	uint32_t rank = (uint32_t)arg_num(argv, 2, "RANK", UINT32_MAX), px = (uint32_t)arg_num(argv, 3, "PX", UINT32_MAX);
-	int iters = (int)arg_num(argv, 4, "ITERS", INT_MAX);
-	size_t bytes = (size_t)arg_num(argv, 5, "BYTES", UINT32_MAX);
+	/* PX 0 is no grid whatever the session's size: refused before the
+	 * connect takes the rank (which its peers would then wait for). */
+	uint32_t rank = (uint32_t)arg_num(argv, 2, "RANK", 0, UINT32_MAX),
+		 px = (uint32_t)arg_num(argv, 3, "PX", 1, UINT32_MAX);
+	int iters = (int)arg_num(argv, 4, "ITERS", 0, INT_MAX);
+	size_t bytes = (size_t)arg_num(argv, 5, "BYTES", 0, UINT32_MAX);
 	if (bytes < 8)
 		bytes = 8;
 	char err[1024]; /* any reason, a server's whole ERROR text included */
@@ -49,7 +53,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint32_t n = nl_client_size(c);
-	if (!px || n % px) {
+	if (n % px) {
 		fprintf(stderr, "live_halo: %" PRIu32 " ranks do not form a grid %" PRIu32 " wide\n", n, px);
 		nl_client_close(c);
 		return 2;

@@ -178,7 +178,9 @@ def example_args(d):
     cmds = [([RING, ep, '1x', '2', '16'], "live_ring: RANK '1x': expected a decimal number 0..4294967295"),
             ([RING, ep, 'abc', '2', '16'], "live_ring: RANK 'abc': expected a decimal number 0..4294967295"),
             ([RING, ep, '0', '2', '16', '2z'], "live_ring: RING '2z': expected a decimal number 0..4294967295"),
-            ([HALO, ep, '0', '2x', '2', '16'], "live_halo: PX '2x': expected a decimal number 0..4294967295"),
+            ([HALO, ep, '0', '2x', '2', '16'], "live_halo: PX '2x': expected a decimal number 1..4294967295"),
+            # PX 0 connected (taking the rank) before saying it forms no grid.
+            ([HALO, ep, '0', '0', '2', '16'], "live_halo: PX '0': expected a decimal number 1..4294967295"),
             ([HALO, ep, '0', '2', '-1', '16'], "live_halo: ITERS '-1': expected a decimal number 0..2147483647")]
     if subprocess.run([PY, '-c', 'import zmq'], capture_output=True).returncode == 0:
         cmds += [([PY, os.path.join(PYDIR, 'ring.py'), ep, '1_0', '2', '16'],
