@@ -551,7 +551,7 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	if (o->messages_path && (rc = live_msgs_open(&s, &msgs_tmp, err)) < 0)
 		goto out;
 	s.start_ms = live_clock_ms();
-	live_log(&s, "listening on %s for %" PRIu32 " ranks", s.endpoint, o->n_ranks);
+	live_log(&s, "listening on %s for %" PRIu32 " rank%s", s.endpoint, o->n_ranks, o->n_ranks == 1 ? "" : "s");
 	/* Not an error: a closed network may want it. But without CURVE any
 	 * host that reaches the port can take a rank (with its token, if
 	 * --tokens is set) and everything goes in plain text. */

@@ -2799,6 +2799,15 @@ def case_listen_tcp(d):
         bound, js = tcp_session(d, 'any' + ('0' if port == '0' else 's'), 'tcp://127.0.0.1:' + port, python=(1,))
         expect(bound.startswith('tcp://127.0.0.1:') and int(bound.rsplit(':', 1)[1]) > 0 and js == bound,
                'port %s: log %s, JSON %s' % (port, bound, js))
+    # The log line counts its ranks as the report does (it said 'for 1 ranks').
+    err = os.path.join(d, 'one.err')
+    for n, what in ((1, '1 rank'), (2, '2 ranks')):
+        rc = subprocess.run([NETLOOM, 'serve', '--ranks', str(n), '--listen', 'tcp://127.0.0.1:0',
+                             '--connect-timeout-ms', '100'], stdout=subprocess.DEVNULL, stderr=open(err, 'w'),
+                            timeout=TMO).returncode
+        line = open(err).read().splitlines()[0]
+        expect(rc == 1 and re.fullmatch(r'netloom serve: listening on tcp://127\.0\.0\.1:[0-9]+ for ' + what, line),
+               '--ranks %d: exit %d, log line %r' % (n, rc, line))
     fp = free_port()
     bound, js = tcp_session(d, 'lh', 'tcp://localhost:%d' % fp, connect='tcp://localhost:%s')
     expect(bound == js == 'tcp://127.0.0.1:%d' % fp, 'localhost: log %s, JSON %s' % (bound, js))
