@@ -408,13 +408,15 @@ static int live_msgs_commit(struct live_server *s, char **tmp, struct nl_err *er
 	return 0;
 }
 
-/* --record '-' or a device or FIFO: the archive is assembled from the
+/* --record '', '-' or a device or FIFO: the archive is assembled from the
  * ranks' streams, written beside its path, into a file renamed into
  * place (traces/ trace_archive_write refuses a device or FIFO), so it
  * cannot go to standard output or a pipe. Refused before the session,
  * not after it ran. */
 static int live_record_check(const char *path, struct nl_err *err)
 {
+	if (!*path)
+		return nl_errf(err, NL_ECONFIG, "--record: '': empty file name; expected a file name (FILE.nlt)");
 	if (!strcmp(path, "-"))
 		return nl_errf(err, NL_ECONFIG, "--record: '-': an archive is written to a file, not to standard output; "
 						"expected a file name (FILE.nlt)");

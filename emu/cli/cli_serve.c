@@ -457,8 +457,11 @@ int cli_serve_main(int argc, char **argv)
 			status = cli_usage_error("serve", "%s", err.msg);
 			goto out;
 		}
+		/* An empty --record is live_record_check's to refuse: the
+		 * generic line offers '-', which no archive can be. */
 		for (int i = 0; i < 3; i++)
-			if (outs[i] && cli_check_output(names[i], outs[i], &err) < 0) {
+			if (outs[i] && (outs[i] != o.record_path || *outs[i]) &&
+			    cli_check_output(names[i], outs[i], &err) < 0) {
 				status = cli_report(&err);
 				goto out;
 			}

@@ -1089,6 +1089,10 @@ def case_errors(d):
     refused(('--ranks', '2', '--listen', 'ipc://%s/rs' % d, '--record', '-'),
             "netloom: --record: '-': an archive is written to a file, not to standard output; expected a file "
             "name (FILE.nlt)", 'record -')
+    # An empty name was offered '-' ("expected a file to write, or '-' for
+    # standard output"), which the line above refuses.
+    refused(('--ranks', '2', '--listen', 'ipc://%s/re' % d, '--record', ''),
+            "netloom: --record: '': empty file name; expected a file name (FILE.nlt)", 'record empty')
     os.mkfifo(os.path.join(d, 'rec.fifo'))
     refused(('--ranks', '2', '--listen', 'ipc://%s/rf' % d, '--record', '%s/rec.fifo' % d),
             "netloom: --record: '%s/rec.fifo': a device or FIFO; expected a file name for the archive" % d,
