@@ -214,6 +214,12 @@ static int compare_parse(int argc, char **argv, char *dir_buf, size_t size, cons
 		return cli_usage_error(cmd, "missing -o DIR (the report's directory)");
 	if (!**dir)
 		return cli_usage_error(cmd, "-o '': empty directory name; expected a directory to write the report to");
+	/* '-' is standard output for every output (docs/results.md), and as
+	 * replay's --otf2 the report cannot go there: not a directory named so. */
+	if (!strcmp(*dir, "-"))
+		return cli_usage_error(cmd, "-o '-': not a directory name (the report is a directory of files, it cannot "
+					    "go to standard output); expected a directory to write the report to (./- for "
+					    "one of that name)");
 	struct nl_err err = {0};
 	if (cli_value_not_option("-o", *dir, "directory", "a directory to write the report to", &err))
 		return cli_usage_error(cmd, "%s", err.msg);

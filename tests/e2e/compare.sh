@@ -532,6 +532,11 @@ out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini" 2>&1 >/dev/null); rc=$?
 expect_eq "-o a file" "$rc:$out" "2:netloom: -o $dir/w1.ini: not a directory; expected a directory to write the report to"
 out=$("$netloom" compare "$dir/w1.ini" -o "" 2>&1 >/dev/null); rc=$?
 expect_eq "-o ''" "$rc:$out" "2:netloom compare: -o '': empty directory name; expected a directory to write the report to"
+# '-' is standard output, which a report of three files and a cache cannot
+# go to (it made a directory named '-', as replay --otf2 does not).
+out=$(cd "$dir" && "$nl_abs" compare "$dir/w1.ini" -o - 2>&1 >/dev/null); rc=$?
+expect_eq "-o -" "$rc:$out" "2:netloom compare: -o '-': not a directory name (the report is a directory of files, it cannot go to standard output); expected a directory to write the report to (./- for one of that name)"
+[ ! -e "$dir/-" ] || fail "-o -: a directory '-' was made"
 # DIR in a missing folder: named with its option, as every output is
 # (it said "cannot create directory: No such file or directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/nodir/x" 2>&1 >/dev/null); rc=$?
