@@ -71,14 +71,9 @@ static int pack_file(struct trace_afile *af, ZSTD_CCtx *cc, const char *src, str
 	struct stat st;
 	struct trace_xxh64 h;
 	int rc = 0;
-	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	int fd = trace_open_regular(src, "file to pack", &st, err);
 	if (fd < 0)
-		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", src,
-			       strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return nl_errf(err, NL_EIO, "%s: not a regular file", src);
-	}
+		return fd;
 	e->size = (uint64_t)st.st_size;
 	trace_xxh64_init(&h, 0);
 	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
@@ -357,16 +352,9 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 	if (n_names)
 		*n_names = 0;
 	NL_CHECK(nl_input_named(bundle_path, "netloom bundle", NL_ENOTFOUND, err));
-	int fd = open(bundle_path, O_RDONLY | O_CLOEXEC);
+	int fd = trace_open_regular(bundle_path, "netloom bundle", &st, err);
 	if (fd < 0)
-		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", bundle_path,
-			       strerror(errno));
-	if (fstat(fd, &st) != 0)
-		st.st_size = 0; /* read as too short */
-	else if (S_ISDIR(st.st_mode)) {
-		rc = nl_errf(err, NL_EIO, "%s: is a directory, not a netloom bundle", bundle_path);
-		goto out;
-	}
+		return fd;
 	if ((uint64_t)st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
 	    trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
 		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",

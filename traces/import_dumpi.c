@@ -207,11 +207,14 @@ static char *rank_file(const char *prefix, int width, uint32_t r)
 	return p;
 }
 
+/* Whether rank r's file exists, as a file of any type: one that is not
+ * regular (a directory, a FIFO) is found, then said to be what it is
+ * (check_rank_files_regular), not as missing. */
 static bool rank_file_exists(const char *prefix, int width, uint32_t r)
 {
 	struct stat st;
 	char *p = rank_file(prefix, width, r);
-	bool ok = p && !stat(p, &st) && S_ISREG(st.st_mode);
+	bool ok = p && !stat(p, &st);
 	free(p);
 	return ok;
 }
@@ -258,6 +261,26 @@ static int missing_rank_files(const char *meta_path, const char *prefix, int wid
 			       meta_path, first, list, have, n);
 	return nl_errf(err, NL_ENOTFOUND, "%s: %u of the %u rank files were not found: %s%s", meta_path, missing, n,
 		       list, missing > listed ? ", ..." : "");
+}
+
+/* The rank files found are regular files, which are mapped: a FIFO
+ * (never opened here, as opening one waits for a writer), a directory or
+ * a device of a rank file's name is an error naming it. */
+static int check_rank_files_regular(const char *meta_path, char *const *paths, uint32_t n, struct nl_err *err)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		struct stat st;
+		if (stat(paths[r], &st) != 0 || S_ISREG(st.st_mode))
+			continue;
+		char esc[256];
+		trace_escape(esc, sizeof esc, paths[r]);
+		if (S_ISDIR(st.st_mode))
+			return nl_errf(err, NL_EIO, "%s: rank %u's file '%s' is a directory, not a DUMPI rank file",
+				       meta_path, r, esc);
+		return nl_errf(err, NL_EIO, "%s: rank %u's file '%s' is not a regular file (%s), not a DUMPI rank file",
+			       meta_path, r, esc, trace_file_kind(st.st_mode));
+	}
+	return 0;
 }
 
 /* Find the rank files: the recorded prefix (absolute, or relative to the
@@ -338,6 +361,14 @@ static int find_rank_files(const char *meta_path, const struct meta *m, char ***
 		for (uint32_t r = 0; !rc && r < (uint32_t)m->numprocs; r++)
 			if (!((*paths)[r] = rank_file(found, width, r)))
 				rc = nl_errf(err, NL_ENOMEM, "out of memory");
+		if (!rc)
+			rc = check_rank_files_regular(meta_path, *paths, (uint32_t)m->numprocs, err);
+		for (uint32_t r = 0; rc && *paths && r < (uint32_t)m->numprocs; r++)
+			free((*paths)[r]);
+		if (rc) {
+			free(*paths);
+			*paths = NULL;
+		}
 	}
 	for (int i = 0; i < nc; i++)
 		free(cand[i]);
@@ -368,10 +399,10 @@ static char *next_rank_file(const char *rank0, uint32_t n)
 static int map_file(const char *path, uint8_t **map, size_t *len, struct nl_err *err)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = trace_open_regular(path, "DUMPI rank file", &st, err);
 	if (fd < 0)
-		return nl_errf(err, NL_EIO, "%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || st.st_size == 0) {
+		return fd;
+	if (st.st_size == 0) {
 		close(fd);
 		return nl_errf(err, NL_EFORMAT, "%s: empty or unreadable", path);
 	}

@@ -207,19 +207,36 @@ static int sg_finish(struct simgrid_import *s, const char *in_path)
 	return trace_builder_finish(s->b, &m, s->err);
 }
 
-/* Resolve a path listed in an index file: as given, beside the index, in
- * the index's ancestors (SMPI resolves against its working directory,
- * usually a parent), then by basename beside the index. */
-static char *resolve_listed(const char *index, const char *p)
+/* Is buf a regular file? When it exists as another type (a directory, a
+ * FIFO), the first such path is kept in *odd (malloc'd) with its mode, so
+ * that it is named as what it is rather than as missing. */
+static bool listed_regular(const char *buf, char **odd, mode_t *odd_mode)
 {
 	struct stat st;
+	if (stat(buf, &st) != 0)
+		return false;
+	if (S_ISREG(st.st_mode))
+		return true;
+	if (!*odd && (*odd = trace_strdup(buf)))
+		*odd_mode = st.st_mode;
+	return false;
+}
+
+/* Resolve a path listed in an index file: as given, beside the index, in
+ * the index's ancestors (SMPI resolves against its working directory,
+ * usually a parent), then by basename beside the index. NULL when no
+ * regular file is found; *odd is then the first path found that is not
+ * regular (listed_regular), or NULL. */
+static char *resolve_listed_in(const char *index, const char *p, char **odd, mode_t *odd_mode)
+{
 	size_t cap = strlen(index) + strlen(p) + 16;
 	char *buf = malloc(cap);
+	*odd = NULL;
 	if (!buf)
 		return NULL;
 	if (p[0] == '/') {
 		snprintf(buf, cap, "%s", p);
-		if (!stat(buf, &st) && S_ISREG(st.st_mode))
+		if (listed_regular(buf, odd, odd_mode))
 			return buf;
 	}
 	char *dir = trace_strdup(index);
@@ -234,7 +251,7 @@ static char *resolve_listed(const char *index, const char *p)
 		strcpy(dir, ".");
 	for (int up = 0; up < 8; up++) {
 		snprintf(buf, cap, "%s/%s", dir, p);
-		if (!stat(buf, &st) && S_ISREG(st.st_mode)) {
+		if (listed_regular(buf, odd, odd_mode)) {
 			free(dir);
 			return buf;
 		}
@@ -260,10 +277,20 @@ static char *resolve_listed(const char *index, const char *p)
 		strcpy(dir, ".");
 	snprintf(buf, cap, "%s/%s", dir, bn);
 	free(dir);
-	if (!stat(buf, &st) && S_ISREG(st.st_mode))
+	if (listed_regular(buf, odd, odd_mode))
 		return buf;
 	free(buf);
 	return NULL;
+}
+
+static char *resolve_listed(const char *index, const char *p, char **odd, mode_t *odd_mode)
+{
+	char *path = resolve_listed_in(index, p, odd, odd_mode);
+	if (path) {
+		free(*odd);
+		*odd = NULL;
+	}
+	return path;
 }
 
 /* Is the first meaningful line a single field (an index file)? */
@@ -318,7 +345,21 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, uint64
 			lines = l;
 		}
 		lines[n] = ln;
-		files[n] = resolve_listed(in_path, tok[0]);
+		char *odd;
+		mode_t odd_mode;
+		files[n] = resolve_listed(in_path, tok[0], &odd, &odd_mode);
+		if (!files[n] && odd) {
+			char name[256];
+			trace_escape(name, sizeof name, odd);
+			rc = S_ISDIR(odd_mode)
+				     ? nl_errf(err, NL_EIO, "%s:%llu: rank %zu trace '%s' is a directory, not a SimGrid trace file",
+					       in_path, (unsigned long long)ln, n, name)
+				     : nl_errf(err, NL_EIO,
+					       "%s:%llu: rank %zu trace '%s' is not a regular file (%s), not a SimGrid trace file",
+					       in_path, (unsigned long long)ln, n, name, trace_file_kind(odd_mode));
+			free(odd);
+			break;
+		}
 		if (!files[n]) {
 			char name[256];
 			rc = nl_errf(err, NL_ENOTFOUND,

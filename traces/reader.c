@@ -279,7 +279,8 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 		free(a);
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
-	a->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
+	a->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (a->fd < 0) {
 		rc = nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
 			     strerror(errno));
@@ -289,9 +290,10 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 	if (!stated || !S_ISREG(st.st_mode)) {
 		/* A directory is said as replay says it ('serve --trace DIR'
 		 * said "not a regular file"). */
-		rc = !stated || !S_ISDIR(st.st_mode) ? nl_errf(err, NL_EIO, "%s: not a regular file", path)
-		     : trace_import_detect(path)      ? not_an_archive(a, err) /* an OTF2 archive's */
-						      : trace_dir_error(path, NULL, err);
+		rc = !stated		      ? nl_errf(err, NL_EIO, "%s: cannot read: %s", path, strerror(errno))
+		     : !S_ISDIR(st.st_mode)    ? trace_not_regular(path, st.st_mode, "trace file", err)
+		     : trace_import_detect(path) ? not_an_archive(a, err) /* an OTF2 archive's */
+						 : trace_dir_error(path, NULL, err);
 		goto fail;
 	}
 	uint64_t size = (uint64_t)st.st_size;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h> /* mode_t */
 
 #define XXH_STATIC_LINKING_ONLY /* XXH64_state_t by value: see struct trace_xxh64 */
 #include <xxhash.h>
@@ -20,6 +21,7 @@
 #include "traces/trace.h"
 
 struct nl_err;
+struct stat;
 
 /* --- format constants (docs/trace-format.md §2-§5) ------------------------ */
 
@@ -574,6 +576,21 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
  * traces); hint, when not NULL, adds in parentheses the directory the
  * command would take (an OTF2 archive's). NL_EIO. */
 int trace_dir_error(const char *path, const char *hint, struct nl_err *err);
+
+/* What a file that is not regular is, for messages: "a directory", "a
+ * FIFO", "a socket", "a character device", "a block device". */
+const char *trace_file_kind(mode_t mode);
+
+/* "PATH: is not a regular file (a FIFO), not a WHAT" (mode: the file's),
+ * NL_EIO: said of an input that is read more than once or mapped, which
+ * a pipe cannot be. */
+int trace_not_regular(const char *path, mode_t mode, const char *what, struct nl_err *err);
+
+/* Open path read-only as a regular file, never waiting on a FIFO (which
+ * open(2) does until a writer comes): the descriptor (>= 0) with *st
+ * filled, or a negative error, "PATH: cannot open: REASON" (NL_ENOTFOUND
+ * when missing), "PATH: is a directory, not a WHAT" or trace_not_regular's. */
+int trace_open_regular(const char *path, const char *what, struct stat *st, struct nl_err *err);
 
 /* When path is a reproducibility bundle, given where a trace is read:
  * "PATH: a netloom bundle, not a trace: expected a .nlt or a foreign

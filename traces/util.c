@@ -31,6 +31,41 @@ int trace_dir_error(const char *path, const char *hint, struct nl_err *err)
 		       hint ? ")" : "");
 }
 
+const char *trace_file_kind(mode_t mode)
+{
+	return S_ISDIR(mode)	? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
+				: "not a file";
+}
+
+int trace_not_regular(const char *path, mode_t mode, const char *what, struct nl_err *err)
+{
+	return nl_errf(err, NL_EIO, "%s: is not a regular file (%s), not a %s", path, trace_file_kind(mode), what);
+}
+
+int trace_open_regular(const char *path, const char *what, struct stat *st, struct nl_err *err)
+{
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
+	 * writer, forever when there is none. A regular file ignores it. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return nl_errf(err, errno == ENOENT ? NL_ENOTFOUND : NL_EIO, "%s: cannot open: %s", path,
+			       strerror(errno));
+	if (fstat(fd, st) != 0) {
+		int rc = nl_errf(err, NL_EIO, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (S_ISREG(st->st_mode))
+		return fd;
+	close(fd);
+	return S_ISDIR(st->st_mode) ? nl_errf(err, NL_EIO, "%s: is a directory, not a %s", path, what)
+				    : trace_not_regular(path, st->st_mode, what, err);
+}
+
 static bool is_ctl(uint8_t c)
 {
 	return c < 0x20 || c == 0x7f;

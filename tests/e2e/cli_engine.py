@@ -1848,5 +1848,60 @@ def case_directory_inputs():
             check(f"{' '.join(args)}: nothing written", not os.path.exists(out))
 
 
+def case_special_inputs():
+    """A FIFO given where a trace is read, or in place of a DUMPI or SimGrid
+    rank file, and a directory in place of a rank file: one line saying
+    what the file is, exit 2, at once. The commands opened a FIFO and
+    waited for a writer forever; a rank file that was a directory or a
+    FIFO was 'not found'."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "traces")
+    with tempfile.TemporaryDirectory() as tmp:
+        fifo = os.path.join(tmp, "f")
+        os.mkfifo(fifo)
+        out = os.path.join(tmp, "out")
+        for args, what in ((("trace", "import", fifo, "-o", out), "trace file"),
+                           (("trace", "convert", fifo, out), "trace file"),
+                           (("trace", "info", fifo), "trace file"),
+                           (("trace", "dump", fifo), "trace file"),
+                           (("trace", "verify", fifo), "trace file"),
+                           (("trace", "export", fifo, "--otf2", out), "trace file"),
+                           (("trace", "pack", out, fifo), "trace file"),
+                           (("trace", "unpack", fifo, out), "netloom bundle"),
+                           (("replay", fifo), "trace file")):
+            p = run(*args, code=2, timeout=20)
+            one_line_error(p, f"{fifo}: is not a regular file (a FIFO), not a {what}")
+            check(f"{' '.join(args)}: nothing written", not os.path.exists(out))
+        # A DUMPI trace whose rank 2 file is a directory, then a FIFO.
+        dumpi = os.path.join(tmp, "dumpi")
+        os.mkdir(dumpi)
+        for name in ("testtrace.meta", "testtrace-0000.bin", "testtrace-0001.bin", "testtrace-0003.bin"):
+            with open(os.path.join(data, "dumpi", name), "rb") as src, open(os.path.join(dumpi, name), "wb") as dst:
+                dst.write(src.read())
+        meta = os.path.join(dumpi, "testtrace.meta")
+        rank2 = os.path.join(dumpi, "testtrace-0002.bin")
+        for make, kind in ((os.mkdir, "is a directory"), (os.mkfifo, "is not a regular file (a FIFO)")):
+            make(rank2)
+            p = run("trace", "import", meta, "-o", out, code=2, timeout=20)
+            one_line_error(p, f"{meta}: rank 2's file '{rank2}' {kind}, not a DUMPI rank file")
+            check(f"dumpi rank file {kind}: nothing written", not os.path.exists(out))
+            os.rmdir(rank2) if make is os.mkdir else os.unlink(rank2)
+        # A SimGrid index whose rank 1 file is a directory, then a FIFO.
+        sg = os.path.join(tmp, "sg")
+        os.mkdir(sg)
+        index = os.path.join(sg, "index")
+        with open(index, "w") as f:
+            f.write("actions0.txt\nactions1.txt\n")
+        with open(os.path.join(data, "simgrid", "replay", "actions0.txt"), "rb") as src, \
+                open(os.path.join(sg, "actions0.txt"), "wb") as dst:
+            dst.write(src.read())
+        rank1 = os.path.join(sg, "actions1.txt")
+        for make, kind in ((os.mkdir, "is a directory"), (os.mkfifo, "is not a regular file (a FIFO)")):
+            make(rank1)
+            p = run("trace", "import", index, "-o", out, code=2, timeout=20)
+            one_line_error(p, f"{index}:2: rank 1 trace '{sg}/actions1.txt' {kind}, not a SimGrid trace file")
+            check(f"simgrid rank file {kind}: nothing written", not os.path.exists(out))
+            os.rmdir(rank1) if make is os.mkdir else os.unlink(rank1)
+
+
 if __name__ == "__main__":
     main(globals())

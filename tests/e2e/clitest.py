@@ -17,9 +17,13 @@ class Fail(Exception):
     pass
 
 
-def run(*args, code=0, env=None):
-    """Run netloom with args; its exit status must be `code`."""
-    p = subprocess.run([NETLOOM, *args], capture_output=True, env=env or ENV)
+def run(*args, code=0, env=None, timeout=None):
+    """Run netloom with args; its exit status must be `code`; a run past
+    `timeout` seconds (None: no limit) fails as a hang."""
+    try:
+        p = subprocess.run([NETLOOM, *args], capture_output=True, env=env or ENV, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"netloom {' '.join(args)}: still running after {timeout} s (a hang)")
     if p.returncode != code:
         raise Fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}\n"
                    f"stdout: {p.stdout.decode()[:2000]}\nstderr: {p.stderr.decode()[:2000]}")
