@@ -71,8 +71,10 @@ static const struct trace_importer_ops *detect(const char *path, struct input_pr
 		p->is_nlt = true;
 		return NULL;
 	}
+	/* The text formats' probes see the text after a byte order mark. */
+	size_t bom = trace_utf8_bom_len(head, n);
 	for (size_t i = 0; i < sizeof trace_importers / sizeof *trace_importers; i++)
-		if (trace_importers[i]->probe(path, head, n))
+		if (trace_importers[i]->probe(path, head + bom, n - bom))
 			return trace_importers[i];
 	if (dir)
 		p->err_no = EISDIR;

@@ -162,14 +162,15 @@ static int read_meta(const char *path, struct meta *m, struct nl_err *err)
 			       strerror(errno));
 	while (!rc && getline(&line, &cap, f) >= 0) {
 		ln++;
-		line[strcspn(line, "\r\n")] = '\0';
-		char *eq = strchr(line, '=');
+		char *key = trace_skip_bom(line, ln);
+		key[strcspn(key, "\r\n")] = '\0';
+		char *eq = strchr(key, '=');
 		if (!eq)
 			continue;
 		*eq = '\0';
 		const char *v = eq + 1;
 		char *end;
-		if (!strcmp(line, "numprocs")) {
+		if (!strcmp(key, "numprocs")) {
 			errno = 0;
 			m->numprocs = strtoll(v, &end, 10);
 			if (errno || *end || m->numprocs <= 0 || m->numprocs > TRACE_REPLAY_MAX_RANKS) {
@@ -178,13 +179,13 @@ static int read_meta(const char *path, struct meta *m, struct nl_err *err)
 					     (unsigned long long)ln, trace_escape(esc, sizeof esc, v),
 					     TRACE_REPLAY_MAX_RANKS);
 			}
-		} else if (!strcmp(line, "fileprefix")) {
+		} else if (!strcmp(key, "fileprefix")) {
 			free(m->fileprefix);
 			m->fileprefix = trace_strdup(v);
-		} else if (!strcmp(line, "hostname")) {
+		} else if (!strcmp(key, "hostname")) {
 			free(m->hostname);
 			m->hostname = trace_strdup(v);
-		} else if (!strcmp(line, "startime")) {
+		} else if (!strcmp(key, "startime")) {
 			m->startime = strtoull(v, &end, 10);
 		}
 	}

@@ -81,12 +81,13 @@ static int sg_prescan(struct simgrid_import *s, FILE *f, struct sg_scan *sc, uin
 	sc->comm_size = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		s->line_no++;
-		if (simgrid_blank(line))
+		char *text = trace_skip_bom(line, s->line_no);
+		if (simgrid_blank(text))
 			continue;
 		/* Only the first few fields matter here; the count of fields is
 		 * taken from a second tokenisation limited to what is needed. */
 		int n = 0;
-		for (char *p = line; *p;) {
+		for (char *p = text; *p;) {
 			while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 				p++;
 			if (!*p)
@@ -138,8 +139,9 @@ static int sg_convert_file(struct simgrid_import *s, FILE *f, int64_t rank_filte
 	s->line_no = 0;
 	while (!rc && getline(&line, &cap, f) >= 0) {
 		s->line_no++;
-		if (!simgrid_blank(line))
-			rc = sg_line(s, line, rank_filter);
+		char *text = trace_skip_bom(line, s->line_no);
+		if (!simgrid_blank(text))
+			rc = sg_line(s, text, rank_filter);
 	}
 	free(line);
 	if (!rc && ferror(f))
@@ -298,14 +300,17 @@ static int first_line_fields(FILE *f)
 {
 	char *line = NULL, *tok[4];
 	size_t cap = 0;
+	uint64_t ln = 0;
 	int n = -1;
-	while (getline(&line, &cap, f) >= 0)
-		if (!simgrid_blank(line)) {
-			n = simgrid_tokenize(line, tok, 4);
+	while (getline(&line, &cap, f) >= 0) {
+		char *text = trace_skip_bom(line, ++ln);
+		if (!simgrid_blank(text)) {
+			n = simgrid_tokenize(text, tok, 4);
 			if (n < 0)
 				n = 4;
 			break;
 		}
+	}
 	free(line);
 	rewind(f);
 	return n;
@@ -324,10 +329,10 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, uint64
 	uint64_t ln = 0;
 
 	while (!rc && getline(&line, &lcap, idx) >= 0) {
-		ln++;
-		if (simgrid_blank(line))
+		char *text = trace_skip_bom(line, ++ln);
+		if (simgrid_blank(text))
 			continue;
-		if (simgrid_tokenize(line, tok, 2) != 1) {
+		if (simgrid_tokenize(text, tok, 2) != 1) {
 			rc = nl_errf(err, NL_EFORMAT, "%s:%llu: expected one trace file name per line", in_path,
 				     (unsigned long long)ln);
 			break;

@@ -853,14 +853,15 @@ int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwr
 	}
 	while (!rc && getline(&line, &cap, f) >= 0) {
 		e.line_no++;
+		char *text = trace_skip_bom(line, e.line_no);
 		/* The builder is created once the header is complete, so that it
 		 * gets the rank count and writer parameters. */
-		if (!e.b && e.have_ranks && !strncmp(line, "rank ", 5)) {
+		if (!e.b && e.have_ranks && !strncmp(text, "rank ", 5)) {
 			rc = trace_builder_new(&e.b, out_path, e.m.n_ranks, &e.opts, err);
 			if (rc)
 				break;
 		}
-		rc = enc_line(&e, line);
+		rc = enc_line(&e, text);
 	}
 	if (!rc && ferror(f))
 		rc = nl_errf(err, NL_EIO, "%s: read failed", text_path);

@@ -592,6 +592,15 @@ int trace_not_regular(const char *path, mode_t mode, const char *what, struct nl
  * when missing), "PATH: is a directory, not a WHAT" or trace_not_regular's. */
 int trace_open_regular(const char *path, const char *what, struct stat *st, struct nl_err *err);
 
+/* 3 when p[0..n) starts with UTF-8's byte order mark (EF BB BF), else 0.
+ * Editors on Windows start a text file with it; the text inputs (SimGrid
+ * traces and indexes, DUMPI .meta files, `trace encode`'s text) are read
+ * as if it were not there. */
+size_t trace_utf8_bom_len(const uint8_t *p, size_t n);
+/* line past a byte order mark when it is a file's first line (line_no 1),
+ * else line: what a line-by-line text reader parses. */
+char *trace_skip_bom(char *line, uint64_t line_no);
+
 /* When path is a reproducibility bundle, given where a trace is read:
  * "PATH: a netloom bundle, not a trace: expected a .nlt or a foreign
  * trace; unpack it first (netloom trace unpack PATH DIR)", NL_EINVAL, and

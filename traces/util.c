@@ -66,6 +66,16 @@ int trace_open_regular(const char *path, const char *what, struct stat *st, stru
 				    : trace_not_regular(path, st->st_mode, what, err);
 }
 
+size_t trace_utf8_bom_len(const uint8_t *p, size_t n)
+{
+	return n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF ? 3 : 0;
+}
+
+char *trace_skip_bom(char *line, uint64_t line_no)
+{
+	return line_no == 1 ? line + trace_utf8_bom_len((const uint8_t *)line, strlen(line)) : line;
+}
+
 static bool is_ctl(uint8_t c)
 {
 	return c < 0x20 || c == 0x7f;

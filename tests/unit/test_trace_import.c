@@ -1083,6 +1083,81 @@ static void test_simgrid_index_mismatch(void)
 	CHECK(access(test_tmppath("ix.nlt"), F_OK) != 0);
 }
 
+/* src's bytes into dst, after a UTF-8 byte order mark when bom. */
+static void copy_text(const char *src, const char *dst, bool bom)
+{
+	FILE *f = fopen(src, "rb"), *g = fopen(dst, "wb");
+	CHECK(f && g);
+	if (!f || !g)
+		return;
+	if (bom)
+		fputs("\xEF\xBB\xBF", g);
+	for (int c; (c = fgetc(f)) != EOF;)
+		fputc(c, g);
+	fclose(f);
+	fclose(g);
+}
+
+/* Text inputs starting with a UTF-8 byte order mark (as editors on Windows
+ * write them) convert to the same archive as without it: a SimGrid actions
+ * file, an index and its listed files, a DUMPI .meta whose first line is
+ * numprocs=, and a text trace given to encode. The mark made the SimGrid
+ * trace and the .meta an unknown format, the index list a file named
+ * "\xEF\xBB\xBFactions0.txt" and encode's first line not 'netloom-trace'.
+ * Same basenames in two directories: the archive names the application
+ * after the input's file name. */
+static void test_byte_order_mark(void)
+{
+	struct nl_err e = {0};
+	mkdir(test_tmppath("plain"), 0755);
+	mkdir(test_tmppath("bom"), 0755);
+	const char *dirs[2] = {"plain", "bom"};
+	char in[2][512], out[2][512];
+	for (int b = 0; b < 2; b++) {
+		snprintf(in[b], sizeof in[b], "%s/%s/a.txt", test_tmpdir, dirs[b]);
+		snprintf(out[b], sizeof out[b], "%s/%s/a.nlt", test_tmpdir, dirs[b]);
+		copy_text(DATA "/simgrid/replay/actions_bcast.txt", in[b], b);
+		CHECK_OK(trace_import(in[b], out[b], NULL, NULL, &e), &e);
+	}
+	CHECK(same_file(out[0], out[1]));
+	for (int b = 0; b < 2; b++) {
+		char path[600];
+		snprintf(path, sizeof path, "%s/%s/actions0.txt", test_tmpdir, dirs[b]);
+		copy_text(DATA "/simgrid/replay/actions0.txt", path, b);
+		snprintf(path, sizeof path, "%s/%s/actions1.txt", test_tmpdir, dirs[b]);
+		copy_text(DATA "/simgrid/replay/actions1.txt", path, b);
+		snprintf(in[b], sizeof in[b], "%s/%s/idx", test_tmpdir, dirs[b]);
+		snprintf(out[b], sizeof out[b], "%s/%s/idx.nlt", test_tmpdir, dirs[b]);
+		write_text(in[b], b ? "\xEF\xBB\xBF" "actions0.txt\nactions1.txt\n" : "actions0.txt\nactions1.txt\n");
+		CHECK_STR(trace_import_detect(in[b]) ? trace_import_detect(in[b]) : "none", "simgrid");
+		CHECK_OK(trace_import(in[b], out[b], NULL, NULL, &e), &e);
+	}
+	CHECK(same_file(out[0], out[1]));
+	for (int b = 0; b < 2; b++) {
+		snprintf(in[b], sizeof in[b], "%s/%s/t.meta", test_tmpdir, dirs[b]);
+		snprintf(out[b], sizeof out[b], "%s/%s/t.nlt", test_tmpdir, dirs[b]);
+		char meta[600];
+		snprintf(meta, sizeof meta, "%snumprocs=4\nfileprefix=%s/dumpi/testtrace\nstartime=1296777956\n",
+			 b ? "\xEF\xBB\xBF" : "", DATA);
+		write_text(in[b], meta);
+		CHECK_STR(trace_import_detect(in[b]) ? trace_import_detect(in[b]) : "none", "dumpi");
+		CHECK_OK(trace_import(in[b], out[b], NULL, NULL, &e), &e);
+	}
+	CHECK(same_file(out[0], out[1]));
+	/* encode: the DUMPI archive's text, with the mark, encodes to it. */
+	struct trace_archive *a;
+	const char *txt = test_tmppath("plain/t.txt"), *txt_bom = test_tmppath("bom/t.txt");
+	const char *back = test_tmppath("bom/back.nlt");
+	CHECK_OK(trace_archive_open(&a, out[0], &e), &e);
+	FILE *f = fopen(txt, "w");
+	CHECK_OK(trace_dump(a, -1, f, &e), &e);
+	fclose(f);
+	trace_archive_close(a);
+	copy_text(txt, txt_bom, true);
+	CHECK_OK(trace_encode_text(txt_bom, back, NULL, &e), &e);
+	CHECK(same_file(out[0], back));
+}
+
 int main(void)
 {
 	test_tmpdir_make("import");
@@ -1103,6 +1178,7 @@ int main(void)
 	TEST_RUN(test_simgrid_per_rank_files);
 	TEST_RUN(test_simgrid_index_mismatch);
 	TEST_RUN(test_detect_and_escape);
+	TEST_RUN(test_byte_order_mark);
 	test_tmpdir_remove();
 	return test_done();
 }
