@@ -319,8 +319,12 @@ static int sim_info(nl_sim *s, struct nl_sim_info *info, struct nl_err *err)
 	NL_CHECK(session_enter(s, "nl_sim_info", NULL, err));
 	if (!info)
 		return nl_errf(err, NL_EINVAL, "nl_sim_info: NULL info");
-	if (info->size < sizeof *info)
-		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size must be sizeof(struct nl_sim_info)");
+	/* Exactly: a size the caller forgot to set (stack garbage, often
+	 * large) was taken when only a smaller one was refused. When the
+	 * struct grows, the sizes of its earlier versions join this one. */
+	if (info->size != sizeof *info)
+		return nl_errf(err, NL_EINVAL, "nl_sim_info: info->size %zu: expected sizeof(struct nl_sim_info), %zu",
+			       info->size, sizeof *info);
 	NL_CHECK(session_topo(s, err));
 	/* What a run would use, without setting the key: a later call's
 	 * results do not depend on whether info was called. */

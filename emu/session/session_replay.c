@@ -467,8 +467,10 @@ static int session_replay_run(nl_sim *s, const char *path, const struct session_
 		   struct nl_err *err)
 {
 	static const struct session_replay_opts no_opts;
-	if (out && out->size < sizeof *out)
-		return nl_errf(err, NL_EINVAL, "nl_sim_replay: out->size must be sizeof(struct nl_replay)");
+	/* Exactly, as nl_sim_info's size (sim_info). */
+	if (out && out->size != sizeof *out)
+		return nl_errf(err, NL_EINVAL, "nl_sim_replay: out->size %zu: expected sizeof(struct nl_replay), %zu",
+			       out->size, sizeof *out);
 	if (!ro)
 		ro = &no_opts;
 	if (!s->is_replay_prepared)

@@ -141,7 +141,7 @@ NL_API int nl_sim_set(nl_sim *s, const char *key, const char *value, struct nl_e
 
 /* What the configuration resolved to. Strings belong to the session. */
 struct nl_sim_info {
-	size_t size;            /* in: sizeof(struct nl_sim_info) (ABI) */
+	size_t size;            /* in: sizeof(struct nl_sim_info) (ABI); another value is NL_EINVAL */
 	const char *topology;   /* the topology's canonical spec, every parameter given */
 	const char *routing;    /* routing_function's canonical spec, every parameter given (as typed if it fails) */
 	const char *traffic;    /* traffic pattern spec */
@@ -237,7 +237,7 @@ NL_API const char *nl_sim_deadlock_report(const nl_sim *s);
 /* --- trace replay ---------------------------------------------------------- */
 
 struct nl_replay {
-	size_t size;              /* in: sizeof(struct nl_replay) (ABI) */
+	size_t size;              /* in: sizeof(struct nl_replay) (ABI); another value is NL_EINVAL */
 	uint32_t n_ranks;
 	int deadlock;             /* the replay deadlocked (NL_EDEADLOCK) */
 	double predicted_s;       /* predicted runtime */

@@ -702,7 +702,22 @@ static void test_null_arguments(void)
 	CHECK_OK(nl_sim_set(s, "topology", "mesh:k=2x2", &e), &e);
 	CHECK_ERR(nl_sim_info(s, NULL, &e), NL_EINVAL, &e, "nl_sim_info: NULL info");
 	struct nl_sim_info small = {.size = 8};
-	CHECK_ERR(nl_sim_info(s, &small, &e), NL_EINVAL, &e, "info->size must be sizeof(struct nl_sim_info)");
+	char want[128];
+	snprintf(want, sizeof want, "nl_sim_info: info->size 8: expected sizeof(struct nl_sim_info), %zu", sizeof small);
+	CHECK_ERR(nl_sim_info(s, &small, &e), NL_EINVAL, &e, want);
+	/* Larger (a size left unset: stack bytes) was taken. */
+	struct nl_sim_info large = {.size = sizeof large + 1};
+	snprintf(want, sizeof want, "nl_sim_info: info->size %zu: expected sizeof(struct nl_sim_info), %zu",
+		 sizeof large + 1, sizeof large);
+	CHECK_ERR(nl_sim_info(s, &large, &e), NL_EINVAL, &e, want);
+	CHECK(large.topology == NULL);
+	struct nl_replay r = {.size = 0};
+	snprintf(want, sizeof want, "nl_sim_replay: out->size 0: expected sizeof(struct nl_replay), %zu", sizeof r);
+	CHECK_ERR(nl_sim_replay(s, TEST_SRC("traces/samples/pingpong-2.nlt"), &r, &e), NL_EINVAL, &e, want);
+	r.size = sizeof r + 8;
+	CHECK_ERR(nl_sim_replay(s, TEST_SRC("traces/samples/pingpong-2.nlt"), &r, &e), NL_EINVAL, &e,
+		  "nl_sim_replay: out->size ");
+	CHECK_UINT(r.n_ranks, ==, 0);
 	CHECK_OK(nl_sim_run(s, NULL, &e), &e);
 	CHECK_ERR(nl_sim_json(s, 0, NULL, NULL, &e), NL_EINVAL, &e, "nl_sim_json: NULL out");
 	CHECK_ERR(nl_sim_write_json(s, 0, NULL, &e), NL_EINVAL, &e, "nl_sim_write_json: NULL path");
