@@ -116,6 +116,9 @@ void session_net_close(nl_sim *s)
 	s->net = NULL;
 	s->net_topo = NULL;
 	s->net_failed = 0;
+	s->net_reached_ps = 0;
+	s->net_next_ps = UINT64_MAX;
+	s->is_net_next_known = true;
 }
 
 void session_results_clear(nl_sim *s)

@@ -66,6 +66,9 @@ struct nl_sim {
 	const struct topo *net_topo;  /* its topology, NULL: none */
 	int net_failed;               /* 0, or the code a send or advance on it failed with that left it
 				       * part-way (NL_EDEADLOCK, NL_ENOMEM): it takes no more calls */
+	uint64_t net_reached_ps;      /* the time it reached: the last advance's, 0 when new */
+	uint64_t net_next_ps;         /* the last advance's next time (UINT64_MAX: idle; new: idle) */
+	bool is_net_next_known;       /* no message was sent since net_next_ps was learnt */
 
 	/* The public call whose caller's callback is running ("nl_sim_sweep",
 	 * "nl_sim_advance"), or NULL. That call holds pointers into the

@@ -626,7 +626,9 @@ static int sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint
 	if (t && (src >= t->n_endpoints || dst >= t->n_endpoints))
 		return nl_errf(err, NL_ERANGE, "send: endpoint %" PRIu32 " -> %" PRIu32 ": expected < %" PRIu32, src,
 			       dst, t->n_endpoints);
-	return session_net_result(s, s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err));
+	NL_CHECK(session_net_result(s, s->net->ops->send(s->net, now_ps, src, dst, bytes, msg_id, err)));
+	s->is_net_next_known = false;
+	return 0;
 }
 
 int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t msg_id,
@@ -635,12 +637,70 @@ int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, uint64_t
 	return nl_err_one_line(err, sim_send(s, now_ps, src, dst, bytes, msg_id, err));
 }
 
-/* nl_sim_advance's deliver when the caller wants no notification. */
-static void session_deliver_none(void *ctx, uint64_t msg_id, uint64_t t_ps)
+/* The caller's deliver, counting the deliveries. */
+struct session_deliveries {
+	nl_deliver_fn deliver; /* NULL: no notification */
+	void *ctx;
+	uint64_t n;
+};
+
+static void session_deliver_counted(void *ctx, uint64_t msg_id, uint64_t t_ps)
 {
-	(void)ctx;
-	(void)msg_id;
-	(void)t_ps;
+	struct session_deliveries *d = ctx;
+	d->n++;
+	if (d->deliver)
+		d->deliver(d->ctx, msg_id, t_ps);
+}
+
+/* One backend advance to until_ps, what it learnt kept in s. A send from
+ * the deliver callback leaves the next time unknown again (sim_send). */
+static int session_advance_to(nl_sim *s, uint64_t until_ps, struct session_deliveries *d, uint64_t *reached,
+			      uint64_t *next, struct nl_err *err)
+{
+	bool was_known = s->is_net_next_known;
+	s->is_net_next_known = true;
+	s->in_callback = "nl_sim_advance";
+	int rc = session_net_result(s, s->net->ops->advance(s->net, until_ps, session_deliver_counted, d, reached,
+							  next, err));
+	s->in_callback = NULL;
+	if (rc < 0) {
+		s->is_net_next_known = was_known;
+		return rc;
+	}
+	s->net_reached_ps = *reached;
+	s->net_next_ps = *next;
+	return 0;
+}
+
+/* until_ps past the latest time a send takes (NET_TIME_MAX_PS; UINT64_MAX
+ * is "until nothing is left"). A backend that reaches until_ps with
+ * nothing delivered moves its clock there, and then refuses every send
+ * (before the time reached, or past 2^62 ps): the network would be spent.
+ * So the network is run from one instant with work to the next, and
+ * stops at the first delivery, as any advance, or where the work ran
+ * out, its clock there. Each step is a backend advance, which the
+ * backend runs as one cycle or event of its own loop would. */
+static int session_advance_forever(nl_sim *s, uint64_t until_ps, struct session_deliveries *d, uint64_t *reached,
+				   uint64_t *next, struct nl_err *err)
+{
+	*reached = s->net_reached_ps;
+	*next = s->net_next_ps;
+	/* After a send the next time is unknown: the first step, to the time
+	 * reached, learns it. */
+	while (!s->is_net_next_known || s->net_next_ps != UINT64_MAX) {
+		uint64_t to = !s->is_net_next_known ? s->net_reached_ps : s->net_next_ps;
+		if (to > until_ps)
+			to = until_ps;
+		uint64_t was = s->net_reached_ps, n = d->n;
+		NL_CHECK(session_advance_to(s, to, d, reached, next, err));
+		/* A step that moved nothing on (a next time not after the
+		 * time reached) would repeat forever: the backend's own loop
+		 * takes over, to until_ps. */
+		bool is_stuck = s->is_net_next_known && *next <= to && *reached == was;
+		if (d->n != n || to == until_ps || is_stuck)
+			return is_stuck ? session_advance_to(s, until_ps, d, reached, next, err) : 0;
+	}
+	return 0;
 }
 
 int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ctx, uint64_t *reached_ps,
@@ -651,14 +711,13 @@ int nl_sim_advance(nl_sim *s, uint64_t until_ps, nl_deliver_fn deliver, void *ct
 		return nl_errf(err, NL_ESTATE, "advance: no network yet (nl_sim_net_open or nl_sim_send first)");
 	NL_CHECK(session_net_usable(s, "nl_sim_advance", err));
 	uint64_t reached, next;
-	/* Both backends then stop at the same instants with or without one. */
-	if (!deliver)
-		deliver = session_deliver_none;
-	s->in_callback = "nl_sim_advance";
-	int rc = session_net_result(s, s->net->ops->advance(s->net, until_ps, deliver, ctx, &reached, &next, err));
-	s->in_callback = NULL;
-	if (rc < 0)
-		return rc;
+	/* A NULL deliver still stops at the same instants: the backends get
+	 * a callback either way. */
+	struct session_deliveries d = {deliver, ctx, 0};
+	if (until_ps > NET_TIME_MAX_PS && until_ps >= s->net_reached_ps)
+		NL_CHECK(session_advance_forever(s, until_ps, &d, &reached, &next, err));
+	else
+		NL_CHECK(session_advance_to(s, until_ps, &d, &reached, &next, err));
 	if (reached_ps)
 		*reached_ps = reached;
 	if (next_ps)

@@ -286,9 +286,19 @@ NL_API int nl_sim_send(nl_sim *s, uint64_t now_ps, uint32_t src, uint32_t dst, u
 /* Run the network towards until_ps, stopping at the first instant some
  * messages complete and calling deliver for each (deterministic order;
  * NULL: no notification, the stop is the same). *reached_ps: the time
- * reached; *next_ps: the earliest time anything can happen next
- * (UINT64_MAX when idle). Either may be NULL. until_ps before the time
- * reached: NL_ESTATE. NL_EDEADLOCK when the network stalls.
+ * reached (until_ps when nothing completed before it); *next_ps: the
+ * earliest time anything can happen next (UINT64_MAX when idle). Either
+ * may be NULL. until_ps before the time reached: NL_ESTATE. NL_EDEADLOCK
+ * when the network stalls.
+ *
+ * until_ps past 2^62 ps, the latest a send takes (UINT64_MAX: "until
+ * nothing is left"), stops at each delivery instant as any advance; when
+ * the network runs out of work first, *reached_ps is the time it did
+ * (the last delivery's, a few cycles later on the flit backend, whose
+ * credits return; the time already reached when nothing was in flight,
+ * 0 for a new network), not until_ps, so that later sends are still
+ * taken, and *next_ps is UINT64_MAX. An advance to a time up to 2^62 ps
+ * moves the clock there, with or without work.
  *
  * A send or advance that fails with anything but NL_EINVAL, NL_ERANGE or
  * NL_ESTATE (those refuse the call and change nothing), such as

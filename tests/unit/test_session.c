@@ -737,6 +737,67 @@ static void test_null_arguments(void)
  * the build that runs them: a result cached by another build (another
  * commit: the model may differ, the version does not) is a miss; the same
  * build finds its own. */
+/* Deliveries counted by the advance-forever test. */
+struct forever {
+	int n;
+	uint64_t last_ps;
+};
+
+static void forever_deliver(void *ctx, uint64_t msg_id, uint64_t t_ps)
+{
+	struct forever *f = ctx;
+	(void)msg_id;
+	f->n++;
+	f->last_ps = t_ps;
+}
+
+/* nl_sim_advance to UINT64_MAX ("until nothing is left"): it delivers as
+ * any advance and, once the network has no work, leaves the clock where
+ * the work ran out, so that later sends are taken. It moved the clock to
+ * UINT64_MAX, after which every send was refused ("send at 1000 ps,
+ * before the reached time 18446744073709551615 ps"). An advance to a
+ * time up to 2^62 ps still moves the clock there. */
+static void test_advance_forever(void)
+{
+	static const char *const backends[] = {"analytic", "flit"};
+	for (int b = 0; b < 2; b++) {
+		struct nl_err e = {0};
+		struct forever f = {0};
+		uint64_t reached = 1, next = 0;
+		nl_sim *s = NULL;
+		CHECK_OK(nl_sim_new(&s, &e), &e);
+		CHECK_OK(nl_sim_set(s, "topology", "mesh:k=2x2", &e), &e);
+		CHECK_OK(nl_sim_set(s, "backend", backends[b], &e), &e);
+		CHECK_OK(nl_sim_net_open(s, &e), &e);
+		/* A new network, idle: the clock stays at 0. */
+		CHECK_OK(nl_sim_advance(s, UINT64_MAX, forever_deliver, &f, &reached, &next, &e), &e);
+		CHECK_UINT(reached, ==, 0);
+		CHECK(next == UINT64_MAX);
+		CHECK_OK(nl_sim_send(s, 1000, 0, 3, 64, 1, &e), &e);
+		CHECK_OK(nl_sim_advance(s, UINT64_MAX, forever_deliver, &f, &reached, &next, &e), &e);
+		CHECK_EQ(f.n, 1);
+		CHECK(f.last_ps > 1000 && reached == f.last_ps);
+		/* Then until the work runs out (the flit backend's credits
+		 * return), a few cycles at most, nothing delivered. */
+		for (int i = 0; i < 3; i++)
+			CHECK_OK(nl_sim_advance(s, UINT64_MAX, forever_deliver, &f, &reached, &next, &e), &e);
+		CHECK_EQ(f.n, 1);
+		CHECK(next == UINT64_MAX);
+		CHECK(reached >= f.last_ps && reached < f.last_ps + 100000);
+		/* The network takes the next message at the time reached. */
+		uint64_t at = reached;
+		CHECK_OK(nl_sim_send(s, at, 3, 0, 64, 2, &e), &e);
+		CHECK_OK(nl_sim_advance(s, UINT64_MAX - 1, forever_deliver, &f, &reached, &next, &e), &e);
+		CHECK_EQ(f.n, 2);
+		CHECK(f.last_ps > at && reached == f.last_ps);
+		/* A time up to 2^62 ps: the clock goes there, work or not. */
+		CHECK_OK(nl_sim_advance(s, UINT64_C(1) << 62, forever_deliver, &f, &reached, &next, &e), &e);
+		CHECK(reached == UINT64_C(1) << 62 && next == UINT64_MAX);
+		CHECK_EQ(f.n, 2);
+		nl_sim_free(s);
+	}
+}
+
 static void test_compare_keys(void)
 {
 	struct nl_err e = {0};
@@ -888,6 +949,7 @@ int main(void)
 	TEST_RUN(test_error_one_line);
 	TEST_RUN(test_null_arguments);
 	TEST_RUN(test_message_level);
+	TEST_RUN(test_advance_forever);
 	TEST_RUN(test_replay);
 	TEST_RUN(test_two_threads);
 	TEST_RUN(test_compare_keys);
