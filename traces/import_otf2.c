@@ -400,12 +400,19 @@ static const char *otf2_reason(OTF2_ErrorCode e)
 
 /* The archive's files, checked before the library opens them so that a
  * missing one is named. */
+/* path is a regular file: the OTF2 library opens what it is given and
+ * would wait forever on a FIFO for a writer. */
 static int check_file(struct otf2_import *im, const char *path, const char *what)
 {
 	struct stat st;
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	if (stat(path, &st))
 		return nl_errf(im->err, NL_ENOTFOUND, "%s: %s missing (expected the %s of the OTF2 archive)", path,
 			       "file", what);
+	if (S_ISDIR(st.st_mode))
+		return nl_errf(im->err, NL_EIO, "%s: is a directory, not the %s of the OTF2 archive", path, what);
+	if (!S_ISREG(st.st_mode))
+		return nl_errf(im->err, NL_EIO, "%s: is not a regular file (%s), not the %s of the OTF2 archive", path,
+			       trace_file_kind(st.st_mode), what);
 	return 0;
 }
 
@@ -474,6 +481,7 @@ static int read_rank(struct otf2_import *im, OTF2_Reader *rd, const char *dir, u
 	snprintf(path, sizeof path, "%s/%llu.def", dir, (unsigned long long)loc);
 	struct stat st;
 	if (!stat(path, &st)) {
+		NL_CHECK(check_file(im, path, "local definitions of a rank's location"));
 		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, loc);
 		if (!dr)
 			return nl_errf(im->err, NL_ECORRUPT,
@@ -554,6 +562,7 @@ static int archive_open(struct otf2_import *im, const char *in_path, char *ancho
 	size_t len = strlen(anchor);
 	if (len < 5 || strcmp(anchor + len - 5, ".otf2") || len >= OTF2_PATH_MAX - 1)
 		return nl_errf(im->err, NL_EFORMAT, "%s: expected the anchor file of an OTF2 archive (NAME.otf2)", anchor);
+	NL_CHECK(check_file(im, anchor, "anchor file"));
 	memcpy(base, anchor, len - 5);
 	base[len - 5] = '\0';
 	snprintf(path, sizeof path, "%s.def", base);

@@ -77,6 +77,28 @@ expect "missing local .def message" "$out" \
   "netloom: $dir/bad/traces/3.def: file missing (expected the local definitions of rank 3's location 3, as 9 other ranks' locations have them: they map the ids of its event file)"
 fresh; head -c 2000 "$data/sst-macro/traces/5.evt" > "$dir/bad/traces/5.evt"; bad "cut .evt" "traces/5.evt"
 fresh; head -c 20 "$data/sst-macro/traces.otf2" > "$dir/bad/traces.otf2"; bad "cut anchor" "traces.otf2"
+# A FIFO or a directory in place of one of the archive's files: named as
+# what it is. The OTF2 library opens what it is given, and waited on a
+# FIFO for a writer forever (an anchor in a directory given, a local
+# .def); a FIFO .def or .evt was "file missing".
+notreg() { # WHAT INPUT FILE WHAT_IT_IS  (archive copy in $dir/bad)
+  out=$(timeout -k 5 20 "$netloom" trace convert "$2" "$dir/bad.nlt" 2>&1 >/dev/null); rc=$?
+  expect "$1" "$rc:$out" "2:netloom: $dir/bad/$3: $4"
+  [ ! -e "$dir/bad.nlt" ] || fail "$1: output written"
+}
+of_archive="of the OTF2 archive"
+fresh; rm "$dir/bad/traces.otf2"; mkfifo "$dir/bad/traces.otf2"
+notreg "FIFO anchor, directory given" "$dir/bad" traces.otf2 "is not a regular file (a FIFO), not the anchor file $of_archive"
+fresh; rm "$dir/bad/traces.def"; mkfifo "$dir/bad/traces.def"
+notreg "FIFO .def" "$dir/bad/traces.otf2" traces.def "is not a regular file (a FIFO), not the global definitions $of_archive"
+fresh; rm "$dir/bad/traces/3.evt"; mkfifo "$dir/bad/traces/3.evt"
+notreg "FIFO .evt" "$dir/bad/traces.otf2" traces/3.evt \
+  "is not a regular file (a FIFO), not the event file of a rank's location $of_archive"
+fresh; rm "$dir/bad/traces/3.def"; mkfifo "$dir/bad/traces/3.def"
+notreg "FIFO local .def" "$dir/bad/traces.otf2" traces/3.def \
+  "is not a regular file (a FIFO), not the local definitions of a rank's location $of_archive"
+fresh; rm "$dir/bad/traces/3.evt"; mkdir "$dir/bad/traces/3.evt"
+notreg "directory .evt" "$dir/bad/traces.otf2" traces/3.evt "is a directory, not the event file of a rank's location $of_archive"
 # Inputs on which libFuzzer found the OTF2 library asking for 64 GB
 # (OTF2_IdMap_Create, sized from the file) and 16 GB: outside the
 # sanitizer the allocation fails inside the library and the import ends
