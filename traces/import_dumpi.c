@@ -279,7 +279,7 @@ static int check_rank_files_regular(const char *meta_path, char *const *paths, u
 			return nl_errf(err, NL_EIO, "%s: rank %u's file '%s' is a directory, not a DUMPI rank file",
 				       meta_path, r, esc);
 		return nl_errf(err, NL_EIO, "%s: rank %u's file '%s' is not a regular file (%s), not a DUMPI rank file",
-			       meta_path, r, esc, trace_file_kind(st.st_mode));
+			       meta_path, r, esc, nl_file_kind(st.st_mode));
 	}
 	return 0;
 }

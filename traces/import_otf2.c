@@ -412,7 +412,7 @@ static int check_file(struct otf2_import *im, const char *path, const char *what
 		return nl_errf(im->err, NL_EIO, "%s: is a directory, not the %s of the OTF2 archive", path, what);
 	if (!S_ISREG(st.st_mode))
 		return nl_errf(im->err, NL_EIO, "%s: is not a regular file (%s), not the %s of the OTF2 archive", path,
-			       trace_file_kind(st.st_mode), what);
+			       nl_file_kind(st.st_mode), what);
 	return 0;
 }
 

@@ -361,7 +361,7 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, uint64
 					       in_path, (unsigned long long)ln, n, name)
 				     : nl_errf(err, NL_EIO,
 					       "%s:%llu: rank %zu trace '%s' is not a regular file (%s), not a SimGrid trace file",
-					       in_path, (unsigned long long)ln, n, name, trace_file_kind(odd_mode));
+					       in_path, (unsigned long long)ln, n, name, nl_file_kind(odd_mode));
 			free(odd);
 			break;
 		}

@@ -577,10 +577,6 @@ int simgrid_action(struct simgrid_import *s, uint32_t rank, const char *act, cha
  * command would take (an OTF2 archive's). NL_EIO. */
 int trace_dir_error(const char *path, const char *hint, struct nl_err *err);
 
-/* What a file that is not regular is, for messages: "a directory", "a
- * FIFO", "a socket", "a character device", "a block device". */
-const char *trace_file_kind(mode_t mode);
-
 /* "PATH: is not a regular file (a FIFO), not a WHAT" (mode: the file's),
  * NL_EIO: said of an input that is read more than once or mapped, which
  * a pipe cannot be. */

@@ -31,19 +31,9 @@ int trace_dir_error(const char *path, const char *hint, struct nl_err *err)
 		       hint ? ")" : "");
 }
 
-const char *trace_file_kind(mode_t mode)
-{
-	return S_ISDIR(mode)	? "a directory"
-	       : S_ISFIFO(mode) ? "a FIFO"
-	       : S_ISSOCK(mode) ? "a socket"
-	       : S_ISCHR(mode)	? "a character device"
-	       : S_ISBLK(mode)	? "a block device"
-				: "not a file";
-}
-
 int trace_not_regular(const char *path, mode_t mode, const char *what, struct nl_err *err)
 {
-	return nl_errf(err, NL_EIO, "%s: is not a regular file (%s), not a %s", path, trace_file_kind(mode), what);
+	return nl_errf(err, NL_EIO, "%s: is not a regular file (%s), not a %s", path, nl_file_kind(mode), what);
 }
 
 int trace_open_regular(const char *path, const char *what, struct stat *st, struct nl_err *err)

@@ -728,6 +728,16 @@ static int cmd_pack(int argc, char **argv)
 	if (!rc && config && out_same_file(out, config))
 		rc = sub_usage("pack", "--config '%s': the same file as OUT.bundle; expected another file (usage: netloom trace %s)",
 			       config);
+	/* The configuration is read twice, checked and then packed: a FIFO
+	 * would give its text to the check only, and wait forever for a
+	 * writer when it has none. A directory is the check's to name. */
+	struct stat cst;
+	if (!rc && config && !stat(config, &cst) && !S_ISREG(cst.st_mode) && !S_ISDIR(cst.st_mode)) {
+		struct nl_err e = {0};
+		nl_errf(&e, NL_EIO, "--config: %s: is not a regular file (%s); expected the system configuration's file",
+			config, nl_file_kind(cst.st_mode));
+		rc = report(&e);
+	}
 	if (!rc && config) {
 		/* The system configuration must be one netloom runs: a bundle
 		 * is for reproducing a run, and a wrong file found on unpack

@@ -210,6 +210,16 @@ void nl_bug_(const char *file, int line, const char *fmt, ...)
 	abort();
 }
 
+const char *nl_file_kind(mode_t mode)
+{
+	return S_ISDIR(mode)	? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
+				: "not a file";
+}
+
 int nl_input_named(const char *path, const char *what, int code, struct nl_err *err)
 {
 	/* An empty name (-c '', --config=) read as ": cannot open config

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h> /* mode_t */
 
 #include "netloom/netloom.h"
 
@@ -56,6 +57,11 @@ int nl_err_suffix(struct nl_err *err, const char *text);
  * "'': empty file name; expected a WHAT to read" or the refusal of '-'
  * (nl_input_named). */
 int nl_open_input(const char *path, const char *what, FILE **f, struct nl_err *err);
+
+/* What a file that is not regular is, for messages ("PATH: is not a
+ * regular file (a FIFO)"): "a directory", "a FIFO", "a socket", "a
+ * character device", "a block device". */
+const char *nl_file_kind(mode_t mode);
 
 /* An input named '' refused with error `code` ("'': empty file name;
  * expected a WHAT to read"), and '-' when no file has that name ("'-':

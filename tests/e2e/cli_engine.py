@@ -1871,6 +1871,13 @@ def case_special_inputs():
             p = run(*args, code=2, timeout=20)
             one_line_error(p, f"{fifo}: is not a regular file (a FIFO), not a {what}")
             check(f"{' '.join(args)}: nothing written", not os.path.exists(out))
+        # pack's --config, read twice (checked, then packed).
+        sample = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples",
+                              "pingpong-2.nlt")
+        p = run("trace", "pack", out, sample, "--config", fifo, code=2, timeout=20)
+        one_line_error(p, f"netloom: --config: {fifo}: is not a regular file (a FIFO); expected the system "
+                          "configuration's file")
+        check("pack --config FIFO: nothing written", not os.path.exists(out))
         # A DUMPI trace whose rank 2 file is a directory, then a FIFO.
         dumpi = os.path.join(tmp, "dumpi")
         os.mkdir(dumpi)
