@@ -288,8 +288,11 @@ static int emit_completion(struct o2_rank *s)
 	if (!grow((void **)&s->reqv, &s->cap_reqv, s->n_reqv + n, sizeof *s->reqv))
 		return nl_errf(s->im->err, NL_ENOMEM, "out of memory");
 	size_t off = s->n_reqv;
-	memcpy(s->reqv + off, s->done, s->n_done * sizeof *s->done);
-	if (test)
+	/* done and tested are NULL until their first request: memcpy from
+	 * NULL is undefined even for 0 bytes (UBSan stopped hpcc-8's import). */
+	if (s->n_done)
+		memcpy(s->reqv + off, s->done, s->n_done * sizeof *s->done);
+	if (test && s->n_tested)
 		memcpy(s->reqv + off + s->n_done, s->tested, s->n_tested * sizeof *s->tested);
 	s->n_reqv += n;
 	struct o2_op *o = push_op(s, kind);
