@@ -503,11 +503,17 @@ static bool config_origin_is_file_line(const char *origin)
 	return true;
 }
 
+const char *config_place(const struct config *c, const char *key)
+{
+	const char *at = config_origin(c, key);
+	return config_origin_is_file_line(at) || (at && !strcmp(at, "-s")) ? at : NULL;
+}
+
 int config_err_file_line_any(const struct config *c, const char *const *keys, struct nl_err *err)
 {
 	for (size_t i = 0; keys[i]; i++) {
-		const char *at = config_origin(c, keys[i]);
-		if (config_origin_is_file_line(at) || (at && !strcmp(at, "-s")))
+		const char *at = config_place(c, keys[i]);
+		if (at)
 			return nl_err_prefix(err, "%s", at);
 	}
 	return err ? err->code : NL_EINVAL;

@@ -93,6 +93,11 @@ int config_each_path(const struct config *c, int (*fn)(void *ctx, const char *ke
  * The string is c's, valid until the key is set again or c released. */
 const char *config_origin(const struct config *c, const char *key);
 
+/* config_origin when a file ("file.ini:12") or the command line's -s set
+ * the key, the places a refusal names; NULL otherwise (--topology, a
+ * study, nl_sim_set, the default). */
+const char *config_place(const struct config *c, const char *key);
+
 /* Prefix the refusal in *err with the file and line where `key` was set
  * ("run.ini:3: topology 'torus': ..."), when a configuration file set it,
  * or with "-s" when the command line's -s did: a spec parsed only when the

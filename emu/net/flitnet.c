@@ -486,12 +486,16 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->sc.partitions = (int64_t)plan_threads * n_ranks;
 	n->parts_chosen = parts_auto || raise;
 	char parts_what[64]; /* what the user set, for the refusals below */
+	const char *parts_key = NULL; /* the key that says it, if one does */
 	if (sc->mpi)
 		snprintf(parts_what, sizeof parts_what, "%u MPI ranks", n_ranks);
 	else if (n_threads > 1)
-		snprintf(parts_what, sizeof parts_what, "threads = %u", n_threads);
+		parts_key = "threads";
 	else
-		snprintf(parts_what, sizeof parts_what, "partitions = %lld", (long long)n->sc.partitions);
+		parts_key = "partitions";
+	if (parts_key)
+		snprintf(parts_what, sizeof parts_what, "%s = %lld", parts_key,
+			 n_threads > 1 ? (long long)n_threads : (long long)n->sc.partitions);
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
@@ -538,15 +542,24 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * automatic count gives it that on one thread and one rank. */
 	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && parts_auto && n_threads == 1 && n_ranks == 1)
 		n->sc.partitions = 1;
+	/* Found where routing_function was set, and the key that split the
+	 * network named where it was set beside its value: the first of the
+	 * keys set named a line that may be right ("partitions = 1" in the
+	 * file when -s threads = 2 split the network). */
+	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi)) {
+		const char *rf_at = config_place(sc->cfg, "routing_function");
+		const char *parts_at = parts_key ? config_place(sc->cfg, parts_key) : NULL;
+		if (parts_at && rf_at && !strcmp(parts_at, rf_at))
+			parts_at = NULL; /* both -s: said once, in front */
+		rc_ = nl_errf(err, NL_ECONFIG,
+			      "routing_function '%s' reads the live global congestion view, which %s%s%s%s "
+			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
+			      n->route->spec, parts_what, parts_at ? " (from " : "", parts_at ? parts_at : "",
+			      parts_at ? ")" : "", sc->mpi ? ", without mpirun" : "");
+		config_err_file_line(sc->cfg, "routing_function", err);
+	}
 	/* The refusals below of keys together are found at the file:line of
 	 * the first key listed that was set, the one they expect changed first. */
-	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi)) {
-		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' reads the live global congestion view, which %s "
-			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
-			      n->route->spec, parts_what, sc->mpi ? ", without mpirun" : "");
-		config_err_file_line_any(sc->cfg, CONFIG_KEYS("partitions", "threads", "routing_function"), err);
-	}
 	if (rc_ == 0 && n->route->needs_pend && !rc->sequential_allocation) {
 		rc_ = nl_errf(err, NL_ECONFIG,
 			      "routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",

@@ -592,6 +592,10 @@ def case_errors():
         speedup_file = ini("sp.ini", "topology = mesh:k=4x4\ninput_speedup = 4\nnum_vcs = 2\n")
         voq_file = ini("voq.ini", "topology = mesh:k=4x4\nrouting_function = min\nnum_vcs = 6\nsequential_allocation = 1\n"
                        "voq = 1\n")
+        # UGAL-G's live view against the threads given with -s: it named
+        # '-s:' alone, or the file's 'partitions = 1', the value it expects.
+        ugalg_file = ini("ug.ini", "[network]\ntopology = torus:k=4x4\nrouting_function = ugal:mode=global\n"
+                         "[simulation]\npartitions = 1\n")
         # The specs parsed once the network is built named no file: a
         # bad topology, traffic or routing function in run.ini read as if
         # typed with -s.
@@ -720,6 +724,14 @@ def case_errors():
             (("-c", drain_file), f"netloom: {drain_file}:2: max_drain_cycles = 0 (no drain) needs sim_type = throughput"),
             (("-c", speedup_file), f"netloom: {speedup_file}:2: input_speedup 4 exceeds num_vcs 2 "),
             (("-c", voq_file), f"netloom: {voq_file}:5: [router] sequential_allocation = 1 with voq = 1: "),
+            (("-c", ugalg_file, "-s", "threads=2"),
+             f"netloom: {ugalg_file}:3: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,"
+             "queue=credit' reads the live global congestion view, which threads = 2 (from -s) cannot give (other "
+             "partitions' channels change meanwhile); expected partitions = 1 and threads = 1\n"),
+            (("-s", "topology=torus:k=4x4", "-s", "routing_function=ugal:mode=global", "-s", "partitions=2"),
+             "netloom: -s: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,queue=credit' "
+             "reads the live global congestion view, which partitions = 2 cannot give (other partitions' channels "
+             "change meanwhile); expected partitions = 1 and threads = 1\n"),
             (("-s", "topology=mesh:k=4x4", "-s", "traffic=diagonal"),
              "netloom: -s: unknown traffic pattern 'diagonal' (valid: uniform, bitcomp, bitrev, shuffle, transpose, "
              "bitrot, hotspot, randperm, asymmetric, neighbor, tornado, swap2, nextgroup)"),
@@ -797,7 +809,7 @@ def case_errors():
         eq("nothing else written", sorted(os.listdir(tmp)),
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
                    "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
-                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "st.ini", "drain.ini", "sp.ini",
+                   "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "st.ini", "drain.ini", "sp.ini", "ug.ini",
                    "voq.ini", "keep.json"]))
 
         # sweep's own options
