@@ -185,8 +185,9 @@ static void live_beside_text(struct live_server *s, json_t *doc, FILE *f)
 		/* Send posted to arrival, the side's own: the all-ranks line
 		 * below is the replay's (hand-off to the network to arrival). */
 		fprintf(f, "    %-5s ranks %" PRIu32 "..%" PRIu32 ": finish %s, %" PRIu64
-			   " messages, latency (send posted to arrival) mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+			   " message%s, latency (send posted to arrival) mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
 			side ? "trace" : "live", fg.first_rank, fg.first_rank + fg.ranks - 1, fin, fg.messages,
+			fg.messages == 1 ? "" : "s",
 			fg.lat_mean_ps * 1e-6, (double)fg.lat_p50_ps * 1e-6, (double)fg.lat_p99_ps * 1e-6,
 			(double)fg.lat_max_ps * 1e-6);
 	}
@@ -321,37 +322,40 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 				 " inside barriers)",
 				 json_integer_value(json_object_get(json_object_get(msgs, "p2p"), "count")), n_coll);
 		if (lat.n)
-			fprintf(f, "  message latency%s: %" PRIu64 " messages%s, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
-				session_src_trace_ranks(s->eng) ? " (all ranks, hand-off to the network to arrival)" : "", lat.n, split, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
+			fprintf(f, "  message latency%s: %" PRIu64 " message%s%s, mean %.3f us, p50 %.3f us, p99 %.3f us, max %.3f us\n",
+				session_src_trace_ranks(s->eng) ? " (all ranks, hand-off to the network to arrival)" : "", lat.n,
+				lat.n == 1 ? "" : "s", split, lat.mean_ps * 1e-6, (double)lat.p50_ps * 1e-6, (double)lat.p99_ps * 1e-6,
 				(double)lat.max_ps * 1e-6);
 		/* As replay's report (JSON messages.unmatched): a message to a
 		 * rank that finished or was evicted before receiving it. */
 		if (res->unmatched_msgs)
-			fprintf(f, "  warning: %" PRIu64 " messages were sent but never received\n", res->unmatched_msgs);
+			fprintf(f, "  warning: %" PRIu64 " message%s sent but never received\n", res->unmatched_msgs,
+				res->unmatched_msgs == 1 ? " was" : "s were");
 		if (o->pace > 0)
 			fprintf(f, "  paced x%g: lag behind the wall clock max %.3f ms, p99 %.3f ms, %" PRIu64
-				   " releases over 1 ms late; time behind (a release over 1 ms late) %.3f ms of %.3f ms%s\n",
+				   " release%s over 1 ms late; time behind (a release over 1 ms late) %.3f ms of %.3f ms%s\n",
 				o->pace, (double)stats_hist_percentile(&s->lag_ns, 100) * 1e-6,
-				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late, (double)s->behind_ns * 1e-6,
+				(double)stats_hist_percentile(&s->lag_ns, 99) * 1e-6, s->late, s->late == 1 ? "" : "s",
+				(double)s->behind_ns * 1e-6,
 				(double)live_paced_wall(s) * 1e-6,
 				o->trace_path ? " (wall, to the live ranks' last release; the trace's ops after it "
 						"replayed unpaced)" : "");
 		live_jobs_text(s, f);
 		if (s->zap)
-			fprintf(f, "  CURVE: %" PRIu64 " handshakes accepted, %" PRIu64 " refused (key not allowed)\n",
-				s->curve_ok, s->curve_refused);
+			fprintf(f, "  CURVE: %" PRIu64 " handshake%s accepted, %" PRIu64 " refused (key not allowed)\n",
+				s->curve_ok, s->curve_ok == 1 ? "" : "s", s->curve_refused);
 		for (uint32_t r = 0; r < s->n; r++) {
 			const struct live_rank *rk = &s->ranks[r];
 			if (rk->state == LR_DONE && !rk->offences && !rk->lost_to && !rk->lost_from)
 				continue;
-			fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frames; payloads lost to it %" PRIu64
+			fprintf(f, "  rank %" PRIu32 ": %s; %" PRIu64 " refused frame%s; payloads lost to it %" PRIu64
 				   ", from it %" PRIu64 "%s%s\n",
-				r, live_state_name(rk->state), rk->offences, rk->lost_to, rk->lost_from,
+				r, live_state_name(rk->state), rk->offences, rk->offences == 1 ? "" : "s", rk->lost_to, rk->lost_from,
 				rk->why[0] ? "; " : "", rk->why);
 		}
 		if (s->rankless_bad)
-			fprintf(f, "  connections without a rank: %" PRIu64 " refused frames (%" PRIu64 " logged)\n",
-				s->rankless_bad,
+			fprintf(f, "  connections without a rank: %" PRIu64 " refused frame%s (%" PRIu64 " logged)\n",
+				s->rankless_bad, s->rankless_bad == 1 ? "" : "s",
 				s->rankless_bad < LIVE_LOGGED_REFUSALS ? s->rankless_bad : (uint64_t)LIVE_LOGGED_REFUSALS);
 		if (s->stopped_by) /* a signal's line says "stopped by SIG..." itself */
 			fprintf(f, "  session %s%s (per-rank results partial, up to the stop)\n",

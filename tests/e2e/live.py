@@ -2709,8 +2709,8 @@ def case_protocol(d):
            live['ranks'][0]['what_happened'] == 'another connection sent frames for this rank (refused, 2 times)',
            'accounting JSON: %s' % live)
     text = open(s.out).read()
-    expect(rep['results']['messages']['unmatched'] == 1 and '  warning: 1 messages were sent but never received\n' in text and
-           '  rank 0: finished; 3 refused frames;' in text and '  rank 1: finished; 1 refused frames;' in text and
+    expect(rep['results']['messages']['unmatched'] == 1 and '  warning: 1 message was sent but never received\n' in text and
+           '  rank 0: finished; 3 refused frames;' in text and '  rank 1: finished; 1 refused frame;' in text and
            '  connections without a rank: 4 refused frames (3 logged)' in text, 'accounting text: %s' % text)
     # A server-to-client type from a client is named, with the types a
     # client may send ("WELCOME for rank 0 from a connection that did not
