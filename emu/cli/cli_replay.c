@@ -204,27 +204,29 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 				v[3], st->msgs_sent);
 	}
 	if (shown < res->n_ranks)
-		fprintf(f, "  ... %" PRIu32 " more ranks (all in --json / --csv)\n", res->n_ranks - shown);
+		fprintf(f, "  ... %" PRIu32 " more rank%s (all in --json / --csv)\n", res->n_ranks - shown,
+			res->n_ranks - shown == 1 ? "" : "s");
 	fprintf(f, "  %6s %14.9f %14.9f %14.9f %14.9f\n", "mean", sum[0] / res->n_ranks, sum[1] / res->n_ranks,
 		sum[2] / res->n_ranks, sum[3] / res->n_ranks);
 
-	fprintf(f, "\n  messages: %" PRIu64 " (%" PRIu64 " bytes): %" PRIu64 " point-to-point, %" PRIu64
+	fprintf(f, "\n  messages: %" PRIu64 " (%" PRIu64 " byte%s): %" PRIu64 " point-to-point, %" PRIu64
 		   " inside collectives; %" PRIu64 " eager, %" PRIu64 " rendezvous\n",
-		res->msgs, res->bytes, res->p2p_msgs, res->coll_msgs, res->eager_msgs, res->rndv_msgs);
+		res->msgs, res->bytes, res->bytes == 1 ? "" : "s", res->p2p_msgs, res->coll_msgs, res->eager_msgs, res->rndv_msgs);
 	if (res->unmatched_msgs)
-		fprintf(f, "  warning: %" PRIu64 " messages were sent but never received\n", res->unmatched_msgs);
+		fprintf(f, "  warning: %" PRIu64 " message%s sent but never received\n", res->unmatched_msgs,
+			res->unmatched_msgs == 1 ? " was" : "s were");
 	if (res->unknown_requests)
-		fprintf(f, "  note: %" PRIu64 " waits/tests named requests the trace never created or the replay had already completed\n",
-			res->unknown_requests);
+		fprintf(f, "  note: %" PRIu64 " wait%s/test%s named requests the trace never created or the replay had already completed\n",
+			res->unknown_requests, res->unknown_requests == 1 ? "" : "s", res->unknown_requests == 1 ? "" : "s");
 	if (res->cancels)
 		fprintf(f, "  cancels: %" PRIu64 " (%" PRIu64 " cancelled their request in replay)\n", res->cancels,
 			res->cancelled);
 	if (res->cancel_diverged) {
 		const char *k = trace_op_name(res->cancel_div_req_kind);
 		fprintf(f,
-			"  warning: %" PRIu64 " cancels ended otherwise than in the recorded run; first: rank %" PRIu32
+			"  warning: %" PRIu64 " cancel%s ended otherwise than in the recorded run; first: rank %" PRIu32
 			", op %" PRIu64 " (cancel of a request from %s), recorded %s, replayed %s\n",
-			res->cancel_diverged, res->cancel_div_rank, res->cancel_div_op,
+			res->cancel_diverged, res->cancel_diverged == 1 ? "" : "s", res->cancel_div_rank, res->cancel_div_op,
 			k ? k : "call the trace does not hold", res->cancel_div_recorded ? "cancelled" : "not cancelled",
 			res->cancel_div_recorded ? "not cancelled" : "cancelled");
 	}
@@ -261,7 +263,8 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		if (!any)
 			fprintf(f, "\n  collectives:\n");
 		any = true;
-		fprintf(f, "    %-22s %10" PRIu64 " calls:", app_coll_name(c), res->coll_calls[c]);
+		fprintf(f, "    %-22s %10" PRIu64 " call%s:", app_coll_name(c), res->coll_calls[c],
+			res->coll_calls[c] == 1 ? "" : "s");
 		for (unsigned g = 0; g < APP_ALG__COUNT; g++)
 			if (res->coll_alg_used[c][g])
 				fprintf(f, " %s %" PRIu32, app_alg_name(g), res->coll_alg_used[c][g]);
@@ -282,12 +285,14 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 				100.0 * json_real_value(json_object_get(l, "utilisation")));
 			/* The flit model counts flits per channel, the analytic one
 			 * messages and bytes. */
+			const int64_t flits = (int64_t)json_integer_value(json_object_get(l, "flits"));
+			const int64_t msgs = (int64_t)json_integer_value(json_object_get(l, "messages"));
+			const int64_t bytes = (int64_t)json_integer_value(json_object_get(l, "bytes"));
 			if (json_object_get(l, "flits"))
-				fprintf(f, "%" PRId64 " flits\n", (int64_t)json_integer_value(json_object_get(l, "flits")));
+				fprintf(f, "%" PRId64 " flit%s\n", flits, flits == 1 ? "" : "s");
 			else
-				fprintf(f, "%" PRId64 " messages, %" PRId64 " bytes\n",
-					(int64_t)json_integer_value(json_object_get(l, "messages")),
-					(int64_t)json_integer_value(json_object_get(l, "bytes")));
+				fprintf(f, "%" PRId64 " message%s, %" PRId64 " byte%s\n", msgs, msgs == 1 ? "" : "s", bytes,
+					bytes == 1 ? "" : "s");
 		}
 	} else if (!json_object_get(net_report, "busiest_links")) {
 		fprintf(f, "\n  busiest links: not modelled (backend %s, %s)\n", backend,

@@ -227,7 +227,7 @@ TXT
 "$netloom" trace encode "$dir/cx.txt" "$dir/cx.nlt" || fail "encode cancel trace"
 "$netloom" replay "$dir/cx.nlt" "${net[@]}" --json "$dir/cx.json" > "$dir/cx.out" 2>&1 || fail "replay cancel exit $?"
 grep -q "^  cancels: 2 (1 cancelled their request in replay)$" "$dir/cx.out" || fail "cancel count line: $(cat "$dir/cx.out")"
-grep -q "^  warning: 1 cancels ended otherwise than in the recorded run; first: rank 1, op 3 (cancel of a request from isend), recorded cancelled, replayed not cancelled$" "$dir/cx.out" || fail "cancel divergence line"
+grep -q "^  warning: 1 cancel ended otherwise than in the recorded run; first: rank 1, op 3 (cancel of a request from isend), recorded cancelled, replayed not cancelled$" "$dir/cx.out" || fail "cancel divergence line"
 expect_eq "cancel json" "$(json "$dir/cx.json" '(lambda c: (c["calls"], c["cancelled"], c["divergences"], c["first_divergence"]["rank"], c["first_divergence"]["op_index"], c["first_divergence"]["request_op"]))(d["results"]["cancel"])')" "(2, 1, 1, 1, 3, 'isend')"
 
 # Placement (issue 13): key placement maps ranks with an emu/place policy.
