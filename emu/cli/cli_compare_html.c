@@ -591,7 +591,7 @@ int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_e
 	cli_xml_escape(f, jstr(st, "backend"));
 	fputs("</b>, ", f);
 	h_num(&h, jnum(st, "seeds"), 1, "%.0f", "study/seeds");
-	fputs(" placement seed(s), cost preset <b>", f);
+	fputs(jnum(st, "seeds") == 1 ? " placement seed, cost preset <b>" : " placement seeds, cost preset <b>", f);
 	cli_xml_escape(f, jstr(st, "preset"));
 	fputs("</b>, reference system <b>", f);
 	cli_xml_escape(f, jstr(st, "reference"));

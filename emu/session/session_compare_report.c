@@ -400,12 +400,12 @@ char *cmp_md(const struct cmp *c)
 		return NULL;
 	uint32_t ref = cmp_ref(c);
 	fprintf(f, "# netloom compare: %s\n\n", c->path);
-	fprintf(f, "Backend **%s** (contention %s), %u seed(s), cost preset **%s**, reference system **%s**.\n\n",
+	fprintf(f, "Backend **%s** (contention %s), %u seed%s, cost preset **%s**, reference system **%s**.\n\n",
 		c->backend,
 		strcmp(c->backend, "flit") ? "approximated by FIFO channel reservations with link_model = links, "
 					     "else not modelled"
 					   : "modelled",
-		c->n_seeds, c->preset, c->sys[ref].name);
+		c->n_seeds, c->n_seeds == 1 ? "" : "s", c->preset, c->sys[ref].name);
 	cmp_md_unseeded(f, c);
 	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n");
 	cmp_md_wl_header(f, c);

@@ -257,6 +257,11 @@ for i in 0 1 2 3 4 5 6 7; do echo "$i $((15 - i))"; done > "$dir/rev.map"
 "$netloom" compare "$dir/map.ini" -o "$dir/m" > "$dir/m.out" || fail "map: first run"
 # One run, one system: singular ("1 runs", "1 system(s) priced").
 expect_eq "one run: summary" "$(cat "$dir/m.out")" "$dir/m/index.html, $dir/m/report.json, $dir/m/report.md: 1 run (1 executed, 0 from the cache, 0 reused from seed 1, 0 failed); 1 system priced, 0 costs from the cache"
+# One seed: "1 seed(s)" in report.md and index.html (two: "2 seeds").
+grep -q '^Backend \*\*analytic\*\* (contention .*), 1 seed, cost preset ' "$dir/m/report.md" ||
+  fail "one seed: report.md: $(grep '^Backend' "$dir/m/report.md")"
+grep -q ' placement seed, cost preset <b>' "$dir/m/index.html" || fail "one seed: index.html"
+grep -q '), 2 seeds, cost preset ' "$dir/a/report.md" || fail "two seeds: report.md: $(grep '^Backend' "$dir/a/report.md")"
 rt1=$(json "$dir/m/report.json" 'd["cells"][0]["runtime_s"]')
 printf '0 0\n1 10\n2 5\n3 15\n4 2\n5 8\n6 13\n7 7\n' > "$dir/rev.map"
 "$netloom" compare "$dir/map.ini" -o "$dir/m" > /dev/null || fail "map: edited map run"
