@@ -315,9 +315,9 @@ static int graph_build(struct topo *t, struct nl_err *err)
 	 * labels=1 numbers only the words it read, so it has no gaps. */
 	if (!pr->labels && n > 1 && n > 2 * (uint64_t)n_links) {
 		rc = topo_errf(t, err, NL_EFORMAT,
-			       "%s: largest router id is %u, but %zu links join at most %llu routers (ids must run 0..n-1 "
+			       "%s: largest router id is %u, but %zu link%s at most %llu routers (ids must run 0..n-1 "
 			       "without gaps)",
-			       path, n - 1, n_links, 2 * (unsigned long long)n_links);
+			       path, n - 1, n_links, n_links == 1 ? " joins" : "s join", 2 * (unsigned long long)n_links);
 		goto out;
 	}
 	deg = calloc(n, sizeof *deg);

@@ -609,7 +609,7 @@ def case_export_roundtrip():
         for body, msg in (("0\n1\n", "w.edges: no links, but router ids up to 1 (a router without links must be "
                                          "the only one, id 0)"),
                           ("3\n", "w.edges: no links, but router ids up to 3"),
-                          ("0\n1 2\n", "w.edges: largest router id is 2, but 1 links join at most 2 routers")):
+                          ("0\n1 2\n", "w.edges: largest router id is 2, but 1 link joins at most 2 routers")):
             with open(bad, "w") as f:
                 f.write("# router_a router_b parallel_links\n" + body)
             one_line_error(run("topo", "describe", f"graph:file={bad}", code=2), msg)
