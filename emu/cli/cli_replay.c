@@ -318,9 +318,10 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 		const bool anneal = !strcmp(json_string_value(json_object_get(cab, "placement")), "anneal");
 		const char *order = layout_order_phrase(anneal, json_is_true(json_object_get(cab, "annealed")),
 							(uint64_t)(n_cab > 0 ? n_cab : 0));
-		fprintf(f, "\n  cables: %" PRId64 " links laid out by %s (%s preset, %" PRId64 " cabinet%s, %s): mean %.2f m, "
+		const int64_t n_links = (int64_t)json_integer_value(json_object_get(cab, "links"));
+		fprintf(f, "\n  cables: %" PRId64 " link%s laid out by %s (%s preset, %" PRId64 " cabinet%s, %s): mean %.2f m, "
 			   "longest %.2f m\n",
-			(int64_t)json_integer_value(json_object_get(cab, "links")),
+			n_links, n_links == 1 ? "" : "s",
 			json_string_value(json_object_get(cab, "rule")), json_string_value(json_object_get(cab, "preset")),
 			n_cab, n_cab == 1 ? "" : "s",
 			order,

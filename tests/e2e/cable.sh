@@ -33,6 +33,11 @@ grep -q "^  cables: 128 links laid out by canonical (flex preset, 64 cabinets, r
   || fail "replay in one cabinet exit $?"
 grep -q "^  cables: 32 links laid out by canonical (flex preset, 1 cabinet, rule order)" "$dir/one.txt" \
   || fail "one cabinet: $(grep cables "$dir/one.txt")"
+# One link is "1 link" ("1 links laid out").
+"$netloom" replay "$dir/pp.nlt" -s topology=full:n=2 -s cable_latency=1 > "$dir/onel.txt" \
+  || fail "replay over one link exit $?"
+grep -q "^  cables: 1 link laid out by hyperx-enclosure (flex preset, 1 cabinet, rule order)" "$dir/onel.txt" \
+  || fail "one link: $(grep cables "$dir/onel.txt")"
 # Annealing one cabinet moves nothing: the line said "annealed" where
 # cost and layout say "nothing to anneal"; the JSON keeps what was asked
 # (placement anneal) and says nothing moved (annealed false). Two
