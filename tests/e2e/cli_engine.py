@@ -1898,12 +1898,8 @@ def case_special_inputs():
                 dst.write(src.read())
         meta = os.path.join(dumpi, "testtrace.meta")
         rank2 = os.path.join(dumpi, "testtrace-0002.bin")
-        for make, kind in ((os.mkdir, "is a directory"), (os.mkfifo, "is not a regular file (a FIFO)")):
-            make(rank2)
-            p = run("trace", "import", meta, "-o", out, code=2, timeout=20)
-            one_line_error(p, f"{meta}: rank 2's file '{rank2}' {kind}, not a DUMPI rank file")
-            check(f"dumpi rank file {kind}: nothing written", not os.path.exists(out))
-            os.rmdir(rank2) if make is os.mkdir else os.unlink(rank2)
+        import_refuses_kinds(meta, out, rank2, "dumpi", lambda kind: f"{meta}: rank 2's file '{rank2}' {kind}, "
+                             "not a DUMPI rank file")
         # A SimGrid index whose rank 1 file is a directory, then a FIFO.
         sg = os.path.join(tmp, "sg")
         os.mkdir(sg)
@@ -1914,13 +1910,20 @@ def case_special_inputs():
                 open(os.path.join(sg, "actions0.txt"), "wb") as dst:
             dst.write(src.read())
         rank1 = os.path.join(sg, "actions1.txt")
-        for make, kind in ((os.mkdir, "is a directory"), (os.mkfifo, "is not a regular file (a FIFO)")):
-            make(rank1)
-            p = run("trace", "import", index, "-o", out, code=2, timeout=20)
-            one_line_error(p, f"{index}:2: rank 1 trace '{sg}/actions1.txt' {kind}, not a SimGrid trace file")
-            check(f"simgrid rank file {kind}: nothing written", not os.path.exists(out))
-            os.rmdir(rank1) if make is os.mkdir else os.unlink(rank1)
+        import_refuses_kinds(index, out, rank1, "simgrid", lambda kind: f"{index}:2: rank 1 trace "
+                             f"'{sg}/actions1.txt' {kind}, not a SimGrid trace file")
 
+
+
+def import_refuses_kinds(trace, out, rank_file, label, want):
+    """`trace import TRACE -o OUT` with rank_file a directory, then a FIFO:
+    refused at once with want(kind), nothing written."""
+    for make, kind in ((os.mkdir, "is a directory"), (os.mkfifo, "is not a regular file (a FIFO)")):
+        make(rank_file)
+        p = run("trace", "import", trace, "-o", out, code=2, timeout=20)
+        one_line_error(p, want(kind))
+        check(f"{label} rank file {kind}: nothing written", not os.path.exists(out))
+        os.rmdir(rank_file) if make is os.mkdir else os.unlink(rank_file)
 
 if __name__ == "__main__":
     main(globals())
