@@ -2,7 +2,11 @@
  * `trace encode`): one stream writer per rank, writing a temporary file
  * next to the output, assembled by trace_archive_write at the end. The
  * temporary files are registered (out_staged_add), so a SIGINT or SIGTERM
- * removes them and ends the build at its next op (core/output.h). In
+ * removes them and ends the build at its next op (core/output.h). Each is
+ * opened twice (for a trace of many small ranks the opens are most of the
+ * time): created by mkstemp, whose fd the stream writer takes, and read
+ * back once by the archive writer, which is told what the writer wrote
+ * instead of scanning the file for it. In
  * check mode (no output path) every op is instead encoded and decoded
  * again and compared, which is the fuzz targets' oracle.
  */
@@ -28,6 +32,7 @@ struct trace_builder {
 	struct trace_write_opts opts;
 	struct trace_stream_writer **w;
 	char **paths;                 /* temporary stream files */
+	struct trace_stream_summary *written; /* of each closed stream */
 	uint8_t *state;
 	uint64_t *ops;
 	uint32_t n_open;              /* streams open now (RANK_OPEN) */
@@ -63,8 +68,9 @@ int trace_builder_new(struct trace_builder **bp, const char *out_path, uint32_t 
 		b->out_path = trace_strdup(out_path);
 		b->w = calloc(n_ranks, sizeof *b->w);
 		b->paths = calloc(n_ranks, sizeof *b->paths);
+		b->written = calloc(n_ranks, sizeof *b->written);
 	}
-	if (!b->state || !b->ops || (out_path && (!b->out_path || !b->w || !b->paths))) {
+	if (!b->state || !b->ops || (out_path && (!b->out_path || !b->w || !b->paths || !b->written))) {
 		trace_builder_free(b);
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	}
@@ -127,9 +133,8 @@ static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 				    nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s",
 					    b->out_path, strerror(e)));
 	}
-	close(fd);
 	b->paths[rank] = p;
-	rc = trace_stream_open_opts(&b->w[rank], rank, p, &b->opts, err);
+	rc = trace_stream_open_fd(&b->w[rank], rank, fd, p, &b->opts, err);
 	if (rc)
 		return trace_out_rc(&b->is_unwritten, rc);
 	b->state[rank] = RANK_OPEN;
@@ -214,7 +219,7 @@ int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err
 	b->w[rank] = NULL;
 	b->state[rank] = RANK_DONE;
 	b->n_open--;
-	return stream_err(b, rank, trace_stream_close(w, NULL, NULL, NULL, err), err);
+	return stream_err(b, rank, trace_stream_close_summary(w, &b->written[rank], err), err);
 }
 
 uint64_t trace_builder_rank_ops(const struct trace_builder *b, uint32_t rank)
@@ -244,7 +249,8 @@ int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, stru
 	/* Its only input is the streams written here: its input/output
 	 * errors are the output's; the manifest's are the trace's. */
 	return trace_out_rc(&b->is_unwritten,
-			    trace_archive_write(b->out_path, &mm, (const char *const *)b->paths, err));
+			    trace_archive_write_streams(b->out_path, &mm, (const char *const *)b->paths, b->written,
+							err));
 }
 
 void trace_builder_free(struct trace_builder *b)
@@ -264,6 +270,7 @@ void trace_builder_free(struct trace_builder *b)
 	}
 	free(b->w);
 	free(b->paths);
+	free(b->written);
 	free(b->state);
 	free(b->ops);
 	free(b->out_path);

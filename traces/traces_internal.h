@@ -645,6 +645,37 @@ static inline int trace_out_rc(bool *is_unwritten, int rc)
 	return rc;
 }
 
+/* What one rank's stream file holds, in the terms of its header and end
+ * chunk: what trace_stream_close_summary knows of the file it has just
+ * written, and what trace_archive_write finds scanning a file it is given
+ * only by name. */
+struct trace_stream_summary {
+	uint64_t file_bytes;   /* the whole file: header, frames, end chunk */
+	uint64_t n_ops, raw_bytes, hash;
+	uint64_t n_frames;
+	uint32_t frame_target;
+	int32_t level;
+	uint32_t version;      /* format version (header offset 20) */
+};
+
+/* trace_stream_open_opts on a file already created and open for writing
+ * (mkstemp's fd), so it is not opened again; path names it in messages
+ * and is removed by trace_stream_abort. Takes fd: it is closed by the
+ * writer, or here on failure. */
+int trace_stream_open_fd(struct trace_stream_writer **w, uint32_t rank, int fd, const char *path,
+			 const struct trace_write_opts *opts, struct nl_err *err);
+/* trace_stream_close reporting all it knows of the file it wrote. */
+int trace_stream_close_summary(struct trace_stream_writer *w, struct trace_stream_summary *s,
+			       struct nl_err *err);
+/* trace_archive_write of streams this process has just written and
+ * closed, written[rank] from trace_stream_close_summary: they are not
+ * scanned again, and each is opened once, for its copy, which first
+ * checks that its size, header and end chunk are still what was written.
+ * written NULL: scanned, as trace_archive_write. */
+int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
+				const char *const *stream_paths,
+				const struct trace_stream_summary *written, struct nl_err *err);
+
 /* pread exactly len bytes at off; 0, or -1 with errno (0 = short file). */
 int trace_pread_full(int fd, void *buf, size_t len, uint64_t off);
 

@@ -30,6 +30,7 @@ struct trace_stream_writer {
 	uint32_t frame_ops;    /* ops in the open frame */
 	uint64_t prev_end_ps;  /* delta base within the open frame */
 	uint64_t n_ops, n_bytes;
+	uint64_t n_frames, file_bytes; /* frames and bytes written to f so far */
 	struct trace_xxh64 hash; /* over every frame's raw bytes, in order */
 	int failed;            /* sticky error code */
 };
@@ -62,23 +63,47 @@ static int sw_reserve(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-int trace_stream_open_opts(struct trace_stream_writer **wp, uint32_t rank, const char *path,
-			   const struct trace_write_opts *opts, struct nl_err *err)
+/* A stream file's header (docs/trace-format.md §3): also what the
+ * archive writer expects to find again in a file it was told of. */
+static void sw_header(uint8_t hdr[TRACE_STREAM_HEADER_SIZE], uint32_t rank, uint32_t frame_target,
+		      int32_t level, uint32_t version)
+{
+	memcpy(hdr, TRACE_STREAM_MAGIC, 8);
+	trace_put_u32(hdr + 8, rank);
+	trace_put_u32(hdr + 12, frame_target);
+	trace_put_u32(hdr + 16, (uint32_t)level);
+	trace_put_u32(hdr + 20, version);
+}
+
+/* The writer of rank's stream into path: fd, when >= 0, is the file
+ * already created (and is closed on failure); otherwise path is created. */
+static int sw_open(struct trace_stream_writer **wp, uint32_t rank, int fd, const char *path,
+		   const struct trace_write_opts *opts, struct nl_err *err)
 {
 	struct trace_write_opts o;
 	uint8_t hdr[TRACE_STREAM_HEADER_SIZE];
 	struct trace_stream_writer *w;
+	int rc;
 
 	*wp = NULL;
-	NL_CHECK(trace_write_opts_resolve(opts, &o, err));
+	if ((rc = trace_write_opts_resolve(opts, &o, err))) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
 	w = calloc(1, sizeof *w);
-	if (!w)
+	if (!w) {
+		if (fd >= 0)
+			close(fd);
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+	}
 	w->rank = rank;
 	w->opts = o;
 	w->path = trace_strdup(path);
 	w->cctx = ZSTD_createCCtx();
 	if (!w->path || !w->cctx || sw_reserve(&w->raw, &w->raw_cap, o.frame_target)) {
+		if (fd >= 0)
+			close(fd);
 		trace_stream_abort(w);
 		return nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 	}
@@ -87,30 +112,43 @@ int trace_stream_open_opts(struct trace_stream_writer **wp, uint32_t rank, const
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, o.zstd_level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		if (fd >= 0)
+			close(fd);
 		trace_stream_abort(w);
 		return nl_errf(err, NL_EINVAL, "%s: zstd rejected level %d", path, o.zstd_level);
 	}
 	trace_xxh64_init(&w->hash, 0);
-	w->f = fopen(path, "wb");
+	w->f = fd >= 0 ? fdopen(fd, "wb") : fopen(path, "wb");
 	if (!w->f) {
 		int e = errno;
+		if (fd >= 0)
+			close(fd);
 		free(w->path);
 		w->path = NULL;
 		trace_stream_abort(w);
 		return nl_errf(err, NL_EIO, "%s: cannot create: %s", path, strerror(e));
 	}
-	memcpy(hdr, TRACE_STREAM_MAGIC, 8);
-	trace_put_u32(hdr + 8, rank);
-	trace_put_u32(hdr + 12, o.frame_target);
-	trace_put_u32(hdr + 16, (uint32_t)o.zstd_level);
-	trace_put_u32(hdr + 20, o.format_version);
+	sw_header(hdr, rank, o.frame_target, o.zstd_level, o.format_version);
 	if (fwrite(hdr, 1, sizeof hdr, w->f) != sizeof hdr) {
-		int rc = sw_io(w, err);
+		rc = sw_io(w, err);
 		trace_stream_abort(w);
 		return rc;
 	}
+	w->file_bytes = sizeof hdr;
 	*wp = w;
 	return 0;
+}
+
+int trace_stream_open_opts(struct trace_stream_writer **wp, uint32_t rank, const char *path,
+			   const struct trace_write_opts *opts, struct nl_err *err)
+{
+	return sw_open(wp, rank, -1, path, opts, err);
+}
+
+int trace_stream_open_fd(struct trace_stream_writer **wp, uint32_t rank, int fd, const char *path,
+			 const struct trace_write_opts *opts, struct nl_err *err)
+{
+	return sw_open(wp, rank, fd, path, opts, err);
 }
 
 int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char *path,
@@ -140,6 +178,8 @@ static int sw_flush(struct trace_stream_writer *w, struct nl_err *err)
 		return sw_io(w, err);
 	trace_xxh64_update(&w->hash, w->raw, w->raw_len);
 	w->n_bytes += w->raw_len;
+	w->n_frames++;
+	w->file_bytes += sizeof hdr + c;
 	w->raw_len = 0;
 	w->frame_ops = 0;
 	w->prev_end_ps = 0;
@@ -179,6 +219,20 @@ int trace_stream_append(struct trace_stream_writer *w, const struct trace_op *op
 int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t *n_bytes,
 		       uint64_t *hash, struct nl_err *err)
 {
+	struct trace_stream_summary s;
+	NL_CHECK(trace_stream_close_summary(w, &s, err));
+	if (n_ops)
+		*n_ops = s.n_ops;
+	if (n_bytes)
+		*n_bytes = s.raw_bytes;
+	if (hash)
+		*hash = s.hash;
+	return 0;
+}
+
+int trace_stream_close_summary(struct trace_stream_writer *w, struct trace_stream_summary *s,
+			       struct nl_err *err)
+{
 	uint8_t end[TRACE_END_SIZE];
 	int rc = 0;
 
@@ -196,14 +250,17 @@ int trace_stream_close(struct trace_stream_writer *w, uint64_t *n_ops, uint64_t 
 		trace_put_u64(end + 17, h);
 		if (fwrite(end, 1, sizeof end, w->f) != sizeof end || fflush(w->f) != 0)
 			rc = sw_io(w, err);
-		if (!rc) {
-			if (n_ops)
-				*n_ops = w->n_ops;
-			if (n_bytes)
-				*n_bytes = w->n_bytes;
-			if (hash)
-				*hash = h;
-		}
+		if (!rc)
+			*s = (struct trace_stream_summary){
+				.file_bytes = w->file_bytes + sizeof end,
+				.n_ops = w->n_ops,
+				.raw_bytes = w->n_bytes,
+				.hash = h,
+				.n_frames = w->n_frames,
+				.frame_target = w->opts.frame_target,
+				.level = w->opts.zstd_level,
+				.version = w->opts.format_version,
+			};
 	}
 	if (rc) {
 		trace_stream_abort(w);
@@ -242,19 +299,9 @@ void trace_stream_abort(struct trace_stream_writer *w)
 
 /* --- archive ---------------------------------------------------------------- */
 
-/* What the scan of one stream file found. */
-struct stream_info {
-	uint64_t size;        /* file size */
-	uint64_t n_ops, raw_bytes, hash;
-	uint64_t n_frames;
-	uint32_t frame_target;
-	int32_t level;
-	uint32_t version;     /* format version (header offset 20) */
-};
-
 /* Walk a stream file's chunk headers (payloads are skipped with pread
  * offsets) and check its structure and totals. */
-static int scan_stream(const char *path, uint32_t rank, struct stream_info *si, struct nl_err *err)
+static int scan_stream(const char *path, uint32_t rank, struct trace_stream_summary *si, struct nl_err *err)
 {
 	uint8_t hdr[TRACE_STREAM_HEADER_SIZE], ch[TRACE_END_SIZE];
 	struct stat st;
@@ -267,7 +314,7 @@ static int scan_stream(const char *path, uint32_t rank, struct stream_info *si, 
 		rc = nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	si->size = (uint64_t)st.st_size;
+	si->file_bytes = (uint64_t)st.st_size;
 	if (trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, TRACE_STREAM_MAGIC, 8)) {
 		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom rank stream (bad magic)", path);
 		goto out;
@@ -301,7 +348,7 @@ static int scan_stream(const char *path, uint32_t rank, struct stream_info *si, 
 			}
 			uint32_t n = trace_get_u32(ch + 1), rl = trace_get_u32(ch + 5), cl = trace_get_u32(ch + 9);
 			if (!n || !rl || rl > TRACE_FRAME_RAW_MAX || !cl ||
-			    pos + TRACE_FRAME_HDR_SIZE + cl > si->size) {
+			    pos + TRACE_FRAME_HDR_SIZE + cl > si->file_bytes) {
 				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: bad or truncated frame",
 					     path, rank, (unsigned long long)pos);
 				goto out;
@@ -311,7 +358,7 @@ static int scan_stream(const char *path, uint32_t rank, struct stream_info *si, 
 			si->n_frames++;
 			pos += TRACE_FRAME_HDR_SIZE + cl;
 		} else if (ch[0] == TRACE_CHUNK_END) {
-			if (trace_pread_full(fd, ch, TRACE_END_SIZE, pos) || pos + TRACE_END_SIZE != si->size) {
+			if (trace_pread_full(fd, ch, TRACE_END_SIZE, pos) || pos + TRACE_END_SIZE != si->file_bytes) {
 				rc = nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: bad end chunk", path, rank,
 					     (unsigned long long)pos);
 				goto out;
@@ -444,13 +491,50 @@ static int sorted_comms(const struct trace_manifest *m, const struct trace_comm 
 	return 0;
 }
 
-static int copy_section(struct trace_afile *af, const char *src, uint64_t from, uint64_t len,
-			uint8_t *buf, size_t cap, struct nl_err *err)
+/* Is the stream file open at fd, written by this process and closed with
+ * summary si, still that file: its size, header and end chunk as
+ * written? What the scan checks besides, the frames' chunk headers and
+ * their totals, the writer made so. */
+static int check_written(int fd, const char *src, uint32_t rank, const struct trace_stream_summary *si,
+			 struct nl_err *err)
 {
+	uint8_t want[TRACE_END_SIZE], got[TRACE_END_SIZE];
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return nl_errf(err, NL_EIO, "%s: %s", src, strerror(errno));
+	if ((uint64_t)st.st_size != si->file_bytes)
+		return nl_errf(err, NL_ECORRUPT, "%s: rank %u: stream is %llu bytes, %llu were written", src, rank,
+			       (unsigned long long)st.st_size, (unsigned long long)si->file_bytes);
+	sw_header(want, rank, si->frame_target, si->level, si->version);
+	if (trace_pread_full(fd, got, TRACE_STREAM_HEADER_SIZE, 0) ||
+	    memcmp(got, want, TRACE_STREAM_HEADER_SIZE))
+		return nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset 0: stream header is not the one written",
+			       src, rank);
+	uint64_t pos = si->file_bytes - TRACE_END_SIZE;
+	want[0] = TRACE_CHUNK_END;
+	trace_put_u64(want + 1, si->n_ops);
+	trace_put_u64(want + 9, si->raw_bytes);
+	trace_put_u64(want + 17, si->hash);
+	if (trace_pread_full(fd, got, TRACE_END_SIZE, pos) || memcmp(got, want, TRACE_END_SIZE))
+		return nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: end chunk is not the one written", src,
+			       rank, (unsigned long long)pos);
+	return 0;
+}
+
+/* Append rank's stream file src (summary si), from its first chunk to its
+ * end, to the archive. is_written: si is what its writer reported, not
+ * what a scan found, and is checked first. */
+static int copy_stream(struct trace_afile *af, const char *src, uint32_t rank,
+		       const struct trace_stream_summary *si, bool is_written, uint8_t *buf, size_t cap,
+		       struct nl_err *err)
+{
+	uint64_t from = TRACE_STREAM_HEADER_SIZE, len = si->file_bytes - TRACE_STREAM_HEADER_SIZE;
 	int rc = 0;
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return nl_errf(err, NL_EIO, "%s: cannot open: %s", src, strerror(errno));
+	if (is_written)
+		rc = check_written(fd, src, rank, si, err);
 	while (len && !rc) {
 		size_t n = len < cap ? (size_t)len : cap;
 		if (trace_pread_full(fd, buf, n, from))
@@ -467,7 +551,15 @@ static int copy_section(struct trace_afile *af, const char *src, uint64_t from, 
 int trace_archive_write(const char *path, const struct trace_manifest *m,
 			const char *const *stream_paths, struct nl_err *err)
 {
-	struct stream_info *si = NULL;
+	return trace_archive_write_streams(path, m, stream_paths, NULL, err);
+}
+
+int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
+				const char *const *stream_paths,
+				const struct trace_stream_summary *written, struct nl_err *err)
+{
+	struct trace_stream_summary *scanned = NULL;
+	const struct trace_stream_summary *si = written;
 	const struct trace_comm **comms = NULL;
 	size_t n_comms = 0;
 	struct mbuf mb = {0};
@@ -481,14 +573,15 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 	rc = sorted_comms(m, &comms, &n_comms, path, err);
 	if (rc)
 		return rc;
-	si = calloc(m->n_ranks, sizeof *si);
-	if (!si) {
-		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
-		goto out;
+	if (!written) {
+		si = scanned = calloc(m->n_ranks, sizeof *scanned);
+		if (!scanned) {
+			rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
+			goto out;
+		}
 	}
 	for (uint32_t r = 0; r < m->n_ranks; r++) {
-		rc = scan_stream(stream_paths[r], r, &si[r], err);
-		if (rc)
+		if (!written && (rc = scan_stream(stream_paths[r], r, &scanned[r], err)))
 			goto out;
 		if (si[r].version != si[0].version) {
 			rc = nl_errf(err, NL_EINVAL, "%s: rank %u stream is format version %u, rank 0's is %u",
@@ -551,7 +644,7 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 		mb_varint(&mb, si[r].n_ops);
 		mb_varint(&mb, si[r].raw_bytes);
 		mb_u64(&mb, si[r].hash);
-		mb_varint(&mb, si[r].size - TRACE_STREAM_HEADER_SIZE);
+		mb_varint(&mb, si[r].file_bytes - TRACE_STREAM_HEADER_SIZE);
 		mb_varint(&mb, si[r].n_frames);
 	}
 	if (!m->has_host_info && (m->hosts || m->ranks_per_host || m->cores_per_host || m->has_compute_cpu)) {
@@ -583,7 +676,7 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 
 	uint64_t file_len = TRACE_HEADER_SIZE + meta_len;
 	for (uint32_t r = 0; r < m->n_ranks; r++)
-		file_len += si[r].size - TRACE_STREAM_HEADER_SIZE;
+		file_len += si[r].file_bytes - TRACE_STREAM_HEADER_SIZE;
 	memset(hdr, 0, sizeof hdr);
 	memcpy(hdr, TRACE_MAGIC, 8);
 	trace_put_u32(hdr + 8, si[0].version);
@@ -610,8 +703,7 @@ int trace_archive_write(const char *path, const struct trace_manifest *m,
 	if (!rc)
 		rc = trace_afile_write(&af, meta, meta_len, err);
 	for (uint32_t r = 0; r < m->n_ranks && !rc; r++)
-		rc = copy_section(&af, stream_paths[r], TRACE_STREAM_HEADER_SIZE,
-				  si[r].size - TRACE_STREAM_HEADER_SIZE, buf, COPY_BUF, err);
+		rc = copy_stream(&af, stream_paths[r], r, &si[r], written != NULL, buf, COPY_BUF, err);
 	if (rc)
 		trace_afile_abort(&af);
 	else
@@ -620,7 +712,7 @@ out:
 	free(buf);
 	free(meta);
 	free(mb.p);
-	free(si);
+	free(scanned);
 	free(comms);
 	return rc;
 }

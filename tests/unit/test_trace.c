@@ -297,6 +297,82 @@ static void test_writer_rejects(void)
 	unlink(test_tmppath("x.nls"));
 }
 
+/* Streams written here and told to the archive writer (the builder's
+ * way: mkstemp's fd to the writer, its summary to the archive) give the
+ * bytes of the scanning path; a stream changed after it was written is
+ * refused, as the scan refuses it. */
+static void put_byte(const char *path, long off, int whence, uint8_t v)
+{
+	FILE *f = fopen(path, "r+b");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(fseek(f, off, whence) == 0);
+	CHECK(fputc(v, f) == v);
+	fclose(f);
+}
+
+static void test_written_streams(void)
+{
+	struct nl_err e = {0};
+	struct trace_stream_summary sum[2];
+	char sp0[512], sp1[512], scanned[512], told[512];
+	const char *sp[] = {sp0, sp1};
+	snprintf(sp0, sizeof sp0, "%s", test_tmppath("w0.nlsXXXXXX"));
+	snprintf(sp1, sizeof sp1, "%s", test_tmppath("w1.nlsXXXXXX"));
+	snprintf(scanned, sizeof scanned, "%s", test_tmppath("scanned.nlt"));
+	snprintf(told, sizeof told, "%s", test_tmppath("told.nlt"));
+	for (uint32_t r = 0; r < 2; r++) {
+		struct trace_stream_writer *w = NULL;
+		struct trace_write_opts o = {.frame_target = 256};
+		int fd = mkstemp((char *)sp[r]);
+		CHECK(fd >= 0);
+		CHECK_OK(trace_stream_open_fd(&w, r, fd, sp[r], &o, &e), &e);
+		for (uint64_t i = 0; i < 200; i++) {
+			struct trace_op op = {.kind = TOP_COMPUTE, .t_ps = i * 1000, .dur_ps = 500 + r};
+			CHECK_OK(trace_stream_append(w, &op, &e), &e);
+		}
+		CHECK_OK(trace_stream_close_summary(w, &sum[r], &e), &e);
+		struct stat st;
+		CHECK(stat(sp[r], &st) == 0);
+		CHECK_UINT(sum[r].file_bytes, ==, (uint64_t)st.st_size);
+		CHECK_UINT(sum[r].n_ops, ==, 200);
+		CHECK_UINT(sum[r].n_frames, >, 1); /* 256-byte frames */
+	}
+	struct trace_manifest m = {.n_ranks = 2, .application = "w"};
+	CHECK_OK(trace_archive_write(scanned, &m, sp, &e), &e);
+	CHECK_OK(trace_archive_write_streams(told, &m, sp, sum, &e), &e);
+	size_t n1 = 0, n2 = 0;
+	uint8_t *a = test_slurp(scanned, &n1), *b = test_slurp(told, &n2);
+	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
+	free(a);
+	free(b);
+	unlink(told);
+
+	/* Rank 1's end chunk (the hash's last byte), rank 0's header (the
+	 * rank), then rank 1's length changed. */
+	char want[600];
+	put_byte(sp1, -1, SEEK_END, (uint8_t)~(sum[1].hash >> 56));
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: end chunk is not the one written", sp1,
+		 (unsigned long long)sum[1].file_bytes - TRACE_END_SIZE);
+	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e, want);
+	put_byte(sp0, 8, SEEK_SET, 1);
+	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e,
+		  "rank 0, offset 0: stream header is not the one written");
+	FILE *f = fopen(sp1, "ab");
+	CHECK(f && fputc(0, f) == 0);
+	if (f)
+		fclose(f);
+	put_byte(sp0, 8, SEEK_SET, 0); /* rank 0 is refused first: its header back */
+	snprintf(want, sizeof want, "%s: rank 1: stream is %llu bytes, %llu were written", sp1,
+		 (unsigned long long)sum[1].file_bytes + 1, (unsigned long long)sum[1].file_bytes);
+	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e, want);
+	CHECK(access(told, F_OK) != 0); /* nothing half-written */
+	unlink(sp0);
+	unlink(sp1);
+	unlink(scanned);
+}
+
 /* --- text form ----------------------------------------------------------------- */
 
 static void test_dump_encode_identity(void)
@@ -756,6 +832,7 @@ int main(void)
 	TEST_RUN(test_archive_round_trip);
 	TEST_RUN(test_archive_deterministic);
 	TEST_RUN(test_writer_rejects);
+	TEST_RUN(test_written_streams);
 	TEST_RUN(test_dump_encode_identity);
 	TEST_RUN(test_encode_errors);
 	TEST_RUN(test_verify_semantics);
