@@ -1,12 +1,13 @@
 /* Building an archive from a sequence of ops per rank (importers and
- * `trace encode`): one stream writer per rank, writing a temporary file
- * next to the output, assembled by trace_archive_write at the end. The
- * temporary files are registered (out_staged_add), so a SIGINT or SIGTERM
- * removes them and ends the build at its next op (core/output.h). Each is
- * opened twice (for a trace of many small ranks the opens are most of the
- * time): created by mkstemp, whose fd the stream writer takes, and read
- * back once by the archive writer, which is told what the writer wrote
- * instead of scanning the file for it. In
+ * `trace encode`): one stream writer per rank, writing into temporary
+ * files next to the output, assembled by trace_archive_write_streams at
+ * the end. Ranks written one after another share one file, the spool,
+ * each stream after the last (for a trace of many small ranks, creating
+ * a file per rank was most of the time); a rank opened while another
+ * writes in the spool gets a file of its own. The archive writer is told
+ * what each writer wrote instead of scanning for it. The temporary files
+ * are registered (out_staged_add), so a SIGINT or SIGTERM removes them
+ * and ends the build at its next op (core/output.h). In
  * check mode (no output path) every op is instead encoded and decoded
  * again and compared, which is the fuzz targets' oracle.
  */
@@ -31,8 +32,11 @@ struct trace_builder {
 	uint32_t n_ranks;
 	struct trace_write_opts opts;
 	struct trace_stream_writer **w;
-	char **paths;                 /* temporary stream files */
+	char **paths;                 /* temporary stream files (spool_path or a rank's own) */
 	struct trace_stream_summary *written; /* of each closed stream */
+	FILE *spool;                  /* the file ranks written one after another share */
+	char *spool_path;
+	bool is_spool_busy;           /* an open rank writes in the spool */
 	uint8_t *state;
 	uint64_t *ops;
 	uint32_t n_open;              /* streams open now (RANK_OPEN) */
@@ -104,15 +108,21 @@ static void builder_nofile(struct trace_builder *b)
 			b->w[r] = NULL;
 		}
 	b->n_open = 0;
+	b->is_spool_busy = false;
 }
 
-static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
+/* A registered temporary file next to the output, out_path + tag +
+ * ".tmpXXXXXX": its name in *pp and its fd in *fdp; or *fdp -1 when the
+ * limit on open files refused it (builder_nofile has taken it). */
+static int make_temp(struct trace_builder *b, const char *tag, char **pp, int *fdp, struct nl_err *err)
 {
-	size_t n = strlen(b->out_path) + 40;
+	size_t n = strlen(b->out_path) + strlen(tag) + 16;
 	char *p = malloc(n);
+	*pp = NULL;
+	*fdp = -1;
 	if (!p)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(p, n, "%s.r%u.tmpXXXXXX", b->out_path, rank);
+	snprintf(p, n, "%s%s.tmpXXXXXX", b->out_path, tag);
 	/* Registered as a template that mkstemp fills in place: no signal
 	 * finds the file made but not registered. */
 	int rc = out_staged_add(p, err);
@@ -133,8 +143,48 @@ static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
 				    nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s",
 					    b->out_path, strerror(e)));
 	}
-	b->paths[rank] = p;
-	rc = trace_stream_open_fd(&b->w[rank], rank, fd, p, &b->opts, err);
+	*pp = p;
+	*fdp = fd;
+	return 0;
+}
+
+static int open_spool(struct trace_builder *b, struct nl_err *err)
+{
+	int fd;
+	NL_CHECK(make_temp(b, ".ranks", &b->spool_path, &fd, err));
+	if (fd < 0)
+		return 0;
+	b->spool = fdopen(fd, "wb");
+	if (!b->spool) {
+		int e = errno;
+		close(fd);
+		return trace_out_rc(&b->is_unwritten,
+				    nl_errf(err, NL_EIO, "%s: cannot create a temporary stream file: %s",
+					    b->out_path, strerror(e)));
+	}
+	return 0;
+}
+
+static int open_rank(struct trace_builder *b, uint32_t rank, struct nl_err *err)
+{
+	int rc;
+	if (!b->is_spool_busy) {
+		if (!b->spool)
+			NL_CHECK(open_spool(b, err));
+		if (b->is_nofile)
+			return 0;
+		b->paths[rank] = b->spool_path;
+		rc = trace_stream_open_shared(&b->w[rank], rank, b->spool, b->spool_path, &b->opts, err);
+		b->is_spool_busy = !rc;
+	} else {
+		char tag[24];
+		int fd;
+		snprintf(tag, sizeof tag, ".r%u", rank);
+		NL_CHECK(make_temp(b, tag, &b->paths[rank], &fd, err));
+		if (fd < 0)
+			return 0;
+		rc = trace_stream_open_fd(&b->w[rank], rank, fd, b->paths[rank], &b->opts, err);
+	}
 	if (rc)
 		return trace_out_rc(&b->is_unwritten, rc);
 	b->state[rank] = RANK_OPEN;
@@ -219,6 +269,8 @@ int trace_builder_end_rank(struct trace_builder *b, uint32_t rank, struct nl_err
 	b->w[rank] = NULL;
 	b->state[rank] = RANK_DONE;
 	b->n_open--;
+	if (b->paths[rank] == b->spool_path)
+		b->is_spool_busy = false;
 	return stream_err(b, rank, trace_stream_close_summary(w, &b->written[rank], err), err);
 }
 
@@ -244,6 +296,9 @@ int trace_builder_finish(struct trace_builder *b, struct trace_manifest *m, stru
 		*err = b->nofile;
 		return err->code;
 	}
+	if (b->spool && fflush(b->spool) != 0)
+		return trace_out_rc(&b->is_unwritten,
+				    nl_errf(err, NL_EIO, "%s: write failed: %s", b->out_path, strerror(errno)));
 	struct trace_manifest mm = *m;
 	mm.rank_ops = mm.rank_bytes = mm.rank_hash = NULL;
 	/* Its only input is the streams written here: its input/output
@@ -262,11 +317,18 @@ void trace_builder_free(struct trace_builder *b)
 	for (uint32_t r = b->paths ? b->n_ranks : 0; r-- > 0;) {
 		if (b->w && b->w[r])
 			trace_stream_abort(b->w[r]);
-		if (b->paths[r]) {
+		if (b->paths[r] && b->paths[r] != b->spool_path) {
 			unlink(b->paths[r]);
 			out_staged_del(b->paths[r]); /* polls: a recorded signal ends the process here */
 			free(b->paths[r]);
 		}
+	}
+	if (b->spool)
+		fclose(b->spool);
+	if (b->spool_path) {
+		unlink(b->spool_path);
+		out_staged_del(b->spool_path);
+		free(b->spool_path);
 	}
 	free(b->w);
 	free(b->paths);

@@ -650,7 +650,8 @@ static inline int trace_out_rc(bool *is_unwritten, int rc)
  * written, and what trace_archive_write finds scanning a file it is given
  * only by name. */
 struct trace_stream_summary {
-	uint64_t file_bytes;   /* the whole file: header, frames, end chunk */
+	uint64_t offset;       /* where the stream starts in its file (0 unless shared) */
+	uint64_t file_bytes;   /* the whole stream: header, frames, end chunk */
 	uint64_t n_ops, raw_bytes, hash;
 	uint64_t n_frames;
 	uint32_t frame_target;
@@ -664,14 +665,22 @@ struct trace_stream_summary {
  * writer, or here on failure. */
 int trace_stream_open_fd(struct trace_stream_writer **w, uint32_t rank, int fd, const char *path,
 			 const struct trace_write_opts *opts, struct nl_err *err);
-/* trace_stream_close reporting all it knows of the file it wrote. */
+/* The same, writing at the end of f, a file that streams written one
+ * after another share (the builder's), which the caller owns: the writer
+ * neither flushes nor closes f, and abort leaves it (the caller removes
+ * it). The stream's place is the summary's offset. */
+int trace_stream_open_shared(struct trace_stream_writer **w, uint32_t rank, FILE *f, const char *path,
+			     const struct trace_write_opts *opts, struct nl_err *err);
+/* trace_stream_close reporting all it knows of the stream it wrote. */
 int trace_stream_close_summary(struct trace_stream_writer *w, struct trace_stream_summary *s,
 			       struct nl_err *err);
 /* trace_archive_write of streams this process has just written and
- * closed, written[rank] from trace_stream_close_summary: they are not
- * scanned again, and each is opened once, for its copy, which first
- * checks that its size, header and end chunk are still what was written.
- * written NULL: scanned, as trace_archive_write. */
+ * closed, written[rank] from trace_stream_close_summary (a shared file is
+ * flushed by then): they are not scanned again, and each file is opened
+ * once, for the copy (ranks in a row in one file keep it open), which
+ * checks that each stream's header and end chunk are still what was
+ * written and that the file ends there or another stream's header
+ * follows. written NULL: scanned, as trace_archive_write. */
 int trace_archive_write_streams(const char *path, const struct trace_manifest *m,
 				const char *const *stream_paths,
 				const struct trace_stream_summary *written, struct nl_err *err);

@@ -31,6 +31,8 @@ struct trace_stream_writer {
 	uint64_t prev_end_ps;  /* delta base within the open frame */
 	uint64_t n_ops, n_bytes;
 	uint64_t n_frames, file_bytes; /* frames and bytes written to f so far */
+	uint64_t offset;       /* where the stream starts in f */
+	bool is_shared;        /* f is the caller's (trace_stream_open_shared) */
 	struct trace_xxh64 hash; /* over every frame's raw bytes, in order */
 	int failed;            /* sticky error code */
 };
@@ -45,6 +47,12 @@ static int sw_io(struct trace_stream_writer *w, struct nl_err *err)
 {
 	char msg[256];
 	snprintf(msg, sizeof msg, "write failed: %s", strerror(errno ? errno : EIO));
+	/* A shared file's buffer holds earlier streams' bytes too: its
+	 * failing is the file's, not this rank's. */
+	if (w->is_shared) {
+		w->failed = NL_EIO;
+		return nl_errf(err, NL_EIO, "%s: %s", w->path, msg);
+	}
 	return sw_fail(w, err, NL_EIO, msg);
 }
 
@@ -75,9 +83,10 @@ static void sw_header(uint8_t hdr[TRACE_STREAM_HEADER_SIZE], uint32_t rank, uint
 	trace_put_u32(hdr + 20, version);
 }
 
-/* The writer of rank's stream into path: fd, when >= 0, is the file
- * already created (and is closed on failure); otherwise path is created. */
-static int sw_open(struct trace_stream_writer **wp, uint32_t rank, int fd, const char *path,
+/* The writer of rank's stream into path: at the end of shared when not
+ * NULL; else into fd, when >= 0, the file already created (and closed on
+ * failure); else path is created. */
+static int sw_open(struct trace_stream_writer **wp, uint32_t rank, FILE *shared, int fd, const char *path,
 		   const struct trace_write_opts *opts, struct nl_err *err)
 {
 	struct trace_write_opts o;
@@ -118,7 +127,20 @@ static int sw_open(struct trace_stream_writer **wp, uint32_t rank, int fd, const
 		return nl_errf(err, NL_EINVAL, "%s: zstd rejected level %d", path, o.zstd_level);
 	}
 	trace_xxh64_init(&w->hash, 0);
-	w->f = fd >= 0 ? fdopen(fd, "wb") : fopen(path, "wb");
+	if (shared) {
+		off_t at = ftello(shared);
+		if (at < 0) {
+			rc = nl_errf(err, NL_EIO, "%s: cannot tell where rank %u's stream starts: %s", path, rank,
+				   strerror(errno));
+			trace_stream_abort(w);
+			return rc;
+		}
+		w->f = shared;
+		w->is_shared = true;
+		w->offset = (uint64_t)at;
+	} else {
+		w->f = fd >= 0 ? fdopen(fd, "wb") : fopen(path, "wb");
+	}
 	if (!w->f) {
 		int e = errno;
 		if (fd >= 0)
@@ -142,13 +164,19 @@ static int sw_open(struct trace_stream_writer **wp, uint32_t rank, int fd, const
 int trace_stream_open_opts(struct trace_stream_writer **wp, uint32_t rank, const char *path,
 			   const struct trace_write_opts *opts, struct nl_err *err)
 {
-	return sw_open(wp, rank, -1, path, opts, err);
+	return sw_open(wp, rank, NULL, -1, path, opts, err);
 }
 
 int trace_stream_open_fd(struct trace_stream_writer **wp, uint32_t rank, int fd, const char *path,
 			 const struct trace_write_opts *opts, struct nl_err *err)
 {
-	return sw_open(wp, rank, fd, path, opts, err);
+	return sw_open(wp, rank, NULL, fd, path, opts, err);
+}
+
+int trace_stream_open_shared(struct trace_stream_writer **wp, uint32_t rank, FILE *f, const char *path,
+			     const struct trace_write_opts *opts, struct nl_err *err)
+{
+	return sw_open(wp, rank, f, -1, path, opts, err);
 }
 
 int trace_stream_open(struct trace_stream_writer **w, uint32_t rank, const char *path,
@@ -248,10 +276,12 @@ int trace_stream_close_summary(struct trace_stream_writer *w, struct trace_strea
 		trace_put_u64(end + 1, w->n_ops);
 		trace_put_u64(end + 9, w->n_bytes);
 		trace_put_u64(end + 17, h);
-		if (fwrite(end, 1, sizeof end, w->f) != sizeof end || fflush(w->f) != 0)
+		/* A shared file is flushed by its owner, once, not per stream. */
+		if (fwrite(end, 1, sizeof end, w->f) != sizeof end || (!w->is_shared && fflush(w->f) != 0))
 			rc = sw_io(w, err);
 		if (!rc)
 			*s = (struct trace_stream_summary){
+				.offset = w->offset,
 				.file_bytes = w->file_bytes + sizeof end,
 				.n_ops = w->n_ops,
 				.raw_bytes = w->n_bytes,
@@ -266,7 +296,7 @@ int trace_stream_close_summary(struct trace_stream_writer *w, struct trace_strea
 		trace_stream_abort(w);
 		return rc;
 	}
-	if (fclose(w->f) != 0) {
+	if (!w->is_shared && fclose(w->f) != 0) {
 		w->f = NULL;
 		rc = sw_io(w, err);
 		trace_stream_abort(w);
@@ -285,7 +315,7 @@ void trace_stream_abort(struct trace_stream_writer *w)
 {
 	if (!w)
 		return;
-	if (w->f) {
+	if (w->f && !w->is_shared) {
 		fclose(w->f);
 		if (w->path)
 			unlink(w->path);
@@ -491,61 +521,128 @@ static int sorted_comms(const struct trace_manifest *m, const struct trace_comm 
 	return 0;
 }
 
-/* Is the stream file open at fd, written by this process and closed with
- * summary si, still that file: its size, header and end chunk as
- * written? What the scan checks besides, the frames' chunk headers and
- * their totals, the writer made so. */
-static int check_written(int fd, const char *src, uint32_t rank, const struct trace_stream_summary *si,
+/* Where the copy reads: the file open now, kept while ranks in a row are
+ * in it (the builder's shared file), closed by the caller. */
+struct copy_src {
+	int fd;
+	const char *path;
+	uint64_t size;
+};
+
+/* The archive's rank sections, gathered into writes of up to cap bytes:
+ * a small stream is not a write of its own. */
+struct copy_out {
+	struct trace_afile *af;
+	uint8_t *p;
+	size_t fill, cap;
+};
+
+static int copy_flush(struct copy_out *o, struct nl_err *err)
+{
+	int rc = o->fill ? trace_afile_write(o->af, o->p, o->fill, err) : 0;
+	o->fill = 0;
+	return rc;
+}
+
+static int copy_put(struct copy_out *o, const uint8_t *p, size_t n, struct nl_err *err)
+{
+	if (o->fill + n > o->cap)
+		NL_CHECK(copy_flush(o, err));
+	if (n >= o->cap)
+		return trace_afile_write(o->af, p, n, err);
+	memcpy(o->p + o->fill, p, n);
+	o->fill += n;
+	return 0;
+}
+
+static int copy_src_open(struct copy_src *s, const char *path, struct nl_err *err)
+{
+	struct stat st;
+	if (s->fd >= 0 && !strcmp(s->path, path))
+		return 0;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->path = path;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return nl_errf(err, NL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(s->fd, &st) != 0)
+		return nl_errf(err, NL_EIO, "%s: %s", path, strerror(errno));
+	s->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Does rank's stream in src, written by this process and closed with
+ * summary si, still hold that: head, its first bytes, the header written;
+ * end, its last, the end chunk written; and then the file's end (n_next
+ * 0) or another stream's header (next, n_next bytes)? What the scan
+ * checks besides, the frames' chunk headers against the totals, the
+ * writer made so. */
+static int check_written(const char *src, uint32_t rank, const struct trace_stream_summary *si,
+			 const uint8_t *head, const uint8_t *end, const uint8_t *next, uint64_t n_next,
 			 struct nl_err *err)
 {
-	uint8_t want[TRACE_END_SIZE], got[TRACE_END_SIZE];
-	struct stat st;
-	if (fstat(fd, &st) != 0)
-		return nl_errf(err, NL_EIO, "%s: %s", src, strerror(errno));
-	if ((uint64_t)st.st_size != si->file_bytes)
-		return nl_errf(err, NL_ECORRUPT, "%s: rank %u: stream is %llu bytes, %llu were written", src, rank,
-			       (unsigned long long)st.st_size, (unsigned long long)si->file_bytes);
+	uint8_t want[TRACE_END_SIZE];
+	uint64_t end_at = si->offset + si->file_bytes - TRACE_END_SIZE;
 	sw_header(want, rank, si->frame_target, si->level, si->version);
-	if (trace_pread_full(fd, got, TRACE_STREAM_HEADER_SIZE, 0) ||
-	    memcmp(got, want, TRACE_STREAM_HEADER_SIZE))
-		return nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset 0: stream header is not the one written",
-			       src, rank);
-	uint64_t pos = si->file_bytes - TRACE_END_SIZE;
+	if (memcmp(head, want, TRACE_STREAM_HEADER_SIZE))
+		return nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: stream header is not the one written",
+			       src, rank, (unsigned long long)si->offset);
 	want[0] = TRACE_CHUNK_END;
 	trace_put_u64(want + 1, si->n_ops);
 	trace_put_u64(want + 9, si->raw_bytes);
 	trace_put_u64(want + 17, si->hash);
-	if (trace_pread_full(fd, got, TRACE_END_SIZE, pos) || memcmp(got, want, TRACE_END_SIZE))
+	if (memcmp(end, want, TRACE_END_SIZE))
 		return nl_errf(err, NL_ECORRUPT, "%s: rank %u, offset %llu: end chunk is not the one written", src,
-			       rank, (unsigned long long)pos);
+			       rank, (unsigned long long)end_at);
+	if (n_next && (n_next < 8 || memcmp(next, TRACE_STREAM_MAGIC, 8)))
+		return nl_errf(err, NL_ECORRUPT,
+			       "%s: rank %u, offset %llu: bytes after the stream's end chunk, not another stream", src,
+			       rank, (unsigned long long)(end_at + TRACE_END_SIZE));
 	return 0;
 }
 
-/* Append rank's stream file src (summary si), from its first chunk to its
- * end, to the archive. is_written: si is what its writer reported, not
- * what a scan found, and is checked first. */
-static int copy_stream(struct trace_afile *af, const char *src, uint32_t rank,
-		       const struct trace_stream_summary *si, bool is_written, uint8_t *buf, size_t cap,
+static int copy_read_failed(const char *src, uint64_t at, struct nl_err *err)
+{
+	return nl_errf(err, NL_EIO, "%s: read failed at offset %llu", src, (unsigned long long)at);
+}
+
+/* Append rank's stream (summary si) in the file src, from its first chunk
+ * to its end, to the archive. is_written: si is what its writer reported,
+ * not what a scan found, and is checked first. rd: cap bytes to read into. */
+static int copy_stream(struct copy_out *o, struct copy_src *s, const char *src, uint32_t rank,
+		       const struct trace_stream_summary *si, bool is_written, uint8_t *rd, size_t cap,
 		       struct nl_err *err)
 {
-	uint64_t from = TRACE_STREAM_HEADER_SIZE, len = si->file_bytes - TRACE_STREAM_HEADER_SIZE;
-	int rc = 0;
-	int fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return nl_errf(err, NL_EIO, "%s: cannot open: %s", src, strerror(errno));
-	if (is_written)
-		rc = check_written(fd, src, rank, si, err);
-	while (len && !rc) {
+	uint64_t off = si->offset, fb = si->file_bytes;
+	NL_CHECK(copy_src_open(s, src, err));
+	if (is_written) {
+		if (s->size < off + fb)
+			return nl_errf(err, NL_ECORRUPT, "%s: rank %u: stream ends at offset %llu, past the file's %llu bytes",
+				       src, rank, (unsigned long long)(off + fb), (unsigned long long)s->size);
+		uint64_t n_next = s->size - off - fb < 8 ? s->size - off - fb : 8;
+		if (fb + n_next <= cap) { /* the whole stream in one read */
+			if (trace_pread_full(s->fd, rd, fb + n_next, off))
+				return copy_read_failed(src, off, err);
+			NL_CHECK(check_written(src, rank, si, rd, rd + fb - TRACE_END_SIZE, rd + fb, n_next, err));
+			return copy_put(o, rd + TRACE_STREAM_HEADER_SIZE, fb - TRACE_STREAM_HEADER_SIZE, err);
+		}
+		uint8_t head[TRACE_STREAM_HEADER_SIZE], end[TRACE_END_SIZE], next[8];
+		if (trace_pread_full(s->fd, head, sizeof head, off) ||
+		    trace_pread_full(s->fd, end, sizeof end, off + fb - TRACE_END_SIZE) ||
+		    (n_next && trace_pread_full(s->fd, next, n_next, off + fb)))
+			return copy_read_failed(src, off, err);
+		NL_CHECK(check_written(src, rank, si, head, end, next, n_next, err));
+	}
+	for (uint64_t from = off + TRACE_STREAM_HEADER_SIZE, len = fb - TRACE_STREAM_HEADER_SIZE; len;) {
 		size_t n = len < cap ? (size_t)len : cap;
-		if (trace_pread_full(fd, buf, n, from))
-			rc = nl_errf(err, NL_EIO, "%s: read failed at offset %llu", src, (unsigned long long)from);
-		else
-			rc = trace_afile_write(af, buf, n, err);
+		if (trace_pread_full(s->fd, rd, n, from))
+			return copy_read_failed(src, from, err);
+		NL_CHECK(copy_put(o, rd, n, err));
 		from += n;
 		len -= n;
 	}
-	close(fd);
-	return rc;
+	return 0;
 }
 
 int trace_archive_write(const char *path, const struct trace_manifest *m,
@@ -563,9 +660,10 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 	const struct trace_comm **comms = NULL;
 	size_t n_comms = 0;
 	struct mbuf mb = {0};
-	uint8_t *meta = NULL, *buf = NULL;
+	uint8_t *meta = NULL, *buf = NULL, *obuf = NULL;
 	uint8_t hdr[TRACE_HEADER_SIZE];
 	struct trace_afile af = {.fd = -1};
+	struct copy_src src = {.fd = -1};
 	int rc;
 
 	if (!m->n_ranks)
@@ -692,7 +790,8 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 
 	enum { COPY_BUF = 1 << 20 };
 	buf = malloc(COPY_BUF);
-	if (!buf) {
+	obuf = malloc(COPY_BUF);
+	if (!buf || !obuf) {
 		rc = nl_errf(err, NL_ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
@@ -702,14 +801,20 @@ int trace_archive_write_streams(const char *path, const struct trace_manifest *m
 	rc = trace_afile_write(&af, hdr, sizeof hdr, err);
 	if (!rc)
 		rc = trace_afile_write(&af, meta, meta_len, err);
+	struct copy_out co = {.af = &af, .p = obuf, .cap = COPY_BUF};
 	for (uint32_t r = 0; r < m->n_ranks && !rc; r++)
-		rc = copy_stream(&af, stream_paths[r], r, &si[r], written != NULL, buf, COPY_BUF, err);
+		rc = copy_stream(&co, &src, stream_paths[r], r, &si[r], written != NULL, buf, COPY_BUF, err);
+	if (!rc)
+		rc = copy_flush(&co, err);
+	if (src.fd >= 0)
+		close(src.fd);
 	if (rc)
 		trace_afile_abort(&af);
 	else
 		rc = trace_afile_commit(&af, err);
 out:
 	free(buf);
+	free(obuf);
 	free(meta);
 	free(mb.p);
 	free(scanned);

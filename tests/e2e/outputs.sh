@@ -141,7 +141,7 @@ fi
 limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$netloom" "$@"); }
 out=$(limited 100 trace encode pp.txt enc-full.nlt 2>err)
 expect_eq "trace encode, disk full: exit" "$?" 1
-expect_eq "trace encode, disk full" "$(cat err)" "netloom: enc-full.nlt: rank 0: write failed: File too large"
+expect_eq "trace encode, disk full" "$(cat err)" "netloom: enc-full.nlt: write failed: File too large"
 out=$(limited 100 trace pack full.bundle "$root/traces/samples/pingpong-2.nlt" 2>err)
 expect_eq "trace pack, disk full: exit" "$?" 1
 expect_eq "trace pack, disk full" "$(cat err)" "netloom: full.bundle: write failed: File too large"
@@ -161,7 +161,7 @@ if "$netloom" trace export "$root/traces/samples/lammps-lj-2.nlt" --otf2 lj.otf2
   expect_eq "trace export --otf2, disk full: stdout" "$out" ""
   out=$(limited 4 trace convert lj.otf2/traces.otf2 conv.nlt 2>err)
   expect_eq "trace convert, disk full: exit" "$?" 1
-  expect_eq "trace convert, disk full" "$(cat err)" "netloom: conv.nlt: rank 0: write failed: File too large"
+  expect_eq "trace convert, disk full" "$(cat err)" "netloom: conv.nlt: write failed: File too large"
   # replay's timeline (docs/replay.md): the report and --json written, 3.
   out=$(limited 100 replay "$root/traces/samples/pingpong-2.nlt" --otf2 otf2rep --json rep2.json 2>err)
   expect_eq "replay --otf2, disk full: exit" "$?" 3

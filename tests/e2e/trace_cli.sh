@@ -544,7 +544,9 @@ fi
 
 # --- an interrupted conversion leaves nothing beside its output ---------------------------
 # SIGTERM while convert, import or encode writes its per-rank streams
-# (OUT.r0.tmpXXXXXX, ...) removes them and ends the command by the
+# (OUT.ranks.tmpXXXXXX, shared by ranks written one after another, and
+# OUT.r1.tmpXXXXXX, ... of ranks begun while another is written: the glob
+# OUT.r*.tmp* takes both) removes them and ends the command by the
 # signal; they stayed. The command is stopped once its streams exist, so
 # the signal comes while they are being written, whatever the machine's speed.
 python3 - "$T/big_actions.txt" "$T/big_dump.txt" <<'PY'

@@ -298,78 +298,128 @@ static void test_writer_rejects(void)
 }
 
 /* Streams written here and told to the archive writer (the builder's
- * way: mkstemp's fd to the writer, its summary to the archive) give the
- * bytes of the scanning path; a stream changed after it was written is
- * refused, as the scan refuses it. */
-static void put_byte(const char *path, long off, int whence, uint8_t v)
+ * way: mkstemp's fd, or a file shared by streams written one after
+ * another, to the writer, its summary to the archive) give the bytes of
+ * the scanning path; a stream changed after it was written is refused,
+ * as the scan refuses it. */
+static uint8_t put_byte(const char *path, long off, int whence, uint8_t v)
 {
 	FILE *f = fopen(path, "r+b");
+	int old = EOF;
 	CHECK(f != NULL);
 	if (!f)
-		return;
+		return 0;
+	CHECK(fseek(f, off, whence) == 0);
+	old = fgetc(f);
 	CHECK(fseek(f, off, whence) == 0);
 	CHECK(fputc(v, f) == v);
 	fclose(f);
+	return (uint8_t)old;
+}
+
+static void write_ops(struct trace_stream_writer *w, uint32_t r, struct nl_err *e)
+{
+	for (uint64_t i = 0; i < 200; i++) {
+		struct trace_op op = {.kind = TOP_COMPUTE, .t_ps = i * 1000, .dur_ps = 500 + r};
+		CHECK_OK(trace_stream_append(w, &op, e), e);
+	}
 }
 
 static void test_written_streams(void)
 {
 	struct nl_err e = {0};
 	struct trace_stream_summary sum[2];
-	char sp0[512], sp1[512], scanned[512], told[512];
-	const char *sp[] = {sp0, sp1};
+	struct trace_write_opts o = {.frame_target = 256};
+	char sp0[512], sp1[512], shared[512], scanned[512], told[512], want[700];
+	const char *sp[] = {sp0, sp1, shared};
 	snprintf(sp0, sizeof sp0, "%s", test_tmppath("w0.nlsXXXXXX"));
 	snprintf(sp1, sizeof sp1, "%s", test_tmppath("w1.nlsXXXXXX"));
+	snprintf(shared, sizeof shared, "%s", test_tmppath("shared.nls"));
 	snprintf(scanned, sizeof scanned, "%s", test_tmppath("scanned.nlt"));
 	snprintf(told, sizeof told, "%s", test_tmppath("told.nlt"));
 	for (uint32_t r = 0; r < 2; r++) {
 		struct trace_stream_writer *w = NULL;
-		struct trace_write_opts o = {.frame_target = 256};
 		int fd = mkstemp((char *)sp[r]);
 		CHECK(fd >= 0);
 		CHECK_OK(trace_stream_open_fd(&w, r, fd, sp[r], &o, &e), &e);
-		for (uint64_t i = 0; i < 200; i++) {
-			struct trace_op op = {.kind = TOP_COMPUTE, .t_ps = i * 1000, .dur_ps = 500 + r};
-			CHECK_OK(trace_stream_append(w, &op, &e), &e);
-		}
+		write_ops(w, r, &e);
 		CHECK_OK(trace_stream_close_summary(w, &sum[r], &e), &e);
 		struct stat st;
 		CHECK(stat(sp[r], &st) == 0);
+		CHECK_UINT(sum[r].offset, ==, 0);
 		CHECK_UINT(sum[r].file_bytes, ==, (uint64_t)st.st_size);
 		CHECK_UINT(sum[r].n_ops, ==, 200);
 		CHECK_UINT(sum[r].n_frames, >, 1); /* 256-byte frames */
 	}
+	/* The scanning path's streams, one file each, for the bytes to match. */
 	struct trace_manifest m = {.n_ranks = 2, .application = "w"};
+	size_t n1 = 0, n2 = 0;
 	CHECK_OK(trace_archive_write(scanned, &m, sp, &e), &e);
 	CHECK_OK(trace_archive_write_streams(told, &m, sp, sum, &e), &e);
-	size_t n1 = 0, n2 = 0;
 	uint8_t *a = test_slurp(scanned, &n1), *b = test_slurp(told, &n2);
+	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
+	free(b);
+	unlink(told);
+
+	/* Both ranks again in one shared file, one after the other. */
+	FILE *f = fopen(shared, "wb");
+	CHECK(f != NULL);
+	struct trace_stream_summary one[2];
+	const char *sh[] = {shared, shared};
+	for (uint32_t r = 0; f && r < 2; r++) {
+		struct trace_stream_writer *w = NULL;
+		CHECK_OK(trace_stream_open_shared(&w, r, f, shared, &o, &e), &e);
+		write_ops(w, r, &e);
+		CHECK_OK(trace_stream_close_summary(w, &one[r], &e), &e);
+	}
+	CHECK(f && fclose(f) == 0);
+	CHECK_UINT(one[0].offset, ==, 0);
+	CHECK_UINT(one[1].offset, ==, sum[0].file_bytes);
+	CHECK_UINT(one[1].hash, ==, sum[1].hash);
+	CHECK_OK(trace_archive_write_streams(told, &m, sh, one, &e), &e);
+	b = test_slurp(told, &n2);
 	CHECK(a && b && n1 == n2 && !memcmp(a, b, n1));
 	free(a);
 	free(b);
 	unlink(told);
 
 	/* Rank 1's end chunk (the hash's last byte), rank 0's header (the
-	 * rank), then rank 1's length changed. */
-	char want[600];
-	put_byte(sp1, -1, SEEK_END, (uint8_t)~(sum[1].hash >> 56));
+	 * rank), bytes after rank 1's end, then rank 1 cut short: each
+	 * refused, and restored for the next. */
+	uint8_t old = put_byte(sp1, -1, SEEK_END, (uint8_t)~(sum[1].hash >> 56));
 	snprintf(want, sizeof want, "%s: rank 1, offset %llu: end chunk is not the one written", sp1,
 		 (unsigned long long)sum[1].file_bytes - TRACE_END_SIZE);
 	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e, want);
-	put_byte(sp0, 8, SEEK_SET, 1);
+	put_byte(sp1, -1, SEEK_END, old);
+	old = put_byte(sp0, 8, SEEK_SET, 1);
 	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e,
 		  "rank 0, offset 0: stream header is not the one written");
-	FILE *f = fopen(sp1, "ab");
+	put_byte(sp0, 8, SEEK_SET, old);
+	f = fopen(sp1, "ab");
 	CHECK(f && fputc(0, f) == 0);
 	if (f)
 		fclose(f);
-	put_byte(sp0, 8, SEEK_SET, 0); /* rank 0 is refused first: its header back */
-	snprintf(want, sizeof want, "%s: rank 1: stream is %llu bytes, %llu were written", sp1,
-		 (unsigned long long)sum[1].file_bytes + 1, (unsigned long long)sum[1].file_bytes);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: bytes after the stream's end chunk, not another stream",
+		 sp1, (unsigned long long)sum[1].file_bytes);
 	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e, want);
+	CHECK(truncate(sp1, (off_t)sum[1].file_bytes - 1) == 0);
+	snprintf(want, sizeof want, "%s: rank 1: stream ends at offset %llu, past the file's %llu bytes", sp1,
+		 (unsigned long long)sum[1].file_bytes, (unsigned long long)sum[1].file_bytes - 1);
+	CHECK_ERR(trace_archive_write_streams(told, &m, sp, sum, &e), NL_ECORRUPT, &e, want);
+	/* In the shared file: rank 0's end chunk, then its header. */
+	old = put_byte(shared, (long)one[1].offset - 1, SEEK_SET, (uint8_t)~(one[0].hash >> 56));
+	snprintf(want, sizeof want, "%s: rank 0, offset %llu: end chunk is not the one written", shared,
+		 (unsigned long long)one[1].offset - TRACE_END_SIZE);
+	CHECK_ERR(trace_archive_write_streams(told, &m, sh, one, &e), NL_ECORRUPT, &e, want);
+	put_byte(shared, (long)one[1].offset - 1, SEEK_SET, old);
+	put_byte(shared, (long)one[1].offset + 8, SEEK_SET, 0);
+	snprintf(want, sizeof want, "%s: rank 1, offset %llu: stream header is not the one written", shared,
+		 (unsigned long long)one[1].offset);
+	CHECK_ERR(trace_archive_write_streams(told, &m, sh, one, &e), NL_ECORRUPT, &e, want);
 	CHECK(access(told, F_OK) != 0); /* nothing half-written */
 	unlink(sp0);
 	unlink(sp1);
+	unlink(shared);
 	unlink(scanned);
 }
 
