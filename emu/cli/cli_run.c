@@ -33,6 +33,7 @@ struct run_opts {
 	bool table;            /* print the table or CSV (not when JSON goes to stdout) */
 	const char *cmd;       /* "run" or "sweep" */
 	bool check_config_keys; /* -c is not a regular file: its keys checked once read (run_setup) */
+	bool is_cmd_refusal;   /* the error is that check's, "run: ...": said as "netloom run: ..." */
 };
 
 static void run_usage(FILE *f, const char *cmd)
@@ -259,7 +260,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 
 /* The session from -c FILE and -s key=value, in that order (the file
  * first, whatever the order on the line). */
-static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info *info, struct nl_err *err)
+static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info, struct nl_err *err)
 {
 	nl_sim *s;
 	/* The JSON is written after the runs: a path that cannot be written
@@ -276,8 +277,10 @@ static int run_setup(nl_sim **out, const struct run_opts *o, struct nl_sim_info 
 	 * naming a file they name would replace it (run_parse checked the
 	 * others). Status 2, before any work. */
 	if (rc == 0 && o->check_config_keys &&
-	    cli_check_config_files(session_config(s), &(struct cli_file){"--json", o->json_path}, 1, err) < 0)
+	    cli_check_config_files(session_config(s), &(struct cli_file){"--json", o->json_path}, 1, err) < 0) {
 		rc = nl_err_prefix(err, "%s", o->cmd);
+		o->is_cmd_refusal = true;
+	}
 	*info = (struct nl_sim_info){.size = sizeof *info};
 	if (rc == 0)
 		rc = nl_sim_info(s, info, err);
@@ -474,8 +477,12 @@ static int run_help(int argc, char **argv)
  * --json path when rc is its file's, which failed to be written after the
  * runs (a full disk, /dev/full; its path was checked before them): the
  * work failing, 1, not bad input (cli_report_unwritten), the table
- * already on stdout; else NULL. */
-static int run_finish(int rc, bool deadlocked, const char *unwritten, const struct nl_err *err, bool quiet)
+ * already on stdout; else NULL. cmd: err is the command's own refusal,
+ * 'run: ...' (run_setup's of a piped -c's keys), said as its other
+ * refusals are, 'netloom run: ...'; else NULL (a message may start with
+ * a file's name, 'run: cannot open config file'). */
+static int run_finish(const char *cmd, int rc, bool deadlocked, const char *unwritten, const struct nl_err *err,
+		      bool quiet)
 {
 	if (rc < 0 && unwritten)
 		return quiet ? CLI_FAIL : cli_report_unwritten("--json", unwritten, err);
@@ -484,7 +491,7 @@ static int run_finish(int rc, bool deadlocked, const char *unwritten, const stru
 		 * cli_exit_code reads. */
 		int code = run_exit_code(err);
 		if (!quiet)
-			cli_report(err);
+			cli_report_cmd(cmd, err);
 		return code;
 	}
 	return deadlocked ? CLI_FAIL : CLI_OK;
@@ -506,7 +513,7 @@ static int run_mpi_open(int argc, char **argv, struct net_mpi **m, struct run_op
 /* The session's set-up, agreed over the ranks: a configuration file
  * unreadable on one node fails every rank with its line, before any
  * collective of the run. */
-static int run_setup_agreed(nl_sim **out, const struct run_opts *o, struct nl_sim_info *info, struct net_mpi *mpi,
+static int run_setup_agreed(nl_sim **out, struct run_opts *o, struct nl_sim_info *info, struct net_mpi *mpi,
 			    struct nl_err *err)
 {
 	*out = NULL;
@@ -580,7 +587,7 @@ int cli_run_main(int argc, char **argv)
 	bool is_unwritten = false;
 	if (rc == 0 && o.json_path)
 		is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
-	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet), 0);
+	rc = cli_stdout_finish(run_finish(o.is_cmd_refusal ? o.cmd : NULL, rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet), 0);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:
@@ -683,7 +690,7 @@ int cli_sweep_main(int argc, char **argv)
 			is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	}
 done:
-	rc = cli_stdout_finish(run_finish(rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet),
+	rc = cli_stdout_finish(run_finish(o.is_cmd_refusal ? o.cmd : NULL, rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet),
 			       sp.stdout_errno);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);

@@ -316,10 +316,10 @@ same "run -s topology=@/dev/stdin --json its graph:file=" g.txt \
   "netloom run: --json 'g.txt': the same file as -s topology graph:file= in @/dev/stdin 'g.txt', an input; expected another file" \
   run "${run[@]:3}" -s topology=@/dev/stdin --json g.txt < <(echo 'graph:file=g.txt')
 same "run -c /dev/stdin (topology = graph:file=F) --json F" g.txt \
-  "netloom: run: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; expected another file" \
+  "netloom run: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; expected another file" \
   run "${run[@]:3}" -c /dev/stdin --json g.txt < <(cat graph.ini)
 same "sweep -c /dev/stdin (topology = graph:file=F) --json F" g.txt \
-  "netloom: sweep: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; expected another file" \
+  "netloom sweep: --json 'g.txt': the same file as /dev/stdin:2 topology graph:file= 'g.txt', an input; expected another file" \
   sweep "${run[@]:3}" -c /dev/stdin --rates 0.1:0.2:0.1 --json g.txt < <(cat graph.ini)
 mkfifo spec.fifo
 timeout 60 sh -c 'echo "graph:file=g.txt" >spec.fifo' &
