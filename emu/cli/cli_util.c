@@ -895,10 +895,7 @@ static void cli_names_add(const char **list, size_t cap, size_t *n, const char *
 
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
 {
-	const struct param_def *d = NULL;
-	const char *backend = config_get(cfg, "backend");
-	if (!backend && config_find_key(cfg, "backend", &d))
-		backend = d->defval;
+	const char *backend = config_get_or_default(cfg, "backend");
 	const struct net_backend_ops *ops = backend ? net_backend_find(backend, NULL) : NULL;
 	if (!ops)
 		return;

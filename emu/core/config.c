@@ -465,6 +465,15 @@ const char *config_get(const struct config *c, const char *key)
 	return NULL;
 }
 
+const char *config_get_or_default(const struct config *c, const char *key)
+{
+	const char *v = config_get(c, key);
+	const struct param_def *d = NULL;
+	if (!v && config_find_key(c, key, &d))
+		v = d->defval;
+	return v;
+}
+
 bool config_is_path_key(const struct config *c, const char *key)
 {
 	const struct param_def *d;

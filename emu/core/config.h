@@ -75,6 +75,9 @@ const struct config_table *config_find_key(const struct config *c, const char *k
 
 /* Text of a key as set, or NULL when it was left at its default. */
 const char *config_get(const struct config *c, const char *key);
+/* config_get, or the key's default when it is not set (NULL for a key
+ * of none of c's tables). */
+const char *config_get_or_default(const struct config *c, const char *key);
 
 /* Whether `key` names a file the work reads (a PARAM_PATH key of c's
  * tables: placement_map, calibration). Checks of inputs against outputs

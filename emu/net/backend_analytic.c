@@ -886,6 +886,24 @@ static int analytic_job_links(struct net_backend *b, const struct net_job_use **
 	return 0;
 }
 
+/* Without link sharing along routes and without a hop latency a message's
+ * time does not depend on its route (endpoint sharing counts endpoints,
+ * not routers). */
+static const char *analytic_routes_unused(const struct config *cfg)
+{
+	struct analytic_params p;
+	struct nl_err ignored = {0};
+	if (config_bind(cfg, &net_analytic_config, &p, &ignored) < 0)
+		return NULL; /* refused where the backend is made */
+	if (p.ideal)
+		return "ideal = yes";
+	if (p.link_model == ANALYTIC_LINK_LINKS || p.hop_latency_ns > 0)
+		return NULL;
+	return p.link_model == ANALYTIC_LINK_NONE	? "link_model = none and hop_latency_ns = 0"
+	       : p.link_model == ANALYTIC_LINK_ENDPOINT ? "link_model = endpoint and hop_latency_ns = 0"
+							: "link_model = bus";
+}
+
 /* The analytic model takes a message's time from [analytic] alone (and
  * the topology's minimal routes when one is set): the flit model's
  * channels, cycle, packets and engine settings change nothing here. The
@@ -904,6 +922,7 @@ const struct net_backend_ops net_analytic_ops = {
 	.help = "latency + size/bandwidth per message; optional endpoint or per-link FIFO sharing",
 	.config = &net_analytic_config,
 	.unread = &analytic_unread,
+	.routes_unused = analytic_routes_unused,
 	.create = analytic_create,
 	.destroy = analytic_destroy,
 	.send = analytic_send,

@@ -61,6 +61,13 @@ struct net_backend_ops {
 	 * accepted. */
 	bool ignores_routing;
 
+	/* Why, under cfg, the routes through a topology change none of this
+	 * backend's predictions ("link_model = none and hop_latency_ns = 0"),
+	 * per-link latencies (set_link_latency) aside; NULL when they do, as
+	 * the hook NULL says: replays on several networks then predict the
+	 * same for each, which the caller warns of. */
+	const char *(*routes_unused)(const struct config *cfg);
+
 	/* Configuration keys this backend reads (shown by config --keys and
 	 * recorded in results); NULL for none. */
 	const struct config_table *config;

@@ -695,6 +695,18 @@ void session_json_head(json_t *doc, const char *cmd)
 	json_object_set_new(doc, "command", json_string(cmd));
 }
 
+const char *session_topology_unused(const struct config *cfg)
+{
+	const char *name = config_get_or_default(cfg, "backend");
+	const struct net_backend_ops *ops = name ? net_backend_find(name, NULL) : NULL;
+	const char *why = ops && ops->routes_unused ? ops->routes_unused(cfg) : NULL;
+	struct layout_cfg lc;
+	struct nl_err ignored = {0};
+	if (!why || config_bind(cfg, &layout_config_table, &lc, &ignored) < 0 || lc.cable_latency)
+		return NULL;
+	return why;
+}
+
 /* The document's head: version, command, topology, configuration. */
 static json_t *session_doc(const nl_sim *s, const char *cmd)
 {

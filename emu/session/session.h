@@ -61,6 +61,11 @@ int session_set(nl_sim *s, const char *key, const char *value, const char *label
  * known leaves cfg as it was (a run reports it). */
 int session_config_pick_routing(struct config *cfg, struct nl_err *err);
 
+/* Why, under cfg, the topology changes no prediction of the configured
+ * backend (its routes_unused, and no cable_latency giving links their own
+ * latency), or NULL when it does or cfg does not bind. */
+const char *session_topology_unused(const struct config *cfg);
+
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 /* The configuration as results record it (config_to_json), with a

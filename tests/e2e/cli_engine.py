@@ -1507,7 +1507,7 @@ def case_stdout_full():
                      # the text report, with and without a JSON file beside it
                      ("cost", "torus:k=4x4"), ("cost", "torus:k=4x4", "--json", cj), ("cost", "torus:k=4x4", "--json", "-"),
                      ("cost", "--list-presets"), ("layout", "torus:k=4x4", "--lengths", "-"),
-                     ("replay", nlt, "-s", "topology=torus:k=4x4"), ("replay", nlt, "--json", "-"),
+                     ("replay", nlt, "-s", "topology=torus:k=4x4", "-s", "link_model=links"), ("replay", nlt, "--json", "-"),
                      ("trace", "info", nlt),
                      ("topo", "list"), ("topo", "describe", "torus:k=4x4"), ("topo", "describe", "torus:k=4x4", "--json"),
                      ("topo", "export", "torus:k=4x4", "--format", "edgelist"),

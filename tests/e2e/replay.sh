@@ -55,6 +55,20 @@ expect_eq "unread [network] keys: the same prediction" "$(json "$dir/pc.json" 'd
   "$(json "$dir/pc0.json" 'd["results"]["runtime"]["predicted_s"]')"
 out=$("$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 -s max_samples=1 -s seed=3 2>&1 > /dev/null)
 expect_eq "experiment keys on the flit backend" "$out" "netloom replay: warning: -s max_samples=1: key 'max_samples' of [simulation] is not read by replay (backend flit); it has no effect"
+# On the analytic backend without link sharing or hop latency the route
+# changes nothing: 'replay T -t A -t B' printed one runtime for every
+# network, unremarked. Warned of; not when links, hops or cables count.
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 -t fattree:k=4,n=2 2>&1 > /dev/null)
+expect_eq "topology unused: warned" "$out" "netloom replay: warning: backend analytic with link_model = none and hop_latency_ns = 0 does not see the topology: the 2 networks predict the same runtime (-s backend=flit models each network flit by flit; -s link_model=links shares the channels of its routes; docs/replay.md)"
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=endpoint 2>&1 > /dev/null)
+expect_eq "topology unused, one network: warned" "$out" "netloom replay: warning: backend analytic with link_model = endpoint and hop_latency_ns = 0 does not see the topology: the topology changes no prediction (-s backend=flit models each network flit by flit; -s link_model=links shares the channels of its routes; docs/replay.md)"
+for extra in "-s link_model=links" "-s hop_latency_ns=1" "-s cable_latency=1" "-s backend=flit"; do
+  # shellcheck disable=SC2086
+  out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 $extra 2>&1 > /dev/null)
+  expect_eq "topology used ($extra): no warning" "$(grep -c 'does not see the topology' <<< "$out")" 0
+done
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" 2>&1 > /dev/null)
+expect_eq "no topology: no warning" "$out" ""
 # replay --help listed [traffic] and the experiment's keys among its own.
 help=$("$netloom" replay --help)
 expect_eq "replay --help: keys it reads, not synthetic traffic's" \
@@ -429,7 +443,9 @@ done
 printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute t=0 dur=3000000000000000000\ncompute t=3000000000000000000 dur=3000000000000000000\nfinalize t=0 dur=0\n' > "$dir/cw.txt"
 "$netloom" trace encode "$dir/cw.txt" "$dir/cw.nlt" || fail "encode two computes"
 for b in analytic flit; do
-  out=$("$netloom" replay "$dir/cw.nlt" -s backend=$b -s topology=torus:k=2x2 2>&1); rc=$?
+  # The analytic backend sharing links: the topology counts (no warning).
+  links=(); [ $b = analytic ] && links=(-s link_model=links)
+  out=$("$netloom" replay "$dir/cw.nlt" -s backend=$b -s topology=torus:k=2x2 "${links[@]}" 2>&1); rc=$?
   expect_eq "two computes past the limit ($b) exit" $rc 2
   expect_eq "two computes past the limit ($b)" "$out" "netloom: trace rank 0 op 2 (compute): compute of 3000000000000000000 ps at 3000000000000000000 ps: $lim"
 done
