@@ -200,20 +200,6 @@ int session_default_routing(nl_sim *s, struct nl_err *err)
 	return session_bind(s, err);
 }
 
-/* The family a topology spec names: its first word ("torus" of
- * "torus:k=8x8", "p2" of "p2(torus:k=8x8)"), after reading an "@FILE"
- * spec's text; NULL when that word is no family. */
-static const struct topo_ops *session_spec_family(const char *spec, struct nl_err *err)
-{
-	char *text = NULL;
-	if (topo_spec_expand(spec, &text, err) < 0)
-		return NULL;
-	char name[64];
-	const struct topo_ops *ops = param_split_name(text, name, sizeof name, err) ? topo_find(name, err) : NULL;
-	free(text);
-	return ops;
-}
-
 int session_config_pick_routing(struct config *cfg, struct nl_err *err)
 {
 	const char *spec = config_get(cfg, "topology");
@@ -221,7 +207,7 @@ int session_config_pick_routing(struct config *cfg, struct nl_err *err)
 	if (!spec || config_get(cfg, "routing_function") || !config_find_key(cfg, "routing_function", &def))
 		return 0;
 	struct nl_err ignored = {0};
-	const struct topo_ops *family = session_spec_family(spec, &ignored);
+	const struct topo_ops *family = topo_spec_family(spec, &ignored);
 	const char *r = family ? session_pick_routing_family(family->name) : NULL;
 	if (!r || !strcmp(r, def->defval)) /* dor on tori and meshes: the key's default */
 		return 0;

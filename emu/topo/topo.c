@@ -277,6 +277,20 @@ static const char *topo_spec_cut(const char *spec)
 	return strlen(spec) > 200 ? "..." : "";
 }
 
+const struct topo_ops *topo_spec_family(const char *spec, struct nl_err *err)
+{
+	char *text;
+	const struct topo_ops *ops = NULL;
+	void *params = NULL;
+	if (topo_spec_expand(spec, &text, err) < 0)
+		return NULL;
+	if (topo_parse(text, &ops, &params, err) < 0)
+		ops = NULL;
+	free(params);
+	free(text);
+	return ops;
+}
+
 /* The refusal of a spec nested too deep, said by topo_new and
  * topo_spec_files alike. */
 static int topo_too_deep(const char *spec, struct nl_err *err)

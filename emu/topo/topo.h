@@ -221,6 +221,10 @@ int topo_new_shown(const char *spec, struct topo **out, struct nl_err *err);
 /* The spec "@path" stands for (its file's text, as topo_new reads it), or
  * a copy of any other spec; *out is the caller's to free. */
 int topo_spec_expand(const char *spec, char **out, struct nl_err *err);
+/* The family spec (or the spec "@path" stands for) names, in its own
+ * notation (Equality's N14K6[...](4)) or as "family:k=v,...", with its
+ * parameters parsed, nothing built; NULL with *err saying why. */
+const struct topo_ops *topo_spec_family(const char *spec, struct nl_err *err);
 
 /* A file a topology spec reads (topo_spec_files). */
 struct topo_spec_file {

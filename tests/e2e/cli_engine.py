@@ -474,6 +474,12 @@ def case_config_dump():
         eq("the dump runs", run_json("run", "-c", fhd, "-s", "sample_period=100", "--json", "-")["routing"]["spec"],
            "min:select=auto,classes=auto,table=auto")
         eq("a torus keeps the key's default, unnoted", "routing_function = dor\n" in run("config").stdout.decode(), True)
+        # A family's own notation (Equality's N..K..P..[...](...)): the
+        # dump said dor, which the run, picking min, does not use.
+        eq_spec = run_json("design", "equality", "--routers", "64", "--radix", "8", "--endpoints", "2",
+                           "--json")["notation"]
+        check(f"notation's family routing: {eq_spec}", "routing_function = min    ; from the topology family's default "
+              "(routing_function unset)\n" in run("config", "-s", "topology=" + eq_spec).stdout.decode())
         # BookSim style: keys before any section header are accepted.
         fb = os.path.join(tmp, "flat.ini")
         write(fb, "num_vcs = 4\nchannel_latency = 3\n")
