@@ -24,6 +24,8 @@ static void config_usage(FILE *f)
 		"       netloom config --from-booksim BOOKSIM_CONFIG\n\n"
 		"  --dump               print the resolved configuration as INI (the default)\n"
 		"  --json               print the resolved configuration as JSON\n"
+		"                       (both first refuse a topology, routing_function or traffic spec\n"
+		"                       that run refuses, parsed, not built)\n"
 		"  --keys               list every key with its default, range and meaning\n"
 		"  --from-booksim FILE  write the netloom INI equivalent of a BookSim2 config to stdout;\n"
 		"                       what cannot be mapped is named on stderr (exit status 3 if anything)\n"
@@ -217,7 +219,10 @@ int cli_config_main(int argc, char **argv)
 	/* The routing a run would use: the key's own default, dor, does not
 	 * run on most families, so a dump of a hyperx configuration did not
 	 * load back to one that runs. */
-	if (cli_cfg_load(&cfg, &o, &err) < 0 || (!keys && session_config_pick_routing(&cfg, &err) < 0)) {
+	/* --dump and --json check the specs as a run would refuse them
+	 * (parsed, not built): 'config -c FILE' is how a file is checked. */
+	if (cli_cfg_load(&cfg, &o, &err) < 0 ||
+	    (!keys && (session_config_pick_routing(&cfg, &err) < 0 || session_config_check(&cfg, &err) < 0))) {
 		rc = cli_report(&err);
 		config_release(&cfg);
 		goto out;

@@ -34,12 +34,12 @@ void route_free(struct route *r)
 	free(r);
 }
 
-static bool route_runs_on(const struct route_ops *ops, const struct topo *t)
+static bool route_runs_on(const struct route_ops *ops, const char *family)
 {
 	if (!ops->families)
 		return true;
 	for (size_t i = 0; ops->families[i]; i++)
-		if (!strcmp(ops->families[i], t->ops->name))
+		if (!strcmp(ops->families[i], family))
 			return true;
 	return false;
 }
@@ -51,23 +51,23 @@ static void route_list_append(char *buf, size_t cap, size_t *used, const char *n
 		*used += (size_t)snprintf(buf + *used, cap - *used, "%s%s", *used ? ", " : "", name);
 }
 
-static int route_check_family(const struct route_ops *ops, const struct topo *t, struct nl_err *err)
+static int route_check_family(const struct route_ops *ops, const char *family, struct nl_err *err)
 {
 	char names[256] = "", others[256] = "";
 	size_t used = 0, used_o = 0, n;
 
-	if (route_runs_on(ops, t))
+	if (route_runs_on(ops, family))
 		return 0;
 	for (size_t i = 0; ops->families[i]; i++)
 		route_list_append(names, sizeof names, &used, ops->families[i]);
 	const struct route_ops *const *all = route_list(&n);
 	for (size_t i = 0; i < n; i++)
-		if (route_runs_on(all[i], t))
+		if (route_runs_on(all[i], family))
 			route_list_append(others, sizeof others, &used_o, all[i]->name);
 	return nl_errf(err, NL_EUNSUPPORTED,
 		       "routing function '%s' does not run on topology '%s' (it supports: %s); set "
 		       "routing_function to one that does: %s",
-		       ops->name, t->ops->name, names, others);
+		       ops->name, family, names, others);
 }
 
 /* The function named by spec ("name:k=v,..."), and where its parameters
@@ -111,6 +111,19 @@ int route_spec_canonical(const char *spec, char **out, struct nl_err *err)
 	return rc;
 }
 
+int route_spec_check(const char *spec, const char *family, struct nl_err *err)
+{
+	const char *tail;
+	void *params;
+	const struct route_ops *ops = route_lookup(spec, &tail, err);
+	if (!ops)
+		return tail ? NL_ENOTFOUND : NL_EINVAL;
+	NL_CHECK(route_check_family(ops, family, err));
+	NL_CHECK(route_params_parse(ops, tail, &params, err));
+	free(params);
+	return 0;
+}
+
 int route_vcs_errf(struct route *r, struct nl_err *err, const char *fmt, ...)
 {
 	r->vcs_refused = true;
@@ -151,7 +164,7 @@ int route_new_origin(const char *spec, const struct topo *t, uint32_t n_vcs, con
 	const struct route_ops *ops = route_lookup(spec, &tail, err);
 	if (!ops)
 		return route_spec_refused(at, tail ? NL_ENOTFOUND : NL_EINVAL, err);
-	rc = route_check_family(ops, t, err);
+	rc = route_check_family(ops, t->ops->name, err);
 	if (rc < 0)
 		return route_spec_refused(at, rc, err);
 	r = calloc(1, sizeof *r);

@@ -380,6 +380,12 @@ const struct route_ops *route_find(const char *name, struct nl_err *err);
  * function: init never changes its parameters. Caller frees *out. */
 int route_spec_canonical(const char *spec, char **out, struct nl_err *err);
 
+/* Whether spec names a function that runs on topology family `family`
+ * ("torus") with parameters that parse: route_new's refusals of the spec
+ * itself, same messages, without a network (what init checks on the
+ * network and its VCs is left to route_new). */
+int route_spec_check(const char *spec, const char *family, struct nl_err *err);
+
 /* Parse "name:k=v,...", check it supports t's family, and init it for
  * n_vcs VCs. */
 int route_new(const char *spec, const struct topo *t, uint32_t n_vcs, struct route **out,

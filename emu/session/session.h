@@ -66,6 +66,15 @@ int session_config_pick_routing(struct config *cfg, struct nl_err *err);
  * latency), or NULL when it does or cfg does not bind. */
 const char *session_topology_unused(const struct config *cfg);
 
+/* The refusals a run makes of cfg's topology, routing_function and
+ * traffic specs, for a configuration shown without a run (netloom
+ * config): names, parameters and the routing's topology family, with the
+ * run's message and its file:line or -s. Nothing is built: a 128k-endpoint
+ * network costs no more than a small one; what only the built network
+ * shows (a graph file's links, VCs a routing needs, a pattern's endpoint
+ * count) is left to the run. */
+int session_config_check(const struct config *cfg, struct nl_err *err);
+
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 /* The configuration as results record it (config_to_json), with a

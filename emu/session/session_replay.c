@@ -22,6 +22,7 @@
 #include "session/session_internal.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
+#include "traffic/traffic.h"
 
 /* The backend named by key `backend` and, when it models the network's
  * structure or the user set one, the [network] topology. */
@@ -200,6 +201,15 @@ int session_default_routing(nl_sim *s, struct nl_err *err)
 	return session_bind(s, err);
 }
 
+/* topo_spec_files's callback for a walk that only parses: every file
+ * named is taken (the run opens it). */
+static int session_spec_file_any(void *ctx, const struct topo_spec_file *f)
+{
+	(void)ctx;
+	(void)f;
+	return 0;
+}
+
 int session_config_pick_routing(struct config *cfg, struct nl_err *err)
 {
 	const char *spec = config_get(cfg, "topology");
@@ -212,6 +222,23 @@ int session_config_pick_routing(struct config *cfg, struct nl_err *err)
 	if (!r || !strcmp(r, def->defval)) /* dor on tori and meshes: the key's default */
 		return 0;
 	return config_set(cfg, "routing_function", r, session_picked_origin, err);
+}
+
+int session_config_check(const struct config *cfg, struct nl_err *err)
+{
+	const char *spec = config_get_or_default(cfg, "topology");
+	const char *rf = config_get_or_default(cfg, "routing_function");
+	const char *traffic = config_get_or_default(cfg, "traffic");
+	if (spec && topo_spec_files(spec, session_spec_file_any, NULL, err) < 0)
+		return config_err_file_line(cfg, "topology", err);
+	const struct topo_ops *family = spec ? topo_spec_family(spec, err) : NULL;
+	if (!family)
+		return spec ? config_err_file_line(cfg, "topology", err) : 0;
+	if (rf && route_spec_check(rf, family->name, err) < 0)
+		return config_err_file_line(cfg, "routing_function", err);
+	if (traffic && traffic_spec_check(traffic, err) < 0)
+		return config_err_file_line(cfg, "traffic", err);
+	return 0;
 }
 
 /* The emu/place policy `name` (key `placement` of s, not linear) for a

@@ -57,6 +57,24 @@ uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char 
 	return 1u << bits;
 }
 
+int traffic_spec_check(const char *spec, struct nl_err *err)
+{
+	char name[64], what[96];
+	const char *tail = param_split_name(spec, name, sizeof name, err);
+	if (!tail)
+		return NL_EINVAL;
+	const struct traffic_ops *ops = traffic_find(name, err);
+	if (!ops)
+		return NL_ENOTFOUND;
+	void *params = calloc(1, ops->params_size ? ops->params_size : 1);
+	if (!params)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(what, sizeof what, "traffic '%s'", ops->name);
+	int rc = param_parse(ops->params, params, tail, what, err);
+	free(params);
+	return rc < 0 ? rc : 0;
+}
+
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err)
 {

@@ -74,6 +74,11 @@ const struct traffic_ops *const *traffic_list(size_t *n);
 const struct traffic_ops *traffic_find(const char *name, struct nl_err *err);
 
 /* Parse and set up a pattern over t's endpoints. */
+/* Whether spec names a pattern with parameters that parse: traffic_new's
+ * refusals of the spec itself, same messages, without a network (what
+ * needs the network, its endpoint count, is left to traffic_new). */
+int traffic_spec_check(const char *spec, struct nl_err *err);
+
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err);
 void traffic_free(struct traffic *tr);

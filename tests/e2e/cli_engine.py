@@ -801,6 +801,17 @@ def case_errors():
                 p = run(*a, code=2)
                 one_line_error(p, msg.replace("netloom run", f"netloom {cmd}"))
                 eq(f"{' '.join(a)}: --json target", open(target).read(), "sentinel\n")
+        # config --dump/--json refuse the specs run refuses, with its line
+        # (parsed, not built): they printed the dump, status 0.
+        spec_cases = [c for c in cases[:5]] + [
+            (("-s", "topology=hypertorus"), "netloom: -s: unknown topology 'hypertorus' (valid: torus,"),
+            (("-s", "topology=full:n=4", "-s", "routing_function=dor"),
+             "netloom: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
+            (("-s", "traffic=hotspot:bogus=1"), "netloom: -s: traffic 'hotspot': unknown parameter 'bogus'"),
+        ]
+        for args, msg in spec_cases:
+            for form in ((), ("--dump",), ("--json",)):
+                one_line_error(run("config", *args, *form, code=2), msg)
         # config -c reads the file alike: it printed the defaults, status 0.
         for path, line, hdr in ((after_hdr, 1, "[network] topology = torus:k=4x4"),
                                 (after_hdr2, 3, "[router] num_vcs = 4")):
