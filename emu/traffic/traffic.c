@@ -57,20 +57,30 @@ uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char 
 	return 1u << bits;
 }
 
+/* The pattern spec names, its parameters' text in *tail; NULL with
+ * *rc and a message when the name does not split off or is unknown. */
+static const struct traffic_ops *traffic_spec_ops(const char *spec, const char **tail, int *rc, struct nl_err *err)
+{
+	char name[64];
+	*tail = param_split_name(spec, name, sizeof name, err);
+	const struct traffic_ops *ops = *tail ? traffic_find(name, err) : NULL;
+	*rc = !*tail ? NL_EINVAL : NL_ENOTFOUND;
+	return ops;
+}
+
 int traffic_spec_check(const char *spec, struct nl_err *err)
 {
-	char name[64], what[96];
-	const char *tail = param_split_name(spec, name, sizeof name, err);
-	if (!tail)
-		return NL_EINVAL;
-	const struct traffic_ops *ops = traffic_find(name, err);
+	char what[96];
+	const char *tail;
+	int rc;
+	const struct traffic_ops *ops = traffic_spec_ops(spec, &tail, &rc, err);
 	if (!ops)
-		return NL_ENOTFOUND;
+		return rc;
 	void *params = calloc(1, ops->params_size ? ops->params_size : 1);
 	if (!params)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	snprintf(what, sizeof what, "traffic '%s'", ops->name);
-	int rc = param_parse(ops->params, params, tail, what, err);
+	rc = param_parse(ops->params, params, tail, what, err);
 	free(params);
 	return rc < 0 ? rc : 0;
 }
@@ -78,16 +88,14 @@ int traffic_spec_check(const char *spec, struct nl_err *err)
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err)
 {
-	char name[64], what[96];
+	char what[96];
+	const char *tail;
 	int rc;
 
 	*out = NULL;
-	const char *tail = param_split_name(spec, name, sizeof name, err);
-	if (!tail)
-		return NL_EINVAL;
-	const struct traffic_ops *ops = traffic_find(name, err);
+	const struct traffic_ops *ops = traffic_spec_ops(spec, &tail, &rc, err);
 	if (!ops)
-		return NL_ENOTFOUND;
+		return rc;
 	struct traffic *tr = calloc(1, sizeof *tr);
 	if (!tr)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
