@@ -351,7 +351,7 @@ static int index_files(FILE *idx, const char *in_path, char ***files_out, uint64
 		}
 		lines[n] = ln;
 		char *odd;
-		mode_t odd_mode;
+		mode_t odd_mode = 0;
 		files[n] = resolve_listed(in_path, tok[0], &odd, &odd_mode);
 		if (!files[n] && odd) {
 			char name[256];
