@@ -39,6 +39,7 @@
 #include "adapters/adapters_internal.h"
 #include "adapters/proto.h"
 #include "app/app.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/stats.h"
@@ -561,6 +562,13 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 		live_log(&s, "warning: --allow-remote without --curve-key: any host that reaches %s can connect, "
 			 "in plain text; expected --curve-key and --curve-allow with it (docs/live.md, \"Encryption\")",
 			 s.endpoint);
+	/* A topology the backend does not see gave every message the delay
+	 * it has without one: the configuration read as a network studied. */
+	char unused[512];
+	if (config_get(session_config(sim), "topology") &&
+	    session_topology_warning(session_config(sim), "every message has the delay it has without one",
+				     "docs/live.md", unused, sizeof unused))
+		live_log(&s, "warning: %s", unused);
 	int run_rc = session_src_run(s.eng, err);
 	s.end_ns = live_clock_ns();
 	live_evictions_summary(&s);

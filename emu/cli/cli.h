@@ -421,6 +421,14 @@ void cli_warn_unread(const char *cmd, const struct config *cfg, const char *cons
  * read (net_backend_ops.unread; docs/replay.md). */
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
+/* Warn on stderr, once the network is built, when cfg's backend does
+ * not see its topology (session_topology_unused): 'replay T -t A -t B'
+ * on the analytic backend with link_model = none printed one runtime
+ * for every network, and a live session on a topology gave every
+ * message the delay it has without one. `what` says what that means for
+ * cmd's results; `doc` where the models are described. */
+void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const char *what, const char *doc);
+
 /* Text as XML/HTML character data or attribute value (& < > " ' escaped):
  * names and specs may hold any character (graph:file=a&b<c.edges). NULL
  * writes nothing. */

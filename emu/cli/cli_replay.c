@@ -549,26 +549,6 @@ static int cli_replay_on_app(void *ctx, struct app *app, const struct trace_mani
 
 /* The session options of a run on one network: the same when it is
  * prepared and when it runs (pg only then). */
-/* A topology the backend's model does not see: 'replay T -t A -t B' on
- * the analytic backend (the default) with link_model = none printed one
- * runtime for every network, as if they performed alike. */
-static void cli_replay_warn_topology_unused(const struct config *cfg, const struct cli_replay_opts *o)
-{
-	const char *why = session_topology_unused(cfg);
-	if (!why || (!o->n_topos && !config_get(cfg, "topology")))
-		return;
-	char what[64];
-	if (o->n_topos > 1)
-		snprintf(what, sizeof what, "the %zu networks predict the same runtime", o->n_topos);
-	else
-		snprintf(what, sizeof what, "the topology changes no prediction");
-	fprintf(stderr,
-		"netloom replay: warning: backend %s with %s does not see the topology: %s (-s backend=flit "
-		"models each network flit by flit; -s link_model=links shares the channels of its routes; "
-		"docs/replay.md)\n",
-		config_get_or_default(cfg, "backend"), why, what);
-}
-
 static struct session_replay_opts cli_replay_ro(const struct cli_replay_run *run, bool pick_routing,
 						struct cli_replay_hooks *hooks, struct progress *pg)
 {
@@ -841,8 +821,14 @@ int cli_replay_main(int argc, char **argv)
 		rc = session_replay_prepare(runs[i].sim, o.trace, &ro, &err);
 	}
 	/* Said once the networks are built: a refused one needs no warning. */
-	if (rc == 0 && net_mpi_rank(mpi) == 0)
-		cli_replay_warn_topology_unused(session_config(runs[0].sim), &o);
+	if (rc == 0 && net_mpi_rank(mpi) == 0 && (o.n_topos || config_get(session_config(runs[0].sim), "topology"))) {
+		char what[64];
+		if (o.n_topos > 1)
+			snprintf(what, sizeof what, "the %zu networks predict the same runtime", o.n_topos);
+		else
+			snprintf(what, sizeof what, "the topology changes no prediction");
+		cli_warn_topology_unused("replay", session_config(runs[0].sim), what, "docs/replay.md");
+	}
 	for (size_t i = 0; rc == 0 && i < n_runs; i++) {
 		rc = cli_replay_run_one(&runs[i], o.trace, pick_routing, &hooks, &err);
 		if (rc == 0)

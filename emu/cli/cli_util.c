@@ -26,6 +26,7 @@
 #include "core/version.h"
 #include "net/net.h"
 #include "place/place.h"
+#include "session/session.h"
 #include "topo/topo.h"
 #include "traces/trace.h"
 
@@ -891,6 +892,13 @@ static void cli_names_add(const char **list, size_t cap, size_t *n, const char *
 	for (size_t i = 0; names && names[i] && *n + 1 < cap; i++)
 		list[(*n)++] = names[i];
 	list[*n] = NULL;
+}
+
+void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const char *what, const char *doc)
+{
+	char line[512];
+	if (session_topology_warning(cfg, what, doc, line, sizeof line))
+		fprintf(stderr, "netloom %s: warning: %s\n", cmd, line);
 }
 
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)

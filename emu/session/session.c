@@ -707,6 +707,18 @@ const char *session_topology_unused(const struct config *cfg)
 	return why;
 }
 
+bool session_topology_warning(const struct config *cfg, const char *what, const char *doc, char *buf, size_t cap)
+{
+	const char *why = session_topology_unused(cfg);
+	if (!why)
+		return false;
+	snprintf(buf, cap,
+		 "backend %s with %s does not see the topology: %s (-s backend=flit models each network flit by "
+		 "flit; -s link_model=links shares the channels of its routes; %s)",
+		 config_get_or_default(cfg, "backend"), why, what, doc);
+	return true;
+}
+
 /* The document's head: version, command, topology, configuration. */
 static json_t *session_doc(const nl_sim *s, const char *cmd)
 {

@@ -66,6 +66,13 @@ int session_config_pick_routing(struct config *cfg, struct nl_err *err);
  * latency), or NULL when it does or cfg does not bind. */
 const char *session_topology_unused(const struct config *cfg);
 
+/* The warning a command gives when its topology is one cfg's backend
+ * does not see (session_topology_unused), in buf (cap bytes), without the
+ * command's prefix: `what` says what that means for the command's
+ * results, `doc` where the models are described. False (buf untouched)
+ * when there is nothing to say. */
+bool session_topology_warning(const struct config *cfg, const char *what, const char *doc, char *buf, size_t cap);
+
 /* The refusals a run makes of cfg's topology, routing_function and
  * traffic specs, for a configuration shown without a run (netloom
  * config): names, parameters and the routing's topology family, with the

@@ -1039,6 +1039,17 @@ def case_errors(d):
     expect(r.stderr.splitlines()[:1] == ["netloom serve: warning: -s num_vcs=4: key 'num_vcs' of [router] is not "
                                          "read by serve (backend analytic); it has no effect"],
            'unread key: %r' % r.stderr)
+    # A topology the analytic backend does not see (link_model = none) gave
+    # every message the delay it has without one, silently: warned of
+    # after the 'listening on' line; not with link_model = links, nor -q.
+    for extra, n in ((('-s', 'topology=torus:k=4x4'), 1), (('-s', 'topology=torus:k=4x4', '-s', 'link_model=links'), 0),
+                     (('-s', 'topology=torus:k=4x4', '-q'), 0), ((), 0)):
+        r = serve('--ranks', '1', '--listen', 'ipc://%s/blind' % d, '--connect-timeout-ms', '1', *extra)
+        lines = [l for l in r.stderr.splitlines() if 'does not see the topology' in l]
+        expect(len(lines) == n and (n == 0 or lines[0] == "netloom serve: warning: backend analytic with link_model = "
+               "none and hop_latency_ns = 0 does not see the topology: every message has the delay it has without "
+               "one (-s backend=flit models each network flit by flit; -s link_model=links shares the channels of "
+               "its routes; docs/live.md)"), 'topology unused %s: %r' % (extra, r.stderr))
     # Read when the session builds its network: named where set (it was not).
     refused(('--ranks', '20', '-s', 'topology=torus:k=4x4', '--listen', 'ipc://%s/small' % d),
             "netloom: -s: key 'topology': 'torus:k=4x4' has 16 endpoints, the session needs 20 (one per rank)",
