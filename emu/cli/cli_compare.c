@@ -314,6 +314,10 @@ int cli_compare_main(int argc, char **argv)
 			       dir, dir, dir, res.runs, res.runs == 1 ? "" : "s", res.executed, res.cached, res.reused,
 			       res.failed, res.cost_evaluated, res.cost_evaluated == 1 ? "" : "s", res.cost_cached,
 			       res.cost_cached == 1 ? "" : "s");
+		/* As replay's warning, beside the summary: the report says it too. */
+		const char *blind = json_string_value(json_object_get(json_object_get(res.doc, "study"), "topology_unused"));
+		if (rc == 0 && blind)
+			fprintf(stderr, "netloom compare: warning: %s\n", blind);
 	}
 	json_decref(res.doc);
 	free(res.markdown);

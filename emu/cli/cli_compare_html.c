@@ -604,7 +604,14 @@ int cli_compare_html(const json_t *doc, const char *dir, char **tmp, struct nl_e
 		fputs(". Runtimes are a latency-bandwidth model's (no packets, buffers, flow control or adaptive "
 		      "routing): systems can tie where a flit-level network would differ, and slowdowns under load "
 		      "are approximations; link use is counted only with link_model = links.", f);
-	fputs("</p>\n<h2>Runtime</h2>\n", f);
+	fputs("</p>\n", f);
+	const char *blind = json_string_value(json_object_get(st, "topology_unused"));
+	if (blind) {
+		fputs("<p class=\"limits\"><b>Warning:</b> ", f);
+		cli_xml_escape(f, blind);
+		fputs(".</p>\n", f);
+	}
+	fputs("<h2>Runtime</h2>\n", f);
 	h_plot_cells(&h, "runtime per workload and system (median over the seeds)", "runtime_s", "runtime (s)");
 	h_plot_cells(&h, "slowdown against the best system", "slowdown_vs_best", "runtime / best runtime");
 	h_tables_runtime(&h);

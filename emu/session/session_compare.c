@@ -759,6 +759,7 @@ static void cmp_validate(struct cmp *c)
 			cmp_check_maps(c, s, sim);
 			cmp_check_calibration(c, s, sim);
 			cmp_path_select(c, s, sim);
+			s->topology_unused = session_topology_unused(&sim->cfg);
 			if (cmp_sys_ports(s, sim->topo) < 0)
 				cmp_problem(c, "out of memory");
 			if (m && cmp_sys_cost(c, s, sim->topo, &sim->cfg, &err) < 0)

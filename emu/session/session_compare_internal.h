@@ -39,6 +39,9 @@ struct cmp_sys {
 	char *topology;
 	char *routing;             /* its own routing_function, or the family's default */
 	char *path_select;         /* its analytic path_select (spread, first) */
+	/* Why the backend does not see its topology (session_topology_unused,
+	 * a static string), or NULL: its runtimes do not depend on it. */
+	const char *topology_unused;
 	/* Its router-to-router ports, as the topology numbers them (port g):
 	 * owning router, port on it, peer router, link class name; for the
 	 * busiest links of the report (n_ports 0: none kept). */

@@ -202,6 +202,47 @@ static char *cmp_contention(const struct cmp *c)
 	return buf;
 }
 
+/* The systems whose runtimes do not depend on their topology, in one
+ * sentence grouped by reason ("analytic with link_model = none and
+ * hop_latency_ns = 0 on 'torus', 'fattree'"), or NULL when there are none
+ * (or out of memory). A study on analytic's defaults printed the same
+ * runtime for every network, as a comparison of them. */
+static char *cmp_topology_note(const struct cmp *c)
+{
+	uint32_t n_unused = 0;
+	for (uint32_t s = 0; s < c->n_sys; s++)
+		n_unused += c->sys[s].topology_unused != NULL;
+	if (!n_unused)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "the backend does not see the topology of ");
+	for (uint32_t s = 0, groups = 0; s < c->n_sys; s++) {
+		const char *why = c->sys[s].topology_unused;
+		bool seen = false;
+		for (uint32_t t = 0; t < s && why; t++)
+			seen |= c->sys[t].topology_unused && !strcmp(c->sys[t].topology_unused, why);
+		if (!why || seen)
+			continue;
+		fprintf(f, "%s", groups++ ? "; " : "");
+		for (uint32_t t = s, n = 0; t < c->n_sys; t++)
+			if (c->sys[t].topology_unused && !strcmp(c->sys[t].topology_unused, why))
+				fprintf(f, "%s'%s'", n++ ? ", " : "", c->sys[t].name);
+		fprintf(f, " (%s with %s)", c->backend, why);
+	}
+	fprintf(f, ": %s (backend = flit models each network flit by "
+		   "flit; link_model = links shares the channels of its routes; docs/replay.md)",
+		n_unused == 1 ? "its runtimes do not depend on its network" : "their runtimes do not depend on their networks");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 json_t *cmp_doc(const struct cmp *c)
 {
 	uint32_t ref = cmp_ref(c);
@@ -213,6 +254,9 @@ json_t *cmp_doc(const struct cmp *c)
 	char *contention = cmp_contention(c);
 	json_object_set_new(st, "contention", contention ? out_json_utf8(contention) : json_null());
 	free(contention);
+	char *note = cmp_topology_note(c);
+	json_object_set_new(st, "topology_unused", note ? out_json_utf8(note) : json_null());
+	free(note);
 	json_object_set_new(st, "seeds", json_integer(c->n_seeds));
 	json_object_set_new(st, "preset", out_json_utf8(c->preset));
 	json_object_set_new(st, "reference", out_json_utf8(c->sys[ref].name));
@@ -238,6 +282,7 @@ json_t *cmp_doc(const struct cmp *c)
 		double rel = cmp_relative(c, s, ref);
 		json_object_set_new(o, "name", out_json_utf8(y->name));
 		json_object_set_new(o, "topology", out_json_utf8(y->topology));
+		json_object_set_new(o, "topology_unused", y->topology_unused ? json_string(y->topology_unused) : json_null());
 		json_object_set_new(o, "routing", out_json_utf8(y->routing ? y->routing : "none"));
 		json_object_set_new(o, "endpoints", json_integer(y->endpoints));
 		json_object_set_new(o, "relative_runtime", cmp_num(rel));
@@ -406,6 +451,11 @@ char *cmp_md(const struct cmp *c)
 					     "else not modelled"
 					   : "modelled",
 		c->n_seeds, c->n_seeds == 1 ? "" : "s", c->preset, c->sys[ref].name);
+	char *note = cmp_topology_note(c);
+	if (note) {
+		fprintf(f, "**Warning:** %s.\n\n", note);
+	}
+	free(note);
 	cmp_md_unseeded(f, c);
 	fprintf(f, "## Runtime (median over seeds) and slowdown against the best system\n\n");
 	cmp_md_wl_header(f, c);

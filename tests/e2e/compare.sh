@@ -38,7 +38,16 @@ placement = random-node
 EOS
 printf '[network]\ntopology = fattree:k=4,n=2\n' > "$dir/fattree.ini"
 
-"$netloom" compare "$dir/study.ini" -o "$dir/a" -j1 > /dev/null || fail "run -j1"
+"$netloom" compare "$dir/study.ini" -o "$dir/a" -j1 > /dev/null 2> "$dir/a.err" || fail "run -j1"
+# fattree runs on analytic's defaults (link_model = none): its runtimes do
+# not depend on its network, which the report did not say; now the
+# report (md, json, html) and stderr do, torus (links) not named.
+blind="the backend does not see the topology of 'fattree' (analytic with link_model = none and hop_latency_ns = 0): its runtimes do not depend on its network (backend = flit models each network flit by flit; link_model = links shares the channels of its routes; docs/replay.md)"
+expect_eq "topology unused: stderr" "$(cat "$dir/a.err")" "netloom compare: warning: $blind"
+expect_eq "topology unused: json" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([d["study"]["topology_unused"] == sys.argv[2]] + [s["topology_unused"] for s in d["systems"]])' "$dir/a/report.json" "$blind")" \
+  "[True, None, 'link_model = none and hop_latency_ns = 0']"
+grep -qxF "**Warning:** $blind." "$dir/a/report.md" || fail "report.md: topology unused not said"
+grep -qF "<b>Warning:</b> the backend does not see the topology of &apos;fattree&apos; (analytic with" "$dir/a/index.html" || fail "index.html: topology unused not said"
 "$netloom" compare "$dir/study.ini" -o "$dir/b" -j2 > /dev/null || fail "run -j2"
 strip() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("execution"); print(json.dumps(d, indent=1))' "$1"; }
 [ -n "$(strip "$dir/a/report.json")" ] || fail "report.json unreadable"
@@ -311,7 +320,7 @@ bad unknown "netloom: $dir/unknown.ini:8: [system torus]: unknown key 'routing_f
 # One system named with a '|', -o with a trailing slash: the Markdown
 # cell escapes it, the summary names DIR/index.html, and gnuplot (one
 # system, one workload: an x range of one point) writes no warning.
-printf '[system a|b]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/one.ini"
+printf '[system a|b]\ntopology = torus:k=4x4\nlink_model = links\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/one.ini"
 "$netloom" compare "$dir/one.ini" -o "$dir/one/" > "$dir/one.out" 2> "$dir/one.err" || fail "one system: exit $?"
 expect_eq "one system: stderr" "$(cat "$dir/one.err")" ""
 expect_eq "one system: summary" "$(cut -d, -f1 "$dir/one.out")" "$dir/one/index.html"
@@ -479,13 +488,13 @@ expect_eq "relative map from another directory: cached" "$(json "$dir/rel/out/re
 # ranks_per_node = 2 under a policy, or a map putting two ranks on each,
 # run (as `netloom replay` runs them); linear with ranks_per_node = 2 is
 # refused before any run, as the replay refuses it.
-printf '[system a]\ntopology = torus:k=2x2\nranks_per_node = 2\n[workload w]\ntrace = %s\nplacement = contiguous\n' "$s/lammps-lj-8.nlt" > "$dir/rpn.ini"
+printf '[system a]\ntopology = torus:k=2x2\nlink_model = links\nranks_per_node = 2\n[workload w]\ntrace = %s\nplacement = contiguous\n' "$s/lammps-lj-8.nlt" > "$dir/rpn.ini"
 "$netloom" compare "$dir/rpn.ini" -o "$dir/rpn" > /dev/null 2> "$dir/rpn.err"; rc=$?
 expect_eq "ranks_per_node: exit status" "$rc:$(cat "$dir/rpn.err")" "0:"
-rpn_replay=$("$netloom" replay "$s/lammps-lj-8.nlt" -s topology=torus:k=2x2 -s ranks_per_node=2 -s placement=contiguous -s placement_seed=1 --json - 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"]["runtime"]["predicted_s"])')
+rpn_replay=$("$netloom" replay "$s/lammps-lj-8.nlt" -s topology=torus:k=2x2 -s link_model=links -s ranks_per_node=2 -s placement=contiguous -s placement_seed=1 --json - 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"]["runtime"]["predicted_s"])')
 expect_eq "ranks_per_node: the replay's runtime" "$(json "$dir/rpn/report.json" 'd["cells"][0]["runtime_s"]')" "$rpn_replay"
 for i in 0 1 2 3 4 5 6 7; do echo "$i $((i / 2))"; done > "$dir/two.map"
-printf '[system a]\ntopology = torus:k=2x2\nplacement_map = two.map\n[workload w]\ntrace = %s\nplacement = map\n' "$s/lammps-lj-8.nlt" > "$dir/twomap.ini"
+printf '[system a]\ntopology = torus:k=2x2\nlink_model = links\nplacement_map = two.map\n[workload w]\ntrace = %s\nplacement = map\n' "$s/lammps-lj-8.nlt" > "$dir/twomap.ini"
 "$netloom" compare "$dir/twomap.ini" -o "$dir/twomap" > /dev/null 2> "$dir/twomap.err"; rc=$?
 expect_eq "two ranks per endpoint by map: exit status" "$rc:$(cat "$dir/twomap.err")" "0:"
 printf '[system a]\ntopology = torus:k=4x4\nranks_per_node = 2\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/rpnlinear.ini"
@@ -716,7 +725,7 @@ expect_eq "layout keys: iterations on the replays' own order: message" "$(cat "$
 # instead of gnuplot's warnings on stderr and a lost cost/power chart.
 printf 'netloom-trace 1\nranks 2\napplication "dl"\nrank 0\ninit t=0 dur=0\nrecv t=0 dur=0 peer=1 tag=1 bytes=8\nfinalize t=0 dur=0\nrank 1\ninit t=0 dur=0\nrecv t=0 dur=0 peer=0 tag=1 bytes=8\nfinalize t=0 dur=0\n' > "$dir/dl.txt"
 "$netloom" trace encode "$dir/dl.txt" "$dir/dl.nlt" || fail "encode dl"
-printf '[system a]\ntopology = torus:k=4x4\n[system b]\ntopology = torus:k=2x2\n[workload dl]\ntrace = dl.nlt\n' > "$dir/alldl.ini"
+printf '[system a]\ntopology = torus:k=4x4\nlink_model = links\n[system b]\ntopology = torus:k=2x2\nlink_model = links\n[workload dl]\ntrace = dl.nlt\n' > "$dir/alldl.ini"
 "$netloom" compare "$dir/alldl.ini" -o "$dir/alldl" > /dev/null 2> "$dir/alldl.err"; rc=$?
 expect_eq "every cell failed: exit status" "$rc" 3
 if command -v gnuplot > /dev/null; then
