@@ -3,11 +3,15 @@
  * server both need (docs/replay.md, docs/api.md). */
 #include "session/session.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "core/config.h"
@@ -201,12 +205,29 @@ int session_default_routing(nl_sim *s, struct nl_err *err)
 	return session_bind(s, err);
 }
 
-/* topo_spec_files's callback for a walk that only parses: every file
- * named is taken (the run opens it). */
-static int session_spec_file_any(void *ctx, const struct topo_spec_file *f)
+/* topo_spec_files's callback for a configuration shown without a run:
+ * a family's data file the run could not open is refused with the run's
+ * words ('netloom config -s topology=graph:file=missing.edges' printed
+ * the dump and exited 0). Opened without blocking and not read: a FIFO
+ * keeps its data for the run. An @FILE the walk reads itself. */
+static int session_spec_file_readable(void *ctx, const struct topo_spec_file *f)
 {
-	(void)ctx;
-	(void)f;
+	struct nl_err *err = ctx;
+	struct nl_err named;
+	if (f->is_spec_file)
+		return 0;
+	const char *what = !strcmp(f->family, "anynet") ? "BookSim anynet network_file" : "graph edge list";
+	if (nl_input_named(f->path, what, NL_EIO, &named) < 0)
+		return nl_errf(err, NL_EIO, "topology '%s': parameter '%s': %s", f->family, f->key, named.msg);
+	int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0)
+		return nl_errf(err, NL_EIO, "topology '%s': parameter '%s': cannot open '%s': %s", f->family, f->key,
+			       f->path, strerror(errno));
+	bool is_dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+	close(fd);
+	if (is_dir)
+		return nl_errf(err, NL_EIO, "topology '%s': %s: read error: %s", f->family, f->path, strerror(EISDIR));
 	return 0;
 }
 
@@ -229,7 +250,7 @@ int session_config_check(const struct config *cfg, struct nl_err *err)
 	const char *spec = config_get_or_default(cfg, "topology");
 	const char *rf = config_get_or_default(cfg, "routing_function");
 	const char *traffic = config_get_or_default(cfg, "traffic");
-	if (spec && topo_spec_files(spec, session_spec_file_any, NULL, err) < 0)
+	if (spec && topo_spec_files(spec, session_spec_file_readable, err, err) < 0)
 		return config_err_file_line(cfg, "topology", err);
 	const struct topo_ops *family = spec ? topo_spec_family(spec, err) : NULL;
 	if (!family)

@@ -808,6 +808,12 @@ def case_errors():
             (("-s", "topology=full:n=4", "-s", "routing_function=dor"),
              "netloom: -s: routing function 'dor' does not run on topology 'full' (it supports: torus, mesh, cmesh)"),
             (("-s", "traffic=hotspot:bogus=1"), "netloom: -s: traffic 'hotspot': unknown parameter 'bogus'"),
+            # A family's data file the run cannot open (it printed the dump, status 0).
+            (("-s", "topology=graph:file=" + os.path.join(tmp, "missing.edges")),
+             "netloom: -s: topology 'graph': parameter 'file': cannot open '%s': No such file or directory"
+             % os.path.join(tmp, "missing.edges")),
+            (("-s", "topology=p2(anynet:file=" + tmp + ")"), "netloom: -s: topology 'anynet': %s: read error: Is a "
+             "directory" % tmp),
         ]
         for args, msg in spec_cases:
             for form in ((), ("--dump",), ("--json",)):
