@@ -475,4 +475,23 @@ int cli_child_wait(struct cli_child *c);
  * cli_child_wait's failure, errno still set. */
 void cli_child_why(int st, char *buf, size_t n);
 
+/* Run gnuplot on `script` (its terminal set; no 'set output': gnuplot
+ * writes the SVG to its standard output, which the shell opens on `tmp`,
+ * so the file exists before gnuplot, which outlives a SIGINT, starts, and
+ * a second signal unlinks it for good). `tmp` is a staged file the caller
+ * registered (out_tmp_for_registered, out_staged_add), reads back with
+ * out_read_svg (gnuplot exits 0 after a failed write: a full disk) and
+ * removes. SIGPIPE is ignored while the script is written (a gnuplot
+ * ended by an interrupt to the process group). 0, or NL_EIO with err
+ * saying why, unprefixed ("gnuplot failed (exit status 1)"). */
+int cli_gnuplot_run(const char *script, const char *tmp, struct nl_err *err);
+
+/* A command's `opt` chart (--plot OUT.svg; '-' = standard output) drawn
+ * by gnuplot from `script` and written as any output is: staged, then
+ * moved into place (out_commit), so OUT is the new chart or, when it
+ * cannot be written, the old file. gnuplot missing from PATH is
+ * NL_EUNSUPPORTED, saying `written` (what the command wrote before: "the
+ * table was written"). Errors are prefixed with opt. */
+int cli_plot_write(const char *opt, const char *out, const char *script, const char *written, struct nl_err *err);
+
 #endif

@@ -66,9 +66,9 @@ static void h_num(struct html *h, double v, double scale, const char *fmt, const
 	fputs("</span>", h->f);
 }
 
-/* Run gnuplot on script (terminal and output set here) and inline its
+/* Run gnuplot on body (terminal and title set here) and inline its
  * SVG; a one-line note in its place when it cannot be drawn. */
-static void h_plot(struct html *h, const char *title, const char *script)
+static void h_plot(struct html *h, const char *title, const char *body)
 {
 	fprintf(h->f, "<figure>\n");
 	char why[256] = "";
@@ -80,51 +80,22 @@ static void h_plot(struct html *h, const char *title, const char *script)
 		char tmp[4200];
 		snprintf(tmp, sizeof tmp, "%s/.plot.svg.tmp", h->dir);
 		/* Registered while gnuplot writes it, so an interrupt does not
-		 * leave it in the report's directory (out_staged_add).
-		 * The shell opens it (gnuplot writes its SVG to standard output),
-		 * so it exists before gnuplot, which outlives a SIGINT, starts:
-		 * a second interrupt unlinks it for good, where gnuplot's own
-		 * 'set output' would make it again after the unlink. */
-		char cmd[4 * sizeof tmp + 32];
-		size_t k = (size_t)snprintf(cmd, sizeof cmd, "exec gnuplot > '");
-		for (const char *c = tmp; *c && k + 8 < sizeof cmd; c++)
-			k += (size_t)snprintf(cmd + k, sizeof cmd - k, *c == '\'' ? "'\\''" : "%c", *c);
-		snprintf(cmd + k, sizeof cmd - k, "'");
-		struct cli_child gp;
-		int src;
-		if (out_staged_add(tmp, &(struct nl_err){0}) < 0) {
-			snprintf(why, sizeof why, "out of memory");
-		} else if ((src = cli_child_start(&gp, cmd)) < 0) {
-			snprintf(why, sizeof why, "cannot run gnuplot: %s", strerror(-src));
-			out_staged_del(tmp);
-		} else {
-			FILE *p = gp.in;
-			/* A gnuplot that has ended (an interrupt sent to the
-			 * process group, as `timeout -s INT` does, can end it or
-			 * its shell) makes a write to it raise SIGPIPE, whose default action
-			 * would end netloom with the report staged: ignored while
-			 * we write (not in gnuplot: set after it started), a failed
-			 * write is gnuplot failing, and out_staged_del below
-			 * then ends the process by the interrupt, cleanly. */
-			struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
-			sigemptyset(&ign.sa_mask);
-			sigaction(SIGPIPE, &ign, &old_pipe);
-			errno = 0;
+		 * leave it in the report's directory (out_staged_add). */
+		char *script = NULL;
+		size_t script_len = 0;
+		FILE *p = open_memstream(&script, &script_len);
+		if (p) {
 			fprintf(p, "set terminal svg size 820,420 noenhanced font 'sans,11' background rgb 'white'\n"
 				   "set datafile missing '?'\nset title ");
 			cli_gp_str(p, title);
-			fprintf(p, "\n%s\nunset output\n", script);
-			bool is_sent = fflush(p) == 0 && !ferror(p);
-			int e = errno;
-			int st = cli_child_wait(&gp);
-			sigaction(SIGPIPE, &old_pipe, NULL);
-			struct nl_err re = {0};
-			char how[96];
-			cli_child_why(st, how, sizeof how);
-			if (!is_sent) {
-				snprintf(why, sizeof why, "gnuplot failed (cannot write to it: %s)", strerror(e));
-			} else if (st != 0) {
-				snprintf(why, sizeof why, "gnuplot failed (%s)", how);
+			fprintf(p, "\n%s\n", body);
+		}
+		struct nl_err re = {0};
+		if (!p || fclose(p) != 0 || out_staged_add(tmp, &re) < 0) {
+			snprintf(why, sizeof why, "out of memory");
+		} else {
+			if (cli_gnuplot_run(script, tmp, &re) < 0) {
+				snprintf(why, sizeof why, "%s", re.msg);
 			} else if (out_read_svg(tmp, tmp, &svg, &len, &re) < 0) {
 				/* gnuplot exits 0 after a failed write (a full
 				 * disk): its SVG, cut mid-element or empty, was
@@ -137,6 +108,7 @@ static void h_plot(struct html *h, const char *title, const char *script)
 			unlink(tmp);
 			out_staged_del(tmp); /* and ends the process here if it was interrupted */
 		}
+		free(script);
 	}
 	const char *start = svg ? strstr(svg, "<svg") : NULL; /* without the XML prologue and doctype */
 	if (start) {

@@ -136,62 +136,16 @@ static void cli_interfere_table(FILE *f, json_t *doc, const char *workload)
 		unit);
 }
 
-/* Draw the chart: gnuplot reads a script with the data inline on stdin and
- * writes the SVG to a temporary file, registered so that SIGINT/SIGTERM
- * removes it (core/output.h). gnuplot exits 0 after a failed write (a full
- * disk), so its SVG is read back and checked whole (out_read_svg), then
- * written as any output is (out_stage_registered, out_commit): OUT is the
- * new chart or, when it cannot be written, the old file. written: what
- * the command wrote before ("the table was written"), said with a missing
- * gnuplot. */
+/* Draw the chart (cli_plot_write): a gnuplot script with the data inline.
+ * written: what the command wrote before ("the table was written"), said
+ * with a missing gnuplot. */
 static int cli_interfere_plot(json_t *doc, const char *out, const char *written, struct nl_err *err)
 {
-	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-		return nl_errf(err, NL_EUNSUPPORTED,
-			       "--plot %s: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
-			       "gnuplot-nox); %s",
-			       out, written);
-	char *gp, *tmp = NULL, *svg = NULL;
-	size_t len;
-	if (out_tmp_for_registered(out, &gp, err) < 0)
-		return nl_err_prefix(err, "--plot");
-	/* The shell opens the file (gnuplot writes its SVG to standard
-	 * output), so it exists before gnuplot, which outlives a SIGINT,
-	 * starts: a second signal unlinks it for good, where gnuplot's own
-	 * 'set output' would make it again (as compare's plots). */
-	char *cmd = NULL;
-	size_t cmd_len = 0;
-	FILE *c = open_memstream(&cmd, &cmd_len);
-	if (c) {
-		fputs("exec gnuplot > '", c);
-		for (const char *q = gp; *q; q++)
-			if (*q == '\'')
-				fputs("'\\''", c);
-			else
-				fputc(*q, c);
-		fputs("'", c);
-	}
-	if (!c || fclose(c) != 0) {
-		free(cmd);
-		out_unstage(&gp);
+	char *script = NULL;
+	size_t script_len = 0;
+	FILE *p = open_memstream(&script, &script_len);
+	if (!p)
 		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory", out);
-	}
-	struct cli_child child;
-	int src = cli_child_start(&child, cmd);
-	free(cmd);
-	if (src < 0) {
-		out_unstage(&gp);
-		return nl_errf(err, NL_EIO, "--plot %s: cannot run gnuplot: %s", out, strerror(-src));
-	}
-	FILE *p = child.in;
-	/* A gnuplot ended by the interrupt sent to the process group
-	 * (`timeout -s INT`) makes our write raise SIGPIPE, whose default
-	 * action would end netloom with the file staged: ignored while we
-	 * write (set after it started, so not in gnuplot); out_unstage below then
-	 * ends the process by the interrupt, cleanly. */
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGPIPE, &ign, &old_pipe);
 	json_t *jobs = json_object_get(json_object_get(doc, "results"), "jobs"), *j;
 	size_t i;
 	/* noenhanced: a job named lammps_lj or bully^2 is drawn so, not with
@@ -219,30 +173,13 @@ static int cli_interfere_plot(json_t *doc, const char *out, const char *written,
 		   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\nset key top left\n"
 		   "set xtics nomirror\nset grid ytics\n"
 		   "plot $d using 1:xtic(name[int($0) + 1]) title 'alone', '' using 2 title 'shared', "
-		   "'' using 0:2:3 with labels offset 2,0.7 notitle\nunset output\n");
-	bool is_sent = fflush(p) == 0 && !ferror(p);
-	int e = errno;
-	int st = cli_child_wait(&child);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	char how[96];
-	cli_child_why(st, how, sizeof how);
-	int rc;
-	if (!is_sent)
-		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (cannot write to it: %s)", out, strerror(e));
-	else if (st != 0)
-		rc = nl_errf(err, NL_EIO, "--plot %s: gnuplot failed (%s)", out, how);
-	else if ((rc = out_read_svg(gp, out, &svg, &len, err)) < 0)
-		nl_err_prefix(err, "--plot");
-	out_unstage(&gp); /* and ends the process here if it was interrupted */
-	if (rc == 0 && !strcmp(out, "-")) {
-		if ((rc = out_write_atomic(out, svg, len, err)) < 0)
-			nl_err_prefix(err, "--plot");
-	} else if (rc == 0 && ((rc = out_stage_registered(out, svg, len, &tmp, err)) < 0 ||
-			       (rc = out_commit(&tmp, out, err)) < 0)) {
-		nl_err_prefix(err, "--plot");
+		   "'' using 0:2:3 with labels offset 2,0.7 notitle\n");
+	if (fclose(p) != 0) {
+		free(script);
+		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory", out);
 	}
-	free(svg);
-	out_unstage(&tmp);
+	int rc = cli_plot_write("--plot", out, script, written, err);
+	free(script);
 	return rc;
 }
 

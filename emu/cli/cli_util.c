@@ -1115,3 +1115,78 @@ void cli_xml_escape(FILE *f, const char *s)
 		}
 	}
 }
+
+int cli_gnuplot_run(const char *script, const char *tmp, struct nl_err *err)
+{
+	char *cmd = NULL;
+	size_t cmd_len = 0;
+	FILE *c = open_memstream(&cmd, &cmd_len);
+	if (c) {
+		fputs("exec gnuplot > '", c);
+		for (const char *q = tmp; *q; q++)
+			if (*q == '\'')
+				fputs("'\\''", c);
+			else
+				fputc(*q, c);
+		fputs("'", c);
+	}
+	if (!c || fclose(c) != 0) {
+		free(cmd);
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
+	struct cli_child child;
+	int src = cli_child_start(&child, cmd);
+	free(cmd);
+	if (src < 0)
+		return nl_errf(err, NL_EIO, "cannot run gnuplot: %s", strerror(-src));
+	/* A gnuplot ended by an interrupt sent to the process group
+	 * (`timeout -s INT`) makes our write raise SIGPIPE, whose default
+	 * action would end netloom with the file staged: ignored while we
+	 * write (set after it started, so not in gnuplot); the caller's
+	 * out_unstage then ends the process by the interrupt, cleanly. */
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	errno = 0;
+	fputs(script, child.in);
+	fputs("\nunset output\n", child.in);
+	bool is_sent = fflush(child.in) == 0 && !ferror(child.in);
+	int e = errno;
+	int st = cli_child_wait(&child);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	char how[96];
+	cli_child_why(st, how, sizeof how);
+	if (!is_sent)
+		return nl_errf(err, NL_EIO, "gnuplot failed (cannot write to it: %s)", strerror(e));
+	if (st != 0)
+		return nl_errf(err, NL_EIO, "gnuplot failed (%s)", how);
+	return 0;
+}
+
+int cli_plot_write(const char *opt, const char *out, const char *script, const char *written, struct nl_err *err)
+{
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		return nl_errf(err, NL_EUNSUPPORTED,
+			       "%s %s: gnuplot not found; expected gnuplot on PATH (Debian: apt-get install "
+			       "gnuplot-nox); %s",
+			       opt, out, written);
+	char *gp, *tmp = NULL, *svg = NULL;
+	size_t len = 0;
+	if (out_tmp_for_registered(out, &gp, err) < 0)
+		return nl_err_prefix(err, "%s", opt);
+	int rc = cli_gnuplot_run(script, gp, err);
+	if (rc < 0)
+		nl_err_prefix(err, "%s %s", opt, out);
+	else if ((rc = out_read_svg(gp, out, &svg, &len, err)) < 0)
+		nl_err_prefix(err, "%s", opt);
+	out_unstage(&gp); /* and ends the process here if it was interrupted */
+	if (rc == 0 && !strcmp(out, "-"))
+		rc = out_write_atomic(out, svg, len, err);
+	else if (rc == 0 && (rc = out_stage_registered(out, svg, len, &tmp, err)) == 0)
+		rc = out_commit(&tmp, out, err);
+	if (rc < 0 && svg) /* the SVG read, not written */
+		nl_err_prefix(err, "%s", opt);
+	free(svg);
+	out_unstage(&tmp);
+	return rc;
+}
