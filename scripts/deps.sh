@@ -16,7 +16,7 @@ pkgs=(
   clang libclang-rt-14-dev                   # libFuzzer builds of the trace fuzz targets (tests/fuzz/build-libfuzzer.sh)
   libotf2-trace-dev otf2-tools               # OTF2 import (Score-P/EZTrace archives); optional at build time; otf2-print checks counts in tests
   eztrace                                    # records the EZTrace-dialect OTF2 test archive (tests/integration/eztrace-compare.sh)
-  gnuplot-nox                                # `netloom interfere --plot` charts and `netloom compare`'s index.html plots (SVG); optional at run time: without it the command says so
+  gnuplot-nox                                # `netloom sweep --plot` and `netloom interfere --plot` charts and `netloom compare`'s index.html plots (SVG); optional at run time: without it the command says so
   chromium                                   # test suite only: tests/e2e/compare_html.py renders compare's index.html headless (skipped, 77, without it)
   time                                       # /usr/bin/time: peak RSS in benchmarks/engine/booksim_topos.sh
 )

@@ -23,6 +23,7 @@
 struct run_opts {
 	struct cli_cfg_opts cfg;
 	const char *json_path;
+	const char *plot_path; /* sweep: --plot OUT.svg ('-': stdout, instead of the table) */
 	const char *rates;     /* sweep: A:B:STEP */
 	bool csv;
 	bool reproducible;
@@ -40,13 +41,14 @@ static void run_usage(FILE *f, const char *cmd)
 {
 	bool sweep = !strcmp(cmd, "sweep");
 	fprintf(f,
-		"usage: netloom %s [-c FILE] [-s key=value]... %s[--json FILE] [--csv] [--reproducible]\n\n"
+		"usage: netloom %s [-c FILE] [-s key=value]... %s[--json FILE] %s[--csv] [--reproducible]\n\n"
 		"%s\n\n"
 		"options:\n"
 		"  -c, --config FILE   INI configuration (BookSim2 key names; see 'netloom config --keys')\n"
 		"  -s, --set KEY=VAL   override one key (repeatable, applied after the file)\n"
 		"%s"
 		"      --json FILE     write results as JSON, atomically ('-': stdout, instead of the table)\n"
+		"%s"
 		"      --csv           print CSV instead of the table\n"
 		"      --reproducible  write wall_seconds as 0 and print no wall time or rate, so\n"
 		"                      repeated runs compare byte for byte\n"
@@ -56,9 +58,9 @@ static void run_usage(FILE *f, const char *cmd)
 		"Exit status: 0 done%s;\n"
 		"1 the %s failed: a deadlock (reported, its JSON written), a timeout, out of memory,\n"
 		"  or --json could not be written after it;\n"
-		"2 a bad command line or configuration, or a --json that cannot be written (checked first).\n\n"
+		"2 a bad command line or configuration, or a --json%s that cannot be written (checked first)%s\n\n"
 		"Topologies: 'netloom topo list'. Routing functions and traffic patterns:\n",
-		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "",
+		cmd, sweep ? "--rates A:B:STEP [--continue] [--spread network|points] " : "", sweep ? "[--plot OUT.svg] " : "",
 		sweep ? "Load-latency curve: one operating point per injection rate, stopping after the\n"
 			"first unstable (saturated) point unless --continue. With sim_type = throughput\n"
 			"no point is judged saturated (BookSim's throughput mode: no latency threshold):\n"
@@ -73,13 +75,19 @@ static void run_usage(FILE *f, const char *cmd)
 			"                      side, point i on rank i mod N (points: no exchange per\n"
 			"                      cycle; every rank holds a whole network)\n"
 		      : "",
+		sweep ? "      --plot OUT.svg  the load-latency curve (and accepted against offered load), an SVG\n"
+			"                      drawn by gnuplot ('-': stdout, instead of the table)\n"
+		      : "",
 		sweep ? "Under 'mpirun -np N' (or srun) each point is spread over the N ranks, or with\n"
 			"--spread points each rank runs whole points; the same results, table and JSON\n"
 			"either way, and the same points: in rounds of N, those past the first unstable\n"
 			"one are dropped. Rank 0 prints and writes the JSON (docs/scaling.md).\n"
 		      : "Under 'mpirun -np N' (or srun) the point is spread over the N ranks, with the\n"
 			"same results; rank 0 prints and writes the JSON (docs/scaling.md).\n",
-		sweep ? " (saturated points included)" : "", sweep ? "sweep" : "run");
+		sweep ? " (saturated points included)" : "", sweep ? "sweep" : "run", sweep ? " or --plot" : "",
+		sweep ? ";\n3 the table and --json (those asked for) were written but the --plot chart was not\n"
+			"  (no gnuplot, gnuplot failed, the SVG could not be written: the old file kept)."
+		      : ".");
 	route_print_help(f);
 	traffic_print_help(f);
 }
@@ -128,7 +136,8 @@ static int sweep_parse_rates(const char *s, double *a, double *b, double *step, 
  * is: the last one won silently. */
 static bool run_twice(const char *cmd, const char *a, const struct run_opts *o)
 {
-	bool seen = (!strcmp(a, "--json") && o->json_path) || (!strcmp(a, "--rates") && o->rates) ||
+	bool seen = (!strcmp(a, "--json") && o->json_path) || (!strcmp(a, "--plot") && o->plot_path) ||
+		    (!strcmp(a, "--rates") && o->rates) ||
 		    (!strcmp(a, "--spread") && o->spread_set);
 	if (seen)
 		cli_usage_error(cmd, "option '%s' given twice", a);
@@ -151,7 +160,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		{"json", required_argument, NULL, 'J'},   {"csv", no_argument, NULL, 'C'},
 		{"reproducible", no_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
 		{"rates", required_argument, NULL, 'r'},  {"continue", no_argument, NULL, 'k'},
-		{"spread", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+		{"spread", required_argument, NULL, 'S'}, {"plot", required_argument, NULL, 'P'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = o->cmd = argv[0];
 	if (cli_long_expand(&o->cfg, cmd, strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, "c:s:h", argc, argv))
@@ -167,7 +177,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		 * options (and --config=/--set= here) take. */
 		static const char *const run_flags[] = {"--csv", "--reproducible", "--help", NULL};
 		static const char *const sweep_flags[] = {"--csv", "--reproducible", "--help", "--continue", NULL};
-		static const char *const run_valued[] = {"--json", "--rates", "--spread", NULL};
+		static const char *const run_valued[] = {"--json", "--rates", "--spread", "--plot", NULL};
 		char name[16];
 		const char *inl = NULL;
 		int split = cli_split_long_value(cmd, a, strcmp(cmd, "sweep") ? run_flags : sweep_flags, run_valued, name,
@@ -190,6 +200,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			o->reproducible = true;
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--rates") && RUN_HAS_VALUE()) {
 			o->rates = RUN_VALUE();
+		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--plot") && RUN_HAS_VALUE()) {
+			o->plot_path = RUN_VALUE();
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--continue")) {
 			o->keep_going = true;
 		} else if (!strcmp(cmd, "sweep") && !strcmp(a, "--spread") && RUN_HAS_VALUE()) {
@@ -202,7 +214,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			else
 				return cli_usage_error(cmd, "--spread '%s': expected network or points", v);
 		} else if (!strcmp(a, "--json") ||
-			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread")))) {
+			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread") || !strcmp(a, "--plot")))) {
 			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
 			return cli_unknown_arg(cmd, argv[i], false);
@@ -212,6 +224,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	}
 	if (o->json_path && !o->json_path[0])
 		return cli_usage_error(cmd, "--json '': empty file name; expected a file to write, or '-' for standard "
+				       "output");
+	if (o->plot_path && !o->plot_path[0])
+		return cli_usage_error(cmd, "--plot '': empty file name; expected a file to write, or '-' for standard "
 				       "output");
 	if (!strcmp(cmd, "sweep") && !o->rates)
 		return cli_usage_error(cmd, "--rates A:B:STEP is required (e.g. --rates 0.05:0.5:0.05)");
@@ -228,17 +243,19 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (rates_bad < 0)
 		return cli_usage_error(cmd, "--rates '%s': expected A:B:STEP with 0 <= A <= B <= 1 and STEP > 0",
 				       o->rates);
-	/* A --json naming the -c file would replace the configuration. */
-	struct cli_file in = {"-c", o->cfg.config_path}, out = {"--json", o->json_path};
+	/* A --json or --plot naming the -c file would replace the
+	 * configuration; one naming the other would replace it. */
+	struct cli_file in = {"-c", o->cfg.config_path};
+	struct cli_file out[2] = {{"--json", o->json_path}, {"--plot", o->plot_path}};
 	struct nl_err same = {0};
-	if (cli_check_files(&in, 1, &out, 1, &same) < 0)
+	if (cli_check_files(&in, 1, out, 2, &same) < 0)
 		return cli_usage_error(cmd, "%s", same.msg);
 	/* Nor a file its keys name (-s topology=graph:file=g.txt,
 	 * placement_map, calibration). A configuration that does not load is
 	 * the run's to report; a -c that is not a regular file (a FIFO,
 	 * /dev/stdin) is read once, by the run, so only the -s keys are looked
 	 * at here and the rest once it is read (run_setup). */
-	if (o->json_path && strcmp(o->json_path, "-")) {
+	if ((o->json_path && strcmp(o->json_path, "-")) || (o->plot_path && strcmp(o->plot_path, "-"))) {
 		struct cli_cfg_opts keys = o->cfg;
 		struct stat st;
 		if (keys.config_path && (stat(keys.config_path, &st) != 0 || !S_ISREG(st.st_mode))) {
@@ -246,15 +263,21 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			o->check_config_keys = true;
 		}
 		struct config cfg;
-		int rc = cli_cfg_load(&cfg, &keys, &same) < 0 ? 0 : cli_check_config_files(&cfg, &out, 1, &same);
+		int rc = cli_cfg_load(&cfg, &keys, &same) < 0 ? 0 : cli_check_config_files(&cfg, out, 2, &same);
 		config_release(&cfg);
 		if (rc < 0)
 			return cli_usage_error(cmd, "%s", same.msg);
 	}
-	/* With --json -, stdout carries the JSON document alone. */
-	o->table = !(o->json_path && !strcmp(o->json_path, "-"));
+	/* With --json - (or --plot -), stdout carries that document alone. */
+	bool json_stdout = o->json_path && !strcmp(o->json_path, "-");
+	bool plot_stdout = o->plot_path && !strcmp(o->plot_path, "-");
+	o->table = !json_stdout && !plot_stdout;
+	if (json_stdout && plot_stdout)
+		return cli_usage_error(cmd, "--plot - and --json -: both on standard output; expected a file for one of "
+				       "them");
 	if (o->csv && !o->table)
-		return cli_usage_error(cmd, "--csv and --json -: both on standard output; expected a file for --json");
+		return cli_usage_error(cmd, "--csv and --%s -: both on standard output; expected a file for --%s",
+				       json_stdout ? "json" : "plot", json_stdout ? "json" : "plot");
 	return 0;
 }
 
@@ -267,6 +290,8 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 	 * fails first (rank 0 writes it; the caller agrees over the ranks). */
 	if (o->json_path)
 		NL_CHECK(cli_check_output("--json", o->json_path, err));
+	if (o->plot_path)
+		NL_CHECK(cli_check_output("--plot", o->plot_path, err));
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
 	if (o->cfg.config_path)
@@ -277,7 +302,8 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 	 * naming a file they name would replace it (run_parse checked the
 	 * others). Status 2, before any work. */
 	if (rc == 0 && o->check_config_keys &&
-	    cli_check_config_files(session_config(s), &(struct cli_file){"--json", o->json_path}, 1, err) < 0) {
+	    cli_check_config_files(session_config(s),
+				   (struct cli_file[]){{"--json", o->json_path}, {"--plot", o->plot_path}}, 2, err) < 0) {
 		rc = nl_err_prefix(err, "%s", o->cmd);
 		o->is_cmd_refusal = true;
 	}
@@ -506,6 +532,7 @@ static int run_mpi_open(int argc, char **argv, struct net_mpi **m, struct run_op
 	if (rc == 0 && net_mpi_rank(*m) != 0) {
 		o->table = false;
 		o->json_path = NULL;
+		o->plot_path = NULL;
 	}
 	return rc;
 }
@@ -596,6 +623,10 @@ done_opts:
 	return rc < 0 ? 0 : rc;
 }
 
+/* sweep's status when the table and JSON were written but --plot was not
+ * (as interfere's). */
+enum { CLI_SWEEP_NO_PLOT = 3 };
+
 struct sweep_print {
 	const nl_sim *sim;
 	const struct run_opts *o;
@@ -606,6 +637,9 @@ struct sweep_print {
 	double max_offered;  /* the offered rate of that point */
 	bool quiet; /* an MPI rank other than 0 */
 	int stdout_errno; /* the first failed flush's errno, for cli_stdout_finish */
+	struct nl_point *pts; /* --plot: every point, in order */
+	size_t n_pts, cap_pts;
+	bool pts_oom;
 };
 
 /* One sweep point, as it comes. The header waits for the first point:
@@ -616,6 +650,20 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 	struct sweep_print *sp = ctx;
 	if (pt->deadlock && !sp->quiet)
 		run_report_deadlock(sp->sim, sp->err);
+	if (sp->o->plot_path && !sp->pts_oom) {
+		if (sp->n_pts == sp->cap_pts) {
+			size_t cap = sp->cap_pts ? 2 * sp->cap_pts : 32;
+			struct nl_point *p = realloc(sp->pts, cap * sizeof *p);
+			if (p) {
+				sp->pts = p;
+				sp->cap_pts = cap;
+			}
+		}
+		if (sp->n_pts < sp->cap_pts)
+			sp->pts[sp->n_pts++] = *pt;
+		else
+			sp->pts_oom = true;
+	}
 	if (pt->stable && pt->accepted > sp->max_accepted) {
 		sp->max_accepted = pt->accepted;
 		sp->max_offered = pt->offered;
@@ -631,6 +679,70 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 	return 0;
 }
 
+/* The load-latency curve of --plot: mean packet latency against offered
+ * load, saturated (unstable) points drawn hollow, and accepted against
+ * offered load on the right axis with the diagonal it would follow below
+ * saturation, as BookSim users draw them. A deadlocked point has no
+ * latency: left out (the table and JSON say so). */
+static int sweep_plot(const struct sweep_print *sp, const char *written, struct nl_err *err)
+{
+	const char *out = sp->o->plot_path;
+	if (sp->pts_oom)
+		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory; %s", out, written);
+	char *script = NULL;
+	size_t len = 0;
+	FILE *p = open_memstream(&script, &len);
+	if (!p)
+		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory; %s", out, written);
+	double max_offered = 0;
+	for (size_t i = 0; i < sp->n_pts; i++)
+		if (sp->pts[i].offered > max_offered)
+			max_offered = sp->pts[i].offered;
+	fprintf(p, "set terminal svg size 800,480 dynamic noenhanced font 'sans,11' background rgb 'white'\n");
+	fputs("set title ", p);
+	char title[1024];
+	snprintf(title, sizeof title, "netloom sweep: %s, %s, %s", sp->info->topology ? sp->info->topology : "?",
+		 sp->info->routing ? sp->info->routing : "?", sp->info->traffic ? sp->info->traffic : "?");
+	cli_gp_str(p, title);
+	/* Columns: offered, latency if stable else '?', latency if unstable
+	 * else '?', accepted ('?' when deadlocked). */
+	size_t n_stable = 0, n_unstable = 0, n_accepted = 0;
+	fprintf(p, "\nset datafile missing '?'\n$d << EOD\n");
+	for (size_t i = 0; i < sp->n_pts; i++) {
+		const struct nl_point *q = &sp->pts[i];
+		bool has_lat = !q->deadlock && q->packets > 0 && isfinite(q->plat_mean);
+		char lat[32] = "?";
+		if (has_lat)
+			snprintf(lat, sizeof lat, "%.12g", q->plat_mean);
+		fprintf(p, "%.12g %s %s ", q->offered, q->stable ? lat : "?", q->stable ? "?" : lat);
+		fprintf(p, q->deadlock ? "?\n" : "%.12g\n", q->accepted);
+		n_stable += has_lat && q->stable;
+		n_unstable += has_lat && !q->stable;
+		n_accepted += !q->deadlock;
+	}
+	fprintf(p, "EOD\n"
+		   "set xlabel 'offered load (flits/cycle/endpoint)'\nset ylabel 'mean packet latency (cycles)'\n"
+		   "set y2label 'accepted load (flits/cycle/endpoint)'\nset xrange [0:%.12g]\nset yrange [0:*]\n"
+		   "set y2range [0:%.12g]\nset ytics nomirror\nset y2tics\nset grid\nset key top left\nplot ",
+		   max_offered > 0 ? max_offered * 1.05 : 1.0, max_offered > 0 ? max_offered * 1.05 : 1.0);
+	/* gnuplot warns on stderr of a series without a point: each drawn
+	 * only when it has one. */
+	if (n_stable)
+		fputs("$d using 1:2 with linespoints pt 7 lc rgb '#1f77b4' title 'latency', ", p);
+	if (n_unstable)
+		fputs("$d using 1:3 with points pt 6 ps 1.5 lc rgb '#d62728' title 'latency, saturated (unstable)', ", p);
+	if (n_accepted)
+		fputs("$d using 1:4 axes x1y2 with linespoints pt 5 dt 2 lc rgb '#2ca02c' title 'accepted', ", p);
+	fputs("x axes x1y2 with lines dt 3 lc rgb 'gray' title 'accepted = offered'\n", p);
+	if (fclose(p) != 0) {
+		free(script);
+		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory; %s", out, written);
+	}
+	int rc = cli_plot_write("--plot", out, script, written, err);
+	free(script);
+	return rc;
+}
+
 int cli_sweep_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
@@ -638,7 +750,7 @@ int cli_sweep_main(int argc, char **argv)
 	struct nl_err err = {0};
 	struct nl_sweep sw;
 	nl_sim *sim = NULL;
-	bool deadlocked = false, is_unwritten = false;
+	bool deadlocked = false, is_unwritten = false, is_unplotted = false;
 	struct net_mpi *mpi = NULL;
 	int rc;
 	if (!run_open(argc, argv, &o, &mpi, &rc))
@@ -689,9 +801,23 @@ int cli_sweep_main(int argc, char **argv)
 		if (o.json_path)
 			is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	}
+	/* The results are out (table, JSON): a chart that cannot be drawn
+	 * is a status of its own, not 2, which says nothing was written. */
+	if (rc == 0 && o.plot_path) {
+		const char *written = o.table ? (o.json_path ? "the table and JSON were written" : "the table was written")
+					      : (o.json_path ? "the JSON was written" : "nothing was written");
+		struct nl_err perr = {0};
+		if (sweep_plot(&sp, written, &perr) < 0) {
+			cli_report(&perr);
+			is_unplotted = true;
+		}
+	}
 done:
 	rc = cli_stdout_finish(run_finish(o.is_cmd_refusal ? o.cmd : NULL, rc, deadlocked, is_unwritten ? o.json_path : NULL, &err, quiet),
 			       sp.stdout_errno);
+	if (rc == CLI_OK && is_unplotted)
+		rc = CLI_SWEEP_NO_PLOT;
+	free(sp.pts);
 	nl_sim_free(sim);
 	rc = net_mpi_agree_exit(mpi, rc);
 done_opts:

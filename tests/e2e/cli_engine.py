@@ -1460,6 +1460,60 @@ def case_sweep_booksim():
         eq("CSV flit_hops", int(f[11]), pt["flit_hops"])
 
 
+def case_sweep_plot():
+    """sweep --plot OUT.svg: the load-latency curve drawn by gnuplot
+    (it had no chart; users drew BookSim-style curves by hand)."""
+    import shutil
+    if not shutil.which("gnuplot"):
+        print("SKIP: gnuplot not on PATH")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        svg = os.path.join(tmp, "c.svg")
+        rates = ("--rates", "0.2:0.8:0.2")
+        p = run("sweep", *SMALL, *rates, "--continue", "--plot", svg)
+        table = p.stdout
+        eq("stderr (no gnuplot warning)", p.stderr, b"")
+        check("the table on stdout", b"offered  injected" in table and b"saturation:" in table)
+        text = open(svg).read()
+        check(f"an SVG: {text[:60]!r}", "<svg" in text and text.rstrip().endswith("</svg>"))
+        # Saturated points (0.6 and 0.8 on this mesh) are their own series.
+        for label in ("latency", "latency, saturated (unstable)", "accepted", "accepted = offered",
+                      "offered load (flits/cycle/endpoint)", "mean packet latency (cycles)",
+                      "netloom sweep: mesh:k=4x4,n=0,p=1, dor:dateline=1, uniform"):
+            check(f"label {label!r} drawn", f">{label}<" in text)
+        # No saturation: no empty series (gnuplot warned on stderr of it).
+        p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--plot", svg)
+        eq("unsaturated: stderr", p.stderr, b"")
+        check("unsaturated: no saturated series", ">latency, saturated (unstable)<" not in open(svg).read())
+        # '-': the SVG on stdout instead of the table, the same chart.
+        run("sweep", *SMALL, *rates, "--continue", "--plot", svg)
+        p = run("sweep", *SMALL, *rates, "--continue", "--plot", "-")
+        eq("--plot -: the file's chart on stdout", p.stdout, open(svg, "rb").read())
+        # The refusals, before any point runs, nothing on stdout.
+        js = os.path.join(tmp, "c.json")
+        for args, msg in ((("--plot", "-", "--json", "-"), "netloom sweep: --plot - and --json -: both on standard "
+                           "output; expected a file for one of them"),
+                          (("--plot", "-", "--csv"), "netloom sweep: --csv and --plot -: both on standard output; "
+                           "expected a file for --plot"),
+                          (("--plot", ""), "netloom sweep: --plot '': empty file name"),
+                          (("--plot", svg, "--plot", svg), "netloom sweep: option '--plot' given twice"),
+                          (("--plot", js, "--json", js), "the same file"),
+                          (("--plot", os.path.join(tmp, "nodir", "c.svg")), "nodir"),
+                          (("--plot",), "netloom sweep: option '--plot' needs a value")):
+            one_line_error(run("sweep", *SMALL, *rates, *args, code=2), msg)
+        check("no --json written", not os.path.exists(js))
+        one_line_error(run("run", *SMALL, "--plot", svg, code=2), "--plot")
+        # No gnuplot: the table and JSON written, exit 3, the old chart kept.
+        old = open(svg, "rb").read()
+        env = dict(ENV, PATH=tmp)
+        p = run("sweep", *SMALL, *rates, "--json", js, "--plot", svg, code=3, env=env)
+        check("no gnuplot: the table written", b"offered  injected" in p.stdout)
+        eq("no gnuplot: the line", p.stderr.decode(), f"netloom: --plot {svg}: gnuplot not found; expected gnuplot "
+           "on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written\n")
+        check("no gnuplot: JSON written", json.load(open(js))["command"] == "sweep")
+        eq("no gnuplot: the old chart kept", open(svg, "rb").read(), old)
+
+
 def case_sweep_table():
     p = run("sweep", *SMALL, "--rates", "0.1:0.3:0.1")
     lines = p.stdout.decode().splitlines()

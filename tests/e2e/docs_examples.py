@@ -70,7 +70,7 @@ SKIP = {
     "[--otf2 DIR] [--svg FILE]": "usage synopsis",
     # Placeholders for the reader's own files.
     "build/netloom config --from-booksim mybooksim.cfg > mine.ini": "mybooksim.cfg: the reader's BookSim2 file",
-    "build/netloom sweep -c mine.ini --rates 0.05:0.5:0.05 --json curve.json":
+    "build/netloom sweep -c mine.ini --rates 0.05:0.5:0.05 --json curve.json --plot curve.svg":
         "mine.ini: written by the line above from the reader's BookSim2 file",
     "netloom run -c my.ini -s threads=2": "my.ini: the reader's configuration",
     "netloom run -c my.ini -s threads=0": "my.ini: the reader's configuration",
