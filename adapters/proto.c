@@ -163,10 +163,6 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 			       has_payload ? payload_len : 0, ZP_WAITALL_MAX);
 	if (!has_payload && (h->type == ZP_SEND || h->type == ZP_DELIVER))
 		return nl_errf(err, NL_EPROTO, "%s: no payload frame, expected one (possibly empty)", name);
-	if (has_payload && h->type != ZP_WAITALL && payload_len > max_payload)
-		return nl_errf(err, NL_EPROTO, "%s: payload of %zu bytes, expected at most %" PRIu64, name, payload_len,
-			       max_payload);
-
 	switch (h->type) {
 	case ZP_SEND:
 		if (h->peer < 0 || h->tag < 0)
@@ -211,6 +207,11 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 	default:
 		break;
 	}
+	/* Last, so a frame refused for its size has nothing else wrong:
+	 * the server answers it ERROR ZP_ETOOBIG, any other fault ZP_EMALFORMED. */
+	if (has_payload && h->type != ZP_WAITALL && payload_len > max_payload)
+		return nl_errf(err, NL_EPROTO, "%s: payload of %zu bytes, expected at most %" PRIu64, name, payload_len,
+			       max_payload);
 	return 0;
 }
 

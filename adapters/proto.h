@@ -121,10 +121,12 @@ void zp_encode(const struct zp_hdr *h, uint8_t out[ZP_HDR_BYTES]);
 /* Decode and validate one message's frames: hdr (hdr_len bytes) and
  * whether a payload frame follows (has_payload) of payload_len bytes.
  * Checks: size, magic, version, type, flags, that the payload frame is
- * present exactly for SEND, DELIVER and WAITALL (ERROR: optional), that it fits max_payload, and the
- * per-type field ranges. 0; NL_ERANGE when only a SEND's or RECV's peer or
- * tag is out of range (the server answers ERROR ZP_EPEER); else NL_EPROTO;
- * *err names the field and value. */
+ * present exactly for SEND, DELIVER and WAITALL (ERROR: optional), the
+ * per-type field ranges and, last, that the payload fits max_payload (a
+ * frame refused for its size passes with max_payload UINT64_MAX). 0;
+ * NL_ERANGE when only a SEND's or RECV's peer or tag is out of range (the
+ * server answers ERROR ZP_EPEER); else NL_EPROTO; *err names the field and
+ * value. */
 int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_len, uint64_t max_payload,
 	      struct zp_hdr *h, struct nl_err *err);
 

@@ -506,8 +506,8 @@ static bool live_on_message(struct live_server *s)
 {
 	zmq_msg_t parts[3];
 	int n = 0;
+	size_t n_frames = 0; /* after the identity */
 	bool more = true;
-	bool extra = false;
 	while (more) {
 		zmq_msg_t m;
 		zmq_msg_init(&m);
@@ -516,12 +516,12 @@ static bool live_on_message(struct live_server *s)
 			break;
 		}
 		more = zmq_msg_more(&m);
+		if (n > 0)
+			n_frames++;
 		if (n < 3)
 			parts[n++] = m;
-		else {
-			extra = true;
+		else
 			zmq_msg_close(&m);
-		}
 	}
 	if (n == 0)
 		return false;
@@ -537,9 +537,11 @@ static bool live_on_message(struct live_server *s)
 	}
 	struct zp_hdr h;
 	struct nl_err e = {0};
-	if (n < 2 || extra) {
-		live_offence(s, id, id_len, hint, false, ZP_EMALFORMED,
-			     n < 2 ? "message without a header frame" : "more than header + payload frames");
+	if (n_frames < 1 || n_frames > 2) {
+		char msg[120];
+		snprintf(msg, sizeof msg, "message of %zu frames, expected a header frame and at most one payload frame",
+			 n_frames);
+		live_offence(s, id, id_len, hint, false, ZP_EMALFORMED, msg);
 		goto out;
 	}
 	/* A server's type (WELCOME..ERROR) is refused for being one, below,
@@ -549,7 +551,13 @@ static bool live_on_message(struct live_server *s)
 			  : zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), n == 3,
 				      n == 3 ? zmq_msg_size(&parts[2]) : 0, s->o->max_payload, &h, &e);
 	if (drc < 0) {
-		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload;
+		/* ERROR 6 only when the size is all that is wrong (zp_decode
+		 * checks it last): a frame malformed otherwise is ERROR 1,
+		 * whatever it carries, as its line says. */
+		struct zp_hdr unused;
+		bool big = n == 3 && zmq_msg_size(&parts[2]) > s->o->max_payload &&
+			   zp_decode(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]), 1, zmq_msg_size(&parts[2]),
+				     UINT64_MAX, &unused, NULL) == 0;
 		int code = big ? ZP_ETOOBIG : drc == NL_ERANGE ? ZP_EPEER : ZP_EMALFORMED;
 		if (zp_is_other_version(zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1])))
 			code = ZP_EVERSION;

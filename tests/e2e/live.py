@@ -2505,6 +2505,78 @@ def case_version_error(d):
            'report head: %r' % head)
 
 
+# Frames a buggy client sends, from rank 0 (--max-payload 1024): each gets
+# an ERROR whose code is the fault its line names, then the two ranks
+# exchange a message and finish. A frame malformed in any way was ERROR 6
+# (payload over the limit) when it carried more than --max-payload bytes,
+# and too many frames were "more than header + payload frames".
+FRAMES = RAW_DEALER + r"""
+import struct
+a, b = sock(), sock()
+a.send(hdr(nl.HELLO, 0)); reply(a); b.send(hdr(nl.HELLO, 1)); reply(b)
+b.send(hdr(nl.RECV, 1, 0, peer=0, tag=3, a=1024))
+big = b'x' * 2000
+for what, frames in (('compute with a big payload', [hdr(nl.COMPUTE, 0, 0, a=5), big]),
+                     ('bad magic with a big payload', [b'\x01\x00' + hdr(nl.SEND, 0, 0, peer=1)[2:], big]),
+                     ('send peer -1 with a big payload', [hdr(nl.SEND, 0, 0, peer=-1), big]),
+                     ('send with a big payload', [hdr(nl.SEND, 0, 0, peer=1), big]),
+                     ('send with 1024 bytes', None),
+                     ('compute with two more frames', [hdr(nl.COMPUTE, 0, 1, a=5), b'x', b'y']),
+                     ('send with three payload frames', [hdr(nl.SEND, 0, 1, peer=1), b'x', b'y', b'z']),
+                     ('send without its payload', [hdr(nl.SEND, 0, 1, peer=1)]),
+                     ('header of 55 bytes', [hdr(nl.COMPUTE, 0, 1, a=5)[:55]]),
+                     ('type 10', [hdr(nl.COMPUTE, 0, 1, a=5)[:3] + b'\x0a' + hdr(nl.COMPUTE, 0, 1, a=5)[4:]])):
+    if frames is None:
+        a.send_multipart([hdr(nl.SEND, 0, 0, peer=1, tag=3), b'y' * 1024])
+        h, text = reply(a)
+        print('%s: type %d seq %d' % (what, h[2], h[6]))
+        continue
+    a.send_multipart(frames)
+    h, text = reply(a)
+    print('%s: %d %s' % (what, h[8], text))
+a.send(hdr(nl.BYE, 0, 1)); b.send(hdr(nl.BYE, 1, 1))
+got = 0
+for s, r in ((a, 0), (b, 1)):
+    while True:
+        h, text = reply(s)
+        if h[2] == nl.ERROR:
+            print('rank %d unexpected error %d %s' % (r, h[8], text)); sys.exit(1)
+        got += h[2] == nl.DELIVER and h[7] == 0 and h[8] == 3
+        if h[2] == nl.DONE and h[6] == 1:
+            break
+print('delivered', got)
+"""
+
+
+def case_frame_errors(d):
+    """Each malformed frame gets the ERROR code of what its line names
+    (docs/zmq-protocol.md): ERROR 6 only for a payload over --max-payload
+    on an otherwise good frame; a wrong frame count says how many frames
+    came and what was expected. The session goes on."""
+    need_pyzmq()
+    script = os.path.join(d, 'frames.py')
+    open(script, 'w').write(FRAMES)
+    s = Server(d, 2, '-s', 'backend=analytic', '--max-payload', '1024', name='frames')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'frames')
+    counts = 'expected a header frame and at most one payload frame'
+    expect(rc == 0 and out.splitlines() == [
+        'compute with a big payload: 1 rank 0: COMPUTE: a payload frame follows, expected none',
+        'bad magic with a big payload: 1 rank 0: frame header: magic 0x0001, expected 0x4c4e',
+        'send peer -1 with a big payload: 8 rank 0: SEND: peer -1 tag 0, expected both >= 0',
+        'send with a big payload: 6 rank 0: SEND: payload of 2000 bytes, expected at most 1024',
+        'send with 1024 bytes: type 17 seq 0',
+        'compute with two more frames: 1 rank 0: message of 3 frames, ' + counts,
+        'send with three payload frames: 1 rank 0: message of 4 frames, ' + counts,
+        'send without its payload: 1 rank 0: SEND: no payload frame, expected one (possibly empty)',
+        'header of 55 bytes: 1 rank 0: frame header: length 55, expected 56 bytes',
+        'type 10: 1 rank 0: frame header: type 10, expected a known message type',
+        'delivered 1'], 'client: %d %s' % (rc, out))
+    expect(s.wait() == 0, 'server: %s' % open(s.err).read())
+    live = json.load(open(s.json))['live']
+    expect([r['state'] for r in live['ranks']] == ['finished', 'finished'] and live['ranks'][0]['refused_frames'] == 9
+           and live['refused_frames'] == 9 and live['delivered'] == 1, 'JSON: %s' % live)
+
+
 # Refused frames, each counted once (docs/live.md "Robustness"): against
 # the rank a frame is about, whoever sent it, else as without a rank. A
 # takeover HELLO was counted twice (against the rank and as rankless), an
