@@ -127,8 +127,11 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 	const char *name = zp_type_name(h->type);
 	if (!name)
 		return nl_errf(err, NL_EPROTO, "frame header: type %u, expected a known message type", h->type);
-	if (zp_get16(p + 6) || zp_get32(p + 28))
-		return nl_errf(err, NL_EPROTO, "%s: reserved bytes not zero", name);
+	if (zp_get16(p + 6))
+		return nl_errf(err, NL_EPROTO, "%s: reserved bytes 6..7 are 0x%04x, expected 0", name, zp_get16(p + 6));
+	if (zp_get32(p + 28))
+		return nl_errf(err, NL_EPROTO, "%s: reserved bytes 28..31 are 0x%08" PRIx32 ", expected 0", name,
+			       zp_get32(p + 28));
 	h->flags = zp_get16(p + 4);
 	h->rank = zp_get32(p + 8);
 	h->seq = zp_get32(p + 12);

@@ -346,7 +346,7 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		return;
 	}
 	if (s->o->tokens && h->a != s->o->tokens[h->rank]) {
-		snprintf(msg, sizeof msg, "HELLO: wrong token for rank %" PRIu32 " (impersonation refused)", h->rank);
+		snprintf(msg, sizeof msg, "HELLO: wrong token for rank %" PRIu32 ", expected the rank's token (--tokens; impersonation refused)", h->rank);
 		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ETOKEN, msg);
 		struct live_rank *tr = &s->ranks[h->rank];
 		/* An evicted or finished rank keeps its own story. */
@@ -375,8 +375,8 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		return;
 	}
 	if (rk->state != LR_ABSENT && !same) {
-		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s)", h->rank,
-			 live_state_name(rk->state));
+		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " is taken by another connection (%s), expected a rank no "
+			 "connection holds", h->rank, live_state_name(rk->state));
 		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ETAKEN, msg);
 		char note[200];
 		snprintf(note, sizeof note, "another connection tried to take this rank (refused, %" PRIu64 " time%s)",

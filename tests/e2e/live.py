@@ -1157,7 +1157,8 @@ def case_errors(d):
     srv = s.wait()
     expect(rc == 0 and out.splitlines() == [
         'hello token 11: 10 connection claiming rank 0: HELLO: rank 0 was evicted (never connected within 3000 ms)',
-        'hello token 99: 5 connection claiming rank 0: HELLO: wrong token for rank 0 (impersonation refused)'],
+        'hello token 99: 5 connection claiming rank 0: HELLO: wrong token for rank 0, expected the rank\'s token '
+        '(--tokens; impersonation refused)'],
         'late HELLO: %d %s' % (rc, out))
     ranks = json.load(open(s.json))['live']['ranks']
     expect(srv == 0 and ranks[0]['what_happened'] == 'never connected within 3000 ms',
@@ -2773,7 +2774,8 @@ def case_protocol(d):
     srv = s.wait()
     expect(out.splitlines() == [
         'own second HELLO: 4 rank 0: HELLO: rank 0 already said HELLO on this connection, expected one HELLO',
-        'takeover HELLO: 4 connection claiming rank 0: HELLO: rank 0 is taken by another connection (connected)',
+        'takeover HELLO: 4 connection claiming rank 0: HELLO: rank 0 is taken by another connection (connected), '
+        'expected a rank no connection holds',
         'op for rank 0 from rank 1: 7 connection claiming rank 0: SEND for rank 0 from a connection that did not '
         'HELLO as it',
         'op for rank 1 from no rank: 7 connection claiming rank 1: COMPUTE for rank 1 from a connection that did '

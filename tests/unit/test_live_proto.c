@@ -78,7 +78,12 @@ static void test_errors(void)
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "type 99");
 	memcpy(x, b, sizeof b);
 	x[29] = 1;
-	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "reserved");
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "SEND: reserved bytes 28..31 are 0x00000100, expected 0");
+	memcpy(x, b, sizeof b);
+	x[6] = 1;
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "SEND: reserved bytes 6..7 are 0x0001, expected 0");
 	memcpy(x, b, sizeof b);
 	x[4] = 4;
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "flags 0x4");
