@@ -105,8 +105,8 @@ static unsigned zp_fields(unsigned type)
 	case ZP_WELCOME: return F_FLAGS | F_PEER | F_TAG | F_AUX | F_A | F_B | F_C; /* flags, job's first rank and
 									    * size, ranks, max payload, heartbeat ms, */
 	case ZP_DONE: return F_SEQ | F_A;                            /* a: virtual time ps */
-	case ZP_DELIVER: return F_SEQ | F_PEER | F_TAG | F_AUX | F_A | F_B | F_C;
-	case ZP_ERROR: return F_SEQ | F_TAG | F_A;
+	case ZP_DELIVER: return F_SEQ | F_PEER | F_TAG | F_A | F_B | F_C;
+	case ZP_ERROR: return F_TAG;                                  /* tag: error code */
 	default: return 0;
 	}
 }

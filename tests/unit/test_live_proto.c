@@ -128,6 +128,21 @@ static void test_errors(void)
 	struct zp_hdr del = {.version = ZP_VERSION, .type = ZP_DELIVER, .a = 5, .b = 4, .c = 6};
 	zp_encode(&del, x);
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "non-decreasing");
+	/* Only the fields docs/zmq-protocol.md gives a server's types: a
+	 * DELIVER's aux and an ERROR's seq and a are unused (the decoder took
+	 * them). */
+	struct zp_hdr del_aux = {.version = ZP_VERSION, .type = ZP_DELIVER, .aux = 1};
+	zp_encode(&del_aux, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "DELIVER: field 'aux' is 1, expected 0 (unused by this type)");
+	struct zp_hdr err_seq = {.version = ZP_VERSION, .type = ZP_ERROR, .seq = 2, .tag = ZP_ETOOBIG};
+	zp_encode(&err_seq, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "ERROR: field 'seq' is 2, expected 0 (unused by this type)");
+	struct zp_hdr err_a = {.version = ZP_VERSION, .type = ZP_ERROR, .tag = ZP_ETOOBIG, .a = 3};
+	zp_encode(&err_a, x);
+	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err,
+		  "ERROR: field 'a' is 3, expected 0 (unused by this type)");
 }
 
 /* A server's type is recognised whatever its other fields (the server
