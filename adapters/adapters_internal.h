@@ -217,8 +217,10 @@ void live_jobs_free(struct live_server *s);
 uint32_t live_job_comm(const struct live_server *s, uint32_t r);
 /* The world ranks of rank r's job: first .. first + size - 1. */
 void live_job_range(const struct live_server *s, uint32_t r, uint32_t *first, uint32_t *size);
-/* Refusal text when rank r may not name peer p (another job), else NULL. */
-const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_t p, char *buf, size_t cap);
+/* Refusal text when rank r may not name peer p (another job) in op `what`
+ * (SEND, RECV), else NULL. */
+const char *live_job_peer_check(const struct live_server *s, const char *what, uint32_t r, uint32_t p, char *buf,
+				size_t cap);
 /* The report's per-job part: JSON array, and text lines on f. */
 struct json_t *live_jobs_json(const struct live_server *s);
 void live_jobs_text(const struct live_server *s, FILE *f);

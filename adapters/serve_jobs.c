@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "adapters/adapters_internal.h"
 #include "core/error.h"
@@ -77,13 +78,18 @@ void live_job_range(const struct live_server *s, uint32_t r, uint32_t *first, ui
 	*size = c ? c->size : s->n;
 }
 
-const char *live_job_peer_check(const struct live_server *s, uint32_t r, uint32_t p, char *buf, size_t cap)
+const char *live_job_peer_check(const struct live_server *s, const char *what, uint32_t r, uint32_t p, char *buf,
+				size_t cap)
 {
 	if (s->job_of[p] == s->job_of[r])
 		return NULL;
-	snprintf(buf, cap, "peer %" PRIu32 " is in job %" PRIu32 ", rank %" PRIu32 " in job %" PRIu32
-			   " (ranks only talk within their job)",
-		 p, s->job_of[p] + 1, r, s->job_of[r] + 1);
+	uint32_t first, size;
+	live_job_range(s, r, &first, &size);
+	snprintf(buf, cap,
+		 "%s: peer %" PRIu32 " is in job %" PRIu32 ", expected a rank of job %" PRIu32 " (%" PRIu32 "..%" PRIu32
+		 ")%s: ranks only talk within their job",
+		 what, p, s->job_of[p] + 1, s->job_of[r] + 1, first, first + size - 1,
+		 strcmp(what, "RECV") ? "" : " or -1 (any)");
 	return buf;
 }
 

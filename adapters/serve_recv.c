@@ -346,7 +346,9 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 		return;
 	}
 	if (s->o->tokens && h->a != s->o->tokens[h->rank]) {
-		snprintf(msg, sizeof msg, "HELLO: wrong token for rank %" PRIu32 ", expected the rank's token (--tokens; impersonation refused)", h->rank);
+		snprintf(msg, sizeof msg,
+			 "HELLO: wrong token for rank %" PRIu32 ", expected the rank's token (--tokens; impersonation refused)",
+			 h->rank);
 		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ETOKEN, msg);
 		struct live_rank *tr = &s->ranks[h->rank];
 		/* An evicted or finished rank keeps its own story. */
@@ -637,7 +639,7 @@ static bool live_on_message(struct live_server *s)
 		goto out;
 	}
 	if ((h.type == ZP_SEND || (h.type == ZP_RECV && h.peer != ZP_ANY)) &&
-	    live_job_peer_check(s, h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
+	    live_job_peer_check(s, zp_type_name(h.type), h.rank, (uint32_t)h.peer, msg, sizeof msg)) {
 		live_offence(s, id, id_len, (int32_t)h.rank, true, ZP_EPEER, msg);
 		goto out;
 	}

@@ -2549,6 +2549,19 @@ print('delivered', got)
 """
 
 
+JOBPEER = RAW_DEALER + r"""
+a = sock()
+a.send(hdr(nl.HELLO, 2)[:24] + (2).to_bytes(4, 'little') + hdr(nl.HELLO, 2)[28:]); reply(a)
+for what, frames in (('send', [hdr(nl.SEND, 2, 0, peer=0), b'x']), ('recv', [hdr(nl.RECV, 2, 0, peer=1)])):
+    a.send_multipart(frames)
+    h, text = reply(a)
+    print('%s: %d %s' % (what, h[8], text))
+a.send(hdr(nl.BYE, 2, 0))
+while reply(a)[0][2] != nl.DONE:
+    pass
+"""
+
+
 def case_frame_errors(d):
     """Each malformed frame gets the ERROR code of what its line names
     (docs/zmq-protocol.md): ERROR 6 only for a payload over --max-payload
@@ -2576,6 +2589,18 @@ def case_frame_errors(d):
     live = json.load(open(s.json))['live']
     expect([r['state'] for r in live['ranks']] == ['finished', 'finished'] and live['ranks'][0]['refused_frames'] == 9
            and live['refused_frames'] == 9 and live['delivered'] == 1, 'JSON: %s' % live)
+    # A peer in another job (--jobs 2,2) is ERROR 8 naming the op and the
+    # ranks it may name (it was 'peer 0 is in job 1, rank 2 in job 2
+    # (ranks only talk within their job)', for SEND and RECV alike).
+    script = os.path.join(d, 'jobpeer.py')
+    open(script, 'w').write(JOBPEER)
+    s = Server(d, 4, '-s', 'backend=analytic', '--jobs', '2,2', '--connect-timeout-ms', '500', name='jobpeer')
+    (rc, out), = clients([[PY, script, PYDIR, s.ep]], d, 'jobpeer')
+    expect(rc == 0 and out.splitlines() == [
+        'send: 8 rank 2: SEND: peer 0 is in job 1, expected a rank of job 2 (2..3): ranks only talk within their job',
+        'recv: 8 rank 2: RECV: peer 1 is in job 1, expected a rank of job 2 (2..3) or -1 (any): ranks only talk '
+        'within their job'], 'job peers: %d %s' % (rc, out))
+    expect(s.wait() == 0, 'job peers: server: %s' % open(s.err).read())
 
 
 # Refused frames, each counted once (docs/live.md "Robustness"): against
