@@ -57,8 +57,8 @@ static void cli_serve_usage(FILE *f)
 	      f);
 }
 
-/* "4,4" -> job sizes {4, 4}. */
-static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, struct nl_err *err)
+/* "4,4" -> job sizes {4, 4}, which must sum to n_ranks. */
+static int cli_serve_jobs(const char *arg, uint32_t n_ranks, uint32_t **out, uint32_t *n_out, struct nl_err *err)
 {
 	uint32_t n = 1;
 	for (const char *p = arg; *p; p++)
@@ -67,6 +67,7 @@ static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, stru
 	if (!v)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	const char *p = arg;
+	unsigned long long sum = 0;
 	for (uint32_t j = 0; j < n; j++) {
 		char *end;
 		errno = 0;
@@ -78,7 +79,13 @@ static int cli_serve_jobs(const char *arg, uint32_t **out, uint32_t *n_out, stru
 				       "rank counts 1..1048576 like 4,4", arg, j + 1, len < 20 ? len : 20, p);
 		}
 		v[j] = (uint32_t)x;
+		sum += x;
 		p = end + (*end == ',');
+	}
+	if (sum != n_ranks) {
+		free(v);
+		return nl_errf(err, NL_ECONFIG, "--jobs: '%s': sizes sum to %llu ranks, expected --ranks %" PRIu32, arg, sum,
+			       n_ranks);
 	}
 	*out = v;
 	*n_out = n;
@@ -397,7 +404,7 @@ int cli_serve_main(int argc, char **argv)
 		goto out;
 	}
 	if (jobs_arg) {
-		if (cli_serve_jobs(jobs_arg, &jobs, &o.n_jobs, &err) < 0) {
+		if (cli_serve_jobs(jobs_arg, o.n_ranks, &jobs, &o.n_jobs, &err) < 0) {
 			/* A bad list is the command line's, said as serve's other
 			 * options are ("netloom serve: --jobs: ..."). */
 			nl_err_one_line(&err, err.code);
