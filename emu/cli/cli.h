@@ -257,6 +257,7 @@ struct cli_cfg_opts {
 	struct session_tables tables; /* what the loaded config's tables point into */
 	char **expanded;              /* argv words cli_long_expand wrote */
 	int n_expanded;
+	const char *empty_warn_cmd;   /* cli_cfg_load warns as this command of a -c setting no key; NULL: not */
 };
 
 /* The long options of a line read without getopt_long (run, sweep,
@@ -276,6 +277,12 @@ int cli_long_expand(struct cli_cfg_opts *o, const char *cmd, const struct option
  * 1 when consumed, 0 when not ours, CLI_USAGE (negated) on a missing value
  * or a word after '--'. */
 int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, int *i);
+
+/* Warn on stderr when the -c file `path`, just loaded into cfg, set no
+ * key: 'config --from-booksim x.cfg > mine.ini' that failed left mine.ini
+ * empty, and 'sweep -c mine.ini' then ran the default 8x8 torus as if it
+ * were the reader's network. cfg NULL: the caller knows it set none. */
+void cli_warn_config_empty(const char *cmd, const struct config *cfg, const char *path);
 
 /* Build the configuration: file, then overrides, validated against every
  * module's table. */

@@ -361,6 +361,7 @@ struct cli_replay_opts {
 	size_t n_topos;
 	const char **files;                     /* -c, in order */
 	size_t n_files;
+	bool *files_empty;                      /* files[i] set no key (cli_warn_config_empty) */
 	const char **sets;                      /* -s, in order */
 	size_t n_sets;
 };
@@ -410,8 +411,9 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 	/* Files first, then -s, whatever their order on the line. */
 	o->sets = calloc((size_t)argc, sizeof *o->sets);
 	o->files = calloc((size_t)argc, sizeof *o->files);
+	o->files_empty = calloc((size_t)argc, sizeof *o->files_empty);
 	int ch, rc = 0;
-	if (!o->sets || !o->files)
+	if (!o->sets || !o->files || !o->files_empty)
 		return nl_errf(err, NL_ENOMEM, "out of memory");
 	NL_CHECK(nl_sim_new(sim, err));
 	optind = 1;
@@ -422,6 +424,9 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 			o->files[o->n_files++] = optarg;
 			rc = nl_sim_load_file(*sim, optarg, err);
 			cli_config_hint(optarg, rc, err);
+			/* Said by rank 0 once the ranks are known. */
+			if (rc == 0)
+				o->files_empty[o->n_files - 1] = !config_keys_from(session_config(*sim), optarg);
 			break;
 		case 's':
 			o->sets[o->n_sets++] = optarg;
@@ -792,6 +797,9 @@ int cli_replay_main(int argc, char **argv)
 	rc = net_mpi_agree(mpi, rc, &err);
 	if (rc == 0)
 		session_set_mpi(sim0, mpi, SESSION_SPREAD_NETWORK);
+	for (size_t i = 0; rc == 0 && net_mpi_rank(mpi) == 0 && i < o.n_files; i++)
+		if (o.files_empty[i])
+			cli_warn_config_empty("replay", NULL, o.files[i]);
 	if (rc == 0 && net_mpi_rank(mpi) == 0)
 		cli_warn_unread_replay("replay", session_config(sim0), o.sets, o.n_sets);
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
@@ -901,6 +909,7 @@ out:
 		nl_sim_free(runs[i].sim);
 	nl_sim_free(sim0);
 	free(o.files);
+	free(o.files_empty);
 	free(o.sets);
 	free(given);
 	/* Here, not only in main.c's: a report lost on rank 0's stdout fails

@@ -35,6 +35,7 @@ struct run_opts {
 	const char *cmd;       /* "run" or "sweep" */
 	bool check_config_keys; /* -c is not a regular file: its keys checked once read (run_setup) */
 	bool is_cmd_refusal;   /* the error is that check's, "run: ...": said as "netloom run: ..." */
+	bool quiet;            /* an MPI rank other than 0: prints nothing */
 };
 
 static void run_usage(FILE *f, const char *cmd)
@@ -296,6 +297,8 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
 	if (o->cfg.config_path)
 		cli_config_hint(o->cfg.config_path, rc, err);
+	if (rc == 0 && o->cfg.config_path && !o->quiet)
+		cli_warn_config_empty(o->cmd, session_config(s), o->cfg.config_path);
 	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
 		rc = session_set(s, o->cfg.sets[i], NULL, "-s", err);
 	/* The keys of a -c read from a pipe, now that it is read: a --json
@@ -530,6 +533,7 @@ static int run_mpi_open(int argc, char **argv, struct net_mpi **m, struct run_op
 {
 	int rc = cli_mpi_open(argc, argv, m);
 	if (rc == 0 && net_mpi_rank(*m) != 0) {
+		o->quiet = true;
 		o->table = false;
 		o->json_path = NULL;
 		o->plot_path = NULL;

@@ -262,6 +262,8 @@ int cli_serve_main(int argc, char **argv)
 			files[n_files++] = (struct cli_file){"-c", optarg};
 			rc = nl_sim_load_file(sim, optarg, &err);
 			cli_config_hint(optarg, rc, &err);
+			if (rc == 0)
+				cli_warn_config_empty("serve", session_config(sim), optarg);
 			break;
 		case 's':
 			sets[n_sets++] = optarg;

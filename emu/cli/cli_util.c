@@ -946,6 +946,17 @@ void cli_config_hint(const char *path, int rc, struct nl_err *err)
 	nl_err_suffix(err, hint);
 }
 
+void cli_warn_config_empty(const char *cmd, const struct config *cfg, const char *path)
+{
+	if (cfg && config_keys_from(cfg, path))
+		return;
+	fprintf(stderr, "netloom %s: warning: -c ", cmd);
+	nl_fputs_one_line(path, stderr);
+	fputs(" sets no key (empty, or only comments and section headers): the defaults run ('netloom config "
+	      "--keys' lists them)\n",
+	      stderr);
+}
+
 int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 {
 	session_config_init(cfg, &o->tables);
@@ -953,6 +964,8 @@ int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 		int rc = config_load_file(cfg, o->config_path, err);
 		cli_config_hint(o->config_path, rc, err);
 		NL_CHECK(rc);
+		if (o->empty_warn_cmd)
+			cli_warn_config_empty(o->empty_warn_cmd, cfg, o->config_path);
 	}
 	for (int i = 0; i < o->n_sets; i++)
 		NL_CHECK(config_set(cfg, o->sets[i], NULL, "-s", err));

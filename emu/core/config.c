@@ -512,6 +512,17 @@ static bool config_origin_is_file_line(const char *origin)
 	return true;
 }
 
+size_t config_keys_from(const struct config *c, const char *path)
+{
+	size_t n = 0, len = strlen(path);
+	for (size_t i = 0; c && i < c->n_entries; i++) {
+		const char *o = c->entries[i].origin;
+		n += !strncmp(o, path, len) && o[len] == ':' && config_origin_is_file_line(o) &&
+		     strrchr(o, ':') == o + len;
+	}
+	return n;
+}
+
 const char *config_place(const struct config *c, const char *key)
 {
 	const char *at = config_origin(c, key);

@@ -96,6 +96,11 @@ int config_each_path(const struct config *c, int (*fn)(void *ctx, const char *ke
  * The string is c's, valid until the key is set again or c released. */
 const char *config_origin(const struct config *c, const char *key);
 
+/* How many of c's values the file `path` set ("path:LINE" origins): 0
+ * for a file that is empty or holds only comments and section headers,
+ * or whose keys a later file or -s replaced. */
+size_t config_keys_from(const struct config *c, const char *path);
+
 /* config_origin when a file ("file.ini:12") or the command line's -s set
  * the key, the places a refusal names; NULL otherwise (--topology, a
  * study, nl_sim_set, the default). */

@@ -224,6 +224,39 @@ def case_warmup_only():
         check(f"max_samples={ms}: channels.max >= mean", r["channels"]["max"] >= r["channels"]["mean"] > 0)
 
 
+def case_empty_config():
+    # A -c file that sets no key ('config --from-booksim x.cfg > mine.ini'
+    # that failed leaves mine.ini empty) ran the default 8x8 torus without
+    # a word, as if it were the reader's network. Warned of, the run as it
+    # was; not for a file that sets a key, even one -s then replaces.
+    trace = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "samples", "hpcc-2.nlt")
+    with tempfile.TemporaryDirectory() as tmp:
+        empty, hdr, one = (os.path.join(tmp, n) for n in ("empty.ini", "hdr.ini", "one.ini"))
+        open(empty, "w").close()
+        open(hdr, "w").write("# converted\n[network]\n\n[router]\n")
+        open(one, "w").write("[network]\ntopology = torus:k=4x4\n")
+        small = ("-s", "topology=mesh:k=4x4", "-s", "sample_period=100")
+        for path in (empty, hdr):
+            warn = (f"warning: -c {path} sets no key (empty, or only comments and section headers): the "
+                    "defaults run ('netloom config --keys' lists them)")
+            for cmd, extra in (("run", small), ("sweep", (*small, "--rates", "0.1:0.1:0.1")), ("config", ()),
+                               ("replay", (trace,))):
+                p = run(cmd, "-c", path, *extra)
+                eq(f"{cmd} -c {os.path.basename(path)}: stderr", p.stderr.decode().splitlines(),
+                   [f"netloom {cmd}: {warn}"])
+                if cmd == "run":
+                    eq("run: the same results", run(cmd, "-c", path, *extra, "--reproducible").stdout,
+                       run(cmd, *extra, "--reproducible").stdout)
+        for cmd, extra in (("run", ("-s", "topology=mesh:k=4x4", "-s", "sample_period=100")), ("config", ()),
+                           ("replay", (trace, "-c", empty))):
+            p = run(cmd, "-c", one, *extra)
+            eq(f"{cmd} -c one.ini: no warning for it", [l for l in p.stderr.decode().splitlines() if "one.ini" in l], [])
+        # replay: the empty one of two files named, once.
+        p = run("replay", trace, "-c", one, "-c", empty)
+        eq("replay, two files", [l.split(": warning: ")[1][:len("-c ") + len(empty)] for l in p.stderr.decode().splitlines()
+                                 if "sets no key" in l], [f"-c {empty}"])
+
+
 def case_unread_keys():
     # A -s of a key synthetic runs do not read ([replay], [analytic],
     # [layout]) ran silently: '-s placement=random-node' looked like a
