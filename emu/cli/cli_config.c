@@ -192,7 +192,7 @@ int cli_config_main(int argc, char **argv)
 			rc = cli_usage_error("config", "option '--from-booksim' needs a value");
 			goto out;
 		} else {
-			rc = cli_unknown_arg("config", argv[i], true);
+			rc = cli_unknown_arg("config", argv[i], longopts, true);
 			goto out;
 		}
 	}

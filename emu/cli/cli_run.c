@@ -178,10 +178,12 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		 * options (and --config=/--set= here) take. */
 		static const char *const run_flags[] = {"--csv", "--reproducible", "--help", NULL};
 		static const char *const sweep_flags[] = {"--csv", "--reproducible", "--help", "--continue", NULL};
-		static const char *const run_valued[] = {"--json", "--rates", "--spread", "--plot", NULL};
+		static const char *const run_valued[] = {"--json", NULL};
+		static const char *const sweep_valued[] = {"--json", "--rates", "--spread", "--plot", NULL};
 		char name[16];
 		const char *inl = NULL;
-		int split = cli_split_long_value(cmd, a, strcmp(cmd, "sweep") ? run_flags : sweep_flags, run_valued, name,
+		int split = cli_split_long_value(cmd, a, strcmp(cmd, "sweep") ? run_flags : sweep_flags,
+						 strcmp(cmd, "sweep") ? run_valued : sweep_valued, name,
 						 sizeof name, &inl);
 		if (split == CLI_USAGE)
 			return CLI_USAGE;
@@ -218,7 +220,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			   (!strcmp(cmd, "sweep") && (!strcmp(a, "--rates") || !strcmp(a, "--spread") || !strcmp(a, "--plot")))) {
 			return cli_usage_error(cmd, "option '%s' needs a value", a);
 		} else {
-			return cli_unknown_arg(cmd, argv[i], false);
+			return cli_unknown_arg(cmd, argv[i], strcmp(cmd, "sweep") ? run_longopts : sweep_longopts, false);
 		}
 #undef RUN_VALUE
 #undef RUN_HAS_VALUE

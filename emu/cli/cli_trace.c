@@ -831,6 +831,11 @@ int cli_trace_main(int argc, char **argv)
 		out_signals_catch();
 		return subs[i].fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "netloom trace: unknown command '%s' (see 'netloom trace --help')\n", argv[1]);
+	const char *names[sizeof subs / sizeof *subs];
+	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+		names[i] = subs[i].name;
+	const char *near = cli_name_near(argv[1], strlen(argv[1]), names, sizeof subs / sizeof *subs);
+	fprintf(stderr, "netloom trace: unknown command '%s' (%s%s%ssee 'netloom trace --help')\n", argv[1],
+		near ? "did you mean '" : "", near ? near : "", near ? "'? " : "");
 	return CLI_USAGE;
 }

@@ -554,7 +554,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
-int cli_unknown_arg(const char *cmd, const char *arg, bool from_booksim)
+static const char *cli_option_near(const struct option *longopts, const char *arg);
+
+int cli_unknown_arg(const char *cmd, const char *arg, const struct option *longopts, bool from_booksim)
 {
 	/* BookSim2's command line is 'booksim FILE KEY=VALUE...': its users
 	 * type that form here, and "unknown option" did not say what to
@@ -568,6 +570,10 @@ int cli_unknown_arg(const char *cmd, const char *arg, bool from_booksim)
 					    "file%s%s%s",
 				       arg, arg, from_booksim ? " (or --from-booksim " : "", from_booksim ? arg : "",
 				       from_booksim ? " to convert a BookSim2 one)" : "");
+	const char *near = cli_option_near(longopts, arg);
+	if (near)
+		return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg, near,
+				       cmd);
 	return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
 }
 
@@ -589,8 +595,19 @@ int cli_split_long_value(const char *cmd, const char *arg, const char *const *fl
 	snprintf(name, cap, "%.*s", (int)(eq - arg), arg);
 	if (cli_listed(name, flags))
 		return cli_usage_error(cmd, "option '%s' takes no value (got '%s')", name, arg);
-	if (!cli_listed(name, valued))
+	if (!cli_listed(name, valued)) {
+		const char *names[64];
+		size_t n = 0;
+		for (const char *const *l = flags; *l && n < 64; l++)
+			names[n++] = *l + 2;
+		for (const char *const *l = valued; *l && n < 64; l++)
+			names[n++] = *l + 2;
+		const char *near = cli_name_near(name + 2, strlen(name + 2), names, n);
+		if (near)
+			return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg,
+					       near, cmd);
 		return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+	}
 	*value = eq + 1;
 	return 1;
 }
@@ -675,6 +692,45 @@ static unsigned cli_long_matches(const struct option *longopts, const char *arg,
 	return count;
 }
 
+const char *cli_name_near(const char *word, size_t len, const char *const *names, size_t n_names)
+{
+	char w[64];
+	if (len == 0 || len >= sizeof w)
+		return NULL;
+	memcpy(w, word, len);
+	w[len] = '\0';
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	bool tie = false;
+	for (size_t i = 0; i < n_names; i++) {
+		size_t d = config_edit_distance(w, names[i], true);
+		if (d < best_d) {
+			best = names[i];
+			best_d = d;
+			tie = false;
+		} else if (d == best_d && strcmp(names[i], best)) {
+			tie = true;
+		}
+	}
+	/* A typo (two edits), not another word: 'run' is not near 'cost'. */
+	if (!best || tie || best_d > 2 || 2 * best_d > strlen(best))
+		return NULL;
+	return best;
+}
+
+/* The long option of longopts nearest the unknown long option arg
+ * ("--jsn" or "--jsn=x": json), or NULL. */
+static const char *cli_option_near(const struct option *longopts, const char *arg)
+{
+	const char *names[64];
+	size_t n = 0;
+	if (!longopts || strncmp(arg, "--", 2) || !arg[2])
+		return NULL;
+	for (const struct option *o = longopts; o->name && n < 64; o++)
+		names[n++] = o->name;
+	return cli_name_near(arg + 2, strcspn(arg + 2, "="), names, n);
+}
+
 /* When the long option arg abbreviates several of longopts, and only
  * then, its one line in buf: "option '--s' is ambiguous (--set, --svg)". */
 static bool cli_ambiguous_option(char *buf, size_t n, const struct option *longopts, const char *arg)
@@ -691,7 +747,12 @@ static bool cli_ambiguous_option(char *buf, size_t n, const struct option *longo
  * in longopts: ambiguous (naming the options it abbreviates) or unknown. */
 static void cli_unknown_option(char *buf, size_t n, const char *cmd, const struct option *longopts, const char *arg)
 {
-	if (!cli_ambiguous_option(buf, n, longopts, arg))
+	if (cli_ambiguous_option(buf, n, longopts, arg))
+		return;
+	const char *near = cli_option_near(longopts, arg);
+	if (near)
+		snprintf(buf, n, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg, near, cmd);
+	else
 		snprintf(buf, n, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
 }
 

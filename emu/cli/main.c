@@ -102,6 +102,20 @@ static const struct cli_cmd *cli_find(const char *name)
 	return NULL;
 }
 
+/* "netloom: unknown command 'runn' (did you mean 'run'? see 'netloom
+ * --help')" on stderr. */
+static void cli_unknown_command(const char *name)
+{
+	const char *names[sizeof cli_cmds / sizeof *cli_cmds + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
+		names[n++] = cli_cmds[i].name;
+	names[n++] = "help";
+	const char *near = cli_name_near(name, strlen(name), names, n);
+	fprintf(stderr, "netloom: unknown command '%s' (%s%s%ssee 'netloom --help')\n", name, near ? "did you mean '" : "",
+		near ? near : "", near ? "'? " : "");
+}
+
 /* What prints only (usage, the version) and the refusal of an unknown
  * command: quiet, an MPI rank other than 0, prints nothing and returns
  * what rank 0 does, so a launch says it once. A command found is
@@ -119,7 +133,7 @@ static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cm
 		 * anything else after it was ignored, the usage printed. */
 		if (argc > 2 && !cli_find(argv[2])) {
 			if (!quiet)
-				fprintf(stderr, "netloom: unknown command '%s' (see 'netloom --help')\n", argv[2]);
+				cli_unknown_command(argv[2]);
 			return CLI_USAGE;
 		}
 		if (argc > 2) {
@@ -138,7 +152,7 @@ static int cli_main_local(int argc, char **argv, bool quiet, const struct cli_cm
 	if (*cmd)
 		return CLI_OK;
 	if (!quiet)
-		fprintf(stderr, "netloom: unknown command '%s' (see 'netloom --help')\n", argv[1]);
+		cli_unknown_command(argv[1]);
 	return CLI_USAGE;
 }
 

@@ -89,6 +89,10 @@ static const char *config_suggest(const struct config *c, const char *key)
 				best = d->name;
 			}
 		}
+	/* Two edits of a three-letter key is another word ('foo' is not a
+	 * typo of 'voq'): at most half the name's letters may change. */
+	if (best && best_d > 0 && 2 * best_d > strlen(best))
+		return NULL;
 	return best;
 }
 

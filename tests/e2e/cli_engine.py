@@ -257,6 +257,31 @@ def case_empty_config():
                                  if "sets no key" in l], [f"-c {empty}"])
 
 
+def case_suggestions():
+    # A typo of a command, subcommand, option or key names what was meant
+    # (only 'config' keys did); another word does not ('-s foo=1'
+    # suggested 'voq').
+    for args, line in (
+            (("runn",), "netloom: unknown command 'runn' (did you mean 'run'? see 'netloom --help')"),
+            (("help", "swep"), "netloom: unknown command 'swep' (did you mean 'sweep'? see 'netloom --help')"),
+            (("bogus",), "netloom: unknown command 'bogus' (see 'netloom --help')"),
+            (("trace", "convrt"), "netloom trace: unknown command 'convrt' (did you mean 'convert'? see 'netloom "
+                                  "trace --help')"),
+            (("run", "--jsn", "x.json"), "netloom run: unknown option '--jsn' (did you mean '--json'? see 'netloom "
+                                         "run --help')"),
+            (("sweep", "--rates", "0.1:0.2:0.1", "--plt=x.svg"), "netloom sweep: unknown option '--plt=x.svg' (did "
+                                                                 "you mean '--plot'? see 'netloom sweep --help')"),
+            (("config", "--dmp"), "netloom config: unknown option '--dmp' (did you mean '--dump'? see 'netloom "
+                                  "config --help')"),
+            (("replay", "x.nlt", "--topolgy", "torus:k=4x4"), "netloom replay: unknown option '--topolgy' (did you "
+                                                              "mean '--topology'? see 'netloom replay --help')"),
+            (("run", "--bogus"), "netloom run: unknown option '--bogus' (see 'netloom run --help')"),
+            (("run", "-s", "num_vc=2"), "netloom: -s: unknown key 'num_vc' (did you mean 'num_vcs'?)"),
+            (("run", "-s", "foo=1"), "netloom: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
+        p = run(*args, code=2)
+        eq(" ".join(args), p.stderr.decode(), line + "\n")
+
+
 def case_unread_keys():
     # A -s of a key synthetic runs do not read ([replay], [analytic],
     # [layout]) ran silently: '-s placement=random-node' looked like a
@@ -1882,7 +1907,7 @@ def case_option_prefixes():
             (("serve", "--ranks", "2", "-xq"), "netloom serve: unknown option '-x' (see 'netloom serve --help')"),
             (("replay", "--o"), "netloom replay: option '--otf2' needs a value"),
             (("compare", "--x"), "netloom compare: unknown option '--x' (see 'netloom compare --help')"),
-            (("run", "--jsn", "x"), "netloom run: unknown option '--jsn' (see 'netloom run --help')")):
+            (("run", "--jsn", "x"), "netloom run: unknown option '--jsn' (did you mean '--json'? see 'netloom run --help')")):
         p = run(*args, code=2)
         one_line_error(p, msg)
     with tempfile.TemporaryDirectory() as tmp:
