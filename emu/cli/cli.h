@@ -431,7 +431,8 @@ void cli_warn_unread(const char *cmd, const struct config *cfg, const char *cons
  * [traffic] keys and the experiment's [simulation] keys of synthetic
  * runs, those of the backends other than cfg's ([router] under analytic,
  * [analytic] under flit) and those cfg's backend declares it does not
- * read (net_backend_ops.unread; docs/replay.md). */
+ * read (net_backend_ops.unread; docs/replay.md); and, with cable_latency
+ * off, the [layout] keys that lay the cables out (docs/layout.md). */
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
 /* Warn on stderr, once the network is built, when cfg's backend does

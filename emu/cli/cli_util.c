@@ -24,6 +24,7 @@
 #include "core/output.h"
 #include "core/param.h"
 #include "core/version.h"
+#include "layout/layout.h"
 #include "net/net.h"
 #include "place/place.h"
 #include "session/session.h"
@@ -996,6 +997,15 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
 	char why[PARAM_STR_MAX + 16];
 	snprintf(why, sizeof why, "backend %s", ops->name);
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
+	/* [layout] lays the topology out for cable_latency alone: without it,
+	 * '-s layout_preset=besta' changed no latency, silently (docs/layout.md). */
+	struct layout_cfg lc;
+	struct nl_err ignored = {0};
+	if (config_bind(cfg, &layout_config_table, &lc, &ignored) < 0 || lc.cable_latency)
+		return;
+	static const char *const layout_section[] = {"layout", NULL}, *const layout_read[] = {"cable_latency", NULL};
+	const struct config_unread lu = {.sections = layout_section, .read = layout_read};
+	cli_warn_unread(cmd, cfg, sets, n_sets, &lu, "without cable_latency = 1");
 }
 
 void cli_config_hint(const char *path, int rc, struct nl_err *err)

@@ -25,6 +25,22 @@ want=$(python3 -c "print(32000000 + 20 * round($len * 5.0 * 1000))")
 expect_eq "pingpong with cables" "$(json "$dir/on.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" "$want"
 "$netloom" replay "$dir/pp.nlt" "${net[@]}" "${lay[@]}" --json "$dir/off.json" > /dev/null || fail "replay cable_latency=0"
 expect_eq "pingpong without cables" "$(json "$dir/off.json" 'round(d["results"]["runtime"]["predicted_s"]*1e12)')" 32000000
+# The [layout] keys lay the cables out for cable_latency alone: set with -s
+# without it they changed nothing, silently ('-s layout_preset=besta' read
+# as cabled); warned of, as every -s key a replay does not read, once per
+# key; not with cable_latency = 1, nor from a -c file (one file serves both).
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s link_model=links -s layout_preset=besta -s propagation_ns_per_m=4 \
+  -s layout_seed=3 -s layout_seed=4 > /dev/null 2> "$dir/unread.err" || fail "replay with [layout] keys, no cables: exit $?"
+expect_eq "[layout] keys without cable_latency: warned" "$(cat "$dir/unread.err")" "netloom replay: warning: -s layout_preset=besta: key 'layout_preset' of [layout] is not read by replay (without cable_latency = 1); it has no effect
+netloom replay: warning: -s propagation_ns_per_m=4: key 'propagation_ns_per_m' of [layout] is not read by replay (without cable_latency = 1); it has no effect
+netloom replay: warning: -s layout_seed=4: key 'layout_seed' of [layout] is not read by replay (without cable_latency = 1); it has no effect"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" "${lay[@]}" -s cable_latency=1 -s layout_preset=besta -s propagation_ns_per_m=4 \
+  > /dev/null 2> "$dir/read.err" || fail "replay with [layout] keys and cables: exit $?"
+expect_eq "[layout] keys with cable_latency = 1: no warning" "$(cat "$dir/read.err")" ""
+printf '[layout]\nlayout_preset = besta\n' > "$dir/lk.ini"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s link_model=links -c "$dir/lk.ini" > /dev/null 2> "$dir/file.err" \
+  || fail "replay with [layout] keys from a file: exit $?"
+expect_eq "[layout] keys from a file: no warning" "$(cat "$dir/file.err")" ""
 expect_eq "report" "$(json "$dir/on.json" 'd["results"]["network"]["cables"]["rule"], d["results"]["network"]["cables"]["cabinets"]')" "('canonical', 64)"
 grep -q "^  cables: 128 links laid out by canonical (flex preset, 64 cabinets, rule order)" "$dir/on.txt" \
   || fail "text report lacks the cables line: $(grep cables "$dir/on.txt")"
