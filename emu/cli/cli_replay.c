@@ -800,8 +800,10 @@ int cli_replay_main(int argc, char **argv)
 	for (size_t i = 0; rc == 0 && net_mpi_rank(mpi) == 0 && i < o.n_files; i++)
 		if (o.files_empty[i])
 			cli_warn_config_empty("replay", NULL, o.files[i]);
-	if (rc == 0 && net_mpi_rank(mpi) == 0)
+	if (rc == 0 && net_mpi_rank(mpi) == 0) {
 		cli_warn_unread_replay("replay", session_config(sim0), o.sets, o.n_sets);
+		cli_warn_unread_placement_seed("replay", session_config(sim0), o.sets, o.n_sets);
+	}
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;
 	/* Every network is prepared (topology, routing, placement, the

@@ -963,6 +963,37 @@ void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const c
 		fprintf(stderr, "netloom %s: warning: %s\n", cmd, line);
 }
 
+/* [layout] lays the topology out for cable_latency alone: without it,
+ * '-s layout_preset=besta' changed no latency, silently (docs/layout.md). */
+static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	struct layout_cfg lc;
+	struct nl_err ignored = {0};
+	if (config_bind(cfg, &layout_config_table, &lc, &ignored) < 0 || lc.cable_latency)
+		return;
+	static const char *const section[] = {"layout", NULL}, *const read[] = {"cable_latency", NULL};
+	const struct config_unread u = {.sections = section, .read = read};
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without cable_latency = 1");
+}
+
+/* '-s placement_seed=7' under linear changed no endpoint, silently
+ * (docs/replay.md, "Placement"). */
+void cli_warn_unread_placement_seed(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	const char *policy = config_get_or_default(cfg, "placement");
+	if (!policy)
+		return;
+	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
+	if (ops && ops->uses_seed)
+		return;
+	static const char *const key[] = {"placement_seed", NULL};
+	const struct config_unread u = {.keys = key};
+	char why[PARAM_STR_MAX + 80];
+	snprintf(why, sizeof why, "placement = %s%s draws nothing; random-node and random-router do", policy,
+		 config_get(cfg, "placement") ? "" : " (unset)");
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
+}
+
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
 {
 	const char *backend = config_get_or_default(cfg, "backend");
@@ -997,15 +1028,7 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
 	char why[PARAM_STR_MAX + 16];
 	snprintf(why, sizeof why, "backend %s", ops->name);
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
-	/* [layout] lays the topology out for cable_latency alone: without it,
-	 * '-s layout_preset=besta' changed no latency, silently (docs/layout.md). */
-	struct layout_cfg lc;
-	struct nl_err ignored = {0};
-	if (config_bind(cfg, &layout_config_table, &lc, &ignored) < 0 || lc.cable_latency)
-		return;
-	static const char *const layout_section[] = {"layout", NULL}, *const layout_read[] = {"cable_latency", NULL};
-	const struct config_unread lu = {.sections = layout_section, .read = layout_read};
-	cli_warn_unread(cmd, cfg, sets, n_sets, &lu, "without cable_latency = 1");
+	cli_warn_unread_layout(cmd, cfg, sets, n_sets);
 }
 
 void cli_config_hint(const char *path, int rc, struct nl_err *err)

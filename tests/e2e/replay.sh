@@ -37,6 +37,17 @@ expect_eq "unread keys: the same prediction" "$(json "$dir/pw.json" 'd["results"
   "$(json "$dir/pp.json" 'd["results"]["runtime"]["predicted_s"]')"
 out=$("$netloom" replay "$dir/pp.nlt" -s backend=flit -s topology=torus:k=4 -s num_vcs=4 -s ideal=yes 2>&1 > /dev/null)
 expect_eq "unread keys on the flit backend" "$out" "netloom replay: warning: -s ideal=yes: key 'ideal' of [analytic] is not read by replay (backend flit); it has no effect"
+# placement_seed seeds the random policies alone: under linear (the
+# default) or contiguous '-s placement_seed=7' changed no endpoint, silently.
+# Warned of; not under random-node, which draws from it.
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s placement_seed=7 2>&1 > /dev/null)
+expect_eq "placement_seed under linear: warned" "$out" "netloom replay: warning: -s placement_seed=7: key 'placement_seed' of [replay] is not read by replay (placement = linear (unset) draws nothing; random-node and random-router do); it has no effect"
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=contiguous \
+  -s placement_seed=7 2>&1 > /dev/null)
+expect_eq "placement_seed under contiguous: warned" "$out" "netloom replay: warning: -s placement_seed=7: key 'placement_seed' of [replay] is not read by replay (placement = contiguous draws nothing; random-node and random-router do); it has no effect"
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=random-node \
+  -s placement_seed=7 2>&1 > /dev/null)
+expect_eq "placement_seed under random-node: not warned" "$out" ""
 printf '[router]\nnum_vcs = 4\n' > "$dir/rt.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/rt.ini" 2>&1 > /dev/null)
 expect_eq "unread keys from a file: no warning" "$out" ""
