@@ -234,9 +234,13 @@ static int cmp_ini(struct cmp *c, const char *section, const char *name, const c
 					    sec, value);
 		} else if (!strcmp(name, "weight")) {
 			w->weight = param_strtod(value, &end);
+			/* 1e309 reads as inf, 1e-330 as 0: "> 0" alone read as wrong
+			 * for both, so the range is said. */
 			if (end == value || *end || !(w->weight > 0) || !isfinite(w->weight))
-				cmp_problem(c, "%s:%d: [%s] key 'weight': value '%s': expected a number > 0", f, line,
-					    sec, value);
+				cmp_problem(c,
+					    "%s:%d: [%s] key 'weight': value '%s': expected a finite decimal number > 0 "
+					    "(a double: 4.9e-324 .. 1.8e308)",
+					    f, line, sec, value);
 		} else if (!strcmp(name, "placement")) {
 			free(w->placement);
 			w->placement = strdup(value);

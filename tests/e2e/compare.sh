@@ -334,10 +334,15 @@ bad dupsys "netloom: $dir/dupsys.ini:3: [system a]: system 'a' defined twice; ex
 # none ([system  ] was a system named ' ', where [system ] was refused).
 printf '[system a]\ntopology = torus:k=4x4\n[system  a ]\ntopology = fattree:k=4,n=2\n[workload  w ]\ntrace = %s\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/dupblank.ini"
 bad dupblank "netloom: $dir/dupblank.ini:3: [system  a ]: system 'a' defined twice; expected one section per system
-netloom: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a number > 0"
+netloom: $dir/dupblank.ini:7: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
 # A weight is a decimal number: strtod read 0x1p1 as 2.
 printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 0x1p1\n' "$s/lammps-lj-8.nlt" > "$dir/hexweight.ini"
-bad hexweight "netloom: $dir/hexweight.ini:5: [workload w] key 'weight': value '0x1p1': expected a number > 0"
+bad hexweight "netloom: $dir/hexweight.ini:5: [workload w] key 'weight': value '0x1p1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
+# Past a double's range strtod gives inf (1e309) or 0 (1e-330): refused
+# "expected a number > 0", which both are, on paper; the range is said.
+printf '[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nweight = 1e309\n[workload v]\ntrace = %s\nweight = 1e-330\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/rangeweight.ini"
+bad rangeweight "netloom: $dir/rangeweight.ini:5: [workload w] key 'weight': value '1e309': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
+netloom: $dir/rangeweight.ini:8: [workload v] key 'weight': value '1e-330': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)"
 printf '[system  ]\ntopology = torus:k=4x4\n[workload \t ]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/blankname.ini"
 bad blankname "netloom: $dir/blankname.ini:1: section [system  ]: expected [study], [system NAME] or [workload NAME]
 netloom: $dir/blankname.ini:3: section [workload $(printf '\t') ]: expected [study], [system NAME] or [workload NAME]
@@ -399,7 +404,7 @@ bad noeq "netloom: $dir/noeq.ini:2: expected 'key = value' with one word before 
 netloom: $dir/noeq.ini:1: [system a] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
 # Every problem at once, each with its line: the file's own and the study's.
 printf '[study]\nbackend = nosuch\npreset = nosuch\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\nranks = 16\nplacement = nosuch\nweight = -1\n' "$s/lammps-lj-8.nlt" > "$dir/multi.ini"
-bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a number > 0
+bad multi "netloom: $dir/multi.ini:10: [workload w] key 'weight': value '-1': expected a finite decimal number > 0 (a double: 4.9e-324 .. 1.8e308)
 netloom: $dir/multi.ini:2: [study] key 'backend': value 'nosuch': expected analytic or flit
 netloom: $dir/multi.ini:3: [study] key 'preset': unknown cost preset 'nosuch' (valid: flex, besta, equality, fujiwara, hyperx)
 netloom: $dir/multi.ini:9: [workload w] key 'placement': value 'nosuch': expected linear or a policy of docs/placement.md (contiguous, random-node, random-router, round-robin, packed, spread, map)
