@@ -53,8 +53,8 @@ int analyze_bisect_metis(const struct analyze_graph *g, const struct analyze_bis
 	if (n < 2)
 		return nl_errf(err, NL_EINVAL,
 			       "bisection needs at least 2 routers, or one with 2 endpoints; the topology has %u "
-			       "router%s and %llu endpoints",
-			       n, n == 1 ? "" : "s", (unsigned long long)ep_total);
+			       "router%s and %llu endpoint%s",
+			       n, n == 1 ? "" : "s", (unsigned long long)ep_total, ep_total == 1 ? "" : "s");
 	if (n > (uint32_t)INT32_MAX || m > (uint32_t)INT32_MAX)
 		return nl_errf(err, NL_ERANGE, "graph too large for METIS (%u routers, %u adjacency entries)", n, m);
 	xadj = malloc(((size_t)n + 1) * sizeof *xadj);

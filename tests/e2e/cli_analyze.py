@@ -626,6 +626,11 @@ def case_export_roundtrip():
         one_line_error(run("topo", "describe", f"graph:file={bad},p=0", code=2),
                        "parameter 'p': 0 leaves " + bad + "'s one router, which has no links, without ports; "
                        "expected p >= 1")
+        # ... and with one endpoint it has no bisection (docs/analysis.md),
+        # said in the singular: it read "1 router and 1 endpoints".
+        one_line_error(run("topo", "describe", f"graph:file={bad},p=1", "--bisection", code=2),
+                       "bisection needs at least 2 routers, or one with 2 endpoints; the topology has 1 router and "
+                       "1 endpoint\n")
 
 
 def case_design_hyperx():
