@@ -986,11 +986,18 @@ void cli_warn_unread_placement_seed(const char *cmd, const struct config *cfg, c
 	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
 	if (ops && ops->uses_seed)
 		return;
+	char seeded[256] = "";
+	size_t n, n_seeded = 0;
+	const struct place_ops *const *all = place_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if (all[i]->uses_seed)
+			snprintf(seeded + strlen(seeded), sizeof seeded - strlen(seeded), "%s%s",
+				 n_seeded++ ? " and " : "", all[i]->name);
 	static const char *const key[] = {"placement_seed", NULL};
 	const struct config_unread u = {.keys = key};
-	char why[PARAM_STR_MAX + 80];
-	snprintf(why, sizeof why, "placement = %s%s draws nothing; random-node and random-router do", policy,
-		 config_get(cfg, "placement") ? "" : " (unset)");
+	char why[PARAM_STR_MAX + 300];
+	snprintf(why, sizeof why, "placement = %s%s draws nothing; %s do%s", policy,
+		 config_get(cfg, "placement") ? "" : " (unset)", seeded, n_seeded == 1 ? "es" : "");
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
 }
 
