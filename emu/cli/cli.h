@@ -443,11 +443,12 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
  * cmd's results; `doc` where the models are described. */
 void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const char *what, const char *doc);
 
-/* cli_warn_unread for key placement_seed where cfg's placement policy
- * draws nothing (linear, or a place_ops without uses_seed): for the
+/* cli_warn_unread for the placement keys cfg's placement does not read:
+ * placement_seed where the policy draws nothing (linear, or a place_ops
+ * without uses_seed), placement_inner with one rank per node. For the
  * commands that place one job by cfg's placement keys (replay, serve
  * --trace; interfere refuses them). */
-void cli_warn_unread_placement_seed(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
+void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
 /* Text as XML/HTML character data or attribute value (& < > " ' escaped):
  * names and specs may hold any character (graph:file=a&b<c.edges). NULL

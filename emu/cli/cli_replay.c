@@ -802,7 +802,7 @@ int cli_replay_main(int argc, char **argv)
 			cli_warn_config_empty("replay", NULL, o.files[i]);
 	if (rc == 0 && net_mpi_rank(mpi) == 0) {
 		cli_warn_unread_replay("replay", session_config(sim0), o.sets, o.n_sets);
-		cli_warn_unread_placement_seed("replay", session_config(sim0), o.sets, o.n_sets);
+		cli_warn_unread_placement("replay", session_config(sim0), o.sets, o.n_sets);
 	}
 	bool pick_routing = rc == 0 && o.n_topos > 0 && !config_get(session_config(sim0), "routing_function");
 	size_t want = o.n_topos ? o.n_topos : 1;

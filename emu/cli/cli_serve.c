@@ -469,7 +469,7 @@ int cli_serve_main(int argc, char **argv)
 		/* Placement keys act on --trace's ranks only (refused above
 		 * without it). */
 		if (o.trace_path)
-			cli_warn_unread_placement_seed("serve", session_config(sim), sets, n_sets);
+			cli_warn_unread_placement("serve", session_config(sim), sets, n_sets);
 		/* An empty --record is live_record_check's to refuse: the
 		 * generic line offers '-', which no archive can be. */
 		for (int i = 0; i < 3; i++)

@@ -978,11 +978,9 @@ static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, co
 
 /* '-s placement_seed=7' under linear changed no endpoint, silently
  * (docs/replay.md, "Placement"). */
-void cli_warn_unread_placement_seed(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+static void cli_warn_unread_seed(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
+				 const char *policy)
 {
-	const char *policy = config_get_or_default(cfg, "placement");
-	if (!policy)
-		return;
 	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
 	if (ops && ops->uses_seed)
 		return;
@@ -999,6 +997,29 @@ void cli_warn_unread_placement_seed(const char *cmd, const struct config *cfg, c
 	snprintf(why, sizeof why, "placement = %s%s draws nothing; %s do%s", policy,
 		 config_get(cfg, "placement") ? "" : " (unset)", seeded, n_seeded == 1 ? "es" : "");
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
+}
+
+/* placement_inner orders the ranks sharing a node: with one rank per node
+ * (ranks_per_node = 1; linear refuses more) both orders give the same
+ * endpoints, and '-s placement_inner=round_robin' changed nothing, silently. */
+static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	const char *per = config_get_or_default(cfg, "ranks_per_node");
+	if (!per || strtoull(per, NULL, 10) != 1)
+		return;
+	static const char *const key[] = {"placement_inner", NULL};
+	const struct config_unread u = {.keys = key};
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u,
+			config_get(cfg, "ranks_per_node") ? "ranks_per_node = 1: one rank per node, in either order"
+							  : "ranks_per_node = 1 (unset): one rank per node, in either order");
+}
+
+void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	const char *policy = config_get_or_default(cfg, "placement");
+	if (policy)
+		cli_warn_unread_seed(cmd, cfg, sets, n_sets, policy);
+	cli_warn_unread_inner(cmd, cfg, sets, n_sets);
 }
 
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)

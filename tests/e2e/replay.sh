@@ -48,6 +48,14 @@ expect_eq "placement_seed under contiguous: warned" "$out" "netloom replay: warn
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=random-node \
   -s placement_seed=7 2>&1 > /dev/null)
 expect_eq "placement_seed under random-node: not warned" "$out" ""
+# placement_inner orders the ranks sharing a node: with one per node (the
+# default ranks_per_node) '-s placement_inner=round_robin' changed nothing.
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=contiguous \
+  -s placement_inner=round_robin 2>&1 > /dev/null)
+expect_eq "placement_inner, one rank per node: warned" "$out" "netloom replay: warning: -s placement_inner=round_robin: key 'placement_inner' of [replay] is not read by replay (ranks_per_node = 1 (unset): one rank per node, in either order); it has no effect"
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=contiguous \
+  -s ranks_per_node=2 -s placement_inner=round_robin 2>&1 > /dev/null)
+expect_eq "placement_inner, two ranks per node: not warned" "$out" ""
 printf '[router]\nnum_vcs = 4\n' > "$dir/rt.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/rt.ini" 2>&1 > /dev/null)
 expect_eq "unread keys from a file: no warning" "$out" ""
