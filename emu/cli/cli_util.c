@@ -1009,9 +1009,10 @@ static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, con
 		return;
 	static const char *const key[] = {"placement_inner", NULL};
 	const struct config_unread u = {.keys = key};
-	cli_warn_unread(cmd, cfg, sets, n_sets, &u,
-			config_get(cfg, "ranks_per_node") ? "ranks_per_node = 1: one rank per node, in either order"
-							  : "ranks_per_node = 1 (unset): one rank per node, in either order");
+	const char *why = config_get(cfg, "ranks_per_node")
+				  ? "ranks_per_node = 1: one rank per node, in either order"
+				  : "ranks_per_node = 1 (unset): one rank per node, in either order";
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
 }
 
 void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
