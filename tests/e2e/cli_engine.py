@@ -1560,6 +1560,10 @@ def case_sweep_plot():
                           (("--plot",), "netloom sweep: option '--plot' needs a value")):
             one_line_error(run("sweep", *SMALL, *rates, *args, code=2), msg)
         check("no --json written", not os.path.exists(js))
+        # '-' is staged in TMPDIR: one that cannot take it is refused before
+        # the points, not after them (exit 3).
+        p = run("sweep", *SMALL, *rates, "--plot", "-", code=2, env=dict(ENV, TMPDIR=os.path.join(tmp, "nodir")))
+        one_line_error(p, f"netloom: --plot: {tmp}/nodir/netloom-out: {tmp}/nodir: no such directory")
         one_line_error(run("run", *SMALL, "--plot", svg, code=2), "--plot")
         # No gnuplot: the table and JSON written, exit 3, the old chart kept.
         old = open(svg, "rb").read()
