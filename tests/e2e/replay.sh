@@ -81,11 +81,19 @@ out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 -t fattree:k=4,n=
 expect_eq "topology unused: warned" "$out" "netloom replay: warning: backend analytic with link_model = none and hop_latency_ns = 0 does not see the topology: the 2 networks predict the same runtime (-s backend=flit models each network flit by flit; -s link_model=links shares the channels of its routes; docs/replay.md)"
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=endpoint 2>&1 > /dev/null)
 expect_eq "topology unused, one network: warned" "$out" "netloom replay: warning: backend analytic with link_model = endpoint and hop_latency_ns = 0 does not see the topology: the topology changes no prediction (-s backend=flit models each network flit by flit; -s link_model=links shares the channels of its routes; docs/replay.md)"
+# The JSON says it too (each network's results.network.topology_unused):
+# a script comparing networks by their JSON read equal runtimes as equal.
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 -t mesh:k=4 --json "$dir/tu.json" > /dev/null 2>&1 || fail "topology unused: json exit $?"
+expect_eq "topology unused: json" "$(json "$dir/tu.json" '[r["network"].get("topology_unused") for r in d["runs"]]')" \
+  "['link_model = none and hop_latency_ns = 0', 'link_model = none and hop_latency_ns = 0']"
 for extra in "-s link_model=links" "-s hop_latency_ns=1" "-s cable_latency=1" "-s backend=flit"; do
   # shellcheck disable=SC2086
-  out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 $extra 2>&1 > /dev/null)
+  out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -t torus:k=4 $extra --json "$dir/tu.json" 2>&1 > /dev/null)
   expect_eq "topology used ($extra): no warning" "$(grep -c 'does not see the topology' <<< "$out")" 0
+  expect_eq "topology used ($extra): none in the json" "$(json "$dir/tu.json" '"topology_unused" in d["results"]["network"]')" False
 done
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" --json "$dir/tu.json" > /dev/null 2>&1 || fail "no topology: json exit $?"
+expect_eq "no topology: none in the json" "$(json "$dir/tu.json" '"topology_unused" in d["results"]["network"]')" False
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" 2>&1 > /dev/null)
 expect_eq "no topology: no warning" "$out" ""
 # replay --help listed [traffic] and the experiment's keys among its own.
