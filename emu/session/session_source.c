@@ -329,6 +329,10 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 		json_decref(doc);
 		return NULL;
 	}
+	/* As replay's report (and the server's warning line). */
+	const char *unused = r->topo ? session_topology_unused(&r->s->cfg) : NULL;
+	if (unused)
+		json_object_set_new(net, "topology_unused", json_string(unused));
 	json_object_set_new(doc, "network", net);
 	json_object_set_new(doc, "backend", json_string(r->net->ops->name));
 	if (r->arch) {

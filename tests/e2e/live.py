@@ -1047,8 +1047,14 @@ def case_errors(d):
     # after the 'listening on' line; not with link_model = links, nor -q.
     for extra, n in ((('-s', 'topology=torus:k=4x4'), 1), (('-s', 'topology=torus:k=4x4', '-s', 'link_model=links'), 0),
                      (('-s', 'topology=torus:k=4x4', '-q'), 0), ((), 0)):
-        r = serve('--ranks', '1', '--listen', 'ipc://%s/blind' % d, '--connect-timeout-ms', '1', *extra)
+        js = os.path.join(d, 'blind.json')
+        r = serve('--ranks', '1', '--listen', 'ipc://%s/blind' % d, '--connect-timeout-ms', '1', '--json', js, *extra)
         lines = [l for l in r.stderr.splitlines() if 'does not see the topology' in l]
+        # The report says it too, as replay's (network.topology_unused),
+        # with -q as well.
+        why = json.load(open(js))['network'].get('topology_unused')
+        expect(why == ('link_model = none and hop_latency_ns = 0' if 'link_model=links' not in extra and extra
+                       else None), 'topology unused %s: json %r' % (extra, why))
         expect(len(lines) == n and (n == 0 or lines[0] == "netloom serve: warning: backend analytic with link_model = "
                "none and hop_latency_ns = 0 does not see the topology: every message has the delay it has without "
                "one (-s backend=flit models each network flit by flit; -s link_model=links shares the channels of "
