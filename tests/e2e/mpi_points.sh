@@ -53,6 +53,16 @@ for c in "${sweeps[@]}"; do
   done
   unset -n keys
 done
+# sweep --plot: rank 0 draws the chart one process draws, byte for byte,
+# with the points side by side or the network spread.
+if command -v gnuplot > /dev/null; then
+  "$netloom" sweep "${torus[@]}" --rates 0.2:0.7:0.1 --continue --plot "$dir/plot-seq.svg" > /dev/null 2>&1 || fail "plot: sequential"
+  for spread in points network; do
+    mpi 2 "$netloom" sweep "${torus[@]}" --rates 0.2:0.7:0.1 --continue --spread $spread --plot "$dir/plot-$spread.svg" \
+      > /dev/null 2>&1 || fail "plot: --spread $spread exit $?"
+    cmp -s "$dir/plot-seq.svg" "$dir/plot-$spread.svg" || fail "plot: --spread $spread: the chart differs"
+  done
+fi
 expect_eq "stops: points" "$(json "$dir/stops-seq.json" 'len(d["results"]["points"])')" 5
 expect_eq "short: points" "$(json "$dir/short-seq.json" 'len(d["results"]["points"])')" 2
 expect_eq "deadlock: points" "$(json "$dir/deadlock-seq.json" 'len(d["results"]["points"])')" 5
