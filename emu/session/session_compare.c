@@ -477,6 +477,21 @@ static void cmp_check_placement_keys(struct cmp *c, const struct cmp_sys *s, con
 	}
 }
 
+/* A system's inline backend other than the study's ran on the study's,
+ * silently ('[system t] backend = flit' under the default [study]
+ * backend = analytic replayed t analytically): refused at its line. One
+ * from its config file is the documented override (a whole system file
+ * serves other commands too). */
+static void cmp_check_backend_key(struct cmp *c, const struct cmp_sys *s)
+{
+	for (uint32_t i = 0; i < s->n_kv; i++)
+		if (!strcmp(s->kv[i].key, "backend") && strcmp(s->kv[i].value, c->backend))
+			cmp_problem(c,
+				    "%s:%d: [system %s] key 'backend': value '%s': every system of a study runs on the "
+				    "[study] backend (%s); expected it unset here, or backend = %s in [study]",
+				    c->path, s->kv[i].line, s->name, s->kv[i].value, c->backend, s->kv[i].value);
+}
+
 /* The placement policies' names, comma-separated, from the registry (so
  * the list cannot leave one out). */
 static const char *cmp_policy_names(char *buf, size_t n)
@@ -748,6 +763,7 @@ static void cmp_validate(struct cmp *c)
 		const char *topo = config_get(&sim->cfg, "topology");
 		const char *rf = config_get(&sim->cfg, "routing_function");
 		cmp_check_placement_keys(c, s, sim);
+		cmp_check_backend_key(c, s);
 		if (!topo) {
 			cmp_problem(c, "%s:%d: [system %s] key 'topology': unset; expected a topology (e.g. "
 				       "torus:k=4x4), inline or in its config file", c->path, s->line, s->name);

@@ -317,6 +317,11 @@ bad() {
 }
 sed 's/^routing_function = dor/routing_fuction = dor/' "$dir/study.ini" > "$dir/unknown.ini"
 bad unknown "netloom: $dir/unknown.ini:8: [system torus]: unknown key 'routing_fuction' (did you mean 'routing_function'?)"
+# A system's inline backend other than the study's ran on the study's
+# (analytic here), silently: refused at its line. From the system's config
+# file it is the documented override (fattree.ini would take it).
+sed 's/^routing_function = dor/backend = flit/' "$dir/study.ini" > "$dir/ownbackend.ini"
+bad ownbackend "netloom: $dir/ownbackend.ini:8: [system torus] key 'backend': value 'flit': every system of a study runs on the [study] backend (analytic); expected it unset here, or backend = flit in [study]"
 # One system named with a '|', -o with a trailing slash: the Markdown
 # cell escapes it, the summary names DIR/index.html, and gnuplot (one
 # system, one workload: an x range of one point) writes no warning.
