@@ -46,6 +46,12 @@ struct nl_client {
 	uint32_t done_seq;         /* highest DONE seen + 1 (0 none) */
 	struct nl_client_pending *pend;
 	size_t n_pend, cap_pend;
+	/* Requests a WAIT or WAITALL may name, as the server keeps them: the
+	 * seqs of isends and irecvs no wait has named yet, ascending (seqs
+	 * only grow). Any other is refused here, before the server would
+	 * answer ERROR 10 and end the connection. */
+	uint32_t *open;
+	size_t n_open, cap_open;
 	bool broken;
 	bool send_nowait;     /* WELCOME's ZP_F_SEND_NOWAIT: a blocking send gets no DONE */
 	char err[CL_ERR_MAX];
@@ -228,6 +234,7 @@ static void cl_free(nl_client *c, bool drop)
 	if (c->zctx)
 		zmq_ctx_term(c->zctx);
 	free(c->pend);
+	free(c->open);
 	free(c);
 }
 
@@ -419,6 +426,65 @@ static int cl_check(nl_client *c, int32_t tag, bool wild_ok)
 	return 0;
 }
 
+/* --- the open requests (struct nl_client's open) */
+
+/* Room for one more, made before the post is sent: a post the server
+ * took is then always in the set. */
+static int cl_open_reserve(nl_client *c)
+{
+	if (c->n_open < c->cap_open)
+		return 0;
+	size_t cap = c->cap_open ? 2 * c->cap_open : 16;
+	uint32_t *o = realloc(c->open, cap * sizeof *o);
+	if (!o)
+		return cl_fail(c, "out of memory");
+	c->open = o;
+	c->cap_open = cap;
+	return 0;
+}
+
+static int cl_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static bool cl_open_has(const nl_client *c, uint32_t seq)
+{
+	return c->n_open && bsearch(&seq, c->open, c->n_open, sizeof *c->open, cl_u32_cmp);
+}
+
+/* Drop req[n] (ascending, all open) from the set, in one pass. */
+static void cl_open_take(nl_client *c, const uint32_t *req, size_t n)
+{
+	size_t k = 0, i = 0;
+	for (size_t j = 0; j < c->n_open; j++) {
+		if (i < n && c->open[j] == req[i])
+			i++;
+		else
+			c->open[k++] = c->open[j];
+	}
+	c->n_open = k;
+}
+
+/* A request `call` may name: started, and open (the server's rule,
+ * docs/zmq-protocol.md). Refused locally otherwise, nothing sent. */
+static int cl_check_req(nl_client *c, const char *call, uint32_t req)
+{
+	if (req >= c->seq) {
+		snprintf(c->err, sizeof c->err, "%s: request %u was never started", call, req);
+		return -1;
+	}
+	if (!cl_open_has(c, req)) {
+		snprintf(c->err, sizeof c->err,
+			 "%s: request %u is not pending (waited for already, or not an isend or irecv), expected an "
+			 "isend or irecv not waited for yet",
+			 call, req);
+		return -1;
+	}
+	return 0;
+}
+
 static int cl_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, size_t len, uint16_t flags,
 		    uint32_t *seq)
 {
@@ -427,9 +493,14 @@ static int cl_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, si
 			 (unsigned long long)c->max_payload);
 		return -1;
 	}
+	bool is_post = flags & ZP_F_NONBLOCKING;
+	if (is_post && cl_open_reserve(c) < 0)
+		return -1;
 	struct zp_hdr h = {.type = ZP_SEND, .flags = flags, .seq = c->seq, .peer = (int32_t)dst, .tag = tag};
 	if (cl_send(c, &h, buf, len, true) < 0)
 		return -1;
+	if (is_post)
+		c->open[c->n_open++] = c->seq;
 	*seq = c->seq++;
 	return 0;
 }
@@ -478,9 +549,14 @@ static int cl_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t ca
 		c->pend = p;
 		c->cap_pend = n;
 	}
+	bool is_post = flags & ZP_F_NONBLOCKING;
+	if (is_post && cl_open_reserve(c) < 0)
+		return -1;
 	struct zp_hdr h = {.type = ZP_RECV, .flags = flags, .seq = c->seq, .peer = src, .tag = tag, .a = cap};
 	if (cl_send(c, &h, NULL, 0, false) < 0)
 		return -1;
+	if (is_post)
+		c->open[c->n_open++] = c->seq;
 	c->pend[c->n_pend++] =
 		(struct nl_client_pending){.seq = c->seq, .buf = buf, .cap = cap, .any_tag = tag == NL_CLIENT_ANY};
 	*seq = c->seq++;
@@ -541,12 +617,13 @@ int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st)
 {
 	if (!c || c->broken)
 		return -1;
-	if (req >= c->seq) {
-		snprintf(c->err, sizeof c->err, "wait: request %u was never started", req);
+	if (cl_check_req(c, "wait", req) < 0)
 		return -1;
-	}
 	struct zp_hdr h = {.type = ZP_WAIT, .seq = c->seq, .aux = req};
-	if (cl_send(c, &h, NULL, 0, false) < 0 || cl_await(c, c->seq++) < 0)
+	if (cl_send(c, &h, NULL, 0, false) < 0)
+		return -1;
+	cl_open_take(c, &req, 1);
+	if (cl_await(c, c->seq++) < 0)
 		return -1;
 	return cl_take(c, req, st);
 }
@@ -565,17 +642,33 @@ int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_cl
 		snprintf(c->err, sizeof c->err, "waitall: %zu requests, expected 0..%u", n, ZP_WAITALL_MAX);
 		return -1;
 	}
-	uint8_t buf[4 * ZP_WAITALL_MAX];
-	for (size_t i = 0; i < n; i++) {
-		if (reqs[i] >= c->seq) {
-			snprintf(c->err, sizeof c->err, "waitall: request %u was never started", reqs[i]);
+	for (size_t i = 0; i < n; i++)
+		if (cl_check_req(c, "waitall", reqs[i]) < 0)
+			return -1;
+	/* Sorted, to find a request named twice and to take them all from
+	 * the open set in one pass. */
+	uint32_t *sorted = malloc(n * sizeof *sorted);
+	if (!sorted)
+		return cl_fail(c, "out of memory");
+	memcpy(sorted, reqs, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cl_u32_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (sorted[i] == sorted[i - 1]) {
+			snprintf(c->err, sizeof c->err, "waitall: request %u named twice, expected distinct requests",
+				 sorted[i]);
+			free(sorted);
 			return -1;
 		}
+	uint8_t buf[4 * ZP_WAITALL_MAX];
+	for (size_t i = 0; i < n; i++)
 		for (int b = 0; b < 4; b++)
 			buf[4 * i + (size_t)b] = (uint8_t)(reqs[i] >> (8 * b));
-	}
 	struct zp_hdr h = {.type = ZP_WAITALL, .seq = c->seq};
-	if (cl_send(c, &h, buf, 4 * n, true) < 0 || cl_await(c, c->seq++) < 0)
+	int sent = cl_send(c, &h, buf, 4 * n, true);
+	if (sent == 0)
+		cl_open_take(c, sorted, n);
+	free(sorted);
+	if (sent < 0 || cl_await(c, c->seq++) < 0)
 		return -1;
 	int rc = 0;
 	for (size_t i = 0; i < n; i++)

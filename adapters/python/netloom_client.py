@@ -136,6 +136,10 @@ class Client:
         self._pending = {}  # recv seq -> Status or None
         self._caps = {}  # recv seq -> capacity (bytes)
         self._anytag = set()  # seqs of pending receives posted with tag ANY
+        # The requests a wait may name, as the server keeps them: isends and
+        # irecvs no wait has named yet. Any other is refused here, before
+        # the server would answer ERROR 10 and end the connection.
+        self._open = set()
         self._err = None  # the error that made the connection unusable
         self._ctx = self._sock = None
         try:
@@ -300,6 +304,8 @@ class Client:
     def _post_recv(self, src, tag, cap, flags):
         seq = self._op(RECV, flags=flags, peer=src, tag=tag, a=cap)
         self._pending[seq], self._caps[seq] = None, cap
+        if flags & NONBLOCKING:
+            self._open.add(seq)
         if tag == ANY:
             self._anytag.add(seq)
         return seq
@@ -307,7 +313,9 @@ class Client:
     def isend(self, dst, tag, data, _internal=False):
         self._dst(dst)
         data = self._payload(tag, data, _internal)
-        return self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=data)
+        seq = self._op(SEND, flags=NONBLOCKING, peer=dst, tag=tag, payload=data)
+        self._open.add(seq)
+        return seq
 
     def send(self, dst, tag, data, _internal=False):
         self._dst(dst)
@@ -340,12 +348,20 @@ class Client:
         return st
 
     def _req(self, req, what):
+        """A request a wait may name: started, and open (the server's
+        rule, docs/zmq-protocol.md). Refused here otherwise, nothing sent."""
         if isinstance(req, bool) or not isinstance(req, int) or not 0 <= req < self.seq:
             raise NetloomError('%s: request %r was never started' % (what, req))
+        if req not in self._open:
+            raise NetloomError('%s: request %d is not pending (waited for already, or not an isend or irecv), '
+                               'expected an isend or irecv not waited for yet' % (what, req))
 
     def wait(self, req):
+        self._usable()
         self._req(req, 'wait')
-        self._await(self._op(WAIT, aux=req))
+        seq = self._op(WAIT, aux=req)
+        self._open.discard(req)
+        self._await(seq)
         return self._take(req) if req in self._pending else None
 
     def waitall(self, reqs):
@@ -359,7 +375,13 @@ class Client:
             raise NetloomError('waitall: %d requests, expected 0..4096' % len(reqs))
         for r in reqs:
             self._req(r, 'waitall')
-        self._await(self._op(WAITALL, payload=struct.pack('<%dI' % len(reqs), *reqs)))
+        srt = sorted(reqs)
+        twice = [a for a, b in zip(srt, srt[1:]) if a == b]
+        if twice:
+            raise NetloomError('waitall: request %d named twice, expected distinct requests' % twice[0])
+        seq = self._op(WAITALL, payload=struct.pack('<%dI' % len(reqs), *reqs))
+        self._open.difference_update(reqs)
+        self._await(seq)
         out, first = [], None
         for r in reqs:  # take them all, then raise the first error
             try:

@@ -11,9 +11,9 @@
  *
  * Errors: calls return 0 or -1; nl_client_error() gives one line. An
  * argument refused by the client itself (a tag, a destination rank, a
- * payload size, a request never started) sends nothing and the connection
- * goes on, as after a truncated receive; after any other error the
- * connection is unusable (close it).
+ * payload size, a request never started or not pending) sends nothing and
+ * the connection goes on, as after a truncated receive; after any other
+ * error the connection is unusable (close it).
  * Not thread-safe: one rank, one thread.
  */
 #ifndef NETLOOM_CLIENT_H
@@ -95,12 +95,16 @@ NL_CLIENT_API int nl_client_recv(nl_client *c, int32_t src, int32_t tag, void *b
 				 struct nl_client_status *st);
 /* Non-blocking receive: buf must stay valid until nl_client_wait(*req). */
 NL_CLIENT_API int nl_client_irecv(nl_client *c, int32_t src, int32_t tag, void *buf, size_t cap, uint32_t *req);
-/* Wait for a request of isend/irecv; st (receives only) may be NULL. */
+/* Wait for a request of isend/irecv; st (receives only) may be NULL. A
+ * request is pending until a wait names it: waiting on it again, or on
+ * the seq of any other call, is refused locally ("wait: request 3 is not
+ * pending (...), expected an isend or irecv not waited for yet"). */
 NL_CLIENT_API int nl_client_wait(nl_client *c, uint32_t req, struct nl_client_status *st);
 /* Wait for n requests at once (MPI_Waitall; n <= 4096), one round trip to
  * the server; st[n] (may be NULL) gets each request's status in order: a
  * receive's, all zeros for a send. n = 0 returns 0 at once, sending nothing
- * (reqs may then be NULL). */
+ * (reqs may then be NULL). Each request must be pending (as for
+ * nl_client_wait) and named once, else refused locally, nothing sent. */
 NL_CLIENT_API int nl_client_waitall(nl_client *c, const uint32_t *reqs, size_t n, struct nl_client_status *st);
 /* Spend duration_ps of virtual time computing. Does not wait for the server.
  * -1 for a duration over 2^62 ps (the protocol's time bound), sent to no one. */

@@ -511,9 +511,17 @@ if r == 0:
     tryit('allreduce behind ANY', c.allreduce_sum, [1.0])
     got = c.wait(q)
     print('wildcard got', got if lang == 'c' else got.data)
+    # Requests the server would refuse with ERROR 10, ending the
+    # connection: refused here, nothing sent, the session goes on.
+    tryit('wait again', c.wait, q)
+    c.compute(1000)
     s = c.isend(1, 6, b'sixsix')
+    tryit('wait on a compute', c.wait, s - 1)
+    tryit('waitall twice the same', c.waitall, [s, s])
+    tryit('waitall a waited one', c.waitall, [s, q])
     w = c.waitall([s])
     print('waitall send', [x == bytes(40) for x in w] if lang == 'c' else w)
+    tryit('wait on a waited send', c.wait, s)
 else:
     c.send(0, 5, b'user')
     c.recv(0, 6)
@@ -585,6 +593,8 @@ tryit('barrier', c.barrier)
 tryit('hello', lambda: C(ep, 1, timeout_ms=5000))
 """
 
+PENDING = ("is not pending (waited for already, or not an isend or irecv), expected an isend or irecv not waited "
+           "for yet")
 CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (0, True, "send dst 7 refused: dst 7, expected 0..1"),
     (0, True, "isend dst 2^32-1 refused: dst 4294967295, expected 0..1"),
@@ -611,7 +621,12 @@ CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (0, True, "allreduce behind ANY refused: allreduce_sum: receive 0 (tag ANY) is still pending and would take "
      "the allreduce's message; wait for it first"),
     (0, True, "wildcard got b'user'"),
+    (0, True, "wait again refused: wait: request 0 " + PENDING),
+    (0, True, "wait on a compute refused: wait: request 2 " + PENDING),
+    (0, True, "waitall twice the same refused: waitall: request 3 named twice, expected distinct requests"),
+    (0, True, "waitall a waited one refused: waitall: request 0 " + PENDING),
     (0, True, "waitall send [None]"),
+    (0, True, "wait on a waited send refused: wait: request 3 " + PENDING),
     (None, True, "allreduce [3.0]"),
     (None, False, "closed twice"),
 ]
