@@ -213,8 +213,8 @@ int zp_decode(const void *hdr, size_t hdr_len, int has_payload, size_t payload_l
 	/* Last, so a frame refused for its size has nothing else wrong:
 	 * the server answers it ERROR ZP_ETOOBIG, any other fault ZP_EMALFORMED. */
 	if (has_payload && h->type != ZP_WAITALL && payload_len > max_payload)
-		return nl_errf(err, NL_EPROTO, "%s: payload of %zu bytes, expected at most %" PRIu64, name, payload_len,
-			       max_payload);
+		return nl_errf(err, NL_EPROTO, "%s: payload of %zu byte%s, expected at most %" PRIu64, name, payload_len,
+			       payload_len == 1 ? "" : "s", max_payload);
 	return 0;
 }
 

@@ -489,8 +489,8 @@ static int cl_isend(nl_client *c, uint32_t dst, int32_t tag, const void *buf, si
 		    uint32_t *seq)
 {
 	if (len > c->max_payload) {
-		snprintf(c->err, sizeof c->err, "payload of %zu bytes, the server takes at most %llu", len,
-			 (unsigned long long)c->max_payload);
+		snprintf(c->err, sizeof c->err, "payload of %zu byte%s, the server takes at most %llu", len,
+			 len == 1 ? "" : "s", (unsigned long long)c->max_payload);
 		return -1;
 	}
 	bool is_post = flags & ZP_F_NONBLOCKING;
@@ -716,8 +716,9 @@ int nl_client_allreduce_sum(nl_client *c, double *vals, size_t n)
 	/* Refused on every rank alike, before any message: what one rank
 	 * refuses, all do, so none waits for the others. */
 	if (n > c->max_payload / sizeof *vals) {
-		snprintf(c->err, sizeof c->err, "allreduce_sum: %zu values (%zu bytes each), the server takes at most %llu bytes",
-			 n, sizeof *vals, (unsigned long long)c->max_payload);
+		snprintf(c->err, sizeof c->err, "allreduce_sum: %zu value%s (%zu bytes%s), the server takes at most %llu byte%s",
+			 n, n == 1 ? "" : "s", sizeof *vals, n == 1 ? "" : " each", (unsigned long long)c->max_payload,
+			 c->max_payload == 1 ? "" : "s");
 		return -1;
 	}
 	/* The wire's tag wildcard matches the library's tag too: a user

@@ -286,7 +286,8 @@ class Client:
             raise NetloomError('payload of type %s, expected bytes-like (bytes, bytearray, memoryview or another '
                                'buffer)' % type(data).__name__) from None
         if len(data) > self.max_payload:
-            raise NetloomError('payload of %d bytes, the server takes at most %d' % (len(data), self.max_payload))
+            raise NetloomError('payload of %d byte%s, the server takes at most %d'
+                               % (len(data), '' if len(data) == 1 else 's', self.max_payload))
         return data
 
     def _dst(self, dst):
@@ -412,8 +413,10 @@ class Client:
         size = struct.calcsize(fmt)
         # Refused on every rank alike, before any message, so none waits.
         if size > self.max_payload:
-            raise NetloomError('allreduce_sum: %d values (8 bytes each), the server takes at most %d bytes'
-                               % (len(values), self.max_payload))
+            n = len(values)
+            raise NetloomError('allreduce_sum: %d value%s (8 bytes%s), the server takes at most %d byte%s'
+                               % (n, '' if n == 1 else 's', '' if n == 1 else ' each', self.max_payload,
+                                  '' if self.max_payload == 1 else 's'))
         # The wire's tag ANY matches the library's tag too: an earlier
         # receive with tag ANY would take the allreduce's message.
         if self._anytag:

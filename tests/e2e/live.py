@@ -595,6 +595,41 @@ tryit('hello', lambda: C(ep, 1, timeout_ms=5000))
 
 PENDING = ("is not pending (waited for already, or not an isend or irecv), expected an isend or irecv not waited "
            "for yet")
+# One rank, --max-payload 0 or 1 (argv[5]): the limit lines of both clients
+# in the singular where the count is 1 (they said '1 bytes', '1 values').
+TINYPAY = CLIENT_PRE + r"""
+c = C(ep, 0, timeout_ms=10000)
+tryit('isend 1', c.isend, 0, 0, b'x' * (int(sys.argv[5]) + 1))
+tryit('allreduce 1', c.allreduce_sum, [1.0])
+tryit('allreduce 2', c.allreduce_sum, [1.0, 2.0])
+c.close()
+"""
+TINYPAY_WANT = {
+    0: ['isend 1 refused: payload of 1 byte, the server takes at most 0',
+        'allreduce 1 refused: allreduce_sum: 1 value (8 bytes), the server takes at most 0 bytes',
+        'allreduce 2 refused: allreduce_sum: 2 values (8 bytes each), the server takes at most 0 bytes'],
+    1: ['isend 1 refused: payload of 2 bytes, the server takes at most 1',
+        'allreduce 1 refused: allreduce_sum: 1 value (8 bytes), the server takes at most 1 byte',
+        'allreduce 2 refused: allreduce_sum: 2 values (8 bytes each), the server takes at most 1 byte'],
+}
+
+
+def tiny_payload_lines(d):
+    """Both clients' payload-limit lines at limits of 0 and 1 byte."""
+    script = os.path.join(d, 'tinypay.py')
+    open(script, 'w').write(TINYPAY)
+    for lang in ('py', 'c'):
+        for limit in (0, 1):
+            s = Server(d, 1, '-s', 'backend=analytic', '--max-payload', str(limit), name='tiny%s%d' % (lang, limit))
+            r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, s.ep, str(limit)], capture_output=True, text=True,
+                               timeout=TMO)
+            expect(r.returncode == 0 and r.stdout.splitlines() == TINYPAY_WANT[limit],
+                   '%s --max-payload %d: exit %d\n%s%s\nexpected\n%s' % (lang, limit, r.returncode, r.stdout, r.stderr,
+                                                                       '\n'.join(TINYPAY_WANT[limit])))
+            rc = s.wait()
+            expect(rc == 0, '%s --max-payload %d: server exited %d: %s' % (lang, limit, rc, open(s.err).read()))
+
+
 CLIENTS_WANT = [  # (rank or None for both, C too, line)
     (0, True, "send dst 7 refused: dst 7, expected 0..1"),
     (0, True, "isend dst 2^32-1 refused: dst 4294967295, expected 0..1"),
@@ -712,6 +747,7 @@ def case_python_max_payload(d):
     expect(rc == 0 and 'did not HELLO' not in err, 'waitall: server exited %d: %s' % (rc, err))
     client_checks(d)
     long_error_text(d)
+    tiny_payload_lines(d)
 
 
 def long_error_text(d):

@@ -92,6 +92,7 @@ static void test_errors(void)
 	CHECK_ERR(zp_decode(x, sizeof x, 1, 0, 100, &out, &err), NL_EPROTO, &err, "field 'b' is 1");
 	CHECK_ERR(zp_decode(b, sizeof b, 0, 0, 100, &out, &err), NL_EPROTO, &err, "no payload frame");
 	CHECK_ERR(zp_decode(b, sizeof b, 1, 101, 100, &out, &err), NL_EPROTO, &err, "payload of 101 bytes");
+	CHECK_ERR(zp_decode(b, sizeof b, 1, 1, 0, &out, &err), NL_EPROTO, &err, "SEND: payload of 1 byte, expected at most 0");
 	CHECK_OK(zp_decode(b, sizeof b, 1, 100, 100, &out, &err), &err);
 	struct zp_hdr neg = h;
 	neg.tag = -1;
