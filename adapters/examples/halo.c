@@ -54,7 +54,8 @@ int main(int argc, char **argv)
 	}
 	uint32_t n = nl_client_size(c);
 	if (n % px) {
-		fprintf(stderr, "live_halo: %" PRIu32 " ranks do not form a grid %" PRIu32 " wide\n", n, px);
+		fprintf(stderr, "%s: PX '%s': expected a divisor of the session's size (%" PRIu32
+			"): its ranks form a grid PX wide\n", PROG, argv[3], n);
 		nl_client_close(c);
 		return 2;
 	}

@@ -205,6 +205,14 @@ def example_args(d):
         expect(r.returncode == 1 and r.stderr == want + '\n' and not r.stdout,
                '%s: exit %d, %r, expected exit 1 and %r' % (cmd[1:], r.returncode, r.stderr, want))
     s.wait()
+    # PX not dividing the session's size, found once connected (it said
+    # '3 ranks do not form a grid 2 wide', not what PX was expected to be).
+    s = Server(d, 3, '-s', 'backend=analytic', '--connect-timeout-ms', '3000', name='halopx')
+    r = subprocess.run([HALO, s.ep, '0', '2', '1', '16'], capture_output=True, text=True, timeout=TMO)
+    want = "live_halo: PX '2': expected a divisor of the session's size (3): its ranks form a grid PX wide\n"
+    expect(r.returncode == 2 and r.stderr == want and not r.stdout,
+           'halo PX 2 of 3 ranks: exit %d, %r, expected exit 2 and %r' % (r.returncode, r.stderr, want))
+    s.wait()
 
 
 def case_rendezvous(d):
