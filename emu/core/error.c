@@ -257,7 +257,7 @@ int nl_path_folder_error(const char *path, struct nl_err *err)
 	for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
 		snprintf(d, sizeof d, "%.*s", (int)(s - path), path);
 		if (stat(d, &st) == 0 && !S_ISDIR(st.st_mode))
-			return nl_errf(err, NL_EIO, "%s: %s: not a directory", path, d);
+			return nl_errf(err, NL_EIO, "%s: %s: not a directory; expected a folder to write to", path, d);
 	}
 	const char *slash = strrchr(path, '/');
 	snprintf(d, sizeof d, "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path), slash ? path : ".");
@@ -266,7 +266,7 @@ int nl_path_folder_error(const char *path, struct nl_err *err)
 	if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
 		return nl_errf(err, NL_EIO, "%s: %s: a folder no file can be created in; expected a folder to write to",
 			       path, d);
-	return nl_errf(err, NL_EIO, "%s: %s: no such directory", path, d);
+	return nl_errf(err, NL_EIO, "%s: %s: no such directory; expected an existing folder to write to", path, d);
 }
 
 int nl_output_target(const char *path, char **real, struct nl_err *err)

@@ -85,11 +85,13 @@ enum { NL_OUT_FILE = 0, NL_OUT_STREAM = 1 };
 int nl_output_target(const char *path, char **real, struct nl_err *err);
 
 /* `path` cannot be made because a folder of it is missing or is a file:
- * the line names that folder ("x/y.json: x: not a directory" for the
- * first part of the path that is a file, else "nodir/y.json: nodir: no
- * such directory" for its folder, or "/proc/x.nlt: /proc: a folder no
- * file can be created in" when it exists), where strerror's "Not a
- * directory" or mkstemp's "No such file or directory" named nothing.
+ * the line names that folder and what was expected ("x/y.json: x: not a
+ * directory; expected a folder to write to" for the first part of the
+ * path that is a file, else "nodir/y.json: nodir: no such directory;
+ * expected an existing folder to write to" for its folder, or
+ * "/proc/x.nlt: /proc: a folder no file can be created in; expected a
+ * folder to write to" when it exists), where strerror's "Not a directory"
+ * or mkstemp's "No such file or directory" named nothing.
  * NL_EIO. */
 int nl_path_folder_error(const char *path, struct nl_err *err);
 

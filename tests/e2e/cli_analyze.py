@@ -993,9 +993,11 @@ def case_errors():
         for args in (("topo", "export", "torus:k=4x4", "--format", "dot"), ("topo", "describe", "torus:k=4x4"),
                      ("design", "equality", "--routers", "10", "--radix", "4")):
             p = run(*args, "-o", out, code=2)
-            one_line_error(p, f"netloom: --output: {out}: {tmp}/nonexist: no such directory")
+            one_line_error(p, f"netloom: --output: {out}: {tmp}/nonexist: no such directory"
+                              "; expected an existing folder to write to")
             p = run(*args, "-o", "nodir/x", code=2)
-            one_line_error(p, "netloom: --output: nodir/x: nodir: no such directory")
+            one_line_error(p, "netloom: --output: nodir/x: nodir: no such directory"
+                              "; expected an existing folder to write to")
             check(f"{args[:2]}: nothing made", os.listdir(tmp) == ["afile"])
     p = run("topo", "frob", code=2)
     one_line_error(p, "unknown subcommand 'frob'")

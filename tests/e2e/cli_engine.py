@@ -901,7 +901,8 @@ def case_errors():
         for cmd in (("run",), ("sweep", "--rates", "0.1:0.2:0.1")):
             bad = os.path.join(tmp, "nodir", "x.json")
             p = run(*cmd, *SMALL, "--json", bad, code=2)
-            one_line_error(p, f"netloom: --json: {bad}: {os.path.dirname(bad)}: no such directory")
+            one_line_error(p, f"netloom: --json: {bad}: {os.path.dirname(bad)}: no such directory"
+                              "; expected an existing folder to write to")
         p = run("sweep", *SMALL, "--rates", "0.1:0.3:1e-9", "--json", target, code=2)
         one_line_error(p, "netloom sweep: --rates '0.1:0.3:1e-9': more than 100000 points: expected a larger STEP")
         p = run("sweep", *SMALL, code=2)

@@ -446,7 +446,7 @@ def case_streamed():
         # refused before the work.
         gone = run(*small, "--lengths", "-", code=2, env={**ENV, "TMPDIR": os.path.join(d, "none")})
         eq("TMPDIR gone: message", gone.stderr.decode(),
-           f"netloom: {d}/none/netloom-out: {d}/none: no such directory\n")
+           f"netloom: {d}/none/netloom-out: {d}/none: no such directory; expected an existing folder to write to\n")
 
         # The same bytes to a file, to standard output and to a pipe named
         # as a file (/dev/stdout: written in place), for outputs of several

@@ -564,10 +564,10 @@ expect_eq "-o -" "$rc:$out" "2:netloom compare: -o '-': not a directory name (th
 # DIR in a missing folder: named with its option, as every output is
 # (it said "cannot create directory: No such file or directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/nodir/x" 2>&1 >/dev/null); rc=$?
-expect_eq "-o in a missing folder" "$rc:$out" "2:netloom: -o: $dir/nodir/x: $dir/nodir: no such directory"
+expect_eq "-o in a missing folder" "$rc:$out" "2:netloom: -o: $dir/nodir/x: $dir/nodir: no such directory; expected an existing folder to write to"
 # DIR under a file: the file named (it said "$dir/w1.ini/x: Not a directory").
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/w1.ini/x" 2>&1 >/dev/null); rc=$?
-expect_eq "-o under a file" "$rc:$out" "2:netloom: -o: $dir/w1.ini/x: $dir/w1.ini: not a directory"
+expect_eq "-o under a file" "$rc:$out" "2:netloom: -o: $dir/w1.ini/x: $dir/w1.ini: not a directory; expected a folder to write to"
 mkdir "$dir/wc"
 : > "$dir/wc/cache"
 out=$("$netloom" compare "$dir/w1.ini" -o "$dir/wc" 2>&1 >/dev/null); rc=$?

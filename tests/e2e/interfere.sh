@@ -549,7 +549,7 @@ done
 for opt in --json --plot; do
   out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" $opt "$dir/no/such/out" 2>&1 >"$dir/early.out"); rc=$?
   expect_eq "$opt unwritable: before the replays" "$rc:$out:$(wc -c <"$dir/early.out")" \
-    "2:netloom: $opt: $dir/no/such/out: $dir/no/such: no such directory:0"
+    "2:netloom: $opt: $dir/no/such/out: $dir/no/such: no such directory; expected an existing folder to write to:0"
 done
 
 # --json and --plot naming one file (./NAME, a link): refused before the

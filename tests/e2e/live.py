@@ -1050,7 +1050,9 @@ def case_errors(d):
     # A report that cannot be written is refused before the session (it
     # failed after the clients had run).
     refused(('--ranks', '2', '--listen', 'ipc://%s/jn' % d, '--json', '%s/no/such/r.json' % d),
-            'netloom: --json: %s/no/such/r.json: %s/no/such: no such directory' % (d, d), 'unwritable --json')
+            'netloom: --json: %s/no/such/r.json: %s/no/such: no such directory; expected an existing folder to '
+            'write to' % (d, d),
+            'unwritable --json')
     refused(('--ranks', '2', '--max-lag-ms', '5', '--listen', 'ipc://%s/ml' % d),
             '--max-lag-ms 5 needs --pace', 'max-lag-ms without --pace')
     refused(('--ranks', '4', '--jobs', '0,4', '--listen', 'ipc://%s/j0' % d),
@@ -1157,7 +1159,8 @@ def case_errors(d):
     refused(('--ranks', '2', '--listen', 'ipc://%s/rd' % d, '--record', '%s/same.dir' % d),
             "netloom: --record: %s/same.dir: is a directory; expected a file name to write" % d, 'record dir')
     refused(('--ranks', '2', '--listen', 'ipc://%s/md' % d, '--messages', '%s/no/m' % d),
-            "netloom: --messages: %s/no/m: %s/no: no such directory" % (d, d), 'messages unwritable')
+            "netloom: --messages: %s/no/m: %s/no: no such directory; expected an existing folder to write to" % (d, d),
+            'messages unwritable')
     for a, b in (('--json', '--messages'), ('--messages', '--record'), ('--json', '--record')):
         refused(('--ranks', '2', '--listen', 'ipc://%s/sf' % d, a, '%s/same.x' % d, b, '%s/./same.x' % d),
                 "netloom serve: %s '%s/./same.x': the same file as %s; expected another file" % (b, d, a),

@@ -372,10 +372,10 @@ expect_eq "topology too small, in a file" "$rc:$out" "2:netloom: $dir/small.ini:
 for opt in --json --svg; do
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/nodir/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
   expect_eq "replay $opt in a missing folder exit" $rc 2
-  expect_eq "replay $opt in a missing folder" "$out" "netloom: $opt: $dir/nodir/x.out: $dir/nodir: no such directory"
+  expect_eq "replay $opt in a missing folder" "$out" "netloom: $opt: $dir/nodir/x.out: $dir/nodir: no such directory; expected an existing folder to write to"
   expect_eq "replay $opt in a missing folder: stdout" "$(wc -c < "$dir/nodir.txt")" 0
   out=$("$netloom" replay "$dir/st.nlt" "$opt" "$dir/st.nlt/x.out" 2>&1 > "$dir/nodir.txt"); rc=$?
-  expect_eq "replay $opt under a file" "$rc:$out" "2:netloom: $opt: $dir/st.nlt/x.out: $dir/st.nlt: not a directory"
+  expect_eq "replay $opt under a file" "$rc:$out" "2:netloom: $opt: $dir/st.nlt/x.out: $dir/st.nlt: not a directory; expected a folder to write to"
 done
 # An empty name, the same: it ran the whole replay, then failed naming
 # nothing (": cannot replace file", ": cannot move the archive into place").

@@ -129,9 +129,9 @@ grep -v '^# rank ' "$T/cut.txt" >"$T/edited.txt"
 expect 0 "an edited dump without its count lines encodes" "$NL" trace encode "$T/edited.txt" "$T/edited.nlt"
 # An output that cannot be written is named, not an input line.
 expect 2 "encode to a missing directory" "$NL" trace encode "$T/bgp.txt" "$T/no/such/x.nlt"
-same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory" "$T/err" "encode: the output named"
+same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory; expected an existing folder to write to" "$T/err" "encode: the output named"
 expect 2 "import to a missing directory" "$NL" trace import "$DATA/dumpi/testbgp.meta" -o "$T/no/such/x.nlt"
-same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory" "$T/err" "import: the output named"
+same "netloom: $T/no/such/x.nlt: $T/no/such: no such directory; expected an existing folder to write to" "$T/err" "import: the output named"
 # A folder that exists but takes no new file (/proc): it was called
 # missing ("/proc: no such directory", mkstemp's ENOENT).
 if [ -d /proc/self ]; then
@@ -142,7 +142,7 @@ fi
 # A folder of the output that is a file: that file named, not strerror's
 # bare "Not a directory".
 expect 2 "encode under a file" "$NL" trace encode "$T/bgp.txt" "$T/bgp.txt/deeper/x.nlt"
-same "netloom: $T/bgp.txt/deeper/x.nlt: $T/bgp.txt: not a directory" "$T/err" "encode: the file in the way named"
+same "netloom: $T/bgp.txt/deeper/x.nlt: $T/bgp.txt: not a directory; expected a folder to write to" "$T/err" "encode: the file in the way named"
 
 # Recorded samples (traces/samples/, written by the recorder): every one
 # verifies and re-encodes from its dump to the same bytes.
@@ -263,7 +263,7 @@ expect 2 "pack refuses a damaged trace" "$NL" trace pack "$T/x.nlb" "$T/bad.nlt"
 # A bundle that cannot be created: one line, no crash (it freed the
 # temporary file's name twice and aborted).
 expect 2 "pack into a missing directory" "$NL" trace pack "$T/no/such/dir.nlb" "$T/bgp.nlt"
-if [ "$(wc -l <"$T/err")" = 1 ] && grep -qF "$T/no/such/dir.nlb: $T/no/such: no such directory" "$T/err"; then ok "pack: missing directory named"; else fail "pack missing dir: $(cat "$T/err")"; fi
+if [ "$(wc -l <"$T/err")" = 1 ] && grep -qF "$T/no/such/dir.nlb: $T/no/such: no such directory; expected an existing folder to write to" "$T/err"; then ok "pack: missing directory named"; else fail "pack missing dir: $(cat "$T/err")"; fi
 # The bundle's name forgotten: the first trace is not overwritten.
 cp "$T/ti.nlt" "$T/victim.nlt"
 expect 2 "pack refuses to overwrite a trace archive" "$NL" trace pack "$T/victim.nlt" "$T/bgp.nlt"
