@@ -144,7 +144,7 @@ static int not_an_archive(struct trace_archive *a, struct nl_err *err)
 	static const struct {
 		const char *importer, *what;
 	} formats[] = {{"dumpi", "a DUMPI"}, {"simgrid", "a SimGrid time-independent"}, {"otf2", "an OTF2"}};
-	if (trace_bundle_given(a->path, err))
+	if (trace_bundle_given(a->path, err) || trace_text_given(a->path, err))
 		return err->code;
 	const char *importer = trace_import_detect(a->path);
 	for (size_t i = 0; importer && i < sizeof formats / sizeof *formats; i++)

@@ -6,13 +6,16 @@
 #include "traces/traces_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "core/error.h"
@@ -196,6 +199,35 @@ int trace_dump(struct trace_archive *a, int64_t rank, FILE *out, struct nl_err *
 }
 
 /* --- encode ----------------------------------------------------------------- */
+
+bool trace_text_given(const char *path, struct nl_err *err)
+{
+	char head[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO is not waited on */
+	if (fd < 0)
+		return false;
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head - 1) : -1;
+	close(fd);
+	if (n <= 0)
+		return false;
+	head[n] = '\0';
+	/* A dump opens with a comment line; the text may start with a BOM. */
+	const char *p = head + trace_utf8_bom_len((const uint8_t *)head, (size_t)n);
+	while (*p == '#' || *p == '\n' || *p == '\r') {
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			return false;
+		p = nl + 1;
+	}
+	if (strncmp(p, "netloom-trace ", 14))
+		return false;
+	nl_errf(err, NL_EINVAL,
+		"%s: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it "
+		"first (netloom trace encode %s OUT.nlt)",
+		path, path);
+	return true;
+}
 
 struct enc {
 	const char *path;

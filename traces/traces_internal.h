@@ -602,6 +602,13 @@ char *trace_skip_bom(char *line, uint64_t line_no);
  * trace; unpack it first (netloom trace unpack PATH DIR)", NL_EINVAL, and
  * true; false, err untouched, for any other file. */
 bool trace_bundle_given(const char *path, struct nl_err *err);
+/* When path is the text form (its first line other than a comment or a
+ * blank one starts 'netloom-trace '), given where an archive or a foreign
+ * trace is read: "PATH: a netloom trace in text form, not an archive:
+ * expected a .nlt or a foreign trace; encode it first (netloom trace
+ * encode PATH OUT.nlt)", NL_EINVAL, and true; false, err untouched, for
+ * any other file. Reads at most the first 4 KiB. */
+bool trace_text_given(const char *path, struct nl_err *err);
 
 /* malloc'd copy of s (NULL for NULL). */
 char *trace_strdup(const char *s);

@@ -83,6 +83,22 @@ for f in bgp ti wa; do
 	"$NL" trace dump "$T/$f.nlt" >"$T/$f.txt" && "$NL" trace encode "$T/$f.txt" "$T/$f.re.nlt"
 	if cmp -s "$T/$f.nlt" "$T/$f.re.nlt"; then ok "dump -> encode is byte-identical ($f)"; else fail "dump -> encode ($f)"; fi
 done
+# The text form where a trace is read (a dump, or a text written by hand
+# as docs/replay.md's halo.txt, replayed before it is encoded): named,
+# with the way to an archive, status 2, nothing written (it was "bad
+# magic", "verify FAILED" with status 1, and "unknown trace format").
+printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\n' >"$T/hand.txt"
+for f in bgp.txt hand.txt; do
+	tmsg="netloom: $T/$f: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first (netloom trace encode $T/$f OUT.nlt)"
+	for cmd in info verify dump "export --otf2 $T/tx" "convert $T/tx.nlt" "import -o $T/tx.nlt"; do
+		read -r -a args <<<"$cmd"
+		expect 2 "trace ${args[0]} of a text ($f): exit 2" "$NL" trace "${args[0]}" "$T/$f" "${args[@]:1}"
+		same "$tmsg" "$T/err" "trace ${args[0]} of a text ($f): named"
+	done
+	expect 2 "replay of a text ($f): exit 2" "$NL" replay "$T/$f"
+	same "$tmsg" "$T/err" "replay of a text ($f): named"
+done
+[ ! -e "$T/tx" ] && [ ! -e "$T/tx.nlt" ] && ok "nothing written from a text" || fail "output written from a text"
 # The trace commands that read an archive, given a trace replay converts
 # by itself: the format named with the way to an archive, status 2 (was
 # "bad magic", and for verify "verify FAILED", status 1).
