@@ -867,6 +867,22 @@ static int enc_line(struct enc *e, char *line)
 	return enc_header(e, line, sp + 1);
 }
 
+/* TEXT is an archive (its magic, or as much of it as the file holds):
+ * what makes a text of an archive is dump, not encode. */
+static bool enc_archive_given(int fd, const char *path, struct nl_err *err)
+{
+	uint8_t head[8];
+	ssize_t n = pread(fd, head, sizeof head, 0);
+	if (n > 0 && !memcmp(head, TRACE_MAGIC, (size_t)n)) {
+		nl_errf(err, NL_EINVAL,
+			"%s: a netloom trace archive, not its text form: expected the text 'netloom trace dump' "
+			"writes (netloom trace dump %s > TEXT)",
+			path, path);
+		return true;
+	}
+	return false;
+}
+
 int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwritten, struct nl_err *err)
 {
 	struct enc e = {.path = text_path, .err = err, .rank = -1, .said_rank = -1, .next_rank = -1};
@@ -882,6 +898,10 @@ int trace_encode_text(const char *text_path, const char *out_path, bool *is_unwr
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
 		return nl_errf(err, NL_EIO, "%s: is a directory, not a text trace", text_path);
+	}
+	if (S_ISREG(st.st_mode) && enc_archive_given(fileno(f), text_path, err)) {
+		fclose(f);
+		return err->code;
 	}
 	while (!rc && getline(&line, &cap, f) >= 0) {
 		e.line_no++;

@@ -99,6 +99,11 @@ for f in bgp.txt hand.txt; do
 	same "$tmsg" "$T/err" "replay of a text ($f): named"
 done
 [ ! -e "$T/tx" ] && [ ! -e "$T/tx.nlt" ] && ok "nothing written from a text" || fail "output written from a text"
+# The other way round: an archive given to encode as its TEXT (it said
+# 'bgp.nlt:1: expected 'netloom-trace 2' as the first line').
+expect 2 "encode of an archive: exit 2" "$NL" trace encode "$T/bgp.nlt" "$T/tx.nlt"
+same "netloom: $T/bgp.nlt: a netloom trace archive, not its text form: expected the text 'netloom trace dump' writes (netloom trace dump $T/bgp.nlt > TEXT)" "$T/err" "encode of an archive: named"
+[ ! -e "$T/tx.nlt" ] && ok "encode of an archive writes nothing" || fail "encode of an archive wrote $T/tx.nlt"
 # The trace commands that read an archive, given a trace replay converts
 # by itself: the format named with the way to an archive, status 2 (was
 # "bad magic", and for verify "verify FAILED", status 1).
