@@ -837,6 +837,12 @@ static int enc_line(struct enc *e, char *line)
 		uint32_t r;
 		if (!e->have_ranks)
 			return enc_err(e, "rank section before 'ranks'");
+		/* Past the last section there is no next rank to expect (it
+		 * said "'rank 2': expected 'rank 2'" of 'ranks 2'). */
+		if (e->rank + 1 == (int64_t)e->m.n_ranks)
+			return enc_err(e, "'%s': the last rank's section (rank %u of 'ranks %u') is given; expected no "
+				       "further 'rank' line",
+				       line, e->m.n_ranks - 1, e->m.n_ranks);
 		if (!parse_u32(line + 5, &r) || (int64_t)r != e->rank + 1 || r >= e->m.n_ranks)
 			return enc_err(e, "'%s': expected 'rank %lld' (every rank below %u, in order; a dump made "
 				       "with --rank cannot be encoded)",

@@ -531,6 +531,13 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 1\nrecorded_runtime_s -1\n",
 		 "e.txt:3: recorded_runtime_s '-1': expected a decimal number of seconds >= 0"},
 		{"netloom-trace 1\nranks 2\nrank 0\n", "e.txt: 2 ranks declared, rank sections end after rank 0"},
+		/* A section past the last rank's, or one given again (two dumps
+		 * joined): no next rank to expect (it said "'rank 2': expected
+		 * 'rank 2'"). */
+		{"netloom-trace 2\nranks 2\nrank 0\nrank 1\nrank 2\n",
+		 "e.txt:5: 'rank 2': the last rank's section (rank 1 of 'ranks 2') is given; expected no further 'rank' line"},
+		{"netloom-trace 2\nranks 1\nrank 0\nrank 0\n",
+		 "e.txt:4: 'rank 0': the last rank's section (rank 0 of 'ranks 1') is given; expected no further 'rank' line"},
 		/* No section at all: not "end after rank -1". */
 		{"netloom-trace 2\nranks 3\n", "e.txt: 3 ranks declared, no 'rank' section: expected sections rank 0 .. 2"},
 		{"netloom-trace 2\nranks 1\n", "e.txt: 1 rank declared, no 'rank' section: expected sections rank 0 .. 0"},
