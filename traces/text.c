@@ -484,7 +484,7 @@ static int enc_header(struct enc *e, char *key, char *rest)
 	}
 	if (!strcmp(key, "comm")) {
 		if (!e->have_ranks)
-			return enc_err(e, "comm before ranks");
+			return enc_err(e, "comm before ranks: expected a 'ranks N' line first (members are world ranks < N)");
 		if (e->m.n_comms == e->cap_comms) {
 			uint32_t cap = e->cap_comms ? 2 * e->cap_comms : 8;
 			struct trace_comm *t = realloc(e->m.comms, cap * sizeof *t);
@@ -836,7 +836,8 @@ static int enc_line(struct enc *e, char *line)
 	if (!strncmp(line, "rank ", 5)) {
 		uint32_t r;
 		if (!e->have_ranks)
-			return enc_err(e, "rank section before 'ranks'");
+			return enc_err(e, "rank section before 'ranks': expected a 'ranks N' line in the manifest, before "
+				       "'rank 0'");
 		/* Past the last section there is no next rank to expect (it
 		 * said "'rank 2': expected 'rank 2'" of 'ranks 2'). */
 		if (e->rank + 1 == (int64_t)e->m.n_ranks)

@@ -488,6 +488,11 @@ static void test_encode_errors(void)
 		 "compute op with cpu time needs format version 2 (this stream writes version 1)"},
 
 		{"netloom-trace 1\nranks 1\nranks 2\n", "e.txt:3: ranks given twice"},
+		/* What is missing said (it was "comm before ranks"). */
+		{"netloom-trace 2\ncomm 2 0\nranks 1\n",
+		 "e.txt:2: comm before ranks: expected a 'ranks N' line first (members are world ranks < N)"},
+		{"netloom-trace 2\napplication \"x\"\nrank 0\n",
+		 "e.txt:3: rank section before 'ranks': expected a 'ranks N' line in the manifest, before 'rank 0'"},
 		/* Refused at its line, not after allocating per-rank tables. */
 		{"netloom-trace 1\nranks 16777216\n", "e.txt:2: ranks '16777216': expected an integer 1 .. 16777215 (replay's limit)"},
 		{"netloom-trace 1\nranks 0\n", "e.txt:2: ranks '0': expected an integer 1 .. 16777215 (replay's limit)"},
