@@ -127,7 +127,7 @@ same "netloom: $T/bgp.nlt: --rank 7: expected 0 .. 6, the archive's ranks" "$T/e
 sed 's/^alltoall \(.*\)$/alltoall \1 frob=1/' "$T/bgp.txt" >"$T/bad.txt"
 expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x.nlt"
 line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
-same "netloom: $T/bad.txt:$line: unknown op field 'frob'" "$T/err" "encode error names file and line"
+same "netloom: $T/bad.txt:$line: unknown op field 'frob': expected one of t, dur, flags, comm, peer, tag, bytes, flops, recv_peer, recv_tag, recv_bytes, n_counts, send_counts, recv_counts, req, reqs, n_done, new_comm, color, key, cpu" "$T/err" "encode error names file and line"
 if [ ! -e "$T/x.nlt" ]; then ok "nothing half-written after a failed encode"; else fail "x.nlt left behind"; fi
 # A dump cut at a line boundary (its last 3 ops gone): refused by the
 # '# rank R: N ops' count, where it encoded to a shorter trace that

@@ -517,6 +517,15 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 send_counts=1 recv_counts=1,\n",
 		 "e.txt:4: recv_counts '1,': an empty item; expected unsigned integers joined by ','"},
 		{"netloom-trace 1\nranks 1\nrank 0\nfoo t=1\n", "e.txt:4: unknown op 'foo'"},
+		/* What was expected said (it was "unknown op 'ibarrier'" and
+		 * "unknown op field 'foo'"). */
+		{"netloom-trace 2\nranks 1\nrank 0\nibarrier t=0 dur=0\n",
+		 "e.txt:4: unknown op 'ibarrier': expected an op kind as 'netloom trace dump' prints it (init, compute, "
+		 "send, isend, recv, irecv, wait, waitall, barrier, bcast, allreduce, ...: docs/trace-format.md §6); a "
+		 "non-blocking collective is its kind with flags=nonblocking req=ID"},
+		{"netloom-trace 2\nranks 1\nrank 0\nsend t=0 foo=1\n",
+		 "e.txt:4: unknown op field 'foo': expected one of t, dur, flags, comm, peer, tag, bytes, flops, recv_peer, "
+		 "recv_tag, recv_bytes, n_counts, send_counts, recv_counts, req, reqs, n_done, new_comm, color, key, cpu"},
 		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 t=2\n", "e.txt:4: op field 't' given twice"},
 		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv n_counts=2 send_counts=1,2,3\n",
 		 "e.txt:4: n_counts, send_counts and recv_counts disagree on the number of ranks"},
