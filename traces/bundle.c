@@ -139,8 +139,11 @@ int trace_bundle_pack(const char *out_path, const char *const *traces, size_t n_
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(ents[j].name, ents[i].name)) {
-				rc = nl_errf(err, NL_EINVAL, "%s: two files named '%s' (bundle entries are flat)",
-					     src, ents[i].name);
+				const char *first = j < n_traces ? traces[j] : config_path;
+				rc = nl_errf(err, NL_EINVAL,
+					     "%s: a second file named '%s' (the first: %s; a bundle keeps names, not "
+					     "folders); expected files of distinct names",
+					     src, ents[i].name, first);
 				goto out;
 			}
 		/* A trace must be a valid archive before it is bundled. */

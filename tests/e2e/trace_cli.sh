@@ -242,6 +242,13 @@ else
 fi
 "$NL" trace pack "$T/study2.nlb" "$T/bgp.nlt" "$T/ti.nlt" --config "$T/system.ini" >/dev/null
 if cmp -s "$T/study.nlb" "$T/study2.nlb"; then ok "pack is deterministic"; else fail "pack differs between runs"; fi
+# Two traces of one name (the folder is not kept): both named, and what
+# was expected (it said "two files named 'bgp.nlt' (bundle entries are flat)").
+mkdir -p "$T/other" && cp "$T/bgp.nlt" "$T/other/bgp.nlt"
+expect 2 "pack of two files of one name: exit 2" "$NL" trace pack "$T/dup.nlb" "$T/bgp.nlt" "$T/other/bgp.nlt"
+same "netloom: $T/other/bgp.nlt: a second file named 'bgp.nlt' (the first: $T/bgp.nlt; a bundle keeps names, not folders); expected files of distinct names" \
+	"$T/err" "pack of two files of one name: both named"
+[ ! -e "$T/dup.nlb" ] && ok "pack of two files of one name writes nothing" || fail "pack wrote $T/dup.nlb"
 # A bundle where a trace is read: named, with the way to its traces (it
 # was "bad magic" or "unknown trace format"), status 2, nothing written.
 bmsg="netloom: $T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)"
