@@ -360,8 +360,16 @@ int trace_bundle_unpack(const char *bundle_path, const char *dir, char ***names_
 		return fd;
 	if ((uint64_t)st.st_size < BUNDLE_HDR + BUNDLE_TRAILER ||
 	    trace_pread_full(fd, hdr, sizeof hdr, 0) || memcmp(hdr, BUNDLE_MAGIC, 8)) {
-		rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
-			     bundle_path);
+		/* A trace archive, the likely slip (pack and unpack take both): named
+		 * as one, as the trace commands name a bundle. */
+		if ((uint64_t)st.st_size >= 8 && !trace_pread_full(fd, hdr, 8, 0) && !memcmp(hdr, TRACE_MAGIC, 8))
+			rc = nl_errf(err, NL_EINVAL,
+				     "%s: a netloom trace archive, not a bundle: expected a bundle that 'netloom "
+				     "trace pack' wrote; an archive is read as it is, with nothing to unpack",
+				     bundle_path);
+		else
+			rc = nl_errf(err, NL_EFORMAT, "%s: offset 0: not a netloom bundle (bad magic or too short)",
+				     bundle_path);
 		goto out;
 	}
 	if (trace_get_u32(hdr + 8) != BUNDLE_VERSION) {

@@ -249,6 +249,12 @@ expect 2 "pack of two files of one name: exit 2" "$NL" trace pack "$T/dup.nlb" "
 same "netloom: $T/other/bgp.nlt: a second file named 'bgp.nlt' (the first: $T/bgp.nlt; a bundle keeps names, not folders); expected files of distinct names" \
 	"$T/err" "pack of two files of one name: both named"
 [ ! -e "$T/dup.nlb" ] && ok "pack of two files of one name writes nothing" || fail "pack wrote $T/dup.nlb"
+# An archive given to unpack: named as one (it was "offset 0: not a
+# netloom bundle (bad magic or too short)"), no DIR made.
+expect 2 "unpack of an archive: exit 2" "$NL" trace unpack "$T/bgp.nlt" "$T/from-nlt"
+same "netloom: $T/bgp.nlt: a netloom trace archive, not a bundle: expected a bundle that 'netloom trace pack' wrote; an archive is read as it is, with nothing to unpack" \
+	"$T/err" "unpack of an archive: named"
+[ ! -e "$T/from-nlt" ] && ok "unpack of an archive makes no DIR" || fail "unpack of an archive made $T/from-nlt"
 # A bundle where a trace is read: named, with the way to its traces (it
 # was "bad magic" or "unknown trace format"), status 2, nothing written.
 bmsg="netloom: $T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)"
