@@ -744,6 +744,22 @@ static int cli_replay_timeline_lost(const struct cli_replay_opts *o, const struc
 	return status == CLI_OK ? CLI_REPLAY_NO_TIMELINE : status;
 }
 
+/* A timeline asked for is not drawn of a replay that deadlocked (the
+ * first network's, whose timeline it is): said after the report and the
+ * JSON, so that it is not missing silently. The status stays 1. */
+static void cli_replay_timeline_deadlocked(const struct cli_replay_opts *o, bool is_first_of_several)
+{
+	struct nl_err line = {0};
+	const char *why = is_first_of_several ? "the first network's replay deadlocked" : "the replay deadlocked";
+	if (o->svg && o->otf2)
+		nl_errf(&line, NL_EDEADLOCK, "--svg %s and --otf2 %s: not written: %s (a timeline is of a run every rank "
+			"finished)", o->svg, o->otf2, why);
+	else
+		nl_errf(&line, NL_EDEADLOCK, "--%s %s: not written: %s (a timeline is of a run every rank finished)",
+			o->svg ? "svg" : "otf2", o->svg ? o->svg : o->otf2, why);
+	cli_report(&line);
+}
+
 /* Under mpirun (or srun) each replay is spread over the ranks: every rank
  * runs the application model and its share of the flit network
  * (docs/scaling.md); only rank 0 prints and writes. Returns 0 (*m NULL
@@ -904,6 +920,8 @@ int cli_replay_main(int argc, char **argv)
 	}
 	if (is_tl_lost)
 		status = cli_replay_timeline_lost(&o, &tl_err, status);
+	if (runs[0].v->deadlock && (o.svg || o.otf2))
+		cli_replay_timeline_deadlocked(&o, n_runs > 1);
 out:
 	json_decref(doc);
 	cli_timeline_free(hooks.tl);

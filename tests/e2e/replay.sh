@@ -142,6 +142,16 @@ grep -q "replay deadlock at t=0.000002000 s: 2 of 2 ranks wait forever" "$dir/dl
 grep -q "rank 0: blocked in op 2 send to 1 tag 7 comm 0 (1048576 bytes)" "$dir/dl.err" || fail "deadlock rank 0 line"
 grep -q "waits for: send to 0 tag 7 comm 0, 1048576 bytes, rendezvous: no matching receive posted at world rank 0" "$dir/dl.err" || fail "deadlock rank 1 detail"
 expect_eq "deadlock json" "$(json "$dir/dl.json" 'd["results"]["status"], len(d["results"]["deadlock"]["stuck"])')" "('deadlock', 2)"
+# A timeline asked for is not drawn of a deadlocked replay, and says so
+# last (it was missing without a word); the JSON is written, exit 1.
+"$netloom" replay "$dir/dl.nlt" --json "$dir/dl2.json" --svg "$dir/dl.svg" --otf2 "$dir/dl.otf2" > /dev/null 2> "$dir/dl2.err"
+expect_eq "deadlock with a timeline: exit" $? 1
+expect_eq "deadlock with a timeline: last line" "$(tail -1 "$dir/dl2.err")" \
+  "netloom: --svg $dir/dl.svg and --otf2 $dir/dl.otf2: not written: the replay deadlocked (a timeline is of a run every rank finished)"
+[ -e "$dir/dl2.json" ] && [ ! -e "$dir/dl.svg" ] && [ ! -e "$dir/dl.otf2" ] || fail "deadlock with a timeline: files $(ls "$dir" | grep '^dl')"
+"$netloom" replay "$dir/dl.nlt" --svg "$dir/dl.svg" > /dev/null 2> "$dir/dl3.err"
+expect_eq "deadlock with --svg: last line" "$(tail -1 "$dir/dl3.err")" \
+  "netloom: --svg $dir/dl.svg: not written: the replay deadlocked (a timeline is of a run every rank finished)"
 "$mk" "$dir/ok.nlt" deadlock 1024 || fail "mktrace small"
 # Both messages leave after each rank's 1 us of compute, eagerly, and cross
 # at once (link_model none: no shared channel): 1 us + 1000 ns latency +
