@@ -401,7 +401,7 @@ expect_eq "--plot - --json -" "$rc:$out:$(wc -c <"$dir/early.out")" \
 # nothing on stdout, as layout --svg - does.
 out=$(TMPDIR="$dir/no-tmp" "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --plot - 2>&1 >"$dir/early.out"); rc=$?
 expect_eq "--plot - with TMPDIR missing" "$rc:$out:$(wc -c <"$dir/early.out")" \
-  "2:netloom: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory:0"
+  "2:netloom: --plot: $dir/no-tmp/netloom-out: $dir/no-tmp: no such directory; expected an existing folder to write to:0"
 # gnuplot exits 0 after a failed write (a full disk), its SVG cut at a
 # buffer's end or empty: exit 3, one line, the old chart kept and nothing
 # staged left (the cut file replaced the chart, exit 0, no message).
