@@ -450,6 +450,15 @@ void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const c
  * --trace; interfere refuses them). */
 void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
+struct place_workload;
+
+/* The same for the [job NAME] keys of workload w (read from `path`):
+ * one warning a key, naming path:line and the job, for a placement_seed
+ * under a policy that draws nothing and a placement_inner with one rank
+ * per node (docs/placement.md, "Workload files"). Not refused: a seed
+ * kept while trying policies is harmless. For interfere. */
+void cli_warn_unread_jobs(const char *cmd, const char *path, const struct place_workload *w);
+
 /* Text as XML/HTML character data or attribute value (& < > " ' escaped):
  * names and specs may hold any character (graph:file=a&b<c.edges). NULL
  * writes nothing. */

@@ -190,19 +190,25 @@ static int cli_interfere_open(void *ctx, const char *path, struct trace_archive 
 }
 
 
+/* The workload read here as the session reads it (paths against its
+ * folder), for the checks before the replays; false for one that cannot
+ * be read, or is no regular file (a FIFO read twice would be empty),
+ * which is the session's to report. */
+static bool cli_interfere_read_jobs(const char *workload, struct place_workload *w)
+{
+	struct nl_err ignored = {0};
+	struct stat st;
+	return stat(workload, &st) == 0 && S_ISREG(st.st_mode) && place_workload_read(workload, w, &ignored) == 0;
+}
+
 /* Refuse an output naming a file the workload's jobs read (a trace, a
  * placement_map), named by the line that gives it ("wl.ini:2 [job A]
- * trace"), which it would replace. The workload is read here as the
- * session reads it (paths against its folder); one that cannot be read,
- * or is no regular file (a FIFO read twice would be empty), is the
- * session's to report. */
+ * trace"), which it would replace. */
 static int cli_interfere_check_jobs(const char *workload, const struct cli_file *outs, size_t n_outs,
 				    struct nl_err *err)
 {
 	struct place_workload w;
-	struct nl_err ignored = {0};
-	struct stat st;
-	if (stat(workload, &st) != 0 || !S_ISREG(st.st_mode) || place_workload_read(workload, &w, &ignored) < 0)
+	if (!cli_interfere_read_jobs(workload, &w))
 		return 0;
 	struct cli_file *in = calloc(2 * (size_t)w.n_jobs + 1, sizeof *in);
 	char(*names)[192] = calloc(2 * (size_t)w.n_jobs + 1, sizeof *names);
@@ -317,6 +323,13 @@ int cli_interfere_main(int argc, char **argv)
 	/* Every job is a replay on one backend: the keys a replay does not
 	 * read change nothing here either. */
 	cli_warn_unread_replay("interfere", session_config(sim), sets, n_sets);
+	/* And a job's placement keys its placement does not read (a seed
+	 * under contiguous moved no rank, silently). */
+	struct place_workload jobs;
+	if (cli_interfere_read_jobs(workload, &jobs)) {
+		cli_warn_unread_jobs("interfere", workload, &jobs);
+		place_workload_release(&jobs);
+	}
 	/* Outputs that cannot be written fail before the replays, which
 	 * take minutes on a flit study, not after them; so do two outputs
 	 * naming one file (the plot would silently replace the JSON) and an

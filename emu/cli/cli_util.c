@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -976,32 +977,53 @@ static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, co
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without cable_latency = 1");
 }
 
+/* Why placement_seed changes nothing under `policy` (is_set false when
+ * it is the default nobody set), into why[n]: "placement = linear
+ * (unset) draws nothing; random-node and random-router do", naming the
+ * policies whose place_ops.uses_seed is set. False, why untouched, when
+ * the policy draws from the seed. */
+static bool cli_seed_unread_why(const char *policy, bool is_set, char *why, size_t n)
+{
+	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
+	if (ops && ops->uses_seed)
+		return false;
+	char seeded[256] = "";
+	size_t n_all, n_seeded = 0;
+	const struct place_ops *const *all = place_list(&n_all);
+	for (size_t i = 0; i < n_all; i++)
+		if (all[i]->uses_seed)
+			snprintf(seeded + strlen(seeded), sizeof seeded - strlen(seeded), "%s%s",
+				 n_seeded++ ? " and " : "", all[i]->name);
+	snprintf(why, n, "placement = %s%s draws nothing; %s do%s", policy, is_set ? "" : " (unset)", seeded,
+		 n_seeded == 1 ? "es" : "");
+	return true;
+}
+
+/* Why placement_inner changes nothing with ranks_per_node = 1 (is_set
+ * false when that is the default nobody set): both orders put one rank
+ * on each node, the same endpoints. */
+static const char *cli_inner_unread_why(bool is_set)
+{
+	return is_set ? "ranks_per_node = 1: one rank per node, in either order"
+		      : "ranks_per_node = 1 (unset): one rank per node, in either order";
+}
+
 /* '-s placement_seed=7' under linear changed no endpoint, silently
  * (docs/replay.md, "Placement"). */
 static void cli_warn_unread_seed(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
 				 const char *policy)
 {
-	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
-	if (ops && ops->uses_seed)
+	char why[PARAM_STR_MAX + 300];
+	if (!cli_seed_unread_why(policy, config_get(cfg, "placement") != NULL, why, sizeof why))
 		return;
-	char seeded[256] = "";
-	size_t n, n_seeded = 0;
-	const struct place_ops *const *all = place_list(&n);
-	for (size_t i = 0; i < n; i++)
-		if (all[i]->uses_seed)
-			snprintf(seeded + strlen(seeded), sizeof seeded - strlen(seeded), "%s%s",
-				 n_seeded++ ? " and " : "", all[i]->name);
 	static const char *const key[] = {"placement_seed", NULL};
 	const struct config_unread u = {.keys = key};
-	char why[PARAM_STR_MAX + 300];
-	snprintf(why, sizeof why, "placement = %s%s draws nothing; %s do%s", policy,
-		 config_get(cfg, "placement") ? "" : " (unset)", seeded, n_seeded == 1 ? "es" : "");
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
 }
 
-/* placement_inner orders the ranks sharing a node: with one rank per node
- * (ranks_per_node = 1; linear refuses more) both orders give the same
- * endpoints, and '-s placement_inner=round_robin' changed nothing, silently. */
+/* placement_inner orders the ranks sharing a node (ranks_per_node; linear
+ * refuses more than 1): '-s placement_inner=round_robin' with one rank
+ * per node changed nothing, silently. */
 static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
 {
 	const char *per = config_get_or_default(cfg, "ranks_per_node");
@@ -1009,10 +1031,7 @@ static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, con
 		return;
 	static const char *const key[] = {"placement_inner", NULL};
 	const struct config_unread u = {.keys = key};
-	const char *why = config_get(cfg, "ranks_per_node")
-				  ? "ranks_per_node = 1: one rank per node, in either order"
-				  : "ranks_per_node = 1 (unset): one rank per node, in either order";
-	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, cli_inner_unread_why(config_get(cfg, "ranks_per_node") != NULL));
 }
 
 void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
@@ -1021,6 +1040,32 @@ void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const 
 	if (policy)
 		cli_warn_unread_seed(cmd, cfg, sets, n_sets, policy);
 	cli_warn_unread_inner(cmd, cfg, sets, n_sets);
+}
+
+/* One job key of workload file `path` that its placement does not read. */
+static void cli_warn_unread_job_key(const char *cmd, const char *path, const struct place_job_spec *j, int line,
+				    const char *key, const char *value, const char *why)
+{
+	fprintf(stderr, "netloom %s: warning: ", cmd);
+	nl_fputs_one_line(path, stderr);
+	fprintf(stderr, ":%d: [job %s] key '%s': value '%s' is not read by %s (%s); it has no effect\n", line, j->name,
+		key, value, cmd, why);
+}
+
+void cli_warn_unread_jobs(const char *cmd, const char *path, const struct place_workload *w)
+{
+	char why[PARAM_STR_MAX + 300], value[32];
+	for (uint32_t i = 0; i < w->n_jobs; i++) {
+		const struct place_job_spec *j = &w->jobs[i];
+		if (j->seed_line && cli_seed_unread_why(j->policy, j->placement_line != 0, why, sizeof why)) {
+			snprintf(value, sizeof value, "%" PRIu64, j->seed);
+			cli_warn_unread_job_key(cmd, path, j, j->seed_line, "placement_seed", value, why);
+		}
+		if (j->inner_line && j->ranks_per_node == 1)
+			cli_warn_unread_job_key(cmd, path, j, j->inner_line, "placement_inner",
+						j->inner == PLACE_INNER_ROUND_ROBIN ? "round_robin" : "linear",
+						cli_inner_unread_why(j->per_node_line != 0));
+	}
 }
 
 void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)

@@ -109,8 +109,10 @@ struct place_job_spec {
 	int line;                 /* line of the section's first key, for messages */
 	/* Lines of the keys a problem found after the file is read names
 	 * (a trace that cannot be opened, a placement or map that fails),
-	 * 0 when the key is not set. */
-	int trace_line, placement_line, map_line;
+	 * or a key the job's placement does not read (a placement_seed
+	 * under a policy that draws nothing, placement_inner with one rank
+	 * per node), 0 when the key is not set. */
+	int trace_line, placement_line, map_line, seed_line, per_node_line, inner_line;
 	/* A synthetic job instead of a trace (key `synthetic`, app.h
 	 * APP_SYNTH_*; -1 for a traced job): ranks, bytes per exchange, the
 	 * compute interval before each exchange and the number of steps. */

@@ -151,6 +151,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		if (wl_seed(x, section, key, value, &u)) {
 			j->seed = u;
 			j->has_seed = true;
+			j->seed_line = x->src.line;
 		}
 		return 0;
 	}
@@ -158,6 +159,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 		if (!wl_u64(value, 1, 1u << 16, &u))
 			return wl_bad(x, section, key, value, "an integer 1..65536");
 		j->ranks_per_node = (uint32_t)u;
+		j->per_node_line = x->src.line;
 		return 0;
 	}
 	if (!strcmp(key, "placement_inner")) {
@@ -167,6 +169,7 @@ static int wl_job_key(struct wl_ctx *x, struct place_job_spec *j, const char *se
 			j->inner = PLACE_INNER_ROUND_ROBIN;
 		else
 			return wl_bad(x, section, key, value, "linear or round_robin");
+		j->inner_line = x->src.line;
 		return 0;
 	}
 	if (!strcmp(key, "placement_map")) {

@@ -230,6 +230,38 @@ for m in $inner; do
     "$(json "$dir/inner.json" '(lambda j: (j["endpoints"], j["link_use"]))(d["results"]["jobs"][0])')" "${inner_want[$m]}"
 done
 
+# A job's placement_seed under a policy that draws nothing, and its
+# placement_inner with one rank per node, moved no rank, silently: each is
+# warned of at its line, as replay's -s keys are (docs/placement.md); not
+# under random-node, nor with 2 ranks per node; exit 0 and the endpoints
+# those of the same jobs without the keys.
+unread() { # NAME A'S-SEED B'S-INNER E'S-SEED E'S-INNER
+  printf '%s\n' "[job A]" "trace = a.nlt" "$2" \
+    "[job B]" "synthetic = ring" "ranks = 2" "steps = 2" "$3" \
+    "[job C]" "synthetic = ring" "ranks = 2" "steps = 2" "placement = random-node" "placement_seed = 3" \
+    "[job D]" "synthetic = ring" "ranks = 4" "steps = 2" "ranks_per_node = 2" "placement = contiguous" \
+    "placement_inner = round_robin" \
+    "[job E]" "synthetic = ring" "ranks = 2" "steps = 2" "placement = packed" "$4" "ranks_per_node = 1" "$5" \
+    > "$dir/$1.ini"
+}
+unread unread "placement_seed = 7" "placement_inner = round_robin" "placement_seed = 5" "placement_inner = linear"
+unread unread0 "" "" "" ""
+"$netloom" interfere "$dir/unread0.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/unread0.json" \
+  > /dev/null 2> "$dir/unread0.err" || fail "unread0: exit $?"
+"$netloom" interfere "$dir/unread.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/unread.json" \
+  > /dev/null 2> "$dir/unread.err" || fail "unread job keys: exit $?"
+why_seed="draws nothing; random-node and random-router do); it has no effect"
+why_inner="one rank per node, in either order); it has no effect"
+expect_eq "unread job keys warned" "$(cat "$dir/unread.err")" \
+  "netloom interfere: warning: $dir/unread.ini:3: [job A] key 'placement_seed': value '7' is not read by interfere (placement = contiguous (unset) $why_seed
+netloom interfere: warning: $dir/unread.ini:8: [job B] key 'placement_inner': value 'round_robin' is not read by interfere (ranks_per_node = 1 (unset): $why_inner
+netloom interfere: warning: $dir/unread.ini:27: [job E] key 'placement_seed': value '5' is not read by interfere (placement = packed $why_seed
+netloom interfere: warning: $dir/unread.ini:29: [job E] key 'placement_inner': value 'linear' is not read by interfere (ranks_per_node = 1: $why_inner"
+expect_eq "unread job keys: nothing else on stderr without them" "$(cat "$dir/unread0.err")" ""
+expect_eq "unread job keys: same endpoints and link use" \
+  "$(json "$dir/unread.json" '[(j["endpoints"], j["link_use"]) for j in d["results"]["jobs"]]')" \
+  "$(json "$dir/unread0.json" '[(j["endpoints"], j["link_use"]) for j in d["results"]["jobs"]]')"
+
 # 9. Bad workloads: one line naming file, line, section, key, value and
 # what was expected; exit 2 (bad input); no JSON written.
 bad() { # NAME CONTENT EXPECTED-MESSAGE
