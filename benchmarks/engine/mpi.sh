@@ -26,6 +26,12 @@ netloom=$1
 ranks=${2:-2}
 case=${3:-torus16}
 extra=("${@:4}")
+# Checked before any run: N = 0 ended in a ZeroDivisionError after both
+# runs (mpirun -np 0 takes every slot), N = abc in mpirun's own refusal
+# after the one-process run, as threads.sh's N once did.
+. "$(dirname "$0")/bench_lib.sh"
+bench_exe mpi.sh NETLOOM "$netloom"
+bench_count mpi.sh N "$ranks"
 common=(-s sample_period=300 -s max_samples=2 -s warmup_periods=1 -s seed=1)
 case "$case" in
   torus16) args=(-s topology=torus:k=16x16 -s num_vcs=2 -s injection_rate=0.1) ;;

@@ -27,6 +27,12 @@ netloom=$1
 ranks=${2:-2}
 case=${3:-equality}
 extra=("${@:4}")
+# Checked before any run: N = 0 ended in a ZeroDivisionError after both
+# runs (mpirun -np 0 takes every slot), N = abc in mpirun's own refusal
+# after the one-process run, as threads.sh's N once did.
+. "$(dirname "$0")/bench_lib.sh"
+bench_exe mpi_memory.sh NETLOOM "$netloom"
+bench_count mpi_memory.sh N "$ranks"
 common=(-s sample_period=40 -s max_samples=2 -s warmup_periods=1 -s seed=1 -s sim_type=throughput)
 command -v mpirun >/dev/null 2>&1 || { echo "mpi_memory.sh: mpirun not found" >&2; exit 77; }
 [ -x /usr/bin/time ] || { echo "mpi_memory.sh: /usr/bin/time (GNU time) not found" >&2; exit 77; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark programs' arguments: a value that is not a decimal
 # integer in range is refused with one line naming it, exit 2, before any
-# work (strtoull alone took "-5" as 2^64 - 5 and "x" as 0).
+# work (strtoull alone took "-5" as 2^64 - 5 and "x" as 0); so are the
+# engine scripts' NETLOOM and N.
 # usage: bench_args.sh BENCH_TRACE BENCH_REPLAY_RATE
 set -uo pipefail
 trace=$1
@@ -37,6 +38,17 @@ refused "RANKS 'x': expected a decimal integer" "$rate" x
 refused "ITERS ' 5': expected a decimal integer" "$rate" 4 " 5"
 refused "WINDOW '70000': expected a decimal integer up to 65536" "$rate" 4 10 70000
 refused "BYTES '-1': expected a decimal integer" "$rate" 4 10 2 -1
+# The engine scripts docs/scaling.md runs check NETLOOM and N before any
+# run (mpi.sh N = 0 ended in a ZeroDivisionError after both runs, N = abc
+# in mpirun's refusal after the first; mpi_memory.sh likewise). Refused
+# before NETLOOM runs, so any executable stands for it.
+engine=$(dirname "$0")/../../benchmarks/engine
+for s in threads.sh mpi.sh mpi_memory.sh; do
+	for v in 0 abc -1 02; do
+		refused "$s: N '$v': expected a positive integer" "$engine/$s" "$trace" "$v"
+	done
+	refused "$s: NETLOOM '$dir/no-netloom': not an executable" "$engine/$s" "$dir/no-netloom" 2
+done
 # A small run still runs and prints its figure last.
 last=$("$rate" 4 100 2 8 | tail -n 1)
 [[ $last == "replay rate: "*" MPI messages/s" ]] || fail "a small run: last line '$last'"
