@@ -258,13 +258,30 @@ static void mpi_print_stats(struct net_mpi *m)
 	MPI_Reduce(mine, all, 8, MPI_UINT64_T, MPI_SUM, 0, m->comm);
 	if (m->rank != 0 || !e || !*e || !strcmp(e, "0"))
 		return;
+	/* No network was cut over the ranks (fl_mpi_plan never ran: sweep
+	 * --spread points, compare, a run that failed first): a line of
+	 * zeros read as a lookahead and a window of 0 cycles. */
+	if (!m->window) {
+		fprintf(stderr,
+			"netloom mpi: %u rank%s, no network spread over them (whole simulations per rank, or none "
+			"built): no windows, nothing exchanged\n",
+			m->size, m->size == 1 ? "" : "s");
+		return;
+	}
+	/* No link joins two ranks' partitions (one rank): L is unbounded,
+	 * printed as 2^64 - 1 cycles. */
+	char lookahead[48];
+	if (m->lookahead == UINT64_MAX)
+		snprintf(lookahead, sizeof lookahead, "none (no link between ranks)");
+	else
+		snprintf(lookahead, sizeof lookahead, "%" PRIu64 " cycles", m->lookahead);
 	const double w = m->st.cycles ? (double)m->st.cycles : 1.0;
 	fprintf(stderr,
-		"netloom mpi: %u ranks, lookahead %" PRIu64 " cycles, window up to %" PRIu64 " cycles; %" PRIu64
+		"netloom mpi: %u rank%s, lookahead %s, window up to %" PRIu64 " cycles; %" PRIu64
 		" windows of %.2f cycles on average (%" PRIu64 " cycles); per window, all ranks: %.1f payload bytes "
 		"in %.2f messages (%.1f events, %.1f heads), %.1f bytes reduced (%.0f per rank); events exchanged in "
 		"%.1f%% of windows\n",
-		m->size, m->lookahead, m->window, m->st.cycles, (double)m->st.wcycles / w, m->st.wcycles,
+		m->size, m->size == 1 ? "" : "s", lookahead, m->window, m->st.cycles, (double)m->st.wcycles / w, m->st.wcycles,
 		(double)all[1] / w, (double)all[3] / w, (double)all[4] / w, (double)all[5] / w, (double)all[2] / w,
 		(double)all[2] / w / m->size, 100.0 * (double)m->st.vcalls / w);
 }

@@ -98,6 +98,11 @@ st=$(wstats w_lbr 3)
 grep -q "lookahead 8 cycles, window up to 8 cycles" <<<"$st" || fail "w_lbr: 3 ranks: got '$st'"
 st=$(wstats torus 2)
 grep -q "lookahead 2 cycles, window up to 2 cycles" <<<"$st" || fail "torus: 2 ranks: got '$st'"
+# One rank: no link joins two ranks, and the line said "1 ranks,
+# lookahead 18446744073709551615 cycles" (2^64 - 1).
+st=$(wstats torus 1)
+grep -q "^netloom mpi: 1 rank, lookahead none (no link between ranks), window up to 65536 cycles;" <<<"$st" ||
+  fail "torus: 1 rank: got '$st'"
 
 # Two threads in each of two ranks, and a sweep (a run per rate, the same
 # collectives on every rank).

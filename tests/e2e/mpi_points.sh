@@ -63,6 +63,11 @@ if command -v gnuplot > /dev/null; then
     cmp -s "$dir/plot-seq.svg" "$dir/plot-$spread.svg" || fail "plot: --spread $spread: the chart differs"
   done
 fi
+# NETLOOM_MPI_STATS=1 where no network is spread over the ranks: it said
+# "lookahead 0 cycles, window up to 0 cycles; 0 windows of 0.00 cycles".
+out=$(NETLOOM_MPI_STATS=1 mpi 2 "$netloom" sweep "${torus[@]}" --rates 0.5:0.6:0.1 --spread points 2>&1 >/dev/null)
+expect_eq "NETLOOM_MPI_STATS=1 with --spread points" "$out" \
+  "netloom mpi: 2 ranks, no network spread over them (whole simulations per rank, or none built): no windows, nothing exchanged"
 expect_eq "stops: points" "$(json "$dir/stops-seq.json" 'len(d["results"]["points"])')" 5
 expect_eq "short: points" "$(json "$dir/short-seq.json" 'len(d["results"]["points"])')" 2
 expect_eq "deadlock: points" "$(json "$dir/deadlock-seq.json" 'len(d["results"]["points"])')" 5
