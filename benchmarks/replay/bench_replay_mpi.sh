@@ -17,6 +17,14 @@ case ${1:-} in -h | --help) echo "usage: bench_replay_mpi.sh NETLOOM REPLAY_MKTR
 netloom=$1
 mk=$2
 ranks=${3:-2}
+# Checked before the runs (a minute each): RANKS = 0 ended in a
+# ZeroDivisionError after both ('mpirun -np 0' takes every slot), RANKS =
+# abc in mpirun's own refusal after the one-process replay.
+# shellcheck source=benchmarks/engine/bench_lib.sh
+. "$(dirname "$0")/../engine/bench_lib.sh"
+bench_exe bench_replay_mpi.sh NETLOOM "$netloom"
+bench_exe bench_replay_mpi.sh REPLAY_MKTRACE "$mk"
+bench_count bench_replay_mpi.sh RANKS "$ranks"
 command -v mpirun >/dev/null || { echo "bench_replay_mpi.sh: mpirun not found" >&2; exit 77; }
 # Root, more ranks than cores, ranks that yield while they wait: the
 # tests' Open MPI environment.

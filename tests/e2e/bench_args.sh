@@ -49,6 +49,14 @@ for s in threads.sh mpi.sh mpi_memory.sh; do
 	done
 	refused "$s: NETLOOM '$dir/no-netloom': not an executable" "$engine/$s" "$dir/no-netloom" 2
 done
+# bench_replay_mpi.sh (docs/scaling.md, "Trace replay over ranks"): RANKS
+# 0 ended in a ZeroDivisionError after a minute of replays.
+for v in 0 abc -1; do
+	refused "bench_replay_mpi.sh: RANKS '$v': expected a positive integer" \
+		"$engine/../replay/bench_replay_mpi.sh" "$trace" "$trace" "$v"
+done
+refused "bench_replay_mpi.sh: REPLAY_MKTRACE '$dir/no-mktrace': not an executable" \
+	"$engine/../replay/bench_replay_mpi.sh" "$trace" "$dir/no-mktrace" 2
 # A small run still runs and prints its figure last.
 last=$("$rate" 4 100 2 8 | tail -n 1)
 [[ $last == "replay rate: "*" MPI messages/s" ]] || fail "a small run: last line '$last'"
