@@ -487,6 +487,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	n->parts_chosen = parts_auto || raise;
 	char parts_what[64]; /* what the user set, for the refusals below */
 	const char *parts_key = NULL; /* the key that says it, if one does */
+	char parts_auto_threads[96] = ""; /* threads = 0: what it resolved to here */
 	if (sc->mpi)
 		snprintf(parts_what, sizeof parts_what, "%u MPI ranks", n_ranks);
 	else if (n_threads > 1)
@@ -495,7 +496,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		parts_key = "partitions";
 	if (parts_key)
 		snprintf(parts_what, sizeof parts_what, "%s = %lld", parts_key,
-			 n_threads > 1 ? (long long)n_threads : (long long)n->sc.partitions);
+			 n_threads > 1 ? (long long)sc->threads : (long long)n->sc.partitions);
+	/* 'threads = 0' was said as 'threads = 2', a value nobody set and
+	 * another machine would not pick. */
+	if (!sc->mpi && n_threads > 1 && sc->threads == 0)
+		snprintf(parts_auto_threads, sizeof parts_auto_threads,
+			 "%u threads here: one per %u routers, at most one per processor", n_threads,
+			 FL_ROUTERS_PER_THREAD);
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
@@ -551,11 +558,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		const char *parts_at = parts_key ? config_place(sc->cfg, parts_key) : NULL;
 		if (parts_at && rf_at && !strcmp(parts_at, rf_at))
 			parts_at = NULL; /* both -s: said once, in front */
+		const char *note = parts_auto_threads;
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' reads the live global congestion view, which %s%s%s%s "
+			      "routing_function '%s' reads the live global congestion view, which %s%s%s%s%s%s%s "
 			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
-			      n->route->spec, parts_what, parts_at ? " (from " : "", parts_at ? parts_at : "",
-			      parts_at ? ")" : "", sc->mpi ? ", without mpirun" : "");
+			      n->route->spec, parts_what, parts_at || *note ? " (" : "", parts_at ? "from " : "",
+			      parts_at ? parts_at : "", parts_at && *note ? "; " : "", note,
+			      parts_at || *note ? ")" : "", sc->mpi ? ", without mpirun" : "");
 		config_err_file_line(sc->cfg, "routing_function", err);
 	}
 	/* The refusals below of keys together are found at the file:line of

@@ -17,11 +17,6 @@
  * for this core), then it sleeps until woken (between runs, or a long
  * wait). */
 #define FL_SPINS 2048
-/* threads = 0: a thread per this many routers, at most one per processor.
- * Below it a cycle is too short for the two synchronisations to pay
- * (benchmarks/engine/threads.sh: a 256-router torus gains nothing from a
- * second thread, a 4,096-router one runs twice as fast). */
-#define FL_ROUTERS_PER_THREAD 512u
 /* Automatic partitions on several threads: this many per thread, each of
  * this many routers at least (fl_partitions_auto). */
 #define FL_PARTS_PER_THREAD 8u

@@ -31,6 +31,12 @@ struct flitnet;
 struct nl_err;
 struct fl_workers;
 
+/* threads = 0: a thread per this many routers, at most one per processor.
+ * Below it a cycle is too short for the two synchronisations to pay
+ * (benchmarks/engine/threads.sh: a 256-router torus gains nothing from a
+ * second thread, a 4,096-router one runs twice as fast). */
+#define FL_ROUTERS_PER_THREAD 512u
+
 /* Start n_threads - 1 workers for root network n (n_threads >= 2, at most
  * n->n_own, the partitions this process runs). NL_ENOMEM or NL_ESYS with one line in *err. */
 int fl_workers_start(struct flitnet *n, uint32_t n_threads, struct nl_err *err);

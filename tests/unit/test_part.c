@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -395,6 +396,20 @@ static void test_errors(void)
 			      "threads=2", NULL};
 	CHECK_ERR(run_point_kv(glob, &pt, &e), NL_ECONFIG, &e,
 		  "reads the live global congestion view, which threads = 2 cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1");
+	/* threads = 0 was named as what it resolved to ("threads = 2"), a
+	 * value nobody set and another machine would not pick; on one
+	 * processor it is one thread, and the run is not refused. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus >= 2) {
+		const char *glob0[] = {"topology=dragonfly:a=16,p=1,h=8", "routing_function=ugal:mode=global",
+				       "num_vcs=6", "threads=0", NULL};
+		char want[200];
+		snprintf(want, sizeof want,
+			 "which threads = 0 (%ld threads here: one per 512 routers, at most one per processor) cannot "
+			 "give",
+			 cpus < 4 ? cpus : 4); /* 2,064 routers: 4 threads at most */
+		CHECK_ERR(run_point_kv(glob0, &pt, &e), NL_ECONFIG, &e, want);
+	}
 	/* ... but the automatic count (2,064 routers: 8 partitions) gives it
 	 * its one partition. */
 	const char *glob_auto[] = {"topology=dragonfly:a=16,p=1,h=8", "routing_function=ugal:mode=global", "num_vcs=6",
