@@ -999,13 +999,19 @@ static bool cli_seed_unread_why(const char *policy, bool is_set, char *why, size
 	return true;
 }
 
-/* Why placement_inner changes nothing with ranks_per_node = 1 (is_set
- * false when that is the default nobody set): both orders put one rank
- * on each node, the same endpoints. */
-static const char *cli_inner_unread_why(bool is_set)
+/* Why placement_inner changes nothing, or NULL when it is read: under
+ * placement = map the file gives each rank its endpoint (place_job reads
+ * no order); with ranks_per_node = 1 (per_is_set false when that is the
+ * default nobody set) both orders put one rank on each node, the same
+ * endpoints. */
+static const char *cli_inner_unread_why(const char *policy, uint64_t per, bool per_is_set)
 {
-	return is_set ? "ranks_per_node = 1: one rank per node, in either order"
-		      : "ranks_per_node = 1 (unset): one rank per node, in either order";
+	if (!strcmp(policy, "map"))
+		return "placement = map gives each rank its endpoint from the map file";
+	if (per != 1)
+		return NULL;
+	return per_is_set ? "ranks_per_node = 1: one rank per node, in either order"
+			  : "ranks_per_node = 1 (unset): one rank per node, in either order";
 }
 
 /* '-s placement_seed=7' under linear changed no endpoint, silently
@@ -1023,23 +1029,27 @@ static void cli_warn_unread_seed(const char *cmd, const struct config *cfg, cons
 
 /* placement_inner orders the ranks sharing a node (ranks_per_node; linear
  * refuses more than 1): '-s placement_inner=round_robin' with one rank
- * per node changed nothing, silently. */
-static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+ * per node, or under placement = map, changed nothing, silently. */
+static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
+				  const char *policy)
 {
 	const char *per = config_get_or_default(cfg, "ranks_per_node");
-	if (!per || strtoull(per, NULL, 10) != 1)
+	const char *why = cli_inner_unread_why(policy, per ? strtoull(per, NULL, 10) : 0,
+					       config_get(cfg, "ranks_per_node") != NULL);
+	if (!why)
 		return;
 	static const char *const key[] = {"placement_inner", NULL};
 	const struct config_unread u = {.keys = key};
-	cli_warn_unread(cmd, cfg, sets, n_sets, &u, cli_inner_unread_why(config_get(cfg, "ranks_per_node") != NULL));
+	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
 }
 
 void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
 {
 	const char *policy = config_get_or_default(cfg, "placement");
-	if (policy)
-		cli_warn_unread_seed(cmd, cfg, sets, n_sets, policy);
-	cli_warn_unread_inner(cmd, cfg, sets, n_sets);
+	if (!policy)
+		return;
+	cli_warn_unread_seed(cmd, cfg, sets, n_sets, policy);
+	cli_warn_unread_inner(cmd, cfg, sets, n_sets, policy);
 }
 
 /* One job key of workload file `path` that its placement does not read. */
@@ -1061,10 +1071,10 @@ void cli_warn_unread_jobs(const char *cmd, const char *path, const struct place_
 			snprintf(value, sizeof value, "%" PRIu64, j->seed);
 			cli_warn_unread_job_key(cmd, path, j, j->seed_line, "placement_seed", value, why);
 		}
-		if (j->inner_line && j->ranks_per_node == 1)
+		const char *inner_why = cli_inner_unread_why(j->policy, j->ranks_per_node, j->per_node_line != 0);
+		if (j->inner_line && inner_why)
 			cli_warn_unread_job_key(cmd, path, j, j->inner_line, "placement_inner",
-						j->inner == PLACE_INNER_ROUND_ROBIN ? "round_robin" : "linear",
-						cli_inner_unread_why(j->per_node_line != 0));
+						j->inner == PLACE_INNER_ROUND_ROBIN ? "round_robin" : "linear", inner_why);
 	}
 }
 

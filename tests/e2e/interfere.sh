@@ -257,6 +257,15 @@ expect_eq "unread job keys warned" "$(cat "$dir/unread.err")" \
 netloom interfere: warning: $dir/unread.ini:8: [job B] key 'placement_inner': value 'round_robin' is not read by interfere (ranks_per_node = 1 (unset): $why_inner
 netloom interfere: warning: $dir/unread.ini:27: [job E] key 'placement_seed': value '5' is not read by interfere (placement = packed $why_seed
 netloom interfere: warning: $dir/unread.ini:29: [job E] key 'placement_inner': value 'linear' is not read by interfere (ranks_per_node = 1: $why_inner"
+# Under placement = map the map file gives each rank its endpoint: its
+# placement_inner is not read either, whatever ranks_per_node says.
+printf '%s\n' "[job M]" "synthetic = ring" "ranks = 2" "steps = 2" "placement = map" "placement_map = m.map" \
+  "ranks_per_node = 2" "placement_inner = round_robin" > "$dir/unreadmap.ini"
+printf '0 3\n1 2\n' > "$dir/m.map"
+"$netloom" interfere "$dir/unreadmap.ini" -c "$dir/sys.ini" "${an[@]}" > /dev/null 2> "$dir/unreadmap.err" ||
+  fail "unread placement_inner under map: exit $?"
+expect_eq "unread placement_inner under map" "$(cat "$dir/unreadmap.err")" \
+  "netloom interfere: warning: $dir/unreadmap.ini:8: [job M] key 'placement_inner': value 'round_robin' is not read by interfere (placement = map gives each rank its endpoint from the map file); it has no effect"
 expect_eq "unread job keys: nothing else on stderr without them" "$(cat "$dir/unread0.err")" ""
 expect_eq "unread job keys: same endpoints and link use" \
   "$(json "$dir/unread.json" '[(j["endpoints"], j["link_use"]) for j in d["results"]["jobs"]]')" \

@@ -56,6 +56,12 @@ expect_eq "placement_inner, one rank per node: warned" "$out" "netloom replay: w
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=contiguous \
   -s ranks_per_node=2 -s placement_inner=round_robin 2>&1 > /dev/null)
 expect_eq "placement_inner, two ranks per node: not warned" "$out" ""
+# Under placement = map the file gives each rank its endpoint: no order is
+# read, whatever ranks_per_node says (the same rank_endpoints).
+printf '0 3\n1 2\n' > "$dir/pp.map"
+out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=map \
+  -s placement_map="$dir/pp.map" -s ranks_per_node=2 -s placement_inner=round_robin 2>&1 > /dev/null)
+expect_eq "placement_inner under map: warned" "$out" "netloom replay: warning: -s placement_inner=round_robin: key 'placement_inner' of [replay] is not read by replay (placement = map gives each rank its endpoint from the map file); it has no effect"
 printf '[router]\nnum_vcs = 4\n' > "$dir/rt.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/rt.ini" 2>&1 > /dev/null)
 expect_eq "unread keys from a file: no warning" "$out" ""
