@@ -88,15 +88,22 @@ done
 # with the way to an archive, status 2, nothing written (it was "bad
 # magic", "verify FAILED" with status 1, and "unknown trace format").
 printf 'netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\n' >"$T/hand.txt"
-for f in bgp.txt hand.txt; do
-	tmsg="netloom: $T/$f: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first (netloom trace encode $T/$f OUT.nlt)"
-	for cmd in info verify dump "export --otf2 $T/tx" "convert $T/tx.nlt" "import -o $T/tx.nlt"; do
+# FILE given to each trace command CMD... and to replay: exit 2, MSG on
+# stderr (LABEL names FILE in the checks).
+refused_as() { # FILE MSG LABEL CMD...
+	local file=$1 msg=$2 label=$3 cmd
+	shift 3
+	for cmd in "$@"; do
 		read -r -a args <<<"$cmd"
-		expect 2 "trace ${args[0]} of a text ($f): exit 2" "$NL" trace "${args[0]}" "$T/$f" "${args[@]:1}"
-		same "$tmsg" "$T/err" "trace ${args[0]} of a text ($f): named"
+		expect 2 "trace ${args[0]} of $label: exit 2" "$NL" trace "${args[0]}" "$file" "${args[@]:1}"
+		same "$msg" "$T/err" "trace ${args[0]} of $label: named"
 	done
-	expect 2 "replay of a text ($f): exit 2" "$NL" replay "$T/$f"
-	same "$tmsg" "$T/err" "replay of a text ($f): named"
+	expect 2 "replay of $label: exit 2" "$NL" replay "$file"
+	same "$msg" "$T/err" "replay of $label: named"
+}
+for f in bgp.txt hand.txt; do
+	refused_as "$T/$f" "netloom: $T/$f: a netloom trace in text form, not an archive: expected a .nlt or a foreign trace; encode it first (netloom trace encode $T/$f OUT.nlt)" \
+		"a text ($f)" info verify dump "export --otf2 $T/tx" "convert $T/tx.nlt" "import -o $T/tx.nlt"
 done
 [ ! -e "$T/tx" ] && [ ! -e "$T/tx.nlt" ] && ok "nothing written from a text" || fail "output written from a text"
 # The other way round: an archive given to encode as its TEXT (it said
@@ -257,14 +264,8 @@ same "netloom: $T/bgp.nlt: a netloom trace archive, not a bundle: expected a bun
 [ ! -e "$T/from-nlt" ] && ok "unpack of an archive makes no DIR" || fail "unpack of an archive made $T/from-nlt"
 # A bundle where a trace is read: named, with the way to its traces (it
 # was "bad magic" or "unknown trace format"), status 2, nothing written.
-bmsg="netloom: $T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)"
-for cmd in info verify dump "export --otf2 $T/bx" "convert $T/bx.nlt"; do
-	read -r -a args <<<"$cmd"
-	expect 2 "trace ${args[0]} of a bundle: exit 2" "$NL" trace "${args[0]}" "$T/study.nlb" "${args[@]:1}"
-	same "$bmsg" "$T/err" "trace ${args[0]} of a bundle: named"
-done
-expect 2 "replay of a bundle: exit 2" "$NL" replay "$T/study.nlb"
-same "$bmsg" "$T/err" "replay of a bundle: named"
+refused_as "$T/study.nlb" "netloom: $T/study.nlb: a netloom bundle, not a trace: expected a .nlt or a foreign trace; unpack it first (netloom trace unpack $T/study.nlb DIR)" \
+	"a bundle" info verify dump "export --otf2 $T/bx" "convert $T/bx.nlt"
 [ ! -e "$T/bx" ] && [ ! -e "$T/bx.nlt" ] && ok "nothing written from a bundle" || fail "output written from a bundle"
 python3 - "$T/study.nlb" "$T/badb.nlb" <<'PY'
 import sys
