@@ -65,6 +65,14 @@ static int swap2_init(struct traffic *tr, struct nl_err *err)
 			       dims, dims);
 	}
 	if (p->t > 0) {
+		/* t alone read as s = 1, and was refused as "s has 1 dimension",
+		 * an s nobody gave. */
+		if (!swap2_has_numbering(&p->s))
+			return nl_errf(err, NL_ECONFIG,
+				       "traffic 'swap2': t=%lld needs s, the HyperX switches per dimension of that numbering "
+				       "(t=0, the default, takes the topology's own coordinates and no s); expected e.g. "
+				       "swap2:s=8x8x8,t=%lld",
+				       (long long)p->t, (long long)p->t);
 		if (p->s.n < 2)
 			return nl_errf(err, NL_ECONFIG, "traffic 'swap2': s has %d dimension; expected at least 2, e.g. s=8x8x8",
 				       p->s.n);

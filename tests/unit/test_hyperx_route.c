@@ -599,6 +599,11 @@ static void test_swap2_numbering(void)
 	CHECK_ERR(traffic_new("swap2:s=8x8x8", hx, 1, &b, &e), NL_ECONFIG, &e,
 		  "traffic 'swap2': s=8x8x8 needs t, the endpoints per switch of that numbering");
 	CHECK_ERR(traffic_new("swap2:s=4x4x4", clos, 1, &b, &e), NL_ECONFIG, &e, "expected e.g. swap2:s=4x4x4,t=1");
+	/* t without s: named as missing, not as a one-dimension s. */
+	CHECK_ERR(traffic_new("swap2:t=8", clos, 1, &b, &e), NL_ECONFIG, &e,
+		  "traffic 'swap2': t=8 needs s, the HyperX switches per dimension of that numbering (t=0, the default, "
+		  "takes the topology's own coordinates and no s); expected e.g. swap2:s=8x8x8,t=8");
+	CHECK_ERR(traffic_new("swap2:t=8", hx, 1, &b, &e), NL_ECONFIG, &e, "t=8 needs s");
 	topo_free(hx);
 	topo_free(clos);
 }
