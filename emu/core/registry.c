@@ -26,3 +26,36 @@ const void *registry_find(const void *const *items, size_t n, const char *name, 
 	nl_errf(err, NL_ENOTFOUND, "unknown %s '%s' (valid: %s)", what, name, names);
 	return NULL;
 }
+
+/* The length of the longest entry name that `name` starts with, followed
+ * by ',' or a blank; 0 when there is none. */
+static size_t registry_colon_typo(const void *const *items, size_t n, const char *name)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(registry_name(items[i]));
+		if (len > best && !strncmp(name, registry_name(items[i]), len) && name[len] &&
+		    strchr(", \t", name[len]))
+			best = len;
+	}
+	return best;
+}
+
+const void *registry_find_spec(const void *const *items, size_t n, const char *name, const char *what,
+			       struct nl_err *err)
+{
+	const void *item = registry_find(items, n, name, what, err);
+	size_t len = item ? 0 : registry_colon_typo(items, n, name);
+	if (!len)
+		return item;
+	/* Parameters after a ',' or a blank were read as part of the name,
+	 * so the family list alone did not say what was wrong. */
+	const char *rest = name + len + strspn(name + len, ", \t");
+	if (!*rest)
+		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s' (nothing after the name but ':' and its parameters)",
+			what, name, (int)len, name);
+	else
+		nl_errf(err, NL_ENOTFOUND, "unknown %s '%s': expected '%.*s:%s' (parameters follow the name after a ':')",
+			what, name, (int)len, name, rest);
+	return NULL;
+}

@@ -17,4 +17,11 @@ struct nl_err;
 const void *registry_find(const void *const *items, size_t n, const char *name, const char *what,
 			  struct nl_err *err);
 
+/* registry_find for the name of a spec, "family:key=value,...": a name
+ * that is an entry's followed by ',' or a blank ("dor,dateline=1", the
+ * ':' mistyped) is refused with the spec it meant instead of the list,
+ * "unknown <what> 'dor,dateline=1': expected 'dor:dateline=1' (...)". */
+const void *registry_find_spec(const void *const *items, size_t n, const char *name, const char *what,
+			       struct nl_err *err);
+
 #endif

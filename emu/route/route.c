@@ -19,7 +19,7 @@ const struct route_ops *route_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct route_ops *const *all = route_list(&n);
-	return registry_find((const void *const *)all, n, name, "routing function", err);
+	return registry_find_spec((const void *const *)all, n, name, "routing function", err);
 }
 
 void route_free(struct route *r)

@@ -20,7 +20,7 @@ const struct topo_ops *topo_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct topo_ops *const *all = topo_list(&n);
-	return registry_find((const void *const *)all, n, name, "topology", err);
+	return registry_find_spec((const void *const *)all, n, name, "topology", err);
 }
 
 void topo_free(struct topo *t)

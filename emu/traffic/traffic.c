@@ -13,7 +13,7 @@ const struct traffic_ops *traffic_find(const char *name, struct nl_err *err)
 {
 	size_t n;
 	const struct traffic_ops *const *all = traffic_list(&n);
-	return registry_find((const void *const *)all, n, name, "traffic pattern", err);
+	return registry_find_spec((const void *const *)all, n, name, "traffic pattern", err);
 }
 
 void traffic_free(struct traffic *tr)

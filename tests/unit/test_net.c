@@ -542,6 +542,13 @@ static void test_config_errors(void)
 	CHECK_ERR(run_point_kv(vct, &pt, &e), NL_ECONFIG, &e, "vc_buf_size (4) >= the largest packet (8 flits)");
 	const char *rt[] = {"routing_function=zigzag", NULL};
 	CHECK_ERR(run_point_kv(rt, &pt, &e), NL_ENOTFOUND, &e, "unknown routing function 'zigzag' (valid: dor");
+	/* The longest name that fits: updown_adaptive, not updown. */
+	const char *rt_comma[] = {"routing_function=updown_adaptive,escape=stay", NULL};
+	CHECK_ERR(run_point_kv(rt_comma, &pt, &e), NL_ENOTFOUND, &e,
+		  "unknown routing function 'updown_adaptive,escape=stay': expected 'updown_adaptive:escape=stay' "
+		  "(parameters follow the name after a ':')");
+	const char *rt_under[] = {"routing_function=dor_x", NULL};
+	CHECK_ERR(run_point_kv(rt_under, &pt, &e), NL_ENOTFOUND, &e, "unknown routing function 'dor_x' (valid: dor");
 	const char *tr[] = {"traffic=swap2", "topology=torus:k=8", NULL};
 	CHECK_ERR(run_point_kv(tr, &pt, &e), NL_EUNSUPPORTED, &e, "at least 2 dimensions");
 	const char *rate[] = {"injection_rate=0.9", "packet_size=1", "topology=mesh:k=2x2",

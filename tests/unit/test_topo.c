@@ -208,6 +208,11 @@ static void test_topo_errors(void)
 	struct topo *t = NULL;
 	struct nl_err e = {0};
 	CHECK_ERR(topo_new("tarus:k=4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'tarus' (valid: torus");
+	/* The ':' mistyped as ',' or a blank: the spec meant, not the list. */
+	CHECK_ERR(topo_new("torus,k=4", &t, &e), NL_ENOTFOUND, &e,
+		  "unknown topology 'torus,k=4': expected 'torus:k=4' (parameters follow the name after a ':')");
+	CHECK_ERR(topo_new("torus k=4x4,p=2", &t, &e), NL_ENOTFOUND, &e, "expected 'torus:k=4x4,p=2'");
+	CHECK_ERR(topo_new("p2(torus, k=4)", &t, &e), NL_ENOTFOUND, &e, "expected 'torus:k=4'");
 	CHECK(t == NULL);
 	CHECK_ERR(topo_new("torus:k=1x4", &t, &e), NL_ERANGE, &e, "parameter 'k' value '1x4' out of range");
 	CHECK_ERR(topo_new("torus", &t, &e), NL_EINVAL, &e, "required parameter 'k' missing");

@@ -215,6 +215,10 @@ static void test_errors(void)
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
 	CHECK_ERR(traffic_new("zigzag", t, 0, &tr, &e), NL_ENOTFOUND, &e, "unknown traffic pattern 'zigzag' (valid: uniform");
+	CHECK_ERR(traffic_new("uniform,self=0", t, 0, &tr, &e), NL_ENOTFOUND, &e,
+		  "unknown traffic pattern 'uniform,self=0': expected 'uniform:self=0' (parameters follow the name after a ':')");
+	CHECK_ERR(traffic_new("tornado ", t, 0, &tr, &e), NL_ENOTFOUND, &e,
+		  "unknown traffic pattern 'tornado ': expected 'tornado' (nothing after the name but ':' and its parameters)");
 	CHECK_ERR(traffic_new("nextgroup", t, 0, &tr, &e), NL_EUNSUPPORTED, &e, "needs a topology with groups");
 	CHECK_ERR(traffic_new("hotspot:nodes=99", t, 0, &tr, &e), NL_ERANGE, &e, "value 99 is not an endpoint");
 	CHECK_ERR(traffic_new("hotspot:nodes=1/2,rates=1/2/3", t, 0, &tr, &e), NL_EINVAL, &e,
