@@ -596,10 +596,15 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			if (alloc_registry[k]->by_priority)
 				snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%s", *ok ? " or " : "",
 					 alloc_registry[k]->name);
+		/* Found at vc_allocator's place, else routing_function's, as the
+		 * refusals above; a place in front is not said again. */
 		const char *at = config_origin(sc->cfg, "vc_allocator");
+		const bool at_front = config_place(sc->cfg, "vc_allocator") != NULL;
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' takes a deroute, a blocked port or its escape VCs only when no higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected vc_allocator = %s, got %s (%s%s)",
-			      n->route->spec, ok, n->va_ops->name, at ? "from " : "the default", at ? at : "");
+			      "routing_function '%s' takes a deroute, a blocked port or its escape VCs only when no higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected vc_allocator = %s, got %s%s%s%s",
+			      n->route->spec, ok, n->va_ops->name,
+			      at_front ? "" : at ? " (from " : " (the default", at_front || !at ? "" : at, at_front ? "" : ")");
+		config_err_file_line_any(sc->cfg, CONFIG_KEYS("vc_allocator", "routing_function"), err);
 	}
 	/* lookahead_decide = upstream reads the downstream router's state from
 	 * the upstream one (router.c, fl_la_decide; with partitions, at the

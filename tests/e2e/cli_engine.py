@@ -656,6 +656,12 @@ def case_errors():
         speedup_file = ini("sp.ini", "topology = mesh:k=4x4\ninput_speedup = 4\nnum_vcs = 2\n")
         voq_file = ini("voq.ini", "topology = mesh:k=4x4\nrouting_function = min\nnum_vcs = 6\nsequential_allocation = 1\n"
                        "voq = 1\n")
+        # A by-priority VC allocator refused: at vc_allocator's line, else
+        # routing_function's (it named no place).
+        prio_file = ini("prio.ini", "[network]\ntopology = hyperx:s=4x4\nrouting_function = minad\n[router]\n"
+                        "num_vcs = 2\n")
+        prio_va_file = ini("prio_va.ini", "[network]\ntopology = hyperx:s=4x4\nrouting_function = dal\n[router]\n"
+                           "num_vcs = 2\nvc_allocator = islip\n")
         # UGAL-G's live view against the threads given with -s: it named
         # '-s:' alone, or the file's 'partitions = 1', the value it expects.
         ugalg_file = ini("ug.ini", "[network]\ntopology = torus:k=4x4\nrouting_function = ugal:mode=global\n"
@@ -788,6 +794,18 @@ def case_errors():
             (("-c", drain_file), f"netloom: {drain_file}:2: max_drain_cycles = 0 (no drain) needs sim_type = throughput"),
             (("-c", speedup_file), f"netloom: {speedup_file}:2: input_speedup 4 exceeds num_vcs 2 "),
             (("-c", voq_file), f"netloom: {voq_file}:5: [router] sequential_allocation = 1 with voq = 1: "),
+            (("-c", prio_file),
+             f"netloom: {prio_file}:3: routing_function 'minad:block=1,queue=0' takes a deroute, a blocked port or its escape VCs only when no "
+             "higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
+             "vc_allocator = separable_input_first or separable_output_first, got islip (the default)\n"),
+            (("-c", prio_va_file),
+             f"netloom: {prio_va_file}:6: routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only when no "
+             "higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
+             "vc_allocator = separable_input_first or separable_output_first, got islip\n"),
+            (("-s", "topology=hyperx:s=4x4", "-s", "routing_function=dal", "-s", "num_vcs=2", "-s", "vc_allocator=islip"),
+             "netloom: -s: routing_function 'dal:block=1,queue=0,dqueue=0' takes a deroute, a blocked port or its escape VCs only when no "
+             "higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected "
+             "vc_allocator = separable_input_first or separable_output_first, got islip\n"),
             (("-c", ugalg_file, "-s", "threads=2"),
              f"netloom: {ugalg_file}:3: routing_function 'ugal:mode=global,inter=router,threshold=0,snapshot=0,"
              "queue=credit' reads the live global congestion view, which threads = 2 (from -s) cannot give (other "
@@ -891,7 +909,7 @@ def case_errors():
            sorted(["us.ini", "ws.ini", "se.ini", "sb.ini", "rf.ini", "bg.ini", "tb.ini", "in.ini", "tw.ini", "ts.ini",
                    "tf.ini", "nu.ini", "pa.ini", "th.ini", "vc.ini", "it.ini", "io.ini", "ah.ini", "a2.ini", "hc.ini",
                    "hh.ini", "tp.ini", "tr.ini", "ru.ini", "rp.ini", "rm.ini", "ll.ini", "st.ini", "drain.ini", "sp.ini", "ug.ini",
-                   "voq.ini", "keep.json"]))
+                   "voq.ini", "prio.ini", "prio_va.ini", "keep.json"]))
 
         # sweep's own options
         for rates in ("abc", "0.5:0.1:0.1", "0:2:0.1", "0.1:0.2:0", "0.1:0.2", "nan:0.3:0.1", "0.1:inf:0.1"):
