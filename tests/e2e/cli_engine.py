@@ -1890,6 +1890,14 @@ def case_help():
     p = run("version", "extra", code=2)
     one_line_error(p, "netloom version: unexpected argument 'extra'")
     text = run("run", "--help").stdout.decode()
+    # The default routing is the family's: the help said "dor" alone, and
+    # 'run -s topology=fly:k=4' ran min.
+    for cmd in ("run", "sweep"):
+        check(f"{cmd} --help: default routing per family",
+              "Defaults: torus:k=8x8, dor (min on topologies other than tori, meshes and the\ncmesh), uniform "
+              "traffic at 0.1 flits/cycle/endpoint." in run(cmd, "--help").stdout.decode())
+    head = run("run", "-s", "topology=fly:k=4", "-s", "sample_period=100").stdout.decode().split("\n")[0]
+    check(f"fly's default routing is min: {head!r}", ", routing min:" in head)
     for name in ("dor", "valiant", "min", "uniform", "bitcomp", "bitrev", "shuffle", "transpose", "bitrot",
                  "hotspot", "randperm", "asymmetric", "neighbor", "tornado", "swap2"):
         check(f"run --help lists {name}", re.search(rf"^  {name} ", text, flags=re.M))
