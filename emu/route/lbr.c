@@ -265,12 +265,20 @@ static int lbr_tables(const struct topo *t, struct lbr_state *s, struct nl_err *
 		topo_bfs(t, a, d, qq);
 		for (uint32_t b = 0; b < n; b++) {
 			if (d[b] == UINT32_MAX || d[b] > LBR_MAX_D) {
-				bool unreachable = d[b] == UINT32_MAX;
+				const uint32_t hops = d[b];
 				free(dist), free(d), free(qq);
+				/* A connected topology too wide was told it
+				 * was not connected ("too far from"). */
+				if (hops == UINT32_MAX)
+					return nl_errf(err, NL_EUNSUPPORTED,
+						       "routing function 'lbr': router %u is unreachable from router %u; "
+						       "expected a connected topology of diameter <= %u",
+						       b, a, LBR_MAX_D);
 				return nl_errf(err, NL_EUNSUPPORTED,
-					       "routing function 'lbr': router %u is %s router %u; expected a connected "
-					       "topology of diameter <= %u",
-					       b, unreachable ? "unreachable from" : "too far from", a, LBR_MAX_D);
+					       "routing function 'lbr': router %u is %u hops from router %u; expected a "
+					       "topology of diameter <= %u (a Valiant path of up to 2 x %u hops, one VC "
+					       "class per hop)",
+					       b, hops, a, LBR_MAX_D, LBR_MAX_D);
 			}
 			dist[(size_t)a * n + b] = (uint8_t)d[b];
 			if (d[b] > s->diameter)

@@ -232,6 +232,13 @@ static void test_lbr_errors(void)
 	CHECK_OK(topo_new("flex:nx=4,ny=4,nz=4,p=1", &t, &e), &e);
 	CHECK_ERR(route_new("flexmin:paths=alg1", t, 4, &r, &e), NL_ECONFIG, &e, "expected paths=all");
 	topo_free(t);
+	/* A connected topology past the diameter bound: the hops, not
+	 * "too far ... expected a connected topology". */
+	CHECK_OK(topo_new("torus:k=20x20", &t, &e), &e);
+	CHECK_ERR(route_new("lbr", t, 64, &r, &e), NL_EUNSUPPORTED, &e,
+		  "routing function 'lbr': router 9 is 9 hops from router 0; expected a topology of diameter <= 8 (a "
+		  "Valiant path of up to 2 x 8 hops, one VC class per hop)");
+	topo_free(t);
 }
 
 /* flexmin's Algorithm 1 on the 3-layer FleX: every route is minimal, and
