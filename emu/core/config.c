@@ -96,6 +96,39 @@ static const char *config_suggest(const struct config *c, const char *key)
 	return best;
 }
 
+/* The section a mistyped header meant ('[netwrk]', '[Router]'), by the
+ * rule of config_suggest, or NULL. `name` is n bytes, not terminated. */
+static const char *config_suggest_section(const struct config *c, const char *name, size_t n)
+{
+	char buf[64];
+	if (n == 0 || n >= sizeof buf)
+		return NULL;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	const char *best = NULL;
+	size_t best_d = 3;
+	for (size_t t = 0; t < c->n_tables; t++) {
+		size_t e = config_edit_distance(buf, c->tables[t]->section, true);
+		if (e < best_d) {
+			best_d = e;
+			best = c->tables[t]->section;
+		}
+	}
+	if (best && best_d > 0 && 2 * best_d > strlen(best))
+		return NULL;
+	return best;
+}
+
+/* "WHERE: unknown section [NAME]", with "(did you mean [S]?)" after a
+ * typo of a section, as an unknown key names the key it is close to. */
+static int config_unknown_section(const struct config *c, const char *where, const char *name, size_t n,
+				  struct nl_err *err)
+{
+	const char *s = config_suggest_section(c, name, n);
+	return nl_errf(err, NL_ECONFIG, "%s: unknown section [%.*s]%s%s%s", where, (int)n, name,
+		       s ? " (did you mean [" : "", s ? s : "", s ? "]?)" : "");
+}
+
 static int config_put(struct config *c, const struct config_table *t, const struct param_def *d,
 		      const char *value, const char *origin)
 {
@@ -263,8 +296,9 @@ static int config_ini_header(struct config_ini_ctx *x)
 	for (size_t t = 0; t < x->c->n_tables; t++)
 		if (strlen(x->c->tables[t]->section) == n && !strncmp(x->c->tables[t]->section, start + 1, n))
 			return 0;
-	return x->rc = nl_errf(x->err, NL_ECONFIG, "%s:%d: unknown section [%.*s]", x->path, x->rd.line, (int)n,
-			       start + 1);
+	char where[PATH_MAX + 32];
+	snprintf(where, sizeof where, "%s:%d", x->path, x->rd.line);
+	return x->rc = config_unknown_section(x->c, where, start + 1, n, x->err);
 }
 
 static char *config_ini_reader(char *buf, int size, void *stream)
@@ -307,7 +341,7 @@ static int config_ini_flush(struct config_ini_ctx *x)
 			if (!strcmp(x->c->tables[t]->section, section))
 				known = true;
 		if (!known)
-			x->rc = nl_errf(x->err, NL_ECONFIG, "%s: unknown section [%s]", x->pend_where, section);
+			x->rc = config_unknown_section(x->c, x->pend_where, section, strlen(section), x->err);
 	}
 	/* A '//' line holding '=' or ':' (BookSim's "// $Id: singleconfig
 	 * ...", examples/anynet/anynet_config) reaches us as the key

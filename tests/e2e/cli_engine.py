@@ -280,6 +280,17 @@ def case_suggestions():
             (("run", "-s", "foo=1"), "netloom: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
         p = run(*args, code=2)
         eq(" ".join(args), p.stderr.decode(), line + "\n")
+    # A section header's typo named no section ('unknown section [netwrk]').
+    with tempfile.TemporaryDirectory() as tmp:
+        for text, line in (("[netwrk]\ntopology = torus:k=4x4\n", "1: unknown section [netwrk] (did you mean [network]?)"),
+                           ("num_vcs = 2\n[Router]\n", "2: unknown section [Router] (did you mean [router]?)"),
+                           ("[bogus]\n", "1: unknown section [bogus]")):
+            path = os.path.join(tmp, "s.ini")
+            open(path, "w").write(text)
+            for cmd in ("run", "config"):
+                p = run(cmd, "-c", path, code=2)
+                eq(f"{cmd} -c {text!r}", p.stderr.decode(),
+                   f"netloom: {path}:{line}\n")
 
 
 def case_unread_keys():

@@ -640,6 +640,19 @@ static void test_config_file(void)
 	p = test_write_tmp("[nosuch]\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section [nosuch]");
 	unlink(p);
+	/* A typo of a section names it, as an unknown key names its key;
+	 * another word does not. */
+	p = test_write_tmp("[netwrk]\ntopology = torus:k=4x4\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e,
+		  ":1: unknown section [netwrk] (did you mean [network]?)");
+	unlink(p);
+	p = test_write_tmp("num_vcs = 2\n[Network]\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":2: unknown section [Network] (did you mean [network]?)");
+	unlink(p);
+	p = test_write_tmp("[rt]\n");
+	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section [rt]");
+	CHECK(strstr(e.msg, "did you mean") == NULL);
+	unlink(p);
 	/* "[]" names no section: its keys read as section-less ones. */
 	p = test_write_tmp("[]\nnum_vcs = 4\n");
 	CHECK_ERR(config_load_file(&c, p, &e), NL_ECONFIG, &e, ":1: unknown section []");
