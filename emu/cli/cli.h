@@ -415,8 +415,13 @@ int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *
  * a `key = value;` line), for a hint when it fails to load as INI. */
 bool cli_booksim_syntax(const char *path);
 /* After loading the INI file path failed with rc: add to err's line a
- * hint to convert it when it looks like a BookSim2 config. */
+ * hint to convert it when it looks like a BookSim2 config (a syntax or
+ * key error, or a name its line refused: 'routing_function = dor;'). */
 void cli_config_hint(const char *path, int rc, struct nl_err *err);
+/* After a check of the configuration loaded from path failed (a
+ * spec such as 'topology = torus;', read as a string, refused once
+ * parsed): the same hint, when err's line is about that file. */
+void cli_config_spec_hint(const char *path, struct nl_err *err);
 
 /* A -s of a key that `cmd` does not read, there as it is (one u says is
  * not read: config_unread_has), warned of on stderr, once per key (its

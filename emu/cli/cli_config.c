@@ -222,8 +222,13 @@ int cli_config_main(int argc, char **argv)
 	/* --dump and --json check the specs as a run would refuse them
 	 * (parsed, not built): 'config -c FILE' is how a file is checked. */
 	o.empty_warn_cmd = "config";
-	if (cli_cfg_load(&cfg, &o, &err) < 0 ||
-	    (!keys && (session_config_pick_routing(&cfg, &err) < 0 || session_config_check(&cfg, &err) < 0))) {
+	if (cli_cfg_load(&cfg, &o, &err) < 0) {
+		rc = cli_report(&err);
+		config_release(&cfg);
+		goto out;
+	}
+	if (!keys && (session_config_pick_routing(&cfg, &err) < 0 || session_config_check(&cfg, &err) < 0)) {
+		cli_config_spec_hint(o.config_path, &err);
 		rc = cli_report(&err);
 		config_release(&cfg);
 		goto out;

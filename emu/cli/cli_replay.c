@@ -873,6 +873,10 @@ int cli_replay_main(int argc, char **argv)
 		/* Rank 0 alone writes the timeline: the next network waits for it. */
 		rc = net_mpi_agree(mpi, rc, &err);
 	}
+	/* A spec of a -c file ('topology = torus;') is refused as the
+	 * network is built, not as the file is read. */
+	for (size_t i = 0; rc < 0 && i < o.n_files; i++)
+		cli_config_spec_hint(o.files[i], &err);
 	if (rc < 0) {
 		status = cli_report_cmd("replay", &err);
 		goto out;

@@ -321,8 +321,8 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 		o->is_cmd_refusal = true;
 	}
 	*info = (struct nl_sim_info){.size = sizeof *info};
-	if (rc == 0)
-		rc = nl_sim_info(s, info, err);
+	if (rc == 0 && (rc = nl_sim_info(s, info, err)) < 0)
+		cli_config_spec_hint(o->cfg.config_path, err);
 	if (rc < 0) {
 		nl_sim_free(s);
 		return rc;
@@ -605,6 +605,9 @@ int cli_run_main(int argc, char **argv)
 	}
 	if (rc == 0) {
 		rc = nl_sim_run(sim, &pt, &err);
+		/* The routing function and traffic are built here. */
+		if (rc < 0 && rc != NL_EDEADLOCK)
+			cli_config_spec_hint(o.cfg.config_path, &err);
 		if (rc == NL_EDEADLOCK && pt.deadlock) {
 			if (!quiet)
 				run_report_deadlock(sim, &err);
@@ -780,6 +783,8 @@ int cli_sweep_main(int argc, char **argv)
 	}
 	sp.sim = sim;
 	rc = nl_sim_sweep(sim, o.a, o.b, o.step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);
+	if (rc < 0 && rc != NL_EDEADLOCK)
+		cli_config_spec_hint(o.cfg.config_path, &err);
 	if (rc == NL_EDEADLOCK) {
 		deadlocked = true;
 		rc = 0;

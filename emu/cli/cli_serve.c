@@ -486,8 +486,14 @@ int cli_serve_main(int argc, char **argv)
 		status = CLI_FAIL;
 	else if (rc < 0 && is_unwritten) /* after the clients ran: the work failing (docs/results.md) */
 		status = cli_report_unwritten(NULL, NULL, &err); /* live's line names the option */
-	else if (rc < 0)
+	else if (rc < 0) {
+		/* A -c file's spec ('topology = torus;') is refused here, as
+		 * the network is built. */
+		for (size_t i = 0; i < n_files; i++)
+			if (!strcmp(files[i].opt, "-c"))
+				cli_config_spec_hint(files[i].path, &err);
 		status = cli_report(&err);
+	}
 	if (rc == NL_ESTATE) /* stopped by SIGINT/SIGTERM, or every rank evicted: a failed run, not bad input */
 		status = CLI_FAIL;
 out:

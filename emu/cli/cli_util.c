@@ -1115,13 +1115,30 @@ void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const cha
 	cli_warn_unread_layout(cmd, cfg, sets, n_sets);
 }
 
-void cli_config_hint(const char *path, int rc, struct nl_err *err)
+static void cli_config_hint_add(const char *path, struct nl_err *err)
 {
 	static const char hint[] =
 		" (this looks like a BookSim2 config: convert it with 'netloom config --from-booksim FILE')";
-	if (rc != NL_ECONFIG || !cli_booksim_syntax(path))
-		return;
-	nl_err_suffix(err, hint);
+	/* Once: a caller may try each of its -c files on one line. */
+	if (!strstr(err->msg, hint) && cli_booksim_syntax(path))
+		nl_err_suffix(err, hint);
+}
+
+void cli_config_hint(const char *path, int rc, struct nl_err *err)
+{
+	if (rc == NL_ECONFIG)
+		cli_config_hint_add(path, err);
+	else if (rc < 0)
+		cli_config_spec_hint(path, err);
+}
+
+void cli_config_spec_hint(const char *path, struct nl_err *err)
+{
+	/* Whatever its code (a spec's is NL_ENOTFOUND or NL_EINVAL); a -s's
+	 * refusal ("-s: unknown topology ...") is not the file's. */
+	size_t n = path ? strlen(path) : 0;
+	if (path && !strncmp(err->msg, path, n) && err->msg[n] == ':')
+		cli_config_hint_add(path, err);
 }
 
 void cli_warn_config_empty(const char *cmd, const struct config *cfg, const char *path)

@@ -775,6 +775,27 @@ def case_ini_hint():
                     clitest.one_line_error(p, path + ":1: syntax error: expected 'key = value' or '[section]'")
                     check(f"{cmd[0]} -c {path}: no 'unknown key': {p.stderr.decode()!r}",
                           "unknown key" not in p.stderr.decode())
+        # A file whose only BookSim lines set specs reads as INI (a spec is
+        # text to the reader): refused as the network is built, with no
+        # hint ('unknown topology 'torus;''). A -s's refusal gets none.
+        hint = " (this looks like a BookSim2 config: convert it with 'netloom config --from-booksim FILE')\n"
+        topo = write_cfg(tmp, "topo.ini", "topology = torus;\n")
+        route = write_cfg(tmp, "route.ini", "routing_function = dim_order;\n")
+        for path, cmds, msg in (
+                (topo, (("run",), ("sweep", "--rates", "0.1:0.2:0.1"), ("config",), ("replay", trace),
+                        ("serve", "-n", "2")), "unknown topology 'torus;'"),
+                (route, (("run",), ("sweep", "--rates", "0.1:0.2:0.1"), ("config",), ("replay", trace)),
+                 "unknown routing function 'dim_order;'")):
+            for cmd in cmds:
+                p = subprocess.run([clitest.NETLOOM, *cmd, "-c", path], capture_output=True, env=clitest.ENV,
+                                   timeout=60)
+                eq(f"{cmd[0]} -c {path}: exit", p.returncode, 2)
+                clitest.one_line_error(p, path + ":1: ")
+                check(f"{cmd[0]} -c {path}: {msg}, hint: {p.stderr.decode()!r}",
+                      msg in p.stderr.decode() and p.stderr.decode().endswith(hint))
+        p = subprocess.run([clitest.NETLOOM, "run", "-c", route, "-s", "topology=bogus"], capture_output=True,
+                           env=clitest.ENV)
+        eq("-s refusal: no hint", p.stderr.decode().endswith(hint), False)
 
 
 BAD_ANYNET = [
