@@ -411,6 +411,14 @@ int cli_layout_main(int argc, char **argv);
  * listed on `warn`, one line each. Returns the number of unmapped keys, or
  * a negative error. */
 int cli_booksim_convert(const char *path, FILE *out, FILE *warn, struct nl_err *err);
+/* Whether key is one of BookSim2's (booksim_config.cpp), exactly. */
+bool cli_booksim_is_key(const char *key);
+/* After a -c file's or a -s's key was refused as unknown: when it is a
+ * BookSim2 key ('k', 'subnets'), err's line says so and where netloom's
+ * equivalent is, as a BookSim user writes one out of habit. */
+void cli_booksim_key_hint(struct nl_err *err);
+/* session_set of a -s, with cli_booksim_key_hint. */
+int cli_session_set(nl_sim *s, const char *set, struct nl_err *err);
 /* Whether path looks like a BookSim2 config (a `//` or block comment, or
  * a `key = value;` line), for a hint when it fails to load as INI. */
 bool cli_booksim_syntax(const char *path);

@@ -127,6 +127,12 @@ static bool bs_is_key(const char *key, const char **near)
 	return false;
 }
 
+bool cli_booksim_is_key(const char *key)
+{
+	const char *near;
+	return bs_is_key(key, &near);
+}
+
 /* BookSim's lexer (config.l), rule by rule. flex takes the longest
  * match, the earlier rule on a tie; bs_lex does the same over these. */
 enum bs_tok {

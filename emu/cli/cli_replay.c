@@ -377,7 +377,7 @@ static int cli_replay_session(const struct cli_replay_opts *o, nl_sim **out, str
 		cli_config_hint(o->files[i], rc, err);
 	}
 	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
-		rc = session_set(s, o->sets[i], NULL, "-s", err);
+		rc = cli_session_set(s, o->sets[i], err);
 	if (rc < 0) {
 		nl_sim_free(s);
 		return rc;
@@ -464,7 +464,7 @@ static int cli_replay_args(int argc, char **argv, nl_sim **sim, struct cli_repla
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < o->n_sets; i++)
-		rc = session_set(*sim, o->sets[i], NULL, "-s", err);
+		rc = cli_session_set(*sim, o->sets[i], err);
 	if (rc < 0 || *help)
 		return rc;
 	if (optind >= argc)

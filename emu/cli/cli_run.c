@@ -310,7 +310,7 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 	if (rc == 0 && o->cfg.config_path && !o->quiet)
 		cli_warn_config_empty(o->cmd, session_config(s), o->cfg.config_path);
 	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
-		rc = session_set(s, o->cfg.sets[i], NULL, "-s", err);
+		rc = cli_session_set(s, o->cfg.sets[i], err);
 	/* The keys of a -c read from a pipe, now that it is read: a --json
 	 * naming a file they name would replace it (run_parse checked the
 	 * others). Status 2, before any work. */

@@ -367,7 +367,7 @@ int cli_serve_main(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < n_sets; i++)
-		rc = session_set(sim, sets[i], NULL, "-s", &err);
+		rc = cli_session_set(sim, sets[i], &err);
 	if (rc < 0) {
 		status = cli_report(&err);
 		goto out;

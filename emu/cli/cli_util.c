@@ -1126,10 +1126,45 @@ static void cli_config_hint_add(const char *path, struct nl_err *err)
 
 void cli_config_hint(const char *path, int rc, struct nl_err *err)
 {
-	if (rc == NL_ECONFIG)
+	if (rc == NL_ECONFIG && cli_booksim_syntax(path))
 		cli_config_hint_add(path, err);
+	else if (rc == NL_ECONFIG)
+		cli_booksim_key_hint(err);
 	else if (rc < 0)
 		cli_config_spec_hint(path, err);
+}
+
+void cli_booksim_key_hint(struct nl_err *err)
+{
+	/* The key as config_set_checked quotes it ("unknown key 'k' ("):
+	 * BookSim's keys are plain ASCII, never escaped there. */
+	static const char tag[] = "unknown key '";
+	const char *k = strstr(err->msg, tag);
+	if (err->code != NL_ECONFIG || !k)
+		return;
+	k += sizeof tag - 1;
+	const char *end = strchr(k, '\'');
+	char key[64];
+	if (!end || (size_t)(end - k) >= sizeof key)
+		return;
+	memcpy(key, k, (size_t)(end - k));
+	key[end - k] = '\0';
+	if (!cli_booksim_is_key(key))
+		return;
+	char hint[256];
+	snprintf(hint, sizeof hint,
+		 "; '%s' is a BookSim2 key, not netloom's: docs/configuration.md ('netloom config "
+		 "--from-booksim') says what it becomes, and that command converts a BookSim2 file",
+		 key);
+	nl_err_suffix(err, hint);
+}
+
+int cli_session_set(nl_sim *s, const char *set, struct nl_err *err)
+{
+	int rc = session_set(s, set, NULL, "-s", err);
+	if (rc < 0)
+		cli_booksim_key_hint(err);
+	return rc;
 }
 
 void cli_config_spec_hint(const char *path, struct nl_err *err)
@@ -1162,8 +1197,12 @@ int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 		if (o->empty_warn_cmd)
 			cli_warn_config_empty(o->empty_warn_cmd, cfg, o->config_path);
 	}
-	for (int i = 0; i < o->n_sets; i++)
-		NL_CHECK(config_set(cfg, o->sets[i], NULL, "-s", err));
+	for (int i = 0; i < o->n_sets; i++) {
+		int rc = config_set(cfg, o->sets[i], NULL, "-s", err);
+		if (rc < 0)
+			cli_booksim_key_hint(err);
+		NL_CHECK(rc);
+	}
 	return 0;
 }
 

@@ -280,6 +280,23 @@ def case_suggestions():
             (("run", "-s", "foo=1"), "netloom: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
         p = run(*args, code=2)
         eq(" ".join(args), p.stderr.decode(), line + "\n")
+    # A BookSim2 key in a netloom configuration ('k = 8', '-s subnets=2')
+    # was an unknown key like any other word; it now says whose key it is.
+    bs_hint = ("is a BookSim2 key, not netloom's: docs/configuration.md ('netloom config --from-booksim') says what "
+               "it becomes, and that command converts a BookSim2 file\n")
+    for args, line in ((("run", "-s", "k=8"), "netloom: -s: unknown key 'k' (see 'netloom config --keys' for the "
+                        "list); 'k' " + bs_hint),
+                       (("config", "-s", "subnets=2"), "netloom: -s: unknown key 'subnets' (see 'netloom config "
+                        "--keys' for the list); 'subnets' " + bs_hint)):
+        p = run(*args, code=2)
+        eq(" ".join(args), p.stderr.decode(), line)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.ini")
+        open(path, "w").write("[network]\ntopology = torus:k=4x4\nk = 8\n")
+        for cmd in ("run", "config"):
+            p = run(cmd, "-c", path, code=2)
+            eq(f"{cmd} -c k.ini", p.stderr.decode(), f"netloom: {path}:3: unknown key 'k' (see 'netloom config "
+               "--keys' for the list); 'k' " + bs_hint)
     # A section header's typo named no section ('unknown section [netwrk]').
     with tempfile.TemporaryDirectory() as tmp:
         for text, line in (("[netwrk]\ntopology = torus:k=4x4\n", "1: unknown section [netwrk] (did you mean [network]?)"),
