@@ -644,6 +644,12 @@ done_opts:
  * (as interfere's). */
 enum { CLI_SWEEP_NO_PLOT = 3 };
 
+/* A point of the --plot chart. */
+struct sweep_plot_pt {
+	struct nl_point pt;
+	bool is_warmup_only; /* its warm-up never ended: unstable, not saturated */
+};
+
 struct sweep_print {
 	const nl_sim *sim;
 	const struct run_opts *o;
@@ -654,7 +660,7 @@ struct sweep_print {
 	double max_offered;  /* the offered rate of that point */
 	bool quiet; /* an MPI rank other than 0 */
 	int stdout_errno; /* the first failed flush's errno, for cli_stdout_finish */
-	struct nl_point *pts; /* --plot: every point, in order */
+	struct sweep_plot_pt *pts; /* --plot: every point, in order */
 	size_t n_pts, cap_pts;
 	bool pts_oom;
 };
@@ -670,14 +676,14 @@ static int sweep_on_point(void *ctx, const struct nl_point *pt)
 	if (sp->o->plot_path && !sp->pts_oom) {
 		if (sp->n_pts == sp->cap_pts) {
 			size_t cap = sp->cap_pts ? 2 * sp->cap_pts : 32;
-			struct nl_point *p = realloc(sp->pts, cap * sizeof *p);
+			struct sweep_plot_pt *p = realloc(sp->pts, cap * sizeof *p);
 			if (p) {
 				sp->pts = p;
 				sp->cap_pts = cap;
 			}
 		}
 		if (sp->n_pts < sp->cap_pts)
-			sp->pts[sp->n_pts++] = *pt;
+			sp->pts[sp->n_pts++] = (struct sweep_plot_pt){*pt, session_last_point_warmup_only(sp->sim)};
 		else
 			sp->pts_oom = true;
 	}
@@ -713,28 +719,33 @@ static int sweep_plot(const struct sweep_print *sp, const char *written, struct 
 		return nl_errf(err, NL_ENOMEM, "--plot %s: out of memory; %s", out, written);
 	double max_offered = 0;
 	for (size_t i = 0; i < sp->n_pts; i++)
-		if (sp->pts[i].offered > max_offered)
-			max_offered = sp->pts[i].offered;
+		if (sp->pts[i].pt.offered > max_offered)
+			max_offered = sp->pts[i].pt.offered;
 	fprintf(p, "set terminal svg size 800,480 dynamic noenhanced font 'sans,11' background rgb 'white'\n");
 	fputs("set title ", p);
 	char title[1024];
 	snprintf(title, sizeof title, "netloom sweep: %s, %s, %s", sp->info->topology ? sp->info->topology : "?",
 		 sp->info->routing ? sp->info->routing : "?", sp->info->traffic ? sp->info->traffic : "?");
 	cli_gp_str(p, title);
-	/* Columns: offered, latency if stable else '?', latency if unstable
-	 * else '?', accepted ('?' when deadlocked). */
-	size_t n_stable = 0, n_unstable = 0, n_accepted = 0;
+	/* Columns: offered, latency if stable, latency if saturated,
+	 * latency if the warm-up never ended (unstable, but not saturated:
+	 * nothing was measured, as the table's "no (warm-up only)" says),
+	 * each else '?'; accepted ('?' when deadlocked). */
+	size_t n_stable = 0, n_unstable = 0, n_warmup = 0, n_accepted = 0;
 	fprintf(p, "\nset datafile missing '?'\n$d << EOD\n");
 	for (size_t i = 0; i < sp->n_pts; i++) {
-		const struct nl_point *q = &sp->pts[i];
+		const struct nl_point *q = &sp->pts[i].pt;
 		bool has_lat = !q->deadlock && q->packets > 0 && isfinite(q->plat_mean);
+		int col = q->stable ? 0 : sp->pts[i].is_warmup_only ? 2 : 1;
 		char lat[32] = "?";
 		if (has_lat)
 			snprintf(lat, sizeof lat, "%.12g", q->plat_mean);
-		fprintf(p, "%.12g %s %s ", q->offered, q->stable ? lat : "?", q->stable ? "?" : lat);
+		fprintf(p, "%.12g %s %s %s ", q->offered, col == 0 ? lat : "?", col == 1 ? lat : "?",
+			col == 2 ? lat : "?");
 		fprintf(p, q->deadlock ? "?\n" : "%.12g\n", q->accepted);
-		n_stable += has_lat && q->stable;
-		n_unstable += has_lat && !q->stable;
+		n_stable += has_lat && col == 0;
+		n_unstable += has_lat && col == 1;
+		n_warmup += has_lat && col == 2;
 		n_accepted += !q->deadlock;
 	}
 	fprintf(p, "EOD\n"
@@ -748,8 +759,11 @@ static int sweep_plot(const struct sweep_print *sp, const char *written, struct 
 		fputs("$d using 1:2 with linespoints pt 7 lc rgb '#1f77b4' title 'latency', ", p);
 	if (n_unstable)
 		fputs("$d using 1:3 with points pt 6 ps 1.5 lc rgb '#d62728' title 'latency, saturated (unstable)', ", p);
+	if (n_warmup)
+		fputs("$d using 1:4 with points pt 8 ps 1.5 lc rgb 'gray40' title 'latency, warm-up only (not measured)', ",
+		      p);
 	if (n_accepted)
-		fputs("$d using 1:4 axes x1y2 with linespoints pt 5 dt 2 lc rgb '#2ca02c' title 'accepted', ", p);
+		fputs("$d using 1:5 axes x1y2 with linespoints pt 5 dt 2 lc rgb '#2ca02c' title 'accepted', ", p);
 	fputs("x axes x1y2 with lines dt 3 lc rgb 'gray' title 'accepted = offered'\n", p);
 	if (fclose(p) != 0) {
 		free(script);

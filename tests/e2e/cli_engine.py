@@ -1590,6 +1590,15 @@ def case_sweep_plot():
         p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--plot", svg)
         eq("unsaturated: stderr", p.stderr, b"")
         check("unsaturated: no saturated series", ">latency, saturated (unstable)<" not in open(svg).read())
+        # A point whose warm-up never ended is unstable but not saturated
+        # ("no (warm-up only)", "no saturation judged"): it was drawn as a
+        # saturated point. Its own series now, and no saturated one.
+        p = run("sweep", *SMALL, "-s", "warmup_periods=3", "-s", "max_samples=2", "--rates", "0.1:0.2:0.1",
+                "--plot", svg)
+        check("warm-up only: the table says so", b"no (warm-up only)" in p.stdout)
+        text = open(svg).read()
+        check("warm-up only: its series", ">latency, warm-up only (not measured)<" in text)
+        check("warm-up only: not drawn as saturated", ">latency, saturated (unstable)<" not in text)
         # '-': the SVG on stdout instead of the table, the same chart.
         run("sweep", *SMALL, *rates, "--continue", "--plot", svg)
         p = run("sweep", *SMALL, *rates, "--continue", "--plot", "-")
