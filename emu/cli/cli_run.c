@@ -175,6 +175,18 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			return -c;
 		if (c > 0)
 			continue;
+		/* sweep's options given to run ('run --plot c.svg', from
+		 * docs/results.md's chart) were unknown options like any word. */
+		static const char *const sweep_only[] = {"--rates", "--continue", "--spread", "--plot", NULL};
+		if (strcmp(cmd, "sweep")) {
+			size_t n = strcspn(a, "=");
+			for (int k = 0; sweep_only[k]; k++)
+				if (strlen(sweep_only[k]) == n && !strncmp(a, sweep_only[k], n))
+					return cli_usage_error(cmd, "option '%s' is sweep's, not run's (run simulates one "
+								    "rate); expected 'netloom sweep --rates A:B:STEP' "
+								    "with it (see 'netloom sweep --help')",
+							       sweep_only[k]);
+		}
 		/* --json=FILE, --rates=A:B:S, --spread=X: the form getopt's long
 		 * options (and --config=/--set= here) take. */
 		static const char *const run_flags[] = {"--csv", "--reproducible", "--help", NULL};

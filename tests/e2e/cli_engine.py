@@ -280,6 +280,13 @@ def case_suggestions():
             (("run", "-s", "foo=1"), "netloom: -s: unknown key 'foo' (see 'netloom config --keys' for the list)")):
         p = run(*args, code=2)
         eq(" ".join(args), p.stderr.decode(), line + "\n")
+    # sweep's options given to run ('run --plot c.svg') were unknown
+    # options like any word; they now say whose they are.
+    for opt in (("--plot", "c.svg"), ("--rates=0.1:0.2:0.1",), ("--continue",), ("--spread", "points")):
+        name = opt[0].split("=")[0]
+        p = run("run", *opt, code=2)
+        eq(f"run {opt[0]}", p.stderr.decode(), f"netloom run: option '{name}' is sweep's, not run's (run simulates "
+           "one rate); expected 'netloom sweep --rates A:B:STEP' with it (see 'netloom sweep --help')\n")
     # A BookSim2 key in a netloom configuration ('k = 8', '-s subnets=2')
     # was an unknown key like any other word; it now says whose key it is.
     bs_hint = ("is a BookSim2 key, not netloom's: docs/configuration.md ('netloom config --from-booksim') says what "
@@ -1035,7 +1042,7 @@ def case_option_values():
         for args, msg in ((("run", "--csv=1"), "netloom run: option '--csv' takes no value (got '--csv=1')"),
                           (("run", "--json=x", "--json", b), "netloom run: option '--json' given twice"),
                           (("run", "--bogus=1"), "netloom run: unknown option '--bogus=1'"),
-                          (("run", "--continue=1"), "netloom run: unknown option '--continue=1'"),
+                          (("run", "--continue=1"), "netloom run: option '--continue' is sweep's, not run's"),
                           (("run", "--json="), "netloom run: --json '': empty file name"),
                           (("sweep", "--rates", "0.1:0.1:0.1", "--json", ""), "netloom sweep: --json '': empty file name"),
                           (("sweep", "--continue=1"), "netloom sweep: option '--continue' takes no value"),
