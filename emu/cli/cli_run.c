@@ -847,10 +847,14 @@ int cli_sweep_main(int argc, char **argv)
 			is_unwritten = (rc = run_write_json(sim, &o, &err)) < 0;
 	}
 	/* The results are out (table, JSON): a chart that cannot be drawn
-	 * is a status of its own, not 2, which says nothing was written. */
-	if (rc == 0 && o.plot_path) {
-		const char *written = o.table ? (o.json_path ? "the table and JSON were written" : "the table was written")
-					      : (o.json_path ? "the JSON was written" : "nothing was written");
+	 * is a status of its own, not 2, which says nothing was written. A
+	 * JSON that could not be written (status 1, said at the end) does
+	 * not take the chart with it: it was left undrawn without a word. */
+	if ((rc == 0 || is_unwritten) && o.plot_path) {
+		const bool has_json = o.json_path && !is_unwritten;
+		const char *written = o.table && o.csv ? (has_json ? "the CSV and JSON were written" : "the CSV was written")
+				      : o.table	       ? (has_json ? "the table and JSON were written" : "the table was written")
+						       : (has_json ? "the JSON was written" : "nothing was written");
 		struct nl_err perr = {0};
 		if (sweep_plot(&sp, written, &perr) < 0) {
 			cli_report(&perr);

@@ -1637,6 +1637,18 @@ def case_sweep_plot():
            "on PATH (Debian: apt-get install gnuplot-nox); the table and JSON were written\n")
         check("no gnuplot: JSON written", json.load(open(js))["command"] == "sweep")
         eq("no gnuplot: the old chart kept", open(svg, "rb").read(), old)
+        # --csv: the line said 'the table was written' of the CSV.
+        p = run("sweep", *SMALL, *rates, "--csv", "--plot", svg, code=3, env=env)
+        eq("no gnuplot, --csv: the line", p.stderr.decode(), f"netloom: --plot {svg}: gnuplot not found; expected "
+           "gnuplot on PATH (Debian: apt-get install gnuplot-nox); the CSV was written\n")
+        # A --json that cannot be written after the points (status 1) left
+        # the chart undrawn without a word; it is drawn all the same.
+        if os.path.exists("/dev/full"):
+            open(svg, "w").write("old")
+            p = run("sweep", *SMALL, *rates, "--json", "/dev/full", "--plot", svg, code=1)
+            eq("--json /dev/full: stderr", p.stderr.decode(),
+               "netloom: --json: /dev/full: write failed: No space left on device\n")
+            check("--json /dev/full: the chart drawn", open(svg).read().rstrip().endswith("</svg>"))
 
 
 def case_sweep_table():
