@@ -227,7 +227,8 @@ static int session_spec_file_readable(void *ctx, const struct topo_spec_file *f)
 	bool is_dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
 	close(fd);
 	if (is_dir)
-		return nl_errf(err, NL_EIO, "topology '%s': %s: read error: %s", f->family, f->path, strerror(EISDIR));
+		return nl_errf(err, NL_EIO, "topology '%s': parameter '%s': '%s' is a directory; expected a %s",
+			       f->family, f->key, f->path, what);
 	return 0;
 }
 

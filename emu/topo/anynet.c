@@ -318,6 +318,12 @@ static int anynet_build(struct topo *t, struct nl_err *err)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s; expected a BookSim anynet network_file",
 				 pr->file, strerror(errno));
 	struct stat sb;
+	/* A directory, as graph_build's. */
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return topo_errf(t, err, NL_EIO, "parameter 'file': '%s' is a directory; expected a BookSim anynet "
+				 "network_file", pr->file);
+	}
 	ps.id_bound = UINT64_MAX;
 	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
 		ps.id_bound = ((ps.file_bytes = (uint64_t)sb.st_size) + 1) / 2;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/text.h"
@@ -226,6 +227,14 @@ static int graph_build(struct topo *t, struct nl_err *err)
 
 	if (!f)
 		return topo_errf(t, err, NL_EIO, "parameter 'file': cannot open '%s': %s", path, strerror(errno));
+	/* fopen opens a directory, whose first read fails: that said
+	 * "d: read error: Is a directory", unlike a missing file. */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return topo_errf(t, err, NL_EIO, "parameter 'file': '%s' is a directory; expected a graph edge list",
+				 path);
+	}
 	ssize_t len;
 	while ((len = getline(&buf, &bufcap, f)) >= 0) {
 		char *tok[3], *save = NULL;

@@ -923,12 +923,19 @@ def case_errors():
             (("-s", "topology=graph:file=" + os.path.join(tmp, "missing.edges")),
              "netloom: -s: topology 'graph': parameter 'file': cannot open '%s': No such file or directory"
              % os.path.join(tmp, "missing.edges")),
-            (("-s", "topology=p2(anynet:file=" + tmp + ")"), "netloom: -s: topology 'anynet': %s: read error: Is a "
-             "directory" % tmp),
+            (("-s", "topology=p2(anynet:file=" + tmp + ")"), "netloom: -s: topology 'anynet': parameter 'file': '%s' "
+             "is a directory; expected a BookSim anynet network_file" % tmp),
         ]
         for args, msg in spec_cases:
             for form in ((), ("--dump",), ("--json",)):
                 one_line_error(run("config", *args, *form, code=2), msg)
+        # A directory as a family's file said "DIR: read error: Is a
+        # directory", where a missing one names the parameter.
+        for fam, what in (("graph", "a graph edge list"), ("anynet", "a BookSim anynet network_file")):
+            msg = f"netloom: -s: topology '{fam}': parameter 'file': '{tmp}' is a directory; expected {what}"
+            for cmd in (("run",), ("config",)):
+                one_line_error(run(*cmd, "-s", f"topology={fam}:file={tmp}", code=2), msg)
+            one_line_error(run("topo", "describe", f"{fam}:file={tmp}", code=2), msg.replace("-s: ", ""))
         # config -c reads the file alike: it printed the defaults, status 0.
         for path, line, hdr in ((after_hdr, 1, "[network] topology = torus:k=4x4"),
                                 (after_hdr2, 3, "[router] num_vcs = 4")):
