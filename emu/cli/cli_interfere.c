@@ -381,23 +381,26 @@ int cli_interfere_main(int argc, char **argv)
 	/* Its path was checked before the replays: a JSON that fails now (a
 	 * full disk) is the work failing, 1, not bad input, with the table
 	 * already on stdout (as run's, docs/results.md). */
-	if (json_out && out_write_json(json_out, doc, &err) < 0) {
-		status = cli_report_unwritten("--json", json_out, &err);
-		goto out;
-	}
+	/* A JSON that failed does not take the chart with it (it was left
+	 * undrawn without a word): drawn, then the JSON's line, status 1. */
+	struct nl_err json_err = {0};
+	bool is_unwritten = json_out && out_write_json(json_out, doc, &json_err) < 0;
 	/* The results are out (table, JSON): a plot that cannot be drawn is
 	 * a status of its own, not 2, which says nothing was written. Its
 	 * line says which were: the table unless a document took stdout, the
 	 * JSON with --json (it said 'the table and JSON' with neither). */
+	const bool has_json = json_out && !is_unwritten;
 	const char *written = "nothing was written";
 	if (!is_stdout)
-		written = json_out ? "the table and JSON were written" : "the table was written";
-	else if (json_out)
+		written = has_json ? "the table and JSON were written" : "the table was written";
+	else if (has_json)
 		written = "the JSON was written";
 	if (plot && cli_interfere_plot(doc, plot, written, &err) < 0) {
 		cli_report(&err);
 		status = CLI_INTERFERE_NO_PLOT;
 	}
+	if (is_unwritten)
+		status = cli_report_unwritten("--json", json_out, &json_err);
 out:
 	json_decref(doc);
 	nl_sim_free(sim);

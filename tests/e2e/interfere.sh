@@ -461,6 +461,16 @@ expect_eq "cut SVG from gnuplot" "$rc:$out" \
 expect_eq "cut SVG: the old chart kept" "$(cat "$dir/cut.svg")" "<svg>old</svg>"
 expect_eq "cut SVG: nothing staged left" "$(compgen -G "$dir/cut.svg.*" | wc -l)" 0
 
+# A --json that cannot be written after the replays (status 1) left the
+# chart undrawn without a word: drawn all the same, the JSON's line alone.
+if [ -w /dev/full ] && command -v gnuplot > /dev/null; then
+  printf '<svg>old</svg>\n' > "$dir/full.svg"
+  out=$("$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" "${an[@]}" --json /dev/full --plot "$dir/full.svg" 2>&1 >/dev/null); rc=$?
+  expect_eq "--json /dev/full with --plot" "$rc:$out" "1:netloom: --json: /dev/full: write failed: No space left on device"
+  expect_eq "--json /dev/full: the chart drawn" "$(grep -c '</svg>' "$dir/full.svg")" 1
+  [ "$(head -c 5 "$dir/full.svg")" = "<?xml" ] || fail "--json /dev/full: the old chart left"
+fi
+
 # SIGTERM while gnuplot draws removes the staged chart and ends the
 # command by the signal (exit 143; OUT.svg.tmpXXXXXX stayed). The fake
 # gnuplot reads the script, says it is drawing, and waits for the test's
