@@ -119,6 +119,38 @@ static int sub_usage(const char *name, const char *fmt, const char *arg)
 	return rc;
 }
 
+/* "unknown option '--jsn' (did you mean '--json'? usage: ...)": the
+ * options are those the subcommand's usage and help name ('--x'); a
+ * typo of one (cli_name_near) is named, as the other commands do. */
+static int sub_unknown_option(const char *name, const char *arg)
+{
+	const char *opts[32];
+	char buf[32][32];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof trace_subs / sizeof *trace_subs; i++) {
+		if (strcmp(trace_subs[i].name, name))
+			continue;
+		const char *texts[2] = {trace_subs[i].usage, trace_subs[i].help};
+		for (int t = 0; t < 2; t++)
+			for (const char *q = strstr(texts[t], "--"); q && n < 32; q = strstr(q + 2, "--")) {
+				size_t len = strspn(q + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+				if (len == 0 || len >= sizeof buf[n])
+					continue;
+				snprintf(buf[n], sizeof buf[n], "%.*s", (int)len, q + 2);
+				opts[n] = buf[n];
+				n++;
+			}
+	}
+	const char *near = NULL;
+	if (!strncmp(arg, "--", 2) && arg[2])
+		near = cli_name_near(arg + 2, strcspn(arg + 2, "="), opts, n);
+	if (!near)
+		return sub_usage(name, "unknown option '%s' (usage: netloom trace %s)", arg);
+	char fmt[128];
+	snprintf(fmt, sizeof fmt, "unknown option '%%s' (did you mean '--%s'? usage: netloom trace %%s)", near);
+	return sub_usage(name, fmt, arg);
+}
+
 /* Progress on stderr when it is a terminal (core/progress.h). */
 static void show_progress(void *ctx, double fraction)
 {
@@ -388,7 +420,7 @@ static int cmd_info(int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (argv[i][0] == '-' && argv[i][1])
-			return sub_usage("info", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			return sub_unknown_option("info", argv[i]);
 		else if (!file)
 			file = argv[i];
 		else
@@ -443,7 +475,7 @@ static int cmd_dump(int argc, char **argv)
 						 argv[i]);
 			rank = r;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sub_usage("dump", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			return sub_unknown_option("dump", argv[i]);
 		} else if (!file) {
 			file = argv[i];
 		} else {
@@ -478,7 +510,7 @@ static int two_args(const char *sub, int argc, char **argv, const char **x, cons
 	*x = *y = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1])
-			return sub_usage(sub, "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			return sub_unknown_option(sub, argv[i]);
 		if (!*x)
 			*x = argv[i];
 		else if (!*y)
@@ -517,7 +549,7 @@ static int cmd_verify(int argc, char **argv)
 	const char *file = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1])
-			return sub_usage("verify", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			return sub_unknown_option("verify", argv[i]);
 		if (file)
 			return sub_usage("verify", "unexpected argument '%s' (usage: netloom trace %s)", argv[i]);
 		file = argv[i];
@@ -594,7 +626,7 @@ static int cmd_import(int argc, char **argv)
 				return sub_usage("import", "option '%s' given twice (usage: netloom trace %s)", argv[i - 1]);
 			out = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sub_usage("import", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			return sub_unknown_option("import", argv[i]);
 		} else if (!in) {
 			in = argv[i];
 		} else {
@@ -623,7 +655,7 @@ static int cmd_export(int argc, char **argv)
 				return sub_usage("export", "option '%s' given twice (usage: netloom trace %s)", argv[i - 1]);
 			dir = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return sub_usage("export", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			return sub_unknown_option("export", argv[i]);
 		} else if (!file) {
 			file = argv[i];
 		} else {
@@ -710,7 +742,7 @@ static int cmd_pack(int argc, char **argv)
 			else
 				config = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			rc = sub_usage("pack", "unknown option '%s' (usage: netloom trace %s)", argv[i]);
+			rc = sub_unknown_option("pack", argv[i]);
 		} else if (!out) {
 			out = argv[i];
 		} else {

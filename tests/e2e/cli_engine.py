@@ -269,6 +269,13 @@ def case_suggestions():
                                   "trace --help')"),
             (("run", "--jsn", "x.json"), "netloom run: unknown option '--jsn' (did you mean '--json'? see 'netloom "
                                          "run --help')"),
+            # trace's subcommands read their own options and named no typo.
+            (("trace", "info", "--jsn"), "netloom trace info: unknown option '--jsn' (did you mean '--json'? usage: "
+                                         "netloom trace info FILE [--json])"),
+            (("trace", "dump", "--rnak", "1"), "netloom trace dump: unknown option '--rnak' (did you mean '--rank'? "
+                                               "usage: netloom trace dump FILE [--rank R])"),
+            (("trace", "info", "--bogus"), "netloom trace info: unknown option '--bogus' (usage: netloom trace info "
+                                           "FILE [--json])"),
             (("sweep", "--rates", "0.1:0.2:0.1", "--plt=x.svg"), "netloom sweep: unknown option '--plt=x.svg' (did "
                                                                  "you mean '--plot'? see 'netloom sweep --help')"),
             (("config", "--dmp"), "netloom config: unknown option '--dmp' (did you mean '--dump'? see 'netloom "
