@@ -208,10 +208,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * with the nearest of longopts (NULL: none) when one is a typo away. */
 int cli_unknown_arg(const char *cmd, const char *arg, const struct option *longopts, bool from_booksim);
 
-/* The one of names (n_names) that word (its first len bytes) is a typo of
- * (at most two edits, and fewer than half the name's letters; one best,
- * case folded), for "did you mean"; NULL when none is. */
-const char *cli_name_near(const char *word, size_t len, const char *const *names, size_t n_names);
 /* A '--name=value' argument, the form getopt's long options take, for
  * the commands that read their own options by hand (run, sweep, config):
  * name (of size cap) gets '--name' and *value 'value' when name is one of

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
@@ -121,7 +122,7 @@ static int sub_usage(const char *name, const char *fmt, const char *arg)
 
 /* "unknown option '--jsn' (did you mean '--json'? usage: ...)": the
  * options are those the subcommand's usage and help name ('--x'); a
- * typo of one (cli_name_near) is named, as the other commands do. */
+ * typo of one (config_name_near) is named, as the other commands do. */
 static int sub_unknown_option(const char *name, const char *arg)
 {
 	const char *opts[32];
@@ -143,7 +144,7 @@ static int sub_unknown_option(const char *name, const char *arg)
 	}
 	const char *near = NULL;
 	if (!strncmp(arg, "--", 2) && arg[2])
-		near = cli_name_near(arg + 2, strcspn(arg + 2, "="), opts, n);
+		near = config_name_near(arg + 2, strcspn(arg + 2, "="), opts, n);
 	if (!near)
 		return sub_usage(name, "unknown option '%s' (usage: netloom trace %s)", arg);
 	char fmt[128];
@@ -866,7 +867,7 @@ int cli_trace_main(int argc, char **argv)
 	const char *names[sizeof subs / sizeof *subs];
 	for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
 		names[i] = subs[i].name;
-	const char *near = cli_name_near(argv[1], strlen(argv[1]), names, sizeof subs / sizeof *subs);
+	const char *near = config_name_near(argv[1], strlen(argv[1]), names, sizeof subs / sizeof *subs);
 	fprintf(stderr, "netloom trace: unknown command '%s' (%s%s%ssee 'netloom trace --help')\n", argv[1],
 		near ? "did you mean '" : "", near ? near : "", near ? "'? " : "");
 	return CLI_USAGE;

@@ -604,7 +604,7 @@ int cli_split_long_value(const char *cmd, const char *arg, const char *const *fl
 			names[n++] = *l + 2;
 		for (const char *const *l = valued; *l && n < 64; l++)
 			names[n++] = *l + 2;
-		const char *near = cli_name_near(name + 2, strlen(name + 2), names, n);
+		const char *near = config_name_near(name + 2, strlen(name + 2), names, n);
 		if (near)
 			return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg,
 					       near, cmd);
@@ -694,32 +694,6 @@ static unsigned cli_long_matches(const struct option *longopts, const char *arg,
 	return count;
 }
 
-const char *cli_name_near(const char *word, size_t len, const char *const *names, size_t n_names)
-{
-	char w[64];
-	if (len == 0 || len >= sizeof w)
-		return NULL;
-	memcpy(w, word, len);
-	w[len] = '\0';
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
-	bool tie = false;
-	for (size_t i = 0; i < n_names; i++) {
-		size_t d = config_edit_distance(w, names[i], true);
-		if (d < best_d) {
-			best = names[i];
-			best_d = d;
-			tie = false;
-		} else if (d == best_d && strcmp(names[i], best)) {
-			tie = true;
-		}
-	}
-	/* A typo (two edits), not another word: 'run' is not near 'cost'. */
-	if (!best || tie || best_d > 2 || 2 * best_d > strlen(best))
-		return NULL;
-	return best;
-}
-
 /* The long option of longopts nearest the unknown long option arg
  * ("--jsn" or "--jsn=x": json), or NULL. */
 static const char *cli_option_near(const struct option *longopts, const char *arg)
@@ -730,7 +704,7 @@ static const char *cli_option_near(const struct option *longopts, const char *ar
 		return NULL;
 	for (const struct option *o = longopts; o->name && n < 64; o++)
 		names[n++] = o->name;
-	return cli_name_near(arg + 2, strcspn(arg + 2, "="), names, n);
+	return config_name_near(arg + 2, strcspn(arg + 2, "="), names, n);
 }
 
 /* When the long option arg abbreviates several of longopts, and only

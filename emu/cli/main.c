@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/staged.h"
 #include "core/version.h"
 #include "net/net.h"
@@ -111,7 +112,7 @@ static void cli_unknown_command(const char *name)
 	for (size_t i = 0; i < sizeof cli_cmds / sizeof *cli_cmds; i++)
 		names[n++] = cli_cmds[i].name;
 	names[n++] = "help";
-	const char *near = cli_name_near(name, strlen(name), names, n);
+	const char *near = config_name_near(name, strlen(name), names, n);
 	fprintf(stderr, "netloom: unknown command '%s' (%s%s%ssee 'netloom --help')\n", name, near ? "did you mean '" : "",
 		near ? near : "", near ? "'? " : "");
 }

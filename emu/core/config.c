@@ -73,6 +73,32 @@ size_t config_edit_distance(const char *a, const char *b, bool ignore_case)
 	return row[lb];
 }
 
+const char *config_name_near(const char *word, size_t len, const char *const *names, size_t n_names)
+{
+	char w[64];
+	if (len == 0 || len >= sizeof w)
+		return NULL;
+	memcpy(w, word, len);
+	w[len] = '\0';
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	bool tie = false;
+	for (size_t i = 0; i < n_names; i++) {
+		size_t d = config_edit_distance(w, names[i], true);
+		if (d < best_d) {
+			best = names[i];
+			best_d = d;
+			tie = false;
+		} else if (d == best_d && strcmp(names[i], best)) {
+			tie = true;
+		}
+	}
+	/* A typo (two edits), not another word: 'run' is not near 'cost'. */
+	if (!best || tie || best_d > 2 || 2 * best_d > strlen(best))
+		return NULL;
+	return best;
+}
+
 static const char *config_suggest(const struct config *c, const char *key)
 {
 	/* Case counts and keys have no section in their name, but

@@ -138,6 +138,12 @@ struct json_t *config_to_json(const struct config *c);
  * is 64 characters or longer. */
 size_t config_edit_distance(const char *a, const char *b, bool ignore_case);
 
+/* The one of names (n_names) that word (its first len bytes) is a typo of
+ * (at most two edits, and fewer than half the name's letters; one best,
+ * case folded), for "did you mean" on an unknown option, subcommand or
+ * plug-in name; NULL when none is. */
+const char *config_name_near(const char *word, size_t len, const char *const *names, size_t n_names);
+
 /* Print all tables' keys with help (for `netloom config --help-keys`). */
 void config_print_keys(const struct config *c, FILE *f);
 

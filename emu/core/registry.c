@@ -4,11 +4,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 
 static const char *registry_name(const void *item)
 {
 	return *(const char *const *)item;
+}
+
+/* The entry name that `name` is a typo of ('tors': torus), by the rule
+ * the CLI uses for options and subcommands, or NULL. Registries hold a
+ * few dozen entries; past REGISTRY_NEAR_MAX the rest are not weighed. */
+#define REGISTRY_NEAR_MAX 128
+static const char *registry_name_near(const void *const *items, size_t n, const char *name)
+{
+	const char *names[REGISTRY_NEAR_MAX];
+	if (n > REGISTRY_NEAR_MAX)
+		n = REGISTRY_NEAR_MAX;
+	for (size_t i = 0; i < n; i++)
+		names[i] = registry_name(items[i]);
+	return config_name_near(name, strlen(name), names, n);
 }
 
 const void *registry_find(const void *const *items, size_t n, const char *name, const char *what,
@@ -23,7 +38,9 @@ const void *registry_find(const void *const *items, size_t n, const char *name, 
 	for (size_t i = 0; i < n; i++)
 		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0, "%s%s",
 					 i ? ", " : "", registry_name(items[i]));
-	nl_errf(err, NL_ENOTFOUND, "unknown %s '%s' (valid: %s)", what, name, names);
+	const char *near = registry_name_near(items, n, name);
+	nl_errf(err, NL_ENOTFOUND, "unknown %s '%s' (%s%s%svalid: %s)", what, name, near ? "did you mean '" : "",
+		near ? near : "", near ? "'? " : "", names);
 	return NULL;
 }
 

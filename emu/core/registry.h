@@ -13,7 +13,8 @@
 struct nl_err;
 
 /* The entry called `name`, or NULL with *err = "unknown <what> 'name'
- * (valid: a, b, c)". */
+ * (valid: a, b, c)", or "(did you mean 'b'? valid: a, b, c)" when name is
+ * a typo of one entry's (config_name_near: 'tors' of torus). */
 const void *registry_find(const void *const *items, size_t n, const char *name, const char *what,
 			  struct nl_err *err);
 

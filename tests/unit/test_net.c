@@ -549,6 +549,9 @@ static void test_config_errors(void)
 		  "(parameters follow the name after a ':')");
 	const char *rt_under[] = {"routing_function=dor_x", NULL};
 	CHECK_ERR(run_point_kv(rt_under, &pt, &e), NL_ENOTFOUND, &e, "unknown routing function 'dor_x' (valid: dor");
+	const char *rt_typo[] = {"routing_function=valinat", NULL};
+	CHECK_ERR(run_point_kv(rt_typo, &pt, &e), NL_ENOTFOUND, &e,
+		  "unknown routing function 'valinat' (did you mean 'valiant'? valid: dor, valiant,");
 	const char *tr[] = {"traffic=swap2", "topology=torus:k=8", NULL};
 	CHECK_ERR(run_point_kv(tr, &pt, &e), NL_EUNSUPPORTED, &e, "at least 2 dimensions");
 	const char *rate[] = {"injection_rate=0.9", "packet_size=1", "topology=mesh:k=2x2",

@@ -207,7 +207,16 @@ static void test_topo_errors(void)
 {
 	struct topo *t = NULL;
 	struct nl_err e = {0};
-	CHECK_ERR(topo_new("tarus:k=4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'tarus' (valid: torus");
+	/* A typo of one family names it; another word gets the list alone. */
+	CHECK_ERR(topo_new("tarus:k=4", &t, &e), NL_ENOTFOUND, &e,
+		  "unknown topology 'tarus' (did you mean 'torus'? valid: torus, mesh,");
+	CHECK_ERR(topo_new("tors:k=4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'tors' (did you mean 'torus'? valid: ");
+	CHECK_ERR(topo_new("dragonfy", &t, &e), NL_ENOTFOUND, &e,
+		  "unknown topology 'dragonfy' (did you mean 'dragonfly'? valid: torus, mesh,");
+	CHECK_ERR(topo_new("Mesh:k=4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'Mesh' (did you mean 'mesh'? valid: ");
+	CHECK_ERR(topo_new("hypertorus:k=4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'hypertorus' (valid: torus, mesh,");
+	/* 'p4' is one edit from p1, p2 and p3 alike: no one best. */
+	CHECK_ERR(topo_new("p4", &t, &e), NL_ENOTFOUND, &e, "unknown topology 'p4' (valid: torus, mesh,");
 	/* The ':' mistyped as ',' or a blank: the spec meant, not the list. */
 	CHECK_ERR(topo_new("torus,k=4", &t, &e), NL_ENOTFOUND, &e,
 		  "unknown topology 'torus,k=4': expected 'torus:k=4' (parameters follow the name after a ':')");

@@ -215,6 +215,8 @@ static void test_errors(void)
 	struct nl_err e = {0};
 	CHECK_OK(topo_new("torus:k=4x4", &t, &e), &e);
 	CHECK_ERR(traffic_new("zigzag", t, 0, &tr, &e), NL_ENOTFOUND, &e, "unknown traffic pattern 'zigzag' (valid: uniform");
+	CHECK_ERR(traffic_new("unifrom", t, 0, &tr, &e), NL_ENOTFOUND, &e,
+		  "unknown traffic pattern 'unifrom' (did you mean 'uniform'? valid: uniform, bitcomp,");
 	CHECK_ERR(traffic_new("uniform,self=0", t, 0, &tr, &e), NL_ENOTFOUND, &e,
 		  "unknown traffic pattern 'uniform,self=0': expected 'uniform:self=0' (parameters follow the name after a ':')");
 	CHECK_ERR(traffic_new("tornado ", t, 0, &tr, &e), NL_ENOTFOUND, &e,
