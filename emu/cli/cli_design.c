@@ -12,6 +12,7 @@
 
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/param.h"
@@ -634,11 +635,15 @@ int cli_design_main(int argc, char **argv)
 		fputs(design_usage, stdout);
 		return CLI_OK;
 	}
+	const char *family[sizeof design_searches / sizeof design_searches[0]];
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(argv[1], design_searches[i].name))
 			return design_searches[i].main(argc - 1, argv + 1);
 		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0, "%s%s",
 					 i ? ", " : "", design_searches[i].name);
+		family[i] = design_searches[i].name;
 	}
-	return cli_usage_error("design", "unknown family '%s' (valid: %s)", argv[1], names);
+	const char *near = config_name_near(argv[1], strlen(argv[1]), family, n);
+	return cli_usage_error("design", "unknown family '%s' (%s%s%svalid: %s)", argv[1], near ? "did you mean '" : "",
+			       near ? near : "", near ? "'? " : "", names);
 }

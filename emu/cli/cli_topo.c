@@ -15,6 +15,7 @@
 
 #include "analyze/analyze.h"
 #include "cli/cli.h"
+#include "core/config.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
@@ -707,5 +708,8 @@ int cli_topo_main(int argc, char **argv)
 		return topo_describe_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "export"))
 		return topo_export_main(argc - 1, argv + 1);
-	return cli_usage_error("topo", "unknown subcommand '%s' (valid: list, describe, export)", argv[1]);
+	static const char *const subs[] = {"list", "describe", "export"};
+	const char *near = config_name_near(argv[1], strlen(argv[1]), subs, sizeof subs / sizeof *subs);
+	return cli_usage_error("topo", "unknown subcommand '%s' (%s%s%svalid: list, describe, export)", argv[1],
+			       near ? "did you mean '" : "", near ? near : "", near ? "'? " : "");
 }

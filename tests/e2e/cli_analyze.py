@@ -999,8 +999,15 @@ def case_errors():
             one_line_error(p, "netloom: --output: nodir/x: nodir: no such directory"
                               "; expected an existing folder to write to")
             check(f"{args[:2]}: nothing made", os.listdir(tmp) == ["afile"])
+    # A typo of a subcommand or design family names it; another word does not.
     p = run("topo", "frob", code=2)
-    one_line_error(p, "unknown subcommand 'frob'")
+    one_line_error(p, "netloom topo: unknown subcommand 'frob' (valid: list, describe, export)")
+    p = run("topo", "descibe", "torus:k=4", code=2)
+    one_line_error(p, "netloom topo: unknown subcommand 'descibe' (did you mean 'describe'? valid: list, describe, export)")
+    for typo, meant in (("hypex", "hyperx"), ("dragonfy", "dragonfly"), ("Flex", "flex")):
+        p = run("design", typo, code=2)
+        one_line_error(p, f"netloom design: unknown family '{typo}' (did you mean '{meant}'? valid: hyperx, equality, "
+                          "flex, dragonfly, slimfly)")
     # A missing option is named (the line listed every required option,
     # given or not: '--terminals, --radix and --bisection are required').
     for args, want in ((("hyperx", "--radix", "128"), "missing --terminals, --bisection"),
@@ -1015,7 +1022,7 @@ def case_errors():
     p = run("design", "equality", "--routers", "15", "--radix", "4", code=2)
     one_line_error(p, "even number")
     p = run("design", "mesh", code=2)
-    one_line_error(p, "unknown family 'mesh'")
+    one_line_error(p, "netloom design: unknown family 'mesh' (valid: hyperx,")
     # A NUL byte cut the line there and the rest was dropped silently
     # ('1 2\0 3 4 5 6' read as '1 2': 3 routers, exit 0).
     with tempfile.TemporaryDirectory() as tmp:
