@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/config.h"
+
 static bool ini_lines_blank(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
@@ -405,6 +407,19 @@ bool ini_lines_section_name(const char *section, const char *kind, char *buf, si
 	while (len && isblank((unsigned char)p[len - 1]))
 		len--;
 	snprintf(buf, n, "%.*s", (int)len, p);
+	return true;
+}
+
+bool ini_lines_section_near(const char *section, const char *const *kinds, size_t n_kinds, char *buf, size_t n)
+{
+	size_t len = strcspn(section, " \t");
+	for (size_t i = 0; i < n_kinds; i++)
+		if (strlen(kinds[i]) == len && !strncmp(section, kinds[i], len))
+			return false;
+	const char *kind = config_name_near(section, len, kinds, n_kinds);
+	if (!kind)
+		return false;
+	snprintf(buf, n, "[%s%s]", kind, section + len);
 	return true;
 }
 

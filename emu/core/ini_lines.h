@@ -145,6 +145,13 @@ void ini_lines_misindented_msg(char *buf, size_t n, const char *section, const c
  * names so. False when section is not of that kind. */
 bool ini_lines_section_name(const char *section, const char *kind, char *buf, size_t n);
 
+/* The header a mistyped one meant, for "did you mean": when section's
+ * first word is a typo of one of kinds (config_name_near's rule; not one
+ * of them as written), buf (truncated to n) gets that kind with the rest
+ * of section as written, "[jb A]" giving "[job A]", and true is
+ * returned. False, buf untouched, when it is no kind's typo. */
+bool ini_lines_section_near(const char *section, const char *const *kinds, size_t n_kinds, char *buf, size_t n);
+
 /* The keys an INI file set, by section and name, with the line of each:
  * every reader (configuration, study, workload) refuses a key set twice
  * in one section, where inih hands both over and the last one won

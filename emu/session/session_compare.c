@@ -130,8 +130,11 @@ static bool cmp_section(struct cmp *c, const char *section, int line, int index)
 		w->line = line;
 		w->weight = 1;
 	} else {
-		cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]", f, line,
-			    section);
+		static const char *const kinds[] = {"study", "system", "workload"};
+		char near[INI_LINES_NAME_MAX + 8];
+		bool has_near = ini_lines_section_near(section, kinds, 3, near, sizeof near);
+		cmp_problem(c, "%s:%d: section [%s]: expected [study], [system NAME] or [workload NAME]%s%s%s", f, line,
+			    section, has_near ? " (did you mean " : "", has_near ? near : "", has_near ? "?)" : "");
 	}
 	return true;
 }

@@ -530,6 +530,11 @@ bad empty "netloom: $dir/empty.ini:9: section [bogus]: expected [study], [system
 netloom: $dir/empty.ini:10: [study] given twice (first at line 1); expected one [study] section
 netloom: $dir/empty.ini:8: [workload x] key 'trace': missing; expected a trace archive (.nlt)
 netloom: $dir/empty.ini:5: [system b] key 'topology': unset; expected a topology (e.g. torus:k=4x4), inline or in its config file"
+# A typo of a section's kind names the header meant; another word does not.
+printf '[study]\nreference = a\n[system a]\ntopology = torus:k=4x4\n[sytem b]\n[workload w]\ntrace = %s\n[wrkload x]\ntrace = %s\n[bogus]\n' "$s/lammps-lj-8.nlt" "$s/lammps-lj-8.nlt" > "$dir/typo.ini"
+bad typo "netloom: $dir/typo.ini:5: section [sytem b]: expected [study], [system NAME] or [workload NAME] (did you mean [system b]?)
+netloom: $dir/typo.ini:8: section [wrkload x]: expected [study], [system NAME] or [workload NAME] (did you mean [workload x]?)
+netloom: $dir/typo.ini:10: section [bogus]: expected [study], [system NAME] or [workload NAME]"
 # A key before the first header was dropped silently.
 printf 'seeds = 3\n[system a]\ntopology = torus:k=4x4\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/nosection.ini"
 bad nosection "netloom: $dir/nosection.ini:1: key 'seeds' before any section; expected it under [study], [system NAME] or [workload NAME]"

@@ -297,7 +297,9 @@ bad interval_hex $'[job A]\nsynthetic = ring\nranks = 4\ninterval_s = 0X1P-20' \
 # Seeds as a replay's placement_seed, 0..2^53 (2^64 - 1 was written as -1).
 bad seed $'[job A]\ntrace = a.nlt\nplacement_seed = 18446744073709551615' \
   "$dir/seed.ini:3: [job A] key 'placement_seed': value '18446744073709551615' out of range: expected a value in 0..9007199254740992"
-bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: expected [workload] or [job NAME]"
+# A typo of a section's kind names the header meant.
+bad section $'[jobs A]\ntrace = a.nlt' "$dir/section.ini:1: section [jobs A]: expected [workload] or [job NAME] (did you mean [job A]?)"
+bad sectiontypo $'[workload]\n[jb A]\ntrace = a.nlt' "$dir/sectiontypo.ini:2: section [jb A]: expected [workload] or [job NAME] (did you mean [job A]?)"
 # A key before any header was dropped silently.
 bad nosection $'trace = a.nlt\n[job A]\ntrace = a.nlt' \
   "$dir/nosection.ini:1: key 'trace' before any section; expected it under [workload] or [job NAME]"

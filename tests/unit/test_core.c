@@ -1296,6 +1296,25 @@ static void test_ini_lines_names(void)
 	CHECK_EQ(ini_seen_parse(&s, &r, text, (size_t)n), 0);
 }
 
+/* A mistyped header's kind is named with the rest as written; a kind
+ * itself, or another word, is not (config_name_near's rule). */
+static void test_ini_lines_section_near(void)
+{
+	static const char *const kinds[] = {"study", "system", "workload"};
+	char buf[64] = "";
+	CHECK(ini_lines_section_near("sytem big", kinds, 3, buf, sizeof buf));
+	CHECK_STR(buf, "[system big]");
+	CHECK(ini_lines_section_near("Studdy", kinds, 3, buf, sizeof buf));
+	CHECK_STR(buf, "[study]");
+	CHECK(ini_lines_section_near("workloads\tw", kinds, 3, buf, sizeof buf));
+	CHECK_STR(buf, "[workload\tw]");
+	snprintf(buf, sizeof buf, "unchanged");
+	CHECK(!ini_lines_section_near("system  ", kinds, 3, buf, sizeof buf));
+	CHECK(!ini_lines_section_near("bogus", kinds, 3, buf, sizeof buf));
+	CHECK(!ini_lines_section_near("", kinds, 3, buf, sizeof buf));
+	CHECK_STR(buf, "unchanged");
+}
+
 int main(void)
 {
 	TEST_RUN(test_error_table);
@@ -1322,6 +1341,7 @@ int main(void)
 	TEST_RUN(test_config_long_values);
 	TEST_RUN(test_ini_lines_long);
 	TEST_RUN(test_ini_lines_names);
+	TEST_RUN(test_ini_lines_section_near);
 	TEST_RUN(test_output_atomic);
 	TEST_RUN(test_output_json_streamed);
 	TEST_RUN(test_output_empty_name);

@@ -361,6 +361,17 @@ static void test_workload(void)
 	path = map_file("[job  ]\ntrace = a.nlt\n");
 	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
 		  ":1: section [job  ]: expected [workload] or [job NAME]");
+	/* A typo of a kind names the header meant; another word does not. */
+	path = map_file("[jb a]\ntrace = a.nlt\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":1: section [jb a]: expected [workload] or [job NAME] (did you mean [job a]?)");
+	path = map_file("[job a]\ntrace = a.nlt\n[Workload]\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: section [Workload]: expected [workload] or [job NAME] (did you mean [workload]?)");
+	path = map_file("[job a]\ntrace = a.nlt\n[bogus]\n");
+	CHECK_ERR(place_workload_read(path, &w, &err), NL_ECONFIG, &err,
+		  ":3: section [bogus]: expected [workload] or [job NAME]");
+	CHECK(!strstr(err.msg, "did you mean"));
 	/* A synthetic job's key in a traced job, at its line with its value,
 	 * the default value too (steps = 100 passed). */
 	path = map_file("[job a]\ntrace = a.nlt\nrepeat = 2\nsteps = 100\nbytes = 8\n");
