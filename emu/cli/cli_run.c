@@ -75,7 +75,8 @@ static void run_usage(FILE *f, const char *cmd)
 			"      --spread network|points  under mpirun: spread each point's network over the\n"
 			"                      ranks (network, the default), or run whole points side by\n"
 			"                      side, point i on rank i mod N (points: no exchange per\n"
-			"                      cycle; every rank holds a whole network)\n"
+			"                      cycle; every rank holds a whole network). Without\n"
+			"                      mpirun/srun it has no effect, and a warning says so\n"
 		      : "",
 		sweep ? "      --plot OUT.svg  the load-latency curve (and accepted against offered load), an SVG\n"
 			"                      drawn by gnuplot ('-': stdout, instead of the table)\n"
@@ -403,6 +404,20 @@ static void run_warn_warmup_only(const struct nl_sim_info *info)
 			"so each point reports that warm-up period's figures, with no packet measured or drained "
 			"(BookSim's rule); expected max_samples > warmup_periods\n",
 			info->max_samples);
+}
+
+/* --spread chooses how the ranks of a launch share a sweep: started
+ * without mpirun or srun there are no ranks, and the one process runs the
+ * points one after another as without it (scripts that pass --spread
+ * whether launched or not still run). */
+static void run_warn_spread_alone(const struct run_opts *o)
+{
+	uint32_t rank, size;
+	if (o->spread_set && !net_mpi_launched(&rank, &size))
+		fprintf(stderr,
+			"netloom sweep: warning: --spread %s has no effect without mpirun/srun: this one process runs "
+			"the points one after another, as without --spread (docs/scaling.md)\n",
+			o->spread == SESSION_SPREAD_POINTS ? "points" : "network");
 }
 
 /* A rate as the table shows it: 4 decimals, or 3 significant digits
@@ -806,6 +821,7 @@ int cli_sweep_main(int argc, char **argv)
 	if (!quiet) {
 		run_warn_unread(sim, &o);
 		run_warn_warmup_only(&info);
+		run_warn_spread_alone(&o);
 	}
 	sp.sim = sim;
 	rc = nl_sim_sweep(sim, o.a, o.b, o.step, o.keep_going ? NL_SWEEP_CONTINUE : 0, sweep_on_point, &sp, &sw, &err);

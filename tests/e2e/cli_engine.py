@@ -1053,6 +1053,16 @@ def case_option_values():
         check("run --json=FILE wrote its JSON", d["results"]["throughput"]["accepted"] > 0)
         p = run("sweep", *SMALL, "--rates=0.1:0.2:0.1", "--spread=points", "--csv")
         eq("sweep --rates=, --spread= rows", len(p.stdout.decode().splitlines()), 3)
+        # Without mpirun --spread has no effect: the same points, run one
+        # after another, and a warning says so (it said nothing).
+        alone = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--csv", "--reproducible")
+        eq("sweep alone: stderr", alone.stderr.decode(), "")
+        for spread in ("points", "network"):
+            p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--spread", spread, "--csv", "--reproducible")
+            eq(f"--spread {spread} without mpirun: stdout", p.stdout, alone.stdout)
+            eq(f"--spread {spread} without mpirun: stderr", p.stderr.decode(),
+               f"netloom sweep: warning: --spread {spread} has no effect without mpirun/srun: this one process runs "
+               "the points one after another, as without --spread (docs/scaling.md)\n")
         for args, msg in ((("run", "--csv=1"), "netloom run: option '--csv' takes no value (got '--csv=1')"),
                           (("run", "--json=x", "--json", b), "netloom run: option '--json' given twice"),
                           (("run", "--bogus=1"), "netloom run: unknown option '--bogus=1'"),
