@@ -16,5 +16,18 @@ for f in "$root"/benchmarks/validation/*.py "$root"/benchmarks/validation/*.sh \
   [ -x "$f" ] || fail "${f#"$root"/}: has a #! line but is not executable"
 done
 
+# Without NETLOOM OUTDIR a repro script says how to call it (as reproduce.sh
+# does), exit 1, and writes nothing.
+for f in "$root"/benchmarks/validation/repro/*.py; do
+  name=${f##*/}
+  (cd "$dir" && python3 "$f" > out 2> err)
+  rc=$?
+  expect_eq "$name without arguments: exit status" "$rc" 1
+  grep -q Traceback "$dir/err" && fail "$name without arguments: a traceback: $(tail -1 "$dir/err")"
+  grep -qi "^usage: $name NETLOOM OUTDIR" "$dir/err" ||
+    fail "$name without arguments: stderr '$(head -1 "$dir/err")', expected 'usage: $name NETLOOM OUTDIR ...'"
+  expect_eq "$name without arguments: stdout" "$(cat "$dir/out")" ""
+done
+
 [ $fails -eq 0 ] && echo "validation_scripts: all checks passed"
 exit $((fails > 0))

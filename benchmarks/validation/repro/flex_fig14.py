@@ -14,6 +14,8 @@ RATES = os.environ.get("FLEX_RATES", "0.3:0.9:0.2")
 
 
 def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
     netloom, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     rows = ["T\toffered\taccepted\tlatency\tstable\thops"]

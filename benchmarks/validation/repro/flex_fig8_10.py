@@ -123,6 +123,8 @@ def fmt(v, spec):
 
 
 def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
     netloom, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     systems = pick("FLEX_SYSTEMS", SYSTEMS)

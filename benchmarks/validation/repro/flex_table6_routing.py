@@ -38,6 +38,8 @@ def point(netloom, topo, rf, vcs, rate, extra=()):
 
 
 def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
     netloom, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     rows = ["system\trouting\thops_0.1\tlatency_0.1\taccepted_at_1.0"]
