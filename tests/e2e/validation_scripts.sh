@@ -29,5 +29,17 @@ for f in "$root"/benchmarks/validation/repro/*.py; do
   expect_eq "$name without arguments: stdout" "$(cat "$dir/out")" ""
 done
 
+# flex_fig8_10.py reprinting docs/validation/flex_fig8_10.tsv (no runs):
+# the tables docs/validation.md shows, where a routing with no stable
+# load reads '-' (the dragonfly's min on bitcomp, unstable at 0.1), not a
+# load of 0.0.
+FLEX_FROM_TSV="$root/docs/validation/flex_fig8_10.tsv" \
+  python3 "$root/benchmarks/validation/repro/flex_fig8_10.py" "$dir/false-netloom" "$dir/flex" > "$dir/flex.out" 2> "$dir/flex.err" ||
+  fail "flex_fig8_10.py FLEX_FROM_TSV: exit status $?: $(tail -1 "$dir/flex.err")"
+row() { awk -v pat="$1" -v sys="$2" '/^[a-z]+: Fig/ { p = ($1 == pat ":") } p && $1 == sys { print $6 }' "$dir/flex.out"; }
+expect_eq "flex_fig8_10 bitcomp dragonfly: stable to min/UGAL/LBR" "$(row bitcomp dragonfly)" "-/0.3/0.3"
+expect_eq "flex_fig8_10 bitcomp FleX: stable to min/UGAL/LBR" "$(row bitcomp FleX)" "0.1/0.3/0.5"
+expect_eq "flex_fig8_10 uniform fattree: stable to min/UGAL/LBR" "$(row uniform fattree)" "0.9/0.9/0.5"
+
 [ $fails -eq 0 ] && echo "validation_scripts: all checks passed"
 exit $((fails > 0))

@@ -153,7 +153,7 @@ def main():
     write_atomic(tsv, "\n".join(rows) + "\n")
 
     print(f"offered {RATES}; sat = most accepted (flits/cycle/endpoint), stable = highest stable "
-          "offered load, lat = mean packet latency at 0.1 (cycles); '+': stable and accepted at the grid's last load (saturation above it); fat tree: min = nca, "
+          "offered load ('-': unstable at the first), lat = mean packet latency at 0.1 (cycles); '+': stable and accepted at the grid's last load (saturation above it); fat tree: min = nca, "
           "UGAL-L* = anca (ugal does not run on it)")
     print("VCs: " + ", ".join(f"{sy} {vcs}" for sy, _, vcs, _ in systems)
           + "; bitcomp: the largest power-of-two endpoint subset (1,024 of FleX's 1,080 and the "
@@ -174,12 +174,13 @@ def main():
                     continue
                 # Saturation throughput: the most the network accepted, which
                 # the sweep's last (overloaded) points give; and the highest
-                # offered load still stable (latency < 500 cycles).
+                # offered load still stable (latency < 500 cycles; None, shown
+                # '-', when not even the first load was).
                 sat[lab] = max(a for (_, a, _, _, _) in pts)
                 # '+': the grid's last load was still stable and accepted
                 # (within 2%): the saturation is above the grid.
                 low[lab] = pts[-1][3] and pts[-1][1] >= 0.98 * pts[-1][0]
-                st[lab] = max([o for (o, _, _, s, _) in pts if s] or [0.0])
+                st[lab] = max([o for (o, _, _, s, _) in pts if s], default=None)
                 lat[lab] = pts[0][2]
                 star = "*" if rf == "anca" else ""
                 curves.append((si, ri, f"{sy} {lab}{star}", [(o, l) for (o, a, l, s, h) in pts if s]))
