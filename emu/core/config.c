@@ -122,27 +122,15 @@ static const char *config_suggest(const struct config *c, const char *key)
 	return best;
 }
 
-/* The section a mistyped header meant ('[netwrk]', '[Router]'), by the
- * rule of config_suggest, or NULL. `name` is n bytes, not terminated. */
+/* The section a mistyped header meant ('[netwrk]', '[Router]'), by
+ * config_name_near's rule, or NULL. `name` is n bytes, not terminated. */
 static const char *config_suggest_section(const struct config *c, const char *name, size_t n)
 {
-	char buf[64];
-	if (n == 0 || n >= sizeof buf)
-		return NULL;
-	memcpy(buf, name, n);
-	buf[n] = '\0';
-	const char *best = NULL;
-	size_t best_d = 3;
-	for (size_t t = 0; t < c->n_tables; t++) {
-		size_t e = config_edit_distance(buf, c->tables[t]->section, true);
-		if (e < best_d) {
-			best_d = e;
-			best = c->tables[t]->section;
-		}
-	}
-	if (best && best_d > 0 && 2 * best_d > strlen(best))
-		return NULL;
-	return best;
+	const char *sections[64];
+	size_t k = 0;
+	for (size_t t = 0; t < c->n_tables && k < 64; t++)
+		sections[k++] = c->tables[t]->section;
+	return config_name_near(name, n, sections, k);
 }
 
 /* "WHERE: unknown section [NAME]", with "(did you mean [S]?)" after a
