@@ -57,62 +57,64 @@ uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char 
 	return 1u << bits;
 }
 
-/* The pattern spec names, its parameters' text in *tail; NULL with
- * *rc and a message when the name does not split off or is unknown. */
-static const struct traffic_ops *traffic_spec_ops(const char *spec, const char **tail, int *rc, struct nl_err *err)
+/* The pattern `spec` names and its parameters, parsed into *params
+ * (malloc'd, ops->params_size); a negative code and a message when the
+ * name does not split off, is unknown, or a parameter is refused. */
+static int traffic_spec_parse(const char *spec, const struct traffic_ops **ops, void **params, struct nl_err *err)
 {
-	char name[64];
-	*tail = param_split_name(spec, name, sizeof name, err);
-	const struct traffic_ops *ops = *tail ? traffic_find(name, err) : NULL;
-	*rc = !*tail ? NL_EINVAL : NL_ENOTFOUND;
-	return ops;
+	char name[64], what[96];
+	*params = NULL;
+	const char *tail = param_split_name(spec, name, sizeof name, err);
+	if (!tail)
+		return NL_EINVAL;
+	if (!(*ops = traffic_find(name, err)))
+		return NL_ENOTFOUND;
+	void *p = calloc(1, (*ops)->params_size ? (*ops)->params_size : 1);
+	if (!p)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(what, sizeof what, "traffic '%s'", (*ops)->name);
+	int rc = param_parse((*ops)->params, p, tail, what, err);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*params = p;
+	return 0;
 }
 
 int traffic_spec_check(const char *spec, struct nl_err *err)
 {
-	char what[96];
-	const char *tail;
-	int rc;
-	const struct traffic_ops *ops = traffic_spec_ops(spec, &tail, &rc, err);
-	if (!ops)
-		return rc;
-	void *params = calloc(1, ops->params_size ? ops->params_size : 1);
-	if (!params)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(what, sizeof what, "traffic '%s'", ops->name);
-	rc = param_parse(ops->params, params, tail, what, err);
+	const struct traffic_ops *ops;
+	void *params;
+	NL_CHECK(traffic_spec_parse(spec, &ops, &params, err));
 	free(params);
-	return rc < 0 ? rc : 0;
+	return 0;
 }
 
 int traffic_new(const char *spec, const struct topo *t, uint64_t seed, struct traffic **out,
 		struct nl_err *err)
 {
-	char what[96];
-	const char *tail;
+	const struct traffic_ops *ops;
+	void *params;
 	int rc;
 
 	*out = NULL;
-	const struct traffic_ops *ops = traffic_spec_ops(spec, &tail, &rc, err);
-	if (!ops)
-		return rc;
+	NL_CHECK(traffic_spec_parse(spec, &ops, &params, err));
 	struct traffic *tr = calloc(1, sizeof *tr);
-	if (!tr)
+	if (!tr) {
+		free(params);
 		return nl_errf(err, NL_ENOMEM, "out of memory");
+	}
 	tr->ops = ops;
 	tr->topo = t;
 	tr->seed = seed;
 	tr->n_active = t->n_endpoints;
-	tr->params = calloc(1, ops->params_size ? ops->params_size : 1);
+	tr->params = params;
 	tr->state = ops->state_size ? calloc(1, ops->state_size) : NULL;
-	if (!tr->params || (ops->state_size && !tr->state)) {
+	if (ops->state_size && !tr->state) {
 		rc = nl_errf(err, NL_ENOMEM, "out of memory");
 		goto fail;
 	}
-	snprintf(what, sizeof what, "traffic '%s'", ops->name);
-	rc = param_parse(ops->params, tr->params, tail, what, err);
-	if (rc < 0)
-		goto fail;
 	if (ops->flags & (TRAFFIC_F_POW2 | TRAFFIC_F_POW4)) {
 		uint32_t bits = traffic_pow_bits(ops->flags, t->n_endpoints);
 		if (bits == 0) {
