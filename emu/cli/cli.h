@@ -49,6 +49,13 @@ int cli_exit_code(const struct nl_err *err);
  * every output option of a command. */
 int cli_check_output(const char *opt, const char *path, struct nl_err *err);
 
+/* Standard output, a device or a FIFO is staged in TMPDIR before it is
+ * written (core/output.h), which cli_check_output does not look at: a
+ * temporary file is made there for `path` and removed at once, so a
+ * TMPDIR that cannot take it fails before the work, not after it. 0, or
+ * out_tmp_for's error, unprefixed. */
+int cli_probe_staging(const char *path, struct nl_err *err);
+
 /* An output's value that starts with '-' (but "-" itself): its option's
  * value was left out and the next option taken for it. 0, or NL_EINVAL
  * with "OPT 'VALUE': an option, not a KIND name (a value left out?);

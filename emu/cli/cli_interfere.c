@@ -348,17 +348,13 @@ int cli_interfere_main(int argc, char **argv)
 		status = cli_report(&err);
 		goto out;
 	}
-	/* --plot - (or a device, a FIFO) is staged in TMPDIR, which
-	 * cli_check_output does not look at: a TMPDIR that cannot take the
-	 * chart failed after the replays (exit 3), not before them (layout
-	 * --svg - probes it likewise). */
-	char *probe = NULL;
-	if (plot && out_tmp_for(plot, &probe, &err) < 0) {
+	/* A TMPDIR that cannot take --plot - failed after the replays
+	 * (exit 3), not before them. */
+	if (plot && cli_probe_staging(plot, &err) < 0) {
 		nl_err_prefix(&err, "--plot");
 		status = cli_report(&err);
 		goto out;
 	}
-	out_unstage(&probe);
 	/* The chart's temporary files, and a foreign trace's streams while
 	 * it is converted, are removed by SIGINT/SIGTERM (core/output.h). */
 	out_signals_catch();

@@ -340,15 +340,10 @@ int cli_layout_main(int argc, char **argv)
 	if ((svg && cli_check_output("--svg", svg, &err) < 0) ||
 	    (lengths && cli_check_output("--lengths", lengths, &err) < 0))
 		return cli_report(&err);
-	/* Standard output, a device or a FIFO is staged in TMPDIR, which
-	 * cli_check_output does not look at: a TMPDIR that cannot take the
-	 * staged file fails here too, not after the annealing. */
-	for (size_t i = 0; i < 2; i++) {
-		char *probe = NULL;
-		if (outs[i].path && out_tmp_for(outs[i].path, &probe, &err) < 0)
+	/* Before the annealing, as the paths are. */
+	for (size_t i = 0; i < 2; i++)
+		if (outs[i].path && cli_probe_staging(outs[i].path, &err) < 0)
 			return cli_report(&err);
-		out_unstage(&probe);
-	}
 	int rc = cli_layout_setup(&o, cmd, argv[optind], &t, &lo, &m, &err);
 	if (rc < 0)
 		return cli_report_cmd(cmd, &err);

@@ -309,12 +309,8 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 		NL_CHECK(cli_check_output("--json", o->json_path, err));
 	if (o->plot_path) {
 		NL_CHECK(cli_check_output("--plot", o->plot_path, err));
-		/* '-' (a device, a FIFO) is staged in TMPDIR, which
-		 * cli_check_output does not look at: probed, as interfere's. */
-		char *probe = NULL;
-		if (out_tmp_for(o->plot_path, &probe, err) < 0)
+		if (cli_probe_staging(o->plot_path, err) < 0)
 			return nl_err_prefix(err, "--plot");
-		out_unstage(&probe);
 	}
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;

@@ -646,13 +646,9 @@ static int topo_export_main(int argc, char **argv)
 		return cli_usage_error(cmd, "%s", err.msg);
 	if (cli_check_output("--output", output, &err) < 0)
 		return cli_report(&err);
-	/* Standard output, a device or a FIFO is staged in TMPDIR, which
-	 * cli_check_output does not look at: a TMPDIR that cannot take the
-	 * staged file fails here too, not after the network is built. */
-	char *probe;
-	if (out_tmp_for(output, &probe, &err) < 0)
+	/* Before the network is built, as the path is. */
+	if (cli_probe_staging(output, &err) < 0)
 		return cli_report(&err);
-	out_unstage(&probe);
 
 	rc = topo_new_shown(argv[optind], &t, &err);
 	if (rc < 0)

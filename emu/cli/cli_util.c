@@ -249,6 +249,14 @@ int cli_exit_code(const struct nl_err *err)
 	}
 }
 
+int cli_probe_staging(const char *path, struct nl_err *err)
+{
+	char *probe = NULL;
+	NL_CHECK(out_tmp_for(path, &probe, err));
+	out_unstage(&probe);
+	return 0;
+}
+
 int cli_check_output(const char *opt, const char *path, struct nl_err *err)
 {
 	NL_CHECK(cli_value_not_option(opt, path, "file", "a file to write", err));
