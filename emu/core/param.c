@@ -378,6 +378,24 @@ static void param_names(const struct param_def *defs, char *buf, size_t cap)
 		snprintf(buf, cap, "none");
 }
 
+int param_block_new(const struct param_def *defs, size_t size, const char *kind, const char *name,
+		    const char *tail, void **out, struct nl_err *err)
+{
+	char what[96];
+	void *p = calloc(1, size ? size : 1);
+	*out = NULL;
+	if (!p)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	snprintf(what, sizeof what, "%s '%s'", kind, name);
+	int rc = tail ? param_parse(defs, p, tail, what, err) : param_defaults(defs, p, what, err);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 int param_parse(const struct param_def *defs, void *out, const char *tail, const char *what,
 		struct nl_err *err)
 {

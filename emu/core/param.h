@@ -76,6 +76,16 @@ const char *param_split_name(const char *spec, char *name, size_t namecap, struc
 int param_parse(const struct param_def *defs, void *out, const char *tail, const char *what,
 		struct nl_err *err);
 
+/* A new block of `size` bytes (freed with free: no parameter owns memory)
+ * holding the parameters of `defs`, named "<kind> '<name>'" in messages
+ * ("topology 'torus'"): parsed from `tail` as param_parse does, or only
+ * their defaults when tail is NULL (a family's own notation fills the
+ * rest). *out is NULL on failure. Every registry of named, parameterised
+ * things (topologies, routing functions, traffic patterns) makes its
+ * blocks here. */
+int param_block_new(const struct param_def *defs, size_t size, const char *kind, const char *name,
+		    const char *tail, void **out, struct nl_err *err);
+
 /* Set one parameter from text (used by param_parse and by config files). */
 int param_set(const struct param_def *d, void *out, const char *value, const char *what,
 	      struct nl_err *err);

@@ -83,17 +83,7 @@ static const struct route_ops *route_lookup(const char *spec, const char **tail,
  * with free: no parameter owns memory); NULL on failure. */
 static int route_params_parse(const struct route_ops *ops, const char *tail, void **params, struct nl_err *err)
 {
-	char what[96];
-	*params = calloc(1, ops->params_size ? ops->params_size : 1);
-	if (!*params)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(what, sizeof what, "routing function '%s'", ops->name);
-	int rc = param_parse(ops->params, *params, tail, what, err);
-	if (rc < 0) {
-		free(*params);
-		*params = NULL;
-	}
-	return rc;
+	return param_block_new(ops->params, ops->params_size, "routing function", ops->name, tail, params, err);
 }
 
 int route_spec_canonical(const char *spec, char **out, struct nl_err *err)

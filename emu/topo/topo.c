@@ -220,7 +220,7 @@ int topo_spec_expand(const char *spec, char **out, struct nl_err *err)
  * *params is the caller's to free; nothing is allocated on failure. */
 static int topo_parse(const char *spec, const struct topo_ops **ops, void **params, struct nl_err *err)
 {
-	char name[64], what[96];
+	char name[64];
 	size_t n;
 	const struct topo_ops *const *all = topo_list(&n);
 	int rc;
@@ -230,13 +230,10 @@ static int topo_parse(const char *spec, const struct topo_ops **ops, void **para
 	for (size_t i = 0; i < n; i++) {
 		if (!all[i]->parse_alias)
 			continue;
-		void *p = calloc(1, all[i]->params_size ? all[i]->params_size : 1);
-		if (!p)
-			return nl_errf(err, NL_ENOMEM, "out of memory");
-		snprintf(what, sizeof what, "topology '%s'", all[i]->name);
-		rc = param_defaults(all[i]->params, p, what, err);
-		if (rc == 0)
-			rc = all[i]->parse_alias(spec, p, err);
+		void *p;
+		NL_CHECK(param_block_new(all[i]->params, all[i]->params_size, "topology", all[i]->name, NULL, &p,
+					 err));
+		rc = all[i]->parse_alias(spec, p, err);
 		if (rc == 1) {
 			*ops = all[i];
 			*params = p;
@@ -252,17 +249,8 @@ static int topo_parse(const char *spec, const struct topo_ops **ops, void **para
 	const struct topo_ops *o = topo_find(name, err);
 	if (!o)
 		return NL_ENOTFOUND;
-	void *p = calloc(1, o->params_size ? o->params_size : 1);
-	if (!p)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(what, sizeof what, "topology '%s'", o->name);
-	rc = param_parse(o->params, p, tail, what, err);
-	if (rc < 0) {
-		free(p);
-		return rc;
-	}
+	NL_CHECK(param_block_new(o->params, o->params_size, "topology", o->name, tail, params, err));
 	*ops = o;
-	*params = p;
 	return 0;
 }
 

@@ -62,24 +62,14 @@ uint32_t traffic_spec_active(const char *spec, uint32_t n_endpoints, const char 
  * name does not split off, is unknown, or a parameter is refused. */
 static int traffic_spec_parse(const char *spec, const struct traffic_ops **ops, void **params, struct nl_err *err)
 {
-	char name[64], what[96];
+	char name[64];
 	*params = NULL;
 	const char *tail = param_split_name(spec, name, sizeof name, err);
 	if (!tail)
 		return NL_EINVAL;
 	if (!(*ops = traffic_find(name, err)))
 		return NL_ENOTFOUND;
-	void *p = calloc(1, (*ops)->params_size ? (*ops)->params_size : 1);
-	if (!p)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	snprintf(what, sizeof what, "traffic '%s'", (*ops)->name);
-	int rc = param_parse((*ops)->params, p, tail, what, err);
-	if (rc < 0) {
-		free(p);
-		return rc;
-	}
-	*params = p;
-	return 0;
+	return param_block_new((*ops)->params, (*ops)->params_size, "traffic", (*ops)->name, tail, params, err);
 }
 
 int traffic_spec_check(const char *spec, struct nl_err *err)
