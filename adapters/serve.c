@@ -677,10 +677,8 @@ out:
 			zmq_msg_close(&rk->pay[i].msg);
 		if (rk->w)
 			trace_stream_abort(rk->w);
-		if (rk->w_path) {
-			unlink(rk->w_path);
-			out_staged_del(rk->w_path);
-		}
+		if (rk->w_path)
+			out_staged_remove(rk->w_path);
 		free(rk->w_path);
 		free(rk->q);
 		free(rk->pay);

@@ -318,16 +318,14 @@ void trace_builder_free(struct trace_builder *b)
 		if (b->w && b->w[r])
 			trace_stream_abort(b->w[r]);
 		if (b->paths[r] && b->paths[r] != b->spool_path) {
-			unlink(b->paths[r]);
-			out_staged_del(b->paths[r]); /* polls: a recorded signal ends the process here */
+			out_staged_remove(b->paths[r]); /* polls: a recorded signal ends the process here */
 			free(b->paths[r]);
 		}
 	}
 	if (b->spool)
 		fclose(b->spool);
 	if (b->spool_path) {
-		unlink(b->spool_path);
-		out_staged_del(b->spool_path);
+		out_staged_remove(b->spool_path);
 		free(b->spool_path);
 	}
 	free(b->w);

@@ -209,8 +209,7 @@ void trace_afile_abort(struct trace_afile *f)
 		return;
 	if (f->fd >= 0)
 		close(f->fd);
-	unlink(f->tmp);
-	out_staged_del(f->tmp);
+	out_staged_remove(f->tmp);
 	free(f->tmp);
 	free(f->path);
 	f->tmp = f->path = NULL;

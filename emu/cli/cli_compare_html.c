@@ -105,8 +105,7 @@ static void h_plot(struct html *h, const char *title, const char *body)
 				const char *at = strstr(re.msg, lead);
 				snprintf(why, sizeof why, "%s", at ? at + sizeof lead - 1 : re.msg);
 			}
-			unlink(tmp);
-			out_staged_del(tmp); /* and ends the process here if it was interrupted */
+			out_staged_remove(tmp); /* and ends the process here if it was interrupted */
 		}
 		free(script);
 	}

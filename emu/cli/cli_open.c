@@ -48,8 +48,9 @@ int cli_open_trace(const char *cmd, const char *path, struct trace_archive **a, 
 	int rc = trace_import(path, tmp, cli_open_warn, (void *)cmd, err);
 	if (!rc)
 		rc = trace_archive_open(a, tmp, err);
-	unlink(tmp); /* the open archive keeps its descriptor */
-	out_staged_del(tmp); /* polls: a recorded signal ends the process here */
+	/* The open archive keeps its descriptor. Polls: a recorded signal ends
+	 * the process here. */
+	out_staged_remove(tmp);
 	return rc;
 }
 

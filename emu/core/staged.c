@@ -209,6 +209,12 @@ void out_staged_del(const char *path)
 	out_staged_poll();
 }
 
+void out_staged_remove(const char *path)
+{
+	unlink(path);
+	out_staged_del(path);
+}
+
 void out_staged_poll(void)
 {
 	int sig = out_pending_sig;

@@ -50,6 +50,9 @@ void out_signals_catch(void);
 void out_signals_ignore_xfsz(void);
 int out_staged_add(const char *path, struct nl_err *err);
 void out_staged_del(const char *path);
+/* Unlink the file `path` and forget it (out_staged_del, which polls): an
+ * owner giving up a file it registered, which was never put in place. */
+void out_staged_remove(const char *path);
 void out_staged_poll(void);
 
 /* Make the directory `path` (mode 0755) and register it as out_staged_add
