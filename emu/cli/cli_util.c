@@ -564,7 +564,28 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
-static const char *cli_option_near(const struct option *longopts, const char *arg);
+/* The long option of longopts nearest the unknown long option arg
+ * ("--jsn" or "--jsn=x": json), or NULL. */
+static const char *cli_option_near(const struct option *longopts, const char *arg)
+{
+	const char *names[64];
+	size_t n = 0;
+	if (!longopts || strncmp(arg, "--", 2) || !arg[2])
+		return NULL;
+	for (const struct option *o = longopts; o->name && n < 64; o++)
+		names[n++] = o->name;
+	return config_name_near(arg + 2, strcspn(arg + 2, "="), names, n);
+}
+
+/* "unknown option '--jsn' (did you mean '--json'? see 'netloom run
+ * --help')", without the suggestion when near is NULL. */
+static void cli_unknown_option_line(char *buf, size_t n, const char *cmd, const char *arg, const char *near)
+{
+	if (near)
+		snprintf(buf, n, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg, near, cmd);
+	else
+		snprintf(buf, n, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+}
 
 int cli_unknown_arg(const char *cmd, const char *arg, const struct option *longopts, bool from_booksim)
 {
@@ -580,11 +601,9 @@ int cli_unknown_arg(const char *cmd, const char *arg, const struct option *longo
 					    "file%s%s%s",
 				       arg, arg, from_booksim ? " (or --from-booksim " : "", from_booksim ? arg : "",
 				       from_booksim ? " to convert a BookSim2 one)" : "");
-	const char *near = cli_option_near(longopts, arg);
-	if (near)
-		return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg, near,
-				       cmd);
-	return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+	char line[512];
+	cli_unknown_option_line(line, sizeof line, cmd, arg, cli_option_near(longopts, arg));
+	return cli_usage_error(cmd, "%s", line);
 }
 
 /* Is name one of list's (NULL-terminated)? */
@@ -612,11 +631,10 @@ int cli_split_long_value(const char *cmd, const char *arg, const char *const *fl
 			names[n++] = *l + 2;
 		for (const char *const *l = valued; *l && n < 64; l++)
 			names[n++] = *l + 2;
-		const char *near = config_name_near(name + 2, strlen(name + 2), names, n);
-		if (near)
-			return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg,
-					       near, cmd);
-		return cli_usage_error(cmd, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+		char line[512];
+		cli_unknown_option_line(line, sizeof line, cmd, arg,
+					config_name_near(name + 2, strlen(name + 2), names, n));
+		return cli_usage_error(cmd, "%s", line);
 	}
 	*value = eq + 1;
 	return 1;
@@ -702,19 +720,6 @@ static unsigned cli_long_matches(const struct option *longopts, const char *arg,
 	return count;
 }
 
-/* The long option of longopts nearest the unknown long option arg
- * ("--jsn" or "--jsn=x": json), or NULL. */
-static const char *cli_option_near(const struct option *longopts, const char *arg)
-{
-	const char *names[64];
-	size_t n = 0;
-	if (!longopts || strncmp(arg, "--", 2) || !arg[2])
-		return NULL;
-	for (const struct option *o = longopts; o->name && n < 64; o++)
-		names[n++] = o->name;
-	return config_name_near(arg + 2, strcspn(arg + 2, "="), names, n);
-}
-
 /* When the long option arg abbreviates several of longopts, and only
  * then, its one line in buf: "option '--s' is ambiguous (--set, --svg)". */
 static bool cli_ambiguous_option(char *buf, size_t n, const struct option *longopts, const char *arg)
@@ -733,11 +738,7 @@ static void cli_unknown_option(char *buf, size_t n, const char *cmd, const struc
 {
 	if (cli_ambiguous_option(buf, n, longopts, arg))
 		return;
-	const char *near = cli_option_near(longopts, arg);
-	if (near)
-		snprintf(buf, n, "unknown option '%s' (did you mean '--%s'? see 'netloom %s --help')", arg, near, cmd);
-	else
-		snprintf(buf, n, "unknown option '%s' (see 'netloom %s --help')", arg, cmd);
+	cli_unknown_option_line(buf, n, cmd, arg, cli_option_near(longopts, arg));
 }
 
 /* The long option of longopts whose val is c and whose has_arg is
