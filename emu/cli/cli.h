@@ -292,6 +292,12 @@ int cli_cfg_opt(struct cli_cfg_opts *o, const char *cmd, int argc, char **argv, 
  * empty, and 'sweep -c mine.ini' then ran the default 8x8 torus as if it
  * were the reader's network. cfg NULL: the caller knows it set none. */
 void cli_warn_config_empty(const char *cmd, const struct config *cfg, const char *path);
+/* " (32 active: bitcomp needs a power of two)" after the endpoint count
+ * when the session's traffic pattern uses only some endpoints, else "":
+ * the rates are per endpoint used, or all of them would be read as the
+ * divisor (run's header, config --check). */
+struct nl_sim_info;
+void cli_traffic_active_note(char *buf, size_t n, const struct nl_sim_info *info);
 
 /* Build the configuration: file, then overrides, validated against every
  * module's table. */

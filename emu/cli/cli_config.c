@@ -19,13 +19,18 @@
 static void config_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: netloom config [-c FILE] [-s key=value]... [--dump | --json]\n"
+		"usage: netloom config [-c FILE] [-s key=value]... [--dump | --json | --check]\n"
 		"       netloom config --keys\n"
 		"       netloom config --from-booksim BOOKSIM_CONFIG\n\n"
 		"  --dump               print the resolved configuration as INI (the default)\n"
 		"  --json               print the resolved configuration as JSON\n"
 		"                       (both first refuse a topology, routing_function or traffic spec\n"
 		"                       that run refuses, parsed, not built)\n"
+		"  --check              build the network, routing, traffic and flow control as run does\n"
+		"                       and run one cycle: refuse what run refuses only once it builds\n"
+		"                       (too few VCs for the routing function, a traffic pattern the\n"
+		"                       endpoint count does not suit, ...), else print one line saying\n"
+		"                       what runs (time and memory of a run's set-up)\n"
 		"  --keys               list every key with its default, range and meaning\n"
 		"  --from-booksim FILE  write the netloom INI equivalent of a BookSim2 config to stdout;\n"
 		"                       what cannot be mapped is named on stderr (exit status 3 if anything)\n"
@@ -38,7 +43,7 @@ static void config_usage(FILE *f)
 		"3 --from-booksim named what it could not map (the INI is written without it).\n");
 }
 
-/* What the command does is chosen by one of --dump, --json, --keys and
+/* What the command does is chosen by one of --dump, --json, --check, --keys and
  * --from-booksim: a second is refused, not ignored (the last one won, or
  * --keys hid --dump). The same flag again changes nothing and is taken,
  * as every command takes its flags (run --csv, topo describe --json,
@@ -51,27 +56,35 @@ static int config_mode(const char **mode, const char *opt)
 	if (*mode && !strcmp(*mode, opt))
 		return cli_usage_error("config", "option '%s' given twice", opt);
 	if (*mode)
-		return cli_usage_error("config", "'%s' with '%s': expected one of --dump, --json, --keys, --from-booksim",
+		return cli_usage_error("config", "'%s' with '%s': expected one of --dump, --json, --check, --keys, "
+					       "--from-booksim",
 				       opt, *mode);
 	*mode = opt;
 	return 0;
 }
 
-/* The converted INI runs: loaded and built as a run builds it (network,
+/* The configuration loaded in s runs: built as a run builds it (network,
  * routing, traffic, flow control: the run's own checks, not a copy), then
- * stopped after one cycle of warm-up. A value BookSim takes and netloom's
- * run refuses (st_final_delay = 0, input_speedup above num_vcs) fails
- * here, not at the user's first run. */
-static int config_booksim_runs(const char *path, const char *ini, struct nl_err *err)
+ * stopped after one cycle of warm-up. A value run refuses only once it
+ * builds (too few VCs for the routing function, st_final_delay = 0,
+ * input_speedup above num_vcs) fails here, not at the user's first run. */
+static int config_runs(nl_sim *s, struct nl_err *err)
 {
 	static const char *const one_cycle[] = {"sample_period=1", "warmup_periods=2", "max_samples=1"};
+	for (size_t i = 0; i < sizeof one_cycle / sizeof *one_cycle; i++)
+		NL_CHECK(nl_sim_set(s, one_cycle[i], NULL, err));
+	return nl_sim_run(s, NULL, err);
+}
+
+/* The converted INI runs (config_runs), or a message naming the BookSim
+ * file. */
+static int config_booksim_runs(const char *path, const char *ini, struct nl_err *err)
+{
 	nl_sim *s;
 	NL_CHECK(nl_sim_new(&s, err));
 	int rc = nl_sim_load_string(s, ini, path, err);
-	for (size_t i = 0; rc == 0 && i < sizeof one_cycle / sizeof *one_cycle; i++)
-		rc = nl_sim_set(s, one_cycle[i], NULL, err);
 	if (rc == 0)
-		rc = nl_sim_run(s, NULL, err);
+		rc = config_runs(s, err);
 	nl_sim_free(s);
 	if (rc < 0) {
 		/* A refusal found at a key's line names the converted INI's
@@ -88,6 +101,37 @@ static int config_booksim_runs(const char *path, const char *ini, struct nl_err 
 		return nl_errf(err, NL_ECONFIG, "%s: the converted configuration does not run: %s", path, copy);
 	}
 	return 0;
+}
+
+/* --check: -c FILE and -s key=value (the file first) built and run for
+ * one cycle (config_runs); on success one line on stdout saying what
+ * runs. The exit status. */
+static int config_check(const struct cli_cfg_opts *o, struct nl_err *err)
+{
+	nl_sim *s;
+	if (nl_sim_new(&s, err) < 0)
+		return cli_report(err);
+	int rc = o->config_path ? nl_sim_load_file(s, o->config_path, err) : 0;
+	if (o->config_path)
+		cli_config_hint(o->config_path, rc, err);
+	for (int i = 0; rc == 0 && i < o->n_sets; i++)
+		rc = cli_session_set(s, o->sets[i], err);
+	/* The description after the run: config_runs' keys would move the
+	 * strings nl_sim_info points into. */
+	struct nl_sim_info info = {.size = sizeof info};
+	if (rc == 0 && (rc = config_runs(s, err)) == 0)
+		rc = nl_sim_info(s, &info, err);
+	if (rc < 0) {
+		cli_config_spec_hint(o->config_path, err);
+		nl_sim_free(s);
+		return cli_report(err);
+	}
+	char active[320];
+	cli_traffic_active_note(active, sizeof active, &info);
+	printf("runs: %s, routing %s, traffic %s, %u routers, %u endpoints%s\n", info.topology, info.routing,
+	       info.traffic, info.n_routers, info.n_endpoints, active);
+	nl_sim_free(s);
+	return CLI_OK;
 }
 
 /* Whether the file given to --from-booksim loads as a netloom INI with a
@@ -137,7 +181,7 @@ int cli_config_main(int argc, char **argv)
 	struct config cfg;
 	struct nl_err err = {0};
 	const char *booksim = NULL;
-	bool keys = false, json = false;
+	bool keys = false, json = false, check = false;
 	const char *mode = NULL; /* the option that chose what to print */
 	int rc = CLI_OK;
 
@@ -146,7 +190,8 @@ int cli_config_main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
 		{"dump", no_argument, NULL, 'd'},         {"json", no_argument, NULL, 'J'},
 		{"keys", no_argument, NULL, 'k'},         {"from-booksim", required_argument, NULL, 'b'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	if (cli_long_expand(&o, "config", longopts, "c:s:h", argc, argv)) {
 		rc = CLI_USAGE;
@@ -162,7 +207,7 @@ int cli_config_main(int argc, char **argv)
 			continue;
 		/* --from-booksim=FILE, the form getopt's long options take (and
 		 * --config=/--set= here); it was an unknown option. */
-		static const char *const flags[] = {"--dump", "--json", "--keys", "--help", NULL};
+		static const char *const flags[] = {"--dump", "--json", "--keys", "--check", "--help", NULL};
 		static const char *const valued[] = {"--from-booksim", NULL};
 		char name[16];
 		const char *inl = NULL;
@@ -181,11 +226,12 @@ int cli_config_main(int argc, char **argv)
 			config_usage(stdout);
 			goto out;
 		} else if (!strcmp(argv[i], "--dump") || !strcmp(argv[i], "--json") || !strcmp(argv[i], "--keys") ||
-			   (!strcmp(argv[i], "--from-booksim") && i + 1 < argc)) {
+			   !strcmp(argv[i], "--check") || (!strcmp(argv[i], "--from-booksim") && i + 1 < argc)) {
 			if ((rc = config_mode(&mode, argv[i])))
 				goto out;
 			json = !strcmp(argv[i], "--json");
 			keys = !strcmp(argv[i], "--keys");
+			check = !strcmp(argv[i], "--check");
 			if (!strcmp(argv[i], "--from-booksim"))
 				booksim = argv[++i];
 		} else if (!strcmp(argv[i], "--from-booksim")) {
@@ -214,6 +260,10 @@ int cli_config_main(int argc, char **argv)
 	}
 	if (booksim) {
 		rc = config_from_booksim(booksim, &err);
+		goto out;
+	}
+	if (check) {
+		rc = config_check(&o, &err);
 		goto out;
 	}
 	/* The routing a run would use: the key's own default, dor, does not

@@ -347,14 +347,8 @@ static void run_print_header(const struct nl_sim_info *info, bool csv)
 		       "network_latency_mean,hops_mean,stable,cycles,flit_hops,wall_seconds\n");
 		return;
 	}
-	/* A bit pattern uses the largest power of two (four) of the endpoints
-	 * and the rates are per endpoint used: say so, or 32 endpoints would
-	 * be read as the divisor. */
-	const char *need;
-	uint32_t n_active = traffic_spec_active(info->traffic, info->n_endpoints, &need);
-	char active[320] = "";
-	if (need)
-		snprintf(active, sizeof active, " (%u active: %s needs %s)", n_active, info->traffic, need);
+	char active[320];
+	cli_traffic_active_note(active, sizeof active, info);
 	printf("netloom %s: %s, routing %s, traffic %s, %u routers, %u endpoints%s, seed %lld\n", nl_version(),
 	       info->topology, info->routing, info->traffic, info->n_routers, info->n_endpoints, active,
 	       (long long)info->seed);

@@ -30,6 +30,7 @@
 #include "place/place.h"
 #include "session/session.h"
 #include "topo/topo.h"
+#include "traffic/traffic.h"
 #include "traces/trace.h"
 
 /* The words every rank of a launch must share, each ended by a NUL: the
@@ -1419,4 +1420,14 @@ int cli_plot_write(const char *opt, const char *out, const char *script, const c
 	free(svg);
 	out_unstage(&tmp);
 	return rc;
+}
+
+void cli_traffic_active_note(char *buf, size_t n, const struct nl_sim_info *info)
+{
+	const char *need;
+	uint32_t n_active = traffic_spec_active(info->traffic, info->n_endpoints, &need);
+	if (need)
+		snprintf(buf, n, " (%u active: %s needs %s)", n_active, info->traffic, need);
+	else if (n)
+		buf[0] = '\0';
 }

@@ -595,6 +595,40 @@ def case_config_dump():
         eq("num_vcs after it", j["num_vcs"], 4)
 
 
+def case_config_check():
+    # --dump and --json check specs parsed, not built: a configuration run
+    # refuses once it builds (too few VCs for ugal) was dumped, exit 0.
+    # --check builds it as run does and refuses it with run's own line.
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "df.ini")
+        write(f, "[network]\ntopology = dragonfly:a=4,p=2,h=2,g=3\nrouting_function = ugal\n[router]\nnum_vcs = 2\n")
+        want = (f"netloom: {f}:5: routing function 'ugal' needs num_vcs >= 2 x the diameter = 4 "
+                "(one VC class per hop of the longest Valiant path), got 2")
+        ran = run("run", "-c", f, code=2)
+        one_line_error(ran, want)
+        p = run("config", "-c", f, "--check", code=2)
+        one_line_error(p, want)
+        eq("refused: nothing on stdout", p.stdout.decode(), "")
+        # Fixed by -s, it runs: one line saying what, on stdout.
+        p = run("config", "-c", f, "-s", "num_vcs=4", "--check")
+        eq("check line", p.stdout.decode(),
+           "runs: dragonfly:a=4,p=2,h=2,g=3, routing ugal:mode=local,inter=router,threshold=0,snapshot=0,queue=credit, "
+           "traffic uniform, 12 routers, 24 endpoints\n")
+        eq("check: stderr", p.stderr.decode(), "")
+        # The run's header agrees on what runs, active endpoints included.
+        args = ("-s", "topology=torus:k=3x3", "-s", "traffic=bitrev")
+        p = run("config", *args, "--check")
+        eq("check line, bit pattern", p.stdout.decode(),
+           "runs: torus:k=3x3,n=0,p=1, routing dor:dateline=1, traffic bitrev, 9 routers, 9 endpoints "
+           "(8 active: bitrev needs a power of two)\n")
+        head = run("run", *args, "-s", "sample_period=50").stdout.decode().splitlines()[0]
+        check(f"run header names the same: {head}", head.endswith("9 routers, 9 endpoints (8 active: bitrev needs a "
+                                                                  "power of two), seed 0"))
+        # A spec refused before building still is, as by --dump.
+        p = run("config", "-s", "topology=torus:k=1x1", "--check", code=2)
+        one_line_error(p, "netloom: -s: topology 'torus': parameter 'k' value '1x1' out of range")
+
+
 def case_config_json():
     j = run_json("config", "--json", "-s", "packet_size=1..4", "-s", "wait_for_tail_credit=yes")
     # Leading zeros of any number (a leading 0 is not octal): past 63
@@ -1037,7 +1071,9 @@ def case_option_values():
                 (("sweep", "--rates", "0.1:0.1:0.1", "--json", a, "--json", b), "netloom sweep: option '--json' given twice"),
                 (("sweep", "--rates", "0.1:0.1:0.1", "--spread", "points", "--spread", "network"),
                  "netloom sweep: option '--spread' given twice"),
-                (("config", "--keys", "--dump"), "netloom config: '--dump' with '--keys': expected one of --dump, --json, --keys, --from-booksim"),
+                (("config", "--keys", "--dump"), "netloom config: '--dump' with '--keys': expected one of --dump, --json, --check, "
+                 "--keys, --from-booksim"),
+                (("config", "--check", "--json"), "netloom config: '--json' with '--check'"),
                 (("config", "--dump", "--json"), "netloom config: '--json' with '--dump'"),
                 (("config", "--from-booksim", bs, "--json"), "netloom config: '--json' with '--from-booksim'"),
                 (("config", "--from-booksim", bs, "-s", "num_vcs=4"),
