@@ -206,9 +206,9 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 		if (!strcmp(r->ac.placement, "linear") && r->topo->n_endpoints < src->n_ranks) {
 			nl_errf(err, NL_ECONFIG,
 				"key 'topology': '%s' has %" PRIu32 " endpoints, the session needs %" PRIu32
-				" (one per rank%s)",
+				" (one per rank%s); expected a topology of %" PRIu32 " endpoints or more",
 				s->nc.topology, r->topo->n_endpoints, src->n_ranks,
-				o->trace_path ? ", the trace's included" : "");
+				o->trace_path ? ", the trace's included" : "", src->n_ranks);
 			rc = config_err_file_line(&s->cfg, "topology", err);
 			goto fail;
 		}

@@ -251,7 +251,7 @@ out=$("$netloom" replay "$dir/pp.nlt" -s topology=torus:k=2 -s link_model=links 
 expect_eq "small topology exit" $rc 0
 out=$("$netloom" replay "$dir/st.nlt" -s topology=torus:k=2 2>&1); rc=$?
 expect_eq "topology too small exit" $rc 2
-expect_eq "topology too small message" "$out" "netloom: -s: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
+expect_eq "topology too small message" "$out" "netloom: -s: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
 printf 'not a trace' > "$dir/junk.nlt"
 out=$("$netloom" replay "$dir/junk.nlt" 2>&1); expect_eq "junk exit" $? 2
 expect_eq "junk message" "$out" "netloom: $dir/junk.nlt: unknown trace format: expected a netloom trace archive (.nlt) or a DUMPI .meta file ('numprocs=' and 'fileprefix=' lines) or a SimGrid time-independent trace ('<rank> <action> ...' lines, or a list of such files) or an OTF2 anchor file (NAME.otf2)"
@@ -382,7 +382,7 @@ out=$("$netloom" replay "$dir/rv.nlt" -c "$dir/idb.ini" 2>&1); rc=$?
 expect_eq "ideal with a bandwidth, in a file" "$rc:$out" "2:netloom: $dir/idb.ini:3: bandwidth_gbps = 5: key 'ideal' is 'yes': expected bandwidth_gbps unset or ideal = no (the ideal network has infinite bandwidth)"
 printf '[network]\ntopology = torus:k=2\n' > "$dir/small.ini"
 out=$("$netloom" replay "$dir/st.nlt" -c "$dir/small.ini" 2>&1); rc=$?
-expect_eq "topology too small, in a file" "$rc:$out" "2:netloom: $dir/small.ini:2: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank)"
+expect_eq "topology too small, in a file" "$rc:$out" "2:netloom: $dir/small.ini:2: key 'topology': 'torus:k=2' has 2 endpoints, the trace needs 6 (one per rank); expected a topology of 6 endpoints or more, or ranks sharing endpoints: placement = contiguous, ranks_per_node = 3 (docs/placement.md)"
 # An output path that cannot be written fails before the replay: nothing
 # on stdout.
 for opt in --json --svg; do
