@@ -9,7 +9,9 @@
 # Without cases, the bar's: the FleX dragonfly (min and UGAL, 0.3 and 0.7),
 # the flattened butterfly (ran_min and UGAL) and the fat tree (NCA), at
 # 0.3 but where named. PAIRS (default 3) and SAMPLE_PERIOD pass through.
-# Last line: the smallest median ratio, the case the bar depends on.
+# Last line: the smallest median ratio, the case the bar depends on
+# ("smallest: ff_ugal at 0.3: netloom / BookSim2 flit-hops per CPU second,
+# median of 3 pairs: 12.4x").
 set -euo pipefail
 usage="usage: BOOKSIM=/path/to/booksim booksim_table.sh NETLOOM [CASE@LOAD ...] (see the header)"
 case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
@@ -50,11 +52,15 @@ pairs = [re.search(r"netloom .*?([0-9.]+) CPU s; BookSim2 .*?([0-9.]+) CPU s; ra
          for l in lines if l.startswith("pair ")]
 if not pairs or not all(pairs):
     sys.exit(f"booksim_table.sh: {sys.argv[2]}: no pair lines from booksim_topos.sh")
+median = re.search(r": ([0-9.]+)x$", lines[-1])
+if not median:
+    sys.exit(f"booksim_table.sh: {sys.argv[2]}: no median line from booksim_topos.sh (last line: {lines[-1]!r})")
 nl = sorted(float(m.group(1)) for m in pairs)
 bs = sorted(float(m.group(2)) for m in pairs)
 print(f"| {sys.argv[2]} | {nl[0]:.3f}-{nl[-1]:.3f} | {bs[0]:.3f}-{bs[-1]:.3f} | "
-      f"**{lines[-1]}x** ({', '.join(m.group(3) for m in pairs)}) |")
+      f"**{median.group(1)}x** ({', '.join(m.group(3) for m in pairs)}) |")
 PY
   medians+=("$(tail -n 1 "$out")")
 done
-printf '%s\n' "${medians[@]}" | sort -n | head -n 1
+# Sorted by the ratio after the last ': '.
+printf '%s\n' "${medians[@]}" | awk -F': ' '{print $NF "\t" $0}' | sort -n | head -n 1 | cut -f 2- | sed 's/^/smallest: /'

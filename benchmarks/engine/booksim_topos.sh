@@ -15,7 +15,10 @@
 #                                               side by side: last line, netloom's
 #                                               flit-hops per CPU second over
 #                                               BookSim2's (median of PAIRS
-#                                               alternating pairs, default 3)
+#                                               alternating pairs, default 3):
+#                                               "CASE at LOAD: netloom / BookSim2
+#                                               flit-hops per CPU second, median
+#                                               of 3 pairs: 15.3x"
 #
 # CASE is a file name without .cfg (df_flex_min, df_flex_ugal, ff_ranmin,
 # ff_ugal, ft_nca, ...). Memory per endpoint is the peak resident memory
@@ -171,6 +174,9 @@ if not cyc:
     sys.exit(f"booksim_topos.sh: no 'Time taken' in BookSim2's output ({said})")
 bfh = last("Accepted flit rate average") * eps * int(cyc[-1]) * (last("Hops average") - 1)
 ncpu, bcpu = cpu("nl.cpu"), cpu("bs.cpu")
+if ncpu <= 0 or bcpu <= 0:
+    sys.exit(f"booksim_topos.sh: {'netloom' if ncpu <= 0 else 'BookSim2'} took no measurable CPU time "
+             "(bash's time counts milliseconds); expected longer runs: raise SAMPLE_PERIOD")
 r = (int(m.group(2)) / ncpu) / (bfh / bcpu)
 print(f"pair {i}: netloom {m.group(1)} cycles, {int(m.group(2))} flit-hops, {ncpu:.3f} CPU s; "
       f"BookSim2 {cyc[-1]} cycles, {bfh:.0f} flit-hops, {bcpu:.3f} CPU s; ratio {r:.1f}")
@@ -178,7 +184,11 @@ with open(f"{d}/ratios", "a") as f:
     f.write(f"{r}\n")
 PY
   done
-  sort -n "$dir/ratios" | awk '{v[NR] = $1} END {printf "%.1f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+  # The figure with its unit and what it is a median of: a bare "15.3"
+  # as the last line said neither.
+  sort -n "$dir/ratios" | awk -v c="$case" -v l="$load" '{v[NR] = $1} END {
+    printf "%s at %s: netloom / BookSim2 flit-hops per CPU second, median of %d pairs: %.1fx\n", c, l, NR,
+      (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
   ;;
 *)
   echo "booksim_topos.sh: mode '$mode': expected speed, memory or vs" >&2
