@@ -77,6 +77,19 @@ same "18446744073709551616 9223372036854775808" "$T/json" "info --json: start_un
 expect 0 "info (text) of the one-rank-per-core LAMMPS sample" "$NL" trace info "$2/traces/samples/lammps-lj-2.nlt"
 grep -q '^recorded on       1 host, at most 2 ranks on a host of 2 cores (1 rank per core)$' "$T/out" &&
 	ok "info: singular and plural units" || fail "info units: $(grep 'recorded on' "$T/out")"
+# Communicators: up to eight beyond world and self each with its id, more
+# counted by size (HPCC's 56 made a line of 1,600 characters; --json has
+# every id).
+expect 0 "info (text) of LAMMPS: one communicator of its own" "$NL" trace info "$2/traces/samples/lammps-lj-16.nlt"
+grep -qx 'communicators     3 (world, self, 1071733475: 16 ranks)' "$T/out" &&
+	ok "info: a few communicators listed" || fail "info communicators: $(grep communicators "$T/out")"
+expect 0 "info (text) of HPCC: 56 communicators" "$NL" trace info "$2/traces/samples/hpcc-16.nlt"
+grep -qx 'communicators     56 (world, self, and by size: 48 of 4 ranks, 6 of 16 ranks; --json lists each with its id)' \
+	"$T/out" && ok "info: many communicators counted by size" || fail "info communicators: $(grep communicators "$T/out")"
+expect 0 "info --json of HPCC" "$NL" trace info --json "$2/traces/samples/hpcc-16.nlt"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["communicators"]; print(len(c), len({x["id"] for x in c}))' \
+	"$T/out" >"$T/json" 2>&1
+same "56 56" "$T/json" "info --json: each of HPCC's 56 communicators with its id"
 
 # --- dump -> encode byte identity -------------------------------------------------
 for f in bgp ti wa; do
