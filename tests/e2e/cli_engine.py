@@ -2045,7 +2045,8 @@ def case_option_prefixes():
             (("topo", "describe", "--s", "torus:k=4"),
              "netloom topo describe: option '--s' is ambiguous (--seed, --sampled, --samples)"),
             (("layout", "--l", "x", "torus:k=4"), "netloom layout: option '--l' is ambiguous (--layout, --longest, --lengths)"),
-            (("config", "--c"), "netloom config: option '--config' needs a value"),
+            (("config", "--c"), "netloom config: option '--c' is ambiguous (--config, --check)"),
+            (("config", "--co"), "netloom config: option '--config' needs a value"),
             # The rest of getopt_long's complaints, each naming the option
             # as given or in full: '--bis=3' was an unknown option, '-xq'
             # named the word before it, '--o' lacked its full name.
