@@ -318,15 +318,27 @@ int trace_archive_open(struct trace_archive **ap, const char *path, struct nl_er
 			      "truncated netloom trace archive: the %u-byte header is incomplete", TRACE_HEADER_SIZE);
 		goto fail;
 	}
+	/* A newer version is refused before the header hash: its layout may
+	 * put the hash elsewhere. So a flipped version byte cannot be told
+	 * from a newer netloom's archive, and the message says both. An
+	 * older version shares this header: its hash is checked first. */
 	uint32_t version = trace_get_u32(hdr + 8);
-	if (version < TRACE_FORMAT_VERSION_MIN || version > TRACE_FORMAT_VERSION) {
+	if (version > TRACE_FORMAT_VERSION) {
 		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
-			      "unsupported format version %u (this netloom reads versions %u .. %u)", version,
-			      TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
+			      "format version %u is newer than this netloom reads (up to %u), or the header is "
+			      "damaged (the version comes before the header hash, so the two cannot be told "
+			      "apart); expected version <= %u",
+			      version, TRACE_FORMAT_VERSION, TRACE_FORMAT_VERSION);
 		goto fail;
 	}
 	if (trace_get_u64(hdr + 56) != trace_xxh64(hdr, 56, 0)) {
 		rc = arch_err(a, err, NL_ECORRUPT, 56, "header hash mismatch (header damaged)");
+		goto fail;
+	}
+	if (version < TRACE_FORMAT_VERSION_MIN) {
+		rc = arch_err(a, err, NL_EUNSUPPORTED, 8,
+			      "unsupported format version %u (this netloom reads versions %u .. %u)", version,
+			      TRACE_FORMAT_VERSION_MIN, TRACE_FORMAT_VERSION);
 		goto fail;
 	}
 	if (trace_get_u32(hdr + 12) != 0) {

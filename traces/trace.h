@@ -293,7 +293,11 @@ struct trace_archive;
 struct trace_rank_reader;
 
 /* Open an archive and read its manifest and frame index. Bad magic,
- * unsupported version and truncation are reported with the offset. */
+ * unsupported version and truncation are reported with the offset.
+ * NL_EUNSUPPORTED: an archive this netloom cannot read (a format version
+ * newer than TRACE_FORMAT_VERSION, which a damaged version field also
+ * shows, as the message says; unknown header flags or reserved bits
+ * under a matching header hash); NL_ECORRUPT: damage. */
 int trace_archive_open(struct trace_archive **a, const char *path, struct nl_err *err);
 void trace_archive_close(struct trace_archive *a);
 const struct trace_manifest *trace_archive_manifest(const struct trace_archive *a);

@@ -58,7 +58,9 @@ static const struct trace_sub {
 	 "Decode every rank's stream and check it against the manifest: hashes, op\n"
 	 "counts, frame index, communicator ids, peers and roots, and what replay\n"
 	 "refuses (more than 65,535 communicators). Prints one line; exit 0 when\n"
-	 "intact, 1 when damaged or refused, 2 when FILE cannot be read as an archive."},
+	 "intact, 1 when damaged or refused, 2 when FILE cannot be read as an archive\n"
+	 "(another format, or a format version newer than this netloom reads, which a\n"
+	 "damaged header also shows: the message says both)."},
 	{"convert", "convert IN OUT.nlt",
 	 "Import a foreign trace: a DUMPI .meta file (its rank .bin files beside it, found\n"
 	 "by basename when the recorded fileprefix path does not exist), a SimGrid\n"
@@ -600,6 +602,10 @@ static int cmd_verify(int argc, char **argv)
 	struct trace_archive *a;
 	struct progress pr;
 	int rc = trace_archive_open(&a, file, &e);
+	/* An intact header this netloom cannot read (a newer format version,
+	 * flags it does not know) is not damage it found: status 2, as from
+	 * info and replay. A newer version's message says it may be damage. */
+	bool is_unreadable = rc == NL_EUNSUPPORTED;
 	if (!rc) {
 		progress_init(&pr, "verifying");
 		trace_archive_set_progress(a, show_progress, &pr);
@@ -618,7 +624,7 @@ static int cmd_verify(int argc, char **argv)
 	if (!rc)
 		return CLI_OK;
 	/* A foreign trace (NL_EINVAL) is not damage: bad input, status 2. */
-	if (rc == NL_ENOTFOUND || rc == NL_EIO || rc == NL_ENOMEM || rc == NL_EINVAL)
+	if (rc == NL_ENOTFOUND || rc == NL_EIO || rc == NL_ENOMEM || rc == NL_EINVAL || is_unreadable)
 		return report(&e);
 	/* One line of text, as cli_report writes: the message quotes the
 	 * archive's path, whatever bytes it holds. */

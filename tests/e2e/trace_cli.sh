@@ -235,6 +235,23 @@ if grep -qF "netloom: verify FAILED: $T/b\\x1b[2J\\xffd.nlt: rank 6, offset $((s
 else
 	fail "verify FAILED message: $(cat -v "$T/err")"
 fi
+# A format version newer than this netloom reads (offset 8, read before
+# the header hash, so it may also be a damaged byte): every command says
+# both, status 2 (verify said "verify FAILED", status 1, as for damage
+# it had found, where info and replay said status 2).
+python3 - "$T/bgp.nlt" "$T/v3.nlt" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[8:12] = struct.pack('<I', 3)
+open(sys.argv[2], 'wb').write(d)
+PY
+newer="netloom: $T/v3.nlt: offset 8: format version 3 is newer than this netloom reads (up to 2), or the header is damaged (the version comes before the header hash, so the two cannot be told apart); expected version <= 2"
+for c in verify info; do
+	expect 2 "$c of a newer format version: exit 2" "$NL" trace $c "$T/v3.nlt"
+	same "$newer" "$T/err" "$c of a newer format version says newer or damaged"
+done
+expect 2 "replay of a newer format version: exit 2" "$NL" replay "$T/v3.nlt"
+same "$newer" "$T/err" "replay of a newer format version says newer or damaged"
 
 # --- pack / unpack ----------------------------------------------------------------------
 printf '[network]\ntopology = torus:k=4x4\n' >"$T/system.ini"

@@ -48,11 +48,27 @@ static void test_corruption(void)
 	test_spit(bad, b, 3);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EFORMAT, &e, want);
 
-	/* Unsupported version (checked before the header hash). */
+	/* A newer version (checked before the header hash, which a newer
+	 * layout may move): newer or damaged, the message says both. */
 	memcpy(b, g, n);
 	trace_put_u32(b + 8, 3);
 	test_spit(bad, b, n);
-	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 3 (this netloom reads versions 1 .. 2)",
+	snprintf(want, sizeof want,
+		 "%s: offset 8: format version 3 is newer than this netloom reads (up to 2), or the header is "
+		 "damaged (the version comes before the header hash, so the two cannot be told apart); expected "
+		 "version <= 2",
+		 bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
+	/* An older version shares this header: a version byte damaged to 0
+	 * is a hash mismatch, and version 0 under its hash is unsupported. */
+	memcpy(b, g, n);
+	trace_put_u32(b + 8, 0);
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 56: header hash mismatch (header damaged)", bad);
+	CHECK_ERR(open_and_verify(bad, &e), NL_ECORRUPT, &e, want);
+	trace_put_u64(b + 56, trace_xxh64(b, 56, 0));
+	test_spit(bad, b, n);
+	snprintf(want, sizeof want, "%s: offset 8: unsupported format version 0 (this netloom reads versions 1 .. 2)",
 		 bad);
 	CHECK_ERR(open_and_verify(bad, &e), NL_EUNSUPPORTED, &e, want);
 
