@@ -105,6 +105,12 @@ int trace_op_check(const struct trace_op *op, struct nl_err *err)
 	if (op->n_reqs && !op->reqs)
 		return nl_errf(err, NL_EINVAL, "%s: n_reqs is %u but reqs is NULL", trace_op_name(op->kind),
 			       op->n_reqs);
+	if (op->flags & ~TRACE_F_KNOWN)
+		return nl_errf(err, NL_EINVAL,
+			       "%s: flags 0x%x: unknown bits 0x%x; expected TRACE_F_NONBLOCKING (0x%x), "
+			       "TRACE_F_IN_PLACE (0x%x) or TRACE_F_NO_OUTCOME (0x%x)",
+			       trace_op_name(op->kind), op->flags, op->flags & ~TRACE_F_KNOWN,
+			       TRACE_F_NONBLOCKING, TRACE_F_IN_PLACE, TRACE_F_NO_OUTCOME);
 	if (!isfinite(op->flops) || op->flops < 0)
 		return nl_errf(err, NL_EINVAL, "%s: flops %g: expected a finite value >= 0",
 			       trace_op_name(op->kind), op->flops);
@@ -315,6 +321,11 @@ int trace_op_decode(const uint8_t *p, size_t len, struct trace_op *op, uint64_t 
 			goto bad;
 		if (f > UINT16_MAX) {
 			d.what = "flags out of range";
+			goto bad;
+		}
+		_Static_assert(TRACE_F_KNOWN == 0x7, "the message below lists the flag bits");
+		if (f & ~(uint32_t)TRACE_F_KNOWN) {
+			d.what = "unknown flag bits (known: nonblocking 0x1, in_place 0x2, no_outcome 0x4)";
 			goto bad;
 		}
 		op->flags = (uint16_t)f;

@@ -610,6 +610,15 @@ static void enc_mark_member(struct enc *e, uint8_t on)
 		e->is_member[e->mem_idx[k]] = on;
 }
 
+/* Undo strtok's splitting of v (v_len bytes) at sep, so an error quotes
+ * the whole value. */
+static void unsplit(char *v, size_t v_len, char sep)
+{
+	for (size_t i = 0; i < v_len; i++)
+		if (!v[i])
+			v[i] = sep;
+}
+
 static int enc_op(struct enc *e, char *line)
 {
 	struct trace_op op;
@@ -688,6 +697,15 @@ static int enc_op(struct enc *e, char *line)
 			}
 			op.flags = (uint16_t)f;
 			ok = ok && f;
+			/* A bit no netloom defines would be written and then
+			 * refused by every reader. */
+			if (ok && (f & ~(uint32_t)TRACE_F_KNOWN)) {
+				unsplit(v, v_len, '|');
+				return enc_err(e, "flags '%s': unknown bits 0x%x; expected nonblocking (0x%x), in_place "
+					       "(0x%x), no_outcome (0x%x) or their sum, joined by '|'",
+					       v, f & ~(uint32_t)TRACE_F_KNOWN, TRACE_F_NONBLOCKING, TRACE_F_IN_PLACE,
+					       TRACE_F_NO_OUTCOME);
+			}
 			break;
 		}
 		case 3: ok = parse_u32(v, &op.comm); break;
@@ -754,12 +772,16 @@ static int enc_op(struct enc *e, char *line)
 		case 20: ok = parse_u64(v, &op.cpu_ps) && op.cpu_ps; break;
 		}
 		if (!ok) {
-			for (size_t i = 0; i < v_len; i++)
-				if (!v[i])
-					v[i] = k == 2 ? '|' : ',';
+			unsplit(v, v_len, k == 2 ? '|' : ',');
 			return enc_err(e, "%s '%s': expected %s", keys[k], v, expected[k]);
 		}
 	}
+	/* Every op line has both, as dump writes it (docs/trace-format.md
+	 * §8): a line without one was read as starting or lasting 0 ps. */
+	if ((seen & 3u) != 3u)
+		return enc_err(e, "%s op without %s: expected t=PS dur=PS after the kind (start and duration in "
+			       "picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)",
+			       trace_op_name(op.kind), !(seen & 3u) ? "t= and dur=" : !(seen & 1u) ? "t=" : "dur=");
 	if ((n_sc && n_rc && n_sc != n_rc) || (n_c && ((n_sc && n_sc != n_c) || (n_rc && n_rc != n_c))))
 		return enc_err(e, "n_counts, send_counts and recv_counts disagree on the number of ranks");
 	/* cpu= in the text's terms (the builder's messages say cpu_ps). */

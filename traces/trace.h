@@ -130,6 +130,9 @@ enum {
 	 * recorded outcome is unknown (the request was freed, not completed).
 	 * Replay decides. */
 	TRACE_F_NO_OUTCOME = 1u << 2,
+	/* Every bit above: an op with another one is refused by the writers
+	 * and the reader (a later format would define it). */
+	TRACE_F_KNOWN = TRACE_F_NONBLOCKING | TRACE_F_IN_PLACE | TRACE_F_NO_OUTCOME,
 };
 
 /* One operation, as the reader hands it out. Fields a kind does not use are

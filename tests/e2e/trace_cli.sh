@@ -67,7 +67,7 @@ same "{'messages': 3, 'bytes': 8000} {'init': 3, 'finalize': 3, 'isend': 3, 'ire
 
 # u64 values past INT64_MAX: info --json printed "start_unix": -1 and
 # "bytes": -9223372036854775808 (jansson's integers are signed).
-printf 'netloom-trace 2\nranks 2\nstart_unix 18446744073709551615\nrank 0\nsend peer=1 bytes=9223372036854775808\nrank 1\nrecv peer=0 bytes=1\n' >"$T/u64.txt"
+printf 'netloom-trace 2\nranks 2\nstart_unix 18446744073709551615\nrank 0\nsend t=0 dur=0 peer=1 bytes=9223372036854775808\nrank 1\nrecv t=0 dur=0 peer=0 bytes=1\n' >"$T/u64.txt"
 expect 0 "encode u64 values past INT64_MAX" "$NL" trace encode "$T/u64.txt" "$T/u64.nlt"
 expect 0 "info --json of u64 values past INT64_MAX" "$NL" trace info --json "$T/u64.nlt"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(d["start_unix"]), int(d["p2p"]["bytes"]))' "$T/out" >"$T/json" 2>&1
@@ -149,6 +149,19 @@ expect 2 "encode rejects an unknown field" "$NL" trace encode "$T/bad.txt" "$T/x
 line=$(grep -n 'frob=1' "$T/bad.txt" | head -1 | cut -d: -f1)
 same "netloom: $T/bad.txt:$line: unknown op field 'frob': expected one of t, dur, flags, comm, peer, tag, bytes, flops, recv_peer, recv_tag, recv_bytes, n_counts, send_counts, recv_counts, req, reqs, n_done, new_comm, color, key, cpu" "$T/err" "encode error names file and line"
 if [ ! -e "$T/x.nlt" ]; then ok "nothing half-written after a failed encode"; else fail "x.nlt left behind"; fi
+# A dump edited by hand: an op line without dur= (it was read as 0 and
+# encoded) and a flag bit no netloom defines (written, then dumped back
+# as flags=0x8): refused at the line, exit 2, nothing written.
+line=$(grep -n '^alltoall ' "$T/bgp.txt" | head -1 | cut -d: -f1)
+sed "${line}s/ dur=[0-9]*//" "$T/bgp.txt" >"$T/nodur.txt"
+expect 2 "encode refuses an op line without dur=" "$NL" trace encode "$T/nodur.txt" "$T/x.nlt"
+same "netloom: $T/nodur.txt:$line: alltoall op without dur=: expected t=PS dur=PS after the kind (start and duration in picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)" \
+	"$T/err" "encode names the line and the missing dur="
+sed "${line}s/\$/ flags=in_place|0x8/" "$T/bgp.txt" >"$T/flag8.txt"
+expect 2 "encode refuses an unknown flag bit" "$NL" trace encode "$T/flag8.txt" "$T/x.nlt"
+same "netloom: $T/flag8.txt:$line: flags 'in_place|0x8': unknown bits 0x8; expected nonblocking (0x1), in_place (0x2), no_outcome (0x4) or their sum, joined by '|'" \
+	"$T/err" "encode names the unknown flag bits and the known ones"
+[ ! -e "$T/x.nlt" ] && ok "nothing written for a line without dur= or with an unknown flag" || fail "x.nlt left behind"
 # A dump cut at a line boundary (its last 3 ops gone): refused by the
 # '# rank R: N ops' count, where it encoded to a shorter trace that
 # verified. Without those lines (an edited dump) it encodes.

@@ -146,6 +146,18 @@ static void test_codec_every_kind(void)
 	uint8_t zero_field[] = {TOP_SEND, 0x01, 0, 0, 0};
 	CHECK_EQ(trace_op_decode(zero_field, sizeof zero_field, &out, &base, &arr, &what), NL_ECORRUPT);
 	CHECK_STR(what, "field present in mask but zero");
+	/* Flag bits no netloom defines: the reader refuses them (a barrier,
+	 * mask bit 5, flags 0x8) and so does every writer. */
+	uint8_t bad_flags[] = {TOP_BARRIER, 0x20, 0, 0, 0x08};
+	CHECK_EQ(trace_op_decode(bad_flags, sizeof bad_flags, &out, &base, &arr, &what), NL_ECORRUPT);
+	CHECK_STR(what, "unknown flag bits (known: nonblocking 0x1, in_place 0x2, no_outcome 0x4)");
+	bad_flags[4] = TRACE_F_KNOWN;
+	CHECK_EQ(trace_op_decode(bad_flags, sizeof bad_flags, &out, &base, &arr, &what), (int)sizeof bad_flags);
+	struct nl_err fe = {0};
+	struct trace_op flag_op = {.kind = TOP_BARRIER, .flags = TRACE_F_NONBLOCKING | 0x10, .req = 1};
+	CHECK_ERR(trace_op_check(&flag_op, &fe), NL_EINVAL, &fe,
+		  "barrier: flags 0x11: unknown bits 0x10; expected TRACE_F_NONBLOCKING (0x1), TRACE_F_IN_PLACE (0x2) "
+		  "or TRACE_F_NO_OUTCOME (0x4)");
 
 	/* Format 2: compute's CPU time is mask bit 18, a varint after the
 	 * other fields; on any other kind it is rejected both ways. */
@@ -480,7 +492,7 @@ static void test_encode_errors(void)
 	} cases[] = {
 		{"ranks 1\n", "e.txt:1: expected 'netloom-trace 2' as the first line"},
 		{"netloom-trace 3\n", "e.txt:1: unsupported text format version '3' (this netloom reads 1 .. 2)"},
-		{"netloom-trace 1\nranks 1\nrank 0\ncancel t=1 req=4 n_done=1\n",
+		{"netloom-trace 1\nranks 1\nrank 0\ncancel t=1 dur=0 req=4 n_done=1\n",
 		 "a cancel op needs format version 2 or later (this stream writes version 1)"},
 		{"netloom-trace 1\nranks 1\nhosts 1\n", "e.txt:3: hosts: not in format version 1 (it needs 'netloom-trace 2')"},
 		{"netloom-trace 2\nranks 1\ncompute_cpu_time 2\n", "e.txt:3: compute_cpu_time '2': expected 0 or 1"},
@@ -498,23 +510,23 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 0\n", "e.txt:2: ranks '0': expected an integer 1 .. 16777215 (replay's limit)"},
 		{"netloom-trace 1\nranks 1\napplication \"a\\q\"\n", "e.txt:3: application: expected a double-quoted string"},
 		{"netloom-trace 1\nranks 2\ncomm 2 0 5\n", "e.txt:3: comm 2: member '5': expected a world rank < 2"},
-		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 peer=x\n", "e.txt:4: peer 'x': expected a rank, 'any' or 'null'"},
+		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 dur=0 peer=x\n", "e.txt:4: peer 'x': expected a rank, 'any' or 'null'"},
 		/* The whole value, though flags and reqs are split in place. */
-		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=1,x,2\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 dur=0 reqs=1,x,2\n",
 		 "e.txt:4: reqs '1,x,2': expected request ids joined by ','"},
 		{"netloom-trace 1\nranks 1\nrank 0\ncompute t=0 dur=5 flags=0x1|zz\n",
 		 "e.txt:4: flags '0x1|zz': expected flag names or numbers up to 65535 joined by '|'"},
 		/* An empty item was skipped: '1,,2' read as two ids, a trailing
 		 * '|' or ',' ignored. */
-		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=1,,2\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 dur=0 reqs=1,,2\n",
 		 "e.txt:4: reqs '1,,2': expected request ids joined by ','"},
-		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=,1\n", "e.txt:4: reqs ',1': expected request ids joined by ','"},
-		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 reqs=1,\n", "e.txt:4: reqs '1,': expected request ids joined by ','"},
-		{"netloom-trace 1\nranks 1\nrank 0\nbarrier t=0 flags=nonblocking| req=1\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 dur=0 reqs=,1\n", "e.txt:4: reqs ',1': expected request ids joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\nwaitall t=0 dur=0 reqs=1,\n", "e.txt:4: reqs '1,': expected request ids joined by ','"},
+		{"netloom-trace 1\nranks 1\nrank 0\nbarrier t=0 dur=0 flags=nonblocking| req=1\n",
 		 "e.txt:4: flags 'nonblocking|': expected flag names or numbers up to 65535 joined by '|'"},
-		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 send_counts=1,,2 recv_counts=1,2\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 dur=0 send_counts=1,,2 recv_counts=1,2\n",
 		 "e.txt:4: send_counts '1,,2': an empty item; expected unsigned integers joined by ','"},
-		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 send_counts=1 recv_counts=1,\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 dur=0 send_counts=1 recv_counts=1,\n",
 		 "e.txt:4: recv_counts '1,': an empty item; expected unsigned integers joined by ','"},
 		{"netloom-trace 1\nranks 1\nrank 0\nfoo t=1\n", "e.txt:4: unknown op 'foo'"},
 		/* What was expected said (it was "unknown op 'ibarrier'" and
@@ -523,17 +535,29 @@ static void test_encode_errors(void)
 		 "e.txt:4: unknown op 'ibarrier': expected an op kind as 'netloom trace dump' prints it (init, compute, "
 		 "send, isend, recv, irecv, wait, waitall, barrier, bcast, allreduce, ...: docs/trace-format.md §6); a "
 		 "non-blocking collective is its kind with flags=nonblocking req=ID"},
-		{"netloom-trace 2\nranks 1\nrank 0\nsend t=0 foo=1\n",
+		{"netloom-trace 2\nranks 1\nrank 0\nsend t=0 dur=0 foo=1\n",
 		 "e.txt:4: unknown op field 'foo': expected one of t, dur, flags, comm, peer, tag, bytes, flops, recv_peer, "
 		 "recv_tag, recv_bytes, n_counts, send_counts, recv_counts, req, reqs, n_done, new_comm, color, key, cpu"},
-		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 t=2\n", "e.txt:4: op field 't' given twice"},
-		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv n_counts=2 send_counts=1,2,3\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nsend t=1 dur=0 t=2\n", "e.txt:4: op field 't' given twice"},
+		/* t= and dur= are on every op line dump writes: one left out
+		 * was read as 0 (docs/trace-format.md §8). */
+		{"netloom-trace 2\nranks 1\nrank 0\ninit\n",
+		 "e.txt:4: init op without t= and dur=: expected t=PS dur=PS after the kind (start and duration in "
+		 "picoseconds, as 'netloom trace dump' writes every op; t=0 dur=0 when unknown)"},
+		{"netloom-trace 2\nranks 1\nrank 0\ninit t=0 dur=0\ncompute dur=5\n", "e.txt:5: compute op without t=: expected"},
+		{"netloom-trace 2\nranks 1\nrank 0\ncompute t=5\n", "e.txt:4: compute op without dur=: expected"},
+		/* Flag bits no netloom defines were written, and read back. */
+		{"netloom-trace 2\nranks 1\nrank 0\nbarrier t=0 dur=0 flags=nonblocking|0x18 req=1\n",
+		 "e.txt:4: flags 'nonblocking|0x18': unknown bits 0x18; expected nonblocking (0x1), in_place (0x2), "
+		 "no_outcome (0x4) or their sum, joined by '|'"},
+		{"netloom-trace 2\nranks 1\nrank 0\nbarrier t=0 dur=0 flags=65535\n", "e.txt:4: flags '65535': unknown bits 0xfff8;"},
+		{"netloom-trace 1\nranks 1\nrank 0\nalltoallv t=0 dur=0 n_counts=2 send_counts=1,2,3\n",
 		 "e.txt:4: n_counts, send_counts and recv_counts disagree on the number of ranks"},
-		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=-1\n", "e.txt:4: flops '-1': expected a decimal number of flops >= 0"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops t=0 dur=0 flops=-1\n", "e.txt:4: flops '-1': expected a decimal number of flops >= 0"},
 		/* Decimal, as dump prints them: strtod read C99's hexadecimal
 		 * floats ('0x1p3' as 8), a blank, 'inf', 'nan' and a negative
 		 * runtime. */
-		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops flops=0x1p3\n", "e.txt:4: flops '0x1p3': expected a decimal number of flops >= 0"},
+		{"netloom-trace 1\nranks 1\nrank 0\ncompute_flops t=0 dur=0 flops=0x1p3\n", "e.txt:4: flops '0x1p3': expected a decimal number of flops >= 0"},
 		{"netloom-trace 1\nranks 1\nrecorded_runtime_s 0x1p3\n",
 		 "e.txt:3: recorded_runtime_s '0x1p3': expected a decimal number of seconds >= 0"},
 		{"netloom-trace 1\nranks 1\nrecorded_runtime_s  1\n",
@@ -563,7 +587,7 @@ static void test_encode_errors(void)
 		{"netloom-trace 1\nranks 1\nzstd_level 23\n", "e.txt:3: zstd_level '23': expected 1 .. "},
 		/* The version error names the line and rank, not the builder's
 		 * temporary stream file (removed by then). */
-		{"netloom-trace 1\nranks 2\nrank 0\ninit\nrank 1\ncancel t=1 req=4 n_done=1\n",
+		{"netloom-trace 1\nranks 2\nrank 0\ninit t=0 dur=0\nrank 1\ncancel t=1 dur=0 req=4 n_done=1\n",
 		 "e.txt:6: rank 1: a cancel op needs format version 2 or later (this stream writes version 1)"},
 		/* cpu= in the text's terms; at most dur; only with compute_cpu_time 1. */
 		{"netloom-trace 2\nranks 1\ncompute_cpu_time 1\nrank 0\nsend t=0 dur=5 cpu=3\n",
@@ -574,35 +598,35 @@ static void test_encode_errors(void)
 		 "e.txt:4: cpu=3: the manifest does not say 'compute_cpu_time 1'"},
 		/* A communicator the manifest does not define, which `trace
 		 * verify` refuses: refused at its line, with the ids defined. */
-		{"netloom-trace 1\nranks 2\ncomm 9 0 1\ncomm 3 1\nrank 0\nbcast t=0 bytes=4 peer=0 comm=7\nrank 1\n"
-		 "bcast t=0 bytes=4 peer=0\n",
+		{"netloom-trace 1\nranks 2\ncomm 9 0 1\ncomm 3 1\nrank 0\nbcast t=0 dur=0 bytes=4 peer=0 comm=7\nrank 1\n"
+		 "bcast t=0 dur=0 bytes=4 peer=0\n",
 		 "e.txt:6: comm=7: not a communicator of the trace (defined: 0 (world), 1 (self), 3, 9; "},
-		{"netloom-trace 1\nranks 1\nrank 0\ncomm_split t=0 new_comm=2\n",
+		{"netloom-trace 1\nranks 1\nrank 0\ncomm_split t=0 dur=0 new_comm=2\n",
 		 "e.txt:4: new_comm=2: not a communicator of the trace (defined: 0 (world), 1 (self); "},
 		/* What else `trace verify` refuses (trace_op_semantics, the same
 		 * rules): refused at the line, in the text's terms. */
-		{"netloom-trace 1\nranks 2\nrank 0\nsend t=0 bytes=4 peer=5\nrank 1\n",
+		{"netloom-trace 1\nranks 2\nrank 0\nsend t=0 dur=0 bytes=4 peer=5\nrank 1\n",
 		 "e.txt:4: peer=5: not a rank of communicator 0 (size 2): expected 0 .. 1 or null"},
-		{"netloom-trace 1\nranks 2\nrank 0\nrecv bytes=4 peer=-7\nrank 1\n",
+		{"netloom-trace 1\nranks 2\nrank 0\nrecv t=0 dur=0 bytes=4 peer=-7\nrank 1\n",
 		 "e.txt:4: peer=-7: not a rank of communicator 0 (size 2): expected 0 .. 1, any or null"},
-		{"netloom-trace 1\nranks 2\nrank 0\nsend peer=any\nrank 1\n",
+		{"netloom-trace 1\nranks 2\nrank 0\nsend t=0 dur=0 peer=any\nrank 1\n",
 		 "e.txt:4: peer=any: not a rank of communicator 0 (size 2): expected 0 .. 1 or null"},
-		{"netloom-trace 1\nranks 2\nrank 0\nsendrecv peer=1 recv_peer=2\nrank 1\n",
+		{"netloom-trace 1\nranks 2\nrank 0\nsendrecv t=0 dur=0 peer=1 recv_peer=2\nrank 1\n",
 		 "e.txt:4: recv_peer=2: not a rank of communicator 0 (size 2): expected 0 .. 1, any or null"},
-		{"netloom-trace 1\nranks 3\ncomm 3 0 2\nrank 0\nbcast bytes=4 peer=2 comm=3\nrank 1\nrank 2\n",
+		{"netloom-trace 1\nranks 3\ncomm 3 0 2\nrank 0\nbcast t=0 dur=0 bytes=4 peer=2 comm=3\nrank 1\nrank 2\n",
 		 "e.txt:5: peer=2: the root is not a rank of communicator 3 (size 2): expected 0 .. 1"},
-		{"netloom-trace 1\nranks 1\nrank 0\nsend peer=0 comm=1\nreduce peer=null comm=1\n",
+		{"netloom-trace 1\nranks 1\nrank 0\nsend t=0 dur=0 peer=0 comm=1\nreduce t=0 dur=0 peer=null comm=1\n",
 		 "e.txt:5: peer=null: the root is not a rank of communicator 1 (size 1): expected 0 .. 0"},
-		{"netloom-trace 1\nranks 2\nrank 0\nalltoallv send_counts=1,2,3\nrank 1\n",
+		{"netloom-trace 1\nranks 2\nrank 0\nalltoallv t=0 dur=0 send_counts=1,2,3\nrank 1\n",
 		 "e.txt:4: n_counts=3: communicator 0 has 2 ranks: expected one count per rank"},
 		/* a barrier on comm 4 from a non-member: rank 2 after members 0 and 1 */
-		{"netloom-trace 1\nranks 3\ncomm 4 0 1\nrank 0\nbarrier comm=4\nrank 1\nbarrier comm=4\nrank 2\n"
-		 "barrier comm=4\n",
+		{"netloom-trace 1\nranks 3\ncomm 4 0 1\nrank 0\nbarrier t=0 dur=0 comm=4\nrank 1\nbarrier t=0 dur=0 comm=4\nrank 2\n"
+		 "barrier t=0 dur=0 comm=4\n",
 		 "e.txt:9: comm=4: rank 2 is not a member of communicator 4 (expected 0 (world), 1 (self) or a "
 		 "communicator whose 'comm' line lists rank 2)"},
-		{"netloom-trace 2\nranks 1\nrank 0\nwaitsome reqs=1,2 n_done=5\n",
+		{"netloom-trace 2\nranks 1\nrank 0\nwaitsome t=0 dur=0 reqs=1,2 n_done=5\n",
 		 "e.txt:4: n_done=5 with 2 requests: expected at most n_reqs"},
-		{"netloom-trace 2\nranks 1\nrank 0\ntest req=1 n_done=7\n", "e.txt:4: n_done=7: expected 0 or 1"},
+		{"netloom-trace 2\nranks 1\nrank 0\ntest t=0 dur=0 req=1 n_done=7\n", "e.txt:4: n_done=7: expected 0 or 1"},
 		{"netloom-trace 2\nranks 2\ncomm 2 0 0\nrank 0\nrank 1\n",
 		 "e.txt:3: comm 2: member '0': world rank 0 is listed twice (expected distinct ranks)"},
 	};
@@ -620,8 +644,8 @@ static void test_encode_errors(void)
 	}
 	/* A minimal text is a valid archive; absent fields take defaults. */
 	FILE *f = fopen(txt, "w");
-	fputs("# hand written\nnetloom-trace 1\nranks 2\nrank 0\ninit\nsend peer=1 bytes=8 tag=any\nrank 1\n"
-	      "recv peer=any bytes=8\n", f);
+	fputs("# hand written\nnetloom-trace 1\nranks 2\nrank 0\ninit t=0 dur=0\nsend t=0 dur=0 peer=1 bytes=8 tag=any\nrank 1\n"
+	      "recv t=0 dur=0 peer=any bytes=8\n", f);
 	fclose(f);
 	CHECK_OK(trace_encode_text(txt, out, NULL, &e), &e);
 	struct trace_archive *a;
@@ -662,12 +686,12 @@ static void test_verify_semantics(void)
 	snprintf(out, sizeof out, "%s", test_tmppath("v.nlt"));
 	/* Texts that encode and verify. */
 	static const char *const good[] = {
-		"netloom-trace 2\nranks 3\ncomm 2 1 2\nrank 0\nrank 1\nbarrier comm=2\nrank 2\nbarrier comm=2\n",
-		"netloom-trace 2\nranks 1\nrank 0\nwaitsome reqs=1,2 n_done=2\n",
-		"netloom-trace 2\nranks 1\nrank 0\ntestall reqs=1,2 n_done=2\ntestall reqs=1,2\n",
-		"netloom-trace 2\nranks 1\nrank 0\nwaitall reqs=1,2,3 n_done=3\nwaitall reqs=1\n",
-		("netloom-trace 2\nranks 2\ncomm 5 1\nrank 0\nrecv peer=any\nsendrecv peer=null recv_peer=any\n"
-		 "bcast peer=1\nrank 1\nbcast peer=0 comm=5\nsend peer=0 comm=1\n"),
+		"netloom-trace 2\nranks 3\ncomm 2 1 2\nrank 0\nrank 1\nbarrier t=0 dur=0 comm=2\nrank 2\nbarrier t=0 dur=0 comm=2\n",
+		"netloom-trace 2\nranks 1\nrank 0\nwaitsome t=0 dur=0 reqs=1,2 n_done=2\n",
+		"netloom-trace 2\nranks 1\nrank 0\ntestall t=0 dur=0 reqs=1,2 n_done=2\ntestall t=0 dur=0 reqs=1,2\n",
+		"netloom-trace 2\nranks 1\nrank 0\nwaitall t=0 dur=0 reqs=1,2,3 n_done=3\nwaitall t=0 dur=0 reqs=1\n",
+		("netloom-trace 2\nranks 2\ncomm 5 1\nrank 0\nrecv t=0 dur=0 peer=any\nsendrecv t=0 dur=0 peer=null recv_peer=any\n"
+		 "bcast t=0 dur=0 peer=1\nrank 1\nbcast t=0 dur=0 peer=0 comm=5\nsend t=0 dur=0 peer=0 comm=1\n"),
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		FILE *f = fopen(txt, "w");
@@ -784,25 +808,25 @@ static void test_stats_p2p_rules(void)
 	 * persistent send; nothing to MPI_PROC_NULL; receives never. */
 	struct trace_stats st;
 	stats_of_text("p2p", "netloom-trace 1\nranks 2\nrank 0\n"
-		      "send peer=1 bytes=10\n"              /* 1: 10 */
-		      "ssend peer=1 bytes=20\n"             /* 2: 30 */
-		      "bsend peer=null bytes=1000\n"        /* PROC_NULL: no */
-		      "rsend peer=1 bytes=30\n"             /* 3: 60 */
-		      "isend peer=1 bytes=40 req=1\n"       /* 4: 100 */
-		      "issend peer=null bytes=1000 req=2\n" /* no */
-		      "waitall reqs=1,2\n"
-		      "sendrecv peer=1 bytes=50 recv_peer=1 recv_bytes=999\n" /* 5: 150 */
-		      "sendrecv peer=null bytes=1000 recv_peer=1 recv_bytes=7\n" /* no */
-		      "send_init peer=1 bytes=100 req=3\n"
-		      "send_init peer=null bytes=1000 req=4\n"
-		      "recv_init peer=1 bytes=1000 req=5\n"
-		      "start req=3\nwait req=3\nstart req=3\nwait req=3\nstart req=3\nwait req=3\n" /* 6..8: 450 */
-		      "start req=4\nstart req=5\n"          /* PROC_NULL and a receive: no */
-		      "request_free req=3\n"
-		      "isend peer=1 bytes=1 req=3\n"        /* 9: 451 (id 3 reused by an isend) */
-		      "start req=3\n"                       /* not persistent any more: no */
-		      "bcast bytes=5000\nrecv peer=1 bytes=5\n"
-		      "rank 1\nrecv peer=0 bytes=10\n", &st);
+		      "send t=0 dur=0 peer=1 bytes=10\n"              /* 1: 10 */
+		      "ssend t=0 dur=0 peer=1 bytes=20\n"             /* 2: 30 */
+		      "bsend t=0 dur=0 peer=null bytes=1000\n"        /* PROC_NULL: no */
+		      "rsend t=0 dur=0 peer=1 bytes=30\n"             /* 3: 60 */
+		      "isend t=0 dur=0 peer=1 bytes=40 req=1\n"       /* 4: 100 */
+		      "issend t=0 dur=0 peer=null bytes=1000 req=2\n" /* no */
+		      "waitall t=0 dur=0 reqs=1,2\n"
+		      "sendrecv t=0 dur=0 peer=1 bytes=50 recv_peer=1 recv_bytes=999\n" /* 5: 150 */
+		      "sendrecv t=0 dur=0 peer=null bytes=1000 recv_peer=1 recv_bytes=7\n" /* no */
+		      "send_init t=0 dur=0 peer=1 bytes=100 req=3\n"
+		      "send_init t=0 dur=0 peer=null bytes=1000 req=4\n"
+		      "recv_init t=0 dur=0 peer=1 bytes=1000 req=5\n"
+		      "start t=0 dur=0 req=3\nwait t=0 dur=0 req=3\nstart t=0 dur=0 req=3\nwait t=0 dur=0 req=3\nstart t=0 dur=0 req=3\nwait t=0 dur=0 req=3\n" /* 6..8: 450 */
+		      "start t=0 dur=0 req=4\nstart t=0 dur=0 req=5\n"          /* PROC_NULL and a receive: no */
+		      "request_free t=0 dur=0 req=3\n"
+		      "isend t=0 dur=0 peer=1 bytes=1 req=3\n"        /* 9: 451 (id 3 reused by an isend) */
+		      "start t=0 dur=0 req=3\n"                       /* not persistent any more: no */
+		      "bcast t=0 dur=0 bytes=5000\nrecv t=0 dur=0 peer=1 bytes=5\n"
+		      "rank 1\nrecv t=0 dur=0 peer=0 bytes=10\n", &st);
 	CHECK_UINT(st.p2p_messages, ==, 9);
 	CHECK_UINT(st.p2p_bytes, ==, 451);
 	CHECK_UINT(st.calls[TOP_START], ==, 6);
@@ -816,9 +840,9 @@ static void test_stats_saturate(void)
 	 * info printed them. They stop at UINT64_MAX. */
 	struct trace_stats st;
 	stats_of_text("sat", "netloom-trace 2\nranks 2\ncompute_cpu_time 1\nrank 0\n"
-		      "send peer=1 bytes=9223372036854775808\nsend peer=1 bytes=9223372036854775808\n"
-		      "compute dur=18446744073709551615 cpu=18446744073709551615\ncompute dur=5 cpu=5\n"
-		      "rank 1\nrecv peer=0 bytes=1\n",
+		      "send t=0 dur=0 peer=1 bytes=9223372036854775808\nsend t=0 dur=0 peer=1 bytes=9223372036854775808\n"
+		      "compute t=0 dur=18446744073709551615 cpu=18446744073709551615\ncompute t=0 dur=5 cpu=5\n"
+		      "rank 1\nrecv t=0 dur=0 peer=0 bytes=1\n",
 		      &st);
 	CHECK_UINT(st.p2p_messages, ==, 2);
 	CHECK_UINT(st.p2p_bytes, ==, UINT64_MAX);
