@@ -758,6 +758,66 @@ def case_python_max_payload(d):
     tiny_payload_lines(d)
 
 
+# A raw client (argv: PYDIR, endpoint, the cap in bytes): a SEND whose
+# payload frame is the socket's hard cap reaches the server (ERROR 6,
+# over --max-payload); one byte more is dropped by libzmq with the
+# connection, unsaid, and the client's next frame, from the connection
+# its DEALER made again, is one from a connection that did not HELLO.
+FRAMECAP = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import netloom_client as nl
+ep, cap = sys.argv[2], int(sys.argv[3])
+c = nl.Client(ep, 0, timeout_ms=20000)
+def send(typ, seq, payload=None):
+    h = nl.HDR.pack(nl.MAGIC, nl.VERSION, typ, 0, 0, 0, seq, 0, 0, 0, 0, 0, 0, 0)
+    c._sock.send_multipart([h] if payload is None else [h, payload])
+def answer(ms):
+    if not c._sock.poll(ms):
+        return 'nothing within %d ms' % ms
+    h, text = c._recv_frames()
+    return 'type %d code %d: %s' % (h[2], h[8], text.decode())
+send(nl.SEND, 0, bytes(cap))
+print('cap:', answer(3000))
+send(nl.SEND, 0, bytes(cap + 1))
+print('cap + 1:', answer(500))
+send(nl.BARRIER, 0)
+print('next:', answer(3000))
+"""
+
+
+def case_frame_cap(d):
+    """A frame over the socket's hard cap (ZMQ_MAXMSGSIZE: --max-payload
+    + 25% + 4 KiB, at least 20 KiB) is dropped by libzmq with its
+    connection; the server sees only a disconnection, as for any
+    connection lost, so it can say nothing of it (docs/zmq-protocol.md
+    "Limits" says what a client sees). The cap's value as documented, and
+    a frame of exactly the cap reaches the server."""
+    need_pyzmq()
+    script = os.path.join(d, 'framecap.py')
+    open(script, 'w').write(FRAMECAP)
+    for maxpay, cap in ((None, 1048576 + 262144 + 4096), ('0', 16384 + 4096)):
+        extra = ('--max-payload', maxpay) if maxpay else ()
+        s = Server(d, 1, '-s', 'backend=analytic', '--timeout-ms', '4000', *extra, name='cap%s' % maxpay)
+        (rc, out), = clients([[PY, script, PYDIR, s.ep, str(cap)]], d, 'cap%s' % maxpay)
+        limit = maxpay or '1048576'
+        want = ['cap: type 19 code 6: rank 0: SEND: payload of %d bytes, expected at most %s' % (cap, limit),
+                'cap + 1: nothing within 500 ms',
+                'next: type 19 code 7: connection claiming rank 0: BARRIER for rank 0 from a connection that did '
+                'not HELLO as it']
+        expect(rc == 0 and out.splitlines() == want, '--max-payload %s: client %d\n%s\nexpected\n%s'
+               % (limit, rc, out, '\n'.join(want)))
+        rc = s.wait()
+        log = open(s.err).read().splitlines()
+        expect(log[1:] == ['netloom serve: rank 0: SEND: payload of %d bytes, expected at most %s' % (cap, limit),
+                           'netloom serve: connection claiming rank 0: BARRIER for rank 0 from a connection that '
+                           'did not HELLO as it',
+                           'netloom serve: rank 0 evicted: no valid frame for more than 4000 ms, 1 refused '
+                           '(heartbeat timeout; last: SEND: payload of %d bytes, expected at most %s)' % (cap, limit),
+                           'netloom: no rank finished: rank 0 was evicted (no --record archive written)'] and rc == 1,
+               '--max-payload %s: server exited %d:\n%s' % (limit, rc, '\n'.join(log)))
+
+
 def long_error_text(d):
     """Both clients give an ERROR's whole text, the protocol's longest."""
     script = os.path.join(d, 'longerr.py')
