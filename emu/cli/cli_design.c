@@ -29,7 +29,11 @@ static const char design_usage[] =
 	"  flex|dragonfly|slimfly --terminals N --radix R\n"
 	"        configurations with full global bandwidth (seed 000 §III-B)\n"
 	"\n"
-	"'netloom design <family> --help' describes its options.\n";
+	"'netloom design <family> --help' describes its options.\n"
+	"\n"
+	"Exit status: 0 a design found; 1 no configuration meets the request\n"
+	"(hyperx, flex, dragonfly, slimfly: one line on stderr says why) or the\n"
+	"work failed; 2 bad input.\n";
 
 static const char hyperx_usage[] =
 	"usage: netloom design hyperx --terminals N --radix R --bisection B [--json] [-o FILE]\n"
@@ -41,6 +45,11 @@ static const char hyperx_usage[] =
 	"terminals per switch; T_max the most that still fit), switches.\n"
 	"A search that passes 5x10^7 steps (about 5 s; e.g. 10^10 terminals at\n"
 	"radix 128) is refused with one line.\n"
+	"When neither a regular nor a general HyperX meets the request, one line\n"
+	"on stderr says why ('netloom design hyperx: no configuration meets the\n"
+	"request: within radix R and bisection B the most terminals are ...'),\n"
+	"the text output is empty, --json writes null for both, and the exit\n"
+	"status is 1.\n"
 	"\n"
 	"  --terminals N     network size N\n"
 	"  --radix R         switch radix R\n"
@@ -83,12 +92,32 @@ static const char fullbw_usage[] =
 	"Every configuration is built, so a request whose configurations total\n"
 	"more than 5x10^7 router ports (about 5 s; e.g. Slim Fly beyond radix\n"
 	"~250 for 1,000 terminals) is refused, naming the total.\n"
+	"When no configuration meets the request, one line on stderr says why\n"
+	"('netloom design dragonfly: no configuration meets the request: within\n"
+	"radix R the most terminals are ...'), the text output is empty, --json\n"
+	"writes [], and the exit status is 1.\n"
 	"\n"
 	"  --terminals N     terminals N\n"
 	"  --radix R         router radix R (ports, endpoints included)\n"
 	"  --json            a JSON array on stdout\n"
 	"  -o, --output FILE write there (atomically) instead of stdout\n"
 	"  -h, --help        this text\n";
+
+/* Exit status when no configuration meets the request: an answer, but no
+ * design, so a script looping over requests tells found (0) from none, as
+ * grep's 1 tells "no match" from a match. 1 is also the work failing (out
+ * of memory, an output lost after the search), which says its own line. */
+enum { CLI_DESIGN_NONE = 1 };
+
+/* Say why no configuration meets the request, one line on stderr ("netloom
+ * design dragonfly: no configuration meets the request: within radix
+ * ..."), and return CLI_DESIGN_NONE. why is the rest of the line after
+ * "request": ": REASON", " (REASON)" or "". */
+static int design_none(const char *cmd, const char *why)
+{
+	fprintf(stderr, "netloom %s: no configuration meets the request%s\n", cmd, why);
+	return CLI_DESIGN_NONE;
+}
 
 /* Render to a buffer, then replace the output atomically. The output was
  * checked before the search (cli_check_output), so a write failing now is
@@ -174,32 +203,35 @@ static json_t *hx_json(const struct analyze_hx *h)
 	return o;
 }
 
-/* The line when no HyperX meets the request: the most terminals one of
- * the radix and bisection reaches, and which (it said only "no HyperX
- * meets the request", leaving the architect to guess how far to lower
- * --terminals or raise --radix). */
-static void hx_none_text(FILE *f, const char *what, const struct analyze_hx_req *req)
+/* Why no HyperX (regular, or general) meets the request: the most
+ * terminals one of the radix and bisection reaches, and which, so the
+ * architect knows how far to lower --terminals or raise --radix. Written
+ * to why as the rest of a line after "meets the request": ": within radix
+ * ...", or " (REASON)" when that most was not found. */
+static void hx_none_reason(char *why, size_t cap, bool regular, const struct analyze_hx_req *req)
 {
 	struct analyze_hx most;
 	struct nl_err err = {0};
 	char spec[512];
 
-	if (analyze_hyperx_reach(req, !strcmp(what, "regular"), &most, &err) < 0) {
-		fprintf(f, "%-8s no HyperX meets the request (%s)\n", what, err.msg);
+	if (analyze_hyperx_reach(req, regular, &most, &err) < 0) {
+		snprintf(why, cap, " (%s)", err.msg);
 		return;
 	}
 	uint64_t terminals = most.switches * most.T;
 	hx_spec(spec, sizeof spec, &most);
-	fprintf(f,
-		"%-8s no HyperX meets the request: within radix %u and bisection %g the most terminals are %llu (%s); "
-		"expected --terminals %llu or fewer, a larger --radix or a smaller --bisection\n",
-		what, req->R, req->B, (unsigned long long)terminals, spec, (unsigned long long)terminals);
+	snprintf(why, cap,
+		 ": within radix %u and bisection %g the most terminals are %llu (%s); expected --terminals %llu or "
+		 "fewer, a larger --radix or a smaller --bisection",
+		 req->R, req->B, (unsigned long long)terminals, spec, (unsigned long long)terminals);
 }
 
 static void hx_text(FILE *f, const char *what, const struct analyze_hx *h, const struct analyze_hx_req *req)
 {
 	if (!h->found) {
-		hx_none_text(f, what, req);
+		char why[1024];
+		hx_none_reason(why, sizeof why, !strcmp(what, "regular"), req);
+		fprintf(f, "%-8s no HyperX meets the request%s\n", what, why);
 		return;
 	}
 	fprintf(f, "%-8s L=%u S=(", what, h->L);
@@ -270,6 +302,9 @@ static int design_hyperx_main(int argc, char **argv)
 		rc = analyze_hyperx_design(&req, false, &gen, &err);
 	if (rc < 0)
 		return cli_report_cmd(cmd, &err);
+	/* The general search holds every regular design: a regular none with
+	 * a general design is still an answer, its "regular" line saying why. */
+	bool is_none = !reg.found && !gen.found;
 	if (json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "terminals", json_integer((json_int_t)N));
@@ -279,7 +314,7 @@ static int design_hyperx_main(int argc, char **argv)
 		json_object_set_new(o, "general", hx_json(&gen));
 		rc = out_write_json(output, o, &err);
 		json_decref(o);
-	} else {
+	} else if (!is_none) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
@@ -292,7 +327,14 @@ static int design_hyperx_main(int argc, char **argv)
 		fclose(f);
 		rc = design_emit_text(output, buf, len, &err);
 	}
-	return rc < 0 ? cli_report_unwritten("--output", output, &err) : CLI_OK;
+	if (rc < 0)
+		return cli_report_unwritten("--output", output, &err);
+	if (is_none) {
+		char why[1024];
+		hx_none_reason(why, sizeof why, false, &req);
+		return design_none(cmd, why);
+	}
+	return CLI_OK;
 }
 
 /* --- equality ---------------------------------------------------------------------- */
@@ -490,25 +532,25 @@ static int design_equality_main(int argc, char **argv)
 
 /* --- flex, dragonfly, slimfly -------------------------------------------------------- */
 
-/* The line of an empty listing: why nothing fits (it said only "no
- * configuration meets the request", leaving the architect to guess whether
- * the radix or the terminals were out of reach). */
-static void fullbw_none_text(FILE *f, const char *family, uint32_t R)
+/* Why a listing is empty, so the architect knows whether the radix or the
+ * terminals were out of reach. Written to why as the rest of a line after
+ * "meets the request": ": the smallest ...", ": within radix ...", or ""
+ * when the family's reach is unknown. */
+static void fullbw_none_reason(char *why, size_t cap, const char *family, uint32_t R)
 {
 	struct analyze_fullbw_reach r;
 	struct nl_err err = {0};
 
-	if (analyze_fullbw_reach(family, R, &r, &err) < 0 || !r.min_radix) {
-		fprintf(f, "no configuration meets the request\n");
-	} else if (R < r.min_radix) {
-		fprintf(f, "no configuration meets the request: the smallest %s with full global bandwidth has radix %u; "
-			   "expected --radix %u or more\n",
-			family, r.min_radix, r.min_radix);
-	} else {
-		fprintf(f, "no configuration meets the request: within radix %u the most terminals are %llu (%s); expected "
-			   "--terminals %llu or fewer, or a larger --radix\n",
-			R, (unsigned long long)r.max_terminals, r.max_spec, (unsigned long long)r.max_terminals);
-	}
+	if (analyze_fullbw_reach(family, R, &r, &err) < 0 || !r.min_radix)
+		why[0] = '\0';
+	else if (R < r.min_radix)
+		snprintf(why, cap, ": the smallest %s with full global bandwidth has radix %u; expected --radix %u or more",
+			 family, r.min_radix, r.min_radix);
+	else
+		snprintf(why, cap,
+			 ": within radix %u the most terminals are %llu (%s); expected --terminals %llu or fewer, or a "
+			 "larger --radix",
+			 R, (unsigned long long)r.max_terminals, r.max_spec, (unsigned long long)r.max_terminals);
 }
 
 static int design_fullbw_main(int argc, char **argv)
@@ -582,18 +624,15 @@ static int design_fullbw_main(int argc, char **argv)
 		}
 		rc = out_write_json(output, a, &err);
 		json_decref(a);
-	} else {
+	} else if (n) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
 		if (f) {
 			fprintf(f, "%s with >= %llu terminals, radix <= %llu, full global bandwidth (seed 000 §III-B)\n",
 				argv[0], (unsigned long long)N, (unsigned long long)R);
-			if (!n)
-				fullbw_none_text(f, argv[0], (uint32_t)R);
-			else
-				fprintf(f, "%-40s %9s %10s %5s %10s %10s %8s\n", "spec", "routers", "endpoints", "radix",
-					"links", "physical", "diameter");
+			fprintf(f, "%-40s %9s %10s %5s %10s %10s %8s\n", "spec", "routers", "endpoints", "radix", "links",
+				"physical", "diameter");
 			for (size_t i = 0; i < n; i++) {
 				fprintf(f, "%-40s %9llu %10llu %5u %10llu %10llu ", cfg[i].spec,
 					(unsigned long long)cfg[i].routers, (unsigned long long)cfg[i].endpoints,
@@ -611,7 +650,14 @@ static int design_fullbw_main(int argc, char **argv)
 		}
 	}
 	free(cfg);
-	return rc < 0 ? cli_report_unwritten("--output", output, &err) : CLI_OK;
+	if (rc < 0)
+		return cli_report_unwritten("--output", output, &err);
+	if (!n) {
+		char why[512];
+		fullbw_none_reason(why, sizeof why, argv[0], (uint32_t)R);
+		return design_none(cmd, why);
+	}
+	return CLI_OK;
 }
 
 /* The design searches, by the family they design (`netloom design NAME`). */

@@ -633,6 +633,28 @@ def case_export_roundtrip():
                        "1 endpoint\n")
 
 
+def design_none(args, why):
+    """`netloom design ARGS` finds nothing: status 1 (0 read as a design
+    found, so a script looping over requests could not tell), the reason
+    one line on stderr, nothing on stdout; with --json the JSON that says
+    none (returned), the same line and status."""
+    fam = args[0]
+    line = f"netloom design {fam}: no configuration meets the request{why}"
+    one_line_error(run("design", *args, code=1), line)
+    eq(f"design {' '.join(args)}: stderr", run("design", *args, code=1).stderr.decode(), line + "\n")
+    p = run("design", *args, "--json", code=1)
+    eq(f"design {' '.join(args)} --json: stderr", p.stderr.decode(), line + "\n")
+    # -o FILE: the text writes nothing (no FILE), the JSON its none.
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        run("design", *args, "-o", out, code=1)
+        check(f"design {' '.join(args)} -o: no file written", not os.path.exists(out))
+        run("design", *args, "--json", "-o", out, code=1)
+        with open(out) as f:
+            eq(f"design {' '.join(args)} --json -o", json.load(f), json.loads(p.stdout))
+    return json.loads(p.stdout)
+
+
 def case_design_hyperx():
     # HyperX Table 1 (seed 001): N = 2^17, R = 128.
     want = {0.125: (2401, 1805), 0.25: (2744, 2430), 0.5: (4096, 3780), 1: (10000, 7220)}
@@ -653,23 +675,30 @@ def case_design_hyperx():
     t = run_json("topo", "describe", d["regular"]["spec"], "--json", "--sampled", "--samples", "8")
     eq("regular built routers", t["routers"], 4096)
     eq("regular built radix", t["radix"], d["regular"]["ports"])
-    # Nothing fits: each line says the most terminals a HyperX of the
-    # radix and bisection reaches, and which (it said only "no HyperX meets
-    # the request"); that most finds it, one terminal more finds none.
-    none = run("design", "hyperx", "--terminals", "1000", "--radix", "3", "--bisection", "0.5").stdout.decode()
-    for kind in ("regular", "general"):
-        eq(f"{kind} at radix 3", [l for l in none.splitlines() if l.startswith(kind)],
-           [f"{kind:<8} no HyperX meets the request: within radix 3 and bisection 0.5 the most terminals are 4 "
-            "(hyperx:s=2x2,k=1x1,t=1); expected --terminals 4 or fewer, a larger --radix or a smaller --bisection"])
-    none = run("design", "hyperx", "--terminals", "1000", "--radix", "12", "--bisection", "3").stdout.decode()
-    for kind, most, spec in (("regular", 36, "hyperx:s=6x6,k=1x1,t=1"), ("general", 42, "hyperx:s=6x7,k=1x1,t=1")):
-        eq(f"{kind} at radix 12", [l for l in none.splitlines() if l.startswith(kind)],
-           [f"{kind:<8} no HyperX meets the request: within radix 12 and bisection 3 the most terminals are {most} "
-            f"({spec}); expected --terminals {most} or fewer, a larger --radix or a smaller --bisection"])
+    # Nothing fits: status 1 and one line on stderr saying the most
+    # terminals a HyperX of the radix and bisection reaches, and which (it
+    # was two lines on stdout, status 0); that most finds it, one terminal
+    # more finds none.
+    d = design_none(("hyperx", "--terminals", "1000", "--radix", "3", "--bisection", "0.5"),
+                    ": within radix 3 and bisection 0.5 the most terminals are 4 (hyperx:s=2x2,k=1x1,t=1); "
+                    "expected --terminals 4 or fewer, a larger --radix or a smaller --bisection")
+    eq("radix 3 JSON", (d["regular"], d["general"]), (None, None))
+    d = design_none(("hyperx", "--terminals", "43", "--radix", "12", "--bisection", "3"),
+                    ": within radix 12 and bisection 3 the most terminals are 42 (hyperx:s=6x7,k=1x1,t=1); "
+                    "expected --terminals 42 or fewer, a larger --radix or a smaller --bisection")
+    eq("43 at radix 12 JSON", (d["regular"], d["general"]), (None, None))
+    # A general design without a regular one is an answer: status 0, the
+    # regular line saying why.
+    p = run("design", "hyperx", "--terminals", "37", "--radix", "12", "--bisection", "3")
+    eq("37 at radix 12: regular line", [l for l in p.stdout.decode().splitlines() if l.startswith("regular")],
+       ["regular  no HyperX meets the request: within radix 12 and bisection 3 the most terminals are 36 "
+        "(hyperx:s=6x6,k=1x1,t=1); expected --terminals 36 or fewer, a larger --radix or a smaller --bisection"])
+    eq("37 at radix 12: stderr", p.stderr, b"")
+    for kind, most in (("regular", 36), ("general", 42)):
         d = run_json("design", "hyperx", "--terminals", str(most), "--radix", "12", "--bisection", "3", "--json")
         eq(f"{kind} {most} at radix 12", (d[kind] or {}).get("terminals"), most)
-        d = run_json("design", "hyperx", "--terminals", str(most + 1), "--radix", "12", "--bisection", "3", "--json")
-        eq(f"{kind} {most + 1} at radix 12", d[kind], None)
+    d = run_json("design", "hyperx", "--terminals", "37", "--radix", "12", "--bisection", "3", "--json")
+    eq("regular 37 at radix 12", d["regular"], None)
 
 
 def case_design_equality():
@@ -757,26 +786,25 @@ def case_design_fullbw():
         raise Fail(f"dragonfly text row lacks the 20 physical links: {txt.stdout!r}")
     t = run_json("topo", "describe", "dragonfly:a=8,p=4,h=4", "--json")
     eq("Table 6 dragonfly", [t[k] for k in ("routers", "endpoints", "radix", "links")], [264, 1056, 15, 1452])
-    # Nothing fits: the line says why, the radix below the family's
-    # smallest or the most terminals within the radix (it said only "no
-    # configuration meets the request"); one terminal more than that most
-    # lists nothing, that most lists its configuration.
-    none = run("design", "dragonfly", "--terminals", "1000", "--radix", "2").stdout.decode()
-    eq("dragonfly radix 2", none.splitlines()[-1], "no configuration meets the request: the smallest dragonfly with "
-       "full global bandwidth has radix 3; expected --radix 3 or more")
-    none = run("design", "dragonfly", "--terminals", "2551", "--radix", "20").stdout.decode()
-    eq("dragonfly 2551 at radix 20", none.splitlines()[-1], "no configuration meets the request: within radix 20 "
-       "the most terminals are 2550 (dragonfly:a=10,p=5,h=5,g=51); expected --terminals 2550 or fewer, or a "
-       "larger --radix")
+    # Nothing fits: status 1 and one line on stderr saying why, the radix
+    # below the family's smallest or the most terminals within the radix
+    # (it was the last line on stdout, status 0); one terminal more than
+    # that most lists nothing, that most lists its configuration.
+    eq("dragonfly radix 2 JSON", design_none(("dragonfly", "--terminals", "1000", "--radix", "2"),
+                                             ": the smallest dragonfly with full global bandwidth has radix 3; "
+                                             "expected --radix 3 or more"), [])
+    eq("dragonfly 2551 at radix 20 JSON",
+       design_none(("dragonfly", "--terminals", "2551", "--radix", "20"),
+                   ": within radix 20 the most terminals are 2550 (dragonfly:a=10,p=5,h=5,g=51); expected "
+                   "--terminals 2550 or fewer, or a larger --radix"), [])
     most = run_json("design", "dragonfly", "--terminals", "2550", "--radix", "20", "--json")
     eq("dragonfly 2550 at radix 20", [c["spec"] for c in most], ["dragonfly:a=10,p=5,h=5,g=51"])
-    none = run("design", "flex", "--terminals", "1000", "--radix", "5").stdout.decode()
-    eq("flex radix 5", none.splitlines()[-1], "no configuration meets the request: the smallest flex with full "
-       "global bandwidth has radix 6; expected --radix 6 or more")
+    design_none(("flex", "--terminals", "1000", "--radix", "5"),
+                ": the smallest flex with full global bandwidth has radix 6; expected --radix 6 or more")
     need_family("slimfly")
-    none = run("design", "slimfly", "--terminals", "55", "--radix", "8").stdout.decode()
-    eq("slimfly 55 at radix 8", none.splitlines()[-1], "no configuration meets the request: within radix 8 the "
-       "most terminals are 54 (slimfly:q=3,p=3); expected --terminals 54 or fewer, or a larger --radix")
+    design_none(("slimfly", "--terminals", "55", "--radix", "8"),
+                ": within radix 8 the most terminals are 54 (slimfly:q=3,p=3); expected --terminals 54 or fewer, "
+                "or a larger --radix")
     eq("slimfly 54 at radix 8", [c["spec"] for c in run_json("design", "slimfly", "--terminals", "54", "--radix", "8",
                                                             "--json")], ["slimfly:q=3,p=3"])
     # Slim Fly q = 9: k' = 13, full bandwidth p = 7, radix 20, 162 routers,
@@ -869,7 +897,8 @@ def case_design_limits():
     # A bisection no HyperX of radix 128 reaches: answered at once (it ran
     # for minutes), and above R - 1 refused with one line.
     t0 = time.monotonic()
-    d = run_json("design", "hyperx", "--terminals", "131072", "--radix", "128", "--bisection", "100", "--json")
+    p = run("design", "hyperx", "--terminals", "131072", "--radix", "128", "--bisection", "100", "--json", code=1)
+    d = json.loads(p.stdout)
     eq("nothing meets B=100", (d["regular"], d["general"]), (None, None))
     check(f"answered in {time.monotonic() - t0:.2f} s", time.monotonic() - t0 < 5)
     for r in ("48", "64", "96"):
