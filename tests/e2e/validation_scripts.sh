@@ -3,7 +3,8 @@
 # each one with a #! line is executable, as the doc invokes them
 # ("benchmarks/validation/booksim/anynet_side_by_side.py --netloom ..."),
 # and a repro/ script given no arguments prints its usage, not a Python
-# traceback. Nothing is simulated.
+# traceback; -h/--help prints the usage and an unknown option is refused.
+# Nothing is simulated.
 # usage: validation_scripts.sh SOURCE_ROOT
 set -uo pipefail
 root=$1
@@ -27,6 +28,40 @@ for f in "$root"/benchmarks/validation/repro/*.py; do
   grep -qi "^usage: $name NETLOOM OUTDIR" "$dir/err" ||
     fail "$name without arguments: stderr '$(head -1 "$dir/err")', expected 'usage: $name NETLOOM OUTDIR ...'"
   expect_eq "$name without arguments: stdout" "$(cat "$dir/out")" ""
+done
+
+# The scripts that take NETLOOM as their first argument (two_router.sh
+# ran '--help' as netloom: "line 38: --help: command not found", exit
+# 127; a repro script given '--help OUT' ran it too), and reproduce.sh:
+# -h and --help print the usage on stdout, exit 0; an unknown option,
+# first or after NETLOOM OUTDIR, is one line on stderr naming it with the
+# usage, exit 2, before anything runs (/bin/true as NETLOOM: nothing to run).
+for f in "$root"/benchmarks/validation/booksim/two_router.sh "$root"/benchmarks/validation/repro/*.py \
+         "$root"/benchmarks/validation/reproduce.sh; do
+  name=${f##*/}
+  for h in -h --help "/bin/true $dir/o --help"; do
+    # shellcheck disable=SC2086 # the third is NETLOOM OUTDIR --help
+    (cd "$dir" && "$f" $h > out 2> err)
+    rc=$?
+    expect_eq "$name $h: exit status" "$rc" 0
+    grep -qi "usage: *$name \|^ *$name \[\{0,1\}[-A-Z]" "$dir/out" ||
+      fail "$name $h: stdout '$(head -1 "$dir/out")' holds no usage of $name"
+    expect_eq "$name $h: stderr" "$(cat "$dir/err")" ""
+  done
+  case $name in
+  reproduce.sh) want="reproduce.sh: unknown option '--bogus' (expected --netloom, --out, --list)" ;;
+  two_router.sh) want="two_router.sh: unknown option '--bogus' (usage: two_router.sh NETLOOM [BOOKSIM] [L ...])" ;;
+  *) want="$name: unknown option '--bogus' ($(cd "$dir" && "$f" 2>&1 >/dev/null | head -1))" ;;
+  esac
+  for args in "--bogus" "/bin/true $dir/o --bogus"; do
+    # shellcheck disable=SC2086
+    (cd "$dir" && "$f" $args > out 2> err)
+    rc=$?
+    expect_eq "$name $args: exit status" "$rc" 2
+    expect_eq "$name $args: stderr" "$(cat "$dir/err")" "$want"
+    expect_eq "$name $args: stdout" "$(cat "$dir/out")" ""
+  done
+  [ -e "$dir/o" ] && fail "$name: OUTDIR made before its arguments were checked"
 done
 
 # flex_fig8_10.py reprinting docs/validation/flex_fig8_10.tsv (no runs):

@@ -8,9 +8,23 @@
 #
 # Prints one line per latency: L, netloom's mean accepted flit rate and,
 # with BOOKSIM, BookSim2's (its "Accepted flit rate average").
+#
+# -h/--help prints this text; any other argument starting with '-' is
+# refused with one line, exit 2 (it was taken for NETLOOM or BOOKSIM).
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: two_router.sh NETLOOM [BOOKSIM] [L ...]" >&2; exit 2; }
+usage="usage: two_router.sh NETLOOM [BOOKSIM] [L ...]"
+for a in "$@"; do
+  case $a in
+  -h | --help) sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+  -*) echo "two_router.sh: unknown option '$a' ($usage)" >&2; exit 2 ;;
+  esac
+done
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 netloom=$1; shift
+case $netloom in
+*/*) [ -f "$netloom" ] && [ -x "$netloom" ] || { echo "two_router.sh: NETLOOM '$netloom': not an executable" >&2; exit 2; } ;;
+*) command -v -- "$netloom" >/dev/null || { echo "two_router.sh: NETLOOM '$netloom': not found in PATH" >&2; exit 2; } ;;
+esac
 # Absolute: the runs are made from a scratch directory.
 [[ $netloom == */* ]] && netloom=$(cd "$(dirname "$netloom")" && pwd)/$(basename "$netloom")
 booksim=

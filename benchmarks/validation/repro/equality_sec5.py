@@ -44,10 +44,9 @@ def sweep(netloom, topo, fn, nvc, pattern, rates):
                                                    "seed=1"], ["--rates", rates])
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: equality_sec5.py NETLOOM OUTDIR [--quick]")
-    netloom, out = sys.argv[1], sys.argv[2]
-    quick = "--quick" in sys.argv[3:]
+    (netloom, out), given = netloom_run.command_line("usage: equality_sec5.py NETLOOM OUTDIR [--quick]", __doc__,
+                                                     options=("--quick",))
+    quick = "--quick" in given
     rates = "0.1:1.0:0.1" if quick else "0.05:1.0:0.05"
     rows, sat = [], {}
     for name, topo, d in NETS:

@@ -8,15 +8,14 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from flex_common import FLEX, gnuplot, saturation, sweep, write_atomic  # noqa: E402
+import netloom_run  # noqa: E402
 
 TS = [int(x) for x in os.environ.get("FLEX_TS", "10,100,1000,10000").split(",")]
 RATES = os.environ.get("FLEX_RATES", "0.3:0.9:0.2")
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    netloom, out = sys.argv[1], sys.argv[2]
+    (netloom, out), _ = netloom_run.command_line("usage: flex_fig14.py NETLOOM OUTDIR", __doc__)
     os.makedirs(out, exist_ok=True)
     rows = ["T\toffered\taccepted\tlatency\tstable\thops"]
     curves, res = [], []

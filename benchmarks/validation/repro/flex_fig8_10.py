@@ -123,9 +123,7 @@ def fmt(v, spec):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    netloom, out = sys.argv[1], sys.argv[2]
+    (netloom, out), _ = netloom_run.command_line("usage: flex_fig8_10.py NETLOOM OUTDIR", __doc__)
     os.makedirs(out, exist_ok=True)
     systems = pick("FLEX_SYSTEMS", SYSTEMS)
     patterns = pick("FLEX_PATTERNS", PATTERNS)

@@ -15,6 +15,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from flex_common import PAPER, gnuplot, write_atomic  # noqa: E402
+import netloom_run  # noqa: E402
 
 SYSTEMS = [("dragonfly", "dragonfly:a=8,p=4,h=4", "6"), ("slimfly", "slimfly:q=9,p=6", "4")]
 ROUTINGS = [("min", "min"), ("Valiant", "ugal:threshold=-1000000"), ("UGAL-L", "ugal"),
@@ -38,9 +39,7 @@ def point(netloom, topo, rf, vcs, rate, extra=()):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    netloom, out = sys.argv[1], sys.argv[2]
+    (netloom, out), _ = netloom_run.command_line("usage: flex_table6_routing.py NETLOOM OUTDIR", __doc__)
     os.makedirs(out, exist_ok=True)
     rows = ["system\trouting\thops_0.1\tlatency_0.1\taccepted_at_1.0"]
     bars = []

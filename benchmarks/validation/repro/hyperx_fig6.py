@@ -54,6 +54,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from hyperx_common import (ROUTING, SETTINGS, cached_point, default_loads, latency_curve,  # noqa: E402
                            pick_router, pick_size, plot_curves, plot_saturation_bars, points_dir, router_note)
+import netloom_run  # noqa: E402
 
 SIZES = {"paper": ("hyperx:s=8x8x8,t=8", 8), "small": ("hyperx:s=4x4x4,t=4", 4)}
 ALGOS = ["minad", "valiant", "closad", "dal"]
@@ -71,9 +72,7 @@ PAPER = {
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    netloom, out = sys.argv[1], sys.argv[2]
+    (netloom, out), _ = netloom_run.command_line("usage: hyperx_fig6.py NETLOOM OUTDIR", __doc__)
     size = pick_size("HYPERX_FIG6_SIZE", SIZES, "hyperx_fig6")
     topo, T = SIZES[size]
     samples = os.environ.get("HYPERX_FIG6_SAMPLES", "3")

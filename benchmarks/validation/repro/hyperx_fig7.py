@@ -70,6 +70,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from hyperx_common import ROUTING, SETTINGS, cached_point, default_loads, latency_curve, pick_router, \
     pick_size, plot_curves, plot_saturation_bars, points_dir, router_note  # noqa: E402
+import netloom_run  # noqa: E402
 
 SIZES = {
     "paper": {"hx05": ("hyperx:s=8x8x8,t=8", ROUTING["dal"], 0.5),
@@ -98,9 +99,7 @@ def run(netloom, kv, cache):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    netloom, out = sys.argv[1], sys.argv[2]
+    (netloom, out), _ = netloom_run.command_line("usage: hyperx_fig7.py NETLOOM OUTDIR", __doc__)
     size = pick_size("HYPERX_FIG7_SIZE", SIZES, "hyperx_fig7")
     nets = [n for n in os.environ.get("HYPERX_FIG7_NETS", ",".join(NETS)).split(",") if n]
     pats = [p for p in os.environ.get("HYPERX_FIG7_PATTERNS", ",".join(PATTERNS)).split(",") if p]

@@ -54,10 +54,9 @@ def sweep(netloom, topo, fn, rates):
                                ["--rates", rates])
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]")
-    netloom, out = sys.argv[1], sys.argv[2]
-    sizes = [int(s) for s in sys.argv[3:]] or [256, 512, 1024]
+    args, _ = netloom_run.command_line("usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]", __doc__, most=None)
+    netloom, out = args[:2]
+    sizes = [int(s) for s in args[2:]] or [256, 512, 1024]
     rows, summ = [], []
     for n in sizes:
         t3, t5 = TABLE1[n]

@@ -75,10 +75,9 @@ def throughput(netloom, topo, fn):
     return max(p["throughput"]["accepted"] for p in coarse + fine)
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: swap_sec62.py NETLOOM OUTDIR [SIZES...]")
-    netloom, out = sys.argv[1], sys.argv[2]
-    sizes = [int(s) for s in sys.argv[3:]] or [64, 256, 512]
+    args, _ = netloom_run.command_line("usage: swap_sec62.py NETLOOM OUTDIR [SIZES...]", __doc__, most=None)
+    netloom, out = args[:2]
+    sizes = [int(s) for s in args[2:]] or [64, 256, 512]
     rows = []
     for n in sizes:
         shape, cab = SHAPES[n]

@@ -8,6 +8,34 @@ import sys
 import tempfile
 
 
+def command_line(usage, doc, options=(), most=2):
+    """The command line of a reproduction script, NETLOOM OUTDIR and what
+    `usage` (its one line, "usage: NAME NETLOOM OUTDIR ...") adds, checked
+    before any run. -h or --help prints doc (which holds the usage) on
+    stdout, exit 0. Any other argument starting with '-' that is not in
+    options is refused with one line on stderr, exit 2, as reproduce.sh
+    refuses one (it was taken for NETLOOM or OUTDIR). Fewer than two other
+    arguments, or more than most (None: no limit), print usage on stderr,
+    exit 1. Returns (the other arguments, the options given)."""
+    name = usage.split()[1]
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(doc.strip())
+        sys.exit(0)
+    positional, given = [], set()
+    for a in args:
+        if a.startswith("-") and a != "-":
+            if a not in options:
+                print(f"{name}: unknown option '{a}' ({usage})", file=sys.stderr)
+                sys.exit(2)
+            given.add(a)
+        else:
+            positional.append(a)
+    if len(positional) < 2 or (most is not None and len(positional) > most):
+        sys.exit(usage)
+    return positional, given
+
+
 def results(netloom, cmd, settings, args=()):
     """The "results" object of `netloom CMD` with the settings (KEY=VALUE
     strings) and extra arguments; raises CalledProcessError on failure."""
