@@ -76,5 +76,52 @@ expect_eq "flex_fig8_10 bitcomp dragonfly: stable to min/UGAL/LBR" "$(row bitcom
 expect_eq "flex_fig8_10 bitcomp FleX: stable to min/UGAL/LBR" "$(row bitcomp FleX)" "0.1/0.3/0.5"
 expect_eq "flex_fig8_10 uniform fattree: stable to min/UGAL/LBR" "$(row uniform fattree)" "0.9/0.9/0.5"
 
+# A plot of a single load (FLEX_RATES A:A:STEP) or a single network size
+# (swap_sec62.py's x axis) draws its point with an x range around it:
+# gnuplot said "Warning: empty x range [0.3:0.3], adjusting to
+# [0.297:0.303]" (and [64:64]) on stderr and drew a window 1 % wide. A
+# stand-in netloom answers a run, and a sweep, with a stable point at
+# each load asked for, so nothing is simulated.
+if command -v gnuplot > /dev/null; then
+  cat > "$dir/netloom" <<'EOF'
+#!/usr/bin/env python3
+import json
+import sys
+a = sys.argv
+rates = [0.1]
+if "--rates" in a:
+    lo, hi, step = (float(x) for x in a[a.index("--rates") + 1].split(":"))
+    rates = [lo + i * step for i in range(int((hi - lo) / step + 1e-9) + 1)]
+for kv in a:
+    if kv.startswith("injection_rate="):
+        rates = [float(kv.split("=")[1])]
+points = [{"throughput": {"offered": r, "accepted": r}, "latency": {"packet": {"mean": 20.0 + r},
+           "network": {"mean": 15.0}}, "hops": {"mean": 2.0}, "stable": True, "deadlock": False} for r in rates]
+with open(a[a.index("--json") + 1], "w") as f:
+    json.dump({"results": {"points": points}}, f)
+EOF
+  chmod +x "$dir/netloom"
+  # xtics SVG: the tick labels (and titles) gnuplot wrote, one line.
+  xtics() { grep -o '<tspan[^>]*>[^<]*</tspan>' "$1" | sed 's/<[^>]*>//g; s/^ *//' | tr '\n' ' '; }
+  FLEX_TS=10 FLEX_RATES=0.3:0.3:0.1 python3 "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/netloom" "$dir/f14" \
+    > "$dir/f14.out" 2> "$dir/f14.err" || fail "flex_fig14.py, one load: exit status $?: $(tail -1 "$dir/f14.err")"
+  grep -qi "empty x range" "$dir/f14.err" &&
+    fail "flex_fig14.py, one load: gnuplot warned: $(grep -i "empty x range" "$dir/f14.err")"
+  [[ " $(xtics "$dir/f14/flex_fig14.svg")" == *" 0.15 "*" 0.3 "*" 0.45 "* ]] ||
+    fail "flex_fig14.py, one load: labels '$(xtics "$dir/f14/flex_fig14.svg")', expected x tics 0.15 .. 0.3 .. 0.45"
+  SWAP_SEC62_THROUGHPUT=0 python3 "$root/benchmarks/validation/repro/swap_sec62.py" "$dir/netloom" "$dir/sw" 64 \
+    > "$dir/sw.out" 2> "$dir/sw.err" || fail "swap_sec62.py, one size: exit status $?: $(tail -1 "$dir/sw.err")"
+  grep -qi "empty x range" "$dir/sw.err" &&
+    fail "swap_sec62.py, one size: gnuplot warned: $(grep -i "empty x range" "$dir/sw.err")"
+  [[ " $(xtics "$dir/sw/swap_sec62.svg")" == *" 32 64 128 "* ]] ||
+    fail "swap_sec62.py, one size: labels '$(xtics "$dir/sw/swap_sec62.svg")', expected x tics 32 64 128"
+  # More than one load: gnuplot's own range, and nothing said, as before.
+  FLEX_TS=10 FLEX_RATES=0.3:0.5:0.2 python3 "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/netloom" "$dir/f14b" \
+    > /dev/null 2> "$dir/f14b.err" || fail "flex_fig14.py, two loads: exit status $?: $(tail -1 "$dir/f14b.err")"
+  expect_eq "flex_fig14.py, two loads: stderr" "$(grep -v '^  T=' "$dir/f14b.err")" ""
+else
+  echo "validation_scripts: gnuplot not found, single-load plots not checked"
+fi
+
 [ $fails -eq 0 ] && echo "validation_scripts: all checks passed"
 exit $((fails > 0))

@@ -110,6 +110,9 @@ def main():
           "set title 'Seed 003 sec. 6.2: network latency at 0.02 flits/cycle/endpoint, uniform, 33-flit packets'",
           "set xlabel 'switches'", "set ylabel 'latency (cycles)'", "set logscale x 2", "set key top left",
           "set datafile separator '\\t'"]
+    xrange = netloom_run.xrange_around(sizes, log=True)
+    if xrange:
+        gp.append(xrange)
     plots = ["'%s' using (strcol(2) eq '%s' ? $1 : 1/0):4 with linespoints title '%s'" % (tsv, t, t)
              for t in ("5DTORUS", "P2-5DTORUS", "RING-10")]
     gp.append("plot " + ", ".join(plots))

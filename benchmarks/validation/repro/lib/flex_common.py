@@ -62,9 +62,10 @@ def gnuplot(svg, title, curves, ylabel="mean packet latency (cycles)"):
                 f.write(f"{x} {y}\n")
             f.write("\n\n")
     plots = ", ".join(f"'{dat}' index {i} with linespoints title '{lab}'" for i, (lab, _) in enumerate(curves))
+    xrange = netloom_run.xrange_around([x for _, pts in curves for x, _ in pts])
     script = (f"set terminal svg size 900,600; set output '{svg}.tmp'; set title '{title}';"
               f"set xlabel 'offered load (flits/cycle/endpoint)'; set ylabel '{ylabel}';"
-              f"set yrange [0:*]; set key top left; plot {plots}")
+              f"set yrange [0:*]; {xrange + ';' if xrange else ''} set key top left; plot {plots}")
     try:
         subprocess.run(["gnuplot", "-e", script], check=True)
         os.replace(svg + ".tmp", svg)

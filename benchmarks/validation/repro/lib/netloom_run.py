@@ -53,6 +53,23 @@ def results(netloom, cmd, settings, args=()):
         os.unlink(path)
 
 
+def xrange_around(xs, log=False):
+    """A gnuplot command setting the x range of a plot whose points all
+    share one x (a sweep of a single load, a single network size): half
+    that x either side on a linear axis (1 either side of 0), one halving
+    and one doubling on a logarithmic one. Left to itself gnuplot says
+    "Warning: empty x range [x:x], adjusting to ..." on stderr and draws a
+    window 1 % wide. "" when the xs differ or there are none."""
+    distinct = set(xs)
+    if len(distinct) != 1:
+        return ""
+    x = distinct.pop()
+    if log:
+        return "set xrange [%g:%g]" % (x / 2, x * 2) if x > 0 else ""
+    half = abs(x) / 2 if x else 1
+    return "set xrange [%g:%g]" % (x - half, x + half)
+
+
 def have_gnuplot(svg):
     """True when gnuplot is on PATH. Without it (optional), says in one line
     on stderr that svg is not drawn and removes an svg an earlier run left
