@@ -467,19 +467,21 @@ void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const c
 
 /* cli_warn_unread for the placement keys cfg's placement does not read:
  * placement_seed where the policy draws nothing (linear, or a place_ops
- * without uses_seed), placement_inner with one rank per node or under
- * placement = map (the file places each rank). For the commands that
- * place one job by cfg's placement keys (replay, serve --trace;
- * interfere refuses them). */
+ * without uses_seed), placement_inner with one rank per node, and
+ * ranks_per_node and placement_inner under placement = map (the file
+ * places each rank). For the commands that place one job by cfg's
+ * placement keys (replay, serve --trace; interfere refuses them). */
 void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
 struct place_workload;
 
-/* The same for the [job NAME] keys of workload w (read from `path`):
- * one warning a key, naming path:line and the job, for a placement_seed
- * under a policy that draws nothing and a placement_inner with one rank
- * per node or under map (docs/placement.md, "Workload files"). Not
- * refused: a seed kept while trying policies is harmless. For
+/* The same for the keys of workload w (read from `path`): one warning a
+ * key, naming path:line and the section, for [workload] seed when no job
+ * reads it (none placed by a policy that draws, or each such job with
+ * its own placement_seed), then per job a placement_seed under a policy
+ * that draws nothing, ranks_per_node under map, and placement_inner with
+ * one rank per node or under map (docs/placement.md, "Workload files").
+ * Not refused: a seed kept while trying policies is harmless. For
  * interfere. */
 void cli_warn_unread_jobs(const char *cmd, const char *path, const struct place_workload *w);
 

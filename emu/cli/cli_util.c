@@ -961,6 +961,28 @@ static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, co
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, "without cable_latency = 1");
 }
 
+/* Whether `policy` draws from placement_seed (place_ops.uses_seed;
+ * linear, replay's default, is no place_ops and draws nothing). */
+static bool cli_policy_draws(const char *policy)
+{
+	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
+	return ops && ops->uses_seed;
+}
+
+/* The policies that draw from a seed, "random-node and random-router",
+ * into seeded[n]; returns how many. */
+static size_t cli_seeded_policies(char *seeded, size_t n)
+{
+	size_t n_all, n_seeded = 0;
+	const struct place_ops *const *all = place_list(&n_all);
+	seeded[0] = '\0';
+	for (size_t i = 0; i < n_all; i++)
+		if (all[i]->uses_seed)
+			snprintf(seeded + strlen(seeded), n - strlen(seeded), "%s%s", n_seeded++ ? " and " : "",
+				 all[i]->name);
+	return n_seeded;
+}
+
 /* Why placement_seed changes nothing under `policy` (is_set false when
  * it is the default nobody set), into why[n]: "placement = linear
  * (unset) draws nothing; random-node and random-router do", naming the
@@ -968,30 +990,28 @@ static void cli_warn_unread_layout(const char *cmd, const struct config *cfg, co
  * the policy draws from the seed. */
 static bool cli_seed_unread_why(const char *policy, bool is_set, char *why, size_t n)
 {
-	const struct place_ops *ops = strcmp(policy, "linear") ? place_find(policy, NULL) : NULL;
-	if (ops && ops->uses_seed)
+	if (cli_policy_draws(policy))
 		return false;
-	char seeded[256] = "";
-	size_t n_all, n_seeded = 0;
-	const struct place_ops *const *all = place_list(&n_all);
-	for (size_t i = 0; i < n_all; i++)
-		if (all[i]->uses_seed)
-			snprintf(seeded + strlen(seeded), sizeof seeded - strlen(seeded), "%s%s",
-				 n_seeded++ ? " and " : "", all[i]->name);
+	char seeded[256];
+	size_t n_seeded = cli_seeded_policies(seeded, sizeof seeded);
 	snprintf(why, n, "placement = %s%s draws nothing; %s do%s", policy, is_set ? "" : " (unset)", seeded,
 		 n_seeded == 1 ? "es" : "");
 	return true;
 }
 
+/* Why ranks_per_node and placement_inner change nothing under placement
+ * = map: place_job hands the job to its file, which gives each rank its
+ * endpoint, before either is read. */
+static const char cli_map_unread_why[] = "placement = map gives each rank its endpoint from the map file";
+
 /* Why placement_inner changes nothing, or NULL when it is read: under
- * placement = map the file gives each rank its endpoint (place_job reads
- * no order); with ranks_per_node = 1 (per_is_set false when that is the
- * default nobody set) both orders put one rank on each node, the same
- * endpoints. */
+ * placement = map (cli_map_unread_why); with ranks_per_node = 1
+ * (per_is_set false when that is the default nobody set) both orders put
+ * one rank on each node, the same endpoints. */
 static const char *cli_inner_unread_why(const char *policy, uint64_t per, bool per_is_set)
 {
 	if (!strcmp(policy, "map"))
-		return "placement = map gives each rank its endpoint from the map file";
+		return cli_map_unread_why;
 	if (per != 1)
 		return NULL;
 	return per_is_set ? "ranks_per_node = 1: one rank per node, in either order"
@@ -1011,12 +1031,20 @@ static void cli_warn_unread_seed(const char *cmd, const struct config *cfg, cons
 	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
 }
 
-/* placement_inner orders the ranks sharing a node (ranks_per_node; linear
- * refuses more than 1): '-s placement_inner=round_robin' with one rank
- * per node, or under placement = map, changed nothing, silently. */
+/* ranks_per_node says how many ranks share a node, placement_inner in
+ * which order (linear refuses more than 1): under placement = map neither
+ * is read ('-s ranks_per_node=2' changed nothing, silently), and with one
+ * rank per node placement_inner is not ('-s placement_inner=round_robin'
+ * neither). Under map both are warned of in the order given. */
 static void cli_warn_unread_inner(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets,
 				  const char *policy)
 {
+	if (!strcmp(policy, "map")) {
+		static const char *const keys[] = {"ranks_per_node", "placement_inner", NULL};
+		const struct config_unread u = {.keys = keys};
+		cli_warn_unread(cmd, cfg, sets, n_sets, &u, cli_map_unread_why);
+		return;
+	}
 	const char *per = config_get_or_default(cfg, "ranks_per_node");
 	const char *why = cli_inner_unread_why(policy, per ? strtoull(per, NULL, 10) : 0,
 					       config_get(cfg, "ranks_per_node") != NULL);
@@ -1036,29 +1064,64 @@ void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const 
 	cli_warn_unread_inner(cmd, cfg, sets, n_sets, policy);
 }
 
-/* One job key of workload file `path` that its placement does not read. */
-static void cli_warn_unread_job_key(const char *cmd, const char *path, const struct place_job_spec *j, int line,
-				    const char *key, const char *value, const char *why)
+/* One key of workload file `path`, in [section] ("job A", "workload"),
+ * that nothing reads. */
+static void cli_warn_unread_wl_key(const char *cmd, const char *path, const char *section, int line, const char *key,
+				   const char *value, const char *why)
 {
 	fprintf(stderr, "netloom %s: warning: ", cmd);
 	nl_fputs_one_line(path, stderr);
-	fprintf(stderr, ":%d: [job %s] key '%s': value '%s' is not read by %s (%s); it has no effect\n", line, j->name,
-		key, value, cmd, why);
+	fprintf(stderr, ":%d: [%s] key '%s': value '%s' is not read by %s (%s); it has no effect\n", line, section, key,
+		value, cmd, why);
+}
+
+/* [workload] seed is the placement_seed of every job that sets none;
+ * only a job whose policy draws reads it. With no such job, why it
+ * changes nothing into why[n] ("no job's placement draws from it;
+ * random-node and random-router do"); false, why untouched, when a job
+ * reads it. */
+static bool cli_wl_seed_unread_why(const struct place_workload *w, char *why, size_t n)
+{
+	bool draws = false;
+	for (uint32_t i = 0; i < w->n_jobs; i++) {
+		if (!cli_policy_draws(w->jobs[i].policy))
+			continue;
+		if (!w->jobs[i].has_seed)
+			return false;
+		draws = true;
+	}
+	char seeded[256];
+	size_t n_seeded = cli_seeded_policies(seeded, sizeof seeded);
+	if (draws)
+		snprintf(why, n, "each job whose placement draws sets its own placement_seed");
+	else
+		snprintf(why, n, "no job's placement draws from it; %s do%s", seeded, n_seeded == 1 ? "es" : "");
+	return true;
 }
 
 void cli_warn_unread_jobs(const char *cmd, const char *path, const struct place_workload *w)
 {
-	char why[PARAM_STR_MAX + 300], value[32];
+	char why[PARAM_STR_MAX + 300], value[32], section[sizeof w->jobs[0].name + 4];
+	if (w->seed_line && cli_wl_seed_unread_why(w, why, sizeof why)) {
+		snprintf(value, sizeof value, "%" PRIu64, w->seed);
+		cli_warn_unread_wl_key(cmd, path, "workload", w->seed_line, "seed", value, why);
+	}
 	for (uint32_t i = 0; i < w->n_jobs; i++) {
 		const struct place_job_spec *j = &w->jobs[i];
+		snprintf(section, sizeof section, "job %s", j->name);
 		if (j->seed_line && cli_seed_unread_why(j->policy, j->placement_line != 0, why, sizeof why)) {
 			snprintf(value, sizeof value, "%" PRIu64, j->seed);
-			cli_warn_unread_job_key(cmd, path, j, j->seed_line, "placement_seed", value, why);
+			cli_warn_unread_wl_key(cmd, path, section, j->seed_line, "placement_seed", value, why);
+		}
+		if (j->per_node_line && !strcmp(j->policy, "map")) {
+			snprintf(value, sizeof value, "%" PRIu32, j->ranks_per_node);
+			cli_warn_unread_wl_key(cmd, path, section, j->per_node_line, "ranks_per_node", value,
+					       cli_map_unread_why);
 		}
 		const char *inner_why = cli_inner_unread_why(j->policy, j->ranks_per_node, j->per_node_line != 0);
 		if (j->inner_line && inner_why)
-			cli_warn_unread_job_key(cmd, path, j, j->inner_line, "placement_inner",
-						j->inner == PLACE_INNER_ROUND_ROBIN ? "round_robin" : "linear", inner_why);
+			cli_warn_unread_wl_key(cmd, path, section, j->inner_line, "placement_inner",
+					       j->inner == PLACE_INNER_ROUND_ROBIN ? "round_robin" : "linear", inner_why);
 	}
 }
 

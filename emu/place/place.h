@@ -111,7 +111,8 @@ struct place_job_spec {
 	 * (a trace that cannot be opened, a placement or map that fails),
 	 * or a key the job's placement does not read (a placement_seed
 	 * under a policy that draws nothing, placement_inner with one rank
-	 * per node), 0 when the key is not set. */
+	 * per node, ranks_per_node or placement_inner under map), 0 when the
+	 * key is not set. */
 	int trace_line, placement_line, map_line, seed_line, per_node_line, inner_line;
 	/* A synthetic job instead of a trace (key `synthetic`, app.h
 	 * APP_SYNTH_*; -1 for a traced job): ranks, bytes per exchange, the
@@ -125,6 +126,7 @@ struct place_job_spec {
 
 struct place_workload {
 	uint64_t seed;            /* [workload] seed */
+	int seed_line;            /* its line, 0 when not set (a seed no job draws from is warned of) */
 	uint32_t n_jobs;
 	struct place_job_spec jobs[PLACE_MAX_JOBS]; /* in file order: the order jobs are placed */
 };

@@ -317,8 +317,10 @@ static int wl_handle(void *user, const char *section, const char *key, const cha
 			return 0;
 		if (strcmp(key, "seed"))
 			return wl_bad(x, section, key, value, "a [workload] key: seed");
-		if (wl_seed(x, section, key, value, &u))
+		if (wl_seed(x, section, key, value, &u)) {
 			w->seed = u;
+			w->seed_line = x->src.line;
+		}
 		return 0;
 	}
 	if (!x->job) {

@@ -258,14 +258,53 @@ netloom interfere: warning: $dir/unread.ini:8: [job B] key 'placement_inner': va
 netloom interfere: warning: $dir/unread.ini:27: [job E] key 'placement_seed': value '5' is not read by interfere (placement = packed $why_seed
 netloom interfere: warning: $dir/unread.ini:29: [job E] key 'placement_inner': value 'linear' is not read by interfere (ranks_per_node = 1: $why_inner"
 # Under placement = map the map file gives each rank its endpoint: its
-# placement_inner is not read either, whatever ranks_per_node says.
+# ranks_per_node and placement_inner are not read either ('ranks_per_node
+# = 2' under map ran silently).
 printf '%s\n' "[job M]" "synthetic = ring" "ranks = 2" "steps = 2" "placement = map" "placement_map = m.map" \
   "ranks_per_node = 2" "placement_inner = round_robin" > "$dir/unreadmap.ini"
 printf '0 3\n1 2\n' > "$dir/m.map"
-"$netloom" interfere "$dir/unreadmap.ini" -c "$dir/sys.ini" "${an[@]}" > /dev/null 2> "$dir/unreadmap.err" ||
-  fail "unread placement_inner under map: exit $?"
-expect_eq "unread placement_inner under map" "$(cat "$dir/unreadmap.err")" \
-  "netloom interfere: warning: $dir/unreadmap.ini:8: [job M] key 'placement_inner': value 'round_robin' is not read by interfere (placement = map gives each rank its endpoint from the map file); it has no effect"
+"$netloom" interfere "$dir/unreadmap.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/unreadmap.json" > /dev/null \
+  2> "$dir/unreadmap.err" || fail "unread placement_inner under map: exit $?"
+expect_eq "unread ranks_per_node and placement_inner under map" "$(cat "$dir/unreadmap.err")" \
+  "netloom interfere: warning: $dir/unreadmap.ini:7: [job M] key 'ranks_per_node': value '2' is not read by interfere (placement = map gives each rank its endpoint from the map file); it has no effect
+netloom interfere: warning: $dir/unreadmap.ini:8: [job M] key 'placement_inner': value 'round_robin' is not read by interfere (placement = map gives each rank its endpoint from the map file); it has no effect"
+expect_eq "unread ranks_per_node under map: the map's endpoints" \
+  "$(json "$dir/unreadmap.json" 'd["results"]["jobs"][0]["endpoints"]')" "[3, 2]"
+# [workload] seed is the placement_seed of each job that sets none: with
+# no job placed by a policy that draws, or each such job setting its own,
+# 'seed = 7' moved no rank, silently. Warned of at its line; not when a
+# random-node job without a placement_seed reads it; the endpoints those
+# of the same jobs without it.
+wlseed() { # NAME [WORKLOAD] SEED-LINE, then each job's placement lines
+  local name=$1 seed=$2 i=0
+  shift 2
+  { [ -n "$seed" ] && printf '%s\n' "[workload]" "$seed"
+    for p in "$@"; do
+      i=$((i + 1))
+      printf '%s\n' "[job J$i]" "synthetic = ring" "ranks = 2" "steps = 2"
+      [ -n "$p" ] && printf '%s\n' "$p"
+    done; } > "$dir/$name.ini"
+}
+rn="placement = random-node"
+wlseed seedcontig "seed = 7" "" "placement = packed"
+wlseed seedcontig0 "" "" "placement = packed"
+wlseed seedown "seed = 7" "" $'placement = random-node\nplacement_seed = 3'
+wlseed seedown0 "" "" $'placement = random-node\nplacement_seed = 3'
+wlseed seedread "seed = 7" "" "$rn"
+for w in seedcontig seedcontig0 seedown seedown0 seedread; do
+  "$netloom" interfere "$dir/$w.ini" -c "$dir/sys.ini" "${an[@]}" --json "$dir/$w.json" > /dev/null 2> "$dir/$w.err" ||
+    fail "$w: exit $?"
+done
+expect_eq "[workload] seed, no job draws: warned" "$(cat "$dir/seedcontig.err")" \
+  "netloom interfere: warning: $dir/seedcontig.ini:2: [workload] key 'seed': value '7' is not read by interfere (no job's placement draws from it; random-node and random-router do); it has no effect"
+expect_eq "[workload] seed, each drawing job sets its own: warned" "$(cat "$dir/seedown.err")" \
+  "netloom interfere: warning: $dir/seedown.ini:2: [workload] key 'seed': value '7' is not read by interfere (each job whose placement draws sets its own placement_seed); it has no effect"
+expect_eq "[workload] seed read by a random-node job: not warned" "$(cat "$dir/seedread.err")" ""
+for w in seedcontig seedown; do
+  expect_eq "$w: the endpoints without the seed" "$(json "$dir/$w.json" '[j["endpoints"] for j in d["results"]["jobs"]]')" \
+    "$(json "$dir/${w}0.json" '[j["endpoints"] for j in d["results"]["jobs"]]')"
+done
+expect_eq "[workload] seed read: the job's placement_seed" "$(json "$dir/seedread.json" 'd["results"]["jobs"][1]["placement_seed"]')" 7
 expect_eq "unread job keys: nothing else on stderr without them" "$(cat "$dir/unread0.err")" ""
 expect_eq "unread job keys: same endpoints and link use" \
   "$(json "$dir/unread.json" '[(j["endpoints"], j["link_use"]) for j in d["results"]["jobs"]]')" \

@@ -56,12 +56,24 @@ expect_eq "placement_inner, one rank per node: warned" "$out" "netloom replay: w
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=contiguous \
   -s ranks_per_node=2 -s placement_inner=round_robin 2>&1 > /dev/null)
 expect_eq "placement_inner, two ranks per node: not warned" "$out" ""
-# Under placement = map the file gives each rank its endpoint: no order is
-# read, whatever ranks_per_node says (the same rank_endpoints).
+# Under placement = map the file gives each rank its endpoint: neither
+# ranks_per_node nor the order is read (the same rank_endpoints); both are
+# warned of, in the order given ('-s ranks_per_node=2' ran silently).
 printf '0 3\n1 2\n' > "$dir/pp.map"
 out=$("$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=map \
   -s placement_map="$dir/pp.map" -s ranks_per_node=2 -s placement_inner=round_robin 2>&1 > /dev/null)
-expect_eq "placement_inner under map: warned" "$out" "netloom replay: warning: -s placement_inner=round_robin: key 'placement_inner' of [replay] is not read by replay (placement = map gives each rank its endpoint from the map file); it has no effect"
+expect_eq "ranks_per_node and placement_inner under map: warned" "$out" "netloom replay: warning: -s ranks_per_node=2: key 'ranks_per_node' of [replay] is not read by replay (placement = map gives each rank its endpoint from the map file); it has no effect
+netloom replay: warning: -s placement_inner=round_robin: key 'placement_inner' of [replay] is not read by replay (placement = map gives each rank its endpoint from the map file); it has no effect"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=map \
+  -s placement_map="$dir/pp.map" -s ranks_per_node=1 --json "$dir/pm1.json" 2> "$dir/pm1.err" > /dev/null ||
+  fail "ranks_per_node=1 under map: exit $?"
+expect_eq "ranks_per_node under map: warned" "$(cat "$dir/pm1.err")" "netloom replay: warning: -s ranks_per_node=1: key 'ranks_per_node' of [replay] is not read by replay (placement = map gives each rank its endpoint from the map file); it has no effect"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=map \
+  -s placement_map="$dir/pp.map" -s ranks_per_node=2 --json "$dir/pm2.json" 2> /dev/null > /dev/null ||
+  fail "ranks_per_node=2 under map: exit $?"
+expect_eq "ranks_per_node under map: the map's endpoints either way" \
+  "$(json "$dir/pm1.json" 'd["results"]["rank_endpoints"]'):$(json "$dir/pm2.json" 'd["results"]["rank_endpoints"]')" \
+  "[3, 2]:[3, 2]"
 printf '[router]\nnum_vcs = 4\n' > "$dir/rt.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/rt.ini" 2>&1 > /dev/null)
 expect_eq "unread keys from a file: no warning" "$out" ""
