@@ -86,6 +86,17 @@ grep -qx 'communicators     3 (world, self, 1071733475: 16 ranks)' "$T/out" &&
 expect 0 "info (text) of HPCC: 56 communicators" "$NL" trace info "$2/traces/samples/hpcc-16.nlt"
 grep -qx 'communicators     56 (world, self, and by size: 48 of 4 ranks, 6 of 16 ranks; --json lists each with its id)' \
 	"$T/out" && ok "info: many communicators counted by size" || fail "info communicators: $(grep communicators "$T/out")"
+# Byte totals in binary units beside the exact count; flops only where
+# the trace has flop ops (SimGrid's), not "0 flops in 0 ops" on the rest.
+grep -qx 'p2p messages      137603 (16538854468 bytes, 15.4 GiB)' "$T/out" &&
+	ok "info: bytes in GiB" || fail "info p2p line: $(grep '^p2p' "$T/out")"
+grep -qx 'compute           40.65101 s in 292942 intervals' "$T/out" &&
+	ok "info: no flops line without flop ops" || fail "info compute line: $(grep '^compute ' "$T/out")"
+expect 0 "info (text) of the SimGrid import" "$NL" trace info "$T/ti.nlt"
+grep -qx 'compute           0 s in 0 intervals; 2.26676072e+12 flops in 1440 ops' "$T/out" &&
+	ok "info: flops of a SimGrid trace" || fail "info compute line (SimGrid): $(grep '^compute ' "$T/out")"
+grep -qx 'p2p messages      0 (0 bytes)' "$T/out" && ok "info: no unit under a KiB" ||
+	fail "info p2p line (SimGrid): $(grep '^p2p' "$T/out")"
 expect 0 "info --json of HPCC" "$NL" trace info --json "$2/traces/samples/hpcc-16.nlt"
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["communicators"]; print(len(c), len({x["id"] for x in c}))' \
 	"$T/out" >"$T/json" 2>&1
