@@ -298,6 +298,9 @@ void cli_warn_config_empty(const char *cmd, const struct config *cfg, const char
  * divisor (run's header, config --check). */
 struct nl_sim_info;
 void cli_traffic_active_note(char *buf, size_t n, const struct nl_sim_info *info);
+/* ", 15.4 GiB" for a byte count of a KiB or more (binary units, three
+ * significant digits), else "": to follow the exact count in a report. */
+void cli_bytes_human(char *buf, size_t n, uint64_t bytes);
 
 /* Build the configuration: file, then overrides, validated against every
  * module's table. */

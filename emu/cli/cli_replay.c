@@ -209,9 +209,12 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	fprintf(f, "  %6s %14.9f %14.9f %14.9f %14.9f\n", "mean", sum[0] / res->n_ranks, sum[1] / res->n_ranks,
 		sum[2] / res->n_ranks, sum[3] / res->n_ranks);
 
-	fprintf(f, "\n  messages: %" PRIu64 " (%" PRIu64 " byte%s): %" PRIu64 " point-to-point, %" PRIu64
+	char human[32];
+	cli_bytes_human(human, sizeof human, res->bytes);
+	fprintf(f, "\n  messages: %" PRIu64 " (%" PRIu64 " byte%s%s): %" PRIu64 " point-to-point, %" PRIu64
 		   " inside collectives; %" PRIu64 " eager, %" PRIu64 " rendezvous\n",
-		res->msgs, res->bytes, res->bytes == 1 ? "" : "s", res->p2p_msgs, res->coll_msgs, res->eager_msgs, res->rndv_msgs);
+		res->msgs, res->bytes, res->bytes == 1 ? "" : "s", human, res->p2p_msgs, res->coll_msgs, res->eager_msgs,
+		res->rndv_msgs);
 	if (res->unmatched_msgs)
 		fprintf(f, "  warning: %" PRIu64 " message%s sent but never received\n", res->unmatched_msgs,
 			res->unmatched_msgs == 1 ? " was" : "s were");

@@ -371,25 +371,6 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 	return o;
 }
 
-/* ", 3.76 GiB" after a byte count of a KiB or more (binary units, three
- * significant digits), else "": 4037011916 bytes was left to count. */
-static void info_bytes_human(char *buf, size_t n, uint64_t bytes)
-{
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-	double v = (double)bytes;
-	int u = -1;
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, n, "%s", "");
-	else if (v >= 999.5) /* %.3g would print 1.02e+03 */
-		snprintf(buf, n, ", %.0f %s", v, units[u]);
-	else
-		snprintf(buf, n, ", %.3g %s", v, units[u]);
-}
-
 static int info_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -462,7 +443,7 @@ static void info_text(const char *path, struct trace_archive *a, const struct tr
 		printf("recorded on       (ranks per core unknown)\n");
 	printf("operations        %" PRIu64 "\n", s->ops);
 	char size[32];
-	info_bytes_human(size, sizeof size, s->p2p_bytes);
+	cli_bytes_human(size, sizeof size, s->p2p_bytes);
 	printf("p2p messages      %" PRIu64 " (%" PRIu64 " bytes%s)\n", s->p2p_messages, s->p2p_bytes, size);
 	printf("compute           %.9g s in %" PRIu64 " interval%s", (double)s->compute_ps * 1e-12, s->calls[TOP_COMPUTE],
 	       s->calls[TOP_COMPUTE] == 1 ? "" : "s");

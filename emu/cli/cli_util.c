@@ -1494,3 +1494,23 @@ void cli_traffic_active_note(char *buf, size_t n, const struct nl_sim_info *info
 	else if (n)
 		buf[0] = '\0';
 }
+
+/* ", 3.76 GiB" after a byte count of a KiB or more (binary units, three
+ * significant digits), else "": 16538854468 bytes
+ * was left to count (trace info, replay's report). */
+void cli_bytes_human(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = -1;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, n, "%s", "");
+	else if (v >= 999.5) /* %.3g would print 1.02e+03 */
+		snprintf(buf, n, ", %.0f %s", v, units[u]);
+	else
+		snprintf(buf, n, ", %.3g %s", v, units[u]);
+}

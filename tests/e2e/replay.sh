@@ -532,6 +532,14 @@ expect_eq "verify 65535 communicators exit" $rc 0
 cmp -s "$dir/mc.nlt" "$dir/mc2.nlt" || fail "encode of the dump of 65535 communicators: other bytes"
 "$netloom" replay "$dir/mc.nlt" > /dev/null || fail "replay 65535 communicators exit $?"
 
+# The report's byte total in binary units beside the exact count (none
+# under a KiB): 7263655112 bytes was left to count.
+"$mk" "$dir/big.nlt" pingpong 3 1000000 || fail "mktrace pingpong of 1 MB"
+expect_eq "messages line, MiB" "$("$netloom" replay "$dir/big.nlt" 2>/dev/null | grep '^  messages:')" \
+  "  messages: 6 (6000000 bytes, 5.72 MiB): 6 point-to-point, 0 inside collectives; 0 eager, 6 rendezvous"
+expect_eq "messages line, bytes" "$("$netloom" replay "$dir/pp.nlt" 2>/dev/null | grep '^  messages:')" \
+  "  messages: 20 (2000 bytes, 1.95 KiB): 20 point-to-point, 0 inside collectives; 20 eager, 0 rendezvous"
+
 if [ $fails -ne 0 ]; then
   echo "$fails e2e replay checks failed" >&2
   exit 1
