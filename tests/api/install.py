@@ -142,6 +142,30 @@ print("close", L.nl_client_close(c))
         fail(f"client NULL arguments: exit {nc.returncode}, got {nc.stdout.splitlines()}, expected {want}\n"
              f"{nc.stderr[-500:]}")
     print("ok: client NULL arguments refused with one line")
+    # The live client builds from its own installed pkg-config file
+    # (there was none: docs/live.md gave -I/-L/-rpath by hand).
+    cpcs = glob.glob(os.path.join(dest, "**", "pkgconfig", "netloom-client.pc"), recursive=True)
+    if len(cpcs) != 1:
+        fail(f"expected one installed netloom-client.pc, found {cpcs}")
+    cflags = sh(["pkg-config", "--cflags", "--libs", "netloom-client"], env=env).stdout.split()
+    if not any(f.startswith("-I" + dest) for f in cflags) or "-lnetloom-client" not in cflags:
+        fail(f"netloom-client pkg-config flags do not point into the installed tree: {cflags}")
+    ring = os.path.join(dest, "live_ring")
+    sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", os.path.join(src, "adapters", "examples", "ring.c"),
+        *cflags, "-o", ring])
+    with tempfile.TemporaryDirectory() as sd:
+        ep = "ipc://" + os.path.join(sd, "r")
+        srv = subprocess.Popen([netloom, "serve", "--ranks", "2", "-s", "backend=analytic", "--listen", ep],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        renv = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(clibs[0]))
+        ranks = [subprocess.Popen([ring, ep, str(r), "2", "16", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, env=renv) for r in range(2)]
+        outs = [p.communicate(timeout=60) for p in ranks]
+        sout, serr = srv.communicate(timeout=60)
+    if any(p.returncode for p in ranks) or srv.returncode != 0:
+        fail(f"ring built with netloom-client.pc: exits {[p.returncode for p in ranks]}, serve {srv.returncode}\n"
+             f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
+    print("ok: the live ring builds with netloom-client.pc and runs against serve")
     run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(libs[0]))
     for cfg in CONFIGS:
         ex = subprocess.run([exe, *cfg], capture_output=True, text=True, env=run_env)
