@@ -166,6 +166,28 @@ print("close", L.nl_client_close(c))
         fail(f"ring built with netloom-client.pc: exits {[p.returncode for p in ranks]}, serve {srv.returncode}\n"
              f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
     print("ok: the live ring builds with netloom-client.pc and runs against serve")
+    # The Python client is installed too (it was not): ring.py, copied
+    # alone so that its own folder holds no client, imports it from
+    # PYTHONPATH=PREFIX/share/netloom/python under Debian's interpreter.
+    pyc = glob.glob(os.path.join(dest, "**", "share", "netloom", "python", "netloom_client.py"), recursive=True)
+    if len(pyc) != 1:
+        fail(f"expected one installed share/netloom/python/netloom_client.py, found {pyc}")
+    with tempfile.TemporaryDirectory() as sd:
+        pyring = os.path.join(sd, "ring.py")
+        with open(os.path.join(src, "adapters", "python", "ring.py")) as f, open(pyring, "w") as g:
+            g.write(f.read())
+        ep = "ipc://" + os.path.join(sd, "p")
+        srv = subprocess.Popen([netloom, "serve", "--ranks", "2", "-s", "backend=analytic", "--listen", ep],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        penv = dict(os.environ, PYTHONPATH=os.path.dirname(pyc[0]))
+        ranks = [subprocess.Popen(["/usr/bin/python3", pyring, ep, str(r), "2", "16"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=penv) for r in range(2)]
+        outs = [p.communicate(timeout=60) for p in ranks]
+        sout, serr = srv.communicate(timeout=60)
+    if any(p.returncode for p in ranks) or srv.returncode != 0:
+        fail(f"ring.py with the installed client: exits {[p.returncode for p in ranks]}, serve {srv.returncode}\n"
+             f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
+    print("ok: ring.py runs with the installed Python client")
     run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(libs[0]))
     for cfg in CONFIGS:
         ex = subprocess.run([exe, *cfg], capture_output=True, text=True, env=run_env)
