@@ -323,6 +323,9 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 	if (!doc || !net)
 		goto oom;
 	session_json_head(doc, "serve");
+	/* The resolved configuration, as replay and interfere write it: what
+	 * re-runs the session's network with its recording. */
+	json_object_set_new(doc, "config", session_config_json(&r->s->cfg));
 	json_object_set_new(doc, "results", app_results_json(r->app));
 	if (r->net->ops->report && r->net->ops->report(r->net, net, err) < 0) {
 		json_decref(net);
