@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""The JSON keys docs/results.md names are the keys the commands write.
+
+Usage: json_fields.py NETLOOM SOURCE_ROOT. Exit 0 pass, 1 fail.
+
+What is read from docs/results.md:
+- the field tables (`| field | unit | definition |`) of the sections "JSON
+  of `netloom run`", "A deadlocked point" and "JSON of `netloom sweep`":
+  every backticked name of a row's first cell is a key path (`a.b`,
+  `a.b[]` for an array's elements, `a.b[].c` a key of each element; a
+  name starting with `.` replaces the last component of the name before
+  it, as the table abbreviates `results.stuck.flits`, `.input_vcs`);
+- the table of "JSON of the other commands": each row's command and its
+  top-level keys, the backticked names of the second cell outside
+  parentheses (a parenthesis says when the key before it is written).
+
+Each command then runs on a small input (the samples in traces/samples/,
+docs/examples/*.ini, torus:k=4x4) and its JSON is compared with the doc:
+a key written but not documented fails, and so does a documented key not
+written, unless OPTIONAL below names it with the reason it is absent
+here. `run`, `sweep` and the deadlocked point are compared to every depth
+(`config` as a whole: its keys are `netloom config --json`'s); the other
+commands at the top level, in the documented order. A row of the doc's
+table that this test cannot run, or a command here with no row, fails,
+so a new command's JSON gets a row. About 2 s.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# The commands run in SOURCE_ROOT (the doc's relative paths), so NETLOOM is made absolute.
+NETLOOM, ROOT = os.path.abspath(sys.argv[1]), sys.argv[2]
+ENV = dict(os.environ, NETLOOM_PROGRESS="0")
+DOC = "docs/results.md"
+FAILS = []
+
+# Documented keys these runs do not write, with why: key path -> reason.
+# A key listed here that the run does write is checked as any other.
+OPTIONAL = {
+    # The deadlock below is found by the global check (a frozen ring).
+    "results.stuck.waited_cycles": "written by the local deadlock check only",
+    "results.stuck.bound_cycles": "written by the local deadlock check only",
+    # Each waiting VC has one or the other.
+    "results.stuck.waiting[].out_vc": "only for a VC that holds its output VC",
+    "results.stuck.waiting[].free_vc_in": "only for a VC waiting for a free output VC",
+    "beside_trace": "serve writes it only with --trace, which needs a client to finish",
+    "samples": "topo describe: sampled distances only (torus:k=4x4 is exact)",
+    "samples_requested": "topo describe: sampled distances only",
+    "confidence": "topo describe: sampled distances only",
+    "aspl_ci95": "topo describe: sampled distances only",
+    "diameter_bounds": "topo describe: sampled distances only",
+    "moore_ratio_bounds": "topo describe: only when the diameter is not exact",
+}
+
+# The rows of "JSON of the other commands": command cell (backticks
+# dropped) -> the runs whose top-level keys are checked (several runs of
+# one row check the keys only some inputs write). {tmp} is a temporary
+# directory; a run is (arguments, exit status, file the JSON is in or
+# None for stdout).
+SAMPLE = "traces/samples/pingpong-2.nlt"
+ROWS = {
+    "replay --json (one network)": [(["replay", SAMPLE, "--json", "-"], 0, None)],
+    "replay --json (several --topology)": [
+        (["replay", SAMPLE, "--topology", "torus:k=2x2", "--topology", "torus:k=4", "--json", "-"], 0, None)],
+    # No client connects: both ranks are evicted (exit 1), the report is written.
+    "serve --json": [(["serve", "--ranks", "2", "--listen", "ipc://{tmp}/s.sock", "--connect-timeout-ms", "200",
+                       "-q", "--json", "-"], 1, None)],
+    "interfere --json": [(["interfere", "docs/examples/interfere-workload.ini", "-c",
+                           "docs/examples/interfere-system.ini", "-s", "backend=analytic", "-s", "link_model=links",
+                           "--json", "-"], 0, None)],
+    "compare's report.json": [(["compare", "docs/examples/compare-study.ini", "-o", "{tmp}/cmp"], 0,
+                               "{tmp}/cmp/report.json")],
+    "topo describe --json": [(["topo", "describe", "torus:k=4x4", "--json"], 0, None),
+                             # physical_switches (a tree) and faults (--faults)
+                             (["topo", "describe", "fattree:k=4,n=2", "--json", "--faults", "--trials", "2"], 0,
+                              None)],
+    "topo export --format json": [(["topo", "export", "torus:k=2x2", "--format", "json"], 0, None)],
+    # One cabinet, annealing asked (the default on a torus): the anneal keys.
+    "cost --json": [(["cost", "torus:k=4x4", "--json", "-"], 0, None)],
+    "design hyperx --json": [(["design", "hyperx", "--terminals", "64", "--radix", "16", "--bisection", "0.5",
+                               "--json"], 0, None)],
+    "design equality --json": [(["design", "equality", "--routers", "16", "--radix", "4", "--json"], 0, None)],
+    "design flex|dragonfly|slimfly --json": [
+        (["design", f, "--terminals", "64", "--radix", "16", "--json"], 0, None) for f in ("flex", "dragonfly",
+                                                                                          "slimfly")],
+    "trace info --json": [(["trace", "info", SAMPLE, "--json"], 0, None)],
+    # No key names of its own: checked against run's `config` below.
+    "config --json": [(["config", "--json", "-s", "topology=torus:k=4x4"], 0, None)],
+}
+
+RUN = ["run", "-s", "topology=torus:k=4x4", "-s", "injection_rate=0.1", "--reproducible"]
+# A ring without dateline classes deadlocks under tornado traffic
+# (tests/e2e/cli_engine.py, case deadlock): exit 1, the point written.
+DEADLOCK = ["-s", "topology=torus:k=8", "-s", "routing_function=dor:dateline=0", "-s", "num_vcs=1",
+            "-s", "vc_buf_size=2", "-s", "packet_size=8", "-s", "traffic=tornado", "-s", "sim_type=throughput",
+            "--reproducible"]
+
+
+def fail(msg):
+    FAILS.append(msg)
+
+
+def sections(text):
+    """{'## heading' text: body} of the document."""
+    out, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            name = line[3:].strip()
+            out[name] = []
+        elif name:
+            out[name].append(line)
+    return out
+
+
+def table_rows(lines, header):
+    """The cells of the rows of the first table whose header starts so."""
+    rows, inside = [], False
+    for line in lines:
+        if line.startswith(header):
+            inside = True
+            continue
+        if inside:
+            if not line.startswith("|"):
+                break
+            if line.startswith("|---"):
+                continue
+            # A `\|` inside a cell is a literal bar.
+            cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows.append(cells)
+    return rows
+
+
+def field_paths(rows):
+    """The key paths a field table names, `.x` expanded."""
+    paths, last = [], None
+    for cells in rows:
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            if name.startswith("."):
+                if not last:
+                    raise SystemExit(f"{DOC}: '{name}' with no full name before it")
+                name = last.rsplit(".", 1)[0] + name
+            paths.append(name)
+            last = name
+    return paths
+
+
+def written_paths(v, prefix=""):
+    """Every key path of a JSON value: objects' keys, `[]` for the
+    elements of an array of objects (an array of numbers is one value)."""
+    out = set()
+    if isinstance(v, dict):
+        for k, x in v.items():
+            p = f"{prefix}.{k}" if prefix else k
+            out.add(p)
+            out |= written_paths(x, p)
+    elif isinstance(v, list) and any(isinstance(x, dict) for x in v):
+        out.add(prefix + "[]")
+        for x in v:
+            out |= written_paths(x, prefix + "[]")
+    return out
+
+
+def compare_deep(what, doc, opaque, data, root=""):
+    """Fail for each key written but not among the documented paths (or
+    inside an opaque one, documented as a whole) and each documented path
+    not written (unless OPTIONAL names root + path)."""
+    got = written_paths(data)
+    documented = set(doc)
+    for p in sorted(got):
+        if p in documented or any(p.startswith(o + ".") or p.startswith(o + "[]") for o in opaque):
+            continue
+        # An object or array holding documented keys needs no row itself.
+        if any(d.startswith(p + ".") or d.startswith(p + "[]") for d in documented):
+            continue
+        fail(f"{what}: key '{p}' is written but {DOC} does not document it")
+    for d in doc:
+        if d not in got and root + d not in OPTIONAL:
+            fail(f"{what}: {DOC} documents '{d}', which is not written")
+
+
+def netloom(args, code, tmp, out_file=None):
+    args = [a.replace("{tmp}", tmp) for a in args]
+    p = subprocess.run([NETLOOM, *args], capture_output=True, cwd=ROOT, env=ENV, timeout=120)
+    if p.returncode != code:
+        fail(f"netloom {' '.join(args)}: exit {p.returncode}, expected {code}: {p.stderr.decode()[:500]}")
+        return None
+    try:
+        if out_file:
+            with open(out_file.replace("{tmp}", tmp)) as f:
+                return json.load(f)
+        return json.loads(p.stdout)
+    except (OSError, ValueError) as e:
+        fail(f"netloom {' '.join(args)}: no JSON: {e}")
+        return None
+
+
+def check_run_sweep(secs, tmp):
+    run_doc = field_paths(table_rows(secs["JSON of `netloom run`"], "| field"))
+    dead_doc = field_paths(table_rows(secs["A deadlocked point"], "| field"))
+    sweep_doc = field_paths(table_rows(secs["JSON of `netloom sweep`"], "| field"))
+    if not run_doc or not dead_doc or not sweep_doc:
+        raise SystemExit(f"{DOC}: a field table of run, the deadlocked point or sweep not found")
+    head = [p for p in run_doc if not p.startswith("results.")]
+    point = [p[len("results."):] for p in run_doc if p.startswith("results.")]
+    dead_point = [p[len("results."):] for p in dead_doc]
+    # config: every configuration key, documented by docs/configuration.md
+    # and `netloom config --json`, compared with that below.
+    opaque = ["config"]
+
+    d = netloom(RUN + ["--json", "-"], 0, tmp)
+    if d:
+        compare_deep("run", run_doc, opaque, d)
+        conf = netloom(ROWS["config --json"][0][0], 0, tmp)
+        if conf is not None and set(conf) != set(d.get("config", {})):
+            fail(f"run: config keys differ from netloom config --json's: {sorted(set(conf) ^ set(d['config']))}")
+    d = netloom(["run", *DEADLOCK, "-s", "injection_rate=0.9", "--json", "-"], 1, tmp)
+    if d:
+        compare_deep("run (deadlocked point)", head + dead_doc, opaque, d)
+    sweep_head = head + [p for p in sweep_doc if not p.startswith("results.points[]")]
+    for what, args, code in (("sweep", RUN[1:] + ["--rates", "0.1:0.2:0.1"], 0),
+                             ("sweep (deadlocked point)", DEADLOCK + ["--rates", "0.9:0.9:0.1"], 1)):
+        d = netloom(["sweep", *args, "--json", "-"], code, tmp)
+        if not d:
+            continue
+        points = d.get("results", {}).get("points")
+        if not points:
+            fail(f"{what}: no results.points")
+            continue
+        # Each point against the run's results, or the deadlocked point's.
+        for i, pt in enumerate(points):
+            compare_deep(f"{what}: results.points[{i}]", dead_point if pt.get("deadlock") else point, [], pt,
+                         "results.")
+        outside = dict(d, results={k: v for k, v in d["results"].items() if k != "points"})
+        compare_deep(what, [p for p in sweep_head if p != "results.points[]"], opaque, outside)
+
+
+def top_keys(cell):
+    """The top-level keys of a row: its backticked names outside
+    parentheses (a parenthesis says when a key is written)."""
+    depth, kept = 0, []
+    for c in cell:
+        depth += c == "("
+        if depth == 0:
+            kept.append(c)
+        depth -= c == ")" and depth > 0
+    return re.findall(r"`([^`]+)`", "".join(kept))
+
+
+def check_others(secs, tmp):
+    rows = table_rows(secs.get("JSON of the other commands", []), "| command")
+    if not rows:
+        raise SystemExit(f"{DOC}: the table of 'JSON of the other commands' not found")
+    seen = set()
+    for cells in rows:
+        cmd = cells[0].replace("`", "")
+        seen.add(cmd)
+        if cmd not in ROWS:
+            fail(f"{DOC}: row '{cmd}': this test does not know how to run it (add it to ROWS)")
+            continue
+        want = top_keys(cells[1])
+        is_array = cells[1].startswith("an array")
+        for args, code, out_file in ROWS[cmd]:
+            d = netloom(args, code, tmp, out_file)
+            if d is None:
+                continue
+            what = f"{cmd} (netloom {' '.join(args).replace('{tmp}', 'TMP')})"
+            if cmd == "config --json":
+                continue  # the configuration's keys: compared with run's config in check_run_sweep
+            if is_array:
+                if not isinstance(d, list) or not d:
+                    fail(f"{what}: expected a non-empty array, got {str(d)[:80]}")
+                    continue
+                objs = d
+            else:
+                objs = [d]
+            for o in objs:
+                got = list(o)
+                for k in got:
+                    if k not in want:
+                        fail(f"{what}: key '{k}' is written but {DOC} does not list it")
+                for k in want:
+                    if k not in got and k not in OPTIONAL and not optional_here(cmd, k, args):
+                        fail(f"{what}: {DOC} lists '{k}', which is not written")
+                order = [k for k in want if k in got]
+                if order != [k for k in got if k in want]:
+                    fail(f"{what}: keys written in the order {got}, {DOC} lists {want}")
+    for cmd in ROWS:
+        if cmd not in seen:
+            fail(f"{DOC}: no row for '{cmd}' in 'JSON of the other commands'")
+
+
+def optional_here(cmd, key, args):
+    """Documented keys one run of a row does not write by design: the
+    two topo describe runs each write what the other lacks."""
+    if cmd == "topo describe --json":
+        if key == "physical_switches":
+            return "torus:k=4x4" in args  # trees only
+        if key == "faults":
+            return "--faults" not in args  # with --faults only
+    return False
+
+
+def main():
+    with open(os.path.join(ROOT, DOC)) as f:
+        secs = sections(f.read())
+    with tempfile.TemporaryDirectory() as tmp:
+        check_run_sweep(secs, tmp)
+        check_others(secs, tmp)
+    for m in FAILS:
+        print("FAIL", m)
+    if not FAILS:
+        print("ok: the JSON keys of docs/results.md are the keys written")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
