@@ -20,7 +20,8 @@ a key written but not documented fails, and so does a documented key not
 written, unless OPTIONAL below names it with the reason it is absent
 here. `run`, `sweep` and the deadlocked point are compared to every depth
 (`config` as a whole: its keys are `netloom config --json`'s); the other
-commands at the top level, in the documented order. A row of the doc's
+commands at the top level, in the documented order; `topo describe` also
+to every depth against the field table of docs/analysis.md. A row of the doc's
 table that this test cannot run, or a command here with no row, fails,
 so a new command's JSON gets a row. About 2 s.
 """
@@ -237,6 +238,36 @@ def check_run_sweep(secs, tmp):
         compare_deep(what, [p for p in sweep_head if p != "results.points[]"], opaque, outside)
 
 
+# topo describe's field table (docs/analysis.md) at every depth: inputs
+# that together write every documented key (exact and sampled distances,
+# formula, METIS, endpoint and upper-bound cuts, a tree, --faults).
+ANALYSIS = "docs/analysis.md"
+DESCRIBE = [["torus:k=4x4"], ["fattree:k=4,n=2", "--bisection", "--faults", "--trials", "2"],
+            ["mesh:k=100x100", "--sampled", "--samples", "8"], ["equality:n=16,sa=-1/1/5,sb=8"],
+            ["fly:k=12", "--bisection"], ["dln:n=400,d=4", "--samples", "8"]]
+
+
+def check_describe(tmp):
+    with open(os.path.join(ROOT, ANALYSIS)) as f:
+        secs = sections(f.read())
+    doc = field_paths(table_rows(secs.get("`netloom topo describe SPEC`", []), "| field"))
+    if not doc:
+        raise SystemExit(f"{ANALYSIS}: the field table of topo describe not found")
+    written = set()
+    for spec in DESCRIBE:
+        d = netloom(["topo", "describe", *spec, "--json"], 0, tmp)
+        if d is None:
+            continue
+        got = written_paths(d)
+        written |= got
+        for p in sorted(got):
+            if p not in doc and not any(x.startswith(p + ".") or x.startswith(p + "[]") for x in doc):
+                fail(f"topo describe {' '.join(spec)}: key '{p}' is written but {ANALYSIS} does not document it")
+    for p in doc:
+        if p not in written:
+            fail(f"topo describe: {ANALYSIS} documents '{p}', which none of the inputs here writes")
+
+
 def top_keys(cell):
     """The top-level keys of a row: its backticked names outside
     parentheses (a parenthesis says when a key is written)."""
@@ -309,6 +340,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_run_sweep(secs, tmp)
         check_others(secs, tmp)
+        check_describe(tmp)
     for m in FAILS:
         print("FAIL", m)
     if not FAILS:
