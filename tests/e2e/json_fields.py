@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The JSON keys docs/results.md names are the keys the commands write.
 
-Usage: json_fields.py NETLOOM SOURCE_ROOT. Exit 0 pass, 1 fail.
+Usage: json_fields.py NETLOOM SOURCE_ROOT REPLAY_MKTRACE. Exit 0 pass, 1 fail.
 
 What is read from docs/results.md:
 - the field tables (`| field | unit | definition |`) of the sections "JSON
@@ -21,7 +21,9 @@ written, unless OPTIONAL below names it with the reason it is absent
 here. `run`, `sweep` and the deadlocked point are compared to every depth
 (`config` as a whole: its keys are `netloom config --json`'s); the other
 commands at the top level, in the documented order; `topo describe` also
-to every depth against the field table of docs/analysis.md. A row of the doc's
+to every depth against the field table of docs/analysis.md, and `replay`
+by key name against the JSON outline of docs/replay.md ("Output"), on
+small traces REPLAY_MKTRACE (tests/e2e/replay_mktrace.c) writes. A row of the doc's
 table that this test cannot run, or a command here with no row, fails,
 so a new command's JSON gets a row. About 2 s.
 """
@@ -34,6 +36,7 @@ import tempfile
 
 # The commands run in SOURCE_ROOT (the doc's relative paths), so NETLOOM is made absolute.
 NETLOOM, ROOT = os.path.abspath(sys.argv[1]), sys.argv[2]
+MKTRACE = os.path.abspath(sys.argv[3])
 ENV = dict(os.environ, NETLOOM_PROGRESS="0")
 DOC = "docs/results.md"
 FAILS = []
@@ -268,6 +271,105 @@ def check_describe(tmp):
             fail(f"topo describe: {ANALYSIS} documents '{p}', which none of the inputs here writes")
 
 
+# Key names of replay's outline that these runs do not write, with why.
+REPLAY_OPTIONAL = {
+    # Only when a replayed MPI_Cancel went otherwise than recorded; its
+    # rank and op_index are names written elsewhere too.
+    "first_divergence": "a cancel divergence only",
+    "request_op": "first_divergence's",
+    "recorded": "first_divergence's",
+    "replayed": "first_divergence's",
+}
+REPLAY_NET_DEADLOCK = "results.network.deadlock"
+
+
+def outline_names(block):
+    """The key names of a JSON outline such as replay.md's: the quoted
+    identifiers that are not values (a value follows `":` or, in an
+    alternation `"a" | "b"`, another value)."""
+    names, prev_value = set(), False
+    for m in re.finditer(r'"([^"]*)"', block):
+        pre = block[:m.start()].rstrip()
+        is_value = bool(re.search(r'"\s*:$', pre)) or (pre.endswith("|") and prev_value)
+        prev_value = is_value
+        if not is_value and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", m.group(1)):
+            names.add(m.group(1))
+    return names
+
+
+def replay_names(v, path=""):
+    """Key names written at every depth but inside `config` (the
+    configuration's keys), the collectives' and algorithms' names (data,
+    not keys) and the flit network's deadlock (results.md's fields)."""
+    out = set()
+    if isinstance(v, dict):
+        for k, x in v.items():
+            p = f"{path}.{k}" if path else k
+            if path in ("results.collectives",) or path.endswith(".algorithms"):
+                out |= replay_names(x, p)
+                continue
+            out.add(k)
+            if p not in ("config", REPLAY_NET_DEADLOCK):
+                out |= replay_names(x, p)
+    elif isinstance(v, list):
+        for x in v:
+            out |= replay_names(x, path + "[]")
+    return out
+
+
+def check_replay(secs_results, tmp):
+    with open(os.path.join(ROOT, "docs/replay.md")) as f:
+        text = f.read()
+    at = text.find("JSON (`--json`):")
+    start = text.find("```", at)
+    end = text.find("```", start + 3)
+    if at < 0 or start < 0 or end < 0:
+        raise SystemExit("docs/replay.md: the JSON outline after 'JSON (`--json`):' not found")
+    doc = outline_names(text[start + 3:end])
+
+    def t(name):
+        return os.path.join(tmp, name)
+
+    for args in (["pp.nlt", "pingpong", "10", "100"], ["dl.nlt", "deadlock", "1048576"],
+                 ["sh.nlt", "shift", "8", "3", "65536"]):
+        subprocess.run([MKTRACE, t(args[0]), *args[1:]], check=True, capture_output=True)
+    pp, sample = t("pp.nlt"), SAMPLE
+    runs = [
+        # analytic, no topology
+        ([sample], 0),
+        # analytic on links, cables and a placement policy: link_latency, cables, rank_endpoints
+        ([sample, "--topology", "torus:k=2x2", "-s", "link_model=links", "-s", "cable_latency=1",
+          "-s", "placement=random-node"], 0),
+        # a topology the analytic settings do not see: topology_unused
+        ([sample, "--topology", "torus:k=2x2"], 0),
+        # the flit backend
+        ([pp, "-s", "backend=flit", "--topology", "torus:k=4", "-s", "cable_latency=1"], 0),
+        # ranks that wait forever: results.deadlock
+        ([t("dl.nlt")], 1),
+        # the flit network deadlocks (tests/e2e/replay.sh 4b): results.network.deadlock
+        ([t("sh.nlt"), "-s", "backend=flit", "-s", "topology=torus:k=8", "-s", "num_vcs=1", "-s", "vc_buf_size=2",
+          "-s", "packet_bytes=128", "-s", "flit_bytes=16", "-s", "routing_function=dor:dateline=0"], 1),
+    ]
+    stuck = [p[len("results.stuck."):] for p in field_paths(table_rows(secs_results["A deadlocked point"], "| field"))
+             if p.startswith("results.stuck.")]
+    written = set()
+    for args, code in runs:
+        d = netloom(["replay", *args, "--json", "-"], code, tmp)
+        if d is None:
+            continue
+        what = f"replay {' '.join(args).replace(tmp, 'TMP')}"
+        got = replay_names(d)
+        written |= got
+        for k in sorted(got - doc):
+            fail(f"{what}: key '{k}' is written but the JSON outline of docs/replay.md does not name it")
+        dl = d.get("results", {}).get("network", {}).get("deadlock")
+        if dl is not None:
+            compare_deep(f"{what}: {REPLAY_NET_DEADLOCK}", stuck, [], dl, "results.stuck.")
+    for k in sorted(doc - written):
+        if k not in REPLAY_OPTIONAL:
+            fail(f"replay: docs/replay.md's JSON outline names '{k}', which none of the replays here writes")
+
+
 def top_keys(cell):
     """The top-level keys of a row: its backticked names outside
     parentheses (a parenthesis says when a key is written)."""
@@ -341,10 +443,11 @@ def main():
         check_run_sweep(secs, tmp)
         check_others(secs, tmp)
         check_describe(tmp)
+        check_replay(secs, tmp)
     for m in FAILS:
         print("FAIL", m)
     if not FAILS:
-        print("ok: the JSON keys of docs/results.md are the keys written")
+        print("ok: the JSON keys the docs name are the keys written")
     return 1 if FAILS else 0
 
 
