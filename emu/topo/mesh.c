@@ -23,6 +23,7 @@ const struct topo_ops topo_mesh_ops = {
 	.params_size = sizeof(struct topo_grid_params),
 	.state_size = sizeof(struct topo_grid),
 	.build = mesh_build,
+	.format_spec = topo_grid_format_spec,
 	.release = topo_grid_release,
 	.distance = topo_grid_mesh_distance,
 	.coords = topo_grid_coords,

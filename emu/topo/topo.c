@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -779,6 +780,16 @@ int topo_grid_build_params(struct topo *t, bool wrap_all, struct nl_err *err)
 	for (int d = 0; d < nd; d++)
 		wrap[d] = wrap_all;
 	return topo_grid_build(t, nd, k, wrap, (uint32_t)pr->p, "p", err);
+}
+
+int topo_grid_format_spec(const struct topo *t, char *buf, size_t cap)
+{
+	const struct topo_grid *g = t->grid;
+	size_t used = (size_t)snprintf(buf, cap, "%s:k=", t->ops->name);
+	for (int d = 0; d < g->n_dims; d++)
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%" PRIu32, d ? "x" : "", g->k[d]);
+	snprintf(buf + used, used < cap ? cap - used : 0, ",p=%" PRIu32, g->p);
+	return 1;
 }
 
 uint32_t topo_grid_mesh_distance(const struct topo *t, uint32_t a, uint32_t b)

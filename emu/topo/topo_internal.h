@@ -170,6 +170,13 @@ extern const struct param_def topo_grid_params_def[];
 /* Build a torus (wrap) or mesh from struct topo_grid_params. */
 int topo_grid_build_params(struct topo *t, bool wrap, struct nl_err *err);
 
+/* Canonical spec of a torus or mesh (topo_ops.format_spec):
+ * "torus:k=8x8,p=1", every dimension written out and n left out.
+ * BookSim's "k=8,n=2" and "k=8x8" build the same network and have one
+ * canonical text; they were "k=8,n=2,p=1" and "k=8x8,n=0,p=1", where
+ * n=0, meaning "k lists the dimensions", read as zero dimensions. */
+int topo_grid_format_spec(const struct topo *t, char *buf, size_t cap);
+
 /* Grid coordinates (topo_ops.coords of torus and mesh). */
 int topo_grid_coords(const struct topo *t, uint32_t r, uint32_t *c);
 

@@ -38,6 +38,7 @@ const struct topo_ops topo_torus_ops = {
 	.state_size = sizeof(struct topo_grid),
 	.flags = TOPO_F_VERTEX_TRANSITIVE,
 	.build = torus_build,
+	.format_spec = topo_grid_format_spec,
 	.release = topo_grid_release,
 	.distance = torus_distance,
 	.coords = topo_grid_coords,

@@ -148,7 +148,7 @@ bad "$dir/cl.ini:2: key 'cable_latency': per-link latency: key 'ideal': value 'y
 # rule with its own floor order; a value equal to the default is set too.
 bad "-s: key 'layout_iterations': value '7': only the annealing uses it, and layout_placement = rule keeps the packaging rule's floor order; expected layout_placement = anneal with it, or layout_iterations unset" \
   "${net[@]}" "${lay[@]}" -s cable_latency=1 -s layout_iterations=7
-bad "-s: key 'layout_seed': value '1': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,n=0,p=1); expected layout_placement = anneal with it, or layout_seed unset" \
+bad "-s: key 'layout_seed': value '1': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,p=1); expected layout_placement = anneal with it, or layout_seed unset" \
   "${net[@]}" -s cable_latency=1 -s layout_seed=1
 bad "key 'layout_trials': value '2': only the annealing uses it, and layout_placement = auto keeps the floor order" \
   "${net[@]}" -s cable_latency=1 -s layout_placement=auto -s layout_trials=2

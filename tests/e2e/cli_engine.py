@@ -619,7 +619,7 @@ def case_config_check():
         args = ("-s", "topology=torus:k=3x3", "-s", "traffic=bitrev")
         p = run("config", *args, "--check")
         eq("check line, bit pattern", p.stdout.decode(),
-           "runs: torus:k=3x3,n=0,p=1, routing dor:dateline=1, traffic bitrev, 9 routers, 9 endpoints "
+           "runs: torus:k=3x3,p=1, routing dor:dateline=1, traffic bitrev, 9 routers, 9 endpoints "
            "(8 active: bitrev needs a power of two)\n")
         head = run("run", *args, "-s", "sample_period=50").stdout.decode().splitlines()[0]
         check(f"run header names the same: {head}", head.endswith("9 routers, 9 endpoints (8 active: bitrev needs a "
@@ -1651,7 +1651,7 @@ def case_sweep_plot():
         # Saturated points (0.6 and 0.8 on this mesh) are their own series.
         for label in ("latency", "latency, saturated (unstable)", "accepted", "accepted = offered",
                       "offered load (flits/cycle/endpoint)", "mean packet latency (cycles)",
-                      "netloom sweep: mesh:k=4x4,n=0,p=1, dor:dateline=1, uniform"):
+                      "netloom sweep: mesh:k=4x4,p=1, dor:dateline=1, uniform"):
             check(f"label {label!r} drawn", f">{label}<" in text)
         # No saturation: no empty series (gnuplot warned on stderr of it).
         p = run("sweep", *SMALL, "--rates", "0.1:0.2:0.1", "--plot", svg)

@@ -58,7 +58,7 @@ def case_reproducible():
            "layout_iterations=1000 layout_trials=5 layout_seed=7: router port router port metres\n")
         run("layout", "torus:k=4x4", "--lengths", lens)
         eq("no annealing, no seed", open(lens).readline(),
-           "# torus:k=4x4,n=0,p=1 preset=flex rule=canonical: router port router port metres\n")
+           "# torus:k=4x4,p=1 preset=flex rule=canonical: router port router port metres\n")
     # A JSON integer holds the seed recorded (--seed 2^64 - 1 was taken).
     j = run_json("cost", spec, "--seed", "9200000000000000000", "--iterations", "10", "--json", "-")
     eq("largest seed recorded", j["seed"], 9200000000000000000)

@@ -56,7 +56,7 @@ def case_long_specs():
         # the family's name: "unknown topology '\ufeffmesh'", the mark unseen.
         bom = write("bom.spec", "\ufeff# a comment\nmesh:k=2x2\n")
         p = run("run", "-s", "topology=@" + bom, "-s", "sample_period=100", "--json", "-")
-        eq("a spec file's byte order mark", json.loads(p.stdout)["topology"]["spec"], "mesh:k=2x2,n=0,p=1")
+        eq("a spec file's byte order mark", json.loads(p.stdout)["topology"]["spec"], "mesh:k=2x2,p=1")
         bad = write("bad.ini", "[network]\ntopology = a" + " b" * 150 + "\n")
         err = run("config", "-c", bad, code=2).stderr.decode()
         if "cannot be split" not in err or "syntax error" in err:

@@ -734,7 +734,7 @@ expect_eq "layout keys: seed on the study's rule order: message" "$(cat "$dir/la
 printf '[system a]\ntopology = torus:k=8x8\ncable_latency = 1\nlayout_iterations = 1000\n[workload w]\ntrace = %s\n' "$s/lammps-lj-8.nlt" > "$dir/lay/ann3.ini"
 "$netloom" compare "$dir/lay/ann3.ini" -o "$dir/lay/ann3" > /dev/null 2> "$dir/lay/ann3.err"; rc=$?
 expect_eq "layout keys: iterations on the replays' own order: exit status" "$rc" 2
-expect_eq "layout keys: iterations on the replays' own order: message" "$(cat "$dir/lay/ann3.err")" "netloom: $dir/lay/ann3.ini:4: [system a] key 'layout_iterations': value '1000': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,n=0,p=1); expected layout_placement = anneal with it, or layout_iterations unset"
+expect_eq "layout keys: iterations on the replays' own order: message" "$(cat "$dir/lay/ann3.err")" "netloom: $dir/lay/ann3.ini:4: [system a] key 'layout_iterations': value '1000': only the annealing uses it, and layout_placement = auto (the default) keeps the floor order of rule 'grid-folded' (torus:k=8x8,p=1); expected layout_placement = anneal with it, or layout_iterations unset"
 
 # A workload that deadlocks on every system: the report's charts say so
 # instead of gnuplot's warnings on stderr and a lost cost/power chart.

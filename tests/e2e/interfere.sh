@@ -56,7 +56,7 @@ expect_eq "halves runtimes" "$(json "$dir/halves.json" '[j["alone"]["runtime_s"]
 expect_eq "halves latency" "$(json "$dir/halves.json" '[j["alone"]["latency"] == j["shared"]["latency"] for j in d["results"]["jobs"]]')" \
   "[True, True]"
 grep -q "links: 48 used, 0 by two jobs or more" "$dir/halves.txt" || fail "halves table lacks the link line"
-expect_eq "halves header" "$(head -n 1 "$dir/halves.txt")" "netloom interfere: $dir/halves.ini, 2 jobs on torus:k=4x4,n=0,p=1 (backend flit)"
+expect_eq "halves header" "$(head -n 1 "$dir/halves.txt")" "netloom interfere: $dir/halves.ini, 2 jobs on torus:k=4x4,p=1 (backend flit)"
 # A -s of a key no replay reads ran silently (the table unchanged):
 # warned of as replay does, the table the same.
 "$netloom" interfere "$dir/halves.ini" -c "$dir/sys.ini" -s sample_period=3 -s latency_ns=5 > "$dir/hw.txt" 2> "$dir/hw.err" \
@@ -67,7 +67,7 @@ cmp -s "$dir/hw.txt" "$dir/halves.txt" || fail "unread keys changed the table"
 # One job alone: "1 job", not "1 jobs".
 printf '[job A]\ntrace = a.nlt\n' > "$dir/one.ini"
 run one
-expect_eq "one job header" "$(head -n 1 "$dir/one.txt")" "netloom interfere: $dir/one.ini, 1 job on torus:k=4x4,n=0,p=1 (backend flit)"
+expect_eq "one job header" "$(head -n 1 "$dir/one.txt")" "netloom interfere: $dir/one.ini, 1 job on torus:k=4x4,p=1 (backend flit)"
 
 # 2. Interleaved router by router (A on even routers, B on odd ones): the
 # jobs share links, A slows down, and more so beside the heavier B.

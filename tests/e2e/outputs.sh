@@ -332,11 +332,11 @@ wait "$writer" || fail "cost @FIFO: the writer's text was not read (status $?)"
 # the spec it read, docs/configuration.md; '@/dev/stdin' before, its
 # second read finding the pipe empty).
 out=$(echo 'torus:k=4' | "$netloom" topo describe @/dev/stdin 2>&1)
-expect_eq "topo describe @/dev/stdin: the spec piped" "$(echo "$out" | sed -n 's/^topology *//p')" "torus:k=4,n=0,p=1"
+expect_eq "topo describe @/dev/stdin: the spec piped" "$(echo "$out" | sed -n 's/^topology *//p')" "torus:k=4,p=1"
 echo 'torus:k=4' | "$netloom" topo describe 'p2(@/dev/stdin):trials=1' -o piped.txt 2>err ||
   fail "topo describe p2(@/dev/stdin) -o F: exit $?: $(cat err)"
 expect_eq "topo describe p2(@/dev/stdin) -o F: the spec piped" "$(sed -n 's/^topology *//p' piped.txt)" \
-  "p2(torus:k=4,n=0,p=1):trials=1,cab=0,frac=1,seed=1"
+  "p2(torus:k=4,p=1):trials=1,cab=0,frac=1,seed=1"
 echo 'torus:k=4x4' | "$netloom" run "${run[@]:3}" -s topology=@/dev/stdin --json piped.json >/dev/null 2>err ||
   fail "run -s topology=@/dev/stdin --json F: exit $?: $(cat err)"
 expect_eq "run -s topology=@/dev/stdin: the spec recorded" "$(json piped.json 'd["config"]["topology"]')" "torus:k=4x4"

@@ -194,7 +194,7 @@ expect_eq "single --topology: config" "$(json "$dir/f.json" '(d["config"]["topol
 # record it); the config keeps it as typed.
 "$netloom" replay "$dir/own.nlt" -s backend=flit --topology torus:k=2 -s routing_function=valiant --json "$dir/v.json" > "$dir/v.txt" ||
   fail "configured routing exit $?"
-grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology torus:k=2,n=0,p=1, routing valiant:shortcut=0$" "$dir/v.txt" ||
+grep -q "^netloom replay: $dir/own.nlt (synthetic, 2 ranks) on backend flit, topology torus:k=2,p=1, routing valiant:shortcut=0$" "$dir/v.txt" ||
   fail "configured routing: title"
 # routing_function unset with the key topology (not --topology): the
 # family's default too (it failed: 'dor' does not run on a dragonfly).

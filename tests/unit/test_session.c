@@ -112,7 +112,7 @@ static void test_config(void)
 		 &err);
 	struct nl_sim_info info = {.size = sizeof info};
 	CHECK_OK(nl_sim_info(s, &info, &err), &err);
-	CHECK_STR(info.topology, "torus:k=4x4,n=0,p=1"); /* canonical: every parameter */
+	CHECK_STR(info.topology, "torus:k=4x4,p=1"); /* canonical: every parameter */
 	CHECK_STR(info.routing, "dor:dateline=1");       /* routing_function's default, the same way */
 	CHECK_UINT(info.n_routers, ==, 16);
 	CHECK_UINT(info.n_endpoints, ==, 16);

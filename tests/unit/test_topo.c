@@ -94,7 +94,7 @@ static void test_torus_structure(void)
 	CHECK_EQ(t->n_endpoints, 256);
 	CHECK_EQ(topo_max_radix(t), 7);
 	CHECK_EQ(topo_count_links(t), 256 * 3);
-	CHECK_STR(t->spec, "torus:k=8x8x4,n=0,p=1");
+	CHECK_STR(t->spec, "torus:k=8x8x4,p=1");
 	/* Port 0 of router 7 (x = 7) wraps to router 0's port 1. */
 	CHECK_EQ(t->peer[t->port_base[7] + 0], t->port_base[0] + 1);
 	topo_free(t);
@@ -102,6 +102,12 @@ static void test_torus_structure(void)
 	CHECK_OK(topo_new("torus:k=8,n=2", &t, &e), &e);
 	CHECK_EQ(t->n_routers, 64);
 	CHECK_EQ(t->grid->n_dims, 2);
+	/* One canonical text for both forms, n left out (it read
+	 * "torus:k=8,n=2,p=1" here and "torus:k=8x8,n=0,p=1" for k=8x8). */
+	CHECK_STR(t->spec, "torus:k=8x8,p=1");
+	topo_free(t);
+	CHECK_OK(topo_new("mesh:k=3,n=3,p=2", &t, &e), &e);
+	CHECK_STR(t->spec, "mesh:k=3x3x3,p=2");
 	topo_free(t);
 }
 

@@ -111,7 +111,7 @@ static void test_p2_torus_64x64(void)
 		CHECK_NEAR(aspl, base_aspl - 13.50, 0.1);
 		/* §4.1: 16 switches per cabinet in canonical order. */
 		CHECK_EQ(topo_cabinet_count(p), 256);
-		CHECK_STR(p->spec, "p2(torus:k=64x64,n=0,p=1):trials=2,cab=0,frac=1,seed=1");
+		CHECK_STR(p->spec, "p2(torus:k=64x64,p=1):trials=2,cab=0,frac=1,seed=1");
 	}
 	topo_free(b);
 	topo_free(p);
@@ -218,7 +218,7 @@ static void test_permute_determinism_and_fraction(void)
 	/* '-0' is the fraction 0: the canonical spec says 0, not -0. */
 	struct topo *neg = tc_new("p2(torus:k=4x4):trials=1,frac=-0");
 	if (neg)
-		CHECK_STR(neg->spec, "p2(torus:k=4x4,n=0,p=1):trials=1,cab=0,frac=0,seed=1");
+		CHECK_STR(neg->spec, "p2(torus:k=4x4,p=1):trials=1,cab=0,frac=0,seed=1");
 	topo_free(neg);
 }
 
