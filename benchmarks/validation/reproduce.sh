@@ -12,10 +12,12 @@
 # build/reproduce. Each script's first comment line says what it shows.
 # Exit status: 0 every figure written and its checks passed (or it has
 # none); 3 every figure written, some check against the paper failed
-# ("CHECK FAILED" lines); 2 bad usage; 1 a run failed. All NAMEs are
-# checked before any runs. Without gnuplot (optional) the SVGs are not drawn:
-# one line per plot says so, the tables are printed and the exit status is
-# as above (an SVG left from an earlier run is removed, not kept stale).
+# ("CHECK FAILED" lines); 2 bad usage; 1 a run failed (the script's one
+# line names the netloom command and netloom's message). All NAMEs, and
+# the scripts' environment variables, are checked before any runs.
+# Without gnuplot (optional) the SVGs are not drawn: one line per plot
+# says so, the tables are printed and the exit status is as above (an SVG
+# left from an earlier run is removed, not kept stale).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
       printf '%-24s %s\n' "$n" "$(sed -n '2s/^# *//p' "$f")"
     done
     exit 0 ;;
-  -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
   -*) echo "reproduce.sh: unknown option '$1' (expected --netloom, --out, --list)" >&2; exit 2 ;;
   *) names+=("$1"); shift ;;
   esac
@@ -58,6 +60,10 @@ names=()
 for n in "${want[@]}"; do
   [[ " ${names[*]} " == *" $n "* ]] || names+=("$n")
 done
+# The environment variables the scripts read (FLEX_RATES, HYPERX_FIG6_LOADS,
+# ...) are checked before the first figure runs too: one line for each bad
+# one, exit 2 (repro/lib/netloom_run.py, ENV).
+/usr/bin/python3 "$here/repro/lib/netloom_run.py" check-env reproduce.sh || exit 2
 
 for n in "${names[@]}"; do
   if [ -f "$here/repro/$n.sh" ]; then s=("bash" "$here/repro/$n.sh")

@@ -3,8 +3,9 @@
 # each one with a #! line is executable, as the doc invokes them
 # ("benchmarks/validation/booksim/anynet_side_by_side.py --netloom ..."),
 # and a repro/ script given no arguments prints its usage, not a Python
-# traceback; -h/--help prints the usage and an unknown option is refused.
-# Nothing is simulated.
+# traceback; -h/--help prints the usage and an unknown option is refused;
+# a failed netloom run, bad SIZES and a bad environment variable are one
+# line each. Nothing is simulated (stand-ins for netloom).
 # usage: validation_scripts.sh SOURCE_ROOT
 set -uo pipefail
 root=$1
@@ -63,6 +64,94 @@ for f in "$root"/benchmarks/validation/booksim/two_router.sh "$root"/benchmarks/
   done
   [ -e "$dir/o" ] && fail "$name: OUTDIR made before its arguments were checked"
 done
+
+# A netloom run that fails: one line on stderr naming the script, the
+# netloom command (abbreviated) and netloom's own last stderr line, exit
+# 1, where it was a Python traceback (subprocess.CalledProcessError). A
+# stand-in netloom that says a warning, then refuses.
+cat > "$dir/refusing-netloom" <<'EOF'
+#!/bin/sh
+echo "netloom: warning: an earlier line" >&2
+echo "netloom $1: stand-in refusal" >&2
+exit 2
+EOF
+chmod +x "$dir/refusing-netloom"
+for f in "$root"/benchmarks/validation/repro/*.py; do
+  name=${f##*/}
+  (cd "$dir" && "$f" "$dir/refusing-netloom" "$dir/fo" > out 2> err)
+  rc=$?
+  expect_eq "$name, netloom fails: exit status" "$rc" 1
+  grep -q Traceback "$dir/err" && fail "$name, netloom fails: a traceback: $(tail -1 "$dir/err")"
+  expect_eq "$name, netloom fails: stderr lines" "$(wc -l < "$dir/err")" 1
+  [[ "$(cat "$dir/err")" == "$name: netloom failed: $dir/refusing-netloom "[a-z]*" -"*": netloom "[a-z]*": stand-in refusal" ]] ||
+    fail "$name, netloom fails: stderr '$(cat "$dir/err")', expected '$name: netloom failed: NETLOOM CMD ...: netloom CMD: stand-in refusal'"
+  rm -rf "$dir/fo"
+done
+# The command is abbreviated: a long one ends in "..." within 120 characters.
+(cd "$dir" && FLEX_TS=10 "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/refusing-netloom" "$dir/fo" 2> err)
+cmd=$(sed 's/^flex_fig14.py: netloom failed: //; s/: netloom sweep: stand-in refusal$//' "$dir/err")
+[[ ${#cmd} -le 120 && "$cmd" == *... ]] || fail "flex_fig14.py, netloom fails: command '$cmd', expected at most 120 characters ending in '...'"
+# A netloom that cannot be started: one line too.
+(cd "$dir" && "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/no-netloom" "$dir/fo" > out 2> err)
+rc=$?
+expect_eq "flex_fig14.py, no netloom: exit status" "$rc" 1
+expect_eq "flex_fig14.py, no netloom: stderr" "$(cat "$dir/err")" \
+  "flex_fig14.py: cannot run netloom: $dir/no-netloom: No such file or directory"
+# reproduce.sh passes the script's line on, exit 1.
+(cd "$dir" && "$root/benchmarks/validation/reproduce.sh" --netloom "$dir/refusing-netloom" --out "$dir/fo" flex_fig14 > out 2> err)
+rc=$?
+expect_eq "reproduce.sh, netloom fails: exit status" "$rc" 1
+expect_eq "reproduce.sh, netloom fails: stderr" "$(grep -v '^== ' "$dir/err" | sed 's/: netloom failed: .*: netloom/: ... netloom/')" \
+  "flex_fig14.py: ... netloom sweep: stand-in refusal"
+rm -rf "$dir/fo"
+
+# SIZES that are not sizes of the table (a word: ValueError; 100:
+# KeyError): one line naming it, the sizes and the usage, exit 2, before
+# anything runs.
+for args in "ndt_table1.py abc" "ndt_table1.py 256 100" "swap_sec62.py abc" "swap_sec62.py 64 1e2"; do
+  name=${args%% *} size=${args##* }
+  case $name in ndt_table1.py) known="256 512 1024" ;; *) known="64 256 512" ;; esac
+  # shellcheck disable=SC2086 # the sizes
+  (cd "$dir" && "$root/benchmarks/validation/repro/$name" "$dir/refusing-netloom" "$dir/fo" ${args#* } > out 2> err)
+  rc=$?
+  expect_eq "$args: exit status" "$rc" 2
+  expect_eq "$args: stderr" "$(cat "$dir/err")" \
+    "$name: size '$size': expected one of $known (usage: $name NETLOOM OUTDIR [SIZES...])"
+  [ -e "$dir/fo" ] && fail "$args: OUTDIR made before the sizes were checked"
+done
+
+# An environment variable of the wrong form: one line naming it, its
+# value and the form expected, exit 2, before any run (the refusing
+# stand-in is not reached) and before OUTDIR is made; reproduce.sh checks
+# them before its first figure.
+rates="expected START:STOP:STEP, numbers with 0 <= START <= STOP <= 1 and STEP > 0, e.g. 0.3:0.9:0.2"
+while IFS='|' read -r name var value want; do
+  (cd "$dir" && env "$var=$value" "$root/benchmarks/validation/repro/$name" "$dir/refusing-netloom" "$dir/fo" > out 2> err)
+  rc=$?
+  expect_eq "$var=$value $name: exit status" "$rc" 2
+  expect_eq "$var=$value $name: stderr" "$(cat "$dir/err")" "$name: $var='$value': $want"
+  [ -e "$dir/fo" ] && fail "$var=$value $name: OUTDIR made before the environment was checked"
+  (cd "$dir" && env "$var=$value" "$root/benchmarks/validation/reproduce.sh" --netloom "$dir/refusing-netloom" \
+    --out "$dir/fo" "${name%.py}" > out 2> err)
+  rc=$?
+  expect_eq "$var=$value reproduce.sh: exit status" "$rc" 2
+  expect_eq "$var=$value reproduce.sh: stderr" "$(cat "$dir/err")" "reproduce.sh: $var='$value': $want"
+  rm -rf "$dir/fo"
+done <<EOF
+flex_fig14.py|FLEX_RATES|0.3|$rates
+flex_fig14.py|FLEX_RATES|0.3:0.1:0.1|$rates
+flex_fig8_10.py|FLEX_RATES|0.1:0.9|$rates
+flex_fig14.py|FLEX_TS|10,x|expected comma-separated positive integers, e.g. 10,100
+flex_fig8_10.py|FLEX_FROM_TSV|$dir/none.tsv|expected an existing TSV file of an earlier flex_fig8_10.py run (empty: none)
+hyperx_fig6.py|HYPERX_FIG6_SAMPLES|three|expected a positive integer
+hyperx_fig6.py|HYPERX_FIG6_LOADS|0.1,1.5|expected comma-separated offered loads in (0, 1], e.g. 0.1,0.5 (empty: none)
+hyperx_fig6.py|HYPERX_FIG6_CACHED|yes|expected 0 or 1
+hyperx_fig7.py|HYPERX_FIG7_SAMPLES|0|expected a positive integer
+hyperx_fig7.py|HYPERX_FIG7_LOADS|x|expected comma-separated offered loads in (0, 1], e.g. 0.1,0.5 (empty: none)
+hyperx_fig7.py|HYPERX_FIG7_CACHED|true|expected 0 or 1
+hyperx_fig7.py|HYPERX_FIG7_SET|internal_speedup|expected comma-separated KEY=VALUE settings, e.g. internal_speedup=2
+swap_sec62.py|SWAP_SEC62_THROUGHPUT|no|expected 0 or 1
+EOF
 
 # flex_fig8_10.py reprinting docs/validation/flex_fig8_10.tsv (no runs):
 # the tables docs/validation.md shows, where a routing with no stable

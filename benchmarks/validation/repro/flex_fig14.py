@@ -10,17 +10,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from flex_common import FLEX, gnuplot, saturation, sweep, write_atomic  # noqa: E402
 import netloom_run  # noqa: E402
 
-TS = [int(x) for x in os.environ.get("FLEX_TS", "10,100,1000,10000").split(",")]
-RATES = os.environ.get("FLEX_RATES", "0.3:0.9:0.2")
-
 
 def main():
     (netloom, out), _ = netloom_run.command_line("usage: flex_fig14.py NETLOOM OUTDIR", __doc__)
+    ts = netloom_run.env("FLEX_TS", "10,100,1000,10000")
+    rates = netloom_run.env("FLEX_RATES", "0.3:0.9:0.2")
     os.makedirs(out, exist_ok=True)
     rows = ["T\toffered\taccepted\tlatency\tstable\thops"]
     curves, res = [], []
-    for T in TS:
-        pts = sweep(netloom, FLEX, f"lbr:t={T}", "uniform", RATES)
+    for T in ts:
+        pts = sweep(netloom, FLEX, f"lbr:t={T}", "uniform", rates)
         for (o, a, l, s, h) in pts:
             rows.append(f"{T}\t{o:.2f}\t{a:.4f}\t{l:.2f}\t{int(s)}\t{h:.3f}")
         curves.append((f"T = {T}", [(o, l) for (o, a, l, s, h) in pts if s]))

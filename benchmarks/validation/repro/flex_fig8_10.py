@@ -51,7 +51,6 @@ PATTERNS = [
     ("randperm", "Fig. 10(a): FleX lowest latency, similar to HyperX; all but fat tree below 0.4 "
      "with min and UGAL; FleX LBR close to fat tree"),
 ]
-RATES = os.environ.get("FLEX_RATES", "0.1:0.9:0.2")
 HEADER = "system\tpattern\trouting\toffered\taccepted\tlatency\tstable\thops"
 
 
@@ -124,10 +123,12 @@ def fmt(v, spec):
 
 def main():
     (netloom, out), _ = netloom_run.command_line("usage: flex_fig8_10.py NETLOOM OUTDIR", __doc__)
-    os.makedirs(out, exist_ok=True)
+    rates = netloom_run.env("FLEX_RATES", "0.1:0.9:0.2")
     systems = pick("FLEX_SYSTEMS", SYSTEMS)
     patterns = pick("FLEX_PATTERNS", PATTERNS)
-    old = read_tsv(os.environ["FLEX_FROM_TSV"]) if os.environ.get("FLEX_FROM_TSV") else None
+    from_tsv = netloom_run.env("FLEX_FROM_TSV", "")
+    os.makedirs(out, exist_ok=True)
+    old = read_tsv(from_tsv) if from_tsv else None
     tsv = os.path.join(out, "flex_fig8_10.tsv")
     rows = [HEADER]
     res = {}  # (system, pattern, label) -> points
@@ -140,7 +141,7 @@ def main():
                     if pts is None:
                         continue
                 else:
-                    pts = sweep(netloom, topo, rf, pat, RATES, [f"num_vcs={vcs}"])
+                    pts = sweep(netloom, topo, rf, pat, rates, [f"num_vcs={vcs}"])
                 res[(sy, pat, lab)] = pts
                 for (o, a, l, s, h) in pts:
                     rows.append(f"{sy}\t{pat}\t{rf}\t{o:.2f}\t{a:.4f}\t{l:.2f}\t{int(s)}\t{h:.3f}")
@@ -150,7 +151,7 @@ def main():
                           f"{max(a for (_, a, _, _, _) in pts):.3f}", file=sys.stderr, flush=True)
     write_atomic(tsv, "\n".join(rows) + "\n")
 
-    print(f"offered {RATES}; sat = most accepted (flits/cycle/endpoint), stable = highest stable "
+    print(f"offered {rates}; sat = most accepted (flits/cycle/endpoint), stable = highest stable "
           "offered load ('-': unstable at the first), lat = mean packet latency at 0.1 (cycles); '+': stable and accepted at the grid's last load (saturation above it); fat tree: min = nca, "
           "UGAL-L* = anca (ugal does not run on it)")
     print("VCs: " + ", ".join(f"{sy} {vcs}" for sy, _, vcs, _ in systems)

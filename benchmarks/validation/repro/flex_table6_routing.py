@@ -7,11 +7,8 @@ paper's BookSim settings: mean hops and latency at 0.1, and the accepted
 throughput offered 1.0 (sim_type=throughput, no drain: max_drain_cycles =
 0, the measured window). Writes
 OUTDIR/flex_table6_routing.tsv and .svg."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from flex_common import PAPER, gnuplot, write_atomic  # noqa: E402
@@ -23,19 +20,11 @@ ROUTINGS = [("min", "min"), ("Valiant", "ugal:threshold=-1000000"), ("UGAL-L", "
 
 
 def point(netloom, topo, rf, vcs, rate, extra=()):
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
     args = [netloom, "sweep", "-s", "topology=" + topo, "-s", "routing_function=" + rf, "--rates",
-            f"{rate}:{rate}:1", "--json", path, "--reproducible"]
+            f"{rate}:{rate}:1"]
     for kv in PAPER + [f"num_vcs={vcs}"] + list(extra):
         args += ["-s", kv]
-    try:
-        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-        with open(path) as f:
-            p = json.load(f)["results"]["points"][0]
-    finally:
-        os.unlink(path)
-    return p
+    return netloom_run.json_results(args)["points"][0]
 
 
 def main():

@@ -75,9 +75,9 @@ def main():
     (netloom, out), _ = netloom_run.command_line("usage: hyperx_fig6.py NETLOOM OUTDIR", __doc__)
     size = pick_size("HYPERX_FIG6_SIZE", SIZES, "hyperx_fig6")
     topo, T = SIZES[size]
-    samples = os.environ.get("HYPERX_FIG6_SAMPLES", "3")
+    samples = netloom_run.env("HYPERX_FIG6_SAMPLES", "3")
     loads = default_loads("HYPERX_FIG6_LOADS")
-    cached_only = os.environ.get("HYPERX_FIG6_CACHED") == "1"
+    cached_only = netloom_run.env("HYPERX_FIG6_CACHED", "0")
     router, router_set = pick_router("hyperx_fig6")
     note = router_note(router)
     cache = points_dir(out, router)

@@ -94,8 +94,8 @@ PAPER = {
 }
 
 
-def run(netloom, kv, cache):
-    return cached_point(netloom, kv, cache, "hyperx_fig7", os.environ.get("HYPERX_FIG7_CACHED") == "1")
+def run(netloom, kv, cache, cached_only):
+    return cached_point(netloom, kv, cache, "hyperx_fig7", cached_only)
 
 
 def main():
@@ -110,13 +110,14 @@ def main():
         if p not in PATTERNS:
             sys.exit("hyperx_fig7: pattern '%s'; expected %s" % (p, ", ".join(PATTERNS)))
     extra = [x for x in os.environ.get("HYPERX_FIG7_EXTRA", "").split(",") if x]
-    samples = os.environ.get("HYPERX_FIG7_SAMPLES", "3")
+    samples = netloom_run.env("HYPERX_FIG7_SAMPLES", "3")
+    cached_only = netloom_run.env("HYPERX_FIG7_CACHED", "0")
     loads = default_loads("HYPERX_FIG7_LOADS")
     # Extra router settings for every point, e.g. internal_speedup=2 (docs).
     router, router_set = pick_router("hyperx_fig7")
     note = router_note(router)
     base_settings = SETTINGS + router_set
-    settings = base_settings + [x for x in os.environ.get("HYPERX_FIG7_SET", "").split(",") if x]
+    settings = base_settings + netloom_run.env("HYPERX_FIG7_SET", "")
     cache = points_dir(out, router)
     os.makedirs(cache, exist_ok=True)
     cfg = SIZES[size]
@@ -135,11 +136,11 @@ def main():
             base = settings + ["topology=" + topo, "routing_function=" + algo, "traffic=" + traffic, "seed=1"]
             sat = run(netloom, base + ["injection_rate=1.0", "sim_type=throughput", "max_drain_cycles=0", "warmup_periods=1",
                                        "sample_period=1000", "max_samples=" + samples,
-                                       "acc_stopping_thres=0"], cache)
+                                       "acc_stopping_thres=0"], cache, cached_only)
             if sat is None:
                 rows.append((pat, label, topo, algo, beta, None, "-", ["-"] * len(loads)))
                 continue
-            lat = latency_curve(lambda kv: run(netloom, kv, cache), base, loads, float(sat["accepted"]))
+            lat = latency_curve(lambda kv: run(netloom, kv, cache, cached_only), base, loads, float(sat["accepted"]))
             rows.append((pat, label, topo, algo, beta, float(sat["accepted"]), sat.get("hops_mean", "-"), lat))
             print("  %-9s %-10s saturation %.3f (%.2f beta)" % (pat, label, float(sat["accepted"]),
                                                                 float(sat["accepted"]) / beta),

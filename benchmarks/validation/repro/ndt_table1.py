@@ -42,6 +42,7 @@ import netloom_run  # noqa: E402
 TABLE1 = {256: ("8x8x4", "4x4x2x2x2"), 512: ("8x8x8", "4x4x2x4x2"), 1024: ("16x8x8", "4x4x2x4x4")}
 PAPER_LAT = {256: 10.0, 512: 15.0, 1024: 30.0}
 PAPER_THR = {256: "+20 %", 512: "+12 %", 1024: "0.80 vs 0.35"}
+USAGE = "usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]"
 COMMON = ["flow_control=vct", "voq=1", "vc_allocator=islip", "sw_allocator=islip", "num_vcs=8", "vc_buf_size=32",
           "packet_size=1..32", "traffic=uniform", "seed=1"]
 # 4 classes x 2 VCs; tsdor (and dort) split each of 2 classes into source-PE halves themselves.
@@ -54,9 +55,9 @@ def sweep(netloom, topo, fn, rates):
                                ["--rates", rates])
 
 def main():
-    args, _ = netloom_run.command_line("usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]", __doc__, most=None)
+    args, _ = netloom_run.command_line(USAGE, __doc__, most=None)
     netloom, out = args[:2]
-    sizes = [int(s) for s in args[2:]] or [256, 512, 1024]
+    sizes = netloom_run.sizes(USAGE, args[2:], TABLE1) or [256, 512, 1024]
     rows, summ = [], []
     for n in sizes:
         t3, t5 = TABLE1[n]

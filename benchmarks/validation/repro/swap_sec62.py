@@ -45,6 +45,7 @@ import netloom_run  # noqa: E402
 SHAPES = {64: ("4x2x2x2x2", 8), 256: ("4x4x4x2x2", 16), 512: ("4x4x4x4x2", 16)}
 PAPER_P2 = {64: 12.4, 256: 16.7, 512: 18.7}
 PAPER_RING = {512: 25.0}
+USAGE = "usage: swap_sec62.py NETLOOM OUTDIR [SIZES...]"
 COMMON = ["num_vcs=4", "wait_for_tail_credit=1", "vc_allocator=separable_input_first", "flow_control=vct",
           "vc_buf_size=66", "packet_size=33", "routing_delay=34", "pipelined_stages=1", "channel_latency=8",
           "terminal_latency=8", "traffic=uniform", "seed=1"]
@@ -75,9 +76,10 @@ def throughput(netloom, topo, fn):
     return max(p["throughput"]["accepted"] for p in coarse + fine)
 
 def main():
-    args, _ = netloom_run.command_line("usage: swap_sec62.py NETLOOM OUTDIR [SIZES...]", __doc__, most=None)
+    args, _ = netloom_run.command_line(USAGE, __doc__, most=None)
     netloom, out = args[:2]
-    sizes = [int(s) for s in args[2:]] or [64, 256, 512]
+    sizes = netloom_run.sizes(USAGE, args[2:], SHAPES) or [64, 256, 512]
+    with_throughput = netloom_run.env("SWAP_SEC62_THROUGHPUT", "1")
     rows = []
     for n in sizes:
         shape, cab = SHAPES[n]
@@ -89,7 +91,7 @@ def main():
         for name, topo, fn in nets:
             p = run(netloom, topo, fn, 0.02)
             lat[name] = (p["latency"]["network"]["mean"], p["hops"]["mean"])
-            thr[name] = throughput(netloom, topo, fn) if os.environ.get("SWAP_SEC62_THROUGHPUT", "1") != "0" else None
+            thr[name] = throughput(netloom, topo, fn) if with_throughput else None
         for name, topo, fn in nets:
             red = 100.0 * (1 - lat[name][0] / lat["5DTORUS"][0])
             paper = {"P2-5DTORUS": PAPER_P2.get(n), "RING-10": PAPER_RING.get(n)}.get(name)

@@ -1,6 +1,5 @@
 """Shared by flex_fig8_10.py and flex_fig14.py: the paper's BookSim
 settings (seed 000 section IV-B) and a load sweep with netloom."""
-import json
 import os
 import subprocess
 import tempfile
@@ -24,20 +23,12 @@ FLEX = "flex:nx=6,ny=6,nz=3,p=10"  # Table 6: 108 routers, 1,080 endpoints
 def sweep(netloom, topo, routing, traffic, rates, extra=()):
     """One load-latency curve; stops after the first unstable point.
     Returns [(offered, accepted, latency, stable, hops)]."""
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
     args = [netloom, "sweep", "-s", "topology=" + topo, "-s", "routing_function=" + routing,
-            "-s", "traffic=" + traffic, "--rates", rates, "--json", path, "--reproducible"]
+            "-s", "traffic=" + traffic, "--rates", rates]
     for kv in PAPER + list(extra):
         args += ["-s", kv]
-    try:
-        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-        with open(path) as f:
-            d = json.load(f)
-    finally:
-        os.unlink(path)
     out = []
-    for p in d["results"]["points"]:
+    for p in netloom_run.json_results(args)["points"]:
         out.append((p["throughput"]["offered"], p["throughput"]["accepted"],
                     p["latency"]["packet"]["mean"] if not p["deadlock"] else float("nan"),
                     p["stable"], p["hops"]["mean"]))

@@ -75,13 +75,12 @@ def router_note(router):
 
 def run_csv(netloom, kv, who):
     """`netloom run --csv --reproducible -s KV...`: its non-empty output
-    lines (header, row); exits naming `who` and the command on failure."""
+    lines (header, row); a failed run stops the script with one line
+    (netloom_run.run)."""
     cmd = [netloom, "run", "--csv", "--reproducible"]
     for x in kv:
         cmd += ["-s", x]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit("%s: %s failed: %s" % (who, " ".join(cmd), p.stderr.strip().splitlines()[-1:]))
+    p = netloom_run.run(cmd, stdout=subprocess.PIPE)
     return [ln for ln in p.stdout.splitlines() if ln.strip()]
 
 
@@ -137,8 +136,9 @@ def latency_curve(run, base, loads, accepted):
 
 def default_loads(var):
     """The offered loads of environment variable `var`, comma-separated
-    (default 0.1, 0.2, ..., 0.9)."""
-    return [float(x) for x in os.environ.get(var, ",".join("0.%d" % i for i in range(1, 10))).split(",") if x]
+    (default 0.1, 0.2, ..., 0.9); a bad list stops the script
+    (netloom_run.env)."""
+    return netloom_run.env(var, ",".join("0.%d" % i for i in range(1, 10)))
 
 
 def gnuplot(script, svg):

@@ -36,21 +36,174 @@ def command_line(usage, doc, options=(), most=2):
     return positional, given
 
 
-def results(netloom, cmd, settings, args=()):
-    """The "results" object of `netloom CMD` with the settings (KEY=VALUE
-    strings) and extra arguments; raises CalledProcessError on failure."""
+def script():
+    """The running script's name (flex_fig14.py), which its messages start with."""
+    return os.path.basename(sys.argv[0])
+
+
+def abbreviate(argv, width=120):
+    """argv as one shell-like line of at most `width` characters: a long
+    one keeps its start (netloom, the command, the first settings) and
+    ends in "..."."""
+    line = " ".join(argv)
+    return line if len(line) <= width else line[:width - 3].rstrip() + "..."
+
+
+def run(argv, stdout=subprocess.DEVNULL):
+    """Runs netloom with argv (argv[0] the binary) and returns its
+    CompletedProcess (stdout captured as text when stdout is
+    subprocess.PIPE). Its stderr is passed on when it succeeds (its
+    warnings); when it fails, or cannot be started, the script stops with
+    one line on stderr, exit 1: the script, the command (abbreviated) and
+    netloom's own last stderr line, no Python traceback."""
+    try:
+        p = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        print(f"{script()}: cannot run netloom: {argv[0]}: {e.strerror}", file=sys.stderr)
+        sys.exit(1)
+    if p.returncode != 0:
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        why = lines[-1].strip() if lines else "exit status %d, nothing on stderr" % p.returncode
+        print(f"{script()}: netloom failed: {abbreviate(argv)}: {why}", file=sys.stderr)
+        sys.exit(1)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def json_results(argv):
+    """The "results" object that `argv + --json FILE --reproducible` writes
+    (run() above: a failed run stops the script with one line)."""
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
-    argv = [netloom, cmd]
-    for kv in settings:
-        argv += ["-s", kv]
-    argv += list(args) + ["--json", path, "--reproducible"]
     try:
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        run(list(argv) + ["--json", path, "--reproducible"])
         with open(path) as f:
             return json.load(f)["results"]
     finally:
         os.unlink(path)
+
+
+def results(netloom, cmd, settings, args=()):
+    """The "results" object of `netloom CMD` with the settings (KEY=VALUE
+    strings) and extra arguments; a failed run stops the script (run())."""
+    argv = [netloom, cmd]
+    for kv in settings:
+        argv += ["-s", kv]
+    return json_results(argv + list(args))
+
+
+def usage_error(usage, what):
+    """Refuses a bad argument before any run: one line on stderr naming it
+    and the usage, exit 2."""
+    print(f"{script()}: {what} ({usage})", file=sys.stderr)
+    sys.exit(2)
+
+
+def sizes(usage, args, known):
+    """The network sizes SIZES... of a script's command line, each one of
+    `known` (a dict); refused with usage_error otherwise."""
+    want = " ".join(str(k) for k in sorted(known))
+    out = []
+    for a in args:
+        try:
+            n = int(a)
+        except ValueError:
+            n = None
+        if n not in known:
+            usage_error(usage, f"size '{a}': expected one of {want}")
+        out.append(n)
+    return out
+
+
+def _rates(v):
+    a, b, step = (float(x) for x in v.split(":"))
+    return v if 0 <= a <= b <= 1 and step > 0 else None
+
+
+def _ints(v):
+    xs = [int(x) for x in v.split(",")]
+    return xs if xs and all(x > 0 for x in xs) else None
+
+
+def _loads(v):
+    xs = [float(x) for x in v.split(",") if x]
+    return xs if all(0 < x <= 1 for x in xs) else None
+
+
+def _count(v):
+    n = int(v)
+    return v if n > 0 else None
+
+
+def _flag(v):
+    return v == "1" if v in ("0", "1") else None
+
+
+def _settings(v):
+    xs = [x for x in v.split(",") if x]
+    return xs if all("=" in x and x.index("=") > 0 for x in xs) else None
+
+
+def _file(v):
+    return v if v == "" or os.path.isfile(v) else None
+
+
+# The environment variables the scripts read for numbers, flags, lists and
+# files: name -> (parse, expected form). parse returns the value, or None
+# or raises ValueError for a bad one. Checked by env() when a script reads
+# one and by `netloom_run.py check-env` (reproduce.sh, before any figure).
+# Variables naming one of a script's own choices (HYPERX_FIG6_SIZE,
+# FLEX_SYSTEMS, ...) are checked by the script against its table.
+ENV = {
+    "FLEX_RATES": (_rates, "START:STOP:STEP, numbers with 0 <= START <= STOP <= 1 and STEP > 0, e.g. 0.3:0.9:0.2"),
+    "FLEX_TS": (_ints, "comma-separated positive integers, e.g. 10,100"),
+    "FLEX_FROM_TSV": (_file, "an existing TSV file of an earlier flex_fig8_10.py run (empty: none)"),
+    "HYPERX_FIG6_SAMPLES": (_count, "a positive integer"),
+    "HYPERX_FIG7_SAMPLES": (_count, "a positive integer"),
+    "HYPERX_FIG6_LOADS": (_loads, "comma-separated offered loads in (0, 1], e.g. 0.1,0.5 (empty: none)"),
+    "HYPERX_FIG7_LOADS": (_loads, "comma-separated offered loads in (0, 1], e.g. 0.1,0.5 (empty: none)"),
+    "HYPERX_FIG6_CACHED": (_flag, "0 or 1"),
+    "HYPERX_FIG7_CACHED": (_flag, "0 or 1"),
+    "HYPERX_FIG7_SET": (_settings, "comma-separated KEY=VALUE settings, e.g. internal_speedup=2"),
+    "SWAP_SEC62_THROUGHPUT": (_flag, "0 or 1"),
+}
+
+
+def _parse_env(var, value):
+    parse, _ = ENV[var]
+    try:
+        return parse(value)
+    except ValueError:
+        return None
+
+
+def _refuse_env(who, var, value):
+    print(f"{who}: {var}={value!r}: expected {ENV[var][1]}", file=sys.stderr)
+
+
+def env(var, default):
+    """The value of environment variable `var` (a key of ENV) parsed, or
+    of `default` (a string) when it is unset. A bad value stops the script
+    before any run: one line naming the variable, its value and the
+    expected form, exit 2."""
+    value = os.environ.get(var, default)
+    got = _parse_env(var, value)
+    if got is None:
+        _refuse_env(script(), var, value)
+        sys.exit(2)
+    return got
+
+
+def check_env(who):
+    """Checks every variable of ENV that is set; one line per bad one
+    naming `who`. Returns 2 if any was bad, else 0."""
+    rc = 0
+    for var in ENV:
+        value = os.environ.get(var)
+        if value is not None and _parse_env(var, value) is None:
+            _refuse_env(who, var, value)
+            rc = 2
+    return rc
 
 
 def xrange_around(xs, log=False):
@@ -80,3 +233,11 @@ def have_gnuplot(svg):
     if os.path.exists(svg):
         os.unlink(svg)
     return False
+
+
+if __name__ == "__main__":
+    # `netloom_run.py check-env WHO`: reproduce.sh checks the environment
+    # before its first figure runs.
+    if len(sys.argv) != 3 or sys.argv[1] != "check-env":
+        sys.exit("usage: netloom_run.py check-env WHO")
+    sys.exit(check_env(sys.argv[2]))
