@@ -173,9 +173,10 @@ static void live_line(void *ctx, const char *l)
 static void live_beside_text(struct live_server *s, json_t *doc, FILE *f)
 {
 	json_t *b = json_object_get(doc, "beside_trace");
-	fprintf(f, "  beside trace %s (%s), placement %s:\n", json_string_value(json_object_get(b, "path")),
-		json_string_value(json_object_get(b, "application")),
-		json_string_value(json_object_get(b, "placement")));
+	const char *map = json_string_value(json_object_get(b, "placement_map"));
+	fprintf(f, "  beside trace %s (%s), placement %s%s%s%s:\n", json_string_value(json_object_get(b, "path")),
+		json_string_value(json_object_get(b, "application")), json_string_value(json_object_get(b, "placement")),
+		map ? " (file " : "", map ? map : "", map ? ")" : "");
 	for (int side = 0; side < 2; side++) {
 		struct session_src_figures fg;
 		session_src_side(s->eng, side, &fg);

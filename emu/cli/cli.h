@@ -476,6 +476,14 @@ void cli_warn_topology_unused(const char *cmd, const struct config *cfg, const c
  * placement keys (replay, serve --trace; interfere refuses them). */
 void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets);
 
+/* A placement policy as the reports name it, with the values it reads
+ * and no other: "map (file ranks.map)" (the file gives every rank its
+ * endpoint), "random-node (seed 1, 2 ranks per node)" (a policy that
+ * draws), "contiguous (2 ranks per node)". The map path goes out on one
+ * line (nl_fputs_one_line). Not for linear, which reports print as rank
+ * r on endpoint r. */
+void cli_put_placement(FILE *f, const char *policy, int64_t seed, int64_t ranks_per_node, const char *map_path);
+
 struct place_workload;
 
 /* The same for the keys of workload w (read from `path`): one warning a

@@ -134,6 +134,7 @@ struct cli_replay_info {
 	const char *comparable_why;
 	const char *placement; /* "linear" or the emu/place policy */
 	int64_t placement_seed, ranks_per_node;
+	const char *placement_map; /* the map policy's file */
 };
 
 /* The recorded runtime and whether a prediction can be held against it. */
@@ -184,9 +185,11 @@ static void cli_replay_report(FILE *f, const struct app *app, const struct trace
 	fprintf(f, " on backend %s%s%s%s%s\n", backend, topo ? ", topology " : "", topo ? topo : "",
 		routing ? ", routing " : "", routing ? routing : "");
 	fprintf(f, "  predicted runtime  %.9f s\n", pred);
-	if (info->placement && strcmp(info->placement, "linear"))
-		fprintf(f, "  placement          %s (seed %" PRId64 ", %" PRId64 " rank%s per node)\n", info->placement,
-			info->placement_seed, info->ranks_per_node, info->ranks_per_node == 1 ? "" : "s");
+	if (info->placement && strcmp(info->placement, "linear")) {
+		fprintf(f, "  placement          ");
+		cli_put_placement(f, info->placement, info->placement_seed, info->ranks_per_node, info->placement_map);
+		fputc('\n', f);
+	}
 	cli_replay_recorded(f, m, info, pred);
 
 	fprintf(f, "\n  %6s %14s %14s %14s %14s %10s\n", "rank", "compute_s", "comm_s", "wait_s", "finish_s",
@@ -610,9 +613,11 @@ static void cli_replay_table(FILE *f, const struct cli_replay_run *runs, size_t 
 	fprintf(f, " on %zu networks, backend %s\n", n, backend);
 	if (!info->placement || !strcmp(info->placement, "linear"))
 		fprintf(f, "  placement          rank r on endpoint r (linear) on every network\n");
-	else
-		fprintf(f, "  placement          %s (seed %" PRId64 ", %" PRId64 " rank%s per node) on every network\n",
-			info->placement, info->placement_seed, info->ranks_per_node, info->ranks_per_node == 1 ? "" : "s");
+	else {
+		fprintf(f, "  placement          ");
+		cli_put_placement(f, info->placement, info->placement_seed, info->ranks_per_node, info->placement_map);
+		fprintf(f, " on every network\n");
+	}
 	cli_replay_recorded_line(f, m, info);
 	fprintf(f, "  compute time       %s\n\n", info->compute_why);
 	/* Columns as wide as the longest spec. Routing as configured or
@@ -891,7 +896,8 @@ int cli_replay_main(int argc, char **argv)
 	const struct trace_manifest *m = v0->m;
 	struct cli_replay_info info = {
 		.compute_why = v0->compute_why, .comparable = v0->comparable, .comparable_why = v0->comparable_why,
-		.placement = v0->placement, .placement_seed = v0->ac->placement_seed, .ranks_per_node = v0->ac->ranks_per_node};
+		.placement = v0->placement, .placement_seed = v0->ac->placement_seed, .ranks_per_node = v0->ac->ranks_per_node,
+		.placement_map = v0->ac->placement_map};
 	/* With the JSON or the SVG on stdout, it is the only thing there (as
 	 * interfere's --json - and --plot -): the report is not printed. */
 	bool doc_stdout = (o.json && !strcmp(o.json, "-")) || (o.svg && !strcmp(o.svg, "-"));

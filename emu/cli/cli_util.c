@@ -969,6 +969,21 @@ static bool cli_policy_draws(const char *policy)
 	return ops && ops->uses_seed;
 }
 
+void cli_put_placement(FILE *f, const char *policy, int64_t seed, int64_t ranks_per_node, const char *map_path)
+{
+	fputs(policy, f);
+	if (!strcmp(policy, "map")) {
+		fputs(" (file ", f);
+		nl_fputs_one_line(map_path, f);
+		fputc(')', f);
+		return;
+	}
+	fputs(" (", f);
+	if (cli_policy_draws(policy))
+		fprintf(f, "seed %" PRId64 ", ", seed);
+	fprintf(f, "%" PRId64 " rank%s per node)", ranks_per_node, ranks_per_node == 1 ? "" : "s");
+}
+
 /* The policies that draw from a seed, "random-node and random-router",
  * into seeded[n]; returns how many. */
 static size_t cli_seeded_policies(char *seeded, size_t n)

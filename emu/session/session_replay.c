@@ -104,6 +104,10 @@ static json_t *session_replay_results(const nl_sim *s, bool deadlock)
 	json_object_set_new(results, "compute_time_note", json_string(s->compute_why));
 	json_object_set_new(results, "comm_share", json_real(session_comm_share(res)));
 	json_object_set_new(results, "placement", json_string(s->placement));
+	/* Under map the file is all that placed the ranks (not the seed nor
+	 * ranks_per_node, which the configuration still lists). */
+	if (!strcmp(s->placement, "map"))
+		json_object_set_new(results, "placement_map", out_json_utf8(s->ac.placement_map));
 	if (s->rank_ep) {
 		/* Which endpoint each rank ran on: the placement to re-run or compare. */
 		json_t *eps = json_array();

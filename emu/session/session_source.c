@@ -352,6 +352,8 @@ json_t *session_src_json(struct session_src *r, struct nl_err *err)
 		for (uint32_t i = 0; eps && i < r->n_trace; i++)
 			json_array_append_new(eps, json_integer(r->rank_ep ? r->rank_ep[r->n_src + i] : r->n_src + i));
 		json_object_set_new(b, "endpoints", eps);
+		if (!strcmp(r->placement, "map"))
+			json_object_set_new(b, "placement_map", out_json_utf8(r->ac.placement_map));
 		json_object_set_new(doc, "beside_trace", b);
 	}
 	return doc;

@@ -270,6 +270,11 @@ expect_eq "unread ranks_per_node and placement_inner under map" "$(cat "$dir/unr
 netloom interfere: warning: $dir/unreadmap.ini:8: [job M] key 'placement_inner': value 'round_robin' is not read by interfere (placement = map gives each rank its endpoint from the map file); it has no effect"
 expect_eq "unread ranks_per_node under map: the map's endpoints" \
   "$(json "$dir/unreadmap.json" 'd["results"]["jobs"][0]["endpoints"]')" "[3, 2]"
+# A job placed by a map: its JSON names the file, not the seed and
+# ranks_per_node it listed before (1 and 2 here, neither read).
+expect_eq "map job: what placed it in the JSON" \
+  "$(json "$dir/unreadmap.json" '(lambda j: (j["placement"], j.get("placement_map"), "placement_seed" in j, "ranks_per_node" in j))(d["results"]["jobs"][0])')" \
+  "('map', '$dir/m.map', False, False)"
 # [workload] seed is the placement_seed of each job that sets none: with
 # no job placed by a policy that draws, or each such job setting its own,
 # 'seed = 7' moved no rank, silently. Warned of at its line; not when a

@@ -2113,6 +2113,19 @@ def case_beside_trace(d):
                all(6 <= e < 16 for e in pb['endpoints']), 'random-node placement: %s' % pb)
         eps.append(pb['endpoints'])
     expect(eps[0] == eps[1], 'placement differs between runs: %s' % eps)
+    # Under placement = map the file gives each trace rank its endpoint:
+    # the report names the file (the text said only "placement map"), the
+    # JSON has it beside the policy.
+    tmap = os.path.join(d, 'trace.map')
+    open(tmap, 'w').write('0 9\n1 12\n')
+    p, _ = run_ring(d, 6, iters=2, nbytes=64, name='mapped',
+                    extra=('-s', 'backend=flit', '-s', 'topology=torus:k=16', '-s', 'placement=map',
+                           '-s', 'placement_map=' + tmap, '--trace', nlt))
+    pb = json.load(open(p.json))['beside_trace']
+    expect(pb['placement'] == 'map' and pb.get('placement_map') == tmap and pb['endpoints'] == [9, 12],
+           'map placement: %s' % pb)
+    expect('), placement map (file %s):\n' % tmap in open(p.out).read(), 'map placement text: %s' % open(p.out).read())
+    expect('placement_map' not in json.load(open(w.json))['beside_trace'], 'placement_map under linear: %s' % b)
     r = subprocess.run([NETLOOM, 'serve', '--ranks', '2', '--listen', 'ipc://%s/pl' % d, '--trace', nlt,
                         '-s', 'placement=nope'] + list(net), capture_output=True, text=True, timeout=TMO)
     expect(r.returncode == 2 and "-s: key 'placement' value 'nope': expected one of linear, contiguous" in r.stderr and r.stderr.count('\n') == 1,

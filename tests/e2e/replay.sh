@@ -74,6 +74,28 @@ expect_eq "ranks_per_node under map: warned" "$(cat "$dir/pm1.err")" "netloom re
 expect_eq "ranks_per_node under map: the map's endpoints either way" \
   "$(json "$dir/pm1.json" 'd["results"]["rank_endpoints"]'):$(json "$dir/pm2.json" 'd["results"]["rank_endpoints"]')" \
   "[3, 2]:[3, 2]"
+# The report names what placed the ranks and nothing it did not read:
+# under map the file (it said "map (seed 1, 2 ranks per node)", neither
+# read), in the text, the table of several networks and the JSON; the
+# seed only under a policy that draws from it.
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=map \
+  -s placement_map="$dir/pp.map" -s ranks_per_node=2 2> /dev/null > "$dir/pm2.txt" || fail "map text: exit $?"
+expect_eq "map: the text's placement line" "$(grep '^  placement ' "$dir/pm2.txt")" \
+  "  placement          map (file $dir/pp.map)"
+expect_eq "map: the JSON's placement" "$(json "$dir/pm2.json" 'd["results"]["placement"], d["results"]["placement_map"]')" \
+  "('map', '$dir/pp.map')"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s link_model=links -s placement=map -s placement_map="$dir/pp.map" \
+  -t torus:k=4 -t mesh:k=4 --json "$dir/pmt.json" > "$dir/pmt.txt" || fail "map on two networks: exit $?"
+expect_eq "map on two networks: the table's placement line" "$(grep '^  placement ' "$dir/pmt.txt" | head -1)" \
+  "  placement          map (file $dir/pp.map) on every network"
+expect_eq "map on two networks: the JSON's placement" \
+  "$(json "$dir/pmt.json" '[(r["placement"], r["placement_map"]) for r in d["runs"]]')" \
+  "[('map', '$dir/pp.map'), ('map', '$dir/pp.map')]"
+"$netloom" replay "$dir/pp.nlt" "${net[@]}" -s topology=torus:k=4 -s link_model=links -s placement=contiguous \
+  -s ranks_per_node=2 --json "$dir/pc2.json" > "$dir/pc2.txt" || fail "contiguous text: exit $?"
+expect_eq "contiguous: the text's placement line, no seed" "$(grep '^  placement ' "$dir/pc2.txt")" \
+  "  placement          contiguous (2 ranks per node)"
+expect_eq "contiguous: no placement_map in the JSON" "$(json "$dir/pc2.json" '"placement_map" in d["results"]')" False
 printf '[router]\nnum_vcs = 4\n' > "$dir/rt.ini"
 out=$("$netloom" replay "$dir/pp.nlt" -c "$dir/rt.ini" 2>&1 > /dev/null)
 expect_eq "unread keys from a file: no warning" "$out" ""
