@@ -484,6 +484,22 @@ void cli_warn_unread_placement(const char *cmd, const struct config *cfg, const 
  * r on endpoint r. */
 void cli_put_placement(FILE *f, const char *policy, int64_t seed, int64_t ranks_per_node, const char *map_path);
 
+/* cli_warn_unread for a study (netloom compare): each key of a system's
+ * configuration (cfgs, n_sys, as session_compare_opts on_systems gives
+ * them) that none of its replays nor its price reads, one line on
+ * stderr naming where it was set: "study.ini:7: [system a] key
+ * 'num_vcs': value '4' is not read by compare (backend analytic); it has
+ * no effect" inline, "a.ini:3: [router] key ..." from the system's
+ * config file (once for a file several systems load, and only when none
+ * of them reads the key). Not read: the keys the study's backend does
+ * not read (cli_warn_unread_replay's), propagation_ns_per_m without
+ * cable_latency (the price reads the other [layout] keys), placement_map
+ * when no workload has placement = map, ranks_per_node when every one
+ * has, placement_inner then or with one rank per node. Results and exit
+ * status are not changed. */
+void cli_warn_unread_study(const char *cmd, const struct config *const *cfgs, size_t n_sys,
+			   const char *const *placements, size_t n_wl);
+
 struct place_workload;
 
 /* The same for the keys of workload w (read from `path`): one warning a

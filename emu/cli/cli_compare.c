@@ -115,6 +115,15 @@ static int compare_check_file(void *ctx, const char *what, const char *path, str
 	return rc;
 }
 
+/* Keys of the systems that nothing reads: warned of before the first
+ * replay, once the study is valid (session_compare_opts on_systems). */
+static void compare_on_systems(void *ctx, const struct config *const *cfgs, size_t n_sys,
+			       const char *const *placements, size_t n_wl)
+{
+	(void)ctx;
+	cli_warn_unread_study("compare", cfgs, n_sys, placements, n_wl);
+}
+
 static int compare_check_config(void *ctx, const struct config *cfg, struct nl_err *err)
 {
 	const struct compare_outs *o = ctx;
@@ -268,7 +277,8 @@ int cli_compare_main(int argc, char **argv)
 					 .mpi = mpi,
 					 .check_file = quiet ? NULL : compare_check_file,
 					 .check_config = quiet ? NULL : compare_check_config,
-					 .check_ctx = &outs};
+					 .check_ctx = &outs,
+					 .on_systems = quiet ? NULL : compare_on_systems};
 	struct session_compare_result res = {0};
 	struct nl_err err = {0};
 	double t0 = nl_wall_seconds();

@@ -1140,41 +1140,178 @@ void cli_warn_unread_jobs(const char *cmd, const char *path, const struct place_
 	}
 }
 
-void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+/* The keys a replay on cfg's backend does not read: r->u over r's
+ * lists, r->why "backend NAME". False when the backend is unknown. */
+struct cli_replay_unread {
+	const char *sections[16], *keys[32], *read[16];
+	struct config_unread u;
+	char why[PARAM_STR_MAX + 16];
+};
+
+static bool cli_replay_unread(const struct config *cfg, struct cli_replay_unread *r)
 {
 	const char *backend = config_get_or_default(cfg, "backend");
 	const struct net_backend_ops *ops = backend ? net_backend_find(backend, NULL) : NULL;
 	if (!ops)
-		return;
+		return false;
 	/* [traffic] and the experiment's phases are synthetic traffic's; each
 	 * other backend's table is its own (docs/replay.md: each backend
 	 * ignores the other's keys). */
 	static const char *const synthetic[] = {"traffic", NULL};
-	const char *sections[16], *keys[32], *read[16];
 	size_t ns = 0, nk = 0, nr = 0, nb;
-	cli_names_add(sections, 16, &ns, synthetic);
+	cli_names_add(r->sections, 16, &ns, synthetic);
 	const struct net_backend_ops *const *all = net_backend_list(&nb);
 	for (size_t i = 0; i < nb; i++)
 		if (all[i] != ops && all[i]->config && all[i]->config != ops->config)
-			cli_names_add(sections, 16, &ns, (const char *const[]){all[i]->config->section, NULL});
-	cli_names_add(keys, 32, &nk, net_sim_experiment_keys);
+			cli_names_add(r->sections, 16, &ns, (const char *const[]){all[i]->config->section, NULL});
+	cli_names_add(r->keys, 32, &nk, net_sim_experiment_keys);
 	if (ops->unread) {
-		cli_names_add(sections, 16, &ns, ops->unread->sections);
-		cli_names_add(keys, 32, &nk, ops->unread->keys);
-		cli_names_add(read, 16, &nr, ops->unread->read);
+		cli_names_add(r->sections, 16, &ns, ops->unread->sections);
+		cli_names_add(r->keys, 32, &nk, ops->unread->keys);
+		cli_names_add(r->read, 16, &nr, ops->unread->read);
 	}
 	/* A routing function the backend does not run is still checked with
 	 * the flit model's VCs per class (session_check_routing): those keys
 	 * then decide whether the replay is refused. */
 	static const char *const route_vcs[] = {"num_vcs", "traffic_classes", NULL};
 	if (ops->ignores_routing && config_get(cfg, "routing_function"))
-		cli_names_add(read, 16, &nr, route_vcs);
-	read[nr] = NULL;
-	const struct config_unread u = {sections, keys, read};
-	char why[PARAM_STR_MAX + 16];
-	snprintf(why, sizeof why, "backend %s", ops->name);
-	cli_warn_unread(cmd, cfg, sets, n_sets, &u, why);
+		cli_names_add(r->read, 16, &nr, route_vcs);
+	r->read[nr] = NULL;
+	r->u = (struct config_unread){r->sections, r->keys, r->read};
+	snprintf(r->why, sizeof r->why, "backend %s", ops->name);
+	return true;
+}
+
+void cli_warn_unread_replay(const char *cmd, const struct config *cfg, const char *const *sets, size_t n_sets)
+{
+	struct cli_replay_unread r;
+	if (!cli_replay_unread(cfg, &r))
+		return;
+	cli_warn_unread(cmd, cfg, sets, n_sets, &r.u, r.why);
 	cli_warn_unread_layout(cmd, cfg, sets, n_sets);
+}
+
+/* Whether every one of the workloads' placements (n) is `policy`. */
+static bool cli_all_placed(const char *const *placements, size_t n, const char *policy)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(placements[i], policy))
+			return false;
+	return n > 0;
+}
+
+/* Why key `key` of a study's system (configuration cfg) changes nothing
+ * in any of its replays nor in its price, into why[n]; false when it is
+ * read. rr: cfg's replay lists (cli_replay_unread). The price reads every
+ * [layout] key but propagation_ns_per_m, which only cable_latency's
+ * replays do; a workload places its ranks by its own `placement`, so a
+ * system's placement keys are read only under the workloads' policies
+ * that read them (as cli_warn_unread_placement's, per job). */
+static bool cli_study_unread_why(const struct config *cfg, const struct config_table *t, const char *key,
+				 const struct cli_replay_unread *rr, const char *const *placements, size_t n_wl,
+				 char *why, size_t n)
+{
+	if (config_unread_has(&rr->u, t, key)) {
+		snprintf(why, n, "%s", rr->why);
+		return true;
+	}
+	if (!strcmp(key, "propagation_ns_per_m")) {
+		const char *cl = config_get_or_default(cfg, "cable_latency");
+		if (cl && strtol(cl, NULL, 10) != 0)
+			return false;
+		snprintf(why, n, "without cable_latency = 1");
+		return true;
+	}
+	bool every_map = cli_all_placed(placements, n_wl, "map");
+	if (!strcmp(key, "placement_map")) {
+		for (size_t i = 0; i < n_wl; i++)
+			if (!strcmp(placements[i], "map"))
+				return false;
+		snprintf(why, n, "no workload has placement = map");
+		return true;
+	}
+	static const char all_map[] =
+		"every workload has placement = map, which gives each rank its endpoint from the map file";
+	if (every_map && (!strcmp(key, "ranks_per_node") || !strcmp(key, "placement_inner"))) {
+		snprintf(why, n, "%s", all_map);
+		return true;
+	}
+	if (!strcmp(key, "placement_inner")) {
+		/* Some workload is placed otherwise: read unless one rank per
+		 * node (cli_inner_unread_why of a policy other than map). */
+		const char *per = config_get_or_default(cfg, "ranks_per_node");
+		const char *inner_why = cli_inner_unread_why("contiguous", per ? strtoull(per, NULL, 10) : 0,
+							     config_get(cfg, "ranks_per_node") != NULL);
+		if (!inner_why)
+			return false;
+		snprintf(why, n, "%s", inner_why);
+		return true;
+	}
+	return false;
+}
+
+/* Entry e of cfg, set in a study (origin "study.ini:7: [system a]") or
+ * in a system's config file ("a.ini:3"), not by the study itself
+ * (backend: "nl_sim_set"). */
+static bool cli_study_entry_placed(const struct config_entry *e)
+{
+	return e->origin && strchr(e->origin, ':');
+}
+
+/* cfg's entry of `key` set at `origin`, or NULL. */
+static const struct config_entry *cli_entry_at(const struct config *cfg, const char *key, const char *origin)
+{
+	for (size_t i = 0; i < cfg->n_entries; i++) {
+		const struct config_entry *e = &cfg->entries[i];
+		if (!strcmp(e->def->name, key) && e->origin && !strcmp(e->origin, origin))
+			return e;
+	}
+	return NULL;
+}
+
+/* Why entry e of system i is not read, into why[n]; false when read. */
+static bool cli_study_entry_unread(const struct config *const *cfgs, size_t i, const struct config_entry *e,
+				   const char *const *placements, size_t n_wl, char *why, size_t n)
+{
+	struct cli_replay_unread rr;
+	if (!cli_replay_unread(cfgs[i], &rr))
+		return false;
+	return cli_study_unread_why(cfgs[i], e->table, e->def->name, &rr, placements, n_wl, why, n);
+}
+
+void cli_warn_unread_study(const char *cmd, const struct config *const *cfgs, size_t n_sys,
+			   const char *const *placements, size_t n_wl)
+{
+	char why[PARAM_STR_MAX + 200], other[PARAM_STR_MAX + 200];
+	for (size_t i = 0; i < n_sys; i++) {
+		for (size_t k = 0; k < cfgs[i]->n_entries; k++) {
+			const struct config_entry *e = &cfgs[i]->entries[k];
+			const char *key = e->def->name;
+			if (!cli_study_entry_placed(e) || !cli_study_entry_unread(cfgs, i, e, placements, n_wl, why, sizeof why))
+				continue;
+			/* A config file several systems load: once, and only when
+			 * none of them reads the key. */
+			bool said = false, read = false;
+			for (size_t j = 0; j < n_sys && !said && !read; j++) {
+				const struct config_entry *f = j == i ? NULL : cli_entry_at(cfgs[j], key, e->origin);
+				if (!f)
+					continue;
+				said = j < i;
+				read = !cli_study_entry_unread(cfgs, j, f, placements, n_wl, other, sizeof other);
+			}
+			if (said || read)
+				continue;
+			/* Inline, the origin names the study's section ("study.ini:7:
+			 * [system a]"); from a file, the key's own section. */
+			fprintf(stderr, "netloom %s: warning: ", cmd);
+			nl_fputs_one_line(e->origin, stderr);
+			if (e->origin[strlen(e->origin) - 1] != ']')
+				fprintf(stderr, ": [%s]", e->table->section);
+			fprintf(stderr, " key '%s': value '", key);
+			nl_fputs_one_line(e->value, stderr);
+			fprintf(stderr, "' is not read by %s (%s); it has no effect\n", cmd, why);
+		}
+	}
 }
 
 static void cli_config_hint_add(const char *path, struct nl_err *err)

@@ -212,6 +212,15 @@ struct session_compare_opts {
 	int (*check_file)(void *ctx, const char *what, const char *path, struct nl_err *err);
 	int (*check_config)(void *ctx, const struct config *cfg, struct nl_err *err);
 	void *check_ctx;
+	/* Once the study has no problem, before the first replay (NULL: not
+	 * asked): each system's configuration as its replays and its price
+	 * read it (the study's backend set, origins as for check_config), in
+	 * study order, and each workload's placement ("linear" when unset),
+	 * for the caller's warnings of keys nothing reads. Not on an MPI rank
+	 * other than 0. The configurations are freed after the call. */
+	void (*on_systems)(void *ctx, const struct config *const *cfgs, size_t n_sys,
+			   const char *const *placements, size_t n_wl);
+	void *systems_ctx;
 };
 struct session_compare_result {
 	struct json_t *doc;    /* report.json without the execution figures; caller decrefs */

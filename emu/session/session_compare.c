@@ -792,6 +792,33 @@ static void cmp_validate(struct cmp *c)
 	}
 }
 
+/* The systems' configurations and the workloads' placements, for the
+ * caller's warnings of keys nothing reads (session_compare_opts
+ * on_systems), once the study is valid: each system's session again, as
+ * cmp_validate made it (cheap: keys set, nothing built). */
+static int cmp_systems_read(const struct cmp *c, struct nl_err *err)
+{
+	if (!c->o->on_systems)
+		return 0;
+	int rc = 0;
+	nl_sim *sims[CMP_MAX_SYS] = {NULL};
+	const struct config *cfgs[CMP_MAX_SYS];
+	const char *placements[CMP_MAX_WL];
+	uint32_t n = 0;
+	for (; n < c->n_sys; n++) {
+		if ((rc = cmp_sys_sim(c, &c->sys[n], &sims[n], err)) < 0)
+			goto out;
+		cfgs[n] = &sims[n]->cfg;
+	}
+	for (uint32_t i = 0; i < c->n_wl; i++)
+		placements[i] = c->wl[i].placement ? c->wl[i].placement : "linear";
+	c->o->on_systems(c->o->systems_ctx, cfgs, c->n_sys, placements, c->n_wl);
+out:
+	for (uint32_t i = 0; i < n; i++)
+		nl_sim_free(sims[i]);
+	return rc;
+}
+
 /* Link use: the replay's endpoints are all one job (0), so the backend's
  * per-(channel, job) counters of `netloom interfere` give each channel's
  * use. A backend or model that cannot count leaves the reason instead. */
@@ -1219,6 +1246,8 @@ int session_compare(const char *study, const struct session_compare_opts *o, str
 					     err)) < 0)
 			goto out;
 	}
+	if (c->rank == 0 && (rc = cmp_systems_read(c, err)) < 0)
+		goto out;
 	if ((rc = cmp_run_all(c, err)) < 0)
 		goto out;
 	for (uint32_t i = 0; i < c->n_runs; i++) {
