@@ -235,6 +235,24 @@ static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool pa
 	}
 }
 
+/* An evicted rank's stream was ended for it where it went, which is no
+ * finish (the runtime, its job's finish and the text's `evicted` say so):
+ * its results.ranks[] entry has finish_s null, and in partial results
+ * finished false, where the engine's figures gave it the stream's end
+ * (0.0 for a rank that never connected) as a finish. */
+static void live_evicted_json(const struct live_server *s, json_t *doc, bool partial)
+{
+	json_t *ranks = json_object_get(json_object_get(doc, "results"), "ranks");
+	for (uint32_t r = 0; r < s->n; r++) {
+		json_t *x = json_array_get(ranks, r);
+		if (!x || s->ranks[r].state != LR_EVICTED)
+			continue;
+		json_object_set_new(x, "finish_s", json_null());
+		if (partial)
+			json_object_set_new(x, "finished", json_false());
+	}
+}
+
 int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 {
 	const struct live_opts *o = s->o;
@@ -250,6 +268,7 @@ int live_report(struct live_server *s, int run_rc, struct nl_err *err)
 		bool any = live_finish_ps(s, 0, res->n_ranks, &fin_ps);
 		json_object_set_new(rt, "predicted_s", any ? json_real((double)fin_ps * 1e-12) : json_null());
 	}
+	live_evicted_json(s, doc, res->partial);
 	json_t *live = json_object(), *ranks = json_array();
 	for (uint32_t r = 0; r < s->n; r++) {
 		const struct live_rank *rk = &s->ranks[r];

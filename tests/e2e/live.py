@@ -984,6 +984,12 @@ def case_faults(d):
     print(text + open(s.err).read())
     for r in (4, 6, 7):
         expect('rank %d: evicted' % r in text, 'report lacks rank %d: %s' % (r, text))
+    # The evicted ranks did not finish: no finish_s (it was where each
+    # stream ended); the others' are finishes, the last one the runtime.
+    fins = [x['finish_s'] for x in rep['results']['ranks']]
+    expect([f is None for f in fins] == [r in (4, 6, 7) for r in range(n)] and
+           max(f for f in fins if f is not None) == rep['results']['runtime']['predicted_s'],
+           'JSON finish_s: %s, runtime %s' % (fins, rep['results']['runtime']))
     expect('job 1 (ranks 0-3): 4 finished, 0 evicted' in text, 'report lacks job 1: %s' % text)
     # The recording keeps each job's communicator: it replays to the same times.
     replay_matches(s, d, ('backend=analytic',))
@@ -1400,9 +1406,14 @@ def case_all_evicted(d):
     expect(rc == 1 and err[-1] == 'netloom: no rank finished: all 3 ranks were evicted (no --record archive written)'
            and len([l for l in err if l.startswith('netloom:')]) == 1, 'nobody came: rc %d, %s' % (rc, err))
     expect(not os.path.exists(s.rec), 'a session with no rank finished left an archive')
-    ranks = json.load(open(s.json))['live']['ranks']
+    doc = json.load(open(s.json))
+    ranks = doc['live']['ranks']
     expect([x['state'] for x in ranks] == ['evicted'] * 3 and 'never connected' in ranks[2]['what_happened'],
            'JSON ranks: %s' % ranks)
+    # An evicted rank did not finish: finish_s null, as predicted_s (it was
+    # 0.0, the end of a stream that never began).
+    expect(doc['results']['runtime']['predicted_s'] is None and
+           [x['finish_s'] for x in doc['results']['ranks']] == [None] * 3, 'JSON results: %s' % doc['results'])
     expect('rank 0: evicted' in open(s.out).read(), 'report: %s' % open(s.out).read())
     # Many ranks: the sweep is one pass (it was quadratic: 40,000 ranks took
     # 4.9 s, 100,000 about 30 s; now about 1.5 s) and the log takes the
@@ -1447,8 +1458,13 @@ def case_all_evicted(d):
     expect(crc == 0, 'client: %s' % out)
     rc = p.wait()
     expect(rc == 0 and os.path.exists(p.rec), 'one finished, one evicted: rc %d, %s' % (rc, open(p.err).read()))
-    ranks = json.load(open(p.json))['live']['ranks']
+    doc = json.load(open(p.json))
+    ranks = doc['live']['ranks']
     expect([x['state'] for x in ranks] == ['finished', 'evicted'], 'JSON ranks: %s' % ranks)
+    res = doc['results']
+    expect(res['ranks'][0]['finish_s'] == res['runtime']['predicted_s'] > 0 and res['ranks'][1]['finish_s'] is None
+           and 'finished' not in res['ranks'][1] and 'partial' not in res,
+           'one finished, one evicted: JSON results %s' % res)
     jobs_finish(d)
     record_many_ranks(d, script)
     notices_coalesced(d)
@@ -1581,6 +1597,8 @@ def jobs_finish(d):
         fin * 1e12) and jobs[1]['finish_ps'] is None, 'job 2 evicted: runtime %s, jobs %s'
         % (rep['results']['runtime'], jobs))
     lines = text.splitlines()
+    expect([x['finish_s'] for x in rep['results']['ranks'][2:]] == [None, None],
+           'job 2 evicted: JSON ranks %s' % rep['results']['ranks'])
     expect(lines[0].endswith('virtual runtime %.9f s, 2 messages delivered' % fin)
            and '  job 2 (ranks 2-3): 0 finished, 2 evicted, 0 never connected; 0 messages delivered, 0 refused '
            'frames, finish none finished' in lines
@@ -1591,7 +1609,12 @@ def jobs_finish(d):
     modes = ('pair', 'pair', 'wait', 'wait')
     clients([[PY, script, PYDIR, s.ep, str(r), str(1 + r // 2), modes[r]] for r in range(4)], d, 'jfd')
     expect(s.wait() == 1, 'deadlock: server %s' % open(s.err).read())
-    jobs = json.load(open(s.json))['live']['jobs']
+    rep = json.load(open(s.json))
+    jobs = rep['live']['jobs']
+    # Partial results: the evicted rank 4 is not "finished" (it was, with
+    # finish_s 0.0), as ranks 2 and 3, which wait; ranks 0 and 1 finished.
+    expect([(x['finished'], x['finish_s'] is None) for x in rep['results']['ranks']] ==
+           [(True, False)] * 2 + [(False, True)] * 3, 'deadlock: JSON ranks %s' % rep['results']['ranks'])
     expect(jobs[0]['finished'] == 2 and (jobs[0]['finish_ps'] or 0) > 0 and jobs[1]['finished'] == 0
            and jobs[1]['finish_ps'] is None,
            'deadlock: jobs %s' % jobs)
