@@ -369,7 +369,8 @@ int cli_layout_spec_arg(const char *cmd, int argc, char **argv, const char *exam
 int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl_err *err, const char *unwritten_opt,
 		      const char *path);
 
-/* The summary as a JSON object (caller owns). */
+/* cost --json's document: the head (session_json_head), then the
+ * summary (caller owns). */
 struct json_t;
 struct json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m,
 			       const struct layout_summary *s);

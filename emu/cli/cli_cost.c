@@ -248,6 +248,7 @@ int cli_layout_finish(struct topo *t, struct layout *lo, int rc, const struct nl
 json_t *cli_layout_json(const struct layout *lo, const struct layout_model *m, const struct layout_summary *s)
 {
 	json_t *o = json_object(), *cls = json_array(), *cost = json_object(), *cab = json_object();
+	session_json_head(o, "cost");
 	json_object_set_new(o, "spec", out_json_utf8(lo->t->spec)); /* a graph:file= path: any bytes */
 	json_object_set_new(o, "preset", json_string(m->name));
 	json_object_set_new(o, "rule", json_string(lo->rule->name));

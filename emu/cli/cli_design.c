@@ -307,6 +307,7 @@ static int design_hyperx_main(int argc, char **argv)
 	bool is_none = !reg.found && !gen.found;
 	if (json) {
 		json_t *o = json_object();
+		session_json_head(o, "design hyperx");
 		json_object_set_new(o, "terminals", json_integer((json_int_t)N));
 		json_object_set_new(o, "radix", json_integer((json_int_t)R));
 		json_object_set_new(o, "bisection", json_real(B));
@@ -493,6 +494,7 @@ static int design_equality_main(int argc, char **argv)
 			json_array_append_new(sa, json_integer(e.sa[i]));
 		for (uint32_t i = 0; i < e.n_sb; i++)
 			json_array_append_new(sb, json_integer(e.sb[i]));
+		session_json_head(o, "design equality");
 		json_object_set_new(o, "routers", json_integer(e.N));
 		json_object_set_new(o, "radix", json_integer(e.K));
 		json_object_set_new(o, "seed", json_integer((json_int_t)seed));

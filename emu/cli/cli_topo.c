@@ -195,6 +195,7 @@ static json_t *describe_json(const struct describe_opts *o, const struct describ
 	const struct analyze_dist *d = &r->d;
 	json_t *j = json_object();
 
+	session_json_head(j, "topo describe");
 	json_object_set_new(j, "spec", out_json_utf8(t->spec) /* a graph:file= path: any bytes */);
 	json_object_set_new(j, "family", json_string(t->ops->name));
 	json_object_set_new(j, "routers", json_integer(t->n_routers));

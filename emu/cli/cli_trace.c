@@ -296,6 +296,7 @@ static json_t *info_json(const char *path, struct trace_archive *a, const struct
 {
 	const struct trace_manifest *m = trace_archive_manifest(a);
 	json_t *o = json_object();
+	session_json_head(o, "trace info");
 	json_object_set_new(o, "file", out_json_utf8(path));
 	json_object_set_new(o, "format_version", json_integer(m->format_version));
 	json_object_set_new(o, "ranks", json_integer(m->n_ranks));

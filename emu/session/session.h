@@ -82,6 +82,14 @@ bool session_topology_warning(const struct config *cfg, const char *what, const 
  * count) is left to the run. */
 int session_config_check(const struct config *cfg, struct nl_err *err);
 
+/* Every results document's first keys, the same for each command:
+ * netloom_version, netloom_build (version_build()), command (the command
+ * as typed: "replay", "topo describe"). Call it on an empty object, so
+ * they come first. The analysis commands (emu/cli) write it too; not the
+ * documents another command reads back (topo export's JSON) or that
+ * results embed (config --json). */
+void session_json_head(struct json_t *doc, const char *cmd);
+
 /* The session's configuration (owned by s). */
 const struct config *session_config(const nl_sim *s);
 /* The configuration as results record it (config_to_json), with a

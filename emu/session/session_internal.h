@@ -168,10 +168,6 @@ int session_cable_plan(nl_sim *s, const struct net_backend_ops *ops, const struc
 		       struct json_t **info, struct nl_err *err);
 int session_cable_set(const nl_sim *s, struct net_backend *b, const uint64_t *lat_ps, struct nl_err *err);
 
-/* Every results document's first keys, the same for each command:
- * netloom_version, netloom_build (version_build()), command. */
-void session_json_head(struct json_t *doc, const char *cmd);
-
 /* Synthetic runs use the flit model directly: NL_EUNSUPPORTED when
  * cable_latency = 1. */
 int session_cable_refuse_synthetic(nl_sim *s, struct nl_err *err);

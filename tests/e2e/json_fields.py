@@ -13,6 +13,9 @@ What is read from docs/results.md:
 - the table of "JSON of the other commands": each row's command and its
   top-level keys, the backticked names of the second cell outside
   parentheses (a parenthesis says when the key before it is written).
+  Every row's keys begin with the head, `netloom_version`, `netloom_build`,
+  `command` (which build wrote the document), and `command` is the
+  command's name (COMMAND below), but for the documents HEADLESS names.
 
 Each command then runs on a small input (the samples in traces/samples/,
 docs/examples/*.ini, torus:k=4x4) and its JSON is compared with the doc:
@@ -93,6 +96,27 @@ ROWS = {
     "trace info --json": [(["trace", "info", SAMPLE, "--json"], 0, None)],
     # No key names of its own: checked against run's `config` below.
     "config --json": [(["config", "--json", "-s", "topology=torus:k=4x4"], 0, None)],
+}
+
+# Each row's `command` value; the head keys are the first three it writes.
+HEAD = ["netloom_version", "netloom_build", "command"]
+COMMAND = {
+    "replay --json (one network)": "replay",
+    "replay --json (several --topology)": "replay",
+    "serve --json": "serve",
+    "interfere --json": "interfere",
+    "compare's report.json": "compare",
+    "topo describe --json": "topo describe",
+    "cost --json": "cost",
+    "design hyperx --json": "design hyperx",
+    "design equality --json": "design equality",
+    "trace info --json": "trace info",
+}
+# Rows without the head, with why.
+HEADLESS = {
+    "topo export --format json": "a network's description, read back as an input",
+    "config --json": "the configuration itself, as the results embed it",
+    "design flex|dragonfly|slimfly --json": "an array: no keys to hold it",
 }
 
 RUN = ["run", "-s", "topology=torus:k=4x4", "-s", "injection_rate=0.1", "--reproducible"]
@@ -395,6 +419,10 @@ def check_others(secs, tmp):
             continue
         want = top_keys(cells[1])
         is_array = cells[1].startswith("an array")
+        if cmd not in HEADLESS and cmd not in COMMAND:
+            fail(f"{DOC}: row '{cmd}': give its command name in COMMAND (or say in HEADLESS why it has no head)")
+        if cmd in COMMAND and want[:3] != HEAD:
+            fail(f"{DOC}: row '{cmd}': its keys begin {want[:3]}, expected the head {HEAD}")
         for args, code, out_file in ROWS[cmd]:
             d = netloom(args, code, tmp, out_file)
             if d is None:
@@ -417,6 +445,9 @@ def check_others(secs, tmp):
                 for k in want:
                     if k not in got and k not in OPTIONAL and not optional_here(cmd, k, args):
                         fail(f"{what}: {DOC} lists '{k}', which is not written")
+                if cmd in COMMAND and (got[:3] != HEAD or o.get("command") != COMMAND[cmd]):
+                    fail(f"{what}: begins {got[:3]}, command {o.get('command')!r}; expected {HEAD}, "
+                         f"command {COMMAND[cmd]!r}")
                 order = [k for k in want if k in got]
                 if order != [k for k in got if k in want]:
                     fail(f"{what}: keys written in the order {got}, {DOC} lists {want}")
