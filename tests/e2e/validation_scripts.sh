@@ -91,6 +91,33 @@ done
 (cd "$dir" && FLEX_TS=10 "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/refusing-netloom" "$dir/fo" 2> err)
 cmd=$(sed 's/^flex_fig14.py: netloom failed: //; s/: netloom sweep: stand-in refusal$//' "$dir/err")
 [[ ${#cmd} -le 120 && "$cmd" == *... ]] || fail "flex_fig14.py, netloom fails: command '$cmd', expected at most 120 characters ending in '...'"
+# On a terminal netloom's stderr goes straight to it (its progress line is
+# drawn only there; captured, the long sweeps showed none): its lines as
+# it writes them, then the script's line pointing at them.
+/usr/bin/python3 - "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/refusing-netloom" "$dir/fo" > "$dir/tty" <<'PY'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode().replace("\r\n", "\n"))
+sys.stdout.write("exit %d\n" % os.waitstatus_to_exitcode(status))
+PY
+expect_eq "flex_fig14.py on a terminal, netloom fails" "$(sed 's/: netloom failed: .*: exit status/: netloom failed: CMD: exit status/' "$dir/tty")" \
+  "netloom: warning: an earlier line
+netloom sweep: stand-in refusal
+flex_fig14.py: netloom failed: CMD: exit status 2 (its message is above)
+exit 1"
+rm -rf "$dir/fo"
 # A netloom that cannot be started: one line too.
 (cd "$dir" && "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/no-netloom" "$dir/fo" > out 2> err)
 rc=$?

@@ -55,18 +55,26 @@ def run(argv, stdout=subprocess.DEVNULL):
     subprocess.PIPE). Its stderr is passed on when it succeeds (its
     warnings); when it fails, or cannot be started, the script stops with
     one line on stderr, exit 1: the script, the command (abbreviated) and
-    netloom's own last stderr line, no Python traceback."""
+    netloom's own last stderr line, no Python traceback. On a terminal
+    netloom's stderr goes straight to it, so its progress line (simulated
+    time, % done, ETA), which it draws only on a terminal, shows during
+    the long sweeps; the line then says its message is above."""
+    live = sys.stderr.isatty()
     try:
-        p = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True)
+        p = subprocess.run(argv, stdout=stdout, stderr=None if live else subprocess.PIPE, text=True)
     except OSError as e:
         print(f"{script()}: cannot run netloom: {argv[0]}: {e.strerror}", file=sys.stderr)
         sys.exit(1)
     if p.returncode != 0:
-        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        why = lines[-1].strip() if lines else "exit status %d, nothing on stderr" % p.returncode
+        if live:
+            why = "exit status %d (its message is above)" % p.returncode
+        else:
+            lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+            why = lines[-1].strip() if lines else "exit status %d, nothing on stderr" % p.returncode
         print(f"{script()}: netloom failed: {abbreviate(argv)}: {why}", file=sys.stderr)
         sys.exit(1)
-    sys.stderr.write(p.stderr)
+    if not live:
+        sys.stderr.write(p.stderr)
     return p
 
 
