@@ -32,6 +32,22 @@ def sh(args, **kw):
     return p
 
 
+def ring_session(label, rank_cmd, env):
+    """netloom serve for 2 ranks on a fresh ipc endpoint, and the two ranks
+    rank_cmd(endpoint, rank) run under env: every one must exit 0."""
+    with tempfile.TemporaryDirectory() as sd:
+        ep = "ipc://" + os.path.join(sd, "s")
+        srv = subprocess.Popen([netloom, "serve", "--ranks", "2", "-s", "backend=analytic", "--listen", ep],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ranks = [subprocess.Popen(rank_cmd(ep, r), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env) for r in range(2)]
+        outs = [p.communicate(timeout=60) for p in ranks]
+        _, serr = srv.communicate(timeout=60)
+    if any(p.returncode for p in ranks) or srv.returncode != 0:
+        fail(f"{label}: exits {[p.returncode for p in ranks]}, serve {srv.returncode}\n"
+             f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
+
+
 # docs/api.md shows the example as it is.
 example = open(os.path.join(src, "tests", "api", "example_run.c")).read()
 body = example[example.index("#include <netloom/netloom.h>"):]
@@ -153,18 +169,8 @@ print("close", L.nl_client_close(c))
     ring = os.path.join(dest, "live_ring")
     sh([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", os.path.join(src, "adapters", "examples", "ring.c"),
         *cflags, "-o", ring])
-    with tempfile.TemporaryDirectory() as sd:
-        ep = "ipc://" + os.path.join(sd, "r")
-        srv = subprocess.Popen([netloom, "serve", "--ranks", "2", "-s", "backend=analytic", "--listen", ep],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        renv = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(clibs[0]))
-        ranks = [subprocess.Popen([ring, ep, str(r), "2", "16", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True, env=renv) for r in range(2)]
-        outs = [p.communicate(timeout=60) for p in ranks]
-        sout, serr = srv.communicate(timeout=60)
-    if any(p.returncode for p in ranks) or srv.returncode != 0:
-        fail(f"ring built with netloom-client.pc: exits {[p.returncode for p in ranks]}, serve {srv.returncode}\n"
-             f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
+    ring_session("ring built with netloom-client.pc", lambda ep, r: [ring, ep, str(r), "2", "16", "2"],
+                 dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(clibs[0])))
     print("ok: the live ring builds with netloom-client.pc and runs against serve")
     # The Python client is installed too (it was not): ring.py, copied
     # alone so that its own folder holds no client, imports it from
@@ -176,17 +182,9 @@ print("close", L.nl_client_close(c))
         pyring = os.path.join(sd, "ring.py")
         with open(os.path.join(src, "adapters", "python", "ring.py")) as f, open(pyring, "w") as g:
             g.write(f.read())
-        ep = "ipc://" + os.path.join(sd, "p")
-        srv = subprocess.Popen([netloom, "serve", "--ranks", "2", "-s", "backend=analytic", "--listen", ep],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        penv = dict(os.environ, PYTHONPATH=os.path.dirname(pyc[0]))
-        ranks = [subprocess.Popen(["/usr/bin/python3", pyring, ep, str(r), "2", "16"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=penv) for r in range(2)]
-        outs = [p.communicate(timeout=60) for p in ranks]
-        sout, serr = srv.communicate(timeout=60)
-    if any(p.returncode for p in ranks) or srv.returncode != 0:
-        fail(f"ring.py with the installed client: exits {[p.returncode for p in ranks]}, serve {srv.returncode}\n"
-             f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
+        ring_session("ring.py with the installed client",
+                     lambda ep, r: ["/usr/bin/python3", pyring, ep, str(r), "2", "16"],
+                     dict(os.environ, PYTHONPATH=os.path.dirname(pyc[0])))
     print("ok: ring.py runs with the installed Python client")
     run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(libs[0]))
     for cfg in CONFIGS:
