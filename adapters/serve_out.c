@@ -221,10 +221,19 @@ static void live_ranks_text(struct live_server *s, json_t *doc, FILE *f, bool pa
 	for (uint32_t r = 0; r < res->n_ranks; r++) {
 		const struct app_rank_stats *st = &res->ranks[r];
 		const struct app_rank_stop *sp = partial ? &res->stop[r] : NULL;
-		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %14.9f %10" PRIu64, r, (double)st->compute_ps * 1e-12,
-			(double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12,
-			(double)(sp ? sp->until_ps : st->finish_ps) * 1e-12, st->msgs_sent);
-		if (r < s->n && s->ranks[r].state == LR_EVICTED) {
+		const bool is_evicted = r < s->n && s->ranks[r].state == LR_EVICTED;
+		/* An evicted rank has no finish: `-`, as its JSON finish_s is
+		 * null (live_evicted_json), where the column gave the end of
+		 * its stream. until_s, partial, is where that stream ended, as
+		 * the JSON's until_s. */
+		char end[32];
+		if (sp || !is_evicted)
+			snprintf(end, sizeof end, "%14.9f", (double)(sp ? sp->until_ps : st->finish_ps) * 1e-12);
+		else
+			snprintf(end, sizeof end, "%14s", "-");
+		fprintf(f, "  %6" PRIu32 " %14.9f %14.9f %14.9f %s %10" PRIu64, r, (double)st->compute_ps * 1e-12,
+			(double)st->comm_ps * 1e-12, (double)st->wait_ps * 1e-12, end, st->msgs_sent);
+		if (is_evicted) {
 			fputs("  evicted", f); /* its stream was ended for it: not "finished", no finish */
 		} else if (sp) {
 			const char *op = sp->in_op ? trace_op_name(sp->op_kind) : NULL;

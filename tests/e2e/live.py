@@ -889,6 +889,12 @@ elif role in ('kill', 'stop'):
 '''
 
 
+def rank_rows(text):
+    """The report table's rows, by rank: each row's words (rank, compute_s,
+    comm_s, wait_s, finish_s or until_s, messages, then the trailing note)."""
+    return {int(w[0]): w for w in (l.split() for l in text.splitlines()) if w and w[0].isdigit()}
+
+
 def case_faults(d):
     # Two jobs of 4 (the issue's form): job 1, ranks 0-3, a ring with a
     # barrier per step that must finish with every message once and in
@@ -990,6 +996,12 @@ def case_faults(d):
     expect([f is None for f in fins] == [r in (4, 6, 7) for r in range(n)] and
            max(f for f in fins if f is not None) == rep['results']['runtime']['predicted_s'],
            'JSON finish_s: %s, runtime %s' % (fins, rep['results']['runtime']))
+    # The text's finish_s as the JSON's: `-` for an evicted rank (it gave
+    # where the rank's stream ended, beside `evicted`).
+    rows = rank_rows(text)
+    expect([(rows[r][4] == '-') == (fins[r] is None) and rows[r][6:] == (['evicted'] if fins[r] is None else [])
+            for r in range(n)] == [True] * n and rows[0][4] == '%.9f' % fins[0],
+           'text rows: %s, JSON finish_s %s' % (rows, fins))
     expect('job 1 (ranks 0-3): 4 finished, 0 evicted' in text, 'report lacks job 1: %s' % text)
     # The recording keeps each job's communicator: it replays to the same times.
     replay_matches(s, d, ('backend=analytic',))
@@ -1415,6 +1427,9 @@ def case_all_evicted(d):
     expect(doc['results']['runtime']['predicted_s'] is None and
            [x['finish_s'] for x in doc['results']['ranks']] == [None] * 3, 'JSON results: %s' % doc['results'])
     expect('rank 0: evicted' in open(s.out).read(), 'report: %s' % open(s.out).read())
+    # The text's finish_s says no finish, as the JSON (it said 0.000000000).
+    rows = rank_rows(open(s.out).read())
+    expect([rows[r][4:] for r in range(3)] == [['-', '0', 'evicted']] * 3, 'nobody came: text rows %s' % rows)
     # Many ranks: the sweep is one pass (it was quadratic: 40,000 ranks took
     # 4.9 s, 100,000 about 30 s; now about 1.5 s) and the log takes the
     # first 20 evictions of a kind, then one line, and a count at the end
@@ -1465,6 +1480,9 @@ def case_all_evicted(d):
     expect(res['ranks'][0]['finish_s'] == res['runtime']['predicted_s'] > 0 and res['ranks'][1]['finish_s'] is None
            and 'finished' not in res['ranks'][1] and 'partial' not in res,
            'one finished, one evicted: JSON results %s' % res)
+    rows = rank_rows(open(p.out).read())
+    expect(rows[0][4:] == ['%.9f' % res['ranks'][0]['finish_s'], '0'] and rows[1][4:] == ['-', '0', 'evicted'],
+           'one finished, one evicted: text rows %s' % rows)
     jobs_finish(d)
     record_many_ranks(d, script)
     notices_coalesced(d)
@@ -1604,6 +1622,11 @@ def jobs_finish(d):
            'frames, finish none finished' in lines
            and [l.split()[-1] for l in lines if l.split()[:1] in (['2'], ['3'])] == ['evicted', 'evicted'],
            'job 2 evicted: text %s' % text)
+    # Evicted after computing 12 us: no finish in the text either (its
+    # finish_s said 0.000012000, where its stream ended).
+    rows = rank_rows(text)
+    expect([rows[r][4] for r in range(4)] == ['%.9f' % x['finish_s'] for x in rep['results']['ranks'][:2]] + ['-'] * 2
+           and float(rows[2][1]) >= 12e-6, 'job 2 evicted: text rows %s' % rows)
     # Rank 4 never connects: ranks 2 and 3 wait on it forever (deadlock).
     s = Server(d, 5, '-s', 'backend=analytic', '--jobs', '2,3', '--connect-timeout-ms', '3000', name='jfdead')
     modes = ('pair', 'pair', 'wait', 'wait')
@@ -1621,6 +1644,12 @@ def jobs_finish(d):
     expect('  job 2 (ranks 2-4): 0 finished, 1 evicted, 0 never connected; 0 messages delivered, 0 refused '
            'frames, finish none finished' in open(s.out).read().splitlines(), 'deadlock: text %s'
            % open(s.out).read())
+    # Partial: until_s is where each rank's figures end, the evicted rank's
+    # too (its stream's end, as the JSON's until_s), `evicted` at the stop.
+    rows = rank_rows(open(s.out).read())
+    expect([rows[r][4] for r in range(5)] == ['%.9f' % x['until_s'] for x in rep['results']['ranks']]
+           and [rows[r][6:] for r in range(5)] == [['finished']] * 2 + [['in', 'recv']] * 2 + [['evicted']],
+           'deadlock: text rows %s, JSON %s' % (rows, rep['results']['ranks']))
     # One-rank jobs: 'rank 1' and '1 message', where the lines said
     # '(ranks 1-1)' and '1 messages delivered'.
     s = Server(d, 2, '-s', 'backend=analytic', '--jobs', '1,1', name='jfone')
