@@ -11,13 +11,16 @@
 # NETLOOM defaults to build/netloom (built by scripts/build.sh), OUT to
 # build/reproduce. Each script's first comment line says what it shows.
 # Exit status: 0 every figure written and its checks passed (or it has
-# none); 3 every figure written, some check against the paper failed
-# ("CHECK FAILED" lines); 2 bad usage; 1 a run failed (the script's one
-# line names the netloom command and netloom's message). All NAMEs, and
-# the scripts' environment variables, are checked before any runs.
-# Without gnuplot (optional) the SVGs are not drawn: one line per plot
-# says so, the tables are printed and the exit status is as above (an SVG
-# left from an earlier run is removed, not kept stale).
+# none); 3 every table written, some check against the paper failed
+# ("CHECK FAILED" lines) or gnuplot failed to draw a plot (one line names
+# the SVG not drawn and gnuplot's last stderr line); 2 bad usage (an OUT
+# or OUT/NAME that is not a directory included); 1 a run failed (the
+# script's one line names the netloom command and netloom's message). All
+# NAMEs, OUT, and the scripts' environment variables, are checked before
+# any runs. Without gnuplot (optional) the SVGs are not drawn: one line per
+# plot says so, the tables are printed and the exit status is as above (an
+# SVG left from an earlier run is removed, not kept stale, as when gnuplot
+# fails).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -38,7 +41,7 @@ while [ $# -gt 0 ]; do
       printf '%-24s %s\n' "$n" "$(sed -n '2s/^# *//p' "$f")"
     done
     exit 0 ;;
-  -h|--help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
   -*) echo "reproduce.sh: unknown option '$1' (expected --netloom, --out, --list)" >&2; exit 2 ;;
   *) names+=("$1"); shift ;;
   esac
@@ -64,6 +67,15 @@ done
 # ...) are checked before the first figure runs too: one line for each bad
 # one, exit 2 (repro/lib/netloom_run.py, ENV).
 /usr/bin/python3 "$here/repro/lib/netloom_run.py" check-env reproduce.sh || exit 2
+# OUT and each OUT/NAME must be directories, or be made: a file there was
+# mkdir's message and exit 1 (or a script's traceback), perhaps after hours
+# of earlier figures.
+for d in "$out" "${names[@]/#/$out/}"; do
+  if [ -e "$d" ] && [ ! -d "$d" ]; then
+    echo "reproduce.sh: --out: '$d': not a directory; expected a directory, or a path where one can be made" >&2
+    exit 2
+  fi
+done
 
 for n in "${names[@]}"; do
   if [ -f "$here/repro/$n.sh" ]; then s=("bash" "$here/repro/$n.sh")

@@ -4,8 +4,9 @@
 # ("benchmarks/validation/booksim/anynet_side_by_side.py --netloom ..."),
 # and a repro/ script given no arguments prints its usage, not a Python
 # traceback; -h/--help prints the usage and an unknown option is refused;
-# a failed netloom run, bad SIZES and a bad environment variable are one
-# line each. Nothing is simulated (stand-ins for netloom).
+# a failed netloom run, bad SIZES, an OUTDIR that is a file, a bad
+# environment variable and a failing gnuplot are one line each. Nothing is
+# simulated (stand-ins for netloom and gnuplot).
 # usage: validation_scripts.sh SOURCE_ROOT
 set -uo pipefail
 root=$1
@@ -147,6 +148,35 @@ for args in "ndt_table1.py abc" "ndt_table1.py 256 100" "swap_sec62.py abc" "swa
   [ -e "$dir/fo" ] && fail "$args: OUTDIR made before the sizes were checked"
 done
 
+# An OUTDIR that is a file (or under one): one line naming it, exit 2,
+# before any run (the refusing stand-in is not reached); it was a Python
+# traceback (FileExistsError), in equality_sec5.py, ndt_table1.py and
+# swap_sec62.py after every run. reproduce.sh checks OUT and OUT/NAME.
+: > "$dir/afile"
+for f in "$root"/benchmarks/validation/repro/*.py; do
+  name=${f##*/}
+  for outdir in "$dir/afile" "$dir/afile/sub"; do
+    (cd "$dir" && "$f" "$dir/refusing-netloom" "$outdir" > out 2> err)
+    rc=$?
+    expect_eq "$name, OUTDIR $outdir: exit status" "$rc" 2
+    why=""
+    [ "$outdir" = "$dir/afile" ] || why=" ('$dir/afile' is not a directory)"
+    expect_eq "$name, OUTDIR $outdir: stderr" "$(cat "$dir/err")" \
+      "$name: OUTDIR '$outdir': not a directory$why; expected a directory, or a path where one can be made, for the tables and plots"
+  done
+done
+for outdir in "$dir/afile" "$dir/od"; do
+  mkdir -p "$dir/od" && : > "$dir/od/flex_fig14"
+  want=$outdir
+  [ "$outdir" = "$dir/od" ] && want=$outdir/flex_fig14
+  (cd "$dir" && "$root/benchmarks/validation/reproduce.sh" --netloom "$dir/refusing-netloom" --out "$outdir" flex_fig14 > out 2> err)
+  rc=$?
+  expect_eq "reproduce.sh --out $outdir: exit status" "$rc" 2
+  expect_eq "reproduce.sh --out $outdir: stderr" "$(cat "$dir/err")" \
+    "reproduce.sh: --out: '$want': not a directory; expected a directory, or a path where one can be made"
+done
+rm -rf "$dir/afile" "$dir/od"
+
 # An environment variable of the wrong form: one line naming it, its
 # value and the form expected, exit 2, before any run (the refusing
 # stand-in is not reached) and before OUTDIR is made; reproduce.sh checks
@@ -178,7 +208,30 @@ hyperx_fig7.py|HYPERX_FIG7_LOADS|x|expected comma-separated offered loads in (0,
 hyperx_fig7.py|HYPERX_FIG7_CACHED|true|expected 0 or 1
 hyperx_fig7.py|HYPERX_FIG7_SET|internal_speedup|expected comma-separated KEY=VALUE settings, e.g. internal_speedup=2
 swap_sec62.py|SWAP_SEC62_THROUGHPUT|no|expected 0 or 1
+hyperx_fig6.py|HYPERX_FIG6_SIZE|huge|expected paper or small
+hyperx_fig7.py|HYPERX_FIG7_SIZE||expected paper or small
+hyperx_fig6.py|HYPERX_ROUTER|slow|expected paper or fast (empty: paper)
+hyperx_fig7.py|HYPERX_ROUTER|Fast|expected paper or fast (empty: paper)
+hyperx_fig7.py|HYPERX_FIG7_NETS|hx05,torus|expected comma-separated names of hx05, hx025, clos
+hyperx_fig7.py|HYPERX_FIG7_PATTERNS|uniform|expected comma-separated names of bitcomp, bitrot, transpose, swap2
+flex_fig8_10.py|FLEX_SYSTEMS|FleX,bogus|expected comma-separated names of FleX, dragonfly, HyperX, SlimFly, fattree (empty: all)
+flex_fig8_10.py|FLEX_PATTERNS|tornado|expected comma-separated names of uniform, bitcomp, randperm (empty: all)
 EOF
+# Those naming a script's own choices: the names netloom_run.py (and so
+# reproduce.sh) accepts are the keys of the scripts' tables.
+PYTHONDONTWRITEBYTECODE=1 python3 - "$root/benchmarks/validation/repro" > "$dir/names" 2>&1 <<'PY' ||
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/lib"]
+import flex_fig8_10, hyperx_common, hyperx_fig6, hyperx_fig7, netloom_run as n
+pairs = [(n.HYPERX_SIZES, hyperx_fig6.SIZES), (n.HYPERX_SIZES, hyperx_fig7.SIZES),
+         (n.HYPERX_ROUTERS, hyperx_common.ROUTERS), (n.HYPERX_FIG7_NETS, hyperx_fig7.NETS),
+         (n.HYPERX_PATTERNS, hyperx_fig7.PATTERNS), (n.HYPERX_PATTERNS, hyperx_fig6.PATTERNS),
+         (n.FLEX_SYSTEMS, [x[0] for x in flex_fig8_10.SYSTEMS]),
+         (n.FLEX_PATTERNS, [x[0] for x in flex_fig8_10.PATTERNS])]
+bad = [(a, list(b)) for a, b in pairs if sorted(a) != sorted(b)]
+sys.exit("names differ from the tables: %s" % bad if bad else 0)
+PY
+  fail "netloom_run.py's names of the scripts' choices: $(cat "$dir/names")"
 
 # flex_fig8_10.py reprinting docs/validation/flex_fig8_10.tsv (no runs):
 # the tables docs/validation.md shows, where a routing with no stable
@@ -198,8 +251,7 @@ expect_eq "flex_fig8_10 uniform fattree: stable to min/UGAL/LBR" "$(row uniform 
 # [0.297:0.303]" (and [64:64]) on stderr and drew a window 1 % wide. A
 # stand-in netloom answers a run, and a sweep, with a stable point at
 # each load asked for, so nothing is simulated.
-if command -v gnuplot > /dev/null; then
-  cat > "$dir/netloom" <<'EOF'
+cat > "$dir/netloom" <<'EOF'
 #!/usr/bin/env python3
 import json
 import sys
@@ -216,7 +268,60 @@ points = [{"throughput": {"offered": r, "accepted": r}, "latency": {"packet": {"
 with open(a[a.index("--json") + 1], "w") as f:
     json.dump({"results": {"points": points}}, f)
 EOF
-  chmod +x "$dir/netloom"
+chmod +x "$dir/netloom"
+
+# gnuplot failing: one line naming the SVG not drawn and gnuplot's last
+# stderr line, the tables printed and written, exit 3 (as netloom's own
+# charts: 3, the chart not drawn), where it was a Python traceback
+# (subprocess.CalledProcessError), exit 1; an SVG of an earlier run is
+# removed, as without gnuplot. gnuplot exiting 0 with its output cut (a
+# full disk) is one line too. A stand-in gnuplot on PATH.
+mkdir -p "$dir/gpbin"
+cat > "$dir/gpbin/gnuplot" <<'EOF'
+#!/usr/bin/env python3
+import os, re, sys
+script = sys.stdin.read()
+out = re.search(r"set output '([^']*)'", script).group(1)
+if os.environ.get("GNUPLOT_STANDIN") == "cut":
+    open(out, "w").write("<svg>\n<g>\n")
+    sys.exit(0)
+sys.stderr.write("\nset terminal svg\n             ^\n"
+                 '         line 0: unknown or ambiguous terminal type; type just "set terminal" for a list\n\n')
+sys.exit(1)
+EOF
+chmod +x "$dir/gpbin/gnuplot"
+gp_failed='line 0: unknown or ambiguous terminal type; type just "set terminal" for a list'
+for args in "flex_fig14.py|f14" "swap_sec62.py|sw 64" "flex_table6_routing.py|t6"; do
+  name=${args%%|*} rest=${args#*|}
+  outdir=$dir/gp-${rest%% *} svg=$dir/gp-${rest%% *}/${name%.py}.svg
+  mkdir -p "$outdir" && echo stale > "$svg"
+  # shellcheck disable=SC2086 # OUTDIR and SIZES
+  (cd "$dir" && PATH="$dir/gpbin:$PATH" FLEX_TS=10 FLEX_RATES=0.3:0.5:0.2 SWAP_SEC62_THROUGHPUT=0 \
+    "$root/benchmarks/validation/repro/$name" "$dir/netloom" "$dir/gp-"$rest > out 2> err)
+  rc=$?
+  expect_eq "$name, gnuplot fails: exit status" "$rc" 3
+  expect_eq "$name, gnuplot fails: stderr" "$(grep -v '^  ' "$dir/err")" "$name: $svg not drawn: gnuplot failed: $gp_failed"
+  [ -s "$outdir/${name%.py}.tsv" ] || fail "$name, gnuplot fails: no table written"
+  [ -s "$dir/out" ] || fail "$name, gnuplot fails: no table printed"
+  if [ -e "$svg" ] || [ -e "$svg.tmp" ]; then fail "$name, gnuplot fails: $svg or its .tmp left"; fi
+done
+(cd "$dir" && PATH="$dir/gpbin:$PATH" GNUPLOT_STANDIN=cut FLEX_TS=10 FLEX_RATES=0.3:0.5:0.2 \
+  "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/netloom" "$dir/gp-cut" > out 2> err)
+rc=$?
+expect_eq "flex_fig14.py, gnuplot's output cut: exit status" "$rc" 3
+expect_eq "flex_fig14.py, gnuplot's output cut: stderr" "$(grep -v '^  ' "$dir/err")" \
+  "flex_fig14.py: $dir/gp-cut/flex_fig14.svg not drawn: gnuplot's output is cut (10 bytes, no closing </svg>; a full disk?)"
+# reproduce.sh: 3, the figure's table written.
+(cd "$dir" && PATH="$dir/gpbin:$PATH" FLEX_TS=10 FLEX_RATES=0.3:0.5:0.2 \
+  "$root/benchmarks/validation/reproduce.sh" --netloom "$dir/netloom" --out "$dir/gp-r" flex_fig14 > out 2> err)
+rc=$?
+expect_eq "reproduce.sh, gnuplot fails: exit status" "$rc" 3
+expect_eq "reproduce.sh, gnuplot fails: stderr" "$(grep -v '^  \|^== ' "$dir/err")" \
+  "flex_fig14.py: $dir/gp-r/flex_fig14/flex_fig14.svg not drawn: gnuplot failed: $gp_failed"
+[ -s "$dir/gp-r/flex_fig14/flex_fig14.tsv" ] || fail "reproduce.sh, gnuplot fails: no table written"
+rm -rf "$dir"/gp-*
+
+if command -v gnuplot > /dev/null; then
   # xtics SVG: the tick labels (and titles) gnuplot wrote, one line.
   xtics() { grep -o '<tspan[^>]*>[^<]*</tspan>' "$1" | sed 's/<[^>]*>//g; s/^ *//' | tr '\n' ' '; }
   FLEX_TS=10 FLEX_RATES=0.3:0.3:0.1 python3 "$root/benchmarks/validation/repro/flex_fig14.py" "$dir/netloom" "$dir/f14" \

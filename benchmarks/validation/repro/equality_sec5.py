@@ -18,7 +18,6 @@ Usage: equality_sec5.py NETLOOM OUTDIR [--quick]
 Writes OUTDIR/equality_sec5.tsv and .svg; prints the saturation table.
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -68,7 +67,8 @@ def main():
             f.write("%s\t%s\t%s\t%.3f\t%.4f\t%.2f\t%.3f\t%d\n" % r)
     os.replace(tmp, tsv)
     # One panel per (network, pattern): latency vs offered, stable points.
-    gp = ["set terminal svg size 1200,700 dynamic", "set output '%s'" % os.path.join(out, "equality_sec5.svg"),
+    svg = os.path.join(out, "equality_sec5.svg")
+    gp = ["set terminal svg size 1200,700 dynamic", "set output '%s.tmp'" % svg,
           "set multiplot layout 2,3 title 'Equality (seed 002 sec. 5): amin vs eq\\_ugal vs bgal, 1-flit packets'",
           "set xlabel 'offered (flits/cycle/endpoint)'", "set ylabel 'latency (cycles)'", "set yrange [0:200]",
           "set key top left", "set datafile separator '\\t'"]
@@ -81,8 +81,7 @@ def main():
             gp.append("set title '%s %s'" % (name, pat))
             gp.append("plot " + ", ".join(plots))
     gp.append("unset multiplot")
-    if netloom_run.have_gnuplot(os.path.join(out, "equality_sec5.svg")):
-        subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
+    netloom_run.draw(svg, "\n".join(gp) + "\n")
     print("%-7s %-9s %-8s %12s %13s" % ("net", "pattern", "routing", "last stable", "max accepted"))
     for name, topo, d in NETS:
         for pat in PATTERNS:
@@ -97,3 +96,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.exit(netloom_run.exit_status())

@@ -15,7 +15,6 @@ are shown as '-'). The TSV is rewritten after every curve, so an
 interrupted run leaves what it measured."""
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -70,16 +69,11 @@ def read_tsv(path):
 
 
 def pick(env, names):
-    """The entries of names chosen by the comma list in os.environ[env]."""
-    want = os.environ.get(env)
-    if not want:
-        return names
-    want = [w.strip() for w in want.split(",") if w.strip()]
-    known = [n[0] for n in names]
-    for w in want:
-        if w not in known:
-            sys.exit(f"flex_fig8_10.py: {env}: unknown '{w}' (expected {', '.join(known)})")
-    return [n for n in names if n[0] in want]
+    """The entries of names chosen by the comma list in os.environ[env]
+    (unset or empty: all); an unknown name stops the script before any
+    run, exit 2 (netloom_run.env)."""
+    want = netloom_run.env(env, "")
+    return [n for n in names if n[0] in want] if want else names
 
 
 def plot(svg, panels):
@@ -111,8 +105,7 @@ def plot(svg, panels):
             cmds.append("unset key")  # the same key holds for every panel: first one only
     cmds.append("unset multiplot")
     try:
-        subprocess.run(["gnuplot", "-e", "; ".join(cmds)], check=True)
-        os.replace(svg + ".tmp", svg)
+        netloom_run.draw(svg, "\n".join(cmds) + "\n")
     finally:
         os.unlink(dat)
 
@@ -196,3 +189,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.exit(netloom_run.exit_status())

@@ -52,3 +52,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.exit(netloom_run.exit_status())

@@ -73,12 +73,12 @@ PAPER = {
 
 def main():
     (netloom, out), _ = netloom_run.command_line("usage: hyperx_fig6.py NETLOOM OUTDIR", __doc__)
-    size = pick_size("HYPERX_FIG6_SIZE", SIZES, "hyperx_fig6")
+    size = pick_size("HYPERX_FIG6_SIZE")
     topo, T = SIZES[size]
     samples = netloom_run.env("HYPERX_FIG6_SAMPLES", "3")
     loads = default_loads("HYPERX_FIG6_LOADS")
     cached_only = netloom_run.env("HYPERX_FIG6_CACHED", "0")
-    router, router_set = pick_router("hyperx_fig6")
+    router, router_set = pick_router()
     note = router_note(router)
     cache = points_dir(out, router)
     os.makedirs(cache, exist_ok=True)
@@ -140,5 +140,6 @@ def main():
 
 
 if __name__ == "__main__":
-    # 3: a check failed (the table and the plot are written all the same).
-    sys.exit(3 if main() else 0)
+    # 3: a check failed (the table and the plot are written all the same) or
+    # gnuplot failed to draw a plot (the tables written all the same).
+    sys.exit(netloom_run.exit_status(main()))

@@ -33,7 +33,6 @@ Usage: ndt_table1.py NETLOOM OUTDIR [SIZES...]   (default 256 512 1024)
 Writes OUTDIR/ndt_table1.tsv and .svg; prints the table.
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -82,7 +81,8 @@ def main():
         for r in rows:
             f.write("%d\t%s\t%s\t%.3f\t%.4f\t%.2f\t%d\n" % r)
     os.replace(tsv + ".tmp", tsv)
-    gp = ["set terminal svg size 1200,400 dynamic", "set output '%s'" % os.path.join(out, "ndt_table1.svg"),
+    svg = os.path.join(out, "ndt_table1.svg")
+    gp = ["set terminal svg size 1200,400 dynamic", "set output '%s.tmp'" % svg,
           "set multiplot layout 1,%d title 'Seed 004 Table I: 3D torus DOR vs 5DT TS-DOR / DORT, uniform, 1-32 cells'"
           % len(sizes), "set xlabel 'offered (flits/cycle/PE)'", "set ylabel 'latency (cycles)'",
           "set yrange [0:300]", "set key top left", "set datafile separator '\\t'"]
@@ -92,8 +92,7 @@ def main():
             "'%s' using ($1 == %d && strcol(3) eq '%s' ? $4 : 1/0):6 with linespoints title '%s'" % (tsv, n, fn, lab)
             for fn, lab in (("dor", "3D DOR"), ("tsdor", "5DT TS-DOR"), ("dort", "5DT DORT"))))
     gp.append("unset multiplot")
-    if netloom_run.have_gnuplot(os.path.join(out, "ndt_table1.svg")):
-        subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
+    netloom_run.draw(svg, "\n".join(gp) + "\n")
     print("%-5s %-6s %9s %9s %10s %8s %8s %9s %12s %12s" % ("PEs", "5DT", "3D lat", "5DT lat", "lower (%)",
                                                            "3D thr", "5DT thr", "more (%)", "paper lat", "paper thr"))
     for s in summ:
@@ -103,3 +102,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.exit(netloom_run.exit_status())

@@ -36,7 +36,6 @@ Usage: swap_sec62.py NETLOOM OUTDIR [SIZES...]   (default 64 256 512)
 Writes OUTDIR/swap_sec62.tsv and .svg; prints the table.
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -108,7 +107,8 @@ def main():
             f.write("%d\t%s\t%s\t%.2f\t%.3f\t%.1f\t%s\t%s\t%s\n" % (r[:6] + (opt(r[6], "%.1f"), opt(r[7], "%.4f"),
                                                                         opt(r[8], "%.1f"))))
     os.replace(tsv + ".tmp", tsv)
-    gp = ["set terminal svg size 800,500 dynamic", "set output '%s'" % os.path.join(out, "swap_sec62.svg"),
+    svg = os.path.join(out, "swap_sec62.svg")
+    gp = ["set terminal svg size 800,500 dynamic", "set output '%s.tmp'" % svg,
           "set title 'Seed 003 sec. 6.2: network latency at 0.02 flits/cycle/endpoint, uniform, 33-flit packets'",
           "set xlabel 'switches'", "set ylabel 'latency (cycles)'", "set logscale x 2", "set key top left",
           "set datafile separator '\\t'"]
@@ -118,8 +118,7 @@ def main():
     plots = ["'%s' using (strcol(2) eq '%s' ? $1 : 1/0):4 with linespoints title '%s'" % (tsv, t, t)
              for t in ("5DTORUS", "P2-5DTORUS", "RING-10")]
     gp.append("plot " + ", ".join(plots))
-    if netloom_run.have_gnuplot(os.path.join(out, "swap_sec62.svg")):
-        subprocess.run(["gnuplot"], input="\n".join(gp) + "\n", text=True, check=True)
+    netloom_run.draw(svg, "\n".join(gp) + "\n")
     print("%-8s %-11s %-30s %9s %6s %12s %8s %10s %12s" % ("switches", "topology", "routing", "latency", "hops",
                                                            "vs 5DT (%)", "paper", "throughput", "vs 5DT (%)"))
     for r in rows:
@@ -130,3 +129,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.exit(netloom_run.exit_status())

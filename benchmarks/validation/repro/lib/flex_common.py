@@ -1,7 +1,6 @@
 """Shared by flex_fig8_10.py and flex_fig14.py: the paper's BookSim
 settings (seed 000 section IV-B) and a load sweep with netloom."""
 import os
-import subprocess
 import tempfile
 
 import netloom_run
@@ -42,8 +41,8 @@ def saturation(points):
 
 
 def gnuplot(svg, title, curves, ylabel="mean packet latency (cycles)"):
-    """curves: [(label, [(x, y)])]. Without gnuplot (optional), says in one
-    line on stderr that the plot is not drawn and returns."""
+    """curves: [(label, [(x, y)])]. Without gnuplot (optional), or when it
+    fails, one line says the plot is not drawn (netloom_run.draw)."""
     if not netloom_run.have_gnuplot(svg):
         return
     fd, dat = tempfile.mkstemp(suffix=".dat")
@@ -58,8 +57,7 @@ def gnuplot(svg, title, curves, ylabel="mean packet latency (cycles)"):
               f"set xlabel 'offered load (flits/cycle/endpoint)'; set ylabel '{ylabel}';"
               f"set yrange [0:*]; {xrange + ';' if xrange else ''} set key top left; plot {plots}")
     try:
-        subprocess.run(["gnuplot", "-e", script], check=True)
-        os.replace(svg + ".tmp", svg)
+        netloom_run.draw(svg, script + "\n")
     finally:
         os.unlink(dat)
 

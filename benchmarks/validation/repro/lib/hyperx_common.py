@@ -50,12 +50,11 @@ SETTINGS = [
 ROUTERS = {"paper": [], "fast": ["internal_speedup=2"]}
 
 
-def pick_router(who):
+def pick_router():
     """(name, extra settings) of environment variable HYPERX_ROUTER
-    (default "paper"), a key of ROUTERS; exits naming `who` otherwise."""
-    name = os.environ.get("HYPERX_ROUTER", "paper") or "paper"
-    if name not in ROUTERS:
-        raise SystemExit("%s: HYPERX_ROUTER=%s; expected %s" % (who, name, " or ".join(sorted(ROUTERS))))
+    (default "paper"), a key of ROUTERS; a bad name stops the script
+    before any run, exit 2 (netloom_run.env)."""
+    name = netloom_run.env("HYPERX_ROUTER", "paper")
     return name, list(ROUTERS[name])
 
 
@@ -90,13 +89,11 @@ def csv_point(lines):
     return dict(zip(lines[0].split(","), lines[1].split(",")))
 
 
-def pick_size(var, sizes, who):
-    """The value of environment variable `var` (default "small"), which
-    must be a key of `sizes`; exits naming `who` otherwise."""
-    size = os.environ.get(var, "small")
-    if size not in sizes:
-        raise SystemExit("%s: %s=%s; expected %s" % (who, var, size, " or ".join(sorted(sizes))))
-    return size
+def pick_size(var):
+    """The value of environment variable `var` (default "small"), a size
+    of netloom_run.HYPERX_SIZES (the keys of the scripts' SIZES); a bad
+    one stops the script before any run, exit 2 (netloom_run.env)."""
+    return netloom_run.env(var, "small")
 
 
 def cached_point(netloom, kv, cache, who, cached_only):
@@ -143,12 +140,9 @@ def default_loads(var):
 
 def gnuplot(script, svg):
     """Runs gnuplot `script` (whose output is svg + '.tmp') and moves the
-    plot into place. Without gnuplot (optional), says in one line on stderr
-    that the plot is not drawn and returns."""
-    if not netloom_run.have_gnuplot(svg):
-        return
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.replace(svg + ".tmp", svg)
+    plot into place; without gnuplot, or when it fails, one line says the
+    plot is not drawn (netloom_run.draw)."""
+    netloom_run.draw(svg, script)
 
 
 def plot_curves(svg, title, panels, labels, loads, lat):

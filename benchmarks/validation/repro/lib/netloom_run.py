@@ -33,7 +33,27 @@ def command_line(usage, doc, options=(), most=2):
             positional.append(a)
     if len(positional) < 2 or (most is not None and len(positional) > most):
         sys.exit(usage)
+    _check_outdir(name, positional[1])
     return positional, given
+
+
+def _check_outdir(name, out):
+    """Refuses an OUTDIR that cannot be a directory (an existing file, or
+    under one): one line naming it, exit 2, before any run. Not made here:
+    the environment is checked first (a bad variable leaves no OUTDIR).
+    It was a Python traceback (FileExistsError) from os.makedirs, in
+    three of the scripts after every run."""
+    path = out
+    while path and not os.path.exists(path):
+        parent = os.path.dirname(path.rstrip(os.sep))
+        if parent == path:
+            break
+        path = parent
+    if path and os.path.exists(path) and not os.path.isdir(path):
+        where = "" if path == out else f" ('{path}' is not a directory)"
+        print(f"{name}: OUTDIR '{out}': not a directory{where}; expected a directory, or a path where one can "
+              "be made, for the tables and plots", file=sys.stderr)
+        sys.exit(2)
 
 
 def script():
@@ -156,12 +176,42 @@ def _file(v):
     return v if v == "" or os.path.isfile(v) else None
 
 
+def _one_of(names, empty=None):
+    """A parse for a variable naming one of `names` ("" is `empty` when
+    given, else refused)."""
+    return lambda v: (empty if empty is not None and v == "" else v if v in names else None)
+
+
+def _subset(names):
+    """A parse for a comma-separated subset of `names` (spaces around a
+    name ignored, empty items dropped)."""
+    def parse(v):
+        xs = [x.strip() for x in v.split(",") if x.strip()]
+        return xs if all(x in names for x in xs) else None
+    return parse
+
+
+# The names the variables choosing one of a script's own tables accept;
+# each script's table has these keys (tests/e2e/validation_scripts.sh
+# checks that they agree), so reproduce.sh checks them before any run.
+HYPERX_SIZES = ("paper", "small")
+HYPERX_ROUTERS = ("paper", "fast")
+HYPERX_FIG7_NETS = ("hx05", "hx025", "clos")
+HYPERX_PATTERNS = ("bitcomp", "bitrot", "transpose", "swap2")
+FLEX_SYSTEMS = ("FleX", "dragonfly", "HyperX", "SlimFly", "fattree")
+FLEX_PATTERNS = ("uniform", "bitcomp", "randperm")
+
+
+def _names(names):
+    return ", ".join(names)
+
+
 # The environment variables the scripts read for numbers, flags, lists and
 # files: name -> (parse, expected form). parse returns the value, or None
 # or raises ValueError for a bad one. Checked by env() when a script reads
 # one and by `netloom_run.py check-env` (reproduce.sh, before any figure).
 # Variables naming one of a script's own choices (HYPERX_FIG6_SIZE,
-# FLEX_SYSTEMS, ...) are checked by the script against its table.
+# FLEX_SYSTEMS, ...) too, against the names above.
 ENV = {
     "FLEX_RATES": (_rates, "START:STOP:STEP, numbers with 0 <= START <= STOP <= 1 and STEP > 0, e.g. 0.3:0.9:0.2"),
     "FLEX_TS": (_ints, "comma-separated positive integers, e.g. 10,100"),
@@ -174,6 +224,13 @@ ENV = {
     "HYPERX_FIG7_CACHED": (_flag, "0 or 1"),
     "HYPERX_FIG7_SET": (_settings, "comma-separated KEY=VALUE settings, e.g. internal_speedup=2"),
     "SWAP_SEC62_THROUGHPUT": (_flag, "0 or 1"),
+    "HYPERX_FIG6_SIZE": (_one_of(HYPERX_SIZES), " or ".join(HYPERX_SIZES)),
+    "HYPERX_FIG7_SIZE": (_one_of(HYPERX_SIZES), " or ".join(HYPERX_SIZES)),
+    "HYPERX_ROUTER": (_one_of(HYPERX_ROUTERS, empty="paper"), " or ".join(HYPERX_ROUTERS) + " (empty: paper)"),
+    "HYPERX_FIG7_NETS": (_subset(HYPERX_FIG7_NETS), "comma-separated names of " + _names(HYPERX_FIG7_NETS)),
+    "HYPERX_FIG7_PATTERNS": (_subset(HYPERX_PATTERNS), "comma-separated names of " + _names(HYPERX_PATTERNS)),
+    "FLEX_SYSTEMS": (_subset(FLEX_SYSTEMS), "comma-separated names of %s (empty: all)" % _names(FLEX_SYSTEMS)),
+    "FLEX_PATTERNS": (_subset(FLEX_PATTERNS), "comma-separated names of %s (empty: all)" % _names(FLEX_PATTERNS)),
 }
 
 
@@ -241,6 +298,76 @@ def have_gnuplot(svg):
     if os.path.exists(svg):
         os.unlink(svg)
     return False
+
+
+# The SVGs gnuplot failed to draw in this run (draw()): the script then
+# ends with exit status 3 (exit_status()), its tables written.
+_not_drawn = []
+
+
+def _last_line(text, fallback):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else fallback
+
+
+def _not_drawn_because(svg, why):
+    """Says in one line on stderr that svg is not drawn and why; removes
+    gnuplot's partial output and an svg an earlier run left (it would not
+    show the table beside it)."""
+    print(f"{script()}: {svg} not drawn: {why}", file=sys.stderr)
+    for path in (svg + ".tmp", svg):
+        if os.path.exists(path):
+            os.unlink(path)
+    _not_drawn.append(svg)
+
+
+def _cut_svg_size(path):
+    """The size in bytes of a cut SVG at path (no closing </svg> last; 0
+    when gnuplot wrote none), None when it is whole."""
+    if not os.path.exists(path):
+        return 0
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - 16))
+        return None if f.read().rstrip().endswith(b"</svg>") else size
+
+
+def draw(svg, commands):
+    """Runs gnuplot on `commands` (a script whose output is svg + '.tmp')
+    and moves the plot into place. Without gnuplot (optional) says so in
+    one line (have_gnuplot). When gnuplot fails, one line names the svg
+    not drawn and gnuplot's last stderr line (it was a Python traceback,
+    subprocess.CalledProcessError), and the script goes on to print its
+    tables, then ends with exit status 3 (exit_status), as netloom does
+    for a chart it could not draw; so does an output gnuplot cut short
+    (it exits 0 after a failed write). Returns True when drawn."""
+    if not have_gnuplot(svg):
+        return False
+    try:
+        p = subprocess.run(["gnuplot"], input=commands, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    except OSError as e:
+        _not_drawn_because(svg, f"cannot run gnuplot: {e.strerror}")
+        return False
+    if p.returncode != 0:
+        status = ("ended by signal %d" % -p.returncode if p.returncode < 0 else
+                  "exit status %d" % p.returncode)
+        _not_drawn_because(svg, "gnuplot failed: " + _last_line(p.stderr, status + ", nothing on stderr"))
+        return False
+    size = _cut_svg_size(svg + ".tmp")
+    if size is not None:
+        _not_drawn_because(svg, f"gnuplot's output is cut ({size} bytes, no closing </svg>; a full disk?)")
+        return False
+    sys.stderr.write(p.stderr)  # its warnings, as when it ran on the terminal
+    os.replace(svg + ".tmp", svg)
+    return True
+
+
+def exit_status(checks_failed=False):
+    """A script's exit status once its tables are written: 3 when a check
+    against the paper failed or a plot was not drawn (draw()), else 0."""
+    return 3 if checks_failed or _not_drawn else 0
 
 
 if __name__ == "__main__":
