@@ -467,6 +467,11 @@ void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx)
 	a->match_ctx = ctx;
 }
 
+bool app_rank_done(const struct app *a, uint32_t r)
+{
+	return r < a->n_ranks && a->ranks[r].state == RK_DONE;
+}
+
 const struct app_results *app_results(const struct app *a)
 {
 	return &a->res;

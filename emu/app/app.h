@@ -359,6 +359,10 @@ struct app_results {
 
 const struct app_results *app_results(const struct app *a);
 
+/* Whether rank r ran its last op (after a deadlock, the ranks that did
+ * not wait forever). */
+bool app_rank_done(const struct app *a, uint32_t r);
+
 /* After app_run failed because the op source's next() returned an error
  * (a live session stopped by a signal): fill app_results with the figures
  * so far, marked partial. Each rank's count up to the end of its last

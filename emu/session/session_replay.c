@@ -97,9 +97,19 @@ static json_t *session_replay_results(const nl_sim *s, bool deadlock)
 	json_object_set_new(rt, "recorded_s", json_real(m->recorded_runtime_s));
 	json_object_set_new(rt, "recorded_comparable", comparable < 0 ? json_null() : json_boolean(comparable));
 	json_object_set_new(rt, "recorded_note", out_json_utf8(s->comparable_why));
-	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && comparable != 0
+	json_object_set_new(rt, "ratio", m->recorded_runtime_s > 0 && comparable != 0 && !deadlock
 						 ? json_real(pred / m->recorded_runtime_s)
 						 : json_null());
+	if (deadlock) {
+		/* A rank waiting forever has no finish and the run no runtime:
+		 * null, as serve writes them after a stop (0.0 read as a
+		 * runtime; results.deadlock says when it stopped moving). */
+		json_object_set_new(rt, "predicted_s", json_null());
+		json_t *ranks = json_object_get(results, "ranks");
+		for (uint32_t r = 0; r < res->n_ranks; r++)
+			if (!app_rank_done(s->app, r))
+				json_object_set_new(json_array_get(ranks, r), "finish_s", json_null());
+	}
 	json_object_set_new(results, "compute_time", json_string(app_compute_time_name(s->ac.compute_time)));
 	json_object_set_new(results, "compute_time_note", json_string(s->compute_why));
 	json_object_set_new(results, "comm_share", json_real(session_comm_share(res)));

@@ -182,6 +182,11 @@ grep -q "replay deadlock at t=0.000002000 s: 2 of 2 ranks wait forever" "$dir/dl
 grep -q "rank 0: blocked in op 2 send to 1 tag 7 comm 0 (1048576 bytes)" "$dir/dl.err" || fail "deadlock rank 0 line"
 grep -q "waits for: send to 0 tag 7 comm 0, 1048576 bytes, rendezvous: no matching receive posted at world rank 0" "$dir/dl.err" || fail "deadlock rank 1 detail"
 expect_eq "deadlock json" "$(json "$dir/dl.json" 'd["results"]["status"], len(d["results"]["deadlock"]["stuck"])')" "('deadlock', 2)"
+# No runtime and no finish for ranks that wait forever: null, as serve
+# writes them, not 0.0, which a script read as a runtime (and a ratio 0).
+expect_eq "deadlock json: no runtime, no finish" \
+  "$(json "$dir/dl.json" 'd["results"]["runtime"]["predicted_s"], d["results"]["runtime"]["ratio"], [x["finish_s"] for x in d["results"]["ranks"]]')" \
+  "(None, None, [None, None])"
 # A timeline asked for is not drawn of a deadlocked replay, and says so
 # last (it was missing without a word); the JSON is written, exit 1.
 "$netloom" replay "$dir/dl.nlt" --json "$dir/dl2.json" --svg "$dir/dl.svg" --otf2 "$dir/dl.otf2" > /dev/null 2> "$dir/dl2.err"
@@ -211,6 +216,7 @@ ring=(-s backend=flit -s topology=torus:k=8 -s num_vcs=1 -s vc_buf_size=2 -s pac
 expect_eq "network deadlock exit" $? 1
 head -1 "$dir/sh.err" | grep -Eq "^netloom: network deadlock at cycle [0-9]+: 32 flits stuck in 16 input VCs that wait on each other: router 0 in-port 1 VC 0 waits for a VC 0 on out-port 0, .* \(global check: nothing in the network can move\)$" || fail "network deadlock line: $(head -1 "$dir/sh.err")"
 expect_eq "network deadlock json" "$(json "$dir/sh.json" 'd["results"]["status"], d["results"]["network"]["deadlock"]["input_vcs"], d["results"]["network"]["deadlock"]["check"]')" "('deadlock', 16, 'global')"
+expect_eq "network deadlock json: no runtime" "$(json "$dir/sh.json" 'd["results"]["runtime"]["predicted_s"]')" "None"
 "$netloom" replay "$dir/sh.nlt" "${ring[@]}" -s num_vcs=2 -s routing_function=dor > /dev/null || fail "shift with datelines should complete (exit $?)"
 # The line names the --topology spec as one line of clean text: an anynet
 # file in a folder whose name holds an escape sequence and a byte of no
