@@ -240,7 +240,9 @@ struct nl_replay {
 	size_t size;              /* in: sizeof(struct nl_replay) (ABI); another value is NL_EINVAL */
 	uint32_t n_ranks;
 	int deadlock;             /* the replay deadlocked (NL_EDEADLOCK) */
-	double predicted_s;       /* predicted runtime */
+	double predicted_s;       /* predicted runtime; with deadlock set, no runtime: the
+	                           * last finished rank's finish (0 when none finished;
+	                           * the JSON writes null) */
 	double recorded_s;        /* runtime recorded in the trace, 0 unknown */
 	uint64_t messages, bytes; /* messages the replay sent */
 };
