@@ -36,6 +36,7 @@ struct nl_client_pending {
 
 struct nl_client {
 	void *zctx, *sock;
+	void *mon;                 /* PAIR with sock's DISCONNECTED events from WELCOME on (NULL: none) */
 	uint32_t rank, size;
 	uint32_t job_first, job_size; /* the world ranks of this rank's job (WELCOME with ZP_F_JOBINFO) */
 	uint32_t seq;              /* seq of the next op */
@@ -183,6 +184,29 @@ out:
 	return rc;
 }
 
+/* Whether the server's end of the connection closed: a server killed
+ * (SIGKILL) or crashed sends no ERROR, and would otherwise be taken for one
+ * waiting for other ranks until timeout_ms. Called only after a poll
+ * interval with no frame, so every frame the server sent before it went
+ * has been taken. libzmq would reconnect, but to no session of ours. */
+static bool cl_server_gone(nl_client *c)
+{
+	bool gone = false;
+	zmq_msg_t m;
+	zmq_msg_init(&m);
+	while (c->mon && zmq_msg_recv(&m, c->mon, ZMQ_DONTWAIT) >= 0) {
+		/* An event is two frames: u16 event + u32 value, then the endpoint. */
+		uint16_t ev = 0;
+		if (zmq_msg_size(&m) >= sizeof ev)
+			memcpy(&ev, zmq_msg_data(&m), sizeof ev);
+		gone = gone || ev == ZMQ_EVENT_DISCONNECTED;
+		if (zmq_msg_more(&m))
+			zmq_msg_recv(&m, c->mon, 0);
+	}
+	zmq_msg_close(&m);
+	return gone;
+}
+
 /* Wait until DONE for `seq` has come (done_seq > seq). */
 static int cl_await(nl_client *c, uint32_t seq)
 {
@@ -206,6 +230,11 @@ static int cl_await(nl_client *c, uint32_t seq)
 		uint64_t now = cl_ms();
 		if (n > 0) {
 			quiet_since = now;
+		} else if (cl_server_gone(c)) {
+			return cl_fail(c,
+				       "the server closed the connection (op seq %u): netloom serve exited or was killed; "
+				       "its output says why, start a new session",
+				       seq);
 		} else if (now - quiet_since > (uint64_t)c->timeout_ms) {
 			return cl_fail(c,
 				       "no answer from the server for %d ms (op seq %u): it may be waiting for other "
@@ -225,6 +254,12 @@ static int cl_await(nl_client *c, uint32_t seq)
  * instead of holding zmq_ctx_term for up to a second. */
 static void cl_free(nl_client *c, bool drop)
 {
+	if (c->mon) {
+		int linger = 0;
+		zmq_socket_monitor(c->sock, NULL, 0);
+		zmq_setsockopt(c->mon, ZMQ_LINGER, &linger, sizeof linger);
+		zmq_close(c->mon);
+	}
 	if (c->sock) {
 		int linger = 0;
 		if (drop)
@@ -236,6 +271,23 @@ static void cl_free(nl_client *c, bool drop)
 	free(c->pend);
 	free(c->open);
 	free(c);
+}
+
+/* Watch sock for the server closing its end (cl_server_gone), from the
+ * WELCOME on: before it, a connection retried or refused (CURVE) is the
+ * connect timeout's to report. Without a monitor only the timeout tells. */
+static void cl_watch(nl_client *c)
+{
+	static const char addr[] = "inproc://netloom-client-monitor"; /* one per context: one per client */
+	if (zmq_socket_monitor(c->sock, addr, ZMQ_EVENT_DISCONNECTED) < 0)
+		return;
+	c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
+	if (c->mon && zmq_connect(c->mon, addr) < 0) {
+		zmq_close(c->mon);
+		c->mon = NULL;
+	}
+	if (!c->mon)
+		zmq_socket_monitor(c->sock, NULL, 0);
 }
 
 static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
@@ -344,6 +396,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		if (c->broken)
 			goto fail;
 	}
+	cl_watch(c);
 	*out = c;
 	return 0;
 fail:

@@ -141,7 +141,7 @@ class Client:
         # the server would answer ERROR 10 and end the connection.
         self._open = set()
         self._err = None  # the error that made the connection unusable
-        self._ctx = self._sock = None
+        self._ctx = self._sock = self._mon = None
         try:
             self._ctx = zmq.Context()
             self._sock = self._ctx.socket(zmq.DEALER)
@@ -177,19 +177,50 @@ class Client:
             if isinstance(e, NetloomError):
                 raise
             raise NetloomError(str(e)) from None
+        self._watch()
         self.size, self.max_payload, self.hb_ms = h[9], h[11], max(1, min(h[12], 60000))
         self.send_nowait = bool(h[3] & SEND_NOWAIT)  # lock-step: a blocking send gets no DONE
         # The world ranks of this rank's job: job_first .. job_first + job_size - 1.
         self.job_first, self.job_size = (h[7], h[8]) if h[3] & JOBINFO else (0, self.size)
 
     # --- frames
-    def _drop(self):
-        """Free the socket at once, dropping unsent frames (linger 0)."""
+    def _watch(self):
+        """Watch the socket for the server closing its end (_server_gone),
+        from the WELCOME on, as the C client; without a monitor only the
+        timeout tells."""
+        try:
+            self._mon = self._sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        except zmq.ZMQError:
+            self._mon = None
+
+    def _server_gone(self):
+        """Whether the server's end of the connection closed: a server
+        killed (SIGKILL) sends no ERROR, and would otherwise be taken for
+        one waiting for other ranks until timeout_ms. Called only after a
+        poll interval with no frame, so every frame it sent has been taken."""
+        gone = False
+        while self._mon is not None:
+            try:
+                ev = self._mon.recv_multipart(zmq.NOBLOCK)  # u16 event + u32 value, then the endpoint
+            except zmq.ZMQError:
+                break
+            gone = gone or struct.unpack('<H', ev[0][:2])[0] == zmq.EVENT_DISCONNECTED
+        return gone
+
+    def _free(self, linger=None):
+        """Close the sockets and the context (linger 0: drop unsent frames)."""
+        if self._mon is not None:
+            self._sock.disable_monitor()
+            self._mon.close(linger=0)
         if self._sock is not None:
-            self._sock.close(linger=0)
+            self._sock.close(linger=linger)
         if self._ctx is not None:
             self._ctx.term()
-        self._sock = self._ctx = None
+        self._sock = self._ctx = self._mon = None
+
+    def _drop(self):
+        """Free the socket at once, dropping unsent frames (linger 0)."""
+        self._free(linger=0)
 
     def _broken(self, msg):
         """The connection is unusable from now on: NetloomError(msg)."""
@@ -247,6 +278,9 @@ class Client:
             if ready:
                 quiet = time.monotonic()
                 self._handle()
+            elif self._server_gone():
+                raise self._broken('the server closed the connection (op seq %d): netloom serve exited or was '
+                                   'killed; its output says why, start a new session' % seq)
             elif (time.monotonic() - quiet) * 1000 > self.timeout_ms:
                 raise self._broken('no answer from the server for %d ms (op seq %d): it may be waiting for other '
                                    'ranks; raise timeout_ms' % (self.timeout_ms, seq))
@@ -449,6 +483,4 @@ class Client:
         except NetloomError:
             self._drop()
             raise
-        self._sock.close()
-        self._ctx.term()
-        self._sock = self._ctx = None
+        self._free()

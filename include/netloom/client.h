@@ -54,10 +54,13 @@ struct nl_client_status {
  * server ("no answer from the server for N ms": raise it, and the
  * server's --timeout-ms, for ranks that compute for real between calls)
  * and to any send the server does not take ("server not reading for N ms",
- * e.g. once it is gone). On failure *c is NULL and -1 is returned; the
- * reason is printed to no one: pass errbuf (may be NULL) to get it; 1024
- * bytes hold any reason, a server's whole ERROR text (at most 511 bytes,
- * docs/zmq-protocol.md) included, as nl_client_error() gives it. */
+ * e.g. once it is gone). A wait ends sooner, within a heartbeat interval,
+ * when the server's end of the connection closes (a server killed):
+ * "the server closed the connection (op seq S): ...". On failure *c is
+ * NULL and -1 is returned; the reason is printed to no one: pass errbuf
+ * (may be NULL) to get it; 1024 bytes hold any reason, a server's whole
+ * ERROR text (at most 511 bytes, docs/zmq-protocol.md) included, as
+ * nl_client_error() gives it. */
 NL_CLIENT_API int nl_client_connect(nl_client **c, const char *endpoint, uint32_t rank, uint64_t job,
 				    uint64_t token, int timeout_ms, char *errbuf, size_t errcap);
 

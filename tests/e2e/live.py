@@ -3473,6 +3473,56 @@ def case_zmq_on_demand(d):
            % (r.returncode, r.stderr))
 
 
+# Rank 0 connects (a long timeout_ms) and blocks in a receive from rank 1,
+# which never comes; the test then kills the server (-9), which sends no
+# ERROR: the receive must fail within a few heartbeat intervals, saying the
+# server is gone, not after timeout_ms with "it may be waiting for other
+# ranks; raise timeout_ms" (wrong advice: no timeout brings it back).
+GONE = CLIENT_PRE + r"""
+c = C(ep, 0, timeout_ms=30000)
+print('connected', flush=True)
+t0 = time.monotonic()
+tryit('recv', c.recv, 1, 0)
+print('fast' if time.monotonic() - t0 < 5 else 'slow: %.2f s' % (time.monotonic() - t0))
+tryit('close', c.close)
+"""
+GONE_LINE = ('the server closed the connection (op seq 0): netloom serve exited or was killed; its output says why, '
+             'start a new session')
+
+
+def server_killed(d):
+    """A server killed (-9) while a client is blocked in recv, both clients."""
+    script = os.path.join(d, 'gone.py')
+    open(script, 'w').write(GONE)
+    for lang in ('py', 'c'):
+        s = Server(d, 2, '-s', 'backend=analytic', name='gone' + lang)
+        p = subprocess.Popen([PY, script, PYDIR, LIBCLIENT, lang, s.ep], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        line = p.stdout.readline()
+        if line != 'connected\n':
+            p.kill()
+            fail('%s: %r' % (lang, line + p.stdout.read()))
+        time.sleep(0.5)  # the receive posted and waiting
+        s.p.kill()
+        s.p.wait()
+        try:
+            out = p.communicate(timeout=TMO)[0]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail('%s: a recv on a server killed (-9) hung' % lang)
+        want = ['recv refused: ' + GONE_LINE, 'fast',
+                'close refused: ' + ('close: no BYE, the connection was unusable: ' + GONE_LINE if lang == 'py'
+                                     else 'close failed')]
+        expect(p.returncode == 0 and out.splitlines() == want,
+               '%s: exit %d\n%s\nexpected\n%s' % (lang, p.returncode, out, '\n'.join(want)))
+
+
+def case_client_mistakes(d):
+    """What a user's mistakes give in both shipped clients: one line each."""
+    need_pyzmq()
+    server_killed(d)
+
+
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
 
 if __name__ == '__main__':
