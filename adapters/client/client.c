@@ -290,6 +290,11 @@ static void cl_watch(nl_client *c)
 		zmq_socket_monitor(c->sock, NULL, 0);
 }
 
+/* What to do when no server answered a HELLO, as the Python client says it. */
+#define CL_NO_SERVER                                                                                       \
+	"no server answered there; start netloom serve --listen on it first, or raise timeout_ms (a server " \
+	"refusing this client's CURVE key does not answer either)"
+
 static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint64_t job, uint64_t token,
 		      int timeout_ms, const char *server_pub, const char *key_file, char *errbuf, size_t errcap)
 {
@@ -348,7 +353,12 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 		}
 	}
 	if (zmq_connect(c->sock, endpoint) < 0) {
-		cl_fail(c, "connect '%s': %s", endpoint, zmq_strerror(zmq_errno()));
+		/* libzmq's word alone ("Invalid argument") does not say what an
+		 * endpoint looks like: a scheme or address it cannot take does. */
+		int e = zmq_errno();
+		bool form = e == EINVAL || e == EPROTONOSUPPORT || e == ENOCOMPATPROTO;
+		cl_fail(c, "connect '%s': %s%s", endpoint, zmq_strerror(e),
+			form ? ", expected tcp://HOST:PORT or ipc://PATH (as netloom serve --listen gives it)" : "");
 		goto fail;
 	}
 	/* Lean: no DONE for non-blocking posts and COMPUTE, which it never
@@ -361,7 +371,7 @@ static int cl_connect(nl_client **out, const char *endpoint, uint32_t rank, uint
 	while (!c->size) {
 		long left = (long)c->timeout_ms - (long)(cl_ms() - t0);
 		if (left <= 0) {
-			cl_fail(c, "no WELCOME from '%s' within %d ms", endpoint, c->timeout_ms);
+			cl_fail(c, "no WELCOME from '%s' within %d ms: " CL_NO_SERVER, endpoint, c->timeout_ms);
 			goto fail;
 		}
 		if (zmq_poll(&it, 1, left) <= 0)

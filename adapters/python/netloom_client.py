@@ -160,13 +160,19 @@ class Client:
             try:
                 self._sock.connect(endpoint)
             except zmq.ZMQError as e:
-                raise NetloomError("connect '%s': %s" % (endpoint, e))
+                # libzmq's word alone ("Invalid argument") does not say what
+                # an endpoint looks like, as the C client says it.
+                form = e.errno in (zmq.EINVAL, zmq.EPROTONOSUPPORT, zmq.ENOCOMPATPROTO)
+                raise NetloomError("connect '%s': %s%s" % (endpoint, e, ', expected tcp://HOST:PORT or ipc://PATH '
+                                                          '(as netloom serve --listen gives it)' if form else ''))
             self._last_tx = 0.0
             # LEAN (2): no DONE for non-blocking posts and COMPUTE, never awaited;
             # JOBINFO (8): the job's ranks, where allreduce_sum runs.
             self._send(HELLO, flags=LEAN | JOBINFO, aux=job, a=token)
             if not self._sock.poll(timeout_ms):
-                raise NetloomError('no WELCOME from %s within %d ms' % (endpoint, timeout_ms))
+                raise NetloomError("no WELCOME from '%s' within %d ms: no server answered there; start netloom "
+                                   "serve --listen on it first, or raise timeout_ms (a server refusing this client's "
+                                   "CURVE key does not answer either)" % (endpoint, timeout_ms))
             h, pay = self._recv_frames()
             if h[2] == ERROR:
                 raise NetloomError('server refused HELLO: %s' % _error_line(h[8], pay))

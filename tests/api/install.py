@@ -148,7 +148,8 @@ print("close", L.nl_client_close(c))
     want = ["-1 None connect: NULL endpoint, expected tcp://HOST:PORT or ipc://PATH",
             "-1 connect: NULL client pointer, expected where to store the client",
             "-1 -1 -1 0 NULL client, expected one from nl_client_connect",
-            "-1 connect 'tcp://a\\rb': Invalid argument",
+            "-1 connect 'tcp://a\\rb': Invalid argument, expected tcp://HOST:PORT or ipc://PATH (as netloom serve "
+            "--listen gives it)",
             "-1 send: NULL buf with 8 bytes, expected a buffer",
             "-1 isend: NULL req, expected where to store the request",
             "-1 irecv: NULL buf with 8 bytes, expected a buffer",

@@ -3517,10 +3517,40 @@ def server_killed(d):
                '%s: exit %d\n%s\nexpected\n%s' % (lang, p.returncode, out, '\n'.join(want)))
 
 
+# Endpoints a user gets wrong (argv[5] is one no server listens on): the
+# line says what to do (the no-server line said only 'no WELCOME from EP
+# within N ms', the others only libzmq's 'Invalid argument').
+CONNECT = CLIENT_PRE + r"""
+for e in (ep, 'http://127.0.0.1:5555', '/tmp/nl.sock', 'tcp://localhost', 'udp://127.0.0.1:5555'):
+    tryit(e, lambda: C(e, 0, timeout_ms=300))
+"""
+FORM = ', expected tcp://HOST:PORT or ipc://PATH (as netloom serve --listen gives it)'
+
+
+def connect_lines(d):
+    """No server, a wrong scheme, no port: the same line in both clients."""
+    script = os.path.join(d, 'connect.py')
+    open(script, 'w').write(CONNECT)
+    ep = 'ipc://%s/nobody.sock' % d
+    want = [ep + " refused: no WELCOME from '%s' within 300 ms: no server answered there; start netloom serve "
+            "--listen on it first, or raise timeout_ms (a server refusing this client's CURVE key does not answer "
+            "either)" % ep,
+            "http://127.0.0.1:5555 refused: connect 'http://127.0.0.1:5555': Protocol not supported" + FORM,
+            "/tmp/nl.sock refused: connect '/tmp/nl.sock': Invalid argument" + FORM,
+            "tcp://localhost refused: connect 'tcp://localhost': Invalid argument" + FORM,
+            "udp://127.0.0.1:5555 refused: connect 'udp://127.0.0.1:5555': The protocol is not compatible with the "
+            "socket type" + FORM]
+    for lang in ('py', 'c'):
+        r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, ep], capture_output=True, text=True, timeout=TMO)
+        expect(r.returncode == 0 and r.stdout.splitlines() == want, '%s: exit %d\n%s%s\nexpected\n%s'
+               % (lang, r.returncode, r.stdout, r.stderr, '\n'.join(want)))
+
+
 def case_client_mistakes(d):
     """What a user's mistakes give in both shipped clients: one line each."""
     need_pyzmq()
     server_killed(d)
+    connect_lines(d)
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
