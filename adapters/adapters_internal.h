@@ -163,6 +163,7 @@ struct live_server {
 	int fatal;                /* an error that must stop the session (output, memory, lag, a signal) */
 	uint8_t stopped_by;       /* LS_*: the stop that reports (a signal, --max-lag-ms), else LS_NONE */
 	struct nl_err fatal_err;  /* its message, as the server said it (the engine prefixes *err) */
+	char cut_why[240];        /* live_cut_why's answer, read by the engine at once */
 	bool is_unwritten;        /* an output failed once the session ran (live_opts.is_unwritten) */
 	int msgs_errno;           /* the --messages log's first failed write's errno, or 0 */
 };

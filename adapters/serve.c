@@ -487,6 +487,18 @@ static bool live_rank_finished(void *ctx, uint32_t r)
 	return s->ranks[r].state == LR_DONE;
 }
 
+/* Why a live rank's stream ended without a finalize, for the deadlock
+ * line the waiting ranks get (app_set_cut_why): it was evicted, and how.
+ * The replay's guess, "a cut trace?", sent the user looking for a trace. */
+static const char *live_cut_why(void *ctx, uint32_t r)
+{
+	struct live_server *s = ctx;
+	if (r >= s->n || s->ranks[r].state != LR_EVICTED) /* a --trace's rank */
+		return NULL;
+	snprintf(s->cut_why, sizeof s->cut_why, "it was evicted: %s", s->ranks[r].why);
+	return s->cut_why;
+}
+
 /* Before each op of a --trace beside (session_src_opts.poll): a stop (a
  * signal, a fatal error) is checked there too, as live_next checks it, so
  * it stops the session while the trace replays on after the live ranks
@@ -534,7 +546,8 @@ int live_serve(const struct live_opts *o, struct nl_sim *sim, struct nl_err *err
 	struct session_src_opts so = {.src = &src, .trace_path = o->trace_path, .trace_opt = "--trace",
 				      .wall_compute = true,
 				      .on_match = live_on_match, .match_ctx = &s, .rank_finished = live_rank_finished,
-				      .finished_ctx = &s, .poll = live_poll, .poll_ctx = &s};
+				      .finished_ctx = &s, .poll = live_poll, .poll_ctx = &s,
+				      .cut_why = live_cut_why, .cut_why_ctx = &s};
 	if ((rc = session_src_new(&s.eng, sim, &so, err)) < 0)
 		goto out;
 	{

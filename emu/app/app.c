@@ -445,11 +445,12 @@ int app_run(struct app *a, struct progress *prog, struct nl_err *err)
 	const char *name = trace_op_name(rk->op.kind);
 	/* A rank whose trace stopped short of its finalize left the others
 	 * waiting for what it never sent: said first, as the likely cause. */
-	char why[160] = "";
+	char why[400] = "";
+	const char *cause = cut && a->cut_why ? a->cut_why(a->cut_why_ctx, first_cut) : NULL;
 	if (cut)
 		snprintf(why, sizeof why, "; %" PRIu32 " rank%s ended without finalize (rank %" PRIu32
-			 " after %" PRIu64 " ops): a cut trace?", cut, cut > 1 ? "s" : "", first_cut,
-			 a->ranks[first_cut].st.ops);
+			 " after %" PRIu64 " ops): %s", cut, cut > 1 ? "s" : "", first_cut,
+			 a->ranks[first_cut].st.ops, cause ? cause : "a cut trace?");
 	return nl_errf(err, NL_EDEADLOCK,
 		       "replay deadlock at t=%.9f s: %" PRIu32 " of %" PRIu32
 		       " ranks wait forever (rank %" PRIu32 " in op %" PRIu64 " %s)%s",
@@ -470,6 +471,12 @@ void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx)
 bool app_rank_done(const struct app *a, uint32_t r)
 {
 	return r < a->n_ranks && a->ranks[r].state == RK_DONE;
+}
+
+void app_set_cut_why(struct app *a, app_cut_why_fn fn, void *ctx)
+{
+	a->cut_why = fn;
+	a->cut_why_ctx = ctx;
 }
 
 const struct app_results *app_results(const struct app *a)

@@ -284,6 +284,13 @@ uint64_t app_job_runtime_ps(const struct app *a, uint32_t job);
 
 /* Install (or, with fn NULL, remove) the match observer; before app_run. */
 void app_set_match_hook(struct app *a, app_match_fn fn, void *ctx);
+/* Why rank `rank`'s stream ended without a finalize, for the deadlock line
+ * ("1 rank ended without finalize (rank 0 after 3 ops): WHY"), or NULL for
+ * the replay's guess, "a cut trace?". A live session knows: the rank was
+ * evicted (its client exited without BYE, say). The text is read at once. */
+typedef const char *(*app_cut_why_fn)(void *ctx, uint32_t rank);
+/* Install (or, with fn NULL, remove) it; before app_run. */
+void app_set_cut_why(struct app *a, app_cut_why_fn fn, void *ctx);
 /* Called for every replayed compute interval and MPI call, in simulated
  * time order per rank: the op (valid during the call only), its
  * predicted start and end, and how much of it was waiting for a peer

@@ -354,6 +354,8 @@ struct app {
 
 	app_match_fn on_match;    /* observer of user receives completing, or NULL */
 	void *match_ctx;
+	app_cut_why_fn cut_why;   /* why a rank ended without finalize (deadlock line), or NULL */
+	void *cut_why_ctx;
 
 	struct app_results res;
 	struct app_rank_stats *rank_stats; /* [n_ranks], filled at the end */

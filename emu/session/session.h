@@ -278,6 +278,10 @@ struct session_src_opts {
 	 * the trace replays on. */
 	int (*poll)(void *ctx, struct nl_err *err);
 	void *poll_ctx;
+	/* Why src's rank ended without a finalize, for the deadlock line
+	 * (app_set_cut_why; a live rank: evicted, and how), or NULL. */
+	const char *(*cut_why)(void *ctx, uint32_t rank);
+	void *cut_why_ctx;
 };
 /* Build over s's configuration (s keeps the topology; the run holds the
  * rest). Errors as replay's: [replay] keys, backend, trace, topology. */

@@ -237,6 +237,7 @@ int session_src_new(struct session_src **out, nl_sim *s, const struct session_sr
 		goto fail;
 	if (o->on_match || o->trace_path)
 		app_set_match_hook(r->app, src_match, r);
+	app_set_cut_why(r->app, o->cut_why, o->cut_why_ctx);
 	*out = r;
 	return 0;
 fail:

@@ -3546,11 +3546,42 @@ def connect_lines(d):
                % (lang, r.returncode, r.stdout, r.stderr, '\n'.join(want)))
 
 
+# argv[5] 'leave': connect as rank 0 and exit without close; 'wait': rank
+# 1, blocked in a receive from rank 0.
+LEAVE = CLIENT_PRE + r"""
+import os
+if sys.argv[5] == 'leave':
+    c = C(ep, 0, timeout_ms=20000)
+    os._exit(0)
+c = C(ep, 1, timeout_ms=20000)
+tryit('recv', c.recv, 0, 0)
+"""
+
+
+def exit_without_close(d):
+    """A client exits without close: its peer's line says the rank was
+    evicted and why (it said 'a cut trace?', the replay's guess)."""
+    script = os.path.join(d, 'leave.py')
+    open(script, 'w').write(LEAVE)
+    line = ('replay deadlock at t=0.000000000 s: 1 of 2 ranks wait forever (rank 1 in op 0 recv); 1 rank ended '
+            'without finalize (rank 0 after 0 ops): it was evicted: silent for more than 1000 ms (heartbeat timeout)')
+    for lang in ('py', 'c'):
+        s = Server(d, 2, '-s', 'backend=analytic', '--timeout-ms', '1000', name='leave' + lang)
+        res = clients([[PY, script, PYDIR, LIBCLIENT, lang, s.ep, role] for role in ('leave', 'wait')], d,
+                      'leave' + lang)
+        expect(res[0] == (0, '') and res[1] == (0, 'recv refused: server: session deadlocked: %s\n' % line),
+               '%s: %s, expected the line %r' % (lang, res, line))
+        rc = s.wait()
+        err = open(s.err).read()
+        expect(rc == 1 and 'netloom serve: %s\n' % line in err, '%s: server %d: %s' % (lang, rc, err))
+
+
 def case_client_mistakes(d):
     """What a user's mistakes give in both shipped clients: one line each."""
     need_pyzmq()
     server_killed(d)
     connect_lines(d)
+    exit_without_close(d)
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
