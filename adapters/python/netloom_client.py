@@ -120,6 +120,11 @@ class Client:
     def __init__(self, endpoint, rank, job=1, token=0, timeout_ms=10000, curve_server=None, curve_key=None):
         """curve_server: the server's .pub file, curve_key: this client's key
         file (public + secret); both or neither (docs/live.md "Encryption")."""
+        # pyzmq takes a str only: anything else raised its TypeError, a
+        # traceback, where C refuses a NULL endpoint with one line.
+        if not isinstance(endpoint, str):
+            raise NetloomError('connect: endpoint %r of type %s, expected a str: tcp://HOST:PORT or ipc://PATH'
+                               % (endpoint, type(endpoint).__name__))
         self.rank = _int('rank', rank, 0, U32)
         _int('job', job, 0, U32)  # HELLO's job field is 32 bits
         _int('token', token, 0, U64)
