@@ -339,7 +339,7 @@ static void live_offence(struct live_server *s, const unsigned char *id, size_t 
 
 static void live_on_hello(struct live_server *s, const unsigned char *id, size_t id_len, const struct zp_hdr *h)
 {
-	char msg[160];
+	char msg[320]; /* the longest: an evicted rank's, with its why (100) and what to do */
 	if (h->rank >= s->n) {
 		snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 ", expected 0..%" PRIu32, h->rank, s->n - 1);
 		live_offence(s, id, id_len, -1, false, ZP_ERANK, msg);
@@ -369,10 +369,18 @@ static void live_on_hello(struct live_server *s, const unsigned char *id, size_t
 	/* An evicted or finished rank is said so, with why, whoever asks (a
 	 * rank evicted before it connected is held by no connection). */
 	if (rk->state == LR_EVICTED || rk->state == LR_DONE) {
+		/* What to do, too: a client run again (or a second copy of it)
+		 * cannot join the session its rank already left. */
 		if (rk->state == LR_EVICTED)
-			snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " was evicted (%.100s)", h->rank, rk->why);
+			snprintf(msg, sizeof msg,
+				 "HELLO: rank %" PRIu32 " was evicted (%.100s); a rank joins a session once, expected "
+				 "a new session (netloom serve) to run it again",
+				 h->rank, rk->why);
 		else
-			snprintf(msg, sizeof msg, "HELLO: rank %" PRIu32 " has finished", h->rank);
+			snprintf(msg, sizeof msg,
+				 "HELLO: rank %" PRIu32 " has finished; a rank joins a session once, expected a new "
+				 "session (netloom serve) to run it again",
+				 h->rank);
 		live_offence(s, id, id_len, (int32_t)h->rank, true, ZP_ESTATE, msg);
 		return;
 	}

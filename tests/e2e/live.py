@@ -1306,7 +1306,8 @@ def case_errors(d):
     (rc, out), = clients_wait(procs)
     srv = s.wait()
     expect(rc == 0 and out.splitlines() == [
-        'hello token 11: 10 connection claiming rank 0: HELLO: rank 0 was evicted (never connected within 3000 ms)',
+        'hello token 11: 10 connection claiming rank 0: HELLO: rank 0 was evicted (never connected within 3000 ms); '
+        'a rank joins a session once, expected a new session (netloom serve) to run it again',
         'hello token 99: 5 connection claiming rank 0: HELLO: wrong token for rank 0, expected the rank\'s token '
         '(--tokens; impersonation refused)'],
         'late HELLO: %d %s' % (rc, out))
@@ -3564,6 +3565,17 @@ if sys.argv[5] == 'leave':
 c = C(ep, 1, timeout_ms=20000)
 tryit('recv', c.recv, 0, 0)
 """
+# Rank 0 runs, then connects again (a program run twice), and rank 1 after
+# rank 0's connection is gone and evicted: one line saying what to do.
+AGAIN = CLIENT_PRE + r"""
+import os
+c = C(ep, 0, timeout_ms=20000)
+c.close()
+tryit('rank 0 again', lambda: C(ep, 0, timeout_ms=20000))
+c = C(ep, 1, timeout_ms=20000)
+time.sleep(float(sys.argv[5]))  # silent past the server's --timeout-ms: evicted
+tryit('rank 1 again', lambda: C(ep, 1, timeout_ms=20000))
+"""
 
 
 def exit_without_close(d):
@@ -3584,12 +3596,33 @@ def exit_without_close(d):
         expect(rc == 1 and 'netloom serve: %s\n' % line in err, '%s: server %d: %s' % (lang, rc, err))
 
 
+def join_again(d):
+    """A rank that finished or was evicted cannot join again: the line
+    says so and what to do (it said only 'HELLO: rank 0 has finished')."""
+    script = os.path.join(d, 'again.py')
+    open(script, 'w').write(AGAIN)
+    for lang in ('py', 'c'):
+        s = Server(d, 3, '-s', 'backend=analytic', '--timeout-ms', '500', '--heartbeat-ms', '100', name='again' + lang)
+        r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, s.ep, '1.5'], capture_output=True, text=True,
+                           timeout=TMO)
+        once = '; a rank joins a session once, expected a new session (netloom serve) to run it again'
+        want = ['rank 0 again refused: server refused HELLO: out of order: connection claiming rank 0: HELLO: rank 0 '
+                'has finished' + once,
+                'rank 1 again refused: server refused HELLO: out of order: connection claiming rank 1: HELLO: rank 1 '
+                'was evicted (silent for more than 500 ms (heartbeat timeout))' + once]
+        expect(r.returncode == 0 and r.stdout.splitlines() == want, '%s: exit %d\n%s%s\nexpected\n%s'
+               % (lang, r.returncode, r.stdout, r.stderr, '\n'.join(want)))
+        s.p.kill()
+        s.wait()
+
+
 def case_client_mistakes(d):
     """What a user's mistakes give in both shipped clients: one line each."""
     need_pyzmq()
     server_killed(d)
     connect_lines(d)
     exit_without_close(d)
+    join_again(d)
 
 
 CASES = {n[len('case_'):]: f for n, f in globals().items() if n.startswith('case_')}
