@@ -128,8 +128,11 @@ class Client:
         self.rank = _int('rank', rank, 0, U32)
         _int('job', job, 0, U32)  # HELLO's job field is 32 bits
         _int('token', token, 0, U64)
-        # timeout_ms <= 0 (or None) means the default, 10000 ms, as in C.
-        timeout_ms = 10000 if timeout_ms is None or timeout_ms <= 0 else _int('timeout_ms', timeout_ms, 1, 2**31 - 1)
+        # timeout_ms <= 0 (or None) means the default, 10000 ms, as in C's
+        # int; checked first ('5' <= 0 raised TypeError, a traceback).
+        if timeout_ms is not None:
+            _int('timeout_ms', timeout_ms, -2**31, 2**31 - 1, ' (0 or less: the default, 10000)')
+        timeout_ms = 10000 if timeout_ms is None or timeout_ms <= 0 else timeout_ms
         self.seq = 0
         # Virtual time (ps) of the server's last DONE: as nl_client_now_ps,
         # set by blocking recv, wait, waitall, barrier, close and

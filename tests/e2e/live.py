@@ -3527,6 +3527,7 @@ for e in (ep, 'http://127.0.0.1:5555', '/tmp/nl.sock', 'tcp://localhost', 'udp:/
 if lang == 'py':  # what C's types stop (a NULL endpoint has its own line)
     for e in (None, b'ipc:///tmp/nl.sock'):
         tryit(repr(e), lambda: C(e, 0, timeout_ms=300))
+    tryit("timeout_ms '300'", lambda: C(ep, 0, timeout_ms='300'))
 """
 FORM = ', expected tcp://HOST:PORT or ipc://PATH (as netloom serve --listen gives it)'
 
@@ -3547,7 +3548,10 @@ def connect_lines(d):
     # Python: an endpoint not a str raised pyzmq's TypeError (a traceback).
     py_only = ["None refused: connect: endpoint None of type NoneType, expected a str: tcp://HOST:PORT or ipc://PATH",
                "b'ipc:///tmp/nl.sock' refused: connect: endpoint b'ipc:///tmp/nl.sock' of type bytes, expected a str: "
-               "tcp://HOST:PORT or ipc://PATH"]
+               "tcp://HOST:PORT or ipc://PATH",
+               # '300' <= 0 raised TypeError (a traceback)
+               "timeout_ms '300' refused: timeout_ms '300', expected -2147483648..2147483647 (0 or less: the "
+               "default, 10000)"]
     for lang in ('py', 'c'):
         r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, ep], capture_output=True, text=True, timeout=TMO)
         w = want + py_only if lang == 'py' else want
