@@ -432,6 +432,10 @@ bool cli_booksim_is_key(const char *key);
 void cli_booksim_key_hint(struct nl_err *err);
 /* session_set of a -s, with cli_booksim_key_hint. */
 int cli_session_set(nl_sim *s, const char *set, struct nl_err *err);
+/* o's -c file (with cli_config_hint on a failure and, when warn_cmd is
+ * not NULL, cli_warn_config_empty) then its -s overrides, into s: what
+ * run, sweep and config --check build from. */
+int cli_sim_load(nl_sim *s, const struct cli_cfg_opts *o, const char *warn_cmd, struct nl_err *err);
 /* Whether path looks like a BookSim2 config (a `//` or block comment, or
  * a `key = value;` line), for a hint when it fails to load as INI. */
 bool cli_booksim_syntax(const char *path);

@@ -111,11 +111,7 @@ static int config_check(const struct cli_cfg_opts *o, struct nl_err *err)
 	nl_sim *s;
 	if (nl_sim_new(&s, err) < 0)
 		return cli_report(err);
-	int rc = o->config_path ? nl_sim_load_file(s, o->config_path, err) : 0;
-	if (o->config_path)
-		cli_config_hint(o->config_path, rc, err);
-	for (int i = 0; rc == 0 && i < o->n_sets; i++)
-		rc = cli_session_set(s, o->sets[i], err);
+	int rc = cli_sim_load(s, o, "config", err);
 	/* The description after the run: config_runs' keys would move the
 	 * strings nl_sim_info points into. */
 	struct nl_sim_info info = {.size = sizeof info};

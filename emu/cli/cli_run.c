@@ -313,13 +313,7 @@ static int run_setup(nl_sim **out, struct run_opts *o, struct nl_sim_info *info,
 			return nl_err_prefix(err, "--plot");
 	}
 	NL_CHECK(nl_sim_new(&s, err));
-	int rc = o->cfg.config_path ? nl_sim_load_file(s, o->cfg.config_path, err) : 0;
-	if (o->cfg.config_path)
-		cli_config_hint(o->cfg.config_path, rc, err);
-	if (rc == 0 && o->cfg.config_path && !o->quiet)
-		cli_warn_config_empty(o->cmd, session_config(s), o->cfg.config_path);
-	for (int i = 0; rc == 0 && i < o->cfg.n_sets; i++)
-		rc = cli_session_set(s, o->cfg.sets[i], err);
+	int rc = cli_sim_load(s, &o->cfg, o->quiet ? NULL : o->cmd, err);
 	/* The keys of a -c read from a pipe, now that it is read: a --json
 	 * naming a file they name would replace it (run_parse checked the
 	 * others). Status 2, before any work. */

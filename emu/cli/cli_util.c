@@ -1386,6 +1386,18 @@ void cli_warn_config_empty(const char *cmd, const struct config *cfg, const char
 	      stderr);
 }
 
+int cli_sim_load(nl_sim *s, const struct cli_cfg_opts *o, const char *warn_cmd, struct nl_err *err)
+{
+	int rc = o->config_path ? nl_sim_load_file(s, o->config_path, err) : 0;
+	if (o->config_path)
+		cli_config_hint(o->config_path, rc, err);
+	if (rc == 0 && o->config_path && warn_cmd)
+		cli_warn_config_empty(warn_cmd, session_config(s), o->config_path);
+	for (int i = 0; rc == 0 && i < o->n_sets; i++)
+		rc = cli_session_set(s, o->sets[i], err);
+	return rc;
+}
+
 int cli_cfg_load(struct config *cfg, struct cli_cfg_opts *o, struct nl_err *err)
 {
 	session_config_init(cfg, &o->tables);

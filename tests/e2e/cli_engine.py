@@ -240,7 +240,7 @@ def case_empty_config():
             warn = (f"warning: -c {path} sets no key (empty, or only comments and section headers): the "
                     "defaults run ('netloom config --keys' lists them)")
             for cmd, extra in (("run", small), ("sweep", (*small, "--rates", "0.1:0.1:0.1")), ("config", ()),
-                               ("replay", (trace,))):
+                               ("config", ("--check",)), ("replay", (trace,))):
                 p = run(cmd, "-c", path, *extra)
                 eq(f"{cmd} -c {os.path.basename(path)}: stderr", p.stderr.decode().splitlines(),
                    [f"netloom {cmd}: {warn}"])
