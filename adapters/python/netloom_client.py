@@ -8,6 +8,7 @@ is sent, and the connection goes on; after any other error (the server's
 ERROR, a timeout, a bad frame) the connection is unusable, as in C: every
 later call raises at once, and close() frees it and raises.
 """
+import os
 import struct
 import time
 
@@ -86,6 +87,11 @@ def read_curve_key(path, secret=False):
     with secret=True the secret key must be there, and be the public key's
     pair. Refused with the C client's words (adapters/curve_keys.c), which
     never quote a secret key."""
+    # open() takes an int as a file descriptor: curve_key=3 read (and then
+    # closed) whatever fd 3 was, where C's const char * takes a name only.
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise NetloomError('CURVE key file %r of type %s, expected a file name (str or os.PathLike)'
+                           % (path, type(path).__name__))
     try:
         f = open(path, errors='replace')  # bytes that are no text: no Z85 key either
     except IsADirectoryError:

@@ -3528,6 +3528,9 @@ if lang == 'py':  # what C's types stop (a NULL endpoint has its own line)
     for e in (None, b'ipc:///tmp/nl.sock'):
         tryit(repr(e), lambda: C(e, 0, timeout_ms=300))
     tryit("timeout_ms '300'", lambda: C(ep, 0, timeout_ms='300'))
+    # An int file name: open() took it as a file descriptor (here stderr's,
+    # which it then closed).
+    tryit('curve fd', lambda: C(ep, 0, timeout_ms=300, curve_server=2, curve_key=2))
 """
 FORM = ', expected tcp://HOST:PORT or ipc://PATH (as netloom serve --listen gives it)'
 
@@ -3551,7 +3554,8 @@ def connect_lines(d):
                "tcp://HOST:PORT or ipc://PATH",
                # '300' <= 0 raised TypeError (a traceback)
                "timeout_ms '300' refused: timeout_ms '300', expected -2147483648..2147483647 (0 or less: the "
-               "default, 10000)"]
+               "default, 10000)",
+               "curve fd refused: CURVE key file 2 of type int, expected a file name (str or os.PathLike)"]
     for lang in ('py', 'c'):
         r = subprocess.run([PY, script, PYDIR, LIBCLIENT, lang, ep], capture_output=True, text=True, timeout=TMO)
         w = want + py_only if lang == 'py' else want
