@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include "cli/cli.h"
+#include "cli/install_paths.h"
 #include "core/config.h"
 #include "core/staged.h"
 #include "core/version.h"
@@ -48,6 +49,15 @@ static void cli_print_usage(FILE *f)
 		   "configuration, input or output (checked before the work); 3 where a command's\n"
 		   "--help says (a chart not drawn, a BookSim key not mapped). Errors are one line on\n"
 		   "stderr.\n");
+	/* Where meson install put them (README.md, "Installing"): a user
+	 * without a clone finds the samples the docs replay, and the docs
+	 * the help texts name. */
+	fprintf(f, "\ninstalled files (meson install):\n"
+		   "  sample traces     %s\n"
+		   "  example configs   %s\n"
+		   "  docs (docs/X.md)  %s\n"
+		   "e.g. 'netloom replay %s/lammps-lj-16.nlt'\n",
+		NETLOOM_SAMPLES_DIR, NETLOOM_EXAMPLES_DIR, NETLOOM_DOC_DIR, NETLOOM_SAMPLES_DIR);
 }
 
 static const char cli_version_usage[] =

@@ -2,11 +2,16 @@
 """Install netloom into a temporary DESTDIR, build tests/api/example_run.c
 against the installed tree with `pkg-config --cflags --libs netloom`, run
 it, and check it prints what `netloom run --json - --reproducible` prints
-for the same configuration and seed (docs/api.md).
+for the same configuration and seed (docs/api.md). Before that, the
+installed netloom is used as a user without a clone would (README.md,
+"Installing"): its --help names the installed samples, examples and docs,
+it replays a sample from an empty directory, and the examples' traces are
+found.
 
 usage: install.py BUILD_DIR SOURCE_DIR NETLOOM_EXE"""
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -48,6 +53,49 @@ def ring_session(label, rank_cmd, env):
              f"{[o[1][-300:] for o in outs]}\n{serr[-300:]}")
 
 
+def installed_dir(help_text, what, dest):
+    """The directory the installed netloom's --help gives for `what`
+    ("sample traces  /usr/local/share/netloom/samples"), under DESTDIR."""
+    m = re.search(r"^\s*(?:Installed:)?\s*" + re.escape(what) + r"\s+(/\S+)$", help_text, re.M)
+    if not m:
+        fail(f"netloom --help names no installed '{what}' directory:\n{help_text}")
+    return dest + m.group(1)
+
+
+def check_installed_data(dest):
+    """A user of the installed netloom, in an empty directory: samples,
+    example configurations and docs are where --help says."""
+    exes = glob.glob(os.path.join(dest, "**", "bin", "netloom"), recursive=True)
+    if len(exes) != 1:
+        fail(f"expected one installed bin/netloom, found {exes}")
+    help_text = sh([exes[0], "--help"]).stdout
+    samples = installed_dir(help_text, "sample traces", dest)
+    examples = installed_dir(help_text, "example configs", dest)
+    docs = installed_dir(help_text, "docs (docs/X.md)", dest)
+    lj16 = os.path.join(samples, "lammps-lj-16.nlt")
+    for f in (lj16, os.path.join(samples, "calibration-shm.json"), os.path.join(samples, "README.md"),
+              os.path.join(docs, "README.md"), os.path.join(docs, "docs", "replay.md"),
+              os.path.join(examples, "interfere-workload.ini")):
+        if not os.path.isfile(f):
+            fail(f"not installed: {f[len(dest):]}")
+    with tempfile.TemporaryDirectory() as empty:
+        p = subprocess.run([exes[0], "replay", lj16, "-s", "backend=analytic"], capture_output=True, text=True,
+                           cwd=empty, env=dict(os.environ, NETLOOM_PROGRESS="0"))
+        first = p.stdout.split("\n")[0]
+        if p.returncode != 0 or first != f"netloom replay: {lj16} (lmp, 16 ranks) on backend analytic":
+            fail(f"installed replay of the installed sample: exit {p.returncode}, first line {first!r}\n"
+                 f"{p.stderr[-300:]}")
+    print(f"ok: the installed netloom replays {lj16[len(dest):]} from an empty directory")
+    # The examples name their traces relative to themselves: installed,
+    # each must name an installed sample.
+    for ini in glob.glob(os.path.join(examples, "*.ini")):
+        for line in open(ini):
+            m = re.match(r"\s*trace\s*=\s*(\S+)", line)
+            if m and "samples" in m.group(1) and not os.path.isfile(os.path.join(examples, m.group(1))):
+                fail(f"{ini[len(dest):]}: trace {m.group(1)} not found beside the installed example")
+    print("ok: the installed examples' traces are the installed samples")
+
+
 # docs/api.md shows the example as it is.
 example = open(os.path.join(src, "tests", "api", "example_run.c")).read()
 body = example[example.index("#include <netloom/netloom.h>"):]
@@ -56,6 +104,7 @@ if body not in open(os.path.join(src, "docs", "api.md")).read():
 
 with tempfile.TemporaryDirectory() as dest:
     sh(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
+    check_installed_data(dest)
     pcs = glob.glob(os.path.join(dest, "**", "pkgconfig", "netloom.pc"), recursive=True)
     if len(pcs) != 1:
         fail(f"expected one installed netloom.pc, found {pcs}")

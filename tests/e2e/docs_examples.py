@@ -71,6 +71,11 @@ SKIP = {
     "netloom compare STUDY.ini -o DIR [-j N]": "usage synopsis",
     "netloom replay TRACE [-c SYSTEM.ini]... [-s key=value]... [--topology SPEC]... [--json OUT] [--csv] "
     "[--otf2 DIR] [--svg FILE]": "usage synopsis",
+    # After `meson install --prefix ~/.local`: test api_install runs the
+    # installed netloom on the installed sample and checks the examples'.
+    "netloom replay ~/.local/share/netloom/samples/lammps-lj-16.nlt": "the installed samples (api_install)",
+    "netloom interfere ~/.local/share/doc/netloom/docs/examples/interfere-workload.ini -c "
+    "~/.local/share/doc/netloom/docs/examples/interfere-system.ini": "the installed examples (api_install)",
     # Placeholders for the reader's own files.
     "build/netloom config --from-booksim mybooksim.cfg > mine.ini": "mybooksim.cfg: the reader's BookSim2 file",
     "build/netloom sweep -c mine.ini --rates 0.05:0.5:0.05 --json curve.json --plot curve.svg":
