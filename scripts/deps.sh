@@ -18,6 +18,7 @@ pkgs=(
   eztrace                                    # records the EZTrace-dialect OTF2 test archive (tests/integration/eztrace-compare.sh)
   gnuplot-nox                                # `netloom sweep --plot` and `netloom interfere --plot` charts and `netloom compare`'s index.html plots (SVG); optional at run time: without it the command says so
   chromium                                   # test suite only: tests/e2e/compare_html.py renders compare's index.html headless (skipped, 77, without it)
+  help2man                                   # the man page netloom(1), from netloom --help (docs/meson.build); optional: without it, no man page
   time                                       # /usr/bin/time: peak RSS in benchmarks/engine/booksim_topos.sh
 )
 

@@ -5,18 +5,19 @@ it, and check it prints what `netloom run --json - --reproducible` prints
 for the same configuration and seed (docs/api.md). Before that, the
 installed netloom is used as a user without a clone would (README.md,
 "Installing"): its --help names the installed samples, examples and docs,
-it replays a sample from an empty directory, and the examples' traces are
-found.
+it replays a sample from an empty directory, the examples' traces are
+found, and the man page (MAN_PAGE: yes when help2man made one) renders.
 
-usage: install.py BUILD_DIR SOURCE_DIR NETLOOM_EXE"""
+usage: install.py BUILD_DIR SOURCE_DIR NETLOOM_EXE MAN_PAGE"""
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
-build, src, netloom = sys.argv[1:4]
+build, src, netloom, man_page = sys.argv[1:5]
 
 CONFIGS = [
     [],
@@ -64,7 +65,7 @@ def installed_dir(help_text, what, dest):
 
 def check_installed_data(dest):
     """A user of the installed netloom, in an empty directory: samples,
-    example configurations and docs are where --help says."""
+    example configurations, docs and the man page are where --help says."""
     exes = glob.glob(os.path.join(dest, "**", "bin", "netloom"), recursive=True)
     if len(exes) != 1:
         fail(f"expected one installed bin/netloom, found {exes}")
@@ -94,6 +95,26 @@ def check_installed_data(dest):
             if m and "samples" in m.group(1) and not os.path.isfile(os.path.join(examples, m.group(1))):
                 fail(f"{ini[len(dest):]}: trace {m.group(1)} not found beside the installed example")
     print("ok: the installed examples' traces are the installed samples")
+    mans = glob.glob(os.path.join(dest, "**", "man1", "netloom.1"), recursive=True)
+    if man_page != "yes":
+        print("skip: no man page (help2man was not found at setup)")
+        return
+    if len(mans) != 1:
+        fail(f"expected one installed man1/netloom.1, found {mans}")
+    env = dict(os.environ, MANWIDTH="100", LC_ALL="C.UTF-8")
+    if shutil.which("man"):
+        page = sh(["man", "-l", "-P", "cat", mans[0]], env=env).stdout
+    elif shutil.which("groff"):
+        page = sh(["groff", "-man", "-Tutf8", mans[0]], env=env).stdout
+    else:
+        print("skip: the man page is installed; neither man nor groff to render it")
+        return
+    page = re.sub(".\b", "", page)  # overstrike bold and underline
+    for want in ("NAME", "SYNOPSIS", "netloom - ", "commands:", "replay", "EXIT STATUS", "FILES", "SEE ALSO",
+                 "netloom help", samples[len(dest):]):
+        if want not in page:
+            fail(f"the installed man page, rendered, lacks {want!r}:\n{page[:1500]}")
+    print(f"ok: the installed man page renders ({len(page.splitlines())} lines)")
 
 
 # docs/api.md shows the example as it is.
