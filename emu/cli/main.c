@@ -52,7 +52,7 @@ static void cli_print_usage(FILE *f)
 	/* Where meson install put them (README.md, "Installing"): a user
 	 * without a clone finds the samples the docs replay, and the docs
 	 * the help texts name. */
-	fprintf(f, "\ninstalled files (meson install):\n"
+	fprintf(f, "\ninstalled by 'meson install' (README.md, section Installing):\n"
 		   "  sample traces     %s\n"
 		   "  example configs   %s\n"
 		   "  docs (docs/X.md)  %s\n"
