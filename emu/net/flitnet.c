@@ -426,13 +426,20 @@ static void fl_env_fail_nth(struct flitnet *n)
 		n->part[n->own[i]]->fail_nth = (uint32_t)v;
 }
 
-int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
-		const struct topo *t, struct flitnet **out, struct nl_err *err)
-{
-	struct flitnet *n;
-	int rc_;
+/* flitnet_new's phases, in the order it runs them; each returns 0 or a
+ * negative error with its message, and the caller frees the half-built
+ * network (flitnet_free takes one at any phase). */
 
-	*out = NULL;
+static int fl_nomem(const struct flitnet *n, struct nl_err *err)
+{
+	return nl_errf(err, NL_ENOMEM, "out of memory building the network model (%u routers, %u ports)",
+		       n->topo->n_routers, n->topo->n_ports);
+}
+
+/* What is refused before anything is allocated. */
+static int fl_check_router_cfg(const struct router_cfg *rc, const struct sim_cfg *sc, const struct topo *t,
+			       struct nl_err *err)
+{
 	if (rc->num_vcs > 255)
 		return nl_errf(err, NL_ECONFIG, "num_vcs %lld: at most 255", (long long)rc->num_vcs);
 	if (topo_max_radix(t) > 65535)
@@ -454,21 +461,27 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	    (uint32_t)rc->sw_allocator >= n_alloc)
 		return nl_errf(err, NL_ECONFIG, "vc_allocator %d / sw_allocator %d: expected 0..%u", rc->vc_allocator,
 			       rc->sw_allocator, n_alloc - 1);
-	n = calloc(1, sizeof *n);
-	if (!n)
-		return nl_errf(err, NL_ENOMEM, "out of memory");
-	n->va_ops = alloc_registry[rc->vc_allocator];
-	n->sa_ops = alloc_registry[rc->sw_allocator];
-	n->topo = t;
-	n->nc = *nc;
-	n->rc = *rc;
-	n->sc = *sc;
+	return 0;
+}
+
+/* How the network is split over threads and MPI ranks, and how a refusal
+ * that depends on the split says what the user set. */
+struct fl_split {
+	uint32_t n_threads, n_ranks;
+	bool parts_auto;
+	char what[64];		/* what the user set, for the refusals */
+	const char *key;	/* the key that says it, if one does */
+	char auto_threads[96];	/* threads = 0: what it resolved to here */
+};
+
+static int fl_plan_split(struct flitnet *n, const struct sim_cfg *sc, struct fl_split *s, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
 	/* Threads run partitions: threads above partitions raise partitions
 	 * (a thread without one would idle). */
-	uint32_t n_threads = fl_workers_resolve(sc->threads, t->n_routers);
-	if (n_threads > t->n_routers) {
+	s->n_threads = fl_workers_resolve(sc->threads, t->n_routers);
+	if (s->n_threads > t->n_routers) {
 		const char *at = config_origin(sc->cfg, "threads");
-		flitnet_free(n);
 		return nl_errf(err, NL_ECONFIG,
 			       "%s%skey 'threads' value '%lld' out of range: expected 0 (automatic) or 1..%u (a router "
 			       "at least per thread)",
@@ -476,33 +489,39 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	/* MPI ranks run partitions too, each its share of threads: at least
 	 * that many per rank (results do not depend on the count). */
-	const uint32_t n_ranks = net_mpi_size(sc->mpi);
-	const uint32_t plan_threads = fl_workers_plan(sc->threads, n_threads, n_ranks, t->n_routers);
-	const bool parts_auto = n->sc.partitions == 0;
-	if (parts_auto)
-		n->sc.partitions = fl_partitions_auto(plan_threads, n_ranks, t->n_routers);
-	const bool raise = (int64_t)plan_threads * n_ranks > n->sc.partitions;
+	s->n_ranks = net_mpi_size(sc->mpi);
+	const uint32_t plan_threads = fl_workers_plan(sc->threads, s->n_threads, s->n_ranks, t->n_routers);
+	s->parts_auto = n->sc.partitions == 0;
+	if (s->parts_auto)
+		n->sc.partitions = fl_partitions_auto(plan_threads, s->n_ranks, t->n_routers);
+	const bool raise = (int64_t)plan_threads * s->n_ranks > n->sc.partitions;
 	if (raise)
-		n->sc.partitions = (int64_t)plan_threads * n_ranks;
-	n->parts_chosen = parts_auto || raise;
-	char parts_what[64]; /* what the user set, for the refusals below */
-	const char *parts_key = NULL; /* the key that says it, if one does */
-	char parts_auto_threads[96] = ""; /* threads = 0: what it resolved to here */
+		n->sc.partitions = (int64_t)plan_threads * s->n_ranks;
+	n->parts_chosen = s->parts_auto || raise;
+	s->key = NULL;
+	s->auto_threads[0] = '\0';
 	if (sc->mpi)
-		snprintf(parts_what, sizeof parts_what, "%u MPI ranks", n_ranks);
-	else if (n_threads > 1)
-		parts_key = "threads";
+		snprintf(s->what, sizeof s->what, "%u MPI ranks", s->n_ranks);
+	else if (s->n_threads > 1)
+		s->key = "threads";
 	else
-		parts_key = "partitions";
-	if (parts_key)
-		snprintf(parts_what, sizeof parts_what, "%s = %lld", parts_key,
-			 n_threads > 1 ? (long long)sc->threads : (long long)n->sc.partitions);
+		s->key = "partitions";
+	if (s->key)
+		snprintf(s->what, sizeof s->what, "%s = %lld", s->key,
+			 s->n_threads > 1 ? (long long)sc->threads : (long long)n->sc.partitions);
 	/* 'threads = 0' was said as 'threads = 2', a value nobody set and
 	 * another machine would not pick. */
-	if (!sc->mpi && n_threads > 1 && sc->threads == 0)
-		snprintf(parts_auto_threads, sizeof parts_auto_threads,
-			 "%u threads here: one per %u routers, at most one per processor", n_threads,
+	if (!sc->mpi && s->n_threads > 1 && sc->threads == 0)
+		snprintf(s->auto_threads, sizeof s->auto_threads,
+			 "%u threads here: one per %u routers, at most one per processor", s->n_threads,
 			 FL_ROUTERS_PER_THREAD);
+	return 0;
+}
+
+/* The router's shape: VCs, buffers, delays, and which stage paths apply. */
+static void fl_set_shape(struct flitnet *n, const struct router_cfg *rc)
+{
+	const struct topo *t = n->topo;
 	n->V = (uint32_t)rc->num_vcs;
 	n->cr_compact = ((uint64_t)t->n_ports > t->n_endpoints ? (uint64_t)t->n_ports : t->n_endpoints) * n->V <
 			FL_CR_NIC;
@@ -520,18 +539,23 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			 !rc->hold_switch_for_packet;
 	n->steps_max = (uint32_t)ceil(rc->internal_speedup);
 	n->pool.free_pkt = n->pool.free_run = n->msg.free_msg = FL_NONE;
+}
 
+/* The routing function over each traffic class's VCs, and what it needs
+ * of the rest of the configuration. */
+static int fl_route_setup(struct flitnet *n, const struct net_cfg *nc, const struct router_cfg *rc,
+			  const struct sim_cfg *sc, const struct fl_split *s, struct nl_err *err)
+{
+	int rc_;
 	/* Traffic classes: each class owns V / C contiguous VCs of every port
 	 * and the routing function is instantiated over that many, so its VC
 	 * rules (datelines, escape VCs) hold within each class; the engine
 	 * shifts its ranges into the packet's class (router.c, nic.c). */
 	n->n_cls = (uint32_t)rc->traffic_classes;
 	if (n->n_cls < 1 || n->V % n->n_cls) {
-		uint32_t c = n->n_cls;
-		flitnet_free(n);
 		nl_errf(err, NL_ECONFIG,
-			"[router] traffic_classes = %u: num_vcs (%lld) must be a multiple of it (equal VC ranges per class)", c,
-			(long long)rc->num_vcs);
+			"[router] traffic_classes = %u: num_vcs (%lld) must be a multiple of it (equal VC ranges per class)",
+			n->n_cls, (long long)rc->num_vcs);
 		return config_err_file_line_any(sc->cfg, CONFIG_KEYS("traffic_classes", "num_vcs"), err);
 	}
 	n->cls_w = n->V / n->n_cls;
@@ -539,58 +563,64 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * classes, where traffic_classes was, before what it left per class. */
 	const struct route_origin route_at = {.vcs = n->n_cls > 1 ? NULL : config_origin(sc->cfg, "num_vcs"),
 					      .spec_cfg = sc->cfg};
-	rc_ = route_new_origin(nc->routing_function, t, n->cls_w, &route_at, &n->route, err);
+	rc_ = route_new_origin(nc->routing_function, n->topo, n->cls_w, &route_at, &n->route, err);
 	if (rc_ < 0 && n->n_cls > 1) { /* its "got N" counts one class's VCs */
 		const char *at = config_origin(sc->cfg, "traffic_classes");
 		nl_err_prefix(err, "%s%s[router] traffic_classes = %u leaves num_vcs / %u = %u VCs per class",
 			      at ? at : "", at ? ": " : "", n->n_cls, n->n_cls, n->cls_w);
 	}
+	if (rc_ < 0)
+		return rc_;
 	/* The live global view needs the network in one partition: the
 	 * automatic count gives it that on one thread and one rank. */
-	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && parts_auto && n_threads == 1 && n_ranks == 1)
+	if ((n->route->views & ROUTE_VIEW_GLOBAL) && s->parts_auto && s->n_threads == 1 && s->n_ranks == 1)
 		n->sc.partitions = 1;
 	/* Found where routing_function was set, and the key that split the
 	 * network named where it was set beside its value: the first of the
 	 * keys set named a line that may be right ("partitions = 1" in the
 	 * file when -s threads = 2 split the network). */
-	if (rc_ == 0 && (n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi)) {
+	if ((n->route->views & ROUTE_VIEW_GLOBAL) && (n->sc.partitions > 1 || sc->mpi)) {
 		const char *rf_at = config_place(sc->cfg, "routing_function");
-		const char *parts_at = parts_key ? config_place(sc->cfg, parts_key) : NULL;
+		const char *parts_at = s->key ? config_place(sc->cfg, s->key) : NULL;
 		if (parts_at && rf_at && !strcmp(parts_at, rf_at))
 			parts_at = NULL; /* both -s: said once, in front */
-		const char *note = parts_auto_threads;
+		const char *note = s->auto_threads;
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' reads the live global congestion view, which %s%s%s%s%s%s%s "
-			      "cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
-			      n->route->spec, parts_what, parts_at || *note ? " (" : "", parts_at ? "from " : "",
-			      parts_at ? parts_at : "", parts_at && *note ? "; " : "", note,
-			      parts_at || *note ? ")" : "", sc->mpi ? ", without mpirun" : "");
+			"routing_function '%s' reads the live global congestion view, which %s%s%s%s%s%s%s "
+			"cannot give (other partitions' channels change meanwhile); expected partitions = 1 and threads = 1%s",
+			n->route->spec, s->what, parts_at || *note ? " (" : "", parts_at ? "from " : "",
+			parts_at ? parts_at : "", parts_at && *note ? "; " : "", note, parts_at || *note ? ")" : "",
+			sc->mpi ? ", without mpirun" : "");
 		config_err_file_line(sc->cfg, "routing_function", err);
+		return rc_;
 	}
 	/* The refusals below of keys together are found at the file:line of
 	 * the first key listed that was set, the one they expect changed first. */
-	if (rc_ == 0 && n->route->needs_pend && !rc->sequential_allocation) {
+	if (n->route->needs_pend && !rc->sequential_allocation) {
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",
-			      n->route->spec);
+			"routing_function '%s' counts the flits routed to each port and not yet sent, which needs [router] sequential_allocation = 1, got 0",
+			n->route->spec);
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("sequential_allocation", "routing_function"), err);
+		return rc_;
 	}
-	if (rc_ == 0 && n->route->needs_vct && nc->flow_control != FL_VCT) {
+	if (n->route->needs_vct && nc->flow_control != FL_VCT) {
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' lets a packet leave its escape VC for adaptive VCs and come back, deadlock-free only when a blocked packet holds one buffer (Duato 1996); expected flow_control = vct, got wormhole",
-			      n->route->spec);
+			"routing_function '%s' lets a packet leave its escape VC for adaptive VCs and come back, deadlock-free only when a blocked packet holds one buffer (Duato 1996); expected flow_control = vct, got wormhole",
+			n->route->spec);
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("flow_control", "routing_function"), err);
+		return rc_;
 	}
-	if (rc_ == 0 && n->route->needs_atomic_vcs && !rc->wait_for_tail_credit) {
+	if (n->route->needs_atomic_vcs && !rc->wait_for_tail_credit) {
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
-			      n->route->spec);
+			"routing_function '%s' needs wait_for_tail_credit = 1 (an output VC reused only once its downstream buffer is empty, else a head behind another packet in an adaptive VC cannot reach its escape VC: Duato 1995), got 0",
+			n->route->spec);
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("wait_for_tail_credit", "routing_function"), err);
+		return rc_;
 	}
 	/* Its candidate priorities are the algorithm (route.h,
 	 * needs_priority_alloc): an allocator that ignores them takes a
 	 * deroute or an escape VC as readily as a free minimal port. */
-	if (rc_ == 0 && n->route->ops->needs_priority_alloc && !n->va_ops->by_priority) {
+	if (n->route->ops->needs_priority_alloc && !n->va_ops->by_priority) {
 		char ok[128] = "";
 		for (uint32_t k = 0; alloc_registry[k]; k++)
 			if (alloc_registry[k]->by_priority)
@@ -601,37 +631,37 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		const char *at = config_origin(sc->cfg, "vc_allocator");
 		const bool at_front = config_place(sc->cfg, "vc_allocator") != NULL;
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "routing_function '%s' takes a deroute, a blocked port or its escape VCs only when no higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected vc_allocator = %s, got %s%s%s%s",
-			      n->route->spec, ok, n->va_ops->name,
-			      at_front ? "" : at ? " (from " : " (the default", at_front || !at ? "" : at, at_front ? "" : ")");
+			"routing_function '%s' takes a deroute, a blocked port or its escape VCs only when no higher-priority candidate has a free VC, which only a by-priority VC allocator does; expected vc_allocator = %s, got %s%s%s%s",
+			n->route->spec, ok, n->va_ops->name, at_front ? "" : at ? " (from " : " (the default",
+			at_front || !at ? "" : at, at_front ? "" : ")");
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("vc_allocator", "routing_function"), err);
+		return rc_;
 	}
 	/* lookahead_decide = upstream reads the downstream router's state from
 	 * the upstream one (router.c, fl_la_decide; with partitions, at the
 	 * exchange): no VOQ, whose rotations route a packet again at the same
 	 * router. */
 	n->la_upstream = n->lookahead && rc->lookahead_decide == 1;
-	if (rc_ == 0 && n->la_upstream && rc->voq) {
+	if (n->la_upstream && rc->voq) {
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
+			"[router] lookahead_decide = upstream with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0 or lookahead_decide = arrival");
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("voq", "lookahead_decide"), err);
+		return rc_;
 	}
 	/* Sequential allocation counts a packet at the router that routes it,
 	 * as it is routed: a decision made upstream, or a VOQ rotation that
 	 * routes a packet again where it is, would count it elsewhere or
 	 * twice. */
-	if (rc_ == 0 && rc->sequential_allocation && n->la_upstream) {
+	if (rc->sequential_allocation && n->la_upstream) {
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "[router] sequential_allocation = 1 with lookahead_decide = upstream: a decision made at the router before cannot see this router's order of decisions; expected lookahead_decide = arrival");
+			"[router] sequential_allocation = 1 with lookahead_decide = upstream: a decision made at the router before cannot see this router's order of decisions; expected lookahead_decide = arrival");
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("lookahead_decide", "sequential_allocation"), err);
+		return rc_;
 	}
-	if (rc_ == 0 && rc->sequential_allocation && rc->voq) {
+	if (rc->sequential_allocation && rc->voq) {
 		rc_ = nl_errf(err, NL_ECONFIG,
-			      "[router] sequential_allocation = 1 with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0");
+			"[router] sequential_allocation = 1 with voq = 1: a VOQ rotation routes a packet again where it is; expected voq = 0");
 		config_err_file_line_any(sc->cfg, CONFIG_KEYS("voq", "sequential_allocation"), err);
-	}
-	if (rc_ < 0) {
-		flitnet_free(n);
 		return rc_;
 	}
 	/* A switch winner leaves the crossbar at the router's next step:
@@ -652,13 +682,17 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * next router, at one-cycle windows (mpi.c, mx_la_*). */
 	if (n->la_upstream)
 		n->pool.la_w = n->route->max_cands;
+	return 0;
+}
 
+/* The per-router, per-port, per-VC and per-endpoint arrays. */
+static int fl_alloc_state(struct flitnet *n, const struct router_cfg *rc, const struct sim_cfg *sc, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
 	const uint32_t V = n->V, R = t->n_routers, P = t->n_ports, E = t->n_endpoints;
 	const uint64_t IV = (uint64_t)P * V;
-	if (IV > UINT32_MAX / 2) {
-		flitnet_free(n);
+	if (IV > UINT32_MAX / 2)
 		return nl_errf(err, NL_ERANGE, "%u ports x %u VCs is more than supported", P, V);
-	}
 	n->cand_cap = ROUTE_MAX_CANDS;
 
 	/* Under MPI a snapshot reads every rank's output VCs: their counts
@@ -729,22 +763,30 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		n->cap_la_pend = P * (uint32_t)rc->output_speedup * (uint32_t)ceil(rc->internal_speedup);
 		FL_CALLOC(n->la_pend, n->cap_la_pend);
 	}
+	return 0;
+nomem:
+	return fl_nomem(n, err);
+}
 
+/* Each router's port and VC ranges, its crossbar ring and its random
+ * stream; *max_ports gets the largest router's port count. */
+static int fl_routers_init(struct flitnet *n, const struct router_cfg *rc, const struct sim_cfg *sc,
+			   uint32_t *max_ports, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t V = n->V;
 	/* The crossbar ring holds what the switch can grant per step (one
 	 * flit per crossbar output) for as many steps as a flit stays in it. */
 	uint64_t xq_total = 0;
-	uint32_t max_ports = 0;
 	uint32_t steps = (uint32_t)ceil(rc->internal_speedup);
-	for (uint32_t r = 0; r < R; r++) {
+	*max_ports = 0;
+	for (uint32_t r = 0; r < t->n_routers; r++) {
 		struct fl_router *ro = &n->routers[r];
 		ro->port_base = t->port_base[r];
 		ro->vc_base = t->port_base[r] * V;
 		ro->n_ports = (uint16_t)topo_router_ports(t, r);
-		if ((uint32_t)ro->n_ports * V > 32768) {
-			flitnet_free(n);
-			return nl_errf(err, NL_ERANGE, "router %u: %u ports x %u VCs exceeds 32768", r,
-				       ro->n_ports, V);
-		}
+		if ((uint32_t)ro->n_ports * V > 32768)
+			return nl_errf(err, NL_ERANGE, "router %u: %u ports x %u VCs exceeds 32768", r, ro->n_ports, V);
 		ro->route_q.head = ro->va_q.head = ro->sa_q.head = FL_NONE16;
 		ro->arr_route = FL_ARR_UNSET;
 		uint32_t lanes = (uint32_t)(rc->input_speedup < rc->output_speedup ? rc->input_speedup : rc->output_speedup);
@@ -755,25 +797,31 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 			xneed = ro->n_ports * V * n->buf + ro->n_ports;
 		while (xcap < xneed)
 			xcap <<= 1;
-		if (xcap > 32768) {
-			flitnet_free(n);
-			return nl_errf(err, NL_ERANGE, "router %u: crossbar pipeline of %u flits exceeds 32768", r,
-				       xneed);
-		}
+		if (xcap > 32768)
+			return nl_errf(err, NL_ERANGE, "router %u: crossbar pipeline of %u flits exceeds 32768", r, xneed);
 		ro->xq_cap = (uint16_t)xcap;
 		ro->xq_off = (uint32_t)xq_total;
 		xq_total += xcap;
-		if (ro->n_ports > max_ports)
-			max_ports = ro->n_ports;
+		if (ro->n_ports > *max_ports)
+			*max_ports = ro->n_ports;
 		rng_init(&ro->rng, (uint64_t)sc->seed, RNG_CLASS_ROUTER, r);
 	}
 	FL_CALLOC(n->xitems, xq_total);
+	return 0;
+nomem:
+	return fl_nomem(n, err);
+}
 
+/* Every port's link: where it leads and its latency in cycles. */
+static int fl_links_init(struct flitnet *n, const struct net_cfg *nc, const struct sim_cfg *sc, struct nl_err *err)
+{
+	const struct topo *t = n->topo;
+	const uint32_t P = t->n_ports;
 	/* Per-link latency by the topology's link classes (issue 11 part 1):
 	 * BookSim2 gives every channel its own latency (1 for injection and
 	 * ejection, 10/100 for the dragonfly's local/global channels). */
 	uint16_t class_lat[TOPO_N_LINK_CLASSES];
-	rc_ = fl_class_latencies(nc, t, sc->cfg, class_lat, err);
+	int rc_ = fl_class_latencies(nc, t, sc->cfg, class_lat, err);
 	/* noc_latency = 1 (issue 11 part 7): router channels as long as BookSim2's
 	 * flatfly lays them out on chip (flatfly_onchip.cpp); read only then. */
 	uint16_t *noc_lat = NULL;
@@ -793,16 +841,14 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 					 "expected 0, or a flatfly or hyperx topology (BookSim's flatfly)", t->ops->name);
 		rc_ = config_err_file_line(sc->cfg, "noc_latency", err);
 	} else if (rc_ == 0 && (nc->noc_latency || own_lat) && !(noc_lat = calloc(P ? P : 1, sizeof *noc_lat)))
-		goto nomem;
+		return fl_nomem(n, err);
 	else if (noc_lat)
 		rc_ = t->ops->link_latency(t, noc_lat, err);
 	if (rc_ < 0) {
 		free(noc_lat);
-		flitnet_free(n);
 		return rc_;
 	}
-	for (uint32_t g = 0; g < P; g++)
-	{
+	for (uint32_t g = 0; g < P; g++) {
 		struct fl_link *l = &n->ports[g].link;
 		uint32_t peer = t->peer[g];
 		l->network = topo_port_is_network(t, g);
@@ -826,23 +872,20 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		}
 	}
 	free(noc_lat);
-	if (fl_cred_lat(n) < 0)
-		goto nomem;
-	if (fl_wheel_size(n) < 0)
-		goto nomem;
+	if (fl_cred_lat(n) < 0 || fl_wheel_size(n) < 0)
+		return fl_nomem(n, err);
+	return 0;
+}
 
-	/* Which routers and endpoints this process runs, before anything is
-	 * written per VC or endpoint: under MPI a rank sets the entries of
-	 * its own alone, and the rest of those arrays stays untouched,
-	 * never resident pages (fl_calloc_lines; the port links above and
-	 * the routers' records are every rank's: the partitioning, the
-	 * windows and the deadlock checks read them). */
-	rc_ = fl_part_plan(n, (uint32_t)n->sc.partitions, err);
-	if (rc_ < 0) {
-		flitnet_free(n);
-		return rc_;
-	}
-	for (uint32_t r = 0; r < R; r++) {
+/* The entries of the routers and endpoints this process runs: under MPI
+ * a rank sets its own alone, and the rest of those arrays stays
+ * untouched, never resident pages (fl_calloc_lines; the port links and
+ * the routers' records are every rank's: the partitioning, the windows
+ * and the deadlock checks read them). */
+static void fl_local_init(struct flitnet *n, const struct sim_cfg *sc)
+{
+	const uint32_t V = n->V;
+	for (uint32_t r = 0; r < n->topo->n_routers; r++) {
 		if (!fl_router_local(n, r))
 			continue;
 		const struct fl_router *ro = &n->routers[r];
@@ -853,7 +896,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		for (uint32_t g = ro->port_base; g < ro->port_base + ro->n_ports; g++)
 			n->va_wait[g] = FL_NONE16;
 	}
-	for (uint32_t e = 0; e < E; e++) {
+	for (uint32_t e = 0; e < n->topo->n_endpoints; e++) {
 		if (!fl_ep_local(n, e))
 			continue;
 		struct fl_nic *c = &n->nics[e];
@@ -865,9 +908,13 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		rng_init(&c->rng, (uint64_t)sc->seed, RNG_CLASS_ENDPOINT, e);
 		n->gen_next[e] = FL_GEN_OUT;
 	}
+}
 
-	/* Allocator scratch: the largest allocator is the VC allocator of the
-	 * largest router (ports x VCs on each side). */
+/* Allocator scratch, sized for the largest allocator: the VC allocator
+ * of the largest router (ports x VCs on each side). */
+static int fl_scratch_init(struct flitnet *n, const struct router_cfg *rc, uint32_t max_ports, struct nl_err *err)
+{
+	const uint32_t V = n->V;
 	uint32_t side = max_ports * V;
 	uint32_t sw_side = max_ports * (uint32_t)(rc->input_speedup > rc->output_speedup ? rc->input_speedup
 											  : rc->output_speedup);
@@ -888,12 +935,20 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	FL_CALLOC(n->va_defer, side);
 	for (uint32_t i = 0; i < side; i++)
 		n->best_out[i] = n->best_in[i] = n->in_match[i] = n->out_match[i] = n->grant[i] = -1;
-
 	if (stats_hist_init(&n->obs.plat) < 0 || stats_hist_init(&n->obs.nlat) < 0 || stats_hist_init(&n->obs.hops) < 0)
 		goto nomem;
-	n->reverse_visits = sc->visit_order == 1;
+	return 0;
+nomem:
+	return fl_nomem(n, err);
+}
+
+/* The optional stages (deadlock checks, holding, VOQ) and which of the
+ * router's faster paths this configuration allows. */
+static int fl_stages_init(struct flitnet *n, const struct router_cfg *rc, uint32_t max_ports, struct nl_err *err)
+{
+	n->reverse_visits = n->sc.visit_order == 1;
 	fl_obs_phase(&n->obs, PH_WARMUP);
-	rc_ = fl_dl_init(n, err);
+	int rc_ = fl_dl_init(n, err);
 	if (rc_ == 0 && rc->hold_switch_for_packet)
 		rc_ = fl_hold_init(n, err);
 	if (rc_ == 0 && rc->voq)
@@ -919,8 +974,8 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	 * for it alone (router.c, fl_router_va_wake), those heads wait as
 	 * bits, so the first is found without walking a list. */
 	n->va_wake_one = !n->va_ops->by_priority || n->va_ops->input_single_request;
-	if (n->va_park && n->va_wake_one && max_ports * V <= 64)
-		FL_CALLOC(n->va_wmask, (uint64_t)P * V);
+	if (n->va_park && n->va_wake_one && max_ports * n->V <= 64)
+		FL_CALLOC(n->va_wmask, (uint64_t)n->topo->n_ports * n->V);
 	n->va_split = !n->va_ops->by_priority && !n->route->va_room; /* router.c, fl_va_port_mark */
 	/* fl_cycle's per-router arrivals (fl_slot_arrival_lists). */
 	n->local_arrivals_ok = !(n->route->views & ROUTE_VIEW_GLOBAL) && !rc->wait_for_tail_credit;
@@ -929,6 +984,50 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	/* router.c's stage loops drop the tests of what is off here. */
 	n->plain = !n->la_upstream && !n->voq && !n->hold && !n->pend && !n->pocc && !n->cred_lat && n->n_cls == 1 &&
 		   !rc->wait_for_tail_credit && rc->input_speedup == 1 && rc->output_speedup == 1;
+	return rc_;
+nomem:
+	return fl_nomem(n, err);
+}
+
+int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const struct sim_cfg *sc,
+		const struct topo *t, struct flitnet **out, struct nl_err *err)
+{
+	*out = NULL;
+	int rc_ = fl_check_router_cfg(rc, sc, t, err);
+	if (rc_ < 0)
+		return rc_;
+	struct flitnet *n = calloc(1, sizeof *n);
+	if (!n)
+		return nl_errf(err, NL_ENOMEM, "out of memory");
+	n->va_ops = alloc_registry[rc->vc_allocator];
+	n->sa_ops = alloc_registry[rc->sw_allocator];
+	n->topo = t;
+	n->nc = *nc;
+	n->rc = *rc;
+	n->sc = *sc;
+	struct fl_split split;
+	uint32_t max_ports = 0;
+	rc_ = fl_plan_split(n, sc, &split, err);
+	if (rc_ == 0) {
+		fl_set_shape(n, rc);
+		rc_ = fl_route_setup(n, nc, rc, sc, &split, err);
+	}
+	if (rc_ == 0)
+		rc_ = fl_alloc_state(n, rc, sc, err);
+	if (rc_ == 0)
+		rc_ = fl_routers_init(n, rc, sc, &max_ports, err);
+	if (rc_ == 0)
+		rc_ = fl_links_init(n, nc, sc, err);
+	/* Which routers and endpoints this process runs, before anything is
+	 * written per VC or endpoint (fl_local_init). */
+	if (rc_ == 0)
+		rc_ = fl_part_plan(n, (uint32_t)n->sc.partitions, err);
+	if (rc_ == 0) {
+		fl_local_init(n, sc);
+		rc_ = fl_scratch_init(n, rc, max_ports, err);
+	}
+	if (rc_ == 0)
+		rc_ = fl_stages_init(n, rc, max_ports, err);
 	if (rc_ == 0)
 		rc_ = fl_part_build(n, (uint32_t)n->sc.partitions, err);
 	if (rc_ == 0 && n->mx)
@@ -937,6 +1036,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 		fl_env_fail_nth(n);
 	/* A rank may run fewer partitions than threads (partitions set below
 	 * threads x ranks): one thread per partition at most. */
+	uint32_t n_threads = split.n_threads;
 	if (rc_ == 0 && n_threads > n->n_own)
 		n_threads = n->n_own;
 	if (rc_ == 0 && n_threads > 1)
@@ -947,12 +1047,7 @@ int flitnet_new(const struct net_cfg *nc, const struct router_cfg *rc, const str
 	}
 	*out = n;
 	return 0;
-nomem:
-	flitnet_free(n);
-	return nl_errf(err, NL_ENOMEM, "out of memory building the network model (%u routers, %u ports)",
-		       t->n_routers, t->n_ports);
 }
-
 int fl_add_link_latency(struct flitnet *n, const uint64_t *cycles, struct nl_err *err)
 {
 	const struct topo *t = n->topo;
